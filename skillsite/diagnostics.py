@@ -1,0 +1,169 @@
+"""Diagnostics: stable codes, severities, and the three output formats.
+
+Every problem found in input becomes a :class:`Diagnostic`; they are collected,
+sorted by path and line, and printed all at once.  Exceptions are reserved for
+bugs and environment failures.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, asdict
+from enum import Enum
+from typing import Iterable
+
+
+class Severity(str, Enum):
+    """How bad a diagnostic is.  ``error`` fails a build; ``warning`` fails under ``--strict``."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    """The registry entry of one diagnostic code."""
+
+    code: str
+    severity: Severity
+    title: str
+
+
+def _registry(*entries: tuple[str, str, str]) -> dict[str, CodeInfo]:
+    return {code: CodeInfo(code, Severity(sev), title) for code, sev, title in entries}
+
+
+#: Every diagnostic code skillsite emits, with its default severity.  Codes are stable:
+#: users silence them with ``--ignore CODE``; never renumber.
+CODES: dict[str, CodeInfo] = _registry(
+    # discovery
+    ("SK001", "warning", "lowercase skill.md file name"),
+    ("SK002", "warning", "symlink leads outside the source root; not followed"),
+    ("SK003", "info", "folder already discovered under a shorter id"),
+    ("SK004", "info", "skill overridden by a later source root"),
+    ("SK005", "warning", "symlink loop or broken symlink; not followed"),
+    ("SK006", "error", "file cannot be read"),
+    ("SK007", "warning", "bundled file leaves the skill folder; not published"),
+    ("SK008", "warning", "folder nesting too deep; not searched further"),
+    # file and frontmatter parsing
+    ("SK100", "error", "empty SKILL.md"),
+    ("SK101", "error", "no YAML frontmatter"),
+    ("SK102", "error", "frontmatter is not closed"),
+    ("SK103", "error", "frontmatter is not valid YAML"),
+    ("SK104", "error", "frontmatter is not a mapping"),
+    ("SK105", "error", "file is not valid UTF-8"),
+    ("SK106", "error", "file too large"),
+    ("SK107", "warning", "file is large"),
+    ("SK108", "error", "YAML alias expansion too large"),
+    ("SK109", "error", "binary file"),
+    ("SK110", "warning", "unquoted ': ' in a value; read as a string"),
+    ("SK111", "warning", "YAML 1.1 coercion of a text value; kept as written"),
+    ("SK112", "warning", "duplicate key; the last one wins"),
+    ("SK113", "error", "unsupported YAML tag"),
+    # frontmatter fields
+    ("SK201", "error", "description missing or empty"),
+    ("SK202", "error", "name missing"),
+    ("SK203", "error", "name has an invalid format"),
+    ("SK204", "error", "name differs from its folder name"),
+    ("SK205", "error", "name too long"),
+    ("SK206", "error", "description too long"),
+    ("SK207", "error", "unknown frontmatter key"),
+    ("SK208", "error", "field has the wrong type or value"),
+    ("SK209", "error", "compatibility too long"),
+    ("SK210", "error", "metadata value is not a string"),
+    ("SK211", "warning", "allowed-tools is not a space-separated string"),
+    ("SK212", "warning", "duplicate skill name in the catalog"),
+    # body
+    ("SK301", "warning", "body longer than 500 lines"),
+    ("SK302", "warning", "body longer than about 5,000 tokens"),
+    ("SK303", "warning", "link to a missing file"),
+    ("SK304", "warning", "link leaves the skill folder"),
+    ("SK305", "warning", "link to an absolute file path"),
+    # configuration
+    ("SK401", "error", "configuration problem"),
+)
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One problem found in input: where it is, how bad, and what it is."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    severity: Severity
+    message: str
+
+    def to_json(self) -> dict:
+        """The diagnostic as the JSON object of ``--format json``."""
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        return {k: data[k] for k in ("code", "severity", "message", "path", "line", "col")}
+
+
+def make(code: str, message: str, path: str, line: int = 0, col: int = 0,
+         severity: Severity | None = None) -> Diagnostic:
+    """Build a diagnostic with the code's default severity unless one is given."""
+    info = CODES[code]
+    return Diagnostic(printable(path), line, col, code, severity or info.severity, printable(message))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Escape control characters so a hostile value cannot drive the terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def sort_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Sorted by path, line, column, code; exact duplicates removed."""
+    return sorted(set(diags), key=lambda d: (d.path, d.line, d.col, d.code, d.message))
+
+
+def count_by_severity(diags: Iterable[Diagnostic]) -> dict[str, int]:
+    """``{"error": n, "warning": n, "info": n}``."""
+    counts = {s.value: 0 for s in Severity}
+    for d in diags:
+        counts[d.severity.value] += 1
+    return counts
+
+
+def _location(d: Diagnostic) -> str:
+    if d.line:
+        return f"{d.path}:{d.line}:{d.col or 1}"
+    return d.path
+
+
+def format_text(d: Diagnostic) -> str:
+    """``path:line:col: error SK201 message``."""
+    return f"{_location(d)}: {d.severity.value} {d.code} {d.message}"
+
+
+def _gh_escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_escape_prop(value: str) -> str:
+    return _gh_escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_github(d: Diagnostic) -> str:
+    """A GitHub Actions workflow command (``::error file=...,line=...::message``)."""
+    level = {"error": "error", "warning": "warning", "info": "notice"}[d.severity.value]
+    props = [f"file={_gh_escape_prop(d.path)}"]
+    if d.line:
+        props.append(f"line={d.line}")
+        props.append(f"col={d.col or 1}")
+    props.append(f"title={_gh_escape_prop(d.code)}")
+    return f"::{level} {','.join(props)}::{_gh_escape_data(d.code + ' ' + d.message)}"
+
+
+def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dict) -> str:
+    """The single JSON object printed by ``--format json``."""
+    return json.dumps(
+        {"skills": skills, "diagnostics": [d.to_json() for d in diags], "summary": summary},
+        indent=2, ensure_ascii=False,
+    )

@@ -1,0 +1,223 @@
+"""Discovery: find every skill folder under one or more source roots.
+
+A skill is a folder holding ``SKILL.md`` (``skill.md`` is accepted with a warning).
+Its id is its slash-separated path relative to the root.  Symlinks are followed only
+when their target stays inside the root; every real folder is reported once (the
+shortest id wins); loops are safe; a later root overrides an earlier one's skill
+with the same id.  Bundled files of a skill are its files outside nested skills.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from skillsite.diagnostics import Diagnostic, make
+from skillsite.models import BundledFile, SourceFile
+
+SKIPPED_DIRS = frozenset({".git", "node_modules"})
+SKILL_FILE = "SKILL.md"
+LOWERCASE_SKILL_FILE = "skill.md"
+MAX_DEPTH = 100
+MAX_VISITED_DIRS = 500_000
+
+
+@dataclass
+class _Dir:
+    rel: str                 # id-like path relative to the root ("" for the root itself)
+    seen: str                # path as reached
+    real: str                # resolved path
+    skill_file: str | None   # "SKILL.md", "skill.md" or None
+    owner: str | None        # rel of the nearest skill folder at or above this one
+    files: list[tuple[str, str, str, int]] = field(default_factory=list)  # name, seen, real, size
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """The skills found and what was noticed on the way."""
+
+    sources: tuple[SourceFile, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _excluded(rel: str, patterns: Sequence[str]) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p)
+               or fnmatch.fnmatchcase(rel + "/", p) for p in patterns)
+
+
+def _id_rank(skill_id: str) -> tuple[int, int, str]:
+    return (skill_id.count("/"), len(skill_id), skill_id)
+
+
+class _RootWalker:
+    """Walks one root, following symlinks that stay inside it, never looping."""
+
+    def __init__(self, root: Path, exclude: Sequence[str]):
+        self.root = root
+        self.real_root = os.path.realpath(root)
+        self.exclude = exclude
+        self.dirs: list[_Dir] = []
+        self.diags: list[Diagnostic] = []
+
+    def _show(self, rel: str) -> str:
+        return os.path.join(str(self.root), *rel.split("/")) if rel else str(self.root)
+
+    def walk(self) -> None:
+        # stack of (seen path, rel, real path, owner rel, ancestor real paths)
+        stack: list[tuple[str, str, str, str | None, frozenset[str]]] = [
+            (str(self.root), "", self.real_root, None, frozenset({self.real_root}))]
+        while stack:
+            if len(self.dirs) >= MAX_VISITED_DIRS:
+                self.diags.append(make("SK008", f"more than {MAX_VISITED_DIRS} folders; search stopped",
+                                       str(self.root)))
+                return
+            seen, rel, real, owner, ancestors = stack.pop()
+            try:
+                entries = sorted(os.scandir(seen), key=lambda e: e.name)
+            except OSError as exc:
+                self.diags.append(make("SK006", f"cannot list folder: {exc.strerror or exc}", self._show(rel)))
+                continue
+            names = {e.name for e in entries}
+            skill_file = SKILL_FILE if SKILL_FILE in names else (
+                LOWERCASE_SKILL_FILE if LOWERCASE_SKILL_FILE in names else None)
+            if skill_file and not os.path.isfile(os.path.join(seen, skill_file)):
+                skill_file = None
+            if skill_file:
+                owner = rel
+            node = _Dir(rel, seen, real, skill_file, owner)
+            self.dirs.append(node)
+            children = []
+            for entry in entries:
+                child_rel = f"{rel}/{entry.name}" if rel else entry.name
+                if entry.name in SKIPPED_DIRS or _excluded(child_rel, self.exclude):
+                    continue
+                child = self._visit(entry, child_rel, real, ancestors, node)
+                if child is not None:
+                    children.append(child)
+            depth = rel.count("/") + 1 if rel else 0
+            if children and depth >= MAX_DEPTH:
+                self.diags.append(make("SK008", f"nesting deeper than {MAX_DEPTH} folders; not searched further",
+                                       self._show(rel)))
+                continue
+            stack.extend(reversed(children))
+
+    def _visit(self, entry: os.DirEntry, rel: str, parent_real: str, ancestors: frozenset[str], node: _Dir):
+        """Classify one folder entry; returns a stack item for folders to descend into."""
+        try:
+            is_link = entry.is_symlink()
+            if is_link:
+                target = os.path.realpath(entry.path)
+                if not os.path.exists(target):
+                    self.diags.append(make("SK005", "broken symlink; not followed", self._show(rel)))
+                    return None
+                if not _inside(target, self.real_root):
+                    self.diags.append(make("SK002", "symlink points outside the source root; not followed",
+                                           self._show(rel)))
+                    return None
+                if os.path.isdir(target):
+                    if target in ancestors:
+                        self.diags.append(make("SK005", "symlink loop (points at an enclosing folder); not followed",
+                                               self._show(rel)))
+                        return None
+                    return (entry.path, rel, target, node.owner, ancestors | {target})
+                node.files.append((entry.name, entry.path, target, os.stat(target).st_size))
+                return None
+            if entry.is_dir(follow_symlinks=False):
+                real = os.path.join(parent_real, entry.name)
+                return (entry.path, rel, real, node.owner, ancestors | {real})
+            if entry.is_file(follow_symlinks=False):
+                node.files.append((entry.name, entry.path, os.path.join(parent_real, entry.name),
+                                   entry.stat(follow_symlinks=False).st_size))
+        except OSError as exc:
+            self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self._show(rel)))
+        return None
+
+
+def _discover_root(root: Path, exclude: Sequence[str]) -> tuple[list[SourceFile], list[Diagnostic]]:
+    walker = _RootWalker(root, exclude)
+    walker.walk()
+    diags = walker.diags
+    prefix = os.path.basename(walker.real_root) if walker.dirs and walker.dirs[0].skill_file else ""
+
+    def skill_id(rel: str) -> str:
+        return "/".join(p for p in (prefix, rel) if p)
+
+    skill_dirs = [d for d in walker.dirs if d.skill_file]
+    # every real folder once: the shortest id wins
+    winner: dict[str, _Dir] = {}
+    for d in skill_dirs:
+        best = winner.get(d.real)
+        if best is None or _id_rank(skill_id(d.rel)) < _id_rank(skill_id(best.rel)):
+            winner[d.real] = d
+    by_rel = {d.rel: d for d in walker.dirs}
+    kept = {d.rel for d in winner.values()}
+    for d in skill_dirs:
+        if d.rel not in kept:
+            win = winner[d.real]
+            diags.append(make("SK003", f"same folder as skill '{skill_id(win.rel)}'; reported once, under that id",
+                              walker._show(f"{d.rel}/{d.skill_file}" if d.rel else d.skill_file)))
+
+    files_of: dict[str, list[BundledFile]] = {rel: [] for rel in kept}
+    for d in walker.dirs:
+        if d.owner not in files_of:
+            continue
+        owner = by_rel[d.owner]
+        for name, seen, real, size in d.files:
+            if d.rel == owner.rel and name == owner.skill_file:
+                continue
+            rel_in_skill = f"{d.rel}/{name}"[len(owner.rel) + 1:] if owner.rel else (
+                f"{d.rel}/{name}" if d.rel else name)
+            if not _inside(real, owner.real):
+                diags.append(make("SK007", "symlink points outside the skill folder; file not published",
+                                  walker._show(f"{d.rel}/{name}" if d.rel else name)))
+                continue
+            files_of[d.owner].append(BundledFile(rel_in_skill, Path(seen), size))
+
+    sources = []
+    for d in skill_dirs:
+        if d.rel not in kept:
+            continue
+        if d.skill_file == LOWERCASE_SKILL_FILE:
+            diags.append(make("SK001", "file is named 'skill.md'; the specification names it 'SKILL.md'",
+                              walker._show(f"{d.rel}/{d.skill_file}" if d.rel else d.skill_file)))
+        parent = None
+        up = d.rel.rsplit("/", 1)[0] if "/" in d.rel else ("" if d.rel else None)
+        if up is not None:
+            owner = by_rel[up].owner if up in by_rel else None
+            if owner is not None:
+                parent = skill_id(winner[by_rel[owner].real].rel)
+        rel_md = f"{d.rel}/{d.skill_file}" if d.rel else d.skill_file
+        sources.append(SourceFile(
+            id=skill_id(d.rel) or os.path.basename(walker.real_root),
+            root=root,
+            dir=Path(d.seen),
+            skill_md=Path(d.seen) / d.skill_file,
+            display_path=walker._show(rel_md),
+            rel_path=rel_md,
+            parent_id=parent,
+            files=tuple(sorted(files_of[d.rel], key=lambda f: f.path)),
+        ))
+    return sources, diags
+
+
+def discover(roots: Sequence[Path | str], exclude: Sequence[str] = ()) -> Discovery:
+    """Find every skill under ``roots``; a later root's skill overrides an earlier one's id."""
+    found: dict[str, SourceFile] = {}
+    diags: list[Diagnostic] = []
+    for root in roots:
+        sources, root_diags = _discover_root(Path(root), exclude)
+        diags.extend(root_diags)
+        for src in sources:
+            earlier = found.get(src.id)
+            if earlier is not None:
+                diags.append(make("SK004", f"skill '{src.id}' is overridden by {src.display_path}",
+                                  earlier.display_path))
+            found[src.id] = src
+    return Discovery(tuple(sorted(found.values(), key=lambda s: s.id)), tuple(diags))

@@ -1,0 +1,129 @@
+"""Frontmatter validation driven by the JSON Schema files shipped in ``skillsite/schemas``.
+
+Each schema annotates its keywords with ``x-codes`` (the diagnostic code of a failing
+keyword), ``x-severity`` (when it is not an error) and ``x-message`` (a friendlier text),
+so the rules live in the schema and this module only translates failures.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from skillsite.diagnostics import Diagnostic, Severity, make
+
+PROFILES = ("default", "spec")
+
+
+@lru_cache(maxsize=None)
+def load_schema(name: str) -> dict[str, Any]:
+    """A JSON schema shipped in the package, by file name."""
+    return json.loads(resources.files("skillsite.schemas").joinpath(name).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def _validator(profile: str):
+    from jsonschema import Draft202012Validator  # imported here: it is the slowest import we have
+
+    schema = load_schema(f"skill.{profile}.schema.json")
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def known_keys(profile: str) -> frozenset[str]:
+    """The top-level frontmatter keys a profile understands."""
+    return frozenset(load_schema(f"skill.{profile}.schema.json")["properties"])
+
+
+def type_name(value: Any) -> str:
+    """The YAML-ish name of a Python value's type, for messages."""
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list",
+            dict: "mapping"}.get(type(value), type(value).__name__)
+
+
+def short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _field(path) -> str:
+    parts = []
+    for part in path:
+        if isinstance(part, int):
+            break
+        parts.append(str(part))
+    return ".".join(parts)
+
+
+def _describe(schema: dict[str, Any]) -> str:
+    if "anyOf" in schema:
+        return " or ".join(_describe(s) for s in schema["anyOf"])
+    if "enum" in schema:
+        return "one of " + ", ".join(map(str, schema["enum"]))
+    if schema.get("type") == "array":
+        items = schema.get("items")
+        return f"a list of {_describe(items)}s" if isinstance(items, dict) and items else "a list"
+    if schema.get("type") == "object":
+        return "a mapping"
+    return {"string": "a string", "integer": "an integer", "boolean": "true or false",
+            "number": "a number"}.get(schema.get("type", ""), "a valid value")
+
+
+def _message(err, field: str) -> str:
+    kw, schema, inst = err.validator, err.schema, err.instance
+    custom = schema.get("x-message", {}).get(kw)
+    if kw == "type":
+        return f"'{field}' must be {_describe(schema)}, not {type_name(inst)}"
+    if kw == "anyOf":
+        return f"'{field}' must be {_describe(schema)}, not {type_name(inst)} ({short(inst)})"
+    if kw == "maxLength":
+        return f"'{field}' is {len(inst)} characters long; the limit is {err.validator_value}"
+    if kw == "minLength":
+        return f"'{field}' is empty"
+    if kw == "pattern":
+        return f"'{field}' {short(inst)!r} {custom or 'does not match ' + err.validator_value}"
+    if kw == "enum":
+        return f"'{field}' must be one of {', '.join(map(str, err.validator_value))}, not {short(inst)!r}"
+    return f"'{field}': {custom or err.message[:200]}"
+
+
+def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
+                       key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
+    """Validate frontmatter against a profile's schema; every failure becomes a diagnostic."""
+    diags: list[Diagnostic] = []
+
+    def where(field: str) -> tuple[int, int]:
+        while field:
+            if field in key_lines:
+                return key_lines[field]
+            field = field.rsplit(".", 1)[0] if "." in field else ""
+        return (1, 1)
+
+    for err in _validator(profile).iter_errors(frontmatter):
+        kw, schema = err.validator, err.schema
+        codes = schema.get("x-codes", {})
+        severities = schema.get("x-severity", {})
+        field = _field(err.absolute_path)
+        if kw == "required":
+            for key in err.validator_value:
+                if key not in err.instance:
+                    sev = severities.get("required", {}).get(key)
+                    diags.append(make(codes["required"][key], f"required key '{key}' is missing", path, 1, 1,
+                                      Severity(sev) if sev else None))
+            continue
+        if kw == "additionalProperties" and not field:
+            for key in sorted(set(err.instance) - set(schema.get("properties", {}))):
+                diags.append(make(codes.get(kw, "SK207"), f"unknown key '{key}' (the {profile} profile allows "
+                                  f"only {', '.join(sorted(schema.get('properties', {})))})", path, *where(key)))
+            continue
+        sev = severities.get(kw)
+        diags.append(make(codes.get(kw, "SK208"), _message(err, field), path, *where(field),
+                          Severity(sev) if sev else None))
+    if profile != "spec":
+        for key in sorted(set(frontmatter) - known_keys(profile)):
+            diags.append(make("SK207", f"unknown key '{key}'; kept in the manifest's frontmatter but not "
+                                       "understood", path, *where(key), Severity.WARNING))
+    return diags

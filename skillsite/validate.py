@@ -1,0 +1,365 @@
+"""Validation: turn parsed skills into :class:`Skill` objects and diagnostics.
+
+Schema rules come from :mod:`skillsite.schema_check`; this module adds the checks a
+schema cannot express (name versus folder, duplicate names, body size, links) and
+normalises the extension keys into typed fields.  A missing description or unusable
+frontmatter leaves a skill out; anything else keeps it.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import posixpath
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+from urllib.parse import unquote
+
+from skillsite.diagnostics import Diagnostic, Severity, make
+from skillsite.models import ParsedSkill, Requirements, Skill, SourceFile
+from skillsite.schema_check import schema_diagnostics
+
+MAX_BODY_LINES = 500
+MAX_BODY_TOKENS = 5000
+_PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
+_EXTRA_KEYS = ("triggers", "knowledge", "argument-hint", "user-invocable")
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The outcome of validating a catalog."""
+
+    skills: tuple[Skill, ...]               # kept skills (with their own diagnostics)
+    left_out: tuple[ParsedSkill, ...]       # skills left out of every output
+    diagnostics: tuple[Diagnostic, ...]     # every diagnostic, after --ignore
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count (about four characters per token), as agents budget them."""
+    return (len(text) + 3) // 4
+
+
+def jsonable(value: Any) -> Any:
+    """Frontmatter values as JSON can hold them (dates become ISO text)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, float) and value != value:  # NaN is not JSON
+        return None
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return str(value)
+    return value
+
+
+# ---------------------------------------------------------------- allowed-tools
+
+def split_tools(text: str) -> list[str]:
+    """Split an allowed-tools string on spaces or commas outside parentheses."""
+    tools, current, depth = [], [], 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        if depth == 0 and (ch.isspace() or ch == ","):
+            if current:
+                tools.append("".join(current))
+                current = []
+            continue
+        current.append(ch)
+    if current:
+        tools.append("".join(current))
+    return tools
+
+
+def _has_top_level_comma(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth <= 0:
+            return True
+    return False
+
+
+def normalise_allowed_tools(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(split_tools(value))
+    if isinstance(value, list):
+        return tuple(t for item in value if isinstance(item, str) for t in [item.strip()] if t)
+    return ()
+
+
+# ---------------------------------------------------------------- extension keys
+
+def _names(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [v for v in re.split(r"[,\s]+", value) if v]
+    if isinstance(value, list):
+        return [v.strip() for v in value if isinstance(v, str) and v.strip()]
+    return []
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+def _tags(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list):
+        return ()
+    return _unique(t.strip() for t in value if isinstance(t, str) and t.strip())
+
+
+def _tools(value: Any) -> tuple[dict[str, Any], ...]:
+    if not isinstance(value, list):
+        return ()
+    tools = []
+    for item in value:
+        if isinstance(item, str) and item.strip():
+            tools.append({"name": item.strip(), "purpose": "", "required": False})
+        elif isinstance(item, dict) and isinstance(item.get("name"), str):
+            purpose = item.get("purpose", item.get("description", ""))
+            tools.append({"name": item["name"], "purpose": purpose if isinstance(purpose, str) else "",
+                          "required": item.get("required") is True})
+    return tuple(tools)
+
+
+def _parameters(value: Any) -> tuple[dict[str, Any], ...]:
+    if isinstance(value, dict):
+        value = [{"name": str(k), **(v if isinstance(v, dict) else {"description": str(v)})}
+                 for k, v in value.items()]
+    if not isinstance(value, list):
+        return ()
+    return tuple(jsonable(p) for p in value if isinstance(p, dict) and isinstance(p.get("name"), str))
+
+
+def _requirements(fm: dict[str, Any]) -> Requirements:
+    req = fm.get("requires") if isinstance(fm.get("requires"), dict) else {}
+    bins = _names(req.get("bins")) + _names(fm.get("requires_bins")) + _names(fm.get("requires-bins"))
+    env = _names(req.get("env")) + _names(fm.get("requires_env")) + _names(fm.get("requires-env"))
+    platforms = [_PLATFORM_ALIASES.get(p.lower(), p.lower())
+                 for p in _names(req.get("platforms")) + _names(fm.get("platforms"))]
+    return Requirements(_unique(bins), _unique(env), _unique(platforms))
+
+
+def _is_true(fm: dict[str, Any], *keys: str) -> bool:
+    return any(fm.get(k) is True for k in keys)
+
+
+# ---------------------------------------------------------------- body checks
+
+_FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
+_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
+_LINK = re.compile(r"\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
+
+
+def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
+    """(line offset, column, target, is_link) of relative links and file references, outside code blocks."""
+    fence = None
+    for offset, line in enumerate(body.split("\n")):
+        match = _FENCE.match(line)
+        if match:
+            marker = match.group(1)
+            if fence is None:
+                fence = marker[0] * len(marker)
+            elif marker.startswith(fence):
+                fence = None
+            continue
+        if fence is not None:
+            continue
+        for code in _INLINE_CODE.finditer(line):
+            text = code.group(2).strip()
+            if _FILE_REF.match(text):
+                yield offset, code.start() + 1, text, False
+        plain = _INLINE_CODE.sub(lambda m: " " * len(m.group()), line)
+        for link in _LINK.finditer(plain):
+            target = link.group(1)
+            if target.startswith("<"):
+                target = target[1:-1]
+            yield offset, link.start() + 1, target, True
+
+
+def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]) -> list[Diagnostic]:
+    """Relative links and file references that point at missing files or leave the skill folder."""
+    src = parsed.source
+    path = src.display_path
+    files = {f.path for f in src.files}
+    dirs = {posixpath.dirname(p) for p in files}
+    while "" not in dirs and dirs:
+        dirs |= {posixpath.dirname(d) for d in dirs}
+    skill_rel = posixpath.dirname(src.rel_path)
+    root = str(src.root)
+    diags = []
+    for offset, col, target, is_link in iter_body_links(parsed.body):
+        if _SCHEME.match(target) or target.startswith(("#", "//", "mailto:")):
+            continue
+        target = unquote(target.split("#", 1)[0].split("?", 1)[0])
+        if not target:
+            continue
+        line = parsed.body_line + offset
+        if target.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", target):
+            diags.append(make("SK305", f"link to absolute path '{target}'; file references must be relative "
+                                       "to the skill folder", path, line, col))
+            continue
+        inside = posixpath.normpath(target)
+        if inside == "." or inside.endswith("/.") :
+            continue
+        if inside == ".." or inside.startswith("../"):
+            in_root = posixpath.normpath(posixpath.join(skill_rel, target)) if skill_rel else inside
+            other = in_root[:-len("/SKILL.md")] if in_root.endswith("/SKILL.md") else in_root
+            if not in_root.startswith("..") and (root, other) in skill_dirs:
+                continue  # a link to another skill: the catalog links its page
+            diags.append(make("SK304", f"link '{target}' leaves the skill folder; it is not published with "
+                                       "the skill", path, line, col))
+            continue
+        nested = posixpath.join(skill_rel, inside) if skill_rel else inside
+        nested_dir = nested[:-len("/SKILL.md")] if nested.endswith("/SKILL.md") else nested
+        if inside in files or inside in dirs or inside == "SKILL.md" or (root, nested_dir) in skill_dirs:
+            continue
+        what = "link" if is_link else "file reference"
+        diags.append(make("SK303", f"{what} '{target}' points to a file that does not exist in the skill folder",
+                          path, line, col))
+    return diags
+
+
+def body_diagnostics(parsed: ParsedSkill) -> list[Diagnostic]:
+    """Size advice of the specification: under 500 lines and about 5,000 tokens."""
+    path, diags = parsed.source.display_path, []
+    lines = parsed.body.count("\n") + (0 if parsed.body.endswith("\n") or not parsed.body else 1)
+    if lines > MAX_BODY_LINES:
+        diags.append(make("SK301", f"body is {lines} lines; keep it under {MAX_BODY_LINES} and move detail "
+                                   "into references/", path, parsed.body_line, 1))
+    tokens = estimate_tokens(parsed.body)
+    if tokens > MAX_BODY_TOKENS:
+        diags.append(make("SK302", f"body is about {tokens:,} tokens; keep it under about {MAX_BODY_TOKENS:,}",
+                          path, parsed.body_line, 1))
+    return diags
+
+
+# ---------------------------------------------------------------- one skill
+
+def _name_diagnostics(fm: dict[str, Any], src: SourceFile, profile: str,
+                      key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
+    name = fm.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return []
+    folder = src.folder_name
+    if unicodedata.normalize("NFKC", name.strip()) != unicodedata.normalize("NFKC", folder):
+        sev = Severity.ERROR if profile == "spec" else Severity.WARNING
+        return [make("SK204", f"name '{name}' differs from its folder name '{folder}'", src.display_path,
+                     *key_lines.get("name", (1, 1)), sev)]
+    return []
+
+
+def _allowed_tools_diagnostics(fm: dict[str, Any], src: SourceFile,
+                               key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
+    value = fm.get("allowed-tools")
+    where = key_lines.get("allowed-tools", (1, 1))
+    normal = " ".join(normalise_allowed_tools(value))
+    if isinstance(value, list):
+        return [make("SK211", f"allowed-tools is a list; the specification wants one space-separated "
+                              f"string: '{normal}'", src.display_path, *where)]
+    if isinstance(value, str) and _has_top_level_comma(value):
+        return [make("SK211", f"allowed-tools is comma-separated; the specification wants spaces: "
+                              f"'{normal}'", src.display_path, *where)]
+    return []
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _description_ok(fm: dict[str, Any]) -> bool:
+    return isinstance(fm.get("description"), str) and bool(fm["description"].strip())
+
+
+def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
+    """Normalise a parsed skill's frontmatter into a :class:`Skill`."""
+    fm = parsed.frontmatter or {}
+    src = parsed.source
+    meta = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
+    version = _text(fm.get("version")) or _text(meta.get("version"))
+    priority = fm.get("priority")
+    return Skill(
+        id=src.id,
+        name=_text(fm.get("name")) or src.folder_name,
+        description=fm["description"].strip(),
+        source=src,
+        body=parsed.body,
+        body_line=parsed.body_line,
+        raw=parsed.raw,
+        frontmatter=jsonable(fm),
+        license=_text(fm.get("license")),
+        compatibility=_text(fm.get("compatibility")),
+        version=version,
+        tags=_tags(fm.get("tags")),
+        allowed_tools=normalise_allowed_tools(fm.get("allowed-tools")),
+        metadata=jsonable(meta),
+        tools=_tools(fm.get("tools")),
+        parameters=_parameters(fm.get("parameters")),
+        examples=tuple(jsonable(e) for e in fm.get("examples", []) if isinstance(e, (str, dict)))
+        if isinstance(fm.get("examples"), list) else (),
+        priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+        hidden=_is_true(fm, "hidden", "hideFromDiscovery", "disable-model-invocation"),
+        user_invocable_only=_is_true(fm, "user_invocable_only", "user-invocable-only"),
+        always=_is_true(fm, "always"),
+        requirements=_requirements(fm),
+        extra={k: jsonable(fm[k]) for k in _EXTRA_KEYS if k in fm},
+        diagnostics=tuple(diags),
+    )
+
+
+def skill_diagnostics(parsed: ParsedSkill, profile: str,
+                      skill_dirs: frozenset[tuple[str, str]]) -> list[Diagnostic]:
+    """Every per-skill diagnostic of a parsed skill whose frontmatter could be read."""
+    fm = parsed.frontmatter or {}
+    src = parsed.source
+    diags = list(parsed.diagnostics)
+    diags += schema_diagnostics(fm, profile, src.display_path, parsed.key_lines)
+    diags += _name_diagnostics(fm, src, profile, parsed.key_lines)
+    diags += _allowed_tools_diagnostics(fm, src, parsed.key_lines)
+    diags += body_diagnostics(parsed)
+    diags += link_diagnostics(parsed, skill_dirs)
+    return diags
+
+
+def validate_catalog(parsed: Sequence[ParsedSkill], profile: str = "default",
+                     ignore: Iterable[str] = ()) -> Validation:
+    """Validate every parsed skill and the catalog as a whole."""
+    ignored = frozenset(ignore)
+    skill_dirs = frozenset((str(p.source.root), posixpath.dirname(p.source.rel_path)) for p in parsed)
+    kept: list[tuple[ParsedSkill, list[Diagnostic]]] = []
+    left_out: list[ParsedSkill] = []
+    all_diags: list[Diagnostic] = []
+    for item in parsed:
+        if item.fatal:
+            left_out.append(item)
+            all_diags += item.diagnostics
+            continue
+        diags = skill_diagnostics(item, profile, skill_dirs)
+        if not _description_ok(item.frontmatter or {}):
+            left_out.append(item)
+            all_diags += diags
+            continue
+        kept.append((item, diags))
+    seen_names: dict[str, str] = {}
+    for item, diags in kept:
+        name = _text((item.frontmatter or {}).get("name")) or item.source.folder_name
+        first = seen_names.setdefault(name, item.source.id)
+        if first != item.source.id:
+            diags.append(make("SK212", f"name '{name}' is also used by skill '{first}'; installers will "
+                                       "confuse them", item.source.display_path,
+                              *item.key_lines.get("name", (1, 1))))
+    skills = []
+    for item, diags in kept:
+        mine = [d for d in diags if d.code not in ignored]
+        skills.append(build_skill(item, mine))
+        all_diags += diags
+    return Validation(tuple(skills), tuple(left_out),
+                      tuple(d for d in all_diags if d.code not in ignored))
