@@ -46,6 +46,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK006", "error", "file cannot be read"),
     ("SK007", "warning", "bundled file leaves the skill folder; not published"),
     ("SK008", "warning", "folder nesting too deep; not searched further"),
+    ("SK009", "warning", "bundled file name is reserved by the catalog; not published"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),

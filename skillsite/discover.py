@@ -20,6 +20,7 @@ from skillsite.models import BundledFile, SourceFile
 SKIPPED_DIRS = frozenset({".git", "node_modules"})
 SKILL_FILE = "SKILL.md"
 LOWERCASE_SKILL_FILE = "skill.md"
+OUTPUT_MARKER = ".skillsite-output"  # written by skillsite.output into every build
 MAX_DEPTH = 100
 MAX_VISITED_DIRS = 500_000
 
@@ -85,6 +86,8 @@ class _RootWalker:
                 self.diags.append(make("SK006", f"cannot list folder: {exc.strerror or exc}", self._show(rel)))
                 continue
             names = {e.name for e in entries}
+            if OUTPUT_MARKER in names and rel:
+                continue  # a published catalog (e.g. _site inside the sources) is output, not input
             skill_file = SKILL_FILE if SKILL_FILE in names else (
                 LOWERCASE_SKILL_FILE if LOWERCASE_SKILL_FILE in names else None)
             if skill_file and not os.path.isfile(os.path.join(seen, skill_file)):

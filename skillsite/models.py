@@ -100,3 +100,24 @@ class Skill:
     @property
     def has_errors(self) -> bool:
         return any(d.severity.value == "error" for d in self.diagnostics)
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """What the output writers get: the published skills, their manifest entries, the configuration.
+
+    ``entries`` maps a skill id to its ``skills.json`` entry (see ``skills.schema.json``);
+    ``manifest`` is the whole ``skills.json`` object.  Writers put files under ``out``
+    (a temporary folder that the build swaps in only when everything succeeded).
+    """
+
+    config: Any                          # skillsite.config.SiteConfig
+    skills: tuple[Skill, ...]            # sorted by id
+    manifest: dict[str, Any]
+    entries: dict[str, dict[str, Any]]
+    diagnostics: tuple[Diagnostic, ...]  # every diagnostic of the build, sorted
+    out: Path
+
+    def skill_url(self, skill_id: str) -> str:
+        """Site-relative URL of a skill's page folder, percent-encoded (``skills/a/b/``)."""
+        return self.entries[skill_id]["urls"]["page"]

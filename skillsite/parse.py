@@ -93,7 +93,7 @@ class _Builder:
         value = self.scalars.construct_object(node)
         parent = key_path.rsplit(".", 1)[0] if "." in key_path else ""
         wants_text = key_path in TEXT_KEYS or parent in TEXT_PARENTS
-        if wants_text and node.style is None and value is not None:
+        if wants_text and not node.style and value is not None:
             line, col = self._pos(node)
             self.diags.append(make("SK111", f"'{key_path}: {node.value}' would be read by YAML 1.1 as "
                                             f"{type(value).__name__} {value!r}; kept as the text "

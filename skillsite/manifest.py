@@ -1,0 +1,141 @@
+"""The ``skills.json`` manifest: one entry per published skill, digests, counts, site info."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+from typing import Any, Sequence
+from urllib.parse import quote
+
+from skillsite import __version__
+from skillsite.config import SiteConfig
+from skillsite.loader import FORMAT, FORMAT_VERSION
+from skillsite.models import Skill
+from skillsite.validate import estimate_tokens
+
+SCHEMA_FILE = "skills.schema.json"
+PAGE_FILE = "index.html"
+XML_FILE = "skill.xml"
+ENTRY_FILE = "entry.xml"
+RESERVED_NAMES = frozenset({PAGE_FILE, XML_FILE, ENTRY_FILE})
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def folder_digest(files: Sequence[tuple[str, str]]) -> str:
+    """``sha256:`` of the lines ``<sha256 hex>  <path>\\n`` of every file, sorted by path."""
+    listing = "".join(f"{sha}  {path}\n" for path, sha in sorted(files))
+    return "sha256:" + sha256_hex(listing.encode("utf-8"))
+
+
+def canonical_json(data: Any) -> bytes:
+    """Sorted keys, no spaces, UTF-8: the bytes that catalog digests are computed over."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def skill_dir_url(skill_id: str) -> str:
+    """Site-relative, percent-encoded URL of a skill's folder (``skills/a/b/``)."""
+    return "skills/" + quote(skill_id, safe="/") + "/"
+
+
+def source_links(config: SiteConfig, source_path: str) -> tuple[str | None, str | None]:
+    """Browse and edit URLs of a SKILL.md in the repository, when ``repo_url`` is configured."""
+    if not config.repo_url or source_path.startswith("../"):
+        return None, None
+    repo = config.repo_url.rstrip("/")
+    path = quote(source_path, safe="/")
+    branch = quote(config.branch, safe="")
+    return f"{repo}/blob/{branch}/{path}", f"{repo}/edit/{branch}/{path}"
+
+
+def source_path(skill: Skill, base: str) -> str:
+    """The SKILL.md path relative to the project folder (the config file's folder, or the cwd)."""
+    rel = os.path.relpath(os.path.abspath(skill.source.display_path), base)
+    return rel.replace(os.sep, "/")
+
+
+def skill_entry(skill: Skill, files: Sequence[dict[str, Any]], skill_md_sha: str, children: Sequence[str],
+                config: SiteConfig, base: str) -> dict[str, Any]:
+    """The manifest entry of one skill (see ``skills.schema.json``)."""
+    folder = skill_dir_url(skill.id)
+    path = source_path(skill, base)
+    url, edit_url = source_links(config, path)
+    body = skill.body
+    return {
+        "id": skill.id,
+        "name": skill.name,
+        "description": skill.description,
+        "version": skill.version,
+        "license": skill.license,
+        "compatibility": skill.compatibility,
+        "tags": list(skill.tags),
+        "allowed-tools": list(skill.allowed_tools),
+        "metadata": skill.metadata,
+        "tools": [dict(t) for t in skill.tools],
+        "parameters": [dict(p) for p in skill.parameters],
+        "examples": list(skill.examples),
+        "priority": skill.priority,
+        "visibility": {"hidden": skill.hidden, "user_invocable_only": skill.user_invocable_only,
+                       "always": skill.always},
+        "requirements": {"bins": list(skill.requirements.bins), "env": list(skill.requirements.env),
+                         "platforms": [p for p in skill.requirements.platforms
+                                       if p in ("linux", "darwin", "windows")]},
+        "parent": skill.parent_id,
+        "children": list(children),
+        "files": list(files),
+        "sha256": skill_md_sha,
+        "digest": folder_digest([("SKILL.md", skill_md_sha)] + [(f["path"], f["sha256"]) for f in files]),
+        "source": {"path": path, "url": url, "edit_url": edit_url},
+        "urls": {"page": folder, "skill_md": folder + "SKILL.md", "xml": folder + XML_FILE, "files": folder},
+        "size": {"bytes": len(skill.raw), "chars": len(body),
+                 "lines": body.count("\n") + (1 if body and not body.endswith("\n") else 0),
+                 "tokens": estimate_tokens(body)},
+        "extra": dict(skill.extra),
+        "warnings": [{"code": d.code, "severity": d.severity.value, "message": d.message, "line": d.line}
+                     for d in sorted(skill.diagnostics, key=lambda d: (d.line, d.col, d.code, d.message))],
+    }
+
+
+def manifest(entries: Sequence[dict[str, Any]], config: SiteConfig, left_out: int,
+             generated_at: str | None, search: dict[str, Any] | None) -> dict[str, Any]:
+    """The whole ``skills.json`` object."""
+    skills = list(entries)
+    vis = [e["visibility"] for e in skills]
+    return {
+        "$schema": SCHEMA_FILE,
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "generator": {"name": "skillsite", "version": __version__},
+        "generated_at": generated_at,
+        "site": {"title": config.title, "description": config.description, "base_url": config.base_url,
+                 "repo_url": config.repo_url, "branch": config.branch},
+        "digest": "sha256:" + sha256_hex(canonical_json(skills)),
+        "counts": {
+            "skills": len(skills),
+            "visible": sum(not v["hidden"] and not v["user_invocable_only"] for v in vis),
+            "hidden": sum(v["hidden"] for v in vis),
+            "user_invocable_only": sum(v["user_invocable_only"] for v in vis),
+            "always": sum(v["always"] for v in vis),
+            "left_out": left_out,
+            "files": sum(len(e["files"]) for e in skills),
+            "warnings": sum(len(e["warnings"]) for e in skills),
+        },
+        "skills": skills,
+        "search": search,
+    }
+
+
+def absolute(config: SiteConfig, rel_url: str) -> str:
+    """A site-relative URL made absolute when ``base_url`` is configured."""
+    if not config.base_url:
+        return rel_url
+    return config.base_url.rstrip("/") + "/" + rel_url
+
+
+def relative_to(from_dir_url: str, to_url: str) -> str:
+    """A relative URL from one site folder to a site-relative target."""
+    rel = posixpath.relpath("/" + to_url, "/" + from_dir_url)
+    return rel + ("/" if to_url.endswith("/") and not rel.endswith("/") else "")
