@@ -76,5 +76,76 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
     sys.exit(1 if failed else 0)
 
 
+def load_site_config(config_file: Path | None) -> "SiteConfig":
+    """The configuration from ``--config`` or ``./skillsite.yml``; exits 2 on a bad file."""
+    from skillsite.config import ConfigError, SiteConfig, find_config, load_config
+
+    path = config_file or find_config(Path("."))
+    if path is None:
+        return SiteConfig()
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        emit_diagnostics(exc.diagnostics, _default_format(), sys.stderr)
+        sys.exit(2)
+
+
+def _human_bytes(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size} B"  # pragma: no cover
+
+
+@main.command()
+@click.argument("sources", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--output", "out", type=click.Path(path_type=Path), default=Path("_site"), show_default=True,
+              help="Output folder (replaced atomically).")
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Configuration file [default: ./skillsite.yml if present].")
+@click.option("--strict", is_flag=True, default=None, help="Warnings fail the build too.")
+@click.option("--keep-going", is_flag=True, help="Publish the skills without errors even when others have some.")
+@click.option("--force", is_flag=True, help="Replace a non-empty output folder that skillsite did not write.")
+@click.option("--profile", type=click.Choice(["default", "spec"]), default=None, help="Validation profile.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
+@click.option("--ignore", multiple=True, metavar="CODE", help="Silence a diagnostic code (repeatable).")
+@click.option("--base-url", default=None, help="Absolute URL the site is published at.")
+@click.option("--title", default=None, help="Catalog title.")
+@click.option("--format", "fmt", type=click.Choice(["text", "github"]), default=None,
+              help="Diagnostics format [default: text, or github when GITHUB_ACTIONS=true].")
+def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict: bool | None, keep_going: bool,
+          force: bool, profile: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...],
+          base_url: str | None, title: str | None, fmt: str | None) -> None:
+    """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
+    from skillsite.build import build as run_build
+    from skillsite.output import OutputError
+
+    fmt = fmt or _default_format()
+    config = load_site_config(config_file)
+    config = config.with_overrides(
+        strict=strict, profile=profile, base_url=base_url, title=title,
+        exclude=tuple(config.exclude) + exclude if exclude else None,
+        ignore=tuple(config.ignore) + tuple(_check_codes(ignore)) if ignore else None)
+    roots = sources or tuple(Path(s) for s in config.sources) or (Path("."),)
+    for root in roots:
+        if not root.is_dir():
+            raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
+    try:
+        result = run_build(roots, out, config, keep_going=keep_going, force=force)
+    except OutputError as exc:
+        click.echo(f"skillsite: {exc}", err=True)
+        sys.exit(2)
+    emit_diagnostics(list(result.diagnostics), fmt)
+    counts = (f"{result.errors} errors, {result.warnings} warnings")
+    if result.ok:
+        click.echo(f"Built {len(result.published)} skills into {out} ({len(result.skipped)} skipped; {counts}); "
+                   f"{_human_bytes(result.output_bytes)} in {result.seconds:.2f} s")
+    else:
+        click.echo(f"Build failed: {counts}; {out} was left as it was "
+                   f"(fix the errors, or pass --keep-going to publish the other skills)", err=True)
+    sys.exit(0 if result.ok and not (config.strict and result.warnings) else 1)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
