@@ -68,7 +68,7 @@ class _RootWalker:
         self.diags: list[Diagnostic] = []
 
     def _show(self, rel: str) -> str:
-        return os.path.join(str(self.root), *rel.split("/")) if rel else str(self.root)
+        return os.path.normpath(os.path.join(str(self.root), *rel.split("/"))) if rel else str(self.root)
 
     def walk(self) -> None:
         # stack of (seen path, rel, real path, owner rel, ancestor real paths)

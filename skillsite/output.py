@@ -38,14 +38,18 @@ class Staging:
         self.target = target.absolute()
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.building-", dir=self.target.parent))
+        self._made: set[str] = {""}
 
     def file(self, rel: str) -> Path:
         """The staging path of a site-relative file, with its folder created."""
-        path = self.path.joinpath(*rel.split("/"))
-        if not path.resolve().is_relative_to(self.path.resolve()):
-            raise OutputError(f"refusing to write outside the output folder: {rel}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return path
+        parts = rel.split("/")
+        if rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\x00" in rel:
+            raise OutputError(f"refusing to write outside the output folder: {rel!r}")
+        folder = "/".join(parts[:-1])
+        if folder not in self._made:
+            os.makedirs(os.path.join(self.path, folder), exist_ok=True)
+            self._made.add(folder)
+        return self.path.joinpath(*parts)
 
     def write_bytes(self, rel: str, data: bytes) -> None:
         self.file(rel).write_bytes(data)

@@ -163,7 +163,7 @@ def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
     """(line offset, column, target, is_link) of relative links and file references, outside code blocks."""
     fence = None
     for offset, line in enumerate(body.split("\n")):
-        match = _FENCE.match(line)
+        match = _FENCE.match(line) if ("`" in line or "~" in line) else None
         if match:
             marker = match.group(1)
             if fence is None:
@@ -171,7 +171,7 @@ def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
             elif marker.startswith(fence):
                 fence = None
             continue
-        if fence is not None:
+        if fence is not None or ("[" not in line and "`" not in line):
             continue
         for code in _INLINE_CODE.finditer(line):
             text = code.group(2).strip()

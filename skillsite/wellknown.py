@@ -42,7 +42,7 @@ def deterministic_tar_gz(members: Sequence[tuple[str, Path]], mtime: int) -> byt
             info.type = tarfile.REGTYPE
             tar.addfile(info, io.BytesIO(data))
     out = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=mtime, compresslevel=9) as gz:
+    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=mtime, compresslevel=6) as gz:
         gz.write(raw.getvalue())
     return out.getvalue()
 

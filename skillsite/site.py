@@ -1,0 +1,357 @@
+"""The HTML catalog: every page and asset, written into the build's staging folder.
+
+``write_site(ctx)`` is called by the build after the raw files and ``skills.json``. It
+writes the home page, one page per skill (``skills/<id>/index.html``), tag pages, a 404
+page, fingerprinted assets (``assets/app.<hash>.css``), ``robots.txt``, ``llms.txt`` and,
+when ``base_url`` is configured, ``sitemap.xml`` (the sitemap protocol requires absolute
+URLs). Output depends only on the input: no clock, sorted iteration.
+
+Templates come from ``templates/`` (Jinja2, autoescaped, undefined names are errors);
+a folder named by ``SiteConfig.templates`` overrides single templates or static files.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+from urllib.parse import quote, urlsplit
+
+import jinja2
+from markupsafe import Markup
+
+from skillsite.manifest import absolute
+from skillsite.models import BuildContext, Skill
+from skillsite.render import LinkTargets, MarkdownRenderer, safe_url
+from skillsite.wellknown import listable
+
+__all__ = ["write_site", "template_dirs", "make_environment", "tag_slug", "STATIC_FILES"]
+
+STATIC_FILES = ("app.css", "app.js", "lunr.min.js", "nojs.css", "favicon.svg")
+HOME_TAG_CHIPS = 30
+_SLUG = re.compile(r"[^a-z0-9]+")
+_SPACE = re.compile(r"\s+")
+
+
+# ---------------------------------------------------------------------------- templates
+
+def builtin_templates() -> Path:
+    """The packaged templates: ``skillsite/templates`` in a wheel, ``templates/`` in a checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "templates", here.parent / "templates"):
+        if (candidate / "base.html").is_file():
+            return candidate
+    raise FileNotFoundError("skillsite's templates folder is missing from the installation")
+
+
+def template_dirs(override: str = "") -> list[Path]:
+    """Template folders in lookup order: the user's override folder first, if any."""
+    dirs = [Path(override)] if override else []
+    return dirs + [builtin_templates()]
+
+
+def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
+    """Jinja2 with autoescaping (HTML and XML), StrictUndefined and a loader per folder."""
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(d)) for d in dirs]),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["text"] = display_text
+    env.filters["bytes"] = human_bytes
+    env.filters["md_text"] = markdown_text
+    return env
+
+
+# ---------------------------------------------------------------------------- small helpers
+
+def display_text(value: Any) -> str:
+    """Any frontmatter value as text: strings as they are, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def markdown_text(value: Any) -> str:
+    """One line of plain text safe inside a Markdown list item or link label (``llms.txt``)."""
+    text = _SPACE.sub(" ", display_text(value)).strip()
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def human_bytes(size: int) -> str:
+    """``1234`` -> ``1.2 KB``."""
+    value = float(size)
+    for unit in ("B", "KB", "MB"):
+        if value < 1024:
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
+def tag_slug(tag: str) -> str:
+    """A tag's folder name: ``a-z0-9-`` only; a short hash keeps distinct tags apart."""
+    slug = _SLUG.sub("-", tag.lower()).strip("-")[:48].strip("-")
+    if slug == tag:
+        return slug
+    digest = hashlib.sha256(tag.encode("utf-8")).hexdigest()[:6]
+    return f"{slug}-{digest}" if slug else f"tag-{digest}"
+
+
+def root_of(page_dir: str) -> str:
+    """Relative prefix from a site folder (``skills/a/b/``) back to the site root."""
+    depth = len([p for p in page_dir.split("/") if p])
+    return "../" * depth
+
+
+def path_under(out: Path, rel: str) -> Path:
+    """``out/rel`` with its folder created; refuses anything that would leave ``out``."""
+    path = out.joinpath(*rel.split("/"))
+    if not path.resolve().is_relative_to(out.resolve()):
+        raise ValueError(f"refusing to write outside the output folder: {rel}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# ---------------------------------------------------------------------------- assets
+
+def write_assets(out: Path, dirs: Sequence[Path]) -> dict[str, str]:
+    """Copy static files to ``assets/<stem>.<hash><suffixes>``; returns logical -> site path."""
+    assets: dict[str, str] = {}
+    for name in STATIC_FILES:
+        source = next((d / "static" / name for d in dirs if (d / "static" / name).is_file()), None)
+        if source is None:
+            raise FileNotFoundError(f"static file {name} is missing from the templates")
+        data = source.read_bytes()
+        stem, _, suffixes = name.partition(".")
+        rel = f"assets/{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{suffixes}"
+        path_under(out, rel).write_bytes(data)
+        assets[name] = rel
+    return assets
+
+
+# ---------------------------------------------------------------------------- view models
+
+@dataclass(frozen=True)
+class TagInfo:
+    """A tag, its page folder and how many skills carry it."""
+
+    name: str
+    slug: str
+    count: int
+
+    @property
+    def url(self) -> str:
+        return f"tags/{self.slug}/"
+
+
+def collect_tags(entries: Iterable[dict[str, Any]]) -> list[TagInfo]:
+    """Every tag with its count, sorted by name."""
+    counts: dict[str, int] = {}
+    for entry in entries:
+        for tag in dict.fromkeys(entry["tags"]):
+            counts[tag] = counts.get(tag, 0) + 1
+    slugs = _unique_slugs(sorted(counts))
+    return [TagInfo(tag, slugs[tag], counts[tag]) for tag in sorted(counts)]
+
+
+def _unique_slugs(tags: Sequence[str]) -> dict[str, str]:
+    """``tag_slug`` of each tag, made unique in the rare case two still collide."""
+    seen: dict[str, str] = {}
+    used: set[str] = set()
+    for tag in tags:
+        slug, n = tag_slug(tag), 2
+        base = slug
+        while slug in used:
+            slug, n = f"{base}-{n}", n + 1
+        used.add(slug)
+        seen[tag] = slug
+    return seen
+
+
+def badges(entry: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(css class, label, explanation) of a skill's visibility flags."""
+    vis = entry["visibility"]
+    out = []
+    if vis["always"]:
+        out.append(("always", "always on", "Listed first in the model's catalog"))
+    if vis["hidden"]:
+        out.append(("hidden", "hidden from models", "Never offered to a model; people may still use it"))
+    if vis["user_invocable_only"]:
+        out.append(("user-only", "user-invoked only", "Only a person can invoke it; left out of the model's catalog"))
+    return out
+
+
+def card(entry: dict[str, Any], tags: dict[str, TagInfo]) -> dict[str, Any]:
+    """What a skill list item shows."""
+    return {
+        "id": entry["id"],
+        "name": entry["name"],
+        "description": entry["description"],
+        "version": entry["version"],
+        "url": entry["urls"]["page"],
+        "tags": [tags[t] for t in dict.fromkeys(entry["tags"])],
+        "tags_json": json.dumps(list(dict.fromkeys(entry["tags"])), ensure_ascii=False),
+        "badges": badges(entry),
+        "nested": "/" in entry["id"],
+    }
+
+
+def install_snippets(entry: dict[str, Any], config: Any) -> list[dict[str, str]]:
+    """Install commands for a skill; ``{site}`` marks where the site URL goes.
+
+    With ``base_url`` configured the text is final; without it the page's script fills in
+    the URL the page was loaded from (the static text shows ``<site-url>``).
+    """
+    site = config.base_url.rstrip("/") if config.base_url else "{site}"
+    manifest_url = absolute(config, "skills.json") if config.base_url else "{site}/skills.json"
+    raw = absolute(config, entry["urls"]["skill_md"]) if config.base_url else "{site}/" + entry["urls"]["skill_md"]
+    snippets = []
+    if listable(entry):
+        snippets.append({"label": "Install with the skills CLI",
+                         "text": f"npx skills add {site} --skill {shlex.quote(entry['name'])}"})
+    program = (f"from skillsite.loader import Catalog; "
+               f"print(Catalog.open({json.dumps(manifest_url)}).load({json.dumps(entry['id'])}).body)")
+    snippets.append({"label": "Load it in Python (skillsite.loader)", "text": f"python -c {shlex.quote(program)}"})
+    snippets.append({"label": "Raw SKILL.md", "text": raw})
+    for snippet in snippets:
+        snippet["static"] = snippet["text"].replace("{site}", "<site-url>")
+        snippet["dynamic"] = "{site}" in snippet["text"]
+    return snippets
+
+
+def metadata_rows(entry: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, text) of metadata and understood extension keys, sorted by key."""
+    rows = [(str(k), display_text(v)) for k, v in entry["metadata"].items()]
+    rows += [(str(k), display_text(v)) for k, v in entry["extra"].items()]
+    return sorted(rows)
+
+
+def file_rows(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """Bundled files with their URLs relative to the skill's page."""
+    return [{"path": f["path"], "url": quote(f["path"], safe="/"), "bytes": f["bytes"]} for f in entry["files"]]
+
+
+def ancestors(entry: dict[str, Any], entries: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Parent chain of a skill, outermost first."""
+    chain = []
+    parent = entry["parent"]
+    while parent and parent in entries and len(chain) < 64:
+        chain.append(entries[parent])
+        parent = entries[parent]["parent"]
+    return list(reversed(chain))
+
+
+# ---------------------------------------------------------------------------- pages
+
+class SiteWriter:
+    """Renders and writes the pages of one build."""
+
+    def __init__(self, ctx: BuildContext):
+        self.ctx = ctx
+        self.config = ctx.config
+        self.dirs = template_dirs(getattr(ctx.config, "templates", "") or "")
+        self.env = make_environment(self.dirs)
+        self.entries = [ctx.entries[k] for k in sorted(ctx.entries)]
+        self.tags = collect_tags(self.entries)
+        self.tag_by_name = {t.name: t for t in self.tags}
+        self.cards = [card(e, self.tag_by_name) for e in self.entries]
+        self.renderer = MarkdownRenderer(LinkTargets.from_entries(self.entries))
+        self.assets: dict[str, str] = {}
+
+    def write(self) -> None:
+        self.assets = write_assets(self.ctx.out, self.dirs)
+        self.home()
+        self.tag_pages()
+        skills = {s.id: s for s in self.ctx.skills}
+        for entry in self.entries:
+            if entry["id"] in skills:
+                self.skill_page(entry, skills[entry["id"]])
+        self.not_found()
+        self.text_files()
+
+    def common(self, page_dir: str, title: str, nav: str = "") -> dict[str, Any]:
+        """Variables every page template gets."""
+        manifest = self.ctx.manifest
+        return {
+            "root": root_of(page_dir),
+            "assets": self.assets,
+            "site": manifest["site"],
+            "counts": manifest["counts"],
+            "page_title": title,
+            "page_url": absolute(self.config, page_dir) if self.config.base_url else "",
+            "generator": manifest["generator"],
+            "nav": nav,
+        }
+
+    def render(self, template: str, rel: str, **values: Any) -> None:
+        html = self.env.get_template(template).render(**values)
+        path_under(self.ctx.out, rel).write_text(html, encoding="utf-8")
+
+    def home(self) -> None:
+        chips = sorted(self.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
+        self.render("home.html", "index.html", **self.common("", self.config.title, "home"),
+                    cards=self.cards, tags=self.tags, chips=chips)
+
+    def tag_pages(self) -> None:
+        self.render("tags.html", "tags/index.html", **self.common("tags/", f"Tags · {self.config.title}", "tags"),
+                    tags=self.tags)
+        by_tag: dict[str, list[dict[str, Any]]] = {t.name: [] for t in self.tags}
+        for c in self.cards:
+            for t in c["tags"]:
+                by_tag[t.name].append(c)
+        for tag in self.tags:
+            cards = by_tag[tag.name]
+            self.render("tag.html", f"{tag.url}index.html",
+                        **self.common(tag.url, f"{tag.name} · {self.config.title}", "tags"), tag=tag, cards=cards)
+
+    def skill_page(self, entry: dict[str, Any], skill: Skill) -> None:
+        page_dir = entry["urls"]["page"]
+        source = entry["source"]
+        self.render(
+            "skill.html", f"skills/{entry['id']}/index.html",
+            **self.common(page_dir, f"{entry['name']} · {self.config.title}"),
+            entry=entry, card=card(entry, self.tag_by_name),
+            body=Markup(self.renderer.render(skill.body, entry["id"])),
+            ancestors=[card(e, self.tag_by_name) for e in ancestors(entry, self.ctx.entries)],
+            children=[card(self.ctx.entries[c], self.tag_by_name) for c in entry["children"]
+                      if c in self.ctx.entries],
+            snippets=install_snippets(entry, self.config),
+            metadata=metadata_rows(entry), files=file_rows(entry),
+            source_url=safe_url(source["url"]), edit_url=safe_url(source["edit_url"]),
+        )
+
+    def not_found(self) -> None:
+        """404.html is served at any missing path, so its links start at the site's own path."""
+        base_path = urlsplit(self.config.base_url).path if self.config.base_url else "/"
+        values = self.common("", f"Not found · {self.config.title}")
+        values["root"] = base_path.rstrip("/") + "/"
+        self.render("404.html", "404.html", **values)
+
+    def text_files(self) -> None:
+        page_urls = ["", "tags/"] + [t.url for t in self.tags] + [e["urls"]["page"] for e in self.entries]
+        has_base = bool(self.config.base_url)
+        if has_base:
+            urls = [absolute(self.config, u) for u in page_urls]
+            self.render("sitemap.xml", "sitemap.xml", urls=urls)
+        self.render("robots.txt", "robots.txt",
+                    sitemap=absolute(self.config, "sitemap.xml") if has_base else "")
+        visible = [e for e in self.entries if not (e["visibility"]["hidden"] or e["visibility"]["user_invocable_only"])]
+        others = [e for e in self.entries if e not in visible]
+        self.render("llms.txt", "llms.txt", site=self.ctx.manifest["site"], counts=self.ctx.manifest["counts"],
+                    link=lambda rel: absolute(self.config, rel), visible=visible, others=others,
+                    badges=badges)
+
+
+def write_site(ctx: BuildContext) -> None:
+    """Write every HTML page and asset of the catalog into ``ctx.out``."""
+    SiteWriter(ctx).write()

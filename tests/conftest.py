@@ -1,0 +1,31 @@
+"""Shared fixtures: paths of the repository, the shared corpus, and helpers to write skill trees."""
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+EXAMPLES = REPO / "example-skills"
+sys.path.insert(0, str(REPO / "tests" / "fixtures"))
+
+
+def write_skill(root: Path, rel: str, frontmatter: str | None = None, body: str = "# Body\n",
+                name: str | None = None, description: str = "Does a thing. Use when testing.") -> Path:
+    """Write ``root/rel/SKILL.md``; by default with a valid name (the folder's) and description."""
+    folder = root / rel
+    folder.mkdir(parents=True, exist_ok=True)
+    if frontmatter is None:
+        frontmatter = f"name: {name or folder.name}\ndescription: {description}\n"
+    (folder / "SKILL.md").write_text(f"---\n{textwrap.dedent(frontmatter)}---\n{body}", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus is not beside the repository")
+    return CORPUS

@@ -1,0 +1,130 @@
+"""Discovery: ids, nesting, hidden folders, symlinks, several roots, bundled files."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from conftest import write_skill
+from skillsite.discover import discover
+
+
+def ids(found) -> list[str]:
+    return [s.id for s in found.sources]
+
+
+def codes(found) -> list[str]:
+    return sorted(d.code for d in found.diagnostics)
+
+
+def test_nested_ids_hidden_folders_and_skipped_folders(tmp_path):
+    write_skill(tmp_path, "sven")
+    write_skill(tmp_path, "sven/plan")
+    write_skill(tmp_path, ".github/skills/gh")
+    write_skill(tmp_path, "node_modules/pkg/nm")
+    write_skill(tmp_path, ".git/x/inside-git")
+    found = discover([tmp_path])
+    assert ids(found) == [".github/skills/gh", "sven", "sven/plan"]
+    by_id = {s.id: s for s in found.sources}
+    assert by_id["sven/plan"].parent_id == "sven" and by_id["sven"].parent_id is None
+
+
+def test_a_root_that_is_a_skill_is_named_after_its_folder(tmp_path):
+    root = write_skill(tmp_path, "sven")
+    write_skill(root, "plan")
+    found = discover([root])
+    assert ids(found) == ["sven", "sven/plan"]
+    assert found.sources[1].parent_id == "sven"
+
+
+def test_bundled_files_exclude_nested_skills(tmp_path):
+    parent = write_skill(tmp_path, "parent")
+    (parent / "scripts").mkdir()
+    (parent / "scripts" / "run.py").write_text("print(1)\n")
+    (parent / "README.txt").write_text("hi\n")
+    child = write_skill(parent, "child")
+    (child / "notes.md").write_text("child notes\n")
+    found = discover([tmp_path])
+    files = {s.id: [f.path for f in s.files] for s in found.sources}
+    assert files == {"parent": ["README.txt", "scripts/run.py"], "parent/child": ["notes.md"]}
+    assert found.sources[0].files[0].bytes == 3
+
+
+def test_lowercase_skill_md_is_accepted_with_a_warning(tmp_path):
+    folder = tmp_path / "lower"
+    folder.mkdir()
+    (folder / "skill.md").write_text("---\nname: lower\ndescription: d\n---\n")
+    found = discover([tmp_path])
+    assert ids(found) == ["lower"] and codes(found) == ["SK001"]
+
+
+def test_exclude_globs(tmp_path):
+    write_skill(tmp_path, "keep")
+    write_skill(tmp_path, "drafts/wip")
+    write_skill(tmp_path, "other/tmp-skill")
+    found = discover([tmp_path], exclude=["drafts", "tmp-*"])
+    assert ids(found) == ["keep"]
+
+
+def test_symlink_outside_the_root_is_not_followed(tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    write_skill(outside, "secret")
+    root.mkdir()
+    os.symlink(outside / "secret", root / "secret")
+    found = discover([root])
+    assert ids(found) == [] and codes(found) == ["SK002"]
+
+
+def test_symlink_loop_is_safe(tmp_path):
+    skill = write_skill(tmp_path, "a")
+    os.symlink("..", skill / "loop")
+    found = discover([tmp_path])
+    assert ids(found) == ["a"] and codes(found) == ["SK005"]
+
+
+def test_a_folder_reached_twice_is_reported_once_under_the_shortest_id(tmp_path):
+    write_skill(tmp_path, "engineering/team/review")
+    (tmp_path / ".codex" / "skills").mkdir(parents=True)
+    os.symlink("../../engineering/team/review", tmp_path / ".codex" / "skills" / "review")
+    os.symlink("engineering/team/review", tmp_path / "review")
+    found = discover([tmp_path])
+    assert ids(found) == ["review"]
+    assert codes(found) == ["SK003", "SK003"]
+
+
+def test_symlinked_bundled_file_leaving_the_skill_is_not_published(tmp_path):
+    (tmp_path / "shared.txt").write_text("shared\n")
+    skill = write_skill(tmp_path, "s")
+    os.symlink("../shared.txt", skill / "shared.txt")
+    found = discover([tmp_path])
+    assert found.sources[0].files == () and codes(found) == ["SK007"]
+
+
+def test_later_root_overrides_earlier(tmp_path):
+    first, second = tmp_path / "one", tmp_path / "two"
+    write_skill(first, "same", description="first")
+    write_skill(second, "same", description="second")
+    write_skill(first, "only-first")
+    found = discover([first, second])
+    assert ids(found) == ["only-first", "same"]
+    assert found.sources[1].root == second and codes(found) == ["SK004"]
+
+
+def test_fifty_deep_nesting(tmp_path):
+    rel = "/".join(f"d{i}" for i in range(1, 51))
+    write_skill(tmp_path, rel)
+    found = discover([tmp_path])
+    assert ids(found) == [rel]
+
+
+def test_published_output_inside_the_sources_is_not_read(tmp_path):
+    write_skill(tmp_path, "real")
+    write_skill(tmp_path, "_site/skills/real")
+    (tmp_path / "_site" / ".skillsite-output").write_text("")
+    assert ids(discover([tmp_path])) == ["real"]
+
+
+def test_display_paths_keep_the_root_as_given(tmp_path, monkeypatch):
+    write_skill(tmp_path, "x")
+    monkeypatch.chdir(tmp_path)
+    found = discover([Path(".")])
+    assert found.sources[0].display_path == os.path.join("x", "SKILL.md")

@@ -1,0 +1,167 @@
+"""Frontmatter parsing: found line by line, YAML read safely, recoveries warned about."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillsite.models import SourceFile
+from skillsite.parse import parse_skill_bytes, split_frontmatter
+
+
+def source(name: str = "demo") -> SourceFile:
+    return SourceFile(id=name, root=Path("."), dir=Path(name), skill_md=Path(name) / "SKILL.md",
+                      display_path=f"{name}/SKILL.md", rel_path=f"{name}/SKILL.md", parent_id=None)
+
+
+def parse(text: str | bytes, **kw):
+    raw = text.encode("utf-8") if isinstance(text, str) else text
+    return parse_skill_bytes(raw, source(), **kw)
+
+
+def codes(parsed) -> list[str]:
+    return [d.code for d in parsed.diagnostics]
+
+
+def test_plain_frontmatter_and_key_lines():
+    p = parse("---\nname: demo\ndescription: Does it.\n---\n# Title\n")
+    assert p.frontmatter == {"name": "demo", "description": "Does it."}
+    assert p.key_lines["name"] == (2, 1) and p.key_lines["description"] == (3, 1)
+    assert p.body == "# Title\n" and p.body_line == 5
+    assert codes(p) == []
+
+
+@pytest.mark.parametrize("text", [
+    "\ufeff---\nname: demo\ndescription: d\n---\nbody",
+    "---  \r\nname: demo\r\ndescription: d\r\n--- \r\nbody",
+    "---\t\nname: demo\ndescription: d\n---\nbody",
+])
+def test_bom_crlf_and_trailing_spaces_are_tolerated(text):
+    p = parse(text)
+    assert p.frontmatter == {"name": "demo", "description": "d"}
+    assert p.body == "body"
+    assert codes(p) == []
+
+
+def test_dashes_inside_a_block_scalar_do_not_close_the_frontmatter():
+    text = "---\nname: demo\ndescription: |\n  first part\n  ---\n  second part\nlicense: MIT\n---\nbody\n"
+    p = parse(text)
+    assert p.frontmatter["description"] == "first part\n---\nsecond part\n"
+    assert p.frontmatter["license"] == "MIT"
+    assert p.body == "body\n"
+
+
+def test_dashes_inside_a_value_are_kept():
+    p = parse("---\nname: demo\ndescription: before --- after\n---\n")
+    assert p.frontmatter["description"] == "before --- after"
+
+
+def test_split_is_line_based():
+    assert split_frontmatter("no frontmatter\n---\n") is None
+    assert split_frontmatter("----\nx\n") is None
+
+
+def test_unclosed_frontmatter_is_an_error():
+    p = parse("---\nname: demo\ndescription: d\n")
+    assert p.fatal and codes(p) == ["SK102"]
+
+
+def test_missing_frontmatter_is_an_error():
+    p = parse("# Just markdown\n")
+    assert p.fatal and codes(p) == ["SK101"]
+
+
+def test_unquoted_colon_is_retried_as_a_string():
+    p = parse("---\nname: demo\ndescription: Use this: when deploying\n---\n")
+    assert p.frontmatter["description"] == "Use this: when deploying"
+    assert codes(p) == ["SK110"]
+    assert p.diagnostics[0].line == 3
+
+
+def test_yaml_11_coercions_are_turned_back_into_text():
+    p = parse("---\nname: yes\ndescription: d\nversion: 2.0\nmetadata:\n  updated: 2024-01-05\n  n: 1.10\n---\n")
+    fm = p.frontmatter
+    assert fm["name"] == "yes" and fm["version"] == "2.0"
+    assert fm["metadata"] == {"updated": "2024-01-05", "n": "1.10"}
+    assert codes(p) == ["SK111"] * 4
+    assert [d.line for d in p.diagnostics] == [2, 4, 6, 7]
+
+
+def test_quoted_values_and_other_keys_are_not_coerced():
+    p = parse("---\nname: 'yes'\ndescription: d\npriority: 3\nalways: true\n---\n")
+    assert p.frontmatter == {"name": "yes", "description": "d", "priority": 3, "always": True}
+    assert codes(p) == []
+
+
+def test_duplicate_keys_warn_and_the_last_wins():
+    p = parse("---\nname: demo\ndescription: first\ndescription: second\n---\n")
+    assert p.frontmatter["description"] == "second"
+    assert codes(p) == ["SK112"]
+    assert p.diagnostics[0].line == 4
+    assert "line 3" in p.diagnostics[0].message
+
+
+def test_flow_collections_are_fine():
+    p = parse("---\nname: demo\ndescription: d\ntags: [a, b]\nmetadata: {owner: x}\n---\n")
+    assert p.frontmatter["tags"] == ["a", "b"] and p.frontmatter["metadata"] == {"owner": "x"}
+
+
+def test_billion_laughs_fails_fast():
+    levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        prev = chr(ord("a") + i - 1)
+        cur = chr(ord("a") + i)
+        levels.append(f"{cur}: &{cur} [{', '.join('*' + prev for _ in range(9))}]")
+    text = "---\nname: demo\ndescription: d\n" + "\n".join(levels) + "\n---\n"
+    p = parse(text)
+    assert p.fatal and codes(p) == ["SK108"]
+
+
+def test_python_tags_are_refused_and_never_run(tmp_path):
+    marker = tmp_path / "pwned"
+    text = f"---\nname: demo\ndescription: !!python/object/apply:os.system ['touch {marker}']\n---\n"
+    p = parse(text)
+    assert p.fatal and codes(p) in (["SK113"], ["SK103"])
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("yaml_text,kind", [("- a\n- b\n", "a list"), ("just text\n", "a single value")])
+def test_frontmatter_must_be_a_mapping(yaml_text, kind):
+    p = parse(f"---\n{yaml_text}---\n")
+    assert p.fatal and codes(p) == ["SK104"] and kind in p.diagnostics[0].message
+
+
+def test_syntax_error_has_a_line():
+    p = parse("---\nname: demo\ndescription: \"unclosed\n---\n")
+    assert p.fatal and codes(p) == ["SK103"] and p.diagnostics[0].line >= 3
+
+
+def test_non_utf8_reports_the_byte_offset():
+    raw = b"---\nname: demo\ndescription: caf\xe9\n---\n"
+    p = parse(raw)
+    assert p.fatal and codes(p) == ["SK105"]
+    assert "byte offset 31" in p.diagnostics[0].message and p.diagnostics[0].line == 3
+
+
+def test_binary_and_empty_files():
+    assert codes(parse(b"\x89PNG\r\n\x1a\n\x00\x00")) == ["SK109"]
+    assert codes(parse(b"")) == ["SK100"]
+    assert codes(parse(b"  \n\n")) == ["SK100"]
+
+
+def test_size_limits():
+    body = "x" * (300 * 1024)
+    p = parse(f"---\nname: demo\ndescription: d\n---\n{body}")
+    assert not p.fatal and codes(p) == ["SK107"]
+    p = parse(f"---\nname: demo\ndescription: d\n---\n{body}", max_bytes=200 * 1024)
+    assert p.fatal and codes(p) == ["SK106"]
+
+
+def test_deep_nesting_is_bounded():
+    p = parse("---\nname: demo\ndescription: d\nx: " + "[" * 5000 + "]" * 5000 + "\n---\n")
+    assert p.fatal and codes(p) == ["SK108"]
+
+
+def test_merge_keys_are_refused():
+    p = parse("---\nbase: &b {name: demo}\n<<: *b\ndescription: d\n---\n")
+    assert p.fatal and codes(p) == ["SK113"]

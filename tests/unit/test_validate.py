@@ -1,0 +1,160 @@
+"""Validation: the two profiles, checks beyond the schema, normalised extension keys."""
+from __future__ import annotations
+
+from conftest import write_skill
+from skillsite.pipeline import read_catalog
+
+
+def diag_codes(reading, severity=None) -> list[str]:
+    return sorted(d.code for d in reading.diagnostics if severity is None or d.severity.value == severity)
+
+
+def test_a_clean_skill_has_no_diagnostics(tmp_path):
+    write_skill(tmp_path, "clean")
+    reading = read_catalog([tmp_path])
+    assert reading.diagnostics == () and reading.verdicts()[0]["valid"]
+
+
+def test_unknown_keys_warn_in_default_and_fail_in_spec(tmp_path):
+    write_skill(tmp_path, "x", "name: x\ndescription: d\nauthor: me\n")
+    assert diag_codes(read_catalog([tmp_path]), "warning") == ["SK207"]
+    spec = read_catalog([tmp_path], profile="spec")
+    assert diag_codes(spec, "error") == ["SK207"]
+    assert not spec.verdicts()[0]["valid"]
+    assert spec.diagnostics[0].line == 4
+
+
+def test_extension_keys_are_understood_and_type_checked(tmp_path):
+    write_skill(tmp_path, "ext", """\
+        name: ext
+        description: d
+        version: "1.2"
+        tags: [a, b]
+        priority: high
+        always: true
+        requires: {bins: [git], env: [TOKEN], platforms: [linux, macos]}
+        tools:
+          - {name: git, purpose: vcs, required: true}
+          - jq
+        parameters: {target: {description: where, required: true}}
+        """)
+    reading = read_catalog([tmp_path])
+    assert diag_codes(reading) == ["SK208"]
+    bad = reading.diagnostics[0]
+    assert "priority" in bad.message and bad.line == 6
+    skill = reading.skills[0]
+    assert skill.tags == ("a", "b") and skill.version == "1.2" and skill.always and skill.priority == 0
+    assert skill.requirements.bins == ("git",) and skill.requirements.platforms == ("linux", "darwin")
+    assert skill.tools == ({"name": "git", "purpose": "vcs", "required": True},
+                           {"name": "jq", "purpose": "", "required": False})
+    assert skill.parameters == ({"name": "target", "description": "where", "required": True},)
+
+
+def test_visibility_keys(tmp_path):
+    write_skill(tmp_path, "a", "name: a\ndescription: d\ndisable-model-invocation: true\n")
+    write_skill(tmp_path, "b", "name: b\ndescription: d\nuser_invocable_only: true\n")
+    write_skill(tmp_path, "c", "name: c\ndescription: d\nhideFromDiscovery: true\n")
+    skills = {s.id: s for s in read_catalog([tmp_path]).skills}
+    assert skills["a"].hidden and skills["c"].hidden and not skills["b"].hidden
+    assert skills["b"].user_invocable_only
+
+
+def test_name_rules_are_warnings_in_default_and_errors_in_spec(tmp_path):
+    write_skill(tmp_path, "folder", "name: Other Name\ndescription: d\n")
+    default = read_catalog([tmp_path])
+    assert diag_codes(default, "warning") == ["SK203", "SK204"]
+    assert default.skills[0].name == "Other Name"
+    assert diag_codes(read_catalog([tmp_path], profile="spec"), "error") == ["SK203", "SK204"]
+
+
+def test_missing_name_takes_the_folder_name(tmp_path):
+    write_skill(tmp_path, "nameless", "description: d\n")
+    reading = read_catalog([tmp_path])
+    assert diag_codes(reading, "warning") == ["SK202"] and reading.skills[0].name == "nameless"
+
+
+def test_missing_or_empty_description_leaves_the_skill_out(tmp_path):
+    write_skill(tmp_path, "none", "name: none\n")
+    write_skill(tmp_path, "null", "name: null\ndescription:\n")
+    write_skill(tmp_path, "blank", "name: blank\ndescription: '   '\n")
+    write_skill(tmp_path, "listed", "name: listed\ndescription: [a, b]\n")
+    reading = read_catalog([tmp_path])
+    assert reading.skills == ()
+    assert sorted(p.source.id for p in reading.left_out) == ["blank", "listed", "none", "null"]
+    assert diag_codes(reading, "error") == ["SK201"] * 4
+    assert not any(v["valid"] for v in reading.verdicts())
+
+
+def test_long_description_is_a_warning_in_default(tmp_path):
+    write_skill(tmp_path, "long", description="x" * 1100)
+    assert diag_codes(read_catalog([tmp_path])) == ["SK206"]
+    assert read_catalog([tmp_path]).diagnostics[0].severity.value == "warning"
+    assert diag_codes(read_catalog([tmp_path], profile="spec"), "error") == ["SK206"]
+
+
+def test_allowed_tools_list_and_comma_string_are_normalised(tmp_path):
+    write_skill(tmp_path, "lst", "name: lst\ndescription: d\nallowed-tools:\n  - Read\n  - Bash(git add:*)\n")
+    write_skill(tmp_path, "csv", "name: csv\ndescription: d\nallowed-tools: Read, Write, Bash(a, b)\n")
+    write_skill(tmp_path, "ok", "name: ok\ndescription: d\nallowed-tools: Read Bash(git status:*)\n")
+    reading = read_catalog([tmp_path])
+    skills = {s.id: s for s in reading.skills}
+    assert skills["lst"].allowed_tools == ("Read", "Bash(git add:*)")
+    assert skills["csv"].allowed_tools == ("Read", "Write", "Bash(a, b)")
+    assert skills["ok"].allowed_tools == ("Read", "Bash(git status:*)")
+    messages = {d.path.split("/")[-2]: d.message for d in reading.diagnostics if d.code == "SK211"}
+    assert set(messages) == {"lst", "csv"}
+    assert "'Read Bash(git add:*)'" in messages["lst"] and "'Read Write Bash(a, b)'" in messages["csv"]
+
+
+def test_body_size_warnings(tmp_path):
+    write_skill(tmp_path, "big", body="line\n" * 600)
+    write_skill(tmp_path, "wide", body=("word " * 400 + "\n") * 12)
+    reading = read_catalog([tmp_path])
+    by_skill = {}
+    for d in reading.diagnostics:
+        by_skill.setdefault(d.path.split("/")[-2], []).append(d.code)
+    assert by_skill == {"big": ["SK301"], "wide": ["SK302"]}
+
+
+def test_links_and_file_references(tmp_path):
+    skill = write_skill(tmp_path, "linker", body="""\
+# Links
+[ok](references/guide.md) and `scripts/run.py` and [folder](references/)
+[missing](references/nope.md) and `assets/missing.png`
+[escape](../../etc/passwd) [abs](/etc/passwd) [web](https://example.com) [anchor](#links)
+[sibling](../other/SKILL.md) [child](kid/SKILL.md)
+```
+[in code](not/checked.md)
+```
+""")
+    (skill / "references").mkdir()
+    (skill / "references" / "guide.md").write_text("g")
+    (skill / "scripts").mkdir()
+    (skill / "scripts" / "run.py").write_text("r")
+    write_skill(tmp_path, "other")
+    write_skill(skill, "kid")
+    reading = read_catalog([tmp_path])
+    found = sorted((d.code, d.line, d.message.split("'")[1]) for d in reading.diagnostics)
+    assert found == [("SK303", 7, "assets/missing.png"), ("SK303", 7, "references/nope.md"),
+                     ("SK304", 8, "../../etc/passwd"), ("SK305", 8, "/etc/passwd")]
+
+
+def test_duplicate_names_in_the_catalog(tmp_path):
+    write_skill(tmp_path, "a/twin")
+    write_skill(tmp_path, "b/twin")
+    reading = read_catalog([tmp_path])
+    assert diag_codes(reading) == ["SK212"]
+    assert "a/twin" in reading.diagnostics[0].message
+
+
+def test_ignore_removes_codes_and_restores_validity(tmp_path):
+    write_skill(tmp_path, "x", "name: y\ndescription: d\n")
+    assert not read_catalog([tmp_path], profile="spec").verdicts()[0]["valid"]
+    reading = read_catalog([tmp_path], profile="spec", ignore=["SK204"])
+    assert reading.diagnostics == () and reading.verdicts()[0]["valid"]
+
+
+def test_hostile_values_in_messages_cannot_drive_the_terminal(tmp_path):
+    write_skill(tmp_path, "x", 'name: "\\e[31mred\\x07"\ndescription: d\n')
+    messages = " ".join(d.message for d in read_catalog([tmp_path]).diagnostics)
+    assert "\x1b" not in messages and "\x07" not in messages and "\\x1b[31m" in messages
