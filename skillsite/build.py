@@ -119,10 +119,8 @@ def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, 
 
 def _search(skills: Sequence[Skill], entries: Sequence[dict[str, Any]], staging: Staging) -> dict[str, Any] | None:
     """The search stage: TF-IDF for skills.json, lunr index for the browser (see skillsite.index)."""
-    try:  # TEMPORARY while the search stage is being written; removed when skillsite.index lands
-        from skillsite import index
-    except ImportError:
-        return None
+    from skillsite import index
+
     result = index.build_indexes(skills, entries)
     for rel, data in result.files.items():
         staging.write_bytes(rel, data)

@@ -1,0 +1,113 @@
+"""The search stage: the precomputed TF-IDF (BM25F) section of ``skills.json`` and the
+browser's lunr index (``search/lunr.json``, read by lunr.js 2.3.9).
+
+Both index the same text of every skill (:func:`skillsite.loader.search_fields`) with the
+same field weights (:data:`skillsite.loader.SEARCH_FIELDS`), and both stem with lunr.js's
+own Porter stemmer (:func:`skillsite.loader.stem`), so a lunr index written here is read by
+lunr.js exactly as lunr.py reads it (the stock lunr.py stemmer differs from lunr.js's on a
+final ``y`` after a vowel: ``deploy`` -> ``deploi``; see DESIGN.md §5).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from lunr.builder import Builder
+from lunr.index import Index
+from lunr.pipeline import Pipeline
+from lunr.stop_word_filter import stop_word_filter
+from lunr.token import Token
+from lunr.trimmer import trimmer
+
+from skillsite.loader import SEARCH_FIELDS, build_search_section, search_fields, stem
+from skillsite.models import Skill
+
+LUNR_FILE = "search/lunr.json"
+
+# Characters JavaScript's \s matches that lunr.py's tokenizer does not split on: turned into
+# spaces first, so lunr.py cuts text into the same words as lunr.tokenizer (/[\s\-]+/).
+_JS_ONLY_SPACE = re.compile("[\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
+
+
+@dataclass(frozen=True)
+class SearchIndexes:
+    """What the search stage contributes: ``skills.json["search"]`` and extra site files."""
+
+    manifest_search: dict[str, Any] | None
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+def lunr_js_stemmer(token: Token, i: int | None = None, tokens: Any = None) -> Token:
+    """lunr.py pipeline function that stems exactly as lunr.js 2.3.9's ``lunr.stemmer``."""
+    return token.update(lambda text, metadata=None: stem(text))
+
+
+def use_lunr_js_stemmer() -> None:
+    """Make lunr.py's registered ``stemmer`` the lunr.js one.
+
+    A serialized index names its search pipeline (``["stemmer"]``); lunr.js resolves that to
+    its own stemmer, and after this call :meth:`lunr.index.Index.load` in Python resolves it
+    to :func:`lunr_js_stemmer`, so both stem queries identically.  Idempotent.
+    """
+    lunr_js_stemmer.label = "stemmer"  # type: ignore[attr-defined]
+    Pipeline.registered_functions["stemmer"] = lunr_js_stemmer
+
+
+use_lunr_js_stemmer()
+
+
+def _lunr_text(text: str) -> str:
+    return _JS_ONLY_SPACE.sub(" ", text)
+
+
+def lunr_documents(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+    """One lunr document per manifest entry: ``id`` (the ref) plus every search field."""
+    docs = []
+    for entry in entries:
+        fields = search_fields(entry)
+        docs.append({"id": entry["id"], **{name: _lunr_text(fields[name]) for name in SEARCH_FIELDS}})
+    return docs
+
+
+def lunr_builder() -> Builder:
+    """A lunr.py builder configured as lunr.js's default one, with lunr.js's stemmer."""
+    builder = Builder()
+    builder.pipeline.add(trimmer, stop_word_filter, lunr_js_stemmer)
+    builder.search_pipeline.add(lunr_js_stemmer)
+    builder.ref("id")
+    for name, boost in SEARCH_FIELDS.items():
+        builder.field(name, boost=int(boost) if float(boost).is_integer() else boost)
+    return builder
+
+
+def build_lunr(entries: Sequence[dict[str, Any]]) -> Index:
+    """The lunr index of manifest ``entries``."""
+    builder = lunr_builder()
+    for doc in lunr_documents(entries):
+        builder.add(doc)
+    return builder.build()
+
+
+def lunr_json(index: Index) -> bytes:
+    """The serialized index as compact, deterministic JSON for ``lunr.Index.load``."""
+    data = index.serialize()
+    data["version"] = "2.3.9"  # the lunr.js version it is written for
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+
+
+def load_lunr(data: bytes | str) -> Index:
+    """A serialized lunr index read back with lunr.py (stemming queries as lunr.js does)."""
+    use_lunr_js_stemmer()
+    return Index.load(json.loads(data))
+
+
+def build_indexes(skills: Sequence[Skill], entries: Sequence[dict[str, Any]]) -> SearchIndexes:
+    """Both indexes of the published skills (``entries`` in manifest order)."""
+    del skills  # everything searched is in the manifest entries
+    return SearchIndexes(build_search_section(entries), {LUNR_FILE: lunr_json(build_lunr(entries))})
+
+
+__all__ = ["LUNR_FILE", "SearchIndexes", "build_indexes", "build_lunr", "load_lunr", "lunr_builder",
+           "lunr_documents", "lunr_js_stemmer", "lunr_json", "use_lunr_js_stemmer"]
