@@ -147,5 +147,48 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     sys.exit(0 if result.ok and not (config.strict and result.warnings) else 1)
 
 
+
+@main.command()
+@click.argument("sources", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Configuration file [default: ./skillsite.yml if present].")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("-p", "--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port).")
+@click.option("--templates", "templates_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=None, help="Folder of template overrides (watched too).")
+@click.option("--title", default=None, help="Catalog title.")
+@click.option("--open", "open_browser", is_flag=True, help="Open the catalog in a web browser.")
+@click.option("--interval", type=click.FloatRange(min=0.05), default=0.5, show_default=True,
+              help="Seconds between checks for changed files.")
+def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: int, templates_dir: Path | None,
+          title: str | None, open_browser: bool, interval: float) -> None:
+    """Build the catalog, serve it locally and rebuild when SOURCES or templates change."""
+    from skillsite.serve import DevServer
+    from skillsite.site import builtin_templates
+
+    config = load_site_config(config_file)
+    config = config.with_overrides(title=title, templates=str(templates_dir) if templates_dir else None,
+                                   base_url="")
+    roots = sources or tuple(Path(s) for s in config.sources) or (Path("."),)
+    for root in roots:
+        if not root.is_dir():
+            raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
+    watch = [builtin_templates()] + ([Path(config.templates)] if config.templates else [])
+    if config.config_path:
+        watch.append(Path(config.config_path))
+    try:
+        server = DevServer(roots, config, host, port, watch=watch, echo=lambda text: click.echo(text, err=True))
+    except OSError as exc:
+        click.echo(f"skillsite serve: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
+    server.start()
+    click.echo(f"Serving {server.url} (Ctrl-C to stop); watching {', '.join(str(r) for r in roots)}", err=True)
+    if open_browser:
+        import webbrowser
+        webbrowser.open(server.url)
+    server.run(interval)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

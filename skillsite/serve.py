@@ -1,0 +1,244 @@
+"""``skillsite serve``: build into a temporary folder, serve it on 127.0.0.1, rebuild on change.
+
+Standard library only: ``http.server`` in a thread, and a watcher that polls the
+modification times of the sources, the configuration and the templates. Pages are
+reloaded through a small script that the server injects into every HTML response
+(the built files themselves are never changed, so ``serve`` shows exactly what
+``build`` publishes). The script polls ``/__skillsite/version``, which changes after
+every successful rebuild.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Callable, Iterable, Sequence, TextIO
+from urllib.parse import unquote, urlsplit
+
+__all__ = ["CatalogHandler", "make_server", "snapshot", "DevServer", "RELOAD_PATH", "VERSION_PATH"]
+
+RELOAD_PATH = "/__skillsite/reload.js"
+VERSION_PATH = "/__skillsite/version"
+RELOAD_TAG = f'<script src="{RELOAD_PATH}" defer></script>'.encode()
+RELOAD_JS = b"""(function () {
+  "use strict";
+  var seen = null;
+  function poll() {
+    fetch("%s", { cache: "no-store" }).then(function (r) { return r.text(); }).then(function (v) {
+      if (seen !== null && v !== seen) { location.reload(); return; }
+      seen = v;
+      setTimeout(poll, 700);
+    }, function () { setTimeout(poll, 1500); });
+  }
+  poll();
+})();
+""" % VERSION_PATH.encode()
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"})
+
+
+@dataclass
+class ReloadState:
+    """The number of the current build; pages reload when it changes."""
+
+    version: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def bump(self) -> None:
+        with self.lock:
+            self.version += 1
+
+
+class CatalogHandler(SimpleHTTPRequestHandler):
+    """Serves a built catalog like a static host: ``404.html`` for missing paths, no caching.
+
+    With a ``ReloadState`` it also serves the reload script and injects it into HTML pages.
+    """
+
+    reload: ReloadState | None = None
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",
+                      ".json": "application/json", ".xml": "application/xml", ".txt": "text/plain; charset=utf-8",
+                      ".svg": "image/svg+xml", ".js": "text/javascript", ".css": "text/css"}
+
+    def __init__(self, *args, reload: ReloadState | None = None, **kwargs):
+        self.reload = reload
+        super().__init__(*args, **kwargs)
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - http.server's signature
+        """Quiet: the console is for build output."""
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def do_GET(self) -> None:
+        path = urlsplit(self.path).path
+        if self.reload is not None and path == RELOAD_PATH:
+            return self._send(HTTPStatus.OK, "text/javascript", RELOAD_JS)
+        if self.reload is not None and path == VERSION_PATH:
+            return self._send(HTTPStatus.OK, "text/plain", str(self.reload.version).encode())
+        if self.reload is not None:
+            page = self._html_file(path)
+            if page is not None:
+                return self._send(HTTPStatus.OK, "text/html; charset=utf-8", inject_reload(page.read_bytes()))
+        return super().do_GET()
+
+    def _html_file(self, url_path: str) -> Path | None:
+        """The HTML file a request path serves, if it is one (directories end in ``/``)."""
+        local = Path(self.translate_path(url_path))
+        if local.is_dir() and unquote(url_path).endswith("/"):
+            local = local / "index.html"
+        return local if local.suffix == ".html" and local.is_file() else None
+
+    def _send(self, status: HTTPStatus, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """A 404 gets the catalog's own ``404.html``, as Netlify and GitHub Pages do."""
+        page = Path(self.directory) / "404.html"
+        if code == HTTPStatus.NOT_FOUND and page.is_file():
+            body = page.read_bytes()
+            if self.reload is not None:
+                body = inject_reload(body)
+            return self._send(HTTPStatus.NOT_FOUND, "text/html; charset=utf-8", body)
+        return super().send_error(code, message, explain)
+
+
+def inject_reload(html: bytes) -> bytes:
+    """The page with the reload script added at the end of its ``<head>``."""
+    marker = html.find(b"</head>")
+    if marker < 0:
+        return html + RELOAD_TAG
+    return html[:marker] + RELOAD_TAG + b"\n" + html[marker:]
+
+
+def make_server(directory: Path, host: str = "127.0.0.1", port: int = 0,
+                reload: ReloadState | None = None) -> ThreadingHTTPServer:
+    """An HTTP server for a built catalog (port 0 picks a free port); call ``serve_forever``."""
+    handler = functools.partial(CatalogHandler, directory=str(directory), reload=reload)
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def snapshot(paths: Iterable[Path]) -> tuple[tuple[str, int, int], ...]:
+    """(path, mtime_ns, size) of every file under ``paths``, sorted: any edit changes it."""
+    found: list[tuple[str, int, int]] = []
+    for base in paths:
+        if base.is_file():
+            st = base.stat()
+            found.append((str(base), st.st_mtime_ns, st.st_size))
+            continue
+        for folder, dirs, files in os.walk(base):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            for name in files:
+                path = os.path.join(folder, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                found.append((path, st.st_mtime_ns, st.st_size))
+    return tuple(sorted(found))
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+class DevServer:
+    """Builds, serves and rebuilds one catalog. ``check()`` rebuilds when something changed."""
+
+    def __init__(self, sources: Sequence[Path], config, host: str = "127.0.0.1", port: int = 0,
+                 watch: Sequence[Path] = (), log: TextIO | None = None,
+                 echo: Callable[[str], None] | None = None):
+        self.sources = [Path(s) for s in sources]
+        self.config = config
+        self.log = log or sys.stderr
+        self.echo = echo or (lambda text: print(text, file=self.log, flush=True))
+        self.tmp = Path(tempfile.mkdtemp(prefix="skillsite-serve-"))
+        self.out = self.tmp / "site"
+        self.out.mkdir()
+        self.state = ReloadState()
+        self.watched = list(self.sources) + [Path(p) for p in watch]
+        try:
+            self.server = make_server(self.out, host, port, self.state)
+        except OSError:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            raise
+        self.thread = threading.Thread(target=self.server.serve_forever, name="skillsite-serve", daemon=True)
+        self.seen: tuple[tuple[str, int, int], ...] = ()
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def start(self) -> bool:
+        """First build, then start serving (even if the build failed: fix and save to retry)."""
+        self.seen = snapshot(self.watched)
+        ok = self.rebuild()
+        self.thread.start()
+        return ok
+
+    def rebuild(self) -> bool:
+        """Build into the served folder; pages reload only after a successful build."""
+        from skillsite.build import build
+        from skillsite.diagnostics import format_text
+
+        started = time.perf_counter()
+        try:
+            result = build(self.sources, self.out, self.config, keep_going=True, force=True)
+        except Exception as exc:  # a bug or an unreadable folder: report and keep serving
+            self.echo(f"skillsite serve: build failed: {exc!r}")
+            return False
+        for d in result.diagnostics:
+            self.echo(format_text(d))
+        if not result.ok:
+            self.echo("skillsite serve: build failed; still serving the previous build")
+            return False
+        self.state.bump()
+        self.echo(f"Built {len(result.published)} skills ({len(result.skipped)} skipped, {result.errors} errors, "
+                  f"{result.warnings} warnings) in {time.perf_counter() - started:.2f} s")
+        return True
+
+    def check(self) -> bool:
+        """Rebuild if any watched file changed since the last look; True when it rebuilt."""
+        now = snapshot(self.watched)
+        if now == self.seen:
+            return False
+        self.seen = now
+        self.echo("Change detected; rebuilding…")
+        self.rebuild()
+        return True
+
+    def run(self, interval: float = 0.5) -> None:
+        """Watch until interrupted (Ctrl-C or SIGTERM); the temporary folder is removed."""
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            while True:
+                time.sleep(interval)
+                self.check()
+        except KeyboardInterrupt:
+            self.echo("Stopping.")
+        finally:
+            self.stop()
+
+    def stop(self) -> None:
+        if self.thread.is_alive():
+            self.server.shutdown()
+        self.server.server_close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
