@@ -75,6 +75,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK210", "error", "metadata value is not a string"),
     ("SK211", "warning", "allowed-tools is not a space-separated string"),
     ("SK212", "warning", "duplicate skill name in the catalog"),
+    ("SK213", "warning", "text contains control characters"),
     # body
     ("SK301", "warning", "body longer than 500 lines"),
     ("SK302", "warning", "body longer than about 5,000 tokens"),

@@ -95,10 +95,9 @@ class _Builder:
         wants_text = key_path in TEXT_KEYS or parent in TEXT_PARENTS
         if wants_text and not node.style and value is not None:
             line, col = self._pos(node)
-            self.diags.append(make("SK111", f"'{key_path}: {node.value}' would be read by YAML 1.1 as "
-                                            f"{type(value).__name__} {value!r}; kept as the text "
-                                            f"'{node.value}' (quote it to silence this)",
-                                   self.path, line, col))
+            kind = {bool: "a boolean", int: "an integer", float: "a number"}.get(type(value), "a date")
+            self.diags.append(make("SK111", f"'{key_path}: {node.value}' is {kind} in YAML 1.1; kept as the "
+                                            f"text '{node.value}' (quote it to silence this)", self.path, line, col))
             return node.value
         if isinstance(value, (bytes, bytearray)):
             return node.value
@@ -161,11 +160,23 @@ def _quote_unquoted_colons(text: str) -> tuple[str, list[int]]:
     return "\n".join(fixed), lines
 
 
-def _yaml_error(exc: yaml.YAMLError, line_offset: int) -> FrontmatterError:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> FrontmatterError:
+    """A YAML failure as a diagnostic, placed where the construct in trouble starts."""
+    problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc).splitlines()[0]
     context = getattr(exc, "context", None)
-    message = f"{context}, {problem}" if context else problem
+    scanning = bool(context and context.startswith("while scanning") and getattr(exc, "context_mark", None))
+    mark = exc.context_mark if scanning else getattr(exc, "problem_mark", None)
+    if scanning and getattr(exc, "problem_mark", None):
+        end = exc.problem_mark
+        message = f"{context}, {problem} (line {end.line + 1 + line_offset})"
+    else:
+        message = f"{context}, {problem}" if context else problem
+    if isinstance(exc, yaml.reader.ReaderError):
+        before = text[: exc.position]
+        line, col = before.count("\n"), exc.position - (before.rfind("\n") + 1)
+        char = f"U+{exc.character:04X}" if isinstance(exc.character, int) else repr(exc.character)
+        return FrontmatterError("SK103", f"invalid YAML: control character {char} is not allowed",
+                                line + 1 + line_offset, col + 1)
     if mark is not None:
         return FrontmatterError("SK103", f"invalid YAML: {message}", mark.line + 1 + line_offset, mark.column + 1)
     return FrontmatterError("SK103", f"invalid YAML: {message}", line_offset + 1, 1)
@@ -187,11 +198,11 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1
     except yaml.YAMLError as exc:
         retried, fixed_lines = _quote_unquoted_colons(text)
         if not fixed_lines:
-            raise _yaml_error(exc, line_offset) from None
+            raise _yaml_error(exc, line_offset, text) from None
         try:
             node = _compose(retried)
         except yaml.YAMLError:
-            raise _yaml_error(exc, line_offset) from None
+            raise _yaml_error(exc, line_offset, text) from None
         for number in fixed_lines:
             diags.append(make("SK110", "value contains ': ' without quotes; read as a string "
                                        "(quote the value to silence this)", path, number + 1 + line_offset, 1))
@@ -210,7 +221,7 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1
     except RecursionError:
         raise FrontmatterError("SK108", "frontmatter nests too deeply", line_offset + 1, 1) from None
     except yaml.YAMLError as exc:
-        raise _yaml_error(exc, line_offset) from None
+        raise _yaml_error(exc, line_offset, text) from None
     return data, builder.key_lines, diags + builder.diags
 
 

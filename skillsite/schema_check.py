@@ -65,7 +65,9 @@ def _describe(schema: dict[str, Any]) -> str:
         return "one of " + ", ".join(map(str, schema["enum"]))
     if schema.get("type") == "array":
         items = schema.get("items")
-        return f"a list of {_describe(items)}s" if isinstance(items, dict) and items else "a list"
+        if isinstance(items, dict) and items.get("type") in ("string", "object"):
+            return "a list of " + {"string": "strings", "object": "mappings"}[items["type"]]
+        return "a list"
     if schema.get("type") == "object":
         return "a mapping"
     return {"string": "a string", "integer": "an integer", "boolean": "true or false",

@@ -8,6 +8,7 @@ frontmatter leaves a skill out; anything else keeps it.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import posixpath
 import re
 import unicodedata
@@ -223,8 +224,11 @@ def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]
         if inside in files or inside in dirs or inside == "SKILL.md" or (root, nested_dir) in skill_dirs:
             continue
         what = "link" if is_link else "file reference"
-        diags.append(make("SK303", f"{what} '{target}' points to a file that does not exist in the skill folder",
-                          path, line, col))
+        if os.path.lexists(os.path.join(src.dir, inside)):
+            reason = "a file that is not published with the skill (a symlink leaving the skill folder)"
+        else:
+            reason = "a file that does not exist in the skill folder"
+        diags.append(make("SK303", f"{what} '{target}' points to {reason}", path, line, col))
     return diags
 
 
@@ -269,6 +273,22 @@ def _allowed_tools_diagnostics(fm: dict[str, Any], src: SourceFile,
         return [make("SK211", f"allowed-tools is comma-separated; the specification wants spaces: "
                               f"'{normal}'", src.display_path, *where)]
     return []
+
+
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _control_char_diagnostics(fm: dict[str, Any], src: SourceFile,
+                              key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
+    """Terminal escapes and other control characters in the texts every output shows."""
+    diags = []
+    for key in ("name", "description", "license", "compatibility", "version"):
+        value = fm.get(key)
+        if isinstance(value, str) and (match := _CONTROL_CHARS.search(value)):
+            diags.append(make("SK213", f"'{key}' contains control character U+{ord(match.group()):04X}; "
+                                       "outputs replace or escape it", src.display_path,
+                              *key_lines.get(key, (1, 1))))
+    return diags
 
 
 def _text(value: Any) -> str | None:
@@ -324,6 +344,7 @@ def skill_diagnostics(parsed: ParsedSkill, profile: str,
     diags += schema_diagnostics(fm, profile, src.display_path, parsed.key_lines)
     diags += _name_diagnostics(fm, src, profile, parsed.key_lines)
     diags += _allowed_tools_diagnostics(fm, src, parsed.key_lines)
+    diags += _control_char_diagnostics(fm, src, parsed.key_lines)
     diags += body_diagnostics(parsed)
     diags += link_diagnostics(parsed, skill_dirs)
     return diags

@@ -1,0 +1,237 @@
+"""`skillsite build`: complete, verifiable, reproducible and atomic output."""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import EXAMPLES, write_skill
+from skillsite import build as build_module
+from skillsite.build import build
+from skillsite.config import SiteConfig
+from skillsite.output import MARKER, OutputError
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def check_site(site: Path) -> dict:
+    """Every invariant of a built catalog; returns the manifest."""
+    manifest = json.loads((site / "skills.json").read_text(encoding="utf-8"))
+    schema = json.loads((site / manifest["$schema"]).read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(manifest)
+    for xml_file in [site / "available_skills.xml", *site.glob("skills/**/skill.xml"),
+                     *site.glob("skills/**/entry.xml")]:
+        ET.fromstring(xml_file.read_bytes())
+    for entry in manifest["skills"]:
+        folder = site / "skills" / entry["id"]
+        raw = (folder / "SKILL.md").read_bytes()
+        assert sha(raw) == entry["sha256"]
+        lines = [(f"{entry['sha256']}  SKILL.md\n")]
+        for f in entry["files"]:
+            data = (folder / f["path"]).read_bytes()
+            assert (sha(data), len(data)) == (f["sha256"], f["bytes"])
+            lines.append(f"{f['sha256']}  {f['path']}\n")
+        listing = "".join(sorted(lines, key=lambda line: line.split("  ", 1)[1]))
+        assert entry["digest"] == "sha256:" + sha(listing.encode())
+        root = ET.fromstring((folder / "skill.xml").read_bytes())
+        assert root.tag == "skill_content" and root.get("id") == entry["id"]
+    index = json.loads((site / ".well-known/agent-skills/index.json").read_text())
+    assert index["$schema"] == "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+    for item in index["skills"]:
+        data = (site / ".well-known/agent-skills" / item["url"]).resolve().read_bytes()
+        assert item["digest"] == "sha256:" + sha(data)
+        if item["type"] == "archive":
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+                members = tar.getmembers()
+            names = [m.name for m in members]
+            assert "SKILL.md" in names and names == sorted(names)
+            assert all(m.isfile() and m.mtime == 0 and m.uid == 0 and not m.name.startswith(("/", "./"))
+                       and ".." not in m.name.split("/") for m in members)
+    return manifest
+
+
+@pytest.fixture(scope="module")
+def example_site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site") / "_site"
+    result = build([EXAMPLES], out, SiteConfig(base_url="https://skills.example.com"), strict=True)
+    assert result.ok and result.errors == 0 and result.warnings == 0
+    return out
+
+
+def test_example_site_is_complete_and_verifiable(example_site):
+    manifest = check_site(example_site)
+    assert manifest["format"] == "skillsite-catalog" and manifest["format_version"] == 1
+    assert manifest["counts"]["skills"] == 13
+    by_id = {e["id"]: e for e in manifest["skills"]}
+    assert by_id["release-manager"]["children"] == ["release-manager/changelog", "release-manager/version-bump"]
+    assert by_id["release-manager/version-bump/prerelease"]["parent"] == "release-manager/version-bump"
+    assert by_id["internal-oncall-handbook"]["visibility"]["hidden"]
+    assert by_id["house-style"]["visibility"]["always"]
+    assert by_id["incident-response"]["requirements"]["bins"] == ["kubectl", "jq", "curl"]
+    assert (example_site / MARKER).is_file()
+
+
+def test_skill_content_lists_resources_and_sub_skills(example_site):
+    root = ET.fromstring((example_site / "skills/code-review/skill.xml").read_bytes())
+    files = root.find("skill_resources")
+    assert len(files.findall("file")) == 20 and files.find("more").text == "+5 more"
+    assert root.find("base_url").text == "https://skills.example.com/skills/code-review/"
+    parent = ET.fromstring((example_site / "skills/release-manager/skill.xml").read_bytes())
+    assert [s.get("id") for s in parent.find("sub_skills")] == ["release-manager/changelog",
+                                                              "release-manager/version-bump"]
+
+
+def test_available_skills_block(example_site):
+    block = (example_site / "available_skills.xml").read_text()
+    root = ET.fromstring(block)
+    names = [s.find("name").text for s in root.findall("skill")]
+    assert names[0] == "house-style"
+    assert "internal-oncall-handbook" not in names and "prod-db-restore" not in names and "prerelease" not in names
+    assert root.find("skill/location").text == "https://skills.example.com/skills/house-style/SKILL.md"
+
+
+def test_prompt_budget_leaves_skills_out_with_a_notice(tmp_path):
+    out = tmp_path / "site"
+    assert build([EXAMPLES], out, SiteConfig(prompt_budget=1500)).ok
+    block = (out / "available_skills.xml").read_text()
+    assert len(block) <= 1500
+    root = ET.fromstring(block)
+    shown = len(root.findall("skill"))
+    assert 0 < shown < 10 and "more skills not listed" in root.find("notice").text
+
+
+def test_two_builds_are_byte_identical(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert build([EXAMPLES], a).ok and build([EXAMPLES], b).ok
+    assert tree_bytes(a) == tree_bytes(b)
+    manifest = json.loads((a / "skills.json").read_text())
+    assert manifest["generated_at"] == "2023-11-14T22:13:20Z"
+
+
+def test_failure_midway_leaves_the_previous_output_intact(tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    assert build([EXAMPLES], out).ok
+    before = tree_bytes(out)
+
+    def explode(ctx):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(build_module, "_write_pages", explode)
+    with pytest.raises(RuntimeError):
+        build([EXAMPLES], out)
+    assert tree_bytes(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging folder left behind
+
+
+def test_errors_fail_the_build_without_touching_the_output(tmp_path):
+    src = tmp_path / "src"
+    write_skill(src, "good")
+    out = tmp_path / "site"
+    assert build([src], out).ok
+    before = tree_bytes(out)
+    write_skill(src, "bad", "name: bad\n")
+    result = build([src], out)
+    assert not result.ok and result.skipped == ("bad",)
+    assert tree_bytes(out) == before
+    kept = build([src], out, keep_going=True)
+    assert kept.ok and kept.published == ("good",)
+    assert json.loads((out / "skills.json").read_text())["counts"]["left_out"] == 1
+
+
+def test_refuses_a_foreign_non_empty_folder(tmp_path):
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / "precious.txt").write_text("keep me")
+    with pytest.raises(OutputError):
+        build([EXAMPLES], out)
+    assert (out / "precious.txt").read_text() == "keep me"
+    assert build([EXAMPLES], out, force=True).ok
+    assert not (out / "precious.txt").exists()
+
+
+def test_nothing_outside_a_skill_folder_is_published(tmp_path):
+    src = tmp_path / "src"
+    (tmp_path / "secret.txt").write_text("secret")
+    skill = write_skill(src, "s")
+    os.symlink(tmp_path / "secret.txt", skill / "secret.txt")
+    (skill / "ok.txt").write_text("fine")
+    out = tmp_path / "site"
+    assert build([src], out).ok
+    published = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
+    assert "skills/s/ok.txt" in published and "skills/s/secret.txt" not in published
+    assert not any(b"secret" == p.read_bytes() for p in out.rglob("*") if p.is_file())
+
+
+def test_hostile_text_stays_well_formed_xml(tmp_path):
+    src = tmp_path / "src"
+    body = "Close early: </skill_content> ]]> <![CDATA[ & \x07bell \x1b[31m\n"
+    write_skill(src, "x", "name: x\ndescription: 'a <b> & \"c\"'\n", body=body)
+    out = tmp_path / "site"
+    assert build([src], out).ok
+    root = ET.fromstring((out / "skills/x/skill.xml").read_bytes())
+    assert root.find("instructions").text.strip() == body.strip().replace("\x07", "\ufffd").replace("\x1b", "\ufffd")
+    entry = ET.fromstring((out / "skills/x/entry.xml").read_bytes())
+    assert entry.find("description").text == 'a <b> & "c"'
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "skillsite", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=300)
+
+
+def test_cli_build_and_config(tmp_path):
+    shutil.copytree(EXAMPLES, tmp_path / "skills")
+    (tmp_path / "skillsite.yml").write_text(
+        "title: Team skills\nsources: [skills]\nrepo_url: https://github.com/example/skills\nstrict: true\n")
+    result = run_cli("build", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Built 13 skills into out (0 skipped; 0 errors, 0 warnings)" in result.stdout
+    manifest = json.loads((tmp_path / "out" / "skills.json").read_text())
+    assert manifest["site"]["title"] == "Team skills"
+    entry = manifest["skills"][0]
+    assert entry["source"]["path"] == "skills/api-design-checklist/SKILL.md"
+    assert entry["source"]["url"] == "https://github.com/example/skills/blob/main/skills/api-design-checklist/SKILL.md"
+    assert entry["source"]["edit_url"].startswith("https://github.com/example/skills/edit/main/")
+
+
+def test_cli_config_unknown_key_is_an_error_with_its_line(tmp_path):
+    (tmp_path / "skillsite.yml").write_text("title: x\ncolour: blue\n")
+    result = run_cli("build", str(EXAMPLES), "-o", "out", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "skillsite.yml:2:1: error SK401 unknown configuration key 'colour'" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_refuses_foreign_folder_with_exit_2(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "x").write_text("x")
+    result = run_cli("build", str(EXAMPLES), "-o", "out", cwd=tmp_path)
+    assert result.returncode == 2 and "--force" in result.stderr
+
+
+@pytest.mark.slow
+def test_corpus_build(corpus, tmp_path):
+    out = tmp_path / "corpus-site"
+    result = build([corpus], out, keep_going=True)
+    assert result.ok and len(result.published) == 1060 and len(result.skipped) == 31
+    manifest = check_site(out)
+    assert manifest["counts"]["left_out"] == 31

@@ -1,0 +1,81 @@
+"""`skillsite validate` as a user runs it: formats, exit codes, summary."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import EXAMPLES, write_skill
+
+
+def run(*args: str, env: dict | None = None, cwd=None) -> subprocess.CompletedProcess:
+    import os
+
+    full_env = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "skillsite", *args], capture_output=True, text=True,
+                          env=full_env, cwd=cwd, timeout=120)
+
+
+def broken_tree(tmp_path):
+    write_skill(tmp_path, "good")
+    write_skill(tmp_path, "warned", "name: warned\ndescription: d\nauthor: me\n")
+    write_skill(tmp_path, "broken", "name: broken\n")
+    return tmp_path
+
+
+def test_examples_are_clean_under_strict():
+    result = run("validate", str(EXAMPLES), "--strict")
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.startswith("13 skills checked: 13 valid, 0 invalid")
+
+
+def test_text_format_and_exit_code(tmp_path):
+    result = run("validate", str(broken_tree(tmp_path)))
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith("broken/SKILL.md:1:1: error SK201 required key 'description' is missing")
+    assert ":4:1: warning SK207 unknown key 'author'" in lines[1]
+    assert lines[-1] == "3 skills checked: 2 valid, 1 invalid (1 left out); 1 errors, 1 warnings, 0 notes"
+    assert result.stderr == ""
+
+
+def test_strict_fails_on_warnings(tmp_path):
+    write_skill(tmp_path, "warned", "name: warned\ndescription: d\nauthor: me\n")
+    assert run("validate", str(tmp_path)).returncode == 0
+    assert run("validate", str(tmp_path), "--strict").returncode == 1
+    assert run("validate", str(tmp_path), "--strict", "--ignore", "SK207").returncode == 0
+
+
+def test_json_format(tmp_path):
+    result = run("validate", str(broken_tree(tmp_path)), "--format", "json")
+    data = json.loads(result.stdout)
+    assert set(data) == {"skills", "diagnostics", "summary"}
+    assert [(s["id"], s["valid"]) for s in data["skills"]] == [("broken", False), ("good", True), ("warned", True)]
+    assert all(s["path"].endswith("/SKILL.md") for s in data["skills"])
+    assert set(data["diagnostics"][0]) == {"code", "severity", "message", "path", "line", "col"}
+    assert data["summary"]["errors"] == 1 and data["summary"]["by_code"] == {"SK201": 1, "SK207": 1}
+
+
+def test_github_format_is_automatic_in_actions(tmp_path):
+    result = run("validate", str(broken_tree(tmp_path)), env={"GITHUB_ACTIONS": "true"})
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("::error file=") and ",line=1,col=1,title=SK201::SK201 required key" in first
+    assert "::warning file=" in result.stdout
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert run("validate", str(tmp_path / "missing")).returncode == 2
+    assert run("validate", str(tmp_path), "--ignore", "NOPE1").returncode == 2
+    assert run("validate", str(tmp_path), "--format", "xml").returncode == 2
+
+
+def test_exclude(tmp_path):
+    broken_tree(tmp_path)
+    assert run("validate", str(tmp_path), "--exclude", "broken").returncode == 0
+
+
+def test_spec_profile(tmp_path):
+    write_skill(tmp_path, "warned", "name: warned\ndescription: d\nauthor: me\n")
+    result = run("validate", str(tmp_path), "--profile", "spec")
+    assert result.returncode == 1 and "error SK207" in result.stdout
