@@ -29,3 +29,26 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is not beside the repository")
     return CORPUS
+
+
+class _QuietHandler(__import__("http.server").server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+
+def serve_folder(folder: Path):
+    """Serve ``folder`` on 127.0.0.1 (ephemeral port) in a thread; returns (base_url, stop)."""
+    import functools
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+
+    return f"http://127.0.0.1:{server.server_address[1]}", stop

@@ -1,0 +1,49 @@
+"""The real `skills` installer from npm lists (and installs) a catalog built here and served on 127.0.0.1."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, REPO, serve_folder
+from skillsite.build import build
+
+sys.path.insert(0, str(REPO / "tests" / "js"))
+import skills_installer  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def served_site(tmp_path_factory):
+    reason = skills_installer.unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    out = tmp_path_factory.mktemp("installer") / "site"
+    assert build([EXAMPLES], out).ok
+    base, stop = serve_folder(out)
+    yield out, base
+    stop()
+
+
+def test_installer_lists_every_skill_of_the_discovery_index(served_site):
+    out, base = served_site
+    index = json.loads((out / ".well-known/agent-skills/index.json").read_text())
+    expected = sorted(s["name"] for s in index["skills"])
+    assert len(expected) == 13
+    code, output = skills_installer.list_skills_with_installer(base)
+    assert code == 0, output
+    assert sorted(skills_installer.listed_skill_names(output)) == expected
+
+
+def test_installer_installs_archives_with_their_files(served_site, tmp_path):
+    out, base = served_site
+    code, output = skills_installer.install_skills_with_installer(base, str(tmp_path))
+    assert code == 0, output
+    installed = tmp_path / ".claude" / "skills"
+    review = installed / "code-review"
+    assert (review / "SKILL.md").read_bytes() == (out / "skills/code-review/SKILL.md").read_bytes()
+    manifest = json.loads((out / "skills.json").read_text())
+    entry = next(e for e in manifest["skills"] if e["id"] == "code-review")
+    assert sorted(str(p.relative_to(review)) for p in review.rglob("*") if p.is_file()) == sorted(
+        ["SKILL.md"] + [f["path"] for f in entry["files"]])
