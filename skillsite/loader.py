@@ -855,7 +855,9 @@ def _parse_manifest(body: bytes, where: str) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise CatalogFormatError(f"{where} is not UTF-8 JSON ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:
-        hint = "; it looks truncated" if exc.pos >= len(body.rstrip()) else ""
+        stripped = body.strip()
+        truncated = exc.pos >= len(stripped) or (stripped[:1] == b"{" and stripped[-1:] != b"}")
+        hint = "; it looks truncated" if truncated else ""
         raise CatalogFormatError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} "
                                  f"column {exc.colno}{hint}") from None
     except RecursionError:
