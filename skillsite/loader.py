@@ -142,15 +142,16 @@ def _notice(omitted: int, excluded: int, budget: int) -> str:
 #
 # One tokenizer and one scoring model serve the build (which precomputes the index into
 # skills.json["search"]), this loader and `skillsite search`, so they rank identically.
-# Scoring is BM25F: per-field term counts weighted by SEARCH_FIELDS, saturated and
-# length-normalised per skill at build time, quantised, and multiplied by idf at query time.
+# Scoring is BM25F: each occurrence of a term counts its field's weight (SEARCH_FIELDS),
+# divided by that field's length normalisation; the sum is saturated with k1 at build time,
+# quantised to one byte, and multiplied by the term's idf at query time.
 # The stemmer is lunr.js 2.3.9's Porter stemmer ported exactly (the browser's lunr index
 # is stemmed by it too); see skills.schema.json, $defs/search, for the stored format.
 
 SEARCH_VERSION = 1
 SEARCH_FIELDS: dict[str, float] = {"name": 1.0, "description": 3.0, "tags": 2.0, "tools": 1.0}
-BM25_K1 = 1.2
-BM25_B = 0.75
+BM25_K1 = 3.6                # 1.2 on the description's scale: one description occurrence
+BM25_B = 0.75                # saturates as a plain BM25 term does
 WEIGHT_LEVELS = 255          # quantised weights are integers 1..255 (one byte)
 PREFIX_FACTOR = 0.5          # a query word matching only a longer term's start counts this much
 MIN_PREFIX = 3               # shortest query word that is prefix-matched
@@ -274,26 +275,34 @@ def search_fields(entry: dict[str, Any]) -> dict[str, str]:
     """The searchable text of a manifest entry, per field of :data:`SEARCH_FIELDS`.
 
     ``name`` also holds the skill folder's name when it differs; ``tools`` holds the
-    names and purposes of ``tools`` and the ``allowed-tools``.
+    names and purposes of the declared ``tools`` (``allowed-tools`` is a permission list,
+    not a description: "Read Write Bash" would match every query about reading or writing).
     """
     folder = entry["id"].rsplit("/", 1)[-1]
     name = entry["name"] if folder == entry["name"] else f"{entry['name']} {folder}"
     tools = [f"{t.get('name', '')} {t.get('purpose', '')}" for t in entry.get("tools", ())]
-    tools += [str(t) for t in entry.get("allowed-tools", ())]
     return {"name": name, "description": entry.get("description", ""),
             "tags": " ".join(str(t) for t in entry.get("tags", ())), "tools": " ".join(tools)}
 
 
-def _term_counts(fields: dict[str, str]) -> tuple[dict[str, float], float]:
-    """Field-weighted term frequencies of one skill, and its field-weighted length."""
+def _field_terms(entry: dict[str, Any]) -> dict[str, list[str]]:
+    """The terms of each search field of a manifest entry."""
+    fields = search_fields(entry)
+    return {field: tokenize(fields.get(field, "")) for field in SEARCH_FIELDS}
+
+
+def _pseudo_counts(terms: dict[str, list[str]], average: dict[str, float]) -> dict[str, float]:
+    """BM25F term frequencies of one skill: each occurrence counts its field's weight divided by
+    the field's length normalisation ``1 - b + b * length / average length``."""
     counts: dict[str, float] = {}
-    length = 0.0
     for field, weight in SEARCH_FIELDS.items():
-        terms = tokenize(fields.get(field, ""))
-        length += weight * len(terms)
-        for term in terms:
-            counts[term] = counts.get(term, 0.0) + weight
-    return counts, length
+        words = terms[field]
+        if not words:
+            continue
+        share = weight / (1.0 - BM25_B + BM25_B * len(words) / average[field])
+        for term in words:
+            counts[term] = counts.get(term, 0.0) + share
+    return counts
 
 
 def _idf(df: int, n: int) -> float:
@@ -312,15 +321,14 @@ def build_search_section(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
     Deterministic: terms sorted, postings by skill index, floats rounded.
     """
-    counted = [_term_counts(search_fields(e)) for e in entries]
-    n = len(counted)
-    avg_length = (sum(length for _, length in counted) / n) if n else 1.0
+    per_skill = [_field_terms(e) for e in entries]
+    n = len(per_skill)
+    average = {f: (sum(len(t[f]) for t in per_skill) / n if n else 0.0) or 1.0 for f in SEARCH_FIELDS}
     top = BM25_K1 + 1.0
     postings: dict[str, list[tuple[int, int]]] = {}
-    for index, (counts, length) in enumerate(counted):
-        norm = BM25_K1 * (1.0 - BM25_B + BM25_B * length / (avg_length or 1.0))
-        for term, tf in counts.items():
-            level = round(tf * top / (tf + norm) / top * WEIGHT_LEVELS)
+    for index, terms in enumerate(per_skill):
+        for term, tf in _pseudo_counts(terms, average).items():
+            level = round(tf / (tf + BM25_K1) * WEIGHT_LEVELS)  # (tf * top / (tf + k1)) / top
             postings.setdefault(term, []).append((index, min(WEIGHT_LEVELS, max(1, level))))
     terms = sorted(postings)
     doc_bytes = 2 if n <= 0x10000 else 4
