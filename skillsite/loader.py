@@ -765,7 +765,7 @@ def _read_local(path: Path, limit: int) -> bytes:
         with open(path, "rb") as handle:
             data = handle.read(limit + 1)
     except FileNotFoundError:
-        raise NotFoundError(f"{path} does not exist") from None
+        raise FetchError(f"cannot read {path}: no such file", str(path)) from None
     except OSError as exc:
         raise FetchError(f"cannot read {path}: {exc.strerror or exc}", str(path)) from None
     if len(data) > limit:

@@ -1,0 +1,368 @@
+"""skillsite.loader catalog access on local catalogs: open, search, load, resource, install, prompt."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillsite.build import build
+from skillsite.loader import (Catalog, CatalogFormatError, DestinationExistsError, FetchError, IntegrityError,
+                              NotFoundError, SearchIndex, SearchResult, UnsafePathError, UnsupportedVersionError,
+                              current_platform, ineligible_reasons, skill_body)
+from skillsite.parse import split_frontmatter
+
+REPO = Path(__file__).resolve().parents[2]
+HIDDEN = {"internal-oncall-handbook", "prod-db-restore"}
+USER_ONLY = {"release-manager/version-bump/prerelease"}
+FULL_ENV_BINS = ("docker", "dive", "kubectl", "jq", "curl")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("loader") / "site"
+    assert build([REPO / "example-skills"], out).ok
+    return out
+
+
+@pytest.fixture(scope="module")
+def catalog(site: Path) -> Catalog:
+    return Catalog.open(site)
+
+
+@pytest.fixture
+def own_site(site: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    return copy
+
+
+def edit_manifest(site: Path, change) -> None:
+    path = site / "skills.json"
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+@pytest.fixture
+def bin_dir(tmp_path: Path) -> Path:
+    """A PATH folder with executables named like every binary the example skills require."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for name in FULL_ENV_BINS:
+        exe = folder / name
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    return folder
+
+
+# ---- opening
+
+
+def test_open_folder_file_and_pathlike(site: Path) -> None:
+    for source in (site, str(site), site / "skills.json", str(site / "skills.json")):
+        catalog = Catalog.open(source)
+        assert catalog.status == "local" and not catalog.remote
+        assert catalog.location == str(site / "skills.json") and len(catalog) == 13
+
+
+@pytest.mark.parametrize("source", ["file:///etc/passwd", "ftp://example.org/skills.json",
+                                    "data:application/json,{}", "gopher://x/skills.json"])
+def test_non_http_schemes_are_refused(source: str) -> None:
+    with pytest.raises(FetchError, match="refusing"):
+        Catalog.open(source)
+
+
+def test_missing_catalog_is_a_fetch_error(tmp_path: Path) -> None:
+    with pytest.raises(FetchError, match="no such file"):
+        Catalog.open(tmp_path / "nothing")
+
+
+@pytest.mark.parametrize("text, message", [
+    (b"", "not valid JSON"),
+    (b'{"format": "skillsite-catalog", "format_', "truncated"),
+    (b"[1, 2]", "top level is not an object"),
+    (b'{"format": "mkdocs"}', "not a skillsite catalog"),
+    (b'{"format": "skillsite-catalog", "format_version": "1"}', "not a positive integer"),
+    (b'{"format": "skillsite-catalog", "format_version": 1, "skills": {}}', "'skills' is not a list"),
+    (b'{"format": "skillsite-catalog", "format_version": 1, "skills": [{"id": "a"}]}', r"skills\[0\] has no name"),
+    (b"\xff\xfe{}", "not UTF-8 JSON|not valid JSON"),
+])
+def test_bad_manifests_are_format_errors(tmp_path: Path, text: bytes, message: str) -> None:
+    (tmp_path / "skills.json").write_bytes(text)
+    with pytest.raises(CatalogFormatError, match=message):
+        Catalog.open(tmp_path)
+
+
+def test_newer_format_version_names_the_supported_one(own_site: Path) -> None:
+    edit_manifest(own_site, lambda d: d.update(format_version=2))
+    with pytest.raises(UnsupportedVersionError, match="format_version 2.*supports format_version 1"):
+        Catalog.open(own_site)
+
+
+def test_entry_with_bad_digest_is_a_format_error(own_site: Path) -> None:
+    edit_manifest(own_site, lambda d: d["skills"][0].update(sha256="not-hex"))
+    with pytest.raises(CatalogFormatError, match="sha256"):
+        Catalog.open(own_site)
+
+
+def test_max_bytes_applies_to_local_files(site: Path) -> None:
+    with pytest.raises(FetchError, match="over the limit"):
+        Catalog.open(site, max_bytes=1000)
+
+
+# ---- lookup and search
+
+
+def test_entry_by_id_and_by_name(catalog: Catalog) -> None:
+    assert catalog.entry("release-manager/changelog")["name"] == "changelog"
+    assert catalog.entry("changelog")["id"] == "release-manager/changelog"
+    assert "changelog" in catalog and "nope" not in catalog
+    with pytest.raises(NotFoundError, match="no skill 'nope'"):
+        catalog.entry("nope")
+
+
+def test_search_ranks_exactly_as_the_search_index(catalog: Catalog) -> None:
+    index = SearchIndex.from_manifest(catalog.manifest)
+    for query in ("release", "review a pull request", "docker image too large", "incident outage", "zzz"):
+        results = catalog.search(query, k=4)
+        assert [(r.id, r.score) for r in results] == index.search(query, k=4)
+        assert all(isinstance(r, SearchResult) and r.name and r.description for r in results)
+    tagged = catalog.search("review", k=10, tags=["api"])
+    assert [r.id for r in tagged] == [i for i, _ in index.search("review", k=10, tags=["api"])]
+
+
+def test_search_matches_the_cli(catalog: Catalog, site: Path) -> None:
+    from click.testing import CliRunner
+
+    from skillsite.cli import main
+    if "search" not in main.commands:
+        pytest.skip("skillsite search is not there yet")
+    result = CliRunner().invoke(main, ["search", "roll back a release", "--catalog", str(site), "-k", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    cli = [(r["id"], r["score"]) for r in json.loads(result.output)]
+    assert cli == [(r.id, r.score) for r in catalog.search("roll back a release", k=5)]
+
+
+# ---- load
+
+
+def test_load_gives_body_resources_sub_skills_and_xml(catalog: Catalog, site: Path) -> None:
+    skill = catalog.load("release-manager")
+    assert skill.id == skill.name == "release-manager"
+    assert skill.body.startswith("\n# Release manager") or skill.body.startswith("# Release manager")
+    assert "---" not in skill.body.splitlines()[0]
+    assert "references/rollback.md" in skill.resources
+    assert [s.id for s in skill.sub_skills] == ["release-manager/changelog", "release-manager/version-bump"]
+    assert skill.location == str(site / "skills" / "release-manager" / "SKILL.md")
+    assert skill.base_url == str(site / "skills" / "release-manager") + os.sep
+    assert skill.xml.startswith('<skill_content name="release-manager" id="release-manager">')
+    assert "Bash(git:*)" in skill.allowed_tools
+    assert skill.raw == (site / "skills/release-manager/SKILL.md").read_bytes()
+
+
+def test_loaded_xml_is_the_published_fragment_with_an_absolute_base(catalog: Catalog, site: Path) -> None:
+    for entry in catalog.skills:
+        published = (site / "skills" / entry["id"] / "skill.xml").read_text("utf-8")
+        loaded = catalog.load(entry["id"]).xml
+        strip = lambda xml: re.sub(r"<base_url>.*?</base_url>", "", xml, count=1)  # noqa: E731
+        assert strip(loaded) == strip(published), entry["id"]
+
+
+def test_tampered_local_skill_md_is_refused(own_site: Path) -> None:
+    path = own_site / "skills/test-first/SKILL.md"
+    path.write_bytes(path.read_bytes().replace(b"test", b"tset", 1))
+    with pytest.raises(IntegrityError, match="does not match the catalog") as info:
+        Catalog.open(own_site).load("test-first")
+    assert info.value.expected != info.value.actual
+
+
+def test_missing_local_file_is_a_fetch_error(own_site: Path) -> None:
+    (own_site / "skills/test-first/SKILL.md").unlink()
+    with pytest.raises(FetchError):
+        Catalog.open(own_site).load("test-first")
+
+
+def test_manifest_urls_may_not_leave_the_site(own_site: Path) -> None:
+    edit_manifest(own_site, lambda d: d["skills"][0]["urls"].update(skill_md="../../etc/passwd"))
+    catalog = Catalog.open(own_site)
+    with pytest.raises(CatalogFormatError, match="escapes"):
+        catalog.load(catalog.skills[0]["id"])
+    edit_manifest(own_site, lambda d: d["skills"][0]["urls"].update(skill_md="http://evil.example/SKILL.md"))
+    with pytest.raises(CatalogFormatError, match="not a site-relative URL"):
+        Catalog.open(own_site).load(catalog.skills[0]["id"])
+
+
+# ---- resources
+
+
+def test_resource_returns_verified_bytes(catalog: Catalog, site: Path) -> None:
+    data = catalog.resource("api-design-checklist", "references/pagination.md")
+    assert data == (site / "skills/api-design-checklist/references/pagination.md").read_bytes()
+    assert catalog.resource("api-design-checklist", "./references//pagination.md") == data
+    assert catalog.resource("test-first", "SKILL.md") == catalog.load("test-first").raw
+
+
+@pytest.mark.parametrize("path", ["../house-style/SKILL.md", "/etc/passwd", "references/../../x",
+                                  "..", "", "C:/Windows/win.ini", "references\\..\\..\\x", "a\x00b"])
+def test_resource_refuses_escaping_paths(catalog: Catalog, path: str) -> None:
+    with pytest.raises(UnsafePathError):
+        catalog.resource("api-design-checklist", path)
+
+
+def test_resource_must_be_listed(catalog: Catalog) -> None:
+    with pytest.raises(NotFoundError, match="no bundled file"):
+        catalog.resource("api-design-checklist", "skill.xml")
+
+
+def test_tampered_resource_is_refused(own_site: Path) -> None:
+    (own_site / "skills/api-design-checklist/references/pagination.md").write_text("cursor? no.\n")
+    with pytest.raises(IntegrityError):
+        Catalog.open(own_site).resource("api-design-checklist", "references/pagination.md")
+
+
+# ---- install
+
+
+def test_install_writes_the_skill_and_its_sub_skills(catalog: Catalog, site: Path, tmp_path: Path) -> None:
+    dest = catalog.install("release-manager", tmp_path / ".agents" / "skills" / "release-manager")
+    written = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
+    assert "SKILL.md" in written and "references/rollback.md" in written
+    assert "version-bump/prerelease/SKILL.md" in written and "changelog/SKILL.md" in written
+    assert "skill.xml" not in written and "index.html" not in written
+    for rel in written:
+        assert (dest / rel).read_bytes() == (site / "skills/release-manager" / rel).read_bytes()
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["release-manager"]  # no staging left
+
+
+def test_install_without_children(catalog: Catalog, tmp_path: Path) -> None:
+    dest = catalog.install("release-manager", tmp_path / "rm", children=False)
+    assert not (dest / "version-bump").exists() and (dest / "scripts/check_release_ready.py").is_file()
+
+
+def test_install_never_overwrites_without_permission(catalog: Catalog, tmp_path: Path) -> None:
+    dest = tmp_path / "skill"
+    dest.mkdir()
+    (dest / "mine.txt").write_text("keep me")
+    with pytest.raises(DestinationExistsError, match="overwrite=True"):
+        catalog.install("test-first", dest)
+    assert (dest / "mine.txt").read_text() == "keep me"
+    catalog.install("test-first", dest, overwrite=True)
+    assert not (dest / "mine.txt").exists() and (dest / "SKILL.md").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["skill"]
+
+
+def test_install_refuses_a_symlink_destination_without_overwrite(catalog: Catalog, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "link").symlink_to(elsewhere)
+    with pytest.raises(DestinationExistsError):
+        catalog.install("test-first", tmp_path / "link")
+    catalog.install("test-first", tmp_path / "link", overwrite=True)
+    assert not (tmp_path / "link").is_symlink() and list(elsewhere.iterdir()) == []
+
+
+def test_install_refuses_escaping_file_paths_and_writes_nothing(own_site: Path, tmp_path: Path) -> None:
+    def poison(data: dict) -> None:
+        entry = next(e for e in data["skills"] if e["id"] == "test-first")
+        entry["files"].append({"path": "../../escaped.txt", "bytes": 1, "sha256": "0" * 64})
+    edit_manifest(own_site, poison)
+    dest = tmp_path / "out" / "test-first"
+    with pytest.raises(UnsafePathError):
+        Catalog.open(own_site).install("test-first", dest)
+    assert not dest.exists() and not (tmp_path / "escaped.txt").exists()
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_install_of_tampered_skill_writes_nothing(own_site: Path, tmp_path: Path) -> None:
+    (own_site / "skills/release-manager/version-bump/scripts/bump.py").write_text("import os\n")
+    dest = tmp_path / "rm"
+    with pytest.raises(IntegrityError):
+        Catalog.open(own_site).install("release-manager", dest)
+    assert not dest.exists() and [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+# ---- prompt
+
+
+def names_in(block: str) -> list[str]:
+    return re.findall(r"<name>(.*?)</name>", block)
+
+
+def test_prompt_lists_only_eligible_visible_skills_always_first(catalog: Catalog) -> None:
+    block = catalog.prompt(env={"PATH": ""}, platform="linux")
+    names = names_in(block)
+    assert block.startswith("<available_skills>") and block.endswith("</available_skills>\n")
+    assert names[0] == "house-style"
+    assert not {"internal-oncall-handbook", "prod-db-restore", "prerelease"} & set(names)
+    assert not {"docker-image-slimming", "incident-response"} & set(names)
+    assert "2 skills not eligible here" in block
+
+
+def test_prompt_with_requirements_met(catalog: Catalog, bin_dir: Path) -> None:
+    env = {"PATH": str(bin_dir), "PAGERDUTY_API_TOKEN": "x", "GRAFANA_URL": "https://g"}
+    names = names_in(catalog.prompt(env=env, platform="linux"))
+    assert {"docker-image-slimming", "incident-response"} <= set(names)
+    assert len(names) == 13 - len(HIDDEN) - len(USER_ONLY)
+    assert "<notice>" not in catalog.prompt(env=env, platform="linux")
+    windows = names_in(catalog.prompt(env=env, platform="windows"))
+    assert "docker-image-slimming" not in windows and "incident-response" in windows
+    assert "incident-response" not in names_in(catalog.prompt(env={**env, "GRAFANA_URL": ""}, platform="linux"))
+
+
+def test_prompt_locations_are_absolute(catalog: Catalog, site: Path) -> None:
+    for location in re.findall(r"<location>(.*?)</location>", catalog.prompt(env={"PATH": ""})):
+        assert os.path.isabs(location) and Path(location).is_file()
+
+
+@pytest.mark.parametrize("budget", [39, 60, 200, 400, 777, 1500, 2400, 3000, 5000, 30000])
+def test_prompt_never_exceeds_its_budget(catalog: Catalog, budget: int) -> None:
+    block = catalog.prompt(budget=budget, env={"PATH": ""})
+    assert block.startswith("<available_skills") and len(block) <= budget
+
+
+def test_prompt_budget_too_small(catalog: Catalog) -> None:
+    with pytest.raises(ValueError, match="budget"):
+        catalog.prompt(budget=10)
+
+
+def test_prompt_notice_counts_skills_left_out_for_the_budget(catalog: Catalog) -> None:
+    block = catalog.prompt(budget=1200, env={"PATH": ""})
+    listed = len(names_in(block))
+    visible_eligible = 13 - len(HIDDEN) - len(USER_ONLY) - 2
+    assert f"{visible_eligible - listed} more skill" in block
+
+
+def test_eligibility_reasons(catalog: Catalog, bin_dir: Path) -> None:
+    reasons = catalog.ineligible("incident-response", env={"PATH": ""})
+    assert "needs 'kubectl' on PATH" in reasons and "needs $GRAFANA_URL set" in reasons
+    assert ineligible_reasons(catalog.entry("docker-image-slimming"), {"PATH": str(bin_dir)}, "windows") == [
+        "runs on linux, darwin, not windows"]
+    assert current_platform("linux") == "linux" and current_platform("win32") == "windows"
+    assert current_platform("darwin") == "darwin"
+
+
+# ---- the body rule is the build's
+
+
+_LINE = st.sampled_from(["---", "--- ", "---\t", " ---", "----", "name: x", "description: y", "", "body",
+                         "text with --- inside", "\u2028", "\x0c", "é"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=12), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_skill_body_matches_the_parser(lines: list[str], newline: str, bom: bool) -> None:
+    text = newline.join(lines)
+    raw = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
+    try:
+        split = split_frontmatter(text)
+    except Exception:  # unclosed frontmatter: the build never publishes it
+        return
+    if split is not None:
+        assert skill_body(raw) == split[2]
