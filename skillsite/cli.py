@@ -190,5 +190,114 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
     server.run(interval)
 
 
+@main.command()
+@click.argument("query")
+@click.option("--catalog", default="_site", show_default=True, metavar="PATH_OR_URL",
+              help="A built site folder, a skills.json path, or an http(s) URL of one.")
+@click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many results.")
+@click.option("--tag", "tags", multiple=True, metavar="TAG", help="Only skills with this tag (repeatable: all of them).")
+@click.option("--json", "as_json", is_flag=True, help='Print [{"id", "name", "description", "score"}, ...].')
+def search(query: str, catalog: str, k: int, tags: tuple[str, ...], as_json: bool) -> None:
+    """Search a built catalog for QUERY; best matches first (ranked exactly as skillsite.loader ranks)."""
+    import json
+
+    from skillsite.loader import Catalog, LoaderError, one_line
+
+    try:
+        results = Catalog.open(catalog).search(query, k=k, tags=list(tags) or None)
+    except LoaderError as exc:
+        click.echo(f"skillsite search: {exc}", err=True)
+        sys.exit(2)
+    if as_json:
+        click.echo(json.dumps([{"id": r.id, "name": r.name, "description": r.description, "score": r.score}
+                               for r in results], ensure_ascii=False, indent=2))
+        return
+    if not results:
+        click.echo(f"No skills match {query!r}.", err=True)
+        return
+    for rank, r in enumerate(results, 1):
+        click.echo(f"{rank:>2}. {r.name}  [{r.id}]  {r.score:.3f}\n    {one_line(r.description, 100)}")
+
+
+# ---------------------------------------------------------------- catalog consumers: show, prompt, mcp
+
+
+def catalog_options(func):
+    """The options every command that reads a published catalog takes."""
+    func = click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="HOST",
+                        help="Only contact these hosts, redirects included (repeatable).")(func)
+    func = click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+                        help="Seconds allowed for each request.")(func)
+    func = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                        help="Cache of remote catalogs [default: the user cache folder].")(func)
+    func = click.option("--catalog", "source", default="_site", show_default=True, metavar="PATH_OR_URL",
+                        help="Built site folder, path to its skills.json, or http(s) URL of one.")(func)
+    return func
+
+
+def open_catalog_or_exit(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...]):
+    """Open a catalog; loader warnings go to stderr, loader errors exit 1 with one line."""
+    import warnings
+
+    from skillsite.loader import Catalog, LoaderError, LoaderWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LoaderWarning)
+        try:
+            catalog = Catalog.open(source, cache_dir=cache_dir, timeout=timeout,
+                                   allowed_hosts=allowed_hosts or None)
+        except LoaderError as exc:
+            click.echo(f"skillsite: {exc}", err=True)
+            sys.exit(1)
+    for warning in caught:
+        click.echo(f"skillsite: warning: {warning.message}", err=True)
+    return catalog
+
+
+@main.command()
+@click.argument("skill_id", metavar="ID")
+@catalog_options
+@click.option("--format", "fmt", type=click.Choice(["xml", "markdown"]), default="xml", show_default=True,
+              help="xml: the <skill_content> block an agent receives; markdown: the SKILL.md as published.")
+def show(skill_id: str, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],
+         fmt: str) -> None:
+    """Print one skill (by id or name) from a published catalog, verified against its digest."""
+    from skillsite.loader import LoaderError
+
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    try:
+        skill = catalog.load(skill_id)
+    except LoaderError as exc:
+        click.echo(f"skillsite: {exc}", err=True)
+        sys.exit(1)
+    text = skill.xml if fmt == "xml" else skill.raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    click.echo(text, nl=not text.endswith("\n"))
+
+
+@main.command()
+@catalog_options
+@click.option("--budget", type=click.IntRange(min=39), default=30000, show_default=True,
+              help="Maximum size of the block, in characters.")
+def prompt(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],
+           budget: int) -> None:
+    """Print the <available_skills> block of the skills eligible on this machine."""
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    click.echo(catalog.prompt(budget=budget), nl=False)
+
+
+@main.command()
+@catalog_options
+def mcp(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...]) -> None:
+    """Serve a published catalog to agents over MCP (stdio): search_skills, load_skill, read_skill_resource."""
+    from skillsite.mcp_server import MCPUnavailable, serve
+
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    try:
+        serve(catalog)
+    except MCPUnavailable as exc:
+        click.echo(f"skillsite: {exc}", err=True)
+        sys.exit(2)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
