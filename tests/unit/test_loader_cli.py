@@ -1,0 +1,83 @@
+"""The catalog-consumer commands: ``skillsite show``, ``skillsite prompt``, ``skillsite mcp``."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillsite.build import build
+from skillsite.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("cli") / "site"
+    assert build([REPO / "example-skills"], out).ok
+    return out
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_show_xml_is_the_loaded_fragment(site: Path) -> None:
+    result = invoke("show", "changelog", "--catalog", str(site))
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith('<skill_content name="changelog" id="release-manager/changelog">')
+    assert f"<base_url>{site / 'skills/release-manager/changelog'}/</base_url>" in result.output
+
+
+def test_show_markdown_is_the_published_skill_md(site: Path) -> None:
+    result = invoke("show", "release-manager/changelog", "--catalog", str(site / "skills.json"),
+                    "--format", "markdown")
+    assert result.exit_code == 0
+    assert result.output == (site / "skills/release-manager/changelog/SKILL.md").read_text("utf-8")
+
+
+def test_show_unknown_skill_exits_1(site: Path) -> None:
+    result = invoke("show", "nope", "--catalog", str(site))
+    assert result.exit_code == 1 and "no skill 'nope'" in result.output
+
+
+def test_show_tampered_skill_exits_1_without_content(site: Path, tmp_path: Path) -> None:
+    import shutil
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    (copy / "skills/test-first/SKILL.md").write_text("---\nname: test-first\ndescription: x\n---\nEvil.\n")
+    result = invoke("show", "test-first", "--catalog", str(copy))
+    assert result.exit_code == 1 and "Evil" not in result.output and "does not match" in result.output
+
+
+def test_prompt_respects_the_budget(site: Path) -> None:
+    result = invoke("prompt", "--catalog", str(site), "--budget", "900")
+    assert result.exit_code == 0
+    assert result.output.startswith("<available_skills>") and len(result.output) <= 900
+    assert "<name>house-style</name>" in result.output and "<notice>" in result.output
+
+
+def test_prompt_default_catalog_is_site_folder(site: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import shutil
+    shutil.copytree(site, tmp_path / "_site")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("prompt")
+    assert result.exit_code == 0 and str(tmp_path / "_site" / "skills") in result.output
+
+
+def test_bad_catalog_exits_1(tmp_path: Path) -> None:
+    (tmp_path / "skills.json").write_text(json.dumps({"format": "skillsite-catalog", "format_version": 7,
+                                                      "skills": []}))
+    result = invoke("prompt", "--catalog", str(tmp_path))
+    assert result.exit_code == 1 and "supports format_version 1" in result.output
+
+
+def test_mcp_without_the_package_says_how_to_install(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [n for n in sys.modules if n == "mcp" or n.startswith("mcp.")] + ["mcp"]:
+        monkeypatch.setitem(sys.modules, name, None)
+    result = invoke("mcp", "--catalog", str(site))
+    assert result.exit_code == 2
+    assert "pip install 'skillsite[mcp]'" in result.output
