@@ -265,10 +265,22 @@ def stem(word: str) -> str:
     return out.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
+_STEMS: dict[str, str] = {}  # memo of stem(): words repeat, and the regex stemmer is slow
+
+
+def _stem_memo(word: str) -> str:
+    found = _STEMS.get(word)
+    if found is None:
+        if len(_STEMS) >= 100_000:
+            _STEMS.clear()
+        found = _STEMS[word] = stem(word)
+    return found
+
+
 def tokenize(text: str) -> list[str]:
     """Search terms of a text: lower-cased letter/digit runs (so hyphens and punctuation split),
     minus stop words and one-character words, each stemmed with :func:`stem`."""
-    return [stem(w) for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOP_WORDS]
+    return [_stem_memo(w) for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOP_WORDS]
 
 
 def search_fields(entry: dict[str, Any]) -> dict[str, str]:
@@ -310,10 +322,19 @@ def _idf(df: int, n: int) -> float:
     return round(math.log(1.0 + (n - df + 0.5) / (df + 0.5)), 4)
 
 
+def _doc_typecode(doc_bytes: int) -> str:
+    """The ``array`` type code of unsigned integers of ``doc_bytes`` bytes (2 or 4)."""
+    if doc_bytes == 2:
+        return "H"
+    return "I" if array.array("I").itemsize == 4 else "L"
+
+
 def _encode_postings(postings: list[tuple[int, int]], doc_bytes: int) -> str:
     """base64 of the skill indexes (little-endian, ``doc_bytes`` each) then one weight byte each."""
-    docs = b"".join(i.to_bytes(doc_bytes, "little") for i, _ in postings)
-    return base64.b64encode(docs + bytes(q for _, q in postings)).decode("ascii")
+    docs = array.array(_doc_typecode(doc_bytes), [i for i, _ in postings])
+    if sys.byteorder != "little":
+        docs.byteswap()
+    return base64.b64encode(docs.tobytes() + bytes(q for _, q in postings)).decode("ascii")
 
 
 def build_search_section(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -347,14 +368,16 @@ def build_search_section(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _decode_postings(data: str, doc_bytes: int) -> tuple[Sequence[int], bytes]:
-    """Skill indexes and weight bytes of one encoded postings list."""
-    raw = base64.b64decode(data)
-    count = len(raw) // (doc_bytes + 1)
-    docs = array.array("H" if doc_bytes == 2 else ("I" if array.array("I").itemsize == 4 else "L"))
+def _decode_postings(data: str, doc_bytes: int, docs_count: int) -> tuple[Sequence[int], bytes]:
+    """Skill indexes and weight bytes of one encoded postings list; ValueError when corrupt."""
+    raw = base64.b64decode(data, validate=True)
+    count, rest = divmod(len(raw), doc_bytes + 1)
+    docs = array.array(_doc_typecode(doc_bytes))
     docs.frombytes(raw[:count * doc_bytes])
     if sys.byteorder != "little":
         docs.byteswap()
+    if rest or (count and max(docs) >= docs_count):
+        raise ValueError("corrupt search index: a postings list is truncated or names a skill it does not have")
     return docs, raw[count * doc_bytes:]
 
 
@@ -369,6 +392,10 @@ class SearchIndex:
                  tags: Sequence[Sequence[str]]) -> None:
         if section.get("docs") != len(ids):
             raise ValueError(f"search index covers {section.get('docs')} skills, the manifest has {len(ids)}")
+        if not len(section["terms"]) == len(section["idf"]) == len(section["postings"]):
+            raise ValueError("search index terms, idf and postings differ in length")
+        if section["doc_bytes"] not in (2, 4) or not section["weight_unit"] > 0:
+            raise ValueError("search index has an unknown doc_bytes or weight_unit")
         self.ids = list(ids)
         self.priorities = list(priorities)
         self._tags = tags
@@ -396,7 +423,8 @@ class SearchIndex:
     def _postings(self, term_index: int) -> tuple[Sequence[int], bytes]:
         found = self._decoded.get(term_index)
         if found is None:
-            found = self._decoded[term_index] = _decode_postings(self._encoded[term_index], self._doc_bytes)
+            found = _decode_postings(self._encoded[term_index], self._doc_bytes, len(self.ids))
+            self._decoded[term_index] = found
         return found
 
     def _matches(self, term: str) -> list[tuple[int, float]]:
