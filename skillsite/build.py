@@ -128,10 +128,8 @@ def _search(skills: Sequence[Skill], entries: Sequence[dict[str, Any]], staging:
 
 
 def _write_pages(ctx: BuildContext) -> None:
-    try:  # TEMPORARY while the HTML stage is being written; removed when skillsite.site lands
-        from skillsite import site
-    except ImportError:
-        return
+    from skillsite import site
+
     site.write_site(ctx)
 
 
