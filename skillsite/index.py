@@ -19,7 +19,6 @@ from lunr.index import Index
 from lunr.pipeline import Pipeline
 from lunr.stop_word_filter import stop_word_filter
 from lunr.token import Token
-from lunr.trimmer import trimmer
 
 from skillsite.loader import SEARCH_FIELDS, build_search_section, search_fields, stem
 from skillsite.models import Skill
@@ -42,6 +41,23 @@ class SearchIndexes:
 def lunr_js_stemmer(token: Token, i: int | None = None, tokens: Any = None) -> Token:
     """lunr.py pipeline function that stems exactly as lunr.js 2.3.9's ``lunr.stemmer``."""
     return token.update(lambda text, metadata=None: stem(text))
+
+
+_EDGES = re.compile(r"^\W+|\W+\Z")
+
+
+def word_trimmer(token: Token, i: int | None = None, tokens: Any = None) -> Token | None:
+    """Builder pipeline function: strip non-word characters from both ends; drop what is left empty.
+
+    lunr.js's trimmer strips ASCII ``\\W`` (so "café" is indexed as "caf", which a query "café"
+    can never find) and keeps empty tokens ("&" becomes ""); for ASCII words this one is
+    identical.  Only the builder runs it: a serialized index names its search pipeline, not this.
+    """
+    token.update(lambda text, metadata=None: _EDGES.sub("", text))
+    return token if token.string else None
+
+
+word_trimmer.label = "trimmer"  # type: ignore[attr-defined]
 
 
 def use_lunr_js_stemmer() -> None:
@@ -72,9 +88,10 @@ def lunr_documents(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
 
 
 def lunr_builder() -> Builder:
-    """A lunr.py builder configured as lunr.js's default one, with lunr.js's stemmer."""
+    """A lunr.py builder configured as lunr.js's default one, with lunr.js's stemmer and a
+    Unicode-aware trimmer (:func:`word_trimmer`)."""
     builder = Builder()
-    builder.pipeline.add(trimmer, stop_word_filter, lunr_js_stemmer)
+    builder.pipeline.add(word_trimmer, stop_word_filter, lunr_js_stemmer)
     builder.search_pipeline.add(lunr_js_stemmer)
     builder.ref("id")
     for name, boost in SEARCH_FIELDS.items():
@@ -110,4 +127,4 @@ def build_indexes(skills: Sequence[Skill], entries: Sequence[dict[str, Any]]) ->
 
 
 __all__ = ["LUNR_FILE", "SearchIndexes", "build_indexes", "build_lunr", "load_lunr", "lunr_builder",
-           "lunr_documents", "lunr_js_stemmer", "lunr_json", "use_lunr_js_stemmer"]
+           "lunr_documents", "lunr_js_stemmer", "lunr_json", "word_trimmer", "use_lunr_js_stemmer"]

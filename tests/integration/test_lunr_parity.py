@@ -1,0 +1,154 @@
+"""lunr.py (which writes search/lunr.json) and real lunr.js 2.3.9 (which reads it in the
+browser) must stem and search identically.
+
+The stock lunr.py stemmer turns "deploy" into "deploi" where lunr.js keeps "deploy"
+(DESIGN.md §5), so an index it writes finds nothing for "deploy" in the browser;
+skillsite.index registers lunr.js's own stemmer instead.  These tests prove the fix with
+node and the repository's node_modules/lunr (installed by `.ci/run` through `npm ci`):
+
+- every word of tests/data/search_parity.json.gz (the six words of DESIGN.md §5, every word
+  of the dev queries, Porter edge cases, non-ASCII and astral words) and every word of the
+  corpus catalog's name/description/tags/tools text (about 10,000) stems identically;
+- 67 queries (the 30 dev queries and 37 more, with lunr query syntax) return the same refs
+  in the same order with scores equal to 1e-6, over one serialized index of the corpus
+  catalog's 1,060 skills, and over the index `skillsite build` writes for example-skills.
+
+The fixture is the corpus catalog's search fields (regenerate it with
+tests/data/make_search_parity.py), so these tests need neither ../shared/corpus nor the
+eval files.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from lunr.stemmer import stemmer as stock_lunr_py_stemmer
+from lunr.token import Token
+from lunr.tokenizer import Tokenizer
+
+from skillsite import index
+from skillsite.loader import SEARCH_FIELDS, stem
+
+REPO = Path(__file__).resolve().parents[2]
+LUNR_QUERY = REPO / "tests" / "js" / "lunr_query.js"
+FIXTURE = REPO / "tests" / "data" / "search_parity.json.gz"
+NAMED = ["deploy", "key", "array", "gateway", "display", "play"]
+TOLERANCE = 1e-6
+
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(
+    NODE is None or not (REPO / "node_modules" / "lunr" / "lunr.js").is_file(),
+    reason="needs node and node_modules/lunr (lunr.js 2.3.9): run `npm ci` in the repository (.ci/run does)")
+
+
+def run_lunr_js(*args: str, stdin: object) -> object:
+    """Run tests/js/lunr_query.js under node with a JSON list on stdin; its JSON answer."""
+    done = subprocess.run([NODE, str(LUNR_QUERY), *args, "-"], input=json.dumps(stdin), capture_output=True,
+                          text=True, encoding="utf-8", timeout=120, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def parity() -> dict:
+    return json.loads(gzip.decompress(FIXTURE.read_bytes()).decode("utf-8"))
+
+
+@pytest.fixture(scope="module")
+def corpus_lunr(parity: dict, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
+    """The serialized lunr index of the corpus catalog's skills, as a file node can read."""
+    data = index.lunr_json(index.build_lunr(parity["docs"]))
+    path = tmp_path_factory.mktemp("lunr") / "lunr.json"
+    path.write_bytes(data)
+    return path, data
+
+
+def corpus_words(docs: list[dict]) -> list[str]:
+    """Every distinct word lunr's tokenizer cuts the corpus catalog's search text into."""
+    words = set()
+    for doc in index.lunr_documents(docs):
+        for field in SEARCH_FIELDS:
+            words.update(token.string for token in Tokenizer(doc[field]))
+    return sorted(words)
+
+
+def test_lunr_js_is_2_3_9() -> None:
+    assert run_lunr_js("version", stdin=[]) == "2.3.9"
+
+
+def test_fixture_covers_what_parity_needs(parity: dict) -> None:
+    assert set(NAMED) <= set(parity["words"])
+    assert len(parity["words"]) >= 200 and len(parity["queries"]) >= 30
+    assert len(parity["docs"]) > 1000
+
+
+def test_stock_lunr_py_stemmer_diverges() -> None:
+    """The bug being fixed: without skillsite's stemmer, lunr.py and lunr.js disagree."""
+    stock = [stock_lunr_py_stemmer(Token(w)).string for w in NAMED]
+    assert stock == ["deploi", "kei", "arrai", "gatewai", "displai", "plai"]
+    assert run_lunr_js("stem", stdin=NAMED) == NAMED
+
+
+def test_stemmer_matches_lunr_js_on_every_word(parity: dict) -> None:
+    words = list(dict.fromkeys(parity["words"] + corpus_words(parity["docs"])))
+    assert len(words) >= 5000
+    expected = run_lunr_js("stem", stdin=words)
+    mismatches = [(w, ours, js) for w, ours, js in zip(words, map(stem, words), expected) if ours != js]
+    assert not mismatches, f"{len(mismatches)} of {len(words)} words stem differently: {mismatches[:20]}"
+    assert [stem(w) for w in NAMED] == NAMED
+
+
+def test_document_pipeline_matches_lunr_js_on_ascii_text(parity: dict) -> None:
+    """The builder cuts and filters text as lunr.js would; it only drops the empty tokens lunr.js
+    keeps for punctuation ("&" -> "") and keeps non-ASCII letters lunr.js's trimmer cuts."""
+    texts = [doc[f] for doc in index.lunr_documents(parity["docs"]) for f in SEARCH_FIELDS if doc[f]]
+    builder = index.lunr_builder()
+    ours = [[t.string for t in builder.pipeline.run(Tokenizer(text))] for text in texts]
+    theirs = run_lunr_js("pipeline", stdin=texts)
+    differ = [text for text, a, b in zip(texts, ours, theirs) if a != [t for t in b if t] and text.isascii()]
+    assert not differ, differ[:5]
+    assert [t.string for t in builder.pipeline.run(Tokenizer("Café & Deploy"))] == ["café", "deploy"]
+
+
+def assert_same_results(index_path: Path, data: bytes, queries: list[str]) -> int:
+    """Search ``queries`` with lunr.py and with lunr.js over one serialized index; returns how
+    many queries found something."""
+    ours = index.load_lunr(data)
+    theirs = run_lunr_js("search", str(index_path), stdin=queries)
+    found = 0
+    for query, js in zip(queries, theirs):
+        assert isinstance(js, list), f"lunr.js could not run {query!r}: {js}"
+        py = [(r["ref"], r["score"]) for r in ours.search(query)]
+        assert [ref for ref, _ in py] == [r["ref"] for r in js], f"different results for {query!r}"
+        worst = max((abs(score - r["score"]) for (_, score), r in zip(py, js)), default=0.0)
+        assert worst <= TOLERANCE, f"scores differ by {worst} for {query!r}"
+        found += bool(js)
+    return found
+
+
+def test_queries_rank_identically_on_the_corpus_index(parity: dict, corpus_lunr: tuple[Path, bytes]) -> None:
+    found = assert_same_results(*corpus_lunr, parity["queries"])
+    assert found == len(parity["queries"])
+
+
+def test_named_words_are_found_by_lunr_js(corpus_lunr: tuple[Path, bytes]) -> None:
+    """DESIGN.md §5's symptom, fixed: lunr.js finds skills for each of the six words."""
+    results = run_lunr_js("search", str(corpus_lunr[0]), stdin=NAMED)
+    assert all(results), dict(zip(NAMED, map(len, results)))
+
+
+def test_built_catalog_index_ranks_identically(tmp_path: Path, parity: dict) -> None:
+    """The search/lunr.json that `skillsite build` writes, end to end."""
+    from skillsite.build import build
+
+    result = build([REPO / "example-skills"], tmp_path / "site")
+    assert result.ok
+    path = tmp_path / "site" / index.LUNR_FILE
+    manifest = json.loads((tmp_path / "site" / "skills.json").read_text(encoding="utf-8"))
+    field_refs = [ref for ref, _ in json.loads(path.read_text(encoding="utf-8"))["fieldVectors"]]
+    assert {ref.split("/", 1)[1] for ref in field_refs} == {s["id"] for s in manifest["skills"]}
+    queries = parity["queries"] + [s["name"].replace("-", " ") for s in manifest["skills"]]
+    assert assert_same_results(path, path.read_bytes(), queries) >= 10
