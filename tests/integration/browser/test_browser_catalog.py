@@ -1,0 +1,254 @@
+"""The example catalog in headless chromium: search, tag filters, keyboard, skill pages, copy
+buttons, no JavaScript, no request to another host, and screenshots for people to look at."""
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import urlsplit
+
+import pytest
+
+from conftest import wait_until, watch_requests
+
+pytestmark = pytest.mark.browser
+
+RESULTS = "#searchResults > li"
+
+
+def first_results(page, n: int = 3) -> list[str]:
+    """Skill ids of the first results, read from their links."""
+    hrefs = page.locator(f"{RESULTS} a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    return [re.sub(r"^skills/|/$", "", h) for h in hrefs[:n]]
+
+
+def search(page, query: str) -> list[str]:
+    page.fill("#searchBox", query)
+    wait_until(page, "q => document.getElementById('searchStatus').textContent !== '' && "
+                     "document.getElementById('searchBox').value === q", query)
+    return first_results(page, 50)
+
+
+def open_home(page, served, query: str = "") -> None:
+    page.goto(served.page_url("index.html" + query))
+    # The lunr index is loaded: searches from here on use it, not the fallback.
+    wait_until(page, "() => performance.getEntriesByName('skillsite:index-ready').length > 0")
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("changelog", "release-manager/changelog"),
+    ("docker image", "docker-image-slimming"),
+    ("restore database backup", "prod-db-restore"),
+    ("pull request review", "code-review"),
+    ("semver", "release-manager/version-bump"),
+    ("deploy", None),                                 # lunr.js stems "deploy" the same as the index
+    ("migra", "sql-migration-review"),                # prefix while typing
+    ("kubectl", "incident-response"),                 # a tool name
+])
+def test_query_shows_the_right_first_result(context, example_site, query, expected):
+    page = context.new_page()
+    open_home(page, example_site)
+    ids = search(page, query)
+    if expected is None:
+        assert page.locator("#searchStatus").text_content()  # answered, whatever it found
+        return
+    assert ids and ids[0] == expected, f"{query!r} -> {ids}"
+    assert page.locator("#searchResults").is_visible()
+    assert page.get_attribute("#searchBox", "aria-activedescendant") == "result0"
+
+
+def test_query_in_the_url_runs_on_load(context, example_site):
+    page = context.new_page()
+    page.goto(example_site.page_url("index.html?q=incident"))
+    wait_until(page, "() => performance.getEntriesByName('skillsite:results:lunr').length > 0")
+    assert first_results(page)[0] == "incident-response"
+    assert page.input_value("#searchBox") == "incident"
+
+
+def test_search_with_no_match_says_so(context, example_site):
+    page = context.new_page()
+    open_home(page, example_site)
+    assert search(page, "zzzqqq") == []
+    assert "No skill matches" in page.locator("#searchStatus").text_content()
+    assert page.locator("#searchResults").is_hidden()
+
+
+def test_tag_filter_narrows_the_list(context, example_site):
+    page = context.new_page()
+    open_home(page, example_site)
+    items = page.locator("#skillList > li:visible")
+    total = items.count()
+    manifest = json.loads((example_site.root / "skills.json").read_text())
+    with_release = sorted(e["id"] for e in manifest["skills"] if "release" in e["tags"])
+    with_both = sorted(e["id"] for e in manifest["skills"] if {"release", "versioning"} <= set(e["tags"]))
+    assert total == len(manifest["skills"])
+
+    page.click("#tagChips button[data-tag='release']")
+    assert page.get_attribute("#tagChips button[data-tag='release']", "aria-pressed") == "true"
+    assert sorted(items.evaluate_all("els => els.map(e => e.dataset.id)")) == with_release
+    assert page.locator("#listCount").text_content() == f"{len(with_release)} of {total}"
+    assert "tag=release" in page.url
+
+    page.click("#tagChips button[data-tag='versioning']")
+    assert sorted(items.evaluate_all("els => els.map(e => e.dataset.id)")) == with_both
+    assert len(with_both) < len(with_release) < total
+
+    # The filter applies to search results too.
+    assert set(search(page, "release")) <= set(with_both)
+
+    page.click("#tagChips button[data-tag='release']")
+    page.click("#tagChips button[data-tag='versioning']")
+    page.fill("#searchBox", "")
+    assert items.count() == total
+
+
+def test_tag_filter_from_the_url(context, example_site):
+    page = context.new_page()
+    page.goto(example_site.page_url("index.html?tag=database"))
+    page.wait_for_selector("#tagChips button[data-tag='database'][aria-pressed='true']")
+    ids = page.locator("#skillList > li:visible").evaluate_all("els => els.map(e => e.dataset.id)")
+    assert sorted(ids) == ["prod-db-restore", "sql-migration-review"]
+
+
+def test_keyboard_slash_arrows_and_enter_open_a_result(context, example_site):
+    page = context.new_page()
+    open_home(page, example_site)
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "searchBox"
+    page.keyboard.type("release")
+    page.wait_for_selector(RESULTS)
+    ids = first_results(page, 50)
+    assert len(ids) >= 2
+    page.keyboard.press("ArrowDown")
+    assert page.get_attribute("#searchBox", "aria-activedescendant") == "result1"
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowDown")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert urlsplit(page.url).path == f"/skills/{ids[1]}/"
+    assert page.locator("h1").first.text_content().strip().startswith(ids[1].rsplit("/", 1)[-1])
+
+
+def test_skill_page_opens_with_its_parts(context, example_site):
+    page = context.new_page()
+    requests = watch_requests(page, example_site)
+    open_home(page, example_site)
+    with page.expect_navigation():
+        page.click("#skillList a[href='skills/release-manager/']")
+    assert page.title().startswith("release-manager")
+    assert page.locator("h1").first.text_content().startswith("release-manager")
+    # rendered body, with links to sub-skills rewritten to their pages
+    body = page.locator("article.skill-body")
+    assert body.locator("h2").first.text_content().startswith("Release manager")
+    assert body.locator("a[href='version-bump/']").count() >= 1
+    # metadata panel, sub-skills, bundled files, breadcrumb on a child page
+    details = page.locator(".details").text_content()
+    for text in ("2.0.0", "MIT", "Bash(git:*)", "sha256:"):
+        assert text in details
+    assert page.locator("a[href='https://github.com/example/skills/blob/main/example-skills/release-manager/SKILL.md']").count()
+    assert page.locator("#childrenHeading + .skill-list > li").count() == 2
+    files = page.locator(".file-list a")
+    assert files.count() >= 3
+    response = page.request.get(page.url + files.first.get_attribute("href"))
+    assert response.ok
+    with page.expect_navigation():
+        page.click("#childrenHeading + .skill-list a[href$='version-bump/']")
+    crumbs = page.locator("nav.breadcrumb li").all_text_contents()
+    assert [c.strip() for c in crumbs] == ["Skills", "release-manager", "version-bump"]
+    assert all(urlsplit(u).netloc == urlsplit(example_site.url).netloc for u in requests), requests
+
+
+def test_copy_button_puts_the_snippet_on_the_clipboard(browser, example_site):
+    ctx = browser.new_context()
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=example_site.url.rstrip("/"))
+    try:
+        page = ctx.new_page()
+        page.goto(example_site.page_url("skills/release-manager/"))
+        snippet = page.locator("#snippet1").text_content()
+        assert snippet == f"npx skills add {example_site.url.rstrip('/')} --skill release-manager"
+        page.click("button[data-copy='snippet1']")
+        page.wait_for_selector("button[data-copy='snippet1'].copied")
+        assert page.evaluate("navigator.clipboard.readText()") == snippet
+        page.click("button[data-copy='snippet2']")
+        loader = page.evaluate("navigator.clipboard.readText()")
+        assert "Catalog.open(\"" + example_site.url + "skills.json\")" in loader
+        assert ".load(\"release-manager\")" in loader
+    finally:
+        ctx.close()
+
+
+def test_usable_without_javascript(browser, example_site):
+    ctx = browser.new_context(java_script_enabled=False)
+    try:
+        page = ctx.new_page()
+        page.goto(example_site.page_url())
+        manifest = json.loads((example_site.root / "skills.json").read_text())
+        assert page.locator("#skillList > li").count() == len(manifest["skills"])
+        assert page.locator("#searchBox").is_hidden()       # a box that cannot work is not shown
+        chip = page.locator("#tagChips a.chip[data-tag='release']")
+        assert chip.get_attribute("href") == "tags/release/"
+        with page.expect_navigation():
+            chip.click()
+        assert page.locator("h1").text_content().strip() == "Tag: release"
+        assert page.locator(".skill-list > li").count() == 4
+        page.goto(example_site.page_url("skills/code-review/"))
+        assert page.locator("button.copy-button").first.is_hidden()
+        assert "<site-url>" in page.locator("#snippet1").text_content()
+    finally:
+        ctx.close()
+
+
+def test_missing_page_gets_the_404_page(context, example_site):
+    page = context.new_page()
+    response = page.goto(example_site.page_url("skills/no-such-skill/deeper/"))
+    assert response.status == 404
+    assert page.locator("h1").text_content() == "Page not found"
+    # its stylesheet loads although the page is served from a deep path
+    assert page.evaluate("getComputedStyle(document.body).margin") == "0px"
+
+
+def test_no_request_leaves_the_site_and_nothing_fails(context, example_site):
+    page = context.new_page()
+    requests = watch_requests(page, example_site)
+    failures: list[str] = []
+    page.on("requestfailed", lambda r: failures.append(r.url))
+    page.on("response", lambda r: r.status >= 400 and failures.append(f"{r.status} {r.url}"))
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    for rel in ("", "tags/", "tags/release/", "skills/code-review/", "skills/release-manager/version-bump/prerelease/"):
+        page.goto(example_site.page_url(rel))
+        page.wait_for_load_state("networkidle")
+    assert requests and all(urlsplit(u).netloc == urlsplit(example_site.url).netloc for u in requests), requests
+    assert failures == [] and errors == []
+    assert page.evaluate("window.__cspViolations") == []
+
+
+def test_code_blocks_are_highlighted(context, example_site):
+    page = context.new_page()
+    page.goto(example_site.page_url("skills/release-manager/"))
+    assert page.locator("pre code.language-bash .tok-string").count() > 0
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_screenshots(browser, example_site, artifacts, scheme):
+    """Kept under test-artifacts/ for people to look at (CI uploads them)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    try:
+        page = ctx.new_page()
+        open_home(page, example_site)
+        suffix = "" if scheme == "light" else "-dark"
+        page.screenshot(path=str(artifacts / f"home{suffix}.png"), full_page=True)
+        search(page, "release")
+        page.screenshot(path=str(artifacts / f"home-search{suffix}.png"))
+        page.goto(example_site.page_url("skills/release-manager/"))
+        page.screenshot(path=str(artifacts / f"skill{suffix}.png"), full_page=True)
+    finally:
+        ctx.close()
+    mobile = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme, is_mobile=True)
+    try:
+        page = mobile.new_page()
+        page.goto(example_site.page_url("skills/code-review/"))
+        page.screenshot(path=str(artifacts / f"skill-mobile{suffix}.png"), full_page=False)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    finally:
+        mobile.close()

@@ -1,0 +1,75 @@
+"""``skillsite serve``: builds, serves with 404 pages, rebuilds on change and reloads open pages."""
+from __future__ import annotations
+
+import io
+import shutil
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import EXAMPLES, SITE_CONFIG, wait_until
+from skillsite.serve import RELOAD_PATH, VERSION_PATH, DevServer
+
+
+def fetch(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8")
+
+
+@pytest.fixture
+def dev(tmp_path):
+    source = tmp_path / "skills"
+    shutil.copytree(EXAMPLES, source)
+    server = DevServer([source], SITE_CONFIG, port=0, log=io.StringIO())
+    assert server.start()
+    yield server, source
+    server.stop()
+    assert not server.tmp.exists()
+
+
+def test_serve_builds_serves_and_rebuilds(dev):
+    server, source = dev
+    status, home = fetch(server.url)
+    assert status == 200 and f'<script src="{RELOAD_PATH}" defer></script>' in home
+    assert fetch(server.url + VERSION_PATH) == (200, "1")
+    assert fetch(server.url + RELOAD_PATH)[0] == 200
+    status, missing = fetch(server.url + "skills/nope/")
+    assert status == 404 and "Page not found" in missing
+    assert server.check() is False                         # nothing changed: no rebuild
+
+    skill = source / "test-first" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("# Test first", "# Test first, edited"), encoding="utf-8")
+    assert server.check() is True
+    assert fetch(server.url + VERSION_PATH) == (200, "2")
+    assert "Test first, edited" in fetch(server.url + "skills/test-first/")[1]
+    # raw files are served as built, without the reload script
+    assert RELOAD_PATH not in fetch(server.url + "skills/test-first/SKILL.md")[1]
+
+
+def test_a_failed_rebuild_keeps_the_previous_site(dev):
+    server, source = dev
+    (source / "test-first" / "SKILL.md").write_text("---\nname: [unclosed\n---\n", encoding="utf-8")
+    server.check()
+    status, page = fetch(server.url + "skills/code-review/")
+    assert status == 200
+
+
+@pytest.mark.browser
+def test_open_pages_reload_after_a_change(browser, dev):
+    server, source = dev
+    page = browser.new_page()
+    try:
+        page.goto(server.url + "skills/house-style/")
+        wait_until(page, "() => document.readyState === 'complete'")
+        page.wait_for_timeout(300)                         # the reload script has read the version
+        skill = source / "house-style" / "SKILL.md"
+        skill.write_text(skill.read_text().replace("# House style", "# House style, live"), encoding="utf-8")
+        assert server.check()
+        wait_until(page, "() => document.querySelector('article h2') && "
+                         "document.querySelector('article h2').textContent.includes('House style, live')")
+    finally:
+        page.close()

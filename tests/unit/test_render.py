@@ -1,0 +1,207 @@
+"""Markdown rendering: raw HTML escaped, URLs checked, links resolved inside the catalog."""
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillsite.render import LinkTargets, MarkdownRenderer, resolve_link, safe_url, slugify
+
+TARGETS = LinkTargets(
+    skills=frozenset({"rel", "rel/changelog", "rel/bump/pre", "test-first", "sp ace"}),
+    files=frozenset({"rel/scripts/check.py", "rel/references/guide.md", "test-first/assets/x.png",
+                     "rel/odd name:#.md"}),
+)
+ALLOWED_TAGS = {"p", "a", "span", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "br",
+                "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "s", "img", "input"}
+ALLOWED_ATTRS = {"href", "title", "rel", "class", "id", "src", "alt", "type", "disabled", "checked", "start"}
+
+
+@pytest.fixture(scope="module")
+def md() -> MarkdownRenderer:
+    return MarkdownRenderer(TARGETS)
+
+
+class Audit(HTMLParser):
+    """Every tag and attribute of a fragment, for checking what a renderer let through."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    handle_startendtag = handle_starttag
+
+
+def audit(html: str) -> list[tuple[str, dict[str, str | None]]]:
+    parser = Audit()
+    parser.feed(html)
+    parser.close()
+    return parser.tags
+
+
+def assert_safe(html: str) -> None:
+    for tag, attrs in audit(html):
+        assert tag in ALLOWED_TAGS, (tag, html)
+        assert set(attrs) <= ALLOWED_ATTRS, (tag, attrs)
+        for name in ("href", "src"):
+            value = (attrs.get(name) or "").strip().lower()
+            if value:
+                assert value.startswith(("#", "http://", "https://", "mailto:")) or ":" not in value.split("/")[0], value
+
+
+# ------------------------------------------------------------------------------ raw HTML
+
+@pytest.mark.parametrize("source", [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "<iframe src='https://evil.example'></iframe>",
+    "Inline <svg onload=alert(1)> text",
+    "<a href=\"javascript:alert(1)\">x</a>",
+    "<style>body{display:none}</style>",
+    "<!-- <script>alert(1)</script> -->",
+    "<details open ontoggle=alert(1)>",
+])
+def test_raw_html_is_escaped(md, source):
+    html = md.render(source, "rel")
+    assert "<script" not in html and "<iframe" not in html and "<svg" not in html and "<style" not in html
+    assert "&lt;" in html
+    assert_safe(html)
+
+
+@pytest.mark.parametrize("link", [
+    "javascript:alert(1)", "JaVaScRiPt:alert(1)", "&#106;avascript:alert(1)", "&#x6A;avascript:alert(1)",
+    " javascript:alert(1)", "vbscript:msgbox(1)", "data:text/html;base64,PHNjcmlwdD4=",
+    "data:image/png;base64,iVBORw0KGgo=", "file:///etc/passwd", "javascript%3Aalert(1)", "java\tscript:x",
+])
+def test_dangerous_urls_never_become_links(md, link):
+    for source in (f"[x]({link})", f"![x]({link})", f"[x][r]\n\n[r]: {link}", f"<{link}>"):
+        html = md.render(source, "rel")
+        for _, attrs in audit(html):
+            for name in ("href", "src"):
+                assert "script" not in (attrs.get(name) or "").lower()
+                assert not (attrs.get(name) or "").lower().startswith(("data:", "file:"))
+        assert_safe(html)
+
+
+def test_link_title_cannot_break_out_of_its_attribute(md):
+    html = md.render('[x](https://example.com "a\\" onmouseover=\\"alert(1)")', "rel")
+    (tag, attrs), = audit(html)[1:]
+    assert tag == "a" and "onmouseover" not in attrs and attrs["title"] == 'a" onmouseover="alert(1)'
+
+
+def test_code_is_escaped_and_keeps_its_language(md):
+    html = md.render("```python\nprint('</code><script>alert(1)</script>')\n```\n", "rel")
+    assert '<code class="language-python">' in html
+    assert "&lt;/code&gt;&lt;script&gt;" in html
+    html = md.render('```"><script>alert(1)</script>\nx\n```\n', "rel")
+    assert "<script" not in html
+    assert_safe(html)
+
+
+# ------------------------------------------------------------------------------ link resolution
+
+@pytest.mark.parametrize("href, from_id, expected", [
+    ("scripts/check.py", "rel", "scripts/check.py"),
+    ("./references/guide.md#part", "rel", "references/guide.md#part"),
+    ("changelog/SKILL.md", "rel", "changelog/"),
+    ("changelog/", "rel", "changelog/"),
+    ("changelog", "rel", "changelog/"),
+    ("bump/pre/SKILL.md", "rel", "bump/pre/"),
+    ("../SKILL.md", "rel/changelog", "../"),
+    ("../../SKILL.md#steps", "rel/bump/pre", "../../#steps"),
+    ("../test-first/SKILL.md", "rel", "../test-first/"),
+    ("../../test-first/assets/x.png", "rel/changelog", "../../test-first/assets/x.png"),
+    ("../sp%20ace/SKILL.md", "rel", "../sp%20ace/"),
+    ("odd%20name%3A%23.md", "rel", "odd%20name%3A%23.md"),
+    ("SKILL.md", "rel", "./"),
+    ("#anchor", "rel", "#anchor"),
+    ("https://example.com/x", "rel", "https://example.com/x"),
+    ("mailto:team@example.com", "rel", "mailto:team@example.com"),
+    ("//cdn.example.com/x", "rel", "https://cdn.example.com/x"),
+    ("references/missing.md", "rel", None),
+    ("../../../etc/passwd", "rel", None),
+    ("/etc/passwd", "rel", None),
+    ("\\\\server\\share", "rel", None),
+    ("ftp://example.com", "rel", None),
+    ("", "rel", None),
+])
+def test_resolve_link(href, from_id, expected):
+    assert resolve_link(href, from_id, TARGETS) == expected
+
+
+def test_unresolvable_links_become_marked_text(md):
+    html = md.render("[gone](references/missing.md) and [out](../../x)", "rel")
+    assert html.count('<span class="broken-link"') == 2 and "<a " not in html
+    assert ">gone</span>" in html
+
+
+def test_external_links_are_marked(md):
+    html = md.render("[x](https://example.com)", "rel")
+    assert 'rel="nofollow ugc noopener noreferrer"' in html
+
+
+def test_images_load_only_from_the_catalog(md):
+    html = md.render("![shot](../test-first/assets/x.png) ![ext](https://evil.example/p.png)", "rel")
+    tags = audit(html)
+    assert ("img", {"src": "../test-first/assets/x.png", "alt": "shot"}) in tags
+    assert not any(t == "img" and "evil" in (a.get("src") or "") for t, a in tags)
+    assert '<a href="https://evil.example/p.png" rel="nofollow ugc noopener noreferrer">image: ext</a>' in html
+    linked = md.render("[![ext](https://evil.example/p.png)](https://example.com)", "rel")
+    assert "<img" not in linked and "image: ext" in linked
+
+
+def test_safe_url():
+    assert safe_url("https://github.com/o/r") == "https://github.com/o/r"
+    assert safe_url("javascript:alert(1)") is None
+    assert safe_url(" java\nscript:alert(1)") is None
+    assert safe_url(None) is None and safe_url("") is None
+    assert safe_url("relative/path") is None
+
+
+# ------------------------------------------------------------------------------ structure
+
+def test_headings_move_down_one_level_with_github_anchors(md):
+    html = md.render("# Title\n\n## Step 1: do it!\n\n## Step 1: do it!\n\n###### Deep\n\n# !!!\n", "rel")
+    assert '<h2 id="title">' in html
+    assert '<h3 id="step-1-do-it">' in html and '<h3 id="step-1-do-it-1">' in html
+    assert '<h6 id="deep">' in html
+    assert '<h2 id="section">' in html
+    assert '<a class="header-anchor" href="#title">#</a>' in html
+
+
+def test_slugify():
+    assert slugify("Hello, World") == "hello-world"
+    assert slugify("  Ünïcode ok ") == "ünïcode-ok"
+    assert slugify("<script>") == "script"
+    assert slugify("") == "section"
+
+
+def test_tables_strikethrough_and_task_lists(md):
+    html = md.render("| a | b | c |\n|:-|:-:|-:|\n| 1 | 2 | 3 |\n\n~~old~~\n\n- [ ] todo\n- [x] done\n", "rel")
+    assert '<th class="align-left">a</th>' in html and '<td class="align-center">2</td>' in html
+    assert '<td class="align-right">3</td>' in html
+    assert "style=" not in html                      # the page's CSP forbids inline styles
+    assert "<s>old</s>" in html
+    assert 'type="checkbox"' in html and 'checked="checked"' in html
+    assert md.render("- [ ] todo\n", "rel") == md.render("- [ ] todo\n", "rel")
+
+
+# ------------------------------------------------------------------------------ property
+
+PIECES = st.sampled_from([
+    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "javascript:alert(1)", "[a](", ")", "](",
+    "![b](", "<", ">", "\"", "'", "`", "```", "\n", " ", "#", "|", "-", "*", "data:text/html,x", "&#106;",
+    "<iframe>", "onload=", "[r]: ", "vbscript:", "<javascript:x>", "%3A", "\\", "../", "SKILL.md", "http://a.b/",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=30).map("".join))
+def test_any_input_renders_safe_html(text):
+    renderer = MarkdownRenderer(TARGETS)
+    assert_safe(renderer.render(text, "rel"))

@@ -1,0 +1,228 @@
+"""The HTML catalog as files: escaping, CSP, determinism, sitemap/robots/llms.txt, templates."""
+from __future__ import annotations
+
+import hashlib
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from skillsite.build import build
+from skillsite.config import SiteConfig
+from skillsite.site import STATIC_FILES, builtin_templates, display_text, markdown_text, tag_slug
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "example-skills"
+XSS = REPO / "tests" / "fixtures" / "xss"
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; "
+       "base-uri 'none'; frame-src 'none'")
+
+
+def build_site(sources, out: Path, **config) -> Path:
+    result = build([Path(s) for s in sources], out, SiteConfig(**config), keep_going=True, base=str(REPO))
+    assert result.ok
+    return out
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory) -> Path:
+    return build_site([EXAMPLES], tmp_path_factory.mktemp("ex") / "site")
+
+
+@pytest.fixture(scope="module")
+def xss(tmp_path_factory) -> Path:
+    return build_site([XSS], tmp_path_factory.mktemp("xss") / "site")
+
+
+class Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.script_text: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag):
+        self._in_script = False
+
+    def handle_data(self, data):
+        if self._in_script and data.strip():
+            self.script_text.append(data)
+
+
+def parse(path: Path) -> Page:
+    page = Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+def html_pages(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.html"))
+
+
+# ------------------------------------------------------------------------------ pages
+
+def test_every_page_exists(example):
+    for rel in ("index.html", "404.html", "tags/index.html", "tags/release/index.html", "robots.txt", "llms.txt",
+                "skills/release-manager/index.html", "skills/release-manager/version-bump/prerelease/index.html"):
+        assert (example / rel).is_file(), rel
+    assert not (example / "sitemap.xml").exists()          # needs base_url: the protocol wants absolute URLs
+
+
+@pytest.mark.parametrize("fixture", ["example", "xss"])
+def test_pages_carry_the_csp_and_nothing_inline(request, fixture):
+    root = request.getfixturevalue(fixture)
+    for path in html_pages(root):
+        page = parse(path)
+        csp = [a["content"] for t, a in page.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+        assert len(csp) == 1 and csp[0].startswith(CSP), path
+        assert page.script_text == [], path
+        for tag, attrs in page.tags:
+            assert not any(k.startswith("on") for k in attrs), (path, tag, attrs)
+            assert "style" not in attrs and tag not in ("style", "iframe", "object", "embed", "svg", "base"), (path, tag)
+            if tag == "script":
+                assert re.fullmatch(r"(/|(\.\./)*)assets/[a-z]+\.[0-9a-f]{10}(\.min)?\.js", attrs["src"] or ""), attrs
+            for name in ("href", "src"):
+                value = (attrs.get(name) or "").lower()
+                assert not value.startswith(("javascript:", "data:", "vbscript:", "file:")), (path, attrs)
+
+
+def test_frontmatter_values_are_escaped(xss):
+    html = (xss / "skills" / "xss-everywhere" / "index.html").read_text(encoding="utf-8")
+    for raw in ("<script>alert('tag')</script>", "<img src=x onerror=alert('purpose')>",
+                "<iframe src=javascript:alert('license')>", "<svg/onload=alert('param')>"):
+        assert raw not in html
+    assert "&lt;script&gt;alert(&#39;tag&#39;)&lt;/script&gt;" in html
+    home = (xss / "index.html").read_text(encoding="utf-8")
+    assert "<script>window.__xss" not in home and "&lt;script&gt;window.__xss=1" in home
+
+
+def test_hostile_tags_get_safe_page_folders(xss):
+    folders = sorted(p.name for p in (xss / "tags").iterdir() if p.is_dir())
+    assert "safe-tag" in folders
+    assert all(re.fullmatch(r"[a-z0-9-]+", f) for f in folders), folders
+
+
+def test_tag_slug():
+    assert tag_slug("release") == "release"
+    assert tag_slug("On-Call") != tag_slug("on-call")
+    assert re.fullmatch(r"script-alert-1-script-[0-9a-f]{6}", tag_slug("<script>alert(1)</script>"))
+    assert re.fullmatch(r"tag-[0-9a-f]{6}", tag_slug("日本語"))
+    assert tag_slug("../../etc") != "etc" and "/" not in tag_slug("../../etc")
+
+
+def test_hidden_skills_are_listed_and_labelled(example):
+    home = (example / "index.html").read_text(encoding="utf-8")
+    item = home[home.index('data-id="internal-oncall-handbook"'):]
+    item = item[:item.index("</li>\n")]
+    assert "hidden from models" in item
+    assert 'data-id="release-manager/version-bump/prerelease"' in home
+    assert "user-invoked only" in home
+
+
+def test_skill_page_links(example):
+    page = parse(example / "skills" / "release-manager" / "changelog" / "index.html")
+    hrefs = [a.get("href") for t, a in page.tags if t == "a"]
+    assert "../" in hrefs                                  # breadcrumb and the body's ../SKILL.md
+    assert "../../../" in hrefs                            # home
+    assert "SKILL.md" in hrefs and "skill.xml" in hrefs
+    stylesheet = [a["href"] for t, a in page.tags if t == "link" and a.get("rel") == "stylesheet"]
+    assert len(stylesheet) == 2                            # app.css, and nojs.css inside <noscript>
+    assert all((example / "skills" / "release-manager" / "changelog" / s).is_file() for s in stylesheet)
+
+
+def test_assets_are_fingerprinted(example):
+    names = sorted(p.name for p in (example / "assets").iterdir())
+    assert len(names) == len(STATIC_FILES)
+    for name in names:
+        stem, digest, rest = name.split(".", 2)
+        source = builtin_templates() / "static" / f"{stem}.{rest}"
+        assert hashlib.sha256(source.read_bytes()).hexdigest()[:10] == digest
+    lunr = next(n for n in names if n.startswith("lunr."))
+    assert (example / "assets" / lunr).read_text().startswith("/**\n * lunr - http://lunrjs.com")
+
+
+def test_output_is_deterministic(tmp_path, example):
+    again = build_site([EXAMPLES], tmp_path / "again")
+    ours = [p for p in example.rglob("*") if p.is_file() and (p.suffix in (".html", ".txt", ".xml", ".css", ".js", ".svg"))]
+    assert ours
+    for path in ours:
+        rel = path.relative_to(example)
+        assert (again / rel).read_bytes() == path.read_bytes(), rel
+
+
+# ------------------------------------------------------------------------------ base_url
+
+def test_with_base_url(tmp_path):
+    out = build_site([EXAMPLES], tmp_path / "site", base_url="https://skills.example.com/team/")
+    sitemap = (out / "sitemap.xml").read_text()
+    locs = re.findall(r"<loc>(.*?)</loc>", sitemap)
+    assert "https://skills.example.com/team/" in locs
+    assert "https://skills.example.com/team/skills/release-manager/version-bump/" in locs
+    assert "https://skills.example.com/team/tags/release/" in locs
+    assert all(u.startswith("https://skills.example.com/team/") for u in locs)
+    assert "Sitemap: https://skills.example.com/team/sitemap.xml" in (out / "robots.txt").read_text()
+    page = (out / "skills" / "code-review" / "index.html").read_text()
+    assert '<link rel="canonical" href="https://skills.example.com/team/skills/code-review/">' in page
+    assert "npx skills add https://skills.example.com/team --skill code-review" in page
+    assert "data-site-template" not in page
+    not_found = (out / "404.html").read_text()
+    assert 'href="/team/assets/app.' in not_found          # served at any depth: site-absolute links
+    llms = (out / "llms.txt").read_text()
+    assert "(https://skills.example.com/team/skills/code-review/SKILL.md)" in llms
+
+
+def test_without_base_url_snippets_are_filled_by_the_page(example):
+    page = (example / "skills" / "code-review" / "index.html").read_text()
+    assert "npx skills add &lt;site-url&gt; --skill code-review" in page
+    assert 'data-site-template="npx skills add {site} --skill code-review"' in page
+    assert "Sitemap:" not in (example / "robots.txt").read_text()
+    assert 'href="/assets/app.' in (example / "404.html").read_text()
+
+
+# ------------------------------------------------------------------------------ llms.txt
+
+def test_llms_txt(example):
+    text = (example / "llms.txt").read_text()
+    assert text.startswith("# Agent skills\n\n> ")
+    skills, optional = text.split("\n## Skills\n")[1].split("\n## Optional\n")
+    assert "- [code-review](skills/code-review/SKILL.md): Review a pull request" in skills
+    assert "internal-oncall-handbook" not in skills and "internal-oncall-handbook" in optional
+    assert "(hidden from models)" in optional and "(user-invoked only)" in optional
+    assert all(line.startswith("- [") for line in skills.strip().splitlines() if line)
+
+
+def test_markdown_text_keeps_one_line():
+    assert markdown_text("a\n- [fake](javascript:x)\n\n# b") == "a - \\[fake\\](javascript:x) # b"
+    assert display_text({"b": 1, "a": [True, None]}) == '{"a": [true, null], "b": 1}'
+    assert display_text(False) == "false"
+
+
+# ------------------------------------------------------------------------------ templates
+
+def test_a_template_can_be_overridden(tmp_path):
+    override = tmp_path / "templates"
+    override.mkdir()
+    (override / "tag.html").write_text("{% extends 'base.html' %}{% block main %}<p class=mine>{{ tag.name }}"
+                                       "</p>{% endblock %}", encoding="utf-8")
+    (override / "static").mkdir()
+    (override / "static" / "app.css").write_text("body { color: red; }\n", encoding="utf-8")
+    out = build_site([EXAMPLES], tmp_path / "site", templates=str(override))
+    assert "<p class=mine>release</p>" in (out / "tags" / "release" / "index.html").read_text()
+    assert "Agent skills" in (out / "index.html").read_text()          # the others are the built-in ones
+    css = next((out / "assets").glob("app.*.css"))
+    assert css.read_text() == "body { color: red; }\n"
+
+
+def test_undefined_template_variables_are_errors(tmp_path):
+    override = tmp_path / "templates"
+    override.mkdir()
+    (override / "tags.html").write_text("{{ no_such_variable }}", encoding="utf-8")
+    with pytest.raises(jinja2.UndefinedError):
+        build(list([EXAMPLES]), tmp_path / "site", SiteConfig(templates=str(override)), base=str(REPO))
+    assert not (tmp_path / "site").exists()
