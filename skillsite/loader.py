@@ -488,6 +488,8 @@ class SearchIndex:
 # ETag / If-Modified-Since, and used offline (with a StaleCatalogWarning) when the server
 # cannot be reached.  These imports live here so this section stays self-contained.
 
+import contextlib
+import gc
 import hashlib
 import http.client
 import json
@@ -504,7 +506,7 @@ import warnings
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, NamedTuple
+from typing import Iterator, Mapping, NamedTuple
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
@@ -745,8 +747,8 @@ class _Fetcher:
             raise TooLargeError(f"{url} is {int(declared):,} bytes, over the limit of {limit:,}", url)
         gzipped = response.headers.get("Content-Encoding", "").lower() == "gzip"
         inflater = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzipped else None
-        out = bytearray()
-        received = 0
+        out: list[bytes] = []
+        size = received = 0
         try:
             while True:
                 if time.monotonic() > deadline:
@@ -755,21 +757,23 @@ class _Fetcher:
                 if not chunk:
                     break
                 received += len(chunk)
-                out += self._inflate(inflater, chunk, limit - len(out), url) if inflater else chunk
-                if len(out) > limit:
+                piece = self._inflate(inflater, chunk, limit - size, url) if inflater else chunk
+                out.append(piece)
+                size += len(piece)
+                if size > limit:
                     raise TooLargeError(f"{url} is over the limit of {limit:,} bytes", url)
             if declared and declared.isdigit() and received < int(declared):
                 raise FetchError(f"cannot read {url}: connection closed after {received:,} of {int(declared):,} "
                                  "bytes (response truncated)", url, transient=True)
             if inflater is not None:
-                out += inflater.flush()
+                out.append(inflater.flush())
         except FetchError:
             raise
         except zlib.error as exc:
             raise FetchError(f"{url}: bad gzip data ({exc})", url) from None
         except (OSError, http.client.HTTPException) as exc:
             raise FetchError(f"cannot read {url}: {_reason(exc)}", url, transient=True) from None
-        return bytes(out)
+        return b"".join(out)
 
     @staticmethod
     def _inflate(inflater: Any, chunk: bytes, room: int, url: str) -> bytes:
@@ -887,7 +891,7 @@ class _Cache:
 def _parse_manifest(body: bytes, where: str) -> dict[str, Any]:
     """Decode and check a manifest; CatalogFormatError / UnsupportedVersionError on problems."""
     try:
-        data = json.loads(body)
+        data = _json_loads(body)
     except UnicodeDecodeError as exc:
         raise CatalogFormatError(f"{where} is not UTF-8 JSON ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:
@@ -902,7 +906,29 @@ def _parse_manifest(body: bytes, where: str) -> dict[str, Any]:
     return data
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while a manifest's hundreds of thousands of objects are created.
+
+    Parsing a 10,000-skill manifest triggers repeated full collections otherwise, which
+    cost as much as the parse itself.  Nested use is fine; the previous state is restored.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _json_loads(body: bytes) -> Any:
+    with _gc_paused():
+        return json.loads(body)
+
+
 def _check_manifest(data: Any, where: str) -> None:
+    """The top level, and the id, name and description of every entry (the rest is checked on use)."""
     if not isinstance(data, dict):
         raise CatalogFormatError(f"{where} is not a skillsite catalog: the top level is not an object")
     if data.get("format") != FORMAT:
@@ -917,9 +943,9 @@ def _check_manifest(data: Any, where: str) -> None:
     if not isinstance(skills, list):
         raise CatalogFormatError(f"{where}: 'skills' is not a list")
     for index, entry in enumerate(skills):
-        problem = _entry_problem(entry)
-        if problem:
-            raise CatalogFormatError(f"{where}: skills[{index}] {problem}")
+        if not (isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]
+                and isinstance(entry.get("name"), str) and isinstance(entry.get("description"), str)):
+            raise CatalogFormatError(f"{where}: skills[{index}] {_entry_problem(entry) or 'is malformed'}")
 
 
 def _is_hex(value: Any) -> bool:
@@ -1178,6 +1204,7 @@ class Catalog:
         for entry in manifest["skills"]:
             self._by_name.setdefault(entry["name"], []).append(entry["id"])
         self._index: Any = None
+        self._valid: set[str] = set()
 
     # -- opening
 
@@ -1197,14 +1224,15 @@ class Catalog:
         hosts = None if allowed_hosts is None else frozenset(h.lower().strip() for h in allowed_hosts)
         fetcher = _Fetcher(timeout, max_bytes, hosts)
         kind, where = _classify_source(source)
-        if kind == "path":
-            manifest = _parse_manifest(_read_local(Path(where), max_bytes), where)
-            return cls(manifest, where, remote=False, status="local", fetcher=fetcher, cache=None,
+        with _gc_paused():
+            if kind == "path":
+                manifest = _parse_manifest(_read_local(Path(where), max_bytes), where)
+                return cls(manifest, where, remote=False, status="local", fetcher=fetcher, cache=None,
+                           max_bytes=max_bytes)
+            cache = _Cache(Path(cache_dir) if cache_dir is not None else default_cache_dir())
+            manifest, final_url, status = cls._fetch_manifest(where, fetcher, cache)
+            return cls(manifest, final_url, remote=True, status=status, fetcher=fetcher, cache=cache,
                        max_bytes=max_bytes)
-        cache = _Cache(Path(cache_dir) if cache_dir is not None else default_cache_dir())
-        manifest, final_url, status = cls._fetch_manifest(where, fetcher, cache)
-        return cls(manifest, final_url, remote=True, status=status, fetcher=fetcher, cache=cache,
-                   max_bytes=max_bytes)
 
     @staticmethod
     def _fetch_manifest(url: str, fetcher: _Fetcher, cache: _Cache) -> tuple[dict[str, Any], str, str]:
@@ -1247,15 +1275,24 @@ class Catalog:
         return id_or_name in self._by_id or id_or_name in self._by_name
 
     def entry(self, id_or_name: str) -> dict[str, Any]:
-        """The manifest entry of a skill, by id or else by (unique) name."""
+        """The manifest entry of a skill, by id or else by (unique) name; checked on first use."""
         if id_or_name in self._by_id:
-            return self._by_id[id_or_name]
+            return self._checked(self._by_id[id_or_name])
         ids = self._by_name.get(id_or_name, [])
         if len(ids) == 1:
-            return self._by_id[ids[0]]
+            return self._checked(self._by_id[ids[0]])
         if ids:
             raise NotFoundError(f"name {id_or_name!r} is shared by skills {', '.join(ids)}; use an id")
         raise NotFoundError(f"no skill {id_or_name!r} in the catalog")
+
+    def _checked(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """``entry``, after checking its digests, URLs, files, visibility and requirements once."""
+        if entry["id"] not in self._valid:
+            problem = _entry_problem(entry)
+            if problem:
+                raise CatalogFormatError(f"{self.location}: skill {problem}")
+            self._valid.add(entry["id"])
+        return entry
 
     def _url(self, rel: str) -> str:
         """Absolute URL or path of a site-relative URL (checked to stay inside the site)."""
@@ -1275,7 +1312,8 @@ class Catalog:
         """The ``k`` best skills for ``query`` (optionally only with all of ``tags``), as ``skillsite search`` ranks them."""
         if self._index is None:
             try:
-                self._index = SearchIndex.from_manifest(self.manifest)
+                with _gc_paused():
+                    self._index = SearchIndex.from_manifest(self.manifest)
             except (ValueError, KeyError, TypeError, IndexError) as exc:
                 raise CatalogFormatError(f"{self.location}: unusable search index ({exc})") from None
         hits = self._index.search(query, k=k, tags=tags)
@@ -1400,7 +1438,7 @@ class Catalog:
         """
         if budget < len("<available_skills>\n</available_skills>\n"):
             raise ValueError(f"a budget of {budget} characters cannot hold an <available_skills> block")
-        shown = prompt_order(self.skills)
+        shown = prompt_order([self._checked(e) for e in self.skills])
         which: dict[str, bool] = {}
         eligible = [e for e in shown if not ineligible_reasons(e, env, platform, which)]
         locations = [self._url(e["urls"]["skill_md"]) for e in eligible]

@@ -108,8 +108,11 @@ def test_newer_format_version_names_the_supported_one(own_site: Path) -> None:
 
 def test_entry_with_bad_digest_is_a_format_error(own_site: Path) -> None:
     edit_manifest(own_site, lambda d: d["skills"][0].update(sha256="not-hex"))
+    catalog = Catalog.open(own_site)                 # entries are checked in full on first use
     with pytest.raises(CatalogFormatError, match="sha256"):
-        Catalog.open(own_site)
+        catalog.load(catalog.skills[0]["id"])
+    with pytest.raises(CatalogFormatError, match="sha256"):
+        catalog.prompt()
 
 
 def test_max_bytes_applies_to_local_files(site: Path) -> None:
