@@ -8,17 +8,22 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import time
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
+
+from skillsite import __version__
+from skillsite.cache import BuildCache, digest
 
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
 from skillsite.loader import available_skills_xml, prompt_order, skill_content_xml, skill_entry_xml
 from skillsite.manifest import (ENTRY_FILE, RESERVED_NAMES, SCHEMA_FILE, XML_FILE, absolute, manifest,
-                                sha256_hex, skill_dir_url, skill_entry)
+                                sha256_hex, skill_entry)
 from skillsite.models import BuildContext, Skill
 from skillsite.output import Staging, check_target
+from skillsite.parallel import default_jobs, parallel_map
 from skillsite.pipeline import CatalogReading, read_catalog
 from skillsite.schema_check import load_schema
 from skillsite.wellknown import (ARCHIVE_DIR, INDEX_PATH, deterministic_tar_gz, discovery_entry,
@@ -40,6 +45,7 @@ class BuildResult:
     diagnostics: tuple[Diagnostic, ...]   # sorted, including the build's own
     output_bytes: int
     seconds: float
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage
 
     @property
     def errors(self) -> int:
@@ -68,24 +74,57 @@ def _children(skills: Sequence[Skill]) -> dict[str, list[str]]:
     return children
 
 
-def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic]) -> list[dict[str, Any]]:
-    """Copy a skill's SKILL.md and bundled files under ``skills/<id>/``; returns the file records."""
+def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic],
+                   cache: BuildCache | None) -> list[dict[str, Any]]:
+    """Copy a skill's SKILL.md and bundled files under ``skills/<id>/``; returns the file records.
+
+    A file whose content the cache knows (same path, size and modification time) and
+    whose previous published copy is intact is hard-linked from the previous output.
+    """
     folder = f"skills/{skill.id}/"
-    staging.write_bytes(folder + "SKILL.md", skill.raw)
+    raw_sha = sha256_hex(skill.raw)
+    if not staging.reuse(folder + "SKILL.md", raw_sha):
+        staging.write_bytes(folder + "SKILL.md", skill.raw, key=raw_sha)
     records = []
     for f in skill.source.files:
         if f.path in RESERVED_NAMES:
             diags.append(make("SK009", f"bundled file '{f.path}' has a name the catalog uses for its own "
                                        "pages; not published", skill.source.display_path))
             continue
+        rel = folder + f.path
         try:
-            size, sha = staging.copy_hashing(f.abspath, folder + f.path)
+            stat = os.stat(f.abspath)
+            known = cache.file_sha(f.abspath, stat.st_size, stat.st_mtime_ns) if cache else None
+            if known and staging.reuse(rel, known):
+                size, sha = stat.st_size, known
+            else:
+                size, sha = staging.copy_hashing(f.abspath, rel)
+                if cache:
+                    cache.remember_file_sha(f.abspath, stat.st_size, stat.st_mtime_ns, sha)
         except OSError as exc:
             diags.append(make("SK006", f"cannot read bundled file '{f.path}': {exc.strerror or exc}",
                               skill.source.display_path))
             continue
+        if cache:
+            cache.remember_file_sha(f.abspath, stat.st_size, stat.st_mtime_ns, sha)
         records.append({"path": f.path, "bytes": size, "sha256": sha})
     return records
+
+
+def _write_xml(skills: Sequence[Skill], entry_by_id: dict[str, dict[str, Any]], config: SiteConfig,
+               staging: Staging) -> None:
+    """Per skill: the ``<skill_content>`` fragment and the tier-1 ``<skill>`` entry; then the catalog block."""
+    for skill in skills:
+        entry = entry_by_id[skill.id]
+        subs = [(c, entry_by_id[c]["name"], entry_by_id[c]["description"]) for c in entry["children"]]
+        xml = skill_content_xml(skill.name, skill.id, skill.body, absolute(config, entry["urls"]["page"]),
+                                [f["path"] for f in entry["files"]], subs)
+        staging.write_text(f"skills/{skill.id}/{XML_FILE}", xml)
+        staging.write_text(f"skills/{skill.id}/{ENTRY_FILE}",
+                           skill_entry_xml(skill.name, skill.description, absolute(config, entry["urls"]["skill_md"])))
+    ordered = prompt_order(entry_by_id[s.id] for s in skills)
+    staging.write_text(AVAILABLE_SKILLS_FILE, available_skills_xml(
+        ordered, [absolute(config, e["urls"]["skill_md"]) for e in ordered], config.prompt_budget))
 
 
 def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, mtime: int,
@@ -107,14 +146,53 @@ def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, 
             listed.append(discovery_entry(entry["name"], entry["description"], "skill-md",
                                           "../../" + entry["urls"]["skill_md"], skill_md.read_bytes()))
             continue
-        members = [("SKILL.md", skill_md)] + [(f["path"], staging.file(f"skills/{entry['id']}/{f['path']}"))
-                                              for f in entry["files"]]
-        data = deterministic_tar_gz(members, mtime)
         rel = f"{ARCHIVE_DIR}/{entry['name']}.tar.gz"
-        staging.write_bytes(rel, data)
+        key = digest("archive", entry["digest"], mtime)
+        if staging.reuse(rel, key):
+            data = staging.file(rel).read_bytes()
+        else:
+            members = [("SKILL.md", skill_md)] + [(f["path"], staging.file(f"skills/{entry['id']}/{f['path']}"))
+                                                  for f in entry["files"]]
+            data = deterministic_tar_gz(members, mtime)
+            staging.write_bytes(rel, data, key=key)
         listed.append(discovery_entry(entry["name"], entry["description"], "archive",
                                       f"archives/{entry['name']}.tar.gz", data))
     staging.write_json(INDEX_PATH, index_document(listed))
+
+
+_RENDERER: Any = None  # set before workers fork, so each inherits it
+
+
+def _render_one(item: tuple[str, str]) -> str:
+    return _RENDERER.render(item[1], item[0])
+
+
+def _render_bodies(skills: Sequence[Skill], entries: Sequence[dict[str, Any]], jobs: int,
+                   cache: BuildCache | None) -> dict[str, str]:
+    """Every skill body as safe HTML, on every core, reusing cached renderings of unchanged bodies."""
+    global _RENDERER
+    from skillsite.render import LinkTargets, MarkdownRenderer
+
+    targets = LinkTargets.from_entries(entries)
+    context = digest(__version__, sorted(targets.skills), sorted(targets.files))
+    keys = {s.id: digest(context, s.id, s.body) for s in skills}
+    html: dict[str, str] = {}
+    if cache:
+        for s in skills:
+            hit = cache.get("html", keys[s.id])
+            if hit is not None:
+                html[s.id] = hit
+    todo = [(s.id, s.body) for s in skills if s.id not in html]
+    if todo:
+        _RENDERER = MarkdownRenderer(targets)
+        try:
+            for (skill_id, _), rendered in zip(todo, parallel_map(_render_one, todo, jobs)):
+                html[skill_id] = rendered
+                if cache:
+                    cache.put("html", keys[skill_id], rendered)
+        finally:
+            _RENDERER = None
+    return html
 
 
 def _search(skills: Sequence[Skill], entries: Sequence[dict[str, Any]], staging: Staging) -> dict[str, Any] | None:
@@ -133,22 +211,52 @@ def _write_pages(ctx: BuildContext) -> None:
     site.write_site(ctx)
 
 
+class _Stages:
+    """Times each stage of the build and tells a progress callback when one starts."""
+
+    def __init__(self, progress: Callable[[str], None] | None):
+        self.progress = progress
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, name: str):
+        if self.progress:
+            self.progress(name)
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+
+
+def cache_scope(config: SiteConfig) -> str:
+    """What every cached result depends on besides its own inputs: skillsite and the configuration."""
+    return digest(__version__, sorted(vars(config).items()))
+
+
 def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteConfig(), *,
           keep_going: bool = False, force: bool = False, strict: bool | None = None,
-          base: str | None = None) -> BuildResult:
+          base: str | None = None, jobs: int | None = None, cache_dir: Path | None = None,
+          progress: Callable[[str], None] | None = None) -> BuildResult:
     """Read every skill under ``sources`` and publish the catalog into ``out``.
 
     Nothing is written when the build fails (errors, or warnings under strict, without
     ``keep_going``); otherwise everything is written into a staging folder that replaces
-    ``out`` only at the very end.  Raises :class:`skillsite.output.OutputError` when
+    ``out`` only at the very end.  ``jobs`` processes parse, check and render (default:
+    every core); ``cache_dir`` keeps work for the next build (None: no cache).  The
+    output never depends on either.  Raises :class:`skillsite.output.OutputError` when
     ``out`` is not ours to replace.
     """
     started = time.perf_counter()
+    stage = _Stages(progress)
     strict = config.strict if strict is None else strict
+    jobs = jobs or default_jobs()
     out = Path(out)
     check_target(out, force)
-    reading = read_catalog(sources, exclude=config.exclude, profile=config.profile, ignore=config.ignore,
-                           max_bytes=config.max_bytes)
+    cache = BuildCache(cache_dir, cache_scope(config)) if cache_dir is not None else None
+    with stage("read"):
+        reading = read_catalog(sources, exclude=config.exclude, profile=config.profile, ignore=config.ignore,
+                               max_bytes=config.max_bytes, jobs=jobs, cache=cache)
     diags = list(reading.diagnostics)
     skipped = tuple(sorted({p.source.id for p in reading.left_out} |
                            {s.id for s in reading.skills if s.has_errors}))
@@ -158,7 +266,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     def result(ok: bool, published: tuple[str, ...], size: int) -> BuildResult:
         all_diags = tuple(sort_diagnostics(diags))
         return BuildResult(ok, out, reading, published, skipped, all_diags, size,
-                           time.perf_counter() - started)
+                           time.perf_counter() - started, dict(stage.seconds))
 
     if (has_errors or (strict and has_warnings)) and not keep_going:
         return result(False, (), 0)
@@ -167,44 +275,42 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     base_dir = base or (os.path.dirname(os.path.abspath(config.config_path)) if config.config_path
                         else os.getcwd())
     mtime, generated_at = source_date()
-    staging = Staging(out)
+    staging = Staging(out, reuse=cache.get("outputs", "previous") if cache else None)
     try:
         build_diags: list[Diagnostic] = []
-        children = _children(skills)
-        by_id = {s.id: s for s in skills}
-        entries = []
-        for skill in skills:
-            files = _publish_files(skill, staging, build_diags)
-            entries.append(skill_entry(skill, files, sha256_hex(skill.raw), children[skill.id], config, base_dir))
-        entry_by_id = {e["id"]: e for e in entries}
-        for entry in entries:
-            skill = by_id[entry["id"]]
-            folder = entry["urls"]["page"]
-            subs = [(c, entry_by_id[c]["name"], entry_by_id[c]["description"]) for c in entry["children"]]
-            xml = skill_content_xml(skill.name, skill.id, skill.body, absolute(config, folder),
-                                    [f["path"] for f in entry["files"]], subs)
-            staging.write_text(f"skills/{skill.id}/{XML_FILE}", xml)
-            staging.write_text(f"skills/{skill.id}/{ENTRY_FILE}",
-                               skill_entry_xml(skill.name, skill.description, absolute(config, entry["urls"]["skill_md"])))
-        ordered = prompt_order(entries)
-        staging.write_text(AVAILABLE_SKILLS_FILE, available_skills_xml(
-            ordered, [absolute(config, e["urls"]["skill_md"]) for e in ordered], config.prompt_budget))
-        _write_discovery_index(entries, staging, mtime, build_diags,
-                               {s.id: s.source.display_path for s in skills})
-        search = _search(skills, entries, staging)
-        data = manifest(entries, config, len(skipped), generated_at, search)
-        staging.write_json(MANIFEST_FILE, data)
-        staging.write_json(SCHEMA_FILE, load_schema(SCHEMA_FILE))
+        with stage("files"):
+            children = _children(skills)
+            entries = [skill_entry(skill, _publish_files(skill, staging, build_diags, cache), sha256_hex(skill.raw),
+                                   children[skill.id], config, base_dir) for skill in skills]
+            entry_by_id = {e["id"]: e for e in entries}
+        with stage("xml"):
+            _write_xml(skills, entry_by_id, config, staging)
+        with stage("discovery"):
+            _write_discovery_index(entries, staging, mtime, build_diags,
+                                   {s.id: s.source.display_path for s in skills})
+        with stage("search"):
+            search = _search(skills, entries, staging)
+        with stage("manifest"):
+            data = manifest(entries, config, len(skipped), generated_at, search)
+            staging.write_json(MANIFEST_FILE, data)
+            staging.write_json(SCHEMA_FILE, load_schema(SCHEMA_FILE))
         diags.extend(build_diags)
         if any(d.severity is Severity.ERROR for d in build_diags) and not keep_going:
             staging.discard()
             return result(False, (), 0)
-        ctx = BuildContext(config, tuple(skills), data, entry_by_id, tuple(sort_diagnostics(diags)), staging.path)
-        _write_pages(ctx)
-        size = staging.size()
-        staging.commit()
+        with stage("render"):
+            body_html = _render_bodies(skills, entries, jobs, cache)
+        with stage("pages"):
+            ctx = BuildContext(config, tuple(skills), data, entry_by_id, tuple(sort_diagnostics(diags)),
+                               staging.path, body_html)
+            _write_pages(ctx)
+        with stage("swap"):
+            size = staging.size()
+            staging.commit()
     except BaseException:
         staging.discard()
         raise
+    if cache:
+        cache.put("outputs", "previous", staging.published_keys())
+        cache.save()
     return result(True, tuple(s.id for s in skills), size)
-

@@ -90,6 +90,42 @@ def load_site_config(config_file: Path | None) -> "SiteConfig":
         sys.exit(2)
 
 
+class Progress:
+    """Build progress: one line redrawn in place on a terminal; plain lines for slow stages in logs."""
+
+    STAGES = ("read", "files", "xml", "discovery", "search", "manifest", "render", "pages", "swap")
+    SLOW = 1.0  # seconds; in logs only stages slower than this get a line
+
+    def __init__(self, stream) -> None:
+        import time
+
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.clock = time.perf_counter
+        self.current: str | None = None
+        self.since = self.clock()
+
+    def start(self, stage: str) -> None:
+        self._end_current()
+        self.current, self.since = stage, self.clock()
+        if self.tty:
+            done = self.STAGES.index(stage) if stage in self.STAGES else 0
+            bar = "#" * done + "-" * (len(self.STAGES) - done)
+            self.stream.write(f"\r\x1b[2Kbuilding [{bar}] {stage}…")
+            self.stream.flush()
+
+    def _end_current(self) -> None:
+        if self.current and not self.tty and self.clock() - self.since >= self.SLOW:
+            self.stream.write(f"skillsite: {self.current} took {self.clock() - self.since:.1f} s\n")
+        self.current = None
+
+    def finish(self) -> None:
+        self._end_current()
+        if self.tty:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+
 def _human_bytes(size: int) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if size < 1024 or unit == "GB":
@@ -114,9 +150,16 @@ def _human_bytes(size: int) -> str:
 @click.option("--title", default=None, help="Catalog title.")
 @click.option("--format", "fmt", type=click.Choice(["text", "github"]), default=None,
               help="Diagnostics format [default: text, or github when GITHUB_ACTIONS=true].")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes for parsing and rendering [default: number of cores].")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Incremental-build cache [default: .skillsite-cache beside the output].")
+@click.option("--no-cache", is_flag=True, help="Build from scratch and keep no cache.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict: bool | None, keep_going: bool,
           force: bool, profile: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...],
-          base_url: str | None, title: str | None, fmt: str | None) -> None:
+          base_url: str | None, title: str | None, fmt: str | None, jobs: int | None, cache_dir: Path | None,
+          no_cache: bool, quiet: bool) -> None:
     """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
     from skillsite.build import build as run_build
     from skillsite.output import OutputError
@@ -131,11 +174,17 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     for root in roots:
         if not root.is_dir():
             raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
+    cache = None if no_cache else (cache_dir or out.absolute().parent / ".skillsite-cache")
+    reporter = None if quiet else Progress(sys.stderr)
     try:
-        result = run_build(roots, out, config, keep_going=keep_going, force=force)
+        result = run_build(roots, out, config, keep_going=keep_going, force=force, jobs=jobs, cache_dir=cache,
+                           progress=reporter.start if reporter else None)
     except OutputError as exc:
         click.echo(f"skillsite: {exc}", err=True)
         sys.exit(2)
+    finally:
+        if reporter:
+            reporter.finish()
     emit_diagnostics(list(result.diagnostics), fmt)
     counts = (f"{result.errors} errors, {result.warnings} warnings")
     if result.ok:

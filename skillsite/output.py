@@ -34,8 +34,12 @@ def check_target(target: Path, force: bool) -> None:
 class Staging:
     """A temporary folder next to the target; ``commit`` swaps it in, ``discard`` removes it."""
 
-    def __init__(self, target: Path):
+    def __init__(self, target: Path, reuse: dict[str, tuple[str, int, int]] | None = None):
         self.target = target.absolute()
+        # files of the previous output that may be hard-linked instead of written again:
+        # site-relative path -> (content key, size, mtime_ns) as recorded after that build
+        self.previous = reuse if reuse and is_previous_output(self.target) else {}
+        self.keys: dict[str, str] = {}
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.building-", dir=self.target.parent))
         self._made: set[str] = {""}
@@ -51,8 +55,42 @@ class Staging:
             self._made.add(folder)
         return self.path.joinpath(*parts)
 
-    def write_bytes(self, rel: str, data: bytes) -> None:
+    def write_bytes(self, rel: str, data: bytes, key: str | None = None) -> None:
         self.file(rel).write_bytes(data)
+        if key:
+            self.keys[rel] = key
+
+    def reuse(self, rel: str, key: str) -> bool:
+        """Hard-link ``rel`` from the previous output when it holds exactly the content ``key`` names.
+
+        The previous file must still have the size and modification time recorded when it
+        was published, so a copy edited by hand since is never reused.  Safe because no
+        published file is ever modified in place: every build writes new files.
+        """
+        recorded = self.previous.get(rel)
+        if recorded is None or recorded[0] != key:
+            return False
+        old = self.target.joinpath(*rel.split("/"))
+        try:
+            stat = os.stat(old, follow_symlinks=False)
+            if (stat.st_size, stat.st_mtime_ns) != (recorded[1], recorded[2]) or not os.path.isfile(old):
+                return False
+            os.link(old, self.file(rel))
+        except OSError:
+            return False
+        self.keys[rel] = key
+        return True
+
+    def published_keys(self) -> dict[str, tuple[str, int, int]]:
+        """After ``commit``: content key, size and mtime of every keyed file, for the next build."""
+        recorded = {}
+        for rel, key in self.keys.items():
+            try:
+                stat = os.stat(self.target.joinpath(*rel.split("/")))
+            except OSError:
+                continue
+            recorded[rel] = (key, stat.st_size, stat.st_mtime_ns)
+        return recorded
 
     def write_text(self, rel: str, text: str) -> None:
         self.write_bytes(rel, text.encode("utf-8"))
@@ -63,7 +101,7 @@ class Staging:
         return payload
 
     def copy_hashing(self, source: Path, rel: str) -> tuple[int, str]:
-        """Copy a file into the staging folder, returning its size and sha256."""
+        """Copy a file into the staging folder, returning its size and sha256 (its content key)."""
         digest = hashlib.sha256()
         size = 0
         with open(source, "rb") as src, open(self.file(rel), "wb") as dst:
@@ -71,11 +109,15 @@ class Staging:
                 digest.update(chunk)
                 dst.write(chunk)
                 size += len(chunk)
-        return size, digest.hexdigest()
+        self.keys[rel] = digest.hexdigest()
+        return size, self.keys[rel]
 
     def size(self) -> int:
         """Total bytes written so far."""
-        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
+        total = 0
+        for folder, _, files in os.walk(self.path):
+            total += sum(os.lstat(os.path.join(folder, name)).st_size for name in files)
+        return total
 
     def commit(self) -> None:
         """Swap the staging folder in place of the target; the old output is removed afterwards."""

@@ -5,11 +5,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from skillsite.cache import BuildCache, digest
 from skillsite.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
 from skillsite.discover import Discovery, discover
 from skillsite.models import ParsedSkill, Skill, SourceFile
-from skillsite.parse import DEFAULT_MAX_BYTES, parse_skill
-from skillsite.validate import Validation, validate_catalog
+from skillsite.parallel import parallel_map
+from skillsite.parse import DEFAULT_MAX_BYTES, parse_skill, parse_skill_bytes
+from skillsite.validate import Validation, catalog_skill_dirs, check_skill, validate_catalog
 
 
 @dataclass(frozen=True)
@@ -47,12 +49,76 @@ class CatalogReading:
         }
 
 
+@dataclass(frozen=True)
+class _Job:
+    """One skill to parse and check in a worker (everything it needs, picklable)."""
+
+    source: SourceFile
+    raw: bytes | None
+    profile: str
+    skill_dirs: frozenset[tuple[str, str]]
+    max_bytes: int
+
+
+def _parse_and_check(job: _Job) -> tuple[ParsedSkill, list[Diagnostic]]:
+    if job.raw is None:
+        parsed = parse_skill(job.source, job.max_bytes)
+    else:
+        parsed = parse_skill_bytes(job.raw, job.source, job.max_bytes)
+    return parsed, check_skill(parsed, job.profile, job.skill_dirs)
+
+
+def _read_raw(source: SourceFile, max_bytes: int) -> bytes | None:
+    """The bytes of a SKILL.md within the size limit; None when the parser should report why not."""
+    try:
+        with open(source.skill_md, "rb") as handle:
+            raw = handle.read(max_bytes + 1)
+    except OSError:
+        return None
+    return raw if len(raw) <= max_bytes else None
+
+
+def _cache_key(job: _Job, skill_dirs_digest: str) -> str:
+    src = job.source
+    return digest(job.raw, src.id, src.display_path, src.rel_path, str(src.dir), src.parent_id,
+                  tuple(f.path for f in src.files), skill_dirs_digest, job.profile, job.max_bytes)
+
+
 def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
-                 ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES) -> CatalogReading:
-    """Discover, parse and validate every skill under ``roots``."""
+                 ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
+                 cache: BuildCache | None = None) -> CatalogReading:
+    """Discover, parse and validate every skill under ``roots``.
+
+    Parsing and per-skill checks run on ``jobs`` processes; with a ``cache``, skills
+    whose inputs are unchanged are not parsed or checked again.  The result never
+    depends on either.
+    """
     ignored = frozenset(ignore)
     found: Discovery = discover(roots, exclude)
-    parsed = [parse_skill(src, max_bytes) for src in found.sources]
-    checked: Validation = validate_catalog(parsed, profile, ignored)
+    skill_dirs = catalog_skill_dirs(found.sources)
+    jobs_list = [_Job(src, _read_raw(src, max_bytes) if cache else None, profile, skill_dirs, max_bytes)
+                 for src in found.sources]
+    results: list[tuple[ParsedSkill, list[Diagnostic]] | None] = [None] * len(jobs_list)
+    keys: list[str] = []
+    if cache is not None:
+        dirs_digest = digest(tuple(sorted(skill_dirs)))
+        for i, job in enumerate(jobs_list):
+            key = _cache_key(job, dirs_digest) if job.raw is not None else ""
+            keys.append(key)
+            hit = cache.get("skills", key) if key else None
+            if hit is not None:
+                fm, key_lines, body, body_line, parse_diags, diags = hit
+                results[i] = (ParsedSkill(job.source, fm, key_lines, body, body_line, job.raw, parse_diags),
+                              list(diags))
+    todo = [i for i, r in enumerate(results) if r is None]
+    for i, result in zip(todo, parallel_map(_parse_and_check, [jobs_list[i] for i in todo], jobs)):
+        results[i] = result
+        if cache is not None and keys[i]:
+            parsed, diags = result
+            cache.put("skills", keys[i], (parsed.frontmatter, parsed.key_lines, parsed.body, parsed.body_line,
+                                          parsed.diagnostics, tuple(diags)))
+    parsed_list = [r[0] for r in results if r is not None]
+    checked_list = [r[1] for r in results if r is not None]
+    checked: Validation = validate_catalog(parsed_list, profile, ignored, checked_list)
     diags = [d for d in found.diagnostics if d.code not in ignored] + list(checked.diagnostics)
     return CatalogReading(found.sources, checked.skills, checked.left_out, tuple(sort_diagnostics(diags)))

@@ -85,6 +85,9 @@ class CatalogHandler(SimpleHTTPRequestHandler):
             return self._send(HTTPStatus.OK, "text/javascript", RELOAD_JS)
         if self.reload is not None and path == VERSION_PATH:
             return self._send(HTTPStatus.OK, "text/plain", str(self.reload.version).encode())
+        extra = header_rules(Path(self.directory)).get(unquote(path))
+        if extra is not None:
+            return self._send_with_headers(extra)
         if self.reload is not None:
             page = self._html_file(path)
             if page is not None:
@@ -97,6 +100,22 @@ class CatalogHandler(SimpleHTTPRequestHandler):
         if local.is_dir() and unquote(url_path).endswith("/"):
             local = local / "index.html"
         return local if local.suffix == ".html" and local.is_file() else None
+
+    def _send_with_headers(self, headers: dict[str, str]) -> None:
+        """A file with the headers ``_headers`` gives it (as Netlify would serve it)."""
+        local = Path(self.translate_path(self.path))
+        if not local.is_file():
+            return self.send_error(HTTPStatus.NOT_FOUND)
+        body = local.read_bytes()
+        self.send_response(HTTPStatus.OK)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        if "content-type" not in {k.lower() for k in headers}:
+            self.send_header("Content-Type", self.guess_type(str(local)))
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     def _send(self, status: HTTPStatus, content_type: str, body: bytes) -> None:
         self.send_response(status)
@@ -115,6 +134,25 @@ class CatalogHandler(SimpleHTTPRequestHandler):
                 body = inject_reload(body)
             return self._send(HTTPStatus.NOT_FOUND, "text/html; charset=utf-8", body)
         return super().send_error(code, message, explain)
+
+
+def header_rules(directory: Path) -> dict[str, dict[str, str]]:
+    """Exact-path rules of a Netlify-style ``_headers`` file in ``directory`` (``{}`` if none)."""
+    try:
+        text = (directory / "_headers").read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    rules: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            current = rules.setdefault(unquote(line.strip()), {})
+        elif current is not None and ":" in line:
+            name, value = line.split(":", 1)
+            current[name.strip()] = value.strip()
+    return rules
 
 
 def inject_reload(html: bytes) -> bytes:

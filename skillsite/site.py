@@ -28,9 +28,15 @@ from skillsite.models import BuildContext, Skill
 from skillsite.render import LinkTargets, MarkdownRenderer, safe_url
 from skillsite.wellknown import listable
 
-__all__ = ["write_site", "template_dirs", "make_environment", "tag_slug", "STATIC_FILES"]
+__all__ = ["write_site", "template_dirs", "make_environment", "tag_slug", "active_files", "STATIC_FILES"]
 
 STATIC_FILES = ("app.css", "app.js", "lunr.min.js", "nojs.css", "favicon.svg")
+# Bundled files a browser would run as a document on the catalog's own origin: ``_headers``
+# makes static hosts that read it (Netlify, Cloudflare Pages) serve them sandboxed, so no
+# script of theirs runs (an SVG still shows in an <img>).
+ACTIVE_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".svgz", ".xml", ".xsl",
+                             ".xslt", ".mht", ".mhtml"})
+INERT_HEADERS = ("Content-Security-Policy: sandbox; default-src 'none'", "X-Content-Type-Options: nosniff")
 HOME_TAG_CHIPS = 30
 _SLUG = re.compile(r"[^a-z0-9]+")
 _SPACE = re.compile(r"\s+")
@@ -137,6 +143,26 @@ def write_assets(out: Path, dirs: Sequence[Path]) -> dict[str, str]:
         path_under(out, rel).write_bytes(data)
         assets[name] = rel
     return assets
+
+
+def active_files(entries: Iterable[dict[str, Any]]) -> list[str]:
+    """Site-relative URLs of bundled files a browser could run as a page (HTML, SVG, XML ...)."""
+    urls = []
+    for entry in entries:
+        for f in entry["files"]:
+            if Path(f["path"]).suffix.lower() in ACTIVE_SUFFIXES:
+                urls.append(entry["urls"]["files"] + quote(f["path"], safe="/"))
+    return sorted(urls)
+
+
+def headers_file(entries: Iterable[dict[str, Any]]) -> str:
+    """A Netlify / Cloudflare Pages ``_headers`` file that sandboxes active bundled files."""
+    lines = ["# Written by skillsite: bundled files that a browser would run as a page on this origin",
+             "# (HTML, SVG, XML) are served sandboxed: none of their scripts can run."]
+    for url in active_files(entries):
+        lines.append("/" + url)
+        lines.extend("  " + header for header in INERT_HEADERS)
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------- view models
@@ -321,7 +347,7 @@ class SiteWriter:
             "skill.html", f"skills/{entry['id']}/index.html",
             **self.common(page_dir, f"{entry['name']} · {self.config.title}"),
             entry=entry, card=card(entry, self.tag_by_name),
-            body=Markup(self.renderer.render(skill.body, entry["id"])),
+            body=Markup(self.ctx.body_html.get(entry["id"]) or self.renderer.render(skill.body, entry["id"])),
             ancestors=[card(e, self.tag_by_name) for e in ancestors(entry, self.ctx.entries)],
             children=[card(self.ctx.entries[c], self.tag_by_name) for c in entry["children"]
                       if c in self.ctx.entries],
@@ -330,11 +356,15 @@ class SiteWriter:
             source_url=safe_url(source["url"]), edit_url=safe_url(source["edit_url"]),
         )
 
+    def base_path(self) -> str:
+        """The site's own path on its host (``/`` unless ``base_url`` says otherwise)."""
+        path = urlsplit(self.config.base_url).path if self.config.base_url else "/"
+        return path.rstrip("/") + "/"
+
     def not_found(self) -> None:
         """404.html is served at any missing path, so its links start at the site's own path."""
-        base_path = urlsplit(self.config.base_url).path if self.config.base_url else "/"
         values = self.common("", f"Not found · {self.config.title}")
-        values["root"] = base_path.rstrip("/") + "/"
+        values["root"] = self.base_path()
         self.render("404.html", "404.html", **values)
 
     def text_files(self) -> None:
@@ -347,6 +377,8 @@ class SiteWriter:
                     sitemap=absolute(self.config, "sitemap.xml") if has_base else "")
         visible = [e for e in self.entries if not (e["visibility"]["hidden"] or e["visibility"]["user_invocable_only"])]
         others = [e for e in self.entries if e not in visible]
+        if active_files(self.entries):
+            path_under(self.ctx.out, "_headers").write_text(headers_file(self.entries), encoding="utf-8")
         self.render("llms.txt", "llms.txt", site=self.ctx.manifest["site"], counts=self.ctx.manifest["counts"],
                     link=lambda rel: absolute(self.config, rel), visible=visible, others=others,
                     badges=badges)

@@ -350,25 +350,38 @@ def skill_diagnostics(parsed: ParsedSkill, profile: str,
     return diags
 
 
-def validate_catalog(parsed: Sequence[ParsedSkill], profile: str = "default",
-                     ignore: Iterable[str] = ()) -> Validation:
-    """Validate every parsed skill and the catalog as a whole."""
+def catalog_skill_dirs(sources: Iterable[SourceFile]) -> frozenset[tuple[str, str]]:
+    """(root, folder relative to the root) of every skill: what links to other skills resolve against."""
+    return frozenset((str(s.root), posixpath.dirname(s.rel_path)) for s in sources)
+
+
+def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[str, str]]) -> list[Diagnostic]:
+    """Every diagnostic of one skill on its own (catalog-wide checks come later)."""
+    if parsed.fatal:
+        return list(parsed.diagnostics)
+    return skill_diagnostics(parsed, profile, skill_dirs)
+
+
+def validate_catalog(parsed: Sequence[ParsedSkill], profile: str = "default", ignore: Iterable[str] = (),
+                     checked: Sequence[list[Diagnostic]] | None = None) -> Validation:
+    """Validate every parsed skill and the catalog as a whole.
+
+    ``checked`` holds each skill's own diagnostics when they were computed already
+    (in parallel, or taken from the cache); otherwise they are computed here.
+    """
     ignored = frozenset(ignore)
-    skill_dirs = frozenset((str(p.source.root), posixpath.dirname(p.source.rel_path)) for p in parsed)
+    if checked is None:
+        skill_dirs = catalog_skill_dirs(p.source for p in parsed)
+        checked = [check_skill(item, profile, skill_dirs) for item in parsed]
     kept: list[tuple[ParsedSkill, list[Diagnostic]]] = []
     left_out: list[ParsedSkill] = []
     all_diags: list[Diagnostic] = []
-    for item in parsed:
-        if item.fatal:
-            left_out.append(item)
-            all_diags += item.diagnostics
-            continue
-        diags = skill_diagnostics(item, profile, skill_dirs)
-        if not _description_ok(item.frontmatter or {}):
+    for item, diags in zip(parsed, checked):
+        if item.fatal or not _description_ok(item.frontmatter or {}):
             left_out.append(item)
             all_diags += diags
             continue
-        kept.append((item, diags))
+        kept.append((item, list(diags)))
     seen_names: dict[str, str] = {}
     for item, diags in kept:
         name = _text((item.frontmatter or {}).get("name")) or item.source.folder_name

@@ -24,6 +24,11 @@ def write_skill(root: Path, rel: str, frontmatter: str | None = None, body: str 
     return folder
 
 
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` by relative path: two equal results mean byte-identical trees."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 @pytest.fixture
 def corpus() -> Path:
     if not CORPUS.is_dir():

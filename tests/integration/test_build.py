@@ -16,15 +16,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import EXAMPLES, write_skill
+from conftest import EXAMPLES, tree_bytes, write_skill
 from skillsite import build as build_module
 from skillsite.build import build
 from skillsite.config import SiteConfig
 from skillsite.output import MARKER, OutputError
-
-
-def tree_bytes(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def sha(data: bytes) -> str:
