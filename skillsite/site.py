@@ -377,6 +377,8 @@ class SiteWriter:
                     sitemap=absolute(self.config, "sitemap.xml") if has_base else "")
         visible = [e for e in self.entries if not (e["visibility"]["hidden"] or e["visibility"]["user_invocable_only"])]
         others = [e for e in self.entries if e not in visible]
+        # GitHub Pages' Jekyll drops files and folders starting with "_" or "." (.well-known, _headers).
+        path_under(self.ctx.out, ".nojekyll").write_bytes(b"")
         if active_files(self.entries):
             path_under(self.ctx.out, "_headers").write_text(headers_file(self.entries), encoding="utf-8")
         self.render("llms.txt", "llms.txt", site=self.ctx.manifest["site"], counts=self.ctx.manifest["counts"],

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -62,7 +63,10 @@ def parse(path: Path) -> Page:
 
 
 def html_pages(root: Path) -> list[Path]:
-    return sorted(root.rglob("*.html"))
+    """The pages skillsite wrote (bundled files of skills are theirs, served sandboxed)."""
+    manifest = json.loads((root / "skills.json").read_text(encoding="utf-8"))
+    bundled = {root / "skills" / e["id"] / f["path"] for e in manifest["skills"] for f in e["files"]}
+    return sorted(p for p in root.rglob("*.html") if p not in bundled)
 
 
 # ------------------------------------------------------------------------------ pages
@@ -226,3 +230,31 @@ def test_undefined_template_variables_are_errors(tmp_path):
     with pytest.raises(jinja2.UndefinedError):
         build(list([EXAMPLES]), tmp_path / "site", SiteConfig(templates=str(override)), base=str(REPO))
     assert not (tmp_path / "site").exists()
+
+
+def test_headers_file_sandboxes_active_bundled_files(xss, example):
+    text = (xss / "_headers").read_text()
+    assert "/skills/xss-everywhere/assets/page.html\n  Content-Security-Policy: sandbox; default-src 'none'\n" in text
+    assert "/skills/xss-everywhere/assets/image.svg\n" in text
+    assert "page.js" not in text and "notes.md" not in text
+    assert not (example / "_headers").exists()              # nothing to sandbox, no file
+
+
+def test_netlify_toml():
+    tomllib = pytest.importorskip("tomllib")              # Python 3.11+
+    config = tomllib.loads((REPO / "netlify.toml").read_text(encoding="utf-8"))
+    assert config["build"]["publish"] == "_site"
+    assert "skillsite build" in config["build"]["command"]
+    rules = {rule["for"]: rule["values"] for rule in config["headers"]}
+    assert rules["/assets/*"]["Cache-Control"] == "public, max-age=31536000, immutable"
+    for path in ("/skills.json", "/.well-known/agent-skills/*", "/search/*"):
+        assert rules[path]["Access-Control-Allow-Origin"] == "*"
+        assert "max-age=300" in rules[path]["Cache-Control"]
+    assert rules["/*"]["Content-Security-Policy"].startswith(CSP)
+    # Netlify joins a header's values across matching rules: "/*" must not set what others set.
+    others = {name for path, values in rules.items() if path != "/*" for name in values}
+    assert not others & set(rules["/*"]), others & set(rules["/*"])
+
+
+def test_nojekyll(example):
+    assert (example / ".nojekyll").read_bytes() == b""

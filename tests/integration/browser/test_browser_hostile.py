@@ -7,6 +7,7 @@ no script, handler, frame or dangerous URL that did not come from skillsite itse
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -45,10 +46,14 @@ AUDIT_DOM = """() => {
 
 
 def catalog_pages(root: Path) -> list[str]:
-    """Site-relative URL of every HTML page of a built catalog, sorted."""
+    """Site-relative URL of every HTML page skillsite wrote (not the skills' own files), sorted."""
+    manifest = json.loads((root / "skills.json").read_text(encoding="utf-8"))
+    bundled = {f"skills/{e['id']}/{f['path']}" for e in manifest["skills"] for f in e["files"]}
     pages = []
     for path in sorted(root.rglob("*.html")):
         rel = path.relative_to(root).as_posix()
+        if rel in bundled:
+            continue
         pages.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
     return pages
 
@@ -142,3 +147,25 @@ def test_hostile_screenshot(browser, hostile_site, artifacts):
         page.screenshot(path=str(artifacts / "hostile-skill.png"), full_page=True)
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("rel", ["skills/xss-everywhere/assets/page.html", "skills/xss-everywhere/assets/image.svg"])
+def test_bundled_pages_run_nothing_when_opened(context, hostile_site, rel):
+    """HTML and SVG files bundled with a skill are served sandboxed (``_headers``, as on Netlify)."""
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    response = page.goto(hostile_site.page_url(rel))
+    assert response.ok and "sandbox" in response.headers["content-security-policy"]
+    page.wait_for_timeout(100)
+    assert dialogs == []
+    assert page.evaluate("window.__xss") is None
+
+
+def test_bundled_svg_still_shows_as_an_image(context, hostile_site):
+    page = context.new_page()
+    page.goto(hostile_site.page_url("skills/xss-everywhere/"))
+    img = page.locator("article img[src='assets/image.svg']")
+    assert img.count() == 1
+    wait_until(page, "() => document.querySelector(\"article img[src='assets/image.svg']\").complete")
+    assert img.evaluate("i => i.naturalWidth") > 0
