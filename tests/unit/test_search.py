@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -231,3 +234,16 @@ def test_cli_text_default_catalog_tags_and_errors(site: Path, monkeypatch: pytes
     assert nothing.exit_code == 0 and json.loads(nothing.output) == []
     missing = runner.invoke(main, ["search", "x", "--catalog", str(site / "nope")])
     assert missing.exit_code == 2 and "skillsite search:" in missing.output
+
+
+def test_indexes_do_not_depend_on_the_hash_seed() -> None:
+    """Byte-identical search/lunr.json and search section whatever PYTHONHASHSEED is."""
+    script = ("import hashlib, json, sys; from skillsite import index; from skillsite.loader import build_search_section;"
+              "docs = json.load(sys.stdin);"
+              "print(hashlib.sha256(index.lunr_json(index.build_lunr(docs))).hexdigest(),"
+              " hashlib.sha256(json.dumps(build_search_section(docs)).encode()).hexdigest())")
+    docs = json.dumps([dict(e, id=f"{e['id']}-{i}") for i in range(3) for e in CATALOG])
+    digests = {subprocess.run([sys.executable, "-c", script], input=docs, capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+               for seed in ("1", "2", "3")}
+    assert len(digests) == 1
