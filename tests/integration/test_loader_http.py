@@ -408,3 +408,25 @@ def test_nothing_is_written_outside_the_cache_dir(server: SiteServer, cache: Pat
     after = {p for p in tmp_path.rglob("*") if cache not in p.parents and p != cache}
     assert after == before
     assert all(p.name != "skills.json" or p.parent.parent.name == "catalogs" for p in cache.rglob("*"))
+
+
+def test_redirect_to_an_allowed_other_host_is_followed(server: SiteServer, cache: Path) -> None:
+    server.faults["/skills.json"] = redirect(server.url("/skills.json?moved", host="localhost"))
+    server.faults["/skills.json?moved"] = lambda h: h.serve_file((server.root / "skills.json").read_bytes())
+    catalog = open_remote(server, cache, allowed_hosts=["127.0.0.1", "LOCALHOST"])
+    assert catalog.location.startswith(f"http://localhost:{server.port}/")
+    assert catalog.load("test-first").location == server.url("/skills/test-first/SKILL.md", host="localhost")
+
+
+def test_gzip_bomb_is_capped(server: SiteServer, cache: Path) -> None:
+    bomb = gzip.compress(b" " * 50_000_000)
+    server.faults["/skills.json"] = body(bomb, {"Content-Encoding": "gzip"})
+    with pytest.raises(TooLargeError, match="inflates to more than the limit"):
+        open_remote(server, cache, max_bytes=1_000_000)
+
+
+def test_https_to_http_redirect_is_a_downgrade() -> None:
+    from skillsite.loader import _check_url
+    with pytest.raises(RedirectError, match="downgrades"):
+        _check_url("http://example.org/skills.json", None, previous="https://example.org/skills.json")
+    _check_url("https://example.org/b.json", frozenset({"example.org"}), previous="http://example.org/a.json")
