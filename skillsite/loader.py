@@ -1284,8 +1284,8 @@ class Catalog:
             if cached is None or not exc.transient:
                 raise
             age = time.time() - float(cached[1].get("fetched_at", 0))
-            warnings.warn(StaleCatalogWarning(
-                f"cannot fetch {url} ({exc}); using the cached copy from {age / 60:.0f} min ago"), stacklevel=3)
+            when = f"{age / 3600:.1f} h" if age >= 3600 else f"{age / 60:.0f} min" if age >= 60 else f"{age:.0f} s"
+            warnings.warn(StaleCatalogWarning(f"{exc}; using the cached copy from {when} ago"), stacklevel=3)
             return _parse_manifest(cached[0], url), cached[1].get("final_url") or url, "offline"
         if response.status == 304:
             if cached is None:
