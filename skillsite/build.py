@@ -22,7 +22,7 @@ from skillsite.loader import available_skills_xml, prompt_order, skill_content_x
 from skillsite.manifest import (ENTRY_FILE, RESERVED_NAMES, SCHEMA_FILE, XML_FILE, absolute, manifest,
                                 sha256_hex, skill_entry)
 from skillsite.models import BuildContext, Skill
-from skillsite.output import Staging, check_target
+from skillsite.output import Staging, check_target, is_previous_output
 from skillsite.parallel import default_jobs, parallel_map
 from skillsite.pipeline import CatalogReading, read_catalog
 from skillsite.schema_check import load_schema
@@ -195,14 +195,26 @@ def _render_bodies(skills: Sequence[Skill], entries: Sequence[dict[str, Any]], j
     return html
 
 
-def _search(skills: Sequence[Skill], entries: Sequence[dict[str, Any]], staging: Staging) -> dict[str, Any] | None:
-    """The search stage: TF-IDF for skills.json, lunr index for the browser (see skillsite.index)."""
-    from skillsite import index
+def _search(skills: Sequence[Skill], entries: Sequence[dict[str, Any]], staging: Staging,
+            cache: BuildCache | None) -> dict[str, Any] | None:
+    """The search stage: TF-IDF for skills.json, lunr index for the browser (see skillsite.index).
 
-    result = index.build_indexes(skills, entries)
-    for rel, data in result.files.items():
+    Both depend only on the searchable fields, so a change to a body or a file reuses them.
+    """
+    from skillsite import index
+    from skillsite.loader import SEARCH_VERSION, search_fields
+
+    key = digest(__version__, SEARCH_VERSION, [(e["id"], search_fields(e), e["priority"]) for e in entries])
+    cached = cache.get("search", key) if cache else None
+    if cached is None:
+        result = index.build_indexes(skills, entries)
+        cached = (result.manifest_search, result.files)
+        if cache:
+            cache.put("search", key, cached)
+    manifest_search, files = cached
+    for rel, data in files.items():
         staging.write_bytes(rel, data)
-    return result.manifest_search
+    return manifest_search
 
 
 def _write_pages(ctx: BuildContext) -> None:
@@ -227,6 +239,29 @@ class _Stages:
             yield
         finally:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+
+
+def _tree_stats(folder: Path) -> dict[str, tuple[int, int]]:
+    """Size and modification time of every file under ``folder``, by site-relative path."""
+    stats = {}
+    for parent, _, files in os.walk(folder):
+        rel_parent = os.path.relpath(parent, folder).replace(os.sep, "/")
+        for name in files:
+            st = os.lstat(os.path.join(parent, name))
+            stats[name if rel_parent == "." else f"{rel_parent}/{name}"] = (st.st_size, st.st_mtime_ns)
+    return stats
+
+
+def _fingerprint(reading: CatalogReading, sources: Sequence[Path | str], config: SiteConfig, keep_going: bool,
+                 strict: bool, base_dir: str) -> str:
+    """Everything the output depends on: when it is unchanged, so is the output."""
+    from skillsite.site import template_dirs
+
+    templates = [(str(p), p.stat().st_size, p.stat().st_mtime_ns)
+                 for folder in template_dirs(config.templates) for p in sorted(Path(folder).rglob("*")) if p.is_file()]
+    files = [(s.id, [(f.path, f.bytes, f.mtime_ns) for f in s.files]) for s in reading.sources]
+    return digest(cache_scope(config), [os.path.abspath(r) for r in sources], keep_going, strict, base_dir,
+                  os.environ.get("SOURCE_DATE_EPOCH", ""), templates, reading.input_digest, files)
 
 
 def cache_scope(config: SiteConfig) -> str:
@@ -274,6 +309,14 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     skills = [s for s in reading.skills if not s.has_errors]
     base_dir = base or (os.path.dirname(os.path.abspath(config.config_path)) if config.config_path
                         else os.getcwd())
+    fingerprint = _fingerprint(reading, sources, config, keep_going, strict, base_dir) if cache else ""
+    if cache and cache.get("outputs", "fingerprint") == fingerprint:
+        with stage("unchanged"):
+            previous = cache.get("outputs", "files")
+            intact = is_previous_output(out) and previous == _tree_stats(out)
+        if intact:  # every input and the output are as the last build left them: nothing to do
+            cache.save()
+            return result(True, tuple(s.id for s in skills), sum(size for size, _ in previous.values()))
     mtime, generated_at = source_date()
     staging = Staging(out, reuse=cache.get("outputs", "previous") if cache else None)
     try:
@@ -289,7 +332,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
             _write_discovery_index(entries, staging, mtime, build_diags,
                                    {s.id: s.source.display_path for s in skills})
         with stage("search"):
-            search = _search(skills, entries, staging)
+            search = _search(skills, entries, staging, cache)
         with stage("manifest"):
             data = manifest(entries, config, len(skipped), generated_at, search)
             staging.write_json(MANIFEST_FILE, data)
@@ -312,5 +355,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
         raise
     if cache:
         cache.put("outputs", "previous", staging.published_keys())
+        cache.put("outputs", "fingerprint", fingerprint)
+        cache.put("outputs", "files", _tree_stats(out))
         cache.save()
     return result(True, tuple(s.id for s in skills), size)

@@ -19,7 +19,7 @@ from skillsite import __version__
 
 CACHE_FILE = "build-cache.pickle"
 _HEADER = ("skillsite-build-cache", 1, __version__)
-_SECTIONS = ("skills", "html", "files", "outputs")
+_SECTIONS = ("skills", "html", "files", "search", "pages", "outputs")
 
 
 def digest(*parts: Any) -> str:

@@ -32,7 +32,7 @@ class _Dir:
     real: str                # resolved path
     skill_file: str | None   # "SKILL.md", "skill.md" or None
     owner: str | None        # rel of the nearest skill folder at or above this one
-    files: list[tuple[str, str, str, int]] = field(default_factory=list)  # name, seen, real, size
+    files: list[tuple[str, str, str, int, int]] = field(default_factory=list)  # name, seen, real, size, mtime
 
 
 @dataclass(frozen=True)
@@ -130,14 +130,16 @@ class _RootWalker:
                                                self._show(rel)))
                         return None
                     return (entry.path, rel, target, node.owner, ancestors | {target})
-                node.files.append((entry.name, entry.path, target, os.stat(target).st_size))
+                stat = os.stat(target)
+                node.files.append((entry.name, entry.path, target, stat.st_size, stat.st_mtime_ns))
                 return None
             if entry.is_dir(follow_symlinks=False):
                 real = os.path.join(parent_real, entry.name)
                 return (entry.path, rel, real, node.owner, ancestors | {real})
             if entry.is_file(follow_symlinks=False):
-                node.files.append((entry.name, entry.path, os.path.join(parent_real, entry.name),
-                                   entry.stat(follow_symlinks=False).st_size))
+                stat = entry.stat(follow_symlinks=False)
+                node.files.append((entry.name, entry.path, os.path.join(parent_real, entry.name), stat.st_size,
+                                   stat.st_mtime_ns))
         except OSError as exc:
             self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self._show(rel)))
         return None
@@ -172,7 +174,7 @@ def _discover_root(root: Path, exclude: Sequence[str]) -> tuple[list[SourceFile]
         if d.owner not in files_of:
             continue
         owner = by_rel[d.owner]
-        for name, seen, real, size in d.files:
+        for name, seen, real, size, mtime_ns in d.files:
             if d.rel == owner.rel and name == owner.skill_file:
                 continue
             rel_in_skill = f"{d.rel}/{name}"[len(owner.rel) + 1:] if owner.rel else (
@@ -181,7 +183,7 @@ def _discover_root(root: Path, exclude: Sequence[str]) -> tuple[list[SourceFile]
                 diags.append(make("SK007", "symlink points outside the skill folder; file not published",
                                   walker._show(f"{d.rel}/{name}" if d.rel else name)))
                 continue
-            files_of[d.owner].append(BundledFile(rel_in_skill, Path(seen), size))
+            files_of[d.owner].append(BundledFile(rel_in_skill, Path(seen), size, mtime_ns))
 
     sources = []
     for d in skill_dirs:

@@ -15,7 +15,7 @@ class BundledFile:
     path: str          # posix path relative to the skill folder
     abspath: Path      # where it is read from
     bytes: int
-    sha256: str = ""   # filled in by the build, which reads the file anyway
+    mtime_ns: int = 0  # with the size, tells the incremental build whether the content may have changed
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ class CatalogReading:
     skills: tuple[Skill, ...]
     left_out: tuple[ParsedSkill, ...]
     diagnostics: tuple[Diagnostic, ...]   # sorted
+    input_digest: str = ""                # digest of every SKILL.md and its context ("" without a cache)
 
     def verdicts(self) -> list[dict]:
         """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
@@ -103,9 +104,9 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     if cache is not None:
         dirs_digest = digest(tuple(sorted(skill_dirs)))
         for i, job in enumerate(jobs_list):
-            key = _cache_key(job, dirs_digest) if job.raw is not None else ""
+            key = _cache_key(job, dirs_digest) if job.raw is not None else digest("unread", job.source.id)
             keys.append(key)
-            hit = cache.get("skills", key) if key else None
+            hit = cache.get("skills", key) if job.raw is not None else None
             if hit is not None:
                 fm, key_lines, body, body_line, parse_diags, diags = hit
                 results[i] = (ParsedSkill(job.source, fm, key_lines, body, body_line, job.raw, parse_diags),
@@ -113,7 +114,7 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     todo = [i for i, r in enumerate(results) if r is None]
     for i, result in zip(todo, parallel_map(_parse_and_check, [jobs_list[i] for i in todo], jobs)):
         results[i] = result
-        if cache is not None and keys[i]:
+        if cache is not None and jobs_list[i].raw is not None:
             parsed, diags = result
             cache.put("skills", keys[i], (parsed.frontmatter, parsed.key_lines, parsed.body, parsed.body_line,
                                           parsed.diagnostics, tuple(diags)))
@@ -121,4 +122,5 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     checked_list = [r[1] for r in results if r is not None]
     checked: Validation = validate_catalog(parsed_list, profile, ignored, checked_list)
     diags = [d for d in found.diagnostics if d.code not in ignored] + list(checked.diagnostics)
-    return CatalogReading(found.sources, checked.skills, checked.left_out, tuple(sort_diagnostics(diags)))
+    inputs = digest(keys, found.diagnostics) if cache is not None else ""
+    return CatalogReading(found.sources, checked.skills, checked.left_out, tuple(sort_diagnostics(diags)), inputs)

@@ -1,0 +1,175 @@
+"""Build speed and size: skillsite against MkDocs, on the real corpus and synthetic catalogs.
+
+For each tree it measures, each build in a fresh process:
+  cold       a build with no cache and no previous output
+  no-op      a rebuild with the cache of the cold build, nothing changed
+  one-change a rebuild after one SKILL.md changed
+and prints peak memory, output size and time per stage of the cold build.  With
+``--mkdocs`` it also builds the same SKILL.md files as MkDocs pages (search plugin on)
+in the same run and prints the ratio.
+
+    python benchmarks/build_speed.py [--sizes corpus,1000,10000] [--mkdocs] [--repeat 3] [--jobs N]
+
+Synthetic catalogs come from benchmarks/synth.py (the corpus's size distribution).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+BUILD_ONE = """
+import json, resource, sys, time
+from pathlib import Path
+from skillsite.build import build
+src, out, cache, jobs = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+t = time.perf_counter()
+r = build([src], out, keep_going=True, cache_dir=Path(cache) if cache else None, jobs=jobs)
+print(json.dumps({"seconds": time.perf_counter() - t, "ok": r.ok, "skills": len(r.published),
+                  "bytes": r.output_bytes, "stages": r.stages,
+                  "rss_main": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+                  "rss_worker": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024}))
+"""
+
+
+def machine() -> str:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores, {model or platform.processor()}, Python {platform.python_version()}"
+
+
+def run_build(src: Path, out: Path, cache: Path | None, jobs: int) -> dict:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", BUILD_ONE, str(src), str(out), str(cache or ""), str(jobs)],
+                          capture_output=True, text=True, cwd=REPO)
+    if proc.returncode != 0:
+        raise SystemExit(f"build failed: {proc.stderr[-2000:]}")
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    data["process_seconds"] = time.perf_counter() - start
+    return data
+
+
+def run_mkdocs(src: Path, work: Path) -> float:
+    """MkDocs 1.6 building every SKILL.md of ``src`` as a page, with its search plugin."""
+    docs = work / "docs"
+    shutil.rmtree(work, ignore_errors=True)
+    docs.mkdir(parents=True)
+    for skill_md in sorted(src.rglob("SKILL.md")):
+        target = docs / skill_md.parent.relative_to(src) / "index.md"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(skill_md, target)
+    (docs / "index.md").write_text("# Skills\n")
+    (work / "mkdocs.yml").write_text("site_name: skills\nplugins:\n  - search\n")
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q"], cwd=work, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"mkdocs failed: {proc.stderr[-2000:]}")
+    return elapsed
+
+
+def tree_size(folder: Path) -> int:
+    return sum(os.lstat(os.path.join(d, f)).st_size for d, _, files in os.walk(folder) for f in files)
+
+
+def touch_one(src: Path) -> None:
+    """Change one skill's body (the first SKILL.md in sorted order)."""
+    skill = sorted(src.rglob("SKILL.md"))[len(list(src.rglob("SKILL.md"))) // 2]
+    skill.write_text(skill.read_text(encoding="utf-8") + f"\n<!-- edited {time.time_ns()} -->\n", encoding="utf-8")
+
+
+def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: bool) -> dict:
+    colds, noops, changes = [], [], []
+    cold = {}
+    for _ in range(repeat):
+        out, cache = work / "site", work / "cache"
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(cache, ignore_errors=True)
+        cold = run_build(src, out, cache, jobs)
+        colds.append(cold["process_seconds"])
+        noops.append(run_build(src, out, cache, jobs)["process_seconds"])
+        touch_one(src)
+        changes.append(run_build(src, out, cache, jobs)["process_seconds"])
+    row = {"label": label, "skills": cold["skills"], "cold": statistics.median(colds),
+           "noop": statistics.median(noops), "change": statistics.median(changes),
+           "bytes": tree_size(work / "site"), "rss_main": cold["rss_main"], "rss_worker": cold["rss_worker"],
+           "stages": cold["stages"]}
+    if mkdocs:
+        row["mkdocs"] = statistics.median(run_mkdocs(src, work / "mkdocs") for _ in range(1))
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="corpus,1000,10000",
+                        help="comma-separated: 'corpus' and/or numbers of synthetic skills")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--mkdocs", action="store_true", help="also time MkDocs on the same files")
+    parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
+    args = parser.parse_args()
+
+    from synth import generate
+
+    work_root = args.work or Path(tempfile.mkdtemp(prefix="skillsite-bench-"))
+    rows = []
+    for size in args.sizes.split(","):
+        work = work_root / size
+        work.mkdir(parents=True, exist_ok=True)
+        src = work / "src"
+        shutil.rmtree(src, ignore_errors=True)
+        if size == "corpus":
+            shutil.copytree(CORPUS, src, symlinks=True)
+            label = "shared corpus"
+        else:
+            generate(src, int(size))
+            label = f"synthetic {int(size):,}"
+        rows.append(measure(label, src, work, args.repeat if size in ("corpus", "1000") else 1, args.jobs,
+                            args.mkdocs and size in ("corpus", "1000")))
+        shutil.rmtree(work / "site", ignore_errors=True)
+        shutil.rmtree(src, ignore_errors=True)
+
+    print(f"machine: {machine()}; jobs {args.jobs}")
+    print(f"command: python benchmarks/build_speed.py {' '.join(sys.argv[1:])}")
+    print()
+    print("| tree | skills | cold build | no-op rebuild | one skill changed | MkDocs | MkDocs / cold | "
+          "peak RSS main / worker | output |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        mk = f"{r['mkdocs']:.1f} s" if "mkdocs" in r else "–"
+        ratio = f"{r['mkdocs'] / r['cold']:.1f}x" if "mkdocs" in r else "–"
+        print(f"| {r['label']} | {r['skills']:,} | {r['cold']:.2f} s | {r['noop']:.2f} s "
+              f"({100 * r['noop'] / r['cold']:.0f}%) | {r['change']:.2f} s | {mk} | {ratio} | "
+              f"{r['rss_main'] / 2**20:.0f} / {r['rss_worker'] / 2**20:.0f} MB | {r['bytes'] / 2**20:.0f} MB |")
+    print()
+    stages = sorted({s for r in rows for s in r["stages"]}, key=lambda s: list(rows[0]["stages"]).index(s)
+                    if s in rows[0]["stages"] else 99)
+    print("cold build, seconds per stage:")
+    print("| tree | " + " | ".join(stages) + " |")
+    print("|---|" + "---:|" * len(stages))
+    for r in rows:
+        print(f"| {r['label']} | " + " | ".join(f"{r['stages'].get(s, 0):.2f}" for s in stages) + " |")
+    if args.work is None:
+        shutil.rmtree(work_root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

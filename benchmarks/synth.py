@@ -1,0 +1,93 @@
+"""Synthetic skill catalogs with the size distribution of the real corpus.
+
+Each synthetic skill copies a randomly chosen real skill of ``../shared/corpus`` (its
+body and bundled files: the same Markdown complexity and file sizes), under a unique
+name, with a description and tags salted from the corpus vocabulary so the search
+index grows as a real catalog's would.  Bundled files are hard-linked when possible, so
+a 100,000-skill catalog costs little disk.  Deterministic for a given seed.
+
+    python benchmarks/synth.py DEST N [--seed S] [--no-files]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+sys.path.insert(0, str(REPO))
+
+
+@dataclass(frozen=True)
+class Template:
+    description: str
+    body: str
+    files: tuple[tuple[str, Path], ...]
+
+
+def load_templates(corpus: Path = CORPUS) -> list[Template]:
+    """Every valid skill of the corpus, as a template."""
+    from skillsite.pipeline import read_catalog
+
+    reading = read_catalog([corpus])
+    return [Template(s.description, s.body, tuple((f.path, f.abspath) for f in s.source.files))
+            for s in reading.skills]
+
+
+def _vocabulary(templates: list[Template]) -> list[str]:
+    words = set()
+    for t in templates:
+        words.update(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]{3,14}", t.description))
+    return sorted(words)
+
+
+def _link_or_copy(source: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copyfile(source, dest)
+
+
+def generate(dest: Path, count: int, seed: int = 0, files: bool = True, corpus: Path = CORPUS) -> Path:
+    """Write ``count`` synthetic skills under ``dest`` (grouped 100 to a folder, like real trees)."""
+    rng = random.Random(seed)
+    templates = load_templates(corpus)
+    vocab = _vocabulary(templates)
+    for i in range(count):
+        t = templates[rng.randrange(len(templates))]
+        name = f"syn-{i:06d}"
+        folder = dest / f"group-{i // 100:04d}" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        salt = " ".join(rng.sample(vocab, 6))
+        front = {"name": name, "description": (t.description[:900] + f" Also covers {salt}.")[:1024],
+                 "tags": sorted(set(rng.sample(vocab, 3))), "priority": rng.randrange(5)}
+        text = "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) + "---\n" + t.body
+        (folder / "SKILL.md").write_text(text, encoding="utf-8")
+        if files:
+            for rel, source in t.files:
+                _link_or_copy(source, folder / rel)
+    return dest
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dest", type=Path)
+    parser.add_argument("count", type=int)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-files", action="store_true")
+    args = parser.parse_args()
+    generate(args.dest, args.count, args.seed, not args.no_files)
+    print(f"wrote {args.count} skills under {args.dest}")
+
+
+if __name__ == "__main__":
+    main()
