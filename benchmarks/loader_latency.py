@@ -4,7 +4,8 @@ Writes SKILL.md folders with varied, realistic text into a temporary folder, bui
 with skillsite, serves the site from a separate process on 127.0.0.1, and prints:
 
 - cold open + first search: ``Catalog.open(url)`` with an empty cache, then one search
-  (fetch, parse and check skills.json, build the search index, answer); target <= 300 ms
+  (fetch, parse and check skills.json, build the search index, answer); target <= 300 ms;
+  also as CPU time of the benchmark process, which other load on the machine disturbs less
 - warm open (304 revalidation against the on-disk cache) + first search
 - search latency over many queries on an open catalog: median (target <= 1 ms) and p95
 
@@ -156,14 +157,15 @@ def main() -> None:
         rng = random.Random(11)
         first_query = "review postgres migrations"
 
-        cold, warm = [], []
+        cold, warm, cold_cpu = [], [], []
         with tempfile.TemporaryDirectory() as caches:
             for run in range(args.runs):
                 cache = Path(caches) / f"c{run}"
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 catalog = Catalog.open(url, cache_dir=cache)
                 catalog.search(first_query)
                 cold.append(time.perf_counter() - t0)
+                cold_cpu.append(time.process_time() - c0)
                 t0 = time.perf_counter()
                 again = Catalog.open(url, cache_dir=cache)
                 again.search(first_query)
@@ -188,6 +190,8 @@ def main() -> None:
     print(f"{'measure':<44}{'median':>12}{'best':>12}   target")
     print(f"{'cold open + first search (empty cache)':<44}{ms(statistics.median(cold)):>12}{ms(min(cold)):>12}"
           f"   <= 300 ms  {'OK' if statistics.median(cold) <= 0.3 else 'MISSED'}")
+    print(f"{'  the same, CPU time of this process':<44}{ms(statistics.median(cold_cpu)):>12}"
+          f"{ms(min(cold_cpu)):>12}   (less sensitive to other load)")
     print(f"{'warm open (304) + first search':<44}{ms(statistics.median(warm)):>12}{ms(min(warm)):>12}")
     print(f"{f'search, {len(latencies):,} queries (p95 {p95 * 1000:.3f} ms)':<44}{ms(median_search):>12}"
           f"{ms(latencies[0]):>12}   <= 1 ms    {'OK' if median_search <= 0.001 else 'MISSED'}")
