@@ -11,7 +11,9 @@ node and the repository's node_modules/lunr (installed by `.ci/run` through `npm
   corpus catalog's name/description/tags/tools text (about 10,000) stems identically;
 - 67 queries (the 30 dev queries and 37 more, with lunr query syntax) return the same refs
   in the same order with scores equal to 1e-6, over one serialized index of the corpus
-  catalog's 1,060 skills, and over the index `skillsite build` writes for example-skills.
+  catalog's 1,060 skills, and over the index `skillsite build` writes for example-skills;
+  so do the queries the catalog's search box builds (required words, last word as a prefix)
+  for the dev queries typed out partially and fully.
 
 The fixture is the corpus catalog's search fields (regenerate it with
 tests/data/make_search_parity.py), so these tests need neither ../shared/corpus nor the
@@ -132,6 +134,27 @@ def assert_same_results(index_path: Path, data: bytes, queries: list[str]) -> in
 def test_queries_rank_identically_on_the_corpus_index(parity: dict, corpus_lunr: tuple[Path, bytes]) -> None:
     found = assert_same_results(*corpus_lunr, parity["queries"])
     assert found == len(parity["queries"])
+
+
+def browser_query(text: str) -> str | None:
+    """The query templates/static/search-worker.js builds, in lunr query syntax: every word but
+    the last required, the last boosted 10 or matched as a prefix (``+a +b c^10 c*``)."""
+    from lunr.stop_word_filter import WORDS
+
+    words = [t.string for t in Tokenizer(text) if t.string not in WORDS]
+    if not words:
+        return None
+    *required, last = words
+    return " ".join([f"+{w}" for w in required] + [f"{last}^10", f"{last}*"])
+
+
+def test_browser_style_queries_rank_identically(parity: dict, corpus_lunr: tuple[Path, bytes]) -> None:
+    """The same, for the required-terms-and-prefix queries the catalog's search box sends,
+    typed out letter by letter ("dep", "depl", ...) as search-as-you-type does."""
+    typed = [q[:n] for q in parity["queries"][:30] for n in (3, len(q) // 2, len(q))]
+    queries = sorted({bq for bq in map(browser_query, typed) if bq and ":" not in bq})
+    assert len(queries) >= 60
+    assert_same_results(*corpus_lunr, queries)
 
 
 def test_named_words_are_found_by_lunr_js(corpus_lunr: tuple[Path, bytes]) -> None:
