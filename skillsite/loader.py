@@ -535,7 +535,7 @@ import urllib.parse
 import urllib.request
 import warnings
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field as _field
 from pathlib import Path
 from typing import Iterator, Mapping, NamedTuple
 
@@ -665,15 +665,15 @@ class SkillContent:
     id: str
     name: str
     description: str
-    body: str                          # the Markdown instructions, frontmatter removed
+    body: str = _field(repr=False)      # the Markdown instructions, frontmatter removed
     resources: tuple[str, ...]         # bundled file paths, relative to the skill folder
     sub_skills: tuple[SubSkill, ...]
-    xml: str                           # the <skill_content> fragment
+    xml: str = _field(repr=False)       # the <skill_content> fragment
     location: str                      # absolute URL or path of SKILL.md
     base_url: str                      # absolute URL or path of the skill folder (ends with / or os.sep)
     allowed_tools: tuple[str, ...]
     sha256: str
-    raw: bytes                         # SKILL.md as published (verified)
+    raw: bytes = _field(repr=False)     # SKILL.md as published (verified)
 
 
 @dataclass(frozen=True)
