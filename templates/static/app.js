@@ -357,7 +357,7 @@
         ". Press Enter to open the highlighted one.";
   };
 
-  Search.prototype.setActive = function (i) {
+  Search.prototype.setActive = function (i, scroll) {
     var items = this.results.children;
     if (this.active >= 0 && items[this.active]) {
       items[this.active].classList.remove("active");
@@ -368,7 +368,7 @@
       items[i].classList.add("active");
       items[i].setAttribute("aria-selected", "true");
       this.input.setAttribute("aria-activedescendant", items[i].id);
-      if (items[i].scrollIntoView) items[i].scrollIntoView({ block: "nearest" });
+      if (scroll && items[i].scrollIntoView) items[i].scrollIntoView({ block: "nearest" });
     } else {
       this.input.removeAttribute("aria-activedescendant");
     }
@@ -385,10 +385,10 @@
     var n = this.results.children.length;
     if (e.key === "ArrowDown" && n) {
       e.preventDefault();
-      this.setActive((this.active + 1) % n);
+      this.setActive((this.active + 1) % n, true);
     } else if (e.key === "ArrowUp" && n) {
       e.preventDefault();
-      this.setActive((this.active - 1 + n) % n);
+      this.setActive((this.active - 1 + n) % n, true);
     } else if (e.key === "Enter") {
       e.preventDefault();
       this.open();
@@ -435,7 +435,7 @@
     var visible = 0;
     this.items.forEach(function (li) {
       var ok = !self.selectedTags.length || self.hasTags(li.getAttribute("data-id"));
-      li.hidden = !ok;
+      if (li.hidden === ok) li.hidden = !ok;   // touch only what changes: no needless relayout
       if (ok) visible++;
     });
     if (this.listCount) this.listCount.textContent = this.selectedTags.length ? visible + " of " + this.items.length : String(this.items.length);
