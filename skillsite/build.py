@@ -335,7 +335,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
             search = _search(skills, entries, staging, cache)
         with stage("manifest"):
             data = manifest(entries, config, len(skipped), generated_at, search)
-            staging.write_json(MANIFEST_FILE, data)
+            staging.write_json(MANIFEST_FILE, data, compact=True)
             staging.write_json(SCHEMA_FILE, load_schema(SCHEMA_FILE))
         diags.extend(build_diags)
         if any(d.severity is Severity.ERROR for d in build_diags) and not keep_going:

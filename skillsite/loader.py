@@ -19,7 +19,7 @@ from typing import Any, Iterable, Sequence
 
 __all__ = [
     "FORMAT", "FORMAT_VERSION", "xml_text", "xml_attr", "one_line", "skill_entry_xml",
-    "available_skills_xml", "skill_content_xml", "prompt_order", "MAX_LISTED_RESOURCES",
+    "available_skills_xml", "skill_content_xml", "frontmatter_end", "prompt_order", "MAX_LISTED_RESOURCES",
     "SEARCH_VERSION", "SEARCH_FIELDS", "STOP_WORDS", "stem", "tokenize", "search_fields",
     "build_search_section", "SearchIndex",
     # catalog access
@@ -1533,21 +1533,30 @@ def _swap_in(staging: Path, target: Path, overwrite: bool) -> None:
         old.unlink()
 
 
-def skill_body(raw: bytes) -> str:
-    """The Markdown body of a SKILL.md: the text after its closing ``---`` line (LF line ends).
+def frontmatter_end(lines: Sequence[str]) -> int | None:
+    """The index of the line that closes a SKILL.md's frontmatter, found line by line.
 
-    Same line-by-line rule as the build's parser: an optional BOM, an opening ``---`` line
-    (trailing spaces allowed), the first later ``---`` line closes it; CRLF becomes LF.
+    ``lines`` are the file's lines (after any BOM).  The first line must be ``---`` (trailing
+    spaces allowed); the first later ``---`` line closes it.  None when the first line does
+    not open a frontmatter; -1 when it is never closed.  The build's parser uses this too.
     """
+    if not lines or not _FENCE.match(lines[0].rstrip("\r\n")):
+        return None
+    for index in range(1, len(lines)):
+        if _FENCE.match(lines[index].rstrip("\r\n")):
+            return index
+    return -1
+
+
+def skill_body(raw: bytes) -> str:
+    """The Markdown body of a SKILL.md: the text after its closing ``---`` line (LF line ends)."""
     text = raw.decode("utf-8", errors="replace")
     text = text[1:] if text.startswith("\ufeff") else text
     lines = text.splitlines(keepends=True)
-    if not lines or not _FENCE.match(lines[0].rstrip("\r\n")):
+    end = frontmatter_end(lines)
+    if end is None:
         return text.replace("\r\n", "\n")
-    for index in range(1, len(lines)):
-        if _FENCE.match(lines[index].rstrip("\r\n")):
-            return "".join(lines[index + 1:]).replace("\r\n", "\n")
-    return ""
+    return "".join(lines[end + 1:]).replace("\r\n", "\n") if end > 0 else ""
 
 
 _FENCE = re.compile(r"^---[ \t]*$")

@@ -95,8 +95,11 @@ class Staging:
     def write_text(self, rel: str, text: str) -> None:
         self.write_bytes(rel, text.encode("utf-8"))
 
-    def write_json(self, rel: str, data: Any) -> bytes:
-        payload = (json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n").encode("utf-8")
+    def write_json(self, rel: str, data: Any, compact: bool = False) -> bytes:
+        """Write JSON: indented for people, or ``compact`` for big files that programs read."""
+        text = (json.dumps(data, ensure_ascii=False, separators=(",", ":")) if compact
+                else json.dumps(data, indent=1, ensure_ascii=False))
+        payload = (text + "\n").encode("utf-8")
         self.write_bytes(rel, payload)
         return payload
 

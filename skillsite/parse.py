@@ -17,6 +17,7 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from skillsite.diagnostics import Diagnostic, make
+from skillsite.loader import frontmatter_end
 from skillsite.models import ParsedSkill, SourceFile
 
 try:  # the C loader is ten times faster; fall back quietly when libyaml is missing
@@ -36,7 +37,6 @@ TEXT_KEYS = frozenset({"name", "description", "license", "compatibility", "versi
 TEXT_KEYS |= {"tags[]", "triggers[]", "examples[]"}
 TEXT_PARENTS = frozenset({"metadata"})  # every scalar value directly under these keys is text
 
-_OPENING = re.compile(r"^---[ \t]*$")
 _STR_TAG = "tag:yaml.org,2002:str"
 _KNOWN_TAGS = frozenset({
     "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
@@ -241,21 +241,22 @@ def _decode(raw: bytes, path: str) -> str:
 
 
 def split_frontmatter(text: str) -> tuple[str, int, str, int] | None:
-    """Find the frontmatter line by line.
+    """Find the frontmatter line by line (the rule of :func:`skillsite.loader.frontmatter_end`).
 
     Returns ``(yaml_text, yaml_first_line, body, body_first_line)`` with 1-based file
     lines, or None when the file does not open with ``---``.  Raises
     :class:`FrontmatterError` when the frontmatter is never closed.
     """
     lines = text.splitlines(keepends=True)
-    if not lines or not _OPENING.match(lines[0].rstrip("\r\n")):
+    end = frontmatter_end(lines)
+    if end is None:
         return None
-    for index in range(1, len(lines)):
-        if _OPENING.match(lines[index].rstrip("\r\n")):
-            yaml_text = "".join(lines[1:index]).replace("\r\n", "\n")
-            body = "".join(lines[index + 1:]).replace("\r\n", "\n")
-            return yaml_text, 2, body, index + 2
-    raise FrontmatterError("SK102", "frontmatter opened with '---' on line 1 is never closed by a '---' line", 1, 1)
+    if end < 0:
+        raise FrontmatterError("SK102", "frontmatter opened with '---' on line 1 is never closed by a '---' line",
+                               1, 1)
+    yaml_text = "".join(lines[1:end]).replace("\r\n", "\n")
+    body = "".join(lines[end + 1:]).replace("\r\n", "\n")
+    return yaml_text, 2, body, end + 2
 
 
 def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedSkill:
