@@ -127,11 +127,19 @@ def _write_xml(skills: Sequence[Skill], entry_by_id: dict[str, dict[str, Any]], 
         ordered, [absolute(config, e["urls"]["skill_md"]) for e in ordered], config.prompt_budget))
 
 
+def _make_archive(item: tuple[list[tuple[str, Path]], int]) -> bytes:
+    return deterministic_tar_gz(item[0], item[1])
+
+
 def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, mtime: int,
-                           diags: list[Diagnostic], paths: dict[str, str]) -> None:
-    """``.well-known/agent-skills/index.json`` with a raw SKILL.md or an archive per skill."""
-    listed: list[dict[str, str]] = []
+                           diags: list[Diagnostic], paths: dict[str, str], jobs: int) -> None:
+    """``.well-known/agent-skills/index.json`` with a raw SKILL.md or an archive per skill.
+
+    Archives are made on every core; an archive of an unchanged folder is reused.
+    """
+    listed: list[tuple[dict[str, Any], str, str, str]] = []  # entry, kind, artifact path, URL from the index
     names: set[str] = set()
+    to_make: list[tuple[str, str, list[tuple[str, Path]]]] = []  # rel, key, members
     for entry in entries:
         if not listable(entry):
             continue
@@ -141,23 +149,24 @@ def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, 
                               severity=Severity.INFO))
             continue
         names.add(entry["name"])
-        skill_md = staging.file(f"skills/{entry['id']}/SKILL.md")
+        folder = f"skills/{entry['id']}/"
         if not entry["files"]:
-            listed.append(discovery_entry(entry["name"], entry["description"], "skill-md",
-                                          "../../" + entry["urls"]["skill_md"], skill_md.read_bytes()))
+            listed.append((entry, "skill-md", folder + "SKILL.md", "../../" + entry["urls"]["skill_md"]))
             continue
         rel = f"{ARCHIVE_DIR}/{entry['name']}.tar.gz"
         key = digest("archive", entry["digest"], mtime)
-        if staging.reuse(rel, key):
-            data = staging.file(rel).read_bytes()
-        else:
-            members = [("SKILL.md", skill_md)] + [(f["path"], staging.file(f"skills/{entry['id']}/{f['path']}"))
-                                                  for f in entry["files"]]
-            data = deterministic_tar_gz(members, mtime)
-            staging.write_bytes(rel, data, key=key)
-        listed.append(discovery_entry(entry["name"], entry["description"], "archive",
-                                      f"archives/{entry['name']}.tar.gz", data))
-    staging.write_json(INDEX_PATH, index_document(listed))
+        if not staging.reuse(rel, key):
+            members = [("SKILL.md", staging.file(folder + "SKILL.md"))] + [
+                (f["path"], staging.file(folder + f["path"])) for f in entry["files"]]
+            to_make.append((rel, key, members))
+        listed.append((entry, "archive", rel, f"archives/{entry['name']}.tar.gz"))
+    made = parallel_map(_make_archive, [(members, mtime) for _, _, members in to_make], jobs)
+    for (rel, key, _), data in zip(to_make, made):
+        staging.write_bytes(rel, data, key=key)
+    index = []
+    for entry, kind, rel, url in listed:
+        index.append(discovery_entry(entry["name"], entry["description"], kind, url, staging.file(rel).read_bytes()))
+    staging.write_json(INDEX_PATH, index_document(index))
 
 
 _RENDERER: Any = None  # set before workers fork, so each inherits it
@@ -330,7 +339,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
             _write_xml(skills, entry_by_id, config, staging)
         with stage("discovery"):
             _write_discovery_index(entries, staging, mtime, build_diags,
-                                   {s.id: s.source.display_path for s in skills})
+                                   {s.id: s.source.display_path for s in skills}, jobs)
         with stage("search"):
             search = _search(skills, entries, staging, cache)
         with stage("manifest"):
