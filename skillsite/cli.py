@@ -57,14 +57,17 @@ def main() -> None:
 @click.option("--ignore", multiple=True, metavar="CODE", help="Silence a diagnostic code (repeatable).")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=1024 * 1024, show_default=True,
               help="SKILL.md files larger than this are errors.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes [default: number of cores].")
 def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | None, exclude: tuple[str, ...],
-             ignore: tuple[str, ...], max_bytes: int) -> None:
+             ignore: tuple[str, ...], max_bytes: int, jobs: int | None) -> None:
     """Check every SKILL.md under PATHS (default: the current folder)."""
+    from skillsite.parallel import default_jobs
     from skillsite.pipeline import read_catalog
 
     fmt = fmt or _default_format()
     reading = read_catalog(paths or (Path("."),), exclude=exclude, profile=profile,
-                           ignore=_check_codes(ignore), max_bytes=max_bytes)
+                           ignore=_check_codes(ignore), max_bytes=max_bytes, jobs=jobs or default_jobs())
     summary = reading.summary()
     diags = list(reading.diagnostics)
     if fmt == "json":

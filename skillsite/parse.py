@@ -126,15 +126,19 @@ class _Builder:
 
 def _nesting_too_deep(text: str) -> bool:
     """A cheap guard against pathological nesting before the YAML composer recurses into it."""
-    depth = 0
-    for ch in text:
-        if ch in "[{":
-            depth += 1
-            if depth > MAX_FRONTMATTER_NESTING:
-                return True
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-    return any(len(line) - len(line.lstrip(" ")) > 2 * MAX_FRONTMATTER_NESTING for line in text.splitlines())
+    if text.count("[") + text.count("{") > MAX_FRONTMATTER_NESTING:
+        depth = 0
+        for ch in text:
+            if ch in "[{":
+                depth += 1
+                if depth > MAX_FRONTMATTER_NESTING:
+                    return True
+            elif ch in "]}":
+                depth = max(0, depth - 1)
+    return _DEEP_INDENT.search(text) is not None
+
+
+_DEEP_INDENT = re.compile("^ {%d,}" % (2 * MAX_FRONTMATTER_NESTING + 1), re.M)
 
 
 def _compose(text: str) -> Node | None:

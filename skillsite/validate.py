@@ -7,6 +7,7 @@ frontmatter leaves a skill out; anything else keeps it.
 """
 from __future__ import annotations
 
+import bisect
 import datetime as _dt
 import os
 import posixpath
@@ -154,36 +155,48 @@ def _is_true(fm: dict[str, Any], *keys: str) -> bool:
 # ---------------------------------------------------------------- body checks
 
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
-_INLINE_CODE = re.compile(r"(`+)(.+?)\1")
+_INLINE_CODE = re.compile(r"(`+)([^\n]+?)\1")
 _LINK = re.compile(r"\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 
 
+def _mask_fenced_blocks(body: str) -> str:
+    """The body with fenced code blocks blanked out (same length, newlines kept)."""
+    out, fence = [], None
+    for line in body.split("\n"):
+        match = _FENCE.match(line) if ("`" in line or "~" in line) else None
+        if match and (fence is None or match.group(1).startswith(fence)):
+            fence = match.group(1)[0] * len(match.group(1)) if fence is None else None
+            out.append(" " * len(line))
+        else:
+            out.append(" " * len(line) if fence is not None else line)
+    return "\n".join(out)
+
+
 def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
     """(line offset, column, target, is_link) of relative links and file references, outside code blocks."""
-    fence = None
-    for offset, line in enumerate(body.split("\n")):
-        match = _FENCE.match(line) if ("`" in line or "~" in line) else None
-        if match:
-            marker = match.group(1)
-            if fence is None:
-                fence = marker[0] * len(marker)
-            elif marker.startswith(fence):
-                fence = None
-            continue
-        if fence is not None or ("[" not in line and "`" not in line):
-            continue
-        for code in _INLINE_CODE.finditer(line):
-            text = code.group(2).strip()
-            if _FILE_REF.match(text):
-                yield offset, code.start() + 1, text, False
-        plain = _INLINE_CODE.sub(lambda m: " " * len(m.group()), line)
-        for link in _LINK.finditer(plain):
+    if "[" not in body and "`" not in body:
+        return
+    text = _mask_fenced_blocks(body) if ("```" in body or "~~~" in body) else body
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def place(offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(line_starts, offset) - 1
+        return line, offset - line_starts[line] + 1
+
+    if "`" in text:
+        for code in _INLINE_CODE.finditer(text):
+            ref = code.group(2).strip()
+            if _FILE_REF.match(ref):
+                yield (*place(code.start()), ref, False)
+        text = _INLINE_CODE.sub(lambda m: " " * len(m.group()), text)
+    if "](" in text:
+        for link in _LINK.finditer(text):
             target = link.group(1)
             if target.startswith("<"):
                 target = target[1:-1]
-            yield offset, link.start() + 1, target, True
+            yield (*place(link.start()), target, True)
 
 
 def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]) -> list[Diagnostic]:
