@@ -211,6 +211,7 @@
     this.setupChips(params.getAll("tag"));
     this.input.addEventListener("input", function () { self.update(true); });
     this.input.addEventListener("keydown", function (e) { self.onKey(e); });
+    this.results.addEventListener("keydown", function (e) { self.onResultKey(e); });
     var form = $("searchForm");
     if (form) form.addEventListener("submit", function (e) { e.preventDefault(); self.open(); });
     var q = params.get("q");
@@ -293,8 +294,6 @@
     if (!query) {
       this.results.hidden = true;
       this.results.textContent = "";
-      this.input.setAttribute("aria-expanded", "false");
-      this.input.removeAttribute("aria-activedescendant");
       this.status.textContent = "";
       this.shown = [];
       return;
@@ -322,11 +321,8 @@
       var desc = li.querySelector(".skill-desc");
       var item = doc.createElement("li");
       item.id = "result" + i;
-      item.setAttribute("role", "option");
-      item.setAttribute("aria-selected", "false");
       var a = doc.createElement("a");
       a.href = link.getAttribute("href");
-      a.tabIndex = -1;
       var name = doc.createElement("span");
       name.className = "result-name";
       name.textContent = link.textContent;
@@ -347,30 +343,23 @@
     this.results.textContent = "";
     this.results.appendChild(frag);
     this.results.hidden = shown.length === 0;
-    this.input.setAttribute("aria-expanded", shown.length ? "true" : "false");
     this.shown = shown;
-    this.setActive(shown.length ? 0 : -1);
+    this.setActive(shown.length ? 0 : -1, false);
     var n = ids.length;
     var where = this.selectedTags.length ? " with the selected tags" : "";
     this.status.textContent = n === 0 ? "No skill matches “" + query + "”" + where + "."
       : n + " result" + (n === 1 ? "" : "s") + where + (n > shown.length ? " (showing the first " + shown.length + ")" : "") +
-        ". Press Enter to open the highlighted one.";
+        ". Enter opens the first; the down arrow moves into the list.";
   };
 
-  Search.prototype.setActive = function (i, scroll) {
+  /* The highlighted result is the one Enter opens; with ``focus`` its link gets the focus. */
+  Search.prototype.setActive = function (i, focus) {
     var items = this.results.children;
-    if (this.active >= 0 && items[this.active]) {
-      items[this.active].classList.remove("active");
-      items[this.active].setAttribute("aria-selected", "false");
-    }
+    if (this.active >= 0 && items[this.active]) items[this.active].classList.remove("active");
     this.active = i;
     if (i >= 0 && items[i]) {
       items[i].classList.add("active");
-      items[i].setAttribute("aria-selected", "true");
-      this.input.setAttribute("aria-activedescendant", items[i].id);
-      if (scroll && items[i].scrollIntoView) items[i].scrollIntoView({ block: "nearest" });
-    } else {
-      this.input.removeAttribute("aria-activedescendant");
+      if (focus) items[i].querySelector("a").focus();
     }
   };
 
@@ -381,14 +370,31 @@
     if (a) location.href = a.href;
   };
 
+  /* Arrow keys move the focus between the search box and the result links (real links:
+     Enter, a middle click or "open in new tab" all work as anywhere else). */
+  Search.prototype.onResultKey = function (e) {
+    var items = this.results.children;
+    var n = items.length;
+    var at = Array.prototype.indexOf.call(items, e.target.closest ? e.target.closest("li") : null);
+    if (at < 0) return;
+    if (e.key === "ArrowDown") {
+      e.preventDefault();
+      this.setActive(Math.min(at + 1, n - 1), true);
+    } else if (e.key === "ArrowUp") {
+      e.preventDefault();
+      if (at === 0) { this.setActive(0, false); this.input.focus(); } else { this.setActive(at - 1, true); }
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      this.setActive(0, false);
+      this.input.focus();
+    }
+  };
+
   Search.prototype.onKey = function (e) {
     var n = this.results.children.length;
     if (e.key === "ArrowDown" && n) {
       e.preventDefault();
-      this.setActive((this.active + 1) % n, true);
-    } else if (e.key === "ArrowUp" && n) {
-      e.preventDefault();
-      this.setActive((this.active - 1 + n) % n, true);
+      this.setActive(0, true);
     } else if (e.key === "Enter") {
       e.preventDefault();
       this.open();

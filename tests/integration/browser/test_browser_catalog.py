@@ -53,7 +53,7 @@ def test_query_shows_the_right_first_result(context, example_site, query, expect
         return
     assert ids and ids[0] == expected, f"{query!r} -> {ids}"
     assert page.locator("#searchResults").is_visible()
-    assert page.get_attribute("#searchBox", "aria-activedescendant") == "result0"
+    assert page.get_attribute("#result0", "class") == "active"          # what Enter opens
 
 
 def test_query_in_the_url_runs_on_load(context, example_site):
@@ -109,6 +109,15 @@ def test_tag_filter_from_the_url(context, example_site):
     assert sorted(ids) == ["prod-db-restore", "sql-migration-review"]
 
 
+def test_enter_in_the_box_opens_the_first_result(context, example_site):
+    page = context.new_page()
+    open_home(page, example_site)
+    ids = search(page, "incident")
+    with page.expect_navigation():
+        page.press("#searchBox", "Enter")
+    assert urlsplit(page.url).path == f"/skills/{ids[0]}/"
+
+
 def test_keyboard_slash_arrows_and_enter_open_a_result(context, example_site):
     page = context.new_page()
     open_home(page, example_site)
@@ -119,10 +128,13 @@ def test_keyboard_slash_arrows_and_enter_open_a_result(context, example_site):
     page.wait_for_selector(RESULTS)
     ids = first_results(page, 50)
     assert len(ids) >= 2
+    page.keyboard.press("ArrowDown")                 # into the list: the first result's link
+    assert page.evaluate("document.activeElement.closest('li').id") == "result0"
     page.keyboard.press("ArrowDown")
-    assert page.get_attribute("#searchBox", "aria-activedescendant") == "result1"
+    page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowUp")
-    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.closest('li').id") == "result1"
+    assert page.get_attribute("#result1", "class") == "active"
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert urlsplit(page.url).path == f"/skills/{ids[1]}/"

@@ -1,0 +1,205 @@
+"""Browser search latency: from navigation to the first search results, in headless chromium.
+
+Builds the catalog of ../shared/corpus (or --site: an existing build), serves it on
+127.0.0.1 with skillsite's own static server (in a separate process, so this process's
+Playwright client never slows it down), and for each query opens
+``index.html?q=<query>`` in a fresh browser context (cold cache) and reads the page's
+performance marks:
+
+- ``first results``: navigation start -> the first result list drawn (lunr if its index is
+  already loaded, else the page's plain-text fallback search);
+- ``lunr results``: navigation start -> the result list from the lunr index;
+- ``index ready``: navigation start -> lunr index fetched and loaded;
+- ``keystroke``: once loaded, one more query typed: input event -> results drawn.
+
+Prints medians over --runs runs per query, with the machine it ran on. Usage:
+
+    .venv/bin/python benchmarks/browser_search_latency.py [--runs 5] [--site DIR] [--corpus DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from skillsite.build import build  # noqa: E402
+from skillsite.config import SiteConfig  # noqa: E402
+
+QUERIES = ("test", "pdf", "deploy kubernetes", "code review", "debug a bug methodically")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TARGET_MS = 300
+
+READ_MARKS = """() => {
+  const at = name => { const e = performance.getEntriesByName(name); return e.length ? e[0].startTime : null; };
+  const nav = performance.getEntriesByType('navigation')[0];
+  return {first: at('skillsite:results'), lunr: at('skillsite:results:lunr'), ready: at('skillsite:index-ready'),
+          dcl: nav ? nav.domContentLoadedEventEnd : null, results: document.querySelectorAll('#searchResults > li').length};
+}"""
+
+KEYSTROKE = """q => {
+  const box = document.getElementById('searchBox');
+  const t0 = performance.now();
+  box.value = q;
+  box.dispatchEvent(new Event('input', {bubbles: true}));
+  return performance.now() - t0;
+}"""
+
+
+def chromium() -> str:
+    for candidate in (os.environ.get("SKILLSITE_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    sys.exit("chromium not found: apt-get install chromium, or set SKILLSITE_CHROMIUM")
+
+
+def machine() -> list[tuple[str, str]]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(next(line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
+                      if line.startswith("MemTotal")))
+        mem = f"{kb / 1024 / 1024:.1f} GB"
+    except (OSError, StopIteration, ValueError):
+        pass
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return [("cpu", f"{cpu} ({os.cpu_count()} cores)"), ("memory", mem), ("os", platform.platform()),
+            ("python", platform.python_version()), ("load average (1, 5, 15 min)", load)]
+
+
+def start_server(site: Path) -> tuple[subprocess.Popen, str]:
+    """skillsite's static server for ``site`` in a child process; returns it and its URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code = ("import sys; from pathlib import Path; from skillsite.serve import make_server; "
+            "make_server(Path(sys.argv[1]), port=int(sys.argv[2])).serve_forever()")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(site), str(port)], cwd=REPO)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, f"http://127.0.0.1:{port}/"
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                sys.exit("the catalog server did not start")
+            time.sleep(0.05)
+
+
+def wait_for(page, expression: str, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = page.evaluate(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(expression)
+        page.wait_for_timeout(10)
+
+
+def measure(browser, url: str, query: str) -> dict:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = ctx.new_page()
+        page.goto(url + "index.html?q=" + query.replace(" ", "+"), wait_until="commit")
+        wait_for(page, "() => performance.getEntriesByName('skillsite:results:lunr').length > 0")
+        marks = page.evaluate(READ_MARKS)
+        marks["keystroke"] = page.evaluate(KEYSTROKE, query + " s")
+        return marks
+    finally:
+        ctx.close()
+
+
+def median(values) -> float:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else float("nan")
+
+
+def size(path: Path) -> str:
+    data = path.read_bytes()
+    return f"{len(data) / 1024:.0f} KB ({len(gzip.compress(data, 6)) / 1024:.0f} KB gzipped)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
+    parser.add_argument("--site", type=Path, help="an existing build to serve instead of building the corpus")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--query", action="append", help="a query (repeatable; default: a fixed set of five)")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    tmp = None
+    site = args.site
+    if site is None:
+        if not args.corpus.is_dir():
+            sys.exit(f"no corpus at {args.corpus}")
+        tmp = Path(tempfile.mkdtemp(prefix="skillsite-bench-"))
+        started = time.perf_counter()
+        result = build([args.corpus], tmp / "site", SiteConfig(title="Corpus skills"), keep_going=True)
+        print(f"built {len(result.published)} skills in {time.perf_counter() - started:.1f} s")
+        site = tmp / "site"
+    server, url = start_server(site)
+    queries = tuple(args.query or QUERIES)
+    skills = sum(1 for _ in (site / "skills").rglob("skill.xml")) if (site / "skills").is_dir() else 0
+    catalog = [("catalog", f"{skills} skills"), ("index.html", size(site / "index.html")),
+               ("search/lunr.json", size(site / "search" / "lunr.json"))]
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS, headless=True)
+            measure(browser, url, "warm-up")                  # first launch costs are not the page's
+            rows = []
+            for query in queries:
+                runs = [measure(browser, url, query) for _ in range(args.runs)]
+                rows.append((query, runs))
+            version = browser.version
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait()
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    print()
+    print("## Browser search latency (headless chromium, cold cache, medians of "
+          f"{args.runs} runs per query)")
+    print()
+    for key, value in machine() + [("chromium", version)] + catalog:
+        print(f"- {key}: {value}")
+    print()
+    print("| query | results | first results ms | lunr results ms | index ready ms | DOMContentLoaded ms | keystroke ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    all_first, all_lunr = [], []
+    for query, runs in rows:
+        first, lunr = median(r["first"] for r in runs), median(r["lunr"] for r in runs)
+        all_first += [r["first"] for r in runs]
+        all_lunr += [r["lunr"] for r in runs]
+        print(f"| {query} | {runs[0]['results']} | {first:.0f} | {lunr:.0f} | {median(r['ready'] for r in runs):.0f} "
+              f"| {median(r['dcl'] for r in runs):.0f} | {median(r['keystroke'] for r in runs):.1f} |")
+    print()
+    print(f"median over all runs: first results {median(all_first):.0f} ms, lunr results {median(all_lunr):.0f} ms "
+          f"(target: {TARGET_MS} ms)")
+
+
+if __name__ == "__main__":
+    main()
