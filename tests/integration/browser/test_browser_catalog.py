@@ -3,12 +3,15 @@ buttons, no JavaScript, no request to another host, and screenshots for people t
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import wait_until, watch_requests
+from conftest import REPO, wait_until, watch_requests
 
 pytestmark = pytest.mark.browser
 
@@ -170,7 +173,7 @@ def test_skill_page_opens_with_its_parts(context, example_site):
     assert all(urlsplit(u).netloc == urlsplit(example_site.url).netloc for u in requests), requests
 
 
-def test_copy_button_puts_the_snippet_on_the_clipboard(browser, example_site):
+def test_copy_button_puts_the_snippet_on_the_clipboard(browser, example_site, tmp_path):
     ctx = browser.new_context()
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=example_site.url.rstrip("/"))
     try:
@@ -185,6 +188,13 @@ def test_copy_button_puts_the_snippet_on_the_clipboard(browser, example_site):
         loader = page.evaluate("navigator.clipboard.readText()")
         assert "Catalog.open(\"" + example_site.url + "skills.json\")" in loader
         assert ".load(\"release-manager\")" in loader
+        # and the copied command works: it prints the skill's body, read through the loader
+        assert loader.startswith("python -c ")
+        env = {**os.environ, "PYTHONPATH": str(REPO), "SKILLSITE_CACHE_DIR": str(tmp_path / "cache")}
+        run = subprocess.run(["bash", "-c", sys.executable + loader[len("python"):]], capture_output=True,
+                             text=True, timeout=120, env=env, cwd=REPO)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.startswith("\n# Release manager") or run.stdout.lstrip().startswith("# Release manager")
     finally:
         ctx.close()
 
