@@ -238,7 +238,8 @@ class DevServer:
 
         started = time.perf_counter()
         try:
-            result = build(self.sources, self.out, self.config, keep_going=True, force=True)
+            result = build(self.sources, self.out, self.config, keep_going=True, force=True,
+                           cache_dir=self.tmp / "cache")
         except Exception as exc:  # a bug or an unreadable folder: report and keep serving
             self.echo(f"skillsite serve: build failed: {exc!r}")
             return False
