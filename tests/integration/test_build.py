@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import EXAMPLES, tree_bytes, write_skill
+from support import EXAMPLES, tree_bytes, write_skill
 from skillsite import build as build_module
 from skillsite.build import build
 from skillsite.config import SiteConfig

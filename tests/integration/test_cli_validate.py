@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 
-from conftest import EXAMPLES, write_skill
+from support import EXAMPLES, write_skill
 
 
 def run(*args: str, env: dict | None = None, cwd=None) -> subprocess.CompletedProcess:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from support import REPO
 from make_hostile import OUTSIDE_MARKER, make_hostile_tree
 from skillsite.build import build
 

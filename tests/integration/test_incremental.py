@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import shutil
 
-from conftest import EXAMPLES, tree_bytes
+from support import EXAMPLES, tree_bytes
 from skillsite.build import build
 
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import CORPUS
+from support import CORPUS
 from skillsite.schema_check import reference_validator, schema_diagnostics
 from skillsite.schema_eval import SchemaEvaluator
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, REPO, serve_folder
+from support import EXAMPLES, REPO, serve_folder
 from skillsite.build import build
 
 sys.path.insert(0, str(REPO / "tests" / "js"))

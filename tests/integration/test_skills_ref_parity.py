@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO
+from support import REPO
 
 DISAGREEMENTS = REPO / "tests" / "data" / "skills_ref_disagreements.json"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conftest import write_skill
+from support import write_skill
 from skillsite.discover import discover
 
 

@@ -1,7 +1,7 @@
 """Validation: the two profiles, checks beyond the schema, normalised extension keys."""
 from __future__ import annotations
 
-from conftest import write_skill
+from support import write_skill
 from skillsite.pipeline import read_catalog
 
 

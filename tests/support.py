@@ -1,0 +1,54 @@
+"""Helpers shared by the tests: repository paths, writing skill trees, comparing trees, serving folders.
+
+Imported as ``support`` (``tests/`` is on the path through its conftest); a module of its own name,
+because several conftest.py files would shadow each other.
+"""
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+EXAMPLES = REPO / "example-skills"
+sys.path.insert(0, str(REPO / "tests" / "fixtures"))
+
+
+def write_skill(root: Path, rel: str, frontmatter: str | None = None, body: str = "# Body\n",
+                name: str | None = None, description: str = "Does a thing. Use when testing.") -> Path:
+    """Write ``root/rel/SKILL.md``; by default with a valid name (the folder's) and description."""
+    folder = root / rel
+    folder.mkdir(parents=True, exist_ok=True)
+    if frontmatter is None:
+        frontmatter = f"name: {name or folder.name}\ndescription: {description}\n"
+    (folder / "SKILL.md").write_text(f"---\n{textwrap.dedent(frontmatter)}---\n{body}", encoding="utf-8")
+    return folder
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` by relative path: two equal results mean byte-identical trees."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+class _QuietHandler(__import__("http.server").server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+
+def serve_folder(folder: Path):
+    """Serve ``folder`` on 127.0.0.1 (ephemeral port) in a thread; returns (base_url, stop)."""
+    import functools
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+
+    return f"http://127.0.0.1:{server.server_address[1]}", stop
