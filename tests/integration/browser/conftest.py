@@ -22,7 +22,6 @@ from skillsite.serve import make_server
 
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLES = REPO / "example-skills"
-HOSTILE = REPO / "tests" / "fixtures" / "hostile"
 XSS = REPO / "tests" / "fixtures" / "xss"
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -99,8 +98,12 @@ def example_site(tmp_path_factory) -> Iterator[Served]:
 
 @pytest.fixture(scope="session")
 def hostile_site(tmp_path_factory) -> Iterator[Served]:
-    """The hostile fixture tree plus the XSS tree (with hostile file and folder names added here)."""
+    """The hostile fixture tree (``make_hostile.py``: static cases plus symlinks, huge and binary
+    files) and the XSS tree (with hostile file and folder names added here), built together."""
+    from make_hostile import make_hostile_tree  # tests/fixtures is on sys.path (tests/conftest.py)
+
     tmp = tmp_path_factory.mktemp("hostile")
+    hostile = make_hostile_tree(tmp / "root")
     xss = tmp / "xss"
     shutil.copytree(XSS, xss)
     (xss / "xss-everywhere" / "references" / "\"><img src=x onerror=alert('filename')>.md").write_text(
@@ -110,7 +113,7 @@ def hostile_site(tmp_path_factory) -> Iterator[Served]:
     (odd / "SKILL.md").write_text(
         "---\nname: odd-folder\ndescription: \"A skill in a folder whose name is markup. <b>bold?</b>\"\n"
         "tags: [safe-tag]\n---\n\n# Odd folder\n\n[home](../xss-links/)\n", encoding="utf-8")
-    out = _build([HOSTILE, xss], tmp / "site")
+    out = _build([hostile, xss], tmp / "site")
     yield from _serve(out)
 
 

@@ -86,6 +86,13 @@ def test_no_hostile_page_runs_anything(context, hostile_site):
     assert all(u.startswith(hostile_site.url) for u in requests), [u for u in requests if not u.startswith(hostile_site.url)]
 
 
+def test_nothing_from_outside_the_source_root_is_published(hostile_site):
+    from make_hostile import OUTSIDE_MARKER
+
+    leaked = [p for p in hostile_site.root.rglob("*") if p.is_file() and OUTSIDE_MARKER.encode() in p.read_bytes()]
+    assert leaked == []
+
+
 def test_hostile_values_show_as_text(context, hostile_site):
     page = context.new_page()
     page.goto(hostile_site.page_url("skills/xss-everywhere/"))
