@@ -26,9 +26,11 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import describe as describe_machine  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
-sys.path.insert(0, str(REPO / "benchmarks"))
 
 BUILD_ONE = """
 import json, resource, sys, time
@@ -44,16 +46,6 @@ print(json.dumps({"seconds": time.perf_counter() - t, "ok": r.ok, "skills": len(
 """
 
 
-def machine() -> str:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores, {model or platform.processor()}, Python {platform.python_version()}"
 
 
 def run_build(src: Path, out: Path, cache: Path | None, jobs: int) -> dict:
@@ -147,7 +139,7 @@ def main() -> None:
         shutil.rmtree(work / "site", ignore_errors=True)
         shutil.rmtree(src, ignore_errors=True)
 
-    print(f"machine: {machine()}; jobs {args.jobs}")
+    print(f"machine: {describe_machine()}; jobs {args.jobs}")
     print(f"command: python benchmarks/build_speed.py {' '.join(sys.argv[1:])}")
     print()
     print("| tree | skills | cold build | no-op rebuild | one skill changed | MkDocs | MkDocs / cold | "

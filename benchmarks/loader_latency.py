@@ -28,6 +28,9 @@ from skillsite import __version__
 from skillsite.build import build
 from skillsite.loader import Catalog
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import describe as describe_machine  # noqa: E402
+
 SERVER = r"""
 import functools, http.server, sys
 handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
@@ -112,18 +115,6 @@ def queries(rng: random.Random, n: int) -> list[str]:
     return out
 
 
-def machine() -> str:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()) if hasattr(os, "getloadavg") else ""
-    return (f"{platform.platform()}; {cpu or 'unknown CPU'}; {os.cpu_count()} CPUs; {load}; "
-            f"Python {platform.python_version()}; skillsite {__version__}")
 
 
 def ms(seconds: float) -> str:
@@ -185,7 +176,7 @@ def main() -> None:
     median_search = statistics.median(latencies)
     p95 = latencies[int(len(latencies) * 0.95)]
     print(f"\nskillsite.loader latency, {len(catalog):,} skills, skills.json {size / 1e6:.1f} MB over local HTTP")
-    print(f"machine: {machine()}")
+    print(f"machine: {describe_machine()}")
     print(f"command: {' '.join([Path(sys.executable).name] + sys.argv)}\n")
     print(f"{'measure':<44}{'median':>12}{'best':>12}   target")
     print(f"{'cold open + first search (empty cache)':<44}{ms(statistics.median(cold)):>12}{ms(min(cold)):>12}"

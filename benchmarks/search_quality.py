@@ -42,6 +42,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import describe as describe_machine  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 BODY_BETAS = (0.25, 0.5)
@@ -53,17 +56,6 @@ Ranker = Callable[[str], Sequence[str]]
 
 # ---------------------------------------------------------------- machine and evaluation
 
-def machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (f"{os.cpu_count()} cores, {model}; Python {platform.python_version()} "
-            f"({platform.python_implementation()}) on {platform.system()} {platform.release()}")
 
 
 def read_queries(path: Path) -> list[tuple[str, set[str]]]:
@@ -359,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     print("# skillsite search benchmark")
     print(f"command: {shlex.join([sys.executable, *sys.argv])}")
-    print(f"machine: {machine()}")
+    print(f"machine: {describe_machine()}")
     corpus_report(args.corpus.resolve(), args.queries.resolve(), args.site)
     synthetic_report(args.synthetic)
 
