@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence, TextIO
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["CatalogHandler", "make_server", "snapshot", "DevServer", "RELOAD_PATH", "VERSION_PATH"]
+__all__ = ["CatalogHandler", "CatalogServer", "make_server", "snapshot", "DevServer", "RELOAD_PATH", "VERSION_PATH"]
 
 RELOAD_PATH = "/__skillsite/reload.js"
 VERSION_PATH = "/__skillsite/version"
@@ -163,12 +163,22 @@ def inject_reload(html: bytes) -> bytes:
     return html[:marker] + RELOAD_TAG + b"\n" + html[marker:]
 
 
+class CatalogServer(ThreadingHTTPServer):
+    """A threading HTTP server that stays quiet when a browser drops a connection."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def make_server(directory: Path, host: str = "127.0.0.1", port: int = 0,
                 reload: ReloadState | None = None) -> ThreadingHTTPServer:
     """An HTTP server for a built catalog (port 0 picks a free port); call ``serve_forever``."""
     handler = functools.partial(CatalogHandler, directory=str(directory), reload=reload)
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
+    server = CatalogServer((host, port), handler)
     return server
 
 
