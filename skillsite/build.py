@@ -354,7 +354,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
             body_html = _render_bodies(skills, entries, jobs, cache)
         with stage("pages"):
             ctx = BuildContext(config, tuple(skills), data, entry_by_id, tuple(sort_diagnostics(diags)),
-                               staging.path, body_html)
+                               staging.path, body_html, jobs)
             _write_pages(ctx)
         with stage("swap"):
             size = staging.size()

@@ -118,6 +118,7 @@ class BuildContext:
     diagnostics: tuple[Diagnostic, ...]  # every diagnostic of the build, sorted
     out: Path
     body_html: dict[str, str] = field(default_factory=dict)  # skill id -> rendered body (computed in parallel)
+    jobs: int = 1                                            # worker processes the writers may use
 
     def skill_url(self, skill_id: str) -> str:
         """Site-relative URL of a skill's page folder, percent-encoded (``skills/a/b/``)."""

@@ -25,6 +25,7 @@ from markupsafe import Markup
 
 from skillsite.manifest import absolute
 from skillsite.models import BuildContext, Skill
+from skillsite.parallel import parallel_map
 from skillsite.render import LinkTargets, MarkdownRenderer, safe_url
 from skillsite.wellknown import listable
 
@@ -298,12 +299,20 @@ class SiteWriter:
         self.assets = write_assets(self.ctx.out, self.dirs)
         self.home()
         self.tag_pages()
-        skills = {s.id: s for s in self.ctx.skills}
-        for entry in self.entries:
-            if entry["id"] in skills:
-                self.skill_page(entry, skills[entry["id"]])
+        self.write_skill_pages()
         self.not_found()
         self.text_files()
+
+    def write_skill_pages(self) -> None:
+        """One page per skill, spread over ``ctx.jobs`` forked workers (each writes its own files)."""
+        global _WRITER
+        self.skills = {s.id: s for s in self.ctx.skills}
+        ids = [e["id"] for e in self.entries if e["id"] in self.skills]
+        _WRITER = self
+        try:
+            parallel_map(_write_skill_page, ids, self.ctx.jobs)
+        finally:
+            _WRITER = None
 
     def common(self, page_dir: str, title: str, nav: str = "") -> dict[str, Any]:
         """Variables every page template gets."""
@@ -384,6 +393,15 @@ class SiteWriter:
         self.render("llms.txt", "llms.txt", site=self.ctx.manifest["site"], counts=self.ctx.manifest["counts"],
                     link=lambda rel: absolute(self.config, rel), visible=visible, others=others,
                     badges=badges)
+
+
+_WRITER: SiteWriter | None = None  # set before workers fork, so each inherits it
+
+
+def _write_skill_page(skill_id: str) -> None:
+    writer = _WRITER
+    assert writer is not None
+    writer.skill_page(writer.ctx.entries[skill_id], writer.skills[skill_id])
 
 
 def write_site(ctx: BuildContext) -> None:
