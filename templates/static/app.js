@@ -60,7 +60,9 @@
     var buttons = doc.querySelectorAll("button[data-copy]");
     Array.prototype.forEach.call(buttons, function (button) {
       button.addEventListener("click", function () {
-        var source = $(button.getAttribute("data-copy"));
+        // The snippet beside the button (ids are a fallback: a body heading could share one).
+        var row = button.closest ? button.closest(".snippet-row") : null;
+        var source = (row && row.querySelector("code")) || $(button.getAttribute("data-copy"));
         if (!source) return;
         copyText(source.textContent).then(function () {
           flash(button, "Copied", true);
@@ -320,7 +322,7 @@
       var link = li.querySelector(".skill-title a");
       var desc = li.querySelector(".skill-desc");
       var item = doc.createElement("li");
-      item.id = "result" + i;
+      item.id = "searchResult" + i;
       var a = doc.createElement("a");
       a.href = link.getAttribute("href");
       var name = doc.createElement("span");

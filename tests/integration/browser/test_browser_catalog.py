@@ -56,7 +56,7 @@ def test_query_shows_the_right_first_result(context, example_site, query, expect
         return
     assert ids and ids[0] == expected, f"{query!r} -> {ids}"
     assert page.locator("#searchResults").is_visible()
-    assert page.get_attribute("#result0", "class") == "active"          # what Enter opens
+    assert page.get_attribute("#searchResult0", "class") == "active"          # what Enter opens
 
 
 def test_query_in_the_url_runs_on_load(context, example_site):
@@ -132,12 +132,12 @@ def test_keyboard_slash_arrows_and_enter_open_a_result(context, example_site):
     ids = first_results(page, 50)
     assert len(ids) >= 2
     page.keyboard.press("ArrowDown")                 # into the list: the first result's link
-    assert page.evaluate("document.activeElement.closest('li').id") == "result0"
+    assert page.evaluate("document.activeElement.closest('li').id") == "searchResult0"
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowUp")
-    assert page.evaluate("document.activeElement.closest('li').id") == "result1"
-    assert page.get_attribute("#result1", "class") == "active"
+    assert page.evaluate("document.activeElement.closest('li').id") == "searchResult1"
+    assert page.get_attribute("#searchResult1", "class") == "active"
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert urlsplit(page.url).path == f"/skills/{ids[1]}/"
@@ -179,12 +179,12 @@ def test_copy_button_puts_the_snippet_on_the_clipboard(browser, example_site, tm
     try:
         page = ctx.new_page()
         page.goto(example_site.page_url("skills/release-manager/"))
-        snippet = page.locator("#snippet1").text_content()
+        snippet = page.locator("#snippetCode1").text_content()
         assert snippet == f"npx skills add {example_site.url.rstrip('/')} --skill release-manager"
-        page.click("button[data-copy='snippet1']")
-        page.wait_for_selector("button[data-copy='snippet1'].copied")
+        page.click("button[data-copy='snippetCode1']")
+        page.wait_for_selector("button[data-copy='snippetCode1'].copied")
         assert page.evaluate("navigator.clipboard.readText()") == snippet
-        page.click("button[data-copy='snippet2']")
+        page.click("button[data-copy='snippetCode2']")
         loader = page.evaluate("navigator.clipboard.readText()")
         assert "Catalog.open(\"" + example_site.url + "skills.json\")" in loader
         assert ".load(\"release-manager\")" in loader
@@ -215,7 +215,7 @@ def test_usable_without_javascript(browser, example_site):
         assert page.locator(".skill-list > li").count() == 4
         page.goto(example_site.page_url("skills/code-review/"))
         assert page.locator("button.copy-button").first.is_hidden()
-        assert "<site-url>" in page.locator("#snippet1").text_content()
+        assert "<site-url>" in page.locator("#snippetCode1").text_content()
     finally:
         ctx.close()
 

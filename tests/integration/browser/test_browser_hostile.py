@@ -176,3 +176,19 @@ def test_bundled_svg_still_shows_as_an_image(context, hostile_site):
     assert img.count() == 1
     wait_until(page, "() => document.querySelector(\"article img[src='assets/image.svg']\").complete")
     assert img.evaluate("i => i.naturalWidth") > 0
+
+
+def test_body_headings_cannot_take_the_page_s_own_ids(browser, hostile_site):
+    """Heading anchors are lower case; skillsite's own ids all have a capital: no clash."""
+    ctx = browser.new_context()
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=hostile_site.url.rstrip("/"))
+    try:
+        page = ctx.new_page()
+        page.goto(hostile_site.page_url("skills/xss-links/"))
+        ids = page.evaluate("() => Array.from(document.querySelectorAll('[id]'), e => e.id)")
+        assert len(ids) == len(set(ids)), ids
+        assert "snippet1" in ids and "searchbox" in ids         # the body's, harmless
+        page.click("button[data-copy='snippetCode1']")
+        assert page.evaluate("navigator.clipboard.readText()").startswith("npx skills add http://127.0.0.1:")
+    finally:
+        ctx.close()
