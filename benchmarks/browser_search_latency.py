@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
-import platform
 import shutil
 import socket
 import statistics
@@ -33,9 +32,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from skillsite.build import build  # noqa: E402
 from skillsite.config import SiteConfig  # noqa: E402
+from machine import describe as describe_machine  # noqa: E402
 
 QUERIES = ("test", "pdf", "deploy kubernetes", "code review", "debug a bug methodically")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -63,27 +64,6 @@ def chromium() -> str:
         if candidate and os.path.exists(candidate):
             return candidate
     sys.exit("chromium not found: apt-get install chromium, or set SKILLSITE_CHROMIUM")
-
-
-def machine() -> list[tuple[str, str]]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = ""
-    try:
-        kb = int(next(line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
-                      if line.startswith("MemTotal")))
-        mem = f"{kb / 1024 / 1024:.1f} GB"
-    except (OSError, StopIteration, ValueError):
-        pass
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    return [("cpu", f"{cpu} ({os.cpu_count()} cores)"), ("memory", mem), ("os", platform.platform()),
-            ("python", platform.python_version()), ("load average (1, 5, 15 min)", load)]
 
 
 def start_server(site: Path) -> tuple[subprocess.Popen, str]:
@@ -149,6 +129,8 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
+    machine_before = describe_machine()                     # load average before this run adds its own
+
     tmp = None
     site = args.site
     if site is None:
@@ -184,7 +166,8 @@ def main() -> None:
     print("## Browser search latency (headless chromium, cold cache, medians of "
           f"{args.runs} runs per query)")
     print()
-    for key, value in machine() + [("chromium", version)] + catalog:
+    print(f"- machine (at start): {machine_before}")
+    for key, value in [("chromium", version)] + catalog:
         print(f"- {key}: {value}")
     print()
     print("| query | results | first results ms | lunr results ms | index ready ms | DOMContentLoaded ms | keystroke ms |")
