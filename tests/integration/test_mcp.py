@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,23 @@ async def session_run(catalog: Path | str, body) -> Any:
 
 
 def run(catalog: Path | str, body) -> Any:
-    return anyio.run(session_run, catalog, body)
+    """Run the client session in a thread of its own: another test's fixture (Playwright's sync
+    API) may keep an event loop running in this thread, and anyio refuses to nest loops."""
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = anyio.run(session_run, catalog, body)
+        except BaseException as exc:  # re-raised in the test's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join(timeout=120)
+    assert not thread.is_alive(), "MCP session did not finish in 120 s"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def test_listing_search_load_and_read_resource(site: Path) -> None:
