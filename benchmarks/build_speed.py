@@ -10,7 +10,8 @@ in the same run and prints the ratio.
 
     python benchmarks/build_speed.py [--sizes corpus,1000,10000] [--mkdocs] [--repeat 3] [--jobs N]
 
-Synthetic catalogs come from benchmarks/synth.py (the corpus's size distribution).
+Synthetic catalogs come from benchmarks/synth.py (the corpus's size distribution).  Above
+10,000 skills only the cold build is timed.
 """
 from __future__ import annotations
 
@@ -88,7 +89,7 @@ def touch_one(src: Path) -> None:
     skill.write_text(skill.read_text(encoding="utf-8") + f"\n<!-- edited {time.time_ns()} -->\n", encoding="utf-8")
 
 
-def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: bool) -> dict:
+def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: bool, rebuilds: bool) -> dict:
     colds, noops, changes = [], [], []
     cold = {}
     for _ in range(repeat):
@@ -97,11 +98,13 @@ def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: b
         shutil.rmtree(cache, ignore_errors=True)
         cold = run_build(src, out, cache, jobs)
         colds.append(cold["process_seconds"])
-        noops.append(run_build(src, out, cache, jobs)["process_seconds"])
-        touch_one(src)
-        changes.append(run_build(src, out, cache, jobs)["process_seconds"])
+        if rebuilds:
+            noops.append(run_build(src, out, cache, jobs)["process_seconds"])
+            touch_one(src)
+            changes.append(run_build(src, out, cache, jobs)["process_seconds"])
     row = {"label": label, "skills": cold["skills"], "cold": statistics.median(colds),
-           "noop": statistics.median(noops), "change": statistics.median(changes),
+           "noop": statistics.median(noops) if noops else None,
+           "change": statistics.median(changes) if changes else None,
            "bytes": tree_size(work / "site"), "rss_main": cold["rss_main"], "rss_worker": cold["rss_worker"],
            "stages": cold["stages"]}
     if mkdocs:
@@ -134,8 +137,9 @@ def main() -> None:
         else:
             generate(src, int(size))
             label = f"synthetic {int(size):,}"
+        small = size == "corpus" or int(size) <= 10_000
         rows.append(measure(label, src, work, args.repeat if size in ("corpus", "1000") else 1, args.jobs,
-                            args.mkdocs and size in ("corpus", "1000")))
+                            args.mkdocs and size in ("corpus", "1000"), rebuilds=small))
         shutil.rmtree(work / "site", ignore_errors=True)
         shutil.rmtree(src, ignore_errors=True)
 
@@ -148,8 +152,9 @@ def main() -> None:
     for r in rows:
         mk = f"{r['mkdocs']:.1f} s" if "mkdocs" in r else "–"
         ratio = f"{r['mkdocs'] / r['cold']:.1f}x" if "mkdocs" in r else "–"
-        print(f"| {r['label']} | {r['skills']:,} | {r['cold']:.2f} s | {r['noop']:.2f} s "
-              f"({100 * r['noop'] / r['cold']:.0f}%) | {r['change']:.2f} s | {mk} | {ratio} | "
+        noop = f"{r['noop']:.2f} s ({100 * r['noop'] / r['cold']:.0f}%)" if r["noop"] is not None else "–"
+        change = f"{r['change']:.2f} s" if r["change"] is not None else "–"
+        print(f"| {r['label']} | {r['skills']:,} | {r['cold']:.2f} s | {noop} | {change} | {mk} | {ratio} | "
               f"{r['rss_main'] / 2**20:.0f} / {r['rss_worker'] / 2**20:.0f} MB | {r['bytes'] / 2**20:.0f} MB |")
     print()
     stages = sorted({s for r in rows for s in r["stages"]}, key=lambda s: list(rows[0]["stages"]).index(s)
