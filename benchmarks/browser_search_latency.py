@@ -170,18 +170,20 @@ def main() -> None:
     for key, value in [("chromium", version)] + catalog:
         print(f"- {key}: {value}")
     print()
-    print("| query | results | first results ms | lunr results ms | index ready ms | DOMContentLoaded ms | keystroke ms |")
+    print("| query | results | first results ms | lunr results ms (best) | index ready ms | DOMContentLoaded ms | keystroke ms |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     all_first, all_lunr = [], []
     for query, runs in rows:
         first, lunr = median(r["first"] for r in runs), median(r["lunr"] for r in runs)
         all_first += [r["first"] for r in runs]
         all_lunr += [r["lunr"] for r in runs]
-        print(f"| {query} | {runs[0]['results']} | {first:.0f} | {lunr:.0f} | {median(r['ready'] for r in runs):.0f} "
+        best = min(r["lunr"] for r in runs)
+        print(f"| {query} | {runs[0]['results']} | {first:.0f} | {lunr:.0f} ({best:.0f}) | {median(r['ready'] for r in runs):.0f} "
               f"| {median(r['dcl'] for r in runs):.0f} | {median(r['keystroke'] for r in runs):.1f} |")
     print()
     print(f"median over all runs: first results {median(all_first):.0f} ms, lunr results {median(all_lunr):.0f} ms "
-          f"(target: {TARGET_MS} ms)")
+          f"(best {min(all_lunr):.0f} ms; target: {TARGET_MS} ms)")
+    print("Wall-clock times on a shared machine: compare the load average above; 'best' is the least disturbed run.")
 
 
 if __name__ == "__main__":
