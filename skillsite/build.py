@@ -75,8 +75,10 @@ def _children(skills: Sequence[Skill]) -> dict[str, list[str]]:
 
 
 def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic],
-                   cache: BuildCache | None) -> list[dict[str, Any]]:
-    """Copy a skill's SKILL.md and bundled files under ``skills/<id>/``; returns the file records.
+                   cache: BuildCache | None) -> tuple[str, list[dict[str, Any]]]:
+    """Copy a skill's SKILL.md and bundled files under ``skills/<id>/``.
+
+    Returns the SKILL.md's sha256 and the bundled files' records.
 
     A file whose content the cache knows (same path, size and modification time) and
     whose previous published copy is intact is hard-linked from the previous output.
@@ -99,8 +101,6 @@ def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic],
                 size, sha = stat.st_size, known
             else:
                 size, sha = staging.copy_hashing(f.abspath, rel)
-                if cache:
-                    cache.remember_file_sha(f.abspath, stat.st_size, stat.st_mtime_ns, sha)
         except OSError as exc:
             diags.append(make("SK006", f"cannot read bundled file '{f.path}': {exc.strerror or exc}",
                               skill.source.display_path))
@@ -108,7 +108,7 @@ def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic],
         if cache:
             cache.remember_file_sha(f.abspath, stat.st_size, stat.st_mtime_ns, sha)
         records.append({"path": f.path, "bytes": size, "sha256": sha})
-    return records
+    return raw_sha, records
 
 
 def _write_xml(skills: Sequence[Skill], entry_by_id: dict[str, dict[str, Any]], config: SiteConfig,
@@ -273,9 +273,17 @@ def _fingerprint(reading: CatalogReading, sources: Sequence[Path | str], config:
                   os.environ.get("SOURCE_DATE_EPOCH", ""), templates, reading.input_digest, files)
 
 
+def _code_signature() -> list[tuple[str, int, int]]:
+    """Size and modification time of skillsite's own modules and schemas: a changed
+    installation (even at the same version, as in development) never reuses the cache."""
+    package = Path(__file__).resolve().parent
+    files = sorted([*package.glob("*.py"), *package.glob("schemas/*.json")])
+    return [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files]
+
+
 def cache_scope(config: SiteConfig) -> str:
     """What every cached result depends on besides its own inputs: skillsite and the configuration."""
-    return digest(__version__, sorted(vars(config).items()))
+    return digest(__version__, _code_signature(), sorted(vars(config).items()))
 
 
 def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteConfig(), *,
@@ -332,8 +340,10 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
         build_diags: list[Diagnostic] = []
         with stage("files"):
             children = _children(skills)
-            entries = [skill_entry(skill, _publish_files(skill, staging, build_diags, cache), sha256_hex(skill.raw),
-                                   children[skill.id], config, base_dir) for skill in skills]
+            entries = []
+            for skill in skills:
+                raw_sha, files = _publish_files(skill, staging, build_diags, cache)
+                entries.append(skill_entry(skill, files, raw_sha, children[skill.id], config, base_dir))
             entry_by_id = {e["id"]: e for e in entries}
         with stage("xml"):
             _write_xml(skills, entry_by_id, config, staging)
