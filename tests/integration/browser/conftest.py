@@ -6,57 +6,17 @@ Tests are skipped, not failed, when playwright or chromium is missing.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import threading
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
+from browsing import ARTIFACTS, CHROMIUM_ARGS, EXAMPLES, RECORD_CSP, REPO, SITE_CONFIG, XSS, Served, chromium_path
 from skillsite.build import build
 from skillsite.config import SiteConfig
 from skillsite.serve import make_server
-
-REPO = Path(__file__).resolve().parents[3]
-EXAMPLES = REPO / "example-skills"
-XSS = REPO / "tests" / "fixtures" / "xss"
-ARTIFACTS = REPO / "test-artifacts"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SITE_CONFIG = SiteConfig(title="Example skills", description="Skills for an imaginary engineering team.",
-                         repo_url="https://github.com/example/skills")
-
-# Script injected before any page script (not subject to the page's CSP): records CSP
-# violations, so a test sees an injection the policy had to block.
-RECORD_CSP = """
-window.__cspViolations = [];
-document.addEventListener('securitypolicyviolation', function (e) {
-  window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI);
-});
-"""
-
-
-def chromium_path() -> str | None:
-    for candidate in (os.environ.get("SKILLSITE_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
-        if candidate and os.path.exists(candidate):
-            return candidate
-    return None
-
-
-@dataclass
-class Served:
-    """A built catalog served over HTTP; ``requests`` collects every URL a page asked for."""
-
-    root: Path
-    url: str
-    requests: list[str] = field(default_factory=list)
-
-    def page_url(self, rel: str = "") -> str:
-        return self.url + rel
-
 
 @pytest.fixture(scope="session")
 def browser():
@@ -124,39 +84,6 @@ def context(browser):
     ctx.add_init_script(RECORD_CSP)
     yield ctx
     ctx.close()
-
-
-def watch_requests(page, served: Served) -> list[str]:
-    """Record every request of ``page`` into a list (and ``served.requests``)."""
-    seen: list[str] = []
-
-    def on_request(request) -> None:
-        seen.append(request.url)
-        served.requests.append(request.url)
-
-    page.on("request", on_request)
-    return seen
-
-
-def wait_until(page, expression: str, arg=None, timeout: float = 10.0) -> None:
-    """Poll a JavaScript function until it returns true.
-
-    ``page.wait_for_function`` compiles its predicate with ``eval`` while polling, which
-    the catalog's Content-Security-Policy (rightly) forbids; ``page.evaluate`` is not
-    affected, so poll with it.
-    """
-    from playwright.sync_api import Error
-
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if page.evaluate(expression, arg):
-                return
-        except Error:  # the page is navigating (a reload): look again
-            pass
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {expression}")
-        page.wait_for_timeout(20)
 
 
 @pytest.fixture

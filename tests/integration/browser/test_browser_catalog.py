@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from conftest import REPO, wait_until, watch_requests
+from browsing import REPO, wait_until, watch_requests
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import wait_until, watch_requests
+from browsing import wait_until, watch_requests
 
 pytestmark = pytest.mark.browser
 

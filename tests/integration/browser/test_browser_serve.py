@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from conftest import EXAMPLES, SITE_CONFIG, wait_until
+from browsing import EXAMPLES, SITE_CONFIG, wait_until
 from skillsite.serve import RELOAD_PATH, VERSION_PATH, DevServer
 
 
