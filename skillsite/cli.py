@@ -151,6 +151,8 @@ def _human_bytes(size: int) -> str:
 @click.option("--ignore", multiple=True, metavar="CODE", help="Silence a diagnostic code (repeatable).")
 @click.option("--base-url", default=None, help="Absolute URL the site is published at.")
 @click.option("--title", default=None, help="Catalog title.")
+@click.option("--templates", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Folder of templates that replace the built-in ones of the same name.")
 @click.option("--format", "fmt", type=click.Choice(["text", "github"]), default=None,
               help="Diagnostics format [default: text, or github when GITHUB_ACTIONS=true].")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
@@ -161,8 +163,8 @@ def _human_bytes(size: int) -> str:
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict: bool | None, keep_going: bool,
           force: bool, profile: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...],
-          base_url: str | None, title: str | None, fmt: str | None, jobs: int | None, cache_dir: Path | None,
-          no_cache: bool, quiet: bool) -> None:
+          base_url: str | None, title: str | None, templates: str | None, fmt: str | None, jobs: int | None,
+          cache_dir: Path | None, no_cache: bool, quiet: bool) -> None:
     """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
     from skillsite.build import build as run_build
     from skillsite.output import OutputError
@@ -170,7 +172,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     fmt = fmt or _default_format()
     config = load_site_config(config_file)
     config = config.with_overrides(
-        strict=strict, profile=profile, base_url=base_url, title=title,
+        strict=strict, profile=profile, base_url=base_url, title=title, templates=templates,
         exclude=tuple(config.exclude) + exclude if exclude else None,
         ignore=tuple(config.ignore) + tuple(_check_codes(ignore)) if ignore else None)
     roots = sources or tuple(Path(s) for s in config.sources) or (Path("."),)

@@ -231,3 +231,14 @@ def test_corpus_build(corpus, tmp_path):
     assert result.ok and len(result.published) == 1060 and len(result.skipped) == 31
     manifest = check_site(out)
     assert manifest["counts"]["left_out"] == 31
+
+
+def test_cli_templates_override_single_templates(tmp_path):
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "404.html").write_text("<!doctype html><title>Lost</title><p>Nothing here ({{ site.title }})</p>\n")
+    result = run_cli("build", str(EXAMPLES), "-o", "out", "--templates", str(templates), "--title", "Ours",
+                     cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / "404.html").read_text() == "<!doctype html><title>Lost</title><p>Nothing here (Ours)</p>\n"
+    assert "<main" in (tmp_path / "out" / "index.html").read_text()
