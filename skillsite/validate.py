@@ -161,38 +161,54 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 
 
-def _mask_fenced_blocks(body: str) -> str:
-    """The body with fenced code blocks blanked out (same length, newlines kept)."""
-    out, fence = [], None
-    for line in body.split("\n"):
-        match = _FENCE.match(line) if ("`" in line or "~" in line) else None
-        if match and (fence is None or match.group(1).startswith(fence)):
-            fence = match.group(1)[0] * len(match.group(1)) if fence is None else None
-            out.append(" " * len(line))
-        else:
-            out.append(" " * len(line) if fence is not None else line)
-    return "\n".join(out)
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*", re.M)
+
+
+def _fenced_ranges(body: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the fenced code blocks of a body, in order."""
+    ranges, opening = [], None
+    for fence in _FENCE_LINE.finditer(body):
+        marker = fence.group(1)
+        if opening is None:
+            opening = fence
+        elif marker[0] == opening.group(1)[0] and len(marker) >= len(opening.group(1)) \
+                and not fence.group().strip()[len(marker):].strip():
+            ranges.append((opening.start(), fence.end()))
+            opening = None
+    if opening is not None:  # an unclosed fence runs to the end of the body
+        ranges.append((opening.start(), len(body)))
+    return ranges
+
+
+def _inside(ranges: list[tuple[int, int]], starts: list[int], offset: int) -> bool:
+    index = bisect.bisect_right(starts, offset) - 1
+    return index >= 0 and ranges[index][1] > offset
 
 
 def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
-    """(line offset, column, target, is_link) of relative links and file references, outside code blocks."""
+    """(line offset, column, target, is_link) of relative links and file references, outside code."""
     if "[" not in body and "`" not in body:
         return
-    text = _mask_fenced_blocks(body) if ("```" in body or "~~~" in body) else body
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    fenced = _fenced_ranges(body) if ("```" in body or "~~~" in body) else []
+    fenced_starts = [start for start, _ in fenced]
 
     def place(offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(line_starts, offset) - 1
-        return line, offset - line_starts[line] + 1
+        return body.count("\n", 0, offset), offset - body.rfind("\n", 0, offset)
 
-    if "`" in text:
-        for code in _INLINE_CODE.finditer(text):
+    spans: list[tuple[int, int]] = []
+    if "`" in body:
+        for code in _INLINE_CODE.finditer(body):
+            if _inside(fenced, fenced_starts, code.start()):
+                continue
+            spans.append((code.start(), code.end()))
             ref = code.group(2).strip()
             if _FILE_REF.match(ref):
                 yield (*place(code.start()), ref, False)
-        text = _INLINE_CODE.sub(lambda m: " " * len(m.group()), text)
-    if "](" in text:
-        for link in _LINK.finditer(text):
+    if "](" in body:
+        span_starts = [start for start, _ in spans]
+        for link in _LINK.finditer(body):
+            if _inside(fenced, fenced_starts, link.start()) or _inside(spans, span_starts, link.start()):
+                continue  # code, not a link
             target = link.group(1)
             if target.startswith("<"):
                 target = target[1:-1]
