@@ -62,6 +62,8 @@ def generate(dest: Path, count: int, seed: int = 0, files: bool = True, corpus: 
     rng = random.Random(seed)
     templates = load_templates(corpus)
     vocab = _vocabulary(templates)
+    tags = rng.sample(vocab, 80)  # real catalogs share a few dozen tags, used with a long tail
+    tag_weights = [1 / (rank + 1) for rank in range(len(tags))]
     for i in range(count):
         t = templates[rng.randrange(len(templates))]
         name = f"syn-{i:06d}"
@@ -69,7 +71,7 @@ def generate(dest: Path, count: int, seed: int = 0, files: bool = True, corpus: 
         folder.mkdir(parents=True, exist_ok=True)
         salt = " ".join(rng.sample(vocab, 6))
         front = {"name": name, "description": (t.description[:900] + f" Also covers {salt}.")[:1024],
-                 "tags": sorted(set(rng.sample(vocab, 3))), "priority": rng.randrange(5)}
+                 "tags": sorted(set(rng.choices(tags, weights=tag_weights, k=3))), "priority": rng.randrange(5)}
         text = "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) + "---\n" + t.body
         (folder / "SKILL.md").write_text(text, encoding="utf-8")
         if files:

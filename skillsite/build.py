@@ -332,7 +332,6 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
             previous = cache.get("outputs", "files")
             intact = is_previous_output(out) and previous == _tree_stats(out)
         if intact:  # every input and the output are as the last build left them: nothing to do
-            cache.save()
             return result(True, tuple(s.id for s in skills), sum(size for size, _ in previous.values()))
     mtime, generated_at = source_date()
     staging = Staging(out, reuse=cache.get("outputs", "previous") if cache else None)

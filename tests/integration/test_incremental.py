@@ -52,3 +52,24 @@ def test_a_corrupt_cache_is_ignored(tmp_path):
     assert build([EXAMPLES], out, cache_dir=cache).ok
     assert build([EXAMPLES], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_a_no_op_rebuild_keeps_the_whole_cache(tmp_path):
+    """After a no-op rebuild, changing one body re-renders that body only."""
+    from skillsite import build as build_module
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    cache, out = tmp_path / "cache", tmp_path / "site"
+    assert build([src], out, cache_dir=cache).ok
+    assert "unchanged" in build([src], out, cache_dir=cache).stages
+    skill = src / "test-first" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nOne more line.\n")
+    rendered = []
+    original = build_module._render_one
+    try:
+        build_module._render_one = lambda item: rendered.append(item[0]) or original(item)
+        assert build([src], out, cache_dir=cache, jobs=1).ok
+    finally:
+        build_module._render_one = original
+    assert rendered == ["test-first"]
