@@ -9,13 +9,30 @@ from __future__ import annotations
 import array
 import base64
 import bisect
+import contextlib
+import gc
+import hashlib
 import heapq
+import http.client
+import json
 import math
+import os
 import re
+import shutil
+import socket
 import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import warnings
+import zlib
+from dataclasses import dataclass, field as _field
 from itertools import repeat as _repeat
 from operator import add as _add, mul as _mul
-from typing import Any, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 __all__ = [
     "FORMAT", "FORMAT_VERSION", "xml_text", "xml_attr", "one_line", "skill_entry_xml",
@@ -513,31 +530,11 @@ class SearchIndex:
 # site folder).  Everything fetched is checked against the manifest's sha256 before it is
 # returned or written; remote manifests are cached on disk and revalidated with
 # ETag / If-Modified-Since, and used offline (with a StaleCatalogWarning) when the server
-# cannot be reached.  These imports live here so this section stays self-contained.
+# cannot be reached.
 #
 #     catalog = Catalog.open("https://skills.example.com/skills.json")
 #     best = catalog.search("roll back a release")[0]
 #     system_prompt += catalog.prompt(); skill = catalog.load(best.id)   # skill.xml, skill.body
-
-import contextlib
-import gc
-import hashlib
-import http.client
-import json
-import os
-import shutil
-import socket
-import sys
-import tempfile
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
-import warnings
-import zlib
-from dataclasses import dataclass, field as _field
-from pathlib import Path
-from typing import Iterator, Mapping, NamedTuple
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
