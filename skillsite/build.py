@@ -366,14 +366,14 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
                                staging.path, body_html, jobs)
             _write_pages(ctx)
         with stage("swap"):
-            size = staging.size()
             staging.commit()
     except BaseException:
         staging.discard()
         raise
+    published = _tree_stats(out)
     if cache:
-        cache.put("outputs", "previous", staging.published_keys())
+        cache.put("outputs", "previous", staging.published_keys(published))
         cache.put("outputs", "fingerprint", fingerprint)
-        cache.put("outputs", "files", _tree_stats(out))
+        cache.put("outputs", "files", published)
         cache.save()
-    return result(True, tuple(s.id for s in skills), size)
+    return result(True, tuple(s.id for s in skills), sum(size for size, _ in published.values()))

@@ -81,16 +81,12 @@ class Staging:
         self.keys[rel] = key
         return True
 
-    def published_keys(self) -> dict[str, tuple[str, int, int]]:
-        """After ``commit``: content key, size and mtime of every keyed file, for the next build."""
-        recorded = {}
-        for rel, key in self.keys.items():
-            try:
-                stat = os.stat(self.target.joinpath(*rel.split("/")))
-            except OSError:
-                continue
-            recorded[rel] = (key, stat.st_size, stat.st_mtime_ns)
-        return recorded
+    def published_keys(self, stats: dict[str, tuple[int, int]]) -> dict[str, tuple[str, int, int]]:
+        """After ``commit``: content key, size and mtime of every keyed file, for the next build.
+
+        ``stats`` are the size and mtime of every published file by site-relative path.
+        """
+        return {rel: (key, *stats[rel]) for rel, key in self.keys.items() if rel in stats}
 
     def write_text(self, rel: str, text: str) -> None:
         self.write_bytes(rel, text.encode("utf-8"))
@@ -114,13 +110,6 @@ class Staging:
                 size += len(chunk)
         self.keys[rel] = digest.hexdigest()
         return size, self.keys[rel]
-
-    def size(self) -> int:
-        """Total bytes written so far."""
-        total = 0
-        for folder, _, files in os.walk(self.path):
-            total += sum(os.lstat(os.path.join(folder, name)).st_size for name in files)
-        return total
 
     def commit(self) -> None:
         """Swap the staging folder in place of the target; the old output is removed afterwards."""
