@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from support import CORPUS
+from support import CORPUS, EXAMPLES
 
 
 @pytest.fixture
@@ -13,3 +13,16 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is not beside the repository")
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalog, built once per test session with default settings.
+
+    Shared by every test that asks for it: read it, or copy it before changing anything.
+    """
+    from skillsite.build import build
+
+    out = tmp_path_factory.mktemp("example") / "_site"  # the default --catalog of the CLI
+    assert build([EXAMPLES], out).ok
+    return out

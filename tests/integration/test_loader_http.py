@@ -20,11 +20,9 @@ from typing import Callable
 
 import pytest
 
-from skillsite.build import build
 from skillsite.loader import (Catalog, CatalogFormatError, FetchError, HTTPStatusError, IntegrityError,
                               RedirectError, StaleCatalogWarning, TooLargeError, UnsupportedVersionError)
 
-REPO = Path(__file__).resolve().parents[2]
 
 Fault = Callable[[BaseHTTPRequestHandler], None]
 
@@ -150,20 +148,6 @@ def redirect(location: str) -> Fault:
 # ---- fixtures
 
 
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site") / "site"
-    result = build([REPO / "example-skills"], out)
-    assert result.ok
-    return out
-
-
-@pytest.fixture
-def site(built_site: Path) -> Path:
-    """The built site, shared: tests change what is served through faults, never the files."""
-    return built_site
-
-
 @pytest.fixture
 def server(site: Path):
     srv = SiteServer(site)
@@ -172,10 +156,10 @@ def server(site: Path):
 
 
 @pytest.fixture
-def own_server(built_site: Path, tmp_path: Path):
+def own_server(site: Path, tmp_path: Path):
     """A server over a private copy of the site, for tests that change files."""
     copy = tmp_path / "site"
-    shutil.copytree(built_site, copy)
+    shutil.copytree(site, copy)
     srv = SiteServer(copy)
     yield srv
     srv.stop()

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from skillsite.build import build
 
 mcp = pytest.importorskip("mcp", reason="the MCP server is an optional extra: pip install 'skillsite[mcp]'")
 anyio = pytest.importorskip("anyio")
@@ -23,11 +22,6 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("mcp") / "site"
-    assert build([REPO / "example-skills"], out).ok
-    return out
 
 
 def server_params(catalog: Path | str) -> StdioServerParameters:

@@ -18,17 +18,11 @@ from skillsite.loader import (Catalog, CatalogFormatError, DestinationExistsErro
                               current_platform, ineligible_reasons, skill_body)
 from skillsite.parse import split_frontmatter
 
-REPO = Path(__file__).resolve().parents[2]
 HIDDEN = {"internal-oncall-handbook", "prod-db-restore"}
 USER_ONLY = {"release-manager/version-bump/prerelease"}
 FULL_ENV_BINS = ("docker", "dive", "kubectl", "jq", "curl")
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("loader") / "site"
-    assert build([REPO / "example-skills"], out).ok
-    return out
 
 
 @pytest.fixture(scope="module")

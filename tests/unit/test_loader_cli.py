@@ -8,17 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from skillsite.build import build
 from skillsite.cli import main
 
-REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("cli") / "site"
-    assert build([REPO / "example-skills"], out).ok
-    return out
 
 
 def invoke(*args: str):

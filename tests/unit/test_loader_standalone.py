@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from skillsite.build import build
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,11 +44,6 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("standalone") / "site"
-    assert build([REPO / "example-skills"], out).ok
-    return out
 
 
 def test_loader_copied_alone_runs_isolated(site: Path, tmp_path: Path) -> None:

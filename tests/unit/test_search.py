@@ -184,13 +184,6 @@ def test_corrupt_postings_raise_value_error_when_read() -> None:
 
 # ---------------------------------------------------------------- build stage and CLI
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from skillsite.build import build
-
-    out = tmp_path_factory.mktemp("search") / "_site"
-    assert build([REPO / "example-skills"], out).ok
-    return out
 
 
 def test_build_writes_both_indexes_deterministically(site: Path, tmp_path: Path) -> None:
