@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable
 
@@ -100,9 +100,8 @@ class Diagnostic:
 
     def to_json(self) -> dict:
         """The diagnostic as the JSON object of ``--format json``."""
-        data = asdict(self)
-        data["severity"] = self.severity.value
-        return {k: data[k] for k in ("code", "severity", "message", "path", "line", "col")}
+        return {"code": self.code, "severity": self.severity.value, "message": self.message,
+                "path": self.path, "line": self.line, "col": self.col}
 
 
 def make(code: str, message: str, path: str, line: int = 0, col: int = 0,

@@ -13,19 +13,15 @@ import contextlib
 import gc
 import hashlib
 import heapq
-import http.client
 import json
 import math
 import os
 import re
 import shutil
-import socket
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import warnings
 import zlib
 from dataclasses import dataclass, field as _field
@@ -709,20 +705,24 @@ def _check_url(url: str, allowed_hosts: frozenset[str] | None, previous: str | N
         raise error(f"refusing redirect from {previous} to {url}: it downgrades https to http", url)
 
 
-class _RedirectGuard(urllib.request.HTTPRedirectHandler):
-    """Follows a redirect only to an http(s) URL that passes :func:`_check_url`."""
+def _redirect_guard(allowed_hosts: frozenset[str] | None) -> Any:
+    """A redirect handler that follows a redirect only to an http(s) URL passing :func:`_check_url`.
 
-    def __init__(self, allowed_hosts: frozenset[str] | None) -> None:
-        super().__init__()
-        self.allowed_hosts = allowed_hosts
+    Built on first use: the HTTP modules cost more to import than validating a small tree,
+    and the build and ``validate`` never fetch anything.
+    """
+    import urllib.request
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
-        try:
-            _check_url(newurl, self.allowed_hosts, previous=req.full_url)
-        except FetchError:
-            fp.close()
-            raise
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+    class _RedirectGuard(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+            try:
+                _check_url(newurl, allowed_hosts, previous=req.full_url)
+            except FetchError:
+                fp.close()
+                raise
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    return _RedirectGuard()
 
 
 class _Response(NamedTuple):
@@ -740,10 +740,16 @@ class _Fetcher:
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.allowed_hosts = allowed_hosts
-        self._opener = urllib.request.build_opener(_RedirectGuard(allowed_hosts))
+        import urllib.request
+
+        self._opener = urllib.request.build_opener(_redirect_guard(allowed_hosts))
 
     def get(self, url: str, headers: Mapping[str, str] | None = None, limit: int | None = None) -> _Response:
         """Fetch ``url``; raises FetchError (or a subclass) on any failure."""
+        import http.client
+        import urllib.error
+        import urllib.request
+
         _check_url(url, self.allowed_hosts)
         limit = self.max_bytes if limit is None else min(limit, self.max_bytes)
         deadline = time.monotonic() + self.timeout
@@ -770,6 +776,8 @@ class _Fetcher:
 
     def _read(self, response: Any, url: str, limit: int, deadline: float) -> bytes:
         """Read the body in chunks, enforcing the deadline and the byte cap as it goes."""
+        import http.client
+
         declared = response.headers.get("Content-Length")
         if declared and declared.isdigit() and int(declared) > limit:
             raise TooLargeError(f"{url} is {int(declared):,} bytes, over the limit of {limit:,}", url)
@@ -812,7 +820,9 @@ class _Fetcher:
 
 
 def _reason(exc: object) -> str:
-    if isinstance(exc, (socket.timeout, TimeoutError)):
+    import http.client
+
+    if isinstance(exc, TimeoutError):  # socket.timeout is TimeoutError since Python 3.10
         return "timed out"
     if isinstance(exc, http.client.IncompleteRead):
         return f"connection closed after {len(exc.partial):,} bytes (response truncated)"

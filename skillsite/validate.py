@@ -154,29 +154,47 @@ def _is_true(fm: dict[str, Any], *keys: str) -> bool:
 
 # ---------------------------------------------------------------- body checks
 
-_FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
-_INLINE_CODE = re.compile(r"(`+)([^\n]+?)\1")
 _LINK = re.compile(r"\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
-
-
-_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*", re.M)
+_TICKS = re.compile(r"``*")  # a literal first character lets re search fast (`+ does not)
+_FENCE_MARKS = ("```", "~~~")
+_REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")
 
 
 def _fenced_ranges(body: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of the fenced code blocks of a body, in order."""
-    ranges, opening = [], None
-    for fence in _FENCE_LINE.finditer(body):
-        marker = fence.group(1)
+    """(start, end) offsets of the fenced code blocks of a body, in order.
+
+    Fence lines are found with ``str.find`` on the two markers (a regex anchored at every
+    line start costs more than the rest of the scan).
+    """
+    fences: list[tuple[int, int, str]] = []       # (line start, line end, marker run)
+    for mark in _FENCE_MARKS:
+        at = body.find(mark)
+        while at >= 0:
+            line_start = body.rfind("\n", 0, at) + 1
+            line_end = body.find("\n", at)
+            line_end = len(body) if line_end < 0 else line_end
+            indent = body[line_start:at]
+            if len(indent) <= 3 and indent.strip(" ") == "":
+                run_end = at
+                while run_end < line_end and body[run_end] == mark[0]:
+                    run_end += 1
+                fences.append((line_start, line_end, body[at:run_end]))
+            at = body.find(mark, line_end)
+    fences.sort()
+    ranges: list[tuple[int, int]] = []
+    opening: tuple[int, int, str] | None = None
+    for fence in fences:
+        line_start, line_end, marker = fence
         if opening is None:
             opening = fence
-        elif marker[0] == opening.group(1)[0] and len(marker) >= len(opening.group(1)) \
-                and not fence.group().strip()[len(marker):].strip():
-            ranges.append((opening.start(), fence.end()))
+        elif marker[0] == opening[2][0] and len(marker) >= len(opening[2]) \
+                and not body[line_start:line_end].strip()[len(marker):].strip():
+            ranges.append((opening[0], line_end))
             opening = None
     if opening is not None:  # an unclosed fence runs to the end of the body
-        ranges.append((opening.start(), len(body)))
+        ranges.append((opening[0], len(body)))
     return ranges
 
 
@@ -185,30 +203,74 @@ def _inside(ranges: list[tuple[int, int]], starts: list[int], offset: int) -> bo
     return index >= 0 and ranges[index][1] > offset
 
 
+def _line_code_spans(body: str, line_start: int) -> list[tuple[int, int]]:
+    """(start, end) of the inline code spans of the line starting at ``line_start``: a run of
+    n backticks is closed by the next run of exactly n backticks on the same line."""
+    line_end = body.find("\n", line_start)
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(body, line_start,
+                                                          len(body) if line_end < 0 else line_end)]
+    closer: dict[int, int] = {}        # index of a run -> index of the next run of its length
+    last_of_length: dict[int, int] = {}
+    for index in range(len(runs) - 1, -1, -1):
+        length = runs[index][1] - runs[index][0]
+        if length in last_of_length:
+            closer[index] = last_of_length[length]
+        last_of_length[length] = index
+    spans, index = [], 0
+    while index < len(runs):
+        if index in closer:
+            spans.append((runs[index][0], runs[closer[index]][1]))
+            index = closer[index] + 1
+        else:
+            index += 1
+    return spans
+
+
 def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
-    """(line offset, column, target, is_link) of relative links and file references, outside code."""
+    """(line offset, column, target, is_link) of relative links and file references, outside code.
+
+    Code spans never cross a line, so they are worked out only for the lines that hold a
+    candidate (a link, or a backtick before ``scripts/``, ``references/``, ``assets/``).
+    """
     if "[" not in body and "`" not in body:
         return
     fenced = _fenced_ranges(body) if ("```" in body or "~~~" in body) else []
     fenced_starts = [start for start, _ in fenced]
+    line_spans: dict[int, list[tuple[int, int]]] = {}
+
+    def spans_of_line(offset: int) -> tuple[int, list[tuple[int, int]]]:
+        line_start = body.rfind("\n", 0, offset) + 1
+        if line_start not in line_spans:
+            line_spans[line_start] = _line_code_spans(body, line_start)
+        return line_start, line_spans[line_start]
 
     def place(offset: int) -> tuple[int, int]:
         return body.count("\n", 0, offset), offset - body.rfind("\n", 0, offset)
 
-    spans: list[tuple[int, int]] = []
     if "`" in body:
-        for code in _INLINE_CODE.finditer(body):
-            if _inside(fenced, fenced_starts, code.start()):
+        lines_seen: set[int] = set()
+        for hint in _REF_HINT.finditer(body):
+            if _inside(fenced, fenced_starts, hint.start()):
                 continue
-            spans.append((code.start(), code.end()))
-            ref = code.group(2).strip()
-            if _FILE_REF.match(ref):
-                yield (*place(code.start()), ref, False)
+            line_start, spans = spans_of_line(hint.start())
+            if line_start in lines_seen:
+                continue
+            lines_seen.add(line_start)
+            for start, end in spans:
+                ticks = start
+                while body[ticks] == "`":
+                    ticks += 1
+                ref = body[ticks:end - (ticks - start)].strip()
+                if _FILE_REF.match(ref):
+                    yield (*place(start), ref, False)
     if "](" in body:
-        span_starts = [start for start, _ in spans]
         for link in _LINK.finditer(body):
-            if _inside(fenced, fenced_starts, link.start()) or _inside(spans, span_starts, link.start()):
+            if _inside(fenced, fenced_starts, link.start()):
                 continue  # code, not a link
+            if "`" in body:
+                spans = spans_of_line(link.start())[1]
+                if _inside(spans, [start for start, _ in spans], link.start()):
+                    continue
             target = link.group(1)
             if target.startswith("<"):
                 target = target[1:-1]
