@@ -113,15 +113,22 @@ def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic],
 
 def _write_xml(skills: Sequence[Skill], entry_by_id: dict[str, dict[str, Any]], config: SiteConfig,
                staging: Staging) -> None:
-    """Per skill: the ``<skill_content>`` fragment and the tier-1 ``<skill>`` entry; then the catalog block."""
+    """Per skill: the ``<skill_content>`` fragment and the tier-1 ``<skill>`` entry; then the catalog block.
+
+    Each fragment is keyed by everything it is made of, so an unchanged one is reused.
+    """
     for skill in skills:
         entry = entry_by_id[skill.id]
         subs = [(c, entry_by_id[c]["name"], entry_by_id[c]["description"]) for c in entry["children"]]
-        xml = skill_content_xml(skill.name, skill.id, skill.body, absolute(config, entry["urls"]["page"]),
-                                [f["path"] for f in entry["files"]], subs)
-        staging.write_text(f"skills/{skill.id}/{XML_FILE}", xml)
-        staging.write_text(f"skills/{skill.id}/{ENTRY_FILE}",
-                           skill_entry_xml(skill.name, skill.description, absolute(config, entry["urls"]["skill_md"])))
+        page_url = absolute(config, entry["urls"]["page"])
+        files = [f["path"] for f in entry["files"]]
+        staging.write_keyed(
+            f"skills/{skill.id}/{XML_FILE}", digest(XML_FILE, skill.name, skill.id, entry["digest"], page_url, subs),
+            lambda: skill_content_xml(skill.name, skill.id, skill.body, page_url, files, subs).encode("utf-8"))
+        md_url = absolute(config, entry["urls"]["skill_md"])
+        staging.write_keyed(
+            f"skills/{skill.id}/{ENTRY_FILE}", digest(ENTRY_FILE, skill.name, skill.description, md_url),
+            lambda: skill_entry_xml(skill.name, skill.description, md_url).encode("utf-8"))
     ordered = prompt_order(entry_by_id[s.id] for s in skills)
     staging.write_text(AVAILABLE_SKILLS_FILE, available_skills_xml(
         ordered, [absolute(config, e["urls"]["skill_md"]) for e in ordered], config.prompt_budget))
@@ -156,8 +163,8 @@ def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, 
         rel = f"{ARCHIVE_DIR}/{entry['name']}.tar.gz"
         key = digest("archive", entry["digest"], mtime)
         if not staging.reuse(rel, key):
-            members = [("SKILL.md", staging.file(folder + "SKILL.md"))] + [
-                (f["path"], staging.file(folder + f["path"])) for f in entry["files"]]
+            members = [("SKILL.md", staging.current(folder + "SKILL.md"))] + [
+                (f["path"], staging.current(folder + f["path"])) for f in entry["files"]]
             to_make.append((rel, key, members))
         listed.append((entry, "archive", rel, f"archives/{entry['name']}.tar.gz"))
     made = parallel_map(_make_archive, [(members, mtime) for _, _, members in to_make], jobs)
@@ -165,7 +172,7 @@ def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, 
         staging.write_bytes(rel, data, key=key)
     index = []
     for entry, kind, rel, url in listed:
-        index.append(discovery_entry(entry["name"], entry["description"], kind, url, staging.file(rel).read_bytes()))
+        index.append(discovery_entry(entry["name"], entry["description"], kind, url, staging.current(rel).read_bytes()))
     staging.write_json(INDEX_PATH, index_document(index))
 
 
@@ -222,7 +229,7 @@ def _search(skills: Sequence[Skill], entries: Sequence[dict[str, Any]], staging:
             cache.put("search", key, cached)
     manifest_search, files = cached
     for rel, data in files.items():
-        staging.write_bytes(rel, data)
+        staging.write_keyed(rel, digest(key, rel), lambda: data)
     return manifest_search
 
 
@@ -363,14 +370,13 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
             body_html = _render_bodies(skills, entries, jobs, cache)
         with stage("pages"):
             ctx = BuildContext(config, tuple(skills), data, entry_by_id, tuple(sort_diagnostics(diags)),
-                               staging.path, body_html, jobs)
+                               staging.path, body_html, jobs, staging)
             _write_pages(ctx)
         with stage("swap"):
-            staging.commit()
+            published = staging.commit()
     except BaseException:
         staging.discard()
         raise
-    published = _tree_stats(out)
     if cache:
         cache.put("outputs", "previous", staging.published_keys(published))
         cache.put("outputs", "fingerprint", fingerprint)

@@ -26,8 +26,13 @@ def digest(*parts: Any) -> str:
     """A hex sha256 over the reprs of ``parts`` (strings, bytes, numbers, tuples of those)."""
     h = hashlib.sha256()
     for part in parts:
-        data = part if isinstance(part, bytes) else repr(part).encode("utf-8", "surrogatepass")
-        h.update(len(data).to_bytes(8, "big"))
+        if isinstance(part, bytes):
+            kind, data = b"b", part
+        elif isinstance(part, str):   # text as it is: its repr would cost a pass over every character
+            kind, data = b"s", part.encode("utf-8", "surrogatepass")
+        else:
+            kind, data = b"r", repr(part).encode("utf-8", "surrogatepass")
+        h.update(kind + len(data).to_bytes(8, "big"))
         h.update(data)
     return h.hexdigest()
 

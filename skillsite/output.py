@@ -7,7 +7,8 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from stat import S_ISREG
+from typing import Any, Callable
 
 MARKER = ".skillsite-output"
 CHUNK = 1 << 20
@@ -32,54 +33,90 @@ def check_target(target: Path, force: bool) -> None:
 
 
 class Staging:
-    """A temporary folder next to the target; ``commit`` swaps it in, ``discard`` removes it."""
+    """Where a build writes; ``commit`` publishes it, ``discard`` drops it.
+
+    Two ways to publish, chosen when the staging starts:
+
+    - **swap** (no usable previous output): everything is written into a folder beside the
+      target, which then replaces the target in one rename;
+    - **patch** (the previous output is ours and the cache recorded its files): files whose
+      content is unchanged stay where they are (:meth:`reuse`), only new and changed files
+      are written into the staging folder, and ``commit`` moves them into the target and
+      removes what the new output no longer has, undoing every step if one fails.  On a
+      catalog of thousands of files a one-skill change then touches a handful of files
+      instead of re-linking and deleting every one of them.
+
+    Either way nothing in the target changes before ``commit``; a failed build leaves it as it was.
+    """
 
     def __init__(self, target: Path, reuse: dict[str, tuple[str, int, int]] | None = None):
         self.target = target.absolute()
-        # files of the previous output that may be hard-linked instead of written again:
+        # files of the previous output that may be reused instead of written again:
         # site-relative path -> (content key, size, mtime_ns) as recorded after that build
         self.previous = reuse if reuse and is_previous_output(self.target) else {}
+        self.patch = bool(self.previous)
         self.keys: dict[str, str] = {}
+        self.kept: dict[str, tuple[int, int]] = {}   # patch: files left in place -> (size, mtime_ns)
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.building-", dir=self.target.parent))
         self._made: set[str] = {""}
 
     def file(self, rel: str) -> Path:
         """The staging path of a site-relative file, with its folder created."""
-        parts = rel.split("/")
-        if rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\x00" in rel:
-            raise OutputError(f"refusing to write outside the output folder: {rel!r}")
+        parts = _parts(rel)
         folder = "/".join(parts[:-1])
         if folder not in self._made:
             os.makedirs(os.path.join(self.path, folder), exist_ok=True)
             self._made.add(folder)
         return self.path.joinpath(*parts)
 
+    def current(self, rel: str) -> Path:
+        """Where the new output's copy of ``rel`` is now: the staging folder, or the target if kept."""
+        if rel in self.kept:
+            return self.target.joinpath(*_parts(rel))
+        return self.path.joinpath(*_parts(rel))
+
     def write_bytes(self, rel: str, data: bytes, key: str | None = None) -> None:
         self.file(rel).write_bytes(data)
         if key:
             self.keys[rel] = key
 
+    def write_keyed(self, rel: str, key: str, produce: Callable[[], bytes]) -> bool:
+        """Reuse ``rel`` if the previous output holds the content ``key`` names, else write
+        ``produce()``; True when it was reused."""
+        if self.reuse(rel, key):
+            return True
+        self.write_bytes(rel, produce(), key=key)
+        return False
+
     def reuse(self, rel: str, key: str) -> bool:
-        """Hard-link ``rel`` from the previous output when it holds exactly the content ``key`` names.
+        """Keep ``rel`` from the previous output when it holds exactly the content ``key`` names.
 
         The previous file must still have the size and modification time recorded when it
-        was published, so a copy edited by hand since is never reused.  Safe because no
-        published file is ever modified in place: every build writes new files.
+        was published, so a copy edited by hand since is never reused.  In swap mode it is
+        hard-linked into the staging folder (safe because no published file is ever modified
+        in place); in patch mode it simply stays.
         """
         recorded = self.previous.get(rel)
         if recorded is None or recorded[0] != key:
             return False
-        old = self.target.joinpath(*rel.split("/"))
+        old = os.path.join(self.target, *_parts(rel))
         try:
             stat = os.stat(old, follow_symlinks=False)
-            if (stat.st_size, stat.st_mtime_ns) != (recorded[1], recorded[2]) or not os.path.isfile(old):
+            if (stat.st_size, stat.st_mtime_ns) != (recorded[1], recorded[2]) or not S_ISREG(stat.st_mode):
                 return False
-            os.link(old, self.file(rel))
+            if not self.patch:
+                os.link(old, self.file(rel))
         except OSError:
             return False
-        self.keys[rel] = key
+        self.adopt(rel, key, (stat.st_size, stat.st_mtime_ns))
         return True
+
+    def adopt(self, rel: str, key: str, kept: tuple[int, int] | None) -> None:
+        """Record a keyed file placed by a worker process: written (``kept`` None) or reused."""
+        self.keys[rel] = key
+        if kept is not None and self.patch:
+            self.kept[rel] = kept
 
     def published_keys(self, stats: dict[str, tuple[int, int]]) -> dict[str, tuple[str, int, int]]:
         """After ``commit``: content key, size and mtime of every keyed file, for the next build.
@@ -111,11 +148,13 @@ class Staging:
         self.keys[rel] = digest.hexdigest()
         return size, self.keys[rel]
 
-    def commit(self) -> None:
-        """Swap the staging folder in place of the target; the old output is removed afterwards."""
-        (self.path / MARKER).write_text("skillsite build output; safe to replace with a new build\n",
-                                        encoding="utf-8")
+    def commit(self) -> dict[str, tuple[int, int]]:
+        """Publish the new output; returns the size and mtime of every published file."""
+        if self.patch:
+            return self._commit_patch()
+        (self.path / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         os.chmod(self.path, 0o755)
+        stats = {rel: (st.st_size, st.st_mtime_ns) for rel, st in _files(self.path, stat=True)}
         old = None
         if self.target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.old-", dir=self.target.parent))
@@ -124,6 +163,100 @@ class Staging:
         os.rename(self.path, self.target)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+        return stats
+
+    def _commit_patch(self) -> dict[str, tuple[int, int]]:
+        """Move the written files into the target and remove the ones the new output lacks.
+
+        Every move is journaled; if one fails, the moves already made are undone in reverse
+        order and the error is raised, so the target is either the old output or the new one.
+        """
+        written = {rel: (st.st_size, st.st_mtime_ns) for rel, st in _files(self.path, stat=True)}
+        stale = [rel for rel, _ in _files(self.target) if rel not in written and rel not in self.kept
+                 and rel != MARKER]
+        backup = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.old-", dir=self.target.parent))
+        journal: list[tuple[Path, Path]] = []   # (from, to) of every rename done
+
+        def move(source: Path, dest: Path) -> None:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(source, dest)
+            journal.append((source, dest))
+
+        try:
+            replaced = [r for r in written if os.path.lexists(self.target / r) and not _is_folder(self.target / r)]
+            for rel in sorted(stale) + sorted(replaced):
+                move(self.target.joinpath(*_parts(rel)), backup.joinpath(*_parts(rel)))
+            for rel in sorted(written):
+                dest = self.target.joinpath(*_parts(rel))
+                if _is_folder(dest):
+                    _remove_empty_folders(dest, remove_top=True)   # a folder whose files all went stale
+                move(self.path.joinpath(*_parts(rel)), dest)
+        except BaseException:
+            for source, dest in reversed(journal):
+                try:
+                    source.parent.mkdir(parents=True, exist_ok=True)
+                    os.rename(dest, source)
+                except OSError:
+                    pass
+            shutil.rmtree(backup, ignore_errors=True)
+            raise
+        for rel in stale:
+            _remove_empty_folders(self.target.joinpath(*_parts(rel)).parent, stop=self.target)
+        shutil.rmtree(backup, ignore_errors=True)
+        shutil.rmtree(self.path, ignore_errors=True)
+        if not (self.target / MARKER).is_file():
+            (self.target / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        marker = os.stat(self.target / MARKER)
+        return {**self.kept, **written, MARKER: (marker.st_size, marker.st_mtime_ns)}
 
     def discard(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+MARKER_TEXT = "skillsite build output; safe to replace with a new build\n"
+
+
+def _parts(rel: str) -> list[str]:
+    """The segments of a site-relative path; refuses anything that could leave the folder."""
+    parts = rel.split("/")
+    if rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\x00" in rel:
+        raise OutputError(f"refusing to write outside the output folder: {rel!r}")
+    return parts
+
+
+def _is_folder(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
+def _files(folder: Path, stat: bool = False) -> list[tuple[str, Any]]:
+    """Every non-folder entry under ``folder`` as (site-relative path, lstat result or None)."""
+    found: list[tuple[str, Any]] = []
+    stack = [("", str(folder))]
+    while stack:
+        rel, path = stack.pop()
+        with os.scandir(path) as entries:
+            for entry in entries:
+                child = f"{rel}/{entry.name}" if rel else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((child, entry.path))
+                else:
+                    found.append((child, entry.stat(follow_symlinks=False) if stat else None))
+    return found
+
+
+def _remove_empty_folders(folder: Path, stop: Path | None = None, remove_top: bool = False) -> None:
+    """Remove ``folder`` if empty (with ``remove_top``, every empty folder in it first), then its
+    empty parents up to ``stop``."""
+    if remove_top:
+        for parent, _, _ in sorted(os.walk(folder), key=lambda item: -len(item[0])):
+            try:
+                os.rmdir(parent)
+            except OSError:
+                pass
+        folder = folder.parent
+    while stop is not None and folder != stop and stop in folder.parents:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
+        folder = folder.parent

@@ -17,12 +17,13 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Optional, Sequence, Tuple
 from urllib.parse import quote, urlsplit
 
 import jinja2
 from markupsafe import Markup
 
+from skillsite.cache import digest
 from skillsite.manifest import absolute
 from skillsite.models import BuildContext, Skill
 from skillsite.parallel import parallel_map
@@ -280,6 +281,10 @@ def ancestors(entry: dict[str, Any], entries: dict[str, dict[str, Any]]) -> list
 
 # ---------------------------------------------------------------------------- pages
 
+# A page a worker placed: (site path, content key, (size, mtime) if an unchanged file was kept
+# in place, else None); None when the build keeps no record of pages (no previous output).
+PlacedPage = Optional[Tuple[str, str, Optional[Tuple[int, int]]]]
+
 class SiteWriter:
     """Renders and writes the pages of one build."""
 
@@ -294,6 +299,8 @@ class SiteWriter:
         self.cards = [card(e, self.tag_by_name) for e in self.entries]
         self.renderer = MarkdownRenderer(LinkTargets.from_entries(self.entries))
         self.assets: dict[str, str] = {}
+        self.templates_digest = digest([(str(p.relative_to(d)), p.read_bytes()) for d in self.dirs
+                                        for p in sorted(d.rglob("*")) if p.is_file()])
 
     def write(self) -> None:
         self.assets = write_assets(self.ctx.out, self.dirs)
@@ -310,9 +317,11 @@ class SiteWriter:
         ids = [e["id"] for e in self.entries if e["id"] in self.skills]
         _WRITER = self
         try:
-            parallel_map(_write_skill_page, ids, self.ctx.jobs)
+            placed = parallel_map(_write_skill_page, ids, self.ctx.jobs)
         finally:
             _WRITER = None
+        for page in placed:
+            self.adopt(page)
 
     def common(self, page_dir: str, title: str, nav: str = "") -> dict[str, Any]:
         """Variables every page template gets."""
@@ -332,6 +341,29 @@ class SiteWriter:
         html = self.env.get_template(template).render(**values)
         path_under(self.ctx.out, rel).write_text(html, encoding="utf-8")
 
+    def render_keyed(self, template: str, rel: str, **values: Any) -> PlacedPage:
+        """Render a page unless the previous output holds it for exactly these values.
+
+        The key is a digest of the templates, the page's path and every value it is rendered
+        from, so an unchanged page of an unchanged skill is neither rendered nor written.
+        May run in a worker process: the caller passes the result to :meth:`adopt`.
+        """
+        staging = self.ctx.staging
+        if staging is None:
+            self.render(template, rel, **values)
+            return None
+        body = values.get("body", "")  # the big one, hashed as text (see cache.digest)
+        key = digest(self.templates_digest, template, rel, str(body),
+                     [(name, value) for name, value in sorted(values.items()) if name != "body"])
+        if staging.reuse(rel, key):
+            return rel, key, staging.kept.get(rel)
+        self.render(template, rel, **values)
+        return rel, key, None
+
+    def adopt(self, page: PlacedPage) -> None:
+        if page is not None and self.ctx.staging is not None:
+            self.ctx.staging.adopt(*page)
+
     def home(self) -> None:
         chips = sorted(self.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
         self.render("home.html", "index.html", **self.common("", self.config.title, "home"),
@@ -346,13 +378,13 @@ class SiteWriter:
                 by_tag[t.name].append(c)
         for tag in self.tags:
             cards = by_tag[tag.name]
-            self.render("tag.html", f"{tag.url}index.html",
-                        **self.common(tag.url, f"{tag.name} · {self.config.title}", "tags"), tag=tag, cards=cards)
+            self.adopt(self.render_keyed("tag.html", f"{tag.url}index.html",
+                        **self.common(tag.url, f"{tag.name} · {self.config.title}", "tags"), tag=tag, cards=cards))
 
-    def skill_page(self, entry: dict[str, Any], skill: Skill) -> None:
+    def skill_page(self, entry: dict[str, Any], skill: Skill) -> PlacedPage:
         page_dir = entry["urls"]["page"]
         source = entry["source"]
-        self.render(
+        return self.render_keyed(
             "skill.html", f"skills/{entry['id']}/index.html",
             **self.common(page_dir, f"{entry['name']} · {self.config.title}"),
             entry=entry, card=card(entry, self.tag_by_name),
@@ -398,10 +430,10 @@ class SiteWriter:
 _WRITER: SiteWriter | None = None  # set before workers fork, so each inherits it
 
 
-def _write_skill_page(skill_id: str) -> None:
+def _write_skill_page(skill_id: str) -> PlacedPage:
     writer = _WRITER
     assert writer is not None
-    writer.skill_page(writer.ctx.entries[skill_id], writer.skills[skill_id])
+    return writer.skill_page(writer.ctx.entries[skill_id], writer.skills[skill_id])
 
 
 def write_site(ctx: BuildContext) -> None:

@@ -73,3 +73,66 @@ def test_a_no_op_rebuild_keeps_the_whole_cache(tmp_path):
     finally:
         build_module._render_one = original
     assert rendered == ["test-first"]
+
+
+def test_patch_builds_remove_what_the_new_output_lacks(tmp_path):
+    """Removed skills and files, a file that becomes a folder and a folder that becomes a file,
+    and a file added to the output by hand: the patched output equals a cold build."""
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    refs = src / "code-review" / "references"
+    refs.joinpath("later-a-folder").write_text("a file today\n")
+    (refs / "a-folder-today").mkdir()
+    (refs / "a-folder-today" / "inside.md").write_text("inside\n")
+    assert build([src], out, cache_dir=cache).ok
+    assert (out / "skills/code-review/references/later-a-folder").is_file()
+
+    shutil.rmtree(src / "test-first")
+    refs.joinpath("later-a-folder").unlink()
+    (refs / "later-a-folder").mkdir()
+    (refs / "later-a-folder" / "now.md").write_text("now a folder\n")
+    shutil.rmtree(refs / "a-folder-today")
+    (refs / "a-folder-today").write_text("now a file\n")
+    (out / "added-by-hand.txt").write_text("not ours\n")
+    assert build([src], out, cache_dir=cache).ok
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)
+    assert not (out / "skills/test-first").exists()
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith((".site.", ".cold."))]
+    assert leftovers == []
+
+
+def test_a_failing_patch_commit_leaves_the_previous_output(tmp_path, monkeypatch):
+    """A move that fails half-way through a patch commit is undone: the old output stays whole."""
+    import os
+
+    from skillsite import output
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    cache, out = tmp_path / "cache", tmp_path / "site"
+    assert build([src], out, cache_dir=cache).ok
+    before = tree_bytes(out)
+    for name in ("code-review", "test-first"):
+        skill = src / name / "SKILL.md"
+        skill.write_text(skill.read_text() + "\nA new closing line.\n")
+    real_rename, calls = os.rename, []
+
+    def failing_rename(source, dest):
+        calls.append(dest)
+        if len(calls) == 6:
+            raise OSError(28, "No space left on device")
+        return real_rename(source, dest)
+
+    monkeypatch.setattr(output.os, "rename", failing_rename)
+    try:
+        build([src], out, cache_dir=cache)
+    except OSError:
+        pass
+    else:
+        raise AssertionError("the injected failure did not reach the commit")
+    monkeypatch.setattr(output.os, "rename", real_rename)
+    assert len(calls) >= 6
+    assert tree_bytes(out) == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.")] == []
