@@ -1,7 +1,8 @@
 """The build: one linear function that reads every skill, then writes every artifact atomically.
 
 Order: read and validate everything first (nothing is written when the build fails),
-then write into a staging folder beside the target and swap it in only on success.
+then write into a staging folder beside the target and publish it only on success
+(see :class:`skillsite.output.Staging`: a swap, or a patch of our own previous output).
 """
 from __future__ import annotations
 

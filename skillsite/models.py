@@ -108,7 +108,8 @@ class BuildContext:
 
     ``entries`` maps a skill id to its ``skills.json`` entry (see ``skills.schema.json``);
     ``manifest`` is the whole ``skills.json`` object.  Writers put files under ``out``
-    (a temporary folder that the build swaps in only when everything succeeded).
+    (a temporary folder that the build publishes only when everything succeeded); with a
+    ``staging``, a writer may instead keep an unchanged file of the previous output.
     """
 
     config: Any                          # skillsite.config.SiteConfig
