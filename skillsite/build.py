@@ -24,7 +24,7 @@ from skillsite.manifest import (ENTRY_FILE, RESERVED_NAMES, SCHEMA_FILE, XML_FIL
                                 sha256_hex, skill_entry)
 from skillsite.models import BuildContext, Skill
 from skillsite.output import Staging, check_target, is_previous_output
-from skillsite.parallel import default_jobs, parallel_map
+from skillsite.parallel import batch_collection, default_jobs, parallel_map
 from skillsite.pipeline import CatalogReading, read_catalog
 from skillsite.schema_check import load_schema
 from skillsite.wellknown import (ARCHIVE_DIR, INDEX_PATH, deterministic_tar_gz, discovery_entry,
@@ -307,6 +307,14 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     output never depends on either.  Raises :class:`skillsite.output.OutputError` when
     ``out`` is not ours to replace.
     """
+    with batch_collection():
+        return _build(sources, out, config, keep_going=keep_going, force=force, strict=strict, base=base,
+                      jobs=jobs, cache_dir=cache_dir, progress=progress)
+
+
+def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep_going: bool, force: bool,
+           strict: bool | None, base: str | None, jobs: int | None, cache_dir: Path | None,
+           progress: Callable[[str], None] | None) -> BuildResult:
     started = time.perf_counter()
     stage = _Stages(progress)
     strict = config.strict if strict is None else strict

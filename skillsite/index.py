@@ -21,6 +21,7 @@ from lunr.stop_word_filter import stop_word_filter
 from lunr.token import Token
 
 from skillsite.loader import SEARCH_FIELDS, build_search_section, search_fields, stem
+from skillsite.lunr_writer import lunr_index, lunr_index_json
 from skillsite.models import Skill
 
 LUNR_FILE = "search/lunr.json"
@@ -95,7 +96,7 @@ def lunr_builder() -> Builder:
     builder.search_pipeline.add(lunr_js_stemmer)
     builder.ref("id")
     for name, boost in SEARCH_FIELDS.items():
-        builder.field(name, boost=int(boost) if float(boost).is_integer() else boost)
+        builder.field(name, boost=_lunr_boost(boost))
     return builder
 
 
@@ -120,11 +121,23 @@ def load_lunr(data: bytes | str) -> Index:
     return Index.load(json.loads(data))
 
 
+def _lunr_boost(boost: float) -> float:
+    return int(boost) if float(boost).is_integer() else boost
+
+
+def lunr_bytes(entries: Sequence[dict[str, Any]]) -> bytes:
+    """``search/lunr.json`` for manifest ``entries``: what ``lunr_json(build_lunr(entries))``
+    gives, computed directly (:mod:`skillsite.lunr_writer`; lunr.py stays the reference)."""
+    index = lunr_index(lunr_documents(entries), {name: _lunr_boost(b) for name, b in SEARCH_FIELDS.items()},
+                       trim=lambda word: _EDGES.sub("", word), stem=stem)
+    return lunr_index_json(index)
+
+
 def build_indexes(skills: Sequence[Skill], entries: Sequence[dict[str, Any]]) -> SearchIndexes:
     """Both indexes of the published skills (``entries`` in manifest order)."""
     del skills  # everything searched is in the manifest entries
-    return SearchIndexes(build_search_section(entries), {LUNR_FILE: lunr_json(build_lunr(entries))})
+    return SearchIndexes(build_search_section(entries), {LUNR_FILE: lunr_bytes(entries)})
 
 
 __all__ = ["LUNR_FILE", "SearchIndexes", "build_indexes", "build_lunr", "load_lunr", "lunr_builder",
-           "lunr_documents", "lunr_js_stemmer", "lunr_json", "word_trimmer", "use_lunr_js_stemmer"]
+           "lunr_bytes", "lunr_documents", "lunr_js_stemmer", "lunr_json", "word_trimmer", "use_lunr_js_stemmer"]

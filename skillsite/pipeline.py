@@ -9,7 +9,7 @@ from skillsite.cache import BuildCache, digest
 from skillsite.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
 from skillsite.discover import Discovery, discover
 from skillsite.models import ParsedSkill, Skill, SourceFile
-from skillsite.parallel import parallel_map
+from skillsite.parallel import batch_collection, parallel_map
 from skillsite.parse import DEFAULT_MAX_BYTES, parse_skill, parse_skill_bytes
 from skillsite.validate import Validation, catalog_skill_dirs, check_skill, validate_catalog
 
@@ -94,7 +94,12 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     whose inputs are unchanged are not parsed or checked again.  The result never
     depends on either.
     """
-    ignored = frozenset(ignore)
+    with batch_collection():
+        return _read_catalog(roots, exclude, profile, frozenset(ignore), max_bytes, jobs, cache)
+
+
+def _read_catalog(roots: Sequence[Path | str], exclude: Sequence[str], profile: str, ignored: frozenset[str],
+                  max_bytes: int, jobs: int, cache: BuildCache | None) -> CatalogReading:
     found: Discovery = discover(roots, exclude)
     skill_dirs = catalog_skill_dirs(found.sources)
     jobs_list = [_Job(src, _read_raw(src, max_bytes) if cache else None, profile, skill_dirs, max_bytes)

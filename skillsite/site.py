@@ -123,9 +123,10 @@ def root_of(page_dir: str) -> str:
 
 def path_under(out: Path, rel: str) -> Path:
     """``out/rel`` with its folder created; refuses anything that would leave ``out``."""
-    path = out.joinpath(*rel.split("/"))
-    if not path.resolve().is_relative_to(out.resolve()):
+    parts = rel.split("/")
+    if rel.startswith("/") or "\x00" in rel or any(p in ("", ".", "..") for p in parts):
         raise ValueError(f"refusing to write outside the output folder: {rel}")
+    path = out.joinpath(*parts)
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -1,0 +1,59 @@
+"""The fast lunr writer gives exactly the bytes lunr.py writes (lunr.py is the reference)."""
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings, strategies as st
+
+from skillsite import index
+
+
+def _entry(ref: str, name: str, description: str, tags: list[str], tools: list[dict]) -> dict:
+    return {"id": ref, "name": name, "description": description, "tags": tags, "tools": tools}
+
+
+def _both(entries: list[dict]) -> tuple[bytes, bytes]:
+    return index.lunr_json(index.build_lunr(entries)), index.lunr_bytes(entries)
+
+
+def test_the_example_catalog_index_is_lunr_py_s(site):
+    entries = json.loads((site / "skills.json").read_bytes())["skills"]
+    reference, ours = _both(entries)
+    assert ours == reference
+    assert json.loads(ours)["fieldVectors"]
+
+
+def test_edge_cases_match_lunr_py():
+    entries = [
+        _entry("a", "pdf-tools", "Read and write PDF files -- merge, split; the a an of", ["pdf", "docs"], []),
+        _entry("b/c", "c", "   ", [], [{"name": "Bash", "purpose": "run it"}]),
+        _entry("d", "d", "Café — naïve façade 日本語 ＡＢＣ emoji 🎉 ‐dash\u00a0nbsp\u2003em-space", ["x-y"], []),
+        _entry("e", "e", "deploy deploying deployed deploys ---- -- - ... !!! (x) [y]", [], []),
+        _entry("f", "f", "", [], []),
+    ]
+    reference, ours = _both(entries)
+    assert ours == reference
+
+
+def test_the_corpus_index_is_lunr_py_s(corpus):
+    from skillsite.pipeline import read_catalog
+    from skillsite.manifest import skill_entry
+    from skillsite.config import SiteConfig
+
+    reading = read_catalog([corpus])
+    entries = [skill_entry(s, [], "0" * 64, [], SiteConfig(), str(corpus)) for s in reading.skills]
+    reference, ours = _both(entries)
+    assert ours == reference
+
+
+_text = st.text(alphabet=st.sampled_from(list("abcxyz AEIOU-_.,;:!?'\"()[]\t\n\u00a0\u2003éßİ日🎉0123456789")) |
+                st.characters(), max_size=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_text, _text, st.lists(_text, max_size=3)), min_size=1, max_size=8))
+def test_random_documents_match_lunr_py(docs):
+    entries = [_entry(f"s{i}", name or f"s{i}", description, tags, [])
+               for i, (name, description, tags) in enumerate(docs)]
+    reference, ours = _both(entries)
+    assert ours == reference
