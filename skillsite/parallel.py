@@ -34,8 +34,14 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
         return [func(x) for x in items]
     workers = min(jobs, len(items))
     chunk = max(1, len(items) // (workers * 8))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        return list(pool.map(func, items, chunksize=chunk))
+    # Objects that exist before the fork are left out of the workers' collections: walking
+    # them would write to every page of the inherited heap and copy it into each worker.
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(func, items, chunksize=chunk))
+    finally:
+        gc.unfreeze()
 
 
 #: Collector thresholds while a build runs (CPython's default is (700, 10, 10)).

@@ -418,7 +418,8 @@ class SiteWriter:
         self.render("robots.txt", "robots.txt",
                     sitemap=absolute(self.config, "sitemap.xml") if has_base else "")
         visible = [e for e in self.entries if not (e["visibility"]["hidden"] or e["visibility"]["user_invocable_only"])]
-        others = [e for e in self.entries if e not in visible]
+        visible_ids = {e["id"] for e in visible}
+        others = [e for e in self.entries if e["id"] not in visible_ids]
         # GitHub Pages' Jekyll drops files and folders starting with "_" or "." (.well-known, _headers).
         path_under(self.ctx.out, ".nojekyll").write_bytes(b"")
         if active_files(self.entries):
