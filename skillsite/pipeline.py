@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from skillsite.cache import BuildCache, digest
 from skillsite.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
@@ -69,6 +69,34 @@ def _parse_and_check(job: _Job) -> tuple[ParsedSkill, list[Diagnostic]]:
     return parsed, check_skill(parsed, job.profile, job.skill_dirs)
 
 
+_JOBS: list[_Job] = []  # set before workers fork: they receive an index, not the job
+
+
+def _parse_and_check_at(index: int) -> tuple[Any, ...]:
+    """Worker side of :func:`_parse_and_check`: the job comes from the inherited list and only
+    what the parent lacks goes back (not the source description or the bytes it read itself)."""
+    job = _JOBS[index]
+    parsed, diags = _parse_and_check(job)
+    return (parsed.frontmatter, parsed.key_lines, parsed.body, parsed.body_line,
+            None if job.raw is not None else parsed.raw, parsed.diagnostics, diags)
+
+
+def _parse_and_check_all(jobs_list: list[_Job], todo: list[int], jobs: int
+                         ) -> list[tuple[ParsedSkill, list[Diagnostic]]]:
+    global _JOBS
+    _JOBS = jobs_list
+    try:
+        outcomes = parallel_map(_parse_and_check_at, todo, jobs)
+    finally:
+        _JOBS = []
+    results = []
+    for i, (frontmatter, key_lines, body, body_line, raw, parse_diags, diags) in zip(todo, outcomes):
+        job = jobs_list[i]
+        results.append((ParsedSkill(job.source, frontmatter, key_lines, body, body_line,
+                                    job.raw if raw is None else raw, parse_diags), diags))
+    return results
+
+
 def _read_raw(source: SourceFile, max_bytes: int) -> bytes | None:
     """The bytes of a SKILL.md within the size limit; None when the parser should report why not."""
     try:
@@ -117,7 +145,7 @@ def _read_catalog(roots: Sequence[Path | str], exclude: Sequence[str], profile: 
                 results[i] = (ParsedSkill(job.source, fm, key_lines, body, body_line, job.raw, parse_diags),
                               list(diags))
     todo = [i for i, r in enumerate(results) if r is None]
-    for i, result in zip(todo, parallel_map(_parse_and_check, [jobs_list[i] for i in todo], jobs)):
+    for i, result in zip(todo, _parse_and_check_all(jobs_list, todo, jobs)):
         results[i] = result
         if cache is not None and jobs_list[i].raw is not None:
             parsed, diags = result
