@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from skillsite.diagnostics import Diagnostic, Severity, make
@@ -16,11 +16,14 @@ from skillsite.schema_eval import SchemaEvaluator
 
 PROFILES = ("default", "spec")
 
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+
 
 @lru_cache(maxsize=None)
 def load_schema(name: str) -> dict[str, Any]:
     """A JSON schema shipped in the package, by file name."""
-    return json.loads(resources.files("skillsite.schemas").joinpath(name).read_text(encoding="utf-8"))
+    # beside this module (importlib.resources would cost more to import than reading the file)
+    return json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=None)
