@@ -81,14 +81,6 @@ def run_once(cmd: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProc
     return time.perf_counter() - start, proc
 
 
-def time_runs(cmd: list[str], n: int, cwd: Path) -> tuple[list[float], subprocess.CompletedProcess]:
-    times, last = [], None
-    for _ in range(n):
-        elapsed, last = run_once(cmd, cwd)
-        times.append(elapsed)
-    return times, last
-
-
 def skillsite_usable(cwd: Path) -> tuple[bool, str]:
     """True when `python -m skillsite validate --help` runs; otherwise the reason."""
     try:
@@ -133,34 +125,41 @@ def main(argv: list[str] | None = None) -> int:
     n = max(1, args.repeat)
     rows: list[tuple[str, str, float | None, float | None, str]] = []  # label, cmd, median, min, note
 
-    # (a) skillsite
+    # (a) skillsite and (b) skills-ref in one process for the whole tree (the fair comparison),
+    # run alternately so that load from elsewhere on the machine falls on both alike
     ss_cmd = [sys.executable, "-m", "skillsite", "validate", str(tree), "--profile", "spec", "--format", "json"]
+    one_cmd = [sys.executable, "-c", SKILLS_REF_ONE_PROCESS, str(tree)]
     ok, why = skillsite_usable(REPO)
-    ss_median = None
-    if ok:
-        times, proc = time_runs(ss_cmd, n, REPO)
-        ss_median = statistics.median(times)
-        note = f"exit {proc.returncode}"
-        if proc.returncode not in (0, 1):
-            tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    ss_times: list[float] = []
+    sr_times: list[float] = []
+    ss_proc = sr_proc = None
+    for _ in range(n):
+        if ok:
+            elapsed, ss_proc = run_once(ss_cmd, REPO)
+            ss_times.append(elapsed)
+        elapsed, sr_proc = run_once(one_cmd, REPO)
+        sr_times.append(elapsed)
+    ss_median = statistics.median(ss_times) if ss_times else None
+    if ok and ss_proc is not None:
+        note = f"exit {ss_proc.returncode}"
+        if ss_proc.returncode not in (0, 1):
+            tail = ss_proc.stderr.decode("utf-8", "replace").strip().splitlines()
             note += ": " + (tail[-1] if tail else "?")
-        rows.append(("skillsite", " ".join(["python"] + ss_cmd[1:]), ss_median, min(times), note))
+        rows.append(("skillsite", " ".join(["python"] + ss_cmd[1:]), ss_median, min(ss_times), note))
     else:
         rows.append(("skillsite", " ".join(["python"] + ss_cmd[1:]), None, None,
                      f"skillsite not available ({why})"))
-
-    # (b) skills-ref, one process for the whole tree (fair comparison)
-    one_cmd = [sys.executable, "-c", SKILLS_REF_ONE_PROCESS, str(tree)]
-    times, proc = time_runs(one_cmd, n, REPO)
-    if proc.returncode == 0:
-        sr_median = statistics.median(times)
+    assert sr_proc is not None
+    if sr_proc.returncode == 0:
+        sr_median = statistics.median(sr_times)
         rows.append(("skills-ref, 1 process", "python -c '<import skills_ref; validate() every folder>' TREE",
-                     sr_median, min(times), proc.stdout.decode().strip()))
+                     sr_median, min(sr_times), sr_proc.stdout.decode().strip()))
     else:
         sr_median = None
-        tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        tail = sr_proc.stderr.decode("utf-8", "replace").strip().splitlines()
         rows.append(("skills-ref, 1 process", "python -c '...' TREE", None, None,
-                     "failed: " + (tail[-1] if tail else f"exit {proc.returncode}")))
+                     "failed: " + (tail[-1] if tail else f"exit {sr_proc.returncode}")))
+    paired = [sr / ss for ss, sr in zip(ss_times, sr_times)] if ss_times and sr_median else []
 
     # (b') skills-ref CLI, one process per folder, once
     loop_time = None
@@ -185,14 +184,17 @@ def main(argv: list[str] | None = None) -> int:
           f"{platform.system()} {platform.release()}")
     print(f"- Python {platform.python_version()} ({sys.executable})")
     print(f"- tree: {tree} — {len(dirs)} folders holding a SKILL.md")
-    print(f"- whole processes, start-up included; {n} runs each (CLI loop: 1 run)\n")
+    print(f"- whole processes, start-up included; {n} runs each, the two alternating (CLI loop: 1 run)\n")
     print("| what | command | median | min | ÷ skillsite median | note |")
     print("|---|---|---:|---:|---:|---|")
     for label, cmd, med, mn, note in rows:
         ratio = f"{med / ss_median:.2f}×" if med and ss_median else ""
         print(f"| {label} | `{cmd}` | {fmt(med)} | {fmt(mn)} | {ratio} | {note} |")
+    if paired:
+        print(f"\nskills-ref ÷ skillsite, run by run: median {statistics.median(paired):.2f}×, "
+              f"best {max(paired):.2f}×, worst {min(paired):.2f}×.")
     if sr_median and dirs:
-        print(f"\nskills-ref in one process: {sr_median / len(dirs) * 1000:.2f} ms per skill (median run).")
+        print(f"skills-ref in one process: {sr_median / len(dirs) * 1000:.2f} ms per skill (median run).")
     if loop_time and dirs:
         print(f"skills-ref CLI loop: {loop_time / len(dirs) * 1000:.1f} ms per skill.")
     return 0
