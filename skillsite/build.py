@@ -82,7 +82,7 @@ def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic],
     Returns the SKILL.md's sha256 and the bundled files' records.
 
     A file whose content the cache knows (same path, size and modification time) and
-    whose previous published copy is intact is hard-linked from the previous output.
+    whose previous published copy is intact is kept from the previous output (see :meth:`Staging.reuse`).
     """
     folder = f"skills/{skill.id}/"
     raw_sha = sha256_hex(skill.raw)
