@@ -183,7 +183,7 @@ def _discover_root(root: Path, exclude: Sequence[str]) -> tuple[list[SourceFile]
                 diags.append(make("SK007", "symlink points outside the skill folder; file not published",
                                   walker._show(f"{d.rel}/{name}" if d.rel else name)))
                 continue
-            files_of[d.owner].append(BundledFile(rel_in_skill, Path(seen), size, mtime_ns))
+            files_of[d.owner].append(BundledFile(rel_in_skill, seen, size, mtime_ns))
 
     sources = []
     for d in skill_dirs:

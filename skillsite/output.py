@@ -136,7 +136,7 @@ class Staging:
         self.write_bytes(rel, payload)
         return payload
 
-    def copy_hashing(self, source: Path, rel: str) -> tuple[int, str]:
+    def copy_hashing(self, source: Path | str, rel: str) -> tuple[int, str]:
         """Copy a file into the staging folder, returning its size and sha256 (its content key)."""
         digest = hashlib.sha256()
         size = 0
