@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as _dt
+import html
 import os
 import posixpath
 import re
@@ -289,6 +290,8 @@ def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]
     root = str(src.root)
     diags = []
     for offset, col, target, is_link in iter_body_links(parsed.body):
+        if is_link and "&" in target:
+            target = html.unescape(target)  # a link destination's entities are decoded (CommonMark)
         if _SCHEME.match(target) or target.startswith(("#", "//", "mailto:")):
             continue
         target = unquote(target.split("#", 1)[0].split("?", 1)[0])

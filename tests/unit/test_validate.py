@@ -139,6 +139,18 @@ def test_links_and_file_references(tmp_path):
                      ("SK304", 8, "../../etc/passwd"), ("SK305", 8, "/etc/passwd")]
 
 
+def test_link_destinations_are_read_with_their_entities_decoded(tmp_path):
+    """``&#106;avascript:`` is a javascript: URL (not a file named '&'), ``x&amp;y.md`` is ``x&y.md``."""
+    skill = write_skill(tmp_path, "ent", body="""\
+[script](&#106;avascript:alert(1)) [amp](references/x&amp;y.md) [up](&#x2e;&#x2e;/outside.md)
+""")
+    (skill / "references").mkdir()
+    (skill / "references" / "x&y.md").write_text("x")
+    reading = read_catalog([tmp_path])
+    found = sorted((d.code, d.line, d.message.split("'")[1]) for d in reading.diagnostics)
+    assert found == [("SK304", 5, "../outside.md")]
+
+
 def test_duplicate_names_in_the_catalog(tmp_path):
     write_skill(tmp_path, "a/twin")
     write_skill(tmp_path, "b/twin")
