@@ -227,7 +227,6 @@ def card(entry: dict[str, Any], tags: dict[str, TagInfo]) -> dict[str, Any]:
         "version": entry["version"],
         "url": entry["urls"]["page"],
         "tags": [tags[t] for t in dict.fromkeys(entry["tags"])],
-        "tags_json": json.dumps(list(dict.fromkeys(entry["tags"])), ensure_ascii=False),
         "badges": badges(entry),
         "nested": "/" in entry["id"],
     }

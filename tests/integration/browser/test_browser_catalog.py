@@ -16,6 +16,8 @@ from browsing import REPO, wait_until, watch_requests
 pytestmark = pytest.mark.browser
 
 RESULTS = "#searchResults > li"
+# Skill ids of list items, read from their links (skills/<id>/).
+ITEM_IDS = "els => els.map(e => e.querySelector('.skill-title a').getAttribute('href').replace(/^skills\\/|\\/$/g, ''))"
 
 
 def first_results(page, n: int = 3) -> list[str]:
@@ -87,12 +89,12 @@ def test_tag_filter_narrows_the_list(context, example_site):
 
     page.click("#tagChips button[data-tag='release']")
     assert page.get_attribute("#tagChips button[data-tag='release']", "aria-pressed") == "true"
-    assert sorted(items.evaluate_all("els => els.map(e => e.dataset.id)")) == with_release
+    assert sorted(items.evaluate_all(ITEM_IDS)) == with_release
     assert page.locator("#listCount").text_content() == f"{len(with_release)} of {total}"
     assert "tag=release" in page.url
 
     page.click("#tagChips button[data-tag='versioning']")
-    assert sorted(items.evaluate_all("els => els.map(e => e.dataset.id)")) == with_both
+    assert sorted(items.evaluate_all(ITEM_IDS)) == with_both
     assert len(with_both) < len(with_release) < total
 
     # The filter applies to search results too.
@@ -108,7 +110,7 @@ def test_tag_filter_from_the_url(context, example_site):
     page = context.new_page()
     page.goto(example_site.page_url("index.html?tag=database"))
     page.wait_for_selector("#tagChips button[data-tag='database'][aria-pressed='true']")
-    ids = page.locator("#skillList > li:visible").evaluate_all("els => els.map(e => e.dataset.id)")
+    ids = page.locator("#skillList > li:visible").evaluate_all(ITEM_IDS)
     assert sorted(ids) == ["prod-db-restore", "sql-migration-review"]
 
 
