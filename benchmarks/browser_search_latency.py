@@ -1,8 +1,9 @@
 """Browser search latency: from navigation to the first search results, in headless chromium.
 
-Builds the catalog of ../shared/corpus (or --site: an existing build), serves it on
-127.0.0.1 with skillsite's own static server (in a separate process, so this process's
-Playwright client never slows it down), and for each query opens
+Builds the catalog of ../shared/corpus (or --site: an existing build; --site twice or more
+compares builds, their runs alternating), serves it on 127.0.0.1 with skillsite's own static
+server (in a separate process, so this process's Playwright client never slows it down), and
+for each query opens
 ``index.html?q=<query>`` in a fresh browser context (cold cache) and reads the page's
 performance marks:
 
@@ -18,7 +19,7 @@ performance marks:
 
 Prints medians over --runs runs per query, with the machine it ran on. Usage:
 
-    .venv/bin/python benchmarks/browser_search_latency.py [--runs 5] [--site DIR] [--corpus DIR] [--idle 0.15]
+    .venv/bin/python benchmarks/browser_search_latency.py [--runs 5] [--site DIR ...] [--corpus DIR] [--idle 0.15]
 """
 from __future__ import annotations
 
@@ -124,6 +125,8 @@ def measure(browser, url: str, query: str) -> dict:
         page = ctx.new_page()
         page.goto(url + "index.html?q=" + query.replace(" ", "+"), wait_until="commit")
         wait_for(page, "() => performance.getEntriesByName('bench:lunr-painted').length > 0")
+        wait_for(page, "() => { const n = performance.getEntriesByType('navigation')[0]; "
+                       "return !n || n.domContentLoadedEventEnd > 0; }")
         marks = page.evaluate(READ_MARKS)
         marks["keystroke"] = page.evaluate(KEYSTROKE, query + " s")
         return marks
@@ -166,69 +169,16 @@ def size(path: Path) -> str:
     return f"{len(data) / 1024:.0f} KB ({len(gzip.compress(data, 6)) / 1024:.0f} KB gzipped)"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
-    parser.add_argument("--site", type=Path, help="an existing build to serve instead of building the corpus")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--query", action="append", help="a query (repeatable; default: a fixed set of five)")
-    parser.add_argument("--idle", type=float, metavar="SHARE",
-                        help="before each run, wait (up to 2 minutes) until the CPUs were at most this busy "
-                             "for a second, e.g. 0.15: on a shared machine, fewer runs share it with other work")
-    args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
-
-    machine_before = describe_machine()                     # load average before this run adds its own
-
-    tmp = None
-    site = args.site
-    if site is None:
-        if not args.corpus.is_dir():
-            sys.exit(f"no corpus at {args.corpus}")
-        tmp = Path(tempfile.mkdtemp(prefix="skillsite-bench-"))
-        started = time.perf_counter()
-        result = build([args.corpus], tmp / "site", SiteConfig(title="Corpus skills"), keep_going=True)
-        print(f"built {len(result.published)} skills in {time.perf_counter() - started:.1f} s")
-        site = tmp / "site"
-    server, url = start_server(site)
-    queries = tuple(args.query or QUERIES)
+def describe_site(site: Path) -> list[tuple[str, str]]:
     skills = sum(1 for _ in (site / "skills").rglob("skill.xml")) if (site / "skills").is_dir() else 0
     catalog = [("catalog", f"{skills} skills"), ("index.html", size(site / "index.html")),
                ("search/lunr.json", size(site / "search" / "lunr.json"))]
     if (site / "search" / "docs.json").is_file():
         catalog.append(("search/docs.json", size(site / "search" / "docs.json")))
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS, headless=True)
-            measure(browser, url, "warm-up")                  # first launch costs are not the page's
-            rows = []
-            busy_starts = 0
-            for query in queries:
-                runs = []
-                for _ in range(args.runs):
-                    if args.idle is not None and not wait_for_idle(args.idle):
-                        busy_starts += 1
-                    runs.append(measure(browser, url, query))
-                rows.append((query, runs))
-            version = browser.version
-            browser.close()
-    finally:
-        server.terminate()
-        server.wait()
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
+    return catalog
 
-    print()
-    print("## Browser search latency (headless chromium, cold cache, medians of "
-          f"{args.runs} runs per query)")
-    print()
-    print(f"- machine (at start): {machine_before}")
-    for key, value in [("chromium", version)] + catalog:
-        print(f"- {key}: {value}")
-    if args.idle is not None:
-        print(f"- each run started once the CPUs were at most {args.idle:.0%} busy for a second "
-              f"({busy_starts} of {len(queries) * args.runs} runs started busy after waiting 2 minutes)")
-    print()
+
+def print_table(rows: list[tuple[str, list[dict]]]) -> None:
     print("| query | results | first results ms (best) | lunr results ms (best) | lunr painted ms | index ready ms "
           "| DOMContentLoaded ms | keystroke ms |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -246,6 +196,83 @@ def main() -> None:
     print(f"median over all runs: first results {median(all_first):.0f} ms (best {min(all_first):.0f}), "
           f"lunr results {median(all_lunr):.0f} ms (best {min(all_lunr):.0f}), lunr painted {median(all_painted):.0f} ms; "
           f"target: {TARGET_MS} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
+    parser.add_argument("--site", type=Path, action="append",
+                        help="an existing build to serve instead of building the corpus; repeat it to compare "
+                             "builds (their runs alternate, so they share the machine's ups and downs)")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--query", action="append", help="a query (repeatable; default: a fixed set of five)")
+    parser.add_argument("--idle", type=float, metavar="SHARE",
+                        help="before each run, wait (up to 2 minutes) until the CPUs were at most this busy "
+                             "for a second, e.g. 0.15: on a shared machine, fewer runs share it with other work")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    machine_before = describe_machine()                     # load average before this run adds its own
+
+    tmp = None
+    sites = list(args.site or [])
+    if not sites:
+        if not args.corpus.is_dir():
+            sys.exit(f"no corpus at {args.corpus}")
+        tmp = Path(tempfile.mkdtemp(prefix="skillsite-bench-"))
+        started = time.perf_counter()
+        result = build([args.corpus], tmp / "site", SiteConfig(title="Corpus skills"), keep_going=True)
+        print(f"built {len(result.published)} skills in {time.perf_counter() - started:.1f} s")
+        sites = [tmp / "site"]
+    servers = []
+    queries = tuple(args.query or QUERIES)
+    results: dict[int, list[tuple[str, list[dict]]]] = {i: [] for i in range(len(sites))}
+    busy_starts = 0
+    try:
+        for site in sites:
+            servers.append(start_server(site))
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS, headless=True)
+            for _, url in servers:
+                measure(browser, url, "warm-up")              # first launch costs are not the page's
+            for query in queries:
+                runs: dict[int, list[dict]] = {i: [] for i in range(len(sites))}
+                for _ in range(args.runs):
+                    for i, (_, url) in enumerate(servers):
+                        if args.idle is not None and not wait_for_idle(args.idle):
+                            busy_starts += 1
+                        runs[i].append(measure(browser, url, query))
+                for i in runs:
+                    results[i].append((query, runs[i]))
+            version = browser.version
+            browser.close()
+    finally:
+        for server, _ in servers:
+            server.terminate()
+            server.wait()
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    print()
+    print("## Browser search latency (headless chromium, cold cache, medians of "
+          f"{args.runs} runs per query)")
+    print()
+    print(f"- machine (at start): {machine_before}")
+    print(f"- chromium: {version}")
+    if args.idle is not None:
+        print(f"- each run started once the CPUs were at most {args.idle:.0%} busy for a second "
+              f"({busy_starts} of {len(sites) * len(queries) * args.runs} runs started busy after waiting 2 minutes)")
+    if len(sites) > 1:
+        print(f"- {len(sites)} builds, their runs alternating")
+    for i, site in enumerate(sites):
+        print()
+        if len(sites) > 1:
+            print(f"### {site}")
+            print()
+        for key, value in describe_site(site):
+            print(f"- {key}: {value}")
+        print()
+        print_table(results[i])
     print("Wall-clock times on a shared machine: compare the load average above; 'best' is the least disturbed run.")
 
 
