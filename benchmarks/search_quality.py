@@ -105,11 +105,13 @@ def skillsite_ranker(manifest: dict[str, Any]) -> Ranker:
     return lambda query: [skill_id for skill_id, _ in index.search(query, k=10)]
 
 
-def lunr_ranker(data: bytes) -> Ranker:
+def lunr_ranker(data: bytes, entries: Sequence[dict[str, Any]]) -> Ranker:
+    """lunr.py over search/lunr.json, whose refs are positions in the manifest's skills."""
     from skillsite.index import load_lunr
 
     index = load_lunr(data)
-    return lambda query: [r["ref"] for r in index.search(query)]
+    ids = [e["id"] for e in entries]
+    return lambda query: [ids[int(r["ref"])] for r in index.search(query)]
 
 
 def bm25s_ranker(entries: Sequence[dict[str, Any]], stem: bool) -> Ranker:
@@ -282,7 +284,7 @@ def corpus_report(corpus: Path, queries_file: Path, site_arg: Path | None) -> No
     body = BodyIndex(bodies)
     rows: list[tuple[str, Ranker]] = [
         ("skillsite BM25F (shipped)", skillsite_ranker(manifest)),
-        ("lunr index (lunr.py = lunr.js)", lunr_ranker(lunr_data)),
+        ("lunr index (lunr.py = lunr.js)", lunr_ranker(lunr_data, entries)),
         ("bm25s (its tokenizer, no stem)", bm25s_ranker(entries, stem=False)),
         ("bm25s + lunr.js Porter stem", bm25s_ranker(entries, stem=True)),
     ] + [(f"skillsite + body beta={b} (not shipped)", body_ranker(manifest, body, b)) for b in BODY_BETAS]

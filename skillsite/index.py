@@ -1,5 +1,12 @@
 """The search stage: the precomputed TF-IDF (BM25F) section of ``skills.json`` and the
-browser's lunr index (``search/lunr.json``, read by lunr.js 2.3.9).
+browser's lunr index (``search/lunr.json``, read by lunr.js 2.3.9) with its documents
+(``search/docs.json``).
+
+The lunr index's refs are numbers, ``"0"``, ``"1"``, ...: a skill's position in the manifest's
+``skills`` array, which is also its row in ``search/docs.json`` (id, name, description, page
+URL, tags). Skill ids as refs were repeated in every posting and field vector and made up
+two thirds of the index; the catalog's page needs the names and descriptions anyway to draw
+results before its long skill list is parsed.
 
 Both index the same text of every skill (:func:`skillsite.loader.search_fields`) with the
 same field weights (:data:`skillsite.loader.SEARCH_FIELDS`), and both stem with lunr.js's
@@ -21,10 +28,17 @@ from lunr.stop_word_filter import stop_word_filter
 from lunr.token import Token
 
 from skillsite.loader import SEARCH_FIELDS, build_search_section, search_fields, stem
-from skillsite.lunr_writer import lunr_index, lunr_index_json
+from skillsite.lunr_writer import lunr_index
 from skillsite.models import Skill
 
 LUNR_FILE = "search/lunr.json"
+DOCS_FILE = "search/docs.json"
+DOCS_FORMAT = "skillsite-search-docs"
+DOCS_FIELDS = ("id", "name", "description", "url", "tags")
+# A JavaScript object iterates keys that are canonical array indices first, in numeric order,
+# then the others in insertion order; JSON written in that order is iterated the same way by
+# lunr.js and by lunr.py (which keeps the file's order), so ties rank identically in both.
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]{0,9}")
 
 # Characters JavaScript's \s matches that lunr.py's tokenizer does not split on: turned into
 # spaces first, so lunr.py cuts text into the same words as lunr.tokenizer (/[\s\-]+/).
@@ -80,11 +94,12 @@ def _lunr_text(text: str) -> str:
 
 
 def lunr_documents(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
-    """One lunr document per manifest entry: ``id`` (the ref) plus every search field."""
+    """One lunr document per manifest entry: ``id``, the ref (the entry's position, as a string),
+    plus every search field."""
     docs = []
-    for entry in entries:
+    for position, entry in enumerate(entries):
         fields = search_fields(entry)
-        docs.append({"id": entry["id"], **{name: _lunr_text(fields[name]) for name in SEARCH_FIELDS}})
+        docs.append({"id": str(position), **{name: _lunr_text(fields[name]) for name in SEARCH_FIELDS}})
     return docs
 
 
@@ -108,11 +123,44 @@ def build_lunr(entries: Sequence[dict[str, Any]]) -> Index:
     return builder.build()
 
 
+def _js_key_order(key: str) -> tuple[int, int, str]:
+    """Sort key that orders object keys as a JavaScript engine iterates them (see _ARRAY_INDEX)."""
+    if _ARRAY_INDEX.fullmatch(key) and int(key) < 2**32 - 1:
+        return (0, int(key), "")
+    return (1, 0, key)
+
+
+def _sorted_json(value: Any) -> Any:
+    """``value`` with every object's keys in JavaScript iteration order (deterministic)."""
+    if isinstance(value, dict):
+        return {k: _sorted_json(value[k]) for k in sorted(value, key=_js_key_order)}
+    if isinstance(value, list):
+        return [_sorted_json(v) for v in value]
+    return value
+
+
 def lunr_json(index: Index) -> bytes:
-    """The serialized index as compact, deterministic JSON for ``lunr.Index.load``."""
+    """The serialized index as compact, deterministic JSON for ``lunr.Index.load``.
+
+    Object keys are written in the order lunr.js iterates them (numeric refs in numeric
+    order), so lunr.py, reading the file in its order, breaks ties between equal scores as
+    lunr.js does."""
     data = index.serialize()
     data["version"] = "2.3.9"  # the lunr.js version it is written for
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    return _lunr_dump(data)
+
+
+def _lunr_dump(data: dict[str, Any]) -> bytes:
+    return json.dumps(_sorted_json(data), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def docs_json(entries: Sequence[dict[str, Any]]) -> bytes:
+    """``search/docs.json``: one row per manifest entry, in manifest order (row ``i`` is lunr ref
+    ``"i"``), of :data:`DOCS_FIELDS`: what a search result shows and what the tag filter needs."""
+    rows = [[e["id"], e["name"], e["description"], e["urls"]["page"], list(dict.fromkeys(e["tags"]))]
+            for e in entries]
+    data = {"format": DOCS_FORMAT, "version": 1, "fields": list(DOCS_FIELDS), "docs": rows}
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def load_lunr(data: bytes | str) -> Index:
@@ -130,14 +178,16 @@ def lunr_bytes(entries: Sequence[dict[str, Any]]) -> bytes:
     gives, computed directly (:mod:`skillsite.lunr_writer`; lunr.py stays the reference)."""
     index = lunr_index(lunr_documents(entries), {name: _lunr_boost(b) for name, b in SEARCH_FIELDS.items()},
                        trim=lambda word: _EDGES.sub("", word), stem=stem)
-    return lunr_index_json(index)
+    return _lunr_dump(index)
 
 
 def build_indexes(skills: Sequence[Skill], entries: Sequence[dict[str, Any]]) -> SearchIndexes:
     """Both indexes of the published skills (``entries`` in manifest order)."""
     del skills  # everything searched is in the manifest entries
-    return SearchIndexes(build_search_section(entries), {LUNR_FILE: lunr_bytes(entries)})
+    return SearchIndexes(build_search_section(entries),
+                         {LUNR_FILE: lunr_bytes(entries), DOCS_FILE: docs_json(entries)})
 
 
-__all__ = ["LUNR_FILE", "SearchIndexes", "build_indexes", "build_lunr", "load_lunr", "lunr_builder",
-           "lunr_bytes", "lunr_documents", "lunr_js_stemmer", "lunr_json", "word_trimmer", "use_lunr_js_stemmer"]
+__all__ = ["LUNR_FILE", "DOCS_FILE", "SearchIndexes", "build_indexes", "build_lunr", "docs_json", "load_lunr",
+           "lunr_builder", "lunr_bytes", "lunr_documents", "lunr_js_stemmer", "lunr_json", "word_trimmer",
+           "use_lunr_js_stemmer"]

@@ -10,7 +10,6 @@ checks the bytes against lunr.py itself, which stays the reference.
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any, Callable, Mapping, Sequence
@@ -117,9 +116,4 @@ def lunr_index(docs: Sequence[Mapping[str, str]], fields: Mapping[str, float], *
     }
 
 
-def lunr_index_json(index: Mapping[str, Any]) -> bytes:
-    """A serialized index as compact, deterministic JSON (keys sorted) for ``lunr.Index.load``."""
-    return json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
-
-
-__all__ = ["lunr_index", "lunr_index_json"]
+__all__ = ["lunr_index"]

@@ -32,7 +32,7 @@ from skillsite.wellknown import listable
 
 __all__ = ["write_site", "template_dirs", "make_environment", "tag_slug", "active_files", "STATIC_FILES"]
 
-STATIC_FILES = ("app.css", "app.js", "lunr.min.js", "nojs.css", "favicon.svg")
+STATIC_FILES = ("app.css", "app.js", "search.js", "lunr.min.js", "nojs.css", "favicon.svg")
 # Bundled files a browser would run as a document on the catalog's own origin: ``_headers``
 # makes static hosts that read it (Netlify, Cloudflare Pages) serve them sandboxed, so no
 # script of theirs runs (an SVG still shows in an <img>).
@@ -229,7 +229,6 @@ def card(entry: dict[str, Any], tags: dict[str, TagInfo]) -> dict[str, Any]:
         "version": entry["version"],
         "url": entry["urls"]["page"],
         "tags": [tags[t] for t in dict.fromkeys(entry["tags"])],
-        "tags_json": json.dumps(list(dict.fromkeys(entry["tags"])), ensure_ascii=False),
         "badges": badges(entry),
         "nested": "/" in entry["id"],
     }

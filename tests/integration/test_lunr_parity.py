@@ -13,7 +13,9 @@ node and the repository's node_modules/lunr (installed by `.ci/run` through `npm
   in the same order with scores equal to 1e-6, over one serialized index of the corpus
   catalog's 1,060 skills, and over the index `skillsite build` writes for example-skills;
   so do the queries the catalog's search box builds (required words, last word as a prefix)
-  for the dev queries typed out partially and fully.
+  for the dev queries typed out partially and fully;
+- lunr.js finds exactly the same (refs, order, scores) whether the index is loaded with
+  lunr.Index.load or with the catalog page's faster loader (templates/static/search.js).
 
 The fixture is the corpus catalog's search fields (regenerate it with
 tests/data/make_search_parity.py), so these tests need neither ../shared/corpus nor the
@@ -116,13 +118,16 @@ def test_document_pipeline_matches_lunr_js_on_ascii_text(parity: dict) -> None:
 
 
 def assert_same_results(index_path: Path, data: bytes, queries: list[str]) -> int:
-    """Search ``queries`` with lunr.py and with lunr.js over one serialized index; returns how
+    """Search ``queries`` with lunr.py and with lunr.js over one serialized index, and with
+    lunr.js over the index as the catalog page loads it (its own loader, search.js); returns how
     many queries found something."""
     ours = index.load_lunr(data)
     theirs = run_lunr_js("search", str(index_path), stdin=queries)
+    page = run_lunr_js("search-page", str(index_path), stdin=queries)
     found = 0
-    for query, js in zip(queries, theirs):
+    for query, js, in_page in zip(queries, theirs, page):
         assert isinstance(js, list), f"lunr.js could not run {query!r}: {js}"
+        assert in_page == js, f"the page's index loader finds otherwise for {query!r}"
         py = [(r["ref"], r["score"]) for r in ours.search(query)]
         assert [ref for ref, _ in py] == [r["ref"] for r in js], f"different results for {query!r}"
         worst = max((abs(score - r["score"]) for (_, score), r in zip(py, js)), default=0.0)
@@ -137,7 +142,7 @@ def test_queries_rank_identically_on_the_corpus_index(parity: dict, corpus_lunr:
 
 
 def browser_query(text: str) -> str | None:
-    """The query templates/static/search-worker.js builds, in lunr query syntax: every word but
+    """The query templates/static/search.js builds, in lunr query syntax: every word but
     the last required, the last boosted 10 or matched as a prefix (``+a +b c^10 c*``)."""
     from lunr.stop_word_filter import WORDS
 
@@ -171,7 +176,10 @@ def test_built_catalog_index_ranks_identically(tmp_path: Path, parity: dict) -> 
     assert result.ok
     path = tmp_path / "site" / index.LUNR_FILE
     manifest = json.loads((tmp_path / "site" / "skills.json").read_text(encoding="utf-8"))
+    docs = json.loads((tmp_path / "site" / index.DOCS_FILE).read_text(encoding="utf-8"))
     field_refs = [ref for ref, _ in json.loads(path.read_text(encoding="utf-8"))["fieldVectors"]]
-    assert {ref.split("/", 1)[1] for ref in field_refs} == {s["id"] for s in manifest["skills"]}
+    # refs are positions in the manifest, and rows of search/docs.json
+    assert {ref.split("/", 1)[1] for ref in field_refs} == {str(i) for i in range(len(manifest["skills"]))}
+    assert [row[0] for row in docs["docs"]] == [s["id"] for s in manifest["skills"]]
     queries = parity["queries"] + [s["name"].replace("-", " ") for s in manifest["skills"]]
     assert assert_same_results(path, path.read_bytes(), queries) >= 10

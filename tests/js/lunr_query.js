@@ -5,6 +5,9 @@
 //   node tests/js/lunr_query.js search INDEX.json [QUERIES_JSON | -]
 //       -> [[{"ref": "...", "score": 1.23}, ...], ...]   one list per query
 //          (a query lunr.js cannot parse gives {"error": "..."} in its place)
+//   node tests/js/lunr_query.js search-page INDEX.json [QUERIES_JSON | -]
+//       -> the same, with the index loaded by the catalog page's own loader
+//          (loadIndex of templates/static/search.js) instead of lunr.Index.load
 //   node tests/js/lunr_query.js stem [WORDS_JSON | -]
 //       -> ["deploy", "key", ...]   lunr.stemmer(new lunr.Token(word)) per word
 //   node tests/js/lunr_query.js pipeline [TEXTS_JSON | -]
@@ -44,9 +47,9 @@ function readList(arg) {
   return value;
 }
 
-function search(indexPath, queries) {
+function search(indexPath, queries, load = (data) => lunr.Index.load(data)) {
   const serialized = JSON.parse(fs.readFileSync(indexPath, "utf8"));
-  const idx = lunr.Index.load(serialized);
+  const idx = load(serialized);
   return queries.map((q) => {
     try {
       return idx.search(q).map((r) => ({ ref: r.ref, score: r.score }));
@@ -74,6 +77,13 @@ function main(argv) {
       if (!rest[0]) fail("usage: search INDEX.json [QUERIES_JSON | -]");
       out = search(rest[0], readList(rest[1]));
       break;
+    case "search-page": {
+      // the same, with the index loaded as the catalog's page loads it (templates/static/search.js)
+      if (!rest[0]) fail("usage: search-page INDEX.json [QUERIES_JSON | -]");
+      const page = require(path.join(REPO, "templates", "static", "search.js"));
+      out = search(rest[0], readList(rest[1]), (data) => page.loadIndex(lunr, data));
+      break;
+    }
     case "stem":
       out = stem(readList(rest[0]));
       break;
@@ -84,7 +94,7 @@ function main(argv) {
       out = lunr.version;
       break;
     default:
-      fail("usage: lunr_query.js search|stem|pipeline|version ...");
+      fail("usage: lunr_query.js search|search-page|stem|pipeline|version ...");
   }
   process.stdout.write(JSON.stringify(out) + "\n");
 }

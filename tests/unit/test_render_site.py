@@ -122,10 +122,10 @@ def test_tag_slug():
 
 def test_hidden_skills_are_listed_and_labelled(example):
     home = (example / "index.html").read_text(encoding="utf-8")
-    item = home[home.index('data-id="internal-oncall-handbook"'):]
+    item = home[home.index('<a href="skills/internal-oncall-handbook/">'):]
     item = item[:item.index("</li>\n")]
     assert "hidden from models" in item
-    assert 'data-id="release-manager/version-bump/prerelease"' in home
+    assert '<p class="skill-id">release-manager/version-bump/prerelease</p>' in home
     assert "user-invoked only" in home
 
 

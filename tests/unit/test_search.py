@@ -194,9 +194,28 @@ def test_build_writes_both_indexes_deterministically(site: Path, tmp_path: Path)
     lunr = json.loads((site / search_stage.LUNR_FILE).read_text(encoding="utf-8"))
     assert lunr["version"] == "2.3.9" and lunr["pipeline"] == ["stemmer"]
     assert lunr["fields"] == list(SEARCH_FIELDS)
+    # refs are positions in the manifest, which are also the rows of search/docs.json
+    skills = manifest["skills"]
+    assert {ref.split("/", 1)[1] for ref, _ in lunr["fieldVectors"]} == {str(i) for i in range(len(skills))}
+    docs = json.loads((site / search_stage.DOCS_FILE).read_text(encoding="utf-8"))
+    assert docs["format"] == "skillsite-search-docs" and docs["version"] == 1
+    assert docs["fields"] == ["id", "name", "description", "url", "tags"]
+    assert docs["docs"] == [[e["id"], e["name"], e["description"], e["urls"]["page"], e["tags"]] for e in skills]
     assert build([REPO / "example-skills"], tmp_path / "again").ok
-    for rel in ("skills.json", search_stage.LUNR_FILE):
+    for rel in ("skills.json", search_stage.LUNR_FILE, search_stage.DOCS_FILE):
         assert (tmp_path / "again" / rel).read_bytes() == (site / rel).read_bytes()
+
+
+def test_lunr_postings_are_written_in_javascript_key_order() -> None:
+    """lunr.js iterates numeric refs in numeric order whatever the file says; lunr.py keeps the
+    file's order: written numerically, both break ties between equal scores alike."""
+    docs = [dict(e, id=f"{e['id']}-{i}") for i in range(3) for e in CATALOG]
+    assert len(docs) > 10
+    data = json.loads(search_stage.lunr_json(search_stage.build_lunr(docs)))
+    for _, posting in data["invertedIndex"]:
+        for name in SEARCH_FIELDS:
+            refs = list(posting[name])
+            assert refs == sorted(refs, key=int)
 
 
 def test_lunr_field_boosts_follow_the_search_weights() -> None:

@@ -16,6 +16,8 @@ from browsing import REPO, wait_until, watch_requests
 pytestmark = pytest.mark.browser
 
 RESULTS = "#searchResults > li"
+# Skill ids of list items, read from their links (skills/<id>/).
+ITEM_IDS = "els => els.map(e => e.querySelector('.skill-title a').getAttribute('href').replace(/^skills\\/|\\/$/g, ''))"
 
 
 def first_results(page, n: int = 3) -> list[str]:
@@ -67,6 +69,32 @@ def test_query_in_the_url_runs_on_load(context, example_site):
     assert page.input_value("#searchBox") == "incident"
 
 
+def test_results_take_the_place_of_the_list_while_searching(context, example_site):
+    page = context.new_page()
+    open_home(page, example_site)
+    assert page.locator("#skillList").is_visible()
+    search(page, "incident")
+    assert page.locator("#searchResults").is_visible() and page.locator("#skillList").is_hidden()
+    assert page.get_attribute("#searchBox", "aria-expanded") == "true"
+    page.fill("#searchBox", "")
+    assert page.locator("#skillList").is_visible() and page.locator("#searchResults").is_hidden()
+    assert page.get_attribute("#searchBox", "aria-expanded") == "false"
+
+
+@pytest.mark.parametrize("missing", ["search/lunr.json", "search/docs.json"])
+def test_search_works_without_the_index_files(context, example_site, missing):
+    """Without lunr.json: a plain-text match over docs.json; without docs.json (whose rows the
+    lunr refs point to): a plain-text match over the list itself."""
+    page = context.new_page()
+    page.route(f"**/{missing}", lambda route: route.abort())
+    page.goto(example_site.page_url("index.html?q=incident"))
+    wait_until(page, "() => performance.getEntriesByName('skillsite:results').length > 0")
+    page.wait_for_load_state("load")
+    assert first_results(page)[0] == "incident-response"
+    assert page.evaluate("performance.getEntriesByName('skillsite:index-ready').length") == 0
+    assert set(search(page, "release manager")) >= {"release-manager"}
+
+
 def test_search_with_no_match_says_so(context, example_site):
     page = context.new_page()
     open_home(page, example_site)
@@ -87,12 +115,12 @@ def test_tag_filter_narrows_the_list(context, example_site):
 
     page.click("#tagChips button[data-tag='release']")
     assert page.get_attribute("#tagChips button[data-tag='release']", "aria-pressed") == "true"
-    assert sorted(items.evaluate_all("els => els.map(e => e.dataset.id)")) == with_release
+    assert sorted(items.evaluate_all(ITEM_IDS)) == with_release
     assert page.locator("#listCount").text_content() == f"{len(with_release)} of {total}"
     assert "tag=release" in page.url
 
     page.click("#tagChips button[data-tag='versioning']")
-    assert sorted(items.evaluate_all("els => els.map(e => e.dataset.id)")) == with_both
+    assert sorted(items.evaluate_all(ITEM_IDS)) == with_both
     assert len(with_both) < len(with_release) < total
 
     # The filter applies to search results too.
@@ -108,7 +136,7 @@ def test_tag_filter_from_the_url(context, example_site):
     page = context.new_page()
     page.goto(example_site.page_url("index.html?tag=database"))
     page.wait_for_selector("#tagChips button[data-tag='database'][aria-pressed='true']")
-    ids = page.locator("#skillList > li:visible").evaluate_all("els => els.map(e => e.dataset.id)")
+    ids = page.locator("#skillList > li:visible").evaluate_all(ITEM_IDS)
     assert sorted(ids) == ["prod-db-restore", "sql-migration-review"]
 
 
