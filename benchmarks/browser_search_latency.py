@@ -225,6 +225,7 @@ def main() -> None:
         print(f"built {len(result.published)} skills in {time.perf_counter() - started:.1f} s")
         sites = [tmp / "site"]
     servers = []
+    described = [describe_site(site) for site in sites]     # a built corpus is gone by the time we print
     queries = tuple(args.query or QUERIES)
     results: dict[int, list[tuple[str, list[dict]]]] = {i: [] for i in range(len(sites))}
     busy_starts = 0
@@ -269,7 +270,7 @@ def main() -> None:
         if len(sites) > 1:
             print(f"### {site}")
             print()
-        for key, value in describe_site(site):
+        for key, value in described[i]:
             print(f"- {key}: {value}")
         print()
         print_table(results[i])
