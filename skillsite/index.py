@@ -150,7 +150,15 @@ def lunr_json(index: Index) -> bytes:
     return _lunr_dump(data)
 
 
+def _js_string_order(term: str) -> bytes:
+    """Sort key comparing strings as JavaScript's ``<`` does: by UTF-16 code units."""
+    return term.encode("utf-16-be", "surrogatepass")
+
+
 def _lunr_dump(data: dict[str, Any]) -> bytes:
+    """Terms in JavaScript's order: lunr.js's ``Index.load`` refuses any other (Python's code-point
+    order differs for a term with a character past U+FFFF next to one in U+E000-U+FFFF)."""
+    data = {**data, "invertedIndex": sorted(data["invertedIndex"], key=lambda item: _js_string_order(item[0]))}
     return json.dumps(_sorted_json(data), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
@@ -166,7 +174,9 @@ def docs_json(entries: Sequence[dict[str, Any]]) -> bytes:
 def load_lunr(data: bytes | str) -> Index:
     """A serialized lunr index read back with lunr.py (stemming queries as lunr.js does)."""
     use_lunr_js_stemmer()
-    return Index.load(json.loads(data))
+    serialized = json.loads(data)
+    serialized["invertedIndex"].sort(key=lambda item: item[0])  # lunr.py wants code-point order
+    return Index.load(serialized)
 
 
 def _lunr_boost(boost: float) -> float:

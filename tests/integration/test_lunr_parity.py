@@ -183,3 +183,18 @@ def test_built_catalog_index_ranks_identically(tmp_path: Path, parity: dict) -> 
     assert [row[0] for row in docs["docs"]] == [s["id"] for s in manifest["skills"]]
     queries = parity["queries"] + [s["name"].replace("-", " ") for s in manifest["skills"]]
     assert assert_same_results(path, path.read_bytes(), queries) >= 10
+
+
+def test_terms_are_in_javascript_order_where_it_differs_from_python_s(tmp_path: Path) -> None:
+    """A term with a character past U+FFFF ("a🎉b") and one with a character in U+E000-U+FFFF
+    ("aｂ", fullwidth b) sort one way by code point and the other by UTF-16 code unit; the
+    written index follows JavaScript, so stock lunr.js loads it (and lunr.py still does)."""
+    entries = [{"id": "one", "name": "one", "description": "a🎉b party", "tags": [], "tools": []},
+               {"id": "two", "name": "two", "description": "aｂ wide", "tags": [], "tools": []}]
+    data = index.lunr_bytes(entries)
+    terms = [term for term, _ in json.loads(data)["invertedIndex"]]
+    assert terms.index("a🎉b") < terms.index("aｂ")          # JavaScript's order, not Python's
+    assert data == index.lunr_json(index.build_lunr(entries))
+    path = tmp_path / "lunr.json"
+    path.write_bytes(data)
+    assert assert_same_results(path, data, ["party", "wide"]) == 2
