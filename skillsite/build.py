@@ -23,7 +23,7 @@ from skillsite.loader import available_skills_xml, prompt_order, skill_content_x
 from skillsite.manifest import (ENTRY_FILE, RESERVED_NAMES, SCHEMA_FILE, XML_FILE, absolute, manifest,
                                 sha256_hex, skill_entry)
 from skillsite.models import BuildContext, Skill
-from skillsite.output import Staging, check_target, is_previous_output
+from skillsite.output import Staging, check_target, is_previous_output, tree_stats
 from skillsite.parallel import batch_collection, default_jobs, parallel_map
 from skillsite.pipeline import CatalogReading, read_catalog
 from skillsite.schema_check import load_schema
@@ -258,17 +258,6 @@ class _Stages:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
 
 
-def _tree_stats(folder: Path) -> dict[str, tuple[int, int]]:
-    """Size and modification time of every file under ``folder``, by site-relative path."""
-    stats = {}
-    for parent, _, files in os.walk(folder):
-        rel_parent = os.path.relpath(parent, folder).replace(os.sep, "/")
-        for name in files:
-            st = os.lstat(os.path.join(parent, name))
-            stats[name if rel_parent == "." else f"{rel_parent}/{name}"] = (st.st_size, st.st_mtime_ns)
-    return stats
-
-
 def _fingerprint(reading: CatalogReading, sources: Sequence[Path | str], config: SiteConfig, keep_going: bool,
                  strict: bool, base_dir: str) -> str:
     """Everything the output depends on: when it is unchanged, so is the output."""
@@ -346,7 +335,7 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
     if cache and cache.get("outputs", "fingerprint") == fingerprint:
         with stage("unchanged"):
             previous = cache.get("outputs", "files")
-            intact = is_previous_output(out) and previous == _tree_stats(out)
+            intact = is_previous_output(out) and previous == tree_stats(out)
         if intact:  # every input and the output are as the last build left them: nothing to do
             return result(True, tuple(s.id for s in skills), sum(size for size, _ in previous.values()))
     mtime, generated_at = source_date()

@@ -154,7 +154,7 @@ class Staging:
             return self._commit_patch()
         (self.path / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         os.chmod(self.path, 0o755)
-        stats = {rel: (st.st_size, st.st_mtime_ns) for rel, st in _files(self.path, stat=True)}
+        stats = tree_stats(self.path)
         old = None
         if self.target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.old-", dir=self.target.parent))
@@ -171,7 +171,7 @@ class Staging:
         Every move is journaled; if one fails, the moves already made are undone in reverse
         order and the error is raised, so the target is either the old output or the new one.
         """
-        written = {rel: (st.st_size, st.st_mtime_ns) for rel, st in _files(self.path, stat=True)}
+        written = tree_stats(self.path)
         stale = [rel for rel, _ in _files(self.target) if rel not in written and rel not in self.kept
                  and rel != MARKER]
         backup = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.old-", dir=self.target.parent))
@@ -226,6 +226,11 @@ def _parts(rel: str) -> list[str]:
 
 def _is_folder(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
+
+
+def tree_stats(folder: Path) -> dict[str, tuple[int, int]]:
+    """Size and modification time of every file under ``folder``, by site-relative path."""
+    return {rel: (st.st_size, st.st_mtime_ns) for rel, st in _files(folder, stat=True)}
 
 
 def _files(folder: Path, stat: bool = False) -> list[tuple[str, Any]]:
