@@ -63,7 +63,7 @@ class Staging:
 
     def file(self, rel: str) -> Path:
         """The staging path of a site-relative file, with its folder created."""
-        parts = _parts(rel)
+        parts = site_path_parts(rel)
         folder = "/".join(parts[:-1])
         if folder not in self._made:
             os.makedirs(os.path.join(self.path, folder), exist_ok=True)
@@ -73,8 +73,8 @@ class Staging:
     def current(self, rel: str) -> Path:
         """Where the new output's copy of ``rel`` is now: the staging folder, or the target if kept."""
         if rel in self.kept:
-            return self.target.joinpath(*_parts(rel))
-        return self.path.joinpath(*_parts(rel))
+            return self.target.joinpath(*site_path_parts(rel))
+        return self.path.joinpath(*site_path_parts(rel))
 
     def write_bytes(self, rel: str, data: bytes, key: str | None = None) -> None:
         self.file(rel).write_bytes(data)
@@ -100,7 +100,7 @@ class Staging:
         recorded = self.previous.get(rel)
         if recorded is None or recorded[0] != key:
             return False
-        old = os.path.join(self.target, *_parts(rel))
+        old = os.path.join(self.target, *site_path_parts(rel))
         try:
             stat = os.stat(old, follow_symlinks=False)
             if (stat.st_size, stat.st_mtime_ns) != (recorded[1], recorded[2]) or not S_ISREG(stat.st_mode):
@@ -185,12 +185,12 @@ class Staging:
         try:
             replaced = [r for r in written if os.path.lexists(self.target / r) and not _is_folder(self.target / r)]
             for rel in sorted(stale) + sorted(replaced):
-                move(self.target.joinpath(*_parts(rel)), backup.joinpath(*_parts(rel)))
+                move(self.target.joinpath(*site_path_parts(rel)), backup.joinpath(*site_path_parts(rel)))
             for rel in sorted(written):
-                dest = self.target.joinpath(*_parts(rel))
+                dest = self.target.joinpath(*site_path_parts(rel))
                 if _is_folder(dest):
                     _remove_empty_folders(dest, remove_top=True)   # a folder whose files all went stale
-                move(self.path.joinpath(*_parts(rel)), dest)
+                move(self.path.joinpath(*site_path_parts(rel)), dest)
         except BaseException:
             for source, dest in reversed(journal):
                 try:
@@ -201,7 +201,7 @@ class Staging:
             shutil.rmtree(backup, ignore_errors=True)
             raise
         for rel in stale:
-            _remove_empty_folders(self.target.joinpath(*_parts(rel)).parent, stop=self.target)
+            _remove_empty_folders(self.target.joinpath(*site_path_parts(rel)).parent, stop=self.target)
         shutil.rmtree(backup, ignore_errors=True)
         shutil.rmtree(self.path, ignore_errors=True)
         if not (self.target / MARKER).is_file():
@@ -216,7 +216,7 @@ class Staging:
 MARKER_TEXT = "skillsite build output; safe to replace with a new build\n"
 
 
-def _parts(rel: str) -> list[str]:
+def site_path_parts(rel: str) -> list[str]:
     """The segments of a site-relative path; refuses anything that could leave the folder."""
     parts = rel.split("/")
     if rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\x00" in rel:

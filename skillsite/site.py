@@ -26,6 +26,7 @@ from markupsafe import Markup
 from skillsite.cache import digest
 from skillsite.manifest import absolute
 from skillsite.models import BuildContext, Skill
+from skillsite.output import site_path_parts
 from skillsite.parallel import parallel_map
 from skillsite.render import LinkTargets, MarkdownRenderer, safe_url
 from skillsite.wellknown import listable
@@ -123,10 +124,7 @@ def root_of(page_dir: str) -> str:
 
 def path_under(out: Path, rel: str) -> Path:
     """``out/rel`` with its folder created; refuses anything that would leave ``out``."""
-    parts = rel.split("/")
-    if rel.startswith("/") or "\x00" in rel or any(p in ("", ".", "..") for p in parts):
-        raise ValueError(f"refusing to write outside the output folder: {rel}")
-    path = out.joinpath(*parts)
+    path = out.joinpath(*site_path_parts(rel))  # raises OutputError for a path that would leave ``out``
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
 
