@@ -8,8 +8,10 @@ the table reports the median and the minimum.
 TREE defaults to ../shared/corpus relative to the repository root.
 
 Rows:
-  skillsite           `python -m skillsite validate TREE --profile spec --format json`
+  skillsite, no cache `python -m skillsite validate TREE --profile spec --format json --no-cache`
                       (exit code ignored: it is 1 when the tree has errors).
+  skillsite, warm     the same without --no-cache, after one run that filled the verdict cache
+                      (a temporary XDG_CACHE_HOME, removed afterwards).
   skills-ref, 1 proc  one Python process that imports skills_ref and validates every folder
                       holding a SKILL.md -- the fair comparison (the same walk skillsite does).
   skills-ref CLI loop `agentskills validate DIR` once per folder, as its CLI forces; run once
@@ -28,6 +30,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -75,9 +78,10 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
-def run_once(cmd: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess]:
+def run_once(cmd: list[str], cwd: Path, env: dict[str, str] | None = None
+             ) -> tuple[float, subprocess.CompletedProcess]:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     return time.perf_counter() - start, proc
 
 
@@ -125,31 +129,44 @@ def main(argv: list[str] | None = None) -> int:
     n = max(1, args.repeat)
     rows: list[tuple[str, str, float | None, float | None, str]] = []  # label, cmd, median, min, note
 
-    # (a) skillsite and (b) skills-ref in one process for the whole tree (the fair comparison),
-    # run alternately so that load from elsewhere on the machine falls on both alike
-    ss_cmd = [sys.executable, "-m", "skillsite", "validate", str(tree), "--profile", "spec", "--format", "json"]
+    # skillsite without and with its verdict cache, and skills-ref in one process for the whole
+    # tree (the fair comparison), run in turn so that load from elsewhere falls on all alike.
+    # skillsite's modules are byte-compiled first, as `pip install` does for skills-ref's.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "skillsite")], check=False)
+    cache_home = tempfile.mkdtemp(prefix="skillsite-bench-cache-")
+    env = {**os.environ, "XDG_CACHE_HOME": cache_home}
+    env.pop("SKILLSITE_CACHE_KEY", None)
+    base_cmd = [sys.executable, "-m", "skillsite", "validate", str(tree), "--profile", "spec", "--format", "json"]
+    cold_cmd = base_cmd + ["--no-cache"]
     one_cmd = [sys.executable, "-c", SKILLS_REF_ONE_PROCESS, str(tree)]
     ok, why = skillsite_usable(REPO)
-    ss_times: list[float] = []
-    sr_times: list[float] = []
-    ss_proc = sr_proc = None
-    for _ in range(n):
+    times: dict[str, list[float]] = {"cold": [], "warm": [], "ref": []}
+    procs: dict[str, subprocess.CompletedProcess] = {}
+    try:
         if ok:
-            elapsed, ss_proc = run_once(ss_cmd, REPO)
-            ss_times.append(elapsed)
-        elapsed, sr_proc = run_once(one_cmd, REPO)
-        sr_times.append(elapsed)
-    ss_median = statistics.median(ss_times) if ss_times else None
-    if ok and ss_proc is not None:
-        note = f"exit {ss_proc.returncode}"
-        if ss_proc.returncode not in (0, 1):
-            tail = ss_proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            run_once(base_cmd, REPO, env)  # fills the cache for the warm runs
+        for _ in range(n):
+            for label, cmd in (("cold", cold_cmd), ("warm", base_cmd), ("ref", one_cmd)):
+                if label != "ref" and not ok:
+                    continue
+                elapsed, procs[label] = run_once(cmd, REPO, env)
+                times[label].append(elapsed)
+    finally:
+        shutil.rmtree(cache_home, ignore_errors=True)
+    ss_median = statistics.median(times["cold"]) if times["cold"] else None
+    for label, cmd, what in (("cold", cold_cmd, "skillsite, no cache"), ("warm", base_cmd, "skillsite, warm cache")):
+        shown = " ".join(["python"] + cmd[1:])
+        if not ok or label not in procs:
+            rows.append((what, shown, None, None, f"skillsite not available ({why})"))
+            continue
+        proc = procs[label]
+        note = f"exit {proc.returncode}"
+        if proc.returncode not in (0, 1):
+            tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             note += ": " + (tail[-1] if tail else "?")
-        rows.append(("skillsite", " ".join(["python"] + ss_cmd[1:]), ss_median, min(ss_times), note))
-    else:
-        rows.append(("skillsite", " ".join(["python"] + ss_cmd[1:]), None, None,
-                     f"skillsite not available ({why})"))
-    assert sr_proc is not None
+        rows.append((what, shown, statistics.median(times[label]), min(times[label]), note))
+    sr_proc = procs["ref"]
+    sr_times = times["ref"]
     if sr_proc.returncode == 0:
         sr_median = statistics.median(sr_times)
         rows.append(("skills-ref, 1 process", "python -c '<import skills_ref; validate() every folder>' TREE",
@@ -159,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         tail = sr_proc.stderr.decode("utf-8", "replace").strip().splitlines()
         rows.append(("skills-ref, 1 process", "python -c '...' TREE", None, None,
                      "failed: " + (tail[-1] if tail else f"exit {sr_proc.returncode}")))
-    paired = [sr / ss for ss, sr in zip(ss_times, sr_times)] if ss_times and sr_median else []
+    paired = {label: [sr / ss for ss, sr in zip(times[label], sr_times)] if times[label] and sr_median else []
+              for label in ("cold", "warm")}
 
     # (b') skills-ref CLI, one process per folder, once
     loop_time = None
@@ -184,15 +202,19 @@ def main(argv: list[str] | None = None) -> int:
           f"{platform.system()} {platform.release()}")
     print(f"- Python {platform.python_version()} ({sys.executable})")
     print(f"- tree: {tree} — {len(dirs)} folders holding a SKILL.md")
-    print(f"- whole processes, start-up included; {n} runs each, the two alternating (CLI loop: 1 run)\n")
-    print("| what | command | median | min | ÷ skillsite median | note |")
+    print(f"- whole processes, start-up included; {n} runs each, taking turns (CLI loop: 1 run)")
+    print("- warm cache: a run after an earlier one over the same unchanged tree (verdicts cached by each "
+          "SKILL.md's size, times and inode)\n")
+    print("| what | command | median | min | ÷ skillsite (no cache) median | note |")
     print("|---|---|---:|---:|---:|---|")
     for label, cmd, med, mn, note in rows:
         ratio = f"{med / ss_median:.2f}×" if med and ss_median else ""
         print(f"| {label} | `{cmd}` | {fmt(med)} | {fmt(mn)} | {ratio} | {note} |")
-    if paired:
-        print(f"\nskills-ref ÷ skillsite, run by run: median {statistics.median(paired):.2f}×, "
-              f"best {max(paired):.2f}×, worst {min(paired):.2f}×.")
+    for label, what in (("cold", "no cache"), ("warm", "warm cache")):
+        if paired[label]:
+            ratios = paired[label]
+            print(f"\nskills-ref ÷ skillsite ({what}), run by run: median {statistics.median(ratios):.2f}×, "
+                  f"best {max(ratios):.2f}×, worst {min(ratios):.2f}×.")
     if sr_median and dirs:
         print(f"skills-ref in one process: {sr_median / len(dirs) * 1000:.2f} ms per skill (median run).")
     if loop_time and dirs:

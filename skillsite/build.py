@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from skillsite import __version__
-from skillsite.cache import BuildCache, digest
+from skillsite.cache import BuildCache, code_signature, digest
 
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
@@ -270,17 +270,9 @@ def _fingerprint(reading: CatalogReading, sources: Sequence[Path | str], config:
                   os.environ.get("SOURCE_DATE_EPOCH", ""), templates, reading.input_digest, files)
 
 
-def _code_signature() -> list[tuple[str, int, int]]:
-    """Size and modification time of skillsite's own modules and schemas: a changed
-    installation (even at the same version, as in development) never reuses the cache."""
-    package = Path(__file__).resolve().parent
-    files = sorted([*package.glob("*.py"), *package.glob("schemas/*.json")])
-    return [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files]
-
-
 def cache_scope(config: SiteConfig) -> str:
     """What every cached result depends on besides its own inputs: skillsite and the configuration."""
-    return digest(__version__, _code_signature(), sorted(vars(config).items()))
+    return digest(__version__, code_signature(), sorted(vars(config).items()))
 
 
 def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteConfig(), *,

@@ -1,25 +1,39 @@
 """The incremental-build cache: work already done, keyed by content digests.
 
-One pickle file in a cache folder (default ``.skillsite-cache`` beside the output).
+One file in a cache folder (default ``.skillsite-cache`` beside the output).
 Every entry is keyed by a digest of everything that determines it (content,
-paths, skillsite's version, the configuration), so a stale entry is never used:
-it simply is not found.  The file is written atomically and read only when its
-header matches; the cache folder must be as trusted as the build folder itself.
+paths, skillsite's version and code, the configuration), so a stale entry is never
+used: it simply is not found.  The file is written atomically.
+
+A cache folder often sits inside a repository whose contents are untrusted (a pull
+request can add any file), so a cache file is read only when its keyed MAC checks out
+(the key lives in the user's cache folder, or ``$SKILLSITE_CACHE_KEY``: a planted file
+cannot forge it), and then unpickled with only the few classes it legitimately holds.
 """
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import pickle
+import secrets
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from skillsite import __version__
+from skillsite.loader import user_cache_root
 
 CACHE_FILE = "build-cache.pickle"
-_HEADER = ("skillsite-build-cache", 1, __version__)
-_SECTIONS = ("skills", "html", "files", "search", "pages", "outputs")
+_MAGIC = b"skillsite-cache 2\n"
+_MAC_SIZE = 32
+_HEADER = ("skillsite-build-cache", 2, __version__)
+_SECTIONS = ("skills", "html", "files", "search", "pages", "outputs", "verdicts")
+#: The only classes a cache file may name (YAML's safe loader makes dates; diagnostics are ours).
+_ALLOWED_CLASSES = frozenset({
+    ("skillsite.diagnostics", "Diagnostic"), ("skillsite.diagnostics", "Severity"),
+    ("datetime", "date"), ("datetime", "datetime"), ("datetime", "timezone"), ("datetime", "timedelta"),
+})
 
 
 def digest(*parts: Any) -> str:
@@ -37,29 +51,113 @@ def digest(*parts: Any) -> str:
     return h.hexdigest()
 
 
+_secrets: dict[Path, bytes] = {}  # key file -> key, read once per process
+
+
+def cache_secret() -> bytes:
+    """The key that signs cache files: ``$SKILLSITE_CACHE_KEY``, else a random key made once and
+    kept (mode 0600) in the user cache folder; a key that cannot be kept lasts one process
+    (its cache files are then never read again, which is safe)."""
+    if os.environ.get("SKILLSITE_CACHE_KEY"):
+        return os.environ["SKILLSITE_CACHE_KEY"].encode("utf-8")
+    path = user_cache_root() / "cache-key"
+    if path not in _secrets:
+        try:
+            key = path.read_bytes()
+        except OSError:
+            key = b""
+        if len(key) < 32:
+            key = secrets.token_hex(32).encode("ascii")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(key)
+            except OSError:
+                pass
+        _secrets[path] = key
+    return _secrets[path]
+
+
+def _mac(payload: bytes) -> bytes:
+    return hashlib.blake2b(payload, key=cache_secret()[:64], digest_size=_MAC_SIZE).digest()
+
+
+class _CacheUnpickler(pickle.Unpickler):
+    """Unpickles only the classes a cache file legitimately holds."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ALLOWED_CLASSES:
+            raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache file")
+        return super().find_class(module, name)
+
+
+def code_signature() -> list[tuple[str, int, int]]:
+    """Size and modification time of skillsite's own modules and schemas: a changed
+    installation (even at the same version, as in development) never reuses a cache."""
+    package = Path(__file__).resolve().parent
+    files = sorted([*package.glob("*.py"), *package.glob("schemas/*.json")])
+    return [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files]
+
+
+def load_signed(path: Path) -> Any:
+    """The object in a cache file written by :func:`save_signed`, or None when it is missing,
+    damaged, or not signed with this user's key."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    head = len(_MAGIC) + _MAC_SIZE
+    if not data.startswith(_MAGIC) or len(data) < head:
+        return None
+    payload = memoryview(data)[head:]
+    if not secrets.compare_digest(data[len(_MAGIC):head], _mac(payload)):
+        return None
+    try:
+        return _CacheUnpickler(io.BytesIO(payload)).load()
+    except (EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError, IndexError,
+            KeyError, MemoryError, RecursionError):
+        return None
+
+
+def save_signed(path: Path, value: Any) -> None:
+    """Write ``value`` to ``path`` atomically, signed; a folder that cannot be written is skipped."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        fd, tmp = tempfile.mkstemp(prefix=".cache-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(_MAGIC + _mac(payload) + payload)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass
+
+
 class BuildCache:
     """Lookups and stores for one build; ``save`` keeps only what this build used."""
 
-    def __init__(self, folder: Path | None, scope: str):
+    def __init__(self, folder: Path | None, scope: str, file_name: str = CACHE_FILE):
         self.folder = folder
+        self.file_name = file_name
         self.scope = scope  # digest of the configuration: another configuration never shares entries
         self.old: dict[str, dict[str, Any]] = {name: {} for name in _SECTIONS}
         self.new: dict[str, dict[str, Any]] = {name: {} for name in _SECTIONS}
         self.hits = 0
         self.misses = 0
         if folder is not None:
-            self._load(folder / CACHE_FILE)
+            self._load(folder / file_name)
 
     @property
     def enabled(self) -> bool:
         return self.folder is not None
 
     def _load(self, path: Path) -> None:
-        try:
-            with open(path, "rb") as handle:
-                data = pickle.load(handle)
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
-            return
+        data = load_signed(path)
         if not isinstance(data, dict) or data.get("header") != _HEADER or data.get("scope") != self.scope:
             return
         for name in _SECTIONS:
@@ -95,10 +193,6 @@ class BuildCache:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             (self.folder / ".gitignore").write_text("*\n", encoding="utf-8")
-            fd, tmp = tempfile.mkstemp(prefix=".cache-", dir=self.folder)
-            with os.fdopen(fd, "wb") as handle:
-                pickle.dump({"header": _HEADER, "scope": self.scope, **self.new}, handle,
-                            protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.folder / CACHE_FILE)
         except OSError:
-            pass
+            return
+        save_signed(self.folder / self.file_name, {"header": _HEADER, "scope": self.scope, **self.new})

@@ -59,15 +59,23 @@ def main() -> None:
               help="SKILL.md files larger than this are errors.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: number of cores].")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where verdicts of unchanged skills are kept [default: the user cache folder].")
+@click.option("--no-cache", is_flag=True, help="Read and check every skill; keep nothing.")
 def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | None, exclude: tuple[str, ...],
-             ignore: tuple[str, ...], max_bytes: int, jobs: int | None) -> None:
+             ignore: tuple[str, ...], max_bytes: int, jobs: int | None, cache_dir: Path | None,
+             no_cache: bool) -> None:
     """Check every SKILL.md under PATHS (default: the current folder)."""
     from skillsite.parallel import default_jobs
-    from skillsite.pipeline import read_catalog
+    from skillsite.pipeline import check_catalog
 
     fmt = fmt or _default_format()
-    reading = read_catalog(paths or (Path("."),), exclude=exclude, profile=profile,
-                           ignore=_check_codes(ignore), max_bytes=max_bytes, jobs=jobs or default_jobs())
+    roots = paths or (Path("."),)
+    cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
+    reading = check_catalog(roots, exclude=exclude, profile=profile, ignore=_check_codes(ignore),
+                            max_bytes=max_bytes, jobs=jobs or default_jobs(), cache=cache)
+    if cache is not None:
+        cache.save()
     summary = reading.summary()
     diags = list(reading.diagnostics)
     if fmt == "json":
@@ -77,6 +85,17 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
         click.echo(summary_line(summary))
     failed = summary["errors"] > 0 or (strict and summary["warnings"] > 0)
     sys.exit(1 if failed else 0)
+
+
+def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str,
+                   cache_dir: Path | None) -> "BuildCache":
+    """The verdict cache of ``skillsite validate``: one signed file per tree and profile."""
+    from skillsite.cache import BuildCache, code_signature, digest
+    from skillsite.loader import user_cache_root
+
+    folder = cache_dir or user_cache_root() / "validate"
+    tree = digest([os.path.abspath(r) for r in roots], exclude, profile)
+    return BuildCache(folder, digest(__version__, code_signature()), file_name=f"{tree[:24]}.pickle")
 
 
 def load_site_config(config_file: Path | None) -> "SiteConfig":

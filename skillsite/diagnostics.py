@@ -10,7 +10,7 @@ import json
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable
+from typing import Any, Iterable
 
 
 class Severity(str, Enum):
@@ -164,7 +164,34 @@ def format_github(d: Diagnostic) -> str:
 
 def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dict) -> str:
     """The single JSON object printed by ``--format json``."""
-    return json.dumps(
-        {"skills": skills, "diagnostics": [d.to_json() for d in diags], "summary": summary},
-        indent=2, ensure_ascii=False,
-    )
+    return json_indented({"skills": skills, "diagnostics": [d.to_json() for d in diags], "summary": summary})
+
+
+def json_indented(value: Any, indent: str = "") -> str:
+    """``json.dumps(value, indent=2, ensure_ascii=False)``, character for character, with every
+    scalar encoded by json's C encoder (an indented dump otherwise runs json's pure-Python one)."""
+    inner = indent + "  "
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = [f"{_SCALAR(_json_key(k))}: {json_indented(v, inner)}" for k, v in value.items()]
+        return "{\n" + inner + (",\n" + inner).join(items) + "\n" + indent + "}"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        return "[\n" + inner + (",\n" + inner).join(json_indented(v, inner) for v in value) + "\n" + indent + "]"
+    return _SCALAR(value)
+
+
+_SCALAR = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _json_key(key: Any) -> str:
+    """A mapping key as json writes it (non-text keys become their JSON text)."""
+    if isinstance(key, str):
+        return key
+    if key is True or key is False or key is None:
+        return {True: "true", False: "false", None: "null"}[key]
+    if isinstance(key, (int, float)):
+        return _SCALAR(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")

@@ -60,10 +60,11 @@ def _id_rank(skill_id: str) -> tuple[int, int, str]:
 class _RootWalker:
     """Walks one root, following symlinks that stay inside it, never looping."""
 
-    def __init__(self, root: Path, exclude: Sequence[str]):
+    def __init__(self, root: Path, exclude: Sequence[str], stat_files: bool = True):
         self.root = root
         self.real_root = os.path.realpath(root)
         self.exclude = exclude
+        self.stat_files = stat_files
         self.dirs: list[_Dir] = []
         self.diags: list[Diagnostic] = []
 
@@ -74,6 +75,7 @@ class _RootWalker:
         # stack of (seen path, rel, real path, owner rel, ancestor real paths)
         stack: list[tuple[str, str, str, str | None, frozenset[str]]] = [
             (str(self.root), "", self.real_root, None, frozenset({self.real_root}))]
+        exclude = self.exclude
         while stack:
             if len(self.dirs) >= MAX_VISITED_DIRS:
                 self.diags.append(make("SK008", f"more than {MAX_VISITED_DIRS} folders; search stopped",
@@ -81,29 +83,47 @@ class _RootWalker:
                 return
             seen, rel, real, owner, ancestors = stack.pop()
             try:
-                entries = sorted(os.scandir(seen), key=lambda e: e.name)
+                entries = sorted(os.scandir(seen), key=_entry_name)
             except OSError as exc:
                 self.diags.append(make("SK006", f"cannot list folder: {exc.strerror or exc}", self._show(rel)))
                 continue
-            names = {e.name for e in entries}
-            if OUTPUT_MARKER in names and rel:
+            by_name = {e.name: e for e in entries}
+            if OUTPUT_MARKER in by_name and rel:
                 continue  # a published catalog (e.g. _site inside the sources) is output, not input
-            skill_file = SKILL_FILE if SKILL_FILE in names else (
-                LOWERCASE_SKILL_FILE if LOWERCASE_SKILL_FILE in names else None)
-            if skill_file and not os.path.isfile(os.path.join(seen, skill_file)):
+            skill_file = SKILL_FILE if SKILL_FILE in by_name else (
+                LOWERCASE_SKILL_FILE if LOWERCASE_SKILL_FILE in by_name else None)
+            if skill_file and not _is_file(by_name[skill_file]):
                 skill_file = None
             if skill_file:
                 owner = rel
             node = _Dir(rel, seen, real, skill_file, owner)
             self.dirs.append(node)
             children = []
+            prefix = f"{rel}/" if rel else ""
+            real_prefix = real if real.endswith(os.sep) else real + os.sep
             for entry in entries:
-                child_rel = f"{rel}/{entry.name}" if rel else entry.name
-                if entry.name in SKIPPED_DIRS or _excluded(child_rel, self.exclude):
+                name = entry.name
+                if name in SKIPPED_DIRS:
                     continue
-                child = self._visit(entry, child_rel, real, ancestors, node)
-                if child is not None:
-                    children.append(child)
+                child_rel = prefix + name
+                if exclude and _excluded(child_rel, exclude):
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        child_real = real_prefix + name
+                        children.append((entry.path, child_rel, child_real, owner, ancestors | {child_real}))
+                    elif entry.is_file(follow_symlinks=False):
+                        if self.stat_files:
+                            stat = entry.stat(follow_symlinks=False)
+                            node.files.append((name, entry.path, real_prefix + name, stat.st_size, stat.st_mtime_ns))
+                        else:
+                            node.files.append((name, entry.path, real_prefix + name, 0, 0))
+                    elif entry.is_symlink():
+                        child = self._follow(entry, child_rel, ancestors, node)
+                        if child is not None:
+                            children.append(child)
+                except OSError as exc:
+                    self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self._show(child_rel)))
             depth = rel.count("/") + 1 if rel else 0
             if children and depth >= MAX_DEPTH:
                 self.diags.append(make("SK008", f"nesting deeper than {MAX_DEPTH} folders; not searched further",
@@ -111,42 +131,42 @@ class _RootWalker:
                 continue
             stack.extend(reversed(children))
 
-    def _visit(self, entry: os.DirEntry, rel: str, parent_real: str, ancestors: frozenset[str], node: _Dir):
-        """Classify one folder entry; returns a stack item for folders to descend into."""
-        try:
-            is_link = entry.is_symlink()
-            if is_link:
-                target = os.path.realpath(entry.path)
-                if not os.path.exists(target):
-                    self.diags.append(make("SK005", "broken symlink; not followed", self._show(rel)))
-                    return None
-                if not _inside(target, self.real_root):
-                    self.diags.append(make("SK002", "symlink points outside the source root; not followed",
-                                           self._show(rel)))
-                    return None
-                if os.path.isdir(target):
-                    if target in ancestors:
-                        self.diags.append(make("SK005", "symlink loop (points at an enclosing folder); not followed",
-                                               self._show(rel)))
-                        return None
-                    return (entry.path, rel, target, node.owner, ancestors | {target})
-                stat = os.stat(target)
-                node.files.append((entry.name, entry.path, target, stat.st_size, stat.st_mtime_ns))
+    def _follow(self, entry: os.DirEntry, rel: str, ancestors: frozenset[str], node: _Dir):
+        """A symlink: followed only inside the root and never round a loop; returns a stack item
+        for a folder to descend into."""
+        target = os.path.realpath(entry.path)
+        if not os.path.exists(target):
+            self.diags.append(make("SK005", "broken symlink; not followed", self._show(rel)))
+            return None
+        if not _inside(target, self.real_root):
+            self.diags.append(make("SK002", "symlink points outside the source root; not followed",
+                                   self._show(rel)))
+            return None
+        if os.path.isdir(target):
+            if target in ancestors:
+                self.diags.append(make("SK005", "symlink loop (points at an enclosing folder); not followed",
+                                       self._show(rel)))
                 return None
-            if entry.is_dir(follow_symlinks=False):
-                real = os.path.join(parent_real, entry.name)
-                return (entry.path, rel, real, node.owner, ancestors | {real})
-            if entry.is_file(follow_symlinks=False):
-                stat = entry.stat(follow_symlinks=False)
-                node.files.append((entry.name, entry.path, os.path.join(parent_real, entry.name), stat.st_size,
-                                   stat.st_mtime_ns))
-        except OSError as exc:
-            self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self._show(rel)))
+            return (entry.path, rel, target, node.owner, ancestors | {target})
+        stat = os.stat(target)
+        node.files.append((entry.name, entry.path, target, stat.st_size, stat.st_mtime_ns))
         return None
 
 
-def _discover_root(root: Path, exclude: Sequence[str]) -> tuple[list[SourceFile], list[Diagnostic]]:
-    walker = _RootWalker(root, exclude)
+def _entry_name(entry: os.DirEntry) -> str:
+    return entry.name
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()  # follows a symlink, as os.path.isfile does
+    except OSError:
+        return False
+
+
+def _discover_root(root: Path, exclude: Sequence[str], stat_files: bool
+                   ) -> tuple[list[SourceFile], list[Diagnostic]]:
+    walker = _RootWalker(root, exclude, stat_files)
     walker.walk()
     diags = walker.diags
     prefix = os.path.basename(walker.real_root) if walker.dirs and walker.dirs[0].skill_file else ""
@@ -212,12 +232,15 @@ def _discover_root(root: Path, exclude: Sequence[str]) -> tuple[list[SourceFile]
     return sources, diags
 
 
-def discover(roots: Sequence[Path | str], exclude: Sequence[str] = ()) -> Discovery:
-    """Find every skill under ``roots``; a later root's skill overrides an earlier one's id."""
+def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_files: bool = True) -> Discovery:
+    """Find every skill under ``roots``; a later root's skill overrides an earlier one's id.
+
+    Without ``stat_files`` the size and modification time of bundled files are left at 0
+    (validation needs only their names)."""
     found: dict[str, SourceFile] = {}
     diags: list[Diagnostic] = []
     for root in roots:
-        sources, root_diags = _discover_root(Path(root), exclude)
+        sources, root_diags = _discover_root(Path(root), exclude, stat_files)
         diags.extend(root_diags)
         for src in sources:
             earlier = found.get(src.id)

@@ -38,7 +38,7 @@ __all__ = [
     # catalog access
     "Catalog", "open_catalog", "SearchResult", "SkillContent", "SubSkill", "ToolCheck", "Decision",
     "SkillSession", "POLICIES", "tool_matches", "ineligible_reasons", "current_platform", "skill_body",
-    "default_cache_dir", "DEFAULT_TIMEOUT", "DEFAULT_MAX_BYTES",
+    "default_cache_dir", "user_cache_root", "DEFAULT_TIMEOUT", "DEFAULT_MAX_BYTES",
     "LoaderError", "FetchError", "HTTPStatusError", "RedirectError", "TooLargeError", "CatalogFormatError",
     "UnsupportedVersionError", "IntegrityError", "NotFoundError", "UnsafePathError", "DestinationExistsError",
     "MissingToolsError", "LoaderWarning", "StaleCatalogWarning", "MissingToolsWarning",
@@ -846,14 +846,19 @@ def _read_local(path: Path, limit: int) -> bytes:
 # ---- on-disk cache
 
 
+def user_cache_root() -> Path:
+    """skillsite's folder in the user cache: ``$XDG_CACHE_HOME/skillsite`` (``~/.cache/skillsite``)."""
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "skillsite"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "skillsite"
+
+
 def default_cache_dir() -> Path:
-    """``$SKILLSITE_CACHE_DIR``, else the user cache folder + ``skillsite/loader``."""
+    """``$SKILLSITE_CACHE_DIR``, else :func:`user_cache_root` + ``loader``."""
     if os.environ.get("SKILLSITE_CACHE_DIR"):
         return Path(os.environ["SKILLSITE_CACHE_DIR"])
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "skillsite" / "loader"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "skillsite" / "loader"
+    return user_cache_root() / "loader"
 
 
 class _Cache:

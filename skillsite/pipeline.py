@@ -1,6 +1,8 @@
 """Reading a catalog: discover, parse and validate — the stages every command shares."""
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -11,7 +13,36 @@ from skillsite.discover import Discovery, discover
 from skillsite.models import ParsedSkill, Skill, SourceFile
 from skillsite.parallel import batch_collection, parallel_map
 from skillsite.parse import DEFAULT_MAX_BYTES, parse_skill, parse_skill_bytes
-from skillsite.validate import Validation, catalog_skill_dirs, check_skill, validate_catalog
+from skillsite.validate import (Validation, catalog_skill_dirs, check_skill, duplicate_name_diagnostics, is_kept,
+                                skill_name, validate_catalog)
+
+#: A SKILL.md changed this recently (nanoseconds) is not cached by :func:`check_catalog`: a
+#: second change within the file system's timestamp granularity would go unnoticed.
+RACY_NS = 2_000_000_000
+
+
+def _verdicts(sources: Sequence[SourceFile], diagnostics: Sequence[Diagnostic], left_out: frozenset[str]
+              ) -> list[dict]:
+    erroneous = {d.path for d in diagnostics if d.severity is Severity.ERROR}
+    return [{"id": s.id, "path": s.display_path,
+             "valid": s.display_path not in erroneous and s.id not in left_out} for s in sources]
+
+
+def _summary(verdicts: list[dict], diagnostics: Sequence[Diagnostic], left_out: int) -> dict:
+    counts = count_by_severity(diagnostics)
+    by_code: dict[str, int] = {}
+    for d in diagnostics:
+        by_code[d.code] = by_code.get(d.code, 0) + 1
+    return {
+        "skills": len(verdicts),
+        "valid": sum(v["valid"] for v in verdicts),
+        "invalid": sum(not v["valid"] for v in verdicts),
+        "left_out": left_out,
+        "errors": counts["error"],
+        "warnings": counts["warning"],
+        "infos": counts["info"],
+        "by_code": dict(sorted(by_code.items())),
+    }
 
 
 @dataclass(frozen=True)
@@ -26,28 +57,28 @@ class CatalogReading:
 
     def verdicts(self) -> list[dict]:
         """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
-        erroneous = {d.path for d in self.diagnostics if d.severity is Severity.ERROR}
-        left = {p.source.id for p in self.left_out}
-        return [{"id": s.id, "path": s.display_path,
-                 "valid": s.display_path not in erroneous and s.id not in left} for s in self.sources]
+        return _verdicts(self.sources, self.diagnostics, frozenset(p.source.id for p in self.left_out))
 
     def summary(self) -> dict:
         """Counts for the summary line and ``--format json``."""
-        verdicts = self.verdicts()
-        counts = count_by_severity(self.diagnostics)
-        by_code: dict[str, int] = {}
-        for d in self.diagnostics:
-            by_code[d.code] = by_code.get(d.code, 0) + 1
-        return {
-            "skills": len(verdicts),
-            "valid": sum(v["valid"] for v in verdicts),
-            "invalid": sum(not v["valid"] for v in verdicts),
-            "left_out": len(self.left_out),
-            "errors": counts["error"],
-            "warnings": counts["warning"],
-            "infos": counts["info"],
-            "by_code": dict(sorted(by_code.items())),
-        }
+        return _summary(self.verdicts(), self.diagnostics, len(self.left_out))
+
+
+@dataclass(frozen=True)
+class CatalogCheck:
+    """What ``skillsite validate`` reports: a verdict per skill and every diagnostic."""
+
+    sources: tuple[SourceFile, ...]
+    left_out: frozenset[str]              # ids of the skills left out of every output
+    diagnostics: tuple[Diagnostic, ...]   # sorted
+
+    def verdicts(self) -> list[dict]:
+        """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
+        return _verdicts(self.sources, self.diagnostics, self.left_out)
+
+    def summary(self) -> dict:
+        """Counts for the summary line and ``--format json``."""
+        return _summary(self.verdicts(), self.diagnostics, len(self.left_out))
 
 
 @dataclass(frozen=True)
@@ -81,14 +112,19 @@ def _parse_and_check_at(index: int) -> tuple[Any, ...]:
             None if job.raw is not None else parsed.raw, parsed.diagnostics, diags)
 
 
-def _parse_and_check_all(jobs_list: list[_Job], todo: list[int], jobs: int
-                         ) -> list[tuple[ParsedSkill, list[Diagnostic]]]:
+def _map_jobs(func: Any, jobs_list: list[_Job], todo: list[int], jobs: int) -> list[Any]:
+    """``func`` over the jobs at the ``todo`` indexes, on ``jobs`` processes that inherit the list."""
     global _JOBS
     _JOBS = jobs_list
     try:
-        outcomes = parallel_map(_parse_and_check_at, todo, jobs)
+        return parallel_map(func, todo, jobs)
     finally:
         _JOBS = []
+
+
+def _parse_and_check_all(jobs_list: list[_Job], todo: list[int], jobs: int
+                         ) -> list[tuple[ParsedSkill, list[Diagnostic]]]:
+    outcomes = _map_jobs(_parse_and_check_at, jobs_list, todo, jobs)
     results = []
     for i, (frontmatter, key_lines, body, body_line, raw, parse_diags, diags) in zip(todo, outcomes):
         job = jobs_list[i]
@@ -157,3 +193,65 @@ def _read_catalog(roots: Sequence[Path | str], exclude: Sequence[str], profile: 
     diags = [d for d in found.diagnostics if d.code not in ignored] + list(checked.diagnostics)
     inputs = digest(keys, found.diagnostics) if cache is not None else ""
     return CatalogReading(found.sources, checked.skills, checked.left_out, tuple(sort_diagnostics(diags)), inputs)
+
+
+# A skill's verdict: kept?, its name, where the name is, its own diagnostics.
+_Verdict = tuple[bool, str, tuple[int, int], tuple[Diagnostic, ...]]
+
+
+def _verdict_at(index: int) -> _Verdict:
+    """Worker side of :func:`check_catalog`: only the few facts the catalog checks need go back."""
+    parsed, diags = _parse_and_check(_JOBS[index])
+    return is_kept(parsed), skill_name(parsed), parsed.key_lines.get("name", (1, 1)), tuple(diags)
+
+
+def _verdict_key(common: str, src: SourceFile) -> str | None:
+    """The cache key of a skill's verdict, from its SKILL.md's size, times and inode (as ruff's
+    cache does) and its place in the tree; None when the file changed too recently to trust them."""
+    try:
+        st = os.stat(src.skill_md)
+    except OSError:
+        return None
+    if max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - RACY_NS:
+        return None
+    return digest(common, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir), str(src.skill_md),
+                  src.parent_id, tuple(f.path for f in src.files),
+                  st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
+                  ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
+                  cache: BuildCache | None = None) -> CatalogCheck:
+    """Discover and validate every skill under ``roots``: the diagnostics of :func:`read_catalog`
+    without keeping the skills themselves.
+
+    With a ``cache``, a skill whose SKILL.md and surroundings are unchanged since an earlier
+    run is not read again.  A verdict that names a missing file (SK303) is never cached: its
+    wording depends on files that discovery does not list.
+    """
+    with batch_collection():
+        ignored = frozenset(ignore)
+        found: Discovery = discover(roots, exclude, stat_files=False)
+        skill_dirs = catalog_skill_dirs(found.sources)
+        jobs_list = [_Job(src, None, profile, skill_dirs, max_bytes) for src in found.sources]
+        verdicts: list[_Verdict | None] = [None] * len(jobs_list)
+        keys: list[str | None] = [None] * len(jobs_list)
+        if cache is not None:
+            common = digest(tuple(sorted(skill_dirs)), found.diagnostics, profile, max_bytes)
+            for i, src in enumerate(found.sources):
+                keys[i] = _verdict_key(common, src)
+                if keys[i] is not None:
+                    verdicts[i] = cache.get("verdicts", keys[i])
+        todo = [i for i, v in enumerate(verdicts) if v is None]
+        for i, verdict in zip(todo, _map_jobs(_verdict_at, jobs_list, todo, jobs)):
+            verdicts[i] = verdict
+            if cache is not None and keys[i] is not None and not any(d.code == "SK303" for d in verdict[3]):
+                cache.put("verdicts", keys[i], verdict)
+        done: list[_Verdict] = [v for v in verdicts if v is not None]
+        diags = [d for d in found.diagnostics if d.code not in ignored]
+        for verdict in done:
+            diags += [d for d in verdict[3] if d.code not in ignored]
+        kept = [(src, v[1], v[2]) for src, v in zip(found.sources, done) if v[0]]
+        diags += [d for _, d in duplicate_name_diagnostics(kept) if d.code not in ignored]
+        left_out = frozenset(src.id for src, v in zip(found.sources, done) if not v[0])
+        return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(diags)))

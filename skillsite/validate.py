@@ -456,6 +456,30 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
     return skill_diagnostics(parsed, profile, skill_dirs)
 
 
+def is_kept(parsed: ParsedSkill) -> bool:
+    """False when the skill is left out of every output (unreadable, or no usable description)."""
+    return not parsed.fatal and _description_ok(parsed.frontmatter or {})
+
+
+def skill_name(parsed: ParsedSkill) -> str:
+    """The name a skill is known by: its frontmatter name, else its folder's."""
+    return _text((parsed.frontmatter or {}).get("name")) or parsed.source.folder_name
+
+
+def duplicate_name_diagnostics(named: Sequence[tuple[SourceFile, str, tuple[int, int]]]
+                               ) -> list[tuple[int, Diagnostic]]:
+    """SK212 for every kept skill (given as source, name, position of its name) whose name an
+    earlier one already uses: ``(index in named, diagnostic)``."""
+    found = []
+    seen_names: dict[str, str] = {}
+    for index, (source, name, (line, col)) in enumerate(named):
+        first = seen_names.setdefault(name, source.id)
+        if first != source.id:
+            found.append((index, make("SK212", f"name '{name}' is also used by skill '{first}'; installers will "
+                                               "confuse them", source.display_path, line, col)))
+    return found
+
+
 def validate_catalog(parsed: Sequence[ParsedSkill], profile: str = "default", ignore: Iterable[str] = (),
                      checked: Sequence[list[Diagnostic]] | None = None) -> Validation:
     """Validate every parsed skill and the catalog as a whole.
@@ -471,19 +495,14 @@ def validate_catalog(parsed: Sequence[ParsedSkill], profile: str = "default", ig
     left_out: list[ParsedSkill] = []
     all_diags: list[Diagnostic] = []
     for item, diags in zip(parsed, checked):
-        if item.fatal or not _description_ok(item.frontmatter or {}):
+        if not is_kept(item):
             left_out.append(item)
             all_diags += diags
             continue
         kept.append((item, list(diags)))
-    seen_names: dict[str, str] = {}
-    for item, diags in kept:
-        name = _text((item.frontmatter or {}).get("name")) or item.source.folder_name
-        first = seen_names.setdefault(name, item.source.id)
-        if first != item.source.id:
-            diags.append(make("SK212", f"name '{name}' is also used by skill '{first}'; installers will "
-                                       "confuse them", item.source.display_path,
-                              *item.key_lines.get("name", (1, 1))))
+    named = [(item.source, skill_name(item), item.key_lines.get("name", (1, 1))) for item, _ in kept]
+    for index, diag in duplicate_name_diagnostics(named):
+        kept[index][1].append(diag)
     skills = []
     for item, diags in kept:
         mine = [d for d in diags if d.code not in ignored]

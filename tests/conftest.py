@@ -8,6 +8,16 @@ import pytest
 from support import CORPUS, EXAMPLES
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_user_cache(tmp_path_factory: pytest.TempPathFactory):
+    """Caches the tests make (the loader's, ``skillsite validate``'s and the cache key) go to a
+    folder of this session, never to the user's; subprocesses inherit it."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("user-cache")))
+        mp.delenv("SKILLSITE_CACHE_KEY", raising=False)
+        yield
+
+
 @pytest.fixture
 def corpus() -> Path:
     if not CORPUS.is_dir():

@@ -46,8 +46,10 @@ def test_the_corpus_index_is_lunr_py_s(corpus):
     assert ours == reference
 
 
+# Any character a SKILL.md can hold: lone surrogates cannot come out of strict UTF-8 decoding, and
+# PyYAML rejects them as escapes.
 _text = st.text(alphabet=st.sampled_from(list("abcxyz AEIOU-_.,;:!?'\"()[]\t\n\u00a0\u2003éßİ日🎉0123456789")) |
-                st.characters(), max_size=60)
+                st.characters(blacklist_categories=("Cs",)), max_size=60)
 
 
 @settings(max_examples=60, deadline=None)

@@ -1,0 +1,24 @@
+"""The JSON report writer gives exactly what ``json.dumps(indent=2, ensure_ascii=False)`` gives."""
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings, strategies as st
+
+from skillsite.diagnostics import json_indented
+
+scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text()
+keys = st.text() | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False)
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
+                      max_leaves=30)
+
+
+@settings(max_examples=500, deadline=None)
+@given(values)
+def test_same_text_as_json_dumps(value):
+    assert json_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def test_empty_containers_and_nesting():
+    value = {"a": [], "b": {}, "c": [{"d": [1, 2.5, None, True]}], "é": "\u2028\x00\"'"}
+    assert json_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
