@@ -17,8 +17,33 @@ def test_results_come_back_in_input_order_from_several_workers():
     items = list(range(MIN_PARALLEL_ITEMS * 4))
     results = parallel_map(_square_and_pid, items, jobs=2)
     assert [r for r, _ in results] == [x * x for x in items]
-    assert os.getpid() not in {pid for _, pid in results}  # really ran in workers
+    pids = [pid for _, pid in results]
+    assert len(set(pids)) == 2 and os.getpid() in pids      # this process and one forked child
     assert gc.get_freeze_count() == 0                        # the pre-fork freeze was undone
+
+
+def _fail_on(x: int) -> int:
+    if x == 7:
+        raise ValueError(f"bad item {x}")
+    return x
+
+
+def _die_on(x: int) -> int:
+    if x == 7:
+        os._exit(3)
+    return x
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_an_error_in_a_child_or_here_is_raised_after_every_child_ended(jobs):
+    items = list(range(MIN_PARALLEL_ITEMS * 2))  # item 7 falls to a child with 2 or 3 jobs
+    with pytest.raises(ValueError, match="bad item 7"):
+        parallel_map(_fail_on, items, jobs)
+    with pytest.raises(ValueError, match="bad item 7"):
+        parallel_map(_fail_on, [7] + items[1:], jobs)  # now in this process's share
+    with pytest.raises(ChildProcessError):
+        parallel_map(_die_on, items, jobs)
+    assert gc.get_freeze_count() == 0
 
 
 def test_few_items_or_one_job_run_in_this_process():
