@@ -28,11 +28,11 @@ from dataclasses import dataclass, field as _field
 from itertools import repeat as _repeat
 from operator import add as _add, mul as _mul
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Collection, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 __all__ = [
     "FORMAT", "FORMAT_VERSION", "xml_text", "xml_attr", "one_line", "skill_entry_xml",
-    "available_skills_xml", "skill_content_xml", "frontmatter_end", "prompt_order", "MAX_LISTED_RESOURCES",
+    "available_skills_xml", "skill_content_xml", "frontmatter_end", "prompt_order", "offered_to_model", "MAX_LISTED_RESOURCES",
     "SEARCH_VERSION", "SEARCH_FIELDS", "STOP_WORDS", "stem", "tokenize", "search_fields",
     "build_search_section", "SearchIndex",
     # catalog access
@@ -104,13 +104,17 @@ def skill_content_xml(name: str, skill_id: str, body: str, base_url: str, resour
     return "".join(out)
 
 
+def offered_to_model(entry: dict[str, Any]) -> bool:
+    """False for a hidden or user-invocable-only skill: it is never offered to a model."""
+    return not entry["visibility"]["hidden"] and not entry["visibility"]["user_invocable_only"]
+
+
 def prompt_order(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Skills offered to a model, in prompt order: ``always`` first, then priority, then id.
 
     Hidden and user-invocable-only skills are left out.
     """
-    shown = [e for e in entries
-             if not e["visibility"]["hidden"] and not e["visibility"]["user_invocable_only"]]
+    shown = [e for e in entries if offered_to_model(e)]
     return sorted(shown, key=lambda e: (not e["visibility"]["always"], -e.get("priority", 0), e["id"]))
 
 
@@ -497,12 +501,14 @@ class SearchIndex:
             found = set(docs) if found is None else found & docs
         return found or set()
 
-    def search(self, query: str, k: int = 5, tags: Sequence[str] | None = None) -> list[tuple[str, float]]:
+    def search(self, query: str, k: int = 5, tags: Sequence[str] | None = None,
+               exclude: Collection[str] = ()) -> list[tuple[str, float]]:
         """The ``k`` best (skill id, score) for ``query``, best first; ties by priority, then id.
 
         Scores are rounded to 6 decimals before ranking.  ``tags`` keeps only skills carrying
         every one of them (case-insensitive); with tags and a query without search terms, the
-        tagged skills are listed with score 0.
+        tagged skills are listed with score 0.  Skills whose ids are in ``exclude`` are never
+        returned (the k best are taken from the others).
         """
         if k <= 0:
             return []
@@ -513,6 +519,8 @@ class SearchIndex:
                 scores = {d: scores[d] for d in allowed if d in scores}
             else:
                 scores = dict.fromkeys(allowed, 0.0)
+        if exclude:
+            scores = {d: s for d, s in scores.items() if self.ids[d] not in exclude}
         if len(scores) > k:  # only skills within rounding of the k-th best score can be in the top k
             floor = heapq.nlargest(k, scores.values())[-1] - 1e-6
             scores = {d: s for d, s in scores.items() if s >= floor}
@@ -1355,17 +1363,26 @@ class Catalog:
 
     # -- search
 
-    def search(self, query: str, k: int = 5, tags: Sequence[str] | None = None) -> list[SearchResult]:
-        """The ``k`` best skills for ``query`` (optionally only with all of ``tags``), as ``skillsite search`` ranks them."""
+    def search(self, query: str, k: int = 5, tags: Sequence[str] | None = None, *,
+               for_model: bool = False) -> list[SearchResult]:
+        """The ``k`` best skills for ``query`` (optionally only with all of ``tags``), as ``skillsite search`` ranks them.
+
+        ``for_model``: only skills that may be offered to a model, as in :meth:`prompt` (not
+        hidden, not user-invocable only); use it when the results go to a model.
+        """
         if self._index is None:
             try:
                 with _gc_paused():
                     self._index = SearchIndex.from_manifest(self.manifest)
             except (ValueError, KeyError, TypeError, IndexError) as exc:
                 raise CatalogFormatError(f"{self.location}: unusable search index ({exc})") from None
-        hits = self._index.search(query, k=k, tags=tags)
+        withheld = self._withheld_from_models() if for_model else frozenset()
+        hits = self._index.search(query, k=k, tags=tags, exclude=withheld)
         return [SearchResult(sid, self._by_id[sid]["name"], self._by_id[sid]["description"], float(score))
                 for sid, score in hits]
+
+    def _withheld_from_models(self) -> frozenset[str]:
+        return frozenset(e["id"] for e in self.manifest["skills"] if not offered_to_model(e))
 
     # -- content
 

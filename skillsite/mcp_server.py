@@ -80,7 +80,8 @@ def build_server(catalog: Catalog) -> Any:
     @server.tool()
     def search_skills(query: str, k: int = 5, tags: list[str] | None = None) -> str:
         """Find skills for a task. Returns a JSON list of {id, name, description, score}, best first."""
-        hits = guarded(lambda: catalog.search(query, k=max(1, min(int(k), MAX_K)), tags=tags or None))
+        hits = guarded(lambda: catalog.search(query, k=max(1, min(int(k), MAX_K)), tags=tags or None,
+                                              for_model=True))
         return json.dumps([{"id": h.id, "name": h.name, "description": h.description, "score": h.score}
                            for h in hits], ensure_ascii=False)
 

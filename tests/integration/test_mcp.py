@@ -72,6 +72,7 @@ def test_listing_search_load_and_read_resource(site: Path) -> None:
             "tools": await session.list_tools(),
             "resources": await session.list_resources(),
             "search": await session.call_tool("search_skills", {"query": "roll back a release", "k": 3}),
+            "hidden": await session.call_tool("search_skills", {"query": "on-call escalation hand-over", "k": 20}),
             "load": await session.call_tool("load_skill", {"skill": "release-manager"}),
             "file": await session.call_tool("read_skill_resource",
                                             {"skill": "release-manager", "path": "references/rollback.md"}),
@@ -84,6 +85,8 @@ def test_listing_search_load_and_read_resource(site: Path) -> None:
     assert {"skillsite://catalog", "skillsite://available_skills"} <= {str(r.uri) for r in out["resources"].resources}
     hits = json.loads(text_of(out["search"]))
     assert hits[0]["id"] == "release-manager" and set(hits[0]) == {"id", "name", "description", "score"}
+    offered = {h["id"] for h in json.loads(text_of(out["hidden"]))}
+    assert offered and "internal-oncall-handbook" not in offered  # hidden: never offered to a model
     xml = text_of(out["load"])
     assert xml.startswith('<skill_content name="release-manager"') and "<skill_resources>" in xml
     assert text_of(out["file"]) == (site / "skills/release-manager/references/rollback.md").read_text("utf-8")

@@ -135,6 +135,19 @@ def test_search_ranks_exactly_as_the_search_index(catalog: Catalog) -> None:
     assert [r.id for r in tagged] == [i for i, _ in index.search("review", k=10, tags=["api"])]
 
 
+def test_search_for_a_model_leaves_out_what_is_never_offered_to_models(catalog: Catalog) -> None:
+    withheld = {e["id"] for e in catalog.manifest["skills"]
+                if e["visibility"]["hidden"] or e["visibility"]["user_invocable_only"]}
+    assert "internal-oncall-handbook" in withheld
+    everyone = catalog.search("on-call escalation hand-over paging", k=20)
+    assert everyone[0].id == "internal-oncall-handbook"          # people may still find it
+    for_model = catalog.search("on-call escalation hand-over paging", k=20, for_model=True)
+    assert for_model and not {r.id for r in for_model} & withheld
+    assert [r.id for r in for_model] == [r.id for r in everyone if r.id not in withheld][:20]
+    tagged = catalog.search("", k=50, tags=["release"], for_model=True)
+    assert not {r.id for r in tagged} & withheld
+
+
 def test_search_matches_the_cli(catalog: Catalog, site: Path) -> None:
     from click.testing import CliRunner
 
