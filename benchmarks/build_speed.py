@@ -4,6 +4,8 @@ For each tree it measures, each build in a fresh process:
   cold       a build with no cache and no previous output
   no-op      a rebuild with the cache of the cold build, nothing changed
   one-change a rebuild after one SKILL.md changed
+  in process the same, but by a process that built once already (as `skillsite serve` rebuilds
+             after an edit: imports done, templates compiled), timed from the second build's start
 and prints peak memory, output size and time per stage of the cold build.  With
 ``--mkdocs`` it also builds the same SKILL.md files as MkDocs pages (search plugin on)
 in the same run and prints the ratio.
@@ -47,6 +49,21 @@ print(json.dumps({"seconds": time.perf_counter() - t, "ok": r.ok, "skills": len(
 """
 
 
+# A rebuild inside a process that already built once, as `skillsite serve` rebuilds after an edit:
+# build (nothing changed), change one skill, build again; the second build is timed.
+REBUILD_IN_PROCESS = """
+import json, sys, time
+from pathlib import Path
+from skillsite.build import build
+src, out, cache, jobs = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
+sys.path.insert(0, sys.argv[5])
+from build_speed import touch_one
+build([src], out, keep_going=True, cache_dir=cache, jobs=jobs)
+touch_one(Path(src))
+t = time.perf_counter()
+build([src], out, keep_going=True, cache_dir=cache, jobs=jobs)
+print(json.dumps({"seconds": time.perf_counter() - t}))
+"""
 
 
 def run_build(src: Path, out: Path, cache: Path | None, jobs: int) -> dict:
@@ -89,8 +106,16 @@ def touch_one(src: Path) -> None:
     skill.write_text(skill.read_text(encoding="utf-8") + f"\n<!-- edited {time.time_ns()} -->\n", encoding="utf-8")
 
 
+def rebuild_in_process(src: Path, out: Path, cache: Path, jobs: int) -> float:
+    proc = subprocess.run([sys.executable, "-c", REBUILD_IN_PROCESS, str(src), str(out), str(cache), str(jobs),
+                           str(Path(__file__).resolve().parent)], capture_output=True, text=True, cwd=REPO)
+    if proc.returncode != 0:
+        raise SystemExit(f"build failed: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
+
+
 def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: bool, rebuilds: bool) -> dict:
-    colds, noops, changes = [], [], []
+    colds, noops, changes, served = [], [], [], []
     cold = {}
     for _ in range(repeat):
         out, cache = work / "site", work / "cache"
@@ -102,9 +127,11 @@ def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: b
             noops.append(run_build(src, out, cache, jobs)["process_seconds"])
             touch_one(src)
             changes.append(run_build(src, out, cache, jobs)["process_seconds"])
+            served.append(rebuild_in_process(src, out, cache, jobs))
     row = {"label": label, "skills": cold["skills"], "cold": statistics.median(colds),
            "noop": statistics.median(noops) if noops else None,
            "change": statistics.median(changes) if changes else None,
+           "served": statistics.median(served) if served else None,
            "bytes": tree_size(work / "site"), "rss_main": cold["rss_main"], "rss_worker": cold["rss_worker"],
            "stages": cold["stages"]}
     if mkdocs:
@@ -146,15 +173,16 @@ def main() -> None:
     print(f"machine: {describe_machine()}; jobs {args.jobs}")
     print(f"command: python benchmarks/build_speed.py {' '.join(sys.argv[1:])}")
     print()
-    print("| tree | skills | cold build | no-op rebuild | one skill changed | MkDocs | MkDocs / cold | "
-          "peak RSS main / worker | output |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| tree | skills | cold build | no-op rebuild | one skill changed | same, in a running process | "
+          "MkDocs | MkDocs / cold | peak RSS main / worker | output |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         mk = f"{r['mkdocs']:.1f} s" if "mkdocs" in r else "–"
         ratio = f"{r['mkdocs'] / r['cold']:.1f}x" if "mkdocs" in r else "–"
         noop = f"{r['noop']:.2f} s ({100 * r['noop'] / r['cold']:.0f}%)" if r["noop"] is not None else "–"
         change = f"{r['change']:.2f} s" if r["change"] is not None else "–"
-        print(f"| {r['label']} | {r['skills']:,} | {r['cold']:.2f} s | {noop} | {change} | {mk} | {ratio} | "
+        served = f"{r['served']:.2f} s" if r["served"] is not None else "–"
+        print(f"| {r['label']} | {r['skills']:,} | {r['cold']:.2f} s | {noop} | {change} | {served} | {mk} | {ratio} | "
               f"{r['rss_main'] / 2**20:.0f} / {r['rss_worker'] / 2**20:.0f} MB | {r['bytes'] / 2**20:.0f} MB |")
     print()
     stages = sorted({s for r in rows for s in r["stages"]}, key=lambda s: list(rows[0]["stages"]).index(s)

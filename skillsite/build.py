@@ -96,18 +96,21 @@ def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic],
             continue
         rel = folder + f.path
         try:
-            stat = os.stat(f.abspath)
-            known = cache.file_sha(f.abspath, stat.st_size, stat.st_mtime_ns) if cache else None
+            # size and time as discovery saw them: a known file's previous copy is kept as it was then
+            stamp = (f.bytes, f.mtime_ns)
+            known = cache.file_sha(f.abspath, *stamp) if cache else None
             if known and staging.reuse(rel, known):
-                size, sha = stat.st_size, known
+                size, sha = f.bytes, known
             else:
+                stat = os.stat(f.abspath)  # before copying: a later change must not be recorded as this one
+                stamp = (stat.st_size, stat.st_mtime_ns)
                 size, sha = staging.copy_hashing(f.abspath, rel)
         except OSError as exc:
             diags.append(make("SK006", f"cannot read bundled file '{f.path}': {exc.strerror or exc}",
                               skill.source.display_path))
             continue
         if cache:
-            cache.remember_file_sha(f.abspath, stat.st_size, stat.st_mtime_ns, sha)
+            cache.remember_file_sha(f.abspath, *stamp, sha)
         records.append({"path": f.path, "bytes": size, "sha256": sha})
     return raw_sha, records
 
@@ -140,10 +143,12 @@ def _make_archive(item: tuple[list[tuple[str, Path]], int]) -> bytes:
 
 
 def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, mtime: int,
-                           diags: list[Diagnostic], paths: dict[str, str], jobs: int) -> None:
+                           diags: list[Diagnostic], paths: dict[str, str], jobs: int,
+                           cache: BuildCache | None) -> None:
     """``.well-known/agent-skills/index.json`` with a raw SKILL.md or an archive per skill.
 
-    Archives are made on every core; an archive of an unchanged folder is reused.
+    Archives are made on every core; an archive of an unchanged folder is reused (with its
+    sha256 from the cache, or read back).
     """
     listed: list[tuple[dict[str, Any], str, str, str]] = []  # entry, kind, artifact path, URL from the index
     names: set[str] = set()
@@ -169,11 +174,21 @@ def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, 
             to_make.append((rel, key, members))
         listed.append((entry, "archive", rel, f"archives/{entry['name']}.tar.gz"))
     made = parallel_map(_make_archive, [(members, mtime) for _, _, members in to_make], jobs)
+    shas: dict[str, str] = {}  # artifact path -> sha256
     for (rel, key, _), data in zip(to_make, made):
         staging.write_bytes(rel, data, key=key)
+        shas[rel] = sha256_hex(data)
     index = []
     for entry, kind, rel, url in listed:
-        index.append(discovery_entry(entry["name"], entry["description"], kind, url, staging.current(rel).read_bytes()))
+        if kind == "skill-md":
+            sha = entry["sha256"]
+        else:
+            key = staging.keys[rel]
+            sha = shas.get(rel) or (cache.get("archives", key) if cache else None) \
+                or sha256_hex(staging.current(rel).read_bytes())
+            if cache:
+                cache.put("archives", key, sha)
+        index.append(discovery_entry(entry["name"], entry["description"], kind, url, sha))
     staging.write_json(INDEX_PATH, index_document(index))
 
 
@@ -345,7 +360,7 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
             _write_xml(skills, entry_by_id, config, staging)
         with stage("discovery"):
             _write_discovery_index(entries, staging, mtime, build_diags,
-                                   {s.id: s.source.display_path for s in skills}, jobs)
+                                   {s.id: s.source.display_path for s in skills}, jobs, cache)
         with stage("search"):
             search = _search(skills, entries, staging, cache)
         with stage("manifest"):

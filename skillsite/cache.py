@@ -28,7 +28,7 @@ CACHE_FILE = "build-cache.pickle"
 _MAGIC = b"skillsite-cache 2\n"
 _MAC_SIZE = 32
 _HEADER = ("skillsite-build-cache", 2, __version__)
-_SECTIONS = ("skills", "html", "files", "search", "pages", "outputs", "verdicts")
+_SECTIONS = ("skills", "html", "files", "search", "pages", "outputs", "verdicts", "archives")
 #: The only classes a cache file may name (YAML's safe loader makes dates; diagnostics are ours).
 _ALLOWED_CLASSES = frozenset({
     ("skillsite.diagnostics", "Diagnostic"), ("skillsite.diagnostics", "Severity"),
@@ -138,8 +138,27 @@ def save_signed(path: Path, value: Any) -> None:
         pass
 
 
+def value_bytes(value: Any) -> bytes:
+    """``value`` pickled without pickle's memo, so that equal values give equal bytes however
+    their parts happen to be shared (the memo would write a repeated object once and refer to
+    it after).  Several times faster than ``repr`` on large nested values; for digests."""
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True
+    pickler.dump(value)
+    return out.getvalue()
+
+
 class BuildCache:
-    """Lookups and stores for one build; ``save`` keeps only what this build used."""
+    """Lookups and stores for one build; ``save`` keeps only what this build used.
+
+    On disk: a base file and a small delta file beside it.  A save that adds or drops only a
+    small part of the base writes just the delta (what the base lacks), so a rebuild after a
+    small change does not rewrite the whole cache; otherwise the base is rewritten.
+    """
+
+    #: The base is rewritten once the entries it holds in vain, or the delta's, pass this share of it.
+    REWRITE_SHARE = 0.25
 
     def __init__(self, folder: Path | None, scope: str, file_name: str = CACHE_FILE):
         self.folder = folder
@@ -147,24 +166,36 @@ class BuildCache:
         self.scope = scope  # digest of the configuration: another configuration never shares entries
         self.old: dict[str, dict[str, Any]] = {name: {} for name in _SECTIONS}
         self.new: dict[str, dict[str, Any]] = {name: {} for name in _SECTIONS}
+        self.base: dict[str, dict[str, Any]] = {name: {} for name in _SECTIONS}
+        self.base_id = ""
         self.hits = 0
         self.misses = 0
         if folder is not None:
-            self._load(folder / file_name)
+            self._load(folder / file_name, folder / (file_name + ".delta"))
 
     @property
     def enabled(self) -> bool:
         return self.folder is not None
 
-    def _load(self, path: Path) -> None:
-        data = load_signed(path)
-        if not isinstance(data, dict) or data.get("header") != _HEADER or data.get("scope") != self.scope:
-            return
-        for name in _SECTIONS:
-            if isinstance(data.get(name), dict):
-                self.old[name] = data[name]
+    def _usable(self, data: Any) -> bool:
+        return isinstance(data, dict) and data.get("header") == _HEADER and data.get("scope") == self.scope
 
-    def get(self, section: str, key: str) -> Any:
+    def _load(self, base_path: Path, delta_path: Path) -> None:
+        base = load_signed(base_path)
+        if not self._usable(base) or not isinstance(base.get("id"), str):
+            return
+        self.base_id = base["id"]
+        for name in _SECTIONS:
+            if isinstance(base.get(name), dict):
+                self.base[name] = base[name]
+                self.old[name] = base[name]
+        delta = load_signed(delta_path)
+        if self._usable(delta) and delta.get("base") == self.base_id:
+            for name in _SECTIONS:
+                if isinstance(delta.get(name), dict) and delta[name]:
+                    self.old[name] = {**self.old[name], **delta[name]}
+
+    def get(self, section: str, key: Any) -> Any:
         """A cached value (carried over to the next save), or None."""
         value = self.old[section].get(key)
         if value is None:
@@ -176,15 +207,15 @@ class BuildCache:
         self.new[section][key] = value
         return value
 
-    def put(self, section: str, key: str, value: Any) -> None:
+    def put(self, section: str, key: Any, value: Any) -> None:
         self.new[section][key] = value
 
-    def file_sha(self, path: Path, size: int, mtime_ns: int) -> str | None:
+    def file_sha(self, path: Path | str, size: int, mtime_ns: int) -> str | None:
         """The sha256 recorded for a file whose size and modification time have not changed."""
-        return self.get("files", digest(str(path), size, mtime_ns))
+        return self.get("files", (str(path), size, mtime_ns))
 
-    def remember_file_sha(self, path: Path, size: int, mtime_ns: int, sha: str) -> None:
-        self.put("files", digest(str(path), size, mtime_ns), sha)
+    def remember_file_sha(self, path: Path | str, size: int, mtime_ns: int, sha: str) -> None:
+        self.put("files", (str(path), size, mtime_ns), sha)
 
     def save(self) -> None:
         """Write what this build used, atomically; a cache that cannot be written is skipped."""
@@ -195,4 +226,15 @@ class BuildCache:
             (self.folder / ".gitignore").write_text("*\n", encoding="utf-8")
         except OSError:
             return
-        save_signed(self.folder / self.file_name, {"header": _HEADER, "scope": self.scope, **self.new})
+        base_path, delta_path = self.folder / self.file_name, self.folder / (self.file_name + ".delta")
+        delta = {name: {k: v for k, v in self.new[name].items() if self.base[name].get(k) is not v}
+                 for name in _SECTIONS}
+        in_base = sum(len(entries) for entries in self.base.values())
+        unused = sum(1 for name in _SECTIONS for k in self.base[name] if k not in self.new[name])
+        added = sum(len(entries) for entries in delta.values())
+        if self.base_id and max(unused, added) <= self.REWRITE_SHARE * in_base:
+            save_signed(delta_path, {"header": _HEADER, "scope": self.scope, "base": self.base_id, **delta})
+            return
+        base_id = secrets.token_hex(16)
+        save_signed(base_path, {"header": _HEADER, "scope": self.scope, "id": base_id, **self.new})
+        save_signed(delta_path, {"header": _HEADER, "scope": self.scope, "base": base_id})

@@ -18,14 +18,12 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 from urllib.parse import quote, unquote, urlsplit
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_core import StateCore
-from markdown_it.token import Token
-from mdit_py_plugins.anchors import anchors_plugin
-from mdit_py_plugins.tasklists import tasklists_plugin
+if TYPE_CHECKING:  # markdown-it is imported when a renderer is made: a rebuild often renders nothing
+    from markdown_it.rules_core import StateCore
+    from markdown_it.token import Token
 
 __all__ = ["LinkTargets", "MarkdownRenderer", "slugify", "resolve_link", "safe_url"]
 
@@ -138,6 +136,10 @@ class MarkdownRenderer:
     """Renders skill bodies; one instance serves a whole build."""
 
     def __init__(self, targets: LinkTargets):
+        from markdown_it import MarkdownIt
+        from mdit_py_plugins.anchors import anchors_plugin
+        from mdit_py_plugins.tasklists import tasklists_plugin
+
         self.targets = targets
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         md.enable(["table", "strikethrough"])
@@ -185,6 +187,8 @@ class MarkdownRenderer:
 
     def _image(self, token: Token, skill_id: str, in_link: bool) -> list[Token]:
         """An image from the catalog stays; any other becomes a link (or text) to it."""
+        from markdown_it.token import Token
+
         src = str(token.attrGet("src") or "")
         resolved = resolve_link(src, skill_id, self.targets)
         if resolved and url_scheme(resolved) is None and not resolved.startswith(("#", "//")):

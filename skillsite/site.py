@@ -21,9 +21,11 @@ from typing import Any, Iterable, Optional, Sequence, Tuple
 from urllib.parse import quote, urlsplit
 
 import jinja2
+import jinja2.bccache
 from markupsafe import Markup
 
-from skillsite.cache import digest
+from skillsite.cache import digest, value_bytes
+from skillsite.loader import user_cache_root
 from skillsite.manifest import absolute
 from skillsite.models import BuildContext, Skill
 from skillsite.output import site_path_parts
@@ -62,10 +64,31 @@ def template_dirs(override: str = "") -> list[Path]:
     return dirs + [builtin_templates()]
 
 
+class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Compiled templates in the user cache folder (never beside the sources or the output: a
+    planted file there would be code), recompiled whenever a template's text changes."""
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass  # an unwritable cache only costs the compilation next time
+
+
+def _compiled_templates() -> jinja2.BytecodeCache | None:
+    folder = user_cache_root() / "templates"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return _CompiledTemplates(str(folder))
+
+
 def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
     """Jinja2 with autoescaping (HTML and XML), StrictUndefined and a loader per folder."""
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(d)) for d in dirs]),
+        bytecode_cache=_compiled_templates(),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -146,12 +169,20 @@ def write_assets(out: Path, dirs: Sequence[Path]) -> dict[str, str]:
     return assets
 
 
+def _suffix(path: str) -> str:
+    """The lowercased extension of a path's last part, as a web server maps it to a type
+    (a file named just ``.html`` counts as HTML, unlike ``PurePath.suffix`` says)."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot >= 0 else ""
+
+
 def active_files(entries: Iterable[dict[str, Any]]) -> list[str]:
     """Site-relative URLs of bundled files a browser could run as a page (HTML, SVG, XML ...)."""
     urls = []
     for entry in entries:
         for f in entry["files"]:
-            if Path(f["path"]).suffix.lower() in ACTIVE_SUFFIXES:
+            if _suffix(f["path"]) in ACTIVE_SUFFIXES:
                 urls.append(entry["urls"]["files"] + quote(f["path"], safe="/"))
     return sorted(urls)
 
@@ -295,10 +326,17 @@ class SiteWriter:
         self.tags = collect_tags(self.entries)
         self.tag_by_name = {t.name: t for t in self.tags}
         self.cards = [card(e, self.tag_by_name) for e in self.entries]
-        self.renderer = MarkdownRenderer(LinkTargets.from_entries(self.entries))
+        self._renderer: MarkdownRenderer | None = None
         self.assets: dict[str, str] = {}
         self.templates_digest = digest([(str(p.relative_to(d)), p.read_bytes()) for d in self.dirs
                                         for p in sorted(d.rglob("*")) if p.is_file()])
+
+    @property
+    def renderer(self) -> MarkdownRenderer:
+        """For bodies the build did not render already (made on first use: often none)."""
+        if self._renderer is None:
+            self._renderer = MarkdownRenderer(LinkTargets.from_entries(self.entries))
+        return self._renderer
 
     def write(self) -> None:
         self.assets = write_assets(self.ctx.out, self.dirs)
@@ -313,6 +351,8 @@ class SiteWriter:
         global _WRITER
         self.skills = {s.id: s for s in self.ctx.skills}
         ids = [e["id"] for e in self.entries if e["id"] in self.skills]
+        if self.ctx.staging is not None and self.ctx.staging.previous:
+            ids = self._keep_unchanged_pages(ids)
         _WRITER = self
         try:
             placed = parallel_map(_write_skill_page, ids, self.ctx.jobs)
@@ -320,6 +360,24 @@ class SiteWriter:
             _WRITER = None
         for page in placed:
             self.adopt(page)
+
+    def _keep_unchanged_pages(self, ids: list[str]) -> list[str]:
+        """Keep the skill pages the previous output holds unchanged; the ids left to render.
+
+        A rebuild usually changes few pages: checking them here costs less than forking
+        workers to check them.  Once most checked pages turn out changed (new templates, say),
+        the rest go to the workers unchecked.
+        """
+        todo: list[str] = []
+        for index, skill_id in enumerate(ids):
+            if len(todo) > 32 and len(todo) * 2 > index:
+                return todo + ids[index:]
+            page = self.skill_page(self.ctx.entries[skill_id], self.skills[skill_id], check_only=True)
+            if page is None:
+                todo.append(skill_id)
+            else:
+                self.adopt(page)
+        return todo
 
     def common(self, page_dir: str, title: str, nav: str = "") -> dict[str, Any]:
         """Variables every page template gets."""
@@ -339,22 +397,25 @@ class SiteWriter:
         html = self.env.get_template(template).render(**values)
         path_under(self.ctx.out, rel).write_text(html, encoding="utf-8")
 
-    def render_keyed(self, template: str, rel: str, **values: Any) -> PlacedPage:
+    def render_keyed(self, template: str, rel: str, check_only: bool = False, **values: Any) -> PlacedPage:
         """Render a page unless the previous output holds it for exactly these values.
 
         The key is a digest of the templates, the page's path and every value it is rendered
         from, so an unchanged page of an unchanged skill is neither rendered nor written.
-        May run in a worker process: the caller passes the result to :meth:`adopt`.
+        May run in a worker process: the caller passes the result to :meth:`adopt`.  With
+        ``check_only`` a page that cannot be reused is not rendered either (None).
         """
         staging = self.ctx.staging
         if staging is None:
             self.render(template, rel, **values)
             return None
         body = values.get("body", "")  # the big one, hashed as text (see cache.digest)
-        key = digest(self.templates_digest, template, rel, str(body),
-                     [(name, value) for name, value in sorted(values.items()) if name != "body"])
+        others = value_bytes([(name, value) for name, value in sorted(values.items()) if name != "body"])
+        key = digest(self.templates_digest, template, rel, str(body), others)
         if staging.reuse(rel, key):
             return rel, key, staging.kept.get(rel)
+        if check_only:
+            return None
         self.render(template, rel, **values)
         return rel, key, None
 
@@ -379,11 +440,11 @@ class SiteWriter:
             self.adopt(self.render_keyed("tag.html", f"{tag.url}index.html",
                         **self.common(tag.url, f"{tag.name} · {self.config.title}", "tags"), tag=tag, cards=cards))
 
-    def skill_page(self, entry: dict[str, Any], skill: Skill) -> PlacedPage:
+    def skill_page(self, entry: dict[str, Any], skill: Skill, check_only: bool = False) -> PlacedPage:
         page_dir = entry["urls"]["page"]
         source = entry["source"]
         return self.render_keyed(
-            "skill.html", f"skills/{entry['id']}/index.html",
+            "skill.html", f"skills/{entry['id']}/index.html", check_only,
             **self.common(page_dir, f"{entry['name']} · {self.config.title}"),
             entry=entry, card=card(entry, self.tag_by_name),
             body=Markup(self.ctx.body_html.get(entry["id"]) or self.renderer.render(skill.body, entry["id"])),

@@ -8,7 +8,6 @@ silently cutting long names).
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import re
 import tarfile
@@ -47,9 +46,9 @@ def deterministic_tar_gz(members: Sequence[tuple[str, Path]], mtime: int) -> byt
     return out.getvalue()
 
 
-def discovery_entry(name: str, description: str, kind: str, url: str, data: bytes) -> dict[str, str]:
-    return {"name": name, "type": kind, "description": description, "url": url,
-            "digest": "sha256:" + hashlib.sha256(data).hexdigest()}
+def discovery_entry(name: str, description: str, kind: str, url: str, sha256: str) -> dict[str, str]:
+    """One skill in the discovery index; ``sha256`` (hex) is the listed artifact's."""
+    return {"name": name, "type": kind, "description": description, "url": url, "digest": "sha256:" + sha256}
 
 
 def index_document(entries: list[dict[str, str]]) -> dict[str, Any]:

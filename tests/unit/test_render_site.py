@@ -258,3 +258,13 @@ def test_netlify_toml():
 
 def test_nojekyll(example):
     assert (example / ".nojekyll").read_bytes() == b""
+
+
+def test_active_files_are_found_by_the_extension_a_server_would_use():
+    from skillsite.site import active_files
+
+    entry = {"urls": {"files": "skills/a/"},
+             "files": [{"path": p} for p in ("page.HTML", "..html", ".html", "img/x.svg", "data.xml.txt",
+                                              "notes.md", "file.", "dir.html/readme")]}
+    assert active_files([entry]) == ["skills/a/..html", "skills/a/.html", "skills/a/img/x.svg",
+                                     "skills/a/page.HTML"]

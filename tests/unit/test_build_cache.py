@@ -1,0 +1,85 @@
+"""BuildCache on disk: a base file plus a small delta, and exactly the entries the last run used."""
+from __future__ import annotations
+
+from skillsite.cache import BuildCache
+
+
+def fill(cache: BuildCache, keys: range, tag: str = "") -> None:
+    for k in keys:
+        if cache.get("html", f"k{k}") is None:
+            cache.put("html", f"k{k}", f"value {k}{tag}")
+
+
+def test_a_small_change_writes_only_the_delta(tmp_path):
+    first = BuildCache(tmp_path, "scope")
+    fill(first, range(100))
+    first.save()
+    base = (tmp_path / "build-cache.pickle").read_bytes()
+
+    second = BuildCache(tmp_path, "scope")
+    fill(second, range(3, 105))        # 3 entries no longer used, 5 new
+    assert second.hits == 97
+    second.save()
+    assert (tmp_path / "build-cache.pickle").read_bytes() == base
+    assert len((tmp_path / "build-cache.pickle.delta").read_bytes()) < len(base) // 5
+
+    third = BuildCache(tmp_path, "scope")
+    assert all(third.get("html", f"k{k}") == f"value {k}" for k in range(3, 105))
+    assert third.get("html", "k200") is None
+
+
+def test_the_base_is_rewritten_when_much_changed_and_unused_entries_go(tmp_path):
+    first = BuildCache(tmp_path, "scope")
+    fill(first, range(100))
+    first.save()
+    base = (tmp_path / "build-cache.pickle").read_bytes()
+    second = BuildCache(tmp_path, "scope")
+    fill(second, range(50, 150))
+    second.save()
+    assert (tmp_path / "build-cache.pickle").read_bytes() != base
+    third = BuildCache(tmp_path, "scope")
+    assert third.get("html", "k10") is None
+    assert third.get("html", "k120") == "value 120"
+    assert third.old["html"].keys() == {f"k{k}" for k in range(50, 150)}
+
+
+def test_a_delta_of_another_base_or_scope_is_ignored(tmp_path):
+    first = BuildCache(tmp_path, "scope")
+    fill(first, range(100))
+    first.save()
+    second = BuildCache(tmp_path, "scope")
+    fill(second, range(101))
+    second.save()
+    delta = (tmp_path / "build-cache.pickle.delta").read_bytes()
+    rewrite = BuildCache(tmp_path, "scope")
+    fill(rewrite, range(500, 600))
+    rewrite.save()                                          # a new base: the old delta no longer belongs
+    (tmp_path / "build-cache.pickle.delta").write_bytes(delta)
+    assert BuildCache(tmp_path, "scope").get("html", "k100") is None
+    assert BuildCache(tmp_path, "other scope").get("html", "k550") is None
+    assert BuildCache(tmp_path, "scope").get("html", "k550") == "value 550"
+
+
+def test_outputs_that_change_every_run_override_the_base(tmp_path):
+    first = BuildCache(tmp_path, "scope")
+    fill(first, range(100))
+    first.put("outputs", "fingerprint", "one")
+    first.save()
+    second = BuildCache(tmp_path, "scope")
+    fill(second, range(100))
+    assert second.get("outputs", "fingerprint") == "one"
+    second.put("outputs", "fingerprint", "two")
+    second.save()
+    assert BuildCache(tmp_path, "scope").get("outputs", "fingerprint") == "two"
+
+
+def test_value_bytes_depend_on_values_not_on_how_they_are_shared():
+    from skillsite.cache import value_bytes
+
+    word = "".join(["sha", "red"])
+    shared = [word, word, {"k": word, "t": (word, 1)}]
+    separate = ["".join(["sh", "ared"]), "".join(["s", "hared"]), {"k": "shared" + "", "t": ("".join("shared"), 1)}]
+    assert shared == separate
+    assert value_bytes(shared) == value_bytes(separate)
+    assert value_bytes([1, "a"]) != value_bytes([1, "b"])
+    assert value_bytes({"a": 1, "b": 2}) != value_bytes({"b": 2, "a": 1})  # order is part of a page
