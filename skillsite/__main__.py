@@ -1,5 +1,5 @@
 """Allow ``python -m skillsite``."""
-from skillsite.cli import main
+from skillsite.cli import entry
 
 if __name__ == "__main__":
-    main()
+    entry()

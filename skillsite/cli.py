@@ -1,9 +1,12 @@
 """The ``skillsite`` command line."""
 from __future__ import annotations
 
+import atexit
 import os
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -38,6 +41,34 @@ def summary_line(summary: dict) -> str:
     return (f"{summary['skills']} skills checked: {summary['valid']} valid, {summary['invalid']} invalid"
             f" ({summary['left_out']} left out); {summary['errors']} errors, {summary['warnings']} warnings,"
             f" {summary['infos']} notes")
+
+
+def entry() -> None:
+    """The console script (and ``python -m skillsite``): :func:`main`, then a quick exit.
+
+    Once the command is done and no other thread runs, exit handlers run and the output is
+    flushed, and the process ends without freeing its heap object by object (about 30 ms
+    after validating a thousand skills: a tenth of the whole run).
+    """
+    try:
+        main()
+        code: Any = 0
+    except SystemExit as done:
+        code = done.code
+    if threading.active_count() > 1:
+        sys.exit(code)  # let the interpreter wait for the other threads
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        sys.stderr.write(f"{code}\n")
+        code = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (``| head``) or stream
+            pass
+    os._exit(code)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -219,11 +219,12 @@ def _discover_root(root: Path, exclude: Sequence[str], stat_files: bool
             if owner is not None:
                 parent = skill_id(winner[by_rel[owner].real].rel)
         rel_md = f"{d.rel}/{d.skill_file}" if d.rel else d.skill_file
+        folder = Path(d.seen)
         sources.append(SourceFile(
             id=skill_id(d.rel) or os.path.basename(walker.real_root),
             root=root,
-            dir=Path(d.seen),
-            skill_md=Path(d.seen) / d.skill_file,
+            dir=folder,
+            skill_md=folder / d.skill_file,
             display_path=walker._show(rel_md),
             rel_path=rel_md,
             parent_id=parent,

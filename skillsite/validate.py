@@ -245,8 +245,15 @@ def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
             line_spans[line_start] = _line_code_spans(body, line_start)
         return line_start, line_spans[line_start]
 
+    counted = [0, 0]  # [offset, newlines before it]: each scan below moves forward, so lines are
+                      # counted from the previous place, not from the top of the body every time
+
     def place(offset: int) -> tuple[int, int]:
-        return body.count("\n", 0, offset), offset - body.rfind("\n", 0, offset)
+        if offset < counted[0]:
+            counted[:] = [0, 0]
+        counted[1] += body.count("\n", counted[0], offset)
+        counted[0] = offset
+        return counted[1], offset - body.rfind("\n", 0, offset)
 
     if "`" in body:
         lines_seen: set[int] = set()
