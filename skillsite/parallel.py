@@ -25,42 +25,71 @@ def default_jobs() -> int:
 
 def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
     """``[func(x) for x in items]``, spread over ``jobs`` processes: this one and ``jobs - 1``
-    forked children, each taking every ``jobs``-th item.
+    forked children, which take chunks of items from a shared queue until none are left.
 
     Results come back in input order, so the output never depends on ``jobs``; an exception
     raised by ``func`` in any process is raised here (after every child has ended).  Falls
     back to a plain loop for one job, few items, or where ``fork`` is not available.
 
-    Plain ``fork`` and a pipe per child, rather than a process pool: a pool costs about 50 ms
-    of imports and set-up and leaves this process idle while the workers run.
+    Plain ``fork`` and pipes rather than a process pool: a pool costs about 50 ms of imports
+    and set-up and leaves this process idle while its workers run.  The queue is a pipe
+    holding one 4-byte chunk number per chunk; a read of 4 bytes from a pipe takes exactly
+    one number, so every chunk goes to one process, and a process that is slowed down (by
+    other load on the machine) simply takes fewer chunks.
     """
     if jobs <= 1 or len(items) < MIN_PARALLEL_ITEMS or not hasattr(os, "fork"):
         return [func(x) for x in items]
     workers = min(jobs, len(items))
+    size = max(1, len(items) // (workers * 8))
+    starts = range(0, len(items), size)
+    queue_r, queue_w = os.pipe()
+    try:
+        os.write(queue_w, b"".join(c.to_bytes(_RECORD, "little") for c in range(len(starts))))
+    finally:
+        os.close(queue_w)  # once the numbers are taken, reads find the end of the pipe
     # Objects that exist before the fork are left out of the collections: walking them would
     # write to every page of the inherited heap and copy it into each child.
     gc.freeze()
     children: list[tuple[int, int]] = []
+    done: list[tuple[int, list[R]]] = []
     try:
-        for share in range(1, workers):
-            children.append(_fork_child(func, items[share::workers]))
-        mine: list[R] | None = None
+        for _ in range(1, workers):
+            children.append(_fork_child(func, items, starts, size, queue_r))
         try:
-            mine = [func(x) for x in items[::workers]]
+            done = _take_chunks(func, items, starts, size, queue_r)
         finally:
-            theirs = [_collect(pid, fd) for pid, fd in children]  # always reap every child
+            while os.read(queue_r, 4096):  # after a failure here: leave the children nothing more to do
+                pass
+            for pid, fd in children:      # always reap every child
+                done += _collect(pid, fd)
     finally:
         gc.unfreeze()
+        os.close(queue_r)
     results: list[Any] = [None] * len(items)
-    results[::workers] = mine
-    for share, outcome in enumerate(theirs, 1):
-        results[share::workers] = outcome
+    for chunk, outcome in done:
+        results[starts[chunk]:starts[chunk] + size] = outcome
     return results
 
 
-def _fork_child(func: Callable[[T], R], share: Sequence[T]) -> tuple[int, int]:
-    """Start a child that maps ``func`` over ``share`` and sends the pickled results (or the
-    exception) through a pipe; returns its pid and the pipe's reading end."""
+_RECORD = 4  # bytes per chunk number in the queue pipe
+
+
+def _take_chunks(func: Callable[[T], R], items: Sequence[T], starts: range, size: int,
+                 queue_fd: int) -> list[tuple[int, list[R]]]:
+    """Map ``func`` over the chunks this process takes from the queue: (chunk, results) pairs."""
+    done = []
+    while True:
+        record = os.read(queue_fd, _RECORD)
+        if not record:
+            return done
+        chunk = int.from_bytes(record, "little")
+        done.append((chunk, [func(x) for x in items[starts[chunk]:starts[chunk] + size]]))
+
+
+def _fork_child(func: Callable[[T], R], items: Sequence[T], starts: range, size: int,
+                queue_fd: int) -> tuple[int, int]:
+    """Start a child that takes chunks from the queue and sends back its pickled (chunk,
+    results) pairs, or the exception, through a pipe; returns its pid and the pipe's reading end."""
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
@@ -68,7 +97,8 @@ def _fork_child(func: Callable[[T], R], share: Sequence[T]) -> tuple[int, int]:
         try:
             os.close(read_fd)
             try:
-                payload = pickle.dumps((True, [func(x) for x in share]), protocol=pickle.HIGHEST_PROTOCOL)
+                payload = pickle.dumps((True, _take_chunks(func, items, starts, size, queue_fd)),
+                                       protocol=pickle.HIGHEST_PROTOCOL)
                 status = 0
             except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
                 payload = _pickled_error(exc)
@@ -88,7 +118,8 @@ def _pickled_error(exc: BaseException) -> bytes:
 
 
 def _collect(pid: int, fd: int) -> list[Any]:
-    """A child's results; raises its exception, or an error if it died without sending any."""
+    """A child's (chunk, results) pairs; raises its exception, or an error if it died without
+    sending any."""
     with os.fdopen(fd, "rb") as pipe:
         payload = pipe.read()
     _, status = os.waitpid(pid, 0)

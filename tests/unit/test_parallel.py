@@ -3,13 +3,18 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 
 import pytest
 
 from skillsite.parallel import BATCH_GC_THRESHOLD, MIN_PARALLEL_ITEMS, batch_collection, parallel_map
 
 
+_THIS_PROCESS = os.getpid()
+
+
 def _square_and_pid(x: int) -> tuple[int, int]:
+    time.sleep(0.002)  # slow enough that the child gets to take chunks too
     return x * x, os.getpid()
 
 
@@ -28,21 +33,22 @@ def _fail_on(x: int) -> int:
     return x
 
 
-def _die_on(x: int) -> int:
-    if x == 7:
+def _die_in_a_child(x: int) -> int:
+    time.sleep(0.002)
+    if os.getpid() != _THIS_PROCESS:
         os._exit(3)
     return x
 
 
 @pytest.mark.parametrize("jobs", [2, 3])
 def test_an_error_in_a_child_or_here_is_raised_after_every_child_ended(jobs):
-    items = list(range(MIN_PARALLEL_ITEMS * 2))  # item 7 falls to a child with 2 or 3 jobs
+    items = list(range(MIN_PARALLEL_ITEMS * 2))
     with pytest.raises(ValueError, match="bad item 7"):
         parallel_map(_fail_on, items, jobs)
     with pytest.raises(ValueError, match="bad item 7"):
-        parallel_map(_fail_on, [7] + items[1:], jobs)  # now in this process's share
+        parallel_map(_fail_on, [7] + items[1:], jobs)  # the first chunk: taken here first
     with pytest.raises(ChildProcessError):
-        parallel_map(_die_on, items, jobs)
+        parallel_map(_die_in_a_child, items, jobs)
     assert gc.get_freeze_count() == 0
 
 
