@@ -53,6 +53,7 @@ class Staging:
         self.target = target.absolute()
         # files of the previous output that may be reused instead of written again:
         # site-relative path -> (content key, size, mtime_ns) as recorded after that build
+        self._target_text = str(self.target)
         self.previous = reuse if reuse and is_previous_output(self.target) else {}
         self.patch = bool(self.previous)
         self.keys: dict[str, str] = {}
@@ -100,7 +101,7 @@ class Staging:
         recorded = self.previous.get(rel)
         if recorded is None or recorded[0] != key:
             return False
-        old = os.path.join(self.target, *site_path_parts(rel))
+        old = os.path.join(self._target_text, rel)  # a path an earlier build wrote: checked then
         try:
             stat = os.stat(old, follow_symlinks=False)
             if (stat.st_size, stat.st_mtime_ns) != (recorded[1], recorded[2]) or not S_ISREG(stat.st_mode):

@@ -425,12 +425,12 @@ class SiteWriter:
 
     def home(self) -> None:
         chips = sorted(self.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
-        self.render("home.html", "index.html", **self.common("", self.config.title, "home"),
-                    cards=self.cards, tags=self.tags, chips=chips)
+        self.adopt(self.render_keyed("home.html", "index.html", **self.common("", self.config.title, "home"),
+                                     cards=self.cards, tags=self.tags, chips=chips))
 
     def tag_pages(self) -> None:
-        self.render("tags.html", "tags/index.html", **self.common("tags/", f"Tags · {self.config.title}", "tags"),
-                    tags=self.tags)
+        self.adopt(self.render_keyed("tags.html", "tags/index.html",
+                                     **self.common("tags/", f"Tags · {self.config.title}", "tags"), tags=self.tags))
         by_tag: dict[str, list[dict[str, Any]]] = {t.name: [] for t in self.tags}
         for c in self.cards:
             for t in c["tags"]:
