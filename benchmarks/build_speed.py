@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
 
 BUILD_ONE = """
-import json, resource, sys, time
+import json, os, resource, sys, time
 from pathlib import Path
 from skillsite.build import build
 src, out, cache, jobs = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
@@ -46,6 +46,8 @@ print(json.dumps({"seconds": time.perf_counter() - t, "ok": r.ok, "skills": len(
                   "bytes": r.output_bytes, "stages": r.stages,
                   "rss_main": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
                   "rss_worker": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024}))
+sys.stdout.flush()
+os._exit(0)  # as the skillsite command ends (skillsite.cli.entry): without freeing the heap object by object
 """
 
 

@@ -80,11 +80,6 @@ def cache_secret() -> bytes:
     return _secrets[path]
 
 
-def _mac(payload: bytes) -> bytes:
-    # HMAC-SHA256: twice as fast as keyed BLAKE2b where the CPU has SHA instructions (this one does)
-    return hmac.digest(cache_secret(), payload, "sha256")
-
-
 class _CacheUnpickler(pickle.Unpickler):
     """Unpickles only the classes a cache file legitimately holds."""
 
@@ -104,34 +99,57 @@ def code_signature() -> list[tuple[str, int, int]]:
 
 def load_signed(path: Path) -> Any:
     """The object in a cache file written by :func:`save_signed`, or None when it is missing,
-    damaged, or not signed with this user's key."""
+    damaged, or not signed with this user's key.
+
+    The file is read twice (its MAC first, then the pickle), never held in memory whole: a
+    cache of 100,000 skills is gigabytes.
+    """
     try:
         with open(path, "rb") as handle:
-            data = handle.read()
+            head = handle.read(len(_MAGIC) + _MAC_SIZE)
+            if len(head) < len(_MAGIC) + _MAC_SIZE or not head.startswith(_MAGIC):
+                return None
+            mac = hmac.new(cache_secret(), digestmod="sha256")
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                mac.update(block)
+            if not secrets.compare_digest(head[len(_MAGIC):], mac.digest()):
+                return None
+            handle.seek(len(head))
+            try:
+                return _CacheUnpickler(handle).load()
+            except (EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError,
+                    IndexError, KeyError, MemoryError, RecursionError):
+                return None
     except OSError:
         return None
-    head = len(_MAGIC) + _MAC_SIZE
-    if not data.startswith(_MAGIC) or len(data) < head:
-        return None
-    payload = memoryview(data)[head:]
-    if not secrets.compare_digest(data[len(_MAGIC):head], _mac(payload)):
-        return None
-    try:
-        return _CacheUnpickler(io.BytesIO(payload)).load()
-    except (EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError, IndexError,
-            KeyError, MemoryError, RecursionError):
-        return None
+
+
+class _SigningWriter:
+    """A file wrapper that feeds everything written through it to a MAC."""
+
+    def __init__(self, handle: Any, mac: Any):
+        self.handle = handle
+        self.mac = mac
+
+    def write(self, data: Any) -> int:
+        self.mac.update(data)
+        return self.handle.write(data)
 
 
 def save_signed(path: Path, value: Any) -> None:
-    """Write ``value`` to ``path`` atomically, signed; a folder that cannot be written is skipped."""
+    """Write ``value`` to ``path`` atomically, signed; a folder that cannot be written is skipped.
+
+    The pickle streams into the file (and its MAC) instead of being built in memory first."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         fd, tmp = tempfile.mkstemp(prefix=".cache-", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(_MAGIC + _mac(payload) + payload)
+                handle.write(_MAGIC + bytes(_MAC_SIZE))
+                mac = hmac.new(cache_secret(), digestmod="sha256")
+                pickle.dump(value, _SigningWriter(handle, mac), protocol=pickle.HIGHEST_PROTOCOL)
+                handle.seek(len(_MAGIC))
+                handle.write(mac.digest())
             os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)
