@@ -18,12 +18,11 @@ import io
 import os
 import pickle
 import secrets
-import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from skillsite import __version__
-from skillsite.loader import user_cache_root
+from skillsite.loader import user_cache_root, write_atomically
 
 CACHE_FILE = "build-cache.pickle"
 _MAGIC = b"skillsite-cache 3\n"
@@ -140,22 +139,14 @@ def save_signed(path: Path, value: Any) -> None:
     """Write ``value`` to ``path`` atomically, signed; a folder that cannot be written is skipped.
 
     The pickle streams into the file (and its MAC) instead of being built in memory first."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".cache-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(_MAGIC + bytes(_MAC_SIZE))
-                mac = hmac.new(cache_secret(), digestmod="sha256")
-                pickle.dump(value, _SigningWriter(handle, mac), protocol=pickle.HIGHEST_PROTOCOL)
-                handle.seek(len(_MAGIC))
-                handle.write(mac.digest())
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError:
-        pass
+    def write(handle: BinaryIO) -> None:
+        handle.write(_MAGIC + bytes(_MAC_SIZE))
+        mac = hmac.new(cache_secret(), digestmod="sha256")
+        pickle.dump(value, _SigningWriter(handle, mac), protocol=pickle.HIGHEST_PROTOCOL)
+        handle.seek(len(_MAGIC))
+        handle.write(mac.digest())
+
+    write_atomically(path, write)
 
 
 def value_bytes(value: Any) -> bytes:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field as _field
 from itertools import repeat as _repeat
 from operator import add as _add, mul as _mul
 from pathlib import Path
-from typing import Any, Collection, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, BinaryIO, Callable, Collection, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 __all__ = [
     "FORMAT", "FORMAT_VERSION", "xml_text", "xml_attr", "one_line", "skill_entry_xml",
@@ -38,7 +38,7 @@ __all__ = [
     # catalog access
     "Catalog", "open_catalog", "SearchResult", "SkillContent", "SubSkill", "ToolCheck", "Decision",
     "SkillSession", "POLICIES", "tool_matches", "ineligible_reasons", "current_platform", "skill_body",
-    "default_cache_dir", "user_cache_root", "DEFAULT_TIMEOUT", "DEFAULT_MAX_BYTES",
+    "default_cache_dir", "user_cache_root", "write_atomically", "DEFAULT_TIMEOUT", "DEFAULT_MAX_BYTES",
     "LoaderError", "FetchError", "HTTPStatusError", "RedirectError", "TooLargeError", "CatalogFormatError",
     "UnsupportedVersionError", "IntegrityError", "NotFoundError", "UnsafePathError", "DestinationExistsError",
     "MissingToolsError", "LoaderWarning", "StaleCatalogWarning", "MissingToolsWarning",
@@ -869,6 +869,25 @@ def default_cache_dir() -> Path:
     return user_cache_root() / "loader"
 
 
+def write_atomically(path: Path, write: Callable[[BinaryIO], Any]) -> bool:
+    """Make ``path`` with ``write(handle)`` in a temporary file beside it, then rename it into
+    place: readers see the old file or the whole new one.  False (and nothing left behind)
+    when the folder cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                write(handle)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        return False
+    return True
+
+
 class _Cache:
     """Manifests by URL (with validators) and verified files by sha256, under one folder.
 
@@ -922,18 +941,7 @@ class _Cache:
     @staticmethod
     def _write(path: Path, data: bytes) -> None:
         """Atomic write; a cache that cannot be written is silently skipped."""
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except OSError:
-            pass
+        write_atomically(path, lambda handle: handle.write(data))
 
 
 # ---- manifest checks

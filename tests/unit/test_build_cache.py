@@ -10,16 +10,19 @@ def fill(cache: BuildCache, keys: range, tag: str = "") -> None:
             cache.put("html", f"k{k}", f"value {k}{tag}")
 
 
-def test_a_small_change_writes_only_the_delta(tmp_path):
-    first = BuildCache(tmp_path, "scope")
-    fill(first, range(100))
-    first.save()
-    base = (tmp_path / "build-cache.pickle").read_bytes()
+def run(folder, keys: range) -> BuildCache:
+    """One build's use of the cache: load, look up (or store) ``keys``, save."""
+    cache = BuildCache(folder, "scope")
+    fill(cache, keys)
+    cache.save()
+    return cache
 
-    second = BuildCache(tmp_path, "scope")
-    fill(second, range(3, 105))        # 3 entries no longer used, 5 new
+
+def test_a_small_change_writes_only_the_delta(tmp_path):
+    run(tmp_path, range(100))
+    base = (tmp_path / "build-cache.pickle").read_bytes()
+    second = run(tmp_path, range(3, 105))  # 3 entries no longer used, 5 new
     assert second.hits == 97
-    second.save()
     assert (tmp_path / "build-cache.pickle").read_bytes() == base
     assert len((tmp_path / "build-cache.pickle.delta").read_bytes()) < len(base) // 5
 
@@ -29,13 +32,9 @@ def test_a_small_change_writes_only_the_delta(tmp_path):
 
 
 def test_the_base_is_rewritten_when_much_changed_and_unused_entries_go(tmp_path):
-    first = BuildCache(tmp_path, "scope")
-    fill(first, range(100))
-    first.save()
+    run(tmp_path, range(100))
     base = (tmp_path / "build-cache.pickle").read_bytes()
-    second = BuildCache(tmp_path, "scope")
-    fill(second, range(50, 150))
-    second.save()
+    run(tmp_path, range(50, 150))
     assert (tmp_path / "build-cache.pickle").read_bytes() != base
     third = BuildCache(tmp_path, "scope")
     assert third.get("html", "k10") is None
@@ -44,16 +43,10 @@ def test_the_base_is_rewritten_when_much_changed_and_unused_entries_go(tmp_path)
 
 
 def test_a_delta_of_another_base_or_scope_is_ignored(tmp_path):
-    first = BuildCache(tmp_path, "scope")
-    fill(first, range(100))
-    first.save()
-    second = BuildCache(tmp_path, "scope")
-    fill(second, range(101))
-    second.save()
+    run(tmp_path, range(100))
+    run(tmp_path, range(101))
     delta = (tmp_path / "build-cache.pickle.delta").read_bytes()
-    rewrite = BuildCache(tmp_path, "scope")
-    fill(rewrite, range(500, 600))
-    rewrite.save()                                          # a new base: the old delta no longer belongs
+    run(tmp_path, range(500, 600))                          # a new base: the old delta no longer belongs
     (tmp_path / "build-cache.pickle.delta").write_bytes(delta)
     assert BuildCache(tmp_path, "scope").get("html", "k100") is None
     assert BuildCache(tmp_path, "other scope").get("html", "k550") is None
