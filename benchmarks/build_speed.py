@@ -7,10 +7,11 @@ For each tree it measures, each build in a fresh process:
   in process the same, but by a process that built once already (as `skillsite serve` rebuilds
              after an edit: imports done, templates compiled), timed from the second build's start
 and prints peak memory, output size and time per stage of the cold build.  With
-``--mkdocs`` it also builds the same SKILL.md files as MkDocs pages (search plugin on)
-in the same run and prints the ratio.
+``--mkdocs [RUNS]`` it also builds the same SKILL.md files as MkDocs pages (search plugin on),
+right after each of the first RUNS cold builds (default 3), and prints the ratio run by run:
+this machine's speed drifts by up to 2x over minutes, so only neighbouring runs compare.
 
-    python benchmarks/build_speed.py [--sizes corpus,1000,10000] [--mkdocs] [--repeat 3] [--jobs N]
+    python benchmarks/build_speed.py [--sizes corpus,1000,10000] [--mkdocs [RUNS]] [--repeat 3] [--jobs N]
 
 Synthetic catalogs come from benchmarks/synth.py (the corpus's size distribution).  Above
 10,000 skills only the cold build is timed.
@@ -116,15 +117,20 @@ def rebuild_in_process(src: Path, out: Path, cache: Path, jobs: int) -> float:
     return json.loads(proc.stdout.strip().splitlines()[-1])["seconds"]
 
 
-def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: bool, rebuilds: bool) -> dict:
-    colds, noops, changes, served = [], [], [], []
+def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: int, rebuilds: bool) -> dict:
+    """``mkdocs``: how many of the ``repeat`` rounds also build with MkDocs, right after
+    skillsite's cold build (on this shared machine speed drifts: only neighbours compare)."""
+    colds, noops, changes, served, mk_times, paired = [], [], [], [], [], []
     cold = {}
-    for _ in range(repeat):
+    for round_ in range(repeat):
         out, cache = work / "site", work / "cache"
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(cache, ignore_errors=True)
         cold = run_build(src, out, cache, jobs)
         colds.append(cold["process_seconds"])
+        if round_ < mkdocs:
+            mk_times.append(run_mkdocs(src, work / "mkdocs"))
+            paired.append(mk_times[-1] / colds[-1])
         if rebuilds:
             noops.append(run_build(src, out, cache, jobs)["process_seconds"])
             touch_one(src)
@@ -136,8 +142,9 @@ def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: b
            "served": statistics.median(served) if served else None,
            "bytes": tree_size(work / "site"), "rss_main": cold["rss_main"], "rss_worker": cold["rss_worker"],
            "stages": cold["stages"]}
-    if mkdocs:
-        row["mkdocs"] = statistics.median(run_mkdocs(src, work / "mkdocs") for _ in range(1))
+    if mk_times:
+        row["mkdocs"] = statistics.median(mk_times)
+        row["paired"] = paired
     return row
 
 
@@ -147,7 +154,8 @@ def main() -> None:
                         help="comma-separated: 'corpus' and/or numbers of synthetic skills")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--mkdocs", action="store_true", help="also time MkDocs on the same files")
+    parser.add_argument("--mkdocs", type=int, nargs="?", const=3, default=0, metavar="RUNS",
+                        help="also time MkDocs on the same files, after the first RUNS cold builds (default 3)")
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     args = parser.parse_args()
 
@@ -168,7 +176,7 @@ def main() -> None:
             label = f"synthetic {int(size):,}"
         small = size == "corpus" or int(size) <= 10_000
         rows.append(measure(label, src, work, args.repeat if size in ("corpus", "1000") else 1, args.jobs,
-                            args.mkdocs and size in ("corpus", "1000"), rebuilds=small))
+                            args.mkdocs if size in ("corpus", "1000") else 0, rebuilds=small))
         shutil.rmtree(work / "site", ignore_errors=True)
         shutil.rmtree(src, ignore_errors=True)
 
@@ -186,6 +194,12 @@ def main() -> None:
         served = f"{r['served']:.2f} s" if r["served"] is not None else "–"
         print(f"| {r['label']} | {r['skills']:,} | {r['cold']:.2f} s | {noop} | {change} | {served} | {mk} | {ratio} | "
               f"{r['rss_main'] / 2**20:.0f} / {r['rss_worker'] / 2**20:.0f} MB | {r['bytes'] / 2**20:.0f} MB |")
+    for r in rows:
+        if r.get("paired"):
+            ratios = r["paired"]
+            print(f"{r['label']}: MkDocs ÷ skillsite cold, run by run (each MkDocs build right after a cold build): "
+                  f"median {statistics.median(ratios):.1f}x, range {min(ratios):.1f}x–{max(ratios):.1f}x "
+                  f"over {len(ratios)} runs")
     print()
     stages = sorted({s for r in rows for s in r["stages"]}, key=lambda s: list(rows[0]["stages"]).index(s)
                     if s in rows[0]["stages"] else 99)
