@@ -373,19 +373,44 @@
       button.setAttribute("aria-pressed", initial.indexOf(tag) !== -1 ? "true" : "false");
       while (chip.firstChild) button.appendChild(chip.firstChild);
       chip.parentNode.replaceChild(button, chip);
-      button.addEventListener("click", function () {
-        var on = button.getAttribute("aria-pressed") !== "true";
-        button.setAttribute("aria-pressed", on ? "true" : "false");
-        self.selectedTags = self.selectedTags.filter(function (t) { return t !== tag; });
-        if (on) self.selectedTags.push(tag);
-        self.update(true);
-      });
+      self.bindChip(button, tag);
     });
     var known = Object.create(null);
     Array.prototype.forEach.call(doc.querySelectorAll("#tagChips [data-tag]"), function (b) {
       known[b.getAttribute("data-tag")] = true;
     });
+    /* A ?tag= without a chip on this page (home shows the most used tags only) gets one, pressed,
+       so that the filter it applies shows and can be turned off; a tag no skill has filters
+       everything out and says so. */
+    var list = $("tagChips");
+    var more = list && list.querySelector(".chip-more");
+    initial.forEach(function (tag) {
+      if (!list || known[tag] || !tag) return;
+      known[tag] = true;
+      var button = doc.createElement("button");
+      button.type = "button";
+      button.className = "chip";
+      button.setAttribute("data-tag", tag);
+      button.setAttribute("aria-pressed", "true");
+      button.textContent = tag;
+      self.bindChip(button, tag);
+      var item = doc.createElement("li");
+      item.appendChild(button);
+      list.insertBefore(item, more ? more.parentNode : null);
+    });
     this.selectedTags = initial.filter(function (t) { return known[t]; });
+  };
+
+  /* A chip button turns its tag's filter on and off. */
+  Search.prototype.bindChip = function (button, tag) {
+    var self = this;
+    button.addEventListener("click", function () {
+      var on = button.getAttribute("aria-pressed") !== "true";
+      button.setAttribute("aria-pressed", on ? "true" : "false");
+      self.selectedTags = self.selectedTags.filter(function (t) { return t !== tag; });
+      if (on) self.selectedTags.push(tag);
+      self.update(true);
+    });
   };
 
   Search.prototype.filterList = function () {

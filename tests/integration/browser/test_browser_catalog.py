@@ -140,6 +140,25 @@ def test_tag_filter_from_the_url(context, example_site):
     assert sorted(ids) == ["prod-db-restore", "sql-migration-review"]
 
 
+def test_a_tag_without_a_chip_on_home_still_filters_from_the_url(context, example_site):
+    home = (example_site.root / "index.html").read_text(encoding="utf-8")
+    manifest = json.loads((example_site.root / "skills.json").read_text())
+    all_tags = {t for e in manifest["skills"] for t in e["tags"]}
+    rare = sorted(t for t in all_tags if f'data-tag="{t}"' not in home)
+    assert rare, "the example catalog should have more tags than home shows chips for"
+    tag = rare[0]
+    expected = sorted(e["id"] for e in manifest["skills"] if tag in e["tags"])
+    page = context.new_page()
+    page.goto(example_site.page_url(f"index.html?tag={tag}"))
+    chip = f"#tagChips button[data-tag='{tag}'][aria-pressed='true']"
+    page.wait_for_selector(chip)
+    items = page.locator("#skillList > li:visible")
+    assert sorted(items.evaluate_all(ITEM_IDS)) == expected
+    page.click(chip)                       # and it can be turned off like any other chip
+    page.wait_for_function("document.querySelectorAll('#skillList > li:not([hidden])').length > 3")
+    assert items.count() == len(manifest["skills"])
+
+
 def test_enter_in_the_box_opens_the_first_result(context, example_site):
     page = context.new_page()
     open_home(page, example_site)
