@@ -68,13 +68,8 @@ def cache_secret() -> bytes:
             key = b""
         if len(key) < 32:
             key = secrets.token_hex(32).encode("ascii")
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(key)
-            except OSError:
-                pass
+            fresh = key
+            write_atomically(path, lambda handle: handle.write(fresh))  # mkstemp's file: mode 0600
         _secrets[path] = key
     return _secrets[path]
 

@@ -40,11 +40,10 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
     if jobs <= 1 or len(items) < MIN_PARALLEL_ITEMS or not hasattr(os, "fork"):
         return [func(x) for x in items]
     workers = min(jobs, len(items))
-    size = max(1, len(items) // (workers * 8))
-    starts = range(0, len(items), size)
+    size = max(1, len(items) // (workers * 8))  # chunk c is items[c * size:(c + 1) * size]
     queue_r, queue_w = os.pipe()
     try:
-        os.write(queue_w, b"".join(c.to_bytes(_RECORD, "little") for c in range(len(starts))))
+        os.write(queue_w, b"".join(c.to_bytes(_RECORD, "little") for c in range(-(-len(items) // size))))
     finally:
         os.close(queue_w)  # once the numbers are taken, reads find the end of the pipe
     # Objects that exist before the fork are left out of the collections: walking them would
@@ -54,9 +53,9 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
     done: list[tuple[int, list[R]]] = []
     try:
         for _ in range(1, workers):
-            children.append(_fork_child(func, items, starts, size, queue_r))
+            children.append(_fork_child(func, items, size, queue_r))
         try:
-            done = _take_chunks(func, items, starts, size, queue_r)
+            done = _take_chunks(func, items, size, queue_r)
         finally:
             while os.read(queue_r, 4096):  # after a failure here: leave the children nothing more to do
                 pass
@@ -67,15 +66,15 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
         os.close(queue_r)
     results: list[Any] = [None] * len(items)
     for chunk, outcome in done:
-        results[starts[chunk]:starts[chunk] + size] = outcome
+        results[chunk * size:(chunk + 1) * size] = outcome
     return results
 
 
 _RECORD = 4  # bytes per chunk number in the queue pipe
 
 
-def _take_chunks(func: Callable[[T], R], items: Sequence[T], starts: range, size: int,
-                 queue_fd: int) -> list[tuple[int, list[R]]]:
+def _take_chunks(func: Callable[[T], R], items: Sequence[T], size: int, queue_fd: int
+                 ) -> list[tuple[int, list[R]]]:
     """Map ``func`` over the chunks this process takes from the queue: (chunk, results) pairs."""
     done = []
     while True:
@@ -83,11 +82,10 @@ def _take_chunks(func: Callable[[T], R], items: Sequence[T], starts: range, size
         if not record:
             return done
         chunk = int.from_bytes(record, "little")
-        done.append((chunk, [func(x) for x in items[starts[chunk]:starts[chunk] + size]]))
+        done.append((chunk, [func(x) for x in items[chunk * size:(chunk + 1) * size]]))
 
 
-def _fork_child(func: Callable[[T], R], items: Sequence[T], starts: range, size: int,
-                queue_fd: int) -> tuple[int, int]:
+def _fork_child(func: Callable[[T], R], items: Sequence[T], size: int, queue_fd: int) -> tuple[int, int]:
     """Start a child that takes chunks from the queue and sends back its pickled (chunk,
     results) pairs, or the exception, through a pipe; returns its pid and the pipe's reading end."""
     read_fd, write_fd = os.pipe()
@@ -97,7 +95,7 @@ def _fork_child(func: Callable[[T], R], items: Sequence[T], starts: range, size:
         try:
             os.close(read_fd)
             try:
-                payload = pickle.dumps((True, _take_chunks(func, items, starts, size, queue_fd)),
+                payload = pickle.dumps((True, _take_chunks(func, items, size, queue_fd)),
                                        protocol=pickle.HIGHEST_PROTOCOL)
                 status = 0
             except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it

@@ -5,7 +5,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, cast
 
 from skillsite.cache import BuildCache, digest
 from skillsite.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
@@ -247,7 +247,7 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
             verdicts[i] = verdict
             if cache is not None and keys[i] is not None and not any(d.code == "SK303" for d in verdict[3]):
                 cache.put("verdicts", keys[i], verdict)
-        done: list[_Verdict] = [v for v in verdicts if v is not None]
+        done = cast("list[_Verdict]", verdicts)  # every None was in todo, and is filled now
         diags = [d for d in found.diagnostics if d.code not in ignored]
         for verdict in done:
             diags += [d for d in verdict[3] if d.code not in ignored]
