@@ -8,8 +8,8 @@ noticed, unknown tags never construct anything, and alias expansion is bounded.
 """
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -244,6 +244,13 @@ def _decode(raw: bytes, path: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+# Fences as the first line and as a later line, when lines end with "\n" only.
+_OPENING_FENCE = re.compile(r"---[ \t]*(?:\n|\Z)")
+_CLOSING_FENCE = re.compile(r"^---[ \t]*(?:\n|\Z)", re.M)
+# Every line break str.splitlines knows besides "\n".
+_RARE_LINE_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def split_frontmatter(text: str) -> tuple[str, int, str, int] | None:
     """Find the frontmatter line by line (the rule of :func:`skillsite.loader.frontmatter_end`).
 
@@ -251,6 +258,21 @@ def split_frontmatter(text: str) -> tuple[str, int, str, int] | None:
     lines, or None when the file does not open with ``---``.  Raises
     :class:`FrontmatterError` when the frontmatter is never closed.
     """
+    opening = _OPENING_FENCE.match(text)
+    if opening is None and not text.startswith("---"):
+        return None            # cannot open a frontmatter, whatever its line breaks
+    if opening is not None:
+        closing = _CLOSING_FENCE.search(text, opening.end())
+        region_end = closing.end() if closing is not None else len(text)
+        if not _RARE_LINE_BREAKS.search(text, 0, region_end):
+            # Up to the closing fence every line ends with "\n", so these matches are the lines
+            # str.splitlines would give; the body's own line breaks do not matter.
+            if closing is None:
+                raise FrontmatterError("SK102", "frontmatter opened with '---' on line 1 is never closed by a "
+                                                "'---' line", 1, 1)
+            body = text[closing.end():]
+            return (text[opening.end():closing.start()], 2, body.replace("\r\n", "\n") if "\r" in body else body,
+                    text.count("\n", 0, closing.start()) + 2)
     lines = text.splitlines(keepends=True)
     end = frontmatter_end(lines)
     if end is None:
@@ -295,13 +317,18 @@ def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_M
 def parse_skill(source: SourceFile, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedSkill:
     """Read and parse one discovered SKILL.md; never raises on bad input or unreadable files."""
     try:
-        with open(source.skill_md, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
-            if len(raw) > max_bytes:
-                size = Path(source.skill_md).stat().st_size
-                diag = make("SK106", f"file is {size:,} bytes, over the limit of {max_bytes:,} bytes; not read",
-                            source.display_path)
-                return ParsedSkill(source, None, {}, "", 1, b"", (diag,))
+        # os.read of the size fstat gives (plus one byte, to see growth): a buffered
+        # read(max_bytes + 1) allocates the whole limit for every file.
+        fd = os.open(source.skill_md, os.O_RDONLY)
+        try:
+            size = os.fstat(fd).st_size
+            raw = os.read(fd, min(size, max_bytes) + 1)
+        finally:
+            os.close(fd)
+        if len(raw) > max_bytes:
+            diag = make("SK106", f"file is {max(size, len(raw)):,} bytes, over the limit of {max_bytes:,} bytes; "
+                                 "not read", source.display_path)
+            return ParsedSkill(source, None, {}, "", 1, b"", (diag,))
     except OSError as exc:
         diag = make("SK006", f"cannot read SKILL.md: {exc.strerror or exc}", source.display_path)
         return ParsedSkill(source, None, {}, "", 1, b"", (diag,))

@@ -159,30 +159,25 @@ _LINK = re.compile(r"\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]+
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 _TICKS = re.compile(r"``*")  # a literal first character lets re search fast (`+ does not)
-_FENCE_MARKS = ("```", "~~~")
+_FENCE_RUNS = (re.compile("```+"), re.compile("~~~+"))
 _REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")
 
 
 def _fenced_ranges(body: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the fenced code blocks of a body, in order.
 
-    Fence lines are found with ``str.find`` on the two markers (a regex anchored at every
-    line start costs more than the rest of the scan).
+    Fence lines are found from the runs of three or more backticks or tildes (a regex anchored
+    at every line start costs more than the rest of the scan).
     """
     fences: list[tuple[int, int, str]] = []       # (line start, line end, marker run)
-    for mark in _FENCE_MARKS:
-        at = body.find(mark)
-        while at >= 0:
+    for runs in _FENCE_RUNS:
+        for run in runs.finditer(body):
+            at = run.start()
             line_start = body.rfind("\n", 0, at) + 1
+            if at - line_start > 3 or (at > line_start and body[line_start:at].strip(" ")):
+                continue                         # not at the start of its line: not a fence
             line_end = body.find("\n", at)
-            line_end = len(body) if line_end < 0 else line_end
-            indent = body[line_start:at]
-            if len(indent) <= 3 and indent.strip(" ") == "":
-                run_end = at
-                while run_end < line_end and body[run_end] == mark[0]:
-                    run_end += 1
-                fences.append((line_start, line_end, body[at:run_end]))
-            at = body.find(mark, line_end)
+            fences.append((line_start, len(body) if line_end < 0 else line_end, run.group()))
     fences.sort()
     ranges: list[tuple[int, int]] = []
     opening: tuple[int, int, str] | None = None

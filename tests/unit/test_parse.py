@@ -4,9 +4,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from skillsite.loader import frontmatter_end
 from skillsite.models import SourceFile
-from skillsite.parse import parse_skill_bytes, split_frontmatter
+from skillsite.parse import FrontmatterError, parse_skill_bytes, split_frontmatter
 
 
 def source(name: str = "demo") -> SourceFile:
@@ -59,6 +62,35 @@ def test_dashes_inside_a_value_are_kept():
 def test_split_is_line_based():
     assert split_frontmatter("no frontmatter\n---\n") is None
     assert split_frontmatter("----\nx\n") is None
+
+
+def split_line_by_line(text: str) -> tuple[str, int, str, int] | None | str:
+    """The frontmatter split by str.splitlines and frontmatter_end: what the fast path must give."""
+    lines = text.splitlines(keepends=True)
+    end = frontmatter_end(lines)
+    if end is None:
+        return None
+    if end < 0:
+        return "SK102"
+    return ("".join(lines[1:end]).replace("\r\n", "\n"), 2, "".join(lines[end + 1:]).replace("\r\n", "\n"),
+            end + 2)
+
+
+_LINE_TEXT = st.sampled_from(["---", "--- ", "---\t", " ---", "----", "-", "a: b", "", "é"])
+_LINE_END = st.sampled_from(["\n", "\n", "\n", "\r\n", "\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c",
+                             "\x1c", "\x1d", "\x1e", ""])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.booleans(), st.lists(st.tuples(_LINE_TEXT, _LINE_END), max_size=8))
+def test_split_agrees_with_splitlines_for_every_kind_of_line_break(opened: bool,
+                                                                    lines: list[tuple[str, str]]) -> None:
+    text = ("---\n" if opened else "") + "".join(line + end for line, end in lines)
+    try:
+        got: object = split_frontmatter(text)
+    except FrontmatterError as exc:
+        got = exc.code
+    assert got == split_line_by_line(text)
 
 
 def test_unclosed_frontmatter_is_an_error():
