@@ -10,6 +10,10 @@ TREE defaults to ../shared/corpus relative to the repository root.
 Rows:
   skillsite, no cache `python -m skillsite validate TREE --profile spec --format json --no-cache`
                       (exit code ignored: it is 1 when the tree has errors).
+  skillsite, first    the same without --no-cache, in an empty user cache folder (a fresh
+                      XDG_CACHE_HOME each run): what a CI runner does, as a checkout's fresh
+                      inodes and ctimes miss any cache; it also makes the cache key and writes
+                      the cache.
   skillsite, warm     the same without --no-cache, after one run that filled the verdict cache
                       (a temporary XDG_CACHE_HOME, removed afterwards).
   skills-ref, 1 proc  one Python process that imports skills_ref and validates every folder
@@ -140,21 +144,27 @@ def main(argv: list[str] | None = None) -> int:
     cold_cmd = base_cmd + ["--no-cache"]
     one_cmd = [sys.executable, "-c", SKILLS_REF_ONE_PROCESS, str(tree)]
     ok, why = skillsite_usable(REPO)
-    times: dict[str, list[float]] = {"cold": [], "warm": [], "ref": []}
+    times: dict[str, list[float]] = {"cold": [], "first": [], "warm": [], "ref": []}
     procs: dict[str, subprocess.CompletedProcess] = {}
     try:
         if ok:
             run_once(base_cmd, REPO, env)  # fills the cache for the warm runs
         for _ in range(n):
-            for label, cmd in (("cold", cold_cmd), ("warm", base_cmd), ("ref", one_cmd)):
+            for label, cmd in (("cold", cold_cmd), ("first", base_cmd), ("warm", base_cmd), ("ref", one_cmd)):
                 if label != "ref" and not ok:
                     continue
-                elapsed, procs[label] = run_once(cmd, REPO, env)
+                run_env = env
+                if label == "first":
+                    run_env = {**env, "XDG_CACHE_HOME": tempfile.mkdtemp(prefix="skillsite-bench-empty-")}
+                elapsed, procs[label] = run_once(cmd, REPO, run_env)
                 times[label].append(elapsed)
+                if label == "first":
+                    shutil.rmtree(run_env["XDG_CACHE_HOME"], ignore_errors=True)
     finally:
         shutil.rmtree(cache_home, ignore_errors=True)
     ss_median = statistics.median(times["cold"]) if times["cold"] else None
-    for label, cmd, what in (("cold", cold_cmd, "skillsite, no cache"), ("warm", base_cmd, "skillsite, warm cache")):
+    for label, cmd, what in (("cold", cold_cmd, "skillsite, no cache"), ("first", base_cmd, "skillsite, first run"),
+                             ("warm", base_cmd, "skillsite, warm cache")):
         shown = " ".join(["python"] + cmd[1:])
         if not ok or label not in procs:
             rows.append((what, shown, None, None, f"skillsite not available ({why})"))
@@ -177,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("skills-ref, 1 process", "python -c '...' TREE", None, None,
                      "failed: " + (tail[-1] if tail else f"exit {sr_proc.returncode}")))
     paired = {label: [sr / ss for ss, sr in zip(times[label], sr_times)] if times[label] and sr_median else []
-              for label in ("cold", "warm")}
+              for label in ("cold", "first", "warm")}
 
     # (b') skills-ref CLI, one process per folder, once
     loop_time = None
@@ -203,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"- Python {platform.python_version()} ({sys.executable})")
     print(f"- tree: {tree} — {len(dirs)} folders holding a SKILL.md")
     print(f"- whole processes, start-up included; {n} runs each, taking turns (CLI loop: 1 run)")
+    print("- first run: the default command (cache on) in an empty user cache folder, as on a fresh CI runner")
     print("- warm cache: a run after an earlier one over the same unchanged tree (verdicts cached by each "
           "SKILL.md's size, times and inode)\n")
     print("| what | command | median | min | ÷ skillsite (no cache) median | note |")
@@ -210,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, cmd, med, mn, note in rows:
         ratio = f"{med / ss_median:.2f}×" if med and ss_median else ""
         print(f"| {label} | `{cmd}` | {fmt(med)} | {fmt(mn)} | {ratio} | {note} |")
-    for label, what in (("cold", "no cache"), ("warm", "warm cache")):
+    for label, what in (("cold", "no cache"), ("first", "first run"), ("warm", "warm cache")):
         if paired[label]:
             ratios = paired[label]
             print(f"\nskills-ref ÷ skillsite ({what}), run by run: median {statistics.median(ratios):.2f}×, "

@@ -9,6 +9,7 @@ with the same id.  Bundled files of a skill are its files outside nested skills.
 from __future__ import annotations
 
 import fnmatch
+import operator
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,9 @@ class Discovery:
 
     sources: tuple[SourceFile, ...]
     diagnostics: tuple[Diagnostic, ...]
+
+
+_ENTRY_NAME = operator.attrgetter("name")
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -83,7 +87,8 @@ class _RootWalker:
                 return
             seen, rel, real, owner, ancestors = stack.pop()
             try:
-                entries = sorted(os.scandir(seen), key=_entry_name)
+                with os.scandir(seen) as listing:
+                    entries = sorted(listing, key=_ENTRY_NAME)
             except OSError as exc:
                 self.diags.append(make("SK006", f"cannot list folder: {exc.strerror or exc}", self._show(rel)))
                 continue
@@ -151,10 +156,6 @@ class _RootWalker:
         stat = os.stat(target)
         node.files.append((entry.name, entry.path, target, stat.st_size, stat.st_mtime_ns))
         return None
-
-
-def _entry_name(entry: os.DirEntry) -> str:
-    return entry.name
 
 
 def _is_file(entry: os.DirEntry) -> bool:

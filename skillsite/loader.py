@@ -10,6 +10,7 @@ import array
 import base64
 import bisect
 import contextlib
+import functools
 import gc
 import hashlib
 import heapq
@@ -192,29 +193,60 @@ _WORD = re.compile(r"[^\W_]+")
 _DOT = "[^\n\r\u2028\u2029]"
 _C = "[^aeiou][^aeiouy]*"
 _V = "[aeiouy][aeiou]*"
-_MGR0 = re.compile(f"^({_C})?{_V}{_C}")
-_MEQ1 = re.compile(f"^({_C})?{_V}{_C}({_V})?\\Z")
-_MGR1 = re.compile(f"^({_C})?{_V}{_C}{_V}{_C}")
-_S_V = re.compile(f"^({_C})?[aeiouy]")
-_RE_1A = re.compile(f"^({_DOT}+?)(ss|i)es\\Z")
-_RE2_1A = re.compile(f"^({_DOT}+?)([^s])s\\Z")
-_RE_1B = re.compile(f"^({_DOT}+?)eed\\Z")
-_RE2_1B = re.compile(f"^({_DOT}+?)(ed|ing)\\Z")
-_RE2_1B_2 = re.compile("(at|bl|iz)\\Z")
-_RE3_1B_2 = re.compile("([^aeiouylsz])\\1\\Z")
-_RE4_1B_2 = re.compile(f"^{_C}[aeiouy][^aeiouwxy]\\Z")
-_RE_1C = re.compile(f"^({_DOT}+?[^aeiou])y\\Z")
 _STEP2 = {"ational": "ate", "tional": "tion", "enci": "ence", "anci": "ance", "izer": "ize", "bli": "ble",
           "alli": "al", "entli": "ent", "eli": "e", "ousli": "ous", "ization": "ize", "ation": "ate",
           "ator": "ate", "alism": "al", "iveness": "ive", "fulness": "ful", "ousness": "ous", "aliti": "al",
           "iviti": "ive", "biliti": "ble", "logi": "log"}
 _STEP3 = {"icate": "ic", "ative": "", "alize": "al", "iciti": "ic", "ical": "ic", "ful": "", "ness": ""}
-_RE_2 = re.compile(f"^({_DOT}+?)({'|'.join(_STEP2)})\\Z")
-_RE_3 = re.compile(f"^({_DOT}+?)({'|'.join(_STEP3)})\\Z")
-_RE_4 = re.compile(f"^({_DOT}+?)(al|ance|ence|er|ic|able|ible|ant|ement|ment|ent|ou|ism|ate|iti|ous|ive|ize)\\Z")
-_RE2_4 = re.compile(f"^({_DOT}+?)(s|t)(ion)\\Z")
-_RE_5 = re.compile(f"^({_DOT}+?)e\\Z")
-_RE_5_1 = re.compile("ll\\Z")
+
+
+class _StemmerPatterns(NamedTuple):
+    """The stemmer's regexes, compiled at the first stem (about 4 ms: most users of this module
+    never search)."""
+
+    mgr0: re.Pattern[str]
+    meq1: re.Pattern[str]
+    mgr1: re.Pattern[str]
+    s_v: re.Pattern[str]
+    re_1a: re.Pattern[str]
+    re2_1a: re.Pattern[str]
+    re_1b: re.Pattern[str]
+    re2_1b: re.Pattern[str]
+    re2_1b_2: re.Pattern[str]
+    re3_1b_2: re.Pattern[str]
+    re4_1b_2: re.Pattern[str]
+    re_1c: re.Pattern[str]
+    re_2: re.Pattern[str]
+    re_3: re.Pattern[str]
+    re_4: re.Pattern[str]
+    re2_4: re.Pattern[str]
+    re_5: re.Pattern[str]
+    re_5_1: re.Pattern[str]
+
+
+@functools.lru_cache(maxsize=None)
+def _stemmer_patterns() -> _StemmerPatterns:
+    return _StemmerPatterns(
+        re.compile(f"^({_C})?{_V}{_C}"),
+        re.compile(f"^({_C})?{_V}{_C}({_V})?\\Z"),
+        re.compile(f"^({_C})?{_V}{_C}{_V}{_C}"),
+        re.compile(f"^({_C})?[aeiouy]"),
+        re.compile(f"^({_DOT}+?)(ss|i)es\\Z"),
+        re.compile(f"^({_DOT}+?)([^s])s\\Z"),
+        re.compile(f"^({_DOT}+?)eed\\Z"),
+        re.compile(f"^({_DOT}+?)(ed|ing)\\Z"),
+        re.compile("(at|bl|iz)\\Z"),
+        re.compile("([^aeiouylsz])\\1\\Z"),
+        re.compile(f"^{_C}[aeiouy][^aeiouwxy]\\Z"),
+        re.compile(f"^({_DOT}+?[^aeiou])y\\Z"),
+        re.compile(f"^({_DOT}+?)({'|'.join(_STEP2)})\\Z"),
+        re.compile(f"^({_DOT}+?)({'|'.join(_STEP3)})\\Z"),
+        re.compile(f"^({_DOT}+?)(al|ance|ence|er|ic|able|ible|ant|ement|ment|ent|ou|ism|ate|iti|ous|ive|ize)\\Z"),
+        re.compile(f"^({_DOT}+?)(s|t)(ion)\\Z"),
+        re.compile(f"^({_DOT}+?)e\\Z"),
+        re.compile("ll\\Z"))
+
+
 _LINE_END = "\n\r\u2028\u2029"
 
 
@@ -227,47 +259,48 @@ def _porter(w: str) -> str:
     """lunr.js ``porterStemmer`` on a string of UTF-16 code units."""
     if len(w) < 3:
         return w
+    rx = _stemmer_patterns()
     first_y = w[0] == "y"
     if first_y:
         w = "Y" + w[1:]
-    m = _RE_1A.match(w) or _RE2_1A.match(w)                       # step 1a
+    m = rx.re_1a.match(w) or rx.re2_1a.match(w)                   # step 1a
     if m:
         w = m.group(1) + m.group(2)
-    m = _RE_1B.match(w)                                           # step 1b
+    m = rx.re_1b.match(w)                                         # step 1b
     if m:
-        if _MGR0.match(m.group(1)):
+        if rx.mgr0.match(m.group(1)):
             w = _drop_last(w)
     else:
-        m = _RE2_1B.match(w)
-        if m and _S_V.match(m.group(1)):
+        m = rx.re2_1b.match(w)
+        if m and rx.s_v.match(m.group(1)):
             w = m.group(1)
-            if _RE2_1B_2.search(w):
+            if rx.re2_1b_2.search(w):
                 w += "e"
-            elif _RE3_1B_2.search(w):
+            elif rx.re3_1b_2.search(w):
                 w = _drop_last(w)
-            elif _RE4_1B_2.match(w):
+            elif rx.re4_1b_2.match(w):
                 w += "e"
-    m = _RE_1C.match(w)                                           # step 1c
+    m = rx.re_1c.match(w)                                         # step 1c
     if m:
         w = m.group(1) + "i"
-    for regex, table in ((_RE_2, _STEP2), (_RE_3, _STEP3)):       # steps 2 and 3
+    for regex, table in ((rx.re_2, _STEP2), (rx.re_3, _STEP3)):   # steps 2 and 3
         m = regex.match(w)
-        if m and _MGR0.match(m.group(1)):
+        if m and rx.mgr0.match(m.group(1)):
             w = m.group(1) + table[m.group(2)]
-    m = _RE_4.match(w)                                            # step 4
+    m = rx.re_4.match(w)                                          # step 4
     if m:
-        if _MGR1.match(m.group(1)):
+        if rx.mgr1.match(m.group(1)):
             w = m.group(1)
     else:
-        m = _RE2_4.match(w)
-        if m and _MGR1.match(m.group(1) + m.group(2)):
+        m = rx.re2_4.match(w)
+        if m and rx.mgr1.match(m.group(1) + m.group(2)):
             w = m.group(1) + m.group(2)
-    m = _RE_5.match(w)                                            # step 5
+    m = rx.re_5.match(w)                                          # step 5
     if m:
         s = m.group(1)
-        if _MGR1.match(s) or (_MEQ1.match(s) and not _RE4_1B_2.match(s)):
+        if rx.mgr1.match(s) or (rx.meq1.match(s) and not rx.re4_1b_2.match(s)):
             w = s
-    if _RE_5_1.search(w) and _MGR1.match(w):
+    if rx.re_5_1.search(w) and rx.mgr1.match(w):
         w = _drop_last(w)
     if first_y:
         w = "y" + w[1:]

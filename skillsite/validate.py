@@ -228,10 +228,18 @@ def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
     Code spans never cross a line, so they are worked out only for the lines that hold a
     candidate (a link, or a backtick before ``scripts/``, ``references/``, ``assets/``).
     """
-    if "[" not in body and "`" not in body:
+    has_refs = "`" in body and ("scripts/" in body or "references/" in body or "assets/" in body)
+    has_links = "](" in body
+    if not has_refs and not has_links:
         return
-    fenced = _fenced_ranges(body) if ("```" in body or "~~~" in body) else []
-    fenced_starts = [start for start, _ in fenced]
+    fences: list[tuple[list[tuple[int, int]], list[int]]] = []  # worked out at the first candidate
+
+    def in_fence(offset: int) -> bool:
+        if not fences:
+            ranges = _fenced_ranges(body) if ("```" in body or "~~~" in body) else []
+            fences.append((ranges, [start for start, _ in ranges]))
+        return _inside(*fences[0], offset)
+
     line_spans: dict[int, list[tuple[int, int]]] = {}
 
     def spans_of_line(offset: int) -> tuple[int, list[tuple[int, int]]]:
@@ -250,10 +258,10 @@ def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
         counted[0] = offset
         return counted[1], offset - body.rfind("\n", 0, offset)
 
-    if "`" in body:
+    if has_refs:
         lines_seen: set[int] = set()
         for hint in _REF_HINT.finditer(body):
-            if _inside(fenced, fenced_starts, hint.start()):
+            if in_fence(hint.start()):
                 continue
             line_start, spans = spans_of_line(hint.start())
             if line_start in lines_seen:
@@ -266,9 +274,9 @@ def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
                 ref = body[ticks:end - (ticks - start)].strip()
                 if _FILE_REF.match(ref):
                     yield (*place(start), ref, False)
-    if "](" in body:
+    if has_links:
         for link in _LINK.finditer(body):
-            if _inside(fenced, fenced_starts, link.start()):
+            if in_fence(link.start()):
                 continue  # code, not a link
             if "`" in body:
                 spans = spans_of_line(link.start())[1]
@@ -284,10 +292,8 @@ def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]
     """Relative links and file references that point at missing files or leave the skill folder."""
     src = parsed.source
     path = src.display_path
-    files = {f.path for f in src.files}
-    dirs = {posixpath.dirname(p) for p in files}
-    while "" not in dirs and dirs:
-        dirs |= {posixpath.dirname(d) for d in dirs}
+    files: set[str] | None = None   # the skill's files and folders, worked out at the first local target
+    dirs: set[str] = set()
     skill_rel = posixpath.dirname(src.rel_path)
     root = str(src.root)
     diags = []
@@ -315,6 +321,11 @@ def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]
             diags.append(make("SK304", f"link '{target}' leaves the skill folder; it is not published with "
                                        "the skill", path, line, col))
             continue
+        if files is None:
+            files = {f.path for f in src.files}
+            dirs = {posixpath.dirname(p) for p in files}
+            while "" not in dirs and dirs:
+                dirs |= {posixpath.dirname(d) for d in dirs}
         nested = posixpath.join(skill_rel, inside) if skill_rel else inside
         nested_dir = nested[:-len("/SKILL.md")] if nested.endswith("/SKILL.md") else nested
         if inside in files or inside in dirs or inside == "SKILL.md" or (root, nested_dir) in skill_dirs:
