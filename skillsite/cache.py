@@ -201,6 +201,10 @@ class BuildCache:
                 if isinstance(delta.get(name), dict) and delta[name]:
                     self.old[name] = {**self.old[name], **delta[name]}
 
+    def holds(self, section: str) -> bool:
+        """True when the cache as loaded has entries in ``section``."""
+        return bool(self.old[section])
+
     def get(self, section: str, key: Any) -> Any:
         """A cached value (carried over to the next save), or None."""
         value = self.old[section].get(key)

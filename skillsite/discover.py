@@ -67,13 +67,21 @@ class _RootWalker:
     def __init__(self, root: Path, exclude: Sequence[str], stat_files: bool = True):
         self.root = root
         self.real_root = os.path.realpath(root)
+        shown = os.path.normpath(str(root))
+        self.shown_prefix = "" if shown == os.curdir else shown if shown.endswith(os.sep) else shown + os.sep
         self.exclude = exclude
         self.stat_files = stat_files
         self.dirs: list[_Dir] = []
         self.diags: list[Diagnostic] = []
 
     def _show(self, rel: str) -> str:
-        return os.path.normpath(os.path.join(str(self.root), *rel.split("/"))) if rel else str(self.root)
+        """The path of ``rel`` as shown in diagnostics: under the root as given, normalised.
+
+        Names from a folder listing are never ``.``, ``..`` or empty, so only the root needs
+        normalising (once)."""
+        if not rel:
+            return str(self.root)
+        return self.shown_prefix + (rel.replace("/", os.sep) if os.sep != "/" else rel)
 
     def walk(self) -> None:
         # stack of (seen path, rel, real path, owner rel, ancestor real paths)

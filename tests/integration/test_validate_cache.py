@@ -52,11 +52,12 @@ def test_check_catalog_reports_what_read_catalog_does(tmp_path):
     assert checked.summary()["left_out"] == 1 and "SK212" in checked.summary()["by_code"]
 
 
-def test_unchanged_skills_come_from_the_cache_and_the_report_is_the_same(tmp_path, trusting_fresh_files):
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_unchanged_skills_come_from_the_cache_and_the_report_is_the_same(tmp_path, trusting_fresh_files, jobs):
     src, cache_dir = tree(tmp_path), tmp_path / "cache"
-    first, cache = check(src, cache_dir)
+    first, cache = check(src, cache_dir, jobs=jobs)   # keys made by the workers (nothing to look up)
     assert cache.hits == 0
-    second, cache = check(src, cache_dir)
+    second, cache = check(src, cache_dir, jobs=jobs)  # keys made here, to look verdicts up
     skills = len(second.sources)
     assert cache.hits == skills - 1  # all but the one with a SK303
     assert report(second) == report(first) == report(check(src)[0])
