@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from skillsite import __version__
-from skillsite.cache import BuildCache, code_signature, digest
+from skillsite.cache import BuildCache, code_scope, digest
 
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
@@ -287,7 +287,7 @@ def _fingerprint(reading: CatalogReading, sources: Sequence[Path | str], config:
 
 def cache_scope(config: SiteConfig) -> str:
     """What every cached result depends on besides its own inputs: skillsite and the configuration."""
-    return digest(__version__, code_signature(), sorted(vars(config).items()))
+    return code_scope(sorted(vars(config).items()))
 
 
 def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteConfig(), *,

@@ -91,6 +91,12 @@ def code_signature() -> list[tuple[str, int, int]]:
     return [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files]
 
 
+def code_scope(*more: Any) -> str:
+    """The scope of a cache: skillsite's version and code (see :func:`code_signature`), and
+    ``more`` (what else every entry depends on, such as the configuration)."""
+    return digest(__version__, code_signature(), *more)
+
+
 def load_signed(path: Path) -> Any:
     """The object in a cache file written by :func:`save_signed`, or None when it is missing,
     damaged, or not signed with this user's key.

@@ -121,12 +121,12 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
 def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str,
                    cache_dir: Path | None) -> "BuildCache":
     """The verdict cache of ``skillsite validate``: one signed file per tree and profile."""
-    from skillsite.cache import BuildCache, code_signature, digest
+    from skillsite.cache import BuildCache, code_scope, digest
     from skillsite.loader import user_cache_root
 
     folder = cache_dir or user_cache_root() / "validate"
     tree = digest([os.path.abspath(r) for r in roots], exclude, profile)
-    return BuildCache(folder, digest(__version__, code_signature()), file_name=f"{tree[:24]}.pickle")
+    return BuildCache(folder, code_scope(), file_name=f"{tree[:24]}.pickle")
 
 
 def load_site_config(config_file: Path | None) -> "SiteConfig":
