@@ -29,6 +29,7 @@ from dataclasses import dataclass, field as _field
 from itertools import repeat as _repeat
 from operator import add as _add, mul as _mul
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, BinaryIO, Callable, Collection, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 __all__ = [
@@ -200,51 +201,32 @@ _STEP2 = {"ational": "ate", "tional": "tion", "enci": "ence", "anci": "ance", "i
 _STEP3 = {"icate": "ic", "ative": "", "alize": "al", "iciti": "ic", "ical": "ic", "ful": "", "ness": ""}
 
 
-class _StemmerPatterns(NamedTuple):
-    """The stemmer's regexes, compiled at the first stem (about 4 ms: most users of this module
-    never search)."""
-
-    mgr0: re.Pattern[str]
-    meq1: re.Pattern[str]
-    mgr1: re.Pattern[str]
-    s_v: re.Pattern[str]
-    re_1a: re.Pattern[str]
-    re2_1a: re.Pattern[str]
-    re_1b: re.Pattern[str]
-    re2_1b: re.Pattern[str]
-    re2_1b_2: re.Pattern[str]
-    re3_1b_2: re.Pattern[str]
-    re4_1b_2: re.Pattern[str]
-    re_1c: re.Pattern[str]
-    re_2: re.Pattern[str]
-    re_3: re.Pattern[str]
-    re_4: re.Pattern[str]
-    re2_4: re.Pattern[str]
-    re_5: re.Pattern[str]
-    re_5_1: re.Pattern[str]
+# The stemmer's regexes, compiled at the first stem (about 4 ms: most users of this module never search).
+_STEMMER_SOURCES = {
+    "mgr0": f"^({_C})?{_V}{_C}",
+    "meq1": f"^({_C})?{_V}{_C}({_V})?\\Z",
+    "mgr1": f"^({_C})?{_V}{_C}{_V}{_C}",
+    "s_v": f"^({_C})?[aeiouy]",
+    "re_1a": f"^({_DOT}+?)(ss|i)es\\Z",
+    "re2_1a": f"^({_DOT}+?)([^s])s\\Z",
+    "re_1b": f"^({_DOT}+?)eed\\Z",
+    "re2_1b": f"^({_DOT}+?)(ed|ing)\\Z",
+    "re2_1b_2": "(at|bl|iz)\\Z",
+    "re3_1b_2": "([^aeiouylsz])\\1\\Z",
+    "re4_1b_2": f"^{_C}[aeiouy][^aeiouwxy]\\Z",
+    "re_1c": f"^({_DOT}+?[^aeiou])y\\Z",
+    "re_2": f"^({_DOT}+?)({'|'.join(_STEP2)})\\Z",
+    "re_3": f"^({_DOT}+?)({'|'.join(_STEP3)})\\Z",
+    "re_4": f"^({_DOT}+?)(al|ance|ence|er|ic|able|ible|ant|ement|ment|ent|ou|ism|ate|iti|ous|ive|ize)\\Z",
+    "re2_4": f"^({_DOT}+?)(s|t)(ion)\\Z",
+    "re_5": f"^({_DOT}+?)e\\Z",
+    "re_5_1": "ll\\Z",
+}
 
 
 @functools.lru_cache(maxsize=None)
-def _stemmer_patterns() -> _StemmerPatterns:
-    return _StemmerPatterns(
-        re.compile(f"^({_C})?{_V}{_C}"),
-        re.compile(f"^({_C})?{_V}{_C}({_V})?\\Z"),
-        re.compile(f"^({_C})?{_V}{_C}{_V}{_C}"),
-        re.compile(f"^({_C})?[aeiouy]"),
-        re.compile(f"^({_DOT}+?)(ss|i)es\\Z"),
-        re.compile(f"^({_DOT}+?)([^s])s\\Z"),
-        re.compile(f"^({_DOT}+?)eed\\Z"),
-        re.compile(f"^({_DOT}+?)(ed|ing)\\Z"),
-        re.compile("(at|bl|iz)\\Z"),
-        re.compile("([^aeiouylsz])\\1\\Z"),
-        re.compile(f"^{_C}[aeiouy][^aeiouwxy]\\Z"),
-        re.compile(f"^({_DOT}+?[^aeiou])y\\Z"),
-        re.compile(f"^({_DOT}+?)({'|'.join(_STEP2)})\\Z"),
-        re.compile(f"^({_DOT}+?)({'|'.join(_STEP3)})\\Z"),
-        re.compile(f"^({_DOT}+?)(al|ance|ence|er|ic|able|ible|ant|ement|ment|ent|ou|ism|ate|iti|ous|ive|ize)\\Z"),
-        re.compile(f"^({_DOT}+?)(s|t)(ion)\\Z"),
-        re.compile(f"^({_DOT}+?)e\\Z"),
-        re.compile("ll\\Z"))
+def _stemmer_patterns() -> SimpleNamespace:
+    return SimpleNamespace(**{name: re.compile(source) for name, source in _STEMMER_SOURCES.items()})
 
 
 _LINE_END = "\n\r\u2028\u2029"
