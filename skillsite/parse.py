@@ -314,22 +314,36 @@ def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_M
     return ParsedSkill(source, data, key_lines, body, body_line, raw, tuple(diags))
 
 
+def read_limited(path: str | os.PathLike[str], limit: int) -> tuple[bytes, int]:
+    """Up to ``limit + 1`` bytes of a file (more than ``limit`` means too big), and its size.
+
+    The first read asks for the size fstat gives, plus one byte to notice growth: a buffered
+    ``read(limit + 1)`` allocates the whole limit for every file.  A file that grew since is
+    read on to its end or past the limit, never cut short.  Opened non-blocking, so a FIFO
+    put in a file's place cannot hang the build.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        size = os.fstat(fd).st_size
+        chunks = [os.read(fd, min(size, limit) + 1)]
+        total = len(chunks[0])
+        while chunks[-1] and total <= limit and total != size:  # grown (or a short read)
+            chunks.append(os.read(fd, limit + 1 - total))
+            total += len(chunks[-1])
+    finally:
+        os.close(fd)
+    return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), max(size, total)
+
+
 def parse_skill(source: SourceFile, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedSkill:
     """Read and parse one discovered SKILL.md; never raises on bad input or unreadable files."""
     try:
-        # os.read of the size fstat gives (plus one byte, to see growth): a buffered
-        # read(max_bytes + 1) allocates the whole limit for every file.
-        fd = os.open(source.skill_md, os.O_RDONLY)
-        try:
-            size = os.fstat(fd).st_size
-            raw = os.read(fd, min(size, max_bytes) + 1)
-        finally:
-            os.close(fd)
-        if len(raw) > max_bytes:
-            diag = make("SK106", f"file is {max(size, len(raw)):,} bytes, over the limit of {max_bytes:,} bytes; "
-                                 "not read", source.display_path)
-            return ParsedSkill(source, None, {}, "", 1, b"", (diag,))
+        raw, size = read_limited(source.skill_md, max_bytes)
     except OSError as exc:
         diag = make("SK006", f"cannot read SKILL.md: {exc.strerror or exc}", source.display_path)
+        return ParsedSkill(source, None, {}, "", 1, b"", (diag,))
+    if len(raw) > max_bytes:
+        diag = make("SK106", f"file is {size:,} bytes, over the limit of {max_bytes:,} bytes; not read",
+                    source.display_path)
         return ParsedSkill(source, None, {}, "", 1, b"", (diag,))
     return parse_skill_bytes(raw, source, max_bytes)

@@ -1,6 +1,7 @@
 """Frontmatter parsing: found line by line, YAML read safely, recoveries warned about."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 
 from skillsite.loader import frontmatter_end
 from skillsite.models import SourceFile
-from skillsite.parse import FrontmatterError, parse_skill_bytes, split_frontmatter
+from skillsite.parse import FrontmatterError, parse_skill_bytes, read_limited, split_frontmatter
 
 
 def source(name: str = "demo") -> SourceFile:
@@ -197,3 +198,31 @@ def test_deep_nesting_is_bounded():
 def test_merge_keys_are_refused():
     p = parse("---\nbase: &b {name: demo}\n<<: *b\ndescription: d\n---\n")
     assert p.fatal and codes(p) == ["SK113"]
+
+
+def test_read_limited_reads_whole_files_and_stops_past_the_limit(tmp_path):
+    small, big = tmp_path / "small", tmp_path / "big"
+    small.write_bytes(b"x" * 100)
+    big.write_bytes(b"y" * 5000)
+    assert read_limited(small, 100) == (b"x" * 100, 100)      # exactly the limit: all of it
+    data, size = read_limited(big, 1000)
+    assert data == b"y" * 1001 and size == 5000                # one byte past the limit says too big
+    (tmp_path / "empty").write_bytes(b"")
+    assert read_limited(tmp_path / "empty", 10) == (b"", 0)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_read_limited_reads_past_the_size_fstat_gave(tmp_path):
+    """A FIFO has size 0, like a file that grows after fstat: the rest is read, not cut off."""
+    fifo = tmp_path / "SKILL.md"
+    os.mkfifo(fifo)
+    keep_open = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # lets the writer open without blocking
+    try:
+        content = b"---\ndescription: d\n---\nbody\n"
+        writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.write(writer, content)
+        os.close(writer)
+        assert read_limited(fifo, 1000) == (content, len(content))
+        assert read_limited(fifo, 1000) == (b"", 0)   # no writer left: end of file at once, no hang
+    finally:
+        os.close(keep_open)
