@@ -12,7 +12,7 @@ from skillsite.diagnostics import Diagnostic, Severity, count_by_severity, sort_
 from skillsite.discover import Discovery, discover
 from skillsite.models import ParsedSkill, Skill, SourceFile
 from skillsite.parallel import batch_collection, parallel_map
-from skillsite.parse import DEFAULT_MAX_BYTES, parse_skill, parse_skill_bytes
+from skillsite.parse import DEFAULT_MAX_BYTES, parse_skill, parse_skill_bytes, read_limited
 from skillsite.validate import (Validation, catalog_skill_dirs, check_skill, duplicate_name_diagnostics, is_kept,
                                 skill_name, validate_catalog)
 
@@ -136,8 +136,7 @@ def _parse_and_check_all(jobs_list: list[_Job], todo: list[int], jobs: int
 def _read_raw(source: SourceFile, max_bytes: int) -> bytes | None:
     """The bytes of a SKILL.md within the size limit; None when the parser should report why not."""
     try:
-        with open(source.skill_md, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
+        raw = read_limited(source.skill_md, max_bytes)[0]
     except OSError:
         return None
     return raw if len(raw) <= max_bytes else None
