@@ -245,6 +245,7 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
     run is not read again.  A verdict that names a missing file (SK303) is never cached: its
     wording depends on files that discovery does not list.
     """
+    global _KEY_BASE
     with batch_collection():
         ignored = frozenset(ignore)
         found: Discovery = discover(roots, exclude, stat_files=False)
@@ -262,7 +263,6 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
             todo = [i for i, v in enumerate(verdicts) if v is None]
             outcomes = _map_jobs(_verdict_at, jobs_list, todo, jobs)
         elif cache is not None:  # nothing to look up: the workers make the keys beside the verdicts
-            global _KEY_BASE
             _KEY_BASE = digest(tuple(sorted(skill_dirs)), found.diagnostics, profile, max_bytes)
             keyed = _map_jobs(_keyed_verdict_at, jobs_list, todo, jobs)
             keys = [key for key, _ in keyed]
