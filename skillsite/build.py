@@ -203,10 +203,10 @@ def _render_bodies(skills: Sequence[Skill], entries: Sequence[dict[str, Any]], j
                    cache: BuildCache | None) -> dict[str, str]:
     """Every skill body as safe HTML, on every core, reusing cached renderings of unchanged bodies."""
     global _RENDERER
-    from skillsite.render import LinkTargets, MarkdownRenderer
+    from skillsite.render import LinkTargets, MarkdownRenderer, engine_version
 
     targets = LinkTargets.from_entries(entries)
-    context = digest(__version__, sorted(targets.skills), sorted(targets.files))
+    context = digest(__version__, engine_version(), sorted(targets.skills), sorted(targets.files))
     keys = {s.id: digest(context, s.id, s.body) for s in skills}
     html: dict[str, str] = {}
     if cache:

@@ -205,3 +205,37 @@ PIECES = st.sampled_from([
 def test_any_input_renders_safe_html(text):
     renderer = MarkdownRenderer(TARGETS)
     assert_safe(renderer.render(text, "rel"))
+
+
+# ------------------------------------------------------------------------------ raw HTML as text
+
+def test_xml_like_tags_do_not_swallow_the_markdown_after_them(md):
+    html = md.render("<process>\n## Steps\n- one\n</process>\n", "rel")
+    assert html.startswith("<p>&lt;process&gt;</p>\n<h3 id=\"steps\">")
+    assert "<li>one\n&lt;/process&gt;</li>" in html
+
+
+def test_markdown_uses_of_angle_brackets_and_tildes_stay_markdown(md):
+    html = md.render("<https://example.com/~u> <me@example.com> [g](<references/guide.md>) \\<b> "
+                     "`a<b>~c` ~5 to ~10 ~~old~~", "rel")
+    assert '<a href="https://example.com/~u" rel="nofollow ugc noopener noreferrer">https://example.com/~u</a>' in html
+    assert '<a href="mailto:me@example.com">me@example.com</a>' in html
+    assert '<a href="references/guide.md">g</a>' in html
+    assert " &lt;b&gt; <code>a&lt;b&gt;~c</code> ~5 to ~10 <s>old</s>" in html
+
+
+def test_a_body_holding_every_stand_in_still_escapes_raw_html(md):
+    from skillsite.render import _STAND_INS
+
+    html = md.render(_STAND_INS + "\n\n<div>\n<script>alert(1)</script>\n</div>\n", "rel")
+    assert "<script" not in html and "&lt;script&gt;" in html and _STAND_INS in html
+    assert_safe(html)
+
+
+def test_normalize_link_encodes_what_an_href_cannot_hold_and_keeps_escapes():
+    from skillsite.render import normalize_link
+
+    assert normalize_link("a b/ü.md?q=1#x") == "a%20b/%C3%BC.md?q=1#x"
+    assert normalize_link("odd%20name%3A.md") == "odd%20name%3A.md"
+    assert normalize_link("100%") == "100%25"
+    assert normalize_link("https://example.com/a_b-c.d~e") == "https://example.com/a_b-c.d~e"
