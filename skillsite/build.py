@@ -27,7 +27,7 @@ from skillsite.output import Staging, check_target, is_previous_output, tree_sta
 from skillsite.parallel import batch_collection, default_jobs, parallel_map
 from skillsite.pipeline import CatalogReading, read_catalog
 from skillsite.schema_check import load_schema
-from skillsite.wellknown import (ARCHIVE_DIR, INDEX_PATH, deterministic_tar_gz, discovery_entry,
+from skillsite.wellknown import (ARCHIVE_DIR, INDEX_PATH, deterministic_tar_gz, discovery_entry, fits_ustar,
                                  index_document, listable)
 
 AVAILABLE_SKILLS_FILE = "available_skills.xml"
@@ -165,6 +165,12 @@ def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, 
         folder = f"skills/{entry['id']}/"
         if not entry["files"]:
             listed.append((entry, "skill-md", folder + "SKILL.md", "../../" + entry["urls"]["skill_md"]))
+            continue
+        too_long = next((f["path"] for f in entry["files"] if not fits_ustar(f["path"])), None)
+        if too_long is not None:
+            diags.append(make("SK010", f"bundled file '{too_long}' has a path too long for a tar archive (USTAR: "
+                                       "100 bytes, or 255 split at a '/'); skill not listed in the discovery index",
+                              paths[entry["id"]]))
             continue
         rel = f"{ARCHIVE_DIR}/{entry['name']}.tar.gz"
         key = digest("archive", entry["digest"], mtime)

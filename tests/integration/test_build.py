@@ -177,6 +177,21 @@ def test_nothing_outside_a_skill_folder_is_published(tmp_path):
     assert not any(b"secret" == p.read_bytes() for p in out.rglob("*") if p.is_file())
 
 
+def test_a_bundled_path_too_long_for_an_archive_leaves_the_skill_out_of_the_discovery_index(tmp_path):
+    src = tmp_path / "src"
+    write_skill(src, "short", "name: short\ndescription: d\n")
+    (write_skill(src, "short", "name: short\ndescription: d\n") / "ok.txt").write_text("x")
+    deep = write_skill(src, "deep", "name: deep\ndescription: d\n") / "/".join(["d" * 60] * 5)
+    deep.mkdir(parents=True)
+    (deep / ("f" * 120 + ".txt")).write_text("x")
+    result = build([src], tmp_path / "site")
+    assert result.ok and "deep" in result.published
+    (warning,) = [d for d in result.diagnostics if d.code == "SK010"]
+    assert warning.path.endswith("deep/SKILL.md") and "too long for a tar archive" in warning.message
+    index = json.loads((tmp_path / "site/.well-known/agent-skills/index.json").read_text())
+    assert [s["name"] for s in index["skills"]] == ["short"]
+
+
 def test_hostile_text_stays_well_formed_xml(tmp_path):
     src = tmp_path / "src"
     body = "Close early: </skill_content> ]]> <![CDATA[ & \x07bell \x1b[31m\n"
