@@ -24,7 +24,8 @@ from skillsite.manifest import (ENTRY_FILE, RESERVED_NAMES, SCHEMA_FILE, XML_FIL
                                 sha256_hex, skill_entry)
 from skillsite.models import BuildContext, Skill
 from skillsite.output import Staging, check_target, is_previous_output, tree_stats
-from skillsite.parallel import batch_collection, default_jobs, parallel_map
+from skillsite.parallel import (MIN_PARALLEL_ITEMS, Pending, batch_collection, default_jobs, in_background,
+                                parallel_map)
 from skillsite.pipeline import CatalogReading, read_catalog
 from skillsite.schema_check import load_schema
 from skillsite.wellknown import (ARCHIVE_DIR, INDEX_PATH, deterministic_tar_gz, discovery_entry, fits_ustar,
@@ -75,11 +76,15 @@ def _children(skills: Sequence[Skill]) -> dict[str, list[str]]:
     return children
 
 
-def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic],
-                   cache: BuildCache | None) -> tuple[str, list[dict[str, Any]]]:
+# A bundled file's sha256 as found by a worker, for the parent's cache: (path, size, mtime_ns, sha).
+_FileSha = tuple[str, int, int, str]
+
+
+def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic], cache: BuildCache | None
+                   ) -> tuple[str, list[dict[str, Any]], list[_FileSha]]:
     """Copy a skill's SKILL.md and bundled files under ``skills/<id>/``.
 
-    Returns the SKILL.md's sha256 and the bundled files' records.
+    Returns the SKILL.md's sha256, the bundled files' records and their shas for the cache.
 
     A file whose content the cache knows (same path, size and modification time) and
     whose previous published copy is intact is kept from the previous output (see :meth:`Staging.reuse`).
@@ -88,7 +93,7 @@ def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic],
     raw_sha = sha256_hex(skill.raw)
     if not staging.reuse(folder + "SKILL.md", raw_sha):
         staging.write_bytes(folder + "SKILL.md", skill.raw, key=raw_sha)
-    records = []
+    records, shas = [], []
     for f in skill.source.files:
         if f.path in RESERVED_NAMES:
             diags.append(make("SK009", f"bundled file '{f.path}' has a name the catalog uses for its own "
@@ -109,50 +114,163 @@ def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic],
             diags.append(make("SK006", f"cannot read bundled file '{f.path}': {exc.strerror or exc}",
                               skill.source.display_path))
             continue
-        if cache:
-            cache.remember_file_sha(f.abspath, *stamp, sha)
+        shas.append((str(f.abspath), *stamp, sha))
         records.append({"path": f.path, "bytes": size, "sha256": sha})
-    return raw_sha, records
+    return raw_sha, records, shas
 
 
-def _write_xml(skills: Sequence[Skill], entry_by_id: dict[str, dict[str, Any]], config: SiteConfig,
+def _write_xml(skill: Skill, entry: dict[str, Any], subs: list[tuple[str, str, str]], config: SiteConfig,
                staging: Staging) -> None:
-    """Per skill: the ``<skill_content>`` fragment and the tier-1 ``<skill>`` entry; then the catalog block.
+    """A skill's ``<skill_content>`` fragment and its tier-1 ``<skill>`` entry.
 
     Each fragment is keyed by everything it is made of, so an unchanged one is reused.
     """
-    for skill in skills:
-        entry = entry_by_id[skill.id]
-        subs = [(c, entry_by_id[c]["name"], entry_by_id[c]["description"]) for c in entry["children"]]
-        page_url = absolute(config, entry["urls"]["page"])
-        files = [f["path"] for f in entry["files"]]
-        staging.write_keyed(
-            f"skills/{skill.id}/{XML_FILE}", digest(XML_FILE, skill.name, skill.id, entry["digest"], page_url, subs),
-            lambda: skill_content_xml(skill.name, skill.id, skill.body, page_url, files, subs).encode("utf-8"))
-        md_url = absolute(config, entry["urls"]["skill_md"])
-        staging.write_keyed(
-            f"skills/{skill.id}/{ENTRY_FILE}", digest(ENTRY_FILE, skill.name, skill.description, md_url),
-            lambda: skill_entry_xml(skill.name, skill.description, md_url).encode("utf-8"))
-    ordered = prompt_order(entry_by_id[s.id] for s in skills)
+    page_url = absolute(config, entry["urls"]["page"])
+    files = [f["path"] for f in entry["files"]]
+    staging.write_keyed(
+        f"skills/{skill.id}/{XML_FILE}", digest(XML_FILE, skill.name, skill.id, entry["digest"], page_url, subs),
+        lambda: skill_content_xml(skill.name, skill.id, skill.body, page_url, files, subs).encode("utf-8"))
+    md_url = absolute(config, entry["urls"]["skill_md"])
+    staging.write_keyed(
+        f"skills/{skill.id}/{ENTRY_FILE}", digest(ENTRY_FILE, skill.name, skill.description, md_url),
+        lambda: skill_entry_xml(skill.name, skill.description, md_url).encode("utf-8"))
+
+
+def _write_catalog_xml(entries: Sequence[dict[str, Any]], config: SiteConfig, staging: Staging) -> None:
+    """``available_skills.xml``: the catalog block of every published skill, in prompt order."""
+    ordered = prompt_order(entries)
     staging.write_text(AVAILABLE_SKILLS_FILE, available_skills_xml(
         ordered, [absolute(config, e["urls"]["skill_md"]) for e in ordered], config.prompt_budget))
 
 
-def _make_archive(item: tuple[list[tuple[str, Path]], int]) -> bytes:
-    return deterministic_tar_gz(item[0], item[1])
+@dataclass
+class _Publishing:
+    """What publishing one skill needs; set before workers fork, so each inherits it."""
+
+    skills: Sequence[Skill]
+    staging: Staging
+    config: SiteConfig
+    base_dir: str
+    children: dict[str, list[str]]
+    html_keys: list[str]
+    cache: BuildCache | None
+    renderer: Any = None   # skillsite.render.MarkdownRenderer, made on first use
+
+    def subs(self, skill_id: str) -> list[tuple[str, str, str]]:
+        """The sub-skills of a skill as (id, name, description)."""
+        children = self.children[skill_id]
+        if not children:
+            return []
+        by_id = {s.id: s for s in self.skills if s.id in children}
+        return [(c, by_id[c].name, by_id[c].description) for c in children]
 
 
-def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, mtime: int,
-                           diags: list[Diagnostic], paths: dict[str, str], jobs: int,
-                           cache: BuildCache | None) -> None:
-    """``.well-known/agent-skills/index.json`` with a raw SKILL.md or an archive per skill.
+@dataclass(frozen=True)
+class _Published:
+    """One published skill, as a worker reports it to the parent."""
 
-    Archives are made on every core; an archive of an unchanged folder is reused (with its
-    sha256 from the cache, or read back).
+    entry: dict[str, Any]
+    html: str | None                                   # None: the cache holds it (under the skill's html key)
+    diagnostics: list[Diagnostic]
+    placed: list[tuple[str, str, tuple[int, int] | None]]   # what it wrote or kept (Staging.adopt)
+    file_shas: list[_FileSha]
+
+
+_PUBLISHING: _Publishing | None = None
+
+
+def _render_one(item: tuple[str, str]) -> str:
+    """The HTML of one body: ``(skill id, body)``."""
+    assert _PUBLISHING is not None
+    if _PUBLISHING.renderer is None:
+        from skillsite.render import MarkdownRenderer
+
+        _PUBLISHING.renderer = MarkdownRenderer(_link_targets(_PUBLISHING.skills))
+    return _PUBLISHING.renderer.render(item[1], item[0])
+
+
+def _publish_one(index: int) -> _Published:
+    """Everything of skill ``index`` that depends on it alone: its files, manifest entry, XML
+    fragments and rendered body (in a worker process, or here)."""
+    job = _PUBLISHING
+    assert job is not None
+    skill = job.skills[index]
+    diags: list[Diagnostic] = []
+    with job.staging.recording() as placed:
+        raw_sha, files, shas = _publish_files(skill, job.staging, diags, job.cache)
+        entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir)
+        _write_xml(skill, entry, job.subs(skill.id), job.config, job.staging)
+    key = job.html_keys[index]
+    cached = job.cache.get("html", key) is not None if job.cache else False
+    html = None if cached else _render_one((skill.id, skill.body))
+    return _Published(entry, html, diags, placed, shas)
+
+
+def _link_targets(skills: Sequence[Skill]) -> Any:
+    """What bodies may link to: every published skill and its bundled files (reserved names aside)."""
+    from skillsite.render import LinkTargets
+
+    return LinkTargets(frozenset(s.id for s in skills),
+                       frozenset(f"{s.id}/{f.path}" for s in skills for f in s.source.files
+                                 if f.path not in RESERVED_NAMES))
+
+
+def _publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, jobs: int,
+                    cache: BuildCache | None) -> tuple[list[dict[str, Any]], dict[str, str], list[Diagnostic]]:
+    """Every skill's files, manifest entry, XML fragments and rendered body, on every core:
+    the entries (in ``skills`` order), the bodies' HTML by id, and the diagnostics.
+
+    A skill whose rendered body the cache holds is published here: it has little left to do
+    (its unchanged files are kept), and a worker would only send the cached HTML back.
     """
+    global _PUBLISHING
+    from skillsite.render import engine_version
+
+    targets = _link_targets(skills)
+    context = digest(__version__, engine_version(), sorted(targets.skills), sorted(targets.files))
+    keys = [digest(context, s.id, s.body) for s in skills]
+    known = [bool(cache) and cache.old["html"].get(k) is not None for k in keys] if cache else [False] * len(skills)
+    _PUBLISHING = _Publishing(skills, staging, config, base_dir, _children(skills), keys, cache)
+    try:
+        heavy = [i for i in range(len(skills)) if not known[i]]
+        results: list[_Published | None] = [None] * len(skills)
+        for i, done in zip(heavy, parallel_map(_publish_one, heavy, jobs)):
+            results[i] = done
+        for i in range(len(skills)):
+            if known[i]:
+                results[i] = _publish_one(i)
+    finally:
+        _PUBLISHING = None
+    entries, html, diags = [], {}, []
+    for skill, key, done in zip(skills, keys, results):
+        assert done is not None
+        for rel, content_key, kept in done.placed:
+            staging.adopt(rel, content_key, kept)
+        if cache:
+            for path, size, mtime_ns, sha in done.file_shas:
+                cache.remember_file_sha(path, size, mtime_ns, sha)
+            if done.html is None:
+                html[skill.id] = cache.get("html", key)
+            else:
+                cache.put("html", key, done.html)
+        if done.html is not None:
+            html[skill.id] = done.html
+        entries.append(done.entry)
+        diags += done.diagnostics
+    return entries, html, diags
+
+
+# An archive to make: (site path, content key, members as (archive path, file)).
+_ArchiveJob = tuple[str, str, list[tuple[str, Path]]]
+
+
+def _plan_discovery(entries: Sequence[dict[str, Any]], staging: Staging, mtime: int, diags: list[Diagnostic],
+                    paths: dict[str, str]) -> tuple[list[tuple[dict[str, Any], str, str, str]], list[_ArchiveJob]]:
+    """What ``.well-known/agent-skills/index.json`` lists — a raw SKILL.md or an archive per
+    skill — and the archives to make (an archive of an unchanged folder is reused)."""
     listed: list[tuple[dict[str, Any], str, str, str]] = []  # entry, kind, artifact path, URL from the index
     names: set[str] = set()
-    to_make: list[tuple[str, str, list[tuple[str, Path]]]] = []  # rel, key, members
+    to_make: list[_ArchiveJob] = []
     for entry in entries:
         if not listable(entry):
             continue
@@ -179,18 +297,33 @@ def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, 
                 (f["path"], staging.current(folder + f["path"])) for f in entry["files"]]
             to_make.append((rel, key, members))
         listed.append((entry, "archive", rel, f"archives/{entry['name']}.tar.gz"))
-    made = parallel_map(_make_archive, [(members, mtime) for _, _, members in to_make], jobs)
-    shas: dict[str, str] = {}  # artifact path -> sha256
-    for (rel, key, _), data in zip(to_make, made):
-        staging.write_bytes(rel, data, key=key)
+    return listed, to_make
+
+
+def _make_archives(to_make: Sequence[_ArchiveJob], mtime: int, staging: Staging) -> tuple[dict[str, str], float]:
+    """Write the planned archives (in a background process, or here): their sha256 by site
+    path, and the seconds it took."""
+    started = time.perf_counter()
+    shas = {}
+    for rel, _, members in to_make:
+        data = deterministic_tar_gz(members, mtime)
+        staging.file(rel).write_bytes(data)
         shas[rel] = sha256_hex(data)
+    return shas, time.perf_counter() - started
+
+
+def _write_discovery_index(listed: Sequence[tuple[dict[str, Any], str, str, str]], to_make: Sequence[_ArchiveJob],
+                           made: dict[str, str], staging: Staging, cache: BuildCache | None) -> None:
+    """The discovery index itself, once the archives are made."""
+    for rel, key, _ in to_make:
+        staging.adopt(rel, key, None)
     index = []
     for entry, kind, rel, url in listed:
         if kind == "skill-md":
             sha = entry["sha256"]
         else:
             key = staging.keys[rel]
-            sha = shas.get(rel) or (cache.get("archives", key) if cache else None) \
+            sha = made.get(rel) or (cache.get("archives", key) if cache else None) \
                 or sha256_hex(staging.current(rel).read_bytes())
             if cache:
                 cache.put("archives", key, sha)
@@ -198,61 +331,27 @@ def _write_discovery_index(entries: Sequence[dict[str, Any]], staging: Staging, 
     staging.write_json(INDEX_PATH, index_document(index))
 
 
-_RENDERER: Any = None  # set before workers fork, so each inherits it
-
-
-def _render_one(item: tuple[str, str]) -> str:
-    return _RENDERER.render(item[1], item[0])
-
-
-def _render_bodies(skills: Sequence[Skill], entries: Sequence[dict[str, Any]], jobs: int,
-                   cache: BuildCache | None) -> dict[str, str]:
-    """Every skill body as safe HTML, on every core, reusing cached renderings of unchanged bodies."""
-    global _RENDERER
-    from skillsite.render import LinkTargets, MarkdownRenderer, engine_version
-
-    targets = LinkTargets.from_entries(entries)
-    context = digest(__version__, engine_version(), sorted(targets.skills), sorted(targets.files))
-    keys = {s.id: digest(context, s.id, s.body) for s in skills}
-    html: dict[str, str] = {}
-    if cache:
-        for s in skills:
-            hit = cache.get("html", keys[s.id])
-            if hit is not None:
-                html[s.id] = hit
-    todo = [(s.id, s.body) for s in skills if s.id not in html]
-    if todo:
-        _RENDERER = MarkdownRenderer(targets)
-        try:
-            for (skill_id, _), rendered in zip(todo, parallel_map(_render_one, todo, jobs)):
-                html[skill_id] = rendered
-                if cache:
-                    cache.put("html", keys[skill_id], rendered)
-        finally:
-            _RENDERER = None
-    return html
-
-
-def _search(skills: Sequence[Skill], entries: Sequence[dict[str, Any]], staging: Staging,
-            cache: BuildCache | None) -> dict[str, Any] | None:
-    """The search stage: TF-IDF for skills.json, lunr index for the browser (see skillsite.index).
-
-    Both depend only on the searchable fields, so a change to a body or a file reuses them.
-    """
-    from skillsite import index
+def _search_key(entries: Sequence[dict[str, Any]]) -> str:
+    """What the search indexes are made of: only the searchable fields, so a change to a body or
+    a file reuses them."""
     from skillsite.loader import SEARCH_VERSION, search_fields
 
-    key = digest(__version__, SEARCH_VERSION, [(e["id"], search_fields(e), e["priority"]) for e in entries])
-    cached = cache.get("search", key) if cache else None
-    if cached is None:
-        result = index.build_indexes(skills, entries)
-        cached = (result.manifest_search, result.files)
-        if cache:
-            cache.put("search", key, cached)
-    manifest_search, files = cached
+    return digest(__version__, SEARCH_VERSION, [(e["id"], search_fields(e), e["priority"]) for e in entries])
+
+
+def _build_search(entries: Sequence[dict[str, Any]]) -> tuple[tuple[Any, dict[str, bytes]], float]:
+    """TF-IDF for skills.json and the lunr files for the browser (see skillsite.index), and the
+    seconds it took (in a background process, or here)."""
+    from skillsite import index
+
+    started = time.perf_counter()
+    result = index.build_indexes((), entries)
+    return (result.manifest_search, result.files), time.perf_counter() - started
+
+
+def _write_search(key: str, files: dict[str, bytes], staging: Staging) -> None:
     for rel, data in files.items():
         staging.write_keyed(rel, digest(key, rel), lambda: data)
-    return manifest_search
 
 
 def _write_pages(ctx: BuildContext) -> None:
@@ -353,39 +452,50 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
             return result(True, tuple(s.id for s in skills), sum(size for size, _ in previous.values()))
     mtime, generated_at = source_date()
     staging = Staging(out, reuse=cache.get("outputs", "previous") if cache else None)
+    pending: list[Pending[Any]] = []
     try:
-        build_diags: list[Diagnostic] = []
-        with stage("files"):
-            children = _children(skills)
-            entries = []
-            for skill in skills:
-                raw_sha, files = _publish_files(skill, staging, build_diags, cache)
-                entries.append(skill_entry(skill, files, raw_sha, children[skill.id], config, base_dir))
+        with stage("skills"):  # files, manifest entries, XML fragments and rendered bodies
+            entries, body_html, build_diags = _publish_skills(skills, staging, config, base_dir, jobs, cache)
             entry_by_id = {e["id"]: e for e in entries}
-        with stage("xml"):
-            _write_xml(skills, entry_by_id, config, staging)
-        with stage("discovery"):
-            _write_discovery_index(entries, staging, mtime, build_diags,
-                                   {s.id: s.source.display_path for s in skills}, jobs, cache)
-        with stage("search"):
-            search = _search(skills, entries, staging, cache)
-        with stage("manifest"):
-            data = manifest(entries, config, len(skipped), generated_at, search)
-            staging.write_json(MANIFEST_FILE, data, compact=True)
-            staging.write_json(SCHEMA_FILE, load_schema(SCHEMA_FILE))
+            _write_catalog_xml(entries, config, staging)
+            listed, to_make = _plan_discovery(entries, staging, mtime, build_diags,
+                                              {s.id: s.source.display_path for s in skills})
         diags.extend(build_diags)
         if any(d.severity is Severity.ERROR for d in build_diags) and not keep_going:
             staging.discard()
             return result(False, (), 0)
-        with stage("render"):
-            body_html = _render_bodies(skills, entries, jobs, cache)
+        # Archives and search indexes are made by background processes while the pages are written.
+        archives = in_background(lambda: _make_archives(to_make, mtime, staging),
+                                 jobs if len(to_make) >= MIN_PARALLEL_ITEMS else 1)
+        pending.append(archives)
+        search_key = _search_key(entries)
+        cached_search = cache.get("search", search_key) if cache else None
+        search = None if cached_search is not None else in_background(lambda: _build_search(entries), jobs)
+        if search is not None:
+            pending.append(search)
+        data = manifest(entries, config, len(skipped), generated_at, None)
         with stage("pages"):
             ctx = BuildContext(config, tuple(skills), data, entry_by_id, tuple(sort_diagnostics(diags)),
                                staging.path, body_html, jobs, staging)
             _write_pages(ctx)
+        with stage("discovery"):
+            made, stage.seconds["archives, beside pages"] = archives.result()
+            _write_discovery_index(listed, to_make, made, staging, cache)
+        with stage("search"):
+            if search is not None:
+                cached_search, stage.seconds["search, beside pages"] = search.result()
+                if cache:
+                    cache.put("search", search_key, cached_search)
+            data["search"], search_files = cached_search
+            _write_search(search_key, search_files, staging)
+        with stage("manifest"):
+            staging.write_json(MANIFEST_FILE, data, compact=True)
+            staging.write_json(SCHEMA_FILE, load_schema(SCHEMA_FILE))
         with stage("swap"):
             published = staging.commit()
     except BaseException:
+        for task in pending:
+            task.abandon()
         staging.discard()
         raise
     if cache:

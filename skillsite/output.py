@@ -6,9 +6,10 @@ import json
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 MARKER = ".skillsite-output"
 CHUNK = 1 << 20
@@ -61,6 +62,8 @@ class Staging:
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.building-", dir=self.target.parent))
         self._made: set[str] = {""}
+        # while a worker process places files: (path, key, kept) of each, for the parent to adopt
+        self.placed: list[tuple[str, str, tuple[int, int] | None]] | None = None
 
     def file(self, rel: str) -> Path:
         """The staging path of a site-relative file, with its folder created."""
@@ -80,7 +83,7 @@ class Staging:
     def write_bytes(self, rel: str, data: bytes, key: str | None = None) -> None:
         self.file(rel).write_bytes(data)
         if key:
-            self.keys[rel] = key
+            self.adopt(rel, key, None)
 
     def write_keyed(self, rel: str, key: str, produce: Callable[[], bytes]) -> bool:
         """Reuse ``rel`` if the previous output holds the content ``key`` names, else write
@@ -114,10 +117,22 @@ class Staging:
         return True
 
     def adopt(self, rel: str, key: str, kept: tuple[int, int] | None) -> None:
-        """Record a keyed file placed by a worker process: written (``kept`` None) or reused."""
+        """Record a keyed file, written (``kept`` None) or reused; placed here, or by a worker
+        process that reported it (see :meth:`recording`)."""
         self.keys[rel] = key
         if kept is not None and self.patch:
             self.kept[rel] = kept
+        if self.placed is not None:
+            self.placed.append((rel, key, kept))
+
+    @contextmanager
+    def recording(self) -> Iterator[list[tuple[str, str, tuple[int, int] | None]]]:
+        """Collect what is placed meanwhile, for a worker to report to the parent's :meth:`adopt`."""
+        self.placed = placed = []
+        try:
+            yield placed
+        finally:
+            self.placed = None
 
     def published_keys(self, stats: dict[str, tuple[int, int]]) -> dict[str, tuple[str, int, int]]:
         """After ``commit``: content key, size and mtime of every keyed file, for the next build.
@@ -146,8 +161,9 @@ class Staging:
                 digest.update(chunk)
                 dst.write(chunk)
                 size += len(chunk)
-        self.keys[rel] = digest.hexdigest()
-        return size, self.keys[rel]
+        sha = digest.hexdigest()
+        self.adopt(rel, sha, None)
+        return size, sha
 
     def commit(self) -> dict[str, tuple[int, int]]:
         """Publish the new output; returns the size and mtime of every published file."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import signal
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Generic, Iterator, Sequence, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -59,8 +60,11 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
         finally:
             while os.read(queue_r, 4096):  # after a failure here: leave the children nothing more to do
                 pass
-            for pid, fd in children:      # always reap every child
-                done += _collect(pid, fd)
+            outcomes = [_collect(pid, fd) for pid, fd in children]  # always reap every child
+        for ok, value in outcomes:
+            if not ok:
+                raise value
+            done += value
     finally:
         gc.unfreeze()
         os.close(queue_r)
@@ -115,18 +119,79 @@ def _pickled_error(exc: BaseException) -> bytes:
         return pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
 
 
-def _collect(pid: int, fd: int) -> list[Any]:
-    """A child's (chunk, results) pairs; raises its exception, or an error if it died without
-    sending any."""
+def _collect(pid: int, fd: int) -> tuple[bool, Any]:
+    """What a child sent: (True, its value) or (False, its exception); an error if it died
+    without sending anything."""
     with os.fdopen(fd, "rb") as pipe:
         payload = pipe.read()
     _, status = os.waitpid(pid, 0)
     if not payload:
-        raise ChildProcessError(f"worker process {pid} ended without results (wait status {status})")
-    ok, value = pickle.loads(payload)
-    if not ok:
-        raise value
-    return value
+        return False, ChildProcessError(f"worker process {pid} ended without results (wait status {status})")
+    return pickle.loads(payload)
+
+
+class Pending(Generic[R]):
+    """The result of :func:`in_background`: ``result()`` waits for it (or raises its error)."""
+
+    def __init__(self, pid: int = 0, fd: int = -1, value: Any = None):
+        self._pid, self._fd, self._value = pid, fd, value
+
+    def result(self) -> R:
+        if self._pid:
+            pid, fd, self._pid = self._pid, self._fd, 0
+            ok, self._value = _collect(pid, fd)
+            if not ok:
+                raise self._value
+        return cast(R, self._value)
+
+    def abandon(self) -> None:
+        """Stop waiting: the child is killed and reaped (after a failure elsewhere)."""
+        if self._pid:
+            pid, self._pid = self._pid, 0
+            os.close(self._fd)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:  # pragma: no cover - already gone
+                pass
+            os.waitpid(pid, 0)
+
+
+def in_background(func: Callable[[], R], jobs: int) -> Pending[R]:
+    """``func()`` computed by a forked child while this process goes on (with ``jobs`` > 1 and
+    ``fork``); otherwise computed here, now.  Either way the same value: the child sends it back
+    pickled, or the exception it raised, which :meth:`Pending.result` raises.
+
+    For work that can overlap other work of a build: on two cores, a stage that runs in one
+    process leaves the other core idle unless something else is running.
+    """
+    if jobs <= 1 or not hasattr(os, "fork"):
+        return Pending(value=func())
+    read_fd, write_fd = os.pipe()
+    gc.freeze()  # as in parallel_map: the child's collections leave the inherited heap alone
+    try:
+        pid = os.fork()
+    except BaseException:
+        gc.unfreeze()
+        os.close(read_fd)
+        os.close(write_fd)
+        raise
+    if pid:
+        gc.unfreeze()
+    else:  # the child: never returns
+        status = 1
+        try:
+            os.close(read_fd)
+            try:
+                payload = pickle.dumps((True, func()), protocol=pickle.HIGHEST_PROTOCOL)
+                status = 0
+            except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
+                payload = _pickled_error(exc)
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(payload)
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    return Pending(pid, read_fd)
 
 
 #: Collector thresholds while a build runs (CPython's default is (700, 10, 10)).

@@ -64,3 +64,35 @@ def test_batch_collection_restores_the_thresholds_even_after_an_error():
             assert gc.get_threshold() == BATCH_GC_THRESHOLD
             raise RuntimeError("boom")
     assert gc.get_threshold() == before
+
+
+def _pid_and(value: int) -> tuple[int, int]:
+    return os.getpid(), value
+
+
+def _raise_here() -> None:
+    raise KeyError("from the background")
+
+
+def test_in_background_computes_in_a_child_and_gives_the_same_value_on_one_job():
+    from skillsite.parallel import in_background
+
+    pending = in_background(lambda: _pid_and(42), jobs=2)
+    pid, value = pending.result()
+    assert value == 42 and pid != os.getpid()
+    assert pending.result() == (pid, 42)                     # asked again: the same value
+    assert in_background(lambda: _pid_and(42), jobs=1).result() == (os.getpid(), 42)
+    assert gc.get_freeze_count() == 0
+
+
+def test_in_background_raises_the_child_s_error_and_can_be_abandoned():
+    from skillsite.parallel import in_background
+
+    with pytest.raises(KeyError, match="from the background"):
+        in_background(_raise_here, jobs=2).result()
+    with pytest.raises(ChildProcessError):
+        in_background(lambda: os._exit(4), jobs=2).result()
+    pending = in_background(lambda: time.sleep(30), jobs=2)
+    started = time.monotonic()
+    pending.abandon()
+    assert time.monotonic() - started < 5
