@@ -21,11 +21,10 @@ from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
 from skillsite.loader import available_skills_xml, prompt_order, skill_content_xml, skill_entry_xml
 from skillsite.manifest import (ENTRY_FILE, RESERVED_NAMES, SCHEMA_FILE, XML_FILE, absolute, manifest,
-                                sha256_hex, skill_entry)
+                                sha256_hex, skill_dir_url, skill_entry)
 from skillsite.models import BuildContext, Skill
 from skillsite.output import Staging, check_target, is_previous_output, tree_stats
-from skillsite.parallel import (MIN_PARALLEL_ITEMS, Pending, batch_collection, default_jobs, in_background,
-                                parallel_map)
+from skillsite.parallel import Pending, batch_collection, default_jobs, in_background, parallel_map
 from skillsite.pipeline import CatalogReading, read_catalog
 from skillsite.schema_check import load_schema
 from skillsite.wellknown import (ARCHIVE_DIR, INDEX_PATH, deterministic_tar_gz, discovery_entry, fits_ustar,
@@ -81,10 +80,11 @@ _FileSha = tuple[str, int, int, str]
 
 
 def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic], cache: BuildCache | None
-                   ) -> tuple[str, list[dict[str, Any]], list[_FileSha]]:
+                   ) -> tuple[str, list[dict[str, Any]], list[_FileSha], dict[str, bytes]]:
     """Copy a skill's SKILL.md and bundled files under ``skills/<id>/``.
 
-    Returns the SKILL.md's sha256, the bundled files' records and their shas for the cache.
+    Returns the SKILL.md's sha256, the bundled files' records, their shas for the cache, and
+    the content of the files copied (up to 1 MiB each; for the skill's archive).
 
     A file whose content the cache knows (same path, size and modification time) and
     whose previous published copy is intact is kept from the previous output (see :meth:`Staging.reuse`).
@@ -93,7 +93,7 @@ def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic], cach
     raw_sha = sha256_hex(skill.raw)
     if not staging.reuse(folder + "SKILL.md", raw_sha):
         staging.write_bytes(folder + "SKILL.md", skill.raw, key=raw_sha)
-    records, shas = [], []
+    records, shas, contents = [], [], {}
     for f in skill.source.files:
         if f.path in RESERVED_NAMES:
             diags.append(make("SK009", f"bundled file '{f.path}' has a name the catalog uses for its own "
@@ -109,14 +109,16 @@ def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic], cach
             else:
                 stat = os.stat(f.abspath)  # before copying: a later change must not be recorded as this one
                 stamp = (stat.st_size, stat.st_mtime_ns)
-                size, sha = staging.copy_hashing(f.abspath, rel)
+                size, sha, content = staging.copy_hashing(f.abspath, rel)
+                if content is not None:
+                    contents[f.path] = content
         except OSError as exc:
             diags.append(make("SK006", f"cannot read bundled file '{f.path}': {exc.strerror or exc}",
                               skill.source.display_path))
             continue
         shas.append((str(f.abspath), *stamp, sha))
         records.append({"path": f.path, "bytes": size, "sha256": sha})
-    return raw_sha, records, shas
+    return raw_sha, records, shas, contents
 
 
 def _write_xml(skill: Skill, entry: dict[str, Any], subs: list[tuple[str, str, str]], config: SiteConfig,
@@ -154,6 +156,8 @@ class _Publishing:
     children: dict[str, list[str]]
     html_keys: list[str]
     cache: BuildCache | None
+    archive_names: list[str | None]   # per skill: the discovery archive it owns (None: none)
+    mtime: int                        # of archive members (SOURCE_DATE_EPOCH)
     renderer: Any = None   # skillsite.render.MarkdownRenderer, made on first use
 
     def subs(self, skill_id: str) -> list[tuple[str, str, str]]:
@@ -174,6 +178,7 @@ class _Published:
     diagnostics: list[Diagnostic]
     placed: list[tuple[str, str, tuple[int, int] | None]]   # what it wrote or kept (Staging.adopt)
     file_shas: list[_FileSha]
+    archive_sha: str | None           # sha256 of the archive it made (None: none made, or one kept)
 
 
 _PUBLISHING: _Publishing | None = None
@@ -197,13 +202,49 @@ def _publish_one(index: int) -> _Published:
     skill = job.skills[index]
     diags: list[Diagnostic] = []
     with job.staging.recording() as placed:
-        raw_sha, files, shas = _publish_files(skill, job.staging, diags, job.cache)
+        raw_sha, files, shas, contents = _publish_files(skill, job.staging, diags, job.cache)
         entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir)
         _write_xml(skill, entry, job.subs(skill.id), job.config, job.staging)
+        archive_sha = _write_archive(skill, entry, contents, job.archive_names[index], job.mtime, job.staging)
     key = job.html_keys[index]
     cached = job.cache.get("html", key) is not None if job.cache else False
     html = None if cached else _render_one((skill.id, skill.body))
-    return _Published(entry, html, diags, placed, shas)
+    return _Published(entry, html, diags, placed, shas, archive_sha)
+
+
+def _archive_names(skills: Sequence[Skill]) -> list[str | None]:
+    """Per skill, the name of the discovery archive it would own: installers accept only
+    specification names, and the first skill with a name takes it (see _write_discovery_index)."""
+    names: set[str] = set()
+    owned: list[str | None] = []
+    for skill in skills:
+        name = skill.name if listable({"name": skill.name, "description": skill.description}) else None
+        owned.append(name if name is not None and name not in names else None)
+        if name is not None:
+            names.add(name)
+    return owned
+
+
+def _archive_path(name: str) -> str:
+    return f"{ARCHIVE_DIR}/{name}.tar.gz"
+
+
+def _write_archive(skill: Skill, entry: dict[str, Any], contents: dict[str, bytes], name: str | None, mtime: int,
+                   staging: Staging) -> str | None:
+    """The skill's discovery archive when it owns one and has bundled files (every path fitting
+    a tar header): kept from the previous output if unchanged, else made (from ``contents``, the
+    files just copied, or their published copies); the sha256 of a made one."""
+    if name is None or not entry["files"] or not all(fits_ustar(f["path"]) for f in entry["files"]):
+        return None
+    rel, key = _archive_path(name), digest("archive", entry["digest"], mtime)
+    if staging.reuse(rel, key):
+        return None
+    folder = f"skills/{entry['id']}/"
+    members: list[tuple[str, str | bytes]] = [("SKILL.md", skill.raw)] + [
+        (f["path"], contents.get(f["path"]) or staging.current(folder + f["path"])) for f in entry["files"]]
+    data = deterministic_tar_gz(members, mtime)
+    staging.write_bytes(rel, data, key=key)
+    return sha256_hex(data)
 
 
 def _link_targets(skills: Sequence[Skill]) -> Any:
@@ -215,10 +256,12 @@ def _link_targets(skills: Sequence[Skill]) -> Any:
                                  if f.path not in RESERVED_NAMES))
 
 
-def _publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, jobs: int,
-                    cache: BuildCache | None) -> tuple[list[dict[str, Any]], dict[str, str], list[Diagnostic]]:
-    """Every skill's files, manifest entry, XML fragments and rendered body, on every core:
-    the entries (in ``skills`` order), the bodies' HTML by id, and the diagnostics.
+def _publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
+                    jobs: int, cache: BuildCache | None
+                    ) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, str], list[Diagnostic]]:
+    """Every skill's files, manifest entry, XML fragments, discovery archive and rendered body,
+    on every core: the entries (in ``skills`` order), the bodies' HTML by id, the made
+    archives' sha256 by site path, and the diagnostics.
 
     A skill whose rendered body the cache holds is published here: it has little left to do
     (its unchanged files are kept), and a worker would only send the cached HTML back.
@@ -230,7 +273,8 @@ def _publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfi
     context = digest(__version__, engine_version(), sorted(targets.skills), sorted(targets.files))
     keys = [digest(context, s.id, s.body) for s in skills]
     known = [bool(cache) and cache.old["html"].get(k) is not None for k in keys] if cache else [False] * len(skills)
-    _PUBLISHING = _Publishing(skills, staging, config, base_dir, _children(skills), keys, cache)
+    _PUBLISHING = _Publishing(skills, staging, config, base_dir, _children(skills), keys, cache,
+                              _archive_names(skills), mtime)
     try:
         heavy = [i for i in range(len(skills)) if not known[i]]
         results: list[_Published | None] = [None] * len(skills)
@@ -241,7 +285,7 @@ def _publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfi
                 results[i] = _publish_one(i)
     finally:
         _PUBLISHING = None
-    entries, html, diags = [], {}, []
+    entries, html, archive_shas, diags = [], {}, {}, []
     for skill, key, done in zip(skills, keys, results):
         assert done is not None
         for rel, content_key, kept in done.placed:
@@ -255,22 +299,19 @@ def _publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfi
                 cache.put("html", key, done.html)
         if done.html is not None:
             html[skill.id] = done.html
+        if done.archive_sha is not None:
+            archive_shas[_archive_path(done.entry["name"])] = done.archive_sha
         entries.append(done.entry)
         diags += done.diagnostics
-    return entries, html, diags
+    return entries, html, archive_shas, diags
 
 
-# An archive to make: (site path, content key, members as (archive path, file)).
-_ArchiveJob = tuple[str, str, list[tuple[str, Path]]]
-
-
-def _plan_discovery(entries: Sequence[dict[str, Any]], staging: Staging, mtime: int, diags: list[Diagnostic],
-                    paths: dict[str, str]) -> tuple[list[tuple[dict[str, Any], str, str, str]], list[_ArchiveJob]]:
-    """What ``.well-known/agent-skills/index.json`` lists — a raw SKILL.md or an archive per
-    skill — and the archives to make (an archive of an unchanged folder is reused)."""
-    listed: list[tuple[dict[str, Any], str, str, str]] = []  # entry, kind, artifact path, URL from the index
+def _write_discovery_index(entries: Sequence[dict[str, Any]], made: dict[str, str], staging: Staging,
+                           diags: list[Diagnostic], paths: dict[str, str], cache: BuildCache | None) -> None:
+    """``.well-known/agent-skills/index.json``: a raw SKILL.md or an archive per skill (archives
+    were made or kept by :func:`_write_archive`; ``made`` has the sha256 of those made)."""
+    index = []
     names: set[str] = set()
-    to_make: list[_ArchiveJob] = []
     for entry in entries:
         if not listable(entry):
             continue
@@ -280,9 +321,9 @@ def _plan_discovery(entries: Sequence[dict[str, Any]], staging: Staging, mtime: 
                               severity=Severity.INFO))
             continue
         names.add(entry["name"])
-        folder = f"skills/{entry['id']}/"
         if not entry["files"]:
-            listed.append((entry, "skill-md", folder + "SKILL.md", "../../" + entry["urls"]["skill_md"]))
+            index.append(discovery_entry(entry["name"], entry["description"], "skill-md",
+                                         "../../" + entry["urls"]["skill_md"], entry["sha256"]))
             continue
         too_long = next((f["path"] for f in entry["files"] if not fits_ustar(f["path"])), None)
         if too_long is not None:
@@ -290,45 +331,23 @@ def _plan_discovery(entries: Sequence[dict[str, Any]], staging: Staging, mtime: 
                                        "100 bytes, or 255 split at a '/'); skill not listed in the discovery index",
                               paths[entry["id"]]))
             continue
-        rel = f"{ARCHIVE_DIR}/{entry['name']}.tar.gz"
-        key = digest("archive", entry["digest"], mtime)
-        if not staging.reuse(rel, key):
-            members = [("SKILL.md", staging.current(folder + "SKILL.md"))] + [
-                (f["path"], staging.current(folder + f["path"])) for f in entry["files"]]
-            to_make.append((rel, key, members))
-        listed.append((entry, "archive", rel, f"archives/{entry['name']}.tar.gz"))
-    return listed, to_make
-
-
-def _make_archives(to_make: Sequence[_ArchiveJob], mtime: int, staging: Staging) -> tuple[dict[str, str], float]:
-    """Write the planned archives (in a background process, or here): their sha256 by site
-    path, and the seconds it took."""
-    started = time.perf_counter()
-    shas = {}
-    for rel, _, members in to_make:
-        data = deterministic_tar_gz(members, mtime)
-        staging.file(rel).write_bytes(data)
-        shas[rel] = sha256_hex(data)
-    return shas, time.perf_counter() - started
-
-
-def _write_discovery_index(listed: Sequence[tuple[dict[str, Any], str, str, str]], to_make: Sequence[_ArchiveJob],
-                           made: dict[str, str], staging: Staging, cache: BuildCache | None) -> None:
-    """The discovery index itself, once the archives are made."""
-    for rel, key, _ in to_make:
-        staging.adopt(rel, key, None)
-    index = []
-    for entry, kind, rel, url in listed:
-        if kind == "skill-md":
-            sha = entry["sha256"]
-        else:
-            key = staging.keys[rel]
-            sha = made.get(rel) or (cache.get("archives", key) if cache else None) \
-                or sha256_hex(staging.current(rel).read_bytes())
-            if cache:
-                cache.put("archives", key, sha)
-        index.append(discovery_entry(entry["name"], entry["description"], kind, url, sha))
+        rel = _archive_path(entry["name"])
+        key = staging.keys[rel]
+        sha = made.get(rel) or (cache.get("archives", key) if cache else None) \
+            or sha256_hex(staging.current(rel).read_bytes())
+        if cache:
+            cache.put("archives", key, sha)
+        index.append(discovery_entry(entry["name"], entry["description"], "archive",
+                                     f"archives/{entry['name']}.tar.gz", sha))
     staging.write_json(INDEX_PATH, index_document(index))
+
+
+def _search_entry(skill: Skill) -> dict[str, Any]:
+    """What search reads of a skill's manifest entry (see :func:`skillsite.manifest.skill_entry`):
+    known before its files are published, so the indexes are made meanwhile."""
+    return {"id": skill.id, "name": skill.name, "description": skill.description, "tags": list(skill.tags),
+            "tools": [dict(t) for t in skill.tools], "priority": skill.priority,
+            "urls": {"page": skill_dir_url(skill.id)}}
 
 
 def _search_key(entries: Sequence[dict[str, Any]]) -> str:
@@ -454,36 +473,35 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
     staging = Staging(out, reuse=cache.get("outputs", "previous") if cache else None)
     pending: list[Pending[Any]] = []
     try:
-        with stage("skills"):  # files, manifest entries, XML fragments and rendered bodies
-            entries, body_html, build_diags = _publish_skills(skills, staging, config, base_dir, jobs, cache)
+        with stage("skills"):  # files, manifest entries, XML fragments, archives and rendered bodies
+            # the search indexes depend on frontmatter only: a background process makes them meanwhile
+            search_entries = [_search_entry(s) for s in skills]
+            search_key = _search_key(search_entries)
+            cached_search = cache.get("search", search_key) if cache else None
+            search = None if cached_search is not None else in_background(lambda: _build_search(search_entries),
+                                                                           jobs)
+            if search is not None:
+                pending.append(search)
+            entries, body_html, archives, build_diags = _publish_skills(skills, staging, config, base_dir, mtime,
+                                                                        jobs, cache)
             entry_by_id = {e["id"]: e for e in entries}
             _write_catalog_xml(entries, config, staging)
-            listed, to_make = _plan_discovery(entries, staging, mtime, build_diags,
-                                              {s.id: s.source.display_path for s in skills})
+            _write_discovery_index(entries, archives, staging, build_diags,
+                                   {s.id: s.source.display_path for s in skills}, cache)
         diags.extend(build_diags)
         if any(d.severity is Severity.ERROR for d in build_diags) and not keep_going:
+            for task in pending:
+                task.abandon()
             staging.discard()
             return result(False, (), 0)
-        # Archives and search indexes are made by background processes while the pages are written.
-        archives = in_background(lambda: _make_archives(to_make, mtime, staging),
-                                 jobs if len(to_make) >= MIN_PARALLEL_ITEMS else 1)
-        pending.append(archives)
-        search_key = _search_key(entries)
-        cached_search = cache.get("search", search_key) if cache else None
-        search = None if cached_search is not None else in_background(lambda: _build_search(entries), jobs)
-        if search is not None:
-            pending.append(search)
         data = manifest(entries, config, len(skipped), generated_at, None)
         with stage("pages"):
             ctx = BuildContext(config, tuple(skills), data, entry_by_id, tuple(sort_diagnostics(diags)),
                                staging.path, body_html, jobs, staging)
             _write_pages(ctx)
-        with stage("discovery"):
-            made, stage.seconds["archives, beside pages"] = archives.result()
-            _write_discovery_index(listed, to_make, made, staging, cache)
         with stage("search"):
             if search is not None:
-                cached_search, stage.seconds["search, beside pages"] = search.result()
+                cached_search, stage.seconds["search, in the background"] = search.result()
                 if cache:
                     cache.put("search", search_key, cached_search)
             data["search"], search_files = cached_search

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from skillsite.cache import digest, value_bytes
 from skillsite.loader import user_cache_root
 from skillsite.manifest import absolute
 from skillsite.models import BuildContext, Skill
-from skillsite.output import site_path_parts
+from skillsite.output import site_path_parts, write_file
 from skillsite.parallel import parallel_map
 from skillsite.render import LinkTargets, MarkdownRenderer, safe_url
 from skillsite.wellknown import listable
@@ -327,6 +328,8 @@ class SiteWriter:
         self.tag_by_name = {t.name: t for t in self.tags}
         self.cards = [card(e, self.tag_by_name) for e in self.entries]
         self._renderer: MarkdownRenderer | None = None
+        self._out_text = str(ctx.out)
+        self._made: set[str] = set()  # folders known to exist under ctx.out
         self.assets: dict[str, str] = {}
         self.templates_digest = digest([(str(p.relative_to(d)), p.read_bytes()) for d in self.dirs
                                         for p in sorted(d.rglob("*")) if p.is_file()])
@@ -395,7 +398,14 @@ class SiteWriter:
 
     def render(self, template: str, rel: str, **values: Any) -> None:
         html = self.env.get_template(template).render(**values)
-        path_under(self.ctx.out, rel).write_text(html, encoding="utf-8")
+        folder = rel.rpartition("/")[0]
+        if folder in self._made:
+            site_path_parts(rel)
+            path = os.path.join(self._out_text, rel)
+        else:
+            path = str(path_under(self.ctx.out, rel))
+            self._made.add(folder)
+        write_file(path, html.encode("utf-8"))
 
     def render_keyed(self, template: str, rel: str, check_only: bool = False, **values: Any) -> PlacedPage:
         """Render a page unless the previous output holds it for exactly these values.

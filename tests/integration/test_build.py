@@ -20,6 +20,7 @@ from support import EXAMPLES, tree_bytes, write_skill
 from skillsite import build as build_module
 from skillsite.build import build
 from skillsite.config import SiteConfig
+from skillsite.manifest import skill_entry
 from skillsite.output import MARKER, OutputError
 
 
@@ -112,6 +113,25 @@ def test_prompt_budget_leaves_skills_out_with_a_notice(tmp_path):
     root = ET.fromstring(block)
     shown = len(root.findall("skill"))
     assert 0 < shown < 10 and "more skills not listed" in root.find("notice").text
+
+
+def test_search_indexes_are_made_from_what_the_manifest_says(example_site, corpus):
+    """The build indexes skills before their manifest entries exist (build._search_entry): the
+    fields search reads must be the entries' own, for the examples and every corpus skill."""
+    from skillsite.pipeline import read_catalog
+
+    for source, published in ((EXAMPLES, example_site), (corpus, None)):
+        skills = [s for s in read_catalog([source]).skills if not s.has_errors]
+        if published is None:
+            children = {s.id: [] for s in skills}
+            entries = [skill_entry(s, [], "", children[s.id], SiteConfig(), ".") for s in skills]
+        else:
+            entries = json.loads((published / "skills.json").read_text())["skills"]
+        assert len(entries) == len(skills) > 0
+        for skill, entry in zip(skills, entries):
+            projected = build_module._search_entry(skill)
+            assert projected == {key: entry[key] if key != "urls" else {"page": entry["urls"]["page"]}
+                                 for key in projected}
 
 
 def test_two_builds_are_byte_identical(tmp_path, monkeypatch):
