@@ -110,3 +110,18 @@ def load_config(path: Path) -> SiteConfig:
     if values.get("templates"):
         values["templates"] = str(base / values["templates"])
     return SiteConfig(config_path=shown, **values)
+
+
+def builtin_templates() -> Path:
+    """The packaged templates: ``skillsite/templates`` in a wheel, ``templates/`` in a checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "templates", here.parent / "templates"):
+        if (candidate / "base.html").is_file():
+            return candidate
+    raise FileNotFoundError("skillsite's templates folder is missing from the installation")
+
+
+def template_dirs(override: str = "") -> list[Path]:
+    """Template folders in lookup order: the user's override folder first, if any."""
+    dirs = [Path(override)] if override else []
+    return dirs + [builtin_templates()]

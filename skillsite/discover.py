@@ -33,7 +33,7 @@ class _Dir:
     real: str                # resolved path
     skill_file: str | None   # "SKILL.md", "skill.md" or None
     owner: str | None        # rel of the nearest skill folder at or above this one
-    files: list[tuple[str, str, str, int, int]] = field(default_factory=list)  # name, seen, real, size, mtime
+    files: list[tuple[str, str, str]] = field(default_factory=list)  # name, path as reached, real path
 
 
 @dataclass(frozen=True)
@@ -126,11 +126,7 @@ class _RootWalker:
                         child_real = real_prefix + name
                         children.append((entry.path, child_rel, child_real, owner, ancestors | {child_real}))
                     elif entry.is_file(follow_symlinks=False):
-                        if self.stat_files:
-                            stat = entry.stat(follow_symlinks=False)
-                            node.files.append((name, entry.path, real_prefix + name, stat.st_size, stat.st_mtime_ns))
-                        else:
-                            node.files.append((name, entry.path, real_prefix + name, 0, 0))
+                        node.files.append((name, entry.path, real_prefix + name))
                     elif entry.is_symlink():
                         child = self._follow(entry, child_rel, ancestors, node)
                         if child is not None:
@@ -161,9 +157,19 @@ class _RootWalker:
                                        self._show(rel)))
                 return None
             return (entry.path, rel, target, node.owner, ancestors | {target})
-        stat = os.stat(target)
-        node.files.append((entry.name, entry.path, target, stat.st_size, stat.st_mtime_ns))
+        node.files.append((entry.name, entry.path, target))
         return None
+
+
+def _stamp(real: str, walker: _RootWalker, rel: str, name: str, diags: list[Diagnostic]) -> tuple[int, int]:
+    """Size and modification time of a file (by its real path: a symlink's target)."""
+    try:
+        stat = os.stat(real)
+    except OSError as exc:
+        diags.append(make("SK006", f"cannot read: {exc.strerror or exc}",
+                          walker._show(f"{rel}/{name}" if rel else name)))
+        return 0, 0
+    return stat.st_size, stat.st_mtime_ns
 
 
 def _is_file(entry: os.DirEntry) -> bool:
@@ -198,13 +204,18 @@ def _discover_root(root: Path, exclude: Sequence[str], stat_files: bool
             diags.append(make("SK003", f"same folder as skill '{skill_id(win.rel)}'; reported once, under that id",
                               walker._show(f"{d.rel}/{d.skill_file}" if d.rel else d.skill_file)))
 
+    # Only the files of kept skills are looked at (a folder reached twice through a symlink,
+    # or files outside every skill, cost no stat).
     files_of: dict[str, list[BundledFile]] = {rel: [] for rel in kept}
+    stamps: dict[str, tuple[int, int]] = {}
     for d in walker.dirs:
         if d.owner not in files_of:
             continue
         owner = by_rel[d.owner]
-        for name, seen, real, size, mtime_ns in d.files:
+        for name, seen, real in d.files:
             if d.rel == owner.rel and name == owner.skill_file:
+                if stat_files:
+                    stamps[d.rel] = _stamp(real, walker, d.rel, name, diags)
                 continue
             rel_in_skill = f"{d.rel}/{name}"[len(owner.rel) + 1:] if owner.rel else (
                 f"{d.rel}/{name}" if d.rel else name)
@@ -212,6 +223,7 @@ def _discover_root(root: Path, exclude: Sequence[str], stat_files: bool
                 diags.append(make("SK007", "symlink points outside the skill folder; file not published",
                                   walker._show(f"{d.rel}/{name}" if d.rel else name)))
                 continue
+            size, mtime_ns = _stamp(real, walker, d.rel, name, diags) if stat_files else (0, 0)
             files_of[d.owner].append(BundledFile(rel_in_skill, seen, size, mtime_ns))
 
     sources = []
@@ -238,6 +250,7 @@ def _discover_root(root: Path, exclude: Sequence[str], stat_files: bool
             rel_path=rel_md,
             parent_id=parent,
             files=tuple(sorted(files_of[d.rel], key=lambda f: f.path)),
+            stamp=stamps.get(d.rel, (0, 0)),
         ))
     return sources, diags
 

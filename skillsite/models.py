@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
-from skillsite.diagnostics import Diagnostic
+from skillsite.diagnostics import Diagnostic, Severity, count_by_severity
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class SourceFile:
     rel_path: str                # SKILL.md path relative to the root, posix
     parent_id: str | None        # nearest enclosing skill, if any
     files: tuple[BundledFile, ...] = ()
+    stamp: tuple[int, int] = (0, 0)  # the SKILL.md's size and mtime_ns as discovery saw them (0, 0: not looked at)
 
     @property
     def folder_name(self) -> str:
@@ -125,3 +126,65 @@ class BuildContext:
     def skill_url(self, skill_id: str) -> str:
         """Site-relative URL of a skill's page folder, percent-encoded (``skills/a/b/``)."""
         return self.entries[skill_id]["urls"]["page"]
+
+
+# ------------------------------------------------------------------ what reading a catalog gives
+
+def _verdicts(sources: Sequence[SourceFile], diagnostics: Sequence[Diagnostic], left_out: frozenset[str]
+              ) -> list[dict]:
+    erroneous = {d.path for d in diagnostics if d.severity is Severity.ERROR}
+    return [{"id": s.id, "path": s.display_path,
+             "valid": s.display_path not in erroneous and s.id not in left_out} for s in sources]
+
+
+def _summary(verdicts: list[dict], diagnostics: Sequence[Diagnostic], left_out: int) -> dict:
+    counts = count_by_severity(diagnostics)
+    by_code: dict[str, int] = {}
+    for d in diagnostics:
+        by_code[d.code] = by_code.get(d.code, 0) + 1
+    return {
+        "skills": len(verdicts),
+        "valid": sum(v["valid"] for v in verdicts),
+        "invalid": sum(not v["valid"] for v in verdicts),
+        "left_out": left_out,
+        "errors": counts["error"],
+        "warnings": counts["warning"],
+        "infos": counts["info"],
+        "by_code": dict(sorted(by_code.items())),
+    }
+
+
+@dataclass(frozen=True)
+class CatalogReading:
+    """Everything known after reading the sources: kept skills, left-out ones, diagnostics."""
+
+    sources: tuple[SourceFile, ...]
+    skills: tuple[Skill, ...]
+    left_out: tuple[ParsedSkill, ...]
+    diagnostics: tuple[Diagnostic, ...]   # sorted
+    input_digest: str = ""                # digest of every SKILL.md and its context ("" without a cache)
+
+    def verdicts(self) -> list[dict]:
+        """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
+        return _verdicts(self.sources, self.diagnostics, frozenset(p.source.id for p in self.left_out))
+
+    def summary(self) -> dict:
+        """Counts for the summary line and ``--format json``."""
+        return _summary(self.verdicts(), self.diagnostics, len(self.left_out))
+
+
+@dataclass(frozen=True)
+class CatalogCheck:
+    """What ``skillsite validate`` reports: a verdict per skill and every diagnostic."""
+
+    sources: tuple[SourceFile, ...]
+    left_out: frozenset[str]              # ids of the skills left out of every output
+    diagnostics: tuple[Diagnostic, ...]   # sorted
+
+    def verdicts(self) -> list[dict]:
+        """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
+        return _verdicts(self.sources, self.diagnostics, self.left_out)
+
+    def summary(self) -> dict:
+        """Counts for the summary line and ``--format json``."""
+        return _summary(self.verdicts(), self.diagnostics, len(self.left_out))

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence, cast
 
 from skillsite.cache import BuildCache, digest
-from skillsite.diagnostics import Diagnostic, Severity, count_by_severity, sort_diagnostics
+from skillsite.diagnostics import Diagnostic, sort_diagnostics
 from skillsite.discover import Discovery, discover
-from skillsite.models import ParsedSkill, Skill, SourceFile
+from skillsite.models import CatalogCheck, CatalogReading, ParsedSkill, SourceFile
 from skillsite.parallel import batch_collection, parallel_map
 from skillsite.parse import DEFAULT_MAX_BYTES, parse_skill, parse_skill_bytes, read_limited
 from skillsite.validate import (Validation, catalog_skill_dirs, check_skill, duplicate_name_diagnostics, is_kept,
@@ -19,66 +19,6 @@ from skillsite.validate import (Validation, catalog_skill_dirs, check_skill, dup
 #: A SKILL.md changed this recently (nanoseconds) is not cached by :func:`check_catalog`: a
 #: second change within the file system's timestamp granularity would go unnoticed.
 RACY_NS = 2_000_000_000
-
-
-def _verdicts(sources: Sequence[SourceFile], diagnostics: Sequence[Diagnostic], left_out: frozenset[str]
-              ) -> list[dict]:
-    erroneous = {d.path for d in diagnostics if d.severity is Severity.ERROR}
-    return [{"id": s.id, "path": s.display_path,
-             "valid": s.display_path not in erroneous and s.id not in left_out} for s in sources]
-
-
-def _summary(verdicts: list[dict], diagnostics: Sequence[Diagnostic], left_out: int) -> dict:
-    counts = count_by_severity(diagnostics)
-    by_code: dict[str, int] = {}
-    for d in diagnostics:
-        by_code[d.code] = by_code.get(d.code, 0) + 1
-    return {
-        "skills": len(verdicts),
-        "valid": sum(v["valid"] for v in verdicts),
-        "invalid": sum(not v["valid"] for v in verdicts),
-        "left_out": left_out,
-        "errors": counts["error"],
-        "warnings": counts["warning"],
-        "infos": counts["info"],
-        "by_code": dict(sorted(by_code.items())),
-    }
-
-
-@dataclass(frozen=True)
-class CatalogReading:
-    """Everything known after reading the sources: kept skills, left-out ones, diagnostics."""
-
-    sources: tuple[SourceFile, ...]
-    skills: tuple[Skill, ...]
-    left_out: tuple[ParsedSkill, ...]
-    diagnostics: tuple[Diagnostic, ...]   # sorted
-    input_digest: str = ""                # digest of every SKILL.md and its context ("" without a cache)
-
-    def verdicts(self) -> list[dict]:
-        """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
-        return _verdicts(self.sources, self.diagnostics, frozenset(p.source.id for p in self.left_out))
-
-    def summary(self) -> dict:
-        """Counts for the summary line and ``--format json``."""
-        return _summary(self.verdicts(), self.diagnostics, len(self.left_out))
-
-
-@dataclass(frozen=True)
-class CatalogCheck:
-    """What ``skillsite validate`` reports: a verdict per skill and every diagnostic."""
-
-    sources: tuple[SourceFile, ...]
-    left_out: frozenset[str]              # ids of the skills left out of every output
-    diagnostics: tuple[Diagnostic, ...]   # sorted
-
-    def verdicts(self) -> list[dict]:
-        """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
-        return _verdicts(self.sources, self.diagnostics, self.left_out)
-
-    def summary(self) -> dict:
-        """Counts for the summary line and ``--format json``."""
-        return _summary(self.verdicts(), self.diagnostics, len(self.left_out))
 
 
 @dataclass(frozen=True)
@@ -150,20 +90,21 @@ def _cache_key(job: _Job, skill_dirs_digest: str) -> str:
 
 def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
                  ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
-                 cache: BuildCache | None = None) -> CatalogReading:
+                 cache: BuildCache | None = None, found: Discovery | None = None) -> CatalogReading:
     """Discover, parse and validate every skill under ``roots``.
 
     Parsing and per-skill checks run on ``jobs`` processes; with a ``cache``, skills
     whose inputs are unchanged are not parsed or checked again.  The result never
-    depends on either.
+    depends on either.  ``found``: what ``discover(roots, exclude)`` gave already.
     """
     with batch_collection():
-        return _read_catalog(roots, exclude, profile, frozenset(ignore), max_bytes, jobs, cache)
+        return _read_catalog(roots, exclude, profile, frozenset(ignore), max_bytes, jobs, cache, found)
 
 
 def _read_catalog(roots: Sequence[Path | str], exclude: Sequence[str], profile: str, ignored: frozenset[str],
-                  max_bytes: int, jobs: int, cache: BuildCache | None) -> CatalogReading:
-    found: Discovery = discover(roots, exclude)
+                  max_bytes: int, jobs: int, cache: BuildCache | None, found: Discovery | None) -> CatalogReading:
+    if found is None:
+        found = discover(roots, exclude)
     skill_dirs = catalog_skill_dirs(found.sources)
     jobs_list = [_Job(src, _read_raw(src, max_bytes) if cache else None, profile, skill_dirs, max_bytes)
                  for src in found.sources]

@@ -26,6 +26,7 @@ import jinja2.bccache
 from markupsafe import Markup
 
 from skillsite.cache import digest, value_bytes
+from skillsite.config import builtin_templates, template_dirs
 from skillsite.loader import user_cache_root
 from skillsite.manifest import absolute
 from skillsite.models import BuildContext, Skill
@@ -34,7 +35,7 @@ from skillsite.parallel import parallel_map
 from skillsite.render import LinkTargets, MarkdownRenderer, safe_url
 from skillsite.wellknown import listable
 
-__all__ = ["write_site", "template_dirs", "make_environment", "tag_slug", "active_files", "STATIC_FILES"]
+__all__ = ["write_site", "builtin_templates", "template_dirs", "make_environment", "tag_slug", "active_files", "STATIC_FILES"]
 
 STATIC_FILES = ("app.css", "app.js", "search.js", "lunr.min.js", "nojs.css", "favicon.svg")
 # Bundled files a browser would run as a document on the catalog's own origin: ``_headers``
@@ -49,21 +50,6 @@ _SPACE = re.compile(r"\s+")
 
 
 # ---------------------------------------------------------------------------- templates
-
-def builtin_templates() -> Path:
-    """The packaged templates: ``skillsite/templates`` in a wheel, ``templates/`` in a checkout."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "templates", here.parent / "templates"):
-        if (candidate / "base.html").is_file():
-            return candidate
-    raise FileNotFoundError("skillsite's templates folder is missing from the installation")
-
-
-def template_dirs(override: str = "") -> list[Path]:
-    """Template folders in lookup order: the user's override folder first, if any."""
-    dirs = [Path(override)] if override else []
-    return dirs + [builtin_templates()]
-
 
 class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
     """Compiled templates in the user cache folder (never beside the sources or the output: a

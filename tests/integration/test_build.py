@@ -18,6 +18,7 @@ import pytest
 
 from support import EXAMPLES, tree_bytes, write_skill
 from skillsite import build as build_module
+from skillsite import publish
 from skillsite.build import build
 from skillsite.config import SiteConfig
 from skillsite.manifest import skill_entry
@@ -116,7 +117,7 @@ def test_prompt_budget_leaves_skills_out_with_a_notice(tmp_path):
 
 
 def test_search_indexes_are_made_from_what_the_manifest_says(example_site, corpus):
-    """The build indexes skills before their manifest entries exist (build._search_entry): the
+    """The build indexes skills before their manifest entries exist (publish.search_entry): the
     fields search reads must be the entries' own, for the examples and every corpus skill."""
     from skillsite.pipeline import read_catalog
 
@@ -129,7 +130,7 @@ def test_search_indexes_are_made_from_what_the_manifest_says(example_site, corpu
             entries = json.loads((published / "skills.json").read_text())["skills"]
         assert len(entries) == len(skills) > 0
         for skill, entry in zip(skills, entries):
-            projected = build_module._search_entry(skill)
+            projected = publish.search_entry(skill)
             assert projected == {key: entry[key] if key != "urls" else {"page": entry["urls"]["page"]}
                                  for key in projected}
 

@@ -56,7 +56,7 @@ def test_a_corrupt_cache_is_ignored(tmp_path):
 
 def test_a_no_op_rebuild_keeps_the_whole_cache(tmp_path):
     """After a no-op rebuild, changing one body re-renders that body only."""
-    from skillsite import build as build_module
+    from skillsite import publish
 
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)
@@ -66,12 +66,12 @@ def test_a_no_op_rebuild_keeps_the_whole_cache(tmp_path):
     skill = src / "test-first" / "SKILL.md"
     skill.write_text(skill.read_text() + "\nOne more line.\n")
     rendered = []
-    original = build_module._render_one
+    original = publish._render_one
     try:
-        build_module._render_one = lambda item: rendered.append(item[0]) or original(item)
+        publish._render_one = lambda item: rendered.append(item[0]) or original(item)
         assert build([src], out, cache_dir=cache, jobs=1).ok
     finally:
-        build_module._render_one = original
+        publish._render_one = original
     assert rendered == ["test-first"]
 
 
@@ -136,3 +136,57 @@ def test_a_failing_patch_commit_leaves_the_previous_output(tmp_path, monkeypatch
     assert len(calls) >= 6
     assert tree_bytes(out) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.")] == []
+
+
+def _age(tree, seconds: float = 60.0) -> None:
+    """Make every file of ``tree`` look written ``seconds`` ago (older than the racy window)."""
+    import os
+    import time
+
+    stamp = time.time() - seconds
+    for path in [tree, *tree.rglob("*")]:
+        os.utime(path, (stamp, stamp), follow_symlinks=False)
+
+
+def test_a_rebuild_with_nothing_changed_reads_no_skill(tmp_path):
+    """The quick check: discovery's sizes and times, the state file, the output's files."""
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    (src / "twin").mkdir()  # a second skill named code-review: the build's own SK212 note
+    (src / "twin" / "SKILL.md").write_text("---\nname: code-review\ndescription: A twin.\n---\nBody\n")
+    _age(src)
+    cache, out = tmp_path / "cache", tmp_path / "site"
+    first = build([src], out, cache_dir=cache, keep_going=True)
+    assert first.ok and "read" in first.stages
+    again = build([src], out, cache_dir=cache, keep_going=True)
+    assert again.ok and "unchanged" in again.stages and "read" not in again.stages
+    assert again.reading.skills == () and again.reading.sources == first.reading.sources
+    assert (again.diagnostics, again.published, again.skipped, again.output_bytes) == \
+        (first.diagnostics, first.published, first.skipped, first.output_bytes)
+    assert any(d.code == "SK212" and "discovery index" in d.message for d in again.diagnostics)
+
+    (out / "skills/code-review/SKILL.md").write_text("edited by hand")  # the output is checked too
+    assert "read" in build([src], out, cache_dir=cache, keep_going=True).stages
+    assert "read" not in build([src], out, cache_dir=cache, keep_going=True).stages
+
+    skill = src / "test-first" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("Write the test", "Write a test"))
+    _age(src)
+    changed = build([src], out, cache_dir=cache, keep_going=True)
+    assert "read" in changed.stages and b"Write a test" in (out / "skills/test-first/SKILL.md").read_bytes()
+    assert "read" not in build([src], out, cache_dir=cache, keep_going=True).stages
+
+
+def test_inputs_changed_just_before_a_build_are_read_again_next_time(tmp_path):
+    """A file written within the file system's timestamp granularity of the build could change
+    again without its stamp changing: the next build does not trust the stamps and reads."""
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 0)  # written just now
+    cache, out = tmp_path / "cache", tmp_path / "site"
+    assert build([src], out, cache_dir=cache).ok
+    second = build([src], out, cache_dir=cache)
+    assert "read" in second.stages and "unchanged" in second.stages  # same content: still nothing written
+    _age(src)
+    assert "read" in build([src], out, cache_dir=cache).stages          # new stamps: read once more
+    assert "read" not in build([src], out, cache_dir=cache).stages
