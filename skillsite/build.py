@@ -12,6 +12,7 @@ there is work to do.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import os
 import time
 from contextlib import contextmanager
@@ -35,7 +36,7 @@ STATE_FILE = "build-state.pickle"
 #: An input changed this recently (nanoseconds) is not trusted to keep its stamp: a second
 #: change within the file system's timestamp granularity would go unnoticed.
 RACY_NS = 2_000_000_000
-_STATE_HEADER = ("skillsite-build-state", 2)
+_STATE_HEADER = ("skillsite-build-state", 3)
 
 
 @dataclass(frozen=True)
@@ -114,15 +115,60 @@ def _settings(sources: Sequence[Path | str], config: SiteConfig, keep_going: boo
             base_dir, os.environ.get("SOURCE_DATE_EPOCH", ""), _template_stamps(config)]
 
 
-def quick_fingerprint(found: Discovery, settings: list[Any]) -> tuple[str, int]:
+def quick_fingerprint(found: Discovery, settings: list[Any]) -> str:
     """A digest of every input as discovery saw it, without reading any: where each skill is,
-    its SKILL.md's and bundled files' sizes and modification times; and the newest of those
-    times (an input that recent is not trusted to have kept its stamp, see :data:`RACY_NS`)."""
+    and its SKILL.md's and bundled files' sizes and modification times."""
     inputs = [(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
                [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in s.files]) for s in found.sources]
-    newest = max((t for s in found.sources for t in (s.stamp[1], *(f.mtime_ns for f in s.files))), default=0)
-    newest = max([newest, *(mtime for _, _, mtime in settings[-1])])
-    return digest(settings, inputs, found.diagnostics), newest
+    return digest(settings, inputs, found.diagnostics)
+
+
+#: More inputs than this written within the racy window: the next build reads everything
+#: rather than hashing them one by one.
+MAX_RACY_INPUTS = 64
+
+
+def _racy_inputs(found: Discovery, reading: CatalogReading, settings: list[Any], published: set[str],
+                 cache: BuildCache, cutoff: int) -> list[tuple[str, str]] | None:
+    """What the next quick check must read to trust the stamps of inputs written after ``cutoff``
+    (a later change within the file system's timestamp granularity would keep the stamp):
+    their paths and the sha256 of the content this build used; None when one cannot be vouched
+    for (a template, an unread file) or there are too many."""
+    if any(mtime >= cutoff for _, _, mtime in settings[-1]):
+        return None
+    raw = {s.id: s.raw for s in reading.skills} | {p.source.id: p.raw for p in reading.left_out}
+    racy: list[tuple[str, str]] = []
+    for src in found.sources:
+        if src.stamp[1] >= cutoff:
+            if src.id not in raw:
+                return None
+            racy.append((str(src.skill_md), hashlib.sha256(raw[src.id]).hexdigest()))
+        if src.id not in published:
+            continue  # a bundled file of a skill left out changes nothing
+        for f in src.files:
+            if f.mtime_ns >= cutoff:
+                sha = cache.file_sha(f.abspath, f.bytes, f.mtime_ns)
+                if sha is None:
+                    return None
+                racy.append((f.abspath, sha))
+        if len(racy) > MAX_RACY_INPUTS:
+            return None
+    return racy
+
+
+def _unchanged_since(racy: list[tuple[str, str]]) -> bool:
+    """Every racy input still holds the content the last build used."""
+    for path, sha in racy:
+        content = hashlib.sha256()
+        try:
+            with open(path, "rb") as handle:
+                while chunk := handle.read(1 << 20):
+                    content.update(chunk)
+        except OSError:
+            return False
+        if content.hexdigest() != sha:
+            return False
+    return True
 
 
 def _fingerprint(reading: CatalogReading, settings: list[Any]) -> str:
@@ -188,17 +234,18 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
     if state is not None and state["quick"] is not None and is_previous_output(out):
         output_files = in_background(lambda: _tree_digest(out), jobs)
     settings: list[Any] = []
-    quick, newest = "", 0
+    quick, same = "", False
     try:
         with stage("discover"):
             found = discover(sources, config.exclude)
         if cache_dir is not None:
             settings = _settings(sources, config, keep_going, strict, base_dir)
-            quick, newest = quick_fingerprint(found, settings)
+            quick = quick_fingerprint(found, settings)
+        same = state is not None and state["quick"] == quick and _unchanged_since(state["racy"])
     finally:
-        if output_files is not None and (state is None or state["quick"] != quick):
+        if output_files is not None and not same:
             output_files.abandon()
-    if state is not None and output_files is not None and state["quick"] == quick:
+    if state is not None and output_files is not None and same:
         with stage("unchanged"):
             intact = state["tree"] == output_files.result()
         if intact:  # every input and the output are as the last build left them: nothing to do
@@ -233,10 +280,11 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
     def remember(files: dict[str, tuple[int, int]]) -> None:
         """The state the next build's quick check compares with (an input too recent to trust
         its stamp leaves the quick check out)."""
-        assert cache_dir is not None
+        assert cache_dir is not None and cache is not None
+        racy = _racy_inputs(found, reading, settings, set(ids), cache, started_ns - RACY_NS)
         save_signed(cache_dir / STATE_FILE, {
-            "header": _STATE_HEADER, "scope": scope, "quick": quick if newest < started_ns - RACY_NS else None,
-            "fingerprint": fingerprint, "tree": _digest_stats(files), "bytes": sum(size for size, _ in files.values()),
+            "header": _STATE_HEADER, "scope": scope, "quick": quick if racy is not None else None,
+            "racy": racy or [], "fingerprint": fingerprint, "tree": _digest_stats(files), "bytes": sum(size for size, _ in files.values()),
             "diagnostics": tuple(sort_diagnostics(diags)), "published": ids, "skipped": skipped})
 
     if cache and cache.get("outputs", "fingerprint") == fingerprint:

@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import posixpath
+from functools import lru_cache
 from typing import Any, Sequence
 from urllib.parse import quote
 
@@ -53,8 +54,15 @@ def source_links(config: SiteConfig, source_path: str) -> tuple[str | None, str 
 
 def source_path(skill: Skill, base: str) -> str:
     """The SKILL.md path relative to the project folder (the config file's folder, or the cwd)."""
-    rel = os.path.relpath(os.path.abspath(skill.source.display_path), base)
-    return rel.replace(os.sep, "/")
+    root = _relative_root(str(skill.source.root), base)
+    return skill.source.rel_path if root == "." else f"{root}/{skill.source.rel_path}"
+
+
+@lru_cache(maxsize=64)
+def _relative_root(root: str, base: str) -> str:
+    """A source root relative to the project folder, with '/' between parts (once per root:
+    ``os.path.relpath`` costs more than the rest of a manifest entry)."""
+    return os.path.relpath(os.path.abspath(root), base).replace(os.sep, "/")
 
 
 def skill_entry(skill: Skill, files: Sequence[dict[str, Any]], skill_md_sha: str, children: Sequence[str],

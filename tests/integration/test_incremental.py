@@ -177,16 +177,38 @@ def test_a_rebuild_with_nothing_changed_reads_no_skill(tmp_path):
     assert "read" not in build([src], out, cache_dir=cache, keep_going=True).stages
 
 
-def test_inputs_changed_just_before_a_build_are_read_again_next_time(tmp_path):
-    """A file written within the file system's timestamp granularity of the build could change
-    again without its stamp changing: the next build does not trust the stamps and reads."""
+def test_a_change_that_keeps_the_file_s_stamp_is_noticed(tmp_path):
+    """A file written just before a build may change again within the file system's timestamp
+    granularity, keeping its size and time: the next build reads what that build used it for."""
+    import os
+
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)
-    _age(src, 0)  # written just now
+    _age(src)
+    skill = src / "test-first" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("Write the test", "Write a test"))  # written just now
+    cache, out = tmp_path / "cache", tmp_path / "site"
+    assert build([src], out, cache_dir=cache).ok
+    assert "read" not in build([src], out, cache_dir=cache).stages  # content checked: the same
+    stamp = skill.stat()
+    skill.write_text(skill.read_text().replace("Write a test", "Write 1 test"))  # same size
+    os.utime(skill, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))                  # same time
+    assert skill.stat().st_size == stamp.st_size
+    changed = build([src], out, cache_dir=cache)
+    assert "read" in changed.stages and b"Write 1 test" in (out / "skills/test-first/SKILL.md").read_bytes()
+
+
+def test_many_inputs_written_just_before_a_build_are_all_read_again(tmp_path):
+    from skillsite.build import MAX_RACY_INPUTS
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    for i in range(MAX_RACY_INPUTS + 1):
+        (src / "code-review" / "references" / f"note-{i}.md").write_text(f"note {i}\n")
     cache, out = tmp_path / "cache", tmp_path / "site"
     assert build([src], out, cache_dir=cache).ok
     second = build([src], out, cache_dir=cache)
-    assert "read" in second.stages and "unchanged" in second.stages  # same content: still nothing written
+    assert "read" in second.stages and "unchanged" in second.stages  # read, but nothing written
     _age(src)
-    assert "read" in build([src], out, cache_dir=cache).stages          # new stamps: read once more
+    assert "read" in build([src], out, cache_dir=cache).stages           # new stamps: read once more
     assert "read" not in build([src], out, cache_dir=cache).stages
