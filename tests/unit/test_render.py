@@ -65,11 +65,21 @@ def assert_safe(html: str) -> None:
     "<style>body{display:none}</style>",
     "<!-- <script>alert(1)</script> -->",
     "<details open ontoggle=alert(1)>",
+    "[r]: <script>alert(1)</script>",                  # reads like a link definition, is none
+    "[r]: <a href=\"javascript:x\" onclick=\"alert(1)\">x",
+    "<https://example.com/<script>alert(1)</script>>",
+    "[<javascript:x>[r]: <script>alert(1)</script>",  # an autolink inside what looks like a label
 ])
 def test_raw_html_is_escaped(md, source):
     html = md.render(source, "rel")
     assert "<script" not in html and "<iframe" not in html and "<svg" not in html and "<style" not in html
     assert "&lt;" in html
+    assert_safe(html)
+
+
+def test_html_in_angle_bracketed_destinations_is_only_a_destination(md):
+    html = md.render("[x](<img src=x onerror=alert(1)>) and [r]\n\n[r]: <svg onload=alert(1)>", "rel")
+    assert html.count('class="broken-link"') == 2 and "<img" not in html and "<svg" not in html
     assert_safe(html)
 
 
@@ -197,6 +207,7 @@ PIECES = st.sampled_from([
     "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "javascript:alert(1)", "[a](", ")", "](",
     "![b](", "<", ">", "\"", "'", "`", "```", "\n", " ", "#", "|", "-", "*", "data:text/html,x", "&#106;",
     "<iframe>", "onload=", "[r]: ", "vbscript:", "<javascript:x>", "%3A", "\\", "../", "SKILL.md", "http://a.b/",
+    "](<", "<https://", "<a href=x onclick=y>", "\n[r]: <", "~", "~~", "| a |\n|---|\n", "- [ ] ", "# ",
 ])
 
 
