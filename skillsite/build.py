@@ -300,10 +300,11 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
     if published is None:
         return result(False, (), 0)
     if cache:
-        cache.put("outputs", "fingerprint", fingerprint)
-        cache.put("outputs", "files", published)
-        cache.save()
-        remember(published)
+        with stage("cache"):
+            cache.put("outputs", "fingerprint", fingerprint)
+            cache.put("outputs", "files", published)
+            cache.save()
+            remember(published)
     return result(True, ids, sum(size for size, _ in published.values()))
 
 
