@@ -28,7 +28,7 @@ CACHE_FILE = "build-cache.pickle"
 _MAGIC = b"skillsite-cache 3\n"
 _MAC_SIZE = 32
 _HEADER = ("skillsite-build-cache", 2, __version__)
-_SECTIONS = ("skills", "html", "files", "search", "pages", "outputs", "verdicts", "archives")
+_SECTIONS = ("skills", "html", "files", "search", "pages", "outputs", "verdicts", "archives", "units")
 #: The only classes a cache file may name (YAML's safe loader makes dates; diagnostics are ours).
 _ALLOWED_CLASSES = frozenset({
     ("skillsite.diagnostics", "Diagnostic"), ("skillsite.diagnostics", "Severity"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from skillsite import __version__
@@ -45,7 +45,7 @@ def _children(skills: Sequence[Skill]) -> dict[str, list[str]]:
 _FileSha = tuple[str, int, int, str]
 
 
-def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic], cache: BuildCache | None
+def _publish_files(skill: Skill, raw_sha: str, staging: Staging, diags: list[Diagnostic], cache: BuildCache | None
                    ) -> tuple[str, list[dict[str, Any]], list[_FileSha], dict[str, bytes]]:
     """Copy a skill's SKILL.md and bundled files under ``skills/<id>/``.
 
@@ -56,7 +56,6 @@ def _publish_files(skill: Skill, staging: Staging, diags: list[Diagnostic], cach
     whose previous published copy is intact is kept from the previous output (see :meth:`Staging.reuse`).
     """
     folder = f"skills/{skill.id}/"
-    raw_sha = sha256_hex(skill.raw)
     if not staging.reuse(folder + "SKILL.md", raw_sha):
         staging.write_bytes(folder + "SKILL.md", skill.raw, key=raw_sha)
     records, shas, contents = [], [], {}
@@ -124,6 +123,8 @@ class _Publishing:
     cache: BuildCache | None
     archive_names: list[str | None]   # per skill: the discovery archive it owns (None: none)
     mtime: int                        # of archive members (SOURCE_DATE_EPOCH)
+    raw_shas: list[str] = field(default_factory=list)   # per skill: its SKILL.md's sha256
+    unit_keys: list[str] = field(default_factory=list)  # per skill: everything its publishing depends on
     renderer: Any = None   # skillsite.render.MarkdownRenderer, made on first use
 
     def subs(self, skill_id: str) -> list[tuple[str, str, str]]:
@@ -166,9 +167,12 @@ def _publish_one(index: int) -> _Published:
     job = _PUBLISHING
     assert job is not None
     skill = job.skills[index]
+    unit = job.cache.get("units", job.unit_keys[index]) if job.cache else None
+    if unit is not None and (kept := _keep_unit(unit, job.staging)) is not None:
+        return kept
     diags: list[Diagnostic] = []
     with job.staging.recording() as placed:
-        raw_sha, files, shas, contents = _publish_files(skill, job.staging, diags, job.cache)
+        raw_sha, files, shas, contents = _publish_files(skill, job.raw_shas[index], job.staging, diags, job.cache)
         entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir)
         _write_xml(skill, entry, job.subs(skill.id), job.config, job.staging)
         archive_sha = _write_archive(skill, entry, contents, job.archive_names[index], job.mtime, job.staging)
@@ -176,6 +180,32 @@ def _publish_one(index: int) -> _Published:
     cached = job.cache.get("html", key) is not None if job.cache else False
     html = None if cached else _render_one((skill.id, skill.body))
     return _Published(entry, html, diags, placed, shas, archive_sha)
+
+
+# What publishing a skill placed, kept by the cache under the skill's unit key: its manifest
+# entry, (site path, content key) of every file it wrote or kept, and its bundled files' shas.
+_Unit = tuple[dict[str, Any], list[tuple[str, str]], list[_FileSha]]
+
+
+def _keep_unit(unit: _Unit, staging: Staging) -> _Published | None:
+    """A skill whose every input is as when it was last published: its files are kept from the
+    previous output, if every one of them is still there as published (else None)."""
+    entry, files, shas = unit
+    with staging.recording() as placed:
+        if not all(staging.reuse(rel, key) for rel, key in files):
+            return None
+    return _Published(entry, None, [], placed, shas, None)
+
+
+def _unit_key(job: _Publishing, index: int) -> str:
+    """Everything a skill's publishing depends on (besides skillsite and the configuration,
+    which scope the whole cache): its SKILL.md, place, diagnostics, bundled files' stamps,
+    rendered body, sub-skills, the project folder, archive time and name."""
+    skill, src = job.skills[index], job.skills[index].source
+    return digest(job.html_keys[index], job.raw_shas[index], skill.id, src.display_path, src.rel_path,
+                  str(src.root), str(src.dir), skill.parent_id, [(f.path, f.abspath, f.bytes, f.mtime_ns)
+                                                                 for f in src.files],
+                  skill.diagnostics, job.subs(skill.id), job.base_dir, job.mtime, job.archive_names[index])
 
 
 def _archive_names(skills: Sequence[Skill]) -> list[str | None]:
@@ -239,8 +269,9 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
     context = digest(__version__, engine_version(), sorted(targets.skills), sorted(targets.files))
     keys = [digest(context, s.id, s.body) for s in skills]
     known = [bool(cache) and cache.old["html"].get(k) is not None for k in keys] if cache else [False] * len(skills)
-    _PUBLISHING = _Publishing(skills, staging, config, base_dir, _children(skills), keys, cache,
-                              _archive_names(skills), mtime)
+    job = _PUBLISHING = _Publishing(skills, staging, config, base_dir, _children(skills), keys, cache,
+                                    _archive_names(skills), mtime, [sha256_hex(s.raw) for s in skills])
+    job.unit_keys = [_unit_key(job, i) for i in range(len(skills))] if cache else []
     try:
         heavy = [i for i in range(len(skills)) if not known[i]]
         results: list[_Published | None] = [None] * len(skills)
@@ -252,13 +283,16 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
     finally:
         _PUBLISHING = None
     entries, html, archive_shas, diags = [], {}, {}, []
-    for skill, key, done in zip(skills, keys, results):
+    for index, (skill, key, done) in enumerate(zip(skills, keys, results)):
         assert done is not None
         for rel, content_key, kept in done.placed:
             staging.adopt(rel, content_key, kept)
         if cache:
             for path, size, mtime_ns, sha in done.file_shas:
                 cache.remember_file_sha(path, size, mtime_ns, sha)
+            if not done.diagnostics:  # a skill that could not be published whole is published again next time
+                cache.put("units", job.unit_keys[index],
+                          (done.entry, [(rel, content_key) for rel, content_key, _ in done.placed], done.file_shas))
             if done.html is None:
                 html[skill.id] = cache.get("html", key)
             else:

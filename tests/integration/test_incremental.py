@@ -212,3 +212,27 @@ def test_many_inputs_written_just_before_a_build_are_all_read_again(tmp_path):
     _age(src)
     assert "read" in build([src], out, cache_dir=cache).stages           # new stamps: read once more
     assert "read" not in build([src], out, cache_dir=cache).stages
+
+
+def test_a_rebuild_publishes_again_only_the_skills_that_changed(tmp_path, monkeypatch):
+    """Unchanged skills keep their manifest entry and files from the cache (publish._keep_unit)."""
+    from skillsite import publish
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    assert build([src], out, cache_dir=cache).ok
+    skill = src / "test-first" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nOne more line.\n")
+    made = []
+    real_entry = publish.skill_entry
+    monkeypatch.setattr(publish, "skill_entry", lambda skill, *rest: made.append(skill.id) or real_entry(skill, *rest))
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    assert made == ["test-first"]
+    (out / "skills/code-review/SKILL.md").write_text("edited by hand")  # a kept file must be intact
+    made.clear()
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    assert made == ["code-review"]
+    monkeypatch.undo()
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)
