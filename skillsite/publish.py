@@ -8,7 +8,6 @@ processes.
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -71,9 +70,7 @@ def _publish_files(skill: Skill, raw_sha: str, staging: Staging, diags: list[Dia
             known = cache.file_sha(f.abspath, *stamp) if cache else None
             if known and staging.reuse(rel, known):
                 size, sha = f.bytes, known
-            else:
-                stat = os.stat(f.abspath)  # before copying: a later change must not be recorded as this one
-                stamp = (stat.st_size, stat.st_mtime_ns)
+            else:  # recorded with the stamp discovery saw before copying: a later change is never this one
                 size, sha, content = staging.copy_hashing(f.abspath, rel)
                 if content is not None:
                     contents[f.path] = content
