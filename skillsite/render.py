@@ -1,9 +1,11 @@
 """Markdown to safe HTML for skill pages.
 
 CommonMark plus tables, strikethrough and task lists, parsed by pulldown-cmark (through
-``pyromark``, about 40 times faster than a pure-Python parser: rendering was most of a
-build's time) into a stream of events, which :class:`MarkdownRenderer` turns into HTML
-itself, so that every rule below holds whatever the source says:
+``pyromark``: rendering with a pure-Python parser was half of a build's time).  Raw HTML is
+hidden from the parser first (see :func:`_hide_markup`); then the parser's own HTML, whose
+every tag is its own, is rewritten by :func:`_rewrite`.  Where raw HTML cannot be hidden
+(or the parser read some after all), the body is rendered from the parser's events instead,
+every tag written here.  Either way every rule below holds whatever the source says:
 
 - raw HTML, block or inline, is shown as escaped text: nothing in a body becomes markup
   unless it is Markdown;
