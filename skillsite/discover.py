@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from skillsite.diagnostics import Diagnostic, make
+from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import BundledFile, SourceFile
 
 SKIPPED_DIRS = frozenset({".git", "node_modules"})
@@ -64,8 +64,11 @@ def _id_rank(skill_id: str) -> tuple[int, int, str]:
 class _RootWalker:
     """Walks one root, following symlinks that stay inside it, never looping."""
 
-    def __init__(self, root: Path, exclude: Sequence[str], stat_files: bool = True):
+    def __init__(self, root: Path, exclude: Sequence[str], stat_files: bool = True, ordered: bool = False):
         self.root = root
+        # Folder listings are taken in the file system's order: nothing found depends on it,
+        # except which folders a walk cut short at MAX_VISITED_DIRS reached (then walk again, ordered).
+        self.ordered = ordered
         self.real_root = os.path.realpath(root)
         shown = os.path.normpath(str(root))
         self.shown_prefix = "" if shown == os.curdir else shown if shown.endswith(os.sep) else shown + os.sep
@@ -96,7 +99,7 @@ class _RootWalker:
             seen, rel, real, owner, ancestors = stack.pop()
             try:
                 with os.scandir(seen) as listing:
-                    entries = sorted(listing, key=_ENTRY_NAME)
+                    entries = sorted(listing, key=_ENTRY_NAME) if self.ordered else list(listing)
             except OSError as exc:
                 self.diags.append(make("SK006", f"cannot list folder: {exc.strerror or exc}", self._show(rel)))
                 continue
@@ -183,6 +186,9 @@ def _discover_root(root: Path, exclude: Sequence[str], stat_files: bool
                    ) -> tuple[list[SourceFile], list[Diagnostic]]:
     walker = _RootWalker(root, exclude, stat_files)
     walker.walk()
+    if len(walker.dirs) >= MAX_VISITED_DIRS:  # cut short: which folders were reached must not vary
+        walker = _RootWalker(root, exclude, stat_files, ordered=True)
+        walker.walk()
     diags = walker.diags
     prefix = os.path.basename(walker.real_root) if walker.dirs and walker.dirs[0].skill_file else ""
 
@@ -271,4 +277,4 @@ def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_file
                 diags.append(make("SK004", f"skill '{src.id}' is overridden by {src.display_path}",
                                   earlier.display_path))
             found[src.id] = src
-    return Discovery(tuple(sorted(found.values(), key=lambda s: s.id)), tuple(diags))
+    return Discovery(tuple(sorted(found.values(), key=lambda s: s.id)), tuple(sort_diagnostics(diags)))

@@ -128,3 +128,16 @@ def test_display_paths_keep_the_root_as_given(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     found = discover([Path(".")])
     assert found.sources[0].display_path == os.path.join("x", "SKILL.md")
+
+
+def test_a_walk_cut_short_reaches_the_same_folders_every_time(tmp_path, monkeypatch):
+    """Listings are taken in the file system's order, except when too many folders stop the
+    walk: then it is walked again in name order, so what is found never varies."""
+    import skillsite.discover as discovery
+
+    for name in ("zeta", "alpha", "mid", "beta", "omega", "gamma"):
+        write_skill(tmp_path, name)
+    monkeypatch.setattr(discovery, "MAX_VISITED_DIRS", 4)
+    found = discover([tmp_path])
+    assert [d.code for d in found.diagnostics] == ["SK008"]
+    assert [s.id for s in found.sources] == ["alpha", "beta", "gamma"]  # the first folders in name order
