@@ -240,13 +240,15 @@ def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
             fences.append((ranges, [start for start, _ in ranges]))
         return _inside(*fences[0], offset)
 
-    line_spans: dict[int, list[tuple[int, int]]] = {}
+    line_spans: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}  # line start -> (spans, their starts)
 
-    def spans_of_line(offset: int) -> tuple[int, list[tuple[int, int]]]:
+    def spans_of_line(offset: int) -> tuple[int, list[tuple[int, int]], list[int]]:
         line_start = body.rfind("\n", 0, offset) + 1
-        if line_start not in line_spans:
-            line_spans[line_start] = _line_code_spans(body, line_start)
-        return line_start, line_spans[line_start]
+        spans = line_spans.get(line_start)
+        if spans is None:
+            found = _line_code_spans(body, line_start)
+            spans = line_spans[line_start] = (found, [start for start, _ in found])
+        return line_start, *spans
 
     counted = [0, 0]  # [offset, newlines before it]: each scan below moves forward, so lines are
                       # counted from the previous place, not from the top of the body every time
@@ -263,7 +265,7 @@ def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
         for hint in _REF_HINT.finditer(body):
             if in_fence(hint.start()):
                 continue
-            line_start, spans = spans_of_line(hint.start())
+            line_start, spans, _ = spans_of_line(hint.start())
             if line_start in lines_seen:
                 continue
             lines_seen.add(line_start)
@@ -275,12 +277,13 @@ def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
                 if _FILE_REF.match(ref):
                     yield (*place(start), ref, False)
     if has_links:
+        has_ticks = "`" in body
         for link in _LINK.finditer(body):
             if in_fence(link.start()):
                 continue  # code, not a link
-            if "`" in body:
-                spans = spans_of_line(link.start())[1]
-                if _inside(spans, [start for start, _ in spans], link.start()):
+            if has_ticks:
+                _, spans, starts = spans_of_line(link.start())
+                if spans and _inside(spans, starts, link.start()):
                     continue
             target = link.group(1)
             if target.startswith("<"):
