@@ -25,7 +25,7 @@ from skillsite.config import SiteConfig, template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.discover import Discovery, discover
 from skillsite.models import BuildContext, CatalogReading
-from skillsite.output import Staging, check_target, is_previous_output, tree_stats
+from skillsite.output import Snapshot, Staging, check_target, is_previous_output, snapshot
 from skillsite.parallel import batch_collection, default_jobs, in_background
 
 if TYPE_CHECKING:
@@ -186,9 +186,11 @@ def _digest_stats(files: dict[str, tuple[int, int]]) -> str:
     return digest(sorted(files.items()))
 
 
-def _tree_digest(out: Path) -> str:
-    """A digest of the size and modification time of every file under ``out``."""
-    return _digest_stats(tree_stats(out))
+def _output_snapshot(out: Path) -> tuple[str, Snapshot]:
+    """The output as the build found it, with a digest of every file's size and time (none
+    when it holds anything but folders and regular files: skillsite never publishes that)."""
+    found = snapshot(out)
+    return ("" if found.irregular else _digest_stats(found.stats)), found
 
 
 def _load_state(cache_dir: Path, scope: str) -> dict[str, Any] | None:
@@ -229,10 +231,11 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
                         else os.getcwd())
     scope = cache_scope(config)
     state = _load_state(cache_dir, scope) if cache_dir is not None else None
-    # a process of its own lists the output's files while this one lists the sources
+    # A process of its own lists the output's files while this one lists the sources: for the
+    # no-op check, and for a rebuild's check that the files it keeps are as it left them.
     output_files = None
-    if state is not None and state["quick"] is not None and is_previous_output(out):
-        output_files = in_background(lambda: _tree_digest(out), jobs)
+    if cache_dir is not None and is_previous_output(out):  # its digest first, then the whole listing
+        output_files = in_background(lambda: _output_snapshot(out), jobs, parts=2)
     settings: list[Any] = []
     quick, same = "", False
     try:
@@ -242,16 +245,20 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
             settings = _settings(sources, config, keep_going, strict, base_dir)
             quick = quick_fingerprint(found, settings)
         same = state is not None and state["quick"] == quick and _unchanged_since(state["racy"])
-    finally:
-        if output_files is not None and not same:
+    except BaseException:
+        if output_files is not None:
             output_files.abandon()
+        raise
     if state is not None and output_files is not None and same:
         with stage("unchanged"):
-            intact = state["tree"] == output_files.result()
+            tree = output_files.part(0)
+            intact = bool(tree) and state["tree"] == tree
         if intact:  # every input and the output are as the last build left them: nothing to do
+            output_files.abandon()
             reading = CatalogReading(found.sources, (), (), state["diagnostics"])
             return BuildResult(True, out, reading, state["published"], state["skipped"], state["diagnostics"],
                                state["bytes"], time.perf_counter() - started, dict(stage.seconds))
+    current: Snapshot | None = output_files.part(1) if output_files is not None else None
     from skillsite.pipeline import read_catalog
 
     cache = BuildCache(cache_dir, scope) if cache_dir is not None else None
@@ -290,13 +297,13 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
     if cache and cache.get("outputs", "fingerprint") == fingerprint:
         with stage("unchanged"):
             previous = cache.get("outputs", "files")
-            intact = is_previous_output(out) and previous == tree_stats(out)
+            intact = current is not None and not current.irregular and previous == current.stats
         if intact:  # the inputs' content and the output are as the last build left them
             if state is not None and state.get("fingerprint") == fingerprint:
                 diags = list(state["diagnostics"])  # the publishing diagnostics too
             remember(previous)
             return result(True, ids, sum(size for size, _ in previous.values()))
-    published = _publish(skills, skipped, diags, out, config, base_dir, jobs, cache, keep_going, stage)
+    published = _publish(skills, skipped, diags, out, config, base_dir, jobs, cache, keep_going, stage, current)
     if published is None:
         return result(False, (), 0)
     if cache:
@@ -309,8 +316,8 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
 
 
 def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic], out: Path, config: SiteConfig,
-             base_dir: str, jobs: int, cache: BuildCache | None, keep_going: bool, stage: _Stages
-             ) -> dict[str, tuple[int, int]] | None:
+             base_dir: str, jobs: int, cache: BuildCache | None, keep_going: bool, stage: _Stages,
+             current: Snapshot | None) -> dict[str, tuple[int, int]] | None:
     """Write the catalog of ``skills`` and swap it in: the size and mtime of every published
     file, or None when publishing found errors (``diags`` gets the build's own diagnostics)."""
     from skillsite import publish
@@ -319,7 +326,7 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
     from skillsite.schema_check import load_schema
 
     mtime, generated_at = source_date()
-    staging = Staging(out, reuse=cache.get("outputs", "previous") if cache else None)
+    staging = Staging(out, reuse=cache.get("outputs", "previous") if cache else None, current=current)
     pending: list[Pending[Any]] = []
     try:
         with stage("skills"):  # files, manifest entries, XML fragments, archives and rendered bodies

@@ -9,7 +9,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from stat import S_ISREG
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 MARKER = ".skillsite-output"
 CHUNK = 1 << 20
@@ -50,8 +50,10 @@ class Staging:
     Either way nothing in the target changes before ``commit``; a failed build leaves it as it was.
     """
 
-    def __init__(self, target: Path, reuse: dict[str, tuple[str, int, int]] | None = None):
+    def __init__(self, target: Path, reuse: dict[str, tuple[str, int, int]] | None = None,
+                 current: Snapshot | None = None):
         self.target = target.absolute()
+        self.current_files = current  # the target as the build found it (None: look at each file)
         # files of the previous output that may be reused instead of written again:
         # site-relative path -> (content key, size, mtime_ns) as recorded after that build
         self._target_text = str(self.target)
@@ -105,15 +107,20 @@ class Staging:
         if recorded is None or recorded[0] != key:
             return False
         old = os.path.join(self._target_text, rel)  # a path an earlier build wrote: checked then
+        stamp = (recorded[1], recorded[2])
         try:
-            stat = os.stat(old, follow_symlinks=False)
-            if (stat.st_size, stat.st_mtime_ns) != (recorded[1], recorded[2]) or not S_ISREG(stat.st_mode):
-                return False
+            if self.current_files is not None:
+                if self.current_files.stats.get(rel) != stamp or rel in self.current_files.irregular:
+                    return False
+            else:
+                stat = os.stat(old, follow_symlinks=False)
+                if (stat.st_size, stat.st_mtime_ns) != stamp or not S_ISREG(stat.st_mode):
+                    return False
             if not self.patch:
                 os.link(old, self.file(rel))
         except OSError:
             return False
-        self.adopt(rel, key, (stat.st_size, stat.st_mtime_ns))
+        self.adopt(rel, key, stamp)
         return True
 
     def adopt(self, rel: str, key: str, kept: tuple[int, int] | None) -> None:
@@ -272,6 +279,20 @@ def _is_folder(path: Path) -> bool:
 def tree_stats(folder: Path) -> dict[str, tuple[int, int]]:
     """Size and modification time of every file under ``folder``, by site-relative path."""
     return {rel: (st.st_size, st.st_mtime_ns) for rel, st in _files(folder, stat=True)}
+
+
+class Snapshot(NamedTuple):
+    """What a folder held when a build started: :func:`tree_stats`, and which of those entries
+    are not regular files (a symlink put in a published file's place is never kept)."""
+
+    stats: dict[str, tuple[int, int]]
+    irregular: frozenset[str]
+
+
+def snapshot(folder: Path) -> Snapshot:
+    found = _files(folder, stat=True)
+    return Snapshot({rel: (st.st_size, st.st_mtime_ns) for rel, st in found},
+                    frozenset(rel for rel, st in found if not S_ISREG(st.st_mode)))
 
 
 def _files(folder: Path, stat: bool = False) -> list[tuple[str, Any]]:

@@ -7,7 +7,7 @@ import os
 import pickle
 import signal
 from contextlib import contextmanager
-from typing import Any, Callable, Generic, Iterator, Sequence, TypeVar, cast
+from typing import Any, BinaryIO, Callable, Generic, Iterator, Sequence, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -126,46 +126,69 @@ def _collect(pid: int, fd: int) -> tuple[bool, Any]:
         payload = pipe.read()
     _, status = os.waitpid(pid, 0)
     if not payload:
-        return False, ChildProcessError(f"worker process {pid} ended without results (wait status {status})")
+        return _ended(pid, status)
     return pickle.loads(payload)
 
 
 class Pending(Generic[R]):
-    """The result of :func:`in_background`: ``result()`` waits for it (or raises its error)."""
+    """The result of :func:`in_background`: ``result()`` waits for it (or raises its error);
+    ``part(i)`` waits only for the ``i``-th value of a result sent in parts."""
 
-    def __init__(self, pid: int = 0, fd: int = -1, value: Any = None):
-        self._pid, self._fd, self._value = pid, fd, value
+    def __init__(self, pid: int = 0, fd: int = -1, value: Any = None, parts: int = 1):
+        self._pid, self._parts = pid, parts
+        self._pipe: BinaryIO | None = os.fdopen(fd, "rb") if pid else None
+        self._values: list[Any] = [] if pid else ([value] if parts == 1 else list(value))
+
+    def part(self, index: int) -> Any:
+        while len(self._values) <= index:
+            assert self._pipe is not None
+            try:
+                ok, value = pickle.load(self._pipe)
+            except (EOFError, pickle.UnpicklingError):
+                ok, value = _ended(*self._reap())
+            if not ok:
+                self._reap()
+                raise value
+            self._values.append(value)
+        if len(self._values) == self._parts and self._pid:
+            self._reap()
+        return self._values[index]
 
     def result(self) -> R:
-        if self._pid:
-            pid, fd, self._pid = self._pid, self._fd, 0
-            ok, self._value = _collect(pid, fd)
-            if not ok:
-                raise self._value
-        return cast(R, self._value)
+        if self._parts == 1:
+            return cast(R, self.part(0))
+        return cast(R, tuple(self.part(i) for i in range(self._parts)))
+
+    def _reap(self) -> tuple[int, int]:
+        pid, self._pid = self._pid, 0
+        if self._pipe is not None:
+            self._pipe.close()
+            self._pipe = None
+        return pid, (os.waitpid(pid, 0)[1] if pid else 0)
 
     def abandon(self) -> None:
-        """Stop waiting: the child is killed and reaped (after a failure elsewhere)."""
+        """Stop waiting: the child is killed and reaped (after a failure elsewhere, or when the
+        rest of its result is not needed)."""
         if self._pid:
-            pid, self._pid = self._pid, 0
-            os.close(self._fd)
             try:
-                os.kill(pid, signal.SIGKILL)
+                os.kill(self._pid, signal.SIGKILL)
             except ProcessLookupError:  # pragma: no cover - already gone
                 pass
-            os.waitpid(pid, 0)
+            self._reap()
 
 
-def in_background(func: Callable[[], R], jobs: int) -> Pending[R]:
+def in_background(func: Callable[[], R], jobs: int, parts: int = 1) -> Pending[R]:
     """``func()`` computed by a forked child while this process goes on (with ``jobs`` > 1 and
     ``fork``); otherwise computed here, now.  Either way the same value: the child sends it back
-    pickled, or the exception it raised, which :meth:`Pending.result` raises.
+    pickled, or the exception it raised, which :meth:`Pending.result` raises.  With ``parts``
+    > 1, ``func`` returns that many values, sent one after the other: the first can be used
+    before the others arrive (and the others abandoned).
 
     For work that can overlap other work of a build: on two cores, a stage that runs in one
     process leaves the other core idle unless something else is running.
     """
     if jobs <= 1 or not hasattr(os, "fork"):
-        return Pending(value=func())
+        return Pending(value=func(), parts=parts)
     read_fd, write_fd = os.pipe()
     gc.freeze()  # as in parallel_map: the child's collections leave the inherited heap alone
     try:
@@ -181,17 +204,23 @@ def in_background(func: Callable[[], R], jobs: int) -> Pending[R]:
         status = 1
         try:
             os.close(read_fd)
-            try:
-                payload = pickle.dumps((True, func()), protocol=pickle.HIGHEST_PROTOCOL)
-                status = 0
-            except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
-                payload = _pickled_error(exc)
             with os.fdopen(write_fd, "wb") as out:
-                out.write(payload)
+                try:
+                    value = func()
+                    for part in ((value,) if parts == 1 else value):
+                        pickle.dump((True, part), out, protocol=pickle.HIGHEST_PROTOCOL)
+                        out.flush()
+                    status = 0
+                except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
+                    out.write(_pickled_error(exc))
         finally:
             os._exit(status)
     os.close(write_fd)
-    return Pending(pid, read_fd)
+    return Pending(pid, read_fd, parts=parts)
+
+
+def _ended(pid: int, status: int) -> tuple[bool, BaseException]:
+    return False, ChildProcessError(f"worker process {pid} ended without results (wait status {status})")
 
 
 #: Collector thresholds while a build runs (CPython's default is (700, 10, 10)).

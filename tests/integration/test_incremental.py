@@ -236,3 +236,20 @@ def test_a_rebuild_publishes_again_only_the_skills_that_changed(tmp_path, monkey
     monkeypatch.undo()
     assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_a_symlink_in_a_published_file_s_place_is_never_kept(tmp_path):
+    """Even with the size and time the build recorded, a symlink is not the file it published."""
+    import os
+
+    cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    assert build([EXAMPLES], out, cache_dir=cache).ok
+    published = out / "skills/code-review/entry.xml"
+    stat = published.stat()
+    published.unlink()
+    published.symlink_to("x/" * (stat.st_size // 2) + "x" * (stat.st_size % 2))  # dangling, as long as the file
+    os.utime(published, ns=(stat.st_atime_ns, stat.st_mtime_ns), follow_symlinks=False)
+    assert published.lstat().st_size == stat.st_size and published.lstat().st_mtime_ns == stat.st_mtime_ns
+    assert build([EXAMPLES], out, cache_dir=cache).ok
+    assert build([EXAMPLES], cold).ok
+    assert not published.is_symlink() and tree_bytes(out) == tree_bytes(cold)

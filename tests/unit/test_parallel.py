@@ -96,3 +96,21 @@ def test_in_background_raises_the_child_s_error_and_can_be_abandoned():
     started = time.monotonic()
     pending.abandon()
     assert time.monotonic() - started < 5
+
+
+def _two_parts() -> tuple[int, list[int]]:
+    return os.getpid(), list(range(200_000))  # the second part fills the pipe: the child waits to send it
+
+
+def test_a_result_in_parts_can_be_used_part_by_part_and_the_rest_abandoned():
+    from skillsite.parallel import in_background
+
+    pending = in_background(_two_parts, jobs=2, parts=2)
+    pid = pending.part(0)
+    assert pid != os.getpid()
+    started = time.monotonic()
+    pending.abandon()                                        # the child, blocked on a full pipe, is killed
+    assert time.monotonic() - started < 5
+    whole = in_background(_two_parts, jobs=2, parts=2).result()
+    assert whole[1] == list(range(200_000))
+    assert in_background(_two_parts, jobs=1, parts=2).part(0) == os.getpid()
