@@ -338,8 +338,8 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
             if cached_search is None:
                 search = in_background(lambda: publish.build_search(search_entries), jobs)
                 pending.append(search)
-            entries, body_html, archives, build_diags = publish.publish_skills(skills, staging, config, base_dir,
-                                                                               mtime, jobs, cache)
+            published_skills = publish.publish_skills(skills, staging, config, base_dir, mtime, jobs, cache)
+            entries, body_html, archives, build_diags = published_skills[:4]
             entry_by_id = {e["id"]: e for e in entries}
             publish.write_catalog_xml(entries, config, staging)
             publish.write_discovery_index(entries, archives, staging, build_diags,
@@ -353,7 +353,7 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
         data = manifest(entries, config, len(skipped), generated_at, None)
         with stage("pages"):
             ctx = BuildContext(config, tuple(skills), data, entry_by_id, tuple(sort_diagnostics(diags)),
-                               staging.path, body_html, jobs, staging)
+                               staging.path, body_html, jobs, staging, published_skills.keys, cache)
             _write_pages(ctx)
         with stage("search"):
             if search is not None:

@@ -122,6 +122,8 @@ class BuildContext:
     body_html: dict[str, str] = field(default_factory=dict)  # skill id -> rendered body (computed in parallel)
     jobs: int = 1                                            # worker processes the writers may use
     staging: Any = None      # skillsite.output.Staging: lets writers reuse unchanged files of the last output
+    skill_keys: dict[str, str] = field(default_factory=dict)  # skill id -> digest of all its publishing depends on
+    cache: Any = None        # skillsite.cache.BuildCache: what a skill page's inputs gave last time
 
     def skill_url(self, skill_id: str) -> str:
         """Site-relative URL of a skill's page folder, percent-encoded (``skills/a/b/``)."""

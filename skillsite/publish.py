@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from skillsite import __version__
 from skillsite.cache import BuildCache, digest
@@ -25,7 +25,7 @@ from skillsite.parallel import parallel_map
 from skillsite.wellknown import (ARCHIVE_DIR, INDEX_PATH, deterministic_tar_gz, discovery_entry, fits_ustar,
                                  index_document, listable)
 
-__all__ = ["publish_skills", "write_catalog_xml", "write_discovery_index", "search_entry", "search_key",
+__all__ = ["publish_skills", "Publication", "write_catalog_xml", "write_discovery_index", "search_entry", "search_key",
            "build_search", "write_search", "AVAILABLE_SKILLS_FILE"]
 
 AVAILABLE_SKILLS_FILE = "available_skills.xml"
@@ -249,12 +249,20 @@ def _link_targets(skills: Sequence[Skill]) -> Any:
                                  if f.path not in RESERVED_NAMES))
 
 
+class Publication(NamedTuple):
+    """What :func:`publish_skills` gives."""
+
+    entries: list[dict[str, Any]]   # in the skills' order
+    html: dict[str, str]            # rendered bodies by skill id
+    archives: dict[str, str]        # sha256 of the archives made, by site path
+    diagnostics: list[Diagnostic]
+    keys: dict[str, str]            # by skill id: a digest of everything its publishing depended on
+
+
 def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
-                    jobs: int, cache: BuildCache | None
-                    ) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, str], list[Diagnostic]]:
+                   jobs: int, cache: BuildCache | None) -> Publication:
     """Every skill's files, manifest entry, XML fragments, discovery archive and rendered body,
-    on every core: the entries (in ``skills`` order), the bodies' HTML by id, the made
-    archives' sha256 by site path, and the diagnostics.
+    on every core.
 
     A skill whose rendered body the cache holds is published here: it has little left to do
     (its unchanged files are kept), and a worker would only send the cached HTML back.
@@ -268,7 +276,7 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
     known = [bool(cache) and cache.old["html"].get(k) is not None for k in keys] if cache else [False] * len(skills)
     job = _PUBLISHING = _Publishing(skills, staging, config, base_dir, _children(skills), keys, cache,
                                     _archive_names(skills), mtime, [sha256_hex(s.raw) for s in skills])
-    job.unit_keys = [_unit_key(job, i) for i in range(len(skills))] if cache else []
+    job.unit_keys = [_unit_key(job, i) for i in range(len(skills))]
     try:
         heavy = [i for i in range(len(skills)) if not known[i]]
         results: list[_Published | None] = [None] * len(skills)
@@ -300,7 +308,7 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
             archive_shas[_archive_path(done.entry["name"])] = done.archive_sha
         entries.append(done.entry)
         diags += done.diagnostics
-    return entries, html, archive_shas, diags
+    return Publication(entries, html, archive_shas, diags, dict(zip((s.id for s in skills), job.unit_keys)))
 
 
 def write_discovery_index(entries: Sequence[dict[str, Any]], made: dict[str, str], staging: Staging,

@@ -340,7 +340,11 @@ class SiteWriter:
         global _WRITER
         self.skills = {s.id: s for s in self.ctx.skills}
         ids = [e["id"] for e in self.entries if e["id"] in self.skills]
-        if self.ctx.staging is not None and self.ctx.staging.previous:
+        inputs = {skill_id: self.page_inputs(skill_id) for skill_id in ids} if self.ctx.skill_keys else {}
+        cache, staging = self.ctx.cache, self.ctx.staging
+        if staging is not None and staging.previous:
+            if cache is not None and inputs:   # pages made from the same inputs as last time
+                ids = [skill_id for skill_id in ids if not self._keep_page(skill_id, inputs[skill_id])]
             ids = self._keep_unchanged_pages(ids)
         _WRITER = self
         try:
@@ -349,6 +353,29 @@ class SiteWriter:
             _WRITER = None
         for page in placed:
             self.adopt(page)
+        if cache is not None and inputs and staging is not None:
+            for skill_id, page_inputs in inputs.items():
+                rel = f"skills/{skill_id}/index.html"
+                if rel in staging.keys:
+                    cache.put("pages", page_inputs, staging.keys[rel])
+
+    def page_inputs(self, skill_id: str) -> str:
+        """A digest of everything a skill page is made of: the templates, what the page shows of
+        the site, its skill's publishing inputs (which settle its entry and body), and those of
+        its parents and sub-skills, and the tags it shows with their counts."""
+        entry = self.ctx.entries[skill_id]
+        related = [e["id"] for e in ancestors(entry, self.ctx.entries)] + \
+            [c for c in entry["children"] if c in self.ctx.entries]
+        tags = sorted({t for r in [skill_id, *related] for t in self.ctx.entries[r]["tags"]})
+        manifest = self.ctx.manifest
+        return digest(self.templates_digest, "skill.html", self.ctx.skill_keys[skill_id],
+                      [self.ctx.skill_keys[r] for r in related], [(t, self.tag_by_name[t].slug, self.tag_by_name[t].count) for t in tags],
+                      sorted(self.assets.items()), manifest["site"], manifest["counts"], manifest["generator"])
+
+    def _keep_page(self, skill_id: str, page_inputs: str) -> bool:
+        key = self.ctx.cache.get("pages", page_inputs)
+        rel = f"skills/{skill_id}/index.html"
+        return key is not None and self.ctx.staging.reuse(rel, key)
 
     def _keep_unchanged_pages(self, ids: list[str]) -> list[str]:
         """Keep the skill pages the previous output holds unchanged; the ids left to render.

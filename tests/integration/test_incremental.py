@@ -253,3 +253,25 @@ def test_a_symlink_in_a_published_file_s_place_is_never_kept(tmp_path):
     assert build([EXAMPLES], out, cache_dir=cache).ok
     assert build([EXAMPLES], cold).ok
     assert not published.is_symlink() and tree_bytes(out) == tree_bytes(cold)
+
+
+def test_skill_pages_made_from_unchanged_inputs_are_kept_without_being_worked_out(tmp_path, monkeypatch):
+    """A page's inputs (its skill's, its parents' and sub-skills', its tags' counts, the templates)
+    are digested; the same digest as last time keeps the page without computing it again."""
+    from skillsite import site
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    assert build([src], out, cache_dir=cache).ok
+    skill = src / "test-first" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nOne more line.\n")
+    worked_out = []
+    real_page = site.SiteWriter.skill_page
+    monkeypatch.setattr(site.SiteWriter, "skill_page",
+                        lambda self, entry, *rest, **kw: worked_out.append(entry["id"]) or real_page(self, entry, *rest, **kw))
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    assert set(worked_out) == {"test-first"}  # checked, then rendered
+    monkeypatch.undo()
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)
