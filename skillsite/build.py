@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from skillsite.cache import BuildCache, code_scope, digest, load_signed, save_signed
+from skillsite.cache import BuildCache, code_scope, digest, load_signed, save_signed, value_bytes
 from skillsite.config import SiteConfig, template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.discover import Discovery, discover
@@ -36,7 +36,7 @@ STATE_FILE = "build-state.pickle"
 #: An input changed this recently (nanoseconds) is not trusted to keep its stamp: a second
 #: change within the file system's timestamp granularity would go unnoticed.
 RACY_NS = 2_000_000_000
-_STATE_HEADER = ("skillsite-build-state", 3)
+_STATE_HEADER = ("skillsite-build-state", 4)
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ def cache_scope(config: SiteConfig) -> str:
 
 
 def _digest_stats(files: dict[str, tuple[int, int]]) -> str:
-    return digest(sorted(files.items()))
+    return digest(value_bytes(sorted(files.items())))
 
 
 def _output_snapshot(out: Path) -> tuple[str, Snapshot]:
