@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 MANIFEST_FILE = "skills.json"
 STATE_FILE = "build-state.pickle"
+OUTPUTS_FILE = "build-outputs.pickle"  # what the last build published, for a rebuild to patch it
 #: An input changed this recently (nanoseconds) is not trusted to keep its stamp: a second
 #: change within the file system's timestamp granularity would go unnoticed.
 RACY_NS = 2_000_000_000
@@ -193,8 +194,8 @@ def _output_snapshot(out: Path) -> tuple[str, Snapshot]:
     return ("" if found.irregular else _digest_stats(found.stats)), found
 
 
-def _load_state(cache_dir: Path, scope: str) -> dict[str, Any] | None:
-    state = load_signed(cache_dir / STATE_FILE)
+def _load_state(cache_dir: Path, scope: str, name: str = STATE_FILE) -> dict[str, Any] | None:
+    state = load_signed(cache_dir / name)
     if isinstance(state, dict) and state.get("header") == _STATE_HEADER and state.get("scope") == scope:
         return state
     return None
@@ -262,6 +263,7 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
     from skillsite.pipeline import read_catalog
 
     cache = BuildCache(cache_dir, scope) if cache_dir is not None else None
+    outputs = (_load_state(cache_dir, scope, OUTPUTS_FILE) if cache_dir is not None else None) or {}
     with stage("read"):
         reading = read_catalog(sources, exclude=config.exclude, profile=config.profile, ignore=config.ignore,
                                max_bytes=config.max_bytes, jobs=jobs, cache=cache, found=found)
@@ -294,51 +296,54 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
             "racy": racy or [], "fingerprint": fingerprint, "tree": _digest_stats(files), "bytes": sum(size for size, _ in files.values()),
             "diagnostics": tuple(sort_diagnostics(diags)), "published": ids, "skipped": skipped})
 
-    if cache and cache.get("outputs", "fingerprint") == fingerprint:
+    if cache and outputs.get("fingerprint") == fingerprint:
         with stage("unchanged"):
-            previous = cache.get("outputs", "files")
+            previous = outputs["files"]
             intact = current is not None and not current.irregular and previous == current.stats
         if intact:  # the inputs' content and the output are as the last build left them
             if state is not None and state.get("fingerprint") == fingerprint:
                 diags = list(state["diagnostics"])  # the publishing diagnostics too
             remember(previous)
             return result(True, ids, sum(size for size, _ in previous.values()))
-    published = _publish(skills, skipped, diags, out, config, base_dir, jobs, cache, keep_going, stage, current)
-    if published is None:
+    done = _publish(skills, skipped, diags, out, config, base_dir, jobs, cache, keep_going, stage, current,
+                    outputs.get("previous"))
+    if done is None:
         return result(False, (), 0)
-    if cache:
+    published, previous_keys = done
+    if cache_dir is not None:
         with stage("cache"):
-            cache.put("outputs", "fingerprint", fingerprint)
-            cache.put("outputs", "files", published)
-            cache.save()
+            save_signed(cache_dir / OUTPUTS_FILE, {"header": _STATE_HEADER, "scope": scope, "fingerprint": fingerprint,
+                                                   "files": published, "previous": previous_keys})
             remember(published)
     return result(True, ids, sum(size for size, _ in published.values()))
 
 
 def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic], out: Path, config: SiteConfig,
              base_dir: str, jobs: int, cache: BuildCache | None, keep_going: bool, stage: _Stages,
-             current: Snapshot | None) -> dict[str, tuple[int, int]] | None:
+             current: Snapshot | None, previous: dict[str, tuple[str, int, int]] | None
+             ) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[str, int, int]]] | None:
     """Write the catalog of ``skills`` and swap it in: the size and mtime of every published
-    file, or None when publishing found errors (``diags`` gets the build's own diagnostics)."""
+    file and the content key of every keyed one (see :meth:`Staging.published_keys`), or None
+    when publishing found errors (``diags`` gets the build's own diagnostics).  ``previous``:
+    what the last build recorded so (None: nothing is kept from it).  The cache is saved by a
+    background process while the manifest is written and the output swapped in."""
     from skillsite import publish
     from skillsite.manifest import SCHEMA_FILE, manifest
     from skillsite.parallel import in_background
     from skillsite.schema_check import load_schema
 
     mtime, generated_at = source_date()
-    staging = Staging(out, reuse=cache.get("outputs", "previous") if cache else None, current=current)
+    staging = Staging(out, reuse=previous if cache else None, current=current)
     pending: list[Pending[Any]] = []
     try:
         with stage("skills"):  # files, manifest entries, XML fragments, archives and rendered bodies
-            # the search indexes depend on frontmatter only: a background process makes them meanwhile
+            # the search indexes depend on frontmatter only: they are made meanwhile, by whichever process is free
             search_entries = [publish.search_entry(s) for s in skills]
             search_key = publish.search_key(search_entries)
             cached_search = cache.get("search", search_key) if cache else None
-            search = None
-            if cached_search is None:
-                search = in_background(lambda: publish.build_search(search_entries), jobs)
-                pending.append(search)
-            published_skills = publish.publish_skills(skills, staging, config, base_dir, mtime, jobs, cache)
+            published_skills = publish.publish_skills(
+                skills, staging, config, base_dir, mtime, jobs, cache,
+                also=(lambda: publish.build_search(search_entries)) if cached_search is None else None)
             entries, body_html, archives, build_diags = published_skills[:4]
             entry_by_id = {e["id"]: e for e in entries}
             publish.write_catalog_xml(entries, config, staging)
@@ -356,22 +361,25 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
                                staging.path, body_html, jobs, staging, published_skills.keys, cache)
             _write_pages(ctx)
         with stage("search"):
-            if search is not None:
-                cached_search, stage.seconds["search, in the background"] = search.result()
+            if cached_search is None:
+                cached_search, stage.seconds["search, beside the skills"] = published_skills.also
                 if cache:
                     cache.put("search", search_key, cached_search)
             data["search"], search_files = cached_search
             publish.write_search(search_key, search_files, staging)
+        if cache:  # every cached result is in: a process of its own writes them
+            pending.append(in_background(cache.save, jobs))
         with stage("manifest"):
             staging.write_json(MANIFEST_FILE, data, compact=True)
             staging.write_json(SCHEMA_FILE, load_schema(SCHEMA_FILE))
         with stage("swap"):
             published = staging.commit()
+        with stage("cache"):
+            for task in pending:
+                task.result()
     except BaseException:
         for task in pending:
             task.abandon()
         staging.discard()
         raise
-    if cache:
-        cache.put("outputs", "previous", staging.published_keys(published))
-    return published
+    return published, staging.published_keys(published)

@@ -27,8 +27,8 @@ from skillsite.loader import user_cache_root, write_atomically
 CACHE_FILE = "build-cache.pickle"
 _MAGIC = b"skillsite-cache 3\n"
 _MAC_SIZE = 32
-_HEADER = ("skillsite-build-cache", 2, __version__)
-_SECTIONS = ("skills", "html", "files", "search", "pages", "outputs", "verdicts", "archives", "units")
+_HEADER = ("skillsite-build-cache", 3, __version__)
+_SECTIONS = ("skills", "html", "files", "search", "pages", "verdicts", "archives", "units")
 #: The only classes a cache file may name (YAML's safe loader makes dates; diagnostics are ours).
 _ALLOWED_CLASSES = frozenset({
     ("skillsite.diagnostics", "Diagnostic"), ("skillsite.diagnostics", "Severity"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from skillsite import __version__
 from skillsite.cache import BuildCache, digest
@@ -123,6 +123,7 @@ class _Publishing:
     raw_shas: list[str] = field(default_factory=list)   # per skill: its SKILL.md's sha256
     unit_keys: list[str] = field(default_factory=list)  # per skill: everything its publishing depends on
     renderer: Any = None   # skillsite.render.MarkdownRenderer, made on first use
+    also: Callable[[], Any] | None = None
 
     def subs(self, skill_id: str) -> list[tuple[str, str, str]]:
         """The sub-skills of a skill as (id, name, description)."""
@@ -156,6 +157,14 @@ def _render_one(item: tuple[str, str]) -> str:
 
         _PUBLISHING.renderer = MarkdownRenderer(_link_targets(_PUBLISHING.skills))
     return _PUBLISHING.renderer.render(item[1], item[0])
+
+
+_ALSO = -1  # the item of publish_skills' parallel map that stands for its ``also`` work
+
+
+def _publish_item(index: int) -> Any:
+    assert _PUBLISHING is not None
+    return _PUBLISHING.also() if index == _ALSO else _publish_one(index)
 
 
 def _publish_one(index: int) -> _Published:
@@ -257,12 +266,14 @@ class Publication(NamedTuple):
     archives: dict[str, str]        # sha256 of the archives made, by site path
     diagnostics: list[Diagnostic]
     keys: dict[str, str]            # by skill id: a digest of everything its publishing depended on
+    also: Any = None                # what the ``also`` function returned
 
 
 def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
-                   jobs: int, cache: BuildCache | None) -> Publication:
+                   jobs: int, cache: BuildCache | None, also: Callable[[], Any] | None = None) -> Publication:
     """Every skill's files, manifest entry, XML fragments, discovery archive and rendered body,
-    on every core.
+    on every core; and ``also()``, a piece of work of its own, taken by whichever process is
+    free first (the search indexes: in a process of their own they were left to finish alone).
 
     A skill whose rendered body the cache holds is published here: it has little left to do
     (its unchanged files are kept), and a worker would only send the cached HTML back.
@@ -277,11 +288,17 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
     job = _PUBLISHING = _Publishing(skills, staging, config, base_dir, _children(skills), keys, cache,
                                     _archive_names(skills), mtime, [sha256_hex(s.raw) for s in skills])
     job.unit_keys = [_unit_key(job, i) for i in range(len(skills))]
+    job.also = also
+    also_result = None
     try:
         heavy = [i for i in range(len(skills)) if not known[i]]
         results: list[_Published | None] = [None] * len(skills)
-        for i, done in zip(heavy, parallel_map(_publish_one, heavy, jobs)):
-            results[i] = done
+        items = ([_ALSO] if also is not None else []) + heavy
+        for i, done in zip(items, parallel_map(_publish_item, items, jobs)):
+            if i == _ALSO:
+                also_result = done
+            else:
+                results[i] = done
         for i in range(len(skills)):
             if known[i]:
                 results[i] = _publish_one(i)
@@ -308,7 +325,8 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
             archive_shas[_archive_path(done.entry["name"])] = done.archive_sha
         entries.append(done.entry)
         diags += done.diagnostics
-    return Publication(entries, html, archive_shas, diags, dict(zip((s.id for s in skills), job.unit_keys)))
+    return Publication(entries, html, archive_shas, diags, dict(zip((s.id for s in skills), job.unit_keys)),
+                       also_result)
 
 
 def write_discovery_index(entries: Sequence[dict[str, Any]], made: dict[str, str], staging: Staging,

@@ -328,17 +328,48 @@ class SiteWriter:
         return self._renderer
 
     def write(self) -> None:
+        """Every page, spread over ``ctx.jobs`` forked workers (each writes its own files): the
+        home page, the tag pages, the skill pages left to write, the text files."""
+        global _WRITER
         self.assets = write_assets(self.ctx.out, self.dirs)
-        self.home()
-        self.tag_pages()
-        self.write_skill_pages()
+        self.skills = {s.id: s for s in self.ctx.skills}
+        self.by_tag = {t.name: [] for t in self.tags}
+        for c in self.cards:
+            for t in c["tags"]:
+                self.by_tag[t.name].append(c)
+        skill_ids, inputs = self._skill_pages_to_write()
+        # the biggest first (the home page lists every skill, a tag page its skills), so that no
+        # process is left with a big one at the end
+        pages: list[tuple[str, str]] = [("home", ""), ("text", ""), ("tags", "")]
+        pages += sorted((("tag", t.name) for t in self.tags), key=lambda p: -len(self.by_tag[p[1]]))
+        pages += [("skill", skill_id) for skill_id in skill_ids]
+        _WRITER = self
+        try:
+            placed = parallel_map(_write_page, pages, self.ctx.jobs)
+        finally:
+            _WRITER = None
+        for page in placed:
+            self.adopt(page)
+        self.remember_page_inputs(inputs)
+
+    def write_page(self, kind: str, name: str) -> PlacedPage:
+        """One page (or the text files): ``kind`` home, text, tags, tag ``name``, skill ``name``."""
+        if kind == "skill":
+            return self.skill_page(self.ctx.entries[name], self.skills[name])
+        if kind == "tag":
+            return self.tag_page(self.tag_by_name[name])
+        if kind == "tags":
+            return self.render_keyed("tags.html", "tags/index.html",
+                                     **self.common("tags/", f"Tags · {self.config.title}", "tags"), tags=self.tags)
+        if kind == "home":
+            return self.home()
         self.not_found()
         self.text_files()
+        return None
 
-    def write_skill_pages(self) -> None:
-        """One page per skill, spread over ``ctx.jobs`` forked workers (each writes its own files)."""
-        global _WRITER
-        self.skills = {s.id: s for s in self.ctx.skills}
+    def _skill_pages_to_write(self) -> tuple[list[str], dict[str, str]]:
+        """The skill pages a rebuild cannot keep from the previous output, and every skill
+        page's inputs (see :meth:`page_inputs`)."""
         ids = [e["id"] for e in self.entries if e["id"] in self.skills]
         inputs = {skill_id: self.page_inputs(skill_id) for skill_id in ids} if self.ctx.skill_keys else {}
         cache, staging = self.ctx.cache, self.ctx.staging
@@ -346,13 +377,11 @@ class SiteWriter:
             if cache is not None and inputs:   # pages made from the same inputs as last time
                 ids = [skill_id for skill_id in ids if not self._keep_page(skill_id, inputs[skill_id])]
             ids = self._keep_unchanged_pages(ids)
-        _WRITER = self
-        try:
-            placed = parallel_map(_write_skill_page, ids, self.ctx.jobs)
-        finally:
-            _WRITER = None
-        for page in placed:
-            self.adopt(page)
+        return ids, inputs
+
+    def remember_page_inputs(self, inputs: dict[str, str]) -> None:
+        """Which page key each skill page's inputs gave, for the next build."""
+        cache, staging = self.ctx.cache, self.ctx.staging
         if cache is not None and inputs and staging is not None:
             for skill_id, page_inputs in inputs.items():
                 rel = f"skills/{skill_id}/index.html"
@@ -446,22 +475,15 @@ class SiteWriter:
         if page is not None and self.ctx.staging is not None:
             self.ctx.staging.adopt(*page)
 
-    def home(self) -> None:
+    def home(self) -> PlacedPage:
         chips = sorted(self.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
-        self.adopt(self.render_keyed("home.html", "index.html", **self.common("", self.config.title, "home"),
-                                     cards=self.cards, tags=self.tags, chips=chips))
+        return self.render_keyed("home.html", "index.html", **self.common("", self.config.title, "home"),
+                                 cards=self.cards, tags=self.tags, chips=chips)
 
-    def tag_pages(self) -> None:
-        self.adopt(self.render_keyed("tags.html", "tags/index.html",
-                                     **self.common("tags/", f"Tags · {self.config.title}", "tags"), tags=self.tags))
-        by_tag: dict[str, list[dict[str, Any]]] = {t.name: [] for t in self.tags}
-        for c in self.cards:
-            for t in c["tags"]:
-                by_tag[t.name].append(c)
-        for tag in self.tags:
-            cards = by_tag[tag.name]
-            self.adopt(self.render_keyed("tag.html", f"{tag.url}index.html",
-                        **self.common(tag.url, f"{tag.name} · {self.config.title}", "tags"), tag=tag, cards=cards))
+    def tag_page(self, tag: TagInfo) -> PlacedPage:
+        return self.render_keyed("tag.html", f"{tag.url}index.html",
+                                 **self.common(tag.url, f"{tag.name} · {self.config.title}", "tags"), tag=tag,
+                                 cards=self.by_tag[tag.name])
 
     def skill_page(self, entry: dict[str, Any], skill: Skill, check_only: bool = False) -> PlacedPage:
         page_dir = entry["urls"]["page"]
@@ -513,10 +535,9 @@ class SiteWriter:
 _WRITER: SiteWriter | None = None  # set before workers fork, so each inherits it
 
 
-def _write_skill_page(skill_id: str) -> PlacedPage:
-    writer = _WRITER
-    assert writer is not None
-    return writer.skill_page(writer.ctx.entries[skill_id], writer.skills[skill_id])
+def _write_page(page: tuple[str, str]) -> PlacedPage:
+    assert _WRITER is not None
+    return _WRITER.write_page(*page)
 
 
 def write_site(ctx: BuildContext) -> None:
