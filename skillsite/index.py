@@ -188,7 +188,8 @@ def lunr_bytes(entries: Sequence[dict[str, Any]]) -> bytes:
     gives, computed directly (:mod:`skillsite.lunr_writer`; lunr.py stays the reference)."""
     index = lunr_index(lunr_documents(entries), {name: _lunr_boost(b) for name, b in SEARCH_FIELDS.items()},
                        trim=lambda word: _EDGES.sub("", word), stem=stem)
-    return _lunr_dump(index)
+    # lunr_index gives keys and terms in the order _lunr_dump would sort them into
+    return json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def build_indexes(skills: Sequence[Skill], entries: Sequence[dict[str, Any]]) -> SearchIndexes:

@@ -59,6 +59,7 @@ def lunr_index(docs: Sequence[Mapping[str, str]], fields: Mapping[str, float], *
     filter between them is lunr's English one).
     """
     names = list(fields)
+    sorted_names = sorted(names)
     terms = _Terms(trim, stem)
     inverted: dict[str, dict[str, Any]] = {}
     field_terms: list[tuple[str, str, dict[str, int]]] = []   # (field ref, field, term frequencies)
@@ -77,9 +78,8 @@ def lunr_index(docs: Sequence[Mapping[str, str]], fields: Mapping[str, float], *
                     length += 1
             for term in frequencies:
                 posting = inverted.get(term)
-                if posting is None:
-                    posting = {field_name: {} for field_name in names}
-                    posting["_index"] = len(inverted)
+                if posting is None:  # keys in the order index._sorted_json gives them
+                    posting = {"_index": len(inverted), **{field_name: {} for field_name in sorted_names}}
                     inverted[term] = posting
                 posting[name][doc_ref] = {}
             field_terms.append((f"{name}/{doc_ref}", name, frequencies))
@@ -107,13 +107,18 @@ def lunr_index(docs: Sequence[Mapping[str, str]], fields: Mapping[str, float], *
             elements.append((inverted[term]["_index"], round(score, 3)))
         elements.sort()
         vectors.append([field_ref, [x for pair in elements for x in pair]])
+    # keys as index._sorted_json orders them; terms as JavaScript compares strings (UTF-16 code units)
     return {
-        "version": LUNR_VERSION,
-        "fields": names,
         "fieldVectors": vectors,
-        "invertedIndex": [[term, inverted[term]] for term in sorted(inverted)],
+        "fields": names,
+        "invertedIndex": [[term, inverted[term]] for term in sorted(inverted, key=_utf16)],
         "pipeline": list(search_pipeline),
+        "version": LUNR_VERSION,
     }
+
+
+def _utf16(term: str) -> bytes:
+    return term.encode("utf-16-be", "surrogatepass")
 
 
 __all__ = ["lunr_index"]
