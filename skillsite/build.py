@@ -367,8 +367,8 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
                     cache.put("search", search_key, cached_search)
             data["search"], search_files = cached_search
             publish.write_search(search_key, search_files, staging)
-        if cache:  # every cached result is in: a process of its own writes them
-            pending.append(in_background(cache.save, jobs))
+        if cache:  # every cached result is in: a process of its own writes them, unless they are few
+            pending.append(in_background(cache.save, 1 if cache.saves_little() else jobs))
         with stage("manifest"):
             staging.write_json(MANIFEST_FILE, data, compact=True)
             staging.write_json(SCHEMA_FILE, load_schema(SCHEMA_FILE))

@@ -233,6 +233,21 @@ class BuildCache:
     def remember_file_sha(self, path: Path | str, size: int, mtime_ns: int, sha: str) -> None:
         self.put("files", (str(path), size, mtime_ns), sha)
 
+    def _delta(self) -> dict[str, dict[Any, Any]]:
+        """What this build used that the base does not hold (as the same object)."""
+        return {name: {k: v for k, v in self.new[name].items() if self.base[name].get(k) is not v}
+                for name in _SECTIONS}
+
+    def _rewrites_base(self, delta: dict[str, dict[Any, Any]]) -> bool:
+        in_base = sum(len(entries) for entries in self.base.values())
+        unused = sum(1 for name in _SECTIONS for k in self.base[name] if k not in self.new[name])
+        added = sum(len(entries) for entries in delta.values())
+        return not self.base_id or max(unused, added) > self.REWRITE_SHARE * in_base
+
+    def saves_little(self) -> bool:
+        """True when :meth:`save` will write only a small delta file."""
+        return self.folder is None or not self._rewrites_base(self._delta())
+
     def save(self) -> None:
         """Write what this build used, atomically; a cache that cannot be written is skipped."""
         if self.folder is None:
@@ -243,12 +258,8 @@ class BuildCache:
         except OSError:
             return
         base_path, delta_path = self.folder / self.file_name, self.folder / (self.file_name + ".delta")
-        delta = {name: {k: v for k, v in self.new[name].items() if self.base[name].get(k) is not v}
-                 for name in _SECTIONS}
-        in_base = sum(len(entries) for entries in self.base.values())
-        unused = sum(1 for name in _SECTIONS for k in self.base[name] if k not in self.new[name])
-        added = sum(len(entries) for entries in delta.values())
-        if self.base_id and max(unused, added) <= self.REWRITE_SHARE * in_base:
+        delta = self._delta()
+        if not self._rewrites_base(delta):
             save_signed(delta_path, {"header": _HEADER, "scope": self.scope, "base": self.base_id, **delta})
             return
         base_id = secrets.token_hex(16)
