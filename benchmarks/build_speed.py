@@ -119,13 +119,17 @@ TRASH = Trash(Path(tempfile.gettempdir()) / "skillsite-bench-trash", delete_now=
 
 
 def file_creation_us(folder: Path, n: int = 2000) -> float:
-    """Median microseconds to create (and write 4 KB to) a file in ``folder``, over ``n`` files."""
+    """Median microseconds to create (and write 4 KB to) a file in ``folder``, over ``n`` files
+    spread over 64 new subfolders (new folders go to other block groups, as a build's do)."""
     probe = folder / "probe"
     probe.mkdir(parents=True, exist_ok=True)
     data, times = b"x" * 4096, []
     for i in range(n):
+        sub = probe / str(i % 64)
+        if i < 64:
+            sub.mkdir()
         started = time.perf_counter()
-        fd = os.open(probe / str(i), os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o644)
+        fd = os.open(sub / str(i), os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o644)
         os.write(fd, data)
         os.close(fd)
         times.append(time.perf_counter() - started)
