@@ -2,10 +2,12 @@
 collector out of the way while doing so."""
 from __future__ import annotations
 
+import fcntl
 import gc
 import os
 import pickle
 import signal
+import threading
 from contextlib import contextmanager
 from typing import Any, BinaryIO, Callable, Generic, Iterator, Sequence, TypeVar, cast
 
@@ -37,6 +39,10 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
     holding one 4-byte chunk number per chunk; a read of 4 bytes from a pipe takes exactly
     one number, so every chunk goes to one process, and a process that is slowed down (by
     other load on the machine) simply takes fewer chunks.
+
+    A child sends each chunk's results as soon as they are made, and a thread here takes
+    them in meanwhile: pickling and unpickling them overlap the work instead of following
+    it (sent at the end, a child's results for the corpus took 60 ms with one core idle).
     """
     if jobs <= 1 or len(items) < MIN_PARALLEL_ITEMS or not hasattr(os, "fork"):
         return [func(x) for x in items]
@@ -50,21 +56,24 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
     # Objects that exist before the fork are left out of the collections: walking them would
     # write to every page of the inherited heap and copy it into each child.
     gc.freeze()
-    children: list[tuple[int, int]] = []
+    children: list[_Child] = []
     done: list[tuple[int, list[R]]] = []
     try:
         for _ in range(1, workers):
             children.append(_fork_child(func, items, size, queue_r))
+        for child in children:  # only once every child is forked: a thread must never be forked
+            child.start()
         try:
             done = _take_chunks(func, items, size, queue_r)
         finally:
             while os.read(queue_r, 4096):  # after a failure here: leave the children nothing more to do
                 pass
-            outcomes = [_collect(pid, fd) for pid, fd in children]  # always reap every child
-        for ok, value in outcomes:
-            if not ok:
-                raise value
-            done += value
+            for child in children:  # always reap every child
+                child.finish()
+        for child in children:
+            if child.error is not None:
+                raise child.error
+            done += child.chunks
     finally:
         gc.unfreeze()
         os.close(queue_r)
@@ -77,39 +86,104 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
 _RECORD = 4  # bytes per chunk number in the queue pipe
 
 
-def _take_chunks(func: Callable[[T], R], items: Sequence[T], size: int, queue_fd: int
-                 ) -> list[tuple[int, list[R]]]:
-    """Map ``func`` over the chunks this process takes from the queue: (chunk, results) pairs."""
-    done = []
+def _take_chunks(func: Callable[[T], R], items: Sequence[T], size: int, queue_fd: int,
+                 send: Callable[[tuple[int, list[R]]], None] | None = None) -> list[tuple[int, list[R]]]:
+    """Map ``func`` over the chunks this process takes from the queue: (chunk, results) pairs,
+    kept, or handed to ``send`` as each chunk is done."""
+    done: list[tuple[int, list[R]]] = []
     while True:
         record = os.read(queue_fd, _RECORD)
         if not record:
             return done
         chunk = int.from_bytes(record, "little")
-        done.append((chunk, [func(x) for x in items[chunk * size:(chunk + 1) * size]]))
+        outcome = (chunk, [func(x) for x in items[chunk * size:(chunk + 1) * size]])
+        if send is None:
+            done.append(outcome)
+        else:
+            send(outcome)
 
 
-def _fork_child(func: Callable[[T], R], items: Sequence[T], size: int, queue_fd: int) -> tuple[int, int]:
-    """Start a child that takes chunks from the queue and sends back its pickled (chunk,
-    results) pairs, or the exception, through a pipe; returns its pid and the pipe's reading end."""
+class _Child:
+    """A forked worker and the thread that takes in what it sends: length-prefixed pickles of
+    (True, (chunk, results)) per chunk, or of (False, exception) once."""
+
+    def __init__(self, pid: int, fd: int):
+        self.pid = pid
+        self.fd = fd
+        self.chunks: list[tuple[int, Any]] = []
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._receive, name=f"skillsite-worker-{pid}", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def _receive(self) -> None:
+        # Big raw reads: the thread needs the interpreter lock after each read, which the busy
+        # main thread gives up only every few milliseconds; small reads would leave the child
+        # blocked on a full pipe.
+        pending = bytearray()
+        try:
+            while block := os.read(self.fd, _PIPE_SIZE):
+                pending += block
+                while len(pending) >= _LENGTH:
+                    end = _LENGTH + int.from_bytes(pending[:_LENGTH], "little")
+                    if len(pending) < end:
+                        break
+                    ok, value = pickle.loads(memoryview(pending)[_LENGTH:end])
+                    del pending[:end]
+                    if not ok:
+                        self.error = value
+                        return
+                    self.chunks.append(value)
+        except BaseException as exc:  # noqa: BLE001 - a damaged stream: raised by the caller of finish
+            self.error = exc
+
+    def finish(self) -> None:
+        """Wait for the child's last message and reap it."""
+        if self.thread.ident is not None:  # started
+            self.thread.join()
+        os.close(self.fd)
+        _, status = os.waitpid(self.pid, 0)
+        if self.error is None and status != 0:
+            self.error = _ended(self.pid, status)[1]
+
+
+_LENGTH = 8             # bytes of the length before each message a child sends
+_PIPE_SIZE = 1 << 20    # what a child's pipe may hold (Linux allows an unprivileged process 1 MiB)
+
+
+def _send(fd: int, value: Any) -> None:
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(len(payload).to_bytes(_LENGTH, "little") + payload)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _fork_child(func: Callable[[T], R], items: Sequence[T], size: int, queue_fd: int) -> _Child:
+    """Start a child that takes chunks from the queue and sends each chunk's results, pickled,
+    through a pipe as it goes (or the exception it met); the parent's thread reads them."""
     read_fd, write_fd = os.pipe()
+    try:
+        fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+    except (AttributeError, OSError):  # not Linux, or a lower limit: the pipe keeps its size
+        pass
     pid = os.fork()
     if pid == 0:  # the child: never returns
         status = 1
         try:
             os.close(read_fd)
             try:
-                payload = pickle.dumps((True, _take_chunks(func, items, size, queue_fd)),
-                                       protocol=pickle.HIGHEST_PROTOCOL)
+                _take_chunks(func, items, size, queue_fd, lambda outcome: _send(write_fd, (True, outcome)))
                 status = 0
             except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
                 payload = _pickled_error(exc)
-            with os.fdopen(write_fd, "wb") as out:
-                out.write(payload)
+                view = memoryview(len(payload).to_bytes(_LENGTH, "little") + payload)
+                while view:
+                    view = view[os.write(write_fd, view):]
         finally:
             os._exit(status)
     os.close(write_fd)
-    return pid, read_fd
+    return _Child(pid, read_fd)
 
 
 def _pickled_error(exc: BaseException) -> bytes:
@@ -117,17 +191,6 @@ def _pickled_error(exc: BaseException) -> bytes:
         return pickle.dumps((False, exc), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # an exception that cannot be pickled still reaches the parent as text
         return pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
-
-
-def _collect(pid: int, fd: int) -> tuple[bool, Any]:
-    """What a child sent: (True, its value) or (False, its exception); an error if it died
-    without sending anything."""
-    with os.fdopen(fd, "rb") as pipe:
-        payload = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if not payload:
-        return _ended(pid, status)
-    return pickle.loads(payload)
 
 
 class Pending(Generic[R]):

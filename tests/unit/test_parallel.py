@@ -27,6 +27,17 @@ def test_results_come_back_in_input_order_from_several_workers():
     assert gc.get_freeze_count() == 0                        # the pre-fork freeze was undone
 
 
+def _big_result(x: int) -> bytes:
+    return bytes([x % 251]) * 60_000 + x.to_bytes(4, "little")
+
+
+def test_results_bigger_than_a_pipe_holds_arrive_whole_chunk_by_chunk():
+    # 12 MB in all, sent by the child chunk by chunk while this process works
+    items = list(range(200))
+    assert parallel_map(_big_result, items, jobs=2) == [_big_result(x) for x in items]
+    assert parallel_map(_big_result, items, jobs=3) == [_big_result(x) for x in items]
+
+
 def _fail_on(x: int) -> int:
     if x == 7:
         raise ValueError(f"bad item {x}")
