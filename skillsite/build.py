@@ -77,10 +77,10 @@ def source_date() -> tuple[int, str | None]:
     return seconds, _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def _write_pages(ctx: BuildContext) -> None:
+def _write_pages(ctx: BuildContext, also: Callable[[], Any] | None = None) -> Any:
     from skillsite import site
 
-    site.write_site(ctx)
+    return site.write_site(ctx, also)
 
 
 class _Stages:
@@ -328,7 +328,7 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
     what the last build recorded so (None: nothing is kept from it).  The cache is saved by a
     background process while the manifest is written and the output swapped in."""
     from skillsite import publish
-    from skillsite.manifest import SCHEMA_FILE, manifest
+    from skillsite.manifest import SCHEMA_FILE, catalog_digest, manifest
     from skillsite.parallel import in_background
     from skillsite.schema_check import load_schema
 
@@ -355,23 +355,30 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
                 task.abandon()
             staging.discard()
             return None
-        data = manifest(entries, config, len(skipped), generated_at, None)
-        with stage("pages"):
-            ctx = BuildContext(config, tuple(skills), data, entry_by_id, tuple(sort_diagnostics(diags)),
-                               staging.path, body_html, jobs, staging, published_skills.keys, cache)
-            _write_pages(ctx)
         with stage("search"):
             if cached_search is None:
                 cached_search, stage.seconds["search, beside the skills"] = published_skills.also
                 if cache:
                     cache.put("search", search_key, cached_search)
-            data["search"], search_files = cached_search
+            search_section, search_files = cached_search
             publish.write_search(search_key, search_files, staging)
-        if cache:  # every cached result is in: a process of its own writes them, unless they are few
-            pending.append(in_background(cache.save, 1 if cache.saves_little() else jobs))
-        with stage("manifest"):
+        # the pages show none of the digest, the skill entries or the search section: skills.json
+        # is written beside them, by whichever process is free first
+        data = manifest(entries, config, len(skipped), generated_at, search_section, digest="")
+
+        def write_manifest() -> tuple[str, float]:
+            started = time.perf_counter()
+            data["digest"] = catalog_digest(entries)
             staging.write_json(MANIFEST_FILE, data, compact=True)
             staging.write_json(SCHEMA_FILE, load_schema(SCHEMA_FILE))
+            return data["digest"], time.perf_counter() - started
+
+        with stage("pages"):
+            ctx = BuildContext(config, tuple(skills), data, entry_by_id, tuple(sort_diagnostics(diags)),
+                               staging.path, body_html, jobs, staging, published_skills.keys, cache)
+            data["digest"], stage.seconds["manifest, beside the pages"] = _write_pages(ctx, also=write_manifest)
+        if cache:  # every cached result is in: a process of its own writes them, unless they are few
+            pending.append(in_background(cache.save, 1 if cache.saves_little() else jobs))
         with stage("swap"):
             published = staging.commit()
         with stage("cache"):

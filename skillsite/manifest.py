@@ -107,9 +107,14 @@ def skill_entry(skill: Skill, files: Sequence[dict[str, Any]], skill_md_sha: str
     }
 
 
+def catalog_digest(entries: Sequence[dict[str, Any]]) -> str:
+    """``skills.json``'s ``digest``: the sha256 of the canonical JSON of its skill entries."""
+    return "sha256:" + sha256_hex(canonical_json(list(entries)))
+
+
 def manifest(entries: Sequence[dict[str, Any]], config: SiteConfig, left_out: int,
-             generated_at: str | None, search: dict[str, Any] | None) -> dict[str, Any]:
-    """The whole ``skills.json`` object."""
+             generated_at: str | None, search: dict[str, Any] | None, digest: str | None = None) -> dict[str, Any]:
+    """The whole ``skills.json`` object (``digest``: its :func:`catalog_digest`, when known already)."""
     skills = list(entries)
     vis = [e["visibility"] for e in skills]
     return {
@@ -120,7 +125,7 @@ def manifest(entries: Sequence[dict[str, Any]], config: SiteConfig, left_out: in
         "generated_at": generated_at,
         "site": {"title": config.title, "description": config.description, "base_url": config.base_url,
                  "repo_url": config.repo_url, "branch": config.branch},
-        "digest": "sha256:" + sha256_hex(canonical_json(skills)),
+        "digest": catalog_digest(skills) if digest is None else digest,
         "counts": {
             "skills": len(skills),
             "visible": sum(not v["hidden"] and not v["user_invocable_only"] for v in vis),

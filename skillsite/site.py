@@ -18,7 +18,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, Optional, Sequence, Tuple
 from urllib.parse import quote, urlsplit
 
 import jinja2
@@ -316,6 +316,7 @@ class SiteWriter:
         self._renderer: MarkdownRenderer | None = None
         self._out_text = str(ctx.out)
         self._made: set[str] = set()  # folders known to exist under ctx.out
+        self._also: Callable[[], Any] | None = None
         self.assets: dict[str, str] = {}
         self.templates_digest = digest([(str(p.relative_to(d)), p.read_bytes()) for d in self.dirs
                                         for p in sorted(d.rglob("*")) if p.is_file()])
@@ -327,9 +328,11 @@ class SiteWriter:
             self._renderer = MarkdownRenderer(LinkTargets.from_entries(self.entries))
         return self._renderer
 
-    def write(self) -> None:
+    def write(self, also: Callable[[], Any] | None = None) -> Any:
         """Every page, spread over ``ctx.jobs`` forked workers (each writes its own files): the
-        home page, the tag pages, the skill pages left to write, the text files."""
+        home page, the tag pages, the skill pages left to write, the text files; and ``also()``,
+        a piece of work of its own taken by whichever process is free first (its result is
+        returned)."""
         global _WRITER
         self.assets = write_assets(self.ctx.out, self.dirs)
         self.skills = {s.id: s for s in self.ctx.skills}
@@ -340,17 +343,20 @@ class SiteWriter:
         skill_ids, inputs = self._skill_pages_to_write()
         # the biggest first (the home page lists every skill, a tag page its skills), so that no
         # process is left with a big one at the end
-        pages: list[tuple[str, str]] = [("home", ""), ("text", ""), ("tags", "")]
+        pages: list[tuple[str, str]] = [("also", "")] if also is not None else []
+        pages += [("home", ""), ("text", ""), ("tags", "")]
         pages += sorted((("tag", t.name) for t in self.tags), key=lambda p: -len(self.by_tag[p[1]]))
         pages += [("skill", skill_id) for skill_id in skill_ids]
-        _WRITER = self
+        _WRITER, self._also = self, also
         try:
             placed = parallel_map(_write_page, pages, self.ctx.jobs)
         finally:
-            _WRITER = None
+            _WRITER, self._also = None, None
+        also_result = placed.pop(0) if also is not None else None
         for page in placed:
             self.adopt(page)
         self.remember_page_inputs(inputs)
+        return also_result
 
     def write_page(self, kind: str, name: str) -> PlacedPage:
         """One page (or the text files): ``kind`` home, text, tags, tag ``name``, skill ``name``."""
@@ -363,6 +369,9 @@ class SiteWriter:
                                      **self.common("tags/", f"Tags · {self.config.title}", "tags"), tags=self.tags)
         if kind == "home":
             return self.home()
+        if kind == "also":
+            assert self._also is not None
+            return self._also()
         self.not_found()
         self.text_files()
         return None
@@ -540,6 +549,7 @@ def _write_page(page: tuple[str, str]) -> PlacedPage:
     return _WRITER.write_page(*page)
 
 
-def write_site(ctx: BuildContext) -> None:
-    """Write every HTML page and asset of the catalog into ``ctx.out``."""
-    SiteWriter(ctx).write()
+def write_site(ctx: BuildContext, also: Callable[[], Any] | None = None) -> Any:
+    """Write every HTML page and asset of the catalog into ``ctx.out``; and ``also()`` beside
+    them (see :meth:`SiteWriter.write`), whose result is returned."""
+    return SiteWriter(ctx).write(also)

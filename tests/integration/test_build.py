@@ -149,7 +149,7 @@ def test_failure_midway_leaves_the_previous_output_intact(tmp_path, monkeypatch)
     assert build([EXAMPLES], out).ok
     before = tree_bytes(out)
 
-    def explode(ctx):
+    def explode(ctx, also=None):
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(build_module, "_write_pages", explode)
