@@ -1,6 +1,7 @@
 """Reading a catalog: discover, parse and validate — the stages every command shares."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass
@@ -82,10 +83,27 @@ def _read_raw(source: SourceFile, max_bytes: int) -> bytes | None:
     return raw if len(raw) <= max_bytes else None
 
 
-def _cache_key(job: _Job, skill_dirs_digest: str) -> str:
+def _cache_key(raw: bytes | None, job: _Job, skill_dirs_digest: str) -> str:
+    """A parsed skill's cache key: its bytes and place in the tree, and what its checks depend on
+    (a SKILL.md that could not be read has a key of its own, under which nothing is cached)."""
     src = job.source
-    return digest(job.raw, src.id, src.display_path, src.rel_path, str(src.dir), src.parent_id,
+    if raw is None:
+        return digest("unread", src.id)
+    return digest(raw, src.id, src.display_path, src.rel_path, str(src.dir), src.parent_id,
                   tuple(f.path for f in src.files), skill_dirs_digest, job.profile, job.max_bytes)
+
+
+_DIRS_DIGEST = ""  # the skill folders' digest, for the keys workers make; set before they fork
+
+
+def _read_and_key_at(index: int) -> tuple[Any, ...]:
+    """Worker side of a read with an empty cache: the worker reads the SKILL.md itself and makes
+    its cache key beside parsing it (nothing to look up first, so nothing to do in the parent)."""
+    job = _JOBS[index]
+    raw = _read_raw(job.source, job.max_bytes)
+    parsed, diags = _parse_and_check(dataclasses.replace(job, raw=raw) if raw is not None else job)
+    return (_cache_key(raw, job, _DIRS_DIGEST), raw is not None, parsed.frontmatter, parsed.key_lines,
+            parsed.body, parsed.body_line, parsed.raw, parsed.diagnostics, diags)
 
 
 def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
@@ -103,27 +121,43 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
 
 def _read_catalog(roots: Sequence[Path | str], exclude: Sequence[str], profile: str, ignored: frozenset[str],
                   max_bytes: int, jobs: int, cache: BuildCache | None, found: Discovery | None) -> CatalogReading:
+    global _DIRS_DIGEST
     if found is None:
         found = discover(roots, exclude)
     skill_dirs = catalog_skill_dirs(found.sources)
-    jobs_list = [_Job(src, _read_raw(src, max_bytes) if cache else None, profile, skill_dirs, max_bytes)
+    looked_up = cache is not None and cache.holds("skills")
+    jobs_list = [_Job(src, _read_raw(src, max_bytes) if looked_up else None, profile, skill_dirs, max_bytes)
                  for src in found.sources]
     results: list[tuple[ParsedSkill, list[Diagnostic]] | None] = [None] * len(jobs_list)
     keys: list[str] = []
-    if cache is not None:
+    read: list[bool] = [job.raw is not None for job in jobs_list]  # whether each SKILL.md could be read whole
+    if cache is not None and looked_up:
         dirs_digest = digest(tuple(sorted(skill_dirs)))
         for i, job in enumerate(jobs_list):
-            key = _cache_key(job, dirs_digest) if job.raw is not None else digest("unread", job.source.id)
-            keys.append(key)
-            hit = cache.get("skills", key) if job.raw is not None else None
+            keys.append(_cache_key(job.raw, job, dirs_digest))
+            hit = cache.get("skills", keys[i]) if job.raw is not None else None
             if hit is not None:
                 fm, key_lines, body, body_line, parse_diags, diags = hit
                 results[i] = (ParsedSkill(job.source, fm, key_lines, body, body_line, job.raw, parse_diags),
                               list(diags))
-    todo = [i for i, r in enumerate(results) if r is None]
-    for i, result in zip(todo, _parse_and_check_all(jobs_list, todo, jobs)):
+        todo = [i for i, r in enumerate(results) if r is None]
+        outcomes = _parse_and_check_all(jobs_list, todo, jobs)
+    elif cache is not None:  # nothing to look up: the workers read, and make the keys beside parsing
+        _DIRS_DIGEST = digest(tuple(sorted(skill_dirs)))
+        todo = list(range(len(jobs_list)))
+        outcomes = []
+        for i, (key, whole, fm, key_lines, body, body_line, raw, parse_diags, diags) in zip(
+                todo, _map_jobs(_read_and_key_at, jobs_list, todo, jobs)):
+            keys.append(key)
+            read[i] = whole
+            outcomes.append((ParsedSkill(jobs_list[i].source, fm, key_lines, body, body_line, raw, parse_diags),
+                             diags))
+    else:
+        todo = list(range(len(jobs_list)))
+        outcomes = _parse_and_check_all(jobs_list, todo, jobs)
+    for i, result in zip(todo, outcomes):
         results[i] = result
-        if cache is not None and jobs_list[i].raw is not None:
+        if cache is not None and read[i]:
             parsed, diags = result
             cache.put("skills", keys[i], (parsed.frontmatter, parsed.key_lines, parsed.body, parsed.body_line,
                                           parsed.diagnostics, tuple(diags)))
