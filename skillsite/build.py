@@ -106,13 +106,13 @@ def _template_stamps(config: SiteConfig) -> list[tuple[str, int, int]]:
             for folder in template_dirs(config.templates) for p in sorted(Path(folder).rglob("*")) if p.is_file()]
 
 
-def _settings(sources: Sequence[Path | str], config: SiteConfig, keep_going: bool, strict: bool,
+def _settings(sources: Sequence[Path | str], scope: str, config: SiteConfig, keep_going: bool, strict: bool,
               base_dir: str) -> list[Any]:
-    """What the output depends on besides the skills: skillsite, the configuration, the
-    templates, the Markdown parser, where and how the build runs."""
+    """What the output depends on besides the skills: skillsite and the configuration (``scope``,
+    see :func:`cache_scope`), the templates, the Markdown parser, where and how the build runs."""
     from skillsite.render import engine_version
 
-    return [cache_scope(config), engine_version(), [os.path.abspath(r) for r in sources], keep_going, strict,
+    return [scope, engine_version(), [os.path.abspath(r) for r in sources], keep_going, strict,
             base_dir, os.environ.get("SOURCE_DATE_EPOCH", ""), _template_stamps(config)]
 
 
@@ -121,7 +121,7 @@ def quick_fingerprint(found: Discovery, settings: list[Any]) -> str:
     and its SKILL.md's and bundled files' sizes and modification times."""
     inputs = [(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
                [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in s.files]) for s in found.sources]
-    return digest(settings, inputs, found.diagnostics)
+    return digest(settings, value_bytes(inputs), found.diagnostics)  # pickled: a third of repr's time
 
 
 #: More inputs than this written within the racy window: the next build reads everything
@@ -243,7 +243,7 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
         with stage("discover"):
             found = discover(sources, config.exclude)
         if cache_dir is not None:
-            settings = _settings(sources, config, keep_going, strict, base_dir)
+            settings = _settings(sources, scope, config, keep_going, strict, base_dir)
             quick = quick_fingerprint(found, settings)
         same = state is not None and state["quick"] == quick and _unchanged_since(state["racy"])
     except BaseException:
