@@ -184,30 +184,35 @@ def _verdict_at(index: int) -> _Verdict:
 VerdictKey = tuple
 
 
-_KEY_BASE = ""  # what every verdict key of this check shares; set before workers are forked
+def _stamped_verdict_at(index: int) -> tuple[tuple[int, ...] | None, _Verdict]:
+    """:func:`_verdict_at` with the SKILL.md's stamp for the verdict's cache key, taken in the
+    worker (in parallel); the parent adds the rest of the key, which it knows already."""
+    return _file_stamp(_JOBS[index].source), _verdict_at(index)
 
 
-def _keyed_verdict_at(index: int) -> tuple[VerdictKey | None, _Verdict]:
-    """:func:`_verdict_at` with the verdict's cache key (worked out in the worker, in parallel)."""
-    return _verdict_key(_KEY_BASE, _JOBS[index].source), _verdict_at(index)
-
-
-def _verdict_key(common: str, src: SourceFile) -> VerdictKey | None:
-    """The cache key of a skill's verdict, from its SKILL.md's size, times and inode (as ruff's
-    cache does) and its place in the tree; None when the file changed too recently to trust them.
-
-    The key is the tuple itself, not a digest of it: hashing each key costs more than the stat
-    when it runs between parses (about 12 us, against 2.5 us in a loop of its own).
-    """
+def _file_stamp(src: SourceFile) -> tuple[int, ...] | None:
+    """A SKILL.md's size, times, inode and device (as ruff's cache keys files); None when it
+    changed too recently to trust them."""
     try:
         st = os.stat(src.skill_md)
     except OSError:
         return None
     if max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - RACY_NS:
         return None
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
+
+
+def _verdict_key(common: str, src: SourceFile, stamp: tuple[int, ...] | None) -> VerdictKey | None:
+    """The cache key of a skill's verdict: ``common`` (what the whole check shares), the
+    skill's place in the tree and its :func:`_file_stamp`; None without a stamp.
+
+    The key is the tuple itself, not a digest of it: hashing each key costs more than the stat
+    when it runs between parses (about 12 us, against 2.5 us in a loop of its own).
+    """
+    if stamp is None:
+        return None
     return (common, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir), str(src.skill_md),
-            src.parent_id, tuple(f.path for f in src.files),
-            st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+            src.parent_id, tuple(f.path for f in src.files), *stamp)
 
 
 def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
@@ -220,7 +225,6 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
     run is not read again.  A verdict that names a missing file (SK303) is never cached: its
     wording depends on files that discovery does not list.
     """
-    global _KEY_BASE
     with batch_collection():
         ignored = frozenset(ignore)
         found: Discovery = discover(roots, exclude, stat_files=False)
@@ -232,16 +236,16 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
         if cache is not None and cache.holds("verdicts"):
             common = digest(tuple(sorted(skill_dirs)), found.diagnostics, profile, max_bytes)
             for i, src in enumerate(found.sources):
-                keys[i] = _verdict_key(common, src)
+                keys[i] = _verdict_key(common, src, _file_stamp(src))
                 if keys[i] is not None:
                     verdicts[i] = cache.get("verdicts", keys[i])
             todo = [i for i, v in enumerate(verdicts) if v is None]
             outcomes = _map_jobs(_verdict_at, jobs_list, todo, jobs)
-        elif cache is not None:  # nothing to look up: the workers make the keys beside the verdicts
-            _KEY_BASE = digest(tuple(sorted(skill_dirs)), found.diagnostics, profile, max_bytes)
-            keyed = _map_jobs(_keyed_verdict_at, jobs_list, todo, jobs)
-            keys = [key for key, _ in keyed]
-            outcomes = [verdict for _, verdict in keyed]
+        elif cache is not None:  # nothing to look up: the workers take the stamps beside the verdicts
+            common = digest(tuple(sorted(skill_dirs)), found.diagnostics, profile, max_bytes)
+            stamped = _map_jobs(_stamped_verdict_at, jobs_list, todo, jobs)
+            keys = [_verdict_key(common, src, stamp) for src, (stamp, _) in zip(found.sources, stamped)]
+            outcomes = [verdict for _, verdict in stamped]
         else:
             outcomes = _map_jobs(_verdict_at, jobs_list, todo, jobs)
         for i, verdict in zip(todo, outcomes):
