@@ -153,10 +153,15 @@ _PIPE_SIZE = 1 << 20    # what a child's pipe may hold (Linux allows an unprivil
 
 
 def _send(fd: int, value: Any) -> None:
-    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    view = memoryview(len(payload).to_bytes(_LENGTH, "little") + payload)
-    while view:
-        view = view[os.write(fd, view):]
+    _send_bytes(fd, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _send_bytes(fd: int, payload: bytes) -> None:
+    """``payload`` after its length (written apart: a chunk's results can be a hundred MB)."""
+    for part in (len(payload).to_bytes(_LENGTH, "little"), payload):
+        view = memoryview(part)
+        while view:
+            view = view[os.write(fd, view):]
 
 
 def _fork_child(func: Callable[[T], R], items: Sequence[T], size: int, queue_fd: int) -> _Child:
@@ -176,10 +181,7 @@ def _fork_child(func: Callable[[T], R], items: Sequence[T], size: int, queue_fd:
                 _take_chunks(func, items, size, queue_fd, lambda outcome: _send(write_fd, (True, outcome)))
                 status = 0
             except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
-                payload = _pickled_error(exc)
-                view = memoryview(len(payload).to_bytes(_LENGTH, "little") + payload)
-                while view:
-                    view = view[os.write(write_fd, view):]
+                _send_bytes(write_fd, _pickled_error(exc))
         finally:
             os._exit(status)
     os.close(write_fd)
