@@ -59,11 +59,11 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
     children: list[_Child] = []
     done: list[tuple[int, list[R]]] = []
     try:
-        for _ in range(1, workers):
-            children.append(_fork_child(func, items, size, queue_r))
-        for child in children:  # only once every child is forked: a thread must never be forked
-            child.start()
         try:
+            for _ in range(1, workers):
+                children.append(_fork_child(func, items, size, queue_r))
+            for child in children:  # only once every child is forked: a thread must never be forked
+                child.start()
             done = _take_chunks(func, items, size, queue_r)
         finally:
             while os.read(queue_r, 4096):  # after a failure here: leave the children nothing more to do
