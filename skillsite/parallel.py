@@ -2,7 +2,6 @@
 collector out of the way while doing so."""
 from __future__ import annotations
 
-import fcntl
 import gc
 import os
 import pickle
@@ -169,8 +168,10 @@ def _fork_child(func: Callable[[T], R], items: Sequence[T], size: int, queue_fd:
     through a pipe as it goes (or the exception it met); the parent's thread reads them."""
     read_fd, write_fd = os.pipe()
     try:
+        import fcntl  # POSIX only; children are forked only where fork exists
+
         fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
-    except (AttributeError, OSError):  # not Linux, or a lower limit: the pipe keeps its size
+    except (ImportError, AttributeError, OSError):  # not Linux, or a lower limit: the pipe keeps its size
         pass
     pid = os.fork()
     if pid == 0:  # the child: never returns
