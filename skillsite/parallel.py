@@ -82,6 +82,21 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
     return results
 
 
+_BESIDE = object()  # the item of parallel_map_beside's map that stands for its ``also`` work
+
+
+def parallel_map_beside(func: Callable[[T], R], items: Sequence[T], jobs: int,
+                        also: Callable[[], Any] | None) -> tuple[list[R], Any]:
+    """:func:`parallel_map`, and ``also()`` (a piece of work of its own) as one more item of the
+    same map, first in the queue: whichever process is free first takes it, so it never runs
+    alone at the end.  Returns the results and what ``also`` returned (None without it)."""
+    if also is None:
+        return parallel_map(func, items, jobs), None
+    done: list[Any] = parallel_map(lambda item: also() if item is _BESIDE else func(item),
+                                   [_BESIDE, *items], jobs)
+    return done[1:], done[0]
+
+
 _RECORD = 4  # bytes per chunk number in the queue pipe
 
 

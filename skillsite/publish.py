@@ -21,7 +21,7 @@ from skillsite.manifest import (ENTRY_FILE, RESERVED_NAMES, XML_FILE, absolute, 
                                 skill_entry)
 from skillsite.models import Skill
 from skillsite.output import Staging
-from skillsite.parallel import parallel_map
+from skillsite.parallel import parallel_map_beside
 from skillsite.wellknown import (ARCHIVE_DIR, INDEX_PATH, deterministic_tar_gz, discovery_entry, fits_ustar,
                                  index_document, listable)
 
@@ -45,11 +45,11 @@ _FileSha = tuple[str, int, int, str]
 
 
 def _publish_files(skill: Skill, raw_sha: str, staging: Staging, diags: list[Diagnostic], cache: BuildCache | None
-                   ) -> tuple[str, list[dict[str, Any]], list[_FileSha], dict[str, bytes]]:
-    """Copy a skill's SKILL.md and bundled files under ``skills/<id>/``.
+                   ) -> tuple[list[dict[str, Any]], list[_FileSha], dict[str, bytes]]:
+    """Copy a skill's SKILL.md (whose sha256 is ``raw_sha``) and bundled files under ``skills/<id>/``.
 
-    Returns the SKILL.md's sha256, the bundled files' records, their shas for the cache, and
-    the content of the files copied (up to 1 MiB each; for the skill's archive).
+    Returns the bundled files' records, their shas for the cache, and the content of the
+    files copied (up to 1 MiB each; for the skill's archive).
 
     A file whose content the cache knows (same path, size and modification time) and
     whose previous published copy is intact is kept from the previous output (see :meth:`Staging.reuse`).
@@ -80,7 +80,7 @@ def _publish_files(skill: Skill, raw_sha: str, staging: Staging, diags: list[Dia
             continue
         shas.append((str(f.abspath), *stamp, sha))
         records.append({"path": f.path, "bytes": size, "sha256": sha})
-    return raw_sha, records, shas, contents
+    return records, shas, contents
 
 
 def _write_xml(skill: Skill, entry: dict[str, Any], subs: list[tuple[str, str, str]], config: SiteConfig,
@@ -120,10 +120,10 @@ class _Publishing:
     cache: BuildCache | None
     archive_names: list[str | None]   # per skill: the discovery archive it owns (None: none)
     mtime: int                        # of archive members (SOURCE_DATE_EPOCH)
+    targets: Any                      # skillsite.render.LinkTargets: what bodies may link to
     raw_shas: list[str] = field(default_factory=list)   # per skill: its SKILL.md's sha256
     unit_keys: list[str] = field(default_factory=list)  # per skill: everything its publishing depends on
     renderer: Any = None   # skillsite.render.MarkdownRenderer, made on first use
-    also: Callable[[], Any] | None = None
 
     def subs(self, skill_id: str) -> list[tuple[str, str, str]]:
         """The sub-skills of a skill as (id, name, description)."""
@@ -149,22 +149,14 @@ class _Published:
 _PUBLISHING: _Publishing | None = None
 
 
-def _render_one(item: tuple[str, str]) -> str:
-    """The HTML of one body: ``(skill id, body)``."""
+def _render_one(skill: Skill) -> str:
+    """The HTML of one skill's body."""
     assert _PUBLISHING is not None
     if _PUBLISHING.renderer is None:
         from skillsite.render import MarkdownRenderer
 
-        _PUBLISHING.renderer = MarkdownRenderer(_link_targets(_PUBLISHING.skills))
-    return _PUBLISHING.renderer.render(item[1], item[0])
-
-
-_ALSO = -1  # the item of publish_skills' parallel map that stands for its ``also`` work
-
-
-def _publish_item(index: int) -> Any:
-    assert _PUBLISHING is not None
-    return _PUBLISHING.also() if index == _ALSO else _publish_one(index)
+        _PUBLISHING.renderer = MarkdownRenderer(_PUBLISHING.targets)
+    return _PUBLISHING.renderer.render(skill.body, skill.id)
 
 
 def _publish_one(index: int) -> _Published:
@@ -178,13 +170,13 @@ def _publish_one(index: int) -> _Published:
         return kept
     diags: list[Diagnostic] = []
     with job.staging.recording() as placed:
-        raw_sha, files, shas, contents = _publish_files(skill, job.raw_shas[index], job.staging, diags, job.cache)
-        entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir)
+        files, shas, contents = _publish_files(skill, job.raw_shas[index], job.staging, diags, job.cache)
+        entry = skill_entry(skill, files, job.raw_shas[index], job.children[skill.id], job.config, job.base_dir)
         _write_xml(skill, entry, job.subs(skill.id), job.config, job.staging)
         archive_sha = _write_archive(skill, entry, contents, job.archive_names[index], job.mtime, job.staging)
     key = job.html_keys[index]
     cached = job.cache.get("html", key) is not None if job.cache else False
-    html = None if cached else _render_one((skill.id, skill.body))
+    html = None if cached else _render_one(skill)
     return _Published(entry, html, diags, placed, shas, archive_sha)
 
 
@@ -286,19 +278,14 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
     keys = [digest(context, s.id, s.body) for s in skills]
     known = [bool(cache) and cache.old["html"].get(k) is not None for k in keys] if cache else [False] * len(skills)
     job = _PUBLISHING = _Publishing(skills, staging, config, base_dir, _children(skills), keys, cache,
-                                    _archive_names(skills), mtime, [sha256_hex(s.raw) for s in skills])
+                                    _archive_names(skills), mtime, targets, [sha256_hex(s.raw) for s in skills])
     job.unit_keys = [_unit_key(job, i) for i in range(len(skills))]
-    job.also = also
-    also_result = None
     try:
         heavy = [i for i in range(len(skills)) if not known[i]]
         results: list[_Published | None] = [None] * len(skills)
-        items = ([_ALSO] if also is not None else []) + heavy
-        for i, done in zip(items, parallel_map(_publish_item, items, jobs)):
-            if i == _ALSO:
-                also_result = done
-            else:
-                results[i] = done
+        published, also_result = parallel_map_beside(_publish_one, heavy, jobs, also)
+        for i, done in zip(heavy, published):
+            results[i] = done
         for i in range(len(skills)):
             if known[i]:
                 results[i] = _publish_one(i)

@@ -31,7 +31,7 @@ from skillsite.loader import user_cache_root
 from skillsite.manifest import absolute
 from skillsite.models import BuildContext, Skill
 from skillsite.output import site_path_parts, write_file
-from skillsite.parallel import parallel_map
+from skillsite.parallel import parallel_map_beside
 from skillsite.render import LinkTargets, MarkdownRenderer, safe_url
 from skillsite.wellknown import listable
 
@@ -316,7 +316,6 @@ class SiteWriter:
         self._renderer: MarkdownRenderer | None = None
         self._out_text = str(ctx.out)
         self._made: set[str] = set()  # folders known to exist under ctx.out
-        self._also: Callable[[], Any] | None = None
         self.assets: dict[str, str] = {}
         self.templates_digest = digest([(str(p.relative_to(d)), p.read_bytes()) for d in self.dirs
                                         for p in sorted(d.rglob("*")) if p.is_file()])
@@ -343,16 +342,14 @@ class SiteWriter:
         skill_ids, inputs = self._skill_pages_to_write()
         # the biggest first (the home page lists every skill, a tag page its skills), so that no
         # process is left with a big one at the end
-        pages: list[tuple[str, str]] = [("also", "")] if also is not None else []
-        pages += [("home", ""), ("text", ""), ("tags", "")]
+        pages: list[tuple[str, str]] = [("home", ""), ("text", ""), ("tags", "")]
         pages += sorted((("tag", t.name) for t in self.tags), key=lambda p: -len(self.by_tag[p[1]]))
         pages += [("skill", skill_id) for skill_id in skill_ids]
-        _WRITER, self._also = self, also
+        _WRITER = self
         try:
-            placed = parallel_map(_write_page, pages, self.ctx.jobs)
+            placed, also_result = parallel_map_beside(_write_page, pages, self.ctx.jobs, also)
         finally:
-            _WRITER, self._also = None, None
-        also_result = placed.pop(0) if also is not None else None
+            _WRITER = None
         for page in placed:
             self.adopt(page)
         self.remember_page_inputs(inputs)
@@ -369,9 +366,6 @@ class SiteWriter:
                                      **self.common("tags/", f"Tags · {self.config.title}", "tags"), tags=self.tags)
         if kind == "home":
             return self.home()
-        if kind == "also":
-            assert self._also is not None
-            return self._also()
         self.not_found()
         self.text_files()
         return None
@@ -393,7 +387,7 @@ class SiteWriter:
         cache, staging = self.ctx.cache, self.ctx.staging
         if cache is not None and inputs and staging is not None:
             for skill_id, page_inputs in inputs.items():
-                rel = f"skills/{skill_id}/index.html"
+                rel = _skill_page_path(skill_id)
                 if rel in staging.keys:
                     cache.put("pages", page_inputs, staging.keys[rel])
 
@@ -412,8 +406,7 @@ class SiteWriter:
 
     def _keep_page(self, skill_id: str, page_inputs: str) -> bool:
         key = self.ctx.cache.get("pages", page_inputs)
-        rel = f"skills/{skill_id}/index.html"
-        return key is not None and self.ctx.staging.reuse(rel, key)
+        return key is not None and self.ctx.staging.reuse(_skill_page_path(skill_id), key)
 
     def _keep_unchanged_pages(self, ids: list[str]) -> list[str]:
         """Keep the skill pages the previous output holds unchanged; the ids left to render.
@@ -498,7 +491,7 @@ class SiteWriter:
         page_dir = entry["urls"]["page"]
         source = entry["source"]
         return self.render_keyed(
-            "skill.html", f"skills/{entry['id']}/index.html", check_only,
+            "skill.html", _skill_page_path(entry["id"]), check_only,
             **self.common(page_dir, f"{entry['name']} · {self.config.title}"),
             entry=entry, card=card(entry, self.tag_by_name),
             body=Markup(self.ctx.body_html.get(entry["id"]) or self.renderer.render(skill.body, entry["id"])),
@@ -542,6 +535,10 @@ class SiteWriter:
 
 
 _WRITER: SiteWriter | None = None  # set before workers fork, so each inherits it
+
+
+def _skill_page_path(skill_id: str) -> str:
+    return f"skills/{skill_id}/index.html"
 
 
 def _write_page(page: tuple[str, str]) -> PlacedPage:

@@ -68,7 +68,7 @@ def test_a_no_op_rebuild_keeps_the_whole_cache(tmp_path):
     rendered = []
     original = publish._render_one
     try:
-        publish._render_one = lambda item: rendered.append(item[0]) or original(item)
+        publish._render_one = lambda skill: rendered.append(skill.id) or original(skill)
         assert build([src], out, cache_dir=cache, jobs=1).ok
     finally:
         publish._render_one = original

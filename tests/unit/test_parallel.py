@@ -125,3 +125,14 @@ def test_a_result_in_parts_can_be_used_part_by_part_and_the_rest_abandoned():
     whole = in_background(_two_parts, jobs=2, parts=2).result()
     assert whole[1] == list(range(200_000))
     assert in_background(_two_parts, jobs=1, parts=2).part(0) == os.getpid()
+
+
+def test_parallel_map_beside_runs_the_extra_work_once_and_keeps_the_results_in_order():
+    from skillsite.parallel import parallel_map_beside
+
+    items = list(range(MIN_PARALLEL_ITEMS * 2))
+    for jobs in (1, 2):
+        results, extra = parallel_map_beside(_square_and_pid, items, jobs, lambda: ("extra", os.getpid()))
+        assert [r for r, _ in results] == [x * x for x in items]
+        assert extra[0] == "extra"
+    assert parallel_map_beside(_square_and_pid, [3], 2, None) == ([(9, os.getpid())], None)
