@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from skillsite.cache import BuildCache, code_scope, digest, load_signed, save_signed, value_bytes
+from skillsite.cache import RACY_NS, BuildCache, code_scope, digest, load_signed, save_signed, value_bytes
 from skillsite.config import SiteConfig, template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.discover import Discovery, discover
@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 MANIFEST_FILE = "skills.json"
 STATE_FILE = "build-state.pickle"
 OUTPUTS_FILE = "build-outputs.pickle"  # what the last build published, for a rebuild to patch it
-#: An input changed this recently (nanoseconds) is not trusted to keep its stamp: a second
-#: change within the file system's timestamp granularity would go unnoticed.
-RACY_NS = 2_000_000_000
 _STATE_HEADER = ("skillsite-build-state", 4)
 
 
@@ -326,10 +323,9 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
     file and the content key of every keyed one (see :meth:`Staging.published_keys`), or None
     when publishing found errors (``diags`` gets the build's own diagnostics).  ``previous``:
     what the last build recorded so (None: nothing is kept from it).  The cache is saved by a
-    background process while the manifest is written and the output swapped in."""
+    background process while the output is swapped in."""
     from skillsite import publish
     from skillsite.manifest import SCHEMA_FILE, catalog_digest, manifest
-    from skillsite.parallel import in_background
     from skillsite.schema_check import load_schema
 
     mtime, generated_at = source_date()
@@ -351,8 +347,6 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
                                           {s.id: s.source.display_path for s in skills}, cache)
         diags.extend(build_diags)
         if any(d.severity is Severity.ERROR for d in build_diags) and not keep_going:
-            for task in pending:
-                task.abandon()
             staging.discard()
             return None
         with stage("search"):

@@ -25,6 +25,9 @@ from skillsite import __version__
 from skillsite.loader import user_cache_root, write_atomically
 
 CACHE_FILE = "build-cache.pickle"
+#: An input changed this recently (nanoseconds) is not trusted to keep its stamp: a second
+#: change within the file system's timestamp granularity would go unnoticed.
+RACY_NS = 2_000_000_000
 _MAGIC = b"skillsite-cache 3\n"
 _MAC_SIZE = 32
 _HEADER = ("skillsite-build-cache", 3, __version__)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence, cast
 
-from skillsite.cache import BuildCache, digest
+from skillsite.cache import RACY_NS, BuildCache, digest
 from skillsite.diagnostics import Diagnostic, sort_diagnostics
 from skillsite.discover import Discovery, discover
 from skillsite.models import CatalogCheck, CatalogReading, ParsedSkill, SourceFile
@@ -16,10 +16,6 @@ from skillsite.parallel import batch_collection, parallel_map
 from skillsite.parse import DEFAULT_MAX_BYTES, parse_skill, parse_skill_bytes, read_limited
 from skillsite.validate import (Validation, catalog_skill_dirs, check_skill, duplicate_name_diagnostics, is_kept,
                                 skill_name, validate_catalog)
-
-#: A SKILL.md changed this recently (nanoseconds) is not cached by :func:`check_catalog`: a
-#: second change within the file system's timestamp granularity would go unnoticed.
-RACY_NS = 2_000_000_000
 
 
 @dataclass(frozen=True)
@@ -131,10 +127,10 @@ def _read_catalog(roots: Sequence[Path | str], exclude: Sequence[str], profile: 
     results: list[tuple[ParsedSkill, list[Diagnostic]] | None] = [None] * len(jobs_list)
     keys: list[str] = []
     read: list[bool] = [job.raw is not None for job in jobs_list]  # whether each SKILL.md could be read whole
+    _DIRS_DIGEST = digest(tuple(sorted(skill_dirs))) if cache is not None else ""
     if cache is not None and looked_up:
-        dirs_digest = digest(tuple(sorted(skill_dirs)))
         for i, job in enumerate(jobs_list):
-            keys.append(_cache_key(job.raw, job, dirs_digest))
+            keys.append(_cache_key(job.raw, job, _DIRS_DIGEST))
             hit = cache.get("skills", keys[i]) if job.raw is not None else None
             if hit is not None:
                 fm, key_lines, body, body_line, parse_diags, diags = hit
@@ -143,7 +139,6 @@ def _read_catalog(roots: Sequence[Path | str], exclude: Sequence[str], profile: 
         todo = [i for i, r in enumerate(results) if r is None]
         outcomes = _parse_and_check_all(jobs_list, todo, jobs)
     elif cache is not None:  # nothing to look up: the workers read, and make the keys beside parsing
-        _DIRS_DIGEST = digest(tuple(sorted(skill_dirs)))
         todo = list(range(len(jobs_list)))
         outcomes = []
         for i, (key, whole, fm, key_lines, body, body_line, raw, parse_diags, diags) in zip(
@@ -233,8 +228,9 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
         verdicts: list[_Verdict | None] = [None] * len(jobs_list)
         keys: list[VerdictKey | None] = [None] * len(jobs_list)
         todo = list(range(len(jobs_list)))
+        # what every verdict key of this check shares
+        common = digest(tuple(sorted(skill_dirs)), found.diagnostics, profile, max_bytes) if cache is not None else ""
         if cache is not None and cache.holds("verdicts"):
-            common = digest(tuple(sorted(skill_dirs)), found.diagnostics, profile, max_bytes)
             for i, src in enumerate(found.sources):
                 keys[i] = _verdict_key(common, src, _file_stamp(src))
                 if keys[i] is not None:
@@ -242,7 +238,6 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
             todo = [i for i, v in enumerate(verdicts) if v is None]
             outcomes = _map_jobs(_verdict_at, jobs_list, todo, jobs)
         elif cache is not None:  # nothing to look up: the workers take the stamps beside the verdicts
-            common = digest(tuple(sorted(skill_dirs)), found.diagnostics, profile, max_bytes)
             stamped = _map_jobs(_stamped_verdict_at, jobs_list, todo, jobs)
             keys = [_verdict_key(common, src, stamp) for src, (stamp, _) in zip(found.sources, stamped)]
             outcomes = [verdict for _, verdict in stamped]
