@@ -48,6 +48,18 @@ def slugify(title: str) -> str:
     return slug or "section"
 
 
+def _unique_slug(title: str, taken: set[str]) -> str:
+    """The slug of a heading, numbered (``-1``, ``-2``...) past those ``taken`` by earlier
+    headings; added to ``taken``."""
+    slug = base = slugify(title)
+    n = 1
+    while slug in taken:
+        slug = f"{base}-{n}"
+        n += 1
+    taken.add(slug)
+    return slug
+
+
 def url_scheme(url: str) -> str | None:
     """The lower-cased scheme of a URL as a browser would read it (control characters ignored)."""
     match = _SCHEME.match(_CONTROL.sub("", url))
@@ -294,12 +306,7 @@ class _Document:
 
     def end_heading(self) -> None:
         level = min(int(self.out[self.heading][1]) + 1, 6)
-        slug = base = slugify("".join(self.title))
-        n = 1
-        while slug in self.slugs:
-            slug = f"{base}-{n}"
-            n += 1
-        self.slugs.add(slug)
+        slug = _unique_slug("".join(self.title), self.slugs)
         self.out[self.heading] = f'<h{level} id="{slug}">'
         self.out.append(f' <a class="header-anchor" href="#{slug}">#</a></h{level}>\n')
         self.heading = -1
@@ -528,12 +535,7 @@ def _rewrite(html_text: str, skill_id: str, targets: LinkTargets, hidden: tuple[
 
     def heading(match: re.Match[str]) -> str:
         level, inner = min(int(match.group(1)) + 1, 6), match.group(2)
-        slug = base = slugify(restore(_TAGS_ONLY.sub("", inner)))
-        n = 1
-        while slug in slugs:
-            slug = f"{base}-{n}"
-            n += 1
-        slugs.add(slug)
+        slug = _unique_slug(restore(_TAGS_ONLY.sub("", inner)), slugs)
         return f'<h{level} id="{slug}">{inner} <a class="header-anchor" href="#{slug}">#</a></h{level}>'
 
     text = _HEADING.sub(heading, html_text)
