@@ -278,7 +278,7 @@ def _is_folder(path: Path) -> bool:
 
 def tree_stats(folder: Path) -> dict[str, tuple[int, int]]:
     """Size and modification time of every file under ``folder``, by site-relative path."""
-    return {rel: (st.st_size, st.st_mtime_ns) for rel, st in _files(folder, stat=True)}
+    return snapshot(folder).stats
 
 
 class Snapshot(NamedTuple):
