@@ -214,16 +214,24 @@ def test_many_inputs_written_just_before_a_build_are_all_read_again(tmp_path):
     assert "read" not in build([src], out, cache_dir=cache).stages
 
 
+def _built_then_edited(tmp_path):
+    """The examples copied to ``src``, built with a cache, then one skill (test-first) edited:
+    (src, cache, out)."""
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    cache, out = tmp_path / "cache", tmp_path / "site"
+    assert build([src], out, cache_dir=cache).ok
+    skill = src / "test-first" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nOne more line.\n")
+    return src, cache, out
+
+
 def test_a_rebuild_publishes_again_only_the_skills_that_changed(tmp_path, monkeypatch):
     """Unchanged skills keep their manifest entry and files from the cache (publish._keep_unit)."""
     from skillsite import publish
 
-    src = tmp_path / "src"
-    shutil.copytree(EXAMPLES, src)
-    cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
-    assert build([src], out, cache_dir=cache).ok
-    skill = src / "test-first" / "SKILL.md"
-    skill.write_text(skill.read_text() + "\nOne more line.\n")
+    src, cache, out = _built_then_edited(tmp_path)
+    cold = tmp_path / "cold"
     made = []
     real_entry = publish.skill_entry
     monkeypatch.setattr(publish, "skill_entry", lambda skill, *rest: made.append(skill.id) or real_entry(skill, *rest))
@@ -260,12 +268,8 @@ def test_skill_pages_made_from_unchanged_inputs_are_kept_without_being_worked_ou
     are digested; the same digest as last time keeps the page without computing it again."""
     from skillsite import site
 
-    src = tmp_path / "src"
-    shutil.copytree(EXAMPLES, src)
-    cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
-    assert build([src], out, cache_dir=cache).ok
-    skill = src / "test-first" / "SKILL.md"
-    skill.write_text(skill.read_text() + "\nOne more line.\n")
+    src, cache, out = _built_then_edited(tmp_path)
+    cold = tmp_path / "cold"
     worked_out = []
     real_page = site.SiteWriter.skill_page
     monkeypatch.setattr(site.SiteWriter, "skill_page",
