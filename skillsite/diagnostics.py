@@ -168,22 +168,25 @@ def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dic
     return json_indented({"skills": skills, "diagnostics": [d.to_json() for d in diags], "summary": summary})
 
 
-def json_indented(value: Any, indent: str = "") -> str:
-    """``json.dumps(value, indent=2, ensure_ascii=False)``, character for character, with every
-    scalar encoded by json's C encoder (an indented dump otherwise runs json's pure-Python one)."""
-    inner = indent + "  "
+def json_indented(value: Any, indent: str = "", step: str = "  ") -> str:
+    """``json.dumps(value, indent=len(step), ensure_ascii=False)``, character for character, with
+    every scalar encoded by json's C encoder (an indented dump otherwise runs json's pure-Python one)."""
+    inner = indent + step
     if isinstance(value, dict):
         if not value:
             return "{}"
-        items = [f"{_SCALAR(_json_key(k))}: {json_indented(v, inner)}" for k, v in value.items()]
+        items = [f"{_SCALAR(_json_key(k))}: "
+                 f"{_SCALAR(v) if isinstance(v, _FLAT) else json_indented(v, inner, step)}" for k, v in value.items()]
         return "{\n" + inner + (",\n" + inner).join(items) + "\n" + indent + "}"
     if isinstance(value, (list, tuple)):
         if not value:
             return "[]"
-        return "[\n" + inner + (",\n" + inner).join(json_indented(v, inner) for v in value) + "\n" + indent + "]"
+        return "[\n" + inner + (",\n" + inner).join(
+            _SCALAR(v) if isinstance(v, _FLAT) else json_indented(v, inner, step) for v in value) + "\n" + indent + "]"
     return _SCALAR(value)
 
 
+_FLAT = (str, int, float, type(None))  # scalars (bool is an int)
 _SCALAR = json.JSONEncoder(ensure_ascii=False).encode
 
 

@@ -11,6 +11,8 @@ from pathlib import Path
 from stat import S_ISREG
 from typing import Any, Callable, Iterator, NamedTuple
 
+from skillsite.diagnostics import json_indented
+
 MARKER = ".skillsite-output"
 CHUNK = 1 << 20
 
@@ -154,7 +156,7 @@ class Staging:
     def write_json(self, rel: str, data: Any, compact: bool = False) -> bytes:
         """Write JSON: indented for people, or ``compact`` for big files that programs read."""
         text = (json.dumps(data, ensure_ascii=False, separators=(",", ":")) if compact
-                else json.dumps(data, indent=1, ensure_ascii=False))
+                else json_indented(data, step=" "))
         payload = (text + "\n").encode("utf-8")
         self.write_bytes(rel, payload)
         return payload

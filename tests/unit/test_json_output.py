@@ -1,4 +1,5 @@
-"""The JSON report writer gives exactly what ``json.dumps(indent=2, ensure_ascii=False)`` gives."""
+"""The JSON writer gives exactly what ``json.dumps(indent=N, ensure_ascii=False)`` gives (the
+report's indent of 2, and the output's JSON files' indent of 1)."""
 from __future__ import annotations
 
 import json
@@ -14,9 +15,9 @@ values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.di
 
 
 @settings(max_examples=500, deadline=None)
-@given(values)
-def test_same_text_as_json_dumps(value):
-    assert json_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+@given(values, st.sampled_from(["  ", " ", "    "]))
+def test_same_text_as_json_dumps(value, step):
+    assert json_indented(value, step=step) == json.dumps(value, indent=len(step), ensure_ascii=False)
 
 
 def test_empty_containers_and_nesting():
