@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from skillsite.cache import RACY_NS, BuildCache, code_scope, digest, load_signed, save_signed, value_bytes
+from skillsite.cache import (PAGES_CACHE_FILE, RACY_NS, SECTIONS, BuildCache, code_scope, digest, load_signed,
+                             save_signed, value_bytes)
 from skillsite.config import SiteConfig, template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.discover import Discovery, discover
@@ -35,6 +36,9 @@ MANIFEST_FILE = "skills.json"
 STATE_FILE = "build-state.pickle"
 OUTPUTS_FILE = "build-outputs.pickle"  # what the last build published, for a rebuild to patch it
 _STATE_HEADER = ("skillsite-build-state", 4)
+#: The cache sections every stage but the pages fills: saved while the pages are made. The
+#: pages' own section is a small file of its own, saved at the end.
+_EARLY_SECTIONS = tuple(name for name in SECTIONS if name != "pages")
 
 
 @dataclass(frozen=True)
@@ -259,7 +263,7 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
     current: Snapshot | None = output_files.part(1) if output_files is not None else None
     from skillsite.pipeline import read_catalog
 
-    cache = BuildCache(cache_dir, scope) if cache_dir is not None else None
+    cache = BuildCache(cache_dir, scope, sections=_EARLY_SECTIONS) if cache_dir is not None else None
     outputs = (_load_state(cache_dir, scope, OUTPUTS_FILE) if cache_dir is not None else None) or {}
     with stage("read"):
         reading = read_catalog(sources, exclude=config.exclude, profile=config.profile, ignore=config.ignore,
@@ -315,6 +319,12 @@ def _build(sources: Sequence[Path | str], out: Path, config: SiteConfig, *, keep
     return result(True, ids, sum(size for size, _ in published.values()))
 
 
+def _save_cache(cache: BuildCache, jobs: int) -> Pending[None]:
+    """``cache.save()`` by a process of its own, at the lowest priority (it takes the time the
+    build's other processes leave), unless it only writes a small delta."""
+    return in_background(cache.save, 1 if cache.saves_little() else jobs, yielding=True)
+
+
 def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic], out: Path, config: SiteConfig,
              base_dir: str, jobs: int, cache: BuildCache | None, keep_going: bool, stage: _Stages,
              current: Snapshot | None, previous: dict[str, tuple[str, int, int]] | None
@@ -323,7 +333,8 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
     file and the content key of every keyed one (see :meth:`Staging.published_keys`), or None
     when publishing found errors (``diags`` gets the build's own diagnostics).  ``previous``:
     what the last build recorded so (None: nothing is kept from it).  The cache is saved by a
-    background process while the output is swapped in."""
+    background process while the pages are made (their own small section while the output is
+    swapped in)."""
     from skillsite import publish
     from skillsite.manifest import SCHEMA_FILE, catalog_digest, manifest
     from skillsite.schema_check import load_schema
@@ -333,13 +344,17 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
     pending: list[Pending[Any]] = []
     try:
         with stage("skills"):  # files, manifest entries, XML fragments, archives and rendered bodies
-            # the search indexes depend on frontmatter only: they are made meanwhile, by whichever process is free
+            # the search indexes depend on frontmatter only: they are made meanwhile, by whichever process
+            # is free (and their key too, unless the cache may hold them)
             search_entries = [publish.search_entry(s) for s in skills]
-            search_key = publish.search_key(search_entries)
-            cached_search = cache.get("search", search_key) if cache else None
-            published_skills = publish.publish_skills(
-                skills, staging, config, base_dir, mtime, jobs, cache,
-                also=(lambda: publish.build_search(search_entries)) if cached_search is None else None)
+            search_key = publish.search_key(search_entries) if cache and cache.holds("search") else ""
+            cached_search = cache.get("search", search_key) if search_key else None
+
+            def make_search() -> tuple[str, Any]:
+                return search_key or publish.search_key(search_entries), publish.build_search(search_entries)
+
+            published_skills = publish.publish_skills(skills, staging, config, base_dir, mtime, jobs, cache,
+                                                      also=make_search if cached_search is None else None)
             entries, body_html, archives, build_diags = published_skills[:4]
             entry_by_id = {e["id"]: e for e in entries}
             publish.write_catalog_xml(entries, config, staging)
@@ -351,7 +366,7 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
             return None
         with stage("search"):
             if cached_search is None:
-                cached_search, stage.seconds["search, beside the skills"] = published_skills.also
+                search_key, (cached_search, stage.seconds["search, beside the skills"]) = published_skills.also
                 if cache:
                     cache.put("search", search_key, cached_search)
             search_section, search_files = cached_search
@@ -367,12 +382,16 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
             staging.write_json(SCHEMA_FILE, load_schema(SCHEMA_FILE))
             return data["digest"], time.perf_counter() - started
 
+        pages_cache = None
+        if cache:  # every cached result but the pages' is in: a process of its own saves them meanwhile
+            pending.append(_save_cache(cache, jobs))
+            pages_cache = BuildCache(cache.folder, cache.scope, PAGES_CACHE_FILE, sections=("pages",))
         with stage("pages"):
             ctx = BuildContext(config, tuple(skills), data, entry_by_id, tuple(sort_diagnostics(diags)),
-                               staging.path, body_html, jobs, staging, published_skills.keys, cache)
+                               staging.path, body_html, jobs, staging, published_skills.keys, pages_cache)
             data["digest"], stage.seconds["manifest, beside the pages"] = _write_pages(ctx, also=write_manifest)
-        if cache:  # every cached result is in: a process of its own writes them, unless they are few
-            pending.append(in_background(cache.save, 1 if cache.saves_little() else jobs))
+        if pages_cache:
+            pending.append(_save_cache(pages_cache, jobs))
         with stage("swap"):
             published = staging.commit()
         with stage("cache"):

@@ -1,6 +1,8 @@
 """The incremental-build cache: work already done, keyed by content digests.
 
-One file in a cache folder (default ``.skillsite-cache`` beside the output).
+One file in a cache folder (default ``.skillsite-cache`` beside the output), or a few: a
+build keeps its pages' section in a small file of its own, so that the rest can be saved
+while the pages are made.
 Every entry is keyed by a digest of everything that determines it (content,
 paths, skillsite's version and code, the configuration), so a stale entry is never
 used: it simply is not found.  The file is written atomically.
@@ -25,13 +27,14 @@ from skillsite import __version__
 from skillsite.loader import user_cache_root, write_atomically
 
 CACHE_FILE = "build-cache.pickle"
+PAGES_CACHE_FILE = "build-pages.pickle"  # the "pages" section, saved after the rest (see skillsite.build)
 #: An input changed this recently (nanoseconds) is not trusted to keep its stamp: a second
 #: change within the file system's timestamp granularity would go unnoticed.
 RACY_NS = 2_000_000_000
 _MAGIC = b"skillsite-cache 3\n"
 _MAC_SIZE = 32
 _HEADER = ("skillsite-build-cache", 3, __version__)
-_SECTIONS = ("skills", "html", "files", "search", "pages", "verdicts", "archives", "units")
+SECTIONS = ("skills", "html", "files", "search", "pages", "verdicts", "archives", "units")
 #: The only classes a cache file may name (YAML's safe loader makes dates; diagnostics are ours).
 _ALLOWED_CLASSES = frozenset({
     ("skillsite.diagnostics", "Diagnostic"), ("skillsite.diagnostics", "Severity"),
@@ -175,13 +178,15 @@ class BuildCache:
     #: The base is rewritten once the entries it holds in vain, or the delta's, pass this share of it.
     REWRITE_SHARE = 0.25
 
-    def __init__(self, folder: Path | None, scope: str, file_name: str = CACHE_FILE):
+    def __init__(self, folder: Path | None, scope: str, file_name: str = CACHE_FILE,
+                 sections: tuple[str, ...] = SECTIONS):
         self.folder = folder
         self.file_name = file_name
         self.scope = scope  # digest of the configuration: another configuration never shares entries
-        self.old: dict[str, dict[str, Any]] = {name: {} for name in _SECTIONS}
-        self.new: dict[str, dict[str, Any]] = {name: {} for name in _SECTIONS}
-        self.base: dict[str, dict[str, Any]] = {name: {} for name in _SECTIONS}
+        self.sections = sections  # the sections this file holds (any other is a KeyError)
+        self.old: dict[str, dict[str, Any]] = {name: {} for name in sections}
+        self.new: dict[str, dict[str, Any]] = {name: {} for name in sections}
+        self.base: dict[str, dict[str, Any]] = {name: {} for name in sections}
         self.base_id = ""
         self.hits = 0
         self.misses = 0
@@ -200,13 +205,13 @@ class BuildCache:
         if not self._usable(base) or not isinstance(base.get("id"), str):
             return
         self.base_id = base["id"]
-        for name in _SECTIONS:
+        for name in self.sections:
             if isinstance(base.get(name), dict):
                 self.base[name] = base[name]
                 self.old[name] = base[name]
         delta = load_signed(delta_path)
         if self._usable(delta) and delta.get("base") == self.base_id:
-            for name in _SECTIONS:
+            for name in self.sections:
                 if isinstance(delta.get(name), dict) and delta[name]:
                     self.old[name] = {**self.old[name], **delta[name]}
 
@@ -239,11 +244,11 @@ class BuildCache:
     def _delta(self) -> dict[str, dict[Any, Any]]:
         """What this build used that the base does not hold (as the same object)."""
         return {name: {k: v for k, v in self.new[name].items() if self.base[name].get(k) is not v}
-                for name in _SECTIONS}
+                for name in self.sections}
 
     def _rewrites_base(self, delta: dict[str, dict[Any, Any]]) -> bool:
         in_base = sum(len(entries) for entries in self.base.values())
-        unused = sum(1 for name in _SECTIONS for k in self.base[name] if k not in self.new[name])
+        unused = sum(1 for name in self.sections for k in self.base[name] if k not in self.new[name])
         added = sum(len(entries) for entries in delta.values())
         return not self.base_id or max(unused, added) > self.REWRITE_SHARE * in_base
 

@@ -258,7 +258,7 @@ class Pending(Generic[R]):
             self._reap()
 
 
-def in_background(func: Callable[[], R], jobs: int, parts: int = 1) -> Pending[R]:
+def in_background(func: Callable[[], R], jobs: int, parts: int = 1, yielding: bool = False) -> Pending[R]:
     """``func()`` computed by a forked child while this process goes on (with ``jobs`` > 1 and
     ``fork``); otherwise computed here, now.  Either way the same value: the child sends it back
     pickled, or the exception it raised, which :meth:`Pending.result` raises.  With ``parts``
@@ -266,7 +266,8 @@ def in_background(func: Callable[[], R], jobs: int, parts: int = 1) -> Pending[R
     before the others arrive (and the others abandoned).
 
     For work that can overlap other work of a build: on two cores, a stage that runs in one
-    process leaves the other core idle unless something else is running.
+    process leaves the other core idle unless something else is running.  A ``yielding`` child
+    runs at the lowest priority: it takes only the time the build's other processes leave.
     """
     if jobs <= 1 or not hasattr(os, "fork"):
         return Pending(value=func(), parts=parts)
@@ -285,6 +286,8 @@ def in_background(func: Callable[[], R], jobs: int, parts: int = 1) -> Pending[R
         status = 1
         try:
             os.close(read_fd)
+            if yielding and hasattr(os, "nice"):
+                os.nice(19)
             with os.fdopen(write_fd, "wb") as out:
                 try:
                     value = func()

@@ -116,14 +116,27 @@ class _Publishing:
     config: SiteConfig
     base_dir: str
     children: dict[str, list[str]]
-    html_keys: list[str]
+    render_context: str               # what every rendered body depends on (see html_key)
     cache: BuildCache | None
     archive_names: list[str | None]   # per skill: the discovery archive it owns (None: none)
     mtime: int                        # of archive members (SOURCE_DATE_EPOCH)
     targets: Any                      # skillsite.render.LinkTargets: what bodies may link to
-    raw_shas: list[str] = field(default_factory=list)   # per skill: its SKILL.md's sha256
-    unit_keys: list[str] = field(default_factory=list)  # per skill: everything its publishing depends on
+    # Per skill, made up front when the cache may hold some (else each by the process publishing it):
+    html_keys: list[str] = field(default_factory=list)  # its rendered body's cache key
+    raw_shas: list[str] = field(default_factory=list)   # its SKILL.md's sha256
+    unit_keys: list[str] = field(default_factory=list)  # everything its publishing depends on
     renderer: Any = None   # skillsite.render.MarkdownRenderer, made on first use
+
+    def html_key(self, index: int) -> str:
+        skill = self.skills[index]
+        return digest(self.render_context, skill.id, skill.body)
+
+    def keys(self, index: int) -> tuple[str, str, str]:
+        """(html key, SKILL.md sha256, unit key) of skill ``index``."""
+        if self.unit_keys:
+            return self.html_keys[index], self.raw_shas[index], self.unit_keys[index]
+        html_key, raw_sha = self.html_key(index), sha256_hex(self.skills[index].raw)
+        return html_key, raw_sha, _unit_key(self, index, html_key, raw_sha)
 
     def subs(self, skill_id: str) -> list[tuple[str, str, str]]:
         """The sub-skills of a skill as (id, name, description)."""
@@ -139,6 +152,8 @@ class _Published:
     """One published skill, as a worker reports it to the parent."""
 
     entry: dict[str, Any]
+    html_key: str
+    unit_key: str
     html: str | None                                   # None: the cache holds it (under the skill's html key)
     diagnostics: list[Diagnostic]
     placed: list[tuple[str, str, tuple[int, int] | None]]   # what it wrote or kept (Staging.adopt)
@@ -165,19 +180,19 @@ def _publish_one(index: int) -> _Published:
     job = _PUBLISHING
     assert job is not None
     skill = job.skills[index]
-    unit = job.cache.get("units", job.unit_keys[index]) if job.cache else None
-    if unit is not None and (kept := _keep_unit(unit, job.staging)) is not None:
+    html_key, raw_sha, unit_key = job.keys(index)
+    unit = job.cache.get("units", unit_key) if job.cache else None
+    if unit is not None and (kept := _keep_unit(unit, html_key, unit_key, job.staging)) is not None:
         return kept
     diags: list[Diagnostic] = []
     with job.staging.recording() as placed:
-        files, shas, contents = _publish_files(skill, job.raw_shas[index], job.staging, diags, job.cache)
-        entry = skill_entry(skill, files, job.raw_shas[index], job.children[skill.id], job.config, job.base_dir)
+        files, shas, contents = _publish_files(skill, raw_sha, job.staging, diags, job.cache)
+        entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir)
         _write_xml(skill, entry, job.subs(skill.id), job.config, job.staging)
         archive_sha = _write_archive(skill, entry, contents, job.archive_names[index], job.mtime, job.staging)
-    key = job.html_keys[index]
-    cached = job.cache.get("html", key) is not None if job.cache else False
+    cached = job.cache.get("html", html_key) is not None if job.cache else False
     html = None if cached else _render_one(skill)
-    return _Published(entry, html, diags, placed, shas, archive_sha)
+    return _Published(entry, html_key, unit_key, html, diags, placed, shas, archive_sha)
 
 
 # What publishing a skill placed, kept by the cache under the skill's unit key: its manifest
@@ -185,22 +200,22 @@ def _publish_one(index: int) -> _Published:
 _Unit = tuple[dict[str, Any], list[tuple[str, str]], list[_FileSha]]
 
 
-def _keep_unit(unit: _Unit, staging: Staging) -> _Published | None:
+def _keep_unit(unit: _Unit, html_key: str, unit_key: str, staging: Staging) -> _Published | None:
     """A skill whose every input is as when it was last published: its files are kept from the
     previous output, if every one of them is still there as published (else None)."""
     entry, files, shas = unit
     with staging.recording() as placed:
         if not all(staging.reuse(rel, key) for rel, key in files):
             return None
-    return _Published(entry, None, [], placed, shas, None)
+    return _Published(entry, html_key, unit_key, None, [], placed, shas, None)
 
 
-def _unit_key(job: _Publishing, index: int) -> str:
+def _unit_key(job: _Publishing, index: int, html_key: str, raw_sha: str) -> str:
     """Everything a skill's publishing depends on (besides skillsite and the configuration,
     which scope the whole cache): its SKILL.md, place, diagnostics, bundled files' stamps,
     rendered body, sub-skills, the project folder, archive time and name."""
     skill, src = job.skills[index], job.skills[index].source
-    return digest(job.html_keys[index], job.raw_shas[index], skill.id, src.display_path, src.rel_path,
+    return digest(html_key, raw_sha, skill.id, src.display_path, src.rel_path,
                   str(src.root), str(src.dir), skill.parent_id, [(f.path, f.abspath, f.bytes, f.mtime_ns)
                                                                  for f in src.files],
                   skill.diagnostics, job.subs(skill.id), job.base_dir, job.mtime, job.archive_names[index])
@@ -268,18 +283,23 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
     free first (the search indexes: in a process of their own they were left to finish alone).
 
     A skill whose rendered body the cache holds is published here: it has little left to do
-    (its unchanged files are kept), and a worker would only send the cached HTML back.
+    (its unchanged files are kept), and a worker would only send the cached HTML back.  The
+    keys that tell are made up front then; with no rendered body cached, each skill's keys are
+    made by the process that publishes it.
     """
     global _PUBLISHING
     from skillsite.render import engine_version
 
     targets = _link_targets(skills)
     context = digest(__version__, engine_version(), sorted(targets.skills), sorted(targets.files))
-    keys = [digest(context, s.id, s.body) for s in skills]
-    known = [bool(cache) and cache.old["html"].get(k) is not None for k in keys] if cache else [False] * len(skills)
-    job = _PUBLISHING = _Publishing(skills, staging, config, base_dir, _children(skills), keys, cache,
-                                    _archive_names(skills), mtime, targets, [sha256_hex(s.raw) for s in skills])
-    job.unit_keys = [_unit_key(job, i) for i in range(len(skills))]
+    job = _PUBLISHING = _Publishing(skills, staging, config, base_dir, _children(skills), context, cache,
+                                    _archive_names(skills), mtime, targets)
+    known = [False] * len(skills)
+    if cache and cache.holds("html"):
+        job.html_keys = [job.html_key(i) for i in range(len(skills))]
+        job.raw_shas = [sha256_hex(s.raw) for s in skills]
+        job.unit_keys = [_unit_key(job, i, job.html_keys[i], job.raw_shas[i]) for i in range(len(skills))]
+        known = [cache.old["html"].get(k) is not None for k in job.html_keys]
     try:
         heavy = [i for i in range(len(skills)) if not known[i]]
         results: list[_Published | None] = [None] * len(skills)
@@ -292,7 +312,7 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
     finally:
         _PUBLISHING = None
     entries, html, archive_shas, diags = [], {}, {}, []
-    for index, (skill, key, done) in enumerate(zip(skills, keys, results)):
+    for skill, done in zip(skills, results):
         assert done is not None
         for rel, content_key, kept in done.placed:
             staging.adopt(rel, content_key, kept)
@@ -300,19 +320,20 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
             for path, size, mtime_ns, sha in done.file_shas:
                 cache.remember_file_sha(path, size, mtime_ns, sha)
             if not done.diagnostics:  # a skill that could not be published whole is published again next time
-                cache.put("units", job.unit_keys[index],
+                cache.put("units", done.unit_key,
                           (done.entry, [(rel, content_key) for rel, content_key, _ in done.placed], done.file_shas))
             if done.html is None:
-                html[skill.id] = cache.get("html", key)
+                html[skill.id] = cache.get("html", done.html_key)
             else:
-                cache.put("html", key, done.html)
+                cache.put("html", done.html_key, done.html)
         if done.html is not None:
             html[skill.id] = done.html
         if done.archive_sha is not None:
             archive_shas[_archive_path(done.entry["name"])] = done.archive_sha
         entries.append(done.entry)
         diags += done.diagnostics
-    return Publication(entries, html, archive_shas, diags, dict(zip((s.id for s in skills), job.unit_keys)),
+    return Publication(entries, html, archive_shas, diags,
+                       {skill.id: done.unit_key for skill, done in zip(skills, results) if done is not None},
                        also_result)
 
 
