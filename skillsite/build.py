@@ -78,7 +78,7 @@ def source_date() -> tuple[int, str | None]:
     return seconds, _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def _write_pages(ctx: BuildContext, also: Callable[[], Any] | None = None) -> Any:
+def _write_pages(ctx: BuildContext, also: Sequence[Callable[[], Any]] = ()) -> list[Any]:
     from skillsite import site
 
     return site.write_site(ctx, also)
@@ -336,7 +336,7 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
     background process while the pages are made (their own small section while the output is
     swapped in)."""
     from skillsite import publish
-    from skillsite.manifest import SCHEMA_FILE, catalog_digest, manifest
+    from skillsite.manifest import DIGEST_PLACEHOLDER, SCHEMA_FILE, catalog_digest, manifest, manifest_bytes
     from skillsite.schema_check import load_schema
 
     mtime, generated_at = source_date()
@@ -372,15 +372,20 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
             search_section, search_files = cached_search
             publish.write_search(search_key, search_files, staging)
         # the pages show none of the digest, the skill entries or the search section: skills.json
-        # is written beside them, by whichever process is free first
-        data = manifest(entries, config, len(skipped), generated_at, search_section, digest="")
+        # is written beside them, and its digest worked out meanwhile, by whichever processes
+        # are free first; the digest is written into the file once both are done
+        data = manifest(entries, config, len(skipped), generated_at, search_section, digest=DIGEST_PLACEHOLDER)
 
-        def write_manifest() -> tuple[str, float]:
+        def work_out_digest() -> tuple[str, float]:
             started = time.perf_counter()
-            data["digest"] = catalog_digest(entries)
-            staging.write_json(MANIFEST_FILE, data, compact=True)
+            return catalog_digest(entries), time.perf_counter() - started
+
+        def write_manifest() -> tuple[int, float]:
+            started = time.perf_counter()
+            payload, digest_at = manifest_bytes(data)
+            staging.write_bytes(MANIFEST_FILE, payload)
             staging.write_json(SCHEMA_FILE, load_schema(SCHEMA_FILE))
-            return data["digest"], time.perf_counter() - started
+            return digest_at, time.perf_counter() - started
 
         pages_cache = None
         if cache:  # every cached result but the pages' is in: a process of its own saves them meanwhile
@@ -389,7 +394,10 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
         with stage("pages"):
             ctx = BuildContext(config, tuple(skills), data, entry_by_id, tuple(sort_diagnostics(diags)),
                                staging.path, body_html, jobs, staging, published_skills.keys, pages_cache)
-            data["digest"], stage.seconds["manifest, beside the pages"] = _write_pages(ctx, also=write_manifest)
+            (data["digest"], digest_seconds), (digest_at, write_seconds) = _write_pages(
+                ctx, also=[work_out_digest, write_manifest])
+            staging.overwrite(MANIFEST_FILE, digest_at, data["digest"].encode("ascii"))
+            stage.seconds["manifest, beside the pages"] = digest_seconds + write_seconds
         if pages_cache:
             pending.append(_save_cache(pages_cache, jobs))
         with stage("swap"):

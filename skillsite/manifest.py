@@ -112,6 +112,31 @@ def catalog_digest(entries: Sequence[dict[str, Any]]) -> str:
     return "sha256:" + sha256_hex(canonical_json(list(entries)))
 
 
+#: Stands for ``skills.json``'s digest while the file is written beside the digest's computation
+#: (it has the digest's length: the digest is written over it, see :func:`manifest_bytes`).
+DIGEST_PLACEHOLDER = "sha256:" + "0" * 64
+
+
+def _compact(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def manifest_bytes(data: dict[str, Any]) -> tuple[bytes, int]:
+    """``skills.json``'s bytes (compact JSON, as ``json.dumps`` writes ``data``, and a newline),
+    and where its ``digest`` value's text starts in them."""
+    head = {}
+    for key, value in data.items():  # the keys before "digest": their JSON is the file's start
+        if key == "digest":
+            break
+        head[key] = value
+    prefix = _compact(head)[:-1] + ("," if head else "") + '"digest":"'
+    payload = (_compact(data) + "\n").encode("utf-8")
+    offset = len(prefix.encode("utf-8"))
+    if payload[:offset] != prefix.encode("utf-8"):  # pragma: no cover - json.dumps changed its layout
+        raise RuntimeError("skills.json: the digest is not where it was expected")
+    return payload, offset
+
+
 def manifest(entries: Sequence[dict[str, Any]], config: SiteConfig, left_out: int,
              generated_at: str | None, search: dict[str, Any] | None, digest: str | None = None) -> dict[str, Any]:
     """The whole ``skills.json`` object (``digest``: its :func:`catalog_digest`, when known already)."""

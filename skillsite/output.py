@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -150,14 +149,22 @@ class Staging:
         """
         return {rel: (key, *stats[rel]) for rel, key in self.keys.items() if rel in stats}
 
+    def overwrite(self, rel: str, offset: int, data: bytes) -> None:
+        """Write ``data`` over a file this build wrote, at byte ``offset``."""
+        fd = os.open(self.file(rel), os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+        try:
+            if os.pwrite(fd, data, offset) != len(data):  # pragma: no cover - a regular file takes it whole
+                raise OSError(f"short write to {rel}")
+        finally:
+            os.close(fd)
+
     def write_text(self, rel: str, text: str) -> None:
         self.write_bytes(rel, text.encode("utf-8"))
 
-    def write_json(self, rel: str, data: Any, compact: bool = False) -> bytes:
-        """Write JSON: indented for people, or ``compact`` for big files that programs read."""
-        text = (json.dumps(data, ensure_ascii=False, separators=(",", ":")) if compact
-                else json_indented(data, step=" "))
-        payload = (text + "\n").encode("utf-8")
+    def write_json(self, rel: str, data: Any) -> bytes:
+        """Write JSON indented for people (skills.json, which programs read, is compact: see
+        :func:`skillsite.manifest.manifest_bytes`)."""
+        payload = (json_indented(data, step=" ") + "\n").encode("utf-8")
         self.write_bytes(rel, payload)
         return payload
 

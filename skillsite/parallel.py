@@ -8,7 +8,7 @@ import pickle
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Any, BinaryIO, Callable, Generic, Iterator, Sequence, TypeVar, cast
+from typing import Any, BinaryIO, Callable, Generic, Iterator, NamedTuple, Sequence, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -46,7 +46,7 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
     if jobs <= 1 or len(items) < MIN_PARALLEL_ITEMS or not hasattr(os, "fork"):
         return [func(x) for x in items]
     workers = min(jobs, len(items))
-    size = max(1, len(items) // (workers * 8))  # chunk c is items[c * size:(c + 1) * size]
+    size = _chunk_size(len(items), jobs)  # chunk c is items[c * size:(c + 1) * size]
     queue_r, queue_w = os.pipe()
     try:
         os.write(queue_w, b"".join(c.to_bytes(_RECORD, "little") for c in range(-(-len(items) // size))))
@@ -82,19 +82,38 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
     return results
 
 
-_BESIDE = object()  # the item of parallel_map_beside's map that stands for its ``also`` work
+def _chunk_size(count: int, jobs: int) -> int:
+    """Items per chunk in :func:`parallel_map` (about eight chunks per process)."""
+    return max(1, count // (min(jobs, count) * 8))
+
+
+class _Beside(NamedTuple):
+    """The item of :func:`parallel_map_beside`'s map that stands for its ``also[index]`` work."""
+
+    index: int
 
 
 def parallel_map_beside(func: Callable[[T], R], items: Sequence[T], jobs: int,
-                        also: Callable[[], Any] | None) -> tuple[list[R], Any]:
-    """:func:`parallel_map`, and ``also()`` (a piece of work of its own) as one more item of the
-    same map, first in the queue: whichever process is free first takes it, so it never runs
-    alone at the end.  Returns the results and what ``also`` returned (None without it)."""
-    if also is None:
-        return parallel_map(func, items, jobs), None
-    done: list[Any] = parallel_map(lambda item: also() if item is _BESIDE else func(item),
-                                   [_BESIDE, *items], jobs)
-    return done[1:], done[0]
+                        also: Sequence[Callable[[], Any]]) -> tuple[list[R], list[Any]]:
+    """:func:`parallel_map`, and each of ``also`` (pieces of work of their own) as one more item
+    of the same map, each at the start of a chunk of its own, first in the queue: whichever
+    processes are free first take them, so none runs alone at the end.  Returns the results
+    and what each of ``also`` returned."""
+    if not also:
+        return parallel_map(func, items, jobs), []
+    size = _chunk_size(len(items) + len(also), jobs) if jobs > 1 else 1
+    mixed: list[Any] = list(items)
+    beside: list[int] = []  # where each of also is in the map
+    for index in range(len(also)):  # also[k] opens chunk k
+        beside.append(min(index * size, len(mixed)))
+        mixed.insert(beside[-1], _Beside(index))
+
+    def run(item: Any) -> Any:
+        return also[item.index]() if type(item) is _Beside else func(item)
+
+    done = parallel_map(run, mixed, jobs)
+    taken = set(beside)
+    return [r for i, r in enumerate(done) if i not in taken], [done[i] for i in beside]
 
 
 _RECORD = 4  # bytes per chunk number in the queue pipe

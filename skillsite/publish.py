@@ -303,7 +303,7 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
     try:
         heavy = [i for i in range(len(skills)) if not known[i]]
         results: list[_Published | None] = [None] * len(skills)
-        published, also_result = parallel_map_beside(_publish_one, heavy, jobs, also)
+        published, also_results = parallel_map_beside(_publish_one, heavy, jobs, [also] if also else [])
         for i, done in zip(heavy, published):
             results[i] = done
         for i in range(len(skills)):
@@ -334,7 +334,7 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
         diags += done.diagnostics
     return Publication(entries, html, archive_shas, diags,
                        {skill.id: done.unit_key for skill, done in zip(skills, results) if done is not None},
-                       also_result)
+                       also_results[0] if also_results else None)
 
 
 def write_discovery_index(entries: Sequence[dict[str, Any]], made: dict[str, str], staging: Staging,

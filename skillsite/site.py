@@ -327,11 +327,11 @@ class SiteWriter:
             self._renderer = MarkdownRenderer(LinkTargets.from_entries(self.entries))
         return self._renderer
 
-    def write(self, also: Callable[[], Any] | None = None) -> Any:
+    def write(self, also: Sequence[Callable[[], Any]] = ()) -> list[Any]:
         """Every page, spread over ``ctx.jobs`` forked workers (each writes its own files): the
-        home page, the tag pages, the skill pages left to write, the text files; and ``also()``,
-        a piece of work of its own taken by whichever process is free first (its result is
-        returned)."""
+        home page, the tag pages, the skill pages left to write, the text files; and each of
+        ``also``, pieces of work of their own taken by whichever processes are free first (what
+        they return is returned)."""
         global _WRITER
         self.assets = write_assets(self.ctx.out, self.dirs)
         self.skills = {s.id: s for s in self.ctx.skills}
@@ -347,13 +347,13 @@ class SiteWriter:
         pages += [("skill", skill_id) for skill_id in skill_ids]
         _WRITER = self
         try:
-            placed, also_result = parallel_map_beside(_write_page, pages, self.ctx.jobs, also)
+            placed, also_results = parallel_map_beside(_write_page, pages, self.ctx.jobs, also)
         finally:
             _WRITER = None
         for page in placed:
             self.adopt(page)
         self.remember_page_inputs(inputs)
-        return also_result
+        return also_results
 
     def write_page(self, kind: str, name: str) -> PlacedPage:
         """One page (or the text files): ``kind`` home, text, tags, tag ``name``, skill ``name``."""
@@ -546,7 +546,7 @@ def _write_page(page: tuple[str, str]) -> PlacedPage:
     return _WRITER.write_page(*page)
 
 
-def write_site(ctx: BuildContext, also: Callable[[], Any] | None = None) -> Any:
-    """Write every HTML page and asset of the catalog into ``ctx.out``; and ``also()`` beside
-    them (see :meth:`SiteWriter.write`), whose result is returned."""
+def write_site(ctx: BuildContext, also: Sequence[Callable[[], Any]] = ()) -> list[Any]:
+    """Write every HTML page and asset of the catalog into ``ctx.out``; and each of ``also``
+    beside them (see :meth:`SiteWriter.write`), whose results are returned."""
     return SiteWriter(ctx).write(also)

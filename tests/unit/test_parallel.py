@@ -132,7 +132,23 @@ def test_parallel_map_beside_runs_the_extra_work_once_and_keeps_the_results_in_o
 
     items = list(range(MIN_PARALLEL_ITEMS * 2))
     for jobs in (1, 2):
-        results, extra = parallel_map_beside(_square_and_pid, items, jobs, lambda: ("extra", os.getpid()))
+        results, extra = parallel_map_beside(_square_and_pid, items, jobs, [lambda: ("extra", os.getpid())])
         assert [r for r, _ in results] == [x * x for x in items]
-        assert extra[0] == "extra"
-    assert parallel_map_beside(_square_and_pid, [3], 2, None) == ([(9, os.getpid())], None)
+        assert [e[0] for e in extra] == ["extra"]
+    assert parallel_map_beside(_square_and_pid, [3], 2, []) == ([(9, os.getpid())], [])
+
+
+def test_each_piece_of_extra_work_opens_a_chunk_of_its_own():
+    """Two pieces of extra work go to two processes when two are free, not one after the other
+    (a map of fewer items than MIN_PARALLEL_ITEMS runs in one process)."""
+    from skillsite.parallel import parallel_map_beside
+
+    def slow_pid() -> int:
+        time.sleep(0.3)
+        return os.getpid()
+
+    for count in (MIN_PARALLEL_ITEMS, 500):
+        items = list(range(count))
+        results, extra = parallel_map_beside(_square_and_pid, items, 2, [slow_pid, slow_pid, lambda: "third"])
+        assert [r for r, _ in results] == [x * x for x in items]
+        assert len(set(extra[:2])) == 2 and extra[2] == "third"
