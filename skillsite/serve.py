@@ -1,7 +1,9 @@
 """``skillsite serve``: build into a temporary folder, serve it on 127.0.0.1, rebuild on change.
 
-Standard library only: ``http.server`` in a thread, and a watcher that polls the
-modification times of the sources, the configuration and the templates. Pages are
+Standard library only: ``http.server`` in a process of its own (forked once the first build
+is done, so that the process that rebuilds, and forks its workers, never has other threads;
+a thread where ``fork`` is missing), and a watcher that polls the modification times of the
+sources, the configuration and the templates. Pages are
 reloaded through a small script that the server injects into every HTML response
 (the built files themselves are never changed, so ``serve`` shows exactly what
 ``build`` publishes). The script polls ``/__skillsite/version``, which changes after
@@ -10,6 +12,7 @@ every successful rebuild.
 from __future__ import annotations
 
 import functools
+import mmap
 import os
 import shutil
 import signal
@@ -17,7 +20,6 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -45,16 +47,22 @@ RELOAD_JS = b"""(function () {
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"})
 
 
-@dataclass
 class ReloadState:
-    """The number of the current build; pages reload when it changes."""
+    """The number of the current build; pages reload when it changes.
 
-    version: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    Kept in a page of memory shared with the serving process (an anonymous mapping survives
+    ``fork`` shared): the rebuilding process bumps it, the server reads it.
+    """
+
+    def __init__(self) -> None:
+        self._shared = mmap.mmap(-1, mmap.PAGESIZE)
+
+    @property
+    def version(self) -> int:
+        return int.from_bytes(self._shared[:8], "little")
 
     def bump(self) -> None:
-        with self.lock:
-            self.version += 1
+        self._shared[:8] = (self.version + 1).to_bytes(8, "little")
 
 
 class CatalogHandler(SimpleHTTPRequestHandler):
@@ -164,9 +172,15 @@ def inject_reload(html: bytes) -> bytes:
 
 
 class CatalogServer(ThreadingHTTPServer):
-    """A threading HTTP server that stays quiet when a browser drops a connection."""
+    """A threading HTTP server that stays quiet when a browser drops a connection; in a
+    process of its own, it stops once the process that started it is gone."""
 
     daemon_threads = True
+    parent_pid = 0  # set in a serving process: the pid of the process that forked it
+
+    def service_actions(self) -> None:
+        if self.parent_pid and os.getppid() != self.parent_pid:
+            os._exit(0)  # the watcher was killed: nobody is left to stop this process
 
     def handle_error(self, request, client_address) -> None:
         if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)):
@@ -227,6 +241,7 @@ class DevServer:
             shutil.rmtree(self.tmp, ignore_errors=True)
             raise
         self.thread = threading.Thread(target=self.server.serve_forever, name="skillsite-serve", daemon=True)
+        self.server_pid = 0  # the serving process, once forked
         self.seen: tuple[tuple[str, int, int], ...] = ()
 
     @property
@@ -238,8 +253,29 @@ class DevServer:
         """First build, then start serving (even if the build failed: fix and save to retry)."""
         self.seen = snapshot(self.watched)
         ok = self.rebuild()
-        self.thread.start()
+        if hasattr(os, "fork"):
+            self._fork_server()
+        else:  # pragma: no cover - Windows: no fork, so builds use no worker processes to fork
+            self.thread.start()
         return ok
+
+    def _fork_server(self) -> None:
+        """Serve from a process of its own (see the module's docstring)."""
+        parent = os.getpid()
+        pid = os.fork()
+        if pid:
+            self.server_pid = pid
+            return
+        status = 0
+        try:  # the serving process: Ctrl-C is the watcher's to handle; SIGTERM ends it
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            self.server.parent_pid = parent
+            self.server.serve_forever(poll_interval=0.25)
+        except BaseException:  # noqa: BLE001 - nothing to report to: the watcher carries on
+            status = 1
+        finally:
+            os._exit(status)
 
     def rebuild(self) -> bool:
         """Build into the served folder; pages reload only after a successful build."""
@@ -287,7 +323,14 @@ class DevServer:
             self.stop()
 
     def stop(self) -> None:
-        if self.thread.is_alive():
+        if self.server_pid:
+            try:
+                os.kill(self.server_pid, signal.SIGTERM)
+            except ProcessLookupError:  # pragma: no cover - already gone
+                pass
+            os.waitpid(self.server_pid, 0)
+            self.server_pid = 0
+        elif self.thread.is_alive():
             self.server.shutdown()
         self.server.server_close()
         shutil.rmtree(self.tmp, ignore_errors=True)

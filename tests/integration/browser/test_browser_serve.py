@@ -2,13 +2,19 @@
 from __future__ import annotations
 
 import io
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 
 import pytest
 
-from browsing import EXAMPLES, SITE_CONFIG, wait_until
+from browsing import EXAMPLES, REPO, SITE_CONFIG, wait_until
 from skillsite.serve import RELOAD_PATH, VERSION_PATH, DevServer
 
 
@@ -48,6 +54,53 @@ def test_serve_builds_serves_and_rebuilds(dev):
     assert "Test first, edited" in fetch(server.url + "skills/test-first/")[1]
     # raw files are served as built, without the reload script
     assert RELOAD_PATH not in fetch(server.url + "skills/test-first/SKILL.md")[1]
+
+
+def test_pages_are_served_by_a_process_of_their_own(dev):
+    """The watcher, which rebuilds and forks build workers, runs no other thread: a process forked
+    while another thread holds a lock can hang on it."""
+    server, source = dev
+    assert server.server_pid and server.server_pid != os.getpid()
+    assert threading.active_count() == 1
+    skill = source / "code-review" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("# Code review", "# Code review, again"), encoding="utf-8")
+    assert server.check() is True and threading.active_count() == 1
+    assert "Code review, again" in fetch(server.url + "skills/code-review/")[1]
+
+
+WATCHER = """
+import io, sys, time
+from pathlib import Path
+from skillsite.config import SiteConfig
+from skillsite.serve import DevServer
+server = DevServer([Path(sys.argv[1])], SiteConfig(), port=0, log=io.StringIO())
+server.start()
+print(server.url, flush=True)
+time.sleep(600)
+"""
+
+
+def test_the_serving_process_ends_when_the_watcher_is_killed(tmp_path):
+    source = tmp_path / "skills"
+    shutil.copytree(EXAMPLES, source)
+    (tmp_path / "tmp").mkdir()  # the watcher's temporary folder, which nothing cleans up after SIGKILL
+    watcher = subprocess.Popen([sys.executable, "-c", WATCHER, str(source)], stdout=subprocess.PIPE, text=True,
+                               cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path / "tmp")})
+    try:
+        url = watcher.stdout.readline().strip()
+        assert fetch(url)[0] == 200
+    finally:
+        watcher.send_signal(signal.SIGKILL)  # no clean-up runs
+        watcher.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=1).close()
+        except (urllib.error.URLError, ConnectionError):
+            break  # nobody listens any more
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"{url} is still served after its watcher was killed")
 
 
 def test_a_failed_rebuild_keeps_the_previous_site(dev):
