@@ -56,16 +56,23 @@ def test_serve_builds_serves_and_rebuilds(dev):
     assert RELOAD_PATH not in fetch(server.url + "skills/test-first/SKILL.md")[1]
 
 
-def test_pages_are_served_by_a_process_of_their_own(dev):
-    """The watcher, which rebuilds and forks build workers, runs no other thread: a process forked
+def test_pages_are_served_by_a_process_of_their_own(tmp_path):
+    """The watcher, which rebuilds and forks build workers, starts no thread: a process forked
     while another thread holds a lock can hang on it."""
-    server, source = dev
-    assert server.server_pid and server.server_pid != os.getpid()
-    assert threading.active_count() == 1
-    skill = source / "code-review" / "SKILL.md"
-    skill.write_text(skill.read_text().replace("# Code review", "# Code review, again"), encoding="utf-8")
-    assert server.check() is True and threading.active_count() == 1
-    assert "Code review, again" in fetch(server.url + "skills/code-review/")[1]
+    source = tmp_path / "skills"
+    shutil.copytree(EXAMPLES, source)
+    before = set(threading.enumerate())  # other tests' servers may be running
+    server = DevServer([source], SITE_CONFIG, port=0, log=io.StringIO())
+    try:
+        assert server.start()
+        assert server.server_pid and server.server_pid != os.getpid()
+        assert set(threading.enumerate()) == before
+        skill = source / "code-review" / "SKILL.md"
+        skill.write_text(skill.read_text().replace("# Code review", "# Code review, again"), encoding="utf-8")
+        assert server.check() is True and set(threading.enumerate()) == before
+        assert "Code review, again" in fetch(server.url + "skills/code-review/")[1]
+    finally:
+        server.stop()
 
 
 WATCHER = """
