@@ -14,8 +14,6 @@ Run:  python benchmarks/loader_latency.py [--skills 10000] [--runs 5] [--keep DI
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import statistics
 import subprocess
@@ -24,7 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from skillsite import __version__
 from skillsite.build import build
 from skillsite.loader import Catalog
 

@@ -31,8 +31,6 @@ import hashlib
 import itertools
 import json
 import math
-import os
-import platform
 import random
 import shlex
 import statistics

@@ -6,12 +6,16 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from skillsite import __version__
 from skillsite.diagnostics import CODES, Diagnostic, format_github, format_json_report, format_text
+
+if TYPE_CHECKING:  # imported where used: a command loads only what it needs
+    from skillsite.cache import BuildCache
+    from skillsite.config import SiteConfig
 
 FORMATS = ("text", "json", "github")
 
@@ -119,7 +123,7 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
 
 
 def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str,
-                   cache_dir: Path | None) -> "BuildCache":
+                   cache_dir: Path | None) -> BuildCache:
     """The verdict cache of ``skillsite validate``: one signed file per tree and profile."""
     from skillsite.cache import BuildCache, code_scope, digest
     from skillsite.loader import user_cache_root
@@ -129,7 +133,7 @@ def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: s
     return BuildCache(folder, code_scope(), file_name=f"{tree[:24]}.pickle")
 
 
-def load_site_config(config_file: Path | None) -> "SiteConfig":
+def load_site_config(config_file: Path | None) -> SiteConfig:
     """The configuration from ``--config`` or ``./skillsite.yml``; exits 2 on a bad file."""
     from skillsite.config import ConfigError, SiteConfig, find_config, load_config
 

@@ -1,7 +1,6 @@
 """`skillsite build`: complete, verifiable, reproducible and atomic output."""
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import json

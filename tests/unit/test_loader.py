@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillsite.build import build
 from skillsite.loader import (Catalog, CatalogFormatError, DestinationExistsError, FetchError, IntegrityError,
                               NotFoundError, SearchIndex, SearchResult, UnsafePathError, UnsupportedVersionError,
                               current_platform, ineligible_reasons, skill_body)

@@ -8,7 +8,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 
 
 REPO = Path(__file__).resolve().parents[2]
