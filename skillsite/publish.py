@@ -159,6 +159,7 @@ class _Published:
     placed: list[tuple[str, str, tuple[int, int] | None]]   # what it wrote or kept (Staging.adopt)
     file_shas: list[_FileSha]
     archive_sha: str | None           # sha256 of the archive it made (None: none made, or one kept)
+    kept: bool = False                # published as the cache's unit says (its entry carried over already)
 
 
 _PUBLISHING: _Publishing | None = None
@@ -207,7 +208,7 @@ def _keep_unit(unit: _Unit, html_key: str, unit_key: str, staging: Staging) -> _
     with staging.recording() as placed:
         if not all(staging.reuse(rel, key) for rel, key in files):
             return None
-    return _Published(entry, html_key, unit_key, None, [], placed, shas, None)
+    return _Published(entry, html_key, unit_key, None, [], placed, shas, None, kept=True)
 
 
 def _unit_key(job: _Publishing, index: int, html_key: str, raw_sha: str) -> str:
@@ -319,7 +320,9 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
         if cache:
             for path, size, mtime_ns, sha in done.file_shas:
                 cache.remember_file_sha(path, size, mtime_ns, sha)
-            if not done.diagnostics:  # a skill that could not be published whole is published again next time
+            if done.kept:  # carried over as it is (a put would make it look new, and save it again)
+                cache.get("units", done.unit_key)
+            elif not done.diagnostics:  # one not published whole is published again next time
                 cache.put("units", done.unit_key,
                           (done.entry, [(rel, content_key) for rel, content_key, _ in done.placed], done.file_shas))
             if done.html is None:
