@@ -358,8 +358,8 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
             entries, body_html, archives, build_diags = published_skills[:4]
             entry_by_id = {e["id"]: e for e in entries}
             publish.write_catalog_xml(entries, config, staging)
-            publish.write_discovery_index(entries, archives, staging, build_diags,
-                                          {s.id: s.source.display_path for s in skills}, cache)
+            discovery = publish.discovery_index(entries, archives, staging, build_diags,
+                                                {s.id: s.source.display_path for s in skills}, cache)
         diags.extend(build_diags)
         if any(d.severity is Severity.ERROR for d in build_diags) and not keep_going:
             staging.discard()
@@ -372,8 +372,8 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
             search_section, search_files = cached_search
             publish.write_search(search_key, search_files, staging)
         # the pages show none of the digest, the skill entries or the search section: skills.json
-        # is written beside them, and its digest worked out meanwhile, by whichever processes
-        # are free first; the digest is written into the file once both are done
+        # (and the discovery index) is written beside them, and its digest worked out meanwhile,
+        # by whichever processes are free first; the digest is written into the file once both are done
         data = manifest(entries, config, len(skipped), generated_at, search_section, digest=DIGEST_PLACEHOLDER)
 
         def work_out_digest() -> tuple[str, float]:
@@ -385,6 +385,7 @@ def _publish(skills: list[Any], skipped: tuple[str, ...], diags: list[Diagnostic
             payload, digest_at = manifest_bytes(data)
             staging.write_bytes(MANIFEST_FILE, payload)
             staging.write_json(SCHEMA_FILE, load_schema(SCHEMA_FILE))
+            publish.write_discovery_index(discovery, staging)
             return digest_at, time.perf_counter() - started
 
         pages_cache = None

@@ -25,7 +25,8 @@ from skillsite.parallel import parallel_map_beside
 from skillsite.wellknown import (ARCHIVE_DIR, INDEX_PATH, deterministic_tar_gz, discovery_entry, fits_ustar,
                                  index_document, listable)
 
-__all__ = ["publish_skills", "Publication", "write_catalog_xml", "write_discovery_index", "search_entry", "search_key",
+__all__ = ["publish_skills", "Publication", "write_catalog_xml", "discovery_index", "write_discovery_index",
+           "search_entry", "search_key",
            "build_search", "write_search", "AVAILABLE_SKILLS_FILE"]
 
 AVAILABLE_SKILLS_FILE = "available_skills.xml"
@@ -340,10 +341,11 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
                        also_results[0] if also_results else None)
 
 
-def write_discovery_index(entries: Sequence[dict[str, Any]], made: dict[str, str], staging: Staging,
-                           diags: list[Diagnostic], paths: dict[str, str], cache: BuildCache | None) -> None:
-    """``.well-known/agent-skills/index.json``: a raw SKILL.md or an archive per skill (archives
-    were made or kept by :func:`_write_archive`; ``made`` has the sha256 of those made)."""
+def discovery_index(entries: Sequence[dict[str, Any]], made: dict[str, str], staging: Staging,
+                    diags: list[Diagnostic], paths: dict[str, str], cache: BuildCache | None) -> dict[str, Any]:
+    """What ``.well-known/agent-skills/index.json`` holds (see :func:`write_discovery_index`): a raw
+    SKILL.md or an archive per skill (archives were made or kept by :func:`_write_archive`;
+    ``made`` has the sha256 of those made)."""
     index = []
     names: set[str] = set()
     for entry in entries:
@@ -373,7 +375,11 @@ def write_discovery_index(entries: Sequence[dict[str, Any]], made: dict[str, str
             cache.put("archives", key, sha)
         index.append(discovery_entry(entry["name"], entry["description"], "archive",
                                      f"archives/{entry['name']}.tar.gz", sha))
-    staging.write_json(INDEX_PATH, index_document(index))
+    return index_document(index)
+
+
+def write_discovery_index(document: dict[str, Any], staging: Staging) -> None:
+    staging.write_json(INDEX_PATH, document)
 
 
 def search_entry(skill: Skill) -> dict[str, Any]:
