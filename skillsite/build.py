@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from skillsite.cache import (PAGES_CACHE_FILE, RACY_NS, SECTIONS, BuildCache, code_scope, digest, load_signed,
-                             save_signed, value_bytes)
+                             save_signed)
 from skillsite.config import SiteConfig, template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.discover import Discovery, discover
@@ -122,7 +122,7 @@ def quick_fingerprint(found: Discovery, settings: list[Any]) -> str:
     and its SKILL.md's and bundled files' sizes and modification times."""
     inputs = [(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
                [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in s.files]) for s in found.sources]
-    return digest(settings, value_bytes(inputs), found.diagnostics)  # pickled: a third of repr's time
+    return digest(settings, inputs, found.diagnostics)
 
 
 #: More inputs than this written within the racy window: the next build reads everything
@@ -185,7 +185,7 @@ def cache_scope(config: SiteConfig) -> str:
 
 
 def _digest_stats(files: dict[str, tuple[int, int]]) -> str:
-    return digest(value_bytes(sorted(files.items())))
+    return digest(sorted(files.items()))
 
 
 def _output_snapshot(out: Path) -> tuple[str, Snapshot]:

@@ -25,7 +25,7 @@ import jinja2
 import jinja2.bccache
 from markupsafe import Markup
 
-from skillsite.cache import digest, value_bytes
+from skillsite.cache import digest
 from skillsite.config import builtin_templates, template_dirs
 from skillsite.loader import user_cache_root
 from skillsite.manifest import absolute
@@ -463,8 +463,8 @@ class SiteWriter:
         if staging is None:
             self.render(template, rel, **values)
             return None
-        body = values.get("body", "")  # the big one, hashed as text (see cache.digest)
-        others = value_bytes([(name, value) for name, value in sorted(values.items()) if name != "body"])
+        body = values.get("body", "")  # the big one, as plain text (Markup would pickle as an object)
+        others = [(name, value) for name, value in sorted(values.items()) if name != "body"]
         key = digest(self.templates_digest, template, rel, str(body), others)
         if staging.reuse(rel, key):
             return rel, key, staging.kept.get(rel)

@@ -76,3 +76,24 @@ def test_value_bytes_depend_on_values_not_on_how_they_are_shared():
     assert value_bytes(shared) == value_bytes(separate)
     assert value_bytes([1, "a"]) != value_bytes([1, "b"])
     assert value_bytes({"a": 1, "b": 2}) != value_bytes({"b": 2, "a": 1})  # order is part of a page
+
+
+def test_digests_tell_kinds_and_groupings_apart_and_last_across_processes():
+    import os
+    import subprocess
+    import sys
+
+    from skillsite.cache import digest
+    from skillsite.diagnostics import make
+
+    distinct = [("a", "b"), ("ab",), ("a", b"b"), (1,), (True,), (1.0,), ([1],), ((1,),), ({"a": 1},), ()]
+    assert len({digest(*parts) for parts in distinct}) == len(distinct)
+    diag = make("SK303", "missing", "a/SKILL.md", 3, 1)
+    assert digest("k", [diag]) == digest("k", [make("SK303", "missing", "a/SKILL.md", 3, 1)])
+    assert digest("k", [diag]) != digest("k", [make("SK303", "missing", "a/SKILL.md", 4, 1)])
+    # cache keys are kept between builds: another process (another hash seed) makes the same ones
+    code = ("from skillsite.cache import digest; from skillsite.diagnostics import make; "
+            "print(digest('k', [make('SK303', 'missing', 'a/SKILL.md', 3, 1)], {'x': (1, 2.5)}))")
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": "12345"}).stdout.strip()
+    assert other == digest("k", [diag], {"x": (1, 2.5)})
