@@ -267,4 +267,7 @@ class BuildCache:
             return
         base_id = secrets.token_hex(16)
         save_signed(base_path, {"header": _HEADER, "scope": self.scope, "id": base_id, **self.new})
-        save_signed(delta_path, {"header": _HEADER, "scope": self.scope, "base": base_id})
+        try:  # a delta of an earlier base: it would be ignored (its base id differs), but takes room
+            delta_path.unlink()
+        except OSError:
+            pass

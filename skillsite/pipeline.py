@@ -207,7 +207,7 @@ def _verdict_key(common: str, src: SourceFile, stamp: tuple[int, ...] | None) ->
     if stamp is None:
         return None
     return (common, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir), str(src.skill_md),
-            src.parent_id, tuple(f.path for f in src.files), *stamp)
+            src.parent_id, tuple([f.path for f in src.files]), *stamp)
 
 
 def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",

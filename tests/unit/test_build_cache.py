@@ -47,6 +47,7 @@ def test_a_delta_of_another_base_or_scope_is_ignored(tmp_path):
     run(tmp_path, range(101))
     delta = (tmp_path / "build-cache.pickle.delta").read_bytes()
     run(tmp_path, range(500, 600))                          # a new base: the old delta no longer belongs
+    assert not (tmp_path / "build-cache.pickle.delta").exists()  # and is removed
     (tmp_path / "build-cache.pickle.delta").write_bytes(delta)
     assert BuildCache(tmp_path, "scope").get("html", "k100") is None
     assert BuildCache(tmp_path, "other scope").get("html", "k550") is None
