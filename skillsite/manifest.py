@@ -129,12 +129,11 @@ def manifest_bytes(data: dict[str, Any]) -> tuple[bytes, int]:
         if key == "digest":
             break
         head[key] = value
-    prefix = _compact(head)[:-1] + ("," if head else "") + '"digest":"'
+    prefix = (_compact(head)[:-1] + ("," if head else "") + '"digest":"').encode("utf-8")
     payload = (_compact(data) + "\n").encode("utf-8")
-    offset = len(prefix.encode("utf-8"))
-    if payload[:offset] != prefix.encode("utf-8"):  # pragma: no cover - json.dumps changed its layout
+    if not payload.startswith(prefix):  # pragma: no cover - json.dumps changed its layout
         raise RuntimeError("skills.json: the digest is not where it was expected")
-    return payload, offset
+    return payload, len(prefix)
 
 
 def manifest(entries: Sequence[dict[str, Any]], config: SiteConfig, left_out: int,

@@ -101,7 +101,7 @@ def parallel_map_beside(func: Callable[[T], R], items: Sequence[T], jobs: int,
     and what each of ``also`` returned."""
     if not also:
         return parallel_map(func, items, jobs), []
-    size = _chunk_size(len(items) + len(also), jobs) if jobs > 1 else 1
+    size = _chunk_size(len(items) + len(also), jobs)  # as parallel_map cuts the mixed list
     mixed: list[Any] = list(items)
     beside: list[int] = []  # where each of also is in the map
     for index in range(len(also)):  # also[k] opens chunk k

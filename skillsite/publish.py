@@ -117,26 +117,23 @@ class _Publishing:
     config: SiteConfig
     base_dir: str
     children: dict[str, list[str]]
-    render_context: str               # what every rendered body depends on (see html_key)
+    render_context: str               # what every rendered body depends on (see keys)
     cache: BuildCache | None
     archive_names: list[str | None]   # per skill: the discovery archive it owns (None: none)
     mtime: int                        # of archive members (SOURCE_DATE_EPOCH)
     targets: Any                      # skillsite.render.LinkTargets: what bodies may link to
-    # Per skill, made up front when the cache may hold some (else each by the process publishing it):
-    html_keys: list[str] = field(default_factory=list)  # its rendered body's cache key
-    raw_shas: list[str] = field(default_factory=list)   # its SKILL.md's sha256
-    unit_keys: list[str] = field(default_factory=list)  # everything its publishing depends on
+    # per skill, :meth:`keys` made up front when the cache may hold some (else each is made by
+    # the process publishing the skill)
+    made_keys: list[tuple[str, str, str]] = field(default_factory=list)
     renderer: Any = None   # skillsite.render.MarkdownRenderer, made on first use
 
-    def html_key(self, index: int) -> str:
-        skill = self.skills[index]
-        return digest(self.render_context, skill.id, skill.body)
-
     def keys(self, index: int) -> tuple[str, str, str]:
-        """(html key, SKILL.md sha256, unit key) of skill ``index``."""
-        if self.unit_keys:
-            return self.html_keys[index], self.raw_shas[index], self.unit_keys[index]
-        html_key, raw_sha = self.html_key(index), sha256_hex(self.skills[index].raw)
+        """Skill ``index``'s rendered body's cache key, its SKILL.md's sha256, and its unit key
+        (everything its publishing depends on)."""
+        if self.made_keys:
+            return self.made_keys[index]
+        skill = self.skills[index]
+        html_key, raw_sha = digest(self.render_context, skill.id, skill.body), sha256_hex(skill.raw)
         return html_key, raw_sha, _unit_key(self, index, html_key, raw_sha)
 
     def subs(self, skill_id: str) -> list[tuple[str, str, str]]:
@@ -298,10 +295,8 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
                                     _archive_names(skills), mtime, targets)
     known = [False] * len(skills)
     if cache and cache.holds("html"):
-        job.html_keys = [job.html_key(i) for i in range(len(skills))]
-        job.raw_shas = [sha256_hex(s.raw) for s in skills]
-        job.unit_keys = [_unit_key(job, i, job.html_keys[i], job.raw_shas[i]) for i in range(len(skills))]
-        known = [cache.old["html"].get(k) is not None for k in job.html_keys]
+        job.made_keys = [job.keys(i) for i in range(len(skills))]
+        known = [cache.old["html"].get(html_key) is not None for html_key, _, _ in job.made_keys]
     try:
         heavy = [i for i in range(len(skills)) if not known[i]]
         results: list[_Published | None] = [None] * len(skills)
@@ -313,9 +308,10 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
                 results[i] = _publish_one(i)
     finally:
         _PUBLISHING = None
-    entries, html, archive_shas, diags = [], {}, {}, []
+    entries, html, archive_shas, diags, unit_keys = [], {}, {}, [], {}
     for skill, done in zip(skills, results):
         assert done is not None
+        unit_keys[skill.id] = done.unit_key
         for rel, content_key, kept in done.placed:
             staging.adopt(rel, content_key, kept)
         if cache:
@@ -336,9 +332,7 @@ def publish_skills(skills: Sequence[Skill], staging: Staging, config: SiteConfig
             archive_shas[_archive_path(done.entry["name"])] = done.archive_sha
         entries.append(done.entry)
         diags += done.diagnostics
-    return Publication(entries, html, archive_shas, diags,
-                       {skill.id: done.unit_key for skill, done in zip(skills, results) if done is not None},
-                       also_results[0] if also_results else None)
+    return Publication(entries, html, archive_shas, diags, unit_keys, also_results[0] if also_results else None)
 
 
 def discovery_index(entries: Sequence[dict[str, Any]], made: dict[str, str], staging: Staging,
