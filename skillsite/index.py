@@ -28,6 +28,7 @@ from lunr.stop_word_filter import stop_word_filter
 from lunr.token import Token
 
 from skillsite.loader import SEARCH_FIELDS, build_search_section, search_fields, stem
+from skillsite.loader import _stem_memo  # the search section's memo: most words are in both indexes
 from skillsite.lunr_writer import lunr_index
 from skillsite.models import Skill
 
@@ -187,7 +188,7 @@ def lunr_bytes(entries: Sequence[dict[str, Any]]) -> bytes:
     """``search/lunr.json`` for manifest ``entries``: what ``lunr_json(build_lunr(entries))``
     gives, computed directly (:mod:`skillsite.lunr_writer`; lunr.py stays the reference)."""
     index = lunr_index(lunr_documents(entries), {name: _lunr_boost(b) for name, b in SEARCH_FIELDS.items()},
-                       trim=lambda word: _EDGES.sub("", word), stem=stem)
+                       trim=lambda word: _EDGES.sub("", word), stem=_stem_memo)
     # lunr_index gives keys and terms in the order _lunr_dump would sort them into
     return json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 

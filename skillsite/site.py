@@ -78,6 +78,7 @@ def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
         bytecode_cache=_compiled_templates(),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True),
         undefined=jinja2.StrictUndefined,
+        auto_reload=False,  # a build makes its own environment: no template changes under it (saves a stat per page)
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
