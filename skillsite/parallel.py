@@ -25,6 +25,19 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+# What every forked map worker sends back when it ends, besides its results: (take, merge)
+# pairs registered by gather_from_workers.
+_GATHERED: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
+
+
+def gather_from_workers(take: Callable[[], Any], merge: Callable[[Any], None]) -> None:
+    """Have each worker of :func:`parallel_map` send ``take()`` to this process when it has no
+    chunk left, for ``merge`` here (before the map returns): for a record a process keeps of
+    what it did (say, the files it wrote).  ``take`` returns the record and empties it; it is
+    also called right after the fork, so that a worker sends only what it added."""
+    _GATHERED.append((take, merge))
+
+
 def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
     """``[func(x) for x in items]``, spread over ``jobs`` processes: this one and ``jobs - 1``
     forked children, which take chunks of items from a shared queue until none are left.
@@ -73,6 +86,9 @@ def parallel_map(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[
             if child.error is not None:
                 raise child.error
             done += child.chunks
+        for child in children:
+            for (_, merge), record in zip(_GATHERED, child.gathered):
+                merge(record)
     finally:
         gc.unfreeze()
         os.close(queue_r)
@@ -138,12 +154,14 @@ def _take_chunks(func: Callable[[T], R], items: Sequence[T], size: int, queue_fd
 
 class _Child:
     """A forked worker and the thread that takes in what it sends: length-prefixed pickles of
-    (True, (chunk, results)) per chunk, or of (False, exception) once."""
+    (True, (chunk, results)) per chunk, then of (None, what it gathered) (see
+    :func:`gather_from_workers`), or of (False, exception) once."""
 
     def __init__(self, pid: int, fd: int):
         self.pid = pid
         self.fd = fd
         self.chunks: list[tuple[int, Any]] = []
+        self.gathered: list[Any] = []
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._receive, name=f"skillsite-worker-{pid}", daemon=True)
 
@@ -164,10 +182,13 @@ class _Child:
                         break
                     ok, value = pickle.loads(memoryview(pending)[_LENGTH:end])
                     del pending[:end]
-                    if not ok:
+                    if ok:
+                        self.chunks.append(value)
+                    elif ok is None:
+                        self.gathered = value
+                    else:
                         self.error = value
                         return
-                    self.chunks.append(value)
         except BaseException as exc:  # noqa: BLE001 - a damaged stream: raised by the caller of finish
             self.error = exc
 
@@ -213,7 +234,11 @@ def _fork_child(func: Callable[[T], R], items: Sequence[T], size: int, queue_fd:
         try:
             os.close(read_fd)
             try:
+                for take, _ in _GATHERED:
+                    take()  # what the parent had recorded before the fork: not this worker's
                 _take_chunks(func, items, size, queue_fd, lambda outcome: _send(write_fd, (True, outcome)))
+                if _GATHERED:
+                    _send(write_fd, (None, [take() for take, _ in _GATHERED]))
                 status = 0
             except BaseException as exc:  # noqa: BLE001 - handed to the parent, which raises it
                 _send_bytes(write_fd, _pickled_error(exc))

@@ -152,7 +152,7 @@ def write_assets(out: Path, dirs: Sequence[Path]) -> dict[str, str]:
         data = source.read_bytes()
         stem, _, suffixes = name.partition(".")
         rel = f"assets/{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{suffixes}"
-        path_under(out, rel).write_bytes(data)
+        write_file(path_under(out, rel), data)
         assets[name] = rel
     return assets
 
@@ -527,9 +527,9 @@ class SiteWriter:
         visible_ids = {e["id"] for e in visible}
         others = [e for e in self.entries if e["id"] not in visible_ids]
         # GitHub Pages' Jekyll drops files and folders starting with "_" or "." (.well-known, _headers).
-        path_under(self.ctx.out, ".nojekyll").write_bytes(b"")
+        write_file(path_under(self.ctx.out, ".nojekyll"), b"")
         if active_files(self.entries):
-            path_under(self.ctx.out, "_headers").write_text(headers_file(self.entries), encoding="utf-8")
+            write_file(path_under(self.ctx.out, "_headers"), headers_file(self.entries).encode("utf-8"))
         self.render("llms.txt", "llms.txt", site=self.ctx.manifest["site"], counts=self.ctx.manifest["counts"],
                     link=lambda rel: absolute(self.config, rel), visible=visible, others=others,
                     badges=badges)

@@ -279,3 +279,41 @@ def test_skill_pages_made_from_unchanged_inputs_are_kept_without_being_worked_ou
     monkeypatch.undo()
     assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_recorded_output_stats_are_what_a_walk_of_the_output_finds(tmp_path):
+    """Every process notes the size and time of each file it writes; the build records those
+    (for the next build's checks) instead of walking its output: they must be exactly what a
+    walk finds, after a cold build in parallel, a patch, and a build that links kept files."""
+    from skillsite import output
+    from skillsite.build import OUTPUTS_FILE
+    from skillsite.cache import load_signed
+    from skillsite.parallel import MIN_PARALLEL_ITEMS
+    from support import write_skill
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    for i in range(MIN_PARALLEL_ITEMS + 12):  # enough skills for workers to publish them
+        folder = write_skill(src, f"group-{i % 3}/skill-{i}", body=f"# Skill {i}\n\nSee [notes](references/notes.md).\n",
+                             frontmatter=f"name: skill-{i}\ndescription: Does thing {i}. Use when testing.\n"
+                                         f"tags: [t{i % 5}]\n")
+        (folder / "references").mkdir()
+        (folder / "references" / "notes.md").write_text(f"notes {i}\n")
+        (folder / "scripts").mkdir()
+        (folder / "scripts" / "run.sh").write_text(f"echo {i}\n")
+
+    def check() -> None:
+        recorded = load_signed(cache / OUTPUTS_FILE)["files"]
+        assert recorded == output.tree_stats(out)
+        assert not output._PLACED  # nothing left over for the next build
+
+    assert build([src], out, cache_dir=cache, jobs=2).ok
+    check()
+    first = src / "group-0" / "skill-0" / "SKILL.md"
+    first.write_text(first.read_text() + "\nOne more line.\n")
+    (src / "group-1" / "skill-1" / "references" / "new.md").write_text("new\n")
+    assert build([src], out, cache_dir=cache, jobs=2).ok   # a patch of the previous output
+    check()
+    for f in cache.glob("build-outputs*"):                # no record of the output: swapped in whole,
+        f.unlink()                                         # what the cache still vouches for linked
+    assert build([src], out, cache_dir=cache, jobs=2, force=True).ok
+    check()

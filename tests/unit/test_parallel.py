@@ -152,3 +152,33 @@ def test_each_piece_of_extra_work_opens_a_chunk_of_its_own():
         results, extra = parallel_map_beside(_square_and_pid, items, 2, [slow_pid, slow_pid, lambda: "third"])
         assert [r for r, _ in results] == [x * x for x in items]
         assert len(set(extra[:2])) == 2 and extra[2] == "third"
+
+
+_SEEN: list[int] = []
+
+
+def _note_and_square(x: int) -> int:
+    _SEEN.append(x)
+    time.sleep(0.002)
+    return x * x
+
+
+def test_what_workers_gather_reaches_this_process_once():
+    from skillsite import parallel
+
+    merged: list[int] = []
+
+    def take() -> list[int]:
+        taken = list(_SEEN)
+        _SEEN.clear()
+        return taken
+
+    _SEEN[:] = [-1]  # recorded here before the map: a worker must not send it back
+    parallel.gather_from_workers(take, merged.extend)
+    try:
+        items = list(range(MIN_PARALLEL_ITEMS * 4))
+        assert parallel_map(_note_and_square, items, jobs=3) == [x * x for x in items]
+    finally:
+        parallel._GATHERED.remove((take, merged.extend))
+    assert merged  # the workers did some of the items
+    assert sorted(merged + _SEEN) == [-1] + items
