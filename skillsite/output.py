@@ -19,7 +19,9 @@ CHUNK = 1 << 20
 # (size, mtime_ns) of every file this process wrote or linked into an output being built, by
 # path, taken as each was written: what a walk of the staging folder would find, without the
 # walk (7,766 files: 60 ms with a core idle).  Workers send theirs back (gather_from_workers).
+# Taken only while a staging folder is open (pages written straight into a folder are not).
 _PLACED: dict[str, tuple[int, int]] = {}
+_OPEN_STAGINGS: set[str] = set()
 
 
 def _take_placed() -> dict[str, tuple[int, int]]:
@@ -32,8 +34,9 @@ gather_from_workers(_take_placed, _PLACED.update)
 
 
 def _note_placed(path: str, fd: int) -> None:
-    st = os.fstat(fd)
-    _PLACED[path] = (st.st_size, st.st_mtime_ns)
+    if _OPEN_STAGINGS:
+        st = os.fstat(fd)
+        _PLACED[path] = (st.st_size, st.st_mtime_ns)
 
 
 class OutputError(Exception):
@@ -85,6 +88,7 @@ class Staging:
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.building-", dir=self.target.parent))
         self._staging_text = str(self.path)
+        _OPEN_STAGINGS.add(self._staging_text)
         self._made: set[str] = {""}
         # while a worker process places files: (path, key, kept) of each, for the parent to adopt
         self.placed: list[tuple[str, str, tuple[int, int] | None]] | None = None
@@ -278,6 +282,7 @@ class Staging:
     def _placed_stats(self) -> dict[str, tuple[int, int]]:
         """Size and mtime of every file in the staging folder, by site-relative path, as taken
         when each was written (by this process or a worker); forgotten here."""
+        _OPEN_STAGINGS.discard(self._staging_text)
         prefix = self._staging_text + os.sep
         stats = {}
         for path in [p for p in _PLACED if p.startswith(prefix)]:
