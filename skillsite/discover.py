@@ -33,7 +33,8 @@ class _Dir:
     real: str                # resolved path
     skill_file: str | None   # "SKILL.md", "skill.md" or None
     owner: str | None        # rel of the nearest skill folder at or above this one
-    files: list[tuple[str, str, str]] = field(default_factory=list)  # name, path as reached, real path
+    files: list[str] = field(default_factory=list)  # names of the plain files in it
+    linked: list[tuple[str, str, str]] = field(default_factory=list)  # symlinked files: name, path as reached, target
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Discovery:
 
 
 _ENTRY_NAME = operator.attrgetter("name")
+_FILE_PATH = operator.attrgetter("path")
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -117,25 +119,23 @@ class _RootWalker:
             children = []
             prefix = f"{rel}/" if rel else ""
             real_prefix = real if real.endswith(os.sep) else real + os.sep
+            files = node.files
             for entry in entries:
                 name = entry.name
-                if name in SKIPPED_DIRS:
-                    continue
-                child_rel = prefix + name
-                if exclude and _excluded(child_rel, exclude):
+                if name in SKIPPED_DIRS or (exclude and _excluded(prefix + name, exclude)):
                     continue
                 try:
-                    if entry.is_dir(follow_symlinks=False):
+                    if entry.is_file(follow_symlinks=False):
+                        files.append(name)  # its paths are the folder's joined with the name
+                    elif entry.is_dir(follow_symlinks=False):
                         child_real = real_prefix + name
-                        children.append((entry.path, child_rel, child_real, owner, ancestors | {child_real}))
-                    elif entry.is_file(follow_symlinks=False):
-                        node.files.append((name, entry.path, real_prefix + name))
+                        children.append((entry.path, prefix + name, child_real, owner, ancestors | {child_real}))
                     elif entry.is_symlink():
-                        child = self._follow(entry, child_rel, ancestors, node)
+                        child = self._follow(entry, prefix + name, ancestors, node)
                         if child is not None:
                             children.append(child)
                 except OSError as exc:
-                    self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self._show(child_rel)))
+                    self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self._show(prefix + name)))
             depth = rel.count("/") + 1 if rel else 0
             if children and depth >= MAX_DEPTH:
                 self.diags.append(make("SK008", f"nesting deeper than {MAX_DEPTH} folders; not searched further",
@@ -160,7 +160,7 @@ class _RootWalker:
                                        self._show(rel)))
                 return None
             return (entry.path, rel, target, node.owner, ancestors | {target})
-        node.files.append((entry.name, entry.path, target))
+        node.linked.append((entry.name, entry.path, target))
         return None
 
 
@@ -193,7 +193,7 @@ def _discover_root(root: Path, exclude: Sequence[str], stat_files: bool
     prefix = os.path.basename(walker.real_root) if walker.dirs and walker.dirs[0].skill_file else ""
 
     def skill_id(rel: str) -> str:
-        return "/".join(p for p in (prefix, rel) if p)
+        return f"{prefix}/{rel}" if prefix and rel else prefix or rel
 
     skill_dirs = [d for d in walker.dirs if d.skill_file]
     # every real folder once: the shortest id wins
@@ -218,19 +218,25 @@ def _discover_root(root: Path, exclude: Sequence[str], stat_files: bool
         if d.owner not in files_of:
             continue
         owner = by_rel[d.owner]
-        for name, seen, real in d.files:
-            if d.rel == owner.rel and name == owner.skill_file:
+        found = files_of[d.owner]
+        in_skill = f"{d.rel}/"[len(owner.rel) + 1:] if owner.rel else (f"{d.rel}/" if d.rel else "")
+        seen_prefix = d.seen if d.seen.endswith(os.sep) else d.seen + os.sep
+        real_prefix = d.real if d.real.endswith(os.sep) else d.real + os.sep
+        skill_file = owner.skill_file if d.rel == owner.rel else None
+        # A plain file is inside the skill folder exactly when its folder is (a name has no separator).
+        plain_inside = _inside(d.real, owner.real)
+        linked = {name: (seen, real) for name, seen, real in d.linked}
+        for name in (*d.files, *linked) if linked else d.files:
+            seen, real = linked[name] if name in linked else (seen_prefix + name, real_prefix + name)
+            if name == skill_file:
                 if stat_files:
                     stamps[d.rel] = _stamp(real, walker, d.rel, name, diags)
-                continue
-            rel_in_skill = f"{d.rel}/{name}"[len(owner.rel) + 1:] if owner.rel else (
-                f"{d.rel}/{name}" if d.rel else name)
-            if not _inside(real, owner.real):
+            elif not (_inside(real, owner.real) if name in linked else plain_inside):
                 diags.append(make("SK007", "symlink points outside the skill folder; file not published",
                                   walker._show(f"{d.rel}/{name}" if d.rel else name)))
-                continue
-            size, mtime_ns = _stamp(real, walker, d.rel, name, diags) if stat_files else (0, 0)
-            files_of[d.owner].append(BundledFile(rel_in_skill, seen, size, mtime_ns))
+            else:
+                size, mtime_ns = _stamp(real, walker, d.rel, name, diags) if stat_files else (0, 0)
+                found.append(BundledFile(in_skill + name, seen, size, mtime_ns))
 
     sources = []
     for d in skill_dirs:
@@ -255,7 +261,7 @@ def _discover_root(root: Path, exclude: Sequence[str], stat_files: bool
             display_path=walker._show(rel_md),
             rel_path=rel_md,
             parent_id=parent,
-            files=tuple(sorted(files_of[d.rel], key=lambda f: f.path)),
+            files=tuple(sorted(files_of[d.rel], key=_FILE_PATH)),
             stamp=stamps.get(d.rel, (0, 0)),
         ))
     return sources, diags
