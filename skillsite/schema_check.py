@@ -42,6 +42,7 @@ def reference_validator(profile: str):
     return Draft202012Validator(schema)
 
 
+@lru_cache(maxsize=None)
 def known_keys(profile: str) -> frozenset[str]:
     """The top-level frontmatter keys a profile understands."""
     return frozenset(load_schema(f"skill.{profile}.schema.json")["properties"])
@@ -118,7 +119,10 @@ def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
             field = field.rsplit(".", 1)[0] if "." in field else ""
         return (1, 1)
 
-    for err in (validator or evaluator(profile)).iter_errors(frontmatter):
+    ours = validator is None
+    validator = validator or evaluator(profile)
+    failures = () if ours and validator.is_valid(frontmatter) else validator.iter_errors(frontmatter)
+    for err in failures:
         kw, schema = err.validator, err.schema
         codes = schema.get("x-codes", {})
         severities = schema.get("x-severity", {})

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 #: Keywords that only annotate (or are skillsite's own ``x-`` annotations).
 _ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "title", "description", "default", "examples"})
@@ -70,6 +70,7 @@ class SchemaEvaluator:
     def __init__(self, schema: dict[str, Any]):
         self.root = schema
         self._check(schema)
+        self._predicates: dict[int, Callable[[Any], bool]] = {}  # id of a (sub)schema -> its predicate
 
     def _check(self, schema: Any) -> None:
         if isinstance(schema, dict):
@@ -99,7 +100,23 @@ class SchemaEvaluator:
         return node
 
     def is_valid(self, instance: Any, schema: dict[str, Any] | None = None) -> bool:
-        return next(self.iter_errors(instance, schema), None) is None
+        """Whether ``iter_errors`` finds nothing: decided by a predicate made once per (sub)schema,
+        with no generators and no error objects (most frontmatter is valid: then only this runs)."""
+        return self._predicate(self.root if schema is None else schema)(instance)
+
+    def _predicate(self, schema: dict[str, Any]) -> Callable[[Any], bool]:
+        predicate = self._predicates.get(id(schema))
+        if predicate is None:
+            checks = tuple(getattr(self, "_accepts_" + key.lstrip("$"))(value, schema)
+                           for key, value in schema.items() if not (key.startswith("x-") or key in _ANNOTATIONS))
+
+            def predicate(instance: Any) -> bool:
+                for check in checks:
+                    if not check(instance):
+                        return False
+                return True
+            self._predicates[id(schema)] = predicate  # the schema is part of self.root: its id stays its own
+        return predicate
 
     def iter_errors(self, instance: Any, schema: dict[str, Any] | None = None,
                     path: tuple[Any, ...] = ()) -> Iterator[SchemaError]:
@@ -110,7 +127,71 @@ class SchemaEvaluator:
                 continue
             yield from getattr(self, "_" + key.lstrip("$"))(value, instance, schema, path)
 
-    # -- keywords -------------------------------------------------------------------------------
+    # -- keywords, as predicates (for is_valid) -------------------------------------------------
+
+    def _accepts_ref(self, value, schema):
+        return lambda instance: self._predicate(self._resolve(value))(instance)  # resolved when used: may recurse
+
+    def _accepts_type(self, value, schema):
+        kinds = value if isinstance(value, list) else [value]
+        simple = {"string": str, "object": dict, "array": list, "boolean": bool}
+        if len(kinds) == 1 and kinds[0] in simple:
+            kind = simple[kinds[0]]
+            return lambda instance: isinstance(instance, kind)
+        return lambda instance: any(_is_type(instance, k) for k in kinds)
+
+    def _accepts_properties(self, value, schema):
+        pairs = tuple((name, self._predicate(sub)) for name, sub in value.items())
+        return lambda instance: not isinstance(instance, dict) or all(
+            check(instance[name]) for name, check in pairs if name in instance)
+
+    def _accepts_required(self, value, schema):
+        return lambda instance: not isinstance(instance, dict) or all(name in instance for name in value)
+
+    def _accepts_additionalProperties(self, value, schema):
+        known = frozenset(schema.get("properties", {}))
+        if value is False:
+            return lambda instance: not isinstance(instance, dict) or all(k in known for k in instance)
+        if isinstance(value, dict):
+            check = self._predicate(value)
+            return lambda instance: not isinstance(instance, dict) or all(
+                check(v) for k, v in instance.items() if k not in known)
+        return lambda instance: True
+
+    def _accepts_items(self, value, schema):
+        check = self._predicate(value)
+        return lambda instance: not isinstance(instance, list) or all(check(item) for item in instance)
+
+    def _accepts_anyOf(self, value, schema):
+        checks = tuple(self._predicate(sub) for sub in value)
+        return lambda instance: any(check(instance) for check in checks)
+
+    def _accepts_enum(self, value, schema):
+        return lambda instance: any(_equal(instance, option) for option in value)
+
+    def _accepts_const(self, value, schema):
+        return lambda instance: _equal(instance, value)
+
+    def _accepts_minLength(self, value, schema):
+        return lambda instance: not isinstance(instance, str) or len(instance) >= value
+
+    def _accepts_maxLength(self, value, schema):
+        return lambda instance: not isinstance(instance, str) or len(instance) <= value
+
+    def _accepts_pattern(self, value, schema):
+        search = _regex(value).search
+        return lambda instance: not isinstance(instance, str) or search(instance) is not None
+
+    def _accepts_maxItems(self, value, schema):
+        return lambda instance: not isinstance(instance, list) or len(instance) <= value
+
+    def _accepts_minItems(self, value, schema):
+        return lambda instance: not isinstance(instance, list) or len(instance) >= value
+
+    def _accepts_minimum(self, value, schema):
+        return lambda instance: not (_is_type(instance, "number") and instance < value)
+
+    # -- keywords, as failures (for iter_errors) ------------------------------------------------
 
     def _ref(self, value, instance, schema, path):
         yield from self.iter_errors(instance, self._resolve(value), path)

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from support import CORPUS
-from skillsite.schema_check import reference_validator, schema_diagnostics
+from skillsite.schema_check import evaluator, reference_validator, schema_diagnostics
 from skillsite.schema_eval import SchemaEvaluator
 
 PROFILES = ["default", "spec"]
@@ -50,6 +50,8 @@ def test_real_and_hostile_frontmatter(tmp_path):
             for profile in PROFILES:
                 ours, theirs = both(parsed.frontmatter, profile)
                 assert ours == theirs, src.display_path
+                ev = evaluator(profile)
+                assert ev.is_valid(parsed.frontmatter) == (not list(ev.iter_errors(parsed.frontmatter)))
             checked += 1
     assert checked > 50
 
@@ -59,3 +61,13 @@ def test_unsupported_keywords_are_refused():
         SchemaEvaluator({"oneOf": [{"type": "string"}]})
     with pytest.raises(ValueError):
         SchemaEvaluator({"$ref": "https://example.com/x.json"}).is_valid(1)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@settings(max_examples=250, deadline=None)
+@given(frontmatter=st.dictionaries(KEYS, VALUES, max_size=8))
+def test_is_valid_is_true_exactly_when_iter_errors_finds_nothing(profile, frontmatter):
+    """schema_diagnostics skips iter_errors when is_valid says so: the two must agree (on random
+    frontmatter here, on real and hostile frontmatter in test_real_and_hostile_frontmatter)."""
+    ev = evaluator(profile)
+    assert ev.is_valid(frontmatter) == (not list(ev.iter_errors(frontmatter)))
