@@ -111,10 +111,11 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
                             max_bytes=max_bytes, jobs=jobs or default_jobs(), cache=cache)
     if cache is not None:
         cache.save()
-    summary = reading.summary()
+    verdicts = reading.verdicts()
+    summary = reading.summary(verdicts)
     diags = list(reading.diagnostics)
     if fmt == "json":
-        click.echo(format_json_report(reading.verdicts(), diags, summary))
+        click.echo(format_json_report(verdicts, diags, summary))
     else:
         emit_diagnostics(diags, fmt)
         click.echo(summary_line(summary))

@@ -170,9 +170,9 @@ class CatalogReading:
         """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
         return _verdicts(self.sources, self.diagnostics, frozenset(p.source.id for p in self.left_out))
 
-    def summary(self) -> dict:
-        """Counts for the summary line and ``--format json``."""
-        return _summary(self.verdicts(), self.diagnostics, len(self.left_out))
+    def summary(self, verdicts: list[dict] | None = None) -> dict:
+        """Counts for the summary line and ``--format json`` (``verdicts``: what :meth:`verdicts` gave)."""
+        return _summary(self.verdicts() if verdicts is None else verdicts, self.diagnostics, len(self.left_out))
 
 
 @dataclass(frozen=True)
@@ -187,6 +187,6 @@ class CatalogCheck:
         """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
         return _verdicts(self.sources, self.diagnostics, self.left_out)
 
-    def summary(self) -> dict:
-        """Counts for the summary line and ``--format json``."""
-        return _summary(self.verdicts(), self.diagnostics, len(self.left_out))
+    def summary(self, verdicts: list[dict] | None = None) -> dict:
+        """Counts for the summary line and ``--format json`` (``verdicts``: what :meth:`verdicts` gave)."""
+        return _summary(self.verdicts() if verdicts is None else verdicts, self.diagnostics, len(self.left_out))
