@@ -101,14 +101,20 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
              ignore: tuple[str, ...], max_bytes: int, jobs: int | None, cache_dir: Path | None,
              no_cache: bool) -> None:
     """Check every SKILL.md under PATHS (default: the current folder)."""
+    from skillsite.discover import start_discovery
     from skillsite.parallel import default_jobs
-    from skillsite.pipeline import check_catalog
 
     fmt = fmt or _default_format()
     roots = paths or (Path("."),)
+    ignored = _check_codes(ignore)
+    jobs = jobs or default_jobs()
+    # A child process walks the folders while this one imports the checks and loads the cache.
+    discovered = start_discovery(roots, exclude, stat_files=False, jobs=jobs)
+    from skillsite.pipeline import check_catalog
+
     cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
-    reading = check_catalog(roots, exclude=exclude, profile=profile, ignore=_check_codes(ignore),
-                            max_bytes=max_bytes, jobs=jobs or default_jobs(), cache=cache)
+    reading = check_catalog(roots, exclude=exclude, profile=profile, ignore=ignored, max_bytes=max_bytes,
+                            jobs=jobs, cache=cache, found=discovered())
     if cache is not None:
         cache.save()
     verdicts = reading.verdicts()

@@ -214,9 +214,10 @@ def _verdict_key(common: str, src: SourceFile, stamp: tuple[int, ...] | None) ->
 
 def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
                   ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
-                  cache: BuildCache | None = None) -> CatalogCheck:
+                  cache: BuildCache | None = None, found: Discovery | None = None) -> CatalogCheck:
     """Discover and validate every skill under ``roots``: the diagnostics of :func:`read_catalog`
-    without keeping the skills themselves.
+    without keeping the skills themselves.  ``found``: what ``discover(roots, exclude,
+    stat_files=False)`` gave already.
 
     With a ``cache``, a skill whose SKILL.md and surroundings are unchanged since an earlier
     run is not read again.  A verdict that names a missing file (SK303) is never cached: its
@@ -224,7 +225,8 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
     """
     with batch_collection():
         ignored = frozenset(ignore)
-        found: Discovery = discover(roots, exclude, stat_files=False)
+        if found is None:
+            found = discover(roots, exclude, stat_files=False)
         skill_dirs = catalog_skill_dirs(found.sources)
         jobs_list = [_Job(src, None, profile, skill_dirs, max_bytes) for src in found.sources]
         verdicts: list[_Verdict | None] = [None] * len(jobs_list)

@@ -141,3 +141,35 @@ def test_a_walk_cut_short_reaches_the_same_folders_every_time(tmp_path, monkeypa
     found = discover([tmp_path])
     assert [d.code for d in found.diagnostics] == ["SK008"]
     assert [s.id for s in found.sources] == ["alpha", "beta", "gamma"]  # the first folders in name order
+
+
+def test_a_walk_in_a_child_process_finds_what_a_walk_here_finds(tmp_path, monkeypatch):
+    """start_discovery with jobs > 1 walks in a forked child and makes the skills here: the same
+    Discovery as discover(), for several roots with overrides, symlinks (outside the root, a loop,
+    a folder reached twice, a bundled file leaving its skill), a cut-short walk, and with and
+    without file stats."""
+    import skillsite.discover as discovery
+    from make_hostile import make_hostile_tree
+    from skillsite.discover import start_discovery
+
+    hostile = make_hostile_tree(tmp_path / "hostile")
+    first, second = tmp_path / "one", tmp_path / "two"
+    for root in (first, second):
+        write_skill(root, "same")
+        write_skill(root, f"only-{root.name}/nested/deeper")
+    (first / "only-one" / "nested" / "deeper" / "notes.md").write_text("n")
+    roots = [hostile, first, second]
+    seen_pids: list[int] = []
+    walk = discovery._walk
+    monkeypatch.setattr(discovery, "_walk", lambda *a: seen_pids.append(os.getpid()) or walk(*a))
+    for stat_files in (False, True):
+        expected = discover(roots, stat_files=stat_files)
+        seen_pids.clear()
+        assert start_discovery(roots, stat_files=stat_files, jobs=2)() == expected
+        assert seen_pids == []  # every walk happened in the child
+        assert start_discovery(roots, stat_files=stat_files, jobs=1)() == expected
+        assert seen_pids == [os.getpid()] * 3
+    assert {d.code for d in expected.diagnostics} >= {"SK002", "SK003", "SK004", "SK005", "SK007"}
+    monkeypatch.setattr(discovery, "MAX_VISITED_DIRS", 3)
+    assert start_discovery([first], jobs=2)() == discover([first])
+    assert [d.code for d in discover([first]).diagnostics] == ["SK008"]
