@@ -109,12 +109,12 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
     ignored = _check_codes(ignore)
     jobs = jobs or default_jobs()
     # A child process walks the folders while this one imports the checks and loads the cache.
-    discovered = start_discovery(roots, exclude, stat_files=False, jobs=jobs)
+    discovering = start_discovery(roots, exclude, stat_files=False, jobs=jobs)
     from skillsite.pipeline import check_catalog
 
     cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
     reading = check_catalog(roots, exclude=exclude, profile=profile, ignore=ignored, max_bytes=max_bytes,
-                            jobs=jobs, cache=cache, found=discovered())
+                            jobs=jobs, cache=cache, found=discovering.result())
     if cache is not None:
         cache.save()
     verdicts = reading.verdicts()

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+
+import pytest
 from pathlib import Path
 
 from support import write_skill
@@ -165,11 +167,22 @@ def test_a_walk_in_a_child_process_finds_what_a_walk_here_finds(tmp_path, monkey
     for stat_files in (False, True):
         expected = discover(roots, stat_files=stat_files)
         seen_pids.clear()
-        assert start_discovery(roots, stat_files=stat_files, jobs=2)() == expected
+        assert start_discovery(roots, stat_files=stat_files, jobs=2).result() == expected
         assert seen_pids == []  # every walk happened in the child
-        assert start_discovery(roots, stat_files=stat_files, jobs=1)() == expected
+        assert start_discovery(roots, stat_files=stat_files, jobs=1).result() == expected
         assert seen_pids == [os.getpid()] * 3
     assert {d.code for d in expected.diagnostics} >= {"SK002", "SK003", "SK004", "SK005", "SK007"}
     monkeypatch.setattr(discovery, "MAX_VISITED_DIRS", 3)
-    assert start_discovery([first], jobs=2)() == discover([first])
+    assert start_discovery([first], jobs=2).result() == discover([first])
     assert [d.code for d in discover([first]).diagnostics] == ["SK008"]
+
+
+def test_an_abandoned_walk_leaves_no_process_behind(tmp_path):
+    from skillsite.discover import start_discovery
+
+    for i in range(30):
+        write_skill(tmp_path, f"group{i}/skill{i}")
+    underway = start_discovery([tmp_path], jobs=2)
+    underway.abandon()
+    with pytest.raises(ChildProcessError):  # no child left to reap: it was killed and reaped
+        os.waitpid(-1, os.WNOHANG)
