@@ -279,15 +279,17 @@ def iter_body_links(body: str) -> Iterable[tuple[int, int, str, bool]]:
     if has_links:
         has_ticks = "`" in body
         for link in _LINK.finditer(body):
+            target = link.group(1)
+            if target.startswith("<"):
+                target = target[1:-1]
+            if _SCHEME.match(target) or target.startswith(("#", "//")):
+                continue  # not relative (decoding entities, which start with '&', cannot change that)
             if in_fence(link.start()):
                 continue  # code, not a link
             if has_ticks:
                 _, spans, starts = spans_of_line(link.start())
                 if spans and _inside(spans, starts, link.start()):
                     continue
-            target = link.group(1)
-            if target.startswith("<"):
-                target = target[1:-1]
             yield (*place(link.start()), target, True)
 
 
