@@ -164,8 +164,18 @@ def format_github(d: Diagnostic) -> str:
 
 
 def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dict) -> str:
-    """The single JSON object printed by ``--format json``."""
-    return json_indented({"skills": skills, "diagnostics": [d.to_json() for d in diags], "summary": summary})
+    """The single JSON object printed by ``--format json`` (``json.dumps(..., indent=2,
+    ensure_ascii=False)``): each diagnostic written from a template, without a dict of its own."""
+    listed = ",\n    ".join([_DIAGNOSTIC_JSON % (_encode_str(d.code), _encode_str(d.severity.value),
+                                                   _encode_str(d.message), _encode_str(d.path), _scalar(d.line),
+                                                   _scalar(d.col)) for d in diags])
+    listed = "[\n    " + listed + "\n  ]" if diags else "[]"
+    return ('{\n  "skills": ' + json_indented(skills, "  ") + ',\n  "diagnostics": ' + listed
+            + ',\n  "summary": ' + json_indented(summary, "  ") + "\n}")
+
+
+_DIAGNOSTIC_JSON = ('{\n      "code": %s,\n      "severity": %s,\n      "message": %s,\n      "path": %s,'
+                    '\n      "line": %s,\n      "col": %s\n    }')
 
 
 def json_indented(value: Any, indent: str = "", step: str = "  ") -> str:

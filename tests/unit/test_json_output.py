@@ -6,7 +6,7 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from skillsite.diagnostics import json_indented
+from skillsite.diagnostics import Diagnostic, Severity, format_json_report, json_indented
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text()
 keys = st.text() | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False)
@@ -23,3 +23,18 @@ def test_same_text_as_json_dumps(value, step):
 def test_empty_containers_and_nesting():
     value = {"a": [], "b": {}, "c": [{"d": [1, 2.5, None, True]}], "é": "\u2028\x00\"'"}
     assert json_indented(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"id": _TEXT, "path": _TEXT, "valid": st.booleans()}), max_size=3),
+       st.lists(st.tuples(_TEXT, st.integers(0, 10**6), st.integers(0, 999), st.sampled_from(["SK201", "SK303"]),
+                          st.sampled_from(list(Severity)), _TEXT), max_size=4),
+       st.dictionaries(_TEXT, st.integers() | st.dictionaries(_TEXT, st.integers(), max_size=2), max_size=3))
+def test_the_json_report_is_what_json_dumps_writes(skills, diags, summary):
+    diagnostics = [Diagnostic(*d) for d in diags]
+    expected = json.dumps({"skills": skills, "diagnostics": [d.to_json() for d in diagnostics], "summary": summary},
+                          indent=2, ensure_ascii=False)
+    assert format_json_report(skills, diagnostics, summary) == expected
