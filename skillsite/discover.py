@@ -317,7 +317,11 @@ def start_discovery(roots: Sequence[Path | str], exclude: Sequence[str] = (), st
         with batch_collection():
             return [_walked(_walk(path, exclude, stat_files)) for path in paths]
 
-    return DiscoveryUnderway(paths, exclude, stat_files, in_background(walk_all, jobs))
+    try:
+        walking = in_background(walk_all, jobs)
+    except OSError:  # no process to spare (fork failed): the walk is done here
+        return DiscoveryUnderway(paths, exclude, stat_files, discover(paths, exclude, stat_files))
+    return DiscoveryUnderway(paths, exclude, stat_files, walking)
 
 
 class DiscoveryUnderway:

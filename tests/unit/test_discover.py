@@ -186,3 +186,15 @@ def test_an_abandoned_walk_leaves_no_process_behind(tmp_path):
     underway.abandon()
     with pytest.raises(ChildProcessError):  # no child left to reap: it was killed and reaped
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_a_walk_that_cannot_fork_is_done_here(tmp_path, monkeypatch):
+    from skillsite.discover import start_discovery
+
+    write_skill(tmp_path, "a/one")
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert start_discovery([tmp_path], jobs=2).result() == discover([tmp_path])
