@@ -37,16 +37,27 @@ def _parse_and_check(job: _Job) -> tuple[ParsedSkill, list[Diagnostic]]:
     return parsed, check_skill(parsed, job.profile, job.skill_dirs)
 
 
+def _kept(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> tuple[Any, ...]:
+    """What a worker sends back, and the cache keeps, of a parsed and checked skill: all but its
+    source and bytes, which are known where it arrives."""
+    return parsed.frontmatter, parsed.key_lines, parsed.body, parsed.body_line, parsed.diagnostics, tuple(diags)
+
+
+def _restored(source: SourceFile, raw: bytes, kept: tuple[Any, ...]) -> tuple[ParsedSkill, list[Diagnostic]]:
+    """The parsed skill and its diagnostics again, from what :func:`_kept` gave."""
+    frontmatter, key_lines, body, body_line, parse_diags, diags = kept
+    return ParsedSkill(source, frontmatter, key_lines, body, body_line, raw, parse_diags), list(diags)
+
+
 _JOBS: list[_Job] = []  # set before workers fork: they receive an index, not the job
 
 
-def _parse_and_check_at(index: int) -> tuple[Any, ...]:
+def _parse_and_check_at(index: int) -> tuple[bytes | None, tuple[Any, ...]]:
     """Worker side of :func:`_parse_and_check`: the job comes from the inherited list and only
-    what the parent lacks goes back (not the source description or the bytes it read itself)."""
+    what the parent lacks goes back (not the source description, nor the bytes it read itself)."""
     job = _JOBS[index]
     parsed, diags = _parse_and_check(job)
-    return (parsed.frontmatter, parsed.key_lines, parsed.body, parsed.body_line,
-            None if job.raw is not None else parsed.raw, parsed.diagnostics, diags)
+    return None if job.raw is not None else parsed.raw, _kept(parsed, diags)
 
 
 def _map_jobs(func: Any, jobs_list: list[_Job], todo: list[int], jobs: int) -> list[Any]:
@@ -62,12 +73,8 @@ def _map_jobs(func: Any, jobs_list: list[_Job], todo: list[int], jobs: int) -> l
 def _parse_and_check_all(jobs_list: list[_Job], todo: list[int], jobs: int
                          ) -> list[tuple[ParsedSkill, list[Diagnostic]]]:
     outcomes = _map_jobs(_parse_and_check_at, jobs_list, todo, jobs)
-    results = []
-    for i, (frontmatter, key_lines, body, body_line, raw, parse_diags, diags) in zip(todo, outcomes):
-        job = jobs_list[i]
-        results.append((ParsedSkill(job.source, frontmatter, key_lines, body, body_line,
-                                    job.raw if raw is None else raw, parse_diags), diags))
-    return results
+    return [_restored(jobs_list[i].source, jobs_list[i].raw if raw is None else raw, kept)
+            for i, (raw, kept) in zip(todo, outcomes)]
 
 
 def _read_raw(source: SourceFile, max_bytes: int) -> bytes | None:
@@ -98,8 +105,7 @@ def _read_and_key_at(index: int) -> tuple[Any, ...]:
     job = _JOBS[index]
     raw = _read_raw(job.source, job.max_bytes)
     parsed, diags = _parse_and_check(dataclasses.replace(job, raw=raw) if raw is not None else job)
-    return (_cache_key(raw, job, _DIRS_DIGEST), raw is not None, parsed.frontmatter, parsed.key_lines,
-            parsed.body, parsed.body_line, parsed.raw, parsed.diagnostics, diags)
+    return _cache_key(raw, job, _DIRS_DIGEST), raw is not None, parsed.raw, _kept(parsed, diags)
 
 
 def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
@@ -133,29 +139,23 @@ def _read_catalog(roots: Sequence[Path | str], exclude: Sequence[str], profile: 
             keys.append(_cache_key(job.raw, job, _DIRS_DIGEST))
             hit = cache.get("skills", keys[i]) if job.raw is not None else None
             if hit is not None:
-                fm, key_lines, body, body_line, parse_diags, diags = hit
-                results[i] = (ParsedSkill(job.source, fm, key_lines, body, body_line, job.raw, parse_diags),
-                              list(diags))
+                results[i] = _restored(job.source, job.raw, hit)
         todo = [i for i, r in enumerate(results) if r is None]
         outcomes = _parse_and_check_all(jobs_list, todo, jobs)
     elif cache is not None:  # nothing to look up: the workers read, and make the keys beside parsing
         todo = list(range(len(jobs_list)))
         outcomes = []
-        for i, (key, whole, fm, key_lines, body, body_line, raw, parse_diags, diags) in zip(
-                todo, _map_jobs(_read_and_key_at, jobs_list, todo, jobs)):
+        for i, (key, whole, raw, kept) in zip(todo, _map_jobs(_read_and_key_at, jobs_list, todo, jobs)):
             keys.append(key)
             read[i] = whole
-            outcomes.append((ParsedSkill(jobs_list[i].source, fm, key_lines, body, body_line, raw, parse_diags),
-                             diags))
+            outcomes.append(_restored(jobs_list[i].source, raw, kept))
     else:
         todo = list(range(len(jobs_list)))
         outcomes = _parse_and_check_all(jobs_list, todo, jobs)
     for i, result in zip(todo, outcomes):
         results[i] = result
         if cache is not None and read[i]:
-            parsed, diags = result
-            cache.put("skills", keys[i], (parsed.frontmatter, parsed.key_lines, parsed.body, parsed.body_line,
-                                          parsed.diagnostics, tuple(diags)))
+            cache.put("skills", keys[i], _kept(*result))
     parsed_list = [r[0] for r in results if r is not None]
     checked_list = [r[1] for r in results if r is not None]
     checked: Validation = validate_catalog(parsed_list, profile, ignored, checked_list)
