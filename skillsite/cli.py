@@ -110,11 +110,16 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
     jobs = jobs or default_jobs()
     # A child process walks the folders while this one imports the checks and loads the cache.
     discovering = start_discovery(roots, exclude, stat_files=False, jobs=jobs)
-    from skillsite.pipeline import check_catalog
+    try:
+        from skillsite.pipeline import check_catalog
 
-    cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
+        cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
+        found = discovering.result()
+    except BaseException:
+        discovering.abandon()
+        raise
     reading = check_catalog(roots, exclude=exclude, profile=profile, ignore=ignored, max_bytes=max_bytes,
-                            jobs=jobs, cache=cache, found=discovering.result())
+                            jobs=jobs, cache=cache, found=found)
     if cache is not None:
         cache.save()
     verdicts = reading.verdicts()
