@@ -165,15 +165,25 @@ def format_github(d: Diagnostic) -> str:
 
 def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dict) -> str:
     """The single JSON object printed by ``--format json`` (``json.dumps(..., indent=2,
-    ensure_ascii=False)``): each diagnostic written from a template, without a dict of its own."""
+    ensure_ascii=False)``): each diagnostic, and each ``{"id", "path", "valid"}`` verdict, written
+    from a template (the diagnostics without a dict of their own)."""
     listed = ",\n    ".join([_DIAGNOSTIC_JSON % (_encode_str(d.code), _encode_str(d.severity.value),
                                                    _encode_str(d.message), _encode_str(d.path), _scalar(d.line),
                                                    _scalar(d.col)) for d in diags])
     listed = "[\n    " + listed + "\n  ]" if diags else "[]"
-    return ('{\n  "skills": ' + json_indented(skills, "  ") + ',\n  "diagnostics": ' + listed
+    if skills and all(tuple(s) == _VERDICT_KEYS and type(s["id"]) is str and type(s["path"]) is str
+                      and type(s["valid"]) is bool for s in skills):
+        verdicts = "[\n    " + ",\n    ".join([_VERDICT_JSON % (_encode_str(s["id"]), _encode_str(s["path"]),
+                                                                "true" if s["valid"] else "false")
+                                                 for s in skills]) + "\n  ]"
+    else:
+        verdicts = json_indented(skills, "  ")
+    return ('{\n  "skills": ' + verdicts + ',\n  "diagnostics": ' + listed
             + ',\n  "summary": ' + json_indented(summary, "  ") + "\n}")
 
 
+_VERDICT_KEYS = ("id", "path", "valid")
+_VERDICT_JSON = '{\n      "id": %s,\n      "path": %s,\n      "valid": %s\n    }'
 _DIAGNOSTIC_JSON = ('{\n      "code": %s,\n      "severity": %s,\n      "message": %s,\n      "path": %s,'
                     '\n      "line": %s,\n      "col": %s\n    }')
 

@@ -29,7 +29,8 @@ _TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=1
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.fixed_dictionaries({"id": _TEXT, "path": _TEXT, "valid": st.booleans()}), max_size=3),
+@given(st.lists(st.fixed_dictionaries({"id": _TEXT, "path": _TEXT, "valid": st.booleans()}), max_size=3)
+       | st.lists(st.dictionaries(st.sampled_from(["id", "path", "valid", "x"]), st.booleans() | _TEXT), max_size=3),
        st.lists(st.tuples(_TEXT, st.integers(0, 10**6), st.integers(0, 999), st.sampled_from(["SK201", "SK303"]),
                           st.sampled_from(list(Severity)), _TEXT), max_size=4),
        st.dictionaries(_TEXT, st.integers() | st.dictionaries(_TEXT, st.integers(), max_size=2), max_size=3))
