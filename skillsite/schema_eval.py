@@ -70,7 +70,8 @@ class SchemaEvaluator:
     def __init__(self, schema: dict[str, Any]):
         self.root = schema
         self._check(schema)
-        self._predicates: dict[int, Callable[[Any], bool]] = {}  # id of a (sub)schema -> its predicate
+        # id of a (sub)schema -> the schema (kept, so that no other object takes its id) and its predicate
+        self._predicates: dict[int, tuple[dict[str, Any], Callable[[Any], bool]]] = {}
 
     def _check(self, schema: Any) -> None:
         if isinstance(schema, dict):
@@ -105,17 +106,18 @@ class SchemaEvaluator:
         return self._predicate(self.root if schema is None else schema)(instance)
 
     def _predicate(self, schema: dict[str, Any]) -> Callable[[Any], bool]:
-        predicate = self._predicates.get(id(schema))
-        if predicate is None:
-            checks = tuple(getattr(self, "_accepts_" + key.lstrip("$"))(value, schema)
-                           for key, value in schema.items() if not (key.startswith("x-") or key in _ANNOTATIONS))
+        made = self._predicates.get(id(schema))
+        if made is not None:
+            return made[1]
+        checks = tuple(getattr(self, "_accepts_" + key.lstrip("$"))(value, schema)
+                       for key, value in schema.items() if not (key.startswith("x-") or key in _ANNOTATIONS))
 
-            def predicate(instance: Any) -> bool:
-                for check in checks:
-                    if not check(instance):
-                        return False
-                return True
-            self._predicates[id(schema)] = predicate  # the schema is part of self.root: its id stays its own
+        def predicate(instance: Any) -> bool:
+            for check in checks:
+                if not check(instance):
+                    return False
+            return True
+        self._predicates[id(schema)] = (schema, predicate)
         return predicate
 
     def iter_errors(self, instance: Any, schema: dict[str, Any] | None = None,

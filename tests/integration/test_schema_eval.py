@@ -71,3 +71,12 @@ def test_is_valid_is_true_exactly_when_iter_errors_finds_nothing(profile, frontm
     frontmatter here, on real and hostile frontmatter in test_real_and_hostile_frontmatter)."""
     ev = evaluator(profile)
     assert ev.is_valid(frontmatter) == (not list(ev.iter_errors(frontmatter)))
+
+
+def test_is_valid_with_a_schema_of_the_callers_own_each_time():
+    """Predicates are kept per schema object: a schema made for one call, then dropped, never
+    lends its predicate to a later schema that happens to reuse its memory."""
+    ev = SchemaEvaluator({"type": "object"})
+    for _ in range(50):
+        assert ev.is_valid("text", {"type": "string"})
+        assert not ev.is_valid("text", {"type": "integer"})
