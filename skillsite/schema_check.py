@@ -11,8 +11,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 from skillsite.diagnostics import Diagnostic, Severity, make
-from skillsite.schema_eval import SchemaEvaluator
 
 PROFILES = ("default", "spec")
 
@@ -22,24 +23,13 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 @lru_cache(maxsize=None)
 def load_schema(name: str) -> dict[str, Any]:
     """A JSON schema shipped in the package, by file name."""
-    # beside this module (importlib.resources would cost more to import than reading the file)
     return json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=None)
-def evaluator(profile: str) -> SchemaEvaluator:
-    """The evaluator of a profile's frontmatter schema."""
-    return SchemaEvaluator(load_schema(f"skill.{profile}.schema.json"))
-
-
-@lru_cache(maxsize=None)
-def reference_validator(profile: str):
-    """jsonschema's validator of the same schema: the reference the evaluator is tested against."""
-    from jsonschema import Draft202012Validator
-
-    schema = load_schema(f"skill.{profile}.schema.json")
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+def validator(profile: str) -> Draft202012Validator:
+    """The validator of a profile's frontmatter schema, made once per process."""
+    return Draft202012Validator(load_schema(f"skill.{profile}.schema.json"))
 
 
 @lru_cache(maxsize=None)
@@ -105,11 +95,8 @@ def _message(err, field: str) -> str:
 
 
 def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
-                       key_lines: dict[str, tuple[int, int]], validator: Any = None) -> list[Diagnostic]:
-    """Validate frontmatter against a profile's schema; every failure becomes a diagnostic.
-
-    ``validator`` defaults to skillsite's evaluator; tests pass jsonschema's to compare.
-    """
+                       key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
+    """Validate frontmatter against a profile's schema; every failure becomes a diagnostic."""
     diags: list[Diagnostic] = []
 
     def where(field: str) -> tuple[int, int]:
@@ -119,10 +106,7 @@ def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
             field = field.rsplit(".", 1)[0] if "." in field else ""
         return (1, 1)
 
-    ours = validator is None
-    validator = validator or evaluator(profile)
-    failures = () if ours and validator.is_valid(frontmatter) else validator.iter_errors(frontmatter)
-    for err in failures:
+    for err in validator(profile).iter_errors(frontmatter):
         kw, schema = err.validator, err.schema
         codes = schema.get("x-codes", {})
         severities = schema.get("x-severity", {})
