@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from skillsite import __version__
-from skillsite.loader import user_cache_root, write_atomically
+from skillsite.agent.store import write_atomically
+from skillsite.paths import user_cache_root
 
 CACHE_FILE = "build-cache.pickle"
 PAGES_CACHE_FILE = "build-pages.pickle"  # the "pages" section, saved after the rest (see skillsite.build)

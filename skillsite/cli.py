@@ -138,7 +138,7 @@ def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: s
                    cache_dir: Path | None) -> BuildCache:
     """The verdict cache of ``skillsite validate``: one signed file per tree and profile."""
     from skillsite.cache import BuildCache, code_scope, digest
-    from skillsite.loader import user_cache_root
+    from skillsite.paths import user_cache_root
 
     folder = cache_dir or user_cache_root() / "validate"
     tree = digest([os.path.abspath(r) for r in roots], exclude, profile)
@@ -409,7 +409,7 @@ def prompt(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
 @catalog_options
 def mcp(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...]) -> None:
     """Serve a published catalog to agents over MCP (stdio): search_skills, load_skill, read_skill_resource."""
-    from skillsite.mcp_server import MCPUnavailable, serve
+    from skillsite.agent.mcp_server import MCPUnavailable, serve
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     try:

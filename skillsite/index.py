@@ -27,8 +27,9 @@ from lunr.pipeline import Pipeline
 from lunr.stop_word_filter import stop_word_filter
 from lunr.token import Token
 
-from skillsite.loader import SEARCH_FIELDS, build_search_section, search_fields, stem
-from skillsite.loader import _stem_memo  # the search section's memo: most words are in both indexes
+from skillsite.search.bm25 import build_search_section
+from skillsite.search.stemmer import stem
+from skillsite.search.terms import SEARCH_FIELDS, search_fields
 from skillsite.lunr_writer import lunr_index
 from skillsite.models import Skill
 
@@ -188,7 +189,7 @@ def lunr_bytes(entries: Sequence[dict[str, Any]]) -> bytes:
     """``search/lunr.json`` for manifest ``entries``: what ``lunr_json(build_lunr(entries))``
     gives, computed directly (:mod:`skillsite.lunr_writer`; lunr.py stays the reference)."""
     index = lunr_index(lunr_documents(entries), {name: _lunr_boost(b) for name, b in SEARCH_FIELDS.items()},
-                       trim=lambda word: _EDGES.sub("", word), stem=_stem_memo)
+                       trim=lambda word: _EDGES.sub("", word), stem=stem)
     # lunr_index gives keys and terms in the order _lunr_dump would sort them into
     return json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 

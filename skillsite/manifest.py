@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from skillsite import __version__
 from skillsite.config import SiteConfig
-from skillsite.loader import FORMAT, FORMAT_VERSION
+from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION
 from skillsite.models import Skill
 from skillsite.validate import estimate_tokens
 

@@ -17,7 +17,7 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from skillsite.diagnostics import Diagnostic, make
-from skillsite.loader import frontmatter_end
+from skillsite.agent.skill_md import frontmatter_end
 from skillsite.models import ParsedSkill, SourceFile
 
 try:  # the C loader is ten times faster; fall back quietly when libyaml is missing

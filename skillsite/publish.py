@@ -16,7 +16,8 @@ from skillsite import __version__
 from skillsite.cache import BuildCache, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, Severity, make
-from skillsite.loader import available_skills_xml, prompt_order, skill_content_xml, skill_entry_xml
+from skillsite.agent.catalog_format import prompt_order
+from skillsite.agent.prompt_xml import available_skills_xml, skill_content_xml, skill_entry_xml
 from skillsite.manifest import (ENTRY_FILE, RESERVED_NAMES, XML_FILE, absolute, sha256_hex, skill_dir_url,
                                 skill_entry)
 from skillsite.models import Skill
@@ -387,7 +388,8 @@ def search_entry(skill: Skill) -> dict[str, Any]:
 def search_key(entries: Sequence[dict[str, Any]]) -> str:
     """What the search indexes are made of: only the searchable fields, so a change to a body or
     a file reuses them."""
-    from skillsite.loader import SEARCH_VERSION, search_fields
+    from skillsite.search.bm25 import SEARCH_VERSION
+    from skillsite.search.terms import search_fields
 
     return digest(__version__, SEARCH_VERSION, [(e["id"], search_fields(e), e["priority"]) for e in entries])
 

@@ -27,7 +27,7 @@ from markupsafe import Markup
 
 from skillsite.cache import digest
 from skillsite.config import builtin_templates, template_dirs
-from skillsite.loader import user_cache_root
+from skillsite.paths import user_cache_root
 from skillsite.manifest import absolute
 from skillsite.models import BuildContext, Skill
 from skillsite.output import site_path_parts, write_file

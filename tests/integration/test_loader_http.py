@@ -410,7 +410,7 @@ def test_gzip_bomb_is_capped(server: SiteServer, cache: Path) -> None:
 
 
 def test_https_to_http_redirect_is_a_downgrade() -> None:
-    from skillsite.loader import _check_url
+    from skillsite.agent.fetch import check_url as _check_url
     with pytest.raises(RedirectError, match="downgrades"):
         _check_url("http://example.org/skills.json", None, previous="https://example.org/skills.json")
     _check_url("https://example.org/b.json", frozenset({"example.org"}), previous="http://example.org/a.json")

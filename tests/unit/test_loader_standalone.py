@@ -1,4 +1,5 @@
-"""loader.py works alone: copied into an empty folder and run under ``python -I -S``."""
+"""skillsite.loader needs only the standard library: the package folder alone, copied into an
+empty folder, imports and works under ``python -I -S`` (no site-packages, no environment)."""
 from __future__ import annotations
 
 import json
@@ -8,54 +9,54 @@ import sys
 import textwrap
 from pathlib import Path
 
-
-
 REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = textwrap.dedent('''
-    import importlib.util, json, os, sys, sysconfig, warnings
+    import json, os, sys, sysconfig
     here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("loader", os.path.join(here, "loader.py"))
-    loader = importlib.util.module_from_spec(spec)
-    sys.modules["loader"] = loader
-    spec.loader.exec_module(loader)
+    sys.path.insert(0, here)
+    from skillsite.loader import Catalog, SkillSession
 
-    catalog = loader.Catalog.open(sys.argv[1])
+    catalog = Catalog.open(sys.argv[1])
     hits = catalog.search("roll back a release", k=3)
     skill = catalog.load(hits[0].id)
     block = catalog.prompt(budget=2000, env={"PATH": ""})
-    session = loader.SkillSession(catalog, "approval")
+    session = SkillSession(catalog, "approval")
     session.activate(skill.id)
 
     roots = {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}
-    foreign = sorted(name for name, module in list(sys.modules.items())
-                     if getattr(module, "__file__", None) and name not in ("loader", "__main__")
-                     and not any(os.path.abspath(module.__file__).startswith(r) for r in roots))
+    package = os.path.join(here, "skillsite")
+    files = {name: os.path.abspath(module.__file__) for name, module in list(sys.modules.items())
+             if getattr(module, "__file__", None) and name != "__main__"}
     print(json.dumps({
         "hits": [[h.id, h.score] for h in hits],
         "skill": [skill.id, skill.name, len(skill.body), len(skill.resources), skill.xml[:15]],
         "prompt": [block[:18], len(block)],
         "auth": session.authorize("Bash(git status)").outcome,
-        "foreign_modules": foreign,
-        "skillsite_imported": any(n.startswith("skillsite") for n in sys.modules),
+        "foreign_modules": sorted(name for name, path in files.items()
+                                  if not any(path.startswith(r) for r in roots) and not path.startswith(package)),
+        "skillsite_modules": sorted(name for name, path in files.items() if path.startswith(package)),
         "flags": [sys.flags.isolated, sys.flags.no_site],
     }))
 ''')
 
 
-
-
-def test_loader_copied_alone_runs_isolated(site: Path, tmp_path: Path) -> None:
+def test_the_loader_runs_from_a_copy_of_the_package_folder_alone(site: Path, tmp_path: Path) -> None:
     alone = tmp_path / "vendored"
-    alone.mkdir()
-    shutil.copy(REPO / "skillsite" / "loader.py", alone / "loader.py")
+    shutil.copytree(REPO / "skillsite", alone / "skillsite", ignore=shutil.ignore_patterns("__pycache__"))
     (alone / "use_it.py").write_text(SCRIPT, encoding="utf-8")
     proc = subprocess.run([sys.executable, "-I", "-S", str(alone / "use_it.py"), str(site)],
-                          cwd=alone, capture_output=True, text=True, timeout=60)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["flags"] == [1, 1]
-    assert out["foreign_modules"] == [] and not out["skillsite_imported"]
+    assert out["foreign_modules"] == []
+    # only the loader and the stdlib-only modules it stands on: nothing of the build
+    allowed = ("skillsite", "skillsite.loader", "skillsite.paths", "skillsite.agent", "skillsite.search",
+               "skillsite.search.bm25", "skillsite.search.stemmer", "skillsite.search.terms")
+    assert all(name in allowed or name.startswith("skillsite.agent.") for name in out["skillsite_modules"]), \
+        out["skillsite_modules"]
+    assert "skillsite.agent.mcp_server" not in out["skillsite_modules"]
     assert out["hits"][0][0] == "release-manager"
     assert out["skill"][0] == "release-manager" and out["skill"][2] > 0 and out["skill"][4] == "<skill_content "
     assert out["prompt"][0] == "<available_skills>" and out["prompt"][1] <= 2000

@@ -1,0 +1,98 @@
+"""The exceptions and warnings of :mod:`skillsite.loader`."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from skillsite.agent.catalog_format import FORMAT_VERSION
+
+if TYPE_CHECKING:
+    from skillsite.agent.tools import ToolCheck
+
+
+class LoaderError(Exception):
+    """Base class of every error skillsite.loader raises."""
+
+
+class FetchError(LoaderError):
+    """The catalog or a file could not be fetched (network failure, timeout, refused URL).
+
+    ``transient`` is true for failures worth retrying later (connection, timeout, HTTP
+    5xx/408/429); only those fall back to a cached catalog.
+    """
+
+    def __init__(self, message: str, url: str = "", *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.url = url
+        self.transient = transient
+
+
+class HTTPStatusError(FetchError):
+    """The server answered with an HTTP error status."""
+
+    def __init__(self, url: str, status: int, reason: str = "") -> None:
+        text = f"HTTP {status}{' ' + reason if reason else ''} from {url}"
+        super().__init__(text, url, transient=status >= 500 or status in (408, 429))
+        self.status = status
+
+
+class RedirectError(FetchError):
+    """A redirect left ``allowed_hosts``, changed scheme to non-http(s), or downgraded https."""
+
+
+class TooLargeError(FetchError):
+    """A response was larger than ``max_bytes``."""
+
+
+class CatalogFormatError(LoaderError):
+    """The manifest is not a usable skillsite catalog (invalid JSON, wrong format, bad entries)."""
+
+
+class UnsupportedVersionError(CatalogFormatError):
+    """The catalog's ``format_version`` is newer than this loader understands."""
+
+    def __init__(self, version: int, where: str) -> None:
+        super().__init__(f"{where} has format_version {version}, but this loader supports format_version "
+                         f"{FORMAT_VERSION} at most; upgrade skillsite")
+        self.version = version
+        self.supported = FORMAT_VERSION
+
+
+class IntegrityError(LoaderError):
+    """Content does not match the digest the manifest records; it is never returned."""
+
+    def __init__(self, message: str, expected: str = "", actual: str = "") -> None:
+        super().__init__(message)
+        self.expected = expected
+        self.actual = actual
+
+
+class NotFoundError(LoaderError, LookupError):
+    """No such skill (by id or name), or no such bundled file in a skill."""
+
+
+class UnsafePathError(LoaderError, ValueError):
+    """A path would escape its skill folder, the site, or the install destination."""
+
+
+class DestinationExistsError(LoaderError, FileExistsError):
+    """``install`` would overwrite an existing folder and ``overwrite`` was not given."""
+
+
+class MissingToolsError(LoaderError):
+    """``check_tools(mode="strict")``: a skill needs tools the runtime does not have."""
+
+    def __init__(self, message: str, check: ToolCheck) -> None:
+        super().__init__(message)
+        self.check = check
+
+
+class LoaderWarning(UserWarning):
+    """Base class of the warnings skillsite.loader issues."""
+
+
+class StaleCatalogWarning(LoaderWarning):
+    """The catalog could not be fetched; a cached copy is used instead."""
+
+
+class MissingToolsWarning(LoaderWarning):
+    """``check_tools(mode="warn")``: a skill needs tools the runtime does not have."""
