@@ -111,10 +111,9 @@ def _settings(sources: Sequence[Path | str], scope: str, config: SiteConfig, kee
               base_dir: str) -> list[Any]:
     """What the output depends on besides the skills: skillsite and the configuration (``scope``,
     see :func:`cache_scope`), the templates, the Markdown parser, where and how the build runs."""
-    import pyromark  # its version, as skillsite.render.engine_version gives it: importing the renderer
-                     # (its patterns compiled) would take a no-op rebuild 4 ms more
+    from skillsite.render import engine_version
 
-    return [scope, str(pyromark.__version__), [os.path.abspath(r) for r in sources], keep_going, strict,
+    return [scope, engine_version(), [os.path.abspath(r) for r in sources], keep_going, strict,
             base_dir, os.environ.get("SOURCE_DATE_EPOCH", ""), _template_stamps(config)]
 
 

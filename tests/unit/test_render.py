@@ -1,57 +1,24 @@
 """Markdown rendering: raw HTML escaped, URLs checked, links resolved inside the catalog."""
 from __future__ import annotations
 
-from html.parser import HTMLParser
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillsite.render import LinkTargets, MarkdownRenderer, resolve_link, safe_url, slugify
+from render_audit import assert_safe, audit
+from skillsite.render import (LinkTargets, MarkdownRenderer, engine_version, normalize_link, resolve_link, safe_url,
+                              slugify)
 
 TARGETS = LinkTargets(
     skills=frozenset({"rel", "rel/changelog", "rel/bump/pre", "test-first", "sp ace"}),
     files=frozenset({"rel/scripts/check.py", "rel/references/guide.md", "test-first/assets/x.png",
                      "rel/odd name:#.md"}),
 )
-ALLOWED_TAGS = {"p", "a", "span", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "br",
-                "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "s", "img", "input"}
-ALLOWED_ATTRS = {"href", "title", "rel", "class", "id", "src", "alt", "type", "disabled", "checked", "start"}
 
 
 @pytest.fixture(scope="module")
 def md() -> MarkdownRenderer:
     return MarkdownRenderer(TARGETS)
-
-
-class Audit(HTMLParser):
-    """Every tag and attribute of a fragment, for checking what a renderer let through."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    handle_startendtag = handle_starttag
-
-
-def audit(html: str) -> list[tuple[str, dict[str, str | None]]]:
-    parser = Audit()
-    parser.feed(html)
-    parser.close()
-    return parser.tags
-
-
-def assert_safe(html: str) -> None:
-    for tag, attrs in audit(html):
-        assert tag in ALLOWED_TAGS, (tag, html)
-        assert set(attrs) <= ALLOWED_ATTRS, (tag, attrs)
-        for name in ("href", "src"):
-            value = (attrs.get(name) or "").strip().lower()
-            if value:
-                assert value.startswith(("#", "http://", "https://", "mailto:")) or ":" not in value.split("/")[0], value
 
 
 # ------------------------------------------------------------------------------ raw HTML
@@ -69,6 +36,7 @@ def assert_safe(html: str) -> None:
     "[r]: <a href=\"javascript:x\" onclick=\"alert(1)\">x",
     "<https://example.com/<script>alert(1)</script>>",
     "[<javascript:x>[r]: <script>alert(1)</script>",  # an autolink inside what looks like a label
+    "<div class=\"markdown-alert markdown-alert-note\">\n<script>alert(1)</script>\n</div>\n",
 ])
 def test_raw_html_is_escaped(md, source):
     html = md.render(source, "rel")
@@ -197,8 +165,39 @@ def test_tables_strikethrough_and_task_lists(md):
     assert '<td class="align-right">3</td>' in html
     assert "style=" not in html                      # the page's CSP forbids inline styles
     assert "<s>old</s>" in html
-    assert 'type="checkbox"' in html and 'checked="checked"' in html
+    assert '<li class="task-list-item"><input class="task-list-item-checkbox" disabled="" type="checkbox"> todo' in html
+    assert 'type="checkbox" checked=""> done' in html and '<ul class="contains-task-list">' in html
     assert md.render("- [ ] todo\n", "rel") == md.render("- [ ] todo\n", "rel")
+
+
+# ------------------------------------------------------------------------------ GitHub alerts
+
+@pytest.mark.parametrize("kind", ["NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"])
+def test_github_alerts_render_as_a_titled_box(md, kind):
+    html = md.render(f"> [!{kind}]\n> Read *this* first.\n", "rel")
+    assert html == (f'<div class="markdown-alert markdown-alert-{kind.lower()}">\n'
+                    f'<p class="markdown-alert-title">{kind.capitalize()}</p>\n'
+                    "<p>Read <em>this</em> first.</p>\n</div>\n")
+    assert_safe(html)
+
+
+def test_an_alerts_body_is_sanitised_like_any_other(md):
+    html = md.render("> [!WARNING]\n> <script>alert(1)</script> [x](javascript:alert(1)) "
+                     "![p](https://evil.example/p.png) [g](references/guide.md)\n>\n> | a |\n> |:-:|\n> | 1 |\n",
+                     "rel")
+    assert "<script" not in html and "&lt;script&gt;" in html and "javascript" not in html
+    assert '<span class="broken-link" title="link target not published in this catalog">x</span>' in html
+    assert '<a href="https://evil.example/p.png" rel="nofollow ugc noopener noreferrer">image: p</a>' in html
+    assert '<a href="references/guide.md">g</a>' in html and '<td class="align-center">1</td>' in html
+    assert "style=" not in html
+    assert_safe(html)
+
+
+@pytest.mark.parametrize("source", ["> [!FOO]\n> text\n", "> [!NOTE] inline title\n> text\n", "[!NOTE]\ntext\n"])
+def test_anything_else_is_no_alert(md, source):
+    html = md.render(source, "rel")
+    assert "markdown-alert" not in html and "<div" not in html
+    assert html.startswith("<blockquote>\n<p>[!") or html.startswith("<p>[!")
 
 
 # ------------------------------------------------------------------------------ property
@@ -208,6 +207,7 @@ PIECES = st.sampled_from([
     "![b](", "<", ">", "\"", "'", "`", "```", "\n", " ", "#", "|", "-", "*", "data:text/html,x", "&#106;",
     "<iframe>", "onload=", "[r]: ", "vbscript:", "<javascript:x>", "%3A", "\\", "../", "SKILL.md", "http://a.b/",
     "](<", "<https://", "<a href=x onclick=y>", "\n[r]: <", "~", "~~", "| a |\n|---|\n", "- [ ] ", "# ",
+    "> ", "> [!NOTE]\n", "[!WARNING]", "- [x] ",
 ])
 
 
@@ -235,18 +235,15 @@ def test_markdown_uses_of_angle_brackets_and_tildes_stay_markdown(md):
     assert " &lt;b&gt; <code>a&lt;b&gt;~c</code> ~5 to ~10 <s>old</s>" in html
 
 
-def test_a_body_holding_every_stand_in_still_escapes_raw_html(md):
-    from skillsite.render import _STAND_INS
-
-    html = md.render(_STAND_INS + "\n\n<div>\n<script>alert(1)</script>\n</div>\n", "rel")
-    assert "<script" not in html and "&lt;script&gt;" in html and _STAND_INS in html
-    assert_safe(html)
-
-
 def test_normalize_link_encodes_what_an_href_cannot_hold_and_keeps_escapes():
-    from skillsite.render import normalize_link
-
     assert normalize_link("a b/ü.md?q=1#x") == "a%20b/%C3%BC.md?q=1#x"
     assert normalize_link("odd%20name%3A.md") == "odd%20name%3A.md"
     assert normalize_link("100%") == "100%25"
     assert normalize_link("https://example.com/a_b-c.d~e") == "https://example.com/a_b-c.d~e"
+
+
+def test_engine_version_names_both_packages():
+    import markdown_it
+    import mdit_py_plugins
+
+    assert engine_version() == f"markdown-it-py {markdown_it.__version__}, mdit-py-plugins {mdit_py_plugins.__version__}"

@@ -1,0 +1,47 @@
+"""What a rendered skill body may contain: the tag, attribute and URL audit shared by the
+renderer's tests (tests/unit/test_render.py, tests/integration/test_render_corpus.py)."""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+ALLOWED_TAGS = {"p", "a", "span", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "br",
+                "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "s", "img", "input"}
+ALLOWED_ATTRS = {"href", "title", "rel", "class", "id", "src", "alt", "type", "disabled", "checked", "start"}
+# A <div> only as a GitHub alert's box (``> [!NOTE]`` ...).
+ALERT_DIV = re.compile(r"markdown-alert markdown-alert-(note|tip|important|warning|caution)")
+
+
+class Audit(HTMLParser):
+    """Every tag and attribute of a fragment, for checking what a renderer let through."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    handle_startendtag = handle_starttag
+
+
+def audit(html: str) -> list[tuple[str, dict[str, str | None]]]:
+    """The start tags of ``html`` with their attributes, in order."""
+    parser = Audit()
+    parser.feed(html)
+    parser.close()
+    return parser.tags
+
+
+def assert_safe(html: str) -> None:
+    """Only allowed tags and attributes, and no href or src with a scheme other than http(s)/mailto."""
+    for tag, attrs in audit(html):
+        if tag == "div":
+            assert set(attrs) == {"class"} and ALERT_DIV.fullmatch(attrs["class"] or ""), (tag, attrs)
+        else:
+            assert tag in ALLOWED_TAGS, (tag, html)
+        assert set(attrs) <= ALLOWED_ATTRS, (tag, attrs)
+        for name in ("href", "src"):
+            value = (attrs.get(name) or "").strip().lower()
+            if value:
+                assert value.startswith(("#", "http://", "https://", "mailto:")) or ":" not in value.split("/")[0], value
