@@ -1,43 +1,46 @@
 """skillsite: turn a tree of agent skills into a validated, searchable, published catalog.
 
-The names below are loaded on first use (PEP 562): ``import skillsite`` stays cheap, so a
-command that needs little (a build with nothing to do, a search) does not pay for YAML and
-the validators.
+The public API, by stage:
+
+- reading skills: :func:`discover`, :func:`parse_skill`, :func:`read_catalog`,
+  :func:`check_catalog`, and the models they give (:class:`Skill`, :class:`SourceFile`, ...);
+- publishing: :func:`build` (what ``skillsite build`` runs), :class:`BuildResult`,
+  :class:`SiteConfig`, :func:`load_config`;
+- diagnostics: :class:`Diagnostic`, :class:`Severity`, :data:`CODES`;
+- using a published catalog: :class:`Catalog` (from :mod:`skillsite.loader`).
+
+Names are imported on first use (PEP 562), so ``import skillsite.loader`` pulls in only the
+standard library, and a command loads only the stages it runs.
 """
 from __future__ import annotations
 
-import gc as _gc
-import importlib as _importlib
-from typing import Any as _Any
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
     "CODES": "skillsite.diagnostics", "Diagnostic": "skillsite.diagnostics", "Severity": "skillsite.diagnostics",
-    "Discovery": "skillsite.discover", "discover": "skillsite.discover",
+    "Discovery": "skillsite.source.discover", "discover": "skillsite.source.discover",
+    "parse_skill": "skillsite.source.parse", "parse_skill_bytes": "skillsite.source.parse",
+    "read_catalog": "skillsite.source.catalog", "check_catalog": "skillsite.source.catalog",
     "BundledFile": "skillsite.models", "ParsedSkill": "skillsite.models", "Requirements": "skillsite.models",
-    "Skill": "skillsite.models", "SourceFile": "skillsite.models",
-    "parse_skill": "skillsite.parse", "parse_skill_bytes": "skillsite.parse",
-    "CatalogReading": "skillsite.pipeline", "read_catalog": "skillsite.pipeline",
-    "Validation": "skillsite.validate", "validate_catalog": "skillsite.validate",
+    "Skill": "skillsite.models", "SourceFile": "skillsite.models", "CatalogReading": "skillsite.models",
+    "CatalogCheck": "skillsite.models",
+    "SiteConfig": "skillsite.config", "load_config": "skillsite.config",
+    "build": "skillsite.publish.build", "BuildResult": "skillsite.publish.build",
+    "Catalog": "skillsite.loader",
 }
 
 __all__ = ["__version__", *_EXPORTS]
 
 
-def __getattr__(name: str) -> _Any:
+def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'skillsite' has no attribute {name!r}")
-    # Modules live as long as the process: collecting garbage while they are imported is wasted time.
-    collecting = _gc.isenabled()
-    _gc.disable()
-    try:
-        value = getattr(_importlib.import_module(module), name)
-    finally:
-        if collecting:
-            _gc.enable()
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

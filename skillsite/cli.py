@@ -1,12 +1,10 @@
 """The ``skillsite`` command line."""
 from __future__ import annotations
 
-import atexit
 import os
 import sys
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,7 +12,7 @@ from skillsite import __version__
 from skillsite.diagnostics import CODES, Diagnostic, format_github, format_json_report, format_text
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it needs
-    from skillsite.cache import BuildCache
+    from skillsite.cache import Cache
     from skillsite.config import SiteConfig
 
 FORMATS = ("text", "json", "github")
@@ -48,31 +46,8 @@ def summary_line(summary: dict) -> str:
 
 
 def entry() -> None:
-    """The console script (and ``python -m skillsite``): :func:`main`, then a quick exit.
-
-    Once the command is done and no other thread runs, exit handlers run and the output is
-    flushed, and the process ends without freeing its heap object by object (about 30 ms
-    after validating a thousand skills: a tenth of the whole run).
-    """
-    try:
-        main()
-        code: Any = 0
-    except SystemExit as done:
-        code = done.code
-    if threading.active_count() > 1:
-        sys.exit(code)  # let the interpreter wait for the other threads
-    if code is None:
-        code = 0
-    elif not isinstance(code, int):
-        sys.stderr.write(f"{code}\n")
-        code = 1
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe (``| head``) or stream
-            pass
-    os._exit(code)
+    """The console script (and ``python -m skillsite``)."""
+    main()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -101,32 +76,20 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
              ignore: tuple[str, ...], max_bytes: int, jobs: int | None, cache_dir: Path | None,
              no_cache: bool) -> None:
     """Check every SKILL.md under PATHS (default: the current folder)."""
-    from skillsite.discover import start_discovery
-    from skillsite.parallel import default_jobs
+    from skillsite.source.catalog import check_catalog
+    from skillsite.workers import default_jobs
 
     fmt = fmt or _default_format()
     roots = paths or (Path("."),)
-    ignored = _check_codes(ignore)
-    jobs = jobs or default_jobs()
-    # A child process walks the folders while this one imports the checks and loads the cache.
-    discovering = start_discovery(roots, exclude, stat_files=False, jobs=jobs)
-    try:
-        from skillsite.pipeline import check_catalog
-
-        cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
-        found = discovering.result()
-    except BaseException:
-        discovering.abandon()
-        raise
-    reading = check_catalog(roots, exclude=exclude, profile=profile, ignore=ignored, max_bytes=max_bytes,
-                            jobs=jobs, cache=cache, found=found)
+    cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
+    checked = check_catalog(roots, exclude=exclude, profile=profile, ignore=_check_codes(ignore),
+                            max_bytes=max_bytes, jobs=jobs or default_jobs(), cache=cache)
     if cache is not None:
         cache.save()
-    verdicts = reading.verdicts()
-    summary = reading.summary(verdicts)
-    diags = list(reading.diagnostics)
+    diags = list(checked.diagnostics)
+    summary = checked.summary()
     if fmt == "json":
-        click.echo(format_json_report(verdicts, diags, summary))
+        click.echo(format_json_report(checked.verdicts(), diags, summary))
     else:
         emit_diagnostics(diags, fmt)
         click.echo(summary_line(summary))
@@ -134,15 +97,14 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
     sys.exit(1 if failed else 0)
 
 
-def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str,
-                   cache_dir: Path | None) -> BuildCache:
-    """The verdict cache of ``skillsite validate``: one signed file per tree and profile."""
-    from skillsite.cache import BuildCache, code_scope, digest
+def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str, cache_dir: Path | None) -> Cache:
+    """The verdict cache of ``skillsite validate``: one file per tree and profile."""
+    from skillsite.cache import Cache, code_scope, digest
     from skillsite.paths import user_cache_root
 
     folder = cache_dir or user_cache_root() / "validate"
     tree = digest([os.path.abspath(r) for r in roots], exclude, profile)
-    return BuildCache(folder, code_scope(), file_name=f"{tree[:24]}.pickle")
+    return Cache(folder / f"{tree[:24]}.sqlite", code_scope())
 
 
 def load_site_config(config_file: Path | None) -> SiteConfig:
@@ -162,12 +124,12 @@ def load_site_config(config_file: Path | None) -> SiteConfig:
 class Progress:
     """Build progress: one line redrawn in place on a terminal; plain lines for slow stages in logs."""
 
-    STAGES = ("read", "files", "xml", "discovery", "search", "manifest", "render", "pages", "swap")
     SLOW = 1.0  # seconds; in logs only stages slower than this get a line
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream, stages: tuple[str, ...]) -> None:
         import time
 
+        self.stages = stages
         self.stream = stream
         self.tty = stream.isatty()
         self.clock = time.perf_counter
@@ -178,8 +140,8 @@ class Progress:
         self._end_current()
         self.current, self.since = stage, self.clock()
         if self.tty:
-            done = self.STAGES.index(stage) if stage in self.STAGES else 0
-            bar = "#" * done + "-" * (len(self.STAGES) - done)
+            done = self.stages.index(stage) if stage in self.stages else 0
+            bar = "#" * done + "-" * (len(self.stages) - done)
             self.stream.write(f"\r\x1b[2Kbuilding [{bar}] {stage}…")
             self.stream.flush()
 
@@ -193,14 +155,6 @@ class Progress:
         if self.tty:
             self.stream.write("\r\x1b[2K")
             self.stream.flush()
-
-
-def _human_bytes(size: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size} B"  # pragma: no cover
 
 
 @main.command()
@@ -232,8 +186,9 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
           base_url: str | None, title: str | None, templates: str | None, fmt: str | None, jobs: int | None,
           cache_dir: Path | None, no_cache: bool, quiet: bool) -> None:
     """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
-    from skillsite.build import build as run_build
-    from skillsite.output import OutputError
+    from skillsite.publish.build import STAGES, build as run_build
+    from skillsite.publish.staging import OutputError
+    from skillsite.publish.views import human_bytes
 
     fmt = fmt or _default_format()
     config = load_site_config(config_file)
@@ -246,7 +201,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
         if not root.is_dir():
             raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
     cache = None if no_cache else (cache_dir or out.absolute().parent / ".skillsite-cache")
-    reporter = None if quiet else Progress(sys.stderr)
+    reporter = None if quiet else Progress(sys.stderr, STAGES)
     try:
         result = run_build(roots, out, config, keep_going=keep_going, force=force, jobs=jobs, cache_dir=cache,
                            progress=reporter.start if reporter else None)
@@ -260,7 +215,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     counts = (f"{result.errors} errors, {result.warnings} warnings")
     if result.ok:
         click.echo(f"Built {len(result.published)} skills into {out} ({len(result.skipped)} skipped; {counts}); "
-                   f"{_human_bytes(result.output_bytes)} in {result.seconds:.2f} s")
+                   f"{human_bytes(result.output_bytes)} in {result.seconds:.2f} s")
     else:
         click.echo(f"Build failed: {counts}; {out} was left as it was "
                    f"(fix the errors, or pass --keep-going to publish the other skills)", err=True)
@@ -284,8 +239,8 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
 def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: int, templates_dir: Path | None,
           title: str | None, open_browser: bool, interval: float) -> None:
     """Build the catalog, serve it locally and rebuild when SOURCES or templates change."""
-    from skillsite.serve import DevServer
-    from skillsite.config import builtin_templates
+    from skillsite.publish.serve import DevServer
+    from skillsite.publish.templates import builtin_templates
 
     config = load_site_config(config_file)
     config = config.with_overrides(title=title, templates=str(templates_dir) if templates_dir else None,

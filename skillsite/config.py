@@ -60,68 +60,58 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
-def load_config(path: Path) -> SiteConfig:
-    """Read a ``skillsite.yml``; unknown keys and wrong types are errors with their line."""
-    from skillsite.parse import FrontmatterError, parse_frontmatter_text
+def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[str, tuple[int, int]]]:
+    """The mapping in a configuration file and the line of each key; ConfigError when unreadable."""
+    from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 
-    shown = str(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError([make("SK401", f"cannot read configuration: {exc}", shown)]) from None
+        raise ConfigError([make("SK401", f"cannot read configuration: {exc}", str(path))]) from None
     if not text.strip():
-        return SiteConfig(config_path=shown)
+        return {}, {}
     try:
-        data, lines, _ = parse_frontmatter_text(text, shown, line_offset=0)
+        data, lines, _ = parse_frontmatter_text(text, str(path), line_offset=0)
     except FrontmatterError as exc:
-        raise ConfigError([make("SK401", exc.message, shown, exc.line, exc.col)]) from None
-    diags = []
+        raise ConfigError([make("SK401", exc.message, str(path), exc.line, exc.col)]) from None
+    return data, lines
+
+
+def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
+    """A configuration value as :class:`SiteConfig` holds it, or what is wrong with it."""
+    expected = _FIELD_TYPES.get(key)
+    if expected is None:
+        return None, f"unknown configuration key '{key}' (known: {', '.join(sorted(_FIELD_TYPES))})"
+    if expected is list and isinstance(value, str):
+        value = [value]
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        return None, f"'{key}' must be {getattr(expected, '__name__', expected)}, not {type(value).__name__}"
+    if expected is list:
+        if not all(isinstance(v, str) for v in value):
+            return None, f"'{key}' must be a list of strings"
+        value = tuple(value)
+    if key == "profile" and value not in ("default", "spec"):
+        return None, "'profile' must be 'default' or 'spec'"
+    if key == "ignore" and any(c not in CODES for c in value):
+        return None, f"'ignore' names unknown codes: {', '.join(c for c in value if c not in CODES)}"
+    return value, None
+
+
+def load_config(path: Path) -> SiteConfig:
+    """Read a ``skillsite.yml``; unknown keys and wrong types are errors with their line."""
+    data, lines = _read_yaml(path)
     values: dict[str, Any] = {}
-    for key, value in data.items():
-        line, col = lines.get(key, (1, 1))
-        expected = _FIELD_TYPES.get(key)
-        if expected is None:
-            diags.append(make("SK401", f"unknown configuration key '{key}' (known: "
-                                       f"{', '.join(sorted(_FIELD_TYPES))})", shown, line, col))
-            continue
-        if expected is list and isinstance(value, str):
-            value = [value]
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            diags.append(make("SK401", f"'{key}' must be {getattr(expected, '__name__', expected)}, "
-                                       f"not {type(value).__name__}", shown, line, col))
-            continue
-        if expected is list:
-            if not all(isinstance(v, str) for v in value):
-                diags.append(make("SK401", f"'{key}' must be a list of strings", shown, line, col))
-                continue
-            value = tuple(value)
-        values[key] = value
-    if values.get("profile", "default") not in ("default", "spec"):
-        diags.append(make("SK401", "'profile' must be 'default' or 'spec'", shown, *lines.get("profile", (1, 1))))
-    unknown_codes = [c for c in values.get("ignore", ()) if c not in CODES]
-    if unknown_codes:
-        diags.append(make("SK401", f"'ignore' names unknown codes: {', '.join(unknown_codes)}", shown,
-                          *lines.get("ignore", (1, 1))))
+    diags = []
+    for key, raw in data.items():
+        value, problem = _checked_value(key, raw)
+        if problem is None:
+            values[key] = value
+        else:
+            diags.append(make("SK401", problem, str(path), *lines.get(key, (1, 1))))
     if diags:
         raise ConfigError(diags)
-    base = path.parent
-    if "sources" in values:
-        values["sources"] = tuple(str(base / s) for s in values["sources"])
+    if "sources" in values:  # relative to the configuration file
+        values["sources"] = tuple(str(path.parent / s) for s in values["sources"])
     if values.get("templates"):
-        values["templates"] = str(base / values["templates"])
-    return SiteConfig(config_path=shown, **values)
-
-
-def builtin_templates() -> Path:
-    """The packaged templates: ``skillsite/templates`` in a wheel, ``templates/`` in a checkout."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "templates", here.parent / "templates"):
-        if (candidate / "base.html").is_file():
-            return candidate
-    raise FileNotFoundError("skillsite's templates folder is missing from the installation")
-
-
-def template_dirs(override: str = "") -> list[Path]:
-    """Template folders in lookup order: the user's override folder first, if any."""
-    dirs = [Path(override)] if override else []
-    return dirs + [builtin_templates()]
+        values["templates"] = str(path.parent / values["templates"])
+    return SiteConfig(config_path=str(path), **values)

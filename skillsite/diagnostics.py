@@ -10,7 +10,7 @@ import json
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Iterable
+from typing import Iterable
 
 
 class Severity(str, Enum):
@@ -85,6 +85,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK305", "warning", "link to an absolute file path"),
     # configuration
     ("SK401", "error", "configuration problem"),
+    ("SK402", "info", "cache file cannot be used; starting with an empty cache"),
 )
 
 
@@ -103,6 +104,12 @@ class Diagnostic:
         """The diagnostic as the JSON object of ``--format json``."""
         return {"code": self.code, "severity": self.severity.value, "message": self.message,
                 "path": self.path, "line": self.line, "col": self.col}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Diagnostic":
+        """The diagnostic :meth:`to_json` gave."""
+        return cls(data["path"], data["line"], data["col"], data["code"], Severity(data["severity"]),
+                   data["message"])
 
 
 def make(code: str, message: str, path: str, line: int = 0, col: int = 0,
@@ -164,73 +171,6 @@ def format_github(d: Diagnostic) -> str:
 
 
 def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dict) -> str:
-    """The single JSON object printed by ``--format json`` (``json.dumps(..., indent=2,
-    ensure_ascii=False)``): each diagnostic, and each ``{"id", "path", "valid"}`` verdict, written
-    from a template (the diagnostics without a dict of their own)."""
-    listed = ",\n    ".join([_DIAGNOSTIC_JSON % (_encode_str(d.code), _encode_str(d.severity.value),
-                                                   _encode_str(d.message), _encode_str(d.path), _scalar(d.line),
-                                                   _scalar(d.col)) for d in diags])
-    listed = "[\n    " + listed + "\n  ]" if diags else "[]"
-    if skills and all(tuple(s) == _VERDICT_KEYS and type(s["id"]) is str and type(s["path"]) is str
-                      and type(s["valid"]) is bool for s in skills):
-        verdicts = "[\n    " + ",\n    ".join([_VERDICT_JSON % (_encode_str(s["id"]), _encode_str(s["path"]),
-                                                                "true" if s["valid"] else "false")
-                                                 for s in skills]) + "\n  ]"
-    else:
-        verdicts = json_indented(skills, "  ")
-    return ('{\n  "skills": ' + verdicts + ',\n  "diagnostics": ' + listed
-            + ',\n  "summary": ' + json_indented(summary, "  ") + "\n}")
-
-
-_VERDICT_KEYS = ("id", "path", "valid")
-_VERDICT_JSON = '{\n      "id": %s,\n      "path": %s,\n      "valid": %s\n    }'
-_DIAGNOSTIC_JSON = ('{\n      "code": %s,\n      "severity": %s,\n      "message": %s,\n      "path": %s,'
-                    '\n      "line": %s,\n      "col": %s\n    }')
-
-
-def json_indented(value: Any, indent: str = "", step: str = "  ") -> str:
-    """``json.dumps(value, indent=len(step), ensure_ascii=False)``, character for character, with
-    every scalar encoded by json's C encoder (an indented dump otherwise runs json's pure-Python one)."""
-    inner = indent + step
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        items = [f"{_encode_str(k) if type(k) is str else _SCALAR(_json_key(k))}: "
-                 f"{_scalar(v) if isinstance(v, _FLAT) else json_indented(v, inner, step)}" for k, v in value.items()]
-        return "{\n" + inner + (",\n" + inner).join(items) + "\n" + indent + "}"
-    if isinstance(value, (list, tuple)):
-        if not value:
-            return "[]"
-        return "[\n" + inner + (",\n" + inner).join(
-            _scalar(v) if isinstance(v, _FLAT) else json_indented(v, inner, step) for v in value) + "\n" + indent + "]"
-    return _SCALAR(value)
-
-
-_FLAT = (str, int, float, type(None))  # scalars (bool is an int)
-_SCALAR = json.JSONEncoder(ensure_ascii=False).encode
-_encode_str = json.encoder.encode_basestring  # what that encoder does with a str, without its Python layers
-
-
-def _scalar(value: Any) -> str:
-    """What ``_SCALAR`` gives, with the usual types written directly (a third of the time)."""
-    kind = type(value)
-    if kind is str:
-        return _encode_str(value)
-    if kind is int:
-        return int.__repr__(value)
-    if value is None:
-        return "null"
-    if kind is bool:
-        return "true" if value else "false"
-    return _SCALAR(value)
-
-
-def _json_key(key: Any) -> str:
-    """A mapping key as json writes it (non-text keys become their JSON text)."""
-    if isinstance(key, str):
-        return key
-    if key is True or key is False or key is None:
-        return {True: "true", False: "false", None: "null"}[key]
-    if isinstance(key, (int, float)):
-        return _SCALAR(key)
-    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+    """The single JSON object printed by ``--format json``."""
+    report = {"skills": skills, "diagnostics": [d.to_json() for d in diags], "summary": summary}
+    return json.dumps(report, indent=2, ensure_ascii=False)

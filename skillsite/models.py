@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from skillsite.diagnostics import Diagnostic, Severity, count_by_severity
 
@@ -132,49 +132,6 @@ class BuildContext:
 
 # ------------------------------------------------------------------ what reading a catalog gives
 
-def _verdicts(sources: Sequence[SourceFile], diagnostics: Sequence[Diagnostic], left_out: frozenset[str]
-              ) -> list[dict]:
-    erroneous = {d.path for d in diagnostics if d.severity is Severity.ERROR}
-    return [{"id": s.id, "path": s.display_path,
-             "valid": s.display_path not in erroneous and s.id not in left_out} for s in sources]
-
-
-def _summary(verdicts: list[dict], diagnostics: Sequence[Diagnostic], left_out: int) -> dict:
-    counts = count_by_severity(diagnostics)
-    by_code: dict[str, int] = {}
-    for d in diagnostics:
-        by_code[d.code] = by_code.get(d.code, 0) + 1
-    return {
-        "skills": len(verdicts),
-        "valid": sum(v["valid"] for v in verdicts),
-        "invalid": sum(not v["valid"] for v in verdicts),
-        "left_out": left_out,
-        "errors": counts["error"],
-        "warnings": counts["warning"],
-        "infos": counts["info"],
-        "by_code": dict(sorted(by_code.items())),
-    }
-
-
-@dataclass(frozen=True)
-class CatalogReading:
-    """Everything known after reading the sources: kept skills, left-out ones, diagnostics."""
-
-    sources: tuple[SourceFile, ...]
-    skills: tuple[Skill, ...]
-    left_out: tuple[ParsedSkill, ...]
-    diagnostics: tuple[Diagnostic, ...]   # sorted
-    input_digest: str = ""                # digest of every SKILL.md and its context ("" without a cache)
-
-    def verdicts(self) -> list[dict]:
-        """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
-        return _verdicts(self.sources, self.diagnostics, frozenset(p.source.id for p in self.left_out))
-
-    def summary(self, verdicts: list[dict] | None = None) -> dict:
-        """Counts for the summary line and ``--format json`` (``verdicts``: what :meth:`verdicts` gave)."""
-        return _summary(self.verdicts() if verdicts is None else verdicts, self.diagnostics, len(self.left_out))
-
-
 @dataclass(frozen=True)
 class CatalogCheck:
     """What ``skillsite validate`` reports: a verdict per skill and every diagnostic."""
@@ -185,8 +142,46 @@ class CatalogCheck:
 
     def verdicts(self) -> list[dict]:
         """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
-        return _verdicts(self.sources, self.diagnostics, self.left_out)
+        erroneous = {d.path for d in self.diagnostics if d.severity is Severity.ERROR}
+        return [{"id": s.id, "path": s.display_path,
+                 "valid": s.display_path not in erroneous and s.id not in self.left_out} for s in self.sources]
 
-    def summary(self, verdicts: list[dict] | None = None) -> dict:
-        """Counts for the summary line and ``--format json`` (``verdicts``: what :meth:`verdicts` gave)."""
-        return _summary(self.verdicts() if verdicts is None else verdicts, self.diagnostics, len(self.left_out))
+    def summary(self) -> dict:
+        """Counts for the summary line and ``--format json``."""
+        verdicts = self.verdicts()
+        counts = count_by_severity(self.diagnostics)
+        by_code: dict[str, int] = {}
+        for d in self.diagnostics:
+            by_code[d.code] = by_code.get(d.code, 0) + 1
+        return {
+            "skills": len(verdicts),
+            "valid": sum(v["valid"] for v in verdicts),
+            "invalid": sum(not v["valid"] for v in verdicts),
+            "left_out": len(self.left_out),
+            "errors": counts["error"],
+            "warnings": counts["warning"],
+            "infos": counts["info"],
+            "by_code": dict(sorted(by_code.items())),
+        }
+
+
+@dataclass(frozen=True)
+class CatalogReading:
+    """Everything known after reading the sources: kept skills, left-out ones, diagnostics."""
+
+    sources: tuple[SourceFile, ...]
+    skills: tuple[Skill, ...]
+    left_out: tuple[ParsedSkill, ...]
+    diagnostics: tuple[Diagnostic, ...]   # sorted
+
+    def check(self) -> CatalogCheck:
+        """The verdicts of this reading, as ``skillsite validate`` reports them."""
+        return CatalogCheck(self.sources, frozenset(p.source.id for p in self.left_out), self.diagnostics)
+
+    def verdicts(self) -> list[dict]:
+        """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
+        return self.check().verdicts()
+
+    def summary(self) -> dict:
+        """Counts for the summary line and ``--format json``."""
+        return self.check().summary()

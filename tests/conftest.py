@@ -31,7 +31,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     Shared by every test that asks for it: read it, or copy it before changing anything.
     """
-    from skillsite.build import build
+    from skillsite.publish.build import build
 
     out = tmp_path_factory.mktemp("example") / "_site"  # the default --catalog of the CLI
     assert build([EXAMPLES], out).ok

@@ -66,7 +66,7 @@ def main(argv: list[str]) -> None:
     if argv:
         site = Path(argv[0])
     else:
-        from skillsite.build import build
+        from skillsite.publish.build import build
         site = Path(tempfile.mkdtemp()) / "site"
         build([SHARED / "corpus"], site, keep_going=True)
     queries = [q for q, _ in dev_queries()]

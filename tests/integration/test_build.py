@@ -16,12 +16,12 @@ import jsonschema
 import pytest
 
 from support import EXAMPLES, tree_bytes, write_skill
-from skillsite import build as build_module
-from skillsite import publish
-from skillsite.build import build
+from skillsite.publish import build as build_module
+from skillsite.publish.catalog_files import search_entry
+from skillsite.publish.build import build
 from skillsite.config import SiteConfig
-from skillsite.manifest import skill_entry
-from skillsite.output import MARKER, OutputError
+from skillsite.publish.manifest import skill_entry
+from skillsite.publish.staging import MARKER, OutputError
 
 
 def sha(data: bytes) -> str:
@@ -116,9 +116,9 @@ def test_prompt_budget_leaves_skills_out_with_a_notice(tmp_path):
 
 
 def test_search_indexes_are_made_from_what_the_manifest_says(example_site, corpus):
-    """The build indexes skills before their manifest entries exist (publish.search_entry): the
+    """The build indexes skills before their manifest entries exist (catalog_files.search_entry): the
     fields search reads must be the entries' own, for the examples and every corpus skill."""
-    from skillsite.pipeline import read_catalog
+    from skillsite.source.catalog import read_catalog
 
     for source, published in ((EXAMPLES, example_site), (corpus, None)):
         skills = [s for s in read_catalog([source]).skills if not s.has_errors]
@@ -129,7 +129,7 @@ def test_search_indexes_are_made_from_what_the_manifest_says(example_site, corpu
             entries = json.loads((published / "skills.json").read_text())["skills"]
         assert len(entries) == len(skills) > 0
         for skill, entry in zip(skills, entries):
-            projected = publish.search_entry(skill)
+            projected = search_entry(skill)
             assert projected == {key: entry[key] if key != "urls" else {"page": entry["urls"]["page"]}
                                  for key in projected}
 
@@ -148,10 +148,10 @@ def test_failure_midway_leaves_the_previous_output_intact(tmp_path, monkeypatch)
     assert build([EXAMPLES], out).ok
     before = tree_bytes(out)
 
-    def explode(ctx, also=None):
+    def explode(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(build_module, "_write_pages", explode)
+    monkeypatch.setattr(build_module, "write_site", explode)
     with pytest.raises(RuntimeError):
         build([EXAMPLES], out)
     assert tree_bytes(out) == before

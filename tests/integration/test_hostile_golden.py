@@ -15,7 +15,7 @@ import pytest
 
 from support import REPO
 from make_hostile import OUTSIDE_MARKER, make_hostile_tree
-from skillsite.build import build
+from skillsite.publish.build import build
 
 GOLDEN = REPO / "tests" / "golden"
 

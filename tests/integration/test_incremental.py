@@ -4,7 +4,7 @@ from __future__ import annotations
 import shutil
 
 from support import EXAMPLES, tree_bytes
-from skillsite.build import build
+from skillsite.publish.build import build
 
 
 def test_output_does_not_depend_on_jobs(tmp_path):
@@ -54,24 +54,22 @@ def test_a_corrupt_cache_is_ignored(tmp_path):
     assert tree_bytes(out) == tree_bytes(cold)
 
 
-def test_a_no_op_rebuild_keeps_the_whole_cache(tmp_path):
-    """After a no-op rebuild, changing one body re-renders that body only."""
-    from skillsite import publish
+def test_a_rebuild_renders_only_the_bodies_that_changed(tmp_path, monkeypatch):
+    """The cache keeps every rendered body across rebuilds, no-op ones included."""
+    from skillsite.publish.markdown import MarkdownRenderer
 
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)
     cache, out = tmp_path / "cache", tmp_path / "site"
     assert build([src], out, cache_dir=cache).ok
-    assert "unchanged" in build([src], out, cache_dir=cache).stages
+    assert build([src], out, cache_dir=cache).ok
     skill = src / "test-first" / "SKILL.md"
     skill.write_text(skill.read_text() + "\nOne more line.\n")
     rendered = []
-    original = publish._render_one
-    try:
-        publish._render_one = lambda skill: rendered.append(skill.id) or original(skill)
-        assert build([src], out, cache_dir=cache, jobs=1).ok
-    finally:
-        publish._render_one = original
+    real_render = MarkdownRenderer.render
+    monkeypatch.setattr(MarkdownRenderer, "render", lambda self, body, skill_id: rendered.append(skill_id)
+                        or real_render(self, body, skill_id))
+    assert build([src], out, cache_dir=cache, jobs=1).ok
     assert rendered == ["test-first"]
 
 
@@ -107,7 +105,7 @@ def test_a_failing_patch_commit_leaves_the_previous_output(tmp_path, monkeypatch
     """A move that fails half-way through a patch commit is undone: the old output stays whole."""
     import os
 
-    from skillsite import output
+    from skillsite.publish import staging as output
 
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)
@@ -189,7 +187,7 @@ def test_a_change_that_keeps_the_file_s_stamp_is_noticed(tmp_path):
     skill.write_text(skill.read_text().replace("Write the test", "Write a test"))  # written just now
     cache, out = tmp_path / "cache", tmp_path / "site"
     assert build([src], out, cache_dir=cache).ok
-    assert "read" not in build([src], out, cache_dir=cache).stages  # content checked: the same
+    assert "read" in build([src], out, cache_dir=cache).stages  # written just now: not trusted
     stamp = skill.stat()
     skill.write_text(skill.read_text().replace("Write a test", "Write 1 test"))  # same size
     os.utime(skill, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))                  # same time
@@ -198,17 +196,13 @@ def test_a_change_that_keeps_the_file_s_stamp_is_noticed(tmp_path):
     assert "read" in changed.stages and b"Write 1 test" in (out / "skills/test-first/SKILL.md").read_bytes()
 
 
-def test_many_inputs_written_just_before_a_build_are_all_read_again(tmp_path):
-    from skillsite.build import MAX_RACY_INPUTS
-
+def test_inputs_written_just_before_a_build_are_read_until_they_settle(tmp_path):
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)
-    for i in range(MAX_RACY_INPUTS + 1):
-        (src / "code-review" / "references" / f"note-{i}.md").write_text(f"note {i}\n")
+    (src / "code-review" / "references" / "note.md").write_text("note\n")
     cache, out = tmp_path / "cache", tmp_path / "site"
     assert build([src], out, cache_dir=cache).ok
-    second = build([src], out, cache_dir=cache)
-    assert "read" in second.stages and "unchanged" in second.stages  # read, but nothing written
+    assert "read" in build([src], out, cache_dir=cache).stages
     _age(src)
     assert "read" in build([src], out, cache_dir=cache).stages           # new stamps: read once more
     assert "read" not in build([src], out, cache_dir=cache).stages
@@ -226,22 +220,20 @@ def _built_then_edited(tmp_path):
     return src, cache, out
 
 
-def test_a_rebuild_publishes_again_only_the_skills_that_changed(tmp_path, monkeypatch):
-    """Unchanged skills keep their manifest entry and files from the cache (publish._keep_unit)."""
-    from skillsite import publish
-
+def test_a_rebuild_rewrites_only_the_files_that_changed(tmp_path):
+    """Files and pages whose content key is unchanged stay in place (same inode); a copy edited
+    by hand is replaced."""
     src, cache, out = _built_then_edited(tmp_path)
     cold = tmp_path / "cold"
-    made = []
-    real_entry = publish.skill_entry
-    monkeypatch.setattr(publish, "skill_entry", lambda skill, *rest: made.append(skill.id) or real_entry(skill, *rest))
-    assert build([src], out, cache_dir=cache, jobs=1).ok
-    assert made == ["test-first"]
-    (out / "skills/code-review/SKILL.md").write_text("edited by hand")  # a kept file must be intact
-    made.clear()
-    assert build([src], out, cache_dir=cache, jobs=1).ok
-    assert made == ["code-review"]
-    monkeypatch.undo()
+    unchanged = [out / "skills/code-review/SKILL.md", out / "skills/code-review/index.html",
+                 out / "skills/code-review/skill.xml", out / "assets" / next((out / "assets").iterdir()).name]
+    changed = [out / "skills/test-first/SKILL.md", out / "skills/test-first/index.html"]
+    before = {p: p.stat().st_ino for p in unchanged + changed}
+    assert build([src], out, cache_dir=cache).ok
+    assert all(p.stat().st_ino == before[p] for p in unchanged)
+    assert all(p.stat().st_ino != before[p] for p in changed)
+    (out / "skills/code-review/SKILL.md").write_text("edited by hand")
+    assert build([src], out, cache_dir=cache).ok
     assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
 
@@ -263,48 +255,31 @@ def test_a_symlink_in_a_published_file_s_place_is_never_kept(tmp_path):
     assert not published.is_symlink() and tree_bytes(out) == tree_bytes(cold)
 
 
-def test_skill_pages_made_from_unchanged_inputs_are_kept_without_being_worked_out(tmp_path, monkeypatch):
-    """A page's inputs (its skill's, its parents' and sub-skills', its tags' counts, the templates)
-    are digested; the same digest as last time keeps the page without computing it again."""
-    from skillsite import site
-
-    src, cache, out = _built_then_edited(tmp_path)
-    cold = tmp_path / "cold"
-    worked_out = []
-    real_page = site.SiteWriter.skill_page
-    monkeypatch.setattr(site.SiteWriter, "skill_page",
-                        lambda self, entry, *rest, **kw: worked_out.append(entry["id"]) or real_page(self, entry, *rest, **kw))
-    assert build([src], out, cache_dir=cache, jobs=1).ok
-    assert set(worked_out) == {"test-first"}  # checked, then rendered
-    monkeypatch.undo()
-    assert build([src], cold).ok
-    assert tree_bytes(out) == tree_bytes(cold)
-
-
-def test_recorded_output_stats_are_what_a_walk_of_the_output_finds(tmp_path):
-    """Every process notes the size and time of each file it writes; the build records those
-    (for the next build's checks) instead of walking its output: they must be exactly what a
-    walk finds, after a cold build in parallel, a patch, and a build that links kept files."""
-    from skillsite import output
-    from skillsite.build import OUTPUTS_FILE
-    from skillsite.cache import load_signed
-    from skillsite.parallel import MIN_PARALLEL_ITEMS
+def test_the_state_records_the_output_as_a_walk_finds_it(tmp_path):
+    """What the build records of its output (for the next build's checks) is what is on disk,
+    after a cold build in parallel and after a patch."""
+    from skillsite.publish.staging import snapshot
+    from skillsite.publish.state import load_state, output_digest
     from support import write_skill
 
     src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
-    for i in range(MIN_PARALLEL_ITEMS + 12):  # enough skills for workers to publish them
+    for i in range(40):  # enough skills for workers to publish them
         folder = write_skill(src, f"group-{i % 3}/skill-{i}", body=f"# Skill {i}\n\nSee [notes](references/notes.md).\n",
                              frontmatter=f"name: skill-{i}\ndescription: Does thing {i}. Use when testing.\n"
                                          f"tags: [t{i % 5}]\n")
         (folder / "references").mkdir()
         (folder / "references" / "notes.md").write_text(f"notes {i}\n")
-        (folder / "scripts").mkdir()
-        (folder / "scripts" / "run.sh").write_text(f"echo {i}\n")
 
     def check() -> None:
-        recorded = load_signed(cache / OUTPUTS_FILE)["files"]
-        assert recorded == output.tree_stats(out)
-        assert not output._PLACED  # nothing left over for the next build
+        states = [p for p in cache.iterdir() if p.name.endswith(".json")]
+        assert len(states) == 1
+        import json
+        scope = json.loads(states[0].read_text())["scope"]
+        state = load_state(cache, scope)
+        found = snapshot(out)
+        assert state.output == output_digest(found)
+        assert all(found[rel] == (size, mtime) for rel, (_, size, mtime) in state.outputs.items())
+        assert {"skills.json", "index.html"} <= set(found) and "skills/group-0/skill-0/index.html" in state.outputs
 
     assert build([src], out, cache_dir=cache, jobs=2).ok
     check()
@@ -312,8 +287,4 @@ def test_recorded_output_stats_are_what_a_walk_of_the_output_finds(tmp_path):
     first.write_text(first.read_text() + "\nOne more line.\n")
     (src / "group-1" / "skill-1" / "references" / "new.md").write_text("new\n")
     assert build([src], out, cache_dir=cache, jobs=2).ok   # a patch of the previous output
-    check()
-    for f in cache.glob("build-outputs*"):                # no record of the output: swapped in whole,
-        f.unlink()                                         # what the cache still vouches for linked
-    assert build([src], out, cache_dir=cache, jobs=2, force=True).ok
     check()

@@ -3,7 +3,7 @@ browser) must stem and search identically.
 
 The stock lunr.py stemmer turns "deploy" into "deploi" where lunr.js keeps "deploy"
 (DESIGN.md §5), so an index it writes finds nothing for "deploy" in the browser;
-skillsite.index registers lunr.js's own stemmer instead.  These tests prove the fix with
+skillsite.search.lunr_reference registers lunr.js's own stemmer instead.  These tests prove the fix with
 node and the repository's node_modules/lunr (installed by `.ci/run` through `npm ci`):
 
 - every word of tests/data/search_parity.json.gz (the six words of DESIGN.md §5, every word
@@ -34,7 +34,7 @@ from lunr.stemmer import stemmer as stock_lunr_py_stemmer
 from lunr.token import Token
 from lunr.tokenizer import Tokenizer
 
-from skillsite import index
+from skillsite.search import lunr_index as index, lunr_reference as reference
 from skillsite.loader import SEARCH_FIELDS, stem
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def parity() -> dict:
 @pytest.fixture(scope="module")
 def corpus_lunr(parity: dict, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
     """The serialized lunr index of the corpus catalog's skills, as a file node can read."""
-    data = index.lunr_json(index.build_lunr(parity["docs"]))
+    data = reference.lunr_json(reference.build_lunr(parity["docs"]))
     path = tmp_path_factory.mktemp("lunr") / "lunr.json"
     path.write_bytes(data)
     return path, data
@@ -109,7 +109,7 @@ def test_document_pipeline_matches_lunr_js_on_ascii_text(parity: dict) -> None:
     """The builder cuts and filters text as lunr.js would; it only drops the empty tokens lunr.js
     keeps for punctuation ("&" -> "") and keeps non-ASCII letters lunr.js's trimmer cuts."""
     texts = [doc[f] for doc in index.lunr_documents(parity["docs"]) for f in SEARCH_FIELDS if doc[f]]
-    builder = index.lunr_builder()
+    builder = reference.lunr_builder()
     ours = [[t.string for t in builder.pipeline.run(Tokenizer(text))] for text in texts]
     theirs = run_lunr_js("pipeline", stdin=texts)
     differ = [text for text, a, b in zip(texts, ours, theirs) if a != [t for t in b if t] and text.isascii()]
@@ -121,7 +121,7 @@ def assert_same_results(index_path: Path, data: bytes, queries: list[str]) -> in
     """Search ``queries`` with lunr.py and with lunr.js over one serialized index, and with
     lunr.js over the index as the catalog page loads it (its own loader, search.js); returns how
     many queries found something."""
-    ours = index.load_lunr(data)
+    ours = reference.load_lunr(data)
     theirs = run_lunr_js("search", str(index_path), stdin=queries)
     page = run_lunr_js("search-page", str(index_path), stdin=queries)
     found = 0
@@ -170,7 +170,7 @@ def test_named_words_are_found_by_lunr_js(corpus_lunr: tuple[Path, bytes]) -> No
 
 def test_built_catalog_index_ranks_identically(tmp_path: Path, parity: dict) -> None:
     """The search/lunr.json that `skillsite build` writes, end to end."""
-    from skillsite.build import build
+    from skillsite.publish.build import build
 
     result = build([REPO / "example-skills"], tmp_path / "site")
     assert result.ok
@@ -194,7 +194,7 @@ def test_terms_are_in_javascript_order_where_it_differs_from_python_s(tmp_path: 
     data = index.lunr_bytes(entries)
     terms = [term for term, _ in json.loads(data)["invertedIndex"]]
     assert terms.index("a🎉b") < terms.index("aｂ")          # JavaScript's order, not Python's
-    assert data == index.lunr_json(index.build_lunr(entries))
+    assert data == reference.lunr_json(reference.build_lunr(entries))
     path = tmp_path / "lunr.json"
     path.write_bytes(data)
     assert assert_same_results(path, data, ["party", "wide"]) == 2

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from render_audit import assert_safe
-from skillsite.render import LinkTargets, MarkdownRenderer
+from skillsite.publish.markdown import LinkTargets, MarkdownRenderer
 from support import CORPUS, EXAMPLES, REPO
 
 FIXTURES = REPO / "tests" / "fixtures"

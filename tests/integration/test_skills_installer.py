@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from support import EXAMPLES, REPO, serve_folder
-from skillsite.build import build
+from skillsite.publish.build import build
 
 sys.path.insert(0, str(REPO / "tests" / "js"))
 import skills_installer  # noqa: E402

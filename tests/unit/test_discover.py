@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import os
 
-import pytest
 from pathlib import Path
 
 from support import write_skill
-from skillsite.discover import discover
+from skillsite.source.discover import discover
 
 
 def ids(found) -> list[str]:
@@ -135,7 +134,7 @@ def test_display_paths_keep_the_root_as_given(tmp_path, monkeypatch):
 def test_a_walk_cut_short_reaches_the_same_folders_every_time(tmp_path, monkeypatch):
     """Listings are taken in the file system's order, except when too many folders stop the
     walk: then it is walked again in name order, so what is found never varies."""
-    import skillsite.discover as discovery
+    import skillsite.source.discover as discovery
 
     for name in ("zeta", "alpha", "mid", "beta", "omega", "gamma"):
         write_skill(tmp_path, name)
@@ -145,56 +144,21 @@ def test_a_walk_cut_short_reaches_the_same_folders_every_time(tmp_path, monkeypa
     assert [s.id for s in found.sources] == ["alpha", "beta", "gamma"]  # the first folders in name order
 
 
-def test_a_walk_in_a_child_process_finds_what_a_walk_here_finds(tmp_path, monkeypatch):
-    """start_discovery with jobs > 1 walks in a forked child and makes the skills here: the same
-    Discovery as discover(), for several roots with overrides, symlinks (outside the root, a loop,
-    a folder reached twice, a bundled file leaving its skill), a cut-short walk, and with and
-    without file stats."""
-    import skillsite.discover as discovery
+def test_hostile_symlinks_and_overriding_roots(tmp_path):
+    """Symlinks out of the root, a loop, a folder reached twice, a bundled file leaving its skill,
+    and a later root overriding an earlier one's skill: each noticed, the walk unaffected by
+    whether files are stat'ed."""
     from make_hostile import make_hostile_tree
-    from skillsite.discover import start_discovery
 
     hostile = make_hostile_tree(tmp_path / "hostile")
     first, second = tmp_path / "one", tmp_path / "two"
     for root in (first, second):
         write_skill(root, "same")
         write_skill(root, f"only-{root.name}/nested/deeper")
-    (first / "only-one" / "nested" / "deeper" / "notes.md").write_text("n")
-    roots = [hostile, first, second]
-    seen_pids: list[int] = []
-    walk = discovery._walk
-    monkeypatch.setattr(discovery, "_walk", lambda *a: seen_pids.append(os.getpid()) or walk(*a))
-    for stat_files in (False, True):
-        expected = discover(roots, stat_files=stat_files)
-        seen_pids.clear()
-        assert start_discovery(roots, stat_files=stat_files, jobs=2).result() == expected
-        assert seen_pids == []  # every walk happened in the child
-        assert start_discovery(roots, stat_files=stat_files, jobs=1).result() == expected
-        assert seen_pids == [os.getpid()] * 3
-    assert {d.code for d in expected.diagnostics} >= {"SK002", "SK003", "SK004", "SK005", "SK007"}
-    monkeypatch.setattr(discovery, "MAX_VISITED_DIRS", 3)
-    assert start_discovery([first], jobs=2).result() == discover([first])
-    assert [d.code for d in discover([first]).diagnostics] == ["SK008"]
-
-
-def test_an_abandoned_walk_leaves_no_process_behind(tmp_path):
-    from skillsite.discover import start_discovery
-
-    for i in range(30):
-        write_skill(tmp_path, f"group{i}/skill{i}")
-    underway = start_discovery([tmp_path], jobs=2)
-    underway.abandon()
-    with pytest.raises(ChildProcessError):  # no child left to reap: it was killed and reaped
-        os.waitpid(-1, os.WNOHANG)
-
-
-def test_a_walk_that_cannot_fork_is_done_here(tmp_path, monkeypatch):
-    from skillsite.discover import start_discovery
-
-    write_skill(tmp_path, "a/one")
-
-    def no_fork() -> int:
-        raise BlockingIOError(11, "Resource temporarily unavailable")
-
-    monkeypatch.setattr(os, "fork", no_fork)
-    assert start_discovery([tmp_path], jobs=2).result() == discover([tmp_path])
+    found = discover([hostile, first, second])
+    assert {d.code for d in found.diagnostics} >= {"SK002", "SK003", "SK004", "SK005", "SK007"}
+    same = next(s for s in found.sources if s.id == "same")
+    assert same.root == second  # the later root wins
+    names_only = discover([hostile, first, second], stat_files=False)
+    assert [s.id for s in names_only.sources] == [s.id for s in found.sources]
+    assert names_only.diagnostics == found.diagnostics

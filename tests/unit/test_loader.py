@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from skillsite.loader import (Catalog, CatalogFormatError, DestinationExistsError, FetchError, IntegrityError,
                               NotFoundError, SearchIndex, SearchResult, UnsafePathError, UnsupportedVersionError,
                               current_platform, ineligible_reasons, skill_body)
-from skillsite.parse import split_frontmatter
+from skillsite.source.parse import split_frontmatter
 
 HIDDEN = {"internal-oncall-handbook", "prod-db-restore"}
 USER_ONLY = {"release-manager/version-bump/prerelease"}

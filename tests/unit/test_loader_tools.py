@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skillsite.build import build
+from skillsite.publish.build import build
 from skillsite.loader import (Catalog, MissingToolsError, MissingToolsWarning, NotFoundError, SkillSession,
                               tool_matches)
 

@@ -5,7 +5,7 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from skillsite import index
+from skillsite.search import lunr_index as index, lunr_reference as reference
 
 
 def _entry(ref: str, name: str, description: str, tags: list[str], tools: list[dict]) -> dict:
@@ -13,7 +13,7 @@ def _entry(ref: str, name: str, description: str, tags: list[str], tools: list[d
 
 
 def _both(entries: list[dict]) -> tuple[bytes, bytes]:
-    return index.lunr_json(index.build_lunr(entries)), index.lunr_bytes(entries)
+    return reference.lunr_json(reference.build_lunr(entries)), index.lunr_bytes(entries)
 
 
 def test_the_example_catalog_index_is_lunr_py_s(site):
@@ -36,8 +36,8 @@ def test_edge_cases_match_lunr_py():
 
 
 def test_the_corpus_index_is_lunr_py_s(corpus):
-    from skillsite.pipeline import read_catalog
-    from skillsite.manifest import skill_entry
+    from skillsite.source.catalog import read_catalog
+    from skillsite.publish.manifest import skill_entry
     from skillsite.config import SiteConfig
 
     reading = read_catalog([corpus])

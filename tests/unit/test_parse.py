@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from skillsite.loader import frontmatter_end
 from skillsite.models import SourceFile
-from skillsite.parse import FrontmatterError, parse_skill_bytes, read_limited, split_frontmatter
+from skillsite.source.parse import FrontmatterError, parse_skill_bytes, read_limited, split_frontmatter
 
 
 def source(name: str = "demo") -> SourceFile:

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillsite.models import SourceFile
-from skillsite.parse import parse_skill_bytes
+from skillsite.source.parse import parse_skill_bytes
 
 SOURCE = SourceFile(id="fuzz", root=Path("."), dir=Path("fuzz"), skill_md=Path("fuzz/SKILL.md"),
                     display_path="fuzz/SKILL.md", rel_path="fuzz/SKILL.md", parent_id=None)

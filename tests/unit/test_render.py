@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from render_audit import assert_safe, audit
-from skillsite.render import (LinkTargets, MarkdownRenderer, engine_version, normalize_link, resolve_link, safe_url,
+from skillsite.publish.markdown import (LinkTargets, MarkdownRenderer, engine_version, normalize_link, resolve_link, safe_url,
                               slugify)
 
 TARGETS = LinkTargets(

@@ -10,9 +10,10 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from skillsite.build import build
+from skillsite.publish.build import build
 from skillsite.config import SiteConfig
-from skillsite.site import STATIC_FILES, builtin_templates, display_text, markdown_text, tag_slug
+from skillsite.publish.templates import STATIC_FILES, builtin_templates
+from skillsite.publish.views import display_text, markdown_text, tag_slug
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "example-skills"
@@ -261,7 +262,7 @@ def test_nojekyll(example):
 
 
 def test_active_files_are_found_by_the_extension_a_server_would_use():
-    from skillsite.site import active_files
+    from skillsite.publish.views import active_files
 
     entry = {"urls": {"files": "skills/a/"},
              "files": [{"path": p} for p in ("page.HTML", "..html", ".html", "img/x.svg", "data.xml.txt",

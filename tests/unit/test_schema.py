@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from skillsite.diagnostics import CODES, Severity
-from skillsite.schema_check import load_schema, schema_diagnostics
+from skillsite.source.schema import load_schema, schema_diagnostics
 
 PROFILES = ["default", "spec"]
 

@@ -13,11 +13,11 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from skillsite import index as search_stage
+from skillsite.search import lunr_index as search_stage, lunr_reference
 from skillsite.cli import main
 from skillsite.loader import (SEARCH_FIELDS, Catalog, SearchIndex, build_search_section, search_fields, stem,
                               tokenize)
-from skillsite.schema_check import load_schema
+from skillsite.source.schema import load_schema
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -187,7 +187,7 @@ def test_corrupt_postings_raise_value_error_when_read() -> None:
 
 
 def test_build_writes_both_indexes_deterministically(site: Path, tmp_path: Path) -> None:
-    from skillsite.build import build
+    from skillsite.publish.build import build
 
     manifest = json.loads((site / "skills.json").read_text(encoding="utf-8"))
     assert manifest["search"] == build_search_section(manifest["skills"])
@@ -211,7 +211,7 @@ def test_lunr_postings_are_written_in_javascript_key_order() -> None:
     file's order: written numerically, both break ties between equal scores alike."""
     docs = [dict(e, id=f"{e['id']}-{i}") for i in range(3) for e in CATALOG]
     assert len(docs) > 10
-    data = json.loads(search_stage.lunr_json(search_stage.build_lunr(docs)))
+    data = json.loads(lunr_reference.lunr_json(lunr_reference.build_lunr(docs)))
     for _, posting in data["invertedIndex"]:
         for name in SEARCH_FIELDS:
             refs = list(posting[name])
@@ -219,7 +219,7 @@ def test_lunr_postings_are_written_in_javascript_key_order() -> None:
 
 
 def test_lunr_field_boosts_follow_the_search_weights() -> None:
-    builder = search_stage.lunr_builder()
+    builder = lunr_reference.lunr_builder()
     assert {name: f.boost for name, f in builder._fields.items()} == SEARCH_FIELDS
 
 
@@ -250,9 +250,11 @@ def test_cli_text_default_catalog_tags_and_errors(site: Path, monkeypatch: pytes
 
 def test_indexes_do_not_depend_on_the_hash_seed() -> None:
     """Byte-identical search/lunr.json and search section whatever PYTHONHASHSEED is."""
-    script = ("import hashlib, json, sys; from skillsite import index; from skillsite.loader import build_search_section;"
+    script = ("import hashlib, json, sys; from skillsite.search import lunr_reference as reference; from skillsite.loader import build_search_section;"
               "docs = json.load(sys.stdin);"
-              "print(hashlib.sha256(index.lunr_json(index.build_lunr(docs))).hexdigest(),"
+              "from skillsite.search.lunr_index import lunr_bytes;"
+              "print(hashlib.sha256(reference.lunr_json(reference.build_lunr(docs))).hexdigest(),"
+              " hashlib.sha256(lunr_bytes(docs)).hexdigest(),"
               " hashlib.sha256(json.dumps(build_search_section(docs)).encode()).hexdigest())")
     docs = json.dumps([dict(e, id=f"{e['id']}-{i}") for i in range(3) for e in CATALOG])
     digests = {subprocess.run([sys.executable, "-c", script], input=docs, capture_output=True, text=True, check=True,

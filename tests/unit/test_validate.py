@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from support import write_skill
-from skillsite.pipeline import read_catalog
+from skillsite.source.catalog import read_catalog
 
 
 def diag_codes(reading, severity=None) -> list[str]:

@@ -14,9 +14,9 @@ from typing import Iterator
 import pytest
 
 from browsing import ARTIFACTS, CHROMIUM_ARGS, EXAMPLES, RECORD_CSP, REPO, SITE_CONFIG, XSS, Served, chromium_path
-from skillsite.build import build
+from skillsite.publish.build import build
 from skillsite.config import SiteConfig
-from skillsite.serve import make_server
+from skillsite.publish.serve import make_server
 
 @pytest.fixture(scope="session")
 def browser():

@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 
 from browsing import EXAMPLES, REPO, SITE_CONFIG, wait_until
-from skillsite.serve import RELOAD_PATH, VERSION_PATH, DevServer
+from skillsite.publish.serve import RELOAD_PATH, VERSION_PATH, DevServer
 
 
 def fetch(url: str) -> tuple[int, str]:
@@ -79,7 +79,7 @@ WATCHER = """
 import io, sys, time
 from pathlib import Path
 from skillsite.config import SiteConfig
-from skillsite.serve import DevServer
+from skillsite.publish.serve import DevServer
 server = DevServer([Path(sys.argv[1])], SiteConfig(), port=0, log=io.StringIO())
 server.start()
 print(server.url, flush=True)

@@ -5,7 +5,6 @@ import hashlib
 import json
 import os
 import posixpath
-from functools import lru_cache
 from typing import Any, Sequence
 from urllib.parse import quote
 
@@ -13,7 +12,7 @@ from skillsite import __version__
 from skillsite.config import SiteConfig
 from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION
 from skillsite.models import Skill
-from skillsite.validate import estimate_tokens
+from skillsite.source.checks import estimate_tokens
 
 SCHEMA_FILE = "skills.schema.json"
 PAGE_FILE = "index.html"
@@ -54,15 +53,8 @@ def source_links(config: SiteConfig, source_path: str) -> tuple[str | None, str 
 
 def source_path(skill: Skill, base: str) -> str:
     """The SKILL.md path relative to the project folder (the config file's folder, or the cwd)."""
-    root = _relative_root(str(skill.source.root), base)
+    root = os.path.relpath(os.path.abspath(skill.source.root), base).replace(os.sep, "/")
     return skill.source.rel_path if root == "." else f"{root}/{skill.source.rel_path}"
-
-
-@lru_cache(maxsize=64)
-def _relative_root(root: str, base: str) -> str:
-    """A source root relative to the project folder, with '/' between parts (once per root:
-    ``os.path.relpath`` costs more than the rest of a manifest entry)."""
-    return os.path.relpath(os.path.abspath(root), base).replace(os.sep, "/")
 
 
 def skill_entry(skill: Skill, files: Sequence[dict[str, Any]], skill_md_sha: str, children: Sequence[str],
@@ -112,33 +104,14 @@ def catalog_digest(entries: Sequence[dict[str, Any]]) -> str:
     return "sha256:" + sha256_hex(canonical_json(list(entries)))
 
 
-#: Stands for ``skills.json``'s digest while the file is written beside the digest's computation
-#: (it has the digest's length: the digest is written over it, see :func:`manifest_bytes`).
-DIGEST_PLACEHOLDER = "sha256:" + "0" * 64
-
-
-def _compact(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-def manifest_bytes(data: dict[str, Any]) -> tuple[bytes, int]:
-    """``skills.json``'s bytes (compact JSON, as ``json.dumps`` writes ``data``, and a newline),
-    and where its ``digest`` value's text starts in them."""
-    head = {}
-    for key, value in data.items():  # the keys before "digest": their JSON is the file's start
-        if key == "digest":
-            break
-        head[key] = value
-    prefix = (_compact(head)[:-1] + ("," if head else "") + '"digest":"').encode("utf-8")
-    payload = (_compact(data) + "\n").encode("utf-8")
-    if not payload.startswith(prefix):  # pragma: no cover - json.dumps changed its layout
-        raise RuntimeError("skills.json: the digest is not where it was expected")
-    return payload, len(prefix)
+def manifest_bytes(data: dict[str, Any]) -> bytes:
+    """``skills.json``'s bytes: compact JSON (programs read it) and a newline."""
+    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def manifest(entries: Sequence[dict[str, Any]], config: SiteConfig, left_out: int,
-             generated_at: str | None, search: dict[str, Any] | None, digest: str | None = None) -> dict[str, Any]:
-    """The whole ``skills.json`` object (``digest``: its :func:`catalog_digest`, when known already)."""
+             generated_at: str | None, search: dict[str, Any] | None) -> dict[str, Any]:
+    """The whole ``skills.json`` object."""
     skills = list(entries)
     vis = [e["visibility"] for e in skills]
     return {
@@ -149,7 +122,7 @@ def manifest(entries: Sequence[dict[str, Any]], config: SiteConfig, left_out: in
         "generated_at": generated_at,
         "site": {"title": config.title, "description": config.description, "base_url": config.base_url,
                  "repo_url": config.repo_url, "branch": config.branch},
-        "digest": catalog_digest(skills) if digest is None else digest,
+        "digest": catalog_digest(skills),
         "counts": {
             "skills": len(skills),
             "visible": sum(not v["hidden"] and not v["user_invocable_only"] for v in vis),

@@ -1,14 +1,12 @@
-"""Parsing: split a SKILL.md into YAML frontmatter and Markdown body.
+"""Reading YAML frontmatter into plain values, with the line of every key.
 
-The frontmatter is found line by line (an opening ``---`` with optional trailing
-spaces, after an optional BOM, with LF or CRLF), never by splitting on ``---``.
-YAML is composed with PyYAML's safe (C when available) loader and then constructed
-here, so that every key's line is known, duplicate keys and YAML 1.1 coercions are
-noticed, unknown tags never construct anything, and alias expansion is bounded.
+YAML is composed with PyYAML's safe loader (the C one when available) and then constructed
+here, so that every key's line is known, duplicate keys and YAML 1.1 coercions are noticed,
+unknown tags never construct anything, alias expansion and nesting are bounded, and a value
+with an unquoted ``: `` is read again quoted (the specification's client guide asks for this).
 """
 from __future__ import annotations
 
-import os
 import re
 from typing import Any
 
@@ -17,16 +15,12 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from skillsite.diagnostics import Diagnostic, make
-from skillsite.agent.skill_md import frontmatter_end
-from skillsite.models import ParsedSkill, SourceFile
 
 try:  # the C loader is ten times faster; fall back quietly when libyaml is missing
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
-WARN_BYTES = 256 * 1024
-DEFAULT_MAX_BYTES = 1024 * 1024
 MAX_YAML_NODES = 10_000       # constructed nodes, counting every alias expansion
 MAX_YAML_DEPTH = 64
 MAX_FRONTMATTER_NESTING = 200  # brackets or indentation levels, checked before YAML sees it
@@ -186,6 +180,23 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
     return FrontmatterError("SK103", f"invalid YAML: {message}", line_offset + 1, 1)
 
 
+def _compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | None, list[Diagnostic]]:
+    """The YAML node tree of ``text``; when it does not parse, once more with values that hold an
+    unquoted ``: `` quoted (SK110 for each such line)."""
+    try:
+        return _compose(text), []
+    except yaml.YAMLError as exc:
+        retried, fixed_lines = _quote_unquoted_colons(text)
+        if not fixed_lines:
+            raise _yaml_error(exc, line_offset, text) from None
+        try:
+            node = _compose(retried)
+        except yaml.YAMLError:
+            raise _yaml_error(exc, line_offset, text) from None
+    return node, [make("SK110", "value contains ': ' without quotes; read as a string (quote the value to "
+                                "silence this)", path, number + 1 + line_offset, 1) for number in fixed_lines]
+
+
 def parse_frontmatter_text(text: str, path: str, line_offset: int = 1
                            ) -> tuple[dict[str, Any], dict[str, tuple[int, int]], list[Diagnostic]]:
     """Read YAML frontmatter text into a mapping, the line of every key, and recovery warnings.
@@ -196,20 +207,8 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1
     if _nesting_too_deep(text):
         raise FrontmatterError("SK108", f"frontmatter nests deeper than {MAX_FRONTMATTER_NESTING} levels",
                                line_offset + 1, 1)
-    diags: list[Diagnostic] = []
     try:
-        node = _compose(text)
-    except yaml.YAMLError as exc:
-        retried, fixed_lines = _quote_unquoted_colons(text)
-        if not fixed_lines:
-            raise _yaml_error(exc, line_offset, text) from None
-        try:
-            node = _compose(retried)
-        except yaml.YAMLError:
-            raise _yaml_error(exc, line_offset, text) from None
-        for number in fixed_lines:
-            diags.append(make("SK110", "value contains ': ' without quotes; read as a string "
-                                       "(quote the value to silence this)", path, number + 1 + line_offset, 1))
+        node, diags = _compose_leniently(text, path, line_offset)
     except RecursionError:
         raise FrontmatterError("SK108", "frontmatter nests too deeply", line_offset + 1, 1) from None
     if node is None:
@@ -227,123 +226,3 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, line_offset, text) from None
     return data, builder.key_lines, diags + builder.diags
-
-
-def _decode(raw: bytes, path: str) -> str:
-    if b"\x00" in raw:
-        offset = raw.index(b"\x00")
-        raise FrontmatterError("SK109", f"file contains NUL bytes (first at byte offset {offset}); "
-                                        "it looks binary, not Markdown")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise FrontmatterError("SK105", f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {exc.start}",
-                               line, col) from None
-    return text[1:] if text.startswith("\ufeff") else text
-
-
-# Fences as the first line and as a later line, when lines end with "\n" only.
-_OPENING_FENCE = re.compile(r"---[ \t]*(?:\n|\Z)")
-_CLOSING_FENCE = re.compile(r"^---[ \t]*(?:\n|\Z)", re.M)
-# Every line break str.splitlines knows besides "\n".
-_RARE_LINE_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-def split_frontmatter(text: str) -> tuple[str, int, str, int] | None:
-    """Find the frontmatter line by line (the rule of :func:`skillsite.loader.frontmatter_end`).
-
-    Returns ``(yaml_text, yaml_first_line, body, body_first_line)`` with 1-based file
-    lines, or None when the file does not open with ``---``.  Raises
-    :class:`FrontmatterError` when the frontmatter is never closed.
-    """
-    opening = _OPENING_FENCE.match(text)
-    if opening is None and not text.startswith("---"):
-        return None            # cannot open a frontmatter, whatever its line breaks
-    if opening is not None:
-        closing = _CLOSING_FENCE.search(text, opening.end())
-        region_end = closing.end() if closing is not None else len(text)
-        if not _RARE_LINE_BREAKS.search(text, 0, region_end):
-            # Up to the closing fence every line ends with "\n", so these matches are the lines
-            # str.splitlines would give; the body's own line breaks do not matter.
-            if closing is None:
-                raise FrontmatterError("SK102", "frontmatter opened with '---' on line 1 is never closed by a "
-                                                "'---' line", 1, 1)
-            body = text[closing.end():]
-            return (text[opening.end():closing.start()], 2, body.replace("\r\n", "\n") if "\r" in body else body,
-                    text.count("\n", 0, closing.start()) + 2)
-    lines = text.splitlines(keepends=True)
-    end = frontmatter_end(lines)
-    if end is None:
-        return None
-    if end < 0:
-        raise FrontmatterError("SK102", "frontmatter opened with '---' on line 1 is never closed by a '---' line",
-                               1, 1)
-    yaml_text = "".join(lines[1:end]).replace("\r\n", "\n")
-    body = "".join(lines[end + 1:]).replace("\r\n", "\n")
-    return yaml_text, 2, body, end + 2
-
-
-def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedSkill:
-    """Parse the bytes of one SKILL.md; never raises on bad input."""
-    path = source.display_path
-    diags: list[Diagnostic] = []
-
-    def failed(code: str, message: str, line: int = 0, col: int = 0) -> ParsedSkill:
-        diags.append(make(code, message, path, line, col))
-        return ParsedSkill(source, None, {}, "", 1, raw, tuple(diags))
-
-    size = len(raw)
-    if size > max_bytes:
-        return failed("SK106", f"file is {size:,} bytes, over the limit of {max_bytes:,} bytes; not read")
-    if size > WARN_BYTES:
-        diags.append(make("SK107", f"file is {size:,} bytes (over {WARN_BYTES:,}); agents load all of it", path))
-    if not raw.strip():
-        return failed("SK100", "SKILL.md is empty; it needs frontmatter with at least a description", 1, 1)
-    try:
-        text = _decode(raw, path)
-        split = split_frontmatter(text)
-        if split is None:
-            return failed("SK101", "no YAML frontmatter: the file must start with a '---' line", 1, 1)
-        yaml_text, yaml_line, body, body_line = split
-        data, key_lines, yaml_diags = parse_frontmatter_text(yaml_text, path, yaml_line - 1)
-    except FrontmatterError as exc:
-        return failed(exc.code, exc.message, exc.line, exc.col)
-    diags.extend(yaml_diags)
-    return ParsedSkill(source, data, key_lines, body, body_line, raw, tuple(diags))
-
-
-def read_limited(path: str | os.PathLike[str], limit: int) -> tuple[bytes, int]:
-    """Up to ``limit + 1`` bytes of a file (more than ``limit`` means too big), and its size.
-
-    The first read asks for the size fstat gives, plus one byte to notice growth: a buffered
-    ``read(limit + 1)`` allocates the whole limit for every file.  A file that grew since is
-    read on to its end or past the limit, never cut short.  Opened non-blocking, so a FIFO
-    put in a file's place cannot hang the build.
-    """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        size = os.fstat(fd).st_size
-        chunks = [os.read(fd, min(size, limit) + 1)]
-        total = len(chunks[0])
-        while chunks[-1] and total <= limit and total != size:  # grown (or a short read)
-            chunks.append(os.read(fd, limit + 1 - total))
-            total += len(chunks[-1])
-    finally:
-        os.close(fd)
-    return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), max(size, total)
-
-
-def parse_skill(source: SourceFile, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedSkill:
-    """Read and parse one discovered SKILL.md; never raises on bad input or unreadable files."""
-    try:
-        raw, size = read_limited(source.skill_md, max_bytes)
-    except OSError as exc:
-        diag = make("SK006", f"cannot read SKILL.md: {exc.strerror or exc}", source.display_path)
-        return ParsedSkill(source, None, {}, "", 1, b"", (diag,))
-    if len(raw) > max_bytes:
-        diag = make("SK106", f"file is {size:,} bytes, over the limit of {max_bytes:,} bytes; not read",
-                    source.display_path)
-        return ParsedSkill(source, None, {}, "", 1, b"", (diag,))
-    return parse_skill_bytes(raw, source, max_bytes)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence, TextIO
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["CatalogHandler", "CatalogServer", "make_server", "snapshot", "DevServer", "RELOAD_PATH", "VERSION_PATH"]
+__all__ = ["CatalogHandler", "CatalogServer", "make_server", "watched_stamps", "DevServer", "RELOAD_PATH", "VERSION_PATH"]
 
 RELOAD_PATH = "/__skillsite/reload.js"
 VERSION_PATH = "/__skillsite/version"
@@ -196,7 +196,7 @@ def make_server(directory: Path, host: str = "127.0.0.1", port: int = 0,
     return server
 
 
-def snapshot(paths: Iterable[Path]) -> tuple[tuple[str, int, int], ...]:
+def watched_stamps(paths: Iterable[Path]) -> tuple[tuple[str, int, int], ...]:
     """(path, mtime_ns, size) of every file under ``paths``, sorted: any edit changes it."""
     found: list[tuple[str, int, int]] = []
     for base in paths:
@@ -251,7 +251,7 @@ class DevServer:
 
     def start(self) -> bool:
         """First build, then start serving (even if the build failed: fix and save to retry)."""
-        self.seen = snapshot(self.watched)
+        self.seen = watched_stamps(self.watched)
         ok = self.rebuild()
         if hasattr(os, "fork"):
             self._fork_server()
@@ -279,8 +279,8 @@ class DevServer:
 
     def rebuild(self) -> bool:
         """Build into the served folder; pages reload only after a successful build."""
-        from skillsite.build import build
         from skillsite.diagnostics import format_text
+        from skillsite.publish.build import build
 
         started = time.perf_counter()
         try:
@@ -301,7 +301,7 @@ class DevServer:
 
     def check(self) -> bool:
         """Rebuild if any watched file changed since the last look; True when it rebuilt."""
-        now = snapshot(self.watched)
+        now = watched_stamps(self.watched)
         if now == self.seen:
             return False
         self.seen = now

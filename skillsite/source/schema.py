@@ -1,4 +1,4 @@
-"""Frontmatter validation driven by the JSON Schema files shipped in ``skillsite/schemas``.
+"""Frontmatter validation by jsonschema, driven by the JSON Schema files in ``skillsite/schemas``.
 
 Each schema annotates its keywords with ``x-codes`` (the diagnostic code of a failing
 keyword), ``x-severity`` (when it is not an error) and ``x-message`` (a friendlier text),
@@ -17,7 +17,7 @@ from skillsite.diagnostics import Diagnostic, Severity, make
 
 PROFILES = ("default", "spec")
 
-SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
 
 @lru_cache(maxsize=None)
@@ -94,40 +94,53 @@ def _message(err, field: str) -> str:
     return f"'{field}': {custom or err.message[:200]}"
 
 
+def _where(field: str, key_lines: dict[str, tuple[int, int]]) -> tuple[int, int]:
+    """The line and column of a field, or of its nearest parent that has one."""
+    while field:
+        if field in key_lines:
+            return key_lines[field]
+        field = field.rsplit(".", 1)[0] if "." in field else ""
+    return (1, 1)
+
+
+def _severity(schema: dict[str, Any], keyword: str, key: str | None = None) -> Severity | None:
+    """The severity a schema gives a failing keyword (``x-severity``); None: the code's own."""
+    value = schema.get("x-severity", {}).get(keyword)
+    if key is not None:
+        value = (value or {}).get(key)
+    return Severity(value) if value else None
+
+
+def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, tuple[int, int]]
+                       ) -> list[Diagnostic]:
+    """The diagnostics of one jsonschema error, with the code and severity its schema names."""
+    kw, schema = err.validator, err.schema
+    codes = schema.get("x-codes", {})
+    field = _field(err.absolute_path)
+    if kw == "required":
+        return [make(codes["required"][key], f"required key '{key}' is missing", path, 1, 1,
+                     _severity(schema, "required", key)) for key in err.validator_value if key not in err.instance]
+    if kw == "additionalProperties" and not field:
+        allowed = ", ".join(sorted(schema.get("properties", {})))
+        return [make(codes.get(kw, "SK207"), f"unknown key '{key}' (the {profile} profile allows only {allowed})",
+                     path, *_where(key, key_lines))
+                for key in sorted(set(err.instance) - set(schema.get("properties", {})))]
+    return [make(codes.get(kw, "SK208"), _message(err, field), path, *_where(field, key_lines), _severity(schema, kw))]
+
+
 def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
                        key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
-    """Validate frontmatter against a profile's schema; every failure becomes a diagnostic."""
+    """Validate frontmatter against a profile's schema; every failure becomes a diagnostic.
+
+    Outside the ``spec`` profile a key the schema does not list is a warning (SK207).
+    """
     diags: list[Diagnostic] = []
-
-    def where(field: str) -> tuple[int, int]:
-        while field:
-            if field in key_lines:
-                return key_lines[field]
-            field = field.rsplit(".", 1)[0] if "." in field else ""
-        return (1, 1)
-
     for err in validator(profile).iter_errors(frontmatter):
-        kw, schema = err.validator, err.schema
-        codes = schema.get("x-codes", {})
-        severities = schema.get("x-severity", {})
-        field = _field(err.absolute_path)
-        if kw == "required":
-            for key in err.validator_value:
-                if key not in err.instance and not any(d.message == f"required key '{key}' is missing" for d in diags):
-                    sev = severities.get("required", {}).get(key)
-                    diags.append(make(codes["required"][key], f"required key '{key}' is missing", path, 1, 1,
-                                      Severity(sev) if sev else None))
-            continue
-        if kw == "additionalProperties" and not field:
-            for key in sorted(set(err.instance) - set(schema.get("properties", {}))):
-                diags.append(make(codes.get(kw, "SK207"), f"unknown key '{key}' (the {profile} profile allows "
-                                  f"only {', '.join(sorted(schema.get('properties', {})))})", path, *where(key)))
-            continue
-        sev = severities.get(kw)
-        diags.append(make(codes.get(kw, "SK208"), _message(err, field), path, *where(field),
-                          Severity(sev) if sev else None))
+        for diag in _error_diagnostics(err, profile, path, key_lines):
+            if diag not in diags:
+                diags.append(diag)
     if profile != "spec":
         for key in sorted(set(frontmatter) - known_keys(profile)):
             diags.append(make("SK207", f"unknown key '{key}'; kept in the manifest's frontmatter but not "
-                                       "understood", path, *where(key), Severity.WARNING))
+                                       "understood", path, *_where(key, key_lines), Severity.WARNING))
     return diags

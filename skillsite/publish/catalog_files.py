@@ -1,0 +1,63 @@
+"""The catalog-wide files, made once every skill is published: ``skills.json`` and its schema,
+the discovery index, ``available_skills.xml`` and the search indexes."""
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from skillsite import __version__
+from skillsite.agent.catalog_format import prompt_order
+from skillsite.agent.prompt_xml import available_skills_xml
+from skillsite.cache import digest
+from skillsite.config import SiteConfig
+from skillsite.models import Skill
+from skillsite.publish.manifest import SCHEMA_FILE, absolute, manifest_bytes, skill_dir_url
+from skillsite.publish.staging import Staging
+from skillsite.publish.wellknown import INDEX_PATH
+from skillsite.search.bm25 import SEARCH_VERSION
+from skillsite.search.lunr_index import build_indexes
+from skillsite.search.terms import search_fields
+from skillsite.source.schema import load_schema
+
+MANIFEST_FILE = "skills.json"
+AVAILABLE_SKILLS_FILE = "available_skills.xml"
+
+
+def search_entry(skill: Skill) -> dict[str, Any]:
+    """What search reads of a skill's manifest entry (see :func:`~skillsite.publish.manifest.skill_entry`):
+    known before its files are published, so the indexes can be made meanwhile."""
+    return {"id": skill.id, "name": skill.name, "description": skill.description, "tags": list(skill.tags),
+            "tools": [dict(t) for t in skill.tools], "priority": skill.priority,
+            "urls": {"page": skill_dir_url(skill.id)}}
+
+
+def search_key(entries: Sequence[dict[str, Any]]) -> str:
+    """What the search indexes are made of: only the searchable fields, so a change to a body or
+    a file reuses them."""
+    return digest(__version__, SEARCH_VERSION, [(e["id"], search_fields(e), e["priority"]) for e in entries])
+
+
+def make_search(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Both search indexes, as the cache keeps them: skills.json's section and the browser's files."""
+    indexes = build_indexes(entries)
+    return {"section": indexes.manifest_search,
+            "files": {rel: data.decode("utf-8") for rel, data in indexes.files.items()}}
+
+
+def indented_json(data: Any) -> bytes:
+    """JSON for people to read (the schema and the discovery index)."""
+    return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
+                        discovery: dict[str, Any], search: dict[str, Any], key: str) -> None:
+    """skills.json, its schema, the discovery index, available_skills.xml and the search files."""
+    staging.write(MANIFEST_FILE, manifest_bytes(manifest))
+    staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
+    staging.write(INDEX_PATH, indented_json(discovery))
+    ordered = prompt_order(manifest["skills"])
+    block = available_skills_xml(ordered, [absolute(config, e["urls"]["skill_md"]) for e in ordered],
+                                 config.prompt_budget)
+    staging.write(AVAILABLE_SKILLS_FILE, block.encode("utf-8"))
+    for rel, text in search["files"].items():
+        staging.write_keyed(rel, digest(key, rel), lambda: text.encode("utf-8"))

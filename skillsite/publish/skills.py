@@ -1,0 +1,235 @@
+"""Publishing each skill: its files, manifest entry, XML fragments, discovery archive and
+rendered body.  Runs on every core, one skill at a time; each worker reports what it placed.
+
+A file whose content is unchanged stays in place when the staging folder patches the previous
+output (:meth:`~skillsite.publish.staging.Staging.keep`): the content key of a copied file is
+its sha256 (known from the cache when its size and time are unchanged), that of a made file a
+digest of what it is made of.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
+from skillsite.cache import Cache, digest
+from skillsite.config import SiteConfig
+from skillsite.diagnostics import Diagnostic, make
+from skillsite.models import BundledFile, Skill
+from skillsite.publish.manifest import ENTRY_FILE, RESERVED_NAMES, XML_FILE, absolute, sha256_hex, skill_entry
+from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
+from skillsite.publish.staging import Placed, Staging
+from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
+
+#: A bundled file's sha256 as worked out by a worker, for the cache: (path read, size, mtime_ns, sha256).
+FileSha = tuple[str, int, int, str]
+
+
+@dataclass
+class SkillPublishing:
+    """What publishing any skill needs; each worker process gets its own copy."""
+
+    skills: Sequence[Skill]
+    staging: Staging
+    config: SiteConfig
+    base_dir: str                      # the project folder source paths are shown relative to
+    mtime: int                         # of archive members (SOURCE_DATE_EPOCH)
+    targets: LinkTargets               # what bodies may link to
+    rendered: frozenset[str]           # ids of the skills whose body the cache holds rendered already
+    known_shas: dict[str, tuple[int, int, str]]  # bundled file path -> (size, mtime_ns, sha256) when hashed
+    children: dict[str, list[str]] = field(init=False)
+    archive_names: list[str | None] = field(init=False)  # per skill, the archive it owns
+    by_id: dict[str, Skill] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.children = children_of(self.skills)
+        self.archive_names = archive_owners(self.skills)
+        self.by_id = {s.id: s for s in self.skills}
+
+    @functools.cached_property
+    def renderer(self) -> MarkdownRenderer:
+        """Made in the process that first renders a body."""
+        return MarkdownRenderer(self.targets)
+
+    def sub_skills(self, skill_id: str) -> list[tuple[str, str, str]]:
+        """(id, name, description) of a skill's direct children."""
+        return [(c, self.by_id[c].name, self.by_id[c].description) for c in self.children[skill_id]]
+
+
+@dataclass(frozen=True)
+class PublishedSkill:
+    """What publishing one skill gave."""
+
+    entry: dict[str, Any]
+    html: str | None                    # its rendered body (None: the cache holds it)
+    placed: list[Placed]                # what it wrote or kept, for the staging folder's record
+    file_shas: list[FileSha]            # its bundled files' sha256, for the cache
+    archive: tuple[str, str] | None     # (site path, sha256) of its discovery archive, if it owns one
+    diagnostics: list[Diagnostic]
+
+
+def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
+    """The published sub-skills of each skill, by id."""
+    published = {s.id for s in skills}
+    children: dict[str, list[str]] = {s.id: [] for s in skills}
+    for s in skills:
+        if s.parent_id in published:
+            children[s.parent_id].append(s.id)
+    return children
+
+
+def archive_owners(skills: Sequence[Skill]) -> list[str | None]:
+    """Per skill, the name of the discovery archive it would own: installers accept only
+    specification names, and the first skill with a name takes it."""
+    names: set[str] = set()
+    owned: list[str | None] = []
+    for skill in skills:
+        name = skill.name if listable({"name": skill.name, "description": skill.description}) else None
+        owned.append(name if name is not None and name not in names else None)
+        if name is not None:
+            names.add(name)
+    return owned
+
+
+def publish_skill(job: SkillPublishing, index: int) -> PublishedSkill:
+    """Everything of skill ``index`` that depends on it alone."""
+    skill = job.skills[index]
+    diags: list[Diagnostic] = []
+    raw_sha = sha256_hex(skill.raw)
+    folder = f"skills/{skill.id}/"
+    job.staging.write_keyed(folder + "SKILL.md", raw_sha, lambda: skill.raw)
+    files, shas, contents = _publish_files(job, skill, diags)
+    entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir)
+    _write_xml(job, skill, entry)
+    archive = _write_archive(job, skill, entry, contents, job.archive_names[index])
+    html = None if skill.id in job.rendered else job.renderer.render(skill.body, skill.id)
+    return PublishedSkill(entry, html, job.staging.take_journal(), shas, archive, diags)
+
+
+def _publish_files(job: SkillPublishing, skill: Skill, diags: list[Diagnostic]
+                   ) -> tuple[list[dict[str, Any]], list[FileSha], dict[str, bytes]]:
+    """Copy (or keep) a skill's bundled files under ``skills/<id>/``: their manifest records,
+    their shas for the cache, and the content of those copied (up to 1 MiB each, for the archive)."""
+    records, shas, contents = [], [], {}
+    for f in skill.source.files:
+        if f.path in RESERVED_NAMES:
+            diags.append(make("SK009", f"bundled file '{f.path}' has a name the catalog uses for its own "
+                                       "pages; not published", skill.source.display_path))
+            continue
+        try:
+            size, sha, content = _publish_file(job, f, f"skills/{skill.id}/{f.path}")
+        except OSError as exc:
+            diags.append(make("SK006", f"cannot read bundled file '{f.path}': {exc.strerror or exc}",
+                              skill.source.display_path))
+            continue
+        if content is not None:
+            contents[f.path] = content
+        shas.append((f.abspath, f.bytes, f.mtime_ns, sha))
+        records.append({"path": f.path, "bytes": size, "sha256": sha})
+    return records, shas, contents
+
+
+def _publish_file(job: SkillPublishing, f: BundledFile, rel: str) -> tuple[int, str, bytes | None]:
+    """Keep one bundled file when its sha is known (same size and time as when it was hashed)
+    and its published copy is intact; else copy it: (size, sha256, content if copied and small)."""
+    known = job.known_shas.get(f.abspath)
+    if known is not None and known[:2] == (f.bytes, f.mtime_ns) and job.staging.keep(rel, known[2]):
+        return f.bytes, known[2], None
+    return job.staging.copy(f.abspath, rel)
+
+
+def _write_xml(job: SkillPublishing, skill: Skill, entry: dict[str, Any]) -> None:
+    """A skill's ``<skill_content>`` fragment and its tier-1 ``<skill>`` entry."""
+    page_url = absolute(job.config, entry["urls"]["page"])
+    files = [f["path"] for f in entry["files"]]
+    subs = job.sub_skills(skill.id)
+    job.staging.write_keyed(
+        f"skills/{skill.id}/{XML_FILE}", digest(XML_FILE, skill.name, skill.id, entry["digest"], page_url, subs),
+        lambda: skill_content_xml(skill.name, skill.id, skill.body, page_url, files, subs).encode("utf-8"))
+    md_url = absolute(job.config, entry["urls"]["skill_md"])
+    job.staging.write_keyed(
+        f"skills/{skill.id}/{ENTRY_FILE}", digest(ENTRY_FILE, skill.name, skill.description, md_url),
+        lambda: skill_entry_xml(skill.name, skill.description, md_url).encode("utf-8"))
+
+
+def _write_archive(job: SkillPublishing, skill: Skill, entry: dict[str, Any], contents: dict[str, bytes],
+                   name: str | None) -> tuple[str, str] | None:
+    """The skill's discovery archive, when it owns one and has bundled files that all fit a tar
+    header: (site path, sha256)."""
+    if name is None or not entry["files"] or not all(fits_ustar(f["path"]) for f in entry["files"]):
+        return None
+    rel = archive_path(name)
+    key = digest("archive", entry["digest"], job.mtime)
+    if job.staging.keep(rel, key):
+        return rel, sha256_hex(job.staging.current(rel).read_bytes())
+    folder = f"skills/{entry['id']}/"
+    members = [("SKILL.md", skill.raw)] + [
+        (f["path"], contents.get(f["path"]) or job.staging.current(folder + f["path"]).read_bytes())
+        for f in entry["files"]]
+    data = deterministic_tar_gz(members, job.mtime)
+    job.staging.write(rel, data, key)
+    return rel, sha256_hex(data)
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What publishing every skill gave."""
+
+    entries: list[dict[str, Any]]     # manifest entries, in the skills' order
+    html: dict[str, str]              # rendered bodies, by skill id
+    archives: dict[str, str]          # site path -> sha256 of each discovery archive
+    diagnostics: list[Diagnostic]
+
+
+def _known_shas(skills: Sequence[Skill], cache: Cache) -> dict[str, tuple[int, int, str]]:
+    """The sha256 the cache knows of each bundled file with its current size and time."""
+    known = {}
+    for skill in skills:
+        for f in skill.source.files:
+            sha = cache.get("file-sha", digest(f.abspath, f.bytes, f.mtime_ns))
+            if sha is not None:
+                known[f.abspath] = (f.bytes, f.mtime_ns, sha)
+    return known
+
+
+def _html_keys(skills: Sequence[Skill], targets: LinkTargets) -> list[str]:
+    """Each skill's rendered body's cache key: the engine, what bodies may link to, the body."""
+    shared = digest(engine_version(), sorted(targets.skills), sorted(targets.files))
+    return [digest(shared, skill.id, skill.body) for skill in skills]
+
+
+def link_targets(skills: Sequence[Skill]) -> LinkTargets:
+    """What bodies may link to: every published skill and its bundled files (reserved names aside)."""
+    return LinkTargets(frozenset(s.id for s in skills),
+                       frozenset(f"{s.id}/{f.path}" for s in skills for f in s.source.files
+                                 if f.path not in RESERVED_NAMES))
+
+
+def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
+                    cache: Cache) -> tuple[SkillPublishing, list[str]]:
+    """What publishing the skills needs (the bodies and file hashes the cache holds), and each
+    skill's rendered body's cache key: give the first to the workers, then :func:`collect`."""
+    targets = link_targets(skills)
+    html_keys = _html_keys(skills, targets)
+    rendered = frozenset(s.id for s, key in zip(skills, html_keys) if cache.get("html", key) is not None)
+    job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, _known_shas(skills, cache))
+    return job, html_keys
+
+
+def collect(job: SkillPublishing, html_keys: list[str], published: list[PublishedSkill], cache: Cache) -> Publication:
+    """What the workers published, recorded in the staging folder and the cache."""
+    html, archives, diags = {}, {}, []
+    for skill, key, done in zip(job.skills, html_keys, published):
+        job.staging.adopt(done.placed)
+        for path, size, mtime_ns, sha in done.file_shas:
+            cache.put("file-sha", digest(path, size, mtime_ns), sha)
+        if done.html is None:
+            html[skill.id] = cache.get("html", key)
+        else:
+            cache.put("html", key, done.html)
+            html[skill.id] = done.html
+        if done.archive is not None:
+            archives[done.archive[0]] = done.archive[1]
+        diags += done.diagnostics
+    return Publication([done.entry for done in published], html, archives, diags)

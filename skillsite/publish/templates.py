@@ -1,0 +1,75 @@
+"""The catalog's templates (Jinja2) and static assets.
+
+Templates come from ``templates/`` (shipped in the wheel as ``skillsite/templates``); a folder
+named by ``SiteConfig.templates`` overrides single templates or static files.  Autoescaping is
+on for HTML and XML, and an undefined name is an error.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Sequence
+
+import jinja2
+
+from skillsite.publish.staging import Staging
+from skillsite.publish.views import display_text, human_bytes, markdown_text
+
+STATIC_FILES = ("app.css", "app.js", "search.js", "lunr.min.js", "nojs.css", "favicon.svg")
+
+
+def builtin_templates() -> Path:
+    """The packaged templates: ``skillsite/templates`` in a wheel, ``templates/`` in a checkout."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "templates", package.parent / "templates"):
+        if (candidate / "base.html").is_file():
+            return candidate
+    raise FileNotFoundError("skillsite's templates folder is missing from the installation")
+
+
+def template_dirs(override: str = "") -> list[Path]:
+    """Template folders in lookup order: the user's override folder first, if any."""
+    return ([Path(override)] if override else []) + [builtin_templates()]
+
+
+def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
+    """Jinja2 with autoescaping (HTML and XML), StrictUndefined and a loader per folder."""
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(d)) for d in dirs]),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["text"] = display_text
+    env.filters["bytes"] = human_bytes
+    env.filters["md_text"] = markdown_text
+    return env
+
+
+def templates_digest(dirs: Sequence[Path]) -> str:
+    """A digest of every template and static file: a page made from other ones is made again."""
+    content = hashlib.sha256()
+    for folder in dirs:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            content.update(f"{path.relative_to(folder)}\0{path.stat().st_size}\0".encode())
+            content.update(path.read_bytes())
+    return content.hexdigest()
+
+
+def write_assets(staging: Staging, dirs: Sequence[Path]) -> dict[str, str]:
+    """Copy static files to ``assets/<stem>.<hash><suffixes>`` (fingerprinted: cached for long);
+    returns logical name -> site path."""
+    assets: dict[str, str] = {}
+    for name in STATIC_FILES:
+        source = next((d / "static" / name for d in dirs if (d / "static" / name).is_file()), None)
+        if source is None:
+            raise FileNotFoundError(f"static file {name} is missing from the templates")
+        data = source.read_bytes()
+        stem, _, suffixes = name.partition(".")
+        sha = hashlib.sha256(data).hexdigest()
+        rel = f"assets/{stem}.{sha[:10]}.{suffixes}"
+        staging.write_keyed(rel, sha, lambda: data)
+        assets[name] = rel
+    return assets

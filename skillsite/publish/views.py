@@ -1,0 +1,204 @@
+"""What the catalog's pages show, as plain values for the templates: tags with their pages
+and counts, skill cards, install snippets, metadata and file rows, the ``_headers`` file."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+from urllib.parse import quote
+
+from skillsite.publish.manifest import absolute
+from skillsite.publish.wellknown import listable
+
+# Bundled files a browser would run as a document on the catalog's own origin: ``_headers``
+# makes static hosts that read it (Netlify, Cloudflare Pages) serve them sandboxed, so no
+# script of theirs runs (an SVG still shows in an <img>).
+ACTIVE_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".svgz", ".xml", ".xsl",
+                             ".xslt", ".mht", ".mhtml"})
+INERT_HEADERS = ("Content-Security-Policy: sandbox; default-src 'none'", "X-Content-Type-Options: nosniff")
+_SLUG = re.compile(r"[^a-z0-9]+")
+_SPACE = re.compile(r"\s+")
+
+
+def display_text(value: Any) -> str:
+    """Any frontmatter value as text: strings as they are, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def markdown_text(value: Any) -> str:
+    """One line of plain text safe inside a Markdown list item or link label (``llms.txt``)."""
+    text = _SPACE.sub(" ", display_text(value)).strip()
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def human_bytes(size: int) -> str:
+    """``1234`` -> ``1.2 KB`` (pages and the build's summary line)."""
+    value = float(size)
+    for unit in ("B", "KB", "MB"):
+        if value < 1024:
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
+def tag_slug(tag: str) -> str:
+    """A tag's folder name: ``a-z0-9-`` only; a short hash keeps distinct tags apart."""
+    slug = _SLUG.sub("-", tag.lower()).strip("-")[:48].strip("-")
+    if slug == tag:
+        return slug
+    digest = hashlib.sha256(tag.encode("utf-8")).hexdigest()[:6]
+    return f"{slug}-{digest}" if slug else f"tag-{digest}"
+
+
+def root_of(page_dir: str) -> str:
+    """Relative prefix from a site folder (``skills/a/b/``) back to the site root."""
+    depth = len([p for p in page_dir.split("/") if p])
+    return "../" * depth
+
+
+def _suffix(path: str) -> str:
+    """The lowercased extension of a path's last part, as a web server maps it to a type
+    (a file named just ``.html`` counts as HTML, unlike ``PurePath.suffix`` says)."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot >= 0 else ""
+
+
+def active_files(entries: Iterable[dict[str, Any]]) -> list[str]:
+    """Site-relative URLs of bundled files a browser could run as a page (HTML, SVG, XML ...)."""
+    urls = []
+    for entry in entries:
+        for f in entry["files"]:
+            if _suffix(f["path"]) in ACTIVE_SUFFIXES:
+                urls.append(entry["urls"]["files"] + quote(f["path"], safe="/"))
+    return sorted(urls)
+
+
+def headers_file(entries: Iterable[dict[str, Any]]) -> str:
+    """A Netlify / Cloudflare Pages ``_headers`` file that sandboxes active bundled files."""
+    lines = ["# Written by skillsite: bundled files that a browser would run as a page on this origin",
+             "# (HTML, SVG, XML) are served sandboxed: none of their scripts can run."]
+    for url in active_files(entries):
+        lines.append("/" + url)
+        lines.extend("  " + header for header in INERT_HEADERS)
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------- view models
+
+@dataclass(frozen=True)
+class TagInfo:
+    """A tag, its page folder and how many skills carry it."""
+
+    name: str
+    slug: str
+    count: int
+
+    @property
+    def url(self) -> str:
+        return f"tags/{self.slug}/"
+
+
+def collect_tags(entries: Iterable[dict[str, Any]]) -> list[TagInfo]:
+    """Every tag with its count, sorted by name."""
+    counts: dict[str, int] = {}
+    for entry in entries:
+        for tag in dict.fromkeys(entry["tags"]):
+            counts[tag] = counts.get(tag, 0) + 1
+    slugs = _unique_slugs(sorted(counts))
+    return [TagInfo(tag, slugs[tag], counts[tag]) for tag in sorted(counts)]
+
+
+def _unique_slugs(tags: Sequence[str]) -> dict[str, str]:
+    """``tag_slug`` of each tag, made unique in the rare case two still collide."""
+    seen: dict[str, str] = {}
+    used: set[str] = set()
+    for tag in tags:
+        slug, n = tag_slug(tag), 2
+        base = slug
+        while slug in used:
+            slug, n = f"{base}-{n}", n + 1
+        used.add(slug)
+        seen[tag] = slug
+    return seen
+
+
+def badges(entry: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(css class, label, explanation) of a skill's visibility flags."""
+    vis = entry["visibility"]
+    out = []
+    if vis["always"]:
+        out.append(("always", "always on", "Listed first in the model's catalog"))
+    if vis["hidden"]:
+        out.append(("hidden", "hidden from models", "Never offered to a model; people may still use it"))
+    if vis["user_invocable_only"]:
+        out.append(("user-only", "user-invoked only", "Only a person can invoke it; left out of the model's catalog"))
+    return out
+
+
+def card(entry: dict[str, Any], tags: dict[str, TagInfo]) -> dict[str, Any]:
+    """What a skill list item shows."""
+    return {
+        "id": entry["id"],
+        "name": entry["name"],
+        "description": entry["description"],
+        "version": entry["version"],
+        "url": entry["urls"]["page"],
+        "tags": [tags[t] for t in dict.fromkeys(entry["tags"])],
+        "badges": badges(entry),
+        "nested": "/" in entry["id"],
+    }
+
+
+def install_snippets(entry: dict[str, Any], config: Any) -> list[dict[str, str]]:
+    """Install commands for a skill; ``{site}`` marks where the site URL goes.
+
+    With ``base_url`` configured the text is final; without it the page's script fills in
+    the URL the page was loaded from (the static text shows ``<site-url>``).
+    """
+    site = config.base_url.rstrip("/") if config.base_url else "{site}"
+    manifest_url = absolute(config, "skills.json") if config.base_url else "{site}/skills.json"
+    raw = absolute(config, entry["urls"]["skill_md"]) if config.base_url else "{site}/" + entry["urls"]["skill_md"]
+    snippets = []
+    if listable(entry):
+        snippets.append({"label": "Install with the skills CLI",
+                         "text": f"npx skills add {site} --skill {shlex.quote(entry['name'])}"})
+    program = (f"from skillsite.loader import Catalog; "
+               f"print(Catalog.open({json.dumps(manifest_url)}).load({json.dumps(entry['id'])}).body)")
+    snippets.append({"label": "Load it in Python (skillsite.loader)", "text": f"python -c {shlex.quote(program)}"})
+    snippets.append({"label": "Raw SKILL.md", "text": raw})
+    for snippet in snippets:
+        snippet["static"] = snippet["text"].replace("{site}", "<site-url>")
+        snippet["dynamic"] = "{site}" in snippet["text"]
+    return snippets
+
+
+def metadata_rows(entry: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, text) of metadata and understood extension keys, sorted by key."""
+    rows = [(str(k), display_text(v)) for k, v in entry["metadata"].items()]
+    rows += [(str(k), display_text(v)) for k, v in entry["extra"].items()]
+    return sorted(rows)
+
+
+def file_rows(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """Bundled files with their URLs relative to the skill's page."""
+    return [{"path": f["path"], "url": quote(f["path"], safe="/"), "bytes": f["bytes"]} for f in entry["files"]]
+
+
+def ancestors(entry: dict[str, Any], entries: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Parent chain of a skill, outermost first."""
+    chain = []
+    parent = entry["parent"]
+    while parent and parent in entries and len(chain) < 64:
+        chain.append(entries[parent])
+        parent = entries[parent]["parent"]
+    return list(reversed(chain))

@@ -1,0 +1,297 @@
+"""Discovery: find every skill folder under one or more source roots.
+
+A skill is a folder holding ``SKILL.md`` (``skill.md`` is accepted with a warning).  Its id is
+its slash-separated path relative to the root.  Symlinks are followed only when their target
+stays inside the root; every real folder is reported once (the shortest id wins); loops are
+safe; a later root overrides an earlier one's skill with the same id.  Bundled files of a
+skill are its files outside nested skills.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
+from skillsite.models import BundledFile, SourceFile
+
+SKIPPED_DIRS = frozenset({".git", "node_modules"})
+SKILL_FILE = "SKILL.md"
+LOWERCASE_SKILL_FILE = "skill.md"
+OUTPUT_MARKER = ".skillsite-output"  # written into every build's output
+MAX_DEPTH = 100
+MAX_VISITED_DIRS = 500_000
+
+
+@dataclass
+class _Dir:
+    """A folder the walk listed."""
+
+    rel: str                 # id-like path relative to the root ("" for the root itself)
+    seen: str                # path as reached
+    real: str                # resolved path
+    skill_file: str | None   # "SKILL.md", "skill.md" or None
+    owner: str | None        # rel of the nearest skill folder at or above this one
+    files: list[str] = field(default_factory=list)                    # names of its plain files
+    linked: list[tuple[str, str, str]] = field(default_factory=list)  # symlinked files: name, path, target
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """The skills found and what was noticed on the way."""
+
+    sources: tuple[SourceFile, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _excluded(rel: str, patterns: Sequence[str]) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p)
+               or fnmatch.fnmatchcase(rel + "/", p) for p in patterns)
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()  # follows a symlink, as os.path.isfile does
+    except OSError:
+        return False
+
+
+def _skill_file(by_name: dict[str, os.DirEntry]) -> str | None:
+    """The SKILL.md (or skill.md) of a folder listing, if it has one."""
+    for name in (SKILL_FILE, LOWERCASE_SKILL_FILE):
+        if name in by_name:
+            return name if _is_file(by_name[name]) else None
+    return None
+
+
+class _RootWalker:
+    """Walks one root, following symlinks that stay inside it, never looping."""
+
+    def __init__(self, root: Path, exclude: Sequence[str], ordered: bool = False):
+        self.root = root
+        # Listings are taken in the file system's order: nothing found depends on it, except which
+        # folders a walk cut short at MAX_VISITED_DIRS reached (then the walk is done again, ordered).
+        self.ordered = ordered
+        self.real_root = os.path.realpath(root)
+        shown = os.path.normpath(str(root))
+        self.shown_prefix = "" if shown == os.curdir else shown if shown.endswith(os.sep) else shown + os.sep
+        self.exclude = exclude
+        self.dirs: list[_Dir] = []
+        self.diags: list[Diagnostic] = []
+
+    def show(self, rel: str) -> str:
+        """How ``rel`` is shown in diagnostics: under the root as given."""
+        if not rel:
+            return str(self.root)
+        return self.shown_prefix + rel.replace("/", os.sep)
+
+    def walk(self) -> None:
+        # stack of (seen path, rel, real path, owner rel, ancestor real paths)
+        stack = [(str(self.root), "", self.real_root, None, frozenset({self.real_root}))]
+        while stack:
+            if len(self.dirs) >= MAX_VISITED_DIRS:
+                self.diags.append(make("SK008", f"more than {MAX_VISITED_DIRS} folders; search stopped",
+                                       str(self.root)))
+                return
+            stack.extend(reversed(self._visit(*stack.pop())))
+
+    def _visit(self, seen: str, rel: str, real: str, owner: str | None, ancestors: frozenset[str]) -> list:
+        """List one folder; the folders to walk into next."""
+        try:
+            with os.scandir(seen) as listing:
+                entries = sorted(listing, key=lambda e: e.name) if self.ordered else list(listing)
+        except OSError as exc:
+            self.diags.append(make("SK006", f"cannot list folder: {exc.strerror or exc}", self.show(rel)))
+            return []
+        by_name = {e.name: e for e in entries}
+        if OUTPUT_MARKER in by_name and rel:
+            return []  # a published catalog (e.g. _site inside the sources) is output, not input
+        skill_file = _skill_file(by_name)
+        node = _Dir(rel, seen, real, skill_file, rel if skill_file else owner)
+        self.dirs.append(node)
+        children = self._entries(node, entries, ancestors)
+        if children and (rel.count("/") + 1 if rel else 0) >= MAX_DEPTH:
+            self.diags.append(make("SK008", f"nesting deeper than {MAX_DEPTH} folders; not searched further",
+                                   self.show(rel)))
+            return []
+        return children
+
+    def _entries(self, node: _Dir, entries: list[os.DirEntry], ancestors: frozenset[str]) -> list:
+        """Note a folder's files; its subfolders (and symlinked folders) to walk into."""
+        prefix = f"{node.rel}/" if node.rel else ""
+        real_prefix = node.real if node.real.endswith(os.sep) else node.real + os.sep
+        children = []
+        for entry in entries:
+            name = entry.name
+            if name in SKIPPED_DIRS or (self.exclude and _excluded(prefix + name, self.exclude)):
+                continue
+            try:
+                if entry.is_file(follow_symlinks=False):
+                    node.files.append(name)
+                elif entry.is_dir(follow_symlinks=False):
+                    child_real = real_prefix + name
+                    children.append((entry.path, prefix + name, child_real, node.owner, ancestors | {child_real}))
+                elif entry.is_symlink():
+                    child = self._follow(entry, prefix + name, ancestors, node)
+                    if child is not None:
+                        children.append(child)
+            except OSError as exc:
+                self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.show(prefix + name)))
+        return children
+
+    def _follow(self, entry: os.DirEntry, rel: str, ancestors: frozenset[str], node: _Dir) -> tuple | None:
+        """A symlink: followed only inside the root and never round a loop; a folder to walk into, if any."""
+        target = os.path.realpath(entry.path)
+        if not os.path.exists(target):
+            self.diags.append(make("SK005", "broken symlink; not followed", self.show(rel)))
+            return None
+        if not _inside(target, self.real_root):
+            self.diags.append(make("SK002", "symlink points outside the source root; not followed", self.show(rel)))
+            return None
+        if os.path.isdir(target):
+            if target in ancestors:
+                self.diags.append(make("SK005", "symlink loop (points at an enclosing folder); not followed",
+                                       self.show(rel)))
+                return None
+            return (entry.path, rel, target, node.owner, ancestors | {target})
+        node.linked.append((entry.name, entry.path, target))
+        return None
+
+
+def _walk(root: Path, exclude: Sequence[str]) -> _RootWalker:
+    walker = _RootWalker(root, exclude)
+    walker.walk()
+    if len(walker.dirs) >= MAX_VISITED_DIRS:  # cut short: which folders were reached must not vary
+        walker = _RootWalker(root, exclude, ordered=True)
+        walker.walk()
+    return walker
+
+
+class _RootSkills:
+    """The skills of one walked root: each real folder once, its bundled files, its parent skill."""
+
+    def __init__(self, walker: _RootWalker, stat_files: bool):
+        self.walker = walker
+        self.stat_files = stat_files
+        self.diags = walker.diags
+        self.by_rel = {d.rel: d for d in walker.dirs}
+        root_is_skill = bool(walker.dirs) and walker.dirs[0].skill_file is not None
+        self.prefix = os.path.basename(walker.real_root) if root_is_skill else ""
+        self.skill_dirs = [d for d in walker.dirs if d.skill_file]
+        self.winner = self._unique_folders()
+        self.kept = {d.rel for d in self.winner.values()}
+
+    def skill_id(self, rel: str) -> str:
+        if self.prefix and rel:
+            return f"{self.prefix}/{rel}"
+        return self.prefix or rel or os.path.basename(self.walker.real_root)
+
+    def _rank(self, d: _Dir) -> tuple[int, int, str]:
+        skill_id = self.skill_id(d.rel)
+        return skill_id.count("/"), len(skill_id), skill_id
+
+    def _unique_folders(self) -> dict[str, _Dir]:
+        """Real folder -> the skill folder reported for it: the shortest id wins (SK003 for the others)."""
+        winner: dict[str, _Dir] = {}
+        for d in self.skill_dirs:
+            if d.real not in winner or self._rank(d) < self._rank(winner[d.real]):
+                winner[d.real] = d
+        for d in self.skill_dirs:
+            win = winner[d.real]
+            if win is not d:
+                self.diags.append(make("SK003", f"same folder as skill '{self.skill_id(win.rel)}'; reported once, "
+                                                "under that id", self.walker.show(_join(d.rel, d.skill_file))))
+        return winner
+
+    def sources(self) -> list[SourceFile]:
+        files_of, stamps = self._bundled_files()
+        found = []
+        for d in self.skill_dirs:
+            if d.rel not in self.kept:
+                continue
+            rel_md = _join(d.rel, d.skill_file)
+            if d.skill_file == LOWERCASE_SKILL_FILE:
+                self.diags.append(make("SK001", "file is named 'skill.md'; the specification names it 'SKILL.md'",
+                                       self.walker.show(rel_md)))
+            folder = Path(d.seen)
+            found.append(SourceFile(
+                id=self.skill_id(d.rel), root=self.walker.root, dir=folder, skill_md=folder / d.skill_file,
+                display_path=self.walker.show(rel_md), rel_path=rel_md, parent_id=self._parent(d),
+                files=tuple(sorted(files_of[d.rel], key=lambda f: f.path)), stamp=stamps.get(d.rel, (0, 0))))
+        return found
+
+    def _parent(self, d: _Dir) -> str | None:
+        """The id of the nearest skill above ``d``, if any."""
+        if not d.rel:
+            return None
+        up = d.rel.rsplit("/", 1)[0] if "/" in d.rel else ""
+        owner = self.by_rel[up].owner if up in self.by_rel else None
+        return None if owner is None else self.skill_id(self.winner[self.by_rel[owner].real].rel)
+
+    def _bundled_files(self) -> tuple[dict[str, list[BundledFile]], dict[str, tuple[int, int]]]:
+        """Each kept skill's bundled files, and its SKILL.md's size and time (with ``stat_files``)."""
+        files_of: dict[str, list[BundledFile]] = {rel: [] for rel in self.kept}
+        stamps: dict[str, tuple[int, int]] = {}
+        for d in self.walker.dirs:
+            if d.owner in files_of:
+                self._files_of_folder(d, self.by_rel[d.owner], files_of[d.owner], stamps)
+        return files_of, stamps
+
+    def _files_of_folder(self, d: _Dir, owner: _Dir, found: list[BundledFile],
+                         stamps: dict[str, tuple[int, int]]) -> None:
+        """The files of folder ``d`` that belong to skill ``owner``."""
+        in_skill = f"{d.rel}/"[len(owner.rel) + 1:] if owner.rel else (f"{d.rel}/" if d.rel else "")
+        skill_file = owner.skill_file if d.rel == owner.rel else None
+        linked = {name: (seen, real) for name, seen, real in d.linked}
+        for name in (*d.files, *linked):
+            seen, real = linked.get(name) or (os.path.join(d.seen, name), os.path.join(d.real, name))
+            if name == skill_file:
+                if self.stat_files:
+                    stamps[d.rel] = self._stamp(real, _join(d.rel, name))
+            elif not _inside(real, owner.real):
+                self.diags.append(make("SK007", "symlink points outside the skill folder; file not published",
+                                       self.walker.show(_join(d.rel, name))))
+            else:
+                size, mtime_ns = self._stamp(real, _join(d.rel, name)) if self.stat_files else (0, 0)
+                found.append(BundledFile(in_skill + name, seen, size, mtime_ns))
+
+    def _stamp(self, real: str, rel: str) -> tuple[int, int]:
+        """Size and modification time of a file (by its real path: a symlink's target)."""
+        try:
+            stat = os.stat(real)
+        except OSError as exc:
+            self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.walker.show(rel)))
+            return 0, 0
+        return stat.st_size, stat.st_mtime_ns
+
+
+def _join(rel: str, name: str | None) -> str:
+    return f"{rel}/{name}" if rel else str(name)
+
+
+def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_files: bool = True) -> Discovery:
+    """Find every skill under ``roots``; a later root's skill overrides an earlier one's id.
+
+    Without ``stat_files`` the size and modification time of files are left at 0 (validation
+    needs only their names).
+    """
+    found: dict[str, SourceFile] = {}
+    diags: list[Diagnostic] = []
+    for root in roots:
+        skills = _RootSkills(_walk(Path(root), exclude), stat_files)
+        sources = skills.sources()
+        diags.extend(skills.diags)
+        for src in sources:
+            earlier = found.get(src.id)
+            if earlier is not None:
+                diags.append(make("SK004", f"skill '{src.id}' is overridden by {src.display_path}",
+                                  earlier.display_path))
+            found[src.id] = src
+    return Discovery(tuple(sorted(found.values(), key=lambda s: s.id)), tuple(sort_diagnostics(diags)))

@@ -1,0 +1,167 @@
+"""From parsed frontmatter to a :class:`~skillsite.models.Skill`: the extension keys real
+catalogs use, normalised into typed fields (tags, tools, parameters, visibility, requirements)."""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any, Iterable, Sequence
+
+from skillsite.diagnostics import Diagnostic
+from skillsite.models import ParsedSkill, Requirements, Skill
+
+_PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
+_EXTRA_KEYS = ("triggers", "knowledge", "argument-hint", "user-invocable")
+
+
+def jsonable(value: Any) -> Any:
+    """Frontmatter values as JSON can hold them (dates become ISO text)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, float) and value != value:  # NaN is not JSON
+        return None
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return str(value)
+    return value
+
+
+def split_tools(text: str) -> list[str]:
+    """Split an allowed-tools string on spaces or commas outside parentheses."""
+    tools, current, depth = [], [], 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        if depth == 0 and (ch.isspace() or ch == ","):
+            if current:
+                tools.append("".join(current))
+                current = []
+            continue
+        current.append(ch)
+    if current:
+        tools.append("".join(current))
+    return tools
+
+
+def has_top_level_comma(text: str) -> bool:
+    """Whether an allowed-tools string has a comma outside parentheses."""
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth <= 0:
+            return True
+    return False
+
+
+def normalise_allowed_tools(value: Any) -> tuple[str, ...]:
+    """allowed-tools as a tuple of tool patterns, from a string or a list."""
+    if isinstance(value, str):
+        return tuple(split_tools(value))
+    if isinstance(value, list):
+        return tuple(t for item in value if isinstance(item, str) for t in [item.strip()] if t)
+    return ()
+
+
+def _names(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [v for v in re.split(r"[,\s]+", value) if v]
+    if isinstance(value, list):
+        return [v.strip() for v in value if isinstance(v, str) and v.strip()]
+    return []
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+def _tags(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list):
+        return ()
+    return _unique(t.strip() for t in value if isinstance(t, str) and t.strip())
+
+
+def _tools(value: Any) -> tuple[dict[str, Any], ...]:
+    if not isinstance(value, list):
+        return ()
+    tools = []
+    for item in value:
+        if isinstance(item, str) and item.strip():
+            tools.append({"name": item.strip(), "purpose": "", "required": False})
+        elif isinstance(item, dict) and isinstance(item.get("name"), str):
+            purpose = item.get("purpose", item.get("description", ""))
+            tools.append({"name": item["name"], "purpose": purpose if isinstance(purpose, str) else "",
+                          "required": item.get("required") is True})
+    return tuple(tools)
+
+
+def _parameters(value: Any) -> tuple[dict[str, Any], ...]:
+    if isinstance(value, dict):
+        value = [{"name": str(k), **(v if isinstance(v, dict) else {"description": str(v)})}
+                 for k, v in value.items()]
+    if not isinstance(value, list):
+        return ()
+    return tuple(jsonable(p) for p in value if isinstance(p, dict) and isinstance(p.get("name"), str))
+
+
+def _examples(value: Any) -> tuple[Any, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(jsonable(e) for e in value if isinstance(e, (str, dict)))
+
+
+def _requirements(fm: dict[str, Any]) -> Requirements:
+    req = fm.get("requires") if isinstance(fm.get("requires"), dict) else {}
+    bins = _names(req.get("bins")) + _names(fm.get("requires_bins")) + _names(fm.get("requires-bins"))
+    env = _names(req.get("env")) + _names(fm.get("requires_env")) + _names(fm.get("requires-env"))
+    platforms = [_PLATFORM_ALIASES.get(p.lower(), p.lower())
+                 for p in _names(req.get("platforms")) + _names(fm.get("platforms"))]
+    return Requirements(_unique(bins), _unique(env), _unique(platforms))
+
+
+def _is_true(fm: dict[str, Any], *keys: str) -> bool:
+    return any(fm.get(k) is True for k in keys)
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def skill_name(parsed: ParsedSkill) -> str:
+    """The name a skill is known by: its frontmatter name, else its folder's."""
+    return _text((parsed.frontmatter or {}).get("name")) or parsed.source.folder_name
+
+
+def is_kept(parsed: ParsedSkill) -> bool:
+    """False when the skill is left out of every output (unreadable, or no usable description)."""
+    fm = parsed.frontmatter
+    return fm is not None and isinstance(fm.get("description"), str) and bool(fm["description"].strip())
+
+
+def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
+    """Normalise a kept skill's frontmatter into a :class:`Skill`."""
+    fm = parsed.frontmatter or {}
+    src = parsed.source
+    meta = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
+    priority = fm.get("priority")
+    return Skill(
+        id=src.id, name=skill_name(parsed), description=fm["description"].strip(), source=src,
+        body=parsed.body, body_line=parsed.body_line, raw=parsed.raw, frontmatter=jsonable(fm),
+        license=_text(fm.get("license")), compatibility=_text(fm.get("compatibility")),
+        version=_text(fm.get("version")) or _text(meta.get("version")),
+        tags=_tags(fm.get("tags")), allowed_tools=normalise_allowed_tools(fm.get("allowed-tools")),
+        metadata=jsonable(meta), tools=_tools(fm.get("tools")), parameters=_parameters(fm.get("parameters")),
+        examples=_examples(fm.get("examples")),
+        priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+        hidden=_is_true(fm, "hidden", "hideFromDiscovery", "disable-model-invocation"),
+        user_invocable_only=_is_true(fm, "user_invocable_only", "user-invocable-only"),
+        always=_is_true(fm, "always"),
+        requirements=_requirements(fm),
+        extra={k: jsonable(fm[k]) for k in _EXTRA_KEYS if k in fm},
+        diagnostics=tuple(diags),
+    )
