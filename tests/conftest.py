@@ -1,11 +1,12 @@
 """Fixtures shared by every test; plain helpers live in ``support.py``."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from support import CORPUS, EXAMPLES
+from support import EXAMPLES, REAL_SKILLS, RealSkills
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -18,11 +19,10 @@ def private_user_cache(tmp_path_factory: pytest.TempPathFactory):
         yield
 
 
-@pytest.fixture
-def corpus() -> Path:
-    if not CORPUS.is_dir():
-        pytest.skip("../shared/corpus is not beside the repository")
-    return CORPUS
+@pytest.fixture(params=REAL_SKILLS, ids=[real.name for real in REAL_SKILLS])
+def real_skills(request: pytest.FixtureRequest) -> RealSkills:
+    """Real skills: the checked-in sample always, and the shared corpus as well when present."""
+    return request.param
 
 
 @pytest.fixture(scope="session")
@@ -36,3 +36,19 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("example") / "_site"  # the default --catalog of the CLI
     assert build([EXAMPLES], out).ok
     return out
+
+
+# Under SKILLSITE_NO_SKIPS=1 (set by .ci/run, which installs every tool the tests use) a
+# skipped test fails the run: a missing browser or node package must not pass unnoticed.
+_SKIPPED: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped:
+        _SKIPPED.append(report.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _SKIPPED and os.environ.get("SKILLSITE_NO_SKIPS") == "1":
+        print(f"\nSKILLSITE_NO_SKIPS=1: {len(_SKIPPED)} test(s) skipped, which fails the run: {_SKIPPED[:10]}")
+        session.exitstatus = 1

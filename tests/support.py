@@ -7,11 +7,29 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
+SAMPLE = REPO / "tests" / "data" / "sample-corpus"
 EXAMPLES = REPO / "example-skills"
+
+
+@dataclass(frozen=True)
+class RealSkills:
+    """A tree of real skills and what validating it gives (see tests/data/sample-corpus/README.md)."""
+
+    name: str
+    path: Path
+    skills: int          # folders holding a SKILL.md
+    left_out: int        # of which unreadable or without a description
+    spec_valid: int      # valid under --profile spec
+
+
+#: The checked-in sample, and the full shared corpus when it is beside the repository.
+REAL_SKILLS = [RealSkills("sample", SAMPLE, 48, 2, 22)] + (
+    [RealSkills("shared-corpus", CORPUS, 1091, 31, 849)] if CORPUS.is_dir() else [])
 sys.path.insert(0, str(REPO / "tests" / "fixtures"))
 
 

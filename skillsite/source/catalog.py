@@ -33,11 +33,16 @@ RACY_NS = 2_000_000_000
 
 @dataclass(frozen=True)
 class Checking:
-    """What checking any one skill needs (the same for every skill of a catalog)."""
+    """What checking the skills of a catalog needs; each worker process gets its own copy."""
 
+    sources: tuple[SourceFile, ...]
     profile: str
     max_bytes: int
     skill_dirs: frozenset[tuple[str, str]]   # (root, folder relative to it) of every skill: link targets
+
+    @classmethod
+    def of(cls, found: Discovery, profile: str, max_bytes: int) -> Checking:
+        return cls(found.sources, profile, max_bytes, catalog_skill_dirs(found.sources))
 
 
 def catalog_skill_dirs(sources: Iterable[SourceFile]) -> frozenset[tuple[str, str]]:
@@ -59,8 +64,8 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
             *link_diagnostics(parsed, skill_dirs)]
 
 
-def _parse_and_check(checking: Checking, source: SourceFile) -> tuple[ParsedSkill, list[Diagnostic]]:
-    parsed = parse_skill(source, checking.max_bytes)
+def _parse_and_check(checking: Checking, index: int) -> tuple[ParsedSkill, list[Diagnostic]]:
+    parsed = parse_skill(checking.sources[index], checking.max_bytes)
     return parsed, check_skill(parsed, checking.profile, checking.skill_dirs)
 
 
@@ -80,8 +85,8 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     any other problem keeps it, with its diagnostics.  Codes in ``ignore`` are dropped.
     """
     found = found or discover(roots, exclude)
-    checking = Checking(profile, max_bytes, catalog_skill_dirs(found.sources))
-    results = parallel_map(_parse_and_check, checking, found.sources, jobs)
+    checking = Checking.of(found, profile, max_bytes)
+    results = parallel_map(_parse_and_check, checking, range(len(found.sources)), jobs)
     kept = [(parsed, diags) for parsed, diags in results if is_kept(parsed)]
     _note_duplicate_names(kept)
     ignored = frozenset(ignore)
@@ -113,8 +118,8 @@ class Verdict:
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags))
 
 
-def _verdict(checking: Checking, source: SourceFile) -> Verdict:
-    parsed, diags = _parse_and_check(checking, source)
+def _verdict(checking: Checking, index: int) -> Verdict:
+    parsed, diags = _parse_and_check(checking, index)
     return Verdict(is_kept(parsed), skill_name(parsed), parsed.key_lines.get("name", (1, 1)), tuple(diags))
 
 
@@ -150,7 +155,7 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
         stored = cache.get("verdicts", key) if key else None
         verdicts[index] = Verdict.from_json(stored) if stored is not None else None
     todo = [index for index, verdict in enumerate(verdicts) if verdict is None]
-    for index, verdict in zip(todo, parallel_map(_verdict, checking, [found.sources[i] for i in todo], jobs)):
+    for index, verdict in zip(todo, parallel_map(_verdict, checking, todo, jobs)):
         verdicts[index] = verdict
         # a missing file's wording depends on files discovery does not list: never kept
         if keys[index] is not None and not any(d.code == "SK303" for d in verdict.diagnostics):
@@ -167,9 +172,9 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
     check is not read again.
     """
     found = found or discover(roots, exclude, stat_files=False)
-    checking = Checking(profile, max_bytes, catalog_skill_dirs(found.sources))
+    checking = Checking.of(found, profile, max_bytes)
     if cache is None:
-        verdicts = parallel_map(_verdict, checking, found.sources, jobs)
+        verdicts = parallel_map(_verdict, checking, range(len(found.sources)), jobs)
     else:
         verdicts = _cached_verdicts(found, checking, cache, jobs)
     kept = [(src, v.name, v.name_at) for src, v in zip(found.sources, verdicts) if v.kept]

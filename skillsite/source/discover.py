@@ -249,13 +249,15 @@ class _RootSkills:
         """The files of folder ``d`` that belong to skill ``owner``."""
         in_skill = f"{d.rel}/"[len(owner.rel) + 1:] if owner.rel else (f"{d.rel}/" if d.rel else "")
         skill_file = owner.skill_file if d.rel == owner.rel else None
-        linked = {name: (seen, real) for name, seen, real in d.linked}
-        for name in (*d.files, *linked):
-            seen, real = linked.get(name) or (os.path.join(d.seen, name), os.path.join(d.real, name))
+        seen_dir, real_dir = os.path.join(d.seen, ""), os.path.join(d.real, "")
+        folder_inside = _inside(d.real, owner.real)  # a plain file is inside exactly when its folder is
+        targets = {name: (seen, real) for name, seen, real in d.linked}
+        for name in (*d.files, *targets):
+            seen, real = targets.get(name) or (seen_dir + name, real_dir + name)
             if name == skill_file:
                 if self.stat_files:
                     stamps[d.rel] = self._stamp(real, _join(d.rel, name))
-            elif not _inside(real, owner.real):
+            elif not (_inside(real, owner.real) if name in targets else folder_inside):
                 self.diags.append(make("SK007", "symlink points outside the skill folder; file not published",
                                        self.walker.show(_join(d.rel, name))))
             else:

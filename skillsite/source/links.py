@@ -25,7 +25,8 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 _REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")
 _TICKS = re.compile(r"`+")
-_FENCE_RUN = re.compile(r"```+|~~~+")
+# one pattern per fence character: a pattern that starts with a literal is searched far faster
+_FENCE_RUNS = (re.compile("```+"), re.compile("~~~+"))
 _WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]")
 
 Span = tuple[int, int]  # (start, end) offsets in a body
@@ -35,7 +36,7 @@ def _fence_lines(body: str) -> list[tuple[int, int, str]]:
     """(line start, line end, marker) of every line that may open or close a fence: a run of
     three or more backticks or tildes after at most three spaces."""
     lines = []
-    for run in _FENCE_RUN.finditer(body):
+    for run in (run for pattern in _FENCE_RUNS for run in pattern.finditer(body)):
         at = run.start()
         line_start = body.rfind("\n", 0, at) + 1
         if at - line_start > 3 or body[line_start:at].strip(" "):
@@ -84,24 +85,20 @@ def _within(spans: list[Span], offset: int) -> bool:
 
 
 class _Body:
-    """A body with its code blocks and lines worked out, for placing what the scans find."""
+    """A body with its fenced code blocks worked out, for placing what the scans find."""
 
     def __init__(self, body: str):
         self.text = body
         self.fences = fenced_blocks(body) if ("```" in body or "~~~" in body) else []
-        self.newlines = [m.start() for m in re.finditer("\n", body)]
 
     def line_of(self, offset: int) -> tuple[int, int]:
         """(line start, line end) of the line holding ``offset``."""
-        index = bisect.bisect_left(self.newlines, offset)
-        start = self.newlines[index - 1] + 1 if index else 0
-        end = self.newlines[index] if index < len(self.newlines) else len(self.text)
-        return start, end
+        end = self.text.find("\n", offset)
+        return self.text.rfind("\n", 0, offset) + 1, len(self.text) if end < 0 else end
 
     def place(self, offset: int) -> tuple[int, int]:
         """(lines before ``offset``, 1-based column of it)."""
-        index = bisect.bisect_left(self.newlines, offset)
-        return index, offset - (self.newlines[index - 1] + 1 if index else 0) + 1
+        return self.text.count("\n", 0, offset), offset - self.text.rfind("\n", 0, offset)
 
     def in_code(self, offset: int) -> bool:
         """Whether ``offset`` is inside a fenced block or an inline code span."""

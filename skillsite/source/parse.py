@@ -2,7 +2,7 @@
 
 The frontmatter is found line by line (an opening ``---`` with optional trailing spaces,
 after an optional BOM, with LF or CRLF), never by splitting on ``---``; see
-:func:`skillsite.agent.skill_md.frontmatter_end`, the rule the loader uses too.  Bad input
+:func:`skillsite.agent.skill_md.split_skill_md`, the rule the loader uses too.  Bad input
 never raises: it becomes a :class:`~skillsite.models.ParsedSkill` without frontmatter and a
 diagnostic saying why.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from skillsite.agent.skill_md import frontmatter_end
+from skillsite.agent.skill_md import split_skill_md
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
@@ -59,16 +59,13 @@ def split_frontmatter(text: str) -> tuple[str, int, str, int] | None:
     line ends, or None when the text does not open with a ``---`` line.  Raises
     :class:`FrontmatterError` when the frontmatter is never closed.
     """
-    lines = text.splitlines(keepends=True)
-    end = frontmatter_end(lines)
-    if end is None:
+    parts = split_skill_md(text)
+    if parts is None:
         return None
-    if end < 0:
+    if not parts.closed:
         raise FrontmatterError("SK102", "frontmatter opened with '---' on line 1 is never closed by a '---' line",
                                1, 1)
-    yaml_text = "".join(lines[1:end]).replace("\r\n", "\n")
-    body = "".join(lines[end + 1:]).replace("\r\n", "\n")
-    return yaml_text, 2, body, end + 2
+    return parts.frontmatter.replace("\r\n", "\n"), 2, parts.body.replace("\r\n", "\n"), parts.body_line
 
 
 def _size_diagnostics(raw: bytes, path: str, max_bytes: int) -> list[Diagnostic]:

@@ -1,22 +1,21 @@
-"""Every SKILL.md body of the example catalog, the hostile and XSS fixture trees and (when it is
-beside the repository) the shared corpus renders to HTML that passes the renderer's audit
-(tests/render_audit.py): allowed tags and attributes only, no href or src with a refused scheme."""
+"""Every SKILL.md body of the example catalog, the hostile and XSS fixture trees, the sample of
+real skills and (when it is beside the repository) the shared corpus renders to HTML that
+passes the renderer's audit (tests/render_audit.py): allowed tags and attributes only, no href
+or src with a refused scheme."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 import pytest
 
 from render_audit import assert_safe
+from skillsite.agent.skill_md import skill_body
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer
-from support import CORPUS, EXAMPLES, REPO
+from support import CORPUS, EXAMPLES, REPO, SAMPLE
 
 FIXTURES = REPO / "tests" / "fixtures"
-# A frontmatter: '---' on the first line to the next line of '---' (the body is what follows).
-FRONTMATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-ROOTS = [root for root in (EXAMPLES, FIXTURES / "hostile", FIXTURES / "xss", CORPUS) if root.is_dir()]
+ROOTS = [root for root in (EXAMPLES, FIXTURES / "hostile", FIXTURES / "xss", SAMPLE, CORPUS) if root.is_dir()]
 
 
 def skill_tree(root: Path) -> tuple[list[tuple[str, str]], LinkTargets]:
@@ -32,15 +31,8 @@ def skill_tree(root: Path) -> tuple[list[tuple[str, str]], LinkTargets]:
                 continue
             files.add(f"{rel}/{name}" if rel != "." else name)
             if name in ("SKILL.md", "skill.md"):
-                text = path.read_bytes().decode("utf-8", "replace")
-                bodies.append((rel, _body(text)))
+                bodies.append((rel, skill_body(path.read_bytes())))
     return bodies, LinkTargets(frozenset(skill_id for skill_id, _ in bodies), frozenset(files))
-
-
-def _body(text: str) -> str:
-    """A SKILL.md's body, or the whole text when it has no closed frontmatter."""
-    match = FRONTMATTER.match(text)
-    return text[match.end():] if match else text
 
 
 @pytest.mark.parametrize("root", ROOTS, ids=[root.name for root in ROOTS])
@@ -54,3 +46,11 @@ def test_every_body_renders_to_html_that_passes_the_audit(root):
             assert_safe(html)
         except AssertionError as error:
             raise AssertionError(f"{root.name}/{skill_id}: {error}") from None
+
+
+def test_the_sample_s_alerts_tables_and_task_lists_render_as_such():
+    bodies, targets = skill_tree(SAMPLE)
+    html = "".join(MarkdownRenderer(targets).render(body, skill_id) for skill_id, body in bodies)
+    assert '<div class="markdown-alert markdown-alert-' in html
+    assert 'class="align-' in html and '<li class="task-list-item">' in html
+    assert "&lt;example&gt;" in html or "&lt;process&gt;" in html or "&lt;/" in html  # XML-like tags as text

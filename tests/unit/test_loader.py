@@ -151,8 +151,6 @@ def test_search_matches_the_cli(catalog: Catalog, site: Path) -> None:
     from click.testing import CliRunner
 
     from skillsite.cli import main
-    if "search" not in main.commands:
-        pytest.skip("skillsite search is not there yet")
     result = CliRunner().invoke(main, ["search", "roll back a release", "--catalog", str(site), "-k", "5", "--json"])
     assert result.exit_code == 0, result.output
     cli = [(r["id"], r["score"]) for r in json.loads(result.output)]

@@ -35,13 +35,14 @@ def test_edge_cases_match_lunr_py():
     assert ours == reference
 
 
-def test_the_corpus_index_is_lunr_py_s(corpus):
+def test_real_skills_index_is_lunr_py_s(real_skills):
     from skillsite.source.catalog import read_catalog
     from skillsite.publish.manifest import skill_entry
     from skillsite.config import SiteConfig
 
-    reading = read_catalog([corpus])
-    entries = [skill_entry(s, [], "0" * 64, [], SiteConfig(), str(corpus)) for s in reading.skills]
+    reading = read_catalog([real_skills.path])
+    entries = [skill_entry(s, [], "0" * 64, [], SiteConfig(), str(real_skills.path)) for s in reading.skills]
+    assert len(entries) == real_skills.skills - real_skills.left_out
     reference, ours = _both(entries)
     assert ours == reference
 

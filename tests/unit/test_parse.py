@@ -1,6 +1,8 @@
 """Frontmatter parsing: found line by line, YAML read safely, recoveries warned about."""
 from __future__ import annotations
 
+import re
+
 import os
 from pathlib import Path
 
@@ -65,10 +67,21 @@ def test_split_is_line_based():
     assert split_frontmatter("----\nx\n") is None
 
 
+def _reference_end(lines: list[str]) -> int | None:
+    """The rule as the specification states it, over str.splitlines' lines."""
+    def fence(line: str) -> bool:
+        return re.match(r"^---[ \t]*$", line.rstrip("\r\n")) is not None
+
+    if not lines or not fence(lines[0]):
+        return None
+    return next((i for i in range(1, len(lines)) if fence(lines[i])), -1)
+
+
 def split_line_by_line(text: str) -> tuple[str, int, str, int] | None | str:
-    """The frontmatter split by str.splitlines and frontmatter_end: what the fast path must give."""
+    """The frontmatter split by str.splitlines and the rule: what split_frontmatter must give."""
     lines = text.splitlines(keepends=True)
-    end = frontmatter_end(lines)
+    end = _reference_end(lines)
+    assert frontmatter_end(lines) == end
     if end is None:
         return None
     if end < 0:

@@ -1,0 +1,62 @@
+"""cache: JSON values in one sqlite file, keyed by digests, scoped, pruned to what a run used."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from skillsite.cache import Cache, digest
+
+
+def test_values_come_back_in_the_next_run_and_unused_ones_go(tmp_path):
+    path = tmp_path / "c.sqlite"
+    first = Cache(path, "scope")
+    first.put("html", "a", "<p>a</p>")
+    first.put("html", "b", {"nested": [1, 2.5, None, True]})
+    first.save()
+    second = Cache(path, "scope")
+    assert second.get("html", "a") == "<p>a</p>" and second.get("html", "missing") is None
+    assert (second.hits, second.misses) == (1, 1)
+    second.save()                                  # "b" was not used this run
+    third = Cache(path, "scope")
+    assert third.get("html", "a") == "<p>a</p>" and third.get("html", "b") is None
+    assert (tmp_path / ".gitignore").read_text() == "*\n"
+
+
+def test_another_scope_starts_empty_and_replaces_the_file_s_entries(tmp_path):
+    path = tmp_path / "c.sqlite"
+    old = Cache(path, "old")
+    old.put("s", "k", 1)
+    old.save()
+    new = Cache(path, "new")
+    assert new.get("s", "k") is None and not new.notes
+    new.put("s", "other", 2)
+    new.save()
+    assert Cache(path, "old").get("s", "k") is None
+    assert Cache(path, "new").get("s", "other") == 2
+
+
+def test_a_cache_without_a_file_keeps_nothing(tmp_path):
+    cache = Cache(None, "scope")
+    cache.put("s", "k", 1)
+    assert cache.get("s", "k") == 1      # within the run
+    cache.save()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unwritable_folder_only_costs_the_work(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    cache = Cache(blocker / "c.sqlite", "scope")   # its folder is a file
+    cache.put("s", "k", 1)
+    cache.save()                                   # no exception
+    assert blocker.read_text() == "x"
+
+
+def test_digests_tell_kinds_and_groupings_apart_and_last_across_processes():
+    assert digest("a", "b") != digest("ab") != digest(["a", "b"])
+    assert digest(1) != digest("1") and digest(None) != digest("null") and digest(True) != digest(1)
+    assert digest({"a": 1}) == digest({"a": 1})
+    script = "from skillsite.cache import digest; print(digest('x', [1, 2], {'k': (3, 4)}, frozenset({'q', 'p'})))"
+    runs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           env={"PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert runs == {digest("x", [1, 2], {"k": (3, 4)}, frozenset({"q", "p"})) + "\n"}

@@ -1,0 +1,64 @@
+"""workers: a stage's function over many items on every core, results in input order."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from skillsite.workers import MIN_PARALLEL_ITEMS, Workers, parallel_map
+
+
+def tagged(context: str, item: int) -> tuple[str, int, int]:
+    return context, item * item, os.getpid()
+
+
+def fails_on_seven(context: None, item: int) -> int:
+    if item == 7:
+        raise ValueError(f"item {item}")
+    return item
+
+
+def test_results_come_back_in_input_order_from_worker_processes():
+    items = list(range(200))
+    results = parallel_map(tagged, "ctx", items, jobs=3)
+    assert [(c, square) for c, square, _ in results] == [("ctx", i * i) for i in items]
+    assert os.getpid() not in {pid for _, _, pid in results}  # computed by the workers
+
+
+def test_one_job_or_few_items_run_here():
+    assert {pid for _, _, pid in parallel_map(tagged, "x", range(50), jobs=1)} == {os.getpid()}
+    few = range(MIN_PARALLEL_ITEMS - 1)
+    assert {pid for _, _, pid in parallel_map(tagged, "x", few, jobs=4)} == {os.getpid()}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_error_in_a_worker_or_here_reaches_the_caller(jobs):
+    with pytest.raises(ValueError, match="item 7"):
+        parallel_map(fails_on_seven, None, range(40), jobs)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_work_submitted_beside_a_map_gives_its_own_result(jobs):
+    with Workers(jobs, "ctx") as workers:
+        beside = workers.submit(sum, [1, 2, 3])
+        mapped = workers.map(tagged, list(range(40)))
+        failing = workers.submit(fails_on_seven, None, 7)
+    assert beside.result() == 6 and [square for _, square, _ in mapped] == [i * i for i in range(40)]
+    with pytest.raises(ValueError):
+        failing.result()
+
+
+def test_each_worker_gets_the_context_once_and_keeps_what_it_makes():
+    """The context reaches a worker through the pool's initializer; what a worker adds to its
+    own copy (a renderer made on first use, say) stays in that worker."""
+    seen = parallel_map(_count_calls, {"calls": 0}, range(60), jobs=2)
+    by_worker: dict[int, list[int]] = {}
+    for pid, calls in seen:
+        by_worker.setdefault(pid, []).append(calls)
+    assert sum(len(v) for v in by_worker.values()) == 60
+    assert all(calls == sorted(calls) and calls[0] == 1 for calls in by_worker.values())
+
+
+def _count_calls(context: dict, item: int) -> tuple[int, int]:
+    context["calls"] += 1
+    return os.getpid(), context["calls"]
