@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from skillsite.build import build  # noqa: E402
+from skillsite.publish.build import build  # noqa: E402
 from skillsite.config import SiteConfig  # noqa: E402
 from machine import describe as describe_machine  # noqa: E402
 
@@ -92,7 +92,7 @@ def start_server(site: Path) -> tuple[subprocess.Popen, str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    code = ("import sys; from pathlib import Path; from skillsite.serve import make_server; "
+    code = ("import sys; from pathlib import Path; from skillsite.publish.serve import make_server; "
             "make_server(Path(sys.argv[1]), port=int(sys.argv[2])).serve_forever()")
     proc = subprocess.Popen([sys.executable, "-c", code, str(site), str(port)], cwd=REPO)
     deadline = time.monotonic() + 20

@@ -6,7 +6,9 @@ For each tree it measures, each build in a fresh process:
   one-change a rebuild after one SKILL.md changed
   in process the same, but by a process that built once already (as `skillsite serve` rebuilds
              after an edit: imports done, templates compiled), timed from the second build's start
-and prints peak memory, output size and time per stage of the cold build.  With
+and, beside them, the floor of a cold build: reading every SKILL.md, then markdown-it-py
+rendering every body on every core (the cold build's largest cost); it prints peak memory,
+output size and time per stage of the cold build.  With
 ``--mkdocs [RUNS]`` it also builds the same SKILL.md files as MkDocs pages (search plugin on),
 right after each of the first RUNS cold builds (default 3), and prints the ratio run by run:
 this machine's speed drifts by up to 2x over minutes, so only neighbouring runs compare.
@@ -53,7 +55,7 @@ CORPUS = REPO.parent / "shared" / "corpus"
 BUILD_ONE = """
 import json, os, resource, sys, time
 from pathlib import Path
-from skillsite.build import build
+from skillsite.publish.build import build
 src, out, cache, jobs = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 t = time.perf_counter()
 r = build([src], out, keep_going=True, cache_dir=Path(cache) if cache else None, jobs=jobs)
@@ -61,8 +63,29 @@ print(json.dumps({"seconds": time.perf_counter() - t, "ok": r.ok, "skills": len(
                   "bytes": r.output_bytes, "stages": r.stages,
                   "rss_main": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
                   "rss_worker": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024}))
-sys.stdout.flush()
-os._exit(0)  # as the skillsite command ends (skillsite.cli.entry): without freeing the heap object by object
+"""
+
+# The floor of a cold build: reading every SKILL.md, then markdown-it-py (as skillsite
+# configures it, without its link rules) rendering every body on every core.
+FLOOR = """
+import json, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from markdown_it import MarkdownIt
+from skillsite.agent.skill_md import skill_body
+
+def render(bodies):
+    md = MarkdownIt("commonmark", {"html": False, "tasklists": True, "alerts": True}).enable(["table", "strikethrough"])
+    return sum(len(md.render(body)) for body in bodies)
+
+src, jobs = Path(sys.argv[1]), int(sys.argv[2])
+started = time.perf_counter()
+bodies = [skill_body(path.read_bytes()) for path in sorted(src.rglob("SKILL.md")) if path.is_file()]
+read = time.perf_counter() - started
+started = time.perf_counter()
+with ProcessPoolExecutor(jobs) as pool:
+    sum(pool.map(render, [bodies[i::jobs * 8] for i in range(jobs * 8)]))
+print(json.dumps({"read": read, "render": time.perf_counter() - started}))
 """
 
 
@@ -71,7 +94,7 @@ os._exit(0)  # as the skillsite command ends (skillsite.cli.entry): without free
 REBUILD_IN_PROCESS = """
 import json, sys, time
 from pathlib import Path
-from skillsite.build import build
+from skillsite.publish.build import build
 src, out, cache, jobs = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
 sys.path.insert(0, sys.argv[5])
 from build_speed import touch_one
@@ -87,6 +110,14 @@ def settle_writes() -> None:
     """Write back what earlier steps left in the page cache (the other tool's output, the copied
     sources), so that a timed build does not share the machine with flushing them."""
     os.sync()
+
+
+def run_floor(src: Path, jobs: int) -> dict:
+    settle_writes()
+    proc = subprocess.run([sys.executable, "-c", FLOOR, str(src), str(jobs)], capture_output=True, text=True, cwd=REPO)
+    if proc.returncode != 0:
+        raise SystemExit(f"floor failed: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def run_build(src: Path, out: Path, cache: Path | None, jobs: int) -> dict:
@@ -189,12 +220,14 @@ def rebuild_in_process(src: Path, out: Path, cache: Path, jobs: int) -> float:
 def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: int, rebuilds: bool) -> dict:
     """``mkdocs``: how many of the ``repeat`` rounds also build with MkDocs, right after
     skillsite's cold build (on this shared machine speed drifts: only neighbours compare)."""
-    colds, noops, changes, served, mk_times, paired = [], [], [], [], [], []
+    colds, noops, changes, served, mk_times, paired, floors = [], [], [], [], [], [], []
     cold = {}
     for round_ in range(repeat):
         out, cache = work / "site", work / "cache"
         TRASH.discard(out)
         TRASH.discard(cache)
+        floor = run_floor(src, jobs)
+        floors.append(floor["read"] + floor["render"])
         cold = run_build(src, out, cache, jobs)
         colds.append(cold["process_seconds"])
         if round_ < mkdocs:
@@ -210,7 +243,8 @@ def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: i
            "change": statistics.median(changes) if changes else None,
            "served": statistics.median(served) if served else None,
            "bytes": tree_size(work / "site"), "rss_main": cold["rss_main"], "rss_worker": cold["rss_worker"],
-           "stages": cold["stages"]}
+           "stages": cold["stages"], "floor": statistics.median(floors),
+           "cold_vs_floor": statistics.median(c / f for c, f in zip(colds, floors))}
     if mk_times:
         row["mkdocs"] = statistics.median(mk_times)
         row["paired"] = paired
@@ -258,8 +292,8 @@ def main() -> None:
         else:
             generate(src, int(size))
             label = f"synthetic {int(size):,}"
-            # files written less than 2 s before a build are not trusted to keep their stamps
-            # (skillsite.cache.RACY_NS): the next build would re-read them once
+            # inputs written less than 2 s before a build are not trusted to keep their stamps
+            # (skillsite.source.catalog.RACY_NS): the next build would read everything again
             time.sleep(2.1)
         small = size == "corpus" or int(size) <= 10_000
         rows.append(measure(label, src, work, args.repeat if size in ("corpus", "1000") else 1, args.jobs,
@@ -273,16 +307,17 @@ def main() -> None:
           f"run started{f' (after waiting {waited:.0f} s)' if waited else ''}; previous outputs "
           f"{'deleted' if args.delete else 'moved aside, deleted after the run'}")
     print()
-    print("| tree | skills | cold build | no-op rebuild | one skill changed | same, in a running process | "
-          "MkDocs | MkDocs / cold | peak RSS main / worker | output |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| tree | skills | floor | cold build | cold / floor | no-op rebuild | one skill changed | "
+          "same, in a running process | MkDocs | MkDocs / cold | peak RSS main / worker | output |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         mk = f"{r['mkdocs']:.1f} s" if "mkdocs" in r else "–"
         ratio = f"{r['mkdocs'] / r['cold']:.1f}x" if "mkdocs" in r else "–"
         noop = f"{r['noop']:.2f} s ({100 * r['noop'] / r['cold']:.0f}%)" if r["noop"] is not None else "–"
         change = f"{r['change']:.2f} s" if r["change"] is not None else "–"
         served = f"{r['served']:.2f} s" if r["served"] is not None else "–"
-        print(f"| {r['label']} | {r['skills']:,} | {r['cold']:.2f} s | {noop} | {change} | {served} | {mk} | {ratio} | "
+        print(f"| {r['label']} | {r['skills']:,} | {r['floor']:.2f} s | {r['cold']:.2f} s | {r['cold_vs_floor']:.2f}x | "
+              f"{noop} | {change} | {served} | {mk} | {ratio} | "
               f"{r['rss_main'] / 2**20:.0f} / {r['rss_worker'] / 2**20:.0f} MB | {r['bytes'] / 2**20:.0f} MB |")
     for r in rows:
         if r.get("paired"):

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from skillsite.build import build
+from skillsite.publish.build import build
 from skillsite.loader import Catalog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

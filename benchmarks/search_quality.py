@@ -105,7 +105,7 @@ def skillsite_ranker(manifest: dict[str, Any]) -> Ranker:
 
 def lunr_ranker(data: bytes, entries: Sequence[dict[str, Any]]) -> Ranker:
     """lunr.py over search/lunr.json, whose refs are positions in the manifest's skills."""
-    from skillsite.index import load_lunr
+    from skillsite.search.lunr_reference import load_lunr
 
     index = load_lunr(data)
     ids = [e["id"] for e in entries]
@@ -243,8 +243,8 @@ def synthetic_queries(entries: Sequence[dict[str, Any]], count: int, seed: int =
 
 def build_corpus(corpus: Path, site: Path | None) -> tuple[Path, list[str], float | None]:
     """The corpus catalog folder, the body of every published skill (manifest order), build seconds."""
-    from skillsite.build import build
-    from skillsite.pipeline import read_catalog
+    from skillsite.publish.build import build
+    from skillsite.source.catalog import read_catalog
 
     if site is None:
         site = Path(tempfile.mkdtemp(prefix="skillsite-bench-")) / "site"
@@ -258,7 +258,8 @@ def build_corpus(corpus: Path, site: Path | None) -> tuple[Path, list[str], floa
 
 
 def corpus_report(corpus: Path, queries_file: Path, site_arg: Path | None) -> None:
-    from skillsite.index import LUNR_FILE, build_lunr, lunr_json
+    from skillsite.search.lunr_index import LUNR_FILE
+    from skillsite.search.lunr_reference import build_lunr, lunr_json
     from skillsite.loader import build_search_section
 
     site, bodies, build_seconds = build_corpus(corpus, site_arg)
@@ -303,9 +304,9 @@ def corpus_report(corpus: Path, queries_file: Path, site_arg: Path | None) -> No
 
 def synthetic_report(n: int) -> None:
     from skillsite.config import SiteConfig
-    from skillsite.index import build_lunr, lunr_json
+    from skillsite.search.lunr_reference import build_lunr, lunr_json
     from skillsite.loader import Catalog, build_search_section
-    from skillsite.manifest import manifest as make_manifest
+    from skillsite.publish.manifest import manifest as make_manifest
 
     entries, gen_s = timed(lambda: synthetic_entries(n))
     section, section_s = timed(lambda: build_search_section(entries))

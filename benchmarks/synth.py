@@ -35,7 +35,7 @@ class Template:
 
 def load_templates(corpus: Path = CORPUS) -> list[Template]:
     """Every valid skill of the corpus, as a template."""
-    from skillsite.pipeline import read_catalog
+    from skillsite.source.catalog import read_catalog
 
     reading = read_catalog([corpus])
     return [Template(s.description, s.body, tuple((f.path, f.abspath) for f in s.source.files))

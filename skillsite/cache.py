@@ -46,12 +46,15 @@ def _jsonable(value: Any) -> Any:
 
 
 def code_scope(*more: Any) -> str:
-    """A scope for cache files: skillsite's version, the size and time of its own modules and
-    schemas (a changed installation never reuses a cache), and ``more`` (say, the configuration)."""
+    """A scope for cache files: skillsite's version, the content of its own modules and schemas
+    (a changed installation never reuses a cache, a fresh install of the same code does), and
+    ``more`` (say, the configuration)."""
     package = Path(__file__).resolve().parent
-    files = sorted([*package.rglob("*.py"), *package.glob("schemas/*.json")])
-    stamps = [(str(p.relative_to(package)), p.stat().st_size, p.stat().st_mtime_ns) for p in files]
-    return digest(__version__, stamps, *more)
+    code = hashlib.sha256()
+    for path in sorted([*package.rglob("*.py"), *package.glob("schemas/*.json")]):
+        code.update(f"{path.relative_to(package).as_posix()}\0".encode())
+        code.update(path.read_bytes())
+    return digest(__version__, code.hexdigest(), *more)
 
 
 class Cache:
@@ -99,6 +102,15 @@ class Cache:
         self.hits += 1
         self._used.add((section, key))
         return json.loads(text)
+
+    def has(self, section: str, key: str) -> bool:
+        """Whether a value is stored under ``key`` (kept for the next run, as by :meth:`get`)."""
+        if (section, key) not in self._added and (section, key) not in self._entries:
+            self.misses += 1
+            return False
+        self.hits += 1
+        self._used.add((section, key))
+        return True
 
     def put(self, section: str, key: str, value: Any) -> None:
         """Store ``value`` (JSON-able) under ``key`` for the next run."""

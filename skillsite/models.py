@@ -13,7 +13,7 @@ class BundledFile:
     """A file published with a skill (anything in its folder outside nested skills)."""
 
     path: str          # posix path relative to the skill folder
-    abspath: str       # where it is read from (a path as text: thousands of Path objects cost a third of discovery)
+    abspath: str       # where it is read from
     bytes: int
     mtime_ns: int = 0  # with the size, tells the incremental build whether the content may have changed
 
@@ -101,33 +101,6 @@ class Skill:
     @property
     def has_errors(self) -> bool:
         return any(d.severity.value == "error" for d in self.diagnostics)
-
-
-@dataclass(frozen=True)
-class BuildContext:
-    """What the output writers get: the published skills, their manifest entries, the configuration.
-
-    ``entries`` maps a skill id to its ``skills.json`` entry (see ``skills.schema.json``);
-    ``manifest`` is the whole ``skills.json`` object.  Writers put files under ``out``
-    (a temporary folder that the build publishes only when everything succeeded); with a
-    ``staging``, a writer may instead keep an unchanged file of the previous output.
-    """
-
-    config: Any                          # skillsite.config.SiteConfig
-    skills: tuple[Skill, ...]            # sorted by id
-    manifest: dict[str, Any]
-    entries: dict[str, dict[str, Any]]
-    diagnostics: tuple[Diagnostic, ...]  # every diagnostic of the build, sorted
-    out: Path
-    body_html: dict[str, str] = field(default_factory=dict)  # skill id -> rendered body (computed in parallel)
-    jobs: int = 1                                            # worker processes the writers may use
-    staging: Any = None      # skillsite.output.Staging: lets writers reuse unchanged files of the last output
-    skill_keys: dict[str, str] = field(default_factory=dict)  # skill id -> digest of all its publishing depends on
-    cache: Any = None        # skillsite.cache.BuildCache: what a skill page's inputs gave last time
-
-    def skill_url(self, skill_id: str) -> str:
-        """Site-relative URL of a skill's page folder, percent-encoded (``skills/a/b/``)."""
-        return self.entries[skill_id]["urls"]["page"]
 
 
 # ------------------------------------------------------------------ what reading a catalog gives

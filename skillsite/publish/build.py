@@ -149,10 +149,11 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
             reading = CatalogReading(found.sources, (), (), state.diagnostics)
             return _result(True, plan, reading, state.published, state.skipped, state.diagnostics,
                            state.output_bytes, stage)
+    cache = Cache(cache_dir / CACHE_FILE if cache_dir is not None else None, plan.scope)
     with stage("read"):
         reading = read_catalog(plan.sources, exclude=config.exclude, profile=config.profile, ignore=config.ignore,
-                               max_bytes=config.max_bytes, jobs=plan.jobs, found=found)
-    return _publish_reading(plan, reading, state, inputs, stage)
+                               max_bytes=config.max_bytes, jobs=plan.jobs, found=found, cache=cache)
+    return _publish_reading(plan, reading, state, inputs, cache, stage)
 
 
 def _project_folder(config: SiteConfig) -> str:
@@ -164,15 +165,15 @@ def _fails(diags: Sequence[Diagnostic], strict: bool) -> bool:
     return any(d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING) for d in diags)
 
 
-def _publish_reading(plan: _Plan, reading: CatalogReading, state: BuildState | None, inputs: str,
+def _publish_reading(plan: _Plan, reading: CatalogReading, state: BuildState | None, inputs: str, cache: Cache,
                      stage: _Stages) -> BuildResult:
     """Publish the skills of a reading (or nothing, when it failed), then keep the cache and state."""
     skipped = tuple(sorted({p.source.id for p in reading.left_out} | {s.id for s in reading.skills if s.has_errors}))
     if _fails(reading.diagnostics, plan.strict) and not plan.keep_going:
+        cache.save()  # what was checked stays useful for the build after the fix
         return _result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage)
     skills = [s for s in reading.skills if not s.has_errors]
-    cache = Cache(plan.cache_dir / CACHE_FILE if plan.cache_dir is not None else None, plan.scope)
-    diags = [*reading.diagnostics, *cache.notes]
+    diags = list(reading.diagnostics)
     published = _publish(plan, skills, len(skipped), state.outputs if state else None, cache, diags, stage)
     ids = tuple(s.id for s in skills)
     if published is None:
@@ -204,8 +205,9 @@ def _publish(plan: _Plan, skills: list[Skill], left_out: int, previous: dict[str
             with Workers(plan.jobs, job) as workers:
                 searching = workers.submit(make_search, search_entries) if search is None else None
                 publication = collect(job, html_keys, workers.map(publish_skill, range(len(skills))), cache)
-                search = search or searching.result()
-            cache.put("search", key, search)
+            if searching is not None:
+                search = searching.result()
+                cache.put("search", key, search)
         with stage("manifest"):
             discovery, index_diags = discovery_index(publication.entries, publication.archives,
                                                      {s.id: s.source.display_path for s in skills})
@@ -216,7 +218,8 @@ def _publish(plan: _Plan, skills: list[Skill], left_out: int, previous: dict[str
             data = manifest(publication.entries, config, left_out, generated_at, search["section"])
             write_catalog_files(staging, config, data, discovery, search, key)
         with stage("pages"):
-            write_site(config, staging, data, publication.html, template_dirs(config.templates), plan.jobs)
+            write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
+                       plan.jobs)
         with stage("swap"):
             files = staging.commit()
     except BaseException:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
 import jinja2
@@ -42,7 +42,8 @@ class SitePages:
     config: SiteConfig
     staging: Staging
     manifest: dict[str, Any]        # skills.json's object: its entries, site, counts, generator
-    html: dict[str, str]            # rendered bodies, by skill id
+    html: Mapping[str, str]         # rendered bodies, by skill id (looked up when a page is made)
+    html_keys: dict[str, str]       # what each rendered body is made of (a digest), by skill id
     dirs: list[Path]                # template folders, in lookup order
     assets: dict[str, str]          # static file -> its fingerprinted site path
     templates_key: str = field(init=False)
@@ -77,10 +78,14 @@ class SitePages:
     def render(self, template: str, **values: Any) -> bytes:
         return self.env.get_template(template).render(**values).encode("utf-8")
 
-    def page(self, template: str, rel: str, **values: Any) -> None:
+    def page(self, template: str, rel: str, values: dict[str, Any]) -> None:
         """A page, kept from the previous output when made from the same templates and values."""
-        key = digest(self.templates_key, template, rel, values)
-        self.staging.write_keyed(rel, key, lambda: self.render(template, **values))
+        self.keyed_page(template, rel, digest(self.templates_key, template, rel, values), lambda: values)
+
+    def keyed_page(self, template: str, rel: str, key: str, values: Callable[[], dict[str, Any]]) -> None:
+        """A page whose ``key`` stands for what it is made of: kept when the previous output holds
+        it, else rendered from ``values()``."""
+        self.staging.write_keyed(rel, key, lambda: self.render(template, **values()))
 
 
 def pages_to_make(pages: SitePages) -> list[Page]:
@@ -96,29 +101,33 @@ def make_page(pages: SitePages, page: Page) -> list[Placed]:
     title = pages.config.title
     if kind == "home":
         chips = sorted(pages.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
-        pages.page("home.html", "index.html", **pages.common("", title, "home"), cards=pages.cards,
-                   tags=pages.tags, chips=chips)
+        pages.page("home.html", "index.html", {**pages.common("", title, "home"), "cards": pages.cards,
+                                               "tags": pages.tags, "chips": chips})
     elif kind == "tags":
-        pages.page("tags.html", "tags/index.html", **pages.common("tags/", f"Tags · {title}", "tags"), tags=pages.tags)
+        pages.page("tags.html", "tags/index.html", {**pages.common("tags/", f"Tags · {title}", "tags"),
+                                                    "tags": pages.tags})
     elif kind == "tag":
         tag = pages.tag_by_name[name]
-        pages.page("tag.html", f"{tag.url}index.html", **pages.common(tag.url, f"{tag.name} · {title}", "tags"),
-                   tag=tag, cards=pages.by_tag[tag.name])
+        pages.page("tag.html", f"{tag.url}index.html", {**pages.common(tag.url, f"{tag.name} · {title}", "tags"),
+                                                        "tag": tag, "cards": pages.by_tag[tag.name]})
     else:
         _skill_page(pages, pages.entries[name])
     return pages.staging.take_journal()
 
 
 def _skill_page(pages: SitePages, entry: dict[str, Any]) -> None:
-    source = entry["source"]
-    pages.page(
-        "skill.html", f"skills/{entry['id']}/index.html",
+    source, skill_id = entry["source"], entry["id"]
+    values = {
         **pages.common(entry["urls"]["page"], f"{entry['name']} · {pages.config.title}"),
-        entry=entry, card=card(entry, pages.tag_by_name), body=Markup(pages.html[entry["id"]]),
-        ancestors=[card(e, pages.tag_by_name) for e in ancestors(entry, pages.entries)],
-        children=[card(pages.entries[c], pages.tag_by_name) for c in entry["children"] if c in pages.entries],
-        snippets=install_snippets(entry, pages.config), metadata=metadata_rows(entry), files=file_rows(entry),
-        source_url=safe_url(source["url"]), edit_url=safe_url(source["edit_url"]))
+        "entry": entry, "card": card(entry, pages.tag_by_name),
+        "ancestors": [card(e, pages.tag_by_name) for e in ancestors(entry, pages.entries)],
+        "children": [card(pages.entries[c], pages.tag_by_name) for c in entry["children"] if c in pages.entries],
+        "snippets": install_snippets(entry, pages.config), "metadata": metadata_rows(entry),
+        "files": file_rows(entry), "source_url": safe_url(source["url"]), "edit_url": safe_url(source["edit_url"])}
+    rel = f"skills/{skill_id}/index.html"
+    # the body stands in the key as what it was rendered from: fetched only to render the page
+    key = digest(pages.templates_key, "skill.html", rel, values, pages.html_keys[skill_id])
+    pages.keyed_page("skill.html", rel, key, lambda: {**values, "body": Markup(pages.html[skill_id])})
 
 
 def _text_files(pages: SitePages) -> None:
@@ -142,11 +151,11 @@ def _text_files(pages: SitePages) -> None:
         staging.write("_headers", headers_file(entries).encode("utf-8"))
 
 
-def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], html: dict[str, str],
-               dirs: list[Path], jobs: int) -> None:
+def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], html: Mapping[str, str],
+               html_keys: dict[str, str], dirs: list[Path], jobs: int) -> None:
     """Every page and asset of the catalog, into the staging folder."""
     assets = write_assets(staging, dirs)
-    pages = SitePages(config, staging, manifest, html, dirs, assets)
+    pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets)
     with Workers(jobs, pages) as workers:
         for placed in workers.map(make_page, pages_to_make(pages)):
             staging.adopt(placed)

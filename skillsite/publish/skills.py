@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
 from skillsite.cache import Cache, digest
@@ -64,7 +64,7 @@ class PublishedSkill:
     entry: dict[str, Any]
     html: str | None                    # its rendered body (None: the cache holds it)
     placed: list[Placed]                # what it wrote or kept, for the staging folder's record
-    file_shas: list[FileSha]            # its bundled files' sha256, for the cache
+    file_shas: list[FileSha]            # its bundled files' sha256 the cache did not know
     archive: tuple[str, str] | None     # (site path, sha256) of its discovery archive, if it owns one
     diagnostics: list[Diagnostic]
 
@@ -109,8 +109,9 @@ def publish_skill(job: SkillPublishing, index: int) -> PublishedSkill:
 
 def _publish_files(job: SkillPublishing, skill: Skill, diags: list[Diagnostic]
                    ) -> tuple[list[dict[str, Any]], list[FileSha], dict[str, bytes]]:
-    """Copy (or keep) a skill's bundled files under ``skills/<id>/``: their manifest records,
-    their shas for the cache, and the content of those copied (up to 1 MiB each, for the archive)."""
+    """Copy (or keep) a skill's bundled files under ``skills/<id>/``: their manifest records, the
+    shas the cache does not know yet, and the content of those copied (up to 1 MiB each, for the
+    archive)."""
     records, shas, contents = [], [], {}
     for f in skill.source.files:
         if f.path in RESERVED_NAMES:
@@ -125,7 +126,8 @@ def _publish_files(job: SkillPublishing, skill: Skill, diags: list[Diagnostic]
             continue
         if content is not None:
             contents[f.path] = content
-        shas.append((f.abspath, f.bytes, f.mtime_ns, sha))
+        if not _is_known(job, f, sha):
+            shas.append((f.abspath, f.bytes, f.mtime_ns, sha))
         records.append({"path": f.path, "bytes": size, "sha256": sha})
     return records, shas, contents
 
@@ -137,6 +139,10 @@ def _publish_file(job: SkillPublishing, f: BundledFile, rel: str) -> tuple[int, 
     if known is not None and known[:2] == (f.bytes, f.mtime_ns) and job.staging.keep(rel, known[2]):
         return f.bytes, known[2], None
     return job.staging.copy(f.abspath, rel)
+
+
+def _is_known(job: SkillPublishing, f: BundledFile, sha: str) -> bool:
+    return job.known_shas.get(f.abspath) == (f.bytes, f.mtime_ns, sha)
 
 
 def _write_xml(job: SkillPublishing, skill: Skill, entry: dict[str, Any]) -> None:
@@ -172,14 +178,39 @@ def _write_archive(job: SkillPublishing, skill: Skill, entry: dict[str, Any], co
     return rel, sha256_hex(data)
 
 
+class RenderedBodies(Mapping[str, str]):
+    """The rendered body of every skill, by id: those rendered by this build, and the others
+    taken from the cache when a page needs them."""
+
+    def __init__(self, fresh: dict[str, str], keys: dict[str, str], cache: Cache):
+        self.fresh, self.keys, self.cache = fresh, keys, cache
+
+    def __getitem__(self, skill_id: str) -> str:
+        if skill_id in self.fresh:
+            return self.fresh[skill_id]
+        return self.cache.get("html", self.keys[skill_id])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
 @dataclass(frozen=True)
 class Publication:
     """What publishing every skill gave."""
 
     entries: list[dict[str, Any]]     # manifest entries, in the skills' order
-    html: dict[str, str]              # rendered bodies, by skill id
+    html: RenderedBodies              # rendered bodies, by skill id
+    html_keys: dict[str, str]         # what each rendered body is made of (a digest), by skill id
     archives: dict[str, str]          # site path -> sha256 of each discovery archive
     diagnostics: list[Diagnostic]
+
+
+def _file_key(path: str, size: int, mtime_ns: int) -> str:
+    """A bundled file's cache key: where it is read from, its size and time (as it was hashed)."""
+    return f"{path}\0{size}\0{mtime_ns}"
 
 
 def _known_shas(skills: Sequence[Skill], cache: Cache) -> dict[str, tuple[int, int, str]]:
@@ -187,16 +218,17 @@ def _known_shas(skills: Sequence[Skill], cache: Cache) -> dict[str, tuple[int, i
     known = {}
     for skill in skills:
         for f in skill.source.files:
-            sha = cache.get("file-sha", digest(f.abspath, f.bytes, f.mtime_ns))
+            sha = cache.get("file-sha", _file_key(f.abspath, f.bytes, f.mtime_ns))
             if sha is not None:
                 known[f.abspath] = (f.bytes, f.mtime_ns, sha)
     return known
 
 
 def _html_keys(skills: Sequence[Skill], targets: LinkTargets) -> list[str]:
-    """Each skill's rendered body's cache key: the engine, what bodies may link to, the body."""
+    """Each skill's rendered body's cache key: the engine, what bodies may link to, the skill's
+    id and SKILL.md (its body is cut from it)."""
     shared = digest(engine_version(), sorted(targets.skills), sorted(targets.files))
-    return [digest(shared, skill.id, skill.body) for skill in skills]
+    return [digest(shared, skill.id, skill.raw) for skill in skills]
 
 
 def link_targets(skills: Sequence[Skill]) -> LinkTargets:
@@ -212,24 +244,23 @@ def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfi
     skill's rendered body's cache key: give the first to the workers, then :func:`collect`."""
     targets = link_targets(skills)
     html_keys = _html_keys(skills, targets)
-    rendered = frozenset(s.id for s, key in zip(skills, html_keys) if cache.get("html", key) is not None)
+    rendered = frozenset(s.id for s, key in zip(skills, html_keys) if cache.has("html", key))
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, _known_shas(skills, cache))
     return job, html_keys
 
 
 def collect(job: SkillPublishing, html_keys: list[str], published: list[PublishedSkill], cache: Cache) -> Publication:
     """What the workers published, recorded in the staging folder and the cache."""
-    html, archives, diags = {}, {}, []
+    fresh, archives, diags = {}, {}, []
     for skill, key, done in zip(job.skills, html_keys, published):
         job.staging.adopt(done.placed)
         for path, size, mtime_ns, sha in done.file_shas:
-            cache.put("file-sha", digest(path, size, mtime_ns), sha)
-        if done.html is None:
-            html[skill.id] = cache.get("html", key)
-        else:
+            cache.put("file-sha", _file_key(path, size, mtime_ns), sha)
+        if done.html is not None:
             cache.put("html", key, done.html)
-            html[skill.id] = done.html
+            fresh[skill.id] = done.html
         if done.archive is not None:
             archives[done.archive[0]] = done.archive[1]
         diags += done.diagnostics
-    return Publication([done.entry for done in published], html, archives, diags)
+    keys = dict(zip((s.id for s in job.skills), html_keys))
+    return Publication([done.entry for done in published], RenderedBodies(fresh, keys, cache), keys, archives, diags)

@@ -77,10 +77,15 @@ def list_files(folder: Path) -> dict[str, os.stat_result]:
     return found
 
 
+def _stamps(listing: dict[str, os.stat_result]) -> dict[str, tuple[int, int]]:
+    """Size and modification time of each file of a listing ((-1, -1) for what is not a regular file)."""
+    return {rel: (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else (-1, -1)
+            for rel, st in listing.items()}
+
+
 def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
     """Size and modification time of every file under ``folder``: what a later check compares."""
-    return {rel: (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else (-1, -1)
-            for rel, st in list_files(folder).items()}
+    return _stamps(list_files(folder))
 
 
 class Staging:
@@ -95,16 +100,20 @@ class Staging:
         self.journal: list[Placed] = []  # what this process placed since the last take_journal
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.building-", dir=self.target.parent))
+        self._made: set[str] = {""}  # folders known to exist in the staging folder
 
-    def file(self, rel: str) -> Path:
+    def file(self, rel: str) -> str:
         """The staging path of a site-relative file, with its folder created."""
-        path = self.path.joinpath(*site_path_parts(rel))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return path
+        folder = "/".join(site_path_parts(rel)[:-1])
+        if folder not in self._made:
+            os.makedirs(os.path.join(self.path, folder), exist_ok=True)
+            self._made.add(folder)
+        return os.path.join(self.path, rel)
 
     def current(self, rel: str) -> Path:
         """Where the new output's copy of ``rel`` is now: in the target if kept, else staged."""
-        return (self.target if rel in self.kept else self.path).joinpath(*site_path_parts(rel))
+        site_path_parts(rel)
+        return Path(self.target if rel in self.kept else self.path, rel)
 
     def keep(self, rel: str, key: str) -> bool:
         """Leave ``rel`` in place when the previous output holds exactly the content ``key``
@@ -112,8 +121,9 @@ class Staging:
         recorded = self.previous.get(rel)
         if recorded is None or recorded[0] != key:
             return False
+        site_path_parts(rel)
         try:
-            st = os.lstat(self.target.joinpath(*site_path_parts(rel)))
+            st = os.lstat(os.path.join(self.target, rel))
         except OSError:
             return False
         if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns) != tuple(recorded[1:]):
@@ -123,7 +133,8 @@ class Staging:
 
     def write(self, rel: str, data: bytes, key: str | None = None) -> None:
         """Write ``data`` as the new output's ``rel`` (``key``: its content key, for the next build)."""
-        self.file(rel).write_bytes(data)
+        with open(self.file(rel), "wb") as out:
+            out.write(data)
         if key is not None:
             self._placed(rel, key, kept=False)
 
@@ -163,20 +174,18 @@ class Staging:
                 self.kept.add(rel)
 
     def commit(self) -> dict[str, tuple[int, int]]:
-        """Publish the new output; returns its :func:`snapshot`."""
-        if self.patch:
-            self._commit_patch()
-        else:
-            self._commit_swap()
-        return snapshot(self.target)
+        """Publish the new output; returns its :func:`snapshot` (renames keep sizes and times,
+        so it is made from the listings taken on the way, not by listing the output again)."""
+        return self._commit_patch() if self.patch else self._commit_swap()
 
     def records(self, published: dict[str, tuple[int, int]]) -> dict[str, Recorded]:
         """The content key, size and mtime of every keyed file of a committed output, for the next build."""
         return {rel: (key, *published[rel]) for rel, key in sorted(self.keys.items()) if rel in published}
 
-    def _commit_swap(self) -> None:
+    def _commit_swap(self) -> dict[str, tuple[int, int]]:
         (self.path / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         os.chmod(self.path, 0o755)
+        published = _stamps(list_files(self.path))
         old = None
         if self.target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.old-", dir=self.target.parent))
@@ -185,21 +194,23 @@ class Staging:
         os.rename(self.path, self.target)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+        return published
 
-    def _commit_patch(self) -> None:
+    def _commit_patch(self) -> dict[str, tuple[int, int]]:
         """Move the written files into the target and set aside the ones the new output lacks.
 
         Every move is journaled; if one fails, the moves already made are undone in reverse
         order and the error is raised, so the target is either the old output or the new one.
         """
-        written = sorted(list_files(self.path))
-        stale = [rel for rel in list_files(self.target) if rel not in self.kept and rel != MARKER]
+        written = list_files(self.path)
+        before = list_files(self.target)
+        stale = [rel for rel in before if rel not in self.kept and rel != MARKER]
         backup = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.old-", dir=self.target.parent))
         moves = _Moves()
         try:
             for rel in sorted(stale):
                 moves.move(self.target.joinpath(*site_path_parts(rel)), backup.joinpath(*site_path_parts(rel)))
-            for rel in written:
+            for rel in sorted(written):
                 dest = self.target.joinpath(*site_path_parts(rel))
                 if dest.is_dir() and not dest.is_symlink():
                     _remove_empty_folders(dest)   # a folder whose files all went stale becomes a file
@@ -212,6 +223,8 @@ class Staging:
             _remove_empty_parents(self.target.joinpath(*site_path_parts(rel)).parent, self.target)
         shutil.rmtree(backup, ignore_errors=True)
         shutil.rmtree(self.path, ignore_errors=True)
+        kept = {rel: st for rel, st in before.items() if rel not in written and (rel in self.kept or rel == MARKER)}
+        return _stamps({**kept, **written})
 
     def discard(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)

@@ -103,7 +103,7 @@ def save_state(folder: Path, state: BuildState) -> None:
         return
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(state.to_json(), handle, ensure_ascii=False)
+            handle.write(json.dumps(state.to_json(), ensure_ascii=False))
         os.replace(tmp, folder / STATE_FILE)
     except OSError:
         os.unlink(tmp)

@@ -45,12 +45,13 @@ def _member(name: str, size: int, mtime: int) -> tarfile.TarInfo:
 
 
 def fits_ustar(name: str) -> bool:
-    """Whether ``name`` fits a USTAR header (100 bytes, or 255 split at a '/')."""
-    try:
-        _member(name, 0, 0).tobuf(format=tarfile.USTAR_FORMAT)
-    except ValueError:
-        return False
-    return True
+    """Whether ``name`` fits a USTAR header: 100 bytes, or a prefix of up to 155 bytes and a
+    name of up to 100 split at a '/' (tarfile refuses the others)."""
+    raw = name.encode("utf-8", "surrogateescape")
+    if len(raw) <= 100:
+        return True
+    cuts = [i for i, byte in enumerate(raw) if byte == ord("/")]
+    return any(i <= 155 and len(raw) - i - 1 <= 100 for i in cuts)
 
 
 def deterministic_tar_gz(members: Sequence[tuple[str, bytes]], mtime: int) -> bytes:

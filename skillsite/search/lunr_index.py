@@ -19,11 +19,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from lunr.stop_word_filter import WORDS as LUNR_STOP_WORDS
-
 from skillsite.search.bm25 import build_search_section
 from skillsite.search.stemmer import stem
-from skillsite.search.terms import SEARCH_FIELDS, search_fields
+from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, search_fields
 
 LUNR_FILE = "search/lunr.json"
 DOCS_FILE = "search/docs.json"
@@ -41,7 +39,6 @@ _JS_ONLY_SPACE = re.compile("[\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\
 #: Non-word characters at either end of a word (lunr.js's trimmer strips ASCII ones only, so
 #: "café" would be indexed as "caf"; for ASCII words the two agree).
 EDGES = re.compile(r"^\W+|\W+\Z")
-_STOP_WORDS = frozenset(LUNR_STOP_WORDS)
 
 
 @dataclass(frozen=True)
@@ -77,7 +74,7 @@ class _Terms:
     def __call__(self, word: str) -> str | None:
         if word not in self.known:
             trimmed = self.trim(word)
-            self.known[word] = None if not trimmed or trimmed in _STOP_WORDS else self.stem(trimmed)
+            self.known[word] = None if not trimmed or trimmed in STOP_WORDS else self.stem(trimmed)
         return self.known[word]
 
 
@@ -104,8 +101,8 @@ def lunr_index(docs: Sequence[Mapping[str, str]], fields: Mapping[str, float], *
     """The serialized index (``lunr.Index.serialize()``) of ``docs``, refs in their ``id``.
 
     ``fields`` maps each field to its boost, in the order the builder declared them; ``trim``
-    and ``stem_word`` are the pipeline's trimmer and stemmer (lunr's English stop-word filter
-    runs between them).
+    and ``stem_word`` are the pipeline's trimmer and stemmer (lunr's English stop-word filter,
+    :data:`~skillsite.search.terms.STOP_WORDS`, runs between them).
     """
     names, terms = list(fields), _Terms(trim, stem_word)
     postings: dict[str, dict[str, Any]] = {}

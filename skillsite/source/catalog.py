@@ -1,12 +1,19 @@
 """Reading a catalog: discover, parse and check every skill — the stage every command shares.
 
 :func:`read_catalog` keeps the skills (the build needs them); :func:`check_catalog` keeps only
-each skill's verdict, which ``skillsite validate`` can take from a cache when the SKILL.md and
-its surroundings are unchanged.  Skills are parsed and checked on every core; the result
-never depends on the number of jobs or on the cache.
+each skill's verdict (``skillsite validate``).  Skills are parsed and checked on every core,
+each on its own; then the catalog-wide check (names used twice) runs on what that gave.
+
+Both can skip the skills that did not change, with a :class:`~skillsite.cache.Cache`:
+``read_catalog`` keys each skill by its SKILL.md's content (so a fresh checkout, whose files
+all have new times, still finds the cache of an earlier job), ``check_catalog`` by its
+SKILL.md's size, times and inode (as ruff does: it need not read a file to trust it).
+The result never depends on the number of jobs or on the cache.
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import os
 import posixpath
 import time
@@ -16,14 +23,14 @@ from typing import Any, Iterable, Sequence
 
 from skillsite.cache import Cache, digest
 from skillsite.diagnostics import Diagnostic, sort_diagnostics
-from skillsite.models import CatalogCheck, CatalogReading, ParsedSkill, SourceFile
+from skillsite.models import CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
                                      duplicate_name_diagnostics, name_diagnostics)
 from skillsite.source.discover import Discovery, discover
 from skillsite.source.links import link_diagnostics
-from skillsite.source.parse import DEFAULT_MAX_BYTES, parse_skill
+from skillsite.source.parse import DEFAULT_MAX_BYTES, body_of, parse_skill, parse_skill_bytes, read_limited
 from skillsite.source.schema import schema_diagnostics
-from skillsite.source.skill import build_skill, is_kept, skill_name
+from skillsite.source.skill import build_skill, is_kept, skill_from_json, skill_name, skill_to_json
 from skillsite.workers import parallel_map
 
 #: A SKILL.md changed this recently (nanoseconds) is not trusted to keep its stamp: a second
@@ -39,10 +46,16 @@ class Checking:
     profile: str
     max_bytes: int
     skill_dirs: frozenset[tuple[str, str]]   # (root, folder relative to it) of every skill: link targets
+    raws: tuple[bytes | None, ...] = ()      # each SKILL.md's bytes, when read already (None: read it)
 
     @classmethod
     def of(cls, found: Discovery, profile: str, max_bytes: int) -> Checking:
         return cls(found.sources, profile, max_bytes, catalog_skill_dirs(found.sources))
+
+    def parsed(self, index: int) -> ParsedSkill:
+        raw = self.raws[index] if self.raws else None
+        source = self.sources[index]
+        return parse_skill(source, self.max_bytes) if raw is None else parse_skill_bytes(raw, source, self.max_bytes)
 
 
 def catalog_skill_dirs(sources: Iterable[SourceFile]) -> frozenset[tuple[str, str]]:
@@ -64,50 +77,19 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
             *link_diagnostics(parsed, skill_dirs)]
 
 
-def _parse_and_check(checking: Checking, index: int) -> tuple[ParsedSkill, list[Diagnostic]]:
-    parsed = parse_skill(checking.sources[index], checking.max_bytes)
-    return parsed, check_skill(parsed, checking.profile, checking.skill_dirs)
-
-
-def _note_duplicate_names(kept: list[tuple[ParsedSkill, list[Diagnostic]]]) -> None:
-    """Add SK212 to the diagnostics of each kept skill whose name an earlier one uses."""
-    named = [(parsed.source, skill_name(parsed), parsed.key_lines.get("name", (1, 1))) for parsed, _ in kept]
-    for index, diag in duplicate_name_diagnostics(named):
-        kept[index][1].append(diag)
-
-
-def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
-                 ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
-                 found: Discovery | None = None) -> CatalogReading:
-    """Discover, parse and validate every skill under ``roots`` (``found``: their discovery, if done).
-
-    A skill whose description is missing or whose frontmatter cannot be read is left out;
-    any other problem keeps it, with its diagnostics.  Codes in ``ignore`` are dropped.
-    """
-    found = found or discover(roots, exclude)
-    checking = Checking.of(found, profile, max_bytes)
-    results = parallel_map(_parse_and_check, checking, range(len(found.sources)), jobs)
-    kept = [(parsed, diags) for parsed, diags in results if is_kept(parsed)]
-    _note_duplicate_names(kept)
-    ignored = frozenset(ignore)
-    skills = tuple(build_skill(parsed, [d for d in diags if d.code not in ignored]) for parsed, diags in kept)
-    left_out = tuple(parsed for parsed, _ in results if not is_kept(parsed))
-    every = [*found.diagnostics, *(d for _, diags in results for d in diags)]
-    return CatalogReading(found.sources, skills, left_out,
-                          tuple(sort_diagnostics(d for d in every if d.code not in ignored)))
-
-
-# ---------------------------------------------------------------- verdicts, for skillsite validate
-
 @dataclass(frozen=True)
 class Verdict:
-    """What ``validate`` keeps of a checked skill: whether it is kept, its name and where that
-    name is (for the duplicate-name check), and its own diagnostics."""
+    """What the catalog-wide checks need of a checked skill: whether it is kept, its name and
+    where that name is (for names used twice), and its own diagnostics."""
 
     kept: bool
     name: str
     name_at: tuple[int, int]
     diagnostics: tuple[Diagnostic, ...]
+
+    @classmethod
+    def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Verdict:
+        return cls(is_kept(parsed), skill_name(parsed), parsed.key_lines.get("name", (1, 1)), tuple(diags))
 
     def to_json(self) -> list[Any]:
         return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics]]
@@ -118,14 +100,116 @@ class Verdict:
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags))
 
 
-def _verdict(checking: Checking, index: int) -> Verdict:
-    parsed, diags = _parse_and_check(checking, index)
-    return Verdict(is_kept(parsed), skill_name(parsed), parsed.key_lines.get("name", (1, 1)), tuple(diags))
+@dataclass(frozen=True)
+class Checked:
+    """A skill read and checked on its own: its verdict, and the skill when it is kept (its
+    final diagnostics are set after the catalog-wide checks), else its failed parse."""
 
+    verdict: Verdict
+    skill: Skill | None
+    left_out: ParsedSkill | None
+
+    def to_json(self) -> list[Any]:
+        return [self.verdict.to_json(), skill_to_json(self.skill) if self.skill is not None else None]
+
+    @classmethod
+    def from_json(cls, data: list[Any], source: SourceFile, raw: bytes) -> Checked:
+        verdict = Verdict.from_json(data[0])
+        if data[1] is None:
+            return cls(verdict, None, ParsedSkill(source, None, {}, "", 1, raw, verdict.diagnostics))
+        return cls(verdict, skill_from_json(data[1], source, raw, body_of(raw), verdict.diagnostics), None)
+
+
+def _check(checking: Checking, index: int) -> Checked:
+    parsed = checking.parsed(index)
+    verdict = Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
+    if verdict.kept:
+        return Checked(verdict, build_skill(parsed, verdict.diagnostics), None)
+    return Checked(verdict, None, parsed)
+
+
+def _verdict(checking: Checking, index: int) -> Verdict:
+    parsed = checking.parsed(index)
+    return Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
+
+
+def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict]) -> tuple[list[Diagnostic], dict[int, list]]:
+    """Every diagnostic of the catalog: discovery's, each skill's, and SK212 for each kept skill
+    whose name an earlier one uses (also given by skill index, for that skill's own list)."""
+    kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
+    shared: dict[int, list[Diagnostic]] = {}
+    for position, diag in duplicate_name_diagnostics([(src, v.name, v.name_at) for _, src, v in kept]):
+        shared.setdefault(kept[position][0], []).append(diag)
+    every = [*found.diagnostics, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
+    return every, shared
+
+
+def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
+                 ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
+                 found: Discovery | None = None, cache: Cache | None = None) -> CatalogReading:
+    """Discover, parse and validate every skill under ``roots`` (``found``: their discovery, if done).
+
+    A skill whose description is missing or whose frontmatter cannot be read is left out;
+    any other problem keeps it, with its diagnostics.  Codes in ``ignore`` are dropped.
+    """
+    found = found or discover(roots, exclude)
+    checking = Checking.of(found, profile, max_bytes)
+    if cache is None:
+        checked = parallel_map(_check, checking, range(len(found.sources)), jobs)
+    else:
+        checked = _cached_checks(checking, cache, jobs)
+    every, shared = _catalog_diagnostics(found, [c.verdict for c in checked])
+    ignored = frozenset(ignore)
+    skills = tuple(dataclasses.replace(c.skill, diagnostics=tuple(
+        d for d in (*c.verdict.diagnostics, *shared.get(index, ())) if d.code not in ignored))
+        for index, c in enumerate(checked) if c.skill is not None)
+    left_out = tuple(c.left_out for c in checked if c.left_out is not None)
+    return CatalogReading(found.sources, skills, left_out,
+                          tuple(sort_diagnostics(d for d in [*every, *(cache.notes if cache else ())]
+                                                 if d.code not in ignored)))
+
+
+def _names_missing_files(verdict: Verdict) -> bool:
+    """A missing file's wording depends on files discovery does not list: such a verdict is
+    never cached."""
+    return any(d.code == "SK303" for d in verdict.diagnostics)
+
+
+def _raw(source: SourceFile, max_bytes: int) -> bytes | None:
+    """A SKILL.md's bytes within the size limit; None when the parser should say why not."""
+    try:
+        raw = read_limited(source.skill_md, max_bytes)[0]
+    except OSError:
+        return None
+    return raw if len(raw) <= max_bytes else None
+
+
+def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]:
+    """Every skill checked, or taken from the cache when its SKILL.md's content and place, and
+    everything its checks depend on, are what a cached check was made of."""
+    raws = tuple(_raw(src, checking.max_bytes) for src in checking.sources)
+    checking = dataclasses.replace(checking, raws=raws)
+    shared = digest(sorted(checking.skill_dirs), checking.profile, checking.max_bytes)
+    keys = [digest(shared, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir), src.parent_id,
+                   [f.path for f in src.files], hashlib.sha256(raw).hexdigest()) if raw is not None else None
+            for src, raw in zip(checking.sources, raws)]
+    checked: list[Checked | None] = []
+    for src, raw, key in zip(checking.sources, raws, keys):
+        stored = cache.get("skills", key) if key is not None else None
+        checked.append(Checked.from_json(stored, src, raw) if stored is not None and raw is not None else None)
+    todo = [index for index, c in enumerate(checked) if c is None]
+    for index, done in zip(todo, parallel_map(_check, checking, todo, jobs)):
+        checked[index] = done
+        if keys[index] is not None and not _names_missing_files(done.verdict):
+            cache.put("skills", keys[index], done.to_json())
+    return [c for c in checked if c is not None]
+
+
+# ---------------------------------------------------------------- verdicts only, for skillsite validate
 
 def _file_stamp(src: SourceFile) -> tuple[int, ...] | None:
-    """A SKILL.md's size, times, inode and device (as ruff's cache keys files); None when it
-    changed too recently to trust them, or cannot be read."""
+    """A SKILL.md's size, times, inode and device; None when it changed too recently to trust
+    them, or cannot be read."""
     try:
         st = os.stat(src.skill_md)
     except OSError:
@@ -135,30 +219,22 @@ def _file_stamp(src: SourceFile) -> tuple[int, ...] | None:
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
 
 
-def _verdict_key(shared: str, src: SourceFile) -> str | None:
-    """The cache key of a skill's verdict: what the whole check shares, the skill's place in the
-    tree and file list, and its SKILL.md's stamp; None without a stamp to trust."""
-    stamp = _file_stamp(src)
-    if stamp is None:
-        return None
-    return digest(shared, src.id, src.display_path, src.rel_path, str(src.root), src.parent_id,
-                  [f.path for f in src.files], stamp)
-
-
 def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: int) -> list[Verdict]:
-    """Every skill's verdict, from the cache where its key is found, else checked (and kept)."""
+    """Every skill's verdict, from the cache where its SKILL.md's stamp and place (and what the
+    whole check shares) are unchanged, else checked (and kept)."""
     shared = digest(sorted(checking.skill_dirs), [d.to_json() for d in found.diagnostics],
                     checking.profile, checking.max_bytes)
-    keys = [_verdict_key(shared, src) for src in found.sources]
-    verdicts: list[Verdict | None] = [None] * len(keys)
-    for index, key in enumerate(keys):
+    keys = [digest(shared, src.id, src.display_path, src.rel_path, str(src.root), src.parent_id,
+                   [f.path for f in src.files], stamp) if (stamp := _file_stamp(src)) else None
+            for src in found.sources]
+    verdicts: list[Verdict | None] = []
+    for key in keys:
         stored = cache.get("verdicts", key) if key else None
-        verdicts[index] = Verdict.from_json(stored) if stored is not None else None
+        verdicts.append(Verdict.from_json(stored) if stored is not None else None)
     todo = [index for index, verdict in enumerate(verdicts) if verdict is None]
     for index, verdict in zip(todo, parallel_map(_verdict, checking, todo, jobs)):
         verdicts[index] = verdict
-        # a missing file's wording depends on files discovery does not list: never kept
-        if keys[index] is not None and not any(d.code == "SK303" for d in verdict.diagnostics):
+        if keys[index] is not None and not _names_missing_files(verdict):
             cache.put("verdicts", keys[index], verdict.to_json())
     return [v for v in verdicts if v is not None]
 
@@ -166,20 +242,15 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
 def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
                   ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
                   cache: Cache | None = None, found: Discovery | None = None) -> CatalogCheck:
-    """The diagnostics and verdicts :func:`read_catalog` gives, without keeping the skills.
-
-    With a ``cache``, a skill whose SKILL.md and surroundings are unchanged since an earlier
-    check is not read again.
-    """
+    """The diagnostics and verdicts :func:`read_catalog` gives, without keeping the skills."""
     found = found or discover(roots, exclude, stat_files=False)
     checking = Checking.of(found, profile, max_bytes)
     if cache is None:
         verdicts = parallel_map(_verdict, checking, range(len(found.sources)), jobs)
     else:
         verdicts = _cached_verdicts(found, checking, cache, jobs)
-    kept = [(src, v.name, v.name_at) for src, v in zip(found.sources, verdicts) if v.kept]
-    every = [*found.diagnostics, *(d for v in verdicts for d in v.diagnostics),
-             *(d for _, d in duplicate_name_diagnostics(kept)), *(cache.notes if cache is not None else ())]
+    every, _ = _catalog_diagnostics(found, verdicts)
     ignored = frozenset(ignore)
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
-    return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(d for d in every if d.code not in ignored)))
+    return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(
+        d for d in [*every, *(cache.notes if cache is not None else ())] if d.code not in ignored)))

@@ -38,7 +38,7 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> tuple[bytes, int]:
     return b"".join(chunks), max(size, total)
 
 
-def _decode(raw: bytes) -> str:
+def decode_skill_md(raw: bytes) -> str:
     """The text of a SKILL.md (without a BOM); FrontmatterError for binary or non-UTF-8 bytes."""
     if b"\x00" in raw:
         offset = raw.index(b"\x00")
@@ -91,7 +91,7 @@ def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_M
     if not raw.strip():
         return failed("SK100", "SKILL.md is empty; it needs frontmatter with at least a description", 1, 1)
     try:
-        split = split_frontmatter(_decode(raw))
+        split = split_frontmatter(decode_skill_md(raw))
         if split is None:
             return failed("SK101", "no YAML frontmatter: the file must start with a '---' line", 1, 1)
         yaml_text, yaml_line, body, body_line = split
@@ -113,3 +113,9 @@ def parse_skill(source: SourceFile, max_bytes: int = DEFAULT_MAX_BYTES) -> Parse
                     source.display_path)
         return ParsedSkill(source, None, {}, "", 1, b"", (diag,))
     return parse_skill_bytes(raw, source, max_bytes)
+
+
+def body_of(raw: bytes) -> str:
+    """The body :func:`parse_skill_bytes` gives of a SKILL.md it could read (LF line ends)."""
+    split = split_frontmatter(decode_skill_md(raw))
+    return split[2] if split else ""

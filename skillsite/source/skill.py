@@ -7,7 +7,7 @@ import re
 from typing import Any, Iterable, Sequence
 
 from skillsite.diagnostics import Diagnostic
-from skillsite.models import ParsedSkill, Requirements, Skill
+from skillsite.models import ParsedSkill, Requirements, Skill, SourceFile
 
 _PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
 _EXTRA_KEYS = ("triggers", "knowledge", "argument-hint", "user-invocable")
@@ -165,3 +165,25 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
         extra={k: jsonable(fm[k]) for k in _EXTRA_KEYS if k in fm},
         diagnostics=tuple(diags),
     )
+
+
+# Skill fields kept as they are in JSON, and those that are tuples (lists in JSON).
+_PLAIN_FIELDS = ("name", "description", "body_line", "frontmatter", "license", "compatibility", "version",
+                 "metadata", "priority", "hidden", "user_invocable_only", "always", "extra")
+_TUPLE_FIELDS = ("tags", "allowed_tools", "tools", "parameters", "examples")
+
+
+def skill_to_json(skill: Skill) -> dict[str, Any]:
+    """A skill as the cache keeps it: every field but its source, bytes, body and diagnostics."""
+    data = {name: getattr(skill, name) for name in _PLAIN_FIELDS + _TUPLE_FIELDS}
+    data["requirements"] = [list(skill.requirements.bins), list(skill.requirements.env),
+                            list(skill.requirements.platforms)]
+    return data
+
+
+def skill_from_json(data: dict[str, Any], source: SourceFile, raw: bytes, body: str,
+                    diags: Sequence[Diagnostic]) -> Skill:
+    """The skill :func:`skill_to_json` gave, with its source, bytes, body and diagnostics."""
+    return Skill(id=source.id, source=source, raw=raw, body=body, diagnostics=tuple(diags),
+                 requirements=Requirements(*(tuple(values) for values in data["requirements"])),
+                 **{name: data[name] for name in _PLAIN_FIELDS}, **{name: tuple(data[name]) for name in _TUPLE_FIELDS})

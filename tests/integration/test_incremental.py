@@ -288,3 +288,32 @@ def test_the_state_records_the_output_as_a_walk_finds_it(tmp_path):
     (src / "group-1" / "skill-1" / "references" / "new.md").write_text("new\n")
     assert build([src], out, cache_dir=cache, jobs=2).ok   # a patch of the previous output
     check()
+
+
+def test_a_cache_restored_in_a_fresh_checkout_is_used(tmp_path, monkeypatch):
+    """A CI job restores the cache folder into a fresh checkout: every file has a new time and
+    there is no previous output, yet no body is rendered and no skill is parsed again."""
+    import os
+    import time
+
+    from skillsite.publish.markdown import MarkdownRenderer
+    from skillsite.source import catalog
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    cache, out = tmp_path / "cache", tmp_path / "site"
+    assert build([src], out, cache_dir=cache).ok
+    shutil.rmtree(out)
+    later = time.time() + 60
+    for path in src.rglob("*"):
+        os.utime(path, (later, later))
+    rendered, parsed = [], []
+    monkeypatch.setattr(MarkdownRenderer, "render", lambda self, body, skill_id: rendered.append(skill_id))
+    real_check = catalog._check
+    monkeypatch.setattr(catalog, "_check", lambda checking, index: parsed.append(index) or real_check(checking, index))
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    assert rendered == [] and parsed == []
+    monkeypatch.undo()
+    cold = tmp_path / "cold"
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)

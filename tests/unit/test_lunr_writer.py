@@ -60,3 +60,11 @@ def test_random_documents_match_lunr_py(docs):
                for i, (name, description, tags) in enumerate(docs)]
     reference, ours = _both(entries)
     assert ours == reference
+
+
+def test_the_stop_words_are_lunr_s():
+    from lunr.stop_word_filter import WORDS
+
+    from skillsite.search.terms import STOP_WORDS
+
+    assert STOP_WORDS == frozenset(WORDS)

@@ -39,6 +39,19 @@ def test_archives_hold_exactly_their_members_with_fixed_metadata(members, mtime)
     assert gzip.decompress(archive)[257:263] == b"ustar\x00"
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"), min_size=1,
+                        max_size=90), min_size=1, max_size=5).map("/".join))
+def test_fits_ustar_says_what_tarfile_accepts(name):
+    info = tarfile.TarInfo(name)
+    try:
+        info.tobuf(format=tarfile.USTAR_FORMAT)
+        accepted = True
+    except ValueError:
+        accepted = False
+    assert fits_ustar(name) == accepted
+
+
 def test_long_names_split_at_a_slash_or_fail():
     assert fits_ustar("a" * 100)
     assert fits_ustar("p" * 150 + "/" + "n" * 100)
