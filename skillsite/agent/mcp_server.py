@@ -70,6 +70,13 @@ def build_server(catalog: Catalog) -> Any:
     server = server_class("skillsite", instructions=(
         f"Agent skills from the catalog '{title}'. Call search_skills to find a skill for the task, "
         "load_skill to read its instructions, and read_skill_resource for files it references."))
+    _add_tools(server, catalog, tool_error)
+    _add_resources(server, catalog)
+    return server
+
+
+def _add_tools(server: Any, catalog: Catalog, tool_error: type[Exception]) -> None:
+    """search_skills, load_skill and read_skill_resource; a loader error is the tool's error."""
 
     def guarded(call: Any) -> Any:
         try:
@@ -95,6 +102,10 @@ def build_server(catalog: Catalog) -> Any:
         """Read a file bundled with a skill (a path listed in its <skill_resources>, e.g. references/x.md)."""
         return resource_text(guarded(lambda: catalog.resource(skill, path)), path)
 
+
+def _add_resources(server: Any, catalog: Catalog) -> None:
+    """The catalog listing and the prompt block."""
+
     @server.resource(CATALOG_URI, name="catalog", description="Every skill in the catalog (JSON).",
                      mime_type="application/json")
     def catalog_resource() -> str:
@@ -104,8 +115,6 @@ def build_server(catalog: Catalog) -> Any:
                      description="The <available_skills> block of the skills eligible on this machine.")
     def prompt_resource() -> str:
         return catalog.prompt()
-
-    return server
 
 
 def serve(catalog: Catalog) -> None:

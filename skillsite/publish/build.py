@@ -27,7 +27,7 @@ from skillsite.publish.catalog_files import make_search, search_entry, search_ke
 from skillsite.publish.manifest import manifest
 from skillsite.publish.markdown import engine_version
 from skillsite.publish.pages import write_site
-from skillsite.publish.skills import collect, plan_publishing, publish_skill
+from skillsite.publish.skills import Publication, collect, plan_publishing, publish_skill
 from skillsite.publish.staging import Recorded, Staging, check_target
 from skillsite.publish.state import BuildState, inputs_digest, load_state, output_digest, racy_since, save_state
 from skillsite.publish.templates import template_dirs
@@ -198,16 +198,7 @@ def _publish(plan: _Plan, skills: list[Skill], left_out: int, previous: dict[str
     staging = Staging(plan.out, previous)
     try:
         with stage("skills"):
-            job, html_keys = plan_publishing(skills, staging, config, plan.base_dir, mtime, cache)
-            search_entries = [search_entry(s) for s in skills]
-            key = search_key(search_entries)
-            search = cache.get("search", key)
-            with Workers(plan.jobs, job) as workers:
-                searching = workers.submit(make_search, search_entries) if search is None else None
-                publication = collect(job, html_keys, workers.map(publish_skill, range(len(skills))), cache)
-            if searching is not None:
-                search = searching.result()
-                cache.put("search", key, search)
+            publication, search = _publish_skills(plan, skills, staging, mtime, cache)
         with stage("manifest"):
             discovery, index_diags = discovery_index(publication.entries, publication.archives,
                                                      {s.id: s.source.display_path for s in skills})
@@ -216,7 +207,7 @@ def _publish(plan: _Plan, skills: list[Skill], left_out: int, previous: dict[str
                 staging.discard()
                 return None
             data = manifest(publication.entries, config, left_out, generated_at, search["section"])
-            write_catalog_files(staging, config, data, discovery, search, key)
+            write_catalog_files(staging, config, data, discovery, search)
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
                        plan.jobs)
@@ -226,6 +217,23 @@ def _publish(plan: _Plan, skills: list[Skill], left_out: int, previous: dict[str
         staging.discard()
         raise
     return files, staging.records(files)
+
+
+def _publish_skills(plan: _Plan, skills: list[Skill], staging: Staging, mtime: int, cache: Cache
+                    ) -> tuple[Publication, dict[str, Any]]:
+    """Every skill published on every core, and the search indexes made beside them (unless the
+    cache holds them: they depend on the skills' frontmatter only)."""
+    job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache)
+    search_entries = [search_entry(s) for s in skills]
+    key = search_key(search_entries)
+    search = cache.get("search", key)
+    with Workers(plan.jobs, job) as workers:
+        searching = workers.submit(make_search, search_entries, key) if search is None else None
+        publication = collect(job, html_keys, workers.map(publish_skill, range(len(skills))), cache)
+    if searching is not None:
+        search = searching.result()
+        cache.put("search", key, search)
+    return publication, search
 
 
 def _result(ok: bool, plan: _Plan, reading: CatalogReading, published: tuple[str, ...], skipped: tuple[str, ...],

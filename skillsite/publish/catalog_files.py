@@ -37,10 +37,11 @@ def search_key(entries: Sequence[dict[str, Any]]) -> str:
     return digest(__version__, SEARCH_VERSION, [(e["id"], search_fields(e), e["priority"]) for e in entries])
 
 
-def make_search(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Both search indexes, as the cache keeps them: skills.json's section and the browser's files."""
+def make_search(entries: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
+    """Both search indexes, as the cache keeps them under ``key`` (:func:`search_key`):
+    skills.json's section and the browser's files."""
     indexes = build_indexes(entries)
-    return {"section": indexes.manifest_search,
+    return {"key": key, "section": indexes.manifest_search,
             "files": {rel: data.decode("utf-8") for rel, data in indexes.files.items()}}
 
 
@@ -50,7 +51,7 @@ def indented_json(data: Any) -> bytes:
 
 
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
-                        discovery: dict[str, Any], search: dict[str, Any], key: str) -> None:
+                        discovery: dict[str, Any], search: dict[str, Any]) -> None:
     """skills.json, its schema, the discovery index, available_skills.xml and the search files."""
     staging.write(MANIFEST_FILE, manifest_bytes(manifest))
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
@@ -60,4 +61,4 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
                                  config.prompt_budget)
     staging.write(AVAILABLE_SKILLS_FILE, block.encode("utf-8"))
     for rel, text in search["files"].items():
-        staging.write_keyed(rel, digest(key, rel), lambda: text.encode("utf-8"))
+        staging.write_keyed(rel, digest(search["key"], rel), lambda: text.encode("utf-8"))

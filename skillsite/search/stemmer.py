@@ -2,7 +2,7 @@
 
 The catalog's TF-IDF index, the loader's queries and the browser's lunr index all stem with
 it, so a word means the same everywhere.  lunr.py's own stemmer differs on a final ``y``
-after a vowel (``deploy`` -> ``deploi``), which lunr.js would never find (DESIGN.md §5).
+after a vowel (``deploy`` -> ``deploi``): a term lunr.js would never look up.
 JavaScript's ``.`` excludes line terminators and ``$`` means end of input; JavaScript strings
 are UTF-16 code units, which :func:`stem` reproduces for characters past U+FFFF.
 """

@@ -16,7 +16,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from skillsite.diagnostics import Diagnostic, make
 
-try:  # the C loader is ten times faster; fall back quietly when libyaml is missing
+try:  # libyaml's loader where PyYAML was built with it; the pure-Python one otherwise
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 OUT = Path(__file__).with_name("search_parity.json.gz")
 
-# DESIGN.md §5: lunr.py's stock stemmer and lunr.js disagree on these.
+# lunr.py's stock stemmer and lunr.js disagree on these.
 NAMED_WORDS = ["deploy", "key", "array", "gateway", "display", "play"]
 EXTRA_WORDS = [
     "deploying", "deployed", "deploys", "deployment", "keys", "arrays", "gateways", "displayed", "playing",

@@ -2,11 +2,11 @@
 browser) must stem and search identically.
 
 The stock lunr.py stemmer turns "deploy" into "deploi" where lunr.js keeps "deploy"
-(DESIGN.md §5), so an index it writes finds nothing for "deploy" in the browser;
+(a known difference between the two), so an index it writes finds nothing for "deploy" in the browser;
 skillsite.search.lunr_reference registers lunr.js's own stemmer instead.  These tests prove the fix with
 node and the repository's node_modules/lunr (installed by `.ci/run` through `npm ci`):
 
-- every word of tests/data/search_parity.json.gz (the six words of DESIGN.md §5, every word
+- every word of tests/data/search_parity.json.gz (the six words "deploy", "key", "array", "gateway", "display", "play", every word
   of the dev queries, Porter edge cases, non-ASCII and astral words) and every word of the
   corpus catalog's name/description/tags/tools text (about 10,000) stems identically;
 - 67 queries (the 30 dev queries and 37 more, with lunr query syntax) return the same refs
@@ -163,7 +163,7 @@ def test_browser_style_queries_rank_identically(parity: dict, corpus_lunr: tuple
 
 
 def test_named_words_are_found_by_lunr_js(corpus_lunr: tuple[Path, bytes]) -> None:
-    """DESIGN.md §5's symptom, fixed: lunr.js finds skills for each of the six words."""
+    """The stock stemmer's symptom, fixed: lunr.js finds skills for each of the six words."""
     results = run_lunr_js("search", str(corpus_lunr[0]), stdin=NAMED)
     assert all(results), dict(zip(NAMED, map(len, results)))
 
