@@ -293,7 +293,7 @@ def main() -> None:
             generate(src, int(size))
             label = f"synthetic {int(size):,}"
             # inputs written less than 2 s before a build are not trusted to keep their stamps
-            # (skillsite.source.catalog.RACY_NS): the next build would read everything again
+            # (skillsite.cache.RACY_NS): the next build would read everything again
             time.sleep(2.1)
         small = size == "corpus" or int(size) <= 10_000
         rows.append(measure(label, src, work, args.repeat if size in ("corpus", "1000") else 1, args.jobs,

@@ -23,6 +23,9 @@ from skillsite import __version__
 from skillsite.diagnostics import Diagnostic, make
 
 FORMAT = "skillsite-cache 4"
+#: A file changed this recently (nanoseconds) is not trusted to keep its size and time: a second
+#: change within the file system's timestamp granularity would go unnoticed.
+RACY_NS = 2_000_000_000
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
            "CREATE TABLE IF NOT EXISTS entries (section TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
            " PRIMARY KEY (section, key)) WITHOUT ROWID;")

@@ -240,7 +240,7 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
           title: str | None, open_browser: bool, interval: float) -> None:
     """Build the catalog, serve it locally and rebuild when SOURCES or templates change."""
     from skillsite.publish.serve import DevServer
-    from skillsite.publish.templates import builtin_templates
+    from skillsite.config import builtin_templates
 
     config = load_site_config(config_file)
     config = config.with_overrides(title=title, templates=str(templates_dir) if templates_dir else None,

@@ -115,3 +115,17 @@ def load_config(path: Path) -> SiteConfig:
     if values.get("templates"):
         values["templates"] = str(path.parent / values["templates"])
     return SiteConfig(config_path=str(path), **values)
+
+
+def builtin_templates() -> Path:
+    """The packaged templates: ``skillsite/templates`` in a wheel, ``templates/`` in a checkout."""
+    package = Path(__file__).resolve().parent
+    for candidate in (package / "templates", package.parent / "templates"):
+        if (candidate / "base.html").is_file():
+            return candidate
+    raise FileNotFoundError("skillsite's templates folder is missing from the installation")
+
+
+def template_dirs(override: str = "") -> list[Path]:
+    """Template folders in lookup order: the user's override folder first, if any."""
+    return ([Path(override)] if override else []) + [builtin_templates()]

@@ -11,6 +11,7 @@ digest, and the next build reads everything again.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import tempfile
@@ -18,10 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillsite.cache import digest
+from skillsite.cache import RACY_NS, digest
 from skillsite.diagnostics import Diagnostic
 from skillsite.publish.staging import Recorded, snapshot
-from skillsite.source.catalog import RACY_NS
 from skillsite.source.discover import Discovery
 
 STATE_FILE = "build-state.json"
@@ -81,6 +81,18 @@ def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, in
     inputs = [(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
                [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in s.files]) for s in found.sources]
     return digest(settings, templates, inputs, [d.to_json() for d in found.diagnostics])
+
+
+def library_stamps(*modules: str) -> list[tuple[str, int, int]]:
+    """Where each library is installed, with its package file's size and time: a changed
+    installation changes them (without importing the library)."""
+    stamps = []
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None and spec.origin else ""
+        st = os.stat(origin) if origin else None
+        stamps.append((origin, st.st_size if st else 0, st.st_mtime_ns if st else 0))
+    return stamps
 
 
 def load_state(folder: Path, scope: str) -> BuildState | None:

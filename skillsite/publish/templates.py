@@ -18,20 +18,6 @@ from skillsite.publish.views import display_text, human_bytes, markdown_text
 STATIC_FILES = ("app.css", "app.js", "search.js", "lunr.min.js", "nojs.css", "favicon.svg")
 
 
-def builtin_templates() -> Path:
-    """The packaged templates: ``skillsite/templates`` in a wheel, ``templates/`` in a checkout."""
-    package = Path(__file__).resolve().parent.parent
-    for candidate in (package / "templates", package.parent / "templates"):
-        if (candidate / "base.html").is_file():
-            return candidate
-    raise FileNotFoundError("skillsite's templates folder is missing from the installation")
-
-
-def template_dirs(override: str = "") -> list[Path]:
-    """Template folders in lookup order: the user's override folder first, if any."""
-    return ([Path(override)] if override else []) + [builtin_templates()]
-
-
 def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
     """Jinja2 with autoescaping (HTML and XML), StrictUndefined and a loader per folder."""
     env = jinja2.Environment(

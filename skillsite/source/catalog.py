@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from skillsite.cache import Cache, digest
+from skillsite.cache import RACY_NS, Cache, digest
 from skillsite.diagnostics import Diagnostic, sort_diagnostics
 from skillsite.models import CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
@@ -32,11 +32,6 @@ from skillsite.source.parse import DEFAULT_MAX_BYTES, body_of, parse_skill, pars
 from skillsite.source.schema import schema_diagnostics
 from skillsite.source.skill import build_skill, is_kept, skill_from_json, skill_name, skill_to_json
 from skillsite.workers import parallel_map
-
-#: A SKILL.md changed this recently (nanoseconds) is not trusted to keep its stamp: a second
-#: change within the file system's timestamp granularity would go unnoticed.
-RACY_NS = 2_000_000_000
-
 
 @dataclass(frozen=True)
 class Checking:

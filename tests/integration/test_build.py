@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from support import EXAMPLES, tree_bytes, write_skill
-from skillsite.publish import build as build_module
+from skillsite.publish import pipeline as build_module
 from skillsite.publish.catalog_files import search_entry
 from skillsite.publish.build import build
 from skillsite.config import SiteConfig

@@ -12,7 +12,8 @@ import pytest
 
 from skillsite.publish.build import build
 from skillsite.config import SiteConfig
-from skillsite.publish.templates import STATIC_FILES, builtin_templates
+from skillsite.config import builtin_templates
+from skillsite.publish.templates import STATIC_FILES
 from skillsite.publish.views import display_text, markdown_text, tag_slug
 
 REPO = Path(__file__).resolve().parents[2]

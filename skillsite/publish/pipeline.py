@@ -1,0 +1,114 @@
+"""The work of a build that has work to do: read and check the skills, publish each of them
+(and the search indexes beside them), write the catalog-wide files and the pages, commit the
+staging folder, then keep the cache and the state for the next build.
+
+:func:`skillsite.publish.build.build` calls :func:`read_and_publish` once its no-op check
+found something changed.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from skillsite.cache import Cache
+from skillsite.config import template_dirs
+from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
+from skillsite.models import CatalogReading, Skill
+from skillsite.publish.build import BuildPlan, BuildResult, Stages, build_result, source_date
+from skillsite.publish.catalog_files import make_search, search_entry, search_key, write_catalog_files
+from skillsite.publish.manifest import manifest
+from skillsite.publish.pages import write_site
+from skillsite.publish.skills import Publication, collect, plan_publishing, publish_skill
+from skillsite.publish.staging import Recorded, Staging
+from skillsite.publish.state import BuildState, output_digest, save_state
+from skillsite.publish.wellknown import discovery_index
+from skillsite.source.catalog import read_catalog
+from skillsite.source.discover import Discovery
+from skillsite.workers import Workers
+
+CACHE_FILE = "build-cache.sqlite"
+
+
+def read_and_publish(plan: BuildPlan, found: Discovery, state: BuildState | None, inputs: str,
+                     stage: Stages) -> BuildResult:
+    """Read and check every discovered skill (from the cache where unchanged), then publish them."""
+    config = plan.config
+    cache = Cache(plan.cache_dir / CACHE_FILE if plan.cache_dir is not None else None, plan.scope)
+    with stage("read"):
+        reading = read_catalog(plan.sources, exclude=config.exclude, profile=config.profile, ignore=config.ignore,
+                               max_bytes=config.max_bytes, jobs=plan.jobs, found=found, cache=cache)
+    return _publish_reading(plan, reading, state, inputs, cache, stage)
+
+
+def _fails(diags: Sequence[Diagnostic], strict: bool) -> bool:
+    return any(d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING) for d in diags)
+
+
+def _publish_reading(plan: BuildPlan, reading: CatalogReading, state: BuildState | None, inputs: str, cache: Cache,
+                     stage: Stages) -> BuildResult:
+    """Publish the skills of a reading (or nothing, when it failed), then keep the cache and state."""
+    skipped = tuple(sorted({p.source.id for p in reading.left_out} | {s.id for s in reading.skills if s.has_errors}))
+    if _fails(reading.diagnostics, plan.strict) and not plan.keep_going:
+        cache.save()  # what was checked stays useful for the build after the fix
+        return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage)
+    skills = [s for s in reading.skills if not s.has_errors]
+    diags = list(reading.diagnostics)
+    published = _publish(plan, skills, len(skipped), state.outputs if state else None, cache, diags, stage)
+    ids = tuple(s.id for s in skills)
+    if published is None:
+        return build_result(False, plan, reading, (), skipped, diags, 0, stage)
+    files, records = published
+    output_bytes = sum(size for size, _ in files.values())
+    if plan.cache_dir is not None:
+        cache.save()
+        save_state(plan.cache_dir, BuildState(plan.scope, inputs, output_digest(files), records, ids, skipped,
+                                              tuple(sort_diagnostics(diags)), output_bytes))
+    return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage)
+
+
+def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict[str, Recorded] | None,
+             cache: Cache, diags: list[Diagnostic], stage: Stages
+             ) -> tuple[dict[str, tuple[int, int]], dict[str, Recorded]] | None:
+    """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
+    (size and mtime) and the record of its keyed ones; None when publishing found errors
+    (``diags`` gets the build's own diagnostics)."""
+    config = plan.config
+    mtime, generated_at = source_date()
+    staging = Staging(plan.out, previous)
+    try:
+        with stage("skills"):
+            publication, search = _publish_skills(plan, skills, staging, mtime, cache)
+        with stage("manifest"):
+            discovery, index_diags = discovery_index(publication.entries, publication.archives,
+                                                     {s.id: s.source.display_path for s in skills})
+            diags += publication.diagnostics + index_diags
+            if _fails(publication.diagnostics, False) and not plan.keep_going:
+                staging.discard()
+                return None
+            data = manifest(publication.entries, config, left_out, generated_at, search["section"])
+            write_catalog_files(staging, config, data, discovery, search)
+        with stage("pages"):
+            write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
+                       plan.jobs)
+        with stage("swap"):
+            files = staging.commit()
+    except BaseException:
+        staging.discard()
+        raise
+    return files, staging.records(files)
+
+
+def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtime: int, cache: Cache
+                    ) -> tuple[Publication, dict[str, Any]]:
+    """Every skill published on every core, and the search indexes made beside them (unless the
+    cache holds them: they depend on the skills' frontmatter only)."""
+    job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache)
+    search_entries = [search_entry(s) for s in skills]
+    key = search_key(search_entries)
+    search = cache.get("search", key)
+    with Workers(plan.jobs, job) as workers:
+        searching = workers.submit(make_search, search_entries, key) if search is None else None
+        publication = collect(job, html_keys, workers.map(publish_skill, range(len(skills))), cache)
+    if searching is not None:
+        search = searching.result()
+        cache.put("search", key, search)
+    return publication, search
