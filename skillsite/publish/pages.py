@@ -136,16 +136,16 @@ def _text_files(pages: SitePages) -> None:
     not_found = pages.common("", f"Not found · {config.title}")
     # served at any missing path, so its links start at the site's own path on its host
     not_found["root"] = (urlsplit(config.base_url).path if config.base_url else "/").rstrip("/") + "/"
-    staging.write("404.html", pages.render("404.html", **not_found))
+    pages.page("404.html", "404.html", not_found)
     if config.base_url:
         urls = ["", "tags/"] + [t.url for t in pages.tags] + [e["urls"]["page"] for e in entries]
-        staging.write("sitemap.xml", pages.render("sitemap.xml", urls=[absolute(config, u) for u in urls]))
-    staging.write("robots.txt", pages.render(
-        "robots.txt", sitemap=absolute(config, "sitemap.xml") if config.base_url else ""))
-    staging.write("llms.txt", pages.render(
-        "llms.txt", site=pages.manifest["site"], counts=pages.manifest["counts"],
-        link=lambda rel: absolute(config, rel), visible=[e for e in entries if offered_to_model(e)],
-        others=[e for e in entries if not offered_to_model(e)], badges=badges))
+        pages.page("sitemap.xml", "sitemap.xml", {"urls": [absolute(config, u) for u in urls]})
+    pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
+    llms = {"site": pages.manifest["site"], "counts": pages.manifest["counts"],
+            "visible": [e for e in entries if offered_to_model(e)],
+            "others": [e for e in entries if not offered_to_model(e)]}
+    pages.keyed_page("llms.txt", "llms.txt", digest(pages.templates_key, "llms.txt", config.base_url, llms),
+                     lambda: {**llms, "link": lambda rel: absolute(config, rel), "badges": badges})
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
     if active_files(entries):
         staging.write("_headers", headers_file(entries).encode("utf-8"))
