@@ -362,6 +362,21 @@ def prompt(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
 
 @main.command()
 @catalog_options
+@click.option("--style", type=click.Choice(["openai", "anthropic", "mcp"]), default="openai", show_default=True,
+              help="The runtime's tool format.")
+@click.option("--budget", type=click.IntRange(min=39), default=30000, show_default=True,
+              help="Maximum size of the skill listing in the tool's description, in characters.")
+def tool(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], style: str,
+         budget: int) -> None:
+    """Print the function-calling `skill` tool (JSON) for the skills offered to a model on this machine."""
+    import json
+
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    click.echo(json.dumps(catalog.skill_tool(style=style, budget=budget), ensure_ascii=False, indent=2))
+
+
+@main.command()
+@catalog_options
 def mcp(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...]) -> None:
     """Serve a published catalog to agents over MCP (stdio): search_skills, load_skill, read_skill_resource."""
     from skillsite.agent.mcp_server import MCPUnavailable, serve

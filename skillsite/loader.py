@@ -38,6 +38,7 @@ from skillsite.agent.manifest_check import entry_problem, parse_manifest, safe_r
 from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_xml, one_line, skill_content_xml,
                                         skill_entry_xml, xml_attr, xml_text)
 from skillsite.agent.skill_md import frontmatter_end, skill_body
+from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
 from skillsite.agent.store import LoaderCache, default_cache_dir, write_atomically
 from skillsite.agent.tools import POLICIES, Decision, SkillSession, ToolCheck, tool_check, tool_matches
 from skillsite.paths import user_cache_root
@@ -380,11 +381,49 @@ class Catalog:
         """
         if budget < len("<available_skills>\n</available_skills>\n"):
             raise ValueError(f"a budget of {budget} characters cannot hold an <available_skills> block")
+        eligible, excluded = self._offered(env, platform)
+        locations = [self._url(e["urls"]["skill_md"]) for e in eligible]
+        return available_skills_xml(eligible, locations, budget, excluded=excluded)
+
+    def _offered(self, env: Mapping[str, str] | None, platform: str | None) -> tuple[list[dict[str, Any]], int]:
+        """The skills offered to a model here, in prompt order, and how many more are ineligible."""
         shown = prompt_order([self._checked(e) for e in self.skills])
         which: dict[str, bool] = {}
         eligible = [e for e in shown if not ineligible_reasons(e, env, platform, which)]
-        locations = [self._url(e["urls"]["skill_md"]) for e in eligible]
-        return available_skills_xml(eligible, locations, budget, excluded=len(shown) - len(eligible))
+        return eligible, len(shown) - len(eligible)
+
+    def skill_tool(self, style: str = "openai", env: Mapping[str, str] | None = None, budget: int = 30000, *,
+                   platform: str | None = None) -> dict[str, Any]:
+        """The function-calling ``skill`` tool (JSON-ready) in ``style`` ``openai``, ``anthropic`` or ``mcp``.
+
+        Its ``skill_name`` enum holds the ids of the skills offered to the model here (eligible,
+        not hidden, not user-invocable only), in prompt order; its description lists them as
+        ``<available_skills>`` within ``budget`` characters, with :meth:`prompt`'s notice.
+        """
+        offered, excluded = self._offered(env, platform)
+        locations = [self._url(e["urls"]["skill_md"]) for e in offered]
+        description = tool_description(offered, locations, budget, excluded)
+        return tool_definition(style, description, tool_parameters([e["id"] for e in offered]))
+
+    def call_skill_tool(self, arguments: Mapping[str, Any], env: Mapping[str, str] | None = None, *,
+                        platform: str | None = None) -> str:
+        """The ``skill`` tool's result: the skill's ``<skill_content>``; for a name it does not
+        offer, or a skill that cannot be fetched or verified, a short error text (never an exception)."""
+        name = arguments.get("skill_name") if isinstance(arguments, Mapping) else None
+        if not isinstance(name, str) or not name:
+            return "Error: the skill tool needs a skill_name (a string, one of the names in its description)."
+        offered_ids = [e["id"] for e in self._offered(env, platform)[0]]
+        try:
+            skill_id = self.entry(name)["id"]
+        except LoaderError:
+            return not_found_text(name, offered_ids)
+        if skill_id not in offered_ids:
+            reasons = ineligible_reasons(self._by_id[skill_id], env, platform) or ["it is not offered to models"]
+            return f"Error: skill {name!r} is not available here: {'; '.join(reasons)}."
+        try:
+            return self.load(skill_id).xml
+        except LoaderError as exc:
+            return f"Error: skill {name!r} could not be loaded: {exc}"
 
     def check_tools(self, skill_id: str, available_tools: Iterable[str], mode: str = "warn") -> ToolCheck:
         """Which tools a skill needs that the runtime lacks (see :func:`skillsite.agent.tools.tool_check`).

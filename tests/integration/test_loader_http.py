@@ -193,6 +193,17 @@ def test_open_search_load_prompt_over_http(server: SiteServer, cache: Path) -> N
     assert all(ua.get("user-agent", "").startswith("skillsite-loader/") for _, ua in server.requests)
 
 
+def test_the_skill_tool_over_http(server: SiteServer, cache: Path) -> None:
+    catalog = open_remote(server, cache)
+    tool = catalog.skill_tool(style="openai", env={"PATH": ""})
+    assert "release-manager" in tool["function"]["parameters"]["properties"]["skill_name"]["enum"]
+    assert f"<location>{server.url('/skills/house-style/SKILL.md')}</location>" in tool["function"]["description"]
+    assert catalog.call_skill_tool({"skill_name": "release-manager"}) == catalog.load("release-manager").xml
+    server.faults["/skills/house-style/SKILL.md"] = body(b"---\nname: house-style\ndescription: swapped\n---\n")
+    swapped = catalog.call_skill_tool({"skill_name": "house-style"})
+    assert swapped.startswith("Error: skill 'house-style' could not be loaded:")
+
+
 def test_gzip_response_is_inflated(server: SiteServer, site: Path, cache: Path) -> None:
     data = (site / "skills.json").read_bytes()
     server.faults["/skills.json"] = body(gzip.compress(data), {"Content-Encoding": "gzip"})

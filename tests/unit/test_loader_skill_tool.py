@@ -1,0 +1,95 @@
+"""The function-calling `skill` tool: its definition in each runtime's shape, and its results."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from skillsite.agent.skill_tool import STYLES, TOOL_NAME
+from skillsite.loader import Catalog
+
+HIDDEN_OR_USER_ONLY = {"internal-oncall-handbook", "prod-db-restore", "release-manager/version-bump/prerelease"}
+NO_BINS = {"PATH": ""}   # nothing on PATH: the skills that need a binary are ineligible
+
+
+@pytest.fixture(scope="module")
+def catalog(site: Path) -> Catalog:
+    return Catalog.open(site)
+
+
+def parts(tool: dict, style: str) -> tuple[str, str, dict]:
+    """(name, description, parameters) of a tool definition in ``style``."""
+    if style == "openai":
+        assert tool["type"] == "function"
+        fn = tool["function"]
+        return fn["name"], fn["description"], fn["parameters"]
+    return tool["name"], tool["description"], tool["input_schema" if style == "anthropic" else "inputSchema"]
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_each_style_offers_exactly_the_skills_a_model_may_use_here(catalog, style):
+    tool = catalog.skill_tool(style=style, env=NO_BINS)
+    assert json.loads(json.dumps(tool)) == tool
+    name, description, parameters = parts(tool, style)
+    jsonschema.Draft202012Validator.check_schema(parameters)
+    enum = parameters["properties"]["skill_name"]["enum"]
+    offered = [e["id"] for e in catalog.skills if not catalog.ineligible(e["id"], env=NO_BINS)
+               and e["id"] not in HIDDEN_OR_USER_ONLY]
+    assert name == TOOL_NAME and sorted(enum) == sorted(offered) and len(enum) == len(set(enum))
+    assert parameters["required"] == ["skill_name"]
+    order = [line[6:-7] for line in description.splitlines() if line.startswith("<name>")]
+    assert order == enum  # the listing names the enum's values, in prompt order
+    validator = jsonschema.Draft202012Validator(parameters)
+    assert validator.is_valid({"skill_name": enum[0]}) and not validator.is_valid({"skill_name": "no-such-skill"})
+    assert not validator.is_valid({})
+
+
+def test_the_listing_keeps_to_its_budget_with_the_prompt_s_notice(catalog):
+    full = catalog.skill_tool(style="mcp")
+    small = catalog.skill_tool(style="mcp", budget=600)
+    block = small["description"][small["description"].index("<available_skills>"):]
+    assert len(block) <= 600 and "<notice>" in block and "not listed (prompt budget 600 characters)" in block
+    assert small["inputSchema"] == full["inputSchema"]  # the enum still offers every skill
+
+
+def test_a_good_name_gives_the_skill_content(catalog, site):
+    text = catalog.call_skill_tool({"skill_name": "release-manager"})
+    assert text == catalog.load("release-manager").xml and text.startswith("<skill_content ")
+
+
+def test_unknown_ineligible_and_malformed_calls_give_error_texts(catalog):
+    unknown = catalog.call_skill_tool({"skill_name": "release-manger"})
+    assert unknown.startswith("Error: skill 'release-manger' not found.") and "release-manager" in unknown
+    hidden = catalog.call_skill_tool({"skill_name": "prod-db-restore"})
+    assert hidden.startswith("Error: skill 'prod-db-restore' is not available here")
+    needs_bins = next(e["id"] for e in catalog.skills if e["requirements"]["bins"]
+                      and e["id"] not in HIDDEN_OR_USER_ONLY)
+    ineligible = catalog.call_skill_tool({"skill_name": needs_bins}, env=NO_BINS)
+    assert ineligible.startswith(f"Error: skill '{needs_bins}' is not available here") and "on PATH" in ineligible
+    for arguments in ({}, {"skill_name": 3}, {"skill_name": ""}, ["release-manager"]):
+        assert catalog.call_skill_tool(arguments).startswith("Error: the skill tool needs a skill_name")
+
+
+def test_a_tampered_skill_is_an_error_text_not_an_exception(site, tmp_path):
+    import shutil
+
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    skill_md = copy / "skills" / "release-manager" / "SKILL.md"
+    skill_md.write_bytes(skill_md.read_bytes().replace(b"release", b"RELEASE", 1))
+    text = Catalog.open(copy).call_skill_tool({"skill_name": "release-manager"})
+    assert text.startswith("Error: skill 'release-manager' could not be loaded:") and "does not match" in text
+
+
+def test_the_cli_prints_the_tool(site):
+    runner = CliRunner(env={"PATH": os.environ.get("PATH", "")})
+    from skillsite.cli import main
+
+    result = runner.invoke(main, ["tool", "--catalog", str(site), "--style", "anthropic", "--budget", "2000"])
+    assert result.exit_code == 0, result.output
+    tool = json.loads(result.output)
+    assert tool["name"] == "skill" and "input_schema" in tool and "<available_skills>" in tool["description"]
