@@ -6,21 +6,32 @@
    times the search stage and measures both indexes.
 2. Runs ../shared/eval/dev-queries.tsv (query TAB relevant skill folder names; a result is
    relevant when the last segment of its id, or its name, is one of them) and prints MRR@10,
-   hit@1 and hit@3 for:
-     - skillsite: the loader's SearchIndex over skills.json["search"] (what ships);
+   hit@1 and hit@3, in one table, for:
+     - `skillsite search QUERY --catalog SITE --json -k 10` (the loader's BM25F "TF-IDF" index
+       over skills.json["search"]: what agents and the CLI get), one process per query;
+     - the MCP tool `search_skills` (k 10), called through the mcp package's own client over
+       stdio against `skillsite mcp --catalog SITE` (it offers models no hidden or
+       user-invocable-only skill);
+     - the catalog page's search box: templates/static/search.js's own searchIndex, run by
+       real lunr.js 2.3.9 in node on the built search/lunr.json (tests/js/browser_search.js),
+       and its quick plain-text match over search/docs.json (searchText) shown before
+       lunr.json arrives; then the dev queries the CLI answers in its top 10 for which the
+       box shows nothing (there should be none), and the box's MRR@10 minus the CLI's;
      - lunr: search/lunr.json searched with lunr.py (lunr.js ranks identically, see
-       tests/integration/test_lunr_parity.py), raw query strings as typed;
+       tests/integration/test_lunr_parity.py), raw query strings as typed (an OR query);
      - bm25s: BM25 (k1 1.5, b 0.75) over the same text (name, description, tags, tools
        joined), bm25s's own tokenizer and English stop words, no stemming;
      - bm25s + stem: the same with the lunr.js Porter stemmer skillsite uses;
      - skillsite + body: skillsite's score plus beta times a BM25 score over SKILL.md bodies
        (an experiment, not shipped: see the printed verdict).
-3. Generates a synthetic catalog of N skills (default 10,000; vocabulary drawn from a Zipf
+3. Generates a synthetic catalog of N skills (default 10,000, 0 skips it; vocabulary drawn from a Zipf
    distribution, description lengths and stop-word share like the corpus's) and prints the
    size and build time of both indexes, then loader latency: Catalog.open plus the first
    search (cold), and the median and p95 of Catalog.search over 1,000 queries.
 
-bm25s is a benchmark-only dependency: ``pip install -e '.[bench]'``.
+bm25s is a benchmark-only dependency: ``pip install -e '.[bench]'``; the MCP row needs the
+``mcp`` extra, the browser rows node and the repository's node_modules (``npm ci``): a row whose
+tool is missing says so instead of a number.
 """
 from __future__ import annotations
 
@@ -32,8 +43,11 @@ import itertools
 import json
 import math
 import random
+import os
 import shlex
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -65,16 +79,23 @@ def read_queries(path: Path) -> list[tuple[str, set[str]]]:
     return rows
 
 
+def first_relevant(ids: Sequence[str], relevant: set[str], names: dict[str, str]) -> int:
+    """Rank (1-10) of the first relevant skill among the first ten ``ids``; 0 when none is."""
+    for rank, skill_id in enumerate(list(ids)[:10], 1):
+        if skill_id.rsplit("/", 1)[-1] in relevant or names[skill_id] in relevant:
+            return rank
+    return 0
+
+
 def evaluate(ranker: Ranker, queries: Sequence[tuple[str, set[str]]], names: dict[str, str]) -> tuple[float, ...]:
     """MRR@10, hit@1, hit@3."""
     rr = hit1 = hit3 = 0.0
     for query, relevant in queries:
-        for rank, skill_id in enumerate(list(ranker(query))[:10], 1):
-            if skill_id.rsplit("/", 1)[-1] in relevant or names[skill_id] in relevant:
-                rr += 1.0 / rank
-                hit1 += rank == 1
-                hit3 += rank <= 3
-                break
+        rank = first_relevant(ranker(query), relevant, names)
+        if rank:
+            rr += 1.0 / rank
+            hit1 += rank == 1
+            hit3 += rank <= 3
     n = len(queries) or 1
     return rr / n, hit1 / n, hit3 / n
 
@@ -101,6 +122,61 @@ def skillsite_ranker(manifest: dict[str, Any]) -> Ranker:
 
     index = SearchIndex.from_manifest(manifest)
     return lambda query: [skill_id for skill_id, _ in index.search(query, k=10)]
+
+
+def cli_ranker(site: Path) -> Ranker:
+    """``skillsite search QUERY --catalog SITE --json -k 10``, a process per query."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+
+    def rank(query: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "skillsite", "search", "--catalog", str(site), "--json",
+                               "-k", "10", "--", query], capture_output=True, text=True, encoding="utf-8",
+                              cwd=REPO, env=env, timeout=120, check=True)
+        return [hit["id"] for hit in json.loads(done.stdout)]
+    return rank
+
+
+def mcp_rankings(site: Path, queries: Sequence[str], k: int = 10) -> dict[str, list[str]]:
+    """The ids ``search_skills`` returns for each query, from one ``skillsite mcp --catalog SITE``
+    session driven by the mcp package's own stdio client (as tests/integration/test_mcp.py does)."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "skillsite", "mcp", "--catalog", str(site)],
+                                   env={"PYTHONPATH": str(REPO), "PATH": os.environ.get("PATH", "")}, cwd=str(REPO))
+
+    async def session_run() -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        with open(os.devnull, "w") as devnull:
+            async with stdio_client(params, errlog=devnull) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    for query in queries:
+                        result = await session.call_tool("search_skills", {"query": query, "k": k})
+                        text = "".join(getattr(block, "text", "") for block in result.content)
+                        if getattr(result, "isError", False) or getattr(result, "is_error", False):
+                            raise RuntimeError(f"search_skills failed for {query!r}: {text}")
+                        out[query] = [hit["id"] for hit in json.loads(text)]
+        return out
+
+    return anyio.run(session_run)
+
+
+BROWSER_SEARCH = REPO / "tests" / "js" / "browser_search.js"
+
+
+def browser_rankings(site: Path, queries: Sequence[str], k: int = 10) -> dict[str, dict[str, list[str]]]:
+    """What the catalog page's search box ranks for each query: ``{"lunr": {query: ids}, "text":
+    {query: ids}}``, from templates/static/search.js's own functions run by real lunr.js 2.3.9 in
+    node (tests/js/browser_search.js) on SITE's search/lunr.json and search/docs.json."""
+    node = shutil.which("node")
+    if node is None or not (REPO / "node_modules" / "lunr" / "lunr.js").is_file():
+        raise RuntimeError("needs node and node_modules/lunr (npm ci)")
+    done = subprocess.run([node, str(BROWSER_SEARCH), str(site), "-", "--k", str(k)], input=json.dumps(list(queries)),
+                          capture_output=True, text=True, encoding="utf-8", timeout=300, check=True)
+    out = json.loads(done.stdout)
+    return {kind: {q: [hit["id"] for hit in hits] for q, hits in zip(queries, out[kind])} for kind in ("lunr", "text")}
 
 
 def lunr_ranker(data: bytes, entries: Sequence[dict[str, Any]]) -> Ranker:
@@ -279,11 +355,35 @@ def corpus_report(corpus: Path, queries_file: Path, site_arg: Path | None) -> No
           f"{kb(len(gzip.compress(lunr_data, 9))):>11}")
 
     queries = read_queries(queries_file)
+    texts = [q for q, _ in queries]
     names = {e["id"]: e["name"] for e in entries}
     body = BodyIndex(bodies)
-    rows: list[tuple[str, Ranker]] = [
-        ("skillsite BM25F (shipped)", skillsite_ranker(manifest)),
-        ("lunr index (lunr.py = lunr.js)", lunr_ranker(lunr_data, entries)),
+    missing: dict[str, str] = {}
+
+    def batch(label: str, rankings: Callable[[], dict[str, list[str]]]) -> Ranker | None:
+        try:
+            found = rankings()
+        except (ImportError, RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+            missing[label] = f"{type(exc).__name__}: {exc}".splitlines()[0][:90]
+            return None
+        return lambda query: found[query]
+
+    browser: dict[str, dict[str, list[str]]] = {}
+
+    def browser_kind(kind: str) -> Callable[[], dict[str, list[str]]]:
+        def rankings() -> dict[str, list[str]]:
+            if not browser:
+                browser.update(browser_rankings(site, texts))
+            return browser[kind]
+        return rankings
+
+    cli_label, browser_label = "skillsite search (CLI, shipped)", "browser box: search.js + lunr.js"
+    rows: list[tuple[str, Ranker | None]] = [
+        (cli_label, cli_ranker(site)),
+        ("MCP search_skills (k=10)", batch("MCP search_skills (k=10)", lambda: mcp_rankings(site, texts))),
+        (browser_label, batch(browser_label, browser_kind("lunr"))),
+        ("browser box: quick plain-text match", batch("browser box: quick plain-text match", browser_kind("text"))),
+        ("lunr index, raw query (lunr.py)", lunr_ranker(lunr_data, entries)),
         ("bm25s (its tokenizer, no stem)", bm25s_ranker(entries, stem=False)),
         ("bm25s + lunr.js Porter stem", bm25s_ranker(entries, stem=True)),
     ] + [(f"skillsite + body beta={b} (not shipped)", body_ranker(manifest, body, b)) for b in BODY_BETAS]
@@ -291,11 +391,20 @@ def corpus_report(corpus: Path, queries_file: Path, site_arg: Path | None) -> No
     print(f"  {'ranker':<40}{'MRR@10':>8}{'hit@1':>8}{'hit@3':>8}")
     results = {}
     for label, ranker in rows:
+        if ranker is None:
+            print(f"  {label:<40}{'n/a':>8}{'n/a':>8}{'n/a':>8}   ({missing[label]})")
+            continue
         mrr, hit1, hit3 = results[label] = evaluate(ranker, queries, names)
         print(f"  {label:<40}{mrr:>8.3f}{hit1:>8.3f}{hit3:>8.3f}")
-    shipped = results[rows[0][0]][0]
-    best_bm25 = max(results[rows[2][0]][0], results[rows[3][0]][0])
-    body_best = max(results[label][0] for label, _ in rows[4:])
+    shipped = results[cli_label][0]
+    ranker_of = dict(rows)
+    if browser_label in results:
+        cli, box = ranker_of[cli_label], ranker_of[browser_label]
+        emptied = [q for q, relevant in queries if first_relevant(cli(q), relevant, names) and not list(box(q))]
+        print(f"  browser box MRR@10 - CLI's: {results[browser_label][0] - shipped:+.3f}; dev queries the CLI answers "
+              f"in its top 10 that the box shows nothing for: {len(emptied)}" + (f" {emptied}" if emptied else ""))
+    best_bm25 = max(results["bm25s (its tokenizer, no stem)"][0], results["bm25s + lunr.js Porter stem"][0])
+    body_best = max(results[label][0] for label, _ in rows if label.startswith("skillsite + body"))
     body_size = body.encoded_size()
     print(f"  skillsite MRR@10 - best BM25 baseline: {shipped - best_bm25:+.3f}")
     print(f"  body index would add {kb(body_size[0])} ({kb(body_size[1])} gzip) for {len(entries)} skills, "
@@ -353,8 +462,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("# skillsite search benchmark")
     print(f"command: {shlex.join([sys.executable, *sys.argv])}")
     print(f"machine: {describe_machine()}")
-    corpus_report(args.corpus.resolve(), args.queries.resolve(), args.site)
-    synthetic_report(args.synthetic)
+    corpus_report(args.corpus.resolve(), args.queries.resolve(), args.site.resolve() if args.site else None)
+    if args.synthetic > 0:
+        synthetic_report(args.synthetic)
 
 
 if __name__ == "__main__":
