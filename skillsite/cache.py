@@ -92,10 +92,6 @@ class Cache:
             self.notes.append(make("SK402", f"cache file cannot be used ({exc}); starting with an empty cache",
                                    str(path)))
 
-    def holds(self, section: str) -> bool:
-        """True when the cache as loaded has entries in ``section``."""
-        return any(s == section for s, _ in self._entries)
-
     def get(self, section: str, key: str) -> Any:
         """The value stored under ``key`` (kept for the next run), or None."""
         text = self._added.get((section, key)) or self._entries.get((section, key))

@@ -4,7 +4,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import posixpath
 from typing import Any, Sequence
 from urllib.parse import quote
 
@@ -143,9 +142,3 @@ def absolute(config: SiteConfig, rel_url: str) -> str:
     if not config.base_url:
         return rel_url
     return config.base_url.rstrip("/") + "/" + rel_url
-
-
-def relative_to(from_dir_url: str, to_url: str) -> str:
-    """A relative URL from one site folder to a site-relative target."""
-    rel = posixpath.relpath("/" + to_url, "/" + from_dir_url)
-    return rel + ("/" if to_url.endswith("/") and not rel.endswith("/") else "")

@@ -7,9 +7,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from skillsite.diagnostics import CODES, Severity
-from skillsite.source.schema import load_schema, schema_diagnostics
-
-PROFILES = ["default", "spec"]
+from skillsite.source.schema import PROFILES, load_schema, schema_diagnostics
 
 
 def annotations(schema: object) -> list[tuple[str, object]]:
