@@ -72,9 +72,11 @@ def main() -> None:
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where verdicts of unchanged skills are kept [default: the user cache folder].")
 @click.option("--no-cache", is_flag=True, help="Read and check every skill; keep nothing.")
+@click.option("--knowledge-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of shared knowledge documents [default: knowledge/ in the first PATH].")
 def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | None, exclude: tuple[str, ...],
              ignore: tuple[str, ...], max_bytes: int, jobs: int | None, cache_dir: Path | None,
-             no_cache: bool) -> None:
+             no_cache: bool, knowledge_dir: Path | None) -> None:
     """Check every SKILL.md under PATHS (default: the current folder)."""
     from skillsite.source.catalog import check_catalog
     from skillsite.workers import default_jobs
@@ -83,7 +85,8 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
     roots = paths or (Path("."),)
     cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
     checked = check_catalog(roots, exclude=exclude, profile=profile, ignore=_check_codes(ignore),
-                            max_bytes=max_bytes, jobs=jobs or default_jobs(), cache=cache)
+                            max_bytes=max_bytes, jobs=jobs or default_jobs(), cache=cache,
+                            knowledge_dir=knowledge_dir)
     if cache is not None:
         cache.save()
     diags = list(checked.diagnostics)
@@ -353,11 +356,34 @@ def show(skill_id: str, source: str, cache_dir: Path | None, timeout: float, all
 @catalog_options
 @click.option("--budget", type=click.IntRange(min=39), default=30000, show_default=True,
               help="Maximum size of the block, in characters.")
+@click.option("--triggers", is_flag=True, help="List each skill's trigger phrases in its entry.")
 def prompt(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],
-           budget: int) -> None:
+           budget: int, triggers: bool) -> None:
     """Print the <available_skills> block of the skills eligible on this machine."""
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
-    click.echo(catalog.prompt(budget=budget), nl=False)
+    click.echo(catalog.prompt(budget=budget, triggers=triggers), nl=False)
+
+
+@main.command()
+@catalog_options
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {id, name, state, reasons}.")
+@click.option("--active", multiple=True, metavar="ID", help="A skill the runtime has on (repeatable): its "
+                                                          "conflicting skills become ineligible.")
+def status(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], as_json: bool,
+           active: tuple[str, ...]) -> None:
+    """Say which skills are offered to a model on this machine, and why the others are not."""
+    import json
+
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    statuses = catalog.skill_status(active=active)
+    if as_json:
+        click.echo(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2))
+        return
+    for s in statuses:
+        click.echo(f"{s.state:<10} {s.id}" + (f": {'; '.join(s.reasons)}" if s.reasons else ""))
+    counts = {state: sum(s.state == state for s in statuses) for state in ("eligible", "ineligible", "hidden",
+                                                                          "user-only")}
+    click.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
 
 
 @main.command()

@@ -29,6 +29,7 @@ class SiteConfig:
     prompt_budget: int = DEFAULT_PROMPT_BUDGET
     max_bytes: int = 1024 * 1024
     templates: str = ""              # folder of template overrides
+    knowledge_dir: str = ""          # folder of shared knowledge documents ("" = knowledge/ in the first source)
     config_path: str = ""            # where the configuration was read from ("" = none)
 
     def with_overrides(self, **values: Any) -> "SiteConfig":
@@ -39,7 +40,7 @@ class SiteConfig:
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "title": str, "description": str, "base_url": str, "repo_url": str, "branch": str,
     "sources": list, "exclude": list, "profile": str, "strict": bool, "ignore": list,
-    "prompt_budget": int, "max_bytes": int, "templates": str,
+    "prompt_budget": int, "max_bytes": int, "templates": str, "knowledge_dir": str,
 }
 
 
@@ -112,8 +113,9 @@ def load_config(path: Path) -> SiteConfig:
         raise ConfigError(diags)
     if "sources" in values:  # relative to the configuration file
         values["sources"] = tuple(str(path.parent / s) for s in values["sources"])
-    if values.get("templates"):
-        values["templates"] = str(path.parent / values["templates"])
+    for key in ("templates", "knowledge_dir"):  # relative to the configuration file
+        if values.get(key):
+            values[key] = str(path.parent / values[key])
     return SiteConfig(config_path=str(path), **values)
 
 

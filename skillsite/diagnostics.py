@@ -77,6 +77,11 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK211", "warning", "allowed-tools is not a space-separated string"),
     ("SK212", "warning", "duplicate skill name in the catalog"),
     ("SK213", "warning", "text contains control characters"),
+    ("SK214", "error", "trigger is empty or its pattern is unsafe"),
+    ("SK215", "warning", "conflicts names no skill of the catalog"),
+    ("SK216", "error", "skill conflicts with itself"),
+    ("SK217", "warning", "slash command taken by another skill; numbered"),
+    ("SK218", "error", "knowledge document missing or outside its folder"),
     # body
     ("SK301", "warning", "body longer than 500 lines"),
     ("SK302", "warning", "body longer than about 5,000 tokens"),

@@ -28,19 +28,22 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION, MANIFEST_NAME, offered_to_model, prompt_order
+from skillsite.agent.commands import close_commands, command_message, split_command_line
 from skillsite.agent.eligibility import current_platform, ineligible_reasons
 from skillsite.agent.errors import (CatalogFormatError, DestinationExistsError, FetchError, HTTPStatusError,
                                     IntegrityError, LoaderError, LoaderWarning, MissingToolsError,
                                     MissingToolsWarning, NotFoundError, RedirectError, StaleCatalogWarning,
                                     TooLargeError, UnsafePathError, UnsupportedVersionError)
 from skillsite.agent.fetch import Fetcher, read_local
-from skillsite.agent.manifest_check import entry_problem, parse_manifest, safe_relpath, site_relative
+from skillsite.agent.manifest_check import entry_problem, is_hex_sha256, parse_manifest, safe_relpath, site_relative
 from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_xml, one_line, skill_content_xml,
                                         skill_entry_xml, xml_attr, xml_text)
 from skillsite.agent.skill_md import frontmatter_end, skill_body
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
+from skillsite.agent.status import SkillStatus, catalog_status, conflict_reasons, requirement_reasons
 from skillsite.agent.store import LoaderCache, default_cache_dir, write_atomically
 from skillsite.agent.tools import POLICIES, Decision, SkillSession, ToolCheck, tool_check, tool_matches
+from skillsite.agent.triggers import fired_triggers
 from skillsite.paths import user_cache_root
 from skillsite.search.bm25 import SEARCH_VERSION, SearchIndex, build_search_section
 from skillsite.search.stemmer import stem
@@ -52,7 +55,7 @@ __all__ = [
     "MAX_LISTED_RESOURCES", "SEARCH_VERSION", "SEARCH_FIELDS", "STOP_WORDS", "stem", "tokenize", "search_fields",
     "build_search_section", "SearchIndex",
     # catalog access
-    "Catalog", "open_catalog", "SearchResult", "SkillContent", "SubSkill", "ToolCheck", "Decision",
+    "Catalog", "open_catalog", "SearchResult", "SkillContent", "SubSkill", "SkillStatus", "ToolCheck", "Decision",
     "SkillSession", "POLICIES", "tool_matches", "ineligible_reasons", "current_platform", "skill_body",
     "default_cache_dir", "user_cache_root", "write_atomically", "DEFAULT_TIMEOUT", "DEFAULT_MAX_BYTES",
     "LoaderError", "FetchError", "HTTPStatusError", "RedirectError", "TooLargeError", "CatalogFormatError",
@@ -309,7 +312,8 @@ class Catalog:
         resources = tuple(f["path"] for f in entry["files"])
         subs = tuple(SubSkill(c, self._by_id[c]["name"], self._by_id[c]["description"])
                      for c in entry.get("children") or () if c in self._by_id)
-        xml = skill_content_xml(entry["name"], entry["id"], body, base, resources, subs)
+        docs = [(k["path"], k["title"], self._url(k["url"])) for k in self._knowledge_records(entry)]
+        xml = skill_content_xml(entry["name"], entry["id"], body, base, resources, subs, docs)
         return SkillContent(entry["id"], entry["name"], entry["description"], body, resources, subs, xml,
                             self._url(entry["urls"]["skill_md"]), base, tuple(entry.get("allowed-tools") or ()),
                             entry["sha256"], raw)
@@ -327,6 +331,25 @@ class Catalog:
         size = record.get("bytes")
         return self._fetch_verified(rel, record["sha256"], size if isinstance(size, int) else None,
                                     f"{clean} of {entry['id']}")
+
+    def _knowledge_records(self, entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """A skill's knowledge document records, checked to be well formed."""
+        records = entry.get("knowledge") or []
+        if not isinstance(records, list) or not all(
+                isinstance(k, dict) and isinstance(k.get("path"), str) and isinstance(k.get("title"), str)
+                and isinstance(k.get("url"), str) and is_hex_sha256(k.get("sha256")) for k in records):
+            raise CatalogFormatError(f"{self.location}: skill {entry['id']} has malformed knowledge records")
+        return records
+
+    def knowledge(self, path: str) -> bytes:
+        """A knowledge document (by the path its skills' records give), verified against its digest."""
+        for entry in self.skills:
+            for record in self._knowledge_records(self._checked(entry)):
+                if record["path"] == path:
+                    size = record.get("size")
+                    return self._fetch_verified(record["url"], record["sha256"],
+                                                size if isinstance(size, int) else None, f"knowledge document {path}")
+        raise NotFoundError(f"no knowledge document {path!r} in the catalog")
 
     def install(self, skill_id: str, dest: str | os.PathLike[str], overwrite: bool = False, *,
                 children: bool = True) -> Path:
@@ -373,24 +396,61 @@ class Catalog:
         return ineligible_reasons(self.entry(id_or_name), env, platform)
 
     def prompt(self, budget: int = 30000, env: Mapping[str, str] | None = None, *,
-               platform: str | None = None) -> str:
+               platform: str | None = None, triggers: bool = False) -> str:
         """The ``<available_skills>`` block of the skills eligible here, never longer than ``budget``.
 
         Hidden and user-invocable-only skills are left out, ``always`` skills come first, and
-        a ``<notice>`` counts the skills left out for the budget or as ineligible.
+        a ``<notice>`` counts the skills left out for the budget or as ineligible.  With
+        ``triggers``, each entry lists its trigger phrases, keywords and verbs.
         """
         if budget < len("<available_skills>\n</available_skills>\n"):
             raise ValueError(f"a budget of {budget} characters cannot hold an <available_skills> block")
         eligible, excluded = self._offered(env, platform)
         locations = [self._url(e["urls"]["skill_md"]) for e in eligible]
-        return available_skills_xml(eligible, locations, budget, excluded=excluded)
+        return available_skills_xml(eligible, locations, budget, excluded=excluded, triggers=triggers)
 
-    def _offered(self, env: Mapping[str, str] | None, platform: str | None) -> tuple[list[dict[str, Any]], int]:
-        """The skills offered to a model here, in prompt order, and how many more are ineligible."""
-        shown = prompt_order([self._checked(e) for e in self.skills])
-        which: dict[str, bool] = {}
-        eligible = [e for e in shown if not ineligible_reasons(e, env, platform, which)]
+    def _offered(self, env: Mapping[str, str] | None, platform: str | None,
+                 active: Iterable[str] = ()) -> tuple[list[dict[str, Any]], int]:
+        """The skills offered to a model here, in prompt order, and how many more are ineligible
+        (requirements unmet, or kept off by a conflicting skill that is on)."""
+        entries = [self._checked(e) for e in self.skills]
+        unmet = requirement_reasons(entries, env, platform)
+        conflicts = conflict_reasons(entries, unmet, active)
+        shown = prompt_order(entries)
+        eligible = [e for e in shown if not unmet[e["id"]] and not conflicts.get(e["id"])]
         return eligible, len(shown) - len(eligible)
+
+    def skill_status(self, env: Mapping[str, str] | None = None, active: Iterable[str] = (), *,
+                     platform: str | None = None) -> list[SkillStatus]:
+        """Every skill's state here (eligible, ineligible, hidden, user-only) with its reasons,
+        sorted by id; ``active`` names the skills the runtime has on (their conflicts count)."""
+        return catalog_status([self._checked(e) for e in self.skills], env, platform, active)
+
+    def triggered(self, message: str, env: Mapping[str, str] | None = None, k: int = 5, *,
+                  platform: str | None = None) -> list[SearchResult]:
+        """The skills offered here whose triggers fire on a user message: most triggers fired
+        first, then priority, then id; ``score`` is the number fired."""
+        hits = []
+        for entry in self._offered(env, platform)[0]:
+            triggers = entry.get("triggers")
+            fired = fired_triggers(triggers, message) if isinstance(triggers, dict) else []
+            if fired:
+                hits.append((-len(fired), -int(entry.get("priority") or 0), entry["id"], entry))
+        return [SearchResult(e["id"], e["name"], e["description"], float(-count))
+                for count, _, _, e in sorted(hits, key=lambda h: h[:3])[:max(0, k)]]
+
+    def command_message(self, line: str) -> str:
+        """What a slash command line (``/release_manager/changelog since v1.2``) sends the model:
+        the skill's Markdown body, a blank line and ``Task: ...`` (no task line without text).
+        Every skill answers to its command, user-invocable-only ones included."""
+        command, task = split_command_line(line)
+        by_command = {e.get("command"): e for e in self.skills if isinstance(e.get("command"), str)}
+        entry = by_command.get(command)
+        if entry is None:
+            close = close_commands(command, sorted(by_command))
+            hint = f"; did you mean {', '.join('/' + c for c in close)}?" if close else ""
+            raise NotFoundError(f"no skill answers to /{command}{hint}")
+        return command_message(self.load(entry["id"]).body, task)
 
     def skill_tool(self, style: str = "openai", env: Mapping[str, str] | None = None, budget: int = 30000, *,
                    platform: str | None = None) -> dict[str, Any]:
@@ -418,7 +478,8 @@ class Catalog:
         except LoaderError:
             return not_found_text(name, offered_ids)
         if skill_id not in offered_ids:
-            reasons = ineligible_reasons(self._by_id[skill_id], env, platform) or ["it is not offered to models"]
+            status = next(s for s in self.skill_status(env, platform=platform) if s.id == skill_id)
+            reasons = status.reasons or ["it is not offered to models"]
             return f"Error: skill {name!r} is not available here: {'; '.join(reasons)}."
         try:
             return self.load(skill_id).xml

@@ -91,6 +91,10 @@ class Skill:
     user_invocable_only: bool = False
     always: bool = False
     requirements: Requirements = Requirements()
+    user_invocable: bool = True          # offered as a slash command (``user-invocable: false`` says no)
+    triggers: dict[str, list[str]] = field(default_factory=dict)  # phrases, keywords, verbs, patterns
+    conflicts: tuple[str, ...] = ()      # names or ids of the skills it must not run beside, as declared
+    knowledge: tuple[str, ...] = ()      # knowledge documents, as declared
     extra: dict[str, Any] = field(default_factory=dict)  # other understood extension keys
     diagnostics: tuple[Diagnostic, ...] = ()
 

@@ -1,7 +1,9 @@
 """``skillsite mcp``: a published catalog as an MCP server over stdio.
 
 Tools: ``search_skills``, ``load_skill``, ``read_skill_resource``; resources: the catalog
-listing (``skillsite://catalog``) and the prompt block (``skillsite://available_skills``).
+listing (``skillsite://catalog``) and the prompt block (``skillsite://available_skills``);
+prompts: every user-invocable skill under its slash command, with one optional ``task``
+argument (clients offer them as slash commands).
 Everything is served through :mod:`skillsite.loader`, so content is verified against the
 manifest's digests before it reaches the client.
 
@@ -72,6 +74,7 @@ def build_server(catalog: Catalog) -> Any:
         "load_skill to read its instructions, and read_skill_resource for files it references."))
     _add_tools(server, catalog, tool_error)
     _add_resources(server, catalog)
+    _add_prompts(server, catalog)
     return server
 
 
@@ -115,6 +118,29 @@ def _add_resources(server: Any, catalog: Catalog) -> None:
                      description="The <available_skills> block of the skills eligible on this machine.")
     def prompt_resource() -> str:
         return catalog.prompt()
+
+
+def slash_commands(catalog: Catalog) -> list[dict[str, Any]]:
+    """The manifest entries of the skills a user can invoke, by command."""
+    entries = [e for e in catalog.skills if isinstance(e.get("command"), str)
+               and (e.get("visibility") or {}).get("user_invocable", True) is not False]
+    return sorted(entries, key=lambda e: e["command"])
+
+
+def _add_prompts(server: Any, catalog: Catalog) -> None:
+    """One prompt per user-invocable skill, named by its slash command."""
+    for entry in slash_commands(catalog):
+        _add_prompt(server, catalog, entry["command"], entry["description"])
+
+
+def _add_prompt(server: Any, catalog: Catalog, command: str, description: str) -> None:
+    @server.prompt(name=command, description=description)
+    def run_skill(task: str = "") -> str:
+        """The skill's instructions, with the task the user typed after the command."""
+        try:
+            return catalog.command_message(f"/{command} {task}")
+        except LoaderError as exc:
+            raise ValueError(str(exc)) from None
 
 
 def serve(catalog: Catalog) -> None:

@@ -3,7 +3,7 @@
 - ``<available_skills>``: one ``<skill>`` entry (name, description, location) per skill, within
   a character budget, with a ``<notice>`` when entries were left out;
 - ``<skill_content>``: what an agent receives when it activates a skill (its instructions,
-  bundled files and sub-skills).
+  bundled files, sub-skills and knowledge documents).
 
 Every value is escaped; characters XML 1.0 forbids become U+FFFD.
 """
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 from typing import Any, Sequence
+
+from skillsite.search.terms import trigger_words
 
 MAX_LISTED_RESOURCES = 20
 
@@ -35,18 +37,36 @@ def one_line(text: str, limit: int = 200) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def skill_entry_xml(name: str, description: str, location: str) -> str:
-    """The tier-1 ``<skill>`` entry of an ``<available_skills>`` block."""
+KNOWLEDGE_HINT = ("These documents load on demand: fetch one only when the task needs it, "
+                  "from its URL or the catalog's knowledge() call.")
+
+
+def skill_entry_xml(name: str, description: str, location: str, triggers: Sequence[str] = ()) -> str:
+    """The tier-1 ``<skill>`` entry of an ``<available_skills>`` block (with its trigger
+    phrases, when given)."""
+    listed = "".join(f"<trigger>{xml_text(t)}</trigger>\n" for t in triggers)
     return (f"<skill>\n<name>{xml_text(name)}</name>\n<description>{xml_text(description)}</description>\n"
-            f"<location>{xml_text(location)}</location>\n</skill>\n")
+            f"<location>{xml_text(location)}</location>\n"
+            + (f"<triggers>\n{listed}</triggers>\n" if listed else "") + "</skill>\n")
+
+
+def knowledge_xml(documents: Sequence[tuple[str, str, str]]) -> str:
+    """The ``<knowledge>`` block of ``(path, title, url)`` documents, with the on-demand hint."""
+    if not documents:
+        return ""
+    docs = "".join(f'<doc path="{xml_attr(path)}" title="{xml_attr(title)}">{xml_text(url)}</doc>\n'
+                   for path, title, url in documents)
+    return f"<knowledge>\n<hint>{xml_text(KNOWLEDGE_HINT)}</hint>\n{docs}</knowledge>\n"
 
 
 def skill_content_xml(name: str, skill_id: str, body: str, base_url: str, resources: Sequence[str],
-                      sub_skills: Sequence[tuple[str, str, str]]) -> str:
+                      sub_skills: Sequence[tuple[str, str, str]],
+                      knowledge: Sequence[tuple[str, str, str]] = ()) -> str:
     """The ``<skill_content>`` fragment an agent receives when it activates a skill.
 
     ``resources`` are bundled file paths (at most 20 are listed, then "+N more");
-    ``sub_skills`` are ``(id, name, description)`` of the direct children.
+    ``sub_skills`` are ``(id, name, description)`` of the direct children; ``knowledge``
+    the ``(path, title, url)`` of the documents it points to.
     """
     out = [f'<skill_content name="{xml_attr(name)}" id="{xml_attr(skill_id)}">\n',
            f"<base_url>{xml_text(base_url)}</base_url>\n",
@@ -62,25 +82,27 @@ def skill_content_xml(name: str, skill_id: str, body: str, base_url: str, resour
         out += [f'<skill id="{xml_attr(sid)}" name="{xml_attr(sname)}">{xml_text(one_line(sdesc))}</skill>\n'
                 for sid, sname, sdesc in sub_skills]
         out.append("</sub_skills>\n")
+    out.append(knowledge_xml(knowledge))
     out.append("</skill_content>\n")
     return "".join(out)
 
 
 def available_skills_xml(entries: Sequence[dict[str, Any]], locations: Sequence[str], budget: int,
-                         excluded: int = 0) -> str:
+                         excluded: int = 0, triggers: bool = False) -> str:
     """The ``<available_skills>`` block, never longer than ``budget`` characters.
 
     ``entries`` are manifest entries already in prompt order, ``locations`` their SKILL.md
     URLs.  Entries are added in order until the next would not fit; a ``<notice>`` says how
     many were left out (``excluded`` counts skills removed earlier, e.g. as ineligible, and is
-    reported separately).
+    reported separately).  With ``triggers``, each entry lists its trigger phrases.
     """
     head, tail = "<available_skills>\n", "</available_skills>\n"
     parts: list[str] = []
     used = len(head) + len(tail)
     worst_notice = len(_notice(len(entries), excluded, budget))
     for index, (entry, location) in enumerate(zip(entries, locations)):
-        piece = skill_entry_xml(entry["name"], entry["description"], location)
+        piece = skill_entry_xml(entry["name"], entry["description"], location,
+                                trigger_words(entry.get("triggers")) if triggers else ())
         is_last = index == len(entries) - 1
         reserve = 0 if is_last and not excluded else worst_notice
         if used + len(piece) + reserve > budget:

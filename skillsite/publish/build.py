@@ -28,6 +28,7 @@ from skillsite.models import CatalogReading
 from skillsite.publish.staging import check_target
 from skillsite.publish.state import inputs_digest, library_stamps, load_state, racy_since
 from skillsite.source.discover import discover
+from skillsite.source.knowledge import default_knowledge_dir
 from skillsite.workers import default_jobs
 
 #: The stages a build reports to its progress callback, in order.
@@ -110,8 +111,15 @@ class BuildPlan:
         return [self.scope, library_stamps("markdown_it", "mdit_py_plugins"), [os.path.abspath(s) for s in self.sources],
                 self.keep_going, self.strict, self.base_dir, os.environ.get("SOURCE_DATE_EPOCH", "")]
 
-    def template_stamps(self) -> list[tuple[str, int, int]]:
-        return [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for folder in template_dirs(self.config.templates)
+    @property
+    def knowledge_dir(self) -> Path | None:
+        """Where shared knowledge documents are (``knowledge_dir``, else ``knowledge/`` in the first source)."""
+        return Path(self.config.knowledge_dir) if self.config.knowledge_dir else default_knowledge_dir(self.sources)
+
+    def folder_stamps(self) -> list[tuple[str, int, int]]:
+        """The size and time of every template and knowledge document: inputs besides the skills."""
+        folders = template_dirs(self.config.templates) + ([self.knowledge_dir] if self.knowledge_dir else [])
+        return [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for folder in folders
                 for p in sorted(folder.rglob("*")) if p.is_file()]
 
 
@@ -134,7 +142,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     with stage("discover"):
         found = discover(plan.sources, config.exclude)
     state = load_state(cache_dir, plan.scope) if cache_dir is not None else None
-    inputs = inputs_digest(found, plan.settings(), plan.template_stamps(), racy_since(stage.started_ns)) \
+    inputs = inputs_digest(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns)) \
         if cache_dir is not None else ""
     if state is not None:
         with stage("unchanged"):

@@ -27,7 +27,7 @@ def search_entry(skill: Skill) -> dict[str, Any]:
     """What search reads of a skill's manifest entry (see :func:`~skillsite.publish.manifest.skill_entry`):
     known before its files are published, so the indexes can be made meanwhile."""
     return {"id": skill.id, "name": skill.name, "description": skill.description, "tags": list(skill.tags),
-            "tools": [dict(t) for t in skill.tools], "priority": skill.priority,
+            "tools": [dict(t) for t in skill.tools], "priority": skill.priority, "triggers": skill.triggers,
             "urls": {"page": skill_dir_url(skill.id)}}
 
 

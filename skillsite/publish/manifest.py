@@ -10,6 +10,8 @@ from urllib.parse import quote
 from skillsite import __version__
 from skillsite.config import SiteConfig
 from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION
+from skillsite.agent.commands import command_name
+from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.models import Skill
 from skillsite.source.checks import estimate_tokens
 
@@ -57,8 +59,11 @@ def source_path(skill: Skill, base: str) -> str:
 
 
 def skill_entry(skill: Skill, files: Sequence[dict[str, Any]], skill_md_sha: str, children: Sequence[str],
-                config: SiteConfig, base: str) -> dict[str, Any]:
-    """The manifest entry of one skill (see ``skills.schema.json``)."""
+                config: SiteConfig, base: str, *, command: str | None = None, conflicts: Sequence[str] = (),
+                knowledge: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The manifest entry of one skill (see ``skills.schema.json``); ``command`` (default: its
+    own), ``conflicts`` (ids) and ``knowledge`` (document records) are worked out over the
+    whole catalog."""
     folder = skill_dir_url(skill.id)
     path = source_path(skill, base)
     url, edit_url = source_links(config, path)
@@ -78,7 +83,11 @@ def skill_entry(skill: Skill, files: Sequence[dict[str, Any]], skill_md_sha: str
         "examples": list(skill.examples),
         "priority": skill.priority,
         "visibility": {"hidden": skill.hidden, "user_invocable_only": skill.user_invocable_only,
-                       "always": skill.always},
+                       "always": skill.always, "user_invocable": skill.user_invocable},
+        "command": command or command_name(skill.id),
+        "triggers": {kind: list(skill.triggers.get(kind, [])) for kind in TRIGGER_KINDS},
+        "conflicts": list(conflicts),
+        "knowledge": [dict(k) for k in knowledge],
         "requirements": {"bins": list(skill.requirements.bins), "env": list(skill.requirements.env),
                          "platforms": [p for p in skill.requirements.platforms
                                        if p in ("linux", "darwin", "windows")]},

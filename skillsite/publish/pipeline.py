@@ -15,6 +15,7 @@ from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
 from skillsite.publish.build import BuildPlan, BuildResult, Stages, build_result, source_date
 from skillsite.publish.catalog_files import make_search, search_entry, search_key, write_catalog_files
+from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import manifest
 from skillsite.publish.pages import write_site
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_skill
@@ -35,7 +36,8 @@ def read_and_publish(plan: BuildPlan, found: Discovery, state: BuildState | None
     cache = Cache(plan.cache_dir / CACHE_FILE if plan.cache_dir is not None else None, plan.scope)
     with stage("read"):
         reading = read_catalog(plan.sources, exclude=config.exclude, profile=config.profile, ignore=config.ignore,
-                               max_bytes=config.max_bytes, jobs=plan.jobs, found=found, cache=cache)
+                               max_bytes=config.max_bytes, jobs=plan.jobs, found=found, cache=cache,
+                               knowledge_dir=plan.knowledge_dir)
     return _publish_reading(plan, reading, state, inputs, cache, stage)
 
 
@@ -101,7 +103,10 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtim
                     ) -> tuple[Publication, dict[str, Any]]:
     """Every skill published on every core, and the search indexes made beside them (unless the
     cache holds them: they depend on the skills' frontmatter only)."""
-    job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache)
+    knowledge = read_knowledge(skills, plan.knowledge_dir)
+    knowledge.write(staging)
+    staging.take_journal()  # written here, not by a worker: nothing for the workers to report
+    job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records)
     search_entries = [search_entry(s) for s in skills]
     key = search_key(search_entries)
     search = cache.get("search", key)

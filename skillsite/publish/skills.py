@@ -12,6 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
+from skillsite.agent.commands import assign_commands
 from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
 from skillsite.cache import Cache, digest
 from skillsite.config import SiteConfig
@@ -21,6 +22,7 @@ from skillsite.publish.manifest import ENTRY_FILE, RESERVED_NAMES, XML_FILE, abs
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
+from skillsite.source.relations import resolve_conflicts
 
 #: A bundled file's sha256 as worked out by a worker, for the cache: (path read, size, mtime_ns, sha256).
 FileSha = tuple[str, int, int, str]
@@ -38,7 +40,10 @@ class SkillPublishing:
     targets: LinkTargets               # what bodies may link to
     rendered: frozenset[str]           # ids of the skills whose body the cache holds rendered already
     known_shas: dict[str, tuple[int, int, str]]  # bundled file path -> (size, mtime_ns, sha256) when hashed
+    knowledge: dict[str, list[dict[str, Any]]]   # skill id -> records of its knowledge documents
     children: dict[str, list[str]] = field(init=False)
+    commands: dict[str, str] = field(init=False)       # skill id -> its slash command
+    conflicts: dict[str, list[str]] = field(init=False)  # skill id -> ids it conflicts with
     archive_names: list[str | None] = field(init=False)  # per skill, the archive it owns
     by_id: dict[str, Skill] = field(init=False)
 
@@ -46,6 +51,10 @@ class SkillPublishing:
         self.children = children_of(self.skills)
         self.archive_names = archive_owners(self.skills)
         self.by_id = {s.id: s for s in self.skills}
+        self.commands = {sid: command for sid, (command, _) in
+                         assign_commands((s.id, s.priority) for s in self.skills).items()}
+        self.conflicts = resolve_conflicts({s.id: s.conflicts for s in self.skills},
+                                           {s.id: s.name for s in self.skills})
 
     @functools.cached_property
     def renderer(self) -> MarkdownRenderer:
@@ -100,7 +109,9 @@ def publish_skill(job: SkillPublishing, index: int) -> PublishedSkill:
     folder = f"skills/{skill.id}/"
     job.staging.write_keyed(folder + "SKILL.md", raw_sha, lambda: skill.raw)
     files, shas, contents = _publish_files(job, skill, diags)
-    entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir)
+    entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir,
+                        command=job.commands[skill.id], conflicts=job.conflicts[skill.id],
+                        knowledge=job.knowledge.get(skill.id, []))
     _write_xml(job, skill, entry)
     archive = _write_archive(job, skill, entry, contents, job.archive_names[index])
     html = None if skill.id in job.rendered else job.renderer.render(skill.body, skill.id)
@@ -150,9 +161,10 @@ def _write_xml(job: SkillPublishing, skill: Skill, entry: dict[str, Any]) -> Non
     page_url = absolute(job.config, entry["urls"]["page"])
     files = [f["path"] for f in entry["files"]]
     subs = job.sub_skills(skill.id)
+    docs = [(k["path"], k["title"], absolute(job.config, k["url"])) for k in entry["knowledge"]]
     job.staging.write_keyed(
-        f"skills/{skill.id}/{XML_FILE}", digest(XML_FILE, skill.name, skill.id, entry["digest"], page_url, subs),
-        lambda: skill_content_xml(skill.name, skill.id, skill.body, page_url, files, subs).encode("utf-8"))
+        f"skills/{skill.id}/{XML_FILE}", digest(XML_FILE, skill.name, skill.id, entry["digest"], page_url, subs, docs),
+        lambda: skill_content_xml(skill.name, skill.id, skill.body, page_url, files, subs, docs).encode("utf-8"))
     md_url = absolute(job.config, entry["urls"]["skill_md"])
     job.staging.write_keyed(
         f"skills/{skill.id}/{ENTRY_FILE}", digest(ENTRY_FILE, skill.name, skill.description, md_url),
@@ -239,13 +251,14 @@ def link_targets(skills: Sequence[Skill]) -> LinkTargets:
 
 
 def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
-                    cache: Cache) -> tuple[SkillPublishing, list[str]]:
+                    cache: Cache, knowledge: dict[str, list[dict[str, Any]]]) -> tuple[SkillPublishing, list[str]]:
     """What publishing the skills needs (the bodies and file hashes the cache holds), and each
     skill's rendered body's cache key: give the first to the workers, then :func:`collect`."""
     targets = link_targets(skills)
     html_keys = _html_keys(skills, targets)
     rendered = frozenset(s.id for s, key in zip(skills, html_keys) if cache.has("html", key))
-    job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, _known_shas(skills, cache))
+    job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, _known_shas(skills, cache),
+                          knowledge)
     return job, html_keys
 
 

@@ -17,7 +17,7 @@ from typing import Any, Collection, Sequence
 
 from skillsite.search.terms import SEARCH_FIELDS, search_fields, tokenize
 
-SEARCH_VERSION = 1
+SEARCH_VERSION = 2  # 2: a triggers field
 BM25_K1 = 3.6                # 1.2 on the description's scale: one description occurrence
 BM25_B = 0.75                # saturates as a plain BM25 term does
 WEIGHT_LEVELS = 255          # quantised weights are integers 1..255 (one byte)

@@ -11,7 +11,10 @@ from typing import Any
 from skillsite.search.stemmer import stem
 
 #: Searchable fields of a skill and the weight of one occurrence of a term in each.
-SEARCH_FIELDS: dict[str, float] = {"name": 1.0, "description": 3.0, "tags": 2.0, "tools": 1.0}
+SEARCH_FIELDS: dict[str, float] = {"name": 1.0, "description": 3.0, "tags": 2.0, "tools": 1.0, "triggers": 2.0}
+
+#: The kinds of trigger that are words (``patterns`` are regular expressions, not searched).
+TRIGGER_WORD_KINDS = ("phrases", "keywords", "verbs")
 
 #: lunr.js 2.3.9's English stop words (``lunr.stopWordFilter``).
 STOP_WORDS = frozenset(
@@ -36,10 +39,20 @@ def search_fields(entry: dict[str, Any]) -> dict[str, str]:
 
     ``name`` also holds the skill folder's name when it differs; ``tools`` holds the
     names and purposes of the declared ``tools`` (``allowed-tools`` is a permission list,
-    not a description: "Read Write Bash" would match every query about reading or writing).
+    not a description: "Read Write Bash" would match every query about reading or writing);
+    ``triggers`` the trigger phrases, keywords and verbs.
     """
     folder = entry["id"].rsplit("/", 1)[-1]
     name = entry["name"] if folder == entry["name"] else f"{entry['name']} {folder}"
     tools = [f"{t.get('name', '')} {t.get('purpose', '')}" for t in entry.get("tools", ())]
     return {"name": name, "description": entry.get("description", ""),
-            "tags": " ".join(str(t) for t in entry.get("tags", ())), "tools": " ".join(tools)}
+            "tags": " ".join(str(t) for t in entry.get("tags", ())), "tools": " ".join(tools),
+            "triggers": " ".join(trigger_words(entry.get("triggers")))}
+
+
+def trigger_words(triggers: Any) -> list[str]:
+    """The phrases, keywords and verbs of a skill's normalised triggers (what search and prompts show)."""
+    if not isinstance(triggers, dict):
+        return []
+    return [text.strip() for kind in TRIGGER_WORD_KINDS if isinstance(triggers.get(kind), list)
+            for text in triggers[kind] if isinstance(text, str) and text.strip()]

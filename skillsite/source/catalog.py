@@ -25,10 +25,13 @@ from skillsite.cache import RACY_NS, Cache, digest
 from skillsite.diagnostics import Diagnostic, sort_diagnostics
 from skillsite.models import CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
-                                     duplicate_name_diagnostics, name_diagnostics)
+                                     duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
+                                     trigger_diagnostics)
 from skillsite.source.discover import Discovery, discover
+from skillsite.source.knowledge import default_knowledge_dir, locate_all
 from skillsite.source.links import link_diagnostics
 from skillsite.source.parse import DEFAULT_MAX_BYTES, body_of, parse_skill, parse_skill_bytes, read_limited
+from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.schema import schema_diagnostics
 from skillsite.source.skill import build_skill, is_kept, skill_from_json, skill_name, skill_to_json
 from skillsite.workers import parallel_map
@@ -68,6 +71,8 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
             *name_diagnostics(fm, src, profile, lines),
             *allowed_tools_diagnostics(fm, src, lines),
             *control_char_diagnostics(fm, src, lines),
+            *trigger_diagnostics(fm, src, lines),
+            *self_conflict_diagnostics(parsed),
             *body_diagnostics(parsed),
             *link_diagnostics(parsed, skill_dirs)]
 
@@ -75,24 +80,44 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
 @dataclass(frozen=True)
 class Verdict:
     """What the catalog-wide checks need of a checked skill: whether it is kept, its name and
-    where that name is (for names used twice), and its own diagnostics."""
+    where that name is (for names used twice), its priority and declared conflicts (for slash
+    commands and conflicts), and its own diagnostics."""
 
     kept: bool
     name: str
     name_at: tuple[int, int]
     diagnostics: tuple[Diagnostic, ...]
+    priority: int = 0
+    conflicts: tuple[tuple[str, int, int], ...] = ()   # each declared item, with its line and column
+    knowledge: tuple[tuple[str, int, int], ...] = ()
 
     @classmethod
     def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Verdict:
-        return cls(is_kept(parsed), skill_name(parsed), parsed.key_lines.get("name", (1, 1)), tuple(diags))
+        fm = parsed.frontmatter or {}
+        priority = fm.get("priority")
+        return cls(is_kept(parsed), skill_name(parsed), parsed.key_lines.get("name", (1, 1)), tuple(diags),
+                   priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+                   _declared(fm.get("conflicts"), "conflicts", parsed.key_lines),
+                   _declared(fm.get("knowledge"), "knowledge", parsed.key_lines))
 
     def to_json(self) -> list[Any]:
-        return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics]]
+        return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
+                [list(c) for c in self.conflicts], [list(k) for k in self.knowledge]]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Verdict:
-        kept, name, name_at, diags = data
-        return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags))
+        kept, name, name_at, diags, priority, conflicts, knowledge = data
+        return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
+                   tuple((item, line, col) for item, line, col in conflicts),
+                   tuple((item, line, col) for item, line, col in knowledge))
+
+
+def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
+    """The names a list-of-names value (``conflicts``, ``knowledge``) declares, each with where it is written."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    where = key_lines.get(key, (1, 1))
+    return tuple((item.strip(), *key_lines.get(f"{key}[{index}]", where))
+                 for index, item in enumerate(items) if isinstance(item, str) and item.strip())
 
 
 @dataclass(frozen=True)
@@ -128,24 +153,44 @@ def _verdict(checking: Checking, index: int) -> Verdict:
     return Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
 
 
-def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict]) -> tuple[list[Diagnostic], dict[int, list]]:
-    """Every diagnostic of the catalog: discovery's, each skill's, and SK212 for each kept skill
-    whose name an earlier one uses (also given by skill index, for that skill's own list)."""
+def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledge_dir: Path | None
+                         ) -> tuple[list[Diagnostic], dict[int, list]]:
+    """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
+    checks (names used twice, slash command clashes, unknown conflicts, knowledge documents),
+    which are also given by skill index, for that skill's own list.  None of those is cached:
+    they depend on other skills and files."""
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
-    for position, diag in duplicate_name_diagnostics([(src, v.name, v.name_at) for _, src, v in kept]):
+    members = [Member(src, v.name, v.priority, v.conflicts) for _, src, v in kept]
+    for position, diag in [*duplicate_name_diagnostics([(src, v.name, v.name_at) for _, src, v in kept]),
+                           *relation_diagnostics(members), *_knowledge_diagnostics(kept, knowledge_dir)]:
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*found.diagnostics, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
     return every, shared
 
 
+def _knowledge_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], knowledge_dir: Path | None
+                           ) -> list[tuple[int, Diagnostic]]:
+    """SK218 for every declared knowledge document that is missing or outside its folder."""
+    found = []
+    for position, (_, src, verdict) in enumerate(kept):
+        if verdict.knowledge:
+            _, diags = locate_all([k[0] for k in verdict.knowledge], src.id, src.dir, knowledge_dir,
+                                  src.display_path, [k[1:] for k in verdict.knowledge])
+            found += [(position, d) for d in diags]
+    return found
+
+
 def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
                  ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
-                 found: Discovery | None = None, cache: Cache | None = None) -> CatalogReading:
+                 found: Discovery | None = None, cache: Cache | None = None,
+                 knowledge_dir: Path | None = None) -> CatalogReading:
     """Discover, parse and validate every skill under ``roots`` (``found``: their discovery, if done).
 
     A skill whose description is missing or whose frontmatter cannot be read is left out;
     any other problem keeps it, with its diagnostics.  Codes in ``ignore`` are dropped.
+    Knowledge documents are looked for in ``knowledge_dir`` (default: ``knowledge/`` in the
+    first root).
     """
     found = found or discover(roots, exclude)
     checking = Checking.of(found, profile, max_bytes)
@@ -153,7 +198,8 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
         checked = parallel_map(_check, checking, range(len(found.sources)), jobs)
     else:
         checked = _cached_checks(checking, cache, jobs)
-    every, shared = _catalog_diagnostics(found, [c.verdict for c in checked])
+    every, shared = _catalog_diagnostics(found, [c.verdict for c in checked],
+                                         knowledge_dir or default_knowledge_dir(roots))
     ignored = frozenset(ignore)
     skills = tuple(dataclasses.replace(c.skill, diagnostics=tuple(
         d for d in (*c.verdict.diagnostics, *shared.get(index, ())) if d.code not in ignored))
@@ -236,7 +282,8 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
 
 def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
                   ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
-                  cache: Cache | None = None, found: Discovery | None = None) -> CatalogCheck:
+                  cache: Cache | None = None, found: Discovery | None = None,
+                  knowledge_dir: Path | None = None) -> CatalogCheck:
     """The diagnostics and verdicts :func:`read_catalog` gives, without keeping the skills."""
     found = found or discover(roots, exclude, stat_files=False)
     checking = Checking.of(found, profile, max_bytes)
@@ -244,7 +291,7 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
         verdicts = parallel_map(_verdict, checking, range(len(found.sources)), jobs)
     else:
         verdicts = _cached_verdicts(found, checking, cache, jobs)
-    every, _ = _catalog_diagnostics(found, verdicts)
+    every, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots))
     ignored = frozenset(ignore)
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(

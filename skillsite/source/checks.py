@@ -1,14 +1,16 @@
 """The checks a schema cannot express: name against folder, allowed-tools' form, control
-characters, body size, and names shared by several skills."""
+characters, triggers, a skill conflicting with itself, body size, and names shared by several
+skills."""
 from __future__ import annotations
 
 import re
 import unicodedata
 from typing import Any, Sequence
 
+from skillsite.agent.triggers import trigger_problems
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.models import ParsedSkill, SourceFile
-from skillsite.source.skill import has_top_level_comma, normalise_allowed_tools
+from skillsite.source.skill import has_top_level_comma, normalise_allowed_tools, skill_name
 
 MAX_BODY_LINES = 500
 MAX_BODY_TOKENS = 5000
@@ -60,6 +62,28 @@ def control_char_diagnostics(fm: dict[str, Any], src: SourceFile,
                                        "outputs replace or escape it", src.display_path,
                               *key_lines.get(key, (1, 1))))
     return diags
+
+
+def trigger_diagnostics(fm: dict[str, Any], src: SourceFile,
+                        key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
+    """SK214 for an empty trigger, or a pattern that is invalid, too long or could backtrack for ever."""
+    return [make("SK214", message, src.display_path, *_position(field, key_lines))
+            for field, message in trigger_problems(fm.get("triggers"))]
+
+
+def self_conflict_diagnostics(parsed: ParsedSkill) -> list[Diagnostic]:
+    """SK216 when a skill's ``conflicts`` names the skill itself (by id or name)."""
+    conflicts = (parsed.frontmatter or {}).get("conflicts")
+    items = [conflicts] if isinstance(conflicts, str) else conflicts if isinstance(conflicts, list) else []
+    own = {parsed.source.id, skill_name(parsed)}
+    return [make("SK216", f"conflicts names the skill itself ('{item.strip()}')", parsed.source.display_path,
+                 *_position(f"conflicts[{index}]", parsed.key_lines))
+            for index, item in enumerate(items) if isinstance(item, str) and item.strip() in own]
+
+
+def _position(field: str, key_lines: dict[str, tuple[int, int]]) -> tuple[int, int]:
+    """Where a field (``triggers.patterns[1]``) is, else its key, else the top of the file."""
+    return key_lines.get(field) or key_lines.get(field.split("[")[0]) or (1, 1)
 
 
 def body_diagnostics(parsed: ParsedSkill) -> list[Diagnostic]:

@@ -28,7 +28,8 @@ MAX_FRONTMATTER_NESTING = 200  # brackets or indentation levels, checked before 
 #: Keys whose values are text: a YAML 1.1 coercion there is turned back into the text as written.
 TEXT_KEYS = frozenset({"name", "description", "license", "compatibility", "version", "argument-hint",
                        "allowed-tools"})
-TEXT_KEYS |= {"tags[]", "triggers[]", "examples[]"}
+TEXT_KEYS |= {"tags[]", "triggers[]", "examples[]", "triggers.keywords[]", "triggers.verbs[]",
+              "triggers.patterns[]", "conflicts[]", "knowledge[]"}
 TEXT_PARENTS = frozenset({"metadata"})  # every scalar value directly under these keys is text
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -76,6 +77,8 @@ class _Builder:
         if isinstance(node, ScalarNode):
             return self._scalar(node, key_path)
         if isinstance(node, SequenceNode):
+            for index, child in enumerate(node.value):  # where each item is, for diagnostics about one
+                self.key_lines[f"{key_path}[{index}]"] = self._pos(child)
             return [self.build(child, key_path + "[]", depth + 1) for child in node.value]
         if isinstance(node, MappingNode):
             return self._mapping(node, key_path, depth)

@@ -61,6 +61,8 @@ def _field(path) -> str:
 
 
 def _describe(schema: dict[str, Any]) -> str:
+    if "x-describe" in schema:
+        return schema["x-describe"]
     if "anyOf" in schema:
         return " or ".join(_describe(s) for s in schema["anyOf"])
     if "enum" in schema:

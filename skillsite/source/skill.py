@@ -6,11 +6,12 @@ import datetime as _dt
 import re
 from typing import Any, Iterable, Sequence
 
+from skillsite.agent.triggers import normalise_triggers
 from skillsite.diagnostics import Diagnostic
 from skillsite.models import ParsedSkill, Requirements, Skill, SourceFile
 
 _PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
-_EXTRA_KEYS = ("triggers", "knowledge", "argument-hint", "user-invocable")
+_EXTRA_KEYS = ("argument-hint", "user-invocable")
 
 
 def jsonable(value: Any) -> Any:
@@ -162,6 +163,10 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
         user_invocable_only=_is_true(fm, "user_invocable_only", "user-invocable-only"),
         always=_is_true(fm, "always"),
         requirements=_requirements(fm),
+        user_invocable=fm.get("user-invocable") is not False,
+        triggers=normalise_triggers(fm.get("triggers")),
+        conflicts=_unique(_names(fm.get("conflicts"))),
+        knowledge=_unique(_names(fm.get("knowledge")) if isinstance(fm.get("knowledge"), list) else ()),
         extra={k: jsonable(fm[k]) for k in _EXTRA_KEYS if k in fm},
         diagnostics=tuple(diags),
     )
@@ -169,8 +174,9 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
 
 # Skill fields kept as they are in JSON, and those that are tuples (lists in JSON).
 _PLAIN_FIELDS = ("name", "description", "body_line", "frontmatter", "license", "compatibility", "version",
-                 "metadata", "priority", "hidden", "user_invocable_only", "always", "extra")
-_TUPLE_FIELDS = ("tags", "allowed_tools", "tools", "parameters", "examples")
+                 "metadata", "priority", "hidden", "user_invocable_only", "always", "user_invocable", "triggers",
+                 "extra")
+_TUPLE_FIELDS = ("tags", "allowed_tools", "tools", "parameters", "examples", "conflicts", "knowledge")
 
 
 def skill_to_json(skill: Skill) -> dict[str, Any]:

@@ -204,6 +204,22 @@ def test_the_skill_tool_over_http(server: SiteServer, cache: Path) -> None:
     assert swapped.startswith("Error: skill 'house-style' could not be loaded:")
 
 
+def test_triggers_status_commands_and_knowledge_over_http(server: SiteServer, cache: Path) -> None:
+    catalog = open_remote(server, cache)
+    assert [h.id for h in catalog.triggered("review 0042_add_orders_status.sql before we migrate")] == [
+        "sql-migration-review"]
+    states = {s.id: s.state for s in catalog.skill_status(env={"PATH": ""}, active=["prod-db-restore"])}
+    assert states["sql-migration-review"] == "ineligible" and states["prod-db-restore"] == "hidden"
+    message = catalog.command_message("/release_manager/changelog since v1.2")
+    assert message.endswith("\n\nTask: since v1.2")
+    xml = catalog.load("sql-migration-review").xml
+    assert f">{server.url('/knowledge/databases/lock-matrix.md')}</doc>" in xml
+    assert catalog.knowledge("databases/lock-matrix.md").startswith(b"# PostgreSQL lock matrix")
+    server.faults["/knowledge/runbooks/database-restore.md"] = body(b"# Restore: skip verification\n")
+    with pytest.raises(IntegrityError):
+        catalog.knowledge("runbooks/database-restore.md")
+
+
 def test_gzip_response_is_inflated(server: SiteServer, site: Path, cache: Path) -> None:
     data = (site / "skills.json").read_bytes()
     server.faults["/skills.json"] = body(gzip.compress(data), {"Content-Encoding": "gzip"})

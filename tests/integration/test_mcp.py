@@ -95,6 +95,26 @@ def test_listing_search_load_and_read_resource(site: Path) -> None:
     assert out["prompt"].contents[0].text.startswith("<available_skills>")
 
 
+def test_user_invocable_skills_are_prompts_named_by_their_slash_command(site: Path) -> None:
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return {
+            "list": await session.list_prompts(),
+            "get": await session.get_prompt("release_manager/changelog", {"task": "since v1.2"}),
+            "bare": await session.get_prompt("release_manager/version_bump/prerelease"),
+        }
+
+    found = run(site, body)
+    prompts = {p.name: p for p in found["list"].prompts}
+    manifest = json.loads((site / "skills.json").read_text("utf-8"))
+    assert sorted(prompts) == sorted(e["command"] for e in manifest["skills"])   # every example skill is user-invocable
+    assert [a.name for a in prompts["release_manager/changelog"].arguments] == ["task"]
+    assert prompts["release_manager/changelog"].arguments[0].required is False
+    text = found["get"].messages[0].content.text
+    assert found["get"].messages[0].role == "user"
+    assert text.startswith("# ") and text.endswith("\n\nTask: since v1.2")
+    assert "Task:" not in found["bare"].messages[0].content.text   # a user-only skill, reached by its command
+
+
 def test_errors_come_back_as_tool_errors(site: Path, tmp_path: Path) -> None:
     tampered = tmp_path / "site"
     shutil.copytree(site, tampered)

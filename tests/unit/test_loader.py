@@ -178,8 +178,22 @@ def test_loaded_xml_is_the_published_fragment_with_an_absolute_base(catalog: Cat
     for entry in catalog.skills:
         published = (site / "skills" / entry["id"] / "skill.xml").read_text("utf-8")
         loaded = catalog.load(entry["id"]).xml
-        strip = lambda xml: re.sub(r"<base_url>.*?</base_url>", "", xml, count=1)  # noqa: E731
-        assert strip(loaded) == strip(published), entry["id"]
+        assert strip_locations(loaded, site) == strip_locations(published, site), entry["id"]
+
+
+def strip_locations(xml: str, site: Path) -> str:
+    """A fragment without its base URL, and with knowledge document URLs relative to the site."""
+    return re.sub(r"<base_url>.*?</base_url>", "", xml, count=1).replace(f">{site}{os.sep}knowledge/", ">knowledge/")
+
+
+def test_knowledge_documents_are_listed_on_load_and_verified(catalog: Catalog, site: Path) -> None:
+    xml = catalog.load("sql-migration-review").xml
+    assert '<doc path="databases/lock-matrix.md" title="PostgreSQL lock matrix">' in xml
+    assert "load on demand" in xml
+    doc = catalog.knowledge("databases/lock-matrix.md")
+    assert doc == (site / "knowledge/databases/lock-matrix.md").read_bytes()
+    with pytest.raises(NotFoundError):
+        catalog.knowledge("databases/no-such.md")
 
 
 def test_tampered_local_skill_md_is_refused(own_site: Path) -> None:

@@ -73,8 +73,19 @@ def test_search_fields_add_folder_name_and_tool_purposes_not_allowed_tools() -> 
                                  tools=({"name": "qpdf", "purpose": "merge files", "required": True},),
                                  allowed=("Read", "Write")))
     assert fields == {"name": "PDF Helper pdf-tools", "description": "Edit PDFs.", "tags": "pdf docs",
-                      "tools": "qpdf merge files"}
+                      "tools": "qpdf merge files", "triggers": ""}
     assert list(fields) == list(SEARCH_FIELDS)
+
+
+def test_search_fields_hold_trigger_words_but_not_patterns() -> None:
+    base = entry("deploy", "Ship it.")
+    fields = search_fields({**base, "triggers": {"phrases": ["roll out"], "keywords": ["canary"],
+                                                 "verbs": ["deploy"], "patterns": [r"v\d+"]}})
+    assert fields["triggers"] == "roll out canary deploy"
+    index = SearchIndex.from_manifest({"skills": [{**base, "triggers": {"phrases": [], "keywords": ["canary"],
+                                                                         "verbs": [], "patterns": []}},
+                                                  entry("other", "Something else.")]})
+    assert [sid for sid, _ in index.search("canary")] == ["deploy"]
 
 
 # ---------------------------------------------------------------- the index format

@@ -1,0 +1,80 @@
+"""Whether each skill of a catalog is offered here, and why not (standard library only).
+
+A skill is ``hidden`` (never offered to a model), ``user-only`` (reached only by its slash
+command), ``ineligible`` (its requirements are not met here, or a skill it conflicts with is
+on), or ``eligible``.  Conflicts hold both ways: declaring ``conflicts: [b]`` in ``a`` keeps
+``a`` off while ``b`` is on, and ``b`` off while ``a`` is.  A skill is *on* when it is
+``always`` on and its own requirements are met, or when the runtime lists it as active.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from skillsite.agent.eligibility import ineligible_reasons
+
+STATES = ("eligible", "ineligible", "hidden", "user-only")
+
+
+@dataclass(frozen=True)
+class SkillStatus:
+    """One skill's state on this machine, with the reasons (plain sentences) behind it."""
+
+    id: str
+    name: str
+    state: str
+    reasons: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "state": self.state, "reasons": list(self.reasons)}
+
+
+def conflict_pairs(entries: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
+    """Every skill's conflicting skills, in both directions, by id."""
+    ids = {e["id"] for e in entries}
+    related: dict[str, set[str]] = {}
+    for entry in entries:
+        for other in entry.get("conflicts") or ():
+            if isinstance(other, str) and other in ids and other != entry["id"]:
+                related.setdefault(entry["id"], set()).add(other)
+                related.setdefault(other, set()).add(entry["id"])
+    return related
+
+
+def requirement_reasons(entries: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None,
+                        platform: str | None) -> dict[str, list[str]]:
+    """Why each skill's requirements are not met here ([] when they are), by id."""
+    which: dict[str, bool] = {}
+    return {e["id"]: ineligible_reasons(e, env, platform, which) for e in entries}
+
+
+def conflict_reasons(entries: Sequence[Mapping[str, Any]], unmet: Mapping[str, list[str]],
+                     active: Iterable[str] = ()) -> dict[str, list[str]]:
+    """Why each skill is kept off by a conflicting skill that is on, by id."""
+    by_id = {e["id"]: e for e in entries}
+    active_ids = set(active)
+    on = {sid: ("active" if sid in active_ids else "always on") for sid, e in by_id.items()
+          if sid in active_ids or (e["visibility"].get("always") and not unmet.get(sid))}
+    reasons: dict[str, list[str]] = {}
+    for sid, others in conflict_pairs(entries).items():
+        reasons[sid] = [f"conflicts with '{other}', which is {on[other]}" for other in sorted(others) if other in on]
+    return reasons
+
+
+def catalog_status(entries: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None = None,
+                   platform: str | None = None, active: Iterable[str] = ()) -> list[SkillStatus]:
+    """Every skill's :class:`SkillStatus`, sorted by id."""
+    unmet = requirement_reasons(entries, env, platform)
+    conflicts = conflict_reasons(entries, unmet, active)
+    statuses = []
+    for entry in sorted(entries, key=lambda e: e["id"]):
+        reasons = unmet[entry["id"]] + conflicts.get(entry["id"], [])
+        visibility = entry["visibility"]
+        if visibility.get("hidden"):
+            state, reasons = "hidden", ["it is hidden from models (disable-model-invocation)"] + reasons
+        elif visibility.get("user_invocable_only"):
+            state, reasons = "user-only", ["only a user can invoke it, by its slash command"] + reasons
+        else:
+            state = "ineligible" if reasons else "eligible"
+        statuses.append(SkillStatus(entry["id"], entry["name"], state, reasons))
+    return statuses

@@ -1,0 +1,184 @@
+"""Triggers: when a skill says it applies to a user message (standard library only).
+
+A skill declares ``triggers`` as a list of phrases, or as a mapping of ``keywords``, ``verbs``
+and ``patterns`` (regular expressions).  The build checks them and writes them normalised into
+``skills.json`` (:func:`normalise_triggers`); the loader matches them against a message
+(:func:`fired_triggers`).  A pattern comes from untrusted input, so both sides refuse one that
+could backtrack for ever (:func:`pattern_problem`) and match at most ``MAX_MESSAGE_CHARS``.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Mapping, Sequence
+
+from skillsite.search.terms import TRIGGER_WORD_KINDS, tokenize, trigger_words
+
+TRIGGER_KINDS = (*TRIGGER_WORD_KINDS, "patterns")
+MAX_PATTERN_CHARS = 200
+MAX_MESSAGE_CHARS = 4000
+
+_REPEAT = re.compile(r"\{(\d*)(,?)(\d*)\}")
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why a trigger pattern is refused (empty, too long, invalid, nested quantifiers,
+    backreferences); None when it is safe to match."""
+    if not pattern.strip():
+        return "is empty"
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return f"is {len(pattern)} characters long; the limit is {MAX_PATTERN_CHARS}"
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError) as exc:
+        return f"is not a valid regular expression ({exc})"
+    return _backtracking_problem(pattern)
+
+
+def _backtracking_problem(pattern: str) -> str | None:
+    """Backreferences, or a repeated group that itself repeats something (``(a+)+``): the forms
+    that make a regular expression take exponential time on a crafted message."""
+    repeats_inside = [False]           # per open group: does it contain a repetition?
+    closed_repeating = False           # did the group just closed contain one?
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            if pattern[i + 1:i + 2] in tuple("123456789"):
+                return "uses a backreference"
+            i, closed_repeating = i + 2, False
+        elif char == "[":
+            i, closed_repeating = _class_end(pattern, i), False
+        elif char == "(":
+            if pattern.startswith(("(?P=", "(?("), i):
+                return "uses a backreference"
+            repeats_inside.append(False)
+            i, closed_repeating = _group_body(pattern, i), False
+        elif char == ")":
+            closed_repeating = repeats_inside.pop() if len(repeats_inside) > 1 else False
+            repeats_inside[-1] = repeats_inside[-1] or closed_repeating
+            i += 1
+        else:
+            repeats, width = _quantifier(pattern, i)
+            if repeats and closed_repeating:
+                return "repeats a group that already repeats (nested quantifiers)"
+            repeats_inside[-1] = repeats_inside[-1] or repeats
+            i, closed_repeating = i + width, False
+    return None
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index just after the character class opened at ``start``."""
+    i = start + 1
+    if pattern[i:i + 1] == "^":
+        i += 1
+    if pattern[i:i + 1] == "]":
+        i += 1
+    while i < len(pattern) and pattern[i] != "]":
+        i += 2 if pattern[i] == "\\" else 1
+    return i + 1
+
+
+def _group_body(pattern: str, start: int) -> int:
+    """The index where the body of the group opened at ``start`` begins (past ``(?:``, ``(?P<x>``...)."""
+    i = start + 1
+    if pattern[i:i + 1] != "?":
+        return i
+    if pattern.startswith("?P<", i):
+        return pattern.index(">", i) + 1
+    if pattern.startswith(("?<=", "?<!"), i):
+        return i + 3
+    i += 1
+    while i < len(pattern) and pattern[i] not in ":)=!>":
+        i += 1  # inline flags such as (?i) or (?i:...)
+    return i + 1 if i < len(pattern) and pattern[i] != ")" else i
+
+
+def _quantifier(pattern: str, i: int) -> tuple[bool, int]:
+    """Whether the quantifier at ``i`` (if any) repeats more than once, and its width."""
+    char = pattern[i]
+    if char in "*+":
+        repeats, width = True, 1
+    elif char == "?":
+        repeats, width = False, 1
+    elif char == "{" and (match := _REPEAT.match(pattern, i)) and (match.group(1) or match.group(3)):
+        low, comma, high = match.groups()
+        repeats = (not high or int(high) > 1) if comma else int(low) > 1
+        width = match.end() - i
+    else:
+        return False, 1
+    if pattern[i + width:i + width + 1] in ("?", "+"):
+        width += 1  # lazy or possessive form
+    return repeats, width
+
+
+def _texts(value: Any) -> list[str]:
+    return [item.strip() for item in value if isinstance(item, str) and item.strip()] \
+        if isinstance(value, list) else []
+
+
+def normalise_triggers(value: Any) -> dict[str, list[str]]:
+    """A frontmatter ``triggers`` value as ``{phrases, keywords, verbs, patterns}``: a list
+    becomes phrases; empty entries, duplicates and refused patterns are dropped."""
+    if isinstance(value, list):
+        value = {"phrases": value}
+    if not isinstance(value, Mapping):
+        value = {}
+    found = {kind: list(dict.fromkeys(_texts(value.get(kind)))) for kind in TRIGGER_KINDS}
+    found["patterns"] = [p for p in found["patterns"] if pattern_problem(p) is None]
+    return found
+
+
+def trigger_problems(value: Any) -> list[tuple[str, str]]:
+    """What is wrong with a frontmatter ``triggers`` value beyond its type (the schema checks
+    that): ``(field, message)`` per empty entry or refused pattern, e.g. ``triggers.patterns[1]``."""
+    if isinstance(value, list):
+        entries = [("triggers", index, item) for index, item in enumerate(value)]
+    elif isinstance(value, Mapping):
+        entries = [(f"triggers.{kind}", index, item) for kind in ("keywords", "verbs", "patterns")
+                   if isinstance(value.get(kind), list) for index, item in enumerate(value[kind])]
+    else:
+        return []
+    problems = []
+    for field, index, item in entries:
+        if not isinstance(item, str):
+            continue
+        if not item.strip():
+            problems.append((f"{field}[{index}]", f"{field} entry {index + 1} is empty"))
+        elif field.endswith("patterns") and (problem := pattern_problem(item)):
+            problems.append((f"{field}[{index}]", f"trigger pattern {item[:60]!r} {problem}"))
+        elif not field.endswith("patterns") and not tokenize(item):
+            problems.append((f"{field}[{index}]", f"{field} entry {item!r} has no searchable word; "
+                                                  "it can never fire"))
+    return problems
+
+
+@lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> re.Pattern[str] | None:
+    return re.compile(pattern, re.IGNORECASE) if pattern_problem(pattern) is None else None
+
+
+@lru_cache(maxsize=4096)
+def _terms(text: str) -> tuple[str, ...]:
+    return tuple(tokenize(text))
+
+
+def _contains(words: Sequence[str], run: Sequence[str]) -> bool:
+    """Whether ``run`` occurs in ``words`` as consecutive items."""
+    width = len(run)
+    return width > 0 and any(words[i:i + width] == run for i in range(len(words) - width + 1)
+                             if words[i] == run[0])
+
+
+def fired_triggers(triggers: Mapping[str, Any], message: str) -> list[str]:
+    """The triggers of one skill (as ``skills.json`` has them) that fire on ``message``:
+    phrases, keywords and verbs by whole words, case-insensitively and stemmed as search
+    stems; patterns searched in the message's first ``MAX_MESSAGE_CHARS`` characters."""
+    words = tokenize(message)
+    fired = [text for text in trigger_words(dict(triggers)) if _contains(words, list(_terms(text)))]
+    head = message[:MAX_MESSAGE_CHARS]
+    for pattern in _texts(triggers.get("patterns")):
+        compiled = _compiled(pattern)
+        if compiled is not None and compiled.search(head):
+            fired.append(pattern)
+    return fired

@@ -1,0 +1,137 @@
+"""Slash commands (sanitising, clashes, command_message) and skill_status (every reason, conflicts)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillsite.agent.commands import assign_commands, command_name, split_command_line
+from skillsite.cli import main
+from skillsite.loader import Catalog, NotFoundError
+from skillsite.publish.build import build
+from skillsite.source.catalog import check_catalog
+from support import write_skill
+
+
+@pytest.mark.parametrize("skill_id, command", [
+    ("release-manager/version-bump", "release_manager/version_bump"),
+    ("Data  Tools/CSV--Export", "data_tools/csv_export"),
+    ("-x-/y", "x/y"),
+    ("a/---", "a/skill"),
+    ("café/naïve-one", "café/naïve_one"),
+])
+def test_command_names_sanitise_each_segment_and_keep_the_levels(skill_id: str, command: str) -> None:
+    assert command_name(skill_id) == command
+
+
+def test_a_clash_keeps_the_command_for_higher_priority_then_smaller_id() -> None:
+    assigned = assign_commands([("a-b", 0), ("a_b", 0), ("A-B", 5), ("a_b_2", 0)])
+    assert assigned["A-B"] == ("a_b", None)
+    assert assigned["a_b_2"] == ("a_b_2", None)            # its own command is never taken from it
+    assert assigned["a-b"] == ("a_b_3", "A-B") and assigned["a_b"] == ("a_b_4", "A-B")
+
+
+def test_command_lines_split_into_command_and_task() -> None:
+    assert split_command_line("/release_manager/changelog since v1.2") == ("release_manager/changelog", "since v1.2")
+    assert split_command_line("  /x  ") == ("x", "")
+    assert split_command_line("/x first line\nsecond line") == ("x", "first line\nsecond line")
+
+
+def test_validate_reports_the_clash_and_the_build_numbers_it(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    write_skill(src, "data-export")
+    write_skill(src, "data_export", "name: data_export\ndescription: Wins the clash. Use when testing.\npriority: 3\n")
+    clashes = [d for d in check_catalog([src]).diagnostics if d.code == "SK217"]
+    assert [(d.path.split("/")[-2], d.severity.value) for d in clashes] == [("data-export", "warning")]
+    assert "/data_export_2" in clashes[0].message and "'data_export'" in clashes[0].message
+    assert build([src], tmp_path / "out").ok
+    catalog = Catalog.open(tmp_path / "out")
+    assert {e["id"]: e["command"] for e in catalog.skills} == {"data-export": "data_export_2",
+                                                               "data_export": "data_export"}
+
+
+def test_command_message_sends_the_body_and_the_task(site: Path) -> None:
+    catalog = Catalog.open(site)
+    assert catalog.entry("release-manager/changelog")["command"] == "release_manager/changelog"
+    body = catalog.load("release-manager/changelog").body.strip("\n")
+    assert catalog.command_message("/release_manager/changelog since v1.2") == f"{body}\n\nTask: since v1.2"
+    assert catalog.command_message("/release_manager/changelog") == body
+    # a user-invocable-only skill is reached this way: that is what it is for
+    prerelease = catalog.command_message("/release_manager/version_bump/prerelease rc")
+    assert prerelease.endswith("\n\nTask: rc")
+
+
+def test_an_unknown_command_names_close_matches(site: Path) -> None:
+    with pytest.raises(NotFoundError, match=r"/release_manager/changelg.*did you mean /release_manager/changelog"):
+        Catalog.open(site).command_message("/release_manager/changelg now")
+
+
+# ---------------------------------------------------------------- status
+
+@pytest.fixture(scope="module")
+def status_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    src = tmp_path_factory.mktemp("src")
+    write_skill(src, "needs-bin", "name: needs-bin\ndescription: Needs a tool. Use when testing.\n"
+                                  "requires: {bins: [no-such-binary-xyz]}\n")
+    write_skill(src, "needs-env", "name: needs-env\ndescription: Needs a variable. Use when testing.\n"
+                                  "requires: {env: [SKILLSITE_TEST_TOKEN]}\n")
+    write_skill(src, "windows-only", "name: windows-only\ndescription: Runs on Windows. Use when testing.\n"
+                                     "platforms: [windows]\n")
+    write_skill(src, "strict-mode", "name: strict-mode\ndescription: Always on. Use always.\nalways: true\n")
+    write_skill(src, "loose-mode", "name: loose-mode\ndescription: Conflicts with strict. Use when testing.\n"
+                                   "conflicts: [strict-mode]\n")
+    write_skill(src, "writer", "name: writer\ndescription: Writes. Use when testing.\n")
+    write_skill(src, "reviewer", "name: reviewer\ndescription: Reviews. Use when testing.\nconflicts: [writer]\n")
+    write_skill(src, "secret", "name: secret\ndescription: Hidden. Use never.\nhidden: true\n")
+    write_skill(src, "by-hand", "name: by-hand\ndescription: User only. Use by hand.\nuser-invocable-only: true\n")
+    out = tmp_path_factory.mktemp("site") / "_site"
+    assert build([src], out).ok
+    return out
+
+
+def test_skill_status_gives_each_state_and_reason(status_site: Path) -> None:
+    catalog = Catalog.open(status_site)
+    found = {s.id: (s.state, s.reasons) for s in catalog.skill_status(env={"PATH": ""}, platform="linux")}
+    assert list(found) == sorted(found)
+    assert found["needs-bin"] == ("ineligible", ["needs 'no-such-binary-xyz' on PATH"])
+    assert found["needs-env"] == ("ineligible", ["needs $SKILLSITE_TEST_TOKEN set"])
+    assert found["windows-only"] == ("ineligible", ["runs on windows, not linux"])
+    assert found["loose-mode"] == ("ineligible", ["conflicts with 'strict-mode', which is always on"])
+    assert found["strict-mode"][0] == "eligible" and found["writer"][0] == found["reviewer"][0] == "eligible"
+    assert found["secret"][0] == "hidden" and found["by-hand"][0] == "user-only"
+    # the relation holds both ways: an active reviewer keeps writer off, an active writer keeps reviewer off
+    active = {s.id: s for s in catalog.skill_status(env={"PATH": ""}, active=["reviewer"])}
+    assert active["writer"].reasons == ["conflicts with 'reviewer', which is active"]
+    assert active["reviewer"].state == "eligible"
+    active = {s.id: s for s in catalog.skill_status(env={"PATH": ""}, active=["writer"])}
+    assert active["reviewer"].state == "ineligible"
+
+
+def test_conflicts_also_keep_a_skill_out_of_the_prompt_and_the_tool(status_site: Path) -> None:
+    catalog = Catalog.open(status_site)
+    assert "<name>loose-mode</name>" not in catalog.prompt()
+    assert "loose-mode" not in catalog.skill_tool()["function"]["parameters"]["properties"]["skill_name"]["enum"]
+    assert "conflicts with 'strict-mode'" in catalog.call_skill_tool({"skill_name": "loose-mode"})
+
+
+def test_status_command_prints_the_same_in_text_and_json(status_site: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["status", "--catalog", str(status_site), "--json", "--active", "reviewer"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert [r["id"] for r in rows] == sorted(r["id"] for r in rows)
+    assert next(r for r in rows if r["id"] == "writer")["state"] == "ineligible"
+    text = runner.invoke(main, ["status", "--catalog", str(status_site)])
+    assert "ineligible loose-mode: conflicts with 'strict-mode', which is always on" in text.output
+    assert text.output == runner.invoke(main, ["status", "--catalog", str(status_site)]).output
+
+
+def test_build_reports_unknown_and_self_conflicts(tmp_path: Path) -> None:
+    write_skill(tmp_path, "alpha", "name: alpha\ndescription: A. Use when testing.\nconflicts:\n  - beta\n"
+                                   "  - no-such-skill\n")
+    write_skill(tmp_path, "beta", "name: beta\ndescription: B. Use when testing.\nconflicts: [beta]\n")
+    diags = [(d.code, d.severity.value, d.path.split("/")[-2], d.line) for d in check_catalog([tmp_path]).diagnostics
+             if d.code in ("SK215", "SK216")]
+    assert sorted(diags) == [("SK215", "warning", "alpha", 6), ("SK216", "error", "beta", 4)]

@@ -1,0 +1,98 @@
+"""Knowledge documents: checked (SK218), published once, listed on load and on the page, verified."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from skillsite.config import SiteConfig
+from skillsite.loader import Catalog, IntegrityError
+from skillsite.publish.build import build
+from skillsite.source.catalog import check_catalog
+from skillsite.source.knowledge import document_title
+from support import write_skill
+
+
+def make_tree(root: Path) -> Path:
+    src = root / "src"
+    (src / "knowledge" / "runbooks").mkdir(parents=True)
+    (src / "knowledge" / "runbooks" / "deploy.md").write_text("Intro line\n\n## Deploy <safely> & well\n", "utf-8")
+    (src / "knowledge" / "glossary.txt").write_text("terms\n", "utf-8")
+    write_skill(src, "ship", "name: ship\ndescription: Ship it. Use when testing.\n"
+                             "knowledge: [runbooks/deploy.md, glossary.txt, ./notes/local.md]\n")
+    (src / "ship" / "notes").mkdir()
+    (src / "ship" / "notes" / "local.md").write_text("# Local notes\n", "utf-8")
+    write_skill(src, "also", "name: also\ndescription: Shares a document. Use when testing.\n"
+                             "knowledge: [runbooks/deploy.md]\n")
+    return src
+
+
+def test_documents_are_published_once_and_recorded(tmp_path: Path) -> None:
+    src = make_tree(tmp_path)
+    out = tmp_path / "_site"
+    assert build([src], out).ok
+    catalog = Catalog.open(out)
+    records = catalog.entry("ship")["knowledge"]
+    assert [(r["path"], r["title"], r["size"]) for r in records] == [
+        ("runbooks/deploy.md", "Deploy <safely> & well", 38), ("glossary.txt", "glossary.txt", 6),
+        ("skills/ship/notes/local.md", "Local notes", 14)]
+    assert catalog.entry("also")["knowledge"] == records[:1]
+    assert sorted(p.relative_to(out / "knowledge").as_posix() for p in (out / "knowledge").rglob("*")
+                  if p.is_file()) == ["glossary.txt", "runbooks/deploy.md", "skills/ship/notes/local.md"]
+    xml = catalog.load("ship").xml
+    assert f'<doc path="runbooks/deploy.md" title="Deploy &lt;safely&gt; &amp; well">{out}{os.sep}knowledge/runbooks/deploy.md</doc>' in xml
+    assert catalog.knowledge("glossary.txt") == b"terms\n"
+    page = (out / "skills" / "ship" / "index.html").read_text("utf-8")
+    assert '<a href="../../knowledge/runbooks/deploy.md">Deploy &lt;safely&gt; &amp; well</a>' in page
+
+
+def test_a_tampered_document_raises_integrity_error(tmp_path: Path) -> None:
+    src = make_tree(tmp_path)
+    out = tmp_path / "_site"
+    assert build([src], out).ok
+    (out / "knowledge" / "glossary.txt").write_text("tampered\n", "utf-8")
+    with pytest.raises(IntegrityError):
+        Catalog.open(out).knowledge("glossary.txt")
+
+
+def test_missing_and_escaping_documents_are_errors_with_their_line(tmp_path: Path) -> None:
+    src = make_tree(tmp_path)
+    outside = tmp_path / "secret.md"
+    outside.write_text("# secret\n", "utf-8")
+    (src / "knowledge" / "link.md").symlink_to(outside)
+    write_skill(src, "bad", "name: bad\ndescription: Bad documents. Use when testing.\nknowledge:\n"
+                            "  - missing.md\n  - ../secret.md\n  - link.md\n  - ./../../secret.md\n  - /etc/passwd\n")
+    diags = [(d.line, d.message) for d in check_catalog([src]).diagnostics if d.code == "SK218"]
+    assert [line for line, _ in diags] == [5, 6, 7, 8, 9]
+    assert "does not exist" in diags[0][1] and "leaves its folder" in diags[1][1]
+    assert "outside its folder" in diags[2][1] and "leaves its folder" in diags[3][1] and "relative" in diags[4][1]
+    result = build([src], tmp_path / "_site")
+    assert not result.ok and not (tmp_path / "_site").exists()
+
+
+def test_knowledge_dir_comes_from_the_configuration(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n", "utf-8")
+    write_skill(src, "one", "name: one\ndescription: One. Use when testing.\nknowledge: [a.md]\n")
+    assert not build([src], tmp_path / "x").ok  # not in src/knowledge
+    config = SiteConfig(knowledge_dir=str(tmp_path / "docs"))
+    assert build([src], tmp_path / "_site", config).ok
+    assert (tmp_path / "_site" / "knowledge" / "a.md").read_text("utf-8") == "# A\n"
+
+
+def test_a_changed_document_is_republished_by_the_next_build(tmp_path: Path) -> None:
+    src = make_tree(tmp_path)
+    out, cache = tmp_path / "_site", tmp_path / "cache"
+    assert build([src], out, cache_dir=cache).ok
+    doc = src / "knowledge" / "glossary.txt"
+    doc.write_text("more terms\n", "utf-8")
+    os.utime(doc, ns=(doc.stat().st_mtime_ns + 5_000_000_000,) * 2)
+    assert build([src], out, cache_dir=cache).ok
+    assert Catalog.open(out).knowledge("glossary.txt") == b"more terms\n"
+
+
+def test_titles_come_from_the_first_heading() -> None:
+    assert document_title(b"text\n# First\n## Second\n", "a/b.md") == "First"
+    assert document_title(b"no heading", "a/b.md") == "b.md"

@@ -1,0 +1,135 @@
+"""Triggers: checked at build (SK214 with its line), normalised into skills.json, matched by the loader."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillsite.agent.triggers import fired_triggers, normalise_triggers, pattern_problem
+from skillsite.loader import Catalog
+from skillsite.publish.build import build
+from skillsite.source.catalog import check_catalog
+from support import write_skill
+
+HOSTILE_PATTERNS = [
+    "(a+)+$", "(a*)*b", r"(\w+\s?)*$", "(?:x+y?)+z", "(a{2,})+", "(.*a){12}",   # nested quantifiers
+    r"(a)\1", "(?P<w>a)(?P=w)", "(?(1)a|b)",                                  # backreferences
+    "[", "(?<name", "x" * 201,                                                 # invalid, too long
+]
+SAFE_PATTERNS = [r"\bv\d+\.\d+\b", "deploy(ment)? to (prod|staging)", "(a?)+", "(?i:roll ?back)", "[(+]+x",
+                 r"\d{3,}_\w+\.sql", "(?<=#)\\d+", "a{,3}b"]
+
+
+@pytest.mark.parametrize("pattern", HOSTILE_PATTERNS)
+def test_hostile_patterns_are_refused(pattern: str) -> None:
+    assert pattern_problem(pattern) is not None
+    assert normalise_triggers({"patterns": [pattern]})["patterns"] == []
+
+
+@pytest.mark.parametrize("pattern", SAFE_PATTERNS)
+def test_ordinary_patterns_are_kept(pattern: str) -> None:
+    assert pattern_problem(pattern) is None
+    assert normalise_triggers({"patterns": [pattern]})["patterns"] == [pattern]
+
+
+def test_both_forms_normalise_to_the_four_kinds() -> None:
+    assert normalise_triggers(["roll back", " ", "roll back", "hotfix"]) == {
+        "phrases": ["roll back", "hotfix"], "keywords": [], "verbs": [], "patterns": []}
+    assert normalise_triggers({"keywords": ["canary"], "verbs": ["deploy"], "patterns": [r"v\d+"]}) == {
+        "phrases": [], "keywords": ["canary"], "verbs": ["deploy"], "patterns": [r"v\d+"]}
+    assert normalise_triggers("not a list") == {"phrases": [], "keywords": [], "verbs": [], "patterns": []}
+
+
+def test_words_fire_whole_stemmed_and_case_blind_patterns_only_on_the_message_head() -> None:
+    triggers = {"phrases": ["roll back the release"], "keywords": ["Canary"], "verbs": ["deploy"],
+                "patterns": [r"\bv\d+\.\d+\b"]}
+    assert fired_triggers(triggers, "Please ROLL BACK a release, we are deploying v2.1 to the canary") == [
+        "roll back the release", "Canary", "deploy", r"\bv\d+\.\d+\b"]
+    assert fired_triggers(triggers, "canaryfish redeployment") == []          # whole words only
+    assert fired_triggers(triggers, "x" * 4000 + " v1.2") == []                # beyond the first 4,000 characters
+    assert fired_triggers(triggers, "x" * 4000 + " canary") == ["Canary"]      # words are read in full
+
+
+def test_a_crafted_message_against_a_refused_pattern_in_a_tampered_manifest_is_not_matched() -> None:
+    triggers = {"phrases": [], "keywords": [], "verbs": [], "patterns": ["(a+)+$"]}
+    assert fired_triggers(triggers, "a" * 3000 + "!") == []   # refused, so never run
+
+
+def test_build_reports_each_bad_trigger_at_its_line(tmp_path: Path) -> None:
+    write_skill(tmp_path, "bad", """\
+        name: bad
+        description: Has bad triggers. Use when testing.
+        triggers:
+          keywords: [deploy, "  ", the]
+          patterns:
+            - 'v\\d+'
+            - '(a+)+$'
+            - '(x)\\1'
+        """)
+    write_skill(tmp_path, "wrong-type", """\
+        name: wrong-type
+        description: Has triggers of the wrong type. Use when testing.
+        triggers: {keywords: deploy}
+        """)
+    diags = check_catalog([tmp_path]).diagnostics
+    found = sorted((d.path.split("/")[-2], d.code, d.line) for d in diags if d.code in ("SK214", "SK208"))
+    # line 5: the empty keyword and "the" (no searchable word); lines 8 and 9: the two refused patterns
+    assert found == [("bad", "SK214", 5), ("bad", "SK214", 5), ("bad", "SK214", 8), ("bad", "SK214", 9),
+                     ("wrong-type", "SK208", 4)]
+    assert all(d.severity.value == "error" for d in diags if d.code == "SK214")
+
+
+@pytest.fixture(scope="module")
+def triggered_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    src = tmp_path_factory.mktemp("src")
+    write_skill(src, "deploy", """\
+        name: deploy
+        description: Deploy a service. Use when shipping.
+        triggers:
+          keywords: [canary, rollout]
+          verbs: [deploy]
+          patterns: ['\\bv\\d+\\.\\d+\\b']
+        """)
+    write_skill(src, "rollback", """\
+        name: rollback
+        description: Roll back a release. Use when something broke.
+        priority: 5
+        triggers: [roll back, deploy]
+        """)
+    write_skill(src, "hidden-deploy", """\
+        name: hidden-deploy
+        description: Deploy in secret. Use never.
+        hidden: true
+        triggers: [deploy]
+        """)
+    write_skill(src, "quiet", "name: quiet\ndescription: No triggers at all. Use when testing.\n")
+    out = tmp_path_factory.mktemp("site") / "_site"
+    assert build([src], out).ok
+    return out
+
+
+def test_triggered_orders_by_triggers_fired_then_priority_and_offers_only_model_skills(triggered_site: Path) -> None:
+    catalog = Catalog.open(triggered_site)
+    hits = catalog.triggered("deploy the canary as v1.4")
+    assert [(h.id, h.score) for h in hits] == [("deploy", 3.0), ("rollback", 1.0)]
+    assert [h.id for h in catalog.triggered("please deploy")] == ["rollback", "deploy"]   # priority breaks the tie
+    assert catalog.triggered("nothing relevant here") == []
+    assert len(catalog.triggered("deploy canary", k=1)) == 1
+    entry = catalog.entry("deploy")
+    assert entry["triggers"] == {"phrases": [], "keywords": ["canary", "rollout"], "verbs": ["deploy"],
+                                 "patterns": [r"\bv\d+\.\d+\b"]}
+
+
+def test_search_finds_a_skill_by_its_triggers(triggered_site: Path) -> None:
+    catalog = Catalog.open(triggered_site)
+    assert catalog.search("rollout")[0].id == "deploy"
+
+
+def test_prompt_lists_triggers_only_when_asked(triggered_site: Path) -> None:
+    catalog = Catalog.open(triggered_site)
+    assert "<triggers>" not in catalog.prompt()
+    block = catalog.prompt(triggers=True)
+    assert "<triggers>\n<trigger>canary</trigger>\n<trigger>rollout</trigger>\n<trigger>deploy</trigger>\n" \
+           "</triggers>" in block
+    assert "<trigger>roll back</trigger>" in block and r"\d" not in block   # patterns are not listed
+    assert "hidden-deploy" not in block
