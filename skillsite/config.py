@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ class SiteConfig:
     max_bytes: int = 1024 * 1024
     templates: str = ""              # folder of template overrides
     knowledge_dir: str = ""          # folder of shared knowledge documents ("" = knowledge/ in the first source)
+    marketplace: dict[str, Any] = field(default_factory=dict)  # name, owner, description, version
     config_path: str = ""            # where the configuration was read from ("" = none)
 
     def with_overrides(self, **values: Any) -> "SiteConfig":
@@ -40,7 +41,7 @@ class SiteConfig:
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "title": str, "description": str, "base_url": str, "repo_url": str, "branch": str,
     "sources": list, "exclude": list, "profile": str, "strict": bool, "ignore": list,
-    "prompt_budget": int, "max_bytes": int, "templates": str, "knowledge_dir": str,
+    "prompt_budget": int, "max_bytes": int, "templates": str, "knowledge_dir": str, "marketplace": dict,
 }
 
 
@@ -93,6 +94,10 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
         value = tuple(value)
     if key == "profile" and value not in ("default", "spec"):
         return None, "'profile' must be 'default' or 'spec'"
+    if key == "marketplace":
+        from skillsite.publish.marketplace import config_problem
+
+        return (None, problem) if (problem := config_problem(value)) else (value, None)
     if key == "ignore" and any(c not in CODES for c in value):
         return None, f"'ignore' names unknown codes: {', '.join(c for c in value if c not in CODES)}"
     return value, None

@@ -1,5 +1,6 @@
 """The catalog-wide files, made once every skill is published: ``skills.json`` and its schema,
-the discovery index, ``available_skills.xml`` and the search indexes."""
+the discovery indexes (v0.2, and v0.1 with its file copies), the static provider layout, the
+plugin marketplace, ``available_skills.xml`` and the search indexes."""
 from __future__ import annotations
 
 import json
@@ -13,7 +14,9 @@ from skillsite.config import SiteConfig
 from skillsite.models import Skill
 from skillsite.publish.manifest import SCHEMA_FILE, absolute, manifest_bytes, skill_dir_url
 from skillsite.publish.staging import Staging
-from skillsite.publish.wellknown import INDEX_PATH
+from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
+from skillsite.publish.provider_layout import INDEX_NAME, skill_index, skills_index
+from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, legacy_files, legacy_index
 from skillsite.search.bm25 import SEARCH_VERSION
 from skillsite.search.lunr_index import build_indexes
 from skillsite.search.terms import search_fields
@@ -62,3 +65,19 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     staging.write(AVAILABLE_SKILLS_FILE, block.encode("utf-8"))
     for rel, text in search["files"].items():
         staging.write_keyed(rel, digest(search["key"], rel), lambda: text.encode("utf-8"))
+    write_compatibility_files(staging, config, manifest["skills"], discovery)
+
+
+def write_compatibility_files(staging: Staging, config: SiteConfig, entries: list[dict[str, Any]],
+                              discovery: dict[str, Any]) -> None:
+    """What other clients read: the v0.1 discovery index and its file copies, the static
+    provider layout and the plugin marketplace."""
+    legacy = legacy_index(entries, discovery)
+    staging.write(LEGACY_INDEX_PATH, indented_json(legacy))
+    for rel, sha, published in legacy_files(entries, legacy):
+        staging.write_keyed(rel, sha, lambda published=published: staging.current(published).read_bytes())
+    staging.write(f"skills/{INDEX_NAME}", indented_json(skills_index(entries)))
+    for entry in entries:
+        staging.write(f"skills/{entry['id']}/{INDEX_NAME}", indented_json(skill_index(entry)))
+    staging.write(MARKETPLACE_PATH, indented_json(marketplace_document(
+        config.marketplace, config.title, config.description, entries)))

@@ -19,7 +19,8 @@ SCHEMA_FILE = "skills.schema.json"
 PAGE_FILE = "index.html"
 XML_FILE = "skill.xml"
 ENTRY_FILE = "entry.xml"
-RESERVED_NAMES = frozenset({PAGE_FILE, XML_FILE, ENTRY_FILE})
+PROVIDER_INDEX_FILE = "index.json"   # the static provider layout's per-skill listing
+RESERVED_NAMES = frozenset({PAGE_FILE, XML_FILE, ENTRY_FILE, PROVIDER_INDEX_FILE})
 
 
 def sha256_hex(data: bytes) -> str:

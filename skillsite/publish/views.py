@@ -11,7 +11,7 @@ from typing import Any, Iterable, Sequence
 from urllib.parse import quote
 
 from skillsite.publish.manifest import absolute
-from skillsite.publish.wellknown import listable
+from skillsite.publish.wellknown import LEGACY_DIR, listable, listed_entries
 
 # Bundled files a browser would run as a document on the catalog's own origin: ``_headers``
 # makes static hosts that read it (Netlify, Cloudflare Pages) serve them sandboxed, so no
@@ -74,12 +74,17 @@ def _suffix(path: str) -> str:
 
 
 def active_files(entries: Iterable[dict[str, Any]]) -> list[str]:
-    """Site-relative URLs of bundled files a browser could run as a page (HTML, SVG, XML ...)."""
-    urls = []
+    """Site-relative URLs of published skill files a browser could run as a page (HTML, SVG,
+    XML ...): bundled files, their copies for the v0.1 discovery index, and knowledge documents."""
+    entries = list(entries)
+    urls = set()
     for entry in entries:
-        for f in entry["files"]:
-            if _suffix(f["path"]) in ACTIVE_SUFFIXES:
-                urls.append(entry["urls"]["files"] + quote(f["path"], safe="/"))
+        urls |= {entry["urls"]["files"] + quote(f["path"], safe="/") for f in entry["files"]
+                 if _suffix(f["path"]) in ACTIVE_SUFFIXES}
+        urls |= {k["url"] for k in entry.get("knowledge") or () if _suffix(k["path"]) in ACTIVE_SUFFIXES}
+    for name, entry in listed_entries(entries).items():
+        urls |= {f"{LEGACY_DIR}/{quote(name)}/" + quote(f["path"], safe="/") for f in entry["files"]
+                 if _suffix(f["path"]) in ACTIVE_SUFFIXES}
     return sorted(urls)
 
 

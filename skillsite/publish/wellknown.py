@@ -1,9 +1,12 @@
-"""The Agent Skills discovery index (RFC v0.2): ``.well-known/agent-skills/index.json``.
+"""The Agent Skills discovery index (RFC v0.2): ``.well-known/agent-skills/index.json``,
+and the legacy v0.1 index beside it: ``.well-known/skills/index.json``.
 
-Installers such as ``npx skills add <site>`` read it.  A skill without bundled files is
-listed as ``skill-md`` (its raw SKILL.md); one with files as a deterministic ``.tar.gz``
-archive with ``SKILL.md`` at its root: members sorted, fixed times and owners, no links, no
-``./`` prefix, USTAR headers (which refuse a name too long instead of cutting it).
+Installers such as ``npx skills add <site>`` read them.  In v0.2 a skill without bundled
+files is listed as ``skill-md`` (its raw SKILL.md); one with files as a deterministic
+``.tar.gz`` archive with ``SKILL.md`` at its root: members sorted, fixed times and owners, no
+links, no ``./`` prefix, USTAR headers (which refuse a name too long instead of cutting it).
+v0.1 lists each skill's ``files``, which older installers fetch one by one from
+``.well-known/skills/<name>/<file>``: the same skills are listed, their files copied there.
 """
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ from typing import Any, Sequence
 from skillsite.diagnostics import Diagnostic, Severity, make
 
 INDEX_PATH = ".well-known/agent-skills/index.json"
+LEGACY_DIR = ".well-known/skills"
+LEGACY_INDEX_PATH = f"{LEGACY_DIR}/index.json"
 ARCHIVE_DIR = ".well-known/agent-skills/archives"
 DISCOVERY_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -107,3 +112,32 @@ def discovery_index(entries: Sequence[dict[str, Any]], archives: dict[str, str],
             listed.append(discovery_entry(entry["name"], entry["description"], "skill-md",
                                           "../../" + entry["urls"]["skill_md"], entry["sha256"]))
     return index_document(listed), diags
+
+
+def legacy_index(entries: Sequence[dict[str, Any]], listed: dict[str, Any]) -> dict[str, Any]:
+    """The v0.1 index of the skills the v0.2 index lists: ``{"skills": [{name, description, files}]}``."""
+    by_name = listed_entries(entries)
+    return {"skills": [{"name": name, "description": by_name[name]["description"],
+                        "files": ["SKILL.md", *(f["path"] for f in by_name[name]["files"])]}
+                       for name in (skill["name"] for skill in listed["skills"]) if name in by_name]}
+
+
+def legacy_files(entries: Sequence[dict[str, Any]], legacy: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Every file the v0.1 index lists: ``(site path under .well-known/skills, sha256, published path)``."""
+    by_name = listed_entries(entries)
+    copies = []
+    for skill in legacy["skills"]:
+        entry = by_name[skill["name"]]
+        shas = {"SKILL.md": entry["sha256"], **{f["path"]: f["sha256"] for f in entry["files"]}}
+        for path in skill["files"]:
+            copies.append((f"{LEGACY_DIR}/{skill['name']}/{path}", shas[path], f"skills/{entry['id']}/{path}"))
+    return copies
+
+
+def listed_entries(entries: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The entry each name of the discovery index stands for: the first listable one."""
+    by_name: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        if listable(entry):
+            by_name.setdefault(entry["name"], entry)
+    return by_name

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 
 import pytest
@@ -46,3 +47,37 @@ def test_installer_installs_archives_with_their_files(served_site, tmp_path):
     entry = next(e for e in manifest["skills"] if e["id"] == "code-review")
     assert sorted(str(p.relative_to(review)) for p in review.rglob("*") if p.is_file()) == sorted(
         ["SKILL.md"] + [f["path"] for f in entry["files"]])
+
+
+def test_an_older_installer_path_reads_the_legacy_index_and_its_files(served_site, tmp_path):
+    """With no v0.2 index (as on a host that predates it), the installer falls back to
+    .well-known/skills/index.json (v0.1) and fetches each listed file."""
+    out, _ = served_site
+    legacy_only = tmp_path / "site"
+    shutil.copytree(out, legacy_only)
+    shutil.rmtree(legacy_only / ".well-known/agent-skills")
+    base, stop = serve_folder(legacy_only)
+    try:
+        code, output = skills_installer.list_skills_with_installer(base)
+        assert code == 0, output
+        legacy = json.loads((out / ".well-known/skills/index.json").read_text())
+        assert sorted(skills_installer.listed_skill_names(output)) == sorted(s["name"] for s in legacy["skills"])
+        code, output = skills_installer.install_skills_with_installer(base, str(tmp_path / "project"))
+        assert code == 0, output
+        review = tmp_path / "project/.claude/skills/code-review"
+        assert (review / "references/security.md").read_bytes() == (
+            out / "skills/code-review/references/security.md").read_bytes()
+    finally:
+        stop()
+
+
+def test_the_installer_reads_the_marketplace_of_a_site_folder(served_site):
+    """A site folder (a checkout of the published branch) is a plugin marketplace: the installer
+    finds every skill the marketplace lists, nested ones too, under the plugin's name."""
+    out, _ = served_site
+    code, output = skills_installer.run_installer(["add", str(out), "--list"])
+    assert code == 0, output
+    market = json.loads((out / ".claude-plugin/marketplace.json").read_text())
+    assert "Found 13 skills" in output
+    assert market["plugins"][0]["name"].replace("-", " ").title() in output
+    assert {"changelog", "version-bump", "prerelease"} <= set(skills_installer.listed_skill_names(output))

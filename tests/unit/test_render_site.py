@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from urllib.parse import unquote
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -14,7 +15,7 @@ from skillsite.publish.build import build
 from skillsite.config import SiteConfig
 from skillsite.config import builtin_templates
 from skillsite.publish.templates import STATIC_FILES
-from skillsite.publish.views import display_text, markdown_text, tag_slug
+from skillsite.publish.views import active_files, display_text, markdown_text, tag_slug
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "example-skills"
@@ -65,10 +66,11 @@ def parse(path: Path) -> Page:
 
 
 def html_pages(root: Path) -> list[Path]:
-    """The pages skillsite wrote (bundled files of skills are theirs, served sandboxed)."""
+    """The pages skillsite wrote (bundled files of skills, their copies for the v0.1 discovery
+    index and knowledge documents are the skills', served sandboxed)."""
     manifest = json.loads((root / "skills.json").read_text(encoding="utf-8"))
-    bundled = {root / "skills" / e["id"] / f["path"] for e in manifest["skills"] for f in e["files"]}
-    return sorted(p for p in root.rglob("*.html") if p not in bundled)
+    theirs = {root / unquote(url) for url in active_files(manifest["skills"])}
+    return sorted(p for p in root.rglob("*.html") if p not in theirs)
 
 
 # ------------------------------------------------------------------------------ pages
@@ -263,10 +265,12 @@ def test_nojekyll(example):
 
 
 def test_active_files_are_found_by_the_extension_a_server_would_use():
-    from skillsite.publish.views import active_files
-
-    entry = {"urls": {"files": "skills/a/"},
+    entry = {"name": "a", "description": "A skill.", "urls": {"files": "skills/a/"},
              "files": [{"path": p} for p in ("page.HTML", "..html", ".html", "img/x.svg", "data.xml.txt",
-                                              "notes.md", "file.", "dir.html/readme")]}
-    assert active_files([entry]) == ["skills/a/..html", "skills/a/.html", "skills/a/img/x.svg",
-                                     "skills/a/page.HTML"]
+                                              "notes.md", "file.", "dir.html/readme")],
+             "knowledge": [{"path": "docs/page.html", "url": "knowledge/docs/page.html"},
+                           {"path": "docs/notes.md", "url": "knowledge/docs/notes.md"}]}
+    bundled = ["..html", ".html", "img/x.svg", "page.HTML"]
+    assert active_files([entry]) == sorted(
+        [f"skills/a/{p}" for p in bundled] + [f".well-known/skills/a/{p}" for p in bundled]
+        + ["knowledge/docs/page.html"])
