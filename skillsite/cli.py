@@ -45,6 +45,13 @@ def summary_line(summary: dict) -> str:
             f" {summary['infos']} notes")
 
 
+def budget_line(budget) -> str:
+    """One line saying how many skills each agent's listing holds with full descriptions."""
+    parts = [f"{b['agent']} ({b['budget']:,} chars) {b['fit']:,}" for b in budget]
+    listed = budget[0]["listed"] if budget else 0
+    return f"Listing budgets (of {listed:,} skills offered to models): " + ", ".join(parts)
+
+
 def entry() -> None:
     """The console script (and ``python -m skillsite``)."""
     main()
@@ -219,6 +226,8 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     if result.ok:
         click.echo(f"Built {len(result.published)} skills into {out} ({len(result.skipped)} skipped; {counts}); "
                    f"{human_bytes(result.output_bytes)} in {result.seconds:.2f} s")
+        if result.budget:
+            click.echo(budget_line(result.budget))
     else:
         click.echo(f"Build failed: {counts}; {out} was left as it was "
                    f"(fix the errors, or pass --keep-going to publish the other skills)", err=True)
@@ -399,6 +408,48 @@ def tool(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tup
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     click.echo(json.dumps(catalog.skill_tool(style=style, budget=budget), ensure_ascii=False, indent=2))
+
+
+@main.command()
+@click.argument("path", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@catalog_options
+@click.option("--json", "as_json", is_flag=True, help="Print {budgets: [...], similar: [...]} as JSON.")
+def budget(path: Path | None, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],
+           as_json: bool) -> None:
+    """How many skills fit each agent's skill listing with full descriptions, which get cut, and
+    which skills a model could not tell apart (of a published catalog, or of the skills under PATH)."""
+    import json
+
+    from skillsite.agent.budget import budget_fits, similar_pairs
+
+    entries, locations = _listing_entries(path, source, cache_dir, timeout, allowed_hosts)
+    fits = budget_fits(entries, locations)
+    similar = similar_pairs(entries)
+    if as_json:
+        click.echo(json.dumps({"budgets": [f.to_json() for f in fits],
+                               "similar": [{"score": s, "skills": [a, b]} for s, a, b in similar]}, indent=2))
+        return
+    for f in fits:
+        cut = f" (first cut: {', '.join(f.cut[:3])}{', ...' if len(f.cut) > 3 else ''})" if f.cut else ""
+        click.echo(f"{f.agent:<22} {f.budget:>7,} chars: {len(f.fit):>5,} of {f.listed:,} skills fit, "
+                   f"{len(f.cut):,} cut{cut}")
+    for score, a, b in similar:
+        click.echo(f"similar descriptions ({score:.2f}): {a}  ~  {b}")
+
+
+def _listing_entries(path: Path | None, source: str, cache_dir: Path | None, timeout: float,
+                     allowed_hosts: tuple[str, ...]) -> tuple[list[dict], dict[str, str]]:
+    """Manifest-like entries (and SKILL.md locations) of the skills under ``path``, or of a catalog."""
+    if path is None:
+        catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+        return catalog.skills, {e["id"]: catalog.skill_location(e["id"]) for e in catalog.skills}
+    from skillsite.source.catalog import read_catalog
+
+    skills = [s for s in read_catalog([path]).skills if not s.has_errors]
+    entries = [{"id": s.id, "name": s.name, "description": s.description, "priority": s.priority,
+                "visibility": {"hidden": s.hidden, "user_invocable_only": s.user_invocable_only, "always": s.always}}
+               for s in skills]
+    return entries, {s.id: str(s.source.skill_md) for s in skills}
 
 
 @main.command()

@@ -52,6 +52,7 @@ class BuildResult:
     output_bytes: int
     seconds: float
     stages: dict[str, float] = field(default_factory=dict)  # seconds per stage
+    budget: tuple[dict[str, Any], ...] = ()   # per agent listing: {agent, budget, listed, fit, first_cut}
 
     @property
     def errors(self) -> int:
@@ -150,7 +151,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
         if unchanged:
             reading = CatalogReading(found.sources, (), (), state.diagnostics)
             return build_result(True, plan, reading, state.published, state.skipped, state.diagnostics,
-                                state.output_bytes, stage)
+                                state.output_bytes, stage, state.budget)
     # Reading and publishing load YAML, jsonschema, markdown-it and Jinja2: only now that there is work.
     from skillsite.publish.pipeline import read_and_publish
 
@@ -164,7 +165,7 @@ def _project_folder(config: SiteConfig) -> str:
 
 def build_result(ok: bool, plan: BuildPlan, reading: CatalogReading, published: tuple[str, ...],
                  skipped: tuple[str, ...], diags: Sequence[Diagnostic], output_bytes: int,
-                 stage: Stages) -> BuildResult:
+                 stage: Stages, budget: Sequence[dict[str, Any]] = ()) -> BuildResult:
     """What a build gives, its time taken from ``stage``."""
     return BuildResult(ok, plan.out, reading, published, skipped, tuple(sort_diagnostics(diags)), output_bytes,
-                       time.perf_counter() - stage.started, dict(stage.seconds))
+                       time.perf_counter() - stage.started, dict(stage.seconds), tuple(budget))

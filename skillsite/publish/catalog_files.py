@@ -7,10 +7,12 @@ import json
 from typing import Any, Sequence
 
 from skillsite import __version__
+from skillsite.agent.budget import budget_fits, similar_pairs
 from skillsite.agent.catalog_format import prompt_order
 from skillsite.agent.prompt_xml import available_skills_xml
 from skillsite.cache import digest
 from skillsite.config import SiteConfig
+from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import Skill
 from skillsite.publish.manifest import SCHEMA_FILE, absolute, manifest_bytes, skill_dir_url
 from skillsite.publish.staging import Staging
@@ -81,3 +83,16 @@ def write_compatibility_files(staging: Staging, config: SiteConfig, entries: lis
         staging.write(f"skills/{entry['id']}/{INDEX_NAME}", indented_json(skill_index(entry)))
     staging.write(MARKETPLACE_PATH, indented_json(marketplace_document(
         config.marketplace, config.title, config.description, entries)))
+
+
+def listing_report(entries: list[dict[str, Any]], config: SiteConfig, shown: dict[str, str]
+                   ) -> tuple[tuple[dict[str, Any], ...], list[Diagnostic]]:
+    """How the catalog fits each known agent listing (first ten cut ids each), and SK219 for
+    every pair of skills whose descriptions a model could not tell apart."""
+    fits = budget_fits(entries, {e["id"]: absolute(config, e["urls"]["skill_md"]) for e in entries})
+    summary = tuple({"agent": f.agent, "budget": f.budget, "listed": f.listed, "fit": len(f.fit),
+                     "first_cut": list(f.cut[:10])} for f in fits)
+    diags = [make("SK219", f"description is too close to that of skill '{first}' (similarity {score:.2f} of 1): "
+                           "a model choosing by description cannot tell them apart", shown[second])
+             for score, first, second in similar_pairs(entries)]
+    return summary, diags

@@ -14,7 +14,8 @@ from skillsite.config import template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
 from skillsite.publish.build import BuildPlan, BuildResult, Stages, build_result, source_date
-from skillsite.publish.catalog_files import make_search, search_entry, search_key, write_catalog_files
+from skillsite.publish.catalog_files import (listing_report, make_search, search_entry, search_key,
+                                             write_catalog_files)
 from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import manifest
 from skillsite.publish.pages import write_site
@@ -58,21 +59,21 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, state: BuildState
     ids = tuple(s.id for s in skills)
     if published is None:
         return build_result(False, plan, reading, (), skipped, diags, 0, stage)
-    files, records = published
+    files, records, budget = published
     output_bytes = sum(size for size, _ in files.values())
     if plan.cache_dir is not None:
         cache.save()
         save_state(plan.cache_dir, BuildState(plan.scope, inputs, output_digest(files), records, ids, skipped,
-                                              tuple(sort_diagnostics(diags)), output_bytes))
-    return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage)
+                                              tuple(sort_diagnostics(diags)), output_bytes, budget))
+    return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget)
 
 
 def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict[str, Recorded] | None,
              cache: Cache, diags: list[Diagnostic], stage: Stages
-             ) -> tuple[dict[str, tuple[int, int]], dict[str, Recorded]] | None:
+             ) -> tuple[dict[str, tuple[int, int]], dict[str, Recorded], tuple[dict[str, Any], ...]] | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
-    (size and mtime) and the record of its keyed ones; None when publishing found errors
-    (``diags`` gets the build's own diagnostics)."""
+    (size and mtime), the record of its keyed ones and how it fits agents' listings; None when
+    publishing found errors (``diags`` gets the build's own diagnostics)."""
     config = plan.config
     mtime, generated_at = source_date()
     staging = Staging(plan.out, previous)
@@ -88,6 +89,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict
                 return None
             data = manifest(publication.entries, config, left_out, generated_at, search["section"])
             write_catalog_files(staging, config, data, discovery, search)
+            budget, similar = listing_report(data["skills"], config, {s.id: s.source.display_path for s in skills})
+            diags += similar
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
                        plan.jobs)
@@ -96,7 +99,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict
     except BaseException:
         staging.discard()
         raise
-    return files, staging.records(files)
+    return files, staging.records(files), budget
 
 
 def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtime: int, cache: Cache

@@ -25,7 +25,7 @@ from skillsite.publish.staging import Recorded, snapshot
 from skillsite.source.discover import Discovery
 
 STATE_FILE = "build-state.json"
-FORMAT = "skillsite-build-state 5"
+FORMAT = "skillsite-build-state 6"
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,7 @@ class BuildState:
     skipped: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...]
     output_bytes: int
+    budget: tuple[dict[str, Any], ...] = ()   # how the catalog fits agents' listings (BuildResult.budget)
 
     def unchanged(self, inputs: str, out: Path) -> bool:
         """Whether every input and the output are as this build left them."""
@@ -48,14 +49,15 @@ class BuildState:
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "scope": self.scope, "inputs": self.inputs, "output": self.output,
                 "outputs": self.outputs, "published": self.published, "skipped": self.skipped,
-                "diagnostics": [d.to_json() for d in self.diagnostics], "output_bytes": self.output_bytes}
+                "diagnostics": [d.to_json() for d in self.diagnostics], "output_bytes": self.output_bytes,
+                "budget": list(self.budget)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BuildState:
         outputs = {rel: (key, size, mtime) for rel, (key, size, mtime) in data["outputs"].items()}
         return cls(data["scope"], data["inputs"], data["output"], outputs, tuple(data["published"]),
                    tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in data["diagnostics"]),
-                   data["output_bytes"])
+                   data["output_bytes"], tuple(data["budget"]))
 
 
 def output_digest(files: dict[str, tuple[int, int]]) -> str:

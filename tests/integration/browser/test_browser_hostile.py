@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
 from browsing import wait_until, watch_requests
+from skillsite.publish.views import active_files
 
 pytestmark = pytest.mark.browser
 
@@ -46,13 +48,14 @@ AUDIT_DOM = """() => {
 
 
 def catalog_pages(root: Path) -> list[str]:
-    """Site-relative URL of every HTML page skillsite wrote (not the skills' own files), sorted."""
+    """Site-relative URL of every HTML page skillsite wrote (not the skills' own files, their
+    copies for the v0.1 discovery index or knowledge documents: those are served sandboxed), sorted."""
     manifest = json.loads((root / "skills.json").read_text(encoding="utf-8"))
-    bundled = {f"skills/{e['id']}/{f['path']}" for e in manifest["skills"] for f in e["files"]}
+    theirs = {unquote(url) for url in active_files(manifest["skills"])}
     pages = []
     for path in sorted(root.rglob("*.html")):
         rel = path.relative_to(root).as_posix()
-        if rel in bundled:
+        if rel in theirs:
             continue
         pages.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
     return pages
@@ -156,7 +159,8 @@ def test_hostile_screenshot(browser, hostile_site, artifacts):
         ctx.close()
 
 
-@pytest.mark.parametrize("rel", ["skills/xss-everywhere/assets/page.html", "skills/xss-everywhere/assets/image.svg"])
+@pytest.mark.parametrize("rel", ["skills/xss-everywhere/assets/page.html", "skills/xss-everywhere/assets/image.svg",
+                                 ".well-known/skills/xss-everywhere/assets/page.html"])
 def test_bundled_pages_run_nothing_when_opened(context, hostile_site, rel):
     """HTML and SVG files bundled with a skill are served sandboxed (``_headers``, as on Netlify)."""
     page = context.new_page()

@@ -1,0 +1,128 @@
+"""How much of a catalog fits the skill listings agents put in their prompts, and which
+skills a model could not tell apart (standard library only).
+
+Agents cap the listing: Claude Code at about 1% of the context window (about 8,000
+characters at 200k tokens) with one ``- name: description`` line per skill, Codex at 8,000
+characters, some runtimes at 30,000 characters of ``<available_skills>`` XML.  Skills are
+listed in prompt order (``always`` first, then priority, then id) until the next does not fit.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from skillsite.agent.catalog_format import offered_to_model, prompt_order
+from skillsite.agent.prompt_xml import available_skills_xml, one_line
+from skillsite.search.terms import tokenize
+
+
+def _line(entry: dict[str, Any], location: str) -> str:
+    return f"- {entry['name']}: {one_line(entry['description'], 1024)}\n"
+
+
+def _fitting_lines(entries: Sequence[dict[str, Any]], locations: Sequence[str], budget: int) -> int:
+    used = 0
+    for count, (entry, location) in enumerate(zip(entries, locations)):
+        used += len(_line(entry, location))
+        if used > budget:
+            return count
+    return len(entries)
+
+
+def _fitting_xml(entries: Sequence[dict[str, Any]], locations: Sequence[str], budget: int) -> int:
+    return available_skills_xml(entries, locations, budget).count("<skill>\n")
+
+
+@dataclass(frozen=True)
+class AgentBudget:
+    """One agent's listing: its name, size limit and how it lists skills."""
+
+    agent: str
+    budget: int
+    fitting: Callable[[Sequence[dict[str, Any]], Sequence[str], int], int]
+
+
+AGENT_BUDGETS = (
+    AgentBudget("claude-code", 8000, _fitting_lines),
+    AgentBudget("codex", 8000, _fitting_lines),
+    AgentBudget("available_skills-30k", 30000, _fitting_xml),
+)
+
+
+@dataclass(frozen=True)
+class BudgetFit:
+    """How a catalog fits one agent's listing."""
+
+    agent: str
+    budget: int
+    listed: int                 # skills offered to a model
+    fit: tuple[str, ...]        # ids listed with their full description
+    cut: tuple[str, ...]        # ids left out of the listing
+
+    def to_json(self) -> dict[str, Any]:
+        return {"agent": self.agent, "budget": self.budget, "listed": self.listed, "fit": len(self.fit),
+                "cut": list(self.cut)}
+
+
+def budget_fits(entries: Sequence[dict[str, Any]], locations: dict[str, str]) -> list[BudgetFit]:
+    """For every known agent budget, which skills offered to a model fit its listing."""
+    shown = prompt_order(entries)
+    where = [locations.get(e["id"], e["id"]) for e in shown]
+    fits = []
+    for agent in AGENT_BUDGETS:
+        count = agent.fitting(shown, where, agent.budget)
+        ids = [e["id"] for e in shown]
+        fits.append(BudgetFit(agent.agent, agent.budget, len(shown), tuple(ids[:count]), tuple(ids[count:])))
+    return fits
+
+
+# ---------------------------------------------------------------- descriptions a model cannot tell apart
+
+SIMILAR_SCORE = 0.8           # cosine similarity of the descriptions' weighted terms
+COMMON_SHARE = 0.05           # terms in more than this share of descriptions tell nothing apart
+
+
+def _vectors(entries: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
+    """Each description as tf-idf weights of its stemmed terms, normalised to length 1."""
+    terms = [tokenize(e["description"]) for e in entries]
+    df: dict[str, int] = {}
+    for words in terms:
+        for word in set(words):
+            df[word] = df.get(word, 0) + 1
+    n = len(entries)
+    vectors = []
+    for words in terms:
+        weights: dict[str, float] = {}
+        for word in words:
+            weights[word] = weights.get(word, 0.0) + math.log(1 + n / df[word])
+        norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+        vectors.append({word: w / norm for word, w in weights.items()})
+    return vectors
+
+
+def similar_pairs(entries: Sequence[dict[str, Any]], threshold: float = SIMILAR_SCORE
+                  ) -> list[tuple[float, str, str]]:
+    """Pairs of skills offered to a model whose descriptions are so alike (score >=
+    ``threshold``) that it cannot tell them apart: ``(score, id, id)``, most alike first.
+
+    Scores sum over the terms two descriptions share, through an inverted index: the terms
+    most descriptions use are left out, so the work grows with the catalog, not its square.
+    """
+    entries = [e for e in entries if offered_to_model(e)]
+    vectors = _vectors(entries)
+    limit = max(2, int(COMMON_SHARE * len(entries)))
+    postings: dict[str, list[int]] = {}
+    for index, vector in enumerate(vectors):
+        for word in vector:
+            postings.setdefault(word, []).append(index)
+    scores: dict[tuple[int, int], float] = {}
+    for word, docs in postings.items():
+        if len(docs) > limit:
+            continue
+        for i, a in enumerate(docs):
+            for b in docs[i + 1:]:
+                scores[(a, b)] = scores.get((a, b), 0.0) + vectors[a][word] * vectors[b][word]
+    found = [(round(score, 3), entries[a]["id"], entries[b]["id"]) for (a, b), score in scores.items()
+             if score >= threshold]
+    return sorted(found, key=lambda pair: (-pair[0], pair[1], pair[2]))

@@ -1,0 +1,63 @@
+"""The listing budget report: how many skills fit each agent's listing, and look-alike descriptions."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from skillsite.agent.budget import AGENT_BUDGETS, budget_fits, similar_pairs
+from skillsite.cli import main
+from skillsite.publish.build import build
+from support import write_skill
+
+
+def entry(skill_id: str, description: str, priority: int = 0, hidden: bool = False) -> dict:
+    return {"id": skill_id, "name": skill_id, "description": description, "priority": priority,
+            "visibility": {"hidden": hidden, "user_invocable_only": False, "always": False}}
+
+
+def test_skills_are_listed_in_prompt_order_until_the_next_does_not_fit() -> None:
+    entries = [entry(f"skill-{i:03}", "x" * 180, priority=i % 3) for i in range(200)]
+    fits = {f.agent: f for f in budget_fits(entries, {})}
+    assert set(fits) == {a.agent for a in AGENT_BUDGETS}
+    claude = fits["claude-code"]
+    line = len("- skill-000: " + "x" * 180 + "\n")
+    assert len(claude.fit) == 8000 // line and len(claude.fit) + len(claude.cut) == claude.listed == 200
+    assert claude.fit[0].startswith("skill-") and all(int(i[-3:]) % 3 == 2 for i in claude.fit)  # priority first
+    assert len(fits["available_skills-30k"].fit) > len(claude.fit)
+
+
+def test_only_skills_offered_to_a_model_count() -> None:
+    fits = budget_fits([entry("a", "Does a."), entry("b", "Does b.", hidden=True)], {})
+    assert all(f.listed == 1 and f.fit == ("a",) for f in fits)
+
+
+def test_look_alike_descriptions_are_paired_with_a_score() -> None:
+    entries = [entry("blob-py", "Upload, download and list Azure Storage blobs from Python with the azure-storage-blob SDK."),
+               entry("blob-ts", "Upload, download and list Azure Storage blobs from TypeScript with the azure-storage-blob SDK."),
+               entry("pdf", "Fill in PDF forms and merge PDF files."),
+               entry("deploy", "Deploy a service to Kubernetes with a canary rollout."),
+               entry("hidden-copy", "Fill in PDF forms and merge PDF files.", hidden=True)]
+    entries += [entry(f"filler-{i}", f"Unrelated topic number {i} about gardening {i} and cooking") for i in range(30)]
+    pairs = similar_pairs(entries)
+    assert [(a, b) for _, a, b in pairs] == [("blob-py", "blob-ts")]
+    assert 0.8 <= pairs[0][0] <= 1.0
+
+
+def test_budget_command_and_build_summary(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    write_skill(src, "one", description="Reads invoices. Use when an invoice arrives.")
+    write_skill(src, "two", description="Reads invoices. Use when an invoice arrives!")
+    runner = CliRunner()
+    result = runner.invoke(main, ["budget", str(src), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert [b["agent"] for b in report["budgets"]] == [a.agent for a in AGENT_BUDGETS]
+    assert report["budgets"][0]["fit"] == 2 and report["budgets"][0]["cut"] == []
+    assert report["similar"] == [{"score": 1.0, "skills": ["one", "two"]}]
+    built = build([src], tmp_path / "_site")
+    assert built.ok and [b["fit"] for b in built.budget] == [2, 2, 2]
+    assert [(d.code, d.path.split("/")[-2]) for d in built.diagnostics if d.code == "SK219"] == [("SK219", "two")]
+    text = runner.invoke(main, ["build", str(src), "-o", str(tmp_path / "_site2")])
+    assert "Listing budgets (of 2 skills offered to models): claude-code (8,000 chars) 2," in text.output
