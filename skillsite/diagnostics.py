@@ -83,6 +83,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK217", "warning", "slash command taken by another skill; numbered"),
     ("SK218", "error", "knowledge document missing or outside its folder"),
     ("SK219", "warning", "descriptions so alike a model cannot tell the skills apart"),
+    ("SK220", "warning", "Codex agents/openai.yaml has an invalid field"),
     # body
     ("SK301", "warning", "body longer than 500 lines"),
     ("SK302", "warning", "body longer than about 5,000 tokens"),

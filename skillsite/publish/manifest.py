@@ -61,10 +61,10 @@ def source_path(skill: Skill, base: str) -> str:
 
 def skill_entry(skill: Skill, files: Sequence[dict[str, Any]], skill_md_sha: str, children: Sequence[str],
                 config: SiteConfig, base: str, *, command: str | None = None, conflicts: Sequence[str] = (),
-                knowledge: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+                knowledge: Sequence[dict[str, Any]] = (), interface: dict[str, Any] | None = None) -> dict[str, Any]:
     """The manifest entry of one skill (see ``skills.schema.json``); ``command`` (default: its
     own), ``conflicts`` (ids) and ``knowledge`` (document records) are worked out over the
-    whole catalog."""
+    whole catalog; ``interface`` is what Codex's agents/openai.yaml says to show."""
     folder = skill_dir_url(skill.id)
     path = source_path(skill, base)
     url, edit_url = source_links(config, path)
@@ -89,6 +89,7 @@ def skill_entry(skill: Skill, files: Sequence[dict[str, Any]], skill_md_sha: str
         "triggers": {kind: list(skill.triggers.get(kind, [])) for kind in TRIGGER_KINDS},
         "conflicts": list(conflicts),
         "knowledge": [dict(k) for k in knowledge],
+        "interface": dict(interface) if interface else None,
         "requirements": {"bins": list(skill.requirements.bins), "env": list(skill.requirements.env),
                          "platforms": [p for p in skill.requirements.platforms
                                        if p in ("linux", "darwin", "windows")]},

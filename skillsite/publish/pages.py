@@ -25,8 +25,8 @@ from skillsite.publish.manifest import absolute
 from skillsite.publish.markdown import safe_url
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.templates import make_environment, templates_digest, write_assets
-from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, collect_tags, file_rows,
-                                     headers_file, install_snippets, metadata_rows, root_of)
+from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, catalog_install_lines,
+                                     collect_tags, file_rows, headers_file, install_snippets, metadata_rows, root_of)
 from skillsite.workers import Workers
 
 HOME_TAG_CHIPS = 30
@@ -143,7 +143,7 @@ def _text_files(pages: SitePages) -> None:
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
     llms = {"site": pages.manifest["site"], "counts": pages.manifest["counts"],
             "visible": [e for e in entries if offered_to_model(e)],
-            "others": [e for e in entries if not offered_to_model(e)]}
+            "others": [e for e in entries if not offered_to_model(e)], "install": catalog_install_lines(config)}
     pages.keyed_page("llms.txt", "llms.txt", digest(pages.templates_key, "llms.txt", config.base_url, llms),
                      lambda: {**llms, "link": lambda rel: absolute(config, rel), "badges": badges})
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers

@@ -22,6 +22,7 @@ from skillsite.publish.manifest import ENTRY_FILE, RESERVED_NAMES, XML_FILE, abs
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
+from skillsite.source.codex_interface import CODEX_FILE, codex_interface
 from skillsite.source.relations import resolve_conflicts
 
 #: A bundled file's sha256 as worked out by a worker, for the cache: (path read, size, mtime_ns, sha256).
@@ -111,11 +112,18 @@ def publish_skill(job: SkillPublishing, index: int) -> PublishedSkill:
     files, shas, contents = _publish_files(job, skill, diags)
     entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir,
                         command=job.commands[skill.id], conflicts=job.conflicts[skill.id],
-                        knowledge=job.knowledge.get(skill.id, []))
+                        knowledge=job.knowledge.get(skill.id, []), interface=_interface(skill))
     _write_xml(job, skill, entry)
     archive = _write_archive(job, skill, entry, contents, job.archive_names[index])
     html = None if skill.id in job.rendered else job.renderer.render(skill.body, skill.id)
     return PublishedSkill(entry, html, job.staging.take_journal(), shas, archive, diags)
+
+
+def _interface(skill: Skill) -> dict[str, Any] | None:
+    """What the skill's Codex ``agents/openai.yaml`` says to show, if it has one."""
+    if not any(f.path == CODEX_FILE for f in skill.source.files):
+        return None
+    return codex_interface(skill.source.dir, skill.source.display_path)
 
 
 def _publish_files(job: SkillPublishing, skill: Skill, diags: list[Diagnostic]

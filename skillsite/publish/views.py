@@ -11,6 +11,7 @@ from typing import Any, Iterable, Sequence
 from urllib.parse import quote
 
 from skillsite.publish.manifest import absolute
+from skillsite.publish.marketplace import MARKETPLACE_PATH, default_name
 from skillsite.publish.wellknown import LEGACY_DIR, listable, listed_entries
 
 # Bundled files a browser would run as a document on the catalog's own origin: ``_headers``
@@ -177,6 +178,10 @@ def install_snippets(entry: dict[str, Any], config: Any) -> list[dict[str, str]]
     if listable(entry):
         snippets.append({"label": "Install with the skills CLI",
                          "text": f"npx skills add {site} --skill {shlex.quote(entry['name'])}"})
+    market = marketplace_name(config)
+    snippets.append({"label": "Claude Code: add the marketplace, install its plugin (every skill)",
+                     "text": f"/plugin marketplace add {site}/{MARKETPLACE_PATH}\n/plugin install {market}@{market}"})
+    snippets += repository_snippets(entry, config)
     program = (f"from skillsite.loader import Catalog; "
                f"print(Catalog.open({json.dumps(manifest_url)}).load({json.dumps(entry['id'])}).body)")
     snippets.append({"label": "Load it in Python (skillsite.loader)", "text": f"python -c {shlex.quote(program)}"})
@@ -185,6 +190,49 @@ def install_snippets(entry: dict[str, Any], config: Any) -> list[dict[str, str]]
         snippet["static"] = snippet["text"].replace("{site}", "<site-url>")
         snippet["dynamic"] = "{site}" in snippet["text"]
     return snippets
+
+
+def catalog_install_lines(config: Any) -> list[tuple[str, list[str]]]:
+    """(agent, commands run one after the other) to install the whole catalog, for ``llms.txt``;
+    none without ``base_url``."""
+    if not config.base_url:
+        return []
+    site = config.base_url.rstrip("/")
+    market = marketplace_name(config)
+    lines = [("skills CLI (Claude Code, Codex, Cursor, Gemini CLI, ...)", [f"npx skills add {site}"]),
+             ("Claude Code", [f"/plugin marketplace add {site}/{MARKETPLACE_PATH}", f"/plugin install {market}@{market}"])]
+    repo = github_repository(config.repo_url)
+    if repo:
+        lines.append(("GitHub CLI", [f"gh skill install {repo}"]))
+    lines.append(("Python (skillsite.loader)", [f"Catalog.open({json.dumps(site + '/skills.json')})"]))
+    return lines
+
+
+def github_repository(repo_url: str) -> str | None:
+    """``owner/repo`` of a github.com repository URL, else None."""
+    match = re.fullmatch(r"https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?", repo_url or "")
+    return f"{match.group(1)}/{match.group(2)}" if match else None
+
+
+def repository_snippets(entry: dict[str, Any], config: Any) -> list[dict[str, str]]:
+    """Installers that fetch from the source repository (``repo_url``): GitHub CLI, Gemini CLI."""
+    path = entry["source"]["path"]
+    if not config.repo_url or path.startswith("../") or "/" not in path:
+        return []
+    folder = shlex.quote(path.rsplit("/", 1)[0])
+    snippets = []
+    repo = github_repository(config.repo_url)
+    if repo:
+        snippets.append({"label": "GitHub CLI", "text": f"gh skill install {repo} {folder}"})
+    git_url = config.repo_url.rstrip("/")
+    git_url = git_url if git_url.endswith(".git") else git_url + ".git"
+    snippets.append({"label": "Gemini CLI", "text": f"gemini skills install {shlex.quote(git_url)} --path {folder}"})
+    return snippets
+
+
+def marketplace_name(config: Any) -> str:
+    """The marketplace name ``.claude-plugin/marketplace.json`` is published under."""
+    return config.marketplace.get("name") or default_name(config.title)
 
 
 def metadata_rows(entry: dict[str, Any]) -> list[tuple[str, str]]:

@@ -27,6 +27,7 @@ from skillsite.models import CatalogCheck, CatalogReading, ParsedSkill, Skill, S
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
                                      duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
                                      trigger_diagnostics)
+from skillsite.source.codex_interface import CODEX_FILE, read_codex_file
 from skillsite.source.discover import Discovery, discover
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
 from skillsite.source.links import link_diagnostics
@@ -163,7 +164,8 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts) for _, src, v in kept]
     for position, diag in [*duplicate_name_diagnostics([(src, v.name, v.name_at) for _, src, v in kept]),
-                           *relation_diagnostics(members), *_knowledge_diagnostics(kept, knowledge_dir)]:
+                           *relation_diagnostics(members), *_knowledge_diagnostics(kept, knowledge_dir),
+                           *_codex_diagnostics(kept)]:
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*found.diagnostics, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
     return every, shared
@@ -179,6 +181,13 @@ def _knowledge_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], know
                                   src.display_path, [k[1:] for k in verdict.knowledge])
             found += [(position, d) for d in diags]
     return found
+
+
+def _codex_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:
+    """SK220 for every problem of a skill's Codex ``agents/openai.yaml``."""
+    return [(position, diag) for position, (_, src, _) in enumerate(kept)
+            if any(f.path == CODEX_FILE for f in src.files)
+            for diag in read_codex_file(src.dir, src.display_path)[1]]
 
 
 def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",

@@ -241,7 +241,12 @@ def test_headers_file_sandboxes_active_bundled_files(xss, example):
     assert "/skills/xss-everywhere/assets/page.html\n  Content-Security-Policy: sandbox; default-src 'none'\n" in text
     assert "/skills/xss-everywhere/assets/image.svg\n" in text
     assert "page.js" not in text and "notes.md" not in text
-    assert not (example / "_headers").exists()              # nothing to sandbox, no file
+    # the example's one active file is test-first's SVG icon (its page shows it as an image),
+    # published with the skill and copied for the v0.1 discovery index
+    example_headers = (example / "_headers").read_text()
+    assert example_headers.count("Content-Security-Policy: sandbox") == 2
+    assert "/skills/test-first/assets/icon.svg\n" in example_headers
+    assert "/.well-known/skills/test-first/assets/icon.svg\n" in example_headers
 
 
 def test_netlify_toml():

@@ -1,0 +1,88 @@
+"""Install snippets per agent (skill pages, llms.txt) and Codex agents/openai.yaml (issue 22, part 5)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from skillsite.config import SiteConfig
+from skillsite.publish.build import build
+from skillsite.publish.views import catalog_install_lines, install_snippets
+from skillsite.source.catalog import check_catalog
+from support import write_skill
+
+CONFIG = SiteConfig(base_url="https://skills.example.com", repo_url="https://github.com/example/skills",
+                    marketplace={"name": "platform-skills"})
+
+
+def entry(skill_id: str = "release-manager", path: str = "skills/release-manager/SKILL.md") -> dict:
+    return {"id": skill_id, "name": skill_id.rsplit("/", 1)[-1], "description": "Does a thing.",
+            "urls": {"skill_md": f"skills/{skill_id}/SKILL.md"}, "source": {"path": path}}
+
+
+def test_each_agent_gets_its_install_command() -> None:
+    snippets = {s["label"].split(":")[0]: s["text"] for s in install_snippets(entry(), CONFIG)}
+    assert snippets["Install with the skills CLI"] == "npx skills add https://skills.example.com --skill release-manager"
+    assert snippets["Claude Code"] == ("/plugin marketplace add https://skills.example.com/.claude-plugin/marketplace.json"
+                                       "\n/plugin install platform-skills@platform-skills")
+    assert snippets["GitHub CLI"] == "gh skill install example/skills skills/release-manager"
+    assert snippets["Gemini CLI"] == ("gemini skills install https://github.com/example/skills.git "
+                                      "--path skills/release-manager")
+    assert "Catalog.open(" in snippets["Load it in Python (skillsite.loader)"]
+
+
+def test_repository_installers_need_a_repository_and_quote_odd_paths() -> None:
+    labels = [s["label"] for s in install_snippets(entry(), SiteConfig(base_url="https://x.example"))]
+    assert not any(label in ("GitHub CLI", "Gemini CLI") for label in labels)
+    odd = {s["label"]: s["text"] for s in install_snippets(entry("a b", "skills/a b; rm -rf ~/SKILL.md"), CONFIG)}
+    assert odd["GitHub CLI"] == "gh skill install example/skills 'skills/a b; rm -rf ~'"
+
+
+def test_llms_txt_tells_every_agent_how_to_install_the_catalog(tmp_path: Path) -> None:
+    write_skill(tmp_path / "src", "one")
+    assert build([tmp_path / "src"], tmp_path / "_site", CONFIG).ok
+    text = (tmp_path / "_site/llms.txt").read_text("utf-8")
+    assert "## Install" in text and "`npx skills add https://skills.example.com`" in text
+    assert ("`/plugin marketplace add https://skills.example.com/.claude-plugin/marketplace.json`, then "
+            "`/plugin install platform-skills@platform-skills`") in text
+    assert [agent for agent, _ in catalog_install_lines(CONFIG)] == [
+        "skills CLI (Claude Code, Codex, Cursor, Gemini CLI, ...)", "Claude Code", "GitHub CLI", "Python (skillsite.loader)"]
+    assert catalog_install_lines(SiteConfig()) == []   # no base URL: nothing absolute to say
+
+
+def codex_skill(root: Path, name: str, yaml_text: str, files: dict[str, str] | None = None) -> Path:
+    folder = write_skill(root, name)
+    (folder / "agents").mkdir()
+    (folder / "agents/openai.yaml").write_text(yaml_text, "utf-8")
+    for rel, text in (files or {}).items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text, "utf-8")
+    return folder
+
+
+def test_codex_yaml_is_checked_against_its_documented_fields(tmp_path: Path) -> None:
+    (tmp_path / "outside.svg").write_text("<svg/>", "utf-8")
+    codex_skill(tmp_path, "good", 'interface:\n  display_name: "Good"\n  short_description: "Twenty-five characters or more"\n'
+                                  '  icon_small: ./assets/icon.svg\npolicy:\n  allow_implicit_invocation: false\n',
+                {"assets/icon.svg": "<svg/>"})
+    codex_skill(tmp_path, "bad", 'interface:\n  short_description: "Too short"\n  brand_color: blue\n'
+                                 '  icon_large: ../../outside.svg\n  colour: red\npolicy:\n  allow_implicit_invocation: "yes"\n')
+    diags = [d for d in check_catalog([tmp_path]).diagnostics if d.code == "SK220"]
+    assert all(d.path.endswith("bad/agents/openai.yaml") and d.severity.value == "warning" for d in diags)
+    found = sorted((d.line, d.message.split("'")[1]) for d in diags)
+    assert found == [(1, "interface"), (2, "interface.short_description"), (3, "interface.brand_color"),
+                     (4, "interface.icon_large"), (7, "policy.allow_implicit_invocation")]
+
+
+def test_codex_interface_is_in_the_manifest_and_on_the_page(tmp_path: Path) -> None:
+    codex_skill(tmp_path / "src", "good", 'interface:\n  display_name: "Good <b>tool</b>"\n'
+                                          '  short_description: "Twenty-five characters or more"\n'
+                                          '  icon_small: ./assets/icon.svg\n  brand_color: "#112233"\n',
+                {"assets/icon.svg": "<svg/>"})
+    assert build([tmp_path / "src"], tmp_path / "_site").ok
+    manifest = json.loads((tmp_path / "_site/skills.json").read_text("utf-8"))
+    assert manifest["skills"][0]["interface"] == {"display_name": "Good <b>tool</b>", "brand_color": "#112233",
+                                                  "short_description": "Twenty-five characters or more",
+                                                  "icon_small": "assets/icon.svg"}
+    page = (tmp_path / "_site/skills/good/index.html").read_text("utf-8")
+    assert ('<img class="codex-icon" src="assets/icon.svg" alt="" width="20" height="20"> '
+            "<strong>Good &lt;b&gt;tool&lt;/b&gt;</strong> — Twenty-five characters or more") in page
