@@ -5,6 +5,7 @@ because several conftest.py files would shadow each other.
 """
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 from dataclasses import dataclass
@@ -70,3 +71,15 @@ def serve_folder(folder: Path):
         server.server_close()
 
     return f"http://127.0.0.1:{server.server_address[1]}", stop
+
+
+def python312() -> str:
+    """A Python 3.12 with the agentskills-* packages (.ci/run's SKILLSITE_PY312, or this clone's
+    .venv312); skips with a "python3.12 missing" reason, which only a machine .ci/run found
+    without Python 3.12 allows (see tests/conftest.py)."""
+    import pytest
+
+    found = os.environ.get("SKILLSITE_PY312") or str(REPO / ".venv312" / "bin" / "python")
+    if not Path(found).is_file():
+        pytest.skip(f"python3.12 missing: no {found} (set SKILLSITE_PY312, or make .venv312 as .ci/run does)")
+    return found

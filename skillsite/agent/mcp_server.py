@@ -3,7 +3,9 @@
 Tools: ``search_skills``, ``load_skill``, ``read_skill_resource``; resources: the catalog
 listing (``skillsite://catalog``) and the prompt block (``skillsite://available_skills``);
 prompts: every user-invocable skill under its slash command, with one optional ``task``
-argument (clients offer them as slash commands).
+argument (clients offer them as slash commands).  With mcp 2.2+ the server also speaks the MCP
+Skills extension (``skills/list``, ``skills/get``, ``skill://`` resources; see
+:mod:`skillsite.agent.mcp_skills`), declared under ``capabilities.extensions``.
 Everything is served through :mod:`skillsite.loader`, so content is verified against the
 manifest's digests before it reaches the client.
 
@@ -17,6 +19,7 @@ import base64
 import json
 from typing import Any
 
+from skillsite.agent.mcp_skills import declare_in_handshake, skills_extension
 from skillsite.loader import Catalog, LoaderError
 
 INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
@@ -66,12 +69,19 @@ def resource_text(data: bytes, path: str) -> str:
 
 
 def build_server(catalog: Catalog) -> Any:
-    """An MCP server (not yet running) exposing ``catalog``."""
+    """An MCP server (not yet running) exposing ``catalog``; with mcp 2.2+ it also speaks the
+    MCP Skills extension (:mod:`skillsite.agent.mcp_skills`)."""
     server_class, tool_error = _sdk()
     title = (catalog.manifest.get("site") or {}).get("title") or "skills"
+    extension = skills_extension(catalog)
+    options = {"extensions": [extension]} if extension is not None else {}
     server = server_class("skillsite", instructions=(
         f"Agent skills from the catalog '{title}'. Call search_skills to find a skill for the task, "
-        "load_skill to read its instructions, and read_skill_resource for files it references."))
+        "load_skill to read its instructions, and read_skill_resource for files it references."
+        + (" Skills are also served through the MCP Skills extension (skills/list, skill:// resources)."
+           if extension is not None else "")), **options)
+    if extension is not None:
+        declare_in_handshake(server, extension.settings())
     _add_tools(server, catalog, tool_error)
     _add_resources(server, catalog)
     _add_prompts(server, catalog)
