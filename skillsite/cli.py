@@ -319,6 +319,11 @@ def catalog_options(func):
                         help="Cache of remote catalogs [default: the user cache folder].")(func)
     func = click.option("--catalog", "source", default="_site", show_default=True, metavar="PATH_OR_URL",
                         help="Built site folder, path to its skills.json, or http(s) URL of one.")(func)
+    # kept in the context (not a parameter of every command): only open_catalog_or_exit reads it
+    func = click.option("--max-risk", type=click.Choice(["none", "low", "medium", "high"]), default="medium",
+                        show_default=True, expose_value=False, is_eager=True,
+                        callback=lambda ctx, _param, value: ctx.meta.__setitem__("max_risk", value),
+                        help="Highest audit risk of a skill to load or offer (high: every skill).")(func)
     return func
 
 
@@ -331,8 +336,8 @@ def open_catalog_or_exit(source: str, cache_dir: Path | None, timeout: float, al
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoaderWarning)
         try:
-            catalog = Catalog.open(source, cache_dir=cache_dir, timeout=timeout,
-                                   allowed_hosts=allowed_hosts or None)
+            catalog = Catalog.open(source, cache_dir=cache_dir, timeout=timeout, allowed_hosts=allowed_hosts or None,
+                                   max_risk=click.get_current_context().meta.get("max_risk", "medium"))
         except LoaderError as exc:
             click.echo(f"skillsite: {exc}", err=True)
             sys.exit(1)
@@ -464,6 +469,11 @@ def mcp(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tupl
     except MCPUnavailable as exc:
         click.echo(f"skillsite: {exc}", err=True)
         sys.exit(2)
+
+
+from skillsite.audit.command import audit as audit_command  # noqa: E402  (its body lives in skillsite.audit)
+
+main.add_command(audit_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -31,6 +31,7 @@ class SiteConfig:
     templates: str = ""              # folder of template overrides
     knowledge_dir: str = ""          # folder of shared knowledge documents ("" = knowledge/ in the first source)
     marketplace: dict[str, Any] = field(default_factory=dict)  # name, owner, description, version
+    audit: dict[str, Any] = field(default_factory=dict)        # ignore (suppressions), fail_on
     config_path: str = ""            # where the configuration was read from ("" = none)
 
     def with_overrides(self, **values: Any) -> "SiteConfig":
@@ -42,6 +43,7 @@ _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "title": str, "description": str, "base_url": str, "repo_url": str, "branch": str,
     "sources": list, "exclude": list, "profile": str, "strict": bool, "ignore": list,
     "prompt_budget": int, "max_bytes": int, "templates": str, "knowledge_dir": str, "marketplace": dict,
+    "audit": dict,
 }
 
 
@@ -94,6 +96,10 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
         value = tuple(value)
     if key == "profile" and value not in ("default", "spec"):
         return None, "'profile' must be 'default' or 'spec'"
+    if key == "audit":
+        from skillsite.publish.audit_results import audit_config_problem
+
+        return (None, problem) if (problem := audit_config_problem(value)) else (value, None)
     if key == "marketplace":
         from skillsite.publish.marketplace import config_problem
 

@@ -27,20 +27,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION, MANIFEST_NAME, offered_to_model, prompt_order
+from skillsite.agent.catalog_format import (FORMAT, FORMAT_VERSION, MANIFEST_NAME, RISKS, above, audit_risk,
+                                            offered_to_model, prompt_order)
 from skillsite.agent.commands import close_commands, command_message, split_command_line
 from skillsite.agent.eligibility import current_platform, ineligible_reasons
 from skillsite.agent.errors import (CatalogFormatError, DestinationExistsError, FetchError, HTTPStatusError,
                                     IntegrityError, LoaderError, LoaderWarning, MissingToolsError,
-                                    MissingToolsWarning, NotFoundError, RedirectError, StaleCatalogWarning,
-                                    TooLargeError, UnsafePathError, UnsupportedVersionError)
+                                    MissingToolsWarning, NotFoundError, RedirectError, RiskError,
+                                    StaleCatalogWarning, TooLargeError, UnsafePathError, UnsupportedVersionError)
 from skillsite.agent.fetch import Fetcher, read_local
 from skillsite.agent.manifest_check import entry_problem, is_hex_sha256, parse_manifest, safe_relpath, site_relative
 from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_xml, one_line, skill_content_xml,
                                         skill_entry_xml, xml_attr, xml_text)
 from skillsite.agent.skill_md import frontmatter_end, skill_body
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
-from skillsite.agent.status import SkillStatus, catalog_status, conflict_reasons, requirement_reasons
+from skillsite.agent.status import SkillStatus, catalog_status, conflict_reasons, requirement_reasons, risk_reasons
 from skillsite.agent.store import LoaderCache, default_cache_dir, write_atomically
 from skillsite.agent.tools import POLICIES, Decision, SkillSession, ToolCheck, tool_check, tool_matches
 from skillsite.agent.triggers import fired_triggers
@@ -60,11 +61,13 @@ __all__ = [
     "default_cache_dir", "user_cache_root", "write_atomically", "DEFAULT_TIMEOUT", "DEFAULT_MAX_BYTES",
     "LoaderError", "FetchError", "HTTPStatusError", "RedirectError", "TooLargeError", "CatalogFormatError",
     "UnsupportedVersionError", "IntegrityError", "NotFoundError", "UnsafePathError", "DestinationExistsError",
+    "RiskError", "DEFAULT_MAX_RISK",
     "MissingToolsError", "LoaderWarning", "StaleCatalogWarning", "MissingToolsWarning",
 ]
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_RISK = "medium"
 
 
 @dataclass(frozen=True)
@@ -155,11 +158,16 @@ class Catalog:
 
     Make one with :meth:`Catalog.open`.  ``status`` says where the manifest came from:
     ``local``, ``fetched``, ``not-modified`` (revalidated with a 304) or ``offline``
-    (the cached copy, after a StaleCatalogWarning).
+    (the cached copy, after a StaleCatalogWarning).  Skills the catalog's audit rates above
+    ``max_risk`` are never loaded, installed or offered (:class:`RiskError`).
     """
 
     def __init__(self, manifest: dict[str, Any], location: str, *, remote: bool, status: str,
-                 fetcher: Fetcher, cache: LoaderCache | None, max_bytes: int) -> None:
+                 fetcher: Fetcher, cache: LoaderCache | None, max_bytes: int,
+                 max_risk: str = DEFAULT_MAX_RISK) -> None:
+        if max_risk not in RISKS:
+            raise ValueError(f"max_risk must be one of {', '.join(RISKS)}, not {max_risk!r}")
+        self.max_risk = max_risk
         self.manifest = manifest
         self.location = location            # the manifest's URL (final, after redirects) or absolute path
         self.remote = remote
@@ -179,7 +187,7 @@ class Catalog:
     @classmethod
     def open(cls, source: str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None,
              timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAULT_MAX_BYTES,
-             allowed_hosts: Iterable[str] | None = None) -> Catalog:
+             allowed_hosts: Iterable[str] | None = None, max_risk: str = DEFAULT_MAX_RISK) -> Catalog:
         """Open a catalog from an http(s) URL of skills.json, a path to one, or a site folder.
 
         Remote manifests are cached under ``cache_dir`` (default :func:`default_cache_dir`)
@@ -187,7 +195,9 @@ class Catalog:
         transient error (network, timeout, HTTP 5xx) and a cached copy exists, that copy is
         used with a :class:`StaleCatalogWarning`.  ``timeout`` bounds each request as a
         whole, ``max_bytes`` each response; with ``allowed_hosts`` only those host names are
-        contacted, redirects included.
+        contacted, redirects included.  ``max_risk`` (``none``, ``low``, ``medium``, ``high``)
+        is the highest audit risk of a skill this catalog loads, installs or offers;
+        ``"high"`` allows everything.
         """
         if timeout <= 0 or max_bytes <= 0:
             raise ValueError("timeout and max_bytes must be positive")
@@ -199,11 +209,11 @@ class Catalog:
         if kind == "path":
             manifest = parse_manifest(read_local(Path(where), max_bytes), where)
             return cls(manifest, where, remote=False, status="local", fetcher=fetcher, cache=None,
-                       max_bytes=max_bytes)
+                       max_bytes=max_bytes, max_risk=max_risk)
         cache = LoaderCache(Path(cache_dir) if cache_dir is not None else default_cache_dir())
         manifest, final_url, status = _fetch_manifest(where, fetcher, cache)
         return cls(manifest, final_url, remote=True, status=status, fetcher=fetcher, cache=cache,
-                   max_bytes=max_bytes)
+                   max_bytes=max_bytes, max_risk=max_risk)
 
     # -- lookup
 
@@ -303,9 +313,16 @@ class Catalog:
         return self._fetch_verified(entry["urls"]["skill_md"], entry["sha256"],
                                     size if isinstance(size, int) else None, f"SKILL.md of {entry['id']}")
 
+    def _usable(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """``entry``, unless its audit risk is above ``max_risk`` (RiskError)."""
+        risk = audit_risk(entry)
+        if above(risk, self.max_risk):
+            raise RiskError(entry["id"], risk, self.max_risk)
+        return entry
+
     def load(self, id_or_name: str) -> SkillContent:
         """Fetch and verify a skill's SKILL.md; its body, resources, sub-skills and XML fragment."""
-        entry = self.entry(id_or_name)
+        entry = self._usable(self.entry(id_or_name))
         raw = self._skill_md(entry)
         body = skill_body(raw)
         base = self._url(entry["urls"]["files"])
@@ -320,7 +337,7 @@ class Catalog:
 
     def resource(self, skill_id: str, path: str) -> bytes:
         """A bundled file of a skill, verified; refuses paths that escape the skill folder."""
-        entry = self.entry(skill_id)
+        entry = self._usable(self.entry(skill_id))
         clean = safe_relpath(path, "resource path")
         if clean == "SKILL.md":
             return self._skill_md(entry)
@@ -376,7 +393,7 @@ class Catalog:
 
     def _install_files(self, entry: Mapping[str, Any], children: bool) -> dict[str, bytes]:
         """Relative path -> verified bytes of everything ``install`` writes."""
-        files = {"SKILL.md": self._skill_md(entry)}
+        files = {"SKILL.md": self._skill_md(self._usable(entry))}
         for record in entry["files"]:
             files[safe_relpath(record["path"], "bundled file")] = self.resource(entry["id"], record["path"])
         if children:
@@ -415,6 +432,8 @@ class Catalog:
         (requirements unmet, or kept off by a conflicting skill that is on)."""
         entries = [self._checked(e) for e in self.skills]
         unmet = requirement_reasons(entries, env, platform)
+        for sid, reasons in risk_reasons(entries, self.max_risk).items():
+            unmet[sid] = unmet[sid] + reasons
         conflicts = conflict_reasons(entries, unmet, active)
         shown = prompt_order(entries)
         eligible = [e for e in shown if not unmet[e["id"]] and not conflicts.get(e["id"])]
@@ -424,7 +443,7 @@ class Catalog:
                      platform: str | None = None) -> list[SkillStatus]:
         """Every skill's state here (eligible, ineligible, hidden, user-only) with its reasons,
         sorted by id; ``active`` names the skills the runtime has on (their conflicts count)."""
-        return catalog_status([self._checked(e) for e in self.skills], env, platform, active)
+        return catalog_status([self._checked(e) for e in self.skills], env, platform, active, self.max_risk)
 
     def triggered(self, message: str, env: Mapping[str, str] | None = None, k: int = 5, *,
                   platform: str | None = None) -> list[SearchResult]:

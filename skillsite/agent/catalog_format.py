@@ -6,8 +6,24 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 FORMAT = "skillsite-catalog"
+#: Audit risks, least first; a catalog built before the audit has none ("none").
+RISKS = ("none", "low", "medium", "high")
 FORMAT_VERSION = 1
 MANIFEST_NAME = "skills.json"
+
+
+def audit_risk(entry: dict[str, Any]) -> str:
+    """A skill's audit risk; an unknown value counts as ``high`` (a tampered entry is not trusted)."""
+    audit = entry.get("audit")
+    if audit is None:
+        return "none"
+    risk = audit.get("risk") if isinstance(audit, dict) else None
+    return risk if risk in RISKS else "high"
+
+
+def above(risk: str, max_risk: str) -> bool:
+    """Whether ``risk`` is above ``max_risk``."""
+    return RISKS.index(risk) > RISKS.index(max_risk)
 
 
 def offered_to_model(entry: dict[str, Any]) -> bool:

@@ -66,6 +66,15 @@ class IntegrityError(LoaderError):
         self.actual = actual
 
 
+class RiskError(LoaderError):
+    """The audit rated a skill above the catalog's ``max_risk``: it is not loaded, installed or offered."""
+
+    def __init__(self, skill_id: str, risk: str, max_risk: str) -> None:
+        super().__init__(f"skill {skill_id} is rated {risk} risk by the catalog's audit, above max_risk="
+                         f"{max_risk!r}; open the catalog with max_risk={risk!r} to use it anyway")
+        self.skill_id, self.risk, self.max_risk = skill_id, risk, max_risk
+
+
 class NotFoundError(LoaderError, LookupError):
     """No such skill (by id or name), or no such bundled file in a skill."""
 

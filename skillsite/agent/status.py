@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from skillsite.agent.catalog_format import above, audit_risk
 from skillsite.agent.eligibility import ineligible_reasons
 
 STATES = ("eligible", "ineligible", "hidden", "user-only")
@@ -61,10 +62,19 @@ def conflict_reasons(entries: Sequence[Mapping[str, Any]], unmet: Mapping[str, l
     return reasons
 
 
+def risk_reasons(entries: Sequence[Mapping[str, Any]], max_risk: str) -> dict[str, list[str]]:
+    """Why a skill's audit risk keeps it off (above ``max_risk``), by id."""
+    return {e["id"]: [f"the catalog's audit rates it {audit_risk(e)} risk, above max_risk {max_risk}"]
+            for e in entries if above(audit_risk(e), max_risk)}
+
+
 def catalog_status(entries: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None = None,
-                   platform: str | None = None, active: Iterable[str] = ()) -> list[SkillStatus]:
+                   platform: str | None = None, active: Iterable[str] = (), max_risk: str = "high"
+                   ) -> list[SkillStatus]:
     """Every skill's :class:`SkillStatus`, sorted by id."""
     unmet = requirement_reasons(entries, env, platform)
+    for sid, reasons in risk_reasons(entries, max_risk).items():
+        unmet[sid] = unmet[sid] + reasons
     conflicts = conflict_reasons(entries, unmet, active)
     statuses = []
     for entry in sorted(entries, key=lambda e: e["id"]):

@@ -26,7 +26,8 @@ from skillsite.publish.markdown import safe_url
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.templates import make_environment, templates_digest, write_assets
 from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, catalog_install_lines,
-                                     collect_tags, file_rows, headers_file, install_snippets, metadata_rows, root_of)
+                                     collect_tags, file_rows, headers_file, install_snippets, metadata_rows, risk_pages,
+                                     root_of)
 from skillsite.workers import Workers
 
 HOME_TAG_CHIPS = 30
@@ -92,7 +93,8 @@ def pages_to_make(pages: SitePages) -> list[Page]:
     """Every page, the biggest first (the home page lists every skill, a tag page its skills), so
     that no process is left with a big one at the end."""
     tag_pages = sorted((("tag", t.name) for t in pages.tags), key=lambda p: -len(pages.by_tag[p[1]]))
-    return [("home", ""), ("tags", ""), *tag_pages, *(("skill", skill_id) for skill_id in pages.entries)]
+    risks = [("risk", risk) for risk in risk_pages(pages.entries.values())]
+    return [("home", ""), ("tags", ""), *tag_pages, *risks, *(("skill", skill_id) for skill_id in pages.entries)]
 
 
 def make_page(pages: SitePages, page: Page) -> list[Placed]:
@@ -102,10 +104,16 @@ def make_page(pages: SitePages, page: Page) -> list[Placed]:
     if kind == "home":
         chips = sorted(pages.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
         pages.page("home.html", "index.html", {**pages.common("", title, "home"), "cards": pages.cards,
+                                               "risks": {r: len(ids) for r, ids in risk_pages(pages.entries.values()).items()},
                                                "tags": pages.tags, "chips": chips})
     elif kind == "tags":
         pages.page("tags.html", "tags/index.html", {**pages.common("tags/", f"Tags · {title}", "tags"),
                                                     "tags": pages.tags})
+    elif kind == "risk":
+        ids = risk_pages(pages.entries.values())[name]
+        pages.page("risk.html", f"risk/{name}/index.html", {
+            **pages.common(f"risk/{name}/", f"{name.capitalize()} risk · {title}"), "risk": name,
+            "cards": [card(pages.entries[i], pages.tag_by_name) for i in ids]})
     elif kind == "tag":
         tag = pages.tag_by_name[name]
         pages.page("tag.html", f"{tag.url}index.html", {**pages.common(tag.url, f"{tag.name} · {title}", "tags"),

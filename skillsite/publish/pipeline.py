@@ -13,6 +13,7 @@ from skillsite.cache import Cache
 from skillsite.config import template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
+from skillsite.publish.audit_results import apply_audits
 from skillsite.publish.build import BuildPlan, BuildResult, Stages, build_result, source_date
 from skillsite.publish.catalog_files import (listing_report, make_search, search_entry, search_key,
                                              write_catalog_files)
@@ -83,8 +84,10 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict
         with stage("manifest"):
             discovery, index_diags = discovery_index(publication.entries, publication.archives,
                                                      {s.id: s.source.display_path for s in skills})
-            diags += publication.diagnostics + index_diags
-            if _fails(publication.diagnostics, False) and not plan.keep_going:
+            audit_diags = apply_audits(publication.entries, publication.audits, config,
+                                       {s.id: s.source.display_path for s in skills})
+            diags += publication.diagnostics + index_diags + audit_diags
+            if _fails(publication.diagnostics + audit_diags, False) and not plan.keep_going:
                 staging.discard()
                 return None
             data = manifest(publication.entries, config, left_out, generated_at, search["section"])

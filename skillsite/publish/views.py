@@ -148,7 +148,26 @@ def badges(entry: dict[str, Any]) -> list[tuple[str, str, str]]:
         out.append(("hidden", "hidden from models", "Never offered to a model; people may still use it"))
     if vis["user_invocable_only"]:
         out.append(("user-only", "user-invoked only", "Only a person can invoke it; left out of the model's catalog"))
+    risk = (entry.get("audit") or {}).get("risk", "none")
+    if risk in RISKS:
+        count = len(entry["audit"]["findings"])
+        out.append((f"risk-{risk}", f"{risk} risk", f"The audit rated it {risk} risk ({count} finding"
+                                                    f"{'' if count == 1 else 's'}; see its page)"))
     return out
+
+
+#: Audit risks a skill list can be filtered by, most severe first.
+RISKS = ("high", "medium", "low")
+
+
+def risk_pages(entries: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
+    """The ids of the skills at each audit risk that any skill has, most severe first."""
+    found: dict[str, list[str]] = {risk: [] for risk in RISKS}
+    for entry in entries:
+        risk = (entry.get("audit") or {}).get("risk", "none")
+        if risk in found:
+            found[risk].append(entry["id"])
+    return {risk: ids for risk, ids in found.items() if ids}
 
 
 def card(entry: dict[str, Any], tags: dict[str, TagInfo]) -> dict[str, Any]:

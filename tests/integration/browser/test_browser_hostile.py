@@ -196,3 +196,19 @@ def test_body_headings_cannot_take_the_page_s_own_ids(browser, hostile_site):
         assert page.evaluate("navigator.clipboard.readText()").startswith("npx skills add http://127.0.0.1:")
     finally:
         ctx.close()
+
+
+def test_audit_findings_quote_hostile_text_as_text(context, hostile_site):
+    """The audit quotes what it found (here markup spelled in invisible tag characters and a fake
+    </skill_content>): on the page it is text in the findings list, never markup."""
+    page = context.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(hostile_site.page_url("skills/xss-audit/"))
+    findings = page.locator(".findings")
+    assert "<img src=x onerror=alert('audit-tag')>" in findings.inner_text()
+    assert "'</skill_content>'" in findings.inner_text()
+    assert findings.locator("img, script").count() == 0
+    assert page.locator(".skill-header .badge-risk-high").inner_text() == "high risk"
+    page.wait_for_timeout(100)
+    assert dialogs == [] and page.evaluate("window.__xss") is None

@@ -1,0 +1,116 @@
+"""Audit one skill folder: read each file once, run every check, turn hits into findings.
+
+Severity: the rule's default (or the check's own, e.g. a known installer is medium), demoted
+one level inside a fenced example or a table of a reference document, in a sentence that warns
+against or describes the thing, when quoted (prose rules anywhere, command rules in reference
+documents), or for prompt-injection text that a script holds as data without printing it;
+rules marked never demoted keep their severity.  One finding per rule and line.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from skillsite.audit.check_blobs import check_blobs
+from skillsite.audit.check_code import check_code
+from skillsite.audit.check_exfil import check_exfil
+from skillsite.audit.check_files import check_file, looks_binary
+from skillsite.audit.check_injection import check_injection
+from skillsite.audit.check_meta import check_meta
+from skillsite.audit.check_secrets import check_secrets
+from skillsite.audit.check_unicode import check_unicode
+from skillsite.audit.context import in_example, printed, quoted, warns
+from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile, decode, read_capped, read_head, skill_files
+from skillsite.audit.hit import Hit
+from skillsite.audit.model import RANK, Finding, demote
+from skillsite.audit.rules import RULES
+from skillsite.audit.text import Document, make_document
+
+TEXT_CHECKS = (check_unicode, check_injection, check_exfil, check_code, check_secrets, check_blobs)
+
+
+def _finding(doc: Document | None, path: str, hit: Hit) -> Finding:
+    """A hit, placed and with its severity after demotion."""
+    rule = RULES[hit.code]
+    severity = hit.severity or rule.severity
+    message = rule.message + hit.detail
+    line, column = 1, 1
+    if doc is not None:
+        start = doc.original(hit.start) if hit.folded else hit.start
+        end = doc.original(max(hit.start, hit.end - 1)) + 1 if hit.folded else hit.end
+        line, column = doc.position(start)
+        context = _context(doc, rule.category, start, end, hit) if rule.demotable else None
+        if context:
+            severity, message = demote(severity), f"{message} ({context})"
+    return Finding(rule.code, rule.category, severity, path, line, column, message)
+
+
+#: Rules about what text says (rather than what a command does): quoting them is mentioning them.
+SPOKEN = frozenset({"prompt-injection", "invisible-text"})
+
+
+def _context(doc: Document, category: str, start: int, end: int, hit: Hit) -> str | None:
+    """Why a match is demoted, or None: an example, a warning, a quotation, or a script's data."""
+    if in_example(doc, start):
+        return "in a fenced example"
+    if warns(doc, start, end) or (hit.related is not None and warns(doc, doc.original(hit.related),
+                                                                    doc.original(hit.related) + 1)):
+        return "in a warning or description"
+    if (category in SPOKEN and doc.kind != "code" or doc.is_reference) and quoted(doc, start, end):
+        return "quoted"
+    if category in SPOKEN and doc.kind == "code" and not printed(doc, start):
+        return "in a script's data, not printed"
+    return None
+
+
+def _text_hits(doc: Document, folder: Path) -> Iterator[Hit]:
+    for check in TEXT_CHECKS:
+        yield from check(doc)
+    if doc.kind == "skill":
+        yield from check_meta(doc, folder.name)
+
+
+def audit_document(path: str, text: str, folder_name: str = "") -> list[Finding]:
+    """The findings of one text file (``path`` relative to its skill folder); for tests and tools."""
+    doc = make_document(path, text)
+    return _unique(_finding(doc, path, hit) for hit in _text_hits(doc, Path(folder_name or "skill")))
+
+
+def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
+    head = read_head(file)
+    for hit in check_file(file.path, head, file.size, file.executable):
+        yield _finding(None, file.path, hit)
+    if looks_binary(head):
+        return
+    raw = read_capped(file) if file.size <= MAX_TEXT_BYTES else None
+    if raw is None:
+        why = f"{file.size:,} bytes, over {MAX_TEXT_BYTES:,}" if file.size > MAX_TEXT_BYTES else "cannot be read"
+        yield _finding(None, file.path, Hit("SK644", 0, 0, f": {why}", folded=False))
+        return
+    if looks_binary(raw):
+        return
+    doc = make_document(file.path, decode(raw))
+    for hit in _text_hits(doc, folder):
+        yield _finding(doc, file.path, hit)
+
+
+def _unique(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per (path, line, code): the most severe, then the first; sorted for reports."""
+    best: dict[tuple[str, int, str], Finding] = {}
+    for finding in findings:
+        key = (finding.path, finding.line, finding.code)
+        kept = best.get(key)
+        if kept is None or RANK[finding.severity] > RANK[kept.severity] or (
+                finding.severity == kept.severity and finding.sort_key() < kept.sort_key()):
+            best[key] = finding
+    return sorted(best.values(), key=Finding.sort_key)
+
+
+def audit_skill(folder: Path) -> list[Finding]:
+    """Every finding in the skill at ``folder`` (SKILL.md and all its bundled files), sorted by
+    path, line, column and code.  Never raises on bad input; nothing in the skill is run."""
+    folder = Path(folder)
+    findings: list[Finding] = []
+    for file in skill_files(folder):
+        findings.extend(_audit_file(file, folder))
+    return _unique(findings)

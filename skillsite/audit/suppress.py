@@ -1,0 +1,113 @@
+"""Suppressions: ``audit: {ignore: [{code, skill, reason}]}`` in ``skillsite.yml``.
+
+A suppression silences one rule for the skills whose id matches ``skill`` (a glob; ``path``,
+also a glob, narrows it to some files).  It needs a written reason: without one it is not
+applied and is reported (SK690); one that matches no finding is reported too (SK691), so
+stale suppressions cannot hide future findings.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Sequence
+
+from skillsite.audit.model import Finding
+from skillsite.audit.rules import RULES
+
+if TYPE_CHECKING:
+    from skillsite.audit.report import SkillAudit
+
+
+@dataclass(frozen=True)
+class Suppression:
+    """One ``audit.ignore`` entry."""
+
+    code: str
+    skill: str = "*"
+    reason: str = ""
+    path: str = "*"
+    index: int = 0     # position in the ignore list, for messages
+
+    def matches(self, skill_id: str, finding: Finding) -> bool:
+        """Whether this entry silences ``finding`` of skill ``skill_id``."""
+        return (finding.code == self.code and fnmatch.fnmatchcase(skill_id, self.skill)
+                and fnmatch.fnmatchcase(finding.path, self.path))
+
+    def describe(self) -> str:
+        return f"audit.ignore[{self.index}] ({self.code} for '{self.skill}')"
+
+
+def parse_suppressions(raw: object) -> tuple[list[Suppression], list[str]]:
+    """The suppressions in the ``audit`` value of ``skillsite.yml``, and what is wrong with it
+    (one message per problem; a bad entry is left out, an entry without a reason is kept so that
+    :func:`apply_suppressions` reports it)."""
+    if raw is None:
+        return [], []
+    if not isinstance(raw, dict):
+        return [], ["'audit' must be a mapping, e.g. audit: {ignore: [{code, skill, reason}]}"]
+    entries = raw.get("ignore")
+    if entries is None:
+        return [], []
+    if not isinstance(entries, list):
+        return [], ["'audit.ignore' must be a list of {code, skill, reason} mappings"]
+    found: list[Suppression] = []
+    problems: list[str] = []
+    for index, entry in enumerate(entries):
+        where = f"audit.ignore[{index}]"
+        if not isinstance(entry, dict):
+            problems.append(f"{where} must be a mapping with code, skill and reason")
+            continue
+        unknown = sorted(str(k) for k in entry if k not in ("code", "skill", "reason", "path"))
+        if unknown:
+            problems.append(f"{where} has unknown keys: {', '.join(unknown)}")
+            continue
+        code, skill = entry.get("code"), entry.get("skill", "*")
+        reason, path = entry.get("reason", ""), entry.get("path", "*")
+        if not isinstance(code, str) or code.strip().upper() not in RULES:
+            problems.append(f"{where}: code must be one of the audit codes (SK6xx), not {code!r}")
+            continue
+        if not isinstance(skill, str) or not skill.strip() or not isinstance(path, str) or not path.strip():
+            problems.append(f"{where}: skill and path must be non-empty strings (globs)")
+            continue
+        if reason is None:
+            reason = ""
+        if not isinstance(reason, str):
+            problems.append(f"{where}: reason must be a string")
+            continue
+        found.append(Suppression(code.strip().upper(), skill.strip(), reason.strip(), path.strip(), index))
+    return found, problems
+
+
+def _problem(code: str, message: str, config_path: str) -> Finding:
+    rule = RULES[code]
+    return Finding(code, rule.category, rule.severity, config_path, 1, 1, f"{rule.message}: {message}")
+
+
+def apply_suppressions(results: Sequence[SkillAudit], suppressions: Sequence[Suppression],
+                       config_path: str = "skillsite.yml") -> tuple[list[SkillAudit], list[Finding]]:
+    """The results without the findings that suppressions with a reason silence, and the
+    suppressions' own problems as findings on ``config_path`` (SK690: no reason, not applied;
+    SK691: matches nothing)."""
+    problems: list[Finding] = []
+    active = []
+    for suppression in suppressions:
+        if suppression.reason:
+            active.append(suppression)
+        else:
+            problems.append(_problem("SK690", f"{suppression.describe()} needs a reason", config_path))
+    used: set[int] = set()
+    kept: list[SkillAudit] = []
+    for result in results:
+        remaining = []
+        for finding in result.findings:
+            silencers = [s for s in active if s.matches(result.id, finding)]
+            used.update(s.index for s in silencers)
+            if not silencers:
+                remaining.append(finding)
+        suppressed = len(result.findings) - len(remaining)
+        kept.append(replace(result, findings=tuple(remaining), suppressed=result.suppressed + suppressed))
+    for suppression in active:
+        if suppression.index not in used:
+            problems.append(_problem("SK691", f"{suppression.describe()} matches no finding; remove it",
+                                     config_path))
+    return kept, problems

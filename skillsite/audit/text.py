@@ -1,0 +1,244 @@
+"""A scanned text file: its lines, its fenced code blocks, and a folded copy for matching.
+
+Rules match against the *folded* text, where invisible characters are removed, look-alike
+letters are mapped to ASCII, shell line continuations are joined and string literals that are
+concatenated in code are glued together, so that split or disguised keywords are still found.
+Every folded position maps back to its place in the original text for line and column.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+#: Characters removed before matching: zero-width, soft hyphen, bidi controls, tags, selectors.
+_INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+                        "\ufe00-\ufe0f\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+
+#: Letters of other scripts that look like ASCII letters (the common homoglyphs).
+CONFUSABLES: dict[str, str] = {
+    # Cyrillic
+    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "һ": "h", "і": "i", "ј": "j", "к": "k", "ӏ": "l",
+    "м": "m", "н": "h", "о": "o", "р": "p", "ԛ": "q", "ѕ": "s", "т": "t", "ս": "u", "ѵ": "v", "ԝ": "w",
+    "х": "x", "у": "y", "А": "A", "В": "B", "С": "C", "Е": "E", "Н": "H", "І": "I", "Ј": "J", "К": "K",
+    "М": "M", "О": "O", "Р": "P", "Ѕ": "S", "Т": "T", "Х": "X", "У": "Y", "ԁ".upper(): "D",
+    # Greek
+    "α": "a", "ο": "o", "ρ": "p", "ν": "v", "ι": "i", "κ": "k", "τ": "t", "υ": "u", "χ": "x", "Α": "A",
+    "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
+    "Τ": "T", "Υ": "Y", "Χ": "X",
+    # Latin look-alikes and dotless letters
+    "ı": "i", "ɡ": "g", "ʟ": "l", "ɑ": "a",
+}
+
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc"})
+CODE_SUFFIXES = frozenset({
+    ".py", ".pyw", ".sh", ".bash", ".zsh", ".fish", ".ksh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts",
+    ".tsx", ".jsx", ".rb", ".pl", ".pm", ".php", ".ps1", ".psm1", ".psd1", ".bat", ".cmd", ".vbs", ".go",
+    ".rs", ".java", ".kt", ".swift", ".lua", ".r", ".applescript", ".scpt", ".command", ".tcl", ".awk",
+})
+CODE_NAMES = frozenset({"makefile", "dockerfile", "justfile", "rakefile", "gemfile", "vagrantfile"})
+
+_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+_CONTINUATION = re.compile(r"\\\r?\n[ \t]*")
+_CONCAT = re.compile(r"""(["'])\s*(?:\+|\.\.)\s*\1|(?<=\w)(?:""|'')(?=\w)""")
+
+
+@dataclass
+class Document:
+    """One decoded text file of a skill, ready for the rules."""
+
+    path: str                    # POSIX, relative to the skill folder
+    text: str
+    kind: str                    # "skill" (SKILL.md), "markdown", "code" or "text"
+    folded: str = ""
+    origin: list[int] | None = None   # folded index -> text index (None: the same index)
+    line_starts: list[int] = field(default_factory=list)
+    fences: list[tuple[int, int]] = field(default_factory=list)
+    lower: str = ""              # the folded text in lower case, for the gates' substring tests
+    _present: dict[str, bool] = field(default_factory=dict, repr=False)
+
+    def has(self, word: str) -> bool:
+        """Whether the lower-cased folded text contains ``word`` (remembered: gates share words)."""
+        found = self._present.get(word)
+        if found is None:
+            found = self._present[word] = word in self.lower
+        return found
+
+    @property
+    def is_reference(self) -> bool:
+        """A Markdown document other than SKILL.md (where fenced blocks are examples)."""
+        return self.kind == "markdown"
+
+    def original(self, folded_offset: int) -> int:
+        """The offset in ``text`` of a position in ``folded``."""
+        if self.origin is None:
+            return min(folded_offset, len(self.text))
+        if folded_offset >= len(self.origin):
+            return len(self.text)
+        return self.origin[folded_offset]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based line and column (code points) of an offset in ``text``."""
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return index + 1, offset - self.line_starts[index] + 1
+
+    def line_text(self, offset: int) -> str:
+        """The whole line of ``text`` holding ``offset``."""
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        start = self.line_starts[index]
+        end = self.text.find("\n", start)
+        return self.text[start:end if end >= 0 else len(self.text)]
+
+    def fence_at(self, offset: int) -> tuple[int, int] | None:
+        """The fenced code block (start, end offsets) holding ``offset``, if any."""
+        index = bisect.bisect_right(self.fences, (offset, len(self.text) + 1)) - 1
+        if index >= 0 and self.fences[index][0] <= offset < self.fences[index][1]:
+            return self.fences[index]
+        return None
+
+
+def kind_of(path: str, text: str) -> str:
+    """What a file is for the rules: SKILL.md, other Markdown, code (by suffix or shebang) or text."""
+    name = path.rsplit("/", 1)[-1]
+    if path == "SKILL.md" or path.lower() == "skill.md":
+        return "skill"
+    lower = name.lower()
+    suffix = lower[lower.rfind("."):] if "." in lower else ""
+    if suffix in MARKDOWN_SUFFIXES:
+        return "markdown"
+    if suffix in CODE_SUFFIXES or lower in CODE_NAMES or text.startswith("#!"):
+        return "code"
+    return "text"
+
+
+def _substitute(text: str, origin: list[int] | None, pattern: re.Pattern[str],
+                replace: Callable[[re.Match[str]], str]) -> tuple[str, list[int] | None]:
+    """``pattern.sub`` that keeps the map from the new text's positions to the original's."""
+    if pattern.search(text) is None:
+        return text, origin
+    source = origin if origin is not None else range(len(text))
+    parts: list[str] = []
+    mapping: list[int] = []
+    last = 0
+    for match in pattern.finditer(text):
+        parts.append(text[last:match.start()])
+        mapping.extend(source[last:match.start()])
+        new = replace(match)
+        parts.append(new)
+        anchor = source[match.start()] if match.start() < len(source) else (source[-1] if len(source) else 0)
+        mapping.extend([anchor] * len(new))
+        last = match.end()
+    parts.append(text[last:])
+    mapping.extend(source[last:])
+    return "".join(parts), mapping
+
+
+def _fold_char(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in CONFUSABLES:
+        return CONFUSABLES[char]
+    code = ord(char)
+    if 0xFF01 <= code <= 0xFF5E:  # fullwidth ASCII
+        return chr(code - 0xFEE0)
+    if 0xE0020 <= code <= 0xE007E:  # tag characters mirror ASCII: what they hide is scanned too
+        return chr(code - 0xE0000)
+    return ""
+
+
+_FOLDABLE = re.compile(_INVISIBLE.pattern[:-1] + "".join(CONFUSABLES) + "\uff01-\uff5e]")
+
+
+def fold(text: str, code: bool) -> tuple[str, list[int] | None]:
+    """The text rules match against, and its map back to ``text`` (see the module docstring)."""
+    folded, origin = text, None
+    if not text.isascii():
+        folded, origin = _substitute(folded, origin, _FOLDABLE, _fold_char)
+    folded, origin = _substitute(folded, origin, _CONTINUATION, lambda m: " ")
+    if code:
+        folded, origin = _substitute(folded, origin, _CONCAT, lambda m: "")
+    return folded, origin
+
+
+def fenced_blocks(text: str) -> list[tuple[int, int]]:
+    """Offsets (start, end) of the fenced code blocks of a Markdown text; an unclosed one runs to the end."""
+    blocks: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        opening = _FENCE_OPEN.search(text, pos)
+        if opening is None:
+            return blocks
+        marker = opening.group(1)
+        closing = re.compile(r"^[ \t]{0,3}" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$",
+                             re.MULTILINE)
+        line_end = text.find("\n", opening.end())
+        if line_end < 0:
+            blocks.append((opening.start(), len(text)))
+            return blocks
+        close = closing.search(text, line_end + 1)
+        end = close.end() if close else len(text)
+        blocks.append((opening.start(), end))
+        pos = end
+
+
+def make_document(path: str, text: str) -> Document:
+    """Decoded text -> a :class:`Document` with its folded copy, line starts and fences."""
+    kind = kind_of(path, text)
+    folded, origin = fold(text, kind == "code")
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer("\n", text))
+    fences = fenced_blocks(text) if kind in ("skill", "markdown") else []
+    return Document(path, text, kind, folded, origin, starts, fences, folded.lower())
+
+
+#: Documents shorter than this are scanned whole; longer ones only around the gate's words.
+WINDOWED = 4096
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A pattern run only where it can match: the document must hold one word of each group, and
+    in a long document only the lines around the first group's words (with one line on either
+    side) are scanned.  Every match of the pattern must therefore contain a first-group word."""
+
+    pattern: re.Pattern[str]
+    words: tuple[tuple[str, ...], ...]
+    anchor: re.Pattern[str] | None = None   # the first group's words, as one pattern
+
+    def finditer(self, doc: Document) -> Iterator[re.Match[str]]:
+        """The pattern's matches in the folded text."""
+        low = doc.lower
+        for group in self.words:
+            if not any(doc.has(w) for w in group):
+                return iter(())
+        if len(low) < WINDOWED or len(low) != len(doc.folded) or self.anchor is None:
+            return self.pattern.finditer(doc.folded)
+        return self._windowed(doc)
+
+    def _windowed(self, doc: Document) -> Iterator[re.Match[str]]:
+        low, size = doc.lower, len(doc.lower)
+        merged: list[list[int]] = []
+        assert self.anchor is not None
+        for found in self.anchor.finditer(low):
+            at = found.start()
+            if merged and at < merged[-1][1]:
+                continue  # already inside the last window (its next line included)
+            start = low.rfind("\n", 0, max(0, low.rfind("\n", 0, at))) + 1
+            end = low.find("\n", found.end())
+            end = size if end < 0 else low.find("\n", end + 1)
+            end = size if end < 0 else end
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        for start, end in merged:
+            yield from self.pattern.finditer(doc.folded, start, end)
+
+
+def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE) -> Gate:
+    """A :class:`Gate`; each group lists lower-case words (one must occur), separated by spaces, or by
+    commas when a word holds a space."""
+    words = tuple(tuple(w.strip() for w in (g.split(",") if "," in g else g.split()) if w.strip())
+                  for g in groups if g.strip())
+    anchor = re.compile("|".join(re.escape(w) for w in words[0])) if words else None
+    return Gate(re.compile(pattern, flags), words, anchor)

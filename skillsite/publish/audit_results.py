@@ -1,0 +1,82 @@
+"""The audit in the build: every published skill is audited (on every core, from the cache when
+its files are unchanged), ``audit.ignore`` suppressions apply, each manifest entry gets
+``audit: {risk, findings}``, and ``audit.fail_on`` decides which findings block publishing.
+
+Auditing reads every file of a skill, so its cache key is the skill's SKILL.md content and the
+size and time of each bundled file (as for their sha256): a fresh checkout audits again.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any, Sequence
+
+from skillsite.audit.model import Finding, at_least, risk_of
+from skillsite.audit.report import SkillAudit
+from skillsite.audit.suppress import apply_suppressions, parse_suppressions
+from skillsite.cache import Cache, digest
+from skillsite.config import SiteConfig
+from skillsite.diagnostics import Diagnostic, Severity, make
+from skillsite.models import Skill
+
+NEVER = "never"
+FAIL_ON = (NEVER, "low", "medium", "high")
+MANIFEST_KEYS = ("code", "severity", "category", "path", "line", "column", "message")
+
+
+def audit_key(skill: Skill) -> str:
+    """What a skill's findings depend on: its id, SKILL.md and the stamps of its bundled files."""
+    return digest("audit", skill.id, hashlib.sha256(skill.raw).hexdigest(),
+                  [(f.path, f.bytes, f.mtime_ns) for f in skill.source.files])
+
+
+def cached_audits(skills: Sequence[Skill], cache: Cache) -> dict[str, list[dict[str, Any]]]:
+    """The findings the cache holds for unchanged skills, by id."""
+    found = {}
+    for skill in skills:
+        stored = cache.get("audit", audit_key(skill))
+        if stored is not None:
+            found[skill.id] = stored
+    return found
+
+
+def apply_audits(entries: Sequence[dict[str, Any]], raw: dict[str, list[dict[str, Any]]], config: SiteConfig,
+                 shown: dict[str, str]) -> list[Diagnostic]:
+    """Suppress, then give every entry its ``audit``; the build's diagnostics: the suppressions'
+    problems (warnings) and, with ``audit.fail_on``, an error for each finding at or above it."""
+    suppressions, _ = parse_suppressions(config.audit or None)
+    results = [SkillAudit(e["id"], shown[e["id"]], tuple(Finding(**f) for f in raw.get(e["id"], ())))
+               for e in entries]
+    config_path = config.config_path or "skillsite.yml"
+    kept, problems = apply_suppressions(results, suppressions, config_path)
+    for entry, result in zip(entries, kept):
+        entry["audit"] = {"risk": risk_of(result.findings),
+                          "findings": [{k: f.to_json()[k] for k in MANIFEST_KEYS} for f in result.findings]}
+    diags = [make(p.code, p.message, p.path, p.line, p.column, Severity.WARNING) for p in problems]
+    fail_on = (config.audit or {}).get("fail_on", NEVER)
+    if fail_on != NEVER:
+        diags += [make(f.code, f"audit: {f.message} (blocks publishing: audit.fail_on is {fail_on})",
+                       os.path.join(os.path.dirname(shown[r.id]), f.path), f.line, f.column, Severity.ERROR)
+                  for r in kept for f in r.findings if at_least(f.severity, fail_on)]
+    return diags
+
+
+def risk_counts(entries: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """How many published skills are at each risk."""
+    counts = {risk: 0 for risk in ("high", "medium", "low", "none")}
+    for entry in entries:
+        counts[entry["audit"]["risk"]] += 1
+    return counts
+
+
+def audit_config_problem(value: Any) -> str | None:
+    """What is wrong with the ``audit`` value of ``skillsite.yml`` (``ignore``, ``fail_on``), or None."""
+    if not isinstance(value, dict):
+        return "'audit' must be a mapping: {ignore: [{code, skill, reason}], fail_on: never|low|medium|high}"
+    unknown = sorted(set(map(str, value)) - {"ignore", "fail_on"})
+    if unknown:
+        return f"'audit' has unknown keys: {', '.join(unknown)} (known: ignore, fail_on)"
+    if value.get("fail_on", NEVER) not in FAIL_ON:
+        return f"'audit.fail_on' must be one of {', '.join(FAIL_ON)}, not {value.get('fail_on')!r}"
+    _, problems = parse_suppressions({"ignore": value.get("ignore")} if "ignore" in value else None)
+    return "; ".join(problems) or None

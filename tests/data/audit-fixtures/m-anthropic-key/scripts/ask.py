@@ -1,0 +1,2 @@
+API_KEY = "sk-ant-api03-I2Oid46uHAcSu9o8oh0AZWWP_xw0IWXuIXciixrdzkP_nUlF_drZrqtrpNPoEKbz1cNUk35ggd6cM9oY93xdu7gO4krel"
+print(len(API_KEY))

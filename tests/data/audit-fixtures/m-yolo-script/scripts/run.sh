@@ -1,0 +1,2 @@
+#!/bin/sh
+gemini --yolo -p "$1"

@@ -1,0 +1,119 @@
+"""The audit in the catalog: build runs it (cached), entries carry {risk, findings}, suppressions
+and audit.fail_on from skillsite.yml apply, pages show it, and the loader refuses risky skills."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from skillsite.config import ConfigError, SiteConfig, load_config
+from skillsite.loader import Catalog, RiskError
+from skillsite.publish.build import build
+from support import REPO, write_skill
+
+FIXTURES = REPO / "tests" / "data" / "audit-fixtures"
+
+
+def source(root: Path) -> Path:
+    """A clean skill and a malicious one (a download piped into a shell)."""
+    write_skill(root, "clean")
+    shutil.copytree(FIXTURES / "m-curl-sh", root / "m-curl-sh")
+    return root
+
+
+def entries(site: Path) -> dict[str, dict]:
+    return {e["id"]: e for e in json.loads((site / "skills.json").read_text("utf-8"))["skills"]}
+
+
+def test_entries_carry_the_audit_and_pages_show_it(tmp_path: Path) -> None:
+    site = tmp_path / "_site"
+    result = build([source(tmp_path / "src")], site)
+    assert result.ok and not any(d.code.startswith("SK6") for d in result.diagnostics)  # never blocks by default
+    found = entries(site)
+    assert found["clean"]["audit"] == {"risk": "none", "findings": []}
+    audit = found["m-curl-sh"]["audit"]
+    assert audit["risk"] == "high"
+    assert [(f["code"], f["severity"], f["path"], f["line"]) for f in audit["findings"]] == [
+        ("SK630", "high", "SKILL.md", 11)]
+    page = (site / "skills/m-curl-sh/index.html").read_text("utf-8")
+    assert 'class="badge badge-risk-high"' in page and "SK630" in page and "<code>SKILL.md:11</code>" in page
+    assert "m-curl-sh" in (site / "risk/high/index.html").read_text("utf-8")
+    assert 'href="risk/high/"' in (site / "index.html").read_text("utf-8")
+
+
+def test_a_rebuild_takes_unchanged_audits_from_the_cache(tmp_path: Path, monkeypatch) -> None:
+    src, site, cache = source(tmp_path / "src"), tmp_path / "_site", tmp_path / "cache"
+    assert build([src], site, cache_dir=cache).ok
+    (src / "clean" / "SKILL.md").write_text("---\nname: clean\ndescription: Changed. Use when testing.\n---\n# B\n")
+    audited = []
+    import skillsite.publish.skills as skills_module
+    real = skills_module.audit_skill
+    monkeypatch.setattr(skills_module, "audit_skill", lambda folder: audited.append(Path(folder).name) or real(folder))
+    assert build([src], site, cache_dir=cache, jobs=1).ok
+    assert audited == ["clean"]
+    assert entries(site)["m-curl-sh"]["audit"]["risk"] == "high"
+
+
+def test_fail_on_blocks_publishing_and_leaves_the_output_alone(tmp_path: Path) -> None:
+    src = source(tmp_path / "src")
+    config = SiteConfig(audit={"fail_on": "high"})
+    result = build([src], tmp_path / "_site", config)
+    assert not result.ok and not (tmp_path / "_site").exists()
+    blocking = [d for d in result.diagnostics if d.code == "SK630"]
+    assert [(d.severity.value, d.line) for d in blocking] == [("error", 11)]
+    assert blocking[0].path.endswith("m-curl-sh/SKILL.md") and "audit.fail_on is high" in blocking[0].message
+
+
+def test_suppressions_need_a_reason_and_must_match(tmp_path: Path) -> None:
+    src = source(tmp_path / "src")
+    config_file = tmp_path / "skillsite.yml"
+    config_file.write_text("audit:\n  fail_on: high\n  ignore:\n"
+                           "    - {code: SK630, skill: m-curl-sh, reason: 'the host is ours, pinned by checksum'}\n"
+                           "    - {code: SK601, skill: clean, reason: stale}\n"
+                           "    - {code: SK663, skill: '*'}\n", "utf-8")
+    result = build([src], tmp_path / "_site", load_config(config_file))
+    assert result.ok   # the suppressed finding no longer blocks
+    assert entries(tmp_path / "_site")["m-curl-sh"]["audit"] == {"risk": "none", "findings": []}
+    problems = sorted((d.code, d.severity.value) for d in result.diagnostics if d.code in ("SK690", "SK691"))
+    assert problems == [("SK690", "warning"), ("SK691", "warning")]   # no reason: not applied; stale
+
+
+@pytest.mark.parametrize("value", ["audit: [1]", "audit: {fail_on: sometimes}", "audit: {ignore: [{code: SK999}]}",
+                                   "audit: {block: high}"])
+def test_a_bad_audit_configuration_is_an_error(tmp_path: Path, value: str) -> None:
+    config_file = tmp_path / "skillsite.yml"
+    config_file.write_text(value + "\n", "utf-8")
+    with pytest.raises(ConfigError):
+        load_config(config_file)
+
+
+def test_the_loader_refuses_a_high_risk_skill_by_default(tmp_path: Path) -> None:
+    site = tmp_path / "_site"
+    assert build([source(tmp_path / "src")], site).ok
+    catalog = Catalog.open(site)
+    with pytest.raises(RiskError, match="high risk"):
+        catalog.load("m-curl-sh")
+    with pytest.raises(RiskError):
+        catalog.install("m-curl-sh", tmp_path / "installed")
+    assert not (tmp_path / "installed").exists()
+    assert "m-curl-sh" not in catalog.prompt()
+    assert catalog.skill_tool()["function"]["parameters"]["properties"]["skill_name"]["enum"] == ["clean"]
+    assert "audit rates it high risk" in catalog.call_skill_tool({"skill_name": "m-curl-sh"})
+    status = {s.id: s for s in catalog.skill_status()}
+    assert status["m-curl-sh"].state == "ineligible"
+    trusting = Catalog.open(site, max_risk="high")
+    assert trusting.load("m-curl-sh").id == "m-curl-sh" and "m-curl-sh" in trusting.prompt()
+    with pytest.raises(ValueError):
+        Catalog.open(site, max_risk="extreme")
+
+
+def test_an_unknown_risk_in_a_tampered_manifest_counts_as_high(tmp_path: Path) -> None:
+    site = tmp_path / "_site"
+    assert build([source(tmp_path / "src")], site).ok
+    manifest = json.loads((site / "skills.json").read_text("utf-8"))
+    manifest["skills"][0]["audit"]["risk"] = "trust-me"
+    (site / "skills.json").write_text(json.dumps(manifest), "utf-8")
+    with pytest.raises(RiskError):
+        Catalog.open(site).load(manifest["skills"][0]["id"])
