@@ -26,7 +26,7 @@ from skillsite.agent.catalog_format import offered_to_model
 from skillsite.agent.mcp_skills import EXTENSION, LIMITS_META, MAX_BYTES, MAX_FILES, OMITTED_META, PAGE_SIZE
 from skillsite.agent.mcp_skills import frontmatter_object
 from skillsite.source.frontmatter import FrontmatterError
-from support import EXAMPLES, python312
+from support import EXAMPLES, python312, serve_folder
 
 mcp = pytest.importorskip("mcp", reason="the MCP server is an optional extra: pip install 'skillsite[mcp]'")
 anyio = pytest.importorskip("anyio")
@@ -388,3 +388,40 @@ def test_entries_match_agentskills_mcp_server_on_the_same_source(site: Path, tmp
         assert our_gets[skill["uri"]] == skill, skill["uri"]
     for uri, (their_bytes, our_bytes) in reads.items():
         assert their_bytes == our_bytes, uri
+
+
+def test_agentskills_mcp_server_serves_a_served_build_over_http(site: Path, tmp_path: Path) -> None:
+    """agentskills-mcp-server's http provider (agentskills-http) reads the catalog from its
+    static provider layout (skills/index.json, skills/<id>/index.json): its entries equal ours.
+    That provider takes only one-segment ids, so the nested skills are left out here."""
+    top = [e for e in manifest(site)["skills"] if "/" not in e["id"]]
+    base, stop = serve_folder(site)
+    try:
+        options = {"base_url": base + "/skills", "resource_manifest": True, "skill_manifest": True,
+                   "file_manifest": True, "allow_private_network": True}
+        config = tmp_path / "server.json"
+        config.write_text(json.dumps({"name": "agentskills", "skills": [
+            {"id": e["id"], "provider": "http", "options": options} for e in top]}), "utf-8")
+        theirs_cmd = [python312(), "-m", "agentskills_mcp_server", "--config", str(config)]
+        with RawServer(theirs_cmd, envelope=True, cwd=tmp_path) as theirs, skillsite_mcp(site, envelope=True) as ours:
+            their_skills = theirs.all_skills()
+            our_gets = {s["uri"]: ours.result("skills/get", uri=s["uri"])["skill"] for s in their_skills}
+            reads = {uri: (theirs.read_bytes(uri), ours.read_bytes(uri))
+                     for uri in (RELEASE, "skill://api-design-checklist/assets/problem-details.example.json")}
+    finally:
+        stop()
+    assert sorted(s["uri"] for s in their_skills) == sorted(f"skill://{e['id']}/SKILL.md" for e in top)
+    for skill in their_skills:
+        ours_without_nested = dict(our_gets[skill["uri"]])
+        ours_without_nested["resources"] = [r for r in ours_without_nested["resources"]
+                                            if not _in_nested_skill(site, r["uri"])]
+        assert ours_without_nested == skill, skill["uri"]
+    for uri, (their_bytes, our_bytes) in reads.items():
+        assert their_bytes == our_bytes, uri
+
+
+def _in_nested_skill(site: Path, uri: str) -> bool:
+    """Whether a skill:// file URI lies in a nested skill's folder (which the http provider does not list)."""
+    ids = {e["id"] for e in manifest(site)["skills"]}
+    path = uri.removeprefix("skill://").rsplit("/", 1)[0]
+    return any(path == i or path.startswith(i + "/") for i in ids if "/" in i)
