@@ -71,6 +71,17 @@ def test_an_older_installer_path_reads_the_legacy_index_and_its_files(served_sit
         stop()
 
 
+def test_an_older_installer_release_reads_the_legacy_index(served_site):
+    """skills 1.3.9 predates the v0.2 index: it reads .well-known/skills/index.json only."""
+    out, base = served_site
+    source = skills_installer.LEGACY_INSTALLER_CLI.parent.parent.joinpath("dist", "cli.mjs").read_text("utf-8")
+    assert "well-known/skills" in source and "well-known/agent-skills" not in source
+    code, output = skills_installer.run_installer(["add", base, "--list"], cli=skills_installer.LEGACY_INSTALLER_CLI)
+    assert code == 0, output
+    legacy = json.loads((out / ".well-known/skills/index.json").read_text())
+    assert sorted(skills_installer.listed_skill_names(output)) == sorted(s["name"] for s in legacy["skills"])
+
+
 def test_the_installer_reads_the_marketplace_of_a_site_folder(served_site):
     """A site folder (a checkout of the published branch) is a plugin marketplace: the installer
     finds every skill the marketplace lists, nested ones too, under the plugin's name."""

