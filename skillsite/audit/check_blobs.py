@@ -14,6 +14,7 @@ MIN_BLOB = 200
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{%d,}={0,2}(?![A-Za-z0-9+/=_-])" % MIN_BLOB)
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){%d,}(?![0-9A-Fa-f])|(?:\\x[0-9A-Fa-f]{2}){%d,}"
                   % (MIN_BLOB // 2, MIN_BLOB // 8))
+_SHORTEST = MIN_BLOB // 2  # characters of the shortest blob (\x escapes)
 _DATA_URI = re.compile(r"data:[\w/+.-]+(?:;[\w=.-]+)*;base64,\s*$", re.IGNORECASE)
 
 
@@ -22,6 +23,8 @@ def check_blobs(doc: Document) -> Iterator[Hit]:
     if doc.kind != "code":
         return
     text = doc.text
+    if max(map(len, text.split()), default=0) < _SHORTEST:
+        return  # a blob holds no white space: without a word this long there is none
     for match in _BASE64.finditer(text):
         blob = match.group()
         if not (re.search("[a-z]", blob) and re.search("[A-Z]", blob) and re.search("[0-9]", blob)):

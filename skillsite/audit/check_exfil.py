@@ -85,6 +85,8 @@ _NEAR_LINES = 6
 
 _MD_URL = re.compile(r"(!?)\[[^\]\n]{0,200}\]\(\s*<?((?:https?:)?//[^)\s>]+)|^\s*\[[^\]\n]+\]:\s*<?(https?://\S+)",
                      re.MULTILINE | _I)
+#: What every match of _MD_URL holds: a search that skips straight to "]".
+_MD_URL_HINT = re.compile(r"\]\(\s*<?(?:https?:)?//|\]:\s*<?https?://", _I)
 _VARIABLE = re.compile(r"\$\{?[A-Za-z_]\w*\}?|\{\{[^}]*\}\}|%24%7B|%7B%7B|\{[A-Za-z_]\w*\}|<[A-Z_]{3,}>|"
                        r"\[[A-Z_]{3,}\]|process\.env|os\.environ", _I)
 _SECRETISH = re.compile(r"key|token|secret|pass(?:word|wd)?|cred|cookie|session|auth|ssh|env|histor|"
@@ -153,7 +155,7 @@ def check_credentials(doc: Document) -> Iterator[Hit]:
 
 def check_markdown_urls(doc: Document) -> Iterator[Hit]:
     """SK622: an image URL with any variable, or a link URL with a secret-looking one."""
-    if doc.kind not in ("skill", "markdown") or "](" not in doc.folded and "]:" not in doc.folded:
+    if doc.kind not in ("skill", "markdown") or _MD_URL_HINT.search(doc.folded) is None:
         return
     for match in _MD_URL.finditer(doc.folded):
         image = match.group(1) == "!"

@@ -8,9 +8,14 @@ Every folded position maps back to its place in the original text for line and c
 from __future__ import annotations
 
 import bisect
+import functools
+import itertools
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
+
+from skillsite.audit.words import WordFinder
 
 #: Characters removed before matching: zero-width, soft hyphen, bidi controls, tags, selectors.
 _INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
@@ -41,7 +46,9 @@ CODE_NAMES = frozenset({"makefile", "dockerfile", "justfile", "rakefile", "gemfi
 
 _FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
 _CONTINUATION = re.compile(r"\\\r?\n[ \t]*")
-_CONCAT = re.compile(r"""(["'])\s*(?:\+|\.\.)\s*\1|(?<=\w)(?:""|'')(?=\w)""")
+#: String literals glued in code: ``"a" + "b"``, ``'a' .. 'b'`` and ``a""b``.  Every branch starts with its
+#: quote, so the search skips straight to quotes.
+_CONCAT = re.compile(r""""\s*(?:\+|\.\.)\s*"|'\s*(?:\+|\.\.)\s*'|""(?<=\w"")(?=\w)|''(?<=\w'')(?=\w)""")
 
 
 @dataclass
@@ -53,17 +60,54 @@ class Document:
     kind: str                    # "skill" (SKILL.md), "markdown", "code" or "text"
     folded: str = ""
     origin: list[int] | None = None   # folded index -> text index (None: the same index)
-    line_starts: list[int] = field(default_factory=list)
-    fences: list[tuple[int, int]] = field(default_factory=list)
     lower: str = ""              # the folded text in lower case, for the gates' substring tests
-    _present: dict[str, bool] = field(default_factory=dict, repr=False)
+    unusual: bool = True         # may hold invisible, look-alike or fullwidth characters, or line separators
+    _present: dict[str, bool] | None = field(default=None, repr=False)
+    _windows: dict[tuple[str, ...], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
 
     def has(self, word: str) -> bool:
         """Whether the lower-cased folded text contains ``word`` (remembered: gates share words)."""
-        found = self._present.get(word)
+        return self.holds(((word,),))
+
+    def holds(self, groups: tuple[tuple[str, ...], ...]) -> bool:
+        """Whether the lower-cased folded text contains one word of each group.
+
+        The first call finds every gate word at once (:mod:`skillsite.audit.words`); the other
+        words are tested when asked.  Answers are remembered: gates share words."""
+        present = self._present
+        if present is None:
+            finder = _finder()
+            present = self._present = dict.fromkeys(finder.words, False)
+            present.update(dict.fromkeys(finder.find(self.lower), True))
+        for group in groups:
+            for word in group:
+                found = present.get(word)
+                if found is None:
+                    found = present[word] = word in self.lower
+                if found:
+                    break
+            else:
+                return False
+        return True
+
+    def windows(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
+        """The parts of the lower-cased text a gate scans: every line holding one of ``words``
+        with one line on either side, merged (remembered: gates share their first words)."""
+        found = self._windows.get(words)
         if found is None:
-            found = self._present[word] = word in self.lower
+            found = self._windows[words] = _windows(self.lower, [w for w in words if self.has(w)])
         return found
+
+    @functools.cached_property
+    def line_starts(self) -> list[int]:
+        """The offset in ``text`` where each line starts (computed when a position is needed)."""
+        lengths = map(len, self.text.split("\n")[:-1])
+        return [0, *map(operator.add, itertools.accumulate(lengths), itertools.count(1))]  # + the line breaks
+
+    @functools.cached_property
+    def fences(self) -> list[tuple[int, int]]:
+        """The fenced code blocks of a Markdown document (computed when a match is judged)."""
+        return fenced_blocks(self.text) if self.kind in ("skill", "markdown") else []
 
     @property
     def is_reference(self) -> bool:
@@ -147,12 +191,20 @@ def _fold_char(match: re.Match[str]) -> str:
 
 
 _FOLDABLE = re.compile(_INVISIBLE.pattern[:-1] + "".join(CONFUSABLES) + "\uff01-\uff5e]")
+#: What :data:`_FOLDABLE` finds, and line separators: all the characters the unicode rules look for.
+_UNUSUAL = re.compile(_FOLDABLE.pattern[:-1] + "\u2028\u2029]")
 
 
-def fold(text: str, code: bool) -> tuple[str, list[int] | None]:
-    """The text rules match against, and its map back to ``text`` (see the module docstring)."""
+def unusual(text: str) -> bool:
+    """Whether ``text`` holds a character that is folded or that the unicode rules report (one search)."""
+    return not text.isascii() and _UNUSUAL.search(text) is not None
+
+
+def fold(text: str, code: bool, odd: bool = True) -> tuple[str, list[int] | None]:
+    """The text rules match against, and its map back to ``text`` (see the module docstring);
+    ``odd`` False says that :func:`unusual` found nothing to fold."""
     folded, origin = text, None
-    if not text.isascii():
+    if odd and not text.isascii():
         folded, origin = _substitute(folded, origin, _FOLDABLE, _fold_char)
     folded, origin = _substitute(folded, origin, _CONTINUATION, lambda m: " ")
     if code:
@@ -182,17 +234,55 @@ def fenced_blocks(text: str) -> list[tuple[int, int]]:
 
 
 def make_document(path: str, text: str) -> Document:
-    """Decoded text -> a :class:`Document` with its folded copy, line starts and fences."""
+    """Decoded text -> a :class:`Document` with its folded copy (line starts and fences follow when needed)."""
     kind = kind_of(path, text)
-    folded, origin = fold(text, kind == "code")
-    starts = [0]
-    starts.extend(m.end() for m in re.finditer("\n", text))
-    fences = fenced_blocks(text) if kind in ("skill", "markdown") else []
-    return Document(path, text, kind, folded, origin, starts, fences, folded.lower())
+    odd = unusual(text)
+    folded, origin = fold(text, kind == "code", odd)
+    return Document(path, text, kind, folded, origin, folded.lower(), odd)
 
 
 #: Documents shorter than this are scanned whole; longer ones only around the gate's words.
 WINDOWED = 4096
+
+
+def _windows(low: str, words: list[str]) -> list[tuple[int, int]]:
+    """Merged (start, end) offsets of the lines of ``low`` holding one of ``words``, each with the
+    line before and the line after.  An occurrence inside the last window (the line after its
+    word included) starts no window of its own.  Words never hold a line break."""
+    size = len(low)
+    windows: list[tuple[int, int]] = []
+    heads = {w: at for w in words if (at := low.find(w)) >= 0}   # each word's next occurrence
+    at, limit = min(heads.values(), default=-1), -1                # limit: the end of the last window
+    while at >= 0:
+        start = low.rfind("\n", 0, max(0, low.rfind("\n", 0, at))) + 1
+        end = low.find("\n", at)
+        end = size if end < 0 else low.find("\n", end + 1)
+        end = size if end < 0 else end
+        if windows and start <= limit:
+            limit = max(limit, end)
+            windows[-1] = (windows[-1][0], limit)
+        else:
+            limit = end
+            windows.append((start, end))
+        at = _next_head(low, heads, limit)
+    return windows
+
+
+def _next_head(low: str, heads: dict[str, int], limit: int) -> int:
+    """Move each word's next occurrence (in ``heads``) to ``limit`` or later; the first of them, or -1."""
+    if len(heads) == 1:   # the usual case, kept short
+        (word, head), = heads.items()
+        if head < limit:
+            head = heads[word] = low.find(word, limit)
+        return head
+    for word, head in list(heads.items()):
+        if head < limit:
+            head = low.find(word, limit)
+            if head < 0:
+                del heads[word]
+            else:
+                heads[word] = head
+    return min(heads.values(), default=-1)
 
 
 @dataclass(frozen=True)
@@ -203,36 +293,33 @@ class Gate:
 
     pattern: re.Pattern[str]
     words: tuple[tuple[str, ...], ...]
-    anchor: re.Pattern[str] | None = None   # the first group's words, as one pattern
 
     def finditer(self, doc: Document) -> Iterator[re.Match[str]]:
         """The pattern's matches in the folded text."""
+        if not doc.holds(self.words):
+            return iter(())
         low = doc.lower
-        for group in self.words:
-            if not any(doc.has(w) for w in group):
-                return iter(())
-        if len(low) < WINDOWED or len(low) != len(doc.folded) or self.anchor is None:
+        if len(low) < WINDOWED or len(low) != len(doc.folded) or not self.words:
             return self.pattern.finditer(doc.folded)
         return self._windowed(doc)
 
     def _windowed(self, doc: Document) -> Iterator[re.Match[str]]:
-        low, size = doc.lower, len(doc.lower)
-        merged: list[list[int]] = []
-        assert self.anchor is not None
-        for found in self.anchor.finditer(low):
-            at = found.start()
-            if merged and at < merged[-1][1]:
-                continue  # already inside the last window (its next line included)
-            start = low.rfind("\n", 0, max(0, low.rfind("\n", 0, at))) + 1
-            end = low.find("\n", found.end())
-            end = size if end < 0 else low.find("\n", end + 1)
-            end = size if end < 0 else end
-            if merged and start <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], end)
-            else:
-                merged.append([start, end])
-        for start, end in merged:
+        for start, end in doc.windows(self.words[0]):
             yield from self.pattern.finditer(doc.folded, start, end)
+
+
+#: Every word of every gate, for the one-pass search (:func:`_finder`).
+_GATE_WORDS: set[str] = set()
+_FINDERS: dict[int, WordFinder] = {}
+
+
+def _finder() -> WordFinder:
+    """The search for every gate word made so far (built again when gates are added)."""
+    finder = _FINDERS.get(len(_GATE_WORDS))
+    if finder is None:
+        _FINDERS.clear()
+        finder = _FINDERS[len(_GATE_WORDS)] = WordFinder(_GATE_WORDS)
+    return finder
 
 
 def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE) -> Gate:
@@ -240,5 +327,5 @@ def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE) -> Gate:
     commas when a word holds a space."""
     words = tuple(tuple(w.strip() for w in (g.split(",") if "," in g else g.split()) if w.strip())
                   for g in groups if g.strip())
-    anchor = re.compile("|".join(re.escape(w) for w in words[0])) if words else None
-    return Gate(re.compile(pattern, flags), words, anchor)
+    _GATE_WORDS.update(w for group in words for w in group)
+    return Gate(re.compile(pattern, flags), words)
