@@ -2,41 +2,48 @@
 its files are unchanged), ``audit.ignore`` suppressions apply, each manifest entry gets
 ``audit: {risk, findings}``, and ``audit.fail_on`` decides which findings block publishing.
 
-Auditing reads every file of a skill, so its cache key is the skill's SKILL.md content and the
-size and time of each bundled file (as for their sha256): a fresh checkout audits again.
+A skill is audited once its files are published: its findings are cached under the digest of
+its folder's content (the manifest's ``digest``), so a fresh checkout with the cache restored
+(new file times, same content) audits nothing again.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import Any, Sequence
 
+from skillsite.audit.engine import audit_skill
 from skillsite.audit.model import Finding, at_least, risk_of
 from skillsite.audit.report import SkillAudit
 from skillsite.audit.suppress import apply_suppressions, parse_suppressions
 from skillsite.cache import Cache, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, Severity, make
-from skillsite.models import Skill
+from skillsite.workers import Workers
 
 NEVER = "never"
 FAIL_ON = (NEVER, "low", "medium", "high")
 MANIFEST_KEYS = ("code", "severity", "category", "path", "line", "column", "message")
 
 
-def audit_key(skill: Skill) -> str:
-    """What a skill's findings depend on: its id, SKILL.md and the stamps of its bundled files."""
-    return digest("audit", skill.id, hashlib.sha256(skill.raw).hexdigest(),
-                  [(f.path, f.bytes, f.mtime_ns) for f in skill.source.files])
+def audit_key(entry: dict[str, Any]) -> str:
+    """What a skill's findings depend on: its id (nested skills are audited apart) and the
+    content of its files."""
+    return digest("audit", entry["id"], entry["digest"])
 
 
-def cached_audits(skills: Sequence[Skill], cache: Cache) -> dict[str, list[dict[str, Any]]]:
-    """The findings the cache holds for unchanged skills, by id."""
-    found = {}
-    for skill in skills:
-        stored = cache.get("audit", audit_key(skill))
-        if stored is not None:
-            found[skill.id] = stored
+def audit_one(job: Any, index: int) -> list[dict[str, Any]]:
+    """The findings of skill ``index`` of a publishing job (in a worker)."""
+    return [f.to_json() for f in audit_skill(job.skills[index].source.dir)]
+
+
+def audit_published(workers: Workers, entries: Sequence[dict[str, Any]], cache: Cache
+                    ) -> dict[str, list[dict[str, Any]]]:
+    """Every published skill's findings, by id: from the cache, or audited on every core."""
+    found = {e["id"]: cache.get("audit", audit_key(e)) for e in entries}
+    missing = [index for index, entry in enumerate(entries) if found[entry["id"]] is None]
+    for index, findings in zip(missing, workers.map(audit_one, missing)):
+        found[entries[index]["id"]] = findings
+        cache.put("audit", audit_key(entries[index]), findings)
     return found
 
 

@@ -13,7 +13,7 @@ from skillsite.cache import Cache
 from skillsite.config import template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
-from skillsite.publish.audit_results import apply_audits
+from skillsite.publish.audit_results import apply_audits, audit_published
 from skillsite.publish.build import BuildPlan, BuildResult, Stages, build_result, source_date
 from skillsite.publish.catalog_files import (listing_report, make_search, search_entry, search_key,
                                              write_catalog_files)
@@ -80,11 +80,11 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict
     staging = Staging(plan.out, previous)
     try:
         with stage("skills"):
-            publication, search = _publish_skills(plan, skills, staging, mtime, cache)
+            publication, search, audits = _publish_skills(plan, skills, staging, mtime, cache)
         with stage("manifest"):
             discovery, index_diags = discovery_index(publication.entries, publication.archives,
                                                      {s.id: s.source.display_path for s in skills})
-            audit_diags = apply_audits(publication.entries, publication.audits, config,
+            audit_diags = apply_audits(publication.entries, audits, config,
                                        {s.id: s.source.display_path for s in skills})
             diags += publication.diagnostics + index_diags + audit_diags
             if _fails(publication.diagnostics + audit_diags, False) and not plan.keep_going:
@@ -106,9 +106,10 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict
 
 
 def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtime: int, cache: Cache
-                    ) -> tuple[Publication, dict[str, Any]]:
+                    ) -> tuple[Publication, dict[str, Any], dict[str, list[dict[str, Any]]]]:
     """Every skill published on every core, and the search indexes made beside them (unless the
-    cache holds them: they depend on the skills' frontmatter only)."""
+    cache holds them: they depend on the skills' frontmatter only); then every skill audited
+    (unless the cache holds its findings: they depend on its files only)."""
     knowledge = read_knowledge(skills, plan.knowledge_dir)
     knowledge.write(staging)
     staging.take_journal()  # written here, not by a worker: nothing for the workers to report
@@ -119,7 +120,8 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtim
     with Workers(plan.jobs, job) as workers:
         searching = workers.submit(make_search, search_entries, key) if search is None else None
         publication = collect(job, html_keys, workers.map(publish_skill, range(len(skills))), cache)
+        audits = audit_published(workers, publication.entries, cache)
     if searching is not None:
         search = searching.result()
         cache.put("search", key, search)
-    return publication, search
+    return publication, search, audits

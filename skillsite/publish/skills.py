@@ -13,14 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
 from skillsite.agent.commands import assign_commands
-from skillsite.audit.engine import audit_skill
 from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
 from skillsite.cache import Cache, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import BundledFile, Skill
 from skillsite.publish.manifest import ENTRY_FILE, RESERVED_NAMES, XML_FILE, absolute, sha256_hex, skill_entry
-from skillsite.publish.audit_results import audit_key, cached_audits
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
@@ -44,7 +42,6 @@ class SkillPublishing:
     rendered: frozenset[str]           # ids of the skills whose body the cache holds rendered already
     known_shas: dict[str, tuple[int, int, str]]  # bundled file path -> (size, mtime_ns, sha256) when hashed
     knowledge: dict[str, list[dict[str, Any]]]   # skill id -> records of its knowledge documents
-    audits: dict[str, list[dict[str, Any]]]      # skill id -> audit findings the cache holds
     children: dict[str, list[str]] = field(init=False)
     commands: dict[str, str] = field(init=False)       # skill id -> its slash command
     conflicts: dict[str, list[str]] = field(init=False)  # skill id -> ids it conflicts with
@@ -80,7 +77,6 @@ class PublishedSkill:
     file_shas: list[FileSha]            # its bundled files' sha256 the cache did not know
     archive: tuple[str, str] | None     # (site path, sha256) of its discovery archive, if it owns one
     diagnostics: list[Diagnostic]
-    audit: list[dict[str, Any]] | None  # its audit findings (None: the cache holds them)
 
 
 def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
@@ -120,8 +116,7 @@ def publish_skill(job: SkillPublishing, index: int) -> PublishedSkill:
     _write_xml(job, skill, entry)
     archive = _write_archive(job, skill, entry, contents, job.archive_names[index])
     html = None if skill.id in job.rendered else job.renderer.render(skill.body, skill.id)
-    audit = None if skill.id in job.audits else [f.to_json() for f in audit_skill(skill.source.dir)]
-    return PublishedSkill(entry, html, job.staging.take_journal(), shas, archive, diags, audit)
+    return PublishedSkill(entry, html, job.staging.take_journal(), shas, archive, diags)
 
 
 def _interface(skill: Skill) -> dict[str, Any] | None:
@@ -231,7 +226,6 @@ class Publication:
     html_keys: dict[str, str]         # what each rendered body is made of (a digest), by skill id
     archives: dict[str, str]          # site path -> sha256 of each discovery archive
     diagnostics: list[Diagnostic]
-    audits: dict[str, list[dict[str, Any]]]  # audit findings (before suppressions), by skill id
 
 
 def _file_key(path: str, size: int, mtime_ns: int) -> str:
@@ -272,17 +266,14 @@ def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfi
     html_keys = _html_keys(skills, targets)
     rendered = frozenset(s.id for s, key in zip(skills, html_keys) if cache.has("html", key))
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, _known_shas(skills, cache),
-                          knowledge, cached_audits(skills, cache))
+                          knowledge)
     return job, html_keys
 
 
 def collect(job: SkillPublishing, html_keys: list[str], published: list[PublishedSkill], cache: Cache) -> Publication:
     """What the workers published, recorded in the staging folder and the cache."""
-    fresh, archives, diags, audits = {}, {}, [], dict(job.audits)
+    fresh, archives, diags = {}, {}, []
     for skill, key, done in zip(job.skills, html_keys, published):
-        if done.audit is not None:
-            cache.put("audit", audit_key(skill), done.audit)
-            audits[skill.id] = done.audit
         job.staging.adopt(done.placed)
         for path, size, mtime_ns, sha in done.file_shas:
             cache.put("file-sha", _file_key(path, size, mtime_ns), sha)
@@ -293,5 +284,4 @@ def collect(job: SkillPublishing, html_keys: list[str], published: list[Publishe
             archives[done.archive[0]] = done.archive[1]
         diags += done.diagnostics
     keys = dict(zip((s.id for s in job.skills), html_keys))
-    return Publication([done.entry for done in published], RenderedBodies(fresh, keys, cache), keys, archives, diags,
-                       audits)
+    return Publication([done.entry for done in published], RenderedBodies(fresh, keys, cache), keys, archives, diags)

@@ -46,14 +46,19 @@ def test_entries_carry_the_audit_and_pages_show_it(tmp_path: Path) -> None:
 def test_a_rebuild_takes_unchanged_audits_from_the_cache(tmp_path: Path, monkeypatch) -> None:
     src, site, cache = source(tmp_path / "src"), tmp_path / "_site", tmp_path / "cache"
     assert build([src], site, cache_dir=cache).ok
+    audited: list[str] = []
+    import skillsite.publish.audit_results as audit_results
+    real = audit_results.audit_skill
+    monkeypatch.setattr(audit_results, "audit_skill", lambda folder: audited.append(Path(folder).name) or real(folder))
     (src / "clean" / "SKILL.md").write_text("---\nname: clean\ndescription: Changed. Use when testing.\n---\n# B\n")
-    audited = []
-    import skillsite.publish.skills as skills_module
-    real = skills_module.audit_skill
-    monkeypatch.setattr(skills_module, "audit_skill", lambda folder: audited.append(Path(folder).name) or real(folder))
     assert build([src], site, cache_dir=cache, jobs=1).ok
     assert audited == ["clean"]
     assert entries(site)["m-curl-sh"]["audit"]["risk"] == "high"
+    # a fresh checkout (same content, new file times, no previous output) with the cache restored
+    audited.clear()
+    shutil.copytree(src, tmp_path / "checkout")
+    assert build([tmp_path / "checkout"], tmp_path / "_site2", cache_dir=cache, jobs=1).ok
+    assert audited == [] and entries(tmp_path / "_site2")["m-curl-sh"]["audit"]["risk"] == "high"
 
 
 def test_fail_on_blocks_publishing_and_leaves_the_output_alone(tmp_path: Path) -> None:
