@@ -10,7 +10,7 @@ from skillsite import __version__
 from skillsite.agent.budget import budget_fits, similar_pairs
 from skillsite.agent.catalog_format import prompt_order
 from skillsite.agent.prompt_xml import available_skills_xml
-from skillsite.cache import digest
+from skillsite.cache import Cache, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import Skill
@@ -79,20 +79,32 @@ def write_compatibility_files(staging: Staging, config: SiteConfig, entries: lis
     for rel, sha, published in legacy_files(entries, legacy):
         staging.write_keyed(rel, sha, lambda published=published: staging.current(published).read_bytes())
     staging.write(f"skills/{INDEX_NAME}", indented_json(skills_index(entries)))
-    for entry in entries:
-        staging.write(f"skills/{entry['id']}/{INDEX_NAME}", indented_json(skill_index(entry)))
+    for entry in entries:  # kept in place when its listing is unchanged
+        listing = skill_index(entry)
+        staging.write_keyed(f"skills/{entry['id']}/{INDEX_NAME}", digest(INDEX_NAME, listing),
+                            lambda listing=listing: indented_json(listing))
     staging.write(MARKETPLACE_PATH, indented_json(marketplace_document(
         config.marketplace, config.title, config.description, entries)))
 
 
-def listing_report(entries: list[dict[str, Any]], config: SiteConfig, shown: dict[str, str]
+def listing_report(entries: list[dict[str, Any]], config: SiteConfig, shown: dict[str, str], cache: Cache
                    ) -> tuple[tuple[dict[str, Any], ...], list[Diagnostic]]:
     """How the catalog fits each known agent listing (first ten cut ids each), and SK219 for
-    every pair of skills whose descriptions a model could not tell apart."""
+    every pair of skills whose descriptions a model could not tell apart (the pairs cached:
+    they depend on the descriptions and visibility only)."""
     fits = budget_fits(entries, {e["id"]: absolute(config, e["urls"]["skill_md"]) for e in entries})
     summary = tuple({"agent": f.agent, "budget": f.budget, "listed": f.listed, "fit": len(f.fit),
                      "first_cut": list(f.cut[:10])} for f in fits)
     diags = [make("SK219", f"description is too close to that of skill '{first}' (similarity {score:.2f} of 1): "
                            "a model choosing by description cannot tell them apart", shown[second])
-             for score, first, second in similar_pairs(entries)]
+             for score, first, second in _similar_pairs(entries, cache)]
     return summary, diags
+
+
+def _similar_pairs(entries: list[dict[str, Any]], cache: Cache) -> list[tuple[float, str, str]]:
+    key = digest("similar", [(e["id"], e["description"], e["visibility"]) for e in entries])
+    pairs = cache.get("similar", key)
+    if pairs is None:
+        pairs = [list(pair) for pair in similar_pairs(entries)]
+        cache.put("similar", key, pairs)
+    return [tuple(pair) for pair in pairs]

@@ -92,7 +92,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict
                 return None
             data = manifest(publication.entries, config, left_out, generated_at, search["section"])
             write_catalog_files(staging, config, data, discovery, search)
-            budget, similar = listing_report(data["skills"], config, {s.id: s.source.display_path for s in skills})
+            budget, similar = listing_report(data["skills"], config, {s.id: s.source.display_path for s in skills},
+                                             cache)
             diags += similar
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
