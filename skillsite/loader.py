@@ -359,13 +359,24 @@ class Catalog:
         return records
 
     def knowledge(self, path: str) -> bytes:
-        """A knowledge document (by the path its skills' records give), verified against its digest."""
+        """A knowledge document (by the path its skills' records give), verified against its
+        digest; only for a skill this catalog may load (RiskError when every skill naming it is
+        above ``max_risk``)."""
+        refused: RiskError | None = None
         for entry in self.skills:
             for record in self._knowledge_records(self._checked(entry)):
-                if record["path"] == path:
-                    size = record.get("size")
-                    return self._fetch_verified(record["url"], record["sha256"],
-                                                size if isinstance(size, int) else None, f"knowledge document {path}")
+                if record["path"] != path:
+                    continue
+                try:
+                    self._usable(entry)
+                except RiskError as exc:
+                    refused = refused or exc
+                    continue
+                size = record.get("size")
+                return self._fetch_verified(record["url"], record["sha256"],
+                                            size if isinstance(size, int) else None, f"knowledge document {path}")
+        if refused is not None:
+            raise refused
         raise NotFoundError(f"no knowledge document {path!r} in the catalog")
 
     def install(self, skill_id: str, dest: str | os.PathLike[str], overwrite: bool = False, *,

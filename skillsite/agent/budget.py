@@ -80,7 +80,8 @@ def budget_fits(entries: Sequence[dict[str, Any]], locations: dict[str, str]) ->
 # ---------------------------------------------------------------- descriptions a model cannot tell apart
 
 SIMILAR_SCORE = 0.8           # cosine similarity of the descriptions' weighted terms
-COMMON_SHARE = 0.05           # terms in more than this share of descriptions tell nothing apart
+COMMON_SHARE = 0.05           # terms in more than this share of descriptions (and of at least
+MIN_COMMON = 50               # this many) tell nothing apart and are left out of the scores
 
 
 def _vectors(entries: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
@@ -101,6 +102,14 @@ def _vectors(entries: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
     return vectors
 
 
+def _identical(entries: Sequence[dict[str, Any]]) -> list[list[int]]:
+    """Groups (two or more) of descriptions with the same search terms, by index."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for index, entry in enumerate(entries):
+        groups.setdefault(tuple(tokenize(entry["description"])), []).append(index)
+    return [indexes for terms, indexes in groups.items() if terms and len(indexes) > 1]
+
+
 def similar_pairs(entries: Sequence[dict[str, Any]], threshold: float = SIMILAR_SCORE
                   ) -> list[tuple[float, str, str]]:
     """Pairs of skills offered to a model whose descriptions are so alike (score >=
@@ -111,7 +120,7 @@ def similar_pairs(entries: Sequence[dict[str, Any]], threshold: float = SIMILAR_
     """
     entries = [e for e in entries if offered_to_model(e)]
     vectors = _vectors(entries)
-    limit = max(2, int(COMMON_SHARE * len(entries)))
+    limit = max(MIN_COMMON, int(COMMON_SHARE * len(entries)))
     postings: dict[str, list[int]] = {}
     for index, vector in enumerate(vectors):
         for word in vector:
@@ -123,6 +132,10 @@ def similar_pairs(entries: Sequence[dict[str, Any]], threshold: float = SIMILAR_
         for i, a in enumerate(docs):
             for b in docs[i + 1:]:
                 scores[(a, b)] = scores.get((a, b), 0.0) + vectors[a][word] * vectors[b][word]
+    for same in _identical(entries):  # the same terms score 1, even if they are all common ones
+        for i, a in enumerate(same):
+            for b in same[i + 1:]:
+                scores[(a, b)] = 1.0
     found = [(round(score, 3), entries[a]["id"], entries[b]["id"]) for (a, b), score in scores.items()
              if score >= threshold]
     return sorted(found, key=lambda pair: (-pair[0], pair[1], pair[2]))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from skillsite.agent.catalog_format import above, audit_risk
+from skillsite.agent.catalog_format import above, audit_risk, offered_to_model
 from skillsite.agent.eligibility import ineligible_reasons
 
 STATES = ("eligible", "ineligible", "hidden", "user-only")
@@ -35,7 +35,8 @@ def conflict_pairs(entries: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
     ids = {e["id"] for e in entries}
     related: dict[str, set[str]] = {}
     for entry in entries:
-        for other in entry.get("conflicts") or ():
+        declared = entry.get("conflicts")
+        for other in declared if isinstance(declared, list) else ():
             if isinstance(other, str) and other in ids and other != entry["id"]:
                 related.setdefault(entry["id"], set()).add(other)
                 related.setdefault(other, set()).add(entry["id"])
@@ -51,14 +52,25 @@ def requirement_reasons(entries: Sequence[Mapping[str, Any]], env: Mapping[str, 
 
 def conflict_reasons(entries: Sequence[Mapping[str, Any]], unmet: Mapping[str, list[str]],
                      active: Iterable[str] = ()) -> dict[str, list[str]]:
-    """Why each skill is kept off by a conflicting skill that is on, by id."""
+    """Why each skill is kept off by a conflicting skill that is on, by id.
+
+    A skill is on when the runtime lists it as active, or when it is ``always`` on, offered to
+    models and its requirements are met.  Of two conflicting skills that are both on, the
+    active one, then the one with the higher priority, then the smaller id, stays on.
+    """
     by_id = {e["id"]: e for e in entries}
     active_ids = set(active)
     on = {sid: ("active" if sid in active_ids else "always on") for sid, e in by_id.items()
-          if sid in active_ids or (e["visibility"].get("always") and not unmet.get(sid))}
+          if sid in active_ids or (e["visibility"].get("always") and offered_to_model(e) and not unmet.get(sid))}
+
+    def rank(sid: str) -> tuple[bool, int, str]:
+        priority = by_id[sid].get("priority")
+        return (sid not in active_ids, -(priority if isinstance(priority, int) else 0), sid)
+
     reasons: dict[str, list[str]] = {}
     for sid, others in conflict_pairs(entries).items():
-        reasons[sid] = [f"conflicts with '{other}', which is {on[other]}" for other in sorted(others) if other in on]
+        reasons[sid] = [f"conflicts with '{other}', which is {on[other]}" for other in sorted(others)
+                        if other in on and (sid not in on or rank(other) < rank(sid))]
     return reasons
 
 

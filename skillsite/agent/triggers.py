@@ -12,18 +12,17 @@ import re
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
+from skillsite.agent.regex_safety import unsafe_reason
 from skillsite.search.terms import TRIGGER_WORD_KINDS, tokenize, trigger_words
 
 TRIGGER_KINDS = (*TRIGGER_WORD_KINDS, "patterns")
 MAX_PATTERN_CHARS = 200
 MAX_MESSAGE_CHARS = 4000
 
-_REPEAT = re.compile(r"\{(\d*)(,?)(\d*)\}")
-
 
 def pattern_problem(pattern: str) -> str | None:
-    """Why a trigger pattern is refused (empty, too long, invalid, nested quantifiers,
-    backreferences); None when it is safe to match."""
+    """Why a trigger pattern is refused (empty, too long, invalid, or outside the subset that
+    cannot backtrack for long: see :mod:`skillsite.agent.regex_safety`); None when it is safe."""
     if not pattern.strip():
         return "is empty"
     if len(pattern) > MAX_PATTERN_CHARS:
@@ -32,84 +31,7 @@ def pattern_problem(pattern: str) -> str | None:
         re.compile(pattern)
     except (re.error, RecursionError, OverflowError) as exc:
         return f"is not a valid regular expression ({exc})"
-    return _backtracking_problem(pattern)
-
-
-def _backtracking_problem(pattern: str) -> str | None:
-    """Backreferences, or a repeated group that itself repeats something (``(a+)+``): the forms
-    that make a regular expression take exponential time on a crafted message."""
-    repeats_inside = [False]           # per open group: does it contain a repetition?
-    closed_repeating = False           # did the group just closed contain one?
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\":
-            if pattern[i + 1:i + 2] in tuple("123456789"):
-                return "uses a backreference"
-            i, closed_repeating = i + 2, False
-        elif char == "[":
-            i, closed_repeating = _class_end(pattern, i), False
-        elif char == "(":
-            if pattern.startswith(("(?P=", "(?("), i):
-                return "uses a backreference"
-            repeats_inside.append(False)
-            i, closed_repeating = _group_body(pattern, i), False
-        elif char == ")":
-            closed_repeating = repeats_inside.pop() if len(repeats_inside) > 1 else False
-            repeats_inside[-1] = repeats_inside[-1] or closed_repeating
-            i += 1
-        else:
-            repeats, width = _quantifier(pattern, i)
-            if repeats and closed_repeating:
-                return "repeats a group that already repeats (nested quantifiers)"
-            repeats_inside[-1] = repeats_inside[-1] or repeats
-            i, closed_repeating = i + width, False
-    return None
-
-
-def _class_end(pattern: str, start: int) -> int:
-    """The index just after the character class opened at ``start``."""
-    i = start + 1
-    if pattern[i:i + 1] == "^":
-        i += 1
-    if pattern[i:i + 1] == "]":
-        i += 1
-    while i < len(pattern) and pattern[i] != "]":
-        i += 2 if pattern[i] == "\\" else 1
-    return i + 1
-
-
-def _group_body(pattern: str, start: int) -> int:
-    """The index where the body of the group opened at ``start`` begins (past ``(?:``, ``(?P<x>``...)."""
-    i = start + 1
-    if pattern[i:i + 1] != "?":
-        return i
-    if pattern.startswith("?P<", i):
-        return pattern.index(">", i) + 1
-    if pattern.startswith(("?<=", "?<!"), i):
-        return i + 3
-    i += 1
-    while i < len(pattern) and pattern[i] not in ":)=!>":
-        i += 1  # inline flags such as (?i) or (?i:...)
-    return i + 1 if i < len(pattern) and pattern[i] != ")" else i
-
-
-def _quantifier(pattern: str, i: int) -> tuple[bool, int]:
-    """Whether the quantifier at ``i`` (if any) repeats more than once, and its width."""
-    char = pattern[i]
-    if char in "*+":
-        repeats, width = True, 1
-    elif char == "?":
-        repeats, width = False, 1
-    elif char == "{" and (match := _REPEAT.match(pattern, i)) and (match.group(1) or match.group(3)):
-        low, comma, high = match.groups()
-        repeats = (not high or int(high) > 1) if comma else int(low) > 1
-        width = match.end() - i
-    else:
-        return False, 1
-    if pattern[i + width:i + width + 1] in ("?", "+"):
-        width += 1  # lazy or possessive form
-    return repeats, width
+    return unsafe_reason(pattern)
 
 
 def _texts(value: Any) -> list[str]:

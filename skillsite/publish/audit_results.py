@@ -2,22 +2,29 @@
 its files are unchanged), ``audit.ignore`` suppressions apply, each manifest entry gets
 ``audit: {risk, findings}``, and ``audit.fail_on`` decides which findings block publishing.
 
-A skill is audited once its files are published: its findings are cached under the digest of
-its folder's content (the manifest's ``digest``), so a fresh checkout with the cache restored
-(new file times, same content) audits nothing again.
+A skill is audited once its files are published.  The audit reads every file of its folder,
+published or not (an excluded file, a ``node_modules`` folder), so its findings are cached under
+the digest of the published content (the manifest's ``digest``) plus each other file's content
+and every file's executable bit: a fresh checkout with the cache restored (new file times, same
+content) audits nothing again.
 """
 from __future__ import annotations
 
+import hashlib
 import os
+from pathlib import Path
 from typing import Any, Sequence
 
 from skillsite.audit.engine import audit_skill
+from skillsite.audit.files import MAX_TEXT_BYTES, skill_files
 from skillsite.audit.model import Finding, at_least, risk_of
 from skillsite.audit.report import SkillAudit
 from skillsite.audit.suppress import apply_suppressions, parse_suppressions
 from skillsite.cache import Cache, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, Severity, make
+from skillsite.models import Skill
+from skillsite.source.parse import read_limited
 from skillsite.workers import Workers
 
 NEVER = "never"
@@ -25,10 +32,22 @@ FAIL_ON = (NEVER, "low", "medium", "high")
 MANIFEST_KEYS = ("code", "severity", "category", "path", "line", "column", "message")
 
 
-def audit_key(entry: dict[str, Any]) -> str:
-    """What a skill's findings depend on: its id (nested skills are audited apart) and the
-    content of its files."""
-    return digest("audit", entry["id"], entry["digest"])
+def audit_key(entry: dict[str, Any], folder: Path) -> str:
+    """What a skill's findings depend on: its id (nested skills are audited apart), the content
+    of the files it publishes and of the other files the audit reads, and their modes."""
+    published = {"SKILL.md", *(f["path"] for f in entry["files"])}
+    listing = [(f.path, f.executable, None if f.path in published else _content_digest(f.abspath))
+               for f in skill_files(folder)]
+    return digest("audit", entry["id"], entry["digest"], listing)
+
+
+def _content_digest(path: str) -> str:
+    """sha256 of a file's first bytes, as far as the audit reads them ("" when unreadable)."""
+    try:
+        data, _ = read_limited(path, MAX_TEXT_BYTES)
+    except OSError:
+        return ""
+    return hashlib.sha256(data).hexdigest()
 
 
 def audit_one(job: Any, index: int) -> list[dict[str, Any]]:
@@ -36,14 +55,15 @@ def audit_one(job: Any, index: int) -> list[dict[str, Any]]:
     return [f.to_json() for f in audit_skill(job.skills[index].source.dir)]
 
 
-def audit_published(workers: Workers, entries: Sequence[dict[str, Any]], cache: Cache
+def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence[dict[str, Any]], cache: Cache
                     ) -> dict[str, list[dict[str, Any]]]:
     """Every published skill's findings, by id: from the cache, or audited on every core."""
-    found = {e["id"]: cache.get("audit", audit_key(e)) for e in entries}
+    keys = [audit_key(entry, skill.source.dir) for skill, entry in zip(skills, entries)]
+    found = {e["id"]: cache.get("audit", key) for e, key in zip(entries, keys)}
     missing = [index for index, entry in enumerate(entries) if found[entry["id"]] is None]
     for index, findings in zip(missing, workers.map(audit_one, missing)):
         found[entries[index]["id"]] = findings
-        cache.put("audit", audit_key(entries[index]), findings)
+        cache.put("audit", keys[index], findings)
     return found
 
 

@@ -10,7 +10,8 @@ from urllib.parse import quote
 
 from skillsite.models import Skill
 from skillsite.publish.staging import Staging
-from skillsite.source.knowledge import document_title, locate
+from skillsite.source.knowledge import MAX_DOCUMENT_BYTES, document_title, locate
+from skillsite.source.parse import read_limited
 
 KNOWLEDGE_FOLDER = "knowledge/"
 
@@ -40,13 +41,16 @@ def read_knowledge(skills: Sequence[Skill], knowledge_dir: Path | None) -> Knowl
     for skill in skills:
         records = []
         for declared in skill.knowledge:
-            doc = locate(declared, skill.id, skill.source.dir, knowledge_dir)
+            doc = locate(declared, skill.id, skill.source.dir, knowledge_dir,
+                         frozenset(f.path for f in skill.source.files))
             if isinstance(doc, str):
                 continue
             if doc.path not in records_by_path:
                 try:
-                    data = Path(doc.file).read_bytes()
+                    data, _ = read_limited(Path(doc.file), MAX_DOCUMENT_BYTES)
                 except OSError:  # gone since it was checked: the next build reports it
+                    continue
+                if len(data) > MAX_DOCUMENT_BYTES:  # grew past the limit since it was checked
                     continue
                 found.documents[doc.path] = data
                 records_by_path[doc.path] = {"path": doc.path, "title": document_title(data, doc.path),

@@ -121,7 +121,7 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtim
     with Workers(plan.jobs, job) as workers:
         searching = workers.submit(make_search, search_entries, key) if search is None else None
         publication = collect(job, html_keys, workers.map(publish_skill, range(len(skills))), cache)
-        audits = audit_published(workers, publication.entries, cache)
+        audits = audit_published(workers, skills, publication.entries, cache)
     if searching is not None:
         search = searching.result()
         cache.put("search", key, search)

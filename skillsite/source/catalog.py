@@ -16,6 +16,7 @@ import dataclasses
 import hashlib
 import os
 import posixpath
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,7 +116,7 @@ class Verdict:
 
 def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
     """The names a list-of-names value (``conflicts``, ``knowledge``) declares, each with where it is written."""
-    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    items = re.split(r"[,\s]+", value) if isinstance(value, str) else value if isinstance(value, list) else []
     where = key_lines.get(key, (1, 1))
     return tuple((item.strip(), *key_lines.get(f"{key}[{index}]", where))
                  for index, item in enumerate(items) if isinstance(item, str) and item.strip())
@@ -178,7 +179,8 @@ def _knowledge_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], know
     for position, (_, src, verdict) in enumerate(kept):
         if verdict.knowledge:
             _, diags = locate_all([k[0] for k in verdict.knowledge], src.id, src.dir, knowledge_dir,
-                                  src.display_path, [k[1:] for k in verdict.knowledge])
+                                  frozenset(f.path for f in src.files), src.display_path,
+                                  [k[1:] for k in verdict.knowledge])
             found += [(position, d) for d in diags]
     return found
 

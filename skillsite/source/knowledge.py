@@ -3,8 +3,10 @@
 ``knowledge: [path, ...]`` names documents in the catalog-wide knowledge folder
 (``knowledge_dir``, by default ``knowledge/`` in the first source root) or, for a path
 starting with ``./``, in the skill's own folder.  Each must exist and stay inside its folder
-(symbolic links included).  The catalog publishes each document once, under ``knowledge/``:
-a shared one at its path in the knowledge folder, a skill's own one under ``skills/<id>/``.
+(symbolic links included); a skill's own document must be one of the files it publishes (not
+excluded, not in a skipped folder), and no document may be larger than ``MAX_DOCUMENT_BYTES``.
+The catalog publishes each document once, under ``knowledge/``: a shared one at its path in the
+knowledge folder, a skill's own one under ``skills/<id>/``.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from typing import Sequence
 from skillsite.diagnostics import Diagnostic, make
 
 DEFAULT_KNOWLEDGE_DIR = "knowledge"
+MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 OWN_PREFIX = "./"
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
 
@@ -40,8 +43,10 @@ def _inside(path: str, folder: str) -> bool:
     return os.path.commonpath([path, folder]) == folder
 
 
-def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | None) -> KnowledgeDoc | str:
-    """The document a ``knowledge`` entry names, or why it cannot be used."""
+def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | None,
+           bundled: frozenset[str]) -> KnowledgeDoc | str:
+    """The document a ``knowledge`` entry names, or why it cannot be used (``bundled``: the
+    paths of the files the skill publishes)."""
     own = declared.startswith(OWN_PREFIX)
     relative = declared[len(OWN_PREFIX):] if own else declared
     if not relative or relative.startswith("/") or "\\" in relative or re.match(r"^[A-Za-z]:", relative):
@@ -59,16 +64,21 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
     if not os.path.isfile(real_file):
         where = "the skill's folder" if own else f"the knowledge folder {folder}"
         return f"knowledge document '{declared}' does not exist in {where}"
+    if own and clean not in bundled:
+        return f"knowledge document '{declared}' is not a file the skill publishes (excluded or in a skipped folder)"
+    if os.path.getsize(real_file) > MAX_DOCUMENT_BYTES:
+        return f"knowledge document '{declared}' is larger than {MAX_DOCUMENT_BYTES:,} bytes"
     published = f"skills/{skill_id}/{clean}" if own else clean
     return KnowledgeDoc(declared, published, real_file)
 
 
 def locate_all(declared: Sequence[str], skill_id: str, skill_dir: Path, knowledge_dir: Path | None,
-               display_path: str, positions: Sequence[tuple[int, int]]) -> tuple[list[KnowledgeDoc], list[Diagnostic]]:
+               bundled: frozenset[str], display_path: str, positions: Sequence[tuple[int, int]]
+               ) -> tuple[list[KnowledgeDoc], list[Diagnostic]]:
     """Every declared document of one skill, and SK218 for each that cannot be used."""
     docs, diags = [], []
     for item, (line, col) in zip(declared, positions):
-        found = locate(item, skill_id, skill_dir, knowledge_dir)
+        found = locate(item, skill_id, skill_dir, knowledge_dir, bundled)
         if isinstance(found, KnowledgeDoc):
             docs.append(found)
         else:

@@ -39,7 +39,10 @@ def test_look_alike_descriptions_are_paired_with_a_score() -> None:
                entry("pdf", "Fill in PDF forms and merge PDF files."),
                entry("deploy", "Deploy a service to Kubernetes with a canary rollout."),
                entry("hidden-copy", "Fill in PDF forms and merge PDF files.", hidden=True)]
-    entries += [entry(f"filler-{i}", f"Unrelated topic number {i} about gardening {i} and cooking") for i in range(30)]
+    words = ("garden soil compost pruning tomato basil orchard harvest irrigation mulch seedling greenhouse "
+             "bread yeast dough oven pastry sauce broth noodle spice pickle ferment grill roast simmer").split()
+    entries += [entry(f"filler-{i}", f"{words[i]} {words[(i + 7) % len(words)]} {words[(i + 13) % len(words)]}")
+                for i in range(len(words))]
     pairs = similar_pairs(entries)
     assert [(a, b) for _, a, b in pairs] == [("blob-py", "blob-ts")]
     assert 0.8 <= pairs[0][0] <= 1.0
@@ -61,3 +64,9 @@ def test_budget_command_and_build_summary(tmp_path: Path) -> None:
     assert [(d.code, d.path.split("/")[-2]) for d in built.diagnostics if d.code == "SK219"] == [("SK219", "two")]
     text = runner.invoke(main, ["build", str(src), "-o", str(tmp_path / "_site2")])
     assert "Listing budgets (of 2 skills offered to models): claude-code (8,000 chars) 2," in text.output
+
+
+def test_three_identical_descriptions_are_three_pairs_even_in_a_small_catalog() -> None:
+    same = "Reads invoices and files them."
+    pairs = similar_pairs([entry("a", same), entry("b", same), entry("c", same), entry("d", "Plans sprints.")])
+    assert [(score, a, b) for score, a, b in pairs] == [(1.0, "a", "b"), (1.0, "a", "c"), (1.0, "b", "c")]

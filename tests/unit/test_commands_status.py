@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,35 @@ def test_build_reports_unknown_and_self_conflicts(tmp_path: Path) -> None:
     diags = [(d.code, d.severity.value, d.path.split("/")[-2], d.line) for d in check_catalog([tmp_path]).diagnostics
              if d.code in ("SK215", "SK216")]
     assert sorted(diags) == [("SK215", "warning", "alpha", 6), ("SK216", "error", "beta", 4)]
+
+
+def test_of_two_conflicting_always_skills_the_higher_priority_stays_on(tmp_path: Path) -> None:
+    write_skill(tmp_path / "src", "strict", "name: strict\ndescription: S. Use always.\nalways: true\npriority: 5\n"
+                                            "conflicts: [loose]\n")
+    write_skill(tmp_path / "src", "loose", "name: loose\ndescription: L. Use always.\nalways: true\n")
+    assert build([tmp_path / "src"], tmp_path / "_site").ok
+    found = {s.id: s for s in Catalog.open(tmp_path / "_site").skill_status()}
+    assert found["strict"].state == "eligible"
+    assert found["loose"].reasons == ["conflicts with 'strict', which is always on"]
+    active = {s.id: s.state for s in Catalog.open(tmp_path / "_site").skill_status(active=["loose"])}
+    assert active == {"loose": "eligible", "strict": "ineligible"}   # an active skill wins
+
+
+def test_conflicts_as_one_string_are_names_split_on_commas(tmp_path: Path) -> None:
+    write_skill(tmp_path / "src", "a", "name: a\ndescription: A. Use when testing.\nconflicts: b, c\n")
+    write_skill(tmp_path / "src", "b")
+    write_skill(tmp_path / "src", "c")
+    assert not [d for d in check_catalog([tmp_path / "src"]).diagnostics if d.code in ("SK215", "SK216")]
+    assert build([tmp_path / "src"], tmp_path / "_site").ok
+    assert Catalog.open(tmp_path / "_site").entry("a")["conflicts"] == ["b", "c"]
+
+
+def test_a_malformed_conflicts_value_in_a_manifest_does_not_break_the_loader(status_site: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(status_site, site)
+    manifest = json.loads((site / "skills.json").read_text("utf-8"))
+    for entry in manifest["skills"]:
+        entry["conflicts"] = 5
+    (site / "skills.json").write_text(json.dumps(manifest), "utf-8")
+    catalog = Catalog.open(site)
+    assert "<available_skills>" in catalog.prompt() and catalog.skill_status()

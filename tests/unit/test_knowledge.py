@@ -96,3 +96,15 @@ def test_a_changed_document_is_republished_by_the_next_build(tmp_path: Path) -> 
 def test_titles_come_from_the_first_heading() -> None:
     assert document_title(b"text\n# First\n## Second\n", "a/b.md") == "First"
     assert document_title(b"no heading", "a/b.md") == "b.md"
+
+
+def test_a_skill_s_own_document_must_be_a_file_it_publishes(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    folder = write_skill(src, "demo", "name: demo\ndescription: Demo. Use when testing.\n"
+                                      "knowledge: [./secret/key.md]\n")
+    (folder / "secret").mkdir()
+    (folder / "secret" / "key.md").write_text("# TOPSECRET\n", "utf-8")
+    diags = [d for d in check_catalog([src], exclude=["demo/secret"]).diagnostics if d.code == "SK218"]
+    assert len(diags) == 1 and "not a file the skill publishes" in diags[0].message
+    assert not build([src], tmp_path / "_site", SiteConfig(exclude=("demo/secret",))).ok
+    assert not (tmp_path / "_site").exists()
