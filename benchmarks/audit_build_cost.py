@@ -1,0 +1,83 @@
+"""What the audit adds to a cold ``skillsite build`` (issue 21's target: under 20%).
+
+Checks out a commit from before the audit landed into a temporary git worktree, then builds
+the corpus with it and with this working tree in turn (``--no-cache --keep-going``, every core,
+``sync`` before each build), and prints the wall time of each run, the medians and the
+difference.  As in ``build_speed.py``, it first waits until creating files is fast again after
+earlier deletions, and deletes no output until the end (each build writes a folder of its own).
+
+Run:  python benchmarks/audit_build_cost.py [--before 02d0384] [--runs 3] [--corpus ../shared/corpus]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_speed import SLOW_CREATE_US, file_creation_us  # noqa: E402
+from machine import describe  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+BEFORE_AUDIT = "02d0384"   # the last commit without the audit in the build
+
+
+def timed_build(tree: Path, corpus: Path, out: Path) -> float:
+    """Seconds of one cold build of ``corpus`` by the skillsite in ``tree`` into the new folder ``out``."""
+    os.sync()
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "skillsite", "build", str(corpus), "-o", str(out), "--no-cache",
+                           "--keep-going"], cwd=tree, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if "Built" not in done.stdout:
+        raise SystemExit(f"build in {tree} failed:\n{done.stdout}\n{done.stderr}")
+    return seconds
+
+
+def wait_for_fast_file_creation(folder: Path, limit: float = 360) -> None:
+    """Wait (up to ``limit`` seconds) until the file system creates files at its settled speed."""
+    waited = 0.0
+    while file_creation_us(folder, 500) > SLOW_CREATE_US and waited < limit:
+        time.sleep(15)
+        waited += 15
+    if waited:
+        print(f"waited {waited:.0f} s for the file system to settle after earlier deletions", file=sys.stderr)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", default=BEFORE_AUDIT)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
+    args = parser.parse_args()
+    print(f"machine: {describe()}\ncommand: python {' '.join(sys.argv)}\n")
+    with tempfile.TemporaryDirectory(prefix="skillsite-audit-cost-") as tmp:
+        wait_for_fast_file_creation(Path(tmp))
+        before = Path(tmp) / "before"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "-q", "--detach", str(before), args.before],
+                       check=True)
+        try:
+            trees = {f"before the audit ({args.before})": before, "this tree": REPO}
+            times: dict[str, list[float]] = {label: [] for label in trees}
+            for run in range(args.runs):
+                for label, tree in trees.items():  # alternating, so load drifts hit both alike
+                    out = Path(tmp) / f"out-{run}-{len(times[label])}-{tree.name}"
+                    times[label].append(timed_build(tree, args.corpus, out))
+        finally:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(before)], check=False)
+    print("| build | median | runs |\n|---|---:|---|")
+    for label, values in times.items():
+        print(f"| {label} | {statistics.median(values):.2f} s | {', '.join(f'{v:.2f}' for v in values)} |")
+    without, with_audit = (statistics.median(values) for values in times.values())
+    print(f"\nthe audit adds {with_audit - without:.2f} s = {100 * (with_audit - without) / without:.0f}% "
+          "to a cold build (target: under 20%)")
+
+
+if __name__ == "__main__":
+    main()
