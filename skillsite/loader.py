@@ -41,7 +41,7 @@ from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_x
                                         skill_entry_xml, xml_attr, xml_text)
 from skillsite.agent.skill_md import frontmatter_end, skill_body
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
-from skillsite.agent.status import SkillStatus, catalog_status, conflict_reasons, requirement_reasons, risk_reasons
+from skillsite.agent.status import SkillStatus, catalog_status, ineligibility
 from skillsite.agent.store import LoaderCache, default_cache_dir, write_atomically
 from skillsite.agent.tools import POLICIES, Decision, SkillSession, ToolCheck, tool_check, tool_matches
 from skillsite.agent.triggers import fired_triggers
@@ -442,12 +442,9 @@ class Catalog:
         """The skills offered to a model here, in prompt order, and how many more are ineligible
         (requirements unmet, or kept off by a conflicting skill that is on)."""
         entries = [self._checked(e) for e in self.skills]
-        unmet = requirement_reasons(entries, env, platform)
-        for sid, reasons in risk_reasons(entries, self.max_risk).items():
-            unmet[sid] = unmet[sid] + reasons
-        conflicts = conflict_reasons(entries, unmet, active)
+        blocked = ineligibility(entries, env, platform, active, self.max_risk)
         shown = prompt_order(entries)
-        eligible = [e for e in shown if not unmet[e["id"]] and not conflicts.get(e["id"])]
+        eligible = [e for e in shown if not blocked[e["id"]]]
         return eligible, len(shown) - len(eligible)
 
     def skill_status(self, env: Mapping[str, str] | None = None, active: Iterable[str] = (), *,

@@ -80,17 +80,26 @@ def risk_reasons(entries: Sequence[Mapping[str, Any]], max_risk: str) -> dict[st
             for e in entries if above(audit_risk(e), max_risk)}
 
 
-def catalog_status(entries: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None = None,
-                   platform: str | None = None, active: Iterable[str] = (), max_risk: str = "high"
-                   ) -> list[SkillStatus]:
-    """Every skill's :class:`SkillStatus`, sorted by id."""
+def ineligibility(entries: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None = None,
+                  platform: str | None = None, active: Iterable[str] = (), max_risk: str = "high"
+                  ) -> dict[str, list[str]]:
+    """Why each skill cannot be offered here ([] when it can), by id: unmet requirements, an
+    audit risk above ``max_risk``, a conflicting skill that is on."""
     unmet = requirement_reasons(entries, env, platform)
     for sid, reasons in risk_reasons(entries, max_risk).items():
         unmet[sid] = unmet[sid] + reasons
     conflicts = conflict_reasons(entries, unmet, active)
+    return {sid: reasons + conflicts.get(sid, []) for sid, reasons in unmet.items()}
+
+
+def catalog_status(entries: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None = None,
+                   platform: str | None = None, active: Iterable[str] = (), max_risk: str = "high"
+                   ) -> list[SkillStatus]:
+    """Every skill's :class:`SkillStatus`, sorted by id."""
+    blocked = ineligibility(entries, env, platform, active, max_risk)
     statuses = []
     for entry in sorted(entries, key=lambda e: e["id"]):
-        reasons = unmet[entry["id"]] + conflicts.get(entry["id"], [])
+        reasons = blocked[entry["id"]]
         visibility = entry["visibility"]
         if visibility.get("hidden"):
             state, reasons = "hidden", ["it is hidden from models (disable-model-invocation)"] + reasons

@@ -10,7 +10,6 @@ content) audits nothing again.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -24,6 +23,7 @@ from skillsite.cache import Cache, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.models import Skill
+from skillsite.publish.manifest import sha256_hex
 from skillsite.source.parse import read_limited
 from skillsite.workers import Workers
 
@@ -47,7 +47,7 @@ def _content_digest(path: str) -> str:
         data, _ = read_limited(path, MAX_TEXT_BYTES)
     except OSError:
         return ""
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex(data)
 
 
 def audit_one(job: Any, index: int) -> list[dict[str, Any]]:

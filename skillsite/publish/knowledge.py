@@ -2,13 +2,13 @@
 record (path, title, size, sha256, URL) in the manifest entry of every skill that names it."""
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 from urllib.parse import quote
 
 from skillsite.models import Skill
+from skillsite.publish.manifest import sha256_hex
 from skillsite.publish.staging import Staging
 from skillsite.source.knowledge import MAX_DOCUMENT_BYTES, document_title, locate
 from skillsite.source.parse import read_limited
@@ -18,15 +18,15 @@ KNOWLEDGE_FOLDER = "knowledge/"
 
 @dataclass
 class Knowledge:
-    """The documents of a catalog: each skill's records, and each document's bytes by path."""
+    """The documents of a catalog: each skill's records, and each document's bytes and sha256 by path."""
 
     records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    documents: dict[str, bytes] = field(default_factory=dict)
+    documents: dict[str, tuple[bytes, str]] = field(default_factory=dict)
 
     def write(self, staging: Staging) -> None:
         """Every document under ``knowledge/`` (left in place when unchanged)."""
-        for path, data in sorted(self.documents.items()):
-            staging.write_keyed(KNOWLEDGE_FOLDER + path, hashlib.sha256(data).hexdigest(), lambda data=data: data)
+        for path, (data, sha) in sorted(self.documents.items()):
+            staging.write_keyed(KNOWLEDGE_FOLDER + path, sha, lambda data=data: data)
 
 
 def knowledge_url(path: str) -> str:
@@ -52,9 +52,9 @@ def read_knowledge(skills: Sequence[Skill], knowledge_dir: Path | None) -> Knowl
                     continue
                 if len(data) > MAX_DOCUMENT_BYTES:  # grew past the limit since it was checked
                     continue
-                found.documents[doc.path] = data
+                found.documents[doc.path] = (data, sha256_hex(data))
                 records_by_path[doc.path] = {"path": doc.path, "title": document_title(data, doc.path),
-                                             "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                                             "size": len(data), "sha256": found.documents[doc.path][1],
                                              "url": knowledge_url(doc.path)}
             records.append(dict(records_by_path[doc.path]))
         if records:

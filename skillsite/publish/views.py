@@ -197,9 +197,8 @@ def install_snippets(entry: dict[str, Any], config: Any) -> list[dict[str, str]]
     if listable(entry):
         snippets.append({"label": "Install with the skills CLI",
                          "text": f"npx skills add {site} --skill {shlex.quote(entry['name'])}"})
-    market = marketplace_name(config)
     snippets.append({"label": "Claude Code: add the marketplace, install its plugin (every skill)",
-                     "text": f"/plugin marketplace add {site}/{MARKETPLACE_PATH}\n/plugin install {market}@{market}"})
+                     "text": "\n".join(claude_code_commands(site, config))})
     snippets += repository_snippets(entry, config)
     program = (f"from skillsite.loader import Catalog; "
                f"print(Catalog.open({json.dumps(manifest_url)}).load({json.dumps(entry['id'])}).body)")
@@ -217,9 +216,8 @@ def catalog_install_lines(config: Any) -> list[tuple[str, list[str]]]:
     if not config.base_url:
         return []
     site = config.base_url.rstrip("/")
-    market = marketplace_name(config)
     lines = [("skills CLI (Claude Code, Codex, Cursor, Gemini CLI, ...)", [f"npx skills add {site}"]),
-             ("Claude Code", [f"/plugin marketplace add {site}/{MARKETPLACE_PATH}", f"/plugin install {market}@{market}"])]
+             ("Claude Code", claude_code_commands(site, config))]
     repo = github_repository(config.repo_url)
     if repo:
         lines.append(("GitHub CLI", [f"gh skill install {repo}"]))
@@ -247,6 +245,12 @@ def repository_snippets(entry: dict[str, Any], config: Any) -> list[dict[str, st
     git_url = git_url if git_url.endswith(".git") else git_url + ".git"
     snippets.append({"label": "Gemini CLI", "text": f"gemini skills install {shlex.quote(git_url)} --path {folder}"})
     return snippets
+
+
+def claude_code_commands(site: str, config: Any) -> list[str]:
+    """Claude Code's two commands: add the catalog's marketplace, install its one plugin."""
+    market = marketplace_name(config)
+    return [f"/plugin marketplace add {site}/{MARKETPLACE_PATH}", f"/plugin install {market}@{market}"]
 
 
 def marketplace_name(config: Any) -> str:
