@@ -10,6 +10,7 @@ import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
@@ -83,3 +84,28 @@ def python312() -> str:
     if not Path(found).is_file():
         pytest.skip(f"python3.12 missing: no {found} (set SKILLSITE_PY312, or make .venv312 as .ci/run does)")
     return found
+
+
+def run_async_in_thread(func: Any, *args: Any, timeout: float = 120) -> Any:
+    """``anyio.run(func, *args)`` in a thread of its own, its result or exception passed back:
+    another test's fixture (Playwright's sync API) may keep an event loop running in this
+    thread, and anyio refuses to nest loops."""
+    import threading
+
+    import anyio
+
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = anyio.run(func, *args)
+        except BaseException as exc:  # re-raised in the test's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join(timeout=timeout)
+    assert not thread.is_alive(), f"the session did not finish in {timeout:.0f} s"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

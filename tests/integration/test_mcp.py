@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ anyio = pytest.importorskip("anyio")
 
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from support import run_async_in_thread  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -47,23 +47,8 @@ async def session_run(catalog: Path | str, body) -> Any:
 
 
 def run(catalog: Path | str, body) -> Any:
-    """Run the client session in a thread of its own: another test's fixture (Playwright's sync
-    API) may keep an event loop running in this thread, and anyio refuses to nest loops."""
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = anyio.run(session_run, catalog, body)
-        except BaseException as exc:  # re-raised in the test's thread
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join(timeout=120)
-    assert not thread.is_alive(), "MCP session did not finish in 120 s"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    """Run the client session in a thread of its own (see support.run_async_in_thread)."""
+    return run_async_in_thread(session_run, catalog, body, timeout=120)
 
 
 def test_listing_search_load_and_read_resource(site: Path) -> None:

@@ -26,7 +26,7 @@ from skillsite.agent.catalog_format import offered_to_model
 from skillsite.agent.mcp_skills import EXTENSION, LIMITS_META, MAX_BYTES, MAX_FILES, OMITTED_META, PAGE_SIZE
 from skillsite.agent.mcp_skills import frontmatter_object
 from skillsite.source.frontmatter import FrontmatterError
-from support import EXAMPLES, python312, serve_folder
+from support import EXAMPLES, python312, run_async_in_thread, serve_folder
 
 mcp = pytest.importorskip("mcp", reason="the MCP server is an optional extra: pip install 'skillsite[mcp]'")
 anyio = pytest.importorskip("anyio")
@@ -216,22 +216,8 @@ async def client_session(catalog: Path, body: Any) -> Any:
 
 
 def run_client(catalog: Path, body: Any) -> Any:
-    """The client session in a thread of its own (see test_mcp.run)."""
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = anyio.run(client_session, catalog, body)
-        except BaseException as exc:  # re-raised in the test's thread
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join(timeout=180)
-    assert not thread.is_alive(), "MCP session did not finish in 180 s"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    """The client session in a thread of its own (see support.run_async_in_thread)."""
+    return run_async_in_thread(client_session, catalog, body, timeout=180)
 
 
 async def skills_request(session: ClientSession, method: str, **params: Any) -> dict[str, Any]:
