@@ -33,7 +33,7 @@ CONFUSABLES: dict[str, str] = {
     "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
     "Τ": "T", "Υ": "Y", "Χ": "X",
     # Latin look-alikes and dotless letters
-    "ı": "i", "ɡ": "g", "ʟ": "l", "ɑ": "a",
+    "ı": "i", "ɡ": "g", "ʟ": "l", "ɑ": "a", "ſ": "s",
 }
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc"})
@@ -285,27 +285,57 @@ def _next_head(low: str, heads: dict[str, int], limit: int) -> int:
     return min(heads.values(), default=-1)
 
 
+#: In a pattern's source: an escape, a named group (both kept as they are), or upper-case letters.
+_LITERAL_LETTERS = re.compile(r"\\.|\(\?P|[A-Z]+")
+
+
+def lowered_pattern(source: str) -> str:
+    """A pattern's source with its literal letters lower-cased (escapes such as ``\\S`` kept), and a
+    leading ``\\b`` dropped: what it finds in lower-cased text is a superset of what the pattern
+    finds case-insensitively, and it starts with letters the regular-expression engine can skip to."""
+    source = source.removeprefix(r"\b")
+    return _LITERAL_LETTERS.sub(lambda m: m.group().lower() if m.group().isalpha() else m.group(), source)
+
+
 @dataclass(frozen=True)
 class Gate:
     """A pattern run only where it can match: the document must hold one word of each group, and
     in a long document only the lines around the first group's words (with one line on either
-    side) are scanned.  Every match of the pattern must therefore contain a first-group word."""
+    side) are scanned.  Every match of the pattern must therefore contain a first-group word.
+
+    A case-insensitive pattern is first looked for in the lower-cased text (:func:`lowered_pattern`),
+    which the engine scans far faster, and each place found there is confirmed by the pattern
+    itself: the matches are exactly those of ``pattern.finditer``."""
 
     pattern: re.Pattern[str]
     words: tuple[tuple[str, ...], ...]
+    candidates: re.Pattern[str] | None = None   # the lowered pattern (None: case-sensitive)
 
     def finditer(self, doc: Document) -> Iterator[re.Match[str]]:
         """The pattern's matches in the folded text."""
         if not doc.holds(self.words):
             return iter(())
-        low = doc.lower
-        if len(low) < WINDOWED or len(low) != len(doc.folded) or not self.words:
-            return self.pattern.finditer(doc.folded)
+        if len(doc.lower) < WINDOWED or len(doc.lower) != len(doc.folded) or not self.words:
+            return self._matches(doc, 0, len(doc.folded))
         return self._windowed(doc)
 
     def _windowed(self, doc: Document) -> Iterator[re.Match[str]]:
         for start, end in doc.windows(self.words[0]):
+            yield from self._matches(doc, start, end)
+
+    def _matches(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
+        """``pattern.finditer(doc.folded, start, end)``, through the candidates where there are some."""
+        if self.candidates is None or len(doc.lower) != len(doc.folded):
             yield from self.pattern.finditer(doc.folded, start, end)
+            return
+        at = start
+        while (candidate := self.candidates.search(doc.lower, at, end)) is not None:
+            match = self.pattern.match(doc.folded, candidate.start(), end)
+            if match is None:
+                at = candidate.start() + 1
+                continue
+            yield match
+            at = match.end() if match.end() > match.start() else match.end() + 1
 
 
 #: Every word of every gate, for the one-pass search (:func:`_finder`).
@@ -328,4 +358,5 @@ def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE) -> Gate:
     words = tuple(tuple(w.strip() for w in (g.split(",") if "," in g else g.split()) if w.strip())
                   for g in groups if g.strip())
     _GATE_WORDS.update(w for group in words for w in group)
-    return Gate(re.compile(pattern, flags), words)
+    candidates = re.compile(lowered_pattern(pattern), flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
+    return Gate(re.compile(pattern, flags), words, candidates)

@@ -1,0 +1,52 @@
+"""The audit's gated patterns find exactly what their pattern finds (skillsite.audit.text)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from skillsite.audit.text import WINDOWED, gate, lowered_pattern, make_document
+
+PATTERNS = [
+    (r"\b(?:ignore|disregard)\s+previous\s+instructions\b", "ignore disregard"),
+    (r"\b(?:iex|Invoke-Expression)\s*\(\s*(?P<Src>New-Object)\b", "iex invoke-expression"),
+    (r"\[/?INST\]|<</?SYS>>", "[inst] [/inst] <<sys>> <</sys>>"),
+    (r"\bdrop\w*", "drop"),
+]
+
+TEXTS = [
+    "Please IGNORE previous Instructions now.",
+    "xignore previous instructions; then Disregard  previous\ninstructions",
+    "airdrop dropped; DROP table; eavesdrop",
+    "iex (New-Object Net.WebClient) and INVOKE-EXPRESSION(new-object x)",
+    "[INST] hello [/inst] <<SYS>> <</sys>>",
+    "ignore previous inſtructions",  # a long s (which IGNORECASE takes for an s) folds to s
+    "İstanbul ignore previous instructions",  # lower() changes the length: the pattern runs as it is
+]
+
+
+@pytest.mark.parametrize("pattern,words", PATTERNS)
+@pytest.mark.parametrize("text", TEXTS)
+def test_gated_matches_are_the_patterns_own(pattern, words, text):
+    doc = make_document("SKILL.md", text)
+    expected = [(m.start(), m.end(), m.group()) for m in re.finditer(pattern, doc.folded, re.IGNORECASE)]
+    found = [(m.start(), m.end(), m.group()) for m in gate(pattern, words).finditer(doc)]
+    assert found == expected
+
+
+def test_gated_matches_in_a_long_document_come_from_the_windows_around_the_words():
+    filler = "plain words on a line\n" * (WINDOWED // 20)
+    text = f"{filler}Ignore previous instructions\n{filler}xignore previous instructions\n{filler}"
+    doc = make_document("references/long.md", text)
+    found = [m.group() for m in gate(r"\bignore\s+previous\s+instructions", "ignore").finditer(doc)]
+    assert found == ["Ignore previous instructions"]
+
+
+def test_lowered_pattern_keeps_escapes_and_group_names_and_drops_a_leading_boundary():
+    assert lowered_pattern(r"\bInvoke-\S+(?P<Body>[A-Z]\W)(?P=Body)") == r"invoke-\S+(?P<body>[a-z]\W)(?P=body)"
+    assert lowered_pattern(r"Exec\b") == r"exec\b"
+
+
+def test_case_sensitive_patterns_have_no_lowered_search():
+    assert gate(r"AKIA[0-9A-Z]{16}", "akia", flags=0).candidates is None
+    assert gate(r"\bexec\b", "exec").candidates is not None
