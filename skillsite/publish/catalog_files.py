@@ -77,7 +77,8 @@ def write_compatibility_files(staging: Staging, config: SiteConfig, entries: lis
     legacy = legacy_index(entries, discovery)
     staging.write(LEGACY_INDEX_PATH, indented_json(legacy))
     for rel, sha, published in legacy_files(entries, legacy):
-        staging.write_keyed(rel, sha, lambda published=published: staging.current(published).read_bytes())
+        if not staging.keep(rel, sha):
+            staging.link(published, rel, sha)
     staging.write(f"skills/{INDEX_NAME}", indented_json(skills_index(entries)))
     for entry in entries:  # kept in place when its listing is unchanged
         listing = skill_index(entry)

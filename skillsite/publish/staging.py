@@ -157,6 +157,17 @@ class Staging:
         self._placed(rel, key, kept=False)
         return size, key, chunks[0] if len(chunks) == 1 else (b"" if not chunks else None)
 
+    def link(self, published: str, rel: str, key: str) -> None:
+        """Publish the new output's ``published`` file a second time, as ``rel`` (content key
+        ``key``): a hard link, as both names hold the same bytes and no file of the output is ever
+        changed in place (a copy where the file system has no hard links)."""
+        source, dest = self.current(published), self.file(rel)
+        try:
+            os.link(source, dest)
+        except OSError:
+            shutil.copyfile(source, dest)
+        self._placed(rel, key, kept=False)
+
     def _placed(self, rel: str, key: str, kept: bool) -> None:
         self.journal.append((rel, key, kept))
         self.adopt([(rel, key, kept)])

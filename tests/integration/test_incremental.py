@@ -1,6 +1,7 @@
 """Parallel and incremental builds give exactly the output of a cold, serial build."""
 from __future__ import annotations
 
+import os
 import shutil
 
 from support import EXAMPLES, tree_bytes
@@ -315,5 +316,23 @@ def test_a_cache_restored_in_a_fresh_checkout_is_used(tmp_path, monkeypatch):
     assert rendered == [] and parsed == []
     monkeypatch.undo()
     cold = tmp_path / "cold"
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_legacy_copies_follow_their_published_file_across_rebuilds(tmp_path):
+    """The .well-known copies share their file with skills/<id>/ (a hard link): a bundled file
+    changed between builds changes in both places, and nowhere else."""
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    assert build([src], out, cache_dir=cache).ok
+    published, legacy = out / "skills/code-review/SKILL.md", out / ".well-known/skills/code-review/SKILL.md"
+    assert os.path.samefile(legacy, published)
+    old = published.read_bytes()
+    skill = src / "code-review" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nOne more step.\n")
+    assert build([src], out, cache_dir=cache).ok
+    assert legacy.read_bytes() == published.read_bytes() != old
     assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
