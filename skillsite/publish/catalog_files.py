@@ -3,7 +3,6 @@ the discovery indexes (v0.2, and v0.1 with its file copies), the static provider
 plugin marketplace, ``available_skills.xml`` and the search indexes."""
 from __future__ import annotations
 
-import json
 from typing import Any, Sequence
 
 from skillsite import __version__
@@ -14,10 +13,10 @@ from skillsite.cache import Cache, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import Skill
-from skillsite.publish.manifest import SCHEMA_FILE, absolute, manifest_bytes, skill_dir_url
+from skillsite.publish.manifest import SCHEMA_FILE, absolute, indented_json, manifest_bytes, skill_dir_url
 from skillsite.publish.staging import Staging
 from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
-from skillsite.publish.provider_layout import INDEX_NAME, skill_index, skills_index
+from skillsite.publish.provider_layout import INDEX_NAME, skills_index
 from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, legacy_files, legacy_index
 from skillsite.search.bm25 import SEARCH_VERSION
 from skillsite.search.lunr_index import build_indexes
@@ -50,11 +49,6 @@ def make_search(entries: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
             "files": {rel: data.decode("utf-8") for rel, data in indexes.files.items()}}
 
 
-def indented_json(data: Any) -> bytes:
-    """JSON for people to read (the schema and the discovery index)."""
-    return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
                         discovery: dict[str, Any], search: dict[str, Any]) -> None:
     """skills.json, its schema, the discovery index, available_skills.xml and the search files."""
@@ -73,17 +67,14 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
 def write_compatibility_files(staging: Staging, config: SiteConfig, entries: list[dict[str, Any]],
                               discovery: dict[str, Any]) -> None:
     """What other clients read: the v0.1 discovery index and its file copies, the static
-    provider layout and the plugin marketplace."""
+    provider layout's catalog listing and the plugin marketplace (each skill's own listing is
+    written with the skill, :mod:`skillsite.publish.skills`)."""
     legacy = legacy_index(entries, discovery)
     staging.write(LEGACY_INDEX_PATH, indented_json(legacy))
     for rel, sha, published in legacy_files(entries, legacy):
         if not staging.keep(rel, sha):
             staging.link(published, rel, sha)
     staging.write(f"skills/{INDEX_NAME}", indented_json(skills_index(entries)))
-    for entry in entries:  # kept in place when its listing is unchanged
-        listing = skill_index(entry)
-        staging.write_keyed(f"skills/{entry['id']}/{INDEX_NAME}", digest(INDEX_NAME, listing),
-                            lambda listing=listing: indented_json(listing))
     staging.write(MARKETPLACE_PATH, indented_json(marketplace_document(
         config.marketplace, config.title, config.description, entries)))
 

@@ -119,6 +119,11 @@ def manifest_bytes(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
+def indented_json(data: Any) -> bytes:
+    """JSON for people to read (the schema, the discovery indexes, the provider listings)."""
+    return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def manifest(entries: Sequence[dict[str, Any]], config: SiteConfig, left_out: int,
              generated_at: str | None, search: dict[str, Any] | None) -> dict[str, Any]:
     """The whole ``skills.json`` object."""

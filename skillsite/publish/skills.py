@@ -18,8 +18,10 @@ from skillsite.cache import Cache, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import BundledFile, Skill
-from skillsite.publish.manifest import ENTRY_FILE, RESERVED_NAMES, XML_FILE, absolute, sha256_hex, skill_entry
+from skillsite.publish.manifest import (ENTRY_FILE, RESERVED_NAMES, XML_FILE, absolute, indented_json, sha256_hex,
+                                        skill_entry)
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
+from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
@@ -114,6 +116,7 @@ def publish_skill(job: SkillPublishing, index: int) -> PublishedSkill:
                         command=job.commands[skill.id], conflicts=job.conflicts[skill.id],
                         knowledge=job.knowledge.get(skill.id, []), interface=_interface(skill))
     _write_xml(job, skill, entry)
+    _write_listing(job, entry)
     archive = _write_archive(job, skill, entry, contents, job.archive_names[index])
     html = None if skill.id in job.rendered else job.renderer.render(skill.body, skill.id)
     return PublishedSkill(entry, html, job.staging.take_journal(), shas, archive, diags)
@@ -177,6 +180,13 @@ def _write_xml(job: SkillPublishing, skill: Skill, entry: dict[str, Any]) -> Non
     job.staging.write_keyed(
         f"skills/{skill.id}/{ENTRY_FILE}", digest(ENTRY_FILE, skill.name, skill.description, md_url),
         lambda: skill_entry_xml(skill.name, skill.description, md_url).encode("utf-8"))
+
+
+def _write_listing(job: SkillPublishing, entry: dict[str, Any]) -> None:
+    """The skill's ``index.json`` in the static provider layout (kept in place when unchanged)."""
+    listing = skill_index(entry)
+    job.staging.write_keyed(f"skills/{entry['id']}/{INDEX_NAME}", digest(INDEX_NAME, listing),
+                            lambda: indented_json(listing))
 
 
 def _write_archive(job: SkillPublishing, skill: Skill, entry: dict[str, Any], contents: dict[str, bytes],
