@@ -30,36 +30,62 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def _entries(path: str) -> list[os.DirEntry[str]]:
+    """A folder's entries by name (none when it cannot be listed)."""
+    try:
+        with os.scandir(path) as listing:
+            return sorted(listing, key=lambda entry: entry.name)
+    except OSError:
+        return []
+
+
+def _holds_skill(entries: list[os.DirEntry[str]]) -> bool:
+    return any(entry.name in SKILL_FILES and _is_file(entry) for entry in entries)
+
+
 def skill_files(folder: Path) -> Iterator[SkillFile]:
-    """Every regular file of the skill at ``folder``, in path order (at most MAX_FILES)."""
+    """Every regular file of the skill at ``folder``, in path order (each folder's files, then its
+    folders'; at most MAX_FILES).  Symlinked folders are not followed, symlinked files only when
+    they stay inside the folder."""
     real_root = os.path.realpath(folder)
     count = 0
-    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
-        rel_dir = os.path.relpath(dirpath, folder)
-        prefix = "" if rel_dir == os.curdir else rel_dir.replace(os.sep, "/") + "/"
-        kept = []
-        for name in sorted(dirnames):
-            full = os.path.join(dirpath, name)
-            if name in SKIPPED_DIRS or os.path.islink(full):
-                continue  # symlinked folders are not followed
-            if any(os.path.isfile(os.path.join(full, s)) for s in SKILL_FILES):
-                continue  # a nested skill is audited on its own
-            kept.append(name)
-        dirnames[:] = kept
-        for name in sorted(filenames):
-            full = os.path.join(dirpath, name)
-            try:
-                if os.path.islink(full) and not _inside(os.path.realpath(full), real_root):
-                    continue
-                info = os.stat(full)
-            except OSError:
+    pending = [("", _entries(str(folder)))]
+    while pending:
+        prefix, entries = pending.pop()
+        subfolders = []
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                inner = [] if entry.name in SKIPPED_DIRS else _entries(entry.path)
+                if inner and not _holds_skill(inner):  # a nested skill is audited on its own
+                    subfolders.append((f"{prefix}{entry.name}/", inner))
                 continue
-            if not stat.S_ISREG(info.st_mode):
-                continue
-            count += 1
-            if count > MAX_FILES:
-                return
-            yield SkillFile(prefix + name, full, info.st_size, bool(info.st_mode & 0o111))
+            found = _skill_file(entry, prefix, real_root)
+            if found is not None:
+                count += 1
+                if count > MAX_FILES:
+                    return
+                yield found
+        pending.extend(reversed(subfolders))
+
+
+def _skill_file(entry: os.DirEntry[str], prefix: str, real_root: str) -> SkillFile | None:
+    """The entry as a file of the skill, or None (not a regular file, a symlink leaving the folder)."""
+    try:
+        if entry.is_symlink() and not _inside(os.path.realpath(entry.path), real_root):
+            return None
+        info = entry.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return SkillFile(prefix + entry.name, entry.path, info.st_size, bool(info.st_mode & 0o111))
 
 
 def read_capped(file: SkillFile) -> bytes | None:

@@ -101,6 +101,9 @@ class Staging:
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.building-", dir=self.target.parent))
         self._made: set[str] = {""}  # folders known to exist in the staging folder
+        #: patch: the target's files as the build found them (what :meth:`keep` checks, and what
+        #: ``commit`` moves aside when the new output lacks them)
+        self.before: dict[str, os.stat_result] = list_files(self.target) if self.patch else {}
 
     def file(self, rel: str) -> str:
         """The staging path of a site-relative file, with its folder created."""
@@ -122,11 +125,8 @@ class Staging:
         if recorded is None or recorded[0] != key:
             return False
         site_path_parts(rel)
-        try:
-            st = os.lstat(os.path.join(self.target, rel))
-        except OSError:
-            return False
-        if not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns) != tuple(recorded[1:]):
+        st = self.before.get(rel)
+        if st is None or not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns) != tuple(recorded[1:]):
             return False
         self._placed(rel, key, kept=True)
         return True
@@ -214,7 +214,7 @@ class Staging:
         order and the error is raised, so the target is either the old output or the new one.
         """
         written = list_files(self.path)
-        before = list_files(self.target)
+        before = self.before
         stale = [rel for rel in before if rel not in self.kept and rel != MARKER]
         backup = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.old-", dir=self.target.parent))
         moves = _Moves()
