@@ -6,8 +6,8 @@ For each tree it measures, each build in a fresh process:
   one-change a rebuild after one SKILL.md changed
   in process the same, but by a process that built once already (as `skillsite serve` rebuilds
              after an edit: imports done, templates compiled), timed from the second build's start
-and, beside them, the floor of a cold build: reading every SKILL.md, then markdown-it-py
-rendering every body on every core (the cold build's largest cost); it prints peak memory,
+and, beside them, the floor of a cold build: reading every file of the tree, then markdown-it-py
+rendering every SKILL.md body on every core (the cold build's largest cost); it prints peak memory,
 output size and time per stage of the cold build.  With
 ``--mkdocs [RUNS]`` it also builds the same SKILL.md files as MkDocs pages (search plugin on),
 right after each of the first RUNS cold builds (default 3), and prints the ratio run by run:
@@ -65,8 +65,9 @@ print(json.dumps({"seconds": time.perf_counter() - t, "ok": r.ok, "skills": len(
                   "rss_worker": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024}))
 """
 
-# The floor of a cold build: reading every SKILL.md, then markdown-it-py (as skillsite
-# configures it, without its link rules) rendering every body on every core.
+# The floor of a cold build: reading every file of the tree (the build reads them all: it
+# publishes and audits them), then markdown-it-py (as skillsite configures it, without its
+# link rules) rendering every SKILL.md body on every core.
 FLOOR = """
 import json, sys, time
 from concurrent.futures import ProcessPoolExecutor
@@ -80,7 +81,8 @@ def render(bodies):
 
 src, jobs = Path(sys.argv[1]), int(sys.argv[2])
 started = time.perf_counter()
-bodies = [skill_body(path.read_bytes()) for path in sorted(src.rglob("SKILL.md")) if path.is_file()]
+files = {path: path.read_bytes() for path in sorted(src.rglob("*")) if path.is_file() and ".git" not in path.parts}
+bodies = [skill_body(data) for path, data in files.items() if path.name == "SKILL.md"]
 read = time.perf_counter() - started
 started = time.perf_counter()
 with ProcessPoolExecutor(jobs) as pool:
