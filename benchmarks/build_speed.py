@@ -148,6 +148,8 @@ class Trash:
         elif path.exists():
             self.folder.mkdir(parents=True, exist_ok=True)
             self.count += 1
+            while (self.folder / str(self.count)).exists():  # left by a run that did not finish
+                self.count += 1
             path.rename(self.folder / str(self.count))
 
     def empty(self) -> None:
