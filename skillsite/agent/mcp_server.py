@@ -19,7 +19,7 @@ import base64
 import json
 from typing import Any
 
-from skillsite.agent.mcp_skills import declare_in_handshake, skills_extension
+from skillsite.agent.mcp_skills import skills_extension
 from skillsite.loader import Catalog, LoaderError
 
 INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
@@ -81,7 +81,7 @@ def build_server(catalog: Catalog) -> Any:
         + (" Skills are also served through the MCP Skills extension (skills/list, skill:// resources)."
            if extension is not None else "")), **options)
     if extension is not None:
-        declare_in_handshake(server, extension.settings())
+        extension.declare_in_handshake(server)
     _add_tools(server, catalog, tool_error)
     _add_resources(server, catalog)
     _add_prompts(server, catalog)

@@ -27,8 +27,9 @@ Choices where the spec leaves room (see README):
   build's bounds on nodes, depth and aliases, no tags constructed); a value JSON cannot hold
   (a date, ``.nan``, ``!!binary``) is kept as the text written.
 
-The core (:class:`SkillsIndex`) needs no MCP SDK; :func:`skills_extension` wraps it for
-``MCPServer(extensions=[...])`` (mcp 2.2+).
+The core (:class:`SkillsIndex`) needs no MCP SDK; :mod:`skillsite.agent.mcp_skills_extension`
+binds it to ``MCPServer(extensions=[...])`` (mcp 2.2+), and :func:`skills_extension` makes that
+binding when the SDK has it.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ import logging
 import math
 import mimetypes
 import urllib.parse
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode
@@ -46,7 +47,7 @@ from skillsite.agent.errors import LoaderError
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.skill_md import split_skill_md
 # The build's bounded YAML reading (node, depth and nesting limits, no tag constructed).
-from skillsite.source.frontmatter import FrontmatterError, _Builder, _compose_leniently, _nesting_too_deep
+from skillsite.source.frontmatter import BoundedBuilder, FrontmatterError, compose_leniently, nesting_too_deep
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MAX_FILES = 512
@@ -81,7 +82,7 @@ class SkillFile(NamedTuple):
     size: int
 
 
-class _PlainBuilder(_Builder):
+class _PlainBuilder(BoundedBuilder):
     """The build's bounded YAML construction, with scalars as any YAML 1.1 reader sees them
     (the build turns some back into text; a host comparing frontmatter would not)."""
 
@@ -100,10 +101,10 @@ def frontmatter_object(raw: bytes) -> dict[str, Any]:
     parts = split_skill_md(text)
     if parts is None or not parts.closed:
         raise FrontmatterError("SK104", "SKILL.md has no closed frontmatter")
-    if _nesting_too_deep(parts.frontmatter):
+    if nesting_too_deep(parts.frontmatter):
         raise FrontmatterError("SK108", "frontmatter nests too deeply")
     try:
-        node, _ = _compose_leniently(parts.frontmatter, "SKILL.md", 1)
+        node, _ = compose_leniently(parts.frontmatter, "SKILL.md", 1)
         if not isinstance(node, MappingNode):
             raise FrontmatterError("SK104", "frontmatter is not a mapping")
         return _PlainBuilder("SKILL.md", 1).build(node)
@@ -285,100 +286,11 @@ def _size(value: Any) -> int:
     return value
 
 
-def declare_in_handshake(server: Any, settings: dict[str, Any]) -> None:
-    """Declare the extension in the classic ``initialize`` result as well.
-
-    The SDK drops ``capabilities.extensions`` from a 2025-11-25 ``initialize`` result (its schema
-    has no such field) and declares extensions only in ``server/discover``.  The spec and its
-    TypeScript SDK declare the extension under ``capabilities.extensions`` in ``initialize``
-    too, so it is put back, and also under ``capabilities.experimental``, which 2025-11-25
-    clients (the Python SDK's among them) keep.
-    """
-    async def declare(ctx: Any, call_next: Any) -> Any:
-        result = await call_next(ctx)
-        if ctx.method == "initialize" and isinstance(result, dict) and isinstance(result.get("capabilities"), dict):
-            capabilities = result["capabilities"]
-            for key in ("extensions", "experimental"):
-                capabilities[key] = {**(capabilities.get(key) or {}), EXTENSION: dict(settings)}
-        return result
-
-    server.middleware.append(declare)
-
-
 def skills_extension(catalog: Any, page_size: int = PAGE_SIZE) -> Any:
-    """The extension for ``MCPServer(extensions=[...])``; None when the SDK has no extension API."""
+    """The extension for ``MCPServer(extensions=[...])`` (:mod:`skillsite.agent.mcp_skills_extension`);
+    None when the installed MCP SDK has no extension API."""
     try:
-        import anyio
-        from mcp.server.extension import Extension, MethodBinding, ResourceBinding
-        from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
-        from mcp.server.mcpserver.resources import FunctionResource
-        from mcp.shared.exceptions import MCPError
-        from mcp.types import RequestParams
+        from skillsite.agent.mcp_skills_extension import SkillsExtension
     except ImportError:
         return None
-
-    class ListParams(RequestParams):
-        cursor: str | None = None
-
-    class GetParams(RequestParams):
-        uri: str
-
-    class DirectoryParams(RequestParams):
-        uri: str
-        cursor: str | None = None
-
-    index = SkillsIndex(catalog, page_size)
-
-    async def call(fn: Callable[[], Any]) -> Any:
-        """``fn`` in a worker thread (reads may fetch over the network); SkillsError as MCPError."""
-        try:
-            return await anyio.to_thread.run_sync(fn)
-        except SkillsError as exc:
-            raise MCPError(exc.code, str(exc)) from None
-
-    def reader(uri: str) -> Callable[[], str | bytes]:
-        def read() -> str | bytes:
-            try:
-                return wire_content(index.read(uri))
-            except SkillsError as exc:
-                raise ResourceNotFoundError(str(exc)) from None
-            except LoaderError as exc:
-                raise ResourceError(str(exc)) from None
-        return read
-
-    class SkillsExtension(Extension):
-        """skills/list, skills/get, resources/directory/read and the skill:// resources."""
-
-        identifier = EXTENSION
-
-        def settings(self) -> dict[str, Any]:
-            return {"directoryRead": True}
-
-        def resources(self) -> list[Any]:
-            out = []
-            for uri, file in index.files.items():
-                entry = index.by_id[file.skill_id]
-                is_skill_md = uri in index.skills
-                out.append(ResourceBinding(FunctionResource(
-                    uri=uri, name=entry["name"] if is_skill_md else file.path.rsplit("/", 1)[-1],
-                    description=entry["description"] if is_skill_md else None,
-                    mime_type=mime_type(file.path), fn=reader(uri))))
-            return out
-
-        def methods(self) -> list[Any]:
-            return [MethodBinding("skills/list", ListParams, self.list_skills),
-                    MethodBinding("skills/get", GetParams, self.get_skill),
-                    MethodBinding("resources/directory/read", DirectoryParams, self.read_directory)]
-
-        async def list_skills(self, ctx: Any, params: ListParams) -> dict[str, Any]:
-            return await call(lambda: index.list_page(params.cursor))
-
-        async def get_skill(self, ctx: Any, params: GetParams) -> dict[str, Any]:
-            return await call(lambda: index.get(params.uri))
-
-        async def read_directory(self, ctx: Any, params: DirectoryParams) -> dict[str, Any]:
-            if params.cursor is not None:
-                raise MCPError(INVALID_PARAMS, "invalid resources/directory/read cursor")
-            return {"resultType": "complete", "resources": await call(lambda: index.directory(params.uri))}
-
-    return SkillsExtension()
+    return SkillsExtension(SkillsIndex(catalog, page_size))

@@ -49,7 +49,7 @@ class FrontmatterError(Exception):
         self.code, self.message, self.line, self.col = code, message, line, col
 
 
-class _Builder:
+class BoundedBuilder:
     """Constructs Python values from a composed YAML node tree, within bounds."""
 
     def __init__(self, path: str, line_offset: int):
@@ -121,7 +121,7 @@ class _Builder:
         return result
 
 
-def _nesting_too_deep(text: str) -> bool:
+def nesting_too_deep(text: str) -> bool:
     """A cheap guard against pathological nesting before the YAML composer recurses into it."""
     if text.count("[") + text.count("{") > MAX_FRONTMATTER_NESTING:
         depth = 0
@@ -183,7 +183,7 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
     return FrontmatterError("SK103", f"invalid YAML: {message}", line_offset + 1, 1)
 
 
-def _compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | None, list[Diagnostic]]:
+def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | None, list[Diagnostic]]:
     """The YAML node tree of ``text``; when it does not parse, once more with values that hold an
     unquoted ``: `` quoted (SK110 for each such line)."""
     try:
@@ -207,11 +207,11 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1
     ``line_offset`` is the number of file lines before the YAML text.  Raises
     :class:`FrontmatterError` when the frontmatter cannot be used at all.
     """
-    if _nesting_too_deep(text):
+    if nesting_too_deep(text):
         raise FrontmatterError("SK108", f"frontmatter nests deeper than {MAX_FRONTMATTER_NESTING} levels",
                                line_offset + 1, 1)
     try:
-        node, diags = _compose_leniently(text, path, line_offset)
+        node, diags = compose_leniently(text, path, line_offset)
     except RecursionError:
         raise FrontmatterError("SK108", "frontmatter nests too deeply", line_offset + 1, 1) from None
     if node is None:
@@ -221,7 +221,7 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1
         kind = "a list" if isinstance(node, SequenceNode) else "a single value"
         raise FrontmatterError("SK104", f"frontmatter is {kind}, not a mapping of keys to values",
                                node.start_mark.line + 1 + line_offset, node.start_mark.column + 1)
-    builder = _Builder(path, line_offset)
+    builder = BoundedBuilder(path, line_offset)
     try:
         data = builder.build(node)
     except RecursionError:
