@@ -17,7 +17,6 @@ from skillsite.audit.report import AuditReport, SkillAudit
 from skillsite.audit.rules import RULES
 
 FORMATS = ("text", "json", "github", "sarif")
-INFORMATION_URI = "https://github.com/skillsite/skillsite#auditing-skills"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {"high": "error", "medium": "warning", "low": "note"}
 SECURITY_SEVERITY = {"high": "8.0", "medium": "5.0", "low": "2.0"}
@@ -118,7 +117,6 @@ def sarif_rules() -> list[dict[str, object]]:
             "fullDescription": {"text": rule.why},
             "help": {"text": f"{rule.message}. {rule.why}",
                      "markdown": f"**{code}: {rule.message}** ({rule.severity} by default)\n\n{rule.why}"},
-            "helpUri": f"{INFORMATION_URI}",
             "defaultConfiguration": {"level": SARIF_LEVEL[rule.severity]},
             "properties": {"category": rule.category, "security-severity": SECURITY_SEVERITY[rule.severity],
                            "tags": ["security", rule.category], "precision": "high"},
@@ -154,8 +152,10 @@ def format_sarif(report: AuditReport) -> str:
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
+            # no informationUri or helpUri: skillsite has no published home page to point at, and
+            # each rule carries its help text (help.text, help.markdown) in the log itself
             "tool": {"driver": {"name": "skillsite", "version": __version__, "semanticVersion": __version__,
-                                "informationUri": INFORMATION_URI, "rules": sarif_rules()}},
+                                "rules": sarif_rules()}},
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],

@@ -75,7 +75,8 @@ def test_sarif_validates_against_the_official_schema(report):
 def test_sarif_content_for_github_code_scanning(report):
     run = json.loads(render(report, "sarif"))["runs"][0]
     driver = run["tool"]["driver"]
-    assert driver["name"] == "skillsite" and driver["version"] and driver["informationUri"].startswith("https://")
+    assert driver["name"] == "skillsite" and driver["version"]
+    assert "informationUri" not in driver and not any("helpUri" in rule for rule in driver["rules"])  # no made-up URL
     assert [r["id"] for r in driver["rules"]] == sorted(RULES)
     for rule in driver["rules"]:
         assert rule["help"]["text"] and rule["shortDescription"]["text"] and rule["fullDescription"]["text"]
