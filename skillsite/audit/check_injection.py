@@ -1,7 +1,8 @@
 """Prompt injection (SK610-SK613) and instructions hidden in HTML comments (SK607).
 
 Patterns run on the folded text (invisible characters removed, look-alike letters mapped to
-ASCII, whitespace and line breaks between words allowed), case-insensitively.
+ASCII, whitespace and line breaks between words allowed), case-insensitively, one paragraph at a
+time: a phrase may be split over the lines of a paragraph, but does not run on across a blank line.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ _S = r"[\s*_`\"'>]+"  # between words: spaces, line breaks, Markdown emphasis, q
 
 _OVERRIDE_WORDS = ("ignore disregard forget override bypass drop", "ignore disregard forget", "your",
                    "you", "system", "instructions", "from")
-_OVERRIDE: list[Gate] = [gate(p, words) for words, p in zip(_OVERRIDE_WORDS, (
+_OVERRIDE: list[Gate] = [gate(p, words, paragraphs=True) for words, p in zip(_OVERRIDE_WORDS, (
     rf"\b(?:ignore|disregard|forget|override|bypass|drop)(?:{_S}(?:all|any|each|every|the|your|of|these|those|my))*"
     rf"{_S}(?:previous|prior|above|earlier|preceding|former|original|existing|initial|system|developer|safety|"
     rf"other)(?:{_S}(?:\w+))?{_S}(?:instructions?|prompts?|rules|directions|directives|guidelines|guidance|"
@@ -37,7 +38,7 @@ _VERBS = (r"(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|mention(?:ing)?|reveal
           r"alert(?:ing)?|warn(?:ing)?|let(?:ting)?)")
 _CONCEAL_WORDS = ("not don never without avoid", "hide conceal keep", "user human operator",
                   "silently secretly quietly covertly discreetly invisibly", "without")
-_CONCEAL: list[Gate] = [gate(p, words) for words, p in zip(_CONCEAL_WORDS, (
+_CONCEAL: list[Gate] = [gate(p, words, paragraphs=True) for words, p in zip(_CONCEAL_WORDS, (
     rf"\b(?:do{_S}not|don'?t|never|without|avoid)(?:{_S}(?:ever|ask(?:ing)?|bother(?:ing)?))?{_S}{_VERBS}"
     rf"(?:{_S}(?:this|it|that|them|anything|about{_S}(?:this|it|that)))?(?:{_S}to)?(?:{_S}the)?{_S}"
     rf"(?:user|human|operator|person|owner)s?\b(?!{_S}to{_S}\w)",
@@ -59,7 +60,7 @@ _DELIMITERS = gate(
 
 _DISABLE_WORDS = ("sandbox guardrail safety approval permission confirmation security", "approve",
                   "without")
-_DISABLE: list[tuple[Gate, str]] = [(gate(p, words), sev) for words, (p, sev) in zip(_DISABLE_WORDS, (
+_DISABLE: list[tuple[Gate, str]] = [(gate(p, words, paragraphs=True), sev) for words, (p, sev) in zip(_DISABLE_WORDS, (
     (rf"\b(?:disable|turn{_S}off|switch{_S}off|bypass|circumvent|escape|break{_S}out{_S}of|deactivate|"
      rf"get{_S}around|skip|ignore)(?:{_S}(?:the|your|all|any|its|their|every))*{_S}(?:sandbox(?:ing|es)?|"
      rf"guardrails|safety{_S}(?:checks?|filters?|measures|rules|guidelines|restrictions)|"

@@ -64,6 +64,7 @@ class Document:
     unusual: bool = True         # may hold invisible, look-alike or fullwidth characters, or line separators
     _present: dict[str, bool] | None = field(default=None, repr=False)
     _windows: dict[tuple[str, ...], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _paragraphs: dict[tuple[str, ...], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
 
     def has(self, word: str) -> bool:
         """Whether the lower-cased folded text contains ``word`` (remembered: gates share words)."""
@@ -97,6 +98,20 @@ class Document:
         if found is None:
             found = self._windows[words] = _windows(self.lower, [w for w in words if self.has(w)])
         return found
+
+    def paragraphs(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
+        """The paragraphs (text between blank lines) that hold one of ``words``, in order
+        (remembered: gates share their first words)."""
+        found = self._paragraphs.get(words)
+        if found is None:
+            found = self._paragraphs[words] = _paragraph_windows(self.lower, [w for w in words if self.has(w)],
+                                                                 self.blank_lines)
+        return found
+
+    @functools.cached_property
+    def blank_lines(self) -> list[int]:
+        """Where each blank line of the text ends (at its line break): the paragraph boundaries."""
+        return [match.start() for match in _BLANK_LINE.finditer(self.lower)]
 
     @functools.cached_property
     def line_starts(self) -> list[int]:
@@ -243,6 +258,8 @@ def make_document(path: str, text: str) -> Document:
 
 #: Documents shorter than this are scanned whole; longer ones only around the gate's words.
 WINDOWED = 4096
+#: A line break that ends a blank line (or ends the line before one): where a paragraph stops.
+_BLANK_LINE = re.compile(r"\n(?=[ \t\r]*\n)")
 
 
 def _windows(low: str, words: list[str]) -> list[tuple[int, int]]:
@@ -265,6 +282,20 @@ def _windows(low: str, words: list[str]) -> list[tuple[int, int]]:
             limit = end
             windows.append((start, end))
         at = _next_head(low, heads, limit)
+    return windows
+
+
+def _paragraph_windows(low: str, words: list[str], blank_lines: list[int]) -> list[tuple[int, int]]:
+    """(start, end) offsets of the paragraphs of ``low`` holding one of ``words``."""
+    windows: list[tuple[int, int]] = []
+    heads = {w: at for w in words if (at := low.find(w)) >= 0}   # each word's next occurrence
+    at = min(heads.values(), default=-1)
+    while at >= 0:
+        index = bisect.bisect_left(blank_lines, at)
+        start = blank_lines[index - 1] + 1 if index else 0
+        end = blank_lines[index] if index < len(blank_lines) else len(low)
+        windows.append((start, end))
+        at = _next_head(low, heads, end)
     return windows
 
 
@@ -303,6 +334,10 @@ class Gate:
     in a long document only the lines around the first group's words (with one line on either
     side) are scanned.  Every match of the pattern must therefore contain a first-group word.
 
+    A ``paragraphs`` gate (the rules about what prose tells the agent) scans, in every document,
+    the paragraphs that hold a first-group word: a phrase split over the lines of a paragraph is
+    found however long the document, and no match runs on across a blank line into the next block.
+
     A case-insensitive pattern is first looked for in the lower-cased text (:func:`lowered_pattern`),
     which the engine scans far faster, and each place found there is confirmed by the pattern
     itself: the matches are exactly those of ``pattern.finditer``."""
@@ -310,17 +345,20 @@ class Gate:
     pattern: re.Pattern[str]
     words: tuple[tuple[str, ...], ...]
     candidates: re.Pattern[str] | None = None   # the lowered pattern (None: case-sensitive)
+    paragraphs: bool = False   # matches stay within a paragraph, and may span its lines
 
     def finditer(self, doc: Document) -> Iterator[re.Match[str]]:
         """The pattern's matches in the folded text."""
         if not doc.holds(self.words):
             return iter(())
+        if self.paragraphs and self.words and len(doc.lower) == len(doc.folded):
+            return self._within(doc, doc.paragraphs(self.words[0]))
         if len(doc.lower) < WINDOWED or len(doc.lower) != len(doc.folded) or not self.words:
             return self._matches(doc, 0, len(doc.folded))
-        return self._windowed(doc)
+        return self._within(doc, doc.windows(self.words[0]))
 
-    def _windowed(self, doc: Document) -> Iterator[re.Match[str]]:
-        for start, end in doc.windows(self.words[0]):
+    def _within(self, doc: Document, windows: list[tuple[int, int]]) -> Iterator[re.Match[str]]:
+        for start, end in windows:
             yield from self._matches(doc, start, end)
 
     def _matches(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
@@ -352,11 +390,11 @@ def _finder() -> WordFinder:
     return finder
 
 
-def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE) -> Gate:
+def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE, paragraphs: bool = False) -> Gate:
     """A :class:`Gate`; each group lists lower-case words (one must occur), separated by spaces, or by
     commas when a word holds a space."""
     words = tuple(tuple(w.strip() for w in (g.split(",") if "," in g else g.split()) if w.strip())
                   for g in groups if g.strip())
     _GATE_WORDS.update(w for group in words for w in group)
     candidates = re.compile(lowered_pattern(pattern), flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
-    return Gate(re.compile(pattern, flags), words, candidates)
+    return Gate(re.compile(pattern, flags), words, candidates, paragraphs)
