@@ -63,8 +63,7 @@ class Document:
     lower: str = ""              # the folded text in lower case, for the gates' substring tests
     unusual: bool = True         # may hold invisible, look-alike or fullwidth characters, or line separators
     _present: dict[str, bool] | None = field(default=None, repr=False)
-    _windows: dict[tuple[str, ...], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
-    _paragraphs: dict[tuple[str, ...], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _windows: dict[tuple[tuple[str, ...], bool], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
 
     def has(self, word: str) -> bool:
         """Whether the lower-cased folded text contains ``word`` (remembered: gates share words)."""
@@ -91,22 +90,31 @@ class Document:
                 return False
         return True
 
-    def windows(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    def windows(self, words: tuple[str, ...], paragraphs: bool = False) -> list[tuple[int, int]]:
         """The parts of the lower-cased text a gate scans: every line holding one of ``words``
-        with one line on either side, merged (remembered: gates share their first words)."""
-        found = self._windows.get(words)
+        with one line on either side or, with ``paragraphs``, every paragraph (text between blank
+        lines) holding one; merged, in order (remembered: gates share their first words)."""
+        key = (words, paragraphs)
+        found = self._windows.get(key)
         if found is None:
-            found = self._windows[words] = _windows(self.lower, [w for w in words if self.has(w)])
+            span = self._paragraph_around if paragraphs else self._lines_around
+            found = self._windows[key] = _windows(self.lower, [w for w in words if self.has(w)], span)
         return found
 
-    def paragraphs(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
-        """The paragraphs (text between blank lines) that hold one of ``words``, in order
-        (remembered: gates share their first words)."""
-        found = self._paragraphs.get(words)
-        if found is None:
-            found = self._paragraphs[words] = _paragraph_windows(self.lower, [w for w in words if self.has(w)],
-                                                                 self.blank_lines)
-        return found
+    def _lines_around(self, at: int) -> tuple[int, int]:
+        """(start, end) of the line holding offset ``at`` of the lower-cased text, with the line
+        before and the line after."""
+        low, size = self.lower, len(self.lower)
+        start = low.rfind("\n", 0, max(0, low.rfind("\n", 0, at))) + 1
+        end = low.find("\n", at)
+        end = size if end < 0 else low.find("\n", end + 1)
+        return start, size if end < 0 else end
+
+    def _paragraph_around(self, at: int) -> tuple[int, int]:
+        """(start, end) of the paragraph holding offset ``at`` of the lower-cased text."""
+        index = bisect.bisect_left(self.blank_lines, at)
+        start = self.blank_lines[index - 1] + 1 if index else 0
+        return start, self.blank_lines[index] if index < len(self.blank_lines) else len(self.lower)
 
     @functools.cached_property
     def blank_lines(self) -> list[int]:
@@ -262,19 +270,14 @@ WINDOWED = 4096
 _BLANK_LINE = re.compile(r"\n(?=[ \t\r]*\n)")
 
 
-def _windows(low: str, words: list[str]) -> list[tuple[int, int]]:
-    """Merged (start, end) offsets of the lines of ``low`` holding one of ``words``, each with the
-    line before and the line after.  An occurrence inside the last window (the line after its
-    word included) starts no window of its own.  Words never hold a line break."""
-    size = len(low)
+def _windows(low: str, words: list[str], span: Callable[[int], tuple[int, int]]) -> list[tuple[int, int]]:
+    """Merged (start, end) offsets of the ``span`` around each occurrence in ``low`` of one of
+    ``words``.  An occurrence inside the last window starts no window of its own."""
     windows: list[tuple[int, int]] = []
     heads = {w: at for w in words if (at := low.find(w)) >= 0}   # each word's next occurrence
     at, limit = min(heads.values(), default=-1), -1                # limit: the end of the last window
     while at >= 0:
-        start = low.rfind("\n", 0, max(0, low.rfind("\n", 0, at))) + 1
-        end = low.find("\n", at)
-        end = size if end < 0 else low.find("\n", end + 1)
-        end = size if end < 0 else end
+        start, end = span(at)
         if windows and start <= limit:
             limit = max(limit, end)
             windows[-1] = (windows[-1][0], limit)
@@ -282,20 +285,6 @@ def _windows(low: str, words: list[str]) -> list[tuple[int, int]]:
             limit = end
             windows.append((start, end))
         at = _next_head(low, heads, limit)
-    return windows
-
-
-def _paragraph_windows(low: str, words: list[str], blank_lines: list[int]) -> list[tuple[int, int]]:
-    """(start, end) offsets of the paragraphs of ``low`` holding one of ``words``."""
-    windows: list[tuple[int, int]] = []
-    heads = {w: at for w in words if (at := low.find(w)) >= 0}   # each word's next occurrence
-    at = min(heads.values(), default=-1)
-    while at >= 0:
-        index = bisect.bisect_left(blank_lines, at)
-        start = blank_lines[index - 1] + 1 if index else 0
-        end = blank_lines[index] if index < len(blank_lines) else len(low)
-        windows.append((start, end))
-        at = _next_head(low, heads, end)
     return windows
 
 
@@ -352,7 +341,7 @@ class Gate:
         if not doc.holds(self.words):
             return iter(())
         if self.paragraphs and self.words and len(doc.lower) == len(doc.folded):
-            return self._within(doc, doc.paragraphs(self.words[0]))
+            return self._within(doc, doc.windows(self.words[0], paragraphs=True))
         if len(doc.lower) < WINDOWED or len(doc.lower) != len(doc.folded) or not self.words:
             return self._matches(doc, 0, len(doc.folded))
         return self._within(doc, doc.windows(self.words[0]))
