@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from skillsite.source.discover import inside_folder, is_file_entry
 from skillsite.source.parse import read_limited
 
 MAX_TEXT_BYTES = 1024 * 1024
@@ -26,17 +27,6 @@ class SkillFile:
     executable: bool
 
 
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def _is_file(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
-
-
 def _entries(path: str) -> list[os.DirEntry[str]]:
     """A folder's entries by name (none when it cannot be listed)."""
     try:
@@ -47,7 +37,7 @@ def _entries(path: str) -> list[os.DirEntry[str]]:
 
 
 def _holds_skill(entries: list[os.DirEntry[str]]) -> bool:
-    return any(entry.name in SKILL_FILES and _is_file(entry) for entry in entries)
+    return any(entry.name in SKILL_FILES and is_file_entry(entry) for entry in entries)
 
 
 def skill_files(folder: Path) -> Iterator[SkillFile]:
@@ -78,7 +68,7 @@ def skill_files(folder: Path) -> Iterator[SkillFile]:
 def _skill_file(entry: os.DirEntry[str], prefix: str, real_root: str) -> SkillFile | None:
     """The entry as a file of the skill, or None (not a regular file, a symlink leaving the folder)."""
     try:
-        if entry.is_symlink() and not _inside(os.path.realpath(entry.path), real_root):
+        if entry.is_symlink() and not inside_folder(os.path.realpath(entry.path), real_root):
             return None
         info = entry.stat()
     except OSError:

@@ -46,7 +46,8 @@ class Discovery:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def _inside(path: str, folder: str) -> bool:
+def inside_folder(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it (both real paths: no ``..``, no symlinks)."""
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
@@ -56,7 +57,8 @@ def _excluded(rel: str, patterns: Sequence[str]) -> bool:
                or fnmatch.fnmatchcase(rel + "/", p) for p in patterns)
 
 
-def _is_file(entry: os.DirEntry) -> bool:
+def is_file_entry(entry: os.DirEntry) -> bool:
+    """Whether a listed entry is a file, following a symlink; False when it cannot be read."""
     try:
         return entry.is_file()  # follows a symlink, as os.path.isfile does
     except OSError:
@@ -67,7 +69,7 @@ def _skill_file(by_name: dict[str, os.DirEntry]) -> str | None:
     """The SKILL.md (or skill.md) of a folder listing, if it has one."""
     for name in (SKILL_FILE, LOWERCASE_SKILL_FILE):
         if name in by_name:
-            return name if _is_file(by_name[name]) else None
+            return name if is_file_entry(by_name[name]) else None
     return None
 
 
@@ -152,7 +154,7 @@ class _RootWalker:
         if not os.path.exists(target):
             self.diags.append(make("SK005", "broken symlink; not followed", self.show(rel)))
             return None
-        if not _inside(target, self.real_root):
+        if not inside_folder(target, self.real_root):
             self.diags.append(make("SK002", "symlink points outside the source root; not followed", self.show(rel)))
             return None
         if os.path.isdir(target):
@@ -250,14 +252,14 @@ class _RootSkills:
         in_skill = f"{d.rel}/"[len(owner.rel) + 1:] if owner.rel else (f"{d.rel}/" if d.rel else "")
         skill_file = owner.skill_file if d.rel == owner.rel else None
         seen_dir, real_dir = os.path.join(d.seen, ""), os.path.join(d.real, "")
-        folder_inside = _inside(d.real, owner.real)  # a plain file is inside exactly when its folder is
+        folder_inside = inside_folder(d.real, owner.real)  # a plain file is inside exactly when its folder is
         targets = {name: (seen, real) for name, seen, real in d.linked}
         for name in (*d.files, *targets):
             seen, real = targets.get(name) or (seen_dir + name, real_dir + name)
             if name == skill_file:
                 if self.stat_files:
                     stamps[d.rel] = self._stamp(real, _join(d.rel, name))
-            elif not (_inside(real, owner.real) if name in targets else folder_inside):
+            elif not (inside_folder(real, owner.real) if name in targets else folder_inside):
                 self.diags.append(make("SK007", "symlink points outside the skill folder; file not published",
                                        self.walker.show(_join(d.rel, name))))
             else:

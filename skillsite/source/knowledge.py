@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Sequence
 
 from skillsite.diagnostics import Diagnostic, make
+from skillsite.source.discover import inside_folder
 
 DEFAULT_KNOWLEDGE_DIR = "knowledge"
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
@@ -39,10 +40,6 @@ def default_knowledge_dir(roots: Sequence[Path | str]) -> Path | None:
     return Path(roots[0]) / DEFAULT_KNOWLEDGE_DIR if roots else None
 
 
-def _inside(path: str, folder: str) -> bool:
-    return os.path.commonpath([path, folder]) == folder
-
-
 def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | None,
            bundled: frozenset[str]) -> KnowledgeDoc | str:
     """The document a ``knowledge`` entry names, or why it cannot be used (``bundled``: the
@@ -59,7 +56,7 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
         return f"knowledge path '{declared}' needs a knowledge folder (knowledge_dir)"
     real_folder = os.path.realpath(folder)
     real_file = os.path.realpath(os.path.join(folder, *clean.split("/")))
-    if not _inside(real_file, real_folder):
+    if not inside_folder(real_file, real_folder):
         return f"knowledge path '{declared}' leads outside its folder (through a symbolic link)"
     if not os.path.isfile(real_file):
         where = "the skill's folder" if own else f"the knowledge folder {folder}"
