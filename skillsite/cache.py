@@ -126,8 +126,7 @@ class Cache:
             pass  # an unwritable cache only costs the work next time
 
     def _write(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        (path.parent / ".gitignore").write_text("*\n", encoding="utf-8")
+        make_cache_folder(path.parent)
         if self._unusable:
             path.unlink()
         stale = [key for key in self._entries if key not in self._used]
@@ -140,6 +139,18 @@ class Cache:
                 db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("format", FORMAT), ("scope", self.scope)])
                 db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
                                [(section, key, value) for (section, key), value in self._added.items()])
+
+
+def make_cache_folder(folder: Path) -> None:
+    """Create the cache folder with a ``.gitignore`` that keeps it out of git.
+
+    A folder that already exists is the user's (``--cache-dir .`` is allowed): its own
+    ``.gitignore`` is never touched.
+    """
+    if folder.is_dir():
+        return
+    folder.mkdir(parents=True)
+    (folder / ".gitignore").write_text("*\n", encoding="utf-8")
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skillsite.cache import RACY_NS, digest
+from skillsite.cache import RACY_NS, digest, make_cache_folder
 from skillsite.diagnostics import Diagnostic
 from skillsite.publish.staging import Recorded, snapshot
 from skillsite.source.discover import Discovery
@@ -111,7 +111,7 @@ def load_state(folder: Path, scope: str) -> BuildState | None:
 def save_state(folder: Path, state: BuildState) -> None:
     """Write the state file atomically; a folder that cannot be written is skipped."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_cache_folder(folder)
         fd, tmp = tempfile.mkstemp(prefix=".state-", dir=folder)
     except OSError:
         return

@@ -8,7 +8,7 @@ from skillsite.cache import Cache, digest
 
 
 def test_values_come_back_in_the_next_run_and_unused_ones_go(tmp_path):
-    path = tmp_path / "c.sqlite"
+    path = tmp_path / "cache" / "c.sqlite"
     first = Cache(path, "scope")
     first.put("html", "a", "<p>a</p>")
     first.put("html", "b", {"nested": [1, 2.5, None, True]})
@@ -19,7 +19,16 @@ def test_values_come_back_in_the_next_run_and_unused_ones_go(tmp_path):
     second.save()                                  # "b" was not used this run
     third = Cache(path, "scope")
     assert third.get("html", "a") == "<p>a</p>" and third.get("html", "b") is None
-    assert (tmp_path / ".gitignore").read_text() == "*\n"
+    assert (tmp_path / "cache" / ".gitignore").read_text() == "*\n"
+
+
+def test_a_cache_in_an_existing_folder_leaves_that_folder_s_gitignore_alone(tmp_path):
+    (tmp_path / ".gitignore").write_text("node_modules/\n")
+    cache = Cache(tmp_path / "c.sqlite", "scope")
+    cache.put("s", "k", 1)
+    cache.save()
+    assert (tmp_path / ".gitignore").read_text() == "node_modules/\n"
+    assert Cache(tmp_path / "c.sqlite", "scope").get("s", "k") == 1
 
 
 def test_another_scope_starts_empty_and_replaces_the_file_s_entries(tmp_path):
