@@ -149,11 +149,14 @@ def _text_files(pages: SitePages) -> None:
         urls = ["", "tags/"] + [t.url for t in pages.tags] + [e["urls"]["page"] for e in entries]
         pages.page("sitemap.xml", "sitemap.xml", {"urls": [absolute(config, u) for u in urls]})
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
-    llms = {"site": pages.manifest["site"], "counts": pages.manifest["counts"],
-            "visible": [e for e in entries if offered_to_model(e)],
-            "others": [e for e in entries if not offered_to_model(e)], "install": catalog_install_lines(config)}
-    pages.keyed_page("llms.txt", "llms.txt", digest(pages.templates_key, "llms.txt", config.base_url, llms),
-                     lambda: {**llms, "link": lambda rel: absolute(config, rel), "badges": badges})
+    install = catalog_install_lines(config)
+    # llms.txt is made of the manifest's entries, which its digest stands for in the key
+    key = digest(pages.templates_key, "llms.txt", config.base_url, pages.manifest["site"], pages.manifest["counts"],
+                 pages.manifest["digest"], install)
+    pages.keyed_page("llms.txt", "llms.txt", key, lambda: {
+        "site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
+        "visible": [e for e in entries if offered_to_model(e)], "others": [e for e in entries if not offered_to_model(e)],
+        "link": lambda rel: absolute(config, rel), "badges": badges})
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
     if active_files(entries):
         staging.write("_headers", headers_file(entries).encode("utf-8"))

@@ -20,7 +20,7 @@ from skillsite.publish.catalog_files import (listing_report, make_search, search
 from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import manifest
 from skillsite.publish.pages import write_site
-from skillsite.publish.skills import Publication, collect, plan_publishing, publish_skill
+from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
 from skillsite.publish.staging import Recorded, Staging
 from skillsite.publish.state import BuildState, output_digest, save_state
 from skillsite.publish.wellknown import discovery_index
@@ -120,7 +120,7 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtim
     search = cache.get("search", key)
     with Workers(plan.jobs, job) as workers:
         searching = workers.submit(make_search, search_entries, key) if search is None else None
-        publication = collect(job, html_keys, workers.map(publish_skill, range(len(skills))), cache)
+        publication = collect(job, html_keys, publish_all(job, workers, cache), cache)
         audits = audit_published(workers, skills, publication.entries, cache)
     if searching is not None:
         search = searching.result()

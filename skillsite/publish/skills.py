@@ -4,7 +4,9 @@ rendered body.  Runs on every core, one skill at a time; each worker reports wha
 A file whose content is unchanged stays in place when the staging folder patches the previous
 output (:meth:`~skillsite.publish.staging.Staging.keep`): the content key of a copied file is
 its sha256 (known from the cache when its size and time are unchanged), that of a made file a
-digest of what it is made of.
+digest of what it is made of.  A skill whose publication depends on nothing that changed, and
+whose published files are all intact, is not published again: the cache holds its manifest
+entry and the files it placed (:func:`publish_all`).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
 from skillsite.source.relations import resolve_conflicts
+from skillsite.workers import Workers
 
 #: A bundled file's sha256 as worked out by a worker, for the cache: (path read, size, mtime_ns, sha256).
 FileSha = tuple[str, int, int, str]
@@ -80,6 +83,10 @@ class PublishedSkill:
     archive: tuple[str, str] | None     # (site path, sha256) of its discovery archive, if it owns one
     diagnostics: list[Diagnostic]
 
+    def to_json(self) -> list[Any]:
+        """What the next build needs to take this publication as it is (:func:`_published_before`)."""
+        return [self.entry, [[rel, key] for rel, key, _ in self.placed], self.archive]
+
 
 def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
     """The published sub-skills of each skill, by id."""
@@ -120,6 +127,46 @@ def publish_skill(job: SkillPublishing, index: int) -> PublishedSkill:
     archive = _write_archive(job, skill, entry, contents, job.archive_names[index])
     html = None if skill.id in job.rendered else job.renderer.render(skill.body, skill.id)
     return PublishedSkill(entry, html, job.staging.take_journal(), shas, archive, diags)
+
+
+def publication_key(job: SkillPublishing, index: int) -> str:
+    """What publishing skill ``index`` depends on, besides the configuration and skillsite's
+    code (the cache's scope): its SKILL.md and place, its bundled files' names, sizes and
+    times, its diagnostics, and what the catalog gives it (sub-skills, command, conflicts,
+    knowledge documents, archive name)."""
+    skill = job.skills[index]
+    source = skill.source
+    return digest("publication", skill.id, skill.raw, str(source.root), str(source.dir), source.rel_path,
+                  source.display_path, [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in source.files],
+                  [d.to_json() for d in skill.diagnostics], job.sub_skills(skill.id), job.commands[skill.id],
+                  job.conflicts[skill.id], job.knowledge.get(skill.id, []), job.archive_names[index], job.mtime,
+                  job.base_dir)
+
+
+def publish_all(job: SkillPublishing, workers: Workers[SkillPublishing], cache: Cache) -> list[PublishedSkill]:
+    """Every skill published, in order: as the last build published it when nothing it depends
+    on changed (see :func:`_published_before`), else by the workers (and kept in the cache)."""
+    keys = [publication_key(job, index) for index in range(len(job.skills))]
+    done = {index: before for index, key in enumerate(keys)
+            if (before := _published_before(job, index, cache.get("publication", key))) is not None}
+    todo = [index for index in range(len(keys)) if index not in done]
+    for index, published in zip(todo, workers.map(publish_skill, todo)):
+        done[index] = published
+        if not published.diagnostics:  # an unreadable file is tried again next time
+            cache.put("publication", keys[index], published.to_json())
+    return [done[index] for index in range(len(keys))]
+
+
+def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None) -> PublishedSkill | None:
+    """The stored publication of skill ``index``, when its body is rendered in the cache and
+    every file it placed is still in the output as published; else None."""
+    if stored is None or job.skills[index].id not in job.rendered:
+        return None
+    entry, placed, archive = stored
+    if not all(job.staging.intact(rel, key) for rel, key in placed):
+        return None
+    return PublishedSkill(entry, None, [(rel, key, True) for rel, key in placed], [],
+                          tuple(archive) if archive else None, [])
 
 
 def _interface(skill: Skill) -> dict[str, Any] | None:

@@ -118,15 +118,19 @@ class Staging:
         site_path_parts(rel)
         return Path(self.target if rel in self.kept else self.path, rel)
 
-    def keep(self, rel: str, key: str) -> bool:
-        """Leave ``rel`` in place when the previous output holds exactly the content ``key``
-        names, untouched since it was published; True when kept."""
+    def intact(self, rel: str, key: str) -> bool:
+        """Whether the previous output holds exactly the content ``key`` names as ``rel``,
+        untouched since it was published (what :meth:`keep` needs)."""
         recorded = self.previous.get(rel)
         if recorded is None or recorded[0] != key:
             return False
         site_path_parts(rel)
         st = self.before.get(rel)
-        if st is None or not stat.S_ISREG(st.st_mode) or (st.st_size, st.st_mtime_ns) != tuple(recorded[1:]):
+        return st is not None and stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == tuple(recorded[1:])
+
+    def keep(self, rel: str, key: str) -> bool:
+        """Leave ``rel`` in place when it is :meth:`intact`; True when kept."""
+        if not self.intact(rel, key):
             return False
         self._placed(rel, key, kept=True)
         return True
@@ -191,7 +195,7 @@ class Staging:
 
     def records(self, published: dict[str, tuple[int, int]]) -> dict[str, Recorded]:
         """The content key, size and mtime of every keyed file of a committed output, for the next build."""
-        return {rel: (key, *published[rel]) for rel, key in sorted(self.keys.items()) if rel in published}
+        return {rel: (key, *published[rel]) for rel, key in self.keys.items() if rel in published}
 
     def _commit_swap(self) -> dict[str, tuple[int, int]]:
         (self.path / MARKER).write_text(MARKER_TEXT, encoding="utf-8")

@@ -212,13 +212,18 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     every, shared = _catalog_diagnostics(found, [c.verdict for c in checked],
                                          knowledge_dir or default_knowledge_dir(roots))
     ignored = frozenset(ignore)
-    skills = tuple(dataclasses.replace(c.skill, diagnostics=tuple(
-        d for d in (*c.verdict.diagnostics, *shared.get(index, ())) if d.code not in ignored))
-        for index, c in enumerate(checked) if c.skill is not None)
+    skills = tuple(_with_diagnostics(c.skill, tuple(d for d in (*c.verdict.diagnostics, *shared.get(index, ()))
+                                                    if d.code not in ignored))
+                   for index, c in enumerate(checked) if c.skill is not None)
     left_out = tuple(c.left_out for c in checked if c.left_out is not None)
     return CatalogReading(found.sources, skills, left_out,
                           tuple(sort_diagnostics(d for d in [*every, *(cache.notes if cache else ())]
                                                  if d.code not in ignored)))
+
+
+def _with_diagnostics(skill: Skill, diags: tuple[Diagnostic, ...]) -> Skill:
+    """The skill with these diagnostics (itself when it has them already, as most skills do)."""
+    return skill if diags == skill.diagnostics else dataclasses.replace(skill, diagnostics=diags)
 
 
 def _names_missing_files(verdict: Verdict) -> bool:

@@ -336,3 +336,25 @@ def test_legacy_copies_follow_their_published_file_across_rebuilds(tmp_path):
     assert legacy.read_bytes() == published.read_bytes() != old
     assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_a_skill_is_published_again_only_when_what_it_is_made_of_changes(tmp_path, monkeypatch):
+    """An unchanged skill's publication is taken from the last build, unless what the catalog
+    gives it changed: a sub-skill's description is in its parent's XML fragment."""
+    import skillsite.publish.skills as skills
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    assert build([src], out, cache_dir=cache).ok
+    child = src / "release-manager" / "changelog" / "SKILL.md"
+    child.write_text(child.read_text().replace("Write or update CHANGELOG.md", "Write CHANGELOG.md"))
+    published = []
+    real_publish = skills.publish_skill
+    monkeypatch.setattr(skills, "publish_skill", lambda job, index: published.append(job.skills[index].id)
+                        or real_publish(job, index))
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    assert sorted(published) == ["release-manager", "release-manager/changelog"]
+    assert b"Write CHANGELOG.md" in (out / "skills/release-manager/skill.xml").read_bytes()
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)
