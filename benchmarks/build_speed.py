@@ -207,7 +207,7 @@ def tree_size(folder: Path) -> int:
 
 
 def touch_one(src: Path) -> None:
-    """Change one skill's body (the first SKILL.md in sorted order)."""
+    """Change one skill's body (the middle SKILL.md in sorted order)."""
     skill = sorted(src.rglob("SKILL.md"))[len(list(src.rglob("SKILL.md"))) // 2]
     skill.write_text(skill.read_text(encoding="utf-8") + f"\n<!-- edited {time.time_ns()} -->\n", encoding="utf-8")
 
