@@ -92,8 +92,9 @@ class Document:
 
     def windows(self, words: tuple[str, ...], paragraphs: bool = False) -> list[tuple[int, int]]:
         """The parts of the lower-cased text a gate scans: every line holding one of ``words``
-        with one line on either side or, with ``paragraphs``, every paragraph (text between blank
-        lines) holding one; merged, in order (remembered: gates share their first words)."""
+        with the nearest line holding text on either side (:meth:`_lines_around`) or, with
+        ``paragraphs``, every paragraph (text between blank lines) holding one; merged, in order
+        (remembered: gates share their first words)."""
         key = (words, paragraphs)
         found = self._windows.get(key)
         if found is None:
@@ -103,11 +104,17 @@ class Document:
 
     def _lines_around(self, at: int) -> tuple[int, int]:
         """(start, end) of the line holding offset ``at`` of the lower-cased text, with the line
-        before and the line after."""
+        before and the line after it that hold more than white space (and the blank lines
+        between): lines of white space, which ``\\s`` matches, cannot part a command from its
+        arguments."""
         low, size = self.lower, len(self.lower)
-        start = low.rfind("\n", 0, max(0, low.rfind("\n", 0, at))) + 1
-        end = low.find("\n", at)
-        end = size if end < 0 else low.find("\n", end + 1)
+        before = low.rfind("\n", 0, at)          # the line break ending the line before
+        while before > 0 and low[before - 1].isspace():
+            before -= 1
+        start = low.rfind("\n", 0, max(0, before)) + 1
+        after = low.find("\n", at)               # the line break ending the line of ``at``
+        text_after = _TEXT.search(low, after) if after >= 0 else None
+        end = low.find("\n", text_after.start()) if text_after else -1
         return start, size if end < 0 else end
 
     def _paragraph_around(self, at: int) -> tuple[int, int]:
@@ -266,6 +273,8 @@ def make_document(path: str, text: str) -> Document:
 
 #: Documents shorter than this are scanned whole; longer ones only around the gate's words.
 WINDOWED = 4096
+#: A character that is not white space.
+_TEXT = re.compile(r"\S")
 #: A line break that ends a blank line (or ends the line before one): where a paragraph stops.
 _BLANK_LINE = re.compile(r"\n(?=[ \t\r]*\n)")
 
@@ -320,8 +329,9 @@ def lowered_pattern(source: str) -> str:
 @dataclass(frozen=True)
 class Gate:
     """A pattern run only where it can match: the document must hold one word of each group, and
-    in a long document only the lines around the first group's words (with one line on either
-    side) are scanned.  Every match of the pattern must therefore contain a first-group word.
+    in a long document only the lines around the first group's words (with the nearest line
+    holding text on either side) are scanned.  Every match of the pattern must therefore contain
+    a first-group word.
 
     A ``paragraphs`` gate (the rules about what prose tells the agent) scans, in every document,
     the paragraphs that hold a first-group word: a phrase split over the lines of a paragraph is
