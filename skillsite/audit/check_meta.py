@@ -7,7 +7,8 @@ from typing import Iterator
 
 from skillsite.agent.skill_md import split_skill_md
 from skillsite.audit.hit import Hit
-from skillsite.audit.text import CONFUSABLES, Document
+from skillsite.audit.letters import CONFUSABLES, STYLED
+from skillsite.audit.text import Document
 
 _SHELL_TOOLS = frozenset({"bash", "shell", "terminal", "run_shell_command", "execute_command", "exec",
                           "powershell", "run_terminal_cmd", "runcommand", "run_command", "command"})
@@ -51,6 +52,8 @@ def confusable_reason(name: str) -> str | None:
         return "invisible or combining characters"
     if any(0xFF01 <= ord(c) <= 0xFF5E for c in name):
         return "fullwidth letters"
+    if any(c in STYLED for c in name):
+        return "styled letters (mathematical, circled or small capital forms)"
     scripts = {_script(c) for c in name if c.isalpha()}
     look_alikes = sorted({c for c in name if c in CONFUSABLES})
     if len(scripts) > 1:

@@ -40,7 +40,7 @@ RULES: dict[str, Rule] = _rules(
          "Emoji use at most one variation selector; a run of them encodes bytes invisibly, a known way to "
          "hide a payload in text." + _NEVER, demotable=False),
     Rule("SK606", "invisible-text", "high", "mixed-script or confusable skill name",
-         "A name that mixes alphabets or uses look-alike letters impersonates another skill "
+         "A name that mixes alphabets or uses look-alike or styled letters impersonates another skill "
          "(homoglyph attack)." + _NEVER, demotable=False),
     Rule("SK607", "invisible-text", "high", "instructions hidden in an HTML comment",
          "HTML comments do not show on rendered pages but reach the model: instructions addressed to the "

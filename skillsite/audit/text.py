@@ -1,7 +1,7 @@
 """A scanned text file: its lines, its fenced code blocks, and a folded copy for matching.
 
-Rules match against the *folded* text, where invisible characters are removed, look-alike
-letters are mapped to ASCII, shell line continuations are joined and string literals that are
+Rules match against the *folded* text, where invisible characters are removed, look-alike and
+styled letters are mapped to ASCII (:mod:`skillsite.audit.letters`), shell line continuations are joined and string literals that are
 concatenated in code are glued together, so that split or disguised keywords are still found.
 Every folded position maps back to its place in the original text for line and column.
 """
@@ -15,26 +15,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from skillsite.audit.letters import ASCII_FORMS, foldable_class
 from skillsite.audit.words import WordFinder
 
 #: Characters removed before matching: zero-width, soft hyphen, bidi controls, tags, selectors.
 _INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
                         "\ufe00-\ufe0f\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
-
-#: Letters of other scripts that look like ASCII letters (the common homoglyphs).
-CONFUSABLES: dict[str, str] = {
-    # Cyrillic
-    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "һ": "h", "і": "i", "ј": "j", "к": "k", "ӏ": "l",
-    "м": "m", "н": "h", "о": "o", "р": "p", "ԛ": "q", "ѕ": "s", "т": "t", "ս": "u", "ѵ": "v", "ԝ": "w",
-    "х": "x", "у": "y", "А": "A", "В": "B", "С": "C", "Е": "E", "Н": "H", "І": "I", "Ј": "J", "К": "K",
-    "М": "M", "О": "O", "Р": "P", "Ѕ": "S", "Т": "T", "Х": "X", "У": "Y", "ԁ".upper(): "D",
-    # Greek
-    "α": "a", "ο": "o", "ρ": "p", "ν": "v", "ι": "i", "κ": "k", "τ": "t", "υ": "u", "χ": "x", "Α": "A",
-    "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
-    "Τ": "T", "Υ": "Y", "Χ": "X",
-    # Latin look-alikes and dotless letters
-    "ı": "i", "ɡ": "g", "ʟ": "l", "ɑ": "a", "ſ": "s",
-}
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc"})
 CODE_SUFFIXES = frozenset({
@@ -210,17 +196,17 @@ def _substitute(text: str, origin: list[int] | None, pattern: re.Pattern[str],
 
 def _fold_char(match: re.Match[str]) -> str:
     char = match.group()
-    if char in CONFUSABLES:
-        return CONFUSABLES[char]
+    if char in ASCII_FORMS:
+        return ASCII_FORMS[char]
     code = ord(char)
     if 0xFF01 <= code <= 0xFF5E:  # fullwidth ASCII
         return chr(code - 0xFEE0)
     if 0xE0020 <= code <= 0xE007E:  # tag characters mirror ASCII: what they hide is scanned too
         return chr(code - 0xE0000)
-    return ""
+    return "" if _INVISIBLE.match(char) else char  # a character of a styled block with no ASCII form stays
 
 
-_FOLDABLE = re.compile(_INVISIBLE.pattern[:-1] + "".join(CONFUSABLES) + "\uff01-\uff5e]")
+_FOLDABLE = re.compile(_INVISIBLE.pattern[:-1] + foldable_class() + "\uff01-\uff5e]")
 #: What :data:`_FOLDABLE` finds, and line separators: all the characters the unicode rules look for.
 _UNUSUAL = re.compile(_FOLDABLE.pattern[:-1] + "\u2028\u2029]")
 

@@ -171,3 +171,9 @@ def test_symlinks_outside_the_folder_are_not_followed(tmp_path):
     folder = write(tmp_path / "s", {})
     (folder / "link.sh").symlink_to(outside)
     assert audit_skill(folder) == []
+
+
+def test_a_skill_name_in_styled_letters_is_deceptive():
+    styled = "".join(chr(0x1D5EE + ord(c) - 97) if c.isalpha() else c for c in "pdf-tools")
+    findings = audit_document("SKILL.md", f"---\nname: {styled}\ndescription: d\n---\n")
+    assert [(f.code, "styled letters" in f.message) for f in findings] == [("SK606", True)]
