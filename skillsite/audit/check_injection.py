@@ -32,7 +32,19 @@ _OVERRIDE: list[Gate] = [gate(p, words, paragraphs=True) for words, p in zip(_OV
     rf"\b(?:these|the{_S}following|this{_S}skill'?s?){_S}instructions{_S}(?:supersede|override|replace)"
     rf"{_S}(?:all|any|your)\b",
     rf"\bfrom{_S}now{_S}on,?{_S}(?:you{_S})?(?:ignore|disregard|forget){_S}",
-))]
+))] + [
+    # the same with the instructions named first: "ignore the instructions above", "forget everything so far"
+    gate(rf"\b(?:ignore|disregard|forget)(?:{_S}(?:all|any|each|every|the|your|of|these|those|my))*{_S}"
+         rf"(?:instructions?|prompts?|directions|directives|guidance|everything|anything){_S}(?:above|before{_S}this|"
+         rf"so{_S}far|(?:that{_S})?(?:you{_S})?(?:were|have{_S}been|'ve{_S}been){_S}(?:given|told)|"
+         rf"given{_S}(?:above|before|earlier|previously|to{_S}you))\b",
+         "ignore disregard forget", "instruction prompt direction directive guidance everything anything",
+         "above before far given told", paragraphs=True),
+    # "ignore your instructions", "forget your training"
+    gate(rf"\b(?:ignore|disregard|forget)(?:{_S}(?:all|any|of))*{_S}your{_S}(?:(?:previous|prior|current|original|"
+         rf"existing|initial|real|core|safety){_S})?(?:instructions|rules|guidelines|programming|training|directives|"
+         rf"system{_S}prompt|prompt)\b", "ignore disregard forget", "your", paragraphs=True),
+]
 
 _VERBS = (r"(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|"
           r"alert(?:ing)?|warn(?:ing)?|let(?:ting)?)")

@@ -1,9 +1,6 @@
-"""A scanned text file: its lines, its fenced code blocks, and a folded copy for matching.
-
-Rules match against the *folded* text, where invisible characters are removed, look-alike and
-styled letters are mapped to ASCII (:mod:`skillsite.audit.letters`), shell line continuations are joined and string literals that are
-concatenated in code are glued together, so that split or disguised keywords are still found.
-Every folded position maps back to its place in the original text for line and column.
+"""A scanned text file: its lines, its fenced code blocks, and a folded copy for matching
+(:mod:`skillsite.audit.folding`), where split or disguised keywords read as plain words; and the
+gated patterns the rules run on it.
 """
 from __future__ import annotations
 
@@ -15,12 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from skillsite.audit.letters import ASCII_FORMS, foldable_class
+from skillsite.audit.folding import OffsetMap, fold, unusual
 from skillsite.audit.words import WordFinder
-
-#: Characters removed before matching: zero-width, soft hyphen, bidi controls, tags, selectors.
-_INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
-                        "\ufe00-\ufe0f\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc"})
 CODE_SUFFIXES = frozenset({
@@ -31,10 +24,6 @@ CODE_SUFFIXES = frozenset({
 CODE_NAMES = frozenset({"makefile", "dockerfile", "justfile", "rakefile", "gemfile", "vagrantfile"})
 
 _FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
-_CONTINUATION = re.compile(r"\\\r?\n[ \t]*")
-#: String literals glued in code: ``"a" + "b"``, ``'a' .. 'b'`` and ``a""b``.  Every branch starts with its
-#: quote, so the search skips straight to quotes.
-_CONCAT = re.compile(r""""\s*(?:\+|\.\.)\s*"|'\s*(?:\+|\.\.)\s*'|""(?<=\w"")(?=\w)|''(?<=\w'')(?=\w)""")
 
 
 @dataclass
@@ -45,7 +34,7 @@ class Document:
     text: str
     kind: str                    # "skill" (SKILL.md), "markdown", "code" or "text"
     folded: str = ""
-    origin: list[int] | None = None   # folded index -> text index (None: the same index)
+    origin: OffsetMap | None = None   # folded offset -> text offset (None: the same offset)
     lower: str = ""              # the folded text in lower case, for the gates' substring tests
     unusual: bool = True         # may hold invisible, look-alike or fullwidth characters, or line separators
     _present: dict[str, bool] | None = field(default=None, repr=False)
@@ -134,9 +123,9 @@ class Document:
         """The offset in ``text`` of a position in ``folded``."""
         if self.origin is None:
             return min(folded_offset, len(self.text))
-        if folded_offset >= len(self.origin):
+        if folded_offset >= self.origin.length:
             return len(self.text)
-        return self.origin[folded_offset]
+        return self.origin(folded_offset)
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based line and column (code points) of an offset in ``text``."""
@@ -170,62 +159,6 @@ def kind_of(path: str, text: str) -> str:
     if suffix in CODE_SUFFIXES or lower in CODE_NAMES or text.startswith("#!"):
         return "code"
     return "text"
-
-
-def _substitute(text: str, origin: list[int] | None, pattern: re.Pattern[str],
-                replace: Callable[[re.Match[str]], str]) -> tuple[str, list[int] | None]:
-    """``pattern.sub`` that keeps the map from the new text's positions to the original's."""
-    if pattern.search(text) is None:
-        return text, origin
-    source = origin if origin is not None else range(len(text))
-    parts: list[str] = []
-    mapping: list[int] = []
-    last = 0
-    for match in pattern.finditer(text):
-        parts.append(text[last:match.start()])
-        mapping.extend(source[last:match.start()])
-        new = replace(match)
-        parts.append(new)
-        anchor = source[match.start()] if match.start() < len(source) else (source[-1] if len(source) else 0)
-        mapping.extend([anchor] * len(new))
-        last = match.end()
-    parts.append(text[last:])
-    mapping.extend(source[last:])
-    return "".join(parts), mapping
-
-
-def _fold_char(match: re.Match[str]) -> str:
-    char = match.group()
-    if char in ASCII_FORMS:
-        return ASCII_FORMS[char]
-    code = ord(char)
-    if 0xFF01 <= code <= 0xFF5E:  # fullwidth ASCII
-        return chr(code - 0xFEE0)
-    if 0xE0020 <= code <= 0xE007E:  # tag characters mirror ASCII: what they hide is scanned too
-        return chr(code - 0xE0000)
-    return "" if _INVISIBLE.match(char) else char  # a character of a styled block with no ASCII form stays
-
-
-_FOLDABLE = re.compile(_INVISIBLE.pattern[:-1] + foldable_class() + "\uff01-\uff5e]")
-#: What :data:`_FOLDABLE` finds, and line separators: all the characters the unicode rules look for.
-_UNUSUAL = re.compile(_FOLDABLE.pattern[:-1] + "\u2028\u2029]")
-
-
-def unusual(text: str) -> bool:
-    """Whether ``text`` holds a character that is folded or that the unicode rules report (one search)."""
-    return not text.isascii() and _UNUSUAL.search(text) is not None
-
-
-def fold(text: str, code: bool, odd: bool = True) -> tuple[str, list[int] | None]:
-    """The text rules match against, and its map back to ``text`` (see the module docstring);
-    ``odd`` False says that :func:`unusual` found nothing to fold."""
-    folded, origin = text, None
-    if odd and not text.isascii():
-        folded, origin = _substitute(folded, origin, _FOLDABLE, _fold_char)
-    folded, origin = _substitute(folded, origin, _CONTINUATION, lambda m: " ")
-    if code:
-        folded, origin = _substitute(folded, origin, _CONCAT, lambda m: "")
-    return folded, origin
 
 
 def fenced_blocks(text: str) -> list[tuple[int, int]]:
