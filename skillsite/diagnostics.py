@@ -112,6 +112,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK631", "warning", "runs a decoded or assembled payload"),
     ("SK632", "warning", "package installed from an unpinned git ref"),
     ("SK633", "warning", "package installed from a URL or an untrusted index"),
+    ("SK634", "warning", "reverse shell: hands a shell on this machine to a remote host"),
     ("SK640", "warning", "long encoded blob in a script"),
     ("SK641", "warning", "file content does not match its extension"),
     ("SK642", "warning", "bundled executable or compiled code"),

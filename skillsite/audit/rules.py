@@ -82,6 +82,10 @@ RULES: dict[str, Rule] = _rules(
     Rule("SK633", "remote-code", "medium", "package installed from a URL or an untrusted index",
          "Installing from a bare URL or an extra index skips the registry's pinning; over plain HTTP or "
          "with --trusted-host anyone on the path can swap the code (then high)." + _DEMOTION),
+    Rule("SK634", "remote-code", "high", "reverse shell: hands a shell on this machine to a remote host",
+         "A shell wired to a network connection (bash -i >& /dev/tcp/..., nc -e /bin/sh, socat exec:, "
+         "a TCP client feeding Invoke-Expression) lets whoever listens run any command, with the "
+         "agent's access." + _DEMOTION),
     # obfuscation
     Rule("SK640", "obfuscation", "medium", "long encoded blob in a script",
          "Hundreds of base64 or hex characters in a script are a payload nobody can review; ship the "
