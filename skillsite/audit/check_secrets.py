@@ -1,8 +1,9 @@
 """Secrets: hard-coded tokens and keys (SK650) and private key blocks (SK651).
 
-Only token shapes with a fixed, documented prefix are matched, and a token whose random part
-looks like a placeholder (``EXAMPLE``, ``xxxx``, repeated or sequential characters, low
-entropy) is ignored, so documentation that says "tokens look like ghp_..." stays quiet.
+Only token shapes with a fixed, documented prefix (and passwords in URLs) are matched, and a
+token whose random part looks like a placeholder (``EXAMPLE``, ``xxxx``, ``password123``,
+repeated or sequential characters, low entropy) is ignored, so documentation that says "tokens
+look like ghp_..." or shows ``postgresql://admin:password123@db`` stays quiet.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from skillsite.audit.text import Document, Gate, gate
 #: (label, pattern with the random part as group "body", severity override or None)
 _TOKEN_WORDS = ("akia asia agpa aida aroa aipa anpa anva", "secret", "ghp_ gho_ ghu_ ghs_ ghr_", "github_pat_", "glpat-",
                 "xox", "hooks.slack.com", "aiza", "t3blbkfj", "sk-proj-", "sk-ant-", "k_live_", "sg.", "npm_",
-                "pypi-", "hf_")
+                "pypi-", "hf_", "discord", ":aa", "://")
 _TOKENS: list[tuple[str, Gate, str | None]] = [(label, gate(p, words, flags=0), sev)
                                               for words, (label, p, sev) in zip(_TOKEN_WORDS, (
     ("AWS access key id", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)(?P<body>[0-9A-Z]{16})\b", "medium"),
@@ -38,11 +39,20 @@ _TOKENS: list[tuple[str, Gate, str | None]] = [(label, gate(p, words, flags=0), 
     ("npm token", r"\bnpm_(?P<body>[A-Za-z0-9]{36})\b", None),
     ("PyPI token", r"\bpypi-AgEIcHlwaS5vcmc(?P<body>[A-Za-z0-9_-]{50,})", None),
     ("Hugging Face token", r"\bhf_(?P<body>[A-Za-z]{34})\b", None),
+    ("Discord webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{17,20}/(?P<body>[\w-]{60,70})",
+     None),
+    ("Telegram bot token", r"(?<![\w:])\d{8,10}:(?P<body>AA[\w-]{33})(?![\w-])", None),
+    # user:password@host in a URL (a connection string); starts at "://", which the search skips to
+    ("password in a URL", r"://[^\s:/@\"'`<>(){}\[\]]{1,64}:(?P<body>[^\s:/@\"'`<>(){}\[\]$%]{8,128})@"
+                          r"(?P<host>[\w-]+(?:\.[\w-]+)*)", None),
 ))]
 _PRIVATE_KEY = gate(r"-----BEGIN (?:(?:RSA|DSA|EC|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY(?: BLOCK)?-----"
                           r"(?P<body>[\s\S]{0,400}?)(?:-----END|\Z)", "private key", flags=0)
+#: Hosts of a local or development setup: this machine, or a bare service name (``db``).
+_LOCAL_HOST = re.compile(r"^(?:localhost|127\.[\d.]+|0\.0\.0\.0|[\w-]+)$", re.IGNORECASE)
 _KEY_MATERIAL = re.compile(r"^[A-Za-z0-9+/=]{40,}\s*$", re.MULTILINE)
-_PLACEHOLDER = re.compile(r"example|sample|dummy|fake|placeholder|your|redacted|xxxx|0000|1234|abcd|test", re.I)
+_PLACEHOLDER = re.compile(r"example|sample|dummy|fake|placeholder|your|redacted|xxxx|0000|123|abcd|test|"
+                          r"password|passwd|secret|changeme|letmein|qwerty", re.I)
 
 
 def entropy(text: str) -> float:
@@ -62,6 +72,8 @@ def check_secrets(doc: Document) -> Iterator[Hit]:
     for label, pattern, severity in _TOKENS:
         for match in pattern.finditer(doc):
             if not placeholder(match.group("body")):
+                if "host" in pattern.pattern.groupindex and _LOCAL_HOST.match(match.group("host")):
+                    severity = "medium"  # a password for a database on this machine or in a compose file
                 yield Hit("SK650", match.start(), match.end(), f": {label}", severity=severity)  # type: ignore[arg-type]
     for match in _PRIVATE_KEY.finditer(doc):
         body = match.group("body")

@@ -267,6 +267,13 @@ add("m-slack-webhook", M, "secrets", ["SK650"], "a Slack webhook URL with its se
     "Run `python scripts/notify.py`.",
     {"scripts/notify.py": f"import json, urllib.request\n\nHOOK = \"{SLACK_HOOK}\"\n"
                           "urllib.request.urlopen(HOOK, data=json.dumps({'text': 'done'}).encode())\n"})
+add("m-chat-bot-tokens", M, "secrets", ["SK650"], "a Discord webhook and a Telegram bot token in a script",
+    "Run `python scripts/alert.py`.",
+    {"scripts/alert.py": "import urllib.request\n\nDISCORD = \"https://discord.com/api/webhooks/"
+                         + fake("discord-id", 18, string.digits) + "/" + fake("discord", 68, string.ascii_letters + string.digits + "_-")
+                         + "\"\nTELEGRAM = \"" + fake("tg-id", 10, string.digits) + ":AA" + fake("tg", 33) + "\"\n"})
+add("m-database-password", M, "secrets", ["SK650"], "a production connection string with its password",
+    "Connect with `psql \"postgresql://reporting:" + fake("db-password", 20) + "@db.prod.example.invalid:5432/sales\"`.")
 add("m-openai-key", M, "secrets", ["SK650"], "an OpenAI project key in SKILL.md",
     f"Set `OPENAI_API_KEY={OPENAI}` before running the examples.")
 add("m-anthropic-key", M, "secrets", ["SK650"], "an Anthropic key in a Python script",
@@ -316,6 +323,9 @@ add("b-port-checks", B, "remote-code", [], "port checks over /dev/tcp and nc, a 
 add("b-other-languages", B, "prompt-injection", [], "'ignore' in Spanish, French and Chinese about files and warnings",
     "Ignora los archivos temporales al revisar. Ignorez les avertissements de d\u00e9pr\u00e9ciation. "
     "\u8bf7\u5ffd\u7565\u8fd9\u4e2a\u8b66\u544a\u3002")
+add("b-connection-string-docs", B, "secrets", [], "connection strings with placeholder or variable passwords",
+    "Set `DATABASE_URL=postgresql://admin:password123@localhost:5432/app` for local work; in production use "
+    "`postgresql://app:${DB_PASSWORD}@db:5432/app` and never `postgresql://admin:SuperSecret123@prod/db`.")
 add("b-trojan-source-docs", B, "invisible-text", [], "explains bidi attacks with escapes only",
     "Trojan Source attacks use U+202E (RIGHT-TO-LEFT OVERRIDE) and U+2066 isolates; reject them in review.")
 add("b-bom", B, "invisible-text", [], "a SKILL.md with a byte order mark", "Plain text.")

@@ -219,3 +219,23 @@ def test_an_environment_listing_alone_is_not_reported():
 ])
 def test_reverse_shells_are_found(command):
     assert severity("scripts/run.sh", command + "\n", "SK634") == "high"
+
+
+@pytest.mark.parametrize("token", [
+    "https://discord.com/api/webhooks/123456789012345678/" + "aB3dE5gH7jK9mN1pQ3sT5vX7zA2cE4gI6kM8oQ0sU2wY4aC6eG8iK0mO2qS4uW6yA8",
+    "8123456789:AA" + "Hq3vN8kL2pR7tX1zC5bM9dF4gJ6sW0yEu",
+    "postgresql://reporting:Zq8Lm2Xv9Rt4Kp7Wn3Yb@db.prod.example.invalid:5432/sales",
+])
+def test_chat_webhooks_bot_tokens_and_url_passwords_are_secrets(token):
+    assert "SK650" in codes("scripts/a.py", f'X = "{token}"\n')
+
+
+@pytest.mark.parametrize("url", ["postgresql://admin:password123@localhost/app", "postgresql://app:${DB_PASSWORD}@db/app",
+                                 "git@github.com:org/repo.git"])
+def test_placeholder_and_variable_passwords_in_urls_are_not(url):
+    assert "SK650" not in codes("scripts/a.py", f'X = "{url}"\n')
+
+
+def test_a_url_password_for_a_local_database_is_medium():
+    assert severity("scripts/a.py", 'X = "postgresql://app:Zq8Lm2Xv9Rt4Kp7Wn3Yb@localhost/app"\n', "SK650") == "medium"
+    assert severity("scripts/a.py", 'X = "postgresql://app:Zq8Lm2Xv9Rt4Kp7Wn3Yb@db.example.invalid/app"\n', "SK650") == "high"

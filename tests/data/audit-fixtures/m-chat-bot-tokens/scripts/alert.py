@@ -1,0 +1,4 @@
+import urllib.request
+
+DISCORD = "https://discord.com/api/webhooks/907920177944416398/YT00wccWFLTkVyxE1KO2AqM8mkb76P6yVk2isWvMccoTTI6SBL_GHx-FIlBkl5SCM4KW"
+TELEGRAM = "1090716909:AA7iz1EQ0oWc3avuVnK8Vgb65DVGHX5a7oz"
