@@ -15,7 +15,12 @@ _SHELL_TOOLS = frozenset({"bash", "shell", "terminal", "run_shell_command", "exe
 _WRITE_TOOLS = frozenset({"write", "edit", "multiedit", "write_file", "edit_file", "replace", "writefile",
                           "str_replace_editor", "create_file"})
 _OPEN_PATTERNS = frozenset({"", "*", "*:*", ":*", "**", "* *"})
-_TOOL = re.compile(r"[\w.:/@-]+(?:\([^)]*\))?")
+#: Commands that run any other command: a shell pattern starting with one allows everything.
+_RUNS_ANYTHING = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "cmd", "pwsh", "powershell", "sudo", "su",
+                            "doas", "env", "eval", "exec", "command", "xargs", "nohup", "timeout", "nice", "busybox",
+                            "python", "python2", "python3", "node", "perl", "ruby", "php", "deno", "osascript",
+                            "npx", "bunx", "uvx", "pipx"})
+_TOOL = re.compile(r"\*|[\w.:/@*-]+(?:\([^)]*\))?")
 
 
 def _frontmatter(doc: Document) -> dict | None:
@@ -72,10 +77,27 @@ def _tools(value: object) -> list[str]:
 
 
 def _open(tool: str, names: frozenset[str]) -> bool:
+    """Whether a tool grant allows every use of one of the ``names`` tools (or of every tool)."""
+    if tool == "*":
+        return True
     base, _, pattern = tool.partition("(")
     if base.lower() not in names:
         return False
     return not _ or pattern.rstrip(")").strip() in _OPEN_PATTERNS
+
+
+#: A command pattern that is a command name (with ``-c``, ``-e`` or ``-m``) and a wildcard.
+_ANY_ARGUMENTS = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+-(?:c|e|m|command|encodedcommand))?\s*(?::\s*\*|\s+\*|\*)",
+                            re.IGNORECASE)
+
+
+def _runs_anything(tool: str) -> bool:
+    """Whether a shell grant lets a shell, an interpreter or a wrapper take any arguments
+    (``Bash(sudo:*)``, ``Bash(python3 *)``, ``Bash(sh -c:*)``): then every command is allowed.
+    ``Bash(python scripts/check.py:*)`` names what runs, and is not."""
+    base, has_pattern, pattern = tool.partition("(")
+    grant = _ANY_ARGUMENTS.fullmatch(pattern.rstrip(")").strip()) if has_pattern else None
+    return grant is not None and base.lower() in _SHELL_TOOLS and grant.group("command").lower() in _RUNS_ANYTHING
 
 
 def check_meta(doc: Document, folder_name: str) -> Iterator[Hit]:
@@ -97,7 +119,7 @@ def check_meta(doc: Document, folder_name: str) -> Iterator[Hit]:
             continue
         offset = _key_offset(doc, key)
         tools = _tools(data[key])
-        shell = [t for t in tools if _open(t, _SHELL_TOOLS)]
+        shell = [t for t in tools if _open(t, _SHELL_TOOLS) or _runs_anything(t)]
         write = [t for t in tools if _open(t, _WRITE_TOOLS)]
         if shell:
             yield Hit("SK660", offset, offset + len(key), f": {shell[0]}", folded=False)

@@ -111,8 +111,10 @@ RULES: dict[str, Rule] = _rules(
          "an example is leaked all the same.", demotable=False),
     # over-broad permissions and destructive commands
     Rule("SK660", "permissions", "medium", "allowed-tools grants unrestricted shell",
-         "`Bash` without a command pattern (or `Bash(*)`) pre-approves every shell command; list the "
-         "commands the skill needs, e.g. `Bash(git status:*)`.", demotable=False),
+         "`Bash` without a command pattern (or `Bash(*)`, or `*` for every tool) pre-approves every shell "
+         "command, and so does a pattern that starts with a shell, an interpreter or a wrapper "
+         "(`Bash(sudo:*)`, `Bash(python3 *)`, `Bash(env:*)`); list the commands the skill needs, e.g. "
+         "`Bash(git status:*)`.", demotable=False),
     Rule("SK661", "permissions", "low", "allowed-tools grants unrestricted file writes",
          "`Write` or `Edit` without a path pattern pre-approves writing anywhere.", demotable=False),
     Rule("SK662", "permissions", "high", "runs an agent with permission checks disabled",

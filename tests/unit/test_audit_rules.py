@@ -239,3 +239,15 @@ def test_placeholder_and_variable_passwords_in_urls_are_not(url):
 def test_a_url_password_for_a_local_database_is_medium():
     assert severity("scripts/a.py", 'X = "postgresql://app:Zq8Lm2Xv9Rt4Kp7Wn3Yb@localhost/app"\n', "SK650") == "medium"
     assert severity("scripts/a.py", 'X = "postgresql://app:Zq8Lm2Xv9Rt4Kp7Wn3Yb@db.example.invalid/app"\n', "SK650") == "high"
+
+
+@pytest.mark.parametrize("grant", ["'*'", "Bash(sudo:*)", "Bash(sh -c:*)", "Bash(python3 *)", "Bash(/usr/bin/env:*)",
+                                   "[Read, Bash(npx:*)]"])
+def test_a_grant_that_lets_any_command_run_is_unrestricted_shell(grant):
+    assert "SK660" in codes("SKILL.md", md("x", f"allowed-tools: {grant}\n"))
+
+
+@pytest.mark.parametrize("grant", ["Bash(git:*)", "Bash(python scripts/check.py:*)", "Bash(sudo apt-get install:*)",
+                                   "mcp__github__*"])
+def test_a_grant_that_names_what_runs_is_not(grant):
+    assert "SK660" not in codes("SKILL.md", md("x", f"allowed-tools: {grant}\n"))
