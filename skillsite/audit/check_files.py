@@ -98,6 +98,8 @@ def check_file(path: str, head: bytes, size: int, executable_bit: bool) -> Itera
         yield Hit("SK641", 0, 0, f": {shown} named .{suffix}", severity="medium", folded=False)
     elif suffix in ("pyc", "pyo"):
         yield Hit("SK642", 0, 0, ": Python bytecode", folded=False)
+    elif suffix in ("jar", "war", "apk") and kind == "zip":
+        yield Hit("SK642", 0, 0, f": a compiled {'Android app' if suffix == 'apk' else 'Java archive'}", folded=False)
     parts = path.split("/")
     hidden = [p for p in parts[:-1] if p.startswith(".") and p not in _HIDDEN_FOLDERS_OK]
     name = parts[-1]

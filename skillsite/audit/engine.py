@@ -8,9 +8,11 @@ rules marked never demoted keep their severity.  One finding per rule and line.
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from skillsite.audit.archives import archive_members, is_archive
 from skillsite.audit.check_blobs import check_blobs
 from skillsite.audit.check_code import check_code
 from skillsite.audit.check_exfil import check_exfil
@@ -80,6 +82,8 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
     head = read_head(file)
     for hit in check_file(file.path, head, file.size, file.executable):
         yield _finding(None, file.path, hit)
+    if is_archive(file.path):
+        yield from _audit_archive(file, folder)
     if looks_binary(head):
         return
     raw = read_capped(file) if file.size <= MAX_TEXT_BYTES else None
@@ -92,6 +96,19 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
     doc = make_document(file.path, decode(raw))
     for hit in _text_hits(doc, folder):
         yield _finding(doc, file.path, hit)
+
+
+def _audit_archive(file: SkillFile, folder: Path) -> Iterator[Finding]:
+    """The findings in the text files of a bundled archive, placed at the archive (the member
+    and its line are in the message)."""
+    for member, data in archive_members(file):
+        if looks_binary(data):
+            continue
+        doc = make_document(member, decode(data))
+        for hit in _text_hits(doc, folder):
+            found = _finding(doc, member, hit)
+            yield dataclasses.replace(found, path=file.path, line=1, column=1,
+                                      message=f"{found.message} (in {member}, line {found.line})")
 
 
 def _unique(findings: Iterable[Finding]) -> list[Finding]:
