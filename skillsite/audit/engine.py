@@ -105,10 +105,11 @@ def _audit_archive(file: SkillFile, folder: Path) -> Iterator[Finding]:
         if looks_binary(data):
             continue
         doc = make_document(member, decode(data))
+        shown = member if member.isprintable() else member.encode("unicode_escape").decode("ascii")
         for hit in _text_hits(doc, folder):
             found = _finding(doc, member, hit)
             yield dataclasses.replace(found, path=file.path, line=1, column=1,
-                                      message=f"{found.message} (in {member}, line {found.line})")
+                                      message=f"{found.message} (in {shown}, line {found.line})")
 
 
 def _unique(findings: Iterable[Finding]) -> list[Finding]:

@@ -62,3 +62,9 @@ def test_reading_an_archive_is_capped(tmp_path):
 def test_a_broken_archive_is_no_error(tmp_path):
     skill = make_skill(tmp_path, "broken.zip", zip_bytes({"setup.sh": PAYLOAD})[:40])
     assert audit_skill(skill) == []
+
+
+def test_a_member_name_is_shown_with_its_control_characters_escaped(tmp_path):
+    skill = make_skill(tmp_path, "t.zip", zip_bytes({"x\n::error::pwned\x1b[31m.sh": PAYLOAD}))
+    [finding] = audit_skill(skill)
+    assert "x\\n::error::pwned\\x1b[31m.sh" in finding.message and "\n" not in finding.message
