@@ -39,8 +39,8 @@ _DL = "curl wget iwr irm invoke-web invoke-rest aria2c"
 #: A download saved to a file (``-o FILE``, ``-O FILE``, ``> FILE``), then that file run, at once or
 #: after one more command (``chmod +x``), on the same line or the next.
 _SAVED_THEN_RUN = (
-    r"\b(?:curl|wget)\b[^\n;&|]*?(?:\s-o\s*|\s--output[= ]\s*|\s-O\s*(?!-)|\s--output-document[= ]\s*|\s*>\s*)"
-    r"[\"']?(?P<file>(?:[\w.~$/-]*/)?[\w.-]+)[\"']?[^\n]*?(?:&&|;|\n)(?:[^\n]*?(?:&&|;|\n))?\s*"
+    r"\b(?:curl|wget)\b[^\n;&|>]{0,200}?(?:\s-o\s*|\s--output[= ]\s*|\s-O\s*(?!-)|\s--output-document[= ]\s*|>\s*)"
+    r"[\"']?(?P<file>[\w.~$/-]{1,120})[\"']?[^\n;&|]{0,120}(?:&&|;|\n)(?>[^\n;&|]{0,120}(?:&&|;|\n))?[ \t]*"
     r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|powershell)\s+"
     r"(?:-\S+\s+)*[\"']?(?:\./)?|\./)?(?P=file)(?![\w.-])")
 _PIPE_WORDS = (f"{_DL}", f"{_DL}", f"{_DL}", f"{_DL}", "iex invoke-expression", "exec eval", "fetch", "curl wget")

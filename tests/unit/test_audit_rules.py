@@ -251,3 +251,8 @@ def test_a_grant_that_lets_any_command_run_is_unrestricted_shell(grant):
                                    "mcp__github__*"])
 def test_a_grant_that_names_what_runs_is_not(grant):
     assert "SK660" not in codes("SKILL.md", md("x", f"allowed-tools: {grant}\n"))
+
+
+def test_a_hostile_line_of_repeated_downloads_is_audited_and_finds_nothing():
+    """Guards the download-then-run pattern against catastrophic backtracking (it once hung here)."""
+    assert "SK630" not in codes("SKILL.md", md("curl -o x " * 3000))
