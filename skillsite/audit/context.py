@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from skillsite.audit.text import Document
+from skillsite.audit.text import REACH, Document, clipped_after, clipped_before, line_bounds
 
 #: Words that show a sentence warns against, or describes, what it mentions.
 _CUES = re.compile(
@@ -18,8 +18,9 @@ _CUES = re.compile(
     r"suspicious|vulnerab\w*|detect\w*|flag(?:s|ged)?|scanners?|anti-?pattern|not\s+recommended|"
     r"compromise[sd]?|steal\w*|exfiltrat\w+|bad\s+example|wrong|evil)\b|❌|⚠",
     re.IGNORECASE)
-#: URLs, host names and file names: "attacker.invalid" names a host, it does not warn.
-_NAMES = re.compile(r"\S*://\S*|\S*[\w-]\.[A-Za-z]{2,}\b\S*")
+#: URLs, host names and file names: "attacker.invalid" names a host, it does not warn.  Matches
+#: start where a word starts, so a long word is scanned once rather than from each of its characters.
+_NAMES = re.compile(r"(?<!\S)(?:\S*://\S*|\S*[\w-]\.[A-Za-z]{2,}\b\S*)")
 #: The comment of a line of code (shell, Python, YAML, JavaScript, SQL ...).
 _COMMENT = re.compile(r"(?:^|\s)(?:#|//|--(?=\s)|<!--|/\*|REM\b)(?!!)\s*(.*)$")
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n\s*\n")
@@ -30,14 +31,14 @@ def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
     """The sentence (or list item, or line) around ``text[start:end]``, as offsets."""
     low = max(0, start - _MAX_SENTENCE)
     before = text[low:start]
-    line_start = text.rfind("\n", 0, start) + 1
+    line_start = text.rfind("\n", low, start) + 1 or low
     cut = low
     for match in _SENTENCE_END.finditer(before):
         cut = low + match.end()
     begin = max(cut, line_start if text[line_start:start].lstrip()[:1] in ("-", "*", "#", "|", ">") else cut)
     after = _SENTENCE_END.search(text, end, min(len(text), end + _MAX_SENTENCE))
     finish = after.start() + 1 if after else min(len(text), end + _MAX_SENTENCE)
-    line_end = text.find("\n", end)
+    line_end = text.find("\n", end, finish)
     if line_end >= 0 and text[line_end + 1:line_end + 2] == "\n":
         finish = min(finish, line_end)
     return begin, finish
@@ -59,14 +60,17 @@ def _plain(doc: Document, fence: tuple[int, int]) -> bool:
 
 
 def _around(text: str, start: int, end: int, lines: int) -> str:
-    """The ``lines`` lines before and after ``text[start:end]`` (the match itself left out)."""
+    """The ``lines`` lines before and after ``text[start:end]`` (the match itself left out), no
+    further than :data:`REACH` characters either side."""
+    low, high = max(0, start - REACH), min(len(text), end + REACH)
     begin = start
     for _ in range(lines + 1):
-        begin = text.rfind("\n", 0, max(0, begin - 1)) + 1 if begin > 0 else 0
+        if begin > low:
+            begin = text.rfind("\n", low, begin - 1) + 1 or low
     finish = end
     for _ in range(lines + 1):
-        nxt = text.find("\n", finish + 1)
-        finish = len(text) if nxt < 0 else nxt
+        nxt = text.find("\n", finish + 1, high)
+        finish = high if nxt < 0 else nxt
     return text[begin:start] + " " + text[end:finish]
 
 
@@ -77,8 +81,7 @@ def warns(doc: Document, start: int, end: int) -> bool:
     """
     fence = doc.fence_at(start)
     if doc.kind == "code" or fence is not None:  # code warns in its comments, and in a fenced block's caption
-        finish = doc.text.find("\n", end)
-        comment = _COMMENT.search(doc.text[end:len(doc.text) if finish < 0 else finish])
+        comment = _COMMENT.search(doc.text[end:line_bounds(doc.text, start, end)[1]])
         outside = comment.group(1) if comment else ""
         if fence is not None:
             outside += " " + _intro(doc, fence)
@@ -93,7 +96,11 @@ def warns(doc: Document, start: int, end: int) -> bool:
 def in_example(doc: Document, start: int) -> bool:
     """Whether ``start`` is inside a fenced code block, or a table row, of a reference document
     (not SKILL.md): reference tables list patterns and examples, they do not instruct."""
-    return doc.is_reference and (doc.fence_at(start) is not None or doc.line_text(start).lstrip().startswith("|"))
+    if not doc.is_reference:
+        return False
+    begin, finish = line_bounds(doc.text, start)
+    return doc.fence_at(start) is not None or (
+        not clipped_before(doc.text, begin) and doc.text[begin:finish].lstrip().startswith("|"))
 
 
 _PRINTS = re.compile(r"\bprint\s*\(|\becho\s|\bprintf\b|console\.(?:log|info|error)|\bputs\s|Write-(?:Host|Output)|"
@@ -102,11 +109,13 @@ _QUOTES = {'"': '"', "\u201c": "\u201d", "`": "`", "'": "'", "\u2018": "\u2019"}
 
 
 def quoted(doc: Document, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` sits inside quotes or inline code on its line (mentioned, not said)."""
-    line_start = doc.text.rfind("\n", 0, start) + 1
-    line_end = doc.text.find("\n", end)
+    """Whether ``text[start:end]`` sits inside quotes or inline code on its line (mentioned, not said).
+    On a line longer than :data:`REACH` before the match the quotes cannot be paired: not quoted."""
+    line_start, line_end = line_bounds(doc.text, start, end)
+    if clipped_before(doc.text, line_start):
+        return False
     before = doc.text[line_start:start]
-    after = doc.text[end:line_end if line_end >= 0 else len(doc.text)]
+    after = doc.text[end:line_end]
     for opening, closing in _QUOTES.items():
         if opening == closing:
             if opening == "'" and re.search(r"\w'\w", before + after):
@@ -119,5 +128,8 @@ def quoted(doc: Document, start: int, end: int) -> bool:
 
 
 def printed(doc: Document, start: int) -> bool:
-    """Whether the line at ``start`` writes its text out (so it reaches the agent's context)."""
-    return _PRINTS.search(doc.line_text(start)) is not None
+    """Whether the line at ``start`` writes its text out (so it reaches the agent's context); a
+    line too long to read whole (:data:`REACH`) counts as printed, so it is not demoted."""
+    begin, finish = line_bounds(doc.text, start)
+    return clipped_before(doc.text, begin) or clipped_after(doc.text, finish) or \
+        _PRINTS.search(doc.text, begin, finish) is not None

@@ -31,20 +31,46 @@ from skillsite.audit.text import Document, make_document
 TEXT_CHECKS = (check_unicode, check_injection, check_exfil, check_code, check_secrets, check_blobs)
 
 
-def _finding(doc: Document | None, path: str, hit: Hit) -> Finding:
-    """A hit, placed and with its severity after demotion."""
+def _file_finding(path: str, hit: Hit) -> Finding:
+    """The finding of a hit about a whole file (its name, content type or size): at line 1, never demoted."""
+    rule = RULES[hit.code]
+    return Finding(rule.code, rule.category, hit.severity or rule.severity, path, 1, 1, rule.message + hit.detail)
+
+
+def _span(doc: Document, hit: Hit) -> tuple[int, int]:
+    """A hit's (start, end) offsets in the document's text."""
+    if not hit.folded:
+        return hit.start, hit.end
+    return doc.original(hit.start), doc.original(max(hit.start, hit.end - 1)) + 1
+
+
+def _judged(doc: Document, path: str, hit: Hit, start: int, end: int, position: tuple[int, int]) -> Finding:
+    """The finding of a hit at ``start:end`` (``position``: its line and column), demoted in its context."""
     rule = RULES[hit.code]
     severity = hit.severity or rule.severity
     message = rule.message + hit.detail
-    line, column = 1, 1
-    if doc is not None:
-        start = doc.original(hit.start) if hit.folded else hit.start
-        end = doc.original(max(hit.start, hit.end - 1)) + 1 if hit.folded else hit.end
+    context = _context(doc, rule.category, start, end, hit) if rule.demotable else None
+    if context:
+        severity, message = demote(severity), f"{message} ({context})"
+    return Finding(rule.code, rule.category, severity, path, *position, message)
+
+
+def _document_findings(doc: Document, path: str, hits: Iterable[Hit]) -> Iterator[Finding]:
+    """The findings of a document's hits.  A hit that cannot outrank a finding already made on its
+    line for its rule (one as severe as the hit can be, further left) is not judged: :func:`_unique`
+    would drop it, and judging each of thousands of matches on one hostile line reads that line
+    again for each."""
+    kept: dict[tuple[int, str], tuple[int, int]] = {}   # (line, code) -> (severity rank, column) of the best
+    for hit in hits:
+        start, end = _span(doc, hit)
         line, column = doc.position(start)
-        context = _context(doc, rule.category, start, end, hit) if rule.demotable else None
-        if context:
-            severity, message = demote(severity), f"{message} ({context})"
-    return Finding(rule.code, rule.category, severity, path, line, column, message)
+        best = kept.get((line, hit.code))
+        if best is not None and (best[0], -best[1]) > (RANK[hit.severity or RULES[hit.code].severity], -column):
+            continue
+        finding = _judged(doc, path, hit, start, end, (line, column))
+        if best is None or (best[0], -best[1]) < (RANK[finding.severity], -column):
+            kept[(line, hit.code)] = (RANK[finding.severity], column)
+        yield finding
 
 
 #: Rules about what text says (rather than what a command does): quoting them is mentioning them.
@@ -75,13 +101,13 @@ def _text_hits(doc: Document, folder: Path) -> Iterator[Hit]:
 def audit_document(path: str, text: str, folder_name: str = "") -> list[Finding]:
     """The findings of one text file (``path`` relative to its skill folder); for tests and tools."""
     doc = make_document(path, text)
-    return _unique(_finding(doc, path, hit) for hit in _text_hits(doc, Path(folder_name or "skill")))
+    return _unique(_document_findings(doc, path, _text_hits(doc, Path(folder_name or "skill"))))
 
 
 def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
     head = read_head(file)
     for hit in check_file(file.path, head, file.size, file.executable):
-        yield _finding(None, file.path, hit)
+        yield _file_finding(file.path, hit)
     if is_archive(file.path):
         yield from _audit_archive(file, folder)
     if looks_binary(head):
@@ -89,13 +115,12 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
     raw = read_capped(file) if file.size <= MAX_TEXT_BYTES else None
     if raw is None:
         why = f"{file.size:,} bytes, over {MAX_TEXT_BYTES:,}" if file.size > MAX_TEXT_BYTES else "cannot be read"
-        yield _finding(None, file.path, Hit("SK644", 0, 0, f": {why}", folded=False))
+        yield _file_finding(file.path, Hit("SK644", 0, 0, f": {why}", folded=False))
         return
     if looks_binary(raw):
         return
     doc = make_document(file.path, decode(raw))
-    for hit in _text_hits(doc, folder):
-        yield _finding(doc, file.path, hit)
+    yield from _document_findings(doc, file.path, _text_hits(doc, folder))
 
 
 def _audit_archive(file: SkillFile, folder: Path) -> Iterator[Finding]:
@@ -106,8 +131,7 @@ def _audit_archive(file: SkillFile, folder: Path) -> Iterator[Finding]:
             continue
         doc = make_document(member, decode(data))
         shown = member if member.isprintable() else member.encode("unicode_escape").decode("ascii")
-        for hit in _text_hits(doc, folder):
-            found = _finding(doc, member, hit)
+        for found in _document_findings(doc, member, _text_hits(doc, folder)):
             yield dataclasses.replace(found, path=file.path, line=1, column=1,
                                       message=f"{found.message} (in {shown}, line {found.line})")
 

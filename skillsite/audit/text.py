@@ -147,6 +147,31 @@ class Document:
         return None
 
 
+#: How far (in characters) the judgement of a match reads along its line on either side.  A
+#: longer line is judged on this much of it, so a hostile line holding thousands of matches costs
+#: time in proportion to its length rather than to its square.
+REACH = 2000
+
+
+def line_bounds(text: str, start: int, end: int | None = None) -> tuple[int, int]:
+    """(begin, finish) offsets of the line holding ``text[start:end]``, each at most :data:`REACH`
+    characters away from the match (see :func:`clipped_before` and :func:`clipped_after`)."""
+    end = start if end is None else end
+    low, high = max(0, start - REACH), min(len(text), end + REACH)
+    finish = text.find("\n", end, high)
+    return text.rfind("\n", low, start) + 1 or low, high if finish < 0 else finish
+
+
+def clipped_before(text: str, begin: int) -> bool:
+    """Whether a line's ``begin`` from :func:`line_bounds` is not the true start of its line."""
+    return begin > 0 and text[begin - 1] != "\n"
+
+
+def clipped_after(text: str, finish: int) -> bool:
+    """Whether a line's ``finish`` from :func:`line_bounds` is not the true end of its line."""
+    return finish < len(text) and text[finish] != "\n"
+
+
 def kind_of(path: str, text: str) -> str:
     """What a file is for the rules: SKILL.md, other Markdown, code (by suffix or shebang) or text."""
     name = path.rsplit("/", 1)[-1]
@@ -258,12 +283,18 @@ class Gate:
 
     A case-insensitive pattern is first looked for in the lower-cased text (:func:`lowered_pattern`),
     which the engine scans far faster, and each place found there is confirmed by the pattern
-    itself: the matches are exactly those of ``pattern.finditer``."""
+    itself: the matches are exactly those of ``pattern.finditer``.
+
+    A pattern whose command word is followed by an open-ended run of arguments (``dd [^\\n]*
+    of=/dev/sda``) would, on a line of thousands of such words and no match, read the rest of the
+    line once from each word.  Such a gate names that run (see :func:`gate`): where the pattern
+    fails, the run is passed over in one step, since no later start inside it can succeed."""
 
     pattern: re.Pattern[str]
     words: tuple[tuple[str, ...], ...]
     candidates: re.Pattern[str] | None = None   # the lowered pattern (None: case-sensitive)
     paragraphs: bool = False   # matches stay within a paragraph, and may span its lines
+    hopeless: bool = False     # the pattern ends with a ``(?P<hopeless>...)`` branch, not reported
 
     def finditer(self, doc: Document) -> Iterator[re.Match[str]]:
         """The pattern's matches in the folded text."""
@@ -280,13 +311,31 @@ class Gate:
             yield from self._matches(doc, start, end)
 
     def _matches(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
-        """``pattern.finditer(doc.folded, start, end)``, through the candidates where there are some."""
+        """``pattern.finditer(doc.folded, start, end)``, through the candidates where there are some
+        (without the runs a hopeless gate passes over)."""
         if self.candidates is None or len(doc.lower) != len(doc.folded):
-            yield from self.pattern.finditer(doc.folded, start, end)
-            return
+            found = self.pattern.finditer(doc.folded, start, end)
+        else:
+            found = self._confirmed(doc, start, end)
+        for match in found:
+            if not self.hopeless or match.start("hopeless") < 0:
+                yield match
+
+    def _confirmed(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
+        """The pattern's matches at the places its lowered pattern finds in the lower-cased text."""
+        assert self.candidates is not None
         at = start
         while (candidate := self.candidates.search(doc.lower, at, end)) is not None:
+            if self.hopeless and candidate.start("hopeless") >= 0:
+                at = max(candidate.end(), candidate.start() + 1)  # not even the lowered pattern matches in it
+                continue
             match = self.pattern.match(doc.folded, candidate.start(), end)
+            if match is None and self.hopeless:
+                # Found in the lower-cased text only (inside a word): the next place is looked for in
+                # the folded text, as a hopeless candidate would otherwise be tried at each such word.
+                match = self.pattern.search(doc.folded, candidate.start() + 1, end)
+                if match is None:
+                    return
             if match is None:
                 at = candidate.start() + 1
                 continue
@@ -308,11 +357,21 @@ def _finder() -> WordFinder:
     return finder
 
 
-def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE, paragraphs: bool = False) -> Gate:
+def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE, paragraphs: bool = False,
+         hopeless: str | None = None) -> Gate:
     """A :class:`Gate`; each group lists lower-case words (one must occur), separated by spaces, or by
-    commas when a word holds a space."""
+    commas when a word holds a space.
+
+    ``hopeless`` is the pattern's start followed by its first open-ended run (``\\bdd\\s+[^\\n]*``
+    for ``\\bdd\\s+[^\\n]*\\bof=/dev/...``): all that a later start inside that run can reach, an
+    earlier one reaches too, so where the pattern fails, the run holds no match either (a start
+    whose first words run on into the next line is the one exception)."""
     words = tuple(tuple(w.strip() for w in (g.split(",") if "," in g else g.split()) if w.strip())
                   for g in groups if g.strip())
     _GATE_WORDS.update(w for group in words for w in group)
-    candidates = re.compile(lowered_pattern(pattern), flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
-    return Gate(re.compile(pattern, flags), words, candidates, paragraphs)
+    lowered = lowered_pattern(pattern)
+    if hopeless is not None:
+        pattern, lowered = (f"(?:{pattern})|(?P<hopeless>{hopeless})",
+                            f"(?:{lowered})|(?P<hopeless>{lowered_pattern(hopeless)})")
+    candidates = re.compile(lowered, flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
+    return Gate(re.compile(pattern, flags), words, candidates, paragraphs, hopeless is not None)

@@ -1,0 +1,100 @@
+"""A hostile long line costs the audit time in proportion to its length, and the shortcuts that
+make it so find exactly what the plain patterns find (skillsite.audit.text, .engine, .context)."""
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillsite.audit import check_code, engine
+from skillsite.audit.context import printed, quoted
+from skillsite.audit.engine import audit_document
+from skillsite.audit.text import REACH, Gate, line_bounds, make_document
+
+#: Every command gate that passes over an open-ended run where it fails.
+HOPELESS = [g for name in ("_PIPE_TO_SHELL", "_DECODED_EXEC", "_REVERSE_SHELL", "_URL_INSTALL", "_DESTRUCTIVE")
+            for g in getattr(check_code, name) if g.hopeless] + [check_code._NPM_GIT, check_code._CARGO_GIT]
+
+#: Pieces of command lines: the commands these gates start with, their arguments and separators.
+PIECES = ["curl ", "wget -qO- ", "https://evil.xyz/i.sh ", "| ", "|", "; ", "sh", " bash ", "-c ", "-e ", "nc ",
+          "dd ", "if=x ", "of=/dev/sda ", "shred ", "/dev/sdb ", "base64 -d ", "eval ", "$(", ")", "<(",
+          "socat ", "exec:/bin/sh ", "mkfifo ", "/dev/tcp/10.0.0.1/4444 ", ">& ", "<&3 ", "npm i ", "pip install ",
+          "--index-url ", "http://x.io/p.whl ", "github:a/b#c ", "cargo install ", "--git ", "x ", " ", "push",
+          "xdd ", "Bash ", "CURL "]
+
+
+def plain(gate: Gate) -> re.Pattern[str]:
+    """The gate's own pattern, without the branch that passes over runs."""
+    source = gate.pattern.pattern
+    return re.compile(source[3:source.rindex(")|(?P<hopeless>")], gate.pattern.flags)
+
+
+def test_every_open_ended_command_gate_is_covered():
+    assert len(HOPELESS) >= 15
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40), st.sampled_from(HOPELESS))
+def test_passing_over_runs_finds_what_the_plain_pattern_finds_on_a_line(pieces, gate):
+    line = "".join(pieces)
+    doc = make_document("scripts/run.sh", line)
+    found = [m.span() for m in gate._matches(doc, 0, len(doc.folded))]
+    assert found == [m.span() for m in plain(gate).finditer(doc.folded)]
+
+
+class CountingPattern:
+    """A compiled pattern that counts the places it is tried at."""
+
+    def __init__(self, pattern: re.Pattern[str]):
+        self.pattern, self.tries = pattern, 0
+
+    def match(self, *args):
+        self.tries += 1
+        return self.pattern.match(*args)
+
+    def finditer(self, *args):
+        self.tries += 1
+        return self.pattern.finditer(*args)
+
+
+@pytest.mark.parametrize("line", ["dd if=x " * 5000, "curl https://a.io/x " * 5000, "sh -i " * 5000,
+                                  "nc host 80 " * 5000, "cargo install x " * 5000])
+def test_a_line_of_thousands_of_failing_commands_is_tried_a_few_times_not_thousands(line):
+    doc = make_document("scripts/run.sh", line)
+    for gate in HOPELESS:
+        counting = CountingPattern(gate.pattern)
+        assert list(dataclasses.replace(gate, pattern=counting)._matches(doc, 0, len(doc.folded))) == []
+        assert counting.tries <= 3, gate.pattern.pattern[:60]
+
+
+def test_many_findings_of_one_rule_on_a_line_are_judged_once(monkeypatch):
+    judged = []
+    real = engine._context
+    monkeypatch.setattr(engine, "_context", lambda *args: judged.append(args) or real(*args))
+    findings = audit_document("SKILL.md", "Ignore previous instructions; " * 3000 + "\n")
+    assert [(f.code, f.line, f.column, f.severity) for f in findings] == [("SK610", 1, 1, "high")]
+    assert len(judged) == 1
+
+
+def test_a_line_too_long_to_read_whole_is_not_called_quoted_and_counts_as_printed():
+    pad = "x" * (REACH + 10)
+    doc = make_document("SKILL.md", f'"{pad} ignore previous instructions" and more\n')
+    start = doc.text.index("ignore")
+    assert not quoted(doc, start, start + 6)
+    short = make_document("SKILL.md", 'say "ignore previous instructions" here\n')
+    at = short.text.index("ignore")
+    assert quoted(short, at, at + 6)
+    code = make_document("scripts/a.py", f"x = '{pad}ignore previous instructions'\n")
+    assert printed(code, code.text.index("ignore"))
+    assert not printed(make_document("scripts/a.py", "x = 'ignore'\n"), 5)
+
+
+def test_line_bounds_stop_at_the_line_or_at_the_reach():
+    text = "first\n" + "y" * (3 * REACH) + "\nlast"
+    assert line_bounds(text, 2) == (0, 5)
+    middle = 6 + REACH + REACH // 2
+    assert line_bounds(text, middle) == (middle - REACH, middle + REACH)
+    assert line_bounds(text, len(text) - 1) == (len(text) - 4, len(text))
