@@ -19,18 +19,30 @@ MAX_ARCHIVE_BYTES = 8 * 1024 * 1024
 #: Archives opened, by suffix (office documents and packages are zips too, but hold no scripts).
 ZIP_SUFFIXES = (".zip", ".jar")
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
+#: Zip-based formats of other names that are not opened: documents and packages.
+_ZIP_FORMATS = (".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp", ".epub", ".whl", ".apk", ".war", ".nupkg",
+                ".vsix", ".xpi", ".crx")
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 
 
-def is_archive(path: str) -> bool:
-    """Whether the audit opens a file of this name."""
-    return path.lower().endswith(ZIP_SUFFIXES + TAR_SUFFIXES)
+def archive_kind(path: str, head: bytes) -> str | None:
+    """"zip" or "tar" when the audit opens the file: by its name, or by its first bytes whatever
+    its name (a zip named ``notes.txt`` is opened too); None otherwise."""
+    name = path.lower()
+    if name.endswith(ZIP_SUFFIXES) or head.startswith(_ZIP_MAGIC) and not name.endswith(_ZIP_FORMATS):
+        return "zip"
+    if name.endswith(TAR_SUFFIXES) or head.startswith(b"\x1f\x8b") or head[257:262] == b"ustar":
+        return "tar"
+    return None
 
 
-def archive_members(file: SkillFile) -> Iterator[tuple[str, bytes]]:
-    """(member name, first bytes) of each regular file in the archive, within the caps."""
+def archive_members(file: SkillFile, kind: str = "") -> Iterator[tuple[str, bytes]]:
+    """(member name, first bytes) of each regular file in the archive (a ``kind`` from
+    :func:`archive_kind`; by default from its name), within the caps."""
     if file.size > MAX_ARCHIVE_BYTES * 4:
         return
-    members = _zip_members if file.path.lower().endswith(ZIP_SUFFIXES) else _tar_members
+    zipped = kind == "zip" if kind else file.path.lower().endswith(ZIP_SUFFIXES)
+    members = _zip_members if zipped else _tar_members
     budget = MAX_ARCHIVE_BYTES
     try:
         for count, (name, data) in enumerate(members(file.abspath)):

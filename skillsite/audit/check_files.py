@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from skillsite.audit.hit import Hit
+from skillsite.audit.text import CODE_SUFFIXES, MARKDOWN_SUFFIXES
 
 #: (magic bytes, offset, kind)
 _MAGIC: tuple[tuple[bytes, int, str], ...] = (
@@ -49,6 +50,9 @@ _HIDDEN_FOLDERS_OK = frozenset({".github", ".vscode", ".devcontainer", ".claude-
                                 ".agents", ".codex", ".gemini", ".husky", ".changeset", ".storybook"})
 _SCRIPT_SUFFIXES = frozenset({"sh", "bash", "zsh", "py", "js", "mjs", "cjs", "ts", "ps1", "rb", "pl", "php",
                               "bat", "cmd", "command"})
+#: Extensions of text files: binary content under one of them (a zip named ``notes.txt``) is disguised.
+_TEXT_SUFFIXES = frozenset({s.lstrip(".") for s in MARKDOWN_SUFFIXES | CODE_SUFFIXES} | {
+    "json", "jsonl", "yaml", "yml", "toml", "csv", "tsv", "xml", "html", "htm", "css", "ini", "cfg", "conf", "log"})
 _LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 
 
@@ -96,6 +100,8 @@ def check_file(path: str, head: bytes, size: int, executable_bit: bool) -> Itera
     elif expected is not None and kind not in expected and kind != "lfs" and size > 0:
         shown = kind or ("text" if not looks_binary(head) else "unknown binary data")
         yield Hit("SK641", 0, 0, f": {shown} named .{suffix}", severity="medium", folded=False)
+    elif kind is not None and kind not in ("script", "lfs") and suffix in _TEXT_SUFFIXES:
+        yield Hit("SK641", 0, 0, f": {kind} named .{suffix}", severity="medium", folded=False)
     elif suffix in ("pyc", "pyo"):
         yield Hit("SK642", 0, 0, ": Python bytecode", folded=False)
     elif suffix in ("jar", "war", "apk") and kind == "zip":

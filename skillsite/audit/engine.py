@@ -12,7 +12,7 @@ import dataclasses
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from skillsite.audit.archives import archive_members, is_archive
+from skillsite.audit.archives import archive_kind, archive_members
 from skillsite.audit.check_blobs import check_blobs
 from skillsite.audit.check_code import check_code
 from skillsite.audit.check_exfil import check_exfil
@@ -108,8 +108,9 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
     head = read_head(file)
     for hit in check_file(file.path, head, file.size, file.executable):
         yield _file_finding(file.path, hit)
-    if is_archive(file.path):
-        yield from _audit_archive(file, folder)
+    kind = archive_kind(file.path, head)
+    if kind is not None:
+        yield from _audit_archive(file, kind, folder)
     if looks_binary(head):
         return
     raw = read_capped(file) if file.size <= MAX_TEXT_BYTES else None
@@ -123,10 +124,10 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
     yield from _document_findings(doc, file.path, _text_hits(doc, folder))
 
 
-def _audit_archive(file: SkillFile, folder: Path) -> Iterator[Finding]:
+def _audit_archive(file: SkillFile, kind: str, folder: Path) -> Iterator[Finding]:
     """The findings in the text files of a bundled archive, placed at the archive (the member
     and its line are in the message)."""
-    for member, data in archive_members(file):
+    for member, data in archive_members(file, kind):
         if looks_binary(data):
             continue
         doc = make_document(member, decode(data))

@@ -91,8 +91,9 @@ RULES: dict[str, Rule] = _rules(
          "Hundreds of base64 or hex characters in a script are a payload nobody can review; ship the "
          "data as a file or the source it was made from." + _DEMOTION),
     Rule("SK641", "obfuscation", "high", "file content does not match its extension",
-         "An executable or script named like an image or a document is disguised; content that is not "
-         "what its extension claims is at least misleading.", demotable=False),
+         "An executable or script named like an image or a document is disguised (so is an archive or an "
+         "image named like a text file); content that is not what its extension claims is at least "
+         "misleading.", demotable=False),
     Rule("SK642", "obfuscation", "medium", "bundled executable or compiled code",
          "Compiled programs (ELF, Mach-O, PE) and bytecode cannot be reviewed from the skill's sources.",
          demotable=False),

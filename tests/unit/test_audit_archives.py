@@ -68,3 +68,16 @@ def test_a_member_name_is_shown_with_its_control_characters_escaped(tmp_path):
     skill = make_skill(tmp_path, "t.zip", zip_bytes({"x\n::error::pwned\x1b[31m.sh": PAYLOAD}))
     [finding] = audit_skill(skill)
     assert "x\\n::error::pwned\\x1b[31m.sh" in finding.message and "\n" not in finding.message
+
+
+def test_an_archive_named_as_text_is_opened_by_its_content(tmp_path):
+    skill = make_skill(tmp_path, "notes.txt", zip_bytes({"setup.sh": PAYLOAD}))
+    (skill / "assets" / "data.json").write_bytes(tar_gz_bytes({"setup.sh": PAYLOAD}))
+    found = {(f.code, f.path) for f in audit_skill(skill)}
+    assert {("SK630", "assets/notes.txt"), ("SK641", "assets/notes.txt"),
+            ("SK630", "assets/data.json"), ("SK641", "assets/data.json")} <= found
+
+
+def test_documents_that_are_zips_are_not_opened(tmp_path):
+    skill = make_skill(tmp_path, "report.docx", zip_bytes({"word/setup.sh": PAYLOAD}))
+    assert audit_skill(skill) == []

@@ -93,6 +93,8 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
 @pytest.mark.parametrize("code, positive, negative", [
     ("SK641", {"assets/logo.png": ELF}, {"assets/logo.png": PNG}),
+    ("SK641", {"references/notes.txt": b"PK\x03\x04" + b"\x00" * 40}, {"references/notes.txt": "plain notes\n"}),
+    ("SK641", {"references/guide.md": PNG}, {"assets/guide.png": PNG}),
     ("SK642", {"bin/tool": ELF}, {"bin/tool.sh": "#!/bin/sh\necho hi\n"}),
     ("SK643", {".hidden/run.sh": "#!/bin/sh\necho\n"}, {".gitignore": "x\n"}),
     ("SK644", {"references/big.md": "a" * (1024 * 1024 + 1)}, {"references/small.md": "a" * 1024}),
