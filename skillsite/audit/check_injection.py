@@ -10,10 +10,17 @@ import re
 from typing import Iterator
 
 from skillsite.audit.hit import Hit
+from skillsite.audit.letters import ASCII_FORMS
 from skillsite.audit.text import Document, Gate, clipped_after, clipped_before, gate, line_bounds
 
 _I = re.IGNORECASE
 _S = r"[\s*_`\"'>]+"  # between words: spaces, line breaks, Markdown emphasis, quotes
+
+
+def _cyrillic(source: str) -> str:
+    """A pattern or gate words written in Russian, as the folded text reads them: the Cyrillic
+    letters that look like Latin ones are folded to those (:data:`~skillsite.audit.letters.ASCII_FORMS`)."""
+    return "".join(ASCII_FORMS.get(char, char) for char in source).lower()
 
 _OVERRIDE_WORDS = ("ignore disregard forget override bypass drop", "ignore disregard forget", "your",
                    "you", "system", "instructions", "from")
@@ -54,16 +61,26 @@ _OVERRIDE: list[Gate] = [gate(p, words, paragraphs=True) for words, p in zip(_OV
     gate(r"(?:忽略|无视|忽视|無視|忘记|忘掉)掉?你?(?:之前|以上|先前|前面|上述|此前)的?(?:所有|全部|一切)?的?"
          r"(?:指令|指示|说明|規則|规则|提示)|(?:以前|前|上記|これまで)の(?:すべての|全ての)?(?:指示|命令|ルール|プロンプト)"
          r"を(?:無視|忘れ)", "忽略 无视 忽视 無視 忘记 忘掉 忘れ", paragraphs=True),
+    # Russian: "игнорируй все предыдущие инструкции", "забудь всё, что тебе говорили"
+    gate(_cyrillic(rf"\b(?:(?:про)?игнорируй(?:те)?|забудь(?:те)?|не{_S}обращай(?:те)?{_S}внимани[яе]{_S}на)"
+                   rf"(?:{_S}(?:все|всё|эти|свои|твои|ваши|мои|любые))*{_S}(?:предыдущие|прежние|предшествующие|"
+                   rf"вышеуказанные|изначальные|системные|исходные)(?:{_S}\w+)?{_S}(?:инструкции|указания|правила|"
+                   rf"команды|директивы|промпты?|ограничения)\b|\bзабудь(?:те)?{_S}вс[её],?{_S}что{_S}(?:тебе|вам)"
+                   rf"{_S}(?:говорили|сказали|было{_S}сказано)"),
+         _cyrillic("игнор забудь обращай"), paragraphs=True),
     # "ignore your instructions", "forget your training"
     gate(rf"\b(?:ignore|disregard|forget)(?:{_S}(?:all|any|of))*{_S}your{_S}(?:(?:previous|prior|current|original|"
          rf"existing|initial|real|core|safety){_S})?(?:instructions|rules|guidelines|programming|training|directives|"
          rf"system{_S}prompt|prompt)\b", "ignore disregard forget", "your", paragraphs=True),
 ]
 
+_RU_CONCEAL = _cyrillic(
+    rf"\bне{_S}(?:говори|сообщай|рассказывай|упоминай|показывай)(?:те)?{_S}(?:(?:об{_S})?этом{_S}|ничего{_S})?"
+    rf"пользовател(?:ю|ям)\b|\bскрой(?:те)?{_S}(?:это{_S}|вс[её]{_S})?от{_S}пользовател(?:я|ей)\b")
 _VERBS = (r"(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|"
           r"alert(?:ing)?|warn(?:ing)?|let(?:ting)?)")
 _CONCEAL_WORDS = ("not don never without avoid", "hide conceal keep", "user human operator",
-                  "silently secretly quietly covertly discreetly invisibly", "without")
+                  "silently secretly quietly covertly discreetly invisibly", "without", _cyrillic("пользовател"))
 _CONCEAL: list[Gate] = [gate(p, words, paragraphs=True) for words, p in zip(_CONCEAL_WORDS, (
     rf"\b(?:do{_S}not|don'?t|never|without|avoid)(?:{_S}(?:ever|ask(?:ing)?|bother(?:ing)?))?{_S}{_VERBS}"
     rf"(?:{_S}(?:this|it|that|them|anything|about{_S}(?:this|it|that)))?(?:{_S}to)?(?:{_S}the)?{_S}"
@@ -75,6 +92,7 @@ _CONCEAL: list[Gate] = [gate(p, words, paragraphs=True) for words, p in zip(_CON
     rf"\b(?:silently|secretly|quietly|covertly|discreetly|invisibly){_S}(?:send|upload|post|exfiltrate|copy|"
     rf"transmit|forward|execute|install|collect|harvest|gather|add|append|insert|include)\b",
     rf"\bwithout{_S}(?:the{_S})?(?:user|human)'?s?{_S}(?:knowledge|knowing|noticing|awareness)\b",
+    _RU_CONCEAL,
 ))]
 
 _DELIMITERS = gate(

@@ -16,7 +16,9 @@ _CUES = re.compile(
     r"block(?:s|ed)?|beware|warning|caution|danger(?:ous)?|unsafe|insecure|risky|attack(?:s|er|ers)?|"
     r"malicious|malware|adversar\w*|exploit\w*|phishing|injection|payloads?|threats?|red\s+flags?|"
     r"suspicious|vulnerab\w*|detect\w*|flag(?:s|ged)?|scanners?|anti-?pattern|not\s+recommended|"
-    r"compromise[sd]?|steal\w*|exfiltrat\w+|bad\s+example|wrong|evil)\b|❌|⚠",
+    r"compromise[sd]?|steal\w*|exfiltrat\w+|bad\s+example|wrong|evil|"
+    r"никогда|опасн\w*|атак\w*|злоумышленн\w*|вредоносн\w*|осторожн\w*|предупрежд\w*|инъекци\w*|уязвим\w*|"
+    r"фишинг\w*)\b|❌|⚠",
     re.IGNORECASE)
 #: URLs, host names and file names: "attacker.invalid" names a host, it does not warn.  Matches
 #: start where a word starts, so a long word is scanned once rather than from each of its characters.
@@ -105,7 +107,7 @@ def in_example(doc: Document, start: int) -> bool:
 
 _PRINTS = re.compile(r"\bprint\s*\(|\becho\s|\bprintf\b|console\.(?:log|info|error)|\bputs\s|Write-(?:Host|Output)|"
                      r"sys\.std(?:out|err)\.write|<<\s*['\"]?\w+|\bcat\s*<<", re.IGNORECASE)
-_QUOTES = {'"': '"', "\u201c": "\u201d", "`": "`", "'": "'", "\u2018": "\u2019"}
+_QUOTES = {'"': '"', "\u201c": "\u201d", "`": "`", "'": "'", "\u2018": "\u2019", "\u00ab": "\u00bb", "\u201e": "\u201c"}
 
 
 def quoted(doc: Document, start: int, end: int) -> bool:
