@@ -137,16 +137,33 @@ _SENSITIVE = re.compile(
 _CLOSING = re.compile(r"</\s*([\w-]+)\s*>")
 
 
-def _passage(doc: Document, start: int, end: int) -> str:
-    """The folded text of the lines around a match (one line on either side, each read no
-    further than :data:`~skillsite.audit.text.REACH` from the match)."""
+def _passage(doc: Document, start: int, end: int) -> tuple[int, int]:
+    """Where the lines around a match are in the folded text (one line on either side, each read
+    no further than :data:`~skillsite.audit.text.REACH` from the match)."""
     text = doc.folded
     begin, finish = line_bounds(text, start, end)
     if begin > 0 and not clipped_before(text, begin):
         begin = line_bounds(text, begin - 1)[0]
     if finish < len(text) and not clipped_after(text, finish):
         finish = line_bounds(text, finish + 1)[1]
-    return text[begin:finish]
+    return begin, finish
+
+
+class _Sensitive:
+    """The first sensitive word (:data:`_SENSITIVE`) in each passage of a text, for passages met
+    in order: one search serves every passage up to the word it found, so a line of thousands of
+    matches is not searched again for each."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.searched_from = -1
+        self.found: re.Match[str] | None = None
+
+    def within(self, begin: int, finish: int) -> re.Match[str] | None:
+        stale = self.found is not None and self.found.start() < begin
+        if self.searched_from < 0 or begin < self.searched_from or stale:
+            self.found, self.searched_from = _SENSITIVE.search(self.text, begin), begin
+        return self.found if self.found is not None and self.found.end() <= finish else None
 
 
 def _first_openings(doc: Document, delimiters: list[re.Match[str]]) -> dict[str, int]:
@@ -171,10 +188,11 @@ def _phrases(doc: Document) -> Iterator[Hit]:
         for match in pattern.finditer(doc):
             yield Hit("SK610", match.start(), match.end())
     for pattern in _CONCEAL:
+        nearby = _Sensitive(doc.folded)
         for match in pattern.finditer(doc):
             if re.search(r"\b(?:not|never|no)\W+$", doc.folded[max(0, match.start() - 12):match.start()], re.I):
                 continue  # "did not silently execute": a statement that it does not happen
-            sensitive = _SENSITIVE.search(_passage(doc, match.start(), match.end()))
+            sensitive = nearby.within(*_passage(doc, match.start(), match.end()))
             yield Hit("SK611", match.start(), match.end(), f" ({sensitive.group()!r} nearby)" if sensitive else "",
                       severity="high" if sensitive else None)
     delimiters = list(_DELIMITERS.finditer(doc))

@@ -44,30 +44,39 @@ def _span(doc: Document, hit: Hit) -> tuple[int, int]:
     return doc.original(hit.start), doc.original(max(hit.start, hit.end - 1)) + 1
 
 
-def _judged(doc: Document, path: str, hit: Hit, start: int, end: int, position: tuple[int, int]) -> Finding:
-    """The finding of a hit at ``start:end`` (``position``: its line and column), demoted in its context."""
+def _judged(doc: Document, path: str, hit: Hit, start: int, end: int, position: tuple[int, int],
+            judge: bool = True) -> Finding:
+    """The finding of a hit at ``start:end`` (``position``: its line and column), demoted in its
+    context (unless not ``judge``: then at full severity)."""
     rule = RULES[hit.code]
     severity = hit.severity or rule.severity
     message = rule.message + hit.detail
-    context = _context(doc, rule.category, start, end, hit) if rule.demotable else None
+    context = _context(doc, rule.category, start, end, hit) if rule.demotable and judge else None
     if context:
         severity, message = demote(severity), f"{message} ({context})"
     return Finding(rule.code, rule.category, severity, path, *position, message)
+
+
+#: How many matches of one rule on one line are judged in their context; the next one counts at
+#: full severity.  Real text never comes near; a hostile line of thousands gets no demotion for it.
+MAX_JUDGED = 100
 
 
 def _document_findings(doc: Document, path: str, hits: Iterable[Hit]) -> Iterator[Finding]:
     """The findings of a document's hits.  A hit that cannot outrank a finding already made on its
     line for its rule (one as severe as the hit can be, further left) is not judged: :func:`_unique`
     would drop it, and judging each of thousands of matches on one hostile line reads that line
-    again for each."""
+    again for each (see also :data:`MAX_JUDGED`)."""
     kept: dict[tuple[int, str], tuple[int, int]] = {}   # (line, code) -> (severity rank, column) of the best
+    judged: dict[tuple[int, str], int] = {}
     for hit in hits:
         start, end = _span(doc, hit)
         line, column = doc.position(start)
         best = kept.get((line, hit.code))
         if best is not None and (best[0], -best[1]) > (RANK[hit.severity or RULES[hit.code].severity], -column):
             continue
-        finding = _judged(doc, path, hit, start, end, (line, column))
+        count = judged[(line, hit.code)] = judged.get((line, hit.code), 0) + 1
+        finding = _judged(doc, path, hit, start, end, (line, column), judge=count <= MAX_JUDGED)
         if best is None or (best[0], -best[1]) < (RANK[finding.severity], -column):
             kept[(line, hit.code)] = (RANK[finding.severity], column)
         yield finding
