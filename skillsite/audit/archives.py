@@ -16,12 +16,12 @@ from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile
 
 MAX_MEMBERS = 200
 MAX_ARCHIVE_BYTES = 8 * 1024 * 1024
-#: Archives opened, by suffix (office documents and packages are zips too, but hold no scripts).
-ZIP_SUFFIXES = (".zip", ".jar")
+#: Archives opened, by suffix: zips, and the packages of code that are zips (Python wheels, Java,
+#: NuGet, editor and browser extensions).
+ZIP_SUFFIXES = (".zip", ".jar", ".war", ".whl", ".nupkg", ".vsix", ".xpi", ".crx")
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
-#: Zip-based formats of other names that are not opened: documents and packages.
-_ZIP_FORMATS = (".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp", ".epub", ".whl", ".apk", ".war", ".nupkg",
-                ".vsix", ".xpi", ".crx")
+#: Zip-based formats that are not opened: documents, and Android apps (compiled code only).
+_ZIP_FORMATS = (".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp", ".epub", ".apk")
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 
 

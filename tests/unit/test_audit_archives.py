@@ -81,3 +81,8 @@ def test_an_archive_named_as_text_is_opened_by_its_content(tmp_path):
 def test_documents_that_are_zips_are_not_opened(tmp_path):
     skill = make_skill(tmp_path, "report.docx", zip_bytes({"word/setup.sh": PAYLOAD}))
     assert audit_skill(skill) == []
+
+
+def test_packages_of_code_are_opened(tmp_path):
+    skill = make_skill(tmp_path, "helper-1.0-py3-none-any.whl", zip_bytes({"helper/__init__.py": PAYLOAD}))
+    assert [(f.code, f.path) for f in audit_skill(skill)] == [("SK630", "assets/helper-1.0-py3-none-any.whl")]
