@@ -1,0 +1,94 @@
+"""Where the audit's time goes: each phase of auditing the corpus, in one process.
+
+Reads every text file of every skill the way ``skillsite audit`` does, then times, over all of
+them in turn: decoding, folding (the copy the rules match against), finding which gate words each
+file holds, each check module, and the judgement of the hits (context and demotion).  Each phase
+runs on the output of the one before, so the times add up to one audit of the corpus (less
+listing folders and reading files, printed first).  The median of ``--repeat`` runs is printed.
+
+This is what bounds the audit's share of a cold build (issue 21's target: under 20%): the first
+rows are paid before any rule runs.
+
+Run:  python benchmarks/audit_parts.py [--repeat 3] [--corpus ../shared/corpus]
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from machine import describe  # noqa: E402
+
+from skillsite.audit import engine  # noqa: E402
+from skillsite.audit.check_files import looks_binary  # noqa: E402
+from skillsite.audit.files import MAX_TEXT_BYTES, decode, read_capped, read_head, skill_files  # noqa: E402
+from skillsite.audit.text import Document, make_document  # noqa: E402
+
+
+def read_corpus(corpus: Path) -> list[tuple[str, str, bytes]]:
+    """(skill folder name, path, bytes) of every text file the audit reads in the corpus."""
+    found = []
+    for skill_md in sorted(corpus.rglob("SKILL.md")):
+        for file in skill_files(skill_md.parent):
+            if looks_binary(read_head(file)) or file.size > MAX_TEXT_BYTES:
+                continue
+            raw = read_capped(file)
+            if raw is not None and not looks_binary(raw):
+                found.append((skill_md.parent.name, file.path, raw))
+    return found
+
+
+def find_gate_words(doc: Document) -> None:
+    """What the first gate asks of a file: which gate words it holds, all found in one pass."""
+    doc.holds(())
+
+
+def timed(work: Callable[[], object]) -> tuple[float, object]:
+    started = time.perf_counter()
+    result = work()
+    return time.perf_counter() - started, result
+
+
+def one_run(files: list[tuple[str, str, bytes]]) -> dict[str, float]:
+    """Seconds of each phase over every file."""
+    seconds: dict[str, float] = {}
+    seconds["decode"], texts = timed(lambda: [(path, decode(raw)) for _, path, raw in files])
+    seconds["fold (make_document)"], docs = timed(lambda: [make_document(path, text) for path, text in texts])
+    seconds["gate words (one pass per file)"], _ = timed(lambda: [find_gate_words(doc) for doc in docs])
+    hits: dict[int, list] = {i: [] for i in range(len(docs))}
+    for check in engine.TEXT_CHECKS:
+        seconds[check.__name__], _ = timed(lambda: [hits[i].extend(check(doc)) for i, doc in enumerate(docs)])
+    seconds["check_meta"], _ = timed(lambda: [hits[i].extend(engine.check_meta(doc, files[i][0]))
+                                              for i, doc in enumerate(docs) if doc.kind == "skill"])
+    seconds["judge the hits"], _ = timed(lambda: [list(engine._document_findings(doc, doc.path, hits[i]))
+                                                  for i, doc in enumerate(docs)])
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"machine: {describe()}")
+    print(f"command: python benchmarks/audit_parts.py --repeat {args.repeat} --corpus {args.corpus}")
+    read_seconds, files = timed(lambda: read_corpus(args.corpus))
+    size = sum(len(raw) for _, _, raw in files)
+    print(f"{len(files)} text files, {size / 2**20:.1f} MiB; listing and reading them: {read_seconds:.2f} s\n")
+    runs = [one_run(files) for _ in range(args.repeat)]
+    print(f"| phase (median of {args.repeat}, one process) | seconds | share |")
+    print("|---|---:|---:|")
+    medians = {phase: statistics.median(run[phase] for run in runs) for phase in runs[0]}
+    total = sum(medians.values())
+    for phase, seconds in medians.items():
+        print(f"| {phase} | {seconds:.2f} | {seconds / total:.0%} |")
+    print(f"| **all phases** | **{total:.2f}** | |")
+
+
+if __name__ == "__main__":
+    main()
