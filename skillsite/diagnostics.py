@@ -48,6 +48,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK008", "warning", "folder nesting too deep; not searched further"),
     ("SK009", "warning", "bundled file name is reserved by the catalog; not published"),
     ("SK010", "warning", "bundled file path too long for an archive; skill not in the discovery index"),
+    ("SK011", "warning", "file or folder name is not valid UTF-8; skipped"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),

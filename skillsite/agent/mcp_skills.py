@@ -89,10 +89,10 @@ class _PlainBuilder(BoundedBuilder):
     def _scalar(self, node: ScalarNode, key_path: str) -> Any:
         if node.tag == "tag:yaml.org,2002:str":
             return node.value
-        value = self.scalars.construct_object(node)
-        if value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and math.isfinite(value)):
+        value, readable = self._constructed(node)
+        if readable and (value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and math.isfinite(value))):
             return value
-        return node.value  # dates, non-finite floats, binary: the text as written
+        return node.value  # dates, non-finite floats, binary, what YAML cannot read: the text as written
 
 
 def frontmatter_object(raw: bytes) -> dict[str, Any]:

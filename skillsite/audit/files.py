@@ -75,7 +75,12 @@ def _skill_file(entry: os.DirEntry[str], prefix: str, real_root: str) -> SkillFi
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    return SkillFile(prefix + entry.name, entry.path, info.st_size, bool(info.st_mode & 0o111))
+    return SkillFile(_shown(prefix + entry.name), entry.path, info.st_size, bool(info.st_mode & 0o111))
+
+
+def _shown(path: str) -> str:
+    """A path as reports show it: bytes of a name that are not UTF-8 escaped (``x\\xff.sh``)."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def read_capped(file: SkillFile) -> bytes | None:

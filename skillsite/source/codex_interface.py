@@ -12,6 +12,7 @@ from typing import Any
 
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
+from skillsite.source.parse import read_limited
 from skillsite.source.schema import load_schema
 
 CODEX_FILE = "agents/openai.yaml"
@@ -32,7 +33,7 @@ def read_codex_file(skill_dir: Path, shown_path: str) -> tuple[dict[str, Any] | 
     path = skill_dir / CODEX_FILE
     where = f"{shown_path.rsplit('/', 1)[0]}/{CODEX_FILE}" if "/" in shown_path else CODEX_FILE
     try:
-        raw = path.read_bytes()[:MAX_BYTES + 1]
+        raw, _ = read_limited(path, MAX_BYTES)
     except OSError:
         return None, []
     if len(raw) > MAX_BYTES:
@@ -66,6 +67,8 @@ def _icon_diagnostics(data: dict[str, Any], skill_dir: Path, where: str,
 
 def icon_path(icon: str, skill_dir: Path) -> str | None:
     """An icon as a path relative to the skill folder, when it is an image file inside it."""
+    if "\x00" in icon:
+        return None
     clean = posixpath.normpath(icon.removeprefix("./"))
     if clean.startswith(("../", "/")) or clean == ".." or not clean.lower().endswith(ICON_SUFFIXES):
         return None

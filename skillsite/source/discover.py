@@ -134,6 +134,10 @@ class _RootWalker:
             name = entry.name
             if name in SKIPPED_DIRS or (self.exclude and _excluded(prefix + name, self.exclude)):
                 continue
+            if not _utf8(name):  # a URL, an archive or a JSON manifest could not name it
+                shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                self.diags.append(make("SK011", "name is not valid UTF-8; skipped", self.show(prefix + shown)))
+                continue
             try:
                 if entry.is_file(follow_symlinks=False):
                     node.files.append(name)
@@ -163,8 +167,22 @@ class _RootWalker:
                                        self.show(rel)))
                 return None
             return (entry.path, rel, target, node.owner, ancestors | {target})
+        if not os.path.isfile(target):
+            self.diags.append(make("SK005", "symlink to something that is neither a file nor a folder (a pipe, socket "
+                                            "or device); not followed", self.show(rel)))
+            return None
         node.linked.append((entry.name, entry.path, target))
         return None
+
+
+def _utf8(name: str) -> bool:
+    """Whether a name read from the file system is valid UTF-8 (undecodable bytes come back as
+    lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _walk(root: Path, exclude: Sequence[str]) -> _RootWalker:

@@ -33,6 +33,8 @@ TEXT_KEYS |= {"tags[]", "triggers[]", "examples[]", "triggers.keywords[]", "trig
 TEXT_PARENTS = frozenset({"metadata"})  # every scalar value directly under these keys is text
 
 _STR_TAG = "tag:yaml.org,2002:str"
+#: What YAML 1.1 resolves the plain values '=' and '<<' to: in a value they are just text.
+_PLAIN_TEXT_TAGS = frozenset({"tag:yaml.org,2002:value", "tag:yaml.org,2002:merge"})
 _KNOWN_TAGS = frozenset({
     "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
     "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp",
@@ -71,6 +73,8 @@ class BoundedBuilder:
         if depth > MAX_YAML_DEPTH:
             raise FrontmatterError("SK108", f"frontmatter nests deeper than {MAX_YAML_DEPTH} levels",
                                    *self._pos(node))
+        if isinstance(node, ScalarNode) and node.tag in _PLAIN_TEXT_TAGS:
+            return node.value
         if node.tag not in _KNOWN_TAGS:
             raise FrontmatterError("SK113", f"unsupported YAML tag {node.tag!r}; nothing was constructed",
                                    *self._pos(node))
@@ -84,10 +88,26 @@ class BoundedBuilder:
             return self._mapping(node, key_path, depth)
         raise FrontmatterError("SK103", "unexpected YAML node", *self._pos(node))  # pragma: no cover
 
+    def _constructed(self, node: ScalarNode) -> tuple[Any, bool]:
+        """The scalar's YAML value, and whether YAML could read it: a date such as 2020-13-45, or
+        an integer of thousands of digits, is not read (its text as written is given instead)."""
+        try:
+            return self.scalars.construct_object(node), True
+        except (ValueError, OverflowError):
+            return node.value, False
+
     def _scalar(self, node: ScalarNode, key_path: str) -> Any:
         if node.tag == _STR_TAG:
             return node.value
-        value = self.scalars.construct_object(node)
+        value, readable = self._constructed(node)
+        if not readable:
+            line, col = self._pos(node)
+            what = {"timestamp": "date", "int": "integer", "float": "number"}.get(node.tag.rsplit(":", 1)[-1], "value")
+            written = node.value if len(node.value) <= 60 else node.value[:57] + "..."
+            self.diags.append(make("SK111", f"'{key_path + ': ' if key_path else ''}{written}' is not a valid {what} "
+                                            "in YAML; kept as the text written (quote it to silence this)",
+                                   self.path, line, col))
+            return node.value
         parent = key_path.rsplit(".", 1)[0] if "." in key_path else ""
         wants_text = key_path in TEXT_KEYS or parent in TEXT_PARENTS
         if wants_text and not node.style and value is not None:

@@ -48,6 +48,8 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
     relative = declared[len(OWN_PREFIX):] if own else declared
     if not relative or relative.startswith("/") or "\\" in relative or re.match(r"^[A-Za-z]:", relative):
         return f"knowledge path '{declared}' must be relative to its folder"
+    if "\x00" in relative:
+        return f"knowledge path {declared!r} holds a NUL character"
     clean = posixpath.normpath(relative)
     if clean == ".." or clean.startswith("../"):
         return f"knowledge path '{declared}' leaves its folder"

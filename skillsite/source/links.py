@@ -25,6 +25,7 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 _REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")
 _TICKS = re.compile(r"`+")
+_LINE_BREAK = re.compile("\n")
 # one pattern per fence character: a pattern that starts with a literal is searched far faster
 _FENCE_RUNS = (re.compile("```+"), re.compile("~~~+"))
 _WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]")
@@ -85,20 +86,33 @@ def _within(spans: list[Span], offset: int) -> bool:
 
 
 class _Body:
-    """A body with its fenced code blocks worked out, for placing what the scans find."""
+    """A body with its fenced code blocks worked out, for placing what the scans find.
+
+    Line breaks are found once and each line's code spans once, so a body of thousands of links
+    on one line costs time in proportion to its length."""
 
     def __init__(self, body: str):
         self.text = body
         self.fences = fenced_blocks(body) if ("```" in body or "~~~" in body) else []
+        self.breaks = [match.start() for match in _LINE_BREAK.finditer(body)]
+        self._spans: dict[int, list[Span]] = {}
 
     def line_of(self, offset: int) -> tuple[int, int]:
         """(line start, line end) of the line holding ``offset``."""
-        end = self.text.find("\n", offset)
-        return self.text.rfind("\n", 0, offset) + 1, len(self.text) if end < 0 else end
+        index = bisect.bisect_left(self.breaks, offset)
+        start = self.breaks[index - 1] + 1 if index else 0
+        return start, self.breaks[index] if index < len(self.breaks) else len(self.text)
 
     def place(self, offset: int) -> tuple[int, int]:
         """(lines before ``offset``, 1-based column of it)."""
-        return self.text.count("\n", 0, offset), offset - self.text.rfind("\n", 0, offset)
+        index = bisect.bisect_left(self.breaks, offset)
+        return index, offset - (self.breaks[index - 1] if index else -1)
+
+    def spans_of_line(self, start: int, end: int) -> list[Span]:
+        """The inline code spans of the line ``text[start:end]``, as offsets in the body."""
+        if start not in self._spans:
+            self._spans[start] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
+        return self._spans[start]
 
     def in_code(self, offset: int) -> bool:
         """Whether ``offset`` is inside a fenced block or an inline code span."""
@@ -106,8 +120,7 @@ class _Body:
             return True
         if "`" not in self.text:
             return False
-        start, end = self.line_of(offset)
-        return _within([(start + a, start + b) for a, b in code_spans(self.text[start:end])], offset)
+        return _within(self.spans_of_line(*self.line_of(offset)), offset)
 
 
 def _file_references(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
@@ -120,10 +133,10 @@ def _file_references(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
         if start in lines_seen:
             continue
         lines_seen.add(start)
-        for a, b in code_spans(body.text[start:end]):
-            quoted = body.text[start + a:start + b].strip("`").strip()
+        for span_start, span_end in body.spans_of_line(start, end):
+            quoted = body.text[span_start:span_end].strip("`").strip()
             if _FILE_REF.match(quoted):
-                yield (*body.place(start + a), quoted, False)
+                yield (*body.place(span_start), quoted, False)
 
 
 def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:

@@ -1,0 +1,88 @@
+"""Hostile skill trees give diagnostics, never a traceback or a hang, and cost time in proportion
+to their size (skillsite.source: links, frontmatter, discover, knowledge, codex_interface)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support import write_skill
+
+from skillsite.audit import audit_skill
+from skillsite.source import links
+from skillsite.source.catalog import read_catalog
+
+
+def diagnostics(root: Path) -> list[tuple[str, str]]:
+    return sorted((d.code, d.message) for d in read_catalog([root]).diagnostics)
+
+
+def test_each_line_of_a_body_has_its_code_spans_found_once(tmp_path, monkeypatch):
+    calls = []
+    real = links.code_spans
+    monkeypatch.setattr(links, "code_spans", lambda line: calls.append(len(line)) or real(line))
+    write_skill(tmp_path, "many", body="`x` [a](nope.md) " * 3000 + "\n[b](gone.md)\n")
+    found = [(d.line, d.col) for d in read_catalog([tmp_path]).diagnostics if d.code == "SK303"]
+    assert len(found) == 3001
+    assert found[:2] == [(5, 5), (5, 22)] and found[-1] == (6, 1)  # each link placed on its line
+    assert len(calls) == 2
+
+
+@pytest.mark.parametrize("value, kind", [("2020-13-45", "date"), ("2021-02-30", "date"),
+                                         ("2020-01-01 25:00:00", "date"), ("9" * 5000, "integer")])
+def test_a_scalar_yaml_cannot_read_is_kept_as_text(tmp_path, value, kind):
+    write_skill(tmp_path, "odd", f"name: odd\ndescription: d\nmetadata:\n  released: {value}\n")
+    reading = read_catalog([tmp_path])
+    [diag] = [d for d in reading.diagnostics if d.code == "SK111"]
+    assert f"is not a valid {kind} in YAML; kept as the text written" in diag.message
+    assert reading.skills[0].frontmatter["metadata"]["released"] == value
+
+
+def test_equals_and_merge_signs_as_values_are_text(tmp_path):
+    write_skill(tmp_path, "signs", "name: signs\ndescription: '='\nlicense: <<\nmetadata:\n  op: =\n")
+    reading = read_catalog([tmp_path])
+    assert reading.diagnostics == ()
+    assert reading.skills[0].frontmatter["license"] == "<<"
+    assert reading.skills[0].frontmatter["metadata"] == {"op": "="}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_symlink_to_a_pipe_is_not_followed_and_validation_ends(tmp_path):
+    skill = write_skill(tmp_path, "piped")
+    os.mkfifo(tmp_path / "fifo")
+    (skill / "agents").mkdir()
+    os.symlink("../../fifo", skill / "agents" / "openai.yaml")
+    done = subprocess.run([sys.executable, "-m", "skillsite", "validate", str(tmp_path)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "SK005" in done.stdout and "neither a file nor a folder" in done.stdout
+
+
+def test_nul_characters_in_declared_paths_are_diagnosed(tmp_path):
+    skill = write_skill(tmp_path, "nul", 'name: nul\ndescription: d\nknowledge: ["a\\0b.md"]\n')
+    (skill / "agents").mkdir()
+    (skill / "agents" / "openai.yaml").write_text('interface:\n  icon_small: "a\\0.png"\n', encoding="utf-8")
+    found = diagnostics(tmp_path)
+    assert any(code == "SK220" and "icon_small" in message for code, message in found)
+    assert any("holds a NUL character" in message for _, message in found)
+
+
+def test_names_that_are_not_utf8_are_skipped_and_shown_escaped(tmp_path):
+    root = os.fsencode(tmp_path)
+    os.makedirs(os.path.join(root, b"bad\xff"))
+    with open(os.path.join(root, b"bad\xff", b"SKILL.md"), "wb") as handle:
+        handle.write(b"---\nname: bad\ndescription: d\n---\nbody\n")
+    good = write_skill(tmp_path, "good")
+    (good / "scripts").mkdir()
+    with open(os.path.join(os.fsencode(good), b"scripts", b"x\xff.sh"), "wb") as handle:
+        handle.write(b"echo hi\n")
+    reading = read_catalog([tmp_path])
+    assert [s.id for s in reading.skills] == ["good"]
+    assert sorted(d.path.rsplit(os.sep, 1)[-1] for d in reading.diagnostics if d.code == "SK011") == \
+        ["bad\\xff", "x\\xff.sh"]
+    assert audit_skill(good) == []
+    done = subprocess.run([sys.executable, "-m", "skillsite", "build", str(tmp_path), "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "Built 1 skills" in done.stdout, done.stdout + done.stderr
