@@ -36,7 +36,8 @@ from skillsite.agent.errors import (CatalogFormatError, DestinationExistsError, 
                                     MissingToolsWarning, NotFoundError, RedirectError, RiskError,
                                     StaleCatalogWarning, TooLargeError, UnsafePathError, UnsupportedVersionError)
 from skillsite.agent.fetch import Fetcher, read_local
-from skillsite.agent.manifest_check import entry_problem, is_hex_sha256, parse_manifest, safe_relpath, site_relative
+from skillsite.agent.manifest_check import (entry_problem, is_hex_sha256, is_size, parse_manifest, safe_relpath,
+                                            site_relative)
 from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_xml, one_line, skill_content_xml,
                                         skill_entry_xml, xml_attr, xml_text)
 from skillsite.agent.skill_md import frontmatter_end, skill_body
@@ -354,7 +355,8 @@ class Catalog:
         records = entry.get("knowledge") or []
         if not isinstance(records, list) or not all(
                 isinstance(k, dict) and isinstance(k.get("path"), str) and isinstance(k.get("title"), str)
-                and isinstance(k.get("url"), str) and is_hex_sha256(k.get("sha256")) for k in records):
+                and isinstance(k.get("url"), str) and is_hex_sha256(k.get("sha256"))
+                and ("size" not in k or is_size(k["size"])) for k in records):
             raise CatalogFormatError(f"{self.location}: skill {entry['id']} has malformed knowledge records")
         return records
 
@@ -403,18 +405,29 @@ class Catalog:
         return target
 
     def _install_files(self, entry: Mapping[str, Any], children: bool) -> dict[str, bytes]:
-        """Relative path -> verified bytes of everything ``install`` writes."""
-        files = {"SKILL.md": self._skill_md(self._usable(entry))}
-        for record in entry["files"]:
-            files[safe_relpath(record["path"], "bundled file")] = self.resource(entry["id"], record["path"])
+        """Relative path -> verified bytes of everything ``install`` writes; the paths are checked
+        not to clash before anything is fetched (CatalogFormatError)."""
+        plan = self._install_plan(entry, children)
+        clash = _path_clash([rel for rel, _, _ in plan])
+        if clash:
+            raise CatalogFormatError(f"{self.location}: skill {entry['id']} has files that clash when installed: "
+                                     f"{clash}")
+        return {rel: self.resource(skill_id, path) for rel, skill_id, path in plan}
+
+    def _install_plan(self, entry: Mapping[str, Any], children: bool) -> list[tuple[str, str, str]]:
+        """(path written, skill id, path in that skill) of every file ``install`` writes; each
+        nested skill is checked, like ``entry``, before it is used."""
+        self._usable(entry)
+        plan = [("SKILL.md", entry["id"], "SKILL.md")]
+        plan += [(safe_relpath(r["path"], "bundled file"), entry["id"], r["path"]) for r in entry["files"]]
         if children:
             for child_id in entry.get("children") or ():
                 if child_id not in self._by_id or not child_id.startswith(entry["id"] + "/"):
                     continue
                 prefix = safe_relpath(child_id[len(entry["id"]) + 1:], "sub-skill folder")
-                for rel, data in self._install_files(self._by_id[child_id], True).items():
-                    files[f"{prefix}/{rel}"] = data
-        return files
+                child = self._checked(self._by_id[child_id])
+                plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
+        return plan
 
     # -- prompt and tools
 
@@ -499,7 +512,10 @@ class Catalog:
         name = arguments.get("skill_name") if isinstance(arguments, Mapping) else None
         if not isinstance(name, str) or not name:
             return "Error: the skill tool needs a skill_name (a string, one of the names in its description)."
-        offered_ids = [e["id"] for e in self._offered(env, platform)[0]]
+        try:
+            offered_ids = [e["id"] for e in self._offered(env, platform)[0]]
+        except LoaderError as exc:
+            return f"Error: the skill catalog cannot be used: {exc}"
         try:
             skill_id = self.entry(name)["id"]
         except LoaderError:
@@ -534,15 +550,35 @@ class Catalog:
         return SkillSession(self, policy)
 
 
+def _path_clash(paths: Sequence[str]) -> str | None:
+    """How two of ``paths`` clash (one path twice, or a file where another needs a folder), or None."""
+    seen: set[str] = set()
+    for path in paths:
+        if path in seen:
+            return f"{path!r} is listed twice"
+        seen.add(path)
+    for path in paths:
+        parts = path.split("/")
+        folder = next((f for f in ("/".join(parts[:i]) for i in range(1, len(parts))) if f in seen), None)
+        if folder is not None:
+            return f"{path!r} clashes with {folder!r}"
+    return None
+
+
 def _write_tree(folder: Path, files: dict[str, bytes], target: Path) -> None:
-    """Write ``files`` (relative path -> bytes) under ``folder``, never outside it."""
+    """Write ``files`` (relative path -> bytes) under ``folder``, never outside it and never one
+    over another: paths that differ only in case are one file on some file systems."""
     real_folder = os.path.realpath(folder)
     for rel, data in files.items():
         out = folder.joinpath(*rel.split("/"))
         if os.path.commonpath([os.path.realpath(out.parent), real_folder]) != real_folder:
             raise UnsafePathError(f"{rel!r} would be written outside {target}")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(data)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with open(out, "xb") as handle:
+                handle.write(data)
+        except (FileExistsError, NotADirectoryError, IsADirectoryError):
+            raise UnsafePathError(f"{rel!r} clashes with another file written to {target}") from None
 
 
 def _swap_in(staging: Path, target: Path, overwrite: bool) -> None:

@@ -1,0 +1,241 @@
+"""skillsite.loader on hostile or malformed local catalogs: every problem is one of the
+loader's own errors (CatalogFormatError, UnsafePathError, ...), never a raw Python exception."""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from skillsite.agent.mcp_skills import SkillsIndex
+from skillsite.loader import Catalog, CatalogFormatError, LoaderError, UnsafePathError, _write_tree
+
+FIRST = "api-design-checklist"          # the example catalog's first entry: no children, risk none
+PARENT, CHILD = "release-manager", "release-manager/changelog"
+
+Change = Callable[[dict[str, Any]], None]
+
+
+@pytest.fixture
+def own_site(site: Path, tmp_path: Path) -> Path:
+    copied = tmp_path / "site"
+    shutil.copytree(site, copied)
+    return copied
+
+
+def edit_manifest(site: Path, change: Change) -> None:
+    path = site / "skills.json"
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def entry_of(data: dict[str, Any], skill_id: str) -> dict[str, Any]:
+    return next(e for e in data["skills"] if e["id"] == skill_id)
+
+
+def set_field(skill_id: str, key: str, value: Any) -> Change:
+    return lambda data: entry_of(data, skill_id).update({key: value})
+
+
+def set_requirement(key: str, value: Any) -> Change:
+    return lambda data: entry_of(data, FIRST)["requirements"].update({key: value})
+
+
+def nothing_written(dest: Path) -> bool:
+    """Neither ``dest`` nor a staging folder beside it exists."""
+    return not dest.exists() and not (dest.parent.exists() and any(
+        ".tmp-" in p.name or ".old-" in p.name for p in dest.parent.iterdir()))
+
+
+# ---- bug 1: every field the loader reads is checked in entry_problem
+
+MALFORMED_FIELDS = [
+    pytest.param(set_field(FIRST, "size", [1]), "size", id="size-list"),
+    pytest.param(set_field(FIRST, "size", {"bytes": -5}), "size", id="size-negative"),
+    pytest.param(set_field(FIRST, "size", {"bytes": "12"}), "size", id="size-string"),
+    pytest.param(set_field(FIRST, "children", 5), "children", id="children-int"),
+    pytest.param(set_field(FIRST, "children", [[1]]), "children", id="children-nested"),
+    pytest.param(set_field(FIRST, "allowed-tools", 5), "allowed-tools", id="allowed-tools-int"),
+    pytest.param(set_field(FIRST, "allowed-tools", "Read Bash"), "allowed-tools", id="allowed-tools-string"),
+    pytest.param(set_field(FIRST, "visibility", {}), "visibility", id="visibility-empty"),
+    pytest.param(set_field(FIRST, "visibility", {"hidden": "no", "user_invocable_only": False, "always": False}),
+                 "visibility", id="visibility-not-bool"),
+    pytest.param(set_field(FIRST, "priority", "high"), "priority", id="priority-string"),
+    pytest.param(set_field(FIRST, "priority", None), "priority", id="priority-null"),
+    pytest.param(set_requirement("bins", 5), "requirements", id="bins-int"),
+    pytest.param(set_requirement("bins", "git"), "requirements", id="bins-string"),
+    pytest.param(set_requirement("env", [[1]]), "requirements", id="env-nested"),
+    pytest.param(set_requirement("platforms", "linux-only"), "requirements", id="platforms-string"),
+    pytest.param(lambda d: entry_of(d, FIRST)["files"][0].update(bytes=-5), "files", id="file-bytes-negative"),
+    pytest.param(set_field(FIRST, "tools", [{"name": ["Bash"], "purpose": "", "required": True}]), "tools",
+                 id="tools-name-list"),
+]
+
+
+@pytest.mark.parametrize("change, field", MALFORMED_FIELDS)
+def test_malformed_entry_fields_are_format_errors_everywhere(own_site: Path, change: Change, field: str) -> None:
+    edit_manifest(own_site, change)
+    catalog = Catalog.open(own_site)
+    uses: list[Callable[[], object]] = [
+        lambda: catalog.load(FIRST), lambda: catalog.resource(FIRST, catalog.skills[0]["files"][0]["path"]),
+        lambda: catalog.prompt(), lambda: catalog.triggered("api"), lambda: catalog.skill_status(),
+        lambda: catalog.skill_tool(), lambda: catalog.check_tools(FIRST, ["Read"], mode="ignore"),
+        lambda: catalog.ineligible(FIRST),
+    ]
+    for use in uses:
+        with pytest.raises(CatalogFormatError, match=f"{FIRST}.*{field}"):
+            use()
+
+
+@pytest.mark.parametrize("change, field", MALFORMED_FIELDS)
+def test_the_skill_tool_answers_malformed_catalogs_with_an_error_text(own_site: Path, change: Change,
+                                                                       field: str) -> None:
+    edit_manifest(own_site, change)
+    text = Catalog.open(own_site).call_skill_tool({"skill_name": "code-review"})
+    assert text.startswith("Error:") and field in text and FIRST in text
+
+
+def test_skills_index_leaves_out_an_entry_with_a_malformed_size(own_site: Path) -> None:
+    edit_manifest(own_site, set_field(FIRST, "size", [1]))
+    index = SkillsIndex(Catalog.open(own_site))
+    assert FIRST not in index.by_id and "code-review" in index.by_id
+
+
+def test_knowledge_record_with_a_negative_size_is_a_format_error(own_site: Path) -> None:
+    edit_manifest(own_site, lambda d: entry_of(d, "incident-response")["knowledge"][0].update(size=-5))
+    catalog = Catalog.open(own_site, max_risk="high")
+    with pytest.raises(CatalogFormatError, match="incident-response.*knowledge"):
+        catalog.knowledge("runbooks/database-restore.md")
+
+
+def test_well_formed_optional_fields_may_be_absent(own_site: Path) -> None:
+    def strip(data: dict[str, Any]) -> None:
+        entry = entry_of(data, FIRST)
+        for key in ("size", "children", "allowed-tools", "priority", "tools"):
+            del entry[key]
+        entry["requirements"] = {}
+        del entry["visibility"]["user_invocable"]
+    edit_manifest(own_site, strip)
+    catalog = Catalog.open(own_site)
+    assert catalog.load(FIRST).allowed_tools == () and FIRST in catalog.prompt(env={"PATH": ""})
+
+
+# ---- bug 5: numbers too long to read
+
+
+def test_a_number_too_long_to_read_is_a_format_error(own_site: Path) -> None:
+    path = own_site / "skills.json"
+    path.write_text(path.read_text().replace('"format_version":1', '"format_version":1' + "0" * 5000, 1))
+    assert "0" * 5000 in path.read_text()
+    with pytest.raises(CatalogFormatError, match="number"):
+        Catalog.open(own_site)
+
+
+# ---- bug 2: duplicate ids, unchecked child skills
+
+
+def test_duplicate_ids_are_a_format_error(own_site: Path) -> None:
+    def duplicate(data: dict[str, Any]) -> None:
+        twin = copy.deepcopy(data["skills"][0])
+        del twin["visibility"]
+        data["skills"].append(twin)
+    edit_manifest(own_site, duplicate)
+    with pytest.raises(CatalogFormatError, match=f"duplicate.*{FIRST}"):
+        Catalog.open(own_site)
+
+
+@pytest.mark.parametrize("files", [None, "abc"], ids=["no-files", "files-string"])
+def test_install_checks_each_child_before_using_it(own_site: Path, tmp_path: Path, files: Any) -> None:
+    def change(data: dict[str, Any]) -> None:
+        child = entry_of(data, CHILD)
+        if files is None:
+            del child["files"]
+        else:
+            child["files"] = files
+    edit_manifest(own_site, change)
+    catalog = Catalog.open(own_site)
+    dest = tmp_path / "out" / "rm"
+    with pytest.raises(CatalogFormatError, match=f"{CHILD}.*files"):
+        catalog.install(PARENT, dest)
+    assert nothing_written(dest)
+    assert catalog.install(PARENT, dest, children=False).is_dir()   # the parent itself is fine
+
+
+# ---- bug 3: paths that clash when installed
+
+
+def add_file(skill_id: str, path: str, data: bytes = b"clash") -> Change:
+    def change(manifest: dict[str, Any]) -> None:
+        record = {"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        entry_of(manifest, skill_id)["files"].append(record)
+    return change
+
+
+@pytest.mark.parametrize("skill_id, path", [
+    (FIRST, "references"),                         # a file where a folder of files goes
+    (FIRST, "references/pagination.md/x"),         # a folder where a file goes
+    (PARENT, "changelog"),                         # a file named like a child skill's folder
+    (PARENT, "changelog/SKILL.md"),                # a file a child skill also writes
+    (FIRST, "SKILL.md"),                           # a bundled file over SKILL.md
+])
+def test_install_refuses_clashing_paths_and_writes_nothing(own_site: Path, tmp_path: Path, skill_id: str,
+                                                          path: str) -> None:
+    edit_manifest(own_site, add_file(skill_id, path))
+    catalog = Catalog.open(own_site)
+    dest = tmp_path / "out" / "skill"
+    with pytest.raises(CatalogFormatError, match="clash"):
+        catalog.install(skill_id, dest)
+    assert nothing_written(dest)
+
+
+def test_install_refuses_a_file_and_a_file_under_it(own_site: Path, tmp_path: Path) -> None:
+    def change(data: dict[str, Any]) -> None:
+        entry_of(data, FIRST)["files"] = [
+            {"path": p, "bytes": 1, "sha256": hashlib.sha256(p.encode()).hexdigest()} for p in ("x", "x/y")]
+    edit_manifest(own_site, change)
+    with pytest.raises(CatalogFormatError, match="'x/y' clashes with 'x'"):
+        Catalog.open(own_site).install(FIRST, tmp_path / "dest")
+    assert nothing_written(tmp_path / "dest")
+
+
+@pytest.mark.parametrize("files", [{"x": b"1", "x/y": b"2"}, {"x/y": b"2", "x": b"1"}])
+def test_writing_a_tree_turns_clashes_into_unsafe_path_errors(tmp_path: Path, files: dict[str, bytes]) -> None:
+    folder = tmp_path / "staging"
+    folder.mkdir()
+    with pytest.raises(UnsafePathError, match="clashes"):
+        _write_tree(folder, files, tmp_path / "dest")
+
+
+def test_no_malformed_field_escapes_as_a_raw_exception(own_site: Path, tmp_path: Path) -> None:
+    """A sweep over odd values of every checked field: only loader errors, or success."""
+    odd_values: list[Any] = [None, 5, -1, "x", [], [1], [[1]], {}, {"bytes": -1}, True]
+    keys = ["size", "children", "allowed-tools", "visibility", "priority", "requirements", "files", "tools"]
+    original = json.loads((own_site / "skills.json").read_text())
+    for key in keys:
+        for value in odd_values:
+            data = copy.deepcopy(original)
+            entry_of(data, FIRST)[key] = value
+            (own_site / "skills.json").write_text(json.dumps(data))
+            catalog = Catalog.open(own_site)
+            for use in (lambda: catalog.load(FIRST), lambda: catalog.prompt(), lambda: catalog.triggered("api"),
+                        lambda: catalog.skill_status(), lambda: catalog.install(FIRST, tmp_path / "d", True),
+                        lambda: catalog.check_tools(FIRST, ["Read"], mode="ignore")):
+                try:
+                    use()
+                except LoaderError:
+                    pass
+            assert catalog.call_skill_tool({"skill_name": FIRST}).startswith(("Error:", "<skill_content"))
+
+
+def test_a_clash_found_while_writing_leaves_no_staging_folder(site: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Catalog, "_install_files", lambda self, entry, children: {"x": b"1", "x/y": b"2"})
+    dest = tmp_path / "dest"
+    with pytest.raises(UnsafePathError, match="clashes"):
+        Catalog.open(site).install(FIRST, dest)
+    assert nothing_written(dest) and list(tmp_path.iterdir()) == []
