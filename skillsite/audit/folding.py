@@ -24,6 +24,8 @@ INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u20
 _FOLDABLE = re.compile(INVISIBLE.pattern[:-1] + foldable_class() + "\uff01-\uff5e]")
 #: What :data:`_FOLDABLE` finds, and line separators: all the characters the unicode rules look for.
 _UNUSUAL = re.compile(_FOLDABLE.pattern[:-1] + "\u2028\u2029]")
+#: Runs of ASCII characters: without them, a text is its few non-ASCII characters.
+_ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
 #: HTML character references (``&#105;`` is an "i"): decoded everywhere.
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 #: In prose, what parts a word without showing: emphasis marks (``ig**no**re``), HTML tags
@@ -140,8 +142,10 @@ def _entity(match: re.Match[str]) -> str:
 
 
 def unusual(text: str) -> bool:
-    """Whether ``text`` holds a character that is folded or that the unicode rules report (one search)."""
-    return not text.isascii() and _UNUSUAL.search(text) is not None
+    """Whether ``text`` holds a character that is folded or that the unicode rules report: one
+    search over its non-ASCII characters (matching a class of many ranges at every character of
+    a long text is what costs)."""
+    return not text.isascii() and _UNUSUAL.search(_ASCII_RUNS.sub("", text)) is not None
 
 
 def fold(text: str, code: bool, odd: bool = True) -> tuple[str, OffsetMap | None]:
