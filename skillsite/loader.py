@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import shutil
 import tempfile
 import time
@@ -395,7 +396,7 @@ class Catalog:
             raise DestinationExistsError(f"{target} already exists; pass overwrite=True to replace it")
         files = self._install_files(entry, children)
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+        staging = _new_folder(target.parent, f".{target.name}.tmp-")
         try:
             _write_tree(staging, files, target)
             _swap_in(staging, target, overwrite)
@@ -548,6 +549,19 @@ class Catalog:
     def session(self, policy: str = "strict") -> SkillSession:
         """A :class:`SkillSession` over this catalog."""
         return SkillSession(self, policy)
+
+
+def _new_folder(parent: Path, prefix: str) -> Path:
+    """A new empty folder in ``parent`` with a random name, made as ``mkdir`` makes folders (the
+    umask decides who may read it: ``mkdtemp``'s is private, and an installed skill is not)."""
+    for _ in range(100):
+        folder = parent / f"{prefix}{secrets.token_hex(6)}"
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise FileExistsError(f"no free temporary name in {parent}")
 
 
 def _path_clash(paths: Sequence[str]) -> str | None:

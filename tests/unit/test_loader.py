@@ -262,6 +262,16 @@ def test_install_writes_the_skill_and_its_sub_skills(catalog: Catalog, site: Pat
     assert sorted(p.name for p in dest.parent.iterdir()) == ["release-manager"]  # no staging left
 
 
+def test_an_installed_folder_is_made_as_mkdir_makes_folders(catalog: Catalog, tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        dest = catalog.install("test-first", tmp_path / "shared" / "test-first")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o755  # readable by others, like its sub-folders
+    assert stat.S_IMODE((dest / "SKILL.md").stat().st_mode) == 0o644
+
+
 def test_install_without_children(catalog: Catalog, tmp_path: Path) -> None:
     dest = catalog.install("release-manager", tmp_path / "rm", children=False)
     assert not (dest / "version-bump").exists() and (dest / "scripts/check_release_ready.py").is_file()
