@@ -183,6 +183,26 @@ def _align_class(token: Token) -> None:
         token.attrs["class"] = f"align-{match.group(1)}"
 
 
+def _heading_ids(state: StateCore) -> None:
+    """The core rule before the anchors plugin's: each heading's id, as the plugin makes it (the
+    slug of its text, then ``-1``, ``-2`` ... for repeats), which the plugin then keeps.  The
+    plugin looks for a free suffix from 1 for every heading, so a body of thousands of equal
+    headings would cost the square of their number; here each slug's count is remembered."""
+    taken: set[str] = set()
+    next_suffix: dict[str, int] = {}
+    for index, token in enumerate(state.tokens):
+        if token.type != "heading_open":
+            continue
+        children = state.tokens[index + 1].children or []
+        slug = unique = slugify("".join(c.content for c in children if c.type in ("text", "code_inline")))
+        suffix = next_suffix.get(slug, 1)
+        while unique in taken:
+            unique, suffix = f"{slug}-{suffix}", suffix + 1
+        next_suffix[slug] = suffix
+        taken.add(unique)
+        token.attrSet("id", unique)
+
+
 def _apply_rules(state: StateCore) -> None:
     """The core rule: headings down a level, alignment classes, every link and image checked."""
     skill_id: str = state.env["skill_id"]
@@ -247,6 +267,7 @@ class MarkdownRenderer:
         md.validateLink = _any_link  # type: ignore[method-assign]
         anchors_plugin(md, min_level=1, max_level=6, slug_func=slugify, permalink=True,
                        permalinkSymbol="#", permalinkSpace=True)
+        md.core.ruler.before("anchor", "skillsite_heading_ids", _heading_ids)
         md.core.ruler.push("skillsite_rules", _apply_rules)  # after "anchor": slugs from the source text
         md.add_render_rule("html_block", _escaped_html)
         md.add_render_rule("html_inline", _escaped_html)

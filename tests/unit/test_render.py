@@ -152,6 +152,16 @@ def test_headings_move_down_one_level_with_github_anchors(md):
     assert '<a class="header-anchor" href="#title">#</a>' in html
 
 
+def test_thousands_of_equal_headings_get_numbered_ids_without_a_search_each(md, monkeypatch):
+    from mdit_py_plugins.anchors import index as anchors
+    searched = []
+    monkeypatch.setattr(anchors, "unique_slug", lambda slug, slugs: searched.append(slug) or slug)
+    html = md.render("# Step\n" * 3000 + "# Step-1\n", "rel")
+    assert searched == []  # every id was made before the plugin's rule, which keeps them
+    assert html.count('<h2 id="step') == 3001
+    assert '<h2 id="step">' in html and '<h2 id="step-2999">' in html and '<h2 id="step-1-1">' in html
+
+
 def test_slugify():
     assert slugify("Hello, World") == "hello-world"
     assert slugify("  Ünïcode ok ") == "ünïcode-ok"
