@@ -1,0 +1,116 @@
+"""Hostile input: how the audit, validation and page rendering scale on one repeated construct.
+
+A skill's text is untrusted, so no step may cost more than in proportion to its size.  For each
+word of every audit gate (and some Markdown constructs), with each separator, a line of that
+word repeated is audited at ``--size`` and at four times that size (with every gate word on a
+line of its own, so every gate runs), as SKILL.md, a script and a reference document; bodies of
+Markdown constructs are validated and rendered the same way.  A case whose time grows more than
+``--ratio`` times (linear growth: 4) and takes over ``--floor`` seconds at the larger size is
+listed.  Run it after adding or changing a pattern.
+
+Run:  python benchmarks/hostile_input.py [--size 5000] [--ratio 6] [--floor 0.3] [--only audit|pages]
+      [--thorough]    (a few minutes; --thorough: about half an hour)
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from machine import describe  # noqa: E402
+
+import skillsite.audit.text as audit_text  # noqa: E402
+from skillsite.audit.engine import audit_document  # noqa: E402
+from skillsite.publish.markdown import LinkTargets, MarkdownRenderer  # noqa: E402
+from skillsite.source.catalog import read_catalog  # noqa: E402
+
+SEPARATORS = (" ", "", "/", "\t")
+AUDITED_AS = ("SKILL.md", "scripts/run.sh")
+#: With --thorough: every separator and kind of file the probes of stop 27 used (half an hour).
+THOROUGH = ((" ", "", "/", "-", "=", ":", " -o ", "(", '"', "*", "&", " a ", ">", "\t"),
+            ("SKILL.md", "scripts/run.sh", "references/guide.md"))
+EXTRA_WORDS = ("dig", "rsync", "nslookup", "security find-generic-password", "http://a.bc/", "![a](http://x/",
+               "<!--", "`", '"', "~/.ssh/", "$(", "ignore previous instructions", "do not tell the user",
+               "\u200b", "&#105;", "a<b>")
+MARKDOWN = ("[a](b) ", "`x` ", "[a] ", "![i](x.png) ", "<b>", "**a", "*a ", "_a ", "~~a ", "# h\n", "> ", "- ",
+            "1. ", "```\n", "<!-- ", "&amp;", "\\", "[", "](", "<http://a.b>", "| a |", "---\n", "<details>",
+            "`scripts/a.py` ", "[x]: http://a\n", "``a", "[a](", "![[", "&#", "| - |\n", "[^1]", "# h\n## h\n")
+
+
+def seconds(work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+def audit_cases(separators: tuple[str, ...], audited_as: tuple[str, ...]) -> list[tuple[str, Callable[[int], float]]]:
+    """(label, time at a size) of every audit case."""
+    words = sorted(audit_text._GATE_WORDS | set(EXTRA_WORDS))
+    footer = "\n" + " ".join(words) + "\ncat ~/.aws/credentials\n"
+    cases = []
+    for word, separator, path in itertools.product(words, separators, audited_as):
+        unit = word + separator
+        cases.append((f"audit {unit!r} as {path}",
+                      lambda n, unit=unit, path=path: seconds(lambda: audit_document(path, unit * (n // len(unit))
+                                                                                      + footer))))
+    return cases
+
+
+def page_cases(folder: Path) -> list[tuple[str, Callable[[int], float]]]:
+    """(label, time at a size) of validating and rendering a body of one repeated construct."""
+    renderer = MarkdownRenderer(LinkTargets(frozenset({"s"}), frozenset()))
+
+    def validate(unit: str, n: int) -> float:
+        skill = Path(tempfile.mkdtemp(dir=folder)) / "s"
+        skill.mkdir()
+        (skill / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\n" + unit * (n // len(unit)), "utf-8")
+        return seconds(lambda: read_catalog([skill.parent]))
+
+    cases: list[tuple[str, Callable[[int], float]]] = []
+    for unit in MARKDOWN:
+        cases.append((f"validate {unit!r}", lambda n, unit=unit: validate(unit, n)))
+        cases.append((f"render {unit!r}", lambda n, unit=unit: seconds(
+            lambda: renderer.render(unit * (n // len(unit)), "s"))))
+    return cases
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=5000, help="characters of the smaller text")
+    parser.add_argument("--thorough", action="store_true", help="every separator and kind of file")
+    parser.add_argument("--ratio", type=float, default=6.0, help="growth over which a case is listed")
+    parser.add_argument("--floor", type=float, default=0.3, help="seconds at 4 x size under which it is not")
+    parser.add_argument("--only", choices=("audit", "pages"))
+    args = parser.parse_args()
+    print(f"machine: {describe()}")
+    print(f"command: python benchmarks/hostile_input.py --size {args.size} --ratio {args.ratio} "
+          f"--floor {args.floor}" + (f" --only {args.only}" if args.only else "")
+          + (" --thorough" if args.thorough else ""))
+    with tempfile.TemporaryDirectory() as scratch:
+        shapes = THOROUGH if args.thorough else (SEPARATORS, AUDITED_AS)
+        cases = ([] if args.only == "pages" else audit_cases(*shapes)) + \
+                ([] if args.only == "audit" else page_cases(Path(scratch)))
+        listed, slowest = [], (0.0, "")
+        for label, timed in cases:
+            small, large = timed(args.size), timed(4 * args.size)
+            slowest = max(slowest, (large, label))
+            if large > args.floor and large > args.ratio * max(small, 1e-3):
+                listed.append((label, small, large))
+    print(f"\n{len(cases)} cases at {args.size:,} and {4 * args.size:,} characters; slowest at the larger size: "
+          f"{slowest[1]} ({slowest[0]:.2f} s)")
+    if not listed:
+        print("no case grows faster than its size")
+        return
+    print(f"\n| case | {args.size:,} chars | {4 * args.size:,} chars | growth |\n|---|---:|---:|---:|")
+    for label, small, large in listed:
+        print(f"| {label} | {small:.2f} s | {large:.2f} s | {large / max(small, 1e-3):.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
