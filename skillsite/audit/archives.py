@@ -36,13 +36,12 @@ def archive_kind(path: str, head: bytes) -> str | None:
     return None
 
 
-def archive_members(file: SkillFile, kind: str = "") -> Iterator[tuple[str, bytes]]:
-    """(member name, first bytes) of each regular file in the archive (a ``kind`` from
-    :func:`archive_kind`; by default from its name), within the caps."""
+def archive_members(file: SkillFile, kind: str) -> Iterator[tuple[str, bytes]]:
+    """(member name, first bytes) of each regular file in the archive (``kind`` from
+    :func:`archive_kind`), within the caps."""
     if file.size > MAX_ARCHIVE_BYTES * 4:
         return
-    zipped = kind == "zip" if kind else file.path.lower().endswith(ZIP_SUFFIXES)
-    members = _zip_members if zipped else _tar_members
+    members = _zip_members if kind == "zip" else _tar_members
     budget = MAX_ARCHIVE_BYTES
     try:
         for count, (name, data) in enumerate(members(file.abspath)):

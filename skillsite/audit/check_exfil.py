@@ -138,9 +138,10 @@ class _Read:
 def _line_verdicts(doc: Document, folded_offset: int, known: dict[int, tuple[bool, bool]]) -> tuple[bool, bool]:
     """Whether the line at ``folded_offset`` reads or moves a file (:data:`_READS`), and whether it
     uses an SSH key the ordinary way; each line is read once (``known``, by line number)."""
-    line, _ = doc.position(doc.original(folded_offset))
+    offset = doc.original(folded_offset)
+    line, _ = doc.position(offset)
     if line not in known:
-        text = doc.line_text(doc.original(folded_offset))
+        text = doc.line_text(offset)
         known[line] = (_READS.search(text) is not None, _SSH_USE.search(text) is not None)
     return known[line]
 

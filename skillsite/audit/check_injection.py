@@ -166,21 +166,21 @@ class _Sensitive:
         return self.found if self.found is not None and self.found.end() <= finish else None
 
 
-def _first_openings(doc: Document, delimiters: list[re.Match[str]]) -> dict[str, int]:
-    """For each closing tag among ``delimiters``, where its first opening tag is in the document."""
-    found: dict[str, int] = {}
+def _unopened(doc: Document, delimiters: Iterator[re.Match[str]]) -> Iterator[re.Match[str]]:
+    """The delimiters that do not close an XML block opened earlier in the document (each tag's
+    first opening is looked for once)."""
+    first_opening: dict[str, int] = {}
     for delimiter in delimiters:
         closing = _CLOSING.fullmatch(delimiter.group())
-        if closing is not None and closing.group(1).lower() not in found:
+        if closing is None:
+            yield delimiter
+            continue
+        tag = closing.group(1).lower()
+        if tag not in first_opening:
             opening = re.search(rf"<\s*{re.escape(closing.group(1))}[\s>]", doc.folded, re.IGNORECASE)
-            found[closing.group(1).lower()] = opening.start() if opening else len(doc.folded)
-    return found
-
-
-def _opened_before(openings: dict[str, int], delimiter: str, start: int) -> bool:
-    """Whether a closing tag's opening tag comes earlier in the document (a balanced XML block)."""
-    closing = _CLOSING.fullmatch(delimiter)
-    return closing is not None and openings[closing.group(1).lower()] < start
+            first_opening[tag] = opening.start() if opening else len(doc.folded)
+        if first_opening[tag] >= delimiter.start():
+            yield delimiter
 
 
 def _phrases(doc: Document) -> Iterator[Hit]:
@@ -195,11 +195,8 @@ def _phrases(doc: Document) -> Iterator[Hit]:
             sensitive = nearby.within(*_passage(doc, match.start(), match.end()))
             yield Hit("SK611", match.start(), match.end(), f" ({sensitive.group()!r} nearby)" if sensitive else "",
                       severity="high" if sensitive else None)
-    delimiters = list(_DELIMITERS.finditer(doc))
-    openings = _first_openings(doc, delimiters)
-    for match in delimiters:
-        if not _opened_before(openings, match.group(), match.start()):
-            yield Hit("SK612", match.start(), match.end(), f": {match.group()!r}")
+    for match in _unopened(doc, _DELIMITERS.finditer(doc)):
+        yield Hit("SK612", match.start(), match.end(), f": {match.group()!r}")
     for pattern, severity in _DISABLE:
         for match in pattern.finditer(doc):
             yield Hit("SK613", match.start(), match.end(), severity=severity)  # type: ignore[arg-type]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from skillsite.source.discover import inside_folder, is_file_entry
+from skillsite.source.discover import inside_folder, is_file_entry, shown_name
 from skillsite.source.parse import read_limited
 
 MAX_TEXT_BYTES = 1024 * 1024
@@ -75,12 +75,7 @@ def _skill_file(entry: os.DirEntry[str], prefix: str, real_root: str) -> SkillFi
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    return SkillFile(_shown(prefix + entry.name), entry.path, info.st_size, bool(info.st_mode & 0o111))
-
-
-def _shown(path: str) -> str:
-    """A path as reports show it: bytes of a name that are not UTF-8 escaped (``x\\xff.sh``)."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return SkillFile(shown_name(prefix + entry.name), entry.path, info.st_size, bool(info.st_mode & 0o111))
 
 
 def read_capped(file: SkillFile) -> bytes | None:

@@ -51,6 +51,12 @@ def inside_folder(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def shown_name(name: str) -> str:
+    """A name read from the file system as reports show it: bytes that are not UTF-8 (read back as
+    lone surrogates) escaped, as in ``bad\\xff``."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _excluded(rel: str, patterns: Sequence[str]) -> bool:
     name = rel.rsplit("/", 1)[-1]
     return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p)
@@ -135,8 +141,8 @@ class _RootWalker:
             if name in SKIPPED_DIRS or (self.exclude and _excluded(prefix + name, self.exclude)):
                 continue
             if not _utf8(name):  # a URL, an archive or a JSON manifest could not name it
-                shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-                self.diags.append(make("SK011", "name is not valid UTF-8; skipped", self.show(prefix + shown)))
+                self.diags.append(make("SK011", "name is not valid UTF-8; skipped",
+                                       self.show(prefix + shown_name(name))))
                 continue
             try:
                 if entry.is_file(follow_symlinks=False):

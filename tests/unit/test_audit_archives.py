@@ -55,8 +55,8 @@ def test_reading_an_archive_is_capped(tmp_path):
     skill = make_skill(tmp_path, "many.zip", zip_bytes(many))
     (skill / "assets" / "bomb.zip").write_bytes(zip_bytes(bomb))
     files = {f.path: f for f in skill_files(skill)}
-    assert len(list(archive_members(files["assets/many.zip"]))) == MAX_MEMBERS
-    assert [len(data) for _, data in archive_members(files["assets/bomb.zip"])] == [MAX_TEXT_BYTES]
+    assert len(list(archive_members(files["assets/many.zip"], "zip"))) == MAX_MEMBERS
+    assert [len(data) for _, data in archive_members(files["assets/bomb.zip"], "zip")] == [MAX_TEXT_BYTES]
 
 
 def test_a_broken_archive_is_no_error(tmp_path):
