@@ -7,14 +7,17 @@ a file of another scope starts empty.  Values are plain JSON, so reading a cache
 code and needs no key: a CI job can restore the folder from its own cache and go on.
 
 A file that is damaged or not a skillsite cache is ignored (and replaced on the next save),
-with an info diagnostic; a folder that cannot be written only costs the work next time.
+with an info diagnostic; a file that cannot be written is an error of the environment
+(:meth:`Cache.save` raises OSError).  Each kind of value lives in a :class:`Section` of its own.
 Entries a run did not use are dropped when it saves, so the file tracks the current catalog.
 """
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
 import sqlite3
+import tempfile
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -29,6 +32,23 @@ RACY_NS = 2_000_000_000
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
            "CREATE TABLE IF NOT EXISTS entries (section TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
            " PRIMARY KEY (section, key)) WITHOUT ROWID;")
+
+
+class Section(str, enum.Enum):
+    """The kinds of work kept in the cache, each under keys of its own."""
+
+    SKILLS = "skills"            # a skill read and checked, by its SKILL.md's content and place (build)
+    VERDICTS = "verdicts"        # a skill's verdict, by its SKILL.md's stamp (validate)
+    PUBLICATION = "publication"  # what publishing a skill placed, by everything it depends on
+    HTML = "html"                # a rendered body, by the Markdown and the renderer
+    FILE_SHA = "file-sha"        # a bundled file's sha256, by its path, size and time
+    AUDIT = "audit"              # a skill's audit findings, by its files
+    SEARCH = "search"            # the search indexes, by every skill's searchable fields
+    SIMILAR = "similar"          # pairs of look-alike descriptions, by every skill's listing
+
+
+class CacheNotSaved(OSError):
+    """The cache could not be written (after the catalog was published)."""
 
 
 def digest(*parts: Any) -> str:
@@ -92,38 +112,45 @@ class Cache:
             self.notes.append(make("SK402", f"cache file cannot be used ({exc}); starting with an empty cache",
                                    str(path)))
 
-    def get(self, section: str, key: str) -> Any:
+    def get(self, section: Section, key: str) -> Any:
         """The value stored under ``key`` (kept for the next run), or None."""
-        text = self._added.get((section, key)) or self._entries.get((section, key))
+        name = (section.value, key)
+        text = self._added.get(name) or self._entries.get(name)
         if text is None:
             self.misses += 1
             return None
         self.hits += 1
-        self._used.add((section, key))
+        self._used.add(name)
         return json.loads(text)
 
-    def has(self, section: str, key: str) -> bool:
+    def has(self, section: Section, key: str) -> bool:
         """Whether a value is stored under ``key`` (kept for the next run, as by :meth:`get`)."""
-        if (section, key) not in self._added and (section, key) not in self._entries:
+        name = (section.value, key)
+        if name not in self._added and name not in self._entries:
             self.misses += 1
             return False
         self.hits += 1
-        self._used.add((section, key))
+        self._used.add(name)
         return True
 
-    def put(self, section: str, key: str, value: Any) -> None:
+    def put(self, section: Section, key: str, value: Any) -> None:
         """Store ``value`` (JSON-able) under ``key`` for the next run."""
-        self._added[(section, key)] = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        self._used.add((section, key))
+        name = (section.value, key)
+        self._added[name] = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        self._used.add(name)
 
     def save(self) -> None:
-        """Write what this run added and drop what it did not use, in one transaction."""
+        """Write what this run added and drop what it did not use, in one transaction.
+
+        Raises OSError naming the file when it cannot be written (a full disk, a read-only or
+        forbidden folder).
+        """
         if self.path is None:
             return
         try:
             self._write(self.path)
-        except (OSError, sqlite3.Error):
-            pass  # an unwritable cache only costs the work next time
+        except sqlite3.Error as exc:  # "database or disk is full", "attempt to write a readonly database"
+            raise OSError(None, f"cannot write the cache: {exc}", str(self.path)) from exc
 
     def _write(self, path: Path) -> None:
         make_cache_folder(path.parent)
@@ -151,6 +178,17 @@ def make_cache_folder(folder: Path) -> None:
         return
     folder.mkdir(parents=True)
     (folder / ".gitignore").write_text("*\n", encoding="utf-8")
+
+
+def prepare_cache_folder(folder: Path) -> None:
+    """Make sure the cache folder can be written before any work is done: OSError naming it
+    when it cannot (read-only, forbidden, no space)."""
+    make_cache_folder(folder)
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, str(folder)) from exc
 
 
 def _connect(path: Path) -> sqlite3.Connection:

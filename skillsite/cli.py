@@ -9,13 +9,32 @@ from typing import TYPE_CHECKING
 import click
 
 from skillsite import __version__
-from skillsite.diagnostics import CODES, Diagnostic, format_github, format_json_report, format_text
+from skillsite.diagnostics import (CODES, Diagnostic, describe_os_error, format_github, format_json_report,
+                                   format_text)
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it needs
     from skillsite.cache import Cache
     from skillsite.config import SiteConfig
 
 FORMATS = ("text", "json", "github")
+#: Exit statuses: 0 clean; 1 problems in the skills (or warnings under --strict).
+EXIT_SKILLS = 1
+EXIT_USAGE = 2        # a bad command line, configuration or output folder
+EXIT_ENVIRONMENT = 3  # the machine refused: no space, a read-only or forbidden folder, a name too long
+EXIT_BUSY = 4         # another build is writing into the output's folder (--no-wait)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def end_on_sigterm() -> None:
+    """SIGTERM ends a build as Ctrl-C does: its staging folder is removed and its workers end."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminated)
 
 
 def _default_format() -> str:
@@ -95,7 +114,10 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
                             max_bytes=max_bytes, jobs=jobs or default_jobs(), cache=cache,
                             knowledge_dir=knowledge_dir)
     if cache is not None:
-        cache.save()
+        try:
+            cache.save()
+        except OSError as exc:  # the verdicts stand; only the next run's head start is lost
+            click.echo(f"skillsite: warning: verdict cache not saved: {describe_os_error(exc)}", err=True)
     diags = list(checked.diagnostics)
     summary = checked.summary()
     if fmt == "json":
@@ -191,12 +213,16 @@ class Progress:
               help="Incremental-build cache [default: .skillsite-cache beside the output].")
 @click.option("--no-cache", is_flag=True, help="Build from scratch and keep no cache.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@click.option("--wait/--no-wait", default=True, show_default=True,
+              help="When another build is writing into the output's folder: wait for it, or exit 4 at once.")
 def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict: bool | None, keep_going: bool,
           force: bool, profile: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...],
           base_url: str | None, title: str | None, templates: str | None, fmt: str | None, jobs: int | None,
-          cache_dir: Path | None, no_cache: bool, quiet: bool) -> None:
+          cache_dir: Path | None, no_cache: bool, quiet: bool, wait: bool) -> None:
     """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
+    from skillsite.cache import CacheNotSaved
     from skillsite.publish.build import STAGES, build as run_build
+    from skillsite.publish.lock import OutputBusy
     from skillsite.publish.staging import OutputError
     from skillsite.publish.views import human_bytes
 
@@ -212,12 +238,24 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
             raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
     cache = None if no_cache else (cache_dir or out.absolute().parent / ".skillsite-cache")
     reporter = None if quiet else Progress(sys.stderr, STAGES)
+    end_on_sigterm()
     try:
         result = run_build(roots, out, config, keep_going=keep_going, force=force, jobs=jobs, cache_dir=cache,
-                           progress=reporter.start if reporter else None)
+                           progress=reporter.start if reporter else None, wait=wait,
+                           on_wait=lambda text: click.echo(f"skillsite: {text}", err=True))
     except OutputError as exc:
         click.echo(f"skillsite: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(EXIT_USAGE)
+    except OutputBusy as exc:
+        click.echo(f"skillsite: {exc}", err=True)
+        sys.exit(EXIT_BUSY)
+    except CacheNotSaved as exc:
+        click.echo(f"skillsite: {describe_os_error(exc)}; the catalog was published into {out}, "
+                   "but the cache was not saved", err=True)
+        sys.exit(EXIT_ENVIRONMENT)
+    except OSError as exc:
+        click.echo(f"skillsite: {describe_os_error(exc)}; {out} was left as it was", err=True)
+        sys.exit(EXIT_ENVIRONMENT)
     finally:
         if reporter:
             reporter.finish()

@@ -6,6 +6,7 @@ bugs and environment failures.
 """
 from __future__ import annotations
 
+import errno
 import json
 import re
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK009", "warning", "bundled file name is reserved by the catalog; not published"),
     ("SK010", "warning", "bundled file path too long for an archive; skill not in the discovery index"),
     ("SK011", "warning", "file or folder name is not valid UTF-8; skipped"),
+    ("SK012", "warning", "special file (pipe, socket or device); skipped"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),
@@ -216,3 +218,12 @@ def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dic
     """The single JSON object printed by ``--format json``."""
     report = {"skills": skills, "diagnostics": [d.to_json() for d in diags], "summary": summary}
     return json.dumps(report, indent=2, ensure_ascii=False)
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line naming the path and the cause of an error of the machine (a full disk, a
+    read-only or forbidden folder, a name too long), as ``path: cause (ECODE)``."""
+    cause = exc.strerror or str(exc)
+    code = errno.errorcode.get(exc.errno or 0)
+    where = f"{printable(str(exc.filename))}: " if exc.filename else ""
+    return f"{where}{cause}" + (f" ({code})" if code else "")

@@ -5,14 +5,21 @@ by the pool's initializer (inherited, not pickled, where processes are forked); 
 function then receives it as its first argument.  With one job everything runs in this
 process, in order.  Results always come back in input order, so output never depends on the
 number of jobs.
+
+Workers never outlive the build: each one asks the kernel to end it with the process that
+started it (:func:`skillsite._compat.die_with_parent`), leaves Ctrl-C to that process, and a
+stage left by an exception (a failure, Ctrl-C, SIGTERM) ends its workers at once rather than
+waiting for the work in hand.
 """
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import os
+import signal
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Callable, Generic, Sequence, TypeVar
+
+from skillsite._compat import die_with_parent
 
 C = TypeVar("C")
 T = TypeVar("T")
@@ -33,12 +40,16 @@ def default_jobs() -> int:
 
 
 def _start_worker(context: Any) -> None:
+    """Set up a worker process: its context, and an end tied to the build's."""
     global _context
     _context = context
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the build's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the build's own handler, inherited by fork
 
 
-def _call(func: Callable[[Any, T], R], item: T) -> R:
-    return func(_context, item)
+def _call_chunk(func: Callable[[Any, T], R], items: Sequence[T]) -> list[R]:
+    return [func(_context, item) for item in items]
 
 
 def _call_alone(func: Callable[..., R], args: tuple[Any, ...]) -> R:
@@ -63,24 +74,33 @@ class Workers(Generic[C]):
         self.jobs = jobs
         self.context = context
         self._pool: ProcessPoolExecutor | None = None
+        self._others: set[Any] = set()  # child processes that are not this stage's workers
 
     def __enter__(self) -> Workers[C]:
         if self.jobs > 1:
+            self._others = set(multiprocessing.active_children())
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=_pool_context(), initializer=_start_worker,
                                              initargs=(self.context,))
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=exc_info[0] is not None)
-            self._pool = None
+        if self._pool is None:
+            return
+        interrupted = exc_info[0] is not None and not issubclass(exc_info[0], Exception)
+        if interrupted:  # Ctrl-C or SIGTERM: nobody wants the work in hand, end the workers now
+            for worker in set(multiprocessing.active_children()) - self._others:
+                worker.terminate()
+        self._pool.shutdown(wait=True, cancel_futures=exc_info[0] is not None and not interrupted)
+        self._pool = None
 
     def map(self, func: Callable[[C, T], R], items: Sequence[T]) -> list[R]:
         """``func(context, item)`` for every item, in input order."""
         if self._pool is None or len(items) < MIN_PARALLEL_ITEMS:
             return [func(self.context, item) for item in items]
-        chunk = max(1, len(items) // (self.jobs * 8))  # small enough that no process is left idle at the end
-        return list(self._pool.map(functools.partial(_call, func), items, chunksize=chunk))
+        size = max(1, len(items) // (self.jobs * 8))  # small enough that no process is left idle at the end
+        chunks = [self._pool.submit(_call_chunk, func, items[start:start + size])
+                  for start in range(0, len(items), size)]
+        return [result for chunk in chunks for result in chunk.result()]
 
     def submit(self, func: Callable[..., R], *args: Any) -> Future[R]:
         """``func(*args)`` in a worker (or here, at once, with one job)."""

@@ -19,7 +19,7 @@ from skillsite.audit.files import MAX_TEXT_BYTES, skill_files
 from skillsite.audit.model import Finding, at_least, risk_of
 from skillsite.audit.report import SkillAudit
 from skillsite.audit.suppress import apply_suppressions, parse_suppressions
-from skillsite.cache import Cache, digest
+from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.models import Skill
@@ -59,11 +59,11 @@ def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence
                     ) -> dict[str, list[dict[str, Any]]]:
     """Every published skill's findings, by id: from the cache, or audited on every core."""
     keys = [audit_key(entry, skill.source.dir) for skill, entry in zip(skills, entries)]
-    found = {e["id"]: cache.get("audit", key) for e, key in zip(entries, keys)}
+    found = {e["id"]: cache.get(Section.AUDIT, key) for e, key in zip(entries, keys)}
     missing = [index for index, entry in enumerate(entries) if found[entry["id"]] is None]
     for index, findings in zip(missing, workers.map(audit_one, missing)):
         found[entries[index]["id"]] = findings
-        cache.put("audit", keys[index], findings)
+        cache.put(Section.AUDIT, keys[index], findings)
     return found
 
 

@@ -9,7 +9,7 @@ from skillsite import __version__
 from skillsite.agent.budget import budget_fits, similar_pairs
 from skillsite.agent.catalog_format import prompt_order
 from skillsite.agent.prompt_xml import available_skills_xml
-from skillsite.cache import Cache, digest
+from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import Skill
@@ -95,8 +95,8 @@ def listing_report(entries: list[dict[str, Any]], config: SiteConfig, shown: dic
 
 def _similar_pairs(entries: list[dict[str, Any]], cache: Cache) -> list[tuple[float, str, str]]:
     key = digest("similar", [(e["id"], e["description"], e["visibility"]) for e in entries])
-    pairs = cache.get("similar", key)
+    pairs = cache.get(Section.SIMILAR, key)
     if pairs is None:
         pairs = [list(pair) for pair in similar_pairs(entries)]
-        cache.put("similar", key, pairs)
+        cache.put(Section.SIMILAR, key, pairs)
     return [tuple(pair) for pair in pairs]

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from skillsite.cache import Cache
+from skillsite.cache import Cache, CacheNotSaved, Section
 from skillsite.config import template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
 from skillsite.publish.audit_results import apply_audits, audit_published
-from skillsite.publish.build import BuildPlan, BuildResult, Stages, build_result, source_date
+from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
 from skillsite.publish.catalog_files import (listing_report, make_search, search_entry, search_key,
                                              write_catalog_files)
 from skillsite.publish.knowledge import read_knowledge
@@ -63,9 +63,15 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, state: BuildState
     files, records, budget = published
     output_bytes = sum(size for size, _ in files.values())
     if plan.cache_dir is not None:
-        cache.save()
-        save_state(plan.cache_dir, BuildState(plan.scope, inputs, output_digest(files), records, ids, skipped,
-                                              tuple(sort_diagnostics(diags)), output_bytes, budget))
+        # what the cache said of itself is this run's news only, never repeated by a no-op rebuild
+        catalog_diags = tuple(sort_diagnostics(d for d in diags if d not in cache.notes))
+        state = BuildState(plan.scope, inputs, output_digest(files), records, ids, skipped, catalog_diags,
+                           output_bytes, budget)
+        try:
+            cache.save()
+            save_state(plan.cache_dir, state)
+        except OSError as exc:
+            raise CacheNotSaved(exc.errno, exc.strerror, exc.filename) from exc
     return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget)
 
 
@@ -117,12 +123,12 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtim
     job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records)
     search_entries = [search_entry(s) for s in skills]
     key = search_key(search_entries)
-    search = cache.get("search", key)
+    search = cache.get(Section.SEARCH, key)
     with Workers(plan.jobs, job) as workers:
         searching = workers.submit(make_search, search_entries, key) if search is None else None
         publication = collect(job, html_keys, publish_all(job, workers, cache), cache)
         audits = audit_published(workers, skills, publication.entries, cache)
     if searching is not None:
         search = searching.result()
-        cache.put("search", key, search)
+        cache.put(Section.SEARCH, key, search)
     return publication, search, audits

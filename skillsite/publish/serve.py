@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence, TextIO
 from urllib.parse import unquote, urlsplit
 
+from skillsite.publish.lock import claim
+
 __all__ = ["CatalogHandler", "CatalogServer", "make_server", "watched_stamps", "DevServer", "RELOAD_PATH", "VERSION_PATH"]
 
 RELOAD_PATH = "/__skillsite/reload.js"
@@ -44,6 +46,8 @@ RELOAD_JS = b"""(function () {
   poll();
 })();
 """ % VERSION_PATH.encode()
+SERVE_PREFIX = "skillsite-serve-"   # the temporary folder of one serve: the catalog and its cache
+IN_USE = ".in-use"                  # in that folder: locked while the serve runs
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"})
 
 
@@ -216,6 +220,17 @@ def watched_stamps(paths: Iterable[Path]) -> tuple[tuple[str, int, int], ...]:
     return tuple(sorted(found))
 
 
+def remove_abandoned_folders(parent: Path) -> None:
+    """Remove the temporary folders of ``serve`` processes that were killed (their claim is free)."""
+    for folder in parent.glob(f"{SERVE_PREFIX}*"):
+        if not (folder / IN_USE).is_file():
+            continue
+        fd = claim(folder / IN_USE)
+        if fd is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+            os.close(fd)
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -230,7 +245,9 @@ class DevServer:
         self.config = config
         self.log = log or sys.stderr
         self.echo = echo or (lambda text: print(text, file=self.log, flush=True))
-        self.tmp = Path(tempfile.mkdtemp(prefix="skillsite-serve-"))
+        remove_abandoned_folders(Path(tempfile.gettempdir()))
+        self.tmp = Path(tempfile.mkdtemp(prefix=SERVE_PREFIX))
+        self.claim = claim(self.tmp / IN_USE)  # held (through the serving process too) until it ends
         self.out = self.tmp / "site"
         self.out.mkdir()
         self.state = ReloadState()
@@ -238,7 +255,7 @@ class DevServer:
         try:
             self.server = make_server(self.out, host, port, self.state)
         except OSError:
-            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.close_folder()
             raise
         self.thread = threading.Thread(target=self.server.serve_forever, name="skillsite-serve", daemon=True)
         self.server_pid = 0  # the serving process, once forked
@@ -279,14 +296,17 @@ class DevServer:
 
     def rebuild(self) -> bool:
         """Build into the served folder; pages reload only after a successful build."""
-        from skillsite.diagnostics import format_text
+        from skillsite.diagnostics import describe_os_error, format_text
         from skillsite.publish.build import build
 
         started = time.perf_counter()
         try:
             result = build(self.sources, self.out, self.config, keep_going=True, force=True,
                            cache_dir=self.tmp / "cache")
-        except Exception as exc:  # a bug or an unreadable folder: report and keep serving
+        except OSError as exc:  # a full disk, a folder that cannot be written: report and keep serving
+            self.echo(f"skillsite serve: build failed: {describe_os_error(exc)}")
+            return False
+        except Exception as exc:  # a bug: report and keep serving
             self.echo(f"skillsite serve: build failed: {exc!r}")
             return False
         for d in result.diagnostics:
@@ -333,4 +353,11 @@ class DevServer:
         elif self.thread.is_alive():
             self.server.shutdown()
         self.server.server_close()
+        self.close_folder()
+
+    def close_folder(self) -> None:
+        """Remove the temporary folder and give up its claim."""
         shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.claim is not None:
+            os.close(self.claim)
+            self.claim = None

@@ -16,7 +16,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from skillsite.agent.commands import assign_commands
 from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
-from skillsite.cache import Cache, digest
+from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import BundledFile, Skill
@@ -85,7 +85,7 @@ class PublishedSkill:
 
     def to_json(self) -> list[Any]:
         """What the next build needs to take this publication as it is (:func:`_published_before`)."""
-        return [self.entry, [[rel, key] for rel, key, _ in self.placed], self.archive]
+        return [self.entry, [[rel, key] for rel, key in self.placed], self.archive]
 
 
 def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
@@ -148,12 +148,12 @@ def publish_all(job: SkillPublishing, workers: Workers[SkillPublishing], cache: 
     on changed (see :func:`_published_before`), else by the workers (and kept in the cache)."""
     keys = [publication_key(job, index) for index in range(len(job.skills))]
     done = {index: before for index, key in enumerate(keys)
-            if (before := _published_before(job, index, cache.get("publication", key))) is not None}
+            if (before := _published_before(job, index, cache.get(Section.PUBLICATION, key))) is not None}
     todo = [index for index in range(len(keys)) if index not in done]
     for index, published in zip(todo, workers.map(publish_skill, todo)):
         done[index] = published
         if not published.diagnostics:  # an unreadable file is tried again next time
-            cache.put("publication", keys[index], published.to_json())
+            cache.put(Section.PUBLICATION, keys[index], published.to_json())
     return [done[index] for index in range(len(keys))]
 
 
@@ -165,7 +165,9 @@ def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None
     entry, placed, archive = stored
     if not all(job.staging.intact(rel, key) for rel, key in placed):
         return None
-    return PublishedSkill(entry, None, [(rel, key, True) for rel, key in placed], [],
+    if not all(job.staging.keep(rel, key) for rel, key in placed):
+        return None  # a file went missing since the output was listed: publish the skill again
+    return PublishedSkill(entry, None, [(rel, key) for rel, key in placed], [],
                           tuple(archive) if archive else None, [])
 
 
@@ -265,7 +267,7 @@ class RenderedBodies(Mapping[str, str]):
     def __getitem__(self, skill_id: str) -> str:
         if skill_id in self.fresh:
             return self.fresh[skill_id]
-        return self.cache.get("html", self.keys[skill_id])
+        return self.cache.get(Section.HTML, self.keys[skill_id])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.keys)
@@ -295,7 +297,7 @@ def _known_shas(skills: Sequence[Skill], cache: Cache) -> dict[str, tuple[int, i
     known = {}
     for skill in skills:
         for f in skill.source.files:
-            sha = cache.get("file-sha", _file_key(f.abspath, f.bytes, f.mtime_ns))
+            sha = cache.get(Section.FILE_SHA, _file_key(f.abspath, f.bytes, f.mtime_ns))
             if sha is not None:
                 known[f.abspath] = (f.bytes, f.mtime_ns, sha)
     return known
@@ -321,7 +323,7 @@ def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfi
     skill's rendered body's cache key: give the first to the workers, then :func:`collect`."""
     targets = link_targets(skills)
     html_keys = _html_keys(skills, targets)
-    rendered = frozenset(s.id for s, key in zip(skills, html_keys) if cache.has("html", key))
+    rendered = frozenset(s.id for s, key in zip(skills, html_keys) if cache.has(Section.HTML, key))
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, _known_shas(skills, cache),
                           knowledge)
     return job, html_keys
@@ -333,9 +335,9 @@ def collect(job: SkillPublishing, html_keys: list[str], published: list[Publishe
     for skill, key, done in zip(job.skills, html_keys, published):
         job.staging.adopt(done.placed)
         for path, size, mtime_ns, sha in done.file_shas:
-            cache.put("file-sha", _file_key(path, size, mtime_ns), sha)
+            cache.put(Section.FILE_SHA, _file_key(path, size, mtime_ns), sha)
         if done.html is not None:
-            cache.put("html", key, done.html)
+            cache.put(Section.HTML, key, done.html)
             fresh[skill.id] = done.html
         if done.archive is not None:
             archives[done.archive[0]] = done.archive[1]

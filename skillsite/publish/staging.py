@@ -1,17 +1,14 @@
 """The staging folder: where a build writes, published only when everything succeeded.
 
-Two ways to publish, chosen when the staging starts:
+Every build writes the whole new output into a folder beside the target
+(``.<name>.building-<random>``); :meth:`Staging.commit` then puts it in the target's place in
+one step (:func:`skillsite.folders.replace_folder`), so at every instant the target holds the
+previous catalog or the new one, complete, whatever interrupts the build.
 
-- **swap** (no record of a previous output): everything is written into a folder beside the
-  target, which then replaces the target in one rename;
-- **patch** (the target is skillsite's previous output, and the last build recorded the
-  content key of each of its files): a file whose content key is unchanged, and which is
-  still exactly as published (same size and time, a regular file), stays where it is
-  (:meth:`Staging.keep`); new and changed files are written into the staging folder, and
-  ``commit`` moves them into the target and removes what the new output lacks, undoing every
-  move if one fails.
-
-Either way nothing in the target changes before ``commit``: a failed build leaves it as it was.
+A rebuild does not write again what did not change: when the last build recorded the content
+key of each of its files, a file whose key is unchanged, and which is still exactly as published
+(same size and time, a regular file), is hard-linked from the current output into the staging
+folder (:meth:`Staging.keep`) instead of being made again.
 Worker processes write into the same staging folder and report what they placed
 (:meth:`Staging.take_journal`), which this process adopts (:meth:`Staging.adopt`).
 """
@@ -22,8 +19,11 @@ import os
 import shutil
 import stat
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
+
+from skillsite.folders import remove_path, replace_folder, restore_moved_aside
 
 MARKER = ".skillsite-output"
 MARKER_TEXT = "skillsite build output; safe to replace with a new build\n"
@@ -31,8 +31,10 @@ _CHUNK = 1 << 20
 
 #: What a build records of each keyed file of its output: content key, size, mtime_ns.
 Recorded = tuple[str, int, int]
-#: What a worker placed: (site path, content key, kept in place rather than written).
-Placed = tuple[str, str, bool]
+#: What a worker placed: (site path, content key).
+Placed = tuple[str, str]
+#: The staging folder's name: ``.<target name>.building-<random>``.
+BUILDING = "building"
 
 
 class OutputError(Exception):
@@ -94,29 +96,27 @@ class Staging:
     def __init__(self, target: Path, previous: dict[str, Recorded] | None = None):
         self.target = target.absolute()
         self.previous = previous if previous and is_previous_output(self.target) else {}
-        self.patch = bool(self.previous)
         self.keys: dict[str, str] = {}   # site path -> content key of every keyed file of the new output
-        self.kept: set[str] = set()      # patch: files left in place
         self.journal: list[Placed] = []  # what this process placed since the last take_journal
         self.target.parent.mkdir(parents=True, exist_ok=True)
-        self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.building-", dir=self.target.parent))
+        self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.{BUILDING}-", dir=self.target.parent))
         self._made: set[str] = {""}  # folders known to exist in the staging folder
-        #: patch: the target's files as the build found them (what :meth:`keep` checks, and what
-        #: ``commit`` moves aside when the new output lacks them)
-        self.before: dict[str, os.stat_result] = list_files(self.target) if self.patch else {}
+        #: the target's files as the build found them (what :meth:`keep` checks)
+        self.before: dict[str, os.stat_result] = list_files(self.target) if self.previous else {}
 
     def file(self, rel: str) -> str:
         """The staging path of a site-relative file, with its folder created."""
         folder = "/".join(site_path_parts(rel)[:-1])
         if folder not in self._made:
-            os.makedirs(os.path.join(self.path, folder), exist_ok=True)
+            with written(os.path.join(self.path, folder)):
+                os.makedirs(os.path.join(self.path, folder), exist_ok=True)
             self._made.add(folder)
         return os.path.join(self.path, rel)
 
     def current(self, rel: str) -> Path:
-        """Where the new output's copy of ``rel`` is now: in the target if kept, else staged."""
+        """Where the new output's copy of ``rel`` is now."""
         site_path_parts(rel)
-        return Path(self.target if rel in self.kept else self.path, rel)
+        return Path(self.path, rel)
 
     def intact(self, rel: str, key: str) -> bool:
         """Whether the previous output holds exactly the content ``key`` names as ``rel``,
@@ -129,18 +129,27 @@ class Staging:
         return st is not None and stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == tuple(recorded[1:])
 
     def keep(self, rel: str, key: str) -> bool:
-        """Leave ``rel`` in place when it is :meth:`intact`; True when kept."""
+        """Take ``rel`` from the previous output when it is :meth:`intact`; True when taken."""
         if not self.intact(rel, key):
             return False
-        self._placed(rel, key, kept=True)
+        source, dest = os.path.join(self.target, rel), self.file(rel)
+        with written(dest):
+            try:
+                os.link(source, dest)
+            except FileNotFoundError:
+                return False  # gone since the build listed it
+            except OSError:   # a file system without hard links
+                shutil.copy2(source, dest)
+        self._placed(rel, key)
         return True
 
     def write(self, rel: str, data: bytes, key: str | None = None) -> None:
         """Write ``data`` as the new output's ``rel`` (``key``: its content key, for the next build)."""
-        with open(self.file(rel), "wb") as out:
+        path = self.file(rel)
+        with written(path), open(path, "wb") as out:
             out.write(data)
         if key is not None:
-            self._placed(rel, key, kept=False)
+            self._placed(rel, key)
 
     def write_keyed(self, rel: str, key: str, make: Any) -> None:
         """Keep ``rel`` if unchanged (see :meth:`keep`), else write ``make()``."""
@@ -151,14 +160,15 @@ class Staging:
         """Copy a file into the staging folder: its size, sha256 (its content key) and, when it
         is at most 1 MiB, its content."""
         sha, size, chunks = hashlib.sha256(), 0, []
-        with open(source, "rb") as src, open(self.file(rel), "wb") as out:
+        dest = self.file(rel)
+        with open(source, "rb") as src, written(dest), open(dest, "wb") as out:
             while chunk := src.read(_CHUNK):
                 sha.update(chunk)
                 out.write(chunk)
                 size += len(chunk)
                 chunks.append(chunk)
         key = sha.hexdigest()
-        self._placed(rel, key, kept=False)
+        self._placed(rel, key)
         return size, key, chunks[0] if len(chunks) == 1 else (b"" if not chunks else None)
 
     def link(self, published: str, rel: str, key: str) -> None:
@@ -166,15 +176,16 @@ class Staging:
         ``key``): a hard link, as both names hold the same bytes and no file of the output is ever
         changed in place (a copy where the file system has no hard links)."""
         source, dest = self.current(published), self.file(rel)
-        try:
-            os.link(source, dest)
-        except OSError:
-            shutil.copyfile(source, dest)
-        self._placed(rel, key, kept=False)
+        with written(dest):
+            try:
+                os.link(source, dest)
+            except OSError:
+                shutil.copyfile(source, dest)
+        self._placed(rel, key)
 
-    def _placed(self, rel: str, key: str, kept: bool) -> None:
-        self.journal.append((rel, key, kept))
-        self.adopt([(rel, key, kept)])
+    def _placed(self, rel: str, key: str) -> None:
+        self.journal.append((rel, key))
+        self.adopt([(rel, key)])
 
     def take_journal(self) -> list[Placed]:
         """What was placed since the last call (a worker sends it to the process that commits)."""
@@ -183,102 +194,47 @@ class Staging:
 
     def adopt(self, placed: Iterable[Placed]) -> None:
         """Record files placed here or by a worker."""
-        for rel, key, kept in placed:
+        for rel, key in placed:
             self.keys[rel] = key
-            if kept:
-                self.kept.add(rel)
 
     def commit(self) -> dict[str, tuple[int, int]]:
-        """Publish the new output; returns its :func:`snapshot` (renames keep sizes and times,
-        so it is made from the listings taken on the way, not by listing the output again)."""
-        return self._commit_patch() if self.patch else self._commit_swap()
+        """Put the new output in the target's place in one step; returns its :func:`snapshot`
+        (taken in the staging folder: the files keep their sizes and times)."""
+        marker = self.path / MARKER
+        with written(marker):
+            marker.write_text(MARKER_TEXT, encoding="utf-8")
+        os.chmod(self.path, 0o755)
+        published = _stamps(list_files(self.path))
+        with written(self.target):
+            previous = replace_folder(self.path, self.target)
+        if previous is not None:
+            remove_path(previous)
+        return published
 
     def records(self, published: dict[str, tuple[int, int]]) -> dict[str, Recorded]:
         """The content key, size and mtime of every keyed file of a committed output, for the next build."""
         return {rel: (key, *published[rel]) for rel, key in self.keys.items() if rel in published}
 
-    def _commit_swap(self) -> dict[str, tuple[int, int]]:
-        (self.path / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
-        os.chmod(self.path, 0o755)
-        published = _stamps(list_files(self.path))
-        old = None
-        if self.target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.old-", dir=self.target.parent))
-            os.rmdir(old)
-            os.rename(self.target, old)
-        os.rename(self.path, self.target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-        return published
-
-    def _commit_patch(self) -> dict[str, tuple[int, int]]:
-        """Move the written files into the target and set aside the ones the new output lacks.
-
-        Every move is journaled; if one fails, the moves already made are undone in reverse
-        order and the error is raised, so the target is either the old output or the new one.
-        """
-        written = list_files(self.path)
-        before = self.before
-        stale = [rel for rel in before if rel not in self.kept and rel != MARKER]
-        backup = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.old-", dir=self.target.parent))
-        moves = _Moves()
-        try:
-            for rel in sorted(stale):
-                moves.move(self.target.joinpath(*site_path_parts(rel)), backup.joinpath(*site_path_parts(rel)))
-            for rel in sorted(written):
-                dest = self.target.joinpath(*site_path_parts(rel))
-                if dest.is_dir() and not dest.is_symlink():
-                    _remove_empty_folders(dest)   # a folder whose files all went stale becomes a file
-                moves.move(self.path.joinpath(*site_path_parts(rel)), dest)
-        except BaseException:
-            moves.undo()
-            shutil.rmtree(backup, ignore_errors=True)
-            raise
-        for rel in stale:
-            _remove_empty_parents(self.target.joinpath(*site_path_parts(rel)).parent, self.target)
-        shutil.rmtree(backup, ignore_errors=True)
-        shutil.rmtree(self.path, ignore_errors=True)
-        kept = {rel: st for rel, st in before.items() if rel not in written and (rel in self.kept or rel == MARKER)}
-        return _stamps({**kept, **written})
-
     def discard(self) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
+        remove_path(self.path)
 
 
-class _Moves:
-    """Renames that can be undone, newest first."""
-
-    def __init__(self) -> None:
-        self.done: list[tuple[Path, Path]] = []
-
-    def move(self, source: Path, dest: Path) -> None:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(source, dest)
-        self.done.append((source, dest))
-
-    def undo(self) -> None:
-        for source, dest in reversed(self.done):
-            try:
-                source.parent.mkdir(parents=True, exist_ok=True)
-                os.rename(dest, source)
-            except OSError:
-                pass
+@contextmanager
+def written(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Name ``path`` in an OSError raised while writing it (a full disk says no file name)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise type(exc)(exc.errno, exc.strerror, os.fspath(path)) from exc
+        raise
 
 
-def _remove_empty_folders(folder: Path) -> None:
-    """Remove every empty folder in ``folder``, deepest first, and ``folder`` itself if empty."""
-    for parent, _, _ in sorted(os.walk(folder), key=lambda item: -len(item[0])):
-        try:
-            os.rmdir(parent)
-        except OSError:
-            pass
-
-
-def _remove_empty_parents(folder: Path, stop: Path) -> None:
-    """Remove ``folder`` and its parents, up to ``stop``, while they are empty."""
-    while folder != stop and stop in folder.parents:
-        try:
-            os.rmdir(folder)
-        except OSError:
-            return
-        folder = folder.parent
+def clear_remains(target: Path) -> None:
+    """Remove what interrupted builds of ``target`` left beside it (the caller holds the
+    output's lock, so no build of it is running); put back a target left moved aside."""
+    target = target.absolute()
+    restore_moved_aside(target)
+    for kind in (BUILDING, "old"):
+        for remains in target.parent.glob(f".{target.name}.{kind}-*"):
+            remove_path(remains)

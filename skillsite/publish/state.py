@@ -109,18 +109,16 @@ def load_state(folder: Path, scope: str) -> BuildState | None:
 
 
 def save_state(folder: Path, state: BuildState) -> None:
-    """Write the state file atomically; a folder that cannot be written is skipped."""
-    try:
-        make_cache_folder(folder)
-        fd, tmp = tempfile.mkstemp(prefix=".state-", dir=folder)
-    except OSError:
-        return
+    """Write the state file atomically; OSError (naming the file) when it cannot be written."""
+    make_cache_folder(folder)
+    fd, tmp = tempfile.mkstemp(prefix=".state-", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(state.to_json(), ensure_ascii=False))
         os.replace(tmp, folder / STATE_FILE)
-    except OSError:
+    except OSError as exc:
         os.unlink(tmp)
+        raise OSError(exc.errno, exc.strerror, exc.filename or str(folder / STATE_FILE)) from exc
 
 
 def racy_since(started_ns: int) -> int:

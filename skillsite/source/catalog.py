@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from skillsite.cache import RACY_NS, Cache, digest
+from skillsite.cache import RACY_NS, Cache, Section, digest
 from skillsite.diagnostics import Diagnostic, sort_diagnostics
 from skillsite.models import CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
@@ -252,13 +252,13 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
             for src, raw in zip(checking.sources, raws)]
     checked: list[Checked | None] = []
     for src, raw, key in zip(checking.sources, raws, keys):
-        stored = cache.get("skills", key) if key is not None else None
+        stored = cache.get(Section.SKILLS, key) if key is not None else None
         checked.append(Checked.from_json(stored, src, raw) if stored is not None and raw is not None else None)
     todo = [index for index, c in enumerate(checked) if c is None]
     for index, done in zip(todo, parallel_map(_check, checking, todo, jobs)):
         checked[index] = done
         if keys[index] is not None and not _names_missing_files(done.verdict):
-            cache.put("skills", keys[index], done.to_json())
+            cache.put(Section.SKILLS, keys[index], done.to_json())
     return [c for c in checked if c is not None]
 
 
@@ -286,13 +286,13 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
             for src in found.sources]
     verdicts: list[Verdict | None] = []
     for key in keys:
-        stored = cache.get("verdicts", key) if key else None
+        stored = cache.get(Section.VERDICTS, key) if key else None
         verdicts.append(Verdict.from_json(stored) if stored is not None else None)
     todo = [index for index, verdict in enumerate(verdicts) if verdict is None]
     for index, verdict in zip(todo, parallel_map(_verdict, checking, todo, jobs)):
         verdicts[index] = verdict
         if keys[index] is not None and not _names_missing_files(verdict):
-            cache.put("verdicts", keys[index], verdict.to_json())
+            cache.put(Section.VERDICTS, keys[index], verdict.to_json())
     return [v for v in verdicts if v is not None]
 
 

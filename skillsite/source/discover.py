@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -154,6 +155,9 @@ class _RootWalker:
                     child = self._follow(entry, prefix + name, ancestors, node)
                     if child is not None:
                         children.append(child)
+                else:  # reading a pipe would wait forever, a device could be endless
+                    self.diags.append(make("SK012", f"{_special_kind(entry)}, not a regular file; skipped",
+                                           self.show(prefix + name)))
             except OSError as exc:
                 self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.show(prefix + name)))
         return children
@@ -179,6 +183,16 @@ class _RootWalker:
             return None
         node.linked.append((entry.name, entry.path, target))
         return None
+
+
+def _special_kind(entry: os.DirEntry) -> str:
+    """What a listed entry that is neither a file, a folder nor a symlink is."""
+    mode = entry.stat(follow_symlinks=False).st_mode
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
 
 
 def _utf8(name: str) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import os
 import shutil
 
+import pytest
+
 from support import EXAMPLES, tree_bytes
 from skillsite.publish.build import build
 
@@ -46,13 +48,20 @@ def test_hand_edited_output_is_never_reused(tmp_path):
 
 
 def test_a_corrupt_cache_is_ignored(tmp_path):
+    """It is reported (SK402) by the build that replaces it, never again by later ones."""
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    _age(src)
     cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
-    assert build([EXAMPLES], out, cache_dir=cache).ok
+    assert build([src], out, cache_dir=cache).ok
     for f in cache.iterdir():
         f.write_bytes(b"not a pickle")
-    assert build([EXAMPLES], out, cache_dir=cache).ok
-    assert build([EXAMPLES], cold).ok
+    replaced = build([src], out, cache_dir=cache)
+    assert replaced.ok and [d.code for d in replaced.diagnostics if d.code == "SK402"] == ["SK402"]
+    assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
+    no_op = build([src], out, cache_dir=cache)
+    assert "read" not in no_op.stages and [d for d in no_op.diagnostics if d.code == "SK402"] == []
 
 
 def test_a_rebuild_renders_only_the_bodies_that_changed(tmp_path, monkeypatch):
@@ -102,11 +111,9 @@ def test_patch_builds_remove_what_the_new_output_lacks(tmp_path):
     assert leftovers == []
 
 
-def test_a_failing_patch_commit_leaves_the_previous_output(tmp_path, monkeypatch):
-    """A move that fails half-way through a patch commit is undone: the old output stays whole."""
-    import os
-
-    from skillsite.publish import staging as output
+def test_a_failing_commit_leaves_the_previous_output(tmp_path, monkeypatch):
+    """A commit that fails (a full disk) leaves the old output whole and no staging folder."""
+    from skillsite.publish import staging
 
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)
@@ -116,23 +123,14 @@ def test_a_failing_patch_commit_leaves_the_previous_output(tmp_path, monkeypatch
     for name in ("code-review", "test-first"):
         skill = src / name / "SKILL.md"
         skill.write_text(skill.read_text() + "\nA new closing line.\n")
-    real_rename, calls = os.rename, []
 
-    def failing_rename(source, dest):
-        calls.append(dest)
-        if len(calls) == 6:
-            raise OSError(28, "No space left on device")
-        return real_rename(source, dest)
+    def failing_replace(new, target):
+        raise OSError(28, "No space left on device", str(target))
 
-    monkeypatch.setattr(output.os, "rename", failing_rename)
-    try:
+    monkeypatch.setattr(staging, "replace_folder", failing_replace)
+    with pytest.raises(OSError) as caught:
         build([src], out, cache_dir=cache)
-    except OSError:
-        pass
-    else:
-        raise AssertionError("the injected failure did not reach the commit")
-    monkeypatch.setattr(output.os, "rename", real_rename)
-    assert len(calls) >= 6
+    assert caught.value.filename == str(out.absolute())
     assert tree_bytes(out) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.")] == []
 

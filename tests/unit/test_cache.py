@@ -4,60 +4,64 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from skillsite.cache import Cache, digest
+import pytest
+
+from skillsite.cache import Cache, Section, digest
 
 
 def test_values_come_back_in_the_next_run_and_unused_ones_go(tmp_path):
     path = tmp_path / "cache" / "c.sqlite"
     first = Cache(path, "scope")
-    first.put("html", "a", "<p>a</p>")
-    first.put("html", "b", {"nested": [1, 2.5, None, True]})
+    first.put(Section.HTML, "a", "<p>a</p>")
+    first.put(Section.HTML, "b", {"nested": [1, 2.5, None, True]})
     first.save()
     second = Cache(path, "scope")
-    assert second.get("html", "a") == "<p>a</p>" and second.get("html", "missing") is None
+    assert second.get(Section.HTML, "a") == "<p>a</p>" and second.get(Section.HTML, "missing") is None
     assert (second.hits, second.misses) == (1, 1)
     second.save()                                  # "b" was not used this run
     third = Cache(path, "scope")
-    assert third.get("html", "a") == "<p>a</p>" and third.get("html", "b") is None
+    assert third.get(Section.HTML, "a") == "<p>a</p>" and third.get(Section.HTML, "b") is None
     assert (tmp_path / "cache" / ".gitignore").read_text() == "*\n"
 
 
 def test_a_cache_in_an_existing_folder_leaves_that_folder_s_gitignore_alone(tmp_path):
     (tmp_path / ".gitignore").write_text("node_modules/\n")
     cache = Cache(tmp_path / "c.sqlite", "scope")
-    cache.put("s", "k", 1)
+    cache.put(Section.SKILLS, "k", 1)
     cache.save()
     assert (tmp_path / ".gitignore").read_text() == "node_modules/\n"
-    assert Cache(tmp_path / "c.sqlite", "scope").get("s", "k") == 1
+    assert Cache(tmp_path / "c.sqlite", "scope").get(Section.SKILLS, "k") == 1
 
 
 def test_another_scope_starts_empty_and_replaces_the_file_s_entries(tmp_path):
     path = tmp_path / "c.sqlite"
     old = Cache(path, "old")
-    old.put("s", "k", 1)
+    old.put(Section.SKILLS, "k", 1)
     old.save()
     new = Cache(path, "new")
-    assert new.get("s", "k") is None and not new.notes
-    new.put("s", "other", 2)
+    assert new.get(Section.SKILLS, "k") is None and not new.notes
+    new.put(Section.SKILLS, "other", 2)
     new.save()
-    assert Cache(path, "old").get("s", "k") is None
-    assert Cache(path, "new").get("s", "other") == 2
+    assert Cache(path, "old").get(Section.SKILLS, "k") is None
+    assert Cache(path, "new").get(Section.SKILLS, "other") == 2
 
 
 def test_a_cache_without_a_file_keeps_nothing(tmp_path):
     cache = Cache(None, "scope")
-    cache.put("s", "k", 1)
-    assert cache.get("s", "k") == 1      # within the run
+    cache.put(Section.SKILLS, "k", 1)
+    assert cache.get(Section.SKILLS, "k") == 1      # within the run
     cache.save()
     assert list(tmp_path.iterdir()) == []
 
 
-def test_an_unwritable_folder_only_costs_the_work(tmp_path):
+def test_an_unwritable_folder_is_an_error_naming_it(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     cache = Cache(blocker / "c.sqlite", "scope")   # its folder is a file
-    cache.put("s", "k", 1)
-    cache.save()                                   # no exception
+    cache.put(Section.SKILLS, "k", 1)
+    with pytest.raises(OSError) as caught:
+        cache.save()
+    assert caught.value.filename == str(blocker)
     assert blocker.read_text() == "x"
 
 

@@ -162,3 +162,17 @@ def test_hostile_symlinks_and_overriding_roots(tmp_path):
     names_only = discover([hostile, first, second], stat_files=False)
     assert [s.id for s in names_only.sources] == [s.id for s in found.sources]
     assert names_only.diagnostics == found.diagnostics
+
+
+def test_special_files_are_skipped_with_a_diagnostic(tmp_path):
+    """A pipe as SKILL.md or as a bundled file is never read (reading it would wait forever)."""
+    write_skill(tmp_path, "kept")
+    os.mkfifo(tmp_path / "kept" / "notes.txt")
+    (tmp_path / "piped").mkdir()
+    os.mkfifo(tmp_path / "piped" / "SKILL.md")
+    found = discover([tmp_path])
+    assert [s.id for s in found.sources] == ["kept"]
+    assert [f.path for f in found.sources[0].files] == []
+    assert sorted((d.code, d.path, d.message) for d in found.diagnostics) == [
+        ("SK012", str(tmp_path / "kept" / "notes.txt"), "a named pipe (FIFO), not a regular file; skipped"),
+        ("SK012", str(tmp_path / "piped" / "SKILL.md"), "a named pipe (FIFO), not a regular file; skipped")]

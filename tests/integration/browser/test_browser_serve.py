@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -87,10 +88,10 @@ time.sleep(600)
 """
 
 
-def test_the_serving_process_ends_when_the_watcher_is_killed(tmp_path):
+def test_the_serving_process_ends_when_the_watcher_is_killed(tmp_path, monkeypatch):
     source = tmp_path / "skills"
     shutil.copytree(EXAMPLES, source)
-    (tmp_path / "tmp").mkdir()  # the watcher's temporary folder, which nothing cleans up after SIGKILL
+    (tmp_path / "tmp").mkdir()  # the watcher's temporary folder, left behind by SIGKILL
     watcher = subprocess.Popen([sys.executable, "-c", WATCHER, str(source)], stdout=subprocess.PIPE, text=True,
                                cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path / "tmp")})
     try:
@@ -108,6 +109,14 @@ def test_the_serving_process_ends_when_the_watcher_is_killed(tmp_path):
         time.sleep(0.1)
     else:
         pytest.fail(f"{url} is still served after its watcher was killed")
+    abandoned = list((tmp_path / "tmp").glob("skillsite-serve-*"))
+    assert len(abandoned) == 1  # the next serve removes it
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    server = DevServer([source], SITE_CONFIG, port=0, log=io.StringIO())
+    try:
+        assert [p.name for p in (tmp_path / "tmp").iterdir()] == [server.tmp.name]
+    finally:
+        server.stop()
 
 
 def test_a_failed_rebuild_keeps_the_previous_site(dev):

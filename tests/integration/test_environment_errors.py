@@ -1,0 +1,73 @@
+"""Errors of the machine (a full disk, a read-only folder, a name too long) end a build with one
+line naming the path and the cause, exit status 3, and the previous catalog intact."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from support import EXAMPLES, REPO, tree_bytes
+from skillsite.cli import main
+
+SMALL_DISK = REPO / "tests" / "fixtures" / "small_disk.py"
+
+
+def _private_mounts_work() -> bool:
+    """Whether this machine lets a process mount a tmpfs of its own (``unshare -rm``)."""
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0
+
+
+def test_a_full_disk_and_a_read_only_disk_are_reported_and_the_catalog_survives(tmp_path, monkeypatch):
+    if not _private_mounts_work():  # no small disk to fill here: a write that fails as one would
+        return test_a_write_that_finds_the_disk_full_leaves_the_catalog(tmp_path, monkeypatch)
+    done = subprocess.run(["unshare", "-rm", sys.executable, str(SMALL_DISK), str(tmp_path), str(EXAMPLES)],
+                          capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    out = report["out"]
+    code, stderr = report["full"]
+    assert code == 3
+    assert stderr.startswith(f"skillsite: {Path(out).parent}/.site.building-")
+    assert stderr.endswith(f": No space left on device (ENOSPC); {out} was left as it was\n")
+    assert report["full_intact"] and report["leftovers"] == []
+    code, stderr = report["read_only"]
+    assert code == 3 and "Read-only file system (EROFS)" in stderr and "Traceback" not in stderr
+    assert report["read_only_intact"]
+    code, stderr = report["cache"]
+    assert code == 3
+    assert stderr.startswith(f"skillsite: {Path(out).parent / 'cache'}: ")
+    assert not report["cache_output_made"]
+
+
+def test_a_write_that_finds_the_disk_full_leaves_the_catalog(tmp_path: Path, monkeypatch) -> None:
+    from skillsite.publish import staging
+
+    out = tmp_path / "site"
+    assert CliRunner().invoke(main, ["build", str(EXAMPLES), "-o", str(out), "-q", "-j", "1"]).exit_code == 0
+    before = tree_bytes(out)
+    real_write = staging.Staging.write
+
+    def full_disk(self, rel, data, key=None):
+        if rel.endswith("index.html"):
+            raise OSError(28, "No space left on device")
+        return real_write(self, rel, data, key)
+
+    monkeypatch.setattr(staging.Staging, "write", full_disk)
+    result = CliRunner().invoke(main, ["build", str(EXAMPLES), "-o", str(out), "-q", "-j", "1", "--title", "New"])
+    assert result.exit_code == 3
+    assert "No space left on device (ENOSPC)" in result.output and "Traceback" not in result.output
+    assert tree_bytes(out) == before
+
+
+def test_an_output_name_too_long_is_reported(tmp_path):
+    out = tmp_path / ("x" * 250)
+    result = CliRunner().invoke(main, ["build", str(EXAMPLES), "-o", str(out), "-q", "-j", "1", "--no-cache"])
+    assert result.exit_code == 3
+    assert result.output.startswith(f"skillsite: {tmp_path}/.{'x' * 250}.building-")
+    assert result.output.endswith(f": File name too long (ENAMETOOLONG); {out} was left as it was\n")

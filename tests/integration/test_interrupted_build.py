@@ -1,0 +1,206 @@
+"""A build killed at any instant leaves the previous catalog or the new one, complete; the next
+build clears what it left; its workers end with it; two builds into one folder never mix."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from support import EXAMPLES, REPO, tree_bytes
+from skillsite.publish.build import build
+
+SCRIPT = REPO / "tests" / "fixtures" / "build_with_faults.py"
+
+
+def _run(source: Path, out: Path, cache: Path | None, kill_at: int, jobs: int = 2, *options: str
+         ) -> subprocess.CompletedProcess[str]:
+    marker = f"skillsite-fault-{uuid.uuid4().hex}"
+    command = [sys.executable, str(SCRIPT), str(source), str(out), str(cache) if cache else "-", str(kill_at),
+               str(jobs), *options, marker]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
+    _assert_no_process_left(marker)
+    return done
+
+
+def _assert_no_process_left(marker: str) -> None:
+    """No process of the run (the build or one of its workers) is alive a few seconds on."""
+    deadline = time.monotonic() + 10
+    while True:
+        alive = [pid for pid in os.listdir("/proc") if pid.isdigit() and _cmdline_has(pid, marker)]
+        if not alive or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert alive == [], f"processes of the killed build still running: {alive}"
+
+
+def _cmdline_has(pid: str, marker: str) -> bool:
+    try:
+        return marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _two_versions(tmp_path: Path, with_cache: bool) -> tuple[Path, dict[str, bytes], dict[str, bytes]]:
+    """A first build (output and cache kept aside in ``kept/`` to restore), then the source
+    changed (a skill edited, one removed, one added): the source, the old and the new catalog."""
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    kept = tmp_path / "kept"
+    assert build([src], kept / "site", cache_dir=kept / "cache" if with_cache else None).ok
+    skill = src / "code-review" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nA new closing line.\n")
+    shutil.rmtree(src / "test-first")
+    shutil.copytree(src / "house-style", src / "house-style-two")
+    text = (src / "house-style-two" / "SKILL.md").read_text().replace("name: house-style", "name: house-style-two")
+    (src / "house-style-two" / "SKILL.md").write_text(text)
+    assert build([src], tmp_path / "new").ok
+    return src, tree_bytes(kept / "site"), tree_bytes(tmp_path / "new")
+
+
+def _restore(kept: Path, work: Path) -> None:
+    """``work`` as ``kept``: a fresh copy of the first build's output and cache (times kept)."""
+    if work.exists():
+        shutil.rmtree(work)
+    shutil.copytree(kept, work, symlinks=True)
+
+
+def _remains(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".site."))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["cache", "no-cache", "no-exchange"])
+def test_a_build_killed_before_any_move_or_deletion_leaves_a_whole_catalog(tmp_path, mode):
+    src, old, new = _two_versions(tmp_path, mode != "no-cache")
+    kept, work = tmp_path / "kept", tmp_path / "work"
+    out, cache = work / "site", (work / "cache" if mode != "no-cache" else None)
+    options = ("no-exchange",) if mode == "no-exchange" else ()
+    _restore(kept, work)
+    counting = _run(src, out, cache, 0, 2, *options)
+    assert counting.returncode == 0, counting.stderr
+    moves = int(counting.stdout.split()[-1])
+    assert moves >= 2  # at least the swap and the removal of the old catalog
+    for kill_at in range(1, moves + 1):
+        _restore(kept, work)
+        killed = _run(src, out, cache, kill_at, 2, *options)
+        assert killed.returncode == -9, f"kill {kill_at}: {killed.stderr}"
+        if mode == "no-exchange" and not out.exists():
+            # without an exchange the target is missing between two renames; the next build
+            # (or serve) puts the old catalog back before anything else
+            pass
+        else:
+            assert tree_bytes(out) in (old, new), f"killed before move {kill_at} of {moves}: a mixed catalog"
+        again = _run(src, out, cache, 0, 2, *options)
+        assert again.returncode == 0, again.stderr
+        assert tree_bytes(out) == new
+        assert _remains(work) == [], f"after the build that followed kill {kill_at}"
+
+
+def test_an_interrupted_swap_without_exchange_is_undone_by_the_next_build(tmp_path):
+    """The two-rename swap (systems without an exchange) killed between its renames: the next
+    build puts the previous catalog back first, then publishes."""
+    _, old, _ = _two_versions(tmp_path, False)
+    out = tmp_path / "work" / "site"
+    out.parent.mkdir()
+    shutil.copytree(tmp_path / "kept" / "site", out)
+    os.rename(out, out.parent / ".site.old-0123456789ab")    # what the first rename of a swap leaves
+    from skillsite.publish.staging import clear_remains
+
+    clear_remains(out)
+    assert tree_bytes(out) == old
+    assert _remains(out.parent) == []
+
+
+def test_sigterm_ends_a_build_its_workers_and_its_staging_folder(tmp_path):
+    """SIGTERM (what CI runners send on cancel) ends the build at once: no worker lives on and
+    the staging folder is gone; the previous output stays."""
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    for n in range(60):  # enough skills that the workers are busy when the signal comes
+        shutil.copytree(EXAMPLES / "code-review", src / f"copy-{n:02d}")
+        path = src / f"copy-{n:02d}" / "SKILL.md"
+        path.write_text(path.read_text().replace("name: code-review", f"name: copy-{n:02d}"))
+    out = tmp_path / "site"
+    marker = f"skillsite-term-{uuid.uuid4().hex}"
+    process = subprocess.Popen([sys.executable, "-m", "skillsite", "build", str(src), "-o", str(out), "-j", "2",
+                                "--no-cache", "-q", "--title", marker], cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for_staging(tmp_path, process)
+    process.terminate()
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 128 + 15, stderr
+    assert "Traceback" not in stderr
+    _assert_no_process_left(marker)
+    assert not out.exists()
+    assert _remains(tmp_path) == []
+
+
+def _wait_for_staging(folder: Path, process: subprocess.Popen[str]) -> None:
+    """Until the build has made its staging folder (it is then publishing)."""
+    deadline = time.monotonic() + 60
+    while not _remains(folder):
+        assert process.poll() is None and time.monotonic() < deadline, "the build ended before publishing"
+        time.sleep(0.02)
+
+
+def _skill_tree(folder: Path, count: int) -> Path:
+    """``count`` copies of an example skill, named ``skill-NN``."""
+    for n in range(count):
+        skill = folder / f"skill-{n:02d}"
+        shutil.copytree(EXAMPLES / "code-review", skill)
+        path = skill / "SKILL.md"
+        path.write_text(path.read_text().replace("name: code-review", f"name: skill-{n:02d}"))
+    return folder
+
+
+def _consistent(out: Path) -> list[str]:
+    """The ids the catalog publishes, once manifest, search rows and skill folders are checked to agree."""
+    import json
+
+    manifest = [entry["id"] for entry in json.loads((out / "skills.json").read_text())["skills"]]
+    rows = [row[0] for row in json.loads((out / "search" / "docs.json").read_text())["docs"]]
+    folders = sorted(p.name for p in (out / "skills").iterdir() if p.is_dir())
+    assert manifest == rows == folders
+    return manifest
+
+
+@pytest.mark.slow
+def test_two_builds_into_one_folder_take_turns(tmp_path):
+    """Two builds of different trees into one folder at once, several rounds: both succeed (the
+    second waits for the first), and the catalog is one of them, whole."""
+    small, large = _skill_tree(tmp_path / "small", 9), _skill_tree(tmp_path / "large", 10)
+    out = tmp_path / "site"
+    for round_ in range(4):
+        first, second = (small, large) if round_ % 2 == 0 else (large, small)
+        runs = [subprocess.Popen([sys.executable, "-m", "skillsite", "build", str(tree), "-o", str(out), "-q"],
+                                 cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for tree in (first, second)]
+        results = [(run.wait(timeout=300), run.stderr.read(), run.stdout.read()) for run in runs]
+        for code, stderr, _ in results:
+            assert code == 0, stderr
+            assert "Traceback" not in stderr
+        assert len(_consistent(out)) in (9, 10)
+        assert _remains(tmp_path) == []
+
+
+def test_a_build_told_not_to_wait_refuses_while_another_holds_the_folder(tmp_path):
+    import fcntl
+
+    out = tmp_path / "site"
+    holder = os.open(tmp_path, os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # what a running build holds
+    try:
+        done = subprocess.run([sys.executable, "-m", "skillsite", "build", str(EXAMPLES), "-o", str(out), "-q",
+                               "--no-wait"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    finally:
+        os.close(holder)
+    assert done.returncode == 4
+    assert done.stderr.strip() == (f"skillsite: another skillsite build is writing into {tmp_path}; try again "
+                                   "when it is done (or leave out --no-wait to wait)")
+    assert not out.exists()
