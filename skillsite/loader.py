@@ -19,8 +19,6 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-import shutil
-import tempfile
 import time
 import urllib.parse
 import warnings
@@ -33,7 +31,7 @@ from skillsite.agent.catalog_format import (FORMAT, FORMAT_VERSION, MANIFEST_NAM
 from skillsite.agent.commands import close_commands, command_message, split_command_line
 from skillsite.agent.eligibility import current_platform, ineligible_reasons
 from skillsite.agent.errors import (CatalogFormatError, DestinationExistsError, FetchError, HTTPStatusError,
-                                    IntegrityError, LoaderError, LoaderWarning, MissingToolsError,
+                                    InstallError, IntegrityError, LoaderError, LoaderWarning, MissingToolsError,
                                     MissingToolsWarning, NotFoundError, RedirectError, RiskError,
                                     StaleCatalogWarning, TooLargeError, UnsafePathError, UnsupportedVersionError)
 from skillsite.agent.fetch import Fetcher, read_local
@@ -47,6 +45,7 @@ from skillsite.agent.status import SkillStatus, catalog_status, ineligibility
 from skillsite.agent.store import LoaderCache, default_cache_dir, write_atomically
 from skillsite.agent.tools import POLICIES, Decision, SkillSession, ToolCheck, tool_check, tool_matches
 from skillsite.agent.triggers import fired_triggers
+from skillsite.folders import remove_path, rename_no_replace, replace_folder
 from skillsite.paths import user_cache_root
 from skillsite.search.bm25 import SEARCH_VERSION, SearchIndex, build_search_section
 from skillsite.search.stemmer import stem
@@ -63,6 +62,7 @@ __all__ = [
     "default_cache_dir", "user_cache_root", "write_atomically", "DEFAULT_TIMEOUT", "DEFAULT_MAX_BYTES",
     "LoaderError", "FetchError", "HTTPStatusError", "RedirectError", "TooLargeError", "CatalogFormatError",
     "UnsupportedVersionError", "IntegrityError", "NotFoundError", "UnsafePathError", "DestinationExistsError",
+    "InstallError",
     "RiskError", "DEFAULT_MAX_RISK",
     "MissingToolsError", "LoaderWarning", "StaleCatalogWarning", "MissingToolsWarning",
 ]
@@ -387,22 +387,30 @@ class Catalog:
         """Write the verified skill folder (and, by default, its nested sub-skills) to ``dest``.
 
         Everything is fetched and verified first, written into a temporary folder beside
-        ``dest`` and renamed into place; nothing is written outside ``dest``.  An existing
-        ``dest`` is replaced only with ``overwrite=True`` (DestinationExistsError otherwise).
+        ``dest`` and put in place in one step; nothing is written outside ``dest``, and nothing
+        is left behind, whatever other installs of the same folder run at the same time.  An
+        existing ``dest`` is replaced only with ``overwrite=True`` (DestinationExistsError
+        otherwise).  A destination that cannot be written raises :class:`InstallError`.
         """
         entry = self.entry(skill_id)
         target = Path(os.path.abspath(dest))
-        if (target.exists() or target.is_symlink()) and not overwrite:
+        if os.path.lexists(target) and not overwrite:
             raise DestinationExistsError(f"{target} already exists; pass overwrite=True to replace it")
         files = self._install_files(entry, children)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = _new_folder(target.parent, f".{target.name}.tmp-")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            staging = _new_folder(target.parent, f".{target.name}.tmp-")
+        except OSError as exc:
+            raise _install_error(entry["id"], target, exc) from exc
         try:
             _write_tree(staging, files, target)
             _swap_in(staging, target, overwrite)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
+        except LoaderError:
             raise
+        except OSError as exc:
+            raise _install_error(entry["id"], target, exc) from exc
+        finally:
+            remove_path(staging)  # after a swap it holds what ``dest`` held before
         return target
 
     def _install_files(self, entry: Mapping[str, Any], children: bool) -> dict[str, bytes]:
@@ -596,24 +604,22 @@ def _write_tree(folder: Path, files: dict[str, bytes], target: Path) -> None:
 
 
 def _swap_in(staging: Path, target: Path, overwrite: bool) -> None:
-    """Rename ``staging`` to ``target``, moving an existing target aside first when allowed."""
-    if not (target.exists() or target.is_symlink()):
-        os.rename(staging, target)
-        return
+    """Put ``staging`` at ``target`` in one step; an existing target is replaced only when allowed."""
     if not overwrite:
-        raise DestinationExistsError(f"{target} already exists; pass overwrite=True to replace it")
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-    os.rmdir(old)
-    os.rename(target, old)
-    try:
-        os.rename(staging, target)
-    except BaseException:
-        os.rename(old, target)
-        raise
-    if old.is_dir() and not old.is_symlink():
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        old.unlink()
+        try:
+            rename_no_replace(staging, target)
+        except FileExistsError:
+            raise DestinationExistsError(f"{target} already exists; pass overwrite=True to replace it") from None
+        return
+    previous = replace_folder(staging, target)
+    if previous is not None and previous != staging:
+        remove_path(previous)
+
+
+def _install_error(skill_id: str, target: Path, exc: OSError) -> InstallError:
+    """The loader's own error for a destination the machine would not let ``install`` write."""
+    path = exc.filename or str(target)
+    return InstallError(exc.errno, f"cannot install {skill_id} into {target}: {path}: {exc.strerror or exc}", path)
 
 
 def open_catalog(source: str | os.PathLike[str], **options: Any) -> Catalog:

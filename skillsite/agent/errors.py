@@ -87,6 +87,14 @@ class DestinationExistsError(LoaderError, FileExistsError):
     """``install`` would overwrite an existing folder and ``overwrite`` was not given."""
 
 
+class InstallError(LoaderError, OSError):
+    """``install`` could not write its destination (no space, a read-only or forbidden folder, a
+    name too long); ``filename`` names the path, ``strerror`` the cause.  Nothing is left behind."""
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
+
+
 class MissingToolsError(LoaderError):
     """``check_tools(mode="strict")``: a skill needs tools the runtime does not have."""
 

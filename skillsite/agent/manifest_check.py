@@ -22,8 +22,8 @@ def parse_manifest(body: bytes, where: str) -> dict[str, Any]:
         stripped = body.strip()
         truncated = exc.pos >= len(stripped) or (stripped[:1] == b"{" and stripped[-1:] != b"}")
         hint = "; it looks truncated" if truncated else ""
-        raise CatalogFormatError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} "
-                                 f"column {exc.colno}{hint}") from None
+        raise CatalogFormatError(f"{where} is not valid JSON ({exc.msg}: line {exc.lineno} "
+                                 f"column {exc.colno}){hint}") from None
     except RecursionError:
         raise CatalogFormatError(f"{where} nests too deeply to be a catalog") from None
     except ValueError:  # an integer of thousands of digits (sys.get_int_max_str_digits())

@@ -80,6 +80,7 @@ def test_missing_catalog_is_a_fetch_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text, message", [
     (b"", "not valid JSON"),
     (b'{"format": "skillsite-catalog", "format_', "truncated"),
+    (b'{"format": "skillsite-catalog", "format_', r"\(Unterminated string starting at: line 1 column 33\)"),
     (b"[1, 2]", "top level is not an object"),
     (b'{"format": "mkdocs"}', "not a skillsite catalog"),
     (b'{"format": "skillsite-catalog", "format_version": "1"}', "not a positive integer"),

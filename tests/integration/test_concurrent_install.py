@@ -1,0 +1,56 @@
+"""Installs of one skill into one folder from several processes at once: each raises only the
+loader's own errors, the folder ends up complete, and nothing is left beside it."""
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from support import tree_bytes
+from skillsite.loader import Catalog, DestinationExistsError, LoaderError
+
+PROCESSES = 6
+ROUNDS = 12
+
+
+def _install(args: tuple[str, str, bool]) -> str:
+    """One install in a process of its own: "ok", or the name of what it raised."""
+    site, dest, overwrite = args
+    try:
+        Catalog.open(site).install("release-manager", dest, overwrite=overwrite)
+    except LoaderError as exc:
+        return type(exc).__name__
+    except BaseException as exc:  # noqa: BLE001 - what the test looks for
+        return f"foreign {type(exc).__name__}: {exc}"
+    return "ok"
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_concurrent_installs_raise_only_loader_errors_and_leave_nothing_behind(site: Path, tmp_path: Path,
+                                                                              overwrite: bool) -> None:
+    expected = tmp_path / "expected"
+    Catalog.open(site).install("release-manager", expected)
+    outcomes: list[str] = []
+    with multiprocessing.get_context("fork").Pool(PROCESSES) as pool:
+        for round_ in range(ROUNDS):
+            dest = tmp_path / f"round-{round_}" / "release-manager"
+            outcomes += pool.map(_install, [(str(site), str(dest), overwrite)] * PROCESSES)
+            assert tree_bytes(dest) == tree_bytes(expected)
+            assert [p.name for p in dest.parent.iterdir()] == ["release-manager"]
+    allowed = {"ok"} if overwrite else {"ok", DestinationExistsError.__name__}
+    assert set(outcomes) <= allowed, sorted(set(outcomes) - allowed)
+    assert outcomes.count("ok") >= ROUNDS
+
+
+def test_a_destination_the_machine_refuses_is_an_install_error(site: Path, tmp_path: Path) -> None:
+    import errno
+
+    from skillsite.loader import InstallError
+
+    dest = tmp_path / ("x" * 250)
+    with pytest.raises(InstallError) as caught:
+        Catalog.open(site).install("release-manager", dest)
+    assert caught.value.errno == errno.ENAMETOOLONG
+    assert str(caught.value).startswith(f"cannot install release-manager into {dest}: {tmp_path}/.{'x' * 250}.tmp-")
+    assert list(tmp_path.iterdir()) == []
