@@ -20,15 +20,13 @@ from skillsite.audit.model import Finding, at_least, risk_of
 from skillsite.audit.report import SkillAudit
 from skillsite.audit.suppress import apply_suppressions, parse_suppressions
 from skillsite.cache import Cache, Section, digest
-from skillsite.config import SiteConfig
+from skillsite.config import NEVER, SiteConfig
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.models import Skill
 from skillsite.publish.manifest import sha256_hex
 from skillsite.source.parse import read_limited
 from skillsite.workers import Workers
 
-NEVER = "never"
-FAIL_ON = (NEVER, "low", "medium", "high")
 MANIFEST_KEYS = ("code", "severity", "category", "path", "line", "column", "message")
 
 
@@ -94,16 +92,3 @@ def risk_counts(entries: Sequence[dict[str, Any]]) -> dict[str, int]:
     for entry in entries:
         counts[entry["audit"]["risk"]] += 1
     return counts
-
-
-def audit_config_problem(value: Any) -> str | None:
-    """What is wrong with the ``audit`` value of ``skillsite.yml`` (``ignore``, ``fail_on``), or None."""
-    if not isinstance(value, dict):
-        return "'audit' must be a mapping: {ignore: [{code, skill, reason}], fail_on: never|low|medium|high}"
-    unknown = sorted(set(map(str, value)) - {"ignore", "fail_on"})
-    if unknown:
-        return f"'audit' has unknown keys: {', '.join(unknown)} (known: ignore, fail_on)"
-    if value.get("fail_on", NEVER) not in FAIL_ON:
-        return f"'audit.fail_on' must be one of {', '.join(FAIL_ON)}, not {value.get('fail_on')!r}"
-    _, problems = parse_suppressions({"ignore": value.get("ignore")} if "ignore" in value else None)
-    return "; ".join(problems) or None
