@@ -27,6 +27,7 @@ from typing import Callable, Iterable, Sequence, TextIO
 from urllib.parse import unquote, urlsplit
 
 from skillsite.publish.lock import claim
+from skillsite.source.ignore import TOOL_FOLDERS
 
 __all__ = ["CatalogHandler", "CatalogServer", "make_server", "watched_stamps", "DevServer", "RELOAD_PATH", "VERSION_PATH"]
 
@@ -48,7 +49,7 @@ RELOAD_JS = b"""(function () {
 """ % VERSION_PATH.encode()
 SERVE_PREFIX = "skillsite-serve-"   # the temporary folder of one serve: the catalog and its cache
 IN_USE = ".in-use"                  # in that folder: locked while the serve runs
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"})
+SKIP_DIRS = TOOL_FOLDERS | {".venv"}  # not watched: no skill is read from them
 
 
 class ReloadState:

@@ -4,7 +4,9 @@ A skill is a folder holding ``SKILL.md`` (``skill.md`` is accepted with a warnin
 its slash-separated path relative to the root.  Symlinks are followed only when their target
 stays inside the root; every real folder is reported once (the shortest id wins); loops are
 safe; a later root overrides an earlier one's skill with the same id.  Bundled files of a
-skill are its files outside nested skills.
+skill are its files outside nested skills.  Version control and tool folders, virtual
+environments and what ``.gitignore`` files ignore are left out (:mod:`skillsite.source.ignore`),
+then what ``exclude`` names.
 """
 from __future__ import annotations
 
@@ -17,8 +19,8 @@ from typing import Sequence
 
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import BundledFile, SourceFile
+from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores, is_environment, rules_above
 
-SKIPPED_DIRS = frozenset({".git", "node_modules"})
 SKILL_FILE = "SKILL.md"
 LOWERCASE_SKILL_FILE = "skill.md"
 OUTPUT_MARKER = ".skillsite-output"  # written into every build's output
@@ -92,6 +94,7 @@ class _RootWalker:
         shown = os.path.normpath(str(root))
         self.shown_prefix = "" if shown == os.curdir else shown if shown.endswith(os.sep) else shown + os.sep
         self.exclude = exclude
+        self.above = rules_above(root)
         self.dirs: list[_Dir] = []
         self.diags: list[Diagnostic] = []
 
@@ -102,8 +105,8 @@ class _RootWalker:
         return self.shown_prefix + rel.replace("/", os.sep)
 
     def walk(self) -> None:
-        # stack of (seen path, rel, real path, owner rel, ancestor real paths)
-        stack = [(str(self.root), "", self.real_root, None, frozenset({self.real_root}))]
+        # stack of (seen path, rel, real path, owner rel, ancestor real paths, .gitignore rules)
+        stack = [(str(self.root), "", self.real_root, None, frozenset({self.real_root}), self.above)]
         while stack:
             if len(self.dirs) >= MAX_VISITED_DIRS:
                 self.diags.append(make("SK008", f"more than {MAX_VISITED_DIRS} folders; search stopped",
@@ -111,7 +114,8 @@ class _RootWalker:
                 return
             stack.extend(reversed(self._visit(*stack.pop())))
 
-    def _visit(self, seen: str, rel: str, real: str, owner: str | None, ancestors: frozenset[str]) -> list:
+    def _visit(self, seen: str, rel: str, real: str, owner: str | None, ancestors: frozenset[str],
+               ignores: Ignores) -> list:
         """List one folder; the folders to walk into next."""
         try:
             with os.scandir(seen) as listing:
@@ -120,26 +124,31 @@ class _RootWalker:
             self.diags.append(make("SK006", f"cannot list folder: {exc.strerror or exc}", self.show(rel)))
             return []
         by_name = {e.name: e for e in entries}
-        if OUTPUT_MARKER in by_name and rel:
-            return []  # a published catalog (e.g. _site inside the sources) is output, not input
+        if rel and (OUTPUT_MARKER in by_name or is_environment(by_name)):
+            return []  # a published catalog (e.g. _site inside the sources) is output; a venv is a tool's
+        if GITIGNORE in by_name:
+            ignores = ignores.with_file(os.path.join(seen, GITIGNORE), rel)
         skill_file = _skill_file(by_name)
         node = _Dir(rel, seen, real, skill_file, rel if skill_file else owner)
         self.dirs.append(node)
-        children = self._entries(node, entries, ancestors)
+        children = self._entries(node, entries, ancestors, ignores)
         if children and (rel.count("/") + 1 if rel else 0) >= MAX_DEPTH:
             self.diags.append(make("SK008", f"nesting deeper than {MAX_DEPTH} folders; not searched further",
                                    self.show(rel)))
             return []
         return children
 
-    def _entries(self, node: _Dir, entries: list[os.DirEntry], ancestors: frozenset[str]) -> list:
+    def _entries(self, node: _Dir, entries: list[os.DirEntry], ancestors: frozenset[str], ignores: Ignores
+                 ) -> list:
         """Note a folder's files; its subfolders (and symlinked folders) to walk into."""
         prefix = f"{node.rel}/" if node.rel else ""
         real_prefix = node.real if node.real.endswith(os.sep) else node.real + os.sep
         children = []
         for entry in entries:
             name = entry.name
-            if name in SKIPPED_DIRS or (self.exclude and _excluded(prefix + name, self.exclude)):
+            if name in TOOL_FOLDERS or (self.exclude and _excluded(prefix + name, self.exclude)):
+                continue
+            if ignores.rules and ignores.ignored(prefix + name, _is_folder(entry)):
                 continue
             if not _utf8(name):  # a URL, an archive or a JSON manifest could not name it
                 self.diags.append(make("SK011", "name is not valid UTF-8; skipped",
@@ -150,9 +159,10 @@ class _RootWalker:
                     node.files.append(name)
                 elif entry.is_dir(follow_symlinks=False):
                     child_real = real_prefix + name
-                    children.append((entry.path, prefix + name, child_real, node.owner, ancestors | {child_real}))
+                    children.append((entry.path, prefix + name, child_real, node.owner, ancestors | {child_real},
+                                     ignores))
                 elif entry.is_symlink():
-                    child = self._follow(entry, prefix + name, ancestors, node)
+                    child = self._follow(entry, prefix + name, ancestors, node, ignores)
                     if child is not None:
                         children.append(child)
                 else:  # reading a pipe would wait forever, a device could be endless
@@ -162,7 +172,8 @@ class _RootWalker:
                 self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.show(prefix + name)))
         return children
 
-    def _follow(self, entry: os.DirEntry, rel: str, ancestors: frozenset[str], node: _Dir) -> tuple | None:
+    def _follow(self, entry: os.DirEntry, rel: str, ancestors: frozenset[str], node: _Dir, ignores: Ignores
+                ) -> tuple | None:
         """A symlink: followed only inside the root and never round a loop; a folder to walk into, if any."""
         target = os.path.realpath(entry.path)
         if not os.path.exists(target):
@@ -176,13 +187,21 @@ class _RootWalker:
                 self.diags.append(make("SK005", "symlink loop (points at an enclosing folder); not followed",
                                        self.show(rel)))
                 return None
-            return (entry.path, rel, target, node.owner, ancestors | {target})
+            return (entry.path, rel, target, node.owner, ancestors | {target}, ignores)
         if not os.path.isfile(target):
             self.diags.append(make("SK005", "symlink to something that is neither a file nor a folder (a pipe, socket "
                                             "or device); not followed", self.show(rel)))
             return None
         node.linked.append((entry.name, entry.path, target))
         return None
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    """Whether an entry is a folder itself (git sees a symlink as a file, whatever it points to)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _special_kind(entry: os.DirEntry) -> str:

@@ -176,3 +176,37 @@ def test_special_files_are_skipped_with_a_diagnostic(tmp_path):
     assert sorted((d.code, d.path, d.message) for d in found.diagnostics) == [
         ("SK012", str(tmp_path / "kept" / "notes.txt"), "a named pipe (FIFO), not a regular file; skipped"),
         ("SK012", str(tmp_path / "piped" / "SKILL.md"), "a named pipe (FIFO), not a regular file; skipped")]
+
+
+def test_tool_folders_and_virtual_environments_are_not_searched(tmp_path):
+    write_skill(tmp_path, "kept")
+    for folder in ("node_modules/pkg", ".git/hooks", "__pycache__/x", ".tox/py/lib"):
+        write_skill(tmp_path, f"{folder}/inside")
+    (tmp_path / "env").mkdir()
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    write_skill(tmp_path, "env/lib/site-packages/tool/skill")
+    write_skill(tmp_path, "conda/conda-meta")
+    write_skill(tmp_path, "conda/pkgs/inside")
+    assert [s.id for s in discover([tmp_path]).sources] == ["kept"]
+
+
+def test_what_gitignore_files_ignore_is_not_searched(tmp_path):
+    """git's rules: each .gitignore applies to its folder and below, a deeper one has the last
+    word, a negated pattern takes a path back; those above the root, up to the repository's
+    root, apply too; a root the user names is searched even if git ignores it."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".gitignore").write_text("drafts/\n*-wip\n/skills/scratch\n")
+    root = repo / "skills"
+    for rel in ("kept", "drafts/one", "team/drafts/two", "thing-wip", "scratch", "team/scratch",
+                "team/private/hidden", "team/private/shown", "team/notes/kept-too"):
+        write_skill(root, rel)
+    (root / "team" / ".gitignore").write_text("private/\n!private/shown\nnotes/**/*.txt\n")
+    (root / "team" / "notes" / "kept-too" / "a.txt").write_text("ignored")
+    (root / "team" / "notes" / "kept-too" / "b.md").write_text("kept")
+    found = discover([root])
+    assert [s.id for s in found.sources] == ["kept", "team/notes/kept-too", "team/scratch"]
+    assert [f.path for f in found.sources[1].files] == ["b.md"]
+    (repo / ".gitignore").write_text("skills/\n")
+    assert len(discover([root]).sources) == 7   # named as a source: searched all the same (but private/)
+    assert len(discover([repo]).sources) == 0
