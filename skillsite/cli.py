@@ -22,6 +22,7 @@ EXIT_SKILLS = 1
 EXIT_USAGE = 2        # a bad command line, configuration or output folder
 EXIT_ENVIRONMENT = 3  # the machine refused: no space, a read-only or forbidden folder, a name too long
 EXIT_BUSY = 4         # another build is writing into the output's folder (--no-wait)
+EXIT_NO_SKILLS = 5    # a source folder holds no SKILL.md at all (SK013): a typo, or an empty tree
 
 
 def _terminated(signum: int, frame: object) -> None:
@@ -126,7 +127,7 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
         emit_diagnostics(diags, fmt)
         click.echo(summary_line(summary))
     failed = summary["errors"] > 0 or (strict and summary["warnings"] > 0)
-    sys.exit(1 if failed else 0)
+    sys.exit(EXIT_NO_SKILLS if nothing_found(diags) else EXIT_SKILLS if failed else 0)
 
 
 def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str, cache_dir: Path | None) -> Cache:
@@ -267,9 +268,25 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
         if result.budget:
             click.echo(budget_line(result.budget))
     else:
-        click.echo(f"Build failed: {counts}; {out} was left as it was "
-                   f"(fix the errors, or pass --keep-going to publish the other skills)", err=True)
-    sys.exit(0 if result.ok and not (config.strict and result.warnings) else 1)
+        click.echo(f"Build failed: {counts}; {out} was left as it was ({_failure_advice(result, config.strict)})",
+                   err=True)
+    if nothing_found(result.diagnostics):
+        sys.exit(EXIT_NO_SKILLS)
+    sys.exit(0 if result.ok and not (config.strict and result.warnings) else EXIT_SKILLS)
+
+
+def _failure_advice(result, strict: bool) -> str:
+    """What to do about a build that published nothing."""
+    if nothing_found(result.diagnostics):
+        return "no skill to publish"
+    if strict and not result.errors:
+        return "--strict makes warnings fail: fix them, or leave out --strict"
+    return "fix the errors, or pass --keep-going to publish the other skills"
+
+
+def nothing_found(diags) -> bool:
+    """Whether a source folder held no skill at all (SK013)."""
+    return any(d.code == "SK013" for d in diags)
 
 
 

@@ -51,6 +51,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK010", "warning", "bundled file path too long for an archive; skill not in the discovery index"),
     ("SK011", "warning", "file or folder name is not valid UTF-8; skipped"),
     ("SK012", "warning", "special file (pipe, socket or device); skipped"),
+    ("SK013", "error", "no SKILL.md found under a source folder"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),

@@ -101,6 +101,9 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict
             budget, similar = listing_report(data["skills"], config, {s.id: s.source.display_path for s in skills},
                                              cache)
             diags += similar
+            if _fails(diags, plan.strict) and not plan.keep_going:  # the catalog-wide warnings, under --strict
+                staging.discard()
+                return None
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
                        plan.jobs)

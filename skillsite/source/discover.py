@@ -349,6 +349,9 @@ def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_file
         skills = _RootSkills(_walk(Path(root), exclude), stat_files)
         sources = skills.sources()
         diags.extend(skills.diags)
+        if not sources:
+            diags.append(make("SK013", "no SKILL.md found under this folder (a skill is a folder holding a "
+                                       "SKILL.md: `skillsite new NAME` makes one)", str(root)))
         for src in sources:
             earlier = found.get(src.id)
             if earlier is not None:

@@ -32,3 +32,23 @@ def test_validate_in_a_repository_reads_neither_its_virtual_environment_nor_what
     result = run("validate", cwd=tmp_path)
     assert result.returncode == 0, result.stdout
     assert result.stdout == "1 skills checked: 1 valid, 0 invalid (0 left out); 0 errors, 0 warnings, 0 notes\n"
+
+
+def test_a_folder_without_skills_is_an_error_of_its_own(tmp_path):
+    (tmp_path / "empty").mkdir()
+    for command in (["validate", "empty"], ["build", "empty", "-o", "out", "-q"]):
+        result = run(*command, cwd=tmp_path)
+        assert result.returncode == 5, result.stdout + result.stderr
+        assert result.stdout.startswith("empty: error SK013 no SKILL.md found under this folder")
+    assert not (tmp_path / "out").exists()
+
+
+def test_build_strict_publishes_nothing_when_a_catalog_wide_check_warns(tmp_path):
+    """Two skills whose descriptions a model cannot tell apart (SK219): the build writes nothing."""
+    text = "Reviews a pull request for bugs, style and missing tests. Use when asked to review a change."
+    write_skill(tmp_path / "src", "review-one", description=text)
+    write_skill(tmp_path / "src", "review-two", description=text)
+    built = run("build", "src", "-o", "site", "--strict", "-q", cwd=tmp_path)
+    assert built.returncode == 1
+    assert "warning SK219" in built.stdout and not (tmp_path / "site").exists()
+    assert built.stderr.strip().endswith("(--strict makes warnings fail: fix them, or leave out --strict)")
