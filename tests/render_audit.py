@@ -8,9 +8,10 @@ from html.parser import HTMLParser
 ALLOWED_TAGS = {"p", "a", "span", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "br",
                 "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "s", "img", "input"}
 ALLOWED_ATTRS = {"href", "title", "rel", "class", "id", "src", "alt", "type", "disabled", "checked", "start"}
-# Attributes the renderer itself sets on one tag only, always to one of these values: a code
-# block is focusable (it may scroll), a task's checkbox has a label.
-FIXED_ATTRS = {("pre", "tabindex"): {"0"}, ("input", "aria-label"): {"Completed task", "Incomplete task"}}
+# Attributes the renderer itself sets on one tag only, always to one of these values: code
+# blocks and tables are focusable (they may scroll), a task's checkbox has a label.
+FIXED_ATTRS = {("pre", "tabindex"): {"0"}, ("table", "tabindex"): {"0"},
+               ("input", "aria-label"): {"Completed task", "Incomplete task"}}
 # A <div> only as a GitHub alert's box (``> [!NOTE]`` ...).
 ALERT_DIV = re.compile(r"markdown-alert markdown-alert-(note|tip|important|warning|caution)")
 

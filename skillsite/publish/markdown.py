@@ -3,7 +3,7 @@
 CommonMark plus tables, strikethrough (``~~`` only: "~5 to ~10" stays as written), task
 lists and GitHub alerts (``> [!NOTE]``), parsed by markdown-it-py.  Every rule below is
 applied to markdown-it's tokens (a core rule after parsing, see :func:`_apply_rules`, and
-two renderer rules), never to the HTML it writes, so each holds whatever the source says:
+renderer rules), never to the HTML it writes, so each holds whatever the source says:
 
 - raw HTML, block or inline, is shown as escaped text (``html=False``): nothing in a body
   becomes markup unless it is Markdown, and a line such as ``<process>`` does not swallow
@@ -21,8 +21,8 @@ two renderer rules), never to the HTML it writes, so each holds whatever the sou
 - table cell alignment is a class (a ``style`` attribute would break the page's CSP).
 
 Task-list checkboxes (disabled) are labelled "Completed task" or "Incomplete task", as GitHub
-labels them, and code blocks are focusable (``<pre tabindex="0">``): a block wider than the
-page scrolls, and the keyboard must be able to scroll it.
+labels them, and code blocks and tables are focusable (``<pre tabindex="0">``, ``<table
+tabindex="0">``): one wider than the page scrolls, and the keyboard must be able to scroll it.
 
 Body headings move down one level (the page's own ``<h1>`` is the skill's name; ``h6``
 stays ``h6``) and get GitHub-style ids, numbered ``-1``, ``-2`` when repeated, with a ``#``
@@ -216,7 +216,7 @@ def _apply_rules(state: StateCore) -> None:
             token.tag = f"h{min(int(token.tag[1]) + 1, 6)}"
         elif token.type in ("th_open", "td_open"):
             _align_class(token)
-        elif token.type == "code_block":  # an indented block: its attributes go on its <pre>
+        elif token.type in ("code_block", "table_open"):  # an indented block's attributes go on its <pre>
             token.attrSet("tabindex", "0")
         elif token.type == "inline" and token.children:
             token.children = _inline(state, token.children, skill_id, targets)

@@ -81,9 +81,10 @@ def test_code_is_escaped_and_keeps_its_language(md):
     assert_safe(html)
 
 
-def test_code_blocks_can_take_the_focus(md):
-    """A code block may scroll sideways: its <pre> is focusable, so the keyboard can scroll it
-    (axe's scrollable-region-focusable); the code inside is written as before."""
+def test_code_blocks_and_tables_can_take_the_focus(md):
+    """A code block or a table may scroll sideways: it is focusable, so the keyboard can scroll
+    it (axe's scrollable-region-focusable); what is inside is written as before."""
+    assert md.render("| a |\n|-|\n| 1 |\n", "rel").startswith('<table tabindex="0">\n<thead>')
     assert md.render("```sh\necho <hi>\n```\n", "rel") == (
         '<pre tabindex="0"><code class="language-sh">echo &lt;hi&gt;\n</code></pre>\n')
     assert md.render("```\nx\n```\n", "rel") == '<pre tabindex="0"><code>x\n</code></pre>\n'
