@@ -8,6 +8,10 @@ from html.parser import HTMLParser
 ALLOWED_TAGS = {"p", "a", "span", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "br",
                 "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "s", "img", "input"}
 ALLOWED_ATTRS = {"href", "title", "rel", "class", "id", "src", "alt", "type", "disabled", "checked", "start"}
+# Attributes the renderer itself sets on one tag only, always to one of these values: code
+# blocks and tables are focusable (they may scroll), a task's checkbox has a label.
+FIXED_ATTRS = {("pre", "tabindex"): {"0"}, ("table", "tabindex"): {"0"},
+               ("input", "aria-label"): {"Completed task", "Incomplete task"}}
 # A <div> only as a GitHub alert's box (``> [!NOTE]`` ...).
 ALERT_DIV = re.compile(r"markdown-alert markdown-alert-(note|tip|important|warning|caution)")
 
@@ -40,7 +44,9 @@ def assert_safe(html: str) -> None:
             assert set(attrs) == {"class"} and ALERT_DIV.fullmatch(attrs["class"] or ""), (tag, attrs)
         else:
             assert tag in ALLOWED_TAGS, (tag, html)
-        assert set(attrs) <= ALLOWED_ATTRS, (tag, attrs)
+        fixed = {name for name in attrs if (tag, name) in FIXED_ATTRS}
+        assert all(attrs[name] in FIXED_ATTRS[tag, name] for name in fixed), (tag, attrs)
+        assert set(attrs) - fixed <= ALLOWED_ATTRS, (tag, attrs)
         for name in ("href", "src"):
             value = (attrs.get(name) or "").strip().lower()
             if value:

@@ -3,7 +3,7 @@
 CommonMark plus tables, strikethrough (``~~`` only: "~5 to ~10" stays as written), task
 lists and GitHub alerts (``> [!NOTE]``), parsed by markdown-it-py.  Every rule below is
 applied to markdown-it's tokens (a core rule after parsing, see :func:`_apply_rules`, and
-two renderer rules), never to the HTML it writes, so each holds whatever the source says:
+renderer rules), never to the HTML it writes, so each holds whatever the source says:
 
 - raw HTML, block or inline, is shown as escaped text (``html=False``): nothing in a body
   becomes markup unless it is Markdown, and a line such as ``<process>`` does not swallow
@@ -19,6 +19,10 @@ two renderer rules), never to the HTML it writes, so each holds whatever the sou
 - images load only from the catalog itself; an external image becomes a plain link
   ``image: <alt>`` (or just that text inside a link);
 - table cell alignment is a class (a ``style`` attribute would break the page's CSP).
+
+Task-list checkboxes (disabled) are labelled "Completed task" or "Incomplete task", as GitHub
+labels them, and code blocks and tables are focusable (``<pre tabindex="0">``, ``<table
+tabindex="0">``): one wider than the page scrolls, and the keyboard must be able to scroll it.
 
 Body headings move down one level (the page's own ``<h1>`` is the skill's name; ``h6``
 stays ``h6``) and get GitHub-style ids, numbered ``-1``, ``-2`` when repeated, with a ``#``
@@ -212,6 +216,8 @@ def _apply_rules(state: StateCore) -> None:
             token.tag = f"h{min(int(token.tag[1]) + 1, 6)}"
         elif token.type in ("th_open", "td_open"):
             _align_class(token)
+        elif token.type in ("code_block", "table_open"):  # an indented block's attributes go on its <pre>
+            token.attrSet("tabindex", "0")
         elif token.type == "inline" and token.children:
             token.children = _inline(state, token.children, skill_id, targets)
 
@@ -256,13 +262,34 @@ def _escaped_html(renderer: object, tokens: Sequence[Token], idx: int, options: 
     return escapeHtml(tokens[idx].content)
 
 
+def _fenced_code(code: str, lang: str, attrs: str) -> str:
+    """markdown-it's ``highlight`` hook, used for the wrapper of a fenced block only: markdown-it
+    takes a result that starts with ``<pre`` as the whole block, here its own markup (the code
+    escaped, the language as its ``language-`` class) with the ``<pre>`` focusable."""
+    lang_class = f' class="language-{escapeHtml(lang)}"' if lang else ""
+    return f'<pre tabindex="0"><code{lang_class}>{escapeHtml(code)}</code></pre>'
+
+
+def _list_item_open(renderer: object, tokens: Sequence[Token], idx: int, options: object, env: object) -> str:
+    """Renderer rule for list items: a task item's checkbox as markdown-it writes it (disabled),
+    plus its label: a screen reader announces "Completed task" or "Incomplete task", then the
+    item's text."""
+    token = tokens[idx]
+    html = renderer.renderToken(tokens, idx, options, env)  # type: ignore[attr-defined]
+    if not token.meta or "checked" not in token.meta:
+        return html
+    done = bool(token.meta["checked"])
+    label, checked = ("Completed task", ' checked=""') if done else ("Incomplete task", "")
+    return f'{html}<input class="task-list-item-checkbox" disabled="" type="checkbox" aria-label="{label}"{checked}> '
+
+
 class MarkdownRenderer:
     """Renders skill bodies; one instance (one markdown-it parser) serves a whole build."""
 
     def __init__(self, targets: LinkTargets):
         self.targets = targets
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False,
-                                       "tasklists": True, "alerts": True})
+                                       "tasklists": True, "alerts": True, "highlight": _fenced_code})
         md.enable(["table", "strikethrough"])  # strikethrough: ``~~`` only (no strikethrough_single_tilde)
         md.validateLink = _any_link  # type: ignore[method-assign]
         anchors_plugin(md, min_level=1, max_level=6, slug_func=slugify, permalink=True,
@@ -271,6 +298,7 @@ class MarkdownRenderer:
         md.core.ruler.push("skillsite_rules", _apply_rules)  # after "anchor": slugs from the source text
         md.add_render_rule("html_block", _escaped_html)
         md.add_render_rule("html_inline", _escaped_html)
+        md.add_render_rule("list_item_open", _list_item_open)
         self.md = md
 
     def render(self, body: str, skill_id: str) -> str:

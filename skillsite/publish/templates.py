@@ -15,7 +15,7 @@ import jinja2
 from skillsite.publish.staging import Staging
 from skillsite.publish.views import display_text, human_bytes, markdown_text
 
-STATIC_FILES = ("app.css", "app.js", "search.js", "lunr.min.js", "nojs.css", "favicon.svg")
+STATIC_FILES = ("app.css", "app.js", "ranking.js", "search.js", "lunr.min.js", "nojs.css", "favicon.svg")
 
 
 def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:

@@ -1,20 +1,23 @@
-"""The catalog page's search (templates/static/search.js: searchIndex, and searchText, its quick
-plain-text match) run by real lunr.js 2.3.9 in node on built search files, through
-tests/js/browser_search.js: the very path benchmarks/search_quality.py measures (issue 19).
+"""The catalog page's search (templates/static/ranking.js, its ranking core: searchIndex,
+and searchText, its quick plain-text match) run by real lunr.js 2.3.9 in node on built search
+files, through tests/js/browser_search.js: the very path benchmarks/search_quality.py measures
+(issue 19).
 
+- the core's own unit tests (tests/js/ranking.test.js, node's test runner) pass;
 - requests of our own over the checked-in sample corpus (48 real skills) rank the right skill
   as well as the CLI does, with words no skill uses in some of them;
 - over the corpus catalog's 1,060 skills (the parity fixture's search fields), the box agrees
   with the CLI on the 30 dev queries (their relevance labels stay in ../shared/eval: agreement
   with the CLI is checked here, the benchmark measures quality) and never shows nothing where
   the CLI finds something;
-- a ``triggers`` field in lunr.json is searched without a change to search.js.
+- a ``triggers`` field in lunr.json is searched without a change to ranking.js.
 """
 from __future__ import annotations
 
 import gzip
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -28,6 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "tests" / "data" / "sample-corpus"
 FIXTURE = REPO / "tests" / "data" / "search_parity.json.gz"
 BROWSER_SEARCH = REPO / "tests" / "js" / "browser_search.js"
+RANKING_TESTS = REPO / "tests" / "js" / "ranking.test.js"
 
 # (request, the skill folder that answers it); the made-up words are in no skill.
 REQUESTS = [
@@ -72,6 +76,17 @@ def browser_search(site: Path, queries: list[str], k: int = 10) -> dict:
 
 def folder(skill_id: str) -> str:
     return skill_id.rsplit("/", 1)[-1]
+
+
+def test_the_ranking_core_passes_its_unit_tests_in_node() -> None:
+    """tests/js/ranking.test.js, run by node's own test runner (TAP output): every test ran
+    and passed, none skipped."""
+    done = subprocess.run([node(), "--test", "--test-reporter=tap", str(RANKING_TESTS)], capture_output=True,
+                          text=True, encoding="utf-8", timeout=120, cwd=REPO)
+    assert done.returncode == 0, done.stdout + done.stderr
+    counts = {k: int(v) for k, v in re.findall(r"^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$", done.stdout, re.M)}
+    assert counts["tests"] >= 10 and counts["pass"] == counts["tests"], counts
+    assert counts["fail"] == counts["cancelled"] == counts["skipped"] == counts["todo"] == 0, counts
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +176,7 @@ def test_the_box_agrees_with_the_cli_on_the_corpus(tmp_path: Path) -> None:
 
 
 def test_a_triggers_field_in_the_index_is_searched(tmp_path: Path) -> None:
-    """search.js reads the fields from lunr.json: a field added there is searched (and its boost
+    """ranking.js reads the fields from lunr.json: a field added there is searched (and its boost
     applied) with no change to the page."""
     entries = [
         {"id": "alpha", "name": "alpha", "description": "Format dates in reports.", "tags": ["dates"], "tools": [],

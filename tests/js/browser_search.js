@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The catalog page's own search (templates/static/search.js: searchIndex, searchText), run
+// The catalog page's own search (templates/static/ranking.js: searchIndex, searchText), run
 // by real lunr.js 2.3.9 (the repository's node_modules) on a built catalog's search files.
 // Prints one JSON document on stdout.
 //
@@ -14,7 +14,7 @@
 //
 // SITE is a folder `skillsite build` wrote (search/lunr.json, search/docs.json); QUERIES_JSON a
 // JSON list of strings given as the argument, or read from stdin when it is "-" or missing.
-// The index is loaded with the page's own loader (search.js's loadIndex).
+// The index is loaded with the page's own loader (ranking.js's loadIndex).
 "use strict";
 
 const fs = require("fs");
@@ -22,7 +22,7 @@ const path = require("path");
 
 const REPO = path.resolve(__dirname, "..", "..");
 const lunr = require(process.env.LUNR_JS || path.join(REPO, "node_modules", "lunr"));
-const page = require(path.join(REPO, "templates", "static", "search.js"));
+const page = require(path.join(REPO, "templates", "static", "ranking.js"));
 
 function fail(message) {
   process.stderr.write(`browser_search.js: ${message}\n`);

@@ -7,7 +7,7 @@
 //          (a query lunr.js cannot parse gives {"error": "..."} in its place)
 //   node tests/js/lunr_query.js search-page INDEX.json [QUERIES_JSON | -]
 //       -> the same, with the index loaded by the catalog page's own loader
-//          (loadIndex of templates/static/search.js) instead of lunr.Index.load
+//          (loadIndex of templates/static/ranking.js) instead of lunr.Index.load
 //   node tests/js/lunr_query.js stem [WORDS_JSON | -]
 //       -> ["deploy", "key", ...]   lunr.stemmer(new lunr.Token(word)) per word
 //   node tests/js/lunr_query.js pipeline [TEXTS_JSON | -]
@@ -78,9 +78,9 @@ function main(argv) {
       out = search(rest[0], readList(rest[1]));
       break;
     case "search-page": {
-      // the same, with the index loaded as the catalog's page loads it (templates/static/search.js)
+      // the same, with the index loaded as the catalog's page loads it (templates/static/ranking.js)
       if (!rest[0]) fail("usage: search-page INDEX.json [QUERIES_JSON | -]");
-      const page = require(path.join(REPO, "templates", "static", "search.js"));
+      const page = require(path.join(REPO, "templates", "static", "ranking.js"));
       out = search(rest[0], readList(rest[1]), (data) => page.loadIndex(lunr, data));
       break;
     }

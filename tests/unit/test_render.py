@@ -81,6 +81,18 @@ def test_code_is_escaped_and_keeps_its_language(md):
     assert_safe(html)
 
 
+def test_code_blocks_and_tables_can_take_the_focus(md):
+    """A code block or a table may scroll sideways: it is focusable, so the keyboard can scroll
+    it (axe's scrollable-region-focusable); what is inside is written as before."""
+    assert md.render("| a |\n|-|\n| 1 |\n", "rel").startswith('<table tabindex="0">\n<thead>')
+    assert md.render("```sh\necho <hi>\n```\n", "rel") == (
+        '<pre tabindex="0"><code class="language-sh">echo &lt;hi&gt;\n</code></pre>\n')
+    assert md.render("```\nx\n```\n", "rel") == '<pre tabindex="0"><code>x\n</code></pre>\n'
+    assert md.render("    indented\n", "rel") == '<pre tabindex="0"><code>indented\n</code></pre>\n'
+    assert md.render('```a&quot;b c\nx\n```\n', "rel") == (
+        '<pre tabindex="0"><code class="language-a&quot;b">x\n</code></pre>\n')
+
+
 # ------------------------------------------------------------------------------ link resolution
 
 @pytest.mark.parametrize("href, from_id, expected", [
@@ -175,8 +187,9 @@ def test_tables_strikethrough_and_task_lists(md):
     assert '<td class="align-right">3</td>' in html
     assert "style=" not in html                      # the page's CSP forbids inline styles
     assert "<s>old</s>" in html
-    assert '<li class="task-list-item"><input class="task-list-item-checkbox" disabled="" type="checkbox"> todo' in html
-    assert 'type="checkbox" checked=""> done' in html and '<ul class="contains-task-list">' in html
+    assert ('<li class="task-list-item"><input class="task-list-item-checkbox" disabled="" type="checkbox"'
+            ' aria-label="Incomplete task"> todo') in html
+    assert 'type="checkbox" aria-label="Completed task" checked=""> done' in html and '<ul class="contains-task-list">' in html
     assert md.render("- [ ] todo\n", "rel") == md.render("- [ ] todo\n", "rel")
 
 

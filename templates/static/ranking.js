@@ -1,0 +1,332 @@
+/* skillsite catalog search, the ranking core: tokenizing queries, building lunr queries,
+   scoring and combining, highlighting, the closest tags of an empty result. Pure functions
+   over lunr.js 2.3.9 (passed in as ``lunr``; null: no stop words, no stems) and plain data:
+   no DOM, no browser object, nothing from the page.
+
+   Both rankings work the same way, so the list does not jump when lunr's comes after the
+   plain-text match: every word is optional (lunr's stop words dropped), a skill's score is the
+   sum of its words' scores times the square root of the share of the query (by idf) it
+   matches, and the word still being typed also matches as a prefix. A word no skill uses
+   changes nothing but that share, the same for every skill: it never empties the list.
+
+   - searchText: the plain-text match over search/docs.json's rows, before the index arrives;
+   - searchIndex: lunr's ranking over search/lunr.json (loaded by loadIndex);
+   - highlightRanges: the parts of a text to highlight for a result;
+   - closestTags: the tags closest to a query that found nothing.
+
+   The home page loads it (after lunr.min.js, before search.js, the page's script) as
+   window.SkillsiteRanking; node requires it (module.exports): tests/js/browser_search.js,
+   tests/js/ranking.test.js and benchmarks/search_quality.py run the very functions the
+   page runs. */
+(function (global) {
+  "use strict";
+
+  var EXACT_BOOST = 10;     // a word's own (stemmed) term, against 1 for each term it is a prefix of
+  var MIN_PREFIX = 3;       // an unknown word this long or longer also matches as a prefix (as bm25.py)
+  var FIELD_WEIGHTS = { name: 3, description: 1, tags: 1.5 };   // the plain-text match's fields
+
+  /* lunr.Index.load(data), with the set of terms built as a plain trie. lunr's own builder also
+     minimises it (merges common word endings), which is most of the load time and changes
+     nothing a search finds: both accept the same words and list each node's edges in the same
+     (sorted) order, so expanded terms, scores and ties come out identically
+     (tests/integration/test_lunr_parity.py checks it with lunr.js). */
+  function loadIndex(lunr, data) {
+    var root = new lunr.TokenSet();
+    var invertedIndex = Object.create(null);
+    var fieldVectors = Object.create(null);
+    var terms = data.invertedIndex;
+    for (var t = 0; t < terms.length; t++) {
+      var term = terms[t][0];
+      var node = root;
+      for (var i = 0; i < term.length; i++) {
+        var ch = term.charAt(i);
+        node = node.edges[ch] || (node.edges[ch] = new lunr.TokenSet());
+      }
+      node.final = true;
+      invertedIndex[term] = terms[t][1];
+    }
+    var vectors = data.fieldVectors;
+    for (var v = 0; v < vectors.length; v++) fieldVectors[vectors[v][0]] = new lunr.Vector(vectors[v][1]);
+    return new lunr.Index({
+      invertedIndex: invertedIndex, fieldVectors: fieldVectors, tokenSet: root,
+      fields: data.fields, pipeline: lunr.Pipeline.load(data.pipeline)
+    });
+  }
+
+  /* ------------------------------------------------------------ ranking */
+
+  var SEPARATOR = /[\s\-]+/;          // lunr.tokenizer.separator
+  var PUNCTUATION = /[!-\/:-@\[-`{-~]+/;   // ASCII punctuation, inside a word: "mcp.json", "n+1"
+
+  /* Non-word characters at either end of a word, as the index writer trims them (Python's \W:
+     Unicode letters are word characters, so "café" stays "café"); lunr.js's own trimmer (ASCII
+     \W) where the browser has no Unicode property escapes. */
+  var EDGE_START = /^\W+/, EDGE_END = /\W+$/;
+  try {
+    EDGE_START = new RegExp("^[^\\p{L}\\p{N}\\p{M}_]+", "u");
+    EDGE_END = new RegExp("[^\\p{L}\\p{N}\\p{M}_]+$", "u");
+  } catch (e) { /* keep the ASCII ones */ }
+
+  function wordChar(c) { return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95; }
+
+  /* Without regular expressions while both ends are ASCII (nearly every word: this runs on every
+     word of every result drawn). */
+  function trim(word) {
+    var start = 0, end = word.length, c;
+    for (; start < end; start++) {
+      c = word.charCodeAt(start);
+      if (c > 127) return word.replace(EDGE_START, "").replace(EDGE_END, "");
+      if (wordChar(c)) break;
+    }
+    for (; end > start; end--) {
+      c = word.charCodeAt(end - 1);
+      if (c > 127) return word.replace(EDGE_START, "").replace(EDGE_END, "");
+      if (wordChar(c)) break;
+    }
+    return start === 0 && end === word.length ? word : word.slice(start, end);
+  }
+
+  function stemmer(lunr) {
+    var cache = Object.create(null);
+    return function (word) {
+      var s = cache[word];
+      if (s === undefined) s = cache[word] = lunr ? lunr.stemmer(new lunr.Token(word)).toString() : word;
+      return s;
+    };
+  }
+  var stemOf = null;     // the shared stem cache, once lunr is known
+
+  function stems(lunr) {
+    if (!stemOf || stemOf.lunr !== lunr) { stemOf = stemmer(lunr); stemOf.lunr = lunr; }
+    return stemOf;
+  }
+
+  /* The beginnings a word of a skill must have to match ``word`` in the plain-text match: its
+     stem when it begins the word ("polici" of "policies"), else the word (and its stem). */
+  function startsOf(word, s) {
+    var starts = s.length >= MIN_PREFIX && word.indexOf(s) === 0 ? [s] : [word];
+    if (word.indexOf(s) !== 0 && s.length >= MIN_PREFIX) starts.push(s);
+    return starts;
+  }
+
+  /* The words of a query: lower-cased, cut as lunr's tokenizer cuts text, trimmed as the index
+     was, lunr's stop words dropped, one per stem. Each is {text, stem, parts, starts, prefix,
+     whole}: ``parts``, the pieces of a word with punctuation inside ("name:stripe", "n+1"),
+     searched as alternatives of the word; ``starts``, what the plain-text match looks for
+     (startsOf, of the word and its longer parts); ``prefix``, true for the last word when the
+     query does not end with a space (it is still being typed) and it has two letters or is the
+     only word (a lone letter after other words would begin nearly every term); ``whole``, a
+     one-letter word otherwise ("c" of "fuzzing c code"): only itself matches.
+     Without lunr: no stop words, no stems. */
+  function queryWords(lunr, text) {
+    text = String(text);
+    var stem = stems(lunr);
+    var keep = function (w) { return w && (!lunr || lunr.stopWordFilter(w) !== undefined); };
+    var words = [], seen = Object.create(null);
+    text.toLowerCase().split(SEPARATOR).forEach(function (token) {
+      var word = trim(token).replace(/\*/g, "");
+      if (!keep(word)) return;
+      var s = stem(word);
+      if (seen[s]) return;
+      seen[s] = true;
+      var starts = startsOf(word, s);
+      var parts = word.split(PUNCTUATION).filter(keep);
+      if (parts.length === 1 && parts[0] === word) parts = [];
+      parts = parts.map(function (part) {
+        var ps = stem(part);
+        if (part.length > 1) starts.push.apply(starts, startsOf(part, ps));
+        return { text: part, stem: ps };
+      });
+      words.push({ text: word, stem: s, parts: parts, starts: starts, prefix: false, whole: false });
+    });
+    var last = words[words.length - 1];
+    if (last && !/[\s\-]$/.test(text) && (last.text.length > 1 || words.length === 1)) last.prefix = true;
+    words.forEach(function (w) { w.whole = w.text.length === 1 && !w.prefix; });
+    return words;
+  }
+
+  /* BM25's idf of a word found in ``df`` of ``n`` skills (lunr's formula). */
+  function idf(df, n) {
+    return Math.log(1 + Math.abs((n - df + 0.5) / (df + 0.5)));
+  }
+
+  /* Sum the words' scores per skill, weigh by the share of the query matched, best first. */
+  function combine(perWord, n, keyOf) {
+    var byKey = Object.create(null), results = [], total = 0;
+    perWord.forEach(function (hits) {
+      var weight = idf(hits.length, n);
+      total += weight;
+      hits.forEach(function (hit) {
+        var key = keyOf(hit);
+        var r = byKey[key];
+        if (!r) {
+          r = byKey[key] = { ref: key, score: 0, matched: 0, words: 0, terms: Object.create(null) };
+          results.push(r);
+        }
+        r.score += hit.score;
+        r.matched += weight;
+        r.words += 1;
+        if (hit.terms) for (var term in hit.terms) r.terms[term] = true;
+      });
+    });
+    results.forEach(function (r) { r.score *= Math.sqrt(total > 0 ? r.matched / total : 1); });
+    results.sort(function (a, b) { return b.score - a.score || a.ref - b.ref; });
+    return results;
+  }
+
+  function documentCount(index) {
+    if (index.__skillsiteDocs === undefined) {
+      var fields = index.fields.length || 1;
+      index.__skillsiteDocs = Math.max(1, Math.round(Object.keys(index.fieldVectors).length / fields));
+    }
+    return index.__skillsiteDocs;
+  }
+
+  /* lunr's ranking of ``text``: [{ref, score, words, terms}], best first (ref: the lunr ref, a row
+     of docs.json; words: how many query words it matched; terms: the index terms it matched,
+     for highlighting). One lunr query per word, over every field of the index (index.fields,
+     with their boosts applied at index time: name, description, tags, tools, triggers when the
+     index has them): the word's stemmed term (boost EXACT_BOOST), plus, for the word being
+     typed (``prefix``), every term it begins, and for a word the index does not know, every
+     term its stem begins. */
+  function searchIndex(lunr, index, text) {
+    var words = queryWords(lunr, text);
+    if (!words.length) return [];
+    var trailing = lunr.Query.wildcard.TRAILING;
+    var perWord = words.map(function (word) {
+      var known = word.stem in index.invertedIndex || word.parts.some(function (p) { return p.stem in index.invertedIndex; });
+      var hits = index.query(function (q) {
+        q.term(word.text, { boost: EXACT_BOOST });
+        word.parts.forEach(function (part) { q.term(part.text, { boost: EXACT_BOOST }); });
+        if (word.prefix) q.term(word.text, { usePipeline: false, wildcard: trailing, boost: 1 });
+        if (!known && word.stem.length >= MIN_PREFIX && !(word.prefix && word.stem === word.text)) {
+          q.term(word.stem, { usePipeline: false, wildcard: trailing, boost: 1 });
+        }
+      });
+      return hits.map(function (h) {
+        return { ref: h.ref, score: h.score, terms: h.matchData.metadata };
+      });
+    });
+    return combine(perWord, documentCount(index), function (hit) { return hit.ref; });
+  }
+
+  var hasOwn = Object.prototype.hasOwnProperty;
+
+  function escapeRegExp(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
+
+  function lowerFields(d) {
+    if (!d.__fields) {
+      d.__fields = [String(d.name + " " + d.id).toLowerCase(), String(d.description || "").toLowerCase(),
+                    (d.tags || []).join(" ").toLowerCase()];
+    }
+    return d.__fields;
+  }
+
+  /* The plain-text match, before lunr.json arrives (or without it): ``docs`` are {id, name,
+     description, tags}; a word matches a skill that has a word beginning with one of its
+     ``starts`` in its name or id, description or tags (FIELD_WEIGHTS), weighed by its idf over
+     ``docs``, then as searchIndex. [{ref, score, words}], ref the position in ``docs``. */
+  function searchText(lunr, docs, text) {
+    var words = queryWords(lunr, text);
+    if (!words.length) return [];
+    var weights = [FIELD_WEIGHTS.name, FIELD_WEIGHTS.description, FIELD_WEIGHTS.tags];
+    var perWord = words.map(function (word) {
+      var re = new RegExp("(?:^|[^a-z0-9])(?:" + word.starts.map(escapeRegExp).join("|") + ")" +
+                          (word.whole ? "(?![a-z0-9])" : ""));
+      var hits = [];
+      for (var i = 0; i < docs.length; i++) {
+        var fields = lowerFields(docs[i]), score = 0;
+        for (var f = 0; f < 3; f++) if (re.test(fields[f])) score += weights[f];
+        if (score) hits.push({ ref: i, score: score });
+      }
+      var weight = idf(hits.length, docs.length);
+      hits.forEach(function (h) { h.score *= weight; });
+      return hits;
+    });
+    return combine(perWord, docs.length, function (hit) { return hit.ref; });
+  }
+
+  /* [start, end) of the words of ``text`` to highlight: cut as lunr cuts text, trimmed as lunr
+     trims, a word is marked when its stem is one of ``terms`` (index terms a result matched) or
+     it begins with one of ``starts``. */
+  function highlightRanges(lunr, text, terms, starts) {
+    var stem = stems(lunr);
+    var ranges = [];
+    var firstTwo = Object.create(null), anyTerm = false;
+    for (var term in terms || {}) { firstTwo[term.slice(0, 2)] = true; anyTerm = true; }
+    var matches = function (word) {
+      word = word.toLowerCase();
+      for (var i = 0; starts && i < starts.length; i++) if (word.indexOf(starts[i]) === 0) return true;
+      return anyTerm && firstTwo[word.slice(0, 2)] === true && hasOwn.call(terms, stem(word));
+    };
+    var re = /[^\s\-]+/g, m, part;
+    while ((m = re.exec(text)) !== null) {
+      var core = trim(m[0]);
+      if (!core) continue;
+      var at = m.index + m[0].indexOf(core);
+      if (matches(core)) {
+        ranges.push([at, at + core.length]);
+      } else if (PUNCTUATION.test(core)) {      // "mcp.json": its parts, as the query's
+        var parts = /[^!-\/:-@\[-`{-~]+/g;
+        while ((part = parts.exec(core)) !== null) {
+          if (matches(part[0])) ranges.push([at + part.index, at + part.index + part[0].length]);
+        }
+      }
+    }
+    return ranges;
+  }
+
+  /* Levenshtein distance, or ``limit + 1`` once it is over ``limit``. */
+  function editDistance(a, b, limit) {
+    if (Math.abs(a.length - b.length) > limit) return limit + 1;
+    var prev = [], cur, i, j;
+    for (j = 0; j <= b.length; j++) prev[j] = j;
+    for (i = 1; i <= a.length; i++) {
+      cur = [i];
+      var best = i;
+      for (j = 1; j <= b.length; j++) {
+        cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1));
+        if (cur[j] < best) best = cur[j];
+      }
+      if (best > limit) return limit + 1;
+      prev = cur;
+    }
+    return prev[b.length];
+  }
+
+  /* The tags closest to the words of a query that found nothing: ``counts`` maps each tag to its
+     number of skills; a tag is close when one of its parts (cut at non-letters) begins with a
+     word or the word with it, or is a word misspelt by one or two letters. At most ``limit``,
+     closest first, then the most used. */
+  function closestTags(lunr, text, counts, limit) {
+    var words = queryWords(lunr, text).map(function (w) { return w.text; }).filter(function (w) { return w.length >= 2; });
+    var found = [];
+    Object.keys(counts).forEach(function (tag) {
+      var parts = tag.toLowerCase().split(/[^a-z0-9\u00c0-\uffff]+/).filter(Boolean);
+      parts.push(tag.toLowerCase());
+      var best = 0;
+      words.forEach(function (w) {
+        parts.forEach(function (p) {
+          var s = 0;
+          if (p === w) s = 1;
+          else if ((p.indexOf(w) === 0 && w.length >= 2) || (w.indexOf(p) === 0 && p.length >= 3)) s = 0.8;
+          else if (w.length >= 4 && p.length >= 3) {
+            var d = editDistance(w, p, w.length >= 7 ? 2 : 1);
+            if (d <= (w.length >= 7 ? 2 : 1)) s = 0.7 - 0.1 * d;
+          }
+          if (s > best) best = s;
+        });
+      });
+      if (best > 0) found.push({ tag: tag, score: best, count: counts[tag] });
+    });
+    found.sort(function (a, b) { return b.score - a.score || b.count - a.count || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0); });
+    return found.slice(0, limit || 6);
+  }
+
+  var api = {
+    loadIndex: loadIndex, searchIndex: searchIndex, searchText: searchText, queryWords: queryWords,
+    highlightRanges: highlightRanges, closestTags: closestTags
+  };
+  if (typeof module === "object" && module.exports) module.exports = api;
+  else global.SkillsiteRanking = api;
+})(this);
