@@ -58,11 +58,22 @@ def emit_diagnostics(diags: list[Diagnostic], fmt: str, stream=None) -> None:
         stream.write(render(d) + "\n")
 
 
+def counted(number: int, noun: str) -> str:
+    """``1 skill``, ``2 skills`` (``info`` is never plural: the severity's name)."""
+    return f"{number:,} {noun}" if number == 1 or noun == "info" else f"{number:,} {noun}s"
+
+
+def severity_counts(errors: int, warnings: int, infos: int | None = None) -> str:
+    """``1 error, 2 warnings`` (and ``, 3 info``), named as the diagnostics name their severity."""
+    counts = [counted(errors, "error"), counted(warnings, "warning")]
+    return ", ".join(counts + ([counted(infos, "info")] if infos is not None else []))
+
+
 def summary_line(summary: dict) -> str:
     """One line saying what was checked and what was found."""
-    return (f"{summary['skills']} skills checked: {summary['valid']} valid, {summary['invalid']} invalid"
-            f" ({summary['left_out']} left out); {summary['errors']} errors, {summary['warnings']} warnings,"
-            f" {summary['infos']} notes")
+    return (f"{counted(summary['skills'], 'skill')} checked: {summary['valid']:,} valid, {summary['invalid']:,} "
+            f"invalid ({summary['left_out']:,} left out); "
+            f"{severity_counts(summary['errors'], summary['warnings'], summary['infos'])}")
 
 
 def budget_line(budget) -> str:
@@ -84,10 +95,13 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--profile", type=click.Choice(["default", "spec"]), default="default", show_default=True,
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Configuration file [default: ./skillsite.yml if present]: its sources, profile, exclude, "
+                   "ignore, strict and knowledge_dir, as the build reads them.")
+@click.option("--profile", type=click.Choice(["default", "spec"]), default=None,
               help="spec: exactly the Agent Skills specification; default: plus extension keys.")
-@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@click.option("--strict", is_flag=True, default=None, help="Warnings fail too (exit 1).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
               help="Output format [default: text, or github when GITHUB_ACTIONS=true].")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
@@ -100,20 +114,27 @@ def main() -> None:
               help="Where verdicts of unchanged skills are kept [default: the user cache folder].")
 @click.option("--no-cache", is_flag=True, help="Read and check every skill; keep nothing.")
 @click.option("--knowledge-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder of shared knowledge documents [default: knowledge/ in the first PATH].")
-def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | None, exclude: tuple[str, ...],
-             ignore: tuple[str, ...], max_bytes: int, jobs: int | None, cache_dir: Path | None,
-             no_cache: bool, knowledge_dir: Path | None) -> None:
-    """Check every SKILL.md under PATHS (default: the current folder)."""
+              help="Folder of shared knowledge documents [default: knowledge_dir, else knowledge/ in the first "
+                   "PATH or in the nearest folder above a single skill].")
+def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | None, strict: bool | None,
+             fmt: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...], max_bytes: int, jobs: int | None,
+             cache_dir: Path | None, no_cache: bool, knowledge_dir: Path | None) -> None:
+    """Check every SKILL.md under PATHS: folders, or SKILL.md files (default: the configuration's
+    sources, else the current folder)."""
     from skillsite.source.catalog import check_catalog
     from skillsite.workers import default_jobs
 
     fmt = fmt or _default_format()
-    roots = paths or (Path("."),)
+    config = load_site_config(config_file)
+    profile = profile or config.profile
+    strict = config.strict if strict is None else strict
+    exclude = tuple(config.exclude) + exclude
+    roots = tuple(_skill_folder(p) for p in paths) or tuple(Path(s) for s in config.sources) or (Path("."),)
+    knowledge = knowledge_dir or (Path(config.knowledge_dir) if config.knowledge_dir else None)
     cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
-    checked = check_catalog(roots, exclude=exclude, profile=profile, ignore=_check_codes(ignore),
-                            max_bytes=max_bytes, jobs=jobs or default_jobs(), cache=cache,
-                            knowledge_dir=knowledge_dir)
+    checked = check_catalog(roots, exclude=exclude, profile=profile,
+                            ignore=tuple(config.ignore) + tuple(_check_codes(ignore)), max_bytes=max_bytes,
+                            jobs=jobs or default_jobs(), cache=cache, knowledge_dir=knowledge)
     if cache is not None:
         try:
             cache.save()
@@ -128,6 +149,16 @@ def validate(paths: tuple[Path, ...], profile: str, strict: bool, fmt: str | Non
         click.echo(summary_line(summary))
     failed = summary["errors"] > 0 or (strict and summary["warnings"] > 0)
     sys.exit(EXIT_NO_SKILLS if nothing_found(diags) else EXIT_SKILLS if failed else 0)
+
+
+def _skill_folder(path: Path) -> Path:
+    """A PATH of validate as a folder to search: a SKILL.md file stands for its skill's folder."""
+    if path.is_dir():
+        return path
+    if path.name in ("SKILL.md", "skill.md"):
+        return path.parent
+    raise click.BadParameter(f"{path} is a file but not a SKILL.md: give a folder or a SKILL.md",
+                             param_hint="PATHS")
 
 
 def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str, cache_dir: Path | None) -> Cache:
@@ -261,9 +292,10 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
         if reporter:
             reporter.finish()
     emit_diagnostics(list(result.diagnostics), fmt)
-    counts = (f"{result.errors} errors, {result.warnings} warnings")
+    counts = severity_counts(result.errors, result.warnings)
     if result.ok:
-        click.echo(f"Built {len(result.published)} skills into {out} ({len(result.skipped)} skipped; {counts}); "
+        click.echo(f"Built {counted(len(result.published), 'skill')} into {out} ({len(result.skipped)} skipped; "
+                   f"{counts}); "
                    f"{human_bytes(result.output_bytes)} in {result.seconds:.2f} s")
         if result.budget:
             click.echo(budget_line(result.budget))

@@ -49,8 +49,10 @@ class Checking:
     raws: tuple[bytes | None, ...] = ()      # each SKILL.md's bytes, when read already (None: read it)
 
     @classmethod
-    def of(cls, found: Discovery, profile: str, max_bytes: int) -> Checking:
-        return cls(found.sources, profile, max_bytes, catalog_skill_dirs(found.sources))
+    def of(cls, found: Discovery, profile: str, max_bytes: int, siblings: bool = False) -> Checking:
+        """``siblings``: links from a root that is one skill to the skills beside it are fine (a
+        single skill validated on its own); a build publishes no page for them, so they are not."""
+        return cls(found.sources, profile, max_bytes, catalog_skill_dirs(found.sources, siblings))
 
     def parsed(self, index: int) -> ParsedSkill:
         raw = self.raws[index] if self.raws else None
@@ -58,9 +60,24 @@ class Checking:
         return parse_skill(source, self.max_bytes) if raw is None else parse_skill_bytes(raw, source, self.max_bytes)
 
 
-def catalog_skill_dirs(sources: Iterable[SourceFile]) -> frozenset[tuple[str, str]]:
-    """(root, folder relative to the root) of every skill: what links to other skills resolve against."""
-    return frozenset((str(s.root), posixpath.dirname(s.rel_path)) for s in sources)
+def catalog_skill_dirs(sources: Iterable[SourceFile], siblings: bool = False) -> frozenset[tuple[str, str]]:
+    """(root, folder relative to the root) of every skill: what links to other skills resolve
+    against.  With ``siblings``, a root that is one skill (validating a single skill of a larger
+    tree) also has the skill folders beside it (``../name``), as the whole tree's check would."""
+    sources = list(sources)
+    dirs = {(str(s.root), posixpath.dirname(s.rel_path)) for s in sources}
+    for root in {str(s.root) for s in sources if siblings and s.rel_path in ("SKILL.md", "skill.md")}:
+        dirs |= {(root, f"../{name}") for name in _sibling_skills(Path(root))}
+    return frozenset(dirs)
+
+
+def _sibling_skills(folder: Path) -> list[str]:
+    """The names of the folders beside ``folder`` that hold a SKILL.md."""
+    try:
+        with os.scandir(folder.absolute().parent) as entries:
+            return [e.name for e in entries if e.is_dir() and os.path.isfile(os.path.join(e.path, "SKILL.md"))]
+    except OSError:
+        return []
 
 
 def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[str, str]]) -> list[Diagnostic]:
@@ -302,7 +319,7 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
                   knowledge_dir: Path | None = None) -> CatalogCheck:
     """The diagnostics and verdicts :func:`read_catalog` gives, without keeping the skills."""
     found = found or discover(roots, exclude, stat_files=False)
-    checking = Checking.of(found, profile, max_bytes)
+    checking = Checking.of(found, profile, max_bytes, siblings=True)
     if cache is None:
         verdicts = parallel_map(_verdict, checking, range(len(found.sources)), jobs)
     else:

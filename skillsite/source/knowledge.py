@@ -36,8 +36,21 @@ class KnowledgeDoc:
 
 
 def default_knowledge_dir(roots: Sequence[Path | str]) -> Path | None:
-    """``knowledge/`` in the first source root."""
-    return Path(roots[0]) / DEFAULT_KNOWLEDGE_DIR if roots else None
+    """``knowledge/`` in the first source root; when that root is one skill of a larger tree
+    (validating a single skill), the ``knowledge/`` of the nearest folder above it that has one,
+    up to the repository's root, as a build of the whole tree would find it."""
+    if not roots:
+        return None
+    first = Path(roots[0])
+    own = first / DEFAULT_KNOWLEDGE_DIR
+    if own.is_dir() or not (first / "SKILL.md").is_file():
+        return own
+    for folder in Path(os.path.abspath(first)).parents:
+        if (folder / DEFAULT_KNOWLEDGE_DIR).is_dir():
+            return folder / DEFAULT_KNOWLEDGE_DIR
+        if (folder / ".git").exists():
+            break
+    return own
 
 
 def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | None,
@@ -60,8 +73,11 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
     real_file = os.path.realpath(os.path.join(folder, *clean.split("/")))
     if not inside_folder(real_file, real_folder):
         return f"knowledge path '{declared}' leads outside its folder (through a symbolic link)"
+    if not own and not os.path.isdir(folder):
+        return (f"knowledge document '{declared}': the knowledge folder {os.path.abspath(folder)} does not exist "
+                "(knowledge_dir in skillsite.yml, relative to that file; by default knowledge/ in the first source)")
     if not os.path.isfile(real_file):
-        where = "the skill's folder" if own else f"the knowledge folder {folder}"
+        where = "the skill's folder" if own else f"the knowledge folder {os.path.abspath(folder)}"
         return f"knowledge document '{declared}' does not exist in {where}"
     if own and clean not in bundled:
         return f"knowledge document '{declared}' is not a file the skill publishes (excluded or in a skipped folder)"

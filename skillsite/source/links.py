@@ -206,8 +206,7 @@ def _target_problem(target: str, is_link: bool, folder: _SkillFolder) -> tuple[s
     if inside == "." or inside.endswith("/."):
         return None
     if inside == ".." or inside.startswith("../"):
-        in_root = folder.in_root(target)
-        if not in_root.startswith("..") and folder.is_skill(in_root):
+        if folder.is_skill(folder.in_root(target)):
             return None  # a link to another skill: the catalog links its page
         return "SK304", f"link '{target}' leaves the skill folder; it is not published with the skill"
     if folder.holds(inside):

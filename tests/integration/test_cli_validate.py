@@ -36,7 +36,7 @@ def test_text_format_and_exit_code(tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0].endswith("broken/SKILL.md:1:1: error SK201 required key 'description' is missing")
     assert ":4:1: warning SK207 unknown key 'author'" in lines[1]
-    assert lines[-1] == "3 skills checked: 2 valid, 1 invalid (1 left out); 1 errors, 1 warnings, 0 notes"
+    assert lines[-1] == "3 skills checked: 2 valid, 1 invalid (1 left out); 1 error, 1 warning, 0 info"
     assert result.stderr == ""
 
 

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from support import write_skill
+from support import EXAMPLES, REPO, write_skill
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -31,7 +32,7 @@ def test_validate_in_a_repository_reads_neither_its_virtual_environment_nor_what
     write_skill(tmp_path, "scratch/half-done", "description: no name\n")
     result = run("validate", cwd=tmp_path)
     assert result.returncode == 0, result.stdout
-    assert result.stdout == "1 skills checked: 1 valid, 0 invalid (0 left out); 0 errors, 0 warnings, 0 notes\n"
+    assert result.stdout == "1 skill checked: 1 valid, 0 invalid (0 left out); 0 errors, 0 warnings, 0 info\n"
 
 
 def test_a_folder_without_skills_is_an_error_of_its_own(tmp_path):
@@ -52,3 +53,40 @@ def test_build_strict_publishes_nothing_when_a_catalog_wide_check_warns(tmp_path
     assert built.returncode == 1
     assert "warning SK219" in built.stdout and not (tmp_path / "site").exists()
     assert built.stderr.strip().endswith("(--strict makes warnings fail: fix them, or leave out --strict)")
+
+
+def readme_block(start: str) -> str:
+    """The README's fenced block whose first line starts with ``start``."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = [block.split("```", 1)[0] for block in text.split("```yaml\n")[1:]]
+    return next(block for block in blocks if block.startswith(start))
+
+
+def test_the_readme_configuration_works_as_written(tmp_path):
+    """skillsite.yml copied from the README into a repository laid out as it says (skills in
+    skills/, knowledge in skills/knowledge/): build and validate read it and succeed."""
+    shutil.copytree(EXAMPLES, tmp_path / "skills")
+    (tmp_path / "skillsite.yml").write_text(readme_block("title: "), encoding="utf-8")
+    built = run("build", "-o", "_site", "-q", cwd=tmp_path)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert "SK218" not in built.stdout and (tmp_path / "_site/knowledge/runbooks/database-restore.md").is_file()
+    validated = run("validate", cwd=tmp_path)
+    assert validated.returncode == 0 and "SK218" not in validated.stdout, validated.stdout
+
+
+def test_a_missing_knowledge_folder_is_named_by_its_resolved_path(tmp_path):
+    shutil.copytree(EXAMPLES, tmp_path / "skills")
+    (tmp_path / "skillsite.yml").write_text("knowledge_dir: docs\n", encoding="utf-8")
+    result = run("validate", "skills", cwd=tmp_path)
+    assert result.returncode == 1
+    assert (f"error SK218 knowledge document 'runbooks/database-restore.md': the knowledge folder "
+            f"{tmp_path / 'docs'} does not exist") in result.stdout
+
+
+def test_one_skill_validates_on_its_own_as_in_its_catalog():
+    """A SKILL.md path means that skill; its knowledge and its links to the skills beside it are
+    found as a check of the whole tree finds them."""
+    for path in ("example-skills/test-first/SKILL.md", "example-skills/sql-migration-review"):
+        result = run("validate", path, "--strict", cwd=REPO)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert result.stdout.startswith("1 skill checked: 1 valid")

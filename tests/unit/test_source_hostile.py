@@ -85,4 +85,4 @@ def test_names_that_are_not_utf8_are_skipped_and_shown_escaped(tmp_path):
     assert audit_skill(good) == []
     done = subprocess.run([sys.executable, "-m", "skillsite", "build", str(tmp_path), "-o", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0 and "Built 1 skills" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0 and "Built 1 skill " in done.stdout, done.stdout + done.stderr
