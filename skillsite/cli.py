@@ -161,6 +161,25 @@ def _skill_folder(path: Path) -> Path:
                              param_hint="PATHS")
 
 
+@main.command()
+@click.argument("name")
+@click.option("--dir", "parent", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="Folder to create the skill in (the skill is DIR/NAME/SKILL.md).")
+def new(name: str, parent: Path) -> None:
+    """Create a skill called NAME: a SKILL.md that validates under the specification, to fill in."""
+    from skillsite.source.scaffold import ScaffoldError, create_skill
+
+    try:
+        path = create_skill(parent, name)
+    except ScaffoldError as exc:
+        click.echo(f"skillsite new: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except OSError as exc:
+        click.echo(f"skillsite new: {describe_os_error(exc)}", err=True)
+        sys.exit(EXIT_ENVIRONMENT)
+    click.echo(f"Created {path}: describe the skill, write its steps, then run skillsite validate {path}")
+
+
 def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str, cache_dir: Path | None) -> Cache:
     """The verdict cache of ``skillsite validate``: one file per tree and profile."""
     from skillsite.cache import Cache, code_scope, digest

@@ -90,3 +90,20 @@ def test_one_skill_validates_on_its_own_as_in_its_catalog():
         result = run("validate", path, "--strict", cwd=REPO)
         assert result.returncode == 0, result.stdout + result.stderr
         assert result.stdout.startswith("1 skill checked: 1 valid")
+
+
+def test_new_makes_a_skill_that_validates_under_the_specification(tmp_path):
+    made = run("new", "deploy-preview", "--dir", "skills", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.startswith("Created skills/deploy-preview/SKILL.md")
+    text = (tmp_path / "skills/deploy-preview/SKILL.md").read_text()
+    assert text.startswith("---\nname: deploy-preview\ndescription: >-\n") and "# license:" in text
+    for profile in ("spec", "default"):
+        checked = run("validate", "skills", "--profile", profile, "--strict", cwd=tmp_path)
+        assert checked.returncode == 0 and "0 errors, 0 warnings" in checked.stdout, checked.stdout
+    assert run("build", "skills", "-o", "out", "--strict", "-q", cwd=tmp_path).returncode == 0
+    again = run("new", "deploy-preview", "--dir", "skills", cwd=tmp_path)
+    assert again.returncode == 2 and again.stderr == "skillsite new: skills/deploy-preview already exists\n"
+    refused = run("new", "Deploy_Preview", cwd=tmp_path)
+    assert refused.returncode == 2 and "must be lowercase letters" in refused.stderr
+    assert not (tmp_path / "Deploy_Preview").exists()
