@@ -107,3 +107,14 @@ def test_new_makes_a_skill_that_validates_under_the_specification(tmp_path):
     refused = run("new", "Deploy_Preview", cwd=tmp_path)
     assert refused.returncode == 2 and "must be lowercase letters" in refused.stderr
     assert not (tmp_path / "Deploy_Preview").exists()
+
+
+def test_the_readme_first_skill_validates(tmp_path):
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    skill = text.split("```markdown\n", 1)[1].split("```", 1)[0]
+    folder = tmp_path / "deploy-preview"
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "scripts" / "deploy.sh").write_text("#!/bin/sh\necho https://preview.example.com\n")
+    (folder / "SKILL.md").write_text(skill, encoding="utf-8")
+    result = run("validate", str(folder), "--profile", "spec", "--strict", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
