@@ -93,6 +93,13 @@ class CatalogHandler(SimpleHTTPRequestHandler):
         super().end_headers()
 
     def do_GET(self) -> None:
+        self._respond()
+
+    def do_HEAD(self) -> None:
+        """The headers a GET would send (``_send`` and ``_send_with_headers`` send no body for HEAD)."""
+        self._respond()
+
+    def _respond(self) -> None:
         path = urlsplit(self.path).path
         if self.reload is not None and path == RELOAD_PATH:
             return self._send(HTTPStatus.OK, "text/javascript", RELOAD_JS)
@@ -105,7 +112,7 @@ class CatalogHandler(SimpleHTTPRequestHandler):
             page = self._html_file(path)
             if page is not None:
                 return self._send(HTTPStatus.OK, "text/html; charset=utf-8", inject_reload(page.read_bytes()))
-        return super().do_GET()
+        return super().do_HEAD() if self.command == "HEAD" else super().do_GET()
 
     def _html_file(self, url_path: str) -> Path | None:
         """The HTML file a request path serves, if it is one (directories end in ``/``)."""

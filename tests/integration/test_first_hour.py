@@ -118,3 +118,26 @@ def test_the_readme_first_skill_validates(tmp_path):
     (folder / "SKILL.md").write_text(skill, encoding="utf-8")
     result = run("validate", str(folder), "--profile", "spec", "--strict", cwd=tmp_path)
     assert result.returncode == 0, result.stdout
+
+
+def test_serve_answers_head_requests_with_the_headers_of_get(site):
+    """A bundled SVG is served sandboxed (its _headers rule); HEAD says so as GET does."""
+    import threading
+    import urllib.request
+
+    from skillsite.publish.serve import make_server
+
+    server = make_server(site)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/skills/test-first/assets/icon.svg"
+    try:
+        answers = {}
+        for method in ("GET", "HEAD"):
+            with urllib.request.urlopen(urllib.request.Request(url, method=method), timeout=10) as response:
+                answers[method] = (response.status, response.headers["Content-Security-Policy"],
+                                   response.headers["Content-Length"], response.read())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert answers["GET"][1] == "sandbox; default-src 'none'"
+    assert answers["HEAD"][:3] == answers["GET"][:3] and answers["HEAD"][3] == b""
