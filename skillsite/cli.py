@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import click
 
 from skillsite import __version__
-from skillsite.diagnostics import (CODES, Diagnostic, describe_os_error, format_github, format_json_report,
-                                   format_text)
+from skillsite.diagnostics import (CODES, MAX_LISTED, Diagnostic, describe_os_error, format_github,
+                                   format_json_report, format_text, summary_by_code)
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it needs
     from skillsite.cache import Cache
@@ -50,12 +50,38 @@ def _check_codes(codes: tuple[str, ...]) -> list[str]:
     return wanted
 
 
-def emit_diagnostics(diags: list[Diagnostic], fmt: str, stream=None) -> None:
-    """Print diagnostics as text or GitHub annotations."""
+def emit_diagnostics(diags: list[Diagnostic], fmt: str, stream=None, *, report: Path | None = None,
+                     everything: bool = True) -> None:
+    """Print diagnostics as text or GitHub annotations.  Text output of more than
+    :data:`MAX_LISTED` (unless ``everything``) is summarised per code, the whole list written
+    to ``report`` as JSON."""
     stream = stream or sys.stdout
+    if fmt == "text" and not everything and report is not None and len(diags) > MAX_LISTED:
+        shown = _write_report(diags, report)
+        stream.write("\n".join(summary_by_code(diags, shown)) + "\n")
+        return
     render = format_github if fmt == "github" else format_text
     for d in diags:
         stream.write(render(d) + "\n")
+
+
+def _write_report(diags: list[Diagnostic], report: Path) -> str:
+    """Write the JSON report of ``diags``; how to name where it went (or why it is nowhere)."""
+    from skillsite.diagnostics import count_by_severity
+
+    try:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(format_json_report([], diags, count_by_severity(diags)) + "\n", encoding="utf-8")
+    except OSError as exc:
+        return f"no report file ({describe_os_error(exc)})"
+    return str(report)
+
+
+def report_file(explicit: Path | None, name: str) -> Path:
+    """Where a long list of diagnostics goes: ``--report``, else the user cache folder."""
+    from skillsite.paths import user_cache_root
+
+    return explicit or user_cache_root() / "reports" / name
 
 
 def counted(number: int, noun: str) -> str:
@@ -116,9 +142,14 @@ def main() -> None:
 @click.option("--knowledge-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder of shared knowledge documents [default: knowledge_dir, else knowledge/ in the first "
                    "PATH or in the nearest folder above a single skill].")
+@click.option("--all", "everything", is_flag=True,
+              help=f"Print every diagnostic as text, even more than {MAX_LISTED} (else a summary per code).")
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where the whole list goes when the text output is summarised [default: the user cache folder].")
 def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | None, strict: bool | None,
              fmt: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...], max_bytes: int, jobs: int | None,
-             cache_dir: Path | None, no_cache: bool, knowledge_dir: Path | None) -> None:
+             cache_dir: Path | None, no_cache: bool, knowledge_dir: Path | None, everything: bool,
+             report: Path | None) -> None:
     """Check every SKILL.md under PATHS: folders, or SKILL.md files (default: the configuration's
     sources, else the current folder)."""
     from skillsite.source.catalog import check_catalog
@@ -145,7 +176,7 @@ def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | N
     if fmt == "json":
         click.echo(format_json_report(checked.verdicts(), diags, summary))
     else:
-        emit_diagnostics(diags, fmt)
+        emit_diagnostics(diags, fmt, everything=everything, report=report_file(report, "validate.json"))
         click.echo(summary_line(summary))
     failed = summary["errors"] > 0 or (strict and summary["warnings"] > 0)
     sys.exit(EXIT_NO_SKILLS if nothing_found(diags) else EXIT_SKILLS if failed else 0)
@@ -266,10 +297,16 @@ class Progress:
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @click.option("--wait/--no-wait", default=True, show_default=True,
               help="When another build is writing into the output's folder: wait for it, or exit 4 at once.")
+@click.option("--all", "everything", is_flag=True,
+              help=f"Print every diagnostic, even more than {MAX_LISTED} (else a summary per code).")
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where the whole list goes when the output is summarised [default: diagnostics.json in the "
+                   "cache folder].")
 def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict: bool | None, keep_going: bool,
           force: bool, profile: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...],
           base_url: str | None, title: str | None, templates: str | None, fmt: str | None, jobs: int | None,
-          cache_dir: Path | None, no_cache: bool, quiet: bool, wait: bool) -> None:
+          cache_dir: Path | None, no_cache: bool, quiet: bool, wait: bool, everything: bool,
+          report: Path | None) -> None:
     """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
     from skillsite.cache import CacheNotSaved
     from skillsite.publish.build import STAGES, build as run_build
@@ -310,7 +347,8 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     finally:
         if reporter:
             reporter.finish()
-    emit_diagnostics(list(result.diagnostics), fmt)
+    emit_diagnostics(list(result.diagnostics), fmt, everything=everything,
+                     report=report or (cache / "diagnostics.json" if cache else report_file(None, "build.json")))
     counts = severity_counts(result.errors, result.warnings)
     if result.ok:
         click.echo(f"Built {counted(len(result.published), 'skill')} into {out} ({len(result.skipped)} skipped; "

@@ -215,6 +215,30 @@ def format_github(d: Diagnostic) -> str:
     return f"::{level} {','.join(props)}::{_gh_escape_data(d.code + ' ' + d.message)}"
 
 
+#: Past this many diagnostics, text output summarises them (per code: count and first few).
+MAX_LISTED = 200
+FIRST_OF_EACH = 3
+_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def summary_by_code(diags: list[Diagnostic], report: str) -> list[str]:
+    """Text lines standing for a list too long to read: errors first, then each code by how
+    often it occurs, with its count, its title and its first few diagnostics; ``report`` names
+    where the whole list is."""
+    groups: dict[tuple[Severity, str], list[Diagnostic]] = {}
+    for d in diags:
+        groups.setdefault((d.severity, d.code), []).append(d)
+    order = sorted(groups, key=lambda key: (_SEVERITY_ORDER[key[0]], -len(groups[key]), key[1]))
+    lines = [f"{len(diags):,} diagnostics, too many to list: per code, the count and the first {FIRST_OF_EACH}; "
+             f"all of them are in {report} (or pass --all)"]
+    for severity, code in order:
+        found = groups[(severity, code)]
+        title = CODES[code].title if code in CODES else ""
+        lines.append(f"{code} ({severity.value}, {len(found):,}): {title}")
+        lines += [f"  {format_text(d)}" for d in found[:FIRST_OF_EACH]]
+    return lines
+
+
 def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dict) -> str:
     """The single JSON object printed by ``--format json``."""
     report = {"skills": skills, "diagnostics": [d.to_json() for d in diags], "summary": summary}

@@ -278,3 +278,21 @@ def test_cli_templates_override_single_templates(tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "out" / "404.html").read_text() == "<!doctype html><title>Lost</title><p>Nothing here (Ours)</p>\n"
     assert "<main" in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_a_build_with_a_long_list_of_diagnostics_summarises_it(tmp_path):
+    """Past 200 diagnostics the terminal gets a summary per code; the whole list is written
+    beside the cache (diagnostics.json)."""
+    from support import write_skill
+
+    for n in range(110):
+        write_skill(tmp_path / "src", f"s{n:03d}", f"name: s{n:03d}\ndescription: Thing number {n} of many.\n"
+                                                   "author: me\nteam: x\n")
+    result = run_cli("build", "src", "-o", "out", "-q", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = tmp_path / ".skillsite-cache" / "diagnostics.json"
+    first = result.stdout.splitlines()[0]
+    count = int(first.split()[0].replace(",", ""))
+    assert count >= 220 and first == (f"{count:,} diagnostics, too many to list: per code, the count and the "
+                                      f"first 3; all of them are in {report} (or pass --all)")
+    assert len(json.loads(report.read_text())["diagnostics"]) == count

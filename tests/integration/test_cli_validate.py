@@ -79,3 +79,24 @@ def test_spec_profile(tmp_path):
     write_skill(tmp_path, "warned", "name: warned\ndescription: d\nauthor: me\n")
     result = run("validate", str(tmp_path), "--profile", "spec")
     assert result.returncode == 1 and "error SK207" in result.stdout
+
+
+def test_a_long_list_of_diagnostics_is_summarised_per_code_and_written_whole(tmp_path):
+    for n in range(110):
+        write_skill(tmp_path / "src", f"s{n:03d}", f"name: s{n:03d}\ndescription: Thing {n}.\nauthor: me\nteam: x\n")
+    write_skill(tmp_path / "src", "broken", "name: broken\n")
+    report = tmp_path / "report.json"
+    result = run("validate", str(tmp_path / "src"), "--report", str(report))
+    lines = result.stdout.splitlines()
+    assert result.returncode == 1
+    assert lines[0] == (f"221 diagnostics, too many to list: per code, the count and the first 3; all of them are in "
+                        f"{report} (or pass --all)")
+    assert lines[1] == "SK201 (error, 1): description missing or empty"
+    assert lines[3] == "SK207 (warning, 220): unknown frontmatter key"
+    assert lines[4].endswith("s000/SKILL.md:4:1: warning SK207 unknown key 'author'; kept in the manifest's "
+                             "frontmatter but not understood")
+    assert len(lines) == 1 + 2 + 4 + 1
+    assert len(json.loads(report.read_text())["diagnostics"]) == 221
+    assert len(run("validate", str(tmp_path / "src"), "--all").stdout.splitlines()) == 222
+    assert len(json.loads(run("validate", str(tmp_path / "src"), "--format", "json").stdout)["diagnostics"]) == 221
+    assert len(run("validate", str(tmp_path / "src"), "--format", "github").stdout.splitlines()) == 222  # + summary
