@@ -24,9 +24,8 @@ import tempfile
 import time
 import urllib.parse
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.agent.catalog_format import (FORMAT, FORMAT_VERSION, MANIFEST_NAME, RISKS, above, audit_risk,
                                             offered_to_model, prompt_order)
@@ -41,6 +40,7 @@ from skillsite.agent.manifest_check import (entry_problem, is_hex_sha256, is_siz
                                             site_relative)
 from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_xml, one_line, skill_content_xml,
                                         skill_entry_xml, xml_attr, xml_text)
+from skillsite.agent.results import SearchResult, SkillContent, SubSkill
 from skillsite.agent.skill_md import frontmatter_end, skill_body
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
 from skillsite.agent.status import SkillStatus, catalog_status, ineligibility
@@ -70,42 +70,6 @@ __all__ = [
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_RISK = "medium"
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """One search hit, best first."""
-
-    id: str
-    name: str
-    description: str
-    score: float
-
-
-class SubSkill(NamedTuple):
-    """A direct child skill, as listed in ``SkillContent.sub_skills``."""
-
-    id: str
-    name: str
-    description: str
-
-
-@dataclass(frozen=True)
-class SkillContent:
-    """A loaded, verified skill: what an agent receives when it activates it."""
-
-    id: str
-    name: str
-    description: str
-    body: str = field(repr=False)      # the Markdown instructions, frontmatter removed
-    resources: tuple[str, ...]         # bundled file paths, relative to the skill folder
-    sub_skills: tuple[SubSkill, ...]
-    xml: str = field(repr=False)       # the <skill_content> fragment
-    location: str                      # absolute URL or path of SKILL.md
-    base_url: str                      # absolute URL or path of the skill folder (ends with / or os.sep)
-    allowed_tools: tuple[str, ...]
-    sha256: str
-    raw: bytes = field(repr=False)     # SKILL.md as published (verified)
 
 
 def _classify_source(source: str | os.PathLike[str]) -> tuple[str, str]:

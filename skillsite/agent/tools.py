@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Protocol
 
-if TYPE_CHECKING:
-    from skillsite.loader import Catalog, SkillContent
+from skillsite.agent.results import SkillContent
 
 POLICIES = ("strict", "approval", "permissive")
 _SHELL_OPERATORS = (";", "&", "|", "`", "$(", ">", "<", "\n", "\r")
@@ -92,6 +91,13 @@ def tool_check(entry: Mapping[str, Any], available_tools: Iterable[str]) -> Tool
                      tuple(t for t in optional if t not in have))
 
 
+class SkillLoader(Protocol):
+    """What a session activates skills from: :class:`skillsite.loader.Catalog`, or any object
+    that loads a verified skill by id or name."""
+
+    def load(self, id_or_name: str) -> SkillContent: ...
+
+
 @dataclass(frozen=True)
 class Decision:
     """The answer to ``SkillSession.authorize``: outcome is allowed, denied or needs-approval."""
@@ -115,7 +121,7 @@ class SkillSession:
     needs-approval, ``permissive`` allows.  See :func:`tool_matches` for the pattern rule.
     """
 
-    def __init__(self, catalog: Catalog, policy: str = "strict") -> None:
+    def __init__(self, catalog: SkillLoader, policy: str = "strict") -> None:
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
         self.catalog = catalog
