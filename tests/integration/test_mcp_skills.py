@@ -23,8 +23,8 @@ import yaml
 from pydantic import TypeAdapter
 
 from skillsite.agent.catalog_format import offered_to_model
-from skillsite.agent.mcp_skills import EXTENSION, LIMITS_META, MAX_BYTES, MAX_FILES, OMITTED_META, PAGE_SIZE
-from skillsite.agent.mcp_skills import frontmatter_object
+from skillsite.mcp.frontmatter import frontmatter_object
+from skillsite.mcp.skills import EXTENSION, LIMITS_META, MAX_BYTES, MAX_FILES, OMITTED_META, PAGE_SIZE
 from skillsite.source.frontmatter import FrontmatterError
 from support import EXAMPLES, python312, run_async_in_thread, serve_folder
 

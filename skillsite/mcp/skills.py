@@ -27,27 +27,21 @@ Choices where the spec leaves room (see README):
   build's bounds on nodes, depth and aliases, no tags constructed); a value JSON cannot hold
   (a date, ``.nan``, ``!!binary``) is kept as the text written.
 
-The core (:class:`SkillsIndex`) needs no MCP SDK; :mod:`skillsite.agent.mcp_skills_extension`
-binds it to ``MCPServer(extensions=[...])`` (mcp 2.2+), and :func:`skills_extension` makes that
-binding when the SDK has it.
+The core (:class:`SkillsIndex`) needs no MCP SDK; :mod:`skillsite.mcp.extension` binds it to
+``MCPServer(extensions=[...])`` (mcp 2.2+), and :func:`skillsite.mcp.server.skills_extension`
+makes that binding when the SDK has it.  Frontmatter is read by :mod:`skillsite.mcp.frontmatter`.
 """
 from __future__ import annotations
 
 import logging
-import math
 import mimetypes
 import urllib.parse
 from typing import Any, NamedTuple
 
-import yaml
-from yaml.nodes import MappingNode, ScalarNode
-
 from skillsite.agent.catalog_format import offered_to_model
 from skillsite.agent.errors import LoaderError
 from skillsite.agent.manifest_check import safe_relpath
-from skillsite.agent.skill_md import split_skill_md
-# The build's bounded YAML reading (node, depth and nesting limits, no tag constructed).
-from skillsite.source.frontmatter import BoundedBuilder, FrontmatterError, compose_leniently, nesting_too_deep
+from skillsite.mcp.frontmatter import FrontmatterError, frontmatter_object
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MAX_FILES = 512
@@ -80,36 +74,6 @@ class SkillFile(NamedTuple):
     path: str       # relative to that folder; "SKILL.md" for the skill's SKILL.md
     sha256: str
     size: int
-
-
-class _PlainBuilder(BoundedBuilder):
-    """The build's bounded YAML construction, with scalars as any YAML 1.1 reader sees them
-    (the build turns some back into text; a host comparing frontmatter would not)."""
-
-    def _scalar(self, node: ScalarNode, key_path: str) -> Any:
-        if node.tag == "tag:yaml.org,2002:str":
-            return node.value
-        value, readable = self._constructed(node)
-        if readable and (value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and math.isfinite(value))):
-            return value
-        return node.value  # dates, non-finite floats, binary, what YAML cannot read: the text as written
-
-
-def frontmatter_object(raw: bytes) -> dict[str, Any]:
-    """A SKILL.md's frontmatter as a JSON-ready mapping; FrontmatterError when it has none."""
-    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    parts = split_skill_md(text)
-    if parts is None or not parts.closed:
-        raise FrontmatterError("SK104", "SKILL.md has no closed frontmatter")
-    if nesting_too_deep(parts.frontmatter):
-        raise FrontmatterError("SK108", "frontmatter nests too deeply")
-    try:
-        node, _ = compose_leniently(parts.frontmatter, "SKILL.md", 1)
-        if not isinstance(node, MappingNode):
-            raise FrontmatterError("SK104", "frontmatter is not a mapping")
-        return _PlainBuilder("SKILL.md", 1).build(node)
-    except (yaml.YAMLError, RecursionError) as exc:
-        raise FrontmatterError("SK103", f"frontmatter cannot be read ({type(exc).__name__})") from None
 
 
 def _quote_path(path: str) -> str:
@@ -284,13 +248,3 @@ def _size(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError("the manifest records no size for a file")
     return value
-
-
-def skills_extension(catalog: Any, page_size: int = PAGE_SIZE) -> Any:
-    """The extension for ``MCPServer(extensions=[...])`` (:mod:`skillsite.agent.mcp_skills_extension`);
-    None when the installed MCP SDK has no extension API."""
-    try:
-        from skillsite.agent.mcp_skills_extension import SkillsExtension
-    except ImportError:
-        return None
-    return SkillsExtension(SkillsIndex(catalog, page_size))
