@@ -1,5 +1,5 @@
-"""What :class:`skillsite.loader.Catalog` hands an agent: search hits and loaded skills, as plain
-frozen values (standard library only).
+"""What :class:`skillsite.loader.Catalog` hands an agent: search hits, loaded skills and the
+tools a skill needs, as plain frozen values (standard library only).
 
 They live apart from the loader so that the modules the loader stands on (tool authorisation,
 for one) can name them without importing the loader.
@@ -44,3 +44,19 @@ class SkillContent:
     allowed_tools: tuple[str, ...]
     sha256: str
     raw: bytes = field(repr=False)     # SKILL.md as published (verified)
+
+
+@dataclass(frozen=True)
+class ToolCheck:
+    """Which of a skill's tools the runtime has; ``complete`` when none required is missing."""
+
+    skill_id: str
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    available: tuple[str, ...]
+    missing: tuple[str, ...]            # required and not available
+    missing_optional: tuple[str, ...]
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing

@@ -92,8 +92,8 @@ class SkillsExtension(Extension):
     def _resource(self, uri: str, file: Any) -> Any:
         entry = self.index.by_id[file.skill_id]
         is_skill_md = uri in self.index.skills
-        return FunctionResource(uri=uri, name=entry["name"] if is_skill_md else file.path.rsplit("/", 1)[-1],
-                                description=entry["description"] if is_skill_md else None,
+        return FunctionResource(uri=uri, name=entry.name if is_skill_md else file.path.rsplit("/", 1)[-1],
+                                description=entry.description if is_skill_md else None,
                                 mime_type=mime_type(file.path), fn=_reader(self.index, uri))
 
     def methods(self) -> list[Any]:

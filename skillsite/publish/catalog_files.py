@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from skillsite import __version__
 from skillsite.agent.budget import budget_fits, similar_pairs
 from skillsite.agent.catalog_format import prompt_order
+from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.prompt_xml import available_skills_xml
 from skillsite.cache import Cache, digest
 from skillsite.config import SiteConfig
@@ -55,8 +56,8 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     staging.write(MANIFEST_FILE, manifest_bytes(manifest))
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
     staging.write(INDEX_PATH, indented_json(discovery))
-    ordered = prompt_order(manifest["skills"])
-    block = available_skills_xml(ordered, [absolute(config, e["urls"]["skill_md"]) for e in ordered],
+    ordered = prompt_order(ManifestEntry.from_json(e) for e in manifest["skills"])
+    block = available_skills_xml(ordered, [absolute(config, e.urls.skill_md) for e in ordered],
                                  config.prompt_budget)
     staging.write(AVAILABLE_SKILLS_FILE, block.encode("utf-8"))
     for rel, text in search["files"].items():

@@ -19,6 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from skillsite.agent.catalog_format import offered_to_model
+from skillsite.agent.entry import ManifestEntry
 from skillsite.cache import digest
 from skillsite.config import SiteConfig
 from skillsite.publish.manifest import absolute
@@ -155,7 +156,8 @@ def _text_files(pages: SitePages) -> None:
                  pages.manifest["digest"], install)
     pages.keyed_page("llms.txt", "llms.txt", key, lambda: {
         "site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
-        "visible": [e for e in entries if offered_to_model(e)], "others": [e for e in entries if not offered_to_model(e)],
+        "visible": [e for e in entries if offered_to_model(ManifestEntry.from_json(e))],
+        "others": [e for e in entries if not offered_to_model(ManifestEntry.from_json(e))],
         "link": lambda rel: absolute(config, rel), "badges": badges})
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
     if active_files(entries):
