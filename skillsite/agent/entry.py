@@ -24,7 +24,7 @@ from skillsite.agent.errors import CatalogFormatError
 
 __all__ = ["ManifestEntry", "FileRecord", "KnowledgeRecord", "ToolRecord", "Visibility", "EntryRequirements",
            "Triggers", "EntrySource", "EntryUrls", "EntrySize", "EntryWarning", "AuditFinding", "AuditSummary",
-           "entry_problem", "is_hex_sha256", "is_size", "is_strings"]
+           "PLATFORMS", "entry_problem", "is_hex_sha256", "is_size", "is_strings"]
 
 _HEX = frozenset("0123456789abcdef")
 PLATFORMS = ("linux", "darwin", "windows")
