@@ -36,8 +36,8 @@ class ListedSkill:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ListedSkill:
         """``id``, ``name`` and ``description`` are needed; priority and visibility flags default."""
-        vis = data.get("visibility") or {}
-        flags = [vis.get(k) is True for k in ("hidden", "user_invocable_only", "always")]
+        vis = data.get("visibility")
+        flags = [isinstance(vis, dict) and vis.get(k) is True for k in ("hidden", "user_invocable_only", "always")]
         priority = data.get("priority")
         return cls(data["id"], data["name"], data["description"],
                    priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,

@@ -193,3 +193,14 @@ def test_the_catalog_gives_entries_typed_and_keeps_the_json_ones(site: Path) -> 
 def test_the_entry_class_is_public() -> None:
     assert skillsite.ManifestEntry is ManifestEntry
     assert "ManifestEntry" in skillsite.__all__
+
+
+def test_budgets_read_entries_and_the_json_skillsite_budget_has_alike(site: Path) -> None:
+    from skillsite.agent.budget import budget_fits, similar_pairs
+
+    data = manifest_entries(site)
+    entries = [ManifestEntry.from_json(e) for e in data]
+    assert budget_fits(entries, {}) == budget_fits(data, {})
+    assert similar_pairs(entries, 0.05) == similar_pairs(data, 0.05) != []
+    odd = [{"id": "x", "name": "x", "description": "Does x.", "visibility": [1], "priority": "high"}]
+    assert budget_fits(odd, {})[0].fit == ("x",)
