@@ -7,7 +7,8 @@ The public API, by stage:
 - publishing: :func:`build` (what ``skillsite build`` runs), :class:`BuildResult`,
   :class:`SiteConfig`, :func:`load_config`;
 - diagnostics: :class:`Diagnostic`, :class:`Severity`, :data:`CODES`;
-- using a published catalog: :class:`Catalog` (from :mod:`skillsite.loader`).
+- using a published catalog: :class:`Catalog` (from :mod:`skillsite.loader`) and the
+  :class:`ManifestEntry` of each skill (the typed ``skills.json`` entry the build writes).
 
 Names are imported on first use (PEP 562), so ``import skillsite.loader`` pulls in only the
 standard library, and a command loads only the stages it runs.
@@ -30,7 +31,7 @@ _EXPORTS = {
     "CatalogCheck": "skillsite.models",
     "SiteConfig": "skillsite.config", "load_config": "skillsite.config",
     "build": "skillsite.publish.build", "BuildResult": "skillsite.publish.build",
-    "Catalog": "skillsite.loader",
+    "Catalog": "skillsite.loader", "ManifestEntry": "skillsite.agent.entry",
 }
 
 __all__ = ["__version__", *_EXPORTS]

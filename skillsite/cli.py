@@ -605,7 +605,7 @@ def _listing_entries(path: Path | None, source: str, cache_dir: Path | None, tim
 @catalog_options
 def mcp(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...]) -> None:
     """Serve a published catalog to agents over MCP (stdio): search_skills, load_skill, read_skill_resource."""
-    from skillsite.agent.mcp_server import MCPUnavailable, serve
+    from skillsite.mcp.server import MCPUnavailable, serve
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     try:

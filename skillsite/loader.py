@@ -22,23 +22,23 @@ import secrets
 import time
 import urllib.parse
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
-from skillsite.agent.catalog_format import (FORMAT, FORMAT_VERSION, MANIFEST_NAME, RISKS, above, audit_risk,
-                                            offered_to_model, prompt_order)
+from skillsite.agent.catalog_format import (FORMAT, FORMAT_VERSION, MANIFEST_NAME, RISKS, above, offered_to_model,
+                                            prompt_order)
 from skillsite.agent.commands import close_commands, command_message, split_command_line
 from skillsite.agent.eligibility import current_platform, ineligible_reasons
+from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import (CatalogFormatError, DestinationExistsError, FetchError, HTTPStatusError,
                                     InstallError, IntegrityError, LoaderError, LoaderWarning, MissingToolsError,
                                     MissingToolsWarning, NotFoundError, RedirectError, RiskError,
                                     StaleCatalogWarning, TooLargeError, UnsafePathError, UnsupportedVersionError)
 from skillsite.agent.fetch import Fetcher, read_local
-from skillsite.agent.manifest_check import (entry_problem, is_hex_sha256, is_size, parse_manifest, safe_relpath,
-                                            site_relative)
+from skillsite.agent.manifest_check import parse_manifest, safe_relpath, site_relative
 from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_xml, one_line, skill_content_xml,
                                         skill_entry_xml, xml_attr, xml_text)
+from skillsite.agent.results import SearchResult, SkillContent, SubSkill
 from skillsite.agent.skill_md import frontmatter_end, skill_body
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
 from skillsite.agent.status import SkillStatus, catalog_status, ineligibility
@@ -57,7 +57,8 @@ __all__ = [
     "MAX_LISTED_RESOURCES", "SEARCH_VERSION", "SEARCH_FIELDS", "STOP_WORDS", "stem", "tokenize", "search_fields",
     "build_search_section", "SearchIndex",
     # catalog access
-    "Catalog", "open_catalog", "SearchResult", "SkillContent", "SubSkill", "SkillStatus", "ToolCheck", "Decision",
+    "Catalog", "open_catalog", "ManifestEntry", "SearchResult", "SkillContent", "SubSkill", "SkillStatus",
+    "ToolCheck", "Decision",
     "SkillSession", "POLICIES", "tool_matches", "ineligible_reasons", "current_platform", "skill_body",
     "default_cache_dir", "user_cache_root", "write_atomically", "DEFAULT_TIMEOUT", "DEFAULT_MAX_BYTES",
     "LoaderError", "FetchError", "HTTPStatusError", "RedirectError", "TooLargeError", "CatalogFormatError",
@@ -70,42 +71,6 @@ __all__ = [
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_RISK = "medium"
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """One search hit, best first."""
-
-    id: str
-    name: str
-    description: str
-    score: float
-
-
-class SubSkill(NamedTuple):
-    """A direct child skill, as listed in ``SkillContent.sub_skills``."""
-
-    id: str
-    name: str
-    description: str
-
-
-@dataclass(frozen=True)
-class SkillContent:
-    """A loaded, verified skill: what an agent receives when it activates it."""
-
-    id: str
-    name: str
-    description: str
-    body: str = field(repr=False)      # the Markdown instructions, frontmatter removed
-    resources: tuple[str, ...]         # bundled file paths, relative to the skill folder
-    sub_skills: tuple[SubSkill, ...]
-    xml: str = field(repr=False)       # the <skill_content> fragment
-    location: str                      # absolute URL or path of SKILL.md
-    base_url: str                      # absolute URL or path of the skill folder (ends with / or os.sep)
-    allowed_tools: tuple[str, ...]
-    sha256: str
-    raw: bytes = field(repr=False)     # SKILL.md as published (verified)
 
 
 def _classify_source(source: str | os.PathLike[str]) -> tuple[str, str]:
@@ -177,12 +142,14 @@ class Catalog:
         self._fetcher = fetcher
         self._cache = cache
         self._max_bytes = max_bytes
-        self._by_id = {e["id"]: e for e in manifest["skills"]}
+        # the entries as JSON, parsed into ManifestEntry on first use (check_manifest made sure
+        # each has a string id, name and description): one malformed entry spoils only its uses
+        self._by_id: dict[str, dict[str, Any]] = {e["id"]: e for e in manifest["skills"]}
         self._by_name: dict[str, list[str]] = {}
-        for entry in manifest["skills"]:
-            self._by_name.setdefault(entry["name"], []).append(entry["id"])
+        for skill_id, data in self._by_id.items():
+            self._by_name.setdefault(data["name"], []).append(skill_id)
         self._index: SearchIndex | None = None
-        self._valid: set[str] = set()
+        self._entries: dict[str, ManifestEntry] = {}
 
     # -- opening
 
@@ -221,8 +188,13 @@ class Catalog:
 
     @property
     def skills(self) -> list[dict[str, Any]]:
-        """The manifest entries, in manifest order."""
+        """The manifest entries as JSON objects, in manifest order (unchecked; see :attr:`entries`)."""
         return self.manifest["skills"]
+
+    @property
+    def entries(self) -> list[ManifestEntry]:
+        """The manifest entries, typed and checked, in manifest order (CatalogFormatError on a malformed one)."""
+        return [self._checked(data) for data in self.skills]
 
     def __len__(self) -> int:
         return len(self._by_id)
@@ -231,6 +203,11 @@ class Catalog:
         return id_or_name in self._by_id or id_or_name in self._by_name
 
     def entry(self, id_or_name: str) -> dict[str, Any]:
+        """The manifest entry of a skill as its JSON object, by id or else by (unique) name, once
+        it is checked (:meth:`manifest_entry` gives it typed)."""
+        return self._by_id[self.manifest_entry(id_or_name).id]
+
+    def manifest_entry(self, id_or_name: str) -> ManifestEntry:
         """The manifest entry of a skill, by id or else by (unique) name; checked on first use."""
         if id_or_name in self._by_id:
             return self._checked(self._by_id[id_or_name])
@@ -241,14 +218,32 @@ class Catalog:
             raise NotFoundError(f"name {id_or_name!r} is shared by skills {', '.join(ids)}; use an id")
         raise NotFoundError(f"no skill {id_or_name!r} in the catalog")
 
-    def _checked(self, entry: dict[str, Any]) -> dict[str, Any]:
-        """``entry``, after checking its digests, URLs, files, visibility and requirements once."""
-        if entry["id"] not in self._valid:
-            problem = entry_problem(entry)
-            if problem:
-                raise CatalogFormatError(f"{self.location}: skill {problem}")
-            self._valid.add(entry["id"])
+    def _checked(self, data: dict[str, Any]) -> ManifestEntry:
+        """The entry of a JSON object of the manifest, parsed and checked once (CatalogFormatError)."""
+        entry = self._entries.get(data["id"])
+        if entry is None:
+            try:
+                entry = ManifestEntry.from_json(data)
+            except CatalogFormatError as exc:
+                raise CatalogFormatError(f"{self.location}: {exc}") from None
+            self._entries[entry.id] = entry
         return entry
+
+    def _well_formed(self) -> list[ManifestEntry]:
+        """The entries that pass their check, in manifest order (a malformed one cannot be used anyway)."""
+        entries = []
+        for data in self.skills:
+            try:
+                entries.append(self._checked(data))
+            except CatalogFormatError:
+                continue
+        return entries
+
+    def _summary(self, skill_id: str) -> tuple[str, str]:
+        """Name and description of any entry, checked to be strings when the catalog was opened:
+        search results and sub-skill lists never fail on an entry malformed elsewhere."""
+        data = self._by_id[skill_id]
+        return data["name"], data["description"]
 
     def _url(self, rel: str) -> str:
         """Absolute URL or path of a site-relative URL (checked to stay inside the site)."""
@@ -260,7 +255,7 @@ class Catalog:
 
     def skill_location(self, id_or_name: str) -> str:
         """Absolute URL (remote catalogs) or path (local ones) of a skill's SKILL.md."""
-        return self._url(self.entry(id_or_name)["urls"]["skill_md"])
+        return self._url(self.manifest_entry(id_or_name).urls.skill_md)
 
     # -- search
 
@@ -278,11 +273,12 @@ class Catalog:
                 raise CatalogFormatError(f"{self.location}: unusable search index ({exc})") from None
         withheld = self._withheld_from_models() if for_model else frozenset()
         hits = self._index.search(query, k=k, tags=tags, exclude=withheld)
-        return [SearchResult(sid, self._by_id[sid]["name"], self._by_id[sid]["description"], float(score))
-                for sid, score in hits]
+        return [SearchResult(sid, *self._summary(sid), float(score)) for sid, score in hits]
 
     def _withheld_from_models(self) -> frozenset[str]:
-        return frozenset(e["id"] for e in self.manifest["skills"] if not offered_to_model(e))
+        """Ids of the skills never offered to a model: hidden, user-invocable only, or malformed."""
+        offered = {e.id for e in self._well_formed() if offered_to_model(e)}
+        return frozenset(self._by_id.keys() - offered)
 
     # -- content
 
@@ -310,74 +306,56 @@ class Catalog:
             self._cache.put_object(sha, data)
         return data
 
-    def _skill_md(self, entry: Mapping[str, Any]) -> bytes:
-        size = (entry.get("size") or {}).get("bytes")
-        return self._fetch_verified(entry["urls"]["skill_md"], entry["sha256"],
-                                    size if isinstance(size, int) else None, f"SKILL.md of {entry['id']}")
+    def _skill_md(self, entry: ManifestEntry) -> bytes:
+        size = entry.size.bytes if entry.size is not None else None
+        return self._fetch_verified(entry.urls.skill_md, entry.sha256, size, f"SKILL.md of {entry.id}")
 
-    def _usable(self, entry: dict[str, Any]) -> dict[str, Any]:
+    def _usable(self, entry: ManifestEntry) -> ManifestEntry:
         """``entry``, unless its audit risk is above ``max_risk`` (RiskError)."""
-        risk = audit_risk(entry)
-        if above(risk, self.max_risk):
-            raise RiskError(entry["id"], risk, self.max_risk)
+        if above(entry.risk, self.max_risk):
+            raise RiskError(entry.id, entry.risk, self.max_risk)
         return entry
 
     def load(self, id_or_name: str) -> SkillContent:
         """Fetch and verify a skill's SKILL.md; its body, resources, sub-skills and XML fragment."""
-        entry = self._usable(self.entry(id_or_name))
+        entry = self._usable(self.manifest_entry(id_or_name))
         raw = self._skill_md(entry)
         body = skill_body(raw)
-        base = self._url(entry["urls"]["files"])
-        resources = tuple(f["path"] for f in entry["files"])
-        subs = tuple(SubSkill(c, self._by_id[c]["name"], self._by_id[c]["description"])
-                     for c in entry.get("children") or () if c in self._by_id)
-        docs = [(k["path"], k["title"], self._url(k["url"])) for k in self._knowledge_records(entry)]
-        xml = skill_content_xml(entry["name"], entry["id"], body, base, resources, subs, docs)
-        return SkillContent(entry["id"], entry["name"], entry["description"], body, resources, subs, xml,
-                            self._url(entry["urls"]["skill_md"]), base, tuple(entry.get("allowed-tools") or ()),
-                            entry["sha256"], raw)
+        base = self._url(entry.urls.files)
+        resources = tuple(f.path for f in entry.files)
+        subs = tuple(SubSkill(c, *self._summary(c)) for c in entry.children if c in self._by_id)
+        docs = [(k.path, k.title, self._url(k.url)) for k in entry.knowledge]
+        xml = skill_content_xml(entry.name, entry.id, body, base, resources, subs, docs)
+        return SkillContent(entry.id, entry.name, entry.description, body, resources, subs, xml,
+                            self._url(entry.urls.skill_md), base, entry.allowed_tools, entry.sha256, raw)
 
     def resource(self, skill_id: str, path: str) -> bytes:
         """A bundled file of a skill, verified; refuses paths that escape the skill folder."""
-        entry = self._usable(self.entry(skill_id))
+        entry = self._usable(self.manifest_entry(skill_id))
         clean = safe_relpath(path, "resource path")
         if clean == "SKILL.md":
             return self._skill_md(entry)
-        record = next((f for f in entry["files"] if f["path"] == clean), None)
+        record = next((f for f in entry.files if f.path == clean), None)
         if record is None:
-            raise NotFoundError(f"skill {entry['id']} has no bundled file {clean!r}")
-        rel = entry["urls"]["files"] + urllib.parse.quote(clean, safe="/")
-        size = record.get("bytes")
-        return self._fetch_verified(rel, record["sha256"], size if isinstance(size, int) else None,
-                                    f"{clean} of {entry['id']}")
-
-    def _knowledge_records(self, entry: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """A skill's knowledge document records, checked to be well formed."""
-        records = entry.get("knowledge") or []
-        if not isinstance(records, list) or not all(
-                isinstance(k, dict) and isinstance(k.get("path"), str) and isinstance(k.get("title"), str)
-                and isinstance(k.get("url"), str) and is_hex_sha256(k.get("sha256"))
-                and ("size" not in k or is_size(k["size"])) for k in records):
-            raise CatalogFormatError(f"{self.location}: skill {entry['id']} has malformed knowledge records")
-        return records
+            raise NotFoundError(f"skill {entry.id} has no bundled file {clean!r}")
+        rel = entry.urls.files + urllib.parse.quote(clean, safe="/")
+        return self._fetch_verified(rel, record.sha256, record.bytes, f"{clean} of {entry.id}")
 
     def knowledge(self, path: str) -> bytes:
         """A knowledge document (by the path its skills' records give), verified against its
         digest; only for a skill this catalog may load (RiskError when every skill naming it is
         above ``max_risk``)."""
         refused: RiskError | None = None
-        for entry in self.skills:
-            for record in self._knowledge_records(self._checked(entry)):
-                if record["path"] != path:
+        for entry in self.entries:
+            for record in entry.knowledge:
+                if record.path != path:
                     continue
                 try:
                     self._usable(entry)
                 except RiskError as exc:
                     refused = refused or exc
                     continue
-                size = record.get("size")
-                return self._fetch_verified(record["url"], record["sha256"],
-                                            size if isinstance(size, int) else None, f"knowledge document {path}")
+                return self._fetch_verified(record.url, record.sha256, record.size, f"knowledge document {path}")
         if refused is not None:
             raise refused
         raise NotFoundError(f"no knowledge document {path!r} in the catalog")
@@ -392,7 +370,7 @@ class Catalog:
         existing ``dest`` is replaced only with ``overwrite=True`` (DestinationExistsError
         otherwise).  A destination that cannot be written raises :class:`InstallError`.
         """
-        entry = self.entry(skill_id)
+        entry = self.manifest_entry(skill_id)
         target = Path(os.path.abspath(dest))
         if os.path.lexists(target) and not overwrite:
             raise DestinationExistsError(f"{target} already exists; pass overwrite=True to replace it")
@@ -401,39 +379,39 @@ class Catalog:
             target.parent.mkdir(parents=True, exist_ok=True)
             staging = _new_folder(target.parent, f".{target.name}.tmp-")
         except OSError as exc:
-            raise _install_error(entry["id"], target, exc) from exc
+            raise _install_error(entry.id, target, exc) from exc
         try:
             _write_tree(staging, files, target)
             _swap_in(staging, target, overwrite)
         except LoaderError:
             raise
         except OSError as exc:
-            raise _install_error(entry["id"], target, exc) from exc
+            raise _install_error(entry.id, target, exc) from exc
         finally:
             remove_path(staging)  # after a swap it holds what ``dest`` held before
         return target
 
-    def _install_files(self, entry: Mapping[str, Any], children: bool) -> dict[str, bytes]:
+    def _install_files(self, entry: ManifestEntry, children: bool) -> dict[str, bytes]:
         """Relative path -> verified bytes of everything ``install`` writes; the paths are checked
         not to clash before anything is fetched (CatalogFormatError)."""
         plan = self._install_plan(entry, children)
         clash = _path_clash([rel for rel, _, _ in plan])
         if clash:
-            raise CatalogFormatError(f"{self.location}: skill {entry['id']} has files that clash when installed: "
+            raise CatalogFormatError(f"{self.location}: skill {entry.id} has files that clash when installed: "
                                      f"{clash}")
         return {rel: self.resource(skill_id, path) for rel, skill_id, path in plan}
 
-    def _install_plan(self, entry: Mapping[str, Any], children: bool) -> list[tuple[str, str, str]]:
+    def _install_plan(self, entry: ManifestEntry, children: bool) -> list[tuple[str, str, str]]:
         """(path written, skill id, path in that skill) of every file ``install`` writes; each
         nested skill is checked, like ``entry``, before it is used."""
         self._usable(entry)
-        plan = [("SKILL.md", entry["id"], "SKILL.md")]
-        plan += [(safe_relpath(r["path"], "bundled file"), entry["id"], r["path"]) for r in entry["files"]]
+        plan = [("SKILL.md", entry.id, "SKILL.md")]
+        plan += [(safe_relpath(r.path, "bundled file"), entry.id, r.path) for r in entry.files]
         if children:
-            for child_id in entry.get("children") or ():
-                if child_id not in self._by_id or not child_id.startswith(entry["id"] + "/"):
+            for child_id in entry.children:
+                if child_id not in self._by_id or not child_id.startswith(entry.id + "/"):
                     continue
-                prefix = safe_relpath(child_id[len(entry["id"]) + 1:], "sub-skill folder")
+                prefix = safe_relpath(child_id[len(entry.id) + 1:], "sub-skill folder")
                 child = self._checked(self._by_id[child_id])
                 plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
         return plan
@@ -443,7 +421,7 @@ class Catalog:
     def ineligible(self, id_or_name: str, env: Mapping[str, str] | None = None,
                    platform: str | None = None) -> list[str]:
         """Why a skill is not eligible here; [] when it is (see :func:`ineligible_reasons`)."""
-        return ineligible_reasons(self.entry(id_or_name), env, platform)
+        return ineligible_reasons(self.manifest_entry(id_or_name), env, platform)
 
     def prompt(self, budget: int = 30000, env: Mapping[str, str] | None = None, *,
                platform: str | None = None, triggers: bool = False) -> str:
@@ -456,24 +434,24 @@ class Catalog:
         if budget < len("<available_skills>\n</available_skills>\n"):
             raise ValueError(f"a budget of {budget} characters cannot hold an <available_skills> block")
         eligible, excluded = self._offered(env, platform)
-        locations = [self._url(e["urls"]["skill_md"]) for e in eligible]
+        locations = [self._url(e.urls.skill_md) for e in eligible]
         return available_skills_xml(eligible, locations, budget, excluded=excluded, triggers=triggers)
 
     def _offered(self, env: Mapping[str, str] | None, platform: str | None,
-                 active: Iterable[str] = ()) -> tuple[list[dict[str, Any]], int]:
+                 active: Iterable[str] = ()) -> tuple[list[ManifestEntry], int]:
         """The skills offered to a model here, in prompt order, and how many more are ineligible
         (requirements unmet, or kept off by a conflicting skill that is on)."""
-        entries = [self._checked(e) for e in self.skills]
+        entries = self.entries
         blocked = ineligibility(entries, env, platform, active, self.max_risk)
         shown = prompt_order(entries)
-        eligible = [e for e in shown if not blocked[e["id"]]]
+        eligible = [e for e in shown if not blocked[e.id]]
         return eligible, len(shown) - len(eligible)
 
     def skill_status(self, env: Mapping[str, str] | None = None, active: Iterable[str] = (), *,
                      platform: str | None = None) -> list[SkillStatus]:
         """Every skill's state here (eligible, ineligible, hidden, user-only) with its reasons,
         sorted by id; ``active`` names the skills the runtime has on (their conflicts count)."""
-        return catalog_status([self._checked(e) for e in self.skills], env, platform, active, self.max_risk)
+        return catalog_status(self.entries, env, platform, active, self.max_risk)
 
     def triggered(self, message: str, env: Mapping[str, str] | None = None, k: int = 5, *,
                   platform: str | None = None) -> list[SearchResult]:
@@ -481,11 +459,10 @@ class Catalog:
         first, then priority, then id; ``score`` is the number fired."""
         hits = []
         for entry in self._offered(env, platform)[0]:
-            triggers = entry.get("triggers")
-            fired = fired_triggers(triggers, message) if isinstance(triggers, dict) else []
+            fired = fired_triggers(entry.triggers.to_json(), message) if entry.triggers is not None else []
             if fired:
-                hits.append((-len(fired), -int(entry.get("priority") or 0), entry["id"], entry))
-        return [SearchResult(e["id"], e["name"], e["description"], float(-count))
+                hits.append((-len(fired), -entry.priority, entry.id, entry))
+        return [SearchResult(e.id, e.name, e.description, float(-count))
                 for count, _, _, e in sorted(hits, key=lambda h: h[:3])[:max(0, k)]]
 
     def command_message(self, line: str) -> str:
@@ -493,13 +470,13 @@ class Catalog:
         the skill's Markdown body, a blank line and ``Task: ...`` (no task line without text).
         Every skill answers to its command, user-invocable-only ones included."""
         command, task = split_command_line(line)
-        by_command = {e.get("command"): e for e in self.skills if isinstance(e.get("command"), str)}
+        by_command = {e.command: e for e in self._well_formed() if e.command is not None}
         entry = by_command.get(command)
         if entry is None:
             close = close_commands(command, sorted(by_command))
             hint = f"; did you mean {', '.join('/' + c for c in close)}?" if close else ""
             raise NotFoundError(f"no skill answers to /{command}{hint}")
-        return command_message(self.load(entry["id"]).body, task)
+        return command_message(self.load(entry.id).body, task)
 
     def skill_tool(self, style: str = "openai", env: Mapping[str, str] | None = None, budget: int = 30000, *,
                    platform: str | None = None) -> dict[str, Any]:
@@ -510,9 +487,9 @@ class Catalog:
         ``<available_skills>`` within ``budget`` characters, with :meth:`prompt`'s notice.
         """
         offered, excluded = self._offered(env, platform)
-        locations = [self._url(e["urls"]["skill_md"]) for e in offered]
+        locations = [self._url(e.urls.skill_md) for e in offered]
         description = tool_description(offered, locations, budget, excluded)
-        return tool_definition(style, description, tool_parameters([e["id"] for e in offered]))
+        return tool_definition(style, description, tool_parameters([e.id for e in offered]))
 
     def call_skill_tool(self, arguments: Mapping[str, Any], env: Mapping[str, str] | None = None, *,
                         platform: str | None = None) -> str:
@@ -522,11 +499,11 @@ class Catalog:
         if not isinstance(name, str) or not name:
             return "Error: the skill tool needs a skill_name (a string, one of the names in its description)."
         try:
-            offered_ids = [e["id"] for e in self._offered(env, platform)[0]]
+            offered_ids = [e.id for e in self._offered(env, platform)[0]]
         except LoaderError as exc:
             return f"Error: the skill catalog cannot be used: {exc}"
         try:
-            skill_id = self.entry(name)["id"]
+            skill_id = self.manifest_entry(name).id
         except LoaderError:
             return not_found_text(name, offered_ids)
         if skill_id not in offered_ids:
@@ -546,7 +523,7 @@ class Catalog:
         """
         if mode not in ("strict", "warn", "ignore"):
             raise ValueError(f"mode must be strict, warn or ignore, not {mode!r}")
-        check = tool_check(self.entry(skill_id), available_tools)
+        check = tool_check(self.manifest_entry(skill_id), available_tools)
         if check.missing and mode != "ignore":
             message = f"skill {check.skill_id} needs tools this runtime lacks: {', '.join(check.missing)}"
             if mode == "strict":

@@ -5,23 +5,58 @@ Agents cap the listing: Claude Code at about 1% of the context window (about 8,0
 characters at 200k tokens) with one ``- name: description`` line per skill, Codex at 8,000
 characters, some runtimes at 30,000 characters of ``<available_skills>`` XML.  Skills are
 listed in prompt order (``always`` first, then priority, then id) until the next does not fit.
+
+Both functions take manifest entries, or the JSON objects ``skillsite budget`` has (a
+catalog's ``skills``, or what it makes of a folder of skills: id, name, description,
+priority and visibility), read as :class:`ListedSkill`.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence, Union
 
 from skillsite.agent.catalog_format import offered_to_model, prompt_order
+from skillsite.agent.entry import ManifestEntry, Triggers, Visibility
 from skillsite.agent.prompt_xml import available_skills_xml, one_line
 from skillsite.search.terms import tokenize
 
 
-def _line(entry: dict[str, Any], location: str) -> str:
-    return f"- {entry['name']}: {one_line(entry['description'], 1024)}\n"
+@dataclass(frozen=True)
+class ListedSkill:
+    """What a listing shows of a skill, read from a JSON object that may hold no more."""
+
+    id: str
+    name: str
+    description: str
+    priority: int = 0
+    visibility: Visibility = Visibility()
+    triggers: Triggers | None = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ListedSkill:
+        """``id``, ``name`` and ``description`` are needed; priority and visibility flags default."""
+        vis = data.get("visibility")
+        flags = [isinstance(vis, dict) and vis.get(k) is True for k in ("hidden", "user_invocable_only", "always")]
+        priority = data.get("priority")
+        return cls(data["id"], data["name"], data["description"],
+                   priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+                   Visibility(*flags), Triggers.from_json(data.get("triggers")))
 
 
-def _fitting_lines(entries: Sequence[dict[str, Any]], locations: Sequence[str], budget: int) -> int:
+Listable = Union[ManifestEntry, ListedSkill]
+
+
+def listed(entries: Sequence[ManifestEntry | Mapping[str, Any]]) -> list[Listable]:
+    """Manifest entries as they are, JSON objects as :class:`ListedSkill`."""
+    return [e if isinstance(e, ManifestEntry) else ListedSkill.from_json(e) for e in entries]
+
+
+def _line(entry: Listable, location: str) -> str:
+    return f"- {entry.name}: {one_line(entry.description, 1024)}\n"
+
+
+def _fitting_lines(entries: Sequence[Listable], locations: Sequence[str], budget: int) -> int:
     used = 0
     for count, (entry, location) in enumerate(zip(entries, locations)):
         used += len(_line(entry, location))
@@ -30,7 +65,7 @@ def _fitting_lines(entries: Sequence[dict[str, Any]], locations: Sequence[str], 
     return len(entries)
 
 
-def _fitting_xml(entries: Sequence[dict[str, Any]], locations: Sequence[str], budget: int) -> int:
+def _fitting_xml(entries: Sequence[Listable], locations: Sequence[str], budget: int) -> int:
     return available_skills_xml(entries, locations, budget).count("<skill>\n")
 
 
@@ -40,7 +75,7 @@ class AgentBudget:
 
     agent: str
     budget: int
-    fitting: Callable[[Sequence[dict[str, Any]], Sequence[str], int], int]
+    fitting: Callable[[Sequence[Listable], Sequence[str], int], int]
 
 
 AGENT_BUDGETS = (
@@ -65,14 +100,14 @@ class BudgetFit:
                 "cut": list(self.cut)}
 
 
-def budget_fits(entries: Sequence[dict[str, Any]], locations: dict[str, str]) -> list[BudgetFit]:
+def budget_fits(entries: Sequence[ManifestEntry | Mapping[str, Any]], locations: dict[str, str]) -> list[BudgetFit]:
     """For every known agent budget, which skills offered to a model fit its listing."""
-    shown = prompt_order(entries)
-    where = [locations.get(e["id"], e["id"]) for e in shown]
+    shown = prompt_order(listed(entries))
+    where = [locations.get(e.id, e.id) for e in shown]
+    ids = [e.id for e in shown]
     fits = []
     for agent in AGENT_BUDGETS:
         count = agent.fitting(shown, where, agent.budget)
-        ids = [e["id"] for e in shown]
         fits.append(BudgetFit(agent.agent, agent.budget, len(shown), tuple(ids[:count]), tuple(ids[count:])))
     return fits
 
@@ -84,9 +119,9 @@ COMMON_SHARE = 0.05           # terms in more than this share of descriptions (a
 MIN_COMMON = 50               # this many) tell nothing apart and are left out of the scores
 
 
-def _vectors(entries: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
+def _vectors(entries: Sequence[Listable]) -> list[dict[str, float]]:
     """Each description as tf-idf weights of its stemmed terms, normalised to length 1."""
-    terms = [tokenize(e["description"]) for e in entries]
+    terms = [tokenize(e.description) for e in entries]
     df: dict[str, int] = {}
     for words in terms:
         for word in set(words):
@@ -102,15 +137,15 @@ def _vectors(entries: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
     return vectors
 
 
-def _identical(entries: Sequence[dict[str, Any]]) -> list[list[int]]:
+def _identical(entries: Sequence[Listable]) -> list[list[int]]:
     """Groups (two or more) of descriptions with the same search terms, by index."""
     groups: dict[tuple[str, ...], list[int]] = {}
     for index, entry in enumerate(entries):
-        groups.setdefault(tuple(tokenize(entry["description"])), []).append(index)
+        groups.setdefault(tuple(tokenize(entry.description)), []).append(index)
     return [indexes for terms, indexes in groups.items() if terms and len(indexes) > 1]
 
 
-def similar_pairs(entries: Sequence[dict[str, Any]], threshold: float = SIMILAR_SCORE
+def similar_pairs(entries: Sequence[ManifestEntry | Mapping[str, Any]], threshold: float = SIMILAR_SCORE
                   ) -> list[tuple[float, str, str]]:
     """Pairs of skills offered to a model whose descriptions are so alike (score >=
     ``threshold``) that it cannot tell them apart: ``(score, id, id)``, most alike first.
@@ -118,9 +153,9 @@ def similar_pairs(entries: Sequence[dict[str, Any]], threshold: float = SIMILAR_
     Scores sum over the terms two descriptions share, through an inverted index: the terms
     most descriptions use are left out, so the work grows with the catalog, not its square.
     """
-    entries = [e for e in entries if offered_to_model(e)]
-    vectors = _vectors(entries)
-    limit = max(MIN_COMMON, int(COMMON_SHARE * len(entries)))
+    shown = [e for e in listed(entries) if offered_to_model(e)]
+    vectors = _vectors(shown)
+    limit = max(MIN_COMMON, int(COMMON_SHARE * len(shown)))
     postings: dict[str, list[int]] = {}
     for index, vector in enumerate(vectors):
         for word in vector:
@@ -132,10 +167,10 @@ def similar_pairs(entries: Sequence[dict[str, Any]], threshold: float = SIMILAR_
         for i, a in enumerate(docs):
             for b in docs[i + 1:]:
                 scores[(a, b)] = scores.get((a, b), 0.0) + vectors[a][word] * vectors[b][word]
-    for same in _identical(entries):  # the same terms score 1, even if they are all common ones
+    for same in _identical(shown):  # the same terms score 1, even if they are all common ones
         for i, a in enumerate(same):
             for b in same[i + 1:]:
                 scores[(a, b)] = 1.0
-    found = [(round(score, 3), entries[a]["id"], entries[b]["id"]) for (a, b), score in scores.items()
+    found = [(round(score, 3), shown[a].id, shown[b].id) for (a, b), score in scores.items()
              if score >= threshold]
     return sorted(found, key=lambda pair: (-pair[0], pair[1], pair[2]))

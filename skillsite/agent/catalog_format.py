@@ -3,7 +3,7 @@ model is offered, in which order.  Shared by the build (which writes ``skills.js
 loader (which reads it)."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable, Protocol, TypeVar
 
 FORMAT = "skillsite-catalog"
 #: Audit risks, least first; a catalog built before the audit has none ("none").
@@ -12,13 +12,30 @@ FORMAT_VERSION = 1
 MANIFEST_NAME = "skills.json"
 
 
-def audit_risk(entry: dict[str, Any]) -> str:
-    """A skill's audit risk; an unknown value counts as ``high`` (a tampered entry is not trusted)."""
-    audit = entry.get("audit")
-    if audit is None:
-        return "none"
-    risk = audit.get("risk") if isinstance(audit, dict) else None
-    return risk if risk in RISKS else "high"
+class Flags(Protocol):
+    """A skill's visibility, as prompt order reads it (:class:`~skillsite.agent.entry.Visibility`)."""
+
+    @property
+    def hidden(self) -> bool: ...
+    @property
+    def user_invocable_only(self) -> bool: ...
+    @property
+    def always(self) -> bool: ...
+
+
+class Ordered(Protocol):
+    """What prompt order reads of a skill: a :class:`~skillsite.agent.entry.ManifestEntry`, or
+    any listing of one with the same attributes."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def priority(self) -> int: ...
+    @property
+    def visibility(self) -> Flags: ...
+
+
+O = TypeVar("O", bound=Ordered)
 
 
 def above(risk: str, max_risk: str) -> bool:
@@ -26,15 +43,15 @@ def above(risk: str, max_risk: str) -> bool:
     return RISKS.index(risk) > RISKS.index(max_risk)
 
 
-def offered_to_model(entry: dict[str, Any]) -> bool:
+def offered_to_model(entry: Ordered) -> bool:
     """False for a hidden or user-invocable-only skill: it is never offered to a model."""
-    return not entry["visibility"]["hidden"] and not entry["visibility"]["user_invocable_only"]
+    return not entry.visibility.hidden and not entry.visibility.user_invocable_only
 
 
-def prompt_order(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def prompt_order(entries: Iterable[O]) -> list[O]:
     """Skills offered to a model, in prompt order: ``always`` first, then priority, then id.
 
     Hidden and user-invocable-only skills are left out.
     """
     shown = [e for e in entries if offered_to_model(e)]
-    return sorted(shown, key=lambda e: (not e["visibility"]["always"], -e.get("priority", 0), e["id"]))
+    return sorted(shown, key=lambda e: (not e.visibility.always, -e.priority, e.id))

@@ -4,7 +4,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from typing import Any, Mapping
+from typing import Mapping
+
+from skillsite.agent.entry import ManifestEntry
 
 
 def current_platform(name: str | None = None) -> str:
@@ -17,7 +19,7 @@ def current_platform(name: str | None = None) -> str:
     return name
 
 
-def ineligible_reasons(entry: Mapping[str, Any], env: Mapping[str, str] | None = None,
+def ineligible_reasons(entry: ManifestEntry, env: Mapping[str, str] | None = None,
                        platform: str | None = None, _which: dict[str, bool] | None = None) -> list[str]:
     """Why a skill cannot run here (missing binaries, unset variables, other platform); [] if it can.
 
@@ -27,16 +29,15 @@ def ineligible_reasons(entry: Mapping[str, Any], env: Mapping[str, str] | None =
     """
     env = os.environ if env is None else env
     found = {} if _which is None else _which
-    req = entry.get("requirements") or {}
+    req = entry.requirements
     reasons = []
-    for binary in req.get("bins") or ():
+    for binary in req.bins:
         if binary not in found:
             found[binary] = shutil.which(binary, path=env.get("PATH", os.defpath)) is not None
         if not found[binary]:
             reasons.append(f"needs '{binary}' on PATH")
-    reasons += [f"needs ${name} set" for name in req.get("env") or () if not env.get(name)]
-    platforms = req.get("platforms") or []
+    reasons += [f"needs ${name} set" for name in req.env if not env.get(name)]
     here = current_platform(platform)
-    if platforms and here not in platforms:
-        reasons.append(f"runs on {', '.join(platforms)}, not {here}")
+    if req.platforms and here not in req.platforms:
+        reasons.append(f"runs on {', '.join(req.platforms)}, not {here}")
     return reasons

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from skillsite.agent.catalog_format import FORMAT_VERSION
 
 if TYPE_CHECKING:
-    from skillsite.agent.tools import ToolCheck
+    from skillsite.agent.results import ToolCheck
 
 
 class LoaderError(Exception):

@@ -1,15 +1,15 @@
-"""Reading a ``skills.json`` safely: the top level and every entry checked before use, and
-every path or URL it names checked to stay inside its folder or site."""
+"""Reading a ``skills.json`` safely: the top level checked on reading (each entry is checked
+when first used, by :meth:`~skillsite.agent.entry.ManifestEntry.from_json`), and every path or
+URL it names checked to stay inside its folder or site."""
 from __future__ import annotations
 
 import json
 import urllib.parse
-from typing import Any, Callable
+from typing import Any
 
 from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION
+from skillsite.agent.entry import entry_problem
 from skillsite.agent.errors import CatalogFormatError, UnsafePathError, UnsupportedVersionError
-
-_HEX = frozenset("0123456789abcdef")
 
 
 def parse_manifest(body: bytes, where: str) -> dict[str, Any]:
@@ -56,80 +56,6 @@ def check_manifest(data: Any, where: str) -> None:
             raise CatalogFormatError(f"{where}: skills[{index}] has the duplicate id {entry['id']!r} "
                                      f"(skills[{seen[entry['id']]}] has it too); ids must be unique")
         seen[entry["id"]] = index
-
-
-def is_hex_sha256(value: Any) -> bool:
-    return isinstance(value, str) and len(value) == 64 and _HEX.issuperset(value)
-
-
-def entry_problem(entry: Any) -> str | None:
-    """What is wrong with one manifest entry, or None: every field the loader reads is checked,
-    so a hostile entry is refused here instead of failing wherever it is used."""
-    if not isinstance(entry, dict):
-        return "is not an object"
-    for key in ("id", "name", "description"):
-        if not isinstance(entry.get(key), str) or not entry[key]:
-            return f"has no {key}"
-    if not is_hex_sha256(entry.get("sha256")):
-        return f"({entry['id']}) has no valid sha256"
-    urls = entry.get("urls")
-    if not isinstance(urls, dict) or not all(isinstance(urls.get(k), str) for k in ("skill_md", "files")):
-        return f"({entry['id']}) has no urls.skill_md / urls.files"
-    if not _is_files(entry.get("files")):
-        return f"({entry['id']}) has malformed files"
-    if not isinstance(entry.get("visibility"), dict) or not isinstance(entry.get("requirements"), dict):
-        return f"({entry['id']}) has no visibility / requirements"
-    problem = next((f"malformed {key}" for key, ok in _FIELD_CHECKS if key in entry and not ok(entry[key])), None)
-    problem = problem or _requirements_problem(entry["requirements"])
-    return f"({entry['id']}) has {problem}" if problem else None
-
-
-def is_size(value: Any) -> bool:
-    """A byte count: a non-negative integer (JSON true and false are not)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def is_strings(value: Any) -> bool:
-    """A list of strings, as the manifest's ``strings`` type."""
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
-def _is_files(value: Any) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(f, dict) and isinstance(f.get("path"), str) and is_hex_sha256(f.get("sha256"))
-        and ("bytes" not in f or is_size(f["bytes"])) for f in value)
-
-
-def _is_visibility(value: Any) -> bool:
-    return (all(isinstance(value.get(k), bool) for k in ("hidden", "user_invocable_only", "always"))
-            and isinstance(value.get("user_invocable", True), bool))
-
-
-def _is_size_record(value: Any) -> bool:
-    return isinstance(value, dict) and ("bytes" not in value or is_size(value["bytes"]))
-
-
-def _is_priority(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_tools(value: Any) -> bool:
-    return isinstance(value, list) and all(not isinstance(t, dict) or isinstance(t.get("name", ""), str)
-                                           for t in value)
-
-
-# Fields an entry may leave out (visibility aside) but not get wrong: (key, check).
-_FIELD_CHECKS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
-    ("visibility", _is_visibility), ("size", _is_size_record), ("children", is_strings),
-    ("allowed-tools", is_strings), ("priority", _is_priority), ("tools", _is_tools),
-)
-
-
-def _requirements_problem(requirements: dict[str, Any]) -> str | None:
-    """Which requirement list is malformed (each is a list of strings when present), or None."""
-    bad = next((k for k in ("bins", "env", "platforms") if k in requirements and not is_strings(requirements[k])),
-               None)
-    return f"malformed requirements.{bad}" if bad else None
 
 
 def safe_relpath(path: str, what: str) -> str:

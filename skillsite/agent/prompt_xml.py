@@ -10,8 +10,9 @@ Every value is escaped; characters XML 1.0 forbids become U+FFFD.
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Protocol, Sequence
 
+from skillsite.agent.entry import Triggers
 from skillsite.search.terms import trigger_words
 
 MAX_LISTED_RESOURCES = 20
@@ -87,7 +88,19 @@ def skill_content_xml(name: str, skill_id: str, body: str, base_url: str, resour
     return "".join(out)
 
 
-def available_skills_xml(entries: Sequence[dict[str, Any]], locations: Sequence[str], budget: int,
+class Listed(Protocol):
+    """What an ``<available_skills>`` entry shows of a skill: a
+    :class:`~skillsite.agent.entry.ManifestEntry`, or any listing with the same attributes."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def triggers(self) -> Triggers | None: ...
+
+
+def available_skills_xml(entries: Sequence[Listed], locations: Sequence[str], budget: int,
                          excluded: int = 0, triggers: bool = False) -> str:
     """The ``<available_skills>`` block, never longer than ``budget`` characters.
 
@@ -101,8 +114,8 @@ def available_skills_xml(entries: Sequence[dict[str, Any]], locations: Sequence[
     used = len(head) + len(tail)
     worst_notice = len(_notice(len(entries), excluded, budget))
     for index, (entry, location) in enumerate(zip(entries, locations)):
-        piece = skill_entry_xml(entry["name"], entry["description"], location,
-                                trigger_words(entry.get("triggers")) if triggers else ())
+        listed = trigger_words(entry.triggers.to_json()) if triggers and entry.triggers is not None else ()
+        piece = skill_entry_xml(entry.name, entry.description, location, listed)
         is_last = index == len(entries) - 1
         reserve = 0 if is_last and not excluded else worst_notice
         if used + len(piece) + reserve > budget:

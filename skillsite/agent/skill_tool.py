@@ -8,9 +8,11 @@ an agent loop can hand it straight back to the model.
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from typing import Any, Sequence
 
+from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.prompt_xml import available_skills_xml
 
 TOOL_NAME = "skill"
@@ -27,10 +29,10 @@ def tool_parameters(ids: Sequence[str]) -> dict[str, Any]:
             "required": ["skill_name"], "additionalProperties": False}
 
 
-def tool_description(entries: Sequence[dict[str, Any]], locations: Sequence[str], budget: int, excluded: int) -> str:
+def tool_description(entries: Sequence[ManifestEntry], locations: Sequence[str], budget: int, excluded: int) -> str:
     """What the tool does, then the ``<available_skills>`` listing of ``entries`` (in prompt order)
     within ``budget`` characters; each listed name is the skill's id, the value to pass."""
-    listed = [{**entry, "name": entry["id"]} for entry in entries]
+    listed = [dataclasses.replace(entry, name=entry.id) for entry in entries]
     return _INTRO + available_skills_xml(listed, locations, budget, excluded)
 
 

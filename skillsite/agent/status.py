@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from skillsite.agent.catalog_format import above, audit_risk, offered_to_model
+from skillsite.agent.catalog_format import above, offered_to_model
 from skillsite.agent.eligibility import ineligible_reasons
+from skillsite.agent.entry import ManifestEntry
 
 STATES = ("eligible", "ineligible", "hidden", "user-only")
 
@@ -30,27 +31,26 @@ class SkillStatus:
         return {"id": self.id, "name": self.name, "state": self.state, "reasons": list(self.reasons)}
 
 
-def conflict_pairs(entries: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
+def conflict_pairs(entries: Sequence[ManifestEntry]) -> dict[str, set[str]]:
     """Every skill's conflicting skills, in both directions, by id."""
-    ids = {e["id"] for e in entries}
+    ids = {e.id for e in entries}
     related: dict[str, set[str]] = {}
     for entry in entries:
-        declared = entry.get("conflicts")
-        for other in declared if isinstance(declared, list) else ():
-            if isinstance(other, str) and other in ids and other != entry["id"]:
-                related.setdefault(entry["id"], set()).add(other)
-                related.setdefault(other, set()).add(entry["id"])
+        for other in entry.conflicts:
+            if other in ids and other != entry.id:
+                related.setdefault(entry.id, set()).add(other)
+                related.setdefault(other, set()).add(entry.id)
     return related
 
 
-def requirement_reasons(entries: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None,
+def requirement_reasons(entries: Sequence[ManifestEntry], env: Mapping[str, str] | None,
                         platform: str | None) -> dict[str, list[str]]:
     """Why each skill's requirements are not met here ([] when they are), by id."""
     which: dict[str, bool] = {}
-    return {e["id"]: ineligible_reasons(e, env, platform, which) for e in entries}
+    return {e.id: ineligible_reasons(e, env, platform, which) for e in entries}
 
 
-def conflict_reasons(entries: Sequence[Mapping[str, Any]], unmet: Mapping[str, list[str]],
+def conflict_reasons(entries: Sequence[ManifestEntry], unmet: Mapping[str, list[str]],
                      active: Iterable[str] = ()) -> dict[str, list[str]]:
     """Why each skill is kept off by a conflicting skill that is on, by id.
 
@@ -58,14 +58,13 @@ def conflict_reasons(entries: Sequence[Mapping[str, Any]], unmet: Mapping[str, l
     models and its requirements are met.  Of two conflicting skills that are both on, the
     active one, then the one with the higher priority, then the smaller id, stays on.
     """
-    by_id = {e["id"]: e for e in entries}
+    by_id = {e.id: e for e in entries}
     active_ids = set(active)
     on = {sid: ("active" if sid in active_ids else "always on") for sid, e in by_id.items()
-          if sid in active_ids or (e["visibility"].get("always") and offered_to_model(e) and not unmet.get(sid))}
+          if sid in active_ids or (e.visibility.always and offered_to_model(e) and not unmet.get(sid))}
 
     def rank(sid: str) -> tuple[bool, int, str]:
-        priority = by_id[sid].get("priority")
-        return (sid not in active_ids, -(priority if isinstance(priority, int) else 0), sid)
+        return (sid not in active_ids, -by_id[sid].priority, sid)
 
     reasons: dict[str, list[str]] = {}
     for sid, others in conflict_pairs(entries).items():
@@ -74,13 +73,13 @@ def conflict_reasons(entries: Sequence[Mapping[str, Any]], unmet: Mapping[str, l
     return reasons
 
 
-def risk_reasons(entries: Sequence[Mapping[str, Any]], max_risk: str) -> dict[str, list[str]]:
+def risk_reasons(entries: Sequence[ManifestEntry], max_risk: str) -> dict[str, list[str]]:
     """Why a skill's audit risk keeps it off (above ``max_risk``), by id."""
-    return {e["id"]: [f"the catalog's audit rates it {audit_risk(e)} risk, above max_risk {max_risk}"]
-            for e in entries if above(audit_risk(e), max_risk)}
+    return {e.id: [f"the catalog's audit rates it {e.risk} risk, above max_risk {max_risk}"]
+            for e in entries if above(e.risk, max_risk)}
 
 
-def ineligibility(entries: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None = None,
+def ineligibility(entries: Sequence[ManifestEntry], env: Mapping[str, str] | None = None,
                   platform: str | None = None, active: Iterable[str] = (), max_risk: str = "high"
                   ) -> dict[str, list[str]]:
     """Why each skill cannot be offered here ([] when it can), by id: unmet requirements, an
@@ -92,20 +91,19 @@ def ineligibility(entries: Sequence[Mapping[str, Any]], env: Mapping[str, str] |
     return {sid: reasons + conflicts.get(sid, []) for sid, reasons in unmet.items()}
 
 
-def catalog_status(entries: Sequence[Mapping[str, Any]], env: Mapping[str, str] | None = None,
+def catalog_status(entries: Sequence[ManifestEntry], env: Mapping[str, str] | None = None,
                    platform: str | None = None, active: Iterable[str] = (), max_risk: str = "high"
                    ) -> list[SkillStatus]:
     """Every skill's :class:`SkillStatus`, sorted by id."""
     blocked = ineligibility(entries, env, platform, active, max_risk)
     statuses = []
-    for entry in sorted(entries, key=lambda e: e["id"]):
-        reasons = blocked[entry["id"]]
-        visibility = entry["visibility"]
-        if visibility.get("hidden"):
+    for entry in sorted(entries, key=lambda e: e.id):
+        reasons = blocked[entry.id]
+        if entry.visibility.hidden:
             state, reasons = "hidden", ["it is hidden from models (disable-model-invocation)"] + reasons
-        elif visibility.get("user_invocable_only"):
+        elif entry.visibility.user_invocable_only:
             state, reasons = "user-only", ["only a user can invoke it, by its slash command"] + reasons
         else:
             state = "ineligible" if reasons else "eligible"
-        statuses.append(SkillStatus(entry["id"], entry["name"], state, reasons))
+        statuses.append(SkillStatus(entry.id, entry.name, state, reasons))
     return statuses

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import Iterable, Protocol
 
-if TYPE_CHECKING:
-    from skillsite.loader import Catalog, SkillContent
+from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.results import SkillContent, ToolCheck
 
 POLICIES = ("strict", "approval", "permissive")
 _SHELL_OPERATORS = (";", "&", "|", "`", "$(", ">", "<", "\n", "\r")
@@ -58,23 +58,7 @@ def tool_matches(pattern: str, request: str) -> bool:
     return r_args == p_args
 
 
-@dataclass(frozen=True)
-class ToolCheck:
-    """Which of a skill's tools the runtime has; ``complete`` when none required is missing."""
-
-    skill_id: str
-    required: tuple[str, ...]
-    optional: tuple[str, ...]
-    available: tuple[str, ...]
-    missing: tuple[str, ...]            # required and not available
-    missing_optional: tuple[str, ...]
-
-    @property
-    def complete(self) -> bool:
-        return not self.missing
-
-
-def tool_check(entry: Mapping[str, Any], available_tools: Iterable[str]) -> ToolCheck:
+def tool_check(entry: ManifestEntry, available_tools: Iterable[str]) -> ToolCheck:
     """Which tools a skill's manifest entry needs that ``available_tools`` lacks.
 
     Required: the skill's ``tools`` marked required, plus the tool names of its
@@ -82,14 +66,20 @@ def tool_check(entry: Mapping[str, Any], available_tools: Iterable[str]) -> Tool
     is available when ``available_tools`` names it, bare or with arguments.
     """
     have = {split_tool(t)[0] for t in available_tools}
-    declared = [t for t in entry.get("tools") or () if isinstance(t, dict) and t.get("name")]
-    required = list(dict.fromkeys([t["name"] for t in declared if t.get("required")] +
-                                  [split_tool(a)[0] for a in entry.get("allowed-tools") or ()]))
-    optional = [t["name"] for t in declared if not t.get("required") and t["name"] not in required]
-    return ToolCheck(entry["id"], tuple(required), tuple(optional),
+    required = list(dict.fromkeys([t.name for t in entry.tools if t.required] +
+                                  [split_tool(a)[0] for a in entry.allowed_tools]))
+    optional = [t.name for t in entry.tools if not t.required and t.name not in required]
+    return ToolCheck(entry.id, tuple(required), tuple(optional),
                      tuple(t for t in required + optional if t in have),
                      tuple(t for t in required if t not in have),
                      tuple(t for t in optional if t not in have))
+
+
+class SkillLoader(Protocol):
+    """What a session activates skills from: :class:`skillsite.loader.Catalog`, or any object
+    that loads a verified skill by id or name."""
+
+    def load(self, id_or_name: str) -> SkillContent: ...
 
 
 @dataclass(frozen=True)
@@ -115,7 +105,7 @@ class SkillSession:
     needs-approval, ``permissive`` allows.  See :func:`tool_matches` for the pattern rule.
     """
 
-    def __init__(self, catalog: Catalog, policy: str = "strict") -> None:
+    def __init__(self, catalog: SkillLoader, policy: str = "strict") -> None:
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
         self.catalog = catalog

@@ -10,10 +10,12 @@ content) audits nothing again.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any, Sequence
 
+from skillsite.agent.entry import AuditFinding, AuditSummary, ManifestEntry
 from skillsite.audit.engine import audit_skill
 from skillsite.audit.files import MAX_TEXT_BYTES, skill_files
 from skillsite.audit.model import Finding, at_least, risk_of
@@ -27,16 +29,15 @@ from skillsite.publish.manifest import sha256_hex
 from skillsite.source.parse import read_limited
 from skillsite.workers import Workers
 
-MANIFEST_KEYS = ("code", "severity", "category", "path", "line", "column", "message")
 
 
-def audit_key(entry: dict[str, Any], folder: Path) -> str:
+def audit_key(entry: ManifestEntry, folder: Path) -> str:
     """What a skill's findings depend on: its id (nested skills are audited apart), the content
     of the files it publishes and of the other files the audit reads, and their modes."""
-    published = {"SKILL.md", *(f["path"] for f in entry["files"])}
+    published = {"SKILL.md", *(f.path for f in entry.files)}
     listing = [(f.path, f.executable, None if f.path in published else _content_digest(f.abspath))
                for f in skill_files(folder)]
-    return digest("audit", entry["id"], entry["digest"], listing)
+    return digest("audit", entry.id, entry.digest, listing)
 
 
 def _content_digest(path: str) -> str:
@@ -53,30 +54,29 @@ def audit_one(job: Any, index: int) -> list[dict[str, Any]]:
     return [f.to_json() for f in audit_skill(job.skills[index].source.dir)]
 
 
-def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence[dict[str, Any]], cache: Cache
+def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache: Cache
                     ) -> dict[str, list[dict[str, Any]]]:
     """Every published skill's findings, by id: from the cache, or audited on every core."""
     keys = [audit_key(entry, skill.source.dir) for skill, entry in zip(skills, entries)]
-    found = {e["id"]: cache.get(Section.AUDIT, key) for e, key in zip(entries, keys)}
-    missing = [index for index, entry in enumerate(entries) if found[entry["id"]] is None]
+    found = {e.id: cache.get(Section.AUDIT, key) for e, key in zip(entries, keys)}
+    missing = [index for index, entry in enumerate(entries) if found[entry.id] is None]
     for index, findings in zip(missing, workers.map(audit_one, missing)):
-        found[entries[index]["id"]] = findings
+        found[entries[index].id] = findings
         cache.put(Section.AUDIT, keys[index], findings)
     return found
 
 
-def apply_audits(entries: Sequence[dict[str, Any]], raw: dict[str, list[dict[str, Any]]], config: SiteConfig,
+def apply_audits(entries: list[ManifestEntry], raw: dict[str, list[dict[str, Any]]], config: SiteConfig,
                  shown: dict[str, str]) -> list[Diagnostic]:
-    """Suppress, then give every entry its ``audit``; the build's diagnostics: the suppressions'
-    problems (warnings) and, with ``audit.fail_on``, an error for each finding at or above it."""
+    """Suppress, then give every entry its ``audit`` (entries are frozen: each is replaced in
+    ``entries`` by one with its audit); the build's diagnostics: the suppressions' problems
+    (warnings) and, with ``audit.fail_on``, an error for each finding at or above it."""
     suppressions, _ = parse_suppressions(config.audit or None)
-    results = [SkillAudit(e["id"], shown[e["id"]], tuple(Finding(**f) for f in raw.get(e["id"], ())))
-               for e in entries]
+    results = [SkillAudit(e.id, shown[e.id], tuple(Finding(**f) for f in raw.get(e.id, ()))) for e in entries]
     config_path = config.config_path or "skillsite.yml"
     kept, problems = apply_suppressions(results, suppressions, config_path)
-    for entry, result in zip(entries, kept):
-        entry["audit"] = {"risk": risk_of(result.findings),
-                          "findings": [{k: f.to_json()[k] for k in MANIFEST_KEYS} for f in result.findings]}
+    for index, result in enumerate(kept):
+        entries[index] = dataclasses.replace(entries[index], audit=audit_summary(result.findings))
     diags = [make(p.code, p.message, p.path, p.line, p.column, Severity.WARNING) for p in problems]
     fail_on = (config.audit or {}).get("fail_on", NEVER)
     if fail_on != NEVER:
@@ -86,9 +86,16 @@ def apply_audits(entries: Sequence[dict[str, Any]], raw: dict[str, list[dict[str
     return diags
 
 
-def risk_counts(entries: Sequence[dict[str, Any]]) -> dict[str, int]:
+def audit_summary(findings: Sequence[Finding]) -> AuditSummary:
+    """A skill's ``audit`` in the manifest: its risk and its findings (after suppressions)."""
+    return AuditSummary(risk_of(findings), tuple(
+        AuditFinding(code=f.code, severity=f.severity, category=f.category, path=f.path, line=f.line,
+                     column=f.column, message=f.message) for f in findings))
+
+
+def risk_counts(entries: Sequence[ManifestEntry]) -> dict[str, int]:
     """How many published skills are at each risk."""
     counts = {risk: 0 for risk in ("high", "medium", "low", "none")}
     for entry in entries:
-        counts[entry["audit"]["risk"]] += 1
+        counts[entry.risk] += 1
     return counts

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from skillsite import __version__
 from skillsite.agent.budget import budget_fits, similar_pairs
 from skillsite.agent.catalog_format import prompt_order
+from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.prompt_xml import available_skills_xml
 from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
@@ -56,7 +57,7 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
     staging.write(INDEX_PATH, indented_json(discovery))
     ordered = prompt_order(manifest["skills"])
-    block = available_skills_xml(ordered, [absolute(config, e["urls"]["skill_md"]) for e in ordered],
+    block = available_skills_xml(ordered, [absolute(config, e.urls.skill_md) for e in ordered],
                                  config.prompt_budget)
     staging.write(AVAILABLE_SKILLS_FILE, block.encode("utf-8"))
     for rel, text in search["files"].items():
@@ -64,7 +65,7 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     write_compatibility_files(staging, config, manifest["skills"], discovery)
 
 
-def write_compatibility_files(staging: Staging, config: SiteConfig, entries: list[dict[str, Any]],
+def write_compatibility_files(staging: Staging, config: SiteConfig, entries: list[ManifestEntry],
                               discovery: dict[str, Any]) -> None:
     """What other clients read: the v0.1 discovery index and its file copies, the static
     provider layout's catalog listing and the plugin marketplace (each skill's own listing is
@@ -79,12 +80,12 @@ def write_compatibility_files(staging: Staging, config: SiteConfig, entries: lis
         config.marketplace, config.title, config.description, entries)))
 
 
-def listing_report(entries: list[dict[str, Any]], config: SiteConfig, shown: dict[str, str], cache: Cache
+def listing_report(entries: list[ManifestEntry], config: SiteConfig, shown: dict[str, str], cache: Cache
                    ) -> tuple[tuple[dict[str, Any], ...], list[Diagnostic]]:
     """How the catalog fits each known agent listing (first ten cut ids each), and SK219 for
     every pair of skills whose descriptions a model could not tell apart (the pairs cached:
     they depend on the descriptions and visibility only)."""
-    fits = budget_fits(entries, {e["id"]: absolute(config, e["urls"]["skill_md"]) for e in entries})
+    fits = budget_fits(entries, {e.id: absolute(config, e.urls.skill_md) for e in entries})
     summary = tuple({"agent": f.agent, "budget": f.budget, "listed": f.listed, "fit": len(f.fit),
                      "first_cut": list(f.cut[:10])} for f in fits)
     diags = [make("SK219", f"description is too close to that of skill '{first}' (similarity {score:.2f} of 1): "
@@ -93,8 +94,8 @@ def listing_report(entries: list[dict[str, Any]], config: SiteConfig, shown: dic
     return summary, diags
 
 
-def _similar_pairs(entries: list[dict[str, Any]], cache: Cache) -> list[tuple[float, str, str]]:
-    key = digest("similar", [(e["id"], e["description"], e["visibility"]) for e in entries])
+def _similar_pairs(entries: list[ManifestEntry], cache: Cache) -> list[tuple[float, str, str]]:
+    key = digest("similar", [(e.id, e.description, e.visibility.to_json()) for e in entries])
     pairs = cache.get(Section.SIMILAR, key)
     if pairs is None:
         pairs = [list(pair) for pair in similar_pairs(entries)]

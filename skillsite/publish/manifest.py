@@ -1,4 +1,6 @@
-"""The ``skills.json`` manifest: one entry per published skill, digests, counts, site info."""
+"""The ``skills.json`` manifest: one entry per published skill (a
+:class:`~skillsite.agent.entry.ManifestEntry`, written with its ``to_json``), digests, counts,
+site info."""
 from __future__ import annotations
 
 import hashlib
@@ -11,6 +13,8 @@ from skillsite import __version__
 from skillsite.config import SiteConfig
 from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION
 from skillsite.agent.commands import command_name
+from skillsite.agent.entry import (PLATFORMS, EntryRequirements, EntrySize, EntrySource, EntryUrls, EntryWarning,
+                                   FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord, Triggers, Visibility)
 from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.models import Skill
 from skillsite.source.checks import estimate_tokens
@@ -59,64 +63,56 @@ def source_path(skill: Skill, base: str) -> str:
     return skill.source.rel_path if root == "." else f"{root}/{skill.source.rel_path}"
 
 
-def skill_entry(skill: Skill, files: Sequence[dict[str, Any]], skill_md_sha: str, children: Sequence[str],
+def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, children: Sequence[str],
                 config: SiteConfig, base: str, *, command: str | None = None, conflicts: Sequence[str] = (),
-                knowledge: Sequence[dict[str, Any]] = (), interface: dict[str, Any] | None = None) -> dict[str, Any]:
+                knowledge: Sequence[dict[str, Any]] = (), interface: dict[str, Any] | None = None) -> ManifestEntry:
     """The manifest entry of one skill (see ``skills.schema.json``); ``command`` (default: its
     own), ``conflicts`` (ids) and ``knowledge`` (document records) are worked out over the
     whole catalog; ``interface`` is what Codex's agents/openai.yaml says to show."""
     folder = skill_dir_url(skill.id)
     path = source_path(skill, base)
     url, edit_url = source_links(config, path)
+    req = skill.requirements
+    return ManifestEntry(
+        id=skill.id, name=skill.name, description=skill.description, version=skill.version,
+        license=skill.license, compatibility=skill.compatibility, tags=tuple(skill.tags),
+        allowed_tools=tuple(skill.allowed_tools), metadata=skill.metadata,
+        tools=tuple(ToolRecord(t["name"], t["purpose"], t["required"]) for t in skill.tools),
+        parameters=tuple(dict(p) for p in skill.parameters), examples=tuple(skill.examples),
+        priority=skill.priority,
+        visibility=Visibility(skill.hidden, skill.user_invocable_only, skill.always, skill.user_invocable),
+        command=command or command_name(skill.id),
+        triggers=Triggers(**{kind: tuple(skill.triggers.get(kind, ())) for kind in TRIGGER_KINDS}),
+        conflicts=tuple(conflicts), knowledge=tuple(KnowledgeRecord(**k) for k in knowledge),
+        interface=dict(interface) if interface else None,
+        requirements=EntryRequirements(tuple(req.bins), tuple(req.env),
+                                       tuple(p for p in req.platforms if p in PLATFORMS)),
+        parent=skill.parent_id, children=tuple(children), files=tuple(files), sha256=skill_md_sha,
+        digest=folder_digest([("SKILL.md", skill_md_sha)] + [(f.path, f.sha256) for f in files]),
+        source=EntrySource(path, url, edit_url),
+        urls=EntryUrls(page=folder, skill_md=folder + "SKILL.md", xml=folder + XML_FILE, files=folder),
+        size=body_size(skill), extra=dict(skill.extra),
+        warnings=tuple(EntryWarning(d.code, d.severity.value, d.message, d.line)
+                       for d in sorted(skill.diagnostics, key=lambda d: (d.line, d.col, d.code, d.message))))
+
+
+def body_size(skill: Skill) -> EntrySize:
+    """SKILL.md's bytes, and its body's characters, lines and estimated tokens."""
     body = skill.body
-    return {
-        "id": skill.id,
-        "name": skill.name,
-        "description": skill.description,
-        "version": skill.version,
-        "license": skill.license,
-        "compatibility": skill.compatibility,
-        "tags": list(skill.tags),
-        "allowed-tools": list(skill.allowed_tools),
-        "metadata": skill.metadata,
-        "tools": [dict(t) for t in skill.tools],
-        "parameters": [dict(p) for p in skill.parameters],
-        "examples": list(skill.examples),
-        "priority": skill.priority,
-        "visibility": {"hidden": skill.hidden, "user_invocable_only": skill.user_invocable_only,
-                       "always": skill.always, "user_invocable": skill.user_invocable},
-        "command": command or command_name(skill.id),
-        "triggers": {kind: list(skill.triggers.get(kind, [])) for kind in TRIGGER_KINDS},
-        "conflicts": list(conflicts),
-        "knowledge": [dict(k) for k in knowledge],
-        "interface": dict(interface) if interface else None,
-        "requirements": {"bins": list(skill.requirements.bins), "env": list(skill.requirements.env),
-                         "platforms": [p for p in skill.requirements.platforms
-                                       if p in ("linux", "darwin", "windows")]},
-        "parent": skill.parent_id,
-        "children": list(children),
-        "files": list(files),
-        "sha256": skill_md_sha,
-        "digest": folder_digest([("SKILL.md", skill_md_sha)] + [(f["path"], f["sha256"]) for f in files]),
-        "source": {"path": path, "url": url, "edit_url": edit_url},
-        "urls": {"page": folder, "skill_md": folder + "SKILL.md", "xml": folder + XML_FILE, "files": folder},
-        "size": {"bytes": len(skill.raw), "chars": len(body),
-                 "lines": body.count("\n") + (1 if body and not body.endswith("\n") else 0),
-                 "tokens": estimate_tokens(body)},
-        "extra": dict(skill.extra),
-        "warnings": [{"code": d.code, "severity": d.severity.value, "message": d.message, "line": d.line}
-                     for d in sorted(skill.diagnostics, key=lambda d: (d.line, d.col, d.code, d.message))],
-    }
+    lines = body.count("\n") + (1 if body and not body.endswith("\n") else 0)
+    return EntrySize(len(skill.raw), len(body), lines, estimate_tokens(body))
 
 
-def catalog_digest(entries: Sequence[dict[str, Any]]) -> str:
+def catalog_digest(entries: Sequence[ManifestEntry]) -> str:
     """``skills.json``'s ``digest``: the sha256 of the canonical JSON of its skill entries."""
-    return "sha256:" + sha256_hex(canonical_json(list(entries)))
+    return "sha256:" + sha256_hex(canonical_json([e.to_json() for e in entries]))
 
 
 def manifest_bytes(data: dict[str, Any]) -> bytes:
-    """``skills.json``'s bytes: compact JSON (programs read it) and a newline."""
-    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """``skills.json``'s bytes (:func:`manifest`'s object, its entries as JSON): compact JSON
+    (programs read it) and a newline."""
+    written = {**data, "skills": [e.to_json() for e in data["skills"]]}
+    return (json.dumps(written, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def indented_json(data: Any) -> bytes:
@@ -124,11 +120,11 @@ def indented_json(data: Any) -> bytes:
     return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def manifest(entries: Sequence[dict[str, Any]], config: SiteConfig, left_out: int,
+def manifest(entries: Sequence[ManifestEntry], config: SiteConfig, left_out: int,
              generated_at: str | None, search: dict[str, Any] | None) -> dict[str, Any]:
-    """The whole ``skills.json`` object."""
+    """The whole ``skills.json`` object, its ``skills`` typed (:func:`manifest_bytes` writes it)."""
     skills = list(entries)
-    vis = [e["visibility"] for e in skills]
+    vis = [e.visibility for e in skills]
     return {
         "$schema": SCHEMA_FILE,
         "format": FORMAT,
@@ -140,13 +136,13 @@ def manifest(entries: Sequence[dict[str, Any]], config: SiteConfig, left_out: in
         "digest": catalog_digest(skills),
         "counts": {
             "skills": len(skills),
-            "visible": sum(not v["hidden"] and not v["user_invocable_only"] for v in vis),
-            "hidden": sum(v["hidden"] for v in vis),
-            "user_invocable_only": sum(v["user_invocable_only"] for v in vis),
-            "always": sum(v["always"] for v in vis),
+            "visible": sum(not v.hidden and not v.user_invocable_only for v in vis),
+            "hidden": sum(v.hidden for v in vis),
+            "user_invocable_only": sum(v.user_invocable_only for v in vis),
+            "always": sum(v.always for v in vis),
             "left_out": left_out,
-            "files": sum(len(e["files"]) for e in skills),
-            "warnings": sum(len(e["warnings"]) for e in skills),
+            "files": sum(len(e.files) for e in skills),
+            "warnings": sum(len(e.warnings) for e in skills),
         },
         "skills": skills,
         "search": search,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
+from skillsite.agent.entry import ManifestEntry
+
 MARKETPLACE_PATH = ".claude-plugin/marketplace.json"
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MAX_NAME = 64
@@ -63,12 +65,12 @@ def default_name(title: str) -> str:
 
 
 def marketplace_document(settings: Mapping[str, Any], title: str, description: str,
-                         entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+                         entries: Sequence[ManifestEntry]) -> dict[str, Any]:
     """The marketplace file of the published ``entries`` (``settings``: the configured ``marketplace``)."""
     name = settings.get("name") or default_name(title)
     summary = settings.get("description") or description or title
     metadata = {"description": summary, **({"version": settings["version"]} if settings.get("version") else {})}
     plugin = {"name": name, "description": summary, "source": "./", "strict": False,
-              "skills": [f"./skills/{e['id']}" for e in sorted(entries, key=lambda e: e["id"])]}
+              "skills": [f"./skills/{e.id}" for e in sorted(entries, key=lambda e: e.id)]}
     return {"name": name, "owner": dict(settings.get("owner") or {"name": title}), "metadata": metadata,
             "plugins": [plugin]}

@@ -19,6 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from skillsite.agent.catalog_format import offered_to_model
+from skillsite.agent.entry import ManifestEntry
 from skillsite.cache import digest
 from skillsite.config import SiteConfig
 from skillsite.publish.manifest import absolute
@@ -42,13 +43,13 @@ class SitePages:
 
     config: SiteConfig
     staging: Staging
-    manifest: dict[str, Any]        # skills.json's object: its entries, site, counts, generator
+    manifest: dict[str, Any]        # skills.json's object: its entries (typed), site, counts, generator
     html: Mapping[str, str]         # rendered bodies, by skill id (looked up when a page is made)
     html_keys: dict[str, str]       # what each rendered body is made of (a digest), by skill id
     dirs: list[Path]                # template folders, in lookup order
     assets: dict[str, str]          # static file -> its fingerprinted site path
     templates_key: str = field(init=False)
-    entries: dict[str, dict[str, Any]] = field(init=False)
+    entries: dict[str, ManifestEntry] = field(init=False)
     tags: list[TagInfo] = field(init=False)
     tag_by_name: dict[str, TagInfo] = field(init=False)
     cards: list[dict[str, Any]] = field(init=False)
@@ -56,7 +57,7 @@ class SitePages:
 
     def __post_init__(self) -> None:
         self.templates_key = templates_digest(self.dirs)
-        self.entries = {e["id"]: e for e in self.manifest["skills"]}
+        self.entries = {e.id: e for e in self.manifest["skills"]}
         self.tags = collect_tags(self.manifest["skills"])
         self.tag_by_name = {t.name: t for t in self.tags}
         self.cards = [card(e, self.tag_by_name) for e in self.manifest["skills"]]
@@ -123,15 +124,17 @@ def make_page(pages: SitePages, page: Page) -> list[Placed]:
     return pages.staging.take_journal()
 
 
-def _skill_page(pages: SitePages, entry: dict[str, Any]) -> None:
-    source, skill_id = entry["source"], entry["id"]
+def _skill_page(pages: SitePages, entry: ManifestEntry) -> None:
+    """A skill's page; the template gets its entry as ``skills.json`` has it (the JSON that
+    templates, built-in or a site's own, read with ``entry['allowed-tools']`` and the like)."""
+    source, skill_id = entry.source, entry.id
     values = {
-        **pages.common(entry["urls"]["page"], f"{entry['name']} · {pages.config.title}"),
-        "entry": entry, "card": card(entry, pages.tag_by_name),
+        **pages.common(entry.urls.page, f"{entry.name} · {pages.config.title}"),
+        "entry": entry.to_json(), "card": card(entry, pages.tag_by_name),
         "ancestors": [card(e, pages.tag_by_name) for e in ancestors(entry, pages.entries)],
-        "children": [card(pages.entries[c], pages.tag_by_name) for c in entry["children"] if c in pages.entries],
+        "children": [card(pages.entries[c], pages.tag_by_name) for c in entry.children if c in pages.entries],
         "snippets": install_snippets(entry, pages.config), "metadata": metadata_rows(entry),
-        "files": file_rows(entry), "source_url": safe_url(source["url"]), "edit_url": safe_url(source["edit_url"])}
+        "files": file_rows(entry), "source_url": safe_url(source.url), "edit_url": safe_url(source.edit_url)}
     rel = f"skills/{skill_id}/index.html"
     # the body stands in the key as what it was rendered from: fetched only to render the page
     key = digest(pages.templates_key, "skill.html", rel, values, pages.html_keys[skill_id])
@@ -146,7 +149,7 @@ def _text_files(pages: SitePages) -> None:
     not_found["root"] = (urlsplit(config.base_url).path if config.base_url else "/").rstrip("/") + "/"
     pages.page("404.html", "404.html", not_found)
     if config.base_url:
-        urls = ["", "tags/"] + [t.url for t in pages.tags] + [e["urls"]["page"] for e in entries]
+        urls = ["", "tags/"] + [t.url for t in pages.tags] + [e.urls.page for e in entries]
         pages.page("sitemap.xml", "sitemap.xml", {"urls": [absolute(config, u) for u in urls]})
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
     install = catalog_install_lines(config)
@@ -155,7 +158,8 @@ def _text_files(pages: SitePages) -> None:
                  pages.manifest["digest"], install)
     pages.keyed_page("llms.txt", "llms.txt", key, lambda: {
         "site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
-        "visible": [e for e in entries if offered_to_model(e)], "others": [e for e in entries if not offered_to_model(e)],
+        "visible": [e for e in entries if offered_to_model(e)],
+        "others": [e for e in entries if not offered_to_model(e)],
         "link": lambda rel: absolute(config, rel), "badges": badges})
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
     if active_files(entries):

@@ -6,18 +6,20 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from skillsite.agent.entry import ManifestEntry
+
 INDEX_NAME = "index.json"
 RESOURCE_KINDS = ("references", "scripts", "assets")
 
 
-def skills_index(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def skills_index(entries: Sequence[ManifestEntry]) -> dict[str, Any]:
     """``skills/index.json``: ``{"skills": [id, ...]}``, sorted."""
-    return {"skills": sorted(e["id"] for e in entries)}
+    return {"skills": sorted(e.id for e in entries)}
 
 
-def skill_index(entry: dict[str, Any]) -> dict[str, Any]:
+def skill_index(entry: ManifestEntry) -> dict[str, Any]:
     """``skills/<id>/index.json``: resource names by kind, and every file of the skill."""
-    paths = [f["path"] for f in entry["files"]]
+    paths = [f.path for f in entry.files]
     listing: dict[str, Any] = {kind: sorted(p[len(kind) + 1:] for p in paths
                                             if p.startswith(kind + "/") and "/" not in p[len(kind) + 1:])
                                for kind in RESOURCE_KINDS}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
 from skillsite.agent.commands import assign_commands
+from skillsite.agent.entry import FileRecord, ManifestEntry
 from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
 from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
@@ -76,7 +77,7 @@ class SkillPublishing:
 class PublishedSkill:
     """What publishing one skill gave."""
 
-    entry: dict[str, Any]
+    entry: ManifestEntry
     html: str | None                    # its rendered body (None: the cache holds it)
     placed: list[Placed]                # what it wrote or kept, for the staging folder's record
     file_shas: list[FileSha]            # its bundled files' sha256 the cache did not know
@@ -85,7 +86,7 @@ class PublishedSkill:
 
     def to_json(self) -> list[Any]:
         """What the next build needs to take this publication as it is (:func:`_published_before`)."""
-        return [self.entry, [[rel, key] for rel, key in self.placed], self.archive]
+        return [self.entry.to_json(), [[rel, key] for rel, key in self.placed], self.archive]
 
 
 def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
@@ -104,7 +105,7 @@ def archive_owners(skills: Sequence[Skill]) -> list[str | None]:
     names: set[str] = set()
     owned: list[str | None] = []
     for skill in skills:
-        name = skill.name if listable({"name": skill.name, "description": skill.description}) else None
+        name = skill.name if listable(skill.name, skill.description) else None
         owned.append(name if name is not None and name not in names else None)
         if name is not None:
             names.add(name)
@@ -167,7 +168,7 @@ def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None
         return None
     if not all(job.staging.keep(rel, key) for rel, key in placed):
         return None  # a file went missing since the output was listed: publish the skill again
-    return PublishedSkill(entry, None, [(rel, key) for rel, key in placed], [],
+    return PublishedSkill(ManifestEntry.from_json(entry), None, [(rel, key) for rel, key in placed], [],
                           tuple(archive) if archive else None, [])
 
 
@@ -179,7 +180,7 @@ def _interface(skill: Skill) -> dict[str, Any] | None:
 
 
 def _publish_files(job: SkillPublishing, skill: Skill, diags: list[Diagnostic]
-                   ) -> tuple[list[dict[str, Any]], list[FileSha], dict[str, bytes]]:
+                   ) -> tuple[list[FileRecord], list[FileSha], dict[str, bytes]]:
     """Copy (or keep) a skill's bundled files under ``skills/<id>/``: their manifest records, the
     shas the cache does not know yet, and the content of those copied (up to 1 MiB each, for the
     archive)."""
@@ -199,7 +200,7 @@ def _publish_files(job: SkillPublishing, skill: Skill, diags: list[Diagnostic]
             contents[f.path] = content
         if not _is_known(job, f, sha):
             shas.append((f.abspath, f.bytes, f.mtime_ns, sha))
-        records.append({"path": f.path, "bytes": size, "sha256": sha})
+        records.append(FileRecord(f.path, sha, size))
     return records, shas, contents
 
 
@@ -216,42 +217,42 @@ def _is_known(job: SkillPublishing, f: BundledFile, sha: str) -> bool:
     return job.known_shas.get(f.abspath) == (f.bytes, f.mtime_ns, sha)
 
 
-def _write_xml(job: SkillPublishing, skill: Skill, entry: dict[str, Any]) -> None:
+def _write_xml(job: SkillPublishing, skill: Skill, entry: ManifestEntry) -> None:
     """A skill's ``<skill_content>`` fragment and its tier-1 ``<skill>`` entry."""
-    page_url = absolute(job.config, entry["urls"]["page"])
-    files = [f["path"] for f in entry["files"]]
+    page_url = absolute(job.config, entry.urls.page)
+    files = [f.path for f in entry.files]
     subs = job.sub_skills(skill.id)
-    docs = [(k["path"], k["title"], absolute(job.config, k["url"])) for k in entry["knowledge"]]
+    docs = [(k.path, k.title, absolute(job.config, k.url)) for k in entry.knowledge]
     job.staging.write_keyed(
-        f"skills/{skill.id}/{XML_FILE}", digest(XML_FILE, skill.name, skill.id, entry["digest"], page_url, subs, docs),
+        f"skills/{skill.id}/{XML_FILE}", digest(XML_FILE, skill.name, skill.id, entry.digest, page_url, subs, docs),
         lambda: skill_content_xml(skill.name, skill.id, skill.body, page_url, files, subs, docs).encode("utf-8"))
-    md_url = absolute(job.config, entry["urls"]["skill_md"])
+    md_url = absolute(job.config, entry.urls.skill_md)
     job.staging.write_keyed(
         f"skills/{skill.id}/{ENTRY_FILE}", digest(ENTRY_FILE, skill.name, skill.description, md_url),
         lambda: skill_entry_xml(skill.name, skill.description, md_url).encode("utf-8"))
 
 
-def _write_listing(job: SkillPublishing, entry: dict[str, Any]) -> None:
+def _write_listing(job: SkillPublishing, entry: ManifestEntry) -> None:
     """The skill's ``index.json`` in the static provider layout (kept in place when unchanged)."""
     listing = skill_index(entry)
-    job.staging.write_keyed(f"skills/{entry['id']}/{INDEX_NAME}", digest(INDEX_NAME, listing),
+    job.staging.write_keyed(f"skills/{entry.id}/{INDEX_NAME}", digest(INDEX_NAME, listing),
                             lambda: indented_json(listing))
 
 
-def _write_archive(job: SkillPublishing, skill: Skill, entry: dict[str, Any], contents: dict[str, bytes],
+def _write_archive(job: SkillPublishing, skill: Skill, entry: ManifestEntry, contents: dict[str, bytes],
                    name: str | None) -> tuple[str, str] | None:
     """The skill's discovery archive, when it owns one and has bundled files that all fit a tar
     header: (site path, sha256)."""
-    if name is None or not entry["files"] or not all(fits_ustar(f["path"]) for f in entry["files"]):
+    if name is None or not entry.files or not all(fits_ustar(f.path) for f in entry.files):
         return None
     rel = archive_path(name)
-    key = digest("archive", entry["digest"], job.mtime)
+    key = digest("archive", entry.digest, job.mtime)
     if job.staging.keep(rel, key):
         return rel, sha256_hex(job.staging.current(rel).read_bytes())
-    folder = f"skills/{entry['id']}/"
+    folder = f"skills/{entry.id}/"
     members = [("SKILL.md", skill.raw)] + [
-        (f["path"], contents.get(f["path"]) or job.staging.current(folder + f["path"]).read_bytes())
-        for f in entry["files"]]
+        (f.path, contents.get(f.path) or job.staging.current(folder + f.path).read_bytes())
+        for f in entry.files]
     data = deterministic_tar_gz(members, job.mtime)
     job.staging.write(rel, data, key)
     return rel, sha256_hex(data)
@@ -280,7 +281,7 @@ class RenderedBodies(Mapping[str, str]):
 class Publication:
     """What publishing every skill gave."""
 
-    entries: list[dict[str, Any]]     # manifest entries, in the skills' order
+    entries: list[ManifestEntry]      # manifest entries, in the skills' order
     html: RenderedBodies              # rendered bodies, by skill id
     html_keys: dict[str, str]         # what each rendered body is made of (a digest), by skill id
     archives: dict[str, str]          # site path -> sha256 of each discovery archive

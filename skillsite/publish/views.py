@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 from urllib.parse import quote
 
+from skillsite.agent.entry import ManifestEntry
 from skillsite.publish.manifest import absolute
 from skillsite.publish.marketplace import MARKETPLACE_PATH, default_name
 from skillsite.publish.wellknown import LEGACY_DIR, listable, listed_entries
@@ -74,22 +75,21 @@ def _suffix(path: str) -> str:
     return name[dot:].lower() if dot >= 0 else ""
 
 
-def active_files(entries: Iterable[dict[str, Any]]) -> list[str]:
+def active_files(entries: Iterable[ManifestEntry]) -> list[str]:
     """Site-relative URLs of published skill files a browser could run as a page (HTML, SVG,
     XML ...): bundled files, their copies for the v0.1 discovery index, and knowledge documents."""
     entries = list(entries)
     urls = set()
     for entry in entries:
-        urls |= {entry["urls"]["files"] + quote(f["path"], safe="/") for f in entry["files"]
-                 if _suffix(f["path"]) in ACTIVE_SUFFIXES}
-        urls |= {k["url"] for k in entry.get("knowledge") or () if _suffix(k["path"]) in ACTIVE_SUFFIXES}
+        urls |= {entry.urls.files + quote(f.path, safe="/") for f in entry.files if _suffix(f.path) in ACTIVE_SUFFIXES}
+        urls |= {k.url for k in entry.knowledge if _suffix(k.path) in ACTIVE_SUFFIXES}
     for name, entry in listed_entries(entries).items():
-        urls |= {f"{LEGACY_DIR}/{quote(name)}/" + quote(f["path"], safe="/") for f in entry["files"]
-                 if _suffix(f["path"]) in ACTIVE_SUFFIXES}
+        urls |= {f"{LEGACY_DIR}/{quote(name)}/" + quote(f.path, safe="/") for f in entry.files
+                 if _suffix(f.path) in ACTIVE_SUFFIXES}
     return sorted(urls)
 
 
-def headers_file(entries: Iterable[dict[str, Any]]) -> str:
+def headers_file(entries: Iterable[ManifestEntry]) -> str:
     """A Netlify / Cloudflare Pages ``_headers`` file that sandboxes active bundled files."""
     lines = ["# Written by skillsite: bundled files that a browser would run as a page on this origin",
              "# (HTML, SVG, XML) are served sandboxed: none of their scripts can run."]
@@ -114,11 +114,11 @@ class TagInfo:
         return f"tags/{self.slug}/"
 
 
-def collect_tags(entries: Iterable[dict[str, Any]]) -> list[TagInfo]:
+def collect_tags(entries: Iterable[ManifestEntry]) -> list[TagInfo]:
     """Every tag with its count, sorted by name."""
     counts: dict[str, int] = {}
     for entry in entries:
-        for tag in dict.fromkeys(entry["tags"]):
+        for tag in dict.fromkeys(entry.tags):
             counts[tag] = counts.get(tag, 0) + 1
     slugs = _unique_slugs(sorted(counts))
     return [TagInfo(tag, slugs[tag], counts[tag]) for tag in sorted(counts)]
@@ -138,19 +138,18 @@ def _unique_slugs(tags: Sequence[str]) -> dict[str, str]:
     return seen
 
 
-def badges(entry: dict[str, Any]) -> list[tuple[str, str, str]]:
+def badges(entry: ManifestEntry) -> list[tuple[str, str, str]]:
     """(css class, label, explanation) of a skill's visibility flags."""
-    vis = entry["visibility"]
+    vis = entry.visibility
     out = []
-    if vis["always"]:
+    if vis.always:
         out.append(("always", "always on", "Listed first in the model's catalog"))
-    if vis["hidden"]:
+    if vis.hidden:
         out.append(("hidden", "hidden from models", "Never offered to a model; people may still use it"))
-    if vis["user_invocable_only"]:
+    if vis.user_invocable_only:
         out.append(("user-only", "user-invoked only", "Only a person can invoke it; left out of the model's catalog"))
-    risk = (entry.get("audit") or {}).get("risk", "none")
-    if risk in RISKS:
-        count = len(entry["audit"]["findings"])
+    if entry.audit is not None and entry.risk in RISKS:
+        risk, count = entry.risk, len(entry.audit.findings)
         out.append((f"risk-{risk}", f"{risk} risk", f"The audit rated it {risk} risk ({count} finding"
                                                     f"{'' if count == 1 else 's'}; see its page)"))
     return out
@@ -160,31 +159,30 @@ def badges(entry: dict[str, Any]) -> list[tuple[str, str, str]]:
 RISKS = ("high", "medium", "low")
 
 
-def risk_pages(entries: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
+def risk_pages(entries: Iterable[ManifestEntry]) -> dict[str, list[str]]:
     """The ids of the skills at each audit risk that any skill has, most severe first."""
     found: dict[str, list[str]] = {risk: [] for risk in RISKS}
     for entry in entries:
-        risk = (entry.get("audit") or {}).get("risk", "none")
-        if risk in found:
-            found[risk].append(entry["id"])
+        if entry.risk in found:
+            found[entry.risk].append(entry.id)
     return {risk: ids for risk, ids in found.items() if ids}
 
 
-def card(entry: dict[str, Any], tags: dict[str, TagInfo]) -> dict[str, Any]:
+def card(entry: ManifestEntry, tags: dict[str, TagInfo]) -> dict[str, Any]:
     """What a skill list item shows."""
     return {
-        "id": entry["id"],
-        "name": entry["name"],
-        "description": entry["description"],
-        "version": entry["version"],
-        "url": entry["urls"]["page"],
-        "tags": [tags[t] for t in dict.fromkeys(entry["tags"])],
+        "id": entry.id,
+        "name": entry.name,
+        "description": entry.description,
+        "version": entry.version,
+        "url": entry.urls.page,
+        "tags": [tags[t] for t in dict.fromkeys(entry.tags)],
         "badges": badges(entry),
-        "nested": "/" in entry["id"],
+        "nested": "/" in entry.id,
     }
 
 
-def install_snippets(entry: dict[str, Any], config: Any) -> list[dict[str, str]]:
+def install_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, str]]:
     """Install commands for a skill; ``{site}`` marks where the site URL goes.
 
     With ``base_url`` configured the text is final; without it the page's script fills in
@@ -192,16 +190,16 @@ def install_snippets(entry: dict[str, Any], config: Any) -> list[dict[str, str]]
     """
     site = config.base_url.rstrip("/") if config.base_url else "{site}"
     manifest_url = absolute(config, "skills.json") if config.base_url else "{site}/skills.json"
-    raw = absolute(config, entry["urls"]["skill_md"]) if config.base_url else "{site}/" + entry["urls"]["skill_md"]
+    raw = absolute(config, entry.urls.skill_md) if config.base_url else "{site}/" + entry.urls.skill_md
     snippets = []
-    if listable(entry):
+    if listable(entry.name, entry.description):
         snippets.append({"label": "Install with the skills CLI",
-                         "text": f"npx skills add {site} --skill {shlex.quote(entry['name'])}"})
+                         "text": f"npx skills add {site} --skill {shlex.quote(entry.name)}"})
     snippets.append({"label": "Claude Code: add the marketplace, install its plugin (every skill)",
                      "text": "\n".join(claude_code_commands(site, config))})
     snippets += repository_snippets(entry, config)
     program = (f"from skillsite.loader import Catalog; "
-               f"print(Catalog.open({json.dumps(manifest_url)}).load({json.dumps(entry['id'])}).body)")
+               f"print(Catalog.open({json.dumps(manifest_url)}).load({json.dumps(entry.id)}).body)")
     snippets.append({"label": "Load it in Python (skillsite.loader)", "text": f"python -c {shlex.quote(program)}"})
     snippets.append({"label": "Raw SKILL.md", "text": raw})
     for snippet in snippets:
@@ -231,9 +229,9 @@ def github_repository(repo_url: str) -> str | None:
     return f"{match.group(1)}/{match.group(2)}" if match else None
 
 
-def repository_snippets(entry: dict[str, Any], config: Any) -> list[dict[str, str]]:
+def repository_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, str]]:
     """Installers that fetch from the source repository (``repo_url``): GitHub CLI, Gemini CLI."""
-    path = entry["source"]["path"]
+    path = entry.source.path
     if not config.repo_url or path.startswith("../") or "/" not in path:
         return []
     folder = shlex.quote(path.rsplit("/", 1)[0])
@@ -258,23 +256,23 @@ def marketplace_name(config: Any) -> str:
     return config.marketplace.get("name") or default_name(config.title)
 
 
-def metadata_rows(entry: dict[str, Any]) -> list[tuple[str, str]]:
+def metadata_rows(entry: ManifestEntry) -> list[tuple[str, str]]:
     """(key, text) of metadata and understood extension keys, sorted by key."""
-    rows = [(str(k), display_text(v)) for k, v in entry["metadata"].items()]
-    rows += [(str(k), display_text(v)) for k, v in entry["extra"].items()]
+    rows = [(str(k), display_text(v)) for k, v in entry.metadata.items()]
+    rows += [(str(k), display_text(v)) for k, v in entry.extra.items()]
     return sorted(rows)
 
 
-def file_rows(entry: dict[str, Any]) -> list[dict[str, Any]]:
+def file_rows(entry: ManifestEntry) -> list[dict[str, Any]]:
     """Bundled files with their URLs relative to the skill's page."""
-    return [{"path": f["path"], "url": quote(f["path"], safe="/"), "bytes": f["bytes"]} for f in entry["files"]]
+    return [{"path": f.path, "url": quote(f.path, safe="/"), "bytes": f.bytes} for f in entry.files]
 
 
-def ancestors(entry: dict[str, Any], entries: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def ancestors(entry: ManifestEntry, entries: dict[str, ManifestEntry]) -> list[ManifestEntry]:
     """Parent chain of a skill, outermost first."""
     chain = []
-    parent = entry["parent"]
+    parent = entry.parent
     while parent and parent in entries and len(chain) < 64:
         chain.append(entries[parent])
-        parent = entries[parent]["parent"]
+        parent = entries[parent].parent
     return list(reversed(chain))

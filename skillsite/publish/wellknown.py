@@ -16,6 +16,7 @@ import re
 import tarfile
 from typing import Any, Sequence
 
+from skillsite.agent.entry import ManifestEntry
 from skillsite.diagnostics import Diagnostic, Severity, make
 
 INDEX_PATH = ".well-known/agent-skills/index.json"
@@ -29,10 +30,9 @@ NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 ARCHIVE_LEVEL = 2
 
 
-def listable(entry: dict[str, Any]) -> bool:
+def listable(name: str, description: str) -> bool:
     """Installers accept only specification names and descriptions up to 1,024 characters."""
-    return (bool(NAME_PATTERN.match(entry["name"])) and len(entry["name"]) <= 64
-            and 0 < len(entry["description"]) <= 1024)
+    return bool(NAME_PATTERN.match(name)) and len(name) <= 64 and 0 < len(description) <= 1024
 
 
 def archive_path(name: str) -> str:
@@ -83,7 +83,7 @@ def index_document(entries: list[dict[str, str]]) -> dict[str, Any]:
     return {"$schema": DISCOVERY_SCHEMA, "skills": entries}
 
 
-def discovery_index(entries: Sequence[dict[str, Any]], archives: dict[str, str],
+def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str],
                     shown: dict[str, str]) -> tuple[dict[str, Any], list[Diagnostic]]:
     """The discovery index of the published ``entries`` (``archives``: site path -> sha256 of each
     archive made; ``shown``: each skill's SKILL.md path as diagnostics show it), and the notes
@@ -92,52 +92,52 @@ def discovery_index(entries: Sequence[dict[str, Any]], archives: dict[str, str],
     diags: list[Diagnostic] = []
     names: set[str] = set()
     for entry in entries:
-        if not listable(entry):
+        if not listable(entry.name, entry.description):
             continue
-        if entry["name"] in names:
-            diags.append(make("SK212", f"name '{entry['name']}' is already in the discovery index; skill "
-                                       f"'{entry['id']}' is not listed there", shown[entry["id"]],
+        if entry.name in names:
+            diags.append(make("SK212", f"name '{entry.name}' is already in the discovery index; skill "
+                                       f"'{entry.id}' is not listed there", shown[entry.id],
                               severity=Severity.INFO))
             continue
-        names.add(entry["name"])
-        too_long = next((f["path"] for f in entry["files"] if not fits_ustar(f["path"])), None)
+        names.add(entry.name)
+        too_long = next((f.path for f in entry.files if not fits_ustar(f.path)), None)
         if too_long is not None:
             diags.append(make("SK010", f"bundled file '{too_long}' has a path too long for a tar archive (USTAR: "
                                        "100 bytes, or 255 split at a '/'); skill not listed in the discovery index",
-                              shown[entry["id"]]))
-        elif entry["files"]:
-            listed.append(discovery_entry(entry["name"], entry["description"], "archive",
-                                          f"archives/{entry['name']}.tar.gz", archives[archive_path(entry["name"])]))
+                              shown[entry.id]))
+        elif entry.files:
+            listed.append(discovery_entry(entry.name, entry.description, "archive",
+                                          f"archives/{entry.name}.tar.gz", archives[archive_path(entry.name)]))
         else:
-            listed.append(discovery_entry(entry["name"], entry["description"], "skill-md",
-                                          "../../" + entry["urls"]["skill_md"], entry["sha256"]))
+            listed.append(discovery_entry(entry.name, entry.description, "skill-md",
+                                          "../../" + entry.urls.skill_md, entry.sha256))
     return index_document(listed), diags
 
 
-def legacy_index(entries: Sequence[dict[str, Any]], listed: dict[str, Any]) -> dict[str, Any]:
+def legacy_index(entries: Sequence[ManifestEntry], listed: dict[str, Any]) -> dict[str, Any]:
     """The v0.1 index of the skills the v0.2 index lists: ``{"skills": [{name, description, files}]}``."""
     by_name = listed_entries(entries)
-    return {"skills": [{"name": name, "description": by_name[name]["description"],
-                        "files": ["SKILL.md", *(f["path"] for f in by_name[name]["files"])]}
+    return {"skills": [{"name": name, "description": by_name[name].description,
+                        "files": ["SKILL.md", *(f.path for f in by_name[name].files)]}
                        for name in (skill["name"] for skill in listed["skills"]) if name in by_name]}
 
 
-def legacy_files(entries: Sequence[dict[str, Any]], legacy: dict[str, Any]) -> list[tuple[str, str, str]]:
+def legacy_files(entries: Sequence[ManifestEntry], legacy: dict[str, Any]) -> list[tuple[str, str, str]]:
     """Every file the v0.1 index lists: ``(site path under .well-known/skills, sha256, published path)``."""
     by_name = listed_entries(entries)
     copies = []
     for skill in legacy["skills"]:
         entry = by_name[skill["name"]]
-        shas = {"SKILL.md": entry["sha256"], **{f["path"]: f["sha256"] for f in entry["files"]}}
+        shas = {"SKILL.md": entry.sha256, **{f.path: f.sha256 for f in entry.files}}
         for path in skill["files"]:
-            copies.append((f"{LEGACY_DIR}/{skill['name']}/{path}", shas[path], f"skills/{entry['id']}/{path}"))
+            copies.append((f"{LEGACY_DIR}/{skill['name']}/{path}", shas[path], f"skills/{entry.id}/{path}"))
     return copies
 
 
-def listed_entries(entries: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def listed_entries(entries: Sequence[ManifestEntry]) -> dict[str, ManifestEntry]:
     """The entry each name of the discovery index stands for: the first listable one."""
-    by_name: dict[str, dict[str, Any]] = {}
+    by_name: dict[str, ManifestEntry] = {}
     for entry in entries:
-        if listable(entry):
-            by_name.setdefault(entry["name"], entry)
+        if listable(entry.name, entry.description):
+            by_name.setdefault(entry.name, entry)
     return by_name

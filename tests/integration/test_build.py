@@ -124,7 +124,7 @@ def test_search_indexes_are_made_from_what_the_manifest_says(example_site, real_
         skills = [s for s in read_catalog([source]).skills if not s.has_errors]
         if published is None:
             children = {s.id: [] for s in skills}
-            entries = [skill_entry(s, [], "", children[s.id], SiteConfig(), ".") for s in skills]
+            entries = [skill_entry(s, [], "", children[s.id], SiteConfig(), ".").to_json() for s in skills]
         else:
             entries = json.loads((published / "skills.json").read_text())["skills"]
         assert len(entries) == len(skills) > 0

@@ -23,8 +23,9 @@ import yaml
 from pydantic import TypeAdapter
 
 from skillsite.agent.catalog_format import offered_to_model
-from skillsite.agent.mcp_skills import EXTENSION, LIMITS_META, MAX_BYTES, MAX_FILES, OMITTED_META, PAGE_SIZE
-from skillsite.agent.mcp_skills import frontmatter_object
+from skillsite.agent.entry import ManifestEntry
+from skillsite.mcp.frontmatter import frontmatter_object
+from skillsite.mcp.skills import EXTENSION, LIMITS_META, MAX_BYTES, MAX_FILES, OMITTED_META, PAGE_SIZE
 from skillsite.source.frontmatter import FrontmatterError
 from support import EXAMPLES, python312, run_async_in_thread, serve_folder
 
@@ -40,6 +41,11 @@ ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {"extensions": {EXTENSION: {}}},
             "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "0"}}
 RELEASE = "skill://release-manager/SKILL.md"
+
+
+def offered_json(entry: dict[str, Any]) -> bool:
+    """Whether a manifest entry (as JSON) is offered to models."""
+    return offered_to_model(ManifestEntry.from_json(entry))
 
 
 def manifest(site: Path) -> dict[str, Any]:
@@ -154,7 +160,7 @@ def test_raw_jsonrpc_after_initialize(site: Path) -> None:
     assert capabilities["extensions"][EXTENSION] == {"directoryRead": True}
     assert capabilities["experimental"][EXTENSION] == {"directoryRead": True}
     assert "resources" in capabilities and "tools" in capabilities and "prompts" in capabilities
-    offered = [e["id"] for e in entries.values() if offered_to_model(e)]
+    offered = [e["id"] for e in entries.values() if offered_json(e)]
     assert len(first["skills"]) == PAGE_SIZE and first["nextCursor"] == str(PAGE_SIZE)
     assert len(second["skills"]) == len(offered) - PAGE_SIZE and "nextCursor" not in second
     for page in (first, second):
@@ -195,7 +201,7 @@ def test_raw_jsonrpc_with_the_2026_envelope_and_no_handshake(site: Path) -> None
                                        clientInfo={"name": "late", "version": "0"})
     assert discover["capabilities"]["extensions"][EXTENSION] == {"directoryRead": True}
     assert "2026-07-28" in discover["supportedVersions"]
-    assert len(skills) == sum(offered_to_model(e) for e in manifest(site)["skills"])
+    assert len(skills) == sum(offered_json(e) for e in manifest(site)["skills"])
     assert got["resultType"] == "complete" and got["skill"] == next(s for s in skills if s["uri"] == RELEASE)
     assert got["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "skillsite"
     assert got["skill"]["resources"][0] == {"uri": RELEASE, "digest": sha(skill_md), "size": len(skill_md)}
@@ -247,7 +253,7 @@ def test_mcp_client_lists_gets_and_reads_every_file(site: Path) -> None:
     assert out["capabilities"].experimental[EXTENSION] == {"directoryRead": True}
     entries = {e["id"]: e for e in manifest(site)["skills"]}
     assert sorted(s["uri"] for s in out["skills"]) == sorted(f"skill://{i}/SKILL.md" for i, e in entries.items()
-                                                              if offered_to_model(e))
+                                                              if offered_json(e))
     for skill in out["skills"]:
         skill_id = skill["uri"].removeprefix("skill://").removesuffix("/SKILL.md")
         assert skill["frontmatter"] == source_frontmatter(skill_id)
@@ -368,7 +374,7 @@ def test_entries_match_agentskills_mcp_server_on_the_same_source(site: Path, tmp
     # the one difference: skillsite lists only the skills offered to a model (hidden and
     # user-invocable-only ones are served by skills/get but not listed)
     unlisted = {s["uri"] for s in their_skills} - {s["uri"] for s in our_skills}
-    assert unlisted == {f"skill://{e['id']}/SKILL.md" for e in entries if not offered_to_model(e)}
+    assert unlisted == {f"skill://{e['id']}/SKILL.md" for e in entries if not offered_json(e)}
     assert {s["uri"] for s in our_skills} <= {s["uri"] for s in their_skills}
     for skill in their_skills:   # uris, frontmatter, digests and sizes (and their order) agree
         assert our_gets[skill["uri"]] == skill, skill["uri"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from skillsite.agent.entry import EntrySource, EntryUrls, ManifestEntry
 from skillsite.config import SiteConfig
 from skillsite.publish.build import build
 from skillsite.publish.views import catalog_install_lines, install_snippets
@@ -14,9 +15,10 @@ CONFIG = SiteConfig(base_url="https://skills.example.com", repo_url="https://git
                     marketplace={"name": "platform-skills"})
 
 
-def entry(skill_id: str = "release-manager", path: str = "skills/release-manager/SKILL.md") -> dict:
-    return {"id": skill_id, "name": skill_id.rsplit("/", 1)[-1], "description": "Does a thing.",
-            "urls": {"skill_md": f"skills/{skill_id}/SKILL.md"}, "source": {"path": path}}
+def entry(skill_id: str = "release-manager", path: str = "skills/release-manager/SKILL.md") -> ManifestEntry:
+    return ManifestEntry(id=skill_id, name=skill_id.rsplit("/", 1)[-1], description="Does a thing.",
+                         sha256="0" * 64, source=EntrySource(path),
+                         urls=EntryUrls(skill_md=f"skills/{skill_id}/SKILL.md", files=f"skills/{skill_id}/"))
 
 
 def test_each_agent_gets_its_install_command() -> None:

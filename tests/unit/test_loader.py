@@ -374,7 +374,7 @@ def test_prompt_notice_counts_skills_left_out_for_the_budget(catalog: Catalog) -
 def test_eligibility_reasons(catalog: Catalog, bin_dir: Path) -> None:
     reasons = catalog.ineligible("incident-response", env={"PATH": ""})
     assert "needs 'kubectl' on PATH" in reasons and "needs $GRAFANA_URL set" in reasons
-    assert ineligible_reasons(catalog.entry("docker-image-slimming"), {"PATH": str(bin_dir)}, "windows") == [
+    assert ineligible_reasons(catalog.manifest_entry("docker-image-slimming"), {"PATH": str(bin_dir)}, "windows") == [
         "runs on linux, darwin, not windows"]
     assert current_platform("linux") == "linux" and current_platform("win32") == "windows"
     assert current_platform("darwin") == "darwin"

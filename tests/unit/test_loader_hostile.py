@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import pytest
 
-from skillsite.agent.mcp_skills import SkillsIndex
+from skillsite.mcp.skills import SkillsIndex
 from skillsite.loader import Catalog, CatalogFormatError, LoaderError, UnsafePathError, _write_tree
 
 FIRST = "api-design-checklist"          # the example catalog's first entry: no children, risk none

@@ -1,5 +1,7 @@
 """skillsite.loader needs only the standard library: the package folder alone, copied into an
-empty folder, imports and works under ``python -I -S`` (no site-packages, no environment)."""
+empty folder, imports and works under ``python -I -S`` (no site-packages, no environment); and
+every module of ``skillsite.agent`` imports nothing but the standard library and skillsite, even
+where third-party packages are installed."""
 from __future__ import annotations
 
 import json
@@ -57,7 +59,7 @@ def test_the_loader_runs_from_a_copy_of_the_package_folder_alone(site: Path, tmp
                "skillsite.search.bm25", "skillsite.search.stemmer", "skillsite.search.terms")
     assert all(name in allowed or name.startswith("skillsite.agent.") for name in out["skillsite_modules"]), \
         out["skillsite_modules"]
-    assert "skillsite.agent.mcp_server" not in out["skillsite_modules"]
+    assert not any(name.startswith("skillsite.mcp") for name in out["skillsite_modules"])
     assert out["hits"][0][0] == "release-manager"
     assert out["skill"][0] == "release-manager" and out["skill"][2] > 0 and out["skill"][4] == "<skill_content "
     assert out["prompt"][0] == "<available_skills>" and out["prompt"][1] <= 2000
@@ -66,3 +68,49 @@ def test_the_loader_runs_from_a_copy_of_the_package_folder_alone(site: Path, tmp
     from skillsite.loader import Catalog
     in_package = Catalog.open(site).search("roll back a release", k=3)
     assert out["hits"] == [[h.id, h.score] for h in in_package]
+
+
+AGENT_SCRIPT = textwrap.dedent('''
+    import importlib, json, sys
+    before = set(sys.modules)          # what site and .pth files imported: not ours
+    foreign = {}
+    for name in sys.argv[1:]:
+        known = set(sys.modules)
+        importlib.import_module(name)
+        new = sorted(set(sys.modules) - known)
+        outside = [m for m in new if m.partition(".")[0] not in sys.stdlib_module_names
+                   and m.partition(".")[0] != "skillsite"]
+        if outside:
+            foreign[name] = outside
+    print(json.dumps({"foreign": foreign, "before": sorted(before)}))
+''')
+
+
+def agent_modules() -> list[str]:
+    """Every module of skillsite/agent (found on disk, so a new one is covered), and the loader."""
+    folder = REPO / "skillsite" / "agent"
+    names = sorted(f"skillsite.agent.{p.stem}" for p in folder.glob("*.py") if p.stem != "__init__")
+    return ["skillsite.agent", *names, "skillsite.loader"]
+
+
+def test_every_agent_module_imports_only_the_standard_library() -> None:
+    modules = agent_modules()
+    assert {"skillsite.agent.fetch", "skillsite.agent.tools", "skillsite.agent.catalog_format"} <= set(modules)
+    assert not any("mcp" in name for name in modules)  # the MCP server lives in skillsite.mcp
+    # a plain interpreter with site-packages: yaml, mcp, jinja2 ... are importable here, so an
+    # import of one of them would succeed and show up
+    proc = subprocess.run([sys.executable, "-c", AGENT_SCRIPT, *modules], cwd=REPO, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert not any(name.startswith("skillsite.") for name in out["before"])
+    assert out["foreign"] == {}
+
+
+def test_the_import_check_sees_a_third_party_import() -> None:
+    """The check above is not blind: importing the MCP server (which needs ``mcp``) is caught."""
+    proc = subprocess.run([sys.executable, "-c", AGENT_SCRIPT, "skillsite.mcp.skills"], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    foreign = json.loads(proc.stdout)["foreign"]["skillsite.mcp.skills"]
+    assert "yaml" in foreign

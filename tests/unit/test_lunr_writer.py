@@ -41,7 +41,8 @@ def test_real_skills_index_is_lunr_py_s(real_skills):
     from skillsite.config import SiteConfig
 
     reading = read_catalog([real_skills.path])
-    entries = [skill_entry(s, [], "0" * 64, [], SiteConfig(), str(real_skills.path)) for s in reading.skills]
+    entries = [skill_entry(s, [], "0" * 64, [], SiteConfig(), str(real_skills.path)).to_json()
+               for s in reading.skills]
     assert len(entries) == real_skills.skills - real_skills.left_out
     reference, ours = _both(entries)
     assert ours == reference

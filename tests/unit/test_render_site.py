@@ -15,6 +15,7 @@ from skillsite.publish.build import build
 from skillsite.config import SiteConfig
 from skillsite.config import builtin_templates
 from skillsite.publish.templates import STATIC_FILES
+from skillsite.agent.entry import EntryUrls, FileRecord, KnowledgeRecord, ManifestEntry
 from skillsite.publish.views import active_files, display_text, markdown_text, tag_slug
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,7 +70,7 @@ def html_pages(root: Path) -> list[Path]:
     """The pages skillsite wrote (bundled files of skills, their copies for the v0.1 discovery
     index and knowledge documents are the skills', served sandboxed)."""
     manifest = json.loads((root / "skills.json").read_text(encoding="utf-8"))
-    theirs = {root / unquote(url) for url in active_files(manifest["skills"])}
+    theirs = {root / unquote(url) for url in active_files(ManifestEntry.from_json(e) for e in manifest["skills"])}
     return sorted(p for p in root.rglob("*.html") if p not in theirs)
 
 
@@ -273,11 +274,14 @@ def test_nojekyll(example):
 
 
 def test_active_files_are_found_by_the_extension_a_server_would_use():
-    entry = {"name": "a", "description": "A skill.", "urls": {"files": "skills/a/"},
-             "files": [{"path": p} for p in ("page.HTML", "..html", ".html", "img/x.svg", "data.xml.txt",
-                                              "notes.md", "file.", "dir.html/readme")],
-             "knowledge": [{"path": "docs/page.html", "url": "knowledge/docs/page.html"},
-                           {"path": "docs/notes.md", "url": "knowledge/docs/notes.md"}]}
+    sha = "0" * 64
+    entry = ManifestEntry(
+        id="a", name="a", description="A skill.", sha256=sha, urls=EntryUrls(skill_md="skills/a/SKILL.md",
+                                                                              files="skills/a/"),
+        files=tuple(FileRecord(p, sha) for p in ("page.HTML", "..html", ".html", "img/x.svg", "data.xml.txt",
+                                                  "notes.md", "file.", "dir.html/readme")),
+        knowledge=(KnowledgeRecord("docs/page.html", "Page", sha, "knowledge/docs/page.html"),
+                   KnowledgeRecord("docs/notes.md", "Notes", sha, "knowledge/docs/notes.md")))
     bundled = ["..html", ".html", "img/x.svg", "page.HTML"]
     assert active_files([entry]) == sorted(
         [f"skills/a/{p}" for p in bundled] + [f".well-known/skills/a/{p}" for p in bundled]

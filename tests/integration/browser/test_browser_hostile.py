@@ -14,6 +14,7 @@ from urllib.parse import unquote
 import pytest
 
 from browsing import wait_until, watch_requests
+from skillsite.agent.entry import ManifestEntry
 from skillsite.publish.views import active_files
 
 pytestmark = pytest.mark.browser
@@ -51,7 +52,7 @@ def catalog_pages(root: Path) -> list[str]:
     """Site-relative URL of every HTML page skillsite wrote (not the skills' own files, their
     copies for the v0.1 discovery index or knowledge documents: those are served sandboxed), sorted."""
     manifest = json.loads((root / "skills.json").read_text(encoding="utf-8"))
-    theirs = {unquote(url) for url in active_files(manifest["skills"])}
+    theirs = {unquote(url) for url in active_files(ManifestEntry.from_json(e) for e in manifest["skills"])}
     pages = []
     for path in sorted(root.rglob("*.html")):
         rel = path.relative_to(root).as_posix()

@@ -1,8 +1,8 @@
 """The MCP Skills extension bound to the MCP SDK (mcp 2.2+): :class:`SkillsExtension` serves a
-:class:`~skillsite.agent.mcp_skills.SkillsIndex` as ``skills/list``, ``skills/get``,
+:class:`~skillsite.mcp.skills.SkillsIndex` as ``skills/list``, ``skills/get``,
 ``resources/directory/read`` and ``skill://`` resources.
 
-Importing this module needs the SDK's extension API: :func:`skillsite.agent.mcp_skills.skills_extension`
+Importing this module needs the SDK's extension API: :func:`skillsite.mcp.server.skills_extension`
 imports it only when a server is built, and does without it on older SDKs.
 """
 from __future__ import annotations
@@ -17,8 +17,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import RequestParams
 
 from skillsite.agent.errors import LoaderError
-from skillsite.agent.mcp_skills import (EXTENSION, INVALID_PARAMS, SkillsError, SkillsIndex, mime_type,
-                                        wire_content)
+from skillsite.mcp.skills import EXTENSION, INVALID_PARAMS, SkillsError, SkillsIndex, mime_type, wire_content
 
 
 class ListParams(RequestParams):
@@ -93,8 +92,8 @@ class SkillsExtension(Extension):
     def _resource(self, uri: str, file: Any) -> Any:
         entry = self.index.by_id[file.skill_id]
         is_skill_md = uri in self.index.skills
-        return FunctionResource(uri=uri, name=entry["name"] if is_skill_md else file.path.rsplit("/", 1)[-1],
-                                description=entry["description"] if is_skill_md else None,
+        return FunctionResource(uri=uri, name=entry.name if is_skill_md else file.path.rsplit("/", 1)[-1],
+                                description=entry.description if is_skill_md else None,
                                 mime_type=mime_type(file.path), fn=_reader(self.index, uri))
 
     def methods(self) -> list[Any]:

@@ -5,7 +5,7 @@ listing (``skillsite://catalog``) and the prompt block (``skillsite://available_
 prompts: every user-invocable skill under its slash command, with one optional ``task``
 argument (clients offer them as slash commands).  With mcp 2.2+ the server also speaks the MCP
 Skills extension (``skills/list``, ``skills/get``, ``skill://`` resources; see
-:mod:`skillsite.agent.mcp_skills`), declared under ``capabilities.extensions``.
+:mod:`skillsite.mcp.skills`), declared under ``capabilities.extensions``.
 Everything is served through :mod:`skillsite.loader`, so content is verified against the
 manifest's digests before it reaches the client.
 
@@ -19,8 +19,9 @@ import base64
 import json
 from typing import Any
 
-from skillsite.agent.mcp_skills import skills_extension
+from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
+from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, well_formed_entries
 
 INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
 CATALOG_URI = "skillsite://catalog"
@@ -54,9 +55,9 @@ def catalog_listing(catalog: Catalog) -> dict[str, Any]:
     return {
         "title": site.get("title"),
         "location": catalog.location,
-        "skills": [{"id": e["id"], "name": e["name"], "description": e["description"], "tags": e.get("tags", []),
-                    "hidden": e["visibility"].get("hidden", False), "children": e.get("children", [])}
-                   for e in catalog.skills],
+        "skills": [{"id": e.id, "name": e.name, "description": e.description, "tags": list(e.tags),
+                    "hidden": e.visibility.hidden, "children": list(e.children)}
+                   for e in well_formed_entries(catalog)],
     }
 
 
@@ -68,9 +69,19 @@ def resource_text(data: bytes, path: str) -> str:
         return f"[binary file {path}, {len(data)} bytes, base64]\n" + base64.b64encode(data).decode("ascii")
 
 
+def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE) -> Any:
+    """The MCP Skills extension for ``MCPServer(extensions=[...])`` (:mod:`skillsite.mcp.extension`);
+    None when the installed MCP SDK has no extension API."""
+    try:
+        from skillsite.mcp.extension import SkillsExtension
+    except ImportError:
+        return None
+    return SkillsExtension(SkillsIndex(catalog, page_size))
+
+
 def build_server(catalog: Catalog) -> Any:
     """An MCP server (not yet running) exposing ``catalog``; with mcp 2.2+ it also speaks the
-    MCP Skills extension (:mod:`skillsite.agent.mcp_skills`)."""
+    MCP Skills extension (:mod:`skillsite.mcp.skills`)."""
     server_class, tool_error = _sdk()
     title = (catalog.manifest.get("site") or {}).get("title") or "skills"
     extension = skills_extension(catalog)
@@ -130,17 +141,16 @@ def _add_resources(server: Any, catalog: Catalog) -> None:
         return catalog.prompt()
 
 
-def slash_commands(catalog: Catalog) -> list[dict[str, Any]]:
+def slash_commands(catalog: Catalog) -> list[ManifestEntry]:
     """The manifest entries of the skills a user can invoke, by command."""
-    entries = [e for e in catalog.skills if isinstance(e.get("command"), str)
-               and (e.get("visibility") or {}).get("user_invocable", True) is not False]
-    return sorted(entries, key=lambda e: e["command"])
+    entries = [e for e in well_formed_entries(catalog) if e.command is not None and e.visibility.user_invocable]
+    return sorted(entries, key=lambda e: e.command or "")
 
 
 def _add_prompts(server: Any, catalog: Catalog) -> None:
     """One prompt per user-invocable skill, named by its slash command."""
     for entry in slash_commands(catalog):
-        _add_prompt(server, catalog, entry["command"], entry["description"])
+        _add_prompt(server, catalog, entry.command or "", entry.description)
 
 
 def _add_prompt(server: Any, catalog: Catalog, command: str, description: str) -> None:

@@ -27,27 +27,23 @@ Choices where the spec leaves room (see README):
   build's bounds on nodes, depth and aliases, no tags constructed); a value JSON cannot hold
   (a date, ``.nan``, ``!!binary``) is kept as the text written.
 
-The core (:class:`SkillsIndex`) needs no MCP SDK; :mod:`skillsite.agent.mcp_skills_extension`
-binds it to ``MCPServer(extensions=[...])`` (mcp 2.2+), and :func:`skills_extension` makes that
-binding when the SDK has it.
+The core (:class:`SkillsIndex`) needs no MCP SDK; :mod:`skillsite.mcp.extension` binds it to
+``MCPServer(extensions=[...])`` (mcp 2.2+), and :func:`skillsite.mcp.server.skills_extension`
+makes that binding when the SDK has it.  Frontmatter is read by :mod:`skillsite.mcp.frontmatter`.
 """
 from __future__ import annotations
 
 import logging
-import math
 import mimetypes
 import urllib.parse
 from typing import Any, NamedTuple
 
-import yaml
-from yaml.nodes import MappingNode, ScalarNode
-
 from skillsite.agent.catalog_format import offered_to_model
+from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import LoaderError
 from skillsite.agent.manifest_check import safe_relpath
-from skillsite.agent.skill_md import split_skill_md
-# The build's bounded YAML reading (node, depth and nesting limits, no tag constructed).
-from skillsite.source.frontmatter import BoundedBuilder, FrontmatterError, compose_leniently, nesting_too_deep
+from skillsite.loader import Catalog
+from skillsite.mcp.frontmatter import FrontmatterError, frontmatter_object
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MAX_FILES = 512
@@ -82,43 +78,13 @@ class SkillFile(NamedTuple):
     size: int
 
 
-class _PlainBuilder(BoundedBuilder):
-    """The build's bounded YAML construction, with scalars as any YAML 1.1 reader sees them
-    (the build turns some back into text; a host comparing frontmatter would not)."""
-
-    def _scalar(self, node: ScalarNode, key_path: str) -> Any:
-        if node.tag == "tag:yaml.org,2002:str":
-            return node.value
-        value, readable = self._constructed(node)
-        if readable and (value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and math.isfinite(value))):
-            return value
-        return node.value  # dates, non-finite floats, binary, what YAML cannot read: the text as written
-
-
-def frontmatter_object(raw: bytes) -> dict[str, Any]:
-    """A SKILL.md's frontmatter as a JSON-ready mapping; FrontmatterError when it has none."""
-    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    parts = split_skill_md(text)
-    if parts is None or not parts.closed:
-        raise FrontmatterError("SK104", "SKILL.md has no closed frontmatter")
-    if nesting_too_deep(parts.frontmatter):
-        raise FrontmatterError("SK108", "frontmatter nests too deeply")
-    try:
-        node, _ = compose_leniently(parts.frontmatter, "SKILL.md", 1)
-        if not isinstance(node, MappingNode):
-            raise FrontmatterError("SK104", "frontmatter is not a mapping")
-        return _PlainBuilder("SKILL.md", 1).build(node)
-    except (yaml.YAMLError, RecursionError) as exc:
-        raise FrontmatterError("SK103", f"frontmatter cannot be read ({type(exc).__name__})") from None
-
-
 def _quote_path(path: str) -> str:
     return urllib.parse.quote(path, safe="/")
 
 
-def skill_root(entry: dict[str, Any]) -> str:
+def skill_root(entry: ManifestEntry) -> str:
     """``skill://<skill path>``: the id, with the name appended when the id does not end with it."""
-    path = entry["id"] if entry["id"].rsplit("/", 1)[-1] == entry["name"] else f"{entry['id']}/{entry['name']}"
+    path = entry.id if entry.id.rsplit("/", 1)[-1] == entry.name else f"{entry.id}/{entry.name}"
     return "skill://" + "/".join(urllib.parse.quote(part, safe="") for part in path.split("/"))
 
 
@@ -139,23 +105,30 @@ def wire_content(data: bytes) -> str | bytes:
         return data
 
 
+def well_formed_entries(catalog: Catalog) -> list[ManifestEntry]:
+    """The catalog's entries that pass their check (and whose id is a safe path); the others are
+    left out, with a warning in the log: a malformed entry spoils only itself."""
+    entries = []
+    for data in catalog.skills:
+        try:
+            entry = catalog.manifest_entry(data["id"])
+            safe_relpath(entry.id, "skill id")
+        except LoaderError as exc:
+            log.warning("leaving out a manifest entry: %s", exc)
+            continue
+        entries.append(entry)
+    return entries
+
+
 class SkillsIndex:
     """The skills of a :class:`~skillsite.loader.Catalog` as the extension serves them."""
 
-    def __init__(self, catalog: Any, page_size: int = PAGE_SIZE) -> None:
+    def __init__(self, catalog: Catalog, page_size: int = PAGE_SIZE) -> None:
         if page_size < 1:
             raise ValueError("page_size must be positive")
         self.catalog = catalog
         self.page_size = page_size
-        self.by_id: dict[str, dict[str, Any]] = {}   # skill id -> checked manifest entry
-        for entry in catalog.skills:
-            try:
-                checked = catalog.entry(entry["id"]) if isinstance(entry, dict) else None
-                if checked is not None:
-                    safe_relpath(checked["id"], "skill id")
-                    self.by_id[checked["id"]] = checked
-            except (LoaderError, KeyError, TypeError) as exc:
-                log.warning("skills extension: leaving out a manifest entry: %s", exc)
+        self.by_id = {e.id: e for e in well_formed_entries(catalog)}   # skill id -> checked manifest entry
         self.skills: dict[str, str] = {}               # SKILL.md URI -> skill id
         self.resources: dict[str, list[SkillFile]] = {}  # skill id -> every file, nested skills' too
         self.files: dict[str, SkillFile] = {}           # resource URI -> file
@@ -163,7 +136,7 @@ class SkillsIndex:
             root = skill_root(entry)
             try:
                 files = sorted(self._collect(entry, root, set()), key=lambda f: (f.uri != root + "/SKILL.md", f.uri))
-            except (LoaderError, KeyError, TypeError, ValueError) as exc:
+            except (LoaderError, ValueError) as exc:
                 log.warning("skills extension: leaving out skill %s: %s", skill_id, exc)
                 continue
             self.skills.setdefault(root + "/SKILL.md", skill_id)
@@ -173,20 +146,19 @@ class SkillsIndex:
         self.listed = [uri for uri, sid in self.skills.items() if offered_to_model(self.by_id[sid])]
         self._frontmatter: dict[str, dict[str, Any]] = {}   # by SKILL.md sha256
 
-    def _collect(self, entry: dict[str, Any], base: str, seen: set[str]) -> list[SkillFile]:
+    def _collect(self, entry: ManifestEntry, base: str, seen: set[str]) -> list[SkillFile]:
         """SKILL.md, the bundled files and, under their folders, the nested skills' files."""
-        seen.add(entry["id"])
-        size = (entry.get("size") or {}).get("bytes")
-        files = [SkillFile(base + "/SKILL.md", entry["id"], "SKILL.md", entry["sha256"], _size(size))]
-        for record in entry["files"]:
-            path = safe_relpath(record["path"], "file path")
-            files.append(SkillFile(f"{base}/{_quote_path(path)}", entry["id"], path, record["sha256"],
-                                   _size(record.get("bytes"))))
-        for child_id in entry.get("children") or ():
+        seen.add(entry.id)
+        size = entry.size.bytes if entry.size is not None else None
+        files = [SkillFile(base + "/SKILL.md", entry.id, "SKILL.md", entry.sha256, _size(size))]
+        for record in entry.files:
+            path = safe_relpath(record.path, "file path")
+            files.append(SkillFile(f"{base}/{_quote_path(path)}", entry.id, path, record.sha256, _size(record.bytes)))
+        for child_id in entry.children:
             child = self.by_id.get(child_id)
-            if child is None or child_id in seen or not child_id.startswith(entry["id"] + "/"):
+            if child is None or child_id in seen or not child_id.startswith(entry.id + "/"):
                 continue
-            files += self._collect(child, f"{base}/{_quote_path(child_id[len(entry['id']) + 1:])}", seen)
+            files += self._collect(child, f"{base}/{_quote_path(child_id[len(entry.id) + 1:])}", seen)
         return files
 
     # -- entries
@@ -194,14 +166,14 @@ class SkillsIndex:
     def frontmatter(self, skill_id: str) -> dict[str, Any]:
         """The skill's frontmatter, read from its verified SKILL.md (once per digest)."""
         entry = self.by_id[skill_id]
-        if entry["sha256"] not in self._frontmatter:
+        if entry.sha256 not in self._frontmatter:
             try:
-                self._frontmatter[entry["sha256"]] = frontmatter_object(self.catalog.load(skill_id).raw)
+                self._frontmatter[entry.sha256] = frontmatter_object(self.catalog.load(skill_id).raw)
             except FrontmatterError as exc:
                 raise SkillsError(INTERNAL_ERROR, f"skill {skill_id}: {exc}") from None
             except LoaderError as exc:
                 raise SkillsError(INTERNAL_ERROR, str(exc)) from None
-        return self._frontmatter[entry["sha256"]]
+        return self._frontmatter[entry.sha256]
 
     def entry(self, uri: str) -> dict[str, Any]:
         """The Skill entry of the skill whose SKILL.md is at ``uri``."""
@@ -280,17 +252,7 @@ class SkillsIndex:
         return [children[key] for key in sorted(children)]
 
 
-def _size(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+def _size(value: int | None) -> int:
+    if value is None:
         raise ValueError("the manifest records no size for a file")
     return value
-
-
-def skills_extension(catalog: Any, page_size: int = PAGE_SIZE) -> Any:
-    """The extension for ``MCPServer(extensions=[...])`` (:mod:`skillsite.agent.mcp_skills_extension`);
-    None when the installed MCP SDK has no extension API."""
-    try:
-        from skillsite.agent.mcp_skills_extension import SkillsExtension
-    except ImportError:
-        return None
-    return SkillsExtension(SkillsIndex(catalog, page_size))
