@@ -346,7 +346,8 @@ class _Parser:
         for opener, why in refusals.items():
             if rest.startswith(opener):
                 raise self.fail(why, start)
-        letters = _FLAG_RUN.match(rest).group()
+        run = _FLAG_RUN.match(rest)
+        letters = run.group() if run else ""
         if letters and rest[len(letters):].startswith(":"):
             self.pos += 2 + len(letters)
             return _check_flags(letters, self.fail, start)
