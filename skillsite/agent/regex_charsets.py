@@ -9,13 +9,14 @@ by matching the atom itself against every character that has a case mapping.
 """
 from __future__ import annotations
 
+import array
 import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
 
-from skillsite.agent.regex_syntax import Atom, Category, Char, CharClass, Dot, Range, emit_node
+from skillsite.agent.regex_syntax import Atom, Category, Char, Dot, Range, emit_node
 
 MAX_CP = 0x110000
 _ASCII_CATEGORIES = {"d": ((48, 58),), "w": ((48, 58), (65, 91), (95, 96), (97, 123)),
@@ -96,27 +97,24 @@ def _combine(a: CharSet, b: CharSet, keep: Callable[[bool, bool], bool]) -> Char
     return CharSet(tuple(out))
 
 
+@dataclass(frozen=True)
+class _Tables:
+    """What is read off ``re`` and ``str`` once: Unicode ``\\d \\w \\s``, and every character that
+    has a case mapping or is one (as a string, its code points and a set)."""
+
+    categories: dict[str, CharSet]
+    cased_text: str
+    cased_points: tuple[int, ...]
+    cased: CharSet
+
+
 @lru_cache(maxsize=1)
-def _every_char() -> str:
-    """All code points, surrogates included, as one string (built in C: about 50 ms)."""
+def _tables() -> _Tables:
+    """Build the tables from a string of all code points (about 0.1 s; the string is not kept)."""
     encoding = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
-    import array
-    return array.array("I", range(MAX_CP)).tobytes().decode(encoding, "surrogatepass")
-
-
-@lru_cache(maxsize=None)
-def category_set(code: str, ascii_only: bool) -> CharSet:
-    """``\\d``, ``\\w`` or ``\\s`` (code ``d w s``), exactly as ``re`` has them."""
-    if ascii_only:
-        return CharSet.spans(_ASCII_CATEGORIES[code])
-    return CharSet.spans(match.span() for match in re.finditer(f"\\{code}+", _every_char()))
-
-
-@lru_cache(maxsize=1)
-def _cased() -> tuple[str, tuple[int, ...], CharSet]:
-    """Every character that has a case mapping or is one: as a string, its code points, a set."""
+    text = array.array("I", range(MAX_CP)).tobytes().decode(encoding, "surrogatepass")
+    categories = {code: CharSet.spans(m.span() for m in re.finditer(f"\\{code}+", text)) for code in "dws"}
     found: set[int] = set()
-    text = _every_char()
     for start in range(0, MAX_CP, 512):
         chunk = text[start:start + 512]
         if chunk.lower() == chunk == chunk.upper() == chunk.casefold() == chunk.title():
@@ -125,9 +123,14 @@ def _cased() -> tuple[str, tuple[int, ...], CharSet]:
             mapped = {char.lower(), char.upper(), char.casefold(), char.title()} - {char}
             if mapped:
                 found.add(ord(char))
-                found.update(ord(c) for text_ in mapped for c in text_)
+                found.update(ord(c) for spelt in mapped for c in spelt)
     points = tuple(sorted(found))
-    return "".join(map(chr, points)), points, CharSet.of(points)
+    return _Tables(categories, "".join(map(chr, points)), points, CharSet.of(points))
+
+
+def category_set(code: str, ascii_only: bool) -> CharSet:
+    """``\\d``, ``\\w`` or ``\\s`` (code ``d w s``), exactly as ``re`` has them."""
+    return CharSet.spans(_ASCII_CATEGORIES[code]) if ascii_only else _tables().categories[code]
 
 
 def case_sensitive_set(atom: Atom, flags: str) -> CharSet:
@@ -152,8 +155,8 @@ def case_sensitive_set(atom: Atom, flags: str) -> CharSet:
 def atom_set(atom: Atom, flags: str) -> CharSet:
     """What ``atom`` matches under ``re.IGNORECASE`` and the inline flags in force (``a s``):
     its case-sensitive set, with every character that has a case mapping tested by ``re``."""
-    text, points, cased = _cased()
+    tables = _tables()
     options = re.IGNORECASE | (re.ASCII if "a" in flags else 0) | (re.DOTALL if "s" in flags else 0)
     matcher = re.compile(emit_node(atom), options)
-    hits = CharSet.of(points[match.start()] for match in matcher.finditer(text))
-    return case_sensitive_set(atom, flags).minus(cased).union(hits)
+    hits = CharSet.of(tables.cased_points[match.start()] for match in matcher.finditer(tables.cased_text))
+    return case_sensitive_set(atom, flags).minus(tables.cased).union(hits)

@@ -126,7 +126,7 @@ def test_the_work_bound_is_the_documented_formula() -> None:
 def test_the_loader_runs_the_canonical_form_case_insensitively() -> None:
     compiled = triggers._compiled(r"\N{LATIN SMALL LETTER K}\x2d(?P<n>\d+)")
     assert compiled is not None
-    assert compiled.pattern == r"k\-(?:\d+)" or compiled.pattern == r"k\-\d+"
+    assert compiled.pattern == r"k\-\d+"
     assert compiled.flags & re.IGNORECASE
     assert triggers.fired_triggers({"patterns": [r"k-\d+"]}, "ticket \u212a-12") == [r"k-\d+"]
     assert triggers._compiled("(a+)+$") is None
