@@ -4,7 +4,8 @@ A skill declares ``triggers`` as a list of phrases, or as a mapping of ``keyword
 and ``patterns`` (regular expressions).  The build checks them and writes them normalised into
 ``skills.json`` (:func:`normalise_triggers`); the loader matches them against a message
 (:func:`fired_triggers`).  A pattern comes from untrusted input, so both sides refuse one that
-could backtrack for ever (:func:`pattern_problem`) and match at most ``MAX_MESSAGE_CHARS``.
+could backtrack for long (:func:`pattern_problem`, rules in :mod:`skillsite.agent.regex_safety`),
+run its canonical re-written form, and match at most ``MAX_MESSAGE_CHARS``.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import re
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
-from skillsite.agent.regex_safety import unsafe_reason
+from skillsite.agent.regex_safety import compile_trigger, unsafe_reason
 from skillsite.search.terms import TRIGGER_WORD_KINDS, tokenize, trigger_words
 
 TRIGGER_KINDS = (*TRIGGER_WORD_KINDS, "patterns")
@@ -27,11 +28,7 @@ def pattern_problem(pattern: str) -> str | None:
         return "is empty"
     if len(pattern) > MAX_PATTERN_CHARS:
         return f"is {len(pattern)} characters long; the limit is {MAX_PATTERN_CHARS}"
-    try:
-        re.compile(pattern)
-    except (re.error, RecursionError, OverflowError) as exc:
-        return f"is not a valid regular expression ({exc})"
-    return unsafe_reason(pattern)
+    return unsafe_reason(pattern, MAX_MESSAGE_CHARS)
 
 
 def _texts(value: Any) -> list[str]:
@@ -77,7 +74,8 @@ def trigger_problems(value: Any) -> list[tuple[str, str]]:
 
 @lru_cache(maxsize=4096)
 def _compiled(pattern: str) -> re.Pattern[str] | None:
-    return re.compile(pattern, re.IGNORECASE) if pattern_problem(pattern) is None else None
+    """What runs for an accepted pattern: its canonical form, case-insensitively (None if refused)."""
+    return compile_trigger(pattern, MAX_MESSAGE_CHARS) if pattern_problem(pattern) is None else None
 
 
 @lru_cache(maxsize=4096)

@@ -16,10 +16,11 @@ HOSTILE_PATTERNS = [
     r"(a)\1", "(?P<w>a)(?P=w)", "(?(1)a|b)",                                  # backreferences
     "[", "(?<name", "x" * 201,                                                 # invalid, too long
     "(a|a)*b", "(?:a|aa)+$",                                                   # alternation in a repeat
+    "(a?)+", "(a?){20}b",                                                      # repeated part that can be empty
     "a*a*a*a*b", r"\s*\s*\s*x", ".*foo.*bar", r"\w+a\w+",                     # polynomial: adjacent repeats
     "(?x)(a+) +$", "(?x)(a+)#c\n+$", "(a+)(?#c)+$",                            # structure hidden by x or comments
 ]
-SAFE_PATTERNS = [r"\bv\d+\.\d+\b", "deploy(ment)? to (prod|staging)", "(a?)+", "(?i:roll ?back)", "[(+]+x",
+SAFE_PATTERNS = [r"\bv\d+\.\d+\b", "deploy(ment)? to (prod|staging)", "(?i:roll ?back)", "[(+]+x",
                  r"\d{3,}_\w+\.sql", "(?<=#)\\d+", "a{,3}b", r"\w+\s+\w+", r"\w+(\.)\w+"]
 
 
