@@ -81,11 +81,22 @@ def _classify_source(source: str | os.PathLike[str]) -> tuple[str, str]:
         text = str(source)
         scheme = urllib.parse.urlsplit(text).scheme.lower()
         if scheme in ("http", "https"):
-            return "url", text + MANIFEST_NAME if text.endswith("/") else text
+            return "url", _manifest_url(text)
         if len(scheme) > 1 and "://" in text or scheme in ("file", "ftp", "data"):
             raise FetchError(f"refusing {text!r}: a catalog is an http(s) URL or a local path", text)
     path = Path(text).expanduser()
     return "path", os.path.abspath(path / MANIFEST_NAME if path.is_dir() else path)
+
+
+def _manifest_url(url: str) -> str:
+    """The URL of the manifest a catalog URL stands for: one whose path names a ``.json`` file
+    is that file; any other is the site's folder (``https://host/sub`` as ``https://host/sub/``),
+    so ``skills.json`` is read in it (the query is kept, the fragment dropped)."""
+    parts = urllib.parse.urlsplit(url)
+    path = parts.path
+    if not path.lower().endswith(".json"):
+        path = path + ("" if path.endswith("/") else "/") + MANIFEST_NAME
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
 
 def _fetch_manifest(url: str, fetcher: Fetcher, cache: LoaderCache) -> tuple[dict[str, Any], str, str]:
@@ -157,7 +168,8 @@ class Catalog:
     def open(cls, source: str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None,
              timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAULT_MAX_BYTES,
              allowed_hosts: Iterable[str] | None = None, max_risk: str = DEFAULT_MAX_RISK) -> Catalog:
-        """Open a catalog from an http(s) URL of skills.json, a path to one, or a site folder.
+        """Open a catalog from an http(s) URL of skills.json (or of the site: a URL whose path
+        does not end in ``.json`` is a folder, its ``skills.json`` is read), a path to one, or a site folder.
 
         Remote manifests are cached under ``cache_dir`` (default :func:`default_cache_dir`)
         and revalidated with If-None-Match / If-Modified-Since.  When fetching fails with a

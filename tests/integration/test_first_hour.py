@@ -141,3 +141,31 @@ def test_serve_answers_head_requests_with_the_headers_of_get(site):
         server.server_close()
     assert answers["GET"][1] == "sandbox; default-src 'none'"
     assert answers["HEAD"][:3] == answers["GET"][:3] and answers["HEAD"][3] == b""
+
+
+
+def test_a_catalog_url_without_a_trailing_slash_finds_its_skills_json(site, tmp_path):
+    """--catalog http://host:port and http://host:port/sub read skills.json as the URL with a
+    slash does; a URL that names a .json file is read as it is."""
+    from support import serve_folder
+
+    root = tmp_path / "www"
+    shutil.copytree(site, root)
+    shutil.copytree(site, root / "sub")
+    shutil.copytree(site, root / "other")
+    (root / "other" / "skills.json").rename(root / "other" / "catalog.json")
+    base, stop = serve_folder(root)
+    try:
+        shown = {url: run("show", "house-style", "--catalog", url, "--format", "markdown", cwd=tmp_path)
+                 for url in (base, base + "/", f"{base}/sub", f"{base}/sub/", f"{base}/other/catalog.json",
+                             f"{base}/skills.json?v=1")}
+        missing = run("show", "house-style", "--catalog", f"{base}/other", cwd=tmp_path)
+    finally:
+        stop()
+    expected = (site / "skills/house-style/SKILL.md").read_text("utf-8")
+    for url, result in shown.items():
+        assert result.returncode == 0, (url, result.stderr)
+        assert result.stdout == expected
+    # no skills.json in other/: the error names the URL tried, not a JSON parse of a folder listing
+    assert missing.returncode == 1 and f"{base}/other/skills.json" in missing.stderr
+    assert "not valid JSON" not in missing.stderr
