@@ -421,36 +421,7 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
     server.run(interval)
 
 
-@main.command()
-@click.argument("query")
-@click.option("--catalog", default="_site", show_default=True, metavar="PATH_OR_URL",
-              help="A built site folder, a skills.json path, or an http(s) URL of one.")
-@click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many results.")
-@click.option("--tag", "tags", multiple=True, metavar="TAG", help="Only skills with this tag (repeatable: all of them).")
-@click.option("--json", "as_json", is_flag=True, help='Print [{"id", "name", "description", "score"}, ...].')
-def search(query: str, catalog: str, k: int, tags: tuple[str, ...], as_json: bool) -> None:
-    """Search a built catalog for QUERY; best matches first (ranked exactly as skillsite.loader ranks)."""
-    import json
-
-    from skillsite.loader import Catalog, LoaderError, one_line
-
-    try:
-        results = Catalog.open(catalog).search(query, k=k, tags=list(tags) or None)
-    except LoaderError as exc:
-        click.echo(f"skillsite search: {exc}", err=True)
-        sys.exit(2)
-    if as_json:
-        click.echo(json.dumps([{"id": r.id, "name": r.name, "description": r.description, "score": r.score}
-                               for r in results], ensure_ascii=False, indent=2))
-        return
-    if not results:
-        click.echo(f"No skills match {query!r}.", err=True)
-        return
-    for rank, r in enumerate(results, 1):
-        click.echo(f"{rank:>2}. {r.name}  [{r.id}]  {r.score:.3f}\n    {one_line(r.description, 100)}")
-
-
-# ---------------------------------------------------------------- catalog consumers: show, prompt, mcp
+# ---------------------------------------------------------------- catalog consumers: search, show, prompt, mcp
 
 
 def catalog_options(func):
@@ -483,11 +454,52 @@ def open_catalog_or_exit(source: str, cache_dir: Path | None, timeout: float, al
             catalog = Catalog.open(source, cache_dir=cache_dir, timeout=timeout, allowed_hosts=allowed_hosts or None,
                                    max_risk=click.get_current_context().meta.get("max_risk", "medium"))
         except LoaderError as exc:
-            click.echo(f"skillsite: {exc}", err=True)
+            click.echo(f"skillsite: {loader_error_text(exc)}", err=True)
             sys.exit(1)
     for warning in caught:
         click.echo(f"skillsite: warning: {warning.message}", err=True)
     return catalog
+
+
+def loader_error_text(exc: Exception) -> str:
+    """A loader error as a command-line user reads it: a RiskError names ``--max-risk``, the
+    flag they type (the Python API's own message names ``max_risk=``)."""
+    from skillsite.loader import RiskError
+
+    if isinstance(exc, RiskError):
+        return (f"skill {exc.skill_id} is rated {exc.risk} risk by the catalog's audit, above --max-risk "
+                f"{exc.max_risk}; pass --max-risk {exc.risk} to use it anyway")
+    return str(exc)
+
+
+@main.command()
+@click.argument("query")
+@catalog_options
+@click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many results.")
+@click.option("--tag", "tags", multiple=True, metavar="TAG", help="Only skills with this tag (repeatable: all of them).")
+@click.option("--json", "as_json", is_flag=True, help='Print [{"id", "name", "description", "score"}, ...].')
+def search(query: str, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], k: int,
+           tags: tuple[str, ...], as_json: bool) -> None:
+    """Search a built catalog for QUERY; best matches first (ranked exactly as skillsite.loader ranks)."""
+    import json
+
+    from skillsite.loader import LoaderError, one_line
+
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    try:
+        results = catalog.search(query, k=k, tags=list(tags) or None)
+    except LoaderError as exc:
+        click.echo(f"skillsite: {loader_error_text(exc)}", err=True)
+        sys.exit(1)
+    if as_json:
+        click.echo(json.dumps([{"id": r.id, "name": r.name, "description": r.description, "score": r.score}
+                               for r in results], ensure_ascii=False, indent=2))
+        return
+    if not results:
+        click.echo(f"No skills match {query!r}.", err=True)
+        return
+    for rank, r in enumerate(results, 1):
+        click.echo(f"{rank:>2}. {r.name}  [{r.id}]  {r.score:.3f}\n    {one_line(r.description, 100)}")
 
 
 @main.command()
@@ -504,7 +516,7 @@ def show(skill_id: str, source: str, cache_dir: Path | None, timeout: float, all
     try:
         skill = catalog.load(skill_id)
     except LoaderError as exc:
-        click.echo(f"skillsite: {exc}", err=True)
+        click.echo(f"skillsite: {loader_error_text(exc)}", err=True)
         sys.exit(1)
     text = skill.xml if fmt == "xml" else skill.raw.decode("utf-8", errors="replace").lstrip("\ufeff")
     click.echo(text, nl=not text.endswith("\n"))

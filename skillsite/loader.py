@@ -137,7 +137,7 @@ class Catalog:
     Make one with :meth:`Catalog.open`.  ``status`` says where the manifest came from:
     ``local``, ``fetched``, ``not-modified`` (revalidated with a 304) or ``offline``
     (the cached copy, after a StaleCatalogWarning).  Skills the catalog's audit rates above
-    ``max_risk`` are never loaded, installed or offered (:class:`RiskError`).
+    ``max_risk`` are never loaded, installed, offered or found by search (:class:`RiskError`).
     """
 
     def __init__(self, manifest: dict[str, Any], location: str, *, remote: bool, status: str,
@@ -275,6 +275,7 @@ class Catalog:
                for_model: bool = False) -> list[SearchResult]:
         """The ``k`` best skills for ``query`` (optionally only with all of ``tags``), as ``skillsite search`` ranks them.
 
+        Skills the audit rates above ``max_risk`` are left out (they cannot be loaded).
         ``for_model``: only skills that may be offered to a model, as in :meth:`prompt` (not
         hidden, not user-invocable only); use it when the results go to a model.
         """
@@ -283,9 +284,13 @@ class Catalog:
                 self._index = SearchIndex.from_manifest(self.manifest)
             except (ValueError, KeyError, TypeError, IndexError) as exc:
                 raise CatalogFormatError(f"{self.location}: unusable search index ({exc})") from None
-        withheld = self._withheld_from_models() if for_model else frozenset()
+        withheld = self._above_max_risk() | (self._withheld_from_models() if for_model else frozenset())
         hits = self._index.search(query, k=k, tags=tags, exclude=withheld)
         return [SearchResult(sid, *self._summary(sid), float(score)) for sid, score in hits]
+
+    def _above_max_risk(self) -> frozenset[str]:
+        """Ids of the skills the audit rates above ``max_risk``: never loaded, offered or found."""
+        return frozenset(e.id for e in self._well_formed() if above(e.risk, self.max_risk))
 
     def _withheld_from_models(self) -> frozenset[str]:
         """Ids of the skills never offered to a model: hidden, user-invocable only, or malformed."""

@@ -75,7 +75,7 @@ def conflict_reasons(entries: Sequence[ManifestEntry], unmet: Mapping[str, list[
 
 def risk_reasons(entries: Sequence[ManifestEntry], max_risk: str) -> dict[str, list[str]]:
     """Why a skill's audit risk keeps it off (above ``max_risk``), by id."""
-    return {e.id: [f"the catalog's audit rates it {e.risk} risk, above max_risk {max_risk}"]
+    return {e.id: [f"the catalog's audit rates it {e.risk} risk, above the highest risk allowed ({max_risk})"]
             for e in entries if above(e.risk, max_risk)}
 
 

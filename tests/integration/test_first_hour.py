@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support import EXAMPLES, REPO, write_skill
 
 
@@ -169,3 +171,29 @@ def test_a_catalog_url_without_a_trailing_slash_finds_its_skills_json(site, tmp_
     # no skills.json in other/: the error names the URL tried, not a JSON parse of a folder listing
     assert missing.returncode == 1 and f"{base}/other/skills.json" in missing.stderr
     assert "not valid JSON" not in missing.stderr
+
+
+CATALOG_COMMANDS = ("search", "show", "prompt", "status", "tool", "budget", "mcp")
+
+
+def test_max_risk_is_a_flag_of_every_catalog_command_and_messages_name_it(tmp_path):
+    """A skill the audit rates high: show refuses it naming the flag a CLI user types, search
+    leaves it out unless --max-risk allows it; the Python API's error keeps naming max_risk=."""
+    from skillsite.loader import Catalog, RiskError
+
+    write_skill(tmp_path / "src", "clean")
+    shutil.copytree(REPO / "tests/data/audit-fixtures/m-curl-sh", tmp_path / "src/m-curl-sh")
+    assert run("build", "src", "-o", "_site", "-q", cwd=tmp_path).returncode == 0
+    for command in CATALOG_COMMANDS:
+        helped = run(command, "--help", cwd=tmp_path)
+        assert "--max-risk [none|low|medium|high]" in helped.stdout, command
+    refused = run("show", "m-curl-sh", cwd=tmp_path)
+    assert refused.returncode == 1
+    assert refused.stderr == ("skillsite: skill m-curl-sh is rated high risk by the catalog's audit, above "
+                              "--max-risk medium; pass --max-risk high to use it anyway\n")
+    assert run("show", "m-curl-sh", "--max-risk", "high", cwd=tmp_path).stdout.startswith('<skill_content name="m-curl-sh"')
+    found = {flag: run("search", "pipe to shell fixture", "--json", *flag, cwd=tmp_path) for flag in ((), ("--max-risk", "high"))}
+    assert all(r.returncode == 0 for r in found.values()), [r.stderr for r in found.values()]
+    assert "m-curl-sh" not in found[()].stdout and "m-curl-sh" in found[("--max-risk", "high")].stdout
+    with pytest.raises(RiskError, match=r"above max_risk='medium'; open the catalog with max_risk='high'"):
+        Catalog.open(tmp_path / "_site").load("m-curl-sh")
