@@ -100,7 +100,7 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
 class Verdict:
     """What the catalog-wide checks need of a checked skill: whether it is kept, its name and
     where that name is (for names used twice), its priority and declared conflicts (for slash
-    commands and conflicts), and its own diagnostics."""
+    commands and conflicts), whether it takes a slash command, and its own diagnostics."""
 
     kept: bool
     name: str
@@ -109,6 +109,7 @@ class Verdict:
     priority: int = 0
     conflicts: tuple[tuple[str, int, int], ...] = ()   # each declared item, with its line and column
     knowledge: tuple[tuple[str, int, int], ...] = ()
+    user_invocable: bool = True                        # false: no slash command (user-invocable: false)
 
     @classmethod
     def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Verdict:
@@ -117,18 +118,19 @@ class Verdict:
         return cls(is_kept(parsed), skill_name(parsed), parsed.key_lines.get("name", (1, 1)), tuple(diags),
                    priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
                    _declared(fm.get("conflicts"), "conflicts", parsed.key_lines),
-                   _declared(fm.get("knowledge"), "knowledge", parsed.key_lines))
+                   _declared(fm.get("knowledge"), "knowledge", parsed.key_lines),
+                   fm.get("user-invocable") is not False)
 
     def to_json(self) -> list[Any]:
         return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
-                [list(c) for c in self.conflicts], [list(k) for k in self.knowledge]]
+                [list(c) for c in self.conflicts], [list(k) for k in self.knowledge], self.user_invocable]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Verdict:
-        kept, name, name_at, diags, priority, conflicts, knowledge = data
+        kept, name, name_at, diags, priority, conflicts, knowledge, user_invocable = data
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
                    tuple((item, line, col) for item, line, col in conflicts),
-                   tuple((item, line, col) for item, line, col in knowledge))
+                   tuple((item, line, col) for item, line, col in knowledge), user_invocable)
 
 
 def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
@@ -180,7 +182,7 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     they depend on other skills and files."""
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
-    members = [Member(src, v.name, v.priority, v.conflicts) for _, src, v in kept]
+    members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
     for position, diag in [*duplicate_name_diagnostics([(src, v.name, v.name_at) for _, src, v in kept]),
                            *relation_diagnostics(members), *_knowledge_diagnostics(kept, knowledge_dir),
                            *_codex_diagnostics(kept)]:

@@ -22,6 +22,7 @@ class Member:
     name: str
     priority: int
     conflicts: tuple[tuple[str, int, int], ...]   # each declared name or id, with its line and column
+    user_invocable: bool = True                    # false: it answers to no slash command, takes none
 
 
 def resolve_conflicts(declared: Mapping[str, Sequence[str]], names: Mapping[str, str]) -> dict[str, list[str]]:
@@ -46,11 +47,12 @@ def unknown_conflict_diagnostics(members: Sequence[Member]) -> list[tuple[int, D
 
 
 def command_diagnostics(members: Sequence[Member]) -> list[tuple[int, Diagnostic]]:
-    """SK217 for every skill whose slash command another skill keeps (higher priority, then smaller id)."""
-    assigned = assign_commands((m.source.id, m.priority) for m in members)
+    """SK217 for every skill whose slash command another skill keeps (higher priority, then smaller id);
+    a skill that says ``user-invocable: false`` has no command, so it keeps none from another."""
+    assigned = assign_commands((m.source.id, m.priority) for m in members if m.user_invocable)
     found = []
     for index, member in enumerate(members):
-        command, holder = assigned[member.source.id]
+        command, holder = assigned.get(member.source.id, ("", None))
         if holder is not None:
             found.append((index, make("SK217", f"slash command '/{command_name(member.source.id)}' belongs to skill "
                                                f"'{holder}'; this skill answers to '/{command}'",
