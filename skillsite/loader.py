@@ -485,11 +485,17 @@ class Catalog:
     def command_message(self, line: str) -> str:
         """What a slash command line (``/release_manager/changelog since v1.2``) sends the model:
         the skill's Markdown body, a blank line and ``Task: ...`` (no task line without text).
-        Every skill answers to its command, user-invocable-only ones included."""
+        Every user-invocable skill answers to its command, user-invocable-only ones included;
+        a skill that says ``user-invocable: false`` answers to none."""
         command, task = split_command_line(line)
-        by_command = {e.command: e for e in self._well_formed() if e.command is not None}
+        entries = self._well_formed()
+        by_command = {e.slash_command: e for e in entries if e.slash_command is not None}
         entry = by_command.get(command)
         if entry is None:
+            refused = next((e for e in entries if e.command == command and e.slash_command is None), None)
+            if refused is not None:  # a catalog built before user-invocable: false removed its command
+                raise NotFoundError(f"no skill answers to /{command}: skill {refused.id} has no slash command "
+                                    "(user-invocable: false)")
             close = close_commands(command, sorted(by_command))
             hint = f"; did you mean {', '.join('/' + c for c in close)}?" if close else ""
             raise NotFoundError(f"no skill answers to /{command}{hint}")

@@ -366,7 +366,7 @@ class ManifestEntry:
     examples: tuple[Any, ...] = ()
     priority: int = 0
     visibility: Visibility = Visibility()
-    command: str | None = None                      # absent in catalogs built before slash commands
+    command: str | None = None                      # absent when not user-invocable, or built before commands
     triggers: Triggers | None = None
     conflicts: tuple[str, ...] = ()
     knowledge: tuple[KnowledgeRecord, ...] = ()
@@ -383,6 +383,12 @@ class ManifestEntry:
     extra: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[EntryWarning, ...] = ()
     audit: AuditSummary | None = None               # absent when the build did not audit
+
+    @property
+    def slash_command(self) -> str | None:
+        """The command a user invokes it by: none for a skill that says ``user-invocable: false``
+        (a catalog built before that rule may still record one for it)."""
+        return self.command if self.visibility.user_invocable else None
 
     @property
     def risk(self) -> str:

@@ -102,7 +102,9 @@ def catalog_status(entries: Sequence[ManifestEntry], env: Mapping[str, str] | No
         if entry.visibility.hidden:
             state, reasons = "hidden", ["it is hidden from models (disable-model-invocation)"] + reasons
         elif entry.visibility.user_invocable_only:
-            state, reasons = "user-only", ["only a user can invoke it, by its slash command"] + reasons
+            how = ("by its slash command" if entry.visibility.user_invocable
+                   else "but it says user-invocable: false, so it has no slash command either")
+            state, reasons = "user-only", [f"only a user can invoke it, {how}"] + reasons
         else:
             state = "ineligible" if reasons else "eligible"
         statuses.append(SkillStatus(entry.id, entry.name, state, reasons))

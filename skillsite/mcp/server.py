@@ -143,14 +143,14 @@ def _add_resources(server: Any, catalog: Catalog) -> None:
 
 def slash_commands(catalog: Catalog) -> list[ManifestEntry]:
     """The manifest entries of the skills a user can invoke, by command."""
-    entries = [e for e in well_formed_entries(catalog) if e.command is not None and e.visibility.user_invocable]
-    return sorted(entries, key=lambda e: e.command or "")
+    entries = [e for e in well_formed_entries(catalog) if e.slash_command is not None]
+    return sorted(entries, key=lambda e: e.slash_command or "")
 
 
 def _add_prompts(server: Any, catalog: Catalog) -> None:
     """One prompt per user-invocable skill, named by its slash command."""
     for entry in slash_commands(catalog):
-        _add_prompt(server, catalog, entry.command or "", entry.description)
+        _add_prompt(server, catalog, entry.slash_command or "", entry.description)
 
 
 def _add_prompt(server: Any, catalog: Catalog, command: str, description: str) -> None:

@@ -67,8 +67,9 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
                 config: SiteConfig, base: str, *, command: str | None = None, conflicts: Sequence[str] = (),
                 knowledge: Sequence[dict[str, Any]] = (), interface: dict[str, Any] | None = None) -> ManifestEntry:
     """The manifest entry of one skill (see ``skills.schema.json``); ``command`` (default: its
-    own), ``conflicts`` (ids) and ``knowledge`` (document records) are worked out over the
-    whole catalog; ``interface`` is what Codex's agents/openai.yaml says to show."""
+    own; none for a skill that says ``user-invocable: false``), ``conflicts`` (ids) and
+    ``knowledge`` (document records) are worked out over the whole catalog; ``interface`` is
+    what Codex's agents/openai.yaml says to show."""
     folder = skill_dir_url(skill.id)
     path = source_path(skill, base)
     url, edit_url = source_links(config, path)
@@ -81,7 +82,7 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
         parameters=tuple(dict(p) for p in skill.parameters), examples=tuple(skill.examples),
         priority=skill.priority,
         visibility=Visibility(skill.hidden, skill.user_invocable_only, skill.always, skill.user_invocable),
-        command=command or command_name(skill.id),
+        command=(command or command_name(skill.id)) if skill.user_invocable else None,
         triggers=Triggers(**{kind: tuple(skill.triggers.get(kind, ())) for kind in TRIGGER_KINDS}),
         conflicts=tuple(conflicts), knowledge=tuple(KnowledgeRecord(**k) for k in knowledge),
         interface=dict(interface) if interface else None,

@@ -49,7 +49,7 @@ class SkillPublishing:
     known_shas: dict[str, tuple[int, int, str]]  # bundled file path -> (size, mtime_ns, sha256) when hashed
     knowledge: dict[str, list[dict[str, Any]]]   # skill id -> records of its knowledge documents
     children: dict[str, list[str]] = field(init=False)
-    commands: dict[str, str] = field(init=False)       # skill id -> its slash command
+    commands: dict[str, str] = field(init=False)       # skill id -> its slash command (user-invocable ones)
     conflicts: dict[str, list[str]] = field(init=False)  # skill id -> ids it conflicts with
     archive_names: list[str | None] = field(init=False)  # per skill, the archive it owns
     by_id: dict[str, Skill] = field(init=False)
@@ -59,7 +59,7 @@ class SkillPublishing:
         self.archive_names = archive_owners(self.skills)
         self.by_id = {s.id: s for s in self.skills}
         self.commands = {sid: command for sid, (command, _) in
-                         assign_commands((s.id, s.priority) for s in self.skills).items()}
+                         assign_commands((s.id, s.priority) for s in self.skills if s.user_invocable).items()}
         self.conflicts = resolve_conflicts({s.id: s.conflicts for s in self.skills},
                                            {s.id: s.name for s in self.skills})
 
@@ -121,7 +121,7 @@ def publish_skill(job: SkillPublishing, index: int) -> PublishedSkill:
     job.staging.write_keyed(folder + "SKILL.md", raw_sha, lambda: skill.raw)
     files, shas, contents = _publish_files(job, skill, diags)
     entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir,
-                        command=job.commands[skill.id], conflicts=job.conflicts[skill.id],
+                        command=job.commands.get(skill.id), conflicts=job.conflicts[skill.id],
                         knowledge=job.knowledge.get(skill.id, []), interface=_interface(skill))
     _write_xml(job, skill, entry)
     _write_listing(job, entry)
@@ -139,7 +139,7 @@ def publication_key(job: SkillPublishing, index: int) -> str:
     source = skill.source
     return digest("publication", skill.id, skill.raw, str(source.root), str(source.dir), source.rel_path,
                   source.display_path, [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in source.files],
-                  [d.to_json() for d in skill.diagnostics], job.sub_skills(skill.id), job.commands[skill.id],
+                  [d.to_json() for d in skill.diagnostics], job.sub_skills(skill.id), job.commands.get(skill.id),
                   job.conflicts[skill.id], job.knowledge.get(skill.id, []), job.archive_names[index], job.mtime,
                   job.base_dir)
 

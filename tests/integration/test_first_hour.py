@@ -197,3 +197,40 @@ def test_max_risk_is_a_flag_of_every_catalog_command_and_messages_name_it(tmp_pa
     assert "m-curl-sh" not in found[()].stdout and "m-curl-sh" in found[("--max-risk", "high")].stdout
     with pytest.raises(RiskError, match=r"above max_risk='medium'; open the catalog with max_risk='high'"):
         Catalog.open(tmp_path / "_site").load("m-curl-sh")
+
+
+def test_a_skill_that_is_not_user_invocable_gets_no_slash_command(tmp_path):
+    """user-invocable: false: no command in skills.json, on its page or through
+    Catalog.command_message, and it takes no command from another skill (no SK217); it is still
+    offered to models (the skill tool, status)."""
+    import json
+
+    from skillsite.loader import Catalog, NotFoundError
+
+    write_skill(tmp_path / "src", "ship-it", "name: ship-it\ndescription: Ships it. Use when shipping.\n"
+                                             "user-invocable: false\n", body="# Ship it\n")
+    write_skill(tmp_path / "src", "ship_it", "name: ship_it\ndescription: Other. Use when other.\n",
+                body="# Other\n")
+    validated = run("validate", "src", cwd=tmp_path)
+    assert "SK217" not in validated.stdout, validated.stdout
+    built = run("build", "src", "-o", "_site", cwd=tmp_path)
+    assert built.returncode == 0 and "SK217" not in built.stdout, built.stdout
+    manifest = json.loads((tmp_path / "_site/skills.json").read_text("utf-8"))
+    entries = {e["id"]: e for e in manifest["skills"]}
+    assert "command" not in entries["ship-it"] and entries["ship-it"]["visibility"]["user_invocable"] is False
+    assert entries["ship_it"]["command"] == "ship_it"
+    assert "Slash command" not in (tmp_path / "_site/skills/ship-it/index.html").read_text("utf-8")
+    assert "<code>/ship_it</code>" in (tmp_path / "_site/skills/ship_it/index.html").read_text("utf-8")
+    catalog = Catalog.open(tmp_path / "_site")
+    assert catalog.command_message("/ship_it go") == "# Other\n\nTask: go"
+    with pytest.raises(NotFoundError, match="no skill answers to /ship_it_2"):
+        catalog.command_message("/ship_it_2")
+    tool = json.loads(run("tool", cwd=tmp_path).stdout)
+    assert "ship-it" in tool["function"]["parameters"]["properties"]["skill_name"]["enum"]
+    status = json.loads(run("status", "--json", cwd=tmp_path).stdout)
+    assert {s["id"]: s["state"] for s in status}["ship-it"] == "eligible"
+    # a catalog built before this fix gave it a command: the loader does not answer to it
+    entries["ship-it"]["command"] = "ship_it_2"
+    (tmp_path / "_site/skills.json").write_text(json.dumps(manifest), "utf-8")
+    with pytest.raises(NotFoundError, match=r"skill ship-it has no slash command \(user-invocable: false\)"):
+        Catalog.open(tmp_path / "_site").command_message("/ship_it_2")

@@ -87,6 +87,8 @@ def status_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_skill(src, "reviewer", "name: reviewer\ndescription: Reviews. Use when testing.\nconflicts: [writer]\n")
     write_skill(src, "secret", "name: secret\ndescription: Hidden. Use never.\nhidden: true\n")
     write_skill(src, "by-hand", "name: by-hand\ndescription: User only. Use by hand.\nuser-invocable-only: true\n")
+    write_skill(src, "no-way", "name: no-way\ndescription: User only, no command. Use never.\n"
+                               "user-invocable-only: true\nuser-invocable: false\n")
     out = tmp_path_factory.mktemp("site") / "_site"
     assert build([src], out).ok
     return out
@@ -102,6 +104,9 @@ def test_skill_status_gives_each_state_and_reason(status_site: Path) -> None:
     assert found["loose-mode"] == ("ineligible", ["conflicts with 'strict-mode', which is always on"])
     assert found["strict-mode"][0] == "eligible" and found["writer"][0] == found["reviewer"][0] == "eligible"
     assert found["secret"][0] == "hidden" and found["by-hand"][0] == "user-only"
+    assert found["by-hand"][1] == ["only a user can invoke it, by its slash command"]
+    assert found["no-way"] == ("user-only", ["only a user can invoke it, but it says user-invocable: false, so it "
+                                             "has no slash command either"])
     # the relation holds both ways: an active reviewer keeps writer off, an active writer keeps reviewer off
     active = {s.id: s for s in catalog.skill_status(env={"PATH": ""}, active=["reviewer"])}
     assert active["writer"].reasons == ["conflicts with 'reviewer', which is active"]
