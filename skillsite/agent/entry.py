@@ -22,12 +22,16 @@ from typing import Any, Callable
 from skillsite.agent.catalog_format import RISKS
 from skillsite.agent.errors import CatalogFormatError
 
-__all__ = ["ManifestEntry", "FileRecord", "KnowledgeRecord", "ToolRecord", "Visibility", "EntryRequirements",
-           "Triggers", "EntrySource", "EntryUrls", "EntrySize", "EntryWarning", "AuditFinding", "AuditSummary",
+__all__ = ["HIDING_KEYS", "ManifestEntry", "FileRecord", "KnowledgeRecord", "ToolRecord", "Visibility",
+           "EntryRequirements", "Triggers", "EntrySource", "EntryUrls", "EntrySize", "EntryWarning", "AuditFinding", "AuditSummary",
            "PLATFORMS", "entry_problem", "is_hex_sha256", "is_size", "is_strings"]
 
 _HEX = frozenset("0123456789abcdef")
 PLATFORMS = ("linux", "darwin", "windows")
+#: Frontmatter keys that keep a skill from models, in the order the build names the one used.
+#: The first two also keep it out of the site's listings; ``disable-model-invocation`` (Claude
+#: Code's: only a person invokes it) leaves it listed for people.
+HIDING_KEYS = ("hidden", "hideFromDiscovery", "disable-model-invocation")
 
 
 class _Malformed(Exception):
@@ -151,12 +155,21 @@ class ToolRecord:
 @dataclass(frozen=True)
 class Visibility:
     """Who may be offered the skill: ``hidden`` and ``user_invocable_only`` skills never reach a
-    model; ``always`` ones come first; ``user_invocable`` ones answer to a slash command."""
+    model; ``always`` ones come first; ``user_invocable`` ones answer to a slash command.
+    ``hidden_by`` names the key that hid it (one of :data:`HIDING_KEYS`; None in catalogs built
+    before it was recorded), which decides whether the site lists it (:attr:`listed`)."""
 
     hidden: bool = False
     user_invocable_only: bool = False
     always: bool = False
     user_invocable: bool = True     # absent in catalogs built before it: true
+    hidden_by: str | None = None    # present only for a hidden skill
+
+    @property
+    def listed(self) -> bool:
+        """Whether the site's listings show it (home, tags, risk pages, search, llms.txt, sitemap):
+        not when ``hidden`` or ``hideFromDiscovery`` hid it (or an older catalog does not say which)."""
+        return not self.hidden or self.hidden_by == "disable-model-invocation"
 
     @classmethod
     def from_json(cls, data: Any) -> Visibility:
@@ -164,11 +177,15 @@ class Visibility:
         if not (all(isinstance(data.get(k), bool) for k in flags)
                 and isinstance(data.get("user_invocable", True), bool)):
             raise _Malformed("malformed visibility")
-        return cls(data["hidden"], data["user_invocable_only"], data["always"], data.get("user_invocable", True))
+        return cls(data["hidden"], data["user_invocable_only"], data["always"], data.get("user_invocable", True),
+                   _text(data.get("hidden_by")))
 
-    def to_json(self) -> dict[str, bool]:
-        return {"hidden": self.hidden, "user_invocable_only": self.user_invocable_only, "always": self.always,
-                "user_invocable": self.user_invocable}
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"hidden": self.hidden, "user_invocable_only": self.user_invocable_only,
+                                "always": self.always, "user_invocable": self.user_invocable}
+        if self.hidden_by is not None:
+            data["hidden_by"] = self.hidden_by
+        return data
 
 
 @dataclass(frozen=True)

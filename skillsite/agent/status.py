@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.agent.catalog_format import above, offered_to_model
 from skillsite.agent.eligibility import ineligible_reasons
-from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.entry import ManifestEntry, Visibility
 
 STATES = ("eligible", "ineligible", "hidden", "user-only")
 
@@ -91,6 +91,15 @@ def ineligibility(entries: Sequence[ManifestEntry], env: Mapping[str, str] | Non
     return {sid: reasons + conflicts.get(sid, []) for sid, reasons in unmet.items()}
 
 
+def hidden_reason(visibility: Visibility) -> str:
+    """Why a hidden skill is hidden, naming the key the skill used (older catalogs do not record it)."""
+    key = visibility.hidden_by
+    if key is None:
+        return "it is hidden from models (hidden, hideFromDiscovery or disable-model-invocation)"
+    where = "models" if visibility.listed else "models and from the catalog's listings"
+    return f"it is hidden from {where} ({key}: true)"
+
+
 def catalog_status(entries: Sequence[ManifestEntry], env: Mapping[str, str] | None = None,
                    platform: str | None = None, active: Iterable[str] = (), max_risk: str = "high"
                    ) -> list[SkillStatus]:
@@ -100,7 +109,7 @@ def catalog_status(entries: Sequence[ManifestEntry], env: Mapping[str, str] | No
     for entry in sorted(entries, key=lambda e: e.id):
         reasons = blocked[entry.id]
         if entry.visibility.hidden:
-            state, reasons = "hidden", ["it is hidden from models (disable-model-invocation)"] + reasons
+            state, reasons = "hidden", [hidden_reason(entry.visibility)] + reasons
         elif entry.visibility.user_invocable_only:
             how = ("by its slash command" if entry.visibility.user_invocable
                    else "but it says user-invocable: false, so it has no slash command either")

@@ -8,19 +8,19 @@ from typing import Any, Sequence
 from skillsite import __version__
 from skillsite.agent.budget import budget_fits, similar_pairs
 from skillsite.agent.catalog_format import prompt_order
-from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.entry import ManifestEntry, Visibility
 from skillsite.agent.prompt_xml import available_skills_xml
 from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import Skill
-from skillsite.publish.manifest import SCHEMA_FILE, absolute, indented_json, manifest_bytes, skill_dir_url
+from skillsite.publish.manifest import SCHEMA_FILE, absolute, hidden_by, indented_json, manifest_bytes, skill_dir_url
 from skillsite.publish.staging import Staging
 from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
 from skillsite.publish.provider_layout import INDEX_NAME, skills_index
 from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, legacy_files, legacy_index
-from skillsite.search.bm25 import SEARCH_VERSION
-from skillsite.search.lunr_index import build_indexes
+from skillsite.search.bm25 import SEARCH_VERSION, build_search_section
+from skillsite.search.lunr_index import DOCS_FILE, LUNR_FILE, docs_json, lunr_bytes
 from skillsite.search.terms import search_fields
 from skillsite.source.schema import load_schema
 
@@ -30,24 +30,29 @@ AVAILABLE_SKILLS_FILE = "available_skills.xml"
 
 def search_entry(skill: Skill) -> dict[str, Any]:
     """What search reads of a skill's manifest entry (see :func:`~skillsite.publish.manifest.skill_entry`):
-    known before its files are published, so the indexes can be made meanwhile."""
+    known before its files are published, so the indexes can be made meanwhile; ``listed`` says
+    whether the browser's search finds it (not a hidden skill: see ``Visibility.listed``)."""
     return {"id": skill.id, "name": skill.name, "description": skill.description, "tags": list(skill.tags),
             "tools": [dict(t) for t in skill.tools], "priority": skill.priority, "triggers": skill.triggers,
-            "urls": {"page": skill_dir_url(skill.id)}}
+            "urls": {"page": skill_dir_url(skill.id)},
+            "listed": Visibility(hidden=skill.hidden, hidden_by=hidden_by(skill)).listed}
 
 
 def search_key(entries: Sequence[dict[str, Any]]) -> str:
     """What the search indexes are made of: only the searchable fields, so a change to a body or
     a file reuses them."""
-    return digest(__version__, SEARCH_VERSION, [(e["id"], search_fields(e), e["priority"]) for e in entries])
+    return digest(__version__, SEARCH_VERSION,
+                  [(e["id"], search_fields(e), e["priority"], e["listed"]) for e in entries])
 
 
 def make_search(entries: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
-    """Both search indexes, as the cache keeps them under ``key`` (:func:`search_key`):
-    skills.json's section and the browser's files."""
-    indexes = build_indexes(entries)
-    return {"key": key, "section": indexes.manifest_search,
-            "files": {rel: data.decode("utf-8") for rel, data in indexes.files.items()}}
+    """Both search indexes, as the cache keys them under ``key`` (:func:`search_key`):
+    skills.json's section over every skill (the loader's search), the browser's files over the
+    listed ones (their refs are rows of docs.json)."""
+    listed = [e for e in entries if e["listed"]]
+    files = {LUNR_FILE: lunr_bytes(listed), DOCS_FILE: docs_json(listed)}
+    return {"key": key, "section": build_search_section(entries),
+            "files": {rel: data.decode("utf-8") for rel, data in files.items()}}
 
 
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],

@@ -13,8 +13,9 @@ from skillsite import __version__
 from skillsite.config import SiteConfig
 from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION
 from skillsite.agent.commands import command_name
-from skillsite.agent.entry import (PLATFORMS, EntryRequirements, EntrySize, EntrySource, EntryUrls, EntryWarning,
-                                   FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord, Triggers, Visibility)
+from skillsite.agent.entry import (HIDING_KEYS, PLATFORMS, EntryRequirements, EntrySize, EntrySource, EntryUrls,
+                                   EntryWarning, FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord, Triggers,
+                                   Visibility)
 from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.models import Skill
 from skillsite.source.checks import estimate_tokens
@@ -81,7 +82,8 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
         tools=tuple(ToolRecord(t["name"], t["purpose"], t["required"]) for t in skill.tools),
         parameters=tuple(dict(p) for p in skill.parameters), examples=tuple(skill.examples),
         priority=skill.priority,
-        visibility=Visibility(skill.hidden, skill.user_invocable_only, skill.always, skill.user_invocable),
+        visibility=Visibility(skill.hidden, skill.user_invocable_only, skill.always, skill.user_invocable,
+                              hidden_by(skill)),
         command=(command or command_name(skill.id)) if skill.user_invocable else None,
         triggers=Triggers(**{kind: tuple(skill.triggers.get(kind, ())) for kind in TRIGGER_KINDS}),
         conflicts=tuple(conflicts), knowledge=tuple(KnowledgeRecord(**k) for k in knowledge),
@@ -95,6 +97,13 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
         size=body_size(skill), extra=dict(skill.extra),
         warnings=tuple(EntryWarning(d.code, d.severity.value, d.message, d.line)
                        for d in sorted(skill.diagnostics, key=lambda d: (d.line, d.col, d.code, d.message))))
+
+
+def hidden_by(skill: Skill) -> str | None:
+    """The frontmatter key that hid a hidden skill (the first of :data:`HIDING_KEYS` set true)."""
+    if not skill.hidden:
+        return None
+    return next((key for key in HIDING_KEYS if skill.frontmatter.get(key) is True), None)
 
 
 def body_size(skill: Skill) -> EntrySize:

@@ -2,6 +2,10 @@
 pages, a 404 page, ``sitemap.xml`` (when ``base_url`` is configured: the sitemap protocol
 requires absolute URLs), ``robots.txt`` and ``llms.txt``.
 
+A hidden skill (``hidden`` or ``hideFromDiscovery``: see
+:attr:`~skillsite.agent.entry.Visibility.listed`) has its page, but no list shows it: not the
+home page, tag or risk pages, ``llms.txt`` nor the sitemap.
+
 Pages are made on every core.  Each is keyed by a digest of the templates and every value it is
 rendered from, so a rebuild keeps the pages whose values did not change (see
 :meth:`~skillsite.publish.staging.Staging.keep`).  Output depends only on the input: no clock,
@@ -27,8 +31,8 @@ from skillsite.publish.markdown import safe_url
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.templates import make_environment, templates_digest, write_assets
 from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, catalog_install_lines,
-                                     collect_tags, file_rows, headers_file, install_snippets, metadata_rows, risk_pages,
-                                     root_of)
+                                     collect_tags, file_rows, headers_file, hidden_note, install_snippets,
+                                     metadata_rows, risk_pages, root_of)
 from skillsite.workers import Workers
 
 HOME_TAG_CHIPS = 30
@@ -50,6 +54,7 @@ class SitePages:
     assets: dict[str, str]          # static file -> its fingerprinted site path
     templates_key: str = field(init=False)
     entries: dict[str, ManifestEntry] = field(init=False)
+    listed: list[ManifestEntry] = field(init=False)   # the skills the lists show, in manifest order
     tags: list[TagInfo] = field(init=False)
     tag_by_name: dict[str, TagInfo] = field(init=False)
     cards: list[dict[str, Any]] = field(init=False)
@@ -58,9 +63,10 @@ class SitePages:
     def __post_init__(self) -> None:
         self.templates_key = templates_digest(self.dirs)
         self.entries = {e.id: e for e in self.manifest["skills"]}
-        self.tags = collect_tags(self.manifest["skills"])
+        self.listed = [e for e in self.manifest["skills"] if e.visibility.listed]
+        self.tags = collect_tags(self.listed)
         self.tag_by_name = {t.name: t for t in self.tags}
-        self.cards = [card(e, self.tag_by_name) for e in self.manifest["skills"]]
+        self.cards = [card(e, self.tag_by_name) for e in self.listed]
         self.by_tag = {t.name: [] for t in self.tags}
         for skill_card in self.cards:
             for tag in skill_card["tags"]:
@@ -94,7 +100,7 @@ def pages_to_make(pages: SitePages) -> list[Page]:
     """Every page, the biggest first (the home page lists every skill, a tag page its skills), so
     that no process is left with a big one at the end."""
     tag_pages = sorted((("tag", t.name) for t in pages.tags), key=lambda p: -len(pages.by_tag[p[1]]))
-    risks = [("risk", risk) for risk in risk_pages(pages.entries.values())]
+    risks = [("risk", risk) for risk in risk_pages(pages.listed)]
     return [("home", ""), ("tags", ""), *tag_pages, *risks, *(("skill", skill_id) for skill_id in pages.entries)]
 
 
@@ -105,13 +111,13 @@ def make_page(pages: SitePages, page: Page) -> list[Placed]:
     if kind == "home":
         chips = sorted(pages.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
         pages.page("home.html", "index.html", {**pages.common("", title, "home"), "cards": pages.cards,
-                                               "risks": {r: len(ids) for r, ids in risk_pages(pages.entries.values()).items()},
+                                               "risks": {r: len(ids) for r, ids in risk_pages(pages.listed).items()},
                                                "tags": pages.tags, "chips": chips})
     elif kind == "tags":
         pages.page("tags.html", "tags/index.html", {**pages.common("tags/", f"Tags · {title}", "tags"),
                                                     "tags": pages.tags})
     elif kind == "risk":
-        ids = risk_pages(pages.entries.values())[name]
+        ids = risk_pages(pages.listed)[name]
         pages.page("risk.html", f"risk/{name}/index.html", {
             **pages.common(f"risk/{name}/", f"{name.capitalize()} risk · {title}"), "risk": name,
             "cards": [card(pages.entries[i], pages.tag_by_name) for i in ids]})
@@ -134,6 +140,7 @@ def _skill_page(pages: SitePages, entry: ManifestEntry) -> None:
         "ancestors": [card(e, pages.tag_by_name) for e in ancestors(entry, pages.entries)],
         "children": [card(pages.entries[c], pages.tag_by_name) for c in entry.children if c in pages.entries],
         "snippets": install_snippets(entry, pages.config), "metadata": metadata_rows(entry),
+        "hidden_note": hidden_note(entry),
         "files": file_rows(entry), "source_url": safe_url(source.url), "edit_url": safe_url(source.edit_url)}
     rel = f"skills/{skill_id}/index.html"
     # the body stands in the key as what it was rendered from: fetched only to render the page
@@ -149,7 +156,7 @@ def _text_files(pages: SitePages) -> None:
     not_found["root"] = (urlsplit(config.base_url).path if config.base_url else "/").rstrip("/") + "/"
     pages.page("404.html", "404.html", not_found)
     if config.base_url:
-        urls = ["", "tags/"] + [t.url for t in pages.tags] + [e.urls.page for e in entries]
+        urls = ["", "tags/"] + [t.url for t in pages.tags] + [e.urls.page for e in pages.listed]
         pages.page("sitemap.xml", "sitemap.xml", {"urls": [absolute(config, u) for u in urls]})
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
     install = catalog_install_lines(config)
@@ -158,8 +165,8 @@ def _text_files(pages: SitePages) -> None:
                  pages.manifest["digest"], install)
     pages.keyed_page("llms.txt", "llms.txt", key, lambda: {
         "site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
-        "visible": [e for e in entries if offered_to_model(e)],
-        "others": [e for e in entries if not offered_to_model(e)],
+        "visible": [e for e in pages.listed if offered_to_model(e)],
+        "others": [e for e in pages.listed if not offered_to_model(e)],
         "link": lambda rel: absolute(config, rel), "badges": badges})
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
     if active_files(entries):

@@ -115,7 +115,8 @@ class TagInfo:
 
 
 def collect_tags(entries: Iterable[ManifestEntry]) -> list[TagInfo]:
-    """Every tag with its count, sorted by name."""
+    """Every tag of ``entries`` (the listed skills: a tag page lists no hidden skill) with its
+    count, sorted by name."""
     counts: dict[str, int] = {}
     for entry in entries:
         for tag in dict.fromkeys(entry.tags):
@@ -144,7 +145,10 @@ def badges(entry: ManifestEntry) -> list[tuple[str, str, str]]:
     out = []
     if vis.always:
         out.append(("always", "always on", "Listed first in the model's catalog"))
-    if vis.hidden:
+    if vis.hidden and not vis.listed:
+        out.append(("hidden", "hidden", "Never offered to a model and left out of this catalog's lists; "
+                                        "its page and files are published for whoever has the link"))
+    elif vis.hidden:
         out.append(("hidden", "hidden from models", "Never offered to a model; people may still use it"))
     if vis.user_invocable_only:
         out.append(("user-only", "user-invoked only", "Only a person can invoke it; left out of the model's catalog"))
@@ -168,15 +172,27 @@ def risk_pages(entries: Iterable[ManifestEntry]) -> dict[str, list[str]]:
     return {risk: ids for risk, ids in found.items() if ids}
 
 
+def hidden_note(entry: ManifestEntry) -> str | None:
+    """What a hidden skill's page says of it: the key that hid it and what that means; None when listed."""
+    vis = entry.visibility
+    if vis.listed:
+        return None
+    key = f"{vis.hidden_by}: true" if vis.hidden_by else "hidden"
+    return (f"This skill is hidden ({key}): it is never offered to a model, and this catalog's home page, "
+            "tag and risk pages, search and llms.txt leave it out. This page, its files and its skills.json "
+            "entry stay published for whoever has the link or its id.")
+
+
 def card(entry: ManifestEntry, tags: dict[str, TagInfo]) -> dict[str, Any]:
-    """What a skill list item shows."""
+    """What a skill list item shows; a tag without a page (only hidden skills have it) is shown
+    unlinked (count 0)."""
     return {
         "id": entry.id,
         "name": entry.name,
         "description": entry.description,
         "version": entry.version,
         "url": entry.urls.page,
-        "tags": [tags[t] for t in dict.fromkeys(entry.tags)],
+        "tags": [tags.get(t) or TagInfo(t, "", 0) for t in dict.fromkeys(entry.tags)],
         "badges": badges(entry),
         "nested": "/" in entry.id,
     }

@@ -1,8 +1,9 @@
 """The browser's search index: ``search/lunr.json`` (read by lunr.js 2.3.9) and
 ``search/docs.json`` (what a result shows).
 
-The index's refs are numbers, ``"0"``, ``"1"``, ...: a skill's position in ``skills.json``'s
-``skills``, which is also its row in ``docs.json`` (id, name, description, page URL, tags).
+The index's refs are numbers, ``"0"``, ``"1"``, ...: a skill's row in ``docs.json`` (id, name,
+description, page URL, tags), which lists the skills the site lists (not hidden ones) in
+``skills.json``'s order.
 It indexes the same fields as the catalog's TF-IDF index (:data:`~skillsite.search.terms.SEARCH_FIELDS`),
 with the same weights, stemmed with lunr.js's own stemmer.
 
@@ -141,7 +142,7 @@ def lunr_bytes(entries: Sequence[dict[str, Any]]) -> bytes:
 
 
 def docs_json(entries: Sequence[dict[str, Any]]) -> bytes:
-    """``search/docs.json``: one row per manifest entry, in manifest order (row ``i`` is lunr ref
+    """``search/docs.json``: one row per entry given, in their order (row ``i`` is lunr ref
     ``"i"``), of :data:`DOCS_FIELDS`: what a search result shows and what the tag filter needs."""
     rows = [[e["id"], e["name"], e["description"], e["urls"]["page"], list(dict.fromkeys(e["tags"]))]
             for e in entries]

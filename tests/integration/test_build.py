@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 
 from support import EXAMPLES, tree_bytes, write_skill
+from skillsite.agent.entry import Visibility
 from skillsite.publish import pipeline as build_module
 from skillsite.publish.catalog_files import search_entry
 from skillsite.publish.build import build
@@ -130,6 +131,7 @@ def test_search_indexes_are_made_from_what_the_manifest_says(example_site, real_
         assert len(entries) == len(skills) > 0
         for skill, entry in zip(skills, entries):
             projected = search_entry(skill)
+            assert projected.pop("listed") == Visibility.from_json(entry["visibility"]).listed
             assert projected == {key: entry[key] if key != "urls" else {"page": entry["urls"]["page"]}
                                  for key in projected}
 

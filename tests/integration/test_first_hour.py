@@ -234,3 +234,45 @@ def test_a_skill_that_is_not_user_invocable_gets_no_slash_command(tmp_path):
     (tmp_path / "_site/skills.json").write_text(json.dumps(manifest), "utf-8")
     with pytest.raises(NotFoundError, match=r"skill ship-it has no slash command \(user-invocable: false\)"):
         Catalog.open(tmp_path / "_site").command_message("/ship_it_2")
+
+
+def test_a_hidden_skill_is_left_out_of_every_listing_but_stays_published(tmp_path):
+    """The example's hidden: true skill: status names that key; the home page, tag pages,
+    llms.txt, the sitemap and the browser's search leave it out; its page (with a note), files,
+    manifest entry and loading stay. A disable-model-invocation skill stays listed for people."""
+    import json
+
+    shutil.copytree(EXAMPLES, tmp_path / "skills")
+    (tmp_path / "skillsite.yml").write_text("sources: [skills]\nbase_url: https://skills.example.com\n", "utf-8")
+    assert run("build", "-o", "_site", "-q", cwd=tmp_path).returncode == 0
+    site, hidden, person_only = tmp_path / "_site", "internal-oncall-handbook", "prod-db-restore"
+    lines = {line.split()[1].rstrip(":"): line for line in run("status", cwd=tmp_path).stdout.splitlines()[:-1]}
+    assert lines[hidden] == (f"hidden     {hidden}: it is hidden from models and from the catalog's listings "
+                             "(hidden: true)")
+    assert lines[person_only].startswith(f"hidden     {person_only}: it is hidden from models "
+                                         "(disable-model-invocation: true)")
+    listings = {rel: (site / rel).read_text("utf-8") for rel in ("index.html", "llms.txt", "sitemap.xml",
+                                                                  "search/docs.json", "tags/on-call/index.html")}
+    for rel, text in listings.items():
+        assert f"skills/{hidden}/" not in text, rel
+    for rel in ("index.html", "llms.txt", "sitemap.xml", "search/docs.json"):
+        assert f"skills/{person_only}/" in listings[rel], rel
+    docs = json.loads(listings["search/docs.json"])["docs"]
+    lunr = json.loads((site / "search/lunr.json").read_text("utf-8"))
+    assert {vector[0].split("/", 1)[1] for vector in lunr["fieldVectors"]} == {str(i) for i in range(len(docs))}
+    assert {row[0] for row in docs} == {e["id"] for e in json.loads((site / "skills.json").read_text("utf-8"))["skills"]
+                                        if e["visibility"].get("hidden_by") != "hidden"}
+    assert not (site / "tags/internal").exists()          # its only tag of its own has no page
+    page = (site / f"skills/{hidden}/index.html").read_text("utf-8")
+    assert 'class="hidden-note">This skill is hidden (hidden: true)' in page
+    assert '<span class="tag">internal</span>' in page and 'href="../../tags/on-call/"' in page
+    assert (site / f"skills/{hidden}/references/escalation-paths.md").is_file()
+    entry = next(e for e in json.loads((site / "skills.json").read_text("utf-8"))["skills"] if e["id"] == hidden)
+    assert entry["visibility"]["hidden_by"] == "hidden"
+    assert "left out of the catalog's listings" in entry["description"]
+    assert run("show", hidden, cwd=tmp_path).stdout.startswith(f'<skill_content name="{hidden}"')
+    # installers' indexes list it (installing it is a person's choice), as the README says
+    assert hidden in (site / ".well-known/agent-skills/index.json").read_text("utf-8")
+    assert f"./skills/{hidden}" in (site / ".claude-plugin/marketplace.json").read_text("utf-8")
+    assert hidden in json.loads((site / "skills/index.json").read_text("utf-8"))["skills"]
+    assert hidden not in (site / "available_skills.xml").read_text("utf-8")

@@ -125,11 +125,14 @@ def test_tag_slug():
     assert tag_slug("../../etc") != "etc" and "/" not in tag_slug("../../etc")
 
 
-def test_hidden_skills_are_listed_and_labelled(example):
+def test_hidden_skills_are_not_listed_and_others_kept_from_models_are_labelled(example):
     home = (example / "index.html").read_text(encoding="utf-8")
-    item = home[home.index('<a href="skills/internal-oncall-handbook/">'):]
+    assert "skills/internal-oncall-handbook/" not in home                 # hidden: true
+    item = home[home.index('<a href="skills/prod-db-restore/">'):]       # disable-model-invocation: true
     item = item[:item.index("</li>\n")]
     assert "hidden from models" in item
+    page = (example / "skills/internal-oncall-handbook/index.html").read_text(encoding="utf-8")
+    assert '<span class="badge badge-hidden"' in page and 'class="hidden-note"' in page
     assert '<p class="skill-id">release-manager/version-bump/prerelease</p>' in home
     assert "user-invoked only" in home
 
@@ -201,7 +204,8 @@ def test_llms_txt(example):
     assert text.startswith("# Agent skills\n\n> ")
     skills, optional = text.split("\n## Skills\n")[1].split("\n## Optional\n")
     assert "- [code-review](skills/code-review/SKILL.md): Review a pull request" in skills
-    assert "internal-oncall-handbook" not in skills and "internal-oncall-handbook" in optional
+    assert "internal-oncall-handbook" not in text                        # hidden: not listed at all
+    assert "prod-db-restore" not in skills and "prod-db-restore" in optional
     assert "(hidden from models)" in optional and "(user-invoked only)" in optional
     assert all(line.startswith("- [") for line in skills.strip().splitlines() if line)
 

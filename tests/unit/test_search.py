@@ -205,8 +205,9 @@ def test_build_writes_both_indexes_deterministically(site: Path, tmp_path: Path)
     lunr = json.loads((site / search_stage.LUNR_FILE).read_text(encoding="utf-8"))
     assert lunr["version"] == "2.3.9" and lunr["pipeline"] == ["stemmer"]
     assert lunr["fields"] == list(SEARCH_FIELDS)
-    # refs are positions in the manifest, which are also the rows of search/docs.json
-    skills = manifest["skills"]
+    # refs are the rows of search/docs.json: the listed skills (not hidden ones), in manifest order
+    skills = [e for e in manifest["skills"] if e["visibility"].get("hidden_by") != "hidden"]
+    assert 0 < len(skills) < len(manifest["skills"])
     assert {ref.split("/", 1)[1] for ref, _ in lunr["fieldVectors"]} == {str(i) for i in range(len(skills))}
     docs = json.loads((site / search_stage.DOCS_FILE).read_text(encoding="utf-8"))
     assert docs["format"] == "skillsite-search-docs" and docs["version"] == 1

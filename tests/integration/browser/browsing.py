@@ -1,6 +1,7 @@
 """Helpers of the browser tests (a module of its own: ``conftest`` names shadow each other)."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -78,3 +79,11 @@ def wait_until(page, expression: str, arg=None, timeout: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {expression}")
         page.wait_for_timeout(20)
+
+
+def listed_skills(site: Path) -> list[dict]:
+    """The manifest entries the site's lists and search show (not hidden ones), in manifest order."""
+    from skillsite.agent.entry import Visibility
+
+    manifest = json.loads((site / "skills.json").read_text(encoding="utf-8"))
+    return [e for e in manifest["skills"] if Visibility.from_json(e["visibility"]).listed]

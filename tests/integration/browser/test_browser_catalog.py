@@ -2,7 +2,6 @@
 buttons, no JavaScript, no request to another host, and screenshots for people to look at."""
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -11,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from browsing import REPO, wait_until, watch_requests
+from browsing import REPO, listed_skills, wait_until, watch_requests
 
 pytestmark = pytest.mark.browser
 
@@ -109,10 +108,10 @@ def test_tag_filter_narrows_the_list(context, example_site):
     open_home(page, example_site)
     items = page.locator("#skillList > li:visible")
     total = items.count()
-    manifest = json.loads((example_site.root / "skills.json").read_text())
-    with_release = sorted(e["id"] for e in manifest["skills"] if "release" in e["tags"])
-    with_both = sorted(e["id"] for e in manifest["skills"] if {"release", "versioning"} <= set(e["tags"]))
-    assert total == len(manifest["skills"])
+    skills = listed_skills(example_site.root)
+    with_release = sorted(e["id"] for e in skills if "release" in e["tags"])
+    with_both = sorted(e["id"] for e in skills if {"release", "versioning"} <= set(e["tags"]))
+    assert total == len(skills)
 
     page.click("#tagChips button[data-tag='release']")
     assert page.get_attribute("#tagChips button[data-tag='release']", "aria-pressed") == "true"
@@ -143,12 +142,12 @@ def test_tag_filter_from_the_url(context, example_site):
 
 def test_a_tag_without_a_chip_on_home_still_filters_from_the_url(context, example_site):
     home = (example_site.root / "index.html").read_text(encoding="utf-8")
-    manifest = json.loads((example_site.root / "skills.json").read_text())
-    all_tags = {t for e in manifest["skills"] for t in e["tags"]}
+    skills = listed_skills(example_site.root)
+    all_tags = {t for e in skills for t in e["tags"]}
     rare = sorted(t for t in all_tags if f'data-tag="{t}"' not in home)
     assert rare, "the example catalog should have more tags than home shows chips for"
     tag = rare[0]
-    expected = sorted(e["id"] for e in manifest["skills"] if tag in e["tags"])
+    expected = sorted(e["id"] for e in skills if tag in e["tags"])
     page = context.new_page()
     page.goto(example_site.page_url(f"index.html?tag={tag}"))
     chip = f"#tagChips button[data-tag='{tag}'][aria-pressed='true']"
@@ -157,7 +156,7 @@ def test_a_tag_without_a_chip_on_home_still_filters_from_the_url(context, exampl
     assert sorted(items.evaluate_all(ITEM_IDS)) == expected
     page.click(chip)                       # and it can be turned off like any other chip
     page.wait_for_function("document.querySelectorAll('#skillList > li:not([hidden])').length > 3")
-    assert items.count() == len(manifest["skills"])
+    assert items.count() == len(skills)
 
 
 def test_enter_in_the_box_opens_the_first_result(context, example_site):
@@ -257,8 +256,7 @@ def test_usable_without_javascript(browser, example_site):
     try:
         page = ctx.new_page()
         page.goto(example_site.page_url())
-        manifest = json.loads((example_site.root / "skills.json").read_text())
-        assert page.locator("#skillList > li").count() == len(manifest["skills"])
+        assert page.locator("#skillList > li").count() == len(listed_skills(example_site.root))
         assert page.locator("#searchBox").is_hidden()       # a box that cannot work is not shown
         chip = page.locator("#tagChips a.chip[data-tag='release']")
         assert chip.get_attribute("href") == "tags/release/"

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browsing import wait_until
+from browsing import listed_skills, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -215,13 +215,13 @@ def test_an_empty_result_offers_the_closest_tags(context, example_site):
 def test_an_empty_result_offers_the_full_list_and_the_unfiltered_results(context, example_site):
     page = context.new_page()
     open_home(page, example_site)
-    manifest = json.loads((example_site.root / "skills.json").read_text(encoding="utf-8"))
+    skills = listed_skills(example_site.root)
     assert search(page, "zzzqqq") == []
     show_all = page.locator("#searchShowAll")
-    assert show_all.text_content() == f"Browse all {len(manifest['skills'])} skills"
+    assert show_all.text_content() == f"Browse all {len(skills)} skills"
     show_all.click()
     assert page.input_value("#searchBox") == "" and page.locator("#searchEmpty").is_hidden()
-    assert page.locator("#skillList > li:visible").count() == len(manifest["skills"])
+    assert page.locator("#skillList > li:visible").count() == len(skills)
 
     page.click("#tagChips button[data-tag='database']")
     assert search(page, "docker image") == []               # found, but not with the tag
