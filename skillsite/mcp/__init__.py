@@ -1,6 +1,7 @@
 """``skillsite mcp``: a published catalog served to agents over MCP (the optional ``mcp`` extra).
 
 - :mod:`.server`: the server (tools, resources, prompts) over :class:`skillsite.loader.Catalog`;
+- :mod:`.tools`: its tools and prompts, every argument described (pydantic, from the SDK);
 - :mod:`.skills`: the MCP Skills extension's core (``skills/list``, ``skills/get``, ``skill://``
   files), which needs no MCP SDK;
 - :mod:`.frontmatter`: a SKILL.md's frontmatter as the extension serves it (PyYAML, with the

@@ -15,18 +15,16 @@ and ``FastMCP`` (mcp 1.x).
 """
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any
 
 from skillsite.agent.entry import ManifestEntry
-from skillsite.loader import Catalog, LoaderError
+from skillsite.loader import Catalog
 from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, well_formed_entries
 
 INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
 CATALOG_URI = "skillsite://catalog"
 PROMPT_URI = "skillsite://available_skills"
-MAX_K = 50
 
 
 class MCPUnavailable(RuntimeError):
@@ -61,14 +59,6 @@ def catalog_listing(catalog: Catalog) -> dict[str, Any]:
     }
 
 
-def resource_text(data: bytes, path: str) -> str:
-    """A bundled file as text; binary files come back base64-encoded, with a one-line header."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return f"[binary file {path}, {len(data)} bytes, base64]\n" + base64.b64encode(data).decode("ascii")
-
-
 def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE) -> Any:
     """The MCP Skills extension for ``MCPServer(extensions=[...])`` (:mod:`skillsite.mcp.extension`);
     None when the installed MCP SDK has no extension API."""
@@ -87,44 +77,19 @@ def build_server(catalog: Catalog) -> Any:
     extension = skills_extension(catalog)
     options = {"extensions": [extension]} if extension is not None else {}
     server = server_class("skillsite", instructions=(
-        f"Agent skills from the catalog '{title}'. Call search_skills to find a skill for the task, "
-        "load_skill to read its instructions, and read_skill_resource for files it references."
+        f"Agent skills from the catalog '{title}'. Call search_skills {{\"query\": ...}} to find a skill "
+        "for the task, load_skill {\"skill\": <id or name>} to read its instructions, and "
+        "read_skill_resource {\"skill\": ..., \"path\": ...} for files it references."
         + (" Skills are also served through the MCP Skills extension (skills/list, skill:// resources)."
            if extension is not None else "")), **options)
     if extension is not None:
         extension.declare_in_handshake(server)
-    _add_tools(server, catalog, tool_error)
+    from skillsite.mcp.tools import add_tools  # needs pydantic, which comes with the SDK
+
+    add_tools(server, catalog, tool_error)
     _add_resources(server, catalog)
     _add_prompts(server, catalog)
     return server
-
-
-def _add_tools(server: Any, catalog: Catalog, tool_error: type[Exception]) -> None:
-    """search_skills, load_skill and read_skill_resource; a loader error is the tool's error."""
-
-    def guarded(call: Any) -> Any:
-        try:
-            return call()
-        except LoaderError as exc:
-            raise tool_error(str(exc)) from None
-
-    @server.tool()
-    def search_skills(query: str, k: int = 5, tags: list[str] | None = None) -> str:
-        """Find skills for a task. Returns a JSON list of {id, name, description, score}, best first."""
-        hits = guarded(lambda: catalog.search(query, k=max(1, min(int(k), MAX_K)), tags=tags or None,
-                                              for_model=True))
-        return json.dumps([{"id": h.id, "name": h.name, "description": h.description, "score": h.score}
-                           for h in hits], ensure_ascii=False)
-
-    @server.tool()
-    def load_skill(skill: str) -> str:
-        """Load a skill by id or name: its instructions in a <skill_content> block, with its files and sub-skills."""
-        return guarded(lambda: catalog.load(skill).xml)
-
-    @server.tool()
-    def read_skill_resource(skill: str, path: str) -> str:
-        """Read a file bundled with a skill (a path listed in its <skill_resources>, e.g. references/x.md)."""
-        return resource_text(guarded(lambda: catalog.resource(skill, path)), path)
 
 
 def _add_resources(server: Any, catalog: Catalog) -> None:
@@ -149,18 +114,10 @@ def slash_commands(catalog: Catalog) -> list[ManifestEntry]:
 
 def _add_prompts(server: Any, catalog: Catalog) -> None:
     """One prompt per user-invocable skill, named by its slash command."""
+    from skillsite.mcp.tools import add_prompt
+
     for entry in slash_commands(catalog):
-        _add_prompt(server, catalog, entry.slash_command or "", entry.description)
-
-
-def _add_prompt(server: Any, catalog: Catalog, command: str, description: str) -> None:
-    @server.prompt(name=command, description=description)
-    def run_skill(task: str = "") -> str:
-        """The skill's instructions, with the task the user typed after the command."""
-        try:
-            return catalog.command_message(f"/{command} {task}")
-        except LoaderError as exc:
-            raise ValueError(str(exc)) from None
+        add_prompt(server, catalog, entry.slash_command or "", entry.description)
 
 
 def serve(catalog: Catalog) -> None:

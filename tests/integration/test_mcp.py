@@ -126,3 +126,49 @@ def test_bad_catalog_exits_with_a_message(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "skillsite", "mcp", "--catalog", str(tmp_path / "none")],
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=REPO)
     assert proc.returncode == 1 and "no such file" in proc.stderr and proc.stdout == ""
+
+
+def test_every_tool_and_prompt_argument_is_described_and_name_is_accepted_for_skill(site: Path) -> None:
+    """A client reads what each argument means from the listed schemas; one guessing
+    {"name": ...} for load_skill gets the skill, and one passing nothing is told what to pass."""
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return {
+            "tools": await session.list_tools(),
+            "prompts": await session.list_prompts(),
+            "by_name": await session.call_tool("load_skill", {"name": "house-style"}),
+            "file_by_name": await session.call_tool("read_skill_resource",
+                                                    {"name": "release-manager", "path": "references/rollback.md"}),
+            "nothing": await session.call_tool("load_skill", {}),
+        }
+
+    out = run(site, body)
+    tools = {t.name: t for t in out["tools"].tools}
+    assert {"search_skills", "load_skill", "read_skill_resource"} <= set(tools)
+    schemas = {name: getattr(tool, "input_schema", None) or tool.inputSchema for name, tool in tools.items()}
+    for name, schema in schemas.items():
+        properties = schema["properties"]
+        assert properties and all(p.get("description") for p in properties.values()), (name, properties)
+    assert schemas["load_skill"]["required"] == ["skill"]
+    assert sorted(schemas["read_skill_resource"]["required"]) == ["path", "skill"]
+    for prompt in out["prompts"].prompts:
+        assert [(a.name, bool(a.description)) for a in prompt.arguments] == [("task", True)], prompt.name
+    assert text_of(out["by_name"]).startswith('<skill_content name="house-style"')
+    assert text_of(out["file_by_name"]) == (site / "skills/release-manager/references/rollback.md").read_text("utf-8")
+    assert is_error(out["nothing"]) and "skill" in text_of(out["nothing"])
+
+
+def test_the_readme_tool_examples_work_as_written(site: Path) -> None:
+    """Each row of the README's tool table, called with its arguments JSON, answers without error."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    table = text.split("### `skillsite mcp`: tools and prompts", 1)[1].split("\n\n")[2]
+    calls = [(row.split("`")[1], json.loads(row.split("| `", 2)[2].split("` |", 1)[0]))
+             for row in table.splitlines()[2:]]
+    assert [name for name, _ in calls] == ["search_skills", "load_skill", "read_skill_resource"]
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [await session.call_tool(name, arguments) for name, arguments in calls]
+
+    results = run(site, body)
+    assert not any(is_error(r) for r in results), [text_of(r) for r in results]
+    assert "release-manager" in [hit["id"] for hit in json.loads(text_of(results[0]))]
+    assert text_of(results[1]).startswith('<skill_content name="release-manager"')
