@@ -537,15 +537,15 @@ def prompt(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
 @main.command()
 @catalog_options
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {id, name, state, reasons}.")
-@click.option("--active", multiple=True, metavar="ID", help="A skill the runtime has on (repeatable): its "
-                                                          "conflicting skills become ineligible.")
+@click.option("--active", multiple=True, metavar="ID", help="A skill (id or name) the runtime has on "
+                                                          "(repeatable): its conflicting skills become ineligible.")
 def status(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], as_json: bool,
            active: tuple[str, ...]) -> None:
     """Say which skills are offered to a model on this machine, and why the others are not."""
     import json
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
-    statuses = catalog.skill_status(active=active)
+    statuses = catalog.skill_status(active=[active_id(catalog, item) for item in active])
     if as_json:
         click.echo(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2))
         return
@@ -554,6 +554,22 @@ def status(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
     counts = {state: sum(s.state == state for s in statuses) for state in ("eligible", "ineligible", "hidden",
                                                                           "user-only")}
     click.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
+
+
+def active_id(catalog, id_or_name: str) -> str:
+    """The id of a skill named by ``--active``; a usage error (exit 2) naming it, with the
+    closest ids and names, when the catalog has no such skill."""
+    import difflib
+
+    from skillsite.loader import LoaderError
+
+    try:
+        return catalog.manifest_entry(id_or_name).id
+    except LoaderError as exc:
+        known = sorted({e["id"] for e in catalog.skills} | {e["name"] for e in catalog.skills})
+        close = difflib.get_close_matches(id_or_name, known, n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise click.BadParameter(f"{exc}{hint}", param_hint="'--active'") from None
 
 
 @main.command()

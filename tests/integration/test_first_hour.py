@@ -276,3 +276,17 @@ def test_a_hidden_skill_is_left_out_of_every_listing_but_stays_published(tmp_pat
     assert f"./skills/{hidden}" in (site / ".claude-plugin/marketplace.json").read_text("utf-8")
     assert hidden in json.loads((site / "skills/index.json").read_text("utf-8"))["skills"]
     assert hidden not in (site / "available_skills.xml").read_text("utf-8")
+
+
+def test_status_refuses_an_unknown_active_skill_naming_it(site):
+    """A typo in --active is a usage error naming the id, with the closest skills; a known id
+    or name is taken."""
+    typo = run("status", "--active", "prod-db-restor", cwd=site.parent)
+    assert typo.returncode == 2 and typo.stdout == ""
+    assert "Invalid value for '--active': no skill 'prod-db-restor' in the catalog; did you mean " \
+           "'prod-db-restore'?" in typo.stderr
+    for active in ("prod-db-restore", "changelog"):       # an id, and a (unique) name
+        known = run("status", "--active", active, cwd=site.parent)
+        assert known.returncode == 0, known.stderr
+    assert "sql-migration-review: conflicts with 'prod-db-restore', which is active" in \
+        run("status", "--active", "prod-db-restore", cwd=site.parent).stdout
