@@ -19,8 +19,8 @@ from skillsite.publish.staging import Staging
 from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
 from skillsite.publish.provider_layout import INDEX_NAME, skills_index
 from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, legacy_files, legacy_index
-from skillsite.search.bm25 import SEARCH_VERSION, build_search_section
-from skillsite.search.lunr_index import DOCS_FILE, LUNR_FILE, docs_json, lunr_bytes
+from skillsite.search.bm25 import SEARCH_VERSION
+from skillsite.search.lunr_index import build_indexes
 from skillsite.search.terms import search_fields
 from skillsite.source.schema import load_schema
 
@@ -49,10 +49,9 @@ def make_search(entries: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
     """Both search indexes, as the cache keys them under ``key`` (:func:`search_key`):
     skills.json's section over every skill (the loader's search), the browser's files over the
     listed ones (their refs are rows of docs.json)."""
-    listed = [e for e in entries if e["listed"]]
-    files = {LUNR_FILE: lunr_bytes(listed), DOCS_FILE: docs_json(listed)}
-    return {"key": key, "section": build_search_section(entries),
-            "files": {rel: data.decode("utf-8") for rel, data in files.items()}}
+    indexes = build_indexes(entries, [e for e in entries if e["listed"]])
+    return {"key": key, "section": indexes.manifest_search,
+            "files": {rel: data.decode("utf-8") for rel, data in indexes.files.items()}}
 
 
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],

@@ -150,6 +150,9 @@ def docs_json(entries: Sequence[dict[str, Any]]) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def build_indexes(entries: Sequence[dict[str, Any]]) -> SearchIndexes:
-    """Both indexes of the published skills (``entries`` in manifest order)."""
-    return SearchIndexes(build_search_section(entries), {LUNR_FILE: lunr_bytes(entries), DOCS_FILE: docs_json(entries)})
+def build_indexes(entries: Sequence[dict[str, Any]], browsed: Sequence[dict[str, Any]] | None = None
+                  ) -> SearchIndexes:
+    """Both indexes: skills.json's of the published skills (``entries`` in manifest order), the
+    browser's of ``browsed`` (the skills the site lists, in the same order; default: all)."""
+    browsed = entries if browsed is None else browsed
+    return SearchIndexes(build_search_section(entries), {LUNR_FILE: lunr_bytes(browsed), DOCS_FILE: docs_json(browsed)})
