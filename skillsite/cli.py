@@ -637,7 +637,7 @@ def mcp(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tupl
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     try:
-        serve(catalog)
+        serve(catalog, loader_error_text)
     except MCPUnavailable as exc:
         click.echo(f"skillsite: {exc}", err=True)
         sys.exit(2)

@@ -16,7 +16,7 @@ and ``FastMCP`` (mcp 1.x).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog
@@ -69,9 +69,10 @@ def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE) -> Any:
     return SkillsExtension(SkillsIndex(catalog, page_size))
 
 
-def build_server(catalog: Catalog) -> Any:
+def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str) -> Any:
     """An MCP server (not yet running) exposing ``catalog``; with mcp 2.2+ it also speaks the
-    MCP Skills extension (:mod:`skillsite.mcp.skills`)."""
+    MCP Skills extension (:mod:`skillsite.mcp.skills`).  ``error_text`` words a loader error
+    for the tools' answers (``skillsite mcp`` names its own flags)."""
     server_class, tool_error = _sdk()
     title = (catalog.manifest.get("site") or {}).get("title") or "skills"
     extension = skills_extension(catalog)
@@ -86,7 +87,7 @@ def build_server(catalog: Catalog) -> Any:
         extension.declare_in_handshake(server)
     from skillsite.mcp.tools import add_tools  # needs pydantic, which comes with the SDK
 
-    add_tools(server, catalog, tool_error)
+    add_tools(server, catalog, tool_error, error_text)
     _add_resources(server, catalog)
     _add_prompts(server, catalog)
     return server
@@ -120,6 +121,6 @@ def _add_prompts(server: Any, catalog: Catalog) -> None:
         add_prompt(server, catalog, entry.slash_command or "", entry.description)
 
 
-def serve(catalog: Catalog) -> None:
+def serve(catalog: Catalog, error_text: Callable[[Exception], str] = str) -> None:
     """Serve ``catalog`` over stdio until the client disconnects."""
-    build_server(catalog).run("stdio")
+    build_server(catalog, error_text).run("stdio")

@@ -32,14 +32,16 @@ Task = Annotated[str, Field(description="What to do with the skill, as typed aft
                                         "(optional).")]
 
 
-def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception]) -> None:
-    """search_skills, load_skill and read_skill_resource; a loader error is the tool's error."""
+def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
+              error_text: Callable[[Exception], str] = str) -> None:
+    """search_skills, load_skill and read_skill_resource; a loader error is the tool's error,
+    worded by ``error_text``."""
 
     def guarded(call: Callable[[], Any]) -> Any:
         try:
             return call()
         except LoaderError as exc:
-            raise tool_error(str(exc)) from None
+            raise tool_error(error_text(exc)) from None
 
     @server.tool()
     def search_skills(query: Query, k: K = 5, tags: Tags = None) -> str:

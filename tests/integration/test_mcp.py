@@ -24,9 +24,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 
-def server_params(catalog: Path | str) -> StdioServerParameters:
+def server_params(catalog: Path | str, *flags: str) -> StdioServerParameters:
     env = {"PYTHONPATH": str(REPO), "PATH": os.environ.get("PATH", "")}
-    return StdioServerParameters(command=sys.executable, args=["-m", "skillsite", "mcp", "--catalog", str(catalog)],
+    return StdioServerParameters(command=sys.executable,
+                                 args=["-m", "skillsite", "mcp", "--catalog", str(catalog), *flags],
                                  env=env, cwd=str(REPO))
 
 
@@ -38,17 +39,18 @@ def is_error(result: Any) -> bool:
     return bool(getattr(result, "is_error", None) or getattr(result, "isError", None))
 
 
-async def session_run(catalog: Path | str, body) -> Any:
+async def session_run(catalog: Path | str, body, *flags: str) -> Any:
     with open(os.devnull, "w") as devnull:
-        async with stdio_client(server_params(catalog), errlog=devnull) as (read, write):
+        async with stdio_client(server_params(catalog, *flags), errlog=devnull) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 return await body(session)
 
 
-def run(catalog: Path | str, body) -> Any:
-    """Run the client session in a thread of its own (see support.run_async_in_thread)."""
-    return run_async_in_thread(session_run, catalog, body, timeout=120)
+def run(catalog: Path | str, body, *flags: str) -> Any:
+    """Run the client session (``skillsite mcp`` with ``flags``) in a thread of its own (see
+    support.run_async_in_thread)."""
+    return run_async_in_thread(session_run, catalog, body, *flags, timeout=120)
 
 
 def test_listing_search_load_and_read_resource(site: Path) -> None:
@@ -172,3 +174,22 @@ def test_the_readme_tool_examples_work_as_written(site: Path) -> None:
     assert not any(is_error(r) for r in results), [text_of(r) for r in results]
     assert "release-manager" in [hit["id"] for hit in json.loads(text_of(results[0]))]
     assert text_of(results[1]).startswith('<skill_content name="release-manager"')
+
+
+def test_a_skill_above_max_risk_is_refused_naming_the_flag(tmp_path: Path) -> None:
+    """skillsite mcp --max-risk: a high-risk skill is refused by default with the flag that allows
+    it, and served under --max-risk high."""
+    from skillsite.publish.build import build
+    from support import write_skill
+
+    write_skill(tmp_path / "src", "clean")
+    shutil.copytree(REPO / "tests/data/audit-fixtures/m-curl-sh", tmp_path / "src/m-curl-sh")
+    assert build([tmp_path / "src"], tmp_path / "_site").ok
+
+    async def body(session: ClientSession) -> Any:
+        return await session.call_tool("load_skill", {"skill": "m-curl-sh"})
+
+    refused = run(tmp_path / "_site", body)
+    assert is_error(refused) and "above --max-risk medium; pass --max-risk high" in text_of(refused)
+    loaded = run(tmp_path / "_site", body, "--max-risk", "high")
+    assert text_of(loaded).startswith('<skill_content name="m-curl-sh"')
