@@ -114,6 +114,7 @@ class Verdict:
     knowledge: tuple[tuple[str, int, int], ...] = ()
     description: str = ""    # as a model's skill listing shows it (look-alike descriptions)
     offered: bool = True     # offered to a model (neither hidden nor user-invocable only)
+    description_at: tuple[int, int] = (1, 1)
 
     @classmethod
     def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Verdict:
@@ -124,19 +125,21 @@ class Verdict:
                    priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
                    _declared(fm.get("conflicts"), "conflicts", parsed.key_lines),
                    _declared(fm.get("knowledge"), "knowledge", parsed.key_lines),
-                   fm["description"].strip() if kept else "", not (is_hidden(fm) or is_user_invocable_only(fm)))
+                   fm["description"].strip() if kept else "", not (is_hidden(fm) or is_user_invocable_only(fm)),
+                   parsed.key_lines.get("description", (1, 1)))
 
     def to_json(self) -> list[Any]:
         return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
                 [list(c) for c in self.conflicts], [list(k) for k in self.knowledge], self.description,
-                self.offered]
+                self.offered, list(self.description_at)]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Verdict:
-        kept, name, name_at, diags, priority, conflicts, knowledge, description, offered = data
+        kept, name, name_at, diags, priority, conflicts, knowledge, description, offered, description_at = data
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
                    tuple((item, line, col) for item, line, col in conflicts),
-                   tuple((item, line, col) for item, line, col in knowledge), description, offered)
+                   tuple((item, line, col) for item, line, col in knowledge), description, offered,
+                   tuple(description_at))
 
 
 def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
@@ -213,7 +216,8 @@ def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cac
     position = {src.id: index for index, (_, src, _) in enumerate(kept)}
     return [(position[second], make("SK219", f"description is too close to that of skill '{first}' (similarity "
                                              f"{score:.2f} of 1): a model choosing by description cannot tell "
-                                             "them apart", kept[position[second]][1].display_path))
+                                             "them apart", kept[position[second]][1].display_path,
+                                    *kept[position[second]][2].description_at))
             for score, first, second in pairs]
 
 
