@@ -47,9 +47,9 @@ class ListedSkill:
 Listable = Union[ManifestEntry, ListedSkill]
 
 
-def listed(entries: Sequence[ManifestEntry | Mapping[str, Any]]) -> list[Listable]:
-    """Manifest entries as they are, JSON objects as :class:`ListedSkill`."""
-    return [e if isinstance(e, ManifestEntry) else ListedSkill.from_json(e) for e in entries]
+def listed(entries: Sequence[Listable | Mapping[str, Any]]) -> list[Listable]:
+    """Manifest entries and listed skills as they are, JSON objects as :class:`ListedSkill`."""
+    return [e if isinstance(e, (ManifestEntry, ListedSkill)) else ListedSkill.from_json(e) for e in entries]
 
 
 def _line(entry: Listable, location: str) -> str:
@@ -145,7 +145,7 @@ def _identical(entries: Sequence[Listable]) -> list[list[int]]:
     return [indexes for terms, indexes in groups.items() if terms and len(indexes) > 1]
 
 
-def similar_pairs(entries: Sequence[ManifestEntry | Mapping[str, Any]], threshold: float = SIMILAR_SCORE
+def similar_pairs(entries: Sequence[Listable | Mapping[str, Any]], threshold: float = SIMILAR_SCORE
                   ) -> list[tuple[float, str, str]]:
     """Pairs of skills offered to a model whose descriptions are so alike (score >=
     ``threshold``) that it cannot tell them apart: ``(score, id, id)``, most alike first.

@@ -6,13 +6,12 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from skillsite import __version__
-from skillsite.agent.budget import budget_fits, similar_pairs
+from skillsite.agent.budget import budget_fits
 from skillsite.agent.catalog_format import prompt_order
 from skillsite.agent.entry import ManifestEntry, Visibility
 from skillsite.agent.prompt_xml import available_skills_xml
-from skillsite.cache import Cache, Section, digest
+from skillsite.cache import digest
 from skillsite.config import SiteConfig
-from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import Skill
 from skillsite.publish.manifest import SCHEMA_FILE, absolute, hidden_by, indented_json, manifest_bytes, skill_dir_url
 from skillsite.publish.staging import Staging
@@ -84,24 +83,8 @@ def write_compatibility_files(staging: Staging, config: SiteConfig, entries: lis
         config.marketplace, config.title, config.description, entries)))
 
 
-def listing_report(entries: list[ManifestEntry], config: SiteConfig, shown: dict[str, str], cache: Cache
-                   ) -> tuple[tuple[dict[str, Any], ...], list[Diagnostic]]:
-    """How the catalog fits each known agent listing (first ten cut ids each), and SK219 for
-    every pair of skills whose descriptions a model could not tell apart (the pairs cached:
-    they depend on the descriptions and visibility only)."""
+def listing_budgets(entries: list[ManifestEntry], config: SiteConfig) -> tuple[dict[str, Any], ...]:
+    """How the catalog fits each known agent listing (first ten cut ids each)."""
     fits = budget_fits(entries, {e.id: absolute(config, e.urls.skill_md) for e in entries})
-    summary = tuple({"agent": f.agent, "budget": f.budget, "listed": f.listed, "fit": len(f.fit),
-                     "first_cut": list(f.cut[:10])} for f in fits)
-    diags = [make("SK219", f"description is too close to that of skill '{first}' (similarity {score:.2f} of 1): "
-                           "a model choosing by description cannot tell them apart", shown[second])
-             for score, first, second in _similar_pairs(entries, cache)]
-    return summary, diags
-
-
-def _similar_pairs(entries: list[ManifestEntry], cache: Cache) -> list[tuple[float, str, str]]:
-    key = digest("similar", [(e.id, e.description, e.visibility.to_json()) for e in entries])
-    pairs = cache.get(Section.SIMILAR, key)
-    if pairs is None:
-        pairs = [list(pair) for pair in similar_pairs(entries)]
-        cache.put(Section.SIMILAR, key, pairs)
-    return [tuple(pair) for pair in pairs]
+    return tuple({"agent": f.agent, "budget": f.budget, "listed": f.listed, "fit": len(f.fit),
+                  "first_cut": list(f.cut[:10])} for f in fits)

@@ -15,7 +15,7 @@ from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
 from skillsite.publish.audit_results import apply_audits, audit_published
 from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
-from skillsite.publish.catalog_files import (listing_report, make_search, search_entry, search_key,
+from skillsite.publish.catalog_files import (listing_budgets, make_search, search_entry, search_key,
                                              write_catalog_files)
 from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import manifest
@@ -93,17 +93,12 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict
             audit_diags = apply_audits(publication.entries, audits, config,
                                        {s.id: s.source.display_path for s in skills})
             diags += publication.diagnostics + index_diags + audit_diags
-            if _fails(publication.diagnostics + audit_diags, False) and not plan.keep_going:
+            if _fails(diags, plan.strict) and not plan.keep_going:
                 staging.discard()
                 return None
             data = manifest(publication.entries, config, left_out, generated_at, search["section"])
             write_catalog_files(staging, config, data, discovery, search)
-            budget, similar = listing_report(data["skills"], config, {s.id: s.source.display_path for s in skills},
-                                             cache)
-            diags += similar
-            if _fails(diags, plan.strict) and not plan.keep_going:  # the catalog-wide warnings, under --strict
-                staging.discard()
-                return None
+            budget = listing_budgets(data["skills"], config)
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
                        plan.jobs)

@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from skillsite.agent.budget import ListedSkill, similar_pairs
+from skillsite.agent.entry import Visibility
 from skillsite.cache import RACY_NS, Cache, Section, digest
-from skillsite.diagnostics import Diagnostic, sort_diagnostics
+from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
                                      duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
@@ -35,7 +37,8 @@ from skillsite.source.links import link_diagnostics
 from skillsite.source.parse import DEFAULT_MAX_BYTES, body_of, parse_skill, parse_skill_bytes, read_limited
 from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.schema import schema_diagnostics
-from skillsite.source.skill import build_skill, is_kept, skill_from_json, skill_name, skill_to_json
+from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_user_invocable_only, skill_from_json,
+                                    skill_name, skill_to_json)
 from skillsite.workers import parallel_map
 
 @dataclass(frozen=True)
@@ -109,28 +112,36 @@ class Verdict:
     priority: int = 0
     conflicts: tuple[tuple[str, int, int], ...] = ()   # each declared item, with its line and column
     knowledge: tuple[tuple[str, int, int], ...] = ()
-    user_invocable: bool = True                        # false: no slash command (user-invocable: false)
+    description: str = ""    # as a model's skill listing shows it (look-alike descriptions)
+    offered: bool = True     # offered to a model (neither hidden nor user-invocable only)
+    description_at: tuple[int, int] = (1, 1)
+    user_invocable: bool = True   # false: no slash command (user-invocable: false)
 
     @classmethod
     def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Verdict:
         fm = parsed.frontmatter or {}
         priority = fm.get("priority")
-        return cls(is_kept(parsed), skill_name(parsed), parsed.key_lines.get("name", (1, 1)), tuple(diags),
+        kept = is_kept(parsed)
+        return cls(kept, skill_name(parsed), parsed.key_lines.get("name", (1, 1)), tuple(diags),
                    priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
                    _declared(fm.get("conflicts"), "conflicts", parsed.key_lines),
                    _declared(fm.get("knowledge"), "knowledge", parsed.key_lines),
-                   fm.get("user-invocable") is not False)
+                   fm["description"].strip() if kept else "", not (is_hidden(fm) or is_user_invocable_only(fm)),
+                   parsed.key_lines.get("description", (1, 1)), fm.get("user-invocable") is not False)
 
     def to_json(self) -> list[Any]:
         return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
-                [list(c) for c in self.conflicts], [list(k) for k in self.knowledge], self.user_invocable]
+                [list(c) for c in self.conflicts], [list(k) for k in self.knowledge], self.description,
+                self.offered, list(self.description_at), self.user_invocable]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Verdict:
-        kept, name, name_at, diags, priority, conflicts, knowledge, user_invocable = data
+        (kept, name, name_at, diags, priority, conflicts, knowledge, description, offered, description_at,
+         user_invocable) = data
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
                    tuple((item, line, col) for item, line, col in conflicts),
-                   tuple((item, line, col) for item, line, col in knowledge), user_invocable)
+                   tuple((item, line, col) for item, line, col in knowledge), description, offered,
+                   tuple(description_at), user_invocable)
 
 
 def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
@@ -174,21 +185,42 @@ def _verdict(checking: Checking, index: int) -> Verdict:
     return Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
 
 
-def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledge_dir: Path | None
-                         ) -> tuple[list[Diagnostic], dict[int, list]]:
+def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledge_dir: Path | None,
+                         cache: Cache | None) -> tuple[list[Diagnostic], dict[int, list]]:
     """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
-    checks (names used twice, slash command clashes, unknown conflicts, knowledge documents),
-    which are also given by skill index, for that skill's own list.  None of those is cached:
-    they depend on other skills and files."""
+    checks (names used twice, slash command clashes, unknown conflicts, knowledge documents,
+    look-alike descriptions), which are also given by skill index, for that skill's own list.
+    Only the look-alike pairs are cached (by every description): the others depend on other
+    skills and files."""
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
     for position, diag in [*duplicate_name_diagnostics([(src, v.name, v.name_at) for _, src, v in kept]),
                            *relation_diagnostics(members), *_knowledge_diagnostics(kept, knowledge_dir),
-                           *_codex_diagnostics(kept)]:
+                           *_codex_diagnostics(kept), *_look_alike_diagnostics(kept, cache)]:
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*found.diagnostics, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
     return every, shared
+
+
+def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cache: Cache | None
+                            ) -> list[tuple[int, Diagnostic]]:
+    """SK219 for every pair of skills offered to a model whose descriptions it could not tell
+    apart (the pairs cached: they depend on the descriptions and visibility only)."""
+    listing = [ListedSkill(src.id, v.name, v.description, v.priority, Visibility(hidden=not v.offered))
+               for _, src, v in kept]
+    key = digest("similar", [(s.id, s.description, s.visibility.hidden) for s in listing])
+    pairs = cache.get(Section.SIMILAR, key) if cache is not None else None
+    if pairs is None:
+        pairs = [list(pair) for pair in similar_pairs(listing)]
+        if cache is not None:
+            cache.put(Section.SIMILAR, key, pairs)
+    position = {src.id: index for index, (_, src, _) in enumerate(kept)}
+    return [(position[second], make("SK219", f"description is too close to that of skill '{first}' (similarity "
+                                             f"{score:.2f} of 1): a model choosing by description cannot tell "
+                                             "them apart", kept[position[second]][1].display_path,
+                                    *kept[position[second]][2].description_at))
+            for score, first, second in pairs]
 
 
 def _knowledge_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], knowledge_dir: Path | None
@@ -229,7 +261,7 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     else:
         checked = _cached_checks(checking, cache, jobs)
     every, shared = _catalog_diagnostics(found, [c.verdict for c in checked],
-                                         knowledge_dir or default_knowledge_dir(roots))
+                                         knowledge_dir or default_knowledge_dir(roots), cache)
     ignored = frozenset(ignore)
     skills = tuple(_with_diagnostics(c.skill, tuple(d for d in (*c.verdict.diagnostics, *shared.get(index, ()))
                                                     if d.code not in ignored))
@@ -326,7 +358,7 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
         verdicts = parallel_map(_verdict, checking, range(len(found.sources)), jobs)
     else:
         verdicts = _cached_verdicts(found, checking, cache, jobs)
-    every, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots))
+    every, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache)
     ignored = frozenset(ignore)
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(

@@ -133,6 +133,15 @@ def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+def is_hidden(fm: dict[str, Any]) -> bool:
+    """Whether the frontmatter keeps the skill from being offered to a model."""
+    return _is_true(fm, "hidden", "hideFromDiscovery", "disable-model-invocation")
+
+
+def is_user_invocable_only(fm: dict[str, Any]) -> bool:
+    return _is_true(fm, "user_invocable_only", "user-invocable-only")
+
+
 def skill_name(parsed: ParsedSkill) -> str:
     """The name a skill is known by: its frontmatter name, else its folder's."""
     return _text((parsed.frontmatter or {}).get("name")) or parsed.source.folder_name
@@ -159,9 +168,7 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
         metadata=jsonable(meta), tools=_tools(fm.get("tools")), parameters=_parameters(fm.get("parameters")),
         examples=_examples(fm.get("examples")),
         priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
-        hidden=_is_true(fm, "hidden", "hideFromDiscovery", "disable-model-invocation"),
-        user_invocable_only=_is_true(fm, "user_invocable_only", "user-invocable-only"),
-        always=_is_true(fm, "always"),
+        hidden=is_hidden(fm), user_invocable_only=is_user_invocable_only(fm), always=_is_true(fm, "always"),
         requirements=_requirements(fm),
         user_invocable=fm.get("user-invocable") is not False,
         triggers=normalise_triggers(fm.get("triggers")),

@@ -47,7 +47,8 @@ def test_a_folder_without_skills_is_an_error_of_its_own(tmp_path):
 
 
 def test_build_strict_publishes_nothing_when_a_catalog_wide_check_warns(tmp_path):
-    """Two skills whose descriptions a model cannot tell apart (SK219): the build writes nothing."""
+    """Two skills whose descriptions a model cannot tell apart (SK219): validate --strict fails
+    as build --strict does, and the build writes nothing."""
     text = "Reviews a pull request for bugs, style and missing tests. Use when asked to review a change."
     write_skill(tmp_path / "src", "review-one", description=text)
     write_skill(tmp_path / "src", "review-two", description=text)
@@ -55,6 +56,10 @@ def test_build_strict_publishes_nothing_when_a_catalog_wide_check_warns(tmp_path
     assert built.returncode == 1
     assert "warning SK219" in built.stdout and not (tmp_path / "site").exists()
     assert built.stderr.strip().endswith("(--strict makes warnings fail: fix them, or leave out --strict)")
+    validated = run("validate", "src", "--strict", cwd=tmp_path)
+    assert validated.returncode == 1 and "warning SK219" in validated.stdout
+    assert [line for line in validated.stdout.splitlines() if "SK219" in line] == \
+        [line for line in built.stdout.splitlines() if "SK219" in line]
 
 
 def readme_block(start: str) -> str:

@@ -107,8 +107,8 @@ def test_allowed_tools_list_and_comma_string_are_normalised(tmp_path):
 
 
 def test_body_size_warnings(tmp_path):
-    write_skill(tmp_path, "big", body="line\n" * 600)
-    write_skill(tmp_path, "wide", body=("word " * 400 + "\n") * 12)
+    write_skill(tmp_path, "big", body="line\n" * 600, description="Writes long runbooks. Use for incidents.")
+    write_skill(tmp_path, "wide", body=("word " * 400 + "\n") * 12, description="Formats wide tables as CSV files.")
     reading = read_catalog([tmp_path])
     by_skill = {}
     for d in reading.diagnostics:
@@ -131,8 +131,8 @@ def test_links_and_file_references(tmp_path):
     (skill / "references" / "guide.md").write_text("g")
     (skill / "scripts").mkdir()
     (skill / "scripts" / "run.py").write_text("r")
-    write_skill(tmp_path, "other")
-    write_skill(skill, "kid")
+    write_skill(tmp_path, "other", description="Answers questions about the billing API.")
+    write_skill(skill, "kid", description="Translates error messages into plain words.")
     reading = read_catalog([tmp_path])
     found = sorted((d.code, d.line, d.message.split("'")[1]) for d in reading.diagnostics)
     assert found == [("SK303", 7, "assets/missing.png"), ("SK303", 7, "references/nope.md"),
@@ -152,8 +152,8 @@ def test_link_destinations_are_read_with_their_entities_decoded(tmp_path):
 
 
 def test_duplicate_names_in_the_catalog(tmp_path):
-    write_skill(tmp_path, "a/twin")
-    write_skill(tmp_path, "b/twin")
+    write_skill(tmp_path, "a/twin", description="Deploys the API service to staging.")
+    write_skill(tmp_path, "b/twin", description="Reviews pull requests for security holes.")
     reading = read_catalog([tmp_path])
     assert diag_codes(reading) == ["SK212"]
     assert "a/twin" in reading.diagnostics[0].message
