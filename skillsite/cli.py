@@ -25,19 +25,6 @@ EXIT_BUSY = 4         # another build is writing into the output's folder (--no-
 EXIT_NO_SKILLS = 5    # a source folder holds no SKILL.md at all (SK013): a typo, or an empty tree
 
 
-def _terminated(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
-def end_on_sigterm() -> None:
-    """SIGTERM ends a build as Ctrl-C does: its staging folder is removed and its workers end."""
-    import signal
-    import threading
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _terminated)
-
-
 def _default_format() -> str:
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
 
@@ -310,6 +297,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
     from skillsite.cache import CacheNotSaved
     from skillsite.publish.build import STAGES, build as run_build
+    from skillsite.publish.interrupt import end_builds_on_signals
     from skillsite.publish.lock import OutputBusy
     from skillsite.publish.staging import OutputError
     from skillsite.publish.views import human_bytes
@@ -326,7 +314,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
             raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
     cache = None if no_cache else (cache_dir or out.absolute().parent / ".skillsite-cache")
     reporter = None if quiet else Progress(sys.stderr, STAGES)
-    end_on_sigterm()
+    end_builds_on_signals()
     try:
         result = run_build(roots, out, config, keep_going=keep_going, force=force, jobs=jobs, cache_dir=cache,
                            progress=reporter.start if reporter else None, wait=wait,

@@ -90,6 +90,17 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
     return _stamps(list_files(folder))
 
 
+#: This process's staging folders not yet committed or discarded (what an interrupt removes).
+_OPEN: set[Path] = set()
+
+
+def discard_open_staging() -> None:
+    """Remove every staging folder of this process (the build was interrupted)."""
+    for path in list(_OPEN):
+        remove_path(path)
+        _OPEN.discard(path)
+
+
 class Staging:
     """Where a build writes; :meth:`commit` publishes it, :meth:`discard` drops it."""
 
@@ -100,6 +111,7 @@ class Staging:
         self.journal: list[Placed] = []  # what this process placed since the last take_journal
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.{BUILDING}-", dir=self.target.parent))
+        _OPEN.add(self.path)
         self._made: set[str] = {""}  # folders known to exist in the staging folder
         #: the target's files as the build found them (what :meth:`keep` checks)
         self.before: dict[str, os.stat_result] = list_files(self.target) if self.previous else {}
@@ -207,6 +219,7 @@ class Staging:
         published = _stamps(list_files(self.path))
         with written(self.target):
             previous = replace_folder(self.path, self.target)
+        _OPEN.discard(self.path)  # published (after an exchange the path holds the old catalog)
         if previous is not None:
             remove_path(previous)
         return published
@@ -217,6 +230,7 @@ class Staging:
 
     def discard(self) -> None:
         remove_path(self.path)
+        _OPEN.discard(self.path)
 
 
 @contextmanager

@@ -110,13 +110,27 @@ def test_the_serving_process_ends_when_the_watcher_is_killed(tmp_path, monkeypat
     else:
         pytest.fail(f"{url} is still served after its watcher was killed")
     abandoned = list((tmp_path / "tmp").glob("skillsite-serve-*"))
-    assert len(abandoned) == 1  # the next serve removes it
+    assert len(abandoned) == 1  # the next serve removes it, once every process of the killed one has ended
+    deadline = time.monotonic() + 10
+    while not _claim_is_free(abandoned[0]) and time.monotonic() < deadline:
+        time.sleep(0.05)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     server = DevServer([source], SITE_CONFIG, port=0, log=io.StringIO())
     try:
         assert [p.name for p in (tmp_path / "tmp").iterdir()] == [server.tmp.name]
     finally:
         server.stop()
+
+
+def _claim_is_free(folder) -> bool:
+    from skillsite.publish.lock import claim
+    from skillsite.publish.serve import IN_USE
+
+    fd = claim(folder / IN_USE)
+    if fd is None:
+        return False
+    os.close(fd)
+    return True
 
 
 def test_a_failed_rebuild_keeps_the_previous_site(dev):
