@@ -6,11 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillsite.config_sections import audit_problem, marketplace_problem
 from skillsite.diagnostics import CODES, Diagnostic, make
 
-#: ``audit.fail_on``: the least severe finding that fails a build (never: none does).
-NEVER = "never"
-FAIL_ON = (NEVER, "low", "medium", "high")
 
 CONFIG_NAMES = ("skillsite.yml", "skillsite.yaml")
 DEFAULT_PROMPT_BUDGET = 30_000
@@ -101,29 +99,12 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
     if key == "profile" and value not in ("default", "spec"):
         return None, "'profile' must be 'default' or 'spec'"
     if key == "audit":
-        return (None, problem) if (problem := audit_config_problem(value)) else (value, None)
+        return (None, problem) if (problem := audit_problem(value)) else (value, None)
     if key == "marketplace":
-        from skillsite.publish.marketplace import config_problem
-
-        return (None, problem) if (problem := config_problem(value)) else (value, None)
+        return (None, problem) if (problem := marketplace_problem(value)) else (value, None)
     if key == "ignore" and any(c not in CODES for c in value):
         return None, f"'ignore' names unknown codes: {', '.join(c for c in value if c not in CODES)}"
     return value, None
-
-
-def audit_config_problem(value: Any) -> str | None:
-    """What is wrong with the ``audit`` value of ``skillsite.yml`` (``ignore``, ``fail_on``), or None."""
-    from skillsite.audit.suppress import parse_suppressions  # the audit's rule table: only when asked
-
-    if not isinstance(value, dict):
-        return "'audit' must be a mapping: {ignore: [{code, skill, reason}], fail_on: never|low|medium|high}"
-    unknown = sorted(set(map(str, value)) - {"ignore", "fail_on"})
-    if unknown:
-        return f"'audit' has unknown keys: {', '.join(unknown)} (known: ignore, fail_on)"
-    if value.get("fail_on", NEVER) not in FAIL_ON:
-        return f"'audit.fail_on' must be one of {', '.join(FAIL_ON)}, not {value.get('fail_on')!r}"
-    _, problems = parse_suppressions({"ignore": value.get("ignore")} if "ignore" in value else None)
-    return "; ".join(problems) or None
 
 
 def load_config(path: Path) -> SiteConfig:

@@ -22,7 +22,8 @@ from skillsite.audit.model import Finding, at_least, risk_of
 from skillsite.audit.report import SkillAudit
 from skillsite.audit.suppress import apply_suppressions, parse_suppressions
 from skillsite.cache import Cache, Section, digest
-from skillsite.config import NEVER, SiteConfig
+from skillsite.config import SiteConfig
+from skillsite.config_sections import NEVER
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.models import Skill
 from skillsite.publish.manifest import sha256_hex

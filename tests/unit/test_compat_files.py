@@ -10,7 +10,8 @@ import pytest
 
 from skillsite.config import ConfigError, SiteConfig, load_config
 from skillsite.publish.build import build
-from skillsite.publish.marketplace import default_name, name_problem
+from skillsite.config_sections import name_problem
+from skillsite.publish.marketplace import default_name
 from support import write_skill
 
 #: The published marketplace format (Claude Code's marketplace reference), as far as a

@@ -1,0 +1,74 @@
+"""The sections of ``skillsite.yml`` that have a shape of their own (``audit``,
+``marketplace``): what is wrong with a value, in one sentence, or None.
+
+Kept apart from :mod:`skillsite.config` so that publishing (the marketplace file) and the
+configuration share the marketplace's naming rules without the configuration importing
+publishing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: ``audit.fail_on``: the least severe finding that fails a build (never: none does).
+NEVER = "never"
+FAIL_ON = (NEVER, "low", "medium", "high")
+
+NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+MAX_NAME = 64
+#: Names Claude Code keeps for official and community marketplaces and plugin directories.
+RESERVED_NAMES = frozenset({
+    "claude-code-marketplace", "claude-code-plugins", "claude-plugins-official", "anthropic-marketplace",
+    "anthropic-plugins", "agent-skills", "anthropic-agent-skills", "life-sciences", "knowledge-work-plugins",
+    "claude-for-legal", "claude-for-financial-services", "financial-services-plugins", "first-party-plugins",
+    "claude-tag-plugins", "claude-community", "claude-plugins-community", "healthcare",
+    "anthropic-plugin-directory", "claude-plugin-directory",
+})
+OWNER_KEYS = ("name", "email", "url")
+CONFIG_KEYS = ("name", "owner", "description", "version")
+
+
+def name_problem(name: str) -> str | None:
+    """Why a marketplace name cannot be used (format, reserved, posing as an official one); None if it can."""
+    if not NAME_PATTERN.match(name) or len(name) > MAX_NAME:
+        return f"marketplace name '{name}' must be kebab-case (a-z, 0-9, single hyphens), at most {MAX_NAME} characters"
+    if name in RESERVED_NAMES:
+        return f"marketplace name '{name}' is reserved by Claude Code"
+    words = set(name.split("-"))
+    if "anthropic" in words or ("claude" in words and words & {"official", "plugins", "marketplace"}):
+        return f"marketplace name '{name}' reads as an official Anthropic marketplace; Claude Code refuses it"
+    return None
+
+
+def marketplace_problem(value: Any) -> str | None:
+    """What is wrong with the ``marketplace`` value of ``skillsite.yml``, or None."""
+    if not isinstance(value, dict):
+        return "'marketplace' must be a mapping of name, owner, description and version"
+    unknown = sorted(set(value) - set(CONFIG_KEYS))
+    if unknown:
+        return f"'marketplace' has unknown keys: {', '.join(unknown)} (known: {', '.join(CONFIG_KEYS)})"
+    if "name" in value and (not isinstance(value["name"], str) or (problem := name_problem(value["name"]))):
+        return problem if isinstance(value.get("name"), str) else "'marketplace.name' must be a string"
+    owner = value.get("owner", {})
+    if not isinstance(owner, dict) or set(owner) - set(OWNER_KEYS) or not all(isinstance(v, str) for v in owner.values()):
+        return "'marketplace.owner' must be a mapping of name, email and url (strings)"
+    if "owner" in value and not owner.get("name"):
+        return "'marketplace.owner' needs a name"
+    if any(not isinstance(value.get(key, ""), str) for key in ("description", "version")):
+        return "'marketplace.description' and 'marketplace.version' must be strings"
+    return None
+
+
+def audit_problem(value: Any) -> str | None:
+    """What is wrong with the ``audit`` value of ``skillsite.yml`` (``ignore``, ``fail_on``), or None."""
+    from skillsite.audit.suppress import parse_suppressions  # the audit's rule table: only when asked
+
+    if not isinstance(value, dict):
+        return "'audit' must be a mapping: {ignore: [{code, skill, reason}], fail_on: never|low|medium|high}"
+    unknown = sorted(set(map(str, value)) - {"ignore", "fail_on"})
+    if unknown:
+        return f"'audit' has unknown keys: {', '.join(unknown)} (known: ignore, fail_on)"
+    if value.get("fail_on", NEVER) not in FAIL_ON:
+        return f"'audit.fail_on' must be one of {', '.join(FAIL_ON)}, not {value.get('fail_on')!r}"
+    _, problems = parse_suppressions({"ignore": value.get("ignore")} if "ignore" in value else None)
+    return "; ".join(problems) or None
