@@ -49,11 +49,21 @@ _RUNNER = (r"(?:(?:ba|z|da|k|fi|c)?sh\b(?:\s+-[sx]\b|\s+-(?=\s|$)|\s+--(?=\s))?|
            r"\$\{?SHELL\b\}?)")
 _DOWNLOAD = r"(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|aria2c)"
 _DL = "curl wget iwr irm invoke-web invoke-rest aria2c"
+
+
+def _atomic(body: str, name: str) -> str:
+    """``body`` matched as far as it goes and never given back, as ``(?>body)`` does on Python 3.11+
+    (not on 3.10): a look-ahead, which never backtracks, captures it and a back-reference takes it.
+    Without it a failing line of repeated downloads is tried in every split of its words."""
+    return f"(?=(?P<{name}>{body}))(?P={name})"
+
+
 #: A download saved to a file (``-o FILE``, ``-O FILE``, ``> FILE``), then that file run, at once or
 #: after one more command (``chmod +x``), on the same line or the next.
 _SAVED_THEN_RUN = (
     r"\b(?:curl|wget)\b[^\n;&|>]{0,200}?(?:\s-o\s*|\s--output[= ]\s*|\s-O\s*(?!-)|\s--output-document[= ]\s*|>\s*)"
-    r"[\"']?(?P<file>[\w.~$/-]{1,120}+)[\"']?(?>[^\n;&|]{0,120})(?:&&|;|\n)(?>[^\n;&|]{0,120}(?:&&|;|\n))?[ \t]*"
+    r"[\"']?" + _atomic(r"[\w.~$/-]{1,120}", "file") + r"[\"']?" + _atomic(r"[^\n;&|]{0,120}", "args")
+    + r"(?:&&|;|\n)(?:" + _atomic(r"[^\n;&|]{0,120}(?:&&|;|\n)", "then") + r")?[ \t]*"
     r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|powershell)\s+"
     r"(?:-\S+\s+)*[\"']?(?:\./)?|\./)?(?P=file)(?![\w.-])")
 _PIPE_WORDS = (f"{_DL}", f"{_DL}", f"{_DL}", f"{_DL}", "iex invoke-expression", "exec eval", "fetch", "curl wget")

@@ -1,0 +1,67 @@
+"""The audit runs on every Python the package admits (3.10 and up): none of its regular
+expressions uses syntax that only Python 3.11 compiles (atomic groups, possessive repeats)."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+
+import skillsite.audit
+from skillsite.audit.text import Gate
+
+try:  # the parser behind re.compile: re._parser from Python 3.11 on, sre_parse before
+    from re import _parser as sre_parser  # type: ignore[attr-defined]
+except ImportError:  # Python 3.10
+    import sre_parse as sre_parser  # type: ignore[no-redef]
+
+#: Opcodes that Python 3.11 added to its regular expressions: "multiple repeat" or "unknown
+#: extension ?>" on 3.10.
+NEWER_OPCODES = {"ATOMIC_GROUP", "POSSESSIVE_REPEAT"}
+
+
+def _compiled(value: object) -> list[re.Pattern[str]]:
+    """The compiled patterns in a module-level value (a pattern, a gate, or a collection of them)."""
+    if isinstance(value, re.Pattern):
+        return [value]
+    if isinstance(value, Gate):
+        return [value.pattern] + ([value.candidates] if value.candidates is not None else [])
+    if isinstance(value, (list, tuple, frozenset, set)):
+        return [p for item in value for p in _compiled(item)]
+    if isinstance(value, dict):
+        return [p for item in value.values() for p in _compiled(item)]
+    return []
+
+
+def audit_patterns() -> list[re.Pattern[str]]:
+    """Every compiled pattern held by a module of skillsite.audit."""
+    found = []
+    for info in pkgutil.walk_packages(skillsite.audit.__path__, "skillsite.audit."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            found.extend(_compiled(value))
+    return found
+
+
+def opcodes(parsed: object) -> set[str]:
+    """The names of every opcode in a parsed pattern, nested groups and repeats included."""
+    names: set[str] = set()
+    items = parsed.data if hasattr(parsed, "data") else parsed
+    for item in items if isinstance(items, (list, tuple)) else ():
+        if isinstance(item, tuple) and len(item) == 2 and hasattr(item[0], "name"):
+            names.add(str(item[0].name))
+            names |= opcodes(item[1])
+        elif hasattr(item, "data") or isinstance(item, (list, tuple)):
+            names |= opcodes(item)
+    return names
+
+
+def test_the_walk_sees_opcodes_inside_groups_and_repeats():
+    assert {"MAX_REPEAT", "SUBPATTERN", "IN"} <= opcodes(sre_parser.parse(r"(?:(a[bc])+)"))
+    assert "ASSERT" in opcodes(sre_parser.parse(r"x(?=(?P<y>z+))(?P=y)"))
+
+
+def test_no_audit_pattern_needs_python_311():
+    patterns = audit_patterns()
+    assert len(patterns) > 100
+    newer = [p.pattern[:80] for p in patterns if opcodes(sre_parser.parse(p.pattern, p.flags)) & NEWER_OPCODES]
+    assert newer == []
