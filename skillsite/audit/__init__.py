@@ -21,7 +21,7 @@ _EXPORTS = {
     "audit_skill": "skillsite.audit.engine", "audit_document": "skillsite.audit.engine",
     "Suppression": "skillsite.audit.suppress", "parse_suppressions": "skillsite.audit.suppress",
     "apply_suppressions": "skillsite.audit.suppress",
-    "AuditReport": "skillsite.audit.report", "SkillAudit": "skillsite.audit.report",
+    "AuditReport": "skillsite.audit.report", "SkillAudit": "skillsite.audit.model",
     "audit_paths": "skillsite.audit.report",
     "FORMATS": "skillsite.audit.formats", "render": "skillsite.audit.formats",
 }

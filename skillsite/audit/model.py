@@ -1,4 +1,4 @@
-"""The audit's data model: severities, rules and findings.
+"""The audit's data model: severities, rules, findings and the findings of a skill.
 
 Plain frozen dataclasses, so findings can be sorted, compared, cached and turned into JSON
 without any knowledge of how they were found.
@@ -6,6 +6,7 @@ without any knowledge of how they were found.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Literal
 
 SeverityName = Literal["low", "medium", "high"]
@@ -81,3 +82,18 @@ def risk_of(findings: Iterable[Finding]) -> RiskName:
     for finding in findings:
         best = max(best, RANK[finding.severity])
     return ("none", "low", "medium", "high")[best]  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class SkillAudit:
+    """The findings of one skill (after suppressions, when applied)."""
+
+    id: str
+    folder: Path
+    findings: tuple[Finding, ...]
+    suppressed: int = 0
+
+    @property
+    def risk(self) -> RiskName:
+        """The highest severity of the skill's findings ("none" without any)."""
+        return risk_of(self.findings)
