@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from machine import describe  # noqa: E402
 
-import skillsite.audit.text as audit_text  # noqa: E402
 from skillsite.audit.engine import audit_document  # noqa: E402
+from skillsite.audit.rules import PATTERNS  # noqa: E402
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer  # noqa: E402
 from skillsite.source.catalog import read_catalog  # noqa: E402
 
@@ -52,7 +52,7 @@ def seconds(work: Callable[[], object]) -> float:
 
 def audit_cases(separators: tuple[str, ...], audited_as: tuple[str, ...]) -> list[tuple[str, Callable[[int], float]]]:
     """(label, time at a size) of every audit case."""
-    words = sorted(audit_text._GATE_WORDS | set(EXTRA_WORDS))
+    words = sorted({word for each in PATTERNS for group in each.gate.words for word in group} | set(EXTRA_WORDS))
     footer = "\n" + " ".join(words) + "\ncat ~/.aws/credentials\n"
     cases = []
     for word, separator, path in itertools.product(words, separators, audited_as):

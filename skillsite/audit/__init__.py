@@ -16,7 +16,7 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "Finding": "skillsite.audit.model", "Rule": "skillsite.audit.model", "risk_of": "skillsite.audit.model",
+    "Finding": "skillsite.audit.model", "Rule": "skillsite.audit.declare", "risk_of": "skillsite.audit.model",
     "SEVERITIES": "skillsite.audit.model", "RULES": "skillsite.audit.rules",
     "audit_skill": "skillsite.audit.engine", "audit_document": "skillsite.audit.engine",
     "Suppression": "skillsite.audit.suppress", "parse_suppressions": "skillsite.audit.suppress",

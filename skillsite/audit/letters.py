@@ -73,3 +73,9 @@ def foldable_class() -> str:
     singles = "".join(c for c in {**SMALL_CAPITALS, **CONFUSABLES}
                       if not any(first <= ord(c) <= last for first, last in STYLED_BLOCKS))
     return ranges + singles
+
+
+def ascii_reading(text: str) -> str:
+    """``text`` as the folded text reads it, lower-cased: each letter with an ASCII form replaced
+    by it (for patterns and gate words written in another script, such as Russian)."""
+    return "".join(ASCII_FORMS.get(char, char) for char in text).lower()

@@ -1,4 +1,5 @@
-"""The audit's data model: severities, rules, findings and the findings of a skill.
+"""The audit's data model: severities, findings and the findings of a skill (rules are declared
+in :mod:`skillsite.audit.declare`).
 
 Plain frozen dataclasses, so findings can be sorted, compared, cached and turned into JSON
 without any knowledge of how they were found.
@@ -26,18 +27,6 @@ CATEGORIES: dict[str, str] = {
     "permissions": "Over-broad permissions and destructive commands",
     "configuration": "Audit configuration",
 }
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One audit rule: a stable code, what it looks for and why it matters."""
-
-    code: str
-    category: str
-    severity: SeverityName
-    message: str
-    why: str
-    demotable: bool = True   # False: never demoted by an example or warning context
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import skillsite
 import skillsite.audit
+from skillsite.audit.declare import Pattern
 from skillsite.audit.text import Gate
 
 try:  # the parser behind re.compile: re._parser from Python 3.11 on, sre_parse before
@@ -24,9 +25,12 @@ NEWER_OPCODES = {"ATOMIC_GROUP", "POSSESSIVE_REPEAT"}
 
 
 def _compiled(value: object) -> list[re.Pattern[str]]:
-    """The compiled patterns in a module-level value (a pattern, a gate, or a collection of them)."""
+    """The compiled patterns in a module-level value (a pattern, a gate, a rule's declared
+    pattern, or a collection of them)."""
     if isinstance(value, re.Pattern):
         return [value]
+    if isinstance(value, Pattern):
+        return _compiled(value.gate)
     if isinstance(value, Gate):
         return [value.pattern] + ([value.candidates] if value.candidates is not None else [])
     if isinstance(value, (list, tuple, frozenset, set)):
@@ -37,7 +41,8 @@ def _compiled(value: object) -> list[re.Pattern[str]]:
 
 
 def audit_patterns() -> list[re.Pattern[str]]:
-    """Every compiled pattern held by a module of skillsite.audit."""
+    """Every compiled pattern held by a module of skillsite.audit (the rules' declared patterns
+    compiled: skillsite.audit.rules.PATTERNS holds them all)."""
     found = []
     for info in pkgutil.walk_packages(skillsite.audit.__path__, "skillsite.audit."):
         module = importlib.import_module(info.name)
@@ -143,3 +148,15 @@ def test_no_import_circle_goes_through_the_audit():
     graph = import_graph()
     assert "skillsite.audit.suppress" in graph["skillsite.audit.report"]
     assert [group for group in circles(graph) if any(m.startswith("skillsite.audit") for m in group)] == []
+
+
+def test_the_rule_table_is_a_leaf_the_diagnostics_can_import():
+    graph = import_graph()
+    reached, todo = set(), ["skillsite.audit.rules"]
+    while todo:
+        for target in graph[todo.pop()] - reached:
+            reached.add(target)
+            todo.append(target)
+    assert reached and all(m.startswith("skillsite.audit.") for m in reached), sorted(reached)
+    assert not reached & {"skillsite.audit.engine", "skillsite.audit.files", "skillsite.audit.report"}
+    assert "skillsite.audit.rules" in graph["skillsite.diagnostics"]
