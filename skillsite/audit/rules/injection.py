@@ -184,13 +184,3 @@ DISABLE_APPROVALS = Rule(
               rf"(?:{_S}(?:for|the|user'?s?|their|any))*{_S}(?:permission|approval|consent)\b", "without",
               severity="medium"),
     ))
-
-MEMORY_PLANT = Rule(
-    "SK614", "prompt-injection", "high", "text tells the agent to plant lasting instructions in its memory files",
-    "Asking the agent to write rules into CLAUDE.md, AGENTS.md or its memory makes them outlive the skill: "
-    "every later session follows them, unreviewed.", SPOKEN, patterns=(
-        prose(rf"\b(?:add|append|write|save|insert)\b(?:{_S}\S+){{0,8}}?{_S}(?:to|into|in){_S}(?:your{_S}|the{_S})?"
-              rf"(?:global{_S})?(?:~/\.claude/)?(?:claude\.md|agents\.md|gemini\.md|memory{_S}file|long-term{_S}memory)"
-              rf"{_S}so{_S}(?:that{_S})?(?:you|it){_S}(?:always|never|will{_S}always)\b",
-              "claude.md agents.md gemini.md memory"),
-    ))
