@@ -10,7 +10,7 @@ from typing import Iterator
 
 from skillsite.audit.declare import HIDDEN, SPOKEN, Pattern, Rule, SkillMd, check, pattern, rule
 from skillsite.audit.hit import Hit
-from skillsite.audit.letters import CONFUSABLES, STYLED
+from skillsite.audit.letters import confusables, styled
 from skillsite.audit.rules import injection
 from skillsite.audit.text import Document
 
@@ -111,10 +111,10 @@ def confusable_reason(name: str) -> str | None:
         return "invisible or combining characters"
     if any(0xFF01 <= ord(c) <= 0xFF5E for c in name):
         return "fullwidth letters"
-    if any(c in STYLED for c in name):
+    if any(c in styled() for c in name):
         return "styled letters (mathematical, circled or small capital forms)"
     scripts = {_script(c) for c in name if c.isalpha()}
-    look_alikes = sorted({c for c in name if c in CONFUSABLES})
+    look_alikes = sorted({c for c in name if c in confusables()})
     if len(scripts) > 1:
         return f"letters from several scripts ({', '.join(sorted(scripts))})"
     if look_alikes and len(look_alikes) == len({c for c in name if c.isalpha()}):
