@@ -56,13 +56,23 @@ def styled() -> dict[str, str]:
     return {**table, **SMALL_CAPITALS}
 
 
+#: The sha256 of ``data/confusables.txt`` (Unicode 13.0.0): the file is checked against it when read,
+#: and a new version of it changes this module, so caches of audit results made with the old one
+#: are not reused (:func:`skillsite.cache.code_scope` digests the package's code).
+CONFUSABLES_SHA256 = "96f2500ec78fd96f11561d4b40237435dfece70303b1db3c0974138a333aa206"
+
+
 def _prototypes() -> dict[str, str]:
     """Each character of ``data/confusables.txt`` with the character sequence it is confusable with."""
+    import hashlib
     from importlib import resources  # a dozen modules: only when the table is first needed
 
+    raw = resources.files("skillsite.audit").joinpath("data/confusables.txt").read_bytes()
+    if hashlib.sha256(raw).hexdigest() != CONFUSABLES_SHA256:
+        raise RuntimeError("skillsite/audit/data/confusables.txt is not the file this version of skillsite "
+                           "was made with; reinstall skillsite")
     found: dict[str, str] = {}
-    text = resources.files("skillsite.audit").joinpath("data/confusables.txt").read_text(encoding="utf-8-sig")
-    for line in text.splitlines():
+    for line in raw.decode("utf-8-sig").splitlines():
         fields = line.split("#", 1)[0].split(";")
         if len(fields) == 3:
             source, target = fields[0].split(), fields[1].split()

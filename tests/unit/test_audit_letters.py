@@ -9,20 +9,20 @@ from importlib import resources
 
 import pytest
 
+from skillsite.audit import letters
 from skillsite.audit.engine import audit_document
 from skillsite.audit.folding import fold
-from skillsite.audit.letters import READINGS, ascii_forms, confusables, styled
+from skillsite.audit.letters import CONFUSABLES_SHA256, READINGS, ascii_forms, confusables, styled
 from skillsite.audit.rules import PATTERNS
 from skillsite.audit.rules.invisible import confusable_reason
 
 DATA = resources.files("skillsite.audit").joinpath("data")
-#: sha256 of confusables.txt as Unicode published it for version 13.0.0 (see data/README.md).
-CONFUSABLES_SHA256 = "96f2500ec78fd96f11561d4b40237435dfece70303b1db3c0974138a333aa206"
 
 
 def test_the_vendored_table_is_unicodes_file_unchanged_with_its_licence():
     raw = DATA.joinpath("confusables.txt").read_bytes()
     assert hashlib.sha256(raw).hexdigest() == CONFUSABLES_SHA256
+    assert CONFUSABLES_SHA256 in DATA.joinpath("README.md").read_text(encoding="utf-8")
     text = raw.decode("utf-8-sig")
     entries = [line for line in text.splitlines() if re.match(r"[0-9A-F]{4,6} ;", line)]
     assert "# Version: 13.0.0" in text and f"# total: {len(entries)}" in text
@@ -97,3 +97,9 @@ def test_a_name_in_letters_unicode_calls_look_alikes_is_deceptive():
 
 def test_the_tables_are_built_once():
     assert confusables() is confusables() and ascii_forms() is ascii_forms()
+
+
+def test_a_table_other_than_the_one_shipped_is_refused(monkeypatch):
+    monkeypatch.setattr(letters, "CONFUSABLES_SHA256", "0" * 64)
+    with pytest.raises(RuntimeError, match="reinstall"):
+        letters._prototypes()
