@@ -66,6 +66,13 @@ def text_scans(module: ModuleType) -> list[Callable[[Document], Iterable[Hit]]]:
         [check.function for check in declared(Check, (module,)) if check.scope == "text"]
 
 
+def skill_hits(doc: Document, folder_name: str) -> list[Hit]:
+    """The hits of the checks of a SKILL.md's frontmatter and folder name (the frontmatter read
+    once, as the engine does)."""
+    skill = SkillMd(doc, engine._frontmatter(doc), folder_name)
+    return [hit for check in engine.SKILL_CHECKS for hit in check.function(skill)]
+
+
 def one_run(files: list[tuple[str, str, bytes]]) -> dict[str, float]:
     """Seconds of each phase over every file."""
     seconds: dict[str, float] = {}
@@ -78,8 +85,7 @@ def one_run(files: list[tuple[str, str, bytes]]) -> dict[str, float]:
         seconds[f"rules.{module.__name__.rsplit('.', 1)[1]}"], _ = timed(
             lambda: [hits[i].extend(hit for scan in scans for hit in scan(doc)) for i, doc in enumerate(docs)])
     seconds["frontmatter checks (SKILL.md)"], _ = timed(lambda: [
-        hits[i].extend(hit for check in engine.SKILL_CHECKS for hit in check.function(
-            SkillMd(doc, engine._frontmatter(doc), files[i][0]))) for i, doc in enumerate(docs) if doc.kind == "skill"])
+        hits[i].extend(skill_hits(doc, files[i][0])) for i, doc in enumerate(docs) if doc.kind == "skill"])
     seconds["judge the hits"], _ = timed(lambda: [list(engine._document_findings(doc, doc.path, hits[i]))
                                                   for i, doc in enumerate(docs)])
     return seconds
