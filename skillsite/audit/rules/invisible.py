@@ -14,9 +14,11 @@ from skillsite.audit.letters import confusables, styled
 from skillsite.audit.rules import injection
 from skillsite.audit.text import Document
 
-#: Any character SK601-SK605 look for: a document without one is not searched rule by rule.
-_ANY = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060-\u2064\ufeff\u00ad\u180e\u034f"
-                  "\u2028\u2029\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+#: Any character SK601-SK605 look for: a document without one is not searched rule by rule.  A
+#: non-ASCII character (which the search skips to) is looked back at against the class, whose
+#: ranges past U+FFFF would otherwise be tested at every character.
+_ANY = re.compile("[^\x00-\x7f](?<=[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060-\u2064"
+                  "\ufeff\u00ad\u180e\u034f\u2028\u2029\ufe00-\ufe0f\U000e0100-\U000e01ef])")
 
 
 def _invisible(doc: Document) -> bool:
