@@ -95,10 +95,14 @@ class Pattern:
             source, words = ascii_reading(source), tuple(tuple(ascii_reading(w) for w in g) for g in words)
         return make_gate(source, words, self.flags, self.scope == "paragraphs", self.hopeless)
 
-    def finditer(self, doc: Document) -> Iterator[re.Match[str]]:
-        """The pattern's matches in the document."""
-        if self.scope in ("lines", "paragraphs"):
-            return self.gate.finditer(doc)
+    @functools.cached_property
+    def finditer(self) -> Callable[[Document], Iterator[re.Match[str]]]:
+        """What gives the pattern's matches in a document (``pattern.finditer(doc)``): its gate's
+        search, or a search of the whole text; set on first use, so a search is one call."""
+        return self.gate.finditer if self.scope in ("lines", "paragraphs") else self._in_whole_text
+
+    def _in_whole_text(self, doc: Document) -> Iterator[re.Match[str]]:
+        """The matches in the whole folded text, or the text as written, when the words are there."""
         if self.words and not doc.holds(self.gate.words):
             return iter(())
         return self.gate.pattern.finditer(doc.text if self.scope == "written" else doc.folded)
@@ -153,18 +157,16 @@ class Rule:
         return self.demotion.demotes
 
     @functools.cached_property
-    def _searches(self) -> tuple[tuple[Callable[[Document], Iterator[re.Match[str]]], Condition | None, Pattern], ...]:
-        """For each pattern: what finds its matches (a gated pattern's gate itself, one call less
-        per pattern and document), the condition its matches pass, and the pattern."""
-        return tuple((each.gate.finditer if each.scope in ("lines", "paragraphs") else each.finditer,
-                      each.condition or self.condition, each) for each in self.patterns)
+    def _conditions(self) -> tuple[tuple[Pattern, Condition | None], ...]:
+        """Each pattern with the condition its matches pass (its own, or the rule's)."""
+        return tuple((each, each.condition or self.condition) for each in self.patterns)
 
     def hits(self, doc: Document) -> Iterator[Hit]:
         """The hits of the rule's patterns in a document, pattern by pattern, through their conditions."""
         if not self.patterns or self.applies is not None and not self.applies(doc):
             return
-        for find, condition, each in self._searches:
-            for match in find(doc):
+        for each, condition in self._conditions:
+            for match in each.finditer(doc):
                 hit: Hit | None = Hit(self.code, match.start(), match.end(), each.detail, each.severity,
                                       folded=each.scope != "written")
                 if condition is not None:
