@@ -2,7 +2,8 @@
 
 Reads every text file of every skill the way ``skillsite audit`` does, then times, over all of
 them in turn: decoding, folding (the copy the rules match against), finding which gate words each
-file holds, each check module, and the judgement of the hits (context and demotion).  Each phase
+file holds, the rules of each module of ``skillsite.audit.rules`` (patterns and checks, those of a
+SKILL.md's frontmatter apart), and the judgement of the hits (context and demotion).  Each phase
 runs on the output of the one before, so the times add up to one audit of the corpus (less
 listing folders and reading files, printed first).  The median of ``--repeat`` runs is printed.
 
@@ -18,15 +19,19 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from types import ModuleType
+from typing import Callable, Iterable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from machine import describe  # noqa: E402
 
 from skillsite.audit import engine  # noqa: E402
-from skillsite.audit.check_files import looks_binary  # noqa: E402
+from skillsite.audit.declare import Check, Rule, SkillMd  # noqa: E402
+from skillsite.audit.hit import Hit  # noqa: E402
 from skillsite.audit.files import MAX_TEXT_BYTES, decode, read_capped, read_head, skill_files  # noqa: E402
+from skillsite.audit.magic import looks_binary  # noqa: E402
+from skillsite.audit.rules import MODULES, declared  # noqa: E402
 from skillsite.audit.text import Document, make_document  # noqa: E402
 
 
@@ -45,6 +50,7 @@ def read_corpus(corpus: Path) -> list[tuple[str, str, bytes]]:
 
 def find_gate_words(doc: Document) -> None:
     """What the first gate asks of a file: which gate words it holds, all found in one pass."""
+    engine.prepare()
     doc.holds(())
 
 
@@ -54,6 +60,19 @@ def timed(work: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - started, result
 
 
+def text_scans(module: ModuleType) -> list[Callable[[Document], Iterable[Hit]]]:
+    """What runs on a text for the rules a module declares: each rule's patterns, each text check."""
+    return [rule.hits for rule in declared(Rule, (module,)) if rule.patterns] + \
+        [check.function for check in declared(Check, (module,)) if check.scope == "text"]
+
+
+def skill_hits(doc: Document, folder_name: str) -> list[Hit]:
+    """The hits of the checks of a SKILL.md's frontmatter and folder name (the frontmatter read
+    once, as the engine does)."""
+    skill = SkillMd(doc, engine._frontmatter(doc), folder_name)
+    return [hit for check in engine.SKILL_CHECKS for hit in check.function(skill)]
+
+
 def one_run(files: list[tuple[str, str, bytes]]) -> dict[str, float]:
     """Seconds of each phase over every file."""
     seconds: dict[str, float] = {}
@@ -61,10 +80,12 @@ def one_run(files: list[tuple[str, str, bytes]]) -> dict[str, float]:
     seconds["fold (make_document)"], docs = timed(lambda: [make_document(path, text) for path, text in texts])
     seconds["gate words (one pass per file)"], _ = timed(lambda: [find_gate_words(doc) for doc in docs])
     hits: dict[int, list] = {i: [] for i in range(len(docs))}
-    for check in engine.TEXT_CHECKS:
-        seconds[check.__name__], _ = timed(lambda: [hits[i].extend(check(doc)) for i, doc in enumerate(docs)])
-    seconds["check_meta"], _ = timed(lambda: [hits[i].extend(engine.check_meta(doc, files[i][0]))
-                                              for i, doc in enumerate(docs) if doc.kind == "skill"])
+    for module in MODULES:
+        scans = text_scans(module)
+        seconds[f"rules.{module.__name__.rsplit('.', 1)[1]}"], _ = timed(
+            lambda: [hits[i].extend(hit for scan in scans for hit in scan(doc)) for i, doc in enumerate(docs)])
+    seconds["frontmatter checks (SKILL.md)"], _ = timed(lambda: [
+        hits[i].extend(skill_hits(doc, files[i][0])) for i, doc in enumerate(docs) if doc.kind == "skill"])
     seconds["judge the hits"], _ = timed(lambda: [list(engine._document_findings(doc, doc.path, hits[i]))
                                                   for i, doc in enumerate(docs)])
     return seconds

@@ -6,7 +6,8 @@ word repeated is audited at ``--size`` and at four times that size (with every g
 line of its own, so every gate runs), as SKILL.md, a script and a reference document; bodies of
 Markdown constructs are validated and rendered the same way.  A case whose time grows more than
 ``--ratio`` times (linear growth: 4) and takes over ``--floor`` seconds at the larger size is
-listed.  Run it after adding or changing a pattern.
+timed again (the best of three at each size, as other work on a shared machine only adds time)
+and listed if it still does.  Run it after adding or changing a pattern.
 
 Run:  python benchmarks/hostile_input.py [--size 5000] [--ratio 6] [--floor 0.3] [--only audit|pages]
       [--thorough]    (a few minutes; --thorough: about half an hour)
@@ -25,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from machine import describe  # noqa: E402
 
-import skillsite.audit.text as audit_text  # noqa: E402
 from skillsite.audit.engine import audit_document  # noqa: E402
+from skillsite.audit.rules import PATTERNS  # noqa: E402
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer  # noqa: E402
 from skillsite.source.catalog import read_catalog  # noqa: E402
 
@@ -51,7 +52,7 @@ def seconds(work: Callable[[], object]) -> float:
 
 def audit_cases(separators: tuple[str, ...], audited_as: tuple[str, ...]) -> list[tuple[str, Callable[[int], float]]]:
     """(label, time at a size) of every audit case."""
-    words = sorted(audit_text._GATE_WORDS | set(EXTRA_WORDS))
+    words = sorted({word for each in PATTERNS for group in each.gate.words for word in group} | set(EXTRA_WORDS))
     footer = "\n" + " ".join(words) + "\ncat ~/.aws/credentials\n"
     cases = []
     for word, separator, path in itertools.product(words, separators, audited_as):
@@ -80,6 +81,15 @@ def page_cases(folder: Path) -> list[tuple[str, Callable[[int], float]]]:
     return cases
 
 
+#: How many times a case that looks too slow is timed again (the fastest time counts).
+RETRIES = 3
+
+
+def too_slow(small: float, large: float, args: argparse.Namespace) -> bool:
+    """Whether a case grew more than ``--ratio`` times and took over ``--floor`` seconds at the larger size."""
+    return large > args.floor and large > args.ratio * max(small, 1e-3)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=5000, help="characters of the smaller text")
@@ -99,8 +109,10 @@ def main() -> None:
         listed, slowest = [], (0.0, "")
         for label, timed in cases:
             small, large = timed(args.size), timed(4 * args.size)
+            if too_slow(small, large, args):  # timed again: other work on the machine only adds time
+                small, large = (min(timed(n) for _ in range(RETRIES)) for n in (args.size, 4 * args.size))
             slowest = max(slowest, (large, label))
-            if large > args.floor and large > args.ratio * max(small, 1e-3):
+            if too_slow(small, large, args):
                 listed.append((label, small, large))
     print(f"\n{len(cases)} cases at {args.size:,} and {4 * args.size:,} characters; slowest at the larger size: "
           f"{slowest[1]} ({slowest[0]:.2f} s)")

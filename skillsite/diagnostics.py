@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable
 
+from skillsite.audit.rules import RULES as AUDIT_RULES  # a leaf: imports only the audit's own declarations
+
 
 class Severity(str, Enum):
     """How bad a diagnostic is.  ``error`` fails a build; ``warning`` fails under ``--strict``."""
@@ -97,41 +99,16 @@ CODES: dict[str, CodeInfo] = _registry(
     # configuration
     ("SK401", "error", "configuration problem"),
     ("SK402", "info", "cache file cannot be used; starting with an empty cache"),
-    # audit (skillsite.audit.rules has each rule's category, low/medium/high severity and why)
-    ("SK601", "warning", "Unicode tag characters (invisible text)"),
-    ("SK602", "warning", "bidirectional control characters"),
-    ("SK603", "warning", "zero-width character inside a word"),
-    ("SK604", "warning", "Unicode line or paragraph separator"),
-    ("SK605", "warning", "run of variation selectors (hidden data)"),
-    ("SK606", "warning", "mixed-script or confusable skill name"),
-    ("SK607", "warning", "instructions hidden in an HTML comment"),
-    ("SK610", "warning", "text tries to override the agent's instructions"),
-    ("SK611", "warning", "text tells the agent to hide actions from the user"),
-    ("SK612", "warning", "fake context or chat-template delimiter"),
-    ("SK613", "warning", "text tells the agent to turn off approvals or the sandbox"),
-    ("SK620", "warning", "credentials read and data sent out in the same file"),
-    ("SK621", "warning", "reads a credential store"),
-    ("SK622", "warning", "Markdown image or link URL carries variables or secrets"),
-    ("SK630", "warning", "download piped into a shell or interpreter"),
-    ("SK631", "warning", "runs a decoded or assembled payload"),
-    ("SK632", "warning", "package installed from an unpinned git ref"),
-    ("SK633", "warning", "package installed from a URL or an untrusted index"),
-    ("SK634", "warning", "reverse shell: hands a shell on this machine to a remote host"),
-    ("SK640", "warning", "long encoded blob in a script"),
-    ("SK641", "warning", "file content does not match its extension"),
-    ("SK642", "warning", "bundled executable or compiled code"),
-    ("SK643", "warning", "hidden file"),
-    ("SK644", "warning", "file not audited"),
-    ("SK650", "warning", "hard-coded token or key"),
-    ("SK651", "warning", "private key block"),
-    ("SK660", "warning", "allowed-tools grants unrestricted shell"),
-    ("SK661", "warning", "allowed-tools grants unrestricted file writes"),
-    ("SK662", "warning", "runs an agent with permission checks disabled"),
-    ("SK663", "warning", "destructive command"),
-    ("SK690", "warning", "suppression without a reason; not applied"),
-    ("SK691", "warning", "suppression matches no finding"),
-    ("SK692", "warning", "malformed suppression"),
 )
+
+
+def _audit_codes() -> dict[str, CodeInfo]:
+    """The audit's SK6xx codes, as warnings, with the titles its rule declarations give them
+    (:mod:`skillsite.audit.rules`: each rule's category, low/medium/high severity and reason)."""
+    return {code: CodeInfo(code, Severity.WARNING, rule.message) for code, rule in AUDIT_RULES.items()}
+
+
+CODES.update(_audit_codes())
 
 
 @dataclass(frozen=True, order=True)

@@ -16,12 +16,12 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "Finding": "skillsite.audit.model", "Rule": "skillsite.audit.model", "risk_of": "skillsite.audit.model",
+    "Finding": "skillsite.audit.model", "Rule": "skillsite.audit.declare", "risk_of": "skillsite.audit.model",
     "SEVERITIES": "skillsite.audit.model", "RULES": "skillsite.audit.rules",
     "audit_skill": "skillsite.audit.engine", "audit_document": "skillsite.audit.engine",
     "Suppression": "skillsite.audit.suppress", "parse_suppressions": "skillsite.audit.suppress",
     "apply_suppressions": "skillsite.audit.suppress",
-    "AuditReport": "skillsite.audit.report", "SkillAudit": "skillsite.audit.report",
+    "AuditReport": "skillsite.audit.report", "SkillAudit": "skillsite.audit.model",
     "audit_paths": "skillsite.audit.report",
     "FORMATS": "skillsite.audit.formats", "render": "skillsite.audit.formats",
 }

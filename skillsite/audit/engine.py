@@ -1,34 +1,45 @@
-"""Audit one skill folder: read each file once, run every check, turn hits into findings.
+"""Audit one skill folder: read each file once, run every rule, turn hits into findings.
 
-Severity: the rule's default (or the check's own, e.g. a known installer is medium), demoted
-one level inside a fenced example or a table of a reference document, in a sentence that warns
-against or describes the thing, when quoted (prose rules anywhere, command rules in reference
-documents), or for prompt-injection text that a script holds as data without printing it;
-rules marked never demoted keep their severity.  One finding per rule and line.
+The rules (:mod:`skillsite.audit.rules`) are not listed here: every rule with patterns runs on
+every text file, every check on what it looks at (a text, a SKILL.md's frontmatter, a file's
+first bytes).  Severity: the rule's default (or the match's own, e.g. a known installer is
+medium), demoted one level where the rule's :class:`~skillsite.audit.declare.Demotion` says so:
+inside a fenced example or a table of a reference document, in a sentence that warns against or
+describes the thing, when quoted (prose rules anywhere, command rules in reference documents),
+or for prompt-injection text that a script holds as data without printing it.  One finding per
+rule and line.
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
+from skillsite.agent.skill_md import split_skill_md
 from skillsite.audit.archives import archive_kind, archive_members
-from skillsite.audit.check_blobs import check_blobs
-from skillsite.audit.check_code import check_code
-from skillsite.audit.check_exfil import check_exfil
-from skillsite.audit.check_files import check_file, looks_binary
-from skillsite.audit.check_injection import check_injection
-from skillsite.audit.check_meta import check_meta
-from skillsite.audit.check_secrets import check_secrets
-from skillsite.audit.check_unicode import check_unicode
 from skillsite.audit.context import in_example, printed, quoted, warns
+from skillsite.audit.declare import FileHead, Rule, SkillMd
 from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile, decode, read_capped, read_head, skill_files
 from skillsite.audit.hit import Hit
+from skillsite.audit.magic import looks_binary
 from skillsite.audit.model import RANK, Finding, demote
-from skillsite.audit.rules import RULES
+from skillsite.audit.rules import CHECKS, PATTERNS, RULES
 from skillsite.audit.text import Document, make_document
+from skillsite.source.frontmatter import parse_frontmatter_text
 
-TEXT_CHECKS = (check_unicode, check_injection, check_exfil, check_code, check_secrets, check_blobs)
+#: The rules that are patterns, and the checks that are not, by what they look at.
+PATTERN_RULES: tuple[Rule, ...] = tuple(rule for rule in RULES.values() if rule.patterns)
+TEXT_CHECKS = tuple(check for check in CHECKS if check.scope == "text")
+SKILL_CHECKS = tuple(check for check in CHECKS if check.scope == "skill")
+FILE_CHECKS = tuple(check for check in CHECKS if check.scope == "file")
+
+
+@functools.lru_cache(maxsize=None)
+def prepare() -> int:
+    """Compile every declared pattern, once, before the first document is read: the one-pass
+    search for gate words then knows all of them.  Returns how many there are."""
+    return len([each.gate for each in PATTERNS])
 
 
 def _file_finding(path: str, hit: Hit) -> Finding:
@@ -51,7 +62,7 @@ def _judged(doc: Document, path: str, hit: Hit, start: int, end: int, position: 
     rule = RULES[hit.code]
     severity = hit.severity or rule.severity
     message = rule.message + hit.detail
-    context = _context(doc, rule.category, start, end, hit) if rule.demotable and judge else None
+    context = _context(doc, rule, start, end, hit) if rule.demotable and judge else None
     if context:
         severity, message = demote(severity), f"{message} ({context})"
     return Finding(rule.code, rule.category, severity, path, *position, message)
@@ -82,41 +93,61 @@ def _document_findings(doc: Document, path: str, hits: Iterable[Hit]) -> Iterato
         yield finding
 
 
-#: Rules about what text says (rather than what a command does): quoting them is mentioning them.
-SPOKEN = frozenset({"prompt-injection", "invisible-text"})
-
-
-def _context(doc: Document, category: str, start: int, end: int, hit: Hit) -> str | None:
-    """Why a match is demoted, or None: an example, a warning, a quotation, or a script's data."""
-    if in_example(doc, start):
+def _context(doc: Document, rule: Rule, start: int, end: int, hit: Hit) -> str | None:
+    """Why a match is demoted under its rule's :class:`~skillsite.audit.declare.Demotion`, or None:
+    an example, a warning, a quotation, or a script's data."""
+    policy = rule.demotion
+    if policy.examples and in_example(doc, start):
         return "in a fenced example"
-    if warns(doc, start, end) or (hit.related is not None and warns(doc, doc.original(hit.related),
-                                                                    doc.original(hit.related) + 1)):
+    if policy.warnings and (warns(doc, start, end) or (
+            hit.related is not None and warns(doc, doc.original(hit.related), doc.original(hit.related) + 1))):
         return "in a warning or description"
-    if (category in SPOKEN and doc.kind != "code" or doc.is_reference) and quoted(doc, start, end):
+    if doc.kind in policy.quoted_in and quoted(doc, start, end):
         return "quoted"
-    if category in SPOKEN and doc.kind == "code" and not printed(doc, start):
+    if policy.unprinted and doc.kind == "code" and not printed(doc, start):
         return "in a script's data, not printed"
     return None
 
 
-def _text_hits(doc: Document, folder: Path) -> Iterator[Hit]:
+def _frontmatter(doc: Document) -> dict[str, Any] | None:
+    """A SKILL.md's frontmatter, read by the project's reader (bounded aliases and nesting, lenient
+    like the build); None when it has none or it cannot be read."""
+    parts = split_skill_md(doc.text[1:] if doc.text.startswith("\ufeff") else doc.text)
+    if parts is None or not parts.closed:
+        return None
+    try:
+        data, _lines, _diags = parse_frontmatter_text(parts.frontmatter, doc.path)
+    except Exception:  # FrontmatterError, and anything pyyaml raises on hostile input
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _text_hits(doc: Document, folder_name: str) -> Iterator[Hit]:
+    """The hits of every rule in a text file: the patterns, the checks of a text, and for SKILL.md
+    the checks of its frontmatter and folder name."""
+    prepare()
+    for rule in PATTERN_RULES:
+        yield from rule.hits(doc)
     for check in TEXT_CHECKS:
-        yield from check(doc)
+        yield from check.function(doc)
     if doc.kind == "skill":
-        yield from check_meta(doc, folder.name)
+        skill = SkillMd(doc, _frontmatter(doc), folder_name)
+        for check in SKILL_CHECKS:
+            yield from check.function(skill)
 
 
 def audit_document(path: str, text: str, folder_name: str = "") -> list[Finding]:
     """The findings of one text file (``path`` relative to its skill folder); for tests and tools."""
     doc = make_document(path, text)
-    return _unique(_document_findings(doc, path, _text_hits(doc, Path(folder_name or "skill"))))
+    return _unique(_document_findings(doc, path, _text_hits(doc, Path(folder_name or "skill").name)))
 
 
 def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
     head = read_head(file)
-    for hit in check_file(file.path, head, file.size, file.executable):
-        yield _file_finding(file.path, hit)
+    facts = FileHead(file.path, head, file.size, file.executable)
+    for check in FILE_CHECKS:
+        for hit in check.function(facts):
+            yield _file_finding(file.path, hit)
     kind = archive_kind(file.path, head)
     if kind is not None:
         yield from _audit_archive(file, kind, folder)
@@ -130,7 +161,7 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
     if looks_binary(raw):
         return
     doc = make_document(file.path, decode(raw))
-    yield from _document_findings(doc, file.path, _text_hits(doc, folder))
+    yield from _document_findings(doc, file.path, _text_hits(doc, folder.name))
 
 
 def _audit_archive(file: SkillFile, kind: str, folder: Path) -> Iterator[Finding]:
@@ -141,7 +172,7 @@ def _audit_archive(file: SkillFile, kind: str, folder: Path) -> Iterator[Finding
             continue
         doc = make_document(member, decode(data))
         shown = member if member.isprintable() else member.encode("unicode_escape").decode("ascii")
-        for found in _document_findings(doc, member, _text_hits(doc, folder)):
+        for found in _document_findings(doc, member, _text_hits(doc, folder.name)):
             yield dataclasses.replace(found, path=file.path, line=1, column=1,
                                       message=f"{found.message} (in {shown}, line {found.line})")
 

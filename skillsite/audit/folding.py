@@ -9,21 +9,40 @@ folded position maps back to its place in the original text, for line and column
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import re
 from dataclasses import dataclass
 from typing import Callable
 
-from skillsite.audit.letters import ASCII_FORMS, foldable_class
+from skillsite.audit.letters import ascii_forms, foldable_class
 
 #: Characters removed before matching: zero-width, soft hyphen, bidi controls, tags, selectors.
-INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
-                       "\ufe00-\ufe0f\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
-#: Invisible characters and the blocks of look-alike and styled letters (one short class: a class
-#: of every single character is searched far slower), and fullwidth ASCII.
-_FOLDABLE = re.compile(INVISIBLE.pattern[:-1] + foldable_class() + "\uff01-\uff5e]")
-#: What :data:`_FOLDABLE` finds, and line separators: all the characters the unicode rules look for.
-_UNUSUAL = re.compile(_FOLDABLE.pattern[:-1] + "\u2028\u2029]")
+_INVISIBLE_CHARS = ("\u00ad\u034f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+                    "\ufe00-\ufe0f\U000e0000-\U000e007f\U000e0100-\U000e01ef")
+INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
+
+
+def _one_of(chars: str) -> re.Pattern[str]:
+    """One character of a class of non-ASCII ones: the search skips to a non-ASCII character (a
+    short class) and only there looks back at the long class, whose ranges past U+FFFF the
+    engine would otherwise test at every character."""
+    return re.compile(f"[^\\x00-\\x7f](?<=[{chars}])")
+
+
+@functools.lru_cache(maxsize=None)
+def _foldable() -> re.Pattern[str]:
+    """Invisible characters, the look-alike and styled letters (the styled blocks whole) and
+    fullwidth ASCII; compiled on first use."""
+    return _one_of(_INVISIBLE_CHARS + foldable_class() + "\uff01-\uff5e")
+
+
+@functools.lru_cache(maxsize=None)
+def _unusual() -> re.Pattern[str]:
+    """What :func:`_foldable` finds, and line separators: all the characters the unicode rules look for."""
+    return _one_of(_INVISIBLE_CHARS + foldable_class() + "\uff01-\uff5e\u2028\u2029")
+
+
 #: Runs of ASCII characters: without them, a text is its few non-ASCII characters.
 _ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
 #: HTML character references (``&#105;`` is an "i"): decoded everywhere.
@@ -127,8 +146,9 @@ def substitute(text: str, origin: OffsetMap | None, pattern: re.Pattern[str],
 
 def _fold_char(match: re.Match[str]) -> str:
     char = match.group()
-    if char in ASCII_FORMS:
-        return ASCII_FORMS[char]
+    forms = ascii_forms()
+    if char in forms:
+        return forms[char]
     code = ord(char)
     if 0xFF01 <= code <= 0xFF5E:  # fullwidth ASCII
         return chr(code - 0xFEE0)
@@ -145,7 +165,7 @@ def unusual(text: str) -> bool:
     """Whether ``text`` holds a character that is folded or that the unicode rules report: one
     search over its non-ASCII characters (matching a class of many ranges at every character of
     a long text is what costs)."""
-    return not text.isascii() and _UNUSUAL.search(_ASCII_RUNS.sub("", text)) is not None
+    return not text.isascii() and _unusual().search(_ASCII_RUNS.sub("", text)) is not None
 
 
 def fold(text: str, code: bool, odd: bool = True) -> tuple[str, OffsetMap | None]:
@@ -155,7 +175,7 @@ def fold(text: str, code: bool, odd: bool = True) -> tuple[str, OffsetMap | None
     if "&" in text:
         folded, origin = substitute(folded, origin, _ENTITY, _entity)
     if (odd or origin is not None) and not folded.isascii():
-        folded, origin = substitute(folded, origin, _FOLDABLE, _fold_char)
+        folded, origin = substitute(folded, origin, _foldable(), _fold_char)
     if not code:
         for inside_word in _INSIDE_WORDS:
             folded, origin = substitute(folded, origin, inside_word, lambda m: "")

@@ -12,8 +12,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from skillsite import __version__
-from skillsite.audit.model import Finding
-from skillsite.audit.report import AuditReport, SkillAudit
+from skillsite.audit.model import Finding, SkillAudit
+from skillsite.audit.report import AuditReport
 from skillsite.audit.rules import RULES
 
 FORMATS = ("text", "json", "github", "sarif")

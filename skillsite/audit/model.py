@@ -1,4 +1,5 @@
-"""The audit's data model: severities, rules and findings.
+"""The audit's data model: severities, findings and the findings of a skill (rules are declared
+in :mod:`skillsite.audit.declare`).
 
 Plain frozen dataclasses, so findings can be sorted, compared, cached and turned into JSON
 without any knowledge of how they were found.
@@ -6,6 +7,7 @@ without any knowledge of how they were found.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Literal
 
 SeverityName = Literal["low", "medium", "high"]
@@ -25,18 +27,6 @@ CATEGORIES: dict[str, str] = {
     "permissions": "Over-broad permissions and destructive commands",
     "configuration": "Audit configuration",
 }
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One audit rule: a stable code, what it looks for and why it matters."""
-
-    code: str
-    category: str
-    severity: SeverityName
-    message: str
-    why: str
-    demotable: bool = True   # False: never demoted by an example or warning context
 
 
 @dataclass(frozen=True)
@@ -81,3 +71,18 @@ def risk_of(findings: Iterable[Finding]) -> RiskName:
     for finding in findings:
         best = max(best, RANK[finding.severity])
     return ("none", "low", "medium", "high")[best]  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class SkillAudit:
+    """The findings of one skill (after suppressions, when applied)."""
+
+    id: str
+    folder: Path
+    findings: tuple[Finding, ...]
+    suppressed: int = 0
+
+    @property
+    def risk(self) -> RiskName:
+        """The highest severity of the skill's findings ("none" without any)."""
+        return risk_of(self.findings)

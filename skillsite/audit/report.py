@@ -7,23 +7,8 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from skillsite.audit.engine import audit_skill
-from skillsite.audit.model import Finding, RiskName, at_least, risk_of
+from skillsite.audit.model import Finding, SkillAudit, at_least
 from skillsite.audit.suppress import Suppression, apply_suppressions
-
-
-@dataclass(frozen=True)
-class SkillAudit:
-    """The findings of one skill (after suppressions, when applied)."""
-
-    id: str
-    folder: Path
-    findings: tuple[Finding, ...]
-    suppressed: int = 0
-
-    @property
-    def risk(self) -> RiskName:
-        """The highest severity of the skill's findings ("none" without any)."""
-        return risk_of(self.findings)
 
 
 @dataclass(frozen=True)

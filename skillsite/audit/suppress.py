@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
-from skillsite.audit.model import Finding
+from skillsite.audit.model import Finding, SkillAudit
 from skillsite.audit.rules import RULES
-
-if TYPE_CHECKING:
-    from skillsite.audit.report import SkillAudit
 
 
 @dataclass(frozen=True)

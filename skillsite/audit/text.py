@@ -10,7 +10,7 @@ import itertools
 import operator
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, TypeVar
 
 from skillsite.audit.folding import OffsetMap, fold, unusual
 from skillsite.audit.words import WordFinder
@@ -22,6 +22,7 @@ CODE_SUFFIXES = frozenset({
     ".rs", ".java", ".kt", ".swift", ".lua", ".r", ".applescript", ".scpt", ".command", ".tcl", ".awk",
 })
 CODE_NAMES = frozenset({"makefile", "dockerfile", "justfile", "rakefile", "gemfile", "vagrantfile"})
+T = TypeVar("T")
 
 _FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
 
@@ -39,6 +40,14 @@ class Document:
     unusual: bool = True         # may hold invisible, look-alike or fullwidth characters, or line separators
     _present: dict[str, bool] | None = field(default=None, repr=False)
     _windows: dict[tuple[tuple[str, ...], bool], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _memo: dict[object, Any] = field(default_factory=dict, repr=False)
+
+    def remember(self, key: object, compute: Callable[[], T]) -> T:
+        """``compute()``, once per document and ``key``: what a rule's condition learns about the
+        whole document (where each tag is first opened) is not searched for again at each match."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[no-any-return]
 
     def has(self, word: str) -> bool:
         """Whether the lower-cased folded text contains ``word`` (remembered: gates share words)."""
@@ -357,17 +366,27 @@ def _finder() -> WordFinder:
     return finder
 
 
+def word_groups(*groups: str) -> tuple[tuple[str, ...], ...]:
+    """Gate words from their groups as written: lower-case words separated by spaces, or by commas
+    when a word holds a space; empty groups left out."""
+    return tuple(tuple(w.strip() for w in (g.split(",") if "," in g else g.split()) if w.strip())
+                 for g in groups if g.strip())
+
+
 def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE, paragraphs: bool = False,
          hopeless: str | None = None) -> Gate:
-    """A :class:`Gate`; each group lists lower-case words (one must occur), separated by spaces, or by
-    commas when a word holds a space.
+    """A :class:`Gate`; each group lists lower-case words (one must occur), as :func:`word_groups` reads them."""
+    return make_gate(pattern, word_groups(*groups), flags, paragraphs, hopeless)
+
+
+def make_gate(pattern: str, words: tuple[tuple[str, ...], ...], flags: int = re.IGNORECASE,
+              paragraphs: bool = False, hopeless: str | None = None) -> Gate:
+    """A :class:`Gate` of a pattern and its groups of words (each word is added to the one-pass search).
 
     ``hopeless`` is the pattern's start followed by its first open-ended run (``\\bdd\\s+[^\\n]*``
     for ``\\bdd\\s+[^\\n]*\\bof=/dev/...``): all that a later start inside that run can reach, an
     earlier one reaches too, so where the pattern fails, the run holds no match either (a start
     whose first words run on into the next line is the one exception)."""
-    words = tuple(tuple(w.strip() for w in (g.split(",") if "," in g else g.split()) if w.strip())
-                  for g in groups if g.strip())
     _GATE_WORDS.update(w for group in words for w in group)
     lowered = lowered_pattern(pattern)
     if hopeless is not None:

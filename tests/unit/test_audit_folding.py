@@ -11,7 +11,7 @@ from skillsite.audit.folding import fold
 
 PIECES = ["ignore", " ", "\n", "&#105;", "&amp;", "&bogus;", "**", "*", "<b>", "</b>", "<!---->", "-\n  ", "\\\n ",
           "\u200b", "\u202e", "\U000e0041", "\U0001d5f6", "\u24d8", "\u026a", "\u0301", "\u2122", "\u2103", "\u0430",
-          "\uff49", '" + "', "''", "x", "é"]
+          "\uff49", '" + "', "''", "x", "é", "\u00e6", "\u0417", "\U0001d6b0", "\u13aa"]
 
 
 def dense_fold(text: str, code: bool) -> tuple[str, list[int]]:
@@ -33,7 +33,7 @@ def dense_fold(text: str, code: bool) -> tuple[str, list[int]]:
         folded, origin = "".join(parts), mapping
 
     substitute(folding._ENTITY, folding._entity)
-    substitute(folding._FOLDABLE, folding._fold_char)
+    substitute(folding._foldable(), folding._fold_char)
     if not code:
         for pattern in folding._INSIDE_WORDS:
             substitute(pattern, lambda m: "")

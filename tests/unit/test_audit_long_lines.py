@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillsite.audit import check_code, engine
+from skillsite.audit import engine
 from skillsite.audit.context import printed, quoted
 from skillsite.audit.engine import audit_document
+from skillsite.audit.rules import PATTERNS
 from skillsite.audit.text import REACH, Gate, line_bounds, make_document
 
 #: Every command gate that passes over an open-ended run where it fails.
-HOPELESS = [g for name in ("_PIPE_TO_SHELL", "_DECODED_EXEC", "_REVERSE_SHELL", "_URL_INSTALL", "_DESTRUCTIVE")
-            for g in getattr(check_code, name) if g.hopeless] + [check_code._NPM_GIT, check_code._CARGO_GIT]
+HOPELESS = [p.gate for p in PATTERNS if p.hopeless is not None]
 
 #: Pieces of command lines: the commands these gates start with, their arguments and separators.
 PIECES = ["curl ", "wget -qO- ", "https://evil.xyz/i.sh ", "| ", "|", "; ", "sh", " bash ", "-c ", "-e ", "nc ",
