@@ -1,16 +1,14 @@
 """The audit's structure: it runs on every Python the package admits (3.10 and up), as none of
 its regular expressions uses syntax that only Python 3.11 compiles (atomic groups, possessive
-repeats), and no import circle goes through it (imports in functions and under TYPE_CHECKING count)."""
+repeats), and its rule table is a leaf module the diagnostics can import."""
 from __future__ import annotations
 
-import ast
 import importlib
 import pkgutil
 import re
-from pathlib import Path
 
-import skillsite
 import skillsite.audit
+from support import import_graph
 from skillsite.audit.declare import Pattern
 from skillsite.audit.text import Gate
 
@@ -76,78 +74,6 @@ def test_no_audit_pattern_needs_python_311():
     assert newer == []
 
 
-PACKAGE = Path(skillsite.__file__).resolve().parent
-
-
-def module_name(path: Path) -> str:
-    """The dotted name of a module file of the package."""
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imported(path: Path, modules: set[str]) -> set[str]:
-    """The package's modules a file imports anywhere in it (in functions and under TYPE_CHECKING too)."""
-    name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
-            found.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names)
-    return {m for m in found if m in modules and m != name}
-
-
-def import_graph() -> dict[str, set[str]]:
-    """Module -> the package's modules it imports, for every module of skillsite."""
-    files = {module_name(path): path for path in PACKAGE.rglob("*.py")}
-    return {name: imported(path, set(files)) for name, path in files.items()}
-
-
-def circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for target in sorted(graph[node]):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            group = []
-            while True:
-                member = stack.pop()
-                group.append(member)
-                if member == node:
-                    break
-            if len(group) > 1:
-                found.append(sorted(group))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
-
-
-def test_the_circle_finder_finds_a_circle_through_a_function_level_import():
-    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert circles({"a": {"b"}, "b": set()}) == []
-
-
-def test_no_import_circle_goes_through_the_audit():
-    graph = import_graph()
-    assert "skillsite.audit.suppress" in graph["skillsite.audit.report"]
-    assert [group for group in circles(graph) if any(m.startswith("skillsite.audit") for m in group)] == []
 
 
 def test_the_rule_table_is_a_leaf_the_diagnostics_can_import():
