@@ -297,7 +297,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
     from skillsite.cache import CacheNotSaved
     from skillsite.publish.build import STAGES, build as run_build
-    from skillsite.publish.interrupt import end_builds_on_signals
+    from skillsite.publish.interrupt import builds_end_on_signals
     from skillsite.publish.lock import OutputBusy
     from skillsite.publish.staging import OutputError
     from skillsite.publish.views import human_bytes
@@ -314,11 +314,11 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
             raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
     cache = None if no_cache else (cache_dir or out.absolute().parent / ".skillsite-cache")
     reporter = None if quiet else Progress(sys.stderr, STAGES)
-    end_builds_on_signals()
     try:
-        result = run_build(roots, out, config, keep_going=keep_going, force=force, jobs=jobs, cache_dir=cache,
-                           progress=reporter.start if reporter else None, wait=wait,
-                           on_wait=lambda text: click.echo(f"skillsite: {text}", err=True))
+        with builds_end_on_signals():
+            result = run_build(roots, out, config, keep_going=keep_going, force=force, jobs=jobs, cache_dir=cache,
+                               progress=reporter.start if reporter else None, wait=wait,
+                               on_wait=lambda text: click.echo(f"skillsite: {text}", err=True))
     except OutputError as exc:
         click.echo(f"skillsite: {exc}", err=True)
         sys.exit(EXIT_USAGE)

@@ -12,15 +12,27 @@ import multiprocessing
 import os
 import signal
 import threading
+from contextlib import contextmanager
+from typing import Iterator
 
 from skillsite.publish.staging import discard_open_staging
 
+_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
-def end_builds_on_signals() -> None:
-    """Install the handler for SIGTERM and SIGINT (from the main thread only)."""
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, _interrupted)
+
+@contextmanager
+def builds_end_on_signals() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGINT end the build at once (main thread only); the
+    previous handlers come back after it (the command line may run inside another program)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _interrupted) for signum in _SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _interrupted(signum: int, frame: object) -> None:

@@ -32,7 +32,8 @@ def test_concurrent_installs_raise_only_loader_errors_and_leave_nothing_behind(s
     expected = tmp_path / "expected"
     Catalog.open(site).install("release-manager", expected)
     outcomes: list[str] = []
-    with multiprocessing.get_context("fork").Pool(PROCESSES) as pool:
+    # spawn, not fork: the test process may run threads (a browser driver) a fork could catch mid-lock
+    with multiprocessing.get_context("spawn").Pool(PROCESSES) as pool:
         for round_ in range(ROUNDS):
             dest = tmp_path / f"round-{round_}" / "release-manager"
             outcomes += pool.map(_install, [(str(site), str(dest), overwrite)] * PROCESSES)

@@ -66,8 +66,12 @@ def test_a_write_that_finds_the_disk_full_leaves_the_catalog(tmp_path: Path, mon
 
 
 def test_an_output_name_too_long_is_reported(tmp_path):
+    import signal
+
+    before = [signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)]
     out = tmp_path / ("x" * 250)
     result = CliRunner().invoke(main, ["build", str(EXAMPLES), "-o", str(out), "-q", "-j", "1", "--no-cache"])
+    assert [signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)] == before  # given back
     assert result.exit_code == 3
     assert result.output.startswith(f"skillsite: {tmp_path}/.{'x' * 250}.building-")
     assert result.output.endswith(f": File name too long (ENAMETOOLONG); {out} was left as it was\n")
