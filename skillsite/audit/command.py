@@ -72,7 +72,7 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
     from skillsite.audit.model import Finding
     from skillsite.audit.report import audit_paths
     from skillsite.audit.rules import RULES
-    from skillsite.audit.suppress import parse_suppressions
+    from skillsite.audit.suppress import entry_lines, parse_suppressions
     from skillsite.workers import default_jobs
 
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -84,7 +84,9 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
         except click.ClickException as exc:
             raise UsageExit(exc.message) from None
     shown_config = config.as_posix() if config is not None else "skillsite.yml"
-    report = audit_paths(list(paths) or [Path(".")], suppressions, exclude, jobs or default_jobs(), shown_config)
+    lines = entry_lines(str(config)) if config is not None and suppressions else []
+    report = audit_paths(list(paths) or [Path(".")], suppressions, exclude, jobs or default_jobs(), shown_config,
+                         lines)
     if messages:
         rule = RULES["SK692"]
         extra = tuple(Finding("SK692", rule.category, rule.severity, shown_config, 1, 1, f"{rule.message}: {m}")

@@ -46,9 +46,10 @@ def _audit_one(_context: None, item: tuple[str, str]) -> tuple[Finding, ...]:
 
 
 def audit_paths(paths: Sequence[Path], suppressions: Sequence[Suppression] = (), exclude: Sequence[str] = (),
-                jobs: int = 1, config_path: str = "skillsite.yml") -> AuditReport:
+                jobs: int = 1, config_path: str = "skillsite.yml", lines: Sequence[int] = ()) -> AuditReport:
     """Discover the skills under ``paths`` (``skillsite.source.discover``), audit each one (on
-    ``jobs`` processes), and apply ``suppressions``."""
+    ``jobs`` processes), and apply ``suppressions`` (their problems reported at ``lines``, one per
+    ``audit.ignore`` entry, in ``config_path``)."""
     from skillsite.source.discover import discover
     from skillsite.workers import parallel_map
 
@@ -56,5 +57,5 @@ def audit_paths(paths: Sequence[Path], suppressions: Sequence[Suppression] = (),
     items = [(s.id, str(s.dir)) for s in sources]
     results = parallel_map(_audit_one, None, items, jobs)
     audits = [SkillAudit(s.id, Path(s.dir), found) for s, found in zip(sources, results)]
-    kept, problems = apply_suppressions(audits, suppressions, config_path)
+    kept, problems = apply_suppressions(audits, suppressions, config_path, lines)
     return AuditReport(tuple(kept), tuple(problems), config_path)

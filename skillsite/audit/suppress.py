@@ -75,23 +75,52 @@ def parse_suppressions(raw: object) -> tuple[list[Suppression], list[str]]:
     return found, problems
 
 
-def _problem(code: str, message: str, config_path: str) -> Finding:
+def entry_lines(config_path: str) -> list[int]:
+    """The line of each ``audit.ignore`` entry in the configuration file ([] when it cannot be
+    read): where its problems are reported.  YAML is composed, not constructed: no alias grows."""
+    import yaml
+
+    try:
+        with open(config_path, "rb") as handle:
+            root = yaml.compose(handle.read(1 << 20).decode("utf-8", "replace"), Loader=yaml.SafeLoader)
+    except (OSError, yaml.YAMLError):
+        return []
+    audit = _value_of(root, "audit")
+    ignore = _value_of(audit, "ignore")
+    return [item.start_mark.line + 1 for item in ignore.value] if isinstance(ignore, yaml.SequenceNode) else []
+
+
+def _value_of(node: object, key: str) -> object:
+    """The value node of ``key`` in a YAML mapping node, else None."""
+    import yaml
+
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return next((value for name, value in node.value if isinstance(name, yaml.ScalarNode) and name.value == key), None)
+
+
+def _problem(code: str, message: str, config_path: str, line: int = 1) -> Finding:
     rule = RULES[code]
-    return Finding(code, rule.category, rule.severity, config_path, 1, 1, f"{rule.message}: {message}")
+    return Finding(code, rule.category, rule.severity, config_path, line, 1, f"{rule.message}: {message}")
 
 
 def apply_suppressions(results: Sequence[SkillAudit], suppressions: Sequence[Suppression],
-                       config_path: str = "skillsite.yml") -> tuple[list[SkillAudit], list[Finding]]:
+                       config_path: str = "skillsite.yml", lines: Sequence[int] = ()
+                       ) -> tuple[list[SkillAudit], list[Finding]]:
     """The results without the findings that suppressions with a reason silence, and the
     suppressions' own problems as findings on ``config_path`` (SK690: no reason, not applied;
-    SK691: matches nothing)."""
+    SK691: matches nothing), at their entry's line (``lines``: see :func:`entry_lines`)."""
+    def line(suppression: Suppression) -> int:
+        return lines[suppression.index] if suppression.index < len(lines) else 1
+
     problems: list[Finding] = []
     active = []
     for suppression in suppressions:
         if suppression.reason:
             active.append(suppression)
         else:
-            problems.append(_problem("SK690", f"{suppression.describe()} needs a reason", config_path))
+            problems.append(_problem("SK690", f"{suppression.describe()} needs a reason", config_path,
+                                     line(suppression)))
     used: set[int] = set()
     kept: list[SkillAudit] = []
     for result in results:
@@ -106,5 +135,5 @@ def apply_suppressions(results: Sequence[SkillAudit], suppressions: Sequence[Sup
     for suppression in active:
         if suppression.index not in used:
             problems.append(_problem("SK691", f"{suppression.describe()} matches no finding; remove it",
-                                     config_path))
+                                     config_path, line(suppression)))
     return kept, problems

@@ -20,7 +20,7 @@ from skillsite.audit.engine import audit_skill
 from skillsite.audit.files import MAX_TEXT_BYTES, skill_files
 from skillsite.audit.model import Finding, at_least, risk_of
 from skillsite.audit.report import SkillAudit
-from skillsite.audit.suppress import apply_suppressions, parse_suppressions
+from skillsite.audit.suppress import apply_suppressions, entry_lines, parse_suppressions
 from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.config_sections import NEVER
@@ -75,7 +75,8 @@ def apply_audits(entries: list[ManifestEntry], raw: dict[str, list[dict[str, Any
     suppressions, _ = parse_suppressions(config.audit or None)
     results = [SkillAudit(e.id, shown[e.id], tuple(Finding(**f) for f in raw.get(e.id, ()))) for e in entries]
     config_path = config.config_path or "skillsite.yml"
-    kept, problems = apply_suppressions(results, suppressions, config_path)
+    lines = entry_lines(config.config_path) if config.config_path and suppressions else []
+    kept, problems = apply_suppressions(results, suppressions, config_path, lines)
     for index, result in enumerate(kept):
         entries[index] = dataclasses.replace(entries[index], audit=audit_summary(result.findings))
     diags = [make(p.code, p.message, p.path, p.line, p.column, Severity.WARNING) for p in problems]

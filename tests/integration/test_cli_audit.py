@@ -98,8 +98,8 @@ def test_suppression_without_reason_or_unused(runner, tmp_path):
                       "    - {code: SK601, skill: '*', reason: old}\n    - just-a-string\n")
     result = audit(runner, "skills", "--config", str(config))
     assert result.exit_code == 1
-    assert "medium SK690 suppression without a reason; not applied" in result.output
-    assert "low SK691 suppression matches no finding" in result.output
+    assert f"{config}:3:1: medium SK690 suppression without a reason; not applied" in result.output
+    assert f"{config}:4:1: low SK691 suppression matches no finding" in result.output
     assert "medium SK692 malformed suppression: audit.ignore[2] must be a mapping" in result.output
 
 

@@ -81,8 +81,8 @@ def test_suppressions_need_a_reason_and_must_match(tmp_path: Path) -> None:
     result = build([src], tmp_path / "_site", load_config(config_file))
     assert result.ok   # the suppressed finding no longer blocks
     assert entries(tmp_path / "_site")["m-curl-sh"]["audit"] == {"risk": "none", "findings": []}
-    problems = sorted((d.code, d.severity.value) for d in result.diagnostics if d.code in ("SK690", "SK691"))
-    assert problems == [("SK690", "warning"), ("SK691", "warning")]   # no reason: not applied; stale
+    problems = sorted((d.code, d.severity.value, d.line) for d in result.diagnostics if d.code in ("SK690", "SK691"))
+    assert problems == [("SK690", "warning", 6), ("SK691", "warning", 5)]   # no reason: not applied; stale
 
 
 @pytest.mark.parametrize("value", ["audit: [1]", "audit: {fail_on: sometimes}", "audit: {ignore: [{code: SK999}]}",

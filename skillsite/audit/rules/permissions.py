@@ -21,6 +21,9 @@ _RUNS_ANYTHING = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "cmd", "
                             "doas", "env", "eval", "exec", "command", "xargs", "nohup", "timeout", "nice", "busybox",
                             "python", "python2", "python3", "node", "perl", "ruby", "php", "deno", "osascript",
                             "npx", "bunx", "uvx", "pipx"})
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "cmd", "pwsh", "powershell", "busybox"})
+_INTERPRETERS = frozenset({"python", "python2", "python3", "node", "perl", "ruby", "php", "deno", "osascript",
+                           "npx", "bunx", "uvx", "pipx"})
 _TOOL = re.compile(r"\*|[\w.:/@*-]+(?:\([^)]*\))?")
 #: A command pattern that is a command name (with ``-c``, ``-e`` or ``-m``) and a wildcard.
 _ANY_ARGUMENTS = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+-(?:c|e|m|command|encodedcommand))?\s*(?::\s*\*|\s+\*|\*)",
@@ -63,7 +66,7 @@ def _grants(skill: SkillMd) -> Iterator[tuple[str, int, list[str]]]:
 
 
 UNRESTRICTED_SHELL = Rule(
-    "SK660", "permissions", "medium", "allowed-tools grants unrestricted shell",
+    "SK660", "permissions", "medium", "allowed-tools lets any command run",
     "`Bash` without a command pattern (or `Bash(*)`, or `*` for every tool) pre-approves every shell "
     "command, and so does a pattern that starts with a shell, an interpreter or a wrapper "
     "(`Bash(sudo:*)`, `Bash(python3 *)`, `Bash(env:*)`); list the commands the skill needs, e.g. "
@@ -76,7 +79,19 @@ def unrestricted_shell(skill: SkillMd) -> Iterator[Hit]:
     for key, offset, tools in _grants(skill):
         shell = [t for t in tools if _open(t, _SHELL_TOOLS) or _runs_anything(t)]
         if shell:
-            yield Hit("SK660", offset, offset + len(key), f": {shell[0]}", folded=False)
+            yield Hit("SK660", offset, offset + len(key), f": {shell[0]}{_why_any(shell[0])}", folded=False)
+
+
+def _why_any(tool: str) -> str:
+    """Why a grant that names a command lets any command run (nothing for a shell grant with no
+    pattern: that says it already)."""
+    base, has_pattern, pattern = tool.partition("(")
+    grant = _ANY_ARGUMENTS.fullmatch(pattern.rstrip(")").strip()) if has_pattern else None
+    if grant is None:
+        return " (every shell command)"
+    command = grant.group("command").lower()
+    kind = "an interpreter" if command in _INTERPRETERS else "a shell" if command in _SHELLS else "a wrapper"
+    return f" ({command} is {kind}: given any arguments, it runs any program)"
 
 
 UNRESTRICTED_WRITES = Rule(
