@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from skillsite import __version__
-from skillsite.diagnostics import (CODES, MAX_LISTED, Diagnostic, describe_os_error, format_github,
+from skillsite.diagnostics import (CODES, MAX_LISTED, Diagnostic, counted, describe_os_error, format_github,
                                    format_json_report, format_text, summary_by_code)
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it needs
@@ -71,11 +71,6 @@ def report_file(explicit: Path | None, name: str) -> Path:
     return explicit or user_cache_root() / "reports" / name
 
 
-def counted(number: int, noun: str) -> str:
-    """``1 skill``, ``2 skills`` (``info`` is never plural: the severity's name)."""
-    return f"{number:,} {noun}" if number == 1 or noun == "info" else f"{number:,} {noun}s"
-
-
 def severity_counts(errors: int, warnings: int, infos: int | None = None) -> str:
     """``1 error, 2 warnings`` (and ``, 3 info``), named as the diagnostics name their severity."""
     counts = [counted(errors, "error"), counted(warnings, "warning")]
@@ -93,7 +88,7 @@ def budget_line(budget) -> str:
     """One line saying how many skills each agent's listing holds with full descriptions."""
     parts = [f"{b['agent']} ({b['budget']:,} chars) {b['fit']:,}" for b in budget]
     listed = budget[0]["listed"] if budget else 0
-    return f"Listing budgets (of {listed:,} skills offered to models): " + ", ".join(parts)
+    return f"Listing budgets (of {counted(listed, 'skill')} offered to models): " + ", ".join(parts)
 
 
 def entry() -> None:

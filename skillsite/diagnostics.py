@@ -222,6 +222,11 @@ def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dic
     return json.dumps(report, indent=2, ensure_ascii=False)
 
 
+def counted(number: int, noun: str) -> str:
+    """``1 skill``, ``2 skills`` (``info`` is never plural: the severity's name)."""
+    return f"{number:,} {noun}" if number == 1 or noun == "info" else f"{number:,} {noun}s"
+
+
 def describe_os_error(exc: OSError) -> str:
     """One line naming the path and the cause of an error of the machine (a full disk, a
     read-only or forbidden folder, a name too long), as ``path: cause (ECODE)``."""

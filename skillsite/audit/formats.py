@@ -15,6 +15,7 @@ from skillsite import __version__
 from skillsite.audit.model import Finding, SkillAudit
 from skillsite.audit.report import AuditReport
 from skillsite.audit.rules import RULES
+from skillsite.diagnostics import counted
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -46,8 +47,9 @@ def _rows(report: AuditReport) -> list[tuple[SkillAudit | None, Finding]]:
 def summary_line(report: AuditReport) -> str:
     """One line saying what was audited and what was found."""
     s = report.summary()
-    return (f"{s['skills']} skills audited: {s['high']} high, {s['medium']} medium, {s['low']} low risk; "
-            f"{s['findings']} findings ({s['suppressed']} suppressed, {s['problems']} suppression problems)")
+    return (f"{counted(s['skills'], 'skill')} audited: {s['high']} high, {s['medium']} medium, {s['low']} low risk; "
+            f"{counted(s['findings'], 'finding')} ({s['suppressed']} suppressed, "
+            f"{counted(s['problems'], 'suppression problem')})")
 
 
 def format_text(report: AuditReport) -> str:

@@ -38,7 +38,7 @@ def test_clean_tree_exits_0(runner, tmp_path):
     skill(tmp_path / "skills", "clean", "Summarise the text.")
     result = audit(runner, "skills")
     assert result.exit_code == 0
-    assert result.output == "1 skills audited: 0 high, 0 medium, 0 low risk; 0 findings (0 suppressed, " \
+    assert result.output == "1 skill audited: 0 high, 0 medium, 0 low risk; 0 findings (0 suppressed, " \
                             "0 suppression problems)\n"
 
 

@@ -43,7 +43,7 @@ def test_text(report):
     assert "skills/odd name/SKILL.md:6:10: high SK602 bidirectional control characters (U+202E)" in lines
     assert "skills/risky/SKILL.md:6:6: high SK630 download piped into a shell or interpreter (from x.invalid)" in lines
     assert lines[-1] == ("3 skills audited: 2 high, 0 medium, 0 low risk; 4 findings (0 suppressed, "
-                         "1 suppression problems)")
+                         "1 suppression problem)")
 
 
 def test_json(report):
