@@ -150,6 +150,7 @@ def publish_all(job: SkillPublishing, workers: Workers[SkillPublishing], cache: 
     keys = [publication_key(job, index) for index in range(len(job.skills))]
     done = {index: before for index, key in enumerate(keys)
             if (before := _published_before(job, index, cache.get(Section.PUBLICATION, key))) is not None}
+    job.staging.take_journal()  # those files are in each PublishedSkill: not in what a skill published here reports
     todo = [index for index in range(len(keys)) if index not in done]
     for index, published in zip(todo, workers.map(publish_skill, todo)):
         done[index] = published

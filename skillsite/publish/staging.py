@@ -144,7 +144,7 @@ class Staging:
         """Take ``rel`` from the previous output when it is :meth:`intact`; True when taken."""
         if not self.intact(rel, key):
             return False
-        source, dest = os.path.join(self.target, rel), self.file(rel)
+        source, dest = os.path.join(self.target, rel), self.fresh(rel)
         with written(dest):
             try:
                 os.link(source, dest)
@@ -155,9 +155,20 @@ class Staging:
         self._placed(rel, key)
         return True
 
+    def fresh(self, rel: str) -> str:
+        """The staging path of ``rel``, with nothing there: a file placed before is unlinked, never
+        written over (it may be a hard link to the published output)."""
+        path = self.file(rel)
+        with written(path):
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+        return path
+
     def write(self, rel: str, data: bytes, key: str | None = None) -> None:
         """Write ``data`` as the new output's ``rel`` (``key``: its content key, for the next build)."""
-        path = self.file(rel)
+        path = self.fresh(rel)
         with written(path), open(path, "wb") as out:
             out.write(data)
         if key is not None:
@@ -172,7 +183,7 @@ class Staging:
         """Copy a file into the staging folder: its size, sha256 (its content key) and, when it
         is at most 1 MiB, its content."""
         sha, size, chunks = hashlib.sha256(), 0, []
-        dest = self.file(rel)
+        dest = self.fresh(rel)
         with open(source, "rb") as src, written(dest), open(dest, "wb") as out:
             while chunk := src.read(_CHUNK):
                 sha.update(chunk)
@@ -187,7 +198,7 @@ class Staging:
         """Publish the new output's ``published`` file a second time, as ``rel`` (content key
         ``key``): a hard link, as both names hold the same bytes and no file of the output is ever
         changed in place (a copy where the file system has no hard links)."""
-        source, dest = self.current(published), self.file(rel)
+        source, dest = self.current(published), self.fresh(rel)
         with written(dest):
             try:
                 os.link(source, dest)

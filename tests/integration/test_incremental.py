@@ -356,3 +356,24 @@ def test_a_skill_is_published_again_only_when_what_it_is_made_of_changes(tmp_pat
     assert b"Write CHANGELOG.md" in (out / "skills/release-manager/skill.xml").read_bytes()
     assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_rebuilds_in_a_row_in_one_process_take_each_file_once(tmp_path):
+    """Skills published in this process (fewer than the workers' threshold) report only their own
+    files: a second rebuild used to find another skill's files in a stored publication, link them
+    twice and fail.  No published file is ever written over: a hard link to it keeps its bytes."""
+    import os
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    witness = tmp_path / "witness"
+    os.link(out / "skills/code-review/SKILL.md", witness)
+    before = witness.read_bytes()
+    for round_, changed in enumerate(["test-first", "house-style", "test-first"]):
+        skill = src / changed / "SKILL.md"
+        skill.write_text(skill.read_text() + f"\nRound {round_}.\n")
+        assert build([src], out, cache_dir=cache, jobs=1).ok
+        assert witness.read_bytes() == before
+    assert build([src], tmp_path / "cold", jobs=1).ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
