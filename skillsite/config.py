@@ -12,6 +12,10 @@ from skillsite.diagnostics import CODES, Diagnostic, make
 
 CONFIG_NAMES = ("skillsite.yml", "skillsite.yaml")
 DEFAULT_PROMPT_BUDGET = 30_000
+#: Above this many skills the catalog's big files are published in pieces fetched on demand
+#: (skills.json pages and per-skill entries, search shards, paginated listings): at 2,000 skills
+#: skills.json is about 4 MB and the browser's lunr index about 2 MB, the most a page should load.
+DEFAULT_SHARD_ABOVE = 2_000
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class SiteConfig:
     strict: bool = False
     ignore: tuple[str, ...] = ()
     prompt_budget: int = DEFAULT_PROMPT_BUDGET
+    shard_above: int = DEFAULT_SHARD_ABOVE   # more skills than this: skills.json, search and listings in pieces
     max_bytes: int = 1024 * 1024
     templates: str = ""              # folder of template overrides
     knowledge_dir: str = ""          # folder of shared knowledge documents ("" = knowledge/ in the first source)
@@ -44,7 +49,7 @@ class SiteConfig:
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "title": str, "description": str, "base_url": str, "repo_url": str, "branch": str,
     "sources": list, "exclude": list, "profile": str, "strict": bool, "ignore": list,
-    "prompt_budget": int, "max_bytes": int, "templates": str, "knowledge_dir": str, "marketplace": dict,
+    "prompt_budget": int, "shard_above": int, "max_bytes": int, "templates": str, "knowledge_dir": str, "marketplace": dict,
     "audit": dict,
 }
 
