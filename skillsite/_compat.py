@@ -93,12 +93,12 @@ def rename_no_replace(source: str | os.PathLike[str], dest: str | os.PathLike[st
         raise
 
 
-def die_with_parent() -> None:
-    """Have the kernel kill this process when its parent ends (Linux; elsewhere nothing)."""
+def die_with_parent(parent: int) -> None:
+    """Have the kernel kill this process when its parent (the process ``parent``, which started
+    it) ends (Linux; elsewhere nothing).  Ends it now if that parent has ended already."""
     libc = _c_library()
     if not sys.platform.startswith("linux") or libc is None or not hasattr(libc, "prctl"):
         return
-    parent = os.getppid()
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the parent ended before the call took effect
+    if os.getppid() != parent:  # it ended before the call took effect (this one was reparented)
         os._exit(1)

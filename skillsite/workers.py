@@ -39,11 +39,11 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _start_worker(context: Any) -> None:
-    """Set up a worker process: its context, and an end tied to the build's."""
+def _start_worker(context: Any, parent: int) -> None:
+    """Set up a worker process: its context, and an end tied to the build's (``parent``)."""
     global _context
     _context = context
-    die_with_parent()
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the build's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the build's own handler, inherited by fork
 
@@ -80,7 +80,7 @@ class Workers(Generic[C]):
         if self.jobs > 1:
             self._others = set(multiprocessing.active_children())
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=_pool_context(), initializer=_start_worker,
-                                             initargs=(self.context,))
+                                             initargs=(self.context, os.getpid()))
         return self
 
     def __exit__(self, *exc_info: Any) -> None:

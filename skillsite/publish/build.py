@@ -61,7 +61,7 @@ def _build(plan: BuildPlan, stage: Stages) -> BuildResult:
     """The build, under the output's lock: stops after discovery when nothing changed."""
     with stage("discover"):
         found = discover(plan.sources, plan.config.exclude)
-    state = load_state(plan.cache_dir, plan.scope) if plan.cache_dir is not None else None
+    state = load_state(plan.cache_dir, plan.scope, plan.out) if plan.cache_dir is not None else None
     inputs = inputs_digest(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns)) \
         if plan.cache_dir is not None else ""
     if state is not None:

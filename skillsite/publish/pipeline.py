@@ -7,9 +7,12 @@ found something changed.
 """
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from typing import Any, Sequence
 
-from skillsite.cache import Cache, CacheNotSaved, Section
+from skillsite.cache import Cache, CacheNotSaved, Section, digest
 from skillsite.config import template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
@@ -29,6 +32,8 @@ from skillsite.source.discover import Discovery
 from skillsite.workers import Workers
 
 CACHE_FILE = "build-cache.sqlite"
+#: In the cache folder: the catalog the last build replaced, one folder per output.
+BACK_PREFIX = "previous-output-"
 
 
 def read_and_publish(plan: BuildPlan, found: Discovery, state: BuildState | None, inputs: str,
@@ -56,7 +61,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, state: BuildState
         return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage)
     skills = [s for s in reading.skills if not s.has_errors]
     diags = list(reading.diagnostics)
-    published = _publish(plan, skills, len(skipped), state.outputs if state else None, cache, diags, stage)
+    published = _publish(plan, skills, len(skipped), state, cache, diags, stage)
     ids = tuple(s.id for s in skills)
     if published is None:
         return build_result(False, plan, reading, (), skipped, diags, 0, stage)
@@ -65,8 +70,10 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, state: BuildState
     if plan.cache_dir is not None:
         # what the cache said of itself is this run's news only, never repeated by a no-op rebuild
         catalog_diags = tuple(sort_diagnostics(d for d in diags if d not in cache.notes))
-        state = BuildState(plan.scope, inputs, output_digest(files), records, ids, skipped, catalog_diags,
-                           output_bytes, budget)
+        # the catalog just replaced now waits in the back folder: the next build starts from it
+        replaced = state.outputs if state is not None else {}
+        state = BuildState(plan.scope, str(plan.out.absolute()), inputs, output_digest(files), records, replaced,
+                           ids, skipped, catalog_diags, output_bytes, budget)
         try:
             cache.save()
             save_state(plan.cache_dir, state)
@@ -75,7 +82,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, state: BuildState
     return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget)
 
 
-def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict[str, Recorded] | None,
+def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, state: BuildState | None,
              cache: Cache, diags: list[Diagnostic], stage: Stages
              ) -> tuple[dict[str, tuple[int, int]], dict[str, Recorded], tuple[dict[str, Any], ...]] | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
@@ -83,7 +90,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict
     publishing found errors (``diags`` gets the build's own diagnostics)."""
     config = plan.config
     mtime, generated_at = source_date()
-    staging = Staging(plan.out, previous)
+    staging = Staging(plan.out, state.outputs if state else None, back_folder(plan), state.back if state else None)
     try:
         with stage("skills"):
             publication, search, audits = _publish_skills(plan, skills, staging, mtime, cache)
@@ -108,6 +115,20 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, previous: dict
         staging.discard()
         raise
     return files, staging.records(files), budget
+
+
+def back_folder(plan: BuildPlan) -> Path | None:
+    """Where the catalog a build replaces waits for the next build: in the cache folder, when it
+    is on the output's file system (one exchange swaps the two folders); else None."""
+    if plan.cache_dir is None:
+        return None
+    out = plan.out.absolute()
+    try:
+        if os.stat(plan.cache_dir).st_dev != os.stat(out.parent).st_dev:
+            return None
+    except OSError:
+        return None
+    return plan.cache_dir / f"{BACK_PREFIX}{digest(str(out))[:12]}"
 
 
 def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtime: int, cache: Cache

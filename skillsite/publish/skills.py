@@ -86,7 +86,7 @@ class PublishedSkill:
 
     def to_json(self) -> list[Any]:
         """What the next build needs to take this publication as it is (:func:`_published_before`)."""
-        return [self.entry.to_json(), [[rel, key] for rel, key in self.placed], self.archive]
+        return [self.entry.to_json(), [[rel, key] for rel, key, _ in self.placed if key is not None], self.archive]
 
 
 def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
@@ -169,7 +169,7 @@ def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None
         return None
     if not all(job.staging.keep(rel, key) for rel, key in placed):
         return None  # a file went missing since the output was listed: publish the skill again
-    return PublishedSkill(ManifestEntry.from_json(entry), None, [(rel, key) for rel, key in placed], [],
+    return PublishedSkill(ManifestEntry.from_json(entry), None, [(rel, key, False) for rel, key in placed], [],
                           tuple(archive) if archive else None, [])
 
 

@@ -31,8 +31,8 @@ _CHUNK = 1 << 20
 
 #: What a build records of each keyed file of its output: content key, size, mtime_ns.
 Recorded = tuple[str, int, int]
-#: What a worker placed: (site path, content key).
-Placed = tuple[str, str]
+#: What a worker placed: (site path, content key if it has one, written rather than kept as found).
+Placed = tuple[str, "str | None", bool]
 #: The staging folder's name: ``.<target name>.building-<random>``.
 BUILDING = "building"
 
@@ -102,19 +102,39 @@ def discard_open_staging() -> None:
 
 
 class Staging:
-    """Where a build writes; :meth:`commit` publishes it, :meth:`discard` drops it."""
+    """Where a build writes; :meth:`commit` publishes it, :meth:`discard` drops it.
 
-    def __init__(self, target: Path, previous: dict[str, Recorded] | None = None):
+    ``back``: a folder holding an earlier catalog of this output (the one the last build
+    replaced, kept in the cache folder), with ``back_records`` as that build recorded them: the
+    new catalog is made there by writing only what differs, and the catalog it replaces becomes
+    the next build's ``back``.  Without one, a fresh folder beside the output.
+    """
+
+    def __init__(self, target: Path, previous: dict[str, Recorded] | None = None, back: Path | None = None,
+                 back_records: dict[str, Recorded] | None = None):
         self.target = target.absolute()
         self.previous = previous if previous and is_previous_output(self.target) else {}
         self.keys: dict[str, str] = {}   # site path -> content key of every keyed file of the new output
+        self.placed: set[str] = set()    # every file of the new output
+        self.written: set[str] = set()   # of which those written (or linked) by this build
         self.journal: list[Placed] = []  # what this process placed since the last take_journal
         self.target.parent.mkdir(parents=True, exist_ok=True)
-        self.path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.{BUILDING}-", dir=self.target.parent))
-        _OPEN.add(self.path)
+        self.kept_back = back is not None
+        self.path = self._open_folder(back)
         self._made: set[str] = {""}  # folders known to exist in the staging folder
-        #: the target's files as the build found them (what :meth:`keep` checks)
-        self.before: dict[str, os.stat_result] = list_files(self.target) if self.previous else {}
+        #: the files of the folder written into as found (an earlier catalog: kept where intact)
+        self.found: dict[str, os.stat_result] = list_files(self.path) if back is not None else {}
+        self.found_records = back_records or {}
+
+    def _open_folder(self, back: Path | None) -> Path:
+        """The folder the new catalog is made in: ``back`` (created if missing), else a fresh one."""
+        if back is not None:
+            with written(back):
+                back.mkdir(parents=True, exist_ok=True)
+            return back
+        path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.{BUILDING}-", dir=self.target.parent))
+        _OPEN.add(path)
+        return path
 
     def file(self, rel: str) -> str:
         """The staging path of a site-relative file, with its folder created."""
@@ -130,26 +150,40 @@ class Staging:
         site_path_parts(rel)
         return Path(self.path, rel)
 
-    def intact(self, rel: str, key: str) -> bool:
-        """Whether the previous output holds exactly the content ``key`` names as ``rel``,
-        untouched since it was published (what :meth:`keep` needs)."""
+    def _here(self, rel: str, key: str) -> bool:
+        """Whether the folder written into already holds ``key``'s content as ``rel``, untouched."""
+        return _untouched(self.found_records.get(rel), key, self.found.get(rel))
+
+    def _published(self, rel: str, key: str) -> bool:
+        """Whether the current output holds ``key``'s content as ``rel``, untouched."""
         recorded = self.previous.get(rel)
         if recorded is None or recorded[0] != key:
             return False
-        site_path_parts(rel)
-        st = self.before.get(rel)
-        return st is not None and stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == tuple(recorded[1:])
+        try:
+            st = os.lstat(os.path.join(self.target, *site_path_parts(rel)))
+        except OSError:
+            return False
+        return _untouched(recorded, key, st)
+
+    def intact(self, rel: str, key: str) -> bool:
+        """Whether ``key``'s content can be taken as ``rel`` without making it again: it is in the
+        folder written into, or in the current output, exactly as published (what :meth:`keep` needs)."""
+        return self._here(rel, key) or self._published(rel, key)
 
     def keep(self, rel: str, key: str) -> bool:
-        """Take ``rel`` from the previous output when it is :meth:`intact`; True when taken."""
-        if not self.intact(rel, key):
+        """Take ``rel`` as it is when :meth:`intact` (a hard link from the current output when the
+        folder written into lacks it); True when taken."""
+        if self._here(rel, key):
+            self._placed(rel, key, written=False)
+            return True
+        if not self._published(rel, key):
             return False
         source, dest = os.path.join(self.target, rel), self.fresh(rel)
         with written(dest):
             try:
                 os.link(source, dest)
             except FileNotFoundError:
-                return False  # gone since the build listed it
+                return False  # gone since it was looked at
             except OSError:   # a file system without hard links
                 shutil.copy2(source, dest)
         self._placed(rel, key)
@@ -159,11 +193,12 @@ class Staging:
         """The staging path of ``rel``, with nothing there: a file placed before is unlinked, never
         written over (it may be a hard link to the published output)."""
         path = self.file(rel)
-        with written(path):
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
+        if rel in self.found or rel in self.placed:  # else nothing can be there
+            with written(path):
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
         return path
 
     def write(self, rel: str, data: bytes, key: str | None = None) -> None:
@@ -171,8 +206,7 @@ class Staging:
         path = self.fresh(rel)
         with written(path), open(path, "wb") as out:
             out.write(data)
-        if key is not None:
-            self._placed(rel, key)
+        self._placed(rel, key)
 
     def write_keyed(self, rel: str, key: str, make: Any) -> None:
         """Keep ``rel`` if unchanged (see :meth:`keep`), else write ``make()``."""
@@ -206,9 +240,9 @@ class Staging:
                 shutil.copyfile(source, dest)
         self._placed(rel, key)
 
-    def _placed(self, rel: str, key: str) -> None:
-        self.journal.append((rel, key))
-        self.adopt([(rel, key)])
+    def _placed(self, rel: str, key: str | None, written: bool = True) -> None:
+        self.journal.append((rel, key, written))
+        self.adopt([(rel, key, written)])
 
     def take_journal(self) -> list[Placed]:
         """What was placed since the last call (a worker sends it to the process that commits)."""
@@ -217,31 +251,70 @@ class Staging:
 
     def adopt(self, placed: Iterable[Placed]) -> None:
         """Record files placed here or by a worker."""
-        for rel, key in placed:
-            self.keys[rel] = key
+        for rel, key, wrote in placed:
+            self.placed.add(rel)
+            if key is not None:
+                self.keys[rel] = key
+            if wrote:
+                self.written.add(rel)
 
     def commit(self) -> dict[str, tuple[int, int]]:
         """Put the new output in the target's place in one step; returns its :func:`snapshot`
-        (taken in the staging folder: the files keep their sizes and times)."""
+        (from what this build found and wrote: the files keep their sizes and times)."""
+        self._remove_stale()
         marker = self.path / MARKER
         with written(marker):
             marker.write_text(MARKER_TEXT, encoding="utf-8")
         os.chmod(self.path, 0o755)
-        published = _stamps(list_files(self.path))
+        published = self._stamps()
         with written(self.target):
             previous = replace_folder(self.path, self.target)
         _OPEN.discard(self.path)  # published (after an exchange the path holds the old catalog)
-        if previous is not None:
+        if previous is not None and not self.kept_back:
             remove_path(previous)
+        elif previous is not None and previous != self.path:  # moved aside: it is the next build's back
+            replace_folder(previous, self.path)
         return published
+
+    def _remove_stale(self) -> None:
+        """Remove what the folder written into held that the new output lacks."""
+        for rel in sorted(set(self.found) - self.placed - {MARKER}):
+            path = Path(self.path, rel)
+            with written(path):
+                path.unlink(missing_ok=True)
+            _remove_empty_parents(path.parent, self.path)
+
+    def _stamps(self) -> dict[str, tuple[int, int]]:
+        """Size and time of every file of the new output (:func:`snapshot`, without listing it)."""
+        found = {rel: self.found[rel] for rel in self.placed - self.written if rel in self.found}
+        found.update({rel: os.lstat(os.path.join(self.path, rel)) for rel in self.written | {MARKER}})
+        return _stamps(found)
 
     def records(self, published: dict[str, tuple[int, int]]) -> dict[str, Recorded]:
         """The content key, size and mtime of every keyed file of a committed output, for the next build."""
         return {rel: (key, *published[rel]) for rel, key in self.keys.items() if rel in published}
 
     def discard(self) -> None:
-        remove_path(self.path)
+        """Drop the new output (a folder kept for later builds stays: they check what it holds)."""
+        if not self.kept_back:
+            remove_path(self.path)
         _OPEN.discard(self.path)
+
+
+def _untouched(recorded: Recorded | None, key: str, st: os.stat_result | None) -> bool:
+    """Whether a file (its lstat) is the one a build recorded with content key ``key``."""
+    return (recorded is not None and recorded[0] == key and st is not None and stat.S_ISREG(st.st_mode)
+            and (st.st_size, st.st_mtime_ns) == tuple(recorded[1:]))
+
+
+def _remove_empty_parents(folder: Path, stop: Path) -> None:
+    """Remove ``folder`` and its parents, up to ``stop``, while they are empty."""
+    while folder != stop and stop in folder.parents:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
+        folder = folder.parent
 
 
 @contextmanager

@@ -25,7 +25,7 @@ from skillsite.publish.staging import Recorded, snapshot
 from skillsite.source.discover import Discovery
 
 STATE_FILE = "build-state.json"
-FORMAT = "skillsite-build-state 6"
+FORMAT = "skillsite-build-state 7"
 
 
 @dataclass(frozen=True)
@@ -33,9 +33,11 @@ class BuildState:
     """What a build published, and from which inputs."""
 
     scope: str                          # skillsite and the configuration (the cache's scope)
+    out: str                            # the output folder (absolute): a state is for one output
     inputs: str                         # digest of every input's stamp ("" when one was too recent)
     output: str                         # digest of the output's files as published
     outputs: dict[str, Recorded]        # content key, size and mtime of every keyed file of the output
+    back: dict[str, Recorded]           # the same of the catalog it replaced (in the cache's back folder)
     published: tuple[str, ...]
     skipped: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...]
@@ -47,15 +49,16 @@ class BuildState:
         return bool(self.inputs) and self.inputs == inputs and current_output_digest(out) == self.output
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "scope": self.scope, "inputs": self.inputs, "output": self.output,
-                "outputs": self.outputs, "published": self.published, "skipped": self.skipped,
+        return {"format": FORMAT, "scope": self.scope, "out": self.out, "inputs": self.inputs, "output": self.output,
+                "outputs": self.outputs, "back": self.back, "published": self.published, "skipped": self.skipped,
                 "diagnostics": [d.to_json() for d in self.diagnostics], "output_bytes": self.output_bytes,
                 "budget": list(self.budget)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BuildState:
-        outputs = {rel: (key, size, mtime) for rel, (key, size, mtime) in data["outputs"].items()}
-        return cls(data["scope"], data["inputs"], data["output"], outputs, tuple(data["published"]),
+        outputs, back = ({rel: (key, size, mtime) for rel, (key, size, mtime) in data[name].items()}
+                         for name in ("outputs", "back"))
+        return cls(data["scope"], data["out"], data["inputs"], data["output"], outputs, back, tuple(data["published"]),
                    tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in data["diagnostics"]),
                    data["output_bytes"], tuple(data["budget"]))
 
@@ -97,11 +100,12 @@ def library_stamps(*modules: str) -> list[tuple[str, int, int]]:
     return stamps
 
 
-def load_state(folder: Path, scope: str) -> BuildState | None:
-    """The state the last build left in ``folder``, if it is of this scope and readable."""
+def load_state(folder: Path, scope: str, out: Path) -> BuildState | None:
+    """The state the last build left in ``folder``, if it is of this scope, of the output ``out``
+    (a cache folder shared by two outputs) and readable."""
     try:
         data = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
-        if data.get("format") != FORMAT or data.get("scope") != scope:
+        if data.get("format") != FORMAT or data.get("scope") != scope or data.get("out") != str(out.absolute()):
             return None
         return BuildState.from_json(data)
     except (OSError, ValueError, KeyError, TypeError):

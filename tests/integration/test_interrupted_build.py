@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from support import EXAMPLES, REPO, tree_bytes
+from support import EXAMPLES, REPO, tree_bytes, write_skill
 from skillsite.publish.build import build
 
 SCRIPT = REPO / "tests" / "fixtures" / "build_with_faults.py"
@@ -47,24 +47,49 @@ def _cmdline_has(pid: str, marker: str) -> bool:
 
 
 def _two_versions(tmp_path: Path, with_cache: bool) -> tuple[Path, dict[str, bytes], dict[str, bytes]]:
-    """A first build (output and cache kept aside in ``kept/`` to restore), then the source
-    changed (a skill edited, one removed, one added): the source, the old and the new catalog."""
-    src = tmp_path / "src"
-    shutil.copytree(EXAMPLES, src)
-    kept = tmp_path / "kept"
-    assert build([src], kept / "site", cache_dir=kept / "cache" if with_cache else None).ok
-    skill = src / "code-review" / "SKILL.md"
-    skill.write_text(skill.read_text() + "\nA new closing line.\n")
-    shutil.rmtree(src / "test-first")
-    shutil.copytree(src / "house-style", src / "house-style-two")
-    text = (src / "house-style-two" / "SKILL.md").read_text().replace("name: house-style", "name: house-style-two")
-    (src / "house-style-two" / "SKILL.md").write_text(text)
+    """Two builds into ``work/`` (so that, with a cache, the catalog the second one replaced waits
+    in the cache's back folder), kept aside in ``kept/`` to restore; then the source changed (a
+    skill edited, one removed, one added): the source, the old and the new catalog."""
+    src, work = tmp_path / "src", tmp_path / "work"
+    for name, topic in [("deploy", "deploying the API"), ("rollback", "rolling back a release"),
+                        ("triage", "triaging an alert")]:
+        _small_skill(src, name, topic)
+    cache = work / "cache" if with_cache else None
+    assert build([src], work / "site", cache_dir=cache).ok
+    _edit(src / "triage" / "SKILL.md", "A line of the first change.")
+    assert build([src], work / "site", cache_dir=cache).ok
+    shutil.copytree(work, tmp_path / "kept", symlinks=True)
+    _edit(src / "deploy" / "SKILL.md", "A new closing line.")
+    shutil.rmtree(src / "rollback")
+    _small_skill(src, "audit-logs", "reading audit logs")
     assert build([src], tmp_path / "new").ok
-    return src, tree_bytes(kept / "site"), tree_bytes(tmp_path / "new")
+    return src, tree_bytes(work / "site"), tree_bytes(tmp_path / "new")
+
+
+def _small_skill(root: Path, name: str, topic: str) -> None:
+    """A skill with a tag, a bundled file and a link to it: small, but every kind of output file."""
+    write_skill(root, name, f"name: {name}\ndescription: Guides {topic}. Use when asked about {topic}.\n"
+                            f"tags: [{name}, ops]\n", body=f"# {topic}\n\nSee [the notes](references/notes.md).\n")
+    (root / name / "references").mkdir()
+    (root / name / "references" / "notes.md").write_text(f"# Notes on {topic}\n")
+    stamp = time.time() - 60
+    for path in (root / name).rglob("*"):
+        os.utime(path, (stamp, stamp))
+
+
+def _edit(skill: Path, line: str) -> None:
+    """Add a line to a SKILL.md, dated a minute ago (older than the racy window: no re-read
+    forced for that reason alone)."""
+    import time
+
+    skill.write_text(skill.read_text() + f"\n{line}\n")
+    stamp = time.time() - 60
+    os.utime(skill, (stamp, stamp))
 
 
 def _restore(kept: Path, work: Path) -> None:
-    """``work`` as ``kept``: a fresh copy of the first build's output and cache (times kept)."""
+    """``work`` as ``kept``: a fresh copy of the output and cache (times kept; same place, so the
+    build state, which names its output, still applies)."""
     if work.exists():
         shutil.rmtree(work)
     shutil.copytree(kept, work, symlinks=True)
@@ -85,7 +110,7 @@ def test_a_build_killed_before_any_move_or_deletion_leaves_a_whole_catalog(tmp_p
     counting = _run(src, out, cache, 0, 2, *options)
     assert counting.returncode == 0, counting.stderr
     moves = int(counting.stdout.split()[-1])
-    assert moves >= 2  # at least the swap and the removal of the old catalog
+    assert moves >= 2  # at least the swap, and the state file or the removal of the old catalog
     for kill_at in range(1, moves + 1):
         _restore(kept, work)
         killed = _run(src, out, cache, kill_at, 2, *options)
@@ -107,8 +132,6 @@ def test_an_interrupted_swap_without_exchange_is_undone_by_the_next_build(tmp_pa
     build puts the previous catalog back first, then publishes."""
     _, old, _ = _two_versions(tmp_path, False)
     out = tmp_path / "work" / "site"
-    out.parent.mkdir()
-    shutil.copytree(tmp_path / "kept" / "site", out)
     os.rename(out, out.parent / ".site.old-0123456789ab")    # what the first rename of a swap leaves
     from skillsite.publish.staging import clear_remains
 
