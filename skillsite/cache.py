@@ -139,8 +139,9 @@ class Cache:
         self._added[name] = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         self._used.add(name)
 
-    def save(self) -> None:
-        """Write what this run added and drop what it did not use, in one transaction.
+    def save(self, keep_unused: bool = False) -> None:
+        """Write what this run added and drop what it did not use (unless ``keep_unused``: a run
+        that stopped early, whose next run needs what it did not get to), in one transaction.
 
         Raises OSError naming the file when it cannot be written (a full disk, a read-only or
         forbidden folder).
@@ -148,15 +149,15 @@ class Cache:
         if self.path is None:
             return
         try:
-            self._write(self.path)
+            self._write(self.path, keep_unused)
         except sqlite3.Error as exc:  # "database or disk is full", "attempt to write a readonly database"
             raise OSError(None, f"cannot write the cache: {exc}", str(self.path)) from exc
 
-    def _write(self, path: Path) -> None:
+    def _write(self, path: Path, keep_unused: bool) -> None:
         make_cache_folder(path.parent)
         if self._unusable:
             path.unlink()
-        stale = [key for key in self._entries if key not in self._used]
+        stale = [] if keep_unused else [key for key in self._entries if key not in self._used]
         with closing(_connect(path)) as db:
             db.executescript(_SCHEMA)
             with db:  # one transaction

@@ -57,7 +57,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, state: BuildState
     """Publish the skills of a reading (or nothing, when it failed), then keep the cache and state."""
     skipped = tuple(sorted({p.source.id for p in reading.left_out} | {s.id for s in reading.skills if s.has_errors}))
     if _fails(reading.diagnostics, plan.strict) and not plan.keep_going:
-        cache.save()  # what was checked stays useful for the build after the fix
+        cache.save(keep_unused=True)  # the build after the fix needs what was checked and what was not
         return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage)
     skills = [s for s in reading.skills if not s.has_errors]
     diags = list(reading.diagnostics)

@@ -83,6 +83,28 @@ def test_a_rebuild_renders_only_the_bodies_that_changed(tmp_path, monkeypatch):
     assert rendered == ["test-first"]
 
 
+def test_a_failed_build_keeps_what_the_cache_holds_for_the_fixed_one(tmp_path, monkeypatch):
+    """Edit, break, fix: the build that failed on the broken skill drops nothing from the cache,
+    so the build after the fix renders only the skill that changed (not the whole catalog)."""
+    from skillsite.publish.markdown import MarkdownRenderer
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    cache, out = tmp_path / "cache", tmp_path / "site"
+    assert build([src], out, cache_dir=cache).ok
+    skill = src / "test-first" / "SKILL.md"
+    good = skill.read_text()
+    skill.write_text("---\nname: [broken\n---\nbody\n")
+    assert not build([src], out, cache_dir=cache, jobs=1).ok
+    skill.write_text(good + "\nOne more line.\n")
+    rendered = []
+    real_render = MarkdownRenderer.render
+    monkeypatch.setattr(MarkdownRenderer, "render", lambda self, body, skill_id: rendered.append(skill_id)
+                        or real_render(self, body, skill_id))
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    assert rendered == ["test-first"]
+
+
 def test_patch_builds_remove_what_the_new_output_lacks(tmp_path):
     """Removed skills and files, a file that becomes a folder and a folder that becomes a file,
     and a file added to the output by hand: the patched output equals a cold build."""
@@ -274,7 +296,7 @@ def test_the_state_records_the_output_as_a_walk_finds_it(tmp_path):
         assert len(states) == 1
         import json
         scope = json.loads(states[0].read_text())["scope"]
-        state = load_state(cache, scope)
+        state = load_state(cache, scope, out)
         found = snapshot(out)
         assert state.output == output_digest(found)
         assert all(found[rel] == (size, mtime) for rel, (_, size, mtime) in state.outputs.items())
