@@ -9,13 +9,15 @@ code and needs no key: a CI job can restore the folder from its own cache and go
 A file that is damaged or not a skillsite cache is ignored (and replaced on the next save),
 with an info diagnostic; a file that cannot be written is an error of the environment
 (:meth:`Cache.save` raises OSError).  Each kind of value lives in a :class:`Section` of its own.
-Entries a run did not use are dropped when it saves, so the file tracks the current catalog.
+Values are read when looked up, never all at once.  Entries a run did not use are dropped when
+it saves, so the file tracks the current catalog (a run that stopped early keeps them all).
 """
 from __future__ import annotations
 
 import enum
 import hashlib
 import json
+import os
 import sqlite3
 import tempfile
 from contextlib import closing
@@ -81,41 +83,66 @@ def code_scope(*more: Any) -> str:
 
 
 class Cache:
-    """Lookups and stores of one run, in one sqlite file (``path`` None: a cache that keeps nothing)."""
+    """Lookups and stores of one run, in one sqlite file (``path`` None: a cache that keeps nothing).
+
+    Values are read from the file when asked for, not all at once: a run holds in memory only what
+    it looked up and what it added, however large the catalog.  Each process opens its own
+    connection (a connection must not cross a fork; workers read bodies from the cache too).
+    """
 
     def __init__(self, path: Path | None, scope: str):
         self.path = path
         self.scope = scope
         self.notes: list[Diagnostic] = []       # what was wrong with the file, if anything
-        self._entries: dict[tuple[str, str], str] = {}
         self._used: set[tuple[str, str]] = set()
         self._added: dict[tuple[str, str], str] = {}
         self._file_scope: str | None = None     # the scope of the file as found (None: no usable file)
         self._unusable = False
+        self._readable = False                  # the file holds entries of this scope
+        self._db: sqlite3.Connection | None = None
+        self._db_pid = 0                        # the process that opened ``_db``
         self.hits = 0
         self.misses = 0
         if path is not None and path.exists():
             self._load(path)
 
     def _load(self, path: Path) -> None:
-        """Read the file's entries if it is a skillsite cache of this scope."""
+        """Check that the file is a skillsite cache, and whether its entries are of this scope."""
         try:
             with closing(_connect(path)) as db:
                 meta = dict(db.execute("SELECT name, value FROM meta"))
                 if meta.get("format") != FORMAT:
                     raise sqlite3.DatabaseError(f"not a skillsite cache (format {meta.get('format')!r})")
                 self._file_scope = meta.get("scope")
-                if self._file_scope == self.scope:
-                    self._entries = {(s, k): v for s, k, v in db.execute("SELECT section, key, value FROM entries")}
+                self._readable = self._file_scope == self.scope
         except sqlite3.Error as exc:
-            self._unusable = True
-            self.notes.append(make("SK402", f"cache file cannot be used ({exc}); starting with an empty cache",
-                                   str(path)))
+            self._damaged(exc)
+
+    def _damaged(self, exc: sqlite3.Error) -> None:
+        """Stop reading a file found damaged (now or halfway through the run), with a note."""
+        self._unusable = True
+        self._readable = False
+        self.close()
+        self.notes.append(make("SK402", f"cache file cannot be used ({exc}); starting with an empty cache",
+                               str(self.path)))
+
+    def _stored(self, name: tuple[str, str]) -> str | None:
+        """The stored text of ``name`` in the file, or None."""
+        if not self._readable or self.path is None:
+            return None
+        try:
+            if self._db is None or self._db_pid != os.getpid():
+                self._db, self._db_pid = _connect(self.path), os.getpid()
+            row = self._db.execute("SELECT value FROM entries WHERE section = ? AND key = ?", name).fetchone()
+        except sqlite3.Error as exc:
+            self._damaged(exc)
+            return None
+        return None if row is None else row[0]
 
     def get(self, section: Section, key: str) -> Any:
         """The value stored under ``key`` (kept for the next run), or None."""
         name = (section.value, key)
-        text = self._added.get(name) or self._entries.get(name)
+        text = self._added.get(name) or self._stored(name)
         if text is None:
             self.misses += 1
             return None
@@ -126,7 +153,7 @@ class Cache:
     def has(self, section: Section, key: str) -> bool:
         """Whether a value is stored under ``key`` (kept for the next run, as by :meth:`get`)."""
         name = (section.value, key)
-        if name not in self._added and name not in self._entries:
+        if name not in self._added and self._stored(name) is None:
             self.misses += 1
             return False
         self.hits += 1
@@ -139,6 +166,12 @@ class Cache:
         self._added[name] = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         self._used.add(name)
 
+    def close(self) -> None:
+        """Close this process's connection to the file (reopened if asked again)."""
+        if self._db is not None and self._db_pid == os.getpid():
+            self._db.close()
+        self._db = None
+
     def save(self, keep_unused: bool = False) -> None:
         """Write what this run added and drop what it did not use (unless ``keep_unused``: a run
         that stopped early, whose next run needs what it did not get to), in one transaction.
@@ -148,6 +181,7 @@ class Cache:
         """
         if self.path is None:
             return
+        self.close()
         try:
             self._write(self.path, keep_unused)
         except sqlite3.Error as exc:  # "database or disk is full", "attempt to write a readonly database"
@@ -156,17 +190,27 @@ class Cache:
     def _write(self, path: Path, keep_unused: bool) -> None:
         make_cache_folder(path.parent)
         if self._unusable:
-            path.unlink()
-        stale = [] if keep_unused else [key for key in self._entries if key not in self._used]
+            path.unlink(missing_ok=True)
         with closing(_connect(path)) as db:
             db.executescript(_SCHEMA)
             with db:  # one transaction
                 if self._file_scope != self.scope:
                     db.execute("DELETE FROM entries")
-                db.executemany("DELETE FROM entries WHERE section = ? AND key = ?", stale)
+                elif not keep_unused:
+                    _drop_unused(db, self._used)
                 db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("format", FORMAT), ("scope", self.scope)])
                 db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
                                [(section, key, value) for (section, key), value in self._added.items()])
+
+
+def _drop_unused(db: sqlite3.Connection, used: set[tuple[str, str]]) -> None:
+    """Delete every entry of the file that is not in ``used``."""
+    db.execute("CREATE TEMP TABLE used (section TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (section, key))"
+               " WITHOUT ROWID")
+    db.executemany("INSERT OR IGNORE INTO used VALUES (?, ?)", used)
+    db.execute("DELETE FROM entries WHERE NOT EXISTS"
+               " (SELECT 1 FROM used WHERE used.section = entries.section AND used.key = entries.key)")
+    db.execute("DROP TABLE used")
 
 
 def make_cache_folder(folder: Path) -> None:
@@ -193,4 +237,5 @@ def prepare_cache_folder(folder: Path) -> None:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(path, timeout=10)
+    # check_same_thread off: a connection serves one process, whichever of its threads asks
+    return sqlite3.connect(path, timeout=10, check_same_thread=False)

@@ -1,6 +1,7 @@
 """cache: JSON values in one sqlite file, keyed by digests, scoped, pruned to what a run used."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -22,6 +23,52 @@ def test_values_come_back_in_the_next_run_and_unused_ones_go(tmp_path):
     third = Cache(path, "scope")
     assert third.get(Section.HTML, "a") == "<p>a</p>" and third.get(Section.HTML, "b") is None
     assert (tmp_path / "cache" / ".gitignore").read_text() == "*\n"
+
+
+def test_a_run_that_stopped_early_keeps_what_it_did_not_use(tmp_path):
+    path = tmp_path / "c.sqlite"
+    first = Cache(path, "scope")
+    first.put(Section.HTML, "a", "A")
+    first.put(Section.HTML, "b", "B")
+    first.save()
+    stopped = Cache(path, "scope")
+    stopped.put(Section.SKILLS, "c", "C")
+    stopped.save(keep_unused=True)
+    after = Cache(path, "scope")
+    assert [after.get(Section.HTML, "a"), after.get(Section.HTML, "b"), after.get(Section.SKILLS, "c")] == ["A", "B", "C"]
+
+
+def test_values_are_read_when_asked_for_and_in_each_process_of_their_own(tmp_path):
+    """Nothing is read before a lookup (the file may hold a catalog's worth of bodies); a forked
+    process opens its own connection and finds the same values."""
+    path = tmp_path / "c.sqlite"
+    first = Cache(path, "scope")
+    first.put(Section.HTML, "a", "A")
+    first.save()
+    cache = Cache(path, "scope")
+    assert cache._db is None
+    assert cache.has(Section.HTML, "a") and cache.get(Section.HTML, "a") == "A"
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child answers through the pipe, then ends at once
+        os.write(write, repr(cache.get(Section.HTML, "a")).encode())
+        os._exit(0)
+    os.close(write)
+    assert os.read(read, 100) == b"'A'" and os.waitpid(pid, 0)[1] == 0
+    os.close(read)
+
+
+def test_a_file_damaged_during_a_run_is_a_note_not_an_error(tmp_path):
+    path = tmp_path / "c.sqlite"
+    first = Cache(path, "scope")
+    first.put(Section.HTML, "a", "A")
+    first.save()
+    cache = Cache(path, "scope")
+    path.write_bytes(b"not a database" * 1000)
+    assert cache.get(Section.HTML, "a") is None and [n.code for n in cache.notes] == ["SK402"]
+    cache.put(Section.HTML, "b", "B")
+    cache.save()
+    assert Cache(path, "scope").get(Section.HTML, "b") == "B"
 
 
 def test_a_cache_in_an_existing_folder_leaves_that_folder_s_gitignore_alone(tmp_path):
