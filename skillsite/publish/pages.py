@@ -1,6 +1,7 @@
 """The HTML catalog: the home page, one page per skill (``skills/<id>/index.html``), tag
 pages, a 404 page, ``sitemap.xml`` (when ``base_url`` is configured: the sitemap protocol
-requires absolute URLs), ``robots.txt`` and ``llms.txt``.
+requires absolute URLs; past 50,000 URLs an index of ``sitemap-1.xml`` ...), ``robots.txt`` and
+``llms.txt``.
 
 A hidden skill (``hidden`` or ``hideFromDiscovery``: see
 :attr:`~skillsite.agent.entry.Visibility.listed`) has its page, but no list shows it: not the
@@ -40,6 +41,8 @@ from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, c
 from skillsite.workers import Workers
 
 HOME_TAG_CHIPS = 30
+#: URLs a sitemap may hold (the sitemaps protocol); more make sitemap.xml an index of sitemaps.
+SITEMAP_LIMIT = 50_000
 #: Cards on a page of a paginated list (fewer when ``shard_above`` is lower).
 LISTING_PAGE_SIZE = 100
 
@@ -215,7 +218,8 @@ def _text_files(pages: SitePages) -> None:
     pages.page("404.html", "404.html", not_found)
     if config.base_url:
         urls = ["", "tags/"] + [t.url for t in pages.tags] + [e.urls.page for e in pages.listed]
-        pages.page("sitemap.xml", "sitemap.xml", {"urls": [absolute(config, u) for u in urls]})
+        for rel, template, values in sitemap_files([absolute(config, u) for u in urls], config, SITEMAP_LIMIT):
+            pages.page(template, rel, values)
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
     install = catalog_install_lines(config)
     # llms.txt is made of the manifest's entries, which its digest stands for in the key
@@ -229,6 +233,18 @@ def _text_files(pages: SitePages) -> None:
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
     if active_files(entries):
         staging.write("_headers", headers_file(entries).encode("utf-8"))
+
+
+def sitemap_files(urls: list[str], config: SiteConfig, limit: int) -> list[tuple[str, str, dict[str, Any]]]:
+    """(site path, template, values) of the sitemap: ``sitemap.xml`` with every URL, or, past
+    ``limit`` URLs, ``sitemap-1.xml`` ... of ``limit`` URLs each and ``sitemap.xml`` as their
+    ``<sitemapindex>`` (what robots.txt names either way)."""
+    if len(urls) <= limit:
+        return [("sitemap.xml", "sitemap.xml", {"urls": urls})]
+    parts = [(f"sitemap-{n}.xml", "sitemap.xml", {"urls": urls[start:start + limit]})
+             for n, start in enumerate(range(0, len(urls), limit), start=1)]
+    index = {"sitemaps": [absolute(config, rel) for rel, _, _ in parts]}
+    return [*parts, ("sitemap.xml", "sitemap-index.xml", index)]
 
 
 def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], html: Mapping[str, str],
