@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import jinja2
 from markupsafe import Markup
 
-from skillsite.agent.catalog_format import offered_to_model
+from skillsite.agent.catalog_format import offered_to_model, prompt_order
 from skillsite.agent.entry import ManifestEntry
 from skillsite.cache import digest
 from skillsite.config import SiteConfig
@@ -41,6 +41,8 @@ from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, c
 from skillsite.workers import Workers
 
 HOME_TAG_CHIPS = 30
+#: Skills llms.txt lists at most in a catalog above shard_above (about 450 bytes each).
+LLMS_MAX_SKILLS = 1_000
 #: URLs a sitemap may hold (the sitemaps protocol); more make sitemap.xml an index of sitemaps.
 SITEMAP_LIMIT = 50_000
 #: Cards on a page of a paginated list (fewer when ``shard_above`` is lower).
@@ -221,18 +223,34 @@ def _text_files(pages: SitePages) -> None:
         for rel, template, values in sitemap_files([absolute(config, u) for u in urls], config, SITEMAP_LIMIT):
             pages.page(template, rel, values)
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
-    install = catalog_install_lines(config)
-    # llms.txt is made of the manifest's entries, which its digest stands for in the key
-    key = digest(pages.templates_key, "llms.txt", config.base_url, pages.manifest["site"], pages.manifest["counts"],
-                 pages.manifest["digest"], install)
-    pages.keyed_page("llms.txt", "llms.txt", key, lambda: {
-        "site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
-        "visible": [e for e in pages.listed if offered_to_model(e)],
-        "others": [e for e in pages.listed if not offered_to_model(e)],
-        "link": lambda rel: absolute(config, rel), "badges": badges})
+    _llms_txt(pages)
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
     if active_files(entries):
         staging.write("_headers", headers_file(entries).encode("utf-8"))
+
+
+def _llms_txt(pages: SitePages) -> None:
+    """llms.txt: every listed skill, those offered to models first; a catalog above
+    ``shard_above`` lists at most :data:`LLMS_MAX_SKILLS` (the first a model is offered, in prompt
+    order) and says where the others are."""
+    config = pages.config
+    install = catalog_install_lines(config)
+    most = page_size(config, LLMS_MAX_SKILLS) if pages.per_page else len(pages.listed)
+    # llms.txt is made of the manifest's entries, which its digest stands for in the key
+    key = digest(pages.templates_key, "llms.txt", config.base_url, pages.manifest["site"], pages.manifest["counts"],
+                 pages.manifest["digest"], install, most)
+
+    def values() -> dict[str, Any]:
+        visible = [e for e in pages.listed if offered_to_model(e)]
+        others = [e for e in pages.listed if not offered_to_model(e)]
+        if len(pages.listed) > most:
+            visible = prompt_order(visible)[:most]
+            others = others[:most - len(visible)]
+        return {"site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
+                "visible": visible, "others": others, "left_out": len(pages.listed) - len(visible) - len(others),
+                "listed": len(pages.listed), "link": lambda rel: absolute(config, rel), "badges": badges}
+
+    pages.keyed_page("llms.txt", "llms.txt", key, values)
 
 
 def sitemap_files(urls: list[str], config: SiteConfig, limit: int) -> list[tuple[str, str, dict[str, Any]]]:

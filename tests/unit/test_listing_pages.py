@@ -91,3 +91,13 @@ def test_the_pager_links_nearby_pages_and_jumps_far() -> None:
     assert first["prev"] is None and [i["url"] for i in first["items"]] == ["", "page/2/", "page/3/"]
     assert (listing_url("risk/high/", 1), page_count(0, 100), page_count(201, 100), page_count(5, 0)) == \
         ("risk/high/", 1, 3, 1)
+
+
+def test_llms_txt_is_bounded_above_shard_above(one_a_page: Path, site: Path) -> None:
+    """A catalog above shard_above lists at most min(1,000, shard_above) skills in llms.txt, those
+    a model is offered first, and says where the others are; a smaller one lists them all."""
+    text = (one_a_page / "llms.txt").read_text("utf-8")
+    assert re.findall(r"^- \[([^\]]+)\]", text, re.M) == ["house-style"]   # always on: first in prompt order
+    assert "This file lists 1 of the catalog's 12 listed skills" in text and "(skills.json)" in text
+    whole = (site / "llms.txt").read_text("utf-8")
+    assert len(re.findall(r"^- \[", whole, re.M)) == 12 and "This file lists" not in whole
