@@ -122,6 +122,25 @@ def test_a_paged_build_is_reproducible(sites: dict[str, Path], tmp_path: Path) -
     assert tree_bytes(again) == tree_bytes(sites["paged"])
 
 
+def test_a_rebuild_rewrites_only_the_pieces_of_the_changed_skill(tmp_path: Path) -> None:
+    """Entry files, pages and indexes are kept in place (same inode) unless their bytes change;
+    the incremental result equals a cold build."""
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "_site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    assert build([src], out, PAGED, cache_dir=cache).ok
+    watched = {"changed entry": "skills/sql-migration-review/entry.json", "its page": "manifest/pages/0004.json",
+               "its index": "manifest/index/0004.json", "other entry": "skills/test-first/entry.json",
+               "other page": "manifest/pages/0002.json", "other index": "manifest/index/0003.json"}
+    before = {name: (out / rel).stat().st_ino for name, rel in watched.items()}
+    skill = src / "sql-migration-review" / "SKILL.md"
+    skill.write_text(skill.read_text("utf-8").replace("Review a SQL", "Review any SQL", 1), "utf-8")
+    assert build([src], out, PAGED, cache_dir=cache).ok
+    kept = {name for name, rel in watched.items() if (out / rel).stat().st_ino == before[name]}
+    assert kept == {"other entry", "other page", "other index"}
+    assert build([src], cold, PAGED).ok and tree_bytes(out) == tree_bytes(cold)
+    assert Catalog.open(out).entry("sql-migration-review")["description"].startswith("Review any SQL")
+
+
 def test_a_bundled_entry_json_is_refused_only_when_paged(tmp_path: Path) -> None:
     """The catalog writes skills/<id>/entry.json itself in a paged catalog (SK009 for a bundled one)."""
     src = tmp_path / "src"
