@@ -244,6 +244,26 @@ def test_a_page_that_holds_other_skills_than_its_record_says_is_refused(own_page
         Catalog.open(own_paged).skills
 
 
+def test_an_entry_file_that_disagrees_with_its_page_is_refused(own_paged: Path) -> None:
+    """A root, index and entry file made consistent with each other, but not with the page the
+    root also vouches for: the loader notices when it reads both."""
+    entry_file = own_paged / "skills/sql-migration-review/entry.json"
+    entry = read_json(entry_file)
+    entry["description"] = "Something else entirely."
+    entry_file.write_text(json.dumps(entry, separators=(",", ":")) + "\n")
+    index_file = own_paged / "manifest/index/0004.json"
+    index = read_json(index_file)
+    next(r for r in index["skills"] if r["id"] == entry["id"])["sha256"] = sha(entry_file.read_bytes())
+    index_file.write_text(json.dumps(index, separators=(",", ":")) + "\n")
+    root = read_json(own_paged / "skills.json")
+    root["pages"][2]["index"].update(sha256=sha(index_file.read_bytes()), bytes=index_file.stat().st_size)
+    (own_paged / "skills.json").write_text(json.dumps(root))
+    catalog = Catalog.open(own_paged)
+    assert catalog.entry("sql-migration-review")["description"] == "Something else entirely."
+    with pytest.raises(CatalogFormatError, match="page 4 and the entry file of sql-migration-review disagree"):
+        catalog.skills
+
+
 # ---------------------------------------------------------------- over HTTP
 
 
