@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from support import EXAMPLES, tree_bytes
+from support import EXAMPLES, tree_bytes, write_skill
 from skillsite.config import SiteConfig
 from skillsite.loader import Catalog, CatalogFormatError, IntegrityError, LoaderError, NotFoundError
 from skillsite.publish.build import build
@@ -139,6 +139,40 @@ def test_a_rebuild_rewrites_only_the_pieces_of_the_changed_skill(tmp_path: Path)
     assert kept == {"other entry", "other page", "other index"}
     assert build([src], cold, PAGED).ok and tree_bytes(out) == tree_bytes(cold)
     assert Catalog.open(out).entry("sql-migration-review")["description"].startswith("Review any SQL")
+
+
+def test_adding_and_removing_skills_rebuilds_as_a_cold_build(tmp_path: Path) -> None:
+    """A skill added before every other id moves every page boundary; the incremental
+    rebuild still equals a cold build, and so does one after skills are removed."""
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "_site"
+    shutil.copytree(EXAMPLES, src)
+    assert build([src], out, PAGED, cache_dir=cache).ok
+    write_skill(src, "aaa-first", description="Comes first. Use when testing page boundaries.")
+    for step, change in enumerate([lambda: None, lambda: (shutil.rmtree(src / "aaa-first"),
+                                                          shutil.rmtree(src / "test-first"))]):
+        change()
+        assert build([src], out, PAGED, cache_dir=cache).ok
+        cold = tmp_path / f"cold-{step}"
+        assert build([src], cold, PAGED).ok and tree_bytes(out) == tree_bytes(cold)
+    assert not (out / "skills/test-first").exists() and not (out / "skills/aaa-first").exists()
+
+
+def test_crossing_shard_above_rebuilds_as_a_cold_build(tmp_path: Path) -> None:
+    """One skill more than ``shard_above`` pages the catalog, one fewer makes it whole again:
+    the rebuilds equal cold builds (no page, index or entry file left behind)."""
+    config = SiteConfig(shard_above=13)   # the 13 example skills: whole
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "_site"
+    shutil.copytree(EXAMPLES, src)
+    assert build([src], out, config, cache_dir=cache).ok
+    assert read_json(out / "skills.json")["format_version"] == 1
+    for step, (change, version) in enumerate([(lambda: write_skill(src, "zz-last"), 2),
+                                              (lambda: shutil.rmtree(src / "zz-last"), 1)]):
+        change()
+        assert build([src], out, config, cache_dir=cache).ok
+        cold = tmp_path / f"cold-{step}"
+        assert build([src], cold, config).ok and tree_bytes(out) == tree_bytes(cold)
+        assert read_json(out / "skills.json")["format_version"] == version
+    assert not (out / "manifest").exists() and not list(out.glob("skills/**/entry.json"))
 
 
 def test_a_bundled_entry_json_is_refused_only_when_paged(tmp_path: Path) -> None:
