@@ -12,7 +12,9 @@ this module without installing anything.
 folder).  Everything fetched is checked against the manifest's sha256 before it is returned
 or written; remote manifests are cached on disk and revalidated with ETag /
 If-Modified-Since, and used offline (with a StaleCatalogWarning) when the server cannot be
-reached.
+reached.  A big catalog's ``skills.json`` is the root of a paged one (format 2): ``open``
+reads the root only, ``load`` one skill's entry file, and what needs every entry (``skills``,
+``prompt``, ``skill_status`` ...) its pages, each verified and kept in the cache by sha256.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from skillsite.agent.catalog_format import (FORMAT, FORMAT_VERSION, MANIFEST_NAM
                                             prompt_order)
 from skillsite.agent.commands import close_commands, command_message, split_command_line
 from skillsite.agent.eligibility import current_platform, ineligible_reasons
+from skillsite.agent.catalog_entries import CatalogEntries
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import (CatalogFormatError, DestinationExistsError, FetchError, HTTPStatusError,
                                     InstallError, IntegrityError, LoaderError, LoaderWarning, MissingToolsError,
@@ -154,11 +157,10 @@ class Catalog:
         self._cache = cache
         self._max_bytes = max_bytes
         # the entries as JSON, parsed into ManifestEntry on first use (check_manifest made sure
-        # each has a string id, name and description): one malformed entry spoils only its uses
-        self._by_id: dict[str, dict[str, Any]] = {e["id"]: e for e in manifest["skills"]}
-        self._by_name: dict[str, list[str]] = {}
-        for skill_id, data in self._by_id.items():
-            self._by_name.setdefault(data["name"], []).append(skill_id)
+        # each has a string id, name and description): one malformed entry spoils only its uses;
+        # a paged catalog's are fetched as they are asked for
+        self._source = CatalogEntries(manifest, self._fetch_verified, location)
+        self._by_id = self._source.by_id    # those known so far (all of them once ``skills`` was read)
         self._index: SearchIndex | None = None
         self._entries: dict[str, ManifestEntry] = {}
 
@@ -200,8 +202,9 @@ class Catalog:
 
     @property
     def skills(self) -> list[dict[str, Any]]:
-        """The manifest entries as JSON objects, in manifest order (unchecked; see :attr:`entries`)."""
-        return self.manifest["skills"]
+        """The manifest entries as JSON objects, in manifest order (unchecked; see :attr:`entries`);
+        a paged catalog fetches its pages on first use."""
+        return self._source.all()
 
     @property
     def entries(self) -> list[ManifestEntry]:
@@ -209,10 +212,11 @@ class Catalog:
         return [self._checked(data) for data in self.skills]
 
     def __len__(self) -> int:
-        return len(self._by_id)
+        return len(self._source)
 
     def __contains__(self, id_or_name: object) -> bool:
-        return id_or_name in self._by_id or id_or_name in self._by_name
+        return isinstance(id_or_name, str) and (self._source.find(id_or_name) is not None
+                                                or bool(self._source.named(id_or_name)))
 
     def entry(self, id_or_name: str) -> dict[str, Any]:
         """The manifest entry of a skill as its JSON object, by id or else by (unique) name, once
@@ -220,13 +224,16 @@ class Catalog:
         return self._by_id[self.manifest_entry(id_or_name).id]
 
     def manifest_entry(self, id_or_name: str) -> ManifestEntry:
-        """The manifest entry of a skill, by id or else by (unique) name; checked on first use."""
-        if id_or_name in self._by_id:
-            return self._checked(self._by_id[id_or_name])
-        ids = self._by_name.get(id_or_name, [])
-        if len(ids) == 1:
-            return self._checked(self._by_id[ids[0]])
-        if ids:
+        """The manifest entry of a skill, by id or else by (unique) name; checked on first use
+        (a paged catalog fetches the skill's entry file, or its indexes for a name)."""
+        data = self._source.find(id_or_name)
+        if data is not None:
+            return self._checked(data)
+        ids = self._source.named(id_or_name)
+        data = self._source.find(ids[0]) if len(ids) == 1 else None
+        if data is not None:
+            return self._checked(data)
+        if len(ids) > 1:
             raise NotFoundError(f"name {id_or_name!r} is shared by skills {', '.join(ids)}; use an id")
         raise NotFoundError(f"no skill {id_or_name!r} in the catalog")
 
@@ -254,7 +261,9 @@ class Catalog:
     def _summary(self, skill_id: str) -> tuple[str, str]:
         """Name and description of any entry, checked to be strings when the catalog was opened:
         search results and sub-skill lists never fail on an entry malformed elsewhere."""
-        data = self._by_id[skill_id]
+        data = self._source.find(skill_id)
+        if data is None:
+            raise NotFoundError(f"no skill {skill_id!r} in the catalog")
         return data["name"], data["description"]
 
     def _url(self, rel: str) -> str:
@@ -281,7 +290,7 @@ class Catalog:
         """
         if self._index is None:
             try:
-                self._index = SearchIndex.from_manifest(self.manifest)
+                self._index = SearchIndex.from_manifest({**self.manifest, "skills": self.skills})
             except (ValueError, KeyError, TypeError, IndexError) as exc:
                 raise CatalogFormatError(f"{self.location}: unusable search index ({exc})") from None
         withheld = self._above_max_risk() | (self._withheld_from_models() if for_model else frozenset())
@@ -340,7 +349,7 @@ class Catalog:
         body = skill_body(raw)
         base = self._url(entry.urls.files)
         resources = tuple(f.path for f in entry.files)
-        subs = tuple(SubSkill(c, *self._summary(c)) for c in entry.children if c in self._by_id)
+        subs = tuple(SubSkill(c, *self._summary(c)) for c in entry.children if self._source.find(c) is not None)
         docs = [(k.path, k.title, self._url(k.url)) for k in entry.knowledge]
         xml = skill_content_xml(entry.name, entry.id, body, base, resources, subs, docs)
         return SkillContent(entry.id, entry.name, entry.description, body, resources, subs, xml,
@@ -426,10 +435,11 @@ class Catalog:
         plan += [(safe_relpath(r.path, "bundled file"), entry.id, r.path) for r in entry.files]
         if children:
             for child_id in entry.children:
-                if child_id not in self._by_id or not child_id.startswith(entry.id + "/"):
+                data = self._source.find(child_id) if child_id.startswith(entry.id + "/") else None
+                if data is None:
                     continue
                 prefix = safe_relpath(child_id[len(entry.id) + 1:], "sub-skill folder")
-                child = self._checked(self._by_id[child_id])
+                child = self._checked(data)
                 plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
         return plan
 

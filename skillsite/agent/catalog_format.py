@@ -8,7 +8,13 @@ from typing import Iterable, Protocol, TypeVar
 FORMAT = "skillsite-catalog"
 #: Audit risks, least first; a catalog built before the audit has none ("none").
 RISKS = ("none", "low", "medium", "high")
-FORMAT_VERSION = 1
+#: skills.json as one file: every entry in its ``skills``.
+WHOLE_FORMAT_VERSION = 1
+#: skills.json as the root of a paged catalog: the first page of entries in its ``skills``, the
+#: other pages listed in ``pages``, and one entry file per skill (see :mod:`.manifest_pages`).
+PAGED_FORMAT_VERSION = 2
+#: The newest format a loader of this version reads (it reads every older one too).
+FORMAT_VERSION = PAGED_FORMAT_VERSION
 MANIFEST_NAME = "skills.json"
 
 

@@ -9,11 +9,13 @@ from skillsite import __version__
 from skillsite.agent.budget import budget_fits
 from skillsite.agent.catalog_format import prompt_order
 from skillsite.agent.entry import ManifestEntry, Visibility
+from skillsite.agent.manifest_pages import PAGE_SIZE
 from skillsite.agent.prompt_xml import available_skills_xml
 from skillsite.cache import digest
 from skillsite.config import SiteConfig
 from skillsite.models import Skill
-from skillsite.publish.manifest import SCHEMA_FILE, absolute, hidden_by, indented_json, manifest_bytes, skill_dir_url
+from skillsite.publish.manifest import (SCHEMA_FILE, absolute, hidden_by, indented_json, is_paged, manifest_bytes,
+                                        page_size, paged_manifest_files, sha256_hex, skill_dir_url)
 from skillsite.publish.staging import Staging
 from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
 from skillsite.publish.provider_layout import INDEX_NAME, skills_index
@@ -56,7 +58,7 @@ def make_search(entries: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
                         discovery: dict[str, Any], search: dict[str, Any]) -> None:
     """skills.json, its schema, the discovery index, available_skills.xml and the search files."""
-    staging.write(MANIFEST_FILE, manifest_bytes(manifest))
+    write_manifest(staging, config, manifest)
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
     staging.write(INDEX_PATH, indented_json(discovery))
     ordered = prompt_order(manifest["skills"])
@@ -66,6 +68,19 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     for rel, text in search["files"].items():
         staging.write_keyed(rel, digest(search["key"], rel), lambda: text.encode("utf-8"))
     write_compatibility_files(staging, config, manifest["skills"], discovery)
+
+
+def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any]) -> None:
+    """skills.json as one file, or, above ``shard_above`` skills, paged: its root, pages, their
+    indexes and every skill's entry file (each kept in place when its bytes are unchanged)."""
+    if not is_paged(len(manifest["skills"]), config):
+        staging.write(MANIFEST_FILE, manifest_bytes(manifest))
+        return
+    for rel, data in paged_manifest_files(manifest, page_size(config, PAGE_SIZE)):
+        if rel == MANIFEST_FILE:
+            staging.write(rel, data)
+        else:
+            staging.write_keyed(rel, sha256_hex(data), lambda data=data: data)
 
 
 def write_compatibility_files(staging: Staging, config: SiteConfig, entries: list[ManifestEntry],

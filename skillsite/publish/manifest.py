@@ -1,21 +1,24 @@
 """The ``skills.json`` manifest: one entry per published skill (a
 :class:`~skillsite.agent.entry.ManifestEntry`, written with its ``to_json``), digests, counts,
-site info."""
+site info.  Above ``shard_above`` skills it is published paged (:func:`paged_manifest_files`,
+the layout :mod:`skillsite.agent.manifest_pages` describes)."""
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-from typing import Any, Sequence
+from typing import Any, Generator, Iterator, Sequence
 from urllib.parse import quote
 
 from skillsite import __version__
 from skillsite.config import SiteConfig
-from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION
+from skillsite.agent.catalog_format import FORMAT, MANIFEST_NAME, PAGED_FORMAT_VERSION, WHOLE_FORMAT_VERSION
 from skillsite.agent.commands import command_name
 from skillsite.agent.entry import (HIDING_KEYS, PLATFORMS, EntryRequirements, EntrySize, EntrySource, EntryUrls,
                                    EntryWarning, FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord, Triggers,
                                    Visibility)
+from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORMAT, PAGE_FORMAT, PAGE_SIZE, FileRef,
+                                            PageRecord, entry_url, index_url, page_url)
 from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.models import Skill
 from skillsite.source.checks import estimate_tokens
@@ -26,6 +29,22 @@ XML_FILE = "skill.xml"
 ENTRY_FILE = "entry.xml"
 PROVIDER_INDEX_FILE = "index.json"   # the static provider layout's per-skill listing
 RESERVED_NAMES = frozenset({PAGE_FILE, XML_FILE, ENTRY_FILE, PROVIDER_INDEX_FILE})
+
+
+def is_paged(skills: int, config: SiteConfig) -> bool:
+    """Whether a catalog of ``skills`` published skills is published in pieces (``shard_above``)."""
+    return skills > config.shard_above
+
+
+def reserved_names(paged: bool) -> frozenset[str]:
+    """Names in a skill's folder that the catalog writes itself (a paged one: its entry file too)."""
+    return RESERVED_NAMES | {ENTRY_JSON} if paged else RESERVED_NAMES
+
+
+def page_size(config: SiteConfig, most: int) -> int:
+    """Items on a page of a paged catalog: ``most``, or fewer when ``shard_above`` is lower (a
+    piece never holds more than a catalog that is not cut into pieces)."""
+    return max(1, min(most, config.shard_above))
 
 
 def sha256_hex(data: bytes) -> str:
@@ -121,8 +140,53 @@ def catalog_digest(entries: Sequence[ManifestEntry]) -> str:
 def manifest_bytes(data: dict[str, Any]) -> bytes:
     """``skills.json``'s bytes (:func:`manifest`'s object, its entries as JSON): compact JSON
     (programs read it) and a newline."""
-    written = {**data, "skills": [e.to_json() for e in data["skills"]]}
-    return (json.dumps(written, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    return compact_json({**data, "skills": [e.to_json() for e in data["skills"]]})
+
+
+def compact_json(data: Any) -> bytes:
+    """Compact JSON and a newline, as ``skills.json`` is written (programs read it)."""
+    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def paged_manifest_files(data: dict[str, Any], size: int) -> Iterator[tuple[str, bytes]]:
+    """A paged ``skills.json`` (:func:`manifest`'s object): (site path, bytes) of every entry
+    file, then of each page and its index, and last of the root, which names them all."""
+    ids = [e.id for e in data["skills"]]
+    if any(a >= b for a, b in zip(ids, ids[1:])):
+        raise ValueError("a paged catalog needs its skills in ascending id order (lookups bisect the pages)")
+    entries = [e.to_json() for e in data["skills"]]
+    records = []
+    for number, start in enumerate(range(size, len(entries), size), start=2):
+        records.append((yield from _page_files(number, entries[start:start + size])))
+    for entry in entries[:size]:
+        yield entry_url(entry["id"]), compact_json(entry)
+    yield MANIFEST_NAME, compact_json(paged_root(data, entries[:size], records))
+
+
+def _page_files(number: int, entries: list[dict[str, Any]]) -> Generator[tuple[str, bytes], None, PageRecord]:
+    """The entry files of a page's skills, the page and its index (yielded); its record (returned)."""
+    rows = []
+    for entry in entries:
+        body = compact_json(entry)
+        yield entry_url(entry["id"]), body
+        rows.append({"id": entry["id"], "name": entry["name"], "sha256": sha256_hex(body)})
+    page = compact_json({"format": PAGE_FORMAT, "format_version": PAGED_FORMAT_VERSION, "page": number,
+                         "skills": entries})
+    index = compact_json({"format": INDEX_FORMAT, "format_version": PAGED_FORMAT_VERSION, "page": number,
+                          "skills": rows})
+    yield page_url(number), page
+    yield index_url(number), index
+    return PageRecord(number, FileRef(page_url(number), sha256_hex(page), len(page)),
+                      FileRef(index_url(number), sha256_hex(index), len(index)), len(rows), rows[0]["id"],
+                      rows[-1]["id"])
+
+
+def paged_root(data: dict[str, Any], first: list[dict[str, Any]], records: list[PageRecord]) -> dict[str, Any]:
+    """The root of a paged ``skills.json``: the whole manifest's keys, the entries of page 1 and
+    the list of the other pages (before ``search``, the biggest value, kept where it was)."""
+    root = {key: value for key, value in data.items() if key not in ("skills", "search")}
+    return {**root, "format_version": PAGED_FORMAT_VERSION, "skills": first,
+            "pages": [r.to_json() for r in records], "search": data["search"]}
 
 
 def indented_json(data: Any) -> bytes:
@@ -138,7 +202,7 @@ def manifest(entries: Sequence[ManifestEntry], config: SiteConfig, left_out: int
     return {
         "$schema": SCHEMA_FILE,
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": WHOLE_FORMAT_VERSION,
         "generator": {"name": "skillsite", "version": __version__},
         "generated_at": generated_at,
         "site": {"title": config.title, "description": config.description, "base_url": config.base_url,

@@ -1,10 +1,15 @@
 """The HTML catalog: the home page, one page per skill (``skills/<id>/index.html``), tag
 pages, a 404 page, ``sitemap.xml`` (when ``base_url`` is configured: the sitemap protocol
-requires absolute URLs), ``robots.txt`` and ``llms.txt``.
+requires absolute URLs; past 50,000 URLs an index of ``sitemap-1.xml`` ...), ``robots.txt`` and
+``llms.txt``.
 
 A hidden skill (``hidden`` or ``hideFromDiscovery``: see
 :attr:`~skillsite.agent.entry.Visibility.listed`) has its page, but no list shows it: not the
 home page, tag or risk pages, ``llms.txt`` nor the sitemap.
+
+Above ``shard_above`` skills the lists are paginated (:data:`LISTING_PAGE_SIZE` cards a page):
+the home page shows the first page and links to ``page/2/`` ..., a tag or risk page likewise
+(``tags/<tag>/page/2/``); a smaller catalog lists everything on one page, as it always did.
 
 Pages are made on every core.  Each is keyed by a digest of the templates and every value it is
 rendered from, so a rebuild keeps the pages whose values did not change (see
@@ -22,23 +27,29 @@ from urllib.parse import urlsplit
 import jinja2
 from markupsafe import Markup
 
-from skillsite.agent.catalog_format import offered_to_model
+from skillsite.agent.catalog_format import offered_to_model, prompt_order
 from skillsite.agent.entry import ManifestEntry
 from skillsite.cache import digest
 from skillsite.config import SiteConfig
-from skillsite.publish.manifest import absolute
+from skillsite.publish.manifest import absolute, is_paged, page_size
 from skillsite.publish.markdown import safe_url
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.templates import make_environment, templates_digest, write_assets
 from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, catalog_install_lines,
                                      collect_tags, file_rows, headers_file, hidden_note, install_snippets,
-                                     metadata_rows, risk_pages, root_of)
+                                     listing_url, metadata_rows, page_count, page_items, pager, risk_pages, root_of)
 from skillsite.workers import Workers
 
 HOME_TAG_CHIPS = 30
+#: Skills llms.txt lists at most in a catalog above shard_above (about 450 bytes each).
+LLMS_MAX_SKILLS = 1_000
+#: URLs a sitemap may hold (the sitemaps protocol); more make sitemap.xml an index of sitemaps.
+SITEMAP_LIMIT = 50_000
+#: Cards on a page of a paginated list (fewer when ``shard_above`` is lower).
+LISTING_PAGE_SIZE = 100
 
-#: A page to make: ("home" | "tags" | "tag" | "skill", tag name or skill id).
-Page = tuple[str, str]
+#: A page to make: ("home" | "tags" | "tag" | "risk" | "skill", tag name, risk or skill id, page number).
+Page = tuple[str, str, int]
 
 
 @dataclass
@@ -59,6 +70,8 @@ class SitePages:
     tag_by_name: dict[str, TagInfo] = field(init=False)
     cards: list[dict[str, Any]] = field(init=False)
     by_tag: dict[str, list[dict[str, Any]]] = field(init=False)
+    by_risk: dict[str, list[dict[str, Any]]] = field(init=False)
+    per_page: int = field(init=False)   # cards on a page of a list; 0: every card on one page
 
     def __post_init__(self) -> None:
         self.templates_key = templates_digest(self.dirs)
@@ -71,6 +84,21 @@ class SitePages:
         for skill_card in self.cards:
             for tag in skill_card["tags"]:
                 self.by_tag[tag.name].append(skill_card)
+        by_id = {c["id"]: c for c in self.cards}
+        self.by_risk = {risk: [by_id[i] for i in ids] for risk, ids in risk_pages(self.listed).items()}
+        paged = is_paged(len(self.entries), self.config)
+        self.per_page = page_size(self.config, LISTING_PAGE_SIZE) if paged else 0
+
+    def numbers(self, cards: list[dict[str, Any]]) -> range:
+        """The page numbers of a list of ``cards``."""
+        return range(1, page_count(len(cards), self.per_page) + 1)
+
+    def listing(self, base: str, cards: list[dict[str, Any]], number: int, label: str) -> dict[str, Any]:
+        """What page ``number`` of the list of ``cards`` at ``base`` shows: its cards, how many
+        the whole list has, and the pager (None for a list of one page)."""
+        count = page_count(len(cards), self.per_page)
+        return {"cards": page_items(cards, number, self.per_page), "total": len(cards),
+                "pager": pager(base, number, count, label)}
 
     @functools.cached_property
     def env(self) -> jinja2.Environment:
@@ -96,38 +124,73 @@ class SitePages:
         self.staging.write_keyed(rel, key, lambda: self.render(template, **values()))
 
 
+@dataclass(frozen=True)
+class SkillList:
+    """A list of skills with pages of its own: every skill's (the home page), a tag's or a risk's."""
+
+    template: str                   # of its pages after the first too
+    base: str                       # site folder of its first page
+    title: str                      # what its pages' titles begin with
+    label: str                      # its pager's accessible name
+    cards: list[dict[str, Any]]
+    values: dict[str, Any]          # what its template needs besides the cards
+    nav: str = ""                   # the header link it is under
+
+
+def skill_list(pages: SitePages, kind: str, name: str) -> SkillList:
+    """The list a "home", "tag" or "risk" page shows (pages after the first of the home page's
+    use ``listing.html``: the search box and filters stay on the first)."""
+    if kind == "home":
+        return SkillList("listing.html", "", "All skills", "Pages of all skills", pages.cards, {}, "home")
+    if kind == "tag":
+        tag = pages.tag_by_name[name]
+        return SkillList("tag.html", tag.url, tag.name, f"Pages of tag {tag.name}", pages.by_tag[name], {"tag": tag},
+                         "tags")
+    return SkillList("risk.html", f"risk/{name}/", f"{name.capitalize()} risk", f"Pages of {name} risk skills",
+                     pages.by_risk[name], {"risk": name})
+
+
 def pages_to_make(pages: SitePages) -> list[Page]:
     """Every page, the biggest first (the home page lists every skill, a tag page its skills), so
     that no process is left with a big one at the end."""
-    tag_pages = sorted((("tag", t.name) for t in pages.tags), key=lambda p: -len(pages.by_tag[p[1]]))
-    risks = [("risk", risk) for risk in risk_pages(pages.listed)]
-    return [("home", ""), ("tags", ""), *tag_pages, *risks, *(("skill", skill_id) for skill_id in pages.entries)]
+    lists = [("home", "")] + sorted((("tag", t.name) for t in pages.tags), key=lambda p: -len(pages.by_tag[p[1]]))
+    lists += [("risk", risk) for risk in pages.by_risk]
+    listed = [(kind, name, n) for kind, name in lists for n in pages.numbers(skill_list(pages, kind, name).cards)]
+    return [listed[0], ("tags", "", 1), *listed[1:], *(("skill", skill_id, 1) for skill_id in pages.entries)]
 
 
 def make_page(pages: SitePages, page: Page) -> list[Placed]:
     """Make one page (in a worker, or here); what it placed."""
-    kind, name = page
-    title = pages.config.title
-    if kind == "home":
-        chips = sorted(pages.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
-        pages.page("home.html", "index.html", {**pages.common("", title, "home"), "cards": pages.cards,
-                                               "risks": {r: len(ids) for r, ids in risk_pages(pages.listed).items()},
-                                               "tags": pages.tags, "chips": chips})
+    kind, name, number = page
+    if kind == "home" and number == 1:
+        _home_page(pages)
     elif kind == "tags":
-        pages.page("tags.html", "tags/index.html", {**pages.common("tags/", f"Tags · {title}", "tags"),
+        pages.page("tags.html", "tags/index.html", {**pages.common("tags/", f"Tags · {pages.config.title}", "tags"),
                                                     "tags": pages.tags})
-    elif kind == "risk":
-        ids = risk_pages(pages.listed)[name]
-        pages.page("risk.html", f"risk/{name}/index.html", {
-            **pages.common(f"risk/{name}/", f"{name.capitalize()} risk · {title}"), "risk": name,
-            "cards": [card(pages.entries[i], pages.tag_by_name) for i in ids]})
-    elif kind == "tag":
-        tag = pages.tag_by_name[name]
-        pages.page("tag.html", f"{tag.url}index.html", {**pages.common(tag.url, f"{tag.name} · {title}", "tags"),
-                                                        "tag": tag, "cards": pages.by_tag[tag.name]})
-    else:
+    elif kind == "skill":
         _skill_page(pages, pages.entries[name])
+    else:
+        _list_page(pages, skill_list(pages, kind, name), number)
     return pages.staging.take_journal()
+
+
+def _home_page(pages: SitePages) -> None:
+    """The home page: the search box, tag and risk filters, and the first page of every skill."""
+    chips = sorted(pages.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
+    every = skill_list(pages, "home", "")
+    pages.page("home.html", "index.html", {
+        **pages.common("", pages.config.title, "home"), **pages.listing(every.base, every.cards, 1, every.label),
+        "risks": {risk: len(cards) for risk, cards in pages.by_risk.items()}, "tags": pages.tags, "chips": chips})
+
+
+def _list_page(pages: SitePages, shown: SkillList, number: int) -> None:
+    """Page ``number`` of a list of skills; a page after the first says which it is in its title."""
+    listing = pages.listing(shown.base, shown.cards, number, shown.label)
+    where = f", page {number} of {listing['pager']['count']}" if number > 1 else ""
+    page_dir = listing_url(shown.base, number)
+    pages.page(shown.template, f"{page_dir}index.html", {
+        **pages.common(page_dir, f"{shown.title}{where} · {pages.config.title}", shown.nav), **listing,
+        **shown.values})
 
 
 def _skill_page(pages: SitePages, entry: ManifestEntry) -> None:
@@ -157,20 +220,49 @@ def _text_files(pages: SitePages) -> None:
     pages.page("404.html", "404.html", not_found)
     if config.base_url:
         urls = ["", "tags/"] + [t.url for t in pages.tags] + [e.urls.page for e in pages.listed]
-        pages.page("sitemap.xml", "sitemap.xml", {"urls": [absolute(config, u) for u in urls]})
+        for rel, template, values in sitemap_files([absolute(config, u) for u in urls], config, SITEMAP_LIMIT):
+            pages.page(template, rel, values)
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
-    install = catalog_install_lines(config)
-    # llms.txt is made of the manifest's entries, which its digest stands for in the key
-    key = digest(pages.templates_key, "llms.txt", config.base_url, pages.manifest["site"], pages.manifest["counts"],
-                 pages.manifest["digest"], install)
-    pages.keyed_page("llms.txt", "llms.txt", key, lambda: {
-        "site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
-        "visible": [e for e in pages.listed if offered_to_model(e)],
-        "others": [e for e in pages.listed if not offered_to_model(e)],
-        "link": lambda rel: absolute(config, rel), "badges": badges})
+    _llms_txt(pages)
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
     if active_files(entries):
         staging.write("_headers", headers_file(entries).encode("utf-8"))
+
+
+def _llms_txt(pages: SitePages) -> None:
+    """llms.txt: every listed skill, those offered to models first; a catalog above
+    ``shard_above`` lists at most :data:`LLMS_MAX_SKILLS` (the first a model is offered, in prompt
+    order) and says where the others are."""
+    config = pages.config
+    install = catalog_install_lines(config)
+    most = page_size(config, LLMS_MAX_SKILLS) if pages.per_page else len(pages.listed)
+    # llms.txt is made of the manifest's entries, which its digest stands for in the key
+    key = digest(pages.templates_key, "llms.txt", config.base_url, pages.manifest["site"], pages.manifest["counts"],
+                 pages.manifest["digest"], install, most)
+
+    def values() -> dict[str, Any]:
+        visible = [e for e in pages.listed if offered_to_model(e)]
+        others = [e for e in pages.listed if not offered_to_model(e)]
+        if len(pages.listed) > most:
+            visible = prompt_order(visible)[:most]
+            others = others[:most - len(visible)]
+        return {"site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
+                "visible": visible, "others": others, "left_out": len(pages.listed) - len(visible) - len(others),
+                "listed": len(pages.listed), "link": lambda rel: absolute(config, rel), "badges": badges}
+
+    pages.keyed_page("llms.txt", "llms.txt", key, values)
+
+
+def sitemap_files(urls: list[str], config: SiteConfig, limit: int) -> list[tuple[str, str, dict[str, Any]]]:
+    """(site path, template, values) of the sitemap: ``sitemap.xml`` with every URL, or, past
+    ``limit`` URLs, ``sitemap-1.xml`` ... of ``limit`` URLs each and ``sitemap.xml`` as their
+    ``<sitemapindex>`` (what robots.txt names either way)."""
+    if len(urls) <= limit:
+        return [("sitemap.xml", "sitemap.xml", {"urls": urls})]
+    parts = [(f"sitemap-{n}.xml", "sitemap.xml", {"urls": urls[start:start + limit]})
+             for n, start in enumerate(range(0, len(urls), limit), start=1)]
+    index = {"sitemaps": [absolute(config, rel) for rel, _, _ in parts]}
+    return [*parts, ("sitemap.xml", "sitemap-index.xml", index)]
 
 
 def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], html: Mapping[str, str],

@@ -21,8 +21,8 @@ from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import BundledFile, Skill
-from skillsite.publish.manifest import (ENTRY_FILE, RESERVED_NAMES, XML_FILE, absolute, indented_json, sha256_hex,
-                                        skill_entry)
+from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, reserved_names,
+                                        sha256_hex, skill_entry)
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
@@ -53,8 +53,10 @@ class SkillPublishing:
     conflicts: dict[str, list[str]] = field(init=False)  # skill id -> ids it conflicts with
     archive_names: list[str | None] = field(init=False)  # per skill, the archive it owns
     by_id: dict[str, Skill] = field(init=False)
+    reserved: frozenset[str] = field(init=False)         # names in a skill folder the catalog writes itself
 
     def __post_init__(self) -> None:
+        self.reserved = reserved_names(is_paged(len(self.skills), self.config))
         self.children = children_of(self.skills)
         self.archive_names = archive_owners(self.skills)
         self.by_id = {s.id: s for s in self.skills}
@@ -187,7 +189,7 @@ def _publish_files(job: SkillPublishing, skill: Skill, diags: list[Diagnostic]
     archive)."""
     records, shas, contents = [], [], {}
     for f in skill.source.files:
-        if f.path in RESERVED_NAMES:
+        if f.path in job.reserved:
             diags.append(make("SK009", f"bundled file '{f.path}' has a name the catalog uses for its own "
                                        "pages; not published", skill.source.display_path))
             continue
@@ -312,18 +314,18 @@ def _html_keys(skills: Sequence[Skill], targets: LinkTargets) -> list[str]:
     return [digest(shared, skill.id, skill.raw) for skill in skills]
 
 
-def link_targets(skills: Sequence[Skill]) -> LinkTargets:
+def link_targets(skills: Sequence[Skill], reserved: frozenset[str]) -> LinkTargets:
     """What bodies may link to: every published skill and its bundled files (reserved names aside)."""
     return LinkTargets(frozenset(s.id for s in skills),
                        frozenset(f"{s.id}/{f.path}" for s in skills for f in s.source.files
-                                 if f.path not in RESERVED_NAMES))
+                                 if f.path not in reserved))
 
 
 def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
                     cache: Cache, knowledge: dict[str, list[dict[str, Any]]]) -> tuple[SkillPublishing, list[str]]:
     """What publishing the skills needs (the bodies and file hashes the cache holds), and each
     skill's rendered body's cache key: give the first to the workers, then :func:`collect`."""
-    targets = link_targets(skills)
+    targets = link_targets(skills, reserved_names(is_paged(len(skills), config)))
     html_keys = _html_keys(skills, targets)
     rendered = frozenset(s.id for s, key in zip(skills, html_keys) if cache.has(Section.HTML, key))
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, _known_shas(skills, cache),

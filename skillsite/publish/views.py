@@ -198,6 +198,44 @@ def card(entry: ManifestEntry, tags: dict[str, TagInfo]) -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------------------- paginated listings
+
+#: How far from the current page the pager links: the pages around it, then jumps of 10 and
+#: 100, so that any page of a long listing is a few clicks away without a script.
+PAGER_STEPS = (-100, -10, -2, -1, 0, 1, 2, 10, 100)
+
+
+def listing_url(base: str, number: int) -> str:
+    """Site-relative folder of page ``number`` of the listing at ``base`` (``tags/x/page/2/``)."""
+    return base if number == 1 else f"{base}page/{number}/"
+
+
+def page_count(items: int, per_page: int) -> int:
+    """Pages of a listing of ``items`` at ``per_page`` each (0: one page); an empty one has one."""
+    return max(1, -(-items // per_page)) if per_page else 1
+
+
+def page_items(items: Sequence[Any], number: int, per_page: int) -> list[Any]:
+    """The items page ``number`` shows (every item when ``per_page`` is 0)."""
+    return list(items[(number - 1) * per_page:number * per_page]) if per_page else list(items)
+
+
+def pager(base: str, number: int, count: int, label: str) -> dict[str, Any] | None:
+    """What a listing's page navigation shows (None for a listing of one page): links to the
+    previous and next page, and to the first, last and nearby pages with gaps between."""
+    if count <= 1:
+        return None
+    shown = sorted({1, count} | {number + step for step in PAGER_STEPS if 1 <= number + step <= count})
+    items: list[dict[str, Any]] = []
+    for before, n in zip([0, *shown], shown):
+        if n - before > 1:
+            items.append({"gap": True})
+        items.append({"gap": False, "number": n, "url": listing_url(base, n), "current": n == number})
+    return {"label": label, "number": number, "count": count, "items": items,
+            "prev": listing_url(base, number - 1) if number > 1 else None,
+            "next": listing_url(base, number + 1) if number < count else None}
+
+
 def install_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, str]]:
     """Install commands for a skill; ``{site}`` marks where the site URL goes.
 

@@ -295,9 +295,9 @@ def test_wrong_format_and_newer_version(server: SiteServer, site: Path, cache: P
     with pytest.raises(CatalogFormatError, match="not a skillsite catalog"):
         open_remote(server, cache)
     server.faults["/skills.json"] = body(json.dumps({**manifest, "format_version": 99}).encode())
-    with pytest.raises(UnsupportedVersionError, match="format_version 99.*supports format_version 1") as info:
+    with pytest.raises(UnsupportedVersionError, match="format_version 99.*supports format_version 2") as info:
         open_remote(server, cache)
-    assert (info.value.version, info.value.supported) == (99, 1)
+    assert (info.value.version, info.value.supported) == (99, 2)
 
 
 def test_tampered_skill_md_raises_and_is_never_returned(server: SiteServer, site: Path, cache: Path,

@@ -95,8 +95,8 @@ def test_bad_manifests_are_format_errors(tmp_path: Path, text: bytes, message: s
 
 
 def test_newer_format_version_names_the_supported_one(own_site: Path) -> None:
-    edit_manifest(own_site, lambda d: d.update(format_version=2))
-    with pytest.raises(UnsupportedVersionError, match="format_version 2.*supports format_version 1"):
+    edit_manifest(own_site, lambda d: d.update(format_version=3))
+    with pytest.raises(UnsupportedVersionError, match="format_version 3.*supports format_version 2"):
         Catalog.open(own_site)
 
 

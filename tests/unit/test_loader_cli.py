@@ -65,7 +65,7 @@ def test_bad_catalog_exits_1(tmp_path: Path) -> None:
     (tmp_path / "skills.json").write_text(json.dumps({"format": "skillsite-catalog", "format_version": 7,
                                                       "skills": []}))
     result = invoke("prompt", "--catalog", str(tmp_path))
-    assert result.exit_code == 1 and "supports format_version 1" in result.output
+    assert result.exit_code == 1 and "supports format_version 2" in result.output
 
 
 def test_mcp_without_the_package_says_how_to_install(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -53,6 +54,14 @@ def example_site(tmp_path_factory) -> Iterator[Served]:
     """``example-skills`` built with the real build (search index included) and served."""
     out = _build([EXAMPLES], tmp_path_factory.mktemp("example") / "site")
     assert (out / "search" / "lunr.json").is_file(), "the build wrote no lunr index"
+    yield from _serve(out)
+
+
+@pytest.fixture(scope="session")
+def paged_example_site(tmp_path_factory) -> Iterator[Served]:
+    """``example-skills`` built as a catalog above ``shard_above`` (3): lists of 3 cards a page."""
+    out = _build([EXAMPLES], tmp_path_factory.mktemp("paged") / "site", replace(SITE_CONFIG, shard_above=3))
+    assert (out / "page" / "2" / "index.html").is_file(), "the build paginated nothing"
     yield from _serve(out)
 
 

@@ -1,7 +1,8 @@
 """axe-core (npm, ``node_modules/axe-core``) run in chromium on every kind of page of the example
 catalog: home, search results with many highlighted words, an empty result, a tag filter, skill
 pages (task lists, code blocks wider than the page, tables, an alert, parameters, audit
-findings), the tag pages, a risk page and the 404 page; in light and dark mode (the stylesheet
+findings), the tag pages, a risk page and the 404 page, and the pages of a paginated catalog's
+lists (above ``shard_above``); in light and dark mode (the stylesheet
 follows ``prefers-color-scheme``, which Playwright emulates), on a desktop and a phone screen.
 No violation of any impact is allowed: axe's default rules plus every rule tagged wcag2a,
 wcag2aa, wcag21a or wcag21aa."""
@@ -132,3 +133,12 @@ def test_tag_risk_and_missing_pages(a11y, example_site, rel, listed):
     ctx, scheme = a11y
     page = check(ctx, scheme, example_site, rel)
     assert page.locator(listed).count() >= 1
+
+
+@pytest.mark.parametrize("rel", ["index.html", "page/2/", "page/4/", "tags/release/", "tags/release/page/2/"])
+def test_pages_of_a_paginated_list(a11y, paged_example_site, rel):
+    ctx, scheme = a11y
+    page = check(ctx, scheme, paged_example_site, rel)
+    pager = page.get_by_role("navigation", name="Pages of", exact=False)
+    assert pager.count() == 1 and pager.locator("a[aria-current='page']").count() == 1
+    assert page.locator(".skill-list > li").count() >= 1

@@ -271,6 +271,33 @@ def test_usable_without_javascript(browser, example_site):
         ctx.close()
 
 
+def test_paginated_lists_are_browsed_without_javascript(browser, paged_example_site):
+    """Above shard_above: following "Next page" from the home page, and from a tag's first
+    page, shows every listed skill once, in order; "Previous page" goes back."""
+    from skillsite.loader import Catalog
+
+    listed = [e for e in Catalog.open(paged_example_site.root).entries if e.visibility.listed]
+    ctx = browser.new_context(java_script_enabled=False)
+    try:
+        page = ctx.new_page()
+        for start, shown in (("", listed), ("tags/release/", [e for e in listed if "release" in e.tags])):
+            page.goto(paged_example_site.page_url(start))
+            seen = []
+            while True:
+                seen += page.locator(".skill-list > li .skill-title a").evaluate_all("as => as.map(a => a.href)")
+                following = page.locator(".pager a[rel='next']")
+                if following.count() == 0:
+                    break
+                with page.expect_navigation():
+                    following.click()
+            assert seen == [paged_example_site.page_url(e.urls.page) for e in shown]
+            with page.expect_navigation():
+                page.locator(".pager a[rel='prev']").click()
+            assert page.locator(".pager a[aria-current='page']").text_content() == str(-(-len(shown) // 3) - 1)
+    finally:
+        ctx.close()
+
+
 def test_missing_page_gets_the_404_page(context, example_site):
     page = context.new_page()
     response = page.goto(example_site.page_url("skills/no-such-skill/deeper/"))
