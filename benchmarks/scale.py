@@ -53,6 +53,7 @@ import gzip
 import json
 import os
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -212,11 +213,18 @@ def _children(pid: int) -> list[int]:
 
 
 class TreeMemory:
-    """Peak memory of a process and of every process under it, read from /proc in a thread."""
+    """Peak memory of a process and of every process under it, read from /proc in a thread.
 
-    def __init__(self, pid: int, interval: float = SAMPLE_SECONDS):
+    With ``limit`` (bytes), the processes are killed once their resident memory together
+    exceeds it: on a shared machine without swap, a build that outgrows the memory would
+    otherwise have the kernel's OOM killer pick a victim, maybe someone else's process.
+    """
+
+    def __init__(self, pid: int, interval: float = SAMPLE_SECONDS, limit: int | None = None):
         self.pid = pid
         self.interval = interval
+        self.limit = limit
+        self.killed_at: int | None = None  # the tree's RSS when it was killed for going over ``limit``
         self.peaks: dict[int, int] = {}   # pid -> largest VmHWM seen
         self.peak_sum = 0                 # largest sum of VmRSS over the tree at one time (shared pages count twice)
         self._stop = threading.Event()
@@ -236,15 +244,23 @@ class TreeMemory:
             self._stop.wait(self.interval)
 
     def sample(self) -> None:
-        todo, total = [self.pid], 0
+        todo, total, seen = [self.pid], 0, []
         while todo:
             pid = todo.pop()
             status = _status(pid)
             if status:
                 self.peaks[pid] = max(self.peaks.get(pid, 0), status.get("VmHWM", 0))
                 total += status.get("VmRSS", 0)
+                seen.append(pid)
             todo += _children(pid)
         self.peak_sum = max(self.peak_sum, total)
+        if self.limit is not None and total > self.limit and self.killed_at is None:
+            self.killed_at = total
+            for pid in seen:   # the build and its workers, started by this benchmark
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
 
     @property
     def main(self) -> int:
@@ -255,20 +271,37 @@ class TreeMemory:
         return [peak for pid, peak in self.peaks.items() if pid != self.pid]
 
 
-def run_build(src: Path, out: Path, cache: Path, jobs: int) -> dict:
-    """build_speed's BUILD_ONE in a fresh process, its process tree's memory sampled."""
+#: Builds are stopped when their processes' resident memory together exceeds this (bytes; main() sets it).
+MEMORY_LIMIT: int | None = None
+
+
+def run_sampled(argv: list[str], env: dict | None = None) -> tuple[subprocess.CompletedProcess, TreeMemory, float]:
+    """A fresh process (after ``sync``), its process tree's memory sampled; and its wall time."""
     settle_writes()
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", BUILD_ONE, str(src), str(out), str(cache), str(jobs)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
-    with TreeMemory(proc.pid) as memory:
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+    with TreeMemory(proc.pid, limit=MEMORY_LIMIT) as memory:
         stdout, stderr = proc.communicate()
     elapsed = time.perf_counter() - start
+    return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr), memory, elapsed
+
+
+def failure(proc: subprocess.CompletedProcess, memory: TreeMemory) -> str:
+    if memory.killed_at is not None:
+        return f"stopped: its processes held {mb(memory.killed_at)}, over --max-memory"
+    if proc.returncode < 0:
+        return f"killed by signal {-proc.returncode}"
+    lines = proc.stderr.strip().splitlines()
+    return f"exit status {proc.returncode}" + (f": {lines[-1]}" if lines else "")
+
+
+def run_build(src: Path, out: Path, cache: Path, jobs: int) -> dict:
+    """build_speed's BUILD_ONE in a fresh process, its process tree's memory sampled."""
+    proc, memory, elapsed = run_sampled([sys.executable, "-c", BUILD_ONE, str(src), str(out), str(cache), str(jobs)])
     if proc.returncode != 0:
-        how = f"killed by signal {-proc.returncode}" if proc.returncode < 0 else f"exit status {proc.returncode}"
-        return {"failed": how, "stderr": stderr[-2000:], "seconds": elapsed,
+        return {"failed": failure(proc, memory), "stderr": proc.stderr[-2000:], "seconds": elapsed,
                 "peak_main": memory.main, "peak_worker": max(memory.workers, default=0)}
-    data = json.loads(stdout.strip().splitlines()[-1])
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
     data.update(in_build=data["seconds"], seconds=elapsed, peak_main=max(memory.main, data["rss_main"]),
                 peak_worker=max(max(memory.workers, default=0), data["rss_worker"]),
                 worker_count=len(memory.workers), peak_sum=memory.peak_sum)
@@ -277,12 +310,11 @@ def run_build(src: Path, out: Path, cache: Path, jobs: int) -> dict:
 
 def run_serve(src: Path, site: Path, cache: Path, work: Path) -> dict:
     """SERVE_ONE in a fresh process (its temporary folder in ``work``: renames stay on one file system)."""
-    settle_writes()
-    proc = subprocess.run([sys.executable, "-c", SERVE_ONE, str(src), str(site), str(cache), str(BENCH)],
-                          capture_output=True, text=True, cwd=REPO, env={**os.environ, "TMPDIR": str(work)})
+    proc, memory, _ = run_sampled([sys.executable, "-c", SERVE_ONE, str(src), str(site), str(cache), str(BENCH)],
+                                  env={**os.environ, "TMPDIR": str(work)})
     if proc.returncode != 0:
-        return {"failed": f"exit status {proc.returncode}", "stderr": proc.stderr[-2000:]}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+        return {"failed": failure(proc, memory), "stderr": proc.stderr[-2000:]}
+    return {**json.loads(proc.stdout.strip().splitlines()[-1]), "peak_main": memory.main}
 
 
 # -- a static host that counts what it sends
@@ -500,12 +532,19 @@ def measure_clients(site: Path, work: Path, query: str, runs: int) -> dict:
     agents, browsers = [], []
     with CountingServer(site) as server:
         for _ in range(runs):
-            agents.append(run_agent(server, work, query))
+            try:
+                agents.append(run_agent(server, work, query))
+            except Exception as exc:  # noqa: BLE001 - report it in the table, carry on
+                agents.append({"failed": repr(exc), "requests": []})
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS, headless=True)
             try:
                 for _ in range(runs):
-                    browsers.append(run_browser(browser, server, query))
+                    mark = server.traffic.mark()
+                    try:
+                        browsers.append(run_browser(browser, server, query))
+                    except Exception as exc:  # noqa: BLE001 - a crashed page, a timeout: report it
+                        browsers.append({"failed": repr(exc)[:300], "requests": server.traffic.since(mark)})
                 version = browser.version
             finally:
                 browser.close()
@@ -629,9 +668,10 @@ def med(values) -> float:
 def client_cell(runs: list[dict]) -> str:
     ok = [r for r in runs if "failed" not in r]
     if not ok:
-        return "failed"
+        return f"failed after {len(runs[0]['requests'])} req, {size_text(runs[0]['bytes'])}" if runs else "–"
     r = ok[0]
-    same = all(o["bytes"] == r["bytes"] for o in ok)
+    fetched = [sorted((q.path, q.sent) for q in o["requests"] if q.status != 304) for o in ok]
+    same = all(f == fetched[0] for f in fetched)   # revalidations (304) vary with timing
     revalidated = sum(1 for q in r["requests"] if q.status == 304)
     count = f"{len(r['requests'])} req" + (f" ({revalidated} of them 304)" if revalidated else "")
     return f"{size_text(r['bytes'])} ({size_text(r['gzipped'])} gz), {count}{'' if same else ' *'}"
@@ -642,7 +682,8 @@ def print_tables(rows: list[Row], args, machine: str, creation: float) -> None:
     print(f"command: python benchmarks/scale.py {shlex.join(sys.argv[1:])}")
     print(f"file system: creating a 4 KB file in the work folder took {creation:.0f} us (median of 500) at the "
           "start; previous outputs moved aside while timing")
-    print(f"query: {args.query!r}; runs per size: {args.runs} (times: median; memory: largest)")
+    print(f"query: {args.query!r}; runs per size: {args.runs} (times: median; memory: largest); builds stopped "
+          f"above {mb(MEMORY_LIMIT)} of resident memory")
     print()
     print("| skills | cold build | peak RSS main / worker | no-op rebuild | one change, fresh process | "
           "one change, in serve | agent: transferred | browser: transferred | browser: to results | "
@@ -666,7 +707,7 @@ def print_tables(rows: list[Row], args, machine: str, creation: float) -> None:
         clients = row.clients or {"agent": [], "browser": []}
         shown = [b for b in clients["browser"] if "failed" not in b]
         to_results = (f"{med(b['results'] for b in shown):.2f} s ({med(b['after_key'] for b in shown):.2f} s "
-                      "after the last key)" if shown else "failed")
+                      "after the last key)" if shown else "–")
         search = (f"{f['search_files']} files, {size_text(f['search_bytes'])}" if f.get("search_files") else "–")
         largest = f"{f['largest'][0]} {size_text(f['largest'][1])}" if f.get("largest") else "–"
         print(f"| {row.size:,} | {cold:.1f} s | {mb(main)} / {mb(worker)} | "
@@ -676,7 +717,7 @@ def print_tables(rows: list[Row], args, machine: str, creation: float) -> None:
               f"{largest} | {mb(f.get('bytes'))}, {f.get('files', 0):,} files |")
     print()
     print("Transferred: bytes the server sent (headers included, uncompressed), then the same responses gzipped; "
-          "req: requests (* when runs differed: first run shown). To results: navigation -> the last change "
+          "req: requests (* when runs fetched different files: first run shown). To results: navigation -> the last change "
           f"of the result list (typing starts as soon as the box can take keys, a key every {KEY_DELAY_MS} ms).")
     for row in rows:
         print()
@@ -709,7 +750,7 @@ def print_tables(rows: list[Row], args, machine: str, creation: float) -> None:
             if "failed" not in serve:
                 print(f"- in serve: its first build (an edit just before) {serve['first']:.2f} s; after one more edit "
                       f"check() {serve['change']:.2f} s (a check with nothing changed, the watcher's walk alone: "
-                      f"{serve['poll']:.2f} s)")
+                      f"{serve['poll']:.2f} s); peak RSS of the serve process {mb(serve['peak_main'])}")
         if row.mkdocs:
             print(f"- MkDocs 1.6 (search plugin on), right after the first cold build: {row.mkdocs['seconds']:.1f} s "
                   f"({row.mkdocs['seconds'] / row.cold[0]['seconds']:.1f}x skillsite's cold build), output "
@@ -749,6 +790,14 @@ def describe_run(name: str, run: dict) -> str:
 # -- main
 
 
+def available_memory() -> int:
+    """MemAvailable, in bytes."""
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) * 1024
+    return 2**62
+
+
 def settled_creation(root: Path, settle: float) -> float:
     """Microseconds to create a file in ``root``, once that is fast (waiting up to ``settle`` s)."""
     creation, waited = file_creation_us(root, 500), 0.0
@@ -770,12 +819,17 @@ def main() -> None:
                         help="work in DIR, reuse the synthetic sources there, leave the last output")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--query", default=QUERY, help=f"what the agent searches and the browser types ({QUERY!r})")
+    parser.add_argument("--max-memory", type=float, metavar="GB",
+                        help="stop a build whose processes together hold more than this "
+                             "(default: 80%% of the memory available when the run starts)")
     parser.add_argument("--settle", type=float, default=360, metavar="SECONDS",
                         help="wait up to this long while creating a file is slow (after deletions; default 360)")
     args = parser.parse_args()
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
 
     machine = describe_machine()   # before this run loads the machine
+    global MEMORY_LIMIT
+    MEMORY_LIMIT = int(args.max_memory * 2**30) if args.max_memory else int(0.8 * available_memory())
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "skillsite")], check=False)
     root = args.keep or Path(tempfile.mkdtemp(prefix="skillsite-scale-"))
     root.mkdir(parents=True, exist_ok=True)
