@@ -492,12 +492,11 @@ def run_browser(browser, server: CountingServer, query: str) -> dict:
                 return {"failed": f"no results after {BROWSER_TIMEOUT:.0f} s ({state})",
                         "requests": server.traffic.since(mark)}
             page.wait_for_timeout(50)
-        html = page.evaluate("() => document.documentElement.outerHTML.length")
     finally:
         context.close()
     return {"first": state["first"] / 1000, "results": state["last"] / 1000, "shown": state["shown"],
             "typed": state["firstKey"] / 1000, "after_key": (state["last"] - state["lastKey"]) / 1000,
-            "dom_chars": html, "requests": server.traffic.since(mark)}
+            "requests": server.traffic.since(mark)}
 
 
 def local_file(site: Path, url_path: str) -> Path:
