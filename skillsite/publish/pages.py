@@ -112,7 +112,9 @@ def make_page(pages: SitePages, page: Page) -> list[Placed]:
         chips = sorted(pages.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
         pages.page("home.html", "index.html", {**pages.common("", title, "home"), "cards": pages.cards,
                                                "risks": {r: len(ids) for r, ids in risk_pages(pages.listed).items()},
-                                               "tags": pages.tags, "chips": chips})
+                                               "tags": pages.tags, "chips": chips,
+                                               # a sharded search index's meta file (#29), else ""
+                                               "search_shards": (pages.manifest.get("search") or {}).get("sharded", "")})
     elif kind == "tags":
         pages.page("tags.html", "tags/index.html", {**pages.common("tags/", f"Tags · {title}", "tags"),
                                                     "tags": pages.tags})

@@ -588,25 +588,31 @@
     })).then(function () { return docs.map(function (d) { return self.cardsOf[d]; }); });
   };
 
+  /* The ``k`` best hits of ``found`` (what ranked gave) whose card ``keep`` accepts, as
+     [{card, score, terms}]; ``found.left`` counts the cards it read that ``keep`` refused. */
+  ShardedIndex.prototype.collect = function (found, k, keep) {
+    var self = this, out = [], taken = 0;
+    found.left = found.left || 0;
+    function more() {
+      if (out.length >= k || taken >= found.ranking.count) return Promise.resolve(out);
+      var batch = found.ranking.take(taken + k - out.length).slice(taken);
+      taken += batch.length;
+      return self.cards(batch.map(function (h) { return h.doc; })).then(function (cards) {
+        cards.forEach(function (card, i) {
+          if (!keep(card)) found.left += 1;
+          else if (out.length < k) out.push({ card: card, score: batch[i].score, terms: found.terms.get(card.doc) });
+        });
+        return more();
+      });
+    }
+    return more();
+  };
+
   /* The ``k`` best [{card, score, terms}] whose card ``keep`` accepts (shard_query.search). */
   ShardedIndex.prototype.search = function (text, options) {
     var self = this, k = options.k === undefined ? 5 : options.k, keep = options.keep || function () { return true; };
     if (k <= 0) return Promise.resolve([]);
-    return this.ranked(text, options.tags).then(function (found) {
-      var out = [], taken = 0;
-      function more() {
-        if (out.length >= k || taken >= found.ranking.count) return Promise.resolve(out);
-        var batch = found.ranking.take(taken + k - out.length).slice(taken);
-        taken += batch.length;
-        return self.cards(batch.map(function (h) { return h.doc; })).then(function (cards) {
-          cards.forEach(function (card, i) {
-            if (out.length < k && keep(card)) out.push({ card: card, score: batch[i].score, terms: found.terms.get(card.doc) });
-          });
-          return more();
-        });
-      }
-      return more();
-    });
+    return this.ranked(text, options.tags).then(function (found) { return self.collect(found, k, keep); });
   };
 
   var api = {
