@@ -382,21 +382,28 @@
     return typeof atob === "function" ? atob(data) : Buffer.from(data, "base64").toString("binary");
   }
 
-  /* Skill numbers and weights of ``count`` postings (shard_format.decode_postings). */
+  /* Skill numbers and weights of ``count`` postings (shard_format.decode_postings), as typed arrays. */
   function decodePostings(data, count, weighted, docsCount) {
     var raw = binary(data), end = raw.length - (weighted ? count : 0);
-    var docs = [], doc = 0, gap = 0, shift = 0;
+    var docs = new Int32Array(count), n = 0, doc = 0, gap = 0, scale = 1;
     for (var i = 0; i < end; i++) {
       var b = raw.charCodeAt(i);
-      gap += (b & 0x7F) * Math.pow(2, shift);
-      shift += 7;
-      if (b < 0x80) { doc += gap; docs.push(doc); gap = 0; shift = 0; }
+      gap += (b & 0x7F) * scale;
+      if (b < 0x80) {
+        doc += gap;
+        if (n < count) docs[n] = doc;
+        n += 1;
+        gap = 0;
+        scale = 1;
+      } else {
+        scale *= 128;
+      }
     }
-    if (shift || docs.length !== count || (count && docs[count - 1] >= docsCount) || end < 0) {
+    if (scale !== 1 || n !== count || (count && docs[count - 1] >= docsCount) || end < 0) {
       throw new Error("corrupt search shard: a postings list is truncated or names a skill it does not have");
     }
-    var weights = [];
-    if (weighted) for (var w = end; w < raw.length; w++) weights.push(raw.charCodeAt(w));
+    var weights = new Uint8Array(weighted ? count : 0);
+    for (var w = 0; w < weights.length; w++) weights[w] = raw.charCodeAt(end + w);
     return { docs: docs, weights: weights };
   }
 
@@ -418,27 +425,42 @@
     return parseFloat((i < 0 ? "1" : "") + digits.join(""));
   }
 
-  /* A query's hits, in rank order on demand: ``count`` of them; ``take(n)``, the first n (by
-     score rounded to 6 decimals, then skill number; rounding only what it returns). */
-  function Ranking(scores) {
-    var byScore = [];
-    scores.forEach(function (score, doc) { byScore.push([doc, score]); });
-    byScore.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
-    this.count = byScore.length;
-    this._raw = byScore;
+  /* A query's hits, in rank order on demand: ``count`` of them; ``take(n)``, the first n as
+     {doc, score} (by score rounded to 6 decimals, then skill number). ``docs`` are the skills
+     found, ``score`` their scores by skill number. Only the best are sorted and rounded: the
+     skills within 2e-6 of the best 2n scores (a run of equal rounded scores spans less). */
+  function Ranking(docs, score) {
+    this.count = docs.length;
+    this._docs = docs;
+    this._score = score;
     this._done = [];
   }
+
+  /* The ``want``-th best score. */
+  Ranking.prototype._nth = function (want) {
+    var docs = this._docs, values = new Float64Array(docs.length);
+    for (var i = 0; i < docs.length; i++) values[i] = this._score[docs[i]];
+    values.sort();
+    return values[docs.length - want];
+  };
+
   Ranking.prototype.take = function (n) {
-    var raw = this._raw, done = this._done, at = done.length;
-    while (done.length < n && at < raw.length) {     // a run of equal rounded scores, by skill number
-      var score = round6(raw[at][1]), end = at + 1;
-      while (end < raw.length && round6(raw[end][1]) === score) end++;
-      var run = raw.slice(at, end).map(function (hit) { return { doc: hit[0], score: score }; });
-      run.sort(function (a, b) { return a.doc - b.doc; });
-      Array.prototype.push.apply(done, run);
-      at = end;
+    if (this._done.length < Math.min(n, this.count)) {
+      var want = Math.max(2 * n, 64), score = this._score, all = want >= this.count;
+      var best = all ? -Infinity : this._nth(want), floor = best - 2e-6;
+      var top = Array.prototype.filter.call(this._docs, function (d) { return score[d] >= floor; });
+      top.sort(function (a, b) { return score[b] - score[a] || a - b; });
+      var out = [], at = 0;
+      while (at < top.length && (all || score[top[at]] >= best)) {   // runs of equal rounded scores
+        var rounded = round6(score[top[at]]), end = at + 1;
+        while (end < top.length && round6(score[top[end]]) === rounded) end++;
+        var run = top.slice(at, end).sort(function (a, b) { return a - b; });
+        for (var r = 0; r < run.length; r++) out.push({ doc: run[r], score: rounded });
+        at = end;
+      }
+      this._done = out;
     }
-    return done.slice(0, n);
+    return this._done.slice(0, n);
   };
 
   /* The sharded index of a catalog: ``meta`` is search/shards.json, ``getJSON(path)`` a promise
@@ -511,33 +533,50 @@
     return scan();
   };
 
-  /* Score of every matching skill (unrounded) and the index terms each matched, as
-     shard_query.scores adds them. */
+  /* Score of every matching skill (unrounded), as shard_query.scores adds them: {docs (the
+     skills found), score (by skill number), termsOf(doc) (the index terms it matched, for
+     highlighting), words (query terms)}. */
   ShardedIndex.prototype.scores = function (text) {
     var self = this, terms = queryTerms(this.lunr, text), unit = this.meta.weight_unit;
     var firsts = this.meta.terms.first;
     return this.loadChunks(terms.map(function (t) { return ["terms", chunkOf(firsts, t)]; })).then(function () {
       return Promise.all(terms.map(function (t) { return self.matches(t); }));
     }).then(function (perTerm) {
-      var scores = new Map(), matched = new Map();
-      perTerm.forEach(function (matches) {
-        var best = new Map();
+      var size = self.meta.docs, score = new Float64Array(size), found = new Uint8Array(size), docs = [];
+      var best = new Float64Array(size), stamp = new Int32Array(size), matched = [];
+      perTerm.forEach(function (matches, t) {
+        var mark = t + 1, touched = [];
         matches.forEach(function (m) {
           var chunk = self.chunks["terms/" + m[0]], p = self.postings("terms", m[0], m[1]);
-          var scale = chunk.idf[m[1]] * unit * m[2], term = chunk.terms[m[1]];
-          for (var i = 0; i < p.docs.length; i++) {
-            var doc = p.docs[i], gain = p.weights[i] * scale, was = best.get(doc);
-            if (was === undefined || gain > was) best.set(doc, gain);
-            var seen = matched.get(doc);
-            if (!seen) matched.set(doc, seen = Object.create(null));
-            seen[term] = true;
+          var scale = chunk.idf[m[1]] * unit * m[2], pd = p.docs, pw = p.weights;
+          matched.push([chunk.terms[m[1]], pd]);
+          for (var i = 0; i < pd.length; i++) {
+            var doc = pd[i], gain = pw[i] * scale;
+            if (stamp[doc] !== mark) { stamp[doc] = mark; best[doc] = gain; touched.push(doc); }
+            else if (gain > best[doc]) best[doc] = gain;
           }
         });
-        best.forEach(function (gain, doc) { scores.set(doc, (scores.has(doc) ? scores.get(doc) : 0) + gain); });
+        for (var j = 0; j < touched.length; j++) {
+          var d = touched[j];
+          if (!found[d]) { found[d] = 1; docs.push(d); }
+          score[d] = score[d] + best[d];
+        }
       });
-      return { scores: scores, terms: matched, words: terms.length };
+      var termsOf = function (doc) {
+        var out = Object.create(null);
+        matched.forEach(function (m) { if (bisectDoc(m[1], doc)) out[m[0]] = true; });
+        return out;
+      };
+      return { docs: docs, score: score, termsOf: termsOf, words: terms.length };
     });
   };
+
+  /* Whether sorted ``docs`` hold ``doc``. */
+  function bisectDoc(docs, doc) {
+    var lo = 0, hi = docs.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (docs[mid] < doc) lo = mid + 1; else hi = mid; }
+    return lo < docs.length && docs[lo] === doc;
+  }
 
   /* Skill numbers of the skills with every one of ``tags`` (lower-cased, as the tag filter compares them). */
   ShardedIndex.prototype.withTags = function (tags) {
@@ -556,18 +595,20 @@
   };
 
   /* The hits of ``text`` (with every one of ``tags``), as shard_query.ranked filters them:
-     {ranking, terms (index terms matched, by skill number), words (query terms)}. */
+     {ranking, termsOf(doc) (index terms matched), words (query terms)}. */
   ShardedIndex.prototype.ranked = function (text, tags) {
     var self = this;
     return Promise.all([this.scores(text), tags && tags.length ? this.withTags(tags) : null]).then(function (both) {
-      var found = both[0], scores = found.scores, allowed = both[1];
+      var found = both[0], docs = found.docs, allowed = both[1];
       if (allowed) {
-        var kept = new Map();
-        if (scores.size || found.words) allowed.forEach(function (d) { if (scores.has(d)) kept.set(d, scores.get(d)); });
-        else allowed.forEach(function (d) { kept.set(d, 0); });
-        scores = kept;
+        if (docs.length || found.words) {
+          docs = docs.filter(function (d) { return allowed.has(d); });
+        } else {
+          docs = Array.from(allowed);
+          found.score = new Float64Array(self.meta.docs);          // every tagged skill, score 0
+        }
       }
-      return { ranking: new Ranking(scores), terms: found.terms, words: found.words };
+      return { ranking: new Ranking(docs, found.score), termsOf: found.termsOf, words: found.words };
     });
   };
 
@@ -600,7 +641,7 @@
       return self.cards(batch.map(function (h) { return h.doc; })).then(function (cards) {
         cards.forEach(function (card, i) {
           if (!keep(card)) found.left += 1;
-          else if (out.length < k) out.push({ card: card, score: batch[i].score, terms: found.terms.get(card.doc) });
+          else if (out.length < k) out.push({ card: card, score: batch[i].score, terms: found.termsOf(card.doc) });
         });
         return more();
       });

@@ -286,3 +286,20 @@ test("ShardedIndex: files of another build are refused, and a query that fails c
   assert.deepEqual((await index.search("docker", { k: 3 })).map((h) => h.card.id), ["d2", "d3"]);
   assert.throws(() => new core.ShardedIndex(lunr, { ...SHARDS.meta, version: 2 }, () => null), /unknown search shards/);
 });
+
+test("ShardedIndex: only the best are sorted, and a run of equal scores is never cut", async () => {
+  const many = Array.from({ length: 150 }, (_, i) => `s${i}`);
+  const postings = many.map((_, i) => [i, i % 3 === 0 ? 90 : 91]);          // two runs of equal scores
+  const shards = makeShards({ common: [1.0, postings], rare: [5.0, [[149, 1]]] }, {}, many, 8);
+  const { index } = open(shards);
+  const expected = [...postings].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map((p) => p[0]);
+  for (const k of [1, 10, 70, 100, 150]) {
+    const hits = await index.search("common", { k });
+    assert.deepEqual(hits.map((h) => h.card.doc), expected.slice(0, k), `k=${k}`);
+  }
+  const ranked = await index.ranked("common rare", []);
+  assert.equal(ranked.ranking.count, 150);
+  assert.equal(ranked.ranking.take(1)[0].doc, 149);
+  assert.deepEqual(ranked.ranking.take(3).map((h) => h.doc), [149, 1, 2]);
+  assert.deepEqual(ranked.ranking.take(120).map((h) => h.doc).slice(98, 101), [146, 148, 0]);
+});
