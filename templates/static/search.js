@@ -14,7 +14,8 @@
    A catalog of more than shard_above skills has no docs.json nor lunr.json: the box has
    data-shards (search/shards.json, preloaded) and searches the sharded BM25F index instead
    (ranking.js's ShardedIndex: the chunks of the typed words, then the cards of the first
-   SHARD_RESULTS listed results), ranked exactly as `skillsite search` ranks.
+   SHARD_FIRST listed results, drawn as soon as they are in, then up to SHARD_RESULTS), ranked
+   exactly as `skillsite search` ranks.
 
    The words that matched are highlighted (<mark> elements and text nodes, never HTML strings).
 
@@ -28,7 +29,8 @@
    list is filtered by tag once it is parsed. Without fetch (a page opened from a file) the
    plain-text match runs over the list. The page marks performance entries for
    benchmarks/browser_search_latency.py: skillsite:results (any results drawn),
-   skillsite:results:lunr (lunr's), skillsite:results:shards (the shards'), skillsite:index-ready. Every value from a skill is handled
+   skillsite:results:lunr (lunr's), skillsite:results:shards (the shards': the first ones, then all),
+   skillsite:results:settled (the shards' results all drawn), skillsite:index-ready. Every value from a skill is handled
    as text (textContent, createTextNode), never as HTML. */
 (function () {
   "use strict";
@@ -40,7 +42,8 @@
 
   var doc = document;
   var MAX_RESULTS = 50;
-  var SHARD_RESULTS = 20;  // from the shards: each result shown costs its card's file
+  var SHARD_FIRST = 8;     // from the shards, each result shown costs its card's file: the first ones
+  var SHARD_RESULTS = 20;  // are drawn as soon as they are in (a browser fetches 6 files at once), then the rest
   var SETTLE_MS = 1000;    // a query unchanged this long is settled: the next one gets its own history entry
 
   function $(id) { return doc.getElementById(id); }
@@ -118,32 +121,41 @@
     });
   };
 
-  /* Results of ``text`` from the shards, drawn when they arrive (unless the query changed meanwhile). */
+  /* Results of ``text`` from the shards, drawn when they arrive (unless the query changed
+     meanwhile): the first SHARD_FIRST as soon as their cards are in, then up to SHARD_RESULTS. */
   Search.prototype.updateShards = function (text, query) {
     var self = this;
     var seq = ++this.seq;
     var listed = function (card) { return card.listed; };
     var tags = this.selectedTags.slice();
     var found;
-    this.shards.ranked(text, tags).then(function (ranked) {
-      found = ranked;
-      return self.shards.collect(found, SHARD_RESULTS, listed);
-    }).then(function (hits) {
+    var draw = function (hits, more) {
       if (seq !== self.seq) return null;
       var shown = hits.map(function (h) {
         var c = h.card;
         return { doc: new Doc(c.id, c.name, c.description, c.url, c.tags), terms: h.terms, starts: null };
       });
       var total = Math.max(shown.length, found.ranking.count - found.left);
-      if (total || !tags.length) return { shown: shown, total: total, unfiltered: total };
-      return self.shards.ranked(text, []).then(function (all) {    // for "N match without the tag filter"
-        return { shown: shown, total: 0, unfiltered: all.ranking.count };
+      var drawn = total || !tags.length ? Promise.resolve(total)
+        : self.shards.ranked(text, []).then(function (all) { return all.ranking.count; });  // "N match without the tag filter"
+      return drawn.then(function (unfiltered) {
+        if (seq !== self.seq) return;
+        self.render(shown, query, unfiltered, total, more);
+        mark("skillsite:results");
+        mark("skillsite:results:shards");
       });
-    }).then(function (drawn) {
-      if (!drawn || seq !== self.seq) return;
-      self.render(drawn.shown, query, drawn.unfiltered, drawn.total);
-      mark("skillsite:results");
-      mark("skillsite:results:shards");
+    };
+    this.shards.ranked(text, tags).then(function (ranked) {
+      found = ranked;
+      return self.shards.collect(found, SHARD_FIRST, listed);
+    }).then(function (hits) {
+      return draw(hits);
+    }).then(function () {
+      if (seq !== self.seq || found.ranking.count - found.left <= SHARD_FIRST) return null;
+      found.left = 0;
+      return self.shards.collect(found, SHARD_RESULTS, listed).then(function (hits) { return draw(hits, true); });
+    }).then(function () {
+      if (seq === self.seq) mark("skillsite:results:settled");
     }).catch(function () {
       if (seq === self.seq) self.status.textContent = "The search index cannot be read; reload the page to try again.";
     });
@@ -301,9 +313,13 @@
     if (answer.lunr) mark("skillsite:results:lunr");
   };
 
-  /* Draw ``found`` (the first MAX_RESULTS of them) of ``total`` results (default: all found). */
-  Search.prototype.render = function (found, query, unfiltered, total) {
+  /* Draw ``found`` (the first MAX_RESULTS of them) of ``total`` results (default: all found).
+     ``more``: the same query's results again, more of them (the first ones unchanged): the
+     highlighted result and the focus stay where the reader put them. */
+  Search.prototype.render = function (found, query, unfiltered, total, more) {
     var lunr = this.lunr();
+    var active = more ? this.active : -1;
+    var focused = !!more && this.results.contains(doc.activeElement);
     var shown = found.slice(0, MAX_RESULTS);
     var frag = doc.createDocumentFragment();
     shown.forEach(function (r, i) {
@@ -335,7 +351,8 @@
     this.results.hidden = shown.length === 0;
     this.input.setAttribute("aria-expanded", shown.length ? "true" : "false");
     this.shown = shown;
-    this.setActive(shown.length ? 0 : -1, false);
+    this.active = -1;
+    this.setActive(shown.length ? (active >= 0 && active < shown.length ? active : 0) : -1, focused && active >= 0);
     var n = total === undefined ? found.length : total;
     var where = this.selectedTags.length ? " with the selected tags" : "";
     this.status.textContent = n === 0 ? "No skill matches “" + query + "”" + where + "."

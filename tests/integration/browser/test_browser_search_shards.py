@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import parse_qs, urlsplit
@@ -21,7 +22,7 @@ from skillsite.publish.serve import make_server
 pytestmark = pytest.mark.browser
 
 RESULTS = "#searchResults > li"
-DRAWN = "() => performance.getEntriesByName('skillsite:results:shards').length"
+DRAWN = "() => performance.getEntriesByName('skillsite:results:settled').length"
 QUERIES = ["roll back a release", "restore a dropped postgres table from last nights backup",
            "shrink my bloated docker image", "review", "deplo", "write release notes for the new version",
            "incident outage", "sql migration locks"]
@@ -126,3 +127,59 @@ def test_nothing_found_offers_the_closest_tags(context, sharded_site: Served) ->
     assert page.text_content("#searchStatus").startswith("No skill matches")
     assert "docker" in page.locator("#searchEmptyTags button").all_text_contents()[0]
     assert page.locator("#searchShowAll").count() == 1
+
+
+SHARDS_DRAWN = "() => performance.getEntriesByName('skillsite:results:shards').length"
+
+
+def test_the_first_results_are_drawn_then_the_rest(context, sharded_site: Served) -> None:
+    """A query with more listed results than the first drawn (8): drawn twice, the first ones
+    first, then all of them (up to 20), as `skillsite search` ranks them."""
+    query = "use when"
+    expected = cli_order(sharded_site.root, query)
+    assert len(expected) > 8
+    page = context.new_page()
+    open_home(page, sharded_site)
+    before = page.evaluate(SHARDS_DRAWN)
+    assert search(page, query) == expected
+    assert page.evaluate(SHARDS_DRAWN) == before + 2
+    assert page.text_content("#searchStatus").startswith(f"{len(expected)} results.")
+    assert page.locator(f"{RESULTS}.active").count() == 1 and page.get_attribute("#searchResult0", "class") == "active"
+    assert len(set(result_ids(page))) == len(expected)
+
+
+def test_an_older_query_never_overwrites_a_newer_one(context, sharded_site: Served) -> None:
+    """The cards of the first query arrive after the second query was answered: they are not drawn."""
+    page = context.new_page()
+    held: list = []
+    page.route("**/search/cards/**", lambda route: held.append(route))
+    open_home(page, sharded_site)
+    drawn = page.evaluate(DRAWN)
+    page.fill("#searchBox", "use when")                       # waits for its cards (held)
+    deadline = time.monotonic() + 10
+    while not held:
+        assert time.monotonic() < deadline, "no card file requested"
+        page.wait_for_timeout(20)
+    assert search(page, "dockr flibbertigibbet") == []        # needs no card: answered at once
+    assert page.evaluate(DRAWN) == drawn + 1
+    with page.expect_event("requestfinished", lambda r: "/search/cards/" in r.url):
+        for route in held:
+            route.continue_()
+    page.wait_for_timeout(200)
+    assert result_ids(page) == [] and page.evaluate(DRAWN) == drawn + 1
+    assert page.text_content("#searchStatus").startswith("No skill matches")
+    assert page.input_value("#searchBox") == "dockr flibbertigibbet"
+
+
+def test_nothing_found_with_the_tags_counts_the_results_without_them(context, sharded_site: Served) -> None:
+    page = context.new_page()
+    open_home(page, sharded_site)
+    page.click("#tagChips button[data-tag='database']")     # no query yet: nothing searched
+    assert search(page, "docker image") == []                 # found, but not with the tag
+    without = page.locator("#searchWithoutTags")
+    assert without.text_content().startswith("1 skill matches without the tag filter")
+    drawn = page.evaluate(DRAWN)
+    without.click()
+    wait_until(page, f"() => ({DRAWN[6:]}) > {drawn}")
+    assert result_ids(page) == cli_order(sharded_site.root, "docker image")
+    assert result_ids(page)[0] == "docker-image-slimming"
