@@ -1,6 +1,7 @@
 """Search quality and speed: skillsite's precomputed BM25F index, its lunr index, and BM25 baselines.
 
     python benchmarks/search_quality.py [--corpus DIR] [--queries TSV] [--site DIR] [--synthetic N]
+                                        [--shard-above N] [--shards-synthetic N]
 
 1. Builds the catalog of ../shared/corpus (``--site DIR`` reuses one already built from it),
    times the search stage and measures both indexes.
@@ -24,7 +25,17 @@
      - bm25s + stem: the same with the lunr.js Porter stemmer skillsite uses;
      - skillsite + body: skillsite's score plus beta times a BM25 score over SKILL.md bodies
        (an experiment, not shipped: see the printed verdict).
-3. Generates a synthetic catalog of N skills (default 10,000, 0 skips it; vocabulary drawn from a Zipf
+   With ``--shard-above N`` the same corpus is also built into a catalog forced into search
+   shards (``shard_above: N``, e.g. 1) and its table printed too: the CLI, the loader
+   (Catalog.search in this process), MCP, and the page's box, which on a sharded catalog runs
+   ranking.js's ShardedIndex (tests/js/shard_search.js, listed skills only, as the page);
+   then, per consumer, how many dev queries give the same top 10 (ids and scores) in both builds.
+3. With ``--shards-synthetic N`` (e.g. 100000): N skills shaped like the corpus's (its real
+   descriptions, salted as benchmarks/synth.py does), written as search shards: the files, and
+   the bytes a fresh agent fetches to answer one search (meta file, chunks, cards; k=5), and, with
+   chromium, what the catalog page loads (page, scripts, CSS, search files) until it shows the
+   results of a query in the URL, and when.
+4. Generates a synthetic catalog of N skills (default 10,000, 0 skips it; vocabulary drawn from a Zipf
    distribution, description lengths and stop-word share like the corpus's) and prints the
    size and build time of both indexes, then loader latency: Catalog.open plus the first
    search (cold), and the median and p95 of Catalog.search over 1,000 queries.
@@ -179,6 +190,29 @@ def browser_rankings(site: Path, queries: Sequence[str], k: int = 10) -> dict[st
     return {kind: {q: [hit["id"] for hit in hits] for q, hits in zip(queries, out[kind])} for kind in ("lunr", "text")}
 
 
+SHARD_SEARCH = REPO / "tests" / "js" / "shard_search.js"
+
+
+def shard_rankings(site: Path, queries: Sequence[str], k: int = 10) -> dict[str, list[str]]:
+    """What the catalog page's box ranks on a sharded catalog: ranking.js's ShardedIndex run by
+    node on SITE's shard files (tests/js/shard_search.js), the skills the site lists only."""
+    node = shutil.which("node")
+    if node is None or not (REPO / "node_modules" / "lunr" / "lunr.js").is_file():
+        raise RuntimeError("needs node and node_modules/lunr (npm ci)")
+    done = subprocess.run([node, str(SHARD_SEARCH), str(site), "-", "--k", str(k), "--listed"],
+                          input=json.dumps(list(queries)), capture_output=True, text=True, encoding="utf-8",
+                          timeout=600, check=True)
+    return {q: [hit["id"] for hit in hits] for q, hits in zip(queries, json.loads(done.stdout)["hits"])}
+
+
+def loader_ranker(site: Path) -> Ranker:
+    """skillsite.loader's Catalog.search in this process (k 10), as an agent calls it."""
+    from skillsite.loader import Catalog
+
+    catalog = Catalog.open(site)
+    return lambda query: [r.id for r in catalog.search(query, k=10)]
+
+
 def lunr_ranker(data: bytes, entries: Sequence[dict[str, Any]]) -> Ranker:
     """lunr.py over search/lunr.json, whose refs are positions in the manifest's skills."""
     from skillsite.search.lunr_reference import load_lunr
@@ -317,14 +351,17 @@ def synthetic_queries(entries: Sequence[dict[str, Any]], count: int, seed: int =
 
 # ---------------------------------------------------------------- the report
 
-def build_corpus(corpus: Path, site: Path | None) -> tuple[Path, list[str], float | None]:
+def build_corpus(corpus: Path, site: Path | None, shard_above: int | None = None
+                 ) -> tuple[Path, list[str], float | None]:
     """The corpus catalog folder, the body of every published skill (manifest order), build seconds."""
+    from skillsite.config import SiteConfig
     from skillsite.publish.build import build
     from skillsite.source.catalog import read_catalog
 
     if site is None:
         site = Path(tempfile.mkdtemp(prefix="skillsite-bench-")) / "site"
-        result, seconds = timed(lambda: build([corpus], site, keep_going=True))
+        config = SiteConfig() if shard_above is None else SiteConfig(shard_above=shard_above)
+        result, seconds = timed(lambda: build([corpus], site, config, keep_going=True))
         skills = {s.id: s.body for s in result.reading.skills}
     else:
         seconds = None
@@ -333,7 +370,12 @@ def build_corpus(corpus: Path, site: Path | None) -> tuple[Path, list[str], floa
     return site, [skills.get(e["id"], "") for e in manifest["skills"]], seconds
 
 
-def corpus_report(corpus: Path, queries_file: Path, site_arg: Path | None) -> None:
+CLI_LABEL, LOADER_LABEL, MCP_LABEL = "skillsite search (CLI, shipped)", "loader: Catalog.search", "MCP search_skills (k=10)"
+BOX_LABEL, TEXT_LABEL = "browser box: search.js + lunr.js", "browser box: quick plain-text match"
+SHARD_BOX_LABEL = "browser box: search.js + shards (BM25F)"
+
+
+def corpus_report(corpus: Path, queries_file: Path, site_arg: Path | None, shard_above: int | None = None) -> None:
     from skillsite.search.lunr_index import LUNR_FILE
     from skillsite.search.lunr_reference import build_lunr, lunr_json
     from skillsite.loader import build_search_section
@@ -355,9 +397,48 @@ def corpus_report(corpus: Path, queries_file: Path, site_arg: Path | None) -> No
           f"{kb(len(gzip.compress(lunr_data, 9))):>11}")
 
     queries = read_queries(queries_file)
-    texts = [q for q, _ in queries]
     names = {e["id"]: e["name"] for e in entries}
     body = BodyIndex(bodies)
+    small = quality_table(f"{len(entries)} skills, inline index and lunr files", site, queries, names,
+                          baselines(manifest, lunr_data, body), sharded=False)
+    if shard_above is not None:
+        shard_site, _, shard_seconds = build_corpus(corpus, None, shard_above)
+        describe_shards(shard_site, shard_seconds)
+        forced = quality_table(f"the same catalog forced into shards (shard_above {shard_above})", shard_site,
+                               queries, names, baselines(manifest, None, body), sharded=True)
+        same_results(site, shard_site, [q for q, _ in queries], small, forced)
+    shipped = small.results[CLI_LABEL][0]
+    best_bm25 = max(small.results["bm25s (its tokenizer, no stem)"][0], small.results["bm25s + lunr.js Porter stem"][0])
+    body_best = max(v[0] for label, v in small.results.items() if label.startswith("skillsite + body"))
+    body_size = body.encoded_size()
+    print(f"  skillsite MRR@10 - best BM25 baseline: {shipped - best_bm25:+.3f}")
+    print(f"  body index would add {kb(body_size[0])} ({kb(body_size[1])} gzip) for {len(entries)} skills, "
+          f"{sum(map(len, body.postings.values())):,} postings; best MRR@10 gain {body_best - shipped:+.3f}")
+
+
+def baselines(manifest: dict[str, Any], lunr_data: bytes | None, body: BodyIndex) -> list[tuple[str, Ranker | None]]:
+    """The rows that do not depend on how the catalog is published (lunr: only when it is)."""
+    entries = manifest["skills"]
+    rows: list[tuple[str, Ranker | None]] = [
+        ("lunr index, raw query (lunr.py)", lunr_ranker(lunr_data, entries) if lunr_data is not None else None),
+        ("bm25s (its tokenizer, no stem)", bm25s_ranker(entries, stem=False)),
+        ("bm25s + lunr.js Porter stem", bm25s_ranker(entries, stem=True)),
+    ]
+    return rows + [(f"skillsite + body beta={b} (not shipped)", body_ranker(manifest, body, b)) for b in BODY_BETAS]
+
+
+class Table:
+    """A printed quality table: MRR@10, hit@1, hit@3 by row, and each row's ranker."""
+
+    def __init__(self) -> None:
+        self.results: dict[str, tuple[float, ...]] = {}
+        self.rankers: dict[str, Ranker] = {}
+
+
+def quality_table(title: str, site: Path, queries: Sequence[tuple[str, set[str]]], names: dict[str, str],
+                  extra: list[tuple[str, Ranker | None]], sharded: bool) -> Table:
+    """Print the quality of every consumer of ``site`` (and of ``extra`` rows) on ``queries``."""
+    texts = [q for q, _ in queries]
     missing: dict[str, str] = {}
 
     def batch(label: str, rankings: Callable[[], dict[str, list[str]]]) -> Ranker | None:
@@ -377,38 +458,63 @@ def corpus_report(corpus: Path, queries_file: Path, site_arg: Path | None) -> No
             return browser[kind]
         return rankings
 
-    cli_label, browser_label = "skillsite search (CLI, shipped)", "browser box: search.js + lunr.js"
     rows: list[tuple[str, Ranker | None]] = [
-        (cli_label, cli_ranker(site)),
-        ("MCP search_skills (k=10)", batch("MCP search_skills (k=10)", lambda: mcp_rankings(site, texts))),
-        (browser_label, batch(browser_label, browser_kind("lunr"))),
-        ("browser box: quick plain-text match", batch("browser box: quick plain-text match", browser_kind("text"))),
-        ("lunr index, raw query (lunr.py)", lunr_ranker(lunr_data, entries)),
-        ("bm25s (its tokenizer, no stem)", bm25s_ranker(entries, stem=False)),
-        ("bm25s + lunr.js Porter stem", bm25s_ranker(entries, stem=True)),
-    ] + [(f"skillsite + body beta={b} (not shipped)", body_ranker(manifest, body, b)) for b in BODY_BETAS]
-    print(f"\n## Search quality: {len(queries)} queries from {queries_file}")
+        (CLI_LABEL, cli_ranker(site)), (LOADER_LABEL, loader_ranker(site)),
+        (MCP_LABEL, batch(MCP_LABEL, lambda: mcp_rankings(site, texts)))]
+    if sharded:
+        rows.append((SHARD_BOX_LABEL, batch(SHARD_BOX_LABEL, lambda: shard_rankings(site, texts))))
+        missing[TEXT_LABEL] = "not published: a sharded catalog has no docs.json"
+        rows.append((TEXT_LABEL, None))
+        missing["lunr index, raw query (lunr.py)"] = "not published: a sharded catalog has no lunr.json"
+    else:
+        rows += [(BOX_LABEL, batch(BOX_LABEL, browser_kind("lunr"))), (TEXT_LABEL, batch(TEXT_LABEL, browser_kind("text")))]
+    print(f"\n## Search quality, {title}: {len(queries)} queries")
     print(f"  {'ranker':<40}{'MRR@10':>8}{'hit@1':>8}{'hit@3':>8}")
-    results = {}
-    for label, ranker in rows:
+    table = Table()
+    for label, ranker in rows + extra:
         if ranker is None:
-            print(f"  {label:<40}{'n/a':>8}{'n/a':>8}{'n/a':>8}   ({missing[label]})")
+            print(f"  {label:<40}{'n/a':>8}{'n/a':>8}{'n/a':>8}   ({missing.get(label, 'not measured')})")
             continue
-        mrr, hit1, hit3 = results[label] = evaluate(ranker, queries, names)
+        table.rankers[label] = ranker
+        mrr, hit1, hit3 = table.results[label] = evaluate(ranker, queries, names)
         print(f"  {label:<40}{mrr:>8.3f}{hit1:>8.3f}{hit3:>8.3f}")
-    shipped = results[cli_label][0]
-    ranker_of = dict(rows)
-    if browser_label in results:
-        cli, box = ranker_of[cli_label], ranker_of[browser_label]
-        emptied = [q for q, relevant in queries if first_relevant(cli(q), relevant, names) and not list(box(q))]
-        print(f"  browser box MRR@10 - CLI's: {results[browser_label][0] - shipped:+.3f}; dev queries the CLI answers "
-              f"in its top 10 that the box shows nothing for: {len(emptied)}" + (f" {emptied}" if emptied else ""))
-    best_bm25 = max(results["bm25s (its tokenizer, no stem)"][0], results["bm25s + lunr.js Porter stem"][0])
-    body_best = max(results[label][0] for label, _ in rows if label.startswith("skillsite + body"))
-    body_size = body.encoded_size()
-    print(f"  skillsite MRR@10 - best BM25 baseline: {shipped - best_bm25:+.3f}")
-    print(f"  body index would add {kb(body_size[0])} ({kb(body_size[1])} gzip) for {len(entries)} skills, "
-          f"{sum(map(len, body.postings.values())):,} postings; best MRR@10 gain {body_best - shipped:+.3f}")
+    box = SHARD_BOX_LABEL if sharded else BOX_LABEL
+    if box in table.results:
+        cli, shown = table.rankers[CLI_LABEL], table.rankers[box]
+        emptied = [q for q, relevant in queries if first_relevant(cli(q), relevant, names) and not list(shown(q))]
+        print(f"  browser box MRR@10 - CLI's: {table.results[box][0] - table.results[CLI_LABEL][0]:+.3f}; dev queries "
+              f"the CLI answers in its top 10 that the box shows nothing for: {len(emptied)}" + (f" {emptied}" if emptied else ""))
+    return table
+
+
+def same_results(small_site: Path, shard_site: Path, texts: Sequence[str], small: Table, forced: Table) -> None:
+    """Per consumer: dev queries whose top 10 is the same in both builds (and, for the loader, with the same scores)."""
+    from skillsite.loader import Catalog
+
+    a, b = Catalog.open(small_site), Catalog.open(shard_site)
+    scored = sum(a.search(q, k=10) == b.search(q, k=10) for q in texts)
+    print(f"\n## Small catalog vs the same forced into shards: dev queries with the same top 10")
+    print(f"  loader (ids, names, descriptions and scores): {scored}/{len(texts)}")
+    for label in (CLI_LABEL, MCP_LABEL):
+        if label in small.rankers and label in forced.rankers:
+            same = sum(list(small.rankers[label](q)) == list(forced.rankers[label](q)) for q in texts)
+            print(f"  {label}: {same}/{len(texts)}")
+    if SHARD_BOX_LABEL in forced.rankers:
+        same = sum(list(forced.rankers[SHARD_BOX_LABEL](q)) == list(forced.rankers[CLI_LABEL](q)) for q in texts)
+        print(f"  browser box on the shards vs the CLI: {same}/{len(texts)} (the page leaves out skills the site "
+              "does not list)")
+
+
+def describe_shards(site: Path, seconds: float | None) -> None:
+    """Sizes of a sharded catalog's search files."""
+    files = [p for p in (site / "search").rglob("*.json")]
+    meta = site / "search" / "shards.json"
+    print(f"\n## Corpus catalog forced into shards" + (f" (full build {seconds:.1f} s)" if seconds else ""))
+    for kind in ("terms", "tags", "cards"):
+        sizes = [p.stat().st_size for p in files if f"/search/{kind}/" in str(p)]
+        print(f"  search/{kind}/: {len(sizes)} files, {kb(sum(sizes))}, largest {kb(max(sizes))}")
+    print(f"  search/shards.json: {kb(meta.stat().st_size)}; skills.json search section: "
+          f"{json.loads((site / 'skills.json').read_text('utf-8'))['search']}")
 
 
 def synthetic_report(n: int) -> None:
@@ -452,17 +558,175 @@ def synthetic_report(n: int) -> None:
           f"max {latencies[-1] * 1000:.3f} ms   (target median <= 1 ms: {'ok' if median <= 1 else 'MISSED'})")
 
 
+# ---------------------------------------------------------------- search shards at scale
+
+def corpus_shaped_entries(n: int, corpus: Path, seed: int = 0) -> list[dict[str, Any]]:
+    """``n`` search entries as benchmarks/synth.py makes skills: a real corpus description (cut
+    at 900 characters) plus six salt words of the corpus's vocabulary, 1-3 of 80 tags with a
+    long tail, priority 0-4.  Deterministic."""
+    import synth
+
+    rng = random.Random(seed)
+    templates = synth.load_templates(corpus)
+    vocabulary = synth._vocabulary(templates)
+    tags = rng.sample(vocabulary, 80)
+    weights = [1 / (rank + 1) for rank in range(len(tags))]
+    entries = []
+    for i in range(n):
+        template = templates[rng.randrange(len(templates))]
+        name = f"syn-{i:06d}"
+        salt = " ".join(rng.sample(vocabulary, 6))
+        skill_id = f"group-{i // 100:04d}/{name}"
+        entries.append({"id": skill_id, "name": name, "description": (template.description[:900] + f" Also covers {salt}.")[:1024],
+                        "tags": sorted(set(rng.choices(tags, weights=weights, k=3))), "priority": rng.randrange(5),
+                        "tools": [], "triggers": None, "urls": {"page": f"skills/{skill_id}/"}})
+    return entries
+
+
+def write_shards(entries: Sequence[dict[str, Any]], site: Path) -> dict[str, bytes]:
+    """The sharded index of ``entries`` (cards included) written under ``site``; its files."""
+    from skillsite.search.shard_writer import build_shards, card_files, card_row, doc_order
+
+    shards = build_shards(entries)
+    index = json.loads(shards.files["search/shards.json"])["index"]
+    rows = [card_row(e["id"], e["name"], e["description"], e["urls"]["page"], e["tags"])
+            for e in (entries[i] for i in doc_order(entries))]
+    files = {**shards.files, **card_files(rows, index)}
+    for rel, data in files.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_bytes(data)
+    return {**files, "skills.json": json.dumps({"search": shards.section}).encode()}
+
+
+def search_cost(files: dict[str, bytes], query: str, k: int = 5) -> tuple[int, int, int]:
+    """Bytes (raw, gzip) and files a fresh agent fetches to answer ``query`` (k results)."""
+    from skillsite.search.shard_query import ShardedIndex
+
+    got: dict[str, bytes] = {}
+
+    def fetch(rel: str, sha: str | None) -> bytes:
+        got[rel] = files[rel]
+        return files[rel]
+
+    ShardedIndex.open(json.loads(files["skills.json"])["search"], fetch).search(query, k=k)
+    return sum(map(len, got.values())), sum(len(gzip.compress(v, 6)) for v in got.values()), len(got)
+
+
+def percentiles(values: Sequence[float]) -> tuple[float, float, float]:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2], ordered[min(len(ordered) - 1, int(len(ordered) * 0.9))], ordered[-1]
+
+
+def shards_report(n: int, corpus: Path, queries_file: Path) -> None:
+    entries, gen_s = timed(lambda: corpus_shaped_entries(n, corpus))
+    site = Path(tempfile.mkdtemp(prefix="skillsite-shards-"))
+    files, write_s = timed(lambda: write_shards(entries, site / "search-only"))
+    print(f"\n## Search shards of {n:,} corpus-shaped skills (generated {gen_s:.1f} s, shards and cards written "
+          f"{write_s:.1f} s)")
+    for kind in ("terms", "tags", "cards"):
+        sizes = [len(v) for rel, v in files.items() if rel.startswith(f"search/{kind}/")]
+        print(f"  search/{kind}/: {len(sizes):,} files, {kb(sum(sizes))}, median {kb(statistics.median(sizes))}, "
+              f"largest {kb(max(sizes))}")
+    meta = files["search/shards.json"]
+    print(f"  search/shards.json: {kb(len(meta))} ({kb(len(gzip.compress(meta, 6)))} gzip); "
+          f"largest published search file {kb(max(map(len, files.values())))}")
+    rng = random.Random(3)
+    words = [w.strip(".,:;()").lower() for e in rng.sample(entries, 3000) for w in e["description"].split() if len(w) > 3]
+    sets = [("dev queries", [q for q, _ in read_queries(queries_file)]),
+            ("2-3 description words", [" ".join(rng.choice(words) for _ in range(rng.randint(2, 3))) for _ in range(200)]),
+            ("1 description word", [rng.choice(words) for _ in range(100)])]
+    print(f"  a fresh agent's search (meta file + chunks + cards, k=5), bytes:")
+    print(f"  {'queries':<26}{'p50':>9}{'p90':>9}{'max':>9}{'gzip p50':>10}{'gzip p90':>10}{'files p50':>11}")
+    for label, queries in sets:
+        costs = [search_cost(files, q) for q in queries]
+        raw, zipped, count = (percentiles([c[i] for c in costs]) for i in range(3))
+        print(f"  {label:<26}{kb(raw[0]):>9}{kb(raw[1]):>9}{kb(raw[2]):>9}{kb(zipped[0]):>10}{kb(zipped[1]):>10}"
+              f"{count[0]:>11.0f}")
+    try:
+        browser_shards_report(site, files, [q for q, _ in read_queries(queries_file)][:10])
+    except (ImportError, RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+        print(f"  browser: n/a ({type(exc).__name__}: {str(exc).splitlines()[0][:90]})")
+
+
+def browser_shards_report(folder: Path, files: dict[str, bytes], queries: Sequence[str]) -> None:
+    """The catalog page (example-skills forced into shards, its search files replaced by these)
+    opened with each query in its URL in a fresh chromium context: bytes loaded until the
+    results are drawn (page, scripts, CSS, search files) and when they were."""
+    import socket
+    from urllib.parse import quote
+
+    from playwright.sync_api import sync_playwright
+
+    from skillsite.config import SiteConfig
+    from skillsite.publish.build import build
+
+    chromium = os.environ.get("SKILLSITE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        raise RuntimeError("chromium is not installed")
+    site = folder / "site"
+    build([REPO / "example-skills"], site, SiteConfig(shard_above=1))
+    shutil.rmtree(site / "search")
+    for rel, data in files.items():
+        if rel.startswith("search/"):
+            (site / rel).parent.mkdir(parents=True, exist_ok=True)
+            (site / rel).write_bytes(data)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
+                               str(site)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rows = []
+    try:
+        time.sleep(1.0)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+            for query in queries:
+                context = browser.new_context()
+                page = context.new_page()
+                page.goto(f"http://127.0.0.1:{port}/index.html?q={quote(query)}")
+                page.wait_for_selector("#searchResults > li", timeout=20_000)
+                rows.append(page.evaluate("""() => {
+                    const nav = performance.getEntriesByType('navigation')[0];
+                    const res = performance.getEntriesByType('resource');
+                    const size = (e) => e.transferSize || e.encodedBodySize || 0;
+                    const drawn = performance.getEntriesByName('skillsite:results:shards')[0];
+                    const ready = performance.getEntriesByName('skillsite:index-ready')[0];
+                    return {bytes: size(nav) + res.reduce((t, e) => t + size(e), 0),
+                            search: res.filter((e) => e.name.includes('/search/')).reduce((t, e) => t + size(e), 0),
+                            files: res.length + 1, ms: drawn ? drawn.startTime : -1, ready: ready ? ready.startTime : -1};
+                }"""))
+                context.close()
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(10)
+    total, search, ms, ready = (percentiles([r[key] for r in rows]) for key in ("bytes", "search", "ms", "ready"))
+    print(f"  the catalog page (example-skills' home page over these shards, chromium, {len(rows)} dev queries "
+          f"in its URL, fresh context each, served uncompressed on 127.0.0.1):")
+    print(f"    loaded until results are drawn: p50 {kb(total[0])}, max {kb(total[2])} "
+          f"(search files p50 {kb(search[0])}, max {kb(search[2])}); results drawn at p50 {ms[0]:.0f} ms, "
+          f"max {ms[2]:.0f} ms after navigation start (meta file read at p50 {ready[0]:.0f} ms)")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=SHARED / "corpus")
     parser.add_argument("--queries", type=Path, default=SHARED / "eval" / "dev-queries.tsv")
     parser.add_argument("--site", type=Path, default=None, help="a catalog already built from --corpus")
     parser.add_argument("--synthetic", type=int, default=10_000, metavar="N")
+    parser.add_argument("--shard-above", type=int, default=None, metavar="N",
+                        help="also build the corpus with shard_above N (1: forced into shards) and compare")
+    parser.add_argument("--shards-synthetic", type=int, default=0, metavar="N",
+                        help="measure search shards of N corpus-shaped skills (files, bytes per search)")
     args = parser.parse_args(argv)
     print("# skillsite search benchmark")
     print(f"command: {shlex.join([sys.executable, *sys.argv])}")
     print(f"machine: {describe_machine()}")
-    corpus_report(args.corpus.resolve(), args.queries.resolve(), args.site.resolve() if args.site else None)
+    corpus_report(args.corpus.resolve(), args.queries.resolve(), args.site.resolve() if args.site else None,
+                  args.shard_above)
+    if args.shards_synthetic > 0:
+        shards_report(args.shards_synthetic, args.corpus.resolve(), args.queries.resolve())
     if args.synthetic > 0:
         synthetic_report(args.synthetic)
 

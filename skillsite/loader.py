@@ -42,6 +42,7 @@ from skillsite.agent.manifest_check import parse_manifest, safe_relpath, site_re
 from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_xml, one_line, skill_content_xml,
                                         skill_entry_xml, xml_attr, xml_text)
 from skillsite.agent.results import SearchResult, SkillContent, SubSkill
+from skillsite.agent.search_files import SearchFiles
 from skillsite.agent.skill_md import frontmatter_end, skill_body
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
 from skillsite.agent.status import SkillStatus, catalog_status, ineligibility
@@ -51,6 +52,7 @@ from skillsite.agent.triggers import fired_triggers
 from skillsite.folders import remove_path, rename_no_replace, replace_folder
 from skillsite.paths import user_cache_root
 from skillsite.search.bm25 import SEARCH_VERSION, SearchIndex, build_search_section
+from skillsite.search.shard_query import Card, ShardedIndex
 from skillsite.search.stemmer import stem
 from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, search_fields, tokenize
 
@@ -161,7 +163,7 @@ class Catalog:
         # a paged catalog's are fetched as they are asked for
         self._source = CatalogEntries(manifest, self._fetch_verified, location)
         self._by_id = self._source.by_id    # those known so far (all of them once ``skills`` was read)
-        self._index: SearchIndex | None = None
+        self._index: SearchIndex | ShardedIndex | None = None
         self._entries: dict[str, ManifestEntry] = {}
 
     # -- opening
@@ -288,7 +290,10 @@ class Catalog:
         ``for_model``: only skills that may be offered to a model, as in :meth:`prompt` (not
         hidden, not user-invocable only); use it when the results go to a model.
         """
-        if self._index is None:
+        section = self.manifest.get("search")
+        if isinstance(section, dict) and "sharded" in section:
+            return self._search_shards(section, query, k, tags, for_model)
+        if not isinstance(self._index, SearchIndex):
             try:
                 self._index = SearchIndex.from_manifest({**self.manifest, "skills": self.skills})
             except (ValueError, KeyError, TypeError, IndexError) as exc:
@@ -296,6 +301,22 @@ class Catalog:
         withheld = self._above_max_risk() | (self._withheld_from_models() if for_model else frozenset())
         hits = self._index.search(query, k=k, tags=tags, exclude=withheld)
         return [SearchResult(sid, *self._summary(sid), float(score)) for sid, score in hits]
+
+    def _search_shards(self, section: dict[str, Any], query: str, k: int, tags: Sequence[str] | None,
+                       for_model: bool) -> list[SearchResult]:
+        """Search a sharded index (#29): fetch its meta file once, then only the chunks of the
+        query's words and the cards of its results; cards say what to leave out, as ``search``."""
+        def keep(card: Card) -> bool:
+            return card.risk in RISKS and not above(card.risk, self.max_risk) and (card.offered or not for_model)
+        try:
+            if not isinstance(self._index, ShardedIndex):
+                files = SearchFiles(self._url, self._fetcher, self._cache, self._max_bytes, remote=self.remote,
+                                    offline=self.status == "offline")
+                self._index = ShardedIndex.open(section, files)
+            hits = self._index.search(query, k=k, tags=tags, keep=keep)
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise CatalogFormatError(f"{self.location}: unusable search index ({exc})") from None
+        return [SearchResult(card.id, card.name, card.description, float(score)) for card, score in hits]
 
     def _above_max_risk(self) -> frozenset[str]:
         """Ids of the skills the audit rates above ``max_risk``: never loaded, offered or found."""

@@ -3,16 +3,18 @@ the discovery indexes (v0.2, and v0.1 with its file copies), the static provider
 plugin marketplace, ``available_skills.xml`` and the search indexes."""
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any, Sequence
 
 from skillsite import __version__
 from skillsite.agent.budget import budget_fits
-from skillsite.agent.catalog_format import prompt_order
+from skillsite.agent.catalog_format import offered_to_model, prompt_order
 from skillsite.agent.entry import ManifestEntry, Visibility
 from skillsite.agent.manifest_pages import PAGE_SIZE
 from skillsite.agent.prompt_xml import available_skills_xml
 from skillsite.cache import digest
-from skillsite.config import SiteConfig
+from skillsite.config import DEFAULT_SHARD_ABOVE, SiteConfig
 from skillsite.models import Skill
 from skillsite.publish.manifest import (SCHEMA_FILE, absolute, hidden_by, indented_json, is_paged, manifest_bytes,
                                         page_size, paged_manifest_files, sha256_hex, skill_dir_url)
@@ -22,6 +24,8 @@ from skillsite.publish.provider_layout import INDEX_NAME, skills_index
 from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, legacy_files, legacy_index
 from skillsite.search.bm25 import SEARCH_VERSION
 from skillsite.search.lunr_index import build_indexes
+from skillsite.search.shard_format import SHARDS_FILE, SHARDS_VERSION
+from skillsite.search.shard_writer import build_shards, card_files, card_row
 from skillsite.search.terms import search_fields
 from skillsite.source.schema import load_schema
 
@@ -39,20 +43,31 @@ def search_entry(skill: Skill) -> dict[str, Any]:
             "listed": Visibility(hidden=skill.hidden, hidden_by=hidden_by(skill)).listed}
 
 
-def search_key(entries: Sequence[dict[str, Any]]) -> str:
-    """What the search indexes are made of: only the searchable fields, so a change to a body or
-    a file reuses them."""
-    return digest(__version__, SEARCH_VERSION,
+def search_key(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE) -> str:
+    """What the search indexes are made of: only the searchable fields (and whether they are
+    sharded), so a change to a body or a file reuses them."""
+    return digest(__version__, SEARCH_VERSION, SHARDS_VERSION if len(entries) > shard_above else None,
                   [(e["id"], search_fields(e), e["priority"], e["listed"]) for e in entries])
 
 
-def make_search(entries: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
-    """Both search indexes, as the cache keys them under ``key`` (:func:`search_key`):
-    skills.json's section over every skill (the loader's search), the browser's files over the
-    listed ones (their refs are rows of docs.json)."""
+def make_search(entries: Sequence[dict[str, Any]], key: str, shard_above: int = DEFAULT_SHARD_ABOVE) -> dict[str, Any]:
+    """The search indexes, as the cache keys them under ``key`` (:func:`search_key`): up to
+    ``shard_above`` skills, skills.json's section over every skill (the loader's search) and the
+    browser's lunr files over the listed ones (their refs are rows of docs.json); above it, the
+    sharded index (#29: :mod:`skillsite.search.shard_writer`) that both search, and a section
+    that points at it (the cards come with the catalog files: they show the audit's risk)."""
+    if len(entries) > shard_above:
+        shards = build_shards(entries)
+        return {"key": key, "section": shards.section,
+                "files": {rel: data.decode("utf-8") for rel, data in shards.files.items()}}
     indexes = build_indexes(entries, [e for e in entries if e["listed"]])
     return {"key": key, "section": indexes.manifest_search,
             "files": {rel: data.decode("utf-8") for rel, data in indexes.files.items()}}
+
+
+def is_sharded(section: dict[str, Any] | None) -> bool:
+    """Whether skills.json's ``search`` section points at a sharded index."""
+    return isinstance(section, dict) and "sharded" in section
 
 
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
@@ -67,6 +82,8 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     staging.write(AVAILABLE_SKILLS_FILE, block.encode("utf-8"))
     for rel, text in search["files"].items():
         staging.write_keyed(rel, digest(search["key"], rel), lambda: text.encode("utf-8"))
+    if is_sharded(search["section"]):
+        write_search_cards(staging, manifest["skills"], json.loads(search["files"][SHARDS_FILE]))
     write_compatibility_files(staging, config, manifest["skills"], discovery)
 
 
@@ -81,6 +98,19 @@ def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any
             staging.write(rel, data)
         else:
             staging.write_keyed(rel, sha256_hex(data), lambda data=data: data)
+
+
+def write_search_cards(staging: Staging, entries: Sequence[ManifestEntry], meta: dict[str, Any]) -> None:
+    """The result cards of a sharded search index (#29; ``meta``: its meta file), in its skill
+    order (priority, then id): what a result shows and what searches filter on (listed, offered
+    to a model, audit risk)."""
+    if len(entries) != meta["docs"]:
+        raise ValueError(f"the search index covers {meta['docs']} skills, the manifest has {len(entries)}")
+    ordered = sorted(entries, key=lambda e: (-e.priority, e.id))
+    rows = [card_row(e.id, e.name, e.description, e.urls.page, e.tags, e.risk, e.visibility.listed,
+                     offered_to_model(e)) for e in ordered]
+    for rel, data in card_files(rows, meta["index"]).items():
+        staging.write_keyed(rel, hashlib.sha256(data).hexdigest(), lambda data=data: data)
 
 
 def write_compatibility_files(staging: Staging, config: SiteConfig, entries: list[ManifestEntry],

@@ -180,7 +180,9 @@ def _home_page(pages: SitePages) -> None:
     every = skill_list(pages, "home", "")
     pages.page("home.html", "index.html", {
         **pages.common("", pages.config.title, "home"), **pages.listing(every.base, every.cards, 1, every.label),
-        "risks": {risk: len(cards) for risk, cards in pages.by_risk.items()}, "tags": pages.tags, "chips": chips})
+        "risks": {risk: len(cards) for risk, cards in pages.by_risk.items()}, "tags": pages.tags, "chips": chips,
+        # a sharded search index's meta file (#29), else ""
+        "search_shards": (pages.manifest.get("search") or {}).get("sharded", "")})
 
 
 def _list_page(pages: SitePages, shown: SkillList, number: int) -> None:

@@ -141,10 +141,11 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtim
     staging.take_journal()  # written here, not by a worker: nothing for the workers to report
     job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records)
     search_entries = [search_entry(s) for s in skills]
-    key = search_key(search_entries)
+    key = search_key(search_entries, plan.config.shard_above)
     search = cache.get(Section.SEARCH, key)
     with Workers(plan.jobs, job) as workers:
-        searching = workers.submit(make_search, search_entries, key) if search is None else None
+        searching = (workers.submit(make_search, search_entries, key, plan.config.shard_above)
+                     if search is None else None)
         publication = collect(job, html_keys, publish_all(job, workers, cache), cache)
         audits = audit_published(workers, skills, publication.entries, cache)
     if searching is not None:

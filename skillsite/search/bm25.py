@@ -13,7 +13,7 @@ import bisect
 import heapq
 import math
 import sys
-from typing import Any, Collection, Sequence
+from typing import Any, Collection, Iterable, Sequence
 
 from skillsite.search.terms import SEARCH_FIELDS, search_fields, tokenize
 
@@ -46,7 +46,7 @@ def _pseudo_counts(terms: dict[str, list[str]], average: dict[str, float]) -> di
     return counts
 
 
-def _idf(df: int, n: int) -> float:
+def idf(df: int, n: int) -> float:
     """BM25 idf, never negative."""
     return round(math.log(1.0 + (n - df + 0.5) / (df + 0.5)), 4)
 
@@ -79,7 +79,7 @@ def _decode_postings(data: str, doc_bytes: int, docs_count: int) -> tuple[Sequen
     return docs, raw[count * doc_bytes:]
 
 
-def _postings(entries: Sequence[dict[str, Any]]) -> dict[str, list[tuple[int, int]]]:
+def term_postings(entries: Sequence[dict[str, Any]]) -> dict[str, list[tuple[int, int]]]:
     """Per term, (skill index, quantised weight) of every skill that has it."""
     per_skill = [_field_terms(e) for e in entries]
     n = len(per_skill)
@@ -97,7 +97,7 @@ def build_search_section(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
     Deterministic: terms sorted, postings by skill index, floats rounded.
     """
-    postings = _postings(entries)
+    postings = term_postings(entries)
     n = len(entries)
     terms = sorted(postings)
     doc_bytes = 2 if n <= 0x10000 else 4
@@ -111,9 +111,32 @@ def build_search_section(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "doc_bytes": doc_bytes,
         "weight_unit": round((BM25_K1 + 1.0) / WEIGHT_LEVELS, 9),
         "terms": terms,
-        "idf": [_idf(len(postings[t]), n) for t in terms],
+        "idf": [idf(len(postings[t]), n) for t in terms],
         "postings": [_encode_postings(postings[t], doc_bytes) for t in terms],
     }
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct terms of a query, in the order their scores are added (sorted)."""
+    return sorted(set(tokenize(query)))
+
+
+def best_gains(postings: Iterable[tuple[Sequence[int], bytes, float]]) -> dict[int, float]:
+    """One query term's score per skill, from the (skills, weight bytes, scale) of each vocabulary
+    term it matches (scale: idf * weight_unit * prefix factor): its best weight times scale."""
+    best: dict[int, float] = {}
+    for docs, weights, scale in postings:
+        for doc, weight in zip(docs, weights):
+            gain = weight * scale
+            if doc not in best or gain > best[doc]:
+                best[doc] = gain
+    return best
+
+
+def add_gains(scores: dict[int, float], gains: dict[int, float]) -> None:
+    """Add one query term's ``gains`` to ``scores`` (terms in :func:`query_terms` order)."""
+    for doc, gain in gains.items():
+        scores[doc] = scores.get(doc, 0.0) + gain
 
 
 class SearchIndex:
@@ -180,22 +203,13 @@ class SearchIndex:
 
     def _term_scores(self, matches: list[tuple[int, float]]) -> dict[int, float]:
         """One query term's score per skill: that of its best-matching vocabulary term."""
-        best: dict[int, float] = {}
-        for at, factor in matches:
-            docs, weights = self._postings(at)
-            scale = self._idf[at] * self._unit * factor
-            for doc, weight in zip(docs, weights):
-                gain = weight * scale
-                if doc not in best or gain > best[doc]:
-                    best[doc] = gain
-        return best
+        return best_gains((*self._postings(at), self._idf[at] * self._unit * factor) for at, factor in matches)
 
     def scores(self, query: str) -> dict[int, float]:
         """Score of every matching skill, by manifest index (unrounded)."""
         scores: dict[int, float] = {}
-        for term in sorted(set(tokenize(query))):
-            for doc, gain in self._term_scores(self._matches(term)).items():
-                scores[doc] = scores.get(doc, 0.0) + gain
+        for term in query_terms(query):
+            add_gains(scores, self._term_scores(self._matches(term)))
         return scores
 
     def _with_tags(self, tags: Sequence[str]) -> set[int]:

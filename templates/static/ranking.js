@@ -323,9 +323,343 @@
     return found.slice(0, limit || 6);
   }
 
+  /* ------------------------------------------------------------ the sharded index (BM25F)
+
+     A catalog of more than shard_above skills has no lunr index: the page searches its sharded
+     BM25F index (search/shards.json, then the chunks of the query's words, then the cards of the
+     results shown), ranking exactly as skillsite.search.shard_query does, so the page, the
+     loader, `skillsite search` and `skillsite mcp` give the same results with the same scores:
+     the same terms (tokenize), the same floats added in the same order, the same rounding. */
+
+  var TERM_WORD = /[a-z0-9]+/g;      // Python's [^\W_]+, where the browser has no Unicode property escapes
+  try { TERM_WORD = new RegExp("[\\p{L}\\p{N}]+", "gu"); } catch (e) { /* keep the ASCII one */ }
+
+  /* More than one character, counted in code points as Python counts them. */
+  function longerThanOne(w) {
+    return w.length > 2 || (w.length === 2 && !(w.charCodeAt(0) >= 0xD800 && w.charCodeAt(0) < 0xDC00));
+  }
+
+  /* skillsite.search.terms.tokenize: lower-cased runs of letters and digits, minus stop words and
+     one-character words, each stemmed with lunr's stemmer (the one the index was built with). */
+  function tokenize(lunr, text) {
+    var stem = stems(lunr);
+    var words = String(text).toLowerCase().match(TERM_WORD) || [];
+    return words.filter(function (w) { return longerThanOne(w) && lunr.stopWordFilter(w) !== undefined; }).map(stem);
+  }
+
+  /* Strings in code point order, as Python sorts them (UTF-16 order differs past U+FFFF). */
+  function codePointOrder(c) { return c >= 0xD800 ? (c >= 0xE000 ? c - 0x800 : c + 0x2000) : c; }
+  function compareTerms(a, b) {
+    var n = Math.min(a.length, b.length);
+    for (var i = 0; i < n; i++) {
+      var x = a.charCodeAt(i), y = b.charCodeAt(i);
+      if (x !== y) return codePointOrder(x) - codePointOrder(y);
+    }
+    return a.length - b.length;
+  }
+
+  /* The distinct terms of a query, in the order their scores are added (bm25.query_terms). */
+  function queryTerms(lunr, text) {
+    var seen = Object.create(null);
+    return tokenize(lunr, text).filter(function (t) { return seen[t] ? false : (seen[t] = true); }).sort(compareTerms);
+  }
+
+  /* The first position in sorted ``keys`` whose key is not before ``key`` (bisect_left). */
+  function bisectLeft(keys, key) {
+    var lo = 0, hi = keys.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (compareTerms(keys[mid], key) < 0) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+
+  /* The chunk that holds ``key`` (or would): the last whose first key is not after it. */
+  function chunkOf(firsts, key) {
+    var lo = 0, hi = firsts.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (compareTerms(key, firsts[mid]) < 0) hi = mid; else lo = mid + 1; }
+    return Math.max(0, lo - 1);
+  }
+
+  function binary(data) {
+    return typeof atob === "function" ? atob(data) : Buffer.from(data, "base64").toString("binary");
+  }
+
+  /* Skill numbers and weights of ``count`` postings (shard_format.decode_postings), as typed arrays. */
+  function decodePostings(data, count, weighted, docsCount) {
+    var raw = binary(data), end = raw.length - (weighted ? count : 0);
+    var docs = new Int32Array(count), n = 0, doc = 0, gap = 0, scale = 1;
+    for (var i = 0; i < end; i++) {
+      var b = raw.charCodeAt(i);
+      gap += (b & 0x7F) * scale;
+      if (b < 0x80) {
+        doc += gap;
+        if (n < count) docs[n] = doc;
+        n += 1;
+        gap = 0;
+        scale = 1;
+      } else {
+        scale *= 128;
+      }
+    }
+    if (scale !== 1 || n !== count || (count && docs[count - 1] >= docsCount) || end < 0) {
+      throw new Error("corrupt search shard: a postings list is truncated or names a skill it does not have");
+    }
+    var weights = new Uint8Array(weighted ? count : 0);
+    for (var w = 0; w < weights.length; w++) weights[w] = raw.charCodeAt(end + w);
+    return { docs: docs, weights: weights };
+  }
+
+  /* Python's round(x, 6): the exact decimal value of x rounded half to even, read back. */
+  function round6(x) {
+    if (x === 0 || !isFinite(x)) return x;
+    if (x < 0) return -round6(-x);
+    var s = x.toFixed(100);              // exact for every score (at least 1e-14)
+    var dot = s.indexOf("."), head = s.slice(0, dot + 7), tail = s.slice(dot + 7);
+    var up = tail.charAt(0) > "5" || (tail.charAt(0) === "5" &&
+      (/[1-9]/.test(tail.slice(1)) || (head.charCodeAt(head.length - 1) - 48) % 2 === 1));
+    if (!up) return parseFloat(head);
+    var digits = head.split(""), i = digits.length - 1;
+    for (; i >= 0; i--) {
+      if (digits[i] === ".") continue;
+      if (digits[i] !== "9") { digits[i] = String.fromCharCode(digits[i].charCodeAt(0) + 1); break; }
+      digits[i] = "0";
+    }
+    return parseFloat((i < 0 ? "1" : "") + digits.join(""));
+  }
+
+  /* A query's hits, in rank order on demand: ``count`` of them; ``take(n)``, the first n as
+     {doc, score} (by score rounded to 6 decimals, then skill number). ``docs`` are the skills
+     found, ``score`` their scores by skill number. Only the best are sorted and rounded: the
+     skills within 2e-6 of the best 2n scores (a run of equal rounded scores spans less). */
+  function Ranking(docs, score) {
+    this.count = docs.length;
+    this._docs = docs;
+    this._score = score;
+    this._done = [];
+  }
+
+  /* The ``want``-th best score. */
+  Ranking.prototype._nth = function (want) {
+    var docs = this._docs, values = new Float64Array(docs.length);
+    for (var i = 0; i < docs.length; i++) values[i] = this._score[docs[i]];
+    values.sort();
+    return values[docs.length - want];
+  };
+
+  Ranking.prototype.take = function (n) {
+    if (this._done.length < Math.min(n, this.count)) {
+      var want = Math.max(2 * n, 64), score = this._score, all = want >= this.count;
+      var best = all ? -Infinity : this._nth(want), floor = best - 2e-6;
+      var top = Array.prototype.filter.call(this._docs, function (d) { return score[d] >= floor; });
+      top.sort(function (a, b) { return score[b] - score[a] || a - b; });
+      var out = [], at = 0;
+      while (at < top.length && (all || score[top[at]] >= best)) {   // runs of equal rounded scores
+        var rounded = round6(score[top[at]]), end = at + 1;
+        while (end < top.length && round6(score[top[end]]) === rounded) end++;
+        var run = top.slice(at, end).sort(function (a, b) { return a - b; });
+        for (var r = 0; r < run.length; r++) out.push({ doc: run[r], score: rounded });
+        at = end;
+      }
+      this._done = out;
+    }
+    return this._done.slice(0, n);
+  };
+
+  /* The sharded index of a catalog: ``meta`` is search/shards.json, ``getJSON(path)`` a promise
+     of the JSON of a site-relative path. */
+  function ShardedIndex(lunr, meta, getJSON) {
+    if (meta.format !== "skillsite-search-shards" || meta.version !== 1) throw new Error("unknown search shards");
+    this.lunr = lunr;
+    this.meta = meta;
+    this.getJSON = getJSON;
+    this.chunks = Object.create(null);    // "terms/3" -> {terms, df, idf, postings}
+    this.decoded = Object.create(null);
+    this.cardsOf = Object.create(null);   // skill number -> card
+    this.pending = Object.create(null);   // path -> promise of its JSON
+  }
+
+  /* The JSON of a chunk or card file, fetched once and checked to belong to this index. */
+  ShardedIndex.prototype.file = function (path) {
+    var self = this;
+    if (!this.pending[path]) {
+      this.pending[path] = this.getJSON(path).then(function (data) {
+        if (data.index !== self.meta.index) throw new Error(path + " belongs to another build of the search index");
+        return data;
+      });
+      this.pending[path].catch(function () { delete self.pending[path]; });
+    }
+    return this.pending[path];
+  };
+
+  function pad(n, width) { var s = String(n); while (s.length < width) s = "0" + s; return s; }
+
+  ShardedIndex.prototype.loadChunks = function (wanted) {
+    var self = this;
+    return Promise.all(wanted.map(function (w) {
+      var key = w[0] + "/" + w[1];
+      if (self.chunks[key]) return null;
+      return self.file(self.meta[w[0]].path + pad(w[1], 4) + ".json").then(function (data) { self.chunks[key] = data; });
+    }));
+  };
+
+  ShardedIndex.prototype.postings = function (kind, n, at) {
+    var key = kind + "/" + n + "/" + at;
+    if (!this.decoded[key]) {
+      var chunk = this.chunks[kind + "/" + n];
+      this.decoded[key] = decodePostings(chunk.postings[at], chunk.df[at], kind === "terms", this.meta.docs);
+    }
+    return this.decoded[key];
+  };
+
+  /* Vocabulary terms ``term`` matches, as [chunk, position, factor]: itself, or else the terms it
+     begins (across chunk boundaries) at the prefix factor (shard_query._matches). */
+  ShardedIndex.prototype.matches = function (term) {
+    var self = this, prefix = this.meta.prefix, firsts = this.meta.terms.first;
+    var n = chunkOf(firsts, term), keys = this.chunks["terms/" + n].terms, at = bisectLeft(keys, term);
+    if (at < keys.length && keys[at] === term) return Promise.resolve([[n, at, 1.0]]);
+    if (Array.from(term).length < prefix.min_length) return Promise.resolve([]);
+    var found = [];
+    function scan() {
+      while (found.length < prefix.max_expansions) {
+        if (at === keys.length) {
+          if (n + 1 >= firsts.length || firsts[n + 1].indexOf(term) !== 0) break;
+          n += 1; at = 0;
+          return self.loadChunks([["terms", n]]).then(function () { keys = self.chunks["terms/" + n].terms; return scan(); });
+        }
+        if (keys[at].indexOf(term) !== 0) break;
+        found.push([n, at, prefix.factor]);
+        at += 1;
+      }
+      return Promise.resolve(found);
+    }
+    return scan();
+  };
+
+  /* Score of every matching skill (unrounded), as shard_query.scores adds them: {docs (the
+     skills found), score (by skill number), termsOf(doc) (the index terms it matched, for
+     highlighting), words (query terms)}. */
+  ShardedIndex.prototype.scores = function (text) {
+    var self = this, terms = queryTerms(this.lunr, text), unit = this.meta.weight_unit;
+    var firsts = this.meta.terms.first;
+    return this.loadChunks(terms.map(function (t) { return ["terms", chunkOf(firsts, t)]; })).then(function () {
+      return Promise.all(terms.map(function (t) { return self.matches(t); }));
+    }).then(function (perTerm) {
+      var size = self.meta.docs, score = new Float64Array(size), found = new Uint8Array(size), docs = [];
+      var best = new Float64Array(size), stamp = new Int32Array(size), matched = [];
+      perTerm.forEach(function (matches, t) {
+        var mark = t + 1, touched = [];
+        matches.forEach(function (m) {
+          var chunk = self.chunks["terms/" + m[0]], p = self.postings("terms", m[0], m[1]);
+          var scale = chunk.idf[m[1]] * unit * m[2], pd = p.docs, pw = p.weights;
+          matched.push([chunk.terms[m[1]], pd]);
+          for (var i = 0; i < pd.length; i++) {
+            var doc = pd[i], gain = pw[i] * scale;
+            if (stamp[doc] !== mark) { stamp[doc] = mark; best[doc] = gain; touched.push(doc); }
+            else if (gain > best[doc]) best[doc] = gain;
+          }
+        });
+        for (var j = 0; j < touched.length; j++) {
+          var d = touched[j];
+          if (!found[d]) { found[d] = 1; docs.push(d); }
+          score[d] = score[d] + best[d];
+        }
+      });
+      var termsOf = function (doc) {
+        var out = Object.create(null);
+        matched.forEach(function (m) { if (bisectDoc(m[1], doc)) out[m[0]] = true; });
+        return out;
+      };
+      return { docs: docs, score: score, termsOf: termsOf, words: terms.length };
+    });
+  };
+
+  /* Whether sorted ``docs`` hold ``doc``. */
+  function bisectDoc(docs, doc) {
+    var lo = 0, hi = docs.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (docs[mid] < doc) lo = mid + 1; else hi = mid; }
+    return lo < docs.length && docs[lo] === doc;
+  }
+
+  /* Skill numbers of the skills with every one of ``tags`` (lower-cased, as the tag filter compares them). */
+  ShardedIndex.prototype.withTags = function (tags) {
+    var self = this, firsts = this.meta.tags.first, seen = Object.create(null);
+    var wanted = tags.map(function (t) { return String(t).toLowerCase(); })
+      .filter(function (t) { return seen[t] ? false : (seen[t] = true); }).sort(compareTerms);
+    return this.loadChunks(wanted.map(function (t) { return ["tags", chunkOf(firsts, t)]; })).then(function () {
+      var found = null;
+      wanted.forEach(function (tag) {
+        var n = chunkOf(firsts, tag), keys = self.chunks["tags/" + n].terms, at = bisectLeft(keys, tag);
+        var docs = new Set(at < keys.length && keys[at] === tag ? self.postings("tags", n, at).docs : []);
+        found = found === null ? docs : new Set(Array.from(found).filter(function (d) { return docs.has(d); }));
+      });
+      return found || new Set();
+    });
+  };
+
+  /* The hits of ``text`` (with every one of ``tags``), as shard_query.ranked filters them:
+     {ranking, termsOf(doc) (index terms matched), words (query terms)}. */
+  ShardedIndex.prototype.ranked = function (text, tags) {
+    var self = this;
+    return Promise.all([this.scores(text), tags && tags.length ? this.withTags(tags) : null]).then(function (both) {
+      var found = both[0], docs = found.docs, allowed = both[1];
+      if (allowed) {
+        if (docs.length || found.words) {
+          docs = docs.filter(function (d) { return allowed.has(d); });
+        } else {
+          docs = Array.from(allowed);
+          found.score = new Float64Array(self.meta.docs);          // every tagged skill, score 0
+        }
+      }
+      return { ranking: new Ranking(docs, found.score), termsOf: found.termsOf, words: found.words };
+    });
+  };
+
+  /* The cards of skill numbers ``docs``: {doc, id, name, description, url, tags, risk, listed, offered}. */
+  ShardedIndex.prototype.cards = function (docs) {
+    var self = this, cards = this.meta.cards, wanted = Object.create(null);
+    docs.forEach(function (d) { if (!self.cardsOf[d]) wanted[Math.floor(d / cards.bucket)] = true; });
+    return Promise.all(Object.keys(wanted).map(function (b) {
+      var bucket = +b, path = cards.path + pad(Math.floor(bucket / cards.per_folder), 3) + "/" + pad(bucket, 5) + ".json";
+      return self.file(path).then(function (data) {
+        if (data.first !== bucket * cards.bucket) throw new Error(path + " holds other cards");
+        data.cards.forEach(function (row, i) {
+          var card = { doc: data.first + i };
+          cards.fields.forEach(function (field, f) { card[field] = row[f]; });
+          self.cardsOf[card.doc] = card;
+        });
+      });
+    })).then(function () { return docs.map(function (d) { return self.cardsOf[d]; }); });
+  };
+
+  /* The ``k`` best hits of ``found`` (what ranked gave) whose card ``keep`` accepts, as
+     [{card, score, terms}]; ``found.left`` counts the cards it read that ``keep`` refused. */
+  ShardedIndex.prototype.collect = function (found, k, keep) {
+    var self = this, out = [], taken = 0;
+    found.left = found.left || 0;
+    function more() {
+      if (out.length >= k || taken >= found.ranking.count) return Promise.resolve(out);
+      var batch = found.ranking.take(taken + k - out.length).slice(taken);
+      taken += batch.length;
+      return self.cards(batch.map(function (h) { return h.doc; })).then(function (cards) {
+        cards.forEach(function (card, i) {
+          if (!keep(card)) found.left += 1;
+          else if (out.length < k) out.push({ card: card, score: batch[i].score, terms: found.termsOf(card.doc) });
+        });
+        return more();
+      });
+    }
+    return more();
+  };
+
+  /* The ``k`` best [{card, score, terms}] whose card ``keep`` accepts (shard_query.search). */
+  ShardedIndex.prototype.search = function (text, options) {
+    var self = this, k = options.k === undefined ? 5 : options.k, keep = options.keep || function () { return true; };
+    if (k <= 0) return Promise.resolve([]);
+    return this.ranked(text, options.tags).then(function (found) { return self.collect(found, k, keep); });
+  };
+
   var api = {
     loadIndex: loadIndex, searchIndex: searchIndex, searchText: searchText, queryWords: queryWords,
-    highlightRanges: highlightRanges, closestTags: closestTags
+    highlightRanges: highlightRanges, closestTags: closestTags,
+    ShardedIndex: ShardedIndex, tokenize: tokenize, round6: round6
   };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.SkillsiteRanking = api;

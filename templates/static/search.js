@@ -11,6 +11,12 @@
    - then lunr's ranking, as soon as the index is loaded (searchIndex: the same idea on the
      index's BM25 scores).
 
+   A catalog of more than shard_above skills has no docs.json nor lunr.json: the box has
+   data-shards (search/shards.json, preloaded) and searches the sharded BM25F index instead
+   (ranking.js's ShardedIndex: the chunks of the typed words, then the cards of the first
+   SHARD_FIRST listed results, drawn as soon as they are in, then up to SHARD_RESULTS), ranked
+   exactly as `skillsite search` ranks.
+
    The words that matched are highlighted (<mark> elements and text nodes, never HTML strings).
 
    The query and the tag filters live in the URL (?q=...&tag=...): opening such a link shows
@@ -23,7 +29,8 @@
    list is filtered by tag once it is parsed. Without fetch (a page opened from a file) the
    plain-text match runs over the list. The page marks performance entries for
    benchmarks/browser_search_latency.py: skillsite:results (any results drawn),
-   skillsite:results:lunr (lunr's), skillsite:index-ready. Every value from a skill is handled
+   skillsite:results:lunr (lunr's), skillsite:results:shards (the shards': the first ones, then all),
+   skillsite:results:settled (the shards' results all drawn), skillsite:index-ready. Every value from a skill is handled
    as text (textContent, createTextNode), never as HTML. */
 (function () {
   "use strict";
@@ -35,6 +42,8 @@
 
   var doc = document;
   var MAX_RESULTS = 50;
+  var SHARD_FIRST = 8;     // from the shards, each result shown costs its card's file: the first ones
+  var SHARD_RESULTS = 20;  // are drawn as soon as they are in (a browser fetches 6 files at once), then the rest
   var SETTLE_MS = 1000;    // a query unchanged this long is settled: the next one gets its own history entry
 
   function $(id) { return doc.getElementById(id); }
@@ -81,6 +90,8 @@
     this.emptyBox = $("searchEmpty");
     this.docs = null;            // Doc per lunr ref, from docs.json (or from the list, without fetch)
     this.index = null;           // lunr.Index
+    this.shards = null;          // ranking.js's ShardedIndex, for a sharded catalog (data-shards)
+    this.seq = 0;                // the latest query sent to the shards: older answers are not drawn
     this.items = null;           // the list's <li>, once parsed
     this.noDocs = false;         // docs.json cannot be fetched
     this.itemTags = null;
@@ -92,6 +103,63 @@
   }
 
   Search.prototype.lunr = function () { return window.lunr || null; };
+
+  /* A catalog of more than shard_above skills: the box searches its sharded BM25F index
+     (data-shards: search/shards.json; then the chunks of the typed words, then the cards of the
+     results shown: ranking.js's ShardedIndex), ranked as `skillsite search` ranks. */
+  Search.prototype.loadShards = function (url) {
+    var self = this;
+    var lunr = this.lunr();
+    if (!lunr || !ranking.ShardedIndex) { this.noDocs = true; return; }
+    getJSON(url).then(function (meta) {
+      self.shards = new ranking.ShardedIndex(lunr, meta, getJSON);
+      mark("skillsite:index-ready");
+      if (self.input.value) self.update();
+    }).catch(function () {
+      self.noDocs = true;
+      self.docsFromList();
+    });
+  };
+
+  /* Results of ``text`` from the shards, drawn when they arrive (unless the query changed
+     meanwhile): the first SHARD_FIRST as soon as their cards are in, then up to SHARD_RESULTS. */
+  Search.prototype.updateShards = function (text, query) {
+    var self = this;
+    var seq = ++this.seq;
+    var listed = function (card) { return card.listed; };
+    var tags = this.selectedTags.slice();
+    var found;
+    var draw = function (hits, more) {
+      if (seq !== self.seq) return null;
+      var shown = hits.map(function (h) {
+        var c = h.card;
+        return { doc: new Doc(c.id, c.name, c.description, c.url, c.tags), terms: h.terms, starts: null };
+      });
+      var total = Math.max(shown.length, found.ranking.count - found.left);
+      var drawn = total || !tags.length ? Promise.resolve(total)
+        : self.shards.ranked(text, []).then(function (all) { return all.ranking.count; });  // "N match without the tag filter"
+      return drawn.then(function (unfiltered) {
+        if (seq !== self.seq) return;
+        self.render(shown, query, unfiltered, total, more);
+        mark("skillsite:results");
+        mark("skillsite:results:shards");
+      });
+    };
+    this.shards.ranked(text, tags).then(function (ranked) {
+      found = ranked;
+      return self.shards.collect(found, SHARD_FIRST, listed);
+    }).then(function (hits) {
+      return draw(hits);
+    }).then(function () {
+      if (seq !== self.seq || found.ranking.count - found.left <= SHARD_FIRST) return null;
+      found.left = 0;
+      return self.shards.collect(found, SHARD_RESULTS, listed).then(function (hits) { return draw(hits, true); });
+    }).then(function () {
+      if (seq === self.seq) mark("skillsite:results:settled");
+    }).catch(function () {
+      if (seq === self.seq) self.status.textContent = "The search index cannot be read; reload the page to try again.";
+    });
+  };
 
   Search.prototype.start = function () {
     var self = this;
@@ -118,6 +186,8 @@
   Search.prototype.load = function () {
     var self = this;
     if (!window.fetch || !/^https?:$/.test(location.protocol)) { this.noDocs = true; return; }
+    var shards = this.input.getAttribute("data-shards");
+    if (shards) { this.loadShards(shards); return; }
     var docsUrl = this.input.getAttribute("data-docs") || "search/docs.json";
     var indexUrl = this.input.getAttribute("data-index") || "search/lunr.json";
     var docs = getJSON(docsUrl).then(function (data) {
@@ -225,6 +295,10 @@
       this.showEmpty(null);
       return;
     }
+    if (this.shards && !this.noDocs) {
+      this.updateShards(text, query);
+      return;
+    }
     if (!this.docs) {
       this.status.textContent = "Loading the search index…";
       return;
@@ -239,8 +313,13 @@
     if (answer.lunr) mark("skillsite:results:lunr");
   };
 
-  Search.prototype.render = function (found, query, unfiltered) {
+  /* Draw ``found`` (the first MAX_RESULTS of them) of ``total`` results (default: all found).
+     ``more``: the same query's results again, more of them (the first ones unchanged): the
+     highlighted result and the focus stay where the reader put them. */
+  Search.prototype.render = function (found, query, unfiltered, total, more) {
     var lunr = this.lunr();
+    var active = more ? this.active : -1;
+    var focused = !!more && this.results.contains(doc.activeElement);
     var shown = found.slice(0, MAX_RESULTS);
     var frag = doc.createDocumentFragment();
     shown.forEach(function (r, i) {
@@ -272,8 +351,9 @@
     this.results.hidden = shown.length === 0;
     this.input.setAttribute("aria-expanded", shown.length ? "true" : "false");
     this.shown = shown;
-    this.setActive(shown.length ? 0 : -1, false);
-    var n = found.length;
+    this.active = -1;
+    this.setActive(shown.length ? (active >= 0 && active < shown.length ? active : 0) : -1, focused && active >= 0);
+    var n = total === undefined ? found.length : total;
     var where = this.selectedTags.length ? " with the selected tags" : "";
     this.status.textContent = n === 0 ? "No skill matches “" + query + "”" + where + "."
       : n + " result" + (n === 1 ? "" : "s") + where + (n > shown.length ? " (showing the first " + shown.length + ")" : "") +
@@ -290,10 +370,7 @@
     box.hidden = !empty;
     if (!empty) return;
     var self = this;
-    var counts = Object.create(null);
-    (this.docs || []).forEach(function (d) {
-      d.tags.forEach(function (t) { counts[t] = (counts[t] || 0) + 1; });
-    });
+    var counts = this.tagCounts();
     var close = closestTags(this.lunr(), empty.query, counts, 6).filter(function (t) {
       return self.selectedTags.indexOf(t.tag) === -1;
     });
@@ -341,6 +418,23 @@
       self.setTags([]);
     }));
     box.appendChild(all);
+  };
+
+  /* How many skills carry each tag: from docs.json, else from the page's tag chips (a sharded
+     catalog's page has no list of every skill's tags). */
+  Search.prototype.tagCounts = function () {
+    var counts = Object.create(null);
+    if (this.docs) {
+      this.docs.forEach(function (d) {
+        d.tags.forEach(function (t) { counts[t] = (counts[t] || 0) + 1; });
+      });
+      return counts;
+    }
+    Array.prototype.forEach.call(doc.querySelectorAll("#tagChips [data-tag]"), function (chip) {
+      var count = chip.querySelector(".chip-count");
+      if (count) counts[chip.getAttribute("data-tag")] = parseInt(count.textContent, 10) || 0;
+    });
+    return counts;
   };
 
   /* A button of the empty state: does ``act``, then shows what it changed and remembers it in history. */

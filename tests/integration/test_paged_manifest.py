@@ -73,8 +73,10 @@ def test_the_pages_hold_exactly_the_whole_manifest(sites: dict[str, Path]) -> No
         "api-design-checklist", "code-review", "docker-image-slimming"]
     assert [(r["page"], r["count"]) for r in paged["pages"]] == [(2, 3), (3, 3), (4, 3), (5, 1)]
     assert all_entries(sites["paged"]) == whole["skills"]
-    same = ("$schema", "format", "generator", "generated_at", "site", "digest", "counts", "search")
+    same = ("$schema", "format", "generator", "generated_at", "site", "digest", "counts")
     assert {k: paged[k] for k in same} == {k: whole[k] for k in same}
+    # above shard_above the search index is sharded too: the root points at its meta file
+    assert set(paged["search"]) == {"sharded", "sha256", "size"} and "model" in whole["search"]
     assert list(paged) == ["$schema", "format", "format_version", "generator", "generated_at", "site", "digest",
                            "counts", "skills", "pages", "search"]
 

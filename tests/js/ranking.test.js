@@ -46,7 +46,8 @@ const docs = () => DOCS.map((d) => ({ ...d }));   // searchText caches lower-cas
 
 test("the module is the ranking core only: no DOM, and one API in node and in a page", () => {
   assert.deepEqual(Object.keys(core).sort(),
-    ["closestTags", "highlightRanges", "loadIndex", "queryWords", "searchIndex", "searchText"]);
+    ["ShardedIndex", "closestTags", "highlightRanges", "loadIndex", "queryWords", "round6", "searchIndex",
+     "searchText", "tokenize"]);
   const source = fs.readFileSync(CORE, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
   for (const name of ["document", "window", "location", "history", "fetch", "navigator", "performance"]) {
     assert.doesNotMatch(source, new RegExp("\\b" + name + "\\b"), `ranking.js uses ${name}`);
@@ -167,4 +168,138 @@ test("closestTags: tags a misspelt or partial word is close to, closest then mos
   assert.equal(core.closestTags(lunr, "d", counts).length, 0);        // one letter is too little
   const many = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`data${i}`, i]));
   assert.deepEqual(core.closestTags(lunr, "data", many, 3).map((t) => t.tag), ["data8", "data7", "data6"]);
+});
+
+// ---------------------------------------------------------------- the sharded index (BM25F)
+
+// Shard files made here, as skillsite.search.shard_writer writes them: ``terms`` maps a term to
+// [idf, [[skill, weight], ...]], ``tags`` a tag to its skills; ``perChunk`` keys to a chunk.
+function varints(docs) {
+  const bytes = [];
+  let previous = 0;
+  for (const doc of docs) {
+    let gap = doc - previous;
+    previous = doc;
+    while (gap >= 0x80) { bytes.push((gap & 0x7f) | 0x80); gap = Math.floor(gap / 128); }
+    bytes.push(gap);
+  }
+  return bytes;
+}
+
+function makeShards(terms, tags, cards, perChunk) {
+  const files = {};
+  const chunkSet = (folder, keys, item) => {
+    const first = [];
+    for (let at = 0, n = 0; at < keys.length; at += perChunk, n++) {
+      const part = keys.slice(at, at + perChunk);
+      first.push(part[0]);
+      files[`${folder}${String(n).padStart(4, "0")}.json`] = { index: "build-1", terms: part, ...item(part) };
+    }
+    return { path: folder, first };
+  };
+  const termKeys = Object.keys(terms).sort();
+  const meta = {
+    format: "skillsite-search-shards", version: 1, index: "build-1", weight_unit: 0.018039216,
+    prefix: { factor: 0.5, min_length: 3, max_expansions: 50 }, docs: cards.length,
+    terms: chunkSet("search/terms/", termKeys, (part) => ({
+      df: part.map((t) => terms[t][1].length), idf: part.map((t) => terms[t][0]),
+      postings: part.map((t) => Buffer.from([...varints(terms[t][1].map((p) => p[0])), ...terms[t][1].map((p) => p[1])])
+        .toString("base64")),
+    })),
+    tags: chunkSet("search/tags/", Object.keys(tags).sort(), (part) => ({
+      df: part.map((t) => tags[t].length), postings: part.map((t) => Buffer.from(varints(tags[t])).toString("base64")),
+    })),
+    cards: { path: "search/cards/", bucket: 2, per_folder: 1000,
+             fields: ["id", "name", "description", "url", "tags", "risk", "listed", "offered"] },
+  };
+  for (let at = 0; at < cards.length; at += 2) {
+    files[`search/cards/000/${String(at / 2).padStart(5, "0")}.json`] = {
+      index: "build-1", first: at,
+      cards: cards.slice(at, at + 2).map((c) => [c, c, `About ${c}.`, `skills/${c}/`, [], "none", c !== "d3", true]),
+    };
+  }
+  return { meta, files };
+}
+
+const SHARDS = makeShards({
+  deploy: [2.0, [[0, 200], [2, 100]]], deployment: [3.0, [[1, 255], [3, 40]]], deploymentz: [1.0, [[0, 255]]],
+  docker: [1.5, [[2, 150], [3, 150]]], zebra: [4.0, [[4, 10]]],
+}, { ops: [0, 2, 3], web: [3, 4] }, ["d0", "d1", "d2", "d3", "d4"], 2);
+
+function open(shards, read) {
+  const files = [];
+  const index = new core.ShardedIndex(lunr, shards.meta, (rel) => {
+    files.push(rel);
+    return rel in shards.files ? Promise.resolve(read ? read(rel) : shards.files[rel]) : Promise.reject(new Error(rel));
+  });
+  return { index, files };
+}
+
+test("tokenize: as skillsite.search.terms.tokenize (letters and digits, no stop words or single letters, stems)", () => {
+  assert.deepEqual(core.tokenize(lunr, "Deploying the Café keys to k8s, x-ray: n+1 😀s"), ["deploy", "café", "key", "k8", "ray"]);
+  assert.deepEqual(core.tokenize(lunr, "the of and a"), []);
+});
+
+test("round6: Python's round(x, 6), half to even on the exact binary value", () => {
+  assert.equal(core.round6(0.0078125), 0.007812);     // exactly half: to even
+  assert.equal(core.round6(0.0234375), 0.023438);
+  assert.equal(core.round6(1.23456751), 1.234568);
+  assert.equal(core.round6(9.9999996), 10);
+  assert.equal(core.round6(0), 0);
+  assert.equal(core.round6(2.5e-7), 0);
+});
+
+test("ShardedIndex: a known term matches itself only; an unknown word its prefix range, across chunks", async () => {
+  const { index, files } = open(SHARDS);
+  const exact = await index.search("deploy", { k: 10 });
+  assert.deepEqual(exact.map((h) => h.card.id), ["d0", "d2"]);
+  assert.equal(exact[0].score, core.round6(200 * (2.0 * 0.018039216 * 1.0)));
+  assert.deepEqual({ ...exact[0].terms }, { deploy: true });
+  const prefix = await index.search("deplo", { k: 10 });  // deploy, deployment (next chunk), deploymentz
+  assert.deepEqual(prefix.map((h) => h.card.id), ["d1", "d0", "d2", "d3"]);
+  assert.equal(prefix[1].score, core.round6(200 * (2.0 * 0.018039216 * 0.5)));   // the best of d0's two terms
+  assert.ok(files.includes("search/terms/0000.json") && files.includes("search/terms/0001.json"));
+  assert.ok(!files.includes("search/terms/0002.json"));                            // zebra's chunk
+  assert.deepEqual(await index.search("de", { k: 10 }), []);                       // too short to be a prefix
+});
+
+test("ShardedIndex: words add up, equal rounded scores go by skill number, tags and keep filter", async () => {
+  const { index } = open(SHARDS);
+  const both = await index.search("docker deploy", { k: 10 });
+  assert.deepEqual(both.map((h) => h.card.id), ["d2", "d0", "d3"]);
+  const tied = await index.search("docker", { k: 10 });
+  assert.deepEqual(tied.map((h) => [h.card.id, h.score]), [["d2", tied[0].score], ["d3", tied[0].score]]);
+  const tagged = await index.search("docker deploy", { k: 10, tags: ["OPS"] });
+  assert.deepEqual(tagged.map((h) => h.card.id), ["d2", "d0", "d3"]);
+  assert.deepEqual((await index.search("", { k: 10, tags: ["ops", "web"] })).map((h) => [h.card.id, h.score]), [["d3", 0]]);
+  assert.deepEqual(await index.search("zebra", { k: 10, tags: ["nope"] }), []);
+  const listed = await index.search("docker deploy", { k: 2, keep: (card) => card.listed });
+  assert.deepEqual(listed.map((h) => h.card.id), ["d2", "d0"]);
+  const ranked = await index.ranked("docker deploy", []);
+  assert.equal(ranked.ranking.count, 3);
+  assert.deepEqual(ranked.ranking.take(2).map((h) => h.doc), [2, 0]);
+});
+
+test("ShardedIndex: files of another build are refused, and a query that fails can be asked again", async () => {
+  const { index } = open(SHARDS, (rel) => rel === "search/terms/0002.json" ? { ...SHARDS.files[rel], index: "build-2" } : SHARDS.files[rel]);
+  await assert.rejects(index.search("zebra", { k: 3 }), /another build/);
+  assert.deepEqual((await index.search("docker", { k: 3 })).map((h) => h.card.id), ["d2", "d3"]);
+  assert.throws(() => new core.ShardedIndex(lunr, { ...SHARDS.meta, version: 2 }, () => null), /unknown search shards/);
+});
+
+test("ShardedIndex: only the best are sorted, and a run of equal scores is never cut", async () => {
+  const many = Array.from({ length: 150 }, (_, i) => `s${i}`);
+  const postings = many.map((_, i) => [i, i % 3 === 0 ? 90 : 91]);          // two runs of equal scores
+  const shards = makeShards({ common: [1.0, postings], rare: [5.0, [[149, 1]]] }, {}, many, 8);
+  const { index } = open(shards);
+  const expected = [...postings].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map((p) => p[0]);
+  for (const k of [1, 10, 70, 100, 150]) {
+    const hits = await index.search("common", { k });
+    assert.deepEqual(hits.map((h) => h.card.doc), expected.slice(0, k), `k=${k}`);
+  }
+  const ranked = await index.ranked("common rare", []);
+  assert.equal(ranked.ranking.count, 150);
+  assert.equal(ranked.ranking.take(1)[0].doc, 149);
+  assert.deepEqual(ranked.ranking.take(3).map((h) => h.doc), [149, 1, 2]);
+  assert.deepEqual(ranked.ranking.take(120).map((h) => h.doc).slice(98, 101), [146, 148, 0]);
 });

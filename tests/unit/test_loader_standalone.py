@@ -11,6 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = textwrap.dedent('''
@@ -43,7 +45,22 @@ SCRIPT = textwrap.dedent('''
 ''')
 
 
-def test_the_loader_runs_from_a_copy_of_the_package_folder_alone(site: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def sharded_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalog forced into search shards (#29)."""
+    from skillsite.config import SiteConfig
+    from skillsite.publish.build import build
+
+    out = tmp_path_factory.mktemp("sharded") / "_site"
+    assert build([REPO / "example-skills"], out, SiteConfig(shard_above=1)).ok
+    assert (out / "search" / "shards.json").is_file()
+    return out
+
+
+@pytest.mark.parametrize("sharded", [False, True], ids=["inline-index", "sharded-index"])
+def test_the_loader_runs_from_a_copy_of_the_package_folder_alone(site: Path, sharded_site: Path, tmp_path: Path,
+                                                                  sharded: bool) -> None:
+    site = sharded_site if sharded else site
     alone = tmp_path / "vendored"
     shutil.copytree(REPO / "skillsite", alone / "skillsite", ignore=shutil.ignore_patterns("__pycache__"))
     (alone / "use_it.py").write_text(SCRIPT, encoding="utf-8")
@@ -56,7 +73,8 @@ def test_the_loader_runs_from_a_copy_of_the_package_folder_alone(site: Path, tmp
     # only the loader and the stdlib-only modules it stands on: nothing of the build
     allowed = ("skillsite", "skillsite.loader", "skillsite.paths", "skillsite.folders", "skillsite._compat",
                "skillsite.agent", "skillsite.search",
-               "skillsite.search.bm25", "skillsite.search.stemmer", "skillsite.search.terms")
+               "skillsite.search.bm25", "skillsite.search.stemmer", "skillsite.search.terms",
+               "skillsite.search.shard_format", "skillsite.search.shard_query")
     assert all(name in allowed or name.startswith("skillsite.agent.") for name in out["skillsite_modules"]), \
         out["skillsite_modules"]
     assert not any(name.startswith("skillsite.mcp") for name in out["skillsite_modules"])

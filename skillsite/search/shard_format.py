@@ -1,0 +1,89 @@
+"""The sharded search index: file names, format constants and the postings encoding, shared by
+the writer (:mod:`.shard_writer`) and the reader (:mod:`.shard_query`).  Standard library only.
+
+A catalog with more skills than ``shard_above`` publishes its search index in pieces, so a query
+loads only what it needs (Pagefind's design):
+
+- ``search/shards.json``, the meta file: format, version, the ``index`` id of this build of the
+  index, scoring constants, the number of skills, and per chunk set (``terms``, ``tags``) the
+  first key of each chunk: its size grows with the number of chunks only;
+- ``search/terms/NNNN.json``: a range of sorted index terms, each with its document frequency,
+  idf and postings (skill numbers with BM25F weight bytes: :mod:`.bm25`'s, so scores are equal);
+- ``search/tags/NNNN.json``: a range of sorted lower-cased tags, each with the skills carrying it;
+- ``search/cards/GGG/BBBBB.json``: the result cards of skills ``B * bucket`` to
+  ``B * bucket + bucket - 1`` (folder ``G = B // per_folder``): what a result shows and what
+  consumers filter on.
+
+Every chunk and card file names the ``index`` it belongs to, so a reader that meets a file of
+another build (a deploy in the middle of a search) says so instead of mixing them; skills.json's
+``search`` section names the meta file and its sha256.  Skills are numbered by priority (higher
+first), then id: ranking by (score rounded to 6 decimals, skill number) is the unsharded index's
+ranking by (score, priority, id).
+"""
+from __future__ import annotations
+
+import base64
+from typing import Sequence
+
+SHARDS_FILE = "search/shards.json"
+SHARDS_FORMAT = "skillsite-search-shards"
+SHARDS_VERSION = 1
+TERMS_DIR = "search/terms/"
+TAGS_DIR = "search/tags/"
+CARDS_DIR = "search/cards/"
+#: What a card holds, in this order: the skill's id, name, description (at most
+#: DESCRIPTION_LIMIT characters), page URL (site-relative), tags, audit risk, whether the site
+#: lists it (``Visibility.listed``) and whether a model may be offered it (``offered_to_model``).
+CARD_FIELDS = ("id", "name", "description", "url", "tags", "risk", "listed", "offered")
+CARD_BUCKET = 4              # cards per file
+CARDS_PER_FOLDER = 1000      # card files per folder (hosts cap files per folder)
+DESCRIPTION_LIMIT = 1024     # the specification's longest description: longer ones are clipped
+#: A chunk closes once it holds about this many bytes (a term's postings are never split, so a
+#: common term's chunk is bigger): at 100,000 skills, about 1,100 chunks and an 11 KB meta file.
+CHUNK_BYTES = 8_000
+
+
+def chunk_path(folder: str, number: int) -> str:
+    """Site-relative path of chunk ``number`` of a chunk set kept in ``folder``."""
+    return f"{folder}{number:04d}.json"
+
+
+def card_path(bucket: int, folder: str = CARDS_DIR, per_folder: int = CARDS_PER_FOLDER) -> str:
+    """Site-relative path of card bucket ``bucket``."""
+    return f"{folder}{bucket // per_folder:03d}/{bucket:05d}.json"
+
+
+def encode_postings(docs: Sequence[int], weights: bytes = b"") -> str:
+    """base64 of the skill numbers (ascending) as LEB128 varints of their gaps (the first as
+    itself), then the weight bytes (none for tags)."""
+    out = bytearray()
+    previous = 0
+    for doc in docs:
+        gap = doc - previous
+        previous = doc
+        while gap >= 0x80:
+            out.append((gap & 0x7F) | 0x80)
+            gap >>= 7
+        out.append(gap)
+    return base64.b64encode(bytes(out) + weights).decode("ascii")
+
+
+def decode_postings(data: str, count: int, weighted: bool, docs_count: int) -> tuple[list[int], bytes]:
+    """Skill numbers and weight bytes of ``count`` encoded postings; ValueError when corrupt."""
+    raw = base64.b64decode(data, validate=True)
+    end = len(raw) - (count if weighted else 0)
+    docs: list[int] = []
+    doc = shift = gap = 0
+    at = 0
+    while at < end:
+        byte = raw[at]
+        gap |= (byte & 0x7F) << shift
+        shift += 7
+        at += 1
+        if byte < 0x80:
+            doc += gap
+            docs.append(doc)
+            gap = shift = 0
+    if shift or len(docs) != count or (docs and docs[-1] >= docs_count) or end < 0:
+        raise ValueError("corrupt search shard: a postings list is truncated or names a skill it does not have")
+    return docs, raw[end:] if weighted else b""

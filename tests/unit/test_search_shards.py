@@ -1,0 +1,224 @@
+"""The sharded search index (skillsite/search/shard_*.py): the writer's files are deterministic
+and well cut, and the reader ranks exactly as the unsharded index (results and scores), on the
+corpus's search fields, on real skills and on generated queries, loading only what it needs."""
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillsite.search import shard_format
+from skillsite.search.bm25 import MIN_PREFIX, SearchIndex, build_search_section
+from skillsite.search.shard_format import SHARDS_FILE, decode_postings
+from skillsite.search.shard_query import ShardedIndex
+from skillsite.search.shard_writer import build_shards, card_files, card_row, doc_order
+from skillsite.search.terms import tokenize
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "tests" / "data" / "search_parity.json.gz"
+
+
+def parity_docs() -> tuple[list[dict[str, Any]], list[str]]:
+    """The corpus catalog's search fields (1,060 skills) with priorities 0-2, and its queries."""
+    parity = json.loads(gzip.decompress(FIXTURE.read_bytes()).decode("utf-8"))
+    docs = [{**d, "priority": i % 3} for i, d in enumerate(parity["docs"])]
+    return docs, parity["queries"]
+
+
+def site_files(entries: list[dict[str, Any]], budget: int = shard_format.CHUNK_BYTES,
+               flags: dict[str, tuple[str, bool, bool]] | None = None) -> dict[str, bytes]:
+    """Every file of the sharded index of ``entries``, cards included (``flags``: risk, listed,
+    offered by id)."""
+    shards = build_shards(entries, budget)
+    index = json.loads(shards.files[SHARDS_FILE])["index"]
+    flags = flags or {}
+    rows = [card_row(e["id"], e["name"], e["description"], f"skills/{e['id']}/", e["tags"],
+                     *flags.get(e["id"], ("none", True, True))) for e in (entries[i] for i in doc_order(entries))]
+    return {**shards.files, **card_files(rows, index), "pointer": json.dumps(shards.section).encode()}
+
+
+class Served:
+    """A fetch function over ``files`` that records what it served."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files, self.fetched = files, []
+
+    def __call__(self, path: str, sha256: str | None) -> bytes:
+        self.fetched.append(path)
+        return self.files[path]
+
+    def open(self) -> ShardedIndex:
+        return ShardedIndex.open(json.loads(self.files["pointer"]), self)
+
+
+def unsharded(entries: list[dict[str, Any]]) -> SearchIndex:
+    return SearchIndex(build_search_section(entries), [e["id"] for e in entries],
+                       [int(e.get("priority") or 0) for e in entries], [e["tags"] for e in entries])
+
+
+def generated_queries(entries: list[dict[str, Any]], count: int, seed: int = 5) -> list[str]:
+    """Queries of 1-4 words of the descriptions, and word beginnings (prefix matches)."""
+    rng = random.Random(seed)
+    words = [w for e in entries for w in e["description"].split()]
+    return ([" ".join(rng.choice(words) for _ in range(rng.randint(1, 4))) for _ in range(count)]
+            + [w[:rng.randint(2, 7)] for w in rng.sample(words, count // 2)])
+
+
+def same_results(reference: SearchIndex, index: ShardedIndex, query: str, k: int = 10,
+                 tags: list[str] | None = None) -> None:
+    expected = reference.search(query, k=k, tags=tags)
+    assert [(c.id, s) for c, s in index.search(query, k=k, tags=tags)] == expected, (query, tags)
+
+
+# ---------------------------------------------------------------- the writer
+
+def test_the_files_are_deterministic_and_do_not_depend_on_entry_order() -> None:
+    docs, _ = parity_docs()
+    first = site_files(docs)
+    shuffled = list(docs)
+    random.Random(3).shuffle(shuffled)
+    assert site_files(list(docs)) == first
+    assert site_files(shuffled) == first
+    assert len([p for p in first if p.startswith("search/terms/")]) > 10
+
+
+def test_chunks_hold_sorted_disjoint_ranges_within_the_budget() -> None:
+    docs, _ = parity_docs()
+    files = site_files(docs, budget=4000)
+    meta = json.loads(files[SHARDS_FILE])
+    assert meta["docs"] == len(docs) and meta["index"] and meta["version"] == shard_format.SHARDS_VERSION
+    previous_last = ""
+    every = []
+    for number, first in enumerate(meta["terms"]["first"]):
+        path = shard_format.chunk_path(meta["terms"]["path"], number)
+        chunk = json.loads(files[path])
+        assert chunk["index"] == meta["index"]
+        assert chunk["terms"] == sorted(chunk["terms"]) and chunk["terms"][0] == first > previous_last
+        previous_last = chunk["terms"][-1]
+        # a chunk closes at the budget: only its last term may carry it over
+        assert len(files[path]) < 4000 + 200 + max(len(p) for p in chunk["postings"]), path
+        for df, data in zip(chunk["df"], chunk["postings"]):
+            skills, weights = decode_postings(data, df, True, len(docs))
+            assert skills == sorted(set(skills)) and len(weights) == df and min(weights) >= 1
+        every += chunk["terms"]
+    assert every == sorted(build_search_section(docs)["terms"])
+    assert f"search/terms/{len(meta['terms']['first']):04d}.json" not in files
+
+
+def test_cards_are_in_skill_order_by_priority_then_id_and_clip_long_descriptions() -> None:
+    entries = [{"id": f"s{i}", "name": f"s{i}", "description": "word " * 300 if i == 2 else "words",
+                "tags": ["A", "A", "b"], "priority": i % 2} for i in range(6)]
+    files = site_files(entries)
+    rows = [row for path in sorted(p for p in files if p.startswith("search/cards/"))
+            for row in json.loads(files[path])["cards"]]
+    assert [r[0] for r in rows] == ["s1", "s3", "s5", "s0", "s2", "s4"]
+    assert rows[0][4] == ["A", "b"] and rows[0][5:] == ["none", True, True]
+    clipped = rows[4][2]
+    assert len(clipped) == shard_format.DESCRIPTION_LIMIT and clipped.endswith("…")
+    assert sorted(p for p in files if p.startswith("search/cards/")) == [
+        "search/cards/000/00000.json", "search/cards/000/00001.json"]
+
+
+def test_postings_round_trip_and_corruption_is_refused() -> None:
+    docs = [0, 1, 127, 128, 300, 70000, 2 ** 21 + 5]
+    data = shard_format.encode_postings(docs, bytes(range(1, 8)))
+    assert decode_postings(data, 7, True, 2 ** 22) == (docs, bytes(range(1, 8)))
+    assert decode_postings(shard_format.encode_postings(docs), 7, False, 2 ** 22) == (docs, b"")
+    with pytest.raises(ValueError):
+        decode_postings(data, 7, True, 70000)                       # names a skill the index does not have
+    with pytest.raises(ValueError):
+        decode_postings(data, 6, True, 2 ** 22)                     # one posting more than it says
+
+
+# ---------------------------------------------------------------- the reader: same ranking
+
+def test_same_results_and_scores_as_the_unsharded_index_on_the_corpus_fields() -> None:
+    docs, queries = parity_docs()
+    reference, files = unsharded(docs), site_files(docs)
+    index = Served(files).open()
+    for query in queries + generated_queries(docs, 200):
+        same_results(reference, index, query)
+    for query in queries[:20]:
+        same_results(reference, index, query, k=3, tags=["python"])
+        same_results(reference, index, query, k=50, tags=["Security", "devops"])
+    same_results(reference, index, "", k=20, tags=["python"])   # no words: every tagged skill, score 0
+    assert index.search("", k=5) == [] and index.search("python", k=0) == []
+
+
+def test_same_results_over_real_skills(real_skills) -> None:
+    """The sample corpus, and the shared corpus when it is there, as the build indexes them."""
+    from skillsite.publish.catalog_files import search_entry
+    from skillsite.source.catalog import read_catalog
+
+    skills = [s for s in read_catalog([real_skills.path]).skills if not s.has_errors]
+    entries = [search_entry(s) for s in skills]
+    assert len(entries) >= real_skills.skills - real_skills.left_out - 5
+    reference, index = unsharded(entries), Served(site_files(entries, budget=2000)).open()
+    for query in generated_queries(entries, 150, seed=9):
+        same_results(reference, index, query, k=10)
+
+
+def test_a_prefix_range_that_spans_chunks_is_read_across_them() -> None:
+    words = ["deplo" + end for end in ("mat", "nik", "rix", "sta", "uk", "van", "wiz", "zed")]
+    entries = [{"id": f"s{i}", "name": f"s{i}", "description": f"{w} filler{i}", "tags": []}
+               for i, w in enumerate(words + ["zebra", "alpha"])]
+    served = Served(site_files(entries, budget=60))
+    firsts = json.loads(served.files[SHARDS_FILE])["terms"]["first"]
+    assert sum(f.startswith("deplo") for f in firsts) >= 2, firsts   # and the chunk before them
+    index, reference = served.open(), unsharded(entries)
+    assert tokenize("deplo") == ["deplo"] and len("deplo") >= MIN_PREFIX
+    same_results(reference, index, "deplo", k=20)
+    assert {c.id for c, _ in index.search("deplo", k=20)} == {f"s{i}" for i in range(len(words))}
+    chunks = [p for p in served.fetched if p.startswith("search/terms/")]
+    assert len(chunks) == len(set(chunks)) >= 3
+    same_results(reference, index, "deplov zebr", k=20)
+
+
+def test_a_query_loads_only_the_chunks_of_its_words_and_the_cards_it_shows() -> None:
+    docs, _ = parity_docs()
+    served = Served(site_files(docs, budget=4000))
+    index = served.open()
+    chunks = len(json.loads(served.files[SHARDS_FILE])["terms"]["first"])
+    hits = index.search("kubernetes network policies", k=5)
+    assert len(hits) == 5
+    terms = [p for p in served.fetched if p.startswith("search/terms/")]
+    cards = [p for p in served.fetched if p.startswith("search/cards/")]
+    assert 1 <= len(terms) <= 3 < chunks and len(set(terms)) == len(terms)
+    assert 1 <= len(cards) <= 5 and served.fetched[0] == SHARDS_FILE
+    served.fetched.clear()
+    index.search("kubernetes network policies", k=5)
+    assert served.fetched == []                                  # everything is kept
+
+
+def test_keep_leaves_out_cards_and_takes_the_k_best_of_the_others() -> None:
+    docs, _ = parity_docs()
+    reference = unsharded(docs)
+    best = [skill_id for skill_id, _ in reference.search("python testing", k=6)]
+    risky = {best[0]: ("high", True, True), best[2]: ("none", False, True), best[3]: ("low", True, False)}
+    index = Served(site_files(docs, flags=risky)).open()
+    kept = index.search("python testing", k=3, keep=lambda c: c.risk != "high" and c.listed and c.offered)
+    assert [c.id for c, _ in kept] == [i for i, _ in reference.search("python testing", k=3,
+                                                                         exclude=set(best[:1] + best[2:4]))]
+    card = index.cards([kept[0][0].doc])[0]
+    assert card.url == f"skills/{card.id}/" and isinstance(card.tags, tuple)
+
+
+def test_files_of_another_build_are_refused() -> None:
+    docs, _ = parity_docs()
+    files = site_files(docs)
+    other = site_files(docs[:-1])
+    pointer = json.loads(files["pointer"])
+    with pytest.raises(ValueError, match="sha256"):
+        ShardedIndex.open(pointer, lambda path, sha: other[SHARDS_FILE] if path == SHARDS_FILE else files[path])
+    mixed = {**files, "search/terms/0000.json": other["search/terms/0000.json"]}
+    index = Served(mixed).open()
+    with pytest.raises(ValueError, match="another build"):
+        index.search("abc " + " ".join(json.loads(files["search/terms/0000.json"])["terms"][:1]))
+    newer = json.loads(files[SHARDS_FILE])
+    newer["version"] = shard_format.SHARDS_VERSION + 1
+    with pytest.raises(ValueError, match="version"):
+        ShardedIndex(newer, Served(files))
