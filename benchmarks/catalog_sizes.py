@@ -48,7 +48,7 @@ GROUPS = [
     ("skills/<id>/entry.json", ["skills/**/entry.json"]),
     ("index.html", ["index.html"]),
     ("page/<n>/index.html", ["page/*/index.html"]),
-    ("tags/index.html", ["tags/index.html"]),
+    ("tags/index.html", ["tags/index.html", "tags/page/*/index.html"]),
     ("tag page", ["tags/*/index.html", "tags/*/page/*/index.html"]),
     ("risk page", ["risk/*/index.html", "risk/*/page/*/index.html"]),
     ("llms.txt", ["llms.txt"]),

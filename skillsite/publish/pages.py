@@ -9,7 +9,9 @@ home page, tag or risk pages, ``llms.txt`` nor the sitemap.
 
 Above ``shard_above`` skills the lists are paginated (:data:`LISTING_PAGE_SIZE` cards a page):
 the home page shows the first page and links to ``page/2/`` ..., a tag or risk page likewise
-(``tags/<tag>/page/2/``); a smaller catalog lists everything on one page, as it always did.
+(``tags/<tag>/page/2/``), and the tag index :data:`TAGS_PAGE_SIZE` tags a page (``tags/page/2/``);
+a smaller catalog lists everything on one page, as it always did.  The sitemap lists every page
+of a list.
 
 Pages are made on every core.  Each is keyed by a digest of the templates and every value it is
 rendered from, so a rebuild keeps the pages whose values did not change (see
@@ -47,6 +49,8 @@ LLMS_MAX_SKILLS = 1_000
 SITEMAP_LIMIT = 50_000
 #: Cards on a page of a paginated list (fewer when ``shard_above`` is lower).
 LISTING_PAGE_SIZE = 100
+#: Tags on a page of the paginated tag index (fewer when ``shard_above`` is lower).
+TAGS_PAGE_SIZE = 500
 
 #: A page to make: ("home" | "tags" | "tag" | "risk" | "skill", tag name, risk or skill id, page number).
 Page = tuple[str, str, int]
@@ -72,6 +76,7 @@ class SitePages:
     by_tag: dict[str, list[dict[str, Any]]] = field(init=False)
     by_risk: dict[str, list[dict[str, Any]]] = field(init=False)
     per_page: int = field(init=False)   # cards on a page of a list; 0: every card on one page
+    tags_per_page: int = field(init=False)  # tags on a page of the tag index; 0: every tag on one page
 
     def __post_init__(self) -> None:
         self.templates_key = templates_digest(self.dirs)
@@ -88,10 +93,15 @@ class SitePages:
         self.by_risk = {risk: [by_id[i] for i in ids] for risk, ids in risk_pages(self.listed).items()}
         paged = is_paged(len(self.entries), self.config)
         self.per_page = page_size(self.config, LISTING_PAGE_SIZE) if paged else 0
+        self.tags_per_page = page_size(self.config, TAGS_PAGE_SIZE) if paged else 0
 
     def numbers(self, cards: list[dict[str, Any]]) -> range:
         """The page numbers of a list of ``cards``."""
         return range(1, page_count(len(cards), self.per_page) + 1)
+
+    def tag_numbers(self) -> range:
+        """The page numbers of the tag index."""
+        return range(1, page_count(len(self.tags), self.tags_per_page) + 1)
 
     def listing(self, base: str, cards: list[dict[str, Any]], number: int, label: str) -> dict[str, Any]:
         """What page ``number`` of the list of ``cards`` at ``base`` shows: its cards, how many
@@ -156,7 +166,8 @@ def pages_to_make(pages: SitePages) -> list[Page]:
     lists = [("home", "")] + sorted((("tag", t.name) for t in pages.tags), key=lambda p: -len(pages.by_tag[p[1]]))
     lists += [("risk", risk) for risk in pages.by_risk]
     listed = [(kind, name, n) for kind, name in lists for n in pages.numbers(skill_list(pages, kind, name).cards)]
-    return [listed[0], ("tags", "", 1), *listed[1:], *(("skill", skill_id, 1) for skill_id in pages.entries)]
+    tags = [("tags", "", n) for n in pages.tag_numbers()]
+    return [listed[0], *tags, *listed[1:], *(("skill", skill_id, 1) for skill_id in pages.entries)]
 
 
 def make_page(pages: SitePages, page: Page) -> list[Placed]:
@@ -165,8 +176,7 @@ def make_page(pages: SitePages, page: Page) -> list[Placed]:
     if kind == "home" and number == 1:
         _home_page(pages)
     elif kind == "tags":
-        pages.page("tags.html", "tags/index.html", {**pages.common("tags/", f"Tags · {pages.config.title}", "tags"),
-                                                    "tags": pages.tags})
+        _tags_page(pages, number)
     elif kind == "skill":
         _skill_page(pages, pages.entries[name])
     else:
@@ -183,6 +193,18 @@ def _home_page(pages: SitePages) -> None:
         "risks": {risk: len(cards) for risk, cards in pages.by_risk.items()}, "tags": pages.tags, "chips": chips,
         # a sharded search index's meta file (#29), else ""
         "search_shards": (pages.manifest.get("search") or {}).get("sharded", "")})
+
+
+def _tags_page(pages: SitePages, number: int) -> None:
+    """Page ``number`` of the tag index (every tag by name; one page below ``shard_above``); a
+    page after the first says which it is in its title."""
+    count = len(pages.tag_numbers())
+    where = f", page {number} of {count}" if number > 1 else ""
+    page_dir = listing_url("tags/", number)
+    pages.page("tags.html", f"{page_dir}index.html", {
+        **pages.common(page_dir, f"Tags{where} · {pages.config.title}", "tags"),
+        "tags": page_items(pages.tags, number, pages.tags_per_page), "total": len(pages.tags),
+        "pager": pager("tags/", number, count, "Pages of tags")})
 
 
 def _list_page(pages: SitePages, shown: SkillList, number: int) -> None:
@@ -221,7 +243,7 @@ def _text_files(pages: SitePages) -> None:
     not_found["root"] = (urlsplit(config.base_url).path if config.base_url else "/").rstrip("/") + "/"
     pages.page("404.html", "404.html", not_found)
     if config.base_url:
-        urls = ["", "tags/"] + [t.url for t in pages.tags] + [e.urls.page for e in pages.listed]
+        urls = ["", "tags/"] + [t.url for t in pages.tags] + _later_pages(pages) + [e.urls.page for e in pages.listed]
         for rel, template, values in sitemap_files([absolute(config, u) for u in urls], config, SITEMAP_LIMIT):
             pages.page(template, rel, values)
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
@@ -229,6 +251,15 @@ def _text_files(pages: SitePages) -> None:
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
     if active_files(entries):
         staging.write("_headers", headers_file(entries).encode("utf-8"))
+
+
+def _later_pages(pages: SitePages) -> list[str]:
+    """Site folders of the pages after the first of every paginated list: the home page's, the
+    tag index's, each tag's and each risk's (none below ``shard_above``)."""
+    lists = [("", len(pages.numbers(pages.cards))), ("tags/", len(pages.tag_numbers()))]
+    lists += [(t.url, len(pages.numbers(pages.by_tag[t.name]))) for t in pages.tags]
+    lists += [(f"risk/{risk}/", len(pages.numbers(cards))) for risk, cards in pages.by_risk.items()]
+    return [listing_url(base, n) for base, count in lists for n in range(2, count + 1)]
 
 
 def _llms_txt(pages: SitePages) -> None:

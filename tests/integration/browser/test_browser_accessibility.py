@@ -142,3 +142,12 @@ def test_pages_of_a_paginated_list(a11y, paged_example_site, rel):
     pager = page.get_by_role("navigation", name="Pages of", exact=False)
     assert pager.count() == 1 and pager.locator("a[aria-current='page']").count() == 1
     assert page.locator(".skill-list > li").count() >= 1
+
+
+@pytest.mark.parametrize("rel", ["tags/", "tags/page/2/", "tags/page/12/"])
+def test_pages_of_the_paginated_tag_index(a11y, paged_example_site, rel):
+    ctx, scheme = a11y
+    page = check(ctx, scheme, paged_example_site, rel)
+    pager = page.get_by_role("navigation", name="Pages of tags")
+    assert pager.count() == 1 and pager.locator("a[aria-current='page']").count() == 1
+    assert page.locator(".all-tags .chip-count").count() >= 1
