@@ -12,6 +12,7 @@ priority and visibility), read as :class:`ListedSkill`.
 """
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence, Union
@@ -151,26 +152,41 @@ def similar_pairs(entries: Sequence[Listable | Mapping[str, Any]], threshold: fl
     ``threshold``) that it cannot tell them apart: ``(score, id, id)``, most alike first.
 
     Scores sum over the terms two descriptions share, through an inverted index: the terms
-    most descriptions use are left out, so the work grows with the catalog, not its square.
+    most descriptions use are left out, so the work grows with the catalog, not its square;
+    one description's scores are held at a time, so memory grows with the catalog only.
     """
     shown = [e for e in listed(entries) if offered_to_model(e)]
     vectors = _vectors(shown)
-    limit = max(MIN_COMMON, int(COMMON_SHARE * len(shown)))
+    postings = _postings(vectors, max(MIN_COMMON, int(COMMON_SHARE * len(shown))))
+    identical = {(a, b) for same in _identical(shown) for i, a in enumerate(same) for b in same[i + 1:]}
+    found = []
+    for a, vector in enumerate(vectors):
+        for b, score in _scores_after(a, vector, vectors, postings).items():
+            if (a, b) in identical:  # the same terms score 1, even if they are all common ones
+                continue
+            if score >= threshold:
+                found.append((round(score, 3), shown[a].id, shown[b].id))
+    found += [(1.0, shown[a].id, shown[b].id) for a, b in identical if threshold <= 1.0]
+    return sorted(found, key=lambda pair: (-pair[0], pair[1], pair[2]))
+
+
+def _postings(vectors: Sequence[dict[str, float]], limit: int) -> dict[str, list[int]]:
+    """Each term's descriptions (ascending indexes), leaving out the terms of more than ``limit``."""
     postings: dict[str, list[int]] = {}
     for index, vector in enumerate(vectors):
         for word in vector:
             postings.setdefault(word, []).append(index)
-    scores: dict[tuple[int, int], float] = {}
-    for word, docs in postings.items():
-        if len(docs) > limit:
+    return {word: docs for word, docs in postings.items() if len(docs) <= limit}
+
+
+def _scores_after(a: int, vector: dict[str, float], vectors: Sequence[dict[str, float]],
+                  postings: dict[str, list[int]]) -> dict[int, float]:
+    """The scores of description ``a`` with every later one that shares a term with it."""
+    scores: dict[int, float] = {}
+    for word, weight in vector.items():
+        docs = postings.get(word)
+        if docs is None:
             continue
-        for i, a in enumerate(docs):
-            for b in docs[i + 1:]:
-                scores[(a, b)] = scores.get((a, b), 0.0) + vectors[a][word] * vectors[b][word]
-    for same in _identical(shown):  # the same terms score 1, even if they are all common ones
-        for i, a in enumerate(same):
-            for b in same[i + 1:]:
-                scores[(a, b)] = 1.0
-    found = [(round(score, 3), shown[a].id, shown[b].id) for (a, b), score in scores.items()
-             if score >= threshold]
-    return sorted(found, key=lambda pair: (-pair[0], pair[1], pair[2]))
+        for b in docs[bisect.bisect_right(docs, a):]:
+            scores[b] = scores.get(b, 0.0) + weight * vectors[b][word]
+    return scores

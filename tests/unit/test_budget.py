@@ -70,3 +70,26 @@ def test_three_identical_descriptions_are_three_pairs_even_in_a_small_catalog() 
     same = "Reads invoices and files them."
     pairs = similar_pairs([entry("a", same), entry("b", same), entry("c", same), entry("d", "Plans sprints.")])
     assert [(score, a, b) for score, a, b in pairs] == [(1.0, "a", "b"), (1.0, "a", "c"), (1.0, "b", "c")]
+
+
+def test_similar_pairs_are_those_an_all_pairs_comparison_finds():
+    """Below the size where common terms are left out, the inverted index finds exactly the pairs
+    (and scores) that comparing every description with every other one finds."""
+    import itertools
+    import random
+
+    from skillsite.agent.budget import _identical, _vectors, listed
+
+    words = ["deploy", "rollback", "release", "database", "backup", "review", "lint", "docker", "image", "test"]
+    rng = random.Random(7)
+    entries = [{"id": f"s{i:02d}", "name": f"s{i:02d}",
+                "description": " ".join(rng.choice(words) for _ in range(rng.randint(2, 5)))} for i in range(40)]
+    vectors = _vectors(listed(entries))
+    identical = {(a, b) for same in _identical(listed(entries)) for a, b in itertools.combinations(same, 2)}
+    expected = []
+    for a, b in itertools.combinations(range(len(entries)), 2):
+        score = 1.0 if (a, b) in identical else sum(w * vectors[b].get(t, 0.0) for t, w in vectors[a].items())
+        if score >= 0.8:
+            expected.append((round(score, 3), entries[a]["id"], entries[b]["id"]))
+    expected.sort(key=lambda pair: (-pair[0], pair[1], pair[2]))
+    assert similar_pairs(entries) == expected and len(expected) > 10
