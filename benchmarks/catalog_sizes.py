@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from skillsite.agent.entry import ManifestEntry  # noqa: E402
-from skillsite.agent.manifest_pages import PAGE_SIZE  # noqa: E402
+from skillsite.agent.manifest_pages import PAGE_SIZE, ROOT_PAGE_SIZE  # noqa: E402
 from skillsite.config import SiteConfig, load_config, template_dirs  # noqa: E402
 from skillsite.loader import Catalog  # noqa: E402
 from skillsite.publish import pages as site_pages  # noqa: E402
@@ -126,7 +126,7 @@ def scaled_sizes(entries: list[ManifestEntry], config: SiteConfig, scratch: Path
     kinds = {"skills.json": "skills.json (root)", "manifest/pages/": "manifest page",
              "manifest/index/": "manifest index", "skills/": "skills/<id>/entry.json"}
     start = time.perf_counter()
-    for rel, body in paged_manifest_files(data, page_size(config, PAGE_SIZE)):
+    for rel, body in paged_manifest_files(data, page_size(config, PAGE_SIZE), page_size(config, ROOT_PAGE_SIZE)):
         sizes[next(label for prefix, label in kinds.items() if rel.startswith(prefix))].append(len(body))
     times["skills.json, pages, indexes, entry files"] = time.perf_counter() - start
     archives = {archive_path(e.name): e.sha256 for e in entries if e.files}   # a digest as long as an archive's

@@ -31,6 +31,9 @@ INDEX_DIR = "manifest/index"
 ENTRY_FILE = "entry.json"
 #: Entries on a page (fewer when ``shard_above`` is lower): about 500 KB of JSON a page.
 PAGE_SIZE = 250
+#: Entries in the root (page 1): few, so that opening a catalog of any size costs little (the
+#: root also lists every other page).
+ROOT_PAGE_SIZE = 25
 
 
 def page_url(number: int) -> str:

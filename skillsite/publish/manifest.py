@@ -148,19 +148,20 @@ def compact_json(data: Any) -> bytes:
     return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def paged_manifest_files(data: dict[str, Any], size: int) -> Iterator[tuple[str, bytes]]:
+def paged_manifest_files(data: dict[str, Any], size: int, root_size: int) -> Iterator[tuple[str, bytes]]:
     """A paged ``skills.json`` (:func:`manifest`'s object): (site path, bytes) of every entry
-    file, then of each page and its index, and last of the root, which names them all."""
+    file, then of each page (``size`` entries) and its index, and last of the root (page 1, of
+    ``root_size`` entries), which names them all."""
     ids = [e.id for e in data["skills"]]
     if any(a >= b for a, b in zip(ids, ids[1:])):
         raise ValueError("a paged catalog needs its skills in ascending id order (lookups bisect the pages)")
     entries = [e.to_json() for e in data["skills"]]
     records = []
-    for number, start in enumerate(range(size, len(entries), size), start=2):
+    for number, start in enumerate(range(root_size, len(entries), size), start=2):
         records.append((yield from _page_files(number, entries[start:start + size])))
-    for entry in entries[:size]:
+    for entry in entries[:root_size]:
         yield entry_url(entry["id"]), compact_json(entry)
-    yield MANIFEST_NAME, compact_json(paged_root(data, entries[:size], records))
+    yield MANIFEST_NAME, compact_json(paged_root(data, entries[:root_size], records))
 
 
 def _page_files(number: int, entries: list[dict[str, Any]]) -> Generator[tuple[str, bytes], None, PageRecord]:

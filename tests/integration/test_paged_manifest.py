@@ -218,6 +218,26 @@ def test_the_loader_answers_the_same_on_both_forms(sites: dict[str, Path]) -> No
     assert paged.skills == whole.skills and paged.entries == whole.entries
 
 
+def test_a_root_page_smaller_than_the_others_reads_as_the_whole_catalog(sites: dict[str, Path], tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The root holds fewer entries than a page (25 against 250 by default): pages of 4 after a
+    root of 1 here; every lookup, the list and searches still answer as the whole catalog."""
+    from skillsite.publish import catalog_files
+
+    monkeypatch.setattr(catalog_files, "PAGE_SIZE", 4)
+    monkeypatch.setattr(catalog_files, "ROOT_PAGE_SIZE", 1)
+    out = tmp_path / "_site"
+    assert build([EXAMPLES], out, SiteConfig(shard_above=4)).ok
+    root = read_json(out / "skills.json")
+    assert len(root["skills"]) == 1 and [r["count"] for r in root["pages"]] == [4, 4, 4]
+    assert all_entries(out) == read_json(sites["whole"] / "skills.json")["skills"]
+    whole, paged = Catalog.open(sites["whole"]), Catalog.open(out)
+    for skill_id in [e["id"] for e in whole.skills]:
+        assert paged.entry(skill_id) == whole.entry(skill_id)
+    assert paged.search("roll back a release", k=5) == whole.search("roll back a release", k=5)
+    assert paged.skills == whole.skills
+
+
 def test_lookups_by_name_and_membership_on_a_paged_catalog(sites: dict[str, Path]) -> None:
     catalog = Catalog.open(sites["paged"])
     assert catalog.manifest_entry("version-bump").id == "release-manager/version-bump"   # a name, on page 4
