@@ -133,6 +133,14 @@ def best_gains(postings: Iterable[tuple[Sequence[int], bytes, float]]) -> dict[i
     return best
 
 
+def tag_filtered(scores: dict[int, float], allowed: Collection[int], query: str) -> dict[int, float]:
+    """The scores of the skills in ``allowed`` (those with every tag asked for); a query without
+    search terms lists every one of them with score 0."""
+    if scores or tokenize(query):
+        return {d: scores[d] for d in allowed if d in scores}
+    return dict.fromkeys(allowed, 0.0)
+
+
 def add_gains(scores: dict[int, float], gains: dict[int, float]) -> None:
     """Add one query term's ``gains`` to ``scores`` (terms in :func:`query_terms` order)."""
     for doc, gain in gains.items():
@@ -238,11 +246,7 @@ class SearchIndex:
             return []
         scores = self.scores(query)
         if tags:
-            allowed = self._with_tags(tags)
-            if scores or tokenize(query):
-                scores = {d: scores[d] for d in allowed if d in scores}
-            else:
-                scores = dict.fromkeys(allowed, 0.0)
+            scores = tag_filtered(scores, self._with_tags(tags), query)
         if exclude:
             scores = {d: s for d, s in scores.items() if self.ids[d] not in exclude}
         if len(scores) > k:  # only skills within rounding of the k-th best score can be in the top k

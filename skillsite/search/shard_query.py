@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
-from skillsite.search.bm25 import add_gains, best_gains, query_terms
+from skillsite.search.bm25 import add_gains, best_gains, query_terms, tag_filtered
 from skillsite.search.shard_format import SHARDS_FORMAT, SHARDS_VERSION, card_path, chunk_path, decode_postings
 from skillsite.search.terms import tokenize
 
@@ -198,11 +198,7 @@ class ShardedIndex:
         ``tags``, as SearchIndex.search filters them."""
         scores = self.scores(query)
         if tags:
-            allowed = self.with_tags(tags)
-            if scores or tokenize(query):
-                scores = {d: scores[d] for d in allowed if d in scores}
-            else:
-                scores = dict.fromkeys(allowed, 0.0)
+            scores = tag_filtered(scores, self.with_tags(tags), query)
         return sorted(((d, round(s, 6)) for d, s in scores.items()), key=lambda hit: (-hit[1], hit[0]))
 
     # -- cards
