@@ -17,7 +17,6 @@ from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 from skillsite.search.bm25 import add_gains, best_gains, query_terms, tag_filtered
 from skillsite.search.shard_format import SHARDS_FORMAT, SHARDS_VERSION, card_path, chunk_path, decode_postings
-from skillsite.search.terms import tokenize
 
 #: ``fetch(site-relative path, sha256 or None) -> bytes``; the sha256 is given for the meta file
 #: only (skills.json names it): a fetcher may serve a cached copy that has it.
