@@ -138,12 +138,13 @@ def _vectors(entries: Sequence[Listable]) -> list[dict[str, float]]:
     return vectors
 
 
-def _identical(entries: Sequence[Listable]) -> list[list[int]]:
-    """Groups (two or more) of descriptions with the same search terms, by index."""
+def _same_terms(entries: Sequence[Listable]) -> list[list[int]]:
+    """The descriptions grouped by their search terms (indexes, ascending; groups in order of
+    their first): descriptions with the same terms have the same weights, so one stands for all."""
     groups: dict[tuple[str, ...], list[int]] = {}
     for index, entry in enumerate(entries):
         groups.setdefault(tuple(tokenize(entry.description)), []).append(index)
-    return [indexes for terms, indexes in groups.items() if terms and len(indexes) > 1]
+    return list(groups.values())
 
 
 def similar_pairs(entries: Sequence[Listable | Mapping[str, Any]], threshold: float = SIMILAR_SCORE
@@ -153,30 +154,40 @@ def similar_pairs(entries: Sequence[Listable | Mapping[str, Any]], threshold: fl
 
     Scores sum over the terms two descriptions share, through an inverted index: the terms
     most descriptions use are left out, so the work grows with the catalog, not its square;
-    one description's scores are held at a time, so memory grows with the catalog only.
+    one description's scores are held at a time, so memory grows with the catalog only.  Copies
+    (the same search terms, as public directories hold many) are scored once, and score 1 with
+    each other even when all their terms are common ones.
     """
     shown = [e for e in listed(entries) if offered_to_model(e)]
-    vectors = _vectors(shown)
-    postings = _postings(vectors, max(MIN_COMMON, int(COMMON_SHARE * len(shown))))
-    identical = {(a, b) for same in _identical(shown) for i, a in enumerate(same) for b in same[i + 1:]}
+    groups = _same_terms(shown)
+    every = _vectors(shown)
+    vectors = [every[group[0]] for group in groups]
+    postings = _postings(vectors, [len(g) for g in groups], max(MIN_COMMON, int(COMMON_SHARE * len(shown))))
     found = []
-    for a, vector in enumerate(vectors):
-        for b, score in _scores_after(a, vector, vectors, postings).items():
-            if (a, b) in identical:  # the same terms score 1, even if they are all common ones
-                continue
+    for a, group in enumerate(groups):
+        if vectors[a] and threshold <= 1.0:  # copies of a description that has search terms
+            found += [(1.0, shown[x].id, shown[y].id) for i, x in enumerate(group) for y in group[i + 1:]]
+        for b, score in _scores_after(a, vectors[a], vectors, postings).items():
             if score >= threshold:
-                found.append((round(score, 3), shown[a].id, shown[b].id))
-    found += [(1.0, shown[a].id, shown[b].id) for a, b in identical if threshold <= 1.0]
+                found += [(round(score, 3), *_id_pair(shown, x, y)) for x in group for y in groups[b]]
     return sorted(found, key=lambda pair: (-pair[0], pair[1], pair[2]))
 
 
-def _postings(vectors: Sequence[dict[str, float]], limit: int) -> dict[str, list[int]]:
-    """Each term's descriptions (ascending indexes), leaving out the terms of more than ``limit``."""
+def _id_pair(shown: Sequence[Listable], x: int, y: int) -> tuple[str, str]:
+    """The ids of descriptions ``x`` and ``y``, the earlier one first."""
+    return (shown[x].id, shown[y].id) if x < y else (shown[y].id, shown[x].id)
+
+
+def _postings(vectors: Sequence[dict[str, float]], copies: Sequence[int], limit: int) -> dict[str, list[int]]:
+    """Each term's descriptions (ascending indexes), leaving out the terms of more than ``limit``
+    descriptions (each counted with its ``copies``)."""
     postings: dict[str, list[int]] = {}
+    counts: dict[str, int] = {}
     for index, vector in enumerate(vectors):
         for word in vector:
             postings.setdefault(word, []).append(index)
-    return {word: docs for word, docs in postings.items() if len(docs) <= limit}
+            counts[word] = counts.get(word, 0) + copies[index]
+    return {word: docs for word, docs in postings.items() if counts[word] <= limit}
 
 
 def _scores_after(a: int, vector: dict[str, float], vectors: Sequence[dict[str, float]],

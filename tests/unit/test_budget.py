@@ -73,22 +73,25 @@ def test_three_identical_descriptions_are_three_pairs_even_in_a_small_catalog() 
 
 
 def test_similar_pairs_are_those_an_all_pairs_comparison_finds():
-    """Below the size where common terms are left out, the inverted index finds exactly the pairs
-    (and scores) that comparing every description with every other one finds."""
+    """Below the size where common terms are left out, the inverted index (which scores copies
+    of a description once) finds exactly the pairs and scores that comparing every description
+    with every other one finds."""
     import itertools
     import random
 
-    from skillsite.agent.budget import _identical, _vectors, listed
+    from skillsite.agent.budget import _vectors, listed
+    from skillsite.search.terms import tokenize
 
     words = ["deploy", "rollback", "release", "database", "backup", "review", "lint", "docker", "image", "test"]
     rng = random.Random(7)
-    entries = [{"id": f"s{i:02d}", "name": f"s{i:02d}",
-                "description": " ".join(rng.choice(words) for _ in range(rng.randint(2, 5)))} for i in range(40)]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 5))) for _ in range(40)]
+    texts += [texts[3]] * 3 + [texts[5].upper()] * 2 + ["the and of"] * 2  # copies, and copies without terms
+    entries = [{"id": f"s{i:02d}", "name": f"s{i:02d}", "description": text} for i, text in enumerate(texts)]
     vectors = _vectors(listed(entries))
-    identical = {(a, b) for same in _identical(listed(entries)) for a, b in itertools.combinations(same, 2)}
     expected = []
     for a, b in itertools.combinations(range(len(entries)), 2):
-        score = 1.0 if (a, b) in identical else sum(w * vectors[b].get(t, 0.0) for t, w in vectors[a].items())
+        same = tokenize(texts[a]) == tokenize(texts[b]) and tokenize(texts[a])
+        score = 1.0 if same else sum(w * vectors[b].get(t, 0.0) for t, w in vectors[a].items())
         if score >= 0.8:
             expected.append((round(score, 3), entries[a]["id"], entries[b]["id"]))
     expected.sort(key=lambda pair: (-pair[0], pair[1], pair[2]))
