@@ -72,7 +72,7 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
     from skillsite.audit.model import Finding
     from skillsite.audit.report import audit_paths
     from skillsite.audit.rules import RULES
-    from skillsite.audit.suppress import entry_lines, parse_suppressions
+    from skillsite.audit.suppress import entry_lines, suppression_entries
     from skillsite.workers import default_jobs
 
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -80,17 +80,17 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
     suppressions, messages = [], []
     if config is not None:
         try:
-            suppressions, messages = parse_suppressions(read_audit_config(config))
+            suppressions, messages = suppression_entries(read_audit_config(config))
         except click.ClickException as exc:
             raise UsageExit(exc.message) from None
     shown_config = config.as_posix() if config is not None else "skillsite.yml"
-    lines = entry_lines(str(config)) if config is not None and suppressions else []
+    lines = entry_lines(str(config)) if config is not None and (suppressions or messages) else []
     report = audit_paths(list(paths) or [Path(".")], suppressions, exclude, jobs or default_jobs(), shown_config,
                          lines)
     if messages:
         rule = RULES["SK692"]
-        extra = tuple(Finding("SK692", rule.category, rule.severity, shown_config, 1, 1, f"{rule.message}: {m}")
-                      for m in messages)
+        extra = tuple(Finding("SK692", rule.category, rule.severity, shown_config, _line_of(index, lines), 1,
+                              f"{rule.message}: {message}") for index, message in messages)
         report = type(report)(report.skills, extra + report.problems, report.config_path)
     text = render(report, fmt)
     if output is not None:
@@ -101,3 +101,8 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
     else:
         click.echo(text, nl=False)
     sys.exit(1 if report.fails(fail_on) else 0)
+
+
+def _line_of(index: int | None, lines: list[int]) -> int:
+    """The line of ``audit.ignore`` entry ``index`` in the configuration file (1 when unknown)."""
+    return lines[index] if index is not None and index < len(lines) else 1

@@ -38,41 +38,52 @@ def parse_suppressions(raw: object) -> tuple[list[Suppression], list[str]]:
     """The suppressions in the ``audit`` value of ``skillsite.yml``, and what is wrong with it
     (one message per problem; a bad entry is left out, an entry without a reason is kept so that
     :func:`apply_suppressions` reports it)."""
+    found, problems = suppression_entries(raw)
+    return found, [message for _, message in problems]
+
+
+def suppression_entries(raw: object) -> tuple[list[Suppression], list[tuple[int | None, str]]]:
+    """:func:`parse_suppressions`, each problem with the index of its ``audit.ignore`` entry
+    (None for a problem of the whole value): where it is reported."""
     if raw is None:
         return [], []
     if not isinstance(raw, dict):
-        return [], ["'audit' must be a mapping, e.g. audit: {ignore: [{code, skill, reason}]}"]
+        return [], [(None, "'audit' must be a mapping, e.g. audit: {ignore: [{code, skill, reason}]}")]
     entries = raw.get("ignore")
     if entries is None:
         return [], []
     if not isinstance(entries, list):
-        return [], ["'audit.ignore' must be a list of {code, skill, reason} mappings"]
+        return [], [(None, "'audit.ignore' must be a list of {code, skill, reason} mappings")]
     found: list[Suppression] = []
-    problems: list[str] = []
+    problems: list[tuple[int | None, str]] = []
     for index, entry in enumerate(entries):
-        where = f"audit.ignore[{index}]"
-        if not isinstance(entry, dict):
-            problems.append(f"{where} must be a mapping with code, skill and reason")
-            continue
-        unknown = sorted(str(k) for k in entry if k not in ("code", "skill", "reason", "path"))
-        if unknown:
-            problems.append(f"{where} has unknown keys: {', '.join(unknown)}")
-            continue
-        code, skill = entry.get("code"), entry.get("skill", "*")
-        reason, path = entry.get("reason", ""), entry.get("path", "*")
-        if not isinstance(code, str) or code.strip().upper() not in RULES:
-            problems.append(f"{where}: code must be one of the audit codes (SK6xx), not {code!r}")
-            continue
-        if not isinstance(skill, str) or not skill.strip() or not isinstance(path, str) or not path.strip():
-            problems.append(f"{where}: skill and path must be non-empty strings (globs)")
-            continue
-        if reason is None:
-            reason = ""
-        if not isinstance(reason, str):
-            problems.append(f"{where}: reason must be a string")
-            continue
-        found.append(Suppression(code.strip().upper(), skill.strip(), reason.strip(), path.strip(), index))
+        parsed = _suppression(entry, index)
+        if isinstance(parsed, str):
+            problems.append((index, parsed))
+        else:
+            found.append(parsed)
     return found, problems
+
+
+def _suppression(entry: object, index: int) -> Suppression | str:
+    """One ``audit.ignore`` entry, or what is wrong with it."""
+    where = f"audit.ignore[{index}]"
+    if not isinstance(entry, dict):
+        return f"{where} must be a mapping with code, skill and reason"
+    unknown = sorted(str(k) for k in entry if k not in ("code", "skill", "reason", "path"))
+    if unknown:
+        return f"{where} has unknown keys: {', '.join(unknown)}"
+    code, skill = entry.get("code"), entry.get("skill", "*")
+    reason, path = entry.get("reason", ""), entry.get("path", "*")
+    if not isinstance(code, str) or code.strip().upper() not in RULES:
+        return f"{where}: code must be one of the audit codes (SK6xx), not {code!r}"
+    if not isinstance(skill, str) or not skill.strip() or not isinstance(path, str) or not path.strip():
+        return f"{where}: skill and path must be non-empty strings (globs)"
+    if reason is None:
+        reason = ""
+    if not isinstance(reason, str):
+        return f"{where}: reason must be a string"
+    return Suppression(code.strip().upper(), skill.strip(), reason.strip(), path.strip(), index)
 
 
 def entry_lines(config_path: str) -> list[int]:

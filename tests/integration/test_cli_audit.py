@@ -100,7 +100,7 @@ def test_suppression_without_reason_or_unused(runner, tmp_path):
     assert result.exit_code == 1
     assert f"{config}:3:1: medium SK690 suppression without a reason; not applied" in result.output
     assert f"{config}:4:1: low SK691 suppression matches no finding" in result.output
-    assert "medium SK692 malformed suppression: audit.ignore[2] must be a mapping" in result.output
+    assert f"{config}:5:1: medium SK692 malformed suppression: audit.ignore[2] must be a mapping" in result.output
 
 
 @pytest.mark.parametrize("content", ["audit: [unclosed\n", "- a list\n", "\x00\x01binary"])
