@@ -18,6 +18,8 @@ from typing import Iterator
 from skillsite.publish.staging import discard_open_staging
 
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
+#: The process whose build the handler ends (a worker forked a moment ago still has the handler).
+_build_pid = 0
 
 
 @contextmanager
@@ -27,6 +29,8 @@ def builds_end_on_signals() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    global _build_pid
+    _build_pid = os.getpid()
     previous = {signum: signal.signal(signum, _interrupted) for signum in _SIGNALS}
     try:
         yield
@@ -36,6 +40,8 @@ def builds_end_on_signals() -> Iterator[None]:
 
 
 def _interrupted(signum: int, frame: object) -> None:
+    if os.getpid() != _build_pid:  # a worker told to end before it set up its own handlers
+        os._exit(128 + signum)
     workers = multiprocessing.active_children()
     for worker in workers:
         worker.terminate()
