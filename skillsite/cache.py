@@ -82,6 +82,23 @@ def code_scope(*more: Any) -> str:
     return digest(__version__, code.hexdigest(), *more)
 
 
+class _Json(str):
+    """A value put in the cache, already as JSON text."""
+
+
+#: What a run put in the cache: a string as it is, anything else as its JSON text.
+Added = "str | _Json"
+
+
+def _encode(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _text(added: str) -> str:
+    """The JSON text of a value put in the cache."""
+    return added if isinstance(added, _Json) else _encode(added)
+
+
 class Cache:
     """Lookups and stores of one run, in one sqlite file (``path`` None: a cache that keeps nothing).
 
@@ -95,7 +112,7 @@ class Cache:
         self.scope = scope
         self.notes: list[Diagnostic] = []       # what was wrong with the file, if anything
         self._used: set[tuple[str, str]] = set()
-        self._added: dict[tuple[str, str], str] = {}
+        self._added: dict[tuple[str, str], Added] = {}
         self._file_scope: str | None = None     # the scope of the file as found (None: no usable file)
         self._unusable = False
         self._readable = False                  # the file holds entries of this scope
@@ -142,7 +159,8 @@ class Cache:
     def get(self, section: Section, key: str) -> Any:
         """The value stored under ``key`` (kept for the next run), or None."""
         name = (section.value, key)
-        text = self._added.get(name) or self._stored(name)
+        added = self._added.get(name)
+        text = _text(added) if added is not None else self._stored(name)
         if text is None:
             self.misses += 1
             return None
@@ -163,7 +181,8 @@ class Cache:
     def put(self, section: Section, key: str, value: Any) -> None:
         """Store ``value`` (JSON-able) under ``key`` for the next run."""
         name = (section.value, key)
-        self._added[name] = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        # a string (a rendered body, the biggest values) is kept as it is, not a second time as JSON
+        self._added[name] = value if isinstance(value, str) else _Json(_encode(value))
         self._used.add(name)
 
     def close(self) -> None:
@@ -200,7 +219,7 @@ class Cache:
                     _drop_unused(db, self._used)
                 db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("format", FORMAT), ("scope", self.scope)])
                 db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
-                               [(section, key, value) for (section, key), value in self._added.items()])
+                               ((section, key, _text(value)) for (section, key), value in self._added.items()))
 
 
 def _drop_unused(db: sqlite3.Connection, used: set[tuple[str, str]]) -> None:
