@@ -66,6 +66,14 @@ def paged_example_site(tmp_path_factory) -> Iterator[Served]:
 
 
 @pytest.fixture(scope="session")
+def sharded_site(tmp_path_factory) -> Iterator[Served]:
+    """``example-skills`` forced into search shards (``shard_above: 1``): no lunr index."""
+    out = _build([EXAMPLES], tmp_path_factory.mktemp("sharded") / "site", replace(SITE_CONFIG, shard_above=1))
+    assert (out / "search" / "shards.json").is_file() and not (out / "search" / "lunr.json").exists()
+    yield from _serve(out)
+
+
+@pytest.fixture(scope="session")
 def hostile_site(tmp_path_factory) -> Iterator[Served]:
     """The hostile fixture tree (``make_hostile.py``: static cases plus symlinks, huge and binary
     files) and the XSS tree (with hostile file and folder names added here), built together."""

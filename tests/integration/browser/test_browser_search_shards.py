@@ -6,18 +6,14 @@ when nothing matches."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browsing import EXAMPLES, REPO, SITE_CONFIG, Served, wait_until
+from browsing import Served, wait_until
 from skillsite.loader import Catalog
-from skillsite.publish.build import build
-from skillsite.publish.serve import make_server
 
 pytestmark = pytest.mark.browser
 
@@ -26,23 +22,6 @@ DRAWN = "() => performance.getEntriesByName('skillsite:results:settled').length"
 QUERIES = ["roll back a release", "restore a dropped postgres table from last nights backup",
            "shrink my bloated docker image", "review", "deplo", "write release notes for the new version",
            "incident outage", "sql migration locks"]
-
-
-@pytest.fixture(scope="module")
-def sharded_site(tmp_path_factory) -> Iterator[Served]:
-    import dataclasses
-
-    out = tmp_path_factory.mktemp("sharded") / "site"
-    result = build([EXAMPLES], out, dataclasses.replace(SITE_CONFIG, shard_above=1), keep_going=True, base=str(REPO))
-    assert result.ok and (out / "search" / "shards.json").is_file() and not (out / "search" / "lunr.json").exists()
-    server = make_server(out)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = server.server_address[:2]
-    try:
-        yield Served(out, f"http://{host}:{port}/")
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def cli_order(site: Path, query: str, tags: list[str] | None = None, n: int = 20) -> list[str]:
