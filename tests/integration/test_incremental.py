@@ -64,10 +64,19 @@ def test_a_corrupt_cache_is_ignored(tmp_path):
     assert "read" not in no_op.stages and [d for d in no_op.diagnostics if d.code == "SK402"] == []
 
 
-def test_a_rebuild_renders_only_the_bodies_that_changed(tmp_path, monkeypatch):
-    """The cache keeps every rendered body across rebuilds, no-op ones included."""
+def _record_renders(monkeypatch) -> list[str]:
+    """The ids of the skills whose body is rendered from now on (in this process), in order."""
     from skillsite.publish.markdown import MarkdownRenderer
 
+    rendered: list[str] = []
+    real_render = MarkdownRenderer.render
+    monkeypatch.setattr(MarkdownRenderer, "render", lambda self, body, skill_id: rendered.append(skill_id)
+                        or real_render(self, body, skill_id))
+    return rendered
+
+
+def test_a_rebuild_renders_only_the_bodies_that_changed(tmp_path, monkeypatch):
+    """The cache keeps every rendered body across rebuilds, no-op ones included."""
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)
     cache, out = tmp_path / "cache", tmp_path / "site"
@@ -75,10 +84,7 @@ def test_a_rebuild_renders_only_the_bodies_that_changed(tmp_path, monkeypatch):
     assert build([src], out, cache_dir=cache).ok
     skill = src / "test-first" / "SKILL.md"
     skill.write_text(skill.read_text() + "\nOne more line.\n")
-    rendered = []
-    real_render = MarkdownRenderer.render
-    monkeypatch.setattr(MarkdownRenderer, "render", lambda self, body, skill_id: rendered.append(skill_id)
-                        or real_render(self, body, skill_id))
+    rendered = _record_renders(monkeypatch)
     assert build([src], out, cache_dir=cache, jobs=1).ok
     assert rendered == ["test-first"]
 
@@ -86,8 +92,6 @@ def test_a_rebuild_renders_only_the_bodies_that_changed(tmp_path, monkeypatch):
 def test_a_failed_build_keeps_what_the_cache_holds_for_the_fixed_one(tmp_path, monkeypatch):
     """Edit, break, fix: the build that failed on the broken skill drops nothing from the cache,
     so the build after the fix renders only the skill that changed (not the whole catalog)."""
-    from skillsite.publish.markdown import MarkdownRenderer
-
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)
     cache, out = tmp_path / "cache", tmp_path / "site"
@@ -97,10 +101,7 @@ def test_a_failed_build_keeps_what_the_cache_holds_for_the_fixed_one(tmp_path, m
     skill.write_text("---\nname: [broken\n---\nbody\n")
     assert not build([src], out, cache_dir=cache, jobs=1).ok
     skill.write_text(good + "\nOne more line.\n")
-    rendered = []
-    real_render = MarkdownRenderer.render
-    monkeypatch.setattr(MarkdownRenderer, "render", lambda self, body, skill_id: rendered.append(skill_id)
-                        or real_render(self, body, skill_id))
+    rendered = _record_renders(monkeypatch)
     assert build([src], out, cache_dir=cache, jobs=1).ok
     assert rendered == ["test-first"]
 
