@@ -75,6 +75,59 @@ def serve_folder(folder: Path):
     return f"http://127.0.0.1:{server.server_address[1]}", stop
 
 
+class CountingServer:
+    """Serves a folder on 127.0.0.1 as a static host does for the loader (an ETag per file, 304
+    when If-None-Match matches), recording each request's path and status; ``stop()`` when done."""
+
+    def __init__(self, root: Path) -> None:
+        import hashlib
+        import threading
+        from email.utils import formatdate
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.root = root
+        self.requests: list[tuple[str, int]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                file = root / self.path.lstrip("/")
+                data = file.read_bytes() if file.is_file() else None
+                etag = f'"{hashlib.sha256(data).hexdigest()[:16]}"' if data is not None else ""
+                code = 404 if data is None else 304 if self.headers.get("If-None-Match") == etag else 200
+                server.requests.append((self.path, code))
+                self.send_response(code)
+                self.send_header("ETag", etag)
+                self.send_header("Last-Modified", formatdate(1_700_000_000, usegmt=True))
+                body = data if code == 200 else b""
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+
+    def take(self) -> list[tuple[str, int]]:
+        """The requests since the last call: (path, status)."""
+        taken, self.requests = self.requests, []
+        return taken
+
+    def take_paths(self) -> list[str]:
+        """The paths asked for since the last call."""
+        return [path for path, _ in self.take()]
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
 def python312() -> str:
     """A Python 3.12 with the agentskills-* packages (.ci/run's SKILLSITE_PY312, or this clone's
     .venv312); skips with a "python3.12 missing" reason, which only a machine .ci/run found

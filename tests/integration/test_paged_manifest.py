@@ -9,16 +9,13 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import threading
-from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
-from support import EXAMPLES, tree_bytes, write_skill
+from support import CountingServer, EXAMPLES, tree_bytes, write_skill
 from skillsite.config import SiteConfig
 from skillsite.loader import Catalog, CatalogFormatError, IntegrityError, LoaderError, NotFoundError
 from skillsite.publish.build import build
@@ -321,44 +318,6 @@ def test_an_entry_file_that_disagrees_with_its_page_is_refused(own_paged: Path) 
 
 
 # ---------------------------------------------------------------- over HTTP
-
-
-class CountingServer:
-    """Serves a folder on 127.0.0.1 with ETags (304 on a match); records every path asked for."""
-
-    def __init__(self, root: Path) -> None:
-        self.requests: list[tuple[str, int]] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                file = root / self.path.lstrip("/")
-                data = file.read_bytes() if file.is_file() else None
-                etag = f'"{sha(data)[:16]}"' if data is not None else ""
-                code = 404 if data is None else 304 if self.headers.get("If-None-Match") == etag else 200
-                server.requests.append((self.path, code))
-                self.send_response(code)
-                self.send_header("ETag", etag)
-                self.send_header("Last-Modified", formatdate(1_700_000_000, usegmt=True))
-                body = data if code == 200 else b""
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
-
-    def take(self) -> list[tuple[str, int]]:
-        taken, self.requests = self.requests, []
-        return taken
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture

@@ -8,10 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import threading
 import warnings
-from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator
 
@@ -22,7 +19,7 @@ from skillsite.cli import main
 from skillsite.config import SiteConfig
 from skillsite.loader import Catalog, CatalogFormatError, StaleCatalogWarning
 from skillsite.publish.build import build
-from support import EXAMPLES, SAMPLE, run_async_in_thread, tree_bytes
+from support import EXAMPLES, SAMPLE, CountingServer, run_async_in_thread, tree_bytes
 
 REPO = Path(__file__).resolve().parents[2]
 AUDIT_FIXTURES = REPO / "tests" / "data" / "audit-fixtures"
@@ -147,52 +144,6 @@ def test_skillsite_mcp_search_skills_returns_the_same_hits(pairs) -> None:
 
 # ---------------------------------------------------------------- over HTTP
 
-class CountingServer:
-    """Serves a folder on 127.0.0.1 with ETags (304 on a match) and records every request path."""
-
-    def __init__(self, root: Path) -> None:
-        self.root, self.paths = root, []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                server.paths.append(self.path)
-                file = server.root / self.path.lstrip("/")
-                if not file.is_file():
-                    self.send_response(404)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                data = file.read_bytes()
-                etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
-                fresh = self.headers.get("If-None-Match") == etag
-                self.send_response(304 if fresh else 200)
-                self.send_header("ETag", etag)
-                self.send_header("Last-Modified", formatdate(1_700_000_000, usegmt=True))
-                self.send_header("Content-Length", "0" if fresh else str(len(data)))
-                self.end_headers()
-                if not fresh:
-                    self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
-
-    def take(self) -> list[str]:
-        taken, self.paths = self.paths, []
-        return taken
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
 def served(pairs, tmp_path: Path) -> Iterator[CountingServer]:
     import shutil
@@ -208,21 +159,21 @@ def test_over_http_a_search_fetches_only_what_it_needs(served: CountingServer, p
     cache = tmp_path / "cache"
     local = Catalog.open(pairs["sample"][0])
     catalog = Catalog.open(served.url, cache_dir=cache, timeout=5)
-    assert served.take() == ["/skills.json"]
+    assert served.take_paths() == ["/skills.json"]
     chunks = len(json.loads((served.root / "search" / "shards.json").read_text("utf-8"))["terms"]["first"])
     assert chunks >= 3
     assert catalog.search("django queries", k=3) == local.search("django queries", k=3)
-    first = served.take()
+    first = served.take_paths()
     assert first[0] == "/search/shards.json"
     terms = [p for p in first if p.startswith("/search/terms/")]
     cards = [p for p in first if p.startswith("/search/cards/")]
     assert 1 <= len(terms) <= 2 < chunks and 1 <= len(cards) <= 3 and len(first) == 1 + len(terms) + len(cards)
     assert catalog.search("django queries", k=3) == local.search("django queries", k=3)
-    assert served.take() == []                                   # kept by the catalog
+    assert served.take_paths() == []                                   # kept by the catalog
     # a new process: skills.json and the files are revalidated (304), the meta file is cached by its sha256
     again = Catalog.open(served.url, cache_dir=cache, timeout=5)
     assert again.search("django queries", k=3) == local.search("django queries", k=3)
-    revalidated = served.take()
+    revalidated = served.take_paths()
     assert "/search/shards.json" not in revalidated and sorted(revalidated) == sorted(["/skills.json", *terms, *cards])
 
 
