@@ -120,14 +120,13 @@ COMMON_SHARE = 0.05           # terms in more than this share of descriptions (a
 MIN_COMMON = 50               # this many) tell nothing apart and are left out of the scores
 
 
-def _vectors(entries: Sequence[Listable]) -> list[dict[str, float]]:
-    """Each description as tf-idf weights of its stemmed terms, normalised to length 1."""
-    terms = [tokenize(e.description) for e in entries]
+def _vectors(terms: Sequence[list[str]]) -> list[dict[str, float]]:
+    """Each description (its stemmed search terms) as tf-idf weights, normalised to length 1."""
     df: dict[str, int] = {}
     for words in terms:
         for word in set(words):
             df[word] = df.get(word, 0) + 1
-    n = len(entries)
+    n = len(terms)
     vectors = []
     for words in terms:
         weights: dict[str, float] = {}
@@ -138,12 +137,12 @@ def _vectors(entries: Sequence[Listable]) -> list[dict[str, float]]:
     return vectors
 
 
-def _same_terms(entries: Sequence[Listable]) -> list[list[int]]:
+def _same_terms(terms: Sequence[list[str]]) -> list[list[int]]:
     """The descriptions grouped by their search terms (indexes, ascending; groups in order of
     their first): descriptions with the same terms have the same weights, so one stands for all."""
     groups: dict[tuple[str, ...], list[int]] = {}
-    for index, entry in enumerate(entries):
-        groups.setdefault(tuple(tokenize(entry.description)), []).append(index)
+    for index, words in enumerate(terms):
+        groups.setdefault(tuple(words), []).append(index)
     return list(groups.values())
 
 
@@ -159,8 +158,9 @@ def similar_pairs(entries: Sequence[Listable | Mapping[str, Any]], threshold: fl
     each other even when all their terms are common ones.
     """
     shown = [e for e in listed(entries) if offered_to_model(e)]
-    groups = _same_terms(shown)
-    every = _vectors(shown)
+    terms = [tokenize(e.description) for e in shown]
+    groups = _same_terms(terms)
+    every = _vectors(terms)
     vectors = [every[group[0]] for group in groups]
     postings = _postings(vectors, [len(g) for g in groups], max(MIN_COMMON, int(COMMON_SHARE * len(shown))))
     found = []

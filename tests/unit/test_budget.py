@@ -79,7 +79,7 @@ def test_similar_pairs_are_those_an_all_pairs_comparison_finds():
     import itertools
     import random
 
-    from skillsite.agent.budget import _vectors, listed
+    from skillsite.agent.budget import _vectors
     from skillsite.search.terms import tokenize
 
     words = ["deploy", "rollback", "release", "database", "backup", "review", "lint", "docker", "image", "test"]
@@ -87,7 +87,7 @@ def test_similar_pairs_are_those_an_all_pairs_comparison_finds():
     texts = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 5))) for _ in range(40)]
     texts += [texts[3]] * 3 + [texts[5].upper()] * 2 + ["the and of"] * 2  # copies, and copies without terms
     entries = [{"id": f"s{i:02d}", "name": f"s{i:02d}", "description": text} for i, text in enumerate(texts)]
-    vectors = _vectors(listed(entries))
+    vectors = _vectors([tokenize(text) for text in texts])
     expected = []
     for a, b in itertools.combinations(range(len(entries)), 2):
         same = tokenize(texts[a]) == tokenize(texts[b]) and tokenize(texts[a])
