@@ -69,10 +69,8 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
     2 on a usage or configuration error.
     """
     from skillsite.audit.formats import render
-    from skillsite.audit.model import Finding
     from skillsite.audit.report import audit_paths
-    from skillsite.audit.rules import RULES
-    from skillsite.audit.suppress import entry_lines, suppression_entries
+    from skillsite.audit.suppress import entry_lines, malformed_findings, suppression_entries
     from skillsite.workers import default_jobs
 
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -88,10 +86,8 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
     report = audit_paths(list(paths) or [Path(".")], suppressions, exclude, jobs or default_jobs(), shown_config,
                          lines)
     if messages:
-        rule = RULES["SK692"]
-        extra = tuple(Finding("SK692", rule.category, rule.severity, shown_config, _line_of(index, lines), 1,
-                              f"{rule.message}: {message}") for index, message in messages)
-        report = type(report)(report.skills, extra + report.problems, report.config_path)
+        report = type(report)(report.skills, malformed_findings(messages, shown_config, lines) + report.problems,
+                              report.config_path)
     text = render(report, fmt)
     if output is not None:
         try:
@@ -101,8 +97,3 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
     else:
         click.echo(text, nl=False)
     sys.exit(1 if report.fails(fail_on) else 0)
-
-
-def _line_of(index: int | None, lines: list[int]) -> int:
-    """The line of ``audit.ignore`` entry ``index`` in the configuration file (1 when unknown)."""
-    return lines[index] if index is not None and index < len(lines) else 1

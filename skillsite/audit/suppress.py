@@ -110,6 +110,17 @@ def _value_of(node: object, key: str) -> object:
     return next((value for name, value in node.value if isinstance(name, yaml.ScalarNode) and name.value == key), None)
 
 
+def _entry_line(index: int | None, lines: Sequence[int]) -> int:
+    """The line of ``audit.ignore`` entry ``index`` (``lines``: see :func:`entry_lines`); 1 when unknown."""
+    return lines[index] if index is not None and index < len(lines) else 1
+
+
+def malformed_findings(problems: Sequence[tuple[int | None, str]], config_path: str, lines: Sequence[int] = ()
+                       ) -> tuple[Finding, ...]:
+    """SK692 for each problem :func:`suppression_entries` found, at its entry's line."""
+    return tuple(_problem("SK692", message, config_path, _entry_line(index, lines)) for index, message in problems)
+
+
 def _problem(code: str, message: str, config_path: str, line: int = 1) -> Finding:
     rule = RULES[code]
     return Finding(code, rule.category, rule.severity, config_path, line, 1, f"{rule.message}: {message}")
@@ -122,7 +133,7 @@ def apply_suppressions(results: Sequence[SkillAudit], suppressions: Sequence[Sup
     suppressions' own problems as findings on ``config_path`` (SK690: no reason, not applied;
     SK691: matches nothing), at their entry's line (``lines``: see :func:`entry_lines`)."""
     def line(suppression: Suppression) -> int:
-        return lines[suppression.index] if suppression.index < len(lines) else 1
+        return _entry_line(suppression.index, lines)
 
     problems: list[Finding] = []
     active = []
