@@ -90,6 +90,14 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK218", "error", "knowledge document missing or outside its folder"),
     ("SK219", "warning", "descriptions so alike a model cannot tell the skills apart"),
     ("SK220", "warning", "Codex agents/openai.yaml has an invalid field"),
+    # versions and dependencies
+    ("SK221", "info", "no release history (not a git repository or a shallow clone); only the current version"),
+    ("SK222", "warning", "skill changed since the commit that set its version; bump the version"),
+    ("SK223", "error", "dependency names no skill of the catalog, or a name several skills share"),
+    ("SK224", "error", "no release of the dependency satisfies the range"),
+    ("SK225", "error", "dependency cycle"),
+    ("SK226", "error", "dependency is not `name` or `name@range`"),
+    ("SK227", "warning", "version is not a semantic version"),
     # body
     ("SK301", "warning", "body longer than 500 lines"),
     ("SK302", "warning", "body longer than about 5,000 tokens"),
