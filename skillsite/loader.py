@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from skillsite.agent.catalog_format import (FORMAT, FORMAT_VERSION, MANIFEST_NAME, RISKS, above, offered_to_model,
                                             prompt_order)
 from skillsite.agent.commands import close_commands, command_message, split_command_line
-from skillsite.agent.eligibility import current_platform, ineligible_reasons
+from skillsite.agent.eligibility import current_platform, ineligible_reasons, with_dependencies
 from skillsite.agent.catalog_entries import CatalogEntries
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import (CatalogFormatError, DestinationExistsError, FetchError, HTTPStatusError,
@@ -468,8 +468,24 @@ class Catalog:
 
     def ineligible(self, id_or_name: str, env: Mapping[str, str] | None = None,
                    platform: str | None = None) -> list[str]:
-        """Why a skill is not eligible here; [] when it is (see :func:`ineligible_reasons`)."""
-        return ineligible_reasons(self.manifest_entry(id_or_name), env, platform)
+        """Why a skill is not eligible here; [] when it is: its requirements (see
+        :func:`ineligible_reasons`), and those of every skill it needs, down the chain."""
+        entry = self.manifest_entry(id_or_name)
+        needed = self._needed(entry)
+        which: dict[str, bool] = {}
+        own = {e.id: ineligible_reasons(e, env, platform, which) for e in needed}
+        return with_dependencies(needed, own)[entry.id]
+
+    def _needed(self, entry: ManifestEntry) -> list[ManifestEntry]:
+        """``entry`` and every skill it needs, directly or not, that the catalog has (each once)."""
+        found = {entry.id: entry}
+        todo = [entry]
+        while todo:
+            for dep in todo.pop().dependencies:
+                if dep.id not in found and (data := self._source.find(dep.id)) is not None:
+                    found[dep.id] = self._checked(data)
+                    todo.append(found[dep.id])
+        return list(found.values())
 
     def prompt(self, budget: int = 30000, env: Mapping[str, str] | None = None, *,
                platform: str | None = None, triggers: bool = False) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from typing import Mapping
+from collections import deque
+from typing import Iterable, Mapping
 
 from skillsite.agent.entry import ManifestEntry
 
@@ -41,3 +42,42 @@ def ineligible_reasons(entry: ManifestEntry, env: Mapping[str, str] | None = Non
     if req.platforms and here not in req.platforms:
         reasons.append(f"runs on {', '.join(req.platforms)}, not {here}")
     return reasons
+
+
+#: A reason quoting a dependency's reason is cut to this length (a chain of skills would repeat
+#: every reason down the chain).
+MAX_REASON = 300
+
+
+def _needs(dependency: str, reasons: list[str] | None) -> str:
+    """The reason a skill is kept off by a dependency (``reasons``: the dependency's; None: not in the catalog)."""
+    if reasons is None:
+        return f"needs {dependency}, which is not in this catalog"
+    text = f"needs {dependency}, which is ineligible: {reasons[0]}"
+    return text if len(text) <= MAX_REASON else text[:MAX_REASON - 1] + "…"
+
+
+def with_dependencies(entries: Iterable[ManifestEntry], own: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """Each skill's reasons (``own``, by id) and, after them, one for each dependency that is
+    ineligible here (for any reason, its own dependencies' included) or missing from the catalog.
+
+    Worked out from the ineligible skills to those that need them (breadth first, so each
+    reason names the shortest chain): linear, and a cycle (a tampered catalog) stops it."""
+    by_id = {e.id: e for e in entries}
+    needed_by: dict[str, list[str]] = {}
+    total = {sid: list(own.get(sid, [])) for sid in by_id}
+    for sid, entry in by_id.items():
+        for dep in dict.fromkeys(d.id for d in entry.dependencies):
+            needed_by.setdefault(dep, []).append(sid)
+            if dep not in by_id:
+                total[sid].append(_needs(dep, None))
+    queue = deque(sid for sid, reasons in total.items() if reasons)
+    while queue:
+        dep = queue.popleft()
+        for sid in needed_by.get(dep, ()):
+            if sid == dep:
+                continue
+            if not total[sid]:
+                queue.append(sid)
+            total[sid].append(_needs(dep, total[dep]))
+    return total

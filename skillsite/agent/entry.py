@@ -7,8 +7,9 @@ included), so the build makes entries as these objects and serialises them with 
 so a hostile entry is refused there (:class:`CatalogFormatError`) instead of failing wherever
 it is used.  Fields the loader has always ignored when malformed stay ignored: a ``conflicts``,
 ``command`` or ``triggers`` of the wrong type counts as absent, an ``audit`` that is not
-well formed counts as ``high`` risk (a tampered entry is not trusted), and the fields only
-pages show fall back to empty values.
+well formed counts as ``high`` risk (a tampered entry is not trusted), a malformed
+``dependencies`` is refused (eligibility follows it), and the fields only pages show fall back
+to empty values.
 
 ``from_json(e.to_json()) == e`` for every entry, and ``from_json(d).to_json() == d`` for
 every entry a build writes; an entry of an older catalog comes back with the defaults the
@@ -23,7 +24,7 @@ from skillsite.agent.catalog_format import RISKS
 from skillsite.agent.errors import CatalogFormatError
 
 __all__ = ["HIDING_KEYS", "ManifestEntry", "FileRecord", "KnowledgeRecord", "ToolRecord", "Visibility",
-           "EntryRequirements", "Triggers", "EntrySource", "EntryUrls", "EntrySize", "EntryWarning", "AuditFinding", "AuditSummary",
+           "EntryRequirements", "Triggers", "DependencyRecord", "EntrySource", "EntryUrls", "EntrySize", "EntryWarning", "AuditFinding", "AuditSummary",
            "PLATFORMS", "entry_problem", "is_hex_sha256", "is_size", "is_strings"]
 
 _HEX = frozenset("0123456789abcdef")
@@ -150,6 +151,27 @@ class ToolRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "purpose": self.purpose, "required": self.required}
+
+
+@dataclass(frozen=True)
+class DependencyRecord:
+    """A skill this one needs: the name as written, the id it stands for, the range as written
+    (``*`` when none) and the release the build chose (None: the skill has no release)."""
+
+    name: str
+    id: str
+    version: str = "*"
+    resolved: str | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> DependencyRecord:
+        if not (isinstance(data, dict) and all(isinstance(data.get(k), str) and data[k] for k in ("name", "id"))
+                and isinstance(data.get("version"), str) and isinstance(data.get("resolved", ""), (str, type(None)))):
+            raise _Malformed("malformed dependencies")
+        return cls(data["name"], data["id"], data["version"], data.get("resolved"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "id": self.id, "version": self.version, "resolved": self.resolved}
 
 
 @dataclass(frozen=True)
@@ -386,6 +408,7 @@ class ManifestEntry:
     command: str | None = None                      # absent when not user-invocable, or built before commands
     triggers: Triggers | None = None
     conflicts: tuple[str, ...] = ()
+    dependencies: tuple[DependencyRecord, ...] = ()  # absent in catalogs built before dependencies: none
     knowledge: tuple[KnowledgeRecord, ...] = ()
     interface: dict[str, str] | None = None         # what Codex's agents/openai.yaml says to show
     requirements: EntryRequirements = EntryRequirements()
@@ -433,7 +456,8 @@ class ManifestEntry:
         if self.triggers is not None:
             data["triggers"] = self.triggers.to_json()
         data.update({
-            "conflicts": list(self.conflicts), "knowledge": [k.to_json() for k in self.knowledge],
+            "conflicts": list(self.conflicts), "dependencies": [d.to_json() for d in self.dependencies],
+            "knowledge": [k.to_json() for k in self.knowledge],
             "interface": self.interface, "requirements": self.requirements.to_json(), "parent": self.parent,
             "children": list(self.children), "files": [f.to_json() for f in self.files], "sha256": self.sha256,
             "digest": self.digest, "source": self.source.to_json(), "urls": self.urls.to_json()})
@@ -484,6 +508,7 @@ def _parse_fields(data: dict[str, Any], skill_id: str) -> ManifestEntry:
     tools = _tools(data.get("tools", []))
     requirements = EntryRequirements.from_json(data["requirements"])
     knowledge = _records(data.get("knowledge") or [], KnowledgeRecord.from_json, "malformed knowledge records")
+    dependencies = _records(data.get("dependencies", []), DependencyRecord.from_json, "malformed dependencies")
     return ManifestEntry(
         id=skill_id, name=data["name"], description=data["description"], version=_text(data.get("version")),
         license=_text(data.get("license")), compatibility=_text(data.get("compatibility")),
@@ -492,7 +517,7 @@ def _parse_fields(data: dict[str, Any], skill_id: str) -> ManifestEntry:
         examples=tuple(_items(data.get("examples"))),
         priority=priority, visibility=visibility, command=_text(data.get("command")),
         triggers=Triggers.from_json(data.get("triggers")), conflicts=_texts(data.get("conflicts")),
-        knowledge=knowledge, interface=data["interface"] if isinstance(data.get("interface"), dict) else None,
+        dependencies=dependencies, knowledge=knowledge, interface=data["interface"] if isinstance(data.get("interface"), dict) else None,
         requirements=requirements, parent=_text(data.get("parent")), children=children, files=files,
         sha256=data["sha256"], digest=_text(data.get("digest"), ""), source=EntrySource.from_json(data.get("source")),
         urls=urls, size=size, extra=_mapping(data.get("extra")),

@@ -1,8 +1,8 @@
 """Whether each skill of a catalog is offered here, and why not (standard library only).
 
 A skill is ``hidden`` (never offered to a model), ``user-only`` (reached only by its slash
-command), ``ineligible`` (its requirements are not met here, or a skill it conflicts with is
-on), or ``eligible``.  Conflicts hold both ways: declaring ``conflicts: [b]`` in ``a`` keeps
+command), ``ineligible`` (its requirements are not met here, a skill it conflicts with is on,
+or a skill it needs is ineligible), or ``eligible``.  Conflicts hold both ways: declaring ``conflicts: [b]`` in ``a`` keeps
 ``a`` off while ``b`` is on, and ``b`` off while ``a`` is.  A skill is *on* when it is
 ``always`` on and its own requirements are met, or when the runtime lists it as active.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.agent.catalog_format import above, offered_to_model
-from skillsite.agent.eligibility import ineligible_reasons
+from skillsite.agent.eligibility import ineligible_reasons, with_dependencies
 from skillsite.agent.entry import ManifestEntry, Visibility
 
 STATES = ("eligible", "ineligible", "hidden", "user-only")
@@ -83,12 +83,13 @@ def ineligibility(entries: Sequence[ManifestEntry], env: Mapping[str, str] | Non
                   platform: str | None = None, active: Iterable[str] = (), max_risk: str = "high"
                   ) -> dict[str, list[str]]:
     """Why each skill cannot be offered here ([] when it can), by id: unmet requirements, an
-    audit risk above ``max_risk``, a conflicting skill that is on."""
+    audit risk above ``max_risk``, a conflicting skill that is on, a skill it needs that is
+    ineligible (for any of these reasons) or missing."""
     unmet = requirement_reasons(entries, env, platform)
     for sid, reasons in risk_reasons(entries, max_risk).items():
         unmet[sid] = unmet[sid] + reasons
     conflicts = conflict_reasons(entries, unmet, active)
-    return {sid: reasons + conflicts.get(sid, []) for sid, reasons in unmet.items()}
+    return with_dependencies(entries, {sid: reasons + conflicts.get(sid, []) for sid, reasons in unmet.items()})
 
 
 def hidden_reason(visibility: Visibility) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import skillsite
-from skillsite.agent.entry import (AuditSummary, EntryRequirements, FileRecord, KnowledgeRecord, ManifestEntry,
+from skillsite.agent.entry import (AuditSummary, DependencyRecord, EntryRequirements, FileRecord, KnowledgeRecord, ManifestEntry,
                                    ToolRecord, Triggers, Visibility, entry_problem)
 from skillsite.loader import Catalog, CatalogFormatError
 from support import SAMPLE
@@ -106,6 +106,10 @@ PROBLEMS = [
     (minimal(requirements={"platforms": "linux"}), "(a) has malformed requirements.platforms"),
     (minimal(knowledge=[{"path": "k.md", "title": "K", "url": "knowledge/k.md", "sha256": "0" * 64, "size": -5}]),
      "(a) has malformed knowledge records"),
+    (minimal(dependencies="b"), "(a) has malformed dependencies"),
+    (minimal(dependencies=[{"name": "b", "version": "*", "resolved": None}]), "(a) has malformed dependencies"),
+    (minimal(dependencies=[{"name": "b", "id": "b", "version": "*", "resolved": 1}]),
+     "(a) has malformed dependencies"),
 ]
 
 
@@ -140,7 +144,7 @@ def test_optional_fields_may_be_absent() -> None:
     assert (entry.priority, entry.command, entry.triggers, entry.audit, entry.size) == (0, None, None, None, None)
     assert entry.visibility == Visibility() and entry.visibility.user_invocable
     assert entry.requirements == EntryRequirements() and entry.risk == "none"
-    assert entry.tools == entry.knowledge == entry.children == entry.allowed_tools == ()
+    assert entry.tools == entry.knowledge == entry.children == entry.allowed_tools == entry.dependencies == ()
 
 
 @pytest.mark.parametrize("key, value", [("conflicts", 5), ("conflicts", "b"), ("command", 7), ("triggers", ["x"]),
@@ -168,6 +172,7 @@ def test_to_json_of_an_old_entry_gives_the_current_format_with_its_defaults() ->
     data = ManifestEntry.from_json(minimal()).to_json()
     assert data["visibility"]["user_invocable"] is True and data["priority"] == 0
     assert "command" not in data and "triggers" not in data and "audit" not in data and "size" not in data
+    assert data["dependencies"] == []
     assert ManifestEntry.from_json(data) == ManifestEntry.from_json(minimal())
 
 
@@ -176,6 +181,15 @@ def test_records_keep_their_key_order_and_leave_out_what_is_unknown() -> None:
     assert list(FileRecord("x", "0" * 64).to_json()) == ["path", "sha256"]
     assert list(KnowledgeRecord("k", "K", "0" * 64, "u", 1).to_json()) == ["path", "title", "size", "sha256", "url"]
     assert Triggers.from_json({"phrases": ["a", 5], "verbs": "x"}) == Triggers(phrases=("a",))
+    assert list(DependencyRecord("b", "x/b", "^1.2", "1.2.3").to_json()) == ["name", "id", "version", "resolved"]
+
+
+def test_dependencies_round_trip_with_and_without_a_resolved_release() -> None:
+    records = [{"name": "b", "id": "x/b", "version": "^1.2", "resolved": "1.4.0"},
+               {"name": "c", "id": "c", "version": "*", "resolved": None}]
+    entry = ManifestEntry.from_json(minimal(dependencies=records))
+    assert entry.dependencies == (DependencyRecord("b", "x/b", "^1.2", "1.4.0"), DependencyRecord("c", "c"))
+    assert entry.to_json()["dependencies"] == records
 
 
 # ---- the loader's typed accessors, beside the JSON ones it keeps
