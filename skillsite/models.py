@@ -94,6 +94,7 @@ class Skill:
     user_invocable: bool = True          # offered as a slash command (``user-invocable: false`` says no)
     triggers: dict[str, list[str]] = field(default_factory=dict)  # phrases, keywords, verbs, patterns
     conflicts: tuple[str, ...] = ()      # names or ids of the skills it must not run beside, as declared
+    depends: tuple[str, ...] = ()        # the skills it needs, ``name`` or ``name@range``, as declared
     knowledge: tuple[str, ...] = ()      # knowledge documents, as declared
     extra: dict[str, Any] = field(default_factory=dict)  # other understood extension keys
     diagnostics: tuple[Diagnostic, ...] = ()

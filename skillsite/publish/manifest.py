@@ -14,9 +14,9 @@ from skillsite import __version__
 from skillsite.config import SiteConfig
 from skillsite.agent.catalog_format import FORMAT, MANIFEST_NAME, PAGED_FORMAT_VERSION, WHOLE_FORMAT_VERSION
 from skillsite.agent.commands import command_name
-from skillsite.agent.entry import (HIDING_KEYS, PLATFORMS, EntryRequirements, EntrySize, EntrySource, EntryUrls,
-                                   EntryWarning, FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord, Triggers,
-                                   Visibility)
+from skillsite.agent.entry import (HIDING_KEYS, PLATFORMS, DependencyRecord, EntryRequirements, EntrySize, EntrySource,
+                                   EntryUrls, EntryWarning, FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord,
+                                   Triggers, Visibility)
 from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORMAT, PAGE_FORMAT, PAGE_SIZE, FileRef,
                                             PageRecord, entry_url, index_url, page_url)
 from skillsite.agent.triggers import TRIGGER_KINDS
@@ -85,10 +85,11 @@ def source_path(skill: Skill, base: str) -> str:
 
 def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, children: Sequence[str],
                 config: SiteConfig, base: str, *, command: str | None = None, conflicts: Sequence[str] = (),
-                knowledge: Sequence[dict[str, Any]] = (), interface: dict[str, Any] | None = None) -> ManifestEntry:
+                dependencies: Sequence[DependencyRecord] = (), knowledge: Sequence[dict[str, Any]] = (), interface: dict[str, Any] | None = None) -> ManifestEntry:
     """The manifest entry of one skill (see ``skills.schema.json``); ``command`` (default: its
-    own; none for a skill that says ``user-invocable: false``), ``conflicts`` (ids) and
-    ``knowledge`` (document records) are worked out over the whole catalog; ``interface`` is
+    own; none for a skill that says ``user-invocable: false``), ``conflicts`` (ids),
+    ``dependencies`` (resolved) and ``knowledge`` (document records) are worked out over the
+    whole catalog; ``interface`` is
     what Codex's agents/openai.yaml says to show."""
     folder = skill_dir_url(skill.id)
     path = source_path(skill, base)
@@ -105,7 +106,7 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
                               hidden_by(skill)),
         command=(command or command_name(skill.id)) if skill.user_invocable else None,
         triggers=Triggers(**{kind: tuple(skill.triggers.get(kind, ())) for kind in TRIGGER_KINDS}),
-        conflicts=tuple(conflicts), knowledge=tuple(KnowledgeRecord(**k) for k in knowledge),
+        conflicts=tuple(conflicts), dependencies=tuple(dependencies), knowledge=tuple(KnowledgeRecord(**k) for k in knowledge),
         interface=dict(interface) if interface else None,
         requirements=EntryRequirements(tuple(req.bins), tuple(req.env),
                                        tuple(p for p in req.platforms if p in PLATFORMS)),

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
 from skillsite.agent.commands import assign_commands
-from skillsite.agent.entry import FileRecord, ManifestEntry
+from skillsite.agent.entry import DependencyRecord, FileRecord, ManifestEntry
 from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
 from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
@@ -28,6 +28,7 @@ from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
+from skillsite.source.dependencies import Dependent, current_releases, resolve_dependencies
 from skillsite.source.relations import resolve_conflicts
 from skillsite.workers import Workers
 
@@ -48,9 +49,11 @@ class SkillPublishing:
     rendered: frozenset[str]           # ids of the skills whose body the cache holds rendered already
     known_shas: dict[str, tuple[int, int, str]]  # bundled file path -> (size, mtime_ns, sha256) when hashed
     knowledge: dict[str, list[dict[str, Any]]]   # skill id -> records of its knowledge documents
+    releases: Mapping[str, Sequence[str]] | None = None  # skill id -> its releases (None: its current version)
     children: dict[str, list[str]] = field(init=False)
     commands: dict[str, str] = field(init=False)       # skill id -> its slash command (user-invocable ones)
     conflicts: dict[str, list[str]] = field(init=False)  # skill id -> ids it conflicts with
+    dependencies: dict[str, list[DependencyRecord]] = field(init=False)  # skill id -> what it needs, resolved
     archive_names: list[str | None] = field(init=False)  # per skill, the archive it owns
     by_id: dict[str, Skill] = field(init=False)
     reserved: frozenset[str] = field(init=False)         # names in a skill folder the catalog writes itself
@@ -64,6 +67,7 @@ class SkillPublishing:
                          assign_commands((s.id, s.priority) for s in self.skills if s.user_invocable).items()}
         self.conflicts = resolve_conflicts({s.id: s.conflicts for s in self.skills},
                                            {s.id: s.name for s in self.skills})
+        self.dependencies = resolve_skill_dependencies(self.skills, self.releases)
 
     @functools.cached_property
     def renderer(self) -> MarkdownRenderer:
@@ -89,6 +93,17 @@ class PublishedSkill:
     def to_json(self) -> list[Any]:
         """What the next build needs to take this publication as it is (:func:`_published_before`)."""
         return [self.entry.to_json(), [[rel, key] for rel, key, _ in self.placed if key is not None], self.archive]
+
+
+def resolve_skill_dependencies(skills: Sequence[Skill], releases: Mapping[str, Sequence[str]] | None
+                               ) -> dict[str, list[DependencyRecord]]:
+    """Each skill's dependencies resolved as the catalog check resolved them (with ``keep_going``,
+    one on a skill left out for its errors is left out too)."""
+    if releases is None:
+        releases = current_releases({s.id: s.version for s in skills})
+    dependents = [Dependent(s.id, s.name, s.source.display_path, tuple((item, 0, 0) for item in s.depends))
+                  for s in skills]
+    return resolve_dependencies(dependents, releases).dependencies
 
 
 def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
@@ -124,6 +139,7 @@ def publish_skill(job: SkillPublishing, index: int) -> PublishedSkill:
     files, shas, contents = _publish_files(job, skill, diags)
     entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir,
                         command=job.commands.get(skill.id), conflicts=job.conflicts[skill.id],
+                        dependencies=job.dependencies[skill.id],
                         knowledge=job.knowledge.get(skill.id, []), interface=_interface(skill))
     _write_xml(job, skill, entry)
     _write_listing(job, entry)
@@ -136,13 +152,14 @@ def publication_key(job: SkillPublishing, index: int) -> str:
     """What publishing skill ``index`` depends on, besides the configuration and skillsite's
     code (the cache's scope): its SKILL.md and place, its bundled files' names, sizes and
     times, its diagnostics, and what the catalog gives it (sub-skills, command, conflicts,
-    knowledge documents, archive name)."""
+    dependencies, knowledge documents, archive name)."""
     skill = job.skills[index]
     source = skill.source
     return digest("publication", skill.id, skill.raw, str(source.root), str(source.dir), source.rel_path,
                   source.display_path, [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in source.files],
                   [d.to_json() for d in skill.diagnostics], job.sub_skills(skill.id), job.commands.get(skill.id),
-                  job.conflicts[skill.id], job.knowledge.get(skill.id, []), job.archive_names[index], job.mtime,
+                  job.conflicts[skill.id], [d.to_json() for d in job.dependencies[skill.id]],
+                  job.knowledge.get(skill.id, []), job.archive_names[index], job.mtime,
                   job.base_dir)
 
 

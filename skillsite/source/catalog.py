@@ -31,6 +31,8 @@ from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics
                                      duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
                                      trigger_diagnostics)
 from skillsite.source.codex_interface import CODEX_FILE, read_codex_file
+from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, resolve_dependencies,
+                                           syntax_diagnostics)
 from skillsite.source.discover import Discovery, discover
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
 from skillsite.source.links import link_diagnostics
@@ -38,7 +40,7 @@ from skillsite.source.parse import DEFAULT_MAX_BYTES, body_of, parse_skill, pars
 from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.schema import schema_diagnostics
 from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_user_invocable_only, skill_from_json,
-                                    skill_name, skill_to_json)
+                                    skill_name, skill_to_json, skill_version)
 from skillsite.workers import parallel_map
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
             *control_char_diagnostics(fm, src, lines),
             *trigger_diagnostics(fm, src, lines),
             *self_conflict_diagnostics(parsed),
+            *syntax_diagnostics(declared_dependencies(fm, lines), src.display_path),
             *body_diagnostics(parsed),
             *link_diagnostics(parsed, skill_dirs)]
 
@@ -103,7 +106,8 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
 class Verdict:
     """What the catalog-wide checks need of a checked skill: whether it is kept, its name and
     where that name is (for names used twice), its priority and declared conflicts (for slash
-    commands and conflicts), whether it takes a slash command, and its own diagnostics."""
+    commands and conflicts), whether it takes a slash command, its version and declared
+    dependencies (resolved over the catalog), and its own diagnostics."""
 
     kept: bool
     name: str
@@ -116,6 +120,8 @@ class Verdict:
     offered: bool = True     # offered to a model (neither hidden nor user-invocable only)
     description_at: tuple[int, int] = (1, 1)
     user_invocable: bool = True   # false: no slash command (user-invocable: false)
+    version: str | None = None    # as written
+    depends: tuple[tuple[str, int, int], ...] = ()   # each declared item, with its line and column
 
     @classmethod
     def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Verdict:
@@ -127,21 +133,24 @@ class Verdict:
                    _declared(fm.get("conflicts"), "conflicts", parsed.key_lines),
                    _declared(fm.get("knowledge"), "knowledge", parsed.key_lines),
                    fm["description"].strip() if kept else "", not (is_hidden(fm) or is_user_invocable_only(fm)),
-                   parsed.key_lines.get("description", (1, 1)), fm.get("user-invocable") is not False)
+                   parsed.key_lines.get("description", (1, 1)), fm.get("user-invocable") is not False,
+                   skill_version(fm), declared_dependencies(fm, parsed.key_lines))
 
     def to_json(self) -> list[Any]:
         return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
                 [list(c) for c in self.conflicts], [list(k) for k in self.knowledge], self.description,
-                self.offered, list(self.description_at), self.user_invocable]
+                self.offered, list(self.description_at), self.user_invocable, self.version,
+                [list(d) for d in self.depends]]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Verdict:
         (kept, name, name_at, diags, priority, conflicts, knowledge, description, offered, description_at,
-         user_invocable) = data
+         user_invocable, version, depends) = data
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
                    tuple((item, line, col) for item, line, col in conflicts),
                    tuple((item, line, col) for item, line, col in knowledge), description, offered,
-                   tuple(description_at), user_invocable)
+                   tuple(description_at), user_invocable, version,
+                   tuple((item, line, col) for item, line, col in depends))
 
 
 def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
@@ -188,19 +197,29 @@ def _verdict(checking: Checking, index: int) -> Verdict:
 def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledge_dir: Path | None,
                          cache: Cache | None) -> tuple[list[Diagnostic], dict[int, list]]:
     """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
-    checks (names used twice, slash command clashes, unknown conflicts, knowledge documents,
-    look-alike descriptions), which are also given by skill index, for that skill's own list.
+    checks (names used twice, slash command clashes, unknown conflicts, dependencies, knowledge
+    documents, look-alike descriptions), which are also given by skill index, for that skill's own list.
     Only the look-alike pairs are cached (by every description): the others depend on other
     skills and files."""
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
     for position, diag in [*duplicate_name_diagnostics([(src, v.name, v.name_at) for _, src, v in kept]),
-                           *relation_diagnostics(members), *_knowledge_diagnostics(kept, knowledge_dir),
+                           *relation_diagnostics(members), *_dependency_diagnostics(kept),
+                           *_knowledge_diagnostics(kept, knowledge_dir),
                            *_codex_diagnostics(kept), *_look_alike_diagnostics(kept, cache)]:
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*found.diagnostics, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
     return every, shared
+
+
+def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:
+    """SK223, SK224 and SK225: dependencies that name no skill (or a shared name), that no
+    release satisfies, or that go round in a circle.  Each skill's releases are its current
+    version (:func:`~skillsite.source.dependencies.current_releases`)."""
+    dependents = [Dependent(src.id, v.name, src.display_path, v.depends) for _, src, v in kept]
+    releases = current_releases({src.id: v.version for _, src, v in kept})
+    return resolve_dependencies(dependents, releases).diagnostics
 
 
 def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cache: Cache | None

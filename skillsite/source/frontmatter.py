@@ -29,7 +29,7 @@ MAX_FRONTMATTER_NESTING = 200  # brackets or indentation levels, checked before 
 TEXT_KEYS = frozenset({"name", "description", "license", "compatibility", "version", "argument-hint",
                        "allowed-tools"})
 TEXT_KEYS |= {"tags[]", "triggers[]", "examples[]", "triggers.keywords[]", "triggers.verbs[]",
-              "triggers.patterns[]", "conflicts[]", "knowledge[]"}
+              "triggers.patterns[]", "conflicts[]", "knowledge[]", "depends", "depends[]"}
 TEXT_PARENTS = frozenset({"metadata"})  # every scalar value directly under these keys is text
 
 _STR_TAG = "tag:yaml.org,2002:str"

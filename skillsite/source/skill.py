@@ -9,6 +9,7 @@ from typing import Any, Iterable, Sequence
 from skillsite.agent.triggers import normalise_triggers
 from skillsite.diagnostics import Diagnostic
 from skillsite.models import ParsedSkill, Requirements, Skill, SourceFile
+from skillsite.source.dependencies import declared_dependencies
 
 _PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
 _EXTRA_KEYS = ("argument-hint", "user-invocable")
@@ -153,6 +154,12 @@ def is_kept(parsed: ParsedSkill) -> bool:
     return fm is not None and isinstance(fm.get("description"), str) and bool(fm["description"].strip())
 
 
+def skill_version(fm: dict[str, Any]) -> str | None:
+    """The version as written: top-level ``version``, else ``metadata.version``."""
+    meta = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
+    return _text(fm.get("version")) or _text(meta.get("version"))
+
+
 def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
     """Normalise a kept skill's frontmatter into a :class:`Skill`."""
     fm = parsed.frontmatter or {}
@@ -163,7 +170,7 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
         id=src.id, name=skill_name(parsed), description=fm["description"].strip(), source=src,
         body=parsed.body, body_line=parsed.body_line, raw=parsed.raw, frontmatter=jsonable(fm),
         license=_text(fm.get("license")), compatibility=_text(fm.get("compatibility")),
-        version=_text(fm.get("version")) or _text(meta.get("version")),
+        version=skill_version(fm),
         tags=_tags(fm.get("tags")), allowed_tools=normalise_allowed_tools(fm.get("allowed-tools")),
         metadata=jsonable(meta), tools=_tools(fm.get("tools")), parameters=_parameters(fm.get("parameters")),
         examples=_examples(fm.get("examples")),
@@ -173,6 +180,7 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
         user_invocable=fm.get("user-invocable") is not False,
         triggers=normalise_triggers(fm.get("triggers")),
         conflicts=_unique(_names(fm.get("conflicts"))),
+        depends=tuple(item for item, _, _ in declared_dependencies(fm, parsed.key_lines)),
         knowledge=_unique(_names(fm.get("knowledge")) if isinstance(fm.get("knowledge"), list) else ()),
         extra={k: jsonable(fm[k]) for k in _EXTRA_KEYS if k in fm},
         diagnostics=tuple(diags),
@@ -183,7 +191,8 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
 _PLAIN_FIELDS = ("name", "description", "body_line", "frontmatter", "license", "compatibility", "version",
                  "metadata", "priority", "hidden", "user_invocable_only", "always", "user_invocable", "triggers",
                  "extra")
-_TUPLE_FIELDS = ("tags", "allowed_tools", "tools", "parameters", "examples", "conflicts", "knowledge")
+_TUPLE_FIELDS = ("tags", "allowed_tools", "tools", "parameters", "examples", "conflicts", "knowledge",
+                 "depends")
 
 
 def skill_to_json(skill: Skill) -> dict[str, Any]:

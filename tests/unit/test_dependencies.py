@@ -1,0 +1,245 @@
+"""Dependencies declared in frontmatter (skillsite.source.dependencies): reading ``depends`` with
+the line of each item, SK226 for a malformed item, and the catalog-wide resolution: SK223 (no
+such skill, or a name two skills share), SK224 (no release in range), SK225 (cycles), each at
+the ``depends`` entry's file:line and naming the skills involved."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillsite.agent.entry import DependencyRecord
+from skillsite.source.catalog import check_catalog, read_catalog
+from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, parse_dependency,
+                                           resolve_dependencies)
+from skillsite.source.frontmatter import parse_frontmatter_text
+from support import write_skill
+
+
+def declared(text: str) -> tuple[tuple[str, int, int], ...]:
+    data, lines, _ = parse_frontmatter_text(text, "SKILL.md")
+    return declared_dependencies(data, lines)
+
+
+def diagnostics(root: Path, profile: str = "default") -> list[str]:
+    """Every diagnostic of the catalog under ``root`` as ``path:line: severity code message``, path
+    relative (but SK219: the test skills' descriptions are all alike)."""
+    check = check_catalog([root], profile=profile, ignore=["SK219"])
+    return [f"{Path(d.path).relative_to(root).as_posix()}:{d.line}: {d.severity.value} {d.code} {d.message}"
+            for d in check.diagnostics]
+
+
+def codes(found: list[str], code: str) -> list[str]:
+    return [line for line in found if f" {code} " in line]
+
+
+def skill(root: Path, rel: str, *more: str, version: str | None = None) -> None:
+    """A skill at ``rel`` named after its folder, with extra frontmatter lines."""
+    lines = [f"name: {rel.rsplit('/', 1)[-1]}", "description: Does a thing. Use when testing."]
+    if version is not None:
+        lines.append(f'version: "{version}"')
+    write_skill(root, rel, "\n".join([*lines, *more]) + "\n")
+
+
+# ---- reading what a skill declares, with the line of each item
+
+def test_metadata_depends_is_a_space_separated_string_at_its_line() -> None:
+    items = declared("name: a\ndescription: d\nmetadata:\n  version: '1.0.0'\n  depends: 'b c@^1.2  sven/plan@~2'\n")
+    assert items == (("b", 6, 3), ("c@^1.2", 6, 3), ("sven/plan@~2", 6, 3))
+
+
+def test_top_level_depends_is_a_list_each_item_at_its_own_line_or_a_string() -> None:
+    assert declared("name: a\ndescription: d\ndepends:\n  - b\n  - 'c@>=1 <2'\n") == (("b", 5, 5), ("c@>=1 <2", 6, 5))
+    assert declared("name: a\ndescription: d\ndepends: b c@1.x\n") == (("b", 4, 1), ("c@1.x", 4, 1))
+    assert declared("name: a\ndescription: d\ndepends: [b]\nmetadata:\n  depends: c\n") == (("b", 4, 11), ("c", 6, 3))
+
+
+def test_values_that_are_no_names_declare_nothing() -> None:
+    assert declared("name: a\ndescription: d\ndepends: {b: c}\nmetadata:\n  depends: [b]\n") == ()
+    assert declared("name: a\ndescription: d\ndepends: ['', {x: y}, [b]]\n") == ()
+    assert declared("name: a\ndescription: d\ndepends: [2]\n") == (("2", 4, 11),)   # text, as YAML 1.1 would not keep it
+
+
+@pytest.mark.parametrize("item, parsed", [("b", ("b", "*")), ("b@^1.2", ("b", "^1.2")), ("sven/plan@~1.2.3", ("sven/plan", "~1.2.3")),
+                                          ("b@>=1 <2", ("b", ">=1 <2")), ("b@1.x || ^3", ("b", "1.x || ^3")),
+                                          ("b@^2.0.0-rc.1", ("b", "^2.0.0-rc.1"))])
+def test_an_item_is_a_name_or_id_and_a_range(item: str, parsed: tuple[str, str]) -> None:
+    assert parse_dependency(item) == parsed
+
+
+@pytest.mark.parametrize("item", ["@^1", "b@^^1", "b@1.2.3.4", "b@not-a-range", "a b", "x//y", "/abs", "b@1@2"])
+def test_a_malformed_item_is_refused_with_a_reason(item: str) -> None:
+    with pytest.raises(ValueError, match="is not `name` or `name@range`|range that does not parse"):
+        parse_dependency(item)
+
+
+def test_sk226_is_reported_at_the_items_line(tmp_path: Path) -> None:
+    skill(tmp_path, "b", version="1.0.0")
+    skill(tmp_path, "a", "depends:", "  - b", "  - 'b@^^1'", "  - '@2'")
+    found = codes(diagnostics(tmp_path), "SK226")
+    assert len(found) == 2
+    assert found[0].startswith("a/SKILL.md:6: error SK226 depends: 'b@^^1' has a range that does not parse")
+    assert found[1].startswith("a/SKILL.md:7: error SK226 depends: dependency '@2' is not `name` or `name@range`")
+
+
+# ---- profiles: the spec keeps extra data in metadata; lenient also reads top-level depends
+
+def test_the_spec_profile_reads_metadata_depends_and_refuses_a_top_level_one(tmp_path: Path) -> None:
+    skill(tmp_path, "b", "metadata:", "  version: '1.4.0'")
+    skill(tmp_path, "a", "metadata:", "  version: '2.0.0'", "  depends: 'b@^1.2'")
+    assert diagnostics(tmp_path, "spec") == []
+    skill(tmp_path, "c", "depends: [b]")
+    assert [line.split(" ", 3)[:3] for line in diagnostics(tmp_path, "spec")] == [["c/SKILL.md:4:", "error", "SK207"]]
+
+
+def test_the_default_profile_knows_top_level_depends(tmp_path: Path) -> None:
+    skill(tmp_path, "b", version="1.0.0")
+    skill(tmp_path, "a", "depends: [b@1]")
+    assert diagnostics(tmp_path) == []
+    reading = read_catalog([tmp_path], ignore=["SK219"])
+    assert {s.id: s.depends for s in reading.skills} == {"a": ("b@1",), "b": ()}
+
+
+def test_metadata_depends_must_be_a_string(tmp_path: Path) -> None:
+    skill(tmp_path, "b", "metadata:", "  version: '1.0.0'")
+    skill(tmp_path, "a", "metadata:", "  depends: [b]")
+    assert [line.split(" ", 3)[:3] for line in diagnostics(tmp_path, "spec")] == [["a/SKILL.md:5:", "error", "SK210"]]
+
+
+# ---- SK223: a name that is no skill, or that several skills share
+
+def test_sk223_an_unknown_name(tmp_path: Path) -> None:
+    skill(tmp_path, "a", "depends: [b, nowhere@^1]")
+    skill(tmp_path, "b")
+    assert codes(diagnostics(tmp_path), "SK223") == [
+        "a/SKILL.md:4: error SK223 skill 'a' depends on 'nowhere', which is no skill of this catalog "
+        "(neither an id nor a name)"]
+
+
+def test_sk223_a_name_two_skills_share_names_them_and_an_id_picks_one(tmp_path: Path) -> None:
+    skill(tmp_path, "x/tool", version="1.0.0")
+    skill(tmp_path, "y/tool", version="2.0.0")
+    skill(tmp_path, "a", "depends: [tool, y/tool@^2]")
+    assert codes(diagnostics(tmp_path), "SK223") == [
+        "a/SKILL.md:4: error SK223 skill 'a' depends on 'tool', a name several skills share (x/tool, y/tool): "
+        "name one of them by its id"]
+
+
+def test_an_id_stands_for_itself_before_any_name(tmp_path: Path) -> None:
+    releases = {"b": ["1.0.0"], "x/b": ["2.0.0"]}
+    found = resolve_dependencies([Dependent("a", "a", "a/SKILL.md", (("b", 3, 1),)),
+                                  Dependent("b", "b", "b/SKILL.md", ()), Dependent("x/b", "b", "x/b/SKILL.md", ())],
+                                 releases)
+    assert found.diagnostics == []
+    assert found.dependencies["a"] == [DependencyRecord("b", "b", "*", "1.0.0")]
+
+
+# ---- SK224: no release satisfies the range
+
+def test_sk224_names_dependent_dependency_range_and_the_releases(tmp_path: Path) -> None:
+    skill(tmp_path, "a", "metadata:", "  depends: 'b@^2 c@^1'")
+    skill(tmp_path, "b", version="1.4.0")
+    skill(tmp_path, "c")
+    assert codes(diagnostics(tmp_path), "SK224") == [
+        "a/SKILL.md:5: error SK224 skill 'a' depends on 'b' (skill 'b') at range '^2', which no release "
+        "satisfies: its releases are 1.4.0",
+        "a/SKILL.md:5: error SK224 skill 'a' depends on 'c' (skill 'c') at range '^1', which no release "
+        "satisfies: 'c' has no release (no valid version)"]
+
+
+def test_any_range_on_a_skill_without_a_version_resolves_to_no_release(tmp_path: Path) -> None:
+    skill(tmp_path, "a", "depends: [c, 'c@*']")
+    skill(tmp_path, "c", version="[Optional: e.g., 1.0, Date]")
+    assert codes(diagnostics(tmp_path), "SK224") == []
+    found = resolve_dependencies([Dependent("a", "a", "a/SKILL.md", (("c", 3, 1), ("c@*", 4, 1))),
+                                  Dependent("c", "c", "c/SKILL.md", ())], current_releases({"a": None, "c": "x"}))
+    assert found.dependencies["a"] == [DependencyRecord("c", "c", "*", None)] * 2
+
+
+def test_versions_are_read_loosely_and_resolved_canonically() -> None:
+    assert current_releases({"a": "v1.0", "b": "2", "c": "1.0.0-rc.1+b5", "d": None, "e": "Date"}) == {
+        "a": ["1.0.0"], "b": ["2.0.0"], "c": ["1.0.0-rc.1"], "d": [], "e": []}
+
+
+@pytest.mark.parametrize("range_text, resolved", [
+    ("^1", "1.2.0"), ("*", "1.2.0"), (">=1.2.0", "1.2.0"), ("~1.0", "1.0.0"),
+    ("^2.0.0-rc.0", "2.0.0-rc.1"), (">=2.0.0-rc.1", "2.0.0-rc.1"), ("2.0.0-rc.1", "2.0.0-rc.1"),
+    ("^2", None), (">1.2.0", None)])
+def test_the_highest_release_in_range_and_pre_releases_only_when_asked(range_text: str, resolved: str | None) -> None:
+    """Over a whole history of releases (what the build feeds from git): a pre-release counts
+    only for a range that names a pre-release of the same version."""
+    releases = {"b": ["1.0.0", "1.2.0", "2.0.0-rc.1"]}
+    found = resolve_dependencies([Dependent("a", "a", "a/SKILL.md", ((f"b@{range_text}", 3, 1),)),
+                                  Dependent("b", "b", "b/SKILL.md", ())], releases)
+    if resolved is None:
+        assert [d.code for _, d in found.diagnostics] == ["SK224"]
+        assert "its releases are 1.0.0, 1.2.0, 2.0.0-rc.1" in found.diagnostics[0][1].message
+        assert found.dependencies["a"] == []
+    else:
+        assert found.diagnostics == []
+        assert found.dependencies["a"] == [DependencyRecord("b", "b", range_text, resolved)]
+
+
+# ---- SK225: cycles, reported once at each member's depends line, naming the whole cycle
+
+def test_a_skill_that_needs_itself_is_a_cycle_of_one(tmp_path: Path) -> None:
+    skill(tmp_path, "a", "depends: [a]", version="1.0.0")
+    assert codes(diagnostics(tmp_path), "SK225") == [
+        "a/SKILL.md:5: error SK225 dependency cycle: a -> a (skills cannot need each other in a circle)"]
+
+
+def test_a_cycle_of_two(tmp_path: Path) -> None:
+    skill(tmp_path, "a", "depends: [b]", version="1.0.0")
+    skill(tmp_path, "b", "metadata:", "  depends: a")
+    assert codes(diagnostics(tmp_path), "SK225") == [
+        "a/SKILL.md:5: error SK225 dependency cycle: a -> b -> a (skills cannot need each other in a circle)",
+        "b/SKILL.md:5: error SK225 dependency cycle: b -> a -> b (skills cannot need each other in a circle)"]
+
+
+def test_a_cycle_of_three_each_member_once_at_the_item_that_continues_it(tmp_path: Path) -> None:
+    skill(tmp_path, "a", "depends:", "  - d", "  - b@*")
+    skill(tmp_path, "b", "depends: [c]")
+    skill(tmp_path, "c", "depends: [d, a]")
+    skill(tmp_path, "d")
+    found = codes(diagnostics(tmp_path), "SK225")
+    assert [line.split(" (skills")[0] for line in found] == [
+        "a/SKILL.md:6: error SK225 dependency cycle: a -> b -> c -> a",
+        "b/SKILL.md:4: error SK225 dependency cycle: b -> c -> a -> b",
+        "c/SKILL.md:4: error SK225 dependency cycle: c -> a -> b -> c"]
+
+
+def test_two_cycles_through_one_skill_each_member_named_once() -> None:
+    """a -> b -> a and a -> c -> a: one component; every member reported once, on a cycle through it."""
+    dependents = [Dependent("a", "a", "a", (("b", 1, 1), ("c", 2, 1))), Dependent("b", "b", "b", (("a", 1, 1),)),
+                  Dependent("c", "c", "c", (("a", 1, 1),))]
+    found = resolve_dependencies(dependents, {})
+    assert sorted((i, d.message.split(" (")[0]) for i, d in found.diagnostics) == [
+        (0, "dependency cycle: a -> b -> a"), (1, "dependency cycle: b -> a -> b"), (2, "dependency cycle: c -> a -> c")]
+
+
+def test_a_long_cycle_is_found_without_recursion() -> None:
+    n = 5000
+    dependents = [Dependent(f"s{i}", f"s{i}", f"s{i}", ((f"s{(i + 1) % n}", 1, 1),)) for i in range(n)]
+    found = resolve_dependencies(dependents, {})
+    assert len(found.diagnostics) == n and all(d.code == "SK225" for _, d in found.diagnostics)
+    assert found.diagnostics[0][1].message.startswith("dependency cycle: s0 -> s1 -> s2")
+
+
+def test_a_chain_resolves_every_link() -> None:
+    dependents = [Dependent("a", "a", "a", (("b@^1", 1, 1),)), Dependent("b", "b", "b", (("c@~2.1", 1, 1),)),
+                  Dependent("c", "c", "c", ())]
+    found = resolve_dependencies(dependents, {"a": ["0.1.0"], "b": ["1.0.0", "1.3.0"], "c": ["2.1.0", "2.1.5", "2.2.0"]})
+    assert found.diagnostics == []
+    assert found.dependencies == {"a": [DependencyRecord("b", "b", "^1", "1.3.0")],
+                                  "b": [DependencyRecord("c", "c", "~2.1", "2.1.5")], "c": []}
+
+
+def test_the_build_and_validate_report_the_same_dependency_errors(tmp_path: Path) -> None:
+    skill(tmp_path, "a", "depends: [b, zz]", version="1.0.0")
+    skill(tmp_path, "b", "depends: [a@^2]", version="1.0.0")
+    reading = read_catalog([tmp_path], ignore=["SK219"])
+    check = check_catalog([tmp_path], ignore=["SK219"])
+    assert [d for d in reading.diagnostics if d.code.startswith("SK22")] == \
+        [d for d in check.diagnostics if d.code.startswith("SK22")]
+    assert sorted(d.code for d in check.diagnostics) == ["SK223", "SK224", "SK225", "SK225"]
+    assert {s.id for s in reading.skills if s.has_errors} == {"a", "b"}
