@@ -77,6 +77,7 @@ class SitePages:
     by_risk: dict[str, list[dict[str, Any]]] = field(init=False)
     per_page: int = field(init=False)   # cards on a page of a list; 0: every card on one page
     tags_per_page: int = field(init=False)  # tags on a page of the tag index; 0: every tag on one page
+    needed_by: dict[str, list[str]] = field(init=False)  # skill id -> ids of the skills that need it
 
     def __post_init__(self) -> None:
         self.templates_key = templates_digest(self.dirs)
@@ -94,6 +95,7 @@ class SitePages:
         paged = is_paged(len(self.entries), self.config)
         self.per_page = page_size(self.config, LISTING_PAGE_SIZE) if paged else 0
         self.tags_per_page = page_size(self.config, TAGS_PAGE_SIZE) if paged else 0
+        self.needed_by = needed_by(self.manifest["skills"])
 
     def numbers(self, cards: list[dict[str, Any]]) -> range:
         """The page numbers of a list of ``cards``."""
@@ -217,10 +219,30 @@ def _list_page(pages: SitePages, shown: SkillList, number: int) -> None:
         **shown.values})
 
 
+def needed_by(entries: list[ManifestEntry]) -> dict[str, list[str]]:
+    """The skills that need each skill (its dependencies read backwards), by id, sorted."""
+    found: dict[str, set[str]] = {}
+    for entry in entries:
+        for dep in entry.dependencies:
+            found.setdefault(dep.id, set()).add(entry.id)
+    return {sid: sorted(ids) for sid, ids in found.items()}
+
+
+def dependency_rows(entry: ManifestEntry, pages: SitePages) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """What a skill page lists under "Needs" (name, page, range, release chosen) and "Needed by"."""
+    def page(sid: str) -> dict[str, Any]:
+        other = pages.entries.get(sid)
+        return {"id": sid, "name": other.name if other else sid, "url": other.urls.page if other else None}
+
+    needs = [{**page(d.id), "range": d.version, "resolved": d.resolved} for d in entry.dependencies]
+    return needs, [page(sid) for sid in pages.needed_by.get(entry.id, [])]
+
+
 def _skill_page(pages: SitePages, entry: ManifestEntry) -> None:
     """A skill's page; the template gets its entry as ``skills.json`` has it (the JSON that
     templates, built-in or a site's own, read with ``entry['allowed-tools']`` and the like)."""
     source, skill_id = entry.source, entry.id
+    needs, users = dependency_rows(entry, pages)
     values = {
         **pages.common(entry.urls.page, f"{entry.name} · {pages.config.title}"),
         "entry": entry.to_json(), "card": card(entry, pages.tag_by_name),
@@ -228,7 +250,7 @@ def _skill_page(pages: SitePages, entry: ManifestEntry) -> None:
         "children": [card(pages.entries[c], pages.tag_by_name) for c in entry.children if c in pages.entries],
         "snippets": install_snippets(entry, pages.config), "metadata": metadata_rows(entry),
         "hidden_note": hidden_note(entry),
-        "files": file_rows(entry), "source_url": safe_url(source.url), "edit_url": safe_url(source.edit_url)}
+        "files": file_rows(entry), "needs": needs, "needed_by": users, "source_url": safe_url(source.url), "edit_url": safe_url(source.edit_url)}
     rel = f"skills/{skill_id}/index.html"
     # the body stands in the key as what it was rendered from: fetched only to render the page
     key = digest(pages.templates_key, "skill.html", rel, values, pages.html_keys[skill_id])
