@@ -63,6 +63,7 @@ def test_the_example_entries_use_every_part_of_the_model(site: Path) -> None:
     assert all(isinstance(e.audit, AuditSummary) and isinstance(e.files, tuple) for e in entries)
     assert {e.risk for e in entries} >= {"none"}
     assert any(e.visibility.hidden for e in entries) and any(e.visibility.always for e in entries)
+    assert any(d.resolved for e in entries for d in e.dependencies)
 
 
 def test_an_entry_is_frozen() -> None:

@@ -151,3 +151,12 @@ def test_pages_of_the_paginated_tag_index(a11y, paged_example_site, rel):
     pager = page.get_by_role("navigation", name="Pages of tags")
     assert pager.count() == 1 and pager.locator("a[aria-current='page']").count() == 1
     assert page.locator(".all-tags .chip-count").count() >= 1
+
+
+@pytest.mark.parametrize("rel, heading", [("skills/release-manager/changelog/", "Needs"),
+                                          ("skills/house-style/", "Needed by")])
+def test_skill_pages_with_dependencies_both_ways(a11y, example_site, rel, heading):
+    ctx, scheme = a11y
+    page = check(ctx, scheme, example_site, rel)
+    listed = page.locator(f"dt:text-is('{heading}') + dd .dependency-list a")
+    assert listed.count() == 1
