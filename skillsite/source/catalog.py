@@ -195,17 +195,19 @@ def _verdict(checking: Checking, index: int) -> Verdict:
 
 
 def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledge_dir: Path | None,
-                         cache: Cache | None) -> tuple[list[Diagnostic], dict[int, list]]:
+                         cache: Cache | None, elsewhere: frozenset[str] = frozenset()
+                         ) -> tuple[list[Diagnostic], dict[int, list]]:
     """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
     checks (names used twice, slash command clashes, unknown conflicts, dependencies, knowledge
     documents, look-alike descriptions), which are also given by skill index, for that skill's own list.
     Only the look-alike pairs are cached (by every description): the others depend on other
-    skills and files."""
+    skills and files.  ``elsewhere``: names of skills beside a lone skill validated on its own,
+    which its dependencies may name unchecked."""
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
     for position, diag in [*duplicate_name_diagnostics([(src, v.name, v.name_at) for _, src, v in kept]),
-                           *relation_diagnostics(members), *_dependency_diagnostics(kept),
+                           *relation_diagnostics(members), *_dependency_diagnostics(kept, elsewhere),
                            *_knowledge_diagnostics(kept, knowledge_dir),
                            *_codex_diagnostics(kept), *_look_alike_diagnostics(kept, cache)]:
         shared.setdefault(kept[position][0], []).append(diag)
@@ -213,13 +215,14 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     return every, shared
 
 
-def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:
+def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], elsewhere: frozenset[str]
+                            ) -> list[tuple[int, Diagnostic]]:
     """SK223, SK224 and SK225: dependencies that name no skill (or a shared name), that no
     release satisfies, or that go round in a circle.  Each skill's releases are its current
     version (:func:`~skillsite.source.dependencies.current_releases`)."""
     dependents = [Dependent(src.id, v.name, src.display_path, v.depends) for _, src, v in kept]
     releases = current_releases({src.id: v.version for _, src, v in kept})
-    return resolve_dependencies(dependents, releases).diagnostics
+    return resolve_dependencies(dependents, releases, elsewhere).diagnostics
 
 
 def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cache: Cache | None
@@ -377,7 +380,8 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
         verdicts = parallel_map(_verdict, checking, range(len(found.sources)), jobs)
     else:
         verdicts = _cached_verdicts(found, checking, cache, jobs)
-    every, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache)
+    beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
+    every, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside)
     ignored = frozenset(ignore)
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(

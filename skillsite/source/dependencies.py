@@ -146,9 +146,12 @@ def _unknown_message(dependent: Dependent, name: str, candidates: Sequence[str])
     return f"skill '{dependent.id}' depends on '{name}', which is no skill of this catalog (neither an id nor a name)"
 
 
-def resolve_dependencies(dependents: Sequence[Dependent], releases: Mapping[str, Sequence[str]]) -> Resolution:
+def resolve_dependencies(dependents: Sequence[Dependent], releases: Mapping[str, Sequence[str]],
+                         elsewhere: frozenset[str] = frozenset()) -> Resolution:
     """Every dependent's items resolved to ids and releases; SK223, SK224 and SK225 by dependent
-    index.  Items that are malformed (SK226, reported with the skill) are passed over."""
+    index.  Items that are malformed (SK226, reported with the skill) are passed over, and so
+    are names of ``elsewhere`` that no skill here has: skills beside a single skill validated
+    on its own, which this check cannot see."""
     ids = {d.id: index for index, d in enumerate(dependents)}
     by_name: dict[str, list[str]] = {}
     for d in dependents:
@@ -164,6 +167,8 @@ def resolve_dependencies(dependents: Sequence[Dependent], releases: Mapping[str,
             except ValueError:
                 continue
             target = _target(name, ids, by_name)
+            if target == [] and name in elsewhere:
+                continue
             if isinstance(target, list):
                 diags.append((index, make("SK223", _unknown_message(dependent, name, target), dependent.path,
                                           line, col)))

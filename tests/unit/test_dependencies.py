@@ -243,3 +243,12 @@ def test_the_build_and_validate_report_the_same_dependency_errors(tmp_path: Path
         [d for d in check.diagnostics if d.code.startswith("SK22")]
     assert sorted(d.code for d in check.diagnostics) == ["SK223", "SK224", "SK225", "SK225"]
     assert {s.id for s in reading.skills if s.has_errors} == {"a", "b"}
+
+
+def test_a_lone_skill_validated_on_its_own_may_name_the_skills_beside_it(tmp_path: Path) -> None:
+    """``skillsite validate skills/a`` cannot see skills/b: naming it is left to the whole catalog's
+    check; a name that is nowhere is still SK223."""
+    skill(tmp_path, "b", version="1.0.0")
+    skill(tmp_path, "a", "depends: [b@^1, nowhere]")
+    found = [f"{d.line}: {d.code} {d.message}" for d in check_catalog([tmp_path / "a"], ignore=["SK219"]).diagnostics]
+    assert found == ["4: SK223 skill 'a' depends on 'nowhere', which is no skill of this catalog (neither an id nor a name)"]
