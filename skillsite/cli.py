@@ -637,6 +637,11 @@ def mcp(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tupl
 
 # ---------------------------------------------------------------- installs: install, outdated, update
 
+def _version_text(locked) -> str:
+    """A locked skill's version as the install commands print it."""
+    return locked.version or "unversioned"
+
+
 def lock_option(func):
     """The ``--lock`` option of the commands that install skills or read what was installed."""
     return click.option("--lock", "lock_file", type=click.Path(dir_okay=False, path_type=Path),
@@ -784,18 +789,21 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
     targets = [skill_id] if skill_id else sorted(s for s, l in lock.skills.items() if l.requested) or sorted(lock.skills)
     failed = False
     for target in targets:
-        before = read_lock_or_exit(lock_file).skills[target].version
+        before = read_lock_or_exit(lock_file)
         catalog = open_catalog_or_exit(resolve_source(lock.skills[target].source, lock_file), cache_dir, timeout,
                                        allowed_hosts)
         _, code = try_loader(lambda: catalog.update(target, lock_file, overwrite=overwrite), "skillsite update")
         if code == EXIT_ENVIRONMENT:
             sys.exit(code)
-        if code:
-            failed = True
-            continue
-        after = read_lock_or_exit(lock_file).skills[target].version
-        click.echo(f"{target}: {before} -> {after}" if before != after else f"{target}: {after or 'unversioned'}, "
-                                                                               "up to date")
+        failed = failed or bool(code)
+        after = read_lock_or_exit(lock_file)
+        changed = [sid for sid in sorted(after.skills) if after.skills[sid] != before.skills.get(sid)]
+        for sid in changed:
+            old = before.skills.get(sid)
+            click.echo(f"{sid}: {_version_text(old)} -> {_version_text(after.skills[sid])}" if old else
+                       f"{sid}: installed {_version_text(after.skills[sid])}")
+        if not code and target not in changed:
+            click.echo(f"{target}: {_version_text(after.skills[target])}, up to date")
     sys.exit(1 if failed else 0)
 
 
