@@ -595,7 +595,8 @@ class Catalog:
         for planned in plan:
             files, digest = fetched[planned.id]
             if actions[planned.id] != "keep":
-                self._put_folder(planned.id, targets[planned.id], files, overwrite=actions[planned.id] == "replace")
+                self._put_dependency_or_root(planned.id == skill_id, planned.id, targets[planned.id], files, digest,
+                                             replace=actions[planned.id] == "replace")
             if lock_path is not None:
                 path = lock_path_text(targets[planned.id], lock_path)
                 locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
@@ -661,10 +662,10 @@ class Catalog:
         """What to do at ``target``: ``new`` (nothing there), ``replace`` or ``keep`` (it holds the
         planned release already); DestinationExistsError when it holds something else that may
         not be replaced.  The root's folder was checked by the caller (install, update)."""
-        if not os.path.lexists(target):
-            return "new"
         if root and not replace_root:
             return "replace" if overwrite else "new"  # install() refused an existing dest unless overwrite
+        if not os.path.lexists(target):
+            return "replace" if root and overwrite else "new"
         present = installed_digest(target)
         if present == digest:
             return "keep"
@@ -674,6 +675,16 @@ class Catalog:
             return "replace"
         raise DestinationExistsError(f"{target} already exists and does not hold {planned.label}, the dependency "
                                      "to install there; pass overwrite=True to replace it")
+
+    def _put_dependency_or_root(self, root: bool, skill_id: str, target: Path, files: dict[str, bytes], digest: str,
+                                *, replace: bool) -> None:
+        """Put a planned skill in place; a dependency another install put there first, with the
+        same release, is left as it is."""
+        try:
+            self._put_folder(skill_id, target, files, overwrite=replace)
+        except DestinationExistsError:
+            if root or installed_digest(target) != digest:
+                raise
 
     def _put_folder(self, skill_id: str, target: Path, files: dict[str, bytes], *, overwrite: bool) -> None:
         """Write ``files`` into a new folder beside ``target`` and put it in place in one step."""
