@@ -225,3 +225,28 @@ def test_bad_ranges_and_unknown_versions_on_the_command_line(served, project: Pa
     assert result.exit_code == 1
     assert "no release of app satisfies ^7 (asked by the install request); its releases: 1.0.0, 1.1.0" in result.output
     assert "Traceback" not in result.output and list(project.iterdir()) == []
+
+
+def test_concurrent_installs_with_dependencies_end_complete(served, project: Path, tmp_path: Path) -> None:
+    """Installs of one skill at once: the dependencies one of them put in place first are kept
+    by the others, each ends with the catalog's error at worst, and every folder is complete."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from skillsite.loader import LoaderError
+
+    root, server = served
+
+    def one(i: int) -> str:
+        try:
+            Catalog.open(server.url, cache_dir=tmp_path / f"cache-{i}").install("app", project / "skills" / "app")
+        except LoaderError as exc:
+            return type(exc).__name__
+        return "ok"
+
+    with ThreadPoolExecutor(4) as pool:
+        outcomes = list(pool.map(one, range(4)))
+    assert outcomes.count("ok") >= 1 and set(outcomes) <= {"ok", "DestinationExistsError"}, outcomes
+    skills = project / "skills"
+    assert sorted(p.name for p in skills.iterdir()) == ["app", "base", "lib"]
+    for sid, name, version in (("app", "app", "1.1.0"), ("lib", "lib", "1.1.0"), ("tools/base", "base", "0.3.1")):
+        assert installed_digest(skills / name) == versions_json(root, sid)["releases"][version]["digest"]
