@@ -417,10 +417,10 @@ def _catalog_options(default: str | None, *, with_catalog: bool = True):
         func = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                             help="Cache of remote catalogs [default: the user cache folder].")(func)
         if with_catalog:
+            where = "" if default else " [default: the one the lock records]"
             func = click.option("--catalog", "source", default=default, show_default=default is not None,
-                                metavar="PATH_OR_URL", help="Built site folder, path to its skills.json, or http(s) URL "
-                                                            "of one." + ("" if default else
-                                                                         " [default: the one the lock records]"))(func)
+                                metavar="PATH_OR_URL",
+                                help=f"Built site folder, path to its skills.json, or http(s) URL of one.{where}")(func)
         # kept in the context (not a parameter of every command): only open_catalog_or_exit reads it
         func = click.option("--max-risk", type=click.Choice(["none", "low", "medium", "high"]), default="medium",
                             show_default=True, expose_value=False, is_eager=True,
@@ -786,7 +786,8 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
     lock = read_lock_or_exit(lock_file)
     if skill_id is not None and skill_id not in lock.skills:
         raise click.BadParameter(f"{lock_file} holds no skill {skill_id!r}", param_hint="ID")
-    targets = [skill_id] if skill_id else sorted(s for s, l in lock.skills.items() if l.requested) or sorted(lock.skills)
+    named = sorted(sid for sid, locked in lock.skills.items() if locked.requested)
+    targets = [skill_id] if skill_id else named or sorted(lock.skills)
     failed = False
     for target in targets:
         before = read_lock_or_exit(lock_file)

@@ -3,8 +3,9 @@ dependencies, one version per skill, dependencies first (standard library only).
 
 Each skill gets the highest release that satisfies every range asking for it: the request's,
 the ranges of the chosen releases of the skills that depend on it, and those of the ``others``
-(skills already installed, as a lock file records them) that the plan leaves as they are.  Choosing a version changes which
-ranges its own dependencies see, so the choice is repeated until it settles.  When no release
+(skills already installed, as a lock file records them) that the plan leaves as they are.
+Choosing a version changes which ranges its own dependencies see, so the choice is repeated
+until it settles.  When no release
 satisfies every range, :class:`DependencyError` names each range and who asked for it.
 """
 from __future__ import annotations
