@@ -16,9 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skillsite.agent.entry import is_hex_sha256
 from skillsite.agent.errors import InstallError, LockFileError
-from skillsite.agent.release_digest import PREFIX
+from skillsite.agent.versions import is_release_digest
 
 LOCK_NAME = "skillsite-lock.json"
 LOCKFILE_VERSION = 1
@@ -107,7 +106,7 @@ def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
             or not (isinstance(deps, dict) and all(isinstance(v, str) for v in deps.values())) \
             or not (value.get("requested") is None or isinstance(value["requested"], str)):
         raise LockFileError(f"{problem} (it needs source, version, digest, dependencies and path)")
-    if not (value["digest"].startswith(PREFIX) and is_hex_sha256(value["digest"][len(PREFIX):])):
+    if not is_release_digest(value["digest"]):
         raise LockFileError(f"{problem}: digest {value['digest'][:80]!r} is not sha256:<64 hex digits>")
     return LockedSkill(value["source"], value.get("version"), value["digest"], value["path"], dict(deps),
                        value.get("requested"))

@@ -11,10 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Iterable
 
-PREFIX = "sha256:"
-
 
 def release_digest(files: Iterable[tuple[str, str]]) -> str:
     """``sha256:<hex>`` of the (path, sha256 hex) pairs of a release's files."""
     lines = "".join(f"{sha}  {path}\n" for path, sha in sorted(files))
-    return PREFIX + hashlib.sha256(lines.encode("utf-8")).hexdigest()
+    return "sha256:" + hashlib.sha256(lines.encode("utf-8")).hexdigest()

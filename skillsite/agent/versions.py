@@ -15,11 +15,17 @@ from typing import Any
 from skillsite.agent.entry import is_hex_sha256, is_size
 from skillsite.agent.errors import CatalogFormatError, IntegrityError, UnsafePathError
 from skillsite.agent.manifest_check import decode_json, safe_relpath, site_relative
-from skillsite.agent.release_digest import PREFIX, release_digest
+from skillsite.agent.release_digest import release_digest
 from skillsite.agent.semver import RangeError, parse_range, parse_version, sort_versions
 
 #: Published in a release folder beside the skill's files, but no part of its digest.
 XML_FILE = "skill.xml"
+DIGEST_PREFIX = "sha256:"
+
+
+def is_release_digest(value: object) -> bool:
+    """``sha256:`` and 64 lower-case hex digits, as a release digest is written."""
+    return isinstance(value, str) and value.startswith(DIGEST_PREFIX) and is_hex_sha256(value[len(DIGEST_PREFIX):])
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,7 @@ def _release(version: str, data: Any, where: str) -> Release:
         raise CatalogFormatError(f"{where}: url {data['url']!r} is not a folder (it must end with /)")
     files = _files(data.get("files"), where)
     digest = data["digest"]
-    if not (digest.startswith(PREFIX) and is_hex_sha256(digest[len(PREFIX):])):
+    if not is_release_digest(digest):
         raise CatalogFormatError(f"{where}: digest {digest[:80]!r} is not sha256:<64 hex digits>")
     actual = release_digest((f.path, f.sha256) for f in files if f.path != XML_FILE)
     if actual != digest:

@@ -250,3 +250,27 @@ def test_concurrent_installs_with_dependencies_end_complete(served, project: Pat
     assert sorted(p.name for p in skills.iterdir()) == ["app", "base", "lib"]
     for sid, name, version in (("app", "app", "1.1.0"), ("lib", "lib", "1.1.0"), ("tools/base", "base", "0.3.1")):
         assert installed_digest(skills / name) == versions_json(root, sid)["releases"][version]["digest"]
+
+
+def test_a_lock_inside_the_project_names_a_local_catalog_and_paths_relative_to_it(tmp_path: Path) -> None:
+    """A project holding its catalog and lock can move (a clone elsewhere): the lock still works."""
+    import shutil
+
+    project = tmp_path / "project"
+    site = make_site(project / "catalog", SKILLS)
+    lock = project / "skillsite-lock.json"
+    result = cli("install", "lib@1.0.0", "--catalog", str(site), "--dest", str(project / "skills" / "lib"),
+                 "--lock", str(lock))
+    assert result.exit_code == 0, result.output
+    locked = json.loads(lock.read_text("utf-8"))["skills"]
+    assert locked["lib"]["source"] == "catalog/site/skills.json" and locked["lib"]["requested"] == "1.0.0"
+    assert locked["tools/base"]["path"] == "skills/base" and "requested" not in locked["tools/base"]
+
+    moved = tmp_path / "elsewhere"
+    shutil.move(project, moved)
+    result = cli("outdated", "--lock", str(moved / "skillsite-lock.json"), "--json")
+    assert result.exit_code == 0, result.output
+    assert [(s["id"], s["status"], s["wanted"], s["latest"]) for s in json.loads(result.output)] == [
+        ("lib", "newer-out-of-range", "1.0.0", "1.1.0"), ("tools/base", "newer-out-of-range", "0.3.1", "0.4.0")]
+    result = cli("update", "--lock", str(moved / "skillsite-lock.json"))
+    assert result.exit_code == 0 and result.output == "lib: 1.0.0, up to date\n"
