@@ -225,6 +225,10 @@ def test_bad_ranges_and_unknown_versions_on_the_command_line(served, project: Pa
     assert result.exit_code == 1
     assert "no release of app satisfies ^7 (asked by the install request); its releases: 1.0.0, 1.1.0" in result.output
     assert "Traceback" not in result.output and list(project.iterdir()) == []
+    (project / "lock.json").write_text('{"lockfile_version": 1, "skills": [', encoding="utf-8")
+    result = cli("install", "app", *args)
+    assert result.exit_code == 2 and "lock.json (line 1 column 36): the lock file is not valid JSON" in result.output
+    assert sorted(p.name for p in project.iterdir()) == ["lock.json"]
 
 
 def test_concurrent_installs_with_dependencies_end_complete(served, project: Path, tmp_path: Path) -> None:
