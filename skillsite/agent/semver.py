@@ -287,6 +287,8 @@ def _explain(token: str) -> str:
         if any(re.fullmatch(r"0[0-9]+", part) for part in parts):
             return f"{token!r}: numbers may not have leading zeros"
         return f"{token!r} is not a version (expected numbers like 1.2.3, or x/* wildcards)"
+    if any(part.isdigit() and int(part) > MAX_SAFE_INTEGER for part in parts):
+        return f"{token!r}: a number is too big (at most {MAX_SAFE_INTEGER})"
     if body[len(main):].startswith("-") and len(parts) < 3:
         return f"{token!r}: a pre-release tag needs all three numbers (1.2.3-beta)"
     if body[len(main):].startswith("-"):
@@ -304,13 +306,10 @@ def _parse_set(text: str, include_prerelease: bool) -> tuple[Comparator, ...]:
     text = _GLUE_OP_RE.sub(r"\1\2\3", text)
     text = _GLUE_TILDE_RE.sub(r"\1~", text)
     text = _GLUE_CARET_RE.sub(r"\1^", text)
-    found: dict[str, Comparator] = {}
-    for token in text.split(" "):
-        for piece in _desugar(token, include_prerelease) if token else [""]:
-            comparator = _comparator(piece, include_prerelease)
-            if str(comparator) == _NULL_SET:
-                return (comparator,)
-            found[str(comparator)] = comparator
+    pieces = [piece for token in text.split(" ") for piece in (_desugar(token, include_prerelease) if token else [""])]
+    found = {str(c): c for c in (_comparator(piece, include_prerelease) for piece in pieces)}
+    if _NULL_SET in found:
+        return (found[_NULL_SET],)
     if len(found) > 1:
         found.pop("", None)
     return tuple(found.values())
