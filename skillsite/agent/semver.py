@@ -33,9 +33,8 @@ MAX_LENGTH = 256                  # node-semver refuses longer version strings
 MAX_SAFE_INTEGER = 2 ** 53 - 1    # and numbers JavaScript cannot hold exactly
 
 # JavaScript's \s (and String.prototype.trim): node-semver normalises exactly these.
-_WS_CHARS = ("\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
-             + "\u2028\u2029\u202f\u205f\u3000\ufeff")
-_WS = _WS_CHARS         # for character classes: none of these is special inside [...]
+# None of them is special inside a regex character class, so f"[{_WS}]" is that class.
+_WS = "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
 _WS_RUN = re.compile(f"[{_WS}]+")
 
 # Pieces of the grammar (node-semver's internal/re.js, strict mode).  [0-9], never \d:
@@ -45,19 +44,22 @@ _XR = rf"{_NUM}|[xX*]"
 _PRE_ID = r"[0-9]*[A-Za-z-][0-9A-Za-z-]*|0|[1-9][0-9]*"
 _PRE = rf"(?:{_PRE_ID})(?:\.(?:{_PRE_ID}))*"
 _BUILD = r"\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*"
-# A partial version: `1`, `1.2`, `1.x`, `1.2.3-pre`, with node's tolerated `v`/`=` prefix.
+# A partial version: `1`, `1.2`, `1.x`, `1.2.3-pre` (node-semver also lets `v` and `=` precede one).
 _PARTIAL = rf"({_XR})(?:\.({_XR})(?:\.({_XR})(?:-({_PRE}))?)?)?"
 
 _BUILD_RE = re.compile(_BUILD)
-_HYPHEN_RE = re.compile(rf"[{_WS}]*([v={_WS}]*{_PARTIAL})[{_WS}]+-[{_WS}]+([v={_WS}]*{_PARTIAL})[{_WS}]*")
+# Where node-semver's regexes say \s* or \s+ its "safe" versions take at most or exactly ONE
+# whitespace character, and so do these: the text is normalised first, but dropping build
+# metadata can leave two spaces in a row (so `1.2 +b - 2` and `>= +b 1` are invalid).
+_HYPHEN_RE = re.compile(rf"[{_WS}]?([v={_WS}]*{_PARTIAL})[{_WS}]-[{_WS}]([v={_WS}]*{_PARTIAL})[{_WS}]?")
 # `> 1.2` -> `>1.2`, `~> 1` -> `~1`, `^ 1` -> `^1` (node's comparator, tilde and caret trims)
-_GLUE_OP_RE = re.compile(rf"([{_WS}]*)([<>]?=?)[{_WS}]*([v={_WS}]*[0-9xX*])")
-_GLUE_TILDE_RE = re.compile(rf"([{_WS}]*)~>?[{_WS}]+")
-_GLUE_CARET_RE = re.compile(rf"([{_WS}]*)\^[{_WS}]+")
+_GLUE_OP_RE = re.compile(rf"([{_WS}]?)([<>]?=?)[{_WS}]?([v={_WS}]*[0-9xX*])")
+_GLUE_TILDE_RE = re.compile(rf"([{_WS}]?)~>?[{_WS}]")
+_GLUE_CARET_RE = re.compile(rf"([{_WS}]?)\^[{_WS}]")
 _CARET_RE = re.compile(rf"\^[v=]*{_PARTIAL}")
 _TILDE_RE = re.compile(rf"~>?[v=]*{_PARTIAL}")
 _XRANGE_RE = re.compile(rf"([<>]?=?)([v=]*){_PARTIAL}")
-_PRIMITIVE_RE = re.compile(rf"([<>]?=?)v?({_NUM})\.({_NUM})\.({_NUM})(?:-({_PRE}))?(?:{_BUILD})?")
+_PRIMITIVE_RE = re.compile(rf"([<>]?=?)v?({_NUM})\.({_NUM})\.({_NUM})(?:-({_PRE}))?")
 _LOOSE_RE = re.compile(
     rf"=?[{_WS}]*[vV]?([0-9]+)(?:\.([0-9]+)(?:\.([0-9]+))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?)?"
     rf"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?")
@@ -122,7 +124,7 @@ def parse_version(text: str) -> Version | None:
     keeps its pre-release.  Missing minor/patch count as 0; a pre-release needs MAJOR.MINOR."""
     if not isinstance(text, str) or len(text) > MAX_LENGTH:
         return None
-    m = _LOOSE_RE.fullmatch(text.strip(_WS_CHARS))
+    m = _LOOSE_RE.fullmatch(text.strip(_WS))
     if not m:
         return None
     return _make(*m.groups())
@@ -243,7 +245,7 @@ def _xrange(token: str, op: str, prefix: str, M: str, m: str | None, p: str | No
         if xm:
             return f">={M}.0.0{z} <{int(M) + 1}.0.0-0"
         return f">={M}.{m}.0{z} <{M}.{int(m) + 1}.0-0"
-    major, minor = int(M), 0 if xm else int(m)
+    major, minor = int(M), (0 if xm else int(m))
     if op == ">":                   # >1 -> >=2.0.0, >1.2 -> >=1.3.0
         op = ">="
         major, minor = (major + 1, 0) if xm else (major, minor + 1)
@@ -318,7 +320,7 @@ def _parse_set(text: str, include_prerelease: bool) -> tuple[Comparator, ...]:
 def _parse_sets(raw: str, include_prerelease: bool) -> tuple[tuple[Comparator, ...], ...]:
     """Every comparator set of a range, simplified as node-semver does: null sets dropped when
     others exist, and a set that accepts anything replacing all the others."""
-    sets = [_parse_set(part.strip(_WS_CHARS), include_prerelease) for part in raw.split("||")]
+    sets = [_parse_set(part.strip(_WS), include_prerelease) for part in raw.split("||")]
     if len(sets) > 1:
         sets = [s for s in sets if str(s[0]) != _NULL_SET] or sets[:1]
         sets = next(([s] for s in sets if s == (_ANY,)), sets)
@@ -366,7 +368,7 @@ def parse_range(text: str) -> Range:
     Raises :class:`RangeError` naming the part that does not parse."""
     if not isinstance(text, str):
         raise RangeError(f"a version range is text, not {type(text).__name__}")
-    raw = _WS_RUN.sub(" ", text.strip(_WS_CHARS))
+    raw = _WS_RUN.sub(" ", text.strip(_WS))
     try:
         return Range(text, _parse_sets(raw, False), _parse_sets(raw, True))
     except RangeError as exc:
@@ -402,7 +404,7 @@ def split_dependency(text: str) -> tuple[str, str]:
 
     Raises ValueError (RangeError when the range does not parse) for anything else."""
     name, at, range_text = text.strip().partition("@")
-    if not name or any(ch in _WS_CHARS for ch in name):
+    if not name or any(ch in _WS for ch in name):
         raise ValueError(f"dependency {text!r} is not `name` or `name@range`")
     if not at:
         return name, "*"

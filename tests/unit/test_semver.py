@@ -228,6 +228,7 @@ def test_max_satisfying() -> None:
     ("1.2.3*", "is not a version"),
     ("|||", "'|'"),
     ("1 || >", "has no version after it"),
+    ("1.2 +build - 2", "hyphen range"),           # as in node-semver: dropping `+build` leaves two spaces
     ("^99999999999999999.0.0", "too big"),
     ("^9007199254740991", "too big"),
 ])
