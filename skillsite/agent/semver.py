@@ -10,7 +10,8 @@ A range is parsed as node-semver does it: whitespace is normalised, the text is 
 ``||`` into comparator sets, build metadata is dropped, operators are glued to their versions,
 and every token (caret, tilde, x-range, hyphen range) is desugared into primitive comparators
 (``>=1.2.0 <2.0.0-0``), which are then checked.  ``str(range)`` is that desugared form, the
-string node-semver's ``validRange`` prints.
+string node-semver's ``validRange`` prints.  As in npm, an empty range or an empty ``||`` part
+(``""``, ``"1 ||"``) accepts any release, and a set that accepts anything absorbs the others.
 
 A pre-release version satisfies a comparator set only when one of its comparators names a
 pre-release of the same MAJOR.MINOR.PATCH (``1.2.3-beta.2`` satisfies ``>=1.2.3-beta.1``, not
