@@ -33,22 +33,30 @@ from skillsite.agent.commands import close_commands, command_message, split_comm
 from skillsite.agent.eligibility import current_platform, ineligible_reasons, with_dependencies
 from skillsite.agent.catalog_entries import CatalogEntries
 from skillsite.agent.entry import ManifestEntry
-from skillsite.agent.errors import (CatalogFormatError, DestinationExistsError, FetchError, HTTPStatusError,
-                                    InstallError, IntegrityError, LoaderError, LoaderWarning, MissingToolsError,
-                                    MissingToolsWarning, NotFoundError, RedirectError, RiskError,
-                                    StaleCatalogWarning, TooLargeError, UnsafePathError, UnsupportedVersionError)
+from skillsite.agent.errors import (CatalogFormatError, DependencyError, DestinationExistsError, FetchError,
+                                    HTTPStatusError, InstallError, IntegrityError, LoaderError, LoaderWarning,
+                                    LockFileError, MissingToolsError, MissingToolsWarning, NotFoundError,
+                                    RedirectError, RiskError, StaleCatalogWarning, TooLargeError, UnsafePathError,
+                                    UnsupportedVersionError)
 from skillsite.agent.fetch import Fetcher, read_local
+from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, Needs, PlannedSkill, label, plan_install
+from skillsite.agent.installed import installed_digest
+from skillsite.agent.lockfile import (Lock, LockedSkill, lock_path_text, read_lock, resolve_locked_path,
+                                      resolve_source, source_text, write_lock)
+from skillsite.agent.release_digest import release_digest
 from skillsite.agent.manifest_check import parse_manifest, safe_relpath, site_relative
 from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_xml, one_line, skill_content_xml,
                                         skill_entry_xml, xml_attr, xml_text)
 from skillsite.agent.results import SearchResult, SkillContent, SubSkill
 from skillsite.agent.search_files import SearchFiles
+from skillsite.agent.semver import RangeError, max_satisfying, parse_version, satisfies
 from skillsite.agent.skill_md import frontmatter_end, skill_body
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
 from skillsite.agent.status import SkillStatus, catalog_status, ineligibility
 from skillsite.agent.store import LoaderCache, default_cache_dir, write_atomically
 from skillsite.agent.tools import POLICIES, Decision, SkillSession, ToolCheck, tool_check, tool_matches
 from skillsite.agent.triggers import fired_triggers
+from skillsite.agent.versions import Release, VersionsFile, parse_dependencies, parse_versions
 from skillsite.folders import remove_path, rename_no_replace, replace_folder
 from skillsite.paths import user_cache_root
 from skillsite.search.bm25 import SEARCH_VERSION, SearchIndex, build_search_section
@@ -68,7 +76,7 @@ __all__ = [
     "default_cache_dir", "user_cache_root", "write_atomically", "DEFAULT_TIMEOUT", "DEFAULT_MAX_BYTES",
     "LoaderError", "FetchError", "HTTPStatusError", "RedirectError", "TooLargeError", "CatalogFormatError",
     "UnsupportedVersionError", "IntegrityError", "NotFoundError", "UnsafePathError", "DestinationExistsError",
-    "InstallError",
+    "InstallError", "DependencyError", "LockFileError", "Release",
     "RiskError", "DEFAULT_MAX_RISK",
     "MissingToolsError", "LoaderWarning", "StaleCatalogWarning", "MissingToolsWarning",
 ]
@@ -165,6 +173,7 @@ class Catalog:
         self._by_id = self._source.by_id    # those known so far (all of them once ``skills`` was read)
         self._index: SearchIndex | ShardedIndex | None = None
         self._entries: dict[str, ManifestEntry] = {}
+        self._histories: dict[str, VersionsFile | None] = {}
 
     # -- opening
 
@@ -363,23 +372,40 @@ class Catalog:
             raise RiskError(entry.id, entry.risk, self.max_risk)
         return entry
 
-    def load(self, id_or_name: str) -> SkillContent:
-        """Fetch and verify a skill's SKILL.md; its body, resources, sub-skills and XML fragment."""
+    def load(self, id_or_name: str, version: str | None = None) -> SkillContent:
+        """Fetch and verify a skill's SKILL.md; its body, resources, sub-skills and XML fragment.
+
+        ``version`` (an exact version or a range such as ``^1.2``) loads the highest release
+        that satisfies it, from its release folder, verified against the release's file list
+        (whose digest versions.json gives); without it, the current files.
+        """
         entry = self._usable(self.manifest_entry(id_or_name))
-        raw = self._skill_md(entry)
+        release = None if version is None else self._release_for(entry, version)
+        if release is None:
+            raw, sha, base_rel = self._skill_md(entry), entry.sha256, entry.urls.files
+            resources = tuple(f.path for f in entry.files)
+        else:
+            record = next(f for f in release.files if f.path == "SKILL.md")
+            raw = self._release_file(entry, release, "SKILL.md")
+            sha, base_rel = record.sha256, release.url
+            resources = tuple(f.path for f in release.skill_files if f.path != "SKILL.md")
         body = skill_body(raw)
-        base = self._url(entry.urls.files)
-        resources = tuple(f.path for f in entry.files)
+        base = self._url(base_rel)
         subs = tuple(SubSkill(c, *self._summary(c)) for c in entry.children if self._source.find(c) is not None)
         docs = [(k.path, k.title, self._url(k.url)) for k in entry.knowledge]
         xml = skill_content_xml(entry.name, entry.id, body, base, resources, subs, docs)
-        return SkillContent(entry.id, entry.name, entry.description, body, resources, subs, xml,
-                            self._url(entry.urls.skill_md), base, entry.allowed_tools, entry.sha256, raw)
+        location = self._url(entry.urls.skill_md if release is None else release.url + "SKILL.md")
+        return SkillContent(entry.id, entry.name, entry.description, body, resources, subs, xml, location, base,
+                            entry.allowed_tools, sha, raw, None if release is None else release.version)
 
-    def resource(self, skill_id: str, path: str) -> bytes:
-        """A bundled file of a skill, verified; refuses paths that escape the skill folder."""
+    def resource(self, skill_id: str, path: str, version: str | None = None) -> bytes:
+        """A bundled file of a skill (of the release ``version`` selects, as :meth:`load`),
+        verified; refuses paths that escape the skill folder."""
         entry = self._usable(self.manifest_entry(skill_id))
         clean = safe_relpath(path, "resource path")
+        release = None if version is None else self._release_for(entry, version)
+        if release is not None:
+            return self._release_file(entry, release, clean)
         if clean == "SKILL.md":
             return self._skill_md(entry)
         record = next((f for f in entry.files if f.path == clean), None)
@@ -387,6 +413,92 @@ class Catalog:
             raise NotFoundError(f"skill {entry.id} has no bundled file {clean!r}")
         rel = entry.urls.files + urllib.parse.quote(clean, safe="/")
         return self._fetch_verified(rel, record.sha256, record.bytes, f"{clean} of {entry.id}")
+
+    # -- versions
+
+    def versions(self, id_or_name: str) -> list[str]:
+        """The skill's released versions (canonical), oldest first; [] when the catalog publishes
+        no versions.json for it.  That file is fetched on first use, kept in the cache and
+        revalidated as the manifest is (read from the cache when the catalog is offline)."""
+        history = self._history(self.manifest_entry(id_or_name).id)
+        return list(history.versions) if history else []
+
+    def releases(self, id_or_name: str) -> dict[str, Release]:
+        """The skill's releases by version, as its versions.json records them ({} when none)."""
+        history = self._history(self.manifest_entry(id_or_name).id)
+        return dict(history.releases) if history else {}
+
+    def release_digests(self, id_or_name: str) -> dict[str, str]:
+        """The digest (``sha256:<hex>``) of each release of a skill, by version; for a skill
+        without releases, its current files' digest under its version ("" when it has none)."""
+        entry = self.manifest_entry(id_or_name)
+        history = self._history(entry.id)
+        if history is not None:
+            return {v: r.digest for v, r in history.releases.items()}
+        return {_canonical(entry.version) or UNVERSIONED: _current_digest(entry)}
+
+    def _history(self, skill_id: str) -> VersionsFile | None:
+        """The checked versions.json of a skill, fetched once per catalog; None when it has none."""
+        if skill_id not in self._histories:
+            data = self._source.find(skill_id) or {}
+            url = data.get("versions_url")
+            if url is None:
+                self._histories[skill_id] = None
+            else:
+                if not isinstance(url, str):
+                    raise CatalogFormatError(f"{self.location}: skill {skill_id} has a malformed versions_url")
+                clean = site_relative(url, f"versions_url of {skill_id}")
+                body = self._site_file(clean)
+                self._histories[skill_id] = parse_versions(body, skill_id, self._url(clean))
+        return self._histories[skill_id]
+
+    def _site_file(self, rel: str) -> bytes:
+        """A site file no digest names (a versions.json): read from disk, or fetched, cached and
+        revalidated as the manifest is, from the cache when offline."""
+        files = SearchFiles(self._url, self._fetcher, self._cache, self._max_bytes, remote=self.remote,
+                            offline=self.status == "offline")
+        return files(rel, None)
+
+    def _release_for(self, entry: ManifestEntry, wanted: str) -> Release | None:
+        """The highest release of ``entry`` satisfying ``wanted``; None for the current files of a
+        skill without releases whose version satisfies it.  NotFoundError when none does."""
+        history = self._history(entry.id)
+        try:
+            if history is None:
+                current = _canonical(entry.version)
+                if wanted.strip() in ("", "*", "x", "X") or (current and satisfies(current, wanted)):
+                    return None
+                published = f" ({current})" if current else ""
+                raise NotFoundError(f"skill {entry.id} has no release matching {wanted!r}: the catalog publishes only "
+                                    f"its current version{published}")
+            best = max_satisfying(history.versions, wanted)
+        except RangeError as exc:
+            raise NotFoundError(f"{wanted!r} is not a version or a version range ({exc})") from None
+        if best is None:
+            raise NotFoundError(f"no release of {entry.id} satisfies {wanted!r}; its releases: "
+                                f"{', '.join(history.versions)}")
+        return history.releases[best]
+
+    def _release_file(self, entry: ManifestEntry, release: Release, path: str) -> bytes:
+        """One file of a release, verified against the sha256 its file list gives."""
+        record = next((f for f in release.files if f.path == path), None)
+        if record is None:
+            raise NotFoundError(f"release {release.version} of {entry.id} has no file {path!r}")
+        rel = release.url + urllib.parse.quote(path, safe="/")
+        return self._fetch_verified(rel, record.sha256, record.size, f"{path} of {entry.id}@{release.version}")
+
+    def _needs(self, skill_id: str) -> dict[str, Needs] | None:
+        """Every release of a skill and what it needs (for :func:`plan_install`); None when the
+        catalog has no such skill.  A skill without releases is its current version."""
+        data = self._source.find(skill_id)
+        if data is None:
+            return None
+        history = self._history(skill_id)
+        if history is not None:
+            return {v: tuple((d.id, d.range) for d in r.dependencies) for v, r in history.releases.items()}
+        entry = self._checked(data)
+        deps = parse_dependencies(data.get("dependencies", []), f"{self.location}: skill {skill_id}")
+        return {_canonical(entry.version) or UNVERSIONED: tuple((d.id, d.range) for d in deps)}
 
     def knowledge(self, path: str) -> bytes:
         """A knowledge document (by the path its skills' records give), verified against its
@@ -408,35 +520,188 @@ class Catalog:
         raise NotFoundError(f"no knowledge document {path!r} in the catalog")
 
     def install(self, skill_id: str, dest: str | os.PathLike[str], overwrite: bool = False, *,
-                children: bool = True) -> Path:
-        """Write the verified skill folder (and, by default, its nested sub-skills) to ``dest``.
+                children: bool = True, version: str | None = None,
+                lock: str | os.PathLike[str] | None = None) -> Path:
+        """Write the verified skill folder (and, by default, its nested sub-skills) to ``dest``,
+        after the skills it depends on, each beside it (``dest.parent / <last part of its id>``).
 
-        Everything is fetched and verified first, written into a temporary folder beside
-        ``dest`` and put in place in one step; nothing is written outside ``dest``, and nothing
-        is left behind, whatever other installs of the same folder run at the same time.  An
-        existing ``dest`` is replaced only with ``overwrite=True`` (DestinationExistsError
-        otherwise).  A destination that cannot be written raises :class:`InstallError`.
+        ``version`` (an exact version or a range) picks the highest release that satisfies it
+        (default: the current version).  Each dependency gets the highest release satisfying
+        every range asking for it (and, with ``lock``, the ranges of the skills the lock file
+        already holds); :class:`DependencyError` names the ranges when none does.  Everything is
+        fetched and verified first; each skill is then written into a temporary folder beside
+        its own and put in place in one step, whatever other installs run at the same time.
+        An existing ``dest`` is replaced only with ``overwrite=True`` (DestinationExistsError
+        otherwise); an existing dependency folder is kept when it holds that release already,
+        replaced when the lock says it was installed there and it is unchanged, else refused.
+        With ``lock`` (the path of a ``skillsite-lock.json``), every skill installed is recorded
+        in it; a release whose digest is not the one the lock records for its version is
+        refused (IntegrityError).  A destination that cannot be written raises :class:`InstallError`.
         """
         entry = self.manifest_entry(skill_id)
         target = Path(os.path.abspath(dest))
         if os.path.lexists(target) and not overwrite:
             raise DestinationExistsError(f"{target} already exists; pass overwrite=True to replace it")
-        files = self._install_files(entry, children)
+        wanted = version if version is not None else self._current_range(entry)
+        lock_path = None if lock is None else Path(os.path.abspath(lock))
+        requested = version if version is not None else _default_request(wanted)
+        self._install_closure(entry.id, Ask(REQUEST, wanted), target, overwrite, children, lock_path, requested)
+        return target
+
+    def update(self, skill_id: str, lock: str | os.PathLike[str], *, overwrite: bool = False,
+               children: bool = True) -> list[PlannedSkill]:
+        """Re-install a skill the lock file holds (from this catalog) where the lock says, at the
+        highest release its locked ranges allow: the range it was installed with and those of
+        the locked skills that need it; its dependencies with it, the lock keeping its ranges.
+
+        A release changed under a locked version is refused (IntegrityError), and so is a
+        folder whose files differ from what the lock records (DestinationExistsError), unless
+        ``overwrite``.  Returns what was planned, dependencies first.
+        """
+        lock_path = Path(os.path.abspath(lock))
+        locked = read_lock(lock_path).skills.get(skill_id)
+        if locked is None or not self._is_source(locked.source, lock_path):
+            raise NotFoundError(f"{lock_path} holds no skill {skill_id!r} installed from {self.location}")
+        target = resolve_locked_path(locked.path, lock_path)
+        present = installed_digest(target)
+        if os.path.lexists(target) and present != locked.digest and not overwrite:
+            raise DestinationExistsError(f"{target} has local changes (its files are not those {lock_path} records "
+                                         f"for {skill_id}); pass overwrite=True to replace them")
+        ask = Ask(REQUEST if locked.requested else f"{lock_path.name}", locked.requested or "*")
+        return self._install_closure(skill_id, ask, target, overwrite, children, lock_path, locked.requested,
+                                     replace_root=True)
+
+    def _current_range(self, entry: ManifestEntry) -> str:
+        """The range that stands for "the current version": the latest release, exactly, or any."""
+        history = self._history(entry.id)
+        return history.latest if history is not None else "*"
+
+    def _install_closure(self, skill_id: str, ask: Ask, target: Path, overwrite: bool, children: bool,
+                         lock_path: Path | None, requested: str | None, *,
+                         replace_root: bool = False) -> list[PlannedSkill]:
+        """Install ``skill_id`` at ``target`` and its dependencies beside it, recording them in the lock."""
+        lock = read_lock(lock_path) if lock_path is not None else Lock()
+        ours = {sid: locked for sid, locked in lock.skills.items() if self._is_source(locked.source, lock_path)}
+        others = {sid: (label(sid, locked.version or UNVERSIONED), tuple(locked.dependencies.items()))
+                  for sid, locked in ours.items()}
+        plan = plan_install([(skill_id, ask)], self._needs, others)
+        targets = self._targets(plan, skill_id, target, ours, lock_path)
+        for planned in plan:
+            self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
+        fetched = {p.id: self._planned_files(p, children) for p in plan}
+        actions = {p.id: self._placement(p, targets[p.id], fetched[p.id][1], overwrite, ours.get(p.id), lock_path,
+                                         root=p.id == skill_id, replace_root=replace_root) for p in plan}
+        source = source_text(self.location, self.remote, lock_path) if lock_path is not None else self.location
+        for planned in plan:
+            files, digest = fetched[planned.id]
+            if actions[planned.id] != "keep":
+                self._put_dependency_or_root(planned.id == skill_id, planned.id, targets[planned.id], files, digest,
+                                             replace=actions[planned.id] == "replace")
+            if lock_path is not None:
+                path = lock_path_text(targets[planned.id], lock_path)
+                locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
+                                     requested if planned.id == skill_id else None)
+                lock = lock.with_skill(planned.id, locked)
+                write_lock(lock_path, lock)
+        return plan
+
+    def _is_source(self, text: str, lock_path: Path | None) -> bool:
+        """Whether a lock's ``source`` names this catalog."""
+        return lock_path is not None and resolve_source(text, lock_path) == self.location
+
+    def _targets(self, plan: list[PlannedSkill], root: str, target: Path, locked: Mapping[str, LockedSkill],
+                 lock_path: Path | None) -> dict[str, Path]:
+        """Where each planned skill goes: the root at ``target``, a dependency where the lock
+        has it, else beside the root; DependencyError when two would share a folder."""
+        out: dict[str, Path] = {}
+        for planned in plan:
+            if planned.id == root:
+                where = target
+            elif planned.id in locked and lock_path is not None:
+                where = resolve_locked_path(locked[planned.id].path, lock_path)
+            else:
+                where = target.parent / safe_relpath(planned.id, "skill id").rsplit("/", 1)[-1]
+            clash = next((sid for sid, path in out.items() if path == where), None)
+            if clash is not None:
+                raise DependencyError(f"{clash} and {planned.id} would both be installed into {where}", planned.id)
+            out[planned.id] = where
+        return out
+
+    def _planned_files(self, planned: PlannedSkill, children: bool) -> tuple[dict[str, bytes], str]:
+        """The verified files of a planned skill and their digest: its release's files, or the
+        current ones for a skill without releases; nested sub-skills with the current version."""
+        entry = self.manifest_entry(planned.id)
+        history = self._history(entry.id)
+        if history is None:
+            return self._install_files(entry, children), _current_digest(entry)
+        self._usable(entry)
+        release = history.releases[planned.version]
+        files = {f.path: self._release_file(entry, release, f.path) for f in release.skill_files}
+        if children and planned.version == history.latest:
+            files.update((rel, self.resource(sid, path)) for rel, sid, path in self._nested_plan(entry))
+        clash = _path_clash(list(files))
+        if clash:
+            raise CatalogFormatError(f"{self.location}: release {planned.label} has files that clash when installed: "
+                                     f"{clash}")
+        return files, release.digest
+
+    def _check_locked_digest(self, skill_id: str, locked: LockedSkill | None, lock_path: Path | None) -> None:
+        """Refuse a skill whose locked version the catalog now publishes with another digest:
+        a release changed under the same version is tampered (IntegrityError)."""
+        if locked is None or not locked.version:
+            return
+        published = self.release_digests(skill_id).get(locked.version)
+        if published is not None and published != locked.digest:
+            raise IntegrityError(f"{skill_id}@{locked.version} is tampered: the catalog gives it the digest "
+                                 f"{published}, but {lock_path} records {locked.digest} for that version; refusing it",
+                                 locked.digest, published)
+
+    @staticmethod
+    def _placement(planned: PlannedSkill, target: Path, digest: str, overwrite: bool, locked: LockedSkill | None,
+                   lock_path: Path | None, *, root: bool, replace_root: bool) -> str:
+        """What to do at ``target``: ``new`` (nothing there), ``replace`` or ``keep`` (it holds the
+        planned release already); DestinationExistsError when it holds something else that may
+        not be replaced.  The root's folder was checked by the caller (install, update)."""
+        if root and not replace_root:
+            return "replace" if overwrite else "new"  # install() refused an existing dest unless overwrite
+        if not os.path.lexists(target):
+            return "replace" if root and overwrite else "new"
+        present = installed_digest(target)
+        if present == digest:
+            return "keep"
+        ours = (locked is not None and lock_path is not None and present == locked.digest
+                and resolve_locked_path(locked.path, lock_path) == target)
+        if overwrite or ours or root:
+            return "replace"
+        raise DestinationExistsError(f"{target} already exists and does not hold {planned.label}, the dependency "
+                                     "to install there; pass overwrite=True to replace it")
+
+    def _put_dependency_or_root(self, root: bool, skill_id: str, target: Path, files: dict[str, bytes], digest: str,
+                                *, replace: bool) -> None:
+        """Put a planned skill in place; a dependency another install put there first, with the
+        same release, is left as it is."""
+        try:
+            self._put_folder(skill_id, target, files, overwrite=replace)
+        except DestinationExistsError:
+            if root or installed_digest(target) != digest:
+                raise
+
+    def _put_folder(self, skill_id: str, target: Path, files: dict[str, bytes], *, overwrite: bool) -> None:
+        """Write ``files`` into a new folder beside ``target`` and put it in place in one step."""
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             staging = _new_folder(target.parent, f".{target.name}.tmp-")
         except OSError as exc:
-            raise _install_error(entry.id, target, exc) from exc
+            raise _install_error(skill_id, target, exc) from exc
         try:
             _write_tree(staging, files, target)
             _swap_in(staging, target, overwrite)
         except LoaderError:
             raise
         except OSError as exc:
-            raise _install_error(entry.id, target, exc) from exc
+            raise _install_error(skill_id, target, exc) from exc
         finally:
-            remove_path(staging)  # after a swap it holds what ``dest`` held before
-        return target
+            remove_path(staging)  # after a swap it holds what ``target`` held before
 
     def _install_files(self, entry: ManifestEntry, children: bool) -> dict[str, bytes]:
         """Relative path -> verified bytes of everything ``install`` writes; the paths are checked
@@ -454,14 +719,18 @@ class Catalog:
         self._usable(entry)
         plan = [("SKILL.md", entry.id, "SKILL.md")]
         plan += [(safe_relpath(r.path, "bundled file"), entry.id, r.path) for r in entry.files]
-        if children:
-            for child_id in entry.children:
-                data = self._source.find(child_id) if child_id.startswith(entry.id + "/") else None
-                if data is None:
-                    continue
-                prefix = safe_relpath(child_id[len(entry.id) + 1:], "sub-skill folder")
-                child = self._checked(data)
-                plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
+        return plan + (self._nested_plan(entry) if children else [])
+
+    def _nested_plan(self, entry: ManifestEntry) -> list[tuple[str, str, str]]:
+        """The :meth:`_install_plan` rows of the nested sub-skills of ``entry`` (current files)."""
+        plan = []
+        for child_id in entry.children:
+            data = self._source.find(child_id) if child_id.startswith(entry.id + "/") else None
+            if data is None:
+                continue
+            prefix = safe_relpath(child_id[len(entry.id) + 1:], "sub-skill folder")
+            child = self._checked(data)
+            plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
         return plan
 
     # -- prompt and tools
@@ -568,6 +837,9 @@ class Catalog:
         name = arguments.get("skill_name") if isinstance(arguments, Mapping) else None
         if not isinstance(name, str) or not name:
             return "Error: the skill tool needs a skill_name (a string, one of the names in its description)."
+        version = arguments.get("version")
+        if version is not None and not isinstance(version, str):
+            return "Error: the skill tool's version is a string: a version ('1.2.0') or a range ('^1.2')."
         try:
             offered_ids = [e.id for e in self._offered(env, platform)[0]]
         except LoaderError as exc:
@@ -581,7 +853,7 @@ class Catalog:
             reasons = status.reasons or ["it is not offered to models"]
             return f"Error: skill {name!r} is not available here: {'; '.join(reasons)}."
         try:
-            return self.load(skill_id).xml
+            return self.load(skill_id, version or None).xml
         except LoaderError as exc:
             return f"Error: skill {name!r} could not be loaded: {exc}"
 
@@ -604,6 +876,23 @@ class Catalog:
     def session(self, policy: str = "strict") -> SkillSession:
         """A :class:`SkillSession` over this catalog."""
         return SkillSession(self, policy)
+
+
+def _canonical(version: str | None) -> str | None:
+    """A manifest's version as written, made canonical; None when it is no semantic version."""
+    parsed = parse_version(version) if version else None
+    return None if parsed is None else str(parsed)
+
+
+def _current_digest(entry: ManifestEntry) -> str:
+    """The release digest of a skill's current files (SKILL.md and its bundled files)."""
+    return release_digest([("SKILL.md", entry.sha256)] + [(f.path, f.sha256) for f in entry.files])
+
+
+def _default_request(wanted: str) -> str:
+    """The range a lock records for a skill installed without one: ``^`` the version installed
+    (as npm records ``npm install x``), any for a skill without releases."""
+    return f"^{wanted}" if parse_version(wanted) is not None else "*"
 
 
 def _new_folder(parent: Path, prefix: str) -> Path:

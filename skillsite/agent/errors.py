@@ -79,6 +79,20 @@ class NotFoundError(LoaderError, LookupError):
     """No such skill (by id or name), or no such bundled file in a skill."""
 
 
+class DependencyError(LoaderError):
+    """No version of a skill satisfies every range asking for it (or a dependency is missing,
+    or the dependencies form a cycle); the message names each range and who asked for it."""
+
+    def __init__(self, message: str, skill_id: str = "", asks: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.skill_id = skill_id
+        self.asks = asks            # (who asked, range) pairs
+
+
+class LockFileError(LoaderError):
+    """A lock file that cannot be read or written: the message names the file and why."""
+
+
 class UnsafePathError(LoaderError, ValueError):
     """A path would escape its skill folder, the site, or the install destination."""
 

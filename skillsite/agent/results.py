@@ -44,6 +44,7 @@ class SkillContent:
     allowed_tools: tuple[str, ...]
     sha256: str
     raw: bytes = field(repr=False)     # SKILL.md as published (verified)
+    version: str | None = None         # the release loaded (canonical); None for the current files
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,15 @@ _INTRO = ("Load a skill: its full instructions, its bundled files and its sub-sk
 
 
 def tool_parameters(ids: Sequence[str]) -> dict[str, Any]:
-    """The tool's parameters as a JSON Schema (Draft 2020-12): one required ``skill_name``, one of ``ids``."""
+    """The tool's parameters as a JSON Schema (Draft 2020-12): one required ``skill_name``, one of
+    ``ids``, and an optional ``version`` (an exact version or a range)."""
     return {"type": "object",
             "properties": {"skill_name": {"type": "string", "enum": list(ids),
-                                          "description": "The skill to load, as listed in this tool's description."}},
+                                          "description": "The skill to load, as listed in this tool's description."},
+                           "version": {"type": "string",
+                                       "description": "Optional: a version ('1.2.0') or range ('^1.2') of the "
+                                                      "skill; the highest release that satisfies it is loaded. "
+                                                      "Leave it out for the current version."}},
             "required": ["skill_name"], "additionalProperties": False}
 
 

@@ -28,6 +28,9 @@ SkillArg = Annotated[str, Field(
 PathArg = Annotated[str, Field(
     description="A file of the skill, relative to its folder, as its <skill_resources> lists it "
                 "(e.g. 'references/rollback.md').")]
+VersionArg = Annotated[str | None, Field(
+    description="Optional: a version of the skill ('1.2.0') or a version range ('^1.2', '~1.2.3', '>=1 <2'); "
+                "the highest release that satisfies it is used. Default: the current version.")]
 Task = Annotated[str, Field(description="What to do with the skill, as typed after the slash command "
                                         "(optional).")]
 
@@ -52,14 +55,16 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
                            for h in hits], ensure_ascii=False)
 
     @server.tool()
-    def load_skill(skill: SkillArg) -> str:
-        """Load a skill by id or name: its instructions in a <skill_content> block, with its files and sub-skills."""
-        return guarded(lambda: catalog.load(skill).xml)
+    def load_skill(skill: SkillArg, version: VersionArg = None) -> str:
+        """Load a skill by id or name: its instructions in a <skill_content> block, with its files and
+        sub-skills (optionally of a given version or range)."""
+        return guarded(lambda: catalog.load(skill, version or None).xml)
 
     @server.tool()
-    def read_skill_resource(skill: SkillArg, path: PathArg) -> str:
-        """Read a file bundled with a skill (a path listed in its <skill_resources>, e.g. references/x.md)."""
-        return resource_text(guarded(lambda: catalog.resource(skill, path)), path)
+    def read_skill_resource(skill: SkillArg, path: PathArg, version: VersionArg = None) -> str:
+        """Read a file bundled with a skill (a path listed in its <skill_resources>, e.g. references/x.md),
+        of the version load_skill was given, if any."""
+        return resource_text(guarded(lambda: catalog.resource(skill, path, version or None)), path)
 
 
 def add_prompt(server: Any, catalog: Catalog, command: str, description: str) -> None:

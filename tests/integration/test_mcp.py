@@ -193,3 +193,33 @@ def test_a_skill_above_max_risk_is_refused_naming_the_flag(tmp_path: Path) -> No
     assert is_error(refused) and "above --max-risk medium; pass --max-risk high" in text_of(refused)
     loaded = run(tmp_path / "_site", body, "--max-risk", "high")
     assert text_of(loaded).startswith('<skill_content name="m-curl-sh"')
+
+
+def test_load_skill_and_read_skill_resource_take_a_version(tmp_path: Path) -> None:
+    """The optional ``version`` (exact or a range) picks a release; its schema says what it takes."""
+    from versioned_site import FakeRelease, make_site
+
+    site = make_site(tmp_path, {"notes": [FakeRelease("1.0.0", files={"ref.md": "old"}),
+                                          FakeRelease("1.2.0", files={"ref.md": "new"})]})
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return {
+            "tools": await session.list_tools(),
+            "old": await session.call_tool("load_skill", {"skill": "notes", "version": "~1.0"}),
+            "current": await session.call_tool("load_skill", {"skill": "notes"}),
+            "old_file": await session.call_tool("read_skill_resource",
+                                                {"skill": "notes", "path": "ref.md", "version": "1.0.0"}),
+            "none": await session.call_tool("load_skill", {"skill": "notes", "version": "^2"}),
+            "bad": await session.call_tool("load_skill", {"skill": "notes", "version": "^^1"}),
+        }
+
+    out = run(site, body)
+    tools = {t.name: getattr(t, "input_schema", None) or t.inputSchema for t in out["tools"].tools}
+    for name in ("load_skill", "read_skill_resource"):
+        assert "version" not in tools[name]["required"]
+        assert "range" in tools[name]["properties"]["version"]["description"]
+    assert "# notes 1.0.0" in text_of(out["old"]) and "/versions/1.0.0/" in text_of(out["old"])
+    assert "# notes 1.2.0" in text_of(out["current"])
+    assert text_of(out["old_file"]) == "old"
+    assert is_error(out["none"]) and "no release of notes satisfies '^2'; its releases: 1.0.0, 1.2.0" in text_of(out["none"])
+    assert is_error(out["bad"]) and "'^^1' is not a version or a version range" in text_of(out["bad"])

@@ -93,3 +93,21 @@ def test_the_cli_prints_the_tool(site):
     assert result.exit_code == 0, result.output
     tool = json.loads(result.output)
     assert tool["name"] == "skill" and "input_schema" in tool and "<available_skills>" in tool["description"]
+
+
+def test_an_optional_version_loads_that_release(tmp_path):
+    from versioned_site import FakeRelease, make_site
+
+    site = make_site(tmp_path, {"notes": [FakeRelease("1.0.0"), FakeRelease("1.1.0"), FakeRelease("2.0.0")]})
+    versioned = Catalog.open(site)
+    parameters = versioned.skill_tool(style="mcp")["inputSchema"]
+    validator = jsonschema.Draft202012Validator(parameters)
+    assert validator.is_valid({"skill_name": "notes", "version": "^1"}) and parameters["required"] == ["skill_name"]
+    assert not validator.is_valid({"skill_name": "notes", "version": 1})
+    text = versioned.call_skill_tool({"skill_name": "notes", "version": "^1"})
+    assert text == versioned.load("notes", "1.1.0").xml and "# notes 1.1.0" in text
+    assert "# notes 2.0.0" in versioned.call_skill_tool({"skill_name": "notes"})
+    assert versioned.call_skill_tool({"skill_name": "notes", "version": "^3"}).startswith(
+        "Error: skill 'notes' could not be loaded: no release of notes satisfies '^3'")
+    assert versioned.call_skill_tool({"skill_name": "notes", "version": 2}).startswith(
+        "Error: the skill tool's version is a string")

@@ -1,0 +1,159 @@
+"""``skillsite-lock.json``: what was installed where, from which catalog, at which version and
+digest (standard library only).
+
+Sorted keys, two-space indent, a trailing newline and no timestamps, so the same installs give
+the same bytes and the file diffs and merges well.  Written to a temporary file beside it and
+renamed into place: a reader sees the old lock or the new one.  Paths inside the lock file's
+folder are written relative to it (with ``/``), so a lock checked into a repository works in
+every clone.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from skillsite.agent.errors import InstallError, LockFileError
+from skillsite.agent.versions import is_release_digest
+
+LOCK_NAME = "skillsite-lock.json"
+LOCKFILE_VERSION = 1
+MAX_LOCK_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LockedSkill:
+    """One installed skill.  ``requested`` is the range it was installed with, for a skill named
+    on the command line (None for one installed as a dependency); ``version`` is None for a
+    skill published without releases."""
+
+    source: str
+    version: str | None
+    digest: str
+    path: str
+    dependencies: dict[str, str] = field(default_factory=dict)
+    requested: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"source": self.source, "version": self.version, "digest": self.digest,
+                "dependencies": dict(self.dependencies), "path": self.path}
+        if self.requested is not None:
+            data["requested"] = self.requested
+        return data
+
+
+@dataclass(frozen=True)
+class Lock:
+    """The whole lock file: skill id -> :class:`LockedSkill`."""
+
+    skills: dict[str, LockedSkill] = field(default_factory=dict)
+
+    def with_skill(self, skill_id: str, locked: LockedSkill) -> Lock:
+        """A copy holding ``locked`` for ``skill_id`` (its ``requested`` kept when the new one has none)."""
+        previous = self.skills.get(skill_id)
+        if locked.requested is None and previous is not None:
+            locked = replace(locked, requested=previous.requested)
+        return Lock({**self.skills, skill_id: locked})
+
+
+def lock_text(lock: Lock) -> str:
+    """The lock file's text: sorted keys, 2-space indent, trailing newline."""
+    data = {"lockfile_version": LOCKFILE_VERSION,
+            "skills": {sid: skill.to_json() for sid, skill in lock.skills.items()}}
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def read_lock(path: Path) -> Lock:
+    """The lock at ``path``; an empty one when there is no file; LockFileError when it is unusable."""
+    try:
+        with open(path, "rb") as handle:
+            body = handle.read(MAX_LOCK_BYTES + 1)
+    except FileNotFoundError:
+        return Lock()
+    except OSError as exc:
+        raise LockFileError(f"cannot read the lock file {path}: {exc.strerror or exc}") from None
+    if len(body) > MAX_LOCK_BYTES:
+        raise LockFileError(f"{path}: the lock file is over {MAX_LOCK_BYTES:,} bytes")
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        where = f" (line {exc.lineno} column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise LockFileError(f"{path}{where}: the lock file is not valid JSON") from None
+    return parse_lock(data, str(path))
+
+
+def parse_lock(data: Any, where: str) -> Lock:
+    """A lock from its JSON value; LockFileError saying what is wrong."""
+    if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
+        raise LockFileError(f"{where}: not a skillsite lock file (it needs 'lockfile_version' and 'skills')")
+    if data.get("lockfile_version") != LOCKFILE_VERSION:
+        raise LockFileError(f"{where}: lockfile_version {data.get('lockfile_version')!r} is not "
+                            f"{LOCKFILE_VERSION}; upgrade skillsite")
+    return Lock({sid: _locked(sid, value, where) for sid, value in data["skills"].items()})
+
+
+def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
+    """One skill's record, checked."""
+    problem = f"{where}: skill {skill_id!r} is malformed"
+    if not isinstance(value, dict):
+        raise LockFileError(problem)
+    strings = all(isinstance(value.get(k), str) and value[k] for k in ("source", "digest", "path"))
+    deps = value.get("dependencies", {})
+    if not strings or not (value.get("version") is None or isinstance(value["version"], str)) \
+            or not (isinstance(deps, dict) and all(isinstance(v, str) for v in deps.values())) \
+            or not (value.get("requested") is None or isinstance(value["requested"], str)):
+        raise LockFileError(f"{problem} (it needs source, version, digest, dependencies and path)")
+    if not is_release_digest(value["digest"]):
+        raise LockFileError(f"{problem}: digest {value['digest'][:80]!r} is not sha256:<64 hex digits>")
+    return LockedSkill(value["source"], value.get("version"), value["digest"], value["path"], dict(deps),
+                       value.get("requested"))
+
+
+def write_lock(path: Path, lock: Lock) -> None:
+    """Write ``lock`` to ``path`` atomically (a file made as ``open`` makes them, so the umask
+    decides who may read it); InstallError naming the path and the cause when the folder refuses."""
+    path = Path(path)
+    tmp = path.parent / f".{path.name}.tmp-{secrets.token_hex(6)}"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "x", encoding="utf-8", newline="\n") as handle:
+            handle.write(lock_text(lock))
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise InstallError(exc.errno, f"cannot write the lock file {path}: {exc.strerror or exc}", str(path)) from None
+
+
+def lock_path_text(installed: Path, lock_path: Path) -> str:
+    """How the lock names an installed folder: relative to the lock's folder (with ``/``) when
+    inside it, else absolute."""
+    base = Path(os.path.abspath(lock_path)).parent
+    target = Path(os.path.abspath(installed))
+    try:
+        return target.relative_to(base).as_posix()
+    except ValueError:
+        return str(target)
+
+
+def resolve_locked_path(text: str, lock_path: Path) -> Path:
+    """The folder a lock's ``path`` names: relative ones from the lock's folder."""
+    path = Path(text)
+    return path if path.is_absolute() else Path(os.path.abspath(lock_path)).parent / path
+
+
+def source_text(location: str, remote: bool, lock_path: Path) -> str:
+    """How the lock names a catalog: its URL, or its skills.json path (relative when inside the lock's folder)."""
+    return location if remote else lock_path_text(Path(location), lock_path)
+
+
+def resolve_source(text: str, lock_path: Path) -> str:
+    """The catalog a lock's ``source`` names: a URL as it is, a relative path from the lock's folder."""
+    if "://" in text:
+        return text
+    return str(resolve_locked_path(text, lock_path))

@@ -1,0 +1,107 @@
+"""Which version of each skill an install writes (skillsite.agent.install_plan)."""
+from __future__ import annotations
+
+import pytest
+
+from skillsite.agent.errors import DependencyError
+from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, plan_install
+
+
+def catalog(**skills: dict[str, tuple[tuple[str, str], ...]]):
+    """releases_of over ``skill id -> {version: ((dependency id, range), ...)}``."""
+    return lambda skill_id: skills.get(skill_id)
+
+
+def plan(root: str, wanted: str, releases, others=None) -> list[tuple[str, str]]:
+    return [(p.id, p.version) for p in plan_install([(root, Ask(REQUEST, wanted))], releases, others)]
+
+
+def test_the_highest_release_in_range_is_chosen() -> None:
+    releases = catalog(a={"1.0.0": (), "1.4.2": (), "2.0.0": ()})
+    assert plan("a", "^1", releases) == [("a", "1.4.2")]
+    assert plan("a", "*", releases) == [("a", "2.0.0")]
+    assert plan("a", "1.0.0", releases) == [("a", "1.0.0")]
+
+
+def test_a_chain_is_installed_dependencies_first() -> None:
+    releases = catalog(app={"1.0.0": (("lib", "^1"),)}, lib={"1.0.0": (("base", "~0.3"),), "1.1.0": (("base", "~0.3"),)},
+                       base={"0.3.0": (), "0.3.9": (), "0.4.0": ()})
+    assert plan("app", "*", releases) == [("base", "0.3.9"), ("lib", "1.1.0"), ("app", "1.0.0")]
+
+
+def test_one_version_per_skill_satisfies_every_range_asking_for_it() -> None:
+    releases = catalog(app={"1.0.0": (("x", "*"), ("y", "*"))}, x={"1.0.0": (("c", ">=1.2"),)},
+                       y={"1.0.0": (("c", "<1.5"),)}, c={"1.0.0": (), "1.3.0": (), "1.4.0": (), "1.6.0": ()})
+    chosen = plan_install([("app", Ask(REQUEST, "*"))], releases)
+    c = next(p for p in chosen if p.id == "c")
+    assert c.version == "1.4.0"
+    assert {(a.who, a.range) for a in c.asks} == {("x@1.0.0", ">=1.2"), ("y@1.0.0", "<1.5")}
+    assert [p.id for p in chosen].index("c") < [p.id for p in chosen].index("x")
+
+
+def test_a_conflict_names_each_range_and_who_asked() -> None:
+    releases = catalog(app={"1.0.0": (("x", "*"), ("y", "*"))}, x={"1.0.0": (("c", "^1"),)},
+                       y={"2.3.0": (("c", "^2"),)}, c={"1.0.0": (), "2.0.0": ()})
+    with pytest.raises(DependencyError) as caught:
+        plan("app", "*", releases)
+    message = str(caught.value)
+    assert message.startswith("no release of c satisfies every range asking for it: ")
+    assert "^1 (asked by x@1.0.0)" in message and "^2 (asked by y@2.3.0)" in message
+    assert message.endswith("its releases: 1.0.0, 2.0.0")
+    assert caught.value.skill_id == "c" and set(caught.value.asks) == {("x@1.0.0", "^1"), ("y@2.3.0", "^2")}
+
+
+def test_no_release_in_the_requested_range() -> None:
+    with pytest.raises(DependencyError, match=r"no release of a satisfies \^3 \(asked by the install request\); "
+                                              r"its releases: 1\.0\.0, 2\.0\.0$"):
+        plan("a", "^3", catalog(a={"2.0.0": (), "1.0.0": ()}))
+
+
+def test_a_missing_dependency_is_named_with_who_needs_it() -> None:
+    with pytest.raises(DependencyError, match=r"app@1\.0\.0 needs ghost \(\^1\), but the catalog has no skill 'ghost'"):
+        plan("app", "*", catalog(app={"1.0.0": (("ghost", "^1"),)}))
+
+
+def test_a_cycle_is_refused_naming_its_skills() -> None:
+    releases = catalog(a={"1.0.0": (("b", "*"),)}, b={"1.0.0": (("a", "*"),)})
+    with pytest.raises(DependencyError, match=r"dependency cycle: a@1\.0\.0 -> b@1\.0\.0 -> a@1\.0\.0"):
+        plan("a", "*", releases)
+
+
+def test_pre_releases_only_when_a_range_asks_for_them() -> None:
+    releases = catalog(a={"1.0.0": (), "1.1.0-rc.1": ()})
+    assert plan("a", "^1", releases) == [("a", "1.0.0")]
+    assert plan("a", "^1.1.0-rc.1", releases) == [("a", "1.1.0-rc.1")]
+    assert plan("a", "1.1.0-rc.1", releases) == [("a", "1.1.0-rc.1")]
+
+
+def test_the_choice_settles_when_a_range_lowers_a_version() -> None:
+    """b asks for a <2, so a@1 is chosen, and what only a@2 needed (c) is not installed."""
+    releases = catalog(root={"1.0.0": (("a", "*"), ("b", "*"))}, a={"1.0.0": (), "2.0.0": (("c", "*"),)},
+                       b={"1.0.0": (("a", "<2"),)}, c={"1.0.0": ()})
+    assert sorted(plan("root", "*", releases)) == [("a", "1.0.0"), ("b", "1.0.0"), ("root", "1.0.0")]
+
+
+def test_installed_skills_keep_asking_for_their_ranges() -> None:
+    releases = catalog(app={"1.0.0": (("c", "*"),)}, c={"1.0.0": (), "1.5.0": (), "2.0.0": ()},
+                       old={"1.0.0": (("c", "^1"),)})
+    others = {"old": ("old@1.0.0", (("c", "^1"),))}
+    assert plan("app", "*", releases, others) == [("c", "1.5.0"), ("app", "1.0.0")]
+    with pytest.raises(DependencyError, match=r"\^2 \(asked by the install request\), \^1 \(asked by old@1\.0\.0 "
+                                              r"\(installed\)\)"):
+        plan("c", "^2", releases, others)
+    # a skill the plan installs again asks with its new release only
+    assert plan("old", "*", releases, others) == [("c", "1.5.0"), ("old", "1.0.0")]
+
+
+def test_a_skill_without_releases_satisfies_only_any_version() -> None:
+    releases = catalog(app={"1.0.0": (("plain", "*"),)}, plain={UNVERSIONED: ()}, strict={"1.0.0": (("plain", "^1"),)})
+    assert plan("app", "*", releases) == [("plain", UNVERSIONED), ("app", "1.0.0")]
+    with pytest.raises(DependencyError, match=r"plain has no versioned release, but \^1 \(asked by strict@1\.0\.0\) "
+                                              "asks for a version"):
+        plan("strict", "*", releases)
+
+
+def test_a_range_that_does_not_parse_names_who_wrote_it() -> None:
+    with pytest.raises(DependencyError, match=r"app@1\.0\.0 asks for lib with the range '\^\^1', which does not parse"):
+        plan("app", "*", catalog(app={"1.0.0": (("lib", "^^1"),)}, lib={"1.0.0": ()}))

@@ -1,0 +1,123 @@
+"""skillsite-lock.json (skillsite.agent.lockfile) and the digest of an installed folder
+(skillsite.agent.installed)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from skillsite.agent.errors import InstallError, LockFileError
+from skillsite.agent.installed import installed_digest
+from skillsite.agent.lockfile import (Lock, LockedSkill, lock_path_text, lock_text, read_lock, resolve_locked_path,
+                                      resolve_source, source_text, write_lock)
+from skillsite.agent.release_digest import release_digest
+
+DIGEST = "sha256:" + "ab" * 32
+
+
+def locked(version: str | None = "1.2.0", **changes) -> LockedSkill:
+    values = dict(source="https://skills.example.com/skills.json", version=version, digest=DIGEST,
+                  path=".agents/skills/lib", dependencies={"base": "~0.3"})
+    values.update(changes)
+    return LockedSkill(**values)
+
+
+def test_the_lock_text_is_sorted_indented_and_ends_with_a_newline() -> None:
+    lock = Lock({"lib": locked(), "app": locked(path=".agents/skills/app", requested="^1.2", dependencies={})})
+    text = lock_text(lock)
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
+    assert text.startswith('{\n  "lockfile_version": 1,\n  "skills": {\n    "app": {\n')
+    assert "time" not in text and "date" not in text
+    assert lock_text(Lock({"app": lock.skills["app"], "lib": lock.skills["lib"]})) == text
+
+
+def test_a_written_lock_reads_back_the_same(tmp_path: Path) -> None:
+    lock = Lock({"lib": locked(), "plain": locked(version=None, requested="*")})
+    path = tmp_path / "project" / "skillsite-lock.json"
+    write_lock(path, lock)
+    assert read_lock(path) == lock
+    assert path.read_text("utf-8") == lock_text(lock)
+    assert [p.name for p in path.parent.iterdir()] == ["skillsite-lock.json"]  # no temporary file left
+
+
+def test_no_lock_file_is_an_empty_lock(tmp_path: Path) -> None:
+    assert read_lock(tmp_path / "skillsite-lock.json") == Lock()
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"lockfile_version": 1, "skills": {', r"lock\.json \(line 1 column \d+\): the lock file is not valid JSON"),
+    ('[]', "not a skillsite lock file"),
+    ('{"lockfile_version": 9, "skills": {}}', "lockfile_version 9 is not 1; upgrade skillsite"),
+    ('{"lockfile_version": 1, "skills": {"a": {"source": "s", "version": "1.0.0", "digest": "md5:x", '
+     '"path": "a", "dependencies": {}}}}', r"skill 'a' is malformed: digest 'md5:x' is not sha256"),
+    ('{"lockfile_version": 1, "skills": {"a": {"source": "s", "version": 1, "digest": "%s", "path": "a"}}}' % DIGEST,
+     r"skill 'a' is malformed \(it needs source, version, digest, dependencies and path\)"),
+])
+def test_an_unusable_lock_file_is_named_with_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "lock.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LockFileError, match=message) as caught:
+        read_lock(path)
+    assert str(caught.value).startswith(str(path))
+
+
+def test_a_lock_that_cannot_be_written_is_an_install_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InstallError, match="cannot write the lock file .*file/skillsite-lock.json"):
+        write_lock(tmp_path / "file" / "skillsite-lock.json", Lock())
+
+
+def test_paths_are_relative_to_the_lock_folder_when_inside_it(tmp_path: Path) -> None:
+    lock = tmp_path / "project" / "skillsite-lock.json"
+    inside = tmp_path / "project" / ".agents" / "skills" / "lib"
+    outside = tmp_path / "elsewhere" / "lib"
+    assert lock_path_text(inside, lock) == ".agents/skills/lib"
+    assert lock_path_text(outside, lock) == str(outside)
+    assert resolve_locked_path(".agents/skills/lib", lock) == inside
+    assert resolve_locked_path(str(outside), lock) == outside
+    site = tmp_path / "project" / "site" / "skills.json"
+    assert source_text(str(site), False, lock) == "site/skills.json"
+    assert resolve_source("site/skills.json", lock) == str(site)
+    assert source_text("https://h/skills.json", True, lock) == resolve_source("https://h/skills.json", lock)
+
+
+def test_a_new_record_keeps_the_range_the_skill_was_installed_with() -> None:
+    lock = Lock({"lib": locked(requested="^1.2")})
+    assert lock.with_skill("lib", locked(version="1.3.0")).skills["lib"].requested == "^1.2"
+    assert lock.with_skill("lib", locked(requested="~1.3")).skills["lib"].requested == "~1.3"
+
+
+def _write(folder: Path, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(data)
+
+
+def test_the_installed_digest_is_the_release_digest_of_the_skill_files(tmp_path: Path) -> None:
+    files = {"SKILL.md": b"---\nname: a\n---\n", "references/r.md": b"R", "scripts/x.sh": b"echo"}
+    _write(tmp_path / "a", files)
+    _write(tmp_path / "a" / "child", {"SKILL.md": b"a nested skill is not part of it", "more.md": b"m"})
+    expected = release_digest((rel, hashlib.sha256(data).hexdigest()) for rel, data in files.items())
+    assert installed_digest(tmp_path / "a") == expected
+    (tmp_path / "a" / "references" / "r.md").write_bytes(b"changed")
+    assert installed_digest(tmp_path / "a") != expected
+
+
+def test_an_added_file_or_a_link_changes_the_installed_digest(tmp_path: Path) -> None:
+    _write(tmp_path / "a", {"SKILL.md": b"x"})
+    before = installed_digest(tmp_path / "a")
+    os.symlink("/etc", tmp_path / "a" / "refs")
+    linked = installed_digest(tmp_path / "a")
+    assert linked not in (None, before)
+    (tmp_path / "a" / "refs").unlink()
+    (tmp_path / "a" / "new.md").write_bytes(b"")
+    assert installed_digest(tmp_path / "a") not in (before, linked)
+
+
+def test_no_skill_folder_has_no_installed_digest(tmp_path: Path) -> None:
+    assert installed_digest(tmp_path / "missing") is None
+    (tmp_path / "empty").mkdir()
+    assert installed_digest(tmp_path / "empty") is None
