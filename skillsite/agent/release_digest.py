@@ -1,0 +1,24 @@
+"""The digest of one release of a skill: the build writes it in ``versions.json``, the loader,
+the lock file and ``skillsite outdated`` recompute it from the files they fetched or installed.
+
+It is the sha256 of the ``sha256sum`` listing of the release's files (SKILL.md and every
+published bundled file, never ``skill.xml``): one line ``"<sha256 hex>  <path>\\n"`` per file,
+sorted by path, in UTF-8.  Standard library only (the loader imports it).
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Iterable
+
+PREFIX = "sha256:"
+
+
+def release_digest(files: Iterable[tuple[str, str]]) -> str:
+    """``"sha256:<hex>"`` of the release made of ``files``: (path, sha256 hex of its bytes)."""
+    listing = "".join(f"{sha}  {path}\n" for path, sha in sorted(files))
+    return PREFIX + hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def release_digest_of_bytes(files: Iterable[tuple[str, bytes]]) -> str:
+    """:func:`release_digest` of files given by their bytes."""
+    return release_digest((path, hashlib.sha256(data).hexdigest()) for path, data in files)
