@@ -23,7 +23,7 @@ from skillsite.models import Skill
 from skillsite.publish.manifest import VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json, skill_dir_url
 from skillsite.publish.staging import Staging
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
-from skillsite.source.git_history import BlobReader, GitError
+from skillsite.source.git_history import ObjectReader, GitError
 from skillsite.source.parse import decode_skill_md, split_frontmatter
 from skillsite.source.releases import SKILL_FILES, Release, SkillReleases
 
@@ -64,7 +64,7 @@ class VersionPublishing:
                  dependencies: Dependencies = no_dependencies):
         self.staging, self.config, self.cache, self.reserved = staging, config, cache, reserved
         self.dependencies = dependencies
-        self.readers: dict[str, BlobReader] = {}
+        self.readers: dict[str, ObjectReader] = {}
 
     def publish(self, skills: Sequence[Skill], entries: Sequence[ManifestEntry],
                 history: dict[str, SkillReleases]) -> dict[str, PublishedVersions]:
@@ -144,7 +144,7 @@ class VersionPublishing:
 
     def _read(self, top: str, blob: str, limit: int) -> bytes | None:
         if top not in self.readers:
-            self.readers[top] = BlobReader(top)
+            self.readers[top] = ObjectReader(top)
         try:
             return self.readers[top].read(blob, limit)
         except GitError:

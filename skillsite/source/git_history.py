@@ -194,12 +194,14 @@ def _skip(stream: IO[bytes], size: int) -> None:
         size -= len(chunk)
 
 
-class BlobReader:
-    """One ``git cat-file --batch`` process: blob contents by id, up to a size limit."""
+class _CatFile:
+    """One ``git cat-file`` process answering object names line by line (``--batch``: header and
+    content; ``--batch-check``: header only)."""
 
-    def __init__(self, top: str):
+    def __init__(self, top: str, mode: str):
+        self.contents = mode == "--batch"
         try:
-            self.process = subprocess.Popen(["git", *GIT_OPTIONS, "cat-file", "--batch"], cwd=top, env=git_env(),
+            self.process = subprocess.Popen(["git", *GIT_OPTIONS, "cat-file", mode], cwd=top, env=git_env(),
                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                             stderr=subprocess.DEVNULL)
         except FileNotFoundError:
@@ -207,28 +209,42 @@ class BlobReader:
         except OSError as exc:
             raise GitError(f"git could not run: {exc}") from None
 
-    def read(self, blob: str, limit: int) -> bytes | None:
-        """The blob's bytes; None when it is missing or bigger than ``limit``."""
+    def ask(self, name: str, limit: int = 0) -> tuple[str, int, bytes | None] | None:
+        """(type, size, content when asked for and at most ``limit`` bytes) of an object; None when missing."""
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
         try:
-            stdin.write(blob.encode("ascii") + b"\n")
+            stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
             stdin.flush()
             header = stdout.readline().split()
             if len(header) != 3:
                 return None
-            size = int(header[2])
+            kind, size = header[1].decode("ascii", "replace"), int(header[2])
+            if not self.contents:
+                return kind, size, None
             if size > limit:
                 _skip(stdout, size + 1)
-                return None
-            data = stdout.read(size + 1)[:size]  # the content, then a newline
+                return kind, size, None
+            return kind, size, stdout.read(size + 1)[:size]  # the content, then a newline
         except (OSError, ValueError) as exc:
             raise GitError(f"git cat-file failed: {exc}") from None
-        return data if header[1] == b"blob" else None
 
-    def read_all(self, blobs: Iterable[str], limit: int) -> dict[str, bytes | None]:
-        """Each blob of ``blobs`` (once), as :meth:`read` gives it."""
-        return {blob: self.read(blob, limit) for blob in dict.fromkeys(blobs)}
+    def sizes(self, names: list[str]) -> list[int]:
+        """The size of each object (-1 when missing), asked in groups (a pipe holds only so much)."""
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None and not self.contents
+        found = []
+        try:
+            for start in range(0, len(names), 500):
+                group = names[start:start + 500]
+                stdin.write(b"".join(name.encode("ascii", "replace") + b"\n" for name in group))
+                stdin.flush()
+                for _ in group:
+                    header = stdout.readline().split()
+                    found.append(int(header[2]) if len(header) == 3 else -1)
+        except (OSError, ValueError) as exc:
+            raise GitError(f"git cat-file failed: {exc}") from None
+        return found
 
     def close(self) -> None:
         for stream in (self.process.stdin, self.process.stdout):
@@ -236,9 +252,76 @@ class BlobReader:
                 stream.close()
         self.process.wait()
 
-    def __enter__(self) -> BlobReader:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+#: A tree read from git holding more entries than this is not read further (a hostile repository).
+MAX_TREE_FILES = 100_000
+MAX_TREE_BYTES = 64 << 20
 
+
+class ObjectReader:
+    """Blob contents and folder listings of any commit, by two long-lived ``git cat-file``
+    processes (one for contents, one for sizes), each started when first needed."""
+
+    def __init__(self, top: str):
+        self.top = top
+        self._batch: _CatFile | None = None
+        self._check: _CatFile | None = None
+
+    def _contents(self) -> _CatFile:
+        if self._batch is None:
+            self._batch = _CatFile(self.top, "--batch")
+        return self._batch
+
+    def _sizes(self) -> _CatFile:
+        if self._check is None:
+            self._check = _CatFile(self.top, "--batch-check")
+        return self._check
+
+    def read(self, blob: str, limit: int) -> bytes | None:
+        """A blob's bytes; None when it is missing, not a blob or bigger than ``limit``."""
+        found = self._contents().ask(blob, limit)
+        return found[2] if found is not None and found[0] == "blob" else None
+
+    def tree(self, commit: str, folder: str) -> list[TreeFile]:
+        """What :func:`list_tree` gives (``folder``: from the top, "" or ending in "/"), read
+        through the running processes instead of one ``git ls-tree`` each."""
+        if "\n" in folder:
+            return list_tree(self.top, commit, folder)
+        root = self._contents().ask(f"{commit}:{folder.rstrip('/')}" if folder else f"{commit}^{{tree}}", MAX_TREE_BYTES)
+        if root is None or root[0] != "tree" or root[2] is None:
+            return []
+        files: list[TreeFile] = []
+        pending = [(folder, root[2])]
+        width = len(commit) // 2
+        while pending and len(files) < MAX_TREE_FILES:
+            where, data = pending.pop()
+            for mode, name, oid in _tree_entries(data, width):
+                path = where + name
+                if mode == "40000":
+                    sub = self._contents().ask(oid, MAX_TREE_BYTES)
+                    if sub is not None and sub[0] == "tree" and sub[2] is not None:
+                        pending.append((path + "/", sub[2]))
+                elif mode == SUBMODULE_MODE:
+                    files.append(TreeFile(path, mode, "commit", oid, -1))
+                else:
+                    files.append(TreeFile(path, mode.rjust(6, "0"), "blob", oid, -1))
+        blobs = [f for f in files if f.kind == "blob"]
+        sizes = dict(zip((f.blob for f in blobs), self._sizes().sizes([f.blob for f in blobs])))
+        return sorted((TreeFile(f.path, f.mode, f.kind, f.blob, sizes.get(f.blob, -1)) for f in files),
+                      key=lambda f: f.path)
+
+    def close(self) -> None:
+        for process in (self._batch, self._check):
+            if process is not None:
+                process.close()
+
+
+def _tree_entries(data: bytes, width: int) -> Iterator[tuple[str, str, str]]:
+    """(mode, name, object id) of each entry of a raw tree object (ids of ``width`` bytes)."""
+    at = 0
+    while at < len(data):
+        space = data.index(b" ", at)
+        nul = data.index(b"\0", space)
+        yield (data[at:space].decode("ascii", "replace"), data[space + 1:nul].decode("utf-8", "surrogateescape"),
+               data[nul + 1:nul + 1 + width].hex())
+        at = nul + 1 + width

@@ -23,8 +23,8 @@ from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
 from skillsite.source.discover import _excluded
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
-from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, BlobReader, GitError, Repository,
-                                          dirty_paths, first_parent_log, list_tree, open_repository, tags)
+from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError, ObjectReader, Repository,
+                                          dirty_paths, first_parent_log, open_repository, tags)
 from skillsite.source.ignore import ENVIRONMENT_MARKERS, TOOL_FOLDERS
 from skillsite.source.parse import decode_skill_md, split_frontmatter
 from skillsite.source.versioning import canonical_version, precedence
@@ -163,7 +163,7 @@ class _RootHistory:
         self.exclude, self.max_bytes = exclude, max_bytes
         # skill folder from the repository's top ("" for the top itself) -> skill
         self.folders = {posixpath.dirname(repo.prefix + s.source.rel_path): s for s in skills}
-        self._reader: BlobReader | None = None
+        self._reader: ObjectReader | None = None
 
     def releases(self) -> tuple[dict[str, SkillReleases], list[Diagnostic]]:
         try:
@@ -222,9 +222,9 @@ class _RootHistory:
             self.cache.put(Section.HISTORY, key, history)
         return history
 
-    def reader(self) -> BlobReader:
+    def reader(self) -> ObjectReader:
         if self._reader is None:
-            self._reader = BlobReader(self.repo.top)
+            self._reader = ObjectReader(self.repo.top)
         return self._reader
 
     def _blob_versions(self, blobs: set[str]) -> dict[str, str | None]:
@@ -280,7 +280,7 @@ class _RootHistory:
         key = digest("tree", commit, folder, skill_file, self.repo.prefix, list(self.exclude), self.max_bytes)
         stored = self.cache.get(Section.HISTORY, key) if self.cache is not None else None
         if stored is None:
-            listed = _kept_files(list_tree(self.repo.top, commit, folder + "/" if folder else ""), folder,
+            listed = _kept_files(self.reader().tree(commit, folder + "/" if folder else ""), folder,
                                  self.repo.prefix, self.exclude)
             stored = [[f.path, f.blob, f.size] for f in listed]
             if self.cache is not None:

@@ -224,7 +224,7 @@ def test_the_history_is_read_from_the_cache_when_head_is_unchanged(repo: GitRepo
     first = history_of(repo.path / "skills", cache)
     cache.save()
     monkeypatch.setattr(releases_module, "first_parent_log", _never)
-    monkeypatch.setattr(releases_module, "list_tree", _never)
+    monkeypatch.setattr(releases_module, "ObjectReader", _never)
     again = history_of(repo.path / "skills", Cache(cache_file, "scope"))
     assert again.releases == first.releases
 
