@@ -16,7 +16,10 @@ import dataclasses
 import posixpath
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
+
+import pathspec
 
 from skillsite.cache import Cache, Section, digest
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
@@ -25,7 +28,8 @@ from skillsite.source.discover import _excluded
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError, ObjectReader, Repository,
                                           dirty_paths, first_parent_log, open_repository, tags)
-from skillsite.source.ignore import ENVIRONMENT_MARKERS, TOOL_FOLDERS
+from skillsite.source.ignore import (ENVIRONMENT_MARKERS, GITIGNORE, MAX_GITIGNORE_BYTES, TOOL_FOLDERS, Ignores,
+                                     rules_above)
 from skillsite.source.parse import decode_skill_md, split_frontmatter
 from skillsite.source.versioning import canonical_version, precedence
 
@@ -277,11 +281,15 @@ class _RootHistory:
     def _release_files(self, commit: str, folder: str, skill_file: str) -> tuple[ReleaseFile, ...] | None:
         """The files of the skill folder at ``commit`` as discovery would publish them; None when
         it has no SKILL.md within the size limit there."""
-        key = digest("tree", commit, folder, skill_file, self.repo.prefix, list(self.exclude), self.max_bytes)
+        above = rules_above(Path(self.repo.top, folder))
+        key = digest("tree", commit, folder, skill_file, self.repo.prefix, list(self.exclude), self.max_bytes,
+                     [(prefix, where, [str(getattr(p, "pattern", p)) for p in spec.patterns])
+                      for prefix, where, spec in above.rules])
         stored = self.cache.get(Section.HISTORY, key) if self.cache is not None else None
         if stored is None:
             listed = _kept_files(self.reader().tree(commit, folder + "/" if folder else ""), folder,
                                  self.repo.prefix, self.exclude)
+            listed = _not_ignored(listed, above, self.reader())
             stored = [[f.path, f.blob, f.size] for f in listed]
             if self.cache is not None:
                 self.cache.put(Section.HISTORY, key, stored)
@@ -312,6 +320,24 @@ def _kept_files(listed: list[Any], folder: str, prefix: str, exclude: Sequence[s
             continue
         kept.append(ReleaseFile(path, f.blob, f.size))
     return kept
+
+
+def _not_ignored(files: list[ReleaseFile], above: Ignores, reader: ObjectReader) -> list[ReleaseFile]:
+    """The files no ``.gitignore`` ignores: those above the skill folder in the work tree, and
+    the release's own (read from git), as discovery applies them to the work tree."""
+    rules = list(above.rules)
+    for path in sorted((f.path for f in files if posixpath.basename(f.path) == GITIGNORE), key=lambda p: p.count("/")):
+        blob = next(f.blob for f in files if f.path == path)
+        text = reader.read(blob, MAX_GITIGNORE_BYTES) or b""
+        spec = pathspec.GitIgnoreSpec.from_lines(text.decode("utf-8", "replace").splitlines())
+        if len(spec):
+            rules.append(("", posixpath.dirname(path), spec))
+    if not rules:
+        return files
+    ignores = Ignores(tuple(rules))
+    return [f for f in files
+            if not any(ignores.ignored(folder, True) for folder in _prefixes(f.path)[:-1])
+            and not ignores.ignored(f.path, False)]
 
 
 def _prefixes(path: str) -> list[str]:

@@ -244,3 +244,19 @@ def test_release_digest_is_the_sha256_of_a_sha256sum_listing() -> None:
 
 def _never(*args: object, **kwargs: object) -> None:
     raise AssertionError("not to be called")
+
+
+def test_a_release_leaves_out_what_gitignore_files_ignore(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write(".gitignore", "*.log\n")
+    repo.write("s/a/SKILL.md", skill_md("a", "1.0.0"))
+    repo.write("s/a/.gitignore", "build/\n")
+    repo.write("s/a/notes.md", "notes\n")
+    repo.write("s/a/debug.log", "forced in\n")
+    repo.write("s/a/build/out.txt", "forced in too\n")
+    repo.git("add", "-f", "s/a/debug.log", "s/a/build/out.txt")
+    repo.commit("1.0.0, with files git ignores")
+    repo.write("s/a/SKILL.md", skill_md("a", "1.1.0"))
+    repo.commit("1.1.0")
+    first = history_of(repo.path / "s").releases["a"].releases[0]
+    assert [f.path for f in first.files] == [".gitignore", "SKILL.md", "notes.md"]
