@@ -316,7 +316,8 @@ def _kept_files(listed: list[Any], folder: str, prefix: str, exclude: Sequence[s
         if any(part in TOOL_FOLDERS for part in parts[:-1]) or any(d in shut for d in above):
             continue
         from_root = (folder + "/" + path if folder else path)[len(prefix):]
-        if not _utf8(path) or (exclude and any(_excluded(p, exclude) for p in _prefixes(from_root))):
+        if not _utf8(path) or not _plain_path(parts) or (exclude and any(_excluded(p, exclude)
+                                                                          for p in _prefixes(from_root))):
             continue
         kept.append(ReleaseFile(path, f.blob, f.size))
     return kept
@@ -344,6 +345,11 @@ def _prefixes(path: str) -> list[str]:
     """Every folder above a path (from the root), and the path itself: what ``exclude`` is matched against."""
     parts = path.split("/")
     return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _plain_path(parts: list[str]) -> bool:
+    """Whether a path from git names a file inside the folder (a hand-made tree may hold '..')."""
+    return all(part not in ("", ".", "..") and "\0" not in part and "\\" not in part for part in parts)
 
 
 def _utf8(name: str) -> bool:

@@ -260,3 +260,29 @@ def test_a_release_leaves_out_what_gitignore_files_ignore(tmp_path: Path) -> Non
     repo.commit("1.1.0")
     first = history_of(repo.path / "s").releases["a"].releases[0]
     assert [f.path for f in first.files] == [".gitignore", "SKILL.md", "notes.md"]
+
+
+def test_a_hand_made_tree_cannot_name_a_file_outside_the_folder(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("s/a/SKILL.md", skill_md("a", "1.0.0"))
+    first = repo.commit("1.0.0")
+
+    def mktree(*entries: tuple[str, str, str, str]) -> str:
+        listing = "".join(f"{mode} {kind} {oid}\t{name}\n" for mode, kind, oid, name in entries)
+        done = subprocess.run(["git", "mktree"], cwd=repo.path, input=listing, capture_output=True, text=True,
+                              check=True)
+        return done.stdout.strip()
+
+    evil = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo.path, input="evil\n",
+                          capture_output=True, text=True, check=True).stdout.strip()
+    skill_md_blob = repo.git("rev-parse", f"{first}:s/a/SKILL.md")
+    outside = mktree(("100644", "blob", evil, "x.txt"))
+    folder = mktree(("100644", "blob", skill_md_blob, "SKILL.md"), ("040000", "tree", outside, ".."))
+    root = mktree(("040000", "tree", mktree(("040000", "tree", folder, "a")), "s"))
+    hostile = repo.git("commit-tree", root, "-p", first, "-m", "hostile")
+    repo.git("update-ref", "HEAD", hostile)
+    repo.write("s/a/SKILL.md", skill_md("a", "1.1.0"))
+    repo.commit("1.1.0")
+    release = history_of(repo.path / "s").releases["a"].releases[0]
+    assert release.commit == hostile
+    assert [f.path for f in release.files] == ["SKILL.md"]
