@@ -1,38 +1,23 @@
-"""The one place the release code reads versions: canonical text and precedence.
-
-Backed by :mod:`skillsite.agent.semver` (``parse_version``) once it is on main; until then a
-minimal reading of the same rules ("v1.0" -> 1.0.0, "2" -> 2.0.0, pre-release kept, build
-metadata dropped).
-"""
+"""The one place the release code reads versions: canonical text and precedence, by
+:mod:`skillsite.agent.semver` (the rules the loader uses too), and SK227 for a frontmatter
+version that is none."""
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from skillsite.agent.semver import Version, parse_version
 from skillsite.diagnostics import Diagnostic, make
-
-_LOOSE = re.compile(r"^\s*[vV=]?\s*(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?(?:\.(0|[1-9]\d*))?"
-                    r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?\s*$")
 
 
 def canonical_version(text: Any) -> str | None:
     """``MAJOR.MINOR.PATCH[-PRERELEASE]`` of a version as written; None when it is none."""
-    if not isinstance(text, str):
-        return None
-    match = _LOOSE.match(text)
-    if match is None:
-        return None
-    major, minor, patch, pre, _ = match.groups()
-    return f"{major}.{minor or 0}.{patch or 0}" + (f"-{pre}" if pre else "")
+    version = parse_version(text) if isinstance(text, str) else None
+    return None if version is None else str(version)
 
 
-def precedence(canonical: str) -> tuple[Any, ...]:
+def precedence(canonical: str) -> Version:
     """A sort key of a canonical version: semver precedence."""
-    core, _, pre = canonical.partition("-")
-    numbers = tuple(int(n) for n in core.split("."))
-    if not pre:
-        return (*numbers, 1, ())
-    return (*numbers, 0, tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in pre.split(".")))
+    return parse_version(canonical) or Version(0, 0, 0)
 
 
 def version_diagnostics(fm: dict[str, Any], key_lines: dict[str, tuple[int, int]], path: str) -> list[Diagnostic]:
