@@ -30,8 +30,13 @@ XML_FILE = "skill.xml"
 ENTRY_FILE = "entry.xml"
 PROVIDER_INDEX_FILE = "index.json"   # the static provider layout's per-skill listing
 VERSIONS_FILE = "versions.json"      # a versioned skill's releases
-VERSIONS_FOLDER = "versions"         # ... each in versions/<version>/
-RESERVED_NAMES = frozenset({PAGE_FILE, XML_FILE, ENTRY_FILE, PROVIDER_INDEX_FILE, VERSIONS_FILE})
+VERSIONS_FOLDER = "versions"         # ... each in versions/<version>/ (both reserved in a versioned skill's folder)
+RESERVED_NAMES = frozenset({PAGE_FILE, XML_FILE, ENTRY_FILE, PROVIDER_INDEX_FILE})
+
+
+def is_versions_path(path: str) -> bool:
+    """Whether a path in a versioned skill's folder is one the catalog writes (its releases)."""
+    return path == VERSIONS_FILE or path.startswith(f"{VERSIONS_FOLDER}/")
 
 
 def is_paged(skills: int, config: SiteConfig) -> bool:

@@ -21,8 +21,8 @@ from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import BundledFile, Skill
-from skillsite.publish.manifest import (ENTRY_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json, is_paged, reserved_names,
-                                        sha256_hex, skill_entry)
+from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, is_versions_path,
+                                        reserved_names, sha256_hex, skill_entry)
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
@@ -191,7 +191,7 @@ def _publish_files(job: SkillPublishing, skill: Skill, diags: list[Diagnostic]
     records, shas, contents = [], [], {}
     versioned = canonical_version(skill.version) is not None
     for f in skill.source.files:
-        if f.path in job.reserved or (versioned and f.path.startswith(f"{VERSIONS_FOLDER}/")):
+        if f.path in job.reserved or (versioned and is_versions_path(f.path)):
             diags.append(make("SK009", f"bundled file '{f.path}' has a name the catalog uses for its own "
                                        "pages; not published", skill.source.display_path))
             continue

@@ -20,7 +20,8 @@ from skillsite.agent.release_digest import release_digest
 from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.models import Skill
-from skillsite.publish.manifest import VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json, skill_dir_url
+from skillsite.publish.manifest import (VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json,
+                                        is_versions_path, skill_dir_url)
 from skillsite.publish.staging import Staging
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import ObjectReader, GitError
@@ -119,7 +120,7 @@ class VersionPublishing:
             path = "SKILL.md" if f.path in SKILL_FILES else f.path
             if f.path in SKILL_FILES:
                 main_blob = f.blob
-            elif path in self.reserved or path.startswith(f"{VERSIONS_FOLDER}/") or path == VERSIONS_FILE:
+            elif path in self.reserved or is_versions_path(path):
                 continue
             sha = self._blob_file(top, f.blob, into + path)
             if sha is not None:

@@ -143,3 +143,21 @@ def test_a_change_without_bump_warns_and_strict_fails(repo: GitRepo, tmp_path: P
     assert result.exit_code == 1
     assert "SK222" in result.output
     assert not (tmp_path / "site").exists()
+
+
+def test_a_versioned_skill_cannot_bundle_the_catalogs_versions_files(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0"))
+    repo.write("skills/a/versions.json", '{"latest": "9.9.9"}\n')
+    repo.write("skills/a/versions/9.9.9/notes.md", "forged\n")
+    repo.write("skills/b/SKILL.md", skill_md("b", None).replace("does one thing well", "writes short poems"))
+    repo.write("skills/b/versions.json", '{"mine": true}\n')
+    repo.commit("a 1.0.0 with look-alike files; b unversioned")
+    out = tmp_path / "site"
+    result = CliRunner().invoke(main, ["build", str(repo.path / "skills"), "-o", str(out), "-q", "--no-cache"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("SK009") == 2
+    assert json.loads((out / "skills/a/versions.json").read_text(encoding="utf-8"))["latest"] == "1.0.0"
+    assert not (out / "skills/a/versions/9.9.9").exists()
+    assert (out / "skills/b/versions.json").read_text(encoding="utf-8") == '{"mine": true}\n'
