@@ -116,9 +116,11 @@ class VersionPublishing:
         """A past release: its files from git (kept in place when the output holds them already)."""
         into = f"skills/{skill.id}/{VERSIONS_FOLDER}/{release.version}/"
         files, main_blob = [], ""
+        names = {f.path for f in release.files or ()}
+        main = next(name for name in (*SKILL_FILES, "") if name in names or not name)  # SKILL.md wins, as in discovery
         for f in release.files or ():
-            path = "SKILL.md" if f.path in SKILL_FILES else f.path
-            if f.path in SKILL_FILES:
+            path = "SKILL.md" if f.path == main else f.path
+            if f.path == main:
                 main_blob = f.blob
             elif path in self.reserved or is_versions_path(path):
                 continue
