@@ -1,11 +1,12 @@
-"""Reading a source's git history with the ``git`` command: no network, no hooks, no filters.
+"""Reading a source's git history with the ``git`` command: no network, no hooks.
 
 Every call runs ``git`` with an environment cleared of ``GIT_*`` variables (a ``GIT_DIR`` left
 by a hook must not point the build at another repository) and with options that keep a
-repository's own configuration from running anything (no fsmonitor, no textconv, no external
-diff, no pager).  Skills are untrusted input: paths come back as bytes and are checked by the
-caller; blobs are read by one ``git cat-file --batch`` process.  A failure is a
-:class:`GitError` whose message says why, never a traceback.
+repository's configuration from running anything it can (no fsmonitor, no textconv, no
+external diff, no pager; ``git status`` may still run a clean filter the user configured, as
+their own ``git status`` would).  Skills are untrusted input: paths come back as bytes and are
+checked by the caller; blobs and trees are read by long-lived ``git cat-file`` processes.  A
+failure is a :class:`GitError` whose message says why, never a traceback.
 """
 from __future__ import annotations
 
