@@ -47,6 +47,8 @@ class Section(str, enum.Enum):
     AUDIT = "audit"              # a skill's audit findings, by its files
     SEARCH = "search"            # the search indexes, by every skill's searchable fields
     SIMILAR = "similar"          # pairs of look-alike descriptions, by every skill's listing
+    HISTORY = "history"          # git history of versioned skills (by HEAD), a past release's files (by commit),
+                                 # a git blob's sha256 (by blob id)
 
 
 class CacheNotSaved(OSError):

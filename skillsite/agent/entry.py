@@ -419,6 +419,7 @@ class ManifestEntry:
     digest: str = ""                                # of the whole folder
     source: EntrySource = EntrySource()
     urls: EntryUrls
+    versions_url: str | None = None                 # its versions.json, when it has releases
     size: EntrySize | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[EntryWarning, ...] = ()
@@ -461,6 +462,8 @@ class ManifestEntry:
             "interface": self.interface, "requirements": self.requirements.to_json(), "parent": self.parent,
             "children": list(self.children), "files": [f.to_json() for f in self.files], "sha256": self.sha256,
             "digest": self.digest, "source": self.source.to_json(), "urls": self.urls.to_json()})
+        if self.versions_url is not None:
+            data["versions_url"] = self.versions_url
         if self.size is not None:
             data["size"] = self.size.to_json()
         data["extra"] = self.extra
@@ -520,7 +523,7 @@ def _parse_fields(data: dict[str, Any], skill_id: str) -> ManifestEntry:
         dependencies=dependencies, knowledge=knowledge, interface=data["interface"] if isinstance(data.get("interface"), dict) else None,
         requirements=requirements, parent=_text(data.get("parent")), children=children, files=files,
         sha256=data["sha256"], digest=_text(data.get("digest"), ""), source=EntrySource.from_json(data.get("source")),
-        urls=urls, size=size, extra=_mapping(data.get("extra")),
+        urls=urls, versions_url=_text(data.get("versions_url")), size=size, extra=_mapping(data.get("extra")),
         warnings=tuple(w for w in map(EntryWarning.from_json, _items(data.get("warnings"))) if w is not None),
         audit=None if data.get("audit") is None else AuditSummary.from_json(data["audit"]))
 

@@ -22,13 +22,21 @@ from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORM
 from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.models import Skill
 from skillsite.source.checks import estimate_tokens
+from skillsite.source.versioning import canonical_version
 
 SCHEMA_FILE = "skills.schema.json"
 PAGE_FILE = "index.html"
 XML_FILE = "skill.xml"
 ENTRY_FILE = "entry.xml"
 PROVIDER_INDEX_FILE = "index.json"   # the static provider layout's per-skill listing
+VERSIONS_FILE = "versions.json"      # a versioned skill's releases
+VERSIONS_FOLDER = "versions"         # ... each in versions/<version>/ (both reserved in a versioned skill's folder)
 RESERVED_NAMES = frozenset({PAGE_FILE, XML_FILE, ENTRY_FILE, PROVIDER_INDEX_FILE})
+
+
+def is_versions_path(path: str) -> bool:
+    """Whether a path in a versioned skill's folder is one the catalog writes (its releases)."""
+    return path == VERSIONS_FILE or path.startswith(f"{VERSIONS_FOLDER}/")
 
 
 def is_paged(skills: int, config: SiteConfig) -> bool:
@@ -114,6 +122,7 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
         digest=folder_digest([("SKILL.md", skill_md_sha)] + [(f.path, f.sha256) for f in files]),
         source=EntrySource(path, url, edit_url),
         urls=EntryUrls(page=folder, skill_md=folder + "SKILL.md", xml=folder + XML_FILE, files=folder),
+        versions_url=folder + VERSIONS_FILE if canonical_version(skill.version) is not None else None,
         size=body_size(skill), extra=dict(skill.extra),
         warnings=tuple(EntryWarning(d.code, d.severity.value, d.message, d.line)
                        for d in sorted(skill.diagnostics, key=lambda d: (d.line, d.col, d.code, d.message))))

@@ -39,7 +39,8 @@ from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.templates import make_environment, templates_digest, write_assets
 from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, catalog_install_lines,
                                      collect_tags, file_rows, headers_file, hidden_note, install_snippets,
-                                     listing_url, metadata_rows, page_count, page_items, pager, risk_pages, root_of)
+                                     listing_url, metadata_rows, page_count, page_items, pager, risk_pages, root_of,
+                                     version_rows)
 from skillsite.workers import Workers
 
 HOME_TAG_CHIPS = 30
@@ -67,6 +68,7 @@ class SitePages:
     html_keys: dict[str, str]       # what each rendered body is made of (a digest), by skill id
     dirs: list[Path]                # template folders, in lookup order
     assets: dict[str, str]          # static file -> its fingerprinted site path
+    versions: dict[str, dict[str, Any]] = field(default_factory=dict)  # skill id -> its versions.json document
     templates_key: str = field(init=False)
     entries: dict[str, ManifestEntry] = field(init=False)
     listed: list[ManifestEntry] = field(init=False)   # the skills the lists show, in manifest order
@@ -250,7 +252,10 @@ def _skill_page(pages: SitePages, entry: ManifestEntry) -> None:
         "children": [card(pages.entries[c], pages.tag_by_name) for c in entry.children if c in pages.entries],
         "snippets": install_snippets(entry, pages.config), "metadata": metadata_rows(entry),
         "hidden_note": hidden_note(entry),
-        "files": file_rows(entry), "needs": needs, "needed_by": users, "source_url": safe_url(source.url), "edit_url": safe_url(source.edit_url)}
+        "files": file_rows(entry), "needs": needs, "needed_by": users, "source_url": safe_url(source.url),
+        "edit_url": safe_url(source.edit_url)}
+    if skill_id in pages.versions:
+        values["versions"] = version_rows(pages.versions[skill_id])
     rel = f"skills/{skill_id}/index.html"
     # the body stands in the key as what it was rendered from: fetched only to render the page
     key = digest(pages.templates_key, "skill.html", rel, values, pages.html_keys[skill_id])
@@ -321,10 +326,12 @@ def sitemap_files(urls: list[str], config: SiteConfig, limit: int) -> list[tuple
 
 
 def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], html: Mapping[str, str],
-               html_keys: dict[str, str], dirs: list[Path], jobs: int) -> None:
-    """Every page and asset of the catalog, into the staging folder."""
+               html_keys: dict[str, str], dirs: list[Path], jobs: int,
+               versions: dict[str, dict[str, Any]] | None = None) -> None:
+    """Every page and asset of the catalog, into the staging folder (``versions``: each versioned
+    skill's ``versions.json`` document, listed on its page)."""
     assets = write_assets(staging, dirs)
-    pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets)
+    pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets, versions or {})
     with Workers(jobs, pages) as workers:
         for placed in workers.map(make_page, pages_to_make(pages)):
             staging.adopt(placed)

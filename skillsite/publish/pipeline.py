@@ -21,14 +21,16 @@ from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result,
 from skillsite.publish.catalog_files import (listing_budgets, make_search, search_entry, search_key,
                                              write_catalog_files)
 from skillsite.publish.knowledge import read_knowledge
-from skillsite.publish.manifest import manifest
+from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
 from skillsite.publish.staging import Recorded, Staging
+from skillsite.publish.versions import PublishedVersions, VersionPublishing
 from skillsite.publish.state import BuildState, output_digest, save_state
 from skillsite.publish.wellknown import discovery_index
 from skillsite.source.catalog import read_catalog
 from skillsite.source.discover import Discovery
+from skillsite.source.releases import SkillReleases, read_releases
 from skillsite.workers import Workers
 
 CACHE_FILE = "build-cache.sqlite"
@@ -45,15 +47,17 @@ def read_and_publish(plan: BuildPlan, found: Discovery, state: BuildState | None
         reading = read_catalog(plan.sources, exclude=config.exclude, profile=config.profile, ignore=config.ignore,
                                max_bytes=config.max_bytes, jobs=plan.jobs, found=found, cache=cache,
                                knowledge_dir=plan.knowledge_dir)
-    return _publish_reading(plan, reading, state, inputs, cache, stage)
+        history = read_releases(reading, cache, exclude=config.exclude, max_bytes=config.max_bytes,
+                                ignore=config.ignore)
+    return _publish_reading(plan, history.reading, history.releases, state, inputs, cache, stage)
 
 
 def _fails(diags: Sequence[Diagnostic], strict: bool) -> bool:
     return any(d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING) for d in diags)
 
 
-def _publish_reading(plan: BuildPlan, reading: CatalogReading, state: BuildState | None, inputs: str, cache: Cache,
-                     stage: Stages) -> BuildResult:
+def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[str, SkillReleases],
+                     state: BuildState | None, inputs: str, cache: Cache, stage: Stages) -> BuildResult:
     """Publish the skills of a reading (or nothing, when it failed), then keep the cache and state."""
     skipped = tuple(sorted({p.source.id for p in reading.left_out} | {s.id for s in reading.skills if s.has_errors}))
     if _fails(reading.diagnostics, plan.strict) and not plan.keep_going:
@@ -61,7 +65,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, state: BuildState
         return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage)
     skills = [s for s in reading.skills if not s.has_errors]
     diags = list(reading.diagnostics)
-    published = _publish(plan, skills, len(skipped), state, cache, diags, stage)
+    published = _publish(plan, skills, releases, len(skipped), state, cache, diags, stage)
     ids = tuple(s.id for s in skills)
     if published is None:
         return build_result(False, plan, reading, (), skipped, diags, 0, stage)
@@ -82,8 +86,8 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, state: BuildState
     return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget)
 
 
-def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, state: BuildState | None,
-             cache: Cache, diags: list[Diagnostic], stage: Stages
+def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
+             state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages
              ) -> tuple[dict[str, tuple[int, int]], dict[str, Recorded], tuple[dict[str, Any], ...]] | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
     (size and mtime), the record of its keyed ones and how it fits agents' listings; None when
@@ -94,6 +98,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, state: BuildSt
     try:
         with stage("skills"):
             publication, search, audits = _publish_skills(plan, skills, staging, mtime, cache)
+            versions = _publish_versions(plan, skills, publication, releases, staging, cache)
         with stage("manifest"):
             discovery, index_diags = discovery_index(publication.entries, publication.archives,
                                                      {s.id: s.source.display_path for s in skills})
@@ -108,7 +113,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], left_out: int, state: BuildSt
             budget = listing_budgets(data["skills"], config)
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
-                       plan.jobs)
+                       plan.jobs, {sid: v.document for sid, v in versions.items()})
         with stage("swap"):
             files = staging.commit()
     except BaseException:
@@ -129,6 +134,15 @@ def back_folder(plan: BuildPlan) -> Path | None:
     except OSError:
         return None
     return plan.cache_dir / f"{BACK_PREFIX}{digest(str(out))[:12]}"
+
+
+def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publication,
+                      releases: dict[str, SkillReleases], staging: Staging, cache: Cache) -> dict[str, PublishedVersions]:
+    """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`)."""
+    reserved = reserved_names(is_paged(len(skills), plan.config))
+    versions = VersionPublishing(staging, plan.config, cache, reserved).publish(skills, publication.entries, releases)
+    staging.take_journal()  # written here, not by a worker
+    return versions
 
 
 def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtime: int, cache: Cache

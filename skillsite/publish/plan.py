@@ -17,6 +17,7 @@ from skillsite.config import SiteConfig, template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading
 from skillsite.publish.state import library_stamps
+from skillsite.source.git_history import refs_state
 from skillsite.source.knowledge import default_knowledge_dir
 
 #: The stages a build reports to its progress callback, in order.
@@ -96,9 +97,11 @@ class BuildPlan:
 
     def settings(self) -> list[Any]:
         """What the output depends on besides the skills and the templates (the Markdown engine
-        by where it is installed: importing it would cost a rebuild with nothing to do)."""
+        by where it is installed: importing it would cost a rebuild with nothing to do; each
+        source's git HEAD and tags: its skills' releases)."""
         return [self.scope, library_stamps("markdown_it", "mdit_py_plugins"), [os.path.abspath(s) for s in self.sources],
-                self.keep_going, self.strict, self.base_dir, os.environ.get("SOURCE_DATE_EPOCH", "")]
+                self.keep_going, self.strict, self.base_dir, os.environ.get("SOURCE_DATE_EPOCH", ""),
+                [refs_state(s) for s in self.sources]]
 
     @property
     def knowledge_dir(self) -> Path | None:

@@ -21,8 +21,8 @@ from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import BundledFile, Skill
-from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, reserved_names,
-                                        sha256_hex, skill_entry)
+from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, is_versions_path,
+                                        reserved_names, sha256_hex, skill_entry)
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
@@ -30,6 +30,7 @@ from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
 from skillsite.source.dependencies import Dependent, current_releases, resolve_dependencies
 from skillsite.source.relations import resolve_conflicts
+from skillsite.source.versioning import canonical_version
 from skillsite.workers import Workers
 
 #: A bundled file's sha256 as worked out by a worker, for the cache: (path read, size, mtime_ns, sha256).
@@ -205,8 +206,9 @@ def _publish_files(job: SkillPublishing, skill: Skill, diags: list[Diagnostic]
     shas the cache does not know yet, and the content of those copied (up to 1 MiB each, for the
     archive)."""
     records, shas, contents = [], [], {}
+    versioned = canonical_version(skill.version) is not None
     for f in skill.source.files:
-        if f.path in job.reserved:
+        if f.path in job.reserved or (versioned and is_versions_path(f.path)):
             diags.append(make("SK009", f"bundled file '{f.path}' has a name the catalog uses for its own "
                                        "pages; not published", skill.source.display_path))
             continue

@@ -330,3 +330,11 @@ def ancestors(entry: ManifestEntry, entries: dict[str, ManifestEntry]) -> list[M
         chain.append(entries[parent])
         parent = entries[parent].parent
     return list(reversed(chain))
+
+
+def version_rows(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """A skill's releases as its page lists them, newest first: version, its SKILL.md's URL
+    (relative to the skill's page), commit date, and whether it is the current one."""
+    releases = document["releases"]
+    return [{"version": version, "url": f"versions/{version}/SKILL.md", "date": (releases[version]["date"] or "")[:10],
+             "latest": version == document["latest"]} for version in reversed(document["versions"])]

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from skillsite.agent.entry import ManifestEntry
 from skillsite.diagnostics import Diagnostic, Severity, make
+from skillsite.source.versioning import canonical_version
 
 INDEX_PATH = ".well-known/agent-skills/index.json"
 LEGACY_DIR = ".well-known/skills"
@@ -74,9 +75,12 @@ def deterministic_tar_gz(members: Sequence[tuple[str, bytes]], mtime: int) -> by
     return out.getvalue()
 
 
-def discovery_entry(name: str, description: str, kind: str, url: str, sha256: str) -> dict[str, str]:
-    """One skill in the discovery index; ``sha256`` (hex) is the listed artifact's."""
-    return {"name": name, "type": kind, "description": description, "url": url, "digest": "sha256:" + sha256}
+def discovery_entry(name: str, description: str, kind: str, url: str, sha256: str,
+                    version: str | None = None) -> dict[str, str]:
+    """One skill in the discovery index; ``sha256`` (hex) is the listed artifact's; ``version``
+    (canonical) when the skill has a semantic version."""
+    entry = {"name": name, "type": kind, "description": description, "url": url, "digest": "sha256:" + sha256}
+    return entry if version is None else {**entry, "version": version}
 
 
 def index_document(entries: list[dict[str, str]]) -> dict[str, Any]:
@@ -107,10 +111,11 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str],
                               shown[entry.id]))
         elif entry.files:
             listed.append(discovery_entry(entry.name, entry.description, "archive",
-                                          f"archives/{entry.name}.tar.gz", archives[archive_path(entry.name)]))
+                                          f"archives/{entry.name}.tar.gz", archives[archive_path(entry.name)],
+                                          canonical_version(entry.version)))
         else:
             listed.append(discovery_entry(entry.name, entry.description, "skill-md",
-                                          "../../" + entry.urls.skill_md, entry.sha256))
+                                          "../../" + entry.urls.skill_md, entry.sha256, canonical_version(entry.version)))
     return index_document(listed), diags
 
 

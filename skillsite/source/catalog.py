@@ -41,6 +41,7 @@ from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.schema import schema_diagnostics
 from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_user_invocable_only, skill_from_json,
                                     skill_name, skill_to_json, skill_version)
+from skillsite.source.versioning import version_diagnostics
 from skillsite.workers import parallel_map
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
             *trigger_diagnostics(fm, src, lines),
             *self_conflict_diagnostics(parsed),
             *syntax_diagnostics(declared_dependencies(fm, lines), src.display_path),
+            *version_diagnostics(fm, lines, src.display_path),
             *body_diagnostics(parsed),
             *link_diagnostics(parsed, skill_dirs)]
 

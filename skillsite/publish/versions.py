@@ -1,0 +1,178 @@
+"""Publishing each versioned skill's releases: ``skills/<id>/versions/<version>/`` (the
+release's SKILL.md, bundled files and ``skill.xml``) and ``skills/<id>/versions.json``.
+
+The current version's folder holds the files published as the skill itself (hard links: the
+same bytes); a past release's files are read from git (:mod:`skillsite.source.releases`), by
+one ``git cat-file --batch`` process per repository.  A past release's file is kept in place
+when the output holds the same blob already and the cache knows its sha256, so a rebuild reads
+from git only what changed.  A release's dependencies come from one function
+(:data:`Dependencies`), given by the build.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.prompt_xml import skill_content_xml
+from skillsite.agent.release_digest import release_digest
+from skillsite.cache import Cache, Section, digest
+from skillsite.config import SiteConfig
+from skillsite.models import Skill
+from skillsite.publish.manifest import (VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json,
+                                        is_versions_path, skill_dir_url)
+from skillsite.publish.staging import Staging
+from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
+from skillsite.source.git_history import ObjectReader, GitError
+from skillsite.source.parse import decode_skill_md, split_frontmatter
+from skillsite.source.releases import SKILL_FILES, Release, SkillReleases
+
+#: A past release's bundled file bigger than this is not published (it is read whole from git).
+MAX_RELEASE_FILE_BYTES = 256 << 20
+
+#: A release's dependency records: (skill id, canonical version) -> [{"name", "id", "version", "resolved"}].
+Dependencies = Callable[[str, str], list[dict[str, Any]]]
+
+
+def no_dependencies(skill_id: str, version: str) -> list[dict[str, Any]]:
+    """The dependencies of a release when none are worked out."""
+    return []
+
+
+def versions_url(skill_id: str) -> str:
+    """Site-relative URL of a skill's ``versions.json``."""
+    return skill_dir_url(skill_id) + VERSIONS_FILE
+
+
+def release_url(skill_id: str, version: str) -> str:
+    """Site-relative URL of one release's folder."""
+    return f"{skill_dir_url(skill_id)}{VERSIONS_FOLDER}/{version}/"
+
+
+@dataclass(frozen=True)
+class PublishedVersions:
+    """What publishing a skill's releases gave: its ``versions.json`` document."""
+
+    skill_id: str
+    document: dict[str, Any]
+
+
+class VersionPublishing:
+    """Publishes the releases of the versioned skills into the staging folder."""
+
+    def __init__(self, staging: Staging, config: SiteConfig, cache: Cache, reserved: frozenset[str],
+                 dependencies: Dependencies = no_dependencies):
+        self.staging, self.config, self.cache, self.reserved = staging, config, cache, reserved
+        self.dependencies = dependencies
+        self.readers: dict[str, ObjectReader] = {}
+
+    def publish(self, skills: Sequence[Skill], entries: Sequence[ManifestEntry],
+                history: dict[str, SkillReleases]) -> dict[str, PublishedVersions]:
+        """Every versioned skill's releases and ``versions.json``, by skill id."""
+        try:
+            return {skill.id: self._skill(skill, entry, history[skill.id])
+                    for skill, entry in zip(skills, entries) if skill.id in history}
+        finally:
+            for reader in self.readers.values():
+                reader.close()
+
+    def _skill(self, skill: Skill, entry: ManifestEntry, releases: SkillReleases) -> PublishedVersions:
+        records = {}
+        for release in releases.releases:
+            if release.files is None:
+                files = self._current(skill, entry, release.version)
+            else:
+                files = self._past(skill, entry, release, releases.top or "")
+            records[release.version] = {
+                "digest": release_digest((f["path"], f["sha256"]) for f in files),
+                "url": release_url(skill.id, release.version), "commit": release.commit, "date": release.date,
+                "dependencies": self.dependencies(skill.id, release.version), "files": files}
+        document = {"latest": releases.current, "versions": releases.versions, "releases": records}
+        data = indented_json(document)
+        self.staging.write_keyed(f"skills/{skill.id}/{VERSIONS_FILE}", hashlib.sha256(data).hexdigest(),
+                                 lambda: data)
+        return PublishedVersions(skill.id, document)
+
+    def _current(self, skill: Skill, entry: ManifestEntry, version: str) -> list[dict[str, Any]]:
+        """The current release: the files published as the skill, a second time (hard links)."""
+        folder = f"skills/{skill.id}/"
+        into = f"{folder}{VERSIONS_FOLDER}/{version}/"
+        files = [{"path": "SKILL.md", "sha256": entry.sha256, "size": len(skill.raw)}]
+        self._link(folder + "SKILL.md", into + "SKILL.md", entry.sha256)
+        for f in entry.files:
+            self._link(folder + f.path, into + f.path, f.sha256)
+            files.append({"path": f.path, "sha256": f.sha256, "size": f.bytes})
+        xml_key = self.staging.keys.get(folder + XML_FILE)
+        if xml_key is not None:
+            self._link(folder + XML_FILE, into + XML_FILE, xml_key)
+        return files
+
+    def _link(self, published: str, rel: str, key: str) -> None:
+        if not self.staging.keep(rel, key):
+            self.staging.link(published, rel, key)
+
+    def _past(self, skill: Skill, entry: ManifestEntry, release: Release, top: str) -> list[dict[str, Any]]:
+        """A past release: its files from git (kept in place when the output holds them already)."""
+        into = f"skills/{skill.id}/{VERSIONS_FOLDER}/{release.version}/"
+        files, main_blob = [], ""
+        names = {f.path for f in release.files or ()}
+        main = next(name for name in (*SKILL_FILES, "") if name in names or not name)  # SKILL.md wins, as in discovery
+        for f in release.files or ():
+            path = "SKILL.md" if f.path == main else f.path
+            if f.path == main:
+                main_blob = f.blob
+            elif path in self.reserved or is_versions_path(path):
+                continue
+            sha = self._blob_file(top, f.blob, into + path)
+            if sha is not None:
+                files.append({"path": path, "sha256": sha, "size": f.size})
+        files.sort(key=lambda f: (f["path"] != "SKILL.md", f["path"]))
+        self._release_xml(skill, entry, top, main_blob, into, [f["path"] for f in files if f["path"] != "SKILL.md"])
+        return files
+
+    def _blob_file(self, top: str, blob: str, rel: str) -> str | None:
+        """Publish a git blob as ``rel``: its sha256 (None when it cannot be read or is too big)."""
+        key = f"git-blob:{blob}"
+        sha = self.cache.get(Section.HISTORY, key)
+        if sha is not None and self.staging.keep(rel, key):
+            return sha
+        data = self._read(top, blob, MAX_RELEASE_FILE_BYTES)
+        if data is None:
+            return None
+        sha = hashlib.sha256(data).hexdigest()
+        self.cache.put(Section.HISTORY, key, sha)
+        self.staging.write(rel, data, key)
+        return sha
+
+    def _read(self, top: str, blob: str, limit: int) -> bytes | None:
+        if top not in self.readers:
+            self.readers[top] = ObjectReader(top)
+        try:
+            return self.readers[top].read(blob, limit)
+        except GitError:
+            return None
+
+    def _release_xml(self, skill: Skill, entry: ManifestEntry, top: str, main_blob: str, into: str,
+                     paths: list[str]) -> None:
+        """The release's ``<skill_content>`` fragment, made from its own SKILL.md."""
+        page_url = absolute(self.config, entry.urls.page)
+        key = digest("release-xml", skill.id, skill.name, main_blob, page_url, paths)
+        if self.staging.keep(into + XML_FILE, key):
+            return
+        name, body = _name_and_body(self._read(top, main_blob, self.config.max_bytes) or b"", skill.name)
+        self.staging.write(into + XML_FILE, skill_content_xml(name, skill.id, body, page_url, paths, []).encode("utf-8"),
+                           key)
+
+
+def _name_and_body(raw: bytes, default_name: str) -> tuple[str, str]:
+    """A release SKILL.md's name (else the skill's) and body, for its XML fragment."""
+    try:
+        split = split_frontmatter(decode_skill_md(raw))
+        if split is None:
+            return default_name, ""
+        data, _, _ = parse_frontmatter_text(split[0], "SKILL.md", 1)
+    except FrontmatterError:
+        return default_name, ""
+    name = data.get("name") if isinstance(data, dict) else None
+    return (name.strip() if isinstance(name, str) and name.strip() else default_name), split[2]

@@ -1,0 +1,163 @@
+"""``skillsite build`` of a git repository with releases: versions.json, the release folders
+(byte for byte the files of their commits), the release digest, the manifest's versions_url,
+and rebuilds that give the same bytes as a cold build."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from git_repo import GitRepo, skill_md
+from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.release_digest import release_digest_of_bytes
+from skillsite.cli import main
+from skillsite.publish.build import build as api_build
+from support import tree_bytes
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> GitRepo:
+    """Skill ``a`` released as 1.0.0, 1.1.0 (tagged), then 2.0.0 with a script; ``b`` unversioned."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0"))
+    repo.write("skills/a/ref.md", "# Reference\n\nFirst words.\n")
+    repo.write("skills/b/SKILL.md", skill_md("b", None).replace("does one thing well", "writes short poems"))
+    repo.commit("a 1.0.0")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.1.0", body="Do the thing <carefully> & well."))
+    repo.write("skills/a/ref.md", "# Reference\n\nSecond words.\n")
+    tagged = repo.commit("a 1.1.0")
+    repo.git("tag", "a--v1.1.0", tagged)
+    repo.write("skills/a/ref.md", "# Reference\n\nThird words, after the tag.\n")
+    repo.commit("a 1.1.0 again, not bumped (the tag keeps the release)")
+    repo.write("skills/a/SKILL.md", skill_md("a", "2.0.0", body="Run scripts/go.sh."))
+    repo.write("skills/a/scripts/go.sh", "echo go\n")
+    repo.commit("a 2.0.0")
+    return repo
+
+
+def build(repo: GitRepo, out: Path, *more: str) -> None:
+    result = CliRunner().invoke(main, ["build", str(repo.path / "skills"), "-o", str(out), "-q", "-j", "1", *more],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def test_versions_json_and_release_folders(repo: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build(repo, out, "--no-cache")
+    versions = json.loads((out / "skills/a/versions.json").read_text(encoding="utf-8"))
+    assert versions["latest"] == "2.0.0"
+    assert versions["versions"] == ["1.0.0", "1.1.0", "2.0.0"]
+    assert list(versions["releases"]) == ["1.0.0", "1.1.0", "2.0.0"]
+    tag_commit = repo.git("rev-list", "-n", "1", "a--v1.1.0")
+    head = repo.git("rev-parse", "HEAD")
+    assert versions["releases"]["1.1.0"]["commit"] == tag_commit
+    assert versions["releases"]["2.0.0"]["commit"] == head
+    for version, release in versions["releases"].items():
+        assert release["url"] == f"skills/a/versions/{version}/"
+        assert release["dependencies"] == []
+        folder = out / release["url"]
+        published = {f["path"]: (folder / f["path"]).read_bytes() for f in release["files"]}
+        assert release["files"][0]["path"] == "SKILL.md"
+        for f in release["files"]:
+            data = published[f["path"]]
+            assert (hashlib.sha256(data).hexdigest(), len(data)) == (f["sha256"], f["size"])
+            assert data == repo.show(release["commit"], f"skills/a/{f['path']}")
+        assert release["digest"] == release_digest_of_bytes(published.items())
+        assert (folder / "skill.xml").is_file()
+        assert sorted(p.name for p in folder.rglob("*") if p.is_file()) == sorted(
+            [*(Path(p).name for p in published), "skill.xml"])
+    assert (out / "skills/a/versions/1.1.0/ref.md").read_text(encoding="utf-8").endswith("Second words.\n")
+    old_xml = (out / "skills/a/versions/1.1.0/skill.xml").read_text(encoding="utf-8")
+    assert "Do the thing &lt;carefully&gt; &amp; well." in old_xml and "<file>ref.md</file>" in old_xml
+    current = out / "skills/a/versions/2.0.0"
+    for name in ("SKILL.md", "skill.xml", "scripts/go.sh", "ref.md"):
+        assert (current / name).read_bytes() == (out / "skills/a" / name).read_bytes()
+    assert not (out / "skills/b/versions.json").exists() and not (out / "skills/b/versions").exists()
+
+
+def test_manifest_entry_and_skill_page(repo: GitRepo, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    build(repo, out, "--no-cache")
+    manifest = json.loads((out / "skills.json").read_text(encoding="utf-8"))
+    entries = {e["id"]: e for e in manifest["skills"]}
+    assert entries["a"]["versions_url"] == "skills/a/versions.json"
+    assert "versions_url" not in entries["b"]
+    assert ManifestEntry.from_json(entries["a"]).versions_url == "skills/a/versions.json"
+    assert ManifestEntry.from_json(entries["a"]).to_json() == entries["a"]
+    page = (out / "skills/a/index.html").read_text(encoding="utf-8")
+    links = [page.index(f'href="versions/{v}/SKILL.md"') for v in ("2.0.0", "1.1.0", "1.0.0")]
+    assert links == sorted(links)  # newest first
+    assert "versions/" not in (out / "skills/b/index.html").read_text(encoding="utf-8")
+
+
+def test_rebuilds_give_the_bytes_of_a_cold_build(repo: GitRepo, tmp_path: Path) -> None:
+    cold = tmp_path / "cold"
+    build(repo, cold, "--no-cache")
+    warm, cache = tmp_path / "warm", tmp_path / "cache"
+    build(repo, warm, "--cache-dir", str(cache))
+    build(repo, warm, "--cache-dir", str(cache))
+    assert tree_bytes(warm) == tree_bytes(cold)
+    # a new release: the rebuild adds it and keeps the others as they were
+    repo.write("skills/a/SKILL.md", skill_md("a", "2.1.0", body="Run scripts/go.sh twice."))
+    repo.commit("a 2.1.0")
+    build(repo, warm, "--cache-dir", str(cache))
+    shutil.rmtree(cold)
+    build(repo, cold, "--no-cache")
+    assert tree_bytes(warm) == tree_bytes(cold)
+    versions = json.loads((warm / "skills/a/versions.json").read_text(encoding="utf-8"))
+    assert versions["versions"] == ["1.0.0", "1.1.0", "2.0.0", "2.1.0"]
+    assert versions["releases"]["2.0.0"]["commit"] != versions["releases"]["2.1.0"]["commit"]
+
+
+def age(folder: Path) -> None:
+    """Every file an hour old: a rebuild may then find nothing changed and stop after discovery."""
+    when = time.time() - 3600
+    for path in folder.rglob("*"):
+        os.utime(path, (when, when), follow_symlinks=False)
+
+
+def test_a_tag_alone_makes_a_rebuild_publish_again(repo: GitRepo, tmp_path: Path) -> None:
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    age(repo.path / "skills")
+    assert api_build([repo.path / "skills"], out, cache_dir=cache, jobs=1).ok
+    unchanged = api_build([repo.path / "skills"], out, cache_dir=cache, jobs=1)
+    assert "read" not in unchanged.stages  # nothing changed: the no-op rebuild
+    oldest = repo.git("rev-list", "--max-parents=0", "HEAD")
+    repo.git("tag", "a--v1.0.0", oldest)
+    tagged = api_build([repo.path / "skills"], out, cache_dir=cache, jobs=1)
+    assert "read" in tagged.stages
+    versions = json.loads((out / "skills/a/versions.json").read_text(encoding="utf-8"))
+    assert versions["releases"]["1.0.0"]["commit"] == oldest
+
+
+def test_a_change_without_bump_warns_and_strict_fails(repo: GitRepo, tmp_path: Path) -> None:
+    repo.write("skills/a/scripts/go.sh", "echo gone\n")
+    result = CliRunner().invoke(main, ["build", str(repo.path / "skills"), "-o", str(tmp_path / "site"), "-q",
+                                       "--no-cache", "--strict"], catch_exceptions=False)
+    assert result.exit_code == 1
+    assert "SK222" in result.output
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_versioned_skill_cannot_bundle_the_catalogs_versions_files(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0"))
+    repo.write("skills/a/versions.json", '{"latest": "9.9.9"}\n')
+    repo.write("skills/a/versions/9.9.9/notes.md", "forged\n")
+    repo.write("skills/b/SKILL.md", skill_md("b", None).replace("does one thing well", "writes short poems"))
+    repo.write("skills/b/versions.json", '{"mine": true}\n')
+    repo.commit("a 1.0.0 with look-alike files; b unversioned")
+    out = tmp_path / "site"
+    result = CliRunner().invoke(main, ["build", str(repo.path / "skills"), "-o", str(out), "-q", "--no-cache"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("SK009") == 2
+    assert json.loads((out / "skills/a/versions.json").read_text(encoding="utf-8"))["latest"] == "1.0.0"
+    assert not (out / "skills/a/versions/9.9.9").exists()
+    assert (out / "skills/b/versions.json").read_text(encoding="utf-8") == '{"mine": true}\n'
