@@ -25,7 +25,7 @@ from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
 from skillsite.publish.staging import Recorded, Staging
-from skillsite.publish.versions import PublishedVersions, VersionPublishing
+from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing
 from skillsite.publish.state import BuildState, output_digest, save_state
 from skillsite.publish.wellknown import discovery_index
 from skillsite.source.catalog import read_catalog
@@ -97,8 +97,9 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
     staging = Staging(plan.out, state.outputs if state else None, back_folder(plan), state.back if state else None)
     try:
         with stage("skills"):
-            publication, search, audits = _publish_skills(plan, skills, staging, mtime, cache)
-            versions = _publish_versions(plan, skills, publication, releases, staging, cache)
+            versions_of = {skill_id: r.versions for skill_id, r in releases.items()}
+            publication, search, audits = _publish_skills(plan, skills, versions_of, staging, mtime, cache)
+            versions = _publish_versions(plan, skills, publication, releases, versions_of, staging, cache)
         with stage("manifest"):
             discovery, index_diags = discovery_index(publication.entries, publication.archives,
                                                      {s.id: s.source.display_path for s in skills})
@@ -137,15 +138,19 @@ def back_folder(plan: BuildPlan) -> Path | None:
 
 
 def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publication,
-                      releases: dict[str, SkillReleases], staging: Staging, cache: Cache) -> dict[str, PublishedVersions]:
+                      releases: dict[str, SkillReleases], versions_of: dict[str, list[str]], staging: Staging,
+                      cache: Cache) -> dict[str, PublishedVersions]:
     """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`)."""
     reserved = reserved_names(is_paged(len(skills), plan.config))
-    versions = VersionPublishing(staging, plan.config, cache, reserved).publish(skills, publication.entries, releases)
+    catalog = CatalogReleases(tuple((s.id, s.name) for s in skills), versions_of)
+    versions = VersionPublishing(staging, plan.config, cache, reserved, catalog).publish(
+        skills, publication.entries, releases)
     staging.take_journal()  # written here, not by a worker
     return versions
 
 
-def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtime: int, cache: Cache
+def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, list[str]], staging: Staging,
+                    mtime: int, cache: Cache
                     ) -> tuple[Publication, dict[str, Any], dict[str, list[dict[str, Any]]]]:
     """Every skill published on every core, and the search indexes made beside them (unless the
     cache holds them: they depend on the skills' frontmatter only); then every skill audited
@@ -153,7 +158,8 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], staging: Staging, mtim
     knowledge = read_knowledge(skills, plan.knowledge_dir)
     knowledge.write(staging)
     staging.take_journal()  # written here, not by a worker: nothing for the workers to report
-    job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records)
+    job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records,
+                                     releases)
     search_entries = [search_entry(s) for s in skills]
     key = search_key(search_entries, plan.config.shard_above)
     search = cache.get(Section.SEARCH, key)

@@ -341,14 +341,17 @@ def link_targets(skills: Sequence[Skill], reserved: frozenset[str]) -> LinkTarge
 
 
 def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
-                    cache: Cache, knowledge: dict[str, list[dict[str, Any]]]) -> tuple[SkillPublishing, list[str]]:
+                    cache: Cache, knowledge: dict[str, list[dict[str, Any]]],
+                    releases: Mapping[str, Sequence[str]] | None = None) -> tuple[SkillPublishing, list[str]]:
     """What publishing the skills needs (the bodies and file hashes the cache holds), and each
-    skill's rendered body's cache key: give the first to the workers, then :func:`collect`."""
+    skill's rendered body's cache key: give the first to the workers, then :func:`collect`.
+    ``releases``: each versioned skill's releases, which dependencies resolve to (None: the
+    current versions only)."""
     targets = link_targets(skills, reserved_names(is_paged(len(skills), config)))
     html_keys = _html_keys(skills, targets)
     rendered = frozenset(s.id for s, key in zip(skills, html_keys) if cache.has(Section.HTML, key))
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, _known_shas(skills, cache),
-                          knowledge)
+                          knowledge, releases)
     return job, html_keys
 
 

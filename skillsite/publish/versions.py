@@ -5,14 +5,16 @@ The current version's folder holds the files published as the skill itself (hard
 same bytes); a past release's files are read from git (:mod:`skillsite.source.releases`), by
 one ``git cat-file --batch`` process per repository.  A past release's file is kept in place
 when the output holds the same blob already and the cache knows its sha256, so a rebuild reads
-from git only what changed.  A release's dependencies come from one function
-(:data:`Dependencies`), given by the build.
+from git only what changed.  A release's dependencies: the current one's as its manifest entry
+resolved them; a past one's as its own SKILL.md declared them, resolved over today's catalog
+(:func:`~skillsite.source.dependencies.release_dependencies`).
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Mapping, Sequence
 
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.prompt_xml import skill_content_xml
@@ -23,6 +25,7 @@ from skillsite.models import Skill
 from skillsite.publish.manifest import (VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json,
                                         is_versions_path, skill_dir_url)
 from skillsite.publish.staging import Staging
+from skillsite.source.dependencies import declared_dependencies, release_dependencies
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import ObjectReader, GitError
 from skillsite.source.parse import decode_skill_md, split_frontmatter
@@ -31,13 +34,15 @@ from skillsite.source.releases import SKILL_FILES, Release, SkillReleases
 #: A past release's bundled file bigger than this is not published (it is read whole from git).
 MAX_RELEASE_FILE_BYTES = 256 << 20
 
-#: A release's dependency records: (skill id, canonical version) -> [{"name", "id", "version", "resolved"}].
-Dependencies = Callable[[str, str], list[dict[str, Any]]]
 
 
-def no_dependencies(skill_id: str, version: str) -> list[dict[str, Any]]:
-    """The dependencies of a release when none are worked out."""
-    return []
+@dataclass(frozen=True)
+class CatalogReleases:
+    """What a past release's dependencies are resolved over: each skill's id and name, and each
+    versioned skill's releases (canonical versions) by id."""
+
+    skills: tuple[tuple[str, str], ...] = ()
+    releases: Mapping[str, Sequence[str]] = dataclasses.field(default_factory=dict)
 
 
 def versions_url(skill_id: str) -> str:
@@ -62,9 +67,9 @@ class VersionPublishing:
     """Publishes the releases of the versioned skills into the staging folder."""
 
     def __init__(self, staging: Staging, config: SiteConfig, cache: Cache, reserved: frozenset[str],
-                 dependencies: Dependencies = no_dependencies):
+                 catalog: CatalogReleases = CatalogReleases()):
         self.staging, self.config, self.cache, self.reserved = staging, config, cache, reserved
-        self.dependencies = dependencies
+        self.catalog = catalog
         self.readers: dict[str, ObjectReader] = {}
 
     def publish(self, skills: Sequence[Skill], entries: Sequence[ManifestEntry],
@@ -82,12 +87,14 @@ class VersionPublishing:
         for release in releases.releases:
             if release.files is None:
                 files = self._current(skill, entry, release.version)
+                needs = [d.to_json() for d in entry.dependencies]
             else:
-                files = self._past(skill, entry, release, releases.top or "")
+                files, main_blob = self._past(skill, entry, release, releases.top or "")
+                needs = self._past_dependencies(releases.top or "", main_blob)
             records[release.version] = {
                 "digest": release_digest((f["path"], f["sha256"]) for f in files),
                 "url": release_url(skill.id, release.version), "commit": release.commit, "date": release.date,
-                "dependencies": self.dependencies(skill.id, release.version), "files": files}
+                "dependencies": needs, "files": files}
         document = {"latest": releases.current, "versions": releases.versions, "releases": records}
         data = indented_json(document)
         self.staging.write_keyed(f"skills/{skill.id}/{VERSIONS_FILE}", hashlib.sha256(data).hexdigest(),
@@ -112,8 +119,10 @@ class VersionPublishing:
         if not self.staging.keep(rel, key):
             self.staging.link(published, rel, key)
 
-    def _past(self, skill: Skill, entry: ManifestEntry, release: Release, top: str) -> list[dict[str, Any]]:
-        """A past release: its files from git (kept in place when the output holds them already)."""
+    def _past(self, skill: Skill, entry: ManifestEntry, release: Release, top: str
+              ) -> tuple[list[dict[str, Any]], str]:
+        """A past release: its files from git (kept in place when the output holds them already),
+        and its SKILL.md's blob."""
         into = f"skills/{skill.id}/{VERSIONS_FOLDER}/{release.version}/"
         files, main_blob = [], ""
         names = {f.path for f in release.files or ()}
@@ -129,7 +138,16 @@ class VersionPublishing:
                 files.append({"path": path, "sha256": sha, "size": f.size})
         files.sort(key=lambda f: (f["path"] != "SKILL.md", f["path"]))
         self._release_xml(skill, entry, top, main_blob, into, [f["path"] for f in files if f["path"] != "SKILL.md"])
-        return files
+        return files, main_blob
+
+    def _past_dependencies(self, top: str, main_blob: str) -> list[dict[str, Any]]:
+        """What a past release's SKILL.md declares (read once per blob), resolved over today's catalog."""
+        key = f"release-depends:{main_blob}"
+        items = self.cache.get(Section.HISTORY, key)
+        if items is None:
+            items = _declared(self._read(top, main_blob, self.config.max_bytes) or b"")
+            self.cache.put(Section.HISTORY, key, items)
+        return [d.to_json() for d in release_dependencies(items, self.catalog.skills, self.catalog.releases)]
 
     def _blob_file(self, top: str, blob: str, rel: str) -> str | None:
         """Publish a git blob as ``rel``: its sha256 (None when it cannot be read or is too big)."""
@@ -163,6 +181,18 @@ class VersionPublishing:
         name, body = _name_and_body(self._read(top, main_blob, self.config.max_bytes) or b"", skill.name)
         self.staging.write(into + XML_FILE, skill_content_xml(name, skill.id, body, page_url, paths, []).encode("utf-8"),
                            key)
+
+
+def _declared(raw: bytes) -> list[str]:
+    """The dependency items a release's SKILL.md declares (none when its frontmatter cannot be read)."""
+    try:
+        split = split_frontmatter(decode_skill_md(raw))
+        if split is None:
+            return []
+        data, _, _ = parse_frontmatter_text(split[0], "SKILL.md", 1)
+    except FrontmatterError:
+        return []
+    return [item for item, _, _ in declared_dependencies(data, {})] if isinstance(data, dict) else []
 
 
 def _name_and_body(raw: bytes, default_name: str) -> tuple[str, str]:

@@ -38,6 +38,7 @@ from skillsite.source.knowledge import default_knowledge_dir, locate_all
 from skillsite.source.links import link_diagnostics
 from skillsite.source.parse import DEFAULT_MAX_BYTES, body_of, parse_skill, parse_skill_bytes, read_limited
 from skillsite.source.relations import Member, relation_diagnostics
+from skillsite.source.releases import VersionedSkill, release_versions
 from skillsite.source.schema import schema_diagnostics
 from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_user_invocable_only, skill_from_json,
                                     skill_name, skill_to_json, skill_version)
@@ -197,19 +198,22 @@ def _verdict(checking: Checking, index: int) -> Verdict:
 
 
 def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledge_dir: Path | None,
-                         cache: Cache | None, elsewhere: frozenset[str] = frozenset()
+                         cache: Cache | None, elsewhere: frozenset[str] = frozenset(), *,
+                         exclude: Sequence[str] = (), max_bytes: int = DEFAULT_MAX_BYTES
                          ) -> tuple[list[Diagnostic], dict[int, list]]:
     """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
     checks (names used twice, slash command clashes, unknown conflicts, dependencies, knowledge
     documents, look-alike descriptions), which are also given by skill index, for that skill's own list.
     Only the look-alike pairs are cached (by every description): the others depend on other
     skills and files.  ``elsewhere``: names of skills beside a lone skill validated on its own,
-    which its dependencies may name unchecked."""
+    which its dependencies may name unchecked; ``exclude`` and ``max_bytes`` as the skills were
+    discovered and read (they shape the releases dependencies are matched against)."""
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
     for position, diag in [*duplicate_name_diagnostics([(src, v.name, v.name_at) for _, src, v in kept]),
-                           *relation_diagnostics(members), *_dependency_diagnostics(kept, elsewhere),
+                           *relation_diagnostics(members),
+                           *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
                            *_knowledge_diagnostics(kept, knowledge_dir),
                            *_codex_diagnostics(kept), *_look_alike_diagnostics(kept, cache)]:
         shared.setdefault(kept[position][0], []).append(diag)
@@ -217,13 +221,18 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     return every, shared
 
 
-def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], elsewhere: frozenset[str]
+def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], elsewhere: frozenset[str],
+                            cache: Cache | None, exclude: Sequence[str], max_bytes: int
                             ) -> list[tuple[int, Diagnostic]]:
     """SK223, SK224 and SK225: dependencies that name no skill (or a shared name), that no
-    release satisfies, or that go round in a circle.  Each skill's releases are its current
-    version (:func:`~skillsite.source.dependencies.current_releases`)."""
+    release satisfies, or that go round in a circle.  Each skill's releases are the versions
+    its history gives (:func:`~skillsite.source.releases.release_versions`; git is asked only
+    when some skill declares a dependency)."""
     dependents = [Dependent(src.id, v.name, src.display_path, v.depends) for _, src, v in kept]
     releases = current_releases({src.id: v.version for _, src, v in kept})
+    if any(v.depends for _, _, v in kept):
+        versioned = [VersionedSkill(src.id, v.name, v.version, src) for _, src, v in kept]
+        releases.update(release_versions(versioned, cache, exclude=exclude, max_bytes=max_bytes))
     return resolve_dependencies(dependents, releases, elsewhere).diagnostics
 
 
@@ -285,7 +294,8 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     else:
         checked = _cached_checks(checking, cache, jobs)
     every, shared = _catalog_diagnostics(found, [c.verdict for c in checked],
-                                         knowledge_dir or default_knowledge_dir(roots), cache)
+                                         knowledge_dir or default_knowledge_dir(roots), cache,
+                                         exclude=exclude, max_bytes=max_bytes)
     ignored = frozenset(ignore)
     skills = tuple(_with_diagnostics(c.skill, tuple(d for d in (*c.verdict.diagnostics, *shared.get(index, ()))
                                                     if d.code not in ignored))
@@ -383,7 +393,8 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
     else:
         verdicts = _cached_verdicts(found, checking, cache, jobs)
     beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
-    every, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside)
+    every, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
+                                    exclude=exclude, max_bytes=max_bytes)
     ignored = frozenset(ignore)
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(

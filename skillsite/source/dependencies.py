@@ -276,3 +276,28 @@ def _cycle_diagnostics(dependents: Sequence[Dependent], ids: Mapping[str, int],
             found.append((ids[member], make("SK225", f"dependency cycle: {names} (skills cannot need each other "
                                                      "in a circle)", dependent.path, steps[0].line, steps[0].col)))
     return found
+
+
+# ---------------------------------------------------------------- past releases
+
+def release_dependencies(items: Iterable[str], catalog: Sequence[tuple[str, str]],
+                         releases: Mapping[str, Sequence[str]]) -> list[DependencyRecord]:
+    """What a past release declared, resolved over today's catalog (``catalog``: each skill's id
+    and name) as far as it can be: a published release is not checked again, so an item that is
+    malformed, names no skill or that no release satisfies is left out rather than refused."""
+    ids = {skill_id: index for index, (skill_id, _) in enumerate(catalog)}
+    by_name: dict[str, list[str]] = {}
+    for skill_id, name in catalog:
+        by_name.setdefault(name, []).append(skill_id)
+    records = []
+    for item in items:
+        try:
+            name, range_text = parse_dependency(item)
+            target = _target(name, ids, by_name)
+            ok, best = _resolved(list(releases.get(target, ()))
+                                 if isinstance(target, str) else [], range_text)
+        except (ValueError, RangeError):
+            continue
+        if isinstance(target, str) and ok:
+            records.append(DependencyRecord(name, target, range_text, best))
+    return records

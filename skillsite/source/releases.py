@@ -17,13 +17,13 @@ import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 import pathspec
 
 from skillsite.cache import Cache, Section, digest
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
-from skillsite.models import CatalogReading, Skill
+from skillsite.models import CatalogReading, SourceFile
 from skillsite.source.discover import _excluded
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError, ObjectReader, Repository,
@@ -70,6 +70,33 @@ class SkillReleases:
         return [r.version for r in self.releases]
 
 
+class Versioned(Protocol):
+    """What reading a skill's releases needs of it (a :class:`~skillsite.models.Skill` has it all)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def version(self) -> str | None: ...
+    @property
+    def source(self) -> SourceFile: ...
+    @property
+    def raw(self) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class VersionedSkill:
+    """A skill as the catalog-wide checks know it, before it is read whole: enough to find its
+    releases (without its SKILL.md's bytes, a warning of it has no line)."""
+
+    id: str
+    name: str
+    version: str | None
+    source: SourceFile
+    raw: bytes = b""
+
+
 @dataclass(frozen=True)
 class History:
     """What reading the releases gave: the releases by skill id, and the reading with their diagnostics."""
@@ -112,18 +139,33 @@ def blob_version(raw: bytes | None) -> str | None:
 def read_releases(reading: CatalogReading, cache: Cache | None, *, exclude: Sequence[str] = (),
                   max_bytes: int = 1 << 20, ignore: Sequence[str] = ()) -> History:
     """The releases of every kept skill with a valid version, and the reading with SK221/SK222 added."""
-    versioned = [s for s in reading.skills if canonical_version(s.version) is not None]
-    by_root: dict[str, list[Skill]] = {}
-    for skill in versioned:
-        by_root.setdefault(str(skill.source.root), []).append(skill)
-    found: dict[str, SkillReleases] = {}
-    diags: list[Diagnostic] = []
-    for root, skills in by_root.items():
-        root_releases, root_diags = _root_releases(root, skills, cache, exclude, max_bytes)
-        found.update(root_releases)
-        diags += root_diags
+    found, diags = _releases(reading.skills, cache, exclude, max_bytes)
     diags = [d for d in diags if d.code not in set(ignore)]
     return History(found, _with_diagnostics(reading, diags))
+
+
+def release_versions(skills: Sequence[Versioned], cache: Cache | None, *, exclude: Sequence[str] = (),
+                     max_bytes: int = 1 << 20) -> dict[str, list[str]]:
+    """Each versioned skill's releases (canonical versions, oldest first), by id: what ranges of
+    dependencies are matched against (the same reading as :func:`read_releases`, cached alike)."""
+    found, _ = _releases(skills, cache, exclude, max_bytes)
+    return {skill_id: releases.versions for skill_id, releases in found.items()}
+
+
+def _releases(skills: Sequence[Versioned], cache: Cache | None, exclude: Sequence[str], max_bytes: int
+              ) -> tuple[dict[str, SkillReleases], list[Diagnostic]]:
+    """The releases of those of ``skills`` with a valid version, read root by root, and SK221/SK222."""
+    by_root: dict[str, list[Versioned]] = {}
+    for skill in skills:
+        if canonical_version(skill.version) is not None:
+            by_root.setdefault(str(skill.source.root), []).append(skill)
+    found: dict[str, SkillReleases] = {}
+    diags: list[Diagnostic] = []
+    for root, members in by_root.items():
+        root_releases, root_diags = _root_releases(root, members, cache, exclude, max_bytes)
+        found.update(root_releases)
+        diags += root_diags
+    return found, diags
 
 
 def _with_diagnostics(reading: CatalogReading, diags: list[Diagnostic]) -> CatalogReading:
@@ -139,7 +181,7 @@ def _with_diagnostics(reading: CatalogReading, diags: list[Diagnostic]) -> Catal
                                diagnostics=tuple(sort_diagnostics([*reading.diagnostics, *diags])))
 
 
-def _current_only(skills: Sequence[Skill]) -> dict[str, SkillReleases]:
+def _current_only(skills: Sequence[Versioned]) -> dict[str, SkillReleases]:
     current = {}
     for skill in skills:
         version = canonical_version(skill.version) or ""
@@ -147,7 +189,7 @@ def _current_only(skills: Sequence[Skill]) -> dict[str, SkillReleases]:
     return current
 
 
-def _root_releases(root: str, skills: list[Skill], cache: Cache | None, exclude: Sequence[str], max_bytes: int
+def _root_releases(root: str, skills: list[Versioned], cache: Cache | None, exclude: Sequence[str], max_bytes: int
                    ) -> tuple[dict[str, SkillReleases], list[Diagnostic]]:
     """The releases of the versioned skills of one source root."""
     try:
@@ -161,7 +203,7 @@ def _root_releases(root: str, skills: list[Skill], cache: Cache | None, exclude:
 class _RootHistory:
     """The history of the skills of one source root in its repository."""
 
-    def __init__(self, repo: Repository, root: str, skills: list[Skill], cache: Cache | None,
+    def __init__(self, repo: Repository, root: str, skills: list[Versioned], cache: Cache | None,
                  exclude: Sequence[str], max_bytes: int):
         self.repo, self.root, self.skills, self.cache = repo, root, skills, cache
         self.exclude, self.max_bytes = exclude, max_bytes
@@ -234,7 +276,7 @@ class _RootHistory:
     def _blob_versions(self, blobs: set[str]) -> dict[str, str | None]:
         return {blob: blob_version(self.reader().read(blob, self.max_bytes)) for blob in sorted(blobs)}
 
-    def _tagged(self, skill: Skill, tagged: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    def _tagged(self, skill: Versioned, tagged: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
         """The releases this skill's tags mark: canonical version -> (commit, date)."""
         prefix = f"{skill.name}{TAG_SEPARATOR}"
         marked = {}
@@ -245,7 +287,7 @@ class _RootHistory:
                     marked[version] = target
         return marked
 
-    def _skill_releases(self, skill: Skill, folder: str, entries: list[tuple[Any, ...]],
+    def _skill_releases(self, skill: Versioned, folder: str, entries: list[tuple[Any, ...]],
                         tagged: dict[str, tuple[str, str]], dirty: bool) -> SkillReleases:
         """A skill's releases: the last commit carrying each version (a tag's commit first)."""
         current = canonical_version(skill.version) or ""
@@ -267,7 +309,7 @@ class _RootHistory:
         releases.sort(key=lambda r: precedence(r.version))
         return SkillReleases(skill.id, current, tuple(releases), self.repo.top)
 
-    def _changed(self, skill: Skill, entries: list[tuple[Any, ...]], dirty: bool) -> bool:
+    def _changed(self, skill: Versioned, entries: list[tuple[Any, ...]], dirty: bool) -> bool:
         """Whether the skill changed since the commit that set its current version (the first of
         the newest run of commits carrying it); never when that version is not committed yet."""
         current = canonical_version(skill.version)
