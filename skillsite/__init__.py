@@ -8,7 +8,9 @@ The public API, by stage:
   :class:`SiteConfig`, :func:`load_config`;
 - diagnostics: :class:`Diagnostic`, :class:`Severity`, :data:`CODES`;
 - using a published catalog: :class:`Catalog` (from :mod:`skillsite.loader`) and the
-  :class:`ManifestEntry` of each skill (the typed ``skills.json`` entry the build writes).
+  :class:`ManifestEntry` of each skill (the typed ``skills.json`` entry the build writes);
+- versions and dependencies: :func:`satisfies` and :func:`max_satisfying` (npm ranges, as the
+  build and the loader match them), :class:`DependencyError`, :class:`LockFileError`.
 
 Names are imported on first use (PEP 562), so ``import skillsite.loader`` pulls in only the
 standard library, and a command loads only the stages it runs.
@@ -32,6 +34,8 @@ _EXPORTS = {
     "SiteConfig": "skillsite.config", "load_config": "skillsite.config",
     "build": "skillsite.publish.build", "BuildResult": "skillsite.publish.build",
     "Catalog": "skillsite.loader", "ManifestEntry": "skillsite.agent.entry",
+    "satisfies": "skillsite.agent.semver", "max_satisfying": "skillsite.agent.semver",
+    "DependencyError": "skillsite.agent.errors", "LockFileError": "skillsite.agent.errors",
 }
 
 __all__ = ["__version__", *_EXPORTS]
