@@ -300,13 +300,25 @@ def test_install_refuses_a_symlink_destination_without_overwrite(catalog: Catalo
     assert not (tmp_path / "link").is_symlink() and list(elsewhere.iterdir()) == []
 
 
-def test_install_refuses_escaping_file_paths_and_writes_nothing(own_site: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["entry", "release"])
+def test_install_refuses_escaping_file_paths_and_writes_nothing(own_site: Path, tmp_path: Path, where: str) -> None:
+    poisoned = {"path": "../../escaped.txt", "bytes": 1, "sha256": "0" * 64}
+
     def poison(data: dict) -> None:
         entry = next(e for e in data["skills"] if e["id"] == "test-first")
-        entry["files"].append({"path": "../../escaped.txt", "bytes": 1, "sha256": "0" * 64})
+        entry["files"].append(poisoned)
+        if where == "entry":   # the skill as a catalog without releases lists it
+            del entry["versions_url"]
     edit_manifest(own_site, poison)
+    if where == "release":     # its current release, as versions.json lists it
+        versions = own_site / "skills/test-first/versions.json"
+        data = json.loads(versions.read_text())
+        data["releases"][data["latest"]]["files"].append({"path": "../../escaped.txt", "sha256": "0" * 64,
+                                                           "size": 1})
+        versions.write_text(json.dumps(data))
     dest = tmp_path / "out" / "test-first"
-    with pytest.raises(UnsafePathError):
+    refused = UnsafePathError if where == "entry" else CatalogFormatError   # versions.json: refused as it is read
+    with pytest.raises(refused, match="escape"):
         Catalog.open(own_site).install("test-first", dest)
     assert not dest.exists() and not (tmp_path / "escaped.txt").exists()
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

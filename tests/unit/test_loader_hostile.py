@@ -13,6 +13,7 @@ import pytest
 
 from skillsite.mcp.skills import SkillsIndex
 from skillsite.loader import Catalog, CatalogFormatError, LoaderError, UnsafePathError, _write_tree
+from skillsite.agent.release_digest import release_digest
 
 FIRST = "api-design-checklist"          # the example catalog's first entry: no children, risk none
 PARENT, CHILD = "release-manager", "release-manager/changelog"
@@ -22,8 +23,12 @@ Change = Callable[[dict[str, Any]], None]
 
 @pytest.fixture
 def own_site(site: Path, tmp_path: Path) -> Path:
+    """A copy of the example catalog as a catalog built without releases publishes it: the
+    loader takes each skill's files from its manifest entry (the release path has tests of its
+    own below)."""
     copied = tmp_path / "site"
     shutil.copytree(site, copied)
+    edit_manifest(copied, lambda data: [entry.pop("versions_url", None) for entry in data["skills"]])
     return copied
 
 
@@ -31,6 +36,16 @@ def edit_manifest(site: Path, change: Change) -> None:
     path = site / "skills.json"
     data = json.loads(path.read_text())
     change(data)
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")))   # compact, as the build writes it
+
+
+def edit_release(site: Path, skill_id: str, change: Callable[[list[dict[str, Any]]], None]) -> None:
+    """Change the file list of a skill's current release in its versions.json."""
+    path = site / "skills" / skill_id / "versions.json"
+    data = json.loads(path.read_text())
+    release = data["releases"][data["latest"]]
+    change(release["files"])
+    release["digest"] = release_digest((f["path"], f["sha256"]) for f in release["files"])   # a consistent lie
     path.write_text(json.dumps(data))
 
 
@@ -232,10 +247,22 @@ def test_no_malformed_field_escapes_as_a_raw_exception(own_site: Path, tmp_path:
             assert catalog.call_skill_tool({"skill_name": FIRST}).startswith(("Error:", "<skill_content"))
 
 
-def test_a_clash_found_while_writing_leaves_no_staging_folder(site: Path, tmp_path: Path,
+@pytest.mark.parametrize("paths", [("x", "x/y"), ("references", "references/pagination.md/x"), ("SKILL.md",)])
+def test_a_release_listing_clashing_paths_installs_nothing(site: Path, tmp_path: Path, paths: tuple[str, ...]) -> None:
+    copied = tmp_path / "site"
+    shutil.copytree(site, copied)
+    edit_release(copied, FIRST, lambda files: files.extend(
+        {"path": p, "sha256": hashlib.sha256(p.encode()).hexdigest(), "size": 1} for p in paths))
+    dest = tmp_path / "out" / "skill"
+    with pytest.raises(CatalogFormatError, match="clash"):
+        Catalog.open(copied).install(FIRST, dest)
+    assert nothing_written(dest)
+
+
+def test_a_clash_found_while_writing_leaves_no_staging_folder(own_site: Path, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Catalog, "_install_files", lambda self, entry, children: {"x": b"1", "x/y": b"2"})
     dest = tmp_path / "dest"
     with pytest.raises(UnsafePathError, match="clashes"):
-        Catalog.open(site).install(FIRST, dest)
-    assert nothing_written(dest) and list(tmp_path.iterdir()) == []
+        Catalog.open(own_site).install(FIRST, dest)
+    assert nothing_written(dest) and [p.name for p in tmp_path.iterdir()] == ["site"]
