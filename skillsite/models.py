@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillsite.agent.skill_md import skill_body
 from skillsite.diagnostics import Diagnostic, Severity, count_by_severity
 
 
@@ -73,9 +74,8 @@ class Skill:
     name: str
     description: str
     source: SourceFile
-    body: str
     body_line: int
-    raw: bytes
+    raw: bytes                           # SKILL.md's bytes; the body is read from them when asked for
     frontmatter: dict[str, Any]
     license: str | None = None
     compatibility: str | None = None
@@ -102,6 +102,12 @@ class Skill:
     @property
     def parent_id(self) -> str | None:
         return self.source.parent_id
+
+    @property
+    def body(self) -> str:
+        """The Markdown body (LF line ends): made from ``raw`` each time, not kept beside it, so a
+        catalog read whole holds each skill's text once."""
+        return skill_body(self.raw)
 
     @property
     def has_errors(self) -> bool:

@@ -36,7 +36,7 @@ from skillsite.source.dependencies import (Dependent, current_releases, declared
 from skillsite.source.discover import Discovery, discover
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
 from skillsite.source.links import link_diagnostics
-from skillsite.source.parse import DEFAULT_MAX_BYTES, body_of, parse_skill, parse_skill_bytes, read_limited
+from skillsite.source.parse import DEFAULT_MAX_BYTES, parse_skill, parse_skill_bytes, read_limited
 from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.releases import VersionedSkill, release_versions
 from skillsite.source.schema import schema_diagnostics
@@ -181,7 +181,7 @@ class Checked:
         verdict = Verdict.from_json(data[0])
         if data[1] is None:
             return cls(verdict, None, ParsedSkill(source, None, {}, "", 1, raw, verdict.diagnostics))
-        return cls(verdict, skill_from_json(data[1], source, raw, body_of(raw), verdict.diagnostics), None)
+        return cls(verdict, skill_from_json(data[1], source, raw, verdict.diagnostics), None)
 
 
 def _check(checking: Checking, index: int) -> Checked:

@@ -113,9 +113,3 @@ def parse_skill(source: SourceFile, max_bytes: int = DEFAULT_MAX_BYTES) -> Parse
                     source.display_path)
         return ParsedSkill(source, None, {}, "", 1, b"", (diag,))
     return parse_skill_bytes(raw, source, max_bytes)
-
-
-def body_of(raw: bytes) -> str:
-    """The body :func:`parse_skill_bytes` gives of a SKILL.md it could read (LF line ends)."""
-    split = split_frontmatter(decode_skill_md(raw))
-    return split[2] if split else ""

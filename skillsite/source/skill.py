@@ -168,7 +168,7 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
     priority = fm.get("priority")
     return Skill(
         id=src.id, name=skill_name(parsed), description=fm["description"].strip(), source=src,
-        body=parsed.body, body_line=parsed.body_line, raw=parsed.raw, frontmatter=jsonable(fm),
+        body_line=parsed.body_line, raw=parsed.raw, frontmatter=jsonable(fm),
         license=_text(fm.get("license")), compatibility=_text(fm.get("compatibility")),
         version=skill_version(fm),
         tags=_tags(fm.get("tags")), allowed_tools=normalise_allowed_tools(fm.get("allowed-tools")),
@@ -196,16 +196,15 @@ _TUPLE_FIELDS = ("tags", "allowed_tools", "tools", "parameters", "examples", "co
 
 
 def skill_to_json(skill: Skill) -> dict[str, Any]:
-    """A skill as the cache keeps it: every field but its source, bytes, body and diagnostics."""
+    """A skill as the cache keeps it: every field but its source, bytes and diagnostics."""
     data = {name: getattr(skill, name) for name in _PLAIN_FIELDS + _TUPLE_FIELDS}
     data["requirements"] = [list(skill.requirements.bins), list(skill.requirements.env),
                             list(skill.requirements.platforms)]
     return data
 
 
-def skill_from_json(data: dict[str, Any], source: SourceFile, raw: bytes, body: str,
-                    diags: Sequence[Diagnostic]) -> Skill:
-    """The skill :func:`skill_to_json` gave, with its source, bytes, body and diagnostics."""
-    return Skill(id=source.id, source=source, raw=raw, body=body, diagnostics=tuple(diags),
+def skill_from_json(data: dict[str, Any], source: SourceFile, raw: bytes, diags: Sequence[Diagnostic]) -> Skill:
+    """The skill :func:`skill_to_json` gave, with its source, bytes and diagnostics."""
+    return Skill(id=source.id, source=source, raw=raw, diagnostics=tuple(diags),
                  requirements=Requirements(*(tuple(values) for values in data["requirements"])),
                  **{name: data[name] for name in _PLAIN_FIELDS}, **{name: tuple(data[name]) for name in _TUPLE_FIELDS})
