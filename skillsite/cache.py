@@ -9,8 +9,11 @@ code and needs no key: a CI job can restore the folder from its own cache and go
 A file that is damaged or not a skillsite cache is ignored (and replaced on the next save),
 with an info diagnostic; a file that cannot be written is an error of the environment
 (:meth:`Cache.save` raises OSError).  Each kind of value lives in a :class:`Section` of its own.
-Values are read when looked up, never all at once.  Entries a run did not use are dropped when
-it saves, so the file tracks the current catalog (a run that stopped early keeps them all).
+Values are read when looked up, never all at once, and what a run adds is held in memory only
+up to :data:`SPILL_BYTES`: past that it goes to a side file (``<cache>.pending-<pid>``, or a
+temporary file for a run without a cache folder) until the run saves.  Entries a run did not use
+are dropped when it saves, so the file tracks the current catalog (a run that stopped early
+keeps them all).
 """
 from __future__ import annotations
 
@@ -31,6 +34,9 @@ FORMAT = "skillsite-cache 4"
 #: A file changed this recently (nanoseconds) is not trusted to keep its size and time: a second
 #: change within the file system's timestamp granularity would go unnoticed.
 RACY_NS = 2_000_000_000
+#: What a run adds is held in memory up to about this many characters, then written to its side file.
+SPILL_BYTES = 64 << 20
+PENDING = ".pending-"
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
            "CREATE TABLE IF NOT EXISTS entries (section TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
            " PRIMARY KEY (section, key)) WITHOUT ROWID;")
@@ -115,6 +121,8 @@ class Cache:
         self.notes: list[Diagnostic] = []       # what was wrong with the file, if anything
         self._used: set[tuple[str, str]] = set()
         self._added: dict[tuple[str, str], Added] = {}
+        self._added_size = 0
+        self._pending = _Pending(path)           # what was added beyond SPILL_BYTES
         self._file_scope: str | None = None     # the scope of the file as found (None: no usable file)
         self._unusable = False
         self._readable = False                  # the file holds entries of this scope
@@ -124,6 +132,8 @@ class Cache:
         self.misses = 0
         if path is not None and path.exists():
             self._load(path)
+        if path is not None:
+            _remove_abandoned_pending(path)
 
     def _load(self, path: Path) -> None:
         """Check that the file is a skillsite cache, and whether its entries are of this scope."""
@@ -162,7 +172,7 @@ class Cache:
         """The value stored under ``key`` (kept for the next run), or None."""
         name = (section.value, key)
         added = self._added.get(name)
-        text = _text(added) if added is not None else self._stored(name)
+        text = _text(added) if added is not None else self._pending.get(name) or self._stored(name)
         if text is None:
             self.misses += 1
             return None
@@ -173,7 +183,7 @@ class Cache:
     def has(self, section: Section, key: str) -> bool:
         """Whether a value is stored under ``key`` (kept for the next run, as by :meth:`get`)."""
         name = (section.value, key)
-        if name not in self._added and self._stored(name) is None:
+        if name not in self._added and name not in self._pending.names and self._stored(name) is None:
             self.misses += 1
             return False
         self.hits += 1
@@ -184,8 +194,21 @@ class Cache:
         """Store ``value`` (JSON-able) under ``key`` for the next run."""
         name = (section.value, key)
         # a string (a rendered body, the biggest values) is kept as it is, not a second time as JSON
-        self._added[name] = value if isinstance(value, str) else _Json(_encode(value))
+        added = value if isinstance(value, str) else _Json(_encode(value))
+        self._added_size += len(added) - len(self._added.get(name, ""))
+        self._added[name] = added
         self._used.add(name)
+        if self._added_size > SPILL_BYTES:
+            self._spill()
+
+    def _spill(self) -> None:
+        """Move what this run added to its side file: memory stays bounded however many values it adds."""
+        try:
+            self._pending.write((section, key, _text(value)) for (section, key), value in self._added.items())
+        except (OSError, sqlite3.Error):
+            return  # kept in memory instead: the run goes on, the save says if the disk is the problem
+        self._added.clear()
+        self._added_size = 0
 
     def close(self) -> None:
         """Close this process's connection to the file (reopened if asked again)."""
@@ -201,12 +224,15 @@ class Cache:
         forbidden folder).
         """
         if self.path is None:
+            self._pending.discard()
             return
         self.close()
         try:
             self._write(self.path, keep_unused)
         except sqlite3.Error as exc:  # "database or disk is full", "attempt to write a readonly database"
             raise OSError(None, f"cannot write the cache: {exc}", str(self.path)) from exc
+        finally:
+            self._pending.discard()
 
     def _write(self, path: Path, keep_unused: bool) -> None:
         make_cache_folder(path.parent)
@@ -220,8 +246,82 @@ class Cache:
                 elif not keep_unused:
                     _drop_unused(db, self._used)
                 db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("format", FORMAT), ("scope", self.scope)])
+                self._pending.copy_into(db)
                 db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
                                ((section, key, _text(value)) for (section, key), value in self._added.items()))
+
+
+class _Pending:
+    """The side file of what a run added beyond :data:`SPILL_BYTES` (created on first use): beside
+    the cache file, or a temporary file when the run keeps no cache; removed when the run saves."""
+
+    def __init__(self, cache_path: Path | None):
+        self.cache_path = cache_path
+        self.path: Path | None = None
+        self.names: set[tuple[str, str]] = set()
+        self._db: sqlite3.Connection | None = None
+        self._db_pid = 0
+
+    def _connection(self) -> sqlite3.Connection:
+        if self.path is None:
+            folder = self.cache_path.parent if self.cache_path is not None else None
+            prefix = f"{self.cache_path.name if self.cache_path else 'skillsite-cache'}{PENDING}{os.getpid()}-"
+            fd, name = tempfile.mkstemp(prefix=prefix, dir=folder)
+            os.close(fd)
+            self.path = Path(name)
+        if self._db is None or self._db_pid != os.getpid():  # a worker process reads with a connection of its own
+            self._db, self._db_pid = _connect(self.path), os.getpid()
+            self._db.executescript(_SCHEMA)
+        return self._db
+
+    def write(self, rows: Any) -> None:
+        rows = list(rows)
+        db = self._connection()
+        with db:
+            db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)", rows)
+        self.names.update((section, key) for section, key, _ in rows)
+
+    def get(self, name: tuple[str, str]) -> str | None:
+        if name not in self.names:
+            return None
+        row = self._connection().execute("SELECT value FROM entries WHERE section = ? AND key = ?", name).fetchone()
+        return None if row is None else row[0]
+
+    def copy_into(self, db: sqlite3.Connection) -> None:
+        """Add every pending entry to the cache file ``db`` (inside the caller's transaction)."""
+        if self.path is None or not self.names:
+            return
+        with closing(_connect(self.path)) as pending:
+            cursor = pending.execute("SELECT section, key, value FROM entries")
+            while rows := cursor.fetchmany(1000):
+                db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)", rows)
+
+    def discard(self) -> None:
+        if self._db is not None and self._db_pid == os.getpid():
+            self._db.close()
+        self._db = None
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+            self.path = None
+        self.names.clear()
+
+
+def _remove_abandoned_pending(cache_path: Path) -> None:
+    """Remove the side files of runs that ended without saving (killed): their process is gone."""
+    for path in cache_path.parent.glob(f"{cache_path.name}{PENDING}*"):
+        pid = path.name[len(cache_path.name) + len(PENDING):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _drop_unused(db: sqlite3.Connection, used: set[tuple[str, str]]) -> None:

@@ -14,10 +14,11 @@ waiting for the work in hand.
 from __future__ import annotations
 
 import multiprocessing
+from collections import deque
 import os
 import signal
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, Callable, Generic, Sequence, TypeVar
+from typing import Any, Callable, Generic, Iterator, Sequence, TypeVar
 
 from skillsite._compat import die_with_parent
 
@@ -95,12 +96,20 @@ class Workers(Generic[C]):
 
     def map(self, func: Callable[[C, T], R], items: Sequence[T]) -> list[R]:
         """``func(context, item)`` for every item, in input order."""
+        return list(self.imap(func, items))
+
+    def imap(self, func: Callable[[C, T], R], items: Sequence[T]) -> Iterator[R]:
+        """:meth:`map`, each result given as soon as it and those before it are done: a caller
+        that keeps only part of each result never holds all of them."""
         if self._pool is None or len(items) < MIN_PARALLEL_ITEMS:
-            return [func(self.context, item) for item in items]
+            for item in items:
+                yield func(self.context, item)
+            return
         size = max(1, len(items) // (self.jobs * 8))  # small enough that no process is left idle at the end
-        chunks = [self._pool.submit(_call_chunk, func, items[start:start + size])
-                  for start in range(0, len(items), size)]
-        return [result for chunk in chunks for result in chunk.result()]
+        chunks = deque(self._pool.submit(_call_chunk, func, items[start:start + size])
+                       for start in range(0, len(items), size))
+        while chunks:
+            yield from chunks.popleft().result()  # a chunk's results are the caller's, not kept here
 
     def submit(self, func: Callable[..., R], *args: Any) -> Future[R]:
         """``func(*args)`` in a worker (or here, at once, with one job)."""

@@ -166,7 +166,7 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, li
     with Workers(plan.jobs, job) as workers:
         searching = (workers.submit(make_search, search_entries, key, plan.config.shard_above)
                      if search is None else None)
-        publication = collect(job, html_keys, publish_all(job, workers, cache), cache)
+        publication = collect(job, html_keys, publish_all(job, html_keys, workers, cache), cache)
         audits = audit_published(workers, skills, publication.entries, cache)
     if searching is not None:
         search = searching.result()

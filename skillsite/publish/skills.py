@@ -10,6 +10,7 @@ entry and the files it placed (:func:`publish_all`).
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
@@ -164,15 +165,20 @@ def publication_key(job: SkillPublishing, index: int) -> str:
                   job.base_dir)
 
 
-def publish_all(job: SkillPublishing, workers: Workers[SkillPublishing], cache: Cache) -> list[PublishedSkill]:
+def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers[SkillPublishing],
+                cache: Cache) -> list[PublishedSkill]:
     """Every skill published, in order: as the last build published it when nothing it depends
-    on changed (see :func:`_published_before`), else by the workers (and kept in the cache)."""
+    on changed (see :func:`_published_before`), else by the workers (and kept in the cache, its
+    rendered body too, as it comes: the bodies are read back from there when pages need them)."""
     keys = [publication_key(job, index) for index in range(len(job.skills))]
     done = {index: before for index, key in enumerate(keys)
             if (before := _published_before(job, index, cache.get(Section.PUBLICATION, key))) is not None}
     job.staging.take_journal()  # those files are in each PublishedSkill: not in what a skill published here reports
     todo = [index for index in range(len(keys)) if index not in done]
-    for index, published in zip(todo, workers.map(publish_skill, todo)):
+    for index, published in zip(todo, workers.imap(publish_skill, todo)):
+        if published.html is not None:
+            cache.put(Section.HTML, html_keys[index], published.html)
+            published = dataclasses.replace(published, html=None)
         done[index] = published
         if not published.diagnostics:  # an unreadable file is tried again next time
             cache.put(Section.PUBLICATION, keys[index], published.to_json())
@@ -281,15 +287,13 @@ def _write_archive(job: SkillPublishing, skill: Skill, entry: ManifestEntry, con
 
 
 class RenderedBodies(Mapping[str, str]):
-    """The rendered body of every skill, by id: those rendered by this build, and the others
-    taken from the cache when a page needs them."""
+    """The rendered body of every skill, by id, taken from the cache when a page needs it (those
+    rendered by this build were put there): never all of them in memory at once."""
 
-    def __init__(self, fresh: dict[str, str], keys: dict[str, str], cache: Cache):
-        self.fresh, self.keys, self.cache = fresh, keys, cache
+    def __init__(self, keys: dict[str, str], cache: Cache):
+        self.keys, self.cache = keys, cache
 
     def __getitem__(self, skill_id: str) -> str:
-        if skill_id in self.fresh:
-            return self.fresh[skill_id]
         return self.cache.get(Section.HTML, self.keys[skill_id])
 
     def __iter__(self) -> Iterator[str]:
@@ -357,16 +361,13 @@ def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfi
 
 def collect(job: SkillPublishing, html_keys: list[str], published: list[PublishedSkill], cache: Cache) -> Publication:
     """What the workers published, recorded in the staging folder and the cache."""
-    fresh, archives, diags = {}, {}, []
-    for skill, key, done in zip(job.skills, html_keys, published):
+    archives, diags = {}, []
+    for done in published:
         job.staging.adopt(done.placed)
         for path, size, mtime_ns, sha in done.file_shas:
             cache.put(Section.FILE_SHA, _file_key(path, size, mtime_ns), sha)
-        if done.html is not None:
-            cache.put(Section.HTML, key, done.html)
-            fresh[skill.id] = done.html
         if done.archive is not None:
             archives[done.archive[0]] = done.archive[1]
         diags += done.diagnostics
     keys = dict(zip((s.id for s in job.skills), html_keys))
-    return Publication([done.entry for done in published], RenderedBodies(fresh, keys, cache), keys, archives, diags)
+    return Publication([done.entry for done in published], RenderedBodies(keys, cache), keys, archives, diags)

@@ -308,6 +308,8 @@ def test_tampered_skill_md_raises_and_is_never_returned(server: SiteServer, site
     tampered = original.replace(b"correctness", b"c0rrectness")
     assert len(tampered) == len(original) and tampered != original
     server.faults["/skills/code-review/SKILL.md"] = body(tampered)
+    latest = json.loads((site / "skills/code-review/versions.json").read_text())["latest"]
+    server.faults[f"/skills/code-review/versions/{latest}/SKILL.md"] = body(tampered)   # what install fetches
     with pytest.raises(IntegrityError, match="does not match the catalog"):
         catalog.load("code-review")
     with pytest.raises(IntegrityError):

@@ -120,3 +120,46 @@ def test_digests_tell_kinds_and_groupings_apart_and_last_across_processes():
     runs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                            env={"PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
     assert runs == {digest("x", [1, 2], {"k": (3, 4)}, frozenset({"q", "p"})) + "\n"}
+
+
+# ---- what a run adds is held in memory only up to SPILL_BYTES
+
+
+def test_values_past_the_spill_size_wait_in_a_side_file_and_reach_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr("skillsite.cache.SPILL_BYTES", 100)
+    path = tmp_path / "c.sqlite"
+    run = Cache(path, "scope")
+    for n in range(50):
+        run.put(Section.HTML, f"k{n}", f"<p>{n}</p>" * 5)
+    assert len(run._added) < 10                               # the rest went to the side file ...
+    side = list(tmp_path.glob("c.sqlite.pending-*"))
+    assert len(side) == 1 and run.has(Section.HTML, "k0")    # ... where this run still finds them
+    assert run.get(Section.HTML, "k3") == "<p>3</p>" * 5
+    run.put(Section.HTML, "k3", "replaced")                    # the newest value wins
+    assert run.get(Section.HTML, "k3") == "replaced"
+    run.save()
+    assert not side[0].exists()
+    again = Cache(path, "scope")
+    assert [again.get(Section.HTML, f"k{n}") for n in (0, 3, 49)] == ["<p>0</p>" * 5, "replaced", "<p>49</p>" * 5]
+
+
+def test_a_run_without_a_cache_folder_spills_to_a_temporary_file_it_removes(tmp_path, monkeypatch):
+    monkeypatch.setattr("skillsite.cache.SPILL_BYTES", 100)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    run = Cache(None, "scope")
+    for n in range(20):
+        run.put(Section.HTML, f"k{n}", "x" * 40)
+    assert run.get(Section.HTML, "k1") == "x" * 40 and len(list(tmp_path.iterdir())) == 1
+    run.save()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_runs_side_file_is_removed_by_the_next_run(tmp_path):
+    path = tmp_path / "c.sqlite"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    abandoned = tmp_path / f"c.sqlite.pending-{dead.stdout.strip()}-abc"
+    abandoned.write_bytes(b"left by a build that was killed")
+    mine = tmp_path / f"c.sqlite.pending-{os.getpid()}-abc"   # a run of a live process keeps its own
+    mine.write_bytes(b"in use")
+    Cache(path, "scope")
+    assert not abandoned.exists() and mine.exists()

@@ -62,3 +62,12 @@ def test_each_worker_gets_the_context_once_and_keeps_what_it_makes():
 def _count_calls(context: dict, item: int) -> tuple[int, int]:
     context["calls"] += 1
     return os.getpid(), context["calls"]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_imap_gives_the_results_of_map_one_by_one(jobs):
+    with Workers(jobs, "ctx") as workers:
+        results = workers.imap(tagged, list(range(40)))
+        first = next(results)
+        rest = list(results)
+    assert [square for _, square, _ in [first, *rest]] == [i * i for i in range(40)]
