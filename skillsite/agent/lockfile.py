@@ -82,7 +82,20 @@ def read_lock(path: Path) -> Lock:
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         where = f" (line {exc.lineno} column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
         raise LockFileError(f"{path}{where}: the lock file is not valid JSON") from None
-    return parse_lock(data, str(path))
+    lock = parse_lock(data, str(path))
+    _check_paths(lock, Path(path))
+    return lock
+
+
+def _check_paths(lock: Lock, lock_path: Path) -> None:
+    """LockFileError when a skill's ``path`` is the lock's own folder or one above it: skillsite
+    never records one, and ``update --overwrite`` would replace the whole project with a skill."""
+    base = Path(os.path.realpath(Path(os.path.abspath(lock_path)).parent))
+    for skill_id, skill in sorted(lock.skills.items()):
+        where = Path(os.path.realpath(resolve_locked_path(skill.path, lock_path)))
+        if where == base or where in base.parents:
+            raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, the lock file's own "
+                                "folder or one above it; refusing the lock file")
 
 
 def parse_lock(data: Any, where: str) -> Lock:
@@ -100,7 +113,8 @@ def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
     problem = f"{where}: skill {skill_id!r} is malformed"
     if not isinstance(value, dict):
         raise LockFileError(problem)
-    strings = all(isinstance(value.get(k), str) and value[k] for k in ("source", "digest", "path"))
+    strings = all(isinstance(value.get(k), str) and value[k] and "\0" not in value[k]
+                  for k in ("source", "digest", "path"))
     deps = value.get("dependencies", {})
     if not strings or not (value.get("version") is None or isinstance(value["version"], str)) \
             or not (isinstance(deps, dict) and all(isinstance(v, str) for v in deps.values())) \

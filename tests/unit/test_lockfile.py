@@ -121,3 +121,14 @@ def test_no_skill_folder_has_no_installed_digest(tmp_path: Path) -> None:
     assert installed_digest(tmp_path / "missing") is None
     (tmp_path / "empty").mkdir()
     assert installed_digest(tmp_path / "empty") is None
+
+
+@pytest.mark.parametrize("field, value", [("path", "skills/a\u0000b"), ("source", "site/\u0000skills.json")])
+def test_a_nul_character_in_a_locked_path_is_a_lock_file_error(tmp_path: Path, field: str, value: str) -> None:
+    """A hand-edited lock holding NUL in a path is unusable (LockFileError), not a ValueError from the OS."""
+    record = {"source": "site/skills.json", "version": "1.0.0", "digest": DIGEST, "path": "skills/a",
+              "dependencies": {}, field: value}
+    path = tmp_path / "skillsite-lock.json"
+    path.write_text(json.dumps({"lockfile_version": 1, "skills": {"a": record}}), encoding="utf-8")
+    with pytest.raises(LockFileError, match="skill 'a' is malformed"):
+        read_lock(path)

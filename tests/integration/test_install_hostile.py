@@ -1,0 +1,56 @@
+"""Install, update and outdated against hostile input: lock files edited by hand, catalogs
+whose versions.json is built to hurt (over real HTTP, tests/fixtures/versioned_site.py)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillsite.cli import main
+from skillsite.loader import Catalog
+from support import CountingServer
+from versioned_site import FakeRelease as R
+from versioned_site import make_site
+
+SKILLS = {"app": [R("1.0.0", (("lib", "^1"),))], "lib": [R("1.0.0"), R("1.1.0")]}
+
+
+@pytest.fixture
+def served(tmp_path: Path):
+    root = tmp_path / "catalog"
+    make_site(root, SKILLS)
+    server = CountingServer(root / "site")
+    yield root, server
+    server.stop()
+
+
+def cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def edit_lock(lock: Path, skill_id: str, **changes) -> None:
+    data = json.loads(lock.read_text("utf-8"))
+    data["skills"][skill_id].update(changes)
+    lock.write_text(json.dumps(data), encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", [".", "..", "skills/..", "ABS_PROJECT", "ABS_PARENT"])
+def test_a_lock_path_at_or_above_the_lock_folder_is_never_replaced(served, tmp_path: Path, path: str) -> None:
+    """A hand-edited (or cloned) lock naming the lock's own folder, or one above it, as where a
+    skill is installed must not make ``update --overwrite`` replace the whole project."""
+    _, server = served
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "precious.txt").write_text("my work")
+    lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
+    assert cli("install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "app"),
+               "--lock", str(lock), "--cache-dir", cache).exit_code == 0
+    path = {"ABS_PROJECT": str(project), "ABS_PARENT": str(tmp_path)}.get(path, path)
+    edit_lock(lock, "app", path=path)
+    result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache, "--overwrite")
+    assert (project / "precious.txt").read_text() == "my work"
+    assert lock.exists() and (tmp_path / "catalog").is_dir()
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "the lock file's own folder" in result.output
