@@ -78,10 +78,13 @@ def plan_install(requests: Sequence[tuple[str, Ask]], releases_of: ReleasesOf,
             found[skill_id] = known
         return found[skill_id]
 
+    def pick(skill_id: str, ranges: Sequence[Ask]) -> str:
+        return _pick(skill_id, ranges, releases(skill_id, ranges[0]))
+
     chosen: dict[str, str] = {}
     for _ in range(MAX_ROUNDS):
-        asks = _asks(requests, chosen, lambda sid: found[sid], others or {})
-        picked = {sid: _pick(sid, ranges, releases(sid, ranges[0])) for sid, ranges in asks.items()}
+        asks = _asks(requests, chosen, lambda sid: found[sid], others or {}, pick)
+        picked = {sid: pick(sid, ranges) for sid, ranges in asks.items()}
         if picked == chosen:
             return _in_order([sid for sid, _ in requests], chosen, found, asks)
         chosen = picked
@@ -91,17 +94,21 @@ def plan_install(requests: Sequence[tuple[str, Ask]], releases_of: ReleasesOf,
 
 def _asks(requests: Sequence[tuple[str, Ask]], chosen: Mapping[str, str],
           releases: Callable[[str], Mapping[str, Needs]],
-          others: Mapping[str, tuple[str, Needs]]) -> dict[str, list[Ask]]:
-    """Every range asking for each skill reached from the requests through the chosen releases,
-    and the ranges the ``others`` left out of the plan ask of them."""
+          others: Mapping[str, tuple[str, Needs]],
+          pick: Callable[[str, Sequence[Ask]], str]) -> dict[str, list[Ask]]:
+    """Every range asking for each skill reached from the requests through the chosen releases
+    (a skill not chosen yet through the release ``pick`` gives it for the ranges seen so far, so
+    one round reaches the whole closure however deep), and the ranges the ``others`` left out
+    of the plan ask of them."""
     asks: dict[str, list[Ask]] = {}
     for skill_id, ask in requests:
         asks.setdefault(skill_id, []).append(ask)
     queue = list(asks)
     for skill_id in queue:
-        if skill_id not in chosen:
-            continue
-        version = chosen[skill_id]
+        try:
+            version = chosen[skill_id] if skill_id in chosen else pick(skill_id, asks[skill_id])
+        except DependencyError:
+            continue  # the round's own pick, over every range asking for it, says why
         for dep, wanted in releases(skill_id)[version]:
             if dep not in asks:
                 asks[dep] = []
@@ -154,23 +161,29 @@ def _pairs(asks: Iterable[Ask]) -> tuple[tuple[str, str], ...]:
 
 def _in_order(roots: Sequence[str], chosen: Mapping[str, str], found: Mapping[str, Mapping[str, Needs]],
               asks: Mapping[str, Sequence[Ask]]) -> list[PlannedSkill]:
-    """The chosen skills, each after its dependencies; DependencyError on a cycle."""
+    """The chosen skills, each after its dependencies; DependencyError on a cycle.  A depth-first
+    walk with its own stack (a chain in an untrusted catalog may be thousands of skills long)."""
     done: dict[str, PlannedSkill] = {}
     path: list[str] = []
-
-    def visit(skill_id: str) -> None:
-        if skill_id in done:
-            return
-        if skill_id in path:
-            cycle = path[path.index(skill_id):] + [skill_id]
-            raise DependencyError("dependency cycle: " + " -> ".join(label(s, chosen[s]) for s in cycle), skill_id)
-        path.append(skill_id)
-        needs = tuple(found[skill_id][chosen[skill_id]])
-        for dep, _ in needs:
-            visit(dep)
-        path.pop()
-        done[skill_id] = PlannedSkill(skill_id, chosen[skill_id], needs, tuple(asks[skill_id]))
-
+    on_path: set[str] = set()
     for root in roots:
-        visit(root)
+        stack = [(root, 0)]
+        while stack:
+            skill_id, at = stack.pop()
+            needs = tuple(found[skill_id][chosen[skill_id]])
+            if at == 0:
+                if skill_id in done:
+                    continue
+                if skill_id in on_path:
+                    cycle = path[path.index(skill_id):] + [skill_id]
+                    raise DependencyError("dependency cycle: " + " -> ".join(label(s, chosen[s]) for s in cycle),
+                                          skill_id)
+                path.append(skill_id)
+                on_path.add(skill_id)
+            if at < len(needs):
+                stack += [(skill_id, at + 1), (needs[at][0], 0)]
+                continue
+            path.pop()
+            on_path.discard(skill_id)
+            done[skill_id] = PlannedSkill(skill_id, chosen[skill_id], needs, tuple(asks[skill_id]))
     return list(done.values())

@@ -105,3 +105,16 @@ def test_a_skill_without_releases_satisfies_only_any_version() -> None:
 def test_a_range_that_does_not_parse_names_who_wrote_it() -> None:
     with pytest.raises(DependencyError, match=r"app@1\.0\.0 asks for lib with the range '\^\^1', which does not parse"):
         plan("app", "*", catalog(app={"1.0.0": (("lib", "^^1"),)}, lib={"1.0.0": ()}))
+
+
+def test_a_very_long_chain_is_planned_without_recursion_errors() -> None:
+    """A chain deeper than the plan's 100 rounds is planned (each round went one level deeper,
+    so 101 skills in a row "did not settle"), dependencies first; a cycle through 5,001 skills
+    is a DependencyError, never a RecursionError (versions.json files are untrusted)."""
+    skills = {f"s{i}": {"1.0.0": ((f"s{i + 1}", "*"),)} for i in range(5000)}
+    skills["s5000"] = {"1.0.0": ()}
+    chosen = plan("s0", "*", lambda skill_id: skills.get(skill_id))
+    assert chosen[0] == ("s5000", "1.0.0") and chosen[-1] == ("s0", "1.0.0") and len(chosen) == 5001
+    skills["s5000"] = {"1.0.0": (("s0", "*"),)}
+    with pytest.raises(DependencyError, match="dependency cycle: s0@1.0.0 -> s1@1.0.0 -> "):
+        plan("s0", "*", lambda skill_id: skills.get(skill_id))
