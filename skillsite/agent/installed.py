@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 from skillsite.agent.release_digest import release_digest
@@ -41,9 +42,13 @@ def _files(folder: Path) -> list[tuple[str, str]]:
 
 
 def _sha256(path: Path) -> str:
-    """The sha256 of a file, or of a link's target name (never followed)."""
+    """The sha256 of a file, or of a link's target name (never followed); a named pipe, socket
+    or device is never opened (reading one could block): install writes none, and its path
+    alone changes the digest."""
     if os.path.islink(path):
         return hashlib.sha256(os.readlink(path).encode("utf-8", "surrogateescape")).hexdigest()
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return hashlib.sha256(b"").hexdigest()
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):

@@ -132,3 +132,30 @@ def test_a_nul_character_in_a_locked_path_is_a_lock_file_error(tmp_path: Path, f
     path.write_text(json.dumps({"lockfile_version": 1, "skills": {"a": record}}), encoding="utf-8")
     with pytest.raises(LockFileError, match="skill 'a' is malformed"):
         read_lock(path)
+
+
+def test_a_fifo_or_socket_in_an_installed_folder_is_a_change_never_read(tmp_path: Path) -> None:
+    """``outdated`` and ``update`` read the installed folder: a named pipe must not block them
+    (open() on a FIFO waits for a writer) and a socket must not raise; either is a change."""
+    import socket
+    import threading
+
+    _write(tmp_path / "a", {"SKILL.md": b"x"})
+    before = installed_digest(tmp_path / "a")
+    os.mkfifo(tmp_path / "a" / "pipe")
+    found: list[str | None] = []
+    reader = threading.Thread(target=lambda: found.append(installed_digest(tmp_path / "a")), daemon=True)
+    reader.start()
+    reader.join(5)
+    if reader.is_alive():  # unblock the reader so the test run can end
+        with open(tmp_path / "a" / "pipe", "wb"):
+            pass
+        pytest.fail("installed_digest blocked on a named pipe")
+    assert found[0] not in (None, before)
+    (tmp_path / "a" / "pipe").unlink()
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(tmp_path / "a" / "sock"))
+        assert installed_digest(tmp_path / "a") not in (None, before)
+    finally:
+        server.close()
