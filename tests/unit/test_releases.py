@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -286,3 +287,18 @@ def test_a_hand_made_tree_cannot_name_a_file_outside_the_folder(tmp_path: Path) 
     release = history_of(repo.path / "s").releases["a"].releases[0]
     assert release.commit == hostile
     assert [f.path for f in release.files] == ["SKILL.md"]
+
+
+def test_a_file_name_with_a_newline_cannot_forge_another_releases_digest(tmp_path: Path) -> None:
+    """The build publishes names holding a newline; unescaped, the listing of one such file
+    equals that of two other files, so a catalog could swap a release's files under the same
+    digest.  Lines are escaped as GNU sha256sum writes them (a leading backslash, \\\\ \\n \\r)."""
+    one, two = hashlib.sha256(b"1").hexdigest(), hashlib.sha256(b"2").hexdigest()
+    assert release_digest([("a", one), ("b", two)]) != release_digest([(f"a\n{two}  b", one)])
+    files = [("SKILL.md", b"x"), ("we\nird.md", b"1"), ("back\\slash.md", b"2"), ("cr\r.md", b"3")]
+    for name, data in files:
+        (tmp_path / name).write_bytes(data)
+    if shutil.which("sha256sum"):
+        listing = subprocess.run(["sha256sum", "--", *sorted(name for name, _ in files)], cwd=tmp_path,
+                                 capture_output=True, check=True).stdout
+        assert release_digest_of_bytes(files) == "sha256:" + hashlib.sha256(listing).hexdigest()
