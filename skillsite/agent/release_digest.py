@@ -17,7 +17,8 @@ PREFIX = "sha256:"
 def release_digest(files: Iterable[tuple[str, str]]) -> str:
     """``"sha256:<hex>"`` of the release made of ``files``: (path, sha256 hex of its bytes)."""
     listing = "".join(_line(path, sha) for path, sha in sorted(files))
-    return PREFIX + hashlib.sha256(listing.encode("utf-8")).hexdigest()
+    # surrogatepass: a name read from disk that is not UTF-8 (os.walk gives it with surrogates)
+    return PREFIX + hashlib.sha256(listing.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def release_digest_of_bytes(files: Iterable[tuple[str, bytes]]) -> str:

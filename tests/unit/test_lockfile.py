@@ -159,3 +159,13 @@ def test_a_fifo_or_socket_in_an_installed_folder_is_a_change_never_read(tmp_path
         assert installed_digest(tmp_path / "a") not in (None, before)
     finally:
         server.close()
+
+
+def test_a_file_name_that_is_not_utf8_in_an_installed_folder_is_a_change(tmp_path: Path) -> None:
+    """``outdated`` reads installed folders: a file whose name is not UTF-8 (os.walk gives it
+    with surrogates) changes the digest instead of raising UnicodeEncodeError."""
+    _write(tmp_path / "a", {"SKILL.md": b"x"})
+    before = installed_digest(tmp_path / "a")
+    with open(os.fsencode(tmp_path / "a") + b"/\xff.md", "wb") as handle:
+        handle.write(b"1")
+    assert installed_digest(tmp_path / "a") not in (None, before)
