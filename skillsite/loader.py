@@ -636,13 +636,13 @@ class Catalog:
             return self._install_files(entry, children), _current_digest(entry)
         self._usable(entry)
         release = history.releases[planned.version]
-        files = {f.path: self._release_file(entry, release, f.path) for f in release.skill_files}
-        if children and planned.version == history.latest:
-            files.update((rel, self.resource(sid, path)) for rel, sid, path in self._nested_plan(entry))
-        clash = _path_clash(list(files))
+        nested = self._nested_plan(entry) if children and planned.version == history.latest else []
+        clash = _path_clash([f.path for f in release.skill_files] + [rel for rel, _, _ in nested])
         if clash:
             raise CatalogFormatError(f"{self.location}: release {planned.label} has files that clash when installed: "
                                      f"{clash}")
+        files = {f.path: self._release_file(entry, release, f.path) for f in release.skill_files}
+        files.update((rel, self.resource(sid, path)) for rel, sid, path in nested)
         return files, release.digest
 
     def _check_locked_digest(self, skill_id: str, locked: LockedSkill | None, lock_path: Path | None) -> None:
