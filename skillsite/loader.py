@@ -92,13 +92,16 @@ def _classify_source(source: str | os.PathLike[str]) -> tuple[str, str]:
         text = os.fspath(source)
     else:
         text = str(source)
-        scheme = urllib.parse.urlsplit(text).scheme.lower()
+        try:
+            scheme = urllib.parse.urlsplit(text).scheme.lower()
+        except ValueError as exc:  # a malformed URL, such as "http://[::1"
+            raise FetchError(f"refusing {text!r}: {exc}", text) from None
         if scheme in ("http", "https"):
             return "url", _manifest_url(text)
         if len(scheme) > 1 and "://" in text or scheme in ("file", "ftp", "data"):
             raise FetchError(f"refusing {text!r}: a catalog is an http(s) URL or a local path", text)
     path = Path(text).expanduser()
-    return "path", os.path.abspath(path / MANIFEST_NAME if path.is_dir() else path)
+    return "path", os.path.abspath(path / MANIFEST_NAME if os.path.isdir(path) else path)  # False on any OSError
 
 
 def _manifest_url(url: str) -> str:

@@ -54,3 +54,18 @@ def test_a_lock_path_at_or_above_the_lock_folder_is_never_replaced(served, tmp_p
     assert lock.exists() and (tmp_path / "catalog").is_dir()
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output and "the lock file's own folder" in result.output
+
+
+@pytest.mark.parametrize("source", ["http://[::1", "x" * 5000])
+def test_a_locked_source_that_is_no_url_or_path_is_one_line(tmp_path: Path, source: str) -> None:
+    """A lock's ``source`` is opened as a catalog: a malformed URL (urlsplit's ValueError) or a
+    path too long for the file system (is_dir's OSError) is a loader error, exit 1, one line."""
+    lock = tmp_path / "skillsite-lock.json"
+    record = {"source": source, "version": "1.0.0", "digest": "sha256:" + "a" * 64, "path": "skills/a",
+              "dependencies": {}, "requested": "^1"}
+    lock.write_text(json.dumps({"lockfile_version": 1, "skills": {"a": record}}), encoding="utf-8")
+    for command in ("outdated", "update"):
+        result = cli(command, "--lock", str(lock), "--cache-dir", str(tmp_path / "cache"))
+        assert result.exit_code == 1, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert len(result.output.strip().splitlines()) == 1, result.output
