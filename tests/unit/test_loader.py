@@ -304,6 +304,7 @@ def test_install_refuses_escaping_file_paths_and_writes_nothing(own_site: Path, 
     def poison(data: dict) -> None:
         entry = next(e for e in data["skills"] if e["id"] == "test-first")
         entry["files"].append({"path": "../../escaped.txt", "bytes": 1, "sha256": "0" * 64})
+        entry.pop("versions_url", None)     # a versioned skill installs its release's files, not the entry's
     edit_manifest(own_site, poison)
     dest = tmp_path / "out" / "test-first"
     with pytest.raises(UnsafePathError):
