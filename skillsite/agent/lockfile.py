@@ -88,14 +88,15 @@ def read_lock(path: Path) -> Lock:
 
 
 def _check_paths(lock: Lock, lock_path: Path) -> None:
-    """LockFileError when a skill's ``path`` is the lock's own folder or one above it: skillsite
-    never records one, and ``update --overwrite`` would replace the whole project with a skill."""
+    """LockFileError when a skill's ``path`` is the lock file, its folder or one above it:
+    skillsite never records one, and ``update --overwrite`` would replace the whole project (or
+    the lock) with a skill."""
     base = Path(os.path.realpath(Path(os.path.abspath(lock_path)).parent))
     for skill_id, skill in sorted(lock.skills.items()):
         where = Path(os.path.realpath(resolve_locked_path(skill.path, lock_path)))
-        if where == base or where in base.parents:
-            raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, the lock file's own "
-                                "folder or one above it; refusing the lock file")
+        if where == base or where in base.parents or where == base / Path(lock_path).name:
+            raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, the lock file itself, "
+                                "its folder or one above it; refusing the lock file")
 
 
 def parse_lock(data: Any, where: str) -> Lock:

@@ -36,10 +36,11 @@ def edit_lock(lock: Path, skill_id: str, **changes) -> None:
     lock.write_text(json.dumps(data), encoding="utf-8")
 
 
-@pytest.mark.parametrize("path", [".", "..", "skills/..", "ABS_PROJECT", "ABS_PARENT"])
+@pytest.mark.parametrize("path", [".", "..", "skills/..", "ABS_PROJECT", "ABS_PARENT", "skillsite-lock.json"])
 def test_a_lock_path_at_or_above_the_lock_folder_is_never_replaced(served, tmp_path: Path, path: str) -> None:
     """A hand-edited (or cloned) lock naming the lock's own folder, or one above it, as where a
-    skill is installed must not make ``update --overwrite`` replace the whole project."""
+    skill is installed must not make ``update --overwrite`` replace the whole project (nor the
+    lock file itself with a folder)."""
     _, server = served
     project = tmp_path / "project"
     project.mkdir()
@@ -53,7 +54,7 @@ def test_a_lock_path_at_or_above_the_lock_folder_is_never_replaced(served, tmp_p
     assert (project / "precious.txt").read_text() == "my work"
     assert lock.exists() and (tmp_path / "catalog").is_dir()
     assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output and "the lock file's own folder" in result.output
+    assert "Traceback" not in result.output and "the lock file itself, its folder or one above it" in result.output
 
 
 @pytest.mark.parametrize("source", ["http://[::1", "x" * 5000])
