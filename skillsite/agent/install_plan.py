@@ -5,7 +5,8 @@ Each skill gets the highest release that satisfies every range asking for it: th
 the ranges of the chosen releases of the skills that depend on it, and those of the ``others``
 (skills already installed, as a lock file records them) that the plan leaves as they are.
 Choosing a version changes which ranges its own dependencies see, so the choice is repeated
-until it settles.  When no release
+until it settles (a conflict seen on the way, asked by a release not chosen in the end, is no
+error).  When no release
 satisfies every range, :class:`DependencyError` names each range and who asked for it.
 """
 from __future__ import annotations
@@ -84,8 +85,16 @@ def plan_install(requests: Sequence[tuple[str, Ask]], releases_of: ReleasesOf,
     chosen: dict[str, str] = {}
     for _ in range(MAX_ROUNDS):
         asks = _asks(requests, chosen, lambda sid: found[sid], others or {}, pick)
-        picked = {sid: pick(sid, ranges) for sid, ranges in asks.items()}
+        picked: dict[str, str] = {}
+        failed: list[DependencyError] = []
+        for sid, ranges in asks.items():
+            try:
+                picked[sid] = pick(sid, ranges)
+            except DependencyError as exc:  # maybe asked by a release the next round drops
+                failed.append(exc)
         if picked == chosen:
+            if failed:
+                raise failed[0]
             return _in_order([sid for sid, _ in requests], chosen, found, asks)
         chosen = picked
     raise DependencyError("the dependency ranges do not settle on one version per skill: "

@@ -118,3 +118,15 @@ def test_a_very_long_chain_is_planned_without_recursion_errors() -> None:
     skills["s5000"] = {"1.0.0": (("s0", "*"),)}
     with pytest.raises(DependencyError, match="dependency cycle: s0@1.0.0 -> s1@1.0.0 -> "):
         plan("s0", "*", lambda skill_id: skills.get(skill_id))
+
+
+def test_a_conflict_from_a_release_not_chosen_in_the_end_is_no_error() -> None:
+    """lib is first picked at 1.9.0 (only app's ^1 is known), whose ^2 on base clashes with x's
+    ^1; once other's <1.5 is seen lib is 1.4.0, which needs base ^1: a plan exists, so the
+    passing conflict must not end the install with an error naming lib@1.9.0."""
+    releases = catalog(app={"1.0.0": (("lib", "^1"), ("other", "*"), ("x", "*"))},
+                       other={"1.0.0": (("lib", "<1.5"),)}, x={"1.0.0": (("base", "^1"),)},
+                       lib={"1.4.0": (("base", "^1"),), "1.9.0": (("base", "^2"),)},
+                       base={"1.0.0": (), "2.0.0": ()})
+    assert dict(plan("app", "*", releases)) == {"base": "1.0.0", "lib": "1.4.0", "other": "1.0.0", "x": "1.0.0",
+                                                "app": "1.0.0"}
