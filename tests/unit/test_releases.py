@@ -302,3 +302,22 @@ def test_a_file_name_with_a_newline_cannot_forge_another_releases_digest(tmp_pat
         listing = subprocess.run(["sha256sum", "--", *sorted(name for name, _ in files)], cwd=tmp_path,
                                  capture_output=True, check=True).stdout
         assert release_digest_of_bytes(files) == "sha256:" + hashlib.sha256(listing).hexdigest()
+
+
+def test_a_file_name_holding_the_log_separator_cannot_forge_a_commit(tmp_path: Path) -> None:
+    """The history is read from ``git log --format=%x01...``: a file named with a \\x01 followed
+    by a commit id and date must not become a commit of its own (here one naming the 1.0.0
+    commit's id again as the last commit of 1.0.0, ahead of the real one's files)."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("s/a/SKILL.md", skill_md("a", "1.0.0"))
+    repo.write("s/a/notes.md", "1.0.0 notes\n")
+    first = repo.commit("1.0.0")
+    repo.write("s/a/notes.md", "changed after 1.0.0, not released\n")
+    repo.commit("notes")
+    repo.write("s/a/SKILL.md", skill_md("a", "1.1.0"))
+    repo.write(f"s/a/x\x01{first} 2001-01-01T00:00:00+00:00", "forged\n")
+    repo.write("s/a/zz.md", "after the forged name\n")
+    repo.commit("1.1.0")
+    old = history_of(repo.path / "s").releases["a"].releases[0]
+    assert old.version == "1.0.0" and old.date != "2001-01-01T00:00:00+00:00"
+    assert old.commit != first      # the last commit carrying 1.0.0 is the "notes" one
