@@ -41,7 +41,7 @@ from skillsite.agent.errors import (CatalogFormatError, DependencyError, Destina
 from skillsite.agent.fetch import Fetcher, read_local
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, Needs, PlannedSkill, label, plan_install
 from skillsite.agent.installed import installed_digest
-from skillsite.agent.lockfile import (Lock, LockedSkill, lock_path_text, read_lock, resolve_locked_path,
+from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, lock_path_text, read_lock, resolve_locked_path,
                                       resolve_source, source_text, write_lock)
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.manifest_check import parse_manifest, safe_relpath, site_relative
@@ -589,6 +589,10 @@ class Catalog:
                   for sid, locked in ours.items()}
         plan = plan_install([(skill_id, ask)], self._needs, others)
         targets = self._targets(plan, skill_id, target, ours, lock_path)
+        for planned in plan:
+            if lock_path is not None and holds_lock(targets[planned.id], lock_path):
+                raise UnsafePathError(f"{targets[planned.id]} holds the lock file {lock_path}: installing "
+                                      f"{planned.id} there would replace it and everything beside it")
         for planned in plan:
             self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
         fetched = {p.id: self._planned_files(p, children) for p in plan}

@@ -87,14 +87,20 @@ def read_lock(path: Path) -> Lock:
     return lock
 
 
+def holds_lock(folder: Path, lock_path: Path) -> bool:
+    """Whether installing a skill at ``folder`` would replace the lock file: ``folder`` is the
+    lock file, its folder or one above it (and so the whole project around it)."""
+    base = Path(os.path.realpath(Path(os.path.abspath(lock_path)).parent))
+    where = Path(os.path.realpath(folder))
+    return where == base or where in base.parents or where == base / Path(lock_path).name
+
+
 def _check_paths(lock: Lock, lock_path: Path) -> None:
     """LockFileError when a skill's ``path`` is the lock file, its folder or one above it:
     skillsite never records one, and ``update --overwrite`` would replace the whole project (or
     the lock) with a skill."""
-    base = Path(os.path.realpath(Path(os.path.abspath(lock_path)).parent))
     for skill_id, skill in sorted(lock.skills.items()):
-        where = Path(os.path.realpath(resolve_locked_path(skill.path, lock_path)))
-        if where == base or where in base.parents or where == base / Path(lock_path).name:
+        if holds_lock(resolve_locked_path(skill.path, lock_path), lock_path):
             raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, the lock file itself, "
                                 "its folder or one above it; refusing the lock file")
 

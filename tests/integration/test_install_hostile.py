@@ -70,3 +70,20 @@ def test_a_locked_source_that_is_no_url_or_path_is_one_line(tmp_path: Path, sour
         assert result.exit_code == 1, result.output
         assert result.exception is None or isinstance(result.exception, SystemExit)
         assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize("dest", [".", ".."])
+def test_install_never_replaces_the_folder_holding_the_lock(served, tmp_path: Path, monkeypatch, dest: str) -> None:
+    """``skillsite install app --dest . --overwrite`` in a project replaced the whole project
+    (its lock, its .git) with the skill, then recorded a path no later command accepts."""
+    _, server = served
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "precious.txt").write_text("my work")
+    monkeypatch.chdir(project)
+    result = cli("install", "app", "--catalog", server.url, "--dest", dest, "--overwrite",
+                 "--cache-dir", str(tmp_path / "cache"))
+    assert (project / "precious.txt").read_text() == "my work"
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and "holds the lock file" in result.output
+    assert not (project / "skillsite-lock.json").exists() and not (project / "lib").exists()
