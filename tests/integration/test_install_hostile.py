@@ -87,3 +87,29 @@ def test_install_never_replaces_the_folder_holding_the_lock(served, tmp_path: Pa
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output and "holds the lock file" in result.output
     assert not (project / "skillsite-lock.json").exists() and not (project / "lib").exists()
+
+
+def test_a_skill_needing_a_skill_without_versions_installs(tmp_path: Path) -> None:
+    """The build records a dependency on a skill without versions with ``resolved: null`` (in
+    versions.json and in the manifest entry); the loader refused both as malformed, so neither a
+    versioned nor an unversioned skill needing such a skill could be installed."""
+    from skillsite.publish.build import build
+
+    src = tmp_path / "src"
+    for name, extra in (("app", "version: 1.0.0\nmetadata:\n  depends: base\n"), ("base", ""),
+                        ("tool", "metadata:\n  depends: base\n")):
+        (src / name).mkdir(parents=True)
+        (src / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Does {name} work for tests.\n"
+                                             f"{extra}---\n# {name}\n", encoding="utf-8")
+    assert build([src], tmp_path / "site").ok
+    server = CountingServer(tmp_path / "site")
+    try:
+        catalog = Catalog.open(server.url, cache_dir=tmp_path / "cache")
+        assert catalog.releases("app")["1.0.0"].dependencies[0].resolved is None
+        for name in ("app", "tool"):
+            catalog.install(name, tmp_path / name / "skills" / name, lock=tmp_path / name / "lock.json")
+            locked = json.loads((tmp_path / name / "lock.json").read_text("utf-8"))["skills"]
+            assert locked[name]["dependencies"] == {"base": "*"} and locked["base"]["version"] is None
+            assert (tmp_path / name / "skills" / "base" / "SKILL.md").is_file()
+    finally:
+        server.stop()
