@@ -593,12 +593,17 @@ class Catalog:
             if lock_path is not None and holds_lock(targets[planned.id], lock_path):
                 raise UnsafePathError(f"{targets[planned.id]} holds the lock file {lock_path}: installing "
                                       f"{planned.id} there would replace it and everything beside it")
+            if lock_path is not None and not _is_text(lock_path_text(targets[planned.id], lock_path)):
+                raise UnsafePathError(f"{targets[planned.id]!r} is not UTF-8 text: it cannot be recorded in the lock "
+                                      "file")
         for planned in plan:
             self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
         fetched = {p.id: self._planned_files(p, children) for p in plan}
         actions = {p.id: self._placement(p, targets[p.id], fetched[p.id][1], overwrite, ours.get(p.id), lock_path,
                                          root=p.id == skill_id, replace_root=replace_root) for p in plan}
         source = source_text(self.location, self.remote, lock_path) if lock_path is not None else self.location
+        if lock_path is not None and not _is_text(source):
+            raise UnsafePathError(f"{source!r} is not UTF-8 text: it cannot be recorded in the lock file")
         for planned in plan:
             files, digest = fetched[planned.id]
             if actions[planned.id] != "keep":
@@ -900,6 +905,15 @@ def _default_request(wanted: str) -> str:
     """The range a lock records for a skill installed without one: ``^`` the version installed
     (as npm records ``npm install x``), any for a skill without releases."""
     return f"^{wanted}" if parse_version(wanted) is not None else "*"
+
+
+def _is_text(text: str) -> bool:
+    """Whether ``text`` is UTF-8 text (a file name that is not comes with surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _new_folder(parent: Path, prefix: str) -> Path:

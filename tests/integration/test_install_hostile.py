@@ -3,6 +3,7 @@ whose versions.json is built to hurt (over real HTTP, tests/fixtures/versioned_s
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,18 @@ def test_a_skill_needing_a_skill_without_versions_installs(tmp_path: Path) -> No
             assert (tmp_path / name / "skills" / "base" / "SKILL.md").is_file()
     finally:
         server.stop()
+
+
+def test_a_destination_the_lock_cannot_record_installs_nothing(served, tmp_path: Path) -> None:
+    """The lock is UTF-8 JSON: a destination whose name is not UTF-8 cannot be recorded in it.
+    Writing the lock raised UnicodeEncodeError (a traceback) after the skills were installed."""
+    _, server = served
+    project = tmp_path / "project"
+    project.mkdir()
+    dest = os.fsdecode(os.fsencode(project) + b"/\xff/app")
+    result = cli("install", "app", "--catalog", server.url, "--dest", dest, "--lock", str(project / "lock.json"),
+                 "--cache-dir", str(tmp_path / "cache"))
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "cannot be recorded in the lock file" in result.output
+    assert os.listdir(project) == []
