@@ -21,8 +21,8 @@ _CHUNK = 1024 * 1024
 
 def installed_digest(folder: Path) -> str | None:
     """``sha256:<hex>`` of the skill installed at ``folder``; None when there is none (no SKILL.md)."""
-    folder = Path(folder)
-    if not folder.is_dir() or folder.is_symlink() or not (folder / "SKILL.md").is_file():
+    folder = Path(folder)  # os.path's tests: False on any OSError (a hand-edited path may be too long)
+    if not os.path.isdir(folder) or os.path.islink(folder) or not os.path.isfile(folder / "SKILL.md"):
         return None
     return release_digest(_files(folder))
 

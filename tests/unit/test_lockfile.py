@@ -169,3 +169,28 @@ def test_a_file_name_that_is_not_utf8_in_an_installed_folder_is_a_change(tmp_pat
     with open(os.fsencode(tmp_path / "a") + b"/\xff.md", "wb") as handle:
         handle.write(b"1")
     assert installed_digest(tmp_path / "a") not in (None, before)
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: r.update(path="skills/\udcff"), lambda r: r.update(version="\udcff"), lambda r: r.update(source="\ud800"),
+    lambda r: r.update(requested="^\udcff"), lambda r: r.update(dependencies={"lib": "\udcff"}),
+    lambda r: r.update(dependencies={"\udcff": "^1"}),
+])
+def test_a_lone_surrogate_in_a_lock_is_a_lock_file_error(tmp_path: Path, change) -> None:
+    """JSON escapes can spell a lone surrogate, which no later write or print can encode
+    (outdated, update and install ended in UnicodeEncodeError)."""
+    record = {"source": "site/skills.json", "version": "1.0.0", "digest": DIGEST, "path": "skills/a",
+              "dependencies": {}}
+    change(record)
+    path = tmp_path / "skillsite-lock.json"
+    path.write_text(json.dumps({"lockfile_version": 1, "skills": {"a": record}}), encoding="utf-8")
+    with pytest.raises(LockFileError, match="skill 'a' is malformed"):
+        read_lock(path)
+    path.write_text(json.dumps({"lockfile_version": 1, "skills": {"\udcff": {**record, "path": "x"}}}))
+    with pytest.raises(LockFileError, match="is malformed"):
+        read_lock(path)
+
+
+def test_a_folder_name_too_long_for_the_file_system_has_no_installed_digest(tmp_path: Path) -> None:
+    """A hand-edited lock path of 5,000 characters: nothing is installed there (not an OSError)."""
+    assert installed_digest(tmp_path / ("v" * 5000)) is None
