@@ -596,6 +596,9 @@ class Catalog:
             if lock_path is not None and not _is_text(lock_path_text(targets[planned.id], lock_path)):
                 raise UnsafePathError(f"{targets[planned.id]!r} is not UTF-8 text: it cannot be recorded in the lock "
                                       "file")
+            if lock_path is not None and not _is_text(planned.id):
+                raise CatalogFormatError(f"{self.location}: skill id {planned.id!r} is not UTF-8 text: it cannot be "
+                                         "recorded in the lock file")
         for planned in plan:
             self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
         fetched = {p.id: self._planned_files(p, children) for p in plan}

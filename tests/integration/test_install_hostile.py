@@ -129,3 +129,19 @@ def test_a_destination_the_lock_cannot_record_installs_nothing(served, tmp_path:
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert "cannot be recorded in the lock file" in result.output
     assert os.listdir(project) == []
+
+
+def test_a_skill_id_the_lock_cannot_record_installs_nothing(served, tmp_path: Path) -> None:
+    """A manifest id holding a lone surrogate (a JSON escape): the lock cannot record it, so the
+    install is refused before anything is written (it ended in UnicodeEncodeError, skills installed)."""
+    root, server = served
+    manifest = json.loads((root / "site" / "skills.json").read_text("utf-8"))
+    next(e for e in manifest["skills"] if e["id"] == "app")["id"] = "\udcff"
+    (root / "site" / "skills.json").write_text(json.dumps(manifest), encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    result = cli("install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "app"),
+                 "--lock", str(project / "lock.json"), "--cache-dir", str(tmp_path / "cache"))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 1 and "cannot be recorded in the lock file" in result.output
+    assert os.listdir(project) == []
