@@ -321,3 +321,17 @@ def test_a_file_name_holding_the_log_separator_cannot_forge_a_commit(tmp_path: P
     old = history_of(repo.path / "s").releases["a"].releases[0]
     assert old.version == "1.0.0" and old.date != "2001-01-01T00:00:00+00:00"
     assert old.commit != first      # the last commit carrying 1.0.0 is the "notes" one
+
+
+def test_setting_an_earlier_version_again_with_other_files_is_sk222(repo: GitRepo) -> None:
+    """Going back to 1.1.0 after 2.0.0-rc.1 republishes 1.1.0 with other files (a release must
+    never change under its version); going back to exactly the files 1.1.0 had is no change."""
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.1.0"))
+    repo.commit("back to 1.1.0, keeping scripts/run.sh")
+    history = history_of(repo.path / "skills")
+    assert codes(history) == ["SK222"] and "1.1.0" in history.reading.diagnostics[0].message
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.1.0"))
+    (repo.path / "skills/a/scripts/run.sh").unlink()
+    repo.commit("back to exactly 1.1.0")
+    assert codes(history_of(repo.path / "skills")) == []
