@@ -42,7 +42,7 @@ from skillsite.agent.fetch import Fetcher, read_local
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, Needs, PlannedSkill, label, plan_install
 from skillsite.agent.installed import installed_digest
 from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, lock_path_text, read_lock, resolve_locked_path,
-                                      resolve_source, source_text, write_lock)
+                                      record_installed, resolve_source, source_text)
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.manifest_check import parse_manifest, safe_relpath, site_relative
 from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_xml, one_line, skill_content_xml,
@@ -616,8 +616,7 @@ class Catalog:
                 path = lock_path_text(targets[planned.id], lock_path)
                 locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
                                      requested if planned.id == skill_id else None)
-                lock = lock.with_skill(planned.id, locked)
-                write_lock(lock_path, lock)
+                record_installed(lock_path, planned.id, locked)
         return plan
 
     def _is_source(self, text: str, lock_path: Path | None) -> bool:

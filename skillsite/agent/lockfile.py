@@ -17,6 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from skillsite.agent.errors import InstallError, LockFileError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 from skillsite.agent.versions import is_release_digest
 
 LOCK_NAME = "skillsite-lock.json"
@@ -144,6 +149,24 @@ def _is_text(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:
+    """Add (or replace) one skill's record in the lock at ``path``: the lock is read again and
+    written back while an advisory lock (``flock``) on its folder is held, so installs sharing a
+    lock at once each keep their records (none is taken where ``flock`` is missing: Windows)."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        folder = os.open(path.parent, os.O_RDONLY)
+    except OSError as exc:
+        raise InstallError(exc.errno, f"cannot write the lock file {path}: {exc.strerror or exc}", str(path)) from None
+    try:
+        if fcntl is not None:
+            fcntl.flock(folder, fcntl.LOCK_EX)
+        write_lock(path, read_lock(path).with_skill(skill_id, locked))
+    finally:
+        os.close(folder)  # and with it the flock
 
 
 def write_lock(path: Path, lock: Lock) -> None:

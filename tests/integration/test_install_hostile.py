@@ -145,3 +145,24 @@ def test_a_skill_id_the_lock_cannot_record_installs_nothing(served, tmp_path: Pa
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code == 1 and "cannot be recorded in the lock file" in result.output
     assert os.listdir(project) == []
+
+
+def test_installs_sharing_a_lock_at_once_each_keep_their_record(tmp_path: Path) -> None:
+    """Agents install skills side by side: each install read the lock when it began and wrote
+    it back whole, so the records of the installs that finished first were lost."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    names = [f"s{i}" for i in range(6)]
+    site = make_site(tmp_path / "catalog", {name: [R("1.0.0")] for name in names})
+    server = CountingServer(site)
+    lock = tmp_path / "project" / "skillsite-lock.json"
+    try:
+        def one(name: str) -> None:
+            Catalog.open(server.url, cache_dir=tmp_path / f"cache-{name}").install(
+                name, tmp_path / "project" / "skills" / name, lock=lock)
+
+        with ThreadPoolExecutor(len(names)) as pool:
+            list(pool.map(one, names))
+    finally:
+        server.stop()
+    assert sorted(json.loads(lock.read_text("utf-8"))["skills"]) == names
