@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
 from skillsite.agent.errors import DependencyError
-from skillsite.agent.semver import RangeError, Version, parse_version, satisfies
+from skillsite.agent.semver import Range, RangeError, Version, parse_range, parse_version
 
 #: Who asks for the skill named on the command line (or passed to ``Catalog.install``).
 REQUEST = "the install request"
@@ -139,7 +139,13 @@ def _pick(skill_id: str, asks: Sequence[Ask], releases: Mapping[str, Needs]) -> 
             return UNVERSIONED
         raise DependencyError(f"{skill_id} has no versioned release, but {_listed(asks)} asks for a version",
                               skill_id, _pairs(asks))
-    matching = [v for v in versions if all(_satisfies(skill_id, v, a) for a in asks)]
+    # each range parsed once and each version once: a popular skill with many releases and many
+    # skills asking for it would otherwise cost releases x asks parses in every round
+    ranges = {a.range: _range(skill_id, a) for a in asks}
+    parsed = [(v, version) for v in versions if (version := parse_version(v)) is not None]
+    for rng in ranges.values():
+        parsed = [(v, version) for v, version in parsed if rng.matches(version)]
+    matching = [v for v, _ in parsed]
     if not matching:
         ordered = sorted(versions, key=_precedence)
         which = "every range asking for it: " if len(asks) > 1 else ""
@@ -148,9 +154,9 @@ def _pick(skill_id: str, asks: Sequence[Ask], releases: Mapping[str, Needs]) -> 
     return max(matching, key=_precedence)
 
 
-def _satisfies(skill_id: str, version: str, ask: Ask) -> bool:
+def _range(skill_id: str, ask: Ask) -> Range:
     try:
-        return satisfies(version, ask.range)
+        return parse_range(ask.range)
     except RangeError as exc:
         raise DependencyError(f"{ask.who} asks for {skill_id} with the range {ask.range!r}, which does not parse "
                               f"({exc})", skill_id, ((ask.who, ask.range),)) from None

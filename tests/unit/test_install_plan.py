@@ -130,3 +130,26 @@ def test_a_conflict_from_a_release_not_chosen_in_the_end_is_no_error() -> None:
                        base={"1.0.0": (), "2.0.0": ()})
     assert dict(plan("app", "*", releases)) == {"base": "1.0.0", "lib": "1.4.0", "other": "1.0.0", "x": "1.0.0",
                                                 "app": "1.0.0"}
+
+
+def test_ranges_are_parsed_once_per_pick_not_once_per_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    """200 skills each asking for base (200 releases) with their own range: every range was
+    parsed again for every release in every round (a hostile catalog of 1,000 x 1,000 took two
+    minutes); now each range once per pick."""
+    from skillsite.agent import install_plan, semver
+
+    calls = []
+    real = semver.parse_range
+
+    def counting(text: str):
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(semver, "parse_range", counting)
+    monkeypatch.setattr(install_plan, "parse_range", counting, raising=False)
+    n = 200
+    skills = {"root": {"1.0.0": tuple((f"s{i}", "*") for i in range(n))}, "base": {f"1.{j}.0": () for j in range(n)}}
+    skills.update({f"s{i}": {"1.0.0": (("base", f">=0.0.{i} <99"),)} for i in range(n)})
+    chosen = dict(plan("root", "*", catalog(**skills)))
+    assert chosen["base"] == f"1.{n - 1}.0" and len(chosen) == n + 2
+    assert len(calls) < 20 * n
