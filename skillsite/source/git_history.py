@@ -49,9 +49,16 @@ def run_git(cwd: str | os.PathLike[str], *args: str) -> bytes:
     except (OSError, subprocess.SubprocessError) as exc:
         raise GitError(f"git could not run: {exc}") from None
     if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(message[-1] if message else f"git {args[0]} failed (exit {done.returncode})")
+        raise GitError(failure_reason(done.stderr, args[0], done.returncode))
     return done.stdout
+
+
+def failure_reason(stderr: bytes, command: str, code: int) -> str:
+    """Why git failed: its last ``fatal:`` or ``error:`` line (hint lines may follow it), else
+    its last line."""
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    reasons = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return (reasons or lines or [f"git {command} failed (exit {code})"])[-1]
 
 
 @dataclass(frozen=True)

@@ -335,3 +335,16 @@ def test_setting_an_earlier_version_again_with_other_files_is_sk222(repo: GitRep
     (repo.path / "skills/a/scripts/run.sh").unlink()
     repo.commit("back to exactly 1.1.0")
     assert codes(history_of(repo.path / "skills")) == []
+
+
+def test_sk221_says_why_git_failed_not_its_last_hint_line() -> None:
+    """git ends some errors with hint lines: the reason is its fatal:/error: line (a repository
+    owned by another user gave 'no release history: \\tgit config --global --add safe.directory ...')."""
+    from skillsite.source.git_history import failure_reason
+
+    stderr = (b"fatal: detected dubious ownership in repository at '/srv/skills'\n"
+              b"To add an exception for this directory, call:\n\n"
+              b"\tgit config --global --add safe.directory /srv/skills\n")
+    assert failure_reason(stderr, "rev-parse", 128) == "fatal: detected dubious ownership in repository at '/srv/skills'"
+    assert failure_reason(b"warning: x\nsomething odd\n", "log", 1) == "something odd"
+    assert failure_reason(b"", "log", 1) == "git log failed (exit 1)"
