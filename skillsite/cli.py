@@ -461,7 +461,14 @@ def loader_error_text(exc: Exception) -> str:
     if isinstance(exc, RiskError):
         return (f"skill {exc.skill_id} is rated {exc.risk} risk by the catalog's audit, above --max-risk "
                 f"{exc.max_risk}; pass --max-risk {exc.risk} to use it anyway")
-    return str(exc).replace("pass overwrite=True", "pass --overwrite")
+    return _printable(str(exc).replace("pass overwrite=True", "pass --overwrite"))
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters written as ``\\xNN``: a catalog's or lock's text in an
+    error (an id holding a newline or an escape sequence) stays one line and never reaches the
+    terminal raw."""
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0 else c for c in text)
 
 
 @main.command()

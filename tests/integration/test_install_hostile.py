@@ -166,3 +166,24 @@ def test_installs_sharing_a_lock_at_once_each_keep_their_record(tmp_path: Path) 
     finally:
         server.stop()
     assert sorted(json.loads(lock.read_text("utf-8"))["skills"]) == names
+
+
+def test_catalog_text_in_an_error_is_one_line_without_terminal_escapes(served, tmp_path: Path) -> None:
+    """A versions.json naming a dependency id that holds a newline and an escape sequence: the
+    error names it, and printed as it is it spanned two lines and reached the terminal raw."""
+    root, server = served
+    from skillsite.agent.release_digest import release_digest
+
+    path = root / "site" / "skills" / "app" / "versions.json"
+    data = json.loads(path.read_text("utf-8"))
+    for release in data["releases"].values():
+        release["dependencies"] = [{"name": "x", "id": "lib\n\x1b]0;pwned\x07", "version": "*", "resolved": "1.0.0"}]
+        release["digest"] = release_digest((f["path"], f["sha256"]) for f in release["files"]
+                                           if f["path"] != "skill.xml")
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = cli("install", "app", "--catalog", server.url, "--dest", str(tmp_path / "p" / "app"),
+                 "--lock", str(tmp_path / "p" / "lock.json"), "--cache-dir", str(tmp_path / "cache"))
+    assert result.exit_code == 1, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert "the catalog has no skill" in result.output
