@@ -187,3 +187,15 @@ def test_catalog_text_in_an_error_is_one_line_without_terminal_escapes(served, t
     assert "\x1b" not in result.output and "\x07" not in result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
     assert "the catalog has no skill" in result.output
+
+
+def test_outdated_prints_ids_from_the_lock_without_terminal_escapes(served, tmp_path: Path) -> None:
+    """Ids in a lock (and in a catalog) are text from elsewhere: the outdated table and the
+    lines install and update print write their control characters as \\xNN."""
+    _, server = served
+    lock = tmp_path / "skillsite-lock.json"
+    record = {"source": server.url + "skills.json", "version": "1.0.0", "digest": "sha256:" + "a" * 64,
+              "path": "skills/x", "dependencies": {}, "requested": "^1"}
+    lock.write_text(json.dumps({"lockfile_version": 1, "skills": {"lib\x1b]0;pwned\x07": record}}), encoding="utf-8")
+    result = cli("outdated", "--lock", str(lock), "--cache-dir", str(tmp_path / "cache"))
+    assert "\x1b" not in result.output and "\x07" not in result.output and "lib\\x1b]0;pwned\\x07" in result.output
