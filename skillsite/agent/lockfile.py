@@ -158,15 +158,19 @@ def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        folder = os.open(path.parent, os.O_RDONLY)
+        folder = os.open(path.parent, os.O_RDONLY) if fcntl is not None else None
     except OSError as exc:
         raise InstallError(exc.errno, f"cannot write the lock file {path}: {exc.strerror or exc}", str(path)) from None
     try:
-        if fcntl is not None:
-            fcntl.flock(folder, fcntl.LOCK_EX)
+        if folder is not None:
+            try:
+                fcntl.flock(folder, fcntl.LOCK_EX)
+            except OSError:  # a file system without locks (some network ones): write unserialised
+                pass
         write_lock(path, read_lock(path).with_skill(skill_id, locked))
     finally:
-        os.close(folder)  # and with it the flock
+        if folder is not None:
+            os.close(folder)  # and with it the flock
 
 
 def write_lock(path: Path, lock: Lock) -> None:
