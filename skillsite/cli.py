@@ -461,7 +461,14 @@ def loader_error_text(exc: Exception) -> str:
     if isinstance(exc, RiskError):
         return (f"skill {exc.skill_id} is rated {exc.risk} risk by the catalog's audit, above --max-risk "
                 f"{exc.max_risk}; pass --max-risk {exc.risk} to use it anyway")
-    return str(exc).replace("pass overwrite=True", "pass --overwrite")
+    return _printable(str(exc).replace("pass overwrite=True", "pass --overwrite"))
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters written as ``\\xNN``: a catalog's or lock's text in an
+    error (an id holding a newline or an escape sequence) stays one line and never reaches the
+    terminal raw."""
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0 else c for c in text)
 
 
 @main.command()
@@ -710,7 +717,7 @@ def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allo
     for sid, locked in sorted(after.skills.items()):
         if before.skills.get(sid) != locked:
             where = resolve_locked_path(locked.path, lock_file)
-            click.echo(f"installed {sid}{'@' + locked.version if locked.version else ''} into {where}")
+            click.echo(_printable(f"installed {sid}{'@' + locked.version if locked.version else ''} into {where}"))
     click.echo(f"recorded in {lock_file}")
 
 
@@ -738,12 +745,13 @@ def outdated(lock_file: Path, source: str | None, cache_dir: Path | None, timeou
     else:
         rows = [("ID", "LOCKED", "WANTED", "LATEST", "STATUS")] + [
             (s.id, s.version or "-", s.wanted or "-", s.latest or "-", s.status) for s in states]
+        rows = [tuple(_printable(cell) for cell in row) for row in rows]
         widths = [max(len(row[i]) for row in rows) for i in range(4)]
         for row in rows:
             click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
         for s in states:
             if s.detail and s.status not in ("up-to-date",):
-                click.echo(f"{s.id}: {s.status}: {s.detail}")
+                click.echo(_printable(f"{s.id}: {s.status}: {s.detail}"))
     sys.exit(1 if any(s.status in PROBLEMS for s in states) else 0)
 
 
@@ -801,10 +809,10 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
         changed = [sid for sid in sorted(after.skills) if after.skills[sid] != before.skills.get(sid)]
         for sid in changed:
             old = before.skills.get(sid)
-            click.echo(f"{sid}: {_version_text(old)} -> {_version_text(after.skills[sid])}" if old else
-                       f"{sid}: installed {_version_text(after.skills[sid])}")
+            click.echo(_printable(f"{sid}: {_version_text(old)} -> {_version_text(after.skills[sid])}" if old else
+                                  f"{sid}: installed {_version_text(after.skills[sid])}"))
         if not code and target not in changed:
-            click.echo(f"{target}: {_version_text(after.skills[target])}, up to date")
+            click.echo(_printable(f"{target}: {_version_text(after.skills[target])}, up to date"))
     sys.exit(1 if failed else 0)
 
 

@@ -41,8 +41,8 @@ from skillsite.agent.errors import (CatalogFormatError, DependencyError, Destina
 from skillsite.agent.fetch import Fetcher, read_local
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, Needs, PlannedSkill, label, plan_install
 from skillsite.agent.installed import installed_digest
-from skillsite.agent.lockfile import (Lock, LockedSkill, lock_path_text, read_lock, resolve_locked_path,
-                                      resolve_source, source_text, write_lock)
+from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, lock_path_text, read_lock, resolve_locked_path,
+                                      record_installed, resolve_source, source_text)
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.manifest_check import parse_manifest, safe_relpath, site_relative
 from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_xml, one_line, skill_content_xml,
@@ -92,13 +92,16 @@ def _classify_source(source: str | os.PathLike[str]) -> tuple[str, str]:
         text = os.fspath(source)
     else:
         text = str(source)
-        scheme = urllib.parse.urlsplit(text).scheme.lower()
+        try:
+            scheme = urllib.parse.urlsplit(text).scheme.lower()
+        except ValueError as exc:  # a malformed URL, such as "http://[::1"
+            raise FetchError(f"refusing {text!r}: {exc}", text) from None
         if scheme in ("http", "https"):
             return "url", _manifest_url(text)
         if len(scheme) > 1 and "://" in text or scheme in ("file", "ftp", "data"):
             raise FetchError(f"refusing {text!r}: a catalog is an http(s) URL or a local path", text)
     path = Path(text).expanduser()
-    return "path", os.path.abspath(path / MANIFEST_NAME if path.is_dir() else path)
+    return "path", os.path.abspath(path / MANIFEST_NAME if os.path.isdir(path) else path)  # False on any OSError
 
 
 def _manifest_url(url: str) -> str:
@@ -587,11 +590,23 @@ class Catalog:
         plan = plan_install([(skill_id, ask)], self._needs, others)
         targets = self._targets(plan, skill_id, target, ours, lock_path)
         for planned in plan:
+            if lock_path is not None and holds_lock(targets[planned.id], lock_path):
+                raise UnsafePathError(f"{targets[planned.id]} holds the lock file {lock_path}: installing "
+                                      f"{planned.id} there would replace it and everything beside it")
+            if lock_path is not None and not _is_text(lock_path_text(targets[planned.id], lock_path)):
+                raise UnsafePathError(f"{targets[planned.id]!r} is not UTF-8 text: it cannot be recorded in the lock "
+                                      "file")
+            if lock_path is not None and not _is_text(planned.id):
+                raise CatalogFormatError(f"{self.location}: skill id {planned.id!r} is not UTF-8 text: it cannot be "
+                                         "recorded in the lock file")
+        for planned in plan:
             self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
         fetched = {p.id: self._planned_files(p, children) for p in plan}
         actions = {p.id: self._placement(p, targets[p.id], fetched[p.id][1], overwrite, ours.get(p.id), lock_path,
                                          root=p.id == skill_id, replace_root=replace_root) for p in plan}
         source = source_text(self.location, self.remote, lock_path) if lock_path is not None else self.location
+        if lock_path is not None and not _is_text(source):
+            raise UnsafePathError(f"{source!r} is not UTF-8 text: it cannot be recorded in the lock file")
         for planned in plan:
             files, digest = fetched[planned.id]
             if actions[planned.id] != "keep":
@@ -601,8 +616,7 @@ class Catalog:
                 path = lock_path_text(targets[planned.id], lock_path)
                 locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
                                      requested if planned.id == skill_id else None)
-                lock = lock.with_skill(planned.id, locked)
-                write_lock(lock_path, lock)
+                record_installed(lock_path, planned.id, locked)
         return plan
 
     def _is_source(self, text: str, lock_path: Path | None) -> bool:
@@ -893,6 +907,15 @@ def _default_request(wanted: str) -> str:
     """The range a lock records for a skill installed without one: ``^`` the version installed
     (as npm records ``npm install x``), any for a skill without releases."""
     return f"^{wanted}" if parse_version(wanted) is not None else "*"
+
+
+def _is_text(text: str) -> bool:
+    """Whether ``text`` is UTF-8 text (a file name that is not comes with surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _new_folder(parent: Path, prefix: str) -> Path:

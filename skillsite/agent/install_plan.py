@@ -5,7 +5,8 @@ Each skill gets the highest release that satisfies every range asking for it: th
 the ranges of the chosen releases of the skills that depend on it, and those of the ``others``
 (skills already installed, as a lock file records them) that the plan leaves as they are.
 Choosing a version changes which ranges its own dependencies see, so the choice is repeated
-until it settles.  When no release
+until it settles (a conflict seen on the way, asked by a release not chosen in the end, is no
+error).  When no release
 satisfies every range, :class:`DependencyError` names each range and who asked for it.
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
 from skillsite.agent.errors import DependencyError
-from skillsite.agent.semver import RangeError, Version, parse_version, satisfies
+from skillsite.agent.semver import Range, RangeError, Version, parse_range, parse_version
 
 #: Who asks for the skill named on the command line (or passed to ``Catalog.install``).
 REQUEST = "the install request"
@@ -78,11 +79,22 @@ def plan_install(requests: Sequence[tuple[str, Ask]], releases_of: ReleasesOf,
             found[skill_id] = known
         return found[skill_id]
 
+    def pick(skill_id: str, ranges: Sequence[Ask]) -> str:
+        return _pick(skill_id, ranges, releases(skill_id, ranges[0]))
+
     chosen: dict[str, str] = {}
     for _ in range(MAX_ROUNDS):
-        asks = _asks(requests, chosen, lambda sid: found[sid], others or {})
-        picked = {sid: _pick(sid, ranges, releases(sid, ranges[0])) for sid, ranges in asks.items()}
+        asks = _asks(requests, chosen, lambda sid: found[sid], others or {}, pick)
+        picked: dict[str, str] = {}
+        failed: list[DependencyError] = []
+        for sid, ranges in asks.items():
+            try:
+                picked[sid] = pick(sid, ranges)
+            except DependencyError as exc:  # maybe asked by a release the next round drops
+                failed.append(exc)
         if picked == chosen:
+            if failed:
+                raise failed[0]
             return _in_order([sid for sid, _ in requests], chosen, found, asks)
         chosen = picked
     raise DependencyError("the dependency ranges do not settle on one version per skill: "
@@ -91,17 +103,21 @@ def plan_install(requests: Sequence[tuple[str, Ask]], releases_of: ReleasesOf,
 
 def _asks(requests: Sequence[tuple[str, Ask]], chosen: Mapping[str, str],
           releases: Callable[[str], Mapping[str, Needs]],
-          others: Mapping[str, tuple[str, Needs]]) -> dict[str, list[Ask]]:
-    """Every range asking for each skill reached from the requests through the chosen releases,
-    and the ranges the ``others`` left out of the plan ask of them."""
+          others: Mapping[str, tuple[str, Needs]],
+          pick: Callable[[str, Sequence[Ask]], str]) -> dict[str, list[Ask]]:
+    """Every range asking for each skill reached from the requests through the chosen releases
+    (a skill not chosen yet through the release ``pick`` gives it for the ranges seen so far, so
+    one round reaches the whole closure however deep), and the ranges the ``others`` left out
+    of the plan ask of them."""
     asks: dict[str, list[Ask]] = {}
     for skill_id, ask in requests:
         asks.setdefault(skill_id, []).append(ask)
     queue = list(asks)
     for skill_id in queue:
-        if skill_id not in chosen:
-            continue
-        version = chosen[skill_id]
+        try:
+            version = chosen[skill_id] if skill_id in chosen else pick(skill_id, asks[skill_id])
+        except DependencyError:
+            continue  # the round's own pick, over every range asking for it, says why
         for dep, wanted in releases(skill_id)[version]:
             if dep not in asks:
                 asks[dep] = []
@@ -123,7 +139,13 @@ def _pick(skill_id: str, asks: Sequence[Ask], releases: Mapping[str, Needs]) -> 
             return UNVERSIONED
         raise DependencyError(f"{skill_id} has no versioned release, but {_listed(asks)} asks for a version",
                               skill_id, _pairs(asks))
-    matching = [v for v in versions if all(_satisfies(skill_id, v, a) for a in asks)]
+    # each range parsed once and each version once: a popular skill with many releases and many
+    # skills asking for it would otherwise cost releases x asks parses in every round
+    ranges = {a.range: _range(skill_id, a) for a in asks}
+    parsed = [(v, version) for v in versions if (version := parse_version(v)) is not None]
+    for rng in ranges.values():
+        parsed = [(v, version) for v, version in parsed if rng.matches(version)]
+    matching = [v for v, _ in parsed]
     if not matching:
         ordered = sorted(versions, key=_precedence)
         which = "every range asking for it: " if len(asks) > 1 else ""
@@ -132,9 +154,9 @@ def _pick(skill_id: str, asks: Sequence[Ask], releases: Mapping[str, Needs]) -> 
     return max(matching, key=_precedence)
 
 
-def _satisfies(skill_id: str, version: str, ask: Ask) -> bool:
+def _range(skill_id: str, ask: Ask) -> Range:
     try:
-        return satisfies(version, ask.range)
+        return parse_range(ask.range)
     except RangeError as exc:
         raise DependencyError(f"{ask.who} asks for {skill_id} with the range {ask.range!r}, which does not parse "
                               f"({exc})", skill_id, ((ask.who, ask.range),)) from None
@@ -154,23 +176,29 @@ def _pairs(asks: Iterable[Ask]) -> tuple[tuple[str, str], ...]:
 
 def _in_order(roots: Sequence[str], chosen: Mapping[str, str], found: Mapping[str, Mapping[str, Needs]],
               asks: Mapping[str, Sequence[Ask]]) -> list[PlannedSkill]:
-    """The chosen skills, each after its dependencies; DependencyError on a cycle."""
+    """The chosen skills, each after its dependencies; DependencyError on a cycle.  A depth-first
+    walk with its own stack (a chain in an untrusted catalog may be thousands of skills long)."""
     done: dict[str, PlannedSkill] = {}
     path: list[str] = []
-
-    def visit(skill_id: str) -> None:
-        if skill_id in done:
-            return
-        if skill_id in path:
-            cycle = path[path.index(skill_id):] + [skill_id]
-            raise DependencyError("dependency cycle: " + " -> ".join(label(s, chosen[s]) for s in cycle), skill_id)
-        path.append(skill_id)
-        needs = tuple(found[skill_id][chosen[skill_id]])
-        for dep, _ in needs:
-            visit(dep)
-        path.pop()
-        done[skill_id] = PlannedSkill(skill_id, chosen[skill_id], needs, tuple(asks[skill_id]))
-
+    on_path: set[str] = set()
     for root in roots:
-        visit(root)
+        stack = [(root, 0)]
+        while stack:
+            skill_id, at = stack.pop()
+            needs = tuple(found[skill_id][chosen[skill_id]])
+            if at == 0:
+                if skill_id in done:
+                    continue
+                if skill_id in on_path:
+                    cycle = path[path.index(skill_id):] + [skill_id]
+                    raise DependencyError("dependency cycle: " + " -> ".join(label(s, chosen[s]) for s in cycle),
+                                          skill_id)
+                path.append(skill_id)
+                on_path.add(skill_id)
+            if at < len(needs):
+                stack += [(skill_id, at + 1), (needs[at][0], 0)]
+                continue
+            path.pop()
+            on_path.discard(skill_id)
+            done[skill_id] = PlannedSkill(skill_id, chosen[skill_id], needs, tuple(asks[skill_id]))
     return list(done.values())

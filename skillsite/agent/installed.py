@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 from skillsite.agent.release_digest import release_digest
@@ -20,8 +21,8 @@ _CHUNK = 1024 * 1024
 
 def installed_digest(folder: Path) -> str | None:
     """``sha256:<hex>`` of the skill installed at ``folder``; None when there is none (no SKILL.md)."""
-    folder = Path(folder)
-    if not folder.is_dir() or folder.is_symlink() or not (folder / "SKILL.md").is_file():
+    folder = Path(folder)  # os.path's tests: False on any OSError (a hand-edited path may be too long)
+    if not os.path.isdir(folder) or os.path.islink(folder) or not os.path.isfile(folder / "SKILL.md"):
         return None
     return release_digest(_files(folder))
 
@@ -41,9 +42,13 @@ def _files(folder: Path) -> list[tuple[str, str]]:
 
 
 def _sha256(path: Path) -> str:
-    """The sha256 of a file, or of a link's target name (never followed)."""
+    """The sha256 of a file, or of a link's target name (never followed); a named pipe, socket
+    or device is never opened (reading one could block): install writes none, and its path
+    alone changes the digest."""
     if os.path.islink(path):
         return hashlib.sha256(os.readlink(path).encode("utf-8", "surrogateescape")).hexdigest()
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return hashlib.sha256(b"").hexdigest()
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):

@@ -17,6 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from skillsite.agent.errors import InstallError, LockFileError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 from skillsite.agent.versions import is_release_digest
 
 LOCK_NAME = "skillsite-lock.json"
@@ -82,7 +87,27 @@ def read_lock(path: Path) -> Lock:
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         where = f" (line {exc.lineno} column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
         raise LockFileError(f"{path}{where}: the lock file is not valid JSON") from None
-    return parse_lock(data, str(path))
+    lock = parse_lock(data, str(path))
+    _check_paths(lock, Path(path))
+    return lock
+
+
+def holds_lock(folder: Path, lock_path: Path) -> bool:
+    """Whether installing a skill at ``folder`` would replace the lock file: ``folder`` is the
+    lock file, its folder or one above it (and so the whole project around it)."""
+    base = Path(os.path.realpath(Path(os.path.abspath(lock_path)).parent))
+    where = Path(os.path.realpath(folder))
+    return where == base or where in base.parents or where == base / Path(lock_path).name
+
+
+def _check_paths(lock: Lock, lock_path: Path) -> None:
+    """LockFileError when a skill's ``path`` is the lock file, its folder or one above it:
+    skillsite never records one, and ``update --overwrite`` would replace the whole project (or
+    the lock) with a skill."""
+    for skill_id, skill in sorted(lock.skills.items()):
+        if holds_lock(resolve_locked_path(skill.path, lock_path), lock_path):
+            raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, the lock file itself, "
+                                "its folder or one above it; refusing the lock file")
 
 
 def parse_lock(data: Any, where: str) -> Lock:
@@ -100,7 +125,8 @@ def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
     problem = f"{where}: skill {skill_id!r} is malformed"
     if not isinstance(value, dict):
         raise LockFileError(problem)
-    strings = all(isinstance(value.get(k), str) and value[k] for k in ("source", "digest", "path"))
+    strings = all(isinstance(value.get(k), str) and value[k] and "\0" not in value[k]
+                  for k in ("source", "digest", "path"))
     deps = value.get("dependencies", {})
     if not strings or not (value.get("version") is None or isinstance(value["version"], str)) \
             or not (isinstance(deps, dict) and all(isinstance(v, str) for v in deps.values())) \
@@ -108,8 +134,43 @@ def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
         raise LockFileError(f"{problem} (it needs source, version, digest, dependencies and path)")
     if not is_release_digest(value["digest"]):
         raise LockFileError(f"{problem}: digest {value['digest'][:80]!r} is not sha256:<64 hex digits>")
+    texts = [skill_id, value["source"], value["path"], value.get("version") or "", value.get("requested") or "",
+             *deps, *deps.values()]
+    if not all(_is_text(text) for text in texts):
+        raise LockFileError(f"{problem}: it holds a lone surrogate (\\udXXX), which is no text")
     return LockedSkill(value["source"], value.get("version"), value["digest"], value["path"], dict(deps),
                        value.get("requested"))
+
+
+def _is_text(text: str) -> bool:
+    """Whether ``text`` encodes as UTF-8 (JSON escapes can spell a lone surrogate, which does not)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:
+    """Add (or replace) one skill's record in the lock at ``path``: the lock is read again and
+    written back while an advisory lock (``flock``) on its folder is held, so installs sharing a
+    lock at once each keep their records (none is taken where ``flock`` is missing: Windows)."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        folder = os.open(path.parent, os.O_RDONLY) if fcntl is not None else None
+    except OSError as exc:
+        raise InstallError(exc.errno, f"cannot write the lock file {path}: {exc.strerror or exc}", str(path)) from None
+    try:
+        if folder is not None:
+            try:
+                fcntl.flock(folder, fcntl.LOCK_EX)
+            except OSError:  # a file system without locks (some network ones): write unserialised
+                pass
+        write_lock(path, read_lock(path).with_skill(skill_id, locked))
+    finally:
+        if folder is not None:
+            os.close(folder)  # and with it the flock
 
 
 def write_lock(path: Path, lock: Lock) -> None:

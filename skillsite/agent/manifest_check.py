@@ -130,12 +130,22 @@ def safe_relpath(path: str, what: str) -> str:
     """A normalised relative POSIX path, or UnsafePathError if it could escape its folder."""
     if not isinstance(path, str) or not path or "\x00" in path or "\\" in path:
         raise UnsafePathError(f"{what} {path!r} is not a plain relative path")
+    if not _is_text(path):
+        raise UnsafePathError(f"{what} {path!r} is not valid Unicode text")  # JSON allows a lone surrogate
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         raise UnsafePathError(f"{what} {path!r} is absolute")
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if not parts or ".." in parts:
         raise UnsafePathError(f"{what} {path!r} escapes its folder")
     return "/".join(parts)
+
+
+def _is_text(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def site_relative(url: str, what: str) -> str:

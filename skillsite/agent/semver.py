@@ -17,6 +17,10 @@ A pre-release version satisfies a comparator set only when one of its comparator
 pre-release of the same MAJOR.MINOR.PATCH (``1.2.3-beta.2`` satisfies ``>=1.2.3-beta.1``, not
 ``>=1.0.0``), unless ``include_prerelease`` is set.
 
+Ranges come from untrusted catalogs and lock files, and some of node-semver's patterns take
+quadratic time on runs such as ``vvvv...``: a range longer than :data:`MAX_RANGE_LENGTH`
+characters is a RangeError (node-semver has no such limit).
+
 Deliberate differences from node-semver: version text given to :func:`satisfies`,
 :meth:`Range.matches` and the other helpers is read loosely like a skill's version (node's
 ``satisfies("1.2", ...)`` is false); a bad range raises :class:`RangeError` instead of matching
@@ -31,6 +35,7 @@ from functools import total_ordering
 from typing import Iterable
 
 MAX_LENGTH = 256                  # node-semver refuses longer version strings
+MAX_RANGE_LENGTH = 1024           # and a longer range is refused before any regex sees it
 MAX_SAFE_INTEGER = 2 ** 53 - 1    # and numbers JavaScript cannot hold exactly
 
 # JavaScript's \s (and String.prototype.trim): node-semver normalises exactly these.
@@ -369,6 +374,8 @@ def parse_range(text: str) -> Range:
     Raises :class:`RangeError` naming the part that does not parse."""
     if not isinstance(text, str):
         raise RangeError(f"a version range is text, not {type(text).__name__}")
+    if len(text) > MAX_RANGE_LENGTH:
+        raise RangeError(f"invalid version range {text[:40]!r}...: it is longer than {MAX_RANGE_LENGTH:,} characters")
     raw = _WS_RUN.sub(" ", text.strip(_WS))
     try:
         return Range(text, _parse_sets(raw, False), _parse_sets(raw, True))

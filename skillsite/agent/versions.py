@@ -44,7 +44,7 @@ class ReleaseDependency:
     name: str          # as written in the frontmatter
     id: str            # the skill it names
     range: str         # the range as written ("*" when none)
-    resolved: str      # the highest release in range when the catalog was built
+    resolved: str | None  # the highest release in range when the catalog was built (None: it has no versions)
 
 
 @dataclass(frozen=True)
@@ -150,15 +150,16 @@ def parse_dependencies(value: Any, where: str) -> tuple[ReleaseDependency, ...]:
         raise CatalogFormatError(f"{where}: 'dependencies' is not a list")
     out = []
     for item in value:
-        keys = ("name", "id", "version", "resolved")
-        if not (isinstance(item, dict) and all(isinstance(item.get(k), str) for k in keys) and item["id"]):
+        keys = ("name", "id", "version")
+        if not (isinstance(item, dict) and all(isinstance(item.get(k), str) for k in keys) and item["id"]
+                and isinstance(item.get("resolved"), (str, type(None)))):
             raise CatalogFormatError(f"{where}: malformed dependencies (each is {{name, id, version, resolved}})")
         try:
             parse_range(item["version"])
         except RangeError as exc:
             raise CatalogFormatError(f"{where}: dependency {item['name']!r} has the range {item['version']!r}, "
                                      f"which does not parse ({exc})") from None
-        out.append(ReleaseDependency(item["name"], item["id"], item["version"], item["resolved"]))
+        out.append(ReleaseDependency(item["name"], item["id"], item["version"], item.get("resolved")))
     return tuple(out)
 
 

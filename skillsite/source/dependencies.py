@@ -271,11 +271,23 @@ def _cycle_diagnostics(dependents: Sequence[Dependent], ids: Mapping[str, int],
                 steps = cycle[at:] + cycle[:at]
             else:
                 steps = _cycle_through(member, members, edges)
-            names = " -> ".join([member] + [e.target for e in steps])
+            names = _cycle_text([member] + [e.target for e in steps])
             dependent = dependents[ids[member]]
             found.append((ids[member], make("SK225", f"dependency cycle: {names} (skills cannot need each other "
                                                      "in a circle)", dependent.path, steps[0].line, steps[0].col)))
     return found
+
+
+#: A cycle longer than this is named by its first and last steps (each member's message names it).
+MAX_NAMED_STEPS = 10
+
+
+def _cycle_text(path: Sequence[str]) -> str:
+    """``a -> b -> a``; a long cycle by its ends and its length, so the messages of the n skills
+    on a cycle do not grow as n squared."""
+    if len(path) <= MAX_NAMED_STEPS + 1:
+        return " -> ".join(path)
+    return (" -> ".join(path[:5]) + f" -> ... ({len(path) - 1:,} skills) ... -> " + " -> ".join(path[-3:]))
 
 
 # ---------------------------------------------------------------- past releases

@@ -49,9 +49,16 @@ def run_git(cwd: str | os.PathLike[str], *args: str) -> bytes:
     except (OSError, subprocess.SubprocessError) as exc:
         raise GitError(f"git could not run: {exc}") from None
     if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(message[-1] if message else f"git {args[0]} failed (exit {done.returncode})")
+        raise GitError(failure_reason(done.stderr, args[0], done.returncode))
     return done.stdout
+
+
+def failure_reason(stderr: bytes, command: str, code: int) -> str:
+    """Why git failed: its last ``fatal:`` or ``error:`` line (hint lines may follow it), else
+    its last line."""
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    reasons = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return (reasons or lines or [f"git {command} failed (exit {code})"])[-1]
 
 
 @dataclass(frozen=True)
@@ -115,25 +122,34 @@ def first_parent_log(top: str, pathspec: str) -> list[Commit]:
     (relative to ``top``), oldest first, with what each changed (merges: against their first parent)."""
     out = run_git(top, "log", "-m", "--first-parent", "--no-renames", "--no-textconv", "--no-ext-diff", "--raw",
                   "-z", "--no-abbrev", "--format=%x01%H %cI", "HEAD", "--", pathspec or ".")
-    commits = []
-    for chunk in out.split(b"\x01")[1:]:
-        header, _, rest = chunk.partition(b"\0")
-        commit_id, _, date = header.decode("ascii", "replace").partition(" ")
-        commits.append(Commit(commit_id, date, tuple(_changes(rest.lstrip(b"\n")))))
-    commits.reverse()
-    return commits
+    # NUL-separated fields, read in order: a header ("\x01<id> <date>"), or a record's meta
+    # (":<modes> <blobs> <status>") followed by its path.  A path may hold any byte but NUL, so
+    # it is never looked at for a header (a name holding "\x01<id> <date>" forged commits).
+    found: list[tuple[str, str, list[Change]]] = []
+    fields = out.split(b"\0")
+    at = 0
+    while at < len(fields):
+        field = fields[at].lstrip(b"\n")
+        at += 1
+        if field.startswith(b"\x01"):
+            commit_id, _, date = field[1:].decode("ascii", "replace").partition(" ")
+            found.append((commit_id, date, []))
+        elif field.startswith(b":") and found and at < len(fields):
+            change = _change(field, fields[at])
+            at += 1
+            if change is not None:
+                found[-1][2].append(change)
+    return [Commit(commit_id, date, tuple(changes)) for commit_id, date, changes in reversed(found)]
 
 
-def _changes(raw: bytes) -> Iterator[Change]:
-    """The ``--raw -z`` records of one commit."""
-    fields = raw.split(b"\0")
-    for meta, path in zip(fields[0::2], fields[1::2]):
-        parts = meta.decode("ascii", "replace").lstrip(":").split(" ")
-        if len(parts) < 5:
-            continue
-        _, new_mode, _, new_blob, status = parts[:5]
-        deleted = status.startswith("D") or set(new_blob) == {"0"}
-        yield Change(path.decode("utf-8", "surrogateescape"), new_mode, None if deleted else new_blob)
+def _change(meta: bytes, path: bytes) -> Change | None:
+    """One ``--raw -z`` record: its meta field and its path."""
+    parts = meta.decode("ascii", "replace").lstrip(":").split(" ")
+    if len(parts) < 5:
+        return None
+    _, new_mode, _, new_blob, status = parts[:5]
+    deleted = status.startswith("D") or set(new_blob) == {"0"}
+    return Change(path.decode("utf-8", "surrogateescape"), new_mode, None if deleted else new_blob)
 
 
 @dataclass(frozen=True)

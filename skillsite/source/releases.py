@@ -27,7 +27,7 @@ from skillsite.models import CatalogReading, SourceFile
 from skillsite.source.discover import _excluded
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError, ObjectReader, Repository,
-                                          dirty_paths, first_parent_log, open_repository, tags)
+                                          dirty_paths, first_parent_log, open_repository, run_git, tags)
 from skillsite.source.ignore import (ENVIRONMENT_MARKERS, GITIGNORE, MAX_GITIGNORE_BYTES, TOOL_FOLDERS, Ignores,
                                      rules_above)
 from skillsite.source.parse import decode_skill_md, split_frontmatter
@@ -225,6 +225,9 @@ class _RootHistory:
                     diags.append(make("SK222", f"skill changed since the commit that set its version "
                                                f"{skill.version}; bump the version",
                                       skill.source.display_path, *version_line(skill.raw)))
+                elif self._reused(skill, folder, entries):
+                    diags.append(make("SK222", f"version {skill.version} was released before with other files; "
+                                               "bump the version", skill.source.display_path, *version_line(skill.raw)))
             return found, diags
         finally:
             if self._reader is not None:
@@ -319,6 +322,19 @@ class _RootHistory:
         while run < len(entries) and entries[-1 - run][2] == current:
             run += 1
         return dirty or run > 1
+
+    def _reused(self, skill: Versioned, folder: str, entries: list[tuple[Any, ...]]) -> bool:
+        """Whether the current version, set again after other versions, had other files the
+        last time it was released (going back to 1.1.0 after 2.0.0 republishes 1.1.0)."""
+        current = canonical_version(skill.version)
+        run = 0
+        while run < len(entries) and entries[-1 - run][2] == current:
+            run += 1
+        before = [e[0] for e in entries[:len(entries) - run] if e[2] == current]
+        if not run or not before:
+            return False
+        trees = run_git(self.repo.top, "rev-parse", f"{before[-1]}:{folder}", f"{entries[-1][0]}:{folder}").split()
+        return len(trees) != 2 or trees[0] != trees[1]
 
     def _release_files(self, commit: str, folder: str, skill_file: str) -> tuple[ReleaseFile, ...] | None:
         """The files of the skill folder at ``commit`` as discovery would publish them; None when

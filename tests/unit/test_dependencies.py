@@ -252,3 +252,18 @@ def test_a_lone_skill_validated_on_its_own_may_name_the_skills_beside_it(tmp_pat
     skill(tmp_path, "a", "depends: [b@^1, nowhere]")
     found = [f"{d.line}: {d.code} {d.message}" for d in check_catalog([tmp_path / "a"], ignore=["SK219"]).diagnostics]
     assert found == ["4: SK223 skill 'a' depends on 'nowhere', which is no skill of this catalog (neither an id nor a name)"]
+
+
+def test_a_long_cycle_names_a_bounded_part_of_itself_in_each_message() -> None:
+    """Each of the n skills on a ring gets SK225; naming the whole ring in each message made
+    the diagnostics grow as n squared (5,000 skills: over 100 MB of text)."""
+    n = 5000
+    dependents = [Dependent(f"s{i}", f"s{i}", f"s{i}", ((f"s{(i + 1) % n}", 1, 1),)) for i in range(n)]
+    found = resolve_dependencies(dependents, {})
+    assert len(found.diagnostics) == n
+    assert max(len(d.message) for _, d in found.diagnostics) < 400
+    first = next(d.message for i, d in found.diagnostics if i == 0)
+    assert first.startswith("dependency cycle: s0 -> s1 -> s2") and "s4999 -> s0" in first and "5,000 skills" in first
+    small = resolve_dependencies([Dependent("a", "a", "a", (("b", 1, 1),)), Dependent("b", "b", "b", (("a", 1, 1),))],
+                                 {})
+    assert small.diagnostics[0][1].message.startswith("dependency cycle: a -> b -> a (skills")

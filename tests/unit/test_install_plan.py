@@ -105,3 +105,51 @@ def test_a_skill_without_releases_satisfies_only_any_version() -> None:
 def test_a_range_that_does_not_parse_names_who_wrote_it() -> None:
     with pytest.raises(DependencyError, match=r"app@1\.0\.0 asks for lib with the range '\^\^1', which does not parse"):
         plan("app", "*", catalog(app={"1.0.0": (("lib", "^^1"),)}, lib={"1.0.0": ()}))
+
+
+def test_a_very_long_chain_is_planned_without_recursion_errors() -> None:
+    """A chain deeper than the plan's 100 rounds is planned (each round went one level deeper,
+    so 101 skills in a row "did not settle"), dependencies first; a cycle through 5,001 skills
+    is a DependencyError, never a RecursionError (versions.json files are untrusted)."""
+    skills = {f"s{i}": {"1.0.0": ((f"s{i + 1}", "*"),)} for i in range(5000)}
+    skills["s5000"] = {"1.0.0": ()}
+    chosen = plan("s0", "*", lambda skill_id: skills.get(skill_id))
+    assert chosen[0] == ("s5000", "1.0.0") and chosen[-1] == ("s0", "1.0.0") and len(chosen) == 5001
+    skills["s5000"] = {"1.0.0": (("s0", "*"),)}
+    with pytest.raises(DependencyError, match="dependency cycle: s0@1.0.0 -> s1@1.0.0 -> "):
+        plan("s0", "*", lambda skill_id: skills.get(skill_id))
+
+
+def test_a_conflict_from_a_release_not_chosen_in_the_end_is_no_error() -> None:
+    """lib is first picked at 1.9.0 (only app's ^1 is known), whose ^2 on base clashes with x's
+    ^1; once other's <1.5 is seen lib is 1.4.0, which needs base ^1: a plan exists, so the
+    passing conflict must not end the install with an error naming lib@1.9.0."""
+    releases = catalog(app={"1.0.0": (("lib", "^1"), ("other", "*"), ("x", "*"))},
+                       other={"1.0.0": (("lib", "<1.5"),)}, x={"1.0.0": (("base", "^1"),)},
+                       lib={"1.4.0": (("base", "^1"),), "1.9.0": (("base", "^2"),)},
+                       base={"1.0.0": (), "2.0.0": ()})
+    assert dict(plan("app", "*", releases)) == {"base": "1.0.0", "lib": "1.4.0", "other": "1.0.0", "x": "1.0.0",
+                                                "app": "1.0.0"}
+
+
+def test_ranges_are_parsed_once_per_pick_not_once_per_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    """200 skills each asking for base (200 releases) with their own range: every range was
+    parsed again for every release in every round (a hostile catalog of 1,000 x 1,000 took two
+    minutes); now each range once per pick."""
+    from skillsite.agent import install_plan, semver
+
+    calls = []
+    real = semver.parse_range
+
+    def counting(text: str):
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(semver, "parse_range", counting)
+    monkeypatch.setattr(install_plan, "parse_range", counting, raising=False)
+    n = 200
+    skills = {"root": {"1.0.0": tuple((f"s{i}", "*") for i in range(n))}, "base": {f"1.{j}.0": () for j in range(n)}}
+    skills.update({f"s{i}": {"1.0.0": (("base", f">=0.0.{i} <99"),)} for i in range(n)})
+    chosen = dict(plan("root", "*", catalog(**skills)))
+    assert chosen["base"] == f"1.{n - 1}.0" and len(chosen) == n + 2
+    assert len(calls) < 20 * n

@@ -185,9 +185,12 @@ def test_install_checks_each_child_before_using_it(own_site: Path, tmp_path: Pat
 
 
 def add_file(skill_id: str, path: str, data: bytes = b"clash") -> Change:
+    """Add a file to a skill's manifest entry, and drop its versions_url: an install of a
+    versioned skill writes its release's files, not the entry's."""
     def change(manifest: dict[str, Any]) -> None:
         record = {"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         entry_of(manifest, skill_id)["files"].append(record)
+        entry_of(manifest, skill_id).pop("versions_url", None)
     return change
 
 
@@ -212,6 +215,7 @@ def test_install_refuses_a_file_and_a_file_under_it(own_site: Path, tmp_path: Pa
     def change(data: dict[str, Any]) -> None:
         entry_of(data, FIRST)["files"] = [
             {"path": p, "bytes": 1, "sha256": hashlib.sha256(p.encode()).hexdigest()} for p in ("x", "x/y")]
+        entry_of(data, FIRST).pop("versions_url", None)
     edit_manifest(own_site, change)
     with pytest.raises(CatalogFormatError, match="'x/y' clashes with 'x'"):
         Catalog.open(own_site).install(FIRST, tmp_path / "dest")
@@ -259,10 +263,31 @@ def test_a_release_listing_clashing_paths_installs_nothing(site: Path, tmp_path:
     assert nothing_written(dest)
 
 
-def test_a_clash_found_while_writing_leaves_no_staging_folder(own_site: Path, tmp_path: Path,
+def test_a_clash_found_while_writing_leaves_no_staging_folder(site: Path, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Catalog, "_install_files", lambda self, entry, children: {"x": b"1", "x/y": b"2"})
+    monkeypatch.setattr(Catalog, "_history", lambda self, skill_id: None)     # the current files, not a release
     dest = tmp_path / "dest"
     with pytest.raises(UnsafePathError, match="clashes"):
-        Catalog.open(own_site).install(FIRST, dest)
-    assert nothing_written(dest) and [p.name for p in tmp_path.iterdir()] == ["site"]
+        Catalog.open(site).install(FIRST, dest)
+    assert nothing_written(dest) and list(tmp_path.iterdir()) == []
+
+
+def test_a_release_file_where_a_nested_skill_goes_is_a_clash(site: Path, tmp_path: Path) -> None:
+    """A versioned skill installs its release's files and, at its latest version, its nested
+    skills: a release listing a file a nested skill also writes must be refused, not silently
+    replaced by the nested skill's file (the lock would record a digest the folder never had)."""
+    own_site = tmp_path / "site"
+    shutil.copytree(site, own_site)   # with its releases (the own_site fixture has none)
+    path = own_site / "skills" / PARENT / "versions.json"
+    data = json.loads(path.read_text())
+    release = data["releases"][data["latest"]]
+    release["files"].append({"path": "changelog/SKILL.md", "sha256": hashlib.sha256(b"clash").hexdigest(), "size": 5})
+    release["digest"] = release_digest((f["path"], f["sha256"]) for f in release["files"] if f["path"] != "skill.xml")
+    path.write_text(json.dumps(data))
+    (own_site / "skills" / PARENT / "versions" / data["latest"] / "changelog").mkdir(exist_ok=True)
+    (own_site / "skills" / PARENT / "versions" / data["latest"] / "changelog" / "SKILL.md").write_bytes(b"clash")
+    dest = tmp_path / "out" / "rm"
+    with pytest.raises(CatalogFormatError, match="clash"):
+        Catalog.open(own_site).install(PARENT, dest)
+    assert nothing_written(dest)

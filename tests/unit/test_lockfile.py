@@ -121,3 +121,76 @@ def test_no_skill_folder_has_no_installed_digest(tmp_path: Path) -> None:
     assert installed_digest(tmp_path / "missing") is None
     (tmp_path / "empty").mkdir()
     assert installed_digest(tmp_path / "empty") is None
+
+
+@pytest.mark.parametrize("field, value", [("path", "skills/a\u0000b"), ("source", "site/\u0000skills.json")])
+def test_a_nul_character_in_a_locked_path_is_a_lock_file_error(tmp_path: Path, field: str, value: str) -> None:
+    """A hand-edited lock holding NUL in a path is unusable (LockFileError), not a ValueError from the OS."""
+    record = {"source": "site/skills.json", "version": "1.0.0", "digest": DIGEST, "path": "skills/a",
+              "dependencies": {}, field: value}
+    path = tmp_path / "skillsite-lock.json"
+    path.write_text(json.dumps({"lockfile_version": 1, "skills": {"a": record}}), encoding="utf-8")
+    with pytest.raises(LockFileError, match="skill 'a' is malformed"):
+        read_lock(path)
+
+
+def test_a_fifo_or_socket_in_an_installed_folder_is_a_change_never_read(tmp_path: Path) -> None:
+    """``outdated`` and ``update`` read the installed folder: a named pipe must not block them
+    (open() on a FIFO waits for a writer) and a socket must not raise; either is a change."""
+    import socket
+    import threading
+
+    _write(tmp_path / "a", {"SKILL.md": b"x"})
+    before = installed_digest(tmp_path / "a")
+    os.mkfifo(tmp_path / "a" / "pipe")
+    found: list[str | None] = []
+    reader = threading.Thread(target=lambda: found.append(installed_digest(tmp_path / "a")), daemon=True)
+    reader.start()
+    reader.join(5)
+    if reader.is_alive():  # unblock the reader so the test run can end
+        with open(tmp_path / "a" / "pipe", "wb"):
+            pass
+        pytest.fail("installed_digest blocked on a named pipe")
+    assert found[0] not in (None, before)
+    (tmp_path / "a" / "pipe").unlink()
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(tmp_path / "a" / "sock"))
+        assert installed_digest(tmp_path / "a") not in (None, before)
+    finally:
+        server.close()
+
+
+def test_a_file_name_that_is_not_utf8_in_an_installed_folder_is_a_change(tmp_path: Path) -> None:
+    """``outdated`` reads installed folders: a file whose name is not UTF-8 (os.walk gives it
+    with surrogates) changes the digest instead of raising UnicodeEncodeError."""
+    _write(tmp_path / "a", {"SKILL.md": b"x"})
+    before = installed_digest(tmp_path / "a")
+    with open(os.fsencode(tmp_path / "a") + b"/\xff.md", "wb") as handle:
+        handle.write(b"1")
+    assert installed_digest(tmp_path / "a") not in (None, before)
+
+
+@pytest.mark.parametrize("change", [
+    lambda r: r.update(path="skills/\udcff"), lambda r: r.update(version="\udcff"), lambda r: r.update(source="\ud800"),
+    lambda r: r.update(requested="^\udcff"), lambda r: r.update(dependencies={"lib": "\udcff"}),
+    lambda r: r.update(dependencies={"\udcff": "^1"}),
+])
+def test_a_lone_surrogate_in_a_lock_is_a_lock_file_error(tmp_path: Path, change) -> None:
+    """JSON escapes can spell a lone surrogate, which no later write or print can encode
+    (outdated, update and install ended in UnicodeEncodeError)."""
+    record = {"source": "site/skills.json", "version": "1.0.0", "digest": DIGEST, "path": "skills/a",
+              "dependencies": {}}
+    change(record)
+    path = tmp_path / "skillsite-lock.json"
+    path.write_text(json.dumps({"lockfile_version": 1, "skills": {"a": record}}), encoding="utf-8")
+    with pytest.raises(LockFileError, match="skill 'a' is malformed"):
+        read_lock(path)
+    path.write_text(json.dumps({"lockfile_version": 1, "skills": {"\udcff": {**record, "path": "x"}}}))
+    with pytest.raises(LockFileError, match="is malformed"):
+        read_lock(path)
+
+
+def test_a_folder_name_too_long_for_the_file_system_has_no_installed_digest(tmp_path: Path) -> None:
+    """A hand-edited lock path of 5,000 characters: nothing is installed there (not an OSError)."""
+    assert installed_digest(tmp_path / ("v" * 5000)) is None

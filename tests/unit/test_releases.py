@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -286,3 +287,64 @@ def test_a_hand_made_tree_cannot_name_a_file_outside_the_folder(tmp_path: Path) 
     release = history_of(repo.path / "s").releases["a"].releases[0]
     assert release.commit == hostile
     assert [f.path for f in release.files] == ["SKILL.md"]
+
+
+def test_a_file_name_with_a_newline_cannot_forge_another_releases_digest(tmp_path: Path) -> None:
+    """The build publishes names holding a newline; unescaped, the listing of one such file
+    equals that of two other files, so a catalog could swap a release's files under the same
+    digest.  Lines are escaped as GNU sha256sum writes them (a leading backslash, \\\\ \\n \\r)."""
+    one, two = hashlib.sha256(b"1").hexdigest(), hashlib.sha256(b"2").hexdigest()
+    assert release_digest([("a", one), ("b", two)]) != release_digest([(f"a\n{two}  b", one)])
+    files = [("SKILL.md", b"x"), ("we\nird.md", b"1"), ("back\\slash.md", b"2"), ("cr\r.md", b"3")]
+    for name, data in files:
+        (tmp_path / name).write_bytes(data)
+    if shutil.which("sha256sum"):
+        listing = subprocess.run(["sha256sum", "--", *sorted(name for name, _ in files)], cwd=tmp_path,
+                                 capture_output=True, check=True).stdout
+        assert release_digest_of_bytes(files) == "sha256:" + hashlib.sha256(listing).hexdigest()
+
+
+def test_a_file_name_holding_the_log_separator_cannot_forge_a_commit(tmp_path: Path) -> None:
+    """The history is read from ``git log --format=%x01...``: a file named with a \\x01 followed
+    by a commit id and date must not become a commit of its own (here one naming the 1.0.0
+    commit's id again as the last commit of 1.0.0, ahead of the real one's files)."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("s/a/SKILL.md", skill_md("a", "1.0.0"))
+    repo.write("s/a/notes.md", "1.0.0 notes\n")
+    first = repo.commit("1.0.0")
+    repo.write("s/a/notes.md", "changed after 1.0.0, not released\n")
+    repo.commit("notes")
+    repo.write("s/a/SKILL.md", skill_md("a", "1.1.0"))
+    repo.write(f"s/a/x\x01{first} 2001-01-01T00:00:00+00:00", "forged\n")
+    repo.write("s/a/zz.md", "after the forged name\n")
+    repo.commit("1.1.0")
+    old = history_of(repo.path / "s").releases["a"].releases[0]
+    assert old.version == "1.0.0" and old.date != "2001-01-01T00:00:00+00:00"
+    assert old.commit != first      # the last commit carrying 1.0.0 is the "notes" one
+
+
+def test_setting_an_earlier_version_again_with_other_files_is_sk222(repo: GitRepo) -> None:
+    """Going back to 1.1.0 after 2.0.0-rc.1 republishes 1.1.0 with other files (a release must
+    never change under its version); going back to exactly the files 1.1.0 had is no change."""
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.1.0"))
+    repo.commit("back to 1.1.0, keeping scripts/run.sh")
+    history = history_of(repo.path / "skills")
+    assert codes(history) == ["SK222"] and "1.1.0" in history.reading.diagnostics[0].message
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.1.0"))
+    (repo.path / "skills/a/scripts/run.sh").unlink()
+    repo.commit("back to exactly 1.1.0")
+    assert codes(history_of(repo.path / "skills")) == []
+
+
+def test_sk221_says_why_git_failed_not_its_last_hint_line() -> None:
+    """git ends some errors with hint lines: the reason is its fatal:/error: line (a repository
+    owned by another user gave 'no release history: \\tgit config --global --add safe.directory ...')."""
+    from skillsite.source.git_history import failure_reason
+
+    stderr = (b"fatal: detected dubious ownership in repository at '/srv/skills'\n"
+              b"To add an exception for this directory, call:\n\n"
+              b"\tgit config --global --add safe.directory /srv/skills\n")
+    assert failure_reason(stderr, "rev-parse", 128) == "fatal: detected dubious ownership in repository at '/srv/skills'"
+    assert failure_reason(b"warning: x\nsomething odd\n", "log", 1) == "something odd"
+    assert failure_reason(b"", "log", 1) == "git log failed (exit 1)"

@@ -275,3 +275,19 @@ def test_split_dependency(text: str, expected: tuple[str, str]) -> None:
 def test_split_dependency_refuses_malformed_entries(text: str, error: type, reason: str) -> None:
     with pytest.raises(error, match=reason.replace("(", r"\(")):
         semver.split_dependency(text)
+
+
+@pytest.mark.parametrize("text", ["v" * 100_000, "v=" * 50_000, " " + "v " * 50_000 + "-", ">" + " v" * 50_000,
+                                  "1" * 100_000])
+def test_a_huge_range_is_refused_quickly_with_a_range_error(text):
+    """Ranges come from catalogs, lock files and SKILL.md files: a 100 KB one must not take
+    seconds in the regexes (the hyphen and glue patterns are quadratic on runs of 'v'), nor fail
+    with another error than RangeError (int() refuses 4,300 digits)."""
+    import time
+
+    started = time.perf_counter()
+    with pytest.raises(RangeError, match="longer than"):
+        parse_range(text)
+    with pytest.raises(RangeError):
+        semver.satisfies("1.0.0", text)
+    assert time.perf_counter() - started < 0.5

@@ -87,3 +87,11 @@ def test_a_digest_that_is_not_that_of_the_listed_files_is_an_integrity_error() -
 def test_not_json_is_a_format_error() -> None:
     with pytest.raises(CatalogFormatError, match="is not valid JSON"):
         parse_versions(b"{", "lib", "versions.json")
+
+
+@pytest.mark.parametrize("path", ["references/\udcff.md", "\ud800"])
+def test_a_file_path_that_is_no_unicode_text_is_a_format_error(path: str) -> None:
+    """JSON can hold a lone surrogate; such a path must be refused as a format error, not crash
+    the digest (UnicodeEncodeError) or the install that would write it."""
+    with pytest.raises(CatalogFormatError, match="is not valid Unicode text"):
+        parse(broken(lambda d: d["releases"]["1.2.0"]["files"][1].update(path=path)))

@@ -1,0 +1,201 @@
+"""Install, update and outdated against hostile input: lock files edited by hand, catalogs
+whose versions.json is built to hurt (over real HTTP, tests/fixtures/versioned_site.py)."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillsite.cli import main
+from skillsite.loader import Catalog
+from support import CountingServer
+from versioned_site import FakeRelease as R
+from versioned_site import make_site
+
+SKILLS = {"app": [R("1.0.0", (("lib", "^1"),))], "lib": [R("1.0.0"), R("1.1.0")]}
+
+
+@pytest.fixture
+def served(tmp_path: Path):
+    root = tmp_path / "catalog"
+    make_site(root, SKILLS)
+    server = CountingServer(root / "site")
+    yield root, server
+    server.stop()
+
+
+def cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def edit_lock(lock: Path, skill_id: str, **changes) -> None:
+    data = json.loads(lock.read_text("utf-8"))
+    data["skills"][skill_id].update(changes)
+    lock.write_text(json.dumps(data), encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", [".", "..", "skills/..", "ABS_PROJECT", "ABS_PARENT", "skillsite-lock.json"])
+def test_a_lock_path_at_or_above_the_lock_folder_is_never_replaced(served, tmp_path: Path, path: str) -> None:
+    """A hand-edited (or cloned) lock naming the lock's own folder, or one above it, as where a
+    skill is installed must not make ``update --overwrite`` replace the whole project (nor the
+    lock file itself with a folder)."""
+    _, server = served
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "precious.txt").write_text("my work")
+    lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
+    assert cli("install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "app"),
+               "--lock", str(lock), "--cache-dir", cache).exit_code == 0
+    path = {"ABS_PROJECT": str(project), "ABS_PARENT": str(tmp_path)}.get(path, path)
+    edit_lock(lock, "app", path=path)
+    result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache, "--overwrite")
+    assert (project / "precious.txt").read_text() == "my work"
+    assert lock.exists() and (tmp_path / "catalog").is_dir()
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "the lock file itself, its folder or one above it" in result.output
+
+
+@pytest.mark.parametrize("source", ["http://[::1", "x" * 5000])
+def test_a_locked_source_that_is_no_url_or_path_is_one_line(tmp_path: Path, source: str) -> None:
+    """A lock's ``source`` is opened as a catalog: a malformed URL (urlsplit's ValueError) or a
+    path too long for the file system (is_dir's OSError) is a loader error, exit 1, one line."""
+    lock = tmp_path / "skillsite-lock.json"
+    record = {"source": source, "version": "1.0.0", "digest": "sha256:" + "a" * 64, "path": "skills/a",
+              "dependencies": {}, "requested": "^1"}
+    lock.write_text(json.dumps({"lockfile_version": 1, "skills": {"a": record}}), encoding="utf-8")
+    for command in ("outdated", "update"):
+        result = cli(command, "--lock", str(lock), "--cache-dir", str(tmp_path / "cache"))
+        assert result.exit_code == 1, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.mark.parametrize("dest", [".", ".."])
+def test_install_never_replaces_the_folder_holding_the_lock(served, tmp_path: Path, monkeypatch, dest: str) -> None:
+    """``skillsite install app --dest . --overwrite`` in a project replaced the whole project
+    (its lock, its .git) with the skill, then recorded a path no later command accepts."""
+    _, server = served
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "precious.txt").write_text("my work")
+    monkeypatch.chdir(project)
+    result = cli("install", "app", "--catalog", server.url, "--dest", dest, "--overwrite",
+                 "--cache-dir", str(tmp_path / "cache"))
+    assert (project / "precious.txt").read_text() == "my work"
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and "holds the lock file" in result.output
+    assert not (project / "skillsite-lock.json").exists() and not (project / "lib").exists()
+
+
+def test_a_skill_needing_a_skill_without_versions_installs(tmp_path: Path) -> None:
+    """The build records a dependency on a skill without versions with ``resolved: null`` (in
+    versions.json and in the manifest entry); the loader refused both as malformed, so neither a
+    versioned nor an unversioned skill needing such a skill could be installed."""
+    from skillsite.publish.build import build
+
+    src = tmp_path / "src"
+    for name, extra in (("app", "version: 1.0.0\nmetadata:\n  depends: base\n"), ("base", ""),
+                        ("tool", "metadata:\n  depends: base\n")):
+        (src / name).mkdir(parents=True)
+        (src / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Does {name} work for tests.\n"
+                                             f"{extra}---\n# {name}\n", encoding="utf-8")
+    assert build([src], tmp_path / "site").ok
+    server = CountingServer(tmp_path / "site")
+    try:
+        catalog = Catalog.open(server.url, cache_dir=tmp_path / "cache")
+        assert catalog.releases("app")["1.0.0"].dependencies[0].resolved is None
+        for name in ("app", "tool"):
+            catalog.install(name, tmp_path / name / "skills" / name, lock=tmp_path / name / "lock.json")
+            locked = json.loads((tmp_path / name / "lock.json").read_text("utf-8"))["skills"]
+            assert locked[name]["dependencies"] == {"base": "*"} and locked["base"]["version"] is None
+            assert (tmp_path / name / "skills" / "base" / "SKILL.md").is_file()
+    finally:
+        server.stop()
+
+
+def test_a_destination_the_lock_cannot_record_installs_nothing(served, tmp_path: Path) -> None:
+    """The lock is UTF-8 JSON: a destination whose name is not UTF-8 cannot be recorded in it.
+    Writing the lock raised UnicodeEncodeError (a traceback) after the skills were installed."""
+    _, server = served
+    project = tmp_path / "project"
+    project.mkdir()
+    dest = os.fsdecode(os.fsencode(project) + b"/\xff/app")
+    result = cli("install", "app", "--catalog", server.url, "--dest", dest, "--lock", str(project / "lock.json"),
+                 "--cache-dir", str(tmp_path / "cache"))
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "cannot be recorded in the lock file" in result.output
+    assert os.listdir(project) == []
+
+
+def test_a_skill_id_the_lock_cannot_record_installs_nothing(served, tmp_path: Path) -> None:
+    """A manifest id holding a lone surrogate (a JSON escape): the lock cannot record it, so the
+    install is refused before anything is written (it ended in UnicodeEncodeError, skills installed)."""
+    root, server = served
+    manifest = json.loads((root / "site" / "skills.json").read_text("utf-8"))
+    next(e for e in manifest["skills"] if e["id"] == "app")["id"] = "\udcff"
+    (root / "site" / "skills.json").write_text(json.dumps(manifest), encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    result = cli("install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "app"),
+                 "--lock", str(project / "lock.json"), "--cache-dir", str(tmp_path / "cache"))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 1 and "cannot be recorded in the lock file" in result.output
+    assert os.listdir(project) == []
+
+
+def test_installs_sharing_a_lock_at_once_each_keep_their_record(tmp_path: Path) -> None:
+    """Agents install skills side by side: each install read the lock when it began and wrote
+    it back whole, so the records of the installs that finished first were lost."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    names = [f"s{i}" for i in range(6)]
+    site = make_site(tmp_path / "catalog", {name: [R("1.0.0")] for name in names})
+    server = CountingServer(site)
+    lock = tmp_path / "project" / "skillsite-lock.json"
+    try:
+        def one(name: str) -> None:
+            Catalog.open(server.url, cache_dir=tmp_path / f"cache-{name}").install(
+                name, tmp_path / "project" / "skills" / name, lock=lock)
+
+        with ThreadPoolExecutor(len(names)) as pool:
+            list(pool.map(one, names))
+    finally:
+        server.stop()
+    assert sorted(json.loads(lock.read_text("utf-8"))["skills"]) == names
+
+
+def test_catalog_text_in_an_error_is_one_line_without_terminal_escapes(served, tmp_path: Path) -> None:
+    """A versions.json naming a dependency id that holds a newline and an escape sequence: the
+    error names it, and printed as it is it spanned two lines and reached the terminal raw."""
+    root, server = served
+    from skillsite.agent.release_digest import release_digest
+
+    path = root / "site" / "skills" / "app" / "versions.json"
+    data = json.loads(path.read_text("utf-8"))
+    for release in data["releases"].values():
+        release["dependencies"] = [{"name": "x", "id": "lib\n\x1b]0;pwned\x07", "version": "*", "resolved": "1.0.0"}]
+        release["digest"] = release_digest((f["path"], f["sha256"]) for f in release["files"]
+                                           if f["path"] != "skill.xml")
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = cli("install", "app", "--catalog", server.url, "--dest", str(tmp_path / "p" / "app"),
+                 "--lock", str(tmp_path / "p" / "lock.json"), "--cache-dir", str(tmp_path / "cache"))
+    assert result.exit_code == 1, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert "the catalog has no skill" in result.output
+
+
+def test_outdated_prints_ids_from_the_lock_without_terminal_escapes(served, tmp_path: Path) -> None:
+    """Ids in a lock (and in a catalog) are text from elsewhere: the outdated table and the
+    lines install and update print write their control characters as \\xNN."""
+    _, server = served
+    lock = tmp_path / "skillsite-lock.json"
+    record = {"source": server.url + "skills.json", "version": "1.0.0", "digest": "sha256:" + "a" * 64,
+              "path": "skills/x", "dependencies": {}, "requested": "^1"}
+    lock.write_text(json.dumps({"lockfile_version": 1, "skills": {"lib\x1b]0;pwned\x07": record}}), encoding="utf-8")
+    result = cli("outdated", "--lock", str(lock), "--cache-dir", str(tmp_path / "cache"))
+    assert "\x1b" not in result.output and "\x07" not in result.output and "lib\\x1b]0;pwned\\x07" in result.output
