@@ -26,6 +26,7 @@ from skillsite.publish.pages import write_site
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
 from skillsite.publish.staging import Recorded, Staging
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing
+from skillsite.source.dependencies import CatalogNames
 from skillsite.publish.state import BuildState, output_digest, save_state
 from skillsite.publish.wellknown import discovery_index
 from skillsite.source.catalog import read_catalog
@@ -142,7 +143,7 @@ def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publica
                       cache: Cache) -> dict[str, PublishedVersions]:
     """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`)."""
     reserved = reserved_names(is_paged(len(skills), plan.config))
-    catalog = CatalogReleases(tuple((s.id, s.name) for s in skills), versions_of)
+    catalog = CatalogReleases(CatalogNames.of([(s.id, s.name) for s in skills]), versions_of)
     versions = VersionPublishing(staging, plan.config, cache, reserved, catalog).publish(
         skills, publication.entries, releases)
     staging.take_journal()  # written here, not by a worker

@@ -25,7 +25,7 @@ from skillsite.models import Skill
 from skillsite.publish.manifest import (VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json,
                                         is_versions_path, skill_dir_url)
 from skillsite.publish.staging import Staging
-from skillsite.source.dependencies import declared_dependencies, release_dependencies
+from skillsite.source.dependencies import CatalogNames, declared_dependencies, release_dependencies
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import ObjectReader, GitError
 from skillsite.source.parse import decode_skill_md, split_frontmatter
@@ -38,10 +38,10 @@ MAX_RELEASE_FILE_BYTES = 256 << 20
 
 @dataclass(frozen=True)
 class CatalogReleases:
-    """What a past release's dependencies are resolved over: each skill's id and name, and each
-    versioned skill's releases (canonical versions) by id."""
+    """What a past release's dependencies are resolved over: the catalog's skills (ids and
+    names), and each versioned skill's releases (canonical versions) by id."""
 
-    skills: tuple[tuple[str, str], ...] = ()
+    names: CatalogNames = CatalogNames({}, {})
     releases: Mapping[str, Sequence[str]] = dataclasses.field(default_factory=dict)
 
 
@@ -147,7 +147,7 @@ class VersionPublishing:
         if items is None:
             items = _declared(self._read(top, main_blob, self.config.max_bytes) or b"")
             self.cache.put(Section.HISTORY, key, items)
-        return [d.to_json() for d in release_dependencies(items, self.catalog.skills, self.catalog.releases)]
+        return [d.to_json() for d in release_dependencies(items, self.catalog.names, self.catalog.releases)]
 
     def _blob_file(self, top: str, blob: str, rel: str) -> str | None:
         """Publish a git blob as ``rel``: its sha256 (None when it cannot be read or is too big)."""

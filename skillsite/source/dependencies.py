@@ -292,20 +292,32 @@ def _cycle_text(path: Sequence[str]) -> str:
 
 # ---------------------------------------------------------------- past releases
 
-def release_dependencies(items: Iterable[str], catalog: Sequence[tuple[str, str]],
+@dataclass(frozen=True)
+class CatalogNames:
+    """Each skill's id and name, indexed once for the dependencies of every past release."""
+
+    ids: dict[str, int]
+    by_name: dict[str, list[str]]
+
+    @classmethod
+    def of(cls, catalog: Sequence[tuple[str, str]]) -> CatalogNames:
+        """The index of ``catalog``: each skill's (id, name)."""
+        by_name: dict[str, list[str]] = {}
+        for skill_id, name in catalog:
+            by_name.setdefault(name, []).append(skill_id)
+        return cls({skill_id: index for index, (skill_id, _) in enumerate(catalog)}, by_name)
+
+
+def release_dependencies(items: Iterable[str], names: CatalogNames,
                          releases: Mapping[str, Sequence[str]]) -> list[DependencyRecord]:
-    """What a past release declared, resolved over today's catalog (``catalog``: each skill's id
-    and name) as far as it can be: a published release is not checked again, so an item that is
-    malformed, names no skill or that no release satisfies is left out rather than refused."""
-    ids = {skill_id: index for index, (skill_id, _) in enumerate(catalog)}
-    by_name: dict[str, list[str]] = {}
-    for skill_id, name in catalog:
-        by_name.setdefault(name, []).append(skill_id)
+    """What a past release declared, resolved over today's catalog as far as it can be: a
+    published release is not checked again, so an item that is malformed, names no skill or
+    that no release satisfies is left out rather than refused."""
     records = []
     for item in items:
         try:
             name, range_text = parse_dependency(item)
-            target = _target(name, ids, by_name)
+            target = _target(name, names.ids, names.by_name)
             ok, best = _resolved(list(releases.get(target, ()))
                                  if isinstance(target, str) else [], range_text)
         except (ValueError, RangeError):
