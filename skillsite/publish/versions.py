@@ -142,10 +142,10 @@ class VersionPublishing:
 
     def _past_dependencies(self, top: str, main_blob: str) -> list[dict[str, Any]]:
         """What a past release's SKILL.md declares (read once per blob), resolved over today's catalog."""
-        key = f"release-depends:{main_blob}"
+        key = f"release-depends:{self.config.profile}:{main_blob}"
         items = self.cache.get(Section.HISTORY, key)
         if items is None:
-            items = _declared(self._read(top, main_blob, self.config.max_bytes) or b"")
+            items = _declared(self._read(top, main_blob, self.config.max_bytes) or b"", self.config.profile)
             self.cache.put(Section.HISTORY, key, items)
         return [d.to_json() for d in release_dependencies(items, self.catalog.names, self.catalog.releases)]
 
@@ -183,8 +183,9 @@ class VersionPublishing:
                            key)
 
 
-def _declared(raw: bytes) -> list[str]:
-    """The dependency items a release's SKILL.md declares (none when its frontmatter cannot be read)."""
+def _declared(raw: bytes, profile: str) -> list[str]:
+    """The dependency items a release's SKILL.md declares (none when its frontmatter cannot be
+    read): under the ``spec`` profile only ``metadata.depends``, as for the current version."""
     try:
         split = split_frontmatter(decode_skill_md(raw))
         if split is None:
@@ -192,7 +193,11 @@ def _declared(raw: bytes) -> list[str]:
         data, _, _ = parse_frontmatter_text(split[0], "SKILL.md", 1)
     except FrontmatterError:
         return []
-    return [item for item, _, _ in declared_dependencies(data, {})] if isinstance(data, dict) else []
+    if not isinstance(data, dict):
+        return []
+    if profile == "spec":
+        data = {key: value for key, value in data.items() if key != "depends"}
+    return [item for item, _, _ in declared_dependencies(data, {})]
 
 
 def _name_and_body(raw: bytes, default_name: str) -> tuple[str, str]:

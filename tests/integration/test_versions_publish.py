@@ -161,3 +161,24 @@ def test_a_versioned_skill_cannot_bundle_the_catalogs_versions_files(tmp_path: P
     assert json.loads((out / "skills/a/versions.json").read_text(encoding="utf-8"))["latest"] == "1.0.0"
     assert not (out / "skills/a/versions/9.9.9").exists()
     assert (out / "skills/b/versions.json").read_text(encoding="utf-8") == '{"mine": true}\n'
+
+
+@pytest.mark.parametrize("profile, needs", [("default", [{"name": "b", "id": "b", "version": "*", "resolved": None}]),
+                                            ("spec", [])])
+def test_a_past_release_declares_dependencies_as_its_profile_reads_them(tmp_path: Path, profile: str,
+                                                                         needs: list) -> None:
+    """A past release's top-level ``depends`` counts outside the spec profile only, as the
+    current version's does (under ``spec`` it would have been SK207 when it was current)."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("skills/b/SKILL.md", skill_md("b", None).replace("does one thing well", "writes short poems"))
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0").replace('version: "1.0.0"\n', 'version: "1.0.0"\ndepends: [b]\n'))
+    repo.commit("a 1.0.0 needs b (top-level depends)")
+    repo.write("skills/a/SKILL.md", skill_md("a", "2.0.0", key="metadata.version"))
+    repo.commit("a 2.0.0 needs nothing")
+    (tmp_path / "skillsite.yml").write_text(f"profile: {profile}\n")
+    result = CliRunner().invoke(main, ["build", str(repo.path / "skills"), "-o", str(tmp_path / "site"), "-q",
+                                       "--no-cache", "--config", str(tmp_path / "skillsite.yml")],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    releases = json.loads((tmp_path / "site/skills/a/versions.json").read_text())["releases"]
+    assert releases["1.0.0"]["dependencies"] == needs and releases["2.0.0"]["dependencies"] == []
