@@ -50,6 +50,7 @@ from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_x
 from skillsite.agent.results import SearchResult, SkillContent, SubSkill
 from skillsite.agent.search_files import SearchFiles
 from skillsite.agent.semver import RangeError, max_satisfying, parse_version, satisfies
+from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.skill_md import frontmatter_end, skill_body
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
 from skillsite.agent.status import SkillStatus, catalog_status, ineligibility
@@ -593,10 +594,10 @@ class Catalog:
             if lock_path is not None and holds_lock(targets[planned.id], lock_path):
                 raise UnsafePathError(f"{targets[planned.id]} holds the lock file {lock_path}: installing "
                                       f"{planned.id} there would replace it and everything beside it")
-            if lock_path is not None and not _is_text(lock_path_text(targets[planned.id], lock_path)):
+            if lock_path is not None and not is_utf8_text(lock_path_text(targets[planned.id], lock_path)):
                 raise UnsafePathError(f"{targets[planned.id]!r} is not UTF-8 text: it cannot be recorded in the lock "
                                       "file")
-            if lock_path is not None and not _is_text(planned.id):
+            if lock_path is not None and not is_utf8_text(planned.id):
                 raise CatalogFormatError(f"{self.location}: skill id {planned.id!r} is not UTF-8 text: it cannot be "
                                          "recorded in the lock file")
         for planned in plan:
@@ -605,7 +606,7 @@ class Catalog:
         actions = {p.id: self._placement(p, targets[p.id], fetched[p.id][1], overwrite, ours.get(p.id), lock_path,
                                          root=p.id == skill_id, replace_root=replace_root) for p in plan}
         source = source_text(self.location, self.remote, lock_path) if lock_path is not None else self.location
-        if lock_path is not None and not _is_text(source):
+        if lock_path is not None and not is_utf8_text(source):
             raise UnsafePathError(f"{source!r} is not UTF-8 text: it cannot be recorded in the lock file")
         for planned in plan:
             files, digest = fetched[planned.id]
@@ -907,15 +908,6 @@ def _default_request(wanted: str) -> str:
     """The range a lock records for a skill installed without one: ``^`` the version installed
     (as npm records ``npm install x``), any for a skill without releases."""
     return f"^{wanted}" if parse_version(wanted) is not None else "*"
-
-
-def _is_text(text: str) -> bool:
-    """Whether ``text`` is UTF-8 text (a file name that is not comes with surrogates)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _new_folder(parent: Path, prefix: str) -> Path:

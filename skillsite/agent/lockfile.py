@@ -23,6 +23,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 from skillsite.agent.versions import is_release_digest
+from skillsite.agent.utf8 import is_utf8_text
 
 LOCK_NAME = "skillsite-lock.json"
 LOCKFILE_VERSION = 1
@@ -136,19 +137,10 @@ def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
         raise LockFileError(f"{problem}: digest {value['digest'][:80]!r} is not sha256:<64 hex digits>")
     texts = [skill_id, value["source"], value["path"], value.get("version") or "", value.get("requested") or "",
              *deps, *deps.values()]
-    if not all(_is_text(text) for text in texts):
+    if not all(is_utf8_text(text) for text in texts):
         raise LockFileError(f"{problem}: it holds a lone surrogate (\\udXXX), which is no text")
     return LockedSkill(value["source"], value.get("version"), value["digest"], value["path"], dict(deps),
                        value.get("requested"))
-
-
-def _is_text(text: str) -> bool:
-    """Whether ``text`` encodes as UTF-8 (JSON escapes can spell a lone surrogate, which does not)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:

@@ -13,6 +13,7 @@ from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION, PAGED_FORMAT_
 from skillsite.agent.entry import entry_problem, is_hex_sha256
 from skillsite.agent.errors import CatalogFormatError, UnsafePathError, UnsupportedVersionError
 from skillsite.agent.manifest_pages import INDEX_FORMAT, PAGE_FORMAT, PageRecord, page_records
+from skillsite.agent.utf8 import is_utf8_text
 
 
 def parse_manifest(body: bytes, where: str) -> dict[str, Any]:
@@ -130,7 +131,7 @@ def safe_relpath(path: str, what: str) -> str:
     """A normalised relative POSIX path, or UnsafePathError if it could escape its folder."""
     if not isinstance(path, str) or not path or "\x00" in path or "\\" in path:
         raise UnsafePathError(f"{what} {path!r} is not a plain relative path")
-    if not _is_text(path):
+    if not is_utf8_text(path):
         raise UnsafePathError(f"{what} {path!r} is not valid Unicode text")  # JSON allows a lone surrogate
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         raise UnsafePathError(f"{what} {path!r} is absolute")
@@ -138,14 +139,6 @@ def safe_relpath(path: str, what: str) -> str:
     if not parts or ".." in parts:
         raise UnsafePathError(f"{what} {path!r} escapes its folder")
     return "/".join(parts)
-
-
-def _is_text(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def site_relative(url: str, what: str) -> str:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from skillsite.agent.utf8 import is_utf8_text
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import BundledFile, SourceFile
 from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores, is_environment, rules_above
@@ -150,7 +151,7 @@ class _RootWalker:
                 continue
             if ignores.rules and ignores.ignored(prefix + name, _is_folder(entry)):
                 continue
-            if not _utf8(name):  # a URL, an archive or a JSON manifest could not name it
+            if not is_utf8_text(name):  # a URL, an archive or a JSON manifest could not name it
                 self.diags.append(make("SK011", "name is not valid UTF-8; skipped",
                                        self.show(prefix + shown_name(name))))
                 continue
@@ -212,16 +213,6 @@ def _special_kind(entry: os.DirEntry) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "a device"
-
-
-def _utf8(name: str) -> bool:
-    """Whether a name read from the file system is valid UTF-8 (undecodable bytes come back as
-    lone surrogates)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _walk(root: Path, exclude: Sequence[str]) -> _RootWalker:

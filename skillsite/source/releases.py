@@ -21,6 +21,7 @@ from typing import Any, Protocol, Sequence
 
 import pathspec
 
+from skillsite.agent.utf8 import is_utf8_text
 from skillsite.cache import Cache, Section, digest
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import CatalogReading, SourceFile
@@ -374,7 +375,7 @@ def _kept_files(listed: list[Any], folder: str, prefix: str, exclude: Sequence[s
         if any(part in TOOL_FOLDERS for part in parts[:-1]) or any(d in shut for d in above):
             continue
         from_root = (folder + "/" + path if folder else path)[len(prefix):]
-        if not _utf8(path) or not _plain_path(parts) or (exclude and any(_excluded(p, exclude)
+        if not is_utf8_text(path) or not _plain_path(parts) or (exclude and any(_excluded(p, exclude)
                                                                           for p in _prefixes(from_root))):
             continue
         kept.append(ReleaseFile(path, f.blob, f.size))
@@ -408,11 +409,3 @@ def _prefixes(path: str) -> list[str]:
 def _plain_path(parts: list[str]) -> bool:
     """Whether a path from git names a file inside the folder (a hand-made tree may hold '..')."""
     return all(part not in ("", ".", "..") and "\0" not in part and "\\" not in part for part in parts)
-
-
-def _utf8(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
