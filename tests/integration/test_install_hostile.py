@@ -13,18 +13,15 @@ from skillsite.cli import main
 from skillsite.loader import Catalog
 from support import CountingServer
 from versioned_site import FakeRelease as R
-from versioned_site import make_site
+from versioned_site import make_site, served_site
 
 SKILLS = {"app": [R("1.0.0", (("lib", "^1"),))], "lib": [R("1.0.0"), R("1.1.0")]}
 
 
 @pytest.fixture
 def served(tmp_path: Path):
-    root = tmp_path / "catalog"
-    make_site(root, SKILLS)
-    server = CountingServer(root / "site")
-    yield root, server
-    server.stop()
+    with served_site(tmp_path / "catalog", SKILLS) as server:
+        yield tmp_path / "catalog", server
 
 
 def cli(*args: str):

@@ -13,9 +13,8 @@ from click.testing import CliRunner
 from skillsite.agent.installed import installed_digest
 from skillsite.cli import main
 from skillsite.loader import Catalog, DependencyError, IntegrityError, StaleCatalogWarning
-from support import CountingServer
 from versioned_site import FakeRelease as R
-from versioned_site import make_site
+from versioned_site import make_site, served_site
 
 SKILLS = {
     "app": [R("1.0.0", (("lib", "^1"),)), R("1.1.0", (("lib", "^1.1"),), {"references/guide.md": "Guide of 1.1"})],
@@ -27,11 +26,8 @@ SKILLS = {
 @pytest.fixture
 def served(tmp_path: Path):
     """The catalog of SKILLS on a CountingServer; (folder the site is built in, server)."""
-    root = tmp_path / "catalog"
-    make_site(root, SKILLS)
-    server = CountingServer(root / "site")
-    yield root, server
-    server.stop()
+    with served_site(tmp_path / "catalog", SKILLS) as server:
+        yield tmp_path / "catalog", server
 
 
 @pytest.fixture
