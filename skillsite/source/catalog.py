@@ -36,7 +36,9 @@ from skillsite.source.dependencies import (Dependent, current_releases, declared
 from skillsite.source.discover import Discovery, discover
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
 from skillsite.source.links import link_diagnostics
-from skillsite.source.parse import DEFAULT_MAX_BYTES, parse_skill, parse_skill_bytes, read_limited
+from skillsite.source.frontmatter import FrontmatterError
+from skillsite.source.parse import (DEFAULT_MAX_BYTES, decode_skill_md, parse_skill, parse_skill_bytes, read_limited,
+                                    split_frontmatter)
 from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.releases import VersionedSkill, release_versions
 from skillsite.source.schema import schema_diagnostics
@@ -311,10 +313,28 @@ def _with_diagnostics(skill: Skill, diags: tuple[Diagnostic, ...]) -> Skill:
     return skill if diags == skill.diagnostics else dataclasses.replace(skill, diagnostics=diags)
 
 
-def _names_missing_files(verdict: Verdict) -> bool:
-    """A missing file's wording depends on files discovery does not list: such a verdict is
-    never cached."""
-    return any(d.code == "SK303" for d in verdict.diagnostics)
+def _missing_file_warnings(diags: Iterable[Diagnostic]) -> list[tuple[int, int, str]]:
+    """Where and how a check said a link names a missing file (SK303), in order."""
+    return sorted((d.line, d.col, d.message) for d in diags if d.code == "SK303")
+
+
+def _still_missing(verdict: Verdict, source: SourceFile, raw: bytes | None, checking: Checking) -> bool:
+    """Whether a cached verdict's missing-file warnings (SK303) read as they would now.  Their
+    wording depends on files discovery does not list (one left out of the skill, a symlink
+    leaving it), which no cache key covers: the body's links are looked at again (the rest of
+    the check is what its key says)."""
+    cached = _missing_file_warnings(verdict.diagnostics)
+    if not cached:
+        return True
+    try:
+        raw = raw if raw is not None else read_limited(source.skill_md, checking.max_bytes)[0]
+        split = split_frontmatter(decode_skill_md(raw))
+    except (OSError, ValueError, FrontmatterError):
+        return False
+    if split is None:
+        return False
+    parsed = ParsedSkill(source, {}, {}, split[2], split[3], b"")
+    return _missing_file_warnings(link_diagnostics(parsed, checking.skill_dirs)) == cached
 
 
 def _raw(source: SourceFile, max_bytes: int) -> bytes | None:
@@ -338,11 +358,13 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
     checked: list[Checked | None] = []
     for src, raw, key in zip(checking.sources, raws, keys):
         stored = cache.get(Section.SKILLS, key) if key is not None else None
-        checked.append(Checked.from_json(stored, src, raw) if stored is not None and raw is not None else None)
+        done = Checked.from_json(stored, src, raw) if stored is not None and raw is not None else None
+        checked.append(done if done is not None and _still_missing(done.verdict, src, raw, checking)
+                       else None)
     todo = [index for index, c in enumerate(checked) if c is None]
     for index, done in zip(todo, parallel_map(_check, checking, todo, jobs)):
         checked[index] = done
-        if keys[index] is not None and not _names_missing_files(done.verdict):
+        if keys[index] is not None:
             cache.put(Section.SKILLS, keys[index], done.to_json())
     return [c for c in checked if c is not None]
 
@@ -370,13 +392,15 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
                    [f.path for f in src.files], stamp) if (stamp := _file_stamp(src)) else None
             for src in found.sources]
     verdicts: list[Verdict | None] = []
-    for key in keys:
+    for src, key in zip(found.sources, keys):
         stored = cache.get(Section.VERDICTS, key) if key else None
-        verdicts.append(Verdict.from_json(stored) if stored is not None else None)
+        verdict = Verdict.from_json(stored) if stored is not None else None
+        verdicts.append(verdict if verdict is not None and _still_missing(verdict, src, None, checking)
+                        else None)
     todo = [index for index, verdict in enumerate(verdicts) if verdict is None]
     for index, verdict in zip(todo, parallel_map(_verdict, checking, todo, jobs)):
         verdicts[index] = verdict
-        if keys[index] is not None and not _names_missing_files(verdict):
+        if keys[index] is not None:
             cache.put(Section.VERDICTS, keys[index], verdict.to_json())
     return [v for v in verdicts if v is not None]
 

@@ -37,7 +37,7 @@ def tree(tmp_path):
     shutil.copytree(EXAMPLES, src)
     write_skill(src, "broken", "name: broken\n")                      # left out
     write_skill(src, "dup", "name: code-review\ndescription: d\n")    # SK212 beside code-review
-    write_skill(src, "linked", body="See [the guide](guide.md).\n")   # SK303: never cached
+    write_skill(src, "linked", body="See [the guide](guide.md).\n")   # SK303
     return src
 
 
@@ -58,7 +58,7 @@ def test_unchanged_skills_come_from_the_cache_and_the_report_is_the_same(tmp_pat
     assert cache.hits == 0
     second, cache = check(src, cache_dir, jobs=jobs)
     skills = len(second.sources)
-    assert cache.hits == skills - 1 + 1  # every verdict but the one with a SK303, and the look-alike pairs
+    assert cache.hits == skills + 1  # every verdict, and the look-alike pairs
     assert report(second) == report(first) == report(check(src)[0])
 
 
@@ -82,6 +82,31 @@ def test_a_new_skill_and_a_new_file_are_seen(tmp_path, trusting_fresh_files):
     after, _ = check(src, cache_dir)
     assert report(after) == report(check(src)[0])
     assert "SK303" not in after.summary()["by_code"]
+
+
+@pytest.mark.parametrize("reader", ["validate", "build"])
+def test_a_missing_files_wording_follows_files_no_key_covers(tmp_path, trusting_fresh_files, reader):
+    """A link's target appearing as a symlink that leaves the skill folder is not a file of the
+    skill (no cache key changes), but it changes what SK303 says: the cached verdict is not reused."""
+    src, cache_dir = tree(tmp_path), tmp_path / "cache"
+
+    def run():
+        if reader == "validate":
+            return check(src, cache_dir)[0].diagnostics
+        cache = Cache(cache_dir / "skills.sqlite", "scope")
+        diags = read_catalog([src], cache=cache).diagnostics
+        cache.save()
+        return diags
+
+    def sk303(diags):
+        return [d.message for d in diags if d.code == "SK303"]
+
+    assert sk303(run()) == sk303(run()) == ["link 'guide.md' points to a file that does not exist in the skill folder"]
+    (tmp_path / "outside.md").write_text("# Outside\n")
+    (src / "linked" / "guide.md").symlink_to(tmp_path / "outside.md")
+    assert sk303(run()) == ["link 'guide.md' points to a file that is not published with the skill "
+                            "(a symlink leaving the skill folder)"]
+    assert sk303(run()) == sk303(read_catalog([src]).diagnostics)
 
 
 def test_profiles_and_limits_never_share_verdicts(tmp_path, trusting_fresh_files):
@@ -146,7 +171,7 @@ def test_a_cache_restored_elsewhere_is_used(tmp_path, trusting_fresh_files):
     restored = tmp_path / "restored"
     shutil.copytree(cache_dir, restored)
     again, cache = check(src, restored)
-    assert cache.hits == len(again.sources) - 1 + 1 and report(again) == report(check(src)[0])
+    assert cache.hits == len(again.sources) + 1 and report(again) == report(check(src)[0])
 
 
 def test_cached_values_are_plain_json(tmp_path, trusting_fresh_files):
