@@ -117,7 +117,13 @@ def budget_fits(entries: Sequence[ManifestEntry | Mapping[str, Any]], locations:
 
 SIMILAR_SCORE = 0.8           # cosine similarity of the descriptions' weighted terms
 COMMON_SHARE = 0.05           # terms in more than this share of descriptions (and of at least
-MIN_COMMON = 50               # this many) tell nothing apart and are left out of the scores
+MIN_COMMON = 50               # this many), or in more than MAX_COMMON, tell nothing apart and are
+MAX_COMMON = 500              # left out of the scores (a fixed most keeps the work linear past 10,000)
+
+
+def common_limit(descriptions: int) -> int:
+    """Descriptions a term may be in and still count in the scores."""
+    return min(MAX_COMMON, max(MIN_COMMON, int(COMMON_SHARE * descriptions)))
 
 
 def _vectors(terms: Sequence[list[str]]) -> list[dict[str, float]]:
@@ -152,7 +158,8 @@ def similar_pairs(entries: Sequence[Listable | Mapping[str, Any]], threshold: fl
     ``threshold``) that it cannot tell them apart: ``(score, id, id)``, most alike first.
 
     Scores sum over the terms two descriptions share, through an inverted index: the terms
-    most descriptions use are left out, so the work grows with the catalog, not its square;
+    many descriptions use are left out (:func:`common_limit`), so the work grows with the
+    catalog, not its square;
     one description's scores are held at a time, so memory grows with the catalog only.  Copies
     (the same search terms, as public directories hold many) are scored once, and score 1 with
     each other even when all their terms are common ones.
@@ -162,7 +169,7 @@ def similar_pairs(entries: Sequence[Listable | Mapping[str, Any]], threshold: fl
     groups = _same_terms(terms)
     every = _vectors(terms)
     vectors = [every[group[0]] for group in groups]
-    postings = _postings(vectors, [len(g) for g in groups], max(MIN_COMMON, int(COMMON_SHARE * len(shown))))
+    postings = _postings(vectors, [len(g) for g in groups], common_limit(len(shown)))
     found = []
     for a, group in enumerate(groups):
         if vectors[a] and threshold <= 1.0:  # copies of a description that has search terms

@@ -96,3 +96,36 @@ def test_similar_pairs_are_those_an_all_pairs_comparison_finds():
             expected.append((round(score, 3), entries[a]["id"], entries[b]["id"]))
     expected.sort(key=lambda pair: (-pair[0], pair[1], pair[2]))
     assert similar_pairs(entries) == expected and len(expected) > 10
+
+
+def test_terms_in_more_descriptions_than_the_limit_count_in_no_score(monkeypatch):
+    """Past MAX_COMMON descriptions a term is left out of the scores whatever the catalog's size
+    (the work per description stays bounded): the pairs are those of an all-pairs comparison
+    without it; copies still score 1."""
+    import itertools
+
+    from skillsite.agent import budget
+    from skillsite.agent.budget import _vectors, common_limit
+    from skillsite.search.terms import tokenize
+
+    monkeypatch.setattr(budget, "MIN_COMMON", 1)
+    monkeypatch.setattr(budget, "COMMON_SHARE", 0.5)
+    monkeypatch.setattr(budget, "MAX_COMMON", 3)
+    assert common_limit(4) == 2 and common_limit(10) == 3 and common_limit(10**6) == 3  # not 5, not 500,000
+    texts = [f"deploy {word}" for word in ("alpha", "beta", "gamma", "delta", "omega", "sigma")]
+    texts += ["deploy alpha", "release rollback", "rollback release", "backup lint"]
+    entries = [{"id": f"s{i:02d}", "name": f"s{i:02d}", "description": text} for i, text in enumerate(texts)]
+    terms = [tokenize(text) for text in texts]
+    vectors = _vectors(terms)
+    counts = {t: sum(t in words for words in terms) for t in set(itertools.chain(*terms))}
+    kept = {t for t, n in counts.items() if n <= 3}
+    assert "deploy" not in kept and "releas" in kept
+    expected = []
+    for a, b in itertools.combinations(range(len(texts)), 2):
+        score = 1.0 if terms[a] == terms[b] else sum(w * vectors[b].get(t, 0.0) for t, w in vectors[a].items()
+                                                     if t in kept)
+        if score >= 0.8:
+            expected.append((round(score, 3), entries[a]["id"], entries[b]["id"]))
+    expected.sort(key=lambda pair: (-pair[0], pair[1], pair[2]))
+    assert similar_pairs(entries) == expected
+    assert (1.0, "s00", "s06") in expected and (1.0, "s07", "s08") in expected
