@@ -529,7 +529,8 @@ def synthetic_report(n: int) -> None:
     from skillsite.config import SiteConfig
     from skillsite.search.lunr_reference import build_lunr, lunr_json
     from skillsite.loader import Catalog, build_search_section
-    from skillsite.publish.manifest import manifest as make_manifest
+    from skillsite.agent.entry import ManifestEntry
+    from skillsite.publish.manifest import catalog_digest, manifest as make_manifest, manifest_bytes
 
     entries, gen_s = timed(lambda: synthetic_entries(n))
     section, section_s = timed(lambda: build_search_section(entries))
@@ -544,8 +545,9 @@ def synthetic_report(n: int) -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="skillsite-bench-"))
     path = folder / "skills.json"
-    path.write_text(json.dumps(make_manifest(entries, SiteConfig(), 0, None, section), ensure_ascii=False,
-                               separators=(",", ":")), encoding="utf-8")
+    typed = [ManifestEntry.from_json(e) for e in entries]
+    path.write_bytes(manifest_bytes(make_manifest(typed, SiteConfig(), 0, None, section, catalog_digest(entries)),
+                                    entries))
     queries = synthetic_queries(entries, 1000)
     started = time.perf_counter()
     catalog = Catalog.open(path)

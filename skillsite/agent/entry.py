@@ -17,8 +17,6 @@ loader assumes for what it lacks (``user_invocable`` true, priority 0, no comman
 """
 from __future__ import annotations
 
-import dataclasses
-import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -446,31 +444,8 @@ class ManifestEntry:
         except _Malformed as exc:
             raise CatalogFormatError(f"skill {exc}") from None
 
-    @classmethod
-    def from_own_json(cls, data: dict[str, Any]) -> ManifestEntry:
-        """An entry this version of skillsite wrote (a build's cache), read back: ``data`` is
-        what :meth:`to_json` gives, without being made again."""
-        entry = cls.from_json(data)
-        object.__setattr__(entry, "_json", data)  # what cached_property stores; the dataclass is frozen
-        return entry
-
-    def with_audit(self, audit: AuditSummary) -> ManifestEntry:
-        """This entry with its audit: ``audit`` is the last key of the JSON, the rest of which
-        is reused when it was made already."""
-        audited = dataclasses.replace(self, audit=audit)
-        if "_json" in self.__dict__:
-            data = {key: value for key, value in self._json.items() if key != "audit"}
-            data["audit"] = audit.to_json()
-            object.__setattr__(audited, "_json", data)
-        return audited
-
     def to_json(self) -> dict[str, Any]:
-        """The entry as ``skills.json`` holds it, key order included: made once per entry (a
-        catalog-wide file and the entry's own file use the same one); callers must not change it."""
-        return self._json
-
-    @functools.cached_property
-    def _json(self) -> dict[str, Any]:
+        """The entry as ``skills.json`` holds it, key order included."""
         data: dict[str, Any] = {
             "id": self.id, "name": self.name, "description": self.description, "version": self.version,
             "license": self.license, "compatibility": self.compatibility, "tags": list(self.tags),

@@ -10,6 +10,7 @@ content) audits nothing again.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -77,7 +78,7 @@ def apply_audits(entries: list[ManifestEntry], raw: dict[str, list[dict[str, Any
     lines = entry_lines(config.config_path) if config.config_path and suppressions else []
     kept, problems = apply_suppressions(results, suppressions, config_path, lines)
     for index, result in enumerate(kept):
-        entries[index] = entries[index].with_audit(audit_summary(result.findings))
+        entries[index] = dataclasses.replace(entries[index], audit=audit_summary(result.findings))
     diags = [make(p.code, p.message, p.path, p.line, p.column, Severity.WARNING) for p in problems]
     fail_on = (config.audit or {}).get("fail_on", NEVER)
     if fail_on != NEVER:

@@ -70,10 +70,11 @@ def is_sharded(section: dict[str, Any] | None) -> bool:
     return isinstance(section, dict) and "sharded" in section
 
 
-def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
+def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any], entries: list[dict[str, Any]],
                         discovery: dict[str, Any], search: dict[str, Any]) -> None:
-    """skills.json, its schema, the discovery index, available_skills.xml and the search files."""
-    write_manifest(staging, config, manifest)
+    """skills.json (``entries``: its entries as JSON), its schema, the discovery index,
+    available_skills.xml and the search files."""
+    write_manifest(staging, config, manifest, entries)
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
     staging.write(INDEX_PATH, indented_json(discovery))
     ordered = prompt_order(manifest["skills"])
@@ -87,13 +88,14 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     write_compatibility_files(staging, config, manifest["skills"], discovery)
 
 
-def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any]) -> None:
+def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any], entries: list[dict[str, Any]]
+                   ) -> None:
     """skills.json as one file, or, above ``shard_above`` skills, paged: its root, pages, their
     indexes and every skill's entry file (each kept in place when its bytes are unchanged)."""
     if not is_paged(len(manifest["skills"]), config):
-        staging.write(MANIFEST_FILE, manifest_bytes(manifest))
+        staging.write(MANIFEST_FILE, manifest_bytes(manifest, entries))
         return
-    for rel, data in paged_manifest_files(manifest, page_size(config, PAGE_SIZE),
+    for rel, data in paged_manifest_files(manifest, entries, page_size(config, PAGE_SIZE),
                                           page_size(config, ROOT_PAGE_SIZE)):
         if rel == MANIFEST_FILE:
             staging.write(rel, data)

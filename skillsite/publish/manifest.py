@@ -142,15 +142,22 @@ def body_size(skill: Skill) -> EntrySize:
     return EntrySize(len(skill.raw), len(body), lines, estimate_tokens(body))
 
 
-def catalog_digest(entries: Sequence[ManifestEntry]) -> str:
-    """``skills.json``'s ``digest``: the sha256 of the canonical JSON of its skill entries."""
-    return "sha256:" + sha256_hex(canonical_json([e.to_json() for e in entries]))
+def entries_json(entries: Sequence[ManifestEntry]) -> list[dict[str, Any]]:
+    """The entries as ``skills.json`` holds them: made once for the digest and the files that
+    hold them, and dropped with those (never kept beside every entry for the whole build)."""
+    return [e.to_json() for e in entries]
 
 
-def manifest_bytes(data: dict[str, Any]) -> bytes:
-    """``skills.json``'s bytes (:func:`manifest`'s object, its entries as JSON): compact JSON
-    (programs read it) and a newline."""
-    return compact_json({**data, "skills": [e.to_json() for e in data["skills"]]})
+def catalog_digest(entries: list[dict[str, Any]]) -> str:
+    """``skills.json``'s ``digest``: the sha256 of the canonical JSON of its skill entries
+    (:func:`entries_json`)."""
+    return "sha256:" + sha256_hex(canonical_json(entries))
+
+
+def manifest_bytes(data: dict[str, Any], entries: list[dict[str, Any]]) -> bytes:
+    """``skills.json``'s bytes (:func:`manifest`'s object with ``entries``, its entries as
+    JSON): compact JSON (programs read it) and a newline."""
+    return compact_json({**data, "skills": entries})
 
 
 def compact_json(data: Any) -> bytes:
@@ -158,14 +165,14 @@ def compact_json(data: Any) -> bytes:
     return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def paged_manifest_files(data: dict[str, Any], size: int, root_size: int) -> Iterator[tuple[str, bytes]]:
-    """A paged ``skills.json`` (:func:`manifest`'s object): (site path, bytes) of every entry
-    file, then of each page (``size`` entries) and its index, and last of the root (page 1, of
-    ``root_size`` entries), which names them all."""
-    ids = [e.id for e in data["skills"]]
+def paged_manifest_files(data: dict[str, Any], entries: list[dict[str, Any]], size: int, root_size: int
+                         ) -> Iterator[tuple[str, bytes]]:
+    """A paged ``skills.json`` (:func:`manifest`'s object, its entries as JSON): (site path,
+    bytes) of every entry file, then of each page (``size`` entries) and its index, and last of
+    the root (page 1, of ``root_size`` entries), which names them all."""
+    ids = [e["id"] for e in entries]
     if any(a >= b for a, b in zip(ids, ids[1:])):
         raise ValueError("a paged catalog needs its skills in ascending id order (lookups bisect the pages)")
-    entries = [e.to_json() for e in data["skills"]]
     records = []
     for number, start in enumerate(range(root_size, len(entries), size), start=2):
         records.append((yield from _page_files(number, entries[start:start + size])))
@@ -206,8 +213,9 @@ def indented_json(data: Any) -> bytes:
 
 
 def manifest(entries: Sequence[ManifestEntry], config: SiteConfig, left_out: int,
-             generated_at: str | None, search: dict[str, Any] | None) -> dict[str, Any]:
-    """The whole ``skills.json`` object, its ``skills`` typed (:func:`manifest_bytes` writes it)."""
+             generated_at: str | None, search: dict[str, Any] | None, digest: str) -> dict[str, Any]:
+    """The whole ``skills.json`` object, its ``skills`` typed (:func:`manifest_bytes` writes it);
+    ``digest``: the :func:`catalog_digest` of the entries."""
     skills = list(entries)
     vis = [e.visibility for e in skills]
     return {
@@ -218,7 +226,7 @@ def manifest(entries: Sequence[ManifestEntry], config: SiteConfig, left_out: int
         "generated_at": generated_at,
         "site": {"title": config.title, "description": config.description, "base_url": config.base_url,
                  "repo_url": config.repo_url, "branch": config.branch},
-        "digest": catalog_digest(skills),
+        "digest": digest,
         "counts": {
             "skills": len(skills),
             "visible": sum(not v.hidden and not v.user_invocable_only for v in vis),

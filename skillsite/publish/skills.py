@@ -195,7 +195,7 @@ def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None
         return None
     if not all(job.staging.keep(rel, key) for rel, key in placed):
         return None  # a file went missing since the output was listed: publish the skill again
-    return PublishedSkill(ManifestEntry.from_own_json(entry), None, [(rel, key, False) for rel, key in placed], [],
+    return PublishedSkill(ManifestEntry.from_json(entry), None, [(rel, key, False) for rel, key in placed], [],
                           tuple(archive) if archive else None, [])
 
 

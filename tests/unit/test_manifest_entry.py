@@ -219,18 +219,3 @@ def test_budgets_read_entries_and_the_json_skillsite_budget_has_alike(site: Path
     assert similar_pairs(entries, 0.05) == similar_pairs(data, 0.05) != []
     odd = [{"id": "x", "name": "x", "description": "Does x.", "visibility": [1], "priority": "high"}]
     assert budget_fits(odd, {})[0].fit == ("x",)
-
-
-@pytest.mark.parametrize("which", ["example", "corpus"])
-def test_an_entry_read_from_the_cache_and_audited_serialises_as_one_made_afresh(which: str, site: Path,
-                                                                                corpus_site: Path) -> None:
-    """The build reuses a cached entry's JSON (from_own_json) and an audited entry's (with_audit):
-    the result is the JSON of the same entry made from its fields, key order included."""
-    for data in manifest_entries(site if which == "example" else corpus_site)[:50]:
-        unaudited = {key: value for key, value in data.items() if key != "audit"}
-        stored = ManifestEntry.from_own_json(json.loads(json.dumps(unaudited)))
-        audit = AuditSummary.from_json(data["audit"])
-        fresh = dataclasses.replace(ManifestEntry.from_json(copy.deepcopy(unaudited)), audit=audit)
-        for entry in (stored.with_audit(audit), ManifestEntry.from_json(unaudited).with_audit(audit)):
-            assert entry == fresh
-            assert compact(entry.to_json()) == compact(fresh.to_json()) == compact(data)
