@@ -71,18 +71,17 @@ class BuildState:
         return bool(self.inputs) and self.inputs == inputs and current_output_digest(out) == self.output
 
     def to_json(self) -> dict[str, Any]:
-        """Everything but the records (the file keeps those as rows)."""
+        """Everything but the records and the diagnostics (the file keeps those apart)."""
         return {"scope": self.scope, "out": self.out, "inputs": self.inputs, "output": self.output,
-                "published": self.published, "skipped": self.skipped,
-                "diagnostics": [d.to_json() for d in self.diagnostics], "output_bytes": self.output_bytes,
+                "published": self.published, "skipped": self.skipped, "output_bytes": self.output_bytes,
                 "budget": list(self.budget)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], outputs: dict[str, Recorded], back: dict[str, Recorded],
-                  generation: str = "") -> BuildState:
-        """The state :meth:`to_json` gave, with its records."""
+    def from_json(cls, data: dict[str, Any], diagnostics: list[dict[str, Any]], outputs: dict[str, Recorded],
+                  back: dict[str, Recorded], generation: str = "") -> BuildState:
+        """The state :meth:`to_json` gave, with its diagnostics and records."""
         return cls(data["scope"], data["out"], data["inputs"], data["output"], outputs, back, tuple(data["published"]),
-                   tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in data["diagnostics"]),
+                   tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in diagnostics),
                    data["output_bytes"], tuple(data["budget"]), generation)
 
 
@@ -140,7 +139,7 @@ def load_state(folder: Path, scope: str, out: Path) -> BuildState | None:
                 return None
             outputs = {rel: (key, size, mtime) for rel, key, size, mtime in db.execute(f"SELECT {_ROW} FROM outputs")}
             back = _overlay(outputs, db.execute(f"SELECT {_ROW} FROM back"))
-        return BuildState.from_json(data, outputs, back, meta["generation"])
+        return BuildState.from_json(data, json.loads(meta["diagnostics"]), outputs, back, meta["generation"])
     except (sqlite3.Error, ValueError, KeyError, TypeError):
         return None
 
@@ -179,14 +178,23 @@ def _write(path: Path, state: BuildState, previous: BuildState | None) -> None:
     """One save: the changed rows when the file holds ``previous`` (no other save since), else every row."""
     with closing(_connect(path)) as db:
         db.execute("BEGIN IMMEDIATE")  # closing without COMMIT (an error) rolls back
-        if previous is not None and previous.generation and _generation(db) == previous.generation:
-            _write_changes(db, state, previous)
+        held = _held(db, previous)
+        if held is not None:
+            _write_changes(db, state, held)
         else:
             _write_all(db, state)
-        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                       [("format", FORMAT), ("generation", secrets.token_hex(16)),
-                        ("summary", json.dumps(state.to_json()))])
+        meta = [("format", FORMAT), ("generation", secrets.token_hex(16)), ("summary", json.dumps(state.to_json()))]
+        if held is None or state.diagnostics != held.diagnostics:  # as a rule the same from one build to the next
+            meta.append(("diagnostics", json.dumps([d.to_json() for d in state.diagnostics])))
+        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta)
         db.execute("COMMIT")
+
+
+def _held(db: sqlite3.Connection, previous: BuildState | None) -> BuildState | None:
+    """``previous`` when the file holds it (no other save since it was loaded), else None."""
+    if previous is None or not previous.generation:
+        return None
+    return previous if _generation(db) == previous.generation else None
 
 
 def _generation(db: sqlite3.Connection) -> str | None:
@@ -205,23 +213,30 @@ def _write_all(db: sqlite3.Connection, state: BuildState) -> None:
     for statement in _SCHEMA:
         db.execute(statement)
     db.executemany("INSERT INTO outputs VALUES (?, ?, ?, ?)", ((rel, *rec) for rel, rec in state.outputs.items()))
-    db.executemany("INSERT INTO back VALUES (?, ?, ?, ?)", _back_rows(state))
+    db.executemany("INSERT INTO back VALUES (?, ?, ?, ?)", _back_rows(state, _changed(state.back, state.outputs)))
 
 
 def _write_changes(db: sqlite3.Connection, state: BuildState, previous: BuildState) -> None:
     """The rows of ``state`` that differ from those of ``previous``, which the file holds."""
-    gone = previous.outputs.keys() - state.outputs.keys()
-    db.executemany("DELETE FROM outputs WHERE rel = ?", ((rel,) for rel in gone))
+    changed = _changed(previous.outputs, state.outputs)
+    db.executemany("DELETE FROM outputs WHERE rel = ?", ((rel,) for rel in changed if rel not in state.outputs))
     db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?, ?)",
-                   ((rel, *rec) for rel, rec in state.outputs.items() if previous.outputs.get(rel) != rec))
+                   ((rel, *state.outputs[rel]) for rel in changed if rel in state.outputs))
+    # as a rule the back folder holds the catalog ``previous`` published: it differs where the output changed
+    differing = changed if state.back is previous.outputs else _changed(state.back, state.outputs)
     db.execute("DELETE FROM back")
-    db.executemany("INSERT INTO back VALUES (?, ?, ?, ?)", _back_rows(state))
+    db.executemany("INSERT INTO back VALUES (?, ?, ?, ?)", _back_rows(state, differing))
 
 
-def _back_rows(state: BuildState) -> list[BackRow]:
-    """The back folder's records where they differ from the output's (a file it lacks: no record)."""
-    rows: list[BackRow] = [(rel, *rec) for rel, rec in state.back.items() if state.outputs.get(rel) != rec]
-    return rows + [(rel, None, None, None) for rel in state.outputs.keys() - state.back.keys()]
+def _changed(old: dict[str, Recorded], new: dict[str, Recorded]) -> list[str]:
+    """The site paths whose record differs from ``old`` to ``new`` (changed, added or removed)."""
+    return [rel for rel, rec in new.items() if old.get(rel) != rec] + [rel for rel in old if rel not in new]
+
+
+def _back_rows(state: BuildState, differing: list[str]) -> list[BackRow]:
+    """The rows of the ``back`` table: the back folder's record of each path where it differs from
+    the output's (a file it lacks: no record)."""
+    return [(rel, *state.back[rel]) if rel in state.back else (rel, None, None, None) for rel in differing]
 
 
 def _remove(path: Path) -> None:

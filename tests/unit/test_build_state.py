@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,28 @@ def test_a_save_after_a_load_writes_the_rows_that_changed_and_gives_the_same_sta
     with sqlite3.connect(tmp_path / STATE_FILE) as db:  # the back folder: only where it differs
         assert sorted(db.execute("SELECT rel, key FROM back")) == [
             ("new.html", None), ("skills/s-1/index.html", "0" * 63 + "1"), ("skills/s-2/index.html", "0" * 63 + "2")]
+
+
+def test_an_incremental_save_keeps_the_diagnostics_or_writes_the_new_ones(tmp_path):
+    save_state(tmp_path, _state(_records(5), {}))
+    first = load_state(tmp_path, "scope", OUT)
+    same = _next(first, {})
+    save_state(tmp_path, same, first)
+    loaded = load_state(tmp_path, "scope", OUT)
+    assert loaded.diagnostics == first.diagnostics
+    other = replace(_next(loaded, {}), diagnostics=(make("SK302", "long body", "/src/b/SKILL.md", 3, 1),))
+    save_state(tmp_path, other, loaded)
+    assert load_state(tmp_path, "scope", OUT).diagnostics == other.diagnostics
+
+
+def test_an_incremental_save_records_any_back_folder(tmp_path):
+    """The back folder is as a rule the loaded state's output; when it is not, its rows are still right."""
+    save_state(tmp_path, _state(_records(30), _records(10)))
+    first = load_state(tmp_path, "scope", OUT)
+    back = {**_records(35, "z"), "skills/s-1/index.html": first.outputs["skills/s-1/index.html"]}
+    second = _state({**first.outputs, "skills/s-4/index.html": ("a" * 64, 1, 1)}, back)
+    save_state(tmp_path, second, first)
+    assert load_state(tmp_path, "scope", OUT) == second
 
 
 def test_a_file_saved_by_another_build_since_the_load_is_written_whole(tmp_path):
