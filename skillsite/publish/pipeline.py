@@ -77,11 +77,11 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
         catalog_diags = tuple(sort_diagnostics(d for d in diags if d not in cache.notes))
         # the catalog just replaced now waits in the back folder: the next build starts from it
         replaced = state.outputs if state is not None else {}
-        state = BuildState(plan.scope, str(plan.out.absolute()), inputs, output_digest(files), records, replaced,
-                           ids, skipped, catalog_diags, output_bytes, budget)
+        kept = BuildState(plan.scope, str(plan.out.absolute()), inputs, output_digest(files), records, replaced,
+                          ids, skipped, catalog_diags, output_bytes, budget)
         try:
             cache.save()
-            save_state(plan.cache_dir, state)
+            save_state(plan.cache_dir, kept, state)  # the rows that differ from the state this build loaded
         except OSError as exc:
             raise CacheNotSaved(exc.errno, exc.strerror, exc.filename) from exc
     return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget)

@@ -1,9 +1,16 @@
-"""What a build leaves for the next one, beside the cache: a small JSON state file.
+"""What a build leaves for the next one, beside the cache: a state file (sqlite).
 
 It says what the last build read (a digest of every input's size and modification time),
 what it published (a digest of its output's files, and the content key of each keyed file:
 see :class:`~skillsite.publish.staging.Staging`), and its result.  A rebuild whose inputs and
 output are both as the last build left them stops after discovery and reports that result.
+
+A large catalog has many records (one per keyed file, for the output and for the catalog it
+replaced) that change little from one build to the next: the file keeps them as table rows, the
+replaced catalog's only where they differ from the output's, and a build rewrites only the rows
+that changed since the state it loaded.  Each save is one transaction: a build killed at any
+instant leaves the previous state or the new one.  A file that is damaged, of another format,
+scope or output is no state, and the next save writes it anew.
 
 An input changed within two seconds of a build may change again within the file system's
 timestamp granularity and keep its stamp: when one is that recent, the build records no input
@@ -14,18 +21,32 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import tempfile
-from dataclasses import dataclass
+import secrets
+import sqlite3
+from contextlib import closing
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from skillsite.cache import RACY_NS, digest, make_cache_folder
 from skillsite.diagnostics import Diagnostic
 from skillsite.publish.staging import Recorded, snapshot
 from skillsite.source.discover import Discovery
 
-STATE_FILE = "build-state.json"
-FORMAT = "skillsite-build-state 7"
+STATE_FILE = "build-state.sqlite"
+#: The state file of earlier versions (one JSON text): removed by a save.
+OLD_STATE_FILE = "build-state.json"
+FORMAT = "skillsite-build-state 8"
+_SCHEMA = (
+    "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE outputs (rel TEXT PRIMARY KEY, key TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL)"
+    " WITHOUT ROWID",
+    # the back folder's records where they differ from the output's (key NULL: a file it lacks)
+    "CREATE TABLE back (rel TEXT PRIMARY KEY, key TEXT, size INTEGER, mtime INTEGER) WITHOUT ROWID",
+)
+_ROW = "rel, key, size, mtime"
+#: A row of the ``back`` table.
+BackRow = tuple[str, "str | None", "int | None", "int | None"]
 
 
 @dataclass(frozen=True)
@@ -43,24 +64,25 @@ class BuildState:
     diagnostics: tuple[Diagnostic, ...]
     output_bytes: int
     budget: tuple[dict[str, Any], ...] = ()   # how the catalog fits agents' listings (BuildResult.budget)
+    generation: str = field(default="", compare=False)  # which save wrote the file it was loaded from
 
     def unchanged(self, inputs: str, out: Path) -> bool:
         """Whether every input and the output are as this build left them."""
         return bool(self.inputs) and self.inputs == inputs and current_output_digest(out) == self.output
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "scope": self.scope, "out": self.out, "inputs": self.inputs, "output": self.output,
-                "outputs": self.outputs, "back": self.back, "published": self.published, "skipped": self.skipped,
-                "diagnostics": [d.to_json() for d in self.diagnostics], "output_bytes": self.output_bytes,
+        """Everything but the records and the diagnostics (the file keeps those apart)."""
+        return {"scope": self.scope, "out": self.out, "inputs": self.inputs, "output": self.output,
+                "published": self.published, "skipped": self.skipped, "output_bytes": self.output_bytes,
                 "budget": list(self.budget)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> BuildState:
-        outputs, back = ({rel: (key, size, mtime) for rel, (key, size, mtime) in data[name].items()}
-                         for name in ("outputs", "back"))
+    def from_json(cls, data: dict[str, Any], diagnostics: list[dict[str, Any]], outputs: dict[str, Recorded],
+                  back: dict[str, Recorded], generation: str = "") -> BuildState:
+        """The state :meth:`to_json` gave, with its diagnostics and records."""
         return cls(data["scope"], data["out"], data["inputs"], data["output"], outputs, back, tuple(data["published"]),
-                   tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in data["diagnostics"]),
-                   data["output_bytes"], tuple(data["budget"]))
+                   tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in diagnostics),
+                   data["output_bytes"], tuple(data["budget"]), generation)
 
 
 def output_digest(files: dict[str, tuple[int, int]]) -> str:
@@ -103,26 +125,129 @@ def library_stamps(*modules: str) -> list[tuple[str, int, int]]:
 def load_state(folder: Path, scope: str, out: Path) -> BuildState | None:
     """The state the last build left in ``folder``, if it is of this scope, of the output ``out``
     (a cache folder shared by two outputs) and readable."""
+    path = folder / STATE_FILE
+    if not path.is_file():
+        return None
     try:
-        data = json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))
-        if data.get("format") != FORMAT or data.get("scope") != scope or data.get("out") != str(out.absolute()):
-            return None
-        return BuildState.from_json(data)
-    except (OSError, ValueError, KeyError, TypeError):
+        with closing(_connect(path)) as db:
+            db.execute("BEGIN")  # the meta and the rows of one save, whoever saves meanwhile
+            meta = dict(db.execute("SELECT name, value FROM meta"))
+            if meta.get("format") != FORMAT:
+                return None
+            data = json.loads(meta["summary"])
+            if data["scope"] != scope or data["out"] != str(out.absolute()):
+                return None
+            outputs = {rel: (key, size, mtime) for rel, key, size, mtime in db.execute(f"SELECT {_ROW} FROM outputs")}
+            back = _overlay(outputs, db.execute(f"SELECT {_ROW} FROM back"))
+        return BuildState.from_json(data, json.loads(meta["diagnostics"]), outputs, back, meta["generation"])
+    except (sqlite3.Error, ValueError, KeyError, TypeError):
         return None
 
 
-def save_state(folder: Path, state: BuildState) -> None:
-    """Write the state file atomically; OSError (naming the file) when it cannot be written."""
+def _overlay(outputs: dict[str, Recorded], rows: Iterable[BackRow]) -> dict[str, Recorded]:
+    """The back folder's records: the output's, but for the rows of the ``back`` table."""
+    back = dict(outputs)
+    for rel, key, size, mtime in rows:
+        if key is None or size is None or mtime is None:
+            back.pop(rel, None)
+        else:
+            back[rel] = (key, size, mtime)
+    return back
+
+
+def save_state(folder: Path, state: BuildState, previous: BuildState | None = None) -> None:
+    """Write the state file in one transaction: only the rows that differ from ``previous`` (the
+    state this build loaded) when the file still holds it, else all of them.  OSError (naming the
+    file) when it cannot be written."""
     make_cache_folder(folder)
-    fd, tmp = tempfile.mkstemp(prefix=".state-", dir=folder)
+    path = folder / STATE_FILE
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(state.to_json(), ensure_ascii=False))
-        os.replace(tmp, folder / STATE_FILE)
-    except OSError as exc:
-        os.unlink(tmp)
-        raise OSError(exc.errno, exc.strerror, exc.filename or str(folder / STATE_FILE)) from exc
+        try:
+            _write(path, state, previous)
+        except sqlite3.OperationalError:  # the disk or the folder, not the file: no use writing it anew
+            raise
+        except sqlite3.DatabaseError:     # damaged, or not an sqlite file
+            _remove(path)
+            _write(path, state, None)
+        (folder / OLD_STATE_FILE).unlink(missing_ok=True)
+    except sqlite3.Error as exc:
+        raise OSError(None, f"cannot write the build state: {exc}", str(path)) from exc
+
+
+def _write(path: Path, state: BuildState, previous: BuildState | None) -> None:
+    """One save: the changed rows when the file holds ``previous`` (no other save since), else every row."""
+    with closing(_connect(path)) as db:
+        db.execute("BEGIN IMMEDIATE")  # closing without COMMIT (an error) rolls back
+        held = _held(db, previous)
+        if held is not None:
+            _write_changes(db, state, held)
+        else:
+            _write_all(db, state)
+        meta = [("format", FORMAT), ("generation", secrets.token_hex(16)), ("summary", json.dumps(state.to_json()))]
+        if held is None or state.diagnostics != held.diagnostics:  # as a rule the same from one build to the next
+            meta.append(("diagnostics", json.dumps([d.to_json() for d in state.diagnostics])))
+        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta)
+        db.execute("COMMIT")
+
+
+def _held(db: sqlite3.Connection, previous: BuildState | None) -> BuildState | None:
+    """``previous`` when the file holds it (no other save since it was loaded), else None."""
+    if previous is None or not previous.generation:
+        return None
+    return previous if _generation(db) == previous.generation else None
+
+
+def _generation(db: sqlite3.Connection) -> str | None:
+    """Which save wrote the file (None: not a state file of this format)."""
+    try:
+        meta = dict(db.execute("SELECT name, value FROM meta WHERE name IN ('format', 'generation')"))
+    except sqlite3.OperationalError:  # no such table (a new file) or columns: written anew
+        return None
+    return meta.get("generation") if meta.get("format") == FORMAT else None
+
+
+def _write_all(db: sqlite3.Connection, state: BuildState) -> None:
+    """Every row of ``state``, in place of whatever the file held."""
+    for table in ("meta", "outputs", "back"):
+        db.execute(f"DROP TABLE IF EXISTS {table}")
+    for statement in _SCHEMA:
+        db.execute(statement)
+    db.executemany("INSERT INTO outputs VALUES (?, ?, ?, ?)", ((rel, *rec) for rel, rec in state.outputs.items()))
+    db.executemany("INSERT INTO back VALUES (?, ?, ?, ?)", _back_rows(state, _changed(state.back, state.outputs)))
+
+
+def _write_changes(db: sqlite3.Connection, state: BuildState, previous: BuildState) -> None:
+    """The rows of ``state`` that differ from those of ``previous``, which the file holds."""
+    changed = _changed(previous.outputs, state.outputs)
+    db.executemany("DELETE FROM outputs WHERE rel = ?", ((rel,) for rel in changed if rel not in state.outputs))
+    db.executemany("INSERT OR REPLACE INTO outputs VALUES (?, ?, ?, ?)",
+                   ((rel, *state.outputs[rel]) for rel in changed if rel in state.outputs))
+    # as a rule the back folder holds the catalog ``previous`` published: it differs where the output changed
+    differing = changed if state.back is previous.outputs else _changed(state.back, state.outputs)
+    db.execute("DELETE FROM back")
+    db.executemany("INSERT INTO back VALUES (?, ?, ?, ?)", _back_rows(state, differing))
+
+
+def _changed(old: dict[str, Recorded], new: dict[str, Recorded]) -> list[str]:
+    """The site paths whose record differs from ``old`` to ``new`` (changed, added or removed)."""
+    return [rel for rel, rec in new.items() if old.get(rel) != rec] + [rel for rel in old if rel not in new]
+
+
+def _back_rows(state: BuildState, differing: list[str]) -> list[BackRow]:
+    """The rows of the ``back`` table: the back folder's record of each path where it differs from
+    the output's (a file it lacks: no record)."""
+    return [(rel, *state.back[rel]) if rel in state.back else (rel, None, None, None) for rel in differing]
+
+
+def _remove(path: Path) -> None:
+    """Remove a damaged state file and its journal (the next save starts a new file)."""
+    for name in (path, path.with_name(f"{path.name}-journal")):
+        name.unlink(missing_ok=True)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # isolation_level None: the transactions are the ones written out (BEGIN ... COMMIT)
+    return sqlite3.connect(path, timeout=10, isolation_level=None)
 
 
 def racy_since(started_ns: int) -> int:

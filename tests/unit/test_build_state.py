@@ -1,0 +1,160 @@
+"""The build state file: what a build leaves for the next one, saved whole or as the rows that
+changed, and never trusted when it is damaged, foreign, or of another scope or output."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from skillsite.diagnostics import make
+from skillsite.publish import state as state_module
+from skillsite.publish.state import OLD_STATE_FILE, STATE_FILE, BuildState, load_state, save_state
+
+OUT = Path("/srv/site")
+
+
+def _state(outputs: dict[str, tuple[str, int, int]], back: dict[str, tuple[str, int, int]],
+           scope: str = "scope") -> BuildState:
+    return BuildState(scope, str(OUT), "inputs", "output", outputs, back, ("a", "b"), ("c",),
+                      (make("SK301", "body is long", "/src/a/SKILL.md", 10, 1),), 1234, ({"agent": "x", "fits": True},))
+
+
+def _records(count: int, salt: str = "") -> dict[str, tuple[str, int, int]]:
+    return {f"skills/s-{n}/index.html": (f"{salt}{n:064d}"[-64:], n, 10 ** 18 + n) for n in range(count)}
+
+
+def _next(loaded: BuildState, changed: dict[str, tuple[str, int, int]], removed: tuple[str, ...] = ()) -> BuildState:
+    """The state of the build after ``loaded``: its output becomes the back folder."""
+    outputs = {rel: rec for rel, rec in {**loaded.outputs, **changed}.items() if rel not in removed}
+    return _state(outputs, loaded.outputs)
+
+
+def test_a_state_comes_back_as_saved_with_its_back_folder_s_differences(tmp_path):
+    outputs = _records(50)
+    back = {**_records(40), "skills/s-3/index.html": ("f" * 64, 3, 7), "gone.html": ("e" * 64, 1, 2)}
+    saved = _state(outputs, back)
+    save_state(tmp_path, saved)
+    loaded = load_state(tmp_path, "scope", OUT)
+    assert loaded == saved and loaded.outputs == outputs and loaded.back == back and loaded.generation
+
+
+def test_a_save_after_a_load_writes_the_rows_that_changed_and_gives_the_same_state(tmp_path, monkeypatch):
+    save_state(tmp_path, _state(_records(30), {}))
+    first = load_state(tmp_path, "scope", OUT)
+    second = _next(first, {"skills/s-1/index.html": ("a" * 64, 9, 9), "new.html": ("b" * 64, 1, 1)},
+                   removed=("skills/s-2/index.html",))
+    written_whole = []
+    monkeypatch.setattr(state_module, "_write_all", lambda *args: written_whole.append(args))
+    save_state(tmp_path, second, first)
+    assert written_whole == []
+    loaded = load_state(tmp_path, "scope", OUT)
+    assert loaded == second and loaded.back == first.outputs and loaded.generation != first.generation
+    with sqlite3.connect(tmp_path / STATE_FILE) as db:  # the back folder: only where it differs
+        assert sorted(db.execute("SELECT rel, key FROM back")) == [
+            ("new.html", None), ("skills/s-1/index.html", "0" * 63 + "1"), ("skills/s-2/index.html", "0" * 63 + "2")]
+
+
+def test_an_incremental_save_keeps_the_diagnostics_or_writes_the_new_ones(tmp_path):
+    save_state(tmp_path, _state(_records(5), {}))
+    first = load_state(tmp_path, "scope", OUT)
+    same = _next(first, {})
+    save_state(tmp_path, same, first)
+    loaded = load_state(tmp_path, "scope", OUT)
+    assert loaded.diagnostics == first.diagnostics
+    other = replace(_next(loaded, {}), diagnostics=(make("SK302", "long body", "/src/b/SKILL.md", 3, 1),))
+    save_state(tmp_path, other, loaded)
+    assert load_state(tmp_path, "scope", OUT).diagnostics == other.diagnostics
+
+
+def test_an_incremental_save_records_any_back_folder(tmp_path):
+    """The back folder is as a rule the loaded state's output; when it is not, its rows are still right."""
+    save_state(tmp_path, _state(_records(30), _records(10)))
+    first = load_state(tmp_path, "scope", OUT)
+    back = {**_records(35, "z"), "skills/s-1/index.html": first.outputs["skills/s-1/index.html"]}
+    second = _state({**first.outputs, "skills/s-4/index.html": ("a" * 64, 1, 1)}, back)
+    save_state(tmp_path, second, first)
+    assert load_state(tmp_path, "scope", OUT) == second
+
+
+def test_a_file_saved_by_another_build_since_the_load_is_written_whole(tmp_path):
+    """Two outputs share a cache folder: the rows are those of the state saved, not a mix."""
+    save_state(tmp_path, _state(_records(20), {}))
+    loaded = load_state(tmp_path, "scope", OUT)
+    save_state(tmp_path, _state(_records(25, "x"), _records(5, "y")))  # another build saves meanwhile
+    mine = _next(loaded, {"skills/s-0/index.html": ("c" * 64, 1, 1)})
+    save_state(tmp_path, mine, loaded)
+    assert load_state(tmp_path, "scope", OUT) == mine
+
+
+@pytest.mark.parametrize("other", ["scope", "output", "format"])
+def test_a_state_of_another_scope_output_or_format_is_no_state(tmp_path, other):
+    save_state(tmp_path, _state(_records(3), {}))
+    if other == "format":
+        with sqlite3.connect(tmp_path / STATE_FILE) as db:
+            db.execute("UPDATE meta SET value = 'skillsite-build-state 1' WHERE name = 'format'")
+    scope, out = ("other", OUT) if other == "scope" else ("scope", Path("/srv/other")) if other == "output" \
+        else ("scope", OUT)
+    assert load_state(tmp_path, scope, out) is None
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "foreign", "folder"])
+def test_a_damaged_or_foreign_file_is_no_state_and_the_next_save_replaces_it(tmp_path, damage):
+    saved = _state(_records(300), _records(10))
+    save_state(tmp_path, saved)
+    previous = load_state(tmp_path, "scope", OUT)
+    path = tmp_path / STATE_FILE
+    if damage == "garbage":
+        path.write_bytes(b"not a database" * 1000)
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:5000])
+    elif damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "foreign":
+        path.unlink()
+        with sqlite3.connect(path) as db:
+            db.execute("CREATE TABLE meta (name TEXT, other TEXT)")
+            db.execute("CREATE TABLE outputs (x INTEGER)")
+    else:
+        path.unlink()
+        path.mkdir()
+    assert load_state(tmp_path, "scope", OUT) is None
+    if damage == "folder":
+        path.rmdir()
+    mine = _next(saved, {"skills/s-1/index.html": ("a" * 64, 9, 9)})
+    save_state(tmp_path, mine, previous)
+    assert load_state(tmp_path, "scope", OUT) == mine
+
+
+def test_a_save_removes_the_json_state_file_of_earlier_versions(tmp_path):
+    (tmp_path / OLD_STATE_FILE).write_text(json.dumps({"format": "skillsite-build-state 7"}))
+    save_state(tmp_path, _state(_records(2), {}))
+    assert not (tmp_path / OLD_STATE_FILE).exists()
+
+
+def test_a_save_killed_before_it_commits_leaves_the_previous_state(tmp_path, monkeypatch):
+    """Killed inside its transaction (rows written, some of them already in the file: the
+    transaction is larger than sqlite's page cache), a save leaves the state it replaced."""
+    save_state(tmp_path, _state(_records(20_000), {}))
+    first = load_state(tmp_path, "scope", OUT)
+    second = _next(first, {rel: ("d" * 64, 1, 1) for rel in list(first.outputs)[::2]})
+    real = state_module._write_changes
+
+    def killed(*args):
+        real(*args)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    pid = os.fork()
+    if pid == 0:
+        monkeypatch.setattr(state_module, "_write_changes", killed)
+        save_state(tmp_path, second, first)
+        os._exit(0)
+    assert os.waitpid(pid, 0)[1] == signal.SIGKILL
+    assert (tmp_path / f"{STATE_FILE}-journal").exists()
+    assert load_state(tmp_path, "scope", OUT) == first
+    save_state(tmp_path, second, first)
+    assert load_state(tmp_path, "scope", OUT) == second
