@@ -9,11 +9,11 @@ code and needs no key: a CI job can restore the folder from its own cache and go
 A file that is damaged or not a skillsite cache is ignored (and replaced on the next save),
 with an info diagnostic; a file that cannot be written is an error of the environment
 (:meth:`Cache.save` raises OSError).  Each kind of value lives in a :class:`Section` of its own.
-Values are read when looked up, never all at once, and what a run adds is held in memory only
-up to :data:`SPILL_BYTES`: past that it goes to a side file (``<cache>.pending-<pid>``, or a
-temporary file for a run without a cache folder) until the run saves.  Entries a run did not use
-are dropped when it saves, so the file tracks the current catalog (a run that stopped early
-keeps them all).
+Values are read when looked up (a chunk of keys per query), never all at once, and what a run
+adds is held in memory only up to :data:`SPILL_BYTES`: past that it goes to a side file
+(``<cache>.pending-<pid>``, or a temporary file for a run without a cache folder) until the run
+saves.  Entries a run did not use are dropped when it saves, so the file tracks the current
+catalog (a run that stopped early keeps them all).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import sqlite3
 import tempfile
 from contextlib import closing
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from skillsite import __version__
 from skillsite.diagnostics import Diagnostic, make
@@ -37,6 +37,8 @@ RACY_NS = 2_000_000_000
 #: What a run adds is held in memory up to about this many characters, then written to its side file.
 SPILL_BYTES = 64 << 20
 PENDING = ".pending-"
+#: How many keys one query of a lookup asks the file for (well within sqlite's limit of parameters).
+LOOKUP_CHUNK = 500
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
            "CREATE TABLE IF NOT EXISTS entries (section TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
            " PRIMARY KEY (section, key)) WITHOUT ROWID;")
@@ -155,40 +157,81 @@ class Cache:
         self.notes.append(make("SK402", f"cache file cannot be used ({exc}); starting with an empty cache",
                                str(self.path)))
 
-    def _stored(self, name: tuple[str, str]) -> str | None:
-        """The stored text of ``name`` in the file, or None."""
+    def _connection(self) -> sqlite3.Connection | None:
+        """This process's connection to the file (opened on first use), or None when the file
+        holds nothing of this scope."""
         if not self._readable or self.path is None:
             return None
+        if self._db is None or self._db_pid != os.getpid():
+            self._db, self._db_pid = _connect(self.path), os.getpid()
+        return self._db
+
+    def _stored(self, section: str, keys: list[str], values: bool) -> dict[str, str]:
+        """The stored text of each of ``keys`` (at most :data:`LOOKUP_CHUNK`) the file holds, in one
+        query (``values`` False: "" for each, the values left unread)."""
+        column = "value" if values else "''"
+        marks = ",".join("?" * len(keys))
         try:
-            if self._db is None or self._db_pid != os.getpid():
-                self._db, self._db_pid = _connect(self.path), os.getpid()
-            row = self._db.execute("SELECT value FROM entries WHERE section = ? AND key = ?", name).fetchone()
+            if not keys or (db := self._connection()) is None:
+                return {}
+            rows = db.execute(f"SELECT key, {column} FROM entries WHERE section = ? AND key IN ({marks})",
+                              (section, *keys)).fetchall()
         except sqlite3.Error as exc:
             self._damaged(exc)
-            return None
-        return None if row is None else row[0]
+            return {}
+        return dict(rows)
 
     def get(self, section: Section, key: str) -> Any:
         """The value stored under ``key`` (kept for the next run), or None."""
-        name = (section.value, key)
-        added = self._added.get(name)
-        text = _text(added) if added is not None else self._pending.get(name) or self._stored(name)
-        if text is None:
-            self.misses += 1
-            return None
-        self.hits += 1
-        self._used.add(name)
-        return json.loads(text)
+        return next(self.get_many(section, [key]))
 
     def has(self, section: Section, key: str) -> bool:
         """Whether a value is stored under ``key`` (kept for the next run, as by :meth:`get`)."""
-        name = (section.value, key)
-        if name not in self._added and name not in self._pending.names and self._stored(name) is None:
-            self.misses += 1
-            return False
-        self.hits += 1
-        self._used.add(name)
-        return True
+        return next(self.has_many(section, [key]))
+
+    def get_many(self, section: Section, keys: Iterable[str | None]) -> Iterator[Any]:
+        """The value of each of ``keys`` in turn, as :meth:`get` gives it (None, and not counted as a
+        miss, for a key None): the file is asked a chunk of keys at a time, not once per key, and
+        only a chunk's values are held at once."""
+        for chunk in _chunks(keys, LOOKUP_CHUNK):
+            texts = self._texts(section.value, chunk, values=True)
+            for key in chunk:
+                text = texts.get(key) if key is not None else None
+                yield None if text is None else json.loads(text)
+
+    def has_many(self, section: Section, keys: Iterable[str | None]) -> Iterator[bool]:
+        """Whether a value is stored under each of ``keys`` in turn, as :meth:`has` tells it (False,
+        and not counted, for a key None), without reading the values."""
+        for chunk in _chunks(keys, LOOKUP_CHUNK):
+            texts = self._texts(section.value, chunk, values=False)
+            yield from (key is not None and key in texts for key in chunk)
+
+    def _texts(self, section: str, keys: list[str | None], values: bool) -> dict[str, str]:
+        """The text of each of ``keys`` found, added in this run or in the file ("" for each
+        when not ``values``), counting hits and misses and keeping what was found for the next run."""
+        texts: dict[str, str] = {}
+        for key in keys:
+            if key is not None and (text := self._added_text((section, key), values)) is not None:
+                texts[key] = text
+        texts.update(self._stored(section, [k for k in keys if k is not None and k not in texts], values))
+        for key in keys:
+            if key is None:
+                continue
+            if key in texts:
+                self.hits += 1
+                self._used.add((section, key))
+            else:
+                self.misses += 1
+        return texts
+
+    def _added_text(self, name: tuple[str, str], values: bool) -> str | None:
+        """The text of what this run added under ``name`` ("" when not ``values``), or None."""
+        added = self._added.get(name)
+        if added is not None:
+            return _text(added) if values else ""
+        if name not in self._pending.names:
+            return None
+        return self._pending.get(name) if values else ""
 
     def put(self, section: Section, key: str, value: Any) -> None:
         """Store ``value`` (JSON-able) under ``key`` for the next run."""
@@ -304,6 +347,18 @@ class _Pending:
             self.path.unlink(missing_ok=True)
             self.path = None
         self.names.clear()
+
+
+def _chunks(items: Iterable[str | None], size: int) -> Iterator[list[str | None]]:
+    """``items`` in lists of at most ``size``."""
+    chunk: list[str | None] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _remove_abandoned_pending(cache_path: Path) -> None:

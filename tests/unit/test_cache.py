@@ -163,3 +163,68 @@ def test_a_killed_runs_side_file_is_removed_by_the_next_run(tmp_path):
     mine.write_bytes(b"in use")
     Cache(path, "scope")
     assert not abandoned.exists() and mine.exists()
+
+
+# ---- many keys looked up at once
+
+
+def _saved(path, section, values):
+    run = Cache(path, "scope")
+    for key, value in values.items():
+        run.put(section, key, value)
+    run.save()
+
+
+def test_many_keys_come_back_in_order_counted_and_kept_as_one_by_one(tmp_path, monkeypatch):
+    monkeypatch.setattr("skillsite.cache.LOOKUP_CHUNK", 3)
+    path = tmp_path / "c.sqlite"
+    _saved(path, Section.AUDIT, {f"k{n}": [n] for n in range(8)})
+    run = Cache(path, "scope")
+    run.put(Section.AUDIT, "new", "added in this run")
+    keys = ["k1", None, "missing", "k7", "new", "k1", "k0", "k5"]
+    assert list(run.get_many(Section.AUDIT, keys)) == [[1], None, None, [7], "added in this run", [1], [0], [5]]
+    assert (run.hits, run.misses) == (6, 1)                    # a key None is neither
+    assert list(run.has_many(Section.AUDIT, ["k2", None, "missing", "new"])) == [True, False, False, True]
+    assert (run.hits, run.misses) == (8, 2)
+    assert list(run.get_many(Section.SKILLS, ["k1"])) == [None]   # another section's keys are not found
+    run.save()
+    again = Cache(path, "scope")
+    assert [again.get(Section.AUDIT, f"k{n}") for n in range(8)] == [[0], [1], [2], None, None, [5], None, [7]]
+
+
+def test_many_keys_are_asked_of_the_file_a_chunk_at_a_time(tmp_path, monkeypatch):
+    monkeypatch.setattr("skillsite.cache.LOOKUP_CHUNK", 4)
+    path = tmp_path / "c.sqlite"
+    _saved(path, Section.FILE_SHA, {f"k{n}": f"sha{n}" for n in range(10)})
+    run = Cache(path, "scope")
+    assert run.has(Section.FILE_SHA, "k0")
+    queries = []
+    run._db.set_trace_callback(queries.append)
+    assert list(run.get_many(Section.FILE_SHA, (f"k{n}" for n in range(10)))) == [f"sha{n}" for n in range(10)]
+    assert len(queries) == 3
+
+
+def test_many_keys_find_what_this_run_spilled_to_its_side_file(tmp_path, monkeypatch):
+    monkeypatch.setattr("skillsite.cache.SPILL_BYTES", 100)
+    run = Cache(tmp_path / "c.sqlite", "scope")
+    for n in range(30):
+        run.put(Section.HTML, f"k{n}", f"<p>{n}</p>" * 5)
+    run.put(Section.HTML, "k0", "replaced")
+    assert run._pending.names and list(run.get_many(Section.HTML, ["k0", "k1", "k29", "x"])) == [
+        "replaced", "<p>1</p>" * 5, "<p>29</p>" * 5, None]
+    assert list(run.has_many(Section.HTML, ["k0", "k1", "x"])) == [True, True, False]
+
+
+def test_many_keys_in_a_damaged_or_foreign_file_are_missing_with_a_note(tmp_path, monkeypatch):
+    monkeypatch.setattr("skillsite.cache.LOOKUP_CHUNK", 2)
+    path = tmp_path / "c.sqlite"
+    _saved(path, Section.SKILLS, {"a": 1, "b": 2, "c": 3})
+    assert list(Cache(path, "other").get_many(Section.SKILLS, ["a", "b", "c"])) == [None, None, None]
+    run = Cache(path, "scope")
+    path.write_bytes(b"not a database" * 1000)
+    assert list(run.get_many(Section.SKILLS, ["a", "b", "c"])) == [None, None, None]
+    assert list(run.has_many(Section.SKILLS, ["a"])) == [False]
+    assert [n.code for n in run.notes] == ["SK402"] and run.misses == 4
+    run.put(Section.SKILLS, "d", 4)
+    run.save()
+    assert Cache(path, "scope").get(Section.SKILLS, "d") == 4
