@@ -59,7 +59,7 @@ def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence
                     ) -> dict[str, list[dict[str, Any]]]:
     """Every published skill's findings, by id: from the cache, or audited on every core."""
     keys = [audit_key(entry, skill.source.dir) for skill, entry in zip(skills, entries)]
-    found = {e.id: cache.get(Section.AUDIT, key) for e, key in zip(entries, keys)}
+    found = {e.id: stored for e, stored in zip(entries, cache.get_many(Section.AUDIT, keys))}
     missing = [index for index, entry in enumerate(entries) if found[entry.id] is None]
     for index, findings in zip(missing, workers.map(audit_one, missing)):
         found[entries[index].id] = findings

@@ -171,8 +171,8 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     on changed (see :func:`_published_before`), else by the workers (and kept in the cache, its
     rendered body too, as it comes: the bodies are read back from there when pages need them)."""
     keys = [publication_key(job, index) for index in range(len(job.skills))]
-    done = {index: before for index, key in enumerate(keys)
-            if (before := _published_before(job, index, cache.get(Section.PUBLICATION, key))) is not None}
+    done = {index: before for index, stored in enumerate(cache.get_many(Section.PUBLICATION, keys))
+            if (before := _published_before(job, index, stored)) is not None}
     job.staging.take_journal()  # those files are in each PublishedSkill: not in what a skill published here reports
     todo = [index for index in range(len(keys)) if index not in done]
     for index, published in zip(todo, workers.imap(publish_skill, todo)):
@@ -321,13 +321,9 @@ def _file_key(path: str, size: int, mtime_ns: int) -> str:
 
 def _known_shas(skills: Sequence[Skill], cache: Cache) -> dict[str, tuple[int, int, str]]:
     """The sha256 the cache knows of each bundled file with its current size and time."""
-    known = {}
-    for skill in skills:
-        for f in skill.source.files:
-            sha = cache.get(Section.FILE_SHA, _file_key(f.abspath, f.bytes, f.mtime_ns))
-            if sha is not None:
-                known[f.abspath] = (f.bytes, f.mtime_ns, sha)
-    return known
+    files = [f for skill in skills for f in skill.source.files]
+    shas = cache.get_many(Section.FILE_SHA, (_file_key(f.abspath, f.bytes, f.mtime_ns) for f in files))
+    return {f.abspath: (f.bytes, f.mtime_ns, sha) for f, sha in zip(files, shas) if sha is not None}
 
 
 def _html_keys(skills: Sequence[Skill], targets: LinkTargets) -> list[str]:
@@ -353,7 +349,7 @@ def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfi
     current versions only)."""
     targets = link_targets(skills, reserved_names(is_paged(len(skills), config)))
     html_keys = _html_keys(skills, targets)
-    rendered = frozenset(s.id for s, key in zip(skills, html_keys) if cache.has(Section.HTML, key))
+    rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, html_keys)) if cached)
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, _known_shas(skills, cache),
                           knowledge, releases)
     return job, html_keys

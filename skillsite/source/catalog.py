@@ -356,8 +356,7 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
                    [f.path for f in src.files], hashlib.sha256(raw).hexdigest()) if raw is not None else None
             for src, raw in zip(checking.sources, raws)]
     checked: list[Checked | None] = []
-    for src, raw, key in zip(checking.sources, raws, keys):
-        stored = cache.get(Section.SKILLS, key) if key is not None else None
+    for src, raw, stored in zip(checking.sources, raws, cache.get_many(Section.SKILLS, keys)):
         done = Checked.from_json(stored, src, raw) if stored is not None and raw is not None else None
         checked.append(done if done is not None and _still_missing(done.verdict, src, raw, checking)
                        else None)
