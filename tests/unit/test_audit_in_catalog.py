@@ -136,6 +136,15 @@ def test_a_change_to_a_file_the_audit_reads_but_the_skill_does_not_publish_is_au
     assert entries(site)["tool"]["audit"]["risk"] == "high"
 
 
+def test_a_file_made_executable_is_audited_again(tmp_path: Path) -> None:
+    src, site, cache = tmp_path / "src", tmp_path / "_site", tmp_path / "cache"
+    helper = write_skill(src, "tool") / ".helper"
+    helper.write_text("echo hello\n", "utf-8")
+    assert build([src], site, cache_dir=cache).ok and entries(site)["tool"]["audit"]["risk"] == "low"
+    helper.chmod(0o755)                                     # a hidden script: same content, new mode
+    assert build([src], site, cache_dir=cache).ok and entries(site)["tool"]["audit"]["risk"] == "medium"
+
+
 def test_knowledge_of_only_risky_skills_is_refused(tmp_path: Path) -> None:
     src = source(tmp_path / "src")
     (src / "knowledge").mkdir()
