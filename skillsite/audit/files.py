@@ -2,6 +2,7 @@
 folder, ``.git`` and nested skills skipped, a size cap, and never anything executed."""
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ def skill_files(folder: Path) -> Iterator[SkillFile]:
     """Every regular file of the skill at ``folder``, in path order (each folder's files, then its
     folders'; at most MAX_FILES).  Symlinked folders are not followed, symlinked files only when
     they stay inside the folder."""
-    real_root = os.path.realpath(folder)
+    root = _Root(folder)
     count = 0
     pending = [("", _entries(str(folder)))]
     while pending:
@@ -56,7 +57,7 @@ def skill_files(folder: Path) -> Iterator[SkillFile]:
                 if inner and not _holds_skill(inner):  # a nested skill is audited on its own
                     subfolders.append((f"{prefix}{entry.name}/", inner))
                 continue
-            found = _skill_file(entry, prefix, real_root)
+            found = _skill_file(entry, prefix, root)
             if found is not None:
                 count += 1
                 if count > MAX_FILES:
@@ -65,10 +66,22 @@ def skill_files(folder: Path) -> Iterator[SkillFile]:
         pending.extend(reversed(subfolders))
 
 
-def _skill_file(entry: os.DirEntry[str], prefix: str, real_root: str) -> SkillFile | None:
+class _Root:
+    """A skill folder whose real path is resolved only if a symlink needs it (resolving costs a
+    system call per component of the path, for every skill listed)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    @functools.cached_property
+    def real(self) -> str:
+        return os.path.realpath(self.folder)
+
+
+def _skill_file(entry: os.DirEntry[str], prefix: str, root: _Root) -> SkillFile | None:
     """The entry as a file of the skill, or None (not a regular file, a symlink leaving the folder)."""
     try:
-        if entry.is_symlink() and not inside_folder(os.path.realpath(entry.path), real_root):
+        if entry.is_symlink() and not inside_folder(os.path.realpath(entry.path), root.real):
             return None
         info = entry.stat()
     except OSError:
