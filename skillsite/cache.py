@@ -9,7 +9,7 @@ code and needs no key: a CI job can restore the folder from its own cache and go
 A file that is damaged or not a skillsite cache is ignored (and replaced on the next save),
 with an info diagnostic; a file that cannot be written is an error of the environment
 (:meth:`Cache.save` raises OSError).  Each kind of value lives in a :class:`Section` of its own.
-Values are read when looked up (a chunk of keys per query), never all at once, and what a run
+Values are read when looked up (many keys per query), never all at once, and what a run
 adds is held in memory only up to :data:`SPILL_BYTES`: past that it goes to a side file
 (``<cache>.pending-<pid>``, or a temporary file for a run without a cache folder) until the run
 saves.  Entries a run did not use are dropped when it saves, so the file tracks the current
@@ -37,8 +37,11 @@ RACY_NS = 2_000_000_000
 #: What a run adds is held in memory up to about this many characters, then written to its side file.
 SPILL_BYTES = 64 << 20
 PENDING = ".pending-"
-#: How many keys one query of a lookup asks the file for (well within sqlite's limit of parameters).
+#: Many keys are looked up in key order (nearby keys share the file's pages), this many per query
+#: (well within sqlite's limit of parameters) ...
 LOOKUP_CHUNK = 500
+#: ... and values this many keys at a time (their texts are held until given).
+LOOKUP_WINDOW = 5000
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
            "CREATE TABLE IF NOT EXISTS entries (section TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
            " PRIMARY KEY (section, key)) WITHOUT ROWID;")
@@ -167,19 +170,21 @@ class Cache:
         return self._db
 
     def _stored(self, section: str, keys: list[str], values: bool) -> dict[str, str]:
-        """The stored text of each of ``keys`` (at most :data:`LOOKUP_CHUNK`) the file holds, in one
-        query (``values`` False: "" for each, the values left unread)."""
+        """The stored text of each of ``keys`` the file holds (``values`` False: "" for each, the
+        values left unread), asking for them in key order, a chunk at a time."""
         column = "value" if values else "''"
-        marks = ",".join("?" * len(keys))
+        ordered = sorted(set(keys))
+        found: dict[str, str] = {}
         try:
-            if not keys or (db := self._connection()) is None:
-                return {}
-            rows = db.execute(f"SELECT key, {column} FROM entries WHERE section = ? AND key IN ({marks})",
-                              (section, *keys)).fetchall()
+            if not ordered or (db := self._connection()) is None:
+                return found
+            for start in range(0, len(ordered), LOOKUP_CHUNK):
+                chunk = ordered[start:start + LOOKUP_CHUNK]
+                found.update(db.execute(f"SELECT key, {column} FROM entries WHERE section = ? AND key IN"
+                                        f" ({','.join('?' * len(chunk))})", (section, *chunk)))
         except sqlite3.Error as exc:
             self._damaged(exc)
-            return {}
-        return dict(rows)
+        return found
 
     def get(self, section: Section, key: str) -> Any:
         """The value stored under ``key`` (kept for the next run), or None."""
@@ -191,20 +196,20 @@ class Cache:
 
     def get_many(self, section: Section, keys: Iterable[str | None]) -> Iterator[Any]:
         """The value of each of ``keys`` in turn, as :meth:`get` gives it (None, and not counted as a
-        miss, for a key None): the file is asked a chunk of keys at a time, not once per key, and
-        only a chunk's values are held at once."""
-        for chunk in _chunks(keys, LOOKUP_CHUNK):
-            texts = self._texts(section.value, chunk, values=True)
-            for key in chunk:
+        miss, for a key None), looked up :data:`LOOKUP_WINDOW` keys at a time as they are taken:
+        a few queries, not one per key."""
+        for window in _chunks(keys, LOOKUP_WINDOW):
+            texts = self._texts(section.value, window, values=True)
+            for key in window:
                 text = texts.get(key) if key is not None else None
                 yield None if text is None else json.loads(text)
 
     def has_many(self, section: Section, keys: Iterable[str | None]) -> Iterator[bool]:
         """Whether a value is stored under each of ``keys`` in turn, as :meth:`has` tells it (False,
-        and not counted, for a key None), without reading the values."""
-        for chunk in _chunks(keys, LOOKUP_CHUNK):
-            texts = self._texts(section.value, chunk, values=False)
-            yield from (key is not None and key in texts for key in chunk)
+        and not counted, for a key None): all looked up at once, without reading the values."""
+        wanted = list(keys)
+        found = self._texts(section.value, wanted, values=False)
+        return (key is not None and key in found for key in wanted)
 
     def _texts(self, section: str, keys: list[str | None], values: bool) -> dict[str, str]:
         """The text of each of ``keys`` found, added in this run or in the file ("" for each

@@ -176,7 +176,8 @@ def _saved(path, section, values):
 
 
 def test_many_keys_come_back_in_order_counted_and_kept_as_one_by_one(tmp_path, monkeypatch):
-    monkeypatch.setattr("skillsite.cache.LOOKUP_CHUNK", 3)
+    monkeypatch.setattr("skillsite.cache.LOOKUP_CHUNK", 2)
+    monkeypatch.setattr("skillsite.cache.LOOKUP_WINDOW", 3)
     path = tmp_path / "c.sqlite"
     _saved(path, Section.AUDIT, {f"k{n}": [n] for n in range(8)})
     run = Cache(path, "scope")
