@@ -385,13 +385,10 @@ def _alive(pid: int) -> bool:
 
 
 def _drop_unused(db: sqlite3.Connection, used: set[tuple[str, str]]) -> None:
-    """Delete every entry of the file that is not in ``used``."""
-    db.execute("CREATE TEMP TABLE used (section TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (section, key))"
-               " WITHOUT ROWID")
-    db.executemany("INSERT OR IGNORE INTO used VALUES (?, ?)", used)
-    db.execute("DELETE FROM entries WHERE NOT EXISTS"
-               " (SELECT 1 FROM used WHERE used.section = entries.section AND used.key = entries.key)")
-    db.execute("DROP TABLE used")
+    """Delete every entry of the file that is not in ``used`` (the file's names are listed first:
+    most are used, and listing them costs less than handing sqlite every used one)."""
+    unused = [name for name in db.execute("SELECT section, key FROM entries") if name not in used]
+    db.executemany("DELETE FROM entries WHERE section = ? AND key = ?", unused)
 
 
 def make_cache_folder(folder: Path) -> None:
