@@ -391,8 +391,7 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
                    [f.path for f in src.files], stamp) if (stamp := _file_stamp(src)) else None
             for src in found.sources]
     verdicts: list[Verdict | None] = []
-    for src, key in zip(found.sources, keys):
-        stored = cache.get(Section.VERDICTS, key) if key else None
+    for src, stored in zip(found.sources, cache.get_many(Section.VERDICTS, [key or None for key in keys])):
         verdict = Verdict.from_json(stored) if stored is not None else None
         verdicts.append(verdict if verdict is not None and _still_missing(verdict, src, None, checking)
                         else None)
