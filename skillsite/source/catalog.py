@@ -329,7 +329,7 @@ def _still_missing(verdict: Verdict, source: SourceFile, raw: bytes | None, chec
     try:
         raw = raw if raw is not None else read_limited(source.skill_md, checking.max_bytes)[0]
         split = split_frontmatter(decode_skill_md(raw))
-    except (OSError, ValueError, FrontmatterError):
+    except (OSError, FrontmatterError):  # read again: gone, or no longer text
         return False
     if split is None:
         return False
@@ -391,7 +391,7 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
                    [f.path for f in src.files], stamp) if (stamp := _file_stamp(src)) else None
             for src in found.sources]
     verdicts: list[Verdict | None] = []
-    for src, stored in zip(found.sources, cache.get_many(Section.VERDICTS, [key or None for key in keys])):
+    for src, stored in zip(found.sources, cache.get_many(Section.VERDICTS, keys)):
         verdict = Verdict.from_json(stored) if stored is not None else None
         verdicts.append(verdict if verdict is not None and _still_missing(verdict, src, None, checking)
                         else None)
