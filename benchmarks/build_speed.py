@@ -7,7 +7,9 @@ For each tree it measures, each build in a fresh process:
   in process the same, but by a process that built once already (as `skillsite serve` rebuilds
              after an edit: imports done, templates compiled), timed from the second build's start
 and, beside them, the floor of a cold build: reading every file of the tree, then markdown-it-py
-rendering every SKILL.md body on every core (the cold build's largest cost); it prints peak memory,
+rendering every SKILL.md body on every core (the cold build's largest cost), and the render floor
+issue #29 measures the cold build against (the CPU time plain markdown-it-py takes to render the
+same SKILL.md files on one core); it prints peak memory,
 output size and time per stage of the cold build.  With
 ``--mkdocs [RUNS]`` it also builds the same SKILL.md files as MkDocs pages (search plugin on),
 right after each of the first RUNS cold builds (default 3), and prints the ratio run by run:
@@ -67,7 +69,9 @@ print(json.dumps({"seconds": time.perf_counter() - t, "ok": r.ok, "skills": len(
 
 # The floor of a cold build: reading every file of the tree (the build reads them all: it
 # publishes and audits them), then markdown-it-py (as skillsite configures it, without its
-# link rules) rendering every SKILL.md body on every core.
+# link rules) rendering every SKILL.md body on every core.  Beside it, the render floor issue #29
+# sets the cold build's target by: the CPU time plain markdown-it-py needs to render the same
+# SKILL.md files on one core.
 FLOOR = """
 import json, sys, time
 from concurrent.futures import ProcessPoolExecutor
@@ -87,7 +91,13 @@ read = time.perf_counter() - started
 started = time.perf_counter()
 with ProcessPoolExecutor(jobs) as pool:
     sum(pool.map(render, [bodies[i::jobs * 8] for i in range(jobs * 8)]))
-print(json.dumps({"read": read, "render": time.perf_counter() - started}))
+render = time.perf_counter() - started
+plain = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+texts = [data.decode("utf-8", "replace") for path, data in files.items() if path.name == "SKILL.md"]
+started = time.process_time()
+for text in texts:
+    plain.render(text)
+print(json.dumps({"read": read, "render": render, "render_one_core": time.process_time() - started}))
 """
 
 
@@ -225,6 +235,7 @@ def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: i
     """``mkdocs``: how many of the ``repeat`` rounds also build with MkDocs, right after
     skillsite's cold build (on this shared machine speed drifts: only neighbours compare)."""
     colds, noops, changes, served, mk_times, paired, floors = [], [], [], [], [], [], []
+    render_floors = []
     cold = {}
     for round_ in range(repeat):
         out, cache = work / "site", work / "cache"
@@ -232,6 +243,7 @@ def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: i
         TRASH.discard(cache)
         floor = run_floor(src, jobs)
         floors.append(floor["read"] + floor["render"])
+        render_floors.append(floor["render_one_core"])
         cold = run_build(src, out, cache, jobs)
         colds.append(cold["process_seconds"])
         if round_ < mkdocs:
@@ -248,7 +260,9 @@ def measure(label: str, src: Path, work: Path, repeat: int, jobs: int, mkdocs: i
            "served": statistics.median(served) if served else None,
            "bytes": tree_size(work / "site"), "rss_main": cold["rss_main"], "rss_worker": cold["rss_worker"],
            "stages": cold["stages"], "floor": statistics.median(floors),
-           "cold_vs_floor": statistics.median(c / f for c, f in zip(colds, floors))}
+           "cold_vs_floor": statistics.median(c / f for c, f in zip(colds, floors)),
+           "render_floor": statistics.median(render_floors),
+           "cold_vs_render_floor": statistics.median(c / f for c, f in zip(colds, render_floors))}
     if mk_times:
         row["mkdocs"] = statistics.median(mk_times)
         row["paired"] = paired
@@ -311,9 +325,10 @@ def main() -> None:
           f"run started{f' (after waiting {waited:.0f} s)' if waited else ''}; previous outputs "
           f"{'deleted' if args.delete else 'moved aside, deleted after the run'}")
     print()
-    print("| tree | skills | floor | cold build | cold / floor | no-op rebuild | one skill changed | "
+    print("| tree | skills | floor | cold build | cold / floor | render floor, one core | cold / render floor | "
+          "no-op rebuild | one skill changed | "
           "same, in a running process | MkDocs | MkDocs / cold | peak RSS main / worker | output |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         mk = f"{r['mkdocs']:.1f} s" if "mkdocs" in r else "–"
         ratio = f"{r['mkdocs'] / r['cold']:.1f}x" if "mkdocs" in r else "–"
@@ -321,7 +336,7 @@ def main() -> None:
         change = f"{r['change']:.2f} s" if r["change"] is not None else "–"
         served = f"{r['served']:.2f} s" if r["served"] is not None else "–"
         print(f"| {r['label']} | {r['skills']:,} | {r['floor']:.2f} s | {r['cold']:.2f} s | {r['cold_vs_floor']:.2f}x | "
-              f"{noop} | {change} | {served} | {mk} | {ratio} | "
+              f"{r['render_floor']:.2f} s | {r['cold_vs_render_floor']:.2f}x | {noop} | {change} | {served} | {mk} | {ratio} | "
               f"{r['rss_main'] / 2**20:.0f} / {r['rss_worker'] / 2**20:.0f} MB | {r['bytes'] / 2**20:.0f} MB |")
     for r in rows:
         if r.get("paired"):
