@@ -1,6 +1,8 @@
 """Plain, frozen data passed from one pipeline stage to the next."""
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,7 +77,8 @@ class Skill:
     description: str
     source: SourceFile
     body_line: int
-    raw: bytes                           # SKILL.md's bytes; the body is read from them when asked for
+    sha256: str                          # of SKILL.md's bytes as they were read and checked
+    size: int                            # their length: the bytes are read again when needed (read_skill_md)
     frontmatter: dict[str, Any]
     license: str | None = None
     compatibility: str | None = None
@@ -105,13 +108,34 @@ class Skill:
 
     @property
     def body(self) -> str:
-        """The Markdown body (LF line ends): made from ``raw`` each time, not kept beside it, so a
-        catalog read whole holds each skill's text once."""
-        return skill_body(self.raw)
+        """The Markdown body (LF line ends), from the SKILL.md read again (a catalog read whole
+        holds no skill's text); raises :class:`SkillChanged` when the file is no longer as checked."""
+        return skill_body(read_skill_md(self))
 
     @property
     def has_errors(self) -> bool:
         return any(d.severity.value == "error" for d in self.diagnostics)
+
+
+class SkillChanged(OSError):
+    """A SKILL.md whose bytes are no longer those that were read and checked."""
+
+
+def read_skill_md(skill: Skill) -> bytes:
+    """A skill's SKILL.md bytes, read again: the same as when it was checked (same size and
+    sha256), else :class:`SkillChanged`, so nothing is published from a file that changed since.
+    Opened non-blocking: a FIFO put in its place cannot hang the build."""
+    fd = os.open(skill.source.skill_md, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    raw = b""
+    try:
+        while len(raw) <= skill.size and (chunk := os.read(fd, skill.size + 1 - len(raw))):
+            raw += chunk  # one byte more than expected, if it is there: the file grew
+    finally:
+        os.close(fd)
+    if len(raw) != skill.size or hashlib.sha256(raw).hexdigest() != skill.sha256:
+        raise SkillChanged(f"SKILL.md changed during the build (it is not the {skill.size:,}-byte file that "
+                           "was checked); build again")
+    return raw
 
 
 # ------------------------------------------------------------------ what reading a catalog gives

@@ -28,6 +28,11 @@ R = TypeVar("R")
 
 #: Below this many items starting worker processes costs more than it saves.
 MIN_PARALLEL_ITEMS = 16
+#: At most this many items a chunk: a chunk's results are held whole (twice while they are unpickled).
+MAX_CHUNK_ITEMS = 64
+#: Chunks in flight per worker: enough to keep every worker busy, few enough that results done
+#: ahead of the caller never pile up.
+CHUNKS_AHEAD = 4
 
 _context: Any = None  # in a worker process: the context its pool's initializer gave it
 
@@ -105,11 +110,15 @@ class Workers(Generic[C]):
             for item in items:
                 yield func(self.context, item)
             return
-        size = max(1, len(items) // (self.jobs * 8))  # small enough that no process is left idle at the end
-        chunks = deque(self._pool.submit(_call_chunk, func, items[start:start + size])
-                       for start in range(0, len(items), size))
+        # small enough that no process is left idle at the end, and that a chunk's results are few
+        size = max(1, min(MAX_CHUNK_ITEMS, len(items) // (self.jobs * 8)))
+        chunks: deque[Future[list[R]]] = deque()
+        for start in range(0, len(items), size):
+            chunks.append(self._pool.submit(_call_chunk, func, items[start:start + size]))
+            if len(chunks) >= self.jobs * CHUNKS_AHEAD:
+                yield from chunks.popleft().result()  # a chunk's results are the caller's, not kept here
         while chunks:
-            yield from chunks.popleft().result()  # a chunk's results are the caller's, not kept here
+            yield from chunks.popleft().result()
 
     def submit(self, func: Callable[..., R], *args: Any) -> Future[R]:
         """``func(*args)`` in a worker (or here, at once, with one job)."""

@@ -20,7 +20,8 @@ from skillsite.agent.entry import (HIDING_KEYS, PLATFORMS, DependencyRecord, Ent
 from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORMAT, PAGE_FORMAT, PAGE_SIZE, FileRef,
                                             PageRecord, entry_url, index_url, page_url)
 from skillsite.agent.triggers import TRIGGER_KINDS
-from skillsite.models import Skill
+from skillsite.agent.skill_md import skill_body
+from skillsite.models import Skill, read_skill_md
 from skillsite.source.checks import estimate_tokens
 from skillsite.source.versioning import canonical_version
 
@@ -93,12 +94,13 @@ def source_path(skill: Skill, base: str) -> str:
 
 def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, children: Sequence[str],
                 config: SiteConfig, base: str, *, command: str | None = None, conflicts: Sequence[str] = (),
-                dependencies: Sequence[DependencyRecord] = (), knowledge: Sequence[dict[str, Any]] = (), interface: dict[str, Any] | None = None) -> ManifestEntry:
+                dependencies: Sequence[DependencyRecord] = (), knowledge: Sequence[dict[str, Any]] = (), interface: dict[str, Any] | None = None,
+                skill_md: bytes | None = None) -> ManifestEntry:
     """The manifest entry of one skill (see ``skills.schema.json``); ``command`` (default: its
     own; none for a skill that says ``user-invocable: false``), ``conflicts`` (ids),
     ``dependencies`` (resolved) and ``knowledge`` (document records) are worked out over the
     whole catalog; ``interface`` is
-    what Codex's agents/openai.yaml says to show."""
+    what Codex's agents/openai.yaml says to show; ``skill_md``: the SKILL.md's bytes, when read already."""
     folder = skill_dir_url(skill.id)
     path = source_path(skill, base)
     url, edit_url = source_links(config, path)
@@ -123,7 +125,7 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
         source=EntrySource(path, url, edit_url),
         urls=EntryUrls(page=folder, skill_md=folder + "SKILL.md", xml=folder + XML_FILE, files=folder),
         versions_url=folder + VERSIONS_FILE if canonical_version(skill.version) is not None else None,
-        size=body_size(skill), extra=dict(skill.extra),
+        size=body_size(skill, skill_md), extra=dict(skill.extra),
         warnings=tuple(EntryWarning(d.code, d.severity.value, d.message, d.line)
                        for d in sorted(skill.diagnostics, key=lambda d: (d.line, d.col, d.code, d.message))))
 
@@ -135,11 +137,13 @@ def hidden_by(skill: Skill) -> str | None:
     return next((key for key in HIDING_KEYS if skill.frontmatter.get(key) is True), None)
 
 
-def body_size(skill: Skill) -> EntrySize:
-    """SKILL.md's bytes, and its body's characters, lines and estimated tokens."""
-    body = skill.body
+def body_size(skill: Skill, skill_md: bytes | None = None) -> EntrySize:
+    """SKILL.md's bytes (``skill_md``, else read again), and its body's characters, lines and
+    estimated tokens."""
+    raw = read_skill_md(skill) if skill_md is None else skill_md
+    body = skill_body(raw)
     lines = body.count("\n") + (1 if body and not body.endswith("\n") else 0)
-    return EntrySize(len(skill.raw), len(body), lines, estimate_tokens(body))
+    return EntrySize(len(raw), len(body), lines, estimate_tokens(body))
 
 
 def entries_json(entries: Sequence[ManifestEntry]) -> list[dict[str, Any]]:

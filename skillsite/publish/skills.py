@@ -21,7 +21,8 @@ from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
 from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
-from skillsite.models import BundledFile, Skill
+from skillsite.agent.skill_md import skill_body
+from skillsite.models import BundledFile, Skill, SkillChanged, read_skill_md
 from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, is_versions_path,
                                         reserved_names, sha256_hex, skill_entry)
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
@@ -29,6 +30,7 @@ from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
+from skillsite.source.parse import read_limited
 from skillsite.source.dependencies import Dependent, current_releases, resolve_dependencies
 from skillsite.source.relations import resolve_conflicts
 from skillsite.source.versioning import canonical_version
@@ -134,20 +136,37 @@ def archive_owners(skills: Sequence[Skill]) -> list[str | None]:
 def publish_skill(job: SkillPublishing, index: int) -> PublishedSkill:
     """Everything of skill ``index`` that depends on it alone."""
     skill = job.skills[index]
-    diags: list[Diagnostic] = []
-    raw_sha = sha256_hex(skill.raw)
+    raw, diags = _skill_md(skill, job.config.max_bytes)
+    raw_sha = sha256_hex(raw)
     folder = f"skills/{skill.id}/"
-    job.staging.write_keyed(folder + "SKILL.md", raw_sha, lambda: skill.raw)
+    job.staging.write_keyed(folder + "SKILL.md", raw_sha, lambda: raw)
     files, shas, contents = _publish_files(job, skill, diags)
     entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir,
                         command=job.commands.get(skill.id), conflicts=job.conflicts[skill.id],
                         dependencies=job.dependencies[skill.id],
-                        knowledge=job.knowledge.get(skill.id, []), interface=_interface(skill))
-    _write_xml(job, skill, entry)
+                        knowledge=job.knowledge.get(skill.id, []), interface=_interface(skill), skill_md=raw)
+    body = skill_body(raw)
+    _write_xml(job, skill, entry, body)
     _write_listing(job, entry)
-    archive = _write_archive(job, skill, entry, contents, job.archive_names[index])
-    html = None if skill.id in job.rendered else job.renderer.render(skill.body, skill.id)
+    archive = _write_archive(job, skill, entry, raw, contents, job.archive_names[index])
+    html = None if skill.id in job.rendered else job.renderer.render(body, skill.id)
     return PublishedSkill(entry, html, job.staging.take_journal(), shas, archive, diags)
+
+
+def _skill_md(skill: Skill, max_bytes: int) -> tuple[bytes, list[Diagnostic]]:
+    """A skill's SKILL.md bytes, read again: as checked; else as they are now (or none), with
+    an error that fails the build (the skill changed during it, or cannot be read)."""
+    try:
+        return read_skill_md(skill), []
+    except SkillChanged as exc:
+        message = str(exc)
+    except OSError as exc:
+        return b"", [make("SK006", f"cannot read SKILL.md: {exc.strerror or exc}", skill.source.display_path)]
+    try:
+        raw = read_limited(skill.source.skill_md, max_bytes)[0][:max_bytes]
+    except OSError:
+        raw = b""
+    return raw, [make("SK006", message, skill.source.display_path)]
 
 
 def publication_key(job: SkillPublishing, index: int) -> str:
@@ -157,7 +176,7 @@ def publication_key(job: SkillPublishing, index: int) -> str:
     dependencies, knowledge documents, archive name)."""
     skill = job.skills[index]
     source = skill.source
-    return digest("publication", skill.id, skill.raw, str(source.root), str(source.dir), source.rel_path,
+    return digest("publication", skill.id, skill.sha256, skill.size, str(source.root), str(source.dir), source.rel_path,
                   source.display_path, [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in source.files],
                   [d.to_json() for d in skill.diagnostics], job.sub_skills(skill.id), job.commands.get(skill.id),
                   job.conflicts[skill.id], [d.to_json() for d in job.dependencies[skill.id]],
@@ -245,7 +264,7 @@ def _is_known(job: SkillPublishing, f: BundledFile, sha: str) -> bool:
     return job.known_shas.get(f.abspath) == (f.bytes, f.mtime_ns, sha)
 
 
-def _write_xml(job: SkillPublishing, skill: Skill, entry: ManifestEntry) -> None:
+def _write_xml(job: SkillPublishing, skill: Skill, entry: ManifestEntry, body: str) -> None:
     """A skill's ``<skill_content>`` fragment and its tier-1 ``<skill>`` entry."""
     page_url = absolute(job.config, entry.urls.page)
     files = [f.path for f in entry.files]
@@ -253,7 +272,7 @@ def _write_xml(job: SkillPublishing, skill: Skill, entry: ManifestEntry) -> None
     docs = [(k.path, k.title, absolute(job.config, k.url)) for k in entry.knowledge]
     job.staging.write_keyed(
         f"skills/{skill.id}/{XML_FILE}", digest(XML_FILE, skill.name, skill.id, entry.digest, page_url, subs, docs),
-        lambda: skill_content_xml(skill.name, skill.id, skill.body, page_url, files, subs, docs).encode("utf-8"))
+        lambda: skill_content_xml(skill.name, skill.id, body, page_url, files, subs, docs).encode("utf-8"))
     md_url = absolute(job.config, entry.urls.skill_md)
     job.staging.write_keyed(
         f"skills/{skill.id}/{ENTRY_FILE}", digest(ENTRY_FILE, skill.name, skill.description, md_url),
@@ -267,8 +286,8 @@ def _write_listing(job: SkillPublishing, entry: ManifestEntry) -> None:
                             lambda: indented_json(listing))
 
 
-def _write_archive(job: SkillPublishing, skill: Skill, entry: ManifestEntry, contents: dict[str, bytes],
-                   name: str | None) -> tuple[str, str] | None:
+def _write_archive(job: SkillPublishing, skill: Skill, entry: ManifestEntry, raw: bytes,
+                   contents: dict[str, bytes], name: str | None) -> tuple[str, str] | None:
     """The skill's discovery archive, when it owns one and has bundled files that all fit a tar
     header: (site path, sha256)."""
     if name is None or not entry.files or not all(fits_ustar(f.path) for f in entry.files):
@@ -278,7 +297,7 @@ def _write_archive(job: SkillPublishing, skill: Skill, entry: ManifestEntry, con
     if job.staging.keep(rel, key):
         return rel, sha256_hex(job.staging.current(rel).read_bytes())
     folder = f"skills/{entry.id}/"
-    members = [("SKILL.md", skill.raw)] + [
+    members = [("SKILL.md", raw)] + [
         (f.path, contents.get(f.path) or job.staging.current(folder + f.path).read_bytes())
         for f in entry.files]
     data = deterministic_tar_gz(members, job.mtime)
@@ -330,7 +349,7 @@ def _html_keys(skills: Sequence[Skill], targets: LinkTargets) -> list[str]:
     """Each skill's rendered body's cache key: the engine, what bodies may link to, the skill's
     id and SKILL.md (its body is cut from it)."""
     shared = digest(engine_version(), sorted(targets.skills), sorted(targets.files))
-    return [digest(shared, skill.id, skill.raw) for skill in skills]
+    return [digest(shared, skill.id, skill.sha256, skill.size) for skill in skills]
 
 
 def link_targets(skills: Sequence[Skill], reserved: frozenset[str]) -> LinkTargets:

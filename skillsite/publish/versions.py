@@ -105,7 +105,7 @@ class VersionPublishing:
         """The current release: the files published as the skill, a second time (hard links)."""
         folder = f"skills/{skill.id}/"
         into = f"{folder}{VERSIONS_FOLDER}/{version}/"
-        files = [{"path": "SKILL.md", "sha256": entry.sha256, "size": len(skill.raw)}]
+        files = [{"path": "SKILL.md", "sha256": entry.sha256, "size": skill.size}]
         self._link(folder + "SKILL.md", into + "SKILL.md", entry.sha256)
         for f in entry.files:
             self._link(folder + f.path, into + f.path, f.sha256)

@@ -37,7 +37,7 @@ from skillsite.source.discover import Discovery, discover
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
 from skillsite.source.links import link_diagnostics
 from skillsite.source.frontmatter import FrontmatterError
-from skillsite.source.parse import (DEFAULT_MAX_BYTES, decode_skill_md, parse_skill, parse_skill_bytes, read_limited,
+from skillsite.source.parse import (DEFAULT_MAX_BYTES, decode_skill_md, parse_skill, read_limited,
                                     split_frontmatter)
 from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.releases import VersionedSkill, release_versions
@@ -55,7 +55,6 @@ class Checking:
     profile: str
     max_bytes: int
     skill_dirs: frozenset[tuple[str, str]]   # (root, folder relative to it) of every skill: link targets
-    raws: tuple[bytes | None, ...] = ()      # each SKILL.md's bytes, when read already (None: read it)
 
     @classmethod
     def of(cls, found: Discovery, profile: str, max_bytes: int, siblings: bool = False) -> Checking:
@@ -64,9 +63,7 @@ class Checking:
         return cls(found.sources, profile, max_bytes, catalog_skill_dirs(found.sources, siblings))
 
     def parsed(self, index: int) -> ParsedSkill:
-        raw = self.raws[index] if self.raws else None
-        source = self.sources[index]
-        return parse_skill(source, self.max_bytes) if raw is None else parse_skill_bytes(raw, source, self.max_bytes)
+        return parse_skill(self.sources[index], self.max_bytes)
 
 
 def catalog_skill_dirs(sources: Iterable[SourceFile], siblings: bool = False) -> frozenset[tuple[str, str]]:
@@ -179,11 +176,19 @@ class Checked:
         return [self.verdict.to_json(), skill_to_json(self.skill) if self.skill is not None else None]
 
     @classmethod
-    def from_json(cls, data: list[Any], source: SourceFile, raw: bytes) -> Checked:
+    def from_json(cls, data: list[Any], source: SourceFile, content: Content) -> Checked:
+        """The check :meth:`to_json` gave, of a SKILL.md with this content (a left-out skill's
+        bytes are not kept: nothing reads them)."""
         verdict = Verdict.from_json(data[0])
         if data[1] is None:
-            return cls(verdict, None, ParsedSkill(source, None, {}, "", 1, raw, verdict.diagnostics))
-        return cls(verdict, skill_from_json(data[1], source, raw, verdict.diagnostics), None)
+            return cls(verdict, None, ParsedSkill(source, None, {}, "", 1, b"", verdict.diagnostics))
+        return cls(verdict, skill_from_json(data[1], source, content.sha256, content.size, verdict.diagnostics), None)
+
+    def sha256(self) -> str:
+        """The sha256 of the SKILL.md bytes this check was made of."""
+        if self.skill is not None:
+            return self.skill.sha256
+        return hashlib.sha256(self.left_out.raw if self.left_out is not None else b"").hexdigest()
 
 
 def _check(checking: Checking, index: int) -> Checked:
@@ -337,34 +342,42 @@ def _still_missing(verdict: Verdict, source: SourceFile, raw: bytes | None, chec
     return _missing_file_warnings(link_diagnostics(parsed, checking.skill_dirs)) == cached
 
 
-def _raw(source: SourceFile, max_bytes: int) -> bytes | None:
-    """A SKILL.md's bytes within the size limit; None when the parser should say why not."""
+@dataclass(frozen=True)
+class Content:
+    """What identifies a SKILL.md's bytes, without keeping them."""
+
+    sha256: str
+    size: int
+
+
+def _content(source: SourceFile, max_bytes: int) -> Content | None:
+    """A SKILL.md's sha256 and size within the size limit; None when the parser should say why not."""
     try:
         raw = read_limited(source.skill_md, max_bytes)[0]
     except OSError:
         return None
-    return raw if len(raw) <= max_bytes else None
+    return Content(hashlib.sha256(raw).hexdigest(), len(raw)) if len(raw) <= max_bytes else None
 
 
 def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]:
     """Every skill checked, or taken from the cache when its SKILL.md's content and place, and
     everything its checks depend on, are what a cached check was made of."""
-    raws = tuple(_raw(src, checking.max_bytes) for src in checking.sources)
-    checking = dataclasses.replace(checking, raws=raws)
+    contents = [_content(src, checking.max_bytes) for src in checking.sources]
     shared = digest(sorted(checking.skill_dirs), checking.profile, checking.max_bytes)
     keys = [digest(shared, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir), src.parent_id,
-                   [f.path for f in src.files], hashlib.sha256(raw).hexdigest()) if raw is not None else None
-            for src, raw in zip(checking.sources, raws)]
+                   [f.path for f in src.files], content.sha256) if content is not None else None
+            for src, content in zip(checking.sources, contents)]
     checked: list[Checked | None] = []
-    for src, raw, stored in zip(checking.sources, raws, cache.get_many(Section.SKILLS, keys)):
-        done = Checked.from_json(stored, src, raw) if stored is not None and raw is not None else None
-        checked.append(done if done is not None and _still_missing(done.verdict, src, raw, checking)
+    for src, content, stored in zip(checking.sources, contents, cache.get_many(Section.SKILLS, keys)):
+        done = Checked.from_json(stored, src, content) if stored is not None and content is not None else None
+        checked.append(done if done is not None and _still_missing(done.verdict, src, None, checking)
                        else None)
     todo = [index for index, c in enumerate(checked) if c is None]
     for index, done in zip(todo, parallel_map(_check, checking, todo, jobs)):
         checked[index] = done
-        if keys[index] is not None:
-            cache.put(Section.SKILLS, keys[index], done.to_json())
+        content = contents[index]
+        if keys[index] is not None and content is not None and done.sha256() == content.sha256:
+            cache.put(Section.SKILLS, keys[index], done.to_json())  # not when the file changed since it was hashed
     return [c for c in checked if c is not None]
 
 

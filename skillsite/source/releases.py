@@ -31,7 +31,7 @@ from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError
                                           dirty_paths, first_parent_log, open_repository, run_git, tags)
 from skillsite.source.ignore import (ENVIRONMENT_MARKERS, GITIGNORE, MAX_GITIGNORE_BYTES, TOOL_FOLDERS, Ignores,
                                      rules_above)
-from skillsite.source.parse import decode_skill_md, split_frontmatter
+from skillsite.source.parse import decode_skill_md, read_limited, split_frontmatter
 from skillsite.source.versioning import canonical_version, precedence
 
 SKILL_FILES = ("SKILL.md", "skill.md")
@@ -82,20 +82,17 @@ class Versioned(Protocol):
     def version(self) -> str | None: ...
     @property
     def source(self) -> SourceFile: ...
-    @property
-    def raw(self) -> bytes: ...
 
 
 @dataclass(frozen=True)
 class VersionedSkill:
     """A skill as the catalog-wide checks know it, before it is read whole: enough to find its
-    releases (without its SKILL.md's bytes, a warning of it has no line)."""
+    releases."""
 
     id: str
     name: str
     version: str | None
     source: SourceFile
-    raw: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -116,6 +113,15 @@ def version_line(raw: bytes) -> tuple[int, int]:
         if match:
             return number, len(match.group(1)) + 1
     return 1, 1
+
+
+def _version_line(skill: Versioned, max_bytes: int) -> tuple[int, int]:
+    """Where a skill's SKILL.md writes its version, read again for a warning ((1, 1) when it
+    cannot be)."""
+    try:
+        return version_line(read_limited(skill.source.skill_md, max_bytes)[0])
+    except OSError:
+        return 1, 1
 
 
 def blob_version(raw: bytes | None) -> str | None:
@@ -225,10 +231,10 @@ class _RootHistory:
                 if self._changed(skill, entries, folder in dirty):
                     diags.append(make("SK222", f"skill changed since the commit that set its version "
                                                f"{skill.version}; bump the version",
-                                      skill.source.display_path, *version_line(skill.raw)))
+                                      skill.source.display_path, *_version_line(skill, self.max_bytes)))
                 elif self._reused(skill, folder, entries):
                     diags.append(make("SK222", f"version {skill.version} was released before with other files; "
-                                               "bump the version", skill.source.display_path, *version_line(skill.raw)))
+                                               "bump the version", skill.source.display_path, *_version_line(skill, self.max_bytes)))
             return found, diags
         finally:
             if self._reader is not None:

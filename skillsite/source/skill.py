@@ -3,6 +3,7 @@ catalogs use, normalised into typed fields (tags, tools, parameters, visibility,
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import re
 from typing import Any, Iterable, Sequence
 
@@ -168,7 +169,8 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
     priority = fm.get("priority")
     return Skill(
         id=src.id, name=skill_name(parsed), description=fm["description"].strip(), source=src,
-        body_line=parsed.body_line, raw=parsed.raw, frontmatter=jsonable(fm),
+        body_line=parsed.body_line, sha256=hashlib.sha256(parsed.raw).hexdigest(), size=len(parsed.raw),
+        frontmatter=jsonable(fm),
         license=_text(fm.get("license")), compatibility=_text(fm.get("compatibility")),
         version=skill_version(fm),
         tags=_tags(fm.get("tags")), allowed_tools=normalise_allowed_tools(fm.get("allowed-tools")),
@@ -196,15 +198,17 @@ _TUPLE_FIELDS = ("tags", "allowed_tools", "tools", "parameters", "examples", "co
 
 
 def skill_to_json(skill: Skill) -> dict[str, Any]:
-    """A skill as the cache keeps it: every field but its source, bytes and diagnostics."""
+    """A skill as the cache keeps it: every field but its source, SKILL.md's sha256 and size, and diagnostics."""
     data = {name: getattr(skill, name) for name in _PLAIN_FIELDS + _TUPLE_FIELDS}
     data["requirements"] = [list(skill.requirements.bins), list(skill.requirements.env),
                             list(skill.requirements.platforms)]
     return data
 
 
-def skill_from_json(data: dict[str, Any], source: SourceFile, raw: bytes, diags: Sequence[Diagnostic]) -> Skill:
-    """The skill :func:`skill_to_json` gave, with its source, bytes and diagnostics."""
-    return Skill(id=source.id, source=source, raw=raw, diagnostics=tuple(diags),
+def skill_from_json(data: dict[str, Any], source: SourceFile, sha256: str, size: int,
+                    diags: Sequence[Diagnostic]) -> Skill:
+    """The skill :func:`skill_to_json` gave, with its source, its SKILL.md's sha256 and size, and
+    its diagnostics."""
+    return Skill(id=source.id, source=source, sha256=sha256, size=size, diagnostics=tuple(diags),
                  requirements=Requirements(*(tuple(values) for values in data["requirements"])),
                  **{name: data[name] for name in _PLAIN_FIELDS}, **{name: tuple(data[name]) for name in _TUPLE_FIELDS})

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
-from skillsite.workers import MIN_PARALLEL_ITEMS, Workers, parallel_map
+from skillsite.workers import CHUNKS_AHEAD, MAX_CHUNK_ITEMS, MIN_PARALLEL_ITEMS, Workers, parallel_map
 
 
 def tagged(context: str, item: int) -> tuple[str, int, int]:
@@ -71,3 +72,21 @@ def test_imap_gives_the_results_of_map_one_by_one(jobs):
         first = next(results)
         rest = list(results)
     assert [square for _, square, _ in [first, *rest]] == [i * i for i in range(40)]
+
+
+def touch(folder: str, item: int) -> int:
+    with open(os.path.join(folder, str(item)), "w"):
+        return item
+
+
+def test_imap_works_ahead_of_its_caller_by_a_few_small_chunks_only(tmp_path):
+    """A caller slower than the workers never has every result done and waiting for it."""
+    items = list(range(2000))
+    ahead = 2 * CHUNKS_AHEAD * MAX_CHUNK_ITEMS
+    with Workers(2, str(tmp_path)) as workers:
+        results = workers.imap(touch, items)
+        assert next(results) == 0
+        time.sleep(1.5)  # time enough for the workers to do everything they were given
+        assert 0 < len(os.listdir(tmp_path)) <= ahead < len(items)
+        assert [0, *results] == items
+    assert len(os.listdir(tmp_path)) == len(items)
