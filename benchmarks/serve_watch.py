@@ -37,6 +37,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 BUILT = re.compile(r"^Built .* in ([0-9.]+) s$")
 FIRST_BUILD_TIMEOUT = 1800.0
 EDIT_TIMEOUT = 300.0
+STOP_TIMEOUT = 1800.0  # serve removes its temporary folder (the whole catalog) before it exits
 
 
 def cpu_seconds(pid: int) -> float:
@@ -110,9 +111,9 @@ def measure(label: str, code: Path, source: Path, skill: Path, idle: float, edit
             time.sleep(2.5)
         asked = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        status = proc.wait(timeout=60)
+        status = proc.wait(timeout=STOP_TIMEOUT)
         stopped = time.monotonic() - asked
-        lines.wait_for(lambda line: line == "", 10)
+        lines.wait_for(lambda line: line == "", 60)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -133,6 +134,7 @@ def main() -> None:
     parser.add_argument("--code", action="append", default=[], help="LABEL=FOLDER (repeatable)")
     parser.add_argument("--idle", type=float, default=30.0)
     parser.add_argument("--edits", type=int, default=3)
+    parser.add_argument("--work", type=Path, default=None, help="folder for serve's temporary folders")
     args = parser.parse_args()
     source = args.source.resolve()
     skills = sorted(source.rglob("SKILL.md"))
@@ -140,9 +142,10 @@ def main() -> None:
     files = sum(len(names) for _, _, names in os.walk(source))
     versions = [item.split("=", 1) for item in args.code] or [["this", str(REPO)]]
     rows = []
-    with tempfile.TemporaryDirectory(prefix="serve-watch-") as work:
+    with tempfile.TemporaryDirectory(prefix="serve-watch-", dir=args.work) as work:
         for label, code in versions:
             rows.append(measure(label, Path(code).resolve(), source, skill, args.idle, args.edits, Path(work)))
+            print(rows[-1], file=sys.stderr, flush=True)  # kept if a later version fails
     print(f"\nskillsite serve {source}: {len(skills)} skills, {files} files; idle {args.idle:.0f} s, "
           f"{args.edits} saves (median (min-max), seconds)\n")
     print("| code | idle CPU (share of a core) | save -> detected | save -> built | rebuild | stop | clean |")

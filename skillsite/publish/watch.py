@@ -98,8 +98,8 @@ class EventWatcher:
     def __init__(self, folders: Sequence[Path], ignore: Sequence[Path], sync_folder: Path):
         if os.name == "nt":  # pragma: no cover - select() cannot wait on a pipe there
             raise WatchUnavailable("this platform cannot wait on a pipe")
-        self.sync_folder = sync_folder
         sync_folder.mkdir(parents=True, exist_ok=True)
+        self.sync_folder = Path(os.path.realpath(sync_folder))  # as events name it (macOS: /private/tmp)
         self.syncs = 0
         self.buffer = b""
         self.batch: list[str] = []
@@ -251,12 +251,12 @@ def main(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is serve's, which then ends this process
     out = sys.stdout.buffer
-    roots = [os.path.abspath(f) for f in args.folders]
-    sync = os.path.abspath(args.sync)
+    roots = [os.path.realpath(f) for f in args.folders]  # events name real paths (FSEvents does)
+    sync = os.path.realpath(args.sync)
     try:
         from watchfiles import watch
 
-        batches = watch(*roots, sync, watch_filter=_Relevant(roots, [os.path.abspath(p) for p in args.ignore], sync),
+        batches = watch(*roots, sync, watch_filter=_Relevant(roots, [os.path.realpath(p) for p in args.ignore], sync),
                         debounce=DEBOUNCE_MS, step=STEP_MS, rust_timeout=2 * STEP_MS, yield_on_timeout=True,
                         stop_event=_ParentGone(), raise_interrupt=False, ignore_permission_denied=False)
         ready = False
