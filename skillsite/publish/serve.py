@@ -1,9 +1,10 @@
 """``skillsite serve``: build into a temporary folder, serve it on 127.0.0.1, rebuild on change.
 
-Standard library only: ``http.server`` in a process of its own (forked once the first build
-is done, so that the process that rebuilds, and forks its workers, never has other threads;
-a thread where ``fork`` is missing), and a watcher that polls the modification times of the
-sources, the configuration and the templates. Pages are
+``http.server`` in a process of its own (forked once the first build is done, so that the
+process that rebuilds, and forks its workers, never has other threads; a thread where ``fork``
+is missing), and a watcher of the sources, the configuration and the templates
+(:mod:`skillsite.publish.watch`: file events from ``watchfiles`` in a process of its own, for the
+same reason; polling where events are unavailable). Pages are
 reloaded through a small script that the server injects into every HTML response
 (the built files themselves are never changed, so ``serve`` shows exactly what
 ``build`` publishes). The script polls ``/__skillsite/version``, which changes after
@@ -23,11 +24,11 @@ import time
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable, Iterable, Sequence, TextIO
+from typing import Callable, Sequence, TextIO
 from urllib.parse import unquote, urlsplit
 
 from skillsite.publish.lock import claim
-from skillsite.source.ignore import TOOL_FOLDERS
+from skillsite.publish.watch import EventWatcher, PollingWatcher, WatchUnavailable, watched_stamps
 
 __all__ = ["CatalogHandler", "CatalogServer", "make_server", "watched_stamps", "DevServer", "RELOAD_PATH", "VERSION_PATH"]
 
@@ -49,7 +50,7 @@ RELOAD_JS = b"""(function () {
 """ % VERSION_PATH.encode()
 SERVE_PREFIX = "skillsite-serve-"   # the temporary folder of one serve: the catalog and its cache
 IN_USE = ".in-use"                  # in that folder: locked while the serve runs
-SKIP_DIRS = TOOL_FOLDERS | {".venv"}  # not watched: no skill is read from them
+SYNC_FOLDER = "watch"               # in that folder: the event watcher's own (see EventWatcher)
 
 
 class ReloadState:
@@ -208,26 +209,6 @@ def make_server(directory: Path, host: str = "127.0.0.1", port: int = 0,
     return server
 
 
-def watched_stamps(paths: Iterable[Path]) -> tuple[tuple[str, int, int], ...]:
-    """(path, mtime_ns, size) of every file under ``paths``, sorted: any edit changes it."""
-    found: list[tuple[str, int, int]] = []
-    for base in paths:
-        if base.is_file():
-            st = base.stat()
-            found.append((str(base), st.st_mtime_ns, st.st_size))
-            continue
-        for folder, dirs, files in os.walk(base):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-            for name in files:
-                path = os.path.join(folder, name)
-                try:
-                    st = os.stat(path)
-                except OSError:
-                    continue
-                found.append((path, st.st_mtime_ns, st.st_size))
-    return tuple(sorted(found))
-
-
 def remove_abandoned_folders(parent: Path) -> None:
     """Remove the temporary folders of ``serve`` processes that were killed (their claim is free)."""
     for folder in parent.glob(f"{SERVE_PREFIX}*"):
@@ -267,7 +248,8 @@ class DevServer:
             raise
         self.thread = threading.Thread(target=self.server.serve_forever, name="skillsite-serve", daemon=True)
         self.server_pid = 0  # the serving process, once forked
-        self.seen: tuple[tuple[str, int, int], ...] = ()
+        self.folders: EventWatcher | PollingWatcher | None = None  # the watched folders, once started
+        self.others = PollingWatcher([])  # the watched files, and paths that are no folder now
 
     @property
     def url(self) -> str:
@@ -275,14 +257,39 @@ class DevServer:
         return f"http://{host}:{port}/"
 
     def start(self) -> bool:
-        """First build, then start serving (even if the build failed: fix and save to retry)."""
-        self.seen = watched_stamps(self.watched)
+        """Watch, build, then start serving (even if the build failed: fix and save to retry)."""
+        self._watch()
         ok = self.rebuild()
         if hasattr(os, "fork"):
             self._fork_server()
         else:  # pragma: no cover - Windows: no fork, so builds use no worker processes to fork
             self.thread.start()
         return ok
+
+    def _watch(self) -> None:
+        """Watch the folders with file events where the system has them (one line says why not),
+        files by polling: an editor that saves by renaming replaces the file an event watch follows."""
+        folders = [p for p in self.watched if p.is_dir()]
+        self.others = PollingWatcher([p for p in self.watched if not p.is_dir()])
+        try:
+            self.folders = EventWatcher(folders, [self.tmp], self.tmp / SYNC_FOLDER)
+        except WatchUnavailable as exc:
+            self._poll_instead(f"file events are unavailable: {exc}")
+
+    def _poll_instead(self, why: str) -> None:
+        """Watch the folders by polling from now on, saying why."""
+        self.echo(f"skillsite serve: {why}; checking every file for changes instead (polling)")
+        self.folders = PollingWatcher([p for p in self.watched if p.is_dir()], [self.tmp])
+
+    def _changed(self, wait: float | None) -> bool:
+        """Whether a watched file changed: since the last look (``wait`` None), or within ``wait`` seconds."""
+        try:
+            changed = self.folders.look() if wait is None else self.folders.wait(wait)
+        except WatchUnavailable as exc:
+            self.folders.close()
+            self._poll_instead(f"file events stopped: {exc}")
+            changed = True  # what changed meanwhile is unknown
+        return self.others.look() or changed
 
     def _fork_server(self) -> None:
         """Serve from a process of its own (see the module's docstring)."""
@@ -329,28 +336,33 @@ class DevServer:
 
     def check(self) -> bool:
         """Rebuild if any watched file changed since the last look; True when it rebuilt."""
-        now = watched_stamps(self.watched)
-        if now == self.seen:
-            return False
-        self.seen = now
-        self.echo("Change detected; rebuilding…")
-        self.rebuild()
-        return True
+        return self._rebuild_if(self._changed(None))
+
+    def _rebuild_if(self, changed: bool) -> bool:
+        if changed:
+            self.echo("Change detected; rebuilding…")
+            self.rebuild()
+        return changed
 
     def run(self, interval: float = 0.5) -> None:
-        """Watch until interrupted (Ctrl-C or SIGTERM); the temporary folder is removed."""
+        """Watch until interrupted (Ctrl-C or SIGTERM); the temporary folder is removed.
+
+        A change is rebuilt as soon as it is reported (file events), or seen by the look every
+        ``interval`` seconds (polling, and the watched files)."""
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, _interrupt)
         try:
             while True:
-                time.sleep(interval)
-                self.check()
+                self._rebuild_if(self._changed(interval))
         except KeyboardInterrupt:
             self.echo("Stopping.")
         finally:
             self.stop()
 
     def stop(self) -> None:
+        """Stop watching and serving; remove the temporary folder."""
+        if self.folders is not None:
+            self.folders.close()
         if self.server_pid:
             try:
                 os.kill(self.server_pid, signal.SIGTERM)

@@ -1,0 +1,162 @@
+"""``skillsite serve``'s watcher: what an idle serve costs and how soon it sees a save.
+
+For each version of the code (``--code LABEL=FOLDER``, a checkout put first on PYTHONPATH;
+default: this repository), it runs ``skillsite serve SOURCE --port 0`` in a fresh process
+and, once the first build is served:
+
+  idle CPU     CPU time of the serve's processes (watcher, server, file-event process) over
+               ``--idle`` seconds with nothing changing, as a share of one core
+  detected     from a save (one line appended to one SKILL.md) to serve printing
+               "Change detected" (median of ``--edits`` saves, min-max)
+  rebuilt      from the save to serve printing "Built ...": detection plus the whole rebuild
+  rebuild      the rebuild alone, as serve prints it ("in X s")
+  stop         from SIGINT to the process's exit (status 0, "Stopping." printed)
+
+    python benchmarks/serve_watch.py SOURCE [--code before=/tmp/main --code after=.] [--idle 30] [--edits 3]
+
+SOURCE is edited: use a copy (``cp -rL``).  Versions run one after the other, each with a
+cold first build; the machine's load drifts, so compare rows of one run.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TICK = os.sysconf("SC_CLK_TCK")
+BUILT = re.compile(r"^Built .* in ([0-9.]+) s$")
+FIRST_BUILD_TIMEOUT = 1800.0
+EDIT_TIMEOUT = 300.0
+STOP_TIMEOUT = 1800.0  # serve removes its temporary folder (the whole catalog) before it exits
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of ``pid`` and every process under it, now."""
+    total = 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / TICK
+        for task in os.listdir(f"/proc/{pid}/task"):
+            for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split():
+                total += cpu_seconds(int(child))
+    except OSError:  # ended meanwhile
+        pass
+    return total
+
+
+class Lines:
+    """The lines a process writes to stderr, each with the time it was read."""
+
+    def __init__(self, stream) -> None:
+        self.queue: queue.Queue[tuple[float, str]] = queue.Queue()
+        self.all: list[str] = []
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            self.queue.put((time.monotonic(), line.rstrip("\n")))
+        self.queue.put((time.monotonic(), ""))
+
+    def wait_for(self, test, timeout: float) -> tuple[float, str]:
+        """The first line (and when it came) that passes ``test``; SystemExit after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                when, line = self.queue.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise SystemExit(f"timed out; serve said:\n" + "\n".join(self.all[-20:])) from None
+            self.all.append(line)
+            if test(line):
+                return when, line
+
+
+def edit(skill: Path) -> float:
+    """Append a line to ``skill``; the time of the save."""
+    with skill.open("a", encoding="utf-8") as handle:
+        handle.write(f"\nA changed line {time.time_ns()}.\n")
+    return time.monotonic()
+
+
+def measure(label: str, code: Path, source: Path, skill: Path, idle: float, edits: int, work: Path) -> dict:
+    """One serve of ``source`` by the code in ``code``: idle CPU, detection, rebuild, stop."""
+    env = {**os.environ, "PYTHONPATH": str(code), "TMPDIR": str(work)}
+    proc = subprocess.Popen([sys.executable, "-m", "skillsite", "serve", str(source), "--port", "0"],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env, cwd=work)
+    lines = Lines(proc.stderr)
+    try:
+        lines.wait_for(lambda line: line.startswith("Serving "), FIRST_BUILD_TIMEOUT)
+        time.sleep(3)  # the first build's workers are gone, the server process is up
+        before = cpu_seconds(proc.pid)
+        time.sleep(idle)
+        cpu = (cpu_seconds(proc.pid) - before) / idle
+        detected, rebuilt, rebuild = [], [], []
+        for _ in range(edits):
+            saved = edit(skill)
+            seen, _ = lines.wait_for(lambda line: line.startswith("Change detected"), EDIT_TIMEOUT)
+            done, line = lines.wait_for(lambda line: bool(BUILT.match(line)) or "build failed" in line, EDIT_TIMEOUT)
+            detected.append(seen - saved)
+            rebuilt.append(done - saved)
+            match = BUILT.match(line)
+            rebuild.append(float(match.group(1)) if match else float("nan"))
+            time.sleep(2.5)
+        asked = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        status = proc.wait(timeout=STOP_TIMEOUT)
+        stopped = time.monotonic() - asked
+        lines.wait_for(lambda line: line == "", 60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    clean = status == 0 and "Stopping." in lines.all and not any("Traceback" in line for line in lines.all)
+    notes = [line for line in lines.all if "polling" in line]
+    return {"label": label, "cpu": cpu, "detected": detected, "rebuilt": rebuilt, "rebuild": rebuild,
+            "stop": stopped, "clean": clean, "notes": notes}
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source", type=Path)
+    parser.add_argument("--code", action="append", default=[], help="LABEL=FOLDER (repeatable)")
+    parser.add_argument("--idle", type=float, default=30.0)
+    parser.add_argument("--edits", type=int, default=3)
+    parser.add_argument("--work", type=Path, default=None, help="folder for serve's temporary folders")
+    args = parser.parse_args()
+    source = args.source.resolve()
+    skills = sorted(source.rglob("SKILL.md"))
+    skill = skills[len(skills) // 2]
+    files = sum(len(names) for _, _, names in os.walk(source))
+    versions = [item.split("=", 1) for item in args.code] or [["this", str(REPO)]]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="serve-watch-", dir=args.work) as work:
+        for label, code in versions:
+            rows.append(measure(label, Path(code).resolve(), source, skill, args.idle, args.edits, Path(work)))
+            print(rows[-1], file=sys.stderr, flush=True)  # kept if a later version fails
+    print(f"\nskillsite serve {source}: {len(skills)} skills, {files} files; idle {args.idle:.0f} s, "
+          f"{args.edits} saves (median (min-max), seconds)\n")
+    print("| code | idle CPU (share of a core) | save -> detected | save -> built | rebuild | stop | clean |")
+    print("|---|---|---|---|---|---|---|")
+    for row in rows:
+        print(f"| {row['label']} | {row['cpu']:.1%} | {spread(row['detected'])} | {spread(row['rebuilt'])} | "
+              f"{spread(row['rebuild'])} | {row['stop']:.2f} | {'yes' if row['clean'] else 'NO'} |")
+    for row in rows:
+        for note in row["notes"]:
+            print(f"{row['label']}: {note}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,215 @@
+"""``skillsite serve``'s watcher: file events (one rebuild per burst, another for edits made
+during a build, skipped and own folders ignored), polling when events are unavailable, and a
+clean stop on Ctrl-C and SIGTERM."""
+from __future__ import annotations
+
+import io
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from support import EXAMPLES, REPO
+from skillsite.config import SiteConfig
+from skillsite.publish.serve import DevServer
+from skillsite.publish.watch import EventWatcher, PollingWatcher
+
+TIMEOUT = 120.0
+
+
+class Serve:
+    """``skillsite serve SOURCE --port 0`` in a process of its own, its stderr read line by line."""
+
+    def __init__(self, source: Path, tmp: Path, prefix: tuple[str, ...] = ()):
+        tmp.mkdir(exist_ok=True)
+        self.tmp = tmp
+        self.proc = subprocess.Popen([*prefix, sys.executable, "-m", "skillsite", "serve", str(source), "--port", "0"],
+                                     stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=REPO,
+                                     env={**os.environ, "TMPDIR": str(tmp)})
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        serving = self.next_line(lambda line: line.startswith("Serving "))
+        self.url = serving.split()[1]
+
+    def _read(self) -> None:
+        for line in self.proc.stderr:
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def next_line(self, test) -> str:
+        """The next line that passes ``test`` (failing after TIMEOUT or at the end of the output)."""
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            line = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+            assert line is not None, "serve ended:\n" + "\n".join(self.lines)
+            self.lines.append(line)
+            if test(line):
+                return line
+
+    def rebuilt(self) -> None:
+        """Wait for the next "Change detected" and the build that follows it."""
+        self.next_line(lambda line: line.startswith("Change detected"))
+        self.next_line(lambda line: line.startswith("Built ") or "build failed" in line)
+
+    def quiet_for(self, seconds: float) -> list[str]:
+        """The lines printed over the next ``seconds``."""
+        said = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._queue.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is not None:
+                said.append(line)
+                self.lines.append(line)
+        return said
+
+    def descendants(self) -> list[int]:
+        return _descendants(self.proc.pid)
+
+    def stop(self, signum: int) -> int:
+        """Send ``signum``; the exit status, once every line printed is in ``lines``."""
+        self.proc.send_signal(signum)
+        status = self.proc.wait(timeout=60)
+        while (line := self._queue.get(timeout=TIMEOUT)) is not None:
+            self.lines.append(line)
+        return status
+
+
+def _descendants(pid: int) -> list[int]:
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split():
+            found += [int(child), *_descendants(int(child))]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def edit(skill: Path, text: str) -> None:
+    skill.write_text(skill.read_text(encoding="utf-8") + f"\n{text}\n", encoding="utf-8")
+
+
+def page(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode("utf-8")
+
+
+@pytest.fixture
+def source(tmp_path) -> Path:
+    shutil.copytree(EXAMPLES, tmp_path / "skills")
+    return tmp_path / "skills"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_burst_of_saves_is_one_rebuild_an_edit_during_a_build_another_and_a_signal_stops_all(
+        source, tmp_path, signum):
+    serve = Serve(source, tmp_path / "tmp")
+    assert not any("polling" in line for line in serve.lines)
+    skills = sorted(source.glob("*/SKILL.md"))
+    for skill in skills:                                   # a burst: every skill saved at once
+        edit(skill, "Saved in a burst.")
+    serve.rebuilt()
+    assert not any(line.startswith("Change detected") for line in serve.quiet_for(2.0))
+
+    edit(skills[0], "First edit.")
+    serve.next_line(lambda line: line.startswith("Change detected"))
+    edit(skills[1], "Second edit, made while the first one builds.")
+    serve.next_line(lambda line: line.startswith("Built "))
+    serve.rebuilt()                                        # the second edit gets a build of its own
+    assert "Second edit, made while the first one builds." in page(f"{serve.url}skills/{skills[1].parent.name}/")
+
+    processes = serve.descendants()
+    assert len(processes) == 2                             # the pages' server and the file-event process
+    assert serve.stop(signum) == 0
+    assert "Stopping." in serve.lines and not any("Traceback" in line for line in serve.lines)
+    assert not [pid for pid in processes if _alive(pid)]
+    assert list(serve.tmp.iterdir()) == []                 # the temporary folder is gone
+
+
+def _user_namespaces_work() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "-r", "true"], capture_output=True).returncode == 0
+
+
+def test_without_file_events_serve_says_why_and_polls(source, tmp_path):
+    """The inotify watch limit reached (set to 1 in a user namespace of this test's own)."""
+    if not _user_namespaces_work():
+        pytest.skip("unshare -r (user namespaces) unavailable")
+    limit = ("unshare", "-r", "sh", "-c", 'echo 1 > /proc/sys/user/max_inotify_watches && exec "$@"', "sh")
+    serve = Serve(source, tmp_path / "tmp", prefix=limit)
+    said = [line for line in serve.lines if "polling" in line]
+    assert len(said) == 1 and "file watch limit is reached" in said[0], serve.lines
+    skill = source / "code-review" / "SKILL.md"
+    edit(skill, "Seen by polling.")
+    serve.rebuilt()
+    assert "Seen by polling." in page(f"{serve.url}skills/code-review/")
+    assert serve.stop(signal.SIGINT) == 0
+    assert not any("Traceback" in line for line in serve.lines)
+
+
+def test_skipped_folders_are_not_watched_and_watched_files_and_folders_are(source, tmp_path):
+    (source / "node_modules" / "pkg").mkdir(parents=True)
+    (source / ".git").mkdir()
+    config = tmp_path / "skillsite.yml"
+    config.write_text("title: Skills\n", encoding="utf-8")
+    extra = tmp_path / "templates"
+    extra.mkdir()
+    server = DevServer([source], SiteConfig(), port=0, log=io.StringIO(), watch=[config, extra])
+    try:
+        assert server.start()
+        assert isinstance(server.folders, EventWatcher)
+        assert server.check() is False
+        (source / "node_modules" / "pkg" / "index.js").write_text("x", encoding="utf-8")
+        (source / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+        assert server.check() is False
+        replacement = tmp_path / "skillsite.yml.new"       # saved as many editors do: a new file renamed over it
+        replacement.write_text("title: Other skills\n", encoding="utf-8")
+        os.replace(replacement, config)
+        assert server.check() is True
+        config.write_text("title: Skills, again\n", encoding="utf-8")
+        assert server.check() is True                      # the replaced file is still watched
+        (extra / "page.html").write_text("<p>", encoding="utf-8")
+        assert server.check() is True
+        assert server.check() is False
+    finally:
+        server.stop()
+
+
+def test_polling_sees_what_events_see_and_ignores_the_same_folders(source, tmp_path):
+    ours = tmp_path / "ours"
+    (source / "node_modules").mkdir()
+    watcher = PollingWatcher([source], ignore=[source / "knowledge"])
+    assert watcher.look() is False
+    (source / "node_modules" / "index.js").write_text("x", encoding="utf-8")
+    (source / "knowledge" / "new.md").write_text("x", encoding="utf-8")
+    assert watcher.look() is False
+    edit(source / "code-review" / "SKILL.md", "Polled.")
+    assert watcher.look() is True and watcher.look() is False
+    events = EventWatcher([source], [source / "knowledge"], ours)
+    try:
+        assert events.look() is False
+        (source / "node_modules" / "index.js").write_text("y", encoding="utf-8")
+        (source / "knowledge" / "new.md").write_text("y", encoding="utf-8")
+        assert events.look() is False
+        (source / "code-review" / "SKILL.md").unlink()
+        assert events.look() is True and events.look() is False
+    finally:
+        events.close()
+    assert events.process.poll() is not None
