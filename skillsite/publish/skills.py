@@ -210,10 +210,8 @@ def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None
     if stored is None or job.skills[index].id not in job.rendered:
         return None
     entry, placed, archive = stored
-    if not all(job.staging.intact(rel, key) for rel, key in placed):
-        return None
-    if not all(job.staging.keep(rel, key) for rel, key in placed):
-        return None  # a file went missing since the output was listed: publish the skill again
+    if not job.staging.keep_all(placed):
+        return None  # a file changed or went missing: publish the skill again
     return PublishedSkill(ManifestEntry.from_json(entry), None, [(rel, key, False) for rel, key in placed], [],
                           tuple(archive) if archive else None, [])
 

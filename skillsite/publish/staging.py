@@ -21,7 +21,7 @@ import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 from skillsite.folders import remove_path, replace_folder, restore_moved_aside
 
@@ -189,6 +189,20 @@ class Staging:
         self._placed(rel, key)
         return True
 
+    def keep_all(self, files: Sequence[Sequence[str]]) -> bool:
+        """Take every ``(rel, key)`` of ``files`` (one skill's) as it is when all are
+        :meth:`intact`, else none; True when taken.  Those the folder written into holds are
+        recorded in bulk: most files of a rebuild are, and they need no journal."""
+        found, records = self.found, self.found_records
+        elsewhere = [(rel, key) for rel, key in files if not _untouched(records.get(rel), key, found.get(rel))]
+        if not all(self._published(rel, key) for rel, key in elsewhere):
+            return False
+        if not all(self.keep(rel, key) for rel, key in elsewhere):
+            return False  # a file went missing since it was looked at
+        self.placed.update(rel for rel, _ in files)
+        self.keys.update(files)
+        return True
+
     def fresh(self, rel: str) -> str:
         """The staging path of ``rel``, with nothing there: a file placed before is unlinked, never
         written over (it may be a hard link to the published output)."""
@@ -251,12 +265,10 @@ class Staging:
 
     def adopt(self, placed: Iterable[Placed]) -> None:
         """Record files placed here or by a worker."""
-        for rel, key, wrote in placed:
-            self.placed.add(rel)
-            if key is not None:
-                self.keys[rel] = key
-            if wrote:
-                self.written.add(rel)
+        placed = list(placed)
+        self.placed.update(rel for rel, _, _ in placed)
+        self.keys.update((rel, key) for rel, key, _ in placed if key is not None)
+        self.written.update(rel for rel, _, wrote in placed if wrote)
 
     def commit(self) -> dict[str, tuple[int, int]]:
         """Put the new output in the target's place in one step; returns its :func:`snapshot`

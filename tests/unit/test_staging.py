@@ -1,0 +1,54 @@
+"""The staging folder's bulk checks: one skill's files are taken as found only when every one of
+them is exactly as the last build recorded it, in the back folder or in the published output."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from skillsite.publish.staging import MARKER, MARKER_TEXT, Recorded, Staging
+
+FILES = {"skills/a/SKILL.md": b"a skill\n", "skills/a/index.html": b"<p>a</p>\n"}
+
+
+def _folder(path: Path, files: dict[str, bytes]) -> dict[str, Recorded]:
+    """Write ``files`` under ``path`` as a catalog; their records (key: the content itself)."""
+    records = {}
+    for rel, data in files.items():
+        (path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (path / rel).write_bytes(data)
+        st = os.lstat(path / rel)
+        records[rel] = (data.decode(), st.st_size, st.st_mtime_ns)
+    (path / MARKER).write_text(MARKER_TEXT)
+    return records
+
+
+def _keys() -> list[list[str]]:
+    return [[rel, data.decode()] for rel, data in FILES.items()]
+
+
+def test_files_intact_in_the_back_folder_are_all_taken_without_a_write(tmp_path):
+    records = _folder(tmp_path / "back", FILES)
+    inodes = {rel: os.lstat(tmp_path / "back" / rel).st_ino for rel in FILES}
+    staging = Staging(tmp_path / "site", None, tmp_path / "back", records)
+    assert staging.keep_all(_keys())
+    assert staging.placed == set(FILES) and staging.written == set() and staging.keys == {
+        rel: data.decode() for rel, data in FILES.items()}
+    assert {rel: os.lstat(tmp_path / "back" / rel).st_ino for rel in FILES} == inodes
+
+
+def test_a_file_edited_in_the_back_folder_is_taken_from_the_output_or_not_at_all(tmp_path):
+    records = _folder(tmp_path / "back", FILES)
+    published = _folder(tmp_path / "site", FILES)
+    edited = tmp_path / "back" / "skills/a/index.html"
+    stamp = os.lstat(edited)
+    edited.write_bytes(b"<p>b</p>\n")  # same size, same time: only the content differs...
+    os.utime(edited, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1))  # ...and the time, by a nanosecond
+    staging = Staging(tmp_path / "site", published, tmp_path / "back", records)
+    assert staging.keep_all(_keys())
+    assert edited.read_bytes() == FILES["skills/a/index.html"] and staging.written == {"skills/a/index.html"}
+
+    os.unlink(tmp_path / "site" / "skills/a/SKILL.md")  # neither in the output...
+    (tmp_path / "back" / "skills/a/SKILL.md").write_bytes(b"changed\n")  # ...nor intact in the back folder
+    staging = Staging(tmp_path / "site", published, tmp_path / "back", records)
+    assert not staging.keep_all(_keys())
+    assert staging.placed == set() and staging.keys == {}
