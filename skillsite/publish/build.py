@@ -14,13 +14,14 @@ output files stay in place, and a rebuild with nothing changed stops after disco
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Callable, Sequence
 
 from skillsite.cache import code_scope, prepare_cache_folder
 from skillsite.config import SiteConfig
 from skillsite.models import CatalogReading
-from skillsite.publish.lock import output_lock
+from skillsite.publish.lock import cache_lock, output_lock
 from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result
 from skillsite.publish.staging import check_target, clear_remains
 from skillsite.publish.state import inputs_digest, load_state, racy_since
@@ -39,18 +40,19 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
 
     ``jobs`` processes parse, check, render and write (default: every core); ``cache_dir``
     keeps work for the next build (None: no cache).  The output never depends on either.
-    One build at a time writes into ``out``'s folder: another one waits (``on_wait`` is told
+    One build at a time writes ``out`` (and uses ``cache_dir``): another one waits (``on_wait`` is told
     why), or with ``wait`` false raises :class:`~skillsite.publish.lock.OutputBusy`.
     Raises :class:`~skillsite.publish.staging.OutputError` when ``out`` is not ours to replace,
     and OSError (naming the path) when the output or the cache cannot be written.
     """
     stage = Stages(progress)
     out = Path(out)
-    with output_lock(out, wait, on_wait):
+    with output_lock(out, wait, on_wait), ExitStack() as held:
         clear_remains(out)
         check_target(out, force)
         if cache_dir is not None:
             prepare_cache_folder(cache_dir)
+            held.enter_context(cache_lock(cache_dir, wait, on_wait))
         plan = BuildPlan(tuple(Path(s) for s in sources), out, config, keep_going,
                          config.strict if strict is None else strict, base or _project_folder(config),
                          jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())))

@@ -1,10 +1,12 @@
-"""One build per output: a lock held on the folder that holds the output; and folders claimed
-by a running process (``skillsite serve``'s), which others may remove once it is gone.
+"""One build per output: a lock held on a file named after the output, beside it; and folders
+claimed by a running process (``skillsite serve``'s), which others may remove once it is gone.
 
 A build replaces its output folder as a whole, so the lock cannot live inside it; it is an
-advisory lock (``flock``) on the parent folder itself, which leaves no file behind and is
-released by the kernel however the build ends.  Builds into sibling folders of one parent
-therefore take turns too.  Where ``flock`` is missing (Windows), builds are not serialised.
+advisory lock (``flock``) on ``.<name>.lock`` in the output's parent folder, released by the
+kernel however the build ends.  Builds into sibling folders of one parent hold different locks
+and run side by side, unless they share a cache folder (:func:`cache_lock`).  The build that holds the lock removes the file before releasing it (a
+waiter that then gets the lock of a removed file tries again), so as a rule no file stays
+behind.  Where ``flock`` is missing (Windows), builds are not serialised.
 """
 from __future__ import annotations
 
@@ -23,6 +25,15 @@ class OutputBusy(Exception):
     """Another build holds the output's lock and this one was told not to wait."""
 
 
+LOCK_SUFFIX = ".lock"
+
+
+def lock_path(out: Path) -> Path:
+    """The file whose lock a build of ``out`` holds: ``.<name>.lock`` beside it."""
+    out = out.absolute()
+    return out.parent / f".{out.name}{LOCK_SUFFIX}"
+
+
 @contextmanager
 def output_lock(out: Path, wait: bool = True, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
     """Hold the lock of ``out`` (creating its parent folder if needed) for the ``with`` block.
@@ -30,17 +41,72 @@ def output_lock(out: Path, wait: bool = True, on_wait: Callable[[str], None] | N
     When another build holds it: wait for it (telling ``on_wait`` once), or, with ``wait`` false,
     raise :class:`OutputBusy`.
     """
-    parent = out.absolute().parent
-    parent.mkdir(parents=True, exist_ok=True)
+    path = lock_path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
     if fcntl is None:  # pragma: no cover - Windows
         yield
         return
-    fd = os.open(parent, os.O_RDONLY)
+    fd = _locked(path, wait, on_wait)
+    try:
+        yield
+    finally:
+        try:
+            os.unlink(path)  # still ours: whoever waits on it sees it gone and takes a new one
+        except OSError:
+            pass
+        os.close(fd)
+
+
+def _locked(path: Path, wait: bool, on_wait: Callable[[str], None] | None) -> int:
+    """A descriptor of ``path`` holding its lock, once the file locked is the one at ``path``
+    (the previous holder removes it when done)."""
+    told = False
+    while True:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                message = f"another skillsite build is writing into {path.parent}"
+                if not wait:
+                    raise OutputBusy(f"{message}; try again when it is done (or leave out --no-wait to wait)") from None
+                if on_wait is not None and not told:
+                    on_wait(f"{message}; waiting for it to finish…")
+                    told = True
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            if _same_file(fd, path):
+                return fd
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether ``fd`` is the file now at ``path`` (not one removed meanwhile)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino)
+
+
+@contextmanager
+def cache_lock(folder: Path, wait: bool = True, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold the lock of the cache folder ``folder`` (which exists) for the ``with`` block: builds
+    of two outputs that share a cache (the command line's default, beside them) take turns, as
+    each rewrites the cache file and the build state.  A folder never replaced: the lock is on
+    the folder itself.  Waits, or raises :class:`OutputBusy`, as :func:`output_lock` does."""
+    if fcntl is None:  # pragma: no cover - Windows
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            message = f"another skillsite build is writing into {parent}"
+            message = f"another skillsite build is using the cache {folder}"
             if not wait:
                 raise OutputBusy(f"{message}; try again when it is done (or leave out --no-wait to wait)") from None
             if on_wait is not None:

@@ -216,8 +216,8 @@ def test_a_build_told_not_to_wait_refuses_while_another_holds_the_folder(tmp_pat
     import fcntl
 
     out = tmp_path / "site"
-    holder = os.open(tmp_path, os.O_RDONLY)
-    fcntl.flock(holder, fcntl.LOCK_EX)  # what a running build holds
+    holder = os.open(tmp_path / ".site.lock", os.O_RDONLY | os.O_CREAT)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # what a running build of ``site`` holds
     try:
         done = subprocess.run([sys.executable, "-m", "skillsite", "build", str(EXAMPLES), "-o", str(out), "-q",
                                "--no-wait"], cwd=REPO, capture_output=True, text=True, timeout=120)
