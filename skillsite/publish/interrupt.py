@@ -1,5 +1,5 @@
 """Ending a build at once when it is told to stop (SIGTERM, as CI runners send on cancel, or
-Ctrl-C): its workers are ended and its staging folder removed, then the process exits with
+Ctrl-C): its workers are ended, its staging folder and lock file removed, then the process exits with
 128 + the signal's number.
 
 The handler does the clean-up itself instead of raising an exception into whatever the build
@@ -15,6 +15,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
+from skillsite.publish.lock import remove_held_lock_files
 from skillsite.publish.staging import discard_open_staging
 
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -48,5 +49,6 @@ def _interrupted(signum: int, frame: object) -> None:
     for worker in workers:  # before the staging folder goes: none of them is still writing into it
         worker.join(10)
     discard_open_staging()
+    remove_held_lock_files()
     os.write(2, f"\nskillsite: stopped by {signal.Signals(signum).name}\n".encode())
     os._exit(128 + signum)

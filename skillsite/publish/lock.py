@@ -26,6 +26,8 @@ class OutputBusy(Exception):
 
 
 LOCK_SUFFIX = ".lock"
+#: The lock files this process holds (what an interrupted build removes on its way out).
+_HELD: set[Path] = set()
 
 
 def lock_path(out: Path) -> Path:
@@ -47,14 +49,28 @@ def output_lock(out: Path, wait: bool = True, on_wait: Callable[[str], None] | N
         yield
         return
     fd = _locked(path, wait, on_wait)
+    _HELD.add(path)
     try:
         yield
     finally:
-        try:
-            os.unlink(path)  # still ours: whoever waits on it sees it gone and takes a new one
-        except OSError:
-            pass
+        _HELD.discard(path)
+        _unlink(path)  # still ours: whoever waits on it sees it gone and takes a new one
         os.close(fd)
+
+
+def remove_held_lock_files() -> None:
+    """Remove the lock files this process holds (it is ending at once: the kernel releases the
+    locks, waiters take new files)."""
+    for path in list(_HELD):
+        _unlink(path)
+        _HELD.discard(path)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _locked(path: Path, wait: bool, on_wait: Callable[[str], None] | None) -> int:
