@@ -10,6 +10,7 @@ behind.  Where ``flock`` is missing (Windows), builds are not serialised.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,14 +27,20 @@ class OutputBusy(Exception):
 
 
 LOCK_SUFFIX = ".lock"
+#: The longest file name most file systems take, in bytes.
+_NAME_MAX = 255
 #: The lock files this process holds (what an interrupted build removes on its way out).
 _HELD: set[Path] = set()
 
 
 def lock_path(out: Path) -> Path:
-    """The file whose lock a build of ``out`` holds: ``.<name>.lock`` beside it."""
+    """The file whose lock a build of ``out`` holds: ``.<name>.lock`` beside it (a digest of the
+    name when that is too long a file name: the build then reports the output's own name)."""
     out = out.absolute()
-    return out.parent / f".{out.name}{LOCK_SUFFIX}"
+    name = f".{out.name}{LOCK_SUFFIX}"
+    if len(os.fsencode(name)) > _NAME_MAX:
+        name = f".{hashlib.sha256(os.fsencode(out.name)).hexdigest()[:32]}{LOCK_SUFFIX}"
+    return out.parent / name
 
 
 @contextmanager

@@ -63,3 +63,12 @@ def test_a_build_waits_for_its_cache_folder_not_for_a_sibling_output(tmp_path):
             build([EXAMPLES], tmp_path / "b", cache_dir=shared, wait=False, jobs=1)
         assert build([EXAMPLES], tmp_path / "b", cache_dir=tmp_path / "own-cache", wait=False, jobs=1).ok
     assert not (tmp_path / "b").joinpath("..", ".b.lock").exists()
+
+
+def test_an_output_name_too_long_for_its_lock_file_locks_a_digest_of_it(tmp_path):
+    out = tmp_path / ("é" * 125)  # 250 bytes: a name the file system takes, not with ".lock" around it
+    assert len(lock_path(out).name) < 64 and lock_path(tmp_path / ("é" * 124)).name == f".{'é' * 124}.lock"
+    with output_lock(out):
+        with pytest.raises(OutputBusy):
+            with output_lock(out, wait=False):
+                pass
