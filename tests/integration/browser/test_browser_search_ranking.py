@@ -36,9 +36,12 @@ def open_home(page, served, rel: str = "index.html") -> None:
 
 
 def search(page, query: str) -> list[str]:
+    """The ids listed for ``query``, once results are drawn (not while the page still says it is
+    loading the search index: on a busy machine docs.json can arrive after the typing)."""
     page.fill("#searchBox", query)
-    wait_until(page, "q => document.getElementById('searchStatus').textContent !== '' && "
-                     "document.getElementById('searchBox').value === q", query)
+    wait_until(page, "q => { const status = document.getElementById('searchStatus').textContent; "
+                     "return status !== '' && !status.startsWith('Loading') && "
+                     "document.getElementById('searchBox').value === q; }", query)
     return result_ids(page)
 
 
