@@ -87,22 +87,29 @@ def _locked(path: Path, wait: bool, on_wait: Callable[[str], None] | None) -> in
     while True:
         fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                message = f"another skillsite build is writing into {path.parent}"
-                if not wait:
-                    raise OutputBusy(f"{message}; try again when it is done (or leave out --no-wait to wait)") from None
-                if on_wait is not None and not told:
-                    on_wait(f"{message}; waiting for it to finish…")
-                    told = True
-                fcntl.flock(fd, fcntl.LOCK_EX)
+            told = _flock(fd, f"another skillsite build is writing into {path.parent}", wait,
+                          None if told else on_wait) or told
             if _same_file(fd, path):
                 return fd
         except BaseException:
             os.close(fd)
             raise
         os.close(fd)
+
+
+def _flock(fd: int, message: str, wait: bool, on_wait: Callable[[str], None] | None) -> bool:
+    """Lock ``fd`` exclusively: at once, else (``wait``) once its holder lets go, after telling
+    ``on_wait`` ``message``; without ``wait``, raise :class:`OutputBusy`.  True when it waited."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        if not wait:
+            raise OutputBusy(f"{message}; try again when it is done (or leave out --no-wait to wait)") from None
+        if on_wait is not None:
+            on_wait(f"{message}; waiting for it to finish…")
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return True
 
 
 def _same_file(fd: int, path: Path) -> bool:
@@ -126,15 +133,7 @@ def cache_lock(folder: Path, wait: bool = True, on_wait: Callable[[str], None] |
         return
     fd = os.open(folder, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            message = f"another skillsite build is using the cache {folder}"
-            if not wait:
-                raise OutputBusy(f"{message}; try again when it is done (or leave out --no-wait to wait)") from None
-            if on_wait is not None:
-                on_wait(f"{message}; waiting for it to finish…")
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        _flock(fd, f"another skillsite build is using the cache {folder}", wait, on_wait)
         yield
     finally:
         os.close(fd)
