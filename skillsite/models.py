@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skillsite.agent.skill_md import skill_body
+from skillsite.bounded import read_limited
 from skillsite.diagnostics import Diagnostic, Severity, count_by_severity
 
 
@@ -125,13 +125,7 @@ def read_skill_md(skill: Skill) -> bytes:
     """A skill's SKILL.md bytes, read again: the same as when it was checked (same size and
     sha256), else :class:`SkillChanged`, so nothing is published from a file that changed since.
     Opened non-blocking: a FIFO put in its place cannot hang the build."""
-    fd = os.open(skill.source.skill_md, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    raw = b""
-    try:
-        while len(raw) <= skill.size and (chunk := os.read(fd, skill.size + 1 - len(raw))):
-            raw += chunk  # one byte more than expected, if it is there: the file grew
-    finally:
-        os.close(fd)
+    raw, _ = read_limited(skill.source.skill_md, skill.size)  # a byte more if it grew
     if len(raw) != skill.size or hashlib.sha256(raw).hexdigest() != skill.sha256:
         raise SkillChanged(f"SKILL.md changed during the build (it is not the {skill.size:,}-byte file that "
                            "was checked); build again")

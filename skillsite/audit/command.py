@@ -13,7 +13,7 @@ LEVELS = ("low", "medium", "high")
 def read_audit_config(path: Path) -> object:
     """The ``audit`` value of a ``skillsite.yml`` (None when absent); ClickException when unreadable."""
     from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
-    from skillsite.source.parse import read_limited
+    from skillsite.bounded import read_limited
 
     try:
         raw, _size = read_limited(path, 1024 * 1024)

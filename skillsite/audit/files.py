@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterator
 
 from skillsite.source.discover import inside_folder, is_file_entry, shown_name
-from skillsite.source.parse import read_limited
+from skillsite.bounded import read_limited
 
 MAX_TEXT_BYTES = 1024 * 1024
 MAX_FILES = 5000

@@ -27,7 +27,7 @@ from skillsite.config_sections import NEVER
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.models import Skill
 from skillsite.publish.manifest import sha256_hex
-from skillsite.source.parse import read_limited
+from skillsite.bounded import read_limited
 from skillsite.workers import Workers
 
 

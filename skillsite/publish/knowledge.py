@@ -11,7 +11,7 @@ from skillsite.models import Skill
 from skillsite.publish.manifest import sha256_hex
 from skillsite.publish.staging import Staging
 from skillsite.source.knowledge import MAX_DOCUMENT_BYTES, document_title, locate
-from skillsite.source.parse import read_limited
+from skillsite.bounded import read_limited
 
 KNOWLEDGE_FOLDER = "knowledge/"
 

@@ -30,7 +30,7 @@ from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
-from skillsite.source.parse import read_limited
+from skillsite.bounded import read_limited
 from skillsite.source.dependencies import Dependent, current_releases, resolve_dependencies
 from skillsite.source.relations import resolve_conflicts
 from skillsite.source.versioning import canonical_version

@@ -37,7 +37,8 @@ from skillsite.source.discover import Discovery, discover
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
 from skillsite.source.links import link_diagnostics
 from skillsite.source.frontmatter import FrontmatterError
-from skillsite.source.parse import (DEFAULT_MAX_BYTES, decode_skill_md, parse_skill, read_limited,
+from skillsite.bounded import read_limited
+from skillsite.source.parse import (DEFAULT_MAX_BYTES, decode_skill_md, parse_skill,
                                     split_frontmatter)
 from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.releases import VersionedSkill, release_versions

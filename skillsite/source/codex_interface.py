@@ -12,7 +12,7 @@ from typing import Any
 
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
-from skillsite.source.parse import read_limited
+from skillsite.bounded import read_limited
 from skillsite.source.schema import load_schema
 
 CODEX_FILE = "agents/openai.yaml"

@@ -31,7 +31,8 @@ from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError
                                           dirty_paths, first_parent_log, open_repository, run_git, tags)
 from skillsite.source.ignore import (ENVIRONMENT_MARKERS, GITIGNORE, MAX_GITIGNORE_BYTES, TOOL_FOLDERS, Ignores,
                                      rules_above)
-from skillsite.source.parse import decode_skill_md, read_limited, split_frontmatter
+from skillsite.bounded import read_limited
+from skillsite.source.parse import decode_skill_md, split_frontmatter
 from skillsite.source.versioning import canonical_version, precedence
 
 SKILL_FILES = ("SKILL.md", "skill.md")
