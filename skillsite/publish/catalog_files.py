@@ -11,7 +11,7 @@ from skillsite import __version__
 from skillsite.agent.budget import budget_fits
 from skillsite.agent.catalog_format import offered_to_model, prompt_order
 from skillsite.agent.entry import ManifestEntry, Visibility
-from skillsite.agent.manifest_pages import PAGE_SIZE, ROOT_PAGE_SIZE
+from skillsite.agent.manifest_pages import ROOT_PAGE_SIZE, entries_per_page
 from skillsite.agent.prompt_xml import available_skills_xml
 from skillsite.cache import digest
 from skillsite.config import DEFAULT_SHARD_ABOVE, SiteConfig
@@ -95,7 +95,7 @@ def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any
     if not is_paged(len(manifest["skills"]), config):
         staging.write(MANIFEST_FILE, manifest_bytes(manifest, entries))
         return
-    for rel, data in paged_manifest_files(manifest, entries, page_size(config, PAGE_SIZE),
+    for rel, data in paged_manifest_files(manifest, entries, page_size(config, entries_per_page(len(entries))),
                                           page_size(config, ROOT_PAGE_SIZE)):
         if rel == MANIFEST_FILE:
             staging.write(rel, data)

@@ -221,7 +221,7 @@ def test_a_root_page_smaller_than_the_others_reads_as_the_whole_catalog(sites: d
     root of 1 here; every lookup, the list and searches still answer as the whole catalog."""
     from skillsite.publish import catalog_files
 
-    monkeypatch.setattr(catalog_files, "PAGE_SIZE", 4)
+    monkeypatch.setattr(catalog_files, "entries_per_page", lambda skills: 4)
     monkeypatch.setattr(catalog_files, "ROOT_PAGE_SIZE", 1)
     out = tmp_path / "_site"
     assert build([EXAMPLES], out, SiteConfig(shard_above=4)).ok

@@ -1,0 +1,26 @@
+"""How many entries a page of a paged ``skills.json`` holds: 250, or more in a catalog so big
+that the root's list of pages would cost an agent more than one bigger page's index."""
+from __future__ import annotations
+
+from skillsite.agent.manifest_pages import MAX_PAGE_SIZE, PAGE_SIZE, entries_per_page
+from skillsite.publish.manifest import paged_manifest_files
+
+
+def test_pages_grow_with_the_square_root_of_the_catalog_past_30000_skills() -> None:
+    assert [entries_per_page(n) for n in (1, 2_001, 10_000, 30_000, 100_000, 1_000_000)] == [
+        PAGE_SIZE, PAGE_SIZE, PAGE_SIZE, 300, 500, MAX_PAGE_SIZE]
+    sizes = [entries_per_page(n) for n in range(0, 500_000, 997)]
+    assert sizes == sorted(sizes) and all(size % 50 == 0 for size in sizes)
+
+
+def _agent_bytes(skills: int, size: int) -> int:
+    """What an agent reads to find one skill's entry file: the root and one page's index."""
+    entries = [{"id": f"group-{i // 100:04d}/skill-{i:06d}", "name": f"skill-{i:06d}"} for i in range(skills)]
+    files = dict(paged_manifest_files({"search": None}, entries, size, 25))
+    return len(files["skills.json"]) + len(files["manifest/index/0002.json"])
+
+
+def test_the_chosen_size_costs_an_agent_less_than_the_default_on_a_big_catalog() -> None:
+    skills = 60_000
+    chosen = entries_per_page(skills)
+    assert chosen == 400 and _agent_bytes(skills, chosen) < _agent_bytes(skills, PAGE_SIZE)
