@@ -11,6 +11,8 @@ and, once the first build is served:
   rebuilt      from the save to serve printing "Built ...": detection plus the whole rebuild
   rebuild      the rebuild alone, as serve prints it ("in X s")
   stop         from SIGINT to the process's exit (status 0, "Stopping." printed)
+  removed      from SIGINT until serve's temporary folder is gone (after the exit, when a
+               detached process removes it)
 
     python benchmarks/serve_watch.py SOURCE [--code before=/tmp/main --code after=.] [--idle 30] [--edits 3]
 
@@ -37,7 +39,7 @@ TICK = os.sysconf("SC_CLK_TCK")
 BUILT = re.compile(r"^Built .* in ([0-9.]+) s$")
 FIRST_BUILD_TIMEOUT = 1800.0
 EDIT_TIMEOUT = 300.0
-STOP_TIMEOUT = 1800.0  # serve removes its temporary folder (the whole catalog) before it exits
+STOP_TIMEOUT = 1800.0  # until the temporary folder (two catalogs and a cache) is removed
 
 
 def cpu_seconds(pid: int) -> float:
@@ -114,6 +116,9 @@ def measure(label: str, code: Path, source: Path, skill: Path, idle: float, edit
         status = proc.wait(timeout=STOP_TIMEOUT)
         stopped = time.monotonic() - asked
         lines.wait_for(lambda line: line == "", 60)
+        while any(work.glob("skillsite-serve-*")) and time.monotonic() - asked < STOP_TIMEOUT:
+            time.sleep(0.05)
+        removed = time.monotonic() - asked if not any(work.glob("skillsite-serve-*")) else float("nan")
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -121,7 +126,7 @@ def measure(label: str, code: Path, source: Path, skill: Path, idle: float, edit
     clean = status == 0 and "Stopping." in lines.all and not any("Traceback" in line for line in lines.all)
     notes = [line for line in lines.all if "polling" in line]
     return {"label": label, "cpu": cpu, "detected": detected, "rebuilt": rebuilt, "rebuild": rebuild,
-            "stop": stopped, "clean": clean, "notes": notes}
+            "stop": stopped, "removed": removed, "clean": clean, "notes": notes}
 
 
 def spread(values: list[float]) -> str:
@@ -148,11 +153,12 @@ def main() -> None:
             print(rows[-1], file=sys.stderr, flush=True)  # kept if a later version fails
     print(f"\nskillsite serve {source}: {len(skills)} skills, {files} files; idle {args.idle:.0f} s, "
           f"{args.edits} saves (median (min-max), seconds)\n")
-    print("| code | idle CPU (share of a core) | save -> detected | save -> built | rebuild | stop | clean |")
-    print("|---|---|---|---|---|---|---|")
+    print("| code | idle CPU (share of a core) | save -> detected | save -> built | rebuild | Ctrl-C -> exit | "
+          "Ctrl-C -> temporary folder gone | clean |")
+    print("|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(f"| {row['label']} | {row['cpu']:.1%} | {spread(row['detected'])} | {spread(row['rebuilt'])} | "
-              f"{spread(row['rebuild'])} | {row['stop']:.2f} | {'yes' if row['clean'] else 'NO'} |")
+              f"{spread(row['rebuild'])} | {row['stop']:.2f} | {row['removed']:.2f} | {'yes' if row['clean'] else 'NO'} |")
     for row in rows:
         for note in row["notes"]:
             print(f"{row['label']}: {note}")
