@@ -63,9 +63,19 @@ def site_path_parts(rel: str) -> list[str]:
     return parts
 
 
-def list_files(folder: Path) -> dict[str, os.stat_result]:
-    """Every entry under ``folder`` that is not a folder, by site-relative path, with its lstat."""
-    found: dict[str, os.stat_result] = {}
+#: A file's size and modification time, what a build compares; (-1, -1): not a regular file.
+Stamp = tuple[int, int]
+
+
+def stamp_of(st: os.stat_result) -> Stamp:
+    """The :data:`Stamp` of a file's lstat."""
+    return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else (-1, -1)
+
+
+def snapshot(folder: Path) -> dict[str, Stamp]:
+    """Every entry under ``folder`` that is not a folder, by site-relative path: its stamp (only
+    the stamp is kept: a catalog of 100,000 skills has over a million files)."""
+    found: dict[str, Stamp] = {}
     stack = [("", str(folder))]
     while stack:
         rel, path = stack.pop()
@@ -75,19 +85,8 @@ def list_files(folder: Path) -> dict[str, os.stat_result]:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((child, entry.path))
                 else:
-                    found[child] = entry.stat(follow_symlinks=False)
+                    found[child] = stamp_of(entry.stat(follow_symlinks=False))
     return found
-
-
-def _stamps(listing: dict[str, os.stat_result]) -> dict[str, tuple[int, int]]:
-    """Size and modification time of each file of a listing ((-1, -1) for what is not a regular file)."""
-    return {rel: (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else (-1, -1)
-            for rel, st in listing.items()}
-
-
-def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
-    """Size and modification time of every file under ``folder``: what a later check compares."""
-    return _stamps(list_files(folder))
 
 
 #: This process's staging folders not yet committed or discarded (what an interrupt removes).
@@ -123,7 +122,7 @@ class Staging:
         self.path = self._open_folder(back)
         self._made: set[str] = {""}  # folders known to exist in the staging folder
         #: the files of the folder written into as found (an earlier catalog: kept where intact)
-        self.found: dict[str, os.stat_result] = list_files(self.path) if back is not None else {}
+        self.found: dict[str, Stamp] = snapshot(self.path) if back is not None else {}
         self.found_records = back_records or {}
 
     def _open_folder(self, back: Path | None) -> Path:
@@ -163,7 +162,7 @@ class Staging:
             st = os.lstat(os.path.join(self.target, *site_path_parts(rel)))
         except OSError:
             return False
-        return _untouched(recorded, key, st)
+        return _untouched(recorded, key, stamp_of(st))
 
     def intact(self, rel: str, key: str) -> bool:
         """Whether ``key``'s content can be taken as ``rel`` without making it again: it is in the
@@ -270,7 +269,7 @@ class Staging:
         self.keys.update((rel, key) for rel, key, _ in placed if key is not None)
         self.written.update(rel for rel, _, wrote in placed if wrote)
 
-    def commit(self) -> dict[str, tuple[int, int]]:
+    def commit(self) -> dict[str, Stamp]:
         """Put the new output in the target's place in one step; returns its :func:`snapshot`
         (from what this build found and wrote: the files keep their sizes and times)."""
         self._remove_stale()
@@ -296,11 +295,13 @@ class Staging:
                 path.unlink(missing_ok=True)
             _remove_empty_parents(path.parent, self.path)
 
-    def _stamps(self) -> dict[str, tuple[int, int]]:
+    def _stamps(self) -> dict[str, Stamp]:
         """Size and time of every file of the new output (:func:`snapshot`, without listing it)."""
-        found = {rel: self.found[rel] for rel in self.placed - self.written if rel in self.found}
-        found.update({rel: os.lstat(os.path.join(self.path, rel)) for rel in self.written | {MARKER}})
-        return _stamps(found)
+        stamps = {rel: self.found[rel] for rel in self.placed if rel in self.found and rel not in self.written}
+        for rel in self.written:
+            stamps[rel] = stamp_of(os.lstat(os.path.join(self.path, rel)))
+        stamps[MARKER] = stamp_of(os.lstat(os.path.join(self.path, MARKER)))
+        return stamps
 
     def records(self, published: dict[str, tuple[int, int]]) -> dict[str, Recorded]:
         """The content key, size and mtime of every keyed file of a committed output, for the next build."""
@@ -313,10 +314,10 @@ class Staging:
         _OPEN.discard(self.path)
 
 
-def _untouched(recorded: Recorded | None, key: str, st: os.stat_result | None) -> bool:
-    """Whether a file (its lstat) is the one a build recorded with content key ``key``."""
-    return (recorded is not None and recorded[0] == key and st is not None and stat.S_ISREG(st.st_mode)
-            and (st.st_size, st.st_mtime_ns) == tuple(recorded[1:]))
+def _untouched(recorded: Recorded | None, key: str, stamp: Stamp | None) -> bool:
+    """Whether a file (its stamp) is the one a build recorded with content key ``key`` (a
+    recorded size is never -1: what is not a regular file is never untouched)."""
+    return recorded is not None and recorded[0] == key and stamp is not None and stamp == recorded[1:]
 
 
 def _remove_empty_parents(folder: Path, stop: Path) -> None:
