@@ -16,8 +16,9 @@ from skillsite.agent.prompt_xml import available_skills_xml
 from skillsite.cache import digest
 from skillsite.config import DEFAULT_SHARD_ABOVE, SiteConfig
 from skillsite.models import Skill
-from skillsite.publish.manifest import (SCHEMA_FILE, absolute, hidden_by, indented_json, is_paged, manifest_bytes,
-                                        page_size, paged_manifest_files, sha256_hex, skill_dir_url)
+from skillsite.publish.manifest import (SCHEMA_FILE, CatalogDigest, absolute, catalog_digest, entries_json, hidden_by,
+                                        indented_json, is_paged, manifest_bytes, page_size, paged_manifest_files,
+                                        sha256_hex, skill_dir_url)
 from skillsite.publish.staging import Staging
 from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
 from skillsite.publish.provider_layout import INDEX_NAME, skills_index
@@ -70,11 +71,12 @@ def is_sharded(section: dict[str, Any] | None) -> bool:
     return isinstance(section, dict) and "sharded" in section
 
 
-def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any], entries: list[dict[str, Any]],
-                        discovery: dict[str, Any], search: dict[str, Any]) -> None:
-    """skills.json (``entries``: its entries as JSON), its schema, the discovery index,
-    available_skills.xml and the search files."""
-    write_manifest(staging, config, manifest, entries)
+def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
+                        discovery: dict[str, Any], search: dict[str, Any]) -> str:
+    """skills.json (``manifest``: :func:`~skillsite.publish.manifest.manifest`'s object, its
+    digest left unset), its schema, the discovery index, available_skills.xml and the search
+    files; returns the catalog's digest (worked out as skills.json is written)."""
+    digest_of_entries = write_manifest(staging, config, manifest)
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
     staging.write(INDEX_PATH, indented_json(discovery))
     ordered = prompt_order(manifest["skills"])
@@ -86,21 +88,27 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     if is_sharded(search["section"]):
         write_search_cards(staging, manifest["skills"], json.loads(search["files"][SHARDS_FILE]))
     write_compatibility_files(staging, config, manifest["skills"], discovery)
+    return digest_of_entries
 
 
-def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any], entries: list[dict[str, Any]]
-                   ) -> None:
+def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any]) -> str:
     """skills.json as one file, or, above ``shard_above`` skills, paged: its root, pages, their
-    indexes and every skill's entry file (each kept in place when its bytes are unchanged)."""
-    if not is_paged(len(manifest["skills"]), config):
-        staging.write(MANIFEST_FILE, manifest_bytes(manifest, entries))
-        return
+    indexes and every skill's entry file (each kept in place when its bytes are unchanged; the
+    entries made JSON a page at a time); returns the catalog's digest."""
+    entries = manifest["skills"]
+    if not is_paged(len(entries), config):
+        as_json = entries_json(entries)
+        sha = catalog_digest(as_json)
+        staging.write(MANIFEST_FILE, manifest_bytes({**manifest, "digest": sha}, as_json))
+        return sha
+    digest_of_entries = CatalogDigest()
     for rel, data in paged_manifest_files(manifest, entries, page_size(config, entries_per_page(len(entries))),
-                                          page_size(config, ROOT_PAGE_SIZE)):
+                                          page_size(config, ROOT_PAGE_SIZE), digest_of_entries):
         if rel == MANIFEST_FILE:
             staging.write(rel, data)
         else:
             staging.write_keyed(rel, sha256_hex(data), lambda data=data: data)
+    return digest_of_entries.value
 
 
 def write_search_cards(staging: Staging, entries: Sequence[ManifestEntry], meta: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any, Generator, Iterator, Sequence
+from typing import Any, Generator, Iterable, Iterator, Sequence
 from urllib.parse import quote
 
 from skillsite import __version__
@@ -147,15 +147,38 @@ def body_size(skill: Skill, skill_md: bytes | None = None) -> EntrySize:
 
 
 def entries_json(entries: Sequence[ManifestEntry]) -> list[dict[str, Any]]:
-    """The entries as ``skills.json`` holds them: made once for the digest and the files that
-    hold them, and dropped with those (never kept beside every entry for the whole build)."""
+    """The entries as ``skills.json`` holds them: made for the digest and the files that hold
+    them, and dropped with those (never kept beside every entry for the whole build)."""
     return [e.to_json() for e in entries]
 
 
-def catalog_digest(entries: list[dict[str, Any]]) -> str:
-    """``skills.json``'s ``digest``: the sha256 of the canonical JSON of its skill entries
-    (:func:`entries_json`)."""
-    return "sha256:" + sha256_hex(canonical_json(entries))
+class CatalogDigest:
+    """``skills.json``'s ``digest``: the sha256 of the canonical JSON of its list of skill
+    entries, fed one entry at a time (so a paged catalog's entries are made JSON a page at a time)."""
+
+    def __init__(self) -> None:
+        self._sha = hashlib.sha256(b"[")
+        self._empty = True
+
+    def add(self, entries: Iterable[dict[str, Any]]) -> None:
+        """The next entries, in the manifest's order."""
+        for entry in entries:
+            self._sha.update(canonical_json(entry) if self._empty else b"," + canonical_json(entry))
+            self._empty = False
+
+    @property
+    def value(self) -> str:
+        """``sha256:<hex>`` of every entry added so far."""
+        sha = self._sha.copy()
+        sha.update(b"]")
+        return "sha256:" + sha.hexdigest()
+
+
+def catalog_digest(entries: Iterable[dict[str, Any]]) -> str:
+    """``skills.json``'s ``digest`` of its entries as JSON (:func:`entries_json`)."""
+    digest = CatalogDigest()
+    digest.add(entries)
+    return digest.value
 
 
 def manifest_bytes(data: dict[str, Any], entries: list[dict[str, Any]]) -> bytes:
@@ -169,20 +192,25 @@ def compact_json(data: Any) -> bytes:
     return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-def paged_manifest_files(data: dict[str, Any], entries: list[dict[str, Any]], size: int, root_size: int
-                         ) -> Iterator[tuple[str, bytes]]:
-    """A paged ``skills.json`` (:func:`manifest`'s object, its entries as JSON): (site path,
+def paged_manifest_files(data: dict[str, Any], entries: Sequence[ManifestEntry], size: int, root_size: int,
+                         digest: CatalogDigest) -> Iterator[tuple[str, bytes]]:
+    """A paged ``skills.json`` (:func:`manifest`'s object and its typed entries): (site path,
     bytes) of every entry file, then of each page (``size`` entries) and its index, and last of
-    the root (page 1, of ``root_size`` entries), which names them all."""
-    ids = [e["id"] for e in entries]
+    the root (page 1, of ``root_size`` entries), which names them all.  The entries are made JSON
+    a page at a time, fed to ``digest`` on the way: the root gets its value."""
+    ids = [e.id for e in entries]
     if any(a >= b for a, b in zip(ids, ids[1:])):
         raise ValueError("a paged catalog needs its skills in ascending id order (lookups bisect the pages)")
+    first = entries_json(entries[:root_size])
+    digest.add(first)
     records = []
     for number, start in enumerate(range(root_size, len(entries), size), start=2):
-        records.append((yield from _page_files(number, entries[start:start + size])))
-    for entry in entries[:root_size]:
+        page = entries_json(entries[start:start + size])
+        digest.add(page)
+        records.append((yield from _page_files(number, page)))
+    for entry in first:
         yield entry_url(entry["id"]), compact_json(entry)
-    yield MANIFEST_NAME, compact_json(paged_root(data, entries[:root_size], records))
+    yield MANIFEST_NAME, compact_json(paged_root({**data, "digest": digest.value}, first, records))
 
 
 def _page_files(number: int, entries: list[dict[str, Any]]) -> Generator[tuple[str, bytes], None, PageRecord]:
@@ -217,9 +245,9 @@ def indented_json(data: Any) -> bytes:
 
 
 def manifest(entries: Sequence[ManifestEntry], config: SiteConfig, left_out: int,
-             generated_at: str | None, search: dict[str, Any] | None, digest: str) -> dict[str, Any]:
+             generated_at: str | None, search: dict[str, Any] | None, digest: str | None) -> dict[str, Any]:
     """The whole ``skills.json`` object, its ``skills`` typed (:func:`manifest_bytes` writes it);
-    ``digest``: the :func:`catalog_digest` of the entries."""
+    ``digest``: the :func:`catalog_digest` of the entries (None: set once they are written)."""
     skills = list(entries)
     vis = [e.visibility for e in skills]
     return {

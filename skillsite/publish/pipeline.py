@@ -21,7 +21,7 @@ from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result,
 from skillsite.publish.catalog_files import (listing_budgets, make_search, search_entry, search_key,
                                              write_catalog_files)
 from skillsite.publish.knowledge import read_knowledge
-from skillsite.publish.manifest import catalog_digest, entries_json, is_paged, manifest, reserved_names
+from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
 from skillsite.publish.staging import Recorded, Staging
@@ -110,11 +110,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             if _fails(diags, plan.strict) and not plan.keep_going:
                 staging.discard()
                 return None
-            entries = entries_json(publication.entries)
-            data = manifest(publication.entries, config, left_out, generated_at, search["section"],
-                            catalog_digest(entries))
-            write_catalog_files(staging, config, data, entries, discovery, search)
-            del entries  # the pages use the typed entries
+            data = manifest(publication.entries, config, left_out, generated_at, search["section"], None)
+            data["digest"] = write_catalog_files(staging, config, data, discovery, search)
             budget = listing_budgets(data["skills"], config)
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),

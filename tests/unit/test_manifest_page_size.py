@@ -2,8 +2,11 @@
 that the root's list of pages would cost an agent more than one bigger page's index."""
 from __future__ import annotations
 
+import json
+
 from skillsite.agent.manifest_pages import MAX_PAGE_SIZE, PAGE_SIZE, entries_per_page
-from skillsite.publish.manifest import paged_manifest_files
+from skillsite.agent.entry import EntryUrls, ManifestEntry
+from skillsite.publish.manifest import CatalogDigest, canonical_json, entries_json, paged_manifest_files, sha256_hex
 
 
 def test_pages_grow_with_the_square_root_of_the_catalog_past_30000_skills() -> None:
@@ -13,10 +16,15 @@ def test_pages_grow_with_the_square_root_of_the_catalog_past_30000_skills() -> N
     assert sizes == sorted(sizes) and all(size % 50 == 0 for size in sizes)
 
 
+def _entries(skills: int) -> list[ManifestEntry]:
+    return [ManifestEntry(id=f"group-{i // 100:04d}/skill-{i:06d}", name=f"skill-{i:06d}", description="Does it.",
+                          sha256="0" * 64, urls=EntryUrls(skill_md=f"skills/{i}/SKILL.md", files=f"skills/{i}/"))
+            for i in range(skills)]
+
+
 def _agent_bytes(skills: int, size: int) -> int:
     """What an agent reads to find one skill's entry file: the root and one page's index."""
-    entries = [{"id": f"group-{i // 100:04d}/skill-{i:06d}", "name": f"skill-{i:06d}"} for i in range(skills)]
-    files = dict(paged_manifest_files({"search": None}, entries, size, 25))
+    files = dict(paged_manifest_files({"search": None}, _entries(skills), size, 25, CatalogDigest()))
     return len(files["skills.json"]) + len(files["manifest/index/0002.json"])
 
 
@@ -24,3 +32,11 @@ def test_the_chosen_size_costs_an_agent_less_than_the_default_on_a_big_catalog()
     skills = 60_000
     chosen = entries_per_page(skills)
     assert chosen == 400 and _agent_bytes(skills, chosen) < _agent_bytes(skills, PAGE_SIZE)
+
+
+def test_a_paged_root_has_the_digest_of_the_whole_list_though_made_a_page_at_a_time() -> None:
+    entries = _entries(1_003)
+    files = dict(paged_manifest_files({"digest": None, "search": None}, entries, 100, 7, CatalogDigest()))
+    root = json.loads(files["skills.json"])
+    assert root["digest"] == "sha256:" + sha256_hex(canonical_json(entries_json(entries)))
+    assert len(root["pages"]) == 10 and [k for k in root][:1] == ["digest"]   # the key stays where it was
