@@ -35,13 +35,14 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
           keep_going: bool = False, force: bool = False, strict: bool | None = None,
           base: str | None = None, jobs: int | None = None, cache_dir: Path | None = None,
           progress: Callable[[str], None] | None = None, wait: bool = True,
-          on_wait: Callable[[str], None] | None = None) -> BuildResult:
+          on_wait: Callable[[str], None] | None = None, always_publish: bool = False) -> BuildResult:
     """Read every skill under ``sources`` and publish the catalog into ``out``.
 
     ``jobs`` processes parse, check, render and write (default: every core); ``cache_dir``
     keeps work for the next build (None: no cache).  The output never depends on either.
     One build at a time writes ``out`` (and uses ``cache_dir``): another one waits (``on_wait`` is told
     why), or with ``wait`` false raises :class:`~skillsite.publish.lock.OutputBusy`.
+    ``always_publish``: publish even when nothing changed since the last build (``serve`` does, once).
     Raises :class:`~skillsite.publish.staging.OutputError` when ``out`` is not ours to replace,
     and OSError (naming the path) when the output or the cache cannot be written.
     """
@@ -56,17 +57,18 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
         plan = BuildPlan(tuple(Path(s) for s in sources), out, config, keep_going,
                          config.strict if strict is None else strict, base or _project_folder(config),
                          jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())))
-        return _build(plan, stage)
+        return _build(plan, stage, always_publish)
 
 
-def _build(plan: BuildPlan, stage: Stages) -> BuildResult:
-    """The build, under the output's lock: stops after discovery when nothing changed."""
+def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> BuildResult:
+    """The build, under the output's lock: stops after discovery when nothing changed (unless
+    ``always_publish``)."""
     with stage("discover"):
         found = discover(plan.sources, plan.config.exclude)
     state = load_state(plan.cache_dir, plan.scope, plan.out) if plan.cache_dir is not None else None
     inputs = inputs_digest(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns)) \
         if plan.cache_dir is not None else ""
-    if state is not None:
+    if state is not None and not always_publish:
         with stage("unchanged"):
             unchanged = state.unchanged(inputs, plan.out)
         if unchanged:

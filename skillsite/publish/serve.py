@@ -347,6 +347,25 @@ class DevServer:
         finally:
             os._exit(status)
 
+    def _prepare_rebuilds(self) -> None:
+        """Publish the first build's catalog once more, unchanged and quietly, so that the folder
+        the next build writes into (the catalog this one replaces) holds a whole catalog: the
+        first edit then writes only what it changes, as every later one does, instead of linking
+        every file of the catalog anew.  Not after a failed build; a change made meanwhile is
+        still reported by the watcher, and rebuilt."""
+        from skillsite.diagnostics import describe_os_error
+        from skillsite.publish.build import build
+
+        if not self.state.version:  # no build succeeded: there is no catalog to publish again
+            return
+        try:
+            build(self.sources, self.out, self.config, keep_going=True, force=True, cache_dir=self.tmp / "cache",
+                  always_publish=True)
+        except OSError as exc:  # as in rebuild: report, and serve on
+            self.echo(f"skillsite serve: could not prepare for fast rebuilds: {describe_os_error(exc)}")
+        except Exception as exc:
+            self.echo(f"skillsite serve: could not prepare for fast rebuilds: {exc!r}")
+
     def rebuild(self) -> bool:
         """Build into the served folder; pages reload only after a successful build."""
         from skillsite.diagnostics import describe_os_error, format_text
@@ -390,6 +409,7 @@ class DevServer:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, _interrupt)
         try:
+            self._prepare_rebuilds()
             while True:
                 self._rebuild_if(self._changed(interval))
         except KeyboardInterrupt:

@@ -398,3 +398,20 @@ def test_rebuilds_in_a_row_in_one_process_take_each_file_once(tmp_path):
         assert witness.read_bytes() == before
     assert build([src], tmp_path / "cold", jobs=1).ok
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
+def test_publishing_again_with_nothing_changed_leaves_a_whole_catalog_in_the_back_folder(tmp_path):
+    """``always_publish`` (what serve does once after its first build): the same output, and the
+    folder the next build writes into then holds the whole catalog it replaced, so the first
+    edit rewrites only what it changes."""
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src)
+    assert build([src], out, cache_dir=cache).ok
+    first = tree_bytes(out)
+    assert not list(cache.glob("previous-output-*"))                # it replaced nothing
+    again = build([src], out, cache_dir=cache, always_publish=True)
+    assert again.ok and "read" in again.stages and "unchanged" not in again.stages
+    (back,) = cache.glob("previous-output-*")
+    assert tree_bytes(out) == first and tree_bytes(back) == first
+    assert "unchanged" in build([src], out, cache_dir=cache).stages  # and the next build is a no-op again
