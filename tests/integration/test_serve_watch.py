@@ -31,9 +31,15 @@ class Serve:
     def __init__(self, source: Path, tmp: Path, prefix: tuple[str, ...] = ()):
         tmp.mkdir(exist_ok=True)
         self.tmp = tmp
-        self.proc = subprocess.Popen([*prefix, sys.executable, "-m", "skillsite", "serve", str(source), "--port", "0"],
-                                     stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=REPO,
-                                     env={**os.environ, "TMPDIR": str(tmp)})
+        # a test run that ignores SIGINT (a background job of a non-interactive shell) would pass
+        # that on: an ignored signal stays ignored across exec, a handled one gets its default
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            self.proc = subprocess.Popen([*prefix, sys.executable, "-m", "skillsite", "serve", str(source), "--port",
+                                          "0"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                                         cwd=REPO, env={**os.environ, "TMPDIR": str(tmp)})
+        finally:
+            signal.signal(signal.SIGINT, previous)
         self.lines: list[str] = []
         self._queue: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
