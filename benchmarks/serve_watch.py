@@ -149,6 +149,9 @@ def spread(values: list[float]) -> str:
 
 
 def main() -> None:
+    # the serve processes this starts get SIGINT's default action (and so stop on it) even when
+    # this runs in the background of a non-interactive shell, which ignores SIGINT
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path)
     parser.add_argument("--code", action="append", default=[], help="LABEL=FOLDER (repeatable)")
