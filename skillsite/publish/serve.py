@@ -25,11 +25,14 @@ import time
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Sequence, TextIO
 from urllib.parse import unquote, urlsplit
 
 from skillsite.publish.lock import claim
 from skillsite.publish.watch import EventWatcher, PollingWatcher, WatchUnavailable, watched_stamps
+
+if TYPE_CHECKING:
+    from skillsite.publish.plan import BuildResult
 
 __all__ = ["CatalogHandler", "CatalogServer", "make_server", "watched_stamps", "DevServer", "RELOAD_PATH", "VERSION_PATH"]
 
@@ -353,33 +356,31 @@ class DevServer:
         first edit then writes only what it changes, as every later one does, instead of linking
         every file of the catalog anew.  Not after a failed build; a change made meanwhile is
         still reported by the watcher, and rebuilt."""
+        if self.state.version:  # else no build succeeded: there is no catalog to publish again
+            self._build("could not prepare for fast rebuilds", always_publish=True)
+
+    def _build(self, failed: str, always_publish: bool = False) -> BuildResult | None:
+        """Build into the served folder; None when the build raised, which is reported after
+        ``failed`` (a full disk, a folder that cannot be written, a bug): serve goes on."""
         from skillsite.diagnostics import describe_os_error
         from skillsite.publish.build import build
 
-        if not self.state.version:  # no build succeeded: there is no catalog to publish again
-            return
         try:
-            build(self.sources, self.out, self.config, keep_going=True, force=True, cache_dir=self.tmp / "cache",
-                  always_publish=True)
-        except OSError as exc:  # as in rebuild: report, and serve on
-            self.echo(f"skillsite serve: could not prepare for fast rebuilds: {describe_os_error(exc)}")
+            return build(self.sources, self.out, self.config, keep_going=True, force=True,
+                         cache_dir=self.tmp / "cache", always_publish=always_publish)
+        except OSError as exc:
+            self.echo(f"skillsite serve: {failed}: {describe_os_error(exc)}")
         except Exception as exc:
-            self.echo(f"skillsite serve: could not prepare for fast rebuilds: {exc!r}")
+            self.echo(f"skillsite serve: {failed}: {exc!r}")
+        return None
 
     def rebuild(self) -> bool:
         """Build into the served folder; pages reload only after a successful build."""
-        from skillsite.diagnostics import describe_os_error, format_text
-        from skillsite.publish.build import build
+        from skillsite.diagnostics import format_text
 
         started = time.perf_counter()
-        try:
-            result = build(self.sources, self.out, self.config, keep_going=True, force=True,
-                           cache_dir=self.tmp / "cache")
-        except OSError as exc:  # a full disk, a folder that cannot be written: report and keep serving
-            self.echo(f"skillsite serve: build failed: {describe_os_error(exc)}")
-            return False
-        except Exception as exc:  # a bug: report and keep serving
-            self.echo(f"skillsite serve: build failed: {exc!r}")
+        result = self._build("build failed")
+        if result is None:
             return False
         for d in result.diagnostics:
             self.echo(format_text(d))
