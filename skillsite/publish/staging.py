@@ -164,14 +164,10 @@ class Staging:
             return False
         return _untouched(recorded, key, stamp_of(st))
 
-    def intact(self, rel: str, key: str) -> bool:
-        """Whether ``key``'s content can be taken as ``rel`` without making it again: it is in the
-        folder written into, or in the current output, exactly as published (what :meth:`keep` needs)."""
-        return self._here(rel, key) or self._published(rel, key)
-
     def keep(self, rel: str, key: str) -> bool:
-        """Take ``rel`` as it is when :meth:`intact` (a hard link from the current output when the
-        folder written into lacks it); True when taken."""
+        """Take ``rel`` as it is when ``key``'s content need not be made again: the folder written
+        into, or the current output, holds it as ``rel`` exactly as published (a hard link from the
+        current output when the folder written into lacks it); True when taken."""
         if self._here(rel, key):
             self._placed(rel, key, written=False)
             return True
@@ -189,11 +185,10 @@ class Staging:
         return True
 
     def keep_all(self, files: Sequence[Sequence[str]]) -> bool:
-        """Take every ``(rel, key)`` of ``files`` (one skill's) as it is when all are
-        :meth:`intact`, else none; True when taken.  Those the folder written into holds are
+        """Take every ``(rel, key)`` of ``files`` (one skill's) as it is when :meth:`keep` can take
+        all of them, else none; True when taken.  Those the folder written into holds are
         recorded in bulk: most files of a rebuild are, and they need no journal."""
-        found, records = self.found, self.found_records
-        elsewhere = [(rel, key) for rel, key in files if not _untouched(records.get(rel), key, found.get(rel))]
+        elsewhere = [(rel, key) for rel, key in files if not self._here(rel, key)]
         if not all(self._published(rel, key) for rel, key in elsewhere):
             return False
         if not all(self.keep(rel, key) for rel, key in elsewhere):
