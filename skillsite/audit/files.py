@@ -109,14 +109,8 @@ def decode(raw: bytes) -> str:
 
 
 def read_head(file: SkillFile, size: int = 8192) -> bytes:
-    """The first bytes of a file (empty when it cannot be read)."""
+    """The first ``size`` bytes of a file (empty when it cannot be read)."""
     try:
-        fd = os.open(file.abspath, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        return read_limited(file.abspath, size - 1)[0]  # read_limited gives a byte past its limit
     except OSError:
         return b""
-    try:
-        return os.read(fd, size)
-    except OSError:
-        return b""
-    finally:
-        os.close(fd)
