@@ -245,7 +245,7 @@ def indented_json(data: Any) -> bytes:
 
 
 def manifest(entries: Sequence[ManifestEntry], config: SiteConfig, left_out: int,
-             generated_at: str | None, search: dict[str, Any] | None, digest: str | None) -> dict[str, Any]:
+             generated_at: str | None, search: dict[str, Any] | None, digest: str | None = None) -> dict[str, Any]:
     """The whole ``skills.json`` object, its ``skills`` typed (:func:`manifest_bytes` writes it);
     ``digest``: the :func:`catalog_digest` of the entries (None: set once they are written)."""
     skills = list(entries)

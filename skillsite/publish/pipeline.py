@@ -110,7 +110,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             if _fails(diags, plan.strict) and not plan.keep_going:
                 staging.discard()
                 return None
-            data = manifest(publication.entries, config, left_out, generated_at, search["section"], None)
+            data = manifest(publication.entries, config, left_out, generated_at, search["section"])
             data["digest"] = write_catalog_files(staging, config, data, discovery, search)
             budget = listing_budgets(data["skills"], config)
         with stage("pages"):
