@@ -59,7 +59,7 @@ def _call_chunk(func: Callable[[Any, T], R], items: Sequence[T]) -> list[R]:
 
 
 def _call_alone(func: Callable[..., R], args: tuple[Any, ...]) -> R:
-    return func(*args)
+    return func(_context, *args)
 
 
 def _pool_context() -> Any:
@@ -72,8 +72,8 @@ class Workers(Generic[C]):
     """Worker processes for one stage, sharing ``context``; use as a context manager.
 
     ``map(func, items)`` is ``[func(context, item) for item in items]``; ``submit(func, *args)``
-    runs one piece of work of its own beside the map (its result is a Future).  With
-    ``jobs`` <= 1 both run here, at once.
+    runs ``func(context, *args)``, one piece of work of its own beside the map (its result is a
+    Future).  With ``jobs`` <= 1 both run here, at once.
     """
 
     def __init__(self, jobs: int, context: C):
@@ -121,12 +121,12 @@ class Workers(Generic[C]):
             yield from chunks.popleft().result()
 
     def submit(self, func: Callable[..., R], *args: Any) -> Future[R]:
-        """``func(*args)`` in a worker (or here, at once, with one job)."""
+        """``func(context, *args)`` in a worker (or here, at once, with one job)."""
         if self._pool is not None:
             return self._pool.submit(_call_alone, func, args)
         done: Future[R] = Future()
         try:
-            done.set_result(func(*args))
+            done.set_result(func(self.context, *args))
         except Exception as exc:  # raised by result(), as a pool's future would
             done.set_exception(exc)
         return done

@@ -1,6 +1,7 @@
 """The catalog-wide files, made once every skill is published: ``skills.json`` and its schema,
 the discovery indexes (v0.2, and v0.1 with its file copies), the static provider layout, the
-plugin marketplace, ``available_skills.xml`` and the search indexes."""
+plugin marketplace and ``available_skills.xml``; and the search indexes, which a worker makes and
+writes while the skills are published (they depend on the skills' frontmatter only)."""
 from __future__ import annotations
 
 import hashlib
@@ -19,7 +20,8 @@ from skillsite.models import Skill
 from skillsite.publish.manifest import (SCHEMA_FILE, CatalogDigest, absolute, catalog_digest, entries_json, hidden_by,
                                         indented_json, is_paged, manifest_bytes, page_size, paged_manifest_files,
                                         sha256_hex, skill_dir_url)
-from skillsite.publish.staging import Staging
+from skillsite.publish.skills import SkillPublishing
+from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
 from skillsite.publish.provider_layout import INDEX_NAME, skills_index
 from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, legacy_files, legacy_index
@@ -44,26 +46,55 @@ def search_entry(skill: Skill) -> dict[str, Any]:
             "listed": Visibility(hidden=skill.hidden, hidden_by=hidden_by(skill)).listed}
 
 
+#: What the cache keeps of the search indexes: their files are in the output, not in the cache.
+SEARCH_CACHE_FORMAT = 2
+
+
 def search_key(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE) -> str:
     """What the search indexes are made of: only the searchable fields (and whether they are
     sharded), so a change to a body or a file reuses them."""
-    return digest(__version__, SEARCH_VERSION, SHARDS_VERSION if len(entries) > shard_above else None,
+    sharded = SHARDS_VERSION if len(entries) > shard_above else None
+    return digest(__version__, SEARCH_VERSION, SEARCH_CACHE_FORMAT, sharded,
                   [(e["id"], search_fields(e), e["priority"], e["listed"]) for e in entries])
 
 
-def make_search(entries: Sequence[dict[str, Any]], key: str, shard_above: int = DEFAULT_SHARD_ABOVE) -> dict[str, Any]:
-    """The search indexes, as the cache keys them under ``key`` (:func:`search_key`): up to
-    ``shard_above`` skills, skills.json's section over every skill (the loader's search) and the
-    browser's lunr files over the listed ones (their refs are rows of docs.json); above it, the
-    sharded index (#29: :mod:`skillsite.search.shard_writer`) that both search, and a section
-    that points at it (the cards come with the catalog files: they show the audit's risk)."""
+def search_files(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE
+                 ) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The search indexes of ``entries`` (:func:`search_entry`): skills.json's ``search`` section
+    and the files, by site path.  Up to ``shard_above`` skills, the section over every skill (the
+    loader's search) and the browser's lunr files over the listed ones (their refs are rows of
+    docs.json); above it, the sharded index (#29: :mod:`skillsite.search.shard_writer`) that both
+    search, and a section that points at it (the cards come with the catalog files: they show
+    the audit's risk)."""
     if len(entries) > shard_above:
         shards = build_shards(entries)
-        return {"key": key, "section": shards.section,
-                "files": {rel: data.decode("utf-8") for rel, data in shards.files.items()}}
+        return shards.section, shards.files
     indexes = build_indexes(entries, [e for e in entries if e["listed"]])
-    return {"key": key, "section": indexes.manifest_search,
-            "files": {rel: data.decode("utf-8") for rel, data in indexes.files.items()}}
+    return indexes.manifest_search, indexes.files
+
+
+def publish_search(job: SkillPublishing, key: str) -> tuple[dict[str, Any], list[Placed]]:
+    """Make the search indexes of ``job``'s skills and write them into its staging folder (a
+    worker does, beside the skills: the files never pass through the build's process); returns
+    what the cache keeps of them under ``key`` (:func:`search_key`) and what was placed."""
+    section, files = search_files([search_entry(s) for s in job.skills], job.config.shard_above)
+    for rel, data in files.items():
+        job.staging.write_keyed(rel, file_key(key, rel), lambda data=data: data)
+    meta = json.loads(files[SHARDS_FILE]) if SHARDS_FILE in files else None
+    return {"key": key, "section": section, "files": sorted(files), "meta": meta}, job.staging.take_journal()
+
+
+def keep_search(staging: Staging, kept: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The search indexes the cache describes (``kept``: what :func:`publish_search` returned),
+    when every file of theirs can be taken as published (:meth:`Staging.keep`); else None."""
+    if kept is None or not all(staging.keep(rel, file_key(kept["key"], rel)) for rel in kept["files"]):
+        return None
+    return kept
+
+
+def file_key(key: str, rel: str) -> str:
+    """The content key of search file ``rel`` of the indexes keyed ``key``."""
+    return digest(key, rel)
 
 
 def is_sharded(section: dict[str, Any] | None) -> bool:
@@ -74,8 +105,9 @@ def is_sharded(section: dict[str, Any] | None) -> bool:
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
                         discovery: dict[str, Any], search: dict[str, Any]) -> str:
     """skills.json (``manifest``: :func:`~skillsite.publish.manifest.manifest`'s object, its
-    digest left unset), its schema, the discovery index, available_skills.xml and the search
-    files; returns the catalog's digest (worked out as skills.json is written)."""
+    digest left unset), its schema, the discovery index, available_skills.xml and the cards of a
+    sharded search index (its other files come with the skills: :func:`publish_search`); returns
+    the catalog's digest (worked out as skills.json is written)."""
     digest_of_entries = write_manifest(staging, config, manifest)
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
     staging.write(INDEX_PATH, indented_json(discovery))
@@ -83,10 +115,8 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     block = available_skills_xml(ordered, [absolute(config, e.urls.skill_md) for e in ordered],
                                  config.prompt_budget)
     staging.write(AVAILABLE_SKILLS_FILE, block.encode("utf-8"))
-    for rel, text in search["files"].items():
-        staging.write_keyed(rel, digest(search["key"], rel), lambda: text.encode("utf-8"))
     if is_sharded(search["section"]):
-        write_search_cards(staging, manifest["skills"], json.loads(search["files"][SHARDS_FILE]))
+        write_search_cards(staging, manifest["skills"], search["meta"])
     write_compatibility_files(staging, config, manifest["skills"], discovery)
     return digest_of_entries
 

@@ -18,8 +18,8 @@ from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
 from skillsite.publish.audit_results import apply_audits, audit_published
 from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
-from skillsite.publish.catalog_files import (listing_budgets, make_search, search_entry, search_key,
-                                             write_catalog_files)
+from skillsite.publish.catalog_files import (keep_search, listing_budgets, publish_search, search_entry,
+                                             search_key, write_catalog_files)
 from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
@@ -153,23 +153,23 @@ def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publica
 def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, list[str]], staging: Staging,
                     mtime: int, cache: Cache
                     ) -> tuple[Publication, dict[str, Any], dict[str, list[dict[str, Any]]]]:
-    """Every skill published on every core, and the search indexes made beside them (unless the
-    cache holds them: they depend on the skills' frontmatter only); then every skill audited
-    (unless the cache holds its findings: they depend on its files only)."""
+    """Every skill published on every core, and the search indexes made and written beside them
+    (unless the output holds them as the cache describes them: they depend on the skills'
+    frontmatter only); then every skill audited (unless the cache holds its findings: they
+    depend on its files only)."""
     knowledge = read_knowledge(skills, plan.knowledge_dir)
     knowledge.write(staging)
-    staging.take_journal()  # written here, not by a worker: nothing for the workers to report
+    key = search_key([search_entry(s) for s in skills], plan.config.shard_above)
+    search = keep_search(staging, cache.get(Section.SEARCH, key))
+    staging.take_journal()  # placed here, not by a worker: nothing for the workers to report
     job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records,
                                      releases)
-    search_entries = [search_entry(s) for s in skills]
-    key = search_key(search_entries, plan.config.shard_above)
-    search = cache.get(Section.SEARCH, key)
     with Workers(plan.jobs, job) as workers:
-        searching = (workers.submit(make_search, search_entries, key, plan.config.shard_above)
-                     if search is None else None)
+        searching = workers.submit(publish_search, key) if search is None else None
         publication = collect(job, html_keys, publish_all(job, html_keys, workers, cache), cache)
         audits = audit_published(workers, skills, publication.entries, cache)
     if searching is not None:
-        search = searching.result()
+        search, placed = searching.result()
+        staging.adopt(placed)
         cache.put(Section.SEARCH, key, search)
     return publication, search, audits

@@ -415,3 +415,29 @@ def test_publishing_again_with_nothing_changed_leaves_a_whole_catalog_in_the_bac
     (back,) = cache.glob("previous-output-*")
     assert tree_bytes(out) == first and tree_bytes(back) == first
     assert "unchanged" in build([src], out, cache_dir=cache).stages  # and the next build is a no-op again
+
+
+@pytest.mark.parametrize("shard_above", [2, 1000])
+def test_search_files_are_kept_from_the_output_or_made_again(tmp_path, monkeypatch, shard_above):
+    """The cache describes the search indexes, the output holds their files: a body's change
+    takes them as published; one of them gone or edited makes them all again, as a cold build."""
+    import skillsite.publish.catalog_files as catalog_files
+    from skillsite.config import SiteConfig
+
+    config = SiteConfig(shard_above=shard_above)
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    made = []
+    real = catalog_files.search_files
+    monkeypatch.setattr(catalog_files, "search_files", lambda *a: made.append(1) or real(*a))
+    assert build([src], out, config, cache_dir=cache, jobs=1).ok and len(made) == 1
+    search_files = sorted(p for p in (out / "search").rglob("*") if p.is_file())
+    assert search_files
+    body = src / "code-review" / "SKILL.md"
+    body.write_text(body.read_text() + "\nOne more line of body.\n")
+    assert build([src], out, config, cache_dir=cache, jobs=1).ok and len(made) == 1
+    search_files[0].unlink()
+    search_files[-1].write_bytes(b"edited by hand")
+    assert build([src], out, config, cache_dir=cache, jobs=1).ok and len(made) == 2
+    assert build([src], cold, config, jobs=1).ok
+    assert tree_bytes(out) == tree_bytes(cold)
