@@ -187,33 +187,42 @@ def publication_key(job: SkillPublishing, index: int) -> str:
 def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers[SkillPublishing],
                 cache: Cache) -> list[PublishedSkill]:
     """Every skill published, in order: as the last build published it when nothing it depends
-    on changed (see :func:`_published_before`), else by the workers (and kept in the cache, its
-    rendered body too, as it comes: the bodies are read back from there when pages need them)."""
+    on changed (see :func:`_published_before`), else by the workers.  What each one placed is
+    recorded in the staging folder, and what it made is kept in the cache (its rendered body
+    too: the bodies are read back from there when pages need them), as it comes: the results
+    returned hold neither."""
     keys = [publication_key(job, index) for index in range(len(job.skills))]
     done = {index: before for index, stored in enumerate(cache.get_many(Section.PUBLICATION, keys))
             if (before := _published_before(job, index, stored)) is not None}
-    job.staging.take_journal()  # those files are in each PublishedSkill: not in what a skill published here reports
+    job.staging.take_journal()  # kept as whole skills (keep_all), recorded already
     todo = [index for index in range(len(keys)) if index not in done]
     for index, published in zip(todo, workers.imap(publish_skill, todo)):
-        if published.html is not None:
-            cache.put(Section.HTML, html_keys[index], published.html)
-            published = dataclasses.replace(published, html=None)
-        done[index] = published
-        if not published.diagnostics:  # an unreadable file is tried again next time
-            cache.put(Section.PUBLICATION, keys[index], published.to_json())
+        _record(job, published, cache, html_keys[index], keys[index])
+        done[index] = dataclasses.replace(published, html=None, placed=[], file_shas=[])
     return [done[index] for index in range(len(keys))]
+
+
+def _record(job: SkillPublishing, published: PublishedSkill, cache: Cache, html_key: str, key: str) -> None:
+    """Record what a worker placed in the staging folder, and keep what it made in the cache."""
+    job.staging.adopt(published.placed)
+    for path, size, mtime_ns, sha in published.file_shas:
+        cache.put(Section.FILE_SHA, _file_key(path, size, mtime_ns), sha)
+    if published.html is not None:
+        cache.put(Section.HTML, html_key, published.html)
+    if not published.diagnostics:  # an unreadable file is tried again next time
+        cache.put(Section.PUBLICATION, key, published.to_json())
 
 
 def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None) -> PublishedSkill | None:
     """The stored publication of skill ``index``, when its body is rendered in the cache and
-    every file it placed is still in the output as published; else None."""
+    every file it placed is still in the output as published (then taken: see
+    :meth:`~skillsite.publish.staging.Staging.keep_all`); else None."""
     if stored is None or job.skills[index].id not in job.rendered:
         return None
     entry, placed, archive = stored
     if not job.staging.keep_all(placed):
         return None  # a file changed or went missing: publish the skill again
-    return PublishedSkill(ManifestEntry.from_json(entry), None, [(rel, key, False) for rel, key in placed], [],
-                          tuple(archive) if archive else None, [])
+    return PublishedSkill(ManifestEntry.from_json(entry), None, [], [], tuple(archive) if archive else None, [])
 
 
 def _interface(skill: Skill) -> dict[str, Any] | None:
@@ -373,12 +382,9 @@ def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfi
 
 
 def collect(job: SkillPublishing, html_keys: list[str], published: list[PublishedSkill], cache: Cache) -> Publication:
-    """What the workers published, recorded in the staging folder and the cache."""
+    """What the workers published (:func:`publish_all`), as the catalog-wide steps read it."""
     archives, diags = {}, []
     for done in published:
-        job.staging.adopt(done.placed)
-        for path, size, mtime_ns, sha in done.file_shas:
-            cache.put(Section.FILE_SHA, _file_key(path, size, mtime_ns), sha)
         if done.archive is not None:
             archives[done.archive[0]] = done.archive[1]
         diags += done.diagnostics
