@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import tempfile
 from contextlib import closing
 from pathlib import Path
@@ -34,7 +35,7 @@ FORMAT = "skillsite-cache 4"
 #: A file changed this recently (nanoseconds) is not trusted to keep its size and time: a second
 #: change within the file system's timestamp granularity would go unnoticed.
 RACY_NS = 2_000_000_000
-#: What a run adds is held in memory up to about this many characters, then written to its side file.
+#: What a run adds is held in memory up to about this many bytes, then written to its side file.
 SPILL_BYTES = 64 << 20
 PENDING = ".pending-"
 #: Many keys are looked up in key order (nearby keys share the file's pages), this many per query
@@ -105,6 +106,12 @@ Added = "str | _Json"
 
 def _encode(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _held(text: str) -> int:
+    """The memory a string takes: 1, 2 or 4 bytes a character, by its widest character (a
+    rendered body with one emoji takes four times its length)."""
+    return sys.getsizeof(text)
 
 
 def _text(added: str) -> str:
@@ -243,7 +250,8 @@ class Cache:
         name = (section.value, key)
         # a string (a rendered body, the biggest values) is kept as it is, not a second time as JSON
         added = value if isinstance(value, str) else _Json(_encode(value))
-        self._added_size += len(added) - len(self._added.get(name, ""))
+        replaced = self._added.get(name)
+        self._added_size += _held(added) - (_held(replaced) if replaced is not None else 0)
         self._added[name] = added
         self._used.add(name)
         if self._added_size > SPILL_BYTES:

@@ -229,3 +229,16 @@ def test_many_keys_in_a_damaged_or_foreign_file_are_missing_with_a_note(tmp_path
     run.put(Section.SKILLS, "d", 4)
     run.save()
     assert Cache(path, "scope").get(Section.SKILLS, "d") == 4
+
+
+def test_the_spill_size_counts_the_memory_a_value_takes_not_its_characters(tmp_path, monkeypatch):
+    """A string with one character past U+FFFF takes four bytes a character: a rendered body
+    with an emoji counts four times its length."""
+    monkeypatch.setattr("skillsite.cache.SPILL_BYTES", 1100)
+    wide, narrow = Cache(tmp_path / "wide.sqlite", "scope"), Cache(tmp_path / "narrow.sqlite", "scope")
+    for n in range(3):
+        wide.put(Section.HTML, f"k{n}", "\N{ROCKET}" + "x" * 299)
+        narrow.put(Section.HTML, f"k{n}", "y" + "x" * 299)
+    assert len(narrow._added) == 3 and not narrow._pending.names   # about 1050 bytes: all held
+    assert len(wide._added) < 3 and wide._pending.names            # about 1250 bytes each: spilled
+    assert wide.get(Section.HTML, "k0") == "\N{ROCKET}" + "x" * 299
