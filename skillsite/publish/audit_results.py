@@ -61,7 +61,7 @@ def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence
     keys = [audit_key(entry, skill.source.dir) for skill, entry in zip(skills, entries)]
     found = {e.id: stored for e, stored in zip(entries, cache.get_many(Section.AUDIT, keys))}
     missing = [index for index, entry in enumerate(entries) if found[entry.id] is None]
-    for index, findings in zip(missing, workers.map(audit_one, missing)):
+    for index, findings in zip(missing, workers.imap(audit_one, missing)):
         found[entries[index].id] = findings
         cache.put(Section.AUDIT, keys[index], findings)
     return found
