@@ -113,9 +113,11 @@ class Staging:
                  back_records: dict[str, Recorded] | None = None):
         self.target = target.absolute()
         self.previous = previous if previous and is_previous_output(self.target) else {}
-        self.keys: dict[str, str] = {}   # site path -> content key of every keyed file of the new output
-        self.placed: set[str] = set()    # every file of the new output
-        self.written: set[str] = set()   # of which those written (or linked) by this build
+        #: every file of the new output, by site path: its content key (None: it has none)
+        self.placed: dict[str, str | None] = {}
+        #: of which those taken as the folder written into held them (the rest were written or
+        #: linked by this build): none in a cold build, so a catalog's million files are held once
+        self.kept: set[str] = set()
         self.journal: list[Placed] = []  # what this process placed since the last take_journal
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self.kept_back = back is not None
@@ -193,8 +195,7 @@ class Staging:
             return False
         if not all(self.keep(rel, key) for rel, key in elsewhere):
             return False  # a file went missing since it was looked at
-        self.placed.update(rel for rel, _ in files)
-        self.keys.update(files)
+        self.adopt((rel, key, False) for rel, key in files)  # those linked stay written
         return True
 
     def fresh(self, rel: str) -> str:
@@ -258,11 +259,20 @@ class Staging:
         return taken
 
     def adopt(self, placed: Iterable[Placed]) -> None:
-        """Record files placed here or by a worker."""
-        placed = list(placed)
-        self.placed.update(rel for rel, _, _ in placed)
-        self.keys.update((rel, key) for rel, key, _ in placed if key is not None)
-        self.written.update(rel for rel, _, wrote in placed if wrote)
+        """Record files placed here or by a worker (a file once written stays written; a key
+        once known stays known)."""
+        for rel, key, wrote in placed:
+            if wrote:
+                self.kept.discard(rel)
+            elif rel not in self.placed:
+                self.kept.add(rel)
+            if key is not None or rel not in self.placed:
+                self.placed[rel] = key
+
+    @property
+    def written(self) -> set[str]:
+        """The files of the new output this build wrote (or linked)."""
+        return self.placed.keys() - self.kept
 
     def commit(self) -> dict[str, Stamp]:
         """Put the new output in the target's place in one step; returns its :func:`snapshot`
@@ -284,7 +294,7 @@ class Staging:
 
     def _remove_stale(self) -> None:
         """Remove what the folder written into held that the new output lacks."""
-        for rel in sorted(set(self.found) - self.placed - {MARKER}):
+        for rel in sorted(self.found.keys() - self.placed.keys() - {MARKER}):
             path = Path(self.path, rel)
             with written(path):
                 path.unlink(missing_ok=True)
@@ -292,15 +302,16 @@ class Staging:
 
     def _stamps(self) -> dict[str, Stamp]:
         """Size and time of every file of the new output (:func:`snapshot`, without listing it)."""
-        stamps = {rel: self.found[rel] for rel in self.placed if rel in self.found and rel not in self.written}
-        for rel in self.written:
-            stamps[rel] = stamp_of(os.lstat(os.path.join(self.path, rel)))
+        stamps = {rel: self.found[rel] for rel in self.kept}
+        for rel in self.placed:
+            if rel not in self.kept:
+                stamps[rel] = stamp_of(os.lstat(os.path.join(self.path, rel)))
         stamps[MARKER] = stamp_of(os.lstat(os.path.join(self.path, MARKER)))
         return stamps
 
     def records(self, published: dict[str, tuple[int, int]]) -> dict[str, Recorded]:
         """The content key, size and mtime of every keyed file of a committed output, for the next build."""
-        return {rel: (key, *published[rel]) for rel, key in self.keys.items() if rel in published}
+        return {rel: (key, *published[rel]) for rel, key in self.placed.items() if key is not None and rel in published}
 
     def discard(self) -> None:
         """Drop the new output (a folder kept for later builds stays: they check what it holds)."""

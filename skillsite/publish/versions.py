@@ -110,7 +110,7 @@ class VersionPublishing:
         for f in entry.files:
             self._link(folder + f.path, into + f.path, f.sha256)
             files.append({"path": f.path, "sha256": f.sha256, "size": f.bytes})
-        xml_key = self.staging.keys.get(folder + XML_FILE)
+        xml_key = self.staging.placed.get(folder + XML_FILE)
         if xml_key is not None:
             self._link(folder + XML_FILE, into + XML_FILE, xml_key)
         return files

@@ -31,8 +31,8 @@ def test_files_intact_in_the_back_folder_are_all_taken_without_a_write(tmp_path)
     inodes = {rel: os.lstat(tmp_path / "back" / rel).st_ino for rel in FILES}
     staging = Staging(tmp_path / "site", None, tmp_path / "back", records)
     assert staging.keep_all(_keys())
-    assert staging.placed == set(FILES) and staging.written == set() and staging.keys == {
-        rel: data.decode() for rel, data in FILES.items()}
+    assert staging.placed == {rel: data.decode() for rel, data in FILES.items()}
+    assert staging.kept == set(FILES) and staging.written == set()
     assert {rel: os.lstat(tmp_path / "back" / rel).st_ino for rel in FILES} == inodes
 
 
@@ -51,4 +51,18 @@ def test_a_file_edited_in_the_back_folder_is_taken_from_the_output_or_not_at_all
     (tmp_path / "back" / "skills/a/SKILL.md").write_bytes(b"changed\n")  # ...nor intact in the back folder
     staging = Staging(tmp_path / "site", published, tmp_path / "back", records)
     assert not staging.keep_all(_keys())
-    assert staging.placed == set() and staging.keys == {}
+    assert staging.placed == {} and staging.kept == set()
+
+
+def test_a_file_written_after_it_was_kept_stays_written_and_its_key_stays_known(tmp_path):
+    """What the commit stamps anew (written) and what it takes as found (kept) follow the last
+    write, whatever order a build places a file in; a later record without a key keeps the key."""
+    records = _folder(tmp_path / "back", FILES)
+    staging = Staging(tmp_path / "site", None, tmp_path / "back", records)
+    rel = "skills/a/index.html"
+    assert staging.keep(rel, FILES[rel].decode()) and staging.kept == {rel}
+    staging.write(rel, b"<p>new</p>\n", "new-key")
+    staging.adopt([(rel, None, False)])
+    assert staging.kept == set() and staging.written == {rel} and staging.placed == {rel: "new-key"}
+    stamps = staging.commit()
+    assert stamps[rel] == (len(b"<p>new</p>\n"), os.lstat(tmp_path / "site" / rel).st_mtime_ns)
