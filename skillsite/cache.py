@@ -260,7 +260,7 @@ class Cache:
     def _spill(self) -> None:
         """Move what this run added to its side file: memory stays bounded however many values it adds."""
         try:
-            self._pending.write((section, key, _text(value)) for (section, key), value in self._added.items())
+            self._pending.write(self._added)
         except (OSError, sqlite3.Error):
             return  # kept in memory instead: the run goes on, the save says if the disk is the problem
         self._added.clear()
@@ -330,12 +330,14 @@ class _Pending:
             self._db.executescript(_SCHEMA)
         return self._db
 
-    def write(self, rows: Any) -> None:
-        rows = list(rows)
+    def write(self, added: dict[tuple[str, str], Added]) -> None:
+        """Add what a run holds (by name: section and key) to the side file; the names are the
+        run's own tuples, shared with the keys it used."""
         db = self._connection()
         with db:
-            db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)", rows)
-        self.names.update((section, key) for section, key, _ in rows)
+            db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
+                           ((section, key, _text(value)) for (section, key), value in added.items()))
+        self.names.update(added)
 
     def get(self, name: tuple[str, str]) -> str | None:
         if name not in self.names:
