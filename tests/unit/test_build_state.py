@@ -158,3 +158,17 @@ def test_a_save_killed_before_it_commits_leaves_the_previous_state(tmp_path, mon
     assert load_state(tmp_path, "scope", OUT) == first
     save_state(tmp_path, second, first)
     assert load_state(tmp_path, "scope", OUT) == second
+
+
+def test_the_output_digest_depends_on_every_name_and_stamp_not_on_their_order():
+    from skillsite.publish.state import output_digest
+
+    files = {"skills/a/SKILL.md": (10, 1), "index.html": (200, 2), "odd name\n 1 2": (3, 4)}
+    assert output_digest(files) == output_digest(dict(reversed(list(files.items()))))
+    assert len({output_digest(files),
+                output_digest({**files, "index.html": (200, 3)}),
+                output_digest({**files, "index.html": (201, 2)}),
+                output_digest({k: v for k, v in files.items() if k != "index.html"}),
+                output_digest({"odd name": (1, 2), "x": (3, 4)}),   # names that look like stamps
+                output_digest({"odd name\n 1 2": (3, 4), "x": (3, 4)}),
+                output_digest({"odd name 1 2": (3, 4), "x": (3, 4)})}) == 7
