@@ -24,7 +24,7 @@ from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
-from skillsite.publish.staging import Recorded, Staging
+from skillsite.publish.staging import Published, Staging, keyed
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing
 from skillsite.source.dependencies import CatalogNames
 from skillsite.publish.state import BuildState, output_digest, save_state
@@ -70,14 +70,14 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     ids = tuple(s.id for s in skills)
     if published is None:
         return build_result(False, plan, reading, (), skipped, diags, 0, stage)
-    files, records, budget = published
-    output_bytes = sum(size for size, _ in files.values())
+    files, budget = published
+    output_bytes = sum(size for _, size, _ in files.values())
     if plan.cache_dir is not None:
         # what the cache said of itself is this run's news only, never repeated by a no-op rebuild
         catalog_diags = tuple(sort_diagnostics(d for d in diags if d not in cache.notes))
         # the catalog just replaced now waits in the back folder: the next build starts from it
         replaced = state.outputs if state is not None else {}
-        kept = BuildState(plan.scope, str(plan.out.absolute()), inputs, output_digest(files), records, replaced,
+        kept = BuildState(plan.scope, str(plan.out.absolute()), inputs, output_digest(files), keyed(files), replaced,
                           ids, skipped, catalog_diags, output_bytes, budget)
         try:
             cache.save()
@@ -89,9 +89,9 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
 
 def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
              state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages
-             ) -> tuple[dict[str, tuple[int, int]], dict[str, Recorded], tuple[dict[str, Any], ...]] | None:
+             ) -> tuple[dict[str, Published], tuple[dict[str, Any], ...]] | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
-    (size and mtime), the record of its keyed ones and how it fits agents' listings; None when
+    (content key, size and mtime) and how it fits agents' listings; None when
     publishing found errors (``diags`` gets the build's own diagnostics)."""
     config = plan.config
     mtime, generated_at = source_date()
@@ -121,7 +121,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
     except BaseException:
         staging.discard()
         raise
-    return files, staging.records(files), budget
+    return files, budget
 
 
 def back_folder(plan: BuildPlan) -> Path | None:

@@ -31,6 +31,8 @@ _CHUNK = 1 << 20
 
 #: What a build records of each keyed file of its output: content key, size, mtime_ns.
 Recorded = tuple[str, int, int]
+#: What a commit gives of each file of the new output: content key (None: it has none), size, mtime_ns.
+Published = tuple["str | None", int, int]
 #: What a worker placed: (site path, content key if it has one, written rather than kept as found).
 Placed = tuple[str, "str | None", bool]
 #: The staging folder's name: ``.<target name>.building-<random>``.
@@ -274,15 +276,16 @@ class Staging:
         """The files of the new output this build wrote (or linked)."""
         return self.placed.keys() - self.kept
 
-    def commit(self) -> dict[str, Stamp]:
-        """Put the new output in the target's place in one step; returns its :func:`snapshot`
-        (from what this build found and wrote: the files keep their sizes and times)."""
+    def commit(self) -> dict[str, Published]:
+        """Put the new output in the target's place in one step; returns each file's content key
+        and stamp, as :func:`snapshot` would find them (from what this build found and wrote: the
+        files keep their sizes and times)."""
         self._remove_stale()
         marker = self.path / MARKER
         with written(marker):
             marker.write_text(MARKER_TEXT, encoding="utf-8")
         os.chmod(self.path, 0o755)
-        published = self._stamps()
+        published = self._published_files()
         with written(self.target):
             previous = replace_folder(self.path, self.target)
         _OPEN.discard(self.path)  # published (after an exchange the path holds the old catalog)
@@ -300,24 +303,26 @@ class Staging:
                 path.unlink(missing_ok=True)
             _remove_empty_parents(path.parent, self.path)
 
-    def _stamps(self) -> dict[str, Stamp]:
-        """Size and time of every file of the new output (:func:`snapshot`, without listing it)."""
-        stamps = {rel: self.found[rel] for rel in self.kept}
-        for rel in self.placed:
-            if rel not in self.kept:
-                stamps[rel] = stamp_of(os.lstat(os.path.join(self.path, rel)))
-        stamps[MARKER] = stamp_of(os.lstat(os.path.join(self.path, MARKER)))
-        return stamps
-
-    def records(self, published: dict[str, tuple[int, int]]) -> dict[str, Recorded]:
-        """The content key, size and mtime of every keyed file of a committed output, for the next build."""
-        return {rel: (key, *published[rel]) for rel, key in self.placed.items() if key is not None and rel in published}
+    def _published_files(self) -> dict[str, Published]:
+        """Content key, size and time of every file of the new output (its :func:`snapshot`,
+        without listing it): one tuple a file, as a catalog has a million of them."""
+        files: dict[str, Published] = {}
+        for rel, key in self.placed.items():
+            stamp = self.found[rel] if rel in self.kept else stamp_of(os.lstat(os.path.join(self.path, rel)))
+            files[rel] = (key, *stamp)
+        files[MARKER] = (None, *stamp_of(os.lstat(os.path.join(self.path, MARKER))))
+        return files
 
     def discard(self) -> None:
         """Drop the new output (a folder kept for later builds stays: they check what it holds)."""
         if not self.kept_back:
             remove_path(self.path)
         _OPEN.discard(self.path)
+
+
+def keyed(files: dict[str, Published]) -> dict[str, Recorded]:
+    """The records of a committed output's keyed files (:meth:`Staging.commit`), for the next build."""
+    return {rel: record for rel, record in files.items() if record[0] is not None}
 
 
 def _untouched(recorded: Recorded | None, key: str, stamp: Stamp | None) -> bool:

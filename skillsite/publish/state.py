@@ -27,7 +27,7 @@ import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.cache import RACY_NS, digest, make_cache_folder
 from skillsite.diagnostics import Diagnostic
@@ -86,13 +86,14 @@ class BuildState:
                    data["output_bytes"], tuple(data["budget"]), generation)
 
 
-def output_digest(files: dict[str, tuple[int, int]]) -> str:
-    """A digest of an output's :func:`~skillsite.publish.staging.snapshot`, fed a file at a time in
-    name order (a catalog of 100,000 skills has over a million files: never one text of them all)."""
+def output_digest(files: Mapping[str, Sequence[Any]]) -> str:
+    """A digest of an output's :func:`~skillsite.publish.staging.snapshot` (each file's size and
+    mtime_ns, or a tuple that ends with them: what a commit gives), fed a file at a time in name
+    order (a catalog of 100,000 skills has over a million files: never one text of them all)."""
     sha = hashlib.sha256()
     for rel in sorted(files):
         name = rel.encode("utf-8", "surrogatepass")
-        size, mtime_ns = files[rel]
+        size, mtime_ns = files[rel][-2:]
         sha.update(b"%d:%s %d %d\n" % (len(name), name, size, mtime_ns))  # the length makes any name unambiguous
     return sha.hexdigest()
 

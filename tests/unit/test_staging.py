@@ -64,5 +64,5 @@ def test_a_file_written_after_it_was_kept_stays_written_and_its_key_stays_known(
     staging.write(rel, b"<p>new</p>\n", "new-key")
     staging.adopt([(rel, None, False)])
     assert staging.kept == set() and staging.written == {rel} and staging.placed == {rel: "new-key"}
-    stamps = staging.commit()
-    assert stamps[rel] == (len(b"<p>new</p>\n"), os.lstat(tmp_path / "site" / rel).st_mtime_ns)
+    published = staging.commit()
+    assert published[rel] == ("new-key", len(b"<p>new</p>\n"), os.lstat(tmp_path / "site" / rel).st_mtime_ns)
