@@ -112,6 +112,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                 return None
             data = manifest(publication.entries, config, left_out, generated_at, search["section"])
             data["digest"] = write_catalog_files(staging, config, data, discovery, search)
+            del discovery  # written; the pages need none of it, and it grows with the catalog
             budget = listing_budgets(data["skills"], config)
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
