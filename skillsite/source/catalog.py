@@ -200,6 +200,14 @@ def _check(checking: Checking, index: int) -> Checked:
     return Checked(verdict, None, parsed)
 
 
+def _sharing_source(done: Checked, source: SourceFile) -> Checked:
+    """A check made by a worker, its skill given discovery's own ``source`` in place of the equal
+    copy the worker sent back: a catalog holds each skill's paths and file list once."""
+    if done.skill is None or done.skill.source is source or done.skill.source != source:
+        return done
+    return dataclasses.replace(done, skill=dataclasses.replace(done.skill, source=source))
+
+
 def _verdict(checking: Checking, index: int) -> Verdict:
     parsed = checking.parsed(index)
     return Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
@@ -298,7 +306,8 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     found = found or discover(roots, exclude)
     checking = Checking.of(found, profile, max_bytes)
     if cache is None:
-        checked = parallel_map(_check, checking, range(len(found.sources)), jobs)
+        checked = [_sharing_source(done, source) for done, source in
+                   zip(parallel_map(_check, checking, range(len(found.sources)), jobs), found.sources)]
     else:
         checked = _cached_checks(checking, cache, jobs)
     every, shared = _catalog_diagnostics(found, [c.verdict for c in checked],
@@ -375,7 +384,7 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
                        else None)
     todo = [index for index, c in enumerate(checked) if c is None]
     for index, done in zip(todo, parallel_map(_check, checking, todo, jobs)):
-        checked[index] = done
+        done = checked[index] = _sharing_source(done, checking.sources[index])
         content = contents[index]
         if keys[index] is not None and content is not None and done.sha256() == content.sha256:
             cache.put(Section.SKILLS, keys[index], done.to_json())  # not when the file changed since it was hashed

@@ -170,3 +170,20 @@ def test_hostile_values_in_messages_cannot_drive_the_terminal(tmp_path):
     write_skill(tmp_path, "x", 'name: "\\e[31mred\\x07"\ndescription: d\n')
     messages = " ".join(d.message for d in read_catalog([tmp_path]).diagnostics)
     assert "\x1b" not in messages and "\x07" not in messages and "\\x1b[31m" in messages
+
+
+def test_skills_checked_by_workers_share_discovery_s_source_objects(tmp_path):
+    """A worker sends each skill back with a copy of its discovered folder (paths, file list):
+    the catalog keeps discovery's own, once, with or without a cache."""
+    from skillsite.cache import Cache
+    from skillsite.source.discover import discover
+    from skillsite.workers import MIN_PARALLEL_ITEMS
+
+    for n in range(MIN_PARALLEL_ITEMS + 4):
+        folder = write_skill(tmp_path, f"s{n:02d}")
+        (folder / "notes.md").write_text("notes\n")
+    found = discover([tmp_path])
+    for cache in (None, Cache(None, "scope")):
+        reading = read_catalog([tmp_path], found=found, jobs=2, cache=cache)
+        assert len(reading.skills) == len(found.sources)
+        assert all(skill.source is source for skill, source in zip(reading.skills, found.sources))
