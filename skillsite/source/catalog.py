@@ -200,9 +200,16 @@ def _check(checking: Checking, index: int) -> Checked:
     return Checked(verdict, None, parsed)
 
 
+def _check_all(checking: Checking, indexes: Sequence[int], jobs: int) -> list[Checked]:
+    """Skills ``indexes`` checked on ``jobs`` processes, each skill given discovery's own source
+    in place of the equal copy a worker sends back: a catalog holds each skill's paths and file
+    list once."""
+    return [_sharing_source(done, checking.sources[index])
+            for index, done in zip(indexes, parallel_map(_check, checking, indexes, jobs))]
+
+
 def _sharing_source(done: Checked, source: SourceFile) -> Checked:
-    """A check made by a worker, its skill given discovery's own ``source`` in place of the equal
-    copy the worker sent back: a catalog holds each skill's paths and file list once."""
+    """``done`` with ``source`` as its skill's, when the two are equal."""
     if done.skill is None or done.skill.source is source or done.skill.source != source:
         return done
     return dataclasses.replace(done, skill=dataclasses.replace(done.skill, source=source))
@@ -306,8 +313,7 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     found = found or discover(roots, exclude)
     checking = Checking.of(found, profile, max_bytes)
     if cache is None:
-        checked = [_sharing_source(done, source) for done, source in
-                   zip(parallel_map(_check, checking, range(len(found.sources)), jobs), found.sources)]
+        checked = _check_all(checking, range(len(found.sources)), jobs)
     else:
         checked = _cached_checks(checking, cache, jobs)
     every, shared = _catalog_diagnostics(found, [c.verdict for c in checked],
@@ -383,8 +389,8 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
         checked.append(done if done is not None and _still_missing(done.verdict, src, None, checking)
                        else None)
     todo = [index for index, c in enumerate(checked) if c is None]
-    for index, done in zip(todo, parallel_map(_check, checking, todo, jobs)):
-        done = checked[index] = _sharing_source(done, checking.sources[index])
+    for index, done in zip(todo, _check_all(checking, todo, jobs)):
+        checked[index] = done
         content = contents[index]
         if keys[index] is not None and content is not None and done.sha256() == content.sha256:
             cache.put(Section.SKILLS, keys[index], done.to_json())  # not when the file changed since it was hashed
