@@ -119,7 +119,7 @@ def _audit_codes() -> dict[str, CodeInfo]:
 CODES.update(_audit_codes())
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Diagnostic:
     """One problem found in input: where it is, how bad, and what it is."""
 

@@ -11,7 +11,7 @@ from skillsite.bounded import read_limited
 from skillsite.diagnostics import Diagnostic, Severity, count_by_severity
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BundledFile:
     """A file published with a skill (anything in its folder outside nested skills)."""
 
@@ -21,7 +21,7 @@ class BundledFile:
     mtime_ns: int = 0  # with the size, tells the incremental build whether the content may have changed
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SourceFile:
     """A discovered skill folder, before its SKILL.md is read."""
 
@@ -41,7 +41,7 @@ class SourceFile:
         return self.id.rsplit("/", 1)[-1]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ParsedSkill:
     """A SKILL.md split into frontmatter and body, with the line of every key."""
 
@@ -59,7 +59,7 @@ class ParsedSkill:
         return self.frontmatter is None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Requirements:
     """What a skill needs from the machine it runs on."""
 
@@ -68,7 +68,7 @@ class Requirements:
     platforms: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Skill:
     """A validated skill, ready for every output."""
 

@@ -84,7 +84,7 @@ def _count(value: Any) -> int:
 
 # ---------------------------------------------------------------- parts of an entry
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FileRecord:
     """A bundled file: its path in the skill folder, size and sha256."""
 
@@ -105,7 +105,7 @@ class FileRecord:
         return {"path": self.path, "bytes": self.bytes, "sha256": self.sha256}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KnowledgeRecord:
     """A knowledge document the skill points to, published once under ``knowledge/``."""
 
@@ -131,7 +131,7 @@ class KnowledgeRecord:
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ToolRecord:
     """A tool the skill declares it uses, with what for and whether it cannot do without it."""
 
@@ -153,7 +153,7 @@ class ToolRecord:
         return {"name": self.name, "purpose": self.purpose, "required": self.required}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DependencyRecord:
     """A skill this one needs: the name as written, the id it stands for, the range as written
     (``*`` when none) and the release the build chose (None: the skill has no release)."""
@@ -174,7 +174,7 @@ class DependencyRecord:
         return {"name": self.name, "id": self.id, "version": self.version, "resolved": self.resolved}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Visibility:
     """Who may be offered the skill: ``hidden`` and ``user_invocable_only`` skills never reach a
     model; ``always`` ones come first; ``user_invocable`` ones answer to a slash command.
@@ -210,7 +210,7 @@ class Visibility:
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EntryRequirements:
     """What the skill needs where it runs: programs on PATH, environment variables, platforms."""
 
@@ -229,7 +229,7 @@ class EntryRequirements:
         return {"bins": list(self.bins), "env": list(self.env), "platforms": list(self.platforms)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Triggers:
     """When the skill applies, normalised: phrases, keywords and verbs (whole words) and patterns."""
 
@@ -250,7 +250,7 @@ class Triggers:
                 "patterns": list(self.patterns)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EntrySource:
     """Where the SKILL.md comes from: its path in the project, browse and edit URLs if known."""
 
@@ -267,7 +267,7 @@ class EntrySource:
         return {"path": self.path, "url": self.url, "edit_url": self.edit_url}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EntryUrls:
     """Site-relative URLs: the skill's page, raw SKILL.md, XML fragment and folder of files."""
 
@@ -286,7 +286,7 @@ class EntryUrls:
         return {"page": self.page, "skill_md": self.skill_md, "xml": self.xml, "files": self.files}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EntrySize:
     """Size of SKILL.md in bytes, and of its body in characters, lines and estimated tokens."""
 
@@ -308,7 +308,7 @@ class EntrySize:
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EntryWarning:
     """A warning the build reported for the skill (its SKILL.md line; 0 for the whole file)."""
 
@@ -327,7 +327,7 @@ class EntryWarning:
         return {"code": self.code, "severity": self.severity, "message": self.message, "line": self.line}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AuditFinding:
     """One finding of the catalog's audit, in the skill's files."""
 
@@ -361,7 +361,7 @@ class AuditFinding:
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AuditSummary:
     """What the catalog's audit found: the risk (the worst finding's severity) and the findings."""
 
@@ -383,7 +383,7 @@ class AuditSummary:
 
 # ---------------------------------------------------------------- the entry
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ManifestEntry:
     """One skill of ``skills.json`` (see ``skills.schema.json``), fields in the manifest's order.
 

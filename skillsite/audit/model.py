@@ -29,7 +29,7 @@ CATEGORIES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One place in one file of a skill where a rule matched.
 

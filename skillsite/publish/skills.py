@@ -83,7 +83,7 @@ class SkillPublishing:
         return [(c, self.by_id[c].name, self.by_id[c].description) for c in self.children[skill_id]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PublishedSkill:
     """What publishing one skill gave."""
 

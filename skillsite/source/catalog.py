@@ -105,7 +105,7 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
             *link_diagnostics(parsed, skill_dirs)]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """What the catalog-wide checks need of a checked skill: whether it is kept, its name and
     where that name is (for names used twice), its priority and declared conflicts (for slash
@@ -164,7 +164,7 @@ def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tu
                  for index, item in enumerate(items) if isinstance(item, str) and item.strip())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Checked:
     """A skill read and checked on its own: its verdict, and the skill when it is kept (its
     final diagnostics are set after the catalog-wide checks), else its failed parse."""
@@ -358,7 +358,7 @@ def _still_missing(verdict: Verdict, source: SourceFile, raw: bytes | None, chec
     return _missing_file_warnings(link_diagnostics(parsed, checking.skill_dirs)) == cached
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Content:
     """What identifies a SKILL.md's bytes, without keeping them."""
 
