@@ -131,7 +131,7 @@ class Cache:
         self.path = path
         self.scope = scope
         self.notes: list[Diagnostic] = []       # what was wrong with the file, if anything
-        self._used: set[tuple[str, str]] = set()
+        self._used: set[tuple[str, str]] = set()  # names found in the file (the save keeps them)
         self._added: dict[tuple[str, str], Added] = {}
         self._added_size = 0
         self._pending = _Pending(path)           # what was added beyond SPILL_BYTES
@@ -178,20 +178,14 @@ class Cache:
 
     def _stored(self, section: str, keys: list[str], values: bool) -> dict[str, str]:
         """The stored text of each of ``keys`` the file holds (``values`` False: "" for each, the
-        values left unread), asking for them in key order, a chunk at a time."""
-        column = "value" if values else "''"
-        ordered = sorted(set(keys))
-        found: dict[str, str] = {}
+        values left unread)."""
         try:
-            if not ordered or (db := self._connection()) is None:
-                return found
-            for start in range(0, len(ordered), LOOKUP_CHUNK):
-                chunk = ordered[start:start + LOOKUP_CHUNK]
-                found.update(db.execute(f"SELECT key, {column} FROM entries WHERE section = ? AND key IN"
-                                        f" ({','.join('?' * len(chunk))})", (section, *chunk)))
+            if not keys or (db := self._connection()) is None:
+                return {}
+            return _select(db, section, keys, values)
         except sqlite3.Error as exc:
             self._damaged(exc)
-        return found
+        return {}
 
     def get(self, section: Section, key: str) -> Any:
         """The value stored under ``key`` (kept for the next run), or None."""
@@ -220,30 +214,21 @@ class Cache:
 
     def _texts(self, section: str, keys: list[str | None], values: bool) -> dict[str, str]:
         """The text of each of ``keys`` found, added in this run or in the file ("" for each
-        when not ``values``), counting hits and misses and keeping what was found for the next run."""
+        when not ``values``), counting hits and misses.  Only what was found in the file is
+        remembered as used (the save keeps it): what this run added is saved anyway, and a
+        cold build of a big catalog adds millions of names."""
+        wanted = [key for key in keys if key is not None]
         texts: dict[str, str] = {}
-        for key in keys:
-            if key is not None and (text := self._added_text((section, key), values)) is not None:
-                texts[key] = text
-        texts.update(self._stored(section, [k for k in keys if k is not None and k not in texts], values))
-        for key in keys:
-            if key is None:
-                continue
-            if key in texts:
-                self.hits += 1
-                self._used.add((section, key))
-            else:
-                self.misses += 1
+        for key in wanted:
+            if (added := self._added.get((section, key))) is not None:
+                texts[key] = _text(added) if values else ""
+        texts.update(self._pending.texts(section, [k for k in wanted if k not in texts], values))
+        stored = self._stored(section, [k for k in wanted if k not in texts], values)
+        texts.update(stored)
+        self.hits += sum(key in texts for key in wanted)
+        self.misses += sum(key not in texts for key in wanted)
+        self._used.update((section, key) for key in stored)
         return texts
-
-    def _added_text(self, name: tuple[str, str], values: bool) -> str | None:
-        """The text of what this run added under ``name`` ("" when not ``values``), or None."""
-        added = self._added.get(name)
-        if added is not None:
-            return _text(added) if values else ""
-        if name not in self._pending.names:
-            return None
-        return self._pending.get(name) if values else ""
 
     def put(self, section: Section, key: str, value: Any) -> None:
         """Store ``value`` (JSON-able) under ``key`` for the next run."""
@@ -253,7 +238,6 @@ class Cache:
         replaced = self._added.get(name)
         self._added_size += _held(added) - (_held(replaced) if replaced is not None else 0)
         self._added[name] = added
-        self._used.add(name)
         if self._added_size > SPILL_BYTES:
             self._spill()
 
@@ -314,7 +298,6 @@ class _Pending:
     def __init__(self, cache_path: Path | None):
         self.cache_path = cache_path
         self.path: Path | None = None
-        self.names: set[tuple[str, str]] = set()
         self._db: sqlite3.Connection | None = None
         self._db_pid = 0
 
@@ -331,23 +314,25 @@ class _Pending:
         return self._db
 
     def write(self, added: dict[tuple[str, str], Added]) -> None:
-        """Add what a run holds (by name: section and key) to the side file; the names are the
-        run's own tuples, shared with the keys it used."""
+        """Add what a run holds (by name: section and key) to the side file."""
         db = self._connection()
         with db:
             db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
                            ((section, key, _text(value)) for (section, key), value in added.items()))
-        self.names.update(added)
 
-    def get(self, name: tuple[str, str]) -> str | None:
-        if name not in self.names:
-            return None
-        row = self._connection().execute("SELECT value FROM entries WHERE section = ? AND key = ?", name).fetchone()
-        return None if row is None else row[0]
+    def texts(self, section: str, keys: list[str], values: bool) -> dict[str, str]:
+        """The text of each of ``keys`` the side file holds (as :meth:`Cache._stored` gives them);
+        none before the first spill."""
+        if self.path is None or not keys:
+            return {}
+        try:
+            return _select(self._connection(), section, keys, values)
+        except sqlite3.Error:
+            return {}  # made again, then: the save says if the disk is the problem
 
     def copy_into(self, db: sqlite3.Connection) -> None:
         """Add every pending entry to the cache file ``db`` (inside the caller's transaction)."""
-        if self.path is None or not self.names:
+        if self.path is None:
             return
         with closing(_connect(self.path)) as pending:
             cursor = pending.execute("SELECT section, key, value FROM entries")
@@ -361,7 +346,19 @@ class _Pending:
         if self.path is not None:
             self.path.unlink(missing_ok=True)
             self.path = None
-        self.names.clear()
+
+
+def _select(db: sqlite3.Connection, section: str, keys: list[str], values: bool) -> dict[str, str]:
+    """The text (``values`` False: "") of each of ``keys`` a cache file holds in ``section``, asked
+    for in key order (nearby keys share the file's pages), a chunk at a time."""
+    column = "value" if values else "''"
+    ordered = sorted(set(keys))
+    found: dict[str, str] = {}
+    for start in range(0, len(ordered), LOOKUP_CHUNK):
+        chunk = ordered[start:start + LOOKUP_CHUNK]
+        found.update(db.execute(f"SELECT key, {column} FROM entries WHERE section = ? AND key IN"
+                                f" ({','.join('?' * len(chunk))})", (section, *chunk)))
+    return found
 
 
 def _chunks(items: Iterable[str | None], size: int) -> Iterator[list[str | None]]:

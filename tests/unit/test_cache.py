@@ -211,9 +211,27 @@ def test_many_keys_find_what_this_run_spilled_to_its_side_file(tmp_path, monkeyp
     for n in range(30):
         run.put(Section.HTML, f"k{n}", f"<p>{n}</p>" * 5)
     run.put(Section.HTML, "k0", "replaced")
-    assert run._pending.names and list(run.get_many(Section.HTML, ["k0", "k1", "k29", "x"])) == [
+    assert run._pending.path is not None and list(run.get_many(Section.HTML, ["k0", "k1", "k29", "x"])) == [
         "replaced", "<p>1</p>" * 5, "<p>29</p>" * 5, None]
     assert list(run.has_many(Section.HTML, ["k0", "k1", "x"])) == [True, True, False]
+
+
+def test_a_run_remembers_only_the_names_it_found_in_the_file(tmp_path, monkeypatch):
+    """What a run added is saved whatever it remembers: a cold build of a big catalog holds no
+    name of the millions it added, and the save still keeps them and drops what went unused."""
+    monkeypatch.setattr("skillsite.cache.SPILL_BYTES", 100)
+    path = tmp_path / "c.sqlite"
+    _saved(path, Section.SKILLS, {"old": 1, "unused": 2})
+    run = Cache(path, "scope")
+    for n in range(20):
+        run.put(Section.HTML, f"k{n}", f"<p>{n}</p>" * 5)
+    assert list(run.get_many(Section.HTML, ["k0", "k19"])) == ["<p>0</p>" * 5, "<p>19</p>" * 5]
+    assert run.get(Section.SKILLS, "old") == 1
+    assert run._used == {("skills", "old")} and run._pending.path is not None
+    run.save()
+    again = Cache(path, "scope")
+    assert list(again.get_many(Section.HTML, ["k0", "k19"])) == ["<p>0</p>" * 5, "<p>19</p>" * 5]
+    assert again.get(Section.SKILLS, "old") == 1 and again.get(Section.SKILLS, "unused") is None
 
 
 def test_many_keys_in_a_damaged_or_foreign_file_are_missing_with_a_note(tmp_path, monkeypatch):
@@ -239,6 +257,6 @@ def test_the_spill_size_counts_the_memory_a_value_takes_not_its_characters(tmp_p
     for n in range(3):
         wide.put(Section.HTML, f"k{n}", "\N{ROCKET}" + "x" * 299)
         narrow.put(Section.HTML, f"k{n}", "y" + "x" * 299)
-    assert len(narrow._added) == 3 and not narrow._pending.names   # about 1050 bytes: all held
-    assert len(wide._added) < 3 and wide._pending.names            # about 1250 bytes each: spilled
+    assert len(narrow._added) == 3 and narrow._pending.path is None  # about 1050 bytes: all held
+    assert len(wide._added) < 3 and wide._pending.path is not None        # about 1250 bytes each: spilled
     assert wide.get(Section.HTML, "k0") == "\N{ROCKET}" + "x" * 299
