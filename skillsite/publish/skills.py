@@ -198,8 +198,21 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     todo = [index for index in range(len(keys)) if index not in done]
     for index, published in zip(todo, workers.imap(publish_skill, todo)):
         _record(job, published, cache, html_keys[index], keys[index])
-        done[index] = dataclasses.replace(published, html=None, placed=[], file_shas=[])
+        done[index] = dataclasses.replace(published, entry=sharing_skill_values(published.entry, job.skills[index]),
+                                          html=None, placed=[], file_shas=[])
     return [done[index] for index in range(len(keys))]
+
+
+#: The entry fields that hold a value the skill itself holds, under the same name.
+SHARED_WITH_SKILL = ("id", "name", "description", "sha256", "tags")
+
+
+def sharing_skill_values(entry: ManifestEntry, skill: Skill) -> ManifestEntry:
+    """``entry`` holding ``skill``'s own objects for the values the two have equal: an entry
+    from a worker, or read back from the cache, is a copy, and a big catalog should hold each
+    description, name and tag list once."""
+    same = {name: getattr(skill, name) for name in SHARED_WITH_SKILL if getattr(entry, name) == getattr(skill, name)}
+    return dataclasses.replace(entry, **same) if same else entry
 
 
 def _record(job: SkillPublishing, published: PublishedSkill, cache: Cache, html_key: str, key: str) -> None:
@@ -222,7 +235,8 @@ def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None
     entry, placed, archive = stored
     if not job.staging.keep_all(placed):
         return None  # a file changed or went missing: publish the skill again
-    return PublishedSkill(ManifestEntry.from_json(entry), None, [], [], tuple(archive) if archive else None, [])
+    return PublishedSkill(sharing_skill_values(ManifestEntry.from_json(entry), job.skills[index]), None, [], [],
+                          tuple(archive) if archive else None, [])
 
 
 def _interface(skill: Skill) -> dict[str, Any] | None:

@@ -219,3 +219,25 @@ def test_budgets_read_entries_and_the_json_skillsite_budget_has_alike(site: Path
     assert similar_pairs(entries, 0.05) == similar_pairs(data, 0.05) != []
     odd = [{"id": "x", "name": "x", "description": "Does x.", "visibility": [1], "priority": "high"}]
     assert budget_fits(odd, {})[0].fit == ("x",)
+
+
+def test_an_entry_holds_its_skill_s_own_values_where_they_are_equal(tmp_path):
+    """An entry comes back from a worker (or from the cache) as a copy: the build swaps in the
+    skill's own description, name, id, sha256 and tags, so a big catalog holds each once."""
+    import pickle
+
+    from skillsite.publish.build import build
+    from skillsite.publish.skills import SHARED_WITH_SKILL, sharing_skill_values
+    from skillsite.source.catalog import read_catalog
+    from support import write_skill
+
+    write_skill(tmp_path / "src", "a", "name: a\ndescription: Does a thing. Use when testing.\ntags: [x, y]\n")
+    assert build([tmp_path / "src"], tmp_path / "out").ok
+    stored = json.loads((tmp_path / "out" / "skills.json").read_text(encoding="utf-8"))["skills"][0]
+    entry = pickle.loads(pickle.dumps(ManifestEntry.from_json(stored)))
+    skill = read_catalog([tmp_path / "src"]).skills[0]
+    shared = sharing_skill_values(entry, skill)
+    assert shared == entry and shared.to_json() == stored
+    assert all(getattr(shared, name) is getattr(skill, name) for name in SHARED_WITH_SKILL)
+    other = sharing_skill_values(dataclasses.replace(entry, description="Another thing."), skill)
+    assert other.description == "Another thing." and other.name is skill.name
