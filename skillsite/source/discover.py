@@ -29,7 +29,7 @@ MAX_DEPTH = 100
 MAX_VISITED_DIRS = 500_000
 
 
-@dataclass
+@dataclass(slots=True)
 class _Dir:
     """A folder the walk listed."""
 
