@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 from skillsite.agent.catalog_format import offered_to_model, prompt_order
 from skillsite.agent.entry import ManifestEntry, Triggers, Visibility
@@ -162,22 +162,49 @@ def similar_pairs(entries: Sequence[Listable | Mapping[str, Any]], threshold: fl
     catalog, not its square;
     one description's scores are held at a time, so memory grows with the catalog only.  Copies
     (the same search terms, as public directories hold many) are scored once, and score 1 with
-    each other even when all their terms are common ones.
+    each other even when all their terms are common ones.  (The build scores the groups of
+    :class:`Similarity` on every core.)
     """
-    shown = [e for e in listed(entries) if offered_to_model(e)]
-    terms = [tokenize(e.description) for e in shown]
-    groups = _same_terms(terms)
-    every = _vectors(terms)
-    vectors = [every[group[0]] for group in groups]
-    postings = _postings(vectors, [len(g) for g in groups], common_limit(len(shown)))
-    found = []
-    for a, group in enumerate(groups):
-        if vectors[a] and threshold <= 1.0:  # copies of a description that has search terms
+    similarity = Similarity.of(entries, threshold)
+    return most_alike_first(similarity.pairs_of(a) for a in range(len(similarity.groups)))
+
+
+def most_alike_first(found: Iterable[list[tuple[float, str, str]]]) -> list[tuple[float, str, str]]:
+    """The pairs of every group (:meth:`Similarity.pairs_of`), most alike first, then by ids."""
+    return sorted((pair for pairs in found for pair in pairs), key=lambda pair: (-pair[0], pair[1], pair[2]))
+
+
+@dataclass(frozen=True)
+class Similarity:
+    """What scoring a catalog's descriptions needs (:func:`similar_pairs`): the skills offered to
+    a model, grouped by their search terms (copies), one tf-idf vector a group, the inverted index."""
+
+    shown: list[Listable]
+    groups: list[list[int]]               # indexes into ``shown``
+    vectors: list[dict[str, float]]       # one a group
+    postings: dict[str, list[int]]        # term -> groups that have it (common terms left out)
+    threshold: float
+
+    @classmethod
+    def of(cls, entries: Sequence[Listable | Mapping[str, Any]], threshold: float) -> Similarity:
+        shown = [e for e in listed(entries) if offered_to_model(e)]
+        terms = [tokenize(e.description) for e in shown]
+        groups = _same_terms(terms)
+        every = _vectors(terms)
+        vectors = [every[group[0]] for group in groups]
+        postings = _postings(vectors, [len(g) for g in groups], common_limit(len(shown)))
+        return cls(shown, groups, vectors, postings, threshold)
+
+    def pairs_of(self, a: int) -> list[tuple[float, str, str]]:
+        """The pairs of group ``a``: its copies with each other, and its descriptions with those
+        of every later group that scores at least the threshold."""
+        shown, group, found = self.shown, self.groups[a], []
+        if self.vectors[a] and self.threshold <= 1.0:  # copies of a description that has search terms
             found += [(1.0, shown[x].id, shown[y].id) for i, x in enumerate(group) for y in group[i + 1:]]
-        for b, score in _scores_after(a, vectors[a], vectors, postings).items():
-            if score >= threshold:
-                found += [(round(score, 3), *_id_pair(shown, x, y)) for x in group for y in groups[b]]
-    return sorted(found, key=lambda pair: (-pair[0], pair[1], pair[2]))
+        for b, score in _scores_after(a, self.vectors[a], self.vectors, self.postings).items():
+            if score >= self.threshold:
+                found += [(round(score, 3), *_id_pair(shown, x, y)) for x in group for y in self.groups[b]]
+        return found
 
 
 def _id_pair(shown: Sequence[Listable], x: int, y: int) -> tuple[str, str]:

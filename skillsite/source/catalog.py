@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from skillsite.agent.budget import ListedSkill, similar_pairs
+from skillsite.agent.budget import SIMILAR_SCORE, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.entry import Visibility
 from skillsite.cache import RACY_NS, Cache, Section, digest
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
@@ -222,7 +222,7 @@ def _verdict(checking: Checking, index: int) -> Verdict:
 
 def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledge_dir: Path | None,
                          cache: Cache | None, elsewhere: frozenset[str] = frozenset(), *,
-                         exclude: Sequence[str] = (), max_bytes: int = DEFAULT_MAX_BYTES
+                         exclude: Sequence[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1
                          ) -> tuple[list[Diagnostic], dict[int, list]]:
     """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
     checks (names used twice, slash command clashes, unknown conflicts, dependencies, knowledge
@@ -230,7 +230,8 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     Only the look-alike pairs are cached (by every description): the others depend on other
     skills and files.  ``elsewhere``: names of skills beside a lone skill validated on its own,
     which its dependencies may name unchecked; ``exclude`` and ``max_bytes`` as the skills were
-    discovered and read (they shape the releases dependencies are matched against)."""
+    discovered and read (they shape the releases dependencies are matched against); the look-alike
+    pairs are scored on ``jobs`` processes."""
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
@@ -238,7 +239,7 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
                            *relation_diagnostics(members),
                            *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
                            *_knowledge_diagnostics(kept, knowledge_dir),
-                           *_codex_diagnostics(kept), *_look_alike_diagnostics(kept, cache)]:
+                           *_codex_diagnostics(kept), *_look_alike_diagnostics(kept, cache, jobs)]:
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*found.diagnostics, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
     return every, shared
@@ -259,7 +260,7 @@ def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], els
     return resolve_dependencies(dependents, releases, elsewhere).diagnostics
 
 
-def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cache: Cache | None
+def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cache: Cache | None, jobs: int
                             ) -> list[tuple[int, Diagnostic]]:
     """SK219 for every pair of skills offered to a model whose descriptions it could not tell
     apart (the pairs cached: they depend on the descriptions and visibility only)."""
@@ -268,7 +269,7 @@ def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cac
     key = digest("similar", [(s.id, s.description, s.visibility.hidden) for s in listing])
     pairs = cache.get(Section.SIMILAR, key) if cache is not None else None
     if pairs is None:
-        pairs = [list(pair) for pair in similar_pairs(listing)]
+        pairs = [list(pair) for pair in _similar_pairs(listing, jobs)]
         if cache is not None:
             cache.put(Section.SIMILAR, key, pairs)
     position = {src.id: index for index, (_, src, _) in enumerate(kept)}
@@ -277,6 +278,18 @@ def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cac
                                              "them apart", kept[position[second]][1].display_path,
                                     *kept[position[second]][2].description_at))
             for score, first, second in pairs]
+
+
+def _similar_pairs(listing: list[ListedSkill], jobs: int) -> list[tuple[float, str, str]]:
+    """:func:`~skillsite.agent.budget.similar_pairs` of ``listing``, its groups scored on ``jobs``
+    processes (the pairs do not depend on it)."""
+    similarity = Similarity.of(listing, SIMILAR_SCORE)
+    return most_alike_first(parallel_map(_group_pairs, similarity, range(len(similarity.groups)), jobs))
+
+
+def _group_pairs(similarity: Similarity, group: int) -> list[tuple[float, str, str]]:
+    """A worker's part of :func:`_similar_pairs`: the pairs of one group."""
+    return similarity.pairs_of(group)
 
 
 def _knowledge_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], knowledge_dir: Path | None
@@ -318,7 +331,7 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
         checked = _cached_checks(checking, cache, jobs)
     every, shared = _catalog_diagnostics(found, [c.verdict for c in checked],
                                          knowledge_dir or default_knowledge_dir(roots), cache,
-                                         exclude=exclude, max_bytes=max_bytes)
+                                         exclude=exclude, max_bytes=max_bytes, jobs=jobs)
     ignored = frozenset(ignore)
     skills = tuple(_with_diagnostics(c.skill, tuple(d for d in (*c.verdict.diagnostics, *shared.get(index, ()))
                                                     if d.code not in ignored))
@@ -445,7 +458,7 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
         verdicts = _cached_verdicts(found, checking, cache, jobs)
     beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
     every, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
-                                    exclude=exclude, max_bytes=max_bytes)
+                                    exclude=exclude, max_bytes=max_bytes, jobs=jobs)
     ignored = frozenset(ignore)
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(

@@ -96,6 +96,11 @@ def test_similar_pairs_are_those_an_all_pairs_comparison_finds():
             expected.append((round(score, 3), entries[a]["id"], entries[b]["id"]))
     expected.sort(key=lambda pair: (-pair[0], pair[1], pair[2]))
     assert similar_pairs(entries) == expected and len(expected) > 10
+    from skillsite.agent.budget import ListedSkill
+    from skillsite.source.catalog import _similar_pairs
+
+    listing = [ListedSkill.from_json(e) for e in entries]
+    assert _similar_pairs(listing, 2) == _similar_pairs(listing, 1) == expected  # as the build scores them, on 2 processes
 
 
 def test_terms_in_more_descriptions_than_the_limit_count_in_no_score(monkeypatch):
