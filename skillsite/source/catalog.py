@@ -284,12 +284,7 @@ def _similar_pairs(listing: list[ListedSkill], jobs: int) -> list[tuple[float, s
     """:func:`~skillsite.agent.budget.similar_pairs` of ``listing``, its groups scored on ``jobs``
     processes (the pairs do not depend on it)."""
     similarity = Similarity.of(listing, SIMILAR_SCORE)
-    return most_alike_first(parallel_map(_group_pairs, similarity, range(len(similarity.groups)), jobs))
-
-
-def _group_pairs(similarity: Similarity, group: int) -> list[tuple[float, str, str]]:
-    """A worker's part of :func:`_similar_pairs`: the pairs of one group."""
-    return similarity.pairs_of(group)
+    return most_alike_first(parallel_map(Similarity.pairs_of, similarity, range(len(similarity.groups)), jobs))
 
 
 def _knowledge_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], knowledge_dir: Path | None
