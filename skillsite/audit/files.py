@@ -26,6 +26,7 @@ class SkillFile:
     abspath: str
     size: int
     executable: bool
+    mtime_ns: int = 0
 
 
 def _entries(path: str) -> list[os.DirEntry[str]]:
@@ -88,7 +89,14 @@ def _skill_file(entry: os.DirEntry[str], prefix: str, root: _Root) -> SkillFile 
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    return SkillFile(shown_name(prefix + entry.name), entry.path, info.st_size, bool(info.st_mode & 0o111))
+    return SkillFile(shown_name(prefix + entry.name), entry.path, info.st_size, bool(info.st_mode & 0o111),
+                     info.st_mtime_ns)
+
+
+def audited_stamps(folder: Path) -> list[tuple[str, int, int, bool]]:
+    """What the audit of the skill at ``folder`` reads, as stamps: each file's path, size, time
+    and executable bit (files discovery leaves out too: ``node_modules``, excluded, ignored)."""
+    return [(f.path, f.size, f.mtime_ns, f.executable) for f in skill_files(folder)]
 
 
 def read_capped(file: SkillFile) -> bytes | None:

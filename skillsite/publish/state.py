@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from skillsite.audit.files import audited_stamps
 from skillsite.cache import RACY_NS, digest, make_cache_folder
 from skillsite.diagnostics import Diagnostic
 from skillsite.publish.staging import Recorded, snapshot
@@ -108,13 +109,17 @@ def current_output_digest(out: Path) -> str:
 
 def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, int, int]], since_ns: int) -> str:
     """A digest of every input as discovery saw it (where each skill is, its SKILL.md's and
-    bundled files' sizes and times), of the templates' stamps and of ``settings``; "" when an
-    input changed at or after ``since_ns``."""
+    bundled files' sizes and times), of what the audit reads in each skill folder (discovery
+    leaves some of it out), of the templates' stamps and of ``settings``; "" when an input
+    changed at or after ``since_ns``."""
+    audited = [audited_stamps(s.dir) for s in found.sources]
     stamps = [s.stamp for s in found.sources] + [(f.bytes, f.mtime_ns) for s in found.sources for f in s.files]
-    if any(mtime_ns >= since_ns for _, mtime_ns in stamps) or any(t[2] >= since_ns for t in templates):
+    if any(mtime_ns >= since_ns for _, mtime_ns in stamps) or any(t[2] >= since_ns for t in templates) \
+            or any(mtime_ns >= since_ns for files in audited for _, _, mtime_ns, _ in files):
         return ""
     inputs = [(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
-               [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in s.files]) for s in found.sources]
+               [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in s.files], files)
+              for s, files in zip(found.sources, audited)]
     return digest(settings, templates, inputs, [d.to_json() for d in found.diagnostics])
 
 

