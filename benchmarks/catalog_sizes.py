@@ -31,7 +31,7 @@ from skillsite.agent.manifest_pages import PAGE_SIZE, ROOT_PAGE_SIZE  # noqa: E4
 from skillsite.config import SiteConfig, load_config, template_dirs  # noqa: E402
 from skillsite.loader import Catalog  # noqa: E402
 from skillsite.publish import pages as site_pages  # noqa: E402
-from skillsite.publish.manifest import (catalog_digest, entries_json, indented_json, manifest, page_size,  # noqa: E402
+from skillsite.publish.manifest import (CatalogDigest, catalog_digest, entries_json, indented_json, manifest, page_size,  # noqa: E402
                                         paged_manifest_files)
 from skillsite.publish.marketplace import marketplace_document  # noqa: E402
 from skillsite.publish.provider_layout import skills_index  # noqa: E402
@@ -128,7 +128,8 @@ def scaled_sizes(entries: list[ManifestEntry], config: SiteConfig, scratch: Path
     kinds = {"skills.json": "skills.json (root)", "manifest/pages/": "manifest page",
              "manifest/index/": "manifest index", "skills/": "skills/<id>/entry.json"}
     start = time.perf_counter()
-    for rel, body in paged_manifest_files(data, as_json, page_size(config, PAGE_SIZE), page_size(config, ROOT_PAGE_SIZE)):
+    for rel, body in paged_manifest_files(data, entries, page_size(config, PAGE_SIZE), page_size(config, ROOT_PAGE_SIZE),
+                                          CatalogDigest()):
         sizes[next(label for prefix, label in kinds.items() if rel.startswith(prefix))].append(len(body))
     times["skills.json, pages, indexes, entry files"] = time.perf_counter() - start
     archives = {archive_path(e.name): e.sha256 for e in entries if e.files}   # a digest as long as an archive's
