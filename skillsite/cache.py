@@ -58,6 +58,7 @@ class Section(str, enum.Enum):
     FILE_SHA = "file-sha"        # a bundled file's sha256, by its path, size and time
     AUDIT = "audit"              # a skill's audit findings, by its files
     SEARCH = "search"            # the search indexes, by every skill's searchable fields
+    MANIFEST_PAGE = "manifest-page"  # a page of a paged skills.json, by what its entries are made of
     SIMILAR = "similar"          # pairs of look-alike descriptions, by every skill's listing
     HISTORY = "history"          # git history of versioned skills (by HEAD), a past release's files (by commit),
                                  # a git blob's sha256 (by blob id)

@@ -19,7 +19,7 @@ from skillsite.config import DEFAULT_SHARD_ABOVE, SiteConfig
 from skillsite.models import Skill
 from skillsite.publish.manifest import (SCHEMA_FILE, CatalogDigest, absolute, catalog_digest, entries_json, hidden_by,
                                         indented_json, is_paged, manifest_bytes, page_size, paged_manifest_files,
-                                        sha256_hex, skill_dir_url)
+                                        PageStore, sha256_hex, skill_dir_url)
 from skillsite.publish.skills import SkillPublishing
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
@@ -103,12 +103,13 @@ def is_sharded(section: dict[str, Any] | None) -> bool:
 
 
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
-                        discovery: dict[str, Any], search: dict[str, Any]) -> str:
+                        discovery: dict[str, Any], search: dict[str, Any], pages: PageStore | None = None) -> str:
     """skills.json (``manifest``: :func:`~skillsite.publish.manifest.manifest`'s object, its
-    digest left unset), its schema, the discovery index, available_skills.xml and the cards of a
-    sharded search index (its other files come with the skills: :func:`publish_search`); returns
-    the catalog's digest (worked out as skills.json is written)."""
-    digest_of_entries = write_manifest(staging, config, manifest)
+    digest left unset; a paged one takes from ``pages`` what an earlier build made), its schema,
+    the discovery index, available_skills.xml and the cards of a sharded search index (its other
+    files come with the skills: :func:`publish_search`); returns the catalog's digest (worked out
+    as skills.json is written)."""
+    digest_of_entries = write_manifest(staging, config, manifest, pages)
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
     staging.write(INDEX_PATH, indented_json(discovery))
     ordered = prompt_order(manifest["skills"])
@@ -121,10 +122,12 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     return digest_of_entries
 
 
-def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any]) -> str:
+def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
+                   pages: PageStore | None = None) -> str:
     """skills.json as one file, or, above ``shard_above`` skills, paged: its root, pages, their
     indexes and every skill's entry file (each kept in place when its bytes are unchanged; the
-    entries made JSON a page at a time); returns the catalog's digest."""
+    entries made JSON a page at a time, unless ``pages`` holds the page); returns the catalog's
+    digest."""
     entries = manifest["skills"]
     if not is_paged(len(entries), config):
         as_json = entries_json(entries)
@@ -133,7 +136,7 @@ def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any
         return sha
     digest_of_entries = CatalogDigest()
     for rel, data in paged_manifest_files(manifest, entries, page_size(config, entries_per_page(len(entries))),
-                                          page_size(config, ROOT_PAGE_SIZE), digest_of_entries):
+                                          page_size(config, ROOT_PAGE_SIZE), digest_of_entries, pages):
         if rel == MANIFEST_FILE:
             staging.write(rel, data)
         else:

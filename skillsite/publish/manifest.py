@@ -7,7 +7,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Any, Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Generator, Iterable, Iterator, Protocol, Sequence
 from urllib.parse import quote
 
 from skillsite import __version__
@@ -162,8 +163,12 @@ class CatalogDigest:
 
     def add(self, entries: Iterable[dict[str, Any]]) -> None:
         """The next entries, in the manifest's order."""
-        for entry in entries:
-            self._sha.update(canonical_json(entry) if self._empty else b"," + canonical_json(entry))
+        self.add_canonical(canonical_entries(entries))
+
+    def add_canonical(self, entries: bytes) -> None:
+        """The next entries as :func:`canonical_entries` gives them (kept from an earlier build)."""
+        if entries:
+            self._sha.update(entries if self._empty else b"," + entries)
             self._empty = False
 
     @property
@@ -172,6 +177,11 @@ class CatalogDigest:
         sha = self._sha.copy()
         sha.update(b"]")
         return "sha256:" + sha.hexdigest()
+
+
+def canonical_entries(entries: Iterable[dict[str, Any]]) -> bytes:
+    """Entries as the catalog's digest reads them: the canonical JSON of each, comma-separated."""
+    return b",".join(canonical_json(entry) for entry in entries)
 
 
 def catalog_digest(entries: Iterable[dict[str, Any]]) -> str:
@@ -192,12 +202,49 @@ def compact_json(data: Any) -> bytes:
     return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
+@dataclass(frozen=True)
+class MadePage:
+    """A page of a paged ``skills.json`` after the root, as made: its record in the root, the
+    site path and sha256 of each of its skills' entry files, and its entries as the catalog's
+    digest reads them (:func:`canonical_entries`)."""
+
+    record: PageRecord
+    entry_files: tuple[tuple[str, str], ...]
+    canonical: bytes
+
+    def files(self) -> list[tuple[str, str]]:
+        """Every file of the page, (site path, sha256): its entry files, the page and its index."""
+        return [*self.entry_files, (self.record.entries.url, self.record.entries.sha256),
+                (self.record.index.url, self.record.index.sha256)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"record": self.record.to_json(), "entry_files": [list(f) for f in self.entry_files],
+                "canonical": self.canonical.decode("utf-8")}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MadePage:
+        return cls(PageRecord.from_json(data["record"], "a stored page"),
+                   tuple((rel, sha) for rel, sha in data["entry_files"]), data["canonical"].encode("utf-8"))
+
+
+class PageStore(Protocol):
+    """Pages made by an earlier build, by the position of their entries in the manifest."""
+
+    def taken(self, number: int, start: int, stop: int) -> MadePage | None:
+        """Page ``number`` (entries ``start:stop``) as an earlier build made it, its files taken
+        as they are; None when it must be made."""
+
+    def made(self, number: int, start: int, stop: int, page: MadePage) -> None:
+        """Page ``number`` was made (its files yielded): keep it for the next build."""
+
+
 def paged_manifest_files(data: dict[str, Any], entries: Sequence[ManifestEntry], size: int, root_size: int,
-                         digest: CatalogDigest) -> Iterator[tuple[str, bytes]]:
+                         digest: CatalogDigest, store: PageStore | None = None) -> Iterator[tuple[str, bytes]]:
     """A paged ``skills.json`` (:func:`manifest`'s object and its typed entries): (site path,
     bytes) of every entry file, then of each page (``size`` entries) and its index, and last of
     the root (page 1, of ``root_size`` entries), which names them all.  The entries are made JSON
-    a page at a time, fed to ``digest`` on the way: the root gets its value."""
+    a page at a time, fed to ``digest`` on the way: the root gets its value.  A page that
+    ``store`` holds is taken from it, its files not yielded."""
     ids = [e.id for e in entries]
     if any(a >= b for a, b in zip(ids, ids[1:])):
         raise ValueError("a paged catalog needs its skills in ascending id order (lookups bisect the pages)")
@@ -205,30 +252,38 @@ def paged_manifest_files(data: dict[str, Any], entries: Sequence[ManifestEntry],
     digest.add(first)
     records = []
     for number, start in enumerate(range(root_size, len(entries), size), start=2):
-        page = entries_json(entries[start:start + size])
-        digest.add(page)
-        records.append((yield from _page_files(number, page)))
+        stop = min(start + size, len(entries))
+        page = store.taken(number, start, stop) if store is not None else None
+        if page is None:
+            page = yield from _page_files(number, entries_json(entries[start:stop]))
+            if store is not None:
+                store.made(number, start, stop, page)
+        digest.add_canonical(page.canonical)
+        records.append(page.record)
     for entry in first:
         yield entry_url(entry["id"]), compact_json(entry)
     yield MANIFEST_NAME, compact_json(paged_root({**data, "digest": digest.value}, first, records))
 
 
-def _page_files(number: int, entries: list[dict[str, Any]]) -> Generator[tuple[str, bytes], None, PageRecord]:
-    """The entry files of a page's skills, the page and its index (yielded); its record (returned)."""
-    rows = []
+def _page_files(number: int, entries: list[dict[str, Any]]) -> Generator[tuple[str, bytes], None, MadePage]:
+    """The entry files of a page's skills, the page and its index (yielded); what was made (returned)."""
+    rows, entry_files = [], []
     for entry in entries:
         body = compact_json(entry)
-        yield entry_url(entry["id"]), body
-        rows.append({"id": entry["id"], "name": entry["name"], "sha256": sha256_hex(body)})
+        rel = entry_url(entry["id"])
+        yield rel, body
+        entry_files.append((rel, sha256_hex(body)))
+        rows.append({"id": entry["id"], "name": entry["name"], "sha256": entry_files[-1][1]})
     page = compact_json({"format": PAGE_FORMAT, "format_version": PAGED_FORMAT_VERSION, "page": number,
                          "skills": entries})
     index = compact_json({"format": INDEX_FORMAT, "format_version": PAGED_FORMAT_VERSION, "page": number,
                           "skills": rows})
     yield page_url(number), page
     yield index_url(number), index
-    return PageRecord(number, FileRef(page_url(number), sha256_hex(page), len(page)),
-                      FileRef(index_url(number), sha256_hex(index), len(index)), len(rows), rows[0]["id"],
-                      rows[-1]["id"])
+    record = PageRecord(number, FileRef(page_url(number), sha256_hex(page), len(page)),
+                        FileRef(index_url(number), sha256_hex(index), len(index)), len(rows), rows[0]["id"],
+                        rows[-1]["id"])
+    return MadePage(record, tuple(entry_files), canonical_entries(entries))
 
 
 def paged_root(data: dict[str, Any], first: list[dict[str, Any]], records: list[PageRecord]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
 from skillsite.publish.staging import Published, Staging, keyed
+from skillsite.publish.stored_pages import StoredPages, entry_keys
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing
 from skillsite.source.dependencies import CatalogNames
 from skillsite.publish.state import BuildState, output_digest, save_state
@@ -111,7 +112,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                 staging.discard()
                 return None
             data = manifest(publication.entries, config, left_out, generated_at, search["section"])
-            data["digest"] = write_catalog_files(staging, config, data, discovery, search)
+            stored = StoredPages(cache, staging, entry_keys(publication.keys, publication.entries, audits))
+            data["digest"] = write_catalog_files(staging, config, data, discovery, search, stored)
             del discovery  # written; the pages need none of it, and it grows with the catalog
             budget = listing_budgets(data["skills"], config)
         with stage("pages"):

@@ -93,6 +93,7 @@ class PublishedSkill:
     file_shas: list[FileSha]            # its bundled files' sha256 the cache did not know
     archive: tuple[str, str] | None     # (site path, sha256) of its discovery archive, if it owns one
     diagnostics: list[Diagnostic]
+    key: str | None = None              # what it is made of (publication_key), when the cache keeps it
 
     def to_json(self) -> list[Any]:
         """What the next build needs to take this publication as it is (:func:`_published_before`)."""
@@ -193,13 +194,14 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     returned hold neither."""
     keys = [publication_key(job, index) for index in range(len(job.skills))]
     done = {index: before for index, stored in enumerate(cache.get_many(Section.PUBLICATION, keys))
-            if (before := _published_before(job, index, stored)) is not None}
+            if (before := _published_before(job, index, stored, keys[index])) is not None}
     job.staging.take_journal()  # kept as whole skills (keep_all), recorded already
     todo = [index for index in range(len(keys)) if index not in done]
     for index, published in zip(todo, workers.imap(publish_skill, todo)):
         _record(job, published, cache, html_keys[index], keys[index])
         done[index] = dataclasses.replace(published, entry=sharing_skill_values(published.entry, job.skills[index]),
-                                          html=None, placed=[], file_shas=[])
+                                          html=None, placed=[], file_shas=[],
+                                          key=None if published.diagnostics else keys[index])
     return [done[index] for index in range(len(keys))]
 
 
@@ -226,8 +228,9 @@ def _record(job: SkillPublishing, published: PublishedSkill, cache: Cache, html_
         cache.put(Section.PUBLICATION, key, published.to_json())
 
 
-def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None) -> PublishedSkill | None:
-    """The stored publication of skill ``index``, when its body is rendered in the cache and
+def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None, key: str
+                      ) -> PublishedSkill | None:
+    """The stored publication of skill ``index`` (under ``key``), when its body is rendered in the cache and
     every file it placed is still in the output as published (then taken: see
     :meth:`~skillsite.publish.staging.Staging.keep_all`); else None."""
     if stored is None or job.skills[index].id not in job.rendered:
@@ -236,7 +239,7 @@ def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None
     if not job.staging.keep_all(placed):
         return None  # a file changed or went missing: publish the skill again
     return PublishedSkill(sharing_skill_values(ManifestEntry.from_json(entry), job.skills[index]), None, [], [],
-                          tuple(archive) if archive else None, [])
+                          tuple(archive) if archive else None, [], key)
 
 
 def _interface(skill: Skill) -> dict[str, Any] | None:
@@ -352,6 +355,7 @@ class Publication:
     html_keys: dict[str, str]         # what each rendered body is made of (a digest), by skill id
     archives: dict[str, str]          # site path -> sha256 of each discovery archive
     diagnostics: list[Diagnostic]
+    keys: list[str | None]            # what each entry's publication is made of, when the cache keeps it
 
 
 def _file_key(path: str, size: int, mtime_ns: int) -> str:
@@ -403,4 +407,5 @@ def collect(job: SkillPublishing, html_keys: list[str], published: list[Publishe
             archives[done.archive[0]] = done.archive[1]
         diags += done.diagnostics
     keys = dict(zip((s.id for s in job.skills), html_keys))
-    return Publication([done.entry for done in published], RenderedBodies(keys, cache), keys, archives, diags)
+    return Publication([done.entry for done in published], RenderedBodies(keys, cache), keys, archives, diags,
+                       [done.key for done in published])

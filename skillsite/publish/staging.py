@@ -189,7 +189,7 @@ class Staging:
         return True
 
     def keep_all(self, files: Sequence[Sequence[str]]) -> bool:
-        """Take every ``(rel, key)`` of ``files`` (one skill's) as it is when :meth:`keep` can take
+        """Take every ``(rel, key)`` of ``files`` (one skill's, one page's) as it is when :meth:`keep` can take
         all of them, else none; True when taken.  Those the folder written into holds are
         recorded in bulk: most files of a rebuild are, and they need no journal."""
         elsewhere = [(rel, key) for rel, key in files if not self._here(rel, key)]

@@ -6,7 +6,8 @@ import json
 
 from skillsite.agent.manifest_pages import MAX_PAGE_SIZE, PAGE_SIZE, entries_per_page
 from skillsite.agent.entry import EntryUrls, ManifestEntry
-from skillsite.publish.manifest import CatalogDigest, canonical_json, entries_json, paged_manifest_files, sha256_hex
+from skillsite.publish.manifest import (CatalogDigest, MadePage, canonical_json, entries_json, paged_manifest_files,
+                                       sha256_hex)
 
 
 def test_pages_grow_with_the_square_root_of_the_catalog_past_30000_skills() -> None:
@@ -40,3 +41,28 @@ def test_a_paged_root_has_the_digest_of_the_whole_list_though_made_a_page_at_a_t
     root = json.loads(files["skills.json"])
     assert root["digest"] == "sha256:" + sha256_hex(canonical_json(entries_json(entries)))
     assert len(root["pages"]) == 10 and [k for k in root][:1] == ["digest"]   # the key stays where it was
+
+
+class KeptPages:
+    """Pages made once, given back on the next call (as the build's cache does)."""
+
+    def __init__(self) -> None:
+        self.pages: dict[tuple[int, int, int], MadePage] = {}
+
+    def taken(self, number: int, start: int, stop: int) -> MadePage | None:
+        return self.pages.get((number, start, stop))
+
+    def made(self, number: int, start: int, stop: int, page: MadePage) -> None:
+        self.pages[(number, start, stop)] = page
+
+
+def test_pages_taken_from_a_store_are_not_made_again_and_the_root_is_the_same() -> None:
+    entries, store = _entries(1_003), KeptPages()
+    made = dict(paged_manifest_files({"digest": None, "search": None}, entries, 100, 7, CatalogDigest(), store))
+    again = dict(paged_manifest_files({"digest": None, "search": None}, entries, 100, 7, CatalogDigest(), store))
+    assert sorted(number for number, _, _ in store.pages) == list(range(2, 12))
+    assert set(again) == {"skills.json", *(f"skills/{e.id}/entry.json" for e in entries[:7])}
+    assert again["skills.json"] == made["skills.json"]
+    for page in store.pages.values():
+        assert all(sha256_hex(made[rel]) == sha for rel, sha in page.files())
+        assert MadePage.from_json(json.loads(json.dumps(page.to_json()))) == page
