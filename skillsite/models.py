@@ -95,7 +95,7 @@ class Skill:
     always: bool = False
     requirements: Requirements = Requirements()
     user_invocable: bool = True          # offered as a slash command (``user-invocable: false`` says no)
-    triggers: dict[str, list[str]] = field(default_factory=dict)  # phrases, keywords, verbs, patterns
+    triggers: dict[str, list[str]] = field(default_factory=dict)  # phrases, keywords, verbs, patterns: those declared
     conflicts: tuple[str, ...] = ()      # names or ids of the skills it must not run beside, as declared
     depends: tuple[str, ...] = ()        # the skills it needs, ``name`` or ``name@range``, as declared
     knowledge: tuple[str, ...] = ()      # knowledge documents, as declared

@@ -14,6 +14,7 @@ from skillsite.agent.catalog_format import offered_to_model, prompt_order
 from skillsite.agent.entry import ManifestEntry, Visibility
 from skillsite.agent.manifest_pages import ROOT_PAGE_SIZE, entries_per_page
 from skillsite.agent.prompt_xml import available_skills_xml
+from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.cache import digest
 from skillsite.config import DEFAULT_SHARD_ABOVE, SiteConfig
 from skillsite.models import Skill
@@ -41,7 +42,8 @@ def search_entry(skill: Skill) -> dict[str, Any]:
     known before its files are published, so the indexes can be made meanwhile; ``listed`` says
     whether the browser's search finds it (not a hidden skill: see ``Visibility.listed``)."""
     return {"id": skill.id, "name": skill.name, "description": skill.description, "tags": list(skill.tags),
-            "tools": [dict(t) for t in skill.tools], "priority": skill.priority, "triggers": skill.triggers,
+            "tools": [dict(t) for t in skill.tools], "priority": skill.priority,
+            "triggers": {kind: list(skill.triggers.get(kind, ())) for kind in TRIGGER_KINDS},
             "urls": {"page": skill_dir_url(skill.id)},
             "listed": Visibility(hidden=skill.hidden, hidden_by=hidden_by(skill)).listed}
 

@@ -180,7 +180,8 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
         hidden=is_hidden(fm), user_invocable_only=is_user_invocable_only(fm), always=_is_true(fm, "always"),
         requirements=_requirements(fm),
         user_invocable=fm.get("user-invocable") is not False,
-        triggers=normalise_triggers(fm.get("triggers")),
+        # the kinds it declares only: most skills declare none, and a catalog holds one dict a skill
+        triggers={kind: words for kind, words in normalise_triggers(fm.get("triggers")).items() if words},
         conflicts=_unique(_names(fm.get("conflicts"))),
         depends=tuple(item for item, _, _ in declared_dependencies(fm, parsed.key_lines)),
         knowledge=_unique(_names(fm.get("knowledge")) if isinstance(fm.get("knowledge"), list) else ()),

@@ -8,7 +8,7 @@ import pytest
 from skillsite.agent.triggers import fired_triggers, normalise_triggers, pattern_problem
 from skillsite.loader import Catalog
 from skillsite.publish.build import build
-from skillsite.source.catalog import check_catalog
+from skillsite.source.catalog import check_catalog, read_catalog
 from support import write_skill
 
 HOSTILE_PATTERNS = [
@@ -42,6 +42,19 @@ def test_both_forms_normalise_to_the_four_kinds() -> None:
     assert normalise_triggers({"keywords": ["canary"], "verbs": ["deploy"], "patterns": [r"v\d+"]}) == {
         "phrases": [], "keywords": ["canary"], "verbs": ["deploy"], "patterns": [r"v\d+"]}
     assert normalise_triggers("not a list") == {"phrases": [], "keywords": [], "verbs": [], "patterns": []}
+
+
+def test_a_skill_holds_the_kinds_it_declares_and_its_entry_all_four(tmp_path: Path) -> None:
+    """A catalog holds one ``triggers`` dict a skill, empty for most (no list per kind); the
+    manifest entry still has all four kinds."""
+    write_skill(tmp_path, "plain")
+    write_skill(tmp_path, "rollback", "name: rollback\ndescription: Rolls back. Use when testing.\n"
+                                      "triggers: [roll back]\n")
+    skills = {s.id: s for s in read_catalog([tmp_path]).skills}
+    assert skills["plain"].triggers == {} and skills["rollback"].triggers == {"phrases": ["roll back"]}
+    assert build([tmp_path], tmp_path / "_site").ok
+    entry = Catalog.open(tmp_path / "_site").entry("rollback")
+    assert entry["triggers"] == {"phrases": ["roll back"], "keywords": [], "verbs": [], "patterns": []}
 
 
 def test_words_fire_whole_stemmed_and_case_blind_patterns_only_on_the_message_head() -> None:
