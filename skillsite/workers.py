@@ -13,6 +13,7 @@ waiting for the work in hand.
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 from collections import deque
 import os
@@ -46,9 +47,16 @@ def default_jobs() -> int:
 
 
 def _start_worker(context: Any, parent: int) -> None:
-    """Set up a worker process: its context, and an end tied to the build's (``parent``)."""
+    """Set up a worker process: its context, an end tied to the build's (``parent``), and a
+    garbage collector that leaves alone what the worker inherited."""
     global _context
     _context = context
+    # A forked worker inherits the build's heap: every skill, entry and record read so far. Its
+    # cyclic collector would walk all of it in every full collection (markdown-it's tokens set
+    # many off) and write to each object's header, copying the pages it shares with the build.
+    # gc.freeze() moves what is there now to a permanent generation: the worker collects only
+    # what it allocates itself (the use the gc module documents for processes forked without exec).
+    gc.freeze()
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the build's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the build's own handler, inherited by fork

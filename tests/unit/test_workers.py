@@ -1,6 +1,7 @@
 """workers: a stage's function over many items on every core, results in input order."""
 from __future__ import annotations
 
+import gc
 import os
 import time
 
@@ -24,6 +25,23 @@ def test_results_come_back_in_input_order_from_worker_processes():
     results = parallel_map(tagged, "ctx", items, jobs=3)
     assert [(c, square) for c, square, _ in results] == [("ctx", i * i) for i in items]
     assert os.getpid() not in {pid for _, _, pid in results}  # computed by the workers
+
+
+def collector_view(context: list[object], item: int) -> tuple[bool, int, int]:
+    """In a worker: whether the inherited context is frozen, and whether a cycle made here is collected."""
+    cycle: list[object] = []
+    cycle.append(cycle)
+    del cycle
+    return gc.is_tracked(context), gc.get_freeze_count(), gc.collect()
+
+
+def test_a_worker_s_collector_leaves_what_it_inherited_and_collects_its_own():
+    """The build's heap, inherited by a forked worker, is frozen there (gc.freeze): the worker's
+    full collections walk only what it allocates, and do not copy the pages it shares."""
+    inherited = [object() for _ in range(1_000)]
+    views = parallel_map(collector_view, inherited, range(MIN_PARALLEL_ITEMS), jobs=2)
+    assert all(tracked and frozen >= len(inherited) and collected >= 1 for tracked, frozen, collected in views)
+    assert gc.get_freeze_count() == 0   # the build's own collector is left as it is
 
 
 def test_one_job_or_few_items_run_here():
