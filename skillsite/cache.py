@@ -281,6 +281,7 @@ class Cache:
             path.unlink(missing_ok=True)
         with closing(_connect(path)) as db:
             db.executescript(_SCHEMA)
+            self._pending.attach(db)  # before the transaction: sqlite attaches no file inside one
             with db:  # one transaction
                 if self._file_scope != self.scope:
                     db.execute("DELETE FROM entries")
@@ -331,14 +332,17 @@ class _Pending:
         except sqlite3.Error:
             return {}  # made again, then: the save says if the disk is the problem
 
+    def attach(self, db: sqlite3.Connection) -> None:
+        """Attach the side file, if there is one, to the cache file ``db`` (as ``pending``)."""
+        if self.path is not None:
+            db.execute("ATTACH DATABASE ? AS pending", (str(self.path),))
+
     def copy_into(self, db: sqlite3.Connection) -> None:
-        """Add every pending entry to the cache file ``db`` (inside the caller's transaction)."""
-        if self.path is None:
-            return
-        with closing(_connect(self.path)) as pending:
-            cursor = pending.execute("SELECT section, key, value FROM entries")
-            while rows := cursor.fetchmany(1000):
-                db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)", rows)
+        """Add every pending entry to the cache file ``db`` it is attached to (inside the caller's
+        transaction): sqlite copies them, so no value passes through this process (a page of a
+        paged skills.json is a megabyte, and a side file holds hundreds)."""
+        if self.path is not None:
+            db.execute("INSERT OR REPLACE INTO main.entries SELECT section, key, value FROM pending.entries")
 
     def discard(self) -> None:
         if self._db is not None and self._db_pid == os.getpid():
