@@ -112,15 +112,22 @@ def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, in
     bundled files' sizes and times), of what the audit reads in each skill folder (discovery
     leaves some of it out), of the templates' stamps and of ``settings``; "" when an input
     changed at or after ``since_ns``."""
-    audited = [audited_stamps(s.dir) for s in found.sources]
+    audited = [_audited(s.dir) for s in found.sources]
     stamps = [s.stamp for s in found.sources] + [(f.bytes, f.mtime_ns) for s in found.sources for f in s.files]
     if any(mtime_ns >= since_ns for _, mtime_ns in stamps) or any(t[2] >= since_ns for t in templates) \
-            or any(mtime_ns >= since_ns for files in audited for _, _, mtime_ns, _ in files):
+            or any(newest >= since_ns for newest, _ in audited):
         return ""
     inputs = [(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
-               [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in s.files], files)
-              for s, files in zip(found.sources, audited)]
+               [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in s.files], listing)
+              for s, (_, listing) in zip(found.sources, audited)]
     return digest(settings, templates, inputs, [d.to_json() for d in found.diagnostics])
+
+
+def _audited(folder: Path) -> tuple[int, str]:
+    """What the audit reads in a skill folder: the newest time of its files, and a digest of
+    their stamps (not the stamps: a big catalog holds every skill's at once here)."""
+    stamps = audited_stamps(folder)
+    return max((mtime_ns for _, _, mtime_ns, _ in stamps), default=0), digest(stamps)
 
 
 def library_stamps(*modules: str) -> list[tuple[str, int, int]]:
