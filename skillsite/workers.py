@@ -52,8 +52,8 @@ def _start_worker(context: Any, parent: int) -> None:
     global _context
     _context = context
     # A forked worker inherits the build's heap: every skill, entry and record read so far. Its
-    # cyclic collector would walk all of it in every full collection (markdown-it's tokens set
-    # many off) and write to each object's header, copying the pages it shares with the build.
+    # cyclic collector would walk all of it in every full collection (a worker allocates a lot:
+    # rendering, auditing) and write to each object's header, copying the pages it shares with the build.
     # gc.freeze() moves what is there now to a permanent generation: the worker collects only
     # what it allocates itself (the use the gc module documents for processes forked without exec).
     gc.freeze()
