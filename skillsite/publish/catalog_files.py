@@ -14,13 +14,12 @@ from skillsite.agent.catalog_format import offered_to_model, prompt_order
 from skillsite.agent.entry import ManifestEntry, Visibility
 from skillsite.agent.manifest_pages import ROOT_PAGE_SIZE, entries_per_page
 from skillsite.agent.prompt_xml import available_skills_xml
-from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.cache import digest
 from skillsite.config import DEFAULT_SHARD_ABOVE, SiteConfig
 from skillsite.models import Skill
 from skillsite.publish.manifest import (SCHEMA_FILE, CatalogDigest, absolute, catalog_digest, entries_json, hidden_by,
                                         indented_json, is_paged, manifest_bytes, page_size, paged_manifest_files,
-                                        PageStore, sha256_hex, skill_dir_url)
+                                        PageStore, sha256_hex, skill_dir_url, skill_triggers)
 from skillsite.publish.skills import SkillPublishing
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
@@ -43,7 +42,7 @@ def search_entry(skill: Skill) -> dict[str, Any]:
     whether the browser's search finds it (not a hidden skill: see ``Visibility.listed``)."""
     return {"id": skill.id, "name": skill.name, "description": skill.description, "tags": list(skill.tags),
             "tools": [dict(t) for t in skill.tools], "priority": skill.priority,
-            "triggers": {kind: list(skill.triggers.get(kind, ())) for kind in TRIGGER_KINDS},
+            "triggers": skill_triggers(skill).to_json(),
             "urls": {"page": skill_dir_url(skill.id)},
             "listed": Visibility(hidden=skill.hidden, hidden_by=hidden_by(skill)).listed}
 

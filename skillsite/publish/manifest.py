@@ -116,7 +116,7 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
         visibility=Visibility(skill.hidden, skill.user_invocable_only, skill.always, skill.user_invocable,
                               hidden_by(skill)),
         command=(command or command_name(skill.id)) if skill.user_invocable else None,
-        triggers=Triggers(**{kind: tuple(skill.triggers.get(kind, ())) for kind in TRIGGER_KINDS}),
+        triggers=skill_triggers(skill),
         conflicts=tuple(conflicts), dependencies=tuple(dependencies), knowledge=tuple(KnowledgeRecord(**k) for k in knowledge),
         interface=dict(interface) if interface else None,
         requirements=EntryRequirements(tuple(req.bins), tuple(req.env),
@@ -129,6 +129,11 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
         size=body_size(skill, skill_md), extra=dict(skill.extra),
         warnings=tuple(EntryWarning(d.code, d.severity.value, d.message, d.line)
                        for d in sorted(skill.diagnostics, key=lambda d: (d.line, d.col, d.code, d.message))))
+
+
+def skill_triggers(skill: Skill) -> Triggers:
+    """A skill's triggers as its manifest entry has them: every kind, those it does not declare empty."""
+    return Triggers(**{kind: tuple(skill.triggers.get(kind, ())) for kind in TRIGGER_KINDS})
 
 
 def hidden_by(skill: Skill) -> str | None:
