@@ -112,7 +112,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                 staging.discard()
                 return None
             data = manifest(publication.entries, config, left_out, generated_at, search["section"])
-            stored = StoredPages(cache, staging, entry_keys(publication.keys, publication.entries, audits))
+            stored = StoredPages(cache, staging, entry_keys(publication.keys, publication.entries, audits)) \
+                if is_paged(len(publication.entries), config) else None
             data["digest"] = write_catalog_files(staging, config, data, discovery, search, stored)
             del discovery  # written; the pages need none of it, and it grows with the catalog
             budget = listing_budgets(data["skills"], config)
