@@ -15,15 +15,18 @@ of a list.
 
 Pages are made on every core.  Each is keyed by a digest of the templates and every value it is
 rendered from, so a rebuild keeps the pages whose values did not change (see
-:meth:`~skillsite.publish.staging.Staging.keep`).  Output depends only on the input: no clock,
-sorted iteration.
+:meth:`~skillsite.publish.staging.Staging.keep`).  A skill page is keyed in short when every
+entry it shows has an entry key (:func:`~skillsite.publish.stored_pages.entry_keys`): by those
+keys and the few catalog-wide values its cards show (:meth:`SitePages.skill_page_key`), so a
+rebuild finds the pages it keeps without making any page's values, and makes only the others
+on the workers.  Output depends only on the input: no clock, sorted iteration.
 """
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Container, Mapping
 from urllib.parse import urlsplit
 
 import jinja2
@@ -37,7 +40,7 @@ from skillsite.publish.manifest import absolute, is_paged, page_size
 from skillsite.publish.markdown import safe_url
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.templates import make_environment, templates_digest, write_assets
-from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, catalog_install_lines,
+from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, card_tags, catalog_install_lines,
                                      collect_tags, file_rows, headers_file, hidden_note, install_snippets,
                                      listing_url, metadata_rows, page_count, page_items, pager, risk_pages, root_of,
                                      version_rows)
@@ -69,7 +72,10 @@ class SitePages:
     dirs: list[Path]                # template folders, in lookup order
     assets: dict[str, str]          # static file -> its fingerprinted site path
     versions: dict[str, dict[str, Any]] = field(default_factory=dict)  # skill id -> its versions.json document
+    #: skill id -> what its manifest entry is made of (None: unknown, the page is keyed by its values)
+    entry_keys: Mapping[str, str | None] = field(default_factory=dict)
     templates_key: str = field(init=False)
+    site_key: str = field(init=False)   # what every page shows of the site, its templates and assets
     entries: dict[str, ManifestEntry] = field(init=False)
     listed: list[ManifestEntry] = field(init=False)   # the skills the lists show, in manifest order
     tags: list[TagInfo] = field(init=False)
@@ -98,6 +104,22 @@ class SitePages:
         self.per_page = page_size(self.config, LISTING_PAGE_SIZE) if paged else 0
         self.tags_per_page = page_size(self.config, TAGS_PAGE_SIZE) if paged else 0
         self.needed_by = needed_by(self.manifest["skills"])
+        self.site_key = digest(self.templates_key, self.assets, self.manifest["site"], self.manifest["counts"],
+                               self.manifest["generator"], sorted(vars(self.config).items()))
+
+    def skill_page_key(self, entry: ManifestEntry) -> str | None:
+        """What a skill's page is made of, in short: the entry keys of the skill, its ancestors
+        and children (their cards), each one's tags as the cards show them (page and count),
+        the names and pages of the skills it needs and that need it, its versions and its
+        rendered body; None when one of those entries has no key."""
+        shown = [entry, *ancestors(entry, self.entries),
+                 *(self.entries[child] for child in entry.children if child in self.entries)]
+        keys = [self.entry_keys.get(e.id) for e in shown]
+        if None in keys:
+            return None
+        tags = [[(t.name, t.slug, t.count) for t in card_tags(e, self.tag_by_name)] for e in shown]
+        return digest("skill page", self.site_key, keys, tags, dependency_rows(entry, self),
+                      self.versions.get(entry.id), self.html_keys[entry.id])
 
     def numbers(self, cards: list[dict[str, Any]]) -> range:
         """The page numbers of a list of ``cards``."""
@@ -164,14 +186,15 @@ def skill_list(pages: SitePages, kind: str, name: str) -> SkillList:
                      pages.by_risk[name], {"risk": name})
 
 
-def pages_to_make(pages: SitePages) -> list[Page]:
-    """Every page, the biggest first (the home page lists every skill, a tag page its skills), so
-    that no process is left with a big one at the end."""
+def pages_to_make(pages: SitePages, kept: Container[str] = ()) -> list[Page]:
+    """Every page but the skill pages ``kept``, the biggest first (the home page lists every
+    skill, a tag page its skills), so that no process is left with a big one at the end."""
     lists = [("home", "")] + sorted((("tag", t.name) for t in pages.tags), key=lambda p: -len(pages.by_tag[p[1]]))
     lists += [("risk", risk) for risk in pages.by_risk]
     listed = [(kind, name, n) for kind, name in lists for n in pages.numbers(skill_list(pages, kind, name).cards)]
     tags = [("tags", "", n) for n in pages.tag_numbers()]
-    return [listed[0], *tags, *listed[1:], *(("skill", skill_id, 1) for skill_id in pages.entries)]
+    skills = [("skill", skill_id, 1) for skill_id in pages.entries if skill_id not in kept]
+    return [listed[0], *tags, *listed[1:], *skills]
 
 
 def make_page(pages: SitePages, page: Page) -> list[Placed]:
@@ -240,10 +263,33 @@ def dependency_rows(entry: ManifestEntry, pages: SitePages) -> tuple[list[dict[s
     return needs, [page(sid) for sid in pages.needed_by.get(entry.id, [])]
 
 
+def skill_page_path(skill_id: str) -> str:
+    """Where a skill's page is, in the site."""
+    return f"skills/{skill_id}/index.html"
+
+
 def _skill_page(pages: SitePages, entry: ManifestEntry) -> None:
-    """A skill's page; the template gets its entry as ``skills.json`` has it (the JSON that
-    templates, built-in or a site's own, read with ``entry['allowed-tools']`` and the like)."""
-    source, skill_id = entry.source, entry.id
+    """A skill's page, keyed in short when it can be (:meth:`SitePages.skill_page_key`), else by
+    its values."""
+    rel, skill_id = skill_page_path(entry.id), entry.id
+    key, values = pages.skill_page_key(entry), None
+    if key is None:
+        values = _skill_page_values(pages, entry)
+        # the body stands in the key as what it was rendered from: fetched only to render the page
+        key = digest(pages.templates_key, "skill.html", rel, values, pages.html_keys[skill_id])
+
+    def page_values() -> dict[str, Any]:
+        shown = values if values is not None else _skill_page_values(pages, entry)
+        return {**shown, "body": Markup(pages.html[skill_id])}
+
+    pages.keyed_page("skill.html", rel, key, page_values)
+
+
+def _skill_page_values(pages: SitePages, entry: ManifestEntry) -> dict[str, Any]:
+    """What a skill's page shows but its body; the template gets its entry as ``skills.json``
+    has it (the JSON that templates, built-in or a site's own, read with
+    ``entry['allowed-tools']`` and the like)."""
+    source = entry.source
     needs, users = dependency_rows(entry, pages)
     values = {
         **pages.common(entry.urls.page, f"{entry.name} · {pages.config.title}"),
@@ -254,12 +300,20 @@ def _skill_page(pages: SitePages, entry: ManifestEntry) -> None:
         "hidden_note": hidden_note(entry),
         "files": file_rows(entry), "needs": needs, "needed_by": users, "source_url": safe_url(source.url),
         "edit_url": safe_url(source.edit_url)}
-    if skill_id in pages.versions:
-        values["versions"] = version_rows(pages.versions[skill_id])
-    rel = f"skills/{skill_id}/index.html"
-    # the body stands in the key as what it was rendered from: fetched only to render the page
-    key = digest(pages.templates_key, "skill.html", rel, values, pages.html_keys[skill_id])
-    pages.keyed_page("skill.html", rel, key, lambda: {**values, "body": Markup(pages.html[skill_id])})
+    if entry.id in pages.versions:
+        values["versions"] = version_rows(pages.versions[entry.id])
+    return values
+
+
+def kept_skill_pages(pages: SitePages) -> set[str]:
+    """The skills whose page the output holds as it would be made now (by its short key): taken
+    here, without making their values or sending them to a worker."""
+    if not pages.staging.holds_earlier_output:
+        return set()
+    kept = {entry.id for entry in pages.entries.values()
+            if (key := pages.skill_page_key(entry)) is not None and pages.staging.keep(skill_page_path(entry.id), key)}
+    pages.staging.take_journal()  # recorded here already
+    return kept
 
 
 def _text_files(pages: SitePages) -> None:
@@ -327,12 +381,15 @@ def sitemap_files(urls: list[str], config: SiteConfig, limit: int) -> list[tuple
 
 def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], html: Mapping[str, str],
                html_keys: dict[str, str], dirs: list[Path], jobs: int,
-               versions: dict[str, dict[str, Any]] | None = None) -> None:
+               versions: dict[str, dict[str, Any]] | None = None,
+               entry_keys: Mapping[str, str | None] | None = None) -> None:
     """Every page and asset of the catalog, into the staging folder (``versions``: each versioned
-    skill's ``versions.json`` document, listed on its page)."""
+    skill's ``versions.json`` document, listed on its page; ``entry_keys``: what each skill's
+    entry is made of, when known)."""
     assets = write_assets(staging, dirs)
-    pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets, versions or {})
+    pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets, versions or {}, entry_keys or {})
+    kept = kept_skill_pages(pages)
     with Workers(jobs, pages) as workers:
-        for placed in workers.map(make_page, pages_to_make(pages)):
+        for placed in workers.map(make_page, pages_to_make(pages, kept)):
             staging.adopt(placed)
     _text_files(pages)

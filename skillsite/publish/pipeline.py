@@ -112,14 +112,15 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                 staging.discard()
                 return None
             data = manifest(publication.entries, config, left_out, generated_at, search["section"])
-            stored = StoredPages(cache, staging, entry_keys(publication.keys, publication.entries, audits)) \
-                if is_paged(len(publication.entries), config) else None
+            keys = entry_keys(publication.keys, publication.entries, audits)
+            stored = StoredPages(cache, staging, keys) if is_paged(len(publication.entries), config) else None
             data["digest"] = write_catalog_files(staging, config, data, discovery, search, stored)
             del discovery  # written; the pages need none of it, and it grows with the catalog
             budget = listing_budgets(data["skills"], config)
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
-                       plan.jobs, {sid: v.document for sid, v in versions.items()})
+                       plan.jobs, {sid: v.document for sid, v in versions.items()},
+                       {entry.id: key for entry, key in zip(publication.entries, keys)})
         with stage("swap"):
             files = staging.commit()
     except BaseException:

@@ -129,6 +129,11 @@ class Staging:
         self.found: dict[str, Stamp] = snapshot(self.path) if back is not None else {}
         self.found_records = back_records or {}
 
+    @property
+    def holds_earlier_output(self) -> bool:
+        """Whether an earlier catalog's files can be kept (a cold build has none)."""
+        return bool(self.previous or self.found_records)
+
     def _open_folder(self, back: Path | None) -> Path:
         """The folder the new catalog is made in: ``back`` (created if missing), else a fresh one."""
         if back is not None:

@@ -184,18 +184,23 @@ def hidden_note(entry: ManifestEntry) -> str | None:
 
 
 def card(entry: ManifestEntry, tags: dict[str, TagInfo]) -> dict[str, Any]:
-    """What a skill list item shows; a tag without a page (only hidden skills have it) is shown
-    unlinked (count 0)."""
+    """What a skill list item shows."""
     return {
         "id": entry.id,
         "name": entry.name,
         "description": entry.description,
         "version": entry.version,
         "url": entry.urls.page,
-        "tags": [tags.get(t) or TagInfo(t, "", 0) for t in dict.fromkeys(entry.tags)],
+        "tags": card_tags(entry, tags),
         "badges": badges(entry),
         "nested": "/" in entry.id,
     }
+
+
+def card_tags(entry: ManifestEntry, tags: dict[str, TagInfo]) -> list[TagInfo]:
+    """A skill's tags as its card shows them: each once, with its page and count (a tag only
+    hidden skills have: unlinked, count 0)."""
+    return [tags.get(t) or TagInfo(t, "", 0) for t in dict.fromkeys(entry.tags)]
 
 
 # ---------------------------------------------------------------------------- paginated listings

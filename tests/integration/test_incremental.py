@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from support import EXAMPLES, tree_bytes
+from skillsite.publish import pages as pages_module
 from skillsite.publish.build import build
 
 
@@ -462,3 +463,57 @@ def test_search_files_are_kept_from_the_output_or_made_again(tmp_path, monkeypat
     assert build([src], out, config, cache_dir=cache, jobs=1).ok and len(made) == 2
     assert build([src], cold, config, jobs=1).ok
     assert tree_bytes(out) == tree_bytes(cold)
+
+
+def _edit(path, old, new):
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+#: Edits of one skill that change another skill's page (not its entry), and that page.
+OTHER_SKILLS_EDITS = {
+    "a parent's name (the child's breadcrumb)": (
+        "release-manager/version-bump/SKILL.md", "name: version-bump\n", "name: version-bumper\n",
+        "skills/release-manager/version-bump/prerelease/index.html"),
+    "a child's description (its card on the parent's page)": (
+        "release-manager/changelog/SKILL.md", "Write or update CHANGELOG.md", "Write or refresh CHANGELOG.md",
+        "skills/release-manager/index.html"),
+    "the name of a skill that needs it (its Needed by row)": (
+        "release-manager/changelog/SKILL.md", "name: changelog\n", "name: changelog-writer\n",
+        "skills/house-style/index.html"),
+    "a skill that comes to need it (a new Needed by row)": (
+        "code-review/SKILL.md", "  checklist-count: \"22\"\n",
+        "  checklist-count: \"22\"\n  depends: \"house-style@^3.0\"\n",
+        "skills/house-style/index.html"),
+    "a tag a listed skill adds (a hidden skill's tag gets its page)": (
+        "code-review/SKILL.md", "tags: [", "tags: [internal, ",
+        "skills/internal-oncall-handbook/index.html"),
+}
+
+
+@pytest.mark.parametrize("edit", OTHER_SKILLS_EDITS, ids=list(OTHER_SKILLS_EDITS))
+def test_a_skill_page_follows_what_other_skills_show_on_it(tmp_path, edit):
+    """A skill page kept by its short key (its entry's key and those of the cards it shows) is
+    made again when another skill changes what it shows: the rebuild equals a cold build."""
+    file, old, new, page = OTHER_SKILLS_EDITS[edit]
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    assert build([src], out, cache_dir=cache).ok
+    assert build([src], out, cache_dir=cache, always_publish=True).ok  # the back folder holds a catalog too
+    before = (out / page).read_bytes()
+    _edit(src / file, old, new)
+    assert build([src], out, cache_dir=cache).ok
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)
+    assert (out / page).read_bytes() != before
+
+
+def test_a_rebuild_makes_the_values_of_the_changed_skill_s_page_only(tmp_path, monkeypatch):
+    """The skill pages a rebuild keeps are found by their short keys, without making their values."""
+    src, cache, out = _built_then_edited(tmp_path)
+    made, real = [], pages_module._skill_page_values
+    monkeypatch.setattr(pages_module, "_skill_page_values",
+                        lambda pages, entry: made.append(entry.id) or real(pages, entry))
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    assert made == ["test-first"]
