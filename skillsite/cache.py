@@ -57,6 +57,7 @@ class Section(str, enum.Enum):
     HTML = "html"                # a rendered body, by the Markdown and the renderer
     FILE_SHA = "file-sha"        # a bundled file's sha256, by its path, size and time
     AUDIT = "audit"              # a skill's audit findings, by its files
+    AUDIT_KEY = "audit-key"      # a skill's audit key (of AUDIT), by its files' stamps
     SEARCH = "search"            # the search indexes, by every skill's searchable fields
     MANIFEST_PAGE = "manifest-page"  # a page of a paged skills.json, by what its entries are made of
     SIMILAR = "similar"          # pairs of look-alike descriptions, by every skill's listing

@@ -6,14 +6,16 @@ A skill is audited once its files are published.  The audit reads every file of 
 published or not (an excluded file, a ``node_modules`` folder), so its findings are cached under
 the digest of the published content (the manifest's ``digest``) plus each other file's content
 and every file's executable bit: a fresh checkout with the cache restored (new file times, same
-content) audits nothing again.
+content) audits nothing again.  Working that key out reads the files that are not published;
+a build that saw the stamps of every file the audit reads (path, size, time, executable bit)
+unchanged takes the key it worked out last time instead (:data:`Section.AUDIT_KEY`).
 """
 from __future__ import annotations
 
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from skillsite.agent.entry import AuditFinding, AuditSummary, ManifestEntry
 from skillsite.audit.engine import audit_skill
@@ -55,16 +57,32 @@ def audit_one(job: Any, index: int) -> list[dict[str, Any]]:
     return [f.to_json() for f in audit_skill(job.skills[index].source.dir)]
 
 
-def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache: Cache
-                    ) -> dict[str, list[dict[str, Any]]]:
-    """Every published skill's findings, by id: from the cache, or audited on every core."""
-    keys = [audit_key(entry, skill.source.dir) for skill, entry in zip(skills, entries)]
+def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache: Cache,
+                    listings: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:
+    """Every published skill's findings, by id: from the cache, or audited on every core
+    (``listings``: the digest of each skill's audit listing, where its stamps can be trusted)."""
+    keys = _audit_keys(skills, entries, cache, listings)
     found = {e.id: stored for e, stored in zip(entries, cache.get_many(Section.AUDIT, keys))}
     missing = [index for index, entry in enumerate(entries) if found[entry.id] is None]
     for index, findings in zip(missing, workers.imap(audit_one, missing)):
         found[entries[index].id] = findings
         cache.put(Section.AUDIT, keys[index], findings)
     return found
+
+
+def _audit_keys(skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache: Cache,
+                listings: Mapping[str, str]) -> list[str]:
+    """Each skill's :func:`audit_key`: the one worked out last time when the skill's published
+    content and the stamps of its audit listing are unchanged, else worked out now (and kept)."""
+    by_stamps = [digest("audit key", e.id, e.digest, listings[e.id]) if e.id in listings else None for e in entries]
+    keys = []
+    for skill, entry, stamped, known in zip(skills, entries, by_stamps, cache.get_many(Section.AUDIT_KEY, by_stamps)):
+        if known is None:
+            known = audit_key(entry, skill.source.dir)
+            if stamped is not None:
+                cache.put(Section.AUDIT_KEY, stamped, known)
+        keys.append(known)
+    return keys
 
 
 def apply_audits(entries: list[ManifestEntry], raw: dict[str, list[dict[str, Any]]], config: SiteConfig,

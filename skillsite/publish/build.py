@@ -24,7 +24,7 @@ from skillsite.models import CatalogReading
 from skillsite.publish.lock import cache_lock, output_lock
 from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result
 from skillsite.publish.staging import check_target, clear_remains
-from skillsite.publish.state import inputs_digest, load_state, racy_since
+from skillsite.publish.state import NO_INPUTS, load_state, racy_since, read_inputs
 from skillsite.source.discover import discover
 from skillsite.workers import default_jobs
 
@@ -66,11 +66,11 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
     with stage("discover"):
         found = discover(plan.sources, plan.config.exclude)
     state = load_state(plan.cache_dir, plan.scope, plan.out) if plan.cache_dir is not None else None
-    inputs = inputs_digest(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns)) \
-        if plan.cache_dir is not None else ""
+    inputs = read_inputs(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns)) \
+        if plan.cache_dir is not None else NO_INPUTS
     if state is not None and not always_publish:
         with stage("unchanged"):
-            unchanged = state.unchanged(inputs, plan.out)
+            unchanged = state.unchanged(inputs.digest, plan.out)
         if unchanged:
             reading = CatalogReading(found.sources, (), (), state.diagnostics)
             return build_result(True, plan, reading, state.published, state.skipped, state.diagnostics,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from skillsite.cache import Cache, CacheNotSaved, Section, digest
 from skillsite.config import template_dirs
@@ -28,7 +28,7 @@ from skillsite.publish.staging import Published, Staging, keyed
 from skillsite.publish.stored_pages import StoredPages, entry_keys
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing
 from skillsite.source.dependencies import CatalogNames
-from skillsite.publish.state import BuildState, output_digest, save_state
+from skillsite.publish.state import BuildState, Inputs, output_digest, save_state
 from skillsite.publish.wellknown import discovery_index
 from skillsite.source.catalog import read_catalog
 from skillsite.source.discover import Discovery
@@ -40,7 +40,7 @@ CACHE_FILE = "build-cache.sqlite"
 BACK_PREFIX = "previous-output-"
 
 
-def read_and_publish(plan: BuildPlan, found: Discovery, state: BuildState | None, inputs: str,
+def read_and_publish(plan: BuildPlan, found: Discovery, state: BuildState | None, inputs: Inputs,
                      stage: Stages) -> BuildResult:
     """Read and check every discovered skill (from the cache where unchanged), then publish them."""
     config = plan.config
@@ -59,7 +59,7 @@ def _fails(diags: Sequence[Diagnostic], strict: bool) -> bool:
 
 
 def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[str, SkillReleases],
-                     state: BuildState | None, inputs: str, cache: Cache, stage: Stages) -> BuildResult:
+                     state: BuildState | None, inputs: Inputs, cache: Cache, stage: Stages) -> BuildResult:
     """Publish the skills of a reading (or nothing, when it failed), then keep the cache and state."""
     skipped = tuple(sorted({p.source.id for p in reading.left_out} | {s.id for s in reading.skills if s.has_errors}))
     if _fails(reading.diagnostics, plan.strict) and not plan.keep_going:
@@ -67,7 +67,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
         return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage)
     skills = [s for s in reading.skills if not s.has_errors]
     diags = list(reading.diagnostics)
-    published = _publish(plan, skills, releases, len(skipped), state, cache, diags, stage)
+    published = _publish(plan, skills, releases, len(skipped), state, cache, diags, stage, inputs.audit_listings)
     ids = tuple(s.id for s in skills)
     if published is None:
         return build_result(False, plan, reading, (), skipped, diags, 0, stage)
@@ -78,8 +78,8 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
         catalog_diags = tuple(sort_diagnostics(d for d in diags if d not in cache.notes))
         # the catalog just replaced now waits in the back folder: the next build starts from it
         replaced = state.outputs if state is not None else {}
-        kept = BuildState(plan.scope, str(plan.out.absolute()), inputs, output_digest(files), keyed(files), replaced,
-                          ids, skipped, catalog_diags, output_bytes, budget)
+        kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, output_digest(files), keyed(files),
+                          replaced, ids, skipped, catalog_diags, output_bytes, budget)
         try:
             cache.save()
             save_state(plan.cache_dir, kept, state)  # the rows that differ from the state this build loaded
@@ -89,18 +89,20 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
 
 
 def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
-             state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages
-             ) -> tuple[dict[str, Published], tuple[dict[str, Any], ...]] | None:
+             state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
+             audit_listings: Mapping[str, str]) -> tuple[dict[str, Published], tuple[dict[str, Any], ...]] | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
     (content key, size and mtime) and how it fits agents' listings; None when
-    publishing found errors (``diags`` gets the build's own diagnostics)."""
+    publishing found errors (``diags`` gets the build's own diagnostics; ``audit_listings``:
+    see :class:`~skillsite.publish.state.Inputs`)."""
     config = plan.config
     mtime, generated_at = source_date()
     staging = Staging(plan.out, state.outputs if state else None, back_folder(plan), state.back if state else None)
     try:
         with stage("skills"):
             versions_of = {skill_id: r.versions for skill_id, r in releases.items()}
-            publication, search, audits = _publish_skills(plan, skills, versions_of, staging, mtime, cache)
+            publication, search, audits = _publish_skills(plan, skills, versions_of, staging, mtime, cache,
+                                                          audit_listings)
             versions = _publish_versions(plan, skills, publication, releases, versions_of, staging, cache)
         with stage("manifest"):
             discovery, index_diags = discovery_index(publication.entries, publication.archives,
@@ -156,7 +158,7 @@ def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publica
 
 
 def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, list[str]], staging: Staging,
-                    mtime: int, cache: Cache
+                    mtime: int, cache: Cache, audit_listings: Mapping[str, str]
                     ) -> tuple[Publication, dict[str, Any], dict[str, list[dict[str, Any]]]]:
     """Every skill published on every core, and the search indexes made and written beside them
     (unless the output holds them as the cache describes them: they depend on the skills'
@@ -172,7 +174,7 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, li
     with Workers(plan.jobs, job) as workers:
         searching = workers.submit(publish_search, key) if search is None else None
         publication = collect(job, html_keys, publish_all(job, html_keys, workers, cache), cache)
-        audits = audit_published(workers, skills, publication.entries, cache)
+        audits = audit_published(workers, skills, publication.entries, cache, audit_listings)
     if searching is not None:
         search, placed = searching.result()
         staging.adopt(placed)

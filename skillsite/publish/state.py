@@ -107,27 +107,55 @@ def current_output_digest(out: Path) -> str:
         return ""
 
 
-def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, int, int]], since_ns: int) -> str:
+def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, int, int]], since_ns: int,
+                  listings: Sequence[AuditListing]) -> str:
     """A digest of every input as discovery saw it (where each skill is, its SKILL.md's and
-    bundled files' sizes and times), of what the audit reads in each skill folder (discovery
-    leaves some of it out), of the templates' stamps and of ``settings``; "" when an input
-    changed at or after ``since_ns``."""
-    audited = [_audited(s.dir) for s in found.sources]
+    bundled files' sizes and times), of what the audit reads in each skill folder (``listings``:
+    discovery leaves some of it out), of the templates' stamps and of ``settings``; "" when an
+    input changed at or after ``since_ns``."""
     stamps = [s.stamp for s in found.sources] + [(f.bytes, f.mtime_ns) for s in found.sources for f in s.files]
     if any(mtime_ns >= since_ns for _, mtime_ns in stamps) or any(t[2] >= since_ns for t in templates) \
-            or any(newest >= since_ns for newest, _ in audited):
+            or any(listing.newest_ns >= since_ns for listing in listings):
         return ""
     inputs = [(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
-               [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in s.files], listing)
-              for s, (_, listing) in zip(found.sources, audited)]
+               [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in s.files], listing.digest)
+              for s, listing in zip(found.sources, listings)]
     return digest(settings, templates, inputs, [d.to_json() for d in found.diagnostics])
 
 
-def _audited(folder: Path) -> tuple[int, str]:
+@dataclass(frozen=True, slots=True)
+class AuditListing:
     """What the audit reads in a skill folder: the newest time of its files, and a digest of
-    their stamps (not the stamps: a big catalog holds every skill's at once here)."""
-    stamps = audited_stamps(folder)
-    return max((mtime_ns for _, _, mtime_ns, _ in stamps), default=0), digest(stamps)
+    their stamps (not the stamps: a big catalog holds every skill's at once)."""
+
+    newest_ns: int
+    digest: str
+
+    @classmethod
+    def of(cls, folder: Path) -> AuditListing:
+        stamps = audited_stamps(folder)
+        return cls(max((mtime_ns for _, _, mtime_ns, _ in stamps), default=0), digest(stamps))
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a build saw of its inputs before reading any: their digest (:func:`inputs_digest`)
+    and, by skill id, the digest of what the audit reads in its folder, where no file of it
+    changed at or after the time the build trusts stamps from (one that did may change again
+    within its time's resolution)."""
+
+    digest: str
+    audit_listings: Mapping[str, str]
+
+
+NO_INPUTS = Inputs("", {})  # a build without a cache compares nothing
+
+
+def read_inputs(found: Discovery, settings: Any, templates: list[tuple[str, int, int]], since_ns: int) -> Inputs:
+    """The :class:`Inputs` of a discovery: every skill folder's audit listing is made once."""
+    listings = [AuditListing.of(s.dir) for s in found.sources]
+    settled = {s.id: listing.digest for s, listing in zip(found.sources, listings) if listing.newest_ns < since_ns}
+    return Inputs(inputs_digest(found, settings, templates, since_ns, listings), settled)
 
 
 def library_stamps(*modules: str) -> list[tuple[str, int, int]]:
