@@ -192,6 +192,19 @@ def file_creation_us(folder: Path, n: int = 2000) -> float:
     return statistics.median(times) * 1e6
 
 
+def settled_file_creation_us(folder: Path, settle: float) -> tuple[float, float]:
+    """:func:`file_creation_us` in ``folder``, once creating files is fast again after earlier
+    deletions (a run before this one), waiting up to ``settle`` seconds: (microseconds, seconds waited)."""
+    creation, waited = file_creation_us(folder, 500), 0.0
+    while creation > SLOW_CREATE_US and waited < settle:
+        time.sleep(15)
+        waited += 15
+        creation = file_creation_us(folder, 500)
+    if waited:
+        print(f"waited {waited:.0f} s for the file system to settle after earlier deletions", file=sys.stderr)
+    return creation, waited
+
+
 def run_mkdocs(src: Path, work: Path) -> float:
     """MkDocs 1.6 building every SKILL.md of ``src`` as a page, with its search plugin."""
     docs = work / "docs"
@@ -290,14 +303,7 @@ def main() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "skillsite")], check=False)
     work_root = args.work or Path(tempfile.mkdtemp(prefix="skillsite-bench-"))
     TRASH.folder, TRASH.delete_now = work_root / "trash", args.delete
-    creation = file_creation_us(work_root, 500)
-    waited = 0.0
-    while creation > SLOW_CREATE_US and waited < args.settle:  # files deleted just before (a run before this one)
-        time.sleep(15)
-        waited += 15
-        creation = file_creation_us(work_root, 500)
-    if waited:
-        print(f"waited {waited:.0f} s for the file system to settle after earlier deletions", file=sys.stderr)
+    creation, waited = settled_file_creation_us(work_root, args.settle)
     rows = []
     for size in args.sizes.split(","):
         work = work_root / size
