@@ -71,8 +71,8 @@ REPO = BENCH.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(BENCH))
 
-from build_speed import (BUILD_ONE, SLOW_CREATE_US, TRASH, file_creation_us, run_mkdocs,  # noqa: E402
-                         settle_writes, touch_one, tree_size)
+from build_speed import (BUILD_ONE, TRASH, run_mkdocs, settle_writes, settled_file_creation_us,  # noqa: E402
+                         touch_one, tree_size)
 from machine import describe as describe_machine  # noqa: E402
 
 from skillsite.publish.serve import CatalogHandler  # noqa: E402
@@ -797,18 +797,6 @@ def available_memory() -> int:
     return 2**62
 
 
-def settled_creation(root: Path, settle: float) -> float:
-    """Microseconds to create a file in ``root``, once that is fast (waiting up to ``settle`` s)."""
-    creation, waited = file_creation_us(root, 500), 0.0
-    while creation > SLOW_CREATE_US and waited < settle:
-        time.sleep(15)
-        waited += 15
-        creation = file_creation_us(root, 500)
-    if waited:
-        print(f"waited {waited:.0f} s for the file system to settle after deletions", file=sys.stderr)
-    return creation
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,30000,100000", help="comma-separated numbers of synthetic skills")
@@ -834,12 +822,12 @@ def main() -> None:
     root.mkdir(parents=True, exist_ok=True)
     TRASH.folder, TRASH.delete_now = root / "trash", False
     TRASH.empty()
-    creation = settled_creation(root, args.settle)
+    creation, _ = settled_file_creation_us(root, args.settle)
     rows = []
     for i, size in enumerate(sizes):
         if i:
             TRASH.empty()
-            settled_creation(root, args.settle)
+            settled_file_creation_us(root, args.settle)
         work = root / str(size)
         work.mkdir(parents=True, exist_ok=True)
         rows.append(measure(size, work, args))
