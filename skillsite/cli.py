@@ -692,6 +692,24 @@ def read_lock_or_exit(lock_file: Path):
     return run_loader(lambda: read_lock(lock_file))
 
 
+def install_spec(spec: str, catalog) -> tuple[str, str | None]:
+    """The id and range ``skillsite install`` is asked for: ``spec`` whole when the catalog holds
+    a skill of that id or name (ids are folder paths, and real ones hold '@': ``owner@repo/x``),
+    else split at its last '@' (``owner@repo/x@^1.2``); BadParameter for a range that does not parse."""
+    from skillsite.agent.semver import RangeError, parse_range
+
+    head, at, range_text = spec.rpartition("@")
+    if not at or spec in catalog or "/" in range_text:
+        return spec, None
+    try:
+        if not range_text.strip():
+            raise RangeError(f"nothing after '@' (write `{head}` or `{head}@RANGE`)")
+        parse_range(range_text)
+    except RangeError as exc:
+        raise click.BadParameter(f"skill {spec!r}: {exc}", param_hint="ID[@RANGE]") from None
+    return head, range_text
+
+
 @main.command()
 @click.argument("spec", metavar="ID[@RANGE]")
 @_catalog_options("_site")
@@ -704,14 +722,10 @@ def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allo
     """Install skill ID (the highest release in RANGE, e.g. changelog@^1.2; default: the current
     version) into DEST, after the skills it needs, verified, and record them in the lock file."""
     from skillsite.agent.lockfile import resolve_locked_path
-    from skillsite.agent.semver import split_dependency
 
-    try:
-        skill_id, wanted = split_dependency(spec) if "@" in spec else (spec, None)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc).replace("dependency", "skill", 1), param_hint="ID[@RANGE]") from None
     before = read_lock_or_exit(lock_file)
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    skill_id, wanted = run_loader(lambda: install_spec(spec, catalog))
     run_loader(lambda: catalog.install(skill_id, dest, overwrite, version=wanted, lock=lock_file))
     after = read_lock_or_exit(lock_file)
     for sid, locked in sorted(after.skills.items()):

@@ -54,6 +54,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK011", "warning", "file or folder name is not valid UTF-8; skipped"),
     ("SK012", "warning", "special file (pipe, socket or device); skipped"),
     ("SK013", "error", "no SKILL.md found under a source folder"),
+    ("SK014", "info", "bundled file name an older installer cannot fetch; skill not in the legacy discovery index"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),

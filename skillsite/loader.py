@@ -50,6 +50,7 @@ from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_x
 from skillsite.agent.results import SearchResult, SkillContent, SubSkill
 from skillsite.agent.search_files import SearchFiles
 from skillsite.agent.semver import RangeError, max_satisfying, parse_version, satisfies
+from skillsite.agent.site_urls import url_of
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.skill_md import frontmatter_end, skill_body
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
@@ -285,7 +286,7 @@ class Catalog:
         """Absolute URL or path of a site-relative URL (checked to stay inside the site)."""
         clean = site_relative(rel, "catalog URL")
         if self.remote:
-            return urllib.parse.urljoin(self.location, urllib.parse.quote(clean, safe="/"))
+            return urllib.parse.urljoin(self.location, url_of(clean))
         path = os.path.join(os.path.dirname(self.location), *clean.rstrip("/").split("/"))
         return path + os.sep if clean.endswith("/") else path
 
@@ -415,7 +416,7 @@ class Catalog:
         record = next((f for f in entry.files if f.path == clean), None)
         if record is None:
             raise NotFoundError(f"skill {entry.id} has no bundled file {clean!r}")
-        rel = entry.urls.files + urllib.parse.quote(clean, safe="/")
+        rel = entry.urls.files + url_of(clean)
         return self._fetch_verified(rel, record.sha256, record.bytes, f"{clean} of {entry.id}")
 
     # -- versions
@@ -451,9 +452,9 @@ class Catalog:
             else:
                 if not isinstance(url, str):
                     raise CatalogFormatError(f"{self.location}: skill {skill_id} has a malformed versions_url")
-                clean = site_relative(url, f"versions_url of {skill_id}")
-                body = self._site_file(clean)
-                self._histories[skill_id] = parse_versions(body, skill_id, self._url(clean))
+                checked = url_of(site_relative(url, f"versions_url of {skill_id}"))
+                body = self._site_file(checked)
+                self._histories[skill_id] = parse_versions(body, skill_id, self._url(checked))
         return self._histories[skill_id]
 
     def _site_file(self, rel: str) -> bytes:
@@ -488,7 +489,7 @@ class Catalog:
         record = next((f for f in release.files if f.path == path), None)
         if record is None:
             raise NotFoundError(f"release {release.version} of {entry.id} has no file {path!r}")
-        rel = release.url + urllib.parse.quote(path, safe="/")
+        rel = release.url + url_of(path)
         return self._fetch_verified(rel, record.sha256, record.size, f"{path} of {entry.id}@{release.version}")
 
     def _needs(self, skill_id: str) -> dict[str, Needs] | None:

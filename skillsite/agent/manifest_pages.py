@@ -20,10 +20,10 @@ import bisect
 import math
 from dataclasses import dataclass
 from typing import Any, Sequence
-from urllib.parse import quote
 
 from skillsite.agent.entry import is_hex_sha256, is_size
 from skillsite.agent.errors import CatalogFormatError
+from skillsite.agent.site_urls import url_of
 
 PAGE_FORMAT = "skillsite-catalog-page"
 INDEX_FORMAT = "skillsite-catalog-index"
@@ -61,9 +61,14 @@ def index_url(number: int) -> str:
     return f"{INDEX_DIR}/{number:04d}.json"
 
 
+def entry_path(skill_id: str) -> str:
+    """Site path of a skill's entry file, in its folder: ``skills/<id>/entry.json``."""
+    return f"skills/{skill_id}/{ENTRY_FILE}"
+
+
 def entry_url(skill_id: str) -> str:
-    """Site-relative URL of a skill's entry file, in its folder (``skills/<id>/entry.json``)."""
-    return "skills/" + quote(skill_id, safe="/") + "/" + ENTRY_FILE
+    """Site-relative URL of a skill's entry file (:func:`entry_path`, percent-encoded)."""
+    return url_of(entry_path(skill_id))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from skillsite.agent.errors import CatalogFormatError, IntegrityError, UnsafePat
 from skillsite.agent.manifest_check import decode_json, safe_relpath, site_relative
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.semver import RangeError, parse_range, parse_version, sort_versions
+from skillsite.agent.site_urls import url_of
 
 #: Published in a release folder beside the skill's files, but no part of its digest.
 XML_FILE = "skill.xml"
@@ -109,7 +110,7 @@ def _release(version: str, data: Any, where: str) -> Release:
     if not isinstance(data, dict) or not isinstance(data.get("url"), str) \
             or not isinstance(data.get("digest"), str):
         raise CatalogFormatError(f"{where} needs a 'digest' and a 'url'")
-    url = site_relative(data["url"], f"{where} url")
+    url = url_of(site_relative(data["url"], f"{where} url"))  # checked, and encoded once as the build writes it
     if not url.endswith("/"):
         raise CatalogFormatError(f"{where}: url {data['url']!r} is not a folder (it must end with /)")
     files = _files(data.get("files"), where)

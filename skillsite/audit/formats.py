@@ -9,9 +9,9 @@ import json
 import os
 import re
 from pathlib import Path
-from urllib.parse import quote
 
 from skillsite import __version__
+from skillsite.agent.site_urls import url_of
 from skillsite.audit.model import Finding, SkillAudit
 from skillsite.audit.report import AuditReport
 from skillsite.audit.rules import RULES
@@ -129,7 +129,7 @@ def sarif_rules() -> list[dict[str, object]]:
 def _uri(path: str) -> str:
     if path.startswith("/"):
         return Path(path).as_uri()
-    return quote(path, safe="/")
+    return url_of(path)
 
 
 def format_sarif(report: AuditReport) -> str:

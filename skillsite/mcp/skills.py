@@ -42,6 +42,7 @@ from skillsite.agent.catalog_format import offered_to_model
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import LoaderError
 from skillsite.agent.manifest_check import safe_relpath
+from skillsite.agent.site_urls import url_of
 from skillsite.loader import Catalog
 from skillsite.mcp.frontmatter import FrontmatterError, frontmatter_object
 
@@ -78,14 +79,10 @@ class SkillFile(NamedTuple):
     size: int
 
 
-def _quote_path(path: str) -> str:
-    return urllib.parse.quote(path, safe="/")
-
-
 def skill_root(entry: ManifestEntry) -> str:
     """``skill://<skill path>``: the id, with the name appended when the id does not end with it."""
     path = entry.id if entry.id.rsplit("/", 1)[-1] == entry.name else f"{entry.id}/{entry.name}"
-    return "skill://" + "/".join(urllib.parse.quote(part, safe="") for part in path.split("/"))
+    return "skill://" + url_of(path)
 
 
 def mime_type(path: str) -> str:
@@ -153,12 +150,12 @@ class SkillsIndex:
         files = [SkillFile(base + "/SKILL.md", entry.id, "SKILL.md", entry.sha256, _size(size))]
         for record in entry.files:
             path = safe_relpath(record.path, "file path")
-            files.append(SkillFile(f"{base}/{_quote_path(path)}", entry.id, path, record.sha256, _size(record.bytes)))
+            files.append(SkillFile(f"{base}/{url_of(path)}", entry.id, path, record.sha256, _size(record.bytes)))
         for child_id in entry.children:
             child = self.by_id.get(child_id)
             if child is None or child_id in seen or not child_id.startswith(entry.id + "/"):
                 continue
-            files += self._collect(child, f"{base}/{_quote_path(child_id[len(entry.id) + 1:])}", seen)
+            files += self._collect(child, f"{base}/{url_of(child_id[len(entry.id) + 1:])}", seen)
         return files
 
     # -- entries

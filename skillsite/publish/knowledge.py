@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
-from urllib.parse import quote
 
 from skillsite.models import Skill
 from skillsite.publish.manifest import sha256_hex
 from skillsite.publish.staging import Staging
 from skillsite.source.knowledge import MAX_DOCUMENT_BYTES, document_title, locate
 from skillsite.bounded import read_limited
+from skillsite.agent.site_urls import url_of
 
 KNOWLEDGE_FOLDER = "knowledge/"
 
@@ -31,7 +31,7 @@ class Knowledge:
 
 def knowledge_url(path: str) -> str:
     """Site-relative, percent-encoded URL of a published document."""
-    return KNOWLEDGE_FOLDER + quote(path, safe="/")
+    return url_of(KNOWLEDGE_FOLDER + path)
 
 
 def read_knowledge(skills: Sequence[Skill], knowledge_dir: Path | None) -> Knowledge:

@@ -19,9 +19,10 @@ from skillsite.agent.entry import (HIDING_KEYS, PLATFORMS, DependencyRecord, Ent
                                    EntryUrls, EntryWarning, FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord,
                                    Triggers, Visibility)
 from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORMAT, PAGE_FORMAT, PAGE_SIZE, FileRef,
-                                            PageRecord, entry_url, index_url, page_url)
+                                            PageRecord, entry_path, index_url, page_url)
 from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.agent.skill_md import skill_body
+from skillsite.agent.site_urls import url_of
 from skillsite.models import Skill, read_skill_md
 from skillsite.source.checks import estimate_tokens
 from skillsite.source.versioning import canonical_version
@@ -74,7 +75,7 @@ def canonical_json(data: Any) -> bytes:
 
 def skill_dir_url(skill_id: str) -> str:
     """Site-relative, percent-encoded URL of a skill's folder (``skills/a/b/``)."""
-    return "skills/" + quote(skill_id, safe="/") + "/"
+    return url_of(f"skills/{skill_id}/")
 
 
 def source_links(config: SiteConfig, source_path: str) -> tuple[str | None, str | None]:
@@ -82,8 +83,8 @@ def source_links(config: SiteConfig, source_path: str) -> tuple[str | None, str 
     if not config.repo_url or source_path.startswith("../"):
         return None, None
     repo = config.repo_url.rstrip("/")
-    path = quote(source_path, safe="/")
-    branch = quote(config.branch, safe="")
+    path = url_of(source_path)
+    branch = quote(config.branch, safe="")  # one segment: a "/" in it is encoded
     return f"{repo}/blob/{branch}/{path}", f"{repo}/edit/{branch}/{path}"
 
 
@@ -266,7 +267,7 @@ def paged_manifest_files(data: dict[str, Any], entries: Sequence[ManifestEntry],
         digest.add_canonical(page.canonical)
         records.append(page.record)
     for entry in first:
-        yield entry_url(entry["id"]), compact_json(entry)
+        yield entry_path(entry["id"]), compact_json(entry)
     yield MANIFEST_NAME, compact_json(paged_root({**data, "digest": digest.value}, first, records))
 
 
@@ -275,7 +276,7 @@ def _page_files(number: int, entries: list[dict[str, Any]]) -> Generator[tuple[s
     rows, entry_files = [], []
     for entry in entries:
         body = compact_json(entry)
-        rel = entry_url(entry["id"])
+        rel = entry_path(entry["id"])
         yield rel, body
         entry_files.append((rel, sha256_hex(body)))
         rows.append({"id": entry["id"], "name": entry["name"], "sha256": entry_files[-1][1]})

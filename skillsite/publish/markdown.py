@@ -34,7 +34,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import markdown_it
 import mdit_py_plugins
@@ -44,6 +44,7 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
+from skillsite.agent.site_urls import url_of
 
 __all__ = ["LinkTargets", "MarkdownRenderer", "engine_version", "slugify", "resolve_link", "safe_url", "normalize_link"]
 
@@ -106,7 +107,7 @@ def _relative(from_id: str, target: str) -> str:
         rel += "/"
     if rel == "./" or rel == "./.":
         rel = "./"
-    return quote(rel, safe="/")
+    return url_of(rel)
 
 
 def resolve_link(href: str, skill_id: str, targets: LinkTargets) -> str | None:

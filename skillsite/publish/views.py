@@ -8,9 +8,9 @@ import re
 import shlex
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
-from urllib.parse import quote
 
 from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.site_urls import url_of
 from skillsite.publish.manifest import absolute
 from skillsite.publish.marketplace import MARKETPLACE_PATH, default_name
 from skillsite.publish.wellknown import LEGACY_DIR, listable, listed_entries
@@ -81,10 +81,10 @@ def active_files(entries: Iterable[ManifestEntry]) -> list[str]:
     entries = list(entries)
     urls = set()
     for entry in entries:
-        urls |= {entry.urls.files + quote(f.path, safe="/") for f in entry.files if _suffix(f.path) in ACTIVE_SUFFIXES}
+        urls |= {entry.urls.files + url_of(f.path) for f in entry.files if _suffix(f.path) in ACTIVE_SUFFIXES}
         urls |= {k.url for k in entry.knowledge if _suffix(k.path) in ACTIVE_SUFFIXES}
     for name, entry in listed_entries(entries).items():
-        urls |= {f"{LEGACY_DIR}/{quote(name)}/" + quote(f.path, safe="/") for f in entry.files
+        urls |= {url_of(f"{LEGACY_DIR}/{name}/{f.path}") for f in entry.files
                  if _suffix(f.path) in ACTIVE_SUFFIXES}
     return sorted(urls)
 
@@ -324,7 +324,7 @@ def metadata_rows(entry: ManifestEntry) -> list[tuple[str, str]]:
 
 def file_rows(entry: ManifestEntry) -> list[dict[str, Any]]:
     """Bundled files with their URLs relative to the skill's page."""
-    return [{"path": f.path, "url": quote(f.path, safe="/"), "bytes": f.bytes} for f in entry.files]
+    return [{"path": f.path, "url": url_of(f.path), "bytes": f.bytes} for f in entry.files]
 
 
 def ancestors(entry: ManifestEntry, entries: dict[str, ManifestEntry]) -> list[ManifestEntry]:

@@ -6,7 +6,10 @@ files is listed as ``skill-md`` (its raw SKILL.md); one with files as a determin
 ``.tar.gz`` archive with ``SKILL.md`` at its root: members sorted, fixed times and owners, no
 links, no ``./`` prefix, USTAR headers (which refuse a name too long instead of cutting it).
 v0.1 lists each skill's ``files``, which older installers fetch one by one from
-``.well-known/skills/<name>/<file>``: the same skills are listed, their files copied there.
+``.well-known/skills/<name>/<file>``: the same skills are listed, their files copied there,
+but a skill with a file those installers cannot fetch: they join each path into the URL as
+written, so a ``#``, ``?`` or ``%`` in it names another file (the `skills` installer then
+installs the skill without it).
 """
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ LEGACY_INDEX_PATH = f"{LEGACY_DIR}/index.json"
 ARCHIVE_DIR = ".well-known/agent-skills/archives"
 DISCOVERY_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+#: What a v0.1 reader cannot fetch in a file path it joins into a URL unencoded.
+LEGACY_UNFETCHABLE = re.compile(r"[#?%\\]")
 #: A fast level: archives are small text files, and a higher level takes three times the CPU
 #: for about a seventh fewer bytes.
 ARCHIVE_LEVEL = 2
@@ -91,7 +96,8 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str],
                     shown: dict[str, str]) -> tuple[dict[str, Any], list[Diagnostic]]:
     """The discovery index of the published ``entries`` (``archives``: site path -> sha256 of each
     archive made; ``shown``: each skill's SKILL.md path as diagnostics show it), and the notes
-    on skills it cannot list: a name listed already (SK212), a path too long for tar (SK010)."""
+    on skills it cannot list: a name listed already (SK212), a path too long for tar (SK010), a
+    file the legacy index cannot offer (SK014)."""
     listed: list[dict[str, str]] = []
     diags: list[Diagnostic] = []
     names: set[str] = set()
@@ -116,7 +122,17 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str],
         else:
             listed.append(discovery_entry(entry.name, entry.description, "skill-md",
                                           "../../" + entry.urls.skill_md, entry.sha256, canonical_version(entry.version)))
+        unfetchable = legacy_unfetchable(entry)
+        if too_long is None and unfetchable is not None:
+            diags.append(make("SK014", f"bundled file '{unfetchable}' holds '#', '?' or '%', which older installers "
+                                       "cannot fetch: skill listed in .well-known/agent-skills only, not in the legacy "
+                                       ".well-known/skills index", shown[entry.id]))
     return index_document(listed), diags
+
+
+def legacy_unfetchable(entry: ManifestEntry) -> str | None:
+    """The first bundled file of ``entry`` a v0.1 reader cannot fetch, or None."""
+    return next((f.path for f in entry.files if LEGACY_UNFETCHABLE.search(f.path)), None)
 
 
 def legacy_index(entries: Sequence[ManifestEntry], listed: dict[str, Any]) -> dict[str, Any]:
@@ -124,7 +140,8 @@ def legacy_index(entries: Sequence[ManifestEntry], listed: dict[str, Any]) -> di
     by_name = listed_entries(entries)
     return {"skills": [{"name": name, "description": by_name[name].description,
                         "files": ["SKILL.md", *(f.path for f in by_name[name].files)]}
-                       for name in (skill["name"] for skill in listed["skills"]) if name in by_name]}
+                       for name in (skill["name"] for skill in listed["skills"])
+                       if name in by_name and legacy_unfetchable(by_name[name]) is None]}
 
 
 def legacy_files(entries: Sequence[ManifestEntry], legacy: dict[str, Any]) -> list[tuple[str, str, str]]:

@@ -74,3 +74,27 @@ def test_mcp_without_the_package_says_how_to_install(site: Path, monkeypatch: py
     result = invoke("mcp", "--catalog", str(site))
     assert result.exit_code == 2
     assert "pip install 'skillsite[mcp]'" in result.output
+
+
+@pytest.mark.parametrize("spec, known, expected", [
+    ("changelog", set(), ("changelog", None)),
+    ("changelog@^1.2", set(), ("changelog", "^1.2")),
+    ("repos/owner@repo/x", set(), ("repos/owner@repo/x", None)),            # an id with '@': no range after a '/'
+    ("repos/owner@repo/x@~2.0", set(), ("repos/owner@repo/x", "~2.0")),
+    ("tools@2", {"tools@2"}, ("tools@2", None)),                             # a folder called so wins
+    ("tools@2", set(), ("tools", "2")),
+])
+def test_install_takes_ids_that_hold_an_at_sign(spec: str, known: set[str], expected: tuple[str, str | None]) -> None:
+    from skillsite.cli import install_spec
+
+    assert install_spec(spec, known) == expected
+
+
+@pytest.mark.parametrize("spec, message", [("pdf@", "nothing after '@'"), ("pdf@not a range!", "pdf@not a range!")])
+def test_install_refuses_a_range_that_does_not_parse(spec: str, message: str) -> None:
+    import click
+
+    from skillsite.cli import install_spec
+
+    with pytest.raises(click.BadParameter, match=message):
+        install_spec(spec, set())
