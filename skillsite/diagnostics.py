@@ -99,6 +99,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK225", "error", "dependency cycle"),
     ("SK226", "error", "dependency is not `name` or `name@range`"),
     ("SK227", "warning", "version is not a semantic version"),
+    ("SK228", "warning", "tags written as a list inside a string"),
     # body
     ("SK301", "warning", "body longer than 500 lines"),
     ("SK302", "warning", "body longer than about 5,000 tokens"),

@@ -29,7 +29,7 @@ from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
                                      duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
-                                     trigger_diagnostics)
+                                     tags_diagnostics, trigger_diagnostics)
 from skillsite.source.codex_interface import CODEX_FILE, read_codex_file
 from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, resolve_dependencies,
                                            syntax_diagnostics)
@@ -96,6 +96,7 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
             *schema_diagnostics(fm, profile, src.display_path, lines),
             *name_diagnostics(fm, src, profile, lines),
             *allowed_tools_diagnostics(fm, src, lines),
+            *tags_diagnostics(fm, src, lines),
             *control_char_diagnostics(fm, src, lines),
             *trigger_diagnostics(fm, src, lines),
             *self_conflict_diagnostics(parsed),

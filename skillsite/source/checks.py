@@ -1,4 +1,4 @@
-"""The checks a schema cannot express: name against folder, allowed-tools' form, control
+"""The checks a schema cannot express: name against folder, allowed-tools' and tags' form, control
 characters, triggers, a skill conflicting with itself, body size, and names shared by several
 skills."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from skillsite.agent.triggers import trigger_problems
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.models import ParsedSkill, SourceFile
-from skillsite.source.skill import has_top_level_comma, normalise_allowed_tools, skill_name
+from skillsite.source.skill import has_top_level_comma, list_in_string, normalise_allowed_tools, skill_name
 
 MAX_BODY_LINES = 500
 MAX_BODY_TOKENS = 5000
@@ -49,6 +49,16 @@ def allowed_tools_diagnostics(fm: dict[str, Any], src: SourceFile,
         return [make("SK211", f"allowed-tools is comma-separated; the specification wants spaces: "
                               f"'{normal}'", src.display_path, *where)]
     return []
+
+
+def tags_diagnostics(fm: dict[str, Any], src: SourceFile, key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
+    """SK228 for tags written as a list inside a string (read as that list)."""
+    items = list_in_string(fm.get("tags"))
+    if items is None:
+        return []
+    listed = ", ".join(item for item in items if item)
+    return [make("SK228", f"tags is a list written inside a string; read as the tags {listed!r}: write a YAML "
+                          f"list (tags: [{listed}])", src.display_path, *key_lines.get("tags", (1, 1)))]
 
 
 def control_char_diagnostics(fm: dict[str, Any], src: SourceFile,

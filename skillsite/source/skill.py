@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import json
 import re
 from typing import Any, Iterable, Sequence
 
@@ -81,9 +82,25 @@ def _unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
+#: Around a tag in a comma-separated string that was meant as a list: brackets and quotes.
+_TAG_WRAPPING = "[]\"' \t"
+
+
+def list_in_string(value: Any) -> list[str] | None:
+    """The items of a list written inside a string (``'["a", "b"]'``, ``"[a, b]"``), as the
+    wild writes tags; None for any other value."""
+    if not isinstance(value, str) or not (value.strip().startswith("[") and value.strip().endswith("]")):
+        return None
+    try:
+        items = json.loads(value)
+    except ValueError:
+        items = value.strip()[1:-1].split(",")
+    return [str(item).strip(_TAG_WRAPPING) for item in items] if isinstance(items, list) else None
+
+
 def _tags(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
-        value = value.split(",")
+        value = list_in_string(value) or [part.strip(_TAG_WRAPPING) for part in value.split(",")]
     if not isinstance(value, list):
         return ()
     return _unique(t.strip() for t in value if isinstance(t, str) and t.strip())

@@ -187,3 +187,22 @@ def test_skills_checked_by_workers_share_discovery_s_source_objects(tmp_path):
         reading = read_catalog([tmp_path], found=found, jobs=2, cache=cache)
         assert len(reading.skills) == len(found.sources)
         assert all(skill.source is source for skill, source in zip(reading.skills, found.sources))
+
+
+def test_tags_written_as_a_list_inside_a_string_are_read_as_that_list(tmp_path):
+    """Real skills write ``tags: '["development", "expert"]'``: the tags are the list it spells
+    (SK228 says to write a YAML list), never '["development"' and '"expert"]'."""
+    write_skill(tmp_path, "json-list", 'name: json-list\ndescription: Does a thing. Use when testing.\n'
+                                     'tags: \'["development", "expert", "i18n"]\'\n')
+    write_skill(tmp_path, "flow-list", "name: flow-list\ndescription: Does a thing. Use when testing.\n"
+                                     "tags: \"[dev, 'ops']\"\n")
+    write_skill(tmp_path, "commas", "name: commas\ndescription: Does a thing. Use when testing.\ntags: a, \"b\"\n")
+    write_skill(tmp_path, "broken", "name: broken\ndescription: Does a thing. Use when testing.\n"
+                                  "tags: '[\"unclosed, x]'\n")
+    reading = read_catalog([tmp_path])
+    tags = {s.id: s.tags for s in reading.skills}
+    assert tags == {"json-list": ("development", "expert", "i18n"), "flow-list": ("dev", "ops"),
+                    "commas": ("a", "b"), "broken": ("unclosed", "x")}
+    sk228 = sorted(d.path.split("/")[-2] for d in reading.diagnostics if d.code == "SK228")
+    assert sk228 == ["broken", "flow-list", "json-list"]
+    assert all(d.line == 4 for d in reading.diagnostics if d.code == "SK228")
