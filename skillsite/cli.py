@@ -284,16 +284,24 @@ class Progress:
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where the whole list goes when the output is summarised [default: diagnostics.json in the "
                    "cache folder].")
+@click.option("--sign-key", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Sign the catalog with this Ed25519 key (`skillsite keys new`) [default: the key text in "
+                   "$SKILLSITE_SIGNING_KEY, if set].")
+@click.option("--rotate-from", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="The key the catalog was signed with so far: hand trust over from it to --sign-key.")
+@click.option("--expires", default=None, metavar="DURATION",
+              help="How long the signatures hold (30d, 12h, 90s) [default: signing.expires, else 30d].")
 def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict: bool | None, keep_going: bool,
           force: bool, profile: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...],
           base_url: str | None, title: str | None, templates: str | None, fmt: str | None, jobs: int | None,
           cache_dir: Path | None, no_cache: bool, quiet: bool, wait: bool, everything: bool,
-          report: Path | None) -> None:
+          report: Path | None, sign_key: Path | None, rotate_from: Path | None, expires: str | None) -> None:
     """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
     from skillsite.cache import CacheNotSaved
     from skillsite.publish.build import STAGES, build as run_build
     from skillsite.publish.interrupt import builds_end_on_signals
     from skillsite.publish.lock import OutputBusy
+    from skillsite.publish.signing import SigningError, duration_text
     from skillsite.publish.staging import OutputError
     from skillsite.publish.views import human_bytes
 
@@ -308,12 +316,16 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
         if not root.is_dir():
             raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
     cache = None if no_cache else (cache_dir or out.absolute().parent / ".skillsite-cache")
+    signing = signing_or_exit(sign_key, rotate_from, expires, config)
     reporter = None if quiet else Progress(sys.stderr, STAGES)
     try:
         with builds_end_on_signals():
             result = run_build(roots, out, config, keep_going=keep_going, force=force, jobs=jobs, cache_dir=cache,
                                progress=reporter.start if reporter else None, wait=wait,
-                               on_wait=lambda text: click.echo(f"skillsite: {text}", err=True))
+                               on_wait=lambda text: click.echo(f"skillsite: {text}", err=True), signing=signing)
+    except SigningError as exc:
+        click.echo(f"skillsite: {exc}; {out} was left as it was", err=True)
+        sys.exit(EXIT_USAGE)
     except OutputError as exc:
         click.echo(f"skillsite: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -339,12 +351,28 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
                    f"{human_bytes(result.output_bytes)} in {result.seconds:.2f} s")
         if result.budget:
             click.echo(budget_line(result.budget))
+        if signing is not None:
+            click.echo(f"Signed with {signing.key.public.text} (tuf/; valid {duration_text(signing.expires)})")
     else:
         click.echo(f"Build failed: {counts}; {out} was left as it was ({_failure_advice(result, config.strict)})",
                    err=True)
     if nothing_found(result.diagnostics):
         sys.exit(EXIT_NO_SKILLS)
     sys.exit(0 if result.ok and not (config.strict and result.warnings) else EXIT_SKILLS)
+
+
+def signing_or_exit(sign_key: Path | None, rotate_from: Path | None, expires: str | None, config):
+    """The build's :class:`~skillsite.publish.signing.Signing` (None: unsigned); exit 2 saying why it
+    cannot be had (never showing the key)."""
+    from skillsite.publish.signing import SigningError, signing_of
+
+    try:
+        return signing_of(sign_key, rotate_from, expires, config.signing, dict(os.environ))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--expires") from None
+    except SigningError as exc:
+        click.echo(f"skillsite: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
 
 
 def _failure_advice(result, strict: bool) -> str:
@@ -421,7 +449,11 @@ def _catalog_options(default: str | None, *, with_catalog: bool = True):
             func = click.option("--catalog", "source", default=default, show_default=default is not None,
                                 metavar="PATH_OR_URL",
                                 help=f"Built site folder, path to its skills.json, or http(s) URL of one.{where}")(func)
-        # kept in the context (not a parameter of every command): only open_catalog_or_exit reads it
+        # kept in the context (not a parameter of every command): only open_catalog_or_exit reads them
+        func = click.option("--trusted-key", "trusted_keys", multiple=True, metavar="KEY", expose_value=False,
+                            callback=lambda ctx, _param, value: ctx.meta.__setitem__("trusted_keys", value),
+                            help="Refuse the catalog unless it is signed by KEY (ed25519:<base64>; repeatable) "
+                                 "[default: $SKILLSITE_TRUSTED_KEYS, comma-separated].")(func)
         func = click.option("--max-risk", type=click.Choice(["none", "low", "medium", "high"]), default="medium",
                             show_default=True, expose_value=False, is_eager=True,
                             callback=lambda ctx, _param, value: ctx.meta.__setitem__("max_risk", value),
@@ -440,14 +472,17 @@ def open_catalog_or_exit(source: str, cache_dir: Path | None, timeout: float, al
 
     from skillsite.loader import Catalog, LoaderError, LoaderWarning
 
+    meta = click.get_current_context().meta
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoaderWarning)
         try:
             catalog = Catalog.open(source, cache_dir=cache_dir, timeout=timeout, allowed_hosts=allowed_hosts or None,
-                                   max_risk=click.get_current_context().meta.get("max_risk", "medium"))
+                                   max_risk=meta.get("max_risk", "medium"), trusted_keys=meta.get("trusted_keys") or None)
         except LoaderError as exc:
             click.echo(f"skillsite: {loader_error_text(exc)}", err=True)
             sys.exit(1)
+        except ValueError as exc:  # a trusted key that is no key
+            raise click.BadParameter(str(exc), param_hint="--trusted-key / $SKILLSITE_TRUSTED_KEYS") from None
     for warning in caught:
         click.echo(f"skillsite: warning: {warning.message}", err=True)
     return catalog
@@ -828,6 +863,103 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
         if not code and target not in changed:
             click.echo(_printable(f"{target}: {_version_text(after.skills[target])}, up to date"))
     sys.exit(1 if failed else 0)
+
+
+# ---------------------------------------------------------------- signed catalogs: keys, verify
+
+
+@main.group()
+def keys() -> None:
+    """Make and show the Ed25519 keys that sign a catalog (`skillsite build --sign-key`)."""
+
+
+@keys.command("new")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where to write the private key (PEM, readable by you alone); an existing file is never replaced.")
+def keys_new(out: Path) -> None:
+    """Make a signing key; print its public key (ed25519:<base64>) as the last line."""
+    from skillsite.publish.signing import SigningError, new_key_file
+
+    try:
+        public = new_key_file(out)
+    except FileExistsError:
+        click.echo(f"skillsite: {out} exists; refusing to replace a key (choose another file)", err=True)
+        sys.exit(EXIT_USAGE)
+    except SigningError as exc:
+        click.echo(f"skillsite: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except OSError as exc:
+        click.echo(f"skillsite: {describe_os_error(exc)}", err=True)
+        sys.exit(EXIT_ENVIRONMENT)
+    click.echo(f"Wrote the private key to {out} (mode 0600): keep it secret, e.g. as a CI secret for "
+               "$SKILLSITE_SIGNING_KEY. Agents pin the public key:")
+    click.echo(public.text)
+
+
+@keys.command("public")
+@click.argument("key_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def keys_public(key_file: Path) -> None:
+    """Print the public key (ed25519:<base64>) of the private key in FILE."""
+    from skillsite.publish.signing import SigningError, SigningKey
+
+    try:
+        click.echo(SigningKey.from_file(key_file).public.text)
+    except SigningError as exc:
+        click.echo(f"skillsite: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
+@main.command()
+@click.argument("source", metavar="CATALOG")
+@click.option("--trusted-key", "trusted_keys", multiple=True, metavar="KEY",
+              help="The key the catalog must be signed by (repeatable) [default: $SKILLSITE_TRUSTED_KEYS; "
+                   "else the key the catalog names, which proves it consistent, not authentic].")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              help="Seconds allowed for each request.")
+def verify(source: str, trusted_keys: tuple[str, ...], as_json: bool, timeout: float) -> None:
+    """Check a signed catalog (a site folder or its URL) whole: its signed metadata, then every
+    file and release against the digests that pin them. Exit 0 when all hold, 1 otherwise."""
+    import json
+    import tempfile
+
+    from skillsite.agent.trust_keys import keys_from_environment, read_keys
+    from skillsite.agent.verify import check_files, named_keys, refused
+    from skillsite.loader import Catalog, LoaderError
+
+    try:
+        keys = read_keys(trusted_keys) if trusted_keys else keys_from_environment()
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--trusted-key") from None
+    with tempfile.TemporaryDirectory(prefix="skillsite-verify-") as cache:  # never the user's trust records
+        try:
+            if not keys:
+                unchecked = Catalog.open(source, cache_dir=cache, timeout=timeout, trusted_keys=())
+                keys = named_keys(unchecked.manifest, unchecked.location)
+            catalog = Catalog.open(source, cache_dir=cache, timeout=timeout, max_risk="high",
+                                   trusted_keys=[k.text for k in keys])
+            report = check_files(catalog)
+        except (LoaderError, ValueError) as exc:
+            report = refused(str(source), exc)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
+    else:
+        for line in verify_lines(report):
+            click.echo(_printable(line))
+    sys.exit(0 if report.ok else 1)
+
+
+def verify_lines(report) -> list[str]:
+    """``skillsite verify``'s report for people."""
+    lines = [f"catalog: {report.catalog}"]
+    if report.signed is not None:
+        signed = report.signed
+        lines += [f"key: {', '.join(k.text for k in signed.keys)}", f"version: {signed.version}",
+                  f"expires: {signed.expires.isoformat().replace('+00:00', 'Z')}", f"root version: {signed.root_version}"]
+    lines += [f"FAILED {path}: {reason}" for path, reason in report.failures]
+    lines.append(f"{counted(report.checked, 'file')} checked: " + ("all hold" if report.ok else
+                                                                  f"{counted(len(report.failures), 'failure')}"))
+    return lines
 
 
 from skillsite.audit.command import audit as audit_command  # noqa: E402  (its body lives in skillsite.audit)

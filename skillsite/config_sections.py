@@ -1,5 +1,5 @@
 """The sections of ``skillsite.yml`` that have a shape of their own (``audit``,
-``marketplace``): what is wrong with a value, in one sentence, or None.
+``marketplace``, ``signing``): what is wrong with a value, in one sentence, or None.
 
 Kept apart from :mod:`skillsite.config` so that publishing (the marketplace file) and the
 configuration share the marketplace's naming rules without the configuration importing
@@ -8,6 +8,7 @@ publishing.
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 #: ``audit.fail_on``: the least severe finding that fails a build (never: none does).
@@ -72,3 +73,32 @@ def audit_problem(value: Any) -> str | None:
         return f"'audit.fail_on' must be one of {', '.join(FAIL_ON)}, not {value.get('fail_on')!r}"
     _, problems = parse_suppressions({"ignore": value.get("ignore")} if "ignore" in value else None)
     return "; ".join(problems) or None
+
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+SIGNING_KEYS = ("expires",)
+
+
+def parse_duration(text: str) -> timedelta:
+    """``30d``, ``12h``, ``15m``, ``90s`` or ``2w``; ValueError for anything else."""
+    match = _DURATION.match(str(text))
+    if match is None or int(match.group(1)) == 0:
+        raise ValueError(f"{text!r} is not a duration such as 30d, 12h, 15m or 90s")
+    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+
+
+def signing_problem(value: Any) -> str | None:
+    """What is wrong with the ``signing`` value of ``skillsite.yml`` (``expires``), or None."""
+    if not isinstance(value, dict):
+        return "'signing' must be a mapping: {expires: 30d}"
+    unknown = sorted(set(map(str, value)) - set(SIGNING_KEYS))
+    if unknown:
+        return (f"'signing' has unknown keys: {', '.join(unknown)} (known: {', '.join(SIGNING_KEYS)}; the key itself "
+                "comes from --sign-key or $SKILLSITE_SIGNING_KEY, never from this file)")
+    if "expires" in value:
+        try:
+            parse_duration(value["expires"])
+        except ValueError as exc:
+            return f"'signing.expires': {exc}"
+    return None

@@ -36,8 +36,8 @@ from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import (CatalogFormatError, DependencyError, DestinationExistsError, FetchError,
                                     HTTPStatusError, InstallError, IntegrityError, LoaderError, LoaderWarning,
                                     LockFileError, MissingToolsError, MissingToolsWarning, NotFoundError,
-                                    RedirectError, RiskError, StaleCatalogWarning, TooLargeError, UnsafePathError,
-                                    UnsupportedVersionError)
+                                    RedirectError, RiskError, StaleCatalogWarning, TooLargeError, TrustError,
+                                    UnsafePathError, UnsupportedVersionError)
 from skillsite.agent.fetch import Fetcher, read_local
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, Needs, PlannedSkill, label, plan_install
 from skillsite.agent.installed import installed_digest
@@ -58,6 +58,9 @@ from skillsite.agent.status import SkillStatus, catalog_status, ineligibility
 from skillsite.agent.store import LoaderCache, default_cache_dir, write_atomically
 from skillsite.agent.tools import POLICIES, Decision, SkillSession, ToolCheck, tool_check, tool_matches
 from skillsite.agent.triggers import fired_triggers
+from skillsite.agent.trust import SignedCatalog, TrustStore
+from skillsite.agent.trust_keys import PublicKey, keys_from_environment, read_keys as read_trusted_keys
+from skillsite.agent.trust_policy import check_signature, site_getter
 from skillsite.agent.versions import Release, VersionsFile, parse_dependencies, parse_versions
 from skillsite.folders import remove_path, rename_no_replace, replace_folder
 from skillsite.paths import user_cache_root
@@ -77,7 +80,7 @@ __all__ = [
     "SkillSession", "POLICIES", "tool_matches", "ineligible_reasons", "current_platform", "skill_body",
     "default_cache_dir", "user_cache_root", "write_atomically", "DEFAULT_TIMEOUT", "DEFAULT_MAX_BYTES",
     "LoaderError", "FetchError", "HTTPStatusError", "RedirectError", "TooLargeError", "CatalogFormatError",
-    "UnsupportedVersionError", "IntegrityError", "NotFoundError", "UnsafePathError", "DestinationExistsError",
+    "UnsupportedVersionError", "IntegrityError", "TrustError", "NotFoundError", "UnsafePathError", "DestinationExistsError",
     "InstallError", "DependencyError", "LockFileError", "Release",
     "RiskError", "DEFAULT_MAX_RISK",
     "MissingToolsError", "LoaderWarning", "StaleCatalogWarning", "MissingToolsWarning",
@@ -117,10 +120,14 @@ def _manifest_url(url: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
 
-def _fetch_manifest(url: str, fetcher: Fetcher, cache: LoaderCache) -> tuple[dict[str, Any], str, str]:
-    """A remote manifest, its final URL and how it was had (fetched, not-modified, offline)."""
+def _fetch_manifest(url: str, fetcher: Fetcher, cache: LoaderCache, revalidate: bool = True
+                    ) -> tuple[dict[str, Any], bytes, str, str]:
+    """A remote manifest, its bytes, its final URL and how it was had (fetched, not-modified,
+    offline); ``revalidate`` false: fetched whole, whatever the cache holds."""
     cached = cache.read_manifest(url)
     headers: dict[str, str] = {}
+    if not revalidate:
+        cached = None
     if cached and cached[1].get("etag"):
         headers["If-None-Match"] = cached[1]["etag"]
     if cached and cached[1].get("last_modified"):
@@ -132,15 +139,15 @@ def _fetch_manifest(url: str, fetcher: Fetcher, cache: LoaderCache) -> tuple[dic
             raise
         warnings.warn(StaleCatalogWarning(f"{exc}; using the cached copy from {_age(cached[1])} ago"),
                       stacklevel=3)
-        return parse_manifest(cached[0], url), cached[1].get("final_url") or url, "offline"
+        return parse_manifest(cached[0], url), cached[0], cached[1].get("final_url") or url, "offline"
     if response.status == 304:
         if cached is None:
             raise HTTPStatusError(url, 304, "Not Modified to an unconditional request")
         cache.touch_manifest(url, cached[1])
-        return parse_manifest(cached[0], url), cached[1].get("final_url") or url, "not-modified"
+        return parse_manifest(cached[0], url), cached[0], cached[1].get("final_url") or url, "not-modified"
     manifest = parse_manifest(response.body, url)
     cache.write_manifest(url, response)
-    return manifest, response.url, "fetched"
+    return manifest, response.body, response.url, "fetched"
 
 
 def _age(meta: dict[str, Any]) -> str:
@@ -179,13 +186,16 @@ class Catalog:
         self._index: SearchIndex | ShardedIndex | None = None
         self._entries: dict[str, ManifestEntry] = {}
         self._histories: dict[str, VersionsFile | None] = {}
+        #: the signed metadata the catalog was accepted with (None: not signed, or read without a policy)
+        self.signed: SignedCatalog | None = None
 
     # -- opening
 
     @classmethod
     def open(cls, source: str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None,
              timeout: float = DEFAULT_TIMEOUT, max_bytes: int = DEFAULT_MAX_BYTES,
-             allowed_hosts: Iterable[str] | None = None, max_risk: str = DEFAULT_MAX_RISK) -> Catalog:
+             allowed_hosts: Iterable[str] | None = None, max_risk: str = DEFAULT_MAX_RISK,
+             trusted_keys: Iterable[str] | None = None) -> Catalog:
         """Open a catalog from an http(s) URL of skills.json (or of the site: a URL whose path
         does not end in ``.json`` is a folder, its ``skills.json`` is read), a path to one, or a site folder.
 
@@ -197,6 +207,11 @@ class Catalog:
         contacted, redirects included.  ``max_risk`` (``none``, ``low``, ``medium``, ``high``)
         is the highest audit risk of a skill this catalog loads, installs or offers;
         ``"high"`` allows everything.
+
+        ``trusted_keys`` (``ed25519:<base64>``; default: ``$SKILLSITE_TRUSTED_KEYS``): the catalog
+        must be signed by one of them, or by a key one of them handed trust to.  Without any, a
+        remote catalog this cache accepted signed must stay so (trust on first use).  A catalog
+        that fails is refused with :class:`TrustError` (:mod:`skillsite.agent.trust_policy`).
         """
         if timeout <= 0 or max_bytes <= 0:
             raise ValueError("timeout and max_bytes must be positive")
@@ -204,15 +219,38 @@ class Catalog:
             allowed_hosts = [allowed_hosts]
         hosts = None if allowed_hosts is None else frozenset(h.lower().strip() for h in allowed_hosts)
         fetcher = Fetcher(timeout, max_bytes, hosts)
+        keys = keys_from_environment() if trusted_keys is None else read_trusted_keys(trusted_keys)
         kind, where = _classify_source(source)
         if kind == "path":
-            manifest = parse_manifest(read_local(Path(where), max_bytes), where)
-            return cls(manifest, where, remote=False, status="local", fetcher=fetcher, cache=None,
-                       max_bytes=max_bytes, max_risk=max_risk)
+            raw = read_local(Path(where), max_bytes)
+            manifest = parse_manifest(raw, where)
+            catalog = cls(manifest, where, remote=False, status="local", fetcher=fetcher, cache=None,
+                          max_bytes=max_bytes, max_risk=max_risk)
+            if keys:
+                catalog._trust(raw, TrustStore(None), keys)
+            return catalog
         cache = LoaderCache(Path(cache_dir) if cache_dir is not None else default_cache_dir())
-        manifest, final_url, status = _fetch_manifest(where, fetcher, cache)
-        return cls(manifest, final_url, remote=True, status=status, fetcher=fetcher, cache=cache,
-                   max_bytes=max_bytes, max_risk=max_risk)
+        manifest, raw, final_url, status = _fetch_manifest(where, fetcher, cache)
+        catalog = cls(manifest, final_url, remote=True, status=status, fetcher=fetcher, cache=cache,
+                      max_bytes=max_bytes, max_risk=max_risk)
+        store = TrustStore(cache.trust_folder(where))
+        try:
+            catalog._trust(raw, store, keys)
+        except TrustError:
+            if status == "fetched":
+                raise
+            # the cached skills.json may predate the signed metadata (a 304 from a stale cache)
+            manifest, raw, final_url, status = _fetch_manifest(where, fetcher, cache, revalidate=False)
+            catalog = cls(manifest, final_url, remote=True, status=status, fetcher=fetcher, cache=cache,
+                          max_bytes=max_bytes, max_risk=max_risk)
+            catalog._trust(raw, store, keys)
+        return catalog
+
+    def _trust(self, raw: bytes, store: TrustStore, keys: tuple[PublicKey, ...]) -> None:
+        """Check the catalog's signature as its policy asks (``self.signed``: what was accepted;
+        None: an unsigned catalog read without a policy); TrustError when it fails."""
+        get = site_getter(self.location, self.remote, self._fetcher, self._max_bytes)
+        self.signed = check_signature(self.manifest, raw, get, store, keys, self.location)
 
     # -- lookup
 
@@ -357,15 +395,37 @@ class Catalog:
         except TooLargeError:
             if size is None or size >= self._max_bytes:
                 raise
-            raise IntegrityError(f"{what} is larger than the {size:,} bytes the catalog records; refusing it",
+            raise self._mismatch(f"{what} is larger than the {size:,} bytes the catalog records; refusing it",
                                  sha) from None
         actual = hashlib.sha256(data).hexdigest()
         if actual != sha:
-            raise IntegrityError(f"{what} does not match the catalog: sha256 is {actual}, the manifest says {sha}; "
+            raise self._mismatch(f"{what} does not match the catalog: sha256 is {actual}, the manifest says {sha}; "
                                  "refusing it", sha, actual)
         if self._cache:
             self._cache.put_object(sha, data)
         return data
+
+    def verified_file(self, url: str, sha256: str, what: str) -> bytes:
+        """A site file (by its site-relative URL) whose sha256 must be ``sha256``."""
+        return self._fetch_verified(url, sha256, None, what)
+
+    def site_file(self, path: str) -> bytes:
+        """A file of the site by its path, as published, unchecked (for auditors such as
+        ``skillsite verify``, which check it themselves); FetchError when the site has none."""
+        data = site_getter(self.location, self.remote, self._fetcher, self._max_bytes)(path)
+        if data is None:
+            raise NotFoundError(f"{self.location}: the site has no {path}")
+        return data
+
+    def entry_files(self) -> list[tuple[str, str, str]]:
+        """(id, site-relative URL, sha256) of every entry file of a paged catalog ([] for a whole one)."""
+        return self._source.entry_files()
+
+    def _mismatch(self, message: str, expected: str, actual: str = "") -> IntegrityError:
+        """The error of a file that is not the one the catalog pins: a TrustError in a signed catalog."""
+        if self.signed is not None:
+            return TrustError(f"{message} (a file of another build, or altered)", self.location)
+        return IntegrityError(message, expected, actual)
 
     def _skill_md(self, entry: ManifestEntry) -> bytes:
         size = entry.size.bytes if entry.size is not None else None

@@ -84,8 +84,14 @@ class CatalogEntries:
         return [(e["id"], e["name"]) for e in self.root] + [
             (skill_id, row[0]) for r in self.records for skill_id, row in self._indexes[r.page].items()]
 
+    def entry_files(self) -> list[tuple[str, str, str]]:
+        """(id, site-relative URL, sha256) of every entry file, as the indexes pin them."""
+        self._names()  # every index read
+        return [(skill_id, entry_url(skill_id), row[1]) for r in self.records
+                for skill_id, row in self._indexes[r.page].items()]
+
     def _page(self, record: PageRecord) -> list[dict[str, Any]]:
-        where = f"page {record.page} of {self._where}"
+        where = f"page {record.page} ({record.entries.url}) of {self._where}"
         return parse_page(self._fetch(record.entries.url, record.entries.sha256, record.entries.bytes, where),
                           record, where)
 
@@ -96,7 +102,7 @@ class CatalogEntries:
         return self._indexes[record.page]
 
     def _fetch_index(self, record: PageRecord) -> dict[str, tuple[str, str]]:
-        where = f"the index of page {record.page} of {self._where}"
+        where = f"the index of page {record.page} ({record.index.url}) of {self._where}"
         return parse_index(self._fetch(record.index.url, record.index.sha256, record.index.bytes, where),
                            record, where)
 

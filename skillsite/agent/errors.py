@@ -66,6 +66,17 @@ class IntegrityError(LoaderError):
         self.actual = actual
 
 
+class TrustError(IntegrityError):
+    """A signed catalog cannot be trusted: no signature where one is required, a bad or unknown
+    signature, expired metadata, a version older than one already accepted (rollback), a file the
+    signed metadata does not pin, or a key change without a rotation.  Nothing it holds is used."""
+
+    def __init__(self, message: str, catalog: str = "") -> None:
+        super().__init__(f"{catalog}: {message}" if catalog else message)
+        self.catalog = catalog
+        self.reason = message
+
+
 class RiskError(LoaderError):
     """The audit rated a skill above the catalog's ``max_risk``: it is not loaded, installed or offered."""
 

@@ -54,6 +54,10 @@ class LoaderCache:
     def _slot(self, url: str) -> Path:
         return self.root / "catalogs" / hashlib.sha256(url.encode("utf-8")).hexdigest()[:32]
 
+    def trust_folder(self, url: str) -> Path:
+        """Where the signed metadata accepted for the catalog at ``url`` is kept (:mod:`.trust`)."""
+        return self._slot(url) / "trust"
+
     def _object(self, sha: str) -> Path:
         return self.root / "objects" / sha[:2] / sha
 

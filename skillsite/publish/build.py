@@ -1,7 +1,7 @@
 """``skillsite build``: read every skill, then publish the catalog atomically.
 
     discover -> nothing changed? stop -> read and check -> publish each skill (and the search
-    indexes beside them) -> skills.json, discovery index, XML block -> pages -> commit
+    indexes beside them) -> skills.json, discovery index, XML block -> pages -> sign -> commit
 
 This module runs the build up to the no-op check; :mod:`skillsite.publish.pipeline` does the
 rest, when there is work to do.  Nothing is written when the build fails (errors, or warnings
@@ -23,6 +23,7 @@ from skillsite.config import SiteConfig
 from skillsite.models import CatalogReading
 from skillsite.publish.lock import cache_lock, output_lock
 from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result
+from skillsite.publish.signing import Signing, resign_due
 from skillsite.publish.staging import check_target, clear_remains
 from skillsite.publish.state import NO_INPUTS, load_state, racy_since, read_inputs
 from skillsite.source.discover import discover
@@ -35,7 +36,8 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
           keep_going: bool = False, force: bool = False, strict: bool | None = None,
           base: str | None = None, jobs: int | None = None, cache_dir: Path | None = None,
           progress: Callable[[str], None] | None = None, wait: bool = True,
-          on_wait: Callable[[str], None] | None = None, always_publish: bool = False) -> BuildResult:
+          on_wait: Callable[[str], None] | None = None, always_publish: bool = False,
+          signing: Signing | None = None) -> BuildResult:
     """Read every skill under ``sources`` and publish the catalog into ``out``.
 
     ``jobs`` processes parse, check, render and write (default: every core); ``cache_dir``
@@ -43,6 +45,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     One build at a time writes ``out`` (and uses ``cache_dir``): another one waits (``on_wait`` is told
     why), or with ``wait`` false raises :class:`~skillsite.publish.lock.OutputBusy`.
     ``always_publish``: publish even when nothing changed since the last build (``serve`` does, once).
+    ``signing``: sign the catalog (TUF metadata in ``tuf/``: :mod:`skillsite.publish.signing`).
     Raises :class:`~skillsite.publish.staging.OutputError` when ``out`` is not ours to replace,
     and OSError (naming the path) when the output or the cache cannot be written.
     """
@@ -56,7 +59,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
             held.enter_context(cache_lock(cache_dir, wait, on_wait))
         plan = BuildPlan(tuple(Path(s) for s in sources), out, config, keep_going,
                          config.strict if strict is None else strict, base or _project_folder(config),
-                         jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())))
+                         jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())), signing)
         return _build(plan, stage, always_publish)
 
 
@@ -70,7 +73,8 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
         if plan.cache_dir is not None else NO_INPUTS
     if state is not None and not always_publish:
         with stage("unchanged"):
-            unchanged = state.unchanged(inputs.digest, plan.out)
+            unchanged = state.unchanged(inputs.digest, plan.out) and not (
+                plan.signing is not None and resign_due(plan.out, plan.signing, plan.cache_dir))
         if unchanged:
             reading = CatalogReading(found.sources, (), (), state.diagnostics)
             return build_result(True, plan, reading, state.published, state.skipped, state.diagnostics,

@@ -33,6 +33,7 @@ from skillsite.search.terms import search_fields
 from skillsite.source.schema import load_schema
 
 MANIFEST_FILE = "skills.json"
+TUF_SCHEMA_FILE = "tuf.schema.json"
 AVAILABLE_SKILLS_FILE = "available_skills.xml"
 
 
@@ -112,6 +113,8 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     as skills.json is written)."""
     digest_of_entries = write_manifest(staging, config, manifest, pages)
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
+    if manifest.get("signing"):
+        staging.write(TUF_SCHEMA_FILE, indented_json(load_schema(TUF_SCHEMA_FILE)))
     staging.write(INDEX_PATH, indented_json(discovery))
     ordered = prompt_order(manifest["skills"])
     block = available_skills_xml(ordered, [absolute(config, e.urls.skill_md) for e in ordered],

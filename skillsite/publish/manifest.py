@@ -306,11 +306,14 @@ def indented_json(data: Any) -> bytes:
 
 
 def manifest(entries: Sequence[ManifestEntry], config: SiteConfig, left_out: int,
-             generated_at: str | None, search: dict[str, Any] | None, digest: str | None = None) -> dict[str, Any]:
+             generated_at: str | None, search: dict[str, Any] | None, digest: str | None = None,
+             signing: dict[str, Any] | None = None) -> dict[str, Any]:
     """The whole ``skills.json`` object, its ``skills`` typed (:func:`manifest_bytes` writes it);
-    ``digest``: the :func:`catalog_digest` of the entries (None: set once they are written)."""
+    ``digest``: the :func:`catalog_digest` of the entries (None: set once they are written);
+    ``signing``: where a signed catalog's metadata is and its key (a signed build only)."""
     skills = list(entries)
     vis = [e.visibility for e in skills]
+    signed = {} if signing is None else {"signing": signing}
     return {
         "$schema": SCHEMA_FILE,
         "format": FORMAT,
@@ -319,6 +322,7 @@ def manifest(entries: Sequence[ManifestEntry], config: SiteConfig, left_out: int
         "generated_at": generated_at,
         "site": {"title": config.title, "description": config.description, "base_url": config.base_url,
                  "repo_url": config.repo_url, "branch": config.branch},
+        **signed,
         "digest": digest,
         "counts": {
             "skills": len(skills),

@@ -42,8 +42,8 @@ from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.templates import make_environment, templates_digest, write_assets
 from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, card_tags, catalog_install_lines,
                                      collect_tags, file_rows, headers_file, hidden_note, install_snippets,
-                                     listing_url, metadata_rows, page_count, page_items, pager, risk_pages, root_of,
-                                     version_rows)
+                                     listing_url, metadata_rows, page_count, page_items, pager, pin_snippets, risk_pages,
+                                     root_of, version_rows)
 from skillsite.workers import Workers
 
 HOME_TAG_CHIPS = 30
@@ -76,6 +76,7 @@ class SitePages:
     entry_keys: Mapping[str, str | None] = field(default_factory=dict)
     templates_key: str = field(init=False)
     site_key: str = field(init=False)   # what every page shows of the site, its templates and assets
+    signing: dict[str, str] | None = field(init=False)   # a signed catalog's key and how to pin it
     entries: dict[str, ManifestEntry] = field(init=False)
     listed: list[ManifestEntry] = field(init=False)   # the skills the lists show, in manifest order
     tags: list[TagInfo] = field(init=False)
@@ -104,8 +105,9 @@ class SitePages:
         self.per_page = page_size(self.config, LISTING_PAGE_SIZE) if paged else 0
         self.tags_per_page = page_size(self.config, TAGS_PAGE_SIZE) if paged else 0
         self.needed_by = needed_by(self.manifest["skills"])
+        self.signing = pin_snippets(self.manifest.get("signing"), self.config)
         self.site_key = digest(self.templates_key, self.assets, self.manifest["site"], self.manifest["counts"],
-                               self.manifest["generator"], sorted(vars(self.config).items()))
+                               self.manifest["generator"], sorted(vars(self.config).items()), self.signing)
 
     def skill_page_key(self, entry: ManifestEntry) -> str | None:
         """What a skill's page is made of, in short: the entry keys of the skill, its ancestors
@@ -145,7 +147,7 @@ class SitePages:
         return {"root": root_of(page_dir), "assets": self.assets, "site": self.manifest["site"],
                 "counts": self.manifest["counts"], "page_title": title,
                 "page_url": absolute(self.config, page_dir) if self.config.base_url else "",
-                "generator": self.manifest["generator"], "nav": nav}
+                "generator": self.manifest["generator"], "nav": nav, "signing": self.signing}
 
     def render(self, template: str, **values: Any) -> bytes:
         return self.env.get_template(template).render(**values).encode("utf-8")
@@ -351,7 +353,8 @@ def _llms_txt(pages: SitePages) -> None:
     install = catalog_install_lines(config)
     most = page_size(config, LLMS_MAX_SKILLS) if pages.per_page else len(pages.listed)
     # llms.txt is made of the manifest's entries, which its digest stands for in the key
-    key = digest(pages.templates_key, "llms.txt", config.base_url, pages.manifest["site"], pages.manifest["counts"],
+    key = digest(pages.templates_key, "llms.txt", config.base_url, pages.manifest["site"], pages.signing,
+                 pages.manifest["counts"],
                  pages.manifest["digest"], install, most)
 
     def values() -> dict[str, Any]:
@@ -361,6 +364,7 @@ def _llms_txt(pages: SitePages) -> None:
             visible = prompt_order(visible)[:most]
             others = others[:most - len(visible)]
         return {"site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
+                "signing": pages.signing if config.base_url else None,
                 "visible": visible, "others": others, "left_out": len(pages.listed) - len(visible) - len(others),
                 "listed": len(pages.listed), "link": lambda rel: absolute(config, rel), "badges": badges}
 

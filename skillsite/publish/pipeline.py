@@ -23,6 +23,7 @@ from skillsite.publish.catalog_files import (keep_search, listing_budgets, publi
 from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
+from skillsite.publish.signing import keep_copy, previous_folders, sign_staging, signing_hint
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
 from skillsite.publish.staging import Published, Staging, keyed
 from skillsite.publish.stored_pages import StoredPages, entry_keys
@@ -113,7 +114,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             if _fails(diags, plan.strict) and not plan.keep_going:
                 staging.discard()
                 return None
-            data = manifest(publication.entries, config, left_out, generated_at, search["section"])
+            data = manifest(publication.entries, config, left_out, generated_at, search["section"],
+                            signing=signing_hint(plan.signing))
             keys = entry_keys(publication.keys, publication.entries, audits)
             stored = StoredPages(cache, staging, keys) if is_paged(len(publication.entries), config) else None
             data["digest"] = write_catalog_files(staging, config, data, discovery, search, stored)
@@ -123,11 +125,16 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
                        plan.jobs, {sid: v.document for sid, v in versions.items()},
                        {entry.id: key for entry, key in zip(publication.entries, keys)})
+        if plan.signing is not None:
+            with stage("sign"):
+                sign_staging(staging, plan.signing, previous_folders(plan.out, plan.cache_dir))
         with stage("swap"):
             files = staging.commit()
     except BaseException:
         staging.discard()
         raise
+    if plan.signing is not None and plan.cache_dir is not None:
+        keep_copy(plan.out, plan.cache_dir)
     return files, budget
 
 

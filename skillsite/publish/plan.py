@@ -16,12 +16,13 @@ from typing import Any, Callable, Iterator, Sequence
 from skillsite.config import SiteConfig, template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading
+from skillsite.publish.signing import Signing, signing_settings
 from skillsite.publish.state import library_stamps
 from skillsite.source.git_history import refs_state
 from skillsite.source.knowledge import default_knowledge_dir
 
 #: The stages a build reports to its progress callback, in order.
-STAGES = ("discover", "unchanged", "read", "skills", "manifest", "pages", "swap")
+STAGES = ("discover", "unchanged", "read", "skills", "manifest", "pages", "sign", "swap")
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,7 @@ class BuildPlan:
     jobs: int
     cache_dir: Path | None
     scope: str               # skillsite's version and code, and the configuration
+    signing: Signing | None = None   # the key and validity of a signed build
 
     def settings(self) -> list[Any]:
         """What the output depends on besides the skills and the templates (the Markdown engine
@@ -101,7 +103,7 @@ class BuildPlan:
         source's git HEAD and tags: its skills' releases)."""
         return [self.scope, library_stamps("markdown_it", "mdit_py_plugins"), [os.path.abspath(s) for s in self.sources],
                 self.keep_going, self.strict, self.base_dir, os.environ.get("SOURCE_DATE_EPOCH", ""),
-                [refs_state(s) for s in self.sources]]
+                [refs_state(s) for s in self.sources], signing_settings(self.signing)]
 
     @property
     def knowledge_dir(self) -> Path | None:

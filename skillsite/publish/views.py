@@ -282,6 +282,18 @@ def catalog_install_lines(config: Any) -> list[tuple[str, list[str]]]:
     return lines
 
 
+def pin_snippets(signing: dict[str, Any] | None, config: Any) -> dict[str, str] | None:
+    """A signed catalog's key and how an agent pins it: the loader, the command line, MCP."""
+    if not signing:
+        return None
+    key = signing["key"]
+    site = config.base_url.rstrip("/") if config.base_url else "<site-url>"
+    return {"key": key, "keyid": signing["keyid"], "metadata": signing["metadata"],
+            "loader": f"Catalog.open({json.dumps(site + '/skills.json')}, trusted_keys=[{json.dumps(key)}])",
+            "cli": f"skillsite search QUERY --catalog {site} --trusted-key {key}",
+            "mcp": f"skillsite mcp --catalog {site} --trusted-key {key}"}
+
+
 def github_repository(repo_url: str) -> str | None:
     """``owner/repo`` of a github.com repository URL, else None."""
     match = re.fullmatch(r"https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?", repo_url or "")

@@ -297,13 +297,13 @@ def test_a_tampered_entry_file_is_refused(own_paged: Path) -> None:
 def test_a_tampered_page_or_index_is_refused(own_paged: Path) -> None:
     page = own_paged / "manifest/pages/0003.json"
     page.write_bytes(page.read_bytes().replace(b"release of a library", b"release of a LIBRARY", 1))
-    with pytest.raises(IntegrityError, match="page 3 of .* does not match"):
+    with pytest.raises(IntegrityError, match=r"page 3 \(manifest/pages/0003.json\) of .* does not match"):
         Catalog.open(own_paged).skills
     index_file = own_paged / "manifest/index/0004.json"   # made to vouch for a hostile entry file
     index = read_json(index_file)
     index["skills"][1]["sha256"] = "0" * 64
     index_file.write_text(json.dumps(index, separators=(",", ":")) + "\n")
-    with pytest.raises(IntegrityError, match="index of page 4 of .* does not match"):
+    with pytest.raises(IntegrityError, match=r"index of page 4 \(manifest/index/0004.json\) of .* does not match"):
         Catalog.open(own_paged).load("sql-migration-review")
 
 

@@ -1,0 +1,191 @@
+"""``skillsite keys`` and a signed ``skillsite build`` (issue #45): the key file, the TUF
+metadata the build publishes (valid against ``tuf.schema.json``), the version it keeps across
+builds, the key never written anywhere, and ``skillsite verify`` naming any file changed after."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from skillsite.publish.signing import Previous, Signing, SigningKey, sign_catalog
+from skillsite.source.schema import load_schema
+from support import EXAMPLES, REPO
+
+
+def skillsite(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    environment.pop("SKILLSITE_SIGNING_KEY", None) if "SKILLSITE_SIGNING_KEY" not in (env or {}) else None
+    return subprocess.run([sys.executable, "-m", "skillsite", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300, env=environment)
+
+
+@pytest.fixture(scope="module")
+def key_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("key")
+    made = skillsite("keys", "new", "--out", str(folder / "catalog.pem"), cwd=folder)
+    assert made.returncode == 0, made.stderr
+    return folder / "catalog.pem"
+
+
+def public_of(key_file: Path) -> str:
+    return SigningKey.from_file(key_file).public.text
+
+
+def tuf_files(site: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((site / "tuf").iterdir())}
+
+
+def version_of(site: Path) -> int:
+    return json.loads((site / "tuf/timestamp.json").read_text("utf-8"))["signed"]["version"]
+
+
+def test_keys_new_writes_a_private_key_for_its_owner_and_prints_the_public_key_last(key_file: Path,
+                                                                                     tmp_path: Path) -> None:
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600 and key_file.read_bytes().startswith(b"-----BEGIN PRIVATE KEY")
+    again = skillsite("keys", "new", "--out", str(key_file), cwd=tmp_path)
+    assert again.returncode == 2 and "refusing to replace" in again.stderr
+    made = skillsite("keys", "new", "--out", str(tmp_path / "k.pem"), cwd=tmp_path)
+    last = made.stdout.strip().splitlines()[-1]
+    assert last.startswith("ed25519:") and skillsite("keys", "public", str(tmp_path / "k.pem"), cwd=tmp_path).stdout == last + "\n"
+    (tmp_path / "junk.pem").write_text("not a key")
+    junk = skillsite("keys", "public", str(tmp_path / "junk.pem"), cwd=tmp_path)
+    assert junk.returncode == 2 and "not an unencrypted PEM private key" in junk.stderr
+
+
+def test_a_signed_build_publishes_valid_tuf_metadata_and_says_so_where_people_look(key_file: Path,
+                                                                                   tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    done = skillsite("build", str(EXAMPLES), "-o", str(out), "--sign-key", str(key_file), "--base-url",
+                     "https://skills.example.org/", "-q", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    key = public_of(key_file)
+    assert f"Signed with {key} (tuf/; valid 30 days)" in done.stdout
+    schema = load_schema("tuf.schema.json")
+    assert json.loads((out / "tuf.schema.json").read_text("utf-8")) == schema
+    files = tuf_files(out)
+    assert sorted(files) == sorted(["1.root.json", "root.json", "timestamp.json", f"{version_of(out)}.snapshot.json",
+                                    f"{version_of(out)}.targets.json"])
+    for data in files.values():
+        jsonschema.validate(json.loads(data), schema)
+    targets = json.loads(files[f"{version_of(out)}.targets.json"])["signed"]["targets"]
+    assert {"skills.json", "available_skills.xml", "llms.txt", ".well-known/agent-skills/index.json"} <= set(targets)
+    manifest = json.loads((out / "skills.json").read_text("utf-8"))
+    assert manifest["signing"]["key"] == key and manifest["signing"]["metadata"] == "tuf/"
+    assert f"--trusted-key {key}" in (out / "index.html").read_text("utf-8")
+    assert f"--trusted-key {key}" in (out / "skills/code-review/index.html").read_text("utf-8")
+    assert f"by `{key}`" in (out / "llms.txt").read_text("utf-8")
+
+
+def test_the_version_grows_with_each_published_change_and_a_no_op_build_keeps_it(key_file: Path,
+                                                                                 tmp_path: Path) -> None:
+    src = Path(shutil.copytree(EXAMPLES, tmp_path / "src"))
+    out, cache = tmp_path / "_site", tmp_path / "cache"
+    flags = ["-o", str(out), "--sign-key", str(key_file), "--cache-dir", str(cache), "-q"]
+    assert skillsite("build", str(src), *flags, cwd=tmp_path).returncode == 0
+    first = tuf_files(out)
+    assert skillsite("build", str(src), *flags, cwd=tmp_path).returncode == 0
+    assert tuf_files(out) == first   # nothing changed: the same metadata, byte for byte
+    assert skillsite("build", str(src), *flags, "--no-cache", cwd=tmp_path).returncode == 0
+    assert tuf_files(out) == first   # the same files published again: kept as they were
+    (src / "test-first/SKILL.md").write_text((src / "test-first/SKILL.md").read_text("utf-8") + "\nOne more step.\n")
+    assert skillsite("build", str(src), *flags, cwd=tmp_path).returncode == 0
+    assert version_of(out) > json.loads(first["timestamp.json"])["signed"]["version"]
+    assert tuf_files(out)["1.root.json"] == first["1.root.json"] and "2.root.json" not in tuf_files(out)
+    fresh_checkout = tmp_path / "ci" / "_site"   # a new output folder, the cache restored: the chain goes on
+    assert skillsite("build", str(src), "-o", str(fresh_checkout), "--sign-key", str(key_file), "--cache-dir",
+                     str(cache), "-q", cwd=tmp_path).returncode == 0
+    assert tuf_files(fresh_checkout)["1.root.json"] == first["1.root.json"]
+
+
+def test_the_key_from_the_environment_is_never_printed_or_written(key_file: Path, tmp_path: Path) -> None:
+    pem = key_file.read_text("ascii")
+    body = "".join(pem.strip().splitlines()[1:-1])
+    out, cache = tmp_path / "_site", tmp_path / "cache"
+    done = skillsite("build", str(EXAMPLES), "-o", str(out), "--cache-dir", str(cache), "--expires", "12h",
+                     cwd=tmp_path, env={"SKILLSITE_SIGNING_KEY": pem})
+    assert done.returncode == 0, done.stderr
+    assert body not in done.stdout + done.stderr and "valid 12 hours" in done.stdout
+    for folder in (out, cache):
+        for path in folder.rglob("*"):
+            if path.is_file():
+                data = path.read_bytes()
+                assert body.encode() not in data and b"PRIVATE KEY" not in data, path
+    expires = json.loads((out / "tuf/timestamp.json").read_text("utf-8"))["signed"]["expires"]
+    left = datetime.fromisoformat(expires[:-1] + "+00:00") - datetime.now(timezone.utc)
+    assert timedelta(hours=11) < left <= timedelta(hours=12)
+
+
+def test_bad_signing_settings_are_refused_before_anything_is_written(key_file: Path, tmp_path: Path) -> None:
+    flags = ["-o", str(tmp_path / "_site"), "-q"]
+    bad = skillsite("build", str(EXAMPLES), *flags, "--sign-key", str(key_file), "--expires", "soon", cwd=tmp_path)
+    assert bad.returncode == 2 and "is not a duration" in bad.stderr
+    alone = skillsite("build", str(EXAMPLES), *flags, "--expires", "1d", cwd=tmp_path)
+    assert alone.returncode == 2 and "--sign-key" in alone.stderr
+    (tmp_path / "skillsite.yml").write_text("signing:\n  key: secret.pem\n")
+    config = skillsite("build", str(EXAMPLES), *flags, "--config", str(tmp_path / "skillsite.yml"), cwd=tmp_path)
+    assert config.returncode == 2 and "never from this file" in config.stdout + config.stderr
+    assert not (tmp_path / "_site").exists()
+
+
+def test_a_root_close_to_expiring_is_signed_again_by_the_same_key(key_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    assert skillsite("build", str(EXAMPLES), "-o", str(out), "--sign-key", str(key_file), "-q", "--no-cache",
+                     cwd=tmp_path).returncode == 0
+    signing = Signing(SigningKey.from_file(key_file))
+    later = datetime.now(timezone.utc) + timedelta(days=340)  # the root (a year) has 25 days left
+    files, signed = sign_catalog(out, signing, Previous.read([out / "tuf"]), now=later)
+    assert signed.root_version == 2 and files["1.root.json"] == (out / "tuf/1.root.json").read_bytes()
+    root2 = json.loads(files["2.root.json"])["signed"]
+    assert root2["version"] == 2 and datetime.fromisoformat(root2["expires"][:-1] + "+00:00") > later + timedelta(days=300)
+    assert files["root.json"] == files["2.root.json"]
+
+
+# ---------------------------------------------------------------- skillsite verify
+
+
+@pytest.fixture(scope="module")
+def signed_examples(key_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalog (its releases from this repository's history) built paged and signed."""
+    folder = tmp_path_factory.mktemp("verify")
+    (folder / "skillsite.yml").write_text("shard_above: 3\n")
+    done = skillsite("build", str(EXAMPLES), "-o", str(folder / "_site"), "--sign-key", str(key_file), "--config",
+                     str(folder / "skillsite.yml"), "--no-cache", "-q", cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    return folder / "_site"
+
+
+def test_verify_accepts_the_built_example_catalog(signed_examples: Path, key_file: Path, tmp_path: Path) -> None:
+    done = skillsite("verify", str(signed_examples), "--trusted-key", public_of(key_file), "--json", cwd=tmp_path)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["ok"] and report["failures"] == []
+    assert report["keys"] == [public_of(key_file)] and report["root_version"] == 1
+    assert report["files_checked"] > 150
+
+
+FLIPPED = ["skills.json", "tuf/timestamp.json", "tuf/1.root.json", "manifest/pages/0002.json", "manifest/index/0003.json",
+           "skills/release-manager/entry.json", "skills/code-review/SKILL.md", "skills/code-review/references/security.md",
+           "skills/code-review/versions.json", "skills/incident-response/versions/4.0.2/SKILL.md",
+           "knowledge/runbooks/database-restore.md", "available_skills.xml", ".well-known/agent-skills/index.json",
+           ".well-known/agent-skills/archives/code-review.tar.gz", ".well-known/skills/code-review/SKILL.md",
+           "llms.txt"]
+
+
+@pytest.mark.parametrize("path", FLIPPED)
+def test_verify_names_any_signed_file_with_one_byte_flipped(path: str, signed_examples: Path, key_file: Path,
+                                                            tmp_path: Path) -> None:
+    site = Path(shutil.copytree(signed_examples, tmp_path / "_site"))
+    data = bytearray((site / path).read_bytes())
+    data[len(data) // 2] ^= 0x01
+    (site / path).write_bytes(bytes(data))
+    done = skillsite("verify", str(site), "--trusted-key", public_of(key_file), cwd=tmp_path)
+    assert done.returncode == 1
+    failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    assert failed and any(path in line for line in failed), done.stdout
