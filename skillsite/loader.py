@@ -32,7 +32,7 @@ from skillsite.agent.catalog_format import (FORMAT, FORMAT_VERSION, MANIFEST_NAM
 from skillsite.agent.commands import close_commands, command_message, split_command_line
 from skillsite.agent.eligibility import current_platform, ineligible_reasons, with_dependencies
 from skillsite.agent.catalog_entries import CatalogEntries
-from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.entry import ManifestEntry, is_hex_sha256, is_size
 from skillsite.agent.errors import (CatalogFormatError, DependencyError, DestinationExistsError, FetchError,
                                     HTTPStatusError, InstallError, IntegrityError, LoaderError, LoaderWarning,
                                     LockFileError, MissingToolsError, MissingToolsWarning, NotFoundError,
@@ -179,6 +179,9 @@ class Catalog:
         self._index: SearchIndex | ShardedIndex | None = None
         self._entries: dict[str, ManifestEntry] = {}
         self._histories: dict[str, VersionsFile | None] = {}
+        # every file fetched must be pinned by a digest (chunks and cards of the search shards
+        # included); set from a trust policy, once skills.json itself is verified
+        self._pin_all_fetches = False
 
     # -- opening
 
@@ -423,8 +426,10 @@ class Catalog:
 
     def versions(self, id_or_name: str) -> list[str]:
         """The skill's released versions (canonical), oldest first; [] when the catalog publishes
-        no versions.json for it.  That file is fetched on first use, kept in the cache and
-        revalidated as the manifest is (read from the cache when the catalog is offline)."""
+        no versions.json for it.  That file is fetched on first use and verified against the
+        sha256 its entry gives (kept in the cache by it); a catalog built before entries gave one
+        has it kept in the cache and revalidated as the manifest is (read from the cache when
+        the catalog is offline)."""
         history = self._history(self.manifest_entry(id_or_name).id)
         return list(history.versions) if history else []
 
@@ -453,13 +458,24 @@ class Catalog:
                 if not isinstance(url, str):
                     raise CatalogFormatError(f"{self.location}: skill {skill_id} has a malformed versions_url")
                 checked = url_of(site_relative(url, f"versions_url of {skill_id}"))
-                body = self._site_file(checked)
+                sha, size = data.get("versions_sha256"), data.get("versions_bytes")
+                if sha is None:
+                    body = self._site_file(checked)
+                elif is_hex_sha256(sha) and (size is None or is_size(size)):
+                    body = self._fetch_verified(checked, sha, size, f"versions.json of {skill_id} ({checked})")
+                else:
+                    raise CatalogFormatError(f"{self.location}: skill {skill_id} has a malformed versions_sha256 "
+                                             "or versions_bytes")
                 self._histories[skill_id] = parse_versions(body, skill_id, self._url(checked))
         return self._histories[skill_id]
 
     def _site_file(self, rel: str) -> bytes:
-        """A site file no digest names (a versions.json): read from disk, or fetched, cached and
-        revalidated as the manifest is, from the cache when offline."""
+        """A site file no digest names (a versions.json of a catalog built before entries gave
+        its sha256): read from disk, or fetched, cached and revalidated as the manifest is, from
+        the cache when offline.  Refused (IntegrityError) when every fetch must be pinned."""
+        if self._pin_all_fetches:
+            raise IntegrityError(f"{rel}: no digest in the catalog names this file, and this catalog fetches "
+                                 "only files a digest pins; refusing it")
         files = SearchFiles(self._url, self._fetcher, self._cache, self._max_bytes, remote=self.remote,
                             offline=self.status == "offline")
         return files(rel, None)

@@ -26,7 +26,7 @@ from skillsite.publish.pages import write_site
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
 from skillsite.publish.staging import Published, Staging, keyed
 from skillsite.publish.stored_pages import StoredPages, entry_keys
-from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing
+from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing, pin_versions
 from skillsite.source.dependencies import CatalogNames
 from skillsite.publish.state import BuildState, Inputs, output_digest, save_state
 from skillsite.publish.wellknown import discovery_index
@@ -148,12 +148,14 @@ def back_folder(plan: BuildPlan) -> Path | None:
 def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publication,
                       releases: dict[str, SkillReleases], versions_of: dict[str, list[str]], staging: Staging,
                       cache: Cache) -> dict[str, PublishedVersions]:
-    """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`)."""
+    """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`);
+    each one's entry in ``publication`` then records its versions.json's sha256 and size."""
     reserved = reserved_names(is_paged(len(skills), plan.config))
     catalog = CatalogReleases(CatalogNames.of([(s.id, s.name) for s in skills]), versions_of)
     versions = VersionPublishing(staging, plan.config, cache, reserved, catalog).publish(
         skills, publication.entries, releases)
     staging.take_journal()  # written here, not by a worker
+    pin_versions(publication.entries, versions)
     return versions
 
 
