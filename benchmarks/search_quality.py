@@ -595,13 +595,12 @@ def corpus_shaped_entries(n: int, corpus: Path, seed: int = 0) -> list[dict[str,
 
 def write_shards(entries: Sequence[dict[str, Any]], site: Path) -> dict[str, bytes]:
     """The sharded index of ``entries`` (cards included) written under ``site``; its files."""
-    from skillsite.search.shard_writer import build_shards, card_files, card_row, doc_order
+    from skillsite.search.shard_writer import build_shards, card_row, doc_order
 
-    shards = build_shards(entries)
-    index = json.loads(shards.files["search/shards.json"])["index"]
     rows = [card_row(e["id"], e["name"], e["description"], e["urls"]["page"], e["tags"])
             for e in (entries[i] for i in doc_order(entries))]
-    files = {**shards.files, **card_files(rows, index)}
+    shards = build_shards(entries, rows)
+    files = dict(shards.files)
     for rel, data in files.items():
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / rel).write_bytes(data)

@@ -19,7 +19,7 @@ from skillsite.models import CatalogReading, Skill
 from skillsite.publish.audit_results import apply_audits, audit_published
 from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
 from skillsite.publish.catalog_files import (keep_search, listing_budgets, publish_search, search_entry,
-                                             search_key, write_catalog_files)
+                                             search_key, search_section, write_catalog_files)
 from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
@@ -113,10 +113,11 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             if _fails(diags, plan.strict) and not plan.keep_going:
                 staging.discard()
                 return None
-            data = manifest(publication.entries, config, left_out, generated_at, search["section"])
+            section = search_section(staging, publication.entries, search)
+            data = manifest(publication.entries, config, left_out, generated_at, section)
             keys = entry_keys(publication.keys, publication.entries, audits)
             stored = StoredPages(cache, staging, keys) if is_paged(len(publication.entries), config) else None
-            data["digest"] = write_catalog_files(staging, config, data, discovery, search, stored)
+            data["digest"] = write_catalog_files(staging, config, data, discovery, stored)
             del discovery  # written; the pages need none of it, and it grows with the catalog
             budget = listing_budgets(data["skills"], config)
         with stage("pages"):

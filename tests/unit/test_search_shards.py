@@ -4,6 +4,7 @@ corpus's search fields, on real skills and on generated queries, loading only wh
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import random
 from pathlib import Path
@@ -15,7 +16,7 @@ from skillsite.search import shard_format
 from skillsite.search.bm25 import MIN_PREFIX, SearchIndex, build_search_section
 from skillsite.search.shard_format import SHARDS_FILE, decode_postings
 from skillsite.search.shard_query import ShardedIndex
-from skillsite.search.shard_writer import build_shards, card_files, card_row, doc_order
+from skillsite.search.shard_writer import build_shards, card_row, doc_order
 from skillsite.search.terms import tokenize
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,12 +34,11 @@ def site_files(entries: list[dict[str, Any]], budget: int = shard_format.CHUNK_B
                flags: dict[str, tuple[str, bool, bool]] | None = None) -> dict[str, bytes]:
     """Every file of the sharded index of ``entries``, cards included (``flags``: risk, listed,
     offered by id)."""
-    shards = build_shards(entries, budget)
-    index = json.loads(shards.files[SHARDS_FILE])["index"]
     flags = flags or {}
     rows = [card_row(e["id"], e["name"], e["description"], f"skills/{e['id']}/", e["tags"],
                      *flags.get(e["id"], ("none", True, True))) for e in (entries[i] for i in doc_order(entries))]
-    return {**shards.files, **card_files(rows, index), "pointer": json.dumps(shards.section).encode()}
+    shards = build_shards(entries, rows, budget)
+    return {**shards.files, "pointer": json.dumps(shards.section).encode()}
 
 
 class Served:
@@ -222,3 +222,41 @@ def test_files_of_another_build_are_refused() -> None:
     newer["version"] = shard_format.SHARDS_VERSION + 1
     with pytest.raises(ValueError, match="version"):
         ShardedIndex(newer, Served(files))
+
+
+# ---------------------------------------------------------------- pinned: every file checked
+
+
+def named_digests(files: dict[str, bytes]) -> dict[str, str]:
+    """Every chunk, card-digest and card file the digests file names (through the card-digest
+    files), with the sha256 it gives."""
+    meta = json.loads(files[SHARDS_FILE])
+    digests = json.loads(files[meta["digests"]["url"]])
+    named = {}
+    for kind in ("terms", "tags"):
+        for n, sha in enumerate(shard_format.unpack_digests(digests[kind], len(meta[kind]["first"]), kind)):
+            named[shard_format.chunk_path(meta[kind]["path"], n)] = sha
+    buckets = -(-meta["docs"] // meta["cards"]["bucket"])
+    group = digests["card_digests"]["group"]
+    for g, sha in enumerate(shard_format.unpack_digests(digests["card_digests"]["sha256"], -(-buckets // group), "")):
+        path = shard_format.group_path(g, digests["card_digests"]["path"])
+        named[path] = sha
+        pins = json.loads(files[path])
+        count = min(group, buckets - pins["first"])
+        for bucket, card_sha in enumerate(shard_format.unpack_digests(pins["sha256"], count, path), pins["first"]):
+            named[shard_format.card_path(bucket)] = card_sha
+    return named
+
+
+def test_the_digests_name_every_chunk_and_card_file_with_its_sha256() -> None:
+    docs, _ = parity_docs()
+    files = site_files(docs, budget=4000)
+    meta = json.loads(files[SHARDS_FILE])
+    assert meta["digests"] == {"url": shard_format.DIGESTS_FILE, "bytes": len(files[shard_format.DIGESTS_FILE]),
+                               "sha256": hashlib.sha256(files[shard_format.DIGESTS_FILE]).hexdigest()}
+    named = named_digests(files)
+    assert set(named) == set(files) - {SHARDS_FILE, shard_format.DIGESTS_FILE, "pointer"}
+    assert all(hashlib.sha256(files[path]).hexdigest() == sha for path, sha in named.items())
+    groups = [p for p in files if p.startswith(shard_format.CARD_DIGESTS_DIR)]
+    cards = [p for p in files if p.startswith("search/cards/")]
+    assert len(groups) == -(-len(cards) // shard_format.CARD_DIGEST_GROUP) >= 2   # 1,060 skills: 265 buckets
