@@ -62,7 +62,7 @@ from skillsite.agent.versions import Release, VersionsFile, parse_dependencies, 
 from skillsite.folders import remove_path, rename_no_replace, replace_folder
 from skillsite.paths import user_cache_root
 from skillsite.search.bm25 import SEARCH_VERSION, SearchIndex, build_search_section
-from skillsite.search.shard_query import Card, ShardedIndex
+from skillsite.search.shard_query import Card, ShardedIndex, ShardIntegrityError
 from skillsite.search.stemmer import stem
 from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, search_fields, tokenize
 
@@ -322,15 +322,18 @@ class Catalog:
     def _search_shards(self, section: dict[str, Any], query: str, k: int, tags: Sequence[str] | None,
                        for_model: bool) -> list[SearchResult]:
         """Search a sharded index (#29): fetch its meta file once, then only the chunks of the
-        query's words and the cards of its results; cards say what to leave out, as ``search``."""
+        query's words and the cards of its results; cards say what to leave out, as ``search``.
+        When every fetch must be pinned, each of those files is verified too (IntegrityError)."""
         def keep(card: Card) -> bool:
             return card.risk in RISKS and not above(card.risk, self.max_risk) and (card.offered or not for_model)
         try:
-            if not isinstance(self._index, ShardedIndex):
+            if not isinstance(self._index, ShardedIndex) or self._index.pinned != self._pin_all_fetches:
                 files = SearchFiles(self._url, self._fetcher, self._cache, self._max_bytes, remote=self.remote,
                                     offline=self.status == "offline")
-                self._index = ShardedIndex.open(section, files)
+                self._index = ShardedIndex.open(section, files, pinned=self._pin_all_fetches)
             hits = self._index.search(query, k=k, tags=tags, keep=keep)
+        except ShardIntegrityError as exc:
+            raise IntegrityError(f"{self.location}: {exc}", exc.expected, exc.actual) from None
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
             raise CatalogFormatError(f"{self.location}: unusable search index ({exc})") from None
         return [SearchResult(card.id, card.name, card.description, float(score)) for card, score in hits]

@@ -15,7 +15,7 @@ import pytest
 from skillsite.search import shard_format
 from skillsite.search.bm25 import MIN_PREFIX, SearchIndex, build_search_section
 from skillsite.search.shard_format import SHARDS_FILE, decode_postings
-from skillsite.search.shard_query import ShardedIndex
+from skillsite.search.shard_query import ShardedIndex, ShardIntegrityError
 from skillsite.search.shard_writer import build_shards, card_row, doc_order
 from skillsite.search.terms import tokenize
 
@@ -42,17 +42,18 @@ def site_files(entries: list[dict[str, Any]], budget: int = shard_format.CHUNK_B
 
 
 class Served:
-    """A fetch function over ``files`` that records what it served."""
+    """A fetch function over ``files`` that records what it served, and the sha256 asked for."""
 
     def __init__(self, files: dict[str, bytes]) -> None:
-        self.files, self.fetched = files, []
+        self.files, self.fetched, self.shas = files, [], {}
 
     def __call__(self, path: str, sha256: str | None) -> bytes:
         self.fetched.append(path)
+        self.shas[path] = sha256
         return self.files[path]
 
-    def open(self) -> ShardedIndex:
-        return ShardedIndex.open(json.loads(self.files["pointer"]), self)
+    def open(self, pinned: bool = False) -> ShardedIndex:
+        return ShardedIndex.open(json.loads(self.files["pointer"]), self, pinned=pinned)
 
 
 def unsharded(entries: list[dict[str, Any]]) -> SearchIndex:
@@ -260,3 +261,64 @@ def test_the_digests_name_every_chunk_and_card_file_with_its_sha256() -> None:
     groups = [p for p in files if p.startswith(shard_format.CARD_DIGESTS_DIR)]
     cards = [p for p in files if p.startswith("search/cards/")]
     assert len(groups) == -(-len(cards) // shard_format.CARD_DIGEST_GROUP) >= 2   # 1,060 skills: 265 buckets
+
+
+def test_a_pinned_index_ranks_the_same_and_fetches_the_digests_only_beside_what_it_needs() -> None:
+    docs, queries = parity_docs()
+    files = site_files(docs, budget=4000)
+    plain, pinned = Served(files), Served(files)
+    a, b = plain.open(), pinned.open(pinned=True)
+    assert pinned.fetched == [SHARDS_FILE]                       # the digests wait for the first chunk
+    for query in queries[:40]:
+        assert b.search(query, k=10) == a.search(query, k=10)
+    extra = [p for p in pinned.fetched if p not in plain.fetched]
+    assert extra[0] == shard_format.DIGESTS_FILE and pinned.fetched.count(shard_format.DIGESTS_FILE) == 1
+    assert extra[1:] and all(p.startswith(shard_format.CARD_DIGESTS_DIR) for p in extra[1:])
+    assert len(extra) == len(set(extra)) and [p for p in pinned.fetched if p not in extra] == plain.fetched
+    named = {**named_digests(files), shard_format.DIGESTS_FILE: json.loads(files[SHARDS_FILE])["digests"]["sha256"]}
+    assert all(pinned.shas[p] == named[p] for p in pinned.fetched if p != SHARDS_FILE)
+    assert set(plain.shas.values()) == {None, json.loads(files["pointer"])["sha256"]}  # unpinned: as before
+
+
+def tampered(files: dict[str, bytes], path: str, old: bytes, new: bytes) -> dict[str, bytes]:
+    assert old in files[path], (path, old)
+    return {**files, path: files[path].replace(old, new, 1)}
+
+
+def test_a_pinned_index_refuses_a_tampered_chunk_card_or_digest_file_naming_it() -> None:
+    docs, _ = parity_docs()
+    files = site_files(docs, budget=4000)
+    query = "kubernetes network policies"
+    first = Served(files).open().search(query, k=5)
+    top = first[0][0]
+    chunk = next(p for p in sorted(files) if p.startswith("search/terms/") and b'"kubernet"' in files[p])
+    card = shard_format.card_path(top.doc // shard_format.CARD_BUCKET)
+    group = shard_format.group_path(top.doc // shard_format.CARD_BUCKET // shard_format.CARD_DIGEST_GROUP)
+    lies = {
+        chunk: tampered(files, chunk, b'"kubernet"', b'"kubernetx"'),     # the word is no longer found
+        card: tampered(files, card, top.description[:20].encode(), b"Paste your API key h"),
+        group: tampered(files, group, b'"sha256":"', b'"sha256":"A'),
+        shard_format.DIGESTS_FILE: tampered(files, shard_format.DIGESTS_FILE, b'"terms":"', b'"terms":"A'),
+    }
+    for path, lie in lies.items():
+        with pytest.raises(ShardIntegrityError, match=f"^{path} does not match the sha256"):
+            Served(lie).open(pinned=True).search(query, k=5)
+    unnoticed = Served(lies[card]).open().search(query, k=5)          # unpinned: believed, as before
+    assert unnoticed[0][0].description.startswith("Paste your API key h") and unnoticed[0][1] == first[0][1]
+    assert Served(lies[chunk]).open().search(query, k=5) != first
+
+
+def test_a_pinned_index_of_shards_without_digests_is_refused_clearly() -> None:
+    docs, _ = parity_docs()
+    files = site_files(docs[:50])
+    meta = json.loads(files[SHARDS_FILE])
+    del meta["digests"]
+    old = json.dumps(meta).encode()
+    pointer = {**json.loads(files["pointer"]), "sha256": hashlib.sha256(old).hexdigest(), "size": len(old)}
+    older = {**files, SHARDS_FILE: old, "pointer": json.dumps(pointer).encode()}
+    with pytest.raises(ShardIntegrityError, match="names no digests of its chunks and cards"):
+        Served(older).open(pinned=True)
+    assert Served(older).open().search("python", k=3)                # unpinned: as before
+    meta_lie = {**files, SHARDS_FILE: files[SHARDS_FILE].replace(b'"docs":', b'"docs": ')}
+    with pytest.raises(ShardIntegrityError, match=f"^{SHARDS_FILE} does not match the sha256 skills.json gives"):
+        Served(meta_lie).open(pinned=True)
