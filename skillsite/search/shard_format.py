@@ -57,8 +57,8 @@ DIGESTS_FORMAT = "skillsite-search-digests"
 CARD_DIGESTS_DIR = "search/card-digests/"
 #: Card buckets a card-digest file pins.  A pinned query reads the digests file (43 bytes a
 #: chunk and a card-digest file) and one card-digest file (43 bytes a bucket) per group of the
-#: cards it shows: at 100,000 skills (about 1,100 chunks, 25,000 buckets, 391 groups) about
-#: 66 KB and 2.8 KB each, so ten results in ten groups add about 94 KB.
+#: cards it shows: at 100,000 skills (about 1,160 chunks, 25,000 buckets, 391 groups) about
+#: 66,000 bytes and 2,800 bytes each, so ten results in ten groups add about 95,000 bytes.
 CARD_DIGEST_GROUP = 64
 DIGEST_BYTES = 32
 

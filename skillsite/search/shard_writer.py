@@ -37,7 +37,7 @@ class Chunks:
 
     def digests(self) -> dict[str, str]:
         """The sha256 (hex) of each chunk, by path."""
-        return {path: hashlib.sha256(data).hexdigest() for path, data in self.files.items()}
+        return {path: _sha(data) for path, data in self.files.items()}
 
 
 @dataclass(frozen=True)
@@ -152,9 +152,8 @@ def finish_shards(meta: dict[str, Any], chunk_sha256: Mapping[str, str], rows: S
         raise ValueError(f"the search index covers {meta['docs']} skills, the cards {len(rows)}")
     index = meta["index"]
     files = card_files(rows, index)
-    files.update(card_digest_files([hashlib.sha256(files[card_path(b)]).hexdigest()
-                                    for b in range(len(files))], index))
-    groups = [hashlib.sha256(files[group_path(g)]).hexdigest() for g in range(_groups(len(rows)))]
+    files.update(card_digest_files([_sha(files[card_path(b)]) for b in range(len(files))], index))
+    groups = [_sha(files[group_path(g)]) for g in range(_groups(len(rows)))]
     files[DIGESTS_FILE] = digests = compact({
         "format": DIGESTS_FORMAT, "version": SHARDS_VERSION, "index": index,
         "terms": pack_digests(chunk_sha256[chunk_path(TERMS_DIR, n)] for n in range(len(meta["terms"]["first"]))),
