@@ -595,21 +595,21 @@ def corpus_shaped_entries(n: int, corpus: Path, seed: int = 0) -> list[dict[str,
 
 def write_shards(entries: Sequence[dict[str, Any]], site: Path) -> dict[str, bytes]:
     """The sharded index of ``entries`` (cards included) written under ``site``; its files."""
-    from skillsite.search.shard_writer import build_shards, card_files, card_row, doc_order
+    from skillsite.search.shard_writer import build_shards, card_row, doc_order
 
-    shards = build_shards(entries)
-    index = json.loads(shards.files["search/shards.json"])["index"]
     rows = [card_row(e["id"], e["name"], e["description"], e["urls"]["page"], e["tags"])
             for e in (entries[i] for i in doc_order(entries))]
-    files = {**shards.files, **card_files(rows, index)}
+    shards = build_shards(entries, rows)
+    files = dict(shards.files)
     for rel, data in files.items():
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / rel).write_bytes(data)
     return {**files, "skills.json": json.dumps({"search": shards.section}).encode()}
 
 
-def search_cost(files: dict[str, bytes], query: str, k: int = 5) -> tuple[int, int, int]:
-    """Bytes (raw, gzip) and files a fresh agent fetches to answer ``query`` (k results)."""
+def search_cost(files: dict[str, bytes], query: str, k: int = 5, pinned: bool = False) -> tuple[int, int, int]:
+    """Bytes (raw, gzip) and files a fresh agent fetches to answer ``query`` (k results);
+    ``pinned``: one that verifies every file (the digests file and card-digest files too)."""
     from skillsite.search.shard_query import ShardedIndex
 
     got: dict[str, bytes] = {}
@@ -618,7 +618,7 @@ def search_cost(files: dict[str, bytes], query: str, k: int = 5) -> tuple[int, i
         got[rel] = files[rel]
         return files[rel]
 
-    ShardedIndex.open(json.loads(files["skills.json"])["search"], fetch).search(query, k=k)
+    ShardedIndex.open(json.loads(files["skills.json"])["search"], fetch, pinned=pinned).search(query, k=k)
     return sum(map(len, got.values())), sum(len(gzip.compress(v, 6)) for v in got.values()), len(got)
 
 
@@ -633,13 +633,13 @@ def shards_report(n: int, corpus: Path, queries_file: Path) -> None:
     files, write_s = timed(lambda: write_shards(entries, site / "search-only"))
     print(f"\n## Search shards of {n:,} corpus-shaped skills (generated {gen_s:.1f} s, shards and cards written "
           f"{write_s:.1f} s)")
-    for kind in ("terms", "tags", "cards"):
+    for kind in ("terms", "tags", "cards", "card-digests"):
         sizes = [len(v) for rel, v in files.items() if rel.startswith(f"search/{kind}/")]
         print(f"  search/{kind}/: {len(sizes):,} files, {kb(sum(sizes))}, median {kb(statistics.median(sizes))}, "
               f"largest {kb(max(sizes))}")
-    meta = files["search/shards.json"]
-    print(f"  search/shards.json: {kb(len(meta))} ({kb(len(gzip.compress(meta, 6)))} gzip); "
-          f"largest published search file {kb(max(map(len, files.values())))}")
+    meta, digests = files["search/shards.json"], files["search/digests.json"]
+    print(f"  search/shards.json: {kb(len(meta))} ({kb(len(gzip.compress(meta, 6)))} gzip); search/digests.json: "
+          f"{kb(len(digests))}; largest published search file {kb(max(map(len, files.values())))}")
     rng = random.Random(3)
     words = [w.strip(".,:;()").lower() for e in rng.sample(entries, 3000) for w in e["description"].split() if len(w) > 3]
     sets = [("dev queries", [q for q, _ in read_queries(queries_file)]),
@@ -652,6 +652,15 @@ def shards_report(n: int, corpus: Path, queries_file: Path) -> None:
         raw, zipped, count = (percentiles([c[i] for c in costs]) for i in range(3))
         print(f"  {label:<26}{kb(raw[0]):>9}{kb(raw[1]):>9}{kb(raw[2]):>9}{kb(zipped[0]):>10}{kb(zipped[1]):>10}"
               f"{count[0]:>11.0f}")
+    print(f"  what a verifying agent's search adds (digests file + card-digest files, pinned=True), bytes:")
+    print(f"  {'queries':<26}{'p50':>9}{'p90':>9}{'max':>9}{'gzip p50':>10}{'gzip p90':>10}{'files p50':>11}")
+    for label, queries in sets:
+        for k in (5, 10):
+            extra = [tuple(b - a for a, b in zip(search_cost(files, q, k), search_cost(files, q, k, pinned=True)))
+                     for q in queries]
+            raw, zipped, count = (percentiles([c[i] for c in extra]) for i in range(3))
+            print(f"  {f'{label}, k={k}':<26}{kb(raw[0]):>9}{kb(raw[1]):>9}{kb(raw[2]):>9}{kb(zipped[0]):>10}"
+                  f"{kb(zipped[1]):>10}{count[0]:>11.0f}")
     try:
         browser_shards_report(site, files, [q for q, _ in read_queries(queries_file)][:10])
     except (ImportError, RuntimeError, OSError, subprocess.CalledProcessError) as exc:

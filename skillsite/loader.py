@@ -32,7 +32,7 @@ from skillsite.agent.catalog_format import (FORMAT, FORMAT_VERSION, MANIFEST_NAM
 from skillsite.agent.commands import close_commands, command_message, split_command_line
 from skillsite.agent.eligibility import current_platform, ineligible_reasons, with_dependencies
 from skillsite.agent.catalog_entries import CatalogEntries
-from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.entry import ManifestEntry, is_hex_sha256, is_size
 from skillsite.agent.errors import (CatalogFormatError, DependencyError, DestinationExistsError, FetchError,
                                     HTTPStatusError, InstallError, IntegrityError, LoaderError, LoaderWarning,
                                     LockFileError, MissingToolsError, MissingToolsWarning, NotFoundError,
@@ -65,7 +65,7 @@ from skillsite.agent.versions import Release, VersionsFile, parse_dependencies, 
 from skillsite.folders import remove_path, rename_no_replace, replace_folder
 from skillsite.paths import user_cache_root
 from skillsite.search.bm25 import SEARCH_VERSION, SearchIndex, build_search_section
-from skillsite.search.shard_query import Card, ShardedIndex
+from skillsite.search.shard_query import Card, ShardedIndex, ShardIntegrityError
 from skillsite.search.stemmer import stem
 from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, search_fields, tokenize
 
@@ -188,6 +188,9 @@ class Catalog:
         self._histories: dict[str, VersionsFile | None] = {}
         #: the signed metadata the catalog was accepted with (None: not signed, or read without a policy)
         self.signed: SignedCatalog | None = None
+        # every file fetched must be pinned by a digest (chunks and cards of the search shards
+        # included): set for a signed catalog, once skills.json itself is verified
+        self._pin_all_fetches = False
 
     # -- opening
 
@@ -251,6 +254,7 @@ class Catalog:
         None: an unsigned catalog read without a policy); TrustError when it fails."""
         get = site_getter(self.location, self.remote, self._fetcher, self._max_bytes)
         self.signed = check_signature(self.manifest, raw, get, store, keys, self.location)
+        self._pin_all_fetches = self.signed is not None
 
     # -- lookup
 
@@ -357,15 +361,18 @@ class Catalog:
     def _search_shards(self, section: dict[str, Any], query: str, k: int, tags: Sequence[str] | None,
                        for_model: bool) -> list[SearchResult]:
         """Search a sharded index (#29): fetch its meta file once, then only the chunks of the
-        query's words and the cards of its results; cards say what to leave out, as ``search``."""
+        query's words and the cards of its results; cards say what to leave out, as ``search``.
+        When every fetch must be pinned, each of those files is verified too (IntegrityError)."""
         def keep(card: Card) -> bool:
             return card.risk in RISKS and not above(card.risk, self.max_risk) and (card.offered or not for_model)
         try:
-            if not isinstance(self._index, ShardedIndex):
+            if not isinstance(self._index, ShardedIndex) or self._index.pinned != self._pin_all_fetches:
                 files = SearchFiles(self._url, self._fetcher, self._cache, self._max_bytes, remote=self.remote,
                                     offline=self.status == "offline")
-                self._index = ShardedIndex.open(section, files)
+                self._index = ShardedIndex.open(section, files, pinned=self._pin_all_fetches)
             hits = self._index.search(query, k=k, tags=tags, keep=keep)
+        except ShardIntegrityError as exc:
+            raise self._mismatch(f"{self.location}: {exc}", exc.expected, exc.actual) from None
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
             raise CatalogFormatError(f"{self.location}: unusable search index ({exc})") from None
         return [SearchResult(card.id, card.name, card.description, float(score)) for card, score in hits]
@@ -483,8 +490,10 @@ class Catalog:
 
     def versions(self, id_or_name: str) -> list[str]:
         """The skill's released versions (canonical), oldest first; [] when the catalog publishes
-        no versions.json for it.  That file is fetched on first use, kept in the cache and
-        revalidated as the manifest is (read from the cache when the catalog is offline)."""
+        no versions.json for it.  That file is fetched on first use and verified against the
+        sha256 its entry gives (kept in the cache by it); a catalog built before entries gave one
+        has it kept in the cache and revalidated as the manifest is (read from the cache when
+        the catalog is offline)."""
         history = self._history(self.manifest_entry(id_or_name).id)
         return list(history.versions) if history else []
 
@@ -513,13 +522,24 @@ class Catalog:
                 if not isinstance(url, str):
                     raise CatalogFormatError(f"{self.location}: skill {skill_id} has a malformed versions_url")
                 checked = url_of(site_relative(url, f"versions_url of {skill_id}"))
-                body = self._site_file(checked)
+                sha, size = data.get("versions_sha256"), data.get("versions_bytes")
+                if sha is None:
+                    body = self._site_file(checked)
+                elif is_hex_sha256(sha) and (size is None or is_size(size)):
+                    body = self._fetch_verified(checked, sha, size, f"versions.json of {skill_id} ({checked})")
+                else:
+                    raise CatalogFormatError(f"{self.location}: skill {skill_id} has a malformed versions_sha256 "
+                                             "or versions_bytes")
                 self._histories[skill_id] = parse_versions(body, skill_id, self._url(checked))
         return self._histories[skill_id]
 
     def _site_file(self, rel: str) -> bytes:
-        """A site file no digest names (a versions.json): read from disk, or fetched, cached and
-        revalidated as the manifest is, from the cache when offline."""
+        """A site file no digest names (a versions.json of a catalog built before entries gave
+        its sha256): read from disk, or fetched, cached and revalidated as the manifest is, from
+        the cache when offline.  Refused (IntegrityError) when every fetch must be pinned."""
+        if self._pin_all_fetches:
+            raise self._mismatch(f"{rel}: no digest in the catalog names this file, and this catalog fetches "
+                                 "only files a digest pins; refusing it", "")
         files = SearchFiles(self._url, self._fetcher, self._cache, self._max_bytes, remote=self.remote,
                             offline=self.status == "offline")
         return files(rel, None)

@@ -420,6 +420,8 @@ class ManifestEntry:
     source: EntrySource = EntrySource()
     urls: EntryUrls
     versions_url: str | None = None                 # its versions.json, when it has releases
+    versions_sha256: str | None = None              # ... that file's sha256 and size (absent in catalogs
+    versions_bytes: int | None = None               # built before them: versions.json is then unpinned)
     size: EntrySize | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[EntryWarning, ...] = ()
@@ -464,6 +466,10 @@ class ManifestEntry:
             "digest": self.digest, "source": self.source.to_json(), "urls": self.urls.to_json()})
         if self.versions_url is not None:
             data["versions_url"] = self.versions_url
+        if self.versions_sha256 is not None:
+            data["versions_sha256"] = self.versions_sha256
+        if self.versions_bytes is not None:
+            data["versions_bytes"] = self.versions_bytes
         if self.size is not None:
             data["size"] = self.size.to_json()
         data["extra"] = self.extra
@@ -512,6 +518,7 @@ def _parse_fields(data: dict[str, Any], skill_id: str) -> ManifestEntry:
     requirements = EntryRequirements.from_json(data["requirements"])
     knowledge = _records(data.get("knowledge") or [], KnowledgeRecord.from_json, "malformed knowledge records")
     dependencies = _records(data.get("dependencies", []), DependencyRecord.from_json, "malformed dependencies")
+    versions_sha256, versions_bytes = _versions_pin(data)
     return ManifestEntry(
         id=skill_id, name=data["name"], description=data["description"], version=_text(data.get("version")),
         license=_text(data.get("license")), compatibility=_text(data.get("compatibility")),
@@ -523,9 +530,20 @@ def _parse_fields(data: dict[str, Any], skill_id: str) -> ManifestEntry:
         dependencies=dependencies, knowledge=knowledge, interface=data["interface"] if isinstance(data.get("interface"), dict) else None,
         requirements=requirements, parent=_text(data.get("parent")), children=children, files=files,
         sha256=data["sha256"], digest=_text(data.get("digest"), ""), source=EntrySource.from_json(data.get("source")),
-        urls=urls, versions_url=_text(data.get("versions_url")), size=size, extra=_mapping(data.get("extra")),
+        urls=urls, versions_url=_text(data.get("versions_url")), versions_sha256=versions_sha256,
+        versions_bytes=versions_bytes, size=size, extra=_mapping(data.get("extra")),
         warnings=tuple(w for w in map(EntryWarning.from_json, _items(data.get("warnings"))) if w is not None),
         audit=None if data.get("audit") is None else AuditSummary.from_json(data["audit"]))
+
+
+def _versions_pin(data: dict[str, Any]) -> tuple[str | None, int | None]:
+    """The sha256 and size of the entry's versions.json, each absent or well formed."""
+    sha, size = data.get("versions_sha256"), data.get("versions_bytes")
+    if sha is not None and not is_hex_sha256(sha):
+        raise _Malformed("malformed versions_sha256")
+    if size is not None and not is_size(size):
+        raise _Malformed("malformed versions_bytes")
+    return sha, size
 
 
 def _records(value: Any, parse: Callable[[Any], Any], problem: str) -> tuple[Any, ...]:

@@ -11,7 +11,11 @@ page is two files, named with their sha256 and size in the root:
 
 Pages hold the skills in the manifest's order (ascending id), so the root's ``first`` and
 ``last`` id of each page say which page holds an id without fetching anything.  Trust goes
-from the root down: the root's digests vouch for pages and indexes, an index's for entry files.
+from the root down: the root's digests vouch for pages and indexes, an index's for entry files,
+and an entry's for everything of its skill (SKILL.md, bundled files, knowledge documents and,
+through ``versions_sha256``, its versions.json, which vouches for each release's files).  The
+root's ``search`` section vouches for the sharded search index's meta file, which names the
+digests of its chunks and cards (:mod:`skillsite.search.shard_format`).
 Standard library only: shared by the build and the loader.
 """
 from __future__ import annotations

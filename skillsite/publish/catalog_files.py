@@ -1,11 +1,11 @@
 """The catalog-wide files, made once every skill is published: ``skills.json`` and its schema,
 the discovery indexes (v0.2, and v0.1 with its file copies), the static provider layout, the
 plugin marketplace and ``available_skills.xml``; and the search indexes, which a worker makes and
-writes while the skills are published (they depend on the skills' frontmatter only)."""
+writes while the skills are published (they depend on the skills' frontmatter only), but for a
+sharded index's cards and what pins them (they show the audit's risk: :func:`search_section`)."""
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any, Sequence
 
 from skillsite import __version__
@@ -27,8 +27,8 @@ from skillsite.publish.provider_layout import INDEX_NAME, skills_index
 from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, legacy_files, legacy_index
 from skillsite.search.bm25 import SEARCH_VERSION
 from skillsite.search.lunr_index import build_indexes
-from skillsite.search.shard_format import SHARDS_FILE, SHARDS_VERSION
-from skillsite.search.shard_writer import build_shards, card_files, card_row
+from skillsite.search.shard_format import SHARDS_VERSION
+from skillsite.search.shard_writer import build_chunks, card_row, finish_shards
 from skillsite.search.terms import search_fields
 from skillsite.source.schema import load_schema
 
@@ -49,7 +49,7 @@ def search_entry(skill: Skill) -> dict[str, Any]:
 
 
 #: What the cache keeps of the search indexes: their files are in the output, not in the cache.
-SEARCH_CACHE_FORMAT = 2
+SEARCH_CACHE_FORMAT = 3
 
 
 def search_key(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE) -> str:
@@ -62,28 +62,28 @@ def search_key(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHA
 
 def search_files(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE
                  ) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """The search indexes of ``entries`` (:func:`search_entry`): skills.json's ``search`` section
-    and the files, by site path.  Up to ``shard_above`` skills, the section over every skill (the
-    loader's search) and the browser's lunr files over the listed ones (their refs are rows of
-    docs.json); above it, the sharded index (#29: :mod:`skillsite.search.shard_writer`) that both
-    search, and a section that points at it (the cards come with the catalog files: they show
-    the audit's risk)."""
+    """The search indexes of ``entries`` (:func:`search_entry`): what describes them and the
+    files, by site path.  Up to ``shard_above`` skills, skills.json's ``search`` section over
+    every skill (the loader's search; described as ``section``) and the browser's lunr files
+    over the listed ones (their refs are rows of docs.json); above it, the term and tag chunks
+    of the sharded index (#29: :mod:`skillsite.search.shard_writer`) that both search, described
+    by its meta file's object (``meta``) and their sha256 (``chunk_sha256``), from which
+    :func:`search_section` makes the rest of it."""
     if len(entries) > shard_above:
-        shards = build_shards(entries)
-        return shards.section, shards.files
+        chunks = build_chunks(entries)
+        return {"meta": chunks.meta, "chunk_sha256": chunks.digests()}, chunks.files
     indexes = build_indexes(entries, [e for e in entries if e["listed"]])
-    return indexes.manifest_search, indexes.files
+    return {"section": indexes.manifest_search}, indexes.files
 
 
 def publish_search(job: SkillPublishing, key: str) -> tuple[dict[str, Any], list[Placed]]:
     """Make the search indexes of ``job``'s skills and write them into its staging folder (a
     worker does, beside the skills: the files never pass through the build's process); returns
     what the cache keeps of them under ``key`` (:func:`search_key`) and what was placed."""
-    section, files = search_files([search_entry(s) for s in job.skills], job.config.shard_above)
+    described, files = search_files([search_entry(s) for s in job.skills], job.config.shard_above)
     for rel, data in files.items():
         job.staging.write_keyed(rel, file_key(key, rel), lambda data=data: data)
-    meta = json.loads(files[SHARDS_FILE]) if SHARDS_FILE in files else None
-    return {"key": key, "section": section, "files": sorted(files), "meta": meta}, job.staging.take_journal()
+    return {"key": key, **described, "files": sorted(files)}, job.staging.take_journal()
 
 
 def keep_search(staging: Staging, kept: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -99,18 +99,32 @@ def file_key(key: str, rel: str) -> str:
     return digest(key, rel)
 
 
-def is_sharded(section: dict[str, Any] | None) -> bool:
-    """Whether skills.json's ``search`` section points at a sharded index."""
-    return isinstance(section, dict) and "sharded" in section
+def search_section(staging: Staging, entries: Sequence[ManifestEntry], search: dict[str, Any]) -> dict[str, Any]:
+    """skills.json's ``search`` section of the indexes ``search`` describes (what
+    :func:`publish_search` returned).  For a sharded index, its other files are written first
+    (each kept in place when its bytes are unchanged): the result cards of ``entries`` (the
+    manifest's, audited), in its skill order (priority, then id), what a result shows and what
+    searches filter on (listed, offered to a model, audit risk); the card-digest files; the
+    digests file, which pins every chunk and card-digest file; and the meta file, which names
+    the digests file."""
+    if "meta" not in search:
+        return search["section"]
+    ordered = sorted(entries, key=lambda e: (-e.priority, e.id))
+    rows = [card_row(e.id, e.name, e.description, e.urls.page, e.tags, e.risk, e.visibility.listed,
+                     offered_to_model(e)) for e in ordered]
+    shards = finish_shards(search["meta"], search["chunk_sha256"], rows)
+    for rel, data in shards.files.items():
+        staging.write_keyed(rel, hashlib.sha256(data).hexdigest(), lambda data=data: data)
+    return shards.section
 
 
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
-                        discovery: dict[str, Any], search: dict[str, Any], pages: PageStore | None = None) -> str:
+                        discovery: dict[str, Any], pages: PageStore | None = None) -> str:
     """skills.json (``manifest``: :func:`~skillsite.publish.manifest.manifest`'s object, its
     digest left unset; a paged one takes from ``pages`` what an earlier build made), its schema,
-    the discovery index, available_skills.xml and the cards of a sharded search index (its other
-    files come with the skills: :func:`publish_search`); returns the catalog's digest (worked out
-    as skills.json is written)."""
+    the discovery index and available_skills.xml (the search indexes' files come with the skills,
+    :func:`publish_search`, and before the manifest, :func:`search_section`); returns the
+    catalog's digest (worked out as skills.json is written)."""
     digest_of_entries = write_manifest(staging, config, manifest, pages)
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
     if manifest.get("signing"):
@@ -120,8 +134,6 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     block = available_skills_xml(ordered, [absolute(config, e.urls.skill_md) for e in ordered],
                                  config.prompt_budget)
     staging.write(AVAILABLE_SKILLS_FILE, block.encode("utf-8"))
-    if is_sharded(search["section"]):
-        write_search_cards(staging, manifest["skills"], search["meta"])
     write_compatibility_files(staging, config, manifest["skills"], discovery)
     return digest_of_entries
 
@@ -146,19 +158,6 @@ def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any
         else:
             staging.write_keyed(rel, sha256_hex(data), lambda data=data: data)
     return digest_of_entries.value
-
-
-def write_search_cards(staging: Staging, entries: Sequence[ManifestEntry], meta: dict[str, Any]) -> None:
-    """The result cards of a sharded search index (#29; ``meta``: its meta file), in its skill
-    order (priority, then id): what a result shows and what searches filter on (listed, offered
-    to a model, audit risk)."""
-    if len(entries) != meta["docs"]:
-        raise ValueError(f"the search index covers {meta['docs']} skills, the manifest has {len(entries)}")
-    ordered = sorted(entries, key=lambda e: (-e.priority, e.id))
-    rows = [card_row(e.id, e.name, e.description, e.urls.page, e.tags, e.risk, e.visibility.listed,
-                     offered_to_model(e)) for e in ordered]
-    for rel, data in card_files(rows, meta["index"]).items():
-        staging.write_keyed(rel, hashlib.sha256(data).hexdigest(), lambda data=data: data)
 
 
 def write_compatibility_files(staging: Staging, config: SiteConfig, entries: list[ManifestEntry],

@@ -19,7 +19,7 @@ from skillsite.models import CatalogReading, Skill
 from skillsite.publish.audit_results import apply_audits, audit_published
 from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
 from skillsite.publish.catalog_files import (keep_search, listing_budgets, publish_search, search_entry,
-                                             search_key, write_catalog_files)
+                                             search_key, search_section, write_catalog_files)
 from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
@@ -27,7 +27,7 @@ from skillsite.publish.signing import keep_copy, previous_folders, sign_staging,
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
 from skillsite.publish.staging import Published, Staging, keyed
 from skillsite.publish.stored_pages import StoredPages, entry_keys
-from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing
+from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing, pin_versions
 from skillsite.source.dependencies import CatalogNames
 from skillsite.publish.state import BuildState, Inputs, output_digest, save_state
 from skillsite.publish.wellknown import discovery_index
@@ -114,11 +114,12 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             if _fails(diags, plan.strict) and not plan.keep_going:
                 staging.discard()
                 return None
-            data = manifest(publication.entries, config, left_out, generated_at, search["section"],
+            section = search_section(staging, publication.entries, search)
+            data = manifest(publication.entries, config, left_out, generated_at, section,
                             signing=signing_hint(plan.signing))
             keys = entry_keys(publication.keys, publication.entries, audits)
             stored = StoredPages(cache, staging, keys) if is_paged(len(publication.entries), config) else None
-            data["digest"] = write_catalog_files(staging, config, data, discovery, search, stored)
+            data["digest"] = write_catalog_files(staging, config, data, discovery, stored)
             del discovery  # written; the pages need none of it, and it grows with the catalog
             budget = listing_budgets(data["skills"], config)
         with stage("pages"):
@@ -155,12 +156,14 @@ def back_folder(plan: BuildPlan) -> Path | None:
 def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publication,
                       releases: dict[str, SkillReleases], versions_of: dict[str, list[str]], staging: Staging,
                       cache: Cache) -> dict[str, PublishedVersions]:
-    """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`)."""
+    """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`);
+    each one's entry in ``publication`` then records its versions.json's sha256 and size."""
     reserved = reserved_names(is_paged(len(skills), plan.config))
     catalog = CatalogReleases(CatalogNames.of([(s.id, s.name) for s in skills]), versions_of)
     versions = VersionPublishing(staging, plan.config, cache, reserved, catalog).publish(
         skills, publication.entries, releases)
     staging.take_journal()  # written here, not by a worker
+    pin_versions(publication.entries, versions)
     return versions
 
 

@@ -2,8 +2,8 @@
 manifest from stored pieces instead of making every entry JSON again).
 
 A page after the root holds a run of entries; when each of them is made of what it was made of
-last time (the skill's publication, :func:`~skillsite.publish.skills.publication_key`, and its
-audit findings), the page, its index and its entry files are the same bytes: the build takes
+last time (the skill's publication, :func:`~skillsite.publish.skills.publication_key`, its
+audit findings and its versions.json's digest), the page, its index and its entry files are the same bytes: the build takes
 them as they are (when the output still holds them untouched) and feeds the catalog's digest
 with the entries' canonical JSON kept in the cache, without making any of it.
 """
@@ -20,10 +20,11 @@ from skillsite.publish.staging import Staging
 
 def entry_keys(publication_keys: Sequence[str | None], entries: Sequence[ManifestEntry],
                audits: dict[str, Any]) -> list[str | None]:
-    """What each manifest entry is made of: its publication and its audit findings (the
-    suppressions and everything else an entry depends on are the cache's scope); None for a
-    skill whose publication the cache does not keep (one that reported a problem)."""
-    return [None if key is None else digest("entry", key, audits.get(entry.id))
+    """What each manifest entry is made of: its publication, its audit findings and its
+    versions.json's sha256 (the suppressions and everything else an entry depends on are the
+    cache's scope); None for a skill whose publication the cache does not keep (one that
+    reported a problem)."""
+    return [None if key is None else digest("entry", key, audits.get(entry.id), entry.versions_sha256)
             for key, entry in zip(publication_keys, entries)]
 
 

@@ -1,5 +1,7 @@
 """Publishing each versioned skill's releases: ``skills/<id>/versions/<version>/`` (the
-release's SKILL.md, bundled files and ``skill.xml``) and ``skills/<id>/versions.json``.
+release's SKILL.md, bundled files and ``skill.xml``) and ``skills/<id>/versions.json``, whose
+sha256 and size the skill's manifest entry then records (:func:`pin_versions`): the entry vouches
+for versions.json, and versions.json for each release's files.
 
 The current version's folder holds the files published as the skill itself (hard links: the
 same bytes); a past release's files are read from git (:mod:`skillsite.source.releases`), by
@@ -57,10 +59,24 @@ def release_url(skill_id: str, version: str) -> str:
 
 @dataclass(frozen=True)
 class PublishedVersions:
-    """What publishing a skill's releases gave: its ``versions.json`` document."""
+    """What publishing a skill's releases gave: its ``versions.json`` document, and the sha256
+    and size of the file as published."""
 
     skill_id: str
     document: dict[str, Any]
+    sha256: str
+    size: int
+
+
+def pin_versions(entries: list[ManifestEntry], versions: Mapping[str, PublishedVersions]) -> None:
+    """Give each versioned skill's entry the sha256 and size of its published versions.json
+    (entries are frozen: each is replaced in ``entries``), so that the entry, and every file
+    keyed by it, changes whenever versions.json does."""
+    for index, entry in enumerate(entries):
+        published = versions.get(entry.id)
+        if published is not None:
+            entries[index] = dataclasses.replace(entry, versions_sha256=published.sha256,
+                                                 versions_bytes=published.size)
 
 
 class VersionPublishing:
@@ -97,9 +113,9 @@ class VersionPublishing:
                 "dependencies": needs, "files": files}
         document = {"latest": releases.current, "versions": releases.versions, "releases": records}
         data = indented_json(document)
-        self.staging.write_keyed(f"skills/{skill.id}/{VERSIONS_FILE}", hashlib.sha256(data).hexdigest(),
-                                 lambda: data)
-        return PublishedVersions(skill.id, document)
+        sha = hashlib.sha256(data).hexdigest()
+        self.staging.write_keyed(f"skills/{skill.id}/{VERSIONS_FILE}", sha, lambda: data)
+        return PublishedVersions(skill.id, document, sha, len(data))
 
     def _current(self, skill: Skill, entry: ManifestEntry, version: str) -> list[dict[str, Any]]:
         """The current release: the files published as the skill, a second time (hard links)."""

@@ -5,6 +5,13 @@ It ranks exactly as :class:`~skillsite.search.bm25.SearchIndex` does (the same s
 in the same order): results by score rounded to 6 decimals, then skill number (the shards
 number skills by priority, then id).  The loader, ``skillsite search`` and ``skillsite mcp``
 use it for a sharded catalog; ``templates/static/ranking.js`` is its JavaScript twin.
+
+``pinned=True`` verifies every file it fetches against a digest that goes back to skills.json
+(the meta file's sha256 in its ``search`` section, the digests file's in the meta file, every
+chunk's and card-digest file's in the digests file, every card file's in its card-digest file),
+and raises :class:`ShardIntegrityError` naming a file that does not match.  The digests file
+is fetched with the first chunks, a card-digest file with the first cards it pins.  Without
+it, the index fetches exactly the meta file, the chunks and the cards, unverified.
 """
 from __future__ import annotations
 
@@ -16,12 +23,24 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 from skillsite.search.bm25 import add_gains, best_gains, query_terms, tag_filtered
-from skillsite.search.shard_format import SHARDS_FORMAT, SHARDS_VERSION, card_path, chunk_path, decode_postings
+from skillsite.search.shard_format import (DIGESTS_FORMAT, SHARDS_FILE, SHARDS_FORMAT, SHARDS_VERSION, card_path,
+                                           chunk_path, decode_postings, group_path, unpack_digests)
 
 #: ``fetch(site-relative path, sha256 or None) -> bytes``; the sha256 is given for the meta file
-#: only (skills.json names it): a fetcher may serve a cached copy that has it.
+#: (skills.json names it) and, in a pinned index, for every file: a fetcher may serve a cached
+#: copy that has it.
 Fetch = Callable[[str, "str | None"], bytes]
 FETCH_THREADS = 6
+
+
+class ShardIntegrityError(ValueError):
+    """A file of a pinned index does not match the digest that names it, or the index names no
+    digests to check it against (:class:`skillsite.loader.IntegrityError` to the loader's
+    callers)."""
+
+    def __init__(self, message: str, expected: str = "", actual: str = "") -> None:
+        super().__init__(message)
+        self.expected, self.actual = expected, actual
 
 
 class Card(NamedTuple):
@@ -66,15 +85,45 @@ def checked(data: bytes, path: str, sha256: str | None) -> bytes:
     return data
 
 
+def pinned_data(data: bytes, path: str, sha256: str, named_by: str) -> bytes:
+    """``data`` when its sha256 is ``sha256`` (as ``named_by`` gives it); ShardIntegrityError otherwise."""
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != sha256:
+        raise ShardIntegrityError(f"{path} does not match the sha256 {named_by} gives: sha256 is {actual}, "
+                                  f"{named_by} says {sha256}; refusing it", sha256, actual)
+    return data
+
+
+@dataclass
+class _Pins:
+    """What a pinned index checks its files against (all given by the digests file ``path``):
+    the sha256 of each term and tag chunk (by number), of each card-digest file (by group), and
+    of the card buckets read so far (given by their card-digest files)."""
+
+    path: str
+    chunks: dict[str, list[str]]
+    group_path: str
+    group: int
+    groups: list[str]
+    cards: dict[int, str]
+
+
 class ShardedIndex:
     """The sharded search index of a catalog: :meth:`open` it from skills.json's ``search``
     section, then :meth:`search` it."""
 
-    def __init__(self, meta: dict[str, Any], fetch: Fetch) -> None:
+    def __init__(self, meta: dict[str, Any], fetch: Fetch, *, pinned: bool = False) -> None:
         if meta.get("format") != SHARDS_FORMAT or meta.get("version") != SHARDS_VERSION:
             raise ValueError(f"search shards in format {meta.get('format')!r} version {meta.get('version')!r}; "
                              f"this loader reads {SHARDS_FORMAT} version {SHARDS_VERSION}")
-        self.meta, self._fetch = meta, fetch
+        digests = meta.get("digests")
+        if pinned and not (isinstance(digests, dict) and isinstance(digests.get("url"), str)
+                           and isinstance(digests.get("sha256"), str)):
+            raise ShardIntegrityError("the search index names no digests of its chunks and cards (search/shards.json "
+                                      "has no 'digests': a catalog built before they were published), so its files "
+                                      "cannot be verified; refusing to search it unverified")
+        self.meta, self._fetch, self.pinned = meta, fetch, pinned
+        self._pins: _Pins | None = None
         self.index: str = meta["index"]
         self.docs: int = meta["docs"]
         self._unit: float = meta["weight_unit"]
@@ -89,24 +138,33 @@ class ShardedIndex:
         self._cards: dict[int, Card] = {}
 
     @classmethod
-    def open(cls, section: dict[str, Any], fetch: Fetch) -> ShardedIndex:
-        """The index that skills.json's ``search`` section (``{"sharded": path, "sha256": ...}``) points at."""
+    def open(cls, section: dict[str, Any], fetch: Fetch, *, pinned: bool = False) -> ShardedIndex:
+        """The index that skills.json's ``search`` section (``{"sharded": path, "sha256": ...}``)
+        points at; ``pinned``: every file verified (see the module's docstring)."""
         path, sha = section["sharded"], section.get("sha256")
-        return cls(parse_json(checked(fetch(path, sha), path, sha), path), fetch)
+        if not pinned:
+            return cls(parse_json(checked(fetch(path, sha), path, sha), path), fetch)
+        if not isinstance(sha, str):
+            raise ShardIntegrityError(f"skills.json's search section gives no sha256 of {path}; refusing it")
+        return cls(parse_json(pinned_data(fetch(path, sha), path, sha, "skills.json"), path), fetch, pinned=True)
 
     def __len__(self) -> int:
         return self.docs
 
     # -- files
 
-    def _fetch_all(self, paths: Sequence[str]) -> list[dict[str, Any]]:
+    def _fetch_all(self, paths: Sequence[str], pins: Sequence[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
         """The chunk or card files at ``paths`` (fetched in parallel when there are several), each
-        checked to belong to this index."""
+        checked to belong to this index; with ``pins`` (a pinned index), each checked against
+        its (sha256, the file that gives it) first."""
+        shas = [None] * len(paths) if pins is None else [sha for sha, _ in pins]
         if len(paths) <= 1:
-            found = [self._fetch(p, None) for p in paths]
+            found = [self._fetch(p, s) for p, s in zip(paths, shas)]
         else:
             with ThreadPoolExecutor(min(FETCH_THREADS, len(paths))) as pool:
-                found = list(pool.map(lambda p: self._fetch(p, None), paths))
+                found = list(pool.map(self._fetch, paths, shas))
+        if pins is not None:
+            found = [pinned_data(data, path, *pin) for data, path, pin in zip(found, paths, pins)]
         files = [parse_json(data, path) for path, data in zip(paths, found)]
         for path, data in zip(paths, files):
             if data.get("index") != self.index:
@@ -114,11 +172,57 @@ class ShardedIndex:
                                  "while it was read")
         return files
 
+    # -- pins
+
+    def _digests(self) -> _Pins:
+        """The digests file, fetched once (a pinned index only) and checked against the meta file."""
+        if self._pins is None:
+            ref = self.meta["digests"]
+            path = ref["url"]
+            raw = parse_json(pinned_data(self._fetch(path, ref["sha256"]), path, ref["sha256"], SHARDS_FILE), path)
+            if raw.get("format") != DIGESTS_FORMAT or raw.get("index") != self.index:
+                raise ValueError(f"{path} is not the digests file of this search index")
+            groups = raw["card_digests"]
+            if not isinstance(groups.get("group"), int) or groups["group"] < 1:
+                raise ValueError(f"{path}: card_digests has no valid group size")
+            buckets = -(-self.docs // self._bucket)
+            count = -(-buckets // groups["group"])
+            self._pins = _Pins(
+                path, {kind: unpack_digests(raw[kind], len(self.meta[kind]["first"]), f"{path}: {kind}")
+                 for kind in ("terms", "tags")},
+                groups["path"], groups["group"], unpack_digests(groups["sha256"], count, f"{path}: card_digests"), {})
+        return self._pins
+
+    def _chunk_pins(self, todo: Sequence[tuple[str, int]]) -> list[tuple[str, str]] | None:
+        """(sha256, where it comes from) of chunks ``todo`` when the index is pinned."""
+        if not self.pinned or not todo:
+            return None
+        pins = self._digests()
+        return [(pins.chunks[kind][n], pins.path) for kind, n in todo]
+
+    def _card_pins(self, buckets: Sequence[int]) -> list[tuple[str, str]] | None:
+        """(sha256, where it comes from) of card buckets ``buckets`` when the index is pinned,
+        the card-digest files they need fetched first (verified, in parallel)."""
+        if not self.pinned or not buckets:
+            return None
+        pins = self._digests()
+        groups = sorted({b // pins.group for b in buckets if b not in pins.cards})
+        paths = [group_path(g, pins.group_path) for g in groups]
+        named = [(pins.groups[g], pins.path) for g in groups]
+        for group, path, raw in zip(groups, paths, self._fetch_all(paths, named)):
+            first = group * pins.group
+            count = min(pins.group, -(-self.docs // self._bucket) - first)
+            if raw.get("first") != first:
+                raise ValueError(f"{path} does not pin card buckets {first} to {first + count - 1}")
+            for bucket, sha in enumerate(unpack_digests(raw["sha256"], count, path), first):
+                pins.cards[bucket] = sha
+        return [(pins.cards[b], group_path(b // pins.group, pins.group_path)) for b in buckets]
+
     def _load_chunks(self, wanted: Iterable[tuple[str, int]]) -> None:
         """Fetch the chunks (kind, number) not loaded yet."""
         todo = sorted({w for w in wanted if w not in self._chunks})
         paths = [chunk_path(self.meta[kind]["path"], n) for kind, n in todo]
-        for (kind, n), path, raw in zip(todo, paths, self._fetch_all(paths)):
+        for (kind, n), path, raw in zip(todo, paths, self._fetch_all(paths, self._chunk_pins(todo))):
             chunk = _Chunk(raw["terms"], raw["df"], raw.get("idf"), raw["postings"])
             if not len(chunk.keys) == len(chunk.df) == len(chunk.postings) or (kind == "terms") != (chunk.idf is not None):
                 raise ValueError(f"{path}: keys, df, idf and postings differ in length")
@@ -207,7 +311,7 @@ class ShardedIndex:
         docs = list(docs)
         buckets = sorted({d // self._bucket for d in docs if d not in self._cards})
         paths = [self._card_path(b) for b in buckets]
-        for bucket, path, raw in zip(buckets, paths, self._fetch_all(paths)):
+        for bucket, path, raw in zip(buckets, paths, self._fetch_all(paths, self._card_pins(buckets))):
             self._read_bucket(bucket, path, raw)
         return [self._cards[d] for d in docs]
 

@@ -1,5 +1,8 @@
-"""Writes the sharded search index (format: :mod:`.shard_format`): the meta file, the term and
-tag chunks, and the result cards.  Deterministic: the same skills give the same bytes.
+"""Writes the sharded search index (format: :mod:`.shard_format`): the term and tag chunks
+(:func:`build_chunks`, from the skills' search fields), then the result cards, the digests that
+pin chunks and cards and the meta file (:func:`finish_shards`, once the cards are known: they
+show the audit's risk); :func:`build_shards` does both.  Deterministic: the same skills give
+the same bytes.
 
 The postings are :mod:`.bm25`'s own (the same saturation, quantisation and idf), numbered in
 the shards' skill order, so a sharded catalog ranks exactly as an unsharded one.
@@ -9,13 +12,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from skillsite.search.bm25 import (BM25_B, BM25_K1, MAX_EXPANSIONS, MIN_PREFIX, PREFIX_FACTOR, WEIGHT_LEVELS, idf,
                                    term_postings)
-from skillsite.search.shard_format import (CARD_BUCKET, CARD_FIELDS, CARDS_DIR, CARDS_PER_FOLDER, CHUNK_BYTES,
-                                           DESCRIPTION_LIMIT, SHARDS_FILE, SHARDS_FORMAT, SHARDS_VERSION, TAGS_DIR,
-                                           TERMS_DIR, card_path, chunk_path, encode_postings)
+from skillsite.search.shard_format import (CARD_BUCKET, CARD_DIGEST_GROUP, CARD_DIGESTS_DIR, CARD_FIELDS, CARDS_DIR,
+                                           CARDS_PER_FOLDER, CHUNK_BYTES, DESCRIPTION_LIMIT, DIGESTS_FILE,
+                                           DIGESTS_FORMAT, SHARDS_FILE, SHARDS_FORMAT, SHARDS_VERSION, TAGS_DIR,
+                                           TERMS_DIR, card_path, chunk_path, encode_postings, group_path,
+                                           pack_digests)
 from skillsite.search.terms import SEARCH_FIELDS
 
 #: One key of a chunk: (key, document frequency, idf or None, encoded postings).
@@ -23,9 +28,22 @@ Item = tuple[str, int, "float | None", str]
 
 
 @dataclass(frozen=True)
+class Chunks:
+    """The term and tag chunks of a sharded index (by site-relative path) and its meta file's
+    object, all but ``digests`` (which pins the cards too: see :func:`finish_shards`)."""
+
+    files: dict[str, bytes]
+    meta: dict[str, Any]
+
+    def digests(self) -> dict[str, str]:
+        """The sha256 (hex) of each chunk, by path."""
+        return {path: _sha(data) for path, data in self.files.items()}
+
+
+@dataclass(frozen=True)
 class Shards:
-    """The index's files (meta and chunks, by site-relative path) and skills.json's ``search``
-    section that points at the meta file."""
+    """Files of the index (by site-relative path) and skills.json's ``search`` section that
+    points at the meta file."""
 
     files: dict[str, bytes]
     section: dict[str, Any]
@@ -105,9 +123,10 @@ def index_id(chunks: dict[str, dict[str, Any]]) -> str:
     return sha.hexdigest()
 
 
-def build_shards(entries: Sequence[dict[str, Any]], budget: int = CHUNK_BYTES) -> Shards:
-    """The sharded index of manifest ``entries`` (any order: the shards number skills themselves),
-    in chunks of about ``budget`` bytes."""
+def build_chunks(entries: Sequence[dict[str, Any]], budget: int = CHUNK_BYTES) -> Chunks:
+    """The term and tag chunks of the sharded index of manifest ``entries`` (any order: the
+    shards number skills themselves), of about ``budget`` bytes each, and the meta file's
+    object but its digests."""
     ordered = [entries[i] for i in doc_order(entries)]
     chunks: dict[str, dict[str, Any]] = {}
     terms = _chunk_set(TERMS_DIR, _term_items(ordered), chunks, budget)
@@ -121,9 +140,46 @@ def build_shards(entries: Sequence[dict[str, Any]], budget: int = CHUNK_BYTES) -
         "docs": len(ordered), "terms": terms, "tags": tags,
         "cards": {"path": CARDS_DIR, "bucket": CARD_BUCKET, "per_folder": CARDS_PER_FOLDER, "fields": list(CARD_FIELDS)},
     }
-    files = {path: compact({"index": index, **chunk}) for path, chunk in chunks.items()}
-    files[SHARDS_FILE] = data = compact(meta)
-    return Shards(files, {"sharded": SHARDS_FILE, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)})
+    return Chunks({path: compact({"index": index, **chunk}) for path, chunk in chunks.items()}, meta)
+
+
+def finish_shards(meta: dict[str, Any], chunk_sha256: Mapping[str, str], rows: Sequence[list[Any]]) -> Shards:
+    """The rest of the sharded index whose chunks ``meta`` describes (:func:`build_chunks`;
+    ``chunk_sha256``: their sha256 by path) for the cards ``rows`` (:func:`card_row`, in skill
+    order): the card files, the card-digest files, the digests file and the meta file that
+    names it; and skills.json's ``search`` section."""
+    if len(rows) != meta["docs"]:
+        raise ValueError(f"the search index covers {meta['docs']} skills, the cards {len(rows)}")
+    index = meta["index"]
+    files = card_files(rows, index)
+    files.update(card_digest_files([_sha(files[card_path(b)]) for b in range(len(files))], index))
+    groups = [_sha(files[group_path(g)]) for g in range(_groups(len(rows)))]
+    files[DIGESTS_FILE] = digests = compact({
+        "format": DIGESTS_FORMAT, "version": SHARDS_VERSION, "index": index,
+        "terms": pack_digests(chunk_sha256[chunk_path(TERMS_DIR, n)] for n in range(len(meta["terms"]["first"]))),
+        "tags": pack_digests(chunk_sha256[chunk_path(TAGS_DIR, n)] for n in range(len(meta["tags"]["first"]))),
+        "card_digests": {"path": CARD_DIGESTS_DIR, "group": CARD_DIGEST_GROUP, "sha256": pack_digests(groups)}})
+    files[SHARDS_FILE] = data = compact({**meta, "digests": {"url": DIGESTS_FILE, "sha256": _sha(digests),
+                                                             "bytes": len(digests)}})
+    return Shards(files, {"sharded": SHARDS_FILE, "sha256": _sha(data), "size": len(data)})
+
+
+def build_shards(entries: Sequence[dict[str, Any]], rows: Sequence[list[Any]], budget: int = CHUNK_BYTES) -> Shards:
+    """Every file of the sharded index of manifest ``entries`` (any order) with the cards
+    ``rows`` (in skill order: :func:`doc_order`), in chunks of about ``budget`` bytes."""
+    chunks = build_chunks(entries, budget)
+    rest = finish_shards(chunks.meta, chunks.digests(), rows)
+    return Shards({**chunks.files, **rest.files}, rest.section)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _groups(docs: int) -> int:
+    """Card-digest files of an index of ``docs`` skills."""
+    buckets = -(-docs // CARD_BUCKET)
+    return -(-buckets // CARD_DIGEST_GROUP)
 
 
 def card_row(skill_id: str, name: str, description: str, url: str, tags: Sequence[str], risk: str = "none",
@@ -139,3 +195,11 @@ def card_files(rows: Sequence[list[Any]], index: str) -> dict[str, bytes]:
     (the meta file's), so a reader notices cards of another build than its meta file."""
     return {card_path(bucket): compact({"index": index, "first": start, "cards": list(rows[start:start + CARD_BUCKET])})
             for bucket, start in enumerate(range(0, len(rows), CARD_BUCKET))}
+
+
+def card_digest_files(card_sha256: Sequence[str], index: str) -> dict[str, bytes]:
+    """The card-digest files of the card buckets whose sha256 are ``card_sha256`` (in bucket
+    order), by path: each pins CARD_DIGEST_GROUP consecutive buckets, from bucket ``first``."""
+    return {group_path(group): compact({"index": index, "first": first,
+                                        "sha256": pack_digests(card_sha256[first:first + CARD_DIGEST_GROUP])})
+            for group, first in enumerate(range(0, len(card_sha256), CARD_DIGEST_GROUP))}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from skillsite.search.bm25 import SearchIndex, build_search_section
 from skillsite.search.shard_query import ShardedIndex
-from skillsite.search.shard_writer import build_shards, card_files, card_row, doc_order
+from skillsite.search.shard_writer import build_shards, card_row, doc_order
 from skillsite.search.terms import tokenize
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,11 +44,10 @@ def run_node(script: str, data: object) -> object:
 def write_site(folder: Path, entries: list[dict]) -> Path:
     """A folder with what a sharded catalog's search reads: skills.json's search section, the
     shards and the cards (hidden: every third skill, to check the page's filter)."""
-    shards = build_shards(entries)
-    index = json.loads(shards.files["search/shards.json"])["index"]
     rows = [card_row(e["id"], e["name"], e["description"], f"skills/{e['id']}/", e["tags"], "none", i % 3 != 0)
             for i, e in enumerate(entries[d] for d in doc_order(entries))]
-    for rel, data in {**shards.files, **card_files(rows, index)}.items():
+    shards = build_shards(entries, rows)
+    for rel, data in shards.files.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_bytes(data)
     (folder / "skills.json").write_text(json.dumps({"search": shards.section}), encoding="utf-8")

@@ -13,7 +13,7 @@ from skillsite.cli import main
 from skillsite.loader import Catalog
 from support import CountingServer
 from versioned_site import FakeRelease as R
-from versioned_site import make_site, served_site
+from versioned_site import make_site, repin_versions, served_site
 
 SKILLS = {"app": [R("1.0.0", (("lib", "^1"),))], "lib": [R("1.0.0"), R("1.1.0")]}
 
@@ -178,6 +178,7 @@ def test_catalog_text_in_an_error_is_one_line_without_terminal_escapes(served, t
         release["digest"] = release_digest((f["path"], f["sha256"]) for f in release["files"]
                                            if f["path"] != "skill.xml")
     path.write_text(json.dumps(data), encoding="utf-8")
+    repin_versions(root / "site", "app")
     result = cli("install", "app", "--catalog", server.url, "--dest", str(tmp_path / "p" / "app"),
                  "--lock", str(tmp_path / "p" / "lock.json"), "--cache-dir", str(tmp_path / "cache"))
     assert result.exit_code == 1, result.output

@@ -182,3 +182,56 @@ def test_a_past_release_declares_dependencies_as_its_profile_reads_them(tmp_path
     assert result.exit_code == 0, result.output
     releases = json.loads((tmp_path / "site/skills/a/versions.json").read_text())["releases"]
     assert releases["1.0.0"]["dependencies"] == needs and releases["2.0.0"]["dependencies"] == []
+
+
+# ---------------------------------------------------------------- versions.json pinned by its entry
+
+
+def entries_of(site: Path) -> dict[str, dict]:
+    """Every manifest entry by id: those of skills.json, and of a paged catalog's entry files."""
+    found = {e["id"]: e for e in json.loads((site / "skills.json").read_text(encoding="utf-8"))["skills"]}
+    for path in site.glob("skills/**/entry.json"):
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        found[entry["id"]] = entry
+    return found
+
+
+@pytest.mark.parametrize("shard_above", ["2000", "1"])
+def test_the_entry_names_its_versions_json_by_sha256_and_size(repo: GitRepo, tmp_path: Path, shard_above: str) -> None:
+    out = tmp_path / "site"
+    (tmp_path / "skillsite.yml").write_text(f"shard_above: {shard_above}\n")
+    build(repo, out, "--no-cache", "--config", str(tmp_path / "skillsite.yml"))
+    entries = entries_of(out)
+    assert (out / "skills/a/entry.json").is_file() == (shard_above == "1")
+    data = (out / entries["a"]["versions_url"]).read_bytes()
+    assert entries["a"]["versions_url"] == "skills/a/versions.json"
+    assert (entries["a"]["versions_sha256"], entries["a"]["versions_bytes"]) == (hashlib.sha256(data).hexdigest(),
+                                                                                 len(data))
+    assert "versions_sha256" not in entries["b"] and "versions_bytes" not in entries["b"]
+    typed = ManifestEntry.from_json(entries["a"])
+    assert (typed.versions_sha256, typed.versions_bytes) == (entries["a"]["versions_sha256"], len(data))
+    assert typed.to_json() == entries["a"]
+
+
+def test_a_tag_alone_changes_versions_json_its_entry_and_the_paged_files_as_a_cold_build(repo: GitRepo,
+                                                                                           tmp_path: Path) -> None:
+    """A tag removed changes versions.json (release 1.1.0 is then the later commit) and nothing
+    else the skill is made of: the rebuild gives the entry (in skills.json, its page, its index
+    and entry.json) the new digest, byte for byte as a cold build does."""
+    repo.write("skills/0-first/SKILL.md", skill_md("0-first", None))   # page 1 (the root): a is on page 2
+    repo.commit("a skill before a")
+    config = tmp_path / "skillsite.yml"
+    config.write_text("shard_above: 1\n")
+    warm, cache, cold = tmp_path / "warm", tmp_path / "cache", tmp_path / "cold"
+    build(repo, warm, "--cache-dir", str(cache), "--config", str(config))
+    before = entries_of(warm)["a"]
+    repo.git("tag", "-d", "a--v1.1.0")
+    build(repo, warm, "--cache-dir", str(cache), "--config", str(config))
+    after = entries_of(warm)["a"]
+    data = (warm / "skills/a/versions.json").read_bytes()
+    assert after["versions_sha256"] == hashlib.sha256(data).hexdigest() != before["versions_sha256"]
+    assert {k: v for k, v in after.items() if not k.startswith("versions_")} == \
+        {k: v for k, v in before.items() if not k.startswith("versions_")}
+    assert json.loads((warm / "skills.json").read_text(encoding="utf-8"))["skills"][0]["id"] == "0-first"
+    build(repo, cold, "--no-cache", "--config", str(config))
+    assert tree_bytes(warm) == tree_bytes(cold)

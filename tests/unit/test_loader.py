@@ -16,6 +16,7 @@ from skillsite.loader import (Catalog, CatalogFormatError, DestinationExistsErro
                               NotFoundError, SearchIndex, SearchResult, UnsafePathError, UnsupportedVersionError,
                               current_platform, ineligible_reasons, skill_body)
 from skillsite.source.parse import split_frontmatter
+from versioned_site import repin_versions
 
 HIDDEN = {"internal-oncall-handbook", "prod-db-restore"}
 USER_ONLY = {"release-manager/version-bump/prerelease"}
@@ -308,7 +309,8 @@ def test_install_refuses_escaping_file_paths_and_writes_nothing(own_site: Path, 
         entry = next(e for e in data["skills"] if e["id"] == "test-first")
         entry["files"].append(poisoned)
         if where == "entry":   # the skill as a catalog without releases lists it
-            del entry["versions_url"]
+            for key in ("versions_url", "versions_sha256", "versions_bytes"):
+                del entry[key]
     edit_manifest(own_site, poison)
     if where == "release":     # its current release, as versions.json lists it
         versions = own_site / "skills/test-first/versions.json"
@@ -316,6 +318,7 @@ def test_install_refuses_escaping_file_paths_and_writes_nothing(own_site: Path, 
         data["releases"][data["latest"]]["files"].append({"path": "../../escaped.txt", "sha256": "0" * 64,
                                                            "size": 1})
         versions.write_text(json.dumps(data))
+        repin_versions(own_site, "test-first")   # the host rewrote skills.json's digest of it too
     dest = tmp_path / "out" / "test-first"
     refused = UnsafePathError if where == "entry" else CatalogFormatError   # versions.json: refused as it is read
     with pytest.raises(refused, match="escape"):

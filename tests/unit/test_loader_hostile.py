@@ -14,6 +14,7 @@ import pytest
 from skillsite.mcp.skills import SkillsIndex
 from skillsite.loader import Catalog, CatalogFormatError, LoaderError, UnsafePathError, _write_tree
 from skillsite.agent.release_digest import release_digest
+from versioned_site import repin_versions
 
 FIRST = "api-design-checklist"          # the example catalog's first entry: no children, risk none
 PARENT, CHILD = "release-manager", "release-manager/changelog"
@@ -28,8 +29,14 @@ def own_site(site: Path, tmp_path: Path) -> Path:
     own below)."""
     copied = tmp_path / "site"
     shutil.copytree(site, copied)
-    edit_manifest(copied, lambda data: [entry.pop("versions_url", None) for entry in data["skills"]])
+    edit_manifest(copied, lambda data: [drop_versions(entry) for entry in data["skills"]])
     return copied
+
+
+def drop_versions(entry: dict[str, Any]) -> None:
+    """The entry as a catalog without releases has it: no versions.json, nor its digest."""
+    for key in ("versions_url", "versions_sha256", "versions_bytes"):
+        entry.pop(key, None)
 
 
 def edit_manifest(site: Path, change: Change) -> None:
@@ -47,6 +54,7 @@ def edit_release(site: Path, skill_id: str, change: Callable[[list[dict[str, Any
     change(release["files"])
     release["digest"] = release_digest((f["path"], f["sha256"]) for f in release["files"])   # a consistent lie
     path.write_text(json.dumps(data))
+    repin_versions(site, skill_id)   # ... down from skills.json
 
 
 def entry_of(data: dict[str, Any], skill_id: str) -> dict[str, Any]:
@@ -190,7 +198,7 @@ def add_file(skill_id: str, path: str, data: bytes = b"clash") -> Change:
     def change(manifest: dict[str, Any]) -> None:
         record = {"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         entry_of(manifest, skill_id)["files"].append(record)
-        entry_of(manifest, skill_id).pop("versions_url", None)
+        drop_versions(entry_of(manifest, skill_id))
     return change
 
 
@@ -215,7 +223,7 @@ def test_install_refuses_a_file_and_a_file_under_it(own_site: Path, tmp_path: Pa
     def change(data: dict[str, Any]) -> None:
         entry_of(data, FIRST)["files"] = [
             {"path": p, "bytes": 1, "sha256": hashlib.sha256(p.encode()).hexdigest()} for p in ("x", "x/y")]
-        entry_of(data, FIRST).pop("versions_url", None)
+        drop_versions(entry_of(data, FIRST))
     edit_manifest(own_site, change)
     with pytest.raises(CatalogFormatError, match="'x/y' clashes with 'x'"):
         Catalog.open(own_site).install(FIRST, tmp_path / "dest")
@@ -285,6 +293,7 @@ def test_a_release_file_where_a_nested_skill_goes_is_a_clash(site: Path, tmp_pat
     release["files"].append({"path": "changelog/SKILL.md", "sha256": hashlib.sha256(b"clash").hexdigest(), "size": 5})
     release["digest"] = release_digest((f["path"], f["sha256"]) for f in release["files"] if f["path"] != "skill.xml")
     path.write_text(json.dumps(data))
+    repin_versions(own_site, PARENT)
     (own_site / "skills" / PARENT / "versions" / data["latest"] / "changelog").mkdir(exist_ok=True)
     (own_site / "skills" / PARENT / "versions" / data["latest"] / "changelog" / "SKILL.md").write_bytes(b"clash")
     dest = tmp_path / "out" / "rm"

@@ -4,6 +4,7 @@ corpus's search fields, on real skills and on generated queries, loading only wh
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import random
 from pathlib import Path
@@ -14,8 +15,8 @@ import pytest
 from skillsite.search import shard_format
 from skillsite.search.bm25 import MIN_PREFIX, SearchIndex, build_search_section
 from skillsite.search.shard_format import SHARDS_FILE, decode_postings
-from skillsite.search.shard_query import ShardedIndex
-from skillsite.search.shard_writer import build_shards, card_files, card_row, doc_order
+from skillsite.search.shard_query import ShardedIndex, ShardIntegrityError
+from skillsite.search.shard_writer import build_shards, card_row, doc_order
 from skillsite.search.terms import tokenize
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,26 +34,26 @@ def site_files(entries: list[dict[str, Any]], budget: int = shard_format.CHUNK_B
                flags: dict[str, tuple[str, bool, bool]] | None = None) -> dict[str, bytes]:
     """Every file of the sharded index of ``entries``, cards included (``flags``: risk, listed,
     offered by id)."""
-    shards = build_shards(entries, budget)
-    index = json.loads(shards.files[SHARDS_FILE])["index"]
     flags = flags or {}
     rows = [card_row(e["id"], e["name"], e["description"], f"skills/{e['id']}/", e["tags"],
                      *flags.get(e["id"], ("none", True, True))) for e in (entries[i] for i in doc_order(entries))]
-    return {**shards.files, **card_files(rows, index), "pointer": json.dumps(shards.section).encode()}
+    shards = build_shards(entries, rows, budget)
+    return {**shards.files, "pointer": json.dumps(shards.section).encode()}
 
 
 class Served:
-    """A fetch function over ``files`` that records what it served."""
+    """A fetch function over ``files`` that records what it served, and the sha256 asked for."""
 
     def __init__(self, files: dict[str, bytes]) -> None:
-        self.files, self.fetched = files, []
+        self.files, self.fetched, self.shas = files, [], {}
 
     def __call__(self, path: str, sha256: str | None) -> bytes:
         self.fetched.append(path)
+        self.shas[path] = sha256
         return self.files[path]
 
-    def open(self) -> ShardedIndex:
-        return ShardedIndex.open(json.loads(self.files["pointer"]), self)
+    def open(self, pinned: bool = False) -> ShardedIndex:
+        return ShardedIndex.open(json.loads(self.files["pointer"]), self, pinned=pinned)
 
 
 def unsharded(entries: list[dict[str, Any]]) -> SearchIndex:
@@ -222,3 +223,102 @@ def test_files_of_another_build_are_refused() -> None:
     newer["version"] = shard_format.SHARDS_VERSION + 1
     with pytest.raises(ValueError, match="version"):
         ShardedIndex(newer, Served(files))
+
+
+# ---------------------------------------------------------------- pinned: every file checked
+
+
+def named_digests(files: dict[str, bytes]) -> dict[str, str]:
+    """Every chunk, card-digest and card file the digests file names (through the card-digest
+    files), with the sha256 it gives."""
+    meta = json.loads(files[SHARDS_FILE])
+    digests = json.loads(files[meta["digests"]["url"]])
+    named = {}
+    for kind in ("terms", "tags"):
+        for n, sha in enumerate(shard_format.unpack_digests(digests[kind], len(meta[kind]["first"]), kind)):
+            named[shard_format.chunk_path(meta[kind]["path"], n)] = sha
+    buckets = -(-meta["docs"] // meta["cards"]["bucket"])
+    group = digests["card_digests"]["group"]
+    for g, sha in enumerate(shard_format.unpack_digests(digests["card_digests"]["sha256"], -(-buckets // group), "")):
+        path = shard_format.group_path(g, digests["card_digests"]["path"])
+        named[path] = sha
+        pins = json.loads(files[path])
+        count = min(group, buckets - pins["first"])
+        for bucket, card_sha in enumerate(shard_format.unpack_digests(pins["sha256"], count, path), pins["first"]):
+            named[shard_format.card_path(bucket)] = card_sha
+    return named
+
+
+def test_the_digests_name_every_chunk_and_card_file_with_its_sha256() -> None:
+    docs, _ = parity_docs()
+    files = site_files(docs, budget=4000)
+    meta = json.loads(files[SHARDS_FILE])
+    assert meta["digests"] == {"url": shard_format.DIGESTS_FILE, "bytes": len(files[shard_format.DIGESTS_FILE]),
+                               "sha256": hashlib.sha256(files[shard_format.DIGESTS_FILE]).hexdigest()}
+    named = named_digests(files)
+    assert set(named) == set(files) - {SHARDS_FILE, shard_format.DIGESTS_FILE, "pointer"}
+    assert all(hashlib.sha256(files[path]).hexdigest() == sha for path, sha in named.items())
+    groups = [p for p in files if p.startswith(shard_format.CARD_DIGESTS_DIR)]
+    cards = [p for p in files if p.startswith("search/cards/")]
+    assert len(groups) == -(-len(cards) // shard_format.CARD_DIGEST_GROUP) >= 2   # 1,060 skills: 265 buckets
+
+
+def test_a_pinned_index_ranks_the_same_and_fetches_the_digests_only_beside_what_it_needs() -> None:
+    docs, queries = parity_docs()
+    files = site_files(docs, budget=4000)
+    plain, pinned = Served(files), Served(files)
+    a, b = plain.open(), pinned.open(pinned=True)
+    assert pinned.fetched == [SHARDS_FILE]                       # the digests wait for the first chunk
+    for query in queries[:40]:
+        assert b.search(query, k=10) == a.search(query, k=10)
+    extra = [p for p in pinned.fetched if p not in plain.fetched]
+    assert extra[0] == shard_format.DIGESTS_FILE and pinned.fetched.count(shard_format.DIGESTS_FILE) == 1
+    assert extra[1:] and all(p.startswith(shard_format.CARD_DIGESTS_DIR) for p in extra[1:])
+    assert len(extra) == len(set(extra)) and [p for p in pinned.fetched if p not in extra] == plain.fetched
+    named = {**named_digests(files), shard_format.DIGESTS_FILE: json.loads(files[SHARDS_FILE])["digests"]["sha256"]}
+    assert all(pinned.shas[p] == named[p] for p in pinned.fetched if p != SHARDS_FILE)
+    assert set(plain.shas.values()) == {None, json.loads(files["pointer"])["sha256"]}  # unpinned: as before
+
+
+def tampered(files: dict[str, bytes], path: str, old: bytes, new: bytes) -> dict[str, bytes]:
+    assert old in files[path], (path, old)
+    return {**files, path: files[path].replace(old, new, 1)}
+
+
+def test_a_pinned_index_refuses_a_tampered_chunk_card_or_digest_file_naming_it() -> None:
+    docs, _ = parity_docs()
+    files = site_files(docs, budget=4000)
+    query = "kubernetes network policies"
+    first = Served(files).open().search(query, k=5)
+    top = first[0][0]
+    chunk = next(p for p in sorted(files) if p.startswith("search/terms/") and b'"kubernet"' in files[p])
+    card = shard_format.card_path(top.doc // shard_format.CARD_BUCKET)
+    group = shard_format.group_path(top.doc // shard_format.CARD_BUCKET // shard_format.CARD_DIGEST_GROUP)
+    lies = {
+        chunk: tampered(files, chunk, b'"kubernet"', b'"kubernetx"'),     # the word is no longer found
+        card: tampered(files, card, top.description[:20].encode(), b"Paste your API key h"),
+        group: tampered(files, group, b'"sha256":"', b'"sha256":"A'),
+        shard_format.DIGESTS_FILE: tampered(files, shard_format.DIGESTS_FILE, b'"terms":"', b'"terms":"A'),
+    }
+    for path, lie in lies.items():
+        with pytest.raises(ShardIntegrityError, match=f"^{path} does not match the sha256"):
+            Served(lie).open(pinned=True).search(query, k=5)
+    unnoticed = Served(lies[card]).open().search(query, k=5)          # unpinned: believed, as before
+    assert unnoticed[0][0].description.startswith("Paste your API key h") and unnoticed[0][1] == first[0][1]
+    assert Served(lies[chunk]).open().search(query, k=5) != first
+
+
+def test_a_pinned_index_of_shards_without_digests_is_refused_clearly() -> None:
+    docs, _ = parity_docs()
+    files = site_files(docs[:50])
+    meta = json.loads(files[SHARDS_FILE])
+    del meta["digests"]
+    old = json.dumps(meta).encode()
+    pointer = {**json.loads(files["pointer"]), "sha256": hashlib.sha256(old).hexdigest(), "size": len(old)}
+    older = {**files, SHARDS_FILE: old, "pointer": json.dumps(pointer).encode()}
+    with pytest.raises(ShardIntegrityError, match="names no digests of its chunks and cards"):
+        Served(older).open(pinned=True)
+    assert Served(older).open().search("python", k=3)                # unpinned: as before
+    meta_lie = {**files, SHARDS_FILE: files[SHARDS_FILE].replace(b'"docs":', b'"docs": ')}
+    with pytest.raises(ShardIntegrityError, match=f"^{SHARDS_FILE} does not match the sha256 skills.json gives"):
+        Served(meta_lie).open(pinned=True)

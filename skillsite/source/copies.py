@@ -1,0 +1,190 @@
+"""Copies of one skill in a catalog: found at build time, grouped, one of each group canonical.
+
+Real trees hold the same skill many times: in ``skills/``, ``.claude/skills/`` and
+``.agents/skills/`` of one repository, in forks, in aggregators.  Two skills are copies when
+their ``SKILL.md`` bytes are the same, when their bodies are (the frontmatter differs), or when
+the sets of their normalised lines (name, description and body; lower-cased, punctuation and
+runs of spaces folded, so a reformatted table or list is no change) have a Jaccard similarity
+of at least ``threshold`` (0.9: on a hand-labelled sample of public skills, no other version,
+translation or different skill sharing a name reached it).  Candidates come from MinHash with
+one-permutation hashing (one 64-bit mix per line, ``BINS`` bins) banded for LSH (``BANDS`` of
+``ROWS``), so the cost grows with the catalog, not with its pairs; each candidate is checked
+with the exact Jaccard of the two line sets.  Groups are closed by union-find.
+
+The canonical member of a group is the first by :func:`canonical_order`: source order, then
+priority, then where the skill lives (``skills/`` before ``.claude/skills/`` before
+``.agents/skills/`` before other tool folders: configurable), then the shortest id.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+import zlib
+from array import array
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+#: Where a copy lives, best first: the default of ``copies.prefer`` in ``skillsite.yml``.
+DEFAULT_PREFER = ("skills/", ".claude/skills/", ".agents/skills/")
+DEFAULT_THRESHOLD = 0.9
+#: A body this short is no evidence on its own: equal short bodies group only under equal names.
+MIN_BODY_WORDS = 25
+BINS, BANDS, ROWS = 128, 16, 8
+_MASK64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+_PUNCTUATION = bytes.maketrans(b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", b" " * 32)
+
+
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """What grouping reads of one skill (made once from its SKILL.md, kept by its sha256)."""
+
+    name: str
+    raw_sha: str          # of SKILL.md's bytes
+    body_sha: str         # of the body, trailing spaces and line ends normalised
+    body_words: int
+    lines: array          # sorted crc32s of the normalised non-empty lines of name, description and body
+    bands: tuple[int, ...]  # the LSH band keys of the lines' MinHash signature
+
+
+def normalised_lines(name: str, description: str, body: str) -> list[bytes]:
+    """The lines similarity reads: lower-cased, ASCII punctuation as spaces, runs of spaces folded."""
+    text = f"{name}\n{description}\n{body}".lower().encode("utf-8", "surrogatepass").translate(_PUNCTUATION)
+    return [b" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
+
+def fingerprint(name: str, description: str, body: str, raw_sha: str) -> Fingerprint:
+    """The fingerprint of a skill from its name, description, body and the sha256 of its SKILL.md."""
+    lines = sorted({zlib.crc32(line) for line in normalised_lines(name, description, body)})
+    flat = "\n".join(line.rstrip() for line in body.strip().splitlines())
+    return Fingerprint(name, raw_sha, hashlib.sha256(flat.encode("utf-8", "surrogatepass")).hexdigest(),
+                       len(body.split()), array("I", lines), _band_keys(lines))
+
+
+def _probes() -> list[list[int]]:
+    """For each bin, where to borrow a value when it stays empty (fixed: signatures are stable)."""
+    chooser = random.Random(46)
+    return [[chooser.randrange(BINS) for _ in range(64)] for _ in range(BINS)]
+
+
+_PROBES = _probes()
+
+
+def _signature(hashes: Iterable[int]) -> list[int]:
+    """One-permutation MinHash (Li, Owen and Zhang) with densification (Shrivastava): each line's
+    hash mixed once, its top bits choosing a bin that keeps the least of the rest."""
+    shift = 64 - (BINS.bit_length() - 1)
+    low, empty = (1 << shift) - 1, 1 << 64
+    bins = [empty] * BINS
+    for value in hashes:
+        mixed = (value * _GOLDEN) & _MASK64
+        at, rest = mixed >> shift, mixed & low
+        if rest < bins[at]:
+            bins[at] = rest
+    filled = [v for v in bins if v != empty]
+    if not filled or len(filled) == BINS:
+        return bins
+    return [v if v != empty else next((bins[j] + n + 1 for n, j in enumerate(_PROBES[i]) if bins[j] != empty),
+                                      min(filled)) for i, v in enumerate(bins)]
+
+
+def _band_keys(lines: Sequence[int]) -> tuple[int, ...]:
+    signature = _signature(lines)
+    return tuple(zlib.crc32(array("Q", signature[b * ROWS:(b + 1) * ROWS]).tobytes()) | (b << 32)
+                 for b in range(BANDS))
+
+
+class _Groups:
+    """Union-find over skill numbers; a group's root is its least number."""
+
+    def __init__(self, size: int) -> None:
+        self.parent = list(range(size))
+
+    def find(self, x: int) -> int:
+        parent = self.parent
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(self, a: int, b: int) -> None:
+        a, b = self.find(a), self.find(b)
+        if a != b:
+            self.parent[max(a, b)] = min(a, b)
+
+
+def line_similarity(a: array, b: array) -> float:
+    """Jaccard similarity of two sorted line-hash sets."""
+    if not a and not b:
+        return 1.0
+    common = len(set(a).intersection(b))
+    return common / (len(a) + len(b) - common)
+
+
+def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESHOLD,
+                apart: Callable[[int], bool] = lambda _: False) -> list[list[int]]:
+    """The groups of copies among ``prints`` (indexes, ascending; singletons left out)."""
+    groups = _Groups(len(prints))
+    members = [i for i in range(len(prints)) if not apart(i)]
+    _exact(prints, members, groups)
+    heads = [i for i in members if groups.find(i) == i]
+    failed: set[tuple[int, int]] = set()
+    for band in range(BANDS):
+        buckets: dict[int, list[int]] = {}
+        for i in heads:
+            buckets.setdefault(prints[i].bands[band], []).append(i)
+        for bucket in buckets.values():
+            for at, i in enumerate(bucket[1:], start=1):
+                tried = set()
+                for j in bucket[:at]:
+                    root = groups.find(j)
+                    if root == groups.find(i) or root in tried or (j, i) in failed:
+                        continue
+                    tried.add(root)
+                    if line_similarity(prints[i].lines, prints[j].lines) >= threshold:
+                        groups.join(i, j)
+                    else:
+                        failed.add((j, i))
+    found: dict[int, list[int]] = {}
+    for i in members:
+        found.setdefault(groups.find(i), []).append(i)
+    return [g for g in found.values() if len(g) > 1]
+
+
+def _exact(prints: Sequence[Fingerprint], members: Sequence[int], groups: _Groups) -> None:
+    """Same SKILL.md bytes, or the same body (a short one only under the same name): one group."""
+    first: dict[tuple[str, ...], int] = {}
+    for i in members:
+        p = prints[i]
+        body = (p.body_sha,) if p.body_words >= MIN_BODY_WORDS else (p.body_sha, p.name)
+        for key in (("raw", p.raw_sha), ("body", *body)):
+            if key in first:
+                groups.join(first[key], i)
+            else:
+                first[key] = i
+
+
+def folder_rank(skill_id: str, prefer: Sequence[str] = DEFAULT_PREFER) -> int:
+    """Where a skill lives, as ``prefer`` orders it: ``skills/`` (or any folder that is no tool
+    folder) first, then ``.claude/skills/``, ``.agents/skills/``, then other tool folders."""
+    parts = skill_id.split("/")[:-1]
+    tool = next((i for i, part in enumerate(parts) if part.startswith(".")), None)
+    if tool is None:
+        place = "skills/"
+    else:
+        place = "/".join(parts[tool:tool + 2]) + "/" if parts[tool + 1:tool + 2] == ["skills"] else parts[tool] + "/"
+    return prefer.index(place) if place in prefer else len(prefer)
+
+
+def canonical_order(skill_id: str, source: int, priority: int, prefer: Sequence[str] = DEFAULT_PREFER
+                    ) -> tuple[int, int, int, int, str]:
+    """The key that puts a group's canonical member first: source order, priority (higher
+    first), where it lives (:func:`folder_rank`), the shortest id, then the id."""
+    return (source, -priority, folder_rank(skill_id, prefer), len(skill_id), skill_id)
+
+
+def line_changes(canonical: Sequence[bytes], copy: Sequence[bytes]) -> tuple[int, int]:
+    """Lines a copy adds to the canonical member and removes from it (as multisets of normalised lines)."""
+    ours, theirs = Counter(canonical), Counter(copy)
+    return sum((theirs - ours).values()), sum((ours - theirs).values())
