@@ -220,8 +220,33 @@ def test_each_attack_is_refused_by_every_consumer(name: str, builds: Builds, key
     installed = skillsite("install", CHANGED, *flag, "--dest", str(dest), "--lock", str(lock), cache=cache)
     assert installed.returncode == 1 and re.search(REASONS[name], installed.stderr)
     assert not dest.exists() and not lock.exists()
-    served = skillsite("mcp", *flag, cache=cache)
-    assert served.returncode == 1 and served.stdout == "" and re.search(REASONS[name], served.stderr)
+    if name == "older-file" and builds.config == LAYOUTS["small"]:
+        # the catalog as a whole holds (only a SKILL.md is old): the server starts, and refuses that file
+        answers = mcp_session(flag, cache, {"method": "resources/read", "params": {"uri": f"skill://{CHANGED}/SKILL.md"}})
+        assert re.search(REASONS[name], answers[-1]["error"]["message"]) and "result" not in answers[-1]
+    else:
+        served = skillsite("mcp", *flag, cache=cache)
+        assert served.returncode == 1 and served.stdout == "" and re.search(REASONS[name], served.stderr)
+
+
+def mcp_session(flags: list[str], cache: Path, request: dict) -> list[dict]:
+    """``skillsite mcp`` given an initialize handshake and ``request`` on its stdin: its answers."""
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                 "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 2, **request}]
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "SKILLSITE_CACHE_DIR": str(cache)}
+    with subprocess.Popen([sys.executable, "-m", "skillsite", "mcp", *flags], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment) as server:
+        server.stdin.write("".join(json.dumps(line) + "\n" for line in lines))  # type: ignore[union-attr]
+        server.stdin.flush()  # type: ignore[union-attr]
+        answers = []
+        while len(answers) < 2:   # the two answers, then stdin closes and the server ends
+            line = server.stdout.readline()  # type: ignore[union-attr]
+            assert line, "skillsite mcp ended before answering"
+            answers.append(json.loads(line))
+        server.stdin.close()  # type: ignore[union-attr]
+    assert [a.get("id") for a in answers] == [1, 2]
+    return answers
 
 
 @pytest.mark.parametrize("name", ["rewritten", "replayed", "unsigned", "other-key"])
