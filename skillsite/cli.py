@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
 
 FORMATS = ("text", "json", "github")
 #: Exit statuses: 0 clean; 1 problems in the skills (or warnings under --strict).
+#: Copies of a skill (SK229): one line for all of them, unless every diagnostic is asked for.
+COPY_CODE = "SK229"
 EXIT_SKILLS = 1
 EXIT_USAGE = 2        # a bad command line, configuration or output folder
 EXIT_ENVIRONMENT = 3  # the machine refused: no space, a read-only or forbidden folder, a name too long
@@ -43,13 +45,19 @@ def emit_diagnostics(diags: list[Diagnostic], fmt: str, stream=None, *, report: 
     :data:`MAX_LISTED` (unless ``everything``) is summarised per code, the whole list written
     to ``report`` as JSON."""
     stream = stream or sys.stdout
-    if fmt == "text" and not everything and report is not None and len(diags) > MAX_LISTED:
+    copies = [] if everything else [d for d in diags if d.code == COPY_CODE]
+    listed = [d for d in diags if d.code != COPY_CODE] if copies else diags
+    if fmt == "text" and not everything and report is not None and len(listed) > MAX_LISTED:
         shown = _write_report(diags, report)
         stream.write("\n".join(summary_by_code(diags, shown)) + "\n")
         return
     render = format_github if fmt == "github" else format_text
-    for d in diags:
+    for d in listed:
         stream.write(render(d) + "\n")
+    if copies:
+        line = (f"{counted(len(copies), 'skill')} {'is a copy' if len(copies) == 1 else 'are copies'} of another, each "
+                f"shown once as its group's canonical member ({COPY_CODE}; --all or --format json lists them)")
+        stream.write((f"::notice title={COPY_CODE}::{line}" if fmt == "github" else f"info {line}") + "\n")
 
 
 def _write_report(diags: list[Diagnostic], report: Path) -> str:
@@ -135,6 +143,7 @@ def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | N
     """Check every SKILL.md under PATHS: folders, or SKILL.md files (default: the configuration's
     sources, else the current folder)."""
     from skillsite.source.catalog import check_catalog
+    from skillsite.source.copies import CopySettings
     from skillsite.workers import default_jobs
 
     fmt = fmt or _default_format()
@@ -147,7 +156,8 @@ def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | N
     cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
     checked = check_catalog(roots, exclude=exclude, profile=profile,
                             ignore=tuple(config.ignore) + tuple(_check_codes(ignore)), max_bytes=max_bytes,
-                            jobs=jobs or default_jobs(), cache=cache, knowledge_dir=knowledge)
+                            jobs=jobs or default_jobs(), cache=cache, knowledge_dir=knowledge,
+                            copies=CopySettings.of(config.copies))
     if cache is not None:
         try:
             cache.save()
@@ -511,9 +521,11 @@ def _printable(text: str) -> str:
 @catalog_options
 @click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many results.")
 @click.option("--tag", "tags", multiple=True, metavar="TAG", help="Only skills with this tag (repeatable: all of them).")
-@click.option("--json", "as_json", is_flag=True, help='Print [{"id", "name", "description", "score"}, ...].')
+@click.option("--json", "as_json", is_flag=True,
+              help='Print [{"id", "name", "description", "score"}, ...] ("copies": N for a skill published N times).')
+@click.option("--all-copies", is_flag=True, help="Every copy of a skill at its own place (else one result a group).")
 def search(query: str, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], k: int,
-           tags: tuple[str, ...], as_json: bool) -> None:
+           tags: tuple[str, ...], as_json: bool, all_copies: bool) -> None:
     """Search a built catalog for QUERY; best matches first (ranked exactly as skillsite.loader ranks)."""
     import json
 
@@ -521,19 +533,25 @@ def search(query: str, source: str, cache_dir: Path | None, timeout: float, allo
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     try:
-        results = catalog.search(query, k=k, tags=list(tags) or None)
+        results = catalog.search(query, k=k, tags=list(tags) or None, copies=all_copies)
     except LoaderError as exc:
         click.echo(f"skillsite: {loader_error_text(exc)}", err=True)
         sys.exit(1)
     if as_json:
-        click.echo(json.dumps([{"id": r.id, "name": r.name, "description": r.description, "score": r.score}
-                               for r in results], ensure_ascii=False, indent=2))
+        click.echo(json.dumps([result_json(r) for r in results], ensure_ascii=False, indent=2))
         return
     if not results:
         click.echo(f"No skills match {query!r}.", err=True)
         return
     for rank, r in enumerate(results, 1):
-        click.echo(f"{rank:>2}. {r.name}  [{r.id}]  {r.score:.3f}\n    {one_line(r.description, 100)}")
+        copies = f"  ({r.copies} copies)" if r.copies > 1 else ""
+        click.echo(f"{rank:>2}. {r.name}  [{r.id}]  {r.score:.3f}{copies}\n    {one_line(r.description, 100)}")
+
+
+def result_json(result) -> dict:
+    """A search result as ``--json`` prints it (``copies`` only for a skill published more than once)."""
+    data = {"id": result.id, "name": result.name, "description": result.description, "score": result.score}
+    return {**data, "copies": result.copies} if result.copies > 1 else data
 
 
 @main.command()

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillsite.config_sections import audit_problem, marketplace_problem, signing_problem
+from skillsite.config_sections import audit_problem, copies_problem, marketplace_problem, signing_problem
 from skillsite.diagnostics import CODES, Diagnostic, make
 
 
@@ -40,6 +40,7 @@ class SiteConfig:
     marketplace: dict[str, Any] = field(default_factory=dict)  # name, owner, description, version
     audit: dict[str, Any] = field(default_factory=dict)        # ignore (suppressions), fail_on
     signing: dict[str, Any] = field(default_factory=dict)      # expires (the key comes from the command line)
+    copies: dict[str, Any] = field(default_factory=dict)       # group, similarity, prefer, apart
     config_path: str = ""            # where the configuration was read from ("" = none)
 
     def with_overrides(self, **values: Any) -> "SiteConfig":
@@ -51,7 +52,7 @@ _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "title": str, "description": str, "base_url": str, "repo_url": str, "branch": str,
     "sources": list, "exclude": list, "profile": str, "strict": bool, "ignore": list,
     "prompt_budget": int, "shard_above": int, "max_bytes": int, "templates": str, "knowledge_dir": str, "marketplace": dict,
-    "audit": dict, "signing": dict,
+    "audit": dict, "signing": dict, "copies": dict,
 }
 
 
@@ -110,6 +111,8 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
         return (None, problem) if (problem := marketplace_problem(value)) else (value, None)
     if key == "signing":
         return (None, problem) if (problem := signing_problem(value)) else (value, None)
+    if key == "copies":
+        return (None, problem) if (problem := copies_problem(value)) else (value, None)
     if key == "ignore" and any(c not in CODES for c in value):
         return None, f"'ignore' names unknown codes: {', '.join(c for c in value if c not in CODES)}"
     return value, None

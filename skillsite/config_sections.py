@@ -1,5 +1,5 @@
 """The sections of ``skillsite.yml`` that have a shape of their own (``audit``,
-``marketplace``, ``signing``): what is wrong with a value, in one sentence, or None.
+``marketplace``, ``signing``, ``copies``): what is wrong with a value, in one sentence, or None.
 
 Kept apart from :mod:`skillsite.config` so that publishing (the marketplace file) and the
 configuration share the marketplace's naming rules without the configuration importing
@@ -101,4 +101,29 @@ def signing_problem(value: Any) -> str | None:
             parse_duration(value["expires"])
         except ValueError as exc:
             return f"'signing.expires': {exc}"
+    return None
+
+
+COPIES_KEYS = ("group", "similarity", "prefer", "apart")
+
+
+def copies_problem(value: Any) -> str | None:
+    """What is wrong with the ``copies`` value of ``skillsite.yml``, or None: ``group`` (true),
+    ``similarity`` (0.5 to 1), ``prefer`` (folders, best first) and ``apart`` (ids never grouped)."""
+    if not isinstance(value, dict):
+        return "'copies' must be a mapping: {group: true, similarity: 0.9, prefer: [skills/, ...], apart: [id, ...]}"
+    unknown = sorted(set(map(str, value)) - set(COPIES_KEYS))
+    if unknown:
+        return f"'copies' has unknown keys: {', '.join(unknown)} (known: {', '.join(COPIES_KEYS)})"
+    if not isinstance(value.get("group", True), bool):
+        return "'copies.group' must be true or false"
+    similarity = value.get("similarity", 0.9)
+    if isinstance(similarity, bool) or not isinstance(similarity, (int, float)) or not 0.5 <= similarity <= 1:
+        return "'copies.similarity' must be a number from 0.5 to 1 (the share of lines two copies have in common)"
+    for key in ("prefer", "apart"):
+        items = value.get(key, [])
+        if not isinstance(items, list) or not all(isinstance(item, str) and item for item in items):
+            return f"'copies.{key}' must be a list of strings"
+    if not all(item.endswith("/") for item in value.get("prefer", [])):
+        return "'copies.prefer' lists folders, each ending with '/' (skills/, .claude/skills/, ...)"
     return None

@@ -100,6 +100,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK226", "error", "dependency is not `name` or `name@range`"),
     ("SK227", "warning", "version is not a semantic version"),
     ("SK228", "warning", "tags written as a list inside a string"),
+    ("SK229", "info", "a copy of another skill; shown once, as its group's canonical member"),
     # body
     ("SK301", "warning", "body longer than 500 lines"),
     ("SK302", "warning", "body longer than about 5,000 tokens"),

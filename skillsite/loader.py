@@ -47,7 +47,7 @@ from skillsite.agent.release_digest import release_digest
 from skillsite.agent.manifest_check import parse_manifest, safe_relpath, site_relative
 from skillsite.agent.prompt_xml import (MAX_LISTED_RESOURCES, available_skills_xml, one_line, skill_content_xml,
                                         skill_entry_xml, xml_attr, xml_text)
-from skillsite.agent.results import SearchResult, SkillContent, SubSkill
+from skillsite.agent.results import SearchResult, SkillContent, SubSkill, one_per_group
 from skillsite.agent.search_files import SearchFiles
 from skillsite.agent.semver import RangeError, max_satisfying, parse_version, satisfies
 from skillsite.agent.site_urls import url_of
@@ -339,43 +339,54 @@ class Catalog:
     # -- search
 
     def search(self, query: str, k: int = 5, tags: Sequence[str] | None = None, *,
-               for_model: bool = False) -> list[SearchResult]:
+               for_model: bool = False, copies: bool = False) -> list[SearchResult]:
         """The ``k`` best skills for ``query`` (optionally only with all of ``tags``), as ``skillsite search`` ranks them.
 
         Skills the audit rates above ``max_risk`` are left out (they cannot be loaded).
         ``for_model``: only skills that may be offered to a model, as in :meth:`prompt` (not
-        hidden, not user-invocable only); use it when the results go to a model.
+        hidden, not user-invocable only); use it when the results go to a model.  A group of
+        copies of one skill is one result, its canonical member at the place of its best
+        member (``copies``: every copy, each at its own place).
         """
         section = self.manifest.get("search")
         if isinstance(section, dict) and "sharded" in section:
-            return self._search_shards(section, query, k, tags, for_model)
+            return self._search_shards(section, query, k, tags, for_model, copies)
         if not isinstance(self._index, SearchIndex):
             try:
                 self._index = SearchIndex.from_manifest({**self.manifest, "skills": self.skills})
             except (ValueError, KeyError, TypeError, IndexError) as exc:
                 raise CatalogFormatError(f"{self.location}: unusable search index ({exc})") from None
-        withheld = self._above_max_risk() | (self._withheld_from_models() if for_model else frozenset())
-        hits = self._index.search(query, k=k, tags=tags, exclude=withheld)
-        return [SearchResult(sid, *self._summary(sid), float(score)) for sid, score in hits]
+        entries = {e.id: e for e in self._well_formed()}
+        hidden = frozenset(i for i, e in entries.items() if for_model and not offered_to_model(e, copies_too=True))
+        withheld = self._above_max_risk() | hidden
+        if copies:
+            hits = self._index.search(query, k=k, tags=tags, exclude=withheld)
+            return [SearchResult(sid, *self._summary(sid), float(score), _group_size(entries.get(sid)))
+                    for sid, score in hits]
+        ranked = self._index.search(query, k=len(self._index), tags=tags, exclude=withheld)
+        shown = one_per_group(ranked, {i: e.visibility.copy_of for i, e in entries.items() if e.visibility.copy_of},
+                              lambda sid: sid not in withheld, k)
+        return [SearchResult(sid, *self._summary(sid), float(score), _group_size(entries.get(sid))) for sid, score in shown]
 
     def _search_shards(self, section: dict[str, Any], query: str, k: int, tags: Sequence[str] | None,
-                       for_model: bool) -> list[SearchResult]:
+                       for_model: bool, copies: bool) -> list[SearchResult]:
         """Search a sharded index (#29): fetch its meta file once, then only the chunks of the
         query's words and the cards of its results; cards say what to leave out, as ``search``.
         When every fetch must be pinned, each of those files is verified too (IntegrityError)."""
         def keep(card: Card) -> bool:
-            return card.risk in RISKS and not above(card.risk, self.max_risk) and (card.offered or not for_model)
+            offered = card.offered and (copies or card.copy_of < 0)  # a card's "offered" leaves copies aside
+            return card.risk in RISKS and not above(card.risk, self.max_risk) and (offered or not for_model)
         try:
             if not isinstance(self._index, ShardedIndex) or self._index.pinned != self._pin_all_fetches:
                 files = SearchFiles(self._url, self._fetcher, self._cache, self._max_bytes, remote=self.remote,
                                     offline=self.status == "offline")
                 self._index = ShardedIndex.open(section, files, pinned=self._pin_all_fetches)
-            hits = self._index.search(query, k=k, tags=tags, keep=keep)
+            hits = self._index.search(query, k=k, tags=tags, keep=keep, groups=not copies)
         except ShardIntegrityError as exc:
             raise self._mismatch(f"{self.location}: {exc}", exc.expected, exc.actual) from None
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
             raise CatalogFormatError(f"{self.location}: unusable search index ({exc})") from None
-        return [SearchResult(card.id, card.name, card.description, float(score)) for card, score in hits]
+        return [SearchResult(card.id, card.name, card.description, float(score), card.copies) for card, score in hits]
 
     def _above_max_risk(self) -> frozenset[str]:
         """Ids of the skills the audit rates above ``max_risk``: never loaded, offered or found."""
@@ -1052,6 +1063,11 @@ def _install_error(skill_id: str, target: Path, exc: OSError) -> InstallError:
     """The loader's own error for a destination the machine would not let ``install`` write."""
     path = exc.filename or str(target)
     return InstallError(exc.errno, f"cannot install {skill_id} into {target}: {path}: {exc.strerror or exc}", path)
+
+
+def _group_size(entry: ManifestEntry | None) -> int:
+    """How many skills a search result stands for: its group of copies, else itself."""
+    return entry.copies.count if entry is not None and entry.copies is not None else 1
 
 
 def open_catalog(source: str | os.PathLike[str], **options: Any) -> Catalog:

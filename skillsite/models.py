@@ -169,12 +169,14 @@ class CatalogCheck:
 
 @dataclass(frozen=True)
 class CatalogReading:
-    """Everything known after reading the sources: kept skills, left-out ones, diagnostics."""
+    """Everything known after reading the sources: kept skills, left-out ones, diagnostics,
+    and the groups of copies (each a tuple of ids, its canonical member first)."""
 
     sources: tuple[SourceFile, ...]
     skills: tuple[Skill, ...]
     left_out: tuple[ParsedSkill, ...]
     diagnostics: tuple[Diagnostic, ...]   # sorted
+    copies: tuple[tuple[str, ...], ...] = ()
 
     def check(self) -> CatalogCheck:
         """The verdicts of this reading, as ``skillsite validate`` reports them."""

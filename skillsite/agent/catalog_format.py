@@ -27,6 +27,8 @@ class Flags(Protocol):
     def user_invocable_only(self) -> bool: ...
     @property
     def always(self) -> bool: ...
+    @property
+    def copy_of(self) -> str | None: ...
 
 
 class Ordered(Protocol):
@@ -49,9 +51,12 @@ def above(risk: str, max_risk: str) -> bool:
     return RISKS.index(risk) > RISKS.index(max_risk)
 
 
-def offered_to_model(entry: Ordered) -> bool:
-    """False for a hidden or user-invocable-only skill: it is never offered to a model."""
-    return not entry.visibility.hidden and not entry.visibility.user_invocable_only
+def offered_to_model(entry: Ordered, copies_too: bool = False) -> bool:
+    """False for a hidden or user-invocable-only skill, or a copy of another (unless
+    ``copies_too``): it is never offered to a model (a copy is offered as its group's canonical member)."""
+    visibility = entry.visibility
+    return (not visibility.hidden and not visibility.user_invocable_only
+            and (copies_too or visibility.copy_of is None))
 
 
 def prompt_order(entries: Iterable[O]) -> list[O]:

@@ -186,12 +186,19 @@ class Visibility:
     always: bool = False
     user_invocable: bool = True     # absent in catalogs built before it: true
     hidden_by: str | None = None    # present only for a hidden skill
+    copy_of: str | None = None      # a copy of another skill (its group's canonical member): shown as that one
 
     @property
     def listed(self) -> bool:
-        """Whether the site's listings show it (home, tags, risk pages, search, llms.txt, sitemap):
-        not when ``hidden`` or ``hideFromDiscovery`` hid it (or an older catalog does not say which)."""
+        """Whether the site's search finds it and, unless it is a copy, its listings show it
+        (home, tags, risk pages, llms.txt, sitemap): not when ``hidden`` or ``hideFromDiscovery``
+        hid it (or an older catalog does not say which)."""
         return not self.hidden or self.hidden_by == "disable-model-invocation"
+
+    @property
+    def in_lists(self) -> bool:
+        """Whether the site's lists show it: listed, and no copy of another skill."""
+        return self.listed and self.copy_of is None
 
     @classmethod
     def from_json(cls, data: Any) -> Visibility:
@@ -200,13 +207,59 @@ class Visibility:
                 and isinstance(data.get("user_invocable", True), bool)):
             raise _Malformed("malformed visibility")
         return cls(data["hidden"], data["user_invocable_only"], data["always"], data.get("user_invocable", True),
-                   _text(data.get("hidden_by")))
+                   _text(data.get("hidden_by")), _text(data.get("copy_of")))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"hidden": self.hidden, "user_invocable_only": self.user_invocable_only,
                                 "always": self.always, "user_invocable": self.user_invocable}
         if self.hidden_by is not None:
             data["hidden_by"] = self.hidden_by
+        if self.copy_of is not None:
+            data["copy_of"] = self.copy_of
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class CopyRecord:
+    """One copy of a skill, as its group's canonical member lists it: its id and how it differs."""
+
+    id: str
+    differs: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "differs": self.differs}
+
+
+@dataclass(frozen=True, slots=True)
+class Copies:
+    """The group of copies a skill belongs to: its canonical member and how many they are; a
+    copy says how it differs from the canonical member, the canonical member lists its copies."""
+
+    canonical: str
+    count: int
+    differs: str = ""
+    members: tuple[CopyRecord, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Any) -> Copies | None:
+        if data is None:
+            return None
+        if not (isinstance(data, dict) and isinstance(data.get("canonical"), str) and is_size(data.get("count"))
+                and isinstance(data.get("differs", ""), str) and isinstance(data.get("members", []), list)):
+            raise _Malformed("malformed copies")
+        members = []
+        for item in data.get("members", []):
+            if not (isinstance(item, dict) and isinstance(item.get("id"), str) and isinstance(item.get("differs"), str)):
+                raise _Malformed("malformed copies")
+            members.append(CopyRecord(item["id"], item["differs"]))
+        return cls(data["canonical"], data["count"], data.get("differs", ""), tuple(members))
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"canonical": self.canonical, "count": self.count}
+        if self.differs:
+            data["differs"] = self.differs
+        if self.members:
+            data["members"] = [m.to_json() for m in self.members]
         return data
 
 
@@ -426,6 +479,7 @@ class ManifestEntry:
     extra: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[EntryWarning, ...] = ()
     audit: AuditSummary | None = None               # absent when the build did not audit
+    copies: Copies | None = None                    # present for a skill with copies in the catalog
 
     @property
     def slash_command(self) -> str | None:
@@ -476,6 +530,8 @@ class ManifestEntry:
         data["warnings"] = [w.to_json() for w in self.warnings]
         if self.audit is not None:
             data["audit"] = self.audit.to_json()
+        if self.copies is not None:
+            data["copies"] = self.copies.to_json()
         return data
 
 
@@ -533,7 +589,8 @@ def _parse_fields(data: dict[str, Any], skill_id: str) -> ManifestEntry:
         urls=urls, versions_url=_text(data.get("versions_url")), versions_sha256=versions_sha256,
         versions_bytes=versions_bytes, size=size, extra=_mapping(data.get("extra")),
         warnings=tuple(w for w in map(EntryWarning.from_json, _items(data.get("warnings"))) if w is not None),
-        audit=None if data.get("audit") is None else AuditSummary.from_json(data["audit"]))
+        audit=None if data.get("audit") is None else AuditSummary.from_json(data["audit"]),
+        copies=Copies.from_json(data.get("copies")))
 
 
 def _versions_pin(data: dict[str, Any]) -> tuple[str | None, int | None]:

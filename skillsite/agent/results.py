@@ -7,7 +7,7 @@ for one) can name them without importing the loader.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, Iterable, Mapping, NamedTuple
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class SearchResult:
     name: str
     description: str
     score: float
+    copies: int = 1     # the skills of its group of copies (1: it has none); one result stands for them all
 
 
 class SubSkill(NamedTuple):
@@ -61,3 +62,23 @@ class ToolCheck:
     @property
     def complete(self) -> bool:
         return not self.missing
+
+
+def one_per_group(ranked: Iterable[tuple[str, float]], copy_of: Mapping[str, str], allowed: Callable[[str], bool],
+                  k: int) -> list[tuple[str, float]]:
+    """The ``k`` best results of ``ranked`` (ids with scores, best first), a group of copies
+    (``copy_of``: a copy's canonical member) once: its canonical member at the place of its best
+    member, or, when the canonical member is not ``allowed``, that member itself."""
+    shown: list[tuple[str, float]] = []
+    seen: set[str] = set()
+    for skill_id, score in ranked:
+        group = copy_of.get(skill_id, skill_id)
+        if group in seen:
+            continue
+        stands = group if allowed(group) else skill_id
+        if allowed(stands):
+            seen.add(group)
+            shown.append((stands, score))
+            if len(shown) == k:
+                break
+    return shown

@@ -33,6 +33,8 @@ VersionArg = Annotated[str | None, Field(
                 "the highest release that satisfies it is used. Default: the current version.")]
 Task = Annotated[str, Field(description="What to do with the skill, as typed after the slash command "
                                         "(optional).")]
+AllCopies = Annotated[bool, Field(description="Optional: list every copy of a skill the catalog publishes several "
+                                              "times, each at its own place (default: one result for them all).")]
 
 
 def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
@@ -47,12 +49,13 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
             raise tool_error(error_text(exc)) from None
 
     @server.tool()
-    def search_skills(query: Query, k: K = 5, tags: Tags = None) -> str:
-        """Find skills for a task. Returns a JSON list of {id, name, description, score}, best first."""
+    def search_skills(query: Query, k: K = 5, tags: Tags = None, all_copies: AllCopies = False) -> str:
+        """Find skills for a task. Returns a JSON list of {id, name, description, score}, best first
+        (and "copies": N for a skill the catalog publishes N times, which is one result)."""
         hits = guarded(lambda: catalog.search(query, k=max(1, min(int(k), MAX_K)), tags=tags or None,
-                                              for_model=True))
-        return json.dumps([{"id": h.id, "name": h.name, "description": h.description, "score": h.score}
-                           for h in hits], ensure_ascii=False)
+                                              for_model=True, copies=bool(all_copies)))
+        return json.dumps([{"id": h.id, "name": h.name, "description": h.description, "score": h.score,
+                            **({"copies": h.copies} if h.copies > 1 else {})} for h in hits], ensure_ascii=False)
 
     @server.tool()
     def load_skill(skill: SkillArg, version: VersionArg = None) -> str:

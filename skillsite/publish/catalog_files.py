@@ -37,15 +37,18 @@ TUF_SCHEMA_FILE = "tuf.schema.json"
 AVAILABLE_SKILLS_FILE = "available_skills.xml"
 
 
-def search_entry(skill: Skill) -> dict[str, Any]:
+def search_entry(skill: Skill, group: tuple[str, int] | None = None) -> dict[str, Any]:
     """What search reads of a skill's manifest entry (see :func:`~skillsite.publish.manifest.skill_entry`):
     known before its files are published, so the indexes can be made meanwhile; ``listed`` says
-    whether the browser's search finds it (not a hidden skill: see ``Visibility.listed``)."""
+    whether the browser's search finds it (not a hidden skill: see ``Visibility.listed``);
+    ``group``: its group of copies' canonical member and size (the browser shows a group once)."""
+    canonical, count = group or (skill.id, 1)
     return {"id": skill.id, "name": skill.name, "description": skill.description, "tags": list(skill.tags),
             "tools": [dict(t) for t in skill.tools], "priority": skill.priority,
             "triggers": skill_triggers(skill).to_json(),
             "urls": {"page": skill_dir_url(skill.id)},
-            "listed": Visibility(hidden=skill.hidden, hidden_by=hidden_by(skill)).listed}
+            "listed": Visibility(hidden=skill.hidden, hidden_by=hidden_by(skill)).listed,
+            "copy_of": canonical if canonical != skill.id else None, "copies": count}
 
 
 #: What the cache keeps of the search indexes: their files are in the output, not in the cache.
@@ -57,7 +60,8 @@ def search_key(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHA
     sharded), so a change to a body or a file reuses them."""
     sharded = SHARDS_VERSION if len(entries) > shard_above else None
     return digest(__version__, SEARCH_VERSION, SEARCH_CACHE_FORMAT, sharded,
-                  [(e["id"], search_fields(e), e["priority"], e["listed"]) for e in entries])
+                  [(e["id"], search_fields(e), e["priority"], e["listed"], e["copy_of"], e["copies"])
+                   for e in entries])
 
 
 def search_files(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE
@@ -80,7 +84,8 @@ def publish_search(job: SkillPublishing, key: str) -> tuple[dict[str, Any], list
     """Make the search indexes of ``job``'s skills and write them into its staging folder (a
     worker does, beside the skills: the files never pass through the build's process); returns
     what the cache keeps of them under ``key`` (:func:`search_key`) and what was placed."""
-    described, files = search_files([search_entry(s) for s in job.skills], job.config.shard_above)
+    described, files = search_files([search_entry(s, job.copies.get(s.id)) for s in job.skills],
+                                    job.config.shard_above)
     for rel, data in files.items():
         job.staging.write_keyed(rel, file_key(key, rel), lambda data=data: data)
     return {"key": key, **described, "files": sorted(files)}, job.staging.take_journal()
@@ -110,8 +115,10 @@ def search_section(staging: Staging, entries: Sequence[ManifestEntry], search: d
     if "meta" not in search:
         return search["section"]
     ordered = sorted(entries, key=lambda e: (-e.priority, e.id))
+    number = {e.id: n for n, e in enumerate(ordered)}
     rows = [card_row(e.id, e.name, e.description, e.urls.page, e.tags, e.risk, e.visibility.listed,
-                     offered_to_model(e)) for e in ordered]
+                     offered_to_model(e, copies_too=True), number.get(e.visibility.copy_of or "", -1),
+                     e.copies.count if e.copies else 1) for e in ordered]
     shards = finish_shards(search["meta"], search["chunk_sha256"], rows)
     for rel, data in shards.files.items():
         staging.write_keyed(rel, hashlib.sha256(data).hexdigest(), lambda data=data: data)

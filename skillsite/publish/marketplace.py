@@ -1,8 +1,9 @@
 """``.claude-plugin/marketplace.json``: the catalog as a skills-only plugin marketplace, which
 Claude Code (``/plugin marketplace add``), Copilot CLI and the ``skills`` installer read.
 
-One plugin holds every skill: ``"source": "./"`` (the site root), ``"strict": false`` (the
-entry defines the plugin; there is no plugin.json) and ``"skills": ["./skills/<id>", ...]``.
+One plugin holds every skill (a group of copies once, as its canonical member): ``"source": "./"``
+(the site root), ``"strict": false`` (the entry defines the plugin; there is no plugin.json) and
+``"skills": ["./skills/<id>", ...]``.
 Name, owner and metadata come from ``marketplace:`` in ``skillsite.yml``.
 """
 from __future__ import annotations
@@ -29,6 +30,6 @@ def marketplace_document(settings: Mapping[str, Any], title: str, description: s
     summary = settings.get("description") or description or title
     metadata = {"description": summary, **({"version": settings["version"]} if settings.get("version") else {})}
     plugin = {"name": name, "description": summary, "source": "./", "strict": False,
-              "skills": [f"./skills/{e.id}" for e in sorted(entries, key=lambda e: e.id)]}
+              "skills": [f"./skills/{e.id}" for e in sorted(entries, key=lambda e: e.id) if e.visibility.copy_of is None]}
     return {"name": name, "owner": dict(settings.get("owner") or {"name": title}), "metadata": metadata,
             "plugins": [plugin]}

@@ -5,7 +5,9 @@ requires absolute URLs; past 50,000 URLs an index of ``sitemap-1.xml`` ...), ``r
 
 A hidden skill (``hidden`` or ``hideFromDiscovery``: see
 :attr:`~skillsite.agent.entry.Visibility.listed`) has its page, but no list shows it: not the
-home page, tag or risk pages, ``llms.txt`` nor the sitemap.
+home page, tag or risk pages, ``llms.txt`` nor the sitemap; nor does any list show a copy of
+another skill (:attr:`~skillsite.agent.entry.Visibility.in_lists`): its group's canonical member
+stands for it, and that member's page lists its copies.
 
 Above ``shard_above`` skills the lists are paginated (:data:`LISTING_PAGE_SIZE` cards a page):
 the home page shows the first page and links to ``page/2/`` ..., a tag or risk page likewise
@@ -41,7 +43,7 @@ from skillsite.publish.markdown import safe_url
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.templates import make_environment, templates_digest, write_assets
 from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, card_tags, catalog_install_lines,
-                                     collect_tags, file_rows, headers_file, hidden_note, install_snippets,
+                                     collect_tags, copy_rows, file_rows, headers_file, hidden_note, install_snippets,
                                      listing_url, metadata_rows, page_count, page_items, pager, pin_snippets, risk_pages,
                                      root_of, version_rows)
 from skillsite.workers import Workers
@@ -91,7 +93,7 @@ class SitePages:
     def __post_init__(self) -> None:
         self.templates_key = templates_digest(self.dirs)
         self.entries = {e.id: e for e in self.manifest["skills"]}
-        self.listed = [e for e in self.manifest["skills"] if e.visibility.listed]
+        self.listed = [e for e in self.manifest["skills"] if e.visibility.in_lists]
         self.tags = collect_tags(self.listed)
         self.tag_by_name = {t.name: t for t in self.tags}
         self.cards = [card(e, self.tag_by_name) for e in self.listed]
@@ -221,7 +223,8 @@ def _home_page(pages: SitePages) -> None:
         **pages.common("", pages.config.title, "home"), **pages.listing(every.base, every.cards, 1, every.label),
         "risks": {risk: len(cards) for risk, cards in pages.by_risk.items()}, "tags": pages.tags, "chips": chips,
         # a sharded search index's meta file (#29), else ""
-        "search_shards": (pages.manifest.get("search") or {}).get("sharded", "")})
+        "search_shards": (pages.manifest.get("search") or {}).get("sharded", ""),
+        "copies": sum(1 for e in pages.manifest["skills"] if e.visibility.copy_of is not None and e.visibility.listed)})
 
 
 def _tags_page(pages: SitePages, number: int) -> None:
@@ -301,7 +304,7 @@ def _skill_page_values(pages: SitePages, entry: ManifestEntry) -> dict[str, Any]
         "snippets": install_snippets(entry, pages.config), "metadata": metadata_rows(entry),
         "hidden_note": hidden_note(entry),
         "files": file_rows(entry), "needs": needs, "needed_by": users, "source_url": safe_url(source.url),
-        "edit_url": safe_url(source.edit_url)}
+        "edit_url": safe_url(source.edit_url), "copies": copy_rows(entry)}
     if entry.id in pages.versions:
         values["versions"] = version_rows(pages.versions[entry.id])
     return values

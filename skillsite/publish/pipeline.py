@@ -18,6 +18,7 @@ from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
 from skillsite.publish.audit_results import apply_audits, audit_published
 from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
+from skillsite.publish.copies import apply_copies, group_map, published_groups
 from skillsite.publish.catalog_files import (keep_search, listing_budgets, publish_search, search_entry,
                                              search_key, search_section, write_catalog_files)
 from skillsite.publish.knowledge import read_knowledge
@@ -32,6 +33,7 @@ from skillsite.source.dependencies import CatalogNames
 from skillsite.publish.state import BuildState, Inputs, output_digest, save_state
 from skillsite.publish.wellknown import discovery_index
 from skillsite.source.catalog import read_catalog
+from skillsite.source.copies import CopySettings
 from skillsite.source.discover import Discovery
 from skillsite.source.releases import SkillReleases, read_releases
 from skillsite.workers import Workers
@@ -49,7 +51,7 @@ def read_and_publish(plan: BuildPlan, found: Discovery, state: BuildState | None
     with stage("read"):
         reading = read_catalog(plan.sources, exclude=config.exclude, profile=config.profile, ignore=config.ignore,
                                max_bytes=config.max_bytes, jobs=plan.jobs, found=found, cache=cache,
-                               knowledge_dir=plan.knowledge_dir)
+                               knowledge_dir=plan.knowledge_dir, copies=CopySettings.of(config.copies))
         history = read_releases(reading, cache, exclude=config.exclude, max_bytes=config.max_bytes,
                                 ignore=config.ignore)
     return _publish_reading(plan, history.reading, history.releases, state, inputs, cache, stage)
@@ -68,7 +70,8 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
         return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage)
     skills = [s for s in reading.skills if not s.has_errors]
     diags = list(reading.diagnostics)
-    published = _publish(plan, skills, releases, len(skipped), state, cache, diags, stage, inputs.audit_listings)
+    published = _publish(plan, skills, releases, len(skipped), state, cache, diags, stage, inputs.audit_listings,
+                         reading.copies)
     ids = tuple(s.id for s in skills)
     if published is None:
         return build_result(False, plan, reading, (), skipped, diags, 0, stage)
@@ -91,21 +94,25 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
 
 def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
              state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
-             audit_listings: Mapping[str, str]) -> tuple[dict[str, Published], tuple[dict[str, Any], ...]] | None:
+             audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]] = ()
+             ) -> tuple[dict[str, Published], tuple[dict[str, Any], ...]] | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
     (content key, size and mtime) and how it fits agents' listings; None when
     publishing found errors (``diags`` gets the build's own diagnostics; ``audit_listings``:
-    see :class:`~skillsite.publish.state.Inputs`)."""
+    see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first)."""
     config = plan.config
     mtime, generated_at = source_date()
     staging = Staging(plan.out, state.outputs if state else None, back_folder(plan), state.back if state else None)
     try:
         with stage("skills"):
             versions_of = {skill_id: r.versions for skill_id, r in releases.items()}
+            groups = published_groups(copies, (s.id for s in skills))
             publication, search, audits = _publish_skills(plan, skills, versions_of, staging, mtime, cache,
-                                                          audit_listings)
+                                                          audit_listings, group_map(groups))
             versions = _publish_versions(plan, skills, publication, releases, versions_of, staging, cache)
         with stage("manifest"):
+            apply_copies(publication.entries, groups,
+                         lambda entry: staging.current(f"skills/{entry.id}/SKILL.md").read_bytes())
             discovery, index_diags = discovery_index(publication.entries, publication.archives,
                                                      {s.id: s.source.display_path for s in skills})
             audit_diags = apply_audits(publication.entries, audits, config,
@@ -168,7 +175,8 @@ def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publica
 
 
 def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, list[str]], staging: Staging,
-                    mtime: int, cache: Cache, audit_listings: Mapping[str, str]
+                    mtime: int, cache: Cache, audit_listings: Mapping[str, str],
+                    copies: Mapping[str, tuple[str, int]]
                     ) -> tuple[Publication, dict[str, Any], dict[str, list[dict[str, Any]]]]:
     """Every skill published on every core, and the search indexes made and written beside them
     (unless the output holds them as the cache describes them: they depend on the skills'
@@ -176,11 +184,11 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, li
     depend on its files only)."""
     knowledge = read_knowledge(skills, plan.knowledge_dir)
     knowledge.write(staging)
-    key = search_key([search_entry(s) for s in skills], plan.config.shard_above)
+    key = search_key([search_entry(s, copies.get(s.id)) for s in skills], plan.config.shard_above)
     search = keep_search(staging, cache.get(Section.SEARCH, key))
     staging.take_journal()  # placed here, not by a worker: nothing for the workers to report
     job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records,
-                                     releases)
+                                     releases, copies)
     with Workers(plan.jobs, job) as workers:
         searching = workers.submit(publish_search, key) if search is None else None
         publication = collect(job, html_keys, publish_all(job, html_keys, workers, cache), cache)

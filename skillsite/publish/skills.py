@@ -54,6 +54,7 @@ class SkillPublishing:
     known_shas: dict[str, tuple[int, int, str]]  # bundled file path -> (size, mtime_ns, sha256) when hashed
     knowledge: dict[str, list[dict[str, Any]]]   # skill id -> records of its knowledge documents
     releases: Mapping[str, Sequence[str]] | None = None  # skill id -> its releases (None: its current version)
+    copies: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # skill id -> (canonical copy, group size)
     children: dict[str, list[str]] = field(init=False)
     commands: dict[str, str] = field(init=False)       # skill id -> its slash command (user-invocable ones)
     conflicts: dict[str, list[str]] = field(init=False)  # skill id -> ids it conflicts with
@@ -65,7 +66,7 @@ class SkillPublishing:
     def __post_init__(self) -> None:
         self.reserved = reserved_names(is_paged(len(self.skills), self.config))
         self.children = children_of(self.skills)
-        self.archive_names = archive_owners(self.skills)
+        self.archive_names = archive_owners(self.skills, self.copies)
         self.by_id = {s.id: s for s in self.skills}
         self.commands = {sid: command for sid, (command, _) in
                          assign_commands((s.id, s.priority) for s in self.skills if s.user_invocable).items()}
@@ -121,13 +122,15 @@ def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
     return children
 
 
-def archive_owners(skills: Sequence[Skill]) -> list[str | None]:
+def archive_owners(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]] | None = None) -> list[str | None]:
     """Per skill, the name of the discovery archive it would own: installers accept only
-    specification names, and the first skill with a name takes it."""
+    specification names, and the first skill with a name takes it, but a copy of another skill
+    (``copies``: a member's canonical one and group size), which the discovery index lists as that one."""
     names: set[str] = set()
     owned: list[str | None] = []
     for skill in skills:
-        name = skill.name if listable(skill.name, skill.description) else None
+        copy = copies is not None and copies.get(skill.id, (skill.id, 1))[0] != skill.id
+        name = skill.name if listable(skill.name, skill.description) and not copy else None
         owned.append(name if name is not None and name not in names else None)
         if name is not None:
             names.add(name)
@@ -386,16 +389,17 @@ def link_targets(skills: Sequence[Skill], reserved: frozenset[str]) -> LinkTarge
 
 def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
                     cache: Cache, knowledge: dict[str, list[dict[str, Any]]],
-                    releases: Mapping[str, Sequence[str]] | None = None) -> tuple[SkillPublishing, list[str]]:
+                    releases: Mapping[str, Sequence[str]] | None = None,
+                    copies: Mapping[str, tuple[str, int]] | None = None) -> tuple[SkillPublishing, list[str]]:
     """What publishing the skills needs (the bodies and file hashes the cache holds), and each
     skill's rendered body's cache key: give the first to the workers, then :func:`collect`.
     ``releases``: each versioned skill's releases, which dependencies resolve to (None: the
-    current versions only)."""
+    current versions only); ``copies``: each copy's canonical member and group size (search shows a group once)."""
     targets = link_targets(skills, reserved_names(is_paged(len(skills), config)))
     html_keys = _html_keys(skills, targets)
     rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, html_keys)) if cached)
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, _known_shas(skills, cache),
-                          knowledge, releases)
+                          knowledge, releases, copies or {})
     return job, html_keys
 
 

@@ -20,11 +20,12 @@ from skillsite.publish.staging import Staging
 
 def entry_keys(publication_keys: Sequence[str | None], entries: Sequence[ManifestEntry],
                audits: dict[str, Any]) -> list[str | None]:
-    """What each manifest entry is made of: its publication, its audit findings and its
-    versions.json's sha256 (the suppressions and everything else an entry depends on are the
+    """What each manifest entry is made of: its publication, its audit findings, its
+    versions.json's sha256 and its group of copies (the suppressions and everything else an entry depends on are the
     cache's scope); None for a skill whose publication the cache does not keep (one that
     reported a problem)."""
-    return [None if key is None else digest("entry", key, audits.get(entry.id), entry.versions_sha256)
+    return [None if key is None else digest("entry", key, audits.get(entry.id), entry.versions_sha256,
+                                            entry.copies.to_json() if entry.copies else None)
             for key, entry in zip(publication_keys, entries)]
 
 

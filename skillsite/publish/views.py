@@ -152,6 +152,11 @@ def badges(entry: ManifestEntry) -> list[tuple[str, str, str]]:
         out.append(("hidden", "hidden from models", "Never offered to a model; people may still use it"))
     if vis.user_invocable_only:
         out.append(("user-only", "user-invoked only", "Only a person can invoke it; left out of the model's catalog"))
+    if entry.copies is not None and entry.visibility.copy_of is None:
+        out.append(("copies", f"{entry.copies.count} copies", f"The same skill is published {entry.copies.count} times in "
+                                                                "this catalog; this one stands for them all"))
+    elif entry.visibility.copy_of is not None:
+        out.append(("copy", "a copy", f"A copy of {entry.visibility.copy_of}: lists, search and models show that one"))
     if entry.audit is not None and entry.risk in RISKS:
         risk, count = entry.risk, len(entry.audit.findings)
         out.append((f"risk-{risk}", f"{risk} risk", f"The audit rated it {risk} risk ({count} finding"
@@ -195,6 +200,19 @@ def card(entry: ManifestEntry, tags: dict[str, TagInfo]) -> dict[str, Any]:
         "badges": badges(entry),
         "nested": "/" in entry.id,
     }
+
+
+def copy_rows(entry: ManifestEntry) -> dict[str, Any] | None:
+    """What a skill page says of the skill's group of copies: the canonical member's page and
+    how this copy differs from it, or (for the canonical member) each copy's page and difference."""
+    group = entry.copies
+    if group is None:
+        return None
+    if entry.visibility.copy_of is not None:
+        return {"canonical": {"id": group.canonical, "url": url_of(f"skills/{group.canonical}/"),
+                              "differs": group.differs}, "members": []}
+    return {"canonical": None, "count": group.count,
+            "members": [{"id": m.id, "url": url_of(f"skills/{m.id}/"), "differs": m.differs} for m in group.members]}
 
 
 def card_tags(entry: ManifestEntry, tags: dict[str, TagInfo]) -> list[TagInfo]:

@@ -102,8 +102,8 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str],
     diags: list[Diagnostic] = []
     names: set[str] = set()
     for entry in entries:
-        if not listable(entry.name, entry.description):
-            continue
+        if not listable(entry.name, entry.description) or entry.visibility.copy_of is not None:
+            continue  # a copy of another skill is listed as that one
         if entry.name in names:
             diags.append(make("SK212", f"name '{entry.name}' is already in the discovery index; skill "
                                        f"'{entry.id}' is not listed there", shown[entry.id],
@@ -157,9 +157,9 @@ def legacy_files(entries: Sequence[ManifestEntry], legacy: dict[str, Any]) -> li
 
 
 def listed_entries(entries: Sequence[ManifestEntry]) -> dict[str, ManifestEntry]:
-    """The entry each name of the discovery index stands for: the first listable one."""
+    """The entry each name of the discovery index stands for: the first listable one that is no copy of another."""
     by_name: dict[str, ManifestEntry] = {}
     for entry in entries:
-        if listable(entry.name, entry.description):
+        if listable(entry.name, entry.description) and entry.visibility.copy_of is None:
             by_name.setdefault(entry.name, entry)
     return by_name

@@ -2,8 +2,8 @@
 ``search/docs.json`` (what a result shows).
 
 The index's refs are numbers, ``"0"``, ``"1"``, ...: a skill's row in ``docs.json`` (id, name,
-description, page URL, tags), which lists the skills the site lists (not hidden ones) in
-``skills.json``'s order.
+description, page URL, tags, the row of the skill it is a copy of, its group's size), which lists
+the skills the site's search finds (not hidden ones) in ``skills.json``'s order.
 It indexes the same fields as the catalog's TF-IDF index (:data:`~skillsite.search.terms.SEARCH_FIELDS`),
 with the same weights, stemmed with lunr.js's own stemmer.
 
@@ -27,7 +27,7 @@ from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, search_fields
 LUNR_FILE = "search/lunr.json"
 DOCS_FILE = "search/docs.json"
 DOCS_FORMAT = "skillsite-search-docs"
-DOCS_FIELDS = ("id", "name", "description", "url", "tags")
+DOCS_FIELDS = ("id", "name", "description", "url", "tags", "copy_of", "copies")
 LUNR_VERSION = "2.3.9"
 K1 = 1.2      # lunr's BM25 defaults
 B = 0.75
@@ -143,9 +143,11 @@ def lunr_bytes(entries: Sequence[dict[str, Any]]) -> bytes:
 
 def docs_json(entries: Sequence[dict[str, Any]]) -> bytes:
     """``search/docs.json``: one row per entry given, in their order (row ``i`` is lunr ref
-    ``"i"``), of :data:`DOCS_FIELDS`: what a search result shows and what the tag filter needs."""
-    rows = [[e["id"], e["name"], e["description"], e["urls"]["page"], list(dict.fromkeys(e["tags"]))]
-            for e in entries]
+    ``"i"``), of :data:`DOCS_FIELDS`: what a search result shows and what the tag filter needs;
+    a copy of another skill names its row (-1: none), and each row its group's size."""
+    row_of = {e["id"]: row for row, e in enumerate(entries)}
+    rows = [[e["id"], e["name"], e["description"], e["urls"]["page"], list(dict.fromkeys(e["tags"])),
+             row_of.get(e.get("copy_of") or "", -1), e.get("copies", 1)] for e in entries]
     data = {"format": DOCS_FORMAT, "version": 1, "fields": list(DOCS_FIELDS), "docs": rows}
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 

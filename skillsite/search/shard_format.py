@@ -44,8 +44,11 @@ TAGS_DIR = "search/tags/"
 CARDS_DIR = "search/cards/"
 #: What a card holds, in this order: the skill's id, name, description (at most
 #: DESCRIPTION_LIMIT characters), page URL (site-relative), tags, audit risk, whether the site
-#: lists it (``Visibility.listed``) and whether a model may be offered it (``offered_to_model``).
-CARD_FIELDS = ("id", "name", "description", "url", "tags", "risk", "listed", "offered")
+#: lists it (``Visibility.listed``), whether a model may be offered it (``offered_to_model``, a
+#: copy's group aside: it is offered as its canonical member) and,
+#: for a copy of another skill, that skill's number (else -1: a result shows a group of copies once),
+#: and how many copies its group holds (1: none).
+CARD_FIELDS = ("id", "name", "description", "url", "tags", "risk", "listed", "offered", "copy_of", "copies")
 CARD_BUCKET = 4              # cards per file
 CARDS_PER_FOLDER = 1000      # card files per folder (hosts cap files per folder)
 DESCRIPTION_LIMIT = 1024     # the specification's longest description: longer ones are clipped

@@ -55,6 +55,8 @@ class Card(NamedTuple):
     risk: str
     listed: bool
     offered: bool
+    copy_of: int = -1     # the number of the skill it is a copy of (-1: none, or shards written before copies)
+    copies: int = 1       # how many copies its group holds (1: none)
 
 
 @dataclass
@@ -323,21 +325,37 @@ class ShardedIndex:
         for doc, row in enumerate(raw["cards"], first):
             values = dict(zip(self._fields, row))
             self._cards[doc] = Card(doc, values["id"], values["name"], values["description"], values["url"],
-                                    tuple(values["tags"]), values["risk"], values["listed"], values["offered"])
+                                    tuple(values["tags"]), values["risk"], values["listed"], values["offered"],
+                                    values.get("copy_of", -1), values.get("copies", 1))
 
     def search(self, query: str, k: int = 5, tags: Sequence[str] | None = None,
-               keep: Callable[[Card], bool] | None = None) -> list[tuple[Card, float]]:
+               keep: Callable[[Card], bool] | None = None, groups: bool = False) -> list[tuple[Card, float]]:
         """The ``k`` best (card, score) for ``query``, as SearchIndex.search ranks them; ``keep``
-        says which cards may be returned (the k best are taken from those)."""
+        says which cards may be returned (the k best are taken from those).  ``groups``: one
+        result per group of copies, its canonical member's card at the place of its best member
+        (the best member's when ``keep`` refuses the canonical one)."""
         if k <= 0:
             return []
         hits = self.ranked(query, tags)
         out: list[tuple[Card, float]] = []
+        seen: set[int] = set()
         at = 0
         while at < len(hits) and len(out) < k:
             batch = hits[at:at + k - len(out)]
             at += len(batch)
             for card, (_, score) in zip(self.cards(d for d, _ in batch), batch):
-                if keep is None or keep(card):
-                    out.append((card, score))
+                shown = self._representative(card, keep, seen) if groups else card
+                if shown is not None and (keep is None or keep(shown)):
+                    out.append((shown, score))
         return out
+
+    def _representative(self, card: Card, keep: Callable[[Card], bool] | None, seen: set[int]) -> Card | None:
+        """The card that stands for ``card``'s group (None: the group is shown already)."""
+        group = card.copy_of if card.copy_of >= 0 else card.doc
+        if group in seen:
+            return None
+        canonical = self.cards([group])[0] if group != card.doc else card
+        shown = canonical if keep is None or keep(canonical) else card
+        if keep is None or keep(shown):
+            seen.add(group)
+        return shown

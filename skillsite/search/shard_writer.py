@@ -183,11 +183,13 @@ def _groups(docs: int) -> int:
 
 
 def card_row(skill_id: str, name: str, description: str, url: str, tags: Sequence[str], risk: str = "none",
-             listed: bool = True, offered: bool = True) -> list[Any]:
-    """One result card, in CARD_FIELDS order (a description over DESCRIPTION_LIMIT is clipped)."""
+             listed: bool = True, offered: bool = True, copy_of: int = -1, copies: int = 1) -> list[Any]:
+    """One result card, in CARD_FIELDS order (a description over DESCRIPTION_LIMIT is clipped);
+    ``copy_of``: the number of the skill this one is a copy of (-1: none); ``copies``: its group's size."""
     if len(description) > DESCRIPTION_LIMIT:
         description = description[:DESCRIPTION_LIMIT - 1] + "…"
-    return [skill_id, name, description, url, list(dict.fromkeys(str(t) for t in tags)), risk, listed, offered]
+    return [skill_id, name, description, url, list(dict.fromkeys(str(t) for t in tags)), risk, listed, offered,
+            copy_of, copies]
 
 
 def card_files(rows: Sequence[list[Any]], index: str) -> dict[str, bytes]:

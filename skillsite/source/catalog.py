@@ -31,6 +31,7 @@ from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics
                                      duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
                                      tags_diagnostics, trigger_diagnostics)
 from skillsite.source.codex_interface import CODEX_FILE, read_codex_file
+from skillsite.source.copies import Candidate, CopySettings, Fingerprint, fingerprint, group_copies
 from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, resolve_dependencies,
                                            syntax_diagnostics)
 from skillsite.source.discover import Discovery, discover
@@ -126,35 +127,40 @@ class Verdict:
     user_invocable: bool = True   # false: no slash command (user-invocable: false)
     version: str | None = None    # as written
     depends: tuple[tuple[str, int, int], ...] = ()   # each declared item, with its line and column
+    fingerprint: Fingerprint | None = None   # what finding its copies reads (a kept skill's)
 
     @classmethod
     def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Verdict:
         fm = parsed.frontmatter or {}
         priority = fm.get("priority")
         kept = is_kept(parsed)
-        return cls(kept, skill_name(parsed), parsed.key_lines.get("name", (1, 1)), tuple(diags),
+        name, description = skill_name(parsed), fm["description"].strip() if kept else ""
+        return cls(kept, name, parsed.key_lines.get("name", (1, 1)), tuple(diags),
                    priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
                    _declared(fm.get("conflicts"), "conflicts", parsed.key_lines),
                    _declared(fm.get("knowledge"), "knowledge", parsed.key_lines),
-                   fm["description"].strip() if kept else "", not (is_hidden(fm) or is_user_invocable_only(fm)),
+                   description, not (is_hidden(fm) or is_user_invocable_only(fm)),
                    parsed.key_lines.get("description", (1, 1)), fm.get("user-invocable") is not False,
-                   skill_version(fm), declared_dependencies(fm, parsed.key_lines))
+                   skill_version(fm), declared_dependencies(fm, parsed.key_lines),
+                   fingerprint(name, description, parsed.body, hashlib.sha256(parsed.raw).hexdigest())
+                   if kept else None)
 
     def to_json(self) -> list[Any]:
         return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
                 [list(c) for c in self.conflicts], [list(k) for k in self.knowledge], self.description,
                 self.offered, list(self.description_at), self.user_invocable, self.version,
-                [list(d) for d in self.depends]]
+                [list(d) for d in self.depends], self.fingerprint.to_json() if self.fingerprint else None]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Verdict:
         (kept, name, name_at, diags, priority, conflicts, knowledge, description, offered, description_at,
-         user_invocable, version, depends) = data
+         user_invocable, version, depends, printed) = data
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
                    tuple((item, line, col) for item, line, col in conflicts),
                    tuple((item, line, col) for item, line, col in knowledge), description, offered,
                    tuple(description_at), user_invocable, version,
-                   tuple((item, line, col) for item, line, col in depends))
+                   tuple((item, line, col) for item, line, col in depends),
+                   Fingerprint.from_json(printed) if printed is not None else None)
 
 
 def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
@@ -223,11 +229,13 @@ def _verdict(checking: Checking, index: int) -> Verdict:
 
 def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledge_dir: Path | None,
                          cache: Cache | None, elsewhere: frozenset[str] = frozenset(), *,
-                         exclude: Sequence[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1
-                         ) -> tuple[list[Diagnostic], dict[int, list]]:
+                         exclude: Sequence[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
+                         copies: CopySettings | None = None, roots: Sequence[Path | str] = ()
+                         ) -> tuple[list[Diagnostic], dict[int, list], list[tuple[str, ...]]]:
     """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
     checks (names used twice, slash command clashes, unknown conflicts, dependencies, knowledge
-    documents, look-alike descriptions), which are also given by skill index, for that skill's own list.
+    documents, look-alike descriptions, copies), which are also given by skill index, for that
+    skill's own list; and the groups of copies (``copies``: how to group them, ``roots`` in source order).
     Only the look-alike pairs are cached (by every description): the others depend on other
     skills and files.  ``elsewhere``: names of skills beside a lone skill validated on its own,
     which its dependencies may name unchecked; ``exclude`` and ``max_bytes`` as the skills were
@@ -236,14 +244,42 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
-    for position, diag in [*duplicate_name_diagnostics([(src, v.name, v.name_at) for _, src, v in kept]),
+    groups = _copies(kept, copies or CopySettings(), roots)
+    for position, diag in [*_name_diagnostics(kept, groups), *_copy_diagnostics(kept, groups),
                            *relation_diagnostics(members),
                            *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
                            *_knowledge_diagnostics(kept, knowledge_dir),
-                           *_codex_diagnostics(kept), *_look_alike_diagnostics(kept, cache, jobs)]:
+                           *_codex_diagnostics(kept), *_look_alike_diagnostics(kept, cache, jobs, groups)]:
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*found.diagnostics, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
-    return every, shared
+    return every, shared, groups
+
+
+def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySettings,
+            roots: Sequence[Path | str]) -> list[tuple[str, ...]]:
+    """The groups of copies among the kept skills (:mod:`skillsite.source.copies`)."""
+    order = {os.path.abspath(root): n for n, root in enumerate(roots)}
+    return group_copies([Candidate(src.id, v.fingerprint, order.get(os.path.abspath(src.root), len(order)), v.priority)
+                         for _, src, v in kept if v.fingerprint is not None], settings)
+
+
+def _name_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]]
+                      ) -> list[tuple[int, Diagnostic]]:
+    """SK212 for names used twice, among the skills shown: a copy is shown as its canonical member."""
+    copies = {copy for group in groups for copy in group[1:]}
+    shown = [position for position, (_, src, _) in enumerate(kept) if src.id not in copies]
+    named = [(kept[position][1], kept[position][2].name, kept[position][2].name_at) for position in shown]
+    return [(shown[at], diag) for at, diag in duplicate_name_diagnostics(named)]
+
+
+def _copy_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]]
+                      ) -> list[tuple[int, Diagnostic]]:
+    """SK229 (info) for every skill that is a copy of another: it is shown once, as its group's canonical member."""
+    position = {src.id: n for n, (_, src, _) in enumerate(kept)}
+    return [(position[copy], make("SK229", f"a copy of skill '{group[0]}' ({len(group)} copies): published at its "
+                                           "own address, listed and offered as that one", kept[position[copy]][1].display_path,
+                                  *kept[position[copy]][2].name_at))
+            for group in groups for copy in group[1:]]
 
 
 def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], elsewhere: frozenset[str],
@@ -261,12 +297,14 @@ def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], els
     return resolve_dependencies(dependents, releases, elsewhere).diagnostics
 
 
-def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cache: Cache | None, jobs: int
-                            ) -> list[tuple[int, Diagnostic]]:
+def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cache: Cache | None, jobs: int,
+                            groups: Sequence[tuple[str, ...]] = ()) -> list[tuple[int, Diagnostic]]:
     """SK219 for every pair of skills offered to a model whose descriptions it could not tell
-    apart (the pairs cached: they depend on the descriptions and visibility only)."""
-    listing = [ListedSkill(src.id, v.name, v.description, v.priority, Visibility(hidden=not v.offered))
-               for _, src, v in kept]
+    apart (the pairs cached: they depend on the descriptions and visibility only); a copy of
+    another skill (``groups``) is offered as that one, so it is no pair of it."""
+    copies = {copy for group in groups for copy in group[1:]}
+    listing = [ListedSkill(src.id, v.name, v.description, v.priority,
+                           Visibility(hidden=not v.offered or src.id in copies)) for _, src, v in kept]
     key = digest("similar", [(s.id, s.description, s.visibility.hidden) for s in listing])
     pairs = cache.get(Section.SIMILAR, key) if cache is not None else None
     if pairs is None:
@@ -311,7 +349,7 @@ def _codex_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[
 def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
                  ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
                  found: Discovery | None = None, cache: Cache | None = None,
-                 knowledge_dir: Path | None = None) -> CatalogReading:
+                 knowledge_dir: Path | None = None, copies: CopySettings | None = None) -> CatalogReading:
     """Discover, parse and validate every skill under ``roots`` (``found``: their discovery, if done).
 
     A skill whose description is missing or whose frontmatter cannot be read is left out;
@@ -325,9 +363,10 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
         checked = _check_all(checking, range(len(found.sources)), jobs)
     else:
         checked = _cached_checks(checking, cache, jobs)
-    every, shared = _catalog_diagnostics(found, [c.verdict for c in checked],
-                                         knowledge_dir or default_knowledge_dir(roots), cache,
-                                         exclude=exclude, max_bytes=max_bytes, jobs=jobs)
+    every, shared, groups = _catalog_diagnostics(found, [c.verdict for c in checked],
+                                                 knowledge_dir or default_knowledge_dir(roots), cache,
+                                                 exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies,
+                                                 roots=roots)
     ignored = frozenset(ignore)
     skills = tuple(_with_diagnostics(c.skill, tuple(d for d in (*c.verdict.diagnostics, *shared.get(index, ()))
                                                     if d.code not in ignored))
@@ -335,7 +374,7 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     left_out = tuple(c.left_out for c in checked if c.left_out is not None)
     return CatalogReading(found.sources, skills, left_out,
                           tuple(sort_diagnostics(d for d in [*every, *(cache.notes if cache else ())]
-                                                 if d.code not in ignored)))
+                                                 if d.code not in ignored)), tuple(groups))
 
 
 def _with_diagnostics(skill: Skill, diags: tuple[Diagnostic, ...]) -> Skill:
@@ -444,7 +483,7 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
 def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
                   ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
                   cache: Cache | None = None, found: Discovery | None = None,
-                  knowledge_dir: Path | None = None) -> CatalogCheck:
+                  knowledge_dir: Path | None = None, copies: CopySettings | None = None) -> CatalogCheck:
     """The diagnostics and verdicts :func:`read_catalog` gives, without keeping the skills."""
     found = found or discover(roots, exclude, stat_files=False)
     checking = Checking.of(found, profile, max_bytes, siblings=True)
@@ -453,8 +492,8 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
     else:
         verdicts = _cached_verdicts(found, checking, cache, jobs)
     beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
-    every, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
-                                    exclude=exclude, max_bytes=max_bytes, jobs=jobs)
+    every, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
+                                       exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots)
     ignored = frozenset(ignore)
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(

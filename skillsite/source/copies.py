@@ -6,7 +6,8 @@ their ``SKILL.md`` bytes are the same, when their bodies are (the frontmatter di
 the sets of their normalised lines (name, description and body; lower-cased, punctuation and
 runs of spaces folded, so a reformatted table or list is no change) have a Jaccard similarity
 of at least ``threshold`` (0.9: on a hand-labelled sample of public skills, no other version,
-translation or different skill sharing a name reached it).  Candidates come from MinHash with
+translation or different skill sharing a name reached it), or of :data:`RENAMED_THRESHOLD` for
+two skills under different names.  Candidates come from MinHash with
 one-permutation hashing (one 64-bit mix per line, ``BINS`` bins) banded for LSH (``BANDS`` of
 ``ROWS``), so the cost grows with the catalog, not with its pairs; each candidate is checked
 with the exact Jaccard of the two line sets.  Groups are closed by union-find.
@@ -17,22 +18,29 @@ priority, then where the skill lives (``skills/`` before ``.claude/skills/`` bef
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import random
+import re
 import zlib
 from array import array
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 #: Where a copy lives, best first: the default of ``copies.prefer`` in ``skillsite.yml``.
 DEFAULT_PREFER = ("skills/", ".claude/skills/", ".agents/skills/")
 DEFAULT_THRESHOLD = 0.9
+#: Two skills under different names must share more: in the shared corpus every pair of
+#: different names at 0.9 to 0.95 was two skills (create- and update-specification, the keys and
+#: the secrets of a vault), while renamed copies in public mirrors share 0.95 and more.
+RENAMED_THRESHOLD = 0.95
 #: A body this short is no evidence on its own: equal short bodies group only under equal names.
 MIN_BODY_WORDS = 25
 BINS, BANDS, ROWS = 128, 16, 8
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
+_NAME_LETTERS = re.compile(r"[^a-z0-9]+")
 _PUNCTUATION = bytes.maketrans(b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", b" " * 32)
 
 
@@ -42,10 +50,37 @@ class Fingerprint:
 
     name: str
     raw_sha: str          # of SKILL.md's bytes
-    body_sha: str         # of the body, trailing spaces and line ends normalised
-    body_words: int
+    body_sha: str         # of the body, trailing spaces and line ends normalised (a short one with its name
+                          # and description)
     lines: array          # sorted crc32s of the normalised non-empty lines of name, description and body
-    bands: tuple[int, ...]  # the LSH band keys of the lines' MinHash signature
+    bands: array          # the LSH band keys of the lines' MinHash signature
+
+
+    def to_json(self) -> list[Any]:
+        return [self.name, self.raw_sha, self.body_sha, base64.b64encode(self.lines.tobytes()).decode("ascii"),
+                list(self.bands)]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> Fingerprint:
+        name, raw_sha, body_sha, lines, bands = data
+        return cls(name, raw_sha, body_sha, array("I", base64.b64decode(lines)), array("q", bands))
+
+
+@dataclass(frozen=True)
+class CopySettings:
+    """``copies`` of ``skillsite.yml``: whether to group, the least line similarity of two
+    copies, where copies are best kept (folders, best first), and ids never grouped."""
+
+    group: bool = True
+    similarity: float = DEFAULT_THRESHOLD
+    prefer: tuple[str, ...] = DEFAULT_PREFER
+    apart: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, configured: Mapping[str, Any] | None) -> CopySettings:
+        value = configured or {}
+        return cls(value.get("group", True), float(value.get("similarity", DEFAULT_THRESHOLD)),
+                   tuple(value.get("prefer", DEFAULT_PREFER)), frozenset(value.get("apart", ())))
 
 
 def normalised_lines(name: str, description: str, body: str) -> list[bytes]:
@@ -58,8 +93,10 @@ def fingerprint(name: str, description: str, body: str, raw_sha: str) -> Fingerp
     """The fingerprint of a skill from its name, description, body and the sha256 of its SKILL.md."""
     lines = sorted({zlib.crc32(line) for line in normalised_lines(name, description, body)})
     flat = "\n".join(line.rstrip() for line in body.strip().splitlines())
+    if len(body.split()) < MIN_BODY_WORDS:  # a short body says little: the same one counts under the same name
+        flat = f"{name}\n{description}\n{flat}"  # and description only
     return Fingerprint(name, raw_sha, hashlib.sha256(flat.encode("utf-8", "surrogatepass")).hexdigest(),
-                       len(body.split()), array("I", lines), _band_keys(lines))
+                       array("I", lines), _band_keys(lines))
 
 
 def _probes() -> list[list[int]]:
@@ -89,10 +126,11 @@ def _signature(hashes: Iterable[int]) -> list[int]:
                                       min(filled)) for i, v in enumerate(bins)]
 
 
-def _band_keys(lines: Sequence[int]) -> tuple[int, ...]:
+def _band_keys(lines: Sequence[int]) -> array:
+    """A key per band of the signature's rows (the band's number in the high bits)."""
     signature = _signature(lines)
-    return tuple(zlib.crc32(array("Q", signature[b * ROWS:(b + 1) * ROWS]).tobytes()) | (b << 32)
-                 for b in range(BANDS))
+    return array("q", (zlib.crc32(array("Q", signature[b * ROWS:(b + 1) * ROWS]).tobytes()) | (b << 32)
+                       for b in range(BANDS)))
 
 
 class _Groups:
@@ -122,6 +160,11 @@ def line_similarity(a: array, b: array) -> float:
     return common / (len(a) + len(b) - common)
 
 
+def same_name(a: Fingerprint, b: Fingerprint) -> bool:
+    """Whether two skills have one name, written alike or not (``Network 101``, ``network-101``)."""
+    return _NAME_LETTERS.sub("", a.name.lower()) == _NAME_LETTERS.sub("", b.name.lower())
+
+
 def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESHOLD,
                 apart: Callable[[int], bool] = lambda _: False) -> list[list[int]]:
     """The groups of copies among ``prints`` (indexes, ascending; singletons left out)."""
@@ -142,7 +185,8 @@ def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESH
                     if root == groups.find(i) or root in tried or (j, i) in failed:
                         continue
                     tried.add(root)
-                    if line_similarity(prints[i].lines, prints[j].lines) >= threshold:
+                    least = threshold if same_name(prints[i], prints[j]) else max(threshold, RENAMED_THRESHOLD)
+                    if line_similarity(prints[i].lines, prints[j].lines) >= least:
                         groups.join(i, j)
                     else:
                         failed.add((j, i))
@@ -153,12 +197,11 @@ def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESH
 
 
 def _exact(prints: Sequence[Fingerprint], members: Sequence[int], groups: _Groups) -> None:
-    """Same SKILL.md bytes, or the same body (a short one only under the same name): one group."""
+    """Same SKILL.md bytes, or the same body (a short one only under the same name and description): one group."""
     first: dict[tuple[str, ...], int] = {}
     for i in members:
         p = prints[i]
-        body = (p.body_sha,) if p.body_words >= MIN_BODY_WORDS else (p.body_sha, p.name)
-        for key in (("raw", p.raw_sha), ("body", *body)):
+        for key in (("raw", p.raw_sha), ("body", p.body_sha)):
             if key in first:
                 groups.join(first[key], i)
             else:
@@ -188,3 +231,28 @@ def line_changes(canonical: Sequence[bytes], copy: Sequence[bytes]) -> tuple[int
     """Lines a copy adds to the canonical member and removes from it (as multisets of normalised lines)."""
     ours, theirs = Counter(canonical), Counter(copy)
     return sum((theirs - ours).values()), sum((ours - theirs).values())
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A kept skill as grouping sees it: its id, fingerprint, source order and priority."""
+
+    id: str
+    fingerprint: Fingerprint
+    source: int
+    priority: int
+
+
+def group_copies(skills: Sequence[Candidate], settings: CopySettings) -> list[tuple[str, ...]]:
+    """The groups of copies among ``skills``: each a tuple of ids, canonical first (then by id),
+    groups in the order of their canonical ids; none when grouping is off."""
+    if not settings.group:
+        return []
+    groups = find_groups([s.fingerprint for s in skills], settings.similarity, lambda i: skills[i].id in settings.apart)
+    ordered = []
+    for members in groups:
+        ranked = sorted(members, key=lambda i: canonical_order(skills[i].id, skills[i].source, skills[i].priority,
+                                                                settings.prefer))
+        canonical = skills[ranked[0]].id
+        ordered.append((canonical, *sorted(skills[i].id for i in ranked[1:])))
+    return sorted(ordered)

@@ -612,7 +612,8 @@
     });
   };
 
-  /* The cards of skill numbers ``docs``: {doc, id, name, description, url, tags, risk, listed, offered}. */
+  /* The cards of skill numbers ``docs``: {doc, id, name, description, url, tags, risk, listed, offered,
+     copy_of, copies}. */
   ShardedIndex.prototype.cards = function (docs) {
     var self = this, cards = this.meta.cards, wanted = Object.create(null);
     docs.forEach(function (d) { if (!self.cardsOf[d]) wanted[Math.floor(d / cards.bucket)] = true; });
@@ -630,18 +631,24 @@
   };
 
   /* The ``k`` best hits of ``found`` (what ranked gave) whose card ``keep`` accepts, as
-     [{card, score, terms}]; ``found.left`` counts the cards it read that ``keep`` refused. */
-  ShardedIndex.prototype.collect = function (found, k, keep) {
-    var self = this, out = [], taken = 0;
+     [{card, score, terms}]; ``found.left`` counts the cards it read that ``keep`` refused.
+     ``groups``: a group of copies once, its canonical member's card at the place of its best
+     member (the best member's when ``keep`` refuses the canonical one), as shard_query.search. */
+  ShardedIndex.prototype.collect = function (found, k, keep, groups) {
+    var self = this, out = [], taken = 0, seen = Object.create(null);
     found.left = found.left || 0;
     function more() {
       if (out.length >= k || taken >= found.ranking.count) return Promise.resolve(out);
       var batch = found.ranking.take(taken + k - out.length).slice(taken);
       taken += batch.length;
       return self.cards(batch.map(function (h) { return h.doc; })).then(function (cards) {
+        var canonical = groups ? cards.filter(function (c) { return c.copy_of >= 0; }).map(function (c) { return c.copy_of; }) : [];
+        return self.cards(canonical).then(function () { return cards; });
+      }).then(function (cards) {
         cards.forEach(function (card, i) {
-          if (!keep(card)) found.left += 1;
-          else if (out.length < k) out.push({ card: card, score: batch[i].score, terms: found.termsOf(card.doc) });
+          var shown = groups ? representative(self, card, keep, seen) : card;
+          if (!shown || !keep(shown)) found.left += 1;
+          else if (out.length < k) out.push({ card: shown, score: batch[i].score, terms: found.termsOf(card.doc) });
         });
         return more();
       });
@@ -649,16 +656,41 @@
     return more();
   };
 
-  /* The ``k`` best [{card, score, terms}] whose card ``keep`` accepts (shard_query.search). */
+  /* The card that stands for ``card``'s group of copies (null: the group is shown already). */
+  function representative(index, card, keep, seen) {
+    var group = card.copy_of >= 0 ? card.copy_of : card.doc;
+    if (seen[group]) return null;
+    var canonical = group === card.doc ? card : index.cardsOf[group];
+    var shown = canonical && keep(canonical) ? canonical : card;
+    if (keep(shown)) seen[group] = true;
+    return shown;
+  }
+
+  /* The ``k`` best [{card, score, terms}] whose card ``keep`` accepts (shard_query.search);
+     ``options.groups``: a group of copies once. */
   ShardedIndex.prototype.search = function (text, options) {
     var self = this, k = options.k === undefined ? 5 : options.k, keep = options.keep || function () { return true; };
     if (k <= 0) return Promise.resolve([]);
-    return this.ranked(text, options.tags).then(function (found) { return self.collect(found, k, keep); });
+    return this.ranked(text, options.tags).then(function (found) { return self.collect(found, k, keep, options.groups); });
   };
+
+  /* Results of a whole catalog's search ([{doc, ...}], best first; ``docs``: every Doc by row)
+     with a group of copies once: its canonical member's Doc at the place of its best member. */
+  function onePerGroup(found, docs) {
+    var seen = Object.create(null), out = [];
+    found.forEach(function (r) {
+      var group = r.doc.copyOf >= 0 ? r.doc.copyOf : r.doc.row;
+      if (seen[group]) return;
+      seen[group] = true;
+      var canonical = docs[group] || r.doc;
+      out.push({ doc: canonical, terms: r.terms, starts: r.starts });
+    });
+    return out;
+  }
 
   var api = {
     loadIndex: loadIndex, searchIndex: searchIndex, searchText: searchText, queryWords: queryWords,
-    highlightRanges: highlightRanges, closestTags: closestTags,
+    highlightRanges: highlightRanges, closestTags: closestTags, onePerGroup: onePerGroup,
     ShardedIndex: ShardedIndex, tokenize: tokenize, round6: round6
   };
   if (typeof module === "object" && module.exports) module.exports = api;

@@ -39,6 +39,7 @@
   if (!ranking) return;    // ranking.js did not load: the list of every skill stays
   var loadIndex = ranking.loadIndex, searchIndex = ranking.searchIndex, searchText = ranking.searchText;
   var queryWords = ranking.queryWords, highlightRanges = ranking.highlightRanges, closestTags = ranking.closestTags;
+  var onePerGroup = ranking.onePerGroup;
 
   var doc = document;
   var MAX_RESULTS = 50;
@@ -61,13 +62,17 @@
     });
   }
 
-  /* A skill as search results and filters use it. */
-  function Doc(id, name, description, url, tags) {
+  /* A skill as search results and filters use it: ``row`` in docs.json, and for a copy of
+     another skill that skill's row (``copyOf``, else -1); ``copies``: its group's size. */
+  function Doc(id, name, description, url, tags, row, copyOf, copies) {
     this.id = id;
     this.name = name;
     this.description = description;
     this.url = url;
     this.tags = tags;
+    this.row = row === undefined ? -1 : row;
+    this.copyOf = copyOf === undefined ? -1 : copyOf;
+    this.copies = copies || 1;
   }
 
   /* ``text`` into ``parent`` as text nodes, the ``ranges`` in <mark> elements. */
@@ -133,7 +138,8 @@
       if (seq !== self.seq) return null;
       var shown = hits.map(function (h) {
         var c = h.card;
-        return { doc: new Doc(c.id, c.name, c.description, c.url, c.tags), terms: h.terms, starts: null };
+        return { doc: new Doc(c.id, c.name, c.description, c.url, c.tags, c.doc, c.copy_of, c.copies),
+                 terms: h.terms, starts: null };
       });
       var total = Math.max(shown.length, found.ranking.count - found.left);
       var drawn = total || !tags.length ? Promise.resolve(total)
@@ -145,15 +151,16 @@
         mark("skillsite:results:shards");
       });
     };
+    var groups = !this.allCopies();
     this.shards.ranked(text, tags).then(function (ranked) {
       found = ranked;
-      return self.shards.collect(found, SHARD_FIRST, listed);
+      return self.shards.collect(found, SHARD_FIRST, listed, groups);
     }).then(function (hits) {
       return draw(hits);
     }).then(function () {
       if (seq !== self.seq || found.ranking.count - found.left <= SHARD_FIRST) return null;
       found.left = 0;
-      return self.shards.collect(found, SHARD_RESULTS, listed).then(function (hits) { return draw(hits, true); });
+      return self.shards.collect(found, SHARD_RESULTS, listed, groups).then(function (hits) { return draw(hits, true); });
     }).then(function () {
       if (seq === self.seq) mark("skillsite:results:settled");
     }).catch(function () {
@@ -166,6 +173,8 @@
     var params = new URLSearchParams(location.search);
     this.setupChips(params.getAll("tag"));
     this.input.addEventListener("input", function () { self.onInput(); });
+    var copies = $("searchCopies");
+    if (copies) copies.addEventListener("change", function () { self.update(); });
     this.input.addEventListener("keydown", function (e) { self.onKey(e); });
     this.results.addEventListener("keydown", function (e) { self.onResultKey(e); });
     window.addEventListener("popstate", function () { self.restore(); });
@@ -193,8 +202,9 @@
     var docs = getJSON(docsUrl).then(function (data) {
       var at = {};
       data.fields.forEach(function (name, i) { at[name] = i; });
-      self.docs = data.docs.map(function (row) {
-        return new Doc(row[at.id], row[at.name], row[at.description], row[at.url], row[at.tags] || []);
+      self.docs = data.docs.map(function (row, n) {
+        return new Doc(row[at.id], row[at.name], row[at.description], row[at.url], row[at.tags] || [], n,
+                       at.copy_of === undefined ? -1 : row[at.copy_of], at.copies === undefined ? 1 : row[at.copies]);
       });
       if (!self.index && self.input.value) self.update();
     });
@@ -243,13 +253,14 @@
   Search.prototype.find = function (text) {
     var lunr = this.lunr();
     var docs = this.docs;
+    var grouped = this.allCopies() ? function (found) { return found; } : function (found) { return onePerGroup(found, docs); };
     if (this.index && lunr) {
       try {
         var hits = searchIndex(lunr, this.index, text);
         return {
           lunr: true,
-          found: hits.map(function (h) { return { doc: docs[+h.ref], terms: h.terms, starts: null }; })
-            .filter(function (r) { return r.doc; })
+          found: grouped(hits.map(function (h) { return { doc: docs[+h.ref], terms: h.terms, starts: null }; })
+            .filter(function (r) { return r.doc; }))
         };
       } catch (e) { /* fall back to the plain-text match */ }
     }
@@ -257,8 +268,14 @@
     queryWords(lunr, text).forEach(function (w) { if (!w.whole) starts.push.apply(starts, w.starts); });
     return {
       lunr: false,
-      found: searchText(lunr, docs, text).map(function (h) { return { doc: docs[h.ref], terms: null, starts: starts }; })
+      found: grouped(searchText(lunr, docs, text).map(function (h) { return { doc: docs[h.ref], terms: null, starts: starts }; }))
     };
+  };
+
+  /* Whether the reader asked for every copy of a skill (the box's "every copy" switch), not one result a group. */
+  Search.prototype.allCopies = function () {
+    var box = $("searchCopies");
+    return !!(box && box.checked);
   };
 
   Search.prototype.hasTags = function (tags) {
@@ -336,6 +353,12 @@
         idSpan.className = "result-id";
         idSpan.textContent = d.id;
         name.appendChild(idSpan);
+      }
+      if (d.copies > 1) {
+        var copiesSpan = doc.createElement("span");
+        copiesSpan.className = "result-copies";
+        copiesSpan.textContent = d.copyOf >= 0 ? "a copy" : d.copies + " copies";
+        name.appendChild(copiesSpan);
       }
       var desc = doc.createElement("span");
       desc.className = "result-desc";

@@ -46,8 +46,8 @@ const docs = () => DOCS.map((d) => ({ ...d }));   // searchText caches lower-cas
 
 test("the module is the ranking core only: no DOM, and one API in node and in a page", () => {
   assert.deepEqual(Object.keys(core).sort(),
-    ["ShardedIndex", "closestTags", "highlightRanges", "loadIndex", "queryWords", "round6", "searchIndex",
-     "searchText", "tokenize"]);
+    ["ShardedIndex", "closestTags", "highlightRanges", "loadIndex", "onePerGroup", "queryWords", "round6",
+     "searchIndex", "searchText", "tokenize"]);
   const source = fs.readFileSync(CORE, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
   for (const name of ["document", "window", "location", "history", "fetch", "navigator", "performance"]) {
     assert.doesNotMatch(source, new RegExp("\\b" + name + "\\b"), `ranking.js uses ${name}`);
@@ -302,4 +302,14 @@ test("ShardedIndex: only the best are sorted, and a run of equal scores is never
   assert.equal(ranked.ranking.take(1)[0].doc, 149);
   assert.deepEqual(ranked.ranking.take(3).map((h) => h.doc), [149, 1, 2]);
   assert.deepEqual(ranked.ranking.take(120).map((h) => h.doc).slice(98, 101), [146, 148, 0]);
+});
+
+
+test("a group of copies is one result: its canonical member at the place of its best member", () => {
+  const row = (n, copyOf) => ({ id: `s${n}`, row: n, copyOf, copies: copyOf >= 0 || n === 1 ? 3 : 1 });
+  const rows = [row(0, -1), row(1, -1), row(2, 1), row(3, 1), row(4, -1)];
+  const found = [rows[3], rows[0], rows[1], rows[2], rows[4]].map((doc) => ({ doc, terms: [doc.id], starts: null }));
+  const shown = core.onePerGroup(found, rows);
+  assert.deepEqual(shown.map((r) => r.doc.id), ["s1", "s0", "s4"]);   // s3 is a copy of s1: s1 takes its place
+  assert.deepEqual(shown[0].terms, ["s3"]);                              // what matched, as the copy matched it
 });

@@ -117,7 +117,7 @@ def test_cards_are_in_skill_order_by_priority_then_id_and_clip_long_descriptions
     rows = [row for path in sorted(p for p in files if p.startswith("search/cards/"))
             for row in json.loads(files[path])["cards"]]
     assert [r[0] for r in rows] == ["s1", "s3", "s5", "s0", "s2", "s4"]
-    assert rows[0][4] == ["A", "b"] and rows[0][5:] == ["none", True, True]
+    assert rows[0][4] == ["A", "b"] and rows[0][5:] == ["none", True, True, -1, 1]
     clipped = rows[4][2]
     assert len(clipped) == shard_format.DESCRIPTION_LIMIT and clipped.endswith("…")
     assert sorted(p for p in files if p.startswith("search/cards/")) == [

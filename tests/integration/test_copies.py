@@ -1,0 +1,169 @@
+"""Copies of one skill in a real catalog (issue #46, items 2-4): the sample of real public skills
+(and the shared corpus, when it is beside the repository) as the first source, and a second
+source with deliberate copies: one skill in ``skills/``, ``.claude/skills/`` and ``.agents/skills/``
+of a repository, a fork with a changed line, another skill with the same name, and a
+reformatted copy.  The groups are exactly the copies; one member of each stands for it in lists,
+search, the prompt block and the discovery index; every member stays loadable by its id."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from skillsite.agent.catalog_format import prompt_order
+from skillsite.agent.skill_md import skill_body
+from skillsite.config import SiteConfig
+from skillsite.loader import Catalog
+from skillsite.publish.build import build
+from skillsite.source.copies import fingerprint, line_similarity
+from support import REAL_SKILLS, REPO
+
+SOURCE = REAL_SKILLS[-1].path          # the shared corpus when present, else the checked-in sample
+ORIGINAL = "obra__superpowers/skills/using-superpowers"
+COPIES = ["team/skills/using-superpowers", "team/.claude/skills/using-superpowers",
+          "team/.agents/skills/using-superpowers", "fork/skills/using-superpowers"]
+SAME_NAME = "other/skills/using-superpowers"
+LAYOUTS = {"whole": SiteConfig(), "paged": SiteConfig(shard_above=20)}
+
+
+def copy_tree(root: Path) -> Path:
+    """The second source: the deliberate copies of ORIGINAL, and a different skill of its name."""
+    original = SOURCE / ORIGINAL
+    for rel in COPIES:
+        shutil.copytree(original, root / rel)
+    fork = root / "fork/skills/using-superpowers/SKILL.md"
+    text = fork.read_text("utf-8")
+    first = next(line for line in text.splitlines()[6:] if len(line.split()) > 6)
+    fork.write_text(text.replace(first, first + " (as our team does it)", 1), "utf-8")
+    other = root / SAME_NAME
+    other.mkdir(parents=True)
+    (other / "SKILL.md").write_text("---\nname: using-superpowers\ndescription: How to use the Superpowers board game "
+                                    "expansion: setting up, drafting powers and scoring. Use when teaching the game."
+                                    "\n---\n# Superpowers, the board game\n\nDeal three power cards to each player, "
+                                    "then draft clockwise until every player holds two.\n", "utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    second = copy_tree(tmp_path_factory.mktemp("copies") / "src")
+    built = {}
+    for layout, config in LAYOUTS.items():
+        out = tmp_path_factory.mktemp(layout) / "_site"
+        assert build([SOURCE, second], out, replace(config, title="Copies"), keep_going=True).ok
+        built[layout] = out
+    return built
+
+
+def entries(site: Path) -> dict[str, dict]:
+    catalog = Catalog.open(site, max_risk="high")
+    return {e["id"]: e for e in catalog.skills}
+
+
+def test_the_copies_are_one_group_and_the_same_name_is_not(sites: dict[str, Path]) -> None:
+    by_id = entries(sites["whole"])
+    group = by_id[ORIGINAL]["copies"]
+    assert group["canonical"] == ORIGINAL and group["count"] == 5   # the first source comes first
+    assert {m["id"]: m["differs"] for m in group["members"]} == {
+        "team/skills/using-superpowers": "same files", "team/.claude/skills/using-superpowers": "same files",
+        "team/.agents/skills/using-superpowers": "same files", "fork/skills/using-superpowers": "+1 -1 lines"}
+    for skill_id in COPIES:
+        assert by_id[skill_id]["visibility"]["copy_of"] == ORIGINAL
+        assert by_id[skill_id]["copies"] == {"canonical": ORIGINAL, "count": 5,
+                                             "differs": group["members"][[m["id"] for m in group["members"]].index(skill_id)]["differs"]}
+    assert "copies" not in by_id[SAME_NAME] and "copy_of" not in by_id[SAME_NAME]["visibility"]
+    site = sites["whole"]
+    for skill_id, entry in by_id.items():  # every other group of the real skills holds copies
+        if entry.get("copies") and entry["copies"]["canonical"] == skill_id and skill_id != ORIGINAL:
+            canonical = printed(entry, site)
+            for member in entry["copies"]["members"]:
+                other = printed(by_id[member["id"]], site)
+                assert other.body_sha == canonical.body_sha or line_similarity(other.lines, canonical.lines) >= 0.9
+
+
+def printed(entry: dict, site: Path):
+    """A published skill's fingerprint, as grouping reads it."""
+    raw = (site / "skills" / entry["id"] / "SKILL.md").read_bytes()
+    return fingerprint(entry["name"], entry["description"], skill_body(raw), entry["sha256"])
+
+
+def test_one_member_stands_for_its_group_in_lists_prompts_and_installers(sites: dict[str, Path]) -> None:
+    site = sites["whole"]
+    home = (site / "index.html").read_text("utf-8")
+    assert f'href="skills/{ORIGINAL}/"' in home and "5 copies" in home
+    assert not any(f'href="skills/{c}/"' in home for c in COPIES) and f'href="skills/{SAME_NAME}/"' in home
+    catalog = Catalog.open(site, max_risk="high")
+    offered = [e.id for e in prompt_order(catalog.entries) if e.name == "using-superpowers"]
+    assert offered == [ORIGINAL, SAME_NAME] or offered == [SAME_NAME, ORIGINAL]   # a model is offered one copy
+    assert catalog.prompt(budget=10**8).count("<name>using-superpowers</name>") == 2
+    market = json.loads((site / ".claude-plugin/marketplace.json").read_text("utf-8"))["plugins"][0]["skills"]
+    assert f"./skills/{ORIGINAL}" in market and not any(f"./skills/{c}" in market for c in COPIES)
+    canonical_page = (site / "skills" / ORIGINAL / "index.html").read_text("utf-8")
+    assert "Copies <span" in canonical_page and "+1 -1 lines" in canonical_page
+    copy_page = (site / "skills" / COPIES[1] / "index.html").read_text("utf-8")
+    assert "A copy of" in copy_page and ORIGINAL in copy_page
+    for skill_id in COPIES:  # each stays published and loadable by its id
+        assert (site / "skills" / skill_id / "SKILL.md").is_file()
+        assert Catalog.open(site, max_risk="high").load(skill_id).id == skill_id
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_search_shows_a_group_once_unless_every_copy_is_asked_for(sites: dict[str, Path], layout: str) -> None:
+    catalog = Catalog.open(sites[layout], max_risk="high")
+    query = "using superpowers skills"
+    one = [r for r in catalog.search(query, k=10) if r.name == "using-superpowers"]
+    assert sorted((r.id, r.copies) for r in one) == [(ORIGINAL, 5), (SAME_NAME, 1)]
+    every = {r.id for r in catalog.search(query, k=20, copies=True) if r.name == "using-superpowers"}
+    assert every == {ORIGINAL, SAME_NAME, *COPIES}
+    for_model = [r.id for r in catalog.search(query, k=10, for_model=True) if r.name == "using-superpowers"]
+    assert sorted(for_model) == [ORIGINAL, SAME_NAME]
+
+
+def test_the_command_line_says_copies_once_and_searches_by_group(sites: dict[str, Path], tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    found = subprocess.run([sys.executable, "-m", "skillsite", "search", "using superpowers skills", "--catalog",
+                            str(sites["paged"]), "--max-risk", "high", "--json", "-k", "10"],
+                           capture_output=True, text=True, env=env, timeout=120)
+    hits = [h for h in json.loads(found.stdout) if h["name"] == "using-superpowers"]
+    assert sorted((h["id"], h.get("copies", 1)) for h in hits) == [(ORIGINAL, 5), (SAME_NAME, 1)]
+    second = copy_tree(tmp_path / "src")
+    validated = subprocess.run([sys.executable, "-m", "skillsite", "validate", str(second)], capture_output=True,
+                               text=True, env=env, timeout=120)
+    assert "SK229" not in validated.stdout.replace("(SK229;", "")   # no line per copy
+    assert "3 skills are copies of another, each shown once" in validated.stdout
+    every = subprocess.run([sys.executable, "-m", "skillsite", "validate", str(second), "--all"], capture_output=True,
+                           text=True, env=env, timeout=120)
+    assert every.stdout.count("info SK229") == 3
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_rebuilds_as_copies_come_and_go_equal_cold_builds(layout: str, tmp_path: Path) -> None:
+    """A copy rewritten into a skill of its own, then a new copy: each incremental rebuild
+    publishes what a cold build of the same tree publishes, byte for byte."""
+    from support import SAMPLE, tree_bytes
+
+    src = copy_tree(tmp_path / "src")
+    shutil.copytree(SAMPLE / "obra__superpowers", src / "obra")
+    config = LAYOUTS[layout]
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    assert build([src], out, config, cache_dir=cache).ok
+    fork = src / "fork/skills/using-superpowers/SKILL.md"
+    fork.write_text("---\nname: using-superpowers\ndescription: Our own way of working with skills, rewritten. Use "
+                    "when starting any task.\n---\n# Ours\n\nRead the task, then pick the skill.\n", "utf-8")
+    shutil.copytree(src / "team/skills/using-superpowers", src / "later/skills/using-superpowers")
+    for step in ("rewritten", "copied again"):
+        assert build([src], out, config, cache_dir=cache).ok
+        cold = tmp_path / f"cold-{step.replace(' ', '-')}"
+        assert build([src], cold, config).ok
+        assert tree_bytes(out) == tree_bytes(cold), step
+        if step == "rewritten":
+            shutil.rmtree(src / "later")
+    manifest = json.loads((out / "skills.json").read_text("utf-8"))
+    fork_entry = next(e for e in Catalog.open(out).skills if e["id"] == "fork/skills/using-superpowers")
+    assert "copies" not in fork_entry and manifest["counts"]["skills"] > 5

@@ -1,0 +1,106 @@
+"""Copies of one skill: which skills group, which one stands for its group, how a copy differs."""
+from __future__ import annotations
+
+import pytest
+
+from skillsite.agent.results import one_per_group
+from skillsite.config_sections import copies_problem
+from skillsite.source.copies import (Candidate, CopySettings, canonical_order, find_groups, fingerprint, folder_rank,
+                                     group_copies, line_changes, line_similarity, normalised_lines)
+from skillsite.source.catalog import read_catalog
+from support import write_skill
+
+BODY = "\n".join(f"Step {n}: check the {word} before the release goes out, and write down what you saw."
+                 for n, word in enumerate(["tests", "changelog", "version", "tags", "notes", "builds", "docs",
+                                           "licences", "signatures", "mirrors", "rollbacks", "alerts"]))
+
+
+def printed(name: str = "release", description: str = "Ships a release. Use when releasing.", body: str = BODY,
+            raw: str = "") -> object:
+    return fingerprint(name, description, body, raw or f"{name}|{description}|{body}")
+
+
+def test_the_same_bytes_or_the_same_body_are_one_group() -> None:
+    same = printed(raw="x")
+    groups = find_groups([printed(raw="x"), same, printed(description="Other words for it.", raw="y"), printed(
+        name="other", description="Does another thing entirely. Use when unsure.", body="# Other\n\nNothing alike.")])
+    assert groups == [[0, 1, 2]]
+
+
+def test_a_changed_line_is_a_copy_and_a_rewrite_is_not() -> None:
+    lines = BODY.splitlines()
+    typo = "\n".join(lines[:3] + [lines[3].replace("version", "verison")] + lines[4:])
+    rewritten = "\n".join(f"Part {n}: {line[::-1]}" for n, line in enumerate(lines[:8])) + "\n" + "\n".join(lines[8:])
+    prints = [printed(), printed(body=typo), printed(body=rewritten)]
+    assert line_similarity(prints[0].lines, prints[1].lines) >= 0.9 > line_similarity(prints[0].lines, prints[2].lines)
+    assert find_groups(prints) == [[0, 1]]
+
+
+def test_two_skills_that_share_a_name_are_no_group() -> None:
+    short = "# Body\n"
+    assert find_groups([printed(body=short, description="Deploys the API service."),
+                        printed(body=short, description="Reviews pull requests for security holes.")]) == []
+    assert find_groups([printed(body=short), printed(body=short)]) == [[0, 1]]  # same name, description, body
+
+
+def test_reformatting_is_no_change() -> None:
+    table = "| a | b |\n|---|---|\n| one | two |\n"
+    padded = "|  a  |  b  |\n| --- | --- |\n|  one  |  two  |\n"
+    assert normalised_lines("n", "d", table) == normalised_lines("n", "d", padded)
+
+
+def test_ids_kept_apart_are_never_grouped() -> None:
+    prints = [printed(raw="x"), printed(raw="x"), printed(raw="x")]
+    assert find_groups(prints, apart=lambda i: i == 1) == [[0, 2]]
+
+
+@pytest.mark.parametrize("skill_id, rank", [
+    ("repo/skills/x", 0), ("repo/x", 0), ("repo/.claude/skills/x", 1), ("repo/.agents/skills/x", 2),
+    ("repo/.github/skills/x", 3), ("repo/.cursor/rules/x", 3)])
+def test_where_a_copy_lives_ranks_it(skill_id: str, rank: int) -> None:
+    assert folder_rank(skill_id) == rank
+
+
+def test_the_canonical_member_by_source_priority_folder_then_shortest_id() -> None:
+    same = printed(raw="x")
+    candidates = [Candidate("mirror/.agents/skills/x", same, 0, 0), Candidate("mirror/.claude/skills/x", same, 0, 0),
+                  Candidate("a/very/long/path/skills/x", same, 0, 0), Candidate("b/skills/x", same, 0, 0),
+                  Candidate("second/skills/x", same, 1, 0)]
+    assert group_copies(candidates, CopySettings()) == [
+        ("b/skills/x", "a/very/long/path/skills/x", "mirror/.agents/skills/x", "mirror/.claude/skills/x",
+         "second/skills/x")]
+    preferred = [*candidates, Candidate("z/.agents/skills/x", same, 0, 5)]
+    assert group_copies(preferred, CopySettings())[0][0] == "z/.agents/skills/x"   # priority first
+    claude_first = CopySettings(prefer=(".claude/skills/", "skills/"))
+    assert group_copies(candidates, claude_first)[0][0] == "mirror/.claude/skills/x"
+    assert group_copies(candidates, CopySettings(group=False)) == []
+    assert canonical_order("a/skills/x", 0, 2) < canonical_order("a/skills/x", 0, 1)
+
+
+def test_a_copy_says_how_many_lines_it_adds_and_removes() -> None:
+    assert line_changes([b"a", b"b", b"c"], [b"a", b"c", b"d", b"e"]) == (2, 1)
+
+
+def test_search_shows_a_group_once_at_its_best_members_place() -> None:
+    ranked = [("copy", 0.9), ("other", 0.8), ("canonical", 0.7), ("copy2", 0.6), ("last", 0.5)]
+    copy_of = {"copy": "canonical", "copy2": "canonical"}
+    assert one_per_group(ranked, copy_of, lambda _: True, 5) == [("canonical", 0.9), ("other", 0.8), ("last", 0.5)]
+    assert one_per_group(ranked, copy_of, lambda sid: sid != "canonical", 2) == [("copy", 0.9), ("other", 0.8)]
+
+
+def test_the_copies_section_of_the_configuration() -> None:
+    assert copies_problem({"group": True, "similarity": 0.95, "prefer": ["skills/"], "apart": ["a/b"]}) is None
+    assert "unknown keys: threshold" in copies_problem({"threshold": 0.9})
+    assert "from 0.5 to 1" in copies_problem({"similarity": 2})
+    assert "ending with '/'" in copies_problem({"prefer": ["skills"]})
+
+
+def test_copies_are_one_info_line_each_and_no_name_clash(tmp_path) -> None:
+    for where in ("repo/skills", "repo/.claude/skills", "repo/.agents/skills"):
+        write_skill(tmp_path, f"{where}/release", body=BODY, name="release", description="Ships a release.")
+    write_skill(tmp_path, "other/release", body="# Other\n\nA different skill.", description="Releases a hostage.")
+    reading = read_catalog([tmp_path])
+    assert reading.copies == (("repo/skills/release", "repo/.agents/skills/release", "repo/.claude/skills/release"),)
+    codes = sorted((d.code, d.path.split("/SKILL.md")[0]) for d in reading.diagnostics if d.code in ("SK212", "SK229"))
+    assert codes == [("SK212", f"{tmp_path}/repo/skills/release"), ("SK229", f"{tmp_path}/repo/.agents/skills/release"),
+                     ("SK229", f"{tmp_path}/repo/.claude/skills/release")]
