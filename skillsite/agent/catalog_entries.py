@@ -13,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable, TypeVar
 
 from skillsite.agent.catalog_format import PAGED_FORMAT_VERSION
-from skillsite.agent.errors import CatalogFormatError
+from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.errors import CatalogFormatError, NotFoundError
 from skillsite.agent.manifest_check import parse_entry_file, parse_index, parse_page
 from skillsite.agent.manifest_pages import PageRecord, entry_url, find_page, page_records
 
@@ -39,9 +40,52 @@ class CatalogEntries:
         self._indexes: dict[int, dict[str, tuple[str, str]]] = {}
         self._all: list[dict[str, Any]] | None = None if self.records else self.root
         self._by_name: dict[str, list[str]] | None = None
+        self._checked: dict[str, ManifestEntry] = {}
 
     def __len__(self) -> int:
         return len(self.root) + sum(r.count for r in self.records)
+
+    def checked(self, data: dict[str, Any]) -> ManifestEntry:
+        """The typed entry of one of these JSON objects, parsed and checked once (CatalogFormatError)."""
+        entry = self._checked.get(data["id"])
+        if entry is None:
+            try:
+                entry = ManifestEntry.from_json(data)
+            except CatalogFormatError as exc:
+                raise CatalogFormatError(f"{self._where}: {exc}") from None
+            self._checked[entry.id] = entry
+        return entry
+
+    def well_formed(self) -> list[ManifestEntry]:
+        """Every entry that passes its check, typed, in manifest order (a malformed one cannot be used anyway)."""
+        entries = []
+        for data in self.all():
+            try:
+                entries.append(self.checked(data))
+            except CatalogFormatError:
+                continue
+        return entries
+
+    def summary(self, skill_id: str) -> tuple[str, str]:
+        """Name and description of any entry, checked to be strings when the catalog was opened:
+        search results and sub-skill lists never fail on an entry malformed elsewhere."""
+        data = self.find(skill_id)
+        if data is None:
+            raise NotFoundError(f"no skill {skill_id!r} in the catalog")
+        return data["name"], data["description"]
+
+    def lookup(self, id_or_name: str) -> ManifestEntry:
+        """The typed entry of a skill, by id or else by (unique) name; NotFoundError when there is none."""
+        data = self.find(id_or_name)
+        if data is not None:
+            return self.checked(data)
+        ids = self.named(id_or_name)
+        data = self.find(ids[0]) if len(ids) == 1 else None
+        if data is not None:
+            return self.checked(data)
+        if len(ids) > 1:
+            raise NotFoundError(f"name {id_or_name!r} is shared by skills {', '.join(ids)}; use an id")
+        raise NotFoundError(f"no skill {id_or_name!r} in the catalog")
 
     def all(self) -> list[dict[str, Any]]:
         """Every entry, in manifest order (a paged catalog's pages fetched on first call)."""

@@ -18,7 +18,7 @@ from skillsite.agent.commands import command_name
 from skillsite.agent.entry import (HIDING_KEYS, PLATFORMS, DependencyRecord, EntryRequirements, EntrySize, EntrySource,
                                    EntryUrls, EntryWarning, FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord,
                                    Triggers, Visibility)
-from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORMAT, PAGE_FORMAT, PAGE_SIZE, FileRef,
+from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORMAT, PAGE_FORMAT, FileRef,
                                             PageRecord, entry_path, index_url, page_url)
 from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.agent.skill_md import skill_body

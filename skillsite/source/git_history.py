@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import dataclass
-from typing import IO, Iterable, Iterator
+from typing import IO, Iterator
 
 #: Options given to every git command.
 GIT_OPTIONS = ("-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",

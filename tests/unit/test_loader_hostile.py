@@ -12,7 +12,8 @@ from typing import Any, Callable
 import pytest
 
 from skillsite.mcp.skills import SkillsIndex
-from skillsite.loader import Catalog, CatalogFormatError, LoaderError, UnsafePathError, _write_tree
+from skillsite.agent.install import write_tree as _write_tree
+from skillsite.loader import Catalog, CatalogFormatError, LoaderError, UnsafePathError
 from skillsite.agent.release_digest import release_digest
 from versioned_site import repin_versions
 
@@ -273,8 +274,11 @@ def test_a_release_listing_clashing_paths_installs_nothing(site: Path, tmp_path:
 
 def test_a_clash_found_while_writing_leaves_no_staging_folder(site: Path, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(Catalog, "_install_files", lambda self, entry, children: {"x": b"1", "x/y": b"2"})
-    monkeypatch.setattr(Catalog, "_history", lambda self, skill_id: None)     # the current files, not a release
+    from skillsite.agent.catalog_versions import Histories
+    from skillsite.agent.install import Installer
+
+    monkeypatch.setattr(Installer, "_install_files", lambda self, entry, children: {"x": b"1", "x/y": b"2"})
+    monkeypatch.setattr(Histories, "of", lambda self, skill_id: None)     # the current files, not a release
     dest = tmp_path / "dest"
     with pytest.raises(UnsafePathError, match="clashes"):
         Catalog.open(site).install(FIRST, dest)

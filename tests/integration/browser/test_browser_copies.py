@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import replace
-from pathlib import Path
 from typing import Iterator
 
 import pytest

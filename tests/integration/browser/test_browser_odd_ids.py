@@ -5,7 +5,6 @@ link and body link resolve to the published files; no request of the session fai
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Iterator
 
 import pytest

@@ -5,7 +5,6 @@ query and tags in the URL, highlights what matched, filters by tag, and offers t
 when nothing matches."""
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
