@@ -17,9 +17,10 @@ from urllib.parse import quote, unquote
 #: What a URL path keeps as it is, besides the letters, digits and ``-._~`` that ``quote``
 #: always keeps: "/" between segments, "@" and the sub-delimiters a segment may hold (RFC
 #: 3986, pchar).  Encoded besides what the RFC requires: ":" (in a relative URL's first
-#: segment it would read as a scheme) and "(" ")" (a Markdown link, as in llms.txt, ends at
-#: an unmatched ")").
-PATH_SAFE = "/@!$&'*+,;="
+#: segment it would read as a scheme), ";" (RFC 1808 parsers, Python's ``urljoin`` among
+#: them, cut a segment's "parameters" off there) and "(" ")" (a Markdown link, as in
+#: llms.txt, ends at an unmatched ")").
+PATH_SAFE = "/@!$&'*+,="
 
 
 def url_of(path: str) -> str:

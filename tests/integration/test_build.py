@@ -131,7 +131,10 @@ def test_search_indexes_are_made_from_what_the_manifest_says(example_site, real_
         assert len(entries) == len(skills) > 0
         for skill, entry in zip(skills, entries):
             projected = search_entry(skill)
-            assert projected.pop("listed") == Visibility.from_json(entry["visibility"]).listed
+            visibility = Visibility.from_json(entry["visibility"])
+            assert projected.pop("listed") == visibility.listed
+            assert projected.pop("copy_of") == visibility.copy_of
+            assert projected.pop("copies") == (entry["copies"]["count"] if "copies" in entry else 1)
             assert projected == {key: entry[key] if key != "urls" else {"page": entry["urls"]["page"]}
                                  for key in projected}
 
