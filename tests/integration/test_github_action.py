@@ -207,3 +207,11 @@ def test_without_skillsite_the_action_installs_it_from_its_own_checkout(tmp_path
     assert (tmp_path / "asked").read_text().splitlines() == \
         ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", installed]
 
+
+def test_the_pages_workflow_of_the_docs_gives_the_action_inputs_it_has():
+    text = (REPO / "docs/publishing.md").read_text(encoding="utf-8")
+    workflow = next(yaml.safe_load(block.split("```", 1)[0]) for block in text.split("```yaml\n")[1:]
+                    if block.startswith("name: Publish the skills catalog"))
+    ours = [step for step in workflow["jobs"]["build"]["steps"] if step.get("uses") == "<owner>/skillsite@v1"]
+    assert len(ours) == 1 and set(ours[0]["with"]) <= set(ACTION["inputs"])
+    assert ours[0]["with"]["upload-pages"] is True and "deploy" in workflow["jobs"]

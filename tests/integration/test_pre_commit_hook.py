@@ -77,3 +77,11 @@ def test_the_files_a_skill_bundles_run_the_hook_and_others_do_not():
     skipped = ["README.md", "src/app.py", "docs/SKILL.md.bak", "NOTSKILL.md", "skills/a/myreferences.txt",
                ".pre-commit-config.yaml"]
     assert list(filter_by_include_exclude(runs + skipped, hook["files"], "^$")) == runs
+
+
+def test_the_configuration_in_the_docs_names_the_hook():
+    text = (REPO / "docs/publishing.md").read_text(encoding="utf-8")
+    config = next(yaml.safe_load(block.split("```", 1)[0]) for block in text.split("```yaml\n")[1:]
+                  if block.startswith("repos:"))
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert [h["id"] for h in config["repos"][0]["hooks"]] == [h["id"] for h in hooks]
