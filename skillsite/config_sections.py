@@ -14,6 +14,7 @@ from typing import Any
 #: ``audit.fail_on``: the least severe finding that fails a build (never: none does).
 NEVER = "never"
 FAIL_ON = (NEVER, "low", "medium", "high")
+AUDIT_KEYS = ("ignore", "fail_on")
 
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MAX_NAME = 64
@@ -66,9 +67,9 @@ def audit_problem(value: Any) -> str | None:
 
     if not isinstance(value, dict):
         return "'audit' must be a mapping: {ignore: [{code, skill, reason}], fail_on: never|low|medium|high}"
-    unknown = sorted(set(map(str, value)) - {"ignore", "fail_on"})
+    unknown = sorted(set(map(str, value)) - set(AUDIT_KEYS))
     if unknown:
-        return f"'audit' has unknown keys: {', '.join(unknown)} (known: ignore, fail_on)"
+        return f"'audit' has unknown keys: {', '.join(unknown)} (known: {', '.join(AUDIT_KEYS)})"
     if value.get("fail_on", NEVER) not in FAIL_ON:
         return f"'audit.fail_on' must be one of {', '.join(FAIL_ON)}, not {value.get('fail_on')!r}"
     _, problems = parse_suppressions({"ignore": value.get("ignore")} if "ignore" in value else None)

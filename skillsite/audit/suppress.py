@@ -15,6 +15,10 @@ from skillsite.audit.model import Finding, SkillAudit
 from skillsite.audit.rules import RULES
 
 
+#: The keys of one ``audit.ignore`` entry.
+ENTRY_KEYS = ("code", "skill", "reason", "path")
+
+
 @dataclass(frozen=True)
 class Suppression:
     """One ``audit.ignore`` entry."""
@@ -70,7 +74,7 @@ def _suppression(entry: object, index: int) -> Suppression | str:
     where = f"audit.ignore[{index}]"
     if not isinstance(entry, dict):
         return f"{where} must be a mapping with code, skill and reason"
-    unknown = sorted(str(k) for k in entry if k not in ("code", "skill", "reason", "path"))
+    unknown = sorted(str(k) for k in entry if k not in ENTRY_KEYS)
     if unknown:
         return f"{where} has unknown keys: {', '.join(unknown)}"
     code, skill = entry.get("code"), entry.get("skill", "*")

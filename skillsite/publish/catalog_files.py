@@ -1,8 +1,9 @@
-"""The catalog-wide files, made once every skill is published: ``skills.json`` and its schema,
-the discovery indexes (v0.2, and v0.1 with its file copies), the static provider layout, the
-plugin marketplace and ``available_skills.xml``; and the search indexes, which a worker makes and
-writes while the skills are published (they depend on the skills' frontmatter only), but for a
-sharded index's cards and what pins them (they show the audit's risk: :func:`search_section`)."""
+"""The catalog-wide files, made once every skill is published: ``skills.json`` and its schema (and
+``skillsite.yml``'s), the discovery indexes (v0.2, and v0.1 with its file copies), the static
+provider layout, the plugin marketplace and ``available_skills.xml``; and the search indexes, which
+a worker makes and writes while the skills are published (they depend on the skills' frontmatter
+only), but for a sharded index's cards and what pins them (they show the audit's risk:
+:func:`search_section`)."""
 from __future__ import annotations
 
 import hashlib
@@ -34,6 +35,7 @@ from skillsite.source.schema import load_schema
 
 MANIFEST_FILE = "skills.json"
 TUF_SCHEMA_FILE = "tuf.schema.json"
+CONFIG_SCHEMA_FILE = "skillsite.schema.json"  # of skillsite.yml: for editors, at a URL the catalog serves
 AVAILABLE_SKILLS_FILE = "available_skills.xml"
 
 
@@ -134,6 +136,7 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     catalog's digest (worked out as skills.json is written)."""
     digest_of_entries = write_manifest(staging, config, manifest, pages)
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
+    staging.write(CONFIG_SCHEMA_FILE, indented_json(load_schema(CONFIG_SCHEMA_FILE)))
     if manifest.get("signing"):
         staging.write(TUF_SCHEMA_FILE, indented_json(load_schema(TUF_SCHEMA_FILE)))
     staging.write(INDEX_PATH, indented_json(discovery))

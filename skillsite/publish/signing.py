@@ -29,8 +29,8 @@ from skillsite.agent.trust_keys import PublicKey
 from skillsite.config_sections import parse_duration
 
 #: The catalog-wide files the targets pin (those the catalog has); the rest hangs from skills.json.
-TARGET_FILES = ("skills.json", "skills.schema.json", "tuf.schema.json", "available_skills.xml", "llms.txt",
-                ".well-known/agent-skills/index.json", ".well-known/skills/index.json",
+TARGET_FILES = ("skills.json", "skills.schema.json", "tuf.schema.json", "skillsite.schema.json", "available_skills.xml",
+                "llms.txt", ".well-known/agent-skills/index.json", ".well-known/skills/index.json",
                 ".claude-plugin/marketplace.json", "skills/index.json")
 SIGNING_KEY_ENV = "SKILLSITE_SIGNING_KEY"
 DEFAULT_EXPIRES = timedelta(days=30)

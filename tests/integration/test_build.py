@@ -23,6 +23,7 @@ from skillsite.publish.build import build
 from skillsite.config import SiteConfig
 from skillsite.publish.manifest import skill_entry
 from skillsite.publish.staging import MARKER, OutputError
+from skillsite.source.schema import load_schema
 
 
 def sha(data: bytes) -> str:
@@ -35,6 +36,7 @@ def check_site(site: Path) -> dict:
     schema = json.loads((site / manifest["$schema"]).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(manifest)
+    assert json.loads((site / "skillsite.schema.json").read_bytes()) == load_schema("skillsite.schema.json")
     for xml_file in [site / "available_skills.xml", *site.glob("skills/**/skill.xml"),
                      *site.glob("skills/**/entry.xml")]:
         ET.fromstring(xml_file.read_bytes())

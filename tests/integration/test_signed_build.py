@@ -76,7 +76,8 @@ def test_a_signed_build_publishes_valid_tuf_metadata_and_says_so_where_people_lo
     for data in files.values():
         jsonschema.validate(json.loads(data), schema)
     targets = json.loads(files[f"{version_of(out)}.targets.json"])["signed"]["targets"]
-    assert {"skills.json", "available_skills.xml", "llms.txt", ".well-known/agent-skills/index.json"} <= set(targets)
+    assert {"skills.json", "available_skills.xml", "llms.txt", ".well-known/agent-skills/index.json",
+            "skillsite.schema.json"} <= set(targets)
     manifest = json.loads((out / "skills.json").read_text("utf-8"))
     assert manifest["signing"]["key"] == key and manifest["signing"]["metadata"] == "tuf/"
     assert f"--trusted-key {key}" in (out / "index.html").read_text("utf-8")

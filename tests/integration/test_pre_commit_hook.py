@@ -1,0 +1,87 @@
+"""The ``skillsite-validate`` hook of ``.pre-commit-hooks.yaml``, run by the real pre-commit
+(``pre-commit try-repo``: it installs this repository's committed state, with its uncommitted
+changes to tracked files, into a hook environment with pip) on a throwaway repository."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from git_repo import GitRepo, git_env
+from support import REPO, write_skill
+
+PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
+
+
+def try_repo(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    """``pre-commit try-repo <this repository> skillsite-validate`` in ``repo``."""
+    env = git_env(repo.clock)
+    env.pop("GITHUB_ACTIONS", None)  # validate's text output, as on a developer's machine
+    env.update(PRE_COMMIT_COLOR="never", PATH=f"{PRE_COMMIT.parent}{os.pathsep}{env['PATH']}")
+    started = time.monotonic()
+    done = subprocess.run([str(PRE_COMMIT), "try-repo", str(REPO), "skillsite-validate", *args], cwd=repo.path,
+                          env=env, capture_output=True, text=True, timeout=900)
+    print(f"pre-commit try-repo {' '.join(args)}: {time.monotonic() - started:.1f} s")
+    return done
+
+
+@pytest.fixture
+def skills_repo(tmp_path: Path) -> GitRepo:
+    """A repository with two valid skills, one bundling a reference, committed."""
+    repo = GitRepo(tmp_path / "repo")
+    write_skill(repo.path / "skills", "deploy-preview",
+                description="Deploy the current branch to a preview environment. Use when asked for a preview.")
+    write_skill(repo.path / "skills", "code-review", body="# Review\n\nSee [the checklist](references/checklist.md).\n",
+                description="Review a pull request against the team checklist. Use when asked for a review.")
+    repo.write("skills/code-review/references/checklist.md", "- tests pass\n")
+    repo.write("README.md", "Our skills.\n")
+    repo.commit("skills")
+    return repo
+
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+
+
+@needs_git
+def test_the_hook_passes_a_clean_tree_and_fails_a_broken_skill(skills_repo: GitRepo):
+    clean = try_repo(skills_repo, "--all-files")
+    assert clean.returncode == 0 and "skillsite validate" in clean.stdout, clean.stdout + clean.stderr
+    assert "Passed" in clean.stdout
+
+    write_skill(skills_repo.path / "skills", "broken", frontmatter="name: broken\n")  # no description
+    skills_repo.commit("a broken skill")
+    broken = try_repo(skills_repo, "--all-files")
+    assert broken.returncode == 1 and "Failed" in broken.stdout, broken.stdout + broken.stderr
+    assert "skills/broken/SKILL.md:1:1: error SK201" in broken.stdout
+    assert "3 skills checked: 2 valid, 1 invalid" in broken.stdout
+
+
+def test_the_files_a_skill_bundles_run_the_hook_and_others_do_not():
+    """The hook's ``files`` through the filter pre-commit applies to a commit's files (try-repo
+    installs a new hook environment on every call: about 20 s, so once per verdict above)."""
+    from pre_commit.commands.run import filter_by_include_exclude
+
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hook = next(h for h in hooks if h["id"] == "skillsite-validate")
+    assert hook["entry"] == "skillsite validate" and hook["pass_filenames"] is False
+    runs = ["SKILL.md", "skills/a/SKILL.md", "skills/a/skill.md", "skills/a/references/guide.md",
+            "skills/a/scripts/run.py", "skills/a/assets/logo.png", "skills/a/agents/openai.yaml",
+            "skills/knowledge/runbooks/restore.md", "skillsite.yml", "docs/skillsite.yaml",
+            ".claude/skills/a/references/x.md"]
+    skipped = ["README.md", "src/app.py", "docs/SKILL.md.bak", "NOTSKILL.md", "skills/a/myreferences.txt",
+               ".pre-commit-config.yaml"]
+    assert list(filter_by_include_exclude(runs + skipped, hook["files"], "^$")) == runs
+
+
+def test_the_configuration_in_the_docs_names_the_hook():
+    text = (REPO / "docs/publishing.md").read_text(encoding="utf-8")
+    config = next(yaml.safe_load(block.split("```", 1)[0]) for block in text.split("```yaml\n")[1:]
+                  if block.startswith("repos:"))
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert [h["id"] for h in config["repos"][0]["hooks"]] == [h["id"] for h in hooks]
