@@ -62,18 +62,18 @@ def test_build_strict_publishes_nothing_when_a_catalog_wide_check_warns(tmp_path
         [line for line in built.stdout.splitlines() if "SK219" in line]
 
 
-def readme_block(start: str) -> str:
-    """The README's fenced block whose first line starts with ``start``."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def configuration_block(start: str) -> str:
+    """docs/configuration.md's yaml block whose first line starts with ``start``."""
+    text = (REPO / "docs/configuration.md").read_text(encoding="utf-8")
     blocks = [block.split("```", 1)[0] for block in text.split("```yaml\n")[1:]]
     return next(block for block in blocks if block.startswith(start))
 
 
-def test_the_readme_configuration_works_as_written(tmp_path):
+def test_the_documented_configuration_works_as_written(tmp_path):
     """skillsite.yml copied from the README into a repository laid out as it says (skills in
     skills/, knowledge in skills/knowledge/): build and validate read it and succeed."""
     shutil.copytree(EXAMPLES, tmp_path / "skills")
-    (tmp_path / "skillsite.yml").write_text(readme_block("title: "), encoding="utf-8")
+    (tmp_path / "skillsite.yml").write_text(configuration_block("title: "), encoding="utf-8")
     built = run("build", "-o", "_site", "-q", cwd=tmp_path)
     assert built.returncode == 0, built.stdout + built.stderr
     assert "SK218" not in built.stdout and (tmp_path / "_site/knowledge/runbooks/database-restore.md").is_file()

@@ -160,9 +160,9 @@ def test_every_tool_and_prompt_argument_is_described_and_name_is_accepted_for_sk
 
 
 def test_the_readme_tool_examples_work_as_written(site: Path) -> None:
-    """Each row of the README's tool table, called with its arguments JSON, answers without error."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    table = text.split("### `skillsite mcp`: tools and prompts", 1)[1].split("\n\n")[2]
+    """Each row of docs/agents.md's tool table, called with its arguments JSON, answers without error."""
+    text = (REPO / "docs/agents.md").read_text(encoding="utf-8")
+    table = text.split("## `skillsite mcp`", 1)[1].split("\n\n")[2]
     calls = [(row.split("`")[1], json.loads(row.split("| `", 2)[2].split("` |", 1)[0]))
              for row in table.splitlines()[2:]]
     assert [name for name, _ in calls] == ["search_skills", "load_skill", "read_skill_resource"]

@@ -66,15 +66,15 @@ def test_every_key_has_a_description():
     assert [key for key, prop in described(SCHEMA) if not prop.get("description")] == []
 
 
-def readme_configuration() -> str:
-    """The README's example ``skillsite.yml``: its yaml block that starts with ``title:``."""
-    blocks = (REPO / "README.md").read_text(encoding="utf-8").split("```yaml\n")[1:]
+def documented_configuration() -> str:
+    """docs/configuration.md's example ``skillsite.yml``: its yaml block that starts with ``title:``."""
+    blocks = (REPO / "docs/configuration.md").read_text(encoding="utf-8").split("```yaml\n")[1:]
     return next(block.split("```", 1)[0] for block in blocks if block.startswith("title: "))
 
 
 VALID = {
     "empty": "",
-    "readme": readme_configuration(),
+    "documented": documented_configuration(),
     "strings for lists": "sources: skills\nexclude: 'drafts/*'\nignore: SK207\n",
     "audit": textwrap.dedent("""\
         audit:

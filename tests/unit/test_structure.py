@@ -1,5 +1,5 @@
 """The package's shape: imports flow one way (no module imports, however indirectly, a module
-that imports it; imports in functions and under TYPE_CHECKING count), and the README's module
+that imports it; imports in functions and under TYPE_CHECKING count), and docs/contributing.md's module
 graph is the package's."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def test_no_module_of_the_package_imports_itself_through_others() -> None:
 
 
 def part_of(module: str) -> str:
-    """How the README's graph names a module: its subpackage (``publish/``), else its own name."""
+    """How the module graph names a module: its subpackage (``publish/``), else its own name."""
     parts = module.split(".")
     return f"{parts[1]}/" if len(parts) > 2 else parts[-1]
 
@@ -37,9 +37,9 @@ def package_graph() -> dict[str, set[str]]:
     return found
 
 
-def readme_graph() -> dict[str, set[str]]:
-    """The arrows of the README's Layout section: ``a, b --> c, d`` lines in its graph block."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def documented_graph() -> dict[str, set[str]]:
+    """The arrows of docs/contributing.md's module graph: ``a, b --> c, d`` lines in its graph block."""
+    text = (REPO / "docs/contributing.md").read_text(encoding="utf-8")
     block = text.split("<!-- module-graph -->", 2)[1]
     found: dict[str, set[str]] = {}
     for line in block.splitlines():
@@ -52,5 +52,5 @@ def readme_graph() -> dict[str, set[str]]:
     return found
 
 
-def test_the_readme_shows_the_module_graph_as_it_is() -> None:
-    assert readme_graph() == package_graph()
+def test_the_docs_show_the_module_graph_as_it_is() -> None:
+    assert documented_graph() == package_graph()
