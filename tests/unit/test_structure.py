@@ -22,7 +22,8 @@ def test_no_module_of_the_package_imports_itself_through_others() -> None:
 def part_of(module: str) -> str:
     """How the module graph names a module: its subpackage (``publish/``), else its own name."""
     parts = module.split(".")
-    return f"{parts[1]}/" if len(parts) > 2 else parts[-1]
+    is_package = (REPO / "/".join(parts) / "__init__.py").is_file()
+    return f"{parts[1]}/" if len(parts) > 2 or is_package else parts[-1]
 
 
 def package_graph() -> dict[str, set[str]]:
