@@ -55,3 +55,15 @@ def documented_graph() -> dict[str, set[str]]:
 
 def test_the_docs_show_the_module_graph_as_it_is() -> None:
     assert documented_graph() == package_graph()
+
+
+def test_the_wheel_lists_every_subpackage() -> None:
+    """pyproject.toml names its packages one by one: a new subpackage left out of that list is
+    missing from the wheel (and from ``pre-commit``'s and the GitHub Action's installs)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    on_disk = {".".join(init.parent.relative_to(REPO).parts) for init in (REPO / "skillsite").rglob("__init__.py")}
+    assert on_disk and on_disk <= listed, sorted(on_disk - listed)
