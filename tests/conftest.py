@@ -38,6 +38,15 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every unit test runs on every admitted Python (``-m each_python`` on the lowest one, in
+    .ci/run), as do the integration modules marked so."""
+    unit = Path(__file__).parent / "unit"
+    for item in items:
+        if unit in Path(item.path).parents:
+            item.add_marker(pytest.mark.each_python)
+
+
 # Under SKILLSITE_NO_SKIPS=1 (set by .ci/run, which installs every tool the tests use) a
 # skipped test fails the run: a missing browser or node package must not pass unnoticed.
 _SKIPPED: list[str] = []

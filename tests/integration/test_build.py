@@ -25,6 +25,8 @@ from skillsite.publish.manifest import skill_entry
 from skillsite.publish.staging import MARKER, OutputError
 from skillsite.source.schema import load_schema
 
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
 
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()

@@ -11,6 +11,8 @@ from skillsite.models import SkillChanged, read_skill_md
 from skillsite.publish.build import build
 from skillsite.source.catalog import read_catalog
 
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
 
 def _edit_when(stage: str, skill_md: Path, text: str):
     """A progress callback that rewrites ``skill_md`` when the build starts ``stage``."""

@@ -10,6 +10,8 @@ import pytest
 from support import tree_bytes
 from skillsite.loader import Catalog, DestinationExistsError, LoaderError
 
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
 PROCESSES = 6
 ROUNDS = 12
 

@@ -8,10 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from support import EXAMPLES, REPO, tree_bytes
 from skillsite.cli import main
+
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
 
 SMALL_DISK = REPO / "tests" / "fixtures" / "small_disk.py"
 

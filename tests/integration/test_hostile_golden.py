@@ -17,6 +17,8 @@ from support import REPO
 from make_hostile import OUTSIDE_MARKER, make_hostile_tree
 from skillsite.publish.build import build
 
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
 GOLDEN = REPO / "tests" / "golden"
 
 

@@ -2,37 +2,67 @@
 build clears what it left; its workers end with it; two builds into one folder never mix."""
 from __future__ import annotations
 
+import json
 import os
+import select
 import shutil
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from support import EXAMPLES, REPO, tree_bytes, write_skill
 from skillsite.publish.build import build
 
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
 SCRIPT = REPO / "tests" / "fixtures" / "build_with_faults.py"
 
 
-def _run(source: Path, out: Path, cache: Path | None, kill_at: int, jobs: int = 2, *options: str
-         ) -> subprocess.CompletedProcess[str]:
-    marker = f"skillsite-fault-{uuid.uuid4().hex}"
-    command = [sys.executable, str(SCRIPT), str(source), str(out), str(cache) if cache else "-", str(kill_at),
-               str(jobs), *options, marker]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
-    _assert_no_process_left(marker)
-    return done
+class FaultyBuilds:
+    """``build_with_faults.py``: counted builds, each killed (or not) at a chosen move, in
+    processes forked from one that has Python and skillsite loaded already; ``stop()`` when done."""
+
+    def __init__(self) -> None:
+        self.marker = f"skillsite-fault-{uuid.uuid4().hex}"
+        self.process = subprocess.Popen([sys.executable, str(SCRIPT), self.marker], cwd=REPO, text=True,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def run(self, source: Path, out: Path, cache: Path | None, kill_at: int, jobs: int = 2, *options: str
+            ) -> subprocess.CompletedProcess[str]:
+        request = [str(source), str(out), str(cache) if cache else None, kill_at, jobs, list(options)]
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        if not select.select([self.process.stdout], [], [], 300)[0]:
+            self.process.kill()
+            raise AssertionError(f"no answer in 300 s to {request}")
+        answer = self.process.stdout.readline()
+        assert answer, f"build_with_faults.py ended (exit code {self.process.wait(timeout=60)})"
+        code, stdout, stderr = json.loads(answer)
+        _assert_no_process_left(self.marker, but=self.process.pid)
+        return subprocess.CompletedProcess(request, code, stdout, stderr)
+
+    def stop(self) -> None:
+        self.process.stdin.close()
+        assert self.process.wait(timeout=60) == 0
 
 
-def _assert_no_process_left(marker: str) -> None:
+@pytest.fixture
+def builds() -> Iterator[FaultyBuilds]:
+    started = FaultyBuilds()
+    yield started
+    started.stop()
+
+
+def _assert_no_process_left(marker: str, but: int | None = None) -> None:
     """No process of the run (the build or one of its workers) is alive a few seconds on."""
     deadline = time.monotonic() + 10
     while True:
-        alive = [pid for pid in os.listdir("/proc") if pid.isdigit() and _cmdline_has(pid, marker)]
+        alive = [pid for pid in os.listdir("/proc") if pid.isdigit() and int(pid) != but and _cmdline_has(pid, marker)]
         if not alive or time.monotonic() > deadline:
             break
         time.sleep(0.1)
@@ -101,19 +131,19 @@ def _remains(folder: Path) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["cache", "no-cache", "no-exchange"])
-def test_a_build_killed_before_any_move_or_deletion_leaves_a_whole_catalog(tmp_path, mode):
+def test_a_build_killed_before_any_move_or_deletion_leaves_a_whole_catalog(tmp_path, mode, builds):
     src, old, new = _two_versions(tmp_path, mode != "no-cache")
     kept, work = tmp_path / "kept", tmp_path / "work"
     out, cache = work / "site", (work / "cache" if mode != "no-cache" else None)
     options = ("no-exchange",) if mode == "no-exchange" else ()
     _restore(kept, work)
-    counting = _run(src, out, cache, 0, 2, *options)
+    counting = builds.run(src, out, cache, 0, 2, *options)
     assert counting.returncode == 0, counting.stderr
     moves = int(counting.stdout.split()[-1])
     assert moves >= 2  # at least the swap, and the state file or the removal of the old catalog
     for kill_at in range(1, moves + 1):
         _restore(kept, work)
-        killed = _run(src, out, cache, kill_at, 2, *options)
+        killed = builds.run(src, out, cache, kill_at, 2, *options)
         assert killed.returncode == -9, f"kill {kill_at}: {killed.stderr}"
         if mode == "no-exchange" and not out.exists():
             # without an exchange the target is missing between two renames; the next build
@@ -121,7 +151,7 @@ def test_a_build_killed_before_any_move_or_deletion_leaves_a_whole_catalog(tmp_p
             pass
         else:
             assert tree_bytes(out) in (old, new), f"killed before move {kill_at} of {moves}: a mixed catalog"
-        again = _run(src, out, cache, 0, 2, *options)
+        again = builds.run(src, out, cache, 0, 2, *options)
         assert again.returncode == 0, again.stderr
         assert tree_bytes(out) == new
         assert _remains(work) == [], f"after the build that followed kill {kill_at}"

@@ -14,6 +14,8 @@ import pytest
 from skillsite.agent.fetch import Fetcher
 from skillsite.loader import Catalog, FetchError, RedirectError, TooLargeError
 
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
 Script = Callable[[socket.socket, threading.Event], None]
 TRICKLE_SECONDS = 10.0
 

@@ -23,6 +23,8 @@ import pytest
 from skillsite.loader import (Catalog, CatalogFormatError, FetchError, HTTPStatusError, IntegrityError,
                               RedirectError, StaleCatalogWarning, TooLargeError, UnsupportedVersionError)
 
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
 
 Fault = Callable[[BaseHTTPRequestHandler], None]
 

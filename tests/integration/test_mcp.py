@@ -19,6 +19,8 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from support import run_async_in_thread  # noqa: E402
 
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
 REPO = Path(__file__).resolve().parents[2]
 
 

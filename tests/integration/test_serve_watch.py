@@ -22,6 +22,8 @@ from skillsite.config import SiteConfig
 from skillsite.publish.serve import DevServer
 from skillsite.publish.watch import EventWatcher, PollingWatcher
 
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
 TIMEOUT = 120.0
 
 

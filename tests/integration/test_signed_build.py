@@ -19,6 +19,8 @@ from skillsite.publish.signing import Previous, Signing, SigningKey, sign_catalo
 from skillsite.source.schema import load_schema
 from support import EXAMPLES, REPO
 
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
 
 def skillsite(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}

@@ -13,6 +13,8 @@ from skillsite.source import catalog as source_catalog
 from skillsite.diagnostics import format_json_report
 from skillsite.source.catalog import check_catalog, read_catalog
 
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
 
 @pytest.fixture
 def trusting_fresh_files(monkeypatch):
