@@ -154,7 +154,7 @@ _COMMENT_BENIGN = re.compile(r"^\s*(?:prettier|markdownlint|eslint|vale|textlint
 @rule("SK607", "invisible-text", "high", "instructions hidden in an HTML comment",
       "HTML comments do not show on rendered pages but reach the model: instructions addressed to the "
       "agent there are hidden from the people reviewing the skill.", demotion=SPOKEN,
-      patterns=(pattern(r"<!--(.*?)(?:-->|\Z)", "<!--", flags=re.DOTALL, scope="folded"),),
+      patterns=(pattern(r"<!--(.*?)(?:-->|\Z)", flags=re.DOTALL, scope="folded"),),
       applies=lambda doc: doc.kind in ("skill", "markdown"))
 def hidden_instructions(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """A comment addressed to the agent that asks for an action, or that overrides its
