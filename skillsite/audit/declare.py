@@ -182,7 +182,10 @@ class Rule:
         """The hits of the rule's patterns in a document, pattern by pattern, through their conditions."""
         if not self.patterns or self.applies is not None and not self.applies(doc):
             return
+        admitted = doc.found.admitted if self.slots is not None else None
         for each, condition in self._conditions:
+            if admitted is not None and each.gate.slot not in admitted:
+                continue  # what it needs is missing: passed over without a call
             for match in each.finditer(doc):
                 hit: Hit | None = Hit(self.code, match.start(), match.end(), each.detail, each.severity,
                                       folded=each.scope != "written")

@@ -55,7 +55,7 @@ MAX_NEEDS = 3
 MIN_EXTRA_BITS = 10.0
 #: The commonest starts worth trying a pattern at (see :func:`cost`): a pattern whose matches may
 #: start with a common word is left to the regular-expression engine's own search.
-MAX_STARTS_COST = 2.0 ** -9
+MAX_STARTS_COST = 2.0 ** -8
 
 #: How rare each character is in skill text, as bits (-log2 of its frequency in the lower-cased
 #: shared corpus); a character not listed counts :data:`RARE_BITS`.  Only the speed of the audit

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
@@ -23,11 +23,12 @@ Needs = tuple[frozenset[str], ...]
 
 class Prefilter:
     """The search for the literals of a fixed list of patterns' needs (a pattern's number in the
-    list is its *slot*); :meth:`scan` reads a text once for all of them."""
+    list is its *slot*), and of ``starts``, other literals whose places are wanted; :meth:`scan`
+    reads a text once for all of them."""
 
-    def __init__(self, needs: Sequence[Needs]) -> None:
+    def __init__(self, needs: Sequence[Needs], starts: Iterable[str] = ()) -> None:
         self.needs = tuple(needs)
-        self.literals = tuple(sorted({literal for each in needs for group in each for literal in group}))
+        self.literals = tuple(sorted({literal for each in needs for group in each for literal in group} | set(starts)))
         self.known = frozenset(self.literals)
         #: each literal -> the slots whose first set holds it
         self.anchoring: dict[str, tuple[int, ...]] = {}
@@ -51,7 +52,7 @@ class Found:
         self.prefilter = prefilter
         self.text = text
         self._matches = matches   # (literal number, start, end), as the automaton reports them
-        self._starts: dict[str, list[int]] = {}
+        self._searched: dict[str, list[int]] = {}
 
     @functools.cached_property
     def present(self) -> frozenset[str]:
@@ -72,17 +73,26 @@ class Found:
 
     def starts(self, literals: frozenset[str]) -> list[int]:
         """Where one of ``literals`` starts in the text, in order (overlapping occurrences too)."""
-        known = self.prefilter.known
-        lists = [self._starts_of(each) for each in literals if each not in known or each in self.present]
+        lists = [self._starts_of(each) for each in literals]
         return lists[0] if len(lists) == 1 else sorted(itertools.chain.from_iterable(lists))
 
+    @functools.cached_property
+    def _grouped(self) -> dict[str, list[int]]:
+        """Where each literal of the search starts, from its report (grouped when first asked)."""
+        grouped: dict[str, list[int]] = {}
+        literals = self.prefilter.literals
+        for number, start, _end in self._matches:
+            grouped.setdefault(literals[number], []).append(start)
+        return grouped
+
     def _starts_of(self, literal: str) -> list[int]:
-        """Where ``literal`` starts, found when first asked: only the few literals a pattern
-        scans around are, and mostly in long texts (grouping every occurrence of every literal
-        would cost more)."""
-        found = self._starts.get(literal)
+        """Where ``literal`` starts: as the search reported it, or (a literal it does not know)
+        searched for when first asked."""
+        if literal in self.prefilter.known:
+            return self._grouped.get(literal, [])
+        found = self._searched.get(literal)
         if found is None:
-            found = self._starts[literal] = list(occurrences(self.text, literal))
+            found = self._searched[literal] = list(occurrences(self.text, literal))
         return found
 
 

@@ -404,21 +404,24 @@ class Gate:
 #: What every gate made so far needs (its slot is its number here), for the one-pass search, and
 #: the search for them all (None until it is first needed after a gate was added).
 _NEEDS: list[Needs] = []
+_STARTS: set[str] = set()
 _CURRENT: list[Prefilter | None] = [None]
 
 
 def _prefilter() -> Prefilter:
     """The search for the literals of every gate made so far (built again when gates are added)."""
     if _CURRENT[0] is None:
-        _CURRENT[0] = Prefilter(_NEEDS)
+        _CURRENT[0] = Prefilter(_NEEDS, _STARTS)
     return _CURRENT[0]
 
 
-def _slot(needs: Needs) -> int | None:
-    """A new gate's slot in the one-pass search (None: it needs nothing known)."""
-    if not needs:
+def _slot(literals: Literals) -> int | None:
+    """A new gate's slot in the one-pass search, which looks for its starts too (None: it needs
+    nothing known)."""
+    if not literals.needs:
         return None
-    _NEEDS.append(needs)
+    _NEEDS.append(literals.needs)
+    _STARTS.update(literals.starts or ())
     _CURRENT[0] = None
     return len(_NEEDS) - 1
 
@@ -454,4 +457,4 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
                             f"(?:{lowered})|(?P<hopeless>{lowered_pattern(hopeless)})")
     candidates = re.compile(lowered, flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
     return Gate(re.compile(pattern, flags), words, candidates, paragraphs, hopeless is not None,
-                needs[0] if needs else None, needs[1:], _slot(needs), found.starts)
+                needs[0] if needs else None, needs[1:], _slot(found), found.starts)
