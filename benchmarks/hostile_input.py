@@ -1,7 +1,7 @@
 """Hostile input: how the audit, validation and page rendering scale on one repeated construct.
 
 A skill's text is untrusted, so no step may cost more than in proportion to its size.  For each
-literal every audit pattern is run around (derived from the pattern: skillsite/audit/literals.py;
+literal every audit pattern is run around (derived from the pattern: skillsite/audit/literal_table.py;
 and some Markdown constructs), with each separator, a line of that literal repeated is audited at
 ``--size`` and at four times that size (with every such literal on a line of its own, so every
 pattern runs), as SKILL.md, a script and a reference document; bodies of

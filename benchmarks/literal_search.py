@@ -1,8 +1,8 @@
 """One pass for the audit's literals over the corpus: which search engine earns its place.
 
-Derives the literals of every declared pattern (skillsite/audit/literals.py) as the audit does, then
-finds every occurrence of every one of them in the lower-cased folded text of every text file of
-the corpus, with: the standard library's ``re`` (one alternation of all the literals, longest
+Takes the literals of every declared pattern as the audit does (skillsite/audit/literal_table.py),
+then finds every occurrence of every one of them in the lower-cased folded text of every text file
+of the corpus, with: the standard library's ``re`` (one alternation of all the literals, longest
 first), ``pyahocorasick`` (when installed; not a dependency) and ``ahocorasick-rs`` (the audit's
 choice, in its default and DFA forms).  Prints the seconds of each (median of ``--repeat``) and
 the occurrences each found.  ``re`` is given a sample of the files (``--re-share``) and its time

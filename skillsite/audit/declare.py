@@ -2,7 +2,8 @@
 is.  A rule holds its code, category, default severity, title and reason, where a match of it is
 demoted (:class:`Demotion`), its patterns (:class:`Pattern`), and the condition a match must
 meet.  What a pattern's every match contains, and so where it is worth running, is read from the
-pattern itself (:mod:`skillsite.audit.literals`): a rule names no words for it.
+pattern itself (:mod:`skillsite.audit.literals`, a table made from the patterns at development
+time): a rule names no words for it.
 
 - A rule whose every match is a finding: ``NAME = Rule(code, ..., patterns=(pattern(...), ...))``.
 - A rule whose matches need a closer look: a function decorated with :func:`rule`, called for
@@ -91,13 +92,22 @@ class Pattern:
     condition: Condition | None = None
 
     @functools.cached_property
+    def compiled_source(self) -> str:
+        """The source as compiled: read as the folded text reads it when the pattern ``folds``."""
+        return ascii_reading(self.source) if self.folds else self.source
+
+    @property
+    def prefiltered(self) -> bool:
+        """Whether the pattern runs only where its literals occur (not on the text as written,
+        which the one-pass search does not read)."""
+        return self.scope != "written"
+
+    @functools.cached_property
     def gate(self) -> Gate:
         """The compiled pattern and its gate (compiled on first use)."""
-        source, words = self.source, self.words
-        if self.folds:
-            source, words = ascii_reading(source), tuple(tuple(ascii_reading(w) for w in g) for g in words)
-        return make_gate(source, words, self.flags, self.scope == "paragraphs", self.hopeless,
-                         prefiltered=self.scope != "written")
+        words = tuple(tuple(ascii_reading(w) for w in g) for g in self.words) if self.folds else self.words
+        return make_gate(self.compiled_source, words, self.flags, self.scope == "paragraphs", self.hopeless,
+                         prefiltered=self.prefiltered)
 
     @functools.cached_property
     def finditer(self) -> Callable[[Document], Iterator[re.Match[str]]]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, TypeVar
 
 from skillsite.audit.folding import OffsetMap, fold, unusual
-from skillsite.audit.literals import Literals, derive
+from skillsite.audit.literals import Literals, literals_of
 from skillsite.audit.prefilter import Found, Needs, Prefilter, occurrences
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc"})
@@ -449,7 +449,7 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
     for ``\\bdd\\s+[^\\n]*\\bof=/dev/...``): all that a later start inside that run can reach, an
     earlier one reaches too, so where the pattern fails, the run holds no match either (a start
     whose first words run on into the next line is the one exception)."""
-    found = derive(pattern, flags) if prefiltered else Literals()
+    found = literals_of(pattern, flags) if prefiltered else Literals()
     needs = found.needs
     lowered = lowered_pattern(pattern)
     if hopeless is not None:

@@ -1,5 +1,7 @@
-"""The literals derived from each rule's pattern (skillsite.audit.literals) are sound: no match of a
-pattern lies where one of its literals is missing, nor starts where none of its starts begins."""
+"""The literals derived from each rule's pattern (tests/data/literal_derivation.py, written into
+skillsite/audit/literal_table.py) are sound: no match of a pattern lies where one of its literals
+is missing, nor starts where none of its starts begins; and the committed table is what the
+declared patterns derive today."""
 from __future__ import annotations
 
 import re
@@ -13,11 +15,15 @@ from hypothesis import strategies as st
 from skillsite.audit import engine
 from skillsite.audit.declare import Pattern
 from skillsite.audit.letters import ascii_reading
-from skillsite.audit.literals import derive, scan_char, union
+from skillsite.audit.literals import Literals, literals_of
 from skillsite.audit.rules import PATTERNS, RULES
-from skillsite.audit.text import Document, make_document
+from skillsite.audit.text import Document, make_document, make_gate
 
-FIXTURES = Path(__file__).resolve().parents[1] / "data" / "audit-fixtures"
+DATA = Path(__file__).resolve().parents[1] / "data"
+FIXTURES = DATA / "audit-fixtures"
+sys.path.insert(0, str(DATA))
+import make_literal_table  # noqa: E402  (development time: reads the patterns with re's own parser)
+from literal_derivation import derive, scan_char, union  # noqa: E402
 
 EXTRACTED = [
     (r"ignore", 0, [{"ignore"}], {"ignore"}),
@@ -152,3 +158,25 @@ def test_the_capital_dotted_i_is_the_one_character_lower_makes_two_of():
     assert [code for code in range(sys.maxunicode + 1) if len(chr(code).lower()) != 1] == [0x130]
     doc = make_document("notes", "\u0130GNORE previous instructions")
     assert len(doc.scanned) == len(doc.folded) and doc.scanned.startswith("ignore")
+
+
+def test_the_committed_literal_table_is_what_the_declared_patterns_derive():
+    """Regenerated from the rules as they are, skillsite/audit/literal_table.py is unchanged (after
+    changing a rule: python tests/data/make_literal_table.py)."""
+    assert make_literal_table.TABLE.read_text(encoding="utf-8") == make_literal_table.render()
+
+
+def test_every_filtered_pattern_runs_with_the_literals_derived_from_it():
+    engine.prepare()
+    for each in PREFILTERED:
+        derived = derive(each.compiled_source, each.flags)
+        assert (each.gate.literals, each.gate.also, each.gate.starts) == \
+            (derived.needs[0], derived.needs[1:], derived.starts), each.source[:60]
+
+
+def test_a_pattern_the_table_does_not_hold_needs_nothing_and_is_searched_everywhere():
+    assert literals_of(r"zq\d+-unlisted", 2) == Literals()
+    gate = make_gate(r"zq\d+-unlisted")
+    assert gate.slot is None and gate.literals is None
+    doc = make_document("notes", "a ZQ12-unlisted b zq3-unlisted")
+    assert [m.group() for m in gate.finditer(doc)] == ["ZQ12-unlisted", "zq3-unlisted"]
