@@ -12,7 +12,7 @@ from skillsite.audit import engine
 from skillsite.audit.declare import Pattern
 from skillsite.audit.letters import ascii_reading
 from skillsite.audit.prefilter import Prefilter, occurrences
-from skillsite.audit.rules import PATTERNS, RULES
+from skillsite.audit.rules import PATTERNS
 from skillsite.audit.text import WINDOWED, make_document
 
 
@@ -91,33 +91,3 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
     """The text between blank lines, as a gate of prose cuts it."""
     cuts = [m.start() for m in re.finditer(r"\n(?=[ \t\r]*\n)", text)]
     return [(a + 1 if i else 0, b) for i, (a, b) in enumerate(zip([-1, *cuts], [*cuts, len(text)]))]
-
-
-
-def _text_ends(items: object) -> int:
-    """How many ``\\Z`` (the end of the text searched) a parsed pattern holds, at any depth."""
-    count = 0
-    for item in items if isinstance(items, (list, tuple)) or hasattr(items, "data") else ():
-        if isinstance(item, tuple) and len(item) == 2 and hasattr(item[0], "name"):
-            count += item[0].name == "AT" and str(item[1].name) == "AT_END_STRING"
-            count += _text_ends(item[1])
-        elif isinstance(item, (list, tuple)) or hasattr(item, "data"):
-            count += _text_ends(item)
-    return count
-
-
-def test_no_windowed_pattern_runs_to_the_end_of_the_text():
-    """A pattern run on the lines or paragraphs around its literals is searched with an end
-    position, where ``\\Z`` would match too and cut what the match holds: such a pattern (SK651's
-    key block and SK607's HTML comment, which run on to their end or the end of the file) sees the
-    whole folded text."""
-    try:
-        from re import _parser as parser  # type: ignore[attr-defined]
-    except ImportError:  # Python 3.10
-        import sre_parse as parser  # type: ignore[no-redef]
-    assert _text_ends(parser.parse(r"a(?:b|(?:c|\Z))+")) == 1 and _text_ends(parser.parse(r"a\b$")) == 0
-    windowed = [each.source[:60] for each in PATTERNS if each.scope in ("lines", "paragraphs")
-                and _text_ends(parser.parse(each.source, each.flags))]
-    assert windowed == []
-    assert [code for code, rule in RULES.items() for each in rule.patterns
-            if _text_ends(parser.parse(each.source, each.flags))] == ["SK607", "SK651"]   # both "folded"
