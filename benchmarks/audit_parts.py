@@ -1,9 +1,9 @@
 """Where the audit's time goes: each phase of auditing the corpus, in one process.
 
 Reads every text file of every skill the way ``skillsite audit`` does, then times, over all of
-them in turn: decoding, folding (the copy the rules match against), finding which gate words each
-file holds, the rules of each module of ``skillsite.audit.rules`` (patterns and checks, those of a
-SKILL.md's frontmatter apart), and the judgement of the hits (context and demotion).  Each phase
+them in turn: decoding, folding (the copy the rules match against), finding which of the patterns'
+required literals each file holds, the rules of each module of ``skillsite.audit.rules`` (patterns
+and checks, those of a SKILL.md's frontmatter apart), and the judgement of the hits (context and demotion).  Each phase
 runs on the output of the one before, so the times add up to one audit of the corpus (less
 listing folders and reading files, printed first).  The median of ``--repeat`` runs is printed.
 
@@ -15,6 +15,7 @@ Run:  python benchmarks/audit_parts.py [--repeat 3] [--corpus ../shared/corpus]
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import time
@@ -48,10 +49,11 @@ def read_corpus(corpus: Path) -> list[tuple[str, str, bytes]]:
     return found
 
 
-def find_gate_words(doc: Document) -> None:
-    """What the first gate asks of a file: which gate words it holds, all found in one pass."""
+def find_literals(doc: Document) -> None:
+    """What the first gate asks of a file: which of the patterns' literals it holds, all found in
+    one pass (:mod:`skillsite.audit.prefilter`)."""
     engine.prepare()
-    doc.holds(())
+    doc.found.present
 
 
 def timed(work: Callable[[], object]) -> tuple[float, object]:
@@ -61,9 +63,14 @@ def timed(work: Callable[[], object]) -> tuple[float, object]:
 
 
 def text_scans(module: ModuleType) -> list[Callable[[Document], Iterable[Hit]]]:
-    """What runs on a text for the rules a module declares: each rule's patterns, each text check."""
-    return [rule.hits for rule in declared(Rule, (module,)) if rule.patterns] + \
+    """What runs on a text for the rules a module declares: each rule's patterns (where one of the
+    rule's literals occurs, as the engine does), each text check."""
+    return [functools.partial(_hits, rule) for rule in declared(Rule, (module,)) if rule.patterns] + \
         [check.function for check in declared(Check, (module,)) if check.scope == "text"]
+
+
+def _hits(rule: Rule, doc: Document) -> Iterable[Hit]:
+    return rule.hits(doc) if rule.may_match(doc) else ()
 
 
 def skill_hits(doc: Document, folder_name: str) -> list[Hit]:
@@ -78,7 +85,7 @@ def one_run(files: list[tuple[str, str, bytes]]) -> dict[str, float]:
     seconds: dict[str, float] = {}
     seconds["decode"], texts = timed(lambda: [(path, decode(raw)) for _, path, raw in files])
     seconds["fold (make_document)"], docs = timed(lambda: [make_document(path, text) for path, text in texts])
-    seconds["gate words (one pass per file)"], _ = timed(lambda: [find_gate_words(doc) for doc in docs])
+    seconds["required literals (one pass per file)"], _ = timed(lambda: [find_literals(doc) for doc in docs])
     hits: dict[int, list] = {i: [] for i in range(len(docs))}
     for module in MODULES:
         scans = text_scans(module)

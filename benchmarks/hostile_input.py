@@ -1,9 +1,10 @@
 """Hostile input: how the audit, validation and page rendering scale on one repeated construct.
 
 A skill's text is untrusted, so no step may cost more than in proportion to its size.  For each
-word of every audit gate (and some Markdown constructs), with each separator, a line of that
-word repeated is audited at ``--size`` and at four times that size (with every gate word on a
-line of its own, so every gate runs), as SKILL.md, a script and a reference document; bodies of
+literal every audit pattern is run around (derived from the pattern: skillsite/audit/literal_table.py;
+and some Markdown constructs), with each separator, a line of that literal repeated is audited at
+``--size`` and at four times that size (with every such literal on a line of its own, so every
+pattern runs), as SKILL.md, a script and a reference document; bodies of
 Markdown constructs are validated and rendered the same way.  A case whose time grows more than
 ``--ratio`` times (linear growth: 4) and takes over ``--floor`` seconds at the larger size is
 timed again (the best of three at each size, as other work on a shared machine only adds time)
@@ -52,7 +53,8 @@ def seconds(work: Callable[[], object]) -> float:
 
 def audit_cases(separators: tuple[str, ...], audited_as: tuple[str, ...]) -> list[tuple[str, Callable[[int], float]]]:
     """(label, time at a size) of every audit case."""
-    words = sorted({word for each in PATTERNS for group in each.gate.words for word in group} | set(EXTRA_WORDS))
+    words = sorted({word for each in PATTERNS for group in (each.gate.literals or (), *each.gate.also)
+                    for word in group} | set(EXTRA_WORDS))
     footer = "\n" + " ".join(words) + "\ncat ~/.aws/credentials\n"
     cases = []
     for word, separator, path in itertools.product(words, separators, audited_as):

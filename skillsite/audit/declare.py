@@ -1,7 +1,9 @@
 """How an audit rule is declared: in one place, as a semgrep rule, a Bandit plugin or a YARA rule
 is.  A rule holds its code, category, default severity, title and reason, where a match of it is
-demoted (:class:`Demotion`), its patterns with the gate words each needs (:class:`Pattern`), and
-the condition a match must meet.
+demoted (:class:`Demotion`), its patterns (:class:`Pattern`), and the condition a match must
+meet.  What a pattern's every match contains, and so where it is worth running, is read from the
+pattern itself (:mod:`skillsite.audit.literals`, a table made from the patterns at development
+time): a rule names no words for it.
 
 - A rule whose every match is a finding: ``NAME = Rule(code, ..., patterns=(pattern(...), ...))``.
 - A rule whose matches need a closer look: a function decorated with :func:`rule`, called for
@@ -65,13 +67,15 @@ SPOKEN = Demotion(True, True, frozenset({"skill", "markdown", "text"}), unprinte
 
 @dataclass(frozen=True)
 class Pattern:
-    """A regular expression of a rule, with its gate: ``words`` holds groups of lower-case words,
-    and the folded text must hold one word of each group for the pattern to run.
+    """A regular expression of a rule, with its gate (:class:`~skillsite.audit.text.Gate`): the
+    pattern runs only where the literals derived from it occur.  ``words``, rarely needed, holds
+    groups of lower-case words the folded text must hold one of each besides.
 
-    ``scope`` says where it runs: ``"lines"`` (the lines around the first group's words, every
-    match holding one of them; see :class:`~skillsite.audit.text.Gate`), ``"paragraphs"`` (the
-    paragraphs holding one: a phrase may span the lines of a paragraph), ``"folded"`` (the whole
-    folded text) or ``"written"`` (the whole text as written, invisible characters included).
+    ``scope`` says where it runs: ``"lines"`` (in a long document, the lines around its literals;
+    see :class:`~skillsite.audit.text.Gate`), ``"paragraphs"`` (the paragraphs holding them: a
+    phrase may span the lines of a paragraph), ``"folded"`` (the whole folded text) or
+    ``"written"`` (the whole text as written, invisible characters included, which the search
+    for literals does not read: such a pattern runs on every text its rule applies to).
     ``hopeless``: the pattern's start and its first open-ended run (see :func:`command`).
     ``folds``: written in another script (Russian), so read as the folded text reads it.
     A match makes a hit with ``detail`` and ``severity`` (None: the rule's), passed to
@@ -88,12 +92,22 @@ class Pattern:
     condition: Condition | None = None
 
     @functools.cached_property
+    def compiled_source(self) -> str:
+        """The source as compiled: read as the folded text reads it when the pattern ``folds``."""
+        return ascii_reading(self.source) if self.folds else self.source
+
+    @property
+    def prefiltered(self) -> bool:
+        """Whether the pattern runs only where its literals occur (not on the text as written,
+        which the one-pass search does not read)."""
+        return self.scope != "written"
+
+    @functools.cached_property
     def gate(self) -> Gate:
         """The compiled pattern and its gate (compiled on first use)."""
-        source, words = self.source, self.words
-        if self.folds:
-            source, words = ascii_reading(source), tuple(tuple(ascii_reading(w) for w in g) for g in words)
-        return make_gate(source, words, self.flags, self.scope == "paragraphs", self.hopeless)
+        words = tuple(tuple(ascii_reading(w) for w in g) for g in self.words) if self.folds else self.words
+        return make_gate(self.compiled_source, words, self.flags, self.scope == "paragraphs", self.hopeless,
+                         prefiltered=self.prefiltered)
 
     @functools.cached_property
     def finditer(self) -> Callable[[Document], Iterator[re.Match[str]]]:
@@ -102,8 +116,8 @@ class Pattern:
         return self.gate.finditer if self.scope in ("lines", "paragraphs") else self._in_whole_text
 
     def _in_whole_text(self, doc: Document) -> Iterator[re.Match[str]]:
-        """The matches in the whole folded text, or the text as written, when the words are there."""
-        if self.words and not doc.holds(self.gate.words):
+        """The matches in the whole folded text, or the text as written, when the gate admits the document."""
+        if not self.gate.admits(doc):
             return iter(())
         return self.gate.pattern.finditer(doc.text if self.scope == "written" else doc.folded)
 
@@ -111,12 +125,13 @@ class Pattern:
 def pattern(source: str, *groups: str, flags: int = re.IGNORECASE, scope: Scope = "lines",
             hopeless: str | None = None, folds: bool = False, severity: SeverityName | None = None,
             detail: str = "", condition: Condition | None = None) -> Pattern:
-    """A :class:`Pattern`; each group lists words separated by spaces (by commas when a word holds a space)."""
+    """A :class:`Pattern`; each group (rarely needed) lists words separated by spaces (by commas when a
+    word holds a space)."""
     return Pattern(source, word_groups(*groups), flags, scope, hopeless, folds, severity, detail, condition)
 
 
 def prose(source: str, *groups: str, folds: bool = False, severity: SeverityName | None = None) -> Pattern:
-    """A pattern of what text tells the agent: looked for in each paragraph holding a first-group word."""
+    """A pattern of what text tells the agent: looked for in each paragraph holding its literals."""
     return pattern(source, *groups, scope="paragraphs", folds=folds, severity=severity)
 
 
@@ -157,6 +172,18 @@ class Rule:
         return self.demotion.demotes
 
     @functools.cached_property
+    def slots(self) -> frozenset[int] | None:
+        """The slots of the rule's patterns in the one-pass search for literals (None: a pattern
+        is not in it, or the rule has no pattern)."""
+        found = [each.gate.slot for each in self.patterns]
+        return None if not found or None in found else frozenset(found)  # type: ignore[arg-type]
+
+    def may_match(self, doc: Document) -> bool:
+        """Whether a pattern of the rule may match in ``doc`` (all that one of them needs occurs):
+        a rule that may not is passed over without a look at its patterns."""
+        return self.slots is None or not self.slots.isdisjoint(doc.found.admitted)
+
+    @functools.cached_property
     def _conditions(self) -> tuple[tuple[Pattern, Condition | None], ...]:
         """Each pattern with the condition its matches pass (its own, or the rule's)."""
         return tuple((each, each.condition or self.condition) for each in self.patterns)
@@ -165,7 +192,10 @@ class Rule:
         """The hits of the rule's patterns in a document, pattern by pattern, through their conditions."""
         if not self.patterns or self.applies is not None and not self.applies(doc):
             return
+        admitted = doc.found.admitted if self.slots is not None else None
         for each, condition in self._conditions:
+            if admitted is not None and each.gate.slot not in admitted:
+                continue  # what it needs is missing: passed over without a call
             for match in each.finditer(doc):
                 hit: Hit | None = Hit(self.code, match.start(), match.end(), each.detail, each.severity,
                                       folded=each.scope != "written")

@@ -38,7 +38,7 @@ FILE_CHECKS = tuple(check for check in CHECKS if check.scope == "file")
 @functools.lru_cache(maxsize=None)
 def prepare() -> int:
     """Compile every declared pattern, once, before the first document is read: the one-pass
-    search for gate words then knows all of them.  Returns how many there are."""
+    search for their literals then knows all of them.  Returns how many there are."""
     return len([each.gate for each in PATTERNS])
 
 
@@ -127,7 +127,8 @@ def _text_hits(doc: Document, folder_name: str) -> Iterator[Hit]:
     the checks of its frontmatter and folder name."""
     prepare()
     for rule in PATTERN_RULES:
-        yield from rule.hits(doc)
+        if rule.may_match(doc):
+            yield from rule.hits(doc)
     for check in TEXT_CHECKS:
         yield from check.function(doc)
     if doc.kind == "skill":

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, TypeVar
 
 from skillsite.audit.folding import OffsetMap, fold, unusual
-from skillsite.audit.words import WordFinder
+from skillsite.audit.literals import Literals, literals_of
+from skillsite.audit.prefilter import Found, Needs, Prefilter, occurrences
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc"})
 CODE_SUFFIXES = frozenset({
@@ -38,8 +39,9 @@ class Document:
     origin: OffsetMap | None = None   # folded offset -> text offset (None: the same offset)
     lower: str = ""              # the folded text in lower case, for the gates' substring tests
     unusual: bool = True         # may hold invisible, look-alike or fullwidth characters, or line separators
-    _present: dict[str, bool] | None = field(default=None, repr=False)
-    _windows: dict[tuple[tuple[str, ...], bool], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _present: dict[str, bool] = field(default_factory=dict, repr=False)
+    _found: Found | None = field(default=None, repr=False)
+    _windows: dict[tuple[object, ...], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
     _memo: dict[object, Any] = field(default_factory=dict, repr=False)
 
     def remember(self, key: object, compute: Callable[[], T]) -> T:
@@ -49,42 +51,59 @@ class Document:
             self._memo[key] = compute()
         return self._memo[key]  # type: ignore[no-any-return]
 
+    @property
+    def found(self) -> Found:
+        """Where the literals of every gate occur in the lower-cased text: one pass for all of
+        them (:mod:`skillsite.audit.prefilter`), made again only when gates were added since."""
+        prefilter = _CURRENT[0] or _prefilter()
+        found = self._found
+        if found is None or found.prefilter is not prefilter:
+            found = self._found = prefilter.scan(self.scanned)
+        return found
+
+    @property
+    def scanned(self) -> str:
+        """The text the literals are looked for in: the lower-cased folded text, where a capital
+        dotted I (the one character whose lower case is two) reads as "i", as ``IGNORECASE``
+        reads it, so that every position is the folded text's."""
+        if len(self.lower) == len(self.folded):
+            return self.lower
+        return self.folded.replace("\u0130", "i").lower()
+
     def has(self, word: str) -> bool:
         """Whether the lower-cased folded text contains ``word`` (remembered: gates share words)."""
-        return self.holds(((word,),))
+        found = self._present.get(word)
+        if found is None:
+            found = self._present[word] = word in self.lower
+        return found
 
     def holds(self, groups: tuple[tuple[str, ...], ...]) -> bool:
-        """Whether the lower-cased folded text contains one word of each group.
+        """Whether the lower-cased folded text contains one word of each group."""
+        return all(any(self.has(word) for word in group) for group in groups)
 
-        The first call finds every gate word at once (:mod:`skillsite.audit.words`); the other
-        words are tested when asked.  Answers are remembered: gates share words."""
-        present = self._present
-        if present is None:
-            finder = _finder()
-            present = self._present = dict.fromkeys(finder.words, False)
-            present.update(dict.fromkeys(finder.find(self.lower), True))
-        for group in groups:
-            for word in group:
-                found = present.get(word)
-                if found is None:
-                    found = present[word] = word in self.lower
-                if found:
-                    break
-            else:
-                return False
-        return True
-
-    def windows(self, words: tuple[str, ...], paragraphs: bool = False) -> list[tuple[int, int]]:
-        """The parts of the lower-cased text a gate scans: every line holding one of ``words``
-        with the nearest line holding text on either side (:meth:`_lines_around`) or, with
-        ``paragraphs``, every paragraph (text between blank lines) holding one; merged, in order
-        (remembered: gates share their first words)."""
-        key = (words, paragraphs)
+    def windows(self, literals: frozenset[str], paragraphs: bool = False,
+                also: tuple[frozenset[str], ...] = ()) -> list[tuple[int, int]]:
+        """The parts of the lower-cased text a gate scans: every line where one of ``literals``
+        starts, with the nearest line holding text on either side (:meth:`_lines_around`) or,
+        with ``paragraphs``, every paragraph (text between blank lines) holding one; merged, in
+        order, and only those where one of each set of ``also`` starts too (remembered: gates
+        share literals)."""
+        key = (literals, paragraphs, also)
         found = self._windows.get(key)
         if found is None:
             span = self._paragraph_around if paragraphs else self._lines_around
-            found = self._windows[key] = _windows(self.lower, [w for w in words if self.has(w)], span)
+            found = _windows(self._starts(literals), span)
+            for other in also:
+                found = _holding(found, self._starts(other))
+            self._windows[key] = found
         return found
+
+    def _starts(self, literals: frozenset[str]) -> list[int]:
+        """Where one of ``literals`` starts: from the prefilter for a gate's own literals, by
+        search for words a gate was given."""
+        if literals <= _prefilter().known:
+            return self.found.starts(literals)
+        return sorted(at for word in literals for at in occurrences(self.lower, word))
 
     def _lines_around(self, at: int) -> tuple[int, int]:
         """(start, end) of the line holding offset ``at`` of the lower-cased text, with the line
@@ -224,21 +243,26 @@ def make_document(path: str, text: str) -> Document:
     return Document(path, text, kind, folded, origin, folded.lower(), odd)
 
 
-#: Documents shorter than this are scanned whole; longer ones only around the gate's words.
+#: Documents shorter than this are scanned whole; longer ones only around the gate's literals.
 WINDOWED = 4096
+#: A pattern is tried at each place one of its starts begins (rather than searched for by the
+#: regular-expression engine, which reads every character) where those places are at least this
+#: many characters apart on average.
+SPARSE = 32
 #: A character that is not white space.
 _TEXT = re.compile(r"\S")
 #: A line break that ends a blank line (or ends the line before one): where a paragraph stops.
 _BLANK_LINE = re.compile(r"\n(?=[ \t\r]*\n)")
 
 
-def _windows(low: str, words: list[str], span: Callable[[int], tuple[int, int]]) -> list[tuple[int, int]]:
-    """Merged (start, end) offsets of the ``span`` around each occurrence in ``low`` of one of
-    ``words``.  An occurrence inside the last window starts no window of its own."""
+def _windows(starts: list[int], span: Callable[[int], tuple[int, int]]) -> list[tuple[int, int]]:
+    """Merged (start, end) offsets of the ``span`` around each of ``starts`` (in order).  A start
+    inside the last window makes no window of its own."""
     windows: list[tuple[int, int]] = []
-    heads = {w: at for w in words if (at := low.find(w)) >= 0}   # each word's next occurrence
-    at, limit = min(heads.values(), default=-1), -1                # limit: the end of the last window
-    while at >= 0:
+    limit = -1   # the end of the last window
+    for at in starts:
+        if at < limit:
+            continue
         start, end = span(at)
         if windows and start <= limit:
             limit = max(limit, end)
@@ -246,25 +270,13 @@ def _windows(low: str, words: list[str], span: Callable[[int], tuple[int, int]])
         else:
             limit = end
             windows.append((start, end))
-        at = _next_head(low, heads, limit)
     return windows
 
 
-def _next_head(low: str, heads: dict[str, int], limit: int) -> int:
-    """Move each word's next occurrence (in ``heads``) to ``limit`` or later; the first of them, or -1."""
-    if len(heads) == 1:   # the usual case, kept short
-        (word, head), = heads.items()
-        if head < limit:
-            head = heads[word] = low.find(word, limit)
-        return head
-    for word, head in list(heads.items()):
-        if head < limit:
-            head = low.find(word, limit)
-            if head < 0:
-                del heads[word]
-            else:
-                heads[word] = head
-    return min(heads.values(), default=-1)
+def _holding(windows: list[tuple[int, int]], starts: list[int]) -> list[tuple[int, int]]:
+    """The windows (in order) where one of ``starts`` (in order) is."""
+    return [(start, end) for start, end in windows if (at := bisect.bisect_left(starts, start)) < len(starts)
+            and starts[at] < end]
 
 
 #: In a pattern's source: an escape, a named group (both kept as they are), or upper-case letters.
@@ -281,13 +293,18 @@ def lowered_pattern(source: str) -> str:
 
 @dataclass(frozen=True)
 class Gate:
-    """A pattern run only where it can match: the document must hold one word of each group, and
-    in a long document only the lines around the first group's words (with the nearest line
-    holding text on either side) are scanned.  Every match of the pattern must therefore contain
-    a first-group word.
+    """A pattern run only where it can match.  Every match of the pattern contains one of its
+    ``literals`` and one of each set it needs ``also``, derived from the pattern
+    (:mod:`skillsite.audit.literals`): a document where they do not all occur
+    (:mod:`skillsite.audit.prefilter`) is not searched, and in a long document only the lines
+    around the literals' occurrences (with the nearest line holding text on either side) that
+    hold the others too are.  A
+    pattern without literals is searched for in the whole text.  ``words``, when a gate is given
+    some, are groups of words the document must hold one of each besides; the first group's
+    words take the literals' place around which a gate without literals scans.
 
     A ``paragraphs`` gate (the rules about what prose tells the agent) scans, in every document,
-    the paragraphs that hold a first-group word: a phrase split over the lines of a paragraph is
+    the paragraphs that hold one of its literals: a phrase split over the lines of a paragraph is
     found however long the document, and no match runs on across a blank line into the next block.
 
     A case-insensitive pattern is first looked for in the lower-cased text (:func:`lowered_pattern`),
@@ -304,31 +321,63 @@ class Gate:
     candidates: re.Pattern[str] | None = None   # the lowered pattern (None: case-sensitive)
     paragraphs: bool = False   # matches stay within a paragraph, and may span its lines
     hopeless: bool = False     # the pattern ends with a ``(?P<hopeless>...)`` branch, not reported
+    literals: frozenset[str] | None = None   # one is in every match (None: none is known)
+    also: tuple[frozenset[str], ...] = ()    # so is one of each of these
+    slot: int | None = None                  # its number in the one-pass search (None: not in it)
+    starts: frozenset[str] | None = None     # every match starts with one of these (None: not known)
+
+    def admits(self, doc: Document) -> bool:
+        """Whether the pattern may match in ``doc``: one of its literals occurs, one of each set
+        it also needs, and one word of each of its groups."""
+        return (self.slot is None or self.slot in doc.found.admitted) and (not self.words or doc.holds(self.words))
+
+    @property
+    def anchors(self) -> frozenset[str] | None:
+        """What a long document is scanned around: the literals, else the first group's words."""
+        if self.literals is not None:
+            return self.literals
+        return frozenset(self.words[0]) if self.words else None
 
     def finditer(self, doc: Document) -> Iterator[re.Match[str]]:
         """The pattern's matches in the folded text."""
-        if not doc.holds(self.words):
+        if not self.admits(doc):
             return iter(())
-        if self.paragraphs and self.words and len(doc.lower) == len(doc.folded):
-            return self._within(doc, doc.windows(self.words[0], paragraphs=True))
-        if len(doc.lower) < WINDOWED or len(doc.lower) != len(doc.folded) or not self.words:
+        anchors = self.anchors
+        if self.paragraphs and anchors and len(doc.lower) == len(doc.folded):
+            return self._within(doc, doc.windows(anchors, True, self.also))
+        if len(doc.lower) < WINDOWED or len(doc.lower) != len(doc.folded) or not anchors:
             return self._matches(doc, 0, len(doc.folded))
-        return self._within(doc, doc.windows(self.words[0]))
+        return self._within(doc, doc.windows(anchors, False, self.also))
 
     def _within(self, doc: Document, windows: list[tuple[int, int]]) -> Iterator[re.Match[str]]:
         for start, end in windows:
             yield from self._matches(doc, start, end)
 
     def _matches(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
-        """``pattern.finditer(doc.folded, start, end)``, through the candidates where there are some
-        (without the runs a hopeless gate passes over)."""
-        if self.candidates is None or len(doc.lower) != len(doc.folded):
+        """``pattern.finditer(doc.folded, start, end)``: tried only where a match may start when
+        that is known, else through the candidates where there are some (without the runs a
+        hopeless gate passes over)."""
+        places = doc.found.starts(self.starts) if self.starts is not None and self.slot is not None else None
+        first, last = (bisect.bisect_left(places, start), bisect.bisect_left(places, end)) if places else (0, 0)
+        if places is not None and (last - first) * SPARSE < end - start:
+            found = self._at(doc, places[first:last], start, end)
+        elif self.candidates is None or len(doc.lower) != len(doc.folded):
             found = self.pattern.finditer(doc.folded, start, end)
         else:
             found = self._confirmed(doc, start, end)
         for match in found:
             if not self.hopeless or match.start("hopeless") < 0:
                 yield match
+
+    def _at(self, doc: Document, places: list[int], start: int, end: int) -> Iterator[re.Match[str]]:
+        """The pattern's matches in ``[start, end)``, each tried only at ``places`` (in order, where
+        one of its starts begins), as ``finditer`` finds them: no match starts elsewhere, and
+        every start is a character long at least."""
+        at = start
+        for place in places:
+            if place >= at and (match := self.pattern.match(doc.folded, place, end)) is not None:
+                yield match
+                at = match.end()
 
     def _confirmed(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
         """The pattern's matches at the places its lowered pattern finds in the lower-cased text."""
@@ -352,18 +401,29 @@ class Gate:
             at = match.end() if match.end() > match.start() else match.end() + 1
 
 
-#: Every word of every gate, for the one-pass search (:func:`_finder`).
-_GATE_WORDS: set[str] = set()
-_FINDERS: dict[int, WordFinder] = {}
+#: What every gate made so far needs (its slot is its number here), for the one-pass search, and
+#: the search for them all (None until it is first needed after a gate was added).
+_NEEDS: list[Needs] = []
+_STARTS: set[str] = set()
+_CURRENT: list[Prefilter | None] = [None]
 
 
-def _finder() -> WordFinder:
-    """The search for every gate word made so far (built again when gates are added)."""
-    finder = _FINDERS.get(len(_GATE_WORDS))
-    if finder is None:
-        _FINDERS.clear()
-        finder = _FINDERS[len(_GATE_WORDS)] = WordFinder(_GATE_WORDS)
-    return finder
+def _prefilter() -> Prefilter:
+    """The search for the literals of every gate made so far (built again when gates are added)."""
+    if _CURRENT[0] is None:
+        _CURRENT[0] = Prefilter(_NEEDS, _STARTS)
+    return _CURRENT[0]
+
+
+def _slot(literals: Literals) -> int | None:
+    """A new gate's slot in the one-pass search, which looks for its starts too (None: it needs
+    nothing known)."""
+    if not literals.needs:
+        return None
+    _NEEDS.append(literals.needs)
+    _STARTS.update(literals.starts or ())
+    _CURRENT[0] = None
+    return len(_NEEDS) - 1
 
 
 def word_groups(*groups: str) -> tuple[tuple[str, ...], ...]:
@@ -379,18 +439,22 @@ def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE, paragraphs: boo
     return make_gate(pattern, word_groups(*groups), flags, paragraphs, hopeless)
 
 
-def make_gate(pattern: str, words: tuple[tuple[str, ...], ...], flags: int = re.IGNORECASE,
-              paragraphs: bool = False, hopeless: str | None = None) -> Gate:
-    """A :class:`Gate` of a pattern and its groups of words (each word is added to the one-pass search).
+def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int = re.IGNORECASE,
+              paragraphs: bool = False, hopeless: str | None = None, prefiltered: bool = True) -> Gate:
+    """A :class:`Gate` of a pattern, its literals (derived from it and added to the one-pass search,
+    unless not ``prefiltered``: a pattern matched in the text as written, not the folded text the
+    search reads) and its groups of words.
 
     ``hopeless`` is the pattern's start followed by its first open-ended run (``\\bdd\\s+[^\\n]*``
     for ``\\bdd\\s+[^\\n]*\\bof=/dev/...``): all that a later start inside that run can reach, an
     earlier one reaches too, so where the pattern fails, the run holds no match either (a start
     whose first words run on into the next line is the one exception)."""
-    _GATE_WORDS.update(w for group in words for w in group)
+    found = literals_of(pattern, flags) if prefiltered else Literals()
+    needs = found.needs
     lowered = lowered_pattern(pattern)
     if hopeless is not None:
         pattern, lowered = (f"(?:{pattern})|(?P<hopeless>{hopeless})",
                             f"(?:{lowered})|(?P<hopeless>{lowered_pattern(hopeless)})")
     candidates = re.compile(lowered, flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
-    return Gate(re.compile(pattern, flags), words, candidates, paragraphs, hopeless is not None)
+    return Gate(re.compile(pattern, flags), words, candidates, paragraphs, hopeless is not None,
+                needs[0] if needs else None, needs[1:], _slot(found), found.starts)

@@ -3,9 +3,11 @@ its regular expressions uses syntax that only Python 3.11 compiles (atomic group
 repeats), and its rule table is a leaf module the diagnostics can import."""
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 import re
+from pathlib import Path
 
 import skillsite.audit
 from support import import_graph
@@ -86,3 +88,34 @@ def test_the_rule_table_is_a_leaf_the_diagnostics_can_import():
     assert reached and all(m.startswith("skillsite.audit.") for m in reached), sorted(reached)
     assert not reached & {"skillsite.audit.engine", "skillsite.audit.files", "skillsite.audit.report"}
     assert "skillsite.audit.rules" in graph["skillsite.diagnostics"]
+
+
+#: The parts of ``re`` that are not public (they change between Python versions; sre_* are deprecated).
+PRIVATE_RE = {"sre_parse", "sre_compile", "sre_constants", "re._parser", "re._compiler", "re._constants",
+              "re._casefix"}
+
+
+def imported_names(tree: ast.AST) -> set[str]:
+    """Every module an ``import`` or ``from ... import`` in a module's tree names (``from re import
+    _parser`` as ``re._parser``)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_the_package_uses_no_private_part_of_re():
+    """The audit's literals come from a table made at development time (tests/data/
+    make_literal_table.py reads re's parser); nothing the package runs imports the parser."""
+    assert imported_names(ast.parse("from re import _parser as p\nimport sre_parse")) & PRIVATE_RE == \
+        {"re._parser", "sre_parse"}
+    package = Path(skillsite.audit.__file__).resolve().parents[1]
+    sources = sorted(package.rglob("*.py"))
+    assert len(sources) > 100
+    used = {str(path.relative_to(package)): imported_names(ast.parse(path.read_text(encoding="utf-8"))) & PRIVATE_RE
+            for path in sources}
+    assert {path: names for path, names in used.items() if names} == {}

@@ -41,45 +41,41 @@ _HOME = r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/home/[\w.-]+|/
         r"expanduser\(\s*[\"']~|Path\.home\(\)\s*/\s*[\"']|homedir\(\)\s*,\s*[\"']|os\.homedir\(\),\s*[\"'])"
 STORES = (
     Store("SSH keys", False, pattern(
-        rf"{_HOME}[/\\]?\.ssh\b(?![/\\](?:config|known_hosts|authorized_keys)\b|[/\\]id_\w+\.pub)", ".ssh")),
-    Store("an SSH private key", False, pattern(r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)", "id_")),
-    Store("AWS credentials", False, pattern(r"\.aws[/\\]credentials\b", ".aws")),
+        rf"{_HOME}[/\\]?\.ssh\b(?![/\\](?:config|known_hosts|authorized_keys)\b|[/\\]id_\w+\.pub)")),
+    Store("an SSH private key", False, pattern(r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)")),
+    Store("AWS credentials", False, pattern(r"\.aws[/\\]credentials\b")),
     Store("Google Cloud credentials", False, pattern(
-        r"\.config[/\\]gcloud[/\\](?:credentials|application_default_credentials|access_tokens|legacy_credentials)",
-        "gcloud")),
-    Store("Azure tokens", False, pattern(r"\.azure[/\\](?:accessTokens\.json|msal_token_cache)", ".azure")),
-    Store("the Kubernetes config", False, pattern(r"\.kube[/\\]config\b", ".kube")),
-    Store("Docker registry credentials", False, pattern(r"\.docker[/\\]config\.json\b", ".docker")),
-    Store("a credentials file", False, pattern(r"(?<![\w.\\-])\.(?:netrc|git-credentials|pypirc)\b",
-                                               ".netrc .git-credentials .pypirc")),
-    Store("npm credentials", False, pattern(r"(?<![\w.\\-])\.npmrc\b", ".npmrc")),
-    Store("GitHub CLI tokens", False, pattern(r"\.config[/\\]gh[/\\]hosts\.yml", "hosts.yml")),
-    Store("the macOS keychain", True, pattern(r"\bsecurity\s+dump-keychain\b|\blogin\.keychain(?:-db)?\b", "keychain")),
+        r"\.config[/\\]gcloud[/\\](?:credentials|application_default_credentials|access_tokens|legacy_credentials)")),
+    Store("Azure tokens", False, pattern(r"\.azure[/\\](?:accessTokens\.json|msal_token_cache)")),
+    Store("the Kubernetes config", False, pattern(r"\.kube[/\\]config\b")),
+    Store("Docker registry credentials", False, pattern(r"\.docker[/\\]config\.json\b")),
+    Store("a credentials file", False, pattern(r"(?<![\w.\\-])\.(?:netrc|git-credentials|pypirc)\b")),
+    Store("npm credentials", False, pattern(r"(?<![\w.\\-])\.npmrc\b")),
+    Store("GitHub CLI tokens", False, pattern(r"\.config[/\\]gh[/\\]hosts\.yml")),
+    Store("the macOS keychain", True, pattern(r"\bsecurity\s+dump-keychain\b|\blogin\.keychain(?:-db)?\b")),
     Store("the macOS keychain", False, pattern(
-        r"\bsecurity\s+find-(?:generic|internet)-password\b(?![^\n]{0,2000}\s-s\s)", "find-")),
-    Store("a browser profile", True, pattern(r"\b(?:logins\.json|key4\.db|cookies\.sqlite)\b",
-                                             "logins.json key4.db cookies.sqlite")),
+        r"\bsecurity\s+find-(?:generic|internet)-password\b(?![^\n]{0,2000}\s-s\s)")),
+    Store("a browser profile", True, pattern(r"\b(?:logins\.json|key4\.db|cookies\.sqlite)\b")),
     Store("a browser profile", True, pattern(
         r"(?:Google[/\\]Chrome|google-chrome|chromium|BraveSoftware|Microsoft[/\\]Edge|\.mozilla[/\\]firefox|"
-        r"Firefox[/\\]Profiles)[^\n]{0,80}\b(?:Cookies|Login Data|Local State|Web Data)\b",
-        "chrome chromium brave edge firefox")),
+        r"Firefox[/\\]Profiles)[^\n]{0,80}\b(?:Cookies|Login Data|Local State|Web Data)\b")),
     Store("a crypto wallet", True, pattern(
         r"\bwallet\.dat\b|\.bitcoin[/\\]|\.ethereum[/\\]keystore|\bExodus[/\\]|\.electrum[/\\]|"
-        r"solana[/\\]id\.json|MetaMask", "wallet .bitcoin .ethereum exodus .electrum solana metamask")),
-    Store("/etc/shadow", True, pattern(r"/etc/shadow\b", "/etc/shadow")),
-    Store("shell history", False, pattern(r"\.(?:bash|zsh)_history\b", "_history")),
-    Store("the process environment", True, pattern(r"/proc/(?:self|\d+)/environ\b", "environ")),
+        r"solana[/\\]id\.json|MetaMask")),
+    Store("/etc/shadow", True, pattern(r"/etc/shadow\b")),
+    Store("shell history", False, pattern(r"\.(?:bash|zsh)_history\b")),
+    Store("the process environment", True, pattern(r"/proc/(?:self|\d+)/environ\b")),
     Store("the whole environment", False, pattern(
         r"(?<![^\s;&|(`$])printenv\s*(?:$|[|>;)`])|(?<![^\s;&(`])env\s*(?:\||>)|\$\(\s*(?:env|printenv)\s*\)|"
         r"json\.dumps\(\s*(?:dict\(\s*)?os\.environ\b|str\(\s*os\.environ\s*\)|dict\(\s*os\.environ\s*\)|"
         r"JSON\.stringify\(\s*process\.env\s*[,)]|Object\.(?:entries|keys|values)\(\s*process\.env\s*\)|"
-        r"\bGet-ChildItem\s+env:|\bgci\s+env:|\bENV\.to_h\b", "env")),
+        r"\bGet-ChildItem\s+env:|\bgci\s+env:|\bENV\.to_h\b")),
 )
 #: A .env file read: medium next to a send, nothing alone.
 DOTENV = pattern(
     r"(?:\b(?:cat|type|less|more|head|tail|base64|gzip|tar\s+\S+)\s+(?:-\S+\s+)*[\"']?[\w./~$-]*\.env\b(?!\.example|"
     r"\.sample|\.template)|open\(\s*[\"'][^\"'\n]*\.env[\"']|readFileSync\(\s*[\"'`][^\"'`\n]*\.env[\"'`]|"
-    r"Path\(\s*[\"'][^\"'\n]*\.env[\"']\s*\)\.read|Get-Content\s+[\"']?[\w./\\~$-]*\.env\b)", ".env")
+    r"Path\(\s*[\"'][^\"'\n]*\.env[\"']\s*\)\.read|Get-Content\s+[\"']?[\w./\\~$-]*\.env\b)")
 
 #: In Markdown a store counts only when the line reads or moves it (prose also names files it
 #: never touches: "aws configure writes ~/.aws/credentials").

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import replace
-from typing import Iterator
+from typing import Callable, Iterator
 
 from skillsite.audit.declare import HIDDEN, SPOKEN, Pattern, Rule, SkillMd, check, pattern, rule
 from skillsite.audit.hit import Hit
@@ -14,17 +14,31 @@ from skillsite.audit.letters import confusables, styled
 from skillsite.audit.rules import injection
 from skillsite.audit.text import Document
 
+#: The characters of SK601-SK605, as the insides of character classes.
+_TAGS = "\U000e0000-\U000e007f"
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e\u034f"
+_SEPARATORS = "\u2028\u2029"
+_SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+
 #: Any character SK601-SK605 look for: a document without one is not searched rule by rule.  A
 #: non-ASCII character (which the search skips to) is looked back at against the class, whose
 #: ranges past U+FFFF would otherwise be tested at every character.
-_ANY = re.compile("[^\x00-\x7f](?<=[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060-\u2064"
-                  "\ufeff\u00ad\u180e\u034f\u2028\u2029\ufe00-\ufe0f\U000e0100-\U000e01ef])")
+_ANY = re.compile(f"[^\x00-\x7f](?<=[{_TAGS}{_BIDI}{_ZERO_WIDTH}{_SEPARATORS}{_SELECTORS}])")
 
 
-def _invisible(doc: Document) -> bool:
-    """Whether a document holds a character SK601-SK605 look for (``unusual``: one search for
+def _invisible(doc: Document) -> frozenset[str]:
+    """The characters SK601-SK605 look for that a document holds (``unusual``: one search for
     these and the folded ones; then one search of the text, remembered)."""
-    return doc.unusual and doc.remember(_ANY, lambda: _ANY.search(doc.text) is not None)
+    return doc.remember(_ANY, lambda: frozenset(_ANY.findall(doc.text))) if doc.unusual else frozenset()
+
+
+def _holding(chars: str) -> Callable[[Document], bool]:
+    """Whether a document holds one of ``chars`` (a character class's inside): a rule's pattern
+    of such characters runs only on a text that has one of its own, not any invisible one (the
+    variation selectors of emoji are in many texts)."""
+    one = re.compile(f"[{chars}]")
+    return lambda doc: any(one.match(char) for char in _invisible(doc))
 
 
 def _written(source: str) -> Pattern:
@@ -35,7 +49,7 @@ def _written(source: str) -> Pattern:
 @rule("SK601", "invisible-text", "high", "Unicode tag characters (invisible text)",
       "Tag characters U+E0000-E007F render as nothing but models read them as ASCII: a known way to "
       "smuggle instructions past a human reviewer.", demotion=HIDDEN,
-      patterns=(_written("[\U000e0000-\U000e007f]+"),), applies=_invisible)
+      patterns=(_written(f"[{_TAGS}]+"),), applies=_holding(_TAGS))
 def tag_characters(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """Says what the run spells (tag characters mirror ASCII)."""
     shown = "".join(chr(ord(c) - 0xE0000) for c in match.group() if 0x20 <= ord(c) - 0xE0000 < 0x7F)
@@ -46,7 +60,7 @@ def tag_characters(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
 @rule("SK602", "invisible-text", "high", "bidirectional control characters",
       "Bidi overrides and isolates (U+202A-202E, U+2066-2069) make text display in another order than "
       "it is read (Trojan Source), so a reviewer sees something else than the agent.", demotion=HIDDEN,
-      patterns=(_written("[\u202a-\u202e\u2066-\u2069]+"),), applies=_invisible)
+      patterns=(_written(f"[{_BIDI}]+"),), applies=_holding(_BIDI))
 def bidi_controls(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """Names the controls."""
     return replace(hit, detail=f" ({', '.join(sorted({f'U+{ord(c):04X}' for c in match.group()}))})")
@@ -59,8 +73,7 @@ def _letter(char: str) -> bool:
 @rule("SK603", "invisible-text", "medium", "zero-width character inside a word",
       "A zero-width space or joiner inside a word splits keywords so that reviews and filters miss them; "
       "a run of them can carry hidden data (then high).", demotion=HIDDEN,
-      patterns=(_written("[\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e\u034f]+"),),
-      applies=_invisible)
+      patterns=(_written(f"[{_ZERO_WIDTH}]+"),), applies=_holding(_ZERO_WIDTH))
 def zero_width(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """A run of three or more (high), or one between two letters; not a byte order mark."""
     run, text = match.group(), doc.text
@@ -76,7 +89,7 @@ def zero_width(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
 @rule("SK604", "invisible-text", "low", "Unicode line or paragraph separator",
       "U+2028 and U+2029 break lines for some readers and not for others, so text can look like a "
       "comment or a closed string while it is not.", demotion=HIDDEN,
-      patterns=(_written("[\u2028\u2029]"),), applies=_invisible)
+      patterns=(_written(f"[{_SEPARATORS}]"),), applies=_holding(_SEPARATORS))
 def line_separator(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """Names the separator."""
     return replace(hit, detail=f" (U+{ord(match.group()):04X})")
@@ -85,7 +98,7 @@ def line_separator(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
 @rule("SK605", "invisible-text", "high", "run of variation selectors (hidden data)",
       "Emoji use at most one variation selector; a run of them encodes bytes invisibly, a known way to "
       "hide a payload in text.", demotion=HIDDEN,
-      patterns=(_written("[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}"),), applies=_invisible)
+      patterns=(_written(f"[{_SELECTORS}]{{2,}}"),), applies=_holding(_SELECTORS))
 def variation_selectors(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """Says how long the run is."""
     return replace(hit, detail=f": {len(match.group())} in a row")
@@ -154,7 +167,7 @@ _COMMENT_BENIGN = re.compile(r"^\s*(?:prettier|markdownlint|eslint|vale|textlint
 @rule("SK607", "invisible-text", "high", "instructions hidden in an HTML comment",
       "HTML comments do not show on rendered pages but reach the model: instructions addressed to the "
       "agent there are hidden from the people reviewing the skill.", demotion=SPOKEN,
-      patterns=(pattern(r"<!--(.*?)(?:-->|\Z)", "<!--", flags=re.DOTALL, scope="folded"),),
+      patterns=(pattern(r"<!--(.*?)(?:-->|\Z)", flags=re.DOTALL, scope="folded"),),
       applies=lambda doc: doc.kind in ("skill", "markdown"))
 def hidden_instructions(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """A comment addressed to the agent that asks for an action, or that overrides its

@@ -116,8 +116,7 @@ def unrestricted_writes(skill: SkillMd) -> Iterator[Hit]:
           r"\b(?:approval[_-]policy|ask[_-]for[_-]approval)[\"']?\s*[=: ]\s*[\"']?never\b|"
           r"\bsandbox[_-]mode[\"']?\s*[=: ]\s*[\"']?danger-full-access\b|--sandbox\s+danger-full-access\b|"
           r"\b(?:permission[_-]?mode|defaultMode)[\"']?\s*[=: ]\s*[\"']?bypassPermissions\b|"
-          r"--allow-all-tools\b|--trust-all-tools\b|(?<![\w-])--allow-all(?![\w-])",
-          "dangerously yolo never danger-full-access bypasspermissions allow-all trust-all"),))
+          r"--allow-all-tools\b|--trust-all-tools\b|(?<![\w-])--allow-all(?![\w-])"),))
 def unchecked_agent(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """Names the flag or setting."""
     return replace(hit, detail=f": {match.group().strip()}")
@@ -128,20 +127,19 @@ def unchecked_agent(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
       demotion=COMMANDS, patterns=(
           pattern(r"\brm\s+(?:-[a-z]+\s+|--[a-z-]+\s+)*(?:-[a-z]*r[a-z]*|--recursive)\s+(?:-[a-z]+\s+|--[a-z-]+\s+)*"
                   r"[\"']?(?:/\*?|~/?\*?|\$\{?HOME\}?/?\*?|/(?:usr|etc|bin|boot|var|home|lib|System|Users)/?\*?)[\"']?"
-                  r"(?=\s*(?:$|[;&|)#`]|--no-preserve-root))", "rm "),
-          pattern(r"\brm\s+(?:-\S+\s+)*--no-preserve-root\b", "no-preserve-root"),
-          pattern(r"\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*/dev/\w+", "mkfs"),
-          command(r"\bdd\s+", r"[^\n]*", r"\bof=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d|xvd[a-z]|vd[a-z]|rdisk\d)",
-                  "of=/dev"),
-          pattern(r"(?<![<>2&])>\s*/dev/(?:sd[a-z]|nvme\d+n\d+|hd[a-z]|disk\d)\b", "/dev/"),
-          pattern(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:", ":()"),
-          pattern(r"\b(?:chmod|chown)\s+(?:-\S+\s+)*-R\s+\S+\s+/(?=\s*(?:$|[;&|]))", "chmod chown"),
-          command(r"\bshred\s+", r"[^\n]*", r"/dev/(?:sd[a-z]|nvme)", "shred"),
+                  r"(?=\s*(?:$|[;&|)#`]|--no-preserve-root))"),
+          pattern(r"\brm\s+(?:-\S+\s+)*--no-preserve-root\b"),
+          pattern(r"\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*/dev/\w+"),
+          command(r"\bdd\s+", r"[^\n]*",
+                  r"\bof=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d|xvd[a-z]|vd[a-z]|rdisk\d)"),
+          pattern(r"(?<![<>2&])>\s*/dev/(?:sd[a-z]|nvme\d+n\d+|hd[a-z]|disk\d)\b"),
+          pattern(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"),
+          pattern(r"\b(?:chmod|chown)\s+(?:-\S+\s+)*-R\s+\S+\s+/(?=\s*(?:$|[;&|]))"),
+          command(r"\bshred\s+", r"[^\n]*", r"/dev/(?:sd[a-z]|nvme)"),
           pattern(r"\bformat\s+c:|\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:\\(?=\s|$)|\bdel\s+/[fsq]\s+/[fsq]\s+(?:/[fsq]\s+)?"
-                  r"[a-z]:\\", "format c:,/s /q,del /"),
+                  r"[a-z]:\\"),
           pattern(r"\bRemove-Item\s+(?:-\S+\s+)*(?:[\"']?(?:C:\\|~|\$HOME|\$env:USERPROFILE|/)[\"']?)\s+(?:-\S+\s+)*"
-                  r"-Recurse\b|\bRemove-Item\s+(?:-\S+\s+)*-Recurse\s+(?:-\S+\s+)*[\"']?(?:C:\\|~|\$HOME|/)[\"']?(?=\s|$)",
-                  "remove-item"),
+                  r"-Recurse\b|\bRemove-Item\s+(?:-\S+\s+)*-Recurse\s+(?:-\S+\s+)*[\"']?(?:C:\\|~|\$HOME|/)[\"']?(?=\s|$)"),
       ))
 def destructive(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """Shows the command."""

@@ -74,18 +74,16 @@ def _installer_host(segment: str) -> tuple[str, bool, bool]:
 @rule("SK630", "remote-code", "high", "download piped into a shell or interpreter",
       "curl | sh runs whatever the host serves at that moment, unverified; a well-known project's "
       "installer over HTTPS is medium.", demotion=COMMANDS, patterns=(
-          command(rf"\b{_DOWNLOAD}\b", r"[^\n|;]*", _PIPED, _DOWNLOADERS, "|"),
+          command(rf"\b{_DOWNLOAD}\b", r"[^\n|;]*", _PIPED),
           command(rf"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*",
-                  r"\)", _DOWNLOADERS),
-          command(rf"\b(?:(?:ba|z)?sh|source|\.)\s+<\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)", _DOWNLOADERS),
-          command(rf"\beval\s+[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)", _DOWNLOADERS),
+                  r"\)"),
+          command(rf"\b(?:(?:ba|z)?sh|source|\.)\s+<\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
+          command(rf"\beval\s+[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
           pattern(r"\b(?:iex|Invoke-Expression)\s*\(?\s*(?:\(?\s*New-Object\s+(?:System\.)?Net\.WebClient\s*\)?\s*\.\s*"
-                  r"DownloadString|\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)[^\n]*",
-                  "iex invoke-expression"),
-          pattern(r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)\s*\([^\n]*",
-                  "exec eval"),
-          pattern(r"\b(?:eval|new\s+Function|Function)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\s*\([^\n]*", "fetch"),
-          pattern(_SAVED_THEN_RUN, "curl wget"),
+                  r"DownloadString|\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)[^\n]*"),
+          pattern(r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)\s*\([^\n]*"),
+          pattern(r"\b(?:eval|new\s+Function|Function)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\s*\([^\n]*"),
+          pattern(_SAVED_THEN_RUN),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
@@ -104,25 +102,19 @@ DECODED_PAYLOAD = Rule(
     "SK631", "remote-code", "high", "runs a decoded or assembled payload",
     "Decoding base64 or hex (or assembling strings) and executing the result hides what runs from "
     "every reviewer.", COMMANDS, patterns=(
-        command(r"\b(?:base64|openssl\s+(?:base64|enc))\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b", r"[^\n|;]*", _PIPED,
-                "base64 openssl"),
-        command(r"\b(?:xxd\s+-r|printf\s+[\"']?(?:%b|\\x)|echo\s+-e\s+[\"']\\x)", r"[^\n|;]*", _PIPED,
-                "xxd printf echo"),
-        command(r"\b(?:eval|(?:ba|z)?sh\s+-c)\s+[\"']?\$\(", r"[^\n)]*", r"\b(?:base64\s+(?:-d|--decode)|xxd\s+-r)",
-                "base64 xxd"),
+        command(r"\b(?:base64|openssl\s+(?:base64|enc))\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b", r"[^\n|;]*", _PIPED),
+        command(r"\b(?:xxd\s+-r|printf\s+[\"']?(?:%b|\\x)|echo\s+-e\s+[\"']\\x)", r"[^\n|;]*", _PIPED),
+        command(r"\b(?:eval|(?:ba|z)?sh\s+-c)\s+[\"']?\$\(", r"[^\n)]*", r"\b(?:base64\s+(?:-d|--decode)|xxd\s+-r)"),
         pattern(rf"(?:(?<![\w.])(?:exec|eval|compile)|\bos\.system|os\.popen|subprocess\.\w+|execfile|runpy\.\w+|"
                 rf"new\s+Function|Function|\bvm\.runIn\w+|\bchild_process\.\w+|\bexecSync|\bspawnSync|"
-                rf"\bInvoke-Expression|\biex|\bsetTimeout)\s*\(\s*[^\n]{{0,200}}?(?:{_DECODERS})",
-                "b64 fromhex hex zlib gzip lzma bz2 marshal codecs rot13 rot_13 [::-1] atob buffer.from frombase64 "
-                "chr( fromcharcode decodebytes decodestring a85decode b32decode a2b_"),
-        pattern(r"\bgetattr\s*\(\s*(?:__builtins__|builtins|__import__\([\"']builtins[\"']\))\s*,\s*[\"'](?:exec|eval)[\"']",
-                "getattr"),
+                rf"\bInvoke-Expression|\biex|\bsetTimeout)\s*\(\s*[^\n]{{0,200}}?(?:{_DECODERS})"),
+        pattern(r"\bgetattr\s*\(\s*(?:__builtins__|builtins|__import__\([\"']builtins[\"']\))\s*,\s*"
+                r"[\"'](?:exec|eval)[\"']"),
         pattern(r"\b__import__\s*\(\s*[\"'](?:os|subprocess)[\"']\s*\)\s*\.\s*(?:system|popen|call|run|Popen)\s*\(\s*"
-                r"[^\n]{0,200}?(?:" + _DECODERS + ")", "__import__"),
-        pattern(r"\b(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-(?:e|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}",
-                "-e"),
+                r"[^\n]{0,200}?(?:" + _DECODERS + ")"),
+        pattern(r"\b(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-(?:e|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}"),
         pattern(r"\bFromBase64String\b[^\n]{0,200}\|\s*(?:iex|Invoke-Expression)\b|\b(?:iex|Invoke-Expression)\b"
-                r"[^\n]{0,200}FromBase64String", "frombase64string"),
+                r"[^\n]{0,200}FromBase64String"),
     ))
 
 #: A commit (40 or 64 hex digits) or a release version.
@@ -161,13 +153,13 @@ UNPINNED_GIT = Rule(
     "SK632", "remote-code", "medium", "package installed from an unpinned git ref",
     "A branch or a missing ref installs whatever is pushed next; pin a commit (40 hex digits) or a "
     "release version.", COMMANDS, patterns=(
-        pattern(r"\bgit\+(?:https?|ssh|git|file)://[^\s\"'`#,;)\]]+(?:#[^\s\"'`,;)\]]*)?", "git+",
+        pattern(r"\bgit\+(?:https?|ssh|git|file)://[^\s\"'`#,;)\]]+(?:#[^\s\"'`,;)\]]*)?",
                 condition=_git_url_ref),
         command(r"\b(?:npm\s+(?:i|install|add)|yarn\s+add|pnpm\s+(?:add|i|install)|bun\s+(?:add|install))\b", r"[^\n]*",
                 r"\s((?:github:|gitlab:|bitbucket:)[\w.-]+/[\w.-]+(?:#\S*)?|(?:git\+)?https?://(?:github|gitlab)\.com/"
-                r"\S+?\.git(?:#\S*)?|[\w-]+/[\w.-]+#\S+)", "npm yarn pnpm bun", "github gitlab bitbucket #", lazy=True,
+                r"\S+?\.git(?:#\S*)?|[\w-]+/[\w.-]+#\S+)", lazy=True,
                 condition=_npm_git_ref),
-        command(r"\bcargo\s+install\b", r"[^\n]*", r"--git\s+\S+[^\n]*", "--git", condition=_cargo_git),
+        command(r"\bcargo\s+install\b", r"[^\n]*", r"--git\s+\S+[^\n]*", condition=_cargo_git),
     ))
 
 _PIP = r"\b(?:pip[23]?(?:\.\d+)?|uv\s+pip|python[23]?(?:\.\d+)?\s+-m\s+pip|pipx|uv\s+tool)\s+install\b"
@@ -181,16 +173,14 @@ _INDEX = re.compile(r"index|registry|find-links|\s-[if]\b", re.IGNORECASE)
 @rule("SK633", "remote-code", "medium", "package installed from a URL or an untrusted index",
       "Installing from a bare URL or an extra index skips the registry's pinning; over plain HTTP or "
       "with --trusted-host anyone on the path can swap the code (then high).", demotion=COMMANDS, patterns=(
-          command(_PIP, r"[^\n]*", r"\s(https?://\S+?\.(?:whl|tar\.gz|tgz|zip|tar\.bz2|egg))\b", "pip pipx uv", "http",
+          command(_PIP, r"[^\n]*", r"\s(https?://\S+?\.(?:whl|tar\.gz|tgz|zip|tar\.bz2|egg))\b",
                   lazy=True, flags=_LINES),
           command(r"\b(?:npm\s+(?:i|install)|yarn\s+add|pnpm\s+add)\b", r"[^\n]*", r"\s(https?://\S+?\.(?:tgz|tar\.gz))\b",
-                  "npm yarn pnpm", "http", lazy=True, flags=_LINES),
+                  lazy=True, flags=_LINES),
           command(_PIP, r"[^\n]*", r"(?:--(?:extra-)?index-url|--find-links|\s-[if])\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)|"
-                  r"^\s*(?:--)?(?:extra-)?index-url\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)", "index-url find-links -i -f",
-                  "http", lazy=True, flags=_LINES),
-          pattern(r"\bnpm\s+config\s+set\s+registry\s+(https?://\S+)|--registry[= ]\s*(https?://\S+)", "registry",
-                  "http", flags=_LINES),
-          pattern(r"--trusted-host\b|\bnpm\s+config\s+set\s+strict-ssl\s+false\b", "trusted-host strict-ssl",
+                  r"^\s*(?:--)?(?:extra-)?index-url\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)", lazy=True, flags=_LINES),
+          pattern(r"\bnpm\s+config\s+set\s+registry\s+(https?://\S+)|--registry[= ]\s*(https?://\S+)", flags=_LINES),
+          pattern(r"--trusted-host\b|\bnpm\s+config\s+set\s+strict-ssl\s+false\b",
                   severity="high", detail=" (TLS verification turned off)"),
       ))
 def url_install(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
@@ -216,16 +206,15 @@ REVERSE_SHELL = Rule(
     "a TCP client feeding Invoke-Expression) lets whoever listens run any command, with the "
     "agent's access.", COMMANDS, patterns=(
         # bash -i >& /dev/tcp/host/port 0>&1
-        command(r"\b(?:ba|z|da|k)?sh\b", r"[^\n]*", rf"(?:>&|&>|<>)\s*{_DEV_TCP}", "/dev/tcp /dev/udp", lazy=True),
+        command(r"\b(?:ba|z|da|k)?sh\b", r"[^\n]*", rf"(?:>&|&>|<>)\s*{_DEV_TCP}", lazy=True),
         # exec 5<>/dev/tcp/...; sh <&5 >&5
-        command(_DEV_TCP, r"[^\n]*", r"\b(?:ba|z|da|k)?sh\b[^\n]{0,2000}?<&\s*\d", "/dev/tcp /dev/udp", lazy=True),
-        command(r"\b(?:nc|ncat|netcat)\b", r"[^\n|;]*", r"\s-[ec]\s*[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b", "-e -c"),
-        command(r"\bsocat\b", r"[^\n]*", r"\bexec:[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b", "exec:"),
+        command(_DEV_TCP, r"[^\n]*", r"\b(?:ba|z|da|k)?sh\b[^\n]{0,2000}?<&\s*\d", lazy=True),
+        command(r"\b(?:nc|ncat|netcat)\b", r"[^\n|;]*", r"\s-[ec]\s*[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b"),
+        command(r"\bsocat\b", r"[^\n]*", r"\bexec:[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b"),
         command(r"\bmkfifo\b", r"[^\n]*",
-                r"\|\s*(?:/bin/)?(?:ba|z|da)?sh\b[^\n]{0,2000}\|\s*(?:nc|ncat|netcat|openssl\s+s_client)\b", "mkfifo"),
-        pattern(r"\bsocket\b[^\n]{0,300}\bconnect\s*\([^\n]{0,300}\bpty\.spawn\s*\(\s*[\"'](?:/bin/)?(?:ba|z)?sh",
-                "pty.spawn"),
+                r"\|\s*(?:/bin/)?(?:ba|z|da)?sh\b[^\n]{0,2000}\|\s*(?:nc|ncat|netcat|openssl\s+s_client)\b"),
+        pattern(r"\bsocket\b[^\n]{0,300}\bconnect\s*\([^\n]{0,300}\bpty\.spawn\s*\(\s*[\"'](?:/bin/)?(?:ba|z)?sh"),
         pattern(r"\b(?:Popen|call|run)\s*\(\s*\[\s*[\"'](?:/bin/)?(?:ba|z)?sh[\"']\s*(?:,\s*[\"']-i[\"']\s*)?\]\s*,\s*"
-                r"stdin\s*=\s*(?P<channel>\w+)\.fileno\(\)\s*,\s*stdout\s*=\s*(?P=channel)\.fileno\(\)", "fileno"),
-        pattern(r"\bNet\.Sockets\.TCPClient\b[^\n]{0,600}\b(?:iex|Invoke-Expression)\b", "tcpclient"),
+                r"stdin\s*=\s*(?P<channel>\w+)\.fileno\(\)\s*,\s*stdout\s*=\s*(?P=channel)\.fileno\(\)"),
+        pattern(r"\bNet\.Sockets\.TCPClient\b[^\n]{0,600}\b(?:iex|Invoke-Expression)\b"),
     ))

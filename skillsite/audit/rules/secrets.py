@@ -36,9 +36,9 @@ def placeholder(body: str) -> bool:
     return _PLACEHOLDER.search(body) is not None or _REPEATED.search(body) is not None or entropy(body) < 3.0
 
 
-def _token(label: str, source: str, words: str, severity: SeverityName | None = None) -> Pattern:
+def _token(label: str, source: str, severity: SeverityName | None = None) -> Pattern:
     """A token shape (case-sensitive) with its random part as group ``body``."""
-    return pattern(source, words, flags=0, detail=f": {label}", severity=severity)
+    return pattern(source, flags=0, detail=f": {label}", severity=severity)
 
 
 @rule("SK650", "secrets", "high", "hard-coded token or key",
@@ -46,31 +46,31 @@ def _token(label: str, source: str, words: str, severity: SeverityName | None = 
       "in a skill is leaked; placeholders and documented example keys are ignored. An AWS key id alone is "
       "medium. Never demoted: a key in an example is leaked all the same.", demotion=NEVER, patterns=(
           _token("AWS access key id", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)(?P<body>[0-9A-Z]{16})\b",
-                 "akia asia agpa aida aroa aipa anpa anva", "medium"),
+                 "medium"),
           _token("AWS secret access key", r"(?i:aws_?secret_?(?:access_?)?key)[\"']?\s*[:=]\s*[\"']?"
-                 r"(?P<body>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", "secret"),
-          _token("GitHub token", r"\bgh[pousr]_(?P<body>[A-Za-z0-9]{36})\b", "ghp_ gho_ ghu_ ghs_ ghr_"),
-          _token("GitHub fine-grained token", r"\bgithub_pat_(?P<body>[A-Za-z0-9_]{82})\b", "github_pat_"),
-          _token("GitLab token", r"\bglpat-(?P<body>[A-Za-z0-9_-]{20})\b", "glpat-"),
-          _token("Slack token", r"\bxox[baprs]-(?P<body>[0-9]{8,13}-[0-9A-Za-z-]{10,})", "xox"),
+                 r"(?P<body>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
+          _token("GitHub token", r"\bgh[pousr]_(?P<body>[A-Za-z0-9]{36})\b"),
+          _token("GitHub fine-grained token", r"\bgithub_pat_(?P<body>[A-Za-z0-9_]{82})\b"),
+          _token("GitLab token", r"\bglpat-(?P<body>[A-Za-z0-9_-]{20})\b"),
+          _token("Slack token", r"\bxox[baprs]-(?P<body>[0-9]{8,13}-[0-9A-Za-z-]{10,})"),
           _token("Slack webhook", r"https://hooks\.slack\.com/services/(?P<body>T[A-Z0-9]{8,}/B[A-Z0-9]{8,}/"
-                 r"[A-Za-z0-9]{24})", "hooks.slack.com"),
-          _token("Google API key", r"\bAIza(?P<body>[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])", "aiza"),
-          _token("OpenAI key", r"\bsk-(?:proj-|svcacct-|admin-)?(?P<body>[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})",
-                 "t3blbkfj"),
-          _token("OpenAI key", r"\bsk-proj-(?P<body>[A-Za-z0-9_-]{40,})", "sk-proj-"),
-          _token("Anthropic key", r"\bsk-ant-(?:api|admin)\d{2}-(?P<body>[A-Za-z0-9_-]{80,})", "sk-ant-"),
-          _token("Stripe live key", r"\b[sr]k_live_(?P<body>[0-9A-Za-z]{24,})\b", "k_live_"),
-          _token("SendGrid key", r"\bSG\.(?P<body>[\w-]{22}\.[\w-]{43})\b", "sg."),
-          _token("npm token", r"\bnpm_(?P<body>[A-Za-z0-9]{36})\b", "npm_"),
-          _token("PyPI token", r"\bpypi-AgEIcHlwaS5vcmc(?P<body>[A-Za-z0-9_-]{50,})", "pypi-"),
-          _token("Hugging Face token", r"\bhf_(?P<body>[A-Za-z]{34})\b", "hf_"),
+                 r"[A-Za-z0-9]{24})"),
+          _token("Google API key", r"\bAIza(?P<body>[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])"),
+          _token("OpenAI key",
+                 r"\bsk-(?:proj-|svcacct-|admin-)?(?P<body>[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})"),
+          _token("OpenAI key", r"\bsk-proj-(?P<body>[A-Za-z0-9_-]{40,})"),
+          _token("Anthropic key", r"\bsk-ant-(?:api|admin)\d{2}-(?P<body>[A-Za-z0-9_-]{80,})"),
+          _token("Stripe live key", r"\b[sr]k_live_(?P<body>[0-9A-Za-z]{24,})\b"),
+          _token("SendGrid key", r"\bSG\.(?P<body>[\w-]{22}\.[\w-]{43})\b"),
+          _token("npm token", r"\bnpm_(?P<body>[A-Za-z0-9]{36})\b"),
+          _token("PyPI token", r"\bpypi-AgEIcHlwaS5vcmc(?P<body>[A-Za-z0-9_-]{50,})"),
+          _token("Hugging Face token", r"\bhf_(?P<body>[A-Za-z]{34})\b"),
           _token("Discord webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{17,20}/"
-                 r"(?P<body>[\w-]{60,70})", "discord"),
-          _token("Telegram bot token", r"(?<![\w:])\d{8,10}:(?P<body>AA[\w-]{33})(?![\w-])", ":aa"),
+                 r"(?P<body>[\w-]{60,70})"),
+          _token("Telegram bot token", r"(?<![\w:])\d{8,10}:(?P<body>AA[\w-]{33})(?![\w-])"),
           # user:password@host in a URL (a connection string); starts at "://", which the search skips to
           _token("password in a URL", r"://[^\s:/@\"'`<>(){}\[\]]{1,64}:(?P<body>[^\s:/@\"'`<>(){}\[\]$%]{8,128})@"
-                 r"(?P<host>[\w-]+(?:\.[\w-]+)*)", "://"),
+                 r"(?P<host>[\w-]+(?:\.[\w-]+)*)"),
       ))
 def hard_coded_token(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Not a placeholder; a password for a database on this machine or in a compose file is medium."""
@@ -85,7 +85,7 @@ def hard_coded_token(doc: Document, match: re.Match[str], hit: Hit) -> Hit | Non
       "A PEM or OpenSSH private key with key material in it is a leaked secret. Never demoted: a key in "
       "an example is leaked all the same.", demotion=NEVER,
       patterns=(pattern(r"-----BEGIN (?:(?:RSA|DSA|EC|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY(?: BLOCK)?-----"
-                        r"(?P<body>[\s\S]{0,400}?)(?:-----END|\Z)", "private key", flags=0),))
+                        r"(?P<body>[\s\S]{0,400}?)(?:-----END|\Z)", flags=0),))
 def private_key(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Key material in the block (not "..." or a placeholder); reported at its first line."""
     body = match.group("body")
