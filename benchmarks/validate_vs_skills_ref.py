@@ -11,9 +11,9 @@ Rows:
   skillsite, no cache `python -m skillsite validate TREE --profile spec --format json --no-cache`
                       (exit code ignored: it is 1 when the tree has errors).
   skillsite, first    the same without --no-cache, in an empty user cache folder (a fresh
-                      XDG_CACHE_HOME each run): what a CI runner does, as a checkout's fresh
-                      inodes and ctimes miss any cache; it also makes the cache key and writes
-                      the cache.
+                      XDG_CACHE_HOME each run): what a CI runner that restores no cache does;
+                      it also hashes every SKILL.md and writes the cache.  (A CI job that restores
+                      the cache folder is timed by benchmarks/validate_cache.py.)
   skillsite, warm     the same without --no-cache, after one run that filled the verdict cache
                       (a temporary XDG_CACHE_HOME, removed afterwards).
   skills-ref, 1 proc  one Python process that imports skills_ref and validates every folder
@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"- whole processes, start-up included; {n} runs each, taking turns (CLI loop: 1 run)")
     print("- first run: the default command (cache on) in an empty user cache folder, as on a fresh CI runner")
     print("- warm cache: a run after an earlier one over the same unchanged tree (verdicts cached by each "
-          "SKILL.md's size, times and inode)\n")
+          "SKILL.md's content, which its unchanged size, times and inode vouch for)\n")
     print("| what | command | median | min | ÷ skillsite (no cache) median | note |")
     print("|---|---|---:|---:|---:|---|")
     for label, cmd, med, mn, note in rows:

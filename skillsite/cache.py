@@ -52,7 +52,8 @@ class Section(str, enum.Enum):
     """The kinds of work kept in the cache, each under keys of its own."""
 
     SKILLS = "skills"            # a skill read and checked, by its SKILL.md's content and place (build)
-    VERDICTS = "verdicts"        # a skill's verdict, by its SKILL.md's stamp (validate)
+    VERDICTS = "verdicts"        # a skill's verdict, by its SKILL.md's content and place (validate)
+    STAMPS = "stamps"            # a SKILL.md's sha256, by its path and stamp (validate: an unchanged file is not read)
     PUBLICATION = "publication"  # what publishing a skill placed, by everything it depends on
     HTML = "html"                # a rendered body, by the Markdown and the renderer
     FILE_SHA = "file-sha"        # a bundled file's sha256, by its path, size and time
@@ -281,6 +282,7 @@ class Cache:
         if self._unusable:
             path.unlink(missing_ok=True)
         with closing(_connect(path)) as db:
+            _prepare_to_write(db)
             db.executescript(_SCHEMA)
             self._pending.attach(db)  # before the transaction: sqlite attaches no file inside one
             with db:  # one transaction
@@ -425,6 +427,21 @@ def prepare_cache_folder(folder: Path) -> None:
             pass
     except OSError as exc:
         raise type(exc)(exc.errno, exc.strerror, str(folder)) from exc
+
+
+#: The page cache of the connection that saves (sqlite's default is 2 MB): dropping the entries of
+#: a catalog whose every skill changed touches every page of the file, and with too small a cache
+#: each page is read and written more than once.
+WRITE_CACHE_KIB = 64 << 10
+
+
+def _prepare_to_write(db: sqlite3.Connection) -> None:
+    """Settings of the connection that saves: a page cache of :data:`WRITE_CACHE_KIB`, and dropped
+    entries not overwritten with zeros (``secure_delete``, on in some builds of sqlite, would write
+    every freed page once more; the values are the catalog's own checks, nothing secret, and the
+    file keeps none of them once their pages are reused)."""
+    db.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
+    db.execute("PRAGMA secure_delete = OFF")
 
 
 def _connect(path: Path) -> sqlite3.Connection:

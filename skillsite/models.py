@@ -134,13 +134,27 @@ def read_skill_md(skill: Skill) -> bytes:
 
 # ------------------------------------------------------------------ what reading a catalog gives
 
+@dataclass(frozen=True, slots=True)
+class CacheUse:
+    """How ``skillsite validate`` took its skills' verdicts from its cache: how many SKILL.md files
+    it knew by their stamp (not read), read to hash them, and how many verdicts it reused or made
+    by checking the skill.  Counts of work done, never of time: what tests observe."""
+
+    by_stamp: int = 0
+    hashed: int = 0
+    reused: int = 0
+    checked: int = 0
+
+
 @dataclass(frozen=True)
 class CatalogCheck:
-    """What ``skillsite validate`` reports: a verdict per skill and every diagnostic."""
+    """What ``skillsite validate`` reports: a verdict per skill and every diagnostic (and, with a
+    cache, how it was used: not part of the report)."""
 
     sources: tuple[SourceFile, ...]
     left_out: frozenset[str]              # ids of the skills left out of every output
     diagnostics: tuple[Diagnostic, ...]   # sorted
+    cache_use: CacheUse | None = field(default=None, compare=False)
 
     def verdicts(self) -> list[dict]:
         """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""

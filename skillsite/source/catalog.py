@@ -4,10 +4,11 @@
 each skill's verdict (``skillsite validate``).  Skills are parsed and checked on every core,
 each on its own; then the catalog-wide check (names used twice) runs on what that gave.
 
-Both can skip the skills that did not change, with a :class:`~skillsite.cache.Cache`:
-``read_catalog`` keys each skill by its SKILL.md's content (so a fresh checkout, whose files
-all have new times, still finds the cache of an earlier job), ``check_catalog`` by its
-SKILL.md's size, times and inode (as ruff does: it need not read a file to trust it).
+Both can skip the skills that did not change, with a :class:`~skillsite.cache.Cache`: each
+keys a skill by its SKILL.md's content and place (so a fresh checkout, whose files all have new
+times, still finds the cache of an earlier job).  ``check_catalog`` also keeps each SKILL.md's
+content digest under its size, times and inode, so that a file whose stamp is unchanged is not
+read (as git's index does).
 The result never depends on the number of jobs or on the cache.
 """
 from __future__ import annotations
@@ -26,7 +27,7 @@ from skillsite.agent.budget import SIMILAR_SCORE, ListedSkill, Similarity, most_
 from skillsite.agent.entry import Visibility
 from skillsite.cache import RACY_NS, Cache, Section, digest
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
-from skillsite.models import CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
+from skillsite.models import CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
                                      duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
                                      tags_diagnostics, trigger_diagnostics)
@@ -446,10 +447,16 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
 
 
 # ---------------------------------------------------------------- verdicts only, for skillsite validate
+#
+# A verdict is kept by its SKILL.md's content and place, as the build keeps its checks, so a fresh
+# checkout (every file new) finds the verdicts of an earlier job.  Beside them, each SKILL.md's
+# stamp (size, times, inode) is kept with the sha256 of its content, as git's index keeps one per
+# file: a file whose stamp is unchanged is not even read.
 
 def _file_stamp(src: SourceFile) -> tuple[int, ...] | None:
     """A SKILL.md's size, times, inode and device; None when it changed too recently to trust
-    them, or cannot be read."""
+    them (a second change within the file system's timestamp granularity could keep them all),
+    or cannot be read."""
     try:
         st = os.stat(src.skill_md)
     except OSError:
@@ -459,25 +466,66 @@ def _file_stamp(src: SourceFile) -> tuple[int, ...] | None:
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
 
 
-def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: int) -> list[Verdict]:
-    """Every skill's verdict, from the cache where its SKILL.md's stamp and place (and what the
-    whole check shares) are unchanged, else checked (and kept)."""
+def _stamp_key(src: SourceFile) -> str | None:
+    """Where the sha256 of a SKILL.md is kept: its path and stamp (None: no stamp to trust)."""
+    stamp = _file_stamp(src)
+    return digest("stamp", os.path.abspath(src.skill_md), stamp) if stamp is not None else None
+
+
+def _verdict_key(shared: str, src: SourceFile, sha256: str) -> str:
+    """Where a skill's verdict is kept: what the whole check shares, the skill's place and file
+    list, and its SKILL.md's content."""
+    return digest(shared, src.id, src.display_path, src.rel_path, str(src.root), src.parent_id,
+                  [f.path for f in src.files], sha256)
+
+
+def _content_shas(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tuple[list[str | None], int]:
+    """The sha256 of every SKILL.md (None: unreadable or too big, left to the check to say why)
+    and how many were known by their stamp.  The others are read and hashed, and their sha256 kept
+    under the stamp taken before reading: a change after it gives the file a new stamp."""
+    stamp_keys = [_stamp_key(src) for src in sources]
+    known = list(cache.get_many(Section.STAMPS, stamp_keys))
+    shas: list[str | None] = []
+    for src, key, sha in zip(sources, stamp_keys, known):
+        if sha is None:
+            content = _content(src, max_bytes)
+            sha = content.sha256 if content is not None else None
+            if key is not None and sha is not None:
+                cache.put(Section.STAMPS, key, sha)
+        shas.append(sha)
+    return shas, sum(sha is not None for sha in known)
+
+
+def _checked_verdict(checking: Checking, index: int) -> tuple[Verdict, str]:
+    """A skill's verdict, and the sha256 of the SKILL.md bytes it was made of (a worker's read may
+    see a file changed since it was hashed: such a verdict is not kept under the old content)."""
+    parsed = checking.parsed(index)
+    verdict = Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
+    return verdict, hashlib.sha256(parsed.raw).hexdigest()
+
+
+def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: int
+                     ) -> tuple[list[Verdict], CacheUse]:
+    """Every skill's verdict, from the cache where its SKILL.md's content and place (and what the
+    whole check shares) are unchanged, else checked (and kept); and how the cache was used."""
+    sources = found.sources
     shared = digest(sorted(checking.skill_dirs), [d.to_json() for d in found.diagnostics],
                     checking.profile, checking.max_bytes)
-    keys = [digest(shared, src.id, src.display_path, src.rel_path, str(src.root), src.parent_id,
-                   [f.path for f in src.files], stamp) if (stamp := _file_stamp(src)) else None
-            for src in found.sources]
+    shas, by_stamp = _content_shas(sources, cache, checking.max_bytes)
+    keys = [_verdict_key(shared, src, sha) if sha is not None else None for src, sha in zip(sources, shas)]
     verdicts: list[Verdict | None] = []
-    for src, stored in zip(found.sources, cache.get_many(Section.VERDICTS, keys)):
+    for src, stored in zip(sources, cache.get_many(Section.VERDICTS, keys)):
         verdict = Verdict.from_json(stored) if stored is not None else None
         verdicts.append(verdict if verdict is not None and _still_missing(verdict, src, None, checking)
                         else None)
     todo = [index for index, verdict in enumerate(verdicts) if verdict is None]
-    for index, verdict in zip(todo, parallel_map(_verdict, checking, todo, jobs)):
+    for index, (verdict, sha) in zip(todo, parallel_map(_checked_verdict, checking, todo, jobs)):
         verdicts[index] = verdict
-        if keys[index] is not None:
+        if keys[index] is not None and sha == shas[index]:
             cache.put(Section.VERDICTS, keys[index], verdict.to_json())
-    return [v for v in verdicts if v is not None]
+    use = CacheUse(by_stamp=by_stamp, hashed=len(sources) - by_stamp, reused=len(sources) - len(todo),
+                   checked=len(todo))
+    return [v for v in verdicts if v is not None], use
 
 
 def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
@@ -487,14 +535,15 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
     """The diagnostics and verdicts :func:`read_catalog` gives, without keeping the skills."""
     found = found or discover(roots, exclude, stat_files=False)
     checking = Checking.of(found, profile, max_bytes, siblings=True)
+    use = None
     if cache is None:
         verdicts = parallel_map(_verdict, checking, range(len(found.sources)), jobs)
     else:
-        verdicts = _cached_verdicts(found, checking, cache, jobs)
+        verdicts, use = _cached_verdicts(found, checking, cache, jobs)
     beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
     every, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
                                        exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots)
     ignored = frozenset(ignore)
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(
-        d for d in [*every, *(cache.notes if cache is not None else ())] if d.code not in ignored)))
+        d for d in [*every, *(cache.notes if cache is not None else ())] if d.code not in ignored)), use)

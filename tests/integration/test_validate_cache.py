@@ -2,8 +2,11 @@
 that never runs code when read."""
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import time
+from contextlib import closing
 
 import pytest
 
@@ -11,6 +14,7 @@ from support import EXAMPLES, write_skill
 from skillsite.cache import Cache
 from skillsite.source import catalog as source_catalog
 from skillsite.diagnostics import format_json_report
+from skillsite.models import CacheUse
 from skillsite.source.catalog import check_catalog, read_catalog
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
@@ -24,6 +28,12 @@ def trusting_fresh_files(monkeypatch):
 
 def report(check) -> str:
     return format_json_report(check.verdicts(), list(check.diagnostics), check.summary())
+
+
+def entries(cache_dir) -> dict[str, int]:
+    """How many entries of each section the cache file holds."""
+    with closing(sqlite3.connect(cache_dir / "verdicts.sqlite")) as db:
+        return dict(db.execute("SELECT section, count(*) FROM entries GROUP BY section"))
 
 
 def check(src, cache_dir=None, **options):
@@ -57,10 +67,11 @@ def test_check_catalog_reports_what_read_catalog_does(tmp_path):
 def test_unchanged_skills_come_from_the_cache_and_the_report_is_the_same(tmp_path, trusting_fresh_files, jobs):
     src, cache_dir = tree(tmp_path), tmp_path / "cache"
     first, cache = check(src, cache_dir, jobs=jobs)
-    assert cache.hits == 0
+    skills = len(first.sources)
+    assert cache.hits == 0 and first.cache_use == CacheUse(by_stamp=0, hashed=skills, reused=0, checked=skills)
     second, cache = check(src, cache_dir, jobs=jobs)
-    skills = len(second.sources)
-    assert cache.hits == skills + 1  # every verdict, and the look-alike pairs
+    # every file known by its stamp (none read), every verdict reused
+    assert second.cache_use == CacheUse(by_stamp=skills, hashed=0, reused=skills, checked=0)
     assert report(second) == report(first) == report(check(src)[0])
 
 
@@ -70,8 +81,8 @@ def test_a_changed_skill_is_read_again_even_at_the_same_size(tmp_path, trusting_
     skill_md = src / "dup" / "SKILL.md"
     text = skill_md.read_text()
     skill_md.write_text(text.replace("name: code-review", "name: code-reviex"))  # same size, no longer a dup
-    after, cache = check(src, cache_dir)
-    assert cache.misses >= 1
+    after, _ = check(src, cache_dir)
+    assert after.cache_use.hashed == after.cache_use.checked == 1
     assert report(after) == report(check(src)[0])
     assert "SK212" not in after.summary()["by_code"]
 
@@ -121,11 +132,15 @@ def test_profiles_and_limits_never_share_verdicts(tmp_path, trusting_fresh_files
     assert "SK106" in tiny.summary()["by_code"]
 
 
-def test_recently_changed_files_are_not_cached(tmp_path):
+def test_recently_changed_files_are_read_each_time_and_their_verdicts_reused(tmp_path):
+    """Every file is younger than RACY_NS: none is trusted by its stamp (none is kept), but its
+    verdict is found by its content."""
     src, cache_dir = tree(tmp_path), tmp_path / "cache"
     check(src, cache_dir)
-    _, cache = check(src, cache_dir)
-    assert cache.hits == 1  # the look-alike pairs only: no verdict, every file is younger than RACY_NS
+    again, _ = check(src, cache_dir)
+    skills = len(again.sources)
+    assert again.cache_use == CacheUse(by_stamp=0, hashed=skills, reused=skills, checked=0)
+    assert entries(cache_dir) == {"verdicts": skills, "similar": 1}
 
 
 def test_the_cli_keeps_its_cache_in_the_user_cache_folder(tmp_path):
@@ -172,8 +187,8 @@ def test_a_cache_restored_elsewhere_is_used(tmp_path, trusting_fresh_files):
     check(src, cache_dir)
     restored = tmp_path / "restored"
     shutil.copytree(cache_dir, restored)
-    again, cache = check(src, restored)
-    assert cache.hits == len(again.sources) + 1 and report(again) == report(check(src)[0])
+    again, _ = check(src, restored)
+    assert again.cache_use.reused == len(again.sources) and report(again) == report(check(src)[0])
 
 
 def test_cached_values_are_plain_json(tmp_path, trusting_fresh_files):
@@ -183,4 +198,175 @@ def test_cached_values_are_plain_json(tmp_path, trusting_fresh_files):
 
     with sqlite3.connect(cache_dir / "verdicts.sqlite") as db:
         values = [value for (value,) in db.execute("SELECT value FROM entries")]
-    assert values and all(isinstance(json.loads(v), list) for v in values)
+    assert values and all(isinstance(json.loads(v), (list, str)) for v in values)
+
+
+# ------------------------------------------------------------ the situations of a CI job
+
+def skill_files(src):
+    return sorted(src.rglob("SKILL.md"))
+
+
+def make_stale(src) -> None:
+    """chmod and touch every SKILL.md: the same bytes, a new stamp (mode, times)."""
+    for path in skill_files(src):
+        path.chmod(path.stat().st_mode ^ 0o020)
+        os.utime(path, ns=(time.time_ns(), time.time_ns()))
+
+
+def replace_by_fresh_copy(src, tmp_path) -> None:
+    """The tree replaced by a copy of itself at the same path, as a fresh checkout gives it:
+    every file new (a new inode, new times)."""
+    fresh = tmp_path / "fresh-checkout"
+    shutil.copytree(src, fresh, symlinks=True, copy_function=shutil.copyfile)
+    src.rename(tmp_path / "old-checkout")
+    fresh.rename(src)
+
+
+def edit_every_skill(src) -> None:
+    """Every SKILL.md's bytes changed (a line added at the end): no verdict of the cache fits."""
+    for path in skill_files(src):
+        path.write_bytes(path.read_bytes() + b"\n")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_every_situation_of_a_ci_job_gives_the_report_of_no_cache(tmp_path, trusting_fresh_files, jobs):
+    """Warm, all stale, restored onto a fresh copy of the tree at the same path, every skill
+    edited: the report is the one of a run without the cache, byte for byte, and only what
+    changed is checked again."""
+    src, cache_dir = tree(tmp_path), tmp_path / "cache"
+    expected = report(check(src, jobs=jobs)[0])
+    skills = len(skill_files(src))
+
+    def run(cache_folder=cache_dir):
+        result, _ = check(src, cache_folder, jobs=jobs)
+        assert report(result) == report(check(src, jobs=jobs)[0])
+        return report(result), result.cache_use
+
+    assert run() == (expected, CacheUse(by_stamp=0, hashed=skills, reused=0, checked=skills))
+    assert run() == (expected, CacheUse(by_stamp=skills, hashed=0, reused=skills, checked=0))      # warm
+    make_stale(src)
+    assert run() == (expected, CacheUse(by_stamp=0, hashed=skills, reused=skills, checked=0))      # all stale
+    restored = tmp_path / "restored-cache"   # actions/cache restores the folder
+    shutil.copytree(cache_dir, restored)
+    replace_by_fresh_copy(src, tmp_path)
+    assert run(restored) == (expected, CacheUse(by_stamp=0, hashed=skills, reused=skills, checked=0))
+    edit_every_skill(src)
+    assert run(restored)[1] == CacheUse(by_stamp=0, hashed=skills, reused=0, checked=skills)
+
+
+def test_a_stale_cache_holds_no_more_than_a_fresh_one(tmp_path, trusting_fresh_files):
+    """What a run does not use is dropped when it saves: stamps of files gone or changed, verdicts
+    of content no longer there."""
+    src, cache_dir = tree(tmp_path), tmp_path / "cache"
+    skills = len(skill_files(src))
+    check(src, cache_dir)
+    fresh = entries(cache_dir)
+    assert fresh == {"stamps": skills, "verdicts": skills, "similar": 1}
+    for change in (make_stale, lambda s: replace_by_fresh_copy(s, tmp_path / "checkout"), edit_every_skill):
+        change(src)
+        check(src, cache_dir)
+        assert entries(cache_dir) == fresh
+
+
+def test_the_cli_restored_onto_a_fresh_checkout_prints_what_no_cache_does(tmp_path, trusting_fresh_files):
+    from click.testing import CliRunner
+
+    from skillsite.cli import main
+
+    src, cache_dir = tree(tmp_path), tmp_path / "cache"
+    runner = CliRunner()
+    for fmt in ("text", "json", "github"):
+        args = ["validate", str(src), "--format", fmt, "--all"]
+        nocache = runner.invoke(main, [*args, "--no-cache"])
+        first = runner.invoke(main, [*args, "--cache-dir", str(cache_dir)])
+        restored = tmp_path / f"restored-{fmt}"
+        shutil.copytree(cache_dir, restored)
+        replace_by_fresh_copy(src, tmp_path / f"checkout-{fmt}")
+        again = runner.invoke(main, [*args, "--cache-dir", str(restored)])
+        assert nocache.exit_code == first.exit_code == again.exit_code == 1
+        assert nocache.output == first.output == again.output
+
+
+# ------------------------------------------------------------ stamps and the racy-timestamp guard
+
+class _VfatStat:
+    """A SKILL.md's stat as a file system without a change time of its own gives it (vfat: the
+    change time is the modification time), so an edit that keeps size and mtime keeps the stamp."""
+
+    def __init__(self, st):
+        self._st = st
+
+    def __getattr__(self, name):
+        return getattr(self._st, name)
+
+    @property
+    def st_ctime_ns(self):
+        return self._st.st_mtime_ns
+
+
+@pytest.fixture
+def vfat_times(monkeypatch):
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):
+        st = real_stat(path, *args, **kwargs)
+        return _VfatStat(st) if os.fspath(path).endswith("SKILL.md") else st
+
+    monkeypatch.setattr(os, "stat", stat)
+
+
+def edit_keeping_size_and_mtime(skill_md) -> None:
+    """What a second change within the file system's timestamp granularity looks like: new bytes,
+    the same size and modification time."""
+    before = os.stat(skill_md)
+    skill_md.write_text(skill_md.read_text().replace("name: code-review", "name: code-reviex"))
+    os.utime(skill_md, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(skill_md).st_size == before.st_size
+
+
+def test_an_edit_keeping_size_and_times_right_after_a_run_is_seen(tmp_path, vfat_times, monkeypatch):
+    """A file changed within RACY_NS of a run is not known by its stamp, so a second change that
+    keeps its size and times (as one within the same timestamp tick does) is read and checked.
+    The window is made ten minutes long and every other SKILL.md older than it, so the test does
+    not depend on how fast the machine runs it."""
+    window = 600 * 10**9
+    monkeypatch.setattr(source_catalog, "RACY_NS", window)
+    src, cache_dir = tree(tmp_path), tmp_path / "cache"
+    edited = src / "dup" / "SKILL.md"
+    past = time.time_ns() - 2 * window
+    for path in skill_files(src):
+        if path != edited:
+            os.utime(path, ns=(past, past))
+    check(src, cache_dir)
+    edit_keeping_size_and_mtime(edited)
+    after, _ = check(src, cache_dir)
+    assert report(after) == report(check(src)[0]) and "SK212" not in after.summary()["by_code"]
+    # every other file known by its stamp; the edited one, too young to be, read and checked
+    assert after.cache_use == CacheUse(by_stamp=len(after.sources) - 1, hashed=1, reused=len(after.sources) - 1,
+                                       checked=1)
+
+
+def test_without_the_racy_guard_that_edit_would_go_unseen(tmp_path, vfat_times, monkeypatch):
+    """The control of the test above: trusting fresh stamps, the same edit keeps the old verdict."""
+    monkeypatch.setattr(source_catalog, "RACY_NS", 0)
+    src, cache_dir = tree(tmp_path), tmp_path / "cache"
+    check(src, cache_dir)
+    edit_keeping_size_and_mtime(src / "dup" / "SKILL.md")
+    after, _ = check(src, cache_dir)
+    assert after.cache_use.checked == 0 and "SK212" in after.summary()["by_code"]
+    assert report(after) != report(check(src)[0])
+
+
+def test_files_older_than_the_racy_window_are_known_by_their_stamp(tmp_path, vfat_times):
+    """With the real RACY_NS, files last changed before the window are trusted by their stamps:
+    the next run reads none of them."""
+    src, cache_dir = tree(tmp_path), tmp_path / "cache"
+    past = time.time_ns() - 10 * source_catalog.RACY_NS
+    for path in skill_files(src):
+        os.utime(path, ns=(past, past))
+    check(src, cache_dir)
+    again, _ = check(src, cache_dir)
+    skills = len(skill_files(src))
+    assert again.cache_use == CacheUse(by_stamp=skills, hashed=0, reused=skills, checked=0)
+    assert report(again) == report(check(src)[0])
