@@ -5,7 +5,9 @@ A signed catalog publishes under ``tuf/`` the four top-level roles of TUF, all h
 catalog's key: ``N.root.json`` (the key, for each root version N: a key rotation is root N+1
 signed by the old key and the new one), ``timestamp.json``, ``V.snapshot.json`` and
 ``V.targets.json`` (V: the catalog's version), whose targets pin ``skills.json`` and the other
-catalog-wide files by length and sha256; ``skills.json`` pins everything else by digest.
+catalog-wide files by length and sha256; ``skills.json`` pins everything else an agent reads
+by digest.  The targets also pin ``tuf/files/``, lists of every published file's digest that
+only ``skillsite verify`` reads (:mod:`.verify`).
 
 :func:`verify_metadata` walks the root chain from the root it trusts (one listing a trusted
 key, or the one it accepted before), then checks the timestamp, snapshot and targets: each

@@ -5,18 +5,28 @@ the catalog names (which proves it consistent, not authentic); then every file t
 it by digest: the files the targets pin, every page, index and entry file of a paged
 ``skills.json``, every skill's SKILL.md, bundled files, knowledge documents, ``versions.json``
 and the files of each release, the discovery index's archives, and the legacy discovery index's
-copies.  Every failure is listed, with the site path of the file.
+copies; then every other published file (pages, assets, XML fragments...) against the signed
+lists of ``tuf/files/``, and, for a folder, any file there that no list names.  Every failure is
+listed, with the site path of the file.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from skillsite.agent.errors import LoaderError, NotFoundError, TrustError
 from skillsite.agent.trust import SignedCatalog, verify_root_chain
 from skillsite.agent.trust_keys import PublicKey
+from skillsite.agent.site_urls import url_of
+
+#: The signed lists of every published file's length and sha256 (skillsite.publish.signing).
+FILE_LISTS = "tuf/files/"
+#: The file a build's output holds to say it is one (skillsite.publish.staging.MARKER): not signed.
+OUTPUT_MARKER = ".skillsite-output"
 
 
 @dataclass
@@ -27,6 +37,7 @@ class Report:
     signed: SignedCatalog | None = None
     checked: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)   # (site path, reason)
+    seen: set[str] = field(default_factory=set)                      # the paths checked so far
 
     @property
     def ok(self) -> bool:
@@ -55,11 +66,17 @@ def refused(catalog: str, exc: Exception) -> Report:
     return Report(catalog, failures=[(_file_of(exc), str(exc))])
 
 
-def check_files(catalog: Any) -> Report:
+def check_files(catalog: Any, folder: Path | None = None) -> Report:
     """Every file of an opened, signed catalog (a :class:`~skillsite.loader.Catalog` opened with
-    ``max_risk="high"`` and its trusted keys), checked against what pins it."""
+    ``max_risk="high"`` and its trusted keys), checked against what pins it; ``folder``: the
+    site's folder, when it is one, whose every file must be listed."""
     report = Report(catalog.location, catalog.signed)
     _check_all(catalog, report)
+    listed = _check_listed(catalog, report)
+    if folder is not None:
+        for rel in sorted(set(_folder_files(folder)) - listed.keys()):
+            report.checked += 1
+            report.failures.append((rel, "it is published, but no signed list of tuf/files/ names it"))
     return report
 
 
@@ -74,6 +91,7 @@ def _file_of(exc: Exception) -> str:
 
 def _check(report: Report, path: str, check: Callable[[], Any]) -> None:
     report.checked += 1
+    report.seen.add(path)
     try:
         check()
     except (LoaderError, OSError, ValueError) as exc:
@@ -152,3 +170,37 @@ def _same_digest(data: bytes, digest: str) -> None:
     actual = "sha256:" + hashlib.sha256(data).hexdigest()
     if actual != digest:
         raise ValueError(f"its digest is {actual}, the signed index says {digest}")
+
+
+def _check_listed(catalog: Any, report: Report) -> dict[str, Any]:
+    """The files the signed lists of ``tuf/files/`` name, each checked that was not already
+    (a list that does not match its signed digest failed above and names nothing here)."""
+    listed: dict[str, Any] = {}
+    signed = catalog.signed
+    for path in sorted(p for p in signed.targets if p.startswith(FILE_LISTS)):
+        try:
+            data = catalog.site_file(path)
+            signed.check(path, data)
+        except (LoaderError, OSError, ValueError):
+            continue
+        listed.update(json.loads(data)["files"])
+    for rel, info in sorted(listed.items()):
+        if rel not in report.seen and url_of(rel) not in report.seen:
+            _check(report, rel, lambda rel=rel, info=info: _same_file(catalog.site_file(rel), info))
+    return listed
+
+
+def _same_file(data: bytes, info: dict[str, Any]) -> None:
+    sha = hashlib.sha256(data).hexdigest()
+    if len(data) != info["length"] or sha != info["hashes"]["sha256"]:
+        raise ValueError(f"{len(data)} bytes with sha256 {sha}; the signed list says {info['length']} "
+                         f"bytes with sha256 {info['hashes']['sha256']}")
+
+
+def _folder_files(folder: Path) -> list[str]:
+    """The site paths of a site folder's files, but its ``tuf/`` and its marker file."""
+    found = []
+    for parent, _, names in os.walk(folder):
+        rel_parent = Path(parent).relative_to(folder).as_posix()
+        found += [name if rel_parent == "." else f"{rel_parent}/{name}" for name in names]
+    return [rel for rel in found if not rel.startswith("tuf/") and rel != OUTPUT_MARKER]

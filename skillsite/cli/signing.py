@@ -80,7 +80,7 @@ def verify(source: str, trusted_keys: tuple[str, ...], as_json: bool, timeout: f
                 keys = named_keys(unchecked.manifest, unchecked.location)
             catalog = Catalog.open(source, cache_dir=cache, timeout=timeout, max_risk="high",
                                    trusted_keys=[k.text for k in keys])
-            report = check_files(catalog)
+            report = check_files(catalog, _site_folder(source))
         except (LoaderError, ValueError) as exc:
             report = refused(str(source), exc)
     if as_json:
@@ -89,6 +89,16 @@ def verify(source: str, trusted_keys: tuple[str, ...], as_json: bool, timeout: f
         for line in verify_lines(report):
             click.echo(printable(line))
     sys.exit(0 if report.ok else 1)
+
+
+def _site_folder(source: str):
+    """The site folder ``source`` names (the folder, or its skills.json), else None (a URL)."""
+    from pathlib import Path
+
+    if "://" in source:
+        return None
+    path = Path(source)
+    return path if path.is_dir() else path.parent if path.is_file() else None
 
 
 def verify_lines(report) -> list[str]:

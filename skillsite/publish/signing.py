@@ -4,7 +4,10 @@ layout and how agents check it).
 A signed build writes ``tuf/``: the chain of roots (``1.root.json`` ... ``N.root.json``, and
 ``root.json``, the latest), then ``timestamp.json``, ``V.snapshot.json`` and ``V.targets.json``
 for the catalog's version V, whose targets pin ``skills.json`` and the other catalog-wide files
-by length and sha256.  V grows with every published change: ``max(previous V + 1, the time in
+by length and sha256, and the lists in ``tuf/files/`` that give the length and sha256 of every
+other published file (pages, assets, XML fragments, the sitemap...: what no digest in
+``skills.json`` reaches), in bins by the hash of the path so that no list grows past
+:data:`FILES_PER_LIST` entries.  V grows with every published change: ``max(previous V + 1, the time in
 seconds)``, so it grows even after a build that lost the previous metadata; a build that
 publishes the same files again while the signatures are fresh republishes them unchanged.
 The previous metadata comes from the current output (``tuf/``), else from the cache folder's
@@ -27,11 +30,16 @@ from typing import Any
 from skillsite.agent.trust import TUF_DIR, expiry
 from skillsite.agent.trust_keys import PublicKey
 from skillsite.config_sections import parse_duration
+from skillsite.publish.staging import MARKER as OUTPUT_MARKER  # written after signing: not signed
 
 #: The catalog-wide files the targets pin (those the catalog has); the rest hangs from skills.json.
 TARGET_FILES = ("skills.json", "skills.schema.json", "tuf.schema.json", "skillsite.schema.json", "available_skills.xml",
                 "llms.txt", ".well-known/agent-skills/index.json", ".well-known/skills/index.json",
                 ".claude-plugin/marketplace.json", "skills/index.json")
+#: Where the lists of every published file's digest go, and how many files one list holds at most
+#: (a catalog of up to that many files has one list, ``all.json``).
+FILES_DIR = "files/"
+FILES_PER_LIST = 4096
 SIGNING_KEY_ENV = "SKILLSITE_SIGNING_KEY"
 DEFAULT_EXPIRES = timedelta(days=30)
 #: A root (the key) is valid for a year at least, twice the metadata's validity when longer,
@@ -126,8 +134,9 @@ class Previous:
             roots = {int(p.name.split(".")[0]): p.read_bytes() for p in folder.glob("*.root.json")
                      if p.name.split(".")[0].isdigit()}
             if roots:
-                return cls(roots, {p.name: p.read_bytes() for p in folder.glob("*.json") if p.name not in
-                                   {f"{n}.root.json" for n in roots}})
+                documents = [*folder.glob("*.json"), *folder.glob(FILES_DIR + "*.json")]
+                return cls(roots, {p.relative_to(folder).as_posix(): p.read_bytes() for p in documents
+                                   if p.name not in {f"{n}.root.json" for n in roots}})
         return cls({}, {})
 
     def signed(self, name: str) -> dict[str, Any] | None:
@@ -199,15 +208,43 @@ def _new_root(metadata: Any, serializer: Any, version: int, key: SigningKey, sig
     return document.to_bytes(serializer(compact=True))
 
 
-def _targets_of(site: Path) -> dict[str, tuple[int, str]]:
-    """Length and sha256 of each catalog-wide file the output holds."""
+def _targets_of(site: Path, lists: dict[str, bytes]) -> dict[str, tuple[int, str]]:
+    """Length and sha256 of each catalog-wide file the output holds, and of each file list."""
     found = {}
     for rel in TARGET_FILES:
         path = site / rel
         if path.is_file():
             data = path.read_bytes()
             found[rel] = (len(data), hashlib.sha256(data).hexdigest())
+    for name, data in lists.items():
+        found[TUF_DIR + name] = (len(data), hashlib.sha256(data).hexdigest())
     return found
+
+
+def output_files(site: Path) -> list[str]:
+    """The site paths of a published output's files, but its ``tuf/`` and its marker file."""
+    found = []
+    for folder, _, names in os.walk(site):
+        rel_folder = Path(folder).relative_to(site).as_posix()
+        found += [name if rel_folder == "." else f"{rel_folder}/{name}" for name in names]
+    return [rel for rel in found if not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER]
+
+
+def file_lists(site: Path, paths: list[str]) -> dict[str, bytes]:
+    """The files of ``tuf/files/`` (by name under ``tuf/``): every path's length and sha256, in
+    bins by the first hex digits of the path's sha256, as few digits as keep each bin within
+    :data:`FILES_PER_LIST` (none: one list, ``all.json``)."""
+    digits = 0
+    while len(paths) > FILES_PER_LIST * 16 ** digits:
+        digits += 1
+    bins: dict[str, dict[str, Any]] = {}
+    for rel in sorted(paths):
+        data = (site / rel).read_bytes()
+        name = hashlib.sha256(rel.encode("utf-8")).hexdigest()[:digits] or "all"
+        bins.setdefault(name, {})[rel] = {"length": len(data), "hashes": {"sha256": hashlib.sha256(data).hexdigest()}}
+    return {f"{FILES_DIR}{name}.json": json.dumps({"files": files}, ensure_ascii=False, sort_keys=True,
+                                                   separators=(",", ":")).encode("utf-8")
+            for name, files in sorted(bins.items())}
 
 
 def _unchanged(previous: Previous, roots: dict[int, bytes], targets: dict[str, tuple[int, str]],
@@ -226,14 +263,16 @@ def _unchanged(previous: Previous, roots: dict[int, bytes], targets: dict[str, t
     return str(version) if pinned == targets else None
 
 
-def sign_catalog(site: Path, signing: Signing, previous: Previous, now: datetime | None = None
-                 ) -> tuple[dict[str, bytes], Signed]:
-    """The files of ``tuf/`` (by name) signing the catalog written in ``site``, and what they say."""
+def sign_catalog(site: Path, signing: Signing, previous: Previous, now: datetime | None = None,
+                 published: list[str] | None = None) -> tuple[dict[str, bytes], Signed]:
+    """The files of ``tuf/`` (by name) signing the catalog written in ``site``, and what they say;
+    ``published``: the site paths of its files (default: what the folder holds)."""
     now = _seconds(now or datetime.now(timezone.utc))
     roots = _roots(previous, signing, now)
-    targets = _targets_of(site)
+    lists = file_lists(site, output_files(site) if published is None else published)
+    targets = _targets_of(site, lists)
     kept = _unchanged(previous, roots, targets, signing, now)
-    files = {f"{n}.root.json": data for n, data in roots.items()}
+    files = {f"{n}.root.json": data for n, data in roots.items()} | lists
     files["root.json"] = roots[max(roots)]
     if kept is not None:
         for name in ("timestamp.json", f"{kept}.snapshot.json", f"{kept}.targets.json"):
@@ -269,7 +308,8 @@ def _role_files(signing: Signing, version: int, targets: dict[str, tuple[int, st
 def sign_staging(staging: Any, signing: Signing, previous: list[Path]) -> Signed:
     """Sign the catalog a build wrote into ``staging`` (:class:`~skillsite.publish.staging.Staging`):
     its ``tuf/`` files, continuing the metadata of the first of ``previous`` that has some."""
-    files, signed = sign_catalog(staging.path, signing, Previous.read(previous))
+    published = [rel for rel in staging.placed if not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER]
+    files, signed = sign_catalog(staging.path, signing, Previous.read(previous), published=published)
     for name, data in sorted(files.items()):
         staging.write(TUF_DIR + name, data)
     return signed

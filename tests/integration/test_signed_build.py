@@ -42,7 +42,7 @@ def public_of(key_file: Path) -> str:
 
 
 def tuf_files(site: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted((site / "tuf").iterdir())}
+    return {p.relative_to(site / "tuf").as_posix(): p.read_bytes() for p in sorted((site / "tuf").rglob("*")) if p.is_file()}
 
 
 def version_of(site: Path) -> int:
@@ -73,13 +73,16 @@ def test_a_signed_build_publishes_valid_tuf_metadata_and_says_so_where_people_lo
     schema = load_schema("tuf.schema.json")
     assert json.loads((out / "tuf.schema.json").read_text("utf-8")) == schema
     files = tuf_files(out)
-    assert sorted(files) == sorted(["1.root.json", "root.json", "timestamp.json", f"{version_of(out)}.snapshot.json",
+    assert sorted(files) == sorted(["1.root.json", "root.json", "timestamp.json", f"{version_of(out)}.snapshot.json", "files/all.json",
                                     f"{version_of(out)}.targets.json"])
     for data in files.values():
         jsonschema.validate(json.loads(data), schema)
     targets = json.loads(files[f"{version_of(out)}.targets.json"])["signed"]["targets"]
     assert {"skills.json", "available_skills.xml", "llms.txt", ".well-known/agent-skills/index.json",
-            "skillsite.schema.json"} <= set(targets)
+            "skillsite.schema.json", "tuf/files/all.json"} <= set(targets)
+    listed = json.loads(files["files/all.json"])["files"]
+    assert {"index.html", "skills/code-review/index.html", "skills/code-review/skill.xml"} <= set(listed)
+    assert not any(path.startswith("tuf/") for path in listed) and ".skillsite-output" not in listed
     manifest = json.loads((out / "skills.json").read_text("utf-8"))
     assert manifest["signing"]["key"] == key and manifest["signing"]["metadata"] == "tuf/"
     assert f"--trusted-key {key}" in (out / "index.html").read_text("utf-8")
@@ -178,7 +181,10 @@ FLIPPED = ["skills.json", "tuf/timestamp.json", "tuf/1.root.json", "manifest/pag
            "skills/code-review/versions.json", "skills/incident-response/versions/4.0.2/SKILL.md",
            "knowledge/runbooks/database-restore.md", "available_skills.xml", ".well-known/agent-skills/index.json",
            ".well-known/agent-skills/archives/code-review.tar.gz", ".well-known/skills/code-review/SKILL.md",
-           "llms.txt"]
+           "llms.txt",
+           # what agents do not read, listed with its digest in tuf/files/
+           "index.html", "skills/code-review/index.html", "skills/code-review/skill.xml", "tags/index.html", "404.html",
+           "_headers", "robots.txt", "skills/code-review/entry.xml"]
 
 
 @pytest.mark.parametrize("path", FLIPPED)
@@ -192,3 +198,33 @@ def test_verify_names_any_signed_file_with_one_byte_flipped(path: str, signed_ex
     assert done.returncode == 1
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
     assert failed and any(path in line for line in failed), done.stdout
+
+
+def test_verify_names_every_published_file_changed_and_one_added(signed_examples: Path, key_file: Path,
+                                                                 tmp_path: Path) -> None:
+    """Every file of the folder but the metadata itself, a byte flipped in each (the assets, search
+    files and every page too), and a page added: each named, and nothing else."""
+    from skillsite.agent.verify import check_files
+    from skillsite.loader import Catalog
+
+    site = Path(shutil.copytree(signed_examples, tmp_path / "_site"))
+    published = sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
+                       if p.is_file() and not p.relative_to(site).as_posix().startswith("tuf/") and p.name != ".skillsite-output")
+    assert len(published) > 150 and any(p.startswith("assets/") for p in published)
+    for rel in published:
+        data = bytearray((site / rel).read_bytes() or b"\0")
+        data[len(data) // 2] ^= 0x01
+        (site / rel).write_bytes(bytes(data))
+    (site / "skills" / "code-review" / "extra.html").write_text("<script>steal()</script>")
+    try:
+        catalog = Catalog.open(site, cache_dir=tmp_path / "cache", max_risk="high", trusted_keys=[public_of(key_file)])
+    except Exception as refused:  # skills.json itself changed: refused at open, named by the CLI test above
+        assert "skills.json" in str(refused)
+        shutil.copy2(signed_examples / "skills.json", site / "skills.json")
+        catalog = Catalog.open(site, cache_dir=tmp_path / "cache", max_risk="high", trusted_keys=[public_of(key_file)])
+    report = check_files(catalog, site)
+    named = {path for path, _ in report.failures}
+    assert "skills/code-review/extra.html" in named
+    missed = [rel for rel in published if rel != "skills.json" and rel not in named
+              and not any(rel in path for path in named)]
+    assert missed == []
