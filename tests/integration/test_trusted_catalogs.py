@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -166,7 +167,13 @@ def other_key(builds: Builds, tmp: Path, keys: Keys) -> Path:
 
 
 def expired(builds: Builds, tmp: Path, keys: Keys) -> Path:
-    """The catalog signed by the right key, with metadata that expired a minute ago."""
+    """The catalog signed by the right key, with metadata that expired a minute ago, and a version
+    above the last one (a build from nothing numbers it by the time in seconds: built in the same
+    second as v2 it would be v2's number, which a TUF client takes for the same timestamp and
+    skips without looking at its expiry)."""
+    published = json.loads((builds.v2 / "tuf/timestamp.json").read_bytes())["signed"]["version"]
+    while time.time() < published + 1:
+        time.sleep(0.05)
     return builds.again(Signing(keys.main, expires=timedelta(seconds=-60)), tmp / "expired", fresh=True)
 
 
