@@ -21,7 +21,7 @@ from typing import Any, Callable
 from skillsite.agent.errors import LoaderError, NotFoundError, TrustError
 from skillsite.agent.trust import SignedCatalog, verify_root_chain
 from skillsite.agent.trust_keys import PublicKey
-from skillsite.agent.site_urls import url_of
+from skillsite.agent.site_urls import path_of, url_of
 
 #: The signed lists of every published file's length and sha256 (skillsite.publish.signing).
 FILE_LISTS = "tuf/files/"
@@ -74,9 +74,11 @@ def check_files(catalog: Any, folder: Path | None = None) -> Report:
     _check_all(catalog, report)
     listed = _check_listed(catalog, report)
     if folder is not None:
-        for rel in sorted(set(_folder_files(folder)) - listed.keys()):
+        checked = {path_of(path) for path in report.seen}
+        for rel in sorted(set(_folder_files(folder)) - listed.keys() - checked):
             report.checked += 1
-            report.failures.append((rel, "it is published, but no signed list of tuf/files/ names it"))
+            report.failures.append((rel, "it is published, but neither skills.json nor a signed list of "
+                                         "tuf/files/ pins it"))
     return report
 
 

@@ -24,7 +24,7 @@ from skillsite.publish.catalog_files import (keep_search, listing_budgets, publi
 from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
-from skillsite.publish.signing import keep_copy, previous_folders, sign_staging, signing_hint
+from skillsite.publish.signing import keep_copy, pinned_skill_files, previous_folders, sign_staging, signing_hint
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
 from skillsite.publish.staging import Published, Staging, keyed
 from skillsite.publish.stored_pages import StoredPages, entry_keys
@@ -102,7 +102,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
     see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first)."""
     config = plan.config
     mtime, generated_at = source_date()
-    staging = Staging(plan.out, state.outputs if state else None, back_folder(plan), state.back if state else None)
+    staging = Staging(plan.out, state.outputs if state else None, back_folder(plan), state.back if state else None,
+                      digests=plan.signing is not None)
     try:
         with stage("skills"):
             versions_of = {skill_id: r.versions for skill_id, r in releases.items()}
@@ -135,7 +136,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                        {entry.id: key for entry, key in zip(publication.entries, keys)})
         if plan.signing is not None:
             with stage("sign"):
-                sign_staging(staging, plan.signing, previous_folders(plan.out, plan.cache_dir))
+                sign_staging(staging, plan.signing, previous_folders(plan.out, plan.cache_dir),
+                             pinned_skill_files(publication.entries))
         with stage("swap"):
             files = staging.commit()
     except BaseException:

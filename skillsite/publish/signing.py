@@ -5,8 +5,8 @@ A signed build writes ``tuf/``: the chain of roots (``1.root.json`` ... ``N.root
 ``root.json``, the latest), then ``timestamp.json``, ``V.snapshot.json`` and ``V.targets.json``
 for the catalog's version V, whose targets pin ``skills.json`` and the other catalog-wide files
 by length and sha256, and the lists in ``tuf/files/`` that give the length and sha256 of every
-other published file (pages, assets, XML fragments, the sitemap...: what no digest in
-``skills.json`` reaches), in bins by the hash of the path so that no list grows past
+other published file (pages, assets, XML fragments, the sitemap...; not the skills' own
+files, which ``skills.json`` pins one by one), in bins by the hash of the path so that no list grows past
 :data:`FILES_PER_LIST` entries.  V grows with every published change: ``max(previous V + 1, the time in
 seconds)``, so it grows even after a build that lost the previous metadata; a build that
 publishes the same files again while the signatures are fresh republishes them unchanged.
@@ -25,8 +25,9 @@ import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
+from skillsite.agent.site_urls import path_of
 from skillsite.agent.trust import TUF_DIR, expiry
 from skillsite.agent.trust_keys import PublicKey
 from skillsite.config_sections import parse_duration
@@ -230,21 +231,28 @@ def output_files(site: Path) -> list[str]:
     return [rel for rel in found if not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER]
 
 
-def file_lists(site: Path, paths: list[str]) -> dict[str, bytes]:
-    """The files of ``tuf/files/`` (by name under ``tuf/``): every path's length and sha256, in
-    bins by the first hex digits of the path's sha256, as few digits as keep each bin within
+def file_lists(site: Path, paths: list[str], known: dict[str, tuple[int, str]] | None = None) -> dict[str, bytes]:
+    """The files of ``tuf/files/`` (by name under ``tuf/``): every path's length and sha256
+    (``known``: those noted when the build wrote them; the others are read), in bins by the first
+    hex digits of the path's sha256, as few digits as keep each bin within
     :data:`FILES_PER_LIST` (none: one list, ``all.json``)."""
+    known = known or {}
     digits = 0
     while len(paths) > FILES_PER_LIST * 16 ** digits:
         digits += 1
     bins: dict[str, dict[str, Any]] = {}
     for rel in sorted(paths):
-        data = (site / rel).read_bytes()
-        name = hashlib.sha256(rel.encode("utf-8")).hexdigest()[:digits] or "all"
-        bins.setdefault(name, {})[rel] = {"length": len(data), "hashes": {"sha256": hashlib.sha256(data).hexdigest()}}
-    return {f"{FILES_DIR}{name}.json": json.dumps({"files": files}, ensure_ascii=False, sort_keys=True,
+        length, sha = known.get(rel) or _digest_of(site / rel)
+        name = hashlib.sha256(rel.encode("utf-8")).hexdigest()[:digits] if digits else "all"
+        bins.setdefault(name, {})[rel] = {"hashes": {"sha256": sha}, "length": length}
+    return {f"{FILES_DIR}{name}.json": json.dumps({"files": files}, ensure_ascii=False,  # made in path order
                                                    separators=(",", ":")).encode("utf-8")
             for name, files in sorted(bins.items())}
+
+
+def _digest_of(path: Path) -> tuple[int, str]:
+    data = path.read_bytes()
+    return len(data), hashlib.sha256(data).hexdigest()
 
 
 def _unchanged(previous: Previous, roots: dict[int, bytes], targets: dict[str, tuple[int, str]],
@@ -264,12 +272,14 @@ def _unchanged(previous: Previous, roots: dict[int, bytes], targets: dict[str, t
 
 
 def sign_catalog(site: Path, signing: Signing, previous: Previous, now: datetime | None = None,
-                 published: list[str] | None = None) -> tuple[dict[str, bytes], Signed]:
+                 published: list[str] | None = None, known: dict[str, tuple[int, str]] | None = None
+                 ) -> tuple[dict[str, bytes], Signed]:
     """The files of ``tuf/`` (by name) signing the catalog written in ``site``, and what they say;
-    ``published``: the site paths of its files (default: what the folder holds)."""
+    ``published``: the site paths of its files (default: what the folder holds); ``known``: the
+    digests of those noted as they were written."""
     now = _seconds(now or datetime.now(timezone.utc))
     roots = _roots(previous, signing, now)
-    lists = file_lists(site, output_files(site) if published is None else published)
+    lists = file_lists(site, output_files(site) if published is None else published, known)
     targets = _targets_of(site, lists)
     kept = _unchanged(previous, roots, targets, signing, now)
     files = {f"{n}.root.json": data for n, data in roots.items()} | lists
@@ -305,11 +315,26 @@ def _role_files(signing: Signing, version: int, targets: dict[str, tuple[int, st
     return files
 
 
-def sign_staging(staging: Any, signing: Signing, previous: list[Path]) -> Signed:
+def pinned_skill_files(entries: Iterable[Any]) -> set[str]:
+    """The site paths of every skill's SKILL.md and bundled files (of its manifest entries):
+    ``skills.json`` pins each by its sha256, and ``skillsite verify`` checks them there, so the
+    file lists leave them out (they are most of a catalog's bytes)."""
+    pinned = set()
+    for entry in entries:
+        folder = path_of(entry.urls.files)
+        pinned.add(folder + "SKILL.md")
+        pinned.update(folder + record.path for record in entry.files)
+    return pinned
+
+
+def sign_staging(staging: Any, signing: Signing, previous: list[Path], pinned: set[str] = frozenset()) -> Signed:
     """Sign the catalog a build wrote into ``staging`` (:class:`~skillsite.publish.staging.Staging`):
-    its ``tuf/`` files, continuing the metadata of the first of ``previous`` that has some."""
-    published = [rel for rel in staging.placed if not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER]
-    files, signed = sign_catalog(staging.path, signing, Previous.read(previous), published=published)
+    its ``tuf/`` files, continuing the metadata of the first of ``previous`` that has some;
+    ``pinned``: the files ``skills.json`` pins, left out of the file lists."""
+    published = [rel for rel in staging.placed
+                 if not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER and rel not in pinned]
+    files, signed = sign_catalog(staging.path, signing, Previous.read(previous), published=published,
+                                 known=staging.digests)
     for name, data in sorted(files.items()):
         staging.write(TUF_DIR + name, data)
     return signed
@@ -337,8 +362,10 @@ def resign_due(out: Path, signing: Signing, cache_folder: Path | None) -> bool:
     """Whether the published metadata must be signed again although no input changed: another
     key or rotation, a root close to expiring, or less than half of the signatures' validity left."""
     previous = Previous.read(previous_folders(out, cache_folder))
+    listed = [path for name, data in previous.files.items() if name.startswith(FILES_DIR)
+              for path in json.loads(data)["files"]]
     try:
-        files, _ = sign_catalog(out, signing, previous)
+        files, _ = sign_catalog(out, signing, previous, published=listed or None)
     except SigningError:
         return True  # the build itself says why
     return any(previous.files.get(name, previous.roots.get(_root_number(name))) != data for name, data in files.items())

@@ -98,7 +98,7 @@ class PublishedSkill:
 
     def to_json(self) -> list[Any]:
         """What the next build needs to take this publication as it is (:func:`_published_before`)."""
-        return [self.entry.to_json(), [[rel, key] for rel, key, _ in self.placed if key is not None], self.archive]
+        return [self.entry.to_json(), [[rel, key] for rel, key, *_ in self.placed if key is not None], self.archive]
 
 
 def resolve_skill_dependencies(skills: Sequence[Skill], releases: Mapping[str, Sequence[str]] | None

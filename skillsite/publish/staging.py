@@ -34,7 +34,11 @@ Recorded = tuple[str, int, int]
 #: What a commit gives of each file of the new output: content key (None: it has none), size, mtime_ns.
 Published = tuple["str | None", int, int]
 #: What a worker placed: (site path, content key if it has one, written rather than kept as found).
-Placed = tuple[str, "str | None", bool]
+#: A file's length and sha256, known when this build wrote it (what signed file lists need).
+Digest = tuple[int, str]
+#: A file placed in the new output: its site path, content key, whether this build wrote it (or
+#: took it as the folder held it), and its digest when known.
+Placed = tuple[str, "str | None", bool, "Digest | None"]
 #: The staging folder's name: ``.<target name>.building-<random>``.
 BUILDING = "building"
 
@@ -112,8 +116,12 @@ class Staging:
     """
 
     def __init__(self, target: Path, previous: dict[str, Recorded] | None = None, back: Path | None = None,
-                 back_records: dict[str, Recorded] | None = None):
+                 back_records: dict[str, Recorded] | None = None, digests: bool = False):
         self.target = target.absolute()
+        #: whether to note each written file's digest (a signed build lists them all)
+        self.note_digests = digests
+        #: the length and sha256 of the files this build wrote, where noted
+        self.digests: dict[str, Digest] = {}
         self.previous = previous if previous and is_previous_output(self.target) else {}
         #: every file of the new output, by site path: its content key (None: it has none)
         self.placed: dict[str, str | None] = {}
@@ -202,7 +210,7 @@ class Staging:
             return False
         if not all(self.keep(rel, key) for rel, key in elsewhere):
             return False  # a file went missing since it was looked at
-        self.adopt((rel, key, False) for rel, key in files)  # those linked stay written
+        self.adopt((rel, key, False, None) for rel, key in files)  # those linked stay written
         return True
 
     def fresh(self, rel: str) -> str:
@@ -222,7 +230,7 @@ class Staging:
         path = self.fresh(rel)
         with written(path), open(path, "wb") as out:
             out.write(data)
-        self._placed(rel, key)
+        self._placed(rel, key, digest=(len(data), hashlib.sha256(data).hexdigest()) if self.note_digests else None)
 
     def write_keyed(self, rel: str, key: str, make: Any) -> None:
         """Keep ``rel`` if unchanged (see :meth:`keep`), else write ``make()``."""
@@ -241,7 +249,7 @@ class Staging:
                 size += len(chunk)
                 chunks.append(chunk)
         key = sha.hexdigest()
-        self._placed(rel, key)
+        self._placed(rel, key, digest=(size, key))
         return size, key, chunks[0] if len(chunks) == 1 else (b"" if not chunks else None)
 
     def link(self, published: str, rel: str, key: str) -> None:
@@ -254,11 +262,11 @@ class Staging:
                 os.link(source, dest)
             except OSError:
                 shutil.copyfile(source, dest)
-        self._placed(rel, key)
+        self._placed(rel, key, digest=self.digests.get(published))
 
-    def _placed(self, rel: str, key: str | None, written: bool = True) -> None:
-        self.journal.append((rel, key, written))
-        self.adopt([(rel, key, written)])
+    def _placed(self, rel: str, key: str | None, written: bool = True, digest: Digest | None = None) -> None:
+        self.journal.append((rel, key, written, digest))
+        self.adopt([(rel, key, written, digest)])
 
     def take_journal(self) -> list[Placed]:
         """What was placed since the last call (a worker sends it to the process that commits)."""
@@ -268,7 +276,11 @@ class Staging:
     def adopt(self, placed: Iterable[Placed]) -> None:
         """Record files placed here or by a worker (a file once written stays written; a key
         once known stays known)."""
-        for rel, key, wrote in placed:
+        for rel, key, wrote, digest in placed:
+            if digest is not None:
+                self.digests[rel] = digest
+            elif wrote:
+                self.digests.pop(rel, None)  # written again, its digest not noted
             if wrote:
                 self.kept.discard(rel)
             elif rel not in self.placed:

@@ -228,3 +228,21 @@ def test_verify_names_every_published_file_changed_and_one_added(signed_examples
     missed = [rel for rel in published if rel != "skills.json" and rel not in named
               and not any(rel in path for path in named)]
     assert missed == []
+
+
+def test_the_file_lists_hold_the_digests_of_the_files_as_published(key_file: Path, tmp_path: Path) -> None:
+    """The digests a build notes as it writes (and reads for the files it keeps) are those of the
+    published bytes, after a cold build and after a rebuild that changed one skill."""
+    from skillsite.publish.signing import file_lists
+
+    src = Path(shutil.copytree(EXAMPLES, tmp_path / "src"))
+    out = tmp_path / "_site"
+    flags = ["-o", str(out), "--sign-key", str(key_file), "--cache-dir", str(tmp_path / "cache"), "-q"]
+    for change in (None, "code-review"):
+        if change:
+            skill_md = src / change / "SKILL.md"
+            skill_md.write_text(skill_md.read_text("utf-8") + "\nOne more line.\n", "utf-8")
+        assert skillsite("build", str(src), *flags, cwd=tmp_path).returncode == 0
+        lists = {p.relative_to(out / "tuf").as_posix(): p.read_bytes() for p in (out / "tuf/files").glob("*.json")}
+        paths = [path for data in lists.values() for path in json.loads(data)["files"]]
+        assert len(paths) > 100 and file_lists(out, paths) == lists

@@ -129,6 +129,13 @@ def rewritten(builds: Builds, tmp: Path) -> Path:
         skill_md.write_text(honest, "utf-8")
     shutil.rmtree(site / "tuf", ignore_errors=True)
     shutil.copytree(builds.v2 / "tuf", site / "tuf")
+    # dated later than v2's files, as a host's new upload is: python's http.server answers a
+    # cache's revalidation with 304 when a file is not newer (to the second), and a cache that
+    # kept v2's signed skills.json would then refuse the rewritten SKILL.md instead (still refused,
+    # for another reason than the one this attack tests)
+    later = time.time() + 10
+    for path in site.rglob("*"):
+        os.utime(path, (later, later))
     return site
 
 

@@ -62,7 +62,7 @@ def test_a_file_written_after_it_was_kept_stays_written_and_its_key_stays_known(
     rel = "skills/a/index.html"
     assert staging.keep(rel, FILES[rel].decode()) and staging.kept == {rel}
     staging.write(rel, b"<p>new</p>\n", "new-key")
-    staging.adopt([(rel, None, False)])
+    staging.adopt([(rel, None, False, None)])
     assert staging.kept == set() and staging.written == {rel} and staging.placed == {rel: "new-key"}
     published = staging.commit()
     assert published[rel] == ("new-key", len(b"<p>new</p>\n"), os.lstat(tmp_path / "site" / rel).st_mtime_ns)
