@@ -9,7 +9,7 @@ import click
 
 from skillsite.cli.checking import load_site_config
 from skillsite.cli.output import (EXIT_BUSY, EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE, budget_line,
-                                  check_codes, default_format, emit_diagnostics, nothing_found, report_file,
+                                  check_codes, default_format, emit_diagnostics, fail, nothing_found, report_file,
                                   severity_counts)
 from skillsite.diagnostics import MAX_LISTED, counted, describe_os_error
 
@@ -121,21 +121,17 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
                                progress=reporter.start if reporter else None, wait=wait,
                                on_wait=lambda text: click.echo(f"skillsite: {text}", err=True), signing=signing)
     except SigningError as exc:
-        click.echo(f"skillsite: {exc}; {out} was left as it was", err=True)
-        sys.exit(EXIT_USAGE)
+        fail(f"{exc}; {out} was left as it was", EXIT_USAGE)
     except OutputError as exc:
-        click.echo(f"skillsite: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+        fail(str(exc), EXIT_USAGE)
     except OutputBusy as exc:
-        click.echo(f"skillsite: {exc}", err=True)
-        sys.exit(EXIT_BUSY)
+        fail(str(exc), EXIT_BUSY)
     except CacheNotSaved as exc:
         click.echo(f"skillsite: {describe_os_error(exc)}; the catalog was published into {out}, "
                    "but the cache was not saved", err=True)
         sys.exit(EXIT_ENVIRONMENT)
     except OSError as exc:
-        click.echo(f"skillsite: {describe_os_error(exc)}; {out} was left as it was", err=True)
-        sys.exit(EXIT_ENVIRONMENT)
+        fail(f"{describe_os_error(exc)}; {out} was left as it was", EXIT_ENVIRONMENT)
     finally:
         if reporter:
             reporter.finish()
@@ -168,8 +164,7 @@ def signing_or_exit(sign_key: Path | None, rotate_from: Path | None, expires: st
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--expires") from None
     except SigningError as exc:
-        click.echo(f"skillsite: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+        fail(str(exc), EXIT_USAGE)
 
 
 def _failure_advice(result, strict: bool) -> str:

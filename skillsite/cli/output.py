@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -19,6 +20,12 @@ EXIT_USAGE = 2        # a bad command line, configuration or output folder
 EXIT_ENVIRONMENT = 3  # the machine refused: no space, a read-only or forbidden folder, a name too long
 EXIT_BUSY = 4         # another build is writing into the output's folder (--no-wait)
 EXIT_NO_SKILLS = 5    # a source folder holds no SKILL.md at all (SK013): a typo, or an empty tree
+
+
+def fail(text: str, code: int) -> NoReturn:
+    """End the command: one line ``skillsite: text`` on standard error, and exit status ``code``."""
+    click.echo(f"skillsite: {text}", err=True)
+    sys.exit(code)
 
 
 def default_format() -> str:

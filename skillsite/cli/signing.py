@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, printable
+from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, fail, printable
 from skillsite.diagnostics import counted, describe_os_error
 
 
@@ -25,14 +25,11 @@ def keys_new(out: Path) -> None:
     try:
         public = new_key_file(out)
     except FileExistsError:
-        click.echo(f"skillsite: {out} exists; refusing to replace a key (choose another file)", err=True)
-        sys.exit(EXIT_USAGE)
+        fail(f"{out} exists; refusing to replace a key (choose another file)", EXIT_USAGE)
     except SigningError as exc:
-        click.echo(f"skillsite: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+        fail(str(exc), EXIT_USAGE)
     except OSError as exc:
-        click.echo(f"skillsite: {describe_os_error(exc)}", err=True)
-        sys.exit(EXIT_ENVIRONMENT)
+        fail(f"{describe_os_error(exc)}", EXIT_ENVIRONMENT)
     click.echo(f"Wrote the private key to {out} (mode 0600): keep it secret, e.g. as a CI secret for "
                "$SKILLSITE_SIGNING_KEY. Agents pin the public key:")
     click.echo(public.text)
@@ -47,8 +44,7 @@ def keys_public(key_file: Path) -> None:
     try:
         click.echo(SigningKey.from_file(key_file).public.text)
     except SigningError as exc:
-        click.echo(f"skillsite: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+        fail(str(exc), EXIT_USAGE)
 
 
 @click.command()
