@@ -406,6 +406,7 @@ def signing_of(key_file: Path | None, rotate_from: Path | None, expires: str | N
     else:
         return None
     validity = parse_duration(expires or configured.get("expires") or "30d")
+    _tuf()  # refused now when python-tuf is missing, not after the whole catalog was built
     return Signing(key, SigningKey.from_file(rotate_from) if rotate_from is not None else None, validity)
 
 

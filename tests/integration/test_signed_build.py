@@ -246,3 +246,16 @@ def test_the_file_lists_hold_the_digests_of_the_files_as_published(key_file: Pat
         lists = {p.relative_to(out / "tuf").as_posix(): p.read_bytes() for p in (out / "tuf/files").glob("*.json")}
         paths = [path for data in lists.values() for path in json.loads(data)["files"]]
         assert len(paths) > 100 and file_lists(out, paths) == lists
+
+
+def test_a_signed_build_without_python_tuf_is_refused_before_anything_is_built(key_file: Path, tmp_path: Path) -> None:
+    """The trust extra missing (here: a python-tuf that cannot be imported, first on the path):
+    refused at once with the install line, not after the whole catalog was built."""
+    shim = tmp_path / "shim" / "tuf"
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text("raise ImportError('python-tuf is not installed (test)')\n")
+    out = tmp_path / "_site"
+    done = skillsite("build", str(EXAMPLES), "-o", str(out), "--sign-key", str(key_file), cwd=tmp_path,
+                     env={"PYTHONPATH": f"{shim.parent}{os.pathsep}{REPO}"})
+    assert done.returncode == 2 and done.stderr.strip().endswith("pip install 'skillsite[trust]'"), done.stderr
+    assert "was left as it was" not in done.stderr and not out.exists()  # (said when a build failed at signing)
