@@ -15,7 +15,6 @@ Run:  python benchmarks/trust_cost.py [--builds 3] [--opens 15] [--skills 10000]
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import subprocess
 import sys
@@ -57,13 +56,14 @@ def median_ms(values: list[float]) -> str:
 
 
 def signing_cost(key: Signing, builds: int, work: Path) -> None:
-    """Cold builds of the corpus, unsigned and signed, alternated."""
+    """Cold builds of the corpus, unsigned and signed, alternated, each into a folder of its own:
+    none is deleted while builds are timed (this machine's ext4 creates files much more slowly for
+    a while after many were deleted, which made whichever build followed a deletion look slower)."""
     times: dict[str, list[float]] = {"unsigned": [], "signed": []}
     stage: list[float] = []
-    for _ in range(builds):
+    for n in range(builds):
         for name, signing in (("unsigned", None), ("signed", key)):
-            out = work / name / "_site"
-            shutil.rmtree(out.parent, ignore_errors=True)
+            out = work / f"{name}-{n}" / "_site"
             started = time.perf_counter()
             result = build([CORPUS], out, SiteConfig(), keep_going=True, signing=signing)
             times[name].append(time.perf_counter() - started)
