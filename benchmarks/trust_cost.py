@@ -56,13 +56,15 @@ def median_ms(values: list[float]) -> str:
 
 
 def signing_cost(key: Signing, builds: int, work: Path) -> None:
-    """Cold builds of the corpus, unsigned and signed, alternated, each into a folder of its own:
-    none is deleted while builds are timed (this machine's ext4 creates files much more slowly for
-    a while after many were deleted, which made whichever build followed a deletion look slower)."""
+    """Cold builds of the corpus, unsigned and signed, alternated (which goes first alternates
+    too: later builds of a run drift slower), each into a folder of its own: none is deleted
+    while builds are timed (this machine's ext4 creates files much more slowly for a while after
+    many were deleted, which made whichever build followed a deletion look slower)."""
     times: dict[str, list[float]] = {"unsigned": [], "signed": []}
     stage: list[float] = []
     for n in range(builds):
-        for name, signing in (("unsigned", None), ("signed", key)):
+        pair = (("unsigned", None), ("signed", key))
+        for name, signing in pair if n % 2 == 0 else pair[::-1]:
             out = work / f"{name}-{n}" / "_site"
             started = time.perf_counter()
             result = build([CORPUS], out, SiteConfig(), keep_going=True, signing=signing)
