@@ -2,8 +2,8 @@
 
 What each declared pattern needs is derived from the pattern's parse tree at development time
 (``tests/data/literal_derivation.py``, after ripgrep's literal extraction and YARA's atoms) and
-written by ``tests/data/make_literal_table.py`` into :mod:`skillsite.audit.literal_table`; this
-module only reads that table, so the audit needs no private part of ``re`` at run time.  The
+written by ``tests/data/make_literal_table.py`` into ``data/literal_table.json``; this module
+only reads that table, so the audit needs no private part of ``re`` at run time.  The
 tests regenerate the table and fail when it is stale, and check every entry against generated
 matches of its pattern and every match in the fixtures.
 
@@ -12,9 +12,10 @@ needs nothing known: it is searched for in every text, which is slower but finds
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from importlib.resources import files
 
-from skillsite.audit.literal_table import TABLE
 from skillsite.audit.prefilter import Needs
 
 __all__ = ["Literals", "Needs", "literals_of"]
@@ -29,6 +30,15 @@ class Literals:
 
     needs: Needs = ()
     starts: frozenset[str] | None = None
+
+
+def _read_table() -> dict[tuple[str, int], tuple[list[list[str]], list[str] | None]]:
+    """(pattern source, flags) -> (needs, starts), as the generated table gives them."""
+    rows = json.loads(files("skillsite.audit").joinpath("data", "literal_table.json").read_text(encoding="utf-8"))
+    return {(source, flags): (needs, starts) for source, flags, needs, starts in rows}
+
+
+TABLE = _read_table()
 
 
 def literals_of(source: str, flags: int) -> Literals:

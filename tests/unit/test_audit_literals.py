@@ -1,5 +1,5 @@
 """The literals derived from each rule's pattern (tests/data/literal_derivation.py, written into
-skillsite/audit/literal_table.py) are sound: no match of a pattern lies where one of its literals
+skillsite/audit/data/literal_table.json) are sound: no match of a pattern lies where one of its literals
 is missing, nor starts where none of its starts begins; and the committed table is what the
 declared patterns derive today."""
 from __future__ import annotations
@@ -161,7 +161,7 @@ def test_the_capital_dotted_i_is_the_one_character_lower_makes_two_of():
 
 
 def test_the_committed_literal_table_is_what_the_declared_patterns_derive():
-    """Regenerated from the rules as they are, skillsite/audit/literal_table.py is unchanged (after
+    """Regenerated from the rules as they are, skillsite/audit/data/literal_table.json is unchanged (after
     changing a rule: python tests/data/make_literal_table.py)."""
     assert make_literal_table.TABLE.read_text(encoding="utf-8") == make_literal_table.render()
 
