@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from skillsite.agent.errors import LoaderError, NotFoundError, TrustError
-from skillsite.agent.trust import SignedCatalog, verify_root_chain
+from skillsite.agent.trust import TUF_DIR, SignedCatalog, verify_root_chain
 from skillsite.agent.trust_keys import PublicKey
 from skillsite.agent.site_urls import path_of, url_of
 
@@ -75,7 +75,7 @@ def check_files(catalog: Any, folder: Path | None = None) -> Report:
     listed = _check_listed(catalog, report)
     if folder is not None:
         checked = {path_of(path) for path in report.seen}
-        for rel in sorted(set(_folder_files(folder)) - listed.keys() - checked):
+        for rel in sorted(set(published_files(folder)) - listed.keys() - checked):
             report.checked += 1
             report.failures.append((rel, "it is published, but neither skills.json nor a signed list of "
                                          "tuf/files/ pins it"))
@@ -199,10 +199,11 @@ def _same_file(data: bytes, info: dict[str, Any]) -> None:
                          f"bytes with sha256 {info['hashes']['sha256']}")
 
 
-def _folder_files(folder: Path) -> list[str]:
-    """The site paths of a site folder's files, but its ``tuf/`` and its marker file."""
+def published_files(folder: Path) -> list[str]:
+    """The site paths of a site folder's files, but its ``tuf/`` (the signed metadata, which signs
+    the rest) and its marker file: what the signed file lists cover."""
     found = []
     for parent, _, names in os.walk(folder):
         rel_parent = Path(parent).relative_to(folder).as_posix()
         found += [name if rel_parent == "." else f"{rel_parent}/{name}" for name in names]
-    return [rel for rel in found if not rel.startswith("tuf/") and rel != OUTPUT_MARKER]
+    return [rel for rel in found if not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER]

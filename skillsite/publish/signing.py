@@ -5,10 +5,10 @@ A signed build writes ``tuf/``: the chain of roots (``1.root.json`` ... ``N.root
 ``root.json``, the latest), then ``timestamp.json``, ``V.snapshot.json`` and ``V.targets.json``
 for the catalog's version V, whose targets pin ``skills.json`` and the other catalog-wide files
 by length and sha256, and the lists in ``tuf/files/`` that give the length and sha256 of every
-other published file (pages, assets, XML fragments, the sitemap...; not the skills' own
-files, which ``skills.json`` pins one by one), in bins by the hash of the path so that no list grows past
-:data:`FILES_PER_LIST` entries.  V grows with every published change: ``max(previous V + 1, the time in
-seconds)``, so it grows even after a build that lost the previous metadata; a build that
+other published file (pages, assets, XML fragments, the sitemap...; not the skills' own files,
+which ``skills.json`` pins one by one), in bins by the hash of the path so that no list grows
+past :data:`FILES_PER_LIST` entries.  V grows with every published change: ``max(previous V + 1,
+the time in seconds)``, so it grows even after a build that lost the previous metadata; a build that
 publishes the same files again while the signatures are fresh republishes them unchanged.
 The previous metadata comes from the current output (``tuf/``), else from the cache folder's
 copy.  The catalog's key holds all four roles; ``rotate_from`` hands trust from the old key to
@@ -30,8 +30,8 @@ from typing import Any, Iterable
 from skillsite.agent.site_urls import path_of
 from skillsite.agent.trust import TUF_DIR, expiry
 from skillsite.agent.trust_keys import PublicKey
+from skillsite.agent.verify import OUTPUT_MARKER, published_files
 from skillsite.config_sections import parse_duration
-from skillsite.publish.staging import MARKER as OUTPUT_MARKER  # written after signing: not signed
 
 #: The catalog-wide files the targets pin (those the catalog has); the rest hangs from skills.json.
 TARGET_FILES = ("skills.json", "skills.schema.json", "tuf.schema.json", "skillsite.schema.json", "available_skills.xml",
@@ -222,15 +222,6 @@ def _targets_of(site: Path, lists: dict[str, bytes]) -> dict[str, tuple[int, str
     return found
 
 
-def output_files(site: Path) -> list[str]:
-    """The site paths of a published output's files, but its ``tuf/`` and its marker file."""
-    found = []
-    for folder, _, names in os.walk(site):
-        rel_folder = Path(folder).relative_to(site).as_posix()
-        found += [name if rel_folder == "." else f"{rel_folder}/{name}" for name in names]
-    return [rel for rel in found if not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER]
-
-
 def file_lists(site: Path, paths: list[str], known: dict[str, tuple[int, str]] | None = None) -> dict[str, bytes]:
     """The files of ``tuf/files/`` (by name under ``tuf/``): every path's length and sha256
     (``known``: those noted when the build wrote them; the others are read), in bins by the first
@@ -279,7 +270,7 @@ def sign_catalog(site: Path, signing: Signing, previous: Previous, now: datetime
     digests of those noted as they were written."""
     now = _seconds(now or datetime.now(timezone.utc))
     roots = _roots(previous, signing, now)
-    lists = file_lists(site, output_files(site) if published is None else published, known)
+    lists = file_lists(site, published_files(site) if published is None else published, known)
     targets = _targets_of(site, lists)
     kept = _unchanged(previous, roots, targets, signing, now)
     files = {f"{n}.root.json": data for n, data in roots.items()} | lists

@@ -6,7 +6,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from skillsite.publish.signing import FILES_PER_LIST, file_lists, output_files
+from skillsite.agent.verify import OUTPUT_MARKER, published_files
+from skillsite.publish.signing import FILES_PER_LIST, file_lists
+from skillsite.publish.staging import MARKER
 
 
 def _site(root: Path, count: int) -> list[str]:
@@ -18,8 +20,9 @@ def _site(root: Path, count: int) -> list[str]:
 
 
 def test_a_small_catalog_has_one_list_of_every_file_but_its_metadata_and_marker(tmp_path: Path) -> None:
+    assert OUTPUT_MARKER == MARKER  # the agent side names the build's marker file without importing it
     _site(tmp_path, 3)
-    published = output_files(tmp_path)
+    published = published_files(tmp_path)
     assert sorted(published) == ["index.html", "skills/s0/index.html", "skills/s1/index.html", "skills/s2/index.html"]
     lists = file_lists(tmp_path, published)
     assert list(lists) == ["files/all.json"]
@@ -31,7 +34,7 @@ def test_a_small_catalog_has_one_list_of_every_file_but_its_metadata_and_marker(
 
 def test_a_big_catalog_is_listed_in_bins_by_the_paths_hash_none_over_the_limit(tmp_path: Path) -> None:
     _site(tmp_path, FILES_PER_LIST + 100)
-    published = output_files(tmp_path)
+    published = published_files(tmp_path)
     lists = file_lists(tmp_path, published)
     assert sorted(lists) == [f"files/{digit}.json" for digit in "0123456789abcdef"]
     union: dict[str, object] = {}
