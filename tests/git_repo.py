@@ -5,6 +5,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from support import write_skill
+
 
 def git_env(when: int) -> dict[str, str]:
     """An environment for git commands of a test: no GIT_* from outside, fixed names and dates."""
@@ -57,3 +59,18 @@ class GitRepo:
     def show(self, commit: str, rel: str) -> bytes:
         return subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=self.path, capture_output=True,
                               check=True).stdout
+
+
+def two_skills_repo(path: Path, extra: dict[str, str] | None = None) -> GitRepo:
+    """A repository at ``path`` holding two valid skills in skills/ (one bundling a reference)
+    and the ``extra`` files (path -> text), committed: what the action's and the hook's tests run on."""
+    repo = GitRepo(path)
+    write_skill(repo.path / "skills", "deploy-preview",
+                description="Deploy the current branch to a preview environment. Use when asked for a preview.")
+    write_skill(repo.path / "skills", "code-review", body="# Review\n\nSee [the checklist](references/checklist.md).\n",
+                description="Review a pull request against the team checklist. Use when asked for a review.")
+    repo.write("skills/code-review/references/checklist.md", "- tests pass\n")
+    for rel, text in (extra or {}).items():
+        repo.write(rel, text)
+    repo.commit("skills")
+    return repo

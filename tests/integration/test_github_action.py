@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from git_repo import GitRepo
+from git_repo import GitRepo, two_skills_repo
 from support import REPO, write_skill
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
@@ -98,14 +98,7 @@ class Runner:
 
 def skills_repo(path: Path) -> GitRepo:
     """A repository holding two valid skills in skills/, committed."""
-    repo = GitRepo(path / "workspace")
-    write_skill(repo.path / "skills", "deploy-preview",
-                description="Deploy the current branch to a preview environment. Use when asked for a preview.")
-    write_skill(repo.path / "skills", "code-review", body="# Review\n\nSee [the checklist](references/checklist.md).\n",
-                description="Review a pull request against the team checklist. Use when asked for a review.")
-    repo.write("skills/code-review/references/checklist.md", "- tests pass\n")
-    repo.commit("skills")
-    return repo
+    return two_skills_repo(path / "workspace")
 
 
 def run_action(tmp_path: Path, repo: GitRepo, **inputs: str) -> Run:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from git_repo import GitRepo, git_env
+from git_repo import GitRepo, git_env, two_skills_repo
 from support import REPO, write_skill
 
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
@@ -34,15 +34,7 @@ def try_repo(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def skills_repo(tmp_path: Path) -> GitRepo:
     """A repository with two valid skills, one bundling a reference, committed."""
-    repo = GitRepo(tmp_path / "repo")
-    write_skill(repo.path / "skills", "deploy-preview",
-                description="Deploy the current branch to a preview environment. Use when asked for a preview.")
-    write_skill(repo.path / "skills", "code-review", body="# Review\n\nSee [the checklist](references/checklist.md).\n",
-                description="Review a pull request against the team checklist. Use when asked for a review.")
-    repo.write("skills/code-review/references/checklist.md", "- tests pass\n")
-    repo.write("README.md", "Our skills.\n")
-    repo.commit("skills")
-    return repo
+    return two_skills_repo(tmp_path / "repo", {"README.md": "Our skills.\n"})
 
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
