@@ -40,7 +40,7 @@ class SiteConfig:
     marketplace: dict[str, Any] = field(default_factory=dict)  # name, owner, description, version
     audit: dict[str, Any] = field(default_factory=dict)        # ignore (suppressions), fail_on
     signing: dict[str, Any] = field(default_factory=dict)      # expires (the key comes from the command line)
-    copies: dict[str, Any] = field(default_factory=dict)       # group, similarity, prefer, apart
+    copies: dict[str, Any] = field(default_factory=dict)       # group, similarity, prefer, apart, versions
     config_path: str = ""            # where the configuration was read from ("" = none)
 
     def with_overrides(self, **values: Any) -> "SiteConfig":

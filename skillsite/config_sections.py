@@ -105,19 +105,21 @@ def signing_problem(value: Any) -> str | None:
     return None
 
 
-COPIES_KEYS = ("group", "similarity", "prefer", "apart")
+COPIES_KEYS = ("group", "similarity", "prefer", "apart", "versions")
 
 
 def copies_problem(value: Any) -> str | None:
     """What is wrong with the ``copies`` value of ``skillsite.yml``, or None: ``group`` (true),
-    ``similarity`` (0.5 to 1), ``prefer`` (folders, best first) and ``apart`` (ids never grouped)."""
+    ``similarity`` (0.5 to 1), ``prefer`` (folders, best first), ``apart`` (ids never grouped)
+    and ``versions`` (true: one name and description group whatever the bodies)."""
     if not isinstance(value, dict):
-        return "'copies' must be a mapping: {group: true, similarity: 0.9, prefer: [skills/, ...], apart: [id, ...]}"
+        return "'copies' must be a mapping: {group: true, similarity: 0.9, prefer: [skills/, ...], apart: [id, ...], versions: true}"
     unknown = sorted(set(map(str, value)) - set(COPIES_KEYS))
     if unknown:
         return f"'copies' has unknown keys: {', '.join(unknown)} (known: {', '.join(COPIES_KEYS)})"
-    if not isinstance(value.get("group", True), bool):
-        return "'copies.group' must be true or false"
+    for key in ("group", "versions"):
+        if not isinstance(value.get(key, True), bool):
+            return f"'copies.{key}' must be true or false"
     similarity = value.get("similarity", 0.9)
     if isinstance(similarity, bool) or not isinstance(similarity, (int, float)) or not 0.5 <= similarity <= 1:
         return "'copies.similarity' must be a number from 0.5 to 1 (the share of lines two copies have in common)"

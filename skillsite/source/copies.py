@@ -7,7 +7,11 @@ the sets of their normalised lines (name, description and body; lower-cased, pun
 runs of spaces folded, so a reformatted table or list is no change) have a Jaccard similarity
 of at least ``threshold`` (0.9: on a hand-labelled sample of public skills, no other version,
 translation or different skill sharing a name reached it), or of :data:`RENAMED_THRESHOLD` for
-two skills under different names.  Candidates come from MinHash with
+two skills under different names.  Other versions of one skill group too (``versions``, on by
+default): two skills with the same name *and* the same description (of at least
+:data:`MIN_DESCRIPTION_WORDS` words), whatever their bodies, because a reader choosing from a list
+cannot tell them apart, and on that sample every such pair was one skill (copies, forks that moved
+sections into ``references/``, a later release), never two skills.  Candidates come from MinHash with
 one-permutation hashing (one 64-bit mix per line, ``BINS`` bins) banded for LSH (``BANDS`` of
 ``ROWS``), so the cost grows with the catalog, not with its pairs; each candidate is checked
 with the exact Jaccard of the two line sets.  Groups are closed by union-find.
@@ -37,10 +41,13 @@ DEFAULT_THRESHOLD = 0.9
 RENAMED_THRESHOLD = 0.95
 #: A body this short is no evidence on its own: equal short bodies group only under equal names.
 MIN_BODY_WORDS = 25
+#: A description this short (``Skill: testing``) does not tell one skill's versions from another skill.
+MIN_DESCRIPTION_WORDS = 5
 BINS, BANDS, ROWS = 128, 16, 8
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 _NAME_LETTERS = re.compile(r"[^a-z0-9]+")
+_WORDS = re.compile(r"\w+")
 _PUNCTUATION = bytes.maketrans(b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", b" " * 32)
 
 
@@ -54,33 +61,37 @@ class Fingerprint:
                           # and description)
     lines: array          # sorted crc32s of the normalised non-empty lines of name, description and body
     bands: array          # the LSH band keys of the lines' MinHash signature
+    about_sha: str = ""   # of the folded name and the description's words ("": a description too short to tell)
 
 
     def to_json(self) -> list[Any]:
         return [self.name, self.raw_sha, self.body_sha, base64.b64encode(self.lines.tobytes()).decode("ascii"),
-                list(self.bands)]
+                list(self.bands), self.about_sha]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Fingerprint:
-        name, raw_sha, body_sha, lines, bands = data
-        return cls(name, raw_sha, body_sha, array("I", base64.b64decode(lines)), array("q", bands))
+        name, raw_sha, body_sha, lines, bands, about_sha = data
+        return cls(name, raw_sha, body_sha, array("I", base64.b64decode(lines)), array("q", bands), about_sha)
 
 
 @dataclass(frozen=True)
 class CopySettings:
     """``copies`` of ``skillsite.yml``: whether to group, the least line similarity of two
-    copies, where copies are best kept (folders, best first), and ids never grouped."""
+    copies, where copies are best kept (folders, best first), ids never grouped, and whether
+    other versions of a skill (same name and description) group with it."""
 
     group: bool = True
     similarity: float = DEFAULT_THRESHOLD
     prefer: tuple[str, ...] = DEFAULT_PREFER
     apart: frozenset[str] = frozenset()
+    versions: bool = True
 
     @classmethod
     def of(cls, configured: Mapping[str, Any] | None) -> CopySettings:
         value = configured or {}
         return cls(value.get("group", True), float(value.get("similarity", DEFAULT_THRESHOLD)),
-                   tuple(value.get("prefer", DEFAULT_PREFER)), frozenset(value.get("apart", ())))
+                   tuple(value.get("prefer", DEFAULT_PREFER)), frozenset(value.get("apart", ())),
+                   value.get("versions", True))
 
 
 def normalised_lines(name: str, description: str, body: str) -> list[bytes]:
@@ -96,7 +107,18 @@ def fingerprint(name: str, description: str, body: str, raw_sha: str) -> Fingerp
     if len(body.split()) < MIN_BODY_WORDS:  # a short body says little: the same one counts under the same name
         flat = f"{name}\n{description}\n{flat}"  # and description only
     return Fingerprint(name, raw_sha, hashlib.sha256(flat.encode("utf-8", "surrogatepass")).hexdigest(),
-                       array("I", lines), _band_keys(lines))
+                       array("I", lines), _band_keys(lines), about_digest(name, description))
+
+
+def about_digest(name: str, description: str) -> str:
+    """What a reader of a list sees of a skill, folded (``Network 101`` is ``network-101``; case,
+    punctuation and spacing of the description are no difference): its name and description's
+    digest, or "" when the description has fewer than :data:`MIN_DESCRIPTION_WORDS` words."""
+    words = _WORDS.findall(description.lower())
+    if len(words) < MIN_DESCRIPTION_WORDS:
+        return ""
+    folded = _NAME_LETTERS.sub("", name.lower()) or name.lower().strip()
+    return hashlib.sha256(f"{folded}\n{' '.join(words)}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _probes() -> list[list[int]]:
@@ -166,11 +188,12 @@ def same_name(a: Fingerprint, b: Fingerprint) -> bool:
 
 
 def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESHOLD,
-                apart: Callable[[int], bool] = lambda _: False) -> list[list[int]]:
-    """The groups of copies among ``prints`` (indexes, ascending; singletons left out)."""
+                apart: Callable[[int], bool] = lambda _: False, versions: bool = True) -> list[list[int]]:
+    """The groups of copies among ``prints`` (indexes, ascending; singletons left out); with
+    ``versions``, skills of one name and description group whatever their bodies."""
     groups = _Groups(len(prints))
     members = [i for i in range(len(prints)) if not apart(i)]
-    _exact(prints, members, groups)
+    _exact(prints, members, groups, versions)
     heads = [i for i in members if groups.find(i) == i]
     failed: set[tuple[int, int]] = set()
     for band in range(BANDS):
@@ -196,12 +219,16 @@ def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESH
     return [g for g in found.values() if len(g) > 1]
 
 
-def _exact(prints: Sequence[Fingerprint], members: Sequence[int], groups: _Groups) -> None:
-    """Same SKILL.md bytes, or the same body (a short one only under the same name and description): one group."""
+def _exact(prints: Sequence[Fingerprint], members: Sequence[int], groups: _Groups, versions: bool) -> None:
+    """Same SKILL.md bytes, or the same body (a short one only under the same name and description),
+    or (``versions``) the same name and description: one group."""
     first: dict[tuple[str, ...], int] = {}
     for i in members:
         p = prints[i]
-        for key in (("raw", p.raw_sha), ("body", p.body_sha)):
+        keys = [("raw", p.raw_sha), ("body", p.body_sha)]
+        if versions and p.about_sha:
+            keys.append(("about", p.about_sha))
+        for key in keys:
             if key in first:
                 groups.join(first[key], i)
             else:
@@ -248,7 +275,8 @@ def group_copies(skills: Sequence[Candidate], settings: CopySettings) -> list[tu
     groups in the order of their canonical ids; none when grouping is off."""
     if not settings.group:
         return []
-    groups = find_groups([s.fingerprint for s in skills], settings.similarity, lambda i: skills[i].id in settings.apart)
+    groups = find_groups([s.fingerprint for s in skills], settings.similarity, lambda i: skills[i].id in settings.apart,
+                         settings.versions)
     ordered = []
     for members in groups:
         ranked = sorted(members, key=lambda i: canonical_order(skills[i].id, skills[i].source, skills[i].priority,

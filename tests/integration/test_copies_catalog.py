@@ -1,8 +1,9 @@
 """Copies of one skill in a real catalog (issue #46, items 2-4): the sample of real public skills
 (and the shared corpus, when it is beside the repository) as the first source, and a second
 source with deliberate copies: one skill in ``skills/``, ``.claude/skills/`` and ``.agents/skills/``
-of a repository, a fork with a changed line, another skill with the same name, and a
-reformatted copy.  The groups are exactly the copies; one member of each stands for it in lists,
+of a repository, a fork with a changed line, another version (its frontmatter kept, its body
+rewritten), another skill with the same name, and a reformatted copy.  The groups are exactly the
+copies and versions; one member of each stands for it in lists,
 search, the prompt block and the discovery index; every member stays loadable by its id."""
 from __future__ import annotations
 
@@ -28,12 +29,14 @@ SOURCE = REAL_SKILLS[-1].path          # the shared corpus when present, else th
 ORIGINAL = "obra__superpowers/skills/using-superpowers"
 COPIES = ["team/skills/using-superpowers", "team/.claude/skills/using-superpowers",
           "team/.agents/skills/using-superpowers", "fork/skills/using-superpowers"]
+VERSION = "vendor/skills/using-superpowers"
 SAME_NAME = "other/skills/using-superpowers"
 LAYOUTS = {"whole": SiteConfig(), "paged": SiteConfig(shard_above=20)}
 
 
 def copy_tree(root: Path) -> Path:
-    """The second source: the deliberate copies of ORIGINAL, and a different skill of its name."""
+    """The second source: the deliberate copies of ORIGINAL, another version of it, and a
+    different skill of its name."""
     original = SOURCE / ORIGINAL
     for rel in COPIES:
         shutil.copytree(original, root / rel)
@@ -41,6 +44,12 @@ def copy_tree(root: Path) -> Path:
     text = fork.read_text("utf-8")
     first = next(line for line in text.splitlines()[6:] if len(line.split()) > 6)
     fork.write_text(text.replace(first, first + " (as our team does it)", 1), "utf-8")
+    frontmatter = text[:text.index("\n---", 4) + 4]
+    version = root / VERSION
+    version.mkdir(parents=True)
+    (version / "SKILL.md").write_text(frontmatter + "\n# Using skills\n\nBefore any answer, list the skills "
+                                      "that might apply and read each one.\nThe details are in "
+                                      "references/checklist.md.\n", "utf-8")
     other = root / SAME_NAME
     other.mkdir(parents=True)
     (other / "SKILL.md").write_text("---\nname: using-superpowers\ndescription: How to use the Superpowers board game "
@@ -69,13 +78,15 @@ def entries(site: Path) -> dict[str, dict]:
 def test_the_copies_are_one_group_and_the_same_name_is_not(sites: dict[str, Path]) -> None:
     by_id = entries(sites["whole"])
     group = by_id[ORIGINAL]["copies"]
-    assert group["canonical"] == ORIGINAL and group["count"] == 5   # the first source comes first
-    assert {m["id"]: m["differs"] for m in group["members"]} == {
+    assert group["canonical"] == ORIGINAL and group["count"] == 6   # the first source comes first
+    differs = {m["id"]: m["differs"] for m in group["members"]}
+    assert differs.pop(VERSION) == "+3 -38 lines, other files differ"   # the version: its body rewritten, no files
+    assert differs == {
         "team/skills/using-superpowers": "same files", "team/.claude/skills/using-superpowers": "same files",
         "team/.agents/skills/using-superpowers": "same files", "fork/skills/using-superpowers": "+1 -1 lines"}
-    for skill_id in COPIES:
+    for skill_id in [*COPIES, VERSION]:
         assert by_id[skill_id]["visibility"]["copy_of"] == ORIGINAL
-        assert by_id[skill_id]["copies"] == {"canonical": ORIGINAL, "count": 5,
+        assert by_id[skill_id]["copies"] == {"canonical": ORIGINAL, "count": 6,
                                              "differs": group["members"][[m["id"] for m in group["members"]].index(skill_id)]["differs"]}
     assert "copies" not in by_id[SAME_NAME] and "copy_of" not in by_id[SAME_NAME]["visibility"]
     site = sites["whole"]
@@ -84,7 +95,8 @@ def test_the_copies_are_one_group_and_the_same_name_is_not(sites: dict[str, Path
             canonical = printed(entry, site)
             for member in entry["copies"]["members"]:
                 other = printed(by_id[member["id"]], site)
-                assert other.body_sha == canonical.body_sha or line_similarity(other.lines, canonical.lines) >= 0.9
+                assert (other.body_sha == canonical.body_sha or other.about_sha == canonical.about_sha != ""
+                        or line_similarity(other.lines, canonical.lines) >= 0.9)
 
 
 def printed(entry: dict, site: Path):
@@ -96,7 +108,7 @@ def printed(entry: dict, site: Path):
 def test_one_member_stands_for_its_group_in_lists_prompts_and_installers(sites: dict[str, Path]) -> None:
     site = sites["whole"]
     home = (site / "index.html").read_text("utf-8")
-    assert f'href="skills/{ORIGINAL}/"' in home and "5 copies" in home
+    assert f'href="skills/{ORIGINAL}/"' in home and "6 copies" in home
     assert not any(f'href="skills/{c}/"' in home for c in COPIES) and f'href="skills/{SAME_NAME}/"' in home
     catalog = Catalog.open(site, max_risk="high")
     offered = [e.id for e in prompt_order(catalog.entries) if e.name == "using-superpowers"]
@@ -118,9 +130,9 @@ def test_search_shows_a_group_once_unless_every_copy_is_asked_for(sites: dict[st
     catalog = Catalog.open(sites[layout], max_risk="high")
     query = "using superpowers skills"
     one = [r for r in catalog.search(query, k=10) if r.name == "using-superpowers"]
-    assert sorted((r.id, r.copies) for r in one) == [(ORIGINAL, 5), (SAME_NAME, 1)]
+    assert sorted((r.id, r.copies) for r in one) == [(ORIGINAL, 6), (SAME_NAME, 1)]
     every = {r.id for r in catalog.search(query, k=20, copies=True) if r.name == "using-superpowers"}
-    assert every == {ORIGINAL, SAME_NAME, *COPIES}
+    assert every == {ORIGINAL, SAME_NAME, VERSION, *COPIES}
     for_model = [r.id for r in catalog.search(query, k=10, for_model=True) if r.name == "using-superpowers"]
     assert sorted(for_model) == [ORIGINAL, SAME_NAME]
 
@@ -131,15 +143,15 @@ def test_the_command_line_says_copies_once_and_searches_by_group(sites: dict[str
                             str(sites["paged"]), "--max-risk", "high", "--json", "-k", "10"],
                            capture_output=True, text=True, env=env, timeout=120)
     hits = [h for h in json.loads(found.stdout) if h["name"] == "using-superpowers"]
-    assert sorted((h["id"], h.get("copies", 1)) for h in hits) == [(ORIGINAL, 5), (SAME_NAME, 1)]
+    assert sorted((h["id"], h.get("copies", 1)) for h in hits) == [(ORIGINAL, 6), (SAME_NAME, 1)]
     second = copy_tree(tmp_path / "src")
     validated = subprocess.run([sys.executable, "-m", "skillsite", "validate", str(second)], capture_output=True,
                                text=True, env=env, timeout=120)
     assert "SK229" not in validated.stdout.replace("(SK229;", "")   # no line per copy
-    assert "3 skills are copies of another, each shown once" in validated.stdout
+    assert "4 skills are copies of another, each shown once" in validated.stdout
     every = subprocess.run([sys.executable, "-m", "skillsite", "validate", str(second), "--all"], capture_output=True,
                            text=True, env=env, timeout=120)
-    assert every.stdout.count("info SK229") == 3
+    assert every.stdout.count("info SK229") == 4
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))

@@ -31,9 +31,23 @@ def test_a_changed_line_is_a_copy_and_a_rewrite_is_not() -> None:
     lines = BODY.splitlines()
     typo = "\n".join(lines[:3] + [lines[3].replace("version", "verison")] + lines[4:])
     rewritten = "\n".join(f"Part {n}: {line[::-1]}" for n, line in enumerate(lines[:8])) + "\n" + "\n".join(lines[8:])
-    prints = [printed(), printed(body=typo), printed(body=rewritten)]
+    prints = [printed(), printed(body=typo), printed(body=rewritten, description="Ships a release, by hand.")]
     assert line_similarity(prints[0].lines, prints[1].lines) >= 0.9 > line_similarity(prints[0].lines, prints[2].lines)
     assert find_groups(prints) == [[0, 1]]
+
+
+def test_a_rewrite_under_the_same_name_and_description_is_another_version() -> None:
+    rewritten = "# Releasing\n\nSee references/checklist.md and follow it line by line.\n"
+    version = printed(name="Release", description="ships a release -- use when releasing!", body=rewritten)
+    assert line_similarity(printed().lines, version.lines) < 0.3
+    assert find_groups([printed(), version]) == [[0, 1]]
+    assert find_groups([printed(), version], versions=False) == []
+    assert find_groups([printed(), printed(name="deploy", body=rewritten)]) == []   # another name: another skill
+    vague = [printed(description="Skill: release", body=BODY), printed(description="Skill: release", body=rewritten)]
+    assert find_groups(vague) == []   # four words tell no skill from another
+    settings = CopySettings.of({"versions": False})
+    candidates = [Candidate(f"r/{n}", p, 0, 0) for n, p in enumerate([printed(), version])]
+    assert group_copies(candidates, settings) == [] and group_copies(candidates, CopySettings()) == [("r/0", "r/1")]
 
 
 def test_two_skills_that_share_a_name_are_no_group() -> None:
@@ -93,6 +107,8 @@ def test_the_copies_section_of_the_configuration() -> None:
     assert "unknown keys: threshold" in copies_problem({"threshold": 0.9})
     assert "from 0.5 to 1" in copies_problem({"similarity": 2})
     assert "ending with '/'" in copies_problem({"prefer": ["skills"]})
+    assert copies_problem({"versions": False}) is None
+    assert "'copies.versions' must be true or false" in copies_problem({"versions": "no"})
 
 
 def test_copies_are_one_info_line_each_and_no_name_clash(tmp_path) -> None:
