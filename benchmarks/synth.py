@@ -3,8 +3,11 @@
 Each synthetic skill copies a randomly chosen real skill of ``../shared/corpus`` (its
 body and bundled files: the same Markdown complexity and file sizes), under a unique
 name, with a description and tags salted from the corpus vocabulary so the search
-index grows as a real catalog's would.  Bundled files are hard-linked when possible, so
-a 100,000-skill catalog costs little disk.  Deterministic for a given seed.
+index grows as a real catalog's would.  Its body ends with a few lines of its own (one for
+every eight of the template's), so that no two synthetic skills are copies of one skill
+(``skillsite build`` would group them: see docs/configuration.md) and a catalog of N synthetic
+skills shows N skills.  Bundled files are hard-linked when possible, so a 100,000-skill catalog
+costs little disk.  Deterministic for a given seed.
 
     python benchmarks/synth.py DEST N [--seed S] [--no-files]
 """
@@ -57,6 +60,14 @@ def _link_or_copy(source: Path, dest: Path) -> None:
         shutil.copyfile(source, dest)
 
 
+def own_lines(rng: random.Random, vocab: list[str], body: str) -> str:
+    """Lines of one synthetic skill's own, one for every eight of its template's body (at least
+    three): with them, two skills made from one template share under 0.9 of their lines."""
+    count = max(3, sum(1 for line in body.splitlines() if line.strip()) // 8)
+    lines = [" ".join(rng.sample(vocab, 8)).capitalize() + "." for _ in range(count)]
+    return "\n\n## Notes\n\n" + "\n".join(f"- {line}" for line in lines) + "\n"
+
+
 def generate(dest: Path, count: int, seed: int = 0, files: bool = True, corpus: Path = CORPUS) -> Path:
     """Write ``count`` synthetic skills under ``dest`` (grouped 100 to a folder, like real trees)."""
     rng = random.Random(seed)
@@ -72,7 +83,8 @@ def generate(dest: Path, count: int, seed: int = 0, files: bool = True, corpus: 
         salt = " ".join(rng.sample(vocab, 6))
         front = {"name": name, "description": (t.description[:900] + f" Also covers {salt}.")[:1024],
                  "tags": sorted(set(rng.choices(tags, weights=tag_weights, k=3))), "priority": rng.randrange(5)}
-        text = "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) + "---\n" + t.body
+        text = ("---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) + "---\n" + t.body
+                + own_lines(rng, vocab, t.body))
         (folder / "SKILL.md").write_text(text, encoding="utf-8")
         if files:
             for rel, source in t.files:
