@@ -58,7 +58,11 @@ class Progress:
               help="Configuration file [default: ./skillsite.yml if present].")
 @click.option("--strict", is_flag=True, default=None, help="Warnings fail the build too.")
 @click.option("--keep-going", is_flag=True, help="Publish the skills without errors even when others have some.")
-@click.option("--force", is_flag=True, help="Replace a non-empty output folder that skillsite did not write.")
+@click.option("--force", is_flag=True, help="Replace a non-empty output folder that skillsite did not write "
+                                            "(and check every file kept, as --verify-output).")
+@click.option("--verify-output", is_flag=True,
+              help="Check every file kept from the last output (size and time) instead of trusting what the "
+                   "last build recorded: for an output changed by hand.")
 @click.option("--profile", type=click.Choice(["default", "spec"]), default=None, help="Validation profile.")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
 @click.option("--ignore", multiple=True, metavar="CODE", help="Silence a diagnostic code (repeatable).")
@@ -89,7 +93,7 @@ class Progress:
 @click.option("--expires", default=None, metavar="DURATION",
               help="How long the signatures hold (30d, 12h, 90s) [default: signing.expires, else 30d].")
 def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict: bool | None, keep_going: bool,
-          force: bool, profile: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...],
+          force: bool, verify_output: bool, profile: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...],
           base_url: str | None, title: str | None, templates: str | None, fmt: str | None, jobs: int | None,
           cache_dir: Path | None, no_cache: bool, quiet: bool, wait: bool, everything: bool,
           report: Path | None, sign_key: Path | None, rotate_from: Path | None, expires: str | None) -> None:
@@ -119,7 +123,8 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
         with builds_end_on_signals():
             result = run_build(roots, out, config, keep_going=keep_going, force=force, jobs=jobs, cache_dir=cache,
                                progress=reporter.start if reporter else None, wait=wait,
-                               on_wait=lambda text: click.echo(f"skillsite: {text}", err=True), signing=signing)
+                               on_wait=lambda text: click.echo(f"skillsite: {text}", err=True), signing=signing,
+                               verify_output=verify_output)
     except SigningError as exc:
         fail(f"{exc}; {out} was left as it was", EXIT_USAGE)
     except OutputError as exc:

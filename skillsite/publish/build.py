@@ -37,7 +37,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
           base: str | None = None, jobs: int | None = None, cache_dir: Path | None = None,
           progress: Callable[[str], None] | None = None, wait: bool = True,
           on_wait: Callable[[str], None] | None = None, always_publish: bool = False,
-          signing: Signing | None = None) -> BuildResult:
+          signing: Signing | None = None, verify_output: bool = False) -> BuildResult:
     """Read every skill under ``sources`` and publish the catalog into ``out``.
 
     ``jobs`` processes parse, check, render and write (default: every core); ``cache_dir``
@@ -46,6 +46,8 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     why), or with ``wait`` false raises :class:`~skillsite.publish.lock.OutputBusy`.
     ``always_publish``: publish even when nothing changed since the last build (``serve`` does, once).
     ``signing``: sign the catalog (TUF metadata in ``tuf/``: :mod:`skillsite.publish.signing`).
+    A rebuild trusts what the last build recorded of the output it keeps (while the output's
+    marker file is the one it wrote): ``verify_output`` (and ``force``) looks at every kept file.
     Raises :class:`~skillsite.publish.staging.OutputError` when ``out`` is not ours to replace,
     and OSError (naming the path) when the output or the cache cannot be written.
     """
@@ -59,7 +61,8 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
             held.enter_context(cache_lock(cache_dir, wait, on_wait))
         plan = BuildPlan(tuple(Path(s) for s in sources), out, config, keep_going,
                          config.strict if strict is None else strict, base or _project_folder(config),
-                         jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())), signing)
+                         jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())), signing,
+                         verify_output or force)
         return _build(plan, stage, always_publish)
 
 
@@ -73,7 +76,7 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
         if plan.cache_dir is not None else NO_INPUTS
     if state is not None and not always_publish:
         with stage("unchanged"):
-            unchanged = state.unchanged(inputs.digest, plan.out) and not (
+            unchanged = state.unchanged(inputs.digest, plan.out, plan.verify_output) and not (
                 plan.signing is not None and resign_due(plan.out, plan.signing, plan.cache_dir))
         if unchanged:
             reading = CatalogReading(found.sources, (), (), state.diagnostics)

@@ -26,7 +26,7 @@ from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
 from skillsite.publish.signing import keep_copy, pinned_skill_files, previous_folders, sign_staging, signing_hint
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
-from skillsite.publish.staging import Published, Staging, keyed
+from skillsite.publish.staging import MarkerIdentity, Published, Staging, marker_identity, records
 from skillsite.publish.stored_pages import StoredPages, entry_keys
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing, pin_versions
 from skillsite.source.dependencies import CatalogNames
@@ -75,15 +75,16 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     ids = tuple(s.id for s in skills)
     if published is None:
         return build_result(False, plan, reading, (), skipped, diags, 0, stage)
-    files, budget = published
+    files, budget, back_marker = published
     output_bytes = sum(size for _, size, _ in files.values())
     if plan.cache_dir is not None:
         # what the cache said of itself is this run's news only, never repeated by a no-op rebuild
         catalog_diags = tuple(sort_diagnostics(d for d in diags if d not in cache.notes))
         # the catalog just replaced now waits in the back folder: the next build starts from it
         replaced = state.outputs if state is not None else {}
-        kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, output_digest(files), keyed(files),
-                          replaced, ids, skipped, catalog_diags, output_bytes, budget)
+        kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, output_digest(files), records(files),
+                          replaced, ids, skipped, catalog_diags, output_bytes, budget,
+                          output_marker=marker_identity(plan.out), back_marker=back_marker)
         try:
             cache.save()
             save_state(plan.cache_dir, kept, state)  # the rows that differ from the state this build loaded
@@ -95,15 +96,19 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
 def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
              state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
              audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]] = ()
-             ) -> tuple[dict[str, Published], tuple[dict[str, Any], ...]] | None:
+             ) -> tuple[dict[str, Published], tuple[dict[str, Any], ...], MarkerIdentity | None] | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
-    (content key, size and mtime) and how it fits agents' listings; None when
+    (content key, size and mtime), how it fits agents' listings and the back folder's marker when
+    it now holds the catalog ``state`` recorded; None when
     publishing found errors (``diags`` gets the build's own diagnostics; ``audit_listings``:
     see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first)."""
     config = plan.config
     mtime, generated_at = source_date()
-    staging = Staging(plan.out, state.outputs if state else None, back_folder(plan), state.back if state else None,
-                      digests=plan.signing is not None)
+    back = back_folder(plan)
+    trust_output = state is not None and not plan.verify_output and state.trusts_output(plan.out)
+    staging = Staging(plan.out, state.outputs if state else None, back, state.back if state else None,
+                      digests=plan.signing is not None, trust_output=trust_output,
+                      trust_back=state is not None and not plan.verify_output and state.trusts_back(back))
     try:
         with stage("skills"):
             versions_of = {skill_id: r.versions for skill_id, r in releases.items()}
@@ -145,7 +150,9 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
         raise
     if plan.signing is not None and plan.cache_dir is not None:
         keep_copy(plan.out, plan.cache_dir)
-    return files, budget
+    # the catalog replaced is now the back folder: as recorded when its marker was trusted
+    replaced = state.output_marker if trust_output and state is not None else None
+    return files, budget, replaced if replaced is not None and marker_identity(back) == replaced else None
 
 
 def back_folder(plan: BuildPlan) -> Path | None:

@@ -96,6 +96,7 @@ class BuildPlan:
     cache_dir: Path | None
     scope: str               # skillsite's version and code, and the configuration
     signing: Signing | None = None   # the key and validity of a signed build
+    verify_output: bool = False      # look at every kept file of the output, not trusting the records
 
     def settings(self) -> list[Any]:
         """What the output depends on besides the skills and the templates (the Markdown engine

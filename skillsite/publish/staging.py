@@ -9,6 +9,12 @@ A rebuild does not write again what did not change: when the last build recorded
 key of each of its files, a file whose key is unchanged, and which is still exactly as published
 (same size and time, a regular file), is hard-linked from the current output into the staging
 folder (:meth:`Staging.keep`) instead of being made again.
+
+A rebuild trusts those records, as git trusts its index: it neither lists nor ``lstat``s the kept
+files of a folder whose marker file (:data:`MARKER`, written anew by every build) is the one the
+last build recorded (:func:`marker_identity`).  A folder a build starts writing into loses its
+marker first, so a build killed there leaves it untrusted, and the next build looks at every file
+of it again; so does ``--verify-output``.
 Worker processes write into the same staging folder and report what they placed
 (:meth:`Staging.take_journal`), which this process adopts (:meth:`Staging.adopt`).
 """
@@ -29,8 +35,11 @@ MARKER = ".skillsite-output"
 MARKER_TEXT = "skillsite build output; safe to replace with a new build\n"
 _CHUNK = 1 << 20
 
-#: What a build records of each keyed file of its output: content key, size, mtime_ns.
+#: What a build records of each file of its output: content key ("" for a file that has none:
+#: it is written by every build), size, mtime_ns.
 Recorded = tuple[str, int, int]
+#: Which file a folder's marker is: inode, size, mtime_ns.
+MarkerIdentity = tuple[int, int, int]
 #: What a commit gives of each file of the new output: content key (None: it has none), size, mtime_ns.
 Published = tuple["str | None", int, int]
 #: What a worker placed: (site path, content key if it has one, written rather than kept as found).
@@ -78,6 +87,17 @@ def stamp_of(st: os.stat_result) -> Stamp:
     return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else (-1, -1)
 
 
+def marker_identity(folder: Path | None) -> MarkerIdentity | None:
+    """Which marker file ``folder`` holds (None: none, or not a regular file)."""
+    if folder is None:
+        return None
+    try:
+        st = os.lstat(folder / MARKER)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+
+
 def snapshot(folder: Path) -> dict[str, Stamp]:
     """Every entry under ``folder`` that is not a folder, by site-relative path: its stamp (only
     the stamp is kept: a catalog of 100,000 skills has over a million files)."""
@@ -113,10 +133,14 @@ class Staging:
     replaced, kept in the cache folder), with ``back_records`` as that build recorded them: the
     new catalog is made there by writing only what differs, and the catalog it replaces becomes
     the next build's ``back``.  Without one, a fresh folder beside the output.
+
+    ``trust_output`` and ``trust_back``: the output and the back folder are as ``previous`` and
+    ``back_records`` say (their markers are the recorded ones): their files are not looked at.
     """
 
     def __init__(self, target: Path, previous: dict[str, Recorded] | None = None, back: Path | None = None,
-                 back_records: dict[str, Recorded] | None = None, digests: bool = False):
+                 back_records: dict[str, Recorded] | None = None, digests: bool = False,
+                 trust_output: bool = False, trust_back: bool = False):
         self.target = target.absolute()
         #: whether to note each written file's digest (a signed build lists them all)
         self.note_digests = digests
@@ -131,16 +155,32 @@ class Staging:
         self.journal: list[Placed] = []  # what this process placed since the last take_journal
         self.target.parent.mkdir(parents=True, exist_ok=True)
         self.kept_back = back is not None
+        self.trust_output = trust_output and bool(self.previous)
         self.path = self._open_folder(back)
         self._made: set[str] = {""}  # folders known to exist in the staging folder
-        #: the files of the folder written into as found (an earlier catalog: kept where intact)
-        self.found: dict[str, Stamp] = snapshot(self.path) if back is not None else {}
         self.found_records = back_records or {}
+        #: the files of the folder written into as found (an earlier catalog: kept where intact)
+        self.found: dict[str, Stamp] = {}
+        if back is not None:
+            self.found = {rel: (size, mtime) for rel, (_, size, mtime) in self.found_records.items()} \
+                if trust_back else snapshot(self.path)
+            self._untrust_folder()
 
     @property
     def holds_earlier_output(self) -> bool:
         """Whether an earlier catalog's files can be kept (a cold build has none)."""
         return bool(self.previous or self.found_records)
+
+    def _untrust_folder(self) -> None:
+        """Remove the marker of the folder written into before anything else is written there:
+        until the commit writes a new one, no build trusts its records of the folder."""
+        marker = os.path.join(self.path, MARKER)
+        with written(marker):
+            try:
+                os.unlink(marker)
+            except FileNotFoundError:
+                pass
+        self.found.pop(MARKER, None)
 
     def _open_folder(self, back: Path | None) -> Path:
         """The folder the new catalog is made in: ``back`` (created if missing), else a fresh one."""
@@ -175,6 +215,8 @@ class Staging:
         recorded = self.previous.get(rel)
         if recorded is None or recorded[0] != key:
             return False
+        if self.trust_output:
+            return True
         try:
             st = os.lstat(os.path.join(self.target, *site_path_parts(rel)))
         except OSError:
@@ -337,9 +379,10 @@ class Staging:
         _OPEN.discard(self.path)
 
 
-def keyed(files: dict[str, Published]) -> dict[str, Recorded]:
-    """The records of a committed output's keyed files (:meth:`Staging.commit`), for the next build."""
-    return {rel: record for rel, record in files.items() if record[0] is not None}
+def records(files: dict[str, Published]) -> dict[str, Recorded]:
+    """The records of a committed output's files (:meth:`Staging.commit`), for the next build: a
+    file without a content key has "" (no key is "")."""
+    return {rel: ("" if key is None else key, size, mtime) for rel, (key, size, mtime) in files.items()}
 
 
 def _untouched(recorded: Recorded | None, key: str, stamp: Stamp | None) -> bool:

@@ -1,9 +1,12 @@
 """What a build leaves for the next one, beside the cache: a state file (sqlite).
 
 It says what the last build read (a digest of every input's size and modification time),
-what it published (a digest of its output's files, and the content key of each keyed file:
-see :class:`~skillsite.publish.staging.Staging`), and its result.  A rebuild whose inputs and
-output are both as the last build left them stops after discovery and reports that result.
+what it published (a digest of its output's files, the content key, size and time of each file:
+see :class:`~skillsite.publish.staging.Staging`, and which marker file the output and the back
+folder hold), and its result.  A rebuild whose inputs and output are both as the last build left
+them stops after discovery and reports that result.  That the output is as it was left, a rebuild
+trusts when its marker file is the recorded one (as git trusts its index); ``--verify-output``
+compares every file's size and time instead.
 
 A large catalog has many records (one per keyed file, for the output and for the catalog it
 replaced) that change little from one build to the next: the file keeps them as table rows, the
@@ -32,13 +35,13 @@ from typing import Any, Iterable, Mapping, Sequence
 from skillsite.audit.files import audited_stamps
 from skillsite.cache import RACY_NS, digest, make_cache_folder
 from skillsite.diagnostics import Diagnostic
-from skillsite.publish.staging import Recorded, snapshot
+from skillsite.publish.staging import MarkerIdentity, Recorded, marker_identity, snapshot
 from skillsite.source.discover import Discovery
 
 STATE_FILE = "build-state.sqlite"
 #: The state file of earlier versions (one JSON text): removed by a save.
 OLD_STATE_FILE = "build-state.json"
-FORMAT = "skillsite-build-state 8"
+FORMAT = "skillsite-build-state 9"
 _SCHEMA = (
     "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE outputs (rel TEXT PRIMARY KEY, key TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL)"
@@ -67,16 +70,29 @@ class BuildState:
     output_bytes: int
     budget: tuple[dict[str, Any], ...] = ()   # how the catalog fits agents' listings (BuildResult.budget)
     generation: str = field(default="", compare=False)  # which save wrote the file it was loaded from
+    output_marker: MarkerIdentity | None = None   # the marker file of the output it published
+    back_marker: MarkerIdentity | None = None     # the back folder's, when it holds what ``back`` records
 
-    def unchanged(self, inputs: str, out: Path) -> bool:
-        """Whether every input and the output are as this build left them."""
-        return bool(self.inputs) and self.inputs == inputs and current_output_digest(out) == self.output
+    def unchanged(self, inputs: str, out: Path, verify: bool = False) -> bool:
+        """Whether every input and the output are as this build left them (``verify``: every file
+        of the output looked at, not only its marker)."""
+        if not self.inputs or self.inputs != inputs:
+            return False
+        return current_output_digest(out) == self.output if verify else self.trusts_output(out)
+
+    def trusts_output(self, out: Path) -> bool:
+        """Whether ``out`` holds the marker this build left there: its files are as recorded."""
+        return self.output_marker is not None and marker_identity(out) == self.output_marker
+
+    def trusts_back(self, back: Path | None) -> bool:
+        """Whether ``back`` holds the marker of the catalog ``back`` records."""
+        return self.back_marker is not None and marker_identity(back) == self.back_marker
 
     def to_json(self) -> dict[str, Any]:
         """Everything but the records and the diagnostics (the file keeps those apart)."""
         return {"scope": self.scope, "out": self.out, "inputs": self.inputs, "output": self.output,
                 "published": self.published, "skipped": self.skipped, "output_bytes": self.output_bytes,
-                "budget": list(self.budget)}
+                "budget": list(self.budget), "output_marker": self.output_marker, "back_marker": self.back_marker}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], diagnostics: list[dict[str, Any]], outputs: dict[str, Recorded],
@@ -84,7 +100,13 @@ class BuildState:
         """The state :meth:`to_json` gave, with its diagnostics and records."""
         return cls(data["scope"], data["out"], data["inputs"], data["output"], outputs, back, tuple(data["published"]),
                    tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in diagnostics),
-                   data["output_bytes"], tuple(data["budget"]), generation)
+                   data["output_bytes"], tuple(data["budget"]), generation, _identity(data["output_marker"]),
+                   _identity(data["back_marker"]))
+
+
+def _identity(value: Any) -> MarkerIdentity | None:
+    """A marker identity as the state file holds it (a JSON list), or None."""
+    return (int(value[0]), int(value[1]), int(value[2])) if value is not None else None
 
 
 def output_digest(files: Mapping[str, Sequence[Any]]) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -39,13 +40,58 @@ def test_incremental_rebuilds_equal_cold_builds(tmp_path):
     assert b"Review a change request" in (out / "skills/code-review/index.html").read_bytes()
 
 
-def test_hand_edited_output_is_never_reused(tmp_path):
-    cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
-    assert build([EXAMPLES], out, cache_dir=cache).ok
+@pytest.mark.parametrize("check", ["verify_output", "force"])
+def test_hand_edited_output_is_repaired_when_the_build_is_told_to_check_it(tmp_path, check):
+    """A rebuild trusts what the last build recorded of its output (#47): an output edited by
+    hand is noticed when the build is told to look (``--verify-output``, ``--force``)."""
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    _age(src)
+    assert build([src], out, cache_dir=cache).ok
     (out / "skills/code-review/SKILL.md").write_text("tampered")
-    assert build([EXAMPLES], out, cache_dir=cache).ok
-    assert build([EXAMPLES], cold).ok
+    assert "read" not in build([src], out, cache_dir=cache).stages   # trusted: nothing looked at
+    assert build([src], out, cache_dir=cache, **{check: True}).ok
+    assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_a_rebuild_trusts_the_recorded_output_and_lists_neither_folder(tmp_path, monkeypatch):
+    """With the records and markers of the last build, a rebuild lists neither the output nor the
+    back folder; one told to verify lists both; both publish what a cold build does."""
+    from skillsite.publish import staging, state
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src)
+    for line in ("", "A first edit."):  # the second build leaves the first catalog in the back folder
+        _edit_skill(src, line)
+        assert build([src], out, cache_dir=cache).ok
+    listed: list[str] = []
+    real = staging.snapshot
+
+    def listing(folder):
+        listed.append(folder.name)
+        return real(folder)
+
+    monkeypatch.setattr(staging, "snapshot", listing)
+    monkeypatch.setattr(state, "snapshot", listing)
+    for verify, line in ((False, "A second edit."), (True, "A third edit.")):
+        listed.clear()
+        _edit_skill(src, line)
+        assert "read" in build([src], out, cache_dir=cache, verify_output=verify).stages
+        assert build([src], tmp_path / f"cold-{verify}").ok
+        assert tree_bytes(out) == tree_bytes(tmp_path / f"cold-{verify}")
+        assert len(listed) == (1 if verify else 0), listed   # the back folder (the output is lstat'd file by file)
+    listed.clear()
+    assert "read" not in build([src], out, cache_dir=cache).stages and listed == []   # nor does a no-op
+
+
+def _edit_skill(src: Path, line: str) -> None:
+    """A line added to test-first's SKILL.md (none: left as it is), dated a minute ago."""
+    if line:
+        skill = src / "test-first" / "SKILL.md"
+        skill.write_text(skill.read_text() + f"\n{line}\n")
+    _age(src)
 
 
 def test_a_corrupt_cache_is_ignored(tmp_path):
@@ -186,9 +232,12 @@ def test_a_rebuild_with_nothing_changed_reads_no_skill(tmp_path):
         (first.diagnostics, first.published, first.skipped, first.output_bytes)
     assert any(d.code == "SK212" and "discovery index" in d.message for d in again.diagnostics)
 
-    (out / "skills/code-review/SKILL.md").write_text("edited by hand")  # the output is checked too
-    assert "read" in build([src], out, cache_dir=cache, keep_going=True).stages
+    (out / "skills/code-review/SKILL.md").write_text("edited by hand")  # checked when asked (#47)
     assert "read" not in build([src], out, cache_dir=cache, keep_going=True).stages
+    assert "read" in build([src], out, cache_dir=cache, keep_going=True, verify_output=True).stages
+    assert "read" not in build([src], out, cache_dir=cache, keep_going=True).stages
+    shutil.rmtree(out)   # an output gone (its marker with it) is never trusted
+    assert "read" in build([src], out, cache_dir=cache, keep_going=True).stages
 
     skill = src / "test-first" / "SKILL.md"
     skill.write_text(skill.read_text().replace("Write the test", "Write a test"))
@@ -266,7 +315,7 @@ def _built_then_edited(tmp_path):
 
 def test_a_rebuild_rewrites_only_the_files_that_changed(tmp_path):
     """Files and pages whose content key is unchanged stay in place (same inode); a copy edited
-    by hand is replaced."""
+    by hand is replaced by a build told to verify the output."""
     src, cache, out = _built_then_edited(tmp_path)
     cold = tmp_path / "cold"
     unchanged = [out / "skills/code-review/SKILL.md", out / "skills/code-review/index.html",
@@ -277,13 +326,14 @@ def test_a_rebuild_rewrites_only_the_files_that_changed(tmp_path):
     assert all(p.stat().st_ino == before[p] for p in unchanged)
     assert all(p.stat().st_ino != before[p] for p in changed)
     (out / "skills/code-review/SKILL.md").write_text("edited by hand")
-    assert build([src], out, cache_dir=cache).ok
+    assert build([src], out, cache_dir=cache, verify_output=True).ok   # told to look (#47)
     assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
 
 
 def test_a_symlink_in_a_published_file_s_place_is_never_kept(tmp_path):
-    """Even with the size and time the build recorded, a symlink is not the file it published."""
+    """Even with the size and time the build recorded, a symlink is not the file it published (to
+    a build that verifies the output)."""
     import os
 
     cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
@@ -294,7 +344,7 @@ def test_a_symlink_in_a_published_file_s_place_is_never_kept(tmp_path):
     published.symlink_to("x/" * (stat.st_size // 2) + "x" * (stat.st_size % 2))  # dangling, as long as the file
     os.utime(published, ns=(stat.st_atime_ns, stat.st_mtime_ns), follow_symlinks=False)
     assert published.lstat().st_size == stat.st_size and published.lstat().st_mtime_ns == stat.st_mtime_ns
-    assert build([EXAMPLES], out, cache_dir=cache).ok
+    assert build([EXAMPLES], out, cache_dir=cache, verify_output=True).ok
     assert build([EXAMPLES], cold).ok
     assert not published.is_symlink() and tree_bytes(out) == tree_bytes(cold)
 
@@ -442,7 +492,8 @@ def test_publishing_again_with_nothing_changed_leaves_a_whole_catalog_in_the_bac
 @pytest.mark.parametrize("shard_above", [2, 1000])
 def test_search_files_are_kept_from_the_output_or_made_again(tmp_path, monkeypatch, shard_above):
     """The cache describes the search indexes, the output holds their files: a body's change
-    takes them as published; one of them gone or edited makes them all again, as a cold build."""
+    takes them as published; one of them gone or edited makes them all again, as a cold build
+    (edited: found by a build that verifies the output)."""
     import skillsite.publish.catalog_files as catalog_files
     from skillsite.config import SiteConfig
 
@@ -460,7 +511,7 @@ def test_search_files_are_kept_from_the_output_or_made_again(tmp_path, monkeypat
     assert build([src], out, config, cache_dir=cache, jobs=1).ok and len(made) == 1
     search_files[0].unlink()
     search_files[-1].write_bytes(b"edited by hand")
-    assert build([src], out, config, cache_dir=cache, jobs=1).ok and len(made) == 2
+    assert build([src], out, config, cache_dir=cache, jobs=1, verify_output=True).ok and len(made) == 2
     assert build([src], cold, config, jobs=1).ok
     assert tree_bytes(out) == tree_bytes(cold)
 

@@ -157,6 +157,74 @@ def test_a_build_killed_before_any_move_or_deletion_leaves_a_whole_catalog(tmp_p
         assert _remains(work) == [], f"after the build that followed kill {kill_at}"
 
 
+def _version(src: Path, which: str) -> None:
+    """``src`` made anew as the old or the new version of ``_two_versions``' tree, or a third one
+    ("mid": every skill of both, each edited otherwise); the same bytes each time, the times a
+    minute ago."""
+    if src.exists():
+        shutil.rmtree(src)
+    skills = [("deploy", "deploying the API"), ("triage", "triaging an alert")]
+    if which in ("old", "mid"):
+        skills.append(("rollback", "rolling back a release"))
+    if which in ("new", "mid"):
+        skills.append(("audit-logs", "reading audit logs"))
+    for name, topic in skills:
+        _small_skill(src, name, topic)
+    _edit(src / "triage" / "SKILL.md", "A line of the first change." if which != "mid" else "Another line.")
+    if which != "old":
+        _edit(src / "deploy" / "SKILL.md", "A new closing line." if which == "new" else "A closing line.")
+
+
+def _trusted_markers(cache: Path, out: Path) -> bool:
+    """Whether the last build's state trusts the output and the back folder (their markers are
+    the ones it recorded): the next build lists neither."""
+    import sqlite3
+
+    from skillsite.publish.pipeline import BACK_PREFIX
+    from skillsite.publish.staging import marker_identity
+
+    with sqlite3.connect(cache / "build-state.sqlite") as db:
+        summary = json.loads(db.execute("SELECT value FROM meta WHERE name = 'summary'").fetchone()[0])
+    back = next(cache.glob(f"{BACK_PREFIX}*"))
+    return (summary["output_marker"] is not None and tuple(summary["output_marker"]) == marker_identity(out)
+            and summary["back_marker"] is not None and tuple(summary["back_marker"]) == marker_identity(back))
+
+
+@pytest.mark.slow
+def test_a_rebuild_trusting_its_records_killed_anywhere_leaves_a_whole_catalog(tmp_path, builds):
+    """A rebuild that trusts the last build's records of the output and the back folder (#47:
+    it lists neither) killed before any move or deletion leaves the old catalog or the new one,
+    and the back folder it was writing into is not trusted again: the next build, of the
+    version that folder held before, publishes that version.  The folders are never copied in
+    between (a copy has other inodes, so its markers would not be trusted): each round builds
+    "mid" then "old" (the back folder holds "mid", as recorded), then "new" killed, then "mid"."""
+    src, out, cache = tmp_path / "src", tmp_path / "work" / "site", tmp_path / "work" / "cache"
+    catalogs = {}
+    for which in ("old", "new", "mid"):
+        _version(src, which)
+        assert build([src], tmp_path / f"cold-{which}").ok
+        catalogs[which] = tree_bytes(tmp_path / f"cold-{which}")
+    for which in ("mid", "old", "new"):  # the state and both folders as a rebuild trusts them
+        _version(src, which)
+        counting = builds.run(src, out, cache, 0, 1)
+        assert counting.returncode == 0, counting.stderr
+    moves = int(counting.stdout.split()[-1])
+    assert moves >= 3  # the back folder's marker, the swap, the state file
+    for kill_at in range(1, moves + 1):
+        for which in ("mid", "old"):
+            _version(src, which)
+            assert builds.run(src, out, cache, 0, 1).returncode == 0 and tree_bytes(out) == catalogs[which]
+        assert _trusted_markers(cache, out)
+        _version(src, "new")
+        killed = builds.run(src, out, cache, kill_at, 1)
+        assert killed.returncode == -9, f"kill {kill_at}: {killed.stderr}"
+        assert tree_bytes(out) in (catalogs["old"], catalogs["new"]), f"killed before move {kill_at} of {moves}"
+        _version(src, "mid")
+        again = builds.run(src, out, cache, 0, 1)
+        assert again.returncode == 0, again.stderr
+        assert tree_bytes(out) == catalogs["mid"], f"after the build that followed kill {kill_at} of {moves}"
+        assert _remains(out.parent) == []
+
 def test_an_interrupted_swap_without_exchange_is_undone_by_the_next_build(tmp_path):
     """The two-rename swap (systems without an exchange) killed between its renames: the next
     build puts the previous catalog back first, then publishes."""
