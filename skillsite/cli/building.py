@@ -124,7 +124,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
             result = run_build(roots, out, config, keep_going=keep_going, force=force, jobs=jobs, cache_dir=cache,
                                progress=reporter.start if reporter else None, wait=wait,
                                on_wait=lambda text: click.echo(f"skillsite: {text}", err=True), signing=signing,
-                               verify_output=verify_output)
+                               verify_output=verify_output or force)
     except SigningError as exc:
         fail(f"{exc}; {out} was left as it was", EXIT_USAGE)
     except OutputError as exc:

@@ -47,7 +47,9 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     ``always_publish``: publish even when nothing changed since the last build (``serve`` does, once).
     ``signing``: sign the catalog (TUF metadata in ``tuf/``: :mod:`skillsite.publish.signing`).
     A rebuild trusts what the last build recorded of the output it keeps (while the output's
-    marker file is the one it wrote): ``verify_output`` (and ``force``) looks at every kept file.
+    marker file is the one it wrote): ``verify_output`` looks at every kept file (the command
+    line's ``--force`` asks for it too; ``serve`` replaces its own folder with ``force`` and
+    trusts its records).
     Raises :class:`~skillsite.publish.staging.OutputError` when ``out`` is not ours to replace,
     and OSError (naming the path) when the output or the cache cannot be written.
     """
@@ -62,7 +64,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
         plan = BuildPlan(tuple(Path(s) for s in sources), out, config, keep_going,
                          config.strict if strict is None else strict, base or _project_folder(config),
                          jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())), signing,
-                         verify_output or force)
+                         verify_output)
         return _build(plan, stage, always_publish)
 
 
