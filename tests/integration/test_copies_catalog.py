@@ -23,7 +23,7 @@ from skillsite.config import SiteConfig
 from skillsite.loader import Catalog
 from skillsite.publish.build import build
 from skillsite.source.copies import fingerprint, line_similarity
-from support import REAL_SKILLS, REPO
+from support import REAL_SKILLS, REPO, SAMPLE
 
 SOURCE = REAL_SKILLS[-1].path          # the shared corpus when present, else the checked-in sample
 ORIGINAL = "obra__superpowers/skills/using-superpowers"
@@ -61,11 +61,14 @@ def copy_tree(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The catalogs: whole, of SOURCE; paged, of the checked-in sample (its copy of ORIGINAL is
+    the corpus's, byte for byte; the corpus's groups are checked on the whole catalog)."""
     second = copy_tree(tmp_path_factory.mktemp("copies") / "src")
     built = {}
     for layout, config in LAYOUTS.items():
         out = tmp_path_factory.mktemp(layout) / "_site"
-        assert build([SOURCE, second], out, replace(config, title="Copies"), keep_going=True).ok
+        first = SOURCE if layout == "whole" else SAMPLE
+        assert build([first, second], out, replace(config, title="Copies"), keep_going=True).ok
         built[layout] = out
     return built
 
@@ -158,7 +161,7 @@ def test_the_command_line_says_copies_once_and_searches_by_group(sites: dict[str
 def test_rebuilds_as_copies_come_and_go_equal_cold_builds(layout: str, tmp_path: Path) -> None:
     """A copy rewritten into a skill of its own, then a new copy: each incremental rebuild
     publishes what a cold build of the same tree publishes, byte for byte."""
-    from support import SAMPLE, tree_bytes
+    from support import tree_bytes
 
     src = copy_tree(tmp_path / "src")
     shutil.copytree(SAMPLE / "obra__superpowers", src / "obra")
