@@ -9,14 +9,14 @@ A rebuild does not write again what did not change: when the last build recorded
 key of each of its files, a file whose key is unchanged, and which is still exactly as published
 (same size and time, a regular file), is hard-linked from the current output into the staging
 folder (:meth:`Staging.keep`) instead of being made again.
+Worker processes write into the same staging folder and report what they placed
+(:meth:`Staging.take_journal`), which this process adopts (:meth:`Staging.adopt`).
 
 A rebuild trusts those records, as git trusts its index: it neither lists nor ``lstat``s the kept
 files of a folder whose marker file (:data:`MARKER`, written anew by every build) is the one the
 last build recorded (:func:`marker_identity`).  A folder a build starts writing into loses its
 marker first, so a build killed there leaves it untrusted, and the next build looks at every file
 of it again; so does ``--verify-output``.
-Worker processes write into the same staging folder and report what they placed
-(:meth:`Staging.take_journal`), which this process adopts (:meth:`Staging.adopt`).
 """
 from __future__ import annotations
 
