@@ -199,11 +199,16 @@ def _same_file(data: bytes, info: dict[str, Any]) -> None:
                          f"bytes with sha256 {info['hashes']['sha256']}")
 
 
+def is_listed(rel: str) -> bool:
+    """Whether the signed file lists cover a published file: all but ``tuf/`` (the signed
+    metadata, which signs the rest) and the output's marker file."""
+    return not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER
+
+
 def published_files(folder: Path) -> list[str]:
-    """The site paths of a site folder's files, but its ``tuf/`` (the signed metadata, which signs
-    the rest) and its marker file: what the signed file lists cover."""
+    """The site paths of a site folder's files that the signed file lists cover (:func:`is_listed`)."""
     found = []
     for parent, _, names in os.walk(folder):
         rel_parent = Path(parent).relative_to(folder).as_posix()
         found += [name if rel_parent == "." else f"{rel_parent}/{name}" for name in names]
-    return [rel for rel in found if not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER]
+    return [rel for rel in found if is_listed(rel)]

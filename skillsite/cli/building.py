@@ -132,9 +132,8 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     except OutputBusy as exc:
         fail(str(exc), EXIT_BUSY)
     except CacheNotSaved as exc:
-        click.echo(f"skillsite: {describe_os_error(exc)}; the catalog was published into {out}, "
-                   "but the cache was not saved", err=True)
-        sys.exit(EXIT_ENVIRONMENT)
+        fail(f"{describe_os_error(exc)}; the catalog was published into {out}, but the cache was not saved",
+             EXIT_ENVIRONMENT)
     except OSError as exc:
         fail(f"{describe_os_error(exc)}; {out} was left as it was", EXIT_ENVIRONMENT)
     finally:

@@ -52,7 +52,7 @@ def open_catalog_or_exit(source: str, cache_dir: Path | None, timeout: float, al
             catalog = Catalog.open(source, cache_dir=cache_dir, timeout=timeout, allowed_hosts=allowed_hosts or None,
                                    max_risk=meta.get("max_risk", "medium"), trusted_keys=meta.get("trusted_keys") or None)
         except LoaderError as exc:
-            fail(f"{loader_error_text(exc)}", 1)
+            fail(loader_error_text(exc), 1)
         except ValueError as exc:  # a trusted key that is no key
             raise click.BadParameter(str(exc), param_hint="--trusted-key / $SKILLSITE_TRUSTED_KEYS") from None
     for warning in caught:
@@ -91,7 +91,7 @@ def search(query: str, source: str, cache_dir: Path | None, timeout: float, allo
     try:
         results = catalog.search(query, k=k, tags=list(tags) or None, copies=all_copies)
     except LoaderError as exc:
-        fail(f"{loader_error_text(exc)}", 1)
+        fail(loader_error_text(exc), 1)
     if as_json:
         click.echo(json.dumps([result_json(r) for r in results], ensure_ascii=False, indent=2))
         return
@@ -123,7 +123,7 @@ def show(skill_id: str, source: str, cache_dir: Path | None, timeout: float, all
     try:
         skill = catalog.load(skill_id)
     except LoaderError as exc:
-        fail(f"{loader_error_text(exc)}", 1)
+        fail(loader_error_text(exc), 1)
     text = skill.xml if fmt == "xml" else skill.raw.decode("utf-8", errors="replace").lstrip("\ufeff")
     click.echo(text, nl=not text.endswith("\n"))
 

@@ -29,7 +29,7 @@ def keys_new(out: Path) -> None:
     except SigningError as exc:
         fail(str(exc), EXIT_USAGE)
     except OSError as exc:
-        fail(f"{describe_os_error(exc)}", EXIT_ENVIRONMENT)
+        fail(describe_os_error(exc), EXIT_ENVIRONMENT)
     click.echo(f"Wrote the private key to {out} (mode 0600): keep it secret, e.g. as a CI secret for "
                "$SKILLSITE_SIGNING_KEY. Agents pin the public key:")
     click.echo(public.text)
@@ -87,10 +87,8 @@ def verify(source: str, trusted_keys: tuple[str, ...], as_json: bool, timeout: f
     sys.exit(0 if report.ok else 1)
 
 
-def _site_folder(source: str):
+def _site_folder(source: str) -> Path | None:
     """The site folder ``source`` names (the folder, or its skills.json), else None (a URL)."""
-    from pathlib import Path
-
     if "://" in source:
         return None
     path = Path(source)

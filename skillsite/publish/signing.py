@@ -30,7 +30,7 @@ from typing import Any, Iterable
 from skillsite.agent.site_urls import path_of
 from skillsite.agent.trust import TUF_DIR, expiry
 from skillsite.agent.trust_keys import PublicKey
-from skillsite.agent.verify import OUTPUT_MARKER, published_files
+from skillsite.agent.verify import is_listed, published_files
 from skillsite.config_sections import parse_duration
 
 #: The catalog-wide files the targets pin (those the catalog has); the rest hangs from skills.json.
@@ -215,10 +215,9 @@ def _targets_of(site: Path, lists: dict[str, bytes]) -> dict[str, tuple[int, str
     for rel in TARGET_FILES:
         path = site / rel
         if path.is_file():
-            data = path.read_bytes()
-            found[rel] = (len(data), hashlib.sha256(data).hexdigest())
+            found[rel] = _digest(path.read_bytes())
     for name, data in lists.items():
-        found[TUF_DIR + name] = (len(data), hashlib.sha256(data).hexdigest())
+        found[TUF_DIR + name] = _digest(data)
     return found
 
 
@@ -233,7 +232,7 @@ def file_lists(site: Path, paths: list[str], known: dict[str, tuple[int, str]] |
         digits += 1
     bins: dict[str, dict[str, Any]] = {}
     for rel in sorted(paths):
-        length, sha = known.get(rel) or _digest_of(site / rel)
+        length, sha = known.get(rel) or _digest((site / rel).read_bytes())
         name = hashlib.sha256(rel.encode("utf-8")).hexdigest()[:digits] if digits else "all"
         bins.setdefault(name, {})[rel] = {"hashes": {"sha256": sha}, "length": length}
     return {f"{FILES_DIR}{name}.json": json.dumps({"files": files}, ensure_ascii=False,  # made in path order
@@ -241,8 +240,8 @@ def file_lists(site: Path, paths: list[str], known: dict[str, tuple[int, str]] |
             for name, files in sorted(bins.items())}
 
 
-def _digest_of(path: Path) -> tuple[int, str]:
-    data = path.read_bytes()
+def _digest(data: bytes) -> tuple[int, str]:
+    """Length and sha256 (hex) of a file's bytes, as TUF pins a target."""
     return len(data), hashlib.sha256(data).hexdigest()
 
 
@@ -322,8 +321,7 @@ def sign_staging(staging: Any, signing: Signing, previous: list[Path], pinned: s
     """Sign the catalog a build wrote into ``staging`` (:class:`~skillsite.publish.staging.Staging`):
     its ``tuf/`` files, continuing the metadata of the first of ``previous`` that has some;
     ``pinned``: the files ``skills.json`` pins, left out of the file lists."""
-    published = [rel for rel in staging.placed
-                 if not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER and rel not in pinned]
+    published = [rel for rel in staging.placed if is_listed(rel) and rel not in pinned]
     files, signed = sign_catalog(staging.path, signing, Previous.read(previous), published=published,
                                  known=staging.digests)
     for name, data in sorted(files.items()):

@@ -82,11 +82,11 @@ class BuildState:
 
     def trusts_output(self, out: Path) -> bool:
         """Whether ``out`` holds the marker this build left there: its files are as recorded."""
-        return self.output_marker is not None and marker_identity(out) == self.output_marker
+        return _holds(out, self.output_marker)
 
     def trusts_back(self, back: Path | None) -> bool:
         """Whether ``back`` holds the marker of the catalog ``back`` records."""
-        return self.back_marker is not None and marker_identity(back) == self.back_marker
+        return _holds(back, self.back_marker)
 
     def to_json(self) -> dict[str, Any]:
         """Everything but the records and the diagnostics (the file keeps those apart)."""
@@ -102,6 +102,11 @@ class BuildState:
                    tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in diagnostics),
                    data["output_bytes"], tuple(data["budget"]), generation, _identity(data["output_marker"]),
                    _identity(data["back_marker"]))
+
+
+def _holds(folder: Path | None, marker: MarkerIdentity | None) -> bool:
+    """Whether ``folder`` holds the marker file a build recorded (None: it recorded none)."""
+    return marker is not None and marker_identity(folder) == marker
 
 
 def _identity(value: Any) -> MarkerIdentity | None:

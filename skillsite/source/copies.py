@@ -117,7 +117,7 @@ def about_digest(name: str, description: str) -> str:
     words = _WORDS.findall(description.lower())
     if len(words) < MIN_DESCRIPTION_WORDS:
         return ""
-    folded = _NAME_LETTERS.sub("", name.lower()) or name.lower().strip()
+    folded = folded_name(name) or name.lower().strip()
     return hashlib.sha256(f"{folded}\n{' '.join(words)}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -182,9 +182,15 @@ def line_similarity(a: array, b: array) -> float:
     return common / (len(a) + len(b) - common)
 
 
+def folded_name(name: str) -> str:
+    """A name as grouping compares it: lower-case ASCII letters and digits only (``Network 101``
+    and ``network-101`` are ``network101``)."""
+    return _NAME_LETTERS.sub("", name.lower())
+
+
 def same_name(a: Fingerprint, b: Fingerprint) -> bool:
     """Whether two skills have one name, written alike or not (``Network 101``, ``network-101``)."""
-    return _NAME_LETTERS.sub("", a.name.lower()) == _NAME_LETTERS.sub("", b.name.lower())
+    return folded_name(a.name) == folded_name(b.name)
 
 
 def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESHOLD,
