@@ -18,7 +18,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Callable, Sequence
 
-from skillsite.cache import code_scope, prepare_cache_folder
+from skillsite.cache import Resident, code_scope, prepare_cache_folder
 from skillsite.config import SiteConfig
 from skillsite.models import CatalogReading
 from skillsite.publish.lock import cache_lock, output_lock
@@ -37,7 +37,8 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
           base: str | None = None, jobs: int | None = None, cache_dir: Path | None = None,
           progress: Callable[[str], None] | None = None, wait: bool = True,
           on_wait: Callable[[str], None] | None = None, always_publish: bool = False,
-          signing: Signing | None = None, verify_output: bool = False) -> BuildResult:
+          signing: Signing | None = None, verify_output: bool = False,
+          resident: Resident | None = None) -> BuildResult:
     """Read every skill under ``sources`` and publish the catalog into ``out``.
 
     ``jobs`` processes parse, check, render and write (default: every core); ``cache_dir``
@@ -49,7 +50,8 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     A rebuild trusts what the last build recorded of the output it keeps (while the output's
     marker file is the one it wrote): ``verify_output`` looks at every kept file (the command
     line's ``--force`` asks for it too; ``serve`` replaces its own folder with ``force`` and
-    trusts its records).
+    trusts its records).  ``resident``: objects made from the cache that a long-running process
+    keeps between its builds (``serve``): a rebuild does not read and make them again.
     Raises :class:`~skillsite.publish.staging.OutputError` when ``out`` is not ours to replace,
     and OSError (naming the path) when the output or the cache cannot be written.
     """
@@ -64,7 +66,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
         plan = BuildPlan(tuple(Path(s) for s in sources), out, config, keep_going,
                          config.strict if strict is None else strict, base or _project_folder(config),
                          jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())), signing,
-                         verify_output)
+                         verify_output, resident)
         return _build(plan, stage, always_publish)
 
 

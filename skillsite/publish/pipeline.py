@@ -47,7 +47,7 @@ def read_and_publish(plan: BuildPlan, found: Discovery, state: BuildState | None
                      stage: Stages) -> BuildResult:
     """Read and check every discovered skill (from the cache where unchanged), then publish them."""
     config = plan.config
-    cache = Cache(plan.cache_dir / CACHE_FILE if plan.cache_dir is not None else None, plan.scope)
+    cache = Cache(plan.cache_dir / CACHE_FILE if plan.cache_dir is not None else None, plan.scope, plan.resident)
     with stage("read"):
         reading = read_catalog(plan.sources, exclude=config.exclude, profile=config.profile, ignore=config.ignore,
                                max_bytes=config.max_bytes, jobs=plan.jobs, found=found, cache=cache,

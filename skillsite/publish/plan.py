@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from skillsite.cache import Resident
 from skillsite.config import SiteConfig, template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading
@@ -97,6 +98,7 @@ class BuildPlan:
     scope: str               # skillsite's version and code, and the configuration
     signing: Signing | None = None   # the key and validity of a signed build
     verify_output: bool = False      # look at every kept file of the output, not trusting the records
+    resident: Resident | None = None  # objects kept from earlier builds of this process (``serve``)
 
     def settings(self) -> list[Any]:
         """What the output depends on besides the skills and the templates (the Markdown engine

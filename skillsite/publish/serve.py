@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence, TextIO
 from urllib.parse import unquote, urlsplit
 
+from skillsite.cache import Resident
 from skillsite.publish.lock import claim
 from skillsite.publish.watch import EventWatcher, PollingWatcher, WatchUnavailable, watched_stamps
 
@@ -291,6 +292,7 @@ class DevServer:
         self.server_pid = 0  # the serving process, once forked
         self.folders: EventWatcher | PollingWatcher | None = None  # the watched folders, once started
         self.others = PollingWatcher([])  # the watched files, and paths that are no folder now
+        self.resident = Resident()  # what each build made of the cache, for the next one
 
     @property
     def url(self) -> str:
@@ -367,7 +369,7 @@ class DevServer:
 
         try:
             return build(self.sources, self.out, self.config, keep_going=True, force=True,
-                         cache_dir=self.tmp / "cache", always_publish=always_publish)
+                         cache_dir=self.tmp / "cache", always_publish=always_publish, resident=self.resident)
         except OSError as exc:
             self.echo(f"skillsite serve: {failed}: {describe_os_error(exc)}")
         except Exception as exc:

@@ -196,7 +196,7 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     too: the bodies are read back from there when pages need them), as it comes: the results
     returned hold neither."""
     keys = [publication_key(job, index) for index in range(len(job.skills))]
-    done = {index: before for index, stored in enumerate(cache.get_many(Section.PUBLICATION, keys))
+    done = {index: before for index, stored in enumerate(cache.made_many(Section.PUBLICATION, keys, StoredPublication.of))
             if (before := _published_before(job, index, stored, keys[index])) is not None}
     job.staging.take_journal()  # kept as whole skills (keep_all), recorded already
     todo = [index for index in range(len(keys)) if index not in done]
@@ -216,7 +216,8 @@ def sharing_skill_values(entry: ManifestEntry, skill: Skill) -> ManifestEntry:
     """``entry`` holding ``skill``'s own objects for the values the two have equal: an entry
     from a worker, or read back from the cache, is a copy, and a big catalog should hold each
     description, name and tag list once."""
-    same = {name: getattr(skill, name) for name in SHARED_WITH_SKILL if getattr(entry, name) == getattr(skill, name)}
+    same = {name: value for name in SHARED_WITH_SKILL
+            if (value := getattr(skill, name)) is not (held := getattr(entry, name)) and held == value}
     return dataclasses.replace(entry, **same) if same else entry
 
 
@@ -231,18 +232,31 @@ def _record(job: SkillPublishing, published: PublishedSkill, cache: Cache, html_
         cache.put(Section.PUBLICATION, key, published.to_json())
 
 
-def _published_before(job: SkillPublishing, index: int, stored: list[Any] | None, key: str
+@dataclass(frozen=True, slots=True)
+class StoredPublication:
+    """A publication as the cache holds it (:meth:`PublishedSkill.to_json`), its entry made again."""
+
+    entry: ManifestEntry
+    placed: tuple[tuple[str, str], ...]     # (site path, content key) of each file it placed
+    archive: tuple[str, str] | None
+
+    @classmethod
+    def of(cls, stored: list[Any]) -> StoredPublication:
+        entry, placed, archive = stored
+        return cls(ManifestEntry.from_json(entry), tuple((rel, key) for rel, key in placed),
+                   (archive[0], archive[1]) if archive else None)
+
+
+def _published_before(job: SkillPublishing, index: int, stored: StoredPublication | None, key: str
                       ) -> PublishedSkill | None:
     """The stored publication of skill ``index`` (under ``key``), when its body is rendered in the cache and
     every file it placed is still in the output as published (then taken: see
     :meth:`~skillsite.publish.staging.Staging.keep_all`); else None."""
     if stored is None or job.skills[index].id not in job.rendered:
         return None
-    entry, placed, archive = stored
-    if not job.staging.keep_all(placed):
+    if not job.staging.keep_all(stored.placed):
         return None  # a file changed or went missing: publish the skill again
-    return PublishedSkill(sharing_skill_values(ManifestEntry.from_json(entry), job.skills[index]), None, [], [],
-                          tuple(archive) if archive else None, [], key)
+    return PublishedSkill(sharing_skill_values(stored.entry, job.skills[index]), None, [], [], stored.archive, [], key)
 
 
 def _interface(skill: Skill) -> dict[str, Any] | None:
@@ -369,7 +383,7 @@ def _file_key(path: str, size: int, mtime_ns: int) -> str:
 def _known_shas(skills: Sequence[Skill], cache: Cache) -> dict[str, tuple[int, int, str]]:
     """The sha256 the cache knows of each bundled file with its current size and time."""
     files = [f for skill in skills for f in skill.source.files]
-    shas = cache.get_many(Section.FILE_SHA, (_file_key(f.abspath, f.bytes, f.mtime_ns) for f in files))
+    shas = cache.made_many(Section.FILE_SHA, (_file_key(f.abspath, f.bytes, f.mtime_ns) for f in files), str)
     return {f.abspath: (f.bytes, f.mtime_ns, sha) for f, sha in zip(files, shas) if sha is not None}
 
 

@@ -45,8 +45,8 @@ from skillsite.source.parse import (DEFAULT_MAX_BYTES, decode_skill_md, parse_sk
 from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.releases import VersionedSkill, release_versions
 from skillsite.source.schema import schema_diagnostics
-from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_user_invocable_only, skill_from_json,
-                                    skill_name, skill_to_json, skill_version)
+from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_user_invocable_only, skill_fields,
+                                    skill_name, skill_of_fields, skill_to_json, skill_version)
 from skillsite.source.versioning import version_diagnostics
 from skillsite.workers import parallel_map
 
@@ -172,6 +172,20 @@ def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tu
                  for index, item in enumerate(items) if isinstance(item, str) and item.strip())
 
 
+
+@dataclass(frozen=True, slots=True)
+class StoredCheck:
+    """A check as the cache holds it (:meth:`Checked.to_json`), its verdict made again: what it
+    says of the skill apart from where the skill is."""
+
+    verdict: Verdict
+    skill: dict[str, Any] | None     # the kept skill's fields (:func:`~skillsite.source.skill.skill_fields`)
+
+    @classmethod
+    def of(cls, data: list[Any]) -> StoredCheck:
+        return cls(Verdict.from_json(data[0]), skill_fields(data[1]) if data[1] is not None else None)
+
+
 @dataclass(frozen=True, slots=True)
 class Checked:
     """A skill read and checked on its own: its verdict, and the skill when it is kept (its
@@ -185,13 +199,14 @@ class Checked:
         return [self.verdict.to_json(), skill_to_json(self.skill) if self.skill is not None else None]
 
     @classmethod
-    def from_json(cls, data: list[Any], source: SourceFile, content: Content) -> Checked:
-        """The check :meth:`to_json` gave, of a SKILL.md with this content (a left-out skill's
-        bytes are not kept: nothing reads them)."""
-        verdict = Verdict.from_json(data[0])
-        if data[1] is None:
+    def of_stored(cls, stored: StoredCheck, source: SourceFile, content: Content) -> Checked:
+        """The check ``stored`` (:meth:`to_json`, read back), of the skill at ``source`` with this
+        content (a left-out skill's bytes are not kept: nothing reads them)."""
+        verdict = stored.verdict
+        if stored.skill is None:
             return cls(verdict, None, ParsedSkill(source, None, {}, "", 1, b"", verdict.diagnostics))
-        return cls(verdict, skill_from_json(data[1], source, content.sha256, content.size, verdict.diagnostics), None)
+        return cls(verdict, skill_of_fields(stored.skill, source, content.sha256, content.size, verdict.diagnostics),
+                   None)
 
     def sha256(self) -> str:
         """The sha256 of the SKILL.md bytes this check was made of."""
@@ -433,8 +448,8 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
                    [f.path for f in src.files], content.sha256) if content is not None else None
             for src, content in zip(checking.sources, contents)]
     checked: list[Checked | None] = []
-    for src, content, stored in zip(checking.sources, contents, cache.get_many(Section.SKILLS, keys)):
-        done = Checked.from_json(stored, src, content) if stored is not None and content is not None else None
+    for src, content, stored in zip(checking.sources, contents, cache.made_many(Section.SKILLS, keys, StoredCheck.of)):
+        done = Checked.of_stored(stored, src, content) if stored is not None and content is not None else None
         checked.append(done if done is not None and _still_missing(done.verdict, src, None, checking)
                        else None)
     todo = [index for index, c in enumerate(checked) if c is None]

@@ -223,10 +223,15 @@ def skill_to_json(skill: Skill) -> dict[str, Any]:
     return data
 
 
-def skill_from_json(data: dict[str, Any], source: SourceFile, sha256: str, size: int,
+def skill_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The fields of the skill :func:`skill_to_json` gave, as the skill holds them (all but its
+    source, SKILL.md's sha256 and size, and diagnostics: see :func:`skill_of_fields`)."""
+    return {"requirements": Requirements(*(tuple(values) for values in data["requirements"])),
+            **{name: data[name] for name in _PLAIN_FIELDS}, **{name: tuple(data[name]) for name in _TUPLE_FIELDS}}
+
+
+def skill_of_fields(fields: dict[str, Any], source: SourceFile, sha256: str, size: int,
                     diags: Sequence[Diagnostic]) -> Skill:
-    """The skill :func:`skill_to_json` gave, with its source, its SKILL.md's sha256 and size, and
-    its diagnostics."""
-    return Skill(id=source.id, source=source, sha256=sha256, size=size, diagnostics=tuple(diags),
-                 requirements=Requirements(*(tuple(values) for values in data["requirements"])),
-                 **{name: data[name] for name in _PLAIN_FIELDS}, **{name: tuple(data[name]) for name in _TUPLE_FIELDS})
+    """The skill of ``fields`` (:func:`skill_fields`, shared: not copied), with its source, its
+    SKILL.md's sha256 and size, and its diagnostics."""
+    return Skill(id=source.id, source=source, sha256=sha256, size=size, diagnostics=tuple(diags), **fields)

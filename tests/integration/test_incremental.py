@@ -574,3 +574,51 @@ def test_a_rebuild_makes_the_values_of_the_changed_skill_s_page_only(tmp_path, m
                         lambda pages, entry: made.append(entry.id) or real(pages, entry))
     assert build([src], out, cache_dir=cache, jobs=1).ok
     assert made == ["test-first"]
+
+
+def test_rebuilds_sharing_a_resident_make_no_entry_again_and_equal_cold_builds(tmp_path, monkeypatch):
+    """``serve`` keeps what each build made of the cache for the next (#47): a rebuild reads back
+    from the file only the entries it had not made yet (of the skill the build before published),
+    and its output is a cold build's, after an edit, a new skill, a removed one and a changed
+    configuration alike."""
+    from skillsite.agent.entry import ManifestEntry
+    from skillsite.cache import Resident
+    from skillsite.config import SiteConfig
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 120)
+    resident = Resident()
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    assert build([src], out, cache_dir=cache, resident=resident, always_publish=True).ok  # as serve does
+    made: list[str] = []
+    real_from_json = ManifestEntry.from_json.__func__
+    monkeypatch.setattr(ManifestEntry, "from_json", classmethod(
+        lambda cls, data: made.append(data["id"]) or real_from_json(cls, data)))
+    # each edit, and the skill whose entry is read back from the file: the one published by the build before
+    edits = [(lambda: _append(src / "test-first" / "SKILL.md", "One more line."), []),
+             (lambda: shutil.copytree(src / "house-style", src / "house-style-2"), ["test-first"]),
+             (lambda: shutil.rmtree(src / "code-review"), ["house-style-2"])]
+    for edit, read_back in edits:
+        edit()
+        made.clear()
+        hits = resident.hits
+        assert build([src], out, cache_dir=cache, resident=resident).ok
+        assert made == read_back and resident.hits > hits
+        assert build([src], tmp_path / "cold").ok
+        assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+        shutil.rmtree(tmp_path / "cold")
+    hits = resident.hits
+    titled = SiteConfig(title="Another title")
+    assert build([src], out, titled, cache_dir=cache, resident=resident).ok
+    assert resident.hits == hits  # another scope: nothing of the last one is taken
+    assert build([src], tmp_path / "cold", titled).ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
+def _append(path: Path, line: str) -> None:
+    """A line added to a file, dated a minute ago (out of the racy window, unlike its folder)."""
+    import time
+
+    path.write_text(path.read_text() + f"\n{line}\n")
+    os.utime(path, (time.time() - 60, time.time() - 60))

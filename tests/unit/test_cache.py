@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from skillsite.cache import Cache, Section, digest
+from skillsite.cache import Cache, Resident, Section, digest
 
 
 def test_values_come_back_in_the_next_run_and_unused_ones_go(tmp_path):
@@ -260,3 +260,51 @@ def test_the_spill_size_counts_the_memory_a_value_takes_not_its_characters(tmp_p
     assert len(narrow._added) == 3 and narrow._pending.path is None  # about 1050 bytes: all held
     assert len(wide._added) < 3 and wide._pending.path is not None        # about 1250 bytes each: spilled
     assert wide.get(Section.HTML, "k0") == "\N{ROCKET}" + "x" * 299
+
+
+def test_a_resident_keeps_made_objects_between_runs_without_reading_them_again(tmp_path, monkeypatch):
+    """``serve`` keeps what each build made of the cache (#47): the next run takes the same
+    object, neither reading its value nor making it again; the file still keeps it."""
+    path = tmp_path / "c.sqlite"
+    _saved(path, Section.PUBLICATION, {"a": [1, 2], "b": [3]})
+    made: list[list[int]] = []
+
+    def make(value):
+        made.append(value)
+        return tuple(value)
+
+    resident = Resident()
+    first = Cache(path, "scope", resident)
+    objects = list(first.made_many(Section.PUBLICATION, ["a", None, "b", "gone"], make))
+    assert objects == [(1, 2), None, (3,), None] and made == [[1, 2], [3]]
+    assert first.has_many(Section.PUBLICATION, ["a"]) and next(first.has_many(Section.HTML, ["a"])) is False
+    first.save()
+    asked: list[list[str]] = []
+    real_stored = Cache._stored
+    monkeypatch.setattr(Cache, "_stored", lambda self, section, keys, values: asked.append(keys)
+                        or real_stored(self, section, keys, values))
+    second = Cache(path, "scope", resident)
+    again = list(second.made_many(Section.PUBLICATION, ["b", "a"], make))
+    assert again == [(3,), (1, 2)] and again[1] is objects[0] and len(made) == 2
+    assert list(second.has_many(Section.PUBLICATION, ["a", "c"])) == [True, False]
+    assert [keys for keys in asked if keys] == [["c"]] and (second.hits, second.misses) == (3, 1)
+    second.save()
+    assert Cache(path, "scope").get(Section.PUBLICATION, "a") == [1, 2]  # kept in the file: it was used
+
+
+def test_a_resident_drops_what_a_run_did_not_use_and_everything_of_another_scope(tmp_path):
+    path = tmp_path / "c.sqlite"
+    _saved(path, Section.SKILLS, {"a": "A", "b": "B"})
+    resident = Resident()
+    first = Cache(path, "scope", resident)
+    assert list(first.made_many(Section.SKILLS, ["a", "b"], str.lower)) == ["a", "b"]
+    first.save(keep_unused=True)
+    second = Cache(path, "scope", resident)
+    assert list(second.made_many(Section.SKILLS, ["a"], str.lower)) == ["a"]  # "b" not used
+    second.save(keep_unused=True)
+    third = Cache(path, "scope", resident)
+    assert resident.take(Section.SKILLS.value, "b") is None and resident.take(Section.SKILLS.value, "a") == "a"
+    third.save(keep_unused=True)
+    other = Cache(path, "another scope", resident)
+    assert resident.take(Section.SKILLS.value, "a") is None
+    assert list(other.made_many(Section.SKILLS, ["a"], str.lower)) == [None]  # the file is of the first scope
