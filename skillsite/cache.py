@@ -26,7 +26,7 @@ import sys
 import tempfile
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
 
 from skillsite import __version__
 from skillsite.diagnostics import Diagnostic, make
@@ -125,42 +125,18 @@ def _text(added: str) -> str:
     return added if isinstance(added, _Json) else _encode(added)
 
 
-class Resident:
-    """Objects made from cached values, kept by a long-running process (``skillsite serve``)
-    between its builds: a value made into an object once (a manifest entry, a skill's check) is
-    neither read from the file nor made again at every rebuild.
-
-    A cached value never changes under its key (the key is a digest of everything the value is
-    made of), so an object made from it stays right as long as the scope is the same; a build
-    keeps those it used, and what it did not use is dropped when the next one starts.  The
-    objects are shared between builds: nothing may change them.
-    """
-
-    def __init__(self) -> None:
-        self.scope: str | None = None
-        self.hits = 0
-        self._earlier: dict[tuple[str, str], Any] = {}  # (section, key) -> object, of the builds before
-        self._used: dict[tuple[str, str], Any] = {}     # those the current build took or made
+class KeptObjects(Protocol):
+    """Objects made from cached values that a long-running process keeps between its runs
+    (:class:`skillsite.publish.resident.Resident`): see :meth:`Cache.made_many`."""
 
     def begin(self, scope: str) -> None:
-        """A build of ``scope`` starts: keep what the last build used (nothing when the scope changed)."""
-        self._earlier = self._used if scope == self.scope else {}
-        self._used = {}
-        self.scope = scope
+        """A run of ``scope`` starts."""
 
     def take(self, section: str, key: str) -> Any:
-        """The object kept under ``key``, now used by this build; None when none is."""
-        name = (section, key)
-        found = self._used.get(name)
-        if found is None and (found := self._earlier.get(name)) is not None:
-            self._used[name] = found
-        if found is not None:
-            self.hits += 1
-        return found
+        """The object kept under ``key``, now used by this run; None when none is."""
 
     def keep(self, section: str, key: str, made: Any) -> None:
-        """Keep ``made``, the object made of the value under ``key``, for the next builds."""
-        self._used[(section, key)] = made
+        """Keep ``made``, the object made of the value under ``key``."""
 
 
 class Cache:
@@ -171,7 +147,7 @@ class Cache:
     connection (a connection must not cross a fork; workers read bodies from the cache too).
     """
 
-    def __init__(self, path: Path | None, scope: str, resident: Resident | None = None):
+    def __init__(self, path: Path | None, scope: str, resident: KeptObjects | None = None):
         self.path = path
         self.scope = scope
         self.resident = resident                 # objects kept from earlier builds (see :meth:`made_many`)
@@ -255,8 +231,8 @@ class Cache:
     def made_many(self, section: Section, keys: Iterable[str | None], make: Callable[[Any], T]) -> Iterator[T | None]:
         """``make(value)`` of the value of each of ``keys`` in turn, None where :meth:`get_many`
         gives None.  ``make`` must depend on the value alone and return a new object that
-        nothing changes: with a :class:`Resident`, one made in an earlier build is taken
-        as it is, its value not read again."""
+        nothing changes: with ``resident`` objects (:class:`KeptObjects`), one made in an
+        earlier run is taken as it is, its value not read again."""
         resident = self.resident
         if resident is None:
             for value in self.get_many(section, keys):
@@ -279,12 +255,12 @@ class Cache:
     def has_many(self, section: Section, keys: Iterable[str | None]) -> Iterator[bool]:
         """Whether a value is stored under each of ``keys`` in turn, as :meth:`has` tells it (False,
         and not counted, for a key None): all looked up at once, without reading the values (nor
-        those a :class:`Resident` saw in an earlier build)."""
+        those ``resident`` saw in an earlier run)."""
         wanted = list(keys)
         if self.resident is None:
             found = self._texts(section.value, wanted, values=False)
             return (key is not None and key in found for key in wanted)
-        name = f"{section.value} held"  # what :class:`Resident` keeps of a key found: that it was there
+        name = f"{section.value} held"  # what is kept of a key found: that it was there
         held = {key for key in wanted if key is not None and self.resident.take(name, key) is not None}
         self._used.update((section.value, key) for key in held)
         self.hits += len(held)

@@ -18,11 +18,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Callable, Sequence
 
-from skillsite.cache import Resident, code_scope, prepare_cache_folder
+from skillsite.cache import code_scope, prepare_cache_folder
 from skillsite.config import SiteConfig
 from skillsite.models import CatalogReading
 from skillsite.publish.lock import cache_lock, output_lock
 from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result
+from skillsite.publish.resident import Resident
 from skillsite.publish.signing import Signing, resign_due
 from skillsite.publish.staging import check_target, clear_remains
 from skillsite.publish.state import NO_INPUTS, load_state, racy_since, read_inputs
@@ -50,8 +51,8 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     A rebuild trusts what the last build recorded of the output it keeps (while the output's
     marker file is the one it wrote): ``verify_output`` looks at every kept file (the command
     line's ``--force`` asks for it too; ``serve`` replaces its own folder with ``force`` and
-    trusts its records).  ``resident``: objects made from the cache that a long-running process
-    keeps between its builds (``serve``): a rebuild does not read and make them again.
+    trusts its records).  ``resident``: what a long-running process keeps between its builds
+    (``serve``: :mod:`skillsite.publish.resident`), which a rebuild takes instead of finding it again.
     Raises :class:`~skillsite.publish.staging.OutputError` when ``out`` is not ours to replace,
     and OSError (naming the path) when the output or the cache cannot be written.
     """
@@ -73,10 +74,13 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
 def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> BuildResult:
     """The build, under the output's lock: stops after discovery when nothing changed (unless
     ``always_publish``)."""
+    resident = plan.resident
     with stage("discover"):
-        found = discover(plan.sources, plan.config.exclude)
+        found = resident.discover(plan.sources, plan.config.exclude) if resident is not None \
+            else discover(plan.sources, plan.config.exclude)
     state = load_state(plan.cache_dir, plan.scope, plan.out) if plan.cache_dir is not None else None
-    inputs = read_inputs(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns)) \
+    inputs = read_inputs(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns),
+                         resident.listings(found, plan.sources) if resident is not None else None) \
         if plan.cache_dir is not None else NO_INPUTS
     if state is not None and not always_publish:
         with stage("unchanged"):

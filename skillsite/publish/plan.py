@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from skillsite.cache import Resident
 from skillsite.config import SiteConfig, template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading
+from skillsite.publish.resident import Resident
 from skillsite.publish.signing import Signing, signing_settings
 from skillsite.publish.state import library_stamps
 from skillsite.source.git_history import refs_state

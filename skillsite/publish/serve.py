@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence, TextIO
 from urllib.parse import unquote, urlsplit
 
-from skillsite.cache import Resident
 from skillsite.publish.lock import claim
+from skillsite.publish.resident import Resident
 from skillsite.publish.watch import EventWatcher, PollingWatcher, WatchUnavailable, watched_stamps
 
 if TYPE_CHECKING:
@@ -292,7 +292,8 @@ class DevServer:
         self.server_pid = 0  # the serving process, once forked
         self.folders: EventWatcher | PollingWatcher | None = None  # the watched folders, once started
         self.others = PollingWatcher([])  # the watched files, and paths that are no folder now
-        self.resident = Resident()  # what each build made of the cache, for the next one
+        self.resident = Resident()  # what each build learned, for the next one
+        self.untold = False  # a change may have gone unreported since the last build: it walks
 
     @property
     def url(self) -> str:
@@ -331,8 +332,10 @@ class DevServer:
         except WatchUnavailable as exc:
             self.folders.close()
             self._poll_instead(f"file events stopped: {exc}")
-            changed = True  # what changed meanwhile is unknown
-        return self.others.look() or changed
+            self.untold = changed = True  # what changed meanwhile is unknown
+        if self.others.look():
+            self.untold = changed = True  # the configuration or the templates: the next build walks
+        return changed
 
     def _fork_server(self) -> None:
         """Serve from a process of its own (see the module's docstring)."""
@@ -367,6 +370,9 @@ class DevServer:
         from skillsite.diagnostics import describe_os_error
         from skillsite.publish.build import build
 
+        paths = self.folders.take_paths() if self.folders is not None else None
+        self.resident.saw(None if self.untold else paths)
+        self.untold = False
         try:
             return build(self.sources, self.out, self.config, keep_going=True, force=True,
                          cache_dir=self.tmp / "cache", always_publish=always_publish, resident=self.resident)
@@ -374,6 +380,12 @@ class DevServer:
             self.echo(f"skillsite serve: {failed}: {describe_os_error(exc)}")
         except Exception as exc:
             self.echo(f"skillsite serve: {failed}: {exc!r}")
+        except BaseException:
+            self.resident.forget_tree()
+            raise
+        finally:
+            self.resident.built()
+        self.resident.forget_tree()
         return None
 
     def rebuild(self) -> bool:

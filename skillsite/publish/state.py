@@ -160,7 +160,11 @@ class AuditListing:
 
     @classmethod
     def of(cls, folder: Path) -> AuditListing:
-        stamps = audited_stamps(folder)
+        return cls.of_stamps(audited_stamps(folder))
+
+    @classmethod
+    def of_stamps(cls, stamps: list[tuple[str, int, int, bool]]) -> AuditListing:
+        """The listing of a folder whose files have these stamps (:func:`~skillsite.audit.files.audited_stamps`)."""
         return cls(max((mtime_ns for _, _, mtime_ns, _ in stamps), default=0), digest(stamps))
 
 
@@ -178,9 +182,12 @@ class Inputs:
 NO_INPUTS = Inputs("", {})  # a build without a cache compares nothing
 
 
-def read_inputs(found: Discovery, settings: Any, templates: list[tuple[str, int, int]], since_ns: int) -> Inputs:
-    """The :class:`Inputs` of a discovery: every skill folder's audit listing is made once."""
-    listings = [AuditListing.of(s.dir) for s in found.sources]
+def read_inputs(found: Discovery, settings: Any, templates: list[tuple[str, int, int]], since_ns: int,
+                listings: Sequence[AuditListing] | None = None) -> Inputs:
+    """The :class:`Inputs` of a discovery: every skill folder's audit listing is made once
+    (``listings``: made already, in the order of the skills)."""
+    if listings is None:
+        listings = [AuditListing.of(s.dir) for s in found.sources]
     settled = {s.id: listing.digest for s, listing in zip(found.sources, listings) if listing.newest_ns < since_ns}
     return Inputs(inputs_digest(found, settings, templates, since_ns, listings), settled)
 

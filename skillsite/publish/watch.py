@@ -72,12 +72,21 @@ class PollingWatcher:
         self.paths = list(paths)
         self.ignore = list(ignore)
         self.seen = watched_stamps(self.paths, self.ignore)
+        self.changed: set[str] = set()  # the files that changed, were added or went, since taken
 
     def look(self) -> bool:
         """Whether a file changed since the last look."""
         now = watched_stamps(self.paths, self.ignore)
-        changed, self.seen = now != self.seen, now
-        return changed
+        if now == self.seen:
+            return False
+        self.changed.update(path for path, *_ in set(now).symmetric_difference(self.seen))
+        self.seen = now
+        return True
+
+    def take_paths(self) -> set[str] | None:
+        """The paths that changed since the last call (as the walk reached them)."""
+        paths, self.changed = self.changed, set()
+        return paths
 
     def wait(self, timeout: float) -> bool:
         """Sleep ``timeout`` seconds, then look."""
@@ -105,6 +114,7 @@ class EventWatcher:
         self.batch: list[str] = []
         self.seen_sync: set[str] = set()
         self.changed = False
+        self.paths: set[str] | None = set()  # the paths reported since taken (None: some went unseen)
         args = ["--sync", str(sync_folder)] + [f"--ignore={p}" for p in ignore] + ["--"] + [str(f) for f in folders]
         try:
             self.process = subprocess.Popen([sys.executable, "-c", BOOT, _package_root(), *args],
@@ -152,6 +162,7 @@ class EventWatcher:
         self.seen_sync = set()
         while str(token) not in self.seen_sync:
             if not self._take_batch(deadline):
+                self.paths = None  # which paths changed is not known either
                 return True  # the sync event is late or lost: a rebuild is the safe answer
         changed, self.changed = self.changed, False
         return changed
@@ -177,6 +188,13 @@ class EventWatcher:
         self.seen_sync = {p for p in paths if p.startswith(own)}
         if len(self.seen_sync) < len(paths):
             self.changed = True
+            if self.paths is not None:
+                self.paths.update(p for p in paths if not p.startswith(own))
+
+    def take_paths(self) -> set[str] | None:
+        """The paths reported since the last call (real paths); None when some change may have gone unreported."""
+        paths, self.paths = self.paths, set()
+        return paths
 
     def _next_record(self, deadline: float) -> bytes | None:
         """The next record from the pipe, waiting until ``deadline`` (None when it passed)."""

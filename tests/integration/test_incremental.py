@@ -582,7 +582,7 @@ def test_rebuilds_sharing_a_resident_make_no_entry_again_and_equal_cold_builds(t
     and its output is a cold build's, after an edit, a new skill, a removed one and a changed
     configuration alike."""
     from skillsite.agent.entry import ManifestEntry
-    from skillsite.cache import Resident
+    from skillsite.publish.resident import Resident
     from skillsite.config import SiteConfig
 
     src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
@@ -602,9 +602,10 @@ def test_rebuilds_sharing_a_resident_make_no_entry_again_and_equal_cold_builds(t
     for edit, read_back in edits:
         edit()
         made.clear()
-        hits = resident.hits
+        hits, walks = resident.hits, resident.walks
         assert build([src], out, cache_dir=cache, resident=resident).ok
         assert made == read_back and resident.hits > hits
+        assert resident.walks == walks + 1  # not told what changed: the tree is walked
         assert build([src], tmp_path / "cold").ok
         assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
         shutil.rmtree(tmp_path / "cold")

@@ -231,3 +231,33 @@ def test_polling_sees_what_events_see_and_ignores_the_same_folders(source, tmp_p
     finally:
         events.close()
     assert events.process.poll() is not None
+
+
+def test_a_rebuild_takes_the_changed_paths_from_the_file_events_and_equals_a_cold_build(source, tmp_path):
+    """#47: an edit of files discovery listed is rebuilt without walking the tree (their sizes and
+    times read again), anything else with a walk; each catalog is the one ``build`` makes."""
+    from support import tree_bytes
+    from skillsite.publish.build import build
+
+    (source / "code-review" / "node_modules").mkdir()  # audited, not watched: listed again at every build
+    server = DevServer([source], SiteConfig(), port=0, log=io.StringIO())
+    edits = [  # (an edit, whether the rebuild walks the tree)
+        (lambda: edit(source / "code-review" / "SKILL.md", "Edited while served."), False),
+        (lambda: (source / "code-review" / "references" / "shell.md").write_text("# Shell\n", encoding="utf-8"), False),
+        (lambda: (source / "code-review" / "references" / "new.md").write_text("# New\n", encoding="utf-8"), True),
+        (lambda: shutil.rmtree(source / "test-first"), True),
+    ]
+    try:
+        assert server.start()
+        server._prepare_rebuilds()
+        for number, (change, walks) in enumerate(edits):
+            before = server.resident.walks
+            time.sleep(0.05)  # another modification time than the last build saw, on any file system
+            change()
+            assert server.check() is True
+            assert server.resident.walks == before + walks
+            cold = tmp_path / f"cold-{number}"
+            assert build([source], cold).ok
+            assert tree_bytes(server.out) == tree_bytes(cold)
+    finally:
+        server.stop()

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from skillsite.cache import Cache, Resident, Section, digest
+from skillsite.cache import Cache, Section, digest
+from skillsite.publish.resident import Resident
 
 
 def test_values_come_back_in_the_next_run_and_unused_ones_go(tmp_path):
