@@ -32,7 +32,7 @@ from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics
                                      duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
                                      tags_diagnostics, trigger_diagnostics)
 from skillsite.source.codex_interface import CODEX_FILE, read_codex_file
-from skillsite.source.copies import Candidate, CopySettings, Fingerprint, fingerprint, group_copies
+from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, fingerprint, group_copies
 from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, resolve_dependencies,
                                            syntax_diagnostics)
 from skillsite.source.discover import Discovery, discover
@@ -260,7 +260,7 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
-    groups = _copies(kept, copies or CopySettings(), roots)
+    groups = _copies(kept, copies or CopySettings(), roots, cache)
     for position, diag in [*_name_diagnostics(kept, groups), *_copy_diagnostics(kept, groups),
                            *relation_diagnostics(members),
                            *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
@@ -272,11 +272,22 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
 
 
 def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySettings,
-            roots: Sequence[Path | str]) -> list[tuple[str, ...]]:
-    """The groups of copies among the kept skills (:mod:`skillsite.source.copies`)."""
+            roots: Sequence[Path | str], cache: Cache | None = None) -> list[tuple[str, ...]]:
+    """The groups of copies among the kept skills (:mod:`skillsite.source.copies`); the pairs
+    compared are kept for the next build of a long-running process (the cache's resident objects)."""
     order = {os.path.abspath(root): n for n, root in enumerate(roots)}
-    return group_copies([Candidate(src.id, v.fingerprint, order.get(os.path.abspath(src.root), len(order)), v.priority)
-                         for _, src, v in kept if v.fingerprint is not None], settings)
+    resident = cache.resident if cache is not None else None
+    comparisons = Comparisons(settings.similarity, resident.take(*COMPARISONS), remember=True) \
+        if resident is not None else None
+    groups = group_copies([Candidate(src.id, v.fingerprint, order.get(os.path.abspath(src.root), len(order)), v.priority)
+                           for _, src, v in kept if v.fingerprint is not None], settings, comparisons)
+    if resident is not None and comparisons is not None:
+        resident.keep(*COMPARISONS, comparisons.used)
+    return groups
+
+
+#: Where the cache's resident objects keep the pairs of skills grouping compared (:class:`Comparisons`).
+COMPARISONS = ("copies", "comparisons")
 
 
 def _name_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]]

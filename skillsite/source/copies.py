@@ -193,10 +193,42 @@ def same_name(a: Fingerprint, b: Fingerprint) -> bool:
     return folded_name(a.name) == folded_name(b.name)
 
 
+class Comparisons:
+    """Whether two skills' lines are alike enough to group them (the ``threshold`` under one
+    name, :data:`RENAMED_THRESHOLD` under two), remembered by their SKILL.md's sha256, of which
+    lines and names are made: ``known`` gives those of an earlier build (``serve`` keeps them),
+    :attr:`used` those of this one (None: nothing is remembered)."""
+
+    def __init__(self, threshold: float = DEFAULT_THRESHOLD, known: Mapping[tuple[str, str], bool] | None = None,
+                 remember: bool = True):
+        self.threshold = threshold
+        self.known = known or {}
+        self.used: dict[tuple[str, str], bool] | None = {} if remember else None
+
+    def alike(self, a: Fingerprint, b: Fingerprint) -> bool:
+        if self.used is None:
+            return self._compared(a, b)
+        key = (a.raw_sha, b.raw_sha)
+        found = self.used.get(key)
+        if found is None:
+            found = self.known.get(key)
+            if found is None:
+                found = self._compared(a, b)
+            self.used[key] = found
+        return found
+
+    def _compared(self, a: Fingerprint, b: Fingerprint) -> bool:
+        least = self.threshold if same_name(a, b) else max(self.threshold, RENAMED_THRESHOLD)
+        return line_similarity(a.lines, b.lines) >= least
+
+
 def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESHOLD,
-                apart: Callable[[int], bool] = lambda _: False, versions: bool = True) -> list[list[int]]:
+                apart: Callable[[int], bool] = lambda _: False, versions: bool = True,
+                comparisons: Comparisons | None = None) -> list[list[int]]:
     """The groups of copies among ``prints`` (indexes, ascending; singletons left out); with
-    ``versions``, skills of one name and description group whatever their bodies."""
+    ``versions``, skills of one name and description group whatever their bodies
+    (``comparisons``: those remembered, of ``threshold``)."""
+    comparisons = comparisons or Comparisons(threshold, remember=False)
     groups = _Groups(len(prints))
     members = [i for i in range(len(prints)) if not apart(i)]
     _exact(prints, members, groups, versions)
@@ -214,8 +246,7 @@ def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESH
                     if root == groups.find(i) or root in tried or (j, i) in failed:
                         continue
                     tried.add(root)
-                    least = threshold if same_name(prints[i], prints[j]) else max(threshold, RENAMED_THRESHOLD)
-                    if line_similarity(prints[i].lines, prints[j].lines) >= least:
+                    if comparisons.alike(prints[i], prints[j]):
                         groups.join(i, j)
                     else:
                         failed.add((j, i))
@@ -276,13 +307,15 @@ class Candidate:
     priority: int
 
 
-def group_copies(skills: Sequence[Candidate], settings: CopySettings) -> list[tuple[str, ...]]:
+def group_copies(skills: Sequence[Candidate], settings: CopySettings, comparisons: Comparisons | None = None
+                 ) -> list[tuple[str, ...]]:
     """The groups of copies among ``skills``: each a tuple of ids, canonical first (then by id),
-    groups in the order of their canonical ids; none when grouping is off."""
+    groups in the order of their canonical ids; none when grouping is off (``comparisons``: of
+    ``settings.similarity``, remembered)."""
     if not settings.group:
         return []
     groups = find_groups([s.fingerprint for s in skills], settings.similarity, lambda i: skills[i].id in settings.apart,
-                         settings.versions)
+                         settings.versions, comparisons)
     ordered = []
     for members in groups:
         ranked = sorted(members, key=lambda i: canonical_order(skills[i].id, skills[i].source, skills[i].priority,

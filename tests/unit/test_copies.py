@@ -5,8 +5,9 @@ import pytest
 
 from skillsite.agent.results import one_per_group
 from skillsite.config_sections import copies_problem
-from skillsite.source.copies import (Candidate, CopySettings, canonical_order, find_groups, fingerprint, folder_rank,
-                                     group_copies, line_changes, line_similarity, normalised_lines)
+from skillsite.source import copies as copies_module
+from skillsite.source.copies import (Candidate, Comparisons, CopySettings, canonical_order, find_groups, fingerprint,
+                                     folder_rank, group_copies, line_changes, line_similarity, normalised_lines)
 from skillsite.source.catalog import read_catalog
 from support import write_skill
 
@@ -48,6 +49,28 @@ def test_a_rewrite_under_the_same_name_and_description_is_another_version() -> N
     settings = CopySettings.of({"versions": False})
     candidates = [Candidate(f"r/{n}", p, 0, 0) for n, p in enumerate([printed(), version])]
     assert group_copies(candidates, settings) == [] and group_copies(candidates, CopySettings()) == [("r/0", "r/1")]
+
+
+def test_comparisons_remembered_from_an_earlier_build_give_the_same_groups_without_comparing(monkeypatch) -> None:
+    """``serve`` keeps the pairs grouping compared (#47): the next build groups alike and
+    compares only the pairs it has not seen; a pair it no longer meets is not kept."""
+    lines = [f"{line} (round {n})" for n in range(4) for line in BODY.splitlines()]
+    typos = ["\n".join(lines[:n] + [lines[n].replace("the", "teh")] + lines[n + 1:]) for n in range(3)]
+    prints = [printed(body=typo, raw=typo) for typo in typos]
+    first = Comparisons(0.9)
+    assert find_groups(prints, versions=False, comparisons=first) == find_groups(prints, versions=False) == [[0, 1, 2]]
+    assert first.used and all(first.used.values())
+    compared: list[object] = []
+    real = copies_module.line_similarity
+    monkeypatch.setattr(copies_module, "line_similarity", lambda a, b: compared.append(a) or real(a, b))
+    again = Comparisons(0.9, first.used)
+    assert find_groups(prints, versions=False, comparisons=again) == [[0, 1, 2]]
+    assert compared == [] and again.used == first.used
+    # what is known is taken as it is: only the pair the first build never met is compared
+    assert find_groups(prints, versions=False, comparisons=Comparisons(0.9, {k: False for k in first.used})) == [[1, 2]]
+    third = Comparisons(0.9, first.used)
+    assert find_groups(prints[1:], versions=False, comparisons=third) == [[0, 1]]
+    assert third.used and all(prints[0].raw_sha not in pair for pair in third.used)
 
 
 def test_two_skills_that_share_a_name_are_no_group() -> None:
