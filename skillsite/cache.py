@@ -252,6 +252,12 @@ class Cache:
                         resident.keep(section.value, key, made)
                 yield made
 
+    def keep_made(self, section: Section, key: str, made: Any) -> None:
+        """Keep ``made`` in place of the object :meth:`made_many` gave for ``key`` (one equal to
+        it, sharing more with what the run holds), when there are resident objects."""
+        if self.resident is not None:
+            self.resident.keep(section.value, key, made)
+
     def has_many(self, section: Section, keys: Iterable[str | None]) -> Iterator[bool]:
         """Whether a value is stored under each of ``keys`` in turn, as :meth:`has` tells it (False,
         and not counted, for a key None): all looked up at once, without reading the values (nor

@@ -196,8 +196,14 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     too: the bodies are read back from there when pages need them), as it comes: the results
     returned hold neither."""
     keys = [publication_key(job, index) for index in range(len(job.skills))]
-    done = {index: before for index, stored in enumerate(cache.made_many(Section.PUBLICATION, keys, StoredPublication.of))
-            if (before := _published_before(job, index, stored, keys[index])) is not None}
+    done: dict[int, PublishedSkill] = {}
+    for index, stored in enumerate(cache.made_many(Section.PUBLICATION, keys, StoredPublication.of)):
+        before = _published_before(job, index, stored, keys[index])
+        if before is None:
+            continue
+        done[index] = before
+        if stored is not None and before.entry is not stored.entry:  # kept sharing the skill's values from now on
+            cache.keep_made(Section.PUBLICATION, keys[index], dataclasses.replace(stored, entry=before.entry))
     job.staging.take_journal()  # kept as whole skills (keep_all), recorded already
     todo = [index for index in range(len(keys)) if index not in done]
     for index, published in zip(todo, workers.imap(publish_skill, todo)):

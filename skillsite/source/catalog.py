@@ -25,7 +25,7 @@ from typing import Any, Iterable, Sequence
 
 from skillsite.agent.budget import SIMILAR_SCORE, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.entry import Visibility
-from skillsite.cache import RACY_NS, Cache, Section, digest
+from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
@@ -450,10 +450,34 @@ def _content(source: SourceFile, max_bytes: int) -> Content | None:
     return Content(hashlib.sha256(raw).hexdigest(), len(raw)) if len(raw) <= max_bytes else None
 
 
+def _contents(sources: Sequence[SourceFile], max_bytes: int, resident: KeptObjects | None) -> list[Content | None]:
+    """Every SKILL.md's :class:`Content`.  A long-running process keeps them (``resident``) by
+    the file's stamp taken before reading it, as validate's cache does: a SKILL.md whose stamp
+    is unchanged is not read again (its content kept as the same object, which the skill and
+    its entry then share)."""
+    if resident is None:
+        return [_content(src, max_bytes) for src in sources]
+    found: list[Content | None] = []
+    for src in sources:
+        stamp = _file_stamp(src)
+        key = f"{os.path.abspath(src.skill_md)}\0{stamp}" if stamp is not None else None
+        content = resident.take(CONTENTS, key) if key is not None else None
+        if content is None:
+            content = _content(src, max_bytes)
+            if key is not None and content is not None:
+                resident.keep(CONTENTS, key, content)
+        found.append(content)
+    return found
+
+
+#: Where the cache's resident objects keep each SKILL.md's :class:`Content`, by its stamp.
+CONTENTS = "content"
+
+
 def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]:
     """Every skill checked, or taken from the cache when its SKILL.md's content and place, and
     everything its checks depend on, are what a cached check was made of."""
-    contents = [_content(src, checking.max_bytes) for src in checking.sources]
+    contents = _contents(checking.sources, checking.max_bytes, cache.resident)
     shared = digest(sorted(checking.skill_dirs), checking.profile, checking.max_bytes)
     keys = [digest(shared, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir), src.parent_id,
                    [f.path for f in src.files], content.sha256) if content is not None else None
