@@ -37,7 +37,7 @@ from skillsite.publish.marketplace import marketplace_document  # noqa: E402
 from skillsite.publish.provider_layout import skills_index  # noqa: E402
 from skillsite.publish.staging import Staging  # noqa: E402
 from skillsite.publish.templates import write_assets  # noqa: E402
-from skillsite.publish.views import headers_file  # noqa: E402
+from skillsite.publish.views import active_files, headers_file  # noqa: E402
 from skillsite.publish.wellknown import archive_path, discovery_index, legacy_index  # noqa: E402
 
 MB = 1024 * 1024
@@ -139,7 +139,7 @@ def scaled_sizes(entries: list[ManifestEntry], config: SiteConfig, scratch: Path
     sizes[".claude-plugin/marketplace.json"].append(len(indented_json(marketplace_document(
         config.marketplace, config.title, config.description, entries))))
     sizes["skills/index.json"].append(len(indented_json(skills_index(entries))))
-    sizes["_headers"].append(len(headers_file(entries).encode("utf-8")))
+    sizes["_headers"].append(len(headers_file(active_files(entries)).encode("utf-8")))
     folder = timed("lists, llms.txt, sitemap", times, lambda: _site_pages(data, config, scratch / "_site"))
     for label, patterns in GROUPS:
         if label.startswith(("index.html", "page/", "tags", "tag page", "risk", "llms", "sitemap")):

@@ -190,15 +190,16 @@ def skill_list(pages: SitePages, kind: str, name: str) -> SkillList:
                      pages.by_risk[name], {"risk": name})
 
 
-def pages_to_make(pages: SitePages, kept: Container[str] = ()) -> list[Page]:
-    """Every page but the skill pages ``kept``, the biggest first (the home page lists every
-    skill, a tag page its skills), so that no process is left with a big one at the end."""
+def pages_to_make(pages: SitePages, kept: Container[str] = (), kept_lists: Container[Page] = ()) -> list[Page]:
+    """Every page but the skill pages ``kept`` and the list pages ``kept_lists``, the biggest
+    first (the home page lists every skill, a tag page its skills), so that no process is left
+    with a big one at the end."""
     lists = [("home", "")] + sorted((("tag", t.name) for t in pages.tags), key=lambda p: -len(pages.by_tag[p[1]]))
     lists += [("risk", risk) for risk in pages.by_risk]
     listed = [(kind, name, n) for kind, name in lists for n in pages.numbers(skill_list(pages, kind, name).cards)]
     tags = [("tags", "", n) for n in pages.tag_numbers()]
     skills = [("skill", skill_id, 1) for skill_id in pages.entries if skill_id not in kept]
-    return [listed[0], *tags, *listed[1:], *skills]
+    return [listed[0], *tags, *(page for page in listed[1:] if page not in kept_lists), *skills]
 
 
 def make_page(pages: SitePages, page: Page) -> list[Placed]:
@@ -244,9 +245,45 @@ def _list_page(pages: SitePages, shown: SkillList, number: int) -> None:
     listing = pages.listing(shown.base, shown.cards, number, shown.label)
     where = f", page {number} of {listing['pager']['count']}" if number > 1 else ""
     page_dir = listing_url(shown.base, number)
-    pages.page(shown.template, f"{page_dir}index.html", {
-        **pages.common(page_dir, f"{shown.title}{where} · {pages.config.title}", shown.nav), **listing,
-        **shown.values})
+    values = {**pages.common(page_dir, f"{shown.title}{where} · {pages.config.title}", shown.nav), **listing,
+              **shown.values}
+    key = list_page_key(pages, shown, number)
+    if key is None:
+        pages.page(shown.template, f"{page_dir}index.html", values)
+    else:
+        pages.keyed_page(shown.template, f"{page_dir}index.html", key, lambda: values)
+
+
+def list_page_key(pages: SitePages, shown: SkillList, number: int) -> str | None:
+    """What page ``number`` of a list of skills is made of, in short (as
+    :meth:`SitePages.skill_page_key`): the site, the list, and of each card the entry key of its
+    skill and its tags as cards show them (name, page and count); None when a card's entry has
+    no key (the page is then keyed by its values)."""
+    cards = page_items(shown.cards, number, pages.per_page)
+    keys = [pages.entry_keys.get(c["id"]) for c in cards]
+    if None in keys:
+        return None
+    tags = [[(t.name, t.slug, t.count) for t in c["tags"]] for c in cards]
+    return digest("list page", pages.site_key, shown.template, shown.base, shown.title, shown.label, shown.nav,
+                  number, len(shown.cards), pages.per_page, keys, tags, shown.values)
+
+
+def kept_list_pages(pages: SitePages) -> set[Page]:
+    """The pages of lists of skills (all but the home page's first) that the output holds as
+    they would be made now (by their short key): taken here, without sending them to a worker."""
+    if not pages.staging.holds_earlier_output:
+        return set()
+    kept = set()
+    for kind, name in [("home", ""), *(("tag", t.name) for t in pages.tags), *(("risk", r) for r in pages.by_risk)]:
+        shown = skill_list(pages, kind, name)
+        for number in pages.numbers(shown.cards):
+            if kind == "home" and number == 1:
+                continue
+            key = list_page_key(pages, shown, number)
+            if key is not None and pages.staging.keep(f"{listing_url(shown.base, number)}index.html", key):
+                kept.add((kind, name, number))
+    pages.staging.take_journal()  # recorded here already
+    return kept
 
 
 def needed_by(entries: list[ManifestEntry]) -> dict[str, list[str]]:
@@ -335,8 +372,9 @@ def _text_files(pages: SitePages) -> None:
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
     _llms_txt(pages)
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
-    if active_files(entries):
-        staging.write("_headers", headers_file(entries).encode("utf-8"))
+    active = active_files(entries)
+    if active:
+        staging.write("_headers", headers_file(active).encode("utf-8"))
 
 
 def _later_pages(pages: SitePages) -> list[str]:
@@ -395,8 +433,8 @@ def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], h
     entry is made of, when known)."""
     assets = write_assets(staging, dirs)
     pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets, versions or {}, entry_keys or {})
-    kept = kept_skill_pages(pages)
+    kept, kept_lists = kept_skill_pages(pages), kept_list_pages(pages)
     with Workers(jobs, pages) as workers:
-        for placed in workers.map(make_page, pages_to_make(pages, kept)):
+        for placed in workers.map(make_page, pages_to_make(pages, kept, kept_lists)):
             staging.adopt(placed)
     _text_files(pages)

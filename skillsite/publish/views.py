@@ -89,11 +89,11 @@ def active_files(entries: Iterable[ManifestEntry]) -> list[str]:
     return sorted(urls)
 
 
-def headers_file(entries: Iterable[ManifestEntry]) -> str:
-    """A Netlify / Cloudflare Pages ``_headers`` file that sandboxes active bundled files."""
+def headers_file(active: Iterable[str]) -> str:
+    """A Netlify / Cloudflare Pages ``_headers`` file that sandboxes the ``active`` files (:func:`active_files`)."""
     lines = ["# Written by skillsite: bundled files that a browser would run as a page on this origin",
              "# (HTML, SVG, XML) are served sandboxed: none of their scripts can run."]
-    for url in active_files(entries):
+    for url in active:
         lines.append("/" + url)
         lines.extend("  " + header for header in INERT_HEADERS)
     return "\n".join(lines) + "\n"

@@ -623,3 +623,33 @@ def _append(path: Path, line: str) -> None:
 
     path.write_text(path.read_text() + f"\n{line}\n")
     os.utime(path, (time.time() - 60, time.time() - 60))
+
+
+def test_list_pages_kept_by_their_short_keys_follow_what_their_cards_show(tmp_path, monkeypatch):
+    """The pages of paginated lists (the home page's after the first, each tag's and each
+    risk's) are kept by a short key (#47): their cards' entry keys and tags.  A rebuild renders
+    only the list pages whose cards changed, and equals a cold build."""
+    from skillsite.config import SiteConfig
+
+    config = SiteConfig(shard_above=3)  # paged: three cards a page
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    _age(src)
+    assert build([src], out, config, cache_dir=cache).ok
+    assert build([src], out, config, cache_dir=cache, always_publish=True).ok
+    rendered: list[str] = []
+    real = pages_module.SitePages.keyed_page
+    monkeypatch.setattr(pages_module.SitePages, "keyed_page", lambda self, template, rel, key, values: real(
+        self, template, rel, key, lambda: rendered.append(rel) or values()))
+    _edit(src / "sql-migration-review" / "SKILL.md", "tags: [database, sql,", "tags: [database, sql, schema,")
+    _age(src / "sql-migration-review", 30)
+    assert build([src], out, config, cache_dir=cache, jobs=1).ok
+    lists = sorted(rel for rel in rendered if rel.startswith(("page/", "tags/", "risk/")))
+    # its card's page of all skills and of its risk, its tags' pages (the new one's too), and the
+    # tag index, whose every page shows how many tags there are
+    tag_index = ["tags/index.html", *(f"tags/page/{n}/index.html" for n in range(2, 13))]
+    assert lists == sorted(["page/4/index.html", "risk/medium/index.html", *tag_index,
+                            *(f"tags/{tag}/index.html" for tag in
+                              ["database", "migrations", "postgresql", "review", "schema", "sql"])])
+    assert build([src], cold, config).ok
+    assert tree_bytes(out) == tree_bytes(cold)

@@ -1,0 +1,92 @@
+"""One changed SKILL.md rebuilt by each version of the code, side by side (issue #47).
+
+For each ``--code LABEL=FOLDER`` (a checkout put first on PYTHONPATH; default: this
+repository), a synthetic catalog (benchmarks/synth.py) is built cold once into an output and
+cache of that version's own (each version's cache belongs to its own code).  Then, each round,
+one SKILL.md is edited and every version rebuilds it, in alternating order, each in a fresh
+process (``skillsite build`` as CI runs it), and once more with nothing changed.  Medians of
+``--repeat`` rounds; the machine's load drifts, so compare rows of one run.
+
+    python benchmarks/rebuild_code.py --code before=/tmp/before --code after=. [--skills 10000] [--repeat 3]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import describe  # noqa: E402
+from synth import generate  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def timed_build(code: Path, src: Path, work: Path, jobs: int) -> float:
+    """Seconds of one ``skillsite build`` of ``src`` by the code at ``code``, in a fresh process."""
+    command = [sys.executable, "-m", "skillsite", "build", str(src), "-o", str(work / "site"), "--cache-dir",
+               str(work / "cache"), "-q", "-j", str(jobs), "--keep-going"]
+    env = {**os.environ, "PYTHONPATH": str(code.resolve())}
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode:
+        raise SystemExit(f"the build failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return seconds
+
+
+def edit(skill_md: Path, number: int) -> None:
+    """One line added to a SKILL.md, dated a minute back (outside the racy window)."""
+    skill_md.write_text(skill_md.read_text(encoding="utf-8") + f"\nEdit number {number}.\n", encoding="utf-8")
+    stamp = time.time() - 60
+    os.utime(skill_md, (stamp, stamp))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--code", action="append", default=[], metavar="LABEL=FOLDER")
+    parser.add_argument("--skills", type=int, default=10000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
+    args = parser.parse_args()
+    codes = dict(item.split("=", 1) for item in args.code) or {"this": str(REPO)}
+    work = args.work or Path(tempfile.mkdtemp(prefix="rebuild-code-"))
+    src = work / "src"
+    if not src.exists():
+        generate(src, args.skills)
+    skill_md = sorted(src.rglob("SKILL.md"))[len(list(src.rglob("SKILL.md"))) // 2]
+    print(f"machine: {describe()}")
+    print(f"command: python benchmarks/rebuild_code.py {' '.join(f'--code {c}' for c in args.code)} "
+          f"--skills {args.skills} --repeat {args.repeat} --jobs {args.jobs}")
+    cold = {label: timed_build(Path(code), src, _folder(work, label), args.jobs) for label, code in codes.items()}
+    changed: dict[str, list[float]] = {label: [] for label in codes}
+    same: dict[str, list[float]] = {label: [] for label in codes}
+    for number in range(args.repeat):
+        edit(skill_md, number)
+        order = list(codes.items()) if number % 2 == 0 else list(reversed(codes.items()))
+        for label, code in order:
+            changed[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
+        for label, code in order:
+            same[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
+    print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; medians of {args.repeat}, seconds\n")
+    print("| code | cold build | one changed SKILL.md (min-max) | no change |")
+    print("|---|---:|---:|---:|")
+    for label in codes:
+        print(f"| {label} | {cold[label]:.1f} | {statistics.median(changed[label]):.2f} "
+              f"({min(changed[label]):.2f}-{max(changed[label]):.2f}) | {statistics.median(same[label]):.2f} |")
+
+
+def _folder(work: Path, label: str) -> Path:
+    folder = work / f"code-{label}"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+if __name__ == "__main__":
+    main()
