@@ -239,10 +239,7 @@ class Cache:
                 yield None if value is None else make(value)
             return
         for window in _chunks(keys, LOOKUP_WINDOW):
-            kept = {key: made for key in window if key is not None
-                    and (made := resident.take(section.value, key)) is not None}
-            self._used.update((section.value, key) for key in kept)  # still in the file: the save keeps it
-            self.hits += len(kept)
+            kept = self._kept(resident, section.value, section.value, window)
             texts = self._texts(section.value, [key for key in window if key not in kept], values=True)
             for key in window:
                 made = kept.get(key) if key is not None else None
@@ -267,13 +264,19 @@ class Cache:
             found = self._texts(section.value, wanted, values=False)
             return (key is not None and key in found for key in wanted)
         name = f"{section.value} held"  # what is kept of a key found: that it was there
-        held = {key for key in wanted if key is not None and self.resident.take(name, key) is not None}
-        self._used.update((section.value, key) for key in held)
-        self.hits += len(held)
+        held = self._kept(self.resident, name, section.value, wanted)
         found = self._texts(section.value, [key for key in wanted if key not in held], values=False)
         for key in found:
             self.resident.keep(name, key, True)
         return (key is not None and (key in held or key in found) for key in wanted)
+
+    def _kept(self, resident: KeptObjects, name: str, section: str, keys: Iterable[str | None]) -> dict[str, Any]:
+        """What ``resident`` kept under ``name`` for each of ``keys`` that it holds, counted as
+        hits and as used (they are still in the file: the save keeps them)."""
+        kept = {key: made for key in keys if key is not None and (made := resident.take(name, key)) is not None}
+        self._used.update((section, key) for key in kept)
+        self.hits += len(kept)
+        return kept
 
     def _texts(self, section: str, keys: list[str | None], values: bool) -> dict[str, str]:
         """The text of each of ``keys`` found, added in this run or in the file ("" for each

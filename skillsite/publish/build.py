@@ -14,7 +14,7 @@ output files stay in place, and a rebuild with nothing changed stops after disco
 from __future__ import annotations
 
 import os
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -58,7 +58,8 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     """
     stage = Stages(progress)
     out = Path(out)
-    with output_lock(out, wait, on_wait), ExitStack() as held:
+    with resident.building() if resident is not None else nullcontext(), output_lock(out, wait, on_wait), \
+            ExitStack() as held:
         clear_remains(out)
         check_target(out, force)
         if cache_dir is not None:

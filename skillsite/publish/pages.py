@@ -194,12 +194,18 @@ def pages_to_make(pages: SitePages, kept: Container[str] = (), kept_lists: Conta
     """Every page but the skill pages ``kept`` and the list pages ``kept_lists``, the biggest
     first (the home page lists every skill, a tag page its skills), so that no process is left
     with a big one at the end."""
-    lists = [("home", "")] + sorted((("tag", t.name) for t in pages.tags), key=lambda p: -len(pages.by_tag[p[1]]))
-    lists += [("risk", risk) for risk in pages.by_risk]
-    listed = [(kind, name, n) for kind, name in lists for n in pages.numbers(skill_list(pages, kind, name).cards)]
+    listed = [(kind, name, n) for kind, name in skill_lists(pages)
+              for n in pages.numbers(skill_list(pages, kind, name).cards)]
     tags = [("tags", "", n) for n in pages.tag_numbers()]
     skills = [("skill", skill_id, 1) for skill_id in pages.entries if skill_id not in kept]
     return [listed[0], *tags, *(page for page in listed[1:] if page not in kept_lists), *skills]
+
+
+def skill_lists(pages: SitePages) -> list[tuple[str, str]]:
+    """(kind, name) of every list of skills: the home page's, then each tag's, the biggest first,
+    then each risk's."""
+    tags = sorted((("tag", t.name) for t in pages.tags), key=lambda p: -len(pages.by_tag[p[1]]))
+    return [("home", ""), *tags, *(("risk", risk) for risk in pages.by_risk)]
 
 
 def make_page(pages: SitePages, page: Page) -> list[Placed]:
@@ -274,7 +280,7 @@ def kept_list_pages(pages: SitePages) -> set[Page]:
     if not pages.staging.holds_earlier_output:
         return set()
     kept = set()
-    for kind, name in [("home", ""), *(("tag", t.name) for t in pages.tags), *(("risk", r) for r in pages.by_risk)]:
+    for kind, name in skill_lists(pages):
         shown = skill_list(pages, kind, name)
         for number in pages.numbers(shown.cards):
             if kind == "home" and number == 1:

@@ -16,8 +16,9 @@ build learned instead of finding it again.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Collection, Sequence
+from typing import Any, Collection, Iterator, Sequence
 
 from skillsite.audit.files import audited_stamps
 from skillsite.publish.state import AuditListing
@@ -99,14 +100,18 @@ class Resident:
         self._listings = kept
         return listings
 
-    def built(self) -> None:
-        """The build that took the reported changes is done (failed or not: its discovery holds
-        them, and the next build starts from it, once told what changed since)."""
-        self._changed = None
-
-    def forget_tree(self) -> None:
-        """Walk at the next build (a build raised midway: what it saw may be half patched)."""
-        self._found, self._listings = None, {}
+    @contextmanager
+    def building(self) -> Iterator[None]:
+        """One build, which takes the changes it was told: done (failed or not), its discovery
+        holds them and the next build starts from it, once told what changed since; raised
+        midway (what it saw may be half patched), the next build walks."""
+        try:
+            yield
+        except BaseException:
+            self._found, self._listings = None, {}
+            raise
+        finally:
+            self._changed = None
 
     def _touched_folders(self, found: Discovery, roots: Sequence[Path]) -> set[str] | None:
         """The skill folders at or above a reported path (as discovery reaches them); None: all."""

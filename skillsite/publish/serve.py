@@ -380,12 +380,6 @@ class DevServer:
             self.echo(f"skillsite serve: {failed}: {describe_os_error(exc)}")
         except Exception as exc:
             self.echo(f"skillsite serve: {failed}: {exc!r}")
-        except BaseException:
-            self.resident.forget_tree()
-            raise
-        finally:
-            self.resident.built()
-        self.resident.forget_tree()
         return None
 
     def rebuild(self) -> bool:

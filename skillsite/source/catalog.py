@@ -172,7 +172,6 @@ def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tu
                  for index, item in enumerate(items) if isinstance(item, str) and item.strip())
 
 
-
 @dataclass(frozen=True, slots=True)
 class StoredCheck:
     """A check as the cache holds it (:meth:`Checked.to_json`), its verdict made again: what it
@@ -277,8 +276,7 @@ def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySetti
     compared are kept for the next build of a long-running process (the cache's resident objects)."""
     order = {os.path.abspath(root): n for n, root in enumerate(roots)}
     resident = cache.resident if cache is not None else None
-    comparisons = Comparisons(settings.similarity, resident.take(*COMPARISONS), remember=True) \
-        if resident is not None else None
+    comparisons = Comparisons(settings.similarity, resident.take(*COMPARISONS)) if resident is not None else None
     groups = group_copies([Candidate(src.id, v.fingerprint, order.get(os.path.abspath(src.root), len(order)), v.priority)
                            for _, src, v in kept if v.fingerprint is not None], settings, comparisons)
     if resident is not None and comparisons is not None:

@@ -75,21 +75,28 @@ def test_a_resident_lists_again_only_the_skill_folders_under_a_reported_path(tre
     (tree / "house-style" / "node_modules").mkdir()
     (tree / "house-style" / "node_modules" / "index.js").write_text("x", encoding="utf-8")
     resident = Resident()
-    found = resident.discover([tree], [])
     listed: list[str] = []
     real_stamps = audit_files.audited_stamps
     monkeypatch.setattr("skillsite.publish.resident.audited_stamps",
                         lambda folder: listed.append(os.path.basename(folder)) or real_stamps(folder))
-    assert resident.listings(found, [tree]) == [AuditListing.of(s.dir) for s in found.sources]
+    with resident.building():
+        found = resident.discover([tree], [])
+        assert resident.listings(found, [tree]) == [AuditListing.of(s.dir) for s in found.sources]
     assert len(listed) == len(found.sources)
-    resident.built()
     changed = _write(tree / "release-manager" / "changelog" / "SKILL.md", "---\nname: changelog\n---\nx\n")
     resident.saw([changed])
     listed.clear()
-    again = resident.discover([tree], [])
-    assert resident.walks == 1 and again == discover([tree])
-    assert resident.listings(again, [tree]) == [AuditListing.of(s.dir) for s in again.sources]
+    with resident.building():
+        again = resident.discover([tree], [])
+        assert resident.walks == 1 and again == discover([tree])
+        assert resident.listings(again, [tree]) == [AuditListing.of(s.dir) for s in again.sources]
     # the changed skill, the skills above it, and the one holding a folder the watcher leaves out
     assert sorted(listed) == ["changelog", "house-style", "release-manager"]
-    resident.built()
-    assert resident.discover([tree], []) == again and resident.walks == 2  # untold: walked
+    with resident.building():
+        assert resident.discover([tree], []) == again and resident.walks == 2  # untold: walked
+    resident.saw([changed])
+    with pytest.raises(KeyboardInterrupt), resident.building():
+        raise KeyboardInterrupt  # a build that raised midway: the next one walks, though told
+    resident.saw([])
+    with resident.building():
+        assert resident.discover([tree], []) == again and resident.walks == 3
