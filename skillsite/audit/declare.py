@@ -85,7 +85,7 @@ class Pattern:
     words: tuple[tuple[str, ...], ...] = ()
     flags: int = re.IGNORECASE
     scope: Scope = "lines"
-    hopeless: str | None = None
+    hopeless: tuple[str, str] | None = None
     folds: bool = False
     severity: SeverityName | None = None
     detail: str = ""
@@ -123,7 +123,7 @@ class Pattern:
 
 
 def pattern(source: str, *groups: str, flags: int = re.IGNORECASE, scope: Scope = "lines",
-            hopeless: str | None = None, folds: bool = False, severity: SeverityName | None = None,
+            hopeless: tuple[str, str] | None = None, folds: bool = False, severity: SeverityName | None = None,
             detail: str = "", condition: Condition | None = None) -> Pattern:
     """A :class:`Pattern`; each group (rarely needed) lists words separated by spaces (by commas when a
     word holds a space)."""
@@ -139,9 +139,9 @@ def command(start: str, run: str, rest: str, *groups: str, lazy: bool = False, f
             condition: Condition | None = None) -> Pattern:
     """A command pattern: ``start`` (the command), an open-ended ``run`` of its arguments
     (``[^\\n]*``, lazy or not) and the ``rest``.  Where it fails, the run is passed over in one
-    step, as no later start inside it can succeed (``hopeless``), so a line of thousands of
-    such commands is read once."""
-    return pattern(start + run + ("?" if lazy else "") + rest, *groups, flags=flags, hopeless=start + run,
+    step, as no later start inside it can succeed unless it runs on into the next line
+    (``hopeless``), so a line of thousands of such commands is read once."""
+    return pattern(start + run + ("?" if lazy else "") + rest, *groups, flags=flags, hopeless=(start, run),
                    condition=condition)
 
 

@@ -320,11 +320,16 @@ class Gate:
     words: tuple[tuple[str, ...], ...]
     candidates: re.Pattern[str] | None = None   # the lowered pattern (None: case-sensitive)
     paragraphs: bool = False   # matches stay within a paragraph, and may span its lines
-    hopeless: bool = False     # the pattern ends with a ``(?P<hopeless>...)`` branch, not reported
+    restart: re.Pattern[str] | None = None   # a hopeless gate's start (None: the gate is not hopeless)
     literals: frozenset[str] | None = None   # one is in every match (None: none is known)
     also: tuple[frozenset[str], ...] = ()    # so is one of each of these
     slot: int | None = None                  # its number in the one-pass search (None: not in it)
     starts: frozenset[str] | None = None     # every match starts with one of these (None: not known)
+
+    @property
+    def hopeless(self) -> bool:
+        """Whether the pattern ends with a ``(?P<hopeless>...)`` branch, passed over, not reported."""
+        return self.restart is not None
 
     def admits(self, doc: Document) -> bool:
         """Whether the pattern may match in ``doc``: one of its literals occurs, one of each set
@@ -361,6 +366,8 @@ class Gate:
         first, last = (bisect.bisect_left(places, start), bisect.bisect_left(places, end)) if places else (0, 0)
         if places is not None and (last - first) * SPARSE < end - start:
             found = self._at(doc, places[first:last], start, end)
+        elif self.hopeless and (self.candidates is None or len(doc.lower) != len(doc.folded)):
+            found = self._searched(doc.folded, start, end)
         elif self.candidates is None or len(doc.lower) != len(doc.folded):
             found = self.pattern.finditer(doc.folded, start, end)
         else:
@@ -377,7 +384,28 @@ class Gate:
         for place in places:
             if place >= at and (match := self.pattern.match(doc.folded, place, end)) is not None:
                 yield match
-                at = match.end()
+                at = self._after(doc.folded, match, end)
+
+    def _searched(self, text: str, start: int, end: int) -> Iterator[re.Match[str]]:
+        """``pattern.finditer(text, start, end)`` of a hopeless gate, resumed where :meth:`_after` says."""
+        at = start
+        while at <= end and (match := self.pattern.search(text, at, end)) is not None:
+            yield match
+            at = self._after(text, match, end)
+
+    def _after(self, text: str, match: re.Match[str], end: int) -> int:
+        """Where the search goes on after ``match``: its end, but after a hopeless run, the first
+        later start inside the run that reaches its end (its white space may run on into the next
+        line, where the pattern can still match), else the run's end."""
+        if not self.hopeless or match.start("hopeless") < 0:
+            return match.end() if match.end() > match.start() else match.end() + 1
+        assert self.restart is not None
+        run_end, at = match.end(), match.start() + 1
+        while (later := self.restart.search(text, at, end)) is not None and later.start() < run_end:
+            if later.end() >= run_end:
+                return later.start()
+            at = later.start() + 1
+        return max(run_end, match.start() + 1)
 
     def _confirmed(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
         """The pattern's matches at the places its lowered pattern finds in the lower-cased text."""
@@ -385,7 +413,7 @@ class Gate:
         at = start
         while (candidate := self.candidates.search(doc.lower, at, end)) is not None:
             if self.hopeless and candidate.start("hopeless") >= 0:
-                at = max(candidate.end(), candidate.start() + 1)  # not even the lowered pattern matches in it
+                at = self._after(doc.folded, candidate, end)  # not even the lowered pattern matches in it
                 continue
             match = self.pattern.match(doc.folded, candidate.start(), end)
             if match is None and self.hopeless:
@@ -434,27 +462,30 @@ def word_groups(*groups: str) -> tuple[tuple[str, ...], ...]:
 
 
 def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE, paragraphs: bool = False,
-         hopeless: str | None = None) -> Gate:
+         hopeless: tuple[str, str] | None = None) -> Gate:
     """A :class:`Gate`; each group lists lower-case words (one must occur), as :func:`word_groups` reads them."""
     return make_gate(pattern, word_groups(*groups), flags, paragraphs, hopeless)
 
 
 def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int = re.IGNORECASE,
-              paragraphs: bool = False, hopeless: str | None = None, prefiltered: bool = True) -> Gate:
+              paragraphs: bool = False, hopeless: tuple[str, str] | None = None, prefiltered: bool = True) -> Gate:
     """A :class:`Gate` of a pattern, its literals (derived from it and added to the one-pass search,
     unless not ``prefiltered``: a pattern matched in the text as written, not the folded text the
     search reads) and its groups of words.
 
-    ``hopeless`` is the pattern's start followed by its first open-ended run (``\\bdd\\s+[^\\n]*``
+    ``hopeless`` is the pattern's start and its first open-ended run (``\\bdd\\s+`` and ``[^\\n]*``
     for ``\\bdd\\s+[^\\n]*\\bof=/dev/...``): all that a later start inside that run can reach, an
-    earlier one reaches too, so where the pattern fails, the run holds no match either (a start
-    whose first words run on into the next line is the one exception)."""
+    earlier one reaches too, so where the pattern fails, the run holds no match either, except
+    from a later start whose white space runs on past the run's end (:meth:`Gate._after`)."""
     found = literals_of(pattern, flags) if prefiltered else Literals()
     needs = found.needs
     lowered = lowered_pattern(pattern)
+    restart = None
     if hopeless is not None:
-        pattern, lowered = (f"(?:{pattern})|(?P<hopeless>{hopeless})",
-                            f"(?:{lowered})|(?P<hopeless>{lowered_pattern(hopeless)})")
+        run = "".join(hopeless)
+        pattern, lowered = (f"(?:{pattern})|(?P<hopeless>{run})",
+                            f"(?:{lowered})|(?P<hopeless>{lowered_pattern(run)})")
+        restart = re.compile(hopeless[0], flags)
     candidates = re.compile(lowered, flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
-    return Gate(re.compile(pattern, flags), words, candidates, paragraphs, hopeless is not None,
+    return Gate(re.compile(pattern, flags), words, candidates, paragraphs, restart,
                 needs[0] if needs else None, needs[1:], _slot(found), found.starts)

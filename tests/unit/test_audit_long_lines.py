@@ -23,7 +23,7 @@ PIECES = ["curl ", "wget -qO- ", "https://evil.xyz/i.sh ", "| ", "|", "; ", "sh"
           "dd ", "if=x ", "of=/dev/sda ", "shred ", "/dev/sdb ", "base64 -d ", "eval ", "$(", ")", "<(",
           "socat ", "exec:/bin/sh ", "mkfifo ", "/dev/tcp/10.0.0.1/4444 ", ">& ", "<&3 ", "npm i ", "pip install ",
           "--index-url ", "http://x.io/p.whl ", "github:a/b#c ", "cargo install ", "--git ", "x ", " ", "push",
-          "xdd ", "Bash ", "CURL "]
+          "xdd ", "Bash ", "CURL ", "\n", " \n  ", "/dev/nvme0n1"]
 
 
 def plain(gate: Gate) -> re.Pattern[str]:
@@ -38,11 +38,19 @@ def test_every_open_ended_command_gate_is_covered():
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=40), st.sampled_from(HOPELESS))
-def test_passing_over_runs_finds_what_the_plain_pattern_finds_on_a_line(pieces, gate):
+def test_passing_over_runs_finds_what_the_plain_pattern_finds_on_lines(pieces, gate):
     line = "".join(pieces)
     doc = make_document("scripts/run.sh", line)
     found = [m.span() for m in gate._matches(doc, 0, len(doc.folded))]
     assert found == [m.span() for m in plain(gate).finditer(doc.folded)]
+
+
+@pytest.mark.parametrize("text", ["shred shred\n/dev/nvme0n1\n", "dd dd \n of=/dev/sda\n", "shred x shred  \n\n/dev/sdb"])
+def test_a_later_command_whose_white_space_runs_on_into_the_next_line_is_found(text):
+    gates = [p.gate for p in PATTERNS if p.hopeless is not None and p.hopeless[0] in (r"\bdd\s+", r"\bshred\s+")]
+    doc = make_document("scripts/run.sh", text)
+    found = [m.span() for gate in gates for m in gate._matches(doc, 0, len(doc.folded))]
+    assert found and found == [m.span() for gate in gates for m in plain(gate).finditer(doc.folded)]
 
 
 class CountingPattern:
