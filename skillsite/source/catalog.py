@@ -273,19 +273,50 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
 def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySettings,
             roots: Sequence[Path | str], cache: Cache | None = None) -> list[tuple[str, ...]]:
     """The groups of copies among the kept skills (:mod:`skillsite.source.copies`); the pairs
-    compared are kept for the next build of a long-running process (the cache's resident objects)."""
+    compared are kept for the next build (in the cache, and among its resident objects in a
+    long-running process)."""
     order = {os.path.abspath(root): n for n, root in enumerate(roots)}
-    resident = cache.resident if cache is not None else None
-    comparisons = Comparisons(settings.similarity, resident.take(*COMPARISONS)) if resident is not None else None
+    comparisons, stored = _known_comparisons(cache, settings.similarity) if settings.group else (None, False)
     groups = group_copies([Candidate(src.id, v.fingerprint, order.get(os.path.abspath(src.root), len(order)), v.priority)
                            for _, src, v in kept if v.fingerprint is not None], settings, comparisons)
-    if resident is not None and comparisons is not None:
-        resident.keep(*COMPARISONS, comparisons.used)
+    if cache is not None and comparisons is not None:
+        _keep_comparisons(cache, comparisons, stored)
     return groups
 
 
 #: Where the cache's resident objects keep the pairs of skills grouping compared (:class:`Comparisons`).
 COMPARISONS = ("copies", "comparisons")
+
+
+def _comparisons_key(threshold: float) -> str:
+    """The cache key of the pairs grouping compared at ``threshold`` (their answers depend on it
+    and on the two SKILL.md files alone)."""
+    return digest("comparisons", threshold)
+
+
+def _known_comparisons(cache: Cache | None, threshold: float) -> tuple[Comparisons | None, bool]:
+    """The comparisons an earlier build made (those the resident objects hold, else the cache's;
+    None without a cache: nothing is remembered), and whether the cache holds them."""
+    if cache is None:
+        return None, False
+    key = _comparisons_key(threshold)
+    if cache.resident is not None and (kept := cache.resident.take(*COMPARISONS)) is not None:
+        return Comparisons(threshold, kept), cache.has(Section.COPIES, key)
+    stored = cache.get(Section.COPIES, key)
+    known = dict.fromkeys((stored or {}).get("alike", ()), True)
+    known.update(dict.fromkeys((stored or {}).get("unlike", ()), False))
+    return Comparisons(threshold, known), stored is not None
+
+
+def _keep_comparisons(cache: Cache, comparisons: Comparisons, stored: bool) -> None:
+    """Store this build's comparisons when they differ from those the cache holds (sorted: the
+    same answers store the same value), and keep them among the resident objects."""
+    used = comparisons.used or {}
+    if comparisons.learned or not stored:
+        cache.put(Section.COPIES, _comparisons_key(comparisons.threshold),
+                  {"alike": sorted(k for k, v in used.items() if v), "unlike": sorted(k for k, v in used.items() if not v)})
+    if cache.resident is not None:
+        cache.resident.keep(*COMPARISONS, used)
 
 
 def _name_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]]

@@ -193,22 +193,34 @@ def same_name(a: Fingerprint, b: Fingerprint) -> bool:
     return folded_name(a.name) == folded_name(b.name)
 
 
+def pair_key(a: Fingerprint, b: Fingerprint) -> str:
+    """What a comparison is remembered by: 128 bits of a sha256 of the two SKILL.md sha256s, of
+    which lines and names are made (so a crafted pair that takes another's answer costs 2**64 tries)."""
+    return hashlib.sha256(f"{a.raw_sha} {b.raw_sha}".encode()).hexdigest()[:32]
+
+
 class Comparisons:
     """Whether two skills' lines are alike enough to group them (the ``threshold`` under one
-    name, :data:`RENAMED_THRESHOLD` under two), remembered by their SKILL.md's sha256, of which
-    lines and names are made: ``known`` gives those of an earlier build (``serve`` keeps them),
-    :attr:`used` those of this one (None: nothing is remembered)."""
+    name, :data:`RENAMED_THRESHOLD` under two), remembered by :func:`pair_key`: ``known`` gives
+    those of an earlier build (``serve`` keeps them, the cache stores them), :attr:`used` those of
+    this one (None: nothing is remembered)."""
 
-    def __init__(self, threshold: float = DEFAULT_THRESHOLD, known: Mapping[tuple[str, str], bool] | None = None,
+    def __init__(self, threshold: float = DEFAULT_THRESHOLD, known: Mapping[str, bool] | None = None,
                  remember: bool = True):
         self.threshold = threshold
         self.known = known or {}
-        self.used: dict[tuple[str, str], bool] | None = {} if remember else None
+        self.used: dict[str, bool] | None = {} if remember else None
+
+    @property
+    def learned(self) -> bool:
+        """Whether this build's answers differ from the ``known`` ones (some compared anew, or
+        some known left unused): what is worth storing again."""
+        return self.used is not None and self.used.keys() != self.known.keys()
 
     def alike(self, a: Fingerprint, b: Fingerprint) -> bool:
         if self.used is None:
             return self._compared(a, b)
-        key = (a.raw_sha, b.raw_sha)
+        key = pair_key(a, b)
         found = self.used.get(key)
         if found is None:
             found = self.known.get(key)

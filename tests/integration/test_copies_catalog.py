@@ -7,6 +7,7 @@ copies and versions; one member of each stands for it in lists,
 search, the prompt block and the discovery index; every member stays loadable by its id."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -182,3 +183,37 @@ def test_rebuilds_as_copies_come_and_go_equal_cold_builds(layout: str, tmp_path:
     manifest = json.loads((out / "skills.json").read_text("utf-8"))
     fork_entry = next(e for e in Catalog.open(out).skills if e["id"] == "fork/skills/using-superpowers")
     assert "copies" not in fork_entry and manifest["counts"]["skills"] > 5
+
+
+def test_a_fresh_process_compares_only_the_pairs_of_the_skill_that_changed(tmp_path, monkeypatch):
+    """The pairs grouping compared are stored in the cache (#47): the next build, in a new
+    process, compares again only those of the edited skill, and groups as a cold build does."""
+    from skillsite.source import copies as copies_module
+
+    body = "".join(f"- Step {n}: check the {n}th part of the release and note what you find.\n" for n in range(40))
+    src = tmp_path / "src"
+    for folder, description, extra in [("a", "Checks a release before it ships.", ""),
+                                       ("b", "Checks a release before it is shipped.", "- And a last look.\n"),
+                                       ("c", "Checks the release notes.", "- Then the notes.\n- And the dates.\n")]:
+        (src / folder / "release-check").mkdir(parents=True)
+        (src / folder / "release-check" / "SKILL.md").write_text(
+            f"---\nname: {'release-notes' if folder == 'c' else 'release-check'}\ndescription: {description}\n---\n# Release check\n\n{body}{extra}", "utf-8")
+    out, cache = tmp_path / "_site", tmp_path / "cache"
+    compared: list[tuple[str, str]] = []
+    real = copies_module.Comparisons._compared
+    monkeypatch.setattr(copies_module.Comparisons, "_compared",
+                        lambda self, a, b: compared.append((a.raw_sha, b.raw_sha)) or real(self, a, b))
+    assert build([SAMPLE, src], out, SiteConfig(), cache_dir=cache, keep_going=True).ok
+    assert compared
+    edited = src / "c/release-check/SKILL.md"
+    edited.write_text(edited.read_text("utf-8") + "- One more line.\n", "utf-8")
+    stamp = os.stat(edited).st_mtime - 60
+    os.utime(edited, (stamp, stamp))
+    compared.clear()
+    assert build([SAMPLE, src], out, SiteConfig(), cache_dir=cache, keep_going=True).ok
+    sha = hashlib.sha256(edited.read_bytes()).hexdigest()
+    assert compared and all(sha in pair for pair in compared)
+    cold = tmp_path / "_cold"
+    assert build([SAMPLE, src], cold, SiteConfig(), keep_going=True).ok
+    assert (out / "skills.json").read_bytes() == (cold / "skills.json").read_bytes()
+    assert entries(out)["b/release-check"]["copies"]["canonical"] == "a/release-check"

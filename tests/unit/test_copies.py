@@ -7,7 +7,8 @@ from skillsite.agent.results import one_per_group
 from skillsite.config_sections import copies_problem
 from skillsite.source import copies as copies_module
 from skillsite.source.copies import (Candidate, Comparisons, CopySettings, canonical_order, find_groups, fingerprint,
-                                     folder_rank, group_copies, line_changes, line_similarity, normalised_lines)
+                                     folder_rank, group_copies, line_changes, line_similarity, normalised_lines,
+                                     pair_key)
 from skillsite.source.catalog import read_catalog
 from support import write_skill
 
@@ -70,7 +71,8 @@ def test_comparisons_remembered_from_an_earlier_build_give_the_same_groups_witho
     assert find_groups(prints, versions=False, comparisons=Comparisons(0.9, {k: False for k in first.used})) == [[1, 2]]
     third = Comparisons(0.9, first.used)
     assert find_groups(prints[1:], versions=False, comparisons=third) == [[0, 1]]
-    assert third.used and all(prints[0].raw_sha not in pair for pair in third.used)
+    assert third.used and not {pair_key(prints[0], p) for p in prints} & third.used.keys()
+    assert not {pair_key(p, prints[0]) for p in prints} & third.used.keys()
 
 
 def test_two_skills_that_share_a_name_are_no_group() -> None:
