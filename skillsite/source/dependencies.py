@@ -258,7 +258,8 @@ def _cycle_diagnostics(dependents: Sequence[Dependent], ids: Mapping[str, int],
     """SK225 once for each skill on a cycle, at the item that continues it, naming the whole
     cycle from that skill round to it again."""
     found = []
-    for component in strongly_connected([d.id for d in dependents], edges):
+    # only a skill that depends on one can be on a cycle: the others are no start worth a search
+    for component in strongly_connected([d.id for d in dependents if d.id in edges], edges):
         members = set(component)
         if len(component) == 1 and not any(e.target == component[0] for e in edges.get(component[0], ())):
             continue
