@@ -79,7 +79,8 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
     with stage("discover"):
         found = resident.discover(plan.sources, plan.config.exclude) if resident is not None \
             else discover(plan.sources, plan.config.exclude)
-    state = load_state(plan.cache_dir, plan.scope, plan.out) if plan.cache_dir is not None else None
+    state = load_state(plan.cache_dir, plan.scope, plan.out, resident.saved_state if resident is not None else None) \
+        if plan.cache_dir is not None else None
     inputs = read_inputs(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns),
                          resident.listings(found, plan.sources) if resident is not None else None) \
         if plan.cache_dir is not None else NO_INPUTS

@@ -87,9 +87,11 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
                           output_marker=marker_identity(plan.out), back_marker=back_marker)
         try:
             cache.save()
-            save_state(plan.cache_dir, kept, state)  # the rows that differ from the state this build loaded
+            saved = save_state(plan.cache_dir, kept, state)  # the rows that differ from the state this build loaded
         except OSError as exc:
             raise CacheNotSaved(exc.errno, exc.strerror, exc.filename) from exc
+        if plan.resident is not None:
+            plan.resident.saved_state = saved
     return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget)
 
 

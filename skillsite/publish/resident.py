@@ -7,6 +7,8 @@ build learned instead of finding it again.
   from it stays right while the scope is the same.  A build keeps those it used; the next one
   drops the rest, and everything when the scope changed.  The objects are shared between
   builds: nothing may change them.
+- **The state the last build saved** (:mod:`skillsite.publish.state`), taken while the state
+  file still holds it (no other build saved since), instead of reading its rows again.
 - **The last discovery and audit listings**, patched with the paths the file watcher reported
   since (:mod:`skillsite.source.rediscover`): when only files discovery listed changed, their
   sizes and times are read again instead of walking the tree, and only the skill folders
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Any, Collection, Iterator, Sequence
 
 from skillsite.audit.files import audited_stamps
-from skillsite.publish.state import AuditListing
+from skillsite.publish.state import AuditListing, BuildState
 from skillsite.publish.watch import SKIP_DIRS
 from skillsite.source.discover import Discovery, discover
 from skillsite.source.rediscover import Places, as_reached, rediscover
@@ -39,6 +41,7 @@ class Resident:
         self._found: tuple[tuple[str, ...], Discovery, Places] | None = None  # (roots and exclude, found, places)
         self._listings: dict[str, tuple[AuditListing, bool]] = {}  # skill folder -> (listing, holds unwatched folders)
         self._changed: Collection[str] | None = None  # real paths changed since the last build (None: unknown)
+        self.saved_state: BuildState | None = None     # the state the last build saved (taken while the file holds it)
 
     # ---------------------------------------------------------------- objects made from the cache
 

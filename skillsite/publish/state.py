@@ -21,6 +21,8 @@ digest, and the next build reads everything again.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 import importlib.util
 import json
@@ -204,15 +206,19 @@ def library_stamps(*modules: str) -> list[tuple[str, int, int]]:
     return stamps
 
 
-def load_state(folder: Path, scope: str, out: Path) -> BuildState | None:
+def load_state(folder: Path, scope: str, out: Path, saved: BuildState | None = None) -> BuildState | None:
     """The state the last build left in ``folder``, if it is of this scope, of the output ``out``
-    (a cache folder shared by two outputs) and readable."""
+    (a cache folder shared by two outputs) and readable; ``saved`` (the state this process saved
+    last, as :func:`save_state` gave it) when the file still holds it: its rows are not read."""
     path = folder / STATE_FILE
     if not path.is_file():
         return None
     try:
         with closing(_connect(path)) as db:
             db.execute("BEGIN")  # the meta and the rows of one save, whoever saves meanwhile
+            if saved is not None and saved.scope == scope and saved.out == str(out.absolute()) \
+                    and saved.generation and _generation(db) == saved.generation:
+                return saved
             meta = dict(db.execute("SELECT name, value FROM meta"))
             if meta.get("format") != FORMAT:
                 return None
@@ -237,26 +243,28 @@ def _overlay(outputs: dict[str, Recorded], rows: Iterable[BackRow]) -> dict[str,
     return back
 
 
-def save_state(folder: Path, state: BuildState, previous: BuildState | None = None) -> None:
+def save_state(folder: Path, state: BuildState, previous: BuildState | None = None) -> BuildState:
     """Write the state file in one transaction: only the rows that differ from ``previous`` (the
-    state this build loaded) when the file still holds it, else all of them.  OSError (naming the
-    file) when it cannot be written."""
+    state this build loaded) when the file still holds it, else all of them; returns ``state``
+    with the generation the file now holds.  OSError (naming the file) when it cannot be written."""
     make_cache_folder(folder)
     path = folder / STATE_FILE
+    generation = secrets.token_hex(16)
     try:
         try:
-            _write(path, state, previous)
+            _write(path, state, previous, generation)
         except sqlite3.OperationalError:  # the disk or the folder, not the file: no use writing it anew
             raise
         except sqlite3.DatabaseError:     # damaged, or not an sqlite file
             _remove(path)
-            _write(path, state, None)
+            _write(path, state, None, generation)
         (folder / OLD_STATE_FILE).unlink(missing_ok=True)
     except sqlite3.Error as exc:
         raise OSError(None, f"cannot write the build state: {exc}", str(path)) from exc
+    return dataclasses.replace(state, generation=generation)
 
 
-def _write(path: Path, state: BuildState, previous: BuildState | None) -> None:
+def _write(path: Path, state: BuildState, previous: BuildState | None, generation: str) -> None:
     """One save: the changed rows when the file holds ``previous`` (no other save since), else every row."""
     with closing(_connect(path)) as db:
         db.execute("BEGIN IMMEDIATE")  # closing without COMMIT (an error) rolls back
@@ -265,7 +273,7 @@ def _write(path: Path, state: BuildState, previous: BuildState | None) -> None:
             _write_changes(db, state, held)
         else:
             _write_all(db, state)
-        meta = [("format", FORMAT), ("generation", secrets.token_hex(16)), ("summary", json.dumps(state.to_json()))]
+        meta = [("format", FORMAT), ("generation", generation), ("summary", json.dumps(state.to_json()))]
         if held is None or state.diagnostics != held.diagnostics:  # as a rule the same from one build to the next
             meta.append(("diagnostics", json.dumps([d.to_json() for d in state.diagnostics])))
         db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta)

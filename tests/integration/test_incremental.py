@@ -595,6 +595,11 @@ def test_rebuilds_sharing_a_resident_make_no_entry_again_and_equal_cold_builds(t
     real_from_json = ManifestEntry.from_json.__func__
     monkeypatch.setattr(ManifestEntry, "from_json", classmethod(
         lambda cls, data: made.append(data["id"]) or real_from_json(cls, data)))
+    from skillsite.publish.state import BuildState
+    states_read: list[str] = []
+    real_state = BuildState.from_json.__func__
+    monkeypatch.setattr(BuildState, "from_json", classmethod(
+        lambda cls, data, *rest: states_read.append(data["out"]) or real_state(cls, data, *rest)))
     # each edit, and the skill whose entry is read back from the file: the one published by the build before
     edits = [(lambda: _append(src / "test-first" / "SKILL.md", "One more line."), []),
              (lambda: shutil.copytree(src / "house-style", src / "house-style-2"), ["test-first"]),
@@ -605,6 +610,7 @@ def test_rebuilds_sharing_a_resident_make_no_entry_again_and_equal_cold_builds(t
         hits, walks = resident.hits, resident.walks
         assert build([src], out, cache_dir=cache, resident=resident).ok
         assert made == read_back and resident.hits > hits
+        assert states_read == []  # the state the build before saved is the file's: taken as it is
         assert resident.walks == walks + 1  # not told what changed: the tree is walked
         assert build([src], tmp_path / "cold").ok
         assert tree_bytes(out) == tree_bytes(tmp_path / "cold")

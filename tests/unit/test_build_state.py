@@ -43,6 +43,20 @@ def test_a_state_comes_back_as_saved_with_its_back_folder_s_differences(tmp_path
     assert loaded == saved and loaded.outputs == outputs and loaded.back == back and loaded.generation
 
 
+def test_the_state_a_process_saved_is_taken_while_the_file_holds_it(tmp_path):
+    """``serve`` keeps the state its last build saved (#47): the next build takes it instead of
+    reading the rows, unless another build saved since, or the scope or output differ."""
+    saved = save_state(tmp_path, _state(_records(30), _records(5, "x")))
+    loaded = load_state(tmp_path, "scope", OUT)
+    assert saved == loaded and saved.generation == loaded.generation and saved.back == loaded.back
+    assert load_state(tmp_path, "scope", OUT, saved) is saved
+    assert load_state(tmp_path, "other", OUT, saved) is None
+    assert load_state(tmp_path, "scope", Path("/srv/other"), saved) is None
+    elsewhere = save_state(tmp_path, _state(_records(3), {}))  # another build saves meanwhile
+    read = load_state(tmp_path, "scope", OUT, saved)
+    assert read is not saved and read == elsewhere and read.generation == elsewhere.generation
+
+
 def test_a_save_after_a_load_writes_the_rows_that_changed_and_gives_the_same_state(tmp_path, monkeypatch):
     save_state(tmp_path, _state(_records(30), {}))
     first = load_state(tmp_path, "scope", OUT)
