@@ -26,6 +26,7 @@ import base64
 import hashlib
 import random
 import re
+import unicodedata
 import zlib
 from array import array
 from collections import Counter
@@ -47,6 +48,7 @@ BINS, BANDS, ROWS = 128, 16, 8
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 _NAME_LETTERS = re.compile(r"[^a-z0-9]+")
+_WORD_LETTERS = re.compile(r"[\W_]+")
 _WORDS = re.compile(r"\w+")
 _PUNCTUATION = bytes.maketrans(b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", b" " * 32)
 
@@ -183,9 +185,14 @@ def line_similarity(a: array, b: array) -> float:
 
 
 def folded_name(name: str) -> str:
-    """A name as grouping compares it: lower-case ASCII letters and digits only (``Network 101``
-    and ``network-101`` are ``network101``)."""
-    return _NAME_LETTERS.sub("", name.lower())
+    """A name as grouping compares it: lower-case letters and digits only, accents dropped
+    (``Network 101`` and ``network-101`` are ``network101``, ``Café`` is ``cafe``); letters of
+    every script are kept, so two names in Chinese are no one name."""
+    lowered = name.lower()
+    if lowered.isascii():
+        return _NAME_LETTERS.sub("", lowered)
+    bare = "".join(c for c in unicodedata.normalize("NFKD", lowered) if not unicodedata.combining(c))
+    return _WORD_LETTERS.sub("", bare)
 
 
 def same_name(a: Fingerprint, b: Fingerprint) -> bool:

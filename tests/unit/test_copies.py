@@ -7,8 +7,8 @@ from skillsite.agent.results import one_per_group
 from skillsite.config_sections import copies_problem
 from skillsite.source import copies as copies_module
 from skillsite.source.copies import (Candidate, Comparisons, CopySettings, canonical_order, find_groups, fingerprint,
-                                     folder_rank, group_copies, line_changes, line_similarity, normalised_lines,
-                                     pair_key)
+                                     folded_name, folder_rank, group_copies, line_changes, line_similarity,
+                                     normalised_lines, pair_key, same_name)
 from skillsite.source.catalog import read_catalog
 from support import write_skill
 
@@ -73,6 +73,15 @@ def test_comparisons_remembered_from_an_earlier_build_give_the_same_groups_witho
     assert find_groups(prints[1:], versions=False, comparisons=third) == [[0, 1]]
     assert third.used and not {pair_key(prints[0], p) for p in prints} & third.used.keys()
     assert not {pair_key(p, prints[0]) for p in prints} & third.used.keys()
+
+
+def test_names_fold_alike_in_every_script_and_differ_where_their_letters_do() -> None:
+    assert folded_name("Network 101") == folded_name("network-101") == "network101"
+    assert folded_name("Café Helper") == folded_name("cafe_helper") == "cafehelper"
+    assert folded_name("数据分析") == "数据分析" != folded_name("代码审查")
+    assert folded_name("Анализ данных") == "анализданных"
+    # two names in Chinese were one name once (nothing was left of either): a renamed copy's bar then
+    assert not same_name(printed(name="数据分析"), printed(name="代码审查"))
 
 
 def test_two_skills_that_share_a_name_are_no_group() -> None:
