@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from urllib.parse import quote, unquote
 
+#: The file every build's output holds to say it is one (written anew by each build; never signed).
+OUTPUT_MARKER = ".skillsite-output"
+
 #: What a URL path keeps as it is, besides the letters, digits and ``-._~`` that ``quote``
 #: always keeps: "/" between segments, "@" and the sub-delimiters a segment may hold (RFC
 #: 3986, pchar).  Encoded besides what the RFC requires: ":" (in a relative URL's first

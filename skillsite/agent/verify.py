@@ -21,12 +21,10 @@ from typing import Any, Callable
 from skillsite.agent.errors import LoaderError, NotFoundError, TrustError
 from skillsite.agent.trust import TUF_DIR, SignedCatalog, verify_root_chain
 from skillsite.agent.trust_keys import PublicKey
-from skillsite.agent.site_urls import path_of, url_of
+from skillsite.agent.site_urls import OUTPUT_MARKER, path_of, url_of
 
 #: The signed lists of every published file's length and sha256 (skillsite.publish.signing).
 FILE_LISTS = "tuf/files/"
-#: The file a build's output holds to say it is one (skillsite.publish.staging.MARKER): not signed.
-OUTPUT_MARKER = ".skillsite-output"
 
 
 @dataclass

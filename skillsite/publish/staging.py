@@ -29,9 +29,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from skillsite.agent.site_urls import OUTPUT_MARKER
 from skillsite.folders import remove_path, replace_folder, restore_moved_aside
 
-MARKER = ".skillsite-output"
+MARKER = OUTPUT_MARKER  # written anew by every build (the agent side names it too)
 MARKER_TEXT = "skillsite build output; safe to replace with a new build\n"
 _CHUNK = 1 << 20
 

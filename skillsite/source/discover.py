@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from skillsite.agent.site_urls import OUTPUT_MARKER
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import BundledFile, SourceFile
@@ -24,7 +25,6 @@ from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores, is_environ
 
 SKILL_FILE = "SKILL.md"
 LOWERCASE_SKILL_FILE = "skill.md"
-OUTPUT_MARKER = ".skillsite-output"  # written into every build's output
 MAX_DEPTH = 100
 MAX_VISITED_DIRS = 500_000
 

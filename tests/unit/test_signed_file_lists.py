@@ -20,7 +20,7 @@ def _site(root: Path, count: int) -> list[str]:
 
 
 def test_a_small_catalog_has_one_list_of_every_file_but_its_metadata_and_marker(tmp_path: Path) -> None:
-    assert OUTPUT_MARKER == MARKER  # the agent side names the build's marker file without importing it
+    assert OUTPUT_MARKER == MARKER  # one name, the agent side's: the published format's
     _site(tmp_path, 3)
     published = published_files(tmp_path)
     assert sorted(published) == ["index.html", "skills/s0/index.html", "skills/s1/index.html", "skills/s2/index.html"]
