@@ -9,6 +9,7 @@ import ast
 import os
 import sys
 import textwrap
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,14 @@ def write_skill(root: Path, rel: str, frontmatter: str | None = None, body: str 
         frontmatter = f"name: {name or folder.name}\ndescription: {description}\n"
     (folder / "SKILL.md").write_text(f"---\n{textwrap.dedent(frontmatter)}---\n{body}", encoding="utf-8")
     return folder
+
+
+def append_line(path: Path, line: str) -> None:
+    """A line added to a file, dated a minute ago (older than the racy window, unlike its folder:
+    no re-read forced for that reason alone)."""
+    path.write_text(path.read_text() + f"\n{line}\n")
+    stamp = time.time() - 60
+    os.utime(path, (stamp, stamp))
 
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:

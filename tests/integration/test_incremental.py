@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from support import EXAMPLES, tree_bytes
+from support import EXAMPLES, append_line, tree_bytes
 from skillsite.publish import pages as pages_module
 from skillsite.publish.build import build
 
@@ -601,7 +601,7 @@ def test_rebuilds_sharing_a_resident_make_no_entry_again_and_equal_cold_builds(t
     monkeypatch.setattr(BuildState, "from_json", classmethod(
         lambda cls, data, *rest: states_read.append(data["out"]) or real_state(cls, data, *rest)))
     # each edit, and the skill whose entry is read back from the file: the one published by the build before
-    edits = [(lambda: _append(src / "test-first" / "SKILL.md", "One more line."), []),
+    edits = [(lambda: append_line(src / "test-first" / "SKILL.md", "One more line."), []),
              (lambda: shutil.copytree(src / "house-style", src / "house-style-2"), ["test-first"]),
              (lambda: shutil.rmtree(src / "code-review"), ["house-style-2"])]
     for edit, read_back in edits:
@@ -621,14 +621,6 @@ def test_rebuilds_sharing_a_resident_make_no_entry_again_and_equal_cold_builds(t
     assert resident.hits == hits  # another scope: nothing of the last one is taken
     assert build([src], tmp_path / "cold", titled).ok
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
-
-
-def _append(path: Path, line: str) -> None:
-    """A line added to a file, dated a minute ago (out of the racy window, unlike its folder)."""
-    import time
-
-    path.write_text(path.read_text() + f"\n{line}\n")
-    os.utime(path, (time.time() - 60, time.time() - 60))
 
 
 def test_list_pages_kept_by_their_short_keys_follow_what_their_cards_show(tmp_path, monkeypatch):

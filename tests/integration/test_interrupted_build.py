@@ -15,7 +15,7 @@ from typing import Iterator
 
 import pytest
 
-from support import EXAMPLES, REPO, tree_bytes, write_skill
+from support import EXAMPLES, REPO, append_line, tree_bytes, write_skill
 from skillsite.publish.build import build
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
@@ -86,10 +86,10 @@ def _two_versions(tmp_path: Path, with_cache: bool) -> tuple[Path, dict[str, byt
         _small_skill(src, name, topic)
     cache = work / "cache" if with_cache else None
     assert build([src], work / "site", cache_dir=cache).ok
-    _edit(src / "triage" / "SKILL.md", "A line of the first change.")
+    append_line(src / "triage" / "SKILL.md", "A line of the first change.")
     assert build([src], work / "site", cache_dir=cache).ok
     shutil.copytree(work, tmp_path / "kept", symlinks=True)
-    _edit(src / "deploy" / "SKILL.md", "A new closing line.")
+    append_line(src / "deploy" / "SKILL.md", "A new closing line.")
     shutil.rmtree(src / "rollback")
     _small_skill(src, "audit-logs", "reading audit logs")
     assert build([src], tmp_path / "new").ok
@@ -105,16 +105,6 @@ def _small_skill(root: Path, name: str, topic: str) -> None:
     stamp = time.time() - 60
     for path in (root / name).rglob("*"):
         os.utime(path, (stamp, stamp))
-
-
-def _edit(skill: Path, line: str) -> None:
-    """Add a line to a SKILL.md, dated a minute ago (older than the racy window: no re-read
-    forced for that reason alone)."""
-    import time
-
-    skill.write_text(skill.read_text() + f"\n{line}\n")
-    stamp = time.time() - 60
-    os.utime(skill, (stamp, stamp))
 
 
 def _restore(kept: Path, work: Path) -> None:
@@ -170,9 +160,9 @@ def _version(src: Path, which: str) -> None:
         skills.append(("audit-logs", "reading audit logs"))
     for name, topic in skills:
         _small_skill(src, name, topic)
-    _edit(src / "triage" / "SKILL.md", "A line of the first change." if which != "mid" else "Another line.")
+    append_line(src / "triage" / "SKILL.md", "A line of the first change." if which != "mid" else "Another line.")
     if which != "old":
-        _edit(src / "deploy" / "SKILL.md", "A new closing line." if which == "new" else "A closing line.")
+        append_line(src / "deploy" / "SKILL.md", "A new closing line." if which == "new" else "A closing line.")
 
 
 def _trusted_markers(cache: Path, out: Path) -> bool:
