@@ -157,7 +157,8 @@ def apply_suppressions(results: Sequence[SkillAudit], suppressions: Sequence[Sup
             if not silencers:
                 remaining.append(finding)
         suppressed = len(result.findings) - len(remaining)
-        kept.append(replace(result, findings=tuple(remaining), suppressed=result.suppressed + suppressed))
+        kept.append(replace(result, findings=tuple(remaining), suppressed=result.suppressed + suppressed)
+                    if suppressed else result)
     for suppression in active:
         if suppression.index not in used:
             problems.append(_problem("SK691", f"{suppression.describe()} matches no finding; remove it",
