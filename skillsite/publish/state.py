@@ -22,7 +22,6 @@ digest, and the next build reads everything again.
 from __future__ import annotations
 
 import dataclasses
-
 import hashlib
 import importlib.util
 import json

@@ -187,7 +187,7 @@ def line_similarity(a: array, b: array) -> float:
 def folded_name(name: str) -> str:
     """A name as grouping compares it: lower-case letters and digits only, accents dropped
     (``Network 101`` and ``network-101`` are ``network101``, ``Café`` is ``cafe``); letters of
-    every script are kept, so two names in Chinese are no one name."""
+    every script are kept, so two different names in Chinese stay two names."""
     lowered = name.lower()
     if lowered.isascii():
         return _NAME_LETTERS.sub("", lowered)
