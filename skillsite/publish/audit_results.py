@@ -59,10 +59,11 @@ def audit_one(job: Any, index: int) -> list[dict[str, Any]]:
 
 def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache: Cache,
                     listings: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:
-    """Every published skill's findings, by id: from the cache, or audited on every core
-    (``listings``: the digest of each skill's audit listing, where its stamps can be trusted)."""
+    """Every published skill's findings, by id: from the cache (in a long-running process, as
+    the last build took them: nothing changes them), or audited on every core (``listings``: the
+    digest of each skill's audit listing, where its stamps can be trusted)."""
     keys = _audit_keys(skills, entries, cache, listings)
-    found = {e.id: stored for e, stored in zip(entries, cache.get_many(Section.AUDIT, keys))}
+    found = {e.id: stored for e, stored in zip(entries, cache.made_many(Section.AUDIT, keys, list))}
     missing = [index for index, entry in enumerate(entries) if found[entry.id] is None]
     for index, findings in zip(missing, workers.imap(audit_one, missing)):
         found[entries[index].id] = findings
@@ -76,7 +77,8 @@ def _audit_keys(skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache
     content and the stamps of its audit listing are unchanged, else worked out now (and kept)."""
     by_stamps = [digest("audit key", e.id, e.digest, listings[e.id]) if e.id in listings else None for e in entries]
     keys = []
-    for skill, entry, stamped, known in zip(skills, entries, by_stamps, cache.get_many(Section.AUDIT_KEY, by_stamps)):
+    stored = cache.made_many(Section.AUDIT_KEY, by_stamps, str)
+    for skill, entry, stamped, known in zip(skills, entries, by_stamps, stored):
         if known is None:
             known = audit_key(entry, skill.source.dir)
             if stamped is not None:
