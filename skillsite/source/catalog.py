@@ -309,10 +309,11 @@ def _known_comparisons(cache: Cache | None, threshold: float) -> tuple[Compariso
 
 
 def _keep_comparisons(cache: Cache, comparisons: Comparisons, stored: bool) -> None:
-    """Store this build's comparisons when they differ from those the cache holds (sorted: the
-    same answers store the same value), and keep them among the resident objects."""
+    """Store this build's comparisons when they differ from those the cache holds, or it holds
+    none and there are some (sorted: the same answers store the same value), and keep them among
+    the resident objects."""
     used = comparisons.used or {}
-    if comparisons.learned or not stored:
+    if comparisons.learned or (used and not stored):
         cache.put(Section.COPIES, _comparisons_key(comparisons.threshold),
                   {"alike": sorted(k for k, v in used.items() if v), "unlike": sorted(k for k, v in used.items() if not v)})
     if cache.resident is not None:
