@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -56,12 +57,12 @@ def output_lock(out: Path, wait: bool = True, on_wait: Callable[[str], None] | N
         yield
         return
     fd = _locked(path, wait, on_wait)
-    _HELD.add(path)
     try:
         yield
     finally:
-        _HELD.discard(path)
-        _unlink(path)  # still ours: whoever waits on it sees it gone and takes a new one
+        with _signals_held():  # the file goes with its record: a signal sees both or neither
+            _unlink(path)  # still ours: whoever waits on it sees it gone and takes a new one
+            _HELD.discard(path)
         os.close(fd)
 
 
@@ -82,19 +83,60 @@ def _unlink(path: Path) -> None:
 
 def _locked(path: Path, wait: bool, on_wait: Callable[[str], None] | None) -> int:
     """A descriptor of ``path`` holding its lock, once the file locked is the one at ``path``
-    (the previous holder removes it when done)."""
+    (the previous holder removes it when done), recorded among the files this process holds.
+    A file this build made is recorded before a signal can end it (see :func:`_signals_held`),
+    so an interrupted build never leaves one behind; while it waits for another build, signals
+    end it at once (the file is the other build's)."""
     told = False
     while True:
-        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+        with _signals_held():
+            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+            if _lock_at_once(fd):
+                if _record_held(fd, path):
+                    return fd
+                os.close(fd)
+                continue
         try:
             told = _flock(fd, f"another skillsite build is writing into {path.parent}", wait,
                           None if told else on_wait) or told
-            if _same_file(fd, path):
-                return fd
         except BaseException:
             os.close(fd)
             raise
+        with _signals_held():
+            if _record_held(fd, path):
+                return fd
         os.close(fd)
+
+
+def _lock_at_once(fd: int) -> bool:
+    """Whether ``fd`` could be locked without waiting (then it is)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _record_held(fd: int, path: Path) -> bool:
+    """Record ``path`` as held when ``fd``, locked, is the file now there."""
+    if not _same_file(fd, path):
+        return False
+    _HELD.add(path)
+    return True
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGTERM and SIGINT held back for the block, and delivered after it: the interrupt handler
+    (:mod:`skillsite.publish.interrupt`) then finds a lock file made in it recorded, or none."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _flock(fd: int, message: str, wait: bool, on_wait: Callable[[str], None] | None) -> bool:

@@ -72,3 +72,35 @@ def test_an_output_name_too_long_for_its_lock_file_locks_a_digest_of_it(tmp_path
         with pytest.raises(OutputBusy):
             with output_lock(out, wait=False):
                 pass
+
+
+def test_a_signal_while_the_lock_file_is_made_comes_once_it_is_recorded(tmp_path, monkeypatch):
+    """A build told to stop (SIGTERM) removes the lock files it holds (skillsite.publish.interrupt):
+    a signal that came while its lock file was being made waits until the file is recorded as
+    held, so none stays behind (a build ended in between left one)."""
+    import signal
+
+    from skillsite.publish import lock as lock_module
+
+    held = lock_path(tmp_path / "site")
+    seen: list[bool] = []  # whether the lock file was still there once the handler removed those held
+    real_open = os.open
+
+    def open_then_signal(*args, **kwargs):
+        fd = real_open(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)  # arrives while the file exists and is not yet recorded
+        return fd
+
+    def interrupted(*_):  # what the build's handler does, but ending the process
+        lock_module.remove_held_lock_files()
+        seen.append(held.exists())
+
+    previous = signal.signal(signal.SIGTERM, interrupted)
+    try:
+        monkeypatch.setattr(lock_module.os, "open", open_then_signal)
+        with output_lock(tmp_path / "site"):
+            monkeypatch.setattr(lock_module.os, "open", real_open)
+            assert seen == [False]  # the handler ran once the file was recorded, and removed it
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert list(tmp_path.iterdir()) == []
