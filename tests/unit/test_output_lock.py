@@ -3,12 +3,15 @@ with the build that held it, and a waiter never holds the lock of a file removed
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
 from skillsite.publish.lock import OutputBusy, cache_lock, lock_path, output_lock
+from support import REPO
 
 
 def test_builds_of_one_output_exclude_each_other_and_siblings_do_not(tmp_path):
@@ -74,33 +77,42 @@ def test_an_output_name_too_long_for_its_lock_file_locks_a_digest_of_it(tmp_path
                 pass
 
 
-def test_a_signal_while_the_lock_file_is_made_comes_once_it_is_recorded(tmp_path, monkeypatch):
+#: Run in a process of its own (signal handlers run in the main thread, which a test under
+#: pytest-xdist is not in): SIGTERM sent from inside the lock file's creation, handled as the
+#: build's handler does it (the held lock files removed), but without ending the process.
+SIGNAL_WHILE_LOCKING = """
+import os, signal, sys
+from pathlib import Path
+from skillsite.publish import lock
+
+out = Path(sys.argv[1]) / "site"
+seen = []
+real_open = os.open
+
+def open_then_signal(*args, **kwargs):
+    fd = real_open(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGTERM)  # arrives while the file exists and is not yet recorded
+    return fd
+
+def interrupted(*_):
+    lock.remove_held_lock_files()
+    seen.append(lock.lock_path(out).exists())
+
+signal.signal(signal.SIGTERM, interrupted)
+lock.os.open = open_then_signal
+with lock.output_lock(out):
+    lock.os.open = real_open
+    print(seen)
+print(sorted(p.name for p in Path(sys.argv[1]).iterdir()))
+"""
+
+
+def test_a_signal_while_the_lock_file_is_made_comes_once_it_is_recorded(tmp_path):
     """A build told to stop (SIGTERM) removes the lock files it holds (skillsite.publish.interrupt):
     a signal that came while its lock file was being made waits until the file is recorded as
     held, so none stays behind (a build ended in between left one)."""
-    import signal
-
-    from skillsite.publish import lock as lock_module
-
-    held = lock_path(tmp_path / "site")
-    seen: list[bool] = []  # whether the lock file was still there once the handler removed those held
-    real_open = os.open
-
-    def open_then_signal(*args, **kwargs):
-        fd = real_open(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGTERM)  # arrives while the file exists and is not yet recorded
-        return fd
-
-    def interrupted(*_):  # what the build's handler does, but ending the process
-        lock_module.remove_held_lock_files()
-        seen.append(held.exists())
-
-    previous = signal.signal(signal.SIGTERM, interrupted)
-    try:
-        monkeypatch.setattr(lock_module.os, "open", open_then_signal)
-        with output_lock(tmp_path / "site"):
-            monkeypatch.setattr(lock_module.os, "open", real_open)
-            assert seen == [False]  # the handler ran once the file was recorded, and removed it
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    assert list(tmp_path.iterdir()) == []
+    done = subprocess.run([sys.executable, "-c", SIGNAL_WHILE_LOCKING, str(tmp_path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    # the handler ran once the file was recorded, found it held and removed it; nothing is left
+    assert done.stdout.splitlines() == ["[False]", "[]"]
