@@ -142,16 +142,14 @@ def _signals_held() -> Iterator[None]:
 def _flock(fd: int, message: str, wait: bool, on_wait: Callable[[str], None] | None) -> bool:
     """Lock ``fd`` exclusively: at once, else (``wait``) once its holder lets go, after telling
     ``on_wait`` ``message``; without ``wait``, raise :class:`OutputBusy`.  True when it waited."""
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    if _lock_at_once(fd):
         return False
-    except BlockingIOError:
-        if not wait:
-            raise OutputBusy(f"{message}; try again when it is done (or leave out --no-wait to wait)") from None
-        if on_wait is not None:
-            on_wait(f"{message}; waiting for it to finish…")
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        return True
+    if not wait:
+        raise OutputBusy(f"{message}; try again when it is done (or leave out --no-wait to wait)")
+    if on_wait is not None:
+        on_wait(f"{message}; waiting for it to finish…")
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return True
 
 
 def _same_file(fd: int, path: Path) -> bool:
