@@ -303,19 +303,15 @@ def _known_comparisons(cache: Cache | None, threshold: float) -> tuple[Compariso
     if cache.resident is not None and (kept := cache.resident.take(*COMPARISONS)) is not None:
         return Comparisons(threshold, kept), cache.has(Section.COPIES, key)
     stored = cache.get(Section.COPIES, key)
-    known = dict.fromkeys((stored or {}).get("alike", ()), True)
-    known.update(dict.fromkeys((stored or {}).get("unlike", ()), False))
-    return Comparisons(threshold, known), stored is not None
+    return Comparisons.of_stored(threshold, stored), stored is not None
 
 
 def _keep_comparisons(cache: Cache, comparisons: Comparisons, stored: bool) -> None:
     """Store this build's comparisons when they differ from those the cache holds, or it holds
-    none and there are some (sorted: the same answers store the same value), and keep them among
-    the resident objects."""
+    none and there are some, and keep them among the resident objects."""
     used = comparisons.used or {}
     if comparisons.learned or (used and not stored):
-        cache.put(Section.COPIES, _comparisons_key(comparisons.threshold),
-                  {"alike": sorted(k for k, v in used.items() if v), "unlike": sorted(k for k, v in used.items() if not v)})
+        cache.put(Section.COPIES, _comparisons_key(comparisons.threshold), comparisons.to_json())
     if cache.resident is not None:
         cache.resident.keep(*COMPARISONS, used)
 

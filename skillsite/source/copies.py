@@ -218,6 +218,19 @@ class Comparisons:
         self.known = known or {}
         self.used: dict[str, bool] | None = {} if remember else None
 
+    @classmethod
+    def of_stored(cls, threshold: float, stored: dict[str, list[str]] | None) -> Comparisons:
+        """Comparisons that know those :meth:`to_json` gave (None: none)."""
+        known = dict.fromkeys((stored or {}).get("alike", ()), True)
+        known.update(dict.fromkeys((stored or {}).get("unlike", ()), False))
+        return cls(threshold, known)
+
+    def to_json(self) -> dict[str, list[str]]:
+        """This build's answers as the cache stores them: the pairs alike and those unlike, each
+        sorted (the same answers, the same value)."""
+        used = self.used or {}
+        return {"alike": sorted(k for k, v in used.items() if v), "unlike": sorted(k for k, v in used.items() if not v)}
+
     @property
     def learned(self) -> bool:
         """Whether this build's answers differ from the ``known`` ones (some compared anew, or

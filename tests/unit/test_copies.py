@@ -61,6 +61,7 @@ def test_comparisons_remembered_from_an_earlier_build_give_the_same_groups_witho
     first = Comparisons(0.9)
     assert find_groups(prints, versions=False, comparisons=first) == find_groups(prints, versions=False) == [[0, 1, 2]]
     assert first.used and all(first.used.values())
+    assert Comparisons.of_stored(0.9, first.to_json()).known == first.used  # as the cache stores them
     compared: list[object] = []
     real = copies_module.line_similarity
     monkeypatch.setattr(copies_module, "line_similarity", lambda a, b: compared.append(a) or real(a, b))
