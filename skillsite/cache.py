@@ -53,7 +53,7 @@ class Section(str, enum.Enum):
 
     SKILLS = "skills"            # a skill read and checked, by its SKILL.md's content and place (build)
     VERDICTS = "verdicts"        # a skill's verdict, by its SKILL.md's content and place (validate)
-    STAMPS = "stamps"            # a SKILL.md's sha256, by its path and stamp (validate: an unchanged file is not read)
+    STAMPS = "stamps"            # a SKILL.md's sha256 and size, by its path and stamp (an unchanged file is not read)
     PUBLICATION = "publication"  # what publishing a skill placed, by everything it depends on
     HTML = "html"                # a rendered body, by the Markdown and the renderer
     FILE_SHA = "file-sha"        # a bundled file's sha256, by its path, size and time

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Sequence
 
 from skillsite.agent.budget import SIMILAR_SCORE, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.entry import Visibility
-from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest
+from skillsite.cache import RACY_NS, Cache, Section, digest
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
@@ -466,6 +466,14 @@ class Content:
     sha256: str
     size: int
 
+    def to_json(self) -> list[Any]:
+        return [self.sha256, self.size]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> Content:
+        sha256, size = data
+        return cls(sha256, size)
+
 
 def _content(source: SourceFile, max_bytes: int) -> Content | None:
     """A SKILL.md's sha256 and size within the size limit; None when the parser should say why not."""
@@ -476,34 +484,50 @@ def _content(source: SourceFile, max_bytes: int) -> Content | None:
     return Content(hashlib.sha256(raw).hexdigest(), len(raw)) if len(raw) <= max_bytes else None
 
 
-def _contents(sources: Sequence[SourceFile], max_bytes: int, resident: KeptObjects | None) -> list[Content | None]:
-    """Every SKILL.md's :class:`Content`.  A long-running process keeps them (``resident``) by
-    the file's stamp taken before reading it, as validate's cache does: a SKILL.md whose stamp
-    is unchanged is not read again (its content kept as the same object, which the skill and
-    its entry then share)."""
-    if resident is None:
-        return [_content(src, max_bytes) for src in sources]
-    found: list[Content | None] = []
-    for src in sources:
-        stamp = _file_stamp(src)
-        key = f"{os.path.abspath(src.skill_md)}\0{stamp}" if stamp is not None else None
-        content = resident.take(CONTENTS, key) if key is not None else None
-        if content is None:
-            content = _content(src, max_bytes)
-            if key is not None and content is not None:
-                resident.keep(CONTENTS, key, content)
-        found.append(content)
-    return found
+def _file_stamp(src: SourceFile) -> tuple[int, ...] | None:
+    """A SKILL.md's size, times, inode and device; None when it changed too recently to trust
+    them (a second change within the file system's timestamp granularity could keep them all),
+    or cannot be read."""
+    try:
+        st = os.stat(src.skill_md)
+    except OSError:
+        return None
+    if max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - RACY_NS:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
 
 
-#: Where the cache's resident objects keep each SKILL.md's :class:`Content`, by its stamp.
-CONTENTS = "content"
+def _stamp_key(src: SourceFile) -> str | None:
+    """Where the :class:`Content` of a SKILL.md is kept: its path and stamp (None: no stamp to trust)."""
+    stamp = _file_stamp(src)
+    return digest("stamp", os.path.abspath(src.skill_md), stamp) if stamp is not None else None
+
+
+def _contents(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tuple[list[Content | None], int]:
+    """Every SKILL.md's :class:`Content` (None: unreadable or too big, left to the check to say
+    why), and how many were known by their stamp.  As git's index does, the cache keeps each
+    file's sha256 under its path and stamp (size, times, inode): a file whose stamp is unchanged
+    is not read again.  The others are read and hashed, and their sha256 kept under the stamp
+    taken before reading: a change after it gives the file a new stamp."""
+    keys = [_stamp_key(src) for src in sources]
+    contents: list[Content | None] = []
+    by_stamp = 0
+    for src, key, known in zip(sources, keys, cache.made_many(Section.STAMPS, keys, Content.from_json)):
+        if known is not None:
+            contents.append(known)
+            by_stamp += 1
+            continue
+        content = _content(src, max_bytes)
+        if key is not None and content is not None:
+            cache.put(Section.STAMPS, key, content.to_json())
+        contents.append(content)
+    return contents, by_stamp
 
 
 def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]:
     """Every skill checked, or taken from the cache when its SKILL.md's content and place, and
     everything its checks depend on, are what a cached check was made of."""
-    contents = _contents(checking.sources, checking.max_bytes, cache.resident)
+    contents, _ = _contents(checking.sources, cache, checking.max_bytes)
     shared = digest(sorted(checking.skill_dirs), checking.profile, checking.max_bytes)
     keys = [digest(shared, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir), src.parent_id,
                    [f.path for f in src.files], content.sha256) if content is not None else None
@@ -525,51 +549,14 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
 # ---------------------------------------------------------------- verdicts only, for skillsite validate
 #
 # A verdict is kept by its SKILL.md's content and place, as the build keeps its checks, so a fresh
-# checkout (every file new) finds the verdicts of an earlier job.  Beside them, each SKILL.md's
-# stamp (size, times, inode) is kept with the sha256 of its content, as git's index keeps one per
-# file: a file whose stamp is unchanged is not even read.
-
-def _file_stamp(src: SourceFile) -> tuple[int, ...] | None:
-    """A SKILL.md's size, times, inode and device; None when it changed too recently to trust
-    them (a second change within the file system's timestamp granularity could keep them all),
-    or cannot be read."""
-    try:
-        st = os.stat(src.skill_md)
-    except OSError:
-        return None
-    if max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - RACY_NS:
-        return None
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
-
-
-def _stamp_key(src: SourceFile) -> str | None:
-    """Where the sha256 of a SKILL.md is kept: its path and stamp (None: no stamp to trust)."""
-    stamp = _file_stamp(src)
-    return digest("stamp", os.path.abspath(src.skill_md), stamp) if stamp is not None else None
-
+# checkout (every file new) finds the verdicts of an earlier job.  As in the build, a SKILL.md whose
+# stamp is unchanged is not even read (:func:`_contents`).
 
 def _verdict_key(shared: str, src: SourceFile, sha256: str) -> str:
     """Where a skill's verdict is kept: what the whole check shares, the skill's place and file
     list, and its SKILL.md's content."""
     return digest(shared, src.id, src.display_path, src.rel_path, str(src.root), src.parent_id,
                   [f.path for f in src.files], sha256)
-
-
-def _content_shas(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tuple[list[str | None], int]:
-    """The sha256 of every SKILL.md (None: unreadable or too big, left to the check to say why)
-    and how many were known by their stamp.  The others are read and hashed, and their sha256 kept
-    under the stamp taken before reading: a change after it gives the file a new stamp."""
-    stamp_keys = [_stamp_key(src) for src in sources]
-    known = list(cache.get_many(Section.STAMPS, stamp_keys))
-    shas: list[str | None] = []
-    for src, key, sha in zip(sources, stamp_keys, known):
-        if sha is None:
-            content = _content(src, max_bytes)
-            sha = content.sha256 if content is not None else None
-            if key is not None and sha is not None:
-                cache.put(Section.STAMPS, key, sha)
-        shas.append(sha)
-    return shas, sum(sha is not None for sha in known)
 
 
 def _checked_verdict(checking: Checking, index: int) -> tuple[Verdict, str]:
@@ -587,7 +574,8 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
     sources = found.sources
     shared = digest(sorted(checking.skill_dirs), [d.to_json() for d in found.diagnostics],
                     checking.profile, checking.max_bytes)
-    shas, by_stamp = _content_shas(sources, cache, checking.max_bytes)
+    contents, by_stamp = _contents(sources, cache, checking.max_bytes)
+    shas = [content.sha256 if content is not None else None for content in contents]
     keys = [_verdict_key(shared, src, sha) if sha is not None else None for src, sha in zip(sources, shas)]
     verdicts: list[Verdict | None] = []
     for src, stored in zip(sources, cache.get_many(Section.VERDICTS, keys)):

@@ -651,3 +651,24 @@ def test_list_pages_kept_by_their_short_keys_follow_what_their_cards_show(tmp_pa
                               ["database", "migrations", "postgresql", "review", "schema", "sql"])])
     assert build([src], cold, config).ok
     assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_a_rebuild_reads_only_the_skill_md_whose_stamp_changed(tmp_path, monkeypatch):
+    """The cache keeps each SKILL.md's sha256 under its path and stamp (size, times, inode), as
+    git's index does: a rebuild after one edit reads that SKILL.md alone to learn what it holds,
+    and equals a cold build."""
+    from skillsite.source import catalog as source_catalog
+
+    monkeypatch.setattr(source_catalog, "RACY_NS", 0)  # the tests' files are seconds old
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    assert build([src], out, cache_dir=cache).ok
+    read: list[str] = []
+    real = source_catalog._content
+    monkeypatch.setattr(source_catalog, "_content", lambda source, max_bytes: read.append(source.id)
+                        or real(source, max_bytes))
+    append_line(src / "test-first" / "SKILL.md", "An edit.")
+    assert build([src], out, cache_dir=cache).ok
+    assert read == ["test-first"]
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)
