@@ -250,6 +250,11 @@ class Cache:
                         resident.keep(section.value, key, made)
                 yield made
 
+    def keep_many(self, section: Section, keys: Iterable[str]) -> None:
+        """Keep whatever is stored under ``keys`` for the next run, without reading it (a value
+        this run does not need, but a later one may)."""
+        self._used.update((section.value, key) for key in keys)
+
     def keep_made(self, section: Section, key: str, made: Any) -> None:
         """Keep ``made`` in place of the object :meth:`made_many` gave for ``key`` (one equal to
         it, sharing more with what the run holds), when there are resident objects."""

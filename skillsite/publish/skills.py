@@ -38,6 +38,10 @@ from skillsite.workers import Workers
 
 #: A bundled file's sha256 as worked out by a worker, for the cache: (path read, size, mtime_ns, sha256).
 FileSha = tuple[str, int, int, str]
+#: The sha256 the cache knows of bundled files: path read -> (size, mtime_ns, sha256) when hashed.
+KnownShas = dict[str, tuple[int, int, str]]
+#: What a worker is given to publish one skill: its index, and what the cache knows of its files.
+SkillTask = tuple[int, KnownShas]
 
 
 @dataclass
@@ -51,7 +55,6 @@ class SkillPublishing:
     mtime: int                         # of archive members (SOURCE_DATE_EPOCH)
     targets: LinkTargets               # what bodies may link to
     rendered: frozenset[str]           # ids of the skills whose body the cache holds rendered already
-    known_shas: dict[str, tuple[int, int, str]]  # bundled file path -> (size, mtime_ns, sha256) when hashed
     knowledge: dict[str, list[dict[str, Any]]]   # skill id -> records of its knowledge documents
     releases: Mapping[str, Sequence[str]] | None = None  # skill id -> its releases (None: its current version)
     copies: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # skill id -> (canonical copy, group size)
@@ -137,14 +140,15 @@ def archive_owners(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]
     return owned
 
 
-def publish_skill(job: SkillPublishing, index: int) -> PublishedSkill:
-    """Everything of skill ``index`` that depends on it alone."""
+def publish_skill(job: SkillPublishing, task: SkillTask) -> PublishedSkill:
+    """Everything of the task's skill that depends on it alone."""
+    index, known_shas = task
     skill = job.skills[index]
     raw, diags = _skill_md(skill, job.config.max_bytes)
     raw_sha = sha256_hex(raw)
     folder = f"skills/{skill.id}/"
     job.staging.write_keyed(folder + "SKILL.md", raw_sha, lambda: raw)
-    files, shas, contents = _publish_files(job, skill, diags)
+    files, shas, contents = _publish_files(job, skill, known_shas, diags)
     entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir,
                         command=job.commands.get(skill.id), conflicts=job.conflicts[skill.id],
                         dependencies=job.dependencies[skill.id],
@@ -206,7 +210,11 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
             cache.keep_made(Section.PUBLICATION, keys[index], dataclasses.replace(stored, entry=before.entry))
     job.staging.take_journal()  # kept as whole skills (keep_all), recorded already
     todo = [index for index in range(len(keys)) if index not in done]
-    for index, published in zip(todo, workers.imap(publish_skill, todo)):
+    # the files of a skill taken as stored need no sha256 now; the next edit of the skill will
+    cache.keep_many(Section.FILE_SHA, (_file_key(f.abspath, f.bytes, f.mtime_ns)
+                                       for index in done for f in job.skills[index].source.files))
+    tasks = list(zip(todo, _known_shas([job.skills[index] for index in todo], cache)))
+    for index, published in zip(todo, workers.imap(publish_skill, tasks)):
         _record(job, published, cache, html_keys[index], keys[index])
         done[index] = dataclasses.replace(published, entry=sharing_skill_values(published.entry, job.skills[index]),
                                           html=None, placed=[], file_shas=[],
@@ -272,11 +280,11 @@ def _interface(skill: Skill) -> dict[str, Any] | None:
     return codex_interface(skill.source.dir, skill.source.display_path)
 
 
-def _publish_files(job: SkillPublishing, skill: Skill, diags: list[Diagnostic]
+def _publish_files(job: SkillPublishing, skill: Skill, known_shas: KnownShas, diags: list[Diagnostic]
                    ) -> tuple[list[FileRecord], list[FileSha], dict[str, bytes]]:
     """Copy (or keep) a skill's bundled files under ``skills/<id>/``: their manifest records, the
-    shas the cache does not know yet, and the content of those copied (up to 1 MiB each, for the
-    archive)."""
+    shas the cache does not know yet (``known_shas``: those it knows), and the content of those
+    copied (up to 1 MiB each, for the archive)."""
     records, shas, contents = [], [], {}
     versioned = canonical_version(skill.version) is not None
     for f in skill.source.files:
@@ -285,30 +293,26 @@ def _publish_files(job: SkillPublishing, skill: Skill, diags: list[Diagnostic]
                                        "pages; not published", skill.source.display_path))
             continue
         try:
-            size, sha, content = _publish_file(job, f, f"skills/{skill.id}/{f.path}")
+            size, sha, content = _publish_file(job, f, f"skills/{skill.id}/{f.path}", known_shas.get(f.abspath))
         except OSError as exc:
             diags.append(make("SK006", f"cannot read bundled file '{f.path}': {exc.strerror or exc}",
                               skill.source.display_path))
             continue
         if content is not None:
             contents[f.path] = content
-        if not _is_known(job, f, sha):
+        if known_shas.get(f.abspath) != (f.bytes, f.mtime_ns, sha):
             shas.append((f.abspath, f.bytes, f.mtime_ns, sha))
         records.append(FileRecord(f.path, sha, size))
     return records, shas, contents
 
 
-def _publish_file(job: SkillPublishing, f: BundledFile, rel: str) -> tuple[int, str, bytes | None]:
-    """Keep one bundled file when its sha is known (same size and time as when it was hashed)
+def _publish_file(job: SkillPublishing, f: BundledFile, rel: str, known: tuple[int, int, str] | None
+                  ) -> tuple[int, str, bytes | None]:
+    """Keep one bundled file when its sha is ``known`` (same size and time as when it was hashed)
     and its published copy is intact; else copy it: (size, sha256, content if copied and small)."""
-    known = job.known_shas.get(f.abspath)
     if known is not None and known[:2] == (f.bytes, f.mtime_ns) and job.staging.keep(rel, known[2]):
         return f.bytes, known[2], None
     return job.staging.copy(f.abspath, rel)
-
-
-def _is_known(job: SkillPublishing, f: BundledFile, sha: str) -> bool:
-    return job.known_shas.get(f.abspath) == (f.bytes, f.mtime_ns, sha)
 
 
 def _write_xml(job: SkillPublishing, skill: Skill, entry: ManifestEntry, body: str) -> None:
@@ -386,11 +390,16 @@ def _file_key(path: str, size: int, mtime_ns: int) -> str:
     return f"{path}\0{size}\0{mtime_ns}"
 
 
-def _known_shas(skills: Sequence[Skill], cache: Cache) -> dict[str, tuple[int, int, str]]:
-    """The sha256 the cache knows of each bundled file with its current size and time."""
+def _known_shas(skills: Sequence[Skill], cache: Cache) -> list[KnownShas]:
+    """For each skill, the sha256 the cache knows of its bundled files with their current size and time
+    (asked only for the skills published again: the others' files are in their stored publication)."""
     files = [f for skill in skills for f in skill.source.files]
-    shas = cache.made_many(Section.FILE_SHA, (_file_key(f.abspath, f.bytes, f.mtime_ns) for f in files), str)
-    return {f.abspath: (f.bytes, f.mtime_ns, sha) for f, sha in zip(files, shas) if sha is not None}
+    shas = iter(cache.made_many(Section.FILE_SHA, (_file_key(f.abspath, f.bytes, f.mtime_ns) for f in files), str))
+    known: list[KnownShas] = []
+    for skill in skills:
+        pairs = [(f, next(shas)) for f in skill.source.files]
+        known.append({f.abspath: (f.bytes, f.mtime_ns, sha) for f, sha in pairs if sha is not None})
+    return known
 
 
 def _html_keys(skills: Sequence[Skill], targets: LinkTargets) -> list[str]:
@@ -418,8 +427,8 @@ def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfi
     targets = link_targets(skills, reserved_names(is_paged(len(skills), config)))
     html_keys = _html_keys(skills, targets)
     rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, html_keys)) if cached)
-    job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, _known_shas(skills, cache),
-                          knowledge, releases, copies or {})
+    job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, knowledge, releases,
+                          copies or {})
     return job, html_keys
 
 

@@ -448,8 +448,8 @@ def test_a_skill_is_published_again_only_when_what_it_is_made_of_changes(tmp_pat
     child.write_text(child.read_text().replace("Write or update CHANGELOG.md", "Write CHANGELOG.md"))
     published = []
     real_publish = skills.publish_skill
-    monkeypatch.setattr(skills, "publish_skill", lambda job, index: published.append(job.skills[index].id)
-                        or real_publish(job, index))
+    monkeypatch.setattr(skills, "publish_skill", lambda job, task: published.append(job.skills[task[0]].id)
+                        or real_publish(job, task))
     assert build([src], out, cache_dir=cache, jobs=1).ok
     assert sorted(published) == ["release-manager", "release-manager/changelog"]
     assert b"Write CHANGELOG.md" in (out / "skills/release-manager/skill.xml").read_bytes()
@@ -670,5 +670,28 @@ def test_a_rebuild_reads_only_the_skill_md_whose_stamp_changed(tmp_path, monkeyp
     append_line(src / "test-first" / "SKILL.md", "An edit.")
     assert build([src], out, cache_dir=cache).ok
     assert read == ["test-first"]
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_the_files_of_skills_taken_as_stored_stay_known_for_their_next_edit(tmp_path, monkeypatch):
+    """A rebuild asks the cache for the sha256 of bundled files only for the skills it publishes
+    again, but keeps the others' for later: after a build that took code-review as stored, an
+    edit of code-review's SKILL.md keeps its bundled files in place (none is copied again)."""
+    from skillsite.publish import staging
+
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    _age(src)
+    assert build([src], out, cache_dir=cache).ok
+    append_line(src / "test-first" / "SKILL.md", "An edit.")
+    assert build([src], out, cache_dir=cache).ok   # code-review taken as stored
+    copied: list[str] = []
+    real = staging.Staging.copy
+    monkeypatch.setattr(staging.Staging, "copy", lambda self, source, rel: copied.append(rel)
+                        or real(self, source, rel))
+    append_line(src / "code-review" / "SKILL.md", "An edit.")
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    assert copied == [] and (out / "skills/code-review/assets/severity-labels.json").is_file()
     assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)

@@ -26,6 +26,21 @@ def test_values_come_back_in_the_next_run_and_unused_ones_go(tmp_path):
     assert (tmp_path / "cache" / ".gitignore").read_text() == "*\n"
 
 
+def test_values_kept_unread_stay_for_the_next_run(tmp_path):
+    """``keep_many`` keeps values a run does not need without reading them (nor counting them)."""
+    path = tmp_path / "c.sqlite"
+    first = Cache(path, "scope")
+    for key in "abc":
+        first.put(Section.FILE_SHA, key, key.upper())
+    first.save()
+    second = Cache(path, "scope")
+    second.keep_many(Section.FILE_SHA, ["a", "never-stored"])
+    assert second._db is None and (second.hits, second.misses) == (0, 0)
+    second.save()
+    third = Cache(path, "scope")
+    assert list(third.get_many(Section.FILE_SHA, "abc")) == ["A", None, None]
+
+
 def test_a_run_that_stopped_early_keeps_what_it_did_not_use(tmp_path):
     path = tmp_path / "c.sqlite"
     first = Cache(path, "scope")
