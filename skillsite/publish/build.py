@@ -82,7 +82,7 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
     state = load_state(plan.cache_dir, plan.scope, plan.out, resident.saved_state if resident is not None else None) \
         if plan.cache_dir is not None else None
     inputs = read_inputs(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns),
-                         resident.listings(found, plan.sources) if resident is not None else None) \
+                         resident.listings(found, plan.sources) if resident is not None else None, plan.jobs) \
         if plan.cache_dir is not None else NO_INPUTS
     if state is not None and not always_publish:
         with stage("unchanged"):

@@ -37,7 +37,9 @@ from skillsite.audit.files import audited_stamps
 from skillsite.cache import RACY_NS, digest, make_cache_folder
 from skillsite.diagnostics import Diagnostic
 from skillsite.publish.staging import MarkerIdentity, Recorded, marker_identity, snapshot
+from skillsite.models import SourceFile
 from skillsite.source.discover import Discovery
+from skillsite.workers import parallel_map
 
 STATE_FILE = "build-state.sqlite"
 #: The state file of earlier versions (one JSON text): removed by a save.
@@ -169,6 +171,10 @@ class AuditListing:
         return cls(max((mtime_ns for _, _, mtime_ns, _ in stamps), default=0), digest(stamps))
 
 
+def _audit_listing(sources: Sequence[SourceFile], index: int) -> AuditListing:
+    return AuditListing.of(sources[index].dir)
+
+
 @dataclass(frozen=True)
 class Inputs:
     """What a build saw of its inputs before reading any: their digest (:func:`inputs_digest`)
@@ -184,11 +190,11 @@ NO_INPUTS = Inputs("", {})  # a build without a cache compares nothing
 
 
 def read_inputs(found: Discovery, settings: Any, templates: list[tuple[str, int, int]], since_ns: int,
-                listings: Sequence[AuditListing] | None = None) -> Inputs:
-    """The :class:`Inputs` of a discovery: every skill folder's audit listing is made once
-    (``listings``: made already, in the order of the skills)."""
+                listings: Sequence[AuditListing] | None = None, jobs: int = 1) -> Inputs:
+    """The :class:`Inputs` of a discovery: every skill folder's audit listing is made once, on
+    ``jobs`` processes (``listings``: made already, in the order of the skills)."""
     if listings is None:
-        listings = [AuditListing.of(s.dir) for s in found.sources]
+        listings = parallel_map(_audit_listing, found.sources, range(len(found.sources)), jobs)
     settled = {s.id: listing.digest for s, listing in zip(found.sources, listings) if listing.newest_ns < since_ns}
     return Inputs(inputs_digest(found, settings, templates, since_ns, listings), settled)
 

@@ -186,3 +186,22 @@ def test_the_output_digest_depends_on_every_name_and_stamp_not_on_their_order():
                 output_digest({"odd name": (1, 2), "x": (3, 4)}),   # names that look like stamps
                 output_digest({"odd name\n 1 2": (3, 4), "x": (3, 4)}),
                 output_digest({"odd name 1 2": (3, 4), "x": (3, 4)})}) == 7
+
+
+def test_the_inputs_are_the_same_on_any_number_of_processes(tmp_path):
+    """Every skill folder's audit listing is made on the build's processes: the inputs (their
+    digest, and each settled listing) do not depend on how many."""
+    from support import write_skill
+    from skillsite.publish.state import read_inputs
+    from skillsite.source.discover import discover
+
+    for n in range(40):  # past the workers' threshold
+        write_skill(tmp_path, f"s-{n:02d}", body=f"# Skill {n}\n")
+        (tmp_path / f"s-{n:02d}" / "node_modules").mkdir()  # read by the audit, left out by discovery
+        (tmp_path / f"s-{n:02d}" / "node_modules" / "x.js").write_text(f"// {n}\n")
+    found = discover([tmp_path])
+    since = 2 ** 62  # every stamp settled
+    serial, parallel = (read_inputs(found, {}, [], since, jobs=jobs) for jobs in (1, 2))
+    assert serial == parallel and serial.digest and len(serial.audit_listings) == 40
+    os.utime(tmp_path / "s-07" / "node_modules" / "x.js", ns=(1, 1))
+    assert read_inputs(found, {}, [], since, jobs=2).digest != serial.digest
