@@ -19,7 +19,7 @@ from typing import Sequence
 
 from skillsite.agent.site_urls import OUTPUT_MARKER
 from skillsite.agent.utf8 import is_utf8_text
-from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
+from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
 from skillsite.models import BundledFile, SourceFile
 from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores, is_environment, rules_above
 
@@ -337,6 +337,11 @@ def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_file
     found: dict[str, SourceFile] = {}
     diags: list[Diagnostic] = []
     for root in roots:
+        if not is_utf8_text(str(root)):  # every path shown of a skill under it would hold the name
+            diags.append(make("SK011", "source folder's name is not valid UTF-8 (a URL, an archive or a JSON "
+                                       "manifest could not name what is under it); not searched: name it "
+                                       "from inside, or rename it", shown_name(str(root)), severity=Severity.ERROR))
+            continue
         skills = _RootSkills(_walk(Path(root), exclude), stat_files)
         sources = skills.sources()
         diags.extend(skills.diags)

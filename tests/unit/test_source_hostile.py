@@ -69,6 +69,23 @@ def test_nul_characters_in_declared_paths_are_diagnosed(tmp_path):
     assert any("holds a NUL character" in message for _, message in found)
 
 
+def test_a_source_folder_whose_own_name_is_not_utf8_is_an_error_not_a_traceback(tmp_path):
+    """Every path shown of a skill starts with the source folder as given: one whose name is not
+    UTF-8 is refused with SK011 (an error) by build and validate; named from inside it, as ".",
+    its skills are published."""
+    root = os.path.join(os.fsencode(tmp_path), b"root\xff")
+    write_skill(Path(os.fsdecode(root)), "s1")
+    for command in (["build", os.fsdecode(root), "-o", str(tmp_path / "out")], ["validate", os.fsdecode(root)]):
+        done = subprocess.run([sys.executable, "-m", "skillsite", *command], capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 1 and "SK011" in done.stdout and "root\\xff" in done.stdout, \
+            done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+    done = subprocess.run([sys.executable, "-m", "skillsite", "build", ".", "-o", str(tmp_path / "out")],
+                          cwd=os.fsdecode(root), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "Built 1 skill " in done.stdout, done.stdout + done.stderr
+
+
 def test_names_that_are_not_utf8_are_skipped_and_shown_escaped(tmp_path):
     root = os.fsencode(tmp_path)
     os.makedirs(os.path.join(root, b"bad\xff"))
