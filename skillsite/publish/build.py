@@ -26,7 +26,7 @@ from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build
 from skillsite.publish.resident import Resident
 from skillsite.publish.signing import Signing, resign_due
 from skillsite.publish.staging import check_target, clear_remains
-from skillsite.publish.state import NO_INPUTS, load_state, racy_since, read_inputs
+from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs
 from skillsite.source.discover import discover
 from skillsite.workers import default_jobs
 
@@ -79,19 +79,21 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
     with stage("discover"):
         found = resident.discover(plan.sources, plan.config.exclude) if resident is not None \
             else discover(plan.sources, plan.config.exclude)
-    state = load_state(plan.cache_dir, plan.scope, plan.out, resident.saved_state if resident is not None else None) \
-        if plan.cache_dir is not None else None
+    saved = resident.saved_state if resident is not None else None
+    summary = load_summary(plan.cache_dir, plan.scope, plan.out, saved) if plan.cache_dir is not None else None
     inputs = read_inputs(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns),
                          resident.listings(found, plan.sources) if resident is not None else None, plan.jobs) \
         if plan.cache_dir is not None else NO_INPUTS
-    if state is not None and not always_publish:
+    if summary is not None and not always_publish:
         with stage("unchanged"):
-            unchanged = state.unchanged(inputs.digest, plan.out, plan.verify_output) and not (
+            unchanged = summary.unchanged(inputs.digest, plan.out, plan.verify_output) and not (
                 plan.signing is not None and resign_due(plan.out, plan.signing, plan.cache_dir))
         if unchanged:
-            reading = CatalogReading(found.sources, (), (), state.diagnostics)
-            return build_result(True, plan, reading, state.published, state.skipped, state.diagnostics,
-                                state.output_bytes, stage, state.budget)
+            reading = CatalogReading(found.sources, (), (), summary.diagnostics)
+            return build_result(True, plan, reading, summary.published, summary.skipped, summary.diagnostics,
+                                summary.output_bytes, stage, summary.budget)
+    # the records of the last build's output (over a million files at 100,000 skills), now needed
+    state = load_state(plan.cache_dir, plan.scope, plan.out, saved) if summary is not None else None
     # Reading and publishing load YAML, jsonschema, markdown-it and Jinja2: only now that there is work.
     from skillsite.publish.pipeline import read_and_publish
 

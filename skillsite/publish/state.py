@@ -76,12 +76,10 @@ class BuildState:
     output_marker: MarkerIdentity | None = None   # the marker file of the output it published
     back_marker: MarkerIdentity | None = None     # the back folder's, when it holds what ``back`` records
 
-    def unchanged(self, inputs: str, out: Path, verify: bool = False) -> bool:
-        """Whether every input and the output are as this build left them (``verify``: every file
-        of the output looked at, not only its marker)."""
-        if not self.inputs or self.inputs != inputs:
-            return False
-        return current_output_digest(out) == self.output if verify else self.trusts_output(out)
+    def summary(self) -> StateSummary:
+        """What a rebuild with nothing changed needs of this state."""
+        return StateSummary(self.inputs, self.output, self.output_marker, self.published, self.skipped,
+                            self.diagnostics, self.output_bytes, self.budget)
 
     def trusts_output(self, out: Path) -> bool:
         """Whether ``out`` holds the marker this build left there: its files are as recorded."""
@@ -105,6 +103,35 @@ class BuildState:
                    tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in diagnostics),
                    data["output_bytes"], tuple(data["budget"]), generation, _identity(data["output_marker"]),
                    _identity(data["back_marker"]))
+
+
+@dataclass(frozen=True)
+class StateSummary:
+    """What the last build left, but the records of its output's files: all a rebuild with nothing
+    changed needs (a catalog of 100,000 skills has over a million records)."""
+
+    inputs: str                         # digest of every input's stamp ("" when one was too recent)
+    output: str                         # digest of the output's files as published
+    output_marker: MarkerIdentity | None
+    published: tuple[str, ...]
+    skipped: tuple[str, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    output_bytes: int
+    budget: tuple[dict[str, Any], ...]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], diagnostics: list[dict[str, Any]]) -> StateSummary:
+        """The summary of the state :meth:`BuildState.to_json` gave, with its diagnostics."""
+        return cls(data["inputs"], data["output"], _identity(data["output_marker"]), tuple(data["published"]),
+                   tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in diagnostics),
+                   data["output_bytes"], tuple(data["budget"]))
+
+    def unchanged(self, inputs: str, out: Path, verify: bool = False) -> bool:
+        """Whether every input and the output are as the last build left them (``verify``: every
+        file of the output looked at, not only its marker)."""
+        if not self.inputs or self.inputs != inputs:
+            return False
+        return current_output_digest(out) == self.output if verify else _holds(out, self.output_marker)
 
 
 def _holds(folder: Path | None, marker: MarkerIdentity | None) -> bool:
@@ -221,20 +248,51 @@ def load_state(folder: Path, scope: str, out: Path, saved: BuildState | None = N
     try:
         with closing(_connect(path)) as db:
             db.execute("BEGIN")  # the meta and the rows of one save, whoever saves meanwhile
-            if saved is not None and saved.scope == scope and saved.out == str(out.absolute()) \
-                    and saved.generation and _generation(db) == saved.generation:
+            if _holds_saved(db, saved, scope, out):
                 return saved
-            meta = dict(db.execute("SELECT name, value FROM meta"))
-            if meta.get("format") != FORMAT:
+            found = _meta(db, scope, out)
+            if found is None:
                 return None
-            data = json.loads(meta["summary"])
-            if data["scope"] != scope or data["out"] != str(out.absolute()):
-                return None
+            data, meta = found
             outputs = {rel: (key, size, mtime) for rel, key, size, mtime in db.execute(f"SELECT {_ROW} FROM outputs")}
             back = _overlay(outputs, db.execute(f"SELECT {_ROW} FROM back"))
         return BuildState.from_json(data, json.loads(meta["diagnostics"]), outputs, back, meta["generation"])
     except (sqlite3.Error, ValueError, KeyError, TypeError):
         return None
+
+
+def load_summary(folder: Path, scope: str, out: Path, saved: BuildState | None = None) -> StateSummary | None:
+    """:func:`load_state`'s state, but the records of the output's files, which are not read: what
+    the check for a rebuild with nothing changed needs."""
+    path = folder / STATE_FILE
+    if not path.is_file():
+        return None
+    try:
+        with closing(_connect(path)) as db:
+            if _holds_saved(db, saved, scope, out):
+                return saved.summary() if saved is not None else None
+            found = _meta(db, scope, out)
+        return StateSummary.from_json(found[0], json.loads(found[1]["diagnostics"])) if found is not None else None
+    except (sqlite3.Error, ValueError, KeyError, TypeError):
+        return None
+
+
+def _holds_saved(db: sqlite3.Connection, saved: BuildState | None, scope: str, out: Path) -> bool:
+    """Whether the state file ``db`` still holds ``saved``, a state of this scope and output."""
+    return saved is not None and saved.scope == scope and saved.out == str(out.absolute()) \
+        and bool(saved.generation) and _generation(db) == saved.generation
+
+
+def _meta(db: sqlite3.Connection, scope: str, out: Path) -> tuple[dict[str, Any], dict[str, str]] | None:
+    """The state's summary (:meth:`BuildState.to_json`) and the file's meta rows, when the file is
+    of this format, scope and output; else None."""
+    meta = dict(db.execute("SELECT name, value FROM meta"))
+    if meta.get("format") != FORMAT:
+        return None
+    data = json.loads(meta["summary"])
+    if data["scope"] != scope or data["out"] != str(out.absolute()):
+        return None
+    return data, meta
 
 
 def _overlay(outputs: dict[str, Recorded], rows: Iterable[BackRow]) -> dict[str, Recorded]:

@@ -221,8 +221,10 @@ def _age(tree, seconds: float = 60.0) -> None:
         os.utime(path, (stamp, stamp), follow_symlinks=False)
 
 
-def test_a_rebuild_with_nothing_changed_reads_no_skill(tmp_path):
-    """The quick check: discovery's sizes and times, the state file, the output's files."""
+def test_a_rebuild_with_nothing_changed_reads_no_skill(tmp_path, monkeypatch):
+    """The quick check: discovery's sizes and times, the state file's summary (not the records of
+    the output's files), the output's marker."""
+    from skillsite.publish import build as build_module
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)
     (src / "twin").mkdir()  # a second skill named code-review: the build's own SK212 note
@@ -231,8 +233,12 @@ def test_a_rebuild_with_nothing_changed_reads_no_skill(tmp_path):
     cache, out = tmp_path / "cache", tmp_path / "site"
     first = build([src], out, cache_dir=cache, keep_going=True)
     assert first.ok and "read" in first.stages
+    loaded: list[Path] = []
+    real_load = build_module.load_state
+    monkeypatch.setattr(build_module, "load_state", lambda folder, *args: loaded.append(folder)
+                        or real_load(folder, *args))
     again = build([src], out, cache_dir=cache, keep_going=True)
-    assert again.ok and "unchanged" in again.stages and "read" not in again.stages
+    assert again.ok and "unchanged" in again.stages and "read" not in again.stages and loaded == []
     assert again.reading.skills == () and again.reading.sources == first.reading.sources
     assert (again.diagnostics, again.published, again.skipped, again.output_bytes) == \
         (first.diagnostics, first.published, first.skipped, first.output_bytes)

@@ -57,6 +57,20 @@ def test_the_state_a_process_saved_is_taken_while_the_file_holds_it(tmp_path):
     assert read is not saved and read == elsewhere and read.generation == elsewhere.generation
 
 
+def test_the_summary_is_the_state_but_its_records_and_reads_none_of_them(tmp_path):
+    """What the check for a rebuild with nothing changed reads: the state's summary and
+    diagnostics, never the records of the output's files (over a million at 100,000 skills)."""
+    from skillsite.publish.state import load_summary
+
+    saved = save_state(tmp_path, _state(_records(30), _records(5, "x")))
+    assert load_summary(tmp_path, "scope", OUT) == saved.summary() == load_state(tmp_path, "scope", OUT).summary()
+    assert load_summary(tmp_path, "scope", OUT, saved) == saved.summary()
+    assert load_summary(tmp_path, "other", OUT) is None and load_summary(tmp_path, "scope", Path("/srv/x")) is None
+    with sqlite3.connect(tmp_path / STATE_FILE) as db:
+        db.execute("DROP TABLE outputs")  # a summary never looks at them; the whole state does
+    assert load_summary(tmp_path, "scope", OUT) == saved.summary() and load_state(tmp_path, "scope", OUT) is None
+
+
 def test_a_save_after_a_load_writes_the_rows_that_changed_and_gives_the_same_state(tmp_path, monkeypatch):
     save_state(tmp_path, _state(_records(30), {}))
     first = load_state(tmp_path, "scope", OUT)
