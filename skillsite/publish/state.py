@@ -99,10 +99,10 @@ class BuildState:
     def from_json(cls, data: dict[str, Any], diagnostics: list[dict[str, Any]], outputs: dict[str, Recorded],
                   back: dict[str, Recorded], generation: str = "") -> BuildState:
         """The state :meth:`to_json` gave, with its diagnostics and records."""
-        return cls(data["scope"], data["out"], data["inputs"], data["output"], outputs, back, tuple(data["published"]),
-                   tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in diagnostics),
-                   data["output_bytes"], tuple(data["budget"]), generation, _identity(data["output_marker"]),
-                   _identity(data["back_marker"]))
+        summary = StateSummary.from_json(data, diagnostics)
+        return cls(data["scope"], data["out"], summary.inputs, summary.output, outputs, back, summary.published,
+                   summary.skipped, summary.diagnostics, summary.output_bytes, summary.budget, generation,
+                   summary.output_marker, _identity(data["back_marker"]))
 
 
 @dataclass(frozen=True)
@@ -248,7 +248,7 @@ def load_state(folder: Path, scope: str, out: Path, saved: BuildState | None = N
     try:
         with closing(_connect(path)) as db:
             db.execute("BEGIN")  # the meta and the rows of one save, whoever saves meanwhile
-            if _holds_saved(db, saved, scope, out):
+            if saved is not None and _holds_saved(db, saved, scope, out):
                 return saved
             found = _meta(db, scope, out)
             if found is None:
@@ -269,18 +269,18 @@ def load_summary(folder: Path, scope: str, out: Path, saved: BuildState | None =
         return None
     try:
         with closing(_connect(path)) as db:
-            if _holds_saved(db, saved, scope, out):
-                return saved.summary() if saved is not None else None
+            if saved is not None and _holds_saved(db, saved, scope, out):
+                return saved.summary()
             found = _meta(db, scope, out)
         return StateSummary.from_json(found[0], json.loads(found[1]["diagnostics"])) if found is not None else None
     except (sqlite3.Error, ValueError, KeyError, TypeError):
         return None
 
 
-def _holds_saved(db: sqlite3.Connection, saved: BuildState | None, scope: str, out: Path) -> bool:
+def _holds_saved(db: sqlite3.Connection, saved: BuildState, scope: str, out: Path) -> bool:
     """Whether the state file ``db`` still holds ``saved``, a state of this scope and output."""
-    return saved is not None and saved.scope == scope and saved.out == str(out.absolute()) \
-        and bool(saved.generation) and _generation(db) == saved.generation
+    return saved.scope == scope and saved.out == str(out.absolute()) and bool(saved.generation) \
+        and _generation(db) == saved.generation
 
 
 def _meta(db: sqlite3.Connection, scope: str, out: Path) -> tuple[dict[str, Any], dict[str, str]] | None:

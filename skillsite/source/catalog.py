@@ -506,9 +506,9 @@ def _stamp_key(src: SourceFile) -> str | None:
 def _contents(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tuple[list[Content | None], int]:
     """Every SKILL.md's :class:`Content` (None: unreadable or too big, left to the check to say
     why), and how many were known by their stamp.  As git's index does, the cache keeps each
-    file's sha256 under its path and stamp (size, times, inode): a file whose stamp is unchanged
-    is not read again.  The others are read and hashed, and their sha256 kept under the stamp
-    taken before reading: a change after it gives the file a new stamp."""
+    file's sha256 and size under its path and stamp (size, times, inode): a file whose stamp is
+    unchanged is not read again.  The others are read and hashed, and kept under the stamp taken
+    before reading: a change after it gives the file a new stamp."""
     keys = [_stamp_key(src) for src in sources]
     contents: list[Content | None] = []
     by_stamp = 0
