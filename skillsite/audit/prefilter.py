@@ -8,12 +8,17 @@ as in ripgrep), so a text is read once however many patterns there are; a patter
 only on texts where all it needs occurs (:attr:`Found.admitted`), and only near those places
 (:class:`~skillsite.audit.text.Gate`).  The search is plain substring search: occurrences may
 overlap, and every one is reported.
+
+What a pattern's matches start with (its *starts*, often a common word such as "the") is not
+part of that pass: every occurrence it reports costs, in every text, and the starts are wanted
+only inside the few windows of the texts that admit the pattern, where :meth:`Found.places`
+looks for them.
 """
 from __future__ import annotations
 
 import functools
 import itertools
-from typing import Iterable, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
@@ -23,12 +28,11 @@ Needs = tuple[frozenset[str], ...]
 
 class Prefilter:
     """The search for the literals of a fixed list of patterns' needs (a pattern's number in the
-    list is its *slot*), and of ``starts``, other literals whose places are wanted; :meth:`scan`
-    reads a text once for all of them."""
+    list is its *slot*); :meth:`scan` reads a text once for all of them."""
 
-    def __init__(self, needs: Sequence[Needs], starts: Iterable[str] = ()) -> None:
+    def __init__(self, needs: Sequence[Needs]) -> None:
         self.needs = tuple(needs)
-        self.literals = tuple(sorted({literal for each in needs for group in each for literal in group} | set(starts)))
+        self.literals = tuple(sorted({literal for each in needs for group in each for literal in group}))
         self.known = frozenset(self.literals)
         #: each literal -> the slots whose first set holds it
         self.anchoring: dict[str, tuple[int, ...]] = {}
@@ -85,6 +89,19 @@ class Found:
             grouped.setdefault(literals[number], []).append(start)
         return grouped
 
+    def places(self, literals: frozenset[str], start: int, end: int, most: int) -> list[int] | None:
+        """Where one of ``literals`` starts inside ``text[start:end]`` (the whole literal inside),
+        in order, overlapping occurrences too; None as soon as there are more than ``most``."""
+        if most < 0:
+            return None
+        found: list[int] = []
+        for literal in literals:
+            for at in occurrences(self.text, literal, start, end):
+                if len(found) == most:
+                    return None
+                found.append(at)
+        return sorted(found) if len(literals) > 1 else found
+
     def _starts_of(self, literal: str) -> list[int]:
         """Where ``literal`` starts: as the search reported it, or (a literal it does not know)
         searched for when first asked."""
@@ -96,9 +113,10 @@ class Found:
         return found
 
 
-def occurrences(text: str, literal: str) -> Iterator[int]:
-    """Where ``literal`` starts in ``text``, in order (overlapping occurrences included)."""
-    at = text.find(literal)
+def occurrences(text: str, literal: str, start: int = 0, end: int | None = None) -> Iterator[int]:
+    """Where ``literal`` starts in ``text`` (inside ``text[start:end]``), in order (overlapping
+    occurrences included)."""
+    at = text.find(literal, start, end)
     while at >= 0:
         yield at
-        at = text.find(literal, at + 1)
+        at = text.find(literal, at + 1, end)

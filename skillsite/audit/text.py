@@ -362,10 +362,9 @@ class Gate:
         """``pattern.finditer(doc.folded, start, end)``: tried only where a match may start when
         that is known, else through the candidates where there are some (without the runs a
         hopeless gate passes over)."""
-        places = doc.found.starts(self.starts) if self.starts is not None and self.slot is not None else None
-        first, last = (bisect.bisect_left(places, start), bisect.bisect_left(places, end)) if places else (0, 0)
-        if places is not None and (last - first) * SPARSE < end - start:
-            found = self._at(doc, places[first:last], start, end)
+        places = None if self.starts is None else doc.found.places(self.starts, start, end, (end - start - 1) // SPARSE)
+        if places is not None:
+            found = self._at(doc, places, start, end)
         elif self.hopeless and (self.candidates is None or len(doc.lower) != len(doc.folded)):
             found = self._searched(doc.folded, start, end)
         elif self.candidates is None or len(doc.lower) != len(doc.folded):
@@ -432,24 +431,21 @@ class Gate:
 #: What every gate made so far needs (its slot is its number here), for the one-pass search, and
 #: the search for them all (None until it is first needed after a gate was added).
 _NEEDS: list[Needs] = []
-_STARTS: set[str] = set()
 _CURRENT: list[Prefilter | None] = [None]
 
 
 def _prefilter() -> Prefilter:
     """The search for the literals of every gate made so far (built again when gates are added)."""
     if _CURRENT[0] is None:
-        _CURRENT[0] = Prefilter(_NEEDS, _STARTS)
+        _CURRENT[0] = Prefilter(_NEEDS)
     return _CURRENT[0]
 
 
 def _slot(literals: Literals) -> int | None:
-    """A new gate's slot in the one-pass search, which looks for its starts too (None: it needs
-    nothing known)."""
+    """A new gate's slot in the one-pass search (None: it needs nothing known)."""
     if not literals.needs:
         return None
     _NEEDS.append(literals.needs)
-    _STARTS.update(literals.starts or ())
     _CURRENT[0] = None
     return len(_NEEDS) - 1
 

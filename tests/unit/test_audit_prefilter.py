@@ -13,7 +13,7 @@ from skillsite.audit.declare import Pattern
 from skillsite.audit.letters import ascii_reading
 from skillsite.audit.prefilter import Prefilter, occurrences
 from skillsite.audit.rules import PATTERNS
-from skillsite.audit.text import WINDOWED, make_document
+from skillsite.audit.text import WINDOWED, _prefilter, make_document
 
 
 def test_a_text_admits_the_patterns_all_of_whose_needs_occur():
@@ -31,6 +31,26 @@ def test_occurrences_overlap_and_come_in_order():
     assert found.starts(frozenset({"aa", "ab"})) == [0, 1, 2, 5]
     assert found.starts(frozenset({"zz"})) == []            # a literal the search does not know: found by search
     assert list(occurrences("aaaa", "aa")) == [0, 1, 2]
+
+
+def test_places_are_looked_for_inside_the_window_only_and_give_up_when_too_many():
+    found = Prefilter([(frozenset({"zz"}),)]).scan("the cat, the hat; then the end")
+    assert found.places(frozenset({"the"}), 0, 30, 10) == [0, 9, 18, 23]
+    assert found.places(frozenset({"the", "hat"}), 5, 21, 10) == [9, 13, 18]   # in order, overlapping too
+    assert found.places(frozenset({"the"}), 5, 20, 10) == [9]                 # only whole occurrences inside
+    assert found.places(frozenset({"the"}), 0, 30, 3) is None                 # more than asked for
+    assert found.places(frozenset({"the"}), 0, 30, 4) == [0, 9, 18, 23]
+
+
+def test_the_one_pass_search_holds_the_needs_not_the_starts():
+    """Where a pattern's matches start (often a common word) is looked for only where the pattern
+    runs: in every other text, each occurrence of such a word would cost for nothing."""
+    engine.prepare()
+    needed = {literal for each in PATTERNS for group in (each.gate.literals or (), *each.gate.also)
+              for literal in group}
+    starts = {literal for each in PATTERNS for literal in each.gate.starts or ()}
+    assert "the" in starts - needed          # SK611: "the user must not know"
+    assert set(_prefilter().literals) == needed
 
 
 def test_no_literal_no_automaton():
