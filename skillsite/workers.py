@@ -100,11 +100,14 @@ class Workers(Generic[C]):
     def __exit__(self, *exc_info: Any) -> None:
         if self._pool is None:
             return
-        interrupted = exc_info[0] is not None and not issubclass(exc_info[0], Exception)
-        if interrupted:  # Ctrl-C or SIGTERM: nobody wants the work in hand, end the workers now
+        if exc_info[0] is not None:
+            # A failure, Ctrl-C or SIGTERM: nobody wants the work in hand, so the workers end now.
+            # Waiting for it is not only slow: a task that could not be sent (pickled) stays "in
+            # hand" for ever, and the pool's shutdown would wait for it for ever.  Once its workers
+            # are gone, the pool sees itself broken and its shutdown returns.
             for worker in set(multiprocessing.active_children()) - self._others:
                 worker.terminate()
-        self._pool.shutdown(wait=True, cancel_futures=exc_info[0] is not None and not interrupted)
+        self._pool.shutdown(wait=True, cancel_futures=exc_info[0] is not None)
         self._pool = None
 
     def map(self, func: Callable[[C, T], R], items: Sequence[T]) -> list[R]:

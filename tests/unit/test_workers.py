@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import gc
 import os
+import subprocess
+import sys
+import textwrap
 import time
 
 import pytest
@@ -108,3 +111,32 @@ def test_imap_works_ahead_of_its_caller_by_a_few_small_chunks_only(tmp_path):
         assert 0 < len(os.listdir(tmp_path)) <= ahead < len(items)
         assert [0, *results] == items
     assert len(os.listdir(tmp_path)) == len(items)
+
+
+#: Run in a process of its own: a stage whose tasks cannot be sent to its workers (a lambda does
+#: not pickle).  Python's pool keeps such a task "in hand" for ever, and used to wait for it.
+UNSENDABLE = textwrap.dedent("""
+    import multiprocessing
+    from skillsite.workers import Workers
+
+    def call(context, item):
+        return item()
+
+    if __name__ == "__main__":
+        for _ in range(10):  # the pool's wait for it was a race: it hung in about half the runs
+            try:
+                with Workers(2, None) as workers:
+                    list(workers.imap(call, [lambda: 1] * 40))
+            except Exception as exc:
+                print("raised", type(exc).__name__)
+            print("workers left", len(multiprocessing.active_children()))
+""")
+
+
+def test_a_task_that_cannot_reach_the_workers_fails_the_stage_and_ends_them(tmp_path):
+    script = tmp_path / "unsendable.py"
+    script.write_text(UNSENDABLE)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["raised PicklingError", "workers left 0"] * 10
