@@ -1,18 +1,22 @@
 """One changed SKILL.md rebuilt by each version of the code, side by side (issue #47).
 
 For each ``--code LABEL=FOLDER`` (a checkout put first on PYTHONPATH; default: this
-repository), a synthetic catalog (benchmarks/synth.py) is built cold once into an output and
-cache of that version's own (each version's cache belongs to its own code).  Then, each round,
-one SKILL.md is edited and every version rebuilds it, in alternating order, each in a fresh
-process (``skillsite build`` as CI runs it), and once more with nothing changed.  Medians of
-``--repeat`` rounds; the machine's load drifts, so compare rows of one run.
+repository), a synthetic catalog (benchmarks/synth.py) is built cold into an output and cache of
+that version's own (each version's cache belongs to its own code): ``--cold`` times, the versions
+in alternating order, each time from nothing.  The first rebuild after a cold build pays more
+than the others (the back folder it patches still holds the catalog of two builds ago, which
+differs in every file), so it is timed apart, one edit for every version.  Then, each round, one
+SKILL.md is edited and every version rebuilds it, in alternating order, each in a fresh process
+(``skillsite build`` as CI runs it), and once more with nothing changed.  Medians of ``--repeat``
+rounds (and of the ``--cold`` builds); the machine's load drifts, so compare rows of one run.
 
-    python benchmarks/rebuild_code.py --code before=/tmp/before --code after=. [--skills 10000] [--repeat 3]
+    python benchmarks/rebuild_code.py --code before=/tmp/before --code after=. [--skills 10000] [--repeat 3] [--cold 1]
 """
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -52,6 +56,7 @@ def main() -> None:
     parser.add_argument("--code", action="append", default=[], metavar="LABEL=FOLDER")
     parser.add_argument("--skills", type=int, default=10000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cold", type=int, default=1, help="cold builds of each version, in alternating order")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     args = parser.parse_args()
@@ -63,23 +68,35 @@ def main() -> None:
     skill_md = sorted(src.rglob("SKILL.md"))[len(list(src.rglob("SKILL.md"))) // 2]
     print(f"machine: {describe()}")
     print(f"command: python benchmarks/rebuild_code.py {' '.join(f'--code {c}' for c in args.code)} "
-          f"--skills {args.skills} --repeat {args.repeat} --jobs {args.jobs}")
-    cold = {label: timed_build(Path(code), src, _folder(work, label), args.jobs) for label, code in codes.items()}
+          f"--skills {args.skills} --repeat {args.repeat} --cold {args.cold} --jobs {args.jobs}")
+    cold: dict[str, list[float]] = {label: [] for label in codes}
+    for number in range(args.cold):
+        for label, code in _alternating(codes, number):
+            shutil.rmtree(_folder(work, label))
+            cold[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
+    edit(skill_md, -1)
+    first = {label: timed_build(Path(code), src, _folder(work, label), args.jobs) for label, code in codes.items()}
     changed: dict[str, list[float]] = {label: [] for label in codes}
     same: dict[str, list[float]] = {label: [] for label in codes}
     for number in range(args.repeat):
         edit(skill_md, number)
-        order = list(codes.items()) if number % 2 == 0 else list(reversed(codes.items()))
-        for label, code in order:
+        for label, code in _alternating(codes, number):
             changed[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
-        for label, code in order:
+        for label, code in _alternating(codes, number):
             same[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
-    print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; medians of {args.repeat}, seconds\n")
-    print("| code | cold build | one changed SKILL.md (min-max) | no change |")
-    print("|---|---:|---:|---:|")
+    print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; medians of {args.cold} cold builds and "
+          f"{args.repeat} rounds, seconds\n")
+    print("| code | cold build | first rebuild after it | one changed SKILL.md (min-max) | no change |")
+    print("|---|---:|---:|---:|---:|")
     for label in codes:
-        print(f"| {label} | {cold[label]:.1f} | {statistics.median(changed[label]):.2f} "
-              f"({min(changed[label]):.2f}-{max(changed[label]):.2f}) | {statistics.median(same[label]):.2f} |")
+        print(f"| {label} | {statistics.median(cold[label]):.1f} | {first[label]:.2f} | "
+              f"{statistics.median(changed[label]):.2f} ({min(changed[label]):.2f}-{max(changed[label]):.2f}) | "
+              f"{statistics.median(same[label]):.2f} |")
+
+
+def _alternating(codes: dict[str, str], number: int) -> list[tuple[str, str]]:
+    """The versions in the order of round ``number``: as given, then reversed, and so on."""
+    return list(codes.items()) if number % 2 == 0 else list(reversed(codes.items()))
 
 
 def _folder(work: Path, label: str) -> Path:
