@@ -86,10 +86,11 @@ def main() -> None:
             same[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
     print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; medians of {args.cold} cold builds and "
           f"{args.repeat} rounds, seconds\n")
-    print("| code | cold build | first rebuild after it | one changed SKILL.md (min-max) | no change |")
+    print("| code | cold build (min-max) | first rebuild after it | one changed SKILL.md (min-max) | no change |")
     print("|---|---:|---:|---:|---:|")
     for label in codes:
-        print(f"| {label} | {statistics.median(cold[label]):.1f} | {first[label]:.2f} | "
+        print(f"| {label} | {statistics.median(cold[label]):.1f} ({min(cold[label]):.1f}-{max(cold[label]):.1f}) | "
+              f"{first[label]:.2f} | "
               f"{statistics.median(changed[label]):.2f} ({min(changed[label]):.2f}-{max(changed[label]):.2f}) | "
               f"{statistics.median(same[label]):.2f} |")
 
