@@ -11,13 +11,26 @@ This is what bounds the audit's share of a cold build (issue 21's target: under 
 rows are paid before any rule runs.
 
 Run:  python benchmarks/audit_parts.py [--repeat 3] [--corpus ../shared/corpus]
+
+Side by side (``--code LABEL=FOLDER``, twice or more: checkouts of the versions to compare): the
+files are read once, then each version audits all of them in a process of its own, through
+``skillsite.audit.engine.audit_document`` (every phase above, as one), once untimed, then
+``--repeat`` times; the
+versions take turns, in alternating order, for ``--rounds`` rounds.  The phases are not split
+there: they are each version's own internals.  Prints each version's median and its ratio to
+the first version's.
 """
 from __future__ import annotations
 
 import argparse
 import functools
+import json
+import os
+import pickle
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
@@ -102,12 +115,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "corpus")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--code", action="append", default=[], metavar="LABEL=FOLDER",
+                        help="a version to compare (twice or more): its checkout")
+    parser.add_argument("--rounds", type=int, default=2, help="with --code: turns of every version")
     args = parser.parse_args()
     print(f"machine: {describe()}")
-    print(f"command: python benchmarks/audit_parts.py --repeat {args.repeat} --corpus {args.corpus}")
+    print(f"command: python benchmarks/audit_parts.py --repeat {args.repeat} --corpus {args.corpus}"
+          + "".join(f" --code {code}" for code in args.code) + (f" --rounds {args.rounds}" if args.code else ""))
     read_seconds, files = timed(lambda: read_corpus(args.corpus))
     size = sum(len(raw) for _, _, raw in files)
     print(f"{len(files)} text files, {size / 2**20:.1f} MiB; listing and reading them: {read_seconds:.2f} s\n")
+    if args.code:
+        side_by_side(files, dict(code.split("=", 1) for code in args.code), args.repeat, args.rounds)
+        return
     runs = [one_run(files) for _ in range(args.repeat)]
     print(f"| phase (median of {args.repeat}, one process) | seconds | share |")
     print("|---|---:|---:|")
@@ -116,6 +136,48 @@ def main() -> None:
     for phase, seconds in medians.items():
         print(f"| {phase} | {seconds:.2f} | {seconds / total:.0%} |")
     print(f"| **all phases** | **{total:.2f}** | |")
+
+
+#: Run by each version, in a process of its own: the seconds of each of ``repeat`` audits of the
+#: files (pickled by the parent) through the engine's entry point for one document, after one
+#: untimed audit of them all (what a version compiles on first use is a cost per process, not
+#: per byte, and some compile a pattern when a text first asks for it).
+WHOLE_AUDIT = """
+import json, pickle, sys, time
+from skillsite.audit.engine import audit_document
+from skillsite.audit.files import decode
+files = pickle.load(open(sys.argv[1], "rb"))
+seconds = []
+for _ in range(int(sys.argv[2]) + 1):
+    started = time.perf_counter()
+    for folder, path, raw in files:
+        audit_document(path, decode(raw), folder)
+    seconds.append(time.perf_counter() - started)
+print(json.dumps(seconds[1:]))  # the first pass compiles what the version compiles on first use
+"""
+
+
+def side_by_side(files: list[tuple[str, str, bytes]], codes: dict[str, str], repeat: int, rounds: int) -> None:
+    """Each version's whole audit of ``files``, taking turns (see the module's docstring)."""
+    seconds: dict[str, list[float]] = {label: [] for label in codes}
+    with tempfile.TemporaryDirectory() as scratch:
+        held = Path(scratch) / "files.pickle"
+        held.write_bytes(pickle.dumps(files))
+        for number in range(rounds):
+            order = list(codes.items()) if number % 2 == 0 else list(reversed(codes.items()))
+            for label, folder in order:
+                env = {**os.environ, "PYTHONPATH": str(Path(folder).resolve())}
+                done = subprocess.run([sys.executable, "-c", WHOLE_AUDIT, str(held), str(repeat)], env=env,
+                                      capture_output=True, text=True)
+                if done.returncode:
+                    raise SystemExit(f"{label} failed:\n{done.stderr[-3000:]}")
+                seconds[label] += json.loads(done.stdout)
+    first = statistics.median(next(iter(seconds.values())))
+    print(f"| version (median of {rounds} x {repeat}, one process each) | seconds (min-max) | throughput against the first |")
+    print("|---|---:|---:|")
+    for label, runs in seconds.items():
+        median = statistics.median(runs)
+        print(f"| {label} ({codes[label]}) | {median:.2f} ({min(runs):.2f}-{max(runs):.2f}) | {first / median:.2f}x |")
 
 
 if __name__ == "__main__":
