@@ -144,6 +144,7 @@ def main() -> None:
 #: per byte, and some compile a pattern when a text first asks for it).
 WHOLE_AUDIT = """
 import json, pickle, sys, time
+import skillsite
 from skillsite.audit.engine import audit_document
 from skillsite.audit.files import decode
 files = pickle.load(open(sys.argv[1], "rb"))
@@ -153,7 +154,7 @@ for _ in range(int(sys.argv[2]) + 1):
     for folder, path, raw in files:
         audit_document(path, decode(raw), folder)
     seconds.append(time.perf_counter() - started)
-print(json.dumps(seconds[1:]))  # the first pass compiles what the version compiles on first use
+print(json.dumps([skillsite.__file__, seconds[1:]]))  # the first pass compiles what the version compiles on first use
 """
 
 
@@ -166,12 +167,16 @@ def side_by_side(files: list[tuple[str, str, bytes]], codes: dict[str, str], rep
         for number in range(rounds):
             order = list(codes.items()) if number % 2 == 0 else list(reversed(codes.items()))
             for label, folder in order:
-                env = {**os.environ, "PYTHONPATH": str(Path(folder).resolve())}
-                done = subprocess.run([sys.executable, "-c", WHOLE_AUDIT, str(held), str(repeat)], env=env,
-                                      capture_output=True, text=True)
+                code = Path(folder).resolve()
+                # run from the scratch folder: from a checkout, its own skillsite would come first
+                done = subprocess.run([sys.executable, "-c", WHOLE_AUDIT, str(held), str(repeat)], cwd=scratch,
+                                      env={**os.environ, "PYTHONPATH": str(code)}, capture_output=True, text=True)
                 if done.returncode:
                     raise SystemExit(f"{label} failed:\n{done.stderr[-3000:]}")
-                seconds[label] += json.loads(done.stdout)
+                ran, times = json.loads(done.stdout)
+                if not Path(ran).resolve().is_relative_to(code):
+                    raise SystemExit(f"{label} ran the skillsite of {ran}, not that of {code}")
+                seconds[label] += times
     first = statistics.median(next(iter(seconds.values())))
     print(f"| version (median of {rounds} x {repeat}, one process each) | seconds (min-max) | throughput against the first |")
     print("|---|---:|---:|")
