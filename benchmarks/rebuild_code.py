@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from code_versions import check_version, version_env  # noqa: E402
 from machine import describe  # noqa: E402
 from synth import generate  # noqa: E402
 
@@ -35,7 +36,7 @@ def timed_build(code: Path, src: Path, work: Path, jobs: int) -> float:
     """Seconds of one ``skillsite build`` of ``src`` by the code at ``code``, in a fresh process."""
     command = [sys.executable, "-m", "skillsite", "build", str(src), "-o", str(work / "site"), "--cache-dir",
                str(work / "cache"), "-q", "-j", str(jobs), "--keep-going"]
-    env = {**os.environ, "PYTHONPATH": str(code.resolve())}
+    env = version_env(code)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - started
@@ -69,6 +70,8 @@ def main() -> None:
     print(f"machine: {describe()}")
     print(f"command: python benchmarks/rebuild_code.py {' '.join(f'--code {c}' for c in args.code)} "
           f"--skills {args.skills} --repeat {args.repeat} --cold {args.cold} --jobs {args.jobs}")
+    for label, code in codes.items():
+        check_version(label, Path(code), _folder(work, label))
     cold: dict[str, list[float]] = {label: [] for label in codes}
     for number in range(args.cold):
         for label, code in _alternating(codes, number):

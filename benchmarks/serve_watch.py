@@ -36,6 +36,9 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from code_versions import check_version, version_env  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 TICK = os.sysconf("SC_CLK_TCK")
 BUILT = re.compile(r"^Built .* in ([0-9.]+) s$")
@@ -78,7 +81,7 @@ class Lines:
             try:
                 when, line = self.queue.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                raise SystemExit(f"timed out; serve said:\n" + "\n".join(self.all[-20:])) from None
+                raise SystemExit("timed out; serve said:\n" + "\n".join(self.all[-20:])) from None
             self.all.append(line)
             if test(line):
                 return when, line
@@ -105,7 +108,8 @@ def edit(skill: Path) -> float:
 
 def measure(label: str, code: Path, source: Path, skill: Path, idle: float, edits: int, work: Path) -> dict:
     """One serve of ``source`` by the code in ``code``: idle CPU, detection, rebuild, stop."""
-    env = {**os.environ, "PYTHONPATH": str(code), "TMPDIR": str(work)}
+    check_version(label, code, work)
+    env = version_env(code, TMPDIR=str(work))
     proc = subprocess.Popen([sys.executable, "-m", "skillsite", "serve", str(source), "--port", "0"],
                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env, cwd=work)
     lines = Lines(proc.stderr)

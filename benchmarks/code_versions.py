@@ -1,0 +1,31 @@
+"""Running another version of skillsite, for the benchmarks that compare versions side by side.
+
+A version is a checkout put first on PYTHONPATH.  The folder a child process starts in comes
+before PYTHONPATH on its ``sys.path``, so a child started inside a checkout (this repository's,
+say) imports that checkout's skillsite whatever PYTHONPATH says, and every version would measure
+the same code.  :func:`check_version` asks a child started the same way which skillsite it
+imports, and stops the benchmark when it is not the version's.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def version_env(code: Path, **more: str) -> dict[str, str]:
+    """The environment of a child process that runs the skillsite at ``code``."""
+    return {**os.environ, "PYTHONPATH": str(code.resolve()), **more}
+
+
+def check_version(label: str, code: Path, cwd: Path) -> None:
+    """Stop (SystemExit) unless a child started in ``cwd`` with :func:`version_env` imports the
+    skillsite of ``code``."""
+    done = subprocess.run([sys.executable, "-c", "import skillsite; print(skillsite.__file__)"], cwd=cwd,
+                          env=version_env(code), capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{label}: skillsite cannot be imported from {code}:\n{done.stderr[-2000:]}")
+    imported = Path(done.stdout.strip()).resolve()
+    if not imported.is_relative_to(code.resolve()):
+        raise SystemExit(f"{label}: a child started in {cwd} imports the skillsite of {imported}, not that of {code}")
