@@ -421,8 +421,8 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
                                                  exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies,
                                                  roots=roots)
     ignored = frozenset(ignore)
-    skills = tuple(_with_diagnostics(c.skill, tuple(d for d in (*c.verdict.diagnostics, *shared.get(index, ()))
-                                                    if d.code not in ignored))
+    skills = tuple(_final_skill(cache, c.skill, tuple(d for d in (*c.verdict.diagnostics, *shared.get(index, ()))
+                                                      if d.code not in ignored))
                    for index, c in enumerate(checked) if c.skill is not None)
     left_out = tuple(c.left_out for c in checked if c.left_out is not None)
     return CatalogReading(found.sources, skills, left_out,
@@ -524,6 +524,41 @@ def _contents(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tu
     return contents, by_stamp
 
 
+#: Where a long-running process's resident objects keep each skill's check as made for its
+#: source (by the check's key), and each skill's final form (by its id): see :func:`_stored_check`
+#: and :func:`_final_skill`.
+CHECKED, FINAL = "checked", "final skill"
+
+
+def _stored_check(cache: Cache, key: str | None, stored: StoredCheck, source: SourceFile, content: Content
+                  ) -> Checked:
+    """``Checked.of_stored(stored, source, content)``; in a long-running process, the check the last
+    build made or took under the same key (the same bytes and place) when it was made for this
+    very source (discovery keeps the source of a skill whose files did not change): its skill is
+    not made again."""
+    resident = cache.resident
+    if resident is None or key is None:
+        return Checked.of_stored(stored, source, content)
+    kept = resident.take(CHECKED, key)
+    if kept is None or kept.skill is None or kept.skill.source is not source:
+        kept = Checked.of_stored(stored, source, content)
+    resident.keep(CHECKED, key, kept)
+    return kept
+
+
+def _final_skill(cache: Cache | None, skill: Skill, diags: tuple[Diagnostic, ...]) -> Skill:
+    """``skill`` with its final diagnostics (:func:`_with_diagnostics`); in a long-running process,
+    the one the last build made of this very skill when its diagnostics are the same."""
+    resident = cache.resident if cache is not None else None
+    if resident is None:
+        return _with_diagnostics(skill, diags)
+    kept = resident.take(FINAL, skill.id)
+    final = kept[1] if kept is not None and kept[0] is skill and kept[1].diagnostics == diags \
+        else _with_diagnostics(skill, diags)
+    resident.keep(FINAL, skill.id, (skill, final))
+    return final
+
+
 def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]:
     """Every skill checked, or taken from the cache when its SKILL.md's content and place, and
     everything its checks depend on, are what a cached check was made of."""
@@ -533,8 +568,9 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
                    [f.path for f in src.files], content.sha256) if content is not None else None
             for src, content in zip(checking.sources, contents)]
     checked: list[Checked | None] = []
-    for src, content, stored in zip(checking.sources, contents, cache.made_many(Section.SKILLS, keys, StoredCheck.of)):
-        done = Checked.of_stored(stored, src, content) if stored is not None and content is not None else None
+    stored_checks = cache.made_many(Section.SKILLS, keys, StoredCheck.of)
+    for src, content, key, stored in zip(checking.sources, contents, keys, stored_checks):
+        done = _stored_check(cache, key, stored, src, content) if stored is not None and content is not None else None
         checked.append(done if done is not None and _still_missing(done.verdict, src, None, checking)
                        else None)
     todo = [index for index, c in enumerate(checked) if c is None]
@@ -543,6 +579,8 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
         content = contents[index]
         if keys[index] is not None and content is not None and done.sha256() == content.sha256:
             cache.put(Section.SKILLS, keys[index], done.to_json())  # not when the file changed since it was hashed
+            if cache.resident is not None and done.skill is not None:
+                cache.resident.keep(CHECKED, keys[index], done)
     return [c for c in checked if c is not None]
 
 

@@ -629,6 +629,42 @@ def test_rebuilds_sharing_a_resident_make_no_entry_again_and_equal_cold_builds(t
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
 
 
+def test_a_resident_rebuild_makes_no_skill_again_but_the_changed_one(tmp_path, monkeypatch):
+    """``serve`` keeps each skill as the last build made it (its check for its source, and its
+    final form with the catalog's diagnostics): after one edit, told by the file watcher, only
+    the edited skill is made again, and the output is a cold build's."""
+    from skillsite.publish.resident import Resident
+    from skillsite.source import catalog
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 120)
+    resident = Resident()
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    made, with_diagnostics = [], []
+    real_fields, real_final = catalog.skill_of_fields, catalog._with_diagnostics
+    monkeypatch.setattr(catalog, "skill_of_fields", lambda fields, source, *rest: made.append(source.id)
+                        or real_fields(fields, source, *rest))
+    monkeypatch.setattr(catalog, "_with_diagnostics", lambda skill, diags: with_diagnostics.append(skill.id)
+                        or real_final(skill, diags))
+    edited = src / "test-first" / "SKILL.md"
+    append_line(edited, "One more line.")
+    resident.saw([os.path.realpath(edited)])
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    assert made == [] and with_diagnostics == ["test-first"]   # checked anew, the others kept as they were
+    assert build([src], tmp_path / "cold").ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+    # a bundled file changed: the same check (SKILL.md is the same), made for the skill's new source
+    glossary = src / "house-style" / "references" / "glossary.md"
+    append_line(glossary, "One more term.")
+    resident.saw([os.path.realpath(glossary)])
+    made.clear()
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    assert made == ["house-style"]
+    assert build([src], tmp_path / "cold-2").ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold-2")
+
+
 def test_list_pages_kept_by_their_short_keys_follow_what_their_cards_show(tmp_path, monkeypatch):
     """The pages of paginated lists (the home page's after the first, each tag's and each
     risk's) are kept by a short key (#47): their cards' entry keys and tags.  A rebuild renders
