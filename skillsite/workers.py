@@ -100,15 +100,19 @@ class Workers(Generic[C]):
     def __exit__(self, *exc_info: Any) -> None:
         if self._pool is None:
             return
-        if exc_info[0] is not None:
-            # A failure, Ctrl-C or SIGTERM: nobody wants the work in hand, so the workers end now.
-            # Waiting for it is not only slow: a task that could not be sent (pickled) stays "in
-            # hand" for ever, and the pool's shutdown would wait for it for ever.  Once its workers
-            # are gone, the pool sees itself broken and its shutdown returns.
-            for worker in set(multiprocessing.active_children()) - self._others:
-                worker.terminate()
+        ended = set(multiprocessing.active_children()) - self._others if exc_info[0] is not None else set()
+        # A failure, Ctrl-C or SIGTERM: nobody wants the work in hand, so the workers end now.
+        # Waiting for it is not only slow: a task that could not be sent (pickled) stays "in hand"
+        # for ever, and the pool's shutdown would wait for it for ever.  Once its workers are gone,
+        # the pool sees itself broken and its shutdown returns.  SIGKILL, not SIGTERM: a worker
+        # that has not yet run its initializer still has the build's disposition of SIGTERM,
+        # which a process started with SIGTERM ignored (nohup-like CI runners) passes on.
+        for worker in ended:
+            worker.kill()
         self._pool.shutdown(wait=True, cancel_futures=exc_info[0] is not None)
         self._pool = None
+        for worker in ended:  # the pool may return before it has reaped them all
+            worker.join()
 
     def map(self, func: Callable[[C, T], R], items: Sequence[T]) -> list[R]:
         """``func(context, item)`` for every item, in input order."""
