@@ -104,9 +104,8 @@ class Workers(Generic[C]):
         # A failure, Ctrl-C or SIGTERM: nobody wants the work in hand, so the workers end now.
         # Waiting for it is not only slow: a task that could not be sent (pickled) stays "in hand"
         # for ever, and the pool's shutdown would wait for it for ever.  Once its workers are gone,
-        # the pool sees itself broken and its shutdown returns.  SIGKILL, not SIGTERM: a worker
-        # that has not yet run its initializer still has the build's disposition of SIGTERM,
-        # which a process started with SIGTERM ignored (nohup-like CI runners) passes on.
+        # the pool sees itself broken and its shutdown returns.  SIGKILL, not SIGTERM: SIGTERM was
+        # seen to leave a worker alive for seconds (under CI's load), and nothing holds SIGKILL off.
         for worker in ended:
             worker.kill()
         self._pool.shutdown(wait=True, cancel_futures=exc_info[0] is not None)
