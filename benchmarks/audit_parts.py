@@ -15,8 +15,7 @@ Run:  python benchmarks/audit_parts.py [--repeat 3] [--corpus ../shared/corpus]
 Side by side (``--code LABEL=FOLDER``, twice or more: checkouts of the versions to compare): the
 files are read once, then each version audits all of them in a process of its own, through
 ``skillsite.audit.engine.audit_document`` (every phase above, as one), once untimed, then
-``--repeat`` times; the
-versions take turns, in alternating order, for ``--rounds`` rounds.  The phases are not split
+``--repeat`` times; the versions take turns, in alternating order, for ``--rounds`` rounds.  The phases are not split
 there: they are each version's own internals.  Prints each version's median and its ratio to
 the first version's.
 """
@@ -25,7 +24,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 import pickle
 import statistics
 import subprocess
@@ -38,6 +36,7 @@ from typing import Callable, Iterable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from code_versions import check_version, in_turns, version_env  # noqa: E402
 from machine import describe  # noqa: E402
 
 from skillsite.audit import engine  # noqa: E402
@@ -144,7 +143,6 @@ def main() -> None:
 #: per byte, and some compile a pattern when a text first asks for it).
 WHOLE_AUDIT = """
 import json, pickle, sys, time
-import skillsite
 from skillsite.audit.engine import audit_document
 from skillsite.audit.files import decode
 files = pickle.load(open(sys.argv[1], "rb"))
@@ -154,7 +152,7 @@ for _ in range(int(sys.argv[2]) + 1):
     for folder, path, raw in files:
         audit_document(path, decode(raw), folder)
     seconds.append(time.perf_counter() - started)
-print(json.dumps([skillsite.__file__, seconds[1:]]))  # the first pass compiles what the version compiles on first use
+print(json.dumps(seconds[1:]))  # the first pass compiles what the version compiles on first use
 """
 
 
@@ -164,19 +162,15 @@ def side_by_side(files: list[tuple[str, str, bytes]], codes: dict[str, str], rep
     with tempfile.TemporaryDirectory() as scratch:
         held = Path(scratch) / "files.pickle"
         held.write_bytes(pickle.dumps(files))
+        for label, folder in codes.items():  # run from the scratch folder: a checkout's own skillsite comes first
+            check_version(label, Path(folder), Path(scratch))
         for number in range(rounds):
-            order = list(codes.items()) if number % 2 == 0 else list(reversed(codes.items()))
-            for label, folder in order:
-                code = Path(folder).resolve()
-                # run from the scratch folder: from a checkout, its own skillsite would come first
+            for label, folder in in_turns(codes, number):
                 done = subprocess.run([sys.executable, "-c", WHOLE_AUDIT, str(held), str(repeat)], cwd=scratch,
-                                      env={**os.environ, "PYTHONPATH": str(code)}, capture_output=True, text=True)
+                                      env=version_env(Path(folder)), capture_output=True, text=True)
                 if done.returncode:
                     raise SystemExit(f"{label} failed:\n{done.stderr[-3000:]}")
-                ran, times = json.loads(done.stdout)
-                if not Path(ran).resolve().is_relative_to(code):
-                    raise SystemExit(f"{label} ran the skillsite of {ran}, not that of {code}")
-                seconds[label] += times
+                seconds[label] += json.loads(done.stdout)
     first = statistics.median(next(iter(seconds.values())))
     print(f"| version (median of {rounds} x {repeat}, one process each) | seconds (min-max) | throughput against the first |")
     print("|---|---:|---:|")

@@ -29,3 +29,9 @@ def check_version(label: str, code: Path, cwd: Path) -> None:
     imported = Path(done.stdout.strip()).resolve()
     if not imported.is_relative_to(code.resolve()):
         raise SystemExit(f"{label}: a child started in {cwd} imports the skillsite of {imported}, not that of {code}")
+
+
+def in_turns(codes: dict[str, str], number: int) -> list[tuple[str, str]]:
+    """The versions in the order of round ``number``: as given, then reversed, and so on (the
+    machine's drift then favours none of them)."""
+    return list(codes.items()) if number % 2 == 0 else list(reversed(codes.items()))

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from code_versions import check_version, version_env  # noqa: E402
+from code_versions import check_version, in_turns, version_env  # noqa: E402
 from machine import describe  # noqa: E402
 from synth import generate  # noqa: E402
 
@@ -74,7 +74,7 @@ def main() -> None:
         check_version(label, Path(code), _folder(work, label))
     cold: dict[str, list[float]] = {label: [] for label in codes}
     for number in range(args.cold):
-        for label, code in _alternating(codes, number):
+        for label, code in in_turns(codes, number):
             shutil.rmtree(_folder(work, label))
             cold[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
     edit(skill_md, -1)
@@ -83,9 +83,9 @@ def main() -> None:
     same: dict[str, list[float]] = {label: [] for label in codes}
     for number in range(args.repeat):
         edit(skill_md, number)
-        for label, code in _alternating(codes, number):
+        for label, code in in_turns(codes, number):
             changed[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
-        for label, code in _alternating(codes, number):
+        for label, code in in_turns(codes, number):
             same[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
     print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; medians of {args.cold} cold builds and "
           f"{args.repeat} rounds, seconds\n")
@@ -96,11 +96,6 @@ def main() -> None:
               f"{first[label]:.2f} | "
               f"{statistics.median(changed[label]):.2f} ({min(changed[label]):.2f}-{max(changed[label]):.2f}) | "
               f"{statistics.median(same[label]):.2f} |")
-
-
-def _alternating(codes: dict[str, str], number: int) -> list[tuple[str, str]]:
-    """The versions in the order of round ``number``: as given, then reversed, and so on."""
-    return list(codes.items()) if number % 2 == 0 else list(reversed(codes.items()))
 
 
 def _folder(work: Path, label: str) -> Path:
