@@ -7,7 +7,7 @@ only), but for a sharded index's cards and what pins them (they show the audit's
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from skillsite import __version__
 from skillsite.agent.budget import budget_fits
@@ -15,7 +15,7 @@ from skillsite.agent.catalog_format import offered_to_model, prompt_order
 from skillsite.agent.entry import ManifestEntry, Visibility
 from skillsite.agent.manifest_pages import ROOT_PAGE_SIZE, entries_per_page
 from skillsite.agent.prompt_xml import available_skills_xml
-from skillsite.cache import digest
+from skillsite.cache import KeptObjects, digest
 from skillsite.config import DEFAULT_SHARD_ABOVE, SiteConfig
 from skillsite.models import Skill
 from skillsite.publish.manifest import (SCHEMA_FILE, CatalogDigest, absolute, catalog_digest, entries_json, hidden_by,
@@ -51,6 +51,28 @@ def search_entry(skill: Skill, group: tuple[str, int] | None = None) -> dict[str
             "urls": {"page": skill_dir_url(skill.id)},
             "listed": Visibility(hidden=skill.hidden, hidden_by=hidden_by(skill)).listed,
             "copy_of": canonical if canonical != skill.id else None, "copies": count}
+
+
+#: Where a long-running process's resident objects keep each skill's search entry (by its id).
+SEARCH_ENTRY = "search entry"
+
+
+def search_entries(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]],
+                   resident: KeptObjects | None = None) -> list[dict[str, Any]]:
+    """Every skill's :func:`search_entry` (``copies``: each copy's group, by id); in a
+    long-running process, the entry the last build made of this very skill (the same object:
+    ``serve`` keeps each unchanged skill) in the same group.  The entries are shared between
+    builds: nothing may change them."""
+    if resident is None:
+        return [search_entry(skill, copies.get(skill.id)) for skill in skills]
+    entries = []
+    for skill in skills:
+        group = copies.get(skill.id)
+        kept = resident.take(SEARCH_ENTRY, skill.id)
+        entry = kept[2] if kept is not None and kept[0] is skill and kept[1] == group else search_entry(skill, group)
+        resident.keep(SEARCH_ENTRY, skill.id, (skill, group, entry))
+        entries.append(entry)
+    return entries
 
 
 #: What the cache keeps of the search indexes: their files are in the output, not in the cache.

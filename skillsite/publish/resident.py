@@ -8,7 +8,8 @@ build learned instead of finding it again.
   drops the rest, and everything when the scope changed.  The objects are shared between
   builds: nothing may change them.  Each skill, as its check made it for its source and with
   its final diagnostics, is kept the same way (:mod:`skillsite.source.catalog`): taken again
-  for the very source object discovery keeps for an unchanged skill.
+  for the very source object discovery keeps for an unchanged skill; so is the search entry
+  made of each such skill (:func:`~skillsite.publish.catalog_files.search_entries`).
 - **The state the last build saved** (:mod:`skillsite.publish.state`), taken while the state
   file still holds it (no other build saved since), instead of reading its rows again.
 - **The last discovery and audit listings**, patched with the paths the file watcher reported

@@ -665,6 +665,41 @@ def test_a_resident_rebuild_makes_no_skill_again_but_the_changed_one(tmp_path, m
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold-2")
 
 
+def test_a_resident_rebuild_makes_the_search_entry_of_the_changed_skill_only(tmp_path, monkeypatch):
+    """``serve`` keeps each unchanged skill's search entry (what the search indexes' key is read
+    from) with the skill: after a body edit only the edited skill's is made again; after a new
+    copy, the entry of the skill it copies is made again too (its group grew); every rebuild equals
+    a cold build byte for byte."""
+    from skillsite.publish import catalog_files
+    from skillsite.publish.resident import Resident
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 120)
+    resident = Resident()
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    made: list[str] = []
+    real = catalog_files.search_entry
+    monkeypatch.setattr(catalog_files, "search_entry", lambda skill, group=None: made.append(skill.id)
+                        or real(skill, group))
+
+    def rebuilt(changed: Path, cold: str) -> list[str]:
+        made.clear()
+        resident.saw([os.path.realpath(changed)])
+        assert build([src], out, cache_dir=cache, resident=resident).ok
+        by_the_rebuild = list(made)
+        assert build([src], tmp_path / cold).ok
+        assert tree_bytes(out) == tree_bytes(tmp_path / cold)
+        return by_the_rebuild
+
+    edited = src / "test-first" / "SKILL.md"
+    append_line(edited, "One more line.")
+    assert rebuilt(edited, "cold-1") == ["test-first"]  # the search key is the same: no index is made
+    shutil.copytree(src / "code-review", src / "copied" / "code-review")
+    _age(src / "copied", 120)
+    assert {"code-review", "copied/code-review"} <= set(rebuilt(src / "copied", "cold-2"))
+
+
 def test_list_pages_kept_by_their_short_keys_follow_what_their_cards_show(tmp_path, monkeypatch):
     """The pages of paginated lists (the home page's after the first, each tag's and each
     risk's) are kept by a short key (#47): their cards' entry keys and tags.  A rebuild renders
