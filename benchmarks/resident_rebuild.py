@@ -1,0 +1,127 @@
+"""``serve``'s rebuilds in memory, by each version of the code, side by side (issue #47).
+
+What ``serve`` does on a save, without its watcher and server: a build that keeps a
+:class:`~skillsite.publish.resident.Resident`, then ``--edits`` times one line added to one
+SKILL.md, the changed path told to the resident (as the watcher tells it) and the catalog
+rebuilt.  Each version (``--code LABEL=FOLDER``, a checkout put first on PYTHONPATH; default:
+this repository) runs in a fresh process of its own, with an output and cache of its own, the
+versions taking turns in alternating order for ``--rounds`` rounds.  Printed per version: the
+median rebuild (each round's first rebuild left out: it pays for what its fresh resident does
+not hold yet) with its range, and the full garbage collections a rebuild brings on (how many, and their
+seconds): a resident's objects are walked by each of them, so they grow with what it keeps.
+
+    python benchmarks/resident_rebuild.py --code before=/tmp/before --code after=. [--skills 10000] [--edits 6] [--rounds 2]
+
+Finer than ``serve_watch.py`` (which times the real ``serve``, watcher included) for comparing
+versions: no file events, no polling, the rebuild alone.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from code_versions import check_version, in_turns, version_env  # noqa: E402
+from machine import describe  # noqa: E402
+from synth import generate  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: One round of one version, in a fresh process (given ``src``, ``work``, ``edits``, ``jobs``
+#: and ``label``): prints, as JSON, each rebuild's seconds and its full collections.
+ROUND = """
+import gc, json, os, time
+from pathlib import Path
+from skillsite.config import SiteConfig
+from skillsite.publish.build import build
+from skillsite.publish.resident import Resident
+
+full = [0, 0.0, 0.0]   # collections, their seconds, when the current one started
+def count(phase, info):
+    if info["generation"] != 2:
+        return
+    if phase == "start":
+        full[2] = time.perf_counter()
+    else:
+        full[0] += 1
+        full[1] += time.perf_counter() - full[2]
+gc.callbacks.append(count)
+
+skill_mds = sorted(Path(src).rglob("SKILL.md"))
+edited = skill_mds[len(skill_mds) // 2]
+resident = Resident()
+def rebuild():
+    result = build([Path(src)], Path(work) / "site", SiteConfig(), cache_dir=Path(work) / "cache", jobs=jobs,
+                   resident=resident)
+    if not result.ok:
+        raise SystemExit("the build failed")
+rebuild()
+rows = []
+for number in range(edits):
+    edited.write_text(edited.read_text(encoding="utf-8") + f"\\nEdit {label} {number}.\\n", encoding="utf-8")
+    stamp = time.time() - 60
+    os.utime(edited, (stamp, stamp))
+    resident.saw([os.path.realpath(edited)])
+    full[:2] = [0, 0.0]
+    started = time.perf_counter()
+    rebuild()
+    rows.append([time.perf_counter() - started, full[0], full[1]])
+print(json.dumps(rows))
+"""
+
+
+def one_round(label: str, code: Path, src: Path, work: Path, edits: int, jobs: int) -> list[list[float]]:
+    """[seconds, full collections, their seconds] of each rebuild of one round of one version."""
+    values = f"src = {str(src)!r}\nwork = {str(work)!r}\nedits = {edits}\njobs = {jobs}\nlabel = {label!r}\n"
+    done = subprocess.run([sys.executable, "-c", values + ROUND], cwd=work, env=version_env(code),
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{label}: the round failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--code", action="append", default=[], metavar="LABEL=FOLDER")
+    parser.add_argument("--skills", type=int, default=10000)
+    parser.add_argument("--edits", type=int, default=6)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
+    args = parser.parse_args()
+    if args.edits < 2:
+        parser.error("--edits must be 2 or more (the first rebuild of a round is set apart)")
+    codes = dict(item.split("=", 1) for item in args.code) or {"this": str(REPO)}
+    work = (args.work or Path(tempfile.mkdtemp(prefix="resident-rebuild-"))).resolve()
+    src = work / "src"
+    if not src.exists():
+        generate(src, args.skills)
+    print(f"machine: {describe()}")
+    print(f"command: python benchmarks/resident_rebuild.py {' '.join(f'--code {c}' for c in args.code)} "
+          f"--skills {args.skills} --edits {args.edits} --rounds {args.rounds} --jobs {args.jobs}")
+    folders = {label: work / f"code-{label}" for label in codes}
+    for label, code in codes.items():
+        folders[label].mkdir(exist_ok=True)
+        check_version(label, Path(code), folders[label])
+    rows: dict[str, list[list[float]]] = {label: [] for label in codes}
+    for number in range(args.rounds):
+        for label, code in in_turns(codes, number):
+            rows[label] += one_round(label, Path(code), src, folders[label], args.edits, args.jobs)[1:]
+    print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; {args.rounds} rounds of {args.edits} edits, "
+          "each round's first rebuild left out; medians\n")
+    print("| code | rebuild, seconds (min-max) | full collections a rebuild | their seconds |")
+    print("|---|---:|---:|---:|")
+    for label, values in rows.items():
+        seconds = [row[0] for row in values]
+        print(f"| {label} | {statistics.median(seconds):.2f} ({min(seconds):.2f}-{max(seconds):.2f}) | "
+              f"{statistics.median(row[1] for row in values):.0f} | {statistics.median(row[2] for row in values):.2f} |")
+
+
+if __name__ == "__main__":
+    main()
