@@ -667,14 +667,19 @@ def test_a_resident_rebuild_makes_no_skill_again_but_the_changed_one(tmp_path, m
 
 def test_a_resident_rebuild_makes_the_search_entry_of_the_changed_skill_only(tmp_path, monkeypatch):
     """``serve`` keeps each unchanged skill's search entry (what the search indexes' key is read
-    from) with the skill: after a body edit only the edited skill's is made again; after a new
-    copy, the entry of the skill it copies is made again too (its group grew); every rebuild equals
-    a cold build byte for byte."""
+    from) with the skill and its group of copies: after a body edit only the edited skill's is
+    made again; when an edit makes one skill a copy of another, the other's is made again too
+    (its group grew, the skill did not change); every rebuild equals a cold build byte for byte."""
     from skillsite.publish import catalog_files
     from skillsite.publish.resident import Resident
 
     src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
     shutil.copytree(EXAMPLES, src)
+    shutil.copytree(src / "code-review", src / "copied" / "code-review")
+    copy = src / "copied" / "code-review" / "SKILL.md"
+    original = (src / "code-review" / "SKILL.md").read_text()
+    copy.write_text("---\nname: code-review\ndescription: Another skill of the same name, its own body and "
+                    "description, no copy of any other.\n---\n\nA body of its own.\n")
     _age(src, 120)
     resident = Resident()
     assert build([src], out, cache_dir=cache, resident=resident).ok
@@ -687,7 +692,7 @@ def test_a_resident_rebuild_makes_the_search_entry_of_the_changed_skill_only(tmp
         made.clear()
         resident.saw([os.path.realpath(changed)])
         assert build([src], out, cache_dir=cache, resident=resident).ok
-        by_the_rebuild = list(made)
+        by_the_rebuild = sorted(made)
         assert build([src], tmp_path / cold).ok
         assert tree_bytes(out) == tree_bytes(tmp_path / cold)
         return by_the_rebuild
@@ -695,9 +700,9 @@ def test_a_resident_rebuild_makes_the_search_entry_of_the_changed_skill_only(tmp
     edited = src / "test-first" / "SKILL.md"
     append_line(edited, "One more line.")
     assert rebuilt(edited, "cold-1") == ["test-first"]  # the search key is the same: no index is made
-    shutil.copytree(src / "code-review", src / "copied" / "code-review")
-    _age(src / "copied", 120)
-    assert {"code-review", "copied/code-review"} <= set(rebuilt(src / "copied", "cold-2"))
+    copy.write_text(original)
+    _age(copy.parent, 120)
+    assert rebuilt(copy, "cold-2") == ["code-review", "copied/code-review"]
 
 
 def test_list_pages_kept_by_their_short_keys_follow_what_their_cards_show(tmp_path, monkeypatch):
