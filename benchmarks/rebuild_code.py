@@ -20,14 +20,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from code_versions import check_version, in_turns, version_env  # noqa: E402
 from machine import describe  # noqa: E402
-from synth import generate  # noqa: E402
+from synth import scratch_catalog  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -62,10 +61,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     args = parser.parse_args()
     codes = dict(item.split("=", 1) for item in args.code) or {"this": str(REPO)}
-    work = args.work or Path(tempfile.mkdtemp(prefix="rebuild-code-"))
-    src = work / "src"
-    if not src.exists():
-        generate(src, args.skills)
+    work, src = scratch_catalog(args.work, "rebuild-code-", args.skills)
     skill_md = sorted(src.rglob("SKILL.md"))[len(list(src.rglob("SKILL.md"))) // 2]
     print(f"machine: {describe()}")
     print(f"command: python benchmarks/rebuild_code.py {' '.join(f'--code {c}' for c in args.code)} "

@@ -30,7 +30,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -38,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from code_versions import check_version, version_env  # noqa: E402
 from machine import describe  # noqa: E402
 from rebuild_code import edit, timed_build  # noqa: E402
-from synth import generate  # noqa: E402
+from synth import scratch_catalog  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -120,11 +119,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     parser.add_argument("--code", type=Path, default=REPO, help="the checkout whose build is measured")
     args = parser.parse_args()
-    work = (args.work or Path(tempfile.mkdtemp(prefix="rebuild-floor-"))).resolve()
-    work.mkdir(parents=True, exist_ok=True)
-    src = work / "src"
-    if not src.exists():
-        generate(src, args.skills)
+    work, src = scratch_catalog(args.work, "rebuild-floor-", args.skills)
     print(f"machine: {describe()}")
     print(f"command: python benchmarks/rebuild_floor.py --skills {args.skills} --repeat {args.repeat} "
           f"--jobs {args.jobs}")

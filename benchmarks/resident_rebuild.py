@@ -23,13 +23,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from code_versions import check_version, in_turns, version_env  # noqa: E402
 from machine import describe  # noqa: E402
-from synth import generate  # noqa: E402
+from synth import scratch_catalog  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -98,10 +97,7 @@ def main() -> None:
     if args.edits < 2:
         parser.error("--edits must be 2 or more (the first rebuild of a round is set apart)")
     codes = dict(item.split("=", 1) for item in args.code) or {"this": str(REPO)}
-    work = (args.work or Path(tempfile.mkdtemp(prefix="resident-rebuild-"))).resolve()
-    src = work / "src"
-    if not src.exists():
-        generate(src, args.skills)
+    work, src = scratch_catalog(args.work, "resident-rebuild-", args.skills)
     print(f"machine: {describe()}")
     print(f"command: python benchmarks/resident_rebuild.py {' '.join(f'--code {c}' for c in args.code)} "
           f"--skills {args.skills} --edits {args.edits} --rounds {args.rounds} --jobs {args.jobs}")

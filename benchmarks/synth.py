@@ -19,6 +19,7 @@ import random
 import re
 import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +67,17 @@ def own_lines(rng: random.Random, vocab: list[str], body: str) -> str:
     count = max(3, sum(1 for line in body.splitlines() if line.strip()) // 8)
     lines = [" ".join(rng.sample(vocab, 8)).capitalize() + "." for _ in range(count)]
     return "\n\n## Notes\n\n" + "\n".join(f"- {line}" for line in lines) + "\n"
+
+
+def scratch_catalog(work: Path | None, prefix: str, count: int) -> tuple[Path, Path]:
+    """A benchmark's scratch folder (``work``, else a new temporary one named ``prefix``...) and,
+    in its ``src``, a synthetic catalog of ``count`` skills (made unless it is there already)."""
+    work = (work or Path(tempfile.mkdtemp(prefix=prefix))).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    src = work / "src"
+    if not src.exists():
+        generate(src, count)
+    return work, src
 
 
 def generate(dest: Path, count: int, seed: int = 0, files: bool = True, corpus: Path = CORPUS) -> Path:
