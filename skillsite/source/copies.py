@@ -99,7 +99,7 @@ class CopySettings:
 def normalised_lines(name: str, description: str, body: str) -> list[bytes]:
     """The lines similarity reads: lower-cased, ASCII punctuation as spaces, runs of spaces folded."""
     text = f"{name}\n{description}\n{body}".lower().encode("utf-8", "surrogatepass").translate(_PUNCTUATION)
-    return [b" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    return [b" ".join(words) for line in text.splitlines() if (words := line.split())]
 
 
 def fingerprint(name: str, description: str, body: str, raw_sha: str) -> Fingerprint:
@@ -146,8 +146,9 @@ def _signature(hashes: Iterable[int]) -> list[int]:
     filled = [v for v in bins if v != empty]
     if not filled or len(filled) == BINS:
         return bins
+    least = min(filled)   # what a bin takes when none of its probes is filled
     return [v if v != empty else next((bins[j] + n + 1 for n, j in enumerate(_PROBES[i]) if bins[j] != empty),
-                                      min(filled)) for i, v in enumerate(bins)]
+                                      least) for i, v in enumerate(bins)]
 
 
 def _band_keys(lines: Sequence[int]) -> array:
