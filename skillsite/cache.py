@@ -140,6 +140,20 @@ class KeptObjects(Protocol):
         """Keep ``made``, the object made of the value under ``key``."""
 
 
+def kept_or_made(resident: KeptObjects | None, section: str, key: str, source: object, inputs: tuple[Any, ...],
+                 make: Callable[[], T]) -> T:
+    """``make()``, a value made of the object ``source`` and of ``inputs`` alone; with ``resident``
+    objects, the value an earlier run made under ``key`` of this very object (not an equal one:
+    ``serve`` keeps each unchanged skill, and what is made of it shares its objects) and of equal
+    inputs, taken as it is.  Nothing may change the value: the runs share it."""
+    if resident is None:
+        return make()
+    kept = resident.take(section, key)
+    made = kept[2] if kept is not None and kept[0] is source and kept[1] == inputs else make()
+    resident.keep(section, key, (source, inputs, made))
+    return made
+
+
 class Cache:
     """Lookups and stores of one run, in one sqlite file (``path`` None: a cache that keeps nothing).
 

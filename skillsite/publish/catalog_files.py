@@ -15,7 +15,7 @@ from skillsite.agent.catalog_format import offered_to_model, prompt_order
 from skillsite.agent.entry import ManifestEntry, Visibility
 from skillsite.agent.manifest_pages import ROOT_PAGE_SIZE, entries_per_page
 from skillsite.agent.prompt_xml import available_skills_xml
-from skillsite.cache import KeptObjects, digest
+from skillsite.cache import KeptObjects, digest, kept_or_made
 from skillsite.config import DEFAULT_SHARD_ABOVE, SiteConfig
 from skillsite.models import Skill
 from skillsite.publish.manifest import (SCHEMA_FILE, CatalogDigest, absolute, catalog_digest, entries_json, hidden_by,
@@ -61,17 +61,12 @@ def search_entries(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]
                    resident: KeptObjects | None = None) -> list[dict[str, Any]]:
     """Every skill's :func:`search_entry` (``copies``: each copy's group, by id); in a
     long-running process, the entry the last build made of this very skill (the same object:
-    ``serve`` keeps each unchanged skill) in the same group.  The entries are shared between
-    builds: nothing may change them."""
-    if resident is None:
-        return [search_entry(skill, copies.get(skill.id)) for skill in skills]
+    ``serve`` keeps each unchanged skill) in the same group (:func:`~skillsite.cache.kept_or_made`)."""
     entries = []
     for skill in skills:
         group = copies.get(skill.id)
-        kept = resident.take(SEARCH_ENTRY, skill.id)
-        entry = kept[2] if kept is not None and kept[0] is skill and kept[1] == group else search_entry(skill, group)
-        resident.keep(SEARCH_ENTRY, skill.id, (skill, group, entry))
-        entries.append(entry)
+        entries.append(kept_or_made(resident, SEARCH_ENTRY, skill.id, skill, (group,),
+                                    lambda: search_entry(skill, group)))
     return entries
 
 

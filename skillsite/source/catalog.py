@@ -25,7 +25,7 @@ from typing import Any, Iterable, Sequence
 
 from skillsite.agent.budget import SIMILAR_SCORE, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.entry import Visibility
-from skillsite.cache import RACY_NS, Cache, Section, digest
+from skillsite.cache import RACY_NS, Cache, Section, digest, kept_or_made
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
@@ -548,15 +548,10 @@ def _stored_check(cache: Cache, key: str | None, stored: StoredCheck, source: So
 
 def _final_skill(cache: Cache | None, skill: Skill, diags: tuple[Diagnostic, ...]) -> Skill:
     """``skill`` with its final diagnostics (:func:`_with_diagnostics`); in a long-running process,
-    the one the last build made of this very skill when its diagnostics are the same."""
-    resident = cache.resident if cache is not None else None
-    if resident is None:
-        return _with_diagnostics(skill, diags)
-    kept = resident.take(FINAL, skill.id)
-    final = kept[1] if kept is not None and kept[0] is skill and kept[1].diagnostics == diags \
-        else _with_diagnostics(skill, diags)
-    resident.keep(FINAL, skill.id, (skill, final))
-    return final
+    the one the last build made of this very skill when its diagnostics are the same
+    (:func:`~skillsite.cache.kept_or_made`)."""
+    return kept_or_made(cache.resident if cache is not None else None, FINAL, skill.id, skill, (diags,),
+                        lambda: _with_diagnostics(skill, diags))
 
 
 def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]:
