@@ -157,9 +157,9 @@ def similar_pairs(entries: Sequence[Listable | Mapping[str, Any]], threshold: fl
     """Pairs of skills offered to a model whose descriptions are so alike (score >=
     ``threshold``) that it cannot tell them apart: ``(score, id, id)``, most alike first.
 
-    Scores sum over the terms two descriptions share, through an inverted index: the terms
-    many descriptions use are left out (:func:`common_limit`), so the work grows with the
-    catalog, not its square;
+    Scores sum over the terms two descriptions share: the terms many descriptions use are left
+    out (:func:`common_limit`), and a description is compared only with those that share one of
+    its rarer terms (:class:`Similarity`), so the work grows with the catalog, not its square;
     one description's scores are held at a time, so memory grows with the catalog only.  Copies
     (the same search terms, as public directories hold many) are scored once, and score 1 with
     each other even when all their terms are common ones.  (The build scores the groups of
@@ -174,15 +174,33 @@ def most_alike_first(found: Iterable[list[tuple[float, str, str]]]) -> list[tupl
     return sorted((pair for pairs in found for pair in pairs), key=lambda pair: (-pair[0], pair[1], pair[2]))
 
 
+#: A description's commonest terms are left out of the candidate index while their norm stays
+#: under this share of the threshold.  Up to the whole threshold would be exact too; leaving a
+#: margin indexes a few more terms, and the partial scores they give then rule out most
+#: candidates before their exact score is summed.
+UNINDEXED_SHARE = 0.9
+_ROUNDING = 1e-9  # partial scores are summed in another order than exact ones
+
+
 @dataclass(frozen=True)
 class Similarity:
     """What scoring a catalog's descriptions needs (:func:`similar_pairs`): the skills offered to
-    a model, grouped by their search terms (copies), one tf-idf vector a group, the inverted index."""
+    a model, grouped by their search terms (copies), one tf-idf vector a group, and an index of
+    each group's rarer terms.
+
+    The index follows the prefix filter of all-pairs similarity search (Bayardo, Ma and
+    Srikant, "Scaling up all pairs similarity search", WWW 2007): vectors have length at most 1,
+    so the terms of ``b`` left out of the index add at most their norm (``unindexed[b]``) to any
+    score with ``b`` (Cauchy-Schwarz).  That norm is kept under the threshold, so a description
+    that scores at least the threshold with ``b`` shares one of ``b``'s indexed terms, and the
+    index finds every such pair."""
 
     shown: list[Listable]
-    groups: list[list[int]]               # indexes into ``shown``
-    vectors: list[dict[str, float]]       # one a group
-    postings: dict[str, list[int]]        # term -> groups that have it (common terms left out)
+    groups: list[list[int]]                      # indexes into ``shown``
+    has_terms: list[bool]                        # one a group: its description has search terms
+    vectors: list[dict[str, float]]              # one a group, its scored terms (common ones left out)
+    index: dict[str, list[tuple[int, float]]]    # term -> (group, weight), ascending groups
+    unindexed: list[float]                       # one a group: the norm of its terms not in ``index``
     threshold: float
 
     @classmethod
@@ -192,19 +210,53 @@ class Similarity:
         groups = _same_terms(terms)
         every = _vectors(terms)
         vectors = [every[group[0]] for group in groups]
-        postings = _postings(vectors, [len(g) for g in groups], common_limit(len(shown)))
-        return cls(shown, groups, vectors, postings, threshold)
+        frequency = _scored_frequency(vectors, [len(g) for g in groups], common_limit(len(shown)))
+        scored = [{word: weight for word, weight in vector.items() if word in frequency} for vector in vectors]
+        index: dict[str, list[tuple[int, float]]] = {}
+        unindexed = []
+        for group, vector in enumerate(scored):
+            indexed, norm = _split(vector, frequency, UNINDEXED_SHARE * min(threshold, 1.0))
+            unindexed.append(norm)
+            for word in indexed:
+                index.setdefault(word, []).append((group, vector[word]))
+        return cls(shown, groups, [bool(v) for v in vectors], scored, index, unindexed, threshold)
 
     def pairs_of(self, a: int) -> list[tuple[float, str, str]]:
         """The pairs of group ``a``: its copies with each other, and its descriptions with those
         of every later group that scores at least the threshold."""
         shown, group, found = self.shown, self.groups[a], []
-        if self.vectors[a] and self.threshold <= 1.0:  # copies of a description that has search terms
+        if self.has_terms[a] and self.threshold <= 1.0:  # copies of a description that has search terms
             found += [(1.0, shown[x].id, shown[y].id) for i, x in enumerate(group) for y in group[i + 1:]]
-        for b, score in _scores_after(a, self.vectors[a], self.vectors, self.postings).items():
+        for b in self._candidates_after(a):
+            score = self._score(a, b)
             if score >= self.threshold:
                 found += [(round(score, 3), *_id_pair(shown, x, y)) for x in group for y in self.groups[b]]
         return found
+
+    def _candidates_after(self, a: int) -> list[int]:
+        """The later groups that may score at least the threshold with ``a``, ascending: those
+        sharing an indexed term with it whose indexed terms' score, plus the most the others can
+        add, reaches the threshold."""
+        partial: dict[int, float] = {}
+        after = (a, math.inf)
+        for word, weight in self.vectors[a].items():
+            entries = self.index.get(word)
+            if entries is None:
+                continue
+            for b, other in entries[bisect.bisect_right(entries, after):]:
+                partial[b] = partial.get(b, 0.0) + weight * other
+        least = self.threshold - _ROUNDING
+        return sorted(b for b, score in partial.items() if score + self.unindexed[b] >= least)
+
+    def _score(self, a: int, b: int) -> float:
+        """The score of groups ``a`` and ``b``, summed in the order of ``a``'s terms (the same
+        float whichever way the pair was found)."""
+        mine, theirs = self.vectors[a], self.vectors[b]
+        score = 0.0
+        for word, weight in mine.items():
+            if word in theirs:
+                score += weight * theirs[word]
+        return score
 
 
 def _id_pair(shown: Sequence[Listable], x: int, y: int) -> tuple[str, str]:
@@ -212,26 +264,24 @@ def _id_pair(shown: Sequence[Listable], x: int, y: int) -> tuple[str, str]:
     return (shown[x].id, shown[y].id) if x < y else (shown[y].id, shown[x].id)
 
 
-def _postings(vectors: Sequence[dict[str, float]], copies: Sequence[int], limit: int) -> dict[str, list[int]]:
-    """Each term's descriptions (ascending indexes), leaving out the terms of more than ``limit``
-    descriptions (each counted with its ``copies``)."""
-    postings: dict[str, list[int]] = {}
+def _scored_frequency(vectors: Sequence[dict[str, float]], copies: Sequence[int], limit: int) -> dict[str, int]:
+    """How many descriptions (each counted with its ``copies``) use each term, for the terms of
+    at most ``limit`` descriptions: those that count in the scores."""
     counts: dict[str, int] = {}
     for index, vector in enumerate(vectors):
         for word in vector:
-            postings.setdefault(word, []).append(index)
             counts[word] = counts.get(word, 0) + copies[index]
-    return {word: docs for word, docs in postings.items() if counts[word] <= limit}
+    return {word: count for word, count in counts.items() if count <= limit}
 
 
-def _scores_after(a: int, vector: dict[str, float], vectors: Sequence[dict[str, float]],
-                  postings: dict[str, list[int]]) -> dict[int, float]:
-    """The scores of description ``a`` with every later one that shares a term with it."""
-    scores: dict[int, float] = {}
-    for word, weight in vector.items():
-        docs = postings.get(word)
-        if docs is None:
-            continue
-        for b in docs[bisect.bisect_right(docs, a):]:
-            scores[b] = scores.get(b, 0.0) + weight * vectors[b][word]
-    return scores
+def _split(vector: dict[str, float], frequency: Mapping[str, int], most: float) -> tuple[list[str], float]:
+    """The terms of ``vector`` to index, and the norm of the others: its commonest terms are
+    left out while their norm stays under ``most`` (nothing is when ``most`` <= 0)."""
+    by_commonness = sorted(vector, key=lambda word: (-frequency[word], word))
+    left_out = 0.0  # their squared norm
+    for position, word in enumerate(by_commonness):
+        squared = left_out + vector[word] * vector[word]
+        if most <= 0 or squared >= most * most:
+            return by_commonness[position:], math.sqrt(left_out)
+        left_out = squared
+    return [], math.sqrt(left_out)

@@ -134,3 +134,80 @@ def test_terms_in_more_descriptions_than_the_limit_count_in_no_score(monkeypatch
     expected.sort(key=lambda pair: (-pair[0], pair[1], pair[2]))
     assert similar_pairs(entries) == expected
     assert (1.0, "s00", "s06") in expected and (1.0, "s07", "s08") in expected
+
+
+def _all_scores(entries: list[dict]) -> list[tuple[float, str, str]]:
+    """Every pair's score by comparing every description with every other one: copies score 1,
+    other pairs sum over their shared terms of at most ``common_limit`` descriptions."""
+    import itertools
+
+    from skillsite.agent.budget import _vectors, common_limit
+    from skillsite.search.terms import tokenize
+
+    terms = [tokenize(e["description"]) for e in entries]
+    vectors = _vectors(terms)
+    used = {t: sum(t in words for words in terms) for t in set(itertools.chain(*terms))}
+    kept = {t for t, n in used.items() if n <= common_limit(len(entries))}
+    found = []
+    for a, b in itertools.combinations(range(len(entries)), 2):
+        if terms[a] and terms[a] == terms[b]:
+            score = 1.0
+        else:
+            score = sum(w * vectors[b].get(t, 0.0) for t, w in vectors[a].items() if t in kept)
+        found.append((score, entries[a]["id"], entries[b]["id"]))
+    return found
+
+
+def _pairs_from(scores: list[tuple[float, str, str]], threshold: float) -> list[tuple[float, str, str]]:
+    """The pairs of :func:`_all_scores` at ``threshold``, as :func:`similar_pairs` gives them."""
+    found = [(round(score, 3), a, b) for score, a, b in scores if score >= threshold]
+    return sorted(found, key=lambda pair: (-pair[0], pair[1], pair[2]))
+
+
+def _zipf_descriptions(count: int, seed: int) -> list[dict]:
+    """Descriptions drawn from a vocabulary used as real text uses words (a few very often, most
+    rarely), with some near-copies: one word changed or added."""
+    import random
+
+    rng = random.Random(seed)
+    vocabulary = [f"w{rank}" for rank in range(400)]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    texts: list[str] = []
+    for _ in range(count):
+        if texts and rng.random() < 0.3:
+            words = rng.choice(texts).split()
+            words[rng.randrange(len(words))] = rng.choice(vocabulary)
+            texts.append(" ".join(words + rng.choices(vocabulary, weights, k=rng.randint(0, 1))))
+        else:
+            texts.append(" ".join(rng.choices(vocabulary, weights, k=rng.randint(3, 25))))
+    return [{"id": f"s{i:03d}", "name": f"s{i:03d}", "description": text} for i, text in enumerate(texts)]
+
+
+def test_the_index_of_rarer_terms_finds_every_pair_an_all_pairs_comparison_finds(real_skills) -> None:
+    """A description is compared only with those sharing one of its rarer terms (the prefix
+    filter of all-pairs similarity search), yet at every threshold the pairs and scores are
+    exactly those of comparing everything with everything, on real descriptions and on
+    descriptions whose words follow Zipf's law; and the index does leave terms out."""
+    from skillsite.agent.budget import Similarity
+    from skillsite.source.catalog import _similar_pairs
+    from skillsite.source.discover import discover
+    from skillsite.source.parse import parse_skill
+
+    real = []
+    for src in discover([real_skills.path]).sources:
+        front = parse_skill(src).frontmatter or {}
+        if isinstance(front.get("description"), str):
+            real.append({"id": src.id, "name": src.id, "description": front["description"]})
+    zipf = _zipf_descriptions(300, seed=3)
+    for entries in (real[:400], zipf):  # the first 400 of the shared corpus: an all-pairs loop is slow
+        scores = _all_scores(entries)
+        for threshold in (0.2, 0.5, 0.8, 1.0):
+            assert similar_pairs(entries, threshold) == _pairs_from(scores, threshold)
+        assert len(_pairs_from(scores, 0.2)) > 10
+    similarity = Similarity.of(zipf, 0.8)
+    indexed = sum(len(groups) for groups in similarity.index.values())
+    assert indexed < sum(map(len, similarity.vectors)) / 2 and max(similarity.unindexed) > 0.5
+    from skillsite.agent.budget import ListedSkill
+
+    listing = [ListedSkill.from_json(e) for e in zipf]
+    assert _similar_pairs(listing, 2) == _pairs_from(_all_scores(zipf), 0.8)  # as the build scores them, on 2 processes
