@@ -1,16 +1,18 @@
 """``serve``'s rebuilds in memory, by each version of the code, side by side (issue #47).
 
 What ``serve`` does on a save, without its watcher and server: a build that keeps a
-:class:`~skillsite.publish.resident.Resident`, then ``--edits`` times one line added to one
-SKILL.md, the changed path told to the resident (as the watcher tells it) and the catalog
-rebuilt.  Each version (``--code LABEL=FOLDER``, a checkout put first on PYTHONPATH; default:
-this repository) runs in a fresh process of its own, with an output and cache of its own, the
-versions taking turns in alternating order for ``--rounds`` rounds.  Printed per version: the
-median rebuild (each round's first rebuild left out: it pays for what its fresh resident does
-not hold yet) with its range, and the full garbage collections a rebuild brings on (how many, and their
-seconds): a resident's objects are walked by each of them, so they grow with what it keeps.
+:class:`~skillsite.publish.resident.Resident`, then ``--edits`` times one line added to one SKILL.md
+(``--edit description``: a new first sentence of its description instead), the changed path told to
+the resident (as the watcher tells it) and the catalog rebuilt. Each version (``--code
+LABEL=FOLDER``, a checkout put first on PYTHONPATH; default: this repository) runs in a fresh
+process of its own, with an output and cache of its own, the versions taking turns in alternating
+order for ``--rounds`` rounds. Printed per version: the median rebuild (each round's first rebuild
+left out: it pays for what its fresh resident does not hold yet) with its range, and the full
+garbage collections a rebuild brings on (how many, and their seconds): a resident's objects are
+walked by each of them, so they grow with what it keeps.
 
-    python benchmarks/resident_rebuild.py --code before=/tmp/before --code after=. [--skills 10000] [--edits 6] [--rounds 2]
+    python benchmarks/resident_rebuild.py --code before=/tmp/before --code after=. [--skills 10000] [--edits 6]
+                                          [--edit body|description] [--rounds 2]
 
 Finer than ``serve_watch.py`` (which times the real ``serve``, watcher included) for comparing
 versions: no file events, no polling, the rebuild alone.
@@ -37,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 ROUND = """
 import gc, json, os, time
 from pathlib import Path
+import yaml
 from skillsite.config import SiteConfig
 from skillsite.publish.build import build
 from skillsite.publish.resident import Resident
@@ -60,10 +63,20 @@ def rebuild():
                    resident=resident)
     if not result.ok:
         raise SystemExit("the build failed")
+def edit(number):
+    text = edited.read_text(encoding="utf-8")
+    if kind == "description":  # a new first sentence, the description kept under 1,024 characters
+        _, front, body = text.split("---\\n", 2)
+        data = yaml.safe_load(front)
+        data["description"] = f"Edit {label} {number}. " + data["description"][:990]
+        text = "---\\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000) + "---\\n" + body
+    else:
+        text += f"\\nEdit {label} {number}.\\n"
+    edited.write_text(text, encoding="utf-8")
 rebuild()
 rows = []
 for number in range(edits):
-    edited.write_text(edited.read_text(encoding="utf-8") + f"\\nEdit {label} {number}.\\n", encoding="utf-8")
+    edit(number)
     stamp = time.time() - 60
     os.utime(edited, (stamp, stamp))
     resident.saw([os.path.realpath(edited)])
@@ -75,9 +88,10 @@ print(json.dumps(rows))
 """
 
 
-def one_round(label: str, code: Path, src: Path, work: Path, edits: int, jobs: int) -> list[list[float]]:
+def one_round(label: str, code: Path, src: Path, work: Path, edits: int, jobs: int, kind: str) -> list[list[float]]:
     """[seconds, full collections, their seconds] of each rebuild of one round of one version."""
-    values = f"src = {str(src)!r}\nwork = {str(work)!r}\nedits = {edits}\njobs = {jobs}\nlabel = {label!r}\n"
+    values = (f"src = {str(src)!r}\nwork = {str(work)!r}\nedits = {edits}\njobs = {jobs}\nlabel = {label!r}\n"
+              f"kind = {kind!r}\n")
     done = subprocess.run([sys.executable, "-c", values + ROUND], cwd=work, env=version_env(code),
                           capture_output=True, text=True)
     if done.returncode:
@@ -90,6 +104,8 @@ def main() -> None:
     parser.add_argument("--code", action="append", default=[], metavar="LABEL=FOLDER")
     parser.add_argument("--skills", type=int, default=10000)
     parser.add_argument("--edits", type=int, default=6)
+    parser.add_argument("--edit", choices=["body", "description"], default="body",
+                        help="what each edit changes: a line added to the body, or the description's first sentence")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
@@ -100,7 +116,7 @@ def main() -> None:
     work, src = scratch_catalog(args.work, "resident-rebuild-", args.skills)
     print(f"machine: {describe()}")
     print(f"command: python benchmarks/resident_rebuild.py {' '.join(f'--code {c}' for c in args.code)} "
-          f"--skills {args.skills} --edits {args.edits} --rounds {args.rounds} --jobs {args.jobs}")
+          f"--skills {args.skills} --edits {args.edits} --edit {args.edit} --rounds {args.rounds} --jobs {args.jobs}")
     folders = {label: work / f"code-{label}" for label in codes}
     for label, code in codes.items():
         folders[label].mkdir(exist_ok=True)
@@ -108,8 +124,9 @@ def main() -> None:
     rows: dict[str, list[list[float]]] = {label: [] for label in codes}
     for number in range(args.rounds):
         for label, code in in_turns(codes, number):
-            rows[label] += one_round(label, Path(code), src, folders[label], args.edits, args.jobs)[1:]
-    print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; {args.rounds} rounds of {args.edits} edits, "
+            rows[label] += one_round(label, Path(code), src, folders[label], args.edits, args.jobs, args.edit)[1:]
+    print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; {args.rounds} rounds of {args.edits} edits "
+          f"({'of the description' if args.edit == 'description' else 'of the body'}), "
           "each round's first rebuild left out; medians\n")
     print("| code | rebuild, seconds (min-max) | full collections a rebuild | their seconds |")
     print("|---|---:|---:|---:|")

@@ -212,13 +212,7 @@ class Similarity:
         vectors = [every[group[0]] for group in groups]
         frequency = _scored_frequency(vectors, [len(g) for g in groups], common_limit(len(shown)))
         scored = [{word: weight for word, weight in vector.items() if word in frequency} for vector in vectors]
-        index: dict[str, list[tuple[int, float]]] = {}
-        unindexed = []
-        for group, vector in enumerate(scored):
-            indexed, norm = _split(vector, frequency, UNINDEXED_SHARE * min(threshold, 1.0))
-            unindexed.append(norm)
-            for word in indexed:
-                index.setdefault(word, []).append((group, vector[word]))
+        index, unindexed = _rarer_terms_index(scored, frequency, UNINDEXED_SHARE * min(threshold, 1.0))
         return cls(shown, groups, [bool(v) for v in vectors], scored, index, unindexed, threshold)
 
     def pairs_of(self, a: int) -> list[tuple[float, str, str]]:
@@ -272,6 +266,20 @@ def _scored_frequency(vectors: Sequence[dict[str, float]], copies: Sequence[int]
         for word in vector:
             counts[word] = counts.get(word, 0) + copies[index]
     return {word: count for word, count in counts.items() if count <= limit}
+
+
+def _rarer_terms_index(vectors: Sequence[dict[str, float]], frequency: Mapping[str, int], most: float
+                       ) -> tuple[dict[str, list[tuple[int, float]]], list[float]]:
+    """Each term's (vector, weight) for the vectors that index it (:func:`_split` at ``most``),
+    ascending vectors, and the norm of each vector's terms left out."""
+    index: dict[str, list[tuple[int, float]]] = {}
+    unindexed = []
+    for number, vector in enumerate(vectors):
+        indexed, norm = _split(vector, frequency, most)
+        unindexed.append(norm)
+        for word in indexed:
+            index.setdefault(word, []).append((number, vector[word]))
+    return index, unindexed
 
 
 def _split(vector: dict[str, float], frequency: Mapping[str, int], most: float) -> tuple[list[str], float]:
