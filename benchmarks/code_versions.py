@@ -12,11 +12,24 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def version_env(code: Path, **more: str) -> dict[str, str]:
     """The environment of a child process that runs the skillsite at ``code``."""
     return {**os.environ, "PYTHONPATH": str(code.resolve()), **more}
+
+
+def run_in_version(what: str, code: Path, script: str, cwd: Path, **values: Any) -> str:
+    """The last line ``script`` prints, run by the skillsite at ``code`` in a fresh process started
+    in ``cwd``, each of ``values`` assigned first (as its ``repr``); stops (SystemExit) naming
+    ``what`` when the process fails."""
+    prelude = "".join(f"{name} = {value!r}\n" for name, value in values.items())
+    done = subprocess.run([sys.executable, "-c", prelude + script], cwd=cwd, env=version_env(code),
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{what} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return done.stdout.strip().splitlines()[-1]
 
 
 def check_version(label: str, code: Path, cwd: Path) -> None:

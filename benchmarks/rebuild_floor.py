@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from code_versions import check_version, version_env  # noqa: E402
+from code_versions import check_version, run_in_version, version_env  # noqa: E402
 from machine import describe  # noqa: E402
 from rebuild_code import edit, timed_build  # noqa: E402
 from synth import scratch_catalog  # noqa: E402
@@ -96,11 +96,7 @@ def run_part(code: Path, work: Path, body: str, src: Path, jobs: int) -> str:
     prelude = (f"import json, sqlite3, time\nfrom pathlib import Path\nsrc = Path({str(src)!r})\n"
                f"cache = {str(work / 'cache' / 'build-cache.sqlite')!r}\nout = {str(work / 'site')!r}\n"
                f"jobs = {str(jobs)!r}\n")
-    done = subprocess.run([sys.executable, "-c", prelude + body], cwd=work, env=version_env(code),
-                          capture_output=True, text=True)
-    if done.returncode:
-        raise SystemExit(f"a part failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return done.stdout.strip().splitlines()[-1]
+    return run_in_version("a part", code, prelude + body, work)
 
 
 def started_python(code: Path, work: Path) -> float:

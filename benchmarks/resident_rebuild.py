@@ -23,12 +23,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from code_versions import check_version, in_turns, version_env  # noqa: E402
+from code_versions import check_version, in_turns, run_in_version  # noqa: E402
 from machine import describe  # noqa: E402
 from synth import scratch_catalog  # noqa: E402
 
@@ -90,13 +89,8 @@ print(json.dumps(rows))
 
 def one_round(label: str, code: Path, src: Path, work: Path, edits: int, jobs: int, kind: str) -> list[list[float]]:
     """[seconds, full collections, their seconds] of each rebuild of one round of one version."""
-    values = (f"src = {str(src)!r}\nwork = {str(work)!r}\nedits = {edits}\njobs = {jobs}\nlabel = {label!r}\n"
-              f"kind = {kind!r}\n")
-    done = subprocess.run([sys.executable, "-c", values + ROUND], cwd=work, env=version_env(code),
-                          capture_output=True, text=True)
-    if done.returncode:
-        raise SystemExit(f"{label}: the round failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(run_in_version(f"{label}: the round", code, ROUND, work, src=str(src), work=str(work),
+                                     edits=edits, jobs=jobs, label=label, kind=kind))
 
 
 def main() -> None:

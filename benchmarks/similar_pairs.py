@@ -20,7 +20,6 @@ import argparse
 import json
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -30,7 +29,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from code_versions import check_version, in_turns, version_env  # noqa: E402
+from code_versions import check_version, in_turns, run_in_version  # noqa: E402
 from machine import describe  # noqa: E402
 from synth import generate  # noqa: E402
 
@@ -79,12 +78,8 @@ def real_descriptions(src: Path) -> list[dict[str, str]]:
 
 def check(label: str, code: Path, descriptions: Path, size: int, uncapped: bool, cwd: Path) -> dict:
     """One check by the version at ``code`` in a fresh process: its seconds, pairs and digest."""
-    values = f"descriptions = {str(descriptions)!r}\nsize = {size}\nuncapped = {uncapped}\n"
-    done = subprocess.run([sys.executable, "-c", values + CHECK], cwd=cwd, env=version_env(code),
-                          capture_output=True, text=True)
-    if done.returncode:
-        raise SystemExit(f"{label}: the check failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(run_in_version(f"{label}: the check", code, CHECK, cwd, descriptions=str(descriptions),
+                                     size=size, uncapped=uncapped))
 
 
 def main() -> None:
