@@ -76,25 +76,14 @@ def test_similar_pairs_are_those_an_all_pairs_comparison_finds():
     """Below the size where common terms are left out, the inverted index (which scores copies
     of a description once) finds exactly the pairs and scores that comparing every description
     with every other one finds."""
-    import itertools
     import random
-
-    from skillsite.agent.budget import _vectors
-    from skillsite.search.terms import tokenize
 
     words = ["deploy", "rollback", "release", "database", "backup", "review", "lint", "docker", "image", "test"]
     rng = random.Random(7)
     texts = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 5))) for _ in range(40)]
     texts += [texts[3]] * 3 + [texts[5].upper()] * 2 + ["the and of"] * 2  # copies, and copies without terms
     entries = [{"id": f"s{i:02d}", "name": f"s{i:02d}", "description": text} for i, text in enumerate(texts)]
-    vectors = _vectors([tokenize(text) for text in texts])
-    expected = []
-    for a, b in itertools.combinations(range(len(entries)), 2):
-        same = tokenize(texts[a]) == tokenize(texts[b]) and tokenize(texts[a])
-        score = 1.0 if same else sum(w * vectors[b].get(t, 0.0) for t, w in vectors[a].items())
-        if score >= 0.8:
-            expected.append((round(score, 3), entries[a]["id"], entries[b]["id"]))
-    expected.sort(key=lambda pair: (-pair[0], pair[1], pair[2]))
+    expected = _pairs_from(_all_scores(entries), 0.8)  # no term is in more than common_limit(47) descriptions
     assert similar_pairs(entries) == expected and len(expected) > 10
     from skillsite.agent.budget import ListedSkill
     from skillsite.source.catalog import _similar_pairs
@@ -110,7 +99,7 @@ def test_terms_in_more_descriptions_than_the_limit_count_in_no_score(monkeypatch
     import itertools
 
     from skillsite.agent import budget
-    from skillsite.agent.budget import _vectors, common_limit
+    from skillsite.agent.budget import common_limit
     from skillsite.search.terms import tokenize
 
     monkeypatch.setattr(budget, "MIN_COMMON", 1)
@@ -121,17 +110,10 @@ def test_terms_in_more_descriptions_than_the_limit_count_in_no_score(monkeypatch
     texts += ["deploy alpha", "release rollback", "rollback release", "backup lint"]
     entries = [{"id": f"s{i:02d}", "name": f"s{i:02d}", "description": text} for i, text in enumerate(texts)]
     terms = [tokenize(text) for text in texts]
-    vectors = _vectors(terms)
     counts = {t: sum(t in words for words in terms) for t in set(itertools.chain(*terms))}
     kept = {t for t, n in counts.items() if n <= 3}
     assert "deploy" not in kept and "releas" in kept
-    expected = []
-    for a, b in itertools.combinations(range(len(texts)), 2):
-        score = 1.0 if terms[a] == terms[b] else sum(w * vectors[b].get(t, 0.0) for t, w in vectors[a].items()
-                                                     if t in kept)
-        if score >= 0.8:
-            expected.append((round(score, 3), entries[a]["id"], entries[b]["id"]))
-    expected.sort(key=lambda pair: (-pair[0], pair[1], pair[2]))
+    expected = _pairs_from(_all_scores(entries), 0.8)  # the terms of more than 3 left out, as above
     assert similar_pairs(entries) == expected
     assert (1.0, "s00", "s06") in expected and (1.0, "s07", "s08") in expected
 
