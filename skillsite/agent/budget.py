@@ -227,18 +227,25 @@ class Similarity:
                 found += [(round(score, 3), *_id_pair(shown, x, y)) for x in group for y in self.groups[b]]
         return found
 
-    def _candidates_after(self, a: int) -> list[int]:
-        """The later groups that may score at least the threshold with ``a``, ascending: those
-        sharing an indexed term with it whose indexed terms' score, plus the most the others can
-        add, reaches the threshold."""
+    def signature(self, group: int) -> tuple[Any, ...]:
+        """All a group's pairs depend on: its members' ids, whether its description has terms,
+        and its scored weights in the order its scores are summed."""
+        return (tuple(self.shown[x].id for x in self.groups[group]), self.has_terms[group],
+                tuple(self.vectors[group].items()))
+
+    def _candidates_after(self, a: int, later: bool = True) -> list[int]:
+        """The later groups (any other group, unless ``later``) that may score at least the
+        threshold with ``a``, ascending: those sharing an indexed term with it whose indexed
+        terms' score, plus the most the others can add, reaches the threshold."""
         partial: dict[int, float] = {}
-        after = (a, math.inf)
+        after = (a, math.inf) if later else (-1, math.inf)
         for word, weight in self.vectors[a].items():
             entries = self.index.get(word)
             if entries is None:
                 continue
             for b, other in entries[bisect.bisect_right(entries, after):]:
                 partial[b] = partial.get(b, 0.0) + weight * other
+        partial.pop(a, None)
         least = self.threshold - _ROUNDING
         return sorted(b for b, score in partial.items() if score + self.unindexed[b] >= least)
 
@@ -251,6 +258,52 @@ class Similarity:
             if word in theirs:
                 score += weight * theirs[word]
         return score
+
+
+@dataclass(frozen=True)
+class ChangedPairs:
+    """The pairs of a catalog's descriptions after some of them changed, from the pairs found
+    before: a group whose :meth:`Similarity.signature` is unchanged keeps its pairs with every
+    other such group (the same weights summed in the same order give the same score), and only
+    the pairs of the other groups are looked for again (:meth:`pairs_of`).  An edited
+    description changes the weights of the descriptions sharing a term it gained or lost (their
+    idf moved), so those are found again too."""
+
+    similarity: Similarity
+    changed: frozenset[int]                  # groups of ``similarity`` whose pairs are found again
+    kept: list[tuple[float, str, str]]       # the pairs found before between unchanged groups
+
+    @classmethod
+    def between(cls, before: Similarity, pairs: Iterable[Sequence[Any]], after: Similarity) -> ChangedPairs | None:
+        """What ``after`` needs found again, given ``before`` and its ``pairs``; None when every
+        pair must be (another threshold, or other skills offered, or in another order: every
+        weight or every group's place may have moved)."""
+        if before.threshold != after.threshold or [e.id for e in before.shown] != [e.id for e in after.shown]:
+            return None
+        unchanged = {before.signature(group) for group in range(len(before.groups))}
+        changed = frozenset(g for g in range(len(after.groups)) if after.signature(g) not in unchanged)
+        changed_ids = {after.shown[x].id for g in changed for x in after.groups[g]}
+        kept = [(score, first, second) for score, first, second in pairs
+                if first not in changed_ids and second not in changed_ids]
+        return cls(after, changed, kept)
+
+    def pairs_of(self, a: int) -> list[tuple[float, str, str]]:
+        """The pairs of changed group ``a``: its copies with each other, and its descriptions with
+        those of every unchanged group and every later changed group that scores at least the
+        threshold (scored in the order of the earlier group, as :meth:`Similarity.pairs_of`)."""
+        similarity, found = self.similarity, []
+        shown, group = similarity.shown, similarity.groups[a]
+        if similarity.has_terms[a] and similarity.threshold <= 1.0:
+            found += [(1.0, shown[x].id, shown[y].id) for i, x in enumerate(group) for y in group[i + 1:]]
+        for b in similarity._candidates_after(a, later=False):
+            if b in self.changed and b < a:
+                continue  # found as a pair of ``b``
+            first, second = min(a, b), max(a, b)
+            score = similarity._score(first, second)
+            if score >= similarity.threshold:
+                found += [(round(score, 3), *_id_pair(shown, x, y))
+                          for x in similarity.groups[first] for y in similarity.groups[second]]
+        return found
 
 
 def _id_pair(shown: Sequence[Listable], x: int, y: int) -> tuple[str, str]:

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from skillsite.agent.budget import SIMILAR_SCORE, ListedSkill, Similarity, most_alike_first
+from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.entry import Visibility
-from skillsite.cache import RACY_NS, Cache, Section, digest, kept_or_made
+from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
@@ -360,10 +360,13 @@ def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cac
                            Visibility(hidden=not v.offered or src.id in copies)) for _, src, v in kept]
     key = digest("similar", [(s.id, s.description, s.visibility.hidden) for s in listing])
     pairs = cache.get(Section.SIMILAR, key) if cache is not None else None
+    resident = cache.resident if cache is not None else None
     if pairs is None:
-        pairs = [list(pair) for pair in _similar_pairs(listing, jobs)]
+        pairs = [list(pair) for pair in _similar_pairs(listing, jobs, key, resident)]
         if cache is not None:
             cache.put(Section.SIMILAR, key, pairs)
+    elif resident is not None:
+        _keep_scoring(resident, key, listing, pairs)
     position = {src.id: index for index, (_, src, _) in enumerate(kept)}
     return [(position[second], make("SK219", f"description is too close to that of skill '{first}' (similarity "
                                              f"{score:.2f} of 1): a model choosing by description cannot tell "
@@ -372,11 +375,36 @@ def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cac
             for score, first, second in pairs]
 
 
-def _similar_pairs(listing: list[ListedSkill], jobs: int) -> list[tuple[float, str, str]]:
+#: Where ``serve`` keeps the last look-alike check: its listing's key, its scoring and its pairs.
+_LAST_SCORING = ("similar-scoring", "last")
+
+
+def _similar_pairs(listing: list[ListedSkill], jobs: int, key: str = "", resident: KeptObjects | None = None
+                   ) -> list[tuple[float, str, str]]:
     """:func:`~skillsite.agent.budget.similar_pairs` of ``listing``, its groups scored on ``jobs``
-    processes (the pairs do not depend on it)."""
+    processes (the pairs do not depend on it).  With ``resident`` objects (``serve``), only the
+    groups whose descriptions' weights changed since the last check are scored again
+    (:class:`~skillsite.agent.budget.ChangedPairs`); ``key``: the listing's, kept with them."""
     similarity = Similarity.of(listing, SIMILAR_SCORE)
-    return most_alike_first(parallel_map(Similarity.pairs_of, similarity, range(len(similarity.groups)), jobs))
+    last = resident.take(*_LAST_SCORING) if resident is not None else None
+    changed = ChangedPairs.between(last[1], last[2], similarity) if last is not None else None
+    if changed is None:
+        pairs = most_alike_first(parallel_map(Similarity.pairs_of, similarity, range(len(similarity.groups)), jobs))
+    else:
+        pairs = most_alike_first([changed.kept, *parallel_map(ChangedPairs.pairs_of, changed, sorted(changed.changed),
+                                                              jobs)])
+    if resident is not None:
+        resident.keep(*_LAST_SCORING, (key, similarity, pairs))
+    return pairs
+
+
+def _keep_scoring(resident: KeptObjects, key: str, listing: list[ListedSkill], pairs: list[list[Any]]) -> None:
+    """Keep the scoring of ``listing`` (whose pairs the cache held) for ``serve``'s next check:
+    the one kept already when it is of this listing, else made again."""
+    last = resident.take(*_LAST_SCORING)
+    if last is None or last[0] != key:
+        last = (key, Similarity.of(listing, SIMILAR_SCORE), [tuple(pair) for pair in pairs])
+    resident.keep(*_LAST_SCORING, last)
 
 
 def _knowledge_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], knowledge_dir: Path | None

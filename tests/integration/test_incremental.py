@@ -777,3 +777,44 @@ def test_the_files_of_skills_taken_as_stored_stay_known_for_their_next_edit(tmp_
     assert copied == [] and (out / "skills/code-review/assets/severity-labels.json").is_file()
     assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_a_resident_rebuild_after_a_description_edit_scores_only_what_changed(tmp_path, monkeypatch):
+    """A description edit inside ``serve`` scores again only the descriptions whose weights it
+    moved (#47); the look-alike warnings (SK219) that appear and go, and the whole output, are
+    those of a cold build."""
+    from skillsite.agent import budget
+    from skillsite.publish.resident import Resident
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    for number in range(40):  # skills whose descriptions share no word with the edits
+        words = [f"{letter}{'qxz'[number % 3]}{chr(97 + number % 26)}o{number // 26}" for letter in "bdfg"]
+        (src / f"garden-{number}").mkdir()
+        (src / f"garden-{number}" / "SKILL.md").write_text(
+            f"---\nname: garden-{number}\ndescription: Tends the {' '.join(words)} beds.\n---\nBed {number}.\n")
+    _age(src, 120)
+    resident = Resident()
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    rescored: list[int] = []
+    real_between = budget.ChangedPairs.between.__func__
+    monkeypatch.setattr(budget.ChangedPairs, "between", classmethod(
+        lambda cls, *args: (found := real_between(cls, *args)) and (rescored.append((len(found.changed), len(found.similarity.groups))) or found)))
+    look_alike = ("Review a pull request or local diff for correctness, security, performance, tests and\n"
+                  "  maintainability, using the team's checklists and comment conventions. Use when asked to\n"
+                  "  review a PR, look over a diff, or give feedback on a change before merging.")
+    edits = [("Drive a change with a failing test before writing production code (red, green,\n"
+              "  refactor). Use when fixing a bug, adding a feature or changing behaviour in a codebase\n"
+              "  that has a test suite, especially when the user asks for a fix \"with a test\".", look_alike, 1),
+             (look_alike, "Write the failing test first, then the code that makes it pass.", 0)]
+    for old, new, warnings in edits:
+        _edit(src / "test-first" / "SKILL.md", old, new)
+        result = build([src], out, cache_dir=cache, resident=resident)
+        cold = build([src], tmp_path / "cold")
+        assert result.ok and cold.ok
+        found = [(d.path, d.message) for d in result.diagnostics if d.code == "SK219"]
+        assert found == [(d.path, d.message) for d in cold.diagnostics if d.code == "SK219"]
+        assert len([message for _, message in found if "code-review" in message]) == warnings
+        assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+        shutil.rmtree(tmp_path / "cold")
+    assert len(rescored) == 2 and all(0 < count < groups / 2 for count, groups in rescored)  # not every one

@@ -193,3 +193,82 @@ def test_the_index_of_rarer_terms_finds_every_pair_an_all_pairs_comparison_finds
 
     listing = [ListedSkill.from_json(e) for e in zipf]
     assert _similar_pairs(listing, 2) == _pairs_from(_all_scores(zipf), 0.8)  # as the build scores them, on 2 processes
+
+
+def _edits(entries: list[dict], rng) -> list[tuple[str, list[dict]]]:
+    """Edits a writer makes to one description, each applied to a copy of ``entries``: a rare
+    word added, a common one added, words dropped, made a copy of another, a copy made to
+    differ, and a word that was in more descriptions than the limit dropped from some."""
+    def edited(index: int, description: str) -> list[dict]:
+        changed = [dict(entry) for entry in entries]
+        changed[index]["description"] = description
+        return changed
+
+    common = max({w for e in entries for w in e["description"].split()},
+                 key=lambda w: sum(w in e["description"].split() for e in entries))
+    pick = rng.randrange(len(entries))
+    words = entries[pick]["description"].split()
+    copies = [i for i, e in enumerate(entries) if any(o is not e and o["description"] == e["description"]
+                                                      for o in entries)]
+    found = [("a rare word added", edited(pick, entries[pick]["description"] + " zyzzyva")),
+             ("a common word added", edited(pick, entries[pick]["description"] + f" {common}")),
+             ("words dropped", edited(pick, " ".join(words[: max(1, len(words) // 2)]))),
+             ("made a copy", edited(pick, entries[(pick + 1) % len(entries)]["description"]))]
+    if copies:
+        found.append(("a copy made to differ", edited(copies[0], entries[copies[0]]["description"] + " quokka")))
+    return found
+
+
+def test_the_pairs_of_changed_descriptions_found_again_equal_a_scoring_of_all(real_skills) -> None:
+    """After one description is edited, keeping the pairs of the groups whose weights did not
+    change and scoring again only the others (what serve does) gives exactly the pairs of
+    scoring every description, for every kind of edit, on real descriptions and on Zipf ones;
+    an edit that adds a word no other description has scores again only the few descriptions
+    sharing a term it changed, and a change of the skills offered scores everything."""
+    import random
+
+    from skillsite.agent.budget import ChangedPairs, ListedSkill, Similarity
+    from skillsite.source.catalog import _similar_pairs
+    from skillsite.source.discover import discover
+    from skillsite.source.parse import parse_skill
+
+    real = []
+    for src in discover([real_skills.path]).sources:
+        front = parse_skill(src).frontmatter or {}
+        if isinstance(front.get("description"), str):
+            real.append({"id": src.id, "name": src.id, "description": front["description"]})
+    rng = random.Random(5)
+    for entries in (real[:600], _zipf_descriptions(300, seed=4)):
+        before = Similarity.of(entries, 0.3)
+        pairs = similar_pairs(entries, 0.3)
+        assert len(pairs) >= 5
+        for what, edited in _edits(entries, rng):
+            after = Similarity.of(edited, 0.3)
+            changed = ChangedPairs.between(before, pairs, after)
+            assert changed is not None, what
+            found = sorted([*changed.kept, *(p for a in changed.changed for p in changed.pairs_of(a))],
+                           key=lambda pair: (-pair[0], pair[1], pair[2]))
+            assert found == similar_pairs(edited, 0.3), what
+            if what == "a rare word added":
+                assert 1 <= len(changed.changed) < len(after.groups) / 4, what
+    hidden = [dict(entry) for entry in real[:600]]
+    hidden[0]["visibility"] = {"hidden": True}
+    assert ChangedPairs.between(Similarity.of(real[:600], 0.5), [], Similarity.of(hidden, 0.5)) is None
+
+    class Kept:  # what serve keeps between builds (Resident's take and keep)
+        def __init__(self) -> None:
+            self.held: dict = {}
+
+        def take(self, section: str, key: str):
+            return self.held.get((section, key))
+
+        def keep(self, section: str, key: str, made) -> None:
+            self.held[(section, key)] = made
+
+    kept = Kept()
+    zipf = _zipf_descriptions(300, seed=6)
+    _similar_pairs([ListedSkill.from_json(e) for e in zipf], 1, "first", kept)
+    for what, edited in _edits(zipf, rng):
+        listing = [ListedSkill.from_json(e) for e in edited]
+        assert _similar_pairs(listing, 2, what, kept) == similar_pairs(edited, 0.8), what
+        assert kept.held[("similar-scoring", "last")][0] == what
