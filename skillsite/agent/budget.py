@@ -126,21 +126,62 @@ def common_limit(descriptions: int) -> int:
     return min(MAX_COMMON, max(MIN_COMMON, int(COMMON_SHARE * descriptions)))
 
 
-def _vectors(terms: Sequence[list[str]]) -> list[dict[str, float]]:
-    """Each description (its stemmed search terms) as tf-idf weights, normalised to length 1."""
-    df: dict[str, int] = {}
+@dataclass(frozen=True)
+class DescriptionWeights:
+    """Each description's stemmed search terms and its tf-idf weights (normalised to length 1),
+    and in how many descriptions each term is."""
+
+    descriptions: list[str]
+    terms: list[list[str]]
+    vectors: list[dict[str, float]]
+    frequency: dict[str, int]
+
+    @classmethod
+    def of(cls, descriptions: list[str], last: DescriptionWeights | None = None) -> DescriptionWeights:
+        """The weights of ``descriptions``; from ``last`` (those of as many descriptions, some
+        since edited), only the edited ones are read again and only the weights of those
+        sharing a term whose frequency moved are worked out again: the others are the same."""
+        if last is None or len(last.descriptions) != len(descriptions):
+            terms = [tokenize(text) for text in descriptions]
+            frequency = _document_frequency(terms)
+            return cls(descriptions, terms, [_vector(words, frequency, len(terms)) for words in terms], frequency)
+        edited = {i for i, (before, now) in enumerate(zip(last.descriptions, descriptions)) if before != now}
+        if not edited:
+            return last
+        terms, frequency, moved = list(last.terms), dict(last.frequency), set()
+        for i in edited:
+            before, terms[i] = set(terms[i]), tokenize(descriptions[i])
+            _count(frequency, before - set(terms[i]), -1)
+            _count(frequency, set(terms[i]) - before, 1)
+            moved |= before.symmetric_difference(terms[i])
+        vectors = [_vector(words, frequency, len(terms)) if i in edited or not moved.isdisjoint(words)
+                   else last.vectors[i] for i, words in enumerate(terms)]
+        return cls(descriptions, terms, vectors, frequency)
+
+
+def _document_frequency(terms: Sequence[list[str]]) -> dict[str, int]:
+    """In how many of the descriptions (their terms) each term is."""
+    frequency: dict[str, int] = {}
     for words in terms:
-        for word in set(words):
-            df[word] = df.get(word, 0) + 1
-    n = len(terms)
-    vectors = []
-    for words in terms:
-        weights: dict[str, float] = {}
-        for word in words:
-            weights[word] = weights.get(word, 0.0) + math.log(1 + n / df[word])
-        norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
-        vectors.append({word: w / norm for word, w in weights.items()})
-    return vectors
+        _count(frequency, set(words), 1)
+    return frequency
+
+
+def _count(frequency: dict[str, int], words: Iterable[str], step: int) -> None:
+    """Add ``step`` to the frequency of each of ``words`` (a term in no description left out)."""
+    for word in words:
+        frequency[word] = frequency.get(word, 0) + step
+        if not frequency[word]:
+            del frequency[word]
+
+
+def _vector(words: Sequence[str], frequency: Mapping[str, int], descriptions: int) -> dict[str, float]:
+    """A description's terms as tf-idf weights, normalised to length 1."""
+    weights: dict[str, float] = {}
+    for word in words:
+        weights[word] = weights.get(word, 0.0) + math.log(1 + descriptions / frequency[word])
+    norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+    return {word: w / norm for word, w in weights.items()}
 
 
 def _same_terms(terms: Sequence[list[str]]) -> list[list[int]]:
@@ -202,18 +243,21 @@ class Similarity:
     index: dict[str, list[tuple[int, float]]]    # term -> (group, weight), ascending groups
     unindexed: list[float]                       # one a group: the norm of its terms not in ``index``
     threshold: float
+    weights: DescriptionWeights                  # one a description shown
 
     @classmethod
-    def of(cls, entries: Sequence[Listable | Mapping[str, Any]], threshold: float) -> Similarity:
+    def of(cls, entries: Sequence[Listable | Mapping[str, Any]], threshold: float,
+           last: Similarity | None = None) -> Similarity:
+        """The scoring of ``entries``; ``last``: an earlier one, whose weights are taken for the
+        descriptions an edit left alone (see :meth:`DescriptionWeights.of`)."""
         shown = [e for e in listed(entries) if offered_to_model(e)]
-        terms = [tokenize(e.description) for e in shown]
-        groups = _same_terms(terms)
-        every = _vectors(terms)
-        vectors = [every[group[0]] for group in groups]
+        weights = DescriptionWeights.of([e.description for e in shown], last.weights if last is not None else None)
+        groups = _same_terms(weights.terms)
+        vectors = [weights.vectors[group[0]] for group in groups]
         frequency = _scored_frequency(vectors, [len(g) for g in groups], common_limit(len(shown)))
         scored = [{word: weight for word, weight in vector.items() if word in frequency} for vector in vectors]
         index, unindexed = _rarer_terms_index(scored, frequency, UNINDEXED_SHARE * min(threshold, 1.0))
-        return cls(shown, groups, [bool(v) for v in vectors], scored, index, unindexed, threshold)
+        return cls(shown, groups, [bool(v) for v in vectors], scored, index, unindexed, threshold, weights)
 
     def pairs_of(self, a: int) -> list[tuple[float, str, str]]:
         """The pairs of group ``a``: its copies with each other, and its descriptions with those

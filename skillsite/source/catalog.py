@@ -385,8 +385,8 @@ def _similar_pairs(listing: list[ListedSkill], jobs: int, key: str = "", residen
     processes (the pairs do not depend on it).  With ``resident`` objects (``serve``), only the
     groups whose descriptions' weights changed since the last check are scored again
     (:class:`~skillsite.agent.budget.ChangedPairs`); ``key``: the listing's, kept with them."""
-    similarity = Similarity.of(listing, SIMILAR_SCORE)
     last = resident.take(*_LAST_SCORING) if resident is not None else None
+    similarity = Similarity.of(listing, SIMILAR_SCORE, last[1] if last is not None else None)
     changed = ChangedPairs.between(last[1], last[2], similarity) if last is not None else None
     if changed is None:
         pairs = most_alike_first(parallel_map(Similarity.pairs_of, similarity, range(len(similarity.groups)), jobs))
@@ -403,7 +403,8 @@ def _keep_scoring(resident: KeptObjects, key: str, listing: list[ListedSkill], p
     the one kept already when it is of this listing, else made again."""
     last = resident.take(*_LAST_SCORING)
     if last is None or last[0] != key:
-        last = (key, Similarity.of(listing, SIMILAR_SCORE), [tuple(pair) for pair in pairs])
+        last = (key, Similarity.of(listing, SIMILAR_SCORE, last[1] if last is not None else None),
+                [tuple(pair) for pair in pairs])
     resident.keep(*_LAST_SCORING, last)
 
 
