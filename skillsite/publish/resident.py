@@ -10,6 +10,9 @@ build learned instead of finding it again.
   its final diagnostics, is kept the same way (:mod:`skillsite.source.catalog`): taken again
   for the very source object discovery keeps for an unchanged skill; so is the search entry
   made of each such skill (:func:`~skillsite.publish.catalog_files.search_entries`).
+- **The last look-alike check** (SK219): its descriptions' terms and weights and its pairs, so
+  that after a description edit only the descriptions whose weights moved are weighed and paired
+  again (:class:`~skillsite.agent.budget.ChangedPairs`, in :mod:`skillsite.source.catalog`).
 - **The state the last build saved** (:mod:`skillsite.publish.state`), taken while the state
   file still holds it (no other build saved since), instead of reading its rows again.
 - **The last discovery and audit listings**, patched with the paths the file watcher reported
