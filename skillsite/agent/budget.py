@@ -265,8 +265,8 @@ class Similarity:
         shown, group, found = self.shown, self.groups[a], []
         if self.has_terms[a] and self.threshold <= 1.0:  # copies of a description that has search terms
             found += [(1.0, shown[x].id, shown[y].id) for i, x in enumerate(group) for y in group[i + 1:]]
-        for b in self._candidates_after(a):
-            score = self._score(a, b)
+        for b in self.candidates(a):
+            score = self.score(a, b)
             if score >= self.threshold:
                 found += [(round(score, 3), *_id_pair(shown, x, y)) for x in group for y in self.groups[b]]
         return found
@@ -277,7 +277,7 @@ class Similarity:
         return (tuple(self.shown[x].id for x in self.groups[group]), self.has_terms[group],
                 tuple(self.vectors[group].items()))
 
-    def _candidates_after(self, a: int, later: bool = True) -> list[int]:
+    def candidates(self, a: int, later: bool = True) -> list[int]:
         """The later groups (any other group, unless ``later``) that may score at least the
         threshold with ``a``, ascending: those sharing an indexed term with it whose indexed
         terms' score, plus the most the others can add, reaches the threshold."""
@@ -293,7 +293,7 @@ class Similarity:
         least = self.threshold - _ROUNDING
         return sorted(b for b, score in partial.items() if score + self.unindexed[b] >= least)
 
-    def _score(self, a: int, b: int) -> float:
+    def score(self, a: int, b: int) -> float:
         """The score of groups ``a`` and ``b``, summed in the order of ``a``'s terms (the same
         float whichever way the pair was found)."""
         mine, theirs = self.vectors[a], self.vectors[b]
@@ -339,11 +339,11 @@ class ChangedPairs:
         shown, group = similarity.shown, similarity.groups[a]
         if similarity.has_terms[a] and similarity.threshold <= 1.0:
             found += [(1.0, shown[x].id, shown[y].id) for i, x in enumerate(group) for y in group[i + 1:]]
-        for b in similarity._candidates_after(a, later=False):
+        for b in similarity.candidates(a, later=False):
             if b in self.changed and b < a:
                 continue  # found as a pair of ``b``
             first, second = min(a, b), max(a, b)
-            score = similarity._score(first, second)
+            score = similarity.score(first, second)
             if score >= similarity.threshold:
                 found += [(round(score, 3), *_id_pair(shown, x, y))
                           for x in similarity.groups[first] for y in similarity.groups[second]]
