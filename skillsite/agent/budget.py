@@ -254,7 +254,8 @@ class Similarity:
         weights = DescriptionWeights.of([e.description for e in shown], last.weights if last is not None else None)
         groups = _same_terms(weights.terms)
         vectors = [weights.vectors[group[0]] for group in groups]
-        frequency = _scored_frequency(vectors, [len(g) for g in groups], common_limit(len(shown)))
+        limit = common_limit(len(shown))  # the terms of more descriptions count in no score
+        frequency = {word: count for word, count in weights.frequency.items() if count <= limit}
         scored = [{word: weight for word, weight in vector.items() if word in frequency} for vector in vectors]
         index, unindexed = _rarer_terms_index(scored, frequency, UNINDEXED_SHARE * min(threshold, 1.0))
         return cls(shown, groups, [bool(v) for v in vectors], scored, index, unindexed, threshold, weights)
@@ -353,16 +354,6 @@ class ChangedPairs:
 def _id_pair(shown: Sequence[Listable], x: int, y: int) -> tuple[str, str]:
     """The ids of descriptions ``x`` and ``y``, the earlier one first."""
     return (shown[x].id, shown[y].id) if x < y else (shown[y].id, shown[x].id)
-
-
-def _scored_frequency(vectors: Sequence[dict[str, float]], copies: Sequence[int], limit: int) -> dict[str, int]:
-    """How many descriptions (each counted with its ``copies``) use each term, for the terms of
-    at most ``limit`` descriptions: those that count in the scores."""
-    counts: dict[str, int] = {}
-    for index, vector in enumerate(vectors):
-        for word in vector:
-            counts[word] = counts.get(word, 0) + copies[index]
-    return {word: count for word, count in counts.items() if count <= limit}
 
 
 def _rarer_terms_index(vectors: Sequence[dict[str, float]], frequency: Mapping[str, int], most: float

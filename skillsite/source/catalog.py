@@ -21,7 +21,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.entry import Visibility
@@ -375,8 +375,16 @@ def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cac
             for score, first, second in pairs]
 
 
-#: Where ``serve`` keeps the last look-alike check: its listing's key, its scoring and its pairs.
+#: Where ``serve`` keeps the last look-alike check (a :class:`_Scoring`).
 _LAST_SCORING = ("similar-scoring", "last")
+
+
+class _Scoring(NamedTuple):
+    """A look-alike check ``serve`` keeps for the next: its listing's key, its scoring and its pairs."""
+
+    key: str
+    similarity: Similarity
+    pairs: list[tuple[float, str, str]]
 
 
 def _similar_pairs(listing: list[ListedSkill], jobs: int, key: str = "", resident: KeptObjects | None = None
@@ -385,26 +393,26 @@ def _similar_pairs(listing: list[ListedSkill], jobs: int, key: str = "", residen
     processes (the pairs do not depend on it).  With ``resident`` objects (``serve``), only the
     groups whose descriptions' weights changed since the last check are scored again
     (:class:`~skillsite.agent.budget.ChangedPairs`); ``key``: the listing's, kept with them."""
-    last = resident.take(*_LAST_SCORING) if resident is not None else None
-    similarity = Similarity.of(listing, SIMILAR_SCORE, last[1] if last is not None else None)
-    changed = ChangedPairs.between(last[1], last[2], similarity) if last is not None else None
+    last: _Scoring | None = resident.take(*_LAST_SCORING) if resident is not None else None
+    similarity = Similarity.of(listing, SIMILAR_SCORE, last.similarity if last is not None else None)
+    changed = ChangedPairs.between(last.similarity, last.pairs, similarity) if last is not None else None
     if changed is None:
         pairs = most_alike_first(parallel_map(Similarity.pairs_of, similarity, range(len(similarity.groups)), jobs))
     else:
         pairs = most_alike_first([changed.kept, *parallel_map(ChangedPairs.pairs_of, changed, sorted(changed.changed),
                                                               jobs)])
     if resident is not None:
-        resident.keep(*_LAST_SCORING, (key, similarity, pairs))
+        resident.keep(*_LAST_SCORING, _Scoring(key, similarity, pairs))
     return pairs
 
 
 def _keep_scoring(resident: KeptObjects, key: str, listing: list[ListedSkill], pairs: list[list[Any]]) -> None:
     """Keep the scoring of ``listing`` (whose pairs the cache held) for ``serve``'s next check:
     the one kept already when it is of this listing, else made again."""
-    last = resident.take(*_LAST_SCORING)
-    if last is None or last[0] != key:
-        last = (key, Similarity.of(listing, SIMILAR_SCORE, last[1] if last is not None else None),
-                [tuple(pair) for pair in pairs])
+    last: _Scoring | None = resident.take(*_LAST_SCORING)
+    if last is None or last.key != key:
+        last = _Scoring(key, Similarity.of(listing, SIMILAR_SCORE, last.similarity if last is not None else None),
+                        [(score, first, second) for score, first, second in pairs])
     resident.keep(*_LAST_SCORING, last)
 
 

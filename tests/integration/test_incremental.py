@@ -796,10 +796,16 @@ def test_a_resident_rebuild_after_a_description_edit_scores_only_what_changed(tm
     _age(src, 120)
     resident = Resident()
     assert build([src], out, cache_dir=cache, resident=resident).ok
-    rescored: list[int] = []
+    rescored: list[tuple[int, int]] = []  # (groups scored again, groups) of each check
     real_between = budget.ChangedPairs.between.__func__
-    monkeypatch.setattr(budget.ChangedPairs, "between", classmethod(
-        lambda cls, *args: (found := real_between(cls, *args)) and (rescored.append((len(found.changed), len(found.similarity.groups))) or found)))
+
+    def between(cls, *args):
+        found = real_between(cls, *args)
+        if found is not None:
+            rescored.append((len(found.changed), len(found.similarity.groups)))
+        return found
+
+    monkeypatch.setattr(budget.ChangedPairs, "between", classmethod(between))
     look_alike = ("Review a pull request or local diff for correctness, security, performance, tests and\n"
                   "  maintainability, using the team's checklists and comment conventions. Use when asked to\n"
                   "  review a PR, look over a diff, or give feedback on a change before merging.")
