@@ -89,8 +89,9 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
             unchanged = summary.unchanged(inputs.digest, plan.out, plan.verify_output) and not (
                 plan.signing is not None and resign_due(plan.out, plan.signing, plan.cache_dir))
         if unchanged:
-            reading = CatalogReading(found.sources, (), (), summary.diagnostics)
-            return build_result(True, plan, reading, summary.published, summary.skipped, summary.diagnostics,
+            diagnostics = tuple(summary.diagnostics)
+            reading = CatalogReading(found.sources, (), (), diagnostics)
+            return build_result(True, plan, reading, summary.published, summary.skipped, diagnostics,
                                 summary.output_bytes, stage, summary.budget)
     # the records of the last build's output (over a million files at 100,000 skills), now needed
     state = load_state(plan.cache_dir, plan.scope, plan.out, saved) if summary is not None else None

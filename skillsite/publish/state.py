@@ -22,6 +22,7 @@ digest, and the next build reads everything again.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib.util
 import json
@@ -31,7 +32,7 @@ import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence, overload
 
 from skillsite.audit.files import audited_stamps
 from skillsite.cache import RACY_NS, digest, make_cache_folder
@@ -57,6 +58,53 @@ _ROW = "rel, key, size, mtime"
 BackRow = tuple[str, "str | None", "int | None", "int | None"]
 
 
+class StoredDiagnostics(Sequence[Diagnostic]):
+    """A build's diagnostics as the state file holds them (their JSON text), made into
+    :class:`~skillsite.diagnostics.Diagnostic` objects only when read: a rebuild with work to do
+    never reads the last build's (at 10,000 skills, tens of thousands of objects the build would
+    hold, and the garbage collector walk, to the end), and compares texts to know whether the
+    file's need writing again."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    @functools.cached_property
+    def _items(self) -> tuple[Diagnostic, ...]:
+        return tuple(Diagnostic.from_json(d) for d in json.loads(self.text))
+
+    @overload
+    def __getitem__(self, index: int) -> Diagnostic: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Diagnostic]: ...
+
+    def __getitem__(self, index: int | slice) -> Diagnostic | Sequence[Diagnostic]:
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Diagnostic]:
+        return iter(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, StoredDiagnostics):
+            return self.text == other.text
+        return isinstance(other, Sequence) and self._items == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a tuple of the same diagnostics, which hashes otherwise
+
+    def __repr__(self) -> str:
+        return f"StoredDiagnostics({len(self.text)} characters)"
+
+
+def diagnostics_text(diagnostics: Sequence[Diagnostic]) -> str:
+    """The JSON text the state file holds of ``diagnostics`` (as given when read from it)."""
+    if isinstance(diagnostics, StoredDiagnostics):
+        return diagnostics.text
+    return json.dumps([d.to_json() for d in diagnostics])
+
+
 @dataclass(frozen=True)
 class BuildState:
     """What a build published, and from which inputs."""
@@ -69,7 +117,7 @@ class BuildState:
     back: dict[str, Recorded]           # the same of the catalog it replaced (in the cache's back folder)
     published: tuple[str, ...]
     skipped: tuple[str, ...]
-    diagnostics: tuple[Diagnostic, ...]
+    diagnostics: Sequence[Diagnostic]   # as built, or as the file holds them (StoredDiagnostics)
     output_bytes: int
     budget: tuple[dict[str, Any], ...] = ()   # how the catalog fits agents' listings (BuildResult.budget)
     generation: str = field(default="", compare=False)  # which save wrote the file it was loaded from
@@ -96,9 +144,9 @@ class BuildState:
                 "budget": list(self.budget), "output_marker": self.output_marker, "back_marker": self.back_marker}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], diagnostics: list[dict[str, Any]], outputs: dict[str, Recorded],
+    def from_json(cls, data: dict[str, Any], diagnostics: str, outputs: dict[str, Recorded],
                   back: dict[str, Recorded], generation: str = "") -> BuildState:
-        """The state :meth:`to_json` gave, with its diagnostics and records."""
+        """The state :meth:`to_json` gave, with its diagnostics (their JSON text) and records."""
         summary = StateSummary.from_json(data, diagnostics)
         return cls(data["scope"], data["out"], summary.inputs, summary.output, outputs, back, summary.published,
                    summary.skipped, summary.diagnostics, summary.output_bytes, summary.budget, generation,
@@ -115,23 +163,32 @@ class StateSummary:
     output_marker: MarkerIdentity | None
     published: tuple[str, ...]
     skipped: tuple[str, ...]
-    diagnostics: tuple[Diagnostic, ...]
+    diagnostics: Sequence[Diagnostic]   # read only by a rebuild with nothing to do
     output_bytes: int
     budget: tuple[dict[str, Any], ...]
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], diagnostics: list[dict[str, Any]]) -> StateSummary:
-        """The summary of the state :meth:`BuildState.to_json` gave, with its diagnostics."""
+    def from_json(cls, data: dict[str, Any], diagnostics: str) -> StateSummary:
+        """The summary of the state :meth:`BuildState.to_json` gave, with its diagnostics' JSON text."""
         return cls(data["inputs"], data["output"], _identity(data["output_marker"]), tuple(data["published"]),
-                   tuple(data["skipped"]), tuple(Diagnostic.from_json(d) for d in diagnostics),
-                   data["output_bytes"], tuple(data["budget"]))
+                   tuple(data["skipped"]), StoredDiagnostics(diagnostics), data["output_bytes"], tuple(data["budget"]))
 
     def unchanged(self, inputs: str, out: Path, verify: bool = False) -> bool:
         """Whether every input and the output are as the last build left them (``verify``: every
         file of the output looked at, not only its marker)."""
-        if not self.inputs or self.inputs != inputs:
+        if not self.inputs or self.inputs != inputs or not _readable(self.diagnostics):
             return False
         return current_output_digest(out) == self.output if verify else _holds(out, self.output_marker)
+
+
+def _readable(diagnostics: Sequence[Diagnostic]) -> bool:
+    """Whether the diagnostics a state file holds can be read (a damaged file's cannot: the build
+    then reads the skills again, and says what it finds)."""
+    try:
+        len(diagnostics)
+    except (ValueError, KeyError, TypeError):
+        return False
+    return True
 
 
 def _holds(folder: Path | None, marker: MarkerIdentity | None) -> bool:
@@ -256,7 +313,7 @@ def load_state(folder: Path, scope: str, out: Path, saved: BuildState | None = N
             data, meta = found
             outputs = {rel: (key, size, mtime) for rel, key, size, mtime in db.execute(f"SELECT {_ROW} FROM outputs")}
             back = _overlay(outputs, db.execute(f"SELECT {_ROW} FROM back"))
-        return BuildState.from_json(data, json.loads(meta["diagnostics"]), outputs, back, meta["generation"])
+        return BuildState.from_json(data, meta["diagnostics"], outputs, back, meta["generation"])
     except (sqlite3.Error, ValueError, KeyError, TypeError):
         return None
 
@@ -272,7 +329,7 @@ def load_summary(folder: Path, scope: str, out: Path, saved: BuildState | None =
             if saved is not None and _holds_saved(db, saved, scope, out):
                 return saved.summary()
             found = _meta(db, scope, out)
-        return StateSummary.from_json(found[0], json.loads(found[1]["diagnostics"])) if found is not None else None
+        return StateSummary.from_json(found[0], found[1]["diagnostics"]) if found is not None else None
     except (sqlite3.Error, ValueError, KeyError, TypeError):
         return None
 
@@ -337,8 +394,9 @@ def _write(path: Path, state: BuildState, previous: BuildState | None, generatio
         else:
             _write_all(db, state)
         meta = [("format", FORMAT), ("generation", generation), ("summary", json.dumps(state.to_json()))]
-        if held is None or state.diagnostics != held.diagnostics:  # as a rule the same from one build to the next
-            meta.append(("diagnostics", json.dumps([d.to_json() for d in state.diagnostics])))
+        text = diagnostics_text(state.diagnostics)
+        if held is None or text != diagnostics_text(held.diagnostics):  # as a rule the same from one build to the next
+            meta.append(("diagnostics", text))
         db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta)
         db.execute("COMMIT")
 

@@ -99,6 +99,42 @@ def test_an_incremental_save_keeps_the_diagnostics_or_writes_the_new_ones(tmp_pa
     assert load_state(tmp_path, "scope", OUT).diagnostics == other.diagnostics
 
 
+def test_the_diagnostics_a_state_holds_are_made_only_for_a_rebuild_with_nothing_to_do(tmp_path, monkeypatch):
+    """A rebuild with work to do loads the summary and the state and saves the next state
+    without making a single diagnostic of the last build's (tens of thousands at 10,000 skills,
+    which the collector would walk to the end of the build); the summary gives them when asked."""
+    from skillsite.diagnostics import Diagnostic
+    from skillsite.publish.state import load_summary
+
+    many = tuple(make("SK303", f"link {n} points nowhere", f"/src/s-{n}/SKILL.md", n + 1, 3) for n in range(50))
+    save_state(tmp_path, replace(_state(_records(5), {}), diagnostics=many))
+    made = []
+    real = Diagnostic.from_json.__func__
+    monkeypatch.setattr(Diagnostic, "from_json", classmethod(lambda cls, data: made.append(1) or real(cls, data)))
+    summary = load_summary(tmp_path, "scope", OUT)
+    first = load_state(tmp_path, "scope", OUT)
+    save_state(tmp_path, replace(_next(first, {"new.html": ("b" * 64, 1, 1)}), diagnostics=many), first)
+    assert made == []
+    assert load_state(tmp_path, "scope", OUT).diagnostics == many and tuple(summary.diagnostics) == many
+    assert len(made) == 2 * len(many)
+
+
+def test_diagnostics_the_state_file_holds_damaged_mean_the_skills_are_read_again(tmp_path):
+    """Nothing changed, but the last build's diagnostics cannot be read: the rebuild does not
+    report them (nor fail), it reads the skills again."""
+    from skillsite.publish.state import load_summary
+
+    save_state(tmp_path, _state(_records(5), {}))
+    summary = load_summary(tmp_path, "scope", OUT)
+    assert summary.unchanged(summary.inputs, OUT, verify=True) is False  # no output folder: changed anyway
+    for damaged in ("not json", '{"a": 1}', "[1, 2]", '[{"path": "x"}]'):
+        with sqlite3.connect(tmp_path / STATE_FILE) as db:
+            db.execute("UPDATE meta SET value = ? WHERE name = 'diagnostics'", (damaged,))
+        summary = load_summary(tmp_path, "scope", OUT)
+        assert summary is not None and summary.inputs == "inputs"
+        assert summary.unchanged("inputs", OUT) is False
+
+
 def test_an_incremental_save_records_any_back_folder(tmp_path):
     """The back folder is as a rule the loaded state's output; when it is not, its rows are still right."""
     save_state(tmp_path, _state(_records(30), _records(10)))
