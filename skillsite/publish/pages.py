@@ -25,7 +25,6 @@ on the workers.  Output depends only on the input: no clock, sorted iteration.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Container, Mapping
@@ -41,7 +40,7 @@ from skillsite.config import SiteConfig
 from skillsite.publish.manifest import absolute, is_paged, page_size
 from skillsite.publish.markdown import safe_url
 from skillsite.publish.staging import Placed, Staging
-from skillsite.publish.templates import make_environment, templates_digest, write_assets
+from skillsite.publish.templates import shared_environment, templates_digest, write_assets
 from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, card_tags, catalog_install_lines,
                                      collect_tags, copy_rows, file_rows, headers_file, hidden_note, install_snippets,
                                      listing_url, metadata_rows, page_count, page_items, pager, pin_snippets, risk_pages,
@@ -140,9 +139,9 @@ class SitePages:
         return {"cards": page_items(cards, number, self.per_page), "total": len(cards),
                 "pager": pager(base, number, count, label)}
 
-    @functools.cached_property
+    @property
     def env(self) -> jinja2.Environment:
-        return make_environment(self.dirs)
+        return shared_environment(tuple(self.dirs), self.templates_key)
 
     def common(self, page_dir: str, title: str, nav: str = "") -> dict[str, Any]:
         """Variables every page template gets."""

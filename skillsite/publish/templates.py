@@ -6,6 +6,7 @@ on for HTML and XML, and an undefined name is an error.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 from typing import Sequence
@@ -32,6 +33,15 @@ def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
     env.filters["bytes"] = human_bytes
     env.filters["md_text"] = markdown_text
     return env
+
+
+@functools.lru_cache(maxsize=2)
+def shared_environment(dirs: tuple[Path, ...], templates_key: str) -> jinja2.Environment:
+    """:func:`make_environment` of ``dirs``, whose files have the digest ``templates_key``
+    (:func:`templates_digest`), made once per process: a long-running one (``serve``), and the
+    workers it forks, do not compile the same templates again for every build.  A template
+    changed, added or removed gives another digest, so another Environment."""
+    return make_environment(dirs)
 
 
 def templates_digest(dirs: Sequence[Path]) -> str:
