@@ -25,8 +25,8 @@ from skillsite.publish.lock import cache_lock, output_lock
 from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result
 from skillsite.publish.resident import Resident
 from skillsite.publish.signing import Signing, resign_due
-from skillsite.publish.staging import check_target, clear_remains
-from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs
+from skillsite.publish.staging import Recorded, check_target, clear_remains
+from skillsite.publish.state import NO_INPUTS, BuildState, load_state, load_summary, racy_since, read_inputs
 from skillsite.source.discover import discover
 from skillsite.workers import default_jobs
 
@@ -86,7 +86,8 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
         if plan.cache_dir is not None else NO_INPUTS
     if summary is not None and not always_publish:
         with stage("unchanged"):
-            unchanged = summary.unchanged(inputs.digest, plan.out, plan.verify_output) and not (
+            records = (lambda: _recorded_outputs(plan, saved)) if plan.verify_output else None
+            unchanged = summary.unchanged(inputs.digest, plan.out, records) and not (
                 plan.signing is not None and resign_due(plan.out, plan.signing, plan.cache_dir))
         if unchanged:
             diagnostics = tuple(summary.diagnostics)
@@ -99,6 +100,12 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
     from skillsite.publish.pipeline import read_and_publish
 
     return read_and_publish(plan, found, state, inputs, stage)
+
+
+def _recorded_outputs(plan: BuildPlan, saved: BuildState | None) -> dict[str, Recorded] | None:
+    """The last build's records of the output's files (None: no state to read them from)."""
+    state = load_state(plan.cache_dir, plan.scope, plan.out, saved) if plan.cache_dir is not None else None
+    return state.outputs if state is not None else None
 
 
 def _project_folder(config: SiteConfig) -> str:

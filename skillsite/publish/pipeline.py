@@ -30,7 +30,7 @@ from skillsite.publish.staging import MarkerIdentity, Published, Staging, marker
 from skillsite.publish.stored_pages import StoredPages, entry_keys
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing, pin_versions
 from skillsite.source.dependencies import CatalogNames
-from skillsite.publish.state import BuildState, Inputs, output_digest, save_state
+from skillsite.publish.state import BuildState, Inputs, save_state
 from skillsite.publish.wellknown import discovery_index
 from skillsite.source.catalog import read_catalog
 from skillsite.source.copies import CopySettings
@@ -82,7 +82,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
         catalog_diags = tuple(sort_diagnostics(d for d in diags if d not in cache.notes))
         # the catalog just replaced now waits in the back folder: the next build starts from it
         replaced = state.outputs if state is not None else {}
-        kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, output_digest(files), records(files),
+        kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, records(files),
                           replaced, ids, skipped, catalog_diags, output_bytes, budget,
                           output_marker=marker_identity(plan.out), back_marker=back_marker)
         try:

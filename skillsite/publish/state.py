@@ -1,12 +1,12 @@
 """What a build leaves for the next one, beside the cache: a state file (sqlite).
 
 It says what the last build read (a digest of every input's size and modification time),
-what it published (a digest of its output's files, the content key, size and time of each file:
-see :class:`~skillsite.publish.staging.Staging`, and which marker file the output and the back
+what it published (the content key, size and time of each file of its output: see
+:class:`~skillsite.publish.staging.Staging`, and which marker file the output and the back
 folder hold), and its result.  A rebuild whose inputs and output are both as the last build left
 them stops after discovery and reports that result.  That the output is as it was left, a rebuild
 trusts when its marker file is the recorded one (as git trusts its index); ``--verify-output``
-compares every file's size and time instead.
+compares every file's size and time with those records instead.
 
 A large catalog has many records (one per keyed file, for the output and for the catalog it
 replaced) that change little from one build to the next: the file keeps them as table rows, the
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import importlib.util
 import json
 import os
@@ -32,7 +31,7 @@ import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence, overload
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, overload
 
 from skillsite.audit.files import audited_stamps
 from skillsite.cache import RACY_NS, digest, make_cache_folder
@@ -45,7 +44,7 @@ from skillsite.workers import parallel_map
 STATE_FILE = "build-state.sqlite"
 #: The state file of earlier versions (one JSON text): removed by a save.
 OLD_STATE_FILE = "build-state.json"
-FORMAT = "skillsite-build-state 9"
+FORMAT = "skillsite-build-state 10"
 _SCHEMA = (
     "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE outputs (rel TEXT PRIMARY KEY, key TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL)"
@@ -112,7 +111,6 @@ class BuildState:
     scope: str                          # skillsite and the configuration (the cache's scope)
     out: str                            # the output folder (absolute): a state is for one output
     inputs: str                         # digest of every input's stamp ("" when one was too recent)
-    output: str                         # digest of the output's files as published
     outputs: dict[str, Recorded]        # content key, size and mtime of every keyed file of the output
     back: dict[str, Recorded]           # the same of the catalog it replaced (in the cache's back folder)
     published: tuple[str, ...]
@@ -126,8 +124,8 @@ class BuildState:
 
     def summary(self) -> StateSummary:
         """What a rebuild with nothing changed needs of this state."""
-        return StateSummary(self.inputs, self.output, self.output_marker, self.published, self.skipped,
-                            self.diagnostics, self.output_bytes, self.budget)
+        return StateSummary(self.inputs, self.output_marker, self.published, self.skipped, self.diagnostics,
+                            self.output_bytes, self.budget)
 
     def trusts_output(self, out: Path) -> bool:
         """Whether ``out`` holds the marker this build left there: its files are as recorded."""
@@ -139,8 +137,7 @@ class BuildState:
 
     def to_json(self) -> dict[str, Any]:
         """Everything but the records and the diagnostics (the file keeps those apart)."""
-        return {"scope": self.scope, "out": self.out, "inputs": self.inputs, "output": self.output,
-                "published": self.published, "skipped": self.skipped, "output_bytes": self.output_bytes,
+        return {"scope": self.scope, "out": self.out, "inputs": self.inputs, "published": self.published, "skipped": self.skipped, "output_bytes": self.output_bytes,
                 "budget": list(self.budget), "output_marker": self.output_marker, "back_marker": self.back_marker}
 
     @classmethod
@@ -148,7 +145,7 @@ class BuildState:
                   back: dict[str, Recorded], generation: str = "") -> BuildState:
         """The state :meth:`to_json` gave, with its diagnostics (their JSON text) and records."""
         summary = StateSummary.from_json(data, diagnostics)
-        return cls(data["scope"], data["out"], summary.inputs, summary.output, outputs, back, summary.published,
+        return cls(data["scope"], data["out"], summary.inputs, outputs, back, summary.published,
                    summary.skipped, summary.diagnostics, summary.output_bytes, summary.budget, generation,
                    summary.output_marker, _identity(data["back_marker"]))
 
@@ -159,7 +156,6 @@ class StateSummary:
     changed needs (a catalog of 100,000 skills has over a million records)."""
 
     inputs: str                         # digest of every input's stamp ("" when one was too recent)
-    output: str                         # digest of the output's files as published
     output_marker: MarkerIdentity | None
     published: tuple[str, ...]
     skipped: tuple[str, ...]
@@ -170,15 +166,20 @@ class StateSummary:
     @classmethod
     def from_json(cls, data: dict[str, Any], diagnostics: str) -> StateSummary:
         """The summary of the state :meth:`BuildState.to_json` gave, with its diagnostics' JSON text."""
-        return cls(data["inputs"], data["output"], _identity(data["output_marker"]), tuple(data["published"]),
+        return cls(data["inputs"], _identity(data["output_marker"]), tuple(data["published"]),
                    tuple(data["skipped"]), StoredDiagnostics(diagnostics), data["output_bytes"], tuple(data["budget"]))
 
-    def unchanged(self, inputs: str, out: Path, verify: bool = False) -> bool:
-        """Whether every input and the output are as the last build left them (``verify``: every
-        file of the output looked at, not only its marker)."""
+    def unchanged(self, inputs: str, out: Path, records: Callable[[], Mapping[str, Recorded] | None] | None = None
+                  ) -> bool:
+        """Whether every input and the output are as the last build left them: the output as its
+        marker says, or (``records``: what gives the last build's records of the output's files,
+        None when it cannot) every file of it looked at."""
         if not self.inputs or self.inputs != inputs or not _readable(self.diagnostics):
             return False
-        return current_output_digest(out) == self.output if verify else _holds(out, self.output_marker)
+        if records is None:
+            return _holds(out, self.output_marker)
+        recorded = records()
+        return recorded is not None and output_as_recorded(out, recorded)
 
 
 def _readable(diagnostics: Sequence[Diagnostic]) -> bool:
@@ -201,24 +202,14 @@ def _identity(value: Any) -> MarkerIdentity | None:
     return (int(value[0]), int(value[1]), int(value[2])) if value is not None else None
 
 
-def output_digest(files: Mapping[str, Sequence[Any]]) -> str:
-    """A digest of an output's :func:`~skillsite.publish.staging.snapshot` (each file's size and
-    mtime_ns, or a tuple that ends with them: what a commit gives), fed a file at a time in name
-    order (a catalog of 100,000 skills has over a million files: never one text of them all)."""
-    sha = hashlib.sha256()
-    for rel in sorted(files):
-        name = rel.encode("utf-8", "surrogatepass")
-        size, mtime_ns = files[rel][-2:]
-        sha.update(b"%d:%s %d %d\n" % (len(name), name, size, mtime_ns))  # the length makes any name unambiguous
-    return sha.hexdigest()
-
-
-def current_output_digest(out: Path) -> str:
-    """:func:`output_digest` of the folder as it is now ("" when it cannot be listed)."""
+def output_as_recorded(out: Path, records: Mapping[str, Recorded]) -> bool:
+    """Whether the folder ``out`` holds exactly the files ``records`` lists, each of the size and
+    time recorded (nothing else there, nothing missing, nothing but regular files)."""
     try:
-        return output_digest(snapshot(out))
+        found = snapshot(out)
     except OSError:
-        return ""
+        return False
+    return found.keys() == records.keys() and all(found[rel] == (size, mtime) for rel, (_, size, mtime) in records.items())
 
 
 def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, int, int]], since_ns: int,

@@ -20,7 +20,7 @@ OUT = Path("/srv/site")
 
 def _state(outputs: dict[str, tuple[str, int, int]], back: dict[str, tuple[str, int, int]],
            scope: str = "scope") -> BuildState:
-    return BuildState(scope, str(OUT), "inputs", "output", outputs, back, ("a", "b"), ("c",),
+    return BuildState(scope, str(OUT), "inputs", outputs, back, ("a", "b"), ("c",),
                       (make("SK301", "body is long", "/src/a/SKILL.md", 10, 1),), 1234, ({"agent": "x", "fits": True},))
 
 
@@ -125,8 +125,6 @@ def test_diagnostics_the_state_file_holds_damaged_mean_the_skills_are_read_again
     from skillsite.publish.state import load_summary
 
     save_state(tmp_path, _state(_records(5), {}))
-    summary = load_summary(tmp_path, "scope", OUT)
-    assert summary.unchanged(summary.inputs, OUT, verify=True) is False  # no output folder: changed anyway
     for damaged in ("not json", '{"a": 1}', "[1, 2]", '[{"path": "x"}]'):
         with sqlite3.connect(tmp_path / STATE_FILE) as db:
             db.execute("UPDATE meta SET value = ? WHERE name = 'diagnostics'", (damaged,))
@@ -224,18 +222,34 @@ def test_a_save_killed_before_it_commits_leaves_the_previous_state(tmp_path, mon
     assert load_state(tmp_path, "scope", OUT) == second
 
 
-def test_the_output_digest_depends_on_every_name_and_stamp_not_on_their_order():
-    from skillsite.publish.state import output_digest
+def test_an_output_is_as_recorded_when_it_holds_exactly_the_files_recorded_with_their_stamps(tmp_path):
+    """What ``--verify-output`` checks (no build records a digest of its whole output for it any
+    more): every file's size and time, no file missing, none added, nothing but regular files."""
+    from skillsite.publish.state import output_as_recorded
 
-    files = {"skills/a/SKILL.md": (10, 1), "index.html": (200, 2), "odd name\n 1 2": (3, 4)}
-    assert output_digest(files) == output_digest(dict(reversed(list(files.items()))))
-    assert len({output_digest(files),
-                output_digest({**files, "index.html": (200, 3)}),
-                output_digest({**files, "index.html": (201, 2)}),
-                output_digest({k: v for k, v in files.items() if k != "index.html"}),
-                output_digest({"odd name": (1, 2), "x": (3, 4)}),   # names that look like stamps
-                output_digest({"odd name\n 1 2": (3, 4), "x": (3, 4)}),
-                output_digest({"odd name 1 2": (3, 4), "x": (3, 4)})}) == 7
+    out = tmp_path / "site"
+    (out / "skills" / "a").mkdir(parents=True)
+    (out / "index.html").write_text("home")
+    (out / "skills" / "a" / "odd name\n 1 2").write_text("x" * 10)
+
+    def records() -> dict[str, tuple[str, int, int]]:
+        return {rel: ("k" * 64, path.stat().st_size, path.stat().st_mtime_ns)
+                for rel, path in (("index.html", out / "index.html"),
+                                  ("skills/a/odd name\n 1 2", out / "skills" / "a" / "odd name\n 1 2"))}
+
+    recorded = records()
+    assert output_as_recorded(out, recorded)
+    assert not output_as_recorded(tmp_path / "missing", recorded)
+    (out / "extra.html").write_text("added")
+    assert not output_as_recorded(out, recorded)
+    (out / "extra.html").unlink()
+    os.utime(out / "index.html", ns=(1, 1))
+    assert not output_as_recorded(out, recorded) and output_as_recorded(out, records())
+    (out / "index.html").write_text("home page")  # another size
+    assert not output_as_recorded(out, records() | {"index.html": recorded["index.html"]})
+    (out / "skills" / "a" / "odd name\n 1 2").unlink()
+    (out / "skills" / "a" / "odd name\n 1 2").symlink_to(out / "index.html")  # not a regular file
+    assert not output_as_recorded(out, recorded | {"index.html": records()["index.html"]})
 
 
 def test_the_inputs_are_the_same_on_any_number_of_processes(tmp_path):
