@@ -34,6 +34,9 @@ class SourceFile:
     parent_id: str | None        # nearest enclosing skill, if any
     files: tuple[BundledFile, ...] = ()
     stamp: tuple[int, int] = (0, 0)  # the SKILL.md's size and mtime_ns as discovery saw them (0, 0: not looked at)
+    #: What the audit of the folder reads (:func:`~skillsite.audit.files.audited_stamps`: each file's
+    #: path, size, mtime_ns and executable bit, in its order), when discovery saw all of it; else None.
+    audited: tuple[tuple[str, int, int, bool], ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def folder_name(self) -> str:

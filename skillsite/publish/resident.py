@@ -102,7 +102,8 @@ class Resident:
             folder = os.path.abspath(source.dir)
             before = self._listings.get(folder)
             if before is None or before[1] or touched is None or folder in touched:
-                stamps = audited_stamps(source.dir)
+                seen = source.audited is not None and (touched is None or folder not in touched)  # a walk's, just now
+                stamps = list(source.audited) if seen else audited_stamps(source.dir)
                 before = (AuditListing.of_stamps(stamps), any(_unwatched(path) for path, *_ in stamps))
             kept[folder] = before
             listings.append(before[0])

@@ -250,6 +250,14 @@ def _audit_listing(sources: Sequence[SourceFile], index: int) -> AuditListing:
     return AuditListing.of(sources[index].dir)
 
 
+def audit_listings(sources: Sequence[SourceFile], jobs: int = 1) -> list[AuditListing]:
+    """Each skill folder's :class:`AuditListing`: from what discovery saw of it where it saw
+    every file the audit reads (:attr:`~skillsite.models.SourceFile.audited`), else listed again
+    on ``jobs`` processes."""
+    again = iter(parallel_map(_audit_listing, sources, [i for i, s in enumerate(sources) if s.audited is None], jobs))
+    return [AuditListing.of_stamps(list(s.audited)) if s.audited is not None else next(again) for s in sources]
+
+
 @dataclass(frozen=True)
 class Inputs:
     """What a build saw of its inputs before reading any: their digest (:func:`inputs_digest`)
@@ -269,7 +277,7 @@ def read_inputs(found: Discovery, settings: Any, templates: list[tuple[str, int,
     """The :class:`Inputs` of a discovery: every skill folder's audit listing is made once, on
     ``jobs`` processes (``listings``: made already, in the order of the skills)."""
     if listings is None:
-        listings = parallel_map(_audit_listing, found.sources, range(len(found.sources)), jobs)
+        listings = audit_listings(found.sources, jobs)
     settled = {s.id: listing.digest for s, listing in zip(found.sources, listings) if listing.newest_ns < since_ns}
     return Inputs(inputs_digest(found, settings, templates, since_ns, listings), settled)
 

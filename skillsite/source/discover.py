@@ -27,6 +27,14 @@ SKILL_FILE = "SKILL.md"
 LOWERCASE_SKILL_FILE = "skill.md"
 MAX_DEPTH = 100
 MAX_VISITED_DIRS = 500_000
+#: The audit reads every file of a skill folder but these folders' and nested skills'
+#: (:func:`skillsite.audit.files.skill_files`, which discovery's listing stands in for when it saw all of it).
+AUDIT_SKIPPED_DIRS = frozenset({".git"})
+AUDIT_MAX_FILES = 5000
+
+
+#: A file as the audit's listing holds it: its path in the skill folder, size, mtime_ns, executable bit.
+_Audited = tuple[str, int, int, bool]
 
 
 @dataclass(slots=True)
@@ -83,6 +91,12 @@ def _skill_file(by_name: dict[str, os.DirEntry]) -> str | None:
     return None
 
 
+def _audit_sees_skill(by_name: dict[str, os.DirEntry]) -> bool:
+    """Whether the audit takes a folder with this listing for a skill of its own (any SKILL.md or
+    skill.md that is a file: :func:`skillsite.audit.files.skill_files`)."""
+    return any(name in by_name and is_file_entry(by_name[name]) for name in (SKILL_FILE, LOWERCASE_SKILL_FILE))
+
+
 class _RootWalker:
     """Walks one root, following symlinks that stay inside it, never looping."""
 
@@ -98,6 +112,10 @@ class _RootWalker:
         self.above = rules_above(root)
         self.dirs: list[_Dir] = []
         self.diags: list[Diagnostic] = []
+        #: folders (rel) where the walk left out something the audit reads, or listed something it
+        #: does not (see :attr:`SourceFile.audited`)
+        self.partial: set[str] = set()
+        self.cut = False  # stopped at MAX_VISITED_DIRS
 
     def show(self, rel: str) -> str:
         """How ``rel`` is shown in diagnostics: under the root as given."""
@@ -112,6 +130,7 @@ class _RootWalker:
             if len(self.dirs) >= MAX_VISITED_DIRS:
                 self.diags.append(make("SK008", f"more than {MAX_VISITED_DIRS} folders; search stopped",
                                        str(self.root)))
+                self.cut = True
                 return
             stack.extend(reversed(self._visit(*stack.pop())))
 
@@ -123,19 +142,24 @@ class _RootWalker:
                 entries = sorted(listing, key=lambda e: e.name) if self.ordered else list(listing)
         except OSError as exc:
             self.diags.append(make("SK006", f"cannot list folder: {exc.strerror or exc}", self.show(rel)))
+            self.partial.add(rel)
             return []
         by_name = {e.name: e for e in entries}
         if rel and (OUTPUT_MARKER in by_name or is_environment(by_name)):
+            self.partial.add(rel)
             return []  # a published catalog (e.g. _site inside the sources) is output; a venv is a tool's
         if GITIGNORE in by_name:
             ignores = ignores.with_file(os.path.join(seen, GITIGNORE), rel)
         skill_file = _skill_file(by_name)
+        if bool(skill_file) != _audit_sees_skill(by_name):  # the audit would tell nested skills apart otherwise
+            self.partial.add(rel)
         node = _Dir(rel, seen, real, skill_file, rel if skill_file else owner)
         self.dirs.append(node)
         children = self._entries(node, entries, ancestors, ignores)
         if children and (rel.count("/") + 1 if rel else 0) >= MAX_DEPTH:
             self.diags.append(make("SK008", f"nesting deeper than {MAX_DEPTH} folders; not searched further",
                                    self.show(rel)))
+            self.partial.add(rel)
             return []
         return children
 
@@ -148,12 +172,16 @@ class _RootWalker:
         for entry in entries:
             name = entry.name
             if name in TOOL_FOLDERS or (self.exclude and _excluded(prefix + name, self.exclude)):
+                if not (name in AUDIT_SKIPPED_DIRS and _is_folder(entry)):
+                    self.partial.add(node.rel)
                 continue
             if ignores.rules and ignores.ignored(prefix + name, _is_folder(entry)):
+                self.partial.add(node.rel)
                 continue
             if not is_utf8_text(name):  # a URL, an archive or a JSON manifest could not name it
                 self.diags.append(make("SK011", "name is not valid UTF-8; skipped",
                                        self.show(prefix + shown_name(name))))
+                self.partial.add(node.rel)
                 continue
             try:
                 if entry.is_file(follow_symlinks=False):
@@ -166,11 +194,13 @@ class _RootWalker:
                     child = self._follow(entry, prefix + name, ancestors, node, ignores)
                     if child is not None:
                         children.append(child)
+                        self.partial.add(node.rel)  # the audit does not walk into a symlinked folder
                 else:  # reading a pipe would wait forever, a device could be endless
                     self.diags.append(make("SK012", f"{_special_kind(entry)}, not a regular file; skipped",
                                            self.show(prefix + name)))
             except OSError as exc:
                 self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.show(prefix + name)))
+                self.partial.add(node.rel)
         return children
 
     def _follow(self, entry: os.DirEntry, rel: str, ancestors: frozenset[str], node: _Dir, ignores: Ignores
@@ -237,6 +267,8 @@ class _RootSkills:
         self.skill_dirs = [d for d in walker.dirs if d.skill_file]
         self.winner = self._unique_folders()
         self.kept = {d.rel for d in self.winner.values()}
+        #: per kept skill folder, what its audit reads as discovery saw it, with each file's place in the audit's order
+        self.seen_by_audit: dict[str, list[tuple[tuple[tuple[int, str], ...], _Audited]]] = {rel: [] for rel in self.kept}
 
     def skill_id(self, rel: str) -> str:
         if self.prefix and rel:
@@ -262,6 +294,7 @@ class _RootSkills:
 
     def sources(self) -> list[SourceFile]:
         files_of, stamps = self._bundled_files()
+        audited = self._audited_listings()
         found = []
         for d in self.skill_dirs:
             if d.rel not in self.kept:
@@ -274,7 +307,8 @@ class _RootSkills:
             found.append(SourceFile(
                 id=self.skill_id(d.rel), root=self.walker.root, dir=folder, skill_md=folder / d.skill_file,
                 display_path=self.walker.show(rel_md), rel_path=rel_md, parent_id=self._parent(d),
-                files=tuple(sorted(files_of[d.rel], key=lambda f: f.path)), stamp=stamps.get(d.rel, (0, 0))))
+                files=tuple(sorted(files_of[d.rel], key=lambda f: f.path)), stamp=stamps.get(d.rel, (0, 0)),
+                audited=audited.get(d.rel)))
         return found
 
     def _parent(self, d: _Dir) -> str | None:
@@ -294,6 +328,23 @@ class _RootSkills:
                 self._files_of_folder(d, self.by_rel[d.owner], files_of[d.owner], stamps)
         return files_of, stamps
 
+    def _audited_listings(self) -> dict[str, tuple[_Audited, ...]]:
+        """What the audit reads in each kept skill folder whose files discovery saw every one of
+        (by rel): its files' stamps in the audit's order, each folder's files before its folders
+        (:func:`skillsite.audit.files.skill_files`)."""
+        if not self.stat_files or self.walker.cut:
+            return {}
+        partial = {self._owner_of(rel) for rel in self.walker.partial}
+        return {rel: tuple(stamp for _, stamp in sorted(listed))
+                for rel, listed in self.seen_by_audit.items()
+                if rel not in partial and len(listed) <= AUDIT_MAX_FILES}
+
+    def _owner_of(self, rel: str) -> str | None:
+        """The skill folder a folder's files belong to (one the walk did not list: its parent's)."""
+        while rel not in self.by_rel and rel:
+            rel = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        return self.by_rel[rel].owner if rel in self.by_rel else None
+
     def _files_of_folder(self, d: _Dir, owner: _Dir, found: list[BundledFile],
                          stamps: dict[str, tuple[int, int]]) -> None:
         """The files of folder ``d`` that belong to skill ``owner``."""
@@ -302,26 +353,33 @@ class _RootSkills:
         seen_dir, real_dir = os.path.join(d.seen, ""), os.path.join(d.real, "")
         folder_inside = inside_folder(d.real, owner.real)  # a plain file is inside exactly when its folder is
         targets = {name: (seen, real) for name, seen, real in d.linked}
+        audited = self.seen_by_audit[owner.rel]
+        order = tuple((1, part) for part in in_skill.split("/")[:-1])  # the audit's: files, then folders
         for name in (*d.files, *targets):
             seen, real = targets.get(name) or (seen_dir + name, real_dir + name)
+            inside = inside_folder(real, owner.real) if name in targets else folder_inside
+            st = self._stat(real, _join(d.rel, name)) if self.stat_files and (inside or name == skill_file) else None
+            size, mtime_ns = (st.st_size, st.st_mtime_ns) if st is not None else (0, 0)
+            if inside and st is not None and stat.S_ISREG(st.st_mode):
+                audited.append(((*order, (0, name)), (shown_name(in_skill + name), size, mtime_ns,
+                                                       bool(st.st_mode & 0o111))))
             if name == skill_file:
                 if self.stat_files:
-                    stamps[d.rel] = self._stamp(real, _join(d.rel, name))
-            elif not (inside_folder(real, owner.real) if name in targets else folder_inside):
+                    stamps[d.rel] = (size, mtime_ns)
+            elif not inside:
                 self.diags.append(make("SK007", "symlink points outside the skill folder; file not published",
                                        self.walker.show(_join(d.rel, name))))
             else:
-                size, mtime_ns = self._stamp(real, _join(d.rel, name)) if self.stat_files else (0, 0)
                 found.append(BundledFile(in_skill + name, seen, size, mtime_ns))
 
-    def _stamp(self, real: str, rel: str) -> tuple[int, int]:
-        """Size and modification time of a file (by its real path: a symlink's target)."""
+    def _stat(self, real: str, rel: str) -> os.stat_result | None:
+        """A file's status (by its real path: a symlink's target); None, said, when it cannot be read."""
         try:
-            stat = os.stat(real)
+            return os.stat(real)
         except OSError as exc:
             self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.walker.show(rel)))
-            return 0, 0
-        return stat.st_size, stat.st_mtime_ns
+            self.walker.partial.add(rel.rsplit("/", 1)[0] if "/" in rel else "")
+            return None
 
 
 def _join(rel: str, name: str | None) -> str:

@@ -93,4 +93,4 @@ def _patched(found: Discovery, stamps: dict[tuple[int, int], tuple[int, int]]) -
 def _restamped(source: SourceFile, stamps: dict[int, tuple[int, int]]) -> SourceFile:
     files = tuple(dataclasses.replace(f, bytes=stamps[number][0], mtime_ns=stamps[number][1]) if number in stamps
                   else f for number, f in enumerate(source.files))
-    return dataclasses.replace(source, files=files, stamp=stamps.get(-1, source.stamp))
+    return dataclasses.replace(source, files=files, stamp=stamps.get(-1, source.stamp), audited=None)
