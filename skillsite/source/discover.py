@@ -267,8 +267,9 @@ class _RootSkills:
         self.skill_dirs = [d for d in walker.dirs if d.skill_file]
         self.winner = self._unique_folders()
         self.kept = {d.rel for d in self.winner.values()}
-        #: per kept skill folder, what its audit reads as discovery saw it, with each file's place in the audit's order
-        self.seen_by_audit: dict[str, list[tuple[tuple[tuple[int, str], ...], _Audited]]] = {rel: [] for rel in self.kept}
+        #: per kept skill folder, what its audit reads as discovery saw it: per folder of it (its path
+        #: in the skill, as a tuple of names), its files' stamps
+        self.seen_by_audit: dict[str, list[tuple[tuple[str, ...], list[_Audited]]]] = {rel: [] for rel in self.kept}
 
     def skill_id(self, rel: str) -> str:
         if self.prefix and rel:
@@ -330,14 +331,20 @@ class _RootSkills:
 
     def _audited_listings(self) -> dict[str, tuple[_Audited, ...]]:
         """What the audit reads in each kept skill folder whose files discovery saw every one of
-        (by rel): its files' stamps in the audit's order, each folder's files before its folders
-        (:func:`skillsite.audit.files.skill_files`)."""
+        (by rel): its files' stamps in the audit's order (:func:`skillsite.audit.files.skill_files`:
+        a folder's files by name, then its folders by name, each with everything under it, which
+        is the order of the folders' paths as tuples of names)."""
         if not self.stat_files or self.walker.cut:
             return {}
         partial = {self._owner_of(rel) for rel in self.walker.partial}
-        return {rel: tuple(stamp for _, stamp in sorted(listed))
-                for rel, listed in self.seen_by_audit.items()
-                if rel not in partial and len(listed) <= AUDIT_MAX_FILES}
+        listings = {}
+        for rel, folders in self.seen_by_audit.items():
+            if rel not in partial:
+                listed = tuple(stamp for _, files in sorted(folders, key=lambda folder: folder[0])
+                               for stamp in sorted(files))  # in a folder, by path: by name
+                if len(listed) <= AUDIT_MAX_FILES:
+                    listings[rel] = listed
+        return listings
 
     def _owner_of(self, rel: str) -> str | None:
         """The skill folder a folder's files belong to (one the walk did not list: its parent's)."""
@@ -353,16 +360,15 @@ class _RootSkills:
         seen_dir, real_dir = os.path.join(d.seen, ""), os.path.join(d.real, "")
         folder_inside = inside_folder(d.real, owner.real)  # a plain file is inside exactly when its folder is
         targets = {name: (seen, real) for name, seen, real in d.linked}
-        audited = self.seen_by_audit[owner.rel]
-        order = tuple((1, part) for part in in_skill.split("/")[:-1])  # the audit's: files, then folders
+        audited: list[_Audited] = []
+        self.seen_by_audit[owner.rel].append((tuple(in_skill.split("/")[:-1]), audited))
         for name in (*d.files, *targets):
             seen, real = targets.get(name) or (seen_dir + name, real_dir + name)
             inside = inside_folder(real, owner.real) if name in targets else folder_inside
             st = self._stat(real, _join(d.rel, name)) if self.stat_files and (inside or name == skill_file) else None
             size, mtime_ns = (st.st_size, st.st_mtime_ns) if st is not None else (0, 0)
             if inside and st is not None and stat.S_ISREG(st.st_mode):
-                audited.append(((*order, (0, name)), (shown_name(in_skill + name), size, mtime_ns,
-                                                       bool(st.st_mode & 0o111))))
+                audited.append((shown_name(in_skill + name), size, mtime_ns, bool(st.st_mode & 0o111)))
             if name == skill_file:
                 if self.stat_files:
                     stamps[d.rel] = (size, mtime_ns)
