@@ -9,13 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from skillsite.source.discover import inside_folder, is_file_entry, shown_name
+from skillsite.source.discover import (AUDIT_MAX_FILES, AUDIT_SKIPPED_DIRS, LOWERCASE_SKILL_FILE, SKILL_FILE,
+                                       inside_folder, is_file_entry, shown_name)
 from skillsite.bounded import read_limited
 
 MAX_TEXT_BYTES = 1024 * 1024
-MAX_FILES = 5000
-SKIPPED_DIRS = frozenset({".git"})
-SKILL_FILES = ("SKILL.md", "skill.md")
+#: Defined beside discovery, which lists what the audit reads when it saw all of it (see
+#: :attr:`skillsite.models.SourceFile.audited`).
+MAX_FILES = AUDIT_MAX_FILES
+SKIPPED_DIRS = AUDIT_SKIPPED_DIRS
+SKILL_FILES = (SKILL_FILE, LOWERCASE_SKILL_FILE)
 
 
 @dataclass(frozen=True)

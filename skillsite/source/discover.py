@@ -27,8 +27,9 @@ SKILL_FILE = "SKILL.md"
 LOWERCASE_SKILL_FILE = "skill.md"
 MAX_DEPTH = 100
 MAX_VISITED_DIRS = 500_000
-#: The audit reads every file of a skill folder but these folders' and nested skills'
-#: (:func:`skillsite.audit.files.skill_files`, which discovery's listing stands in for when it saw all of it).
+#: The audit reads every file of a skill folder but those of these folders and of nested skills,
+#: up to this many (:func:`skillsite.audit.files.skill_files`; discovery's listing stands in for
+#: that one's where it saw all of it: :attr:`~skillsite.models.SourceFile.audited`).
 AUDIT_SKIPPED_DIRS = frozenset({".git"})
 AUDIT_MAX_FILES = 5000
 
