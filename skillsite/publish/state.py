@@ -61,8 +61,8 @@ class StoredDiagnostics(Sequence[Diagnostic]):
     """A build's diagnostics as the state file holds them (their JSON text), made into
     :class:`~skillsite.diagnostics.Diagnostic` objects only when read: a rebuild with work to do
     never reads the last build's (at 10,000 skills, tens of thousands of objects the build would
-    hold, and the garbage collector walk, to the end), and compares texts to know whether the
-    file's need writing again."""
+    hold, and the garbage collector walk, to the end); a save compares texts to know whether
+    the file's copy needs writing again."""
 
     def __init__(self, text: str):
         self.text = text
@@ -137,8 +137,9 @@ class BuildState:
 
     def to_json(self) -> dict[str, Any]:
         """Everything but the records and the diagnostics (the file keeps those apart)."""
-        return {"scope": self.scope, "out": self.out, "inputs": self.inputs, "published": self.published, "skipped": self.skipped, "output_bytes": self.output_bytes,
-                "budget": list(self.budget), "output_marker": self.output_marker, "back_marker": self.back_marker}
+        return {"scope": self.scope, "out": self.out, "inputs": self.inputs, "published": self.published,
+                "skipped": self.skipped, "output_bytes": self.output_bytes, "budget": list(self.budget),
+                "output_marker": self.output_marker, "back_marker": self.back_marker}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], diagnostics: str, outputs: dict[str, Recorded],
@@ -209,7 +210,8 @@ def output_as_recorded(out: Path, records: Mapping[str, Recorded]) -> bool:
         found = snapshot(out)
     except OSError:
         return False
-    return found.keys() == records.keys() and all(found[rel] == (size, mtime) for rel, (_, size, mtime) in records.items())
+    return found.keys() == records.keys() and all(found[rel] == (size, mtime)
+                                                  for rel, (_, size, mtime) in records.items())
 
 
 def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, int, int]], since_ns: int,
