@@ -9,16 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from skillsite.source.discover import (AUDIT_MAX_FILES, AUDIT_SKIPPED_DIRS, LOWERCASE_SKILL_FILE, SKILL_FILE,
-                                       inside_folder, is_file_entry, shown_name)
+from skillsite.source.discover import (AUDIT_MAX_FILES, AUDIT_SKIPPED_DIRS, holds_skill_file, inside_folder,
+                                       shown_name)
 from skillsite.bounded import read_limited
 
 MAX_TEXT_BYTES = 1024 * 1024
-#: Defined beside discovery, which lists what the audit reads when it saw all of it (see
-#: :attr:`skillsite.models.SourceFile.audited`).
-MAX_FILES = AUDIT_MAX_FILES
-SKIPPED_DIRS = AUDIT_SKIPPED_DIRS
-SKILL_FILES = (SKILL_FILE, LOWERCASE_SKILL_FILE)
 
 
 @dataclass(frozen=True)
@@ -41,14 +36,11 @@ def _entries(path: str) -> list[os.DirEntry[str]]:
         return []
 
 
-def _holds_skill(entries: list[os.DirEntry[str]]) -> bool:
-    return any(entry.name in SKILL_FILES and is_file_entry(entry) for entry in entries)
-
-
 def skill_files(folder: Path) -> Iterator[SkillFile]:
     """Every regular file of the skill at ``folder``, in path order (each folder's files, then its
-    folders'; at most MAX_FILES).  Symlinked folders are not followed, symlinked files only when
-    they stay inside the folder."""
+    folders'; at most AUDIT_MAX_FILES).  Symlinked folders are not followed, symlinked files only
+    when they stay inside the folder.  The rules are discovery's, which lists what the audit
+    reads where it saw all of it (:attr:`skillsite.models.SourceFile.audited`)."""
     root = _Root(folder)
     count = 0
     pending = [("", _entries(str(folder)))]
@@ -57,14 +49,14 @@ def skill_files(folder: Path) -> Iterator[SkillFile]:
         subfolders = []
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
-                inner = [] if entry.name in SKIPPED_DIRS else _entries(entry.path)
-                if inner and not _holds_skill(inner):  # a nested skill is audited on its own
+                inner = [] if entry.name in AUDIT_SKIPPED_DIRS else _entries(entry.path)
+                if inner and not holds_skill_file({e.name: e for e in inner}):  # a nested skill: audited on its own
                     subfolders.append((f"{prefix}{entry.name}/", inner))
                 continue
             found = _skill_file(entry, prefix, root)
             if found is not None:
                 count += 1
-                if count > MAX_FILES:
+                if count > AUDIT_MAX_FILES:
                     return
                 yield found
         pending.extend(reversed(subfolders))

@@ -92,9 +92,9 @@ def _skill_file(by_name: dict[str, os.DirEntry]) -> str | None:
     return None
 
 
-def _audit_sees_skill(by_name: dict[str, os.DirEntry]) -> bool:
-    """Whether the audit takes a folder with this listing for a skill of its own (any SKILL.md or
-    skill.md that is a file: :func:`skillsite.audit.files.skill_files`)."""
+def holds_skill_file(by_name: dict[str, os.DirEntry]) -> bool:
+    """Whether the audit takes a folder with this listing for a skill of its own, not part of the
+    skill above it (any SKILL.md or skill.md that is a file: :func:`skillsite.audit.files.skill_files`)."""
     return any(name in by_name and is_file_entry(by_name[name]) for name in (SKILL_FILE, LOWERCASE_SKILL_FILE))
 
 
@@ -152,7 +152,7 @@ class _RootWalker:
         if GITIGNORE in by_name:
             ignores = ignores.with_file(os.path.join(seen, GITIGNORE), rel)
         skill_file = _skill_file(by_name)
-        if bool(skill_file) != _audit_sees_skill(by_name):  # the audit would tell nested skills apart otherwise
+        if bool(skill_file) != holds_skill_file(by_name):  # the audit would tell nested skills apart otherwise
             self.partial.add(rel)
         node = _Dir(rel, seen, real, skill_file, rel if skill_file else owner)
         self.dirs.append(node)
