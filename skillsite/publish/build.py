@@ -25,8 +25,8 @@ from skillsite.publish.lock import cache_lock, output_lock
 from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result
 from skillsite.publish.resident import Resident
 from skillsite.publish.signing import Signing, resign_due
-from skillsite.publish.staging import Recorded, check_target, clear_remains
-from skillsite.publish.state import NO_INPUTS, BuildState, load_state, load_summary, racy_since, read_inputs
+from skillsite.publish.staging import check_target, clear_remains
+from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs
 from skillsite.source.discover import discover
 from skillsite.workers import default_jobs
 
@@ -84,28 +84,26 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
     inputs = read_inputs(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns),
                          resident.listings(found, plan.sources) if resident is not None else None, plan.jobs) \
         if plan.cache_dir is not None else NO_INPUTS
+    # the records of the last build's output (over a million files at 100,000 skills): read only
+    # when there is work to do, or first when every output file is to be checked against them
+    state = load_state(plan.cache_dir, plan.scope, plan.out, saved) \
+        if summary is not None and plan.verify_output else None
     if summary is not None and not always_publish:
         with stage("unchanged"):
-            records = (lambda: _recorded_outputs(plan, saved)) if plan.verify_output else None
-            unchanged = summary.unchanged(inputs.digest, plan.out, records) and not (
+            unchanged = summary.unchanged(inputs.digest, plan.out, plan.verify_output,
+                                          state.outputs if state is not None else None) and not (
                 plan.signing is not None and resign_due(plan.out, plan.signing, plan.cache_dir))
         if unchanged:
             diagnostics = tuple(summary.diagnostics)
             reading = CatalogReading(found.sources, (), (), diagnostics)
             return build_result(True, plan, reading, summary.published, summary.skipped, diagnostics,
                                 summary.output_bytes, stage, summary.budget)
-    # the records of the last build's output (over a million files at 100,000 skills), now needed
-    state = load_state(plan.cache_dir, plan.scope, plan.out, saved) if summary is not None else None
+    if summary is not None and not plan.verify_output:
+        state = load_state(plan.cache_dir, plan.scope, plan.out, saved)
     # Reading and publishing load YAML, jsonschema, markdown-it and Jinja2: only now that there is work.
     from skillsite.publish.pipeline import read_and_publish
 
     return read_and_publish(plan, found, state, inputs, stage)
-
-
-def _recorded_outputs(plan: BuildPlan, saved: BuildState | None) -> dict[str, Recorded] | None:
-    """The last build's records of the output's files (None: no state to read them from)."""
-    state = load_state(plan.cache_dir, plan.scope, plan.out, saved) if plan.cache_dir is not None else None
-    return state.outputs if state is not None else None
 
 
 def _project_folder(config: SiteConfig) -> str:

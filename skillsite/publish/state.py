@@ -31,7 +31,7 @@ import sqlite3
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, overload
+from typing import Any, Iterable, Iterator, Mapping, Sequence, overload
 
 from skillsite.audit.files import audited_stamps
 from skillsite.cache import RACY_NS, digest, make_cache_folder
@@ -170,17 +170,16 @@ class StateSummary:
         return cls(data["inputs"], _identity(data["output_marker"]), tuple(data["published"]),
                    tuple(data["skipped"]), StoredDiagnostics(diagnostics), data["output_bytes"], tuple(data["budget"]))
 
-    def unchanged(self, inputs: str, out: Path, records: Callable[[], Mapping[str, Recorded] | None] | None = None
+    def unchanged(self, inputs: str, out: Path, verify: bool = False, records: Mapping[str, Recorded] | None = None
                   ) -> bool:
         """Whether every input and the output are as the last build left them: the output as its
-        marker says, or (``records``: what gives the last build's records of the output's files,
-        None when it cannot) every file of it looked at."""
+        marker says, or (``verify``) every file of it as ``records`` say (the last build's
+        records of its files; None: none could be read, so the output may have changed)."""
         if not self.inputs or self.inputs != inputs or not _readable(self.diagnostics):
             return False
-        if records is None:
+        if not verify:
             return _holds(out, self.output_marker)
-        recorded = records()
-        return recorded is not None and output_as_recorded(out, recorded)
+        return records is not None and output_as_recorded(out, records)
 
 
 def _readable(diagnostics: Sequence[Diagnostic]) -> bool:

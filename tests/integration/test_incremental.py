@@ -79,15 +79,25 @@ def test_a_rebuild_trusts_the_recorded_output_and_lists_neither_folder(tmp_path,
         listed.append(folder.name)
         return real(folder)
 
+    from skillsite.publish import build as build_module
+
+    loaded: list[str] = []
+    real_load = build_module.load_state
     monkeypatch.setattr(staging, "snapshot", listing)
     monkeypatch.setattr(state, "snapshot", listing)
+    monkeypatch.setattr(build_module, "load_state", lambda *args: loaded.append("state") or real_load(*args))
     for verify, line in ((False, "A second edit."), (True, "A third edit.")):
         listed.clear()
+        loaded.clear()
         _edit_skill(src, line)
         assert "read" in build([src], out, cache_dir=cache, verify_output=verify).stages
+        assert loaded == ["state"]   # its records read once, verified or not
         assert build([src], tmp_path / f"cold-{verify}").ok
         assert tree_bytes(out) == tree_bytes(tmp_path / f"cold-{verify}")
         assert len(listed) == (1 if verify else 0), listed   # the back folder (the output is lstat'd file by file)
+    loaded.clear()
+    (out / "index.html").write_text("edited by hand")   # the inputs unchanged: the output checked against the records
+    assert "read" in build([src], out, cache_dir=cache, verify_output=True).stages and loaded == ["state"]
     listed.clear()
     assert "read" not in build([src], out, cache_dir=cache).stages and listed == []   # nor does a no-op
 
