@@ -366,10 +366,13 @@ def _overlay(outputs: dict[str, Recorded], rows: Iterable[BackRow]) -> dict[str,
 def save_state(folder: Path, state: BuildState, previous: BuildState | None = None) -> BuildState:
     """Write the state file in one transaction: only the rows that differ from ``previous`` (the
     state this build loaded) when the file still holds it, else all of them; returns ``state``
-    with the generation the file now holds.  OSError (naming the file) when it cannot be written."""
+    with the generation the file now holds, and its diagnostics as the file holds them (the next
+    save compares texts without making this one's again).  OSError (naming the file) when it
+    cannot be written."""
     make_cache_folder(folder)
     path = folder / STATE_FILE
     generation = secrets.token_hex(16)
+    state = dataclasses.replace(state, diagnostics=StoredDiagnostics(diagnostics_text(state.diagnostics)))
     try:
         try:
             _write(path, state, previous, generation)

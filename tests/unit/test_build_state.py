@@ -119,6 +119,22 @@ def test_the_diagnostics_a_state_holds_are_made_only_for_a_rebuild_with_nothing_
     assert len(made) == 2 * len(many)
 
 
+def test_a_process_that_saved_a_state_saves_the_next_one_without_writing_its_diagnostics_again(tmp_path,
+                                                                                                 monkeypatch):
+    """``serve`` keeps the state it saved: the next save compares that state's diagnostics as
+    the file holds them, not as made again from its objects."""
+    from skillsite.diagnostics import Diagnostic
+
+    first = save_state(tmp_path, _state(_records(5), {}))
+    assert first.diagnostics == _state({}, {}).diagnostics
+    written = []
+    real = Diagnostic.to_json
+    monkeypatch.setattr(Diagnostic, "to_json", lambda self: written.append(1) or real(self))
+    second = save_state(tmp_path, replace(_next(first, {"new.html": ("b" * 64, 1, 1)}), diagnostics=first.diagnostics),
+                        first)
+    assert written == [] and load_state(tmp_path, "scope", OUT) == second
+
+
 def test_diagnostics_the_state_file_holds_damaged_mean_the_skills_are_read_again(tmp_path):
     """Nothing changed, but the last build's diagnostics cannot be read: the rebuild does not
     report them (nor fail), it reads the skills again."""
