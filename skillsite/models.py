@@ -71,6 +71,10 @@ class Requirements:
     platforms: tuple[str, ...] = ()
 
 
+#: What most skills require: nothing (one record for all of them: see :func:`skillsite.agent.entry.shared`).
+NOTHING_REQUIRED = Requirements()
+
+
 @dataclass(frozen=True, slots=True)
 class Skill:
     """A validated skill, ready for every output."""
@@ -96,7 +100,7 @@ class Skill:
     hidden: bool = False
     user_invocable_only: bool = False
     always: bool = False
-    requirements: Requirements = Requirements()
+    requirements: Requirements = NOTHING_REQUIRED
     user_invocable: bool = True          # offered as a slash command (``user-invocable: false`` says no)
     triggers: dict[str, list[str]] = field(default_factory=dict)  # phrases, keywords, verbs, patterns: those declared
     conflicts: tuple[str, ...] = ()      # names or ids of the skills it must not run beside, as declared

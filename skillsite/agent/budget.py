@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 from skillsite.agent.catalog_format import offered_to_model, prompt_order
-from skillsite.agent.entry import ManifestEntry, Triggers, Visibility
+from skillsite.agent.entry import DEFAULT_VISIBILITY, ManifestEntry, Triggers, Visibility, shared
 from skillsite.agent.prompt_xml import available_skills_xml, one_line
 from skillsite.search.terms import tokenize
 
@@ -31,7 +31,7 @@ class ListedSkill:
     name: str
     description: str
     priority: int = 0
-    visibility: Visibility = Visibility()
+    visibility: Visibility = DEFAULT_VISIBILITY
     triggers: Triggers | None = None
 
     @classmethod
@@ -42,7 +42,7 @@ class ListedSkill:
         priority = data.get("priority")
         return cls(data["id"], data["name"], data["description"],
                    priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
-                   Visibility(*flags), Triggers.from_json(data.get("triggers")))
+                   shared(Visibility(*flags), DEFAULT_VISIBILITY), Triggers.from_json(data.get("triggers")))
 
 
 Listable = Union[ManifestEntry, ListedSkill]

@@ -18,13 +18,14 @@ loader assumes for what it lacks (``user_invocable`` true, priority 0, no comman
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from skillsite.agent.catalog_format import RISKS
 from skillsite.agent.errors import CatalogFormatError
 
 __all__ = ["HIDING_KEYS", "ManifestEntry", "FileRecord", "KnowledgeRecord", "ToolRecord", "Visibility",
            "EntryRequirements", "Triggers", "DependencyRecord", "EntrySource", "EntryUrls", "EntrySize", "EntryWarning", "AuditFinding", "AuditSummary",
+           "DEFAULT_VISIBILITY", "NO_REQUIREMENTS", "NO_TRIGGERS", "NOTHING_FOUND", "shared",
            "PLATFORMS", "entry_problem", "is_hex_sha256", "is_size", "is_strings"]
 
 _HEX = frozenset("0123456789abcdef")
@@ -80,6 +81,17 @@ def _items(value: Any) -> list[Any]:
 
 def _count(value: Any) -> int:
     return value if _is_int(value) else 0
+
+
+#: A record type of an entry (frozen: one instance may stand for many).
+_Record = TypeVar("_Record")
+
+
+def shared(record: _Record, common: _Record) -> _Record:
+    """``common`` when ``record`` equals it, else ``record``.  Most skills of a big catalog have
+    the default visibility, no requirements, no triggers and nothing the audit found: one frozen
+    record held for all of them keeps each entry small (fewer objects to make, hold and walk)."""
+    return common if record == common else record
 
 
 # ---------------------------------------------------------------- parts of an entry
@@ -206,8 +218,9 @@ class Visibility:
         if not (all(isinstance(data.get(k), bool) for k in flags)
                 and isinstance(data.get("user_invocable", True), bool)):
             raise _Malformed("malformed visibility")
-        return cls(data["hidden"], data["user_invocable_only"], data["always"], data.get("user_invocable", True),
-                   _text(data.get("hidden_by")), _text(data.get("copy_of")))
+        visibility = cls(data["hidden"], data["user_invocable_only"], data["always"], data.get("user_invocable", True),
+                         _text(data.get("hidden_by")), _text(data.get("copy_of")))
+        return shared(visibility, DEFAULT_VISIBILITY)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"hidden": self.hidden, "user_invocable_only": self.user_invocable_only,
@@ -276,7 +289,7 @@ class EntryRequirements:
         bad = next((k for k in ("bins", "env", "platforms") if k in data and not is_strings(data[k])), None)
         if bad:
             raise _Malformed(f"malformed requirements.{bad}")
-        return cls(*(tuple(data.get(k) or ()) for k in ("bins", "env", "platforms")))
+        return shared(cls(*(tuple(data.get(k) or ()) for k in ("bins", "env", "platforms"))), NO_REQUIREMENTS)
 
     def to_json(self) -> dict[str, list[str]]:
         return {"bins": list(self.bins), "env": list(self.env), "platforms": list(self.platforms)}
@@ -296,7 +309,8 @@ class Triggers:
         """The triggers, or None when the entry has none (or a value that is no mapping)."""
         if not isinstance(data, dict):
             return None
-        return cls(*(_texts(data.get(kind)) for kind in ("phrases", "keywords", "verbs", "patterns")))
+        kinds = ("phrases", "keywords", "verbs", "patterns")
+        return shared(cls(*(_texts(data.get(kind)) for kind in kinds)), NO_TRIGGERS)
 
     def to_json(self) -> dict[str, list[str]]:
         return {"phrases": list(self.phrases), "keywords": list(self.keywords), "verbs": list(self.verbs),
@@ -428,10 +442,19 @@ class AuditSummary:
         if not isinstance(data, dict) or data.get("risk") not in RISKS or not isinstance(data.get("findings"), list):
             return tampered
         findings = tuple(AuditFinding.from_json(f) for f in data["findings"])
-        return tampered if None in findings else cls(data["risk"], findings)  # type: ignore[arg-type]
+        if None in findings:
+            return tampered
+        return shared(cls(data["risk"], findings), NOTHING_FOUND)  # type: ignore[arg-type]
 
     def to_json(self) -> dict[str, Any]:
         return {"risk": self.risk, "findings": [f.to_json() for f in self.findings]}
+
+
+#: The records most entries have (see :func:`shared`).
+DEFAULT_VISIBILITY = Visibility()
+NO_REQUIREMENTS = EntryRequirements()
+NO_TRIGGERS = Triggers()
+NOTHING_FOUND = AuditSummary("none")
 
 
 # ---------------------------------------------------------------- the entry
@@ -457,14 +480,14 @@ class ManifestEntry:
     parameters: tuple[dict[str, Any], ...] = ()
     examples: tuple[Any, ...] = ()
     priority: int = 0
-    visibility: Visibility = Visibility()
+    visibility: Visibility = DEFAULT_VISIBILITY
     command: str | None = None                      # absent when not user-invocable, or built before commands
     triggers: Triggers | None = None
     conflicts: tuple[str, ...] = ()
     dependencies: tuple[DependencyRecord, ...] = ()  # absent in catalogs built before dependencies: none
     knowledge: tuple[KnowledgeRecord, ...] = ()
     interface: dict[str, str] | None = None         # what Codex's agents/openai.yaml says to show
-    requirements: EntryRequirements = EntryRequirements()
+    requirements: EntryRequirements = NO_REQUIREMENTS
     parent: str | None = None
     children: tuple[str, ...] = ()
     files: tuple[FileRecord, ...] = ()

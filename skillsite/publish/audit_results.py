@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from skillsite.agent.entry import AuditFinding, AuditSummary, ManifestEntry
+from skillsite.agent.entry import NOTHING_FOUND, AuditFinding, AuditSummary, ManifestEntry, shared
 from skillsite.audit.engine import audit_skill
 from skillsite.audit.files import MAX_TEXT_BYTES, skill_files
 from skillsite.audit.model import Finding, at_least, risk_of
@@ -110,9 +110,9 @@ def apply_audits(entries: list[ManifestEntry], raw: dict[str, list[dict[str, Any
 
 def audit_summary(findings: Sequence[Finding]) -> AuditSummary:
     """A skill's ``audit`` in the manifest: its risk and its findings (after suppressions)."""
-    return AuditSummary(risk_of(findings), tuple(
+    return shared(AuditSummary(risk_of(findings), tuple(
         AuditFinding(code=f.code, severity=f.severity, category=f.category, path=f.path, line=f.line,
-                     column=f.column, message=f.message) for f in findings))
+                     column=f.column, message=f.message) for f in findings)), NOTHING_FOUND)
 
 
 def risk_counts(entries: Sequence[ManifestEntry]) -> dict[str, int]:

@@ -15,9 +15,9 @@ from skillsite import __version__
 from skillsite.config import SiteConfig
 from skillsite.agent.catalog_format import FORMAT, MANIFEST_NAME, PAGED_FORMAT_VERSION, WHOLE_FORMAT_VERSION
 from skillsite.agent.commands import command_name
-from skillsite.agent.entry import (HIDING_KEYS, PLATFORMS, DependencyRecord, EntryRequirements, EntrySize, EntrySource,
-                                   EntryUrls, EntryWarning, FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord,
-                                   Triggers, Visibility)
+from skillsite.agent.entry import (DEFAULT_VISIBILITY, HIDING_KEYS, NO_REQUIREMENTS, NO_TRIGGERS, PLATFORMS,
+                                   DependencyRecord, EntryRequirements, EntrySize, EntrySource, EntryUrls, EntryWarning,
+                                   FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord, Triggers, Visibility, shared)
 from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORMAT, PAGE_FORMAT, FileRef,
                                             PageRecord, entry_path, index_url, page_url)
 from skillsite.agent.triggers import TRIGGER_KINDS
@@ -114,14 +114,14 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
         tools=tuple(ToolRecord(t["name"], t["purpose"], t["required"]) for t in skill.tools),
         parameters=tuple(dict(p) for p in skill.parameters), examples=tuple(skill.examples),
         priority=skill.priority,
-        visibility=Visibility(skill.hidden, skill.user_invocable_only, skill.always, skill.user_invocable,
-                              hidden_by(skill)),
+        visibility=shared(Visibility(skill.hidden, skill.user_invocable_only, skill.always, skill.user_invocable,
+                                     hidden_by(skill)), DEFAULT_VISIBILITY),
         command=(command or command_name(skill.id)) if skill.user_invocable else None,
         triggers=skill_triggers(skill),
         conflicts=tuple(conflicts), dependencies=tuple(dependencies), knowledge=tuple(KnowledgeRecord(**k) for k in knowledge),
         interface=dict(interface) if interface else None,
-        requirements=EntryRequirements(tuple(req.bins), tuple(req.env),
-                                       tuple(p for p in req.platforms if p in PLATFORMS)),
+        requirements=shared(EntryRequirements(tuple(req.bins), tuple(req.env),
+                                              tuple(p for p in req.platforms if p in PLATFORMS)), NO_REQUIREMENTS),
         parent=skill.parent_id, children=tuple(children), files=tuple(files), sha256=skill_md_sha,
         digest=folder_digest([("SKILL.md", skill_md_sha)] + [(f.path, f.sha256) for f in files]),
         source=EntrySource(path, url, edit_url),
@@ -134,7 +134,7 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
 
 def skill_triggers(skill: Skill) -> Triggers:
     """A skill's triggers as its manifest entry has them: every kind, those it does not declare empty."""
-    return Triggers(**{kind: tuple(skill.triggers.get(kind, ())) for kind in TRIGGER_KINDS})
+    return shared(Triggers(**{kind: tuple(skill.triggers.get(kind, ())) for kind in TRIGGER_KINDS}), NO_TRIGGERS)
 
 
 def hidden_by(skill: Skill) -> str | None:

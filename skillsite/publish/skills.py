@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
 from skillsite.agent.commands import assign_commands
-from skillsite.agent.entry import DependencyRecord, FileRecord, ManifestEntry
+from skillsite.agent.entry import (DEFAULT_VISIBILITY, NO_REQUIREMENTS, NO_TRIGGERS, DependencyRecord, FileRecord,
+                                   ManifestEntry)
 from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
 from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
@@ -93,10 +94,10 @@ class PublishedSkill:
 
     entry: ManifestEntry
     html: str | None                    # its rendered body (None: the cache holds it)
-    placed: list[Placed]                # what it wrote or kept, for the staging folder's record
-    file_shas: list[FileSha]            # its bundled files' sha256 the cache did not know
+    placed: Sequence[Placed]            # what it wrote or kept, for the staging folder's record
+    file_shas: Sequence[FileSha]        # its bundled files' sha256 the cache did not know
     archive: tuple[str, str] | None     # (site path, sha256) of its discovery archive, if it owns one
-    diagnostics: list[Diagnostic]
+    diagnostics: Sequence[Diagnostic]
     key: str | None = None              # what it is made of (publication_key), when the cache keeps it
 
     def to_json(self) -> list[Any]:
@@ -217,21 +218,27 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     for index, published in zip(todo, workers.imap(publish_skill, tasks)):
         _record(job, published, cache, html_keys[index], keys[index])
         done[index] = dataclasses.replace(published, entry=sharing_skill_values(published.entry, job.skills[index]),
-                                          html=None, placed=[], file_shas=[],
+                                          html=None, placed=(), file_shas=(),
                                           key=None if published.diagnostics else keys[index])
     return [done[index] for index in range(len(keys))]
 
 
 #: The entry fields that hold a value the skill itself holds, under the same name.
 SHARED_WITH_SKILL = ("id", "name", "description", "sha256", "tags")
+#: The entry fields whose usual value one record stands for in every entry
+#: (see :func:`~skillsite.agent.entry.shared`).
+COMMON_RECORDS = (("visibility", DEFAULT_VISIBILITY), ("requirements", NO_REQUIREMENTS), ("triggers", NO_TRIGGERS))
 
 
 def sharing_skill_values(entry: ManifestEntry, skill: Skill) -> ManifestEntry:
-    """``entry`` holding ``skill``'s own objects for the values the two have equal: an entry
-    from a worker, or read back from the cache, is a copy, and a big catalog should hold each
-    description, name and tag list once."""
+    """``entry`` holding ``skill``'s own objects for the values the two have equal, and the
+    common records where it has their value: an entry from a worker is a copy (and one read
+    back from the cache holds its own strings), and a big catalog should hold each description,
+    name and tag list once, and its usual records once in all."""
     same = {name: value for name in SHARED_WITH_SKILL
             if (value := getattr(skill, name)) is not (held := getattr(entry, name)) and held == value}
+    same.update((name, common) for name, common in COMMON_RECORDS
+                if (held := getattr(entry, name)) is not common and held == common)
     return dataclasses.replace(entry, **same) if same else entry
 
 
@@ -270,7 +277,8 @@ def _published_before(job: SkillPublishing, index: int, stored: StoredPublicatio
         return None
     if not job.staging.keep_all(stored.placed):
         return None  # a file changed or went missing: publish the skill again
-    return PublishedSkill(sharing_skill_values(stored.entry, job.skills[index]), None, [], [], stored.archive, [], key)
+    # empty tuples, not lists: ten thousand kept publications add nothing for the garbage collector to walk
+    return PublishedSkill(sharing_skill_values(stored.entry, job.skills[index]), None, (), (), stored.archive, (), key)
 
 
 def _interface(skill: Skill) -> dict[str, Any] | None:

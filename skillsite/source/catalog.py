@@ -27,7 +27,7 @@ from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Sim
 from skillsite.agent.entry import Visibility
 from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
-from skillsite.models import CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
+from skillsite.models import NOTHING_REQUIRED, CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
                                      duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
                                      tags_diagnostics, trigger_diagnostics)
@@ -224,17 +224,23 @@ def _check(checking: Checking, index: int) -> Checked:
 
 def _check_all(checking: Checking, indexes: Sequence[int], jobs: int) -> list[Checked]:
     """Skills ``indexes`` checked on ``jobs`` processes, each skill given discovery's own source
-    in place of the equal copy a worker sends back: a catalog holds each skill's paths and file
-    list once."""
+    in place of the equal copy a worker sends back, and the one record of no requirements where
+    it has none: a catalog holds each skill's paths and file list once."""
     return [_sharing_source(done, checking.sources[index])
             for index, done in zip(indexes, parallel_map(_check, checking, indexes, jobs))]
 
 
 def _sharing_source(done: Checked, source: SourceFile) -> Checked:
-    """``done`` with ``source`` as its skill's, when the two are equal."""
-    if done.skill is None or done.skill.source is source or done.skill.source != source:
+    """``done`` with ``source`` as its skill's, when the two are equal (and :data:`NOTHING_REQUIRED`
+    as its requirements, when they are)."""
+    if done.skill is None:
         return done
-    return dataclasses.replace(done, skill=dataclasses.replace(done.skill, source=source))
+    same: dict[str, Any] = {}
+    if done.skill.source is not source and done.skill.source == source:
+        same["source"] = source
+    if done.skill.requirements is not NOTHING_REQUIRED and done.skill.requirements == NOTHING_REQUIRED:
+        same["requirements"] = NOTHING_REQUIRED
+    return dataclasses.replace(done, skill=dataclasses.replace(done.skill, **same)) if same else done
 
 
 def _verdict(checking: Checking, index: int) -> Verdict:

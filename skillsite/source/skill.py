@@ -8,9 +8,10 @@ import json
 import re
 from typing import Any, Iterable, Sequence
 
+from skillsite.agent.entry import shared
 from skillsite.agent.triggers import normalise_triggers
 from skillsite.diagnostics import Diagnostic
-from skillsite.models import ParsedSkill, Requirements, Skill, SourceFile
+from skillsite.models import NOTHING_REQUIRED, ParsedSkill, Requirements, Skill, SourceFile
 from skillsite.source.dependencies import declared_dependencies
 
 _PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
@@ -141,7 +142,7 @@ def _requirements(fm: dict[str, Any]) -> Requirements:
     env = _names(req.get("env")) + _names(fm.get("requires_env")) + _names(fm.get("requires-env"))
     platforms = [_PLATFORM_ALIASES.get(p.lower(), p.lower())
                  for p in _names(req.get("platforms")) + _names(fm.get("platforms"))]
-    return Requirements(_unique(bins), _unique(env), _unique(platforms))
+    return shared(Requirements(_unique(bins), _unique(env), _unique(platforms)), NOTHING_REQUIRED)
 
 
 def _is_true(fm: dict[str, Any], *keys: str) -> bool:
@@ -226,7 +227,7 @@ def skill_to_json(skill: Skill) -> dict[str, Any]:
 def skill_fields(data: dict[str, Any]) -> dict[str, Any]:
     """The fields of the skill :func:`skill_to_json` gave, as the skill holds them (all but its
     source, SKILL.md's sha256 and size, and diagnostics: see :func:`skill_of_fields`)."""
-    return {"requirements": Requirements(*(tuple(values) for values in data["requirements"])),
+    return {"requirements": shared(Requirements(*(tuple(values) for values in data["requirements"])), NOTHING_REQUIRED),
             **{name: data[name] for name in _PLAIN_FIELDS}, **{name: tuple(data[name]) for name in _TUPLE_FIELDS}}
 
 

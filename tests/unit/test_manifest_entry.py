@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 import skillsite
-from skillsite.agent.entry import (AuditSummary, DependencyRecord, EntryRequirements, FileRecord, KnowledgeRecord, ManifestEntry,
-                                   ToolRecord, Triggers, Visibility, entry_problem)
+from skillsite.agent.entry import (DEFAULT_VISIBILITY, NO_REQUIREMENTS, NO_TRIGGERS, NOTHING_FOUND, AuditSummary,
+                                   DependencyRecord, EntryRequirements, FileRecord, KnowledgeRecord, ManifestEntry,
+                                   ToolRecord, Triggers, Visibility, entry_problem, shared)
 from skillsite.loader import Catalog, CatalogFormatError
 from support import SAMPLE
 
@@ -64,6 +65,36 @@ def test_the_example_entries_use_every_part_of_the_model(site: Path) -> None:
     assert {e.risk for e in entries} >= {"none"}
     assert any(e.visibility.hidden for e in entries) and any(e.visibility.always for e in entries)
     assert any(d.resolved for e in entries for d in e.dependencies)
+
+
+#: Each entry field that usually holds one value, and the one record that stands for it.
+COMMON = [("visibility", DEFAULT_VISIBILITY), ("requirements", NO_REQUIREMENTS), ("triggers", NO_TRIGGERS),
+          ("audit", NOTHING_FOUND)]
+
+
+@pytest.mark.parametrize("which", ["examples", "corpus"])
+def test_entries_read_back_hold_one_record_for_what_most_skills_have(which: str, site: Path,
+                                                                     corpus_site: Path) -> None:
+    """Default visibility, no requirements, no triggers, nothing found: every entry read back
+    holds the one frozen record of that value (a big catalog makes and holds one, not one a
+    skill); another value stays the entry's own, equal to what the JSON says."""
+    entries = [ManifestEntry.from_json(e) for e in manifest_entries(site if which == "examples" else corpus_site)]
+    for name, common in COMMON:
+        usual = [e for e in entries if getattr(e, name) == common]
+        assert usual and all(getattr(e, name) is common for e in usual), name
+    if which == "examples":  # and the examples have the other values too
+        assert any(e.requirements.bins for e in entries) and any(e.triggers and e.triggers.keywords for e in entries)
+        assert any(e.visibility.hidden for e in entries) and any(e.risk != "none" for e in entries)
+
+
+def test_shared_gives_the_common_record_only_for_its_value() -> None:
+    assert shared(Visibility(), DEFAULT_VISIBILITY) is DEFAULT_VISIBILITY
+    hidden = Visibility(hidden=True)
+    assert shared(hidden, DEFAULT_VISIBILITY) is hidden
+    assert shared(AuditSummary("none", ()), NOTHING_FOUND) is NOTHING_FOUND
+    assert shared(AuditSummary("low", ()), NOTHING_FOUND) == AuditSummary("low")
+    assert Triggers.from_json({"keywords": ["x"]}) == Triggers(keywords=("x",))
+    assert Triggers.from_json({}) is NO_TRIGGERS and EntryRequirements.from_json({}) is NO_REQUIREMENTS
 
 
 def test_an_entry_is_frozen() -> None:
@@ -236,8 +267,12 @@ def test_an_entry_holds_its_skill_s_own_values_where_they_are_equal(tmp_path):
     stored = json.loads((tmp_path / "out" / "skills.json").read_text(encoding="utf-8"))["skills"][0]
     entry = pickle.loads(pickle.dumps(ManifestEntry.from_json(stored)))
     skill = read_catalog([tmp_path / "src"]).skills[0]
-    shared = sharing_skill_values(entry, skill)
-    assert shared == entry and shared.to_json() == stored
-    assert all(getattr(shared, name) is getattr(skill, name) for name in SHARED_WITH_SKILL)
+    sharing = sharing_skill_values(entry, skill)
+    assert sharing == entry and sharing.to_json() == stored
+    assert all(getattr(sharing, name) is getattr(skill, name) for name in SHARED_WITH_SKILL)
     other = sharing_skill_values(dataclasses.replace(entry, description="Another thing."), skill)
     assert other.description == "Another thing." and other.name is skill.name
+    # a worker's copy holds copies of the common records too: they are swapped for the shared ones
+    assert entry.visibility is not DEFAULT_VISIBILITY and entry.requirements is not NO_REQUIREMENTS
+    assert sharing.visibility is DEFAULT_VISIBILITY and sharing.requirements is NO_REQUIREMENTS
+    assert sharing.triggers is NO_TRIGGERS
