@@ -17,15 +17,16 @@ loader assumes for what it lacks (``user_invocable`` true, priority 0, no comman
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 
 from skillsite.agent.catalog_format import RISKS
 from skillsite.agent.errors import CatalogFormatError
 
 __all__ = ["HIDING_KEYS", "ManifestEntry", "FileRecord", "KnowledgeRecord", "ToolRecord", "Visibility",
            "EntryRequirements", "Triggers", "DependencyRecord", "EntrySource", "EntryUrls", "EntrySize", "EntryWarning", "AuditFinding", "AuditSummary",
-           "DEFAULT_VISIBILITY", "NO_REQUIREMENTS", "NO_TRIGGERS", "NOTHING_FOUND", "shared",
+           "DEFAULT_VISIBILITY", "NO_REQUIREMENTS", "NO_TRIGGERS", "NOTHING_FOUND", "shared", "holding",
            "PLATFORMS", "entry_problem", "is_hex_sha256", "is_size", "is_strings"]
 
 _HEX = frozenset("0123456789abcdef")
@@ -92,6 +93,15 @@ def shared(record: _Record, common: _Record) -> _Record:
     the default visibility, no requirements, no triggers and nothing the audit found: one frozen
     record held for all of them keeps each entry small (fewer objects to make, hold and walk)."""
     return common if record == common else record
+
+
+def holding(record: _Record, values: Mapping[str, Any]) -> _Record:
+    """``record`` (a frozen dataclass) holding the very objects of ``values`` for the fields whose
+    value equals theirs: a copy a worker sends back, or one read from JSON, holds equal objects
+    of its own, and a big catalog should hold each value once (``record`` itself when it does)."""
+    same = {name: value for name, value in values.items()
+            if (held := getattr(record, name)) is not value and held == value}
+    return dataclasses.replace(record, **same) if same else record  # type: ignore[type-var]
 
 
 # ---------------------------------------------------------------- parts of an entry

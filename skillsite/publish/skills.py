@@ -17,7 +17,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from skillsite.agent.commands import assign_commands
 from skillsite.agent.entry import (DEFAULT_VISIBILITY, NO_REQUIREMENTS, NO_TRIGGERS, DependencyRecord, FileRecord,
-                                   ManifestEntry)
+                                   ManifestEntry, holding)
 from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
 from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
@@ -227,7 +227,7 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
 SHARED_WITH_SKILL = ("id", "name", "description", "sha256", "tags")
 #: The entry fields whose usual value one record stands for in every entry
 #: (see :func:`~skillsite.agent.entry.shared`).
-COMMON_RECORDS = (("visibility", DEFAULT_VISIBILITY), ("requirements", NO_REQUIREMENTS), ("triggers", NO_TRIGGERS))
+COMMON_RECORDS = {"visibility": DEFAULT_VISIBILITY, "requirements": NO_REQUIREMENTS, "triggers": NO_TRIGGERS}
 
 
 def sharing_skill_values(entry: ManifestEntry, skill: Skill) -> ManifestEntry:
@@ -235,11 +235,7 @@ def sharing_skill_values(entry: ManifestEntry, skill: Skill) -> ManifestEntry:
     common records where it has their value: an entry from a worker is a copy (and one read
     back from the cache holds its own strings), and a big catalog should hold each description,
     name and tag list once, and its usual records once in all."""
-    same = {name: value for name in SHARED_WITH_SKILL
-            if (value := getattr(skill, name)) is not (held := getattr(entry, name)) and held == value}
-    same.update((name, common) for name, common in COMMON_RECORDS
-                if (held := getattr(entry, name)) is not common and held == common)
-    return dataclasses.replace(entry, **same) if same else entry
+    return holding(entry, {**{name: getattr(skill, name) for name in SHARED_WITH_SKILL}, **COMMON_RECORDS})
 
 
 def _record(job: SkillPublishing, published: PublishedSkill, cache: Cache, html_key: str, key: str) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, NamedTuple, Sequence
 
 from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
-from skillsite.agent.entry import Visibility
+from skillsite.agent.entry import Visibility, holding
 from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import NOTHING_REQUIRED, CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
@@ -235,12 +235,8 @@ def _sharing_source(done: Checked, source: SourceFile) -> Checked:
     as its requirements, when they are)."""
     if done.skill is None:
         return done
-    same: dict[str, Any] = {}
-    if done.skill.source is not source and done.skill.source == source:
-        same["source"] = source
-    if done.skill.requirements is not NOTHING_REQUIRED and done.skill.requirements == NOTHING_REQUIRED:
-        same["requirements"] = NOTHING_REQUIRED
-    return dataclasses.replace(done, skill=dataclasses.replace(done.skill, **same)) if same else done
+    skill = holding(done.skill, {"source": source, "requirements": NOTHING_REQUIRED})
+    return done if skill is done.skill else dataclasses.replace(done, skill=skill)
 
 
 def _verdict(checking: Checking, index: int) -> Verdict:
