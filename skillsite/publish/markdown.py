@@ -45,11 +45,11 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from skillsite.agent.site_urls import url_of
+from skillsite.source.discover import SKILL_FILES
 
 __all__ = ["LinkTargets", "MarkdownRenderer", "engine_version", "slugify", "resolve_link", "safe_url", "normalize_link"]
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
-SKILL_FILES = frozenset({"SKILL.md", "skill.md"})
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)

@@ -31,7 +31,8 @@ from skillsite.source.dependencies import CatalogNames, declared_dependencies, r
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import ObjectReader, GitError
 from skillsite.source.parse import decode_skill_md, split_frontmatter
-from skillsite.source.releases import SKILL_FILES, Release, SkillReleases
+from skillsite.source.discover import SKILL_FILES
+from skillsite.source.releases import Release, SkillReleases
 
 #: A past release's bundled file bigger than this is not published (it is read whole from git).
 MAX_RELEASE_FILE_BYTES = 256 << 20

@@ -35,7 +35,7 @@ from skillsite.source.codex_interface import CODEX_FILE, read_codex_file
 from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, fingerprint, group_copies
 from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, resolve_dependencies,
                                            syntax_diagnostics)
-from skillsite.source.discover import Discovery, discover
+from skillsite.source.discover import SKILL_FILES, Discovery, discover
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
 from skillsite.source.links import link_diagnostics
 from skillsite.source.frontmatter import FrontmatterError
@@ -75,7 +75,7 @@ def catalog_skill_dirs(sources: Iterable[SourceFile], siblings: bool = False) ->
     tree) also has the skill folders beside it (``../name``), as the whole tree's check would."""
     sources = list(sources)
     dirs = {(str(s.root), posixpath.dirname(s.rel_path)) for s in sources}
-    for root in {str(s.root) for s in sources if siblings and s.rel_path in ("SKILL.md", "skill.md")}:
+    for root in {str(s.root) for s in sources if siblings and s.rel_path in SKILL_FILES}:
         dirs |= {(root, f"../{name}") for name in _sibling_skills(Path(root))}
     return frozenset(dirs)
 

@@ -25,6 +25,8 @@ from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores, is_environ
 
 SKILL_FILE = "SKILL.md"
 LOWERCASE_SKILL_FILE = "skill.md"
+#: The names a skill's main file goes by, the one discovery prefers first.
+SKILL_FILES = (SKILL_FILE, LOWERCASE_SKILL_FILE)
 MAX_DEPTH = 100
 MAX_VISITED_DIRS = 500_000
 #: The audit reads every file of a skill folder but those of these folders and of nested skills,
@@ -86,7 +88,7 @@ def is_file_entry(entry: os.DirEntry) -> bool:
 
 def _skill_file(by_name: dict[str, os.DirEntry]) -> str | None:
     """The SKILL.md (or skill.md) of a folder listing, if it has one."""
-    for name in (SKILL_FILE, LOWERCASE_SKILL_FILE):
+    for name in SKILL_FILES:
         if name in by_name:
             return name if is_file_entry(by_name[name]) else None
     return None
@@ -95,7 +97,7 @@ def _skill_file(by_name: dict[str, os.DirEntry]) -> str | None:
 def holds_skill_file(by_name: dict[str, os.DirEntry]) -> bool:
     """Whether the audit takes a folder with this listing for a skill of its own, not part of the
     skill above it (any SKILL.md or skill.md that is a file: :func:`skillsite.audit.files.skill_files`)."""
-    return any(name in by_name and is_file_entry(by_name[name]) for name in (SKILL_FILE, LOWERCASE_SKILL_FILE))
+    return any(name in by_name and is_file_entry(by_name[name]) for name in SKILL_FILES)
 
 
 class _RootWalker:

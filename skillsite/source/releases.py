@@ -25,7 +25,7 @@ from skillsite.agent.utf8 import is_utf8_text
 from skillsite.cache import Cache, Section, digest
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import CatalogReading, SourceFile
-from skillsite.source.discover import _excluded
+from skillsite.source.discover import SKILL_FILES, _excluded
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError, ObjectReader, Repository,
                                           dirty_paths, first_parent_log, open_repository, run_git, tags)
@@ -35,7 +35,6 @@ from skillsite.bounded import read_limited
 from skillsite.source.parse import decode_skill_md, split_frontmatter
 from skillsite.source.versioning import canonical_version, precedence
 
-SKILL_FILES = ("SKILL.md", "skill.md")
 TAG_SEPARATOR = "--"
 
 
