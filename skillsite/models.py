@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,21 @@ from skillsite.bounded import read_limited
 from skillsite.diagnostics import Diagnostic, Severity, count_by_severity
 
 
+#: What tells a rebuild that a file may have changed, as git's index does: its size, modification
+#: time, change time and inode.  An edit that keeps the size and sets the old modification time
+#: back (``touch -d``, an archive unpacked) still moves the change time, and a file moved into
+#: another's place has another inode.  As in git, only the modification time says whether a
+#: stamp is too recent to trust (a second edit within its resolution could keep it).
+Stamp = tuple[int, int, int, int]
+#: The stamp of a file not looked at.
+NO_STAMP: Stamp = (0, 0, 0, 0)
+
+
+def stamp_of(st: os.stat_result) -> Stamp:
+    """A file's :data:`Stamp` from its status."""
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+
+
 @dataclass(frozen=True, slots=True)
 class BundledFile:
     """A file published with a skill (anything in its folder outside nested skills)."""
@@ -18,7 +34,14 @@ class BundledFile:
     path: str          # posix path relative to the skill folder
     abspath: str       # where it is read from
     bytes: int
-    mtime_ns: int = 0  # with the size, tells the incremental build whether the content may have changed
+    mtime_ns: int = 0  # with the size, change time and inode: whether the content may have changed
+    ctime_ns: int = 0
+    inode: int = 0
+
+    @property
+    def stamp(self) -> Stamp:
+        """The file's :data:`Stamp` as discovery saw it."""
+        return self.bytes, self.mtime_ns, self.ctime_ns, self.inode
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +56,10 @@ class SourceFile:
     rel_path: str                # SKILL.md path relative to the root, posix
     parent_id: str | None        # nearest enclosing skill, if any
     files: tuple[BundledFile, ...] = ()
-    stamp: tuple[int, int] = (0, 0)  # the SKILL.md's size and mtime_ns as discovery saw them (0, 0: not looked at)
+    stamp: Stamp = NO_STAMP      # the SKILL.md's :data:`Stamp` as discovery saw it (NO_STAMP: not looked at)
     #: What the audit of the folder reads (:func:`~skillsite.audit.files.audited_stamps`: each file's
-    #: path, size, mtime_ns and executable bit, in its order), when discovery saw all of it; else None.
-    audited: tuple[tuple[str, int, int, bool], ...] | None = field(default=None, compare=False, repr=False)
+    #: path, :data:`Stamp` and executable bit, in its order), when discovery saw all of it; else None.
+    audited: tuple[tuple[str, Stamp, bool], ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def folder_name(self) -> str:

@@ -12,6 +12,7 @@ from typing import Iterator
 from skillsite.source.discover import (AUDIT_MAX_FILES, AUDIT_SKIPPED_DIRS, holds_skill_file, inside_folder,
                                        shown_name)
 from skillsite.bounded import read_limited
+from skillsite.models import Stamp
 
 MAX_TEXT_BYTES = 1024 * 1024
 
@@ -25,6 +26,13 @@ class SkillFile:
     size: int
     executable: bool
     mtime_ns: int = 0
+    ctime_ns: int = 0
+    inode: int = 0
+
+    @property
+    def stamp(self) -> Stamp:
+        """The file's :data:`~skillsite.models.Stamp`."""
+        return self.size, self.mtime_ns, self.ctime_ns, self.inode
 
 
 def _entries(path: str) -> list[os.DirEntry[str]]:
@@ -85,13 +93,13 @@ def _skill_file(entry: os.DirEntry[str], prefix: str, root: _Root) -> SkillFile 
     if not stat.S_ISREG(info.st_mode):
         return None
     return SkillFile(shown_name(prefix + entry.name), entry.path, info.st_size, bool(info.st_mode & 0o111),
-                     info.st_mtime_ns)
+                     info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
-def audited_stamps(folder: Path) -> list[tuple[str, int, int, bool]]:
-    """What the audit of the skill at ``folder`` reads, as stamps: each file's path, size, time
-    and executable bit (files discovery leaves out too: ``node_modules``, excluded, ignored)."""
-    return [(f.path, f.size, f.mtime_ns, f.executable) for f in skill_files(folder)]
+def audited_stamps(folder: Path) -> list[tuple[str, Stamp, bool]]:
+    """What the audit of the skill at ``folder`` reads, as stamps: each file's path, stamp and
+    executable bit (files discovery leaves out too: ``node_modules``, excluded, ignored)."""
+    return [(f.path, f.stamp, f.executable) for f in skill_files(folder)]
 
 
 def read_capped(file: SkillFile) -> bytes | None:

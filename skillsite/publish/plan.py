@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from skillsite.config import SiteConfig, template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
-from skillsite.models import CatalogReading
+from skillsite.models import CatalogReading, Stamp, stamp_of
 from skillsite.publish.resident import Resident
 from skillsite.publish.signing import Signing, signing_settings
 from skillsite.publish.state import library_stamps
@@ -113,10 +113,10 @@ class BuildPlan:
         """Where shared knowledge documents are (``knowledge_dir``, else ``knowledge/`` in the first source)."""
         return Path(self.config.knowledge_dir) if self.config.knowledge_dir else default_knowledge_dir(self.sources)
 
-    def folder_stamps(self) -> list[tuple[str, int, int]]:
-        """The size and time of every template and knowledge document: inputs besides the skills."""
+    def folder_stamps(self) -> list[tuple[str, Stamp]]:
+        """The stamp of every template and knowledge document: inputs besides the skills."""
         folders = template_dirs(self.config.templates) + ([self.knowledge_dir] if self.knowledge_dir else [])
-        return [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for folder in folders
+        return [(str(p), stamp_of(p.stat())) for folder in folders
                 for p in sorted(folder.rglob("*")) if p.is_file()]
 
 

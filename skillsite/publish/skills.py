@@ -23,7 +23,7 @@ from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.agent.skill_md import skill_body
-from skillsite.models import BundledFile, Skill, SkillChanged, read_skill_md
+from skillsite.models import BundledFile, Skill, SkillChanged, Stamp, read_skill_md
 from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, is_versions_path,
                                         reserved_names, sha256_hex, skill_entry)
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
@@ -37,10 +37,10 @@ from skillsite.source.relations import resolve_conflicts
 from skillsite.source.versioning import canonical_version
 from skillsite.workers import Workers
 
-#: A bundled file's sha256 as worked out by a worker, for the cache: (path read, size, mtime_ns, sha256).
-FileSha = tuple[str, int, int, str]
-#: The sha256 the cache knows of bundled files: path read -> (size, mtime_ns, sha256) when hashed.
-KnownShas = dict[str, tuple[int, int, str]]
+#: A bundled file's sha256 as worked out by a worker, for the cache: (path read, stamp, sha256).
+FileSha = tuple[str, Stamp, str]
+#: The sha256 the cache knows of bundled files: path read -> (stamp, sha256) when hashed.
+KnownShas = dict[str, tuple[Stamp, str]]
 #: What a worker is given to publish one skill: its index, and what the cache knows of its files.
 SkillTask = tuple[int, KnownShas]
 
@@ -180,13 +180,13 @@ def _skill_md(skill: Skill, max_bytes: int) -> tuple[bytes, list[Diagnostic]]:
 
 def publication_key(job: SkillPublishing, index: int) -> str:
     """What publishing skill ``index`` depends on, besides the configuration and skillsite's
-    code (the cache's scope): its SKILL.md and place, its bundled files' names, sizes and
-    times, its diagnostics, and what the catalog gives it (sub-skills, command, conflicts,
+    code (the cache's scope): its SKILL.md and place, its bundled files' names and stamps, its
+    diagnostics, and what the catalog gives it (sub-skills, command, conflicts,
     dependencies, knowledge documents, archive name)."""
     skill = job.skills[index]
     source = skill.source
     return digest("publication", skill.id, skill.sha256, skill.size, str(source.root), str(source.dir), source.rel_path,
-                  source.display_path, [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in source.files],
+                  source.display_path, [(f.path, f.abspath, f.stamp) for f in source.files],
                   [d.to_json() for d in skill.diagnostics], job.sub_skills(skill.id), job.commands.get(skill.id),
                   job.conflicts[skill.id], [d.to_json() for d in job.dependencies[skill.id]],
                   job.knowledge.get(skill.id, []), job.archive_names[index], job.mtime,
@@ -212,7 +212,7 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     job.staging.take_journal()  # kept as whole skills (keep_all), recorded already
     todo = [index for index in range(len(keys)) if index not in done]
     # the files of a skill taken as stored need no sha256 now; the next edit of the skill will
-    cache.keep_many(Section.FILE_SHA, (_file_key(f.abspath, f.bytes, f.mtime_ns)
+    cache.keep_many(Section.FILE_SHA, (_file_key(f.abspath, f.stamp)
                                        for index in done for f in job.skills[index].source.files))
     tasks = list(zip(todo, _known_shas([job.skills[index] for index in todo], cache)))
     for index, published in zip(todo, workers.imap(publish_skill, tasks)):
@@ -241,8 +241,8 @@ def sharing_skill_values(entry: ManifestEntry, skill: Skill) -> ManifestEntry:
 def _record(job: SkillPublishing, published: PublishedSkill, cache: Cache, html_key: str, key: str) -> None:
     """Record what a worker placed in the staging folder, and keep what it made in the cache."""
     job.staging.adopt(published.placed)
-    for path, size, mtime_ns, sha in published.file_shas:
-        cache.put(Section.FILE_SHA, _file_key(path, size, mtime_ns), sha)
+    for path, stamp, sha in published.file_shas:
+        cache.put(Section.FILE_SHA, _file_key(path, stamp), sha)
     if published.html is not None:
         cache.put(Section.HTML, html_key, published.html)
     if not published.diagnostics:  # an unreadable file is tried again next time
@@ -304,18 +304,18 @@ def _publish_files(job: SkillPublishing, skill: Skill, known_shas: KnownShas, di
             continue
         if content is not None:
             contents[f.path] = content
-        if known_shas.get(f.abspath) != (f.bytes, f.mtime_ns, sha):
-            shas.append((f.abspath, f.bytes, f.mtime_ns, sha))
+        if known_shas.get(f.abspath) != (f.stamp, sha):
+            shas.append((f.abspath, f.stamp, sha))
         records.append(FileRecord(f.path, sha, size))
     return records, shas, contents
 
 
-def _publish_file(job: SkillPublishing, f: BundledFile, rel: str, known: tuple[int, int, str] | None
+def _publish_file(job: SkillPublishing, f: BundledFile, rel: str, known: tuple[Stamp, str] | None
                   ) -> tuple[int, str, bytes | None]:
-    """Keep one bundled file when its sha is ``known`` (same size and time as when it was hashed)
+    """Keep one bundled file when its sha is ``known`` (the same stamp as when it was hashed)
     and its published copy is intact; else copy it: (size, sha256, content if copied and small)."""
-    if known is not None and known[:2] == (f.bytes, f.mtime_ns) and job.staging.keep(rel, known[2]):
-        return f.bytes, known[2], None
+    if known is not None and known[0] == f.stamp and job.staging.keep(rel, known[1]):
+        return f.bytes, known[1], None
     return job.staging.copy(f.abspath, rel)
 
 
@@ -389,20 +389,20 @@ class Publication:
     keys: list[str | None]            # what each entry's publication is made of, when the cache keeps it
 
 
-def _file_key(path: str, size: int, mtime_ns: int) -> str:
-    """A bundled file's cache key: where it is read from, its size and time (as it was hashed)."""
-    return f"{path}\0{size}\0{mtime_ns}"
+def _file_key(path: str, stamp: Stamp) -> str:
+    """A bundled file's cache key: where it is read from and its stamp (as it was hashed)."""
+    return "\0".join((path, *map(str, stamp)))
 
 
 def _known_shas(skills: Sequence[Skill], cache: Cache) -> list[KnownShas]:
-    """For each skill, the sha256 the cache knows of its bundled files with their current size and time
+    """For each skill, the sha256 the cache knows of its bundled files with their current stamp
     (asked only for the skills published again: the others' files are in their stored publication)."""
     files = [f for skill in skills for f in skill.source.files]
-    shas = iter(cache.made_many(Section.FILE_SHA, (_file_key(f.abspath, f.bytes, f.mtime_ns) for f in files), str))
+    shas = iter(cache.made_many(Section.FILE_SHA, (_file_key(f.abspath, f.stamp) for f in files), str))
     known: list[KnownShas] = []
     for skill in skills:
         pairs = [(f, next(shas)) for f in skill.source.files]
-        known.append({f.abspath: (f.bytes, f.mtime_ns, sha) for f, sha in pairs if sha is not None})
+        known.append({f.abspath: (f.stamp, sha) for f, sha in pairs if sha is not None})
     return known
 
 

@@ -37,7 +37,7 @@ from skillsite.audit.files import audited_stamps
 from skillsite.cache import RACY_NS, digest, make_cache_folder
 from skillsite.diagnostics import Diagnostic
 from skillsite.publish.staging import MarkerIdentity, Recorded, marker_identity, snapshot
-from skillsite.models import SourceFile
+from skillsite.models import NO_STAMP, SourceFile, Stamp, stamp_of
 from skillsite.source.discover import Discovery
 from skillsite.workers import parallel_map
 
@@ -213,18 +213,18 @@ def output_as_recorded(out: Path, records: Mapping[str, Recorded]) -> bool:
                                                   for rel, (_, size, mtime) in records.items())
 
 
-def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, int, int]], since_ns: int,
+def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, Stamp]], since_ns: int,
                   listings: Sequence[AuditListing]) -> str:
     """A digest of every input as discovery saw it (where each skill is, its SKILL.md's and
-    bundled files' sizes and times), of what the audit reads in each skill folder (``listings``:
+    bundled files' stamps), of what the audit reads in each skill folder (``listings``:
     discovery leaves some of it out), of the templates' stamps and of ``settings``; "" when an
     input changed at or after ``since_ns``."""
-    stamps = [s.stamp for s in found.sources] + [(f.bytes, f.mtime_ns) for s in found.sources for f in s.files]
-    if any(mtime_ns >= since_ns for _, mtime_ns in stamps) or any(t[2] >= since_ns for t in templates) \
+    stamps = [s.stamp for s in found.sources] + [f.stamp for s in found.sources for f in s.files]
+    if any(stamp[1] >= since_ns for stamp in stamps) or any(stamp[1] >= since_ns for _, stamp in templates) \
             or any(listing.newest_ns >= since_ns for listing in listings):
         return ""
     inputs = [(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
-               [(f.path, f.abspath, f.bytes, f.mtime_ns) for f in s.files], listing.digest)
+               [(f.path, f.abspath, f.stamp) for f in s.files], listing.digest)
               for s, listing in zip(found.sources, listings)]
     return digest(settings, templates, inputs, [d.to_json() for d in found.diagnostics])
 
@@ -242,9 +242,9 @@ class AuditListing:
         return cls.of_stamps(audited_stamps(folder))
 
     @classmethod
-    def of_stamps(cls, stamps: list[tuple[str, int, int, bool]]) -> AuditListing:
+    def of_stamps(cls, stamps: list[tuple[str, Stamp, bool]]) -> AuditListing:
         """The listing of a folder whose files have these stamps (:func:`~skillsite.audit.files.audited_stamps`)."""
-        return cls(max((mtime_ns for _, _, mtime_ns, _ in stamps), default=0), digest(stamps))
+        return cls(max((stamp[1] for _, stamp, _ in stamps), default=0), digest(stamps))
 
 
 def _audit_listing(sources: Sequence[SourceFile], index: int) -> AuditListing:
@@ -273,7 +273,7 @@ class Inputs:
 NO_INPUTS = Inputs("", {})  # a build without a cache compares nothing
 
 
-def read_inputs(found: Discovery, settings: Any, templates: list[tuple[str, int, int]], since_ns: int,
+def read_inputs(found: Discovery, settings: Any, templates: list[tuple[str, Stamp]], since_ns: int,
                 listings: Sequence[AuditListing] | None = None, jobs: int = 1) -> Inputs:
     """The :class:`Inputs` of a discovery: every skill folder's audit listing is made once, on
     ``jobs`` processes (``listings``: made already, in the order of the skills)."""
@@ -283,15 +283,15 @@ def read_inputs(found: Discovery, settings: Any, templates: list[tuple[str, int,
     return Inputs(inputs_digest(found, settings, templates, since_ns, listings), settled)
 
 
-def library_stamps(*modules: str) -> list[tuple[str, int, int]]:
-    """Where each library is installed, with its package file's size and time: a changed
-    installation changes them (without importing the library)."""
+def library_stamps(*modules: str) -> list[tuple[str, Stamp]]:
+    """Where each library is installed, with its package file's stamp: a changed installation
+    changes it (without importing the library)."""
     stamps = []
     for name in modules:
         spec = importlib.util.find_spec(name)
         origin = spec.origin if spec is not None and spec.origin else ""
         st = os.stat(origin) if origin else None
-        stamps.append((origin, st.st_size if st else 0, st.st_mtime_ns if st else 0))
+        stamps.append((origin, stamp_of(st) if st else NO_STAMP))
     return stamps
 
 

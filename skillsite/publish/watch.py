@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from skillsite.models import Stamp, stamp_of
 from skillsite.source.ignore import TOOL_FOLDERS
 
 __all__ = ["SKIP_DIRS", "EventWatcher", "PollingWatcher", "WatchUnavailable", "watched_stamps"]
@@ -44,14 +45,14 @@ class WatchUnavailable(Exception):
     """File events cannot be had (the message says why): poll instead."""
 
 
-def watched_stamps(paths: Iterable[Path], ignore: Sequence[Path] = ()) -> tuple[tuple[str, int, int], ...]:
-    """(path, mtime_ns, size) of every file under ``paths`` but ``ignore``, sorted: any edit changes it."""
+def watched_stamps(paths: Iterable[Path], ignore: Sequence[Path] = ()) -> tuple[tuple[str, Stamp], ...]:
+    """(path, stamp) of every file under ``paths`` but ``ignore``, sorted: any edit changes it."""
     ignored = {os.path.abspath(p) for p in ignore}
-    found: list[tuple[str, int, int]] = []
+    found: list[tuple[str, Stamp]] = []
     for base in paths:
         if base.is_file():
             st = base.stat()
-            found.append((str(base), st.st_mtime_ns, st.st_size))
+            found.append((str(base), stamp_of(st)))
             continue
         for folder, dirs, files in os.walk(os.path.abspath(base)):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and os.path.join(folder, d) not in ignored)
@@ -61,7 +62,7 @@ def watched_stamps(paths: Iterable[Path], ignore: Sequence[Path] = ()) -> tuple[
                     st = os.stat(path)
                 except OSError:
                     continue
-                found.append((path, st.st_mtime_ns, st.st_size))
+                found.append((path, stamp_of(st)))
     return tuple(sorted(found))
 
 

@@ -20,7 +20,7 @@ from typing import Sequence
 from skillsite.agent.site_urls import OUTPUT_MARKER
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
-from skillsite.models import BundledFile, SourceFile
+from skillsite.models import NO_STAMP, BundledFile, SourceFile, Stamp, stamp_of
 from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores, is_environment, rules_above
 
 SKILL_FILE = "SKILL.md"
@@ -36,8 +36,8 @@ AUDIT_SKIPPED_DIRS = frozenset({".git"})
 AUDIT_MAX_FILES = 5000
 
 
-#: A file as the audit's listing holds it: its path in the skill folder, size, mtime_ns, executable bit.
-_Audited = tuple[str, int, int, bool]
+#: A file as the audit's listing holds it: its path in the skill folder, stamp, executable bit.
+_Audited = tuple[str, Stamp, bool]
 
 
 @dataclass(slots=True)
@@ -311,7 +311,7 @@ class _RootSkills:
             found.append(SourceFile(
                 id=self.skill_id(d.rel), root=self.walker.root, dir=folder, skill_md=folder / d.skill_file,
                 display_path=self.walker.show(rel_md), rel_path=rel_md, parent_id=self._parent(d),
-                files=tuple(sorted(files_of[d.rel], key=lambda f: f.path)), stamp=stamps.get(d.rel, (0, 0)),
+                files=tuple(sorted(files_of[d.rel], key=lambda f: f.path)), stamp=stamps.get(d.rel, NO_STAMP),
                 audited=audited.get(d.rel)))
         return found
 
@@ -323,10 +323,10 @@ class _RootSkills:
         owner = self.by_rel[up].owner if up in self.by_rel else None
         return None if owner is None else self.skill_id(self.winner[self.by_rel[owner].real].rel)
 
-    def _bundled_files(self) -> tuple[dict[str, list[BundledFile]], dict[str, tuple[int, int]]]:
+    def _bundled_files(self) -> tuple[dict[str, list[BundledFile]], dict[str, Stamp]]:
         """Each kept skill's bundled files, and its SKILL.md's size and time (with ``stat_files``)."""
         files_of: dict[str, list[BundledFile]] = {rel: [] for rel in self.kept}
-        stamps: dict[str, tuple[int, int]] = {}
+        stamps: dict[str, Stamp] = {}
         for d in self.walker.dirs:
             if d.owner in files_of:
                 self._files_of_folder(d, self.by_rel[d.owner], files_of[d.owner], stamps)
@@ -356,7 +356,7 @@ class _RootSkills:
         return self.by_rel[rel].owner if rel in self.by_rel else None
 
     def _files_of_folder(self, d: _Dir, owner: _Dir, found: list[BundledFile],
-                         stamps: dict[str, tuple[int, int]]) -> None:
+                         stamps: dict[str, Stamp]) -> None:
         """The files of folder ``d`` that belong to skill ``owner``."""
         in_skill = f"{d.rel}/"[len(owner.rel) + 1:] if owner.rel else (f"{d.rel}/" if d.rel else "")
         skill_file = owner.skill_file if d.rel == owner.rel else None
@@ -369,17 +369,17 @@ class _RootSkills:
             seen, real = targets.get(name) or (seen_dir + name, real_dir + name)
             inside = inside_folder(real, owner.real) if name in targets else folder_inside
             st = self._stat(real, _join(d.rel, name)) if self.stat_files and (inside or name == skill_file) else None
-            size, mtime_ns = (st.st_size, st.st_mtime_ns) if st is not None else (0, 0)
+            stamp = stamp_of(st) if st is not None else NO_STAMP
             if inside and st is not None and stat.S_ISREG(st.st_mode):
-                audited.append((shown_name(in_skill + name), size, mtime_ns, bool(st.st_mode & 0o111)))
+                audited.append((shown_name(in_skill + name), stamp, bool(st.st_mode & 0o111)))
             if name == skill_file:
                 if self.stat_files:
-                    stamps[d.rel] = (size, mtime_ns)
+                    stamps[d.rel] = stamp
             elif not inside:
                 self.diags.append(make("SK007", "symlink points outside the skill folder; file not published",
                                        self.walker.show(_join(d.rel, name))))
             else:
-                found.append(BundledFile(in_skill + name, seen, size, mtime_ns))
+                found.append(BundledFile(in_skill + name, seen, *stamp))
 
     def _stat(self, real: str, rel: str) -> os.stat_result | None:
         """A file's status (by its real path: a symlink's target); None, said, when it cannot be read."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Collection, Sequence
 
-from skillsite.models import SourceFile
+from skillsite.models import SourceFile, Stamp, stamp_of
 from skillsite.source.discover import Discovery
 from skillsite.source.ignore import ENVIRONMENT_MARKERS, GITIGNORE
 
@@ -61,7 +61,7 @@ def rediscover(found: Discovery, places: Places, roots: Sequence[Path], changed:
     changed (see the module's docstring); None when only a walk can tell."""
     if places.links or any(d.code == "SK006" for d in found.diagnostics):  # unreadable then, readable now?
         return None
-    stamps: dict[tuple[int, int], tuple[int, int]] = {}
+    stamps: dict[tuple[int, int], Stamp] = {}
     for path in changed:
         reached = as_reached(path, roots)
         if reached is None or os.path.basename(reached) in SHAPING_FILES:
@@ -77,12 +77,12 @@ def rediscover(found: Discovery, places: Places, roots: Sequence[Path], changed:
             return None
         if place is None or not stat.S_ISREG(info.st_mode):
             return None
-        stamps[place] = (info.st_size, info.st_mtime_ns)
+        stamps[place] = stamp_of(info)
     return _patched(found, stamps)
 
 
-def _patched(found: Discovery, stamps: dict[tuple[int, int], tuple[int, int]]) -> Discovery:
-    """``found`` with the (size, mtime_ns) of each file at ``stamps``'s places."""
+def _patched(found: Discovery, stamps: dict[tuple[int, int], Stamp]) -> Discovery:
+    """``found`` with the stamp of each file at ``stamps``'s places."""
     sources = list(found.sources)
     for index in sorted({index for index, _ in stamps}):
         sources[index] = _restamped(sources[index], {number: stamp for (at, number), stamp in stamps.items()
@@ -90,7 +90,8 @@ def _patched(found: Discovery, stamps: dict[tuple[int, int], tuple[int, int]]) -
     return Discovery(tuple(sources), found.diagnostics)
 
 
-def _restamped(source: SourceFile, stamps: dict[int, tuple[int, int]]) -> SourceFile:
-    files = tuple(dataclasses.replace(f, bytes=stamps[number][0], mtime_ns=stamps[number][1]) if number in stamps
+def _restamped(source: SourceFile, stamps: dict[int, Stamp]) -> SourceFile:
+    files = tuple(dataclasses.replace(f, bytes=stamps[number][0], mtime_ns=stamps[number][1],
+                                      ctime_ns=stamps[number][2], inode=stamps[number][3]) if number in stamps
                   else f for number, f in enumerate(source.files))
     return dataclasses.replace(source, files=files, stamp=stamps.get(-1, source.stamp), audited=None)
