@@ -144,6 +144,9 @@ def audit_document(path: str, text: str, folder_name: str = "") -> list[Finding]
 
 
 def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
+    if not file.listed:  # what it holds is unseen: as serious as the worst it could hide
+        yield _file_finding(file.path, Hit("SK644", 0, 0, ": folder cannot be listed", severity="high", folded=False))
+        return
     head = read_head(file)
     facts = FileHead(file.path, head, file.size, file.executable)
     for check in FILE_CHECKS:
@@ -156,8 +159,11 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
         return
     raw = read_capped(file) if file.size <= MAX_TEXT_BYTES else None
     if raw is None:
-        why = f"{file.size:,} bytes, over {MAX_TEXT_BYTES:,}" if file.size > MAX_TEXT_BYTES else "cannot be read"
-        yield _file_finding(file.path, Hit("SK644", 0, 0, f": {why}", folded=False))
+        if file.size > MAX_TEXT_BYTES:
+            yield _file_finding(file.path, Hit("SK644", 0, 0, f": {file.size:,} bytes, over {MAX_TEXT_BYTES:,}",
+                                               folded=False))
+        else:  # unseen, as a folder that cannot be listed
+            yield _file_finding(file.path, Hit("SK644", 0, 0, ": cannot be read", severity="high", folded=False))
         return
     if looks_binary(raw):
         return

@@ -19,7 +19,9 @@ MAX_TEXT_BYTES = 1024 * 1024
 
 @dataclass(frozen=True)
 class SkillFile:
-    """One file of a skill: its path relative to the folder and where to read it."""
+    """One file of a skill: its path relative to the folder and where to read it; or a folder of
+    the skill that cannot be listed (``listed`` False, its path ending in ``/``), whose files
+    the audit cannot see."""
 
     path: str          # POSIX, relative to the skill folder
     abspath: str
@@ -28,6 +30,7 @@ class SkillFile:
     mtime_ns: int = 0
     ctime_ns: int = 0
     inode: int = 0
+    listed: bool = True
 
     @property
     def stamp(self) -> Stamp:
@@ -35,30 +38,33 @@ class SkillFile:
         return self.size, self.mtime_ns, self.ctime_ns, self.inode
 
 
-def _entries(path: str) -> list[os.DirEntry[str]]:
-    """A folder's entries by name (none when it cannot be listed)."""
+def _entries(path: str) -> list[os.DirEntry[str]] | None:
+    """A folder's entries by name (None when it cannot be listed)."""
     try:
         with os.scandir(path) as listing:
             return sorted(listing, key=lambda entry: entry.name)
     except OSError:
-        return []
+        return None
 
 
 def skill_files(folder: Path) -> Iterator[SkillFile]:
     """Every regular file of the skill at ``folder``, in path order (each folder's files, then its
     folders'; at most AUDIT_MAX_FILES).  Symlinked folders are not followed, symlinked files only
     when they stay inside the folder.  The rules are discovery's, which lists what the audit
-    reads where it saw all of it (:attr:`skillsite.models.SourceFile.audited`)."""
+    reads where it saw all of it (:attr:`skillsite.models.SourceFile.audited`).  A folder that
+    cannot be listed comes as such (``listed`` False), after the files of the folder holding it."""
     root = _Root(folder)
     count = 0
-    pending = [("", _entries(str(folder)))]
+    pending = [("", _entries(str(folder)) or [])]
     while pending:
         prefix, entries = pending.pop()
-        subfolders = []
+        subfolders, unlisted = [], []
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
                 inner = [] if entry.name in AUDIT_SKIPPED_DIRS else _entries(entry.path)
-                if inner and not holds_skill_file({e.name: e for e in inner}):  # a nested skill: audited on its own
+                if inner is None:
+                    unlisted.append(SkillFile(f"{prefix}{entry.name}/", entry.path, 0, False, listed=False))
+                elif inner and not holds_skill_file({e.name: e for e in inner}):  # a nested skill: audited on its own
                     subfolders.append((f"{prefix}{entry.name}/", inner))
                 continue
             found = _skill_file(entry, prefix, root)
@@ -67,6 +73,7 @@ def skill_files(folder: Path) -> Iterator[SkillFile]:
                 if count > AUDIT_MAX_FILES:
                     return
                 yield found
+        yield from unlisted
         pending.extend(reversed(subfolders))
 
 
@@ -98,7 +105,8 @@ def _skill_file(entry: os.DirEntry[str], prefix: str, root: _Root) -> SkillFile 
 
 def audited_stamps(folder: Path) -> list[tuple[str, Stamp, bool]]:
     """What the audit of the skill at ``folder`` reads, as stamps: each file's path, stamp and
-    executable bit (files discovery leaves out too: ``node_modules``, excluded, ignored)."""
+    executable bit (files discovery leaves out too: ``node_modules``, excluded, ignored), and
+    each folder it cannot list (its path ends in ``/``)."""
     return [(f.path, f.stamp, f.executable) for f in skill_files(folder)]
 
 

@@ -138,4 +138,5 @@ def hidden_files(file: FileHead) -> Iterator[Hit]:
 #: Reported by the engine, which reads the files.
 NOT_AUDITED = Rule(
     "SK644", "obfuscation", "low", "file not audited",
-    "Files over 1 MiB, and files that cannot be read, are not scanned; review them by hand.", NEVER)
+    "Files over 1 MiB, files that cannot be read and folders that cannot be listed are not scanned; review "
+    "them by hand (what cannot be read or listed is reported high: it could hide anything).", NEVER)
