@@ -16,6 +16,19 @@ from urllib.parse import quote, unquote
 
 #: The file every build's output holds to say it is one (written anew by each build; never signed).
 OUTPUT_MARKER = ".skillsite-output"
+#: What the build writes in ``skills/`` beside the skill folders: the provider layout's listing.
+SKILLS_FOLDER_FILES = frozenset({"index.json"})
+#: What the build writes in a skill's folder beside its own files: its page, its XML fragments, its
+#: provider listing and (in a paged catalog) its manifest entry.
+SKILL_FOLDER_FILES = frozenset({"index.html", "skill.xml", "entry.xml", "index.json", "entry.json"})
+
+
+def taken_name(skill_id: str) -> str | None:
+    """The name of the file the build writes where a skill's folder would be published (a
+    top-level skill named like ``skills/``'s listing, a nested one like a file of the skill
+    holding it); None when its place is free."""
+    holder, _, name = skill_id.rpartition("/")
+    return name if name in (SKILL_FOLDER_FILES if holder else SKILLS_FOLDER_FILES) else None
 
 #: What a URL path keeps as it is, besides the letters, digits and ``-._~`` that ``quote``
 #: always keeps: "/" between segments, "@" and the sub-delimiters a segment may hold (RFC

@@ -22,7 +22,7 @@ from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORM
                                             PageRecord, entry_path, index_url, page_url)
 from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.agent.skill_md import skill_body
-from skillsite.agent.site_urls import url_of
+from skillsite.agent.site_urls import SKILL_FOLDER_FILES, url_of
 from skillsite.models import Skill, read_skill_md
 from skillsite.source.checks import estimate_tokens
 from skillsite.source.versioning import canonical_version
@@ -34,7 +34,8 @@ ENTRY_FILE = "entry.xml"
 PROVIDER_INDEX_FILE = "index.json"   # the static provider layout's per-skill listing
 VERSIONS_FILE = "versions.json"      # a versioned skill's releases
 VERSIONS_FOLDER = "versions"         # ... each in versions/<version>/ (both reserved in a versioned skill's folder)
-RESERVED_NAMES = frozenset({PAGE_FILE, XML_FILE, ENTRY_FILE, PROVIDER_INDEX_FILE})
+#: What the catalog writes in every skill's folder (a paged catalog writes its entry file too).
+RESERVED_NAMES = SKILL_FOLDER_FILES - {ENTRY_JSON}
 
 
 def is_versions_path(path: str) -> bool:

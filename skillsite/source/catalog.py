@@ -25,6 +25,7 @@ from typing import Any, Iterable, NamedTuple, Sequence
 
 from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.entry import Visibility, holding
+from skillsite.agent.site_urls import taken_name
 from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import NOTHING_REQUIRED, CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
@@ -266,7 +267,8 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
                            *relation_diagnostics(members),
                            *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
                            *_knowledge_diagnostics(kept, knowledge_dir),
-                           *_codex_diagnostics(kept), *_look_alike_diagnostics(kept, cache, jobs, groups)]:
+                           *_codex_diagnostics(kept), *_taken_place_diagnostics(kept),
+                           *_look_alike_diagnostics(kept, cache, jobs, groups)]:
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*found.diagnostics, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
     return every, shared, groups
@@ -436,6 +438,14 @@ def _codex_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[
     return [(position, diag) for position, (_, src, _) in enumerate(kept)
             if any(f.path == CODEX_FILE for f in src.files)
             for diag in read_codex_file(src.dir, src.display_path)[1]]
+
+
+def _taken_place_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:
+    """SK015 for every skill whose published folder would take the place of a file the catalog
+    writes (``skills/index.json``, or a file of the skill holding it): it cannot be published."""
+    return [(position, make("SK015", f"skill folder '{name}' would take the place of the catalog's own "
+                                     f"'{name}' there; rename the folder", src.display_path))
+            for position, (_, src, _) in enumerate(kept) if (name := taken_name(src.id)) is not None]
 
 
 def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",

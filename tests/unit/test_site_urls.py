@@ -43,3 +43,16 @@ def test_an_entry_file_lies_in_its_skill_folder_and_its_url_names_it() -> None:
     assert entry_path("repos/elizaOS@eliza/x") == "skills/repos/elizaOS@eliza/x/entry.json"
     assert entry_url("repos/100%/x y") == "skills/repos/100%25/x%20y/entry.json"
     assert path_of(entry_url("repos/100%/x y")) == entry_path("repos/100%/x y")
+
+
+def test_the_names_a_skill_folder_cannot_take_are_those_the_catalog_writes():
+    from skillsite.agent.manifest_pages import ENTRY_FILE as ENTRY_JSON
+    from skillsite.agent.site_urls import SKILL_FOLDER_FILES, SKILLS_FOLDER_FILES, taken_name
+    from skillsite.publish.manifest import ENTRY_FILE, PAGE_FILE, PROVIDER_INDEX_FILE, XML_FILE, reserved_names
+    from skillsite.publish.provider_layout import INDEX_NAME
+
+    assert SKILL_FOLDER_FILES == {PAGE_FILE, XML_FILE, ENTRY_FILE, PROVIDER_INDEX_FILE, ENTRY_JSON} == reserved_names(True)
+    assert SKILLS_FOLDER_FILES == {INDEX_NAME}
+    assert taken_name("index.json") == "index.json" and taken_name("index.html") is None  # skills/index.html is free
+    assert taken_name("tools/index.html") == "index.html" and taken_name("a/b/entry.json") == "entry.json"
+    assert taken_name("tools/index.json.d") is None and taken_name("repos/owner@x/café") is None
