@@ -27,7 +27,7 @@ from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Sim
 from skillsite.agent.entry import Visibility, holding
 from skillsite.agent.site_urls import taken_name
 from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest, kept_or_made
-from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
+from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
 from skillsite.models import NOTHING_REQUIRED, CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
                                      duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
@@ -276,13 +276,15 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
 
 def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySettings,
             roots: Sequence[Path | str], cache: Cache | None = None) -> list[tuple[str, ...]]:
-    """The groups of copies among the kept skills (:mod:`skillsite.source.copies`); the pairs
+    """The groups of copies among the kept skills without errors of their own (one with errors is
+    not published: it cannot stand for its copies) (:mod:`skillsite.source.copies`); the pairs
     compared are kept for the next build (in the cache, and among its resident objects in a
     long-running process)."""
     order = {os.path.abspath(root): n for n, root in enumerate(roots)}
     comparisons, stored = _known_comparisons(cache, settings.similarity) if settings.group else (None, False)
     groups = group_copies([Candidate(src.id, v.fingerprint, order.get(os.path.abspath(src.root), len(order)), v.priority)
-                           for _, src, v in kept if v.fingerprint is not None], settings, comparisons)
+                           for _, src, v in kept if v.fingerprint is not None and not _has_errors(v)],
+                          settings, comparisons)
     if cache is not None and comparisons is not None:
         _keep_comparisons(cache, comparisons, stored)
     return groups
@@ -438,6 +440,10 @@ def _codex_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[
     return [(position, diag) for position, (_, src, _) in enumerate(kept)
             if any(f.path == CODEX_FILE for f in src.files)
             for diag in read_codex_file(src.dir, src.display_path)[1]]
+
+
+def _has_errors(verdict: Verdict) -> bool:
+    return any(d.severity is Severity.ERROR for d in verdict.diagnostics)
 
 
 def _taken_place_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:

@@ -217,3 +217,21 @@ def test_a_fresh_process_compares_only_the_pairs_of_the_skill_that_changed(tmp_p
     assert build([SAMPLE, src], cold, SiteConfig(), keep_going=True).ok
     assert (out / "skills.json").read_bytes() == (cold / "skills.json").read_bytes()
     assert entries(out)["b/release-check"]["copies"]["canonical"] == "a/release-check"
+
+
+def test_a_copy_with_errors_does_not_stand_for_its_group(tmp_path: Path) -> None:
+    """The copy grouping would prefer (in ``skills/``) has an error, so it is not published: the
+    group is the others, led by the next one as ``copies.prefer`` orders them, and what the
+    build prints (SK229) names the one skills.json names."""
+    src, out = tmp_path / "src", tmp_path / "_site"
+    for place in ("skills", ".claude/skills", ".agents/skills"):
+        shutil.copytree(SOURCE / ORIGINAL, src / place / "using-superpowers")
+    broken = src / "skills/using-superpowers/SKILL.md"
+    broken.write_text(broken.read_text("utf-8").replace("\nname:", "\nmetadata: [1, 2]\nname:", 1), "utf-8")
+    result = build([src], out, keep_going=True)
+    assert result.ok and result.skipped == ("skills/using-superpowers",)
+    canonical = ".claude/skills/using-superpowers"
+    said = {d.path: d.message for d in result.diagnostics if d.code == "SK229"}
+    assert len(said) == 1 and all(f"a copy of skill '{canonical}' (2 copies)" in m for m in said.values())
+    groups = {e["id"]: (e["copies"]["canonical"], e["copies"]["count"]) for e in entries(out).values()}
+    assert groups == {canonical: (canonical, 2), ".agents/skills/using-superpowers": (canonical, 2)}
