@@ -14,11 +14,13 @@ import html
 import os
 import posixpath
 import re
+import stat
 from typing import Iterator
 from urllib.parse import unquote
 
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
+from skillsite.source.discover import inside_folder
 
 _LINK = re.compile(r"\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -211,11 +213,25 @@ def _target_problem(target: str, is_link: bool, folder: _SkillFolder) -> tuple[s
         return "SK304", f"link '{target}' leaves the skill folder; it is not published with the skill"
     if folder.holds(inside):
         return None
-    if os.path.lexists(os.path.join(folder.src.dir, inside)):
-        reason = "a file that is not published with the skill (a symlink leaving the skill folder)"
-    else:
-        reason = "a file that does not exist in the skill folder"
+    reason = _unpublished(os.path.join(folder.src.dir, inside), str(folder.src.dir))
     return "SK303", f"{'link' if is_link else 'file reference'} '{target}' points to {reason}"
+
+
+def _unpublished(path: str, skill_dir: str) -> str:
+    """Why a target in the skill folder is not published with it: what is there, if anything."""
+    if not os.path.lexists(path):
+        return "a file that does not exist in the skill folder"
+    if not inside_folder(os.path.realpath(path), os.path.realpath(skill_dir)):
+        return "a file that is not published with the skill (a symlink leaving the skill folder)"
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "a file that does not exist in the skill folder"
+    if stat.S_ISDIR(mode):
+        return "a folder with no file published with the skill"
+    if stat.S_ISREG(mode):
+        return "a file that is not published with the skill (ignored, excluded, in a skipped folder or in a nested skill)"
+    return "a file that is not published with the skill (a pipe, socket or device)"
 
 
 def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]) -> list[Diagnostic]:
