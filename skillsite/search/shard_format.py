@@ -113,9 +113,12 @@ def encode_postings(docs: Sequence[int], weights: bytes = b"") -> str:
 
 
 def decode_postings(data: str, count: int, weighted: bool, docs_count: int) -> tuple[list[int], bytes]:
-    """Skill numbers and weight bytes of ``count`` encoded postings; ValueError when corrupt."""
+    """Skill numbers and weight bytes of ``count`` encoded postings; ValueError when corrupt (as
+    soon as it shows: a gap longer than a skill number can be, or more postings than ``count``,
+    so a hostile list costs no more than a well-formed one of its length)."""
     raw = base64.b64decode(data, validate=True)
     end = len(raw) - (count if weighted else 0)
+    longest = 7 * max(1, -(-docs_count.bit_length() // 7))  # bits of the longest gap's encoding
     docs: list[int] = []
     doc = shift = gap = 0
     at = 0
@@ -128,6 +131,8 @@ def decode_postings(data: str, count: int, weighted: bool, docs_count: int) -> t
             doc += gap
             docs.append(doc)
             gap = shift = 0
+        if shift >= longest or len(docs) > count:
+            break
     if shift or len(docs) != count or (docs and docs[-1] >= docs_count) or end < 0:
         raise ValueError("corrupt search shard: a postings list is truncated or names a skill it does not have")
     return docs, raw[end:] if weighted else b""

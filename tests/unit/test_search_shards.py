@@ -323,3 +323,20 @@ def test_a_pinned_index_of_shards_without_digests_is_refused_clearly() -> None:
     meta_lie = {**files, SHARDS_FILE: files[SHARDS_FILE].replace(b'"docs":', b'"docs": ')}
     with pytest.raises(ShardIntegrityError, match=f"^{SHARDS_FILE} does not match the sha256 skills.json gives"):
         Served(meta_lie).open(pinned=True)
+
+
+def test_a_postings_list_is_refused_at_its_first_gap_longer_than_a_skill_number():
+    """A host may serve any chunk of an unsigned catalog: a gap encoded in more bytes than the
+    catalog's largest skill number needs is corrupt where it starts (the encoder never writes
+    one), so a list of endless continuation bytes costs what its length costs, not its square."""
+    import base64
+
+    from skillsite.search.shard_format import decode_postings, encode_postings
+
+    assert decode_postings(encode_postings([3, 200, 9000]), 3, False, 10_000) == ([3, 200, 9000], b"")
+    padded_one = base64.b64encode(bytes([0x81, 0x80, 0x80, 0x00])).decode()  # 1, in four bytes
+    with pytest.raises(ValueError, match="corrupt search shard"):
+        decode_postings(padded_one, 1, False, 100)
+    endless = base64.b64encode(b"\xff" * 4_000_000).decode()
+    with pytest.raises(ValueError, match="corrupt search shard"):
+        decode_postings(endless, 1, True, 100)
