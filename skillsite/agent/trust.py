@@ -143,7 +143,7 @@ class _Verifier:
         """The document of a metadata file: ``{"signed": {"_type": kind, ...}, "signatures": [...]}``."""
         try:
             document = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
             raise self.fail(f"{name} is not JSON") from None
         if not (isinstance(document, dict) and isinstance(document.get("signed"), dict)
                 and isinstance(document.get("signatures"), list) and document["signed"].get("_type") == kind
@@ -160,10 +160,11 @@ class _Verifier:
             threshold = spec["threshold"]
         except (KeyError, TypeError):
             raise self.fail(f"the trusted root has no usable '{role}' role") from None
-        payload = self.canonical(document["signed"]).encode("utf-8")
+        payload = self.payload(document["signed"], name)
         good: set[bytes] = set()
         for signature in document["signatures"]:
-            key = keys.get(signature.get("keyid")) if isinstance(signature, dict) else None
+            keyid = signature.get("keyid") if isinstance(signature, dict) else None
+            key = keys.get(keyid) if isinstance(keyid, str) else None
             if key is None or key.raw in good:
                 continue
             try:
@@ -175,6 +176,15 @@ class _Verifier:
             signers = ", ".join(k.text for k in keys.values() if k) or "no Ed25519 key"
             raise self.fail(f"{name} is not signed by the catalog's key ({signers}): {len(good)} of "
                             f"{threshold} valid signatures; the key changed without a rotation, or the file was altered")
+
+    def payload(self, signed: dict[str, Any], name: str) -> bytes:
+        """The bytes a signature covers: the canonical JSON of ``signed`` (TrustError when it has
+        none: a float, a string that is not Unicode, nesting too deep; nothing signs such a file)."""
+        try:
+            return self.canonical(signed).encode("utf-8")
+        except Exception:  # securesystemslib's FormatError, UnicodeEncodeError, RecursionError: refused alike
+            raise self.fail(f"{name} has no canonical JSON form (a float, a lone surrogate or deep "
+                            "nesting): it cannot be signed") from None
 
     def unexpired(self, signed: dict[str, Any], name: str) -> None:
         try:

@@ -360,3 +360,33 @@ def test_python_tuf_refuses_what_the_loader_refuses(name: str, builds: Builds, k
     with pytest.raises(RepositoryError):
         Updater(str(metadata), url + "tuf/", str(tmp_path), url, config=UpdaterConfig(prefix_targets_with_hash=False),
                 bootstrap=None).refresh()
+
+
+#: Signed metadata no signer makes, as a hostile host may serve it: each is refused as untrusted.
+CRAFTED = {"a key id that is a list": "not signed by the catalog's key", "a float": "no canonical JSON form",
+           "a lone surrogate": "no canonical JSON form", "nesting deeper than Python parses": "is not JSON"}
+
+
+def crafted_timestamp(builds: Builds, tmp: Path, kind: str) -> Path:
+    site = Path(shutil.copytree(builds.v2, tmp / "crafted"))
+    path = site / "tuf/timestamp.json"
+    document = json.loads(path.read_bytes())
+    if kind == "a key id that is a list":
+        document["signatures"] = [{"keyid": [], "sig": "00"}]
+    elif kind in ("a float", "a lone surrogate"):
+        document["signed"]["extra"] = 1.5 if kind == "a float" else "\ud800"
+    else:
+        document = None
+    path.write_bytes(b"[" * 100_000 + b"]" * 100_000 if document is None else json.dumps(document).encode())
+    return site
+
+
+@pytest.mark.parametrize("kind", CRAFTED)
+def test_crafted_signed_metadata_is_refused_as_untrusted_not_as_an_internal_error(
+        kind: str, builds: Builds, keys: Keys, host: Host, tmp_path: Path) -> None:
+    url = host.serve(crafted_timestamp(builds, tmp_path, kind))
+    for trusted in ([keys.main.public.text], None):
+        with pytest.raises(TrustError, match=CRAFTED[kind]):
+            Catalog.open(url, cache_dir=tmp_path / f"cache-{bool(trusted)}", trusted_keys=trusted)
+    shown = skillsite("show", CHANGED, "--catalog", url, "--trusted-key", keys.main.public.text, cache=tmp_path / "c")
+    assert shown.returncode == 1 and shown.stderr.count("\n") == 1 and CRAFTED[kind] in shown.stderr, shown.stderr
