@@ -26,7 +26,8 @@ def ineligible_reasons(entry: ManifestEntry, env: Mapping[str, str] | None = Non
 
     Binaries are looked up with ``shutil.which`` on ``env["PATH"]``; a variable counts as set
     when it is present and non-empty in ``env`` (default ``os.environ``).  ``_which`` keeps
-    lookups across calls (a prompt checks every skill).
+    lookups across calls (a prompt checks every skill).  A name no system can hold (a NUL, a
+    lone surrogate: a catalog may say anything) is never found.
     """
     env = os.environ if env is None else env
     found = {} if _which is None else _which
@@ -34,14 +35,33 @@ def ineligible_reasons(entry: ManifestEntry, env: Mapping[str, str] | None = Non
     reasons = []
     for binary in req.bins:
         if binary not in found:
-            found[binary] = shutil.which(binary, path=env.get("PATH", os.defpath)) is not None
+            found[binary] = _on_path(binary, env.get("PATH", os.defpath))
         if not found[binary]:
-            reasons.append(f"needs '{binary}' on PATH")
-    reasons += [f"needs ${name} set" for name in req.env if not env.get(name)]
+            reasons.append(f"needs '{_shown(binary)}' on PATH")
+    reasons += [f"needs ${_shown(name)} set" for name in req.env if not _is_set(env, name)]
     here = current_platform(platform)
     if req.platforms and here not in req.platforms:
         reasons.append(f"runs on {', '.join(req.platforms)}, not {here}")
     return reasons
+
+
+def _on_path(binary: str, path: str) -> bool:
+    try:
+        return shutil.which(binary, path=path) is not None
+    except (ValueError, UnicodeError, OSError):  # a NUL, a lone surrogate, a name too long
+        return False
+
+
+def _is_set(env: Mapping[str, str], name: str) -> bool:
+    try:
+        return bool(env.get(name))
+    except (ValueError, UnicodeError):
+        return False
+
+
+def _shown(name: str) -> str:
+    """A name as a reason quotes it: what UTF-8 cannot hold escaped."""
+    return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 #: A reason quoting a dependency's reason is cut to this length (a chain of skills would repeat

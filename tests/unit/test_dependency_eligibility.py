@@ -88,3 +88,16 @@ def test_the_loader_follows_dependencies_in_status_prompt_and_ineligible(tmp_pat
     assert states["d"] == ("eligible", [])
     prompt = catalog.prompt(env=ENV, platform="linux")
     assert "<name>d</name>" in prompt and "<name>a</name>" not in prompt
+
+
+def test_names_no_system_can_hold_are_never_found_and_quoted_escaped() -> None:
+    """A catalog may name any requirement: a NUL or a lone surrogate makes the skill ineligible,
+    with a reason that can be printed, instead of an error out of the lookup."""
+    from skillsite.agent.eligibility import ineligible_reasons
+
+    data = entry_json("odd", bins=("a\x00b", "\ud800", "/" * 5000 + "x"))
+    data["requirements"]["env"] = ["\ud800", "A\x00B"]
+    reasons = ineligible_reasons(ManifestEntry.from_json(data))   # the real environment and PATH
+    assert reasons == ["needs 'a\x00b' on PATH", "needs '\\ud800' on PATH", f"needs '{'/' * 5000}x' on PATH",
+                       "needs $\\ud800 set", "needs $A\x00B set"]
+    assert all(reason.encode("utf-8") for reason in reasons)
