@@ -15,6 +15,12 @@ from skillsite.search.bm25 import SearchIndex
 from skillsite.search.shard_query import Card, ShardedIndex, ShardIntegrityError
 
 
+#: What reading a corrupt or hostile search index raises (a host may serve anything): each is
+#: reported as an unusable index.  ArithmeticError: a zero bucket size, an infinite priority;
+#: RecursionError: JSON nested deeper than Python parses.
+UNUSABLE = (ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError, RecursionError)
+
+
 def group_size(entry: ManifestEntry | None) -> int:
     """How many skills a search result stands for: its group of copies, else itself."""
     return entry.copies.count if entry is not None and entry.copies is not None else 1
@@ -29,11 +35,24 @@ class CatalogSearch:
 
     def search(self, query: str, k: int, tags: Sequence[str] | None, for_model: bool,
                copies: bool) -> list[SearchResult]:
-        """What :meth:`skillsite.loader.Catalog.search` returns."""
+        """What :meth:`skillsite.loader.Catalog.search` returns; TypeError when ``tags`` is no list
+        of strings (the caller's mistake), CatalogFormatError when the index is unusable."""
+        if tags is not None and (isinstance(tags, str) or not all(isinstance(tag, str) for tag in tags)):
+            raise TypeError("tags must be a list of strings")
         section = self.catalog.manifest.get("search")
         if isinstance(section, dict) and "sharded" in section:
             return self._shards(section, query, k, tags, for_model, copies)
-        index = self._whole_index()
+        try:
+            return self._whole(query, k, tags, for_model, copies)
+        except UNUSABLE as exc:
+            raise CatalogFormatError(f"{self.catalog.location}: unusable search index ({exc})") from None
+
+    def _whole(self, query: str, k: int, tags: Sequence[str] | None, for_model: bool,
+               copies: bool) -> list[SearchResult]:
+        """Search the index ``skills.json`` holds (read on first use)."""
+        if not isinstance(self.index, SearchIndex):
+            self.index = SearchIndex.from_manifest({**self.catalog.manifest, "skills": self.catalog.skills})
+        index = self.index
         entries = {e.id: e for e in self.catalog._source.well_formed()}
         withheld = frozenset(i for i, e in entries.items() if above(e.risk, self.catalog.max_risk)
                              or for_model and not offered_to_model(e, copies_too=True))
@@ -45,15 +64,6 @@ class CatalogSearch:
             hits = one_per_group(ranked, copy_of, lambda sid: sid not in withheld, k)
         return [SearchResult(sid, *self.catalog._source.summary(sid), float(score), group_size(entries.get(sid)))
                 for sid, score in hits]
-
-    def _whole_index(self) -> SearchIndex:
-        if not isinstance(self.index, SearchIndex):
-            catalog = self.catalog
-            try:
-                self.index = SearchIndex.from_manifest({**catalog.manifest, "skills": catalog.skills})
-            except (ValueError, KeyError, TypeError, IndexError) as exc:
-                raise CatalogFormatError(f"{catalog.location}: unusable search index ({exc})") from None
-        return self.index
 
     def _shards(self, section: dict[str, Any], query: str, k: int, tags: Sequence[str] | None,
                 for_model: bool, copies: bool) -> list[SearchResult]:
@@ -71,6 +81,6 @@ class CatalogSearch:
             hits = self.index.search(query, k=k, tags=tags, keep=keep, groups=not copies)
         except ShardIntegrityError as exc:
             raise catalog._files.mismatch(f"{catalog.location}: {exc}", exc.expected, exc.actual) from None
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        except UNUSABLE as exc:
             raise CatalogFormatError(f"{catalog.location}: unusable search index ({exc})") from None
         return [SearchResult(card.id, card.name, card.description, float(score), card.copies) for card, score in hits]

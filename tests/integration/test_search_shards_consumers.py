@@ -201,3 +201,44 @@ def test_a_deploy_in_the_middle_of_a_search_is_an_error_not_a_mix(served: Counti
     meta.write_bytes(meta.read_bytes().replace(b'"docs":', b'"docs": '))
     with pytest.raises(CatalogFormatError, match="sha256"):
         Catalog.open(served.url, cache_dir=tmp_path / "other-cache", timeout=5).search("django")
+
+
+def _hostile(site: Path, tmp: Path, kind: str) -> Path:
+    """A copy of ``site`` as a hostile host could serve it (unsigned: it may re-pin what it changes)."""
+    import shutil
+
+    copy = Path(shutil.copytree(site, tmp / "hostile"))
+    root = json.loads((copy / "skills.json").read_text("utf-8"))
+    if kind == "an inline index with postings that are not base64":
+        root["search"]["postings"] = ["!!!!" for _ in root["search"]["postings"]]
+    elif kind == "an infinite priority":
+        root["skills"][0]["priority"] = "INFINITE"
+    elif kind == "every term chunk nested deeper than Python parses":
+        for chunk in (copy / "search" / "terms").glob("*.json"):
+            chunk.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    else:  # cards in buckets of none: the meta file, re-pinned by the root
+        meta = json.loads((copy / "search" / "shards.json").read_bytes())
+        meta["cards"]["bucket"] = 0
+        data = json.dumps(meta).encode()
+        (copy / "search" / "shards.json").write_bytes(data)
+        root["search"].update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+    (copy / "skills.json").write_text(json.dumps(root).replace('"INFINITE"', "1e999"), "utf-8")
+    return copy
+
+
+@pytest.mark.parametrize("kind", ["an inline index with postings that are not base64", "an infinite priority",
+                                  "every term chunk nested deeper than Python parses", "cards in buckets of none"])
+def test_a_hostile_search_index_is_an_unusable_index_not_an_internal_error(pairs, tmp_path: Path, kind: str) -> None:
+    inline, sharded = pairs["examples"]
+    site = _hostile(inline if kind.startswith(("an inline", "an infinite")) else sharded, tmp_path, kind)
+    catalog = Catalog.open(site, cache_dir=tmp_path / "cache")
+    with pytest.raises(CatalogFormatError, match="unusable search index"):
+        catalog.search("roll back a release", k=3)
+
+
+def test_tags_that_are_not_a_list_of_strings_are_the_caller_s_mistake(pairs) -> None:
+    for site in pairs["examples"]:
+        catalog = Catalog.open(site)
+        for tags in ("git", [None]):
+            with pytest.raises(TypeError, match="tags must be a list of strings"):
+                catalog.search("release", tags=tags)
