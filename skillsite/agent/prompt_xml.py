@@ -17,7 +17,7 @@ from skillsite.search.terms import trigger_words
 
 MAX_LISTED_RESOURCES = 20
 
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # lone surrogates: no UTF-8 either
 
 
 def xml_text(text: str) -> str:
