@@ -20,18 +20,24 @@ DEFAULT_MAX_BYTES = 1024 * 1024
 
 def decode_skill_md(raw: bytes) -> str:
     """The text of a SKILL.md (without a BOM); FrontmatterError for binary or non-UTF-8 bytes."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # as Windows editors save "Unicode"
+        raise FrontmatterError("SK105", "not valid UTF-8: the file is UTF-16 (it starts with a UTF-16 byte "
+                                        "order mark); save it as UTF-8", 1, 1)
     if b"\x00" in raw:
         offset = raw.index(b"\x00")
         raise FrontmatterError("SK109", f"file contains NUL bytes (first at byte offset {offset}); "
-                                        "it looks binary, not Markdown")
+                                        "it looks binary, not Markdown", *_place(raw, offset))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         raise FrontmatterError("SK105", f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {exc.start}",
-                               line, col) from None
+                               *_place(raw, exc.start)) from None
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def _place(raw: bytes, offset: int) -> tuple[int, int]:
+    """The 1-based line and column (in bytes) of a byte offset."""
+    return raw.count(b"\n", 0, offset) + 1, offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
 
 
 def split_frontmatter(text: str) -> tuple[str, int, str, int] | None:

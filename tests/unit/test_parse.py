@@ -239,3 +239,19 @@ def test_read_limited_reads_past_the_size_fstat_gave(tmp_path):
         assert read_limited(fifo, 1000) == (b"", 0)   # no writer left: end of file at once, no hang
     finally:
         os.close(keep_open)
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("---\nname: a\n---\nbody\n".encode("utf-16"), ("SK105", 1, 1, "the file is UTF-16")),
+    ("---\nname: a\n---\nbody\n".encode("utf-16-be").join([b"\xfe\xff", b""]), ("SK105", 1, 1, "the file is UTF-16")),
+    (b"---\nname: a\n---\nline\nbo\x00dy\n", ("SK109", 5, 3, "NUL bytes (first at byte offset 23)")),
+    (b"---\nname: a\n---\n\xffbody\n", ("SK105", 4, 1, "byte 0xff at byte offset 16")),
+])
+def test_a_file_that_is_not_utf8_text_is_said_where_and_why(raw: bytes, expected) -> None:
+    from skillsite.source.parse import decode_skill_md
+
+    with pytest.raises(FrontmatterError) as caught:
+        decode_skill_md(raw)
+    code, line, col, words = expected
+    assert (caught.value.code, caught.value.line, caught.value.col) == (code, line, col)
+    assert words in caught.value.message
