@@ -48,6 +48,15 @@ def write_skill(root: Path, rel: str, frontmatter: str | None = None, body: str 
     return folder
 
 
+def as_an_ordinary_user() -> list[str]:
+    """A command prefix that runs without root's right to read any file (as root: ``setpriv``
+    dropping it), so a file or folder of mode 000 cannot be read, as for every other user."""
+    if os.geteuid() != 0:
+        return []
+    caps = "-dac_override,-dac_read_search"
+    return ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}"]
+
+
 def append_line(path: Path, line: str) -> None:
     """A line added to a file, dated a minute ago (older than the racy window, unlike its folder:
     no re-read forced for that reason alone)."""

@@ -263,15 +263,36 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
     groups = _copies(kept, copies or CopySettings(), roots, cache)
-    for position, diag in [*_name_diagnostics(kept, groups), *_copy_diagnostics(kept, groups),
+    unread = _unread_places(found.diagnostics, kept)
+    for position, diag in [*unread.values(), *_name_diagnostics(kept, groups), *_copy_diagnostics(kept, groups),
                            *relation_diagnostics(members),
                            *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
                            *_knowledge_diagnostics(kept, knowledge_dir),
                            *_codex_diagnostics(kept), *_taken_place_diagnostics(kept),
                            *_look_alike_diagnostics(kept, cache, jobs, groups)]:
         shared.setdefault(kept[position][0], []).append(diag)
-    every = [*found.diagnostics, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
+    every = [*(d for d in found.diagnostics if d not in unread), *(d for v in verdicts for d in v.diagnostics),
+             *(d for ds in shared.values() for d in ds)]
     return every, shared, groups
+
+
+def _unread_places(found: Sequence[Diagnostic], kept: Sequence[tuple[int, SourceFile, Verdict]]
+                   ) -> dict[Diagnostic, tuple[int, Diagnostic]]:
+    """Discovery's SK006 for a file or folder inside a kept skill, said again of that skill (the
+    deepest one holding it), at its SKILL.md: a skill missing what it holds is not whole, so it
+    is not published, and ``validate`` calls it invalid.  By the discovery diagnostic it replaces."""
+    folders = sorted(((posixpath.dirname(src.display_path) + "/", position)
+                      for position, (_, src, _) in enumerate(kept)), key=lambda held: -len(held[0]))
+    moved: dict[Diagnostic, tuple[int, Diagnostic]] = {}
+    for diag in found:
+        holder = next(((folder, position) for folder, position in folders if diag.path.startswith(folder)), None) \
+            if diag.code == "SK006" else None
+        if holder is not None:
+            folder, position = holder
+            what, _, cause = diag.message.partition(":")
+            moved[diag] = (position, make("SK006", f"{what} '{diag.path[len(folder):]}':{cause}",
+                                          kept[position][1].display_path))
+    return moved
 
 
 def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySettings,

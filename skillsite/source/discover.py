@@ -10,6 +10,7 @@ then what ``exclude`` names.
 """
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import stat
@@ -368,7 +369,8 @@ class _RootSkills:
         for name in (*d.files, *targets):
             seen, real = targets.get(name) or (seen_dir + name, real_dir + name)
             inside = inside_folder(real, owner.real) if name in targets else folder_inside
-            st = self._stat(real, _join(d.rel, name)) if self.stat_files and (inside or name == skill_file) else None
+            st = self._stat(real, _join(d.rel, name), name != skill_file) \
+                if self.stat_files and (inside or name == skill_file) else None
             stamp = stamp_of(st) if st is not None else NO_STAMP
             if inside and st is not None and stat.S_ISREG(st.st_mode):
                 audited.append((shown_name(in_skill + name), stamp, bool(st.st_mode & 0o111)))
@@ -381,10 +383,15 @@ class _RootSkills:
             else:
                 found.append(BundledFile(in_skill + name, seen, *stamp))
 
-    def _stat(self, real: str, rel: str) -> os.stat_result | None:
-        """A file's status (by its real path: a symlink's target); None, said, when it cannot be read."""
+    def _stat(self, real: str, rel: str, bundled: bool = False) -> os.stat_result | None:
+        """A file's status (by its real path: a symlink's target); None, said, when it cannot be
+        read (a ``bundled`` file: also when its mode does not let this process read it, asked of
+        the system only for a file not readable by everyone)."""
         try:
-            return os.stat(real)
+            st = os.stat(real)
+            if bundled and not st.st_mode & stat.S_IROTH and stat.S_ISREG(st.st_mode) and not os.access(real, os.R_OK):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), real)
+            return st
         except OSError as exc:
             self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.walker.show(rel)))
             self.walker.partial.add(rel.rsplit("/", 1)[0] if "/" in rel else "")

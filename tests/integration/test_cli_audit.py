@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from skillsite.cli import main
+from support import as_an_ordinary_user
 
 
 def skill(root: Path, name: str, body: str, files: dict[str, str] | None = None) -> Path:
@@ -133,15 +134,6 @@ def test_hostile_tree_never_tracebacks(tmp_path):
     assert "Traceback" not in result.stderr
 
 
-def _as_an_ordinary_user() -> list[str]:
-    """A command prefix that runs without root's right to read any file (as root: ``setpriv``
-    dropping it), so a folder of mode 000 cannot be listed, as for every other user."""
-    if os.geteuid() != 0:
-        return []
-    caps = "-dac_override,-dac_read_search"
-    return ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}"]
-
-
 def test_folders_that_cannot_be_listed_are_reported_not_passed(tmp_path):
     """What the audit cannot see could hide anything (fail closed): a skill's folder that cannot
     be listed is a high finding of that skill, and a folder where discovery could not look for
@@ -152,7 +144,7 @@ def test_folders_that_cannot_be_listed_are_reported_not_passed(tmp_path):
     for folder in closed:
         folder.chmod(0)
     try:
-        run = subprocess.run([*_as_an_ordinary_user(), sys.executable, "-m", "skillsite", "audit", str(tmp_path),
+        run = subprocess.run([*as_an_ordinary_user(), sys.executable, "-m", "skillsite", "audit", str(tmp_path),
                               "--format", "json", "-j", "1"], capture_output=True, text=True, timeout=120)
     finally:
         for folder in closed:

@@ -1,0 +1,56 @@
+"""A skill holding a file or folder this process cannot read is not whole: discovery says so of
+that skill (SK006, at its SKILL.md), which is left out with --keep-going and is never published
+with a hole; the rest of the catalog is."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from support import as_an_ordinary_user
+
+
+def _skill(folder: Path, name: str, body: str = "Body.") -> None:
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Say what {name} does. Use when asked.\n---\n{body}\n")
+
+
+def _skillsite(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*as_an_ordinary_user(), sys.executable, "-m", "skillsite", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_a_skill_with_an_unreadable_file_is_left_out_not_published_with_a_hole(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "site"
+    _skill(src / "holed", "holed", "See [the notes](references/notes.md).")
+    (src / "holed" / "references").mkdir()
+    notes = src / "holed" / "references" / "notes.md"
+    notes.write_text("notes\n")
+    _skill(src / "whole", "whole")
+    notes.chmod(0)
+    said = f"{src / 'holed' / 'SKILL.md'}: error SK006 cannot read 'references/notes.md': Permission denied"
+    try:
+        strict = _skillsite("build", str(src), "-o", str(out), "-j", "1")
+        assert strict.returncode == 1 and said in strict.stdout + strict.stderr and not (out / "skills.json").exists()
+        going = _skillsite("build", str(src), "-o", str(out), "-j", "1", "--keep-going")
+    finally:
+        notes.chmod(0o644)
+    assert going.returncode == 0, going.stderr
+    assert said in going.stdout + going.stderr
+    assert (out / "skills" / "whole" / "SKILL.md").is_file() and not (out / "skills" / "holed").exists()
+
+
+def test_validate_calls_a_skill_with_a_folder_it_cannot_list_invalid(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    _skill(src / "closed", "closed", "Run `scripts/setup.sh`.")
+    (src / "closed" / "scripts").mkdir()
+    (src / "closed" / "scripts" / "setup.sh").write_text("echo hi\n")
+    _skill(src / "open", "open")
+    (src / "closed" / "scripts").chmod(0)
+    try:
+        checked = _skillsite("validate", str(src), "-j", "1")
+    finally:
+        (src / "closed" / "scripts").chmod(0o755)
+    assert checked.returncode == 1
+    assert f"{src / 'closed' / 'SKILL.md'}: error SK006 cannot list folder 'scripts': Permission denied" in checked.stdout
+    assert "1 valid, 1 invalid" in checked.stdout
