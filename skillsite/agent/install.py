@@ -16,8 +16,8 @@ from skillsite.agent.errors import (CatalogFormatError, DependencyError, Destina
                                     IntegrityError, LoaderError, NotFoundError, UnsafePathError)
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, PlannedSkill, label, plan_install
 from skillsite.agent.installed import installed_digest
-from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, lock_path_text, read_lock, record_installed,
-                                      resolve_locked_path, resolve_source, source_text)
+from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock_folder, lock_path_text, read_lock,
+                                      record_installed, resolve_locked_path, resolve_source, source_text)
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.semver import parse_version
 from skillsite.agent.utf8 import is_utf8_text
@@ -96,6 +96,10 @@ class Installer:
             if lock_path is not None and holds_lock(targets[planned.id], lock_path):
                 raise UnsafePathError(f"{targets[planned.id]} holds the lock file {lock_path}: installing "
                                       f"{planned.id} there would replace it and everything beside it")
+        for planned in plan:
+            if lock_path is not None and not inside_lock_folder(targets[planned.id], lock_path):
+                raise UnsafePathError(f"{targets[planned.id]} is outside the lock file's folder ({lock_path}): a lock "
+                                      f"names only folders inside its own; put the lock file in a folder above")
             if lock_path is not None and not is_utf8_text(lock_path_text(targets[planned.id], lock_path)):
                 raise UnsafePathError(f"{targets[planned.id]!r} is not UTF-8 text: it cannot be recorded in the lock "
                                       "file")

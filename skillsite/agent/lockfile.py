@@ -101,14 +101,27 @@ def holds_lock(folder: Path, lock_path: Path) -> bool:
     return where == base or where in base.parents or where == base / Path(lock_path).name
 
 
+def inside_lock_folder(folder: Path, lock_path: Path) -> bool:
+    """Whether ``folder`` lies inside the lock file's folder as its path reads (no ``..`` out of
+    it, no absolute path elsewhere): the only places a lock may name, as a lock committed to a
+    project is anyone's to write, and ``update`` writes (``--overwrite``: replaces) what it names."""
+    base = os.path.normpath(os.path.abspath(Path(lock_path).parent))
+    where = os.path.normpath(os.path.abspath(folder))
+    return where.startswith(base.rstrip(os.sep) + os.sep)
+
+
 def _check_paths(lock: Lock, lock_path: Path) -> None:
-    """LockFileError when a skill's ``path`` is the lock file, its folder or one above it:
-    skillsite never records one, and ``update --overwrite`` would replace the whole project (or
-    the lock) with a skill."""
+    """LockFileError when a skill's ``path`` is the lock file, its folder or one above it, or
+    lies outside that folder: skillsite never records one, and ``update --overwrite`` would
+    replace the whole project (or the lock, or a folder elsewhere) with a skill."""
     for skill_id, skill in sorted(lock.skills.items()):
-        if holds_lock(resolve_locked_path(skill.path, lock_path), lock_path):
+        folder = resolve_locked_path(skill.path, lock_path)
+        if holds_lock(folder, lock_path):
             raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, the lock file itself, "
                                 "its folder or one above it; refusing the lock file")
+        if not inside_lock_folder(folder, lock_path):
+            raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, outside the lock "
+                                "file's folder; refusing the lock file (a lock names only folders inside its own)")
 
 
 def parse_lock(data: Any, where: str) -> Lock:

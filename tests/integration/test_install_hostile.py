@@ -55,6 +55,40 @@ def test_a_lock_path_at_or_above_the_lock_folder_is_never_replaced(served, tmp_p
     assert "Traceback" not in result.output and "the lock file itself, its folder or one above it" in result.output
 
 
+@pytest.mark.parametrize("path", ["../victim", "skills/../../victim", "ABS_VICTIM"])
+def test_a_lock_path_outside_the_lock_folder_is_refused_and_nothing_there_is_touched(served, tmp_path: Path,
+                                                                                       path: str) -> None:
+    """A lock committed to a project is anyone's to write: one naming a folder outside the
+    project (``../victim``, an absolute path) must not make ``update`` write there, nor
+    ``install --overwrite`` of a skill needing it replace that folder."""
+    _, server = served
+    project, victim = tmp_path / "project", tmp_path / "victim"
+    project.mkdir()
+    victim.mkdir()
+    (victim / "notes.txt").write_text("precious")
+    lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
+    assert cli("install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "app"),
+               "--lock", str(lock), "--cache-dir", cache).exit_code == 0
+    edit_lock(lock, "lib", path=str(victim) if path == "ABS_VICTIM" else path)
+    for command in (["update", "--overwrite"], ["install", "app", "--catalog", server.url, "--overwrite",
+                                                "--dest", str(project / "skills" / "app")]):
+        result = cli(*command, "--lock", str(lock), "--cache-dir", cache)
+        assert result.exit_code == 2, result.output
+        assert "outside the lock file's folder" in result.output and "Traceback" not in result.output
+    assert [p.name for p in victim.iterdir()] == ["notes.txt"] and (victim / "notes.txt").read_text() == "precious"
+
+
+def test_install_refuses_a_destination_outside_the_lock_folder(served, tmp_path: Path) -> None:
+    """What install records, a later read must accept: a skill outside the lock's folder is
+    refused before anything is written (the lock goes in a folder above)."""
+    _, server = served
+    lock = tmp_path / "project" / "skillsite-lock.json"
+    result = cli("install", "app", "--catalog", server.url, "--dest", str(tmp_path / "elsewhere" / "app"),
+                 "--lock", str(lock), "--cache-dir", str(tmp_path / "cache"))
+    assert result.exit_code == 1 and "outside the lock file's folder" in result.output, result.output
+    assert not (tmp_path / "elsewhere").exists() and not lock.exists()
+
+
 @pytest.mark.parametrize("source", ["http://[::1", "x" * 5000])
 def test_a_locked_source_that_is_no_url_or_path_is_one_line(tmp_path: Path, source: str) -> None:
     """A lock's ``source`` is opened as a catalog: a malformed URL (urlsplit's ValueError) or a
