@@ -127,8 +127,15 @@ class Installer:
         return plan
 
     def _is_source(self, text: str, lock_path: Path | None) -> bool:
-        """Whether a lock's ``source`` names this catalog."""
-        return lock_path is not None and resolve_source(text, lock_path) == self.catalog.location
+        """Whether a lock's ``source`` names this catalog: the same URL, or the same file however
+        its path is spelt (through a symbolic link too: the locked digests are checked against
+        every spelling of the catalog they were taken from)."""
+        if lock_path is None:
+            return False
+        source = resolve_source(text, lock_path)
+        if self.catalog.remote or "://" in source:
+            return source == self.catalog.location
+        return os.path.realpath(source) == os.path.realpath(self.catalog.location)
 
     def _targets(self, plan: list[PlannedSkill], root: str, target: Path, locked: Mapping[str, LockedSkill],
                  lock_path: Path | None) -> dict[str, Path]:

@@ -141,6 +141,29 @@ def test_a_release_changed_under_the_same_version_is_refused(served, project: Pa
     assert not (project / "other").exists()
 
 
+@pytest.mark.parametrize("spelling", ["a symbolic link to its folder", "its folder with a trailing /./"])
+def test_a_tampered_release_is_refused_however_the_local_catalog_is_spelt(tmp_path: Path, spelling: str) -> None:
+    """The locked digests are checked against the catalog they were taken from, whatever path
+    names it: a link to the same folder is the same catalog, not another one to trust anew."""
+    root, project = tmp_path / "catalog", tmp_path / "project"
+    site = make_site(root, SKILLS)
+    project.mkdir()
+    lock = project / "skillsite-lock.json"
+    Catalog.open(site).install("lib", project / "skills" / "lib", lock=lock)
+    make_site(root, {**SKILLS, "lib": [R("1.0.0", (("tools/base", "~0.3"),)),
+                                       R("1.1.0", (("tools/base", "~0.3"),), body="Evil.")]})
+    if spelling == "a symbolic link to its folder":
+        (tmp_path / "link").symlink_to(site)
+        other = str(tmp_path / "link")
+    else:
+        other = f"{site}/./"
+    with pytest.raises(IntegrityError, match="lib@1.1.0 is tampered"):
+        Catalog.open(other).install("lib", project / "skills" / "lib2", lock=lock)
+    result = cli("install", "lib", "--catalog", other, "--dest", str(project / "skills" / "lib3"), "--lock", str(lock))
+    assert result.exit_code == 1 and "lib@1.1.0 is tampered" in result.output, result.output
+    assert not (project / "skills" / "lib2").exists() and not (project / "skills" / "lib3").exists()
+
+
 def test_local_changes_are_reported_and_kept_unless_overwrite(served, project: Path, tmp_path: Path) -> None:
     _, server = served
     lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
