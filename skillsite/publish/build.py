@@ -25,7 +25,7 @@ from skillsite.publish.lock import cache_lock, output_lock
 from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result
 from skillsite.publish.resident import Resident
 from skillsite.publish.signing import Signing, resign_due
-from skillsite.publish.staging import check_target, clear_remains
+from skillsite.publish.staging import check_sources_kept, check_target, clear_remains
 from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs
 from skillsite.source.discover import discover
 from skillsite.workers import default_jobs
@@ -61,6 +61,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     with resident.building() if resident is not None else nullcontext(), output_lock(out, wait, on_wait), \
             ExitStack() as held:
         clear_remains(out)
+        check_sources_kept(out, [Path(s) for s in sources])
         check_target(out, force)
         if cache_dir is not None:
             prepare_cache_folder(cache_dir)

@@ -71,6 +71,18 @@ def check_target(target: Path, force: bool) -> None:
                           "choose another folder or pass --force to replace it")
 
 
+def check_sources_kept(target: Path, sources: Iterable[Path]) -> None:
+    """Refuse an output that is a source folder or holds one, ``--force`` or not: replacing it
+    would take the skills (and whatever lies beside them) away."""
+    where = os.path.realpath(target)
+    for source in sources:
+        real = os.path.realpath(source)
+        if real == where or real.startswith(where.rstrip(os.sep) + os.sep):
+            what = "is the source folder" if real == where else "holds the source folder"
+            raise OutputError(f"{target} {what} {source}: a build replaces its output folder, so it cannot be "
+                              "written there (even with --force); choose another output folder")
+
+
 def site_path_parts(rel: str) -> list[str]:
     """The segments of a site-relative path; refuses anything that could leave the folder."""
     parts = rel.split("/")

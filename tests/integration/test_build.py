@@ -305,3 +305,19 @@ def test_a_build_with_a_long_list_of_diagnostics_summarises_it(tmp_path):
     assert count >= 220 and first == (f"{count:,} diagnostics, too many to list: per code, the count and the "
                                       f"first 3; all of them are in {report} (or pass --all)")
     assert len(json.loads(report.read_text())["diagnostics"]) == count
+
+
+@pytest.mark.parametrize("output", ["the source folder", "the folder holding it"])
+def test_an_output_that_is_or_holds_a_source_is_refused_even_with_force(tmp_path: Path, output: str) -> None:
+    """``build src -o src --force`` (or ``-o .`` above ``src``) moved the skills and every file
+    beside them away into the cache's back folder: a one-line refusal, nothing touched."""
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLES, project / "src")
+    (project / "NOTES.txt").write_text("mine")
+    before = tree_bytes(project)
+    out = "src" if output == "the source folder" else "."
+    run = subprocess.run([sys.executable, "-m", "skillsite", "build", "src", "-o", out, "--force", "-q"],
+                         cwd=project, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2 and "cannot be written there (even with --force)" in run.stderr, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert tree_bytes(project) == before
