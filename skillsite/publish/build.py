@@ -53,11 +53,12 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     line's ``--force`` asks for it too; ``serve`` replaces its own folder with ``force`` and
     trusts its records).  ``resident``: what a long-running process keeps between its builds
     (``serve``: :mod:`skillsite.publish.resident`), which a rebuild takes instead of finding it again.
+    An ``out`` that is a symbolic link is built where it leads (the link stays).
     Raises :class:`~skillsite.publish.staging.OutputError` when ``out`` is not ours to replace,
     and OSError (naming the path) when the output or the cache cannot be written.
     """
     stage = Stages(progress)
-    out = Path(out)
+    out = Path(os.path.realpath(out)) if os.path.islink(out) else Path(out)  # a link (to a web root): its target
     with resident.building() if resident is not None else nullcontext(), output_lock(out, wait, on_wait), \
             ExitStack() as held:
         clear_remains(out)

@@ -321,3 +321,19 @@ def test_an_output_that_is_or_holds_a_source_is_refused_even_with_force(tmp_path
     assert run.returncode == 2 and "cannot be written there (even with --force)" in run.stderr, run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
     assert tree_bytes(project) == before
+
+
+def test_an_output_that_is_a_symbolic_link_is_built_where_it_leads(tmp_path: Path) -> None:
+    """A web root reached through a link (``site -> www/catalog``): every build updates the
+    catalog the link leads to, and the link stays (it was replaced by a folder, and its ghost in
+    the cache stopped every later build)."""
+    src, root, link, cache = tmp_path / "src", tmp_path / "www" / "catalog", tmp_path / "site", tmp_path / "cache"
+    shutil.copytree(EXAMPLES, src)
+    assert build([src], root, cache_dir=cache).ok
+    link.symlink_to(root)
+    for change in ("one", "two"):
+        (src / "test-first" / "SKILL.md").write_text((src / "test-first" / "SKILL.md").read_text() + f"\nChange {change}.\n")
+        assert build([src], link, cache_dir=cache).ok
+        assert link.is_symlink() and f"Change {change}." in (root / "skills/test-first/SKILL.md").read_text()
+    assert build([src], tmp_path / "cold").ok
+    assert tree_bytes(root) == tree_bytes(tmp_path / "cold")
