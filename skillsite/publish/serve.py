@@ -111,25 +111,33 @@ class CatalogHandler(SimpleHTTPRequestHandler):
             return self._send(HTTPStatus.OK, "text/javascript", RELOAD_JS)
         if self.reload is not None and path == VERSION_PATH:
             return self._send(HTTPStatus.OK, "text/plain", str(self.reload.version).encode())
-        extra = header_rules(Path(self.directory)).get(unquote(path))
+        if "\x00" in unquote(path):
+            return self.send_error(HTTPStatus.BAD_REQUEST)
+        local = self._served_file(path)
+        if local is None:
+            return self.send_error(HTTPStatus.NOT_FOUND)
+        # the rules name files by their site path: the one served, however the request spells it
+        extra = header_rules(Path(self.directory)).get("/" + local.relative_to(self.directory).as_posix())
         if extra is not None:
-            return self._send_with_headers(extra)
-        if self.reload is not None:
-            page = self._html_file(path)
-            if page is not None:
-                return self._send(HTTPStatus.OK, "text/html; charset=utf-8", inject_reload(page.read_bytes()))
+            return self._send_with_headers(local, extra)
+        if self.reload is not None and local.suffix == ".html" and local.is_file():
+            return self._send(HTTPStatus.OK, "text/html; charset=utf-8", inject_reload(local.read_bytes()))
         return super().do_HEAD() if self.command == "HEAD" else super().do_GET()
 
-    def _html_file(self, url_path: str) -> Path | None:
-        """The HTML file a request path serves, if it is one (directories end in ``/``)."""
+    def _served_file(self, url_path: str) -> Path | None:
+        """What a request path serves (a folder's ``index.html`` when it ends in ``/``, a folder
+        without it: redirected by the static handler), inside the served folder; None when
+        nothing is there (or the name is one the file system refuses, such as one too long)."""
         local = Path(self.translate_path(url_path))
-        if local.is_dir() and unquote(url_path).endswith("/"):
-            local = local / "index.html"
-        return local if local.suffix == ".html" and local.is_file() else None
+        try:
+            if local.is_dir() and unquote(url_path).endswith("/"):
+                local = local / "index.html"
+            return local if local.exists() else None
+        except OSError:
+            return None
 
-    def _send_with_headers(self, headers: dict[str, str]) -> None:
+    def _send_with_headers(self, local: Path, headers: dict[str, str]) -> None:
         """A file with the headers ``_headers`` gives it (as Netlify would serve it)."""
-        local = Path(self.translate_path(self.path))
         if not local.is_file():
             return self.send_error(HTTPStatus.NOT_FOUND)
         body = local.read_bytes()

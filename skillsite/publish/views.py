@@ -75,9 +75,14 @@ def _suffix(path: str) -> str:
     return name[dot:].lower() if dot >= 0 else ""
 
 
+#: The files a static host serves for their folder's address (``assets/`` serves ``assets/index.html``).
+FOLDER_DOCUMENTS = ("index.html", "index.htm")
+
+
 def active_files(entries: Iterable[ManifestEntry]) -> list[str]:
     """Site-relative URLs of published skill files a browser could run as a page (HTML, SVG,
-    XML ...): bundled files, their copies for the v0.1 discovery index, and knowledge documents."""
+    XML ...): bundled files, their copies for the v0.1 discovery index, and knowledge documents;
+    and the folder address of each one a host serves for its folder (an ``index.html``)."""
     entries = list(entries)
     urls = set()
     for entry in entries:
@@ -86,7 +91,7 @@ def active_files(entries: Iterable[ManifestEntry]) -> list[str]:
     for name, entry in listed_entries(entries).items():
         urls |= {url_of(f"{LEGACY_DIR}/{name}/{f.path}") for f in entry.files
                  if _suffix(f.path) in ACTIVE_SUFFIXES}
-    return sorted(urls)
+    return sorted(urls | {url[:-len(name)] for url in urls for name in FOLDER_DOCUMENTS if url.endswith("/" + name)})
 
 
 def headers_file(active: Iterable[str]) -> str:

@@ -1,0 +1,67 @@
+"""``skillsite serve``'s HTTP server as a browser and a hostile client reach it (a real server on
+127.0.0.1): a skill's bundled page is served sandboxed however its path is spelt, folders are
+not listed, and odd requests get a status, never a dropped connection."""
+from __future__ import annotations
+
+import http.client
+import shutil
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from skillsite.publish.build import build
+from skillsite.publish.serve import ReloadState, make_server
+from support import EXAMPLES
+
+PAGE = b"<html><head><title>x</title></head><body><script>alert(document.cookie)</script></body></html>\n"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int, Path]]:
+    root = tmp_path_factory.mktemp("serve")
+    src, site = root / "src", root / "site"
+    shutil.copytree(EXAMPLES, src)
+    (src / "test-first" / "assets").mkdir(exist_ok=True)
+    for name in ("demo.html", "index.html"):
+        (src / "test-first" / "assets" / name).write_bytes(PAGE)
+    assert build([src], site).ok
+    server = make_server(site, reload=ReloadState())
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield "127.0.0.1", server.server_address[1], site
+    server.shutdown()
+
+
+def _get(served: tuple[str, int, Path], path: str) -> tuple[int, dict[str, str], bytes]:
+    host, port, _ = served
+    connection = http.client.HTTPConnection(host, port, timeout=30)
+    connection.putrequest("GET", path, skip_accept_encoding=True)
+    connection.endheaders()
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, body
+
+
+@pytest.mark.parametrize("path", ["/skills/test-first/assets/demo.html", "/skills/test-first/assets/./demo.html",
+                                  "/skills/test-first//assets/demo.html", "/skills/x/../test-first/assets/demo.html",
+                                  "/skills/test-first/assets/", "/skills/test-first/assets/index.html"])
+def test_a_bundled_page_is_sandboxed_however_its_path_is_spelt(served, path: str) -> None:
+    status, headers, body = _get(served, path)
+    assert status == 200 and headers["content-security-policy"].startswith("sandbox")
+    assert body == PAGE  # no reload script added to it
+
+
+def test_the_built_headers_sandbox_a_bundled_index_at_its_folder_address_too(served) -> None:
+    rules = (served[2] / "_headers").read_text().splitlines()
+    assert "/skills/test-first/assets/" in rules and "/skills/test-first/assets/index.html" in rules
+
+
+@pytest.mark.parametrize("path, expected", [("/%00", 400), ("/index.html%00", 400), ("/" + "a" * 300, 404),
+                                            ("/skills/" + "a" * 300 + ".html", 404), ("/skills/", 404),
+                                            ("/skills/code-review/", 200)])
+def test_odd_requests_get_a_status_and_folders_are_not_listed(served, path: str, expected: int) -> None:
+    status, _, body = _get(served, path)
+    assert status == expected and b"Directory listing" not in body
