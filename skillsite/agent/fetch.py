@@ -7,7 +7,9 @@ checks (hosts in ``allowed_hosts``, never from https down to http).
 from __future__ import annotations
 
 import http.client
+import os
 import socket
+import stat
 import threading
 import time
 import urllib.error
@@ -294,9 +296,13 @@ def _reason(exc: object) -> str:
 
 
 def read_local(path: Path, limit: int) -> bytes:
-    """Read at most ``limit`` bytes of a local file; TooLargeError beyond."""
+    """Read at most ``limit`` bytes of a local file; TooLargeError beyond; FetchError for what is
+    no regular file (a named pipe would block the read forever, a device never end)."""
     try:
-        with open(path, "rb") as handle:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # opening a pipe must not wait for a writer
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise FetchError(f"cannot read {path}: not a regular file", str(path))
             data = handle.read(limit + 1)
     except FileNotFoundError:
         raise FetchError(f"cannot read {path}: no such file", str(path)) from None

@@ -413,3 +413,26 @@ def test_skill_body_matches_the_parser(lines: list[str], newline: str, bom: bool
         return
     if split is not None:
         assert skill_body(raw) == split[2]
+
+
+def test_a_named_pipe_in_a_local_catalog_is_an_error_not_a_wait(own_site: Path) -> None:
+    """A catalog folder unpacked from anywhere may hold a named pipe where a file should be:
+    opening it for reading would wait for a writer forever (``show`` and ``mcp`` hung)."""
+    import threading
+
+    skill_md = own_site / "skills" / "code-review" / "SKILL.md"
+    skill_md.unlink()
+    os.mkfifo(skill_md)
+    outcome: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            Catalog.open(own_site).load("code-review")
+        except BaseException as exc:  # what the load raised, for the assertions below
+            outcome.append(exc)
+
+    worker = threading.Thread(target=load, daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "the load is still waiting on the pipe"
+    assert len(outcome) == 1 and isinstance(outcome[0], FetchError) and "not a regular file" in str(outcome[0])
