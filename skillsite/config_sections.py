@@ -81,12 +81,20 @@ _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks
 SIGNING_KEYS = ("expires",)
 
 
+#: The longest duration taken: signed metadata valid longer is no check at all (and a date
+#: past year 9999 is none Python can write).
+MAX_DURATION = timedelta(days=100 * 365)
+
+
 def parse_duration(text: str) -> timedelta:
-    """``30d``, ``12h``, ``15m``, ``90s`` or ``2w``; ValueError for anything else."""
+    """``30d``, ``12h``, ``15m``, ``90s`` or ``2w``, up to :data:`MAX_DURATION`; ValueError for anything else."""
     match = _DURATION.match(str(text))
     if match is None or int(match.group(1)) == 0:
         raise ValueError(f"{text!r} is not a duration such as 30d, 12h, 15m or 90s")
-    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+    amount, unit = int(match.group(1)), _UNITS[match.group(2)]
+    if amount > MAX_DURATION / timedelta(**{unit: 1}):
+        raise ValueError(f"{text!r} is longer than {MAX_DURATION.days:,} days")
+    return timedelta(**{unit: amount})
 
 
 def signing_problem(value: Any) -> str | None:

@@ -169,3 +169,18 @@ def test_the_marketplace_name_rules_agree_with_the_loaders(tmp_path):
                       "anthropical", "claudeofficial", "plugins-claude", "a" * 64, "a" * 65, "a--b", "-a"]:
         assert name.is_valid(candidate) == (name_problem(candidate) is None), candidate
     assert re.fullmatch(PROPS["marketplace"]["properties"]["name"]["pattern"], "platform-skills")
+
+
+def test_a_duration_past_any_date_python_writes_is_refused_as_a_value() -> None:
+    """``signing.expires`` (and ``--expires``) of 99999999999999999999d raised OverflowError out
+    of timedelta, and 999999999999s passed only to fail later on the date: each is a ValueError
+    naming the limit, which the configuration check and the option report."""
+    from datetime import timedelta
+
+    from skillsite.config_sections import MAX_DURATION, parse_duration, signing_problem
+
+    assert parse_duration("30d") == timedelta(days=30) and parse_duration(f"{MAX_DURATION.days}d") == MAX_DURATION
+    for text in ("99999999999999999999d", "9999999999w", "999999999999s", f"{MAX_DURATION.days + 1}d"):
+        with pytest.raises(ValueError, match="longer than 36,500 days"):
+            parse_duration(text)
+        assert "longer than 36,500 days" in signing_problem({"expires": text})
