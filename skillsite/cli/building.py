@@ -197,12 +197,17 @@ def _failure_advice(result, strict: bool) -> str:
 def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: int, templates_dir: Path | None,
           title: str | None, open_browser: bool, interval: float) -> None:
     """Build the catalog, serve it locally and rebuild when SOURCES or templates change."""
+    from skillsite.config import SiteConfig, builtin_templates, load_config
     from skillsite.publish.serve import DevServer
-    from skillsite.config import builtin_templates
 
-    config = load_site_config(config_file)
-    config = config.with_overrides(title=title, templates=str(templates_dir) if templates_dir else None,
-                                   base_url="")
+    def overridden(loaded: SiteConfig) -> SiteConfig:
+        return loaded.with_overrides(title=title, templates=str(templates_dir) if templates_dir else None, base_url="")
+
+    config = overridden(load_site_config(config_file))
+
+    def configure() -> SiteConfig:  # the file as it is now, after an edit
+        return overridden(load_config(Path(config.config_path)) if config.config_path else SiteConfig())
+
     roots = sources or tuple(Path(s) for s in config.sources) or (Path("."),)
     for root in roots:
         if not root.is_dir():
@@ -211,7 +216,8 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
     if config.config_path:
         watch.append(Path(config.config_path))
     try:
-        server = DevServer(roots, config, host, port, watch=watch, echo=lambda text: click.echo(text, err=True))
+        server = DevServer(roots, config, host, port, watch=watch, echo=lambda text: click.echo(text, err=True),
+                           configure=configure)
     except OSError as exc:
         click.echo(f"skillsite serve: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
         sys.exit(2)

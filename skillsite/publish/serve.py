@@ -25,7 +25,7 @@ import time
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 from urllib.parse import unquote, urlsplit
 
 from skillsite.publish.lock import claim
@@ -275,13 +275,19 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 class DevServer:
-    """Builds, serves and rebuilds one catalog. ``check()`` rebuilds when something changed."""
+    """Builds, serves and rebuilds one catalog. ``check()`` rebuilds when something changed.
+
+    ``configure`` reads the configuration again (raising ConfigError or OSError when it cannot):
+    called when a watched file that is no folder (the configuration file) changed, so each
+    rebuild is the one ``skillsite build`` would make of the configuration as it is now.
+    """
 
     def __init__(self, sources: Sequence[Path], config, host: str = "127.0.0.1", port: int = 0,
                  watch: Sequence[Path] = (), log: TextIO | None = None,
-                 echo: Callable[[str], None] | None = None):
+                 echo: Callable[[str], None] | None = None, configure: Callable[[], Any] | None = None):
         self.sources = [Path(s) for s in sources]
         self.config = config
+        self.configure = configure
         self.log = log or sys.stderr
         self.echo = echo or (lambda text: print(text, file=self.log, flush=True))
         remove_abandoned_folders(Path(tempfile.gettempdir()))
@@ -343,7 +349,25 @@ class DevServer:
             self.untold = changed = True  # what changed meanwhile is unknown
         if self.others.look():
             self.untold = changed = True  # the configuration or the templates: the next build walks
+            self._configure()
         return changed
+
+    def _configure(self) -> None:
+        """Read the configuration again; a bad one is said, and the last good one kept."""
+        from skillsite.config import ConfigError
+        from skillsite.diagnostics import describe_os_error, format_text
+
+        if self.configure is None:
+            return
+        try:
+            self.config = self.configure()
+        except ConfigError as exc:
+            for diag in exc.diagnostics:
+                self.echo(format_text(diag))
+            self.echo("skillsite serve: the configuration has errors; building with the last one read")
+        except OSError as exc:
+            self.echo(f"skillsite serve: cannot read the configuration ({describe_os_error(exc)}); "
+                      "building with the last one read")
 
     def _fork_server(self) -> None:
         """Serve from a process of its own (see the module's docstring)."""

@@ -261,3 +261,33 @@ def test_a_rebuild_takes_the_changed_paths_from_the_file_events_and_equals_a_col
             assert tree_bytes(server.out) == tree_bytes(cold)
     finally:
         server.stop()
+
+
+def test_an_edited_configuration_is_read_again_and_a_bad_one_keeps_the_last(source, tmp_path):
+    """serve watched skillsite.yml but built every time with the configuration read at its
+    start: a new title or exclude never showed. Each rebuild now reads it again, as ``build``
+    would; an edit that breaks it is said, and the last good one is built with."""
+    from support import tree_bytes
+    from skillsite.config import load_config
+    from skillsite.publish.build import build
+
+    config_file = tmp_path / "skillsite.yml"
+    config_file.write_text("title: Title One\n", encoding="utf-8")
+    log = io.StringIO()
+    server = DevServer([source], load_config(config_file), port=0, log=log, watch=[config_file],
+                       configure=lambda: load_config(config_file))
+    expected = None
+    try:
+        assert server.start()
+        for number, text in enumerate(['title: Title Two\nexclude: ["test-first/*"]\n', "title: [unclosed\n"]):
+            time.sleep(0.05)
+            config_file.write_text(text, encoding="utf-8")
+            expected = expected or load_config(config_file)  # the good one, read where serve reads it
+            assert server.check() is True
+            cold = tmp_path / f"cold-{number}"
+            assert build([source], cold, expected).ok
+            assert tree_bytes(server.out) == tree_bytes(cold)
+        assert b"Title Two" in (server.out / "index.html").read_bytes()
+        assert "the configuration has errors; building with the last one read" in log.getvalue()
+    finally:
+        server.stop()
