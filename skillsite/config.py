@@ -105,6 +105,10 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
         value = tuple(value)
     if key == "profile" and value not in ("default", "spec"):
         return None, "'profile' must be 'default' or 'spec'"
+    if key in COUNTS and value < 1:
+        return None, f"'{key}' must be at least 1, not {value}"
+    if key == "base_url" and value and not value.lower().startswith(("http://", "https://")):
+        return None, f"'base_url' must be an http:// or https:// URL, not {value!r}"
     if key == "audit":
         return (None, problem) if (problem := audit_problem(value)) else (value, None)
     if key == "marketplace":
@@ -118,6 +122,10 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
     return value, None
 
 
+#: The settings that count something: at least 1 (a negative budget or page size means nothing).
+COUNTS = ("prompt_budget", "shard_above", "max_bytes")
+
+
 def load_config(path: Path) -> SiteConfig:
     """Read a ``skillsite.yml``; unknown keys and wrong types are errors with their line."""
     data, lines = _read_yaml(path)
@@ -129,13 +137,17 @@ def load_config(path: Path) -> SiteConfig:
             values[key] = value
         else:
             diags.append(make("SK401", problem, str(path), *lines.get(key, (1, 1))))
+    for key in ("templates", "knowledge_dir"):  # relative to the configuration file
+        if values.get(key):
+            values[key] = str(path.parent / values[key])
+            # templates must be there; a knowledge folder yet to be made is said of each document (SK218)
+            if not Path(values[key]).is_dir() and (key == "templates" or Path(values[key]).exists()):
+                diags.append(make("SK401", f"'{key}' names no folder: {values[key]}", str(path),
+                                  *lines.get(key, (1, 1))))
     if diags:
         raise ConfigError(diags)
     if "sources" in values:  # relative to the configuration file
         values["sources"] = tuple(str(path.parent / s) for s in values["sources"])
-    for key in ("templates", "knowledge_dir"):  # relative to the configuration file
-        if values.get(key):
-            values[key] = str(path.parent / values[key])
     return SiteConfig(config_path=str(path), **values)
 
 

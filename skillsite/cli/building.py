@@ -66,7 +66,8 @@ class Progress:
 @click.option("--profile", type=click.Choice(["default", "spec"]), default=None, help="Validation profile.")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
 @click.option("--ignore", multiple=True, metavar="CODE", help="Silence a diagnostic code (repeatable).")
-@click.option("--base-url", default=None, help="Absolute URL the site is published at.")
+@click.option("--base-url", default=None, callback=lambda ctx, param, value: http_url(value, param),
+              help="Absolute URL the site is published at.")
 @click.option("--title", default=None, help="Catalog title.")
 @click.option("--templates", type=click.Path(exists=True, file_okay=False), default=None,
               help="Folder of templates that replace the built-in ones of the same name.")
@@ -156,6 +157,13 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     if nothing_found(result.diagnostics):
         sys.exit(EXIT_NO_SKILLS)
     sys.exit(0 if result.ok and not (config.strict and result.warnings) else EXIT_SKILLS)
+
+
+def http_url(value: str | None, param: click.Parameter) -> str | None:
+    """``--base-url``: an http:// or https:// URL (as the configuration's ``base_url``)."""
+    if value and not value.lower().startswith(("http://", "https://")):
+        raise click.BadParameter(f"must be an http:// or https:// URL, not {value!r}", param=param)
+    return value
 
 
 def signing_or_exit(sign_key: Path | None, rotate_from: Path | None, expires: str | None, config):

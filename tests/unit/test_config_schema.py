@@ -121,11 +121,18 @@ INVALID = {
     "group not a boolean": "copies: {group: 'no'}\n",
     "prefer without a slash": "copies: {prefer: [skills]}\n",
     "empty id": "copies: {apart: ['']}\n",
+    "negative prompt budget": "prompt_budget: -100\n",
+    "page size zero": "shard_above: 0\n",
+    "negative size limit": "max_bytes: -1\n",
+    "base URL that runs a script": "base_url: 'javascript:alert(1)'\n",
+    "base URL without a scheme": "base_url: example.com/skills\n",
 }
 #: Refused by the loader, which knows which codes exist; the schema only checks their form.
 LOADER_ONLY = {
     "unknown code": "ignore: [SK999]\n",
     "unknown audit code": "audit: {ignore: [{code: SK699, reason: y}]}\n",
+    "templates that name no folder": "templates: no-such-folder\n",
+    "knowledge documents in a file": "knowledge_dir: skillsite.yml\n",
 }
 
 
@@ -148,6 +155,7 @@ def verdicts(tmp_path, text: str) -> tuple[bool, bool]:
 
 @pytest.mark.parametrize("name", VALID)
 def test_valid_configurations_are_valid_for_both(name, tmp_path):
+    (tmp_path / "skills" / "knowledge").mkdir(parents=True)  # the documented one names it: folders must exist
     assert verdicts(tmp_path, VALID[name]) == (True, True)
 
 
