@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -90,6 +91,7 @@ def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allo
     from skillsite.agent.lockfile import resolve_locked_path
 
     before = read_lock_or_exit(lock_file)
+    edited = edited_skills(before, lock_file)
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     skill_id, wanted = run_loader(lambda: install_spec(spec, catalog))
     run_loader(lambda: catalog.install(skill_id, dest, overwrite, version=wanted, lock=lock_file))
@@ -98,7 +100,32 @@ def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allo
         if before.skills.get(sid) != locked:
             where = resolve_locked_path(locked.path, lock_file)
             click.echo(printable(f"installed {sid}{'@' + locked.version if locked.version else ''} into {where}"))
+    say_replaced(edited)
     click.echo(f"recorded in {lock_file}")
+
+
+def say_replaced(edited: dict[str, tuple[Path, str | None]]) -> None:
+    """Name each edited skill (:func:`edited_skills`) whose folder an install replaced (--overwrite)."""
+    from skillsite.agent.installed import installed_digest
+
+    for sid, (where, digest) in sorted(edited.items()):
+        if installed_digest(where) != digest:
+            click.echo(printable(f"replaced {sid} in {where}: the changes made there since it was installed are gone"))
+
+
+def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, str | None]]:
+    """The locked skills whose installed files differ from the locked ones (edited in place):
+    their folder and what it holds now, so that replacing one can be said."""
+    from skillsite.agent.installed import installed_digest
+    from skillsite.agent.lockfile import resolve_locked_path
+
+    found = {}
+    for sid, locked in lock.skills.items():
+        where = resolve_locked_path(locked.path, lock_file)
+        present = installed_digest(where)
+        if present is not None and present != locked.digest:
+            found[sid] = (where, present)
+    return found
 
 
 @click.command()
@@ -179,9 +206,11 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
     failed = False
     for target in targets:
         before = read_lock_or_exit(lock_file)
+        edited = edited_skills(before, lock_file)
         catalog = open_catalog_or_exit(resolve_source(lock.skills[target].source, lock_file), cache_dir, timeout,
                                        allowed_hosts)
         _, code = try_loader(lambda: catalog.update(target, lock_file, overwrite=overwrite), "skillsite update")
+        say_replaced(edited)
         if code == EXIT_ENVIRONMENT:
             sys.exit(code)
         failed = failed or bool(code)

@@ -181,6 +181,17 @@ def test_local_changes_are_reported_and_kept_unless_overwrite(served, project: P
     result = cli("update", "--lock", str(lock), "--cache-dir", cache, "--overwrite")
     assert result.exit_code == 0, result.output
     assert "My own note." not in base.read_text("utf-8")
+    said = f"replaced tools/base in {project / 'skills' / 'base'}: the changes made there since it was installed are gone"
+    assert said in result.output
+
+    base.write_text(base.read_text("utf-8") + "\nAnother note.\n", encoding="utf-8")
+    result = cli("install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "app"), "--overwrite",
+                 "--lock", str(lock), "--cache-dir", cache)  # meant for the app's folder: the dependency's goes too
+    assert result.exit_code == 0 and said in result.output, result.output
+    assert "Another note." not in base.read_text("utf-8")
+    result = cli("install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "app"), "--overwrite",
+                 "--lock", str(lock), "--cache-dir", cache)
+    assert "replaced" not in result.output  # nothing edited: nothing to say
 
 
 def test_versions_and_releases_are_reused_from_the_cache_offline(served, project: Path, tmp_path: Path) -> None:
