@@ -6,7 +6,6 @@ through its verified fetches (standard library only)."""
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -15,6 +14,7 @@ from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import (CatalogFormatError, DependencyError, DestinationExistsError, InstallError,
                                     IntegrityError, LoaderError, NotFoundError, UnsafePathError)
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, PlannedSkill, label, plan_install
+from skillsite.agent.install_staging import staging_folder
 from skillsite.agent.installed import installed_digest
 from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock_folder, lock_path_text, read_lock,
                                       record_installed, resolve_locked_path, resolve_source, source_text)
@@ -215,21 +215,20 @@ class Installer:
                 raise
 
     def _put_folder(self, skill_id: str, target: Path, files: dict[str, bytes], *, overwrite: bool) -> None:
-        """Write ``files`` into a new folder beside ``target`` and put it in place in one step."""
+        """Write ``files`` into a new folder beside ``target`` (:mod:`.install_staging`) and put it
+        in place in one step."""
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            staging = _new_folder(target.parent, f".{target.name}.tmp-")
-        except OSError as exc:
-            raise _install_error(skill_id, target, exc) from exc
-        try:
-            write_tree(staging, files, target)
-            _swap_in(staging, target, overwrite)
+            with staging_folder(target) as staging:
+                try:
+                    write_tree(staging, files, target)
+                    _swap_in(staging, target, overwrite)
+                finally:
+                    remove_path(staging)  # after a swap it holds what ``target`` held before
         except LoaderError:
             raise
         except OSError as exc:
             raise _install_error(skill_id, target, exc) from exc
-        finally:
-            remove_path(staging)  # after a swap it holds what ``target`` held before
 
     def _install_files(self, entry: ManifestEntry, children: bool) -> dict[str, bytes]:
         """Relative path -> verified bytes of everything ``install`` writes; the paths are checked
@@ -266,19 +265,6 @@ def _default_request(wanted: str) -> str:
     """The range a lock records for a skill installed without one: ``^`` the version installed
     (as npm records ``npm install x``), any for a skill without releases."""
     return f"^{wanted}" if parse_version(wanted) is not None else "*"
-
-
-def _new_folder(parent: Path, prefix: str) -> Path:
-    """A new empty folder in ``parent`` with a random name, made as ``mkdir`` makes folders (the
-    umask decides who may read it: ``mkdtemp``'s is private, and an installed skill is not)."""
-    for _ in range(100):
-        folder = parent / f"{prefix}{secrets.token_hex(6)}"
-        try:
-            folder.mkdir()
-        except FileExistsError:
-            continue
-        return folder
-    raise FileExistsError(f"no free temporary name in {parent}")
 
 
 def _path_clash(paths: Sequence[str]) -> str | None:

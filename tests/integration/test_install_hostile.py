@@ -231,3 +231,31 @@ def test_outdated_prints_ids_from_the_lock_without_terminal_escapes(served, tmp_
     lock.write_text(json.dumps({"lockfile_version": 1, "skills": {"lib\x1b]0;pwned\x07": record}}), encoding="utf-8")
     result = cli("outdated", "--lock", str(lock), "--cache-dir", str(tmp_path / "cache"))
     assert "\x1b" not in result.output and "\x07" not in result.output and "lib\\x1b]0;pwned\\x07" in result.output
+
+
+def test_a_staging_folder_left_by_a_killed_install_is_removed_by_the_next_one(served, tmp_path: Path) -> None:
+    """An install killed while writing a skill leaves ``.<name>.tmp-<random>`` beside its folder
+    (validate then took it for a skill): the next install there removes it once no install holds
+    it and it has not changed for a while; one being written (held) or just made is left alone."""
+    import fcntl
+    import time
+
+    _, server = served
+    skills = tmp_path / "project" / "skills"
+    folders = {kind: skills / f".app.tmp-{kind}" for kind in ("abandoned", "held", "fresh")}
+    for folder in folders.values():
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text("---\nname: app\ndescription: half written\n---\n")
+    old = time.time() - 3600
+    for kind in ("abandoned", "held"):
+        os.utime(folders[kind], (old, old))
+    holder = os.open(folders["held"], os.O_RDONLY)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        result = cli("install", "app", "--catalog", server.url, "--dest", str(skills / "app"),
+                     "--lock", str(tmp_path / "project" / "skillsite-lock.json"), "--cache-dir", str(tmp_path / "cache"))
+    finally:
+        os.close(holder)
+    assert result.exit_code == 0, result.output
+    assert not folders["abandoned"].exists() and folders["held"].is_dir() and folders["fresh"].is_dir()
+    assert (skills / "app" / "SKILL.md").is_file()
