@@ -220,7 +220,8 @@ class Catalog:
         ``for_model``: only skills that may be offered to a model, as in :meth:`prompt` (not
         hidden, not user-invocable only); use it when the results go to a model.  A group of
         copies of one skill is one result, its canonical member at the place of its best
-        member (``copies``: every copy, each at its own place).
+        member (``copies``: every copy, each at its own place).  Only the query's first 4,000
+        characters are read.
         """
         return self._search.search(query, k, tags, for_model, copies)
 

@@ -19,6 +19,9 @@ from skillsite.search.shard_query import Card, ShardedIndex, ShardIntegrityError
 #: reported as an unusable index.  ArithmeticError: a zero bucket size, an infinite priority;
 #: RecursionError: JSON nested deeper than Python parses.
 UNUSABLE = (ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError, RecursionError)
+#: What a search reads of its query: a longer one (a paste, a hostile MCP client's megabytes)
+#: searches for its start, at the cost of a query, as trigger matching reads a message's start.
+MAX_QUERY_CHARS = 4000
 
 
 def group_size(entry: ManifestEntry | None) -> int:
@@ -39,6 +42,7 @@ class CatalogSearch:
         of strings (the caller's mistake), CatalogFormatError when the index is unusable."""
         if tags is not None and (isinstance(tags, str) or not all(isinstance(tag, str) for tag in tags)):
             raise TypeError("tags must be a list of strings")
+        query = query[:MAX_QUERY_CHARS]
         section = self.catalog.manifest.get("search")
         if isinstance(section, dict) and "sharded" in section:
             return self._shards(section, query, k, tags, for_model, copies)

@@ -242,3 +242,14 @@ def test_tags_that_are_not_a_list_of_strings_are_the_caller_s_mistake(pairs) -> 
         for tags in ("git", [None]):
             with pytest.raises(TypeError, match="tags must be a list of strings"):
                 catalog.search("release", tags=tags)
+
+
+def test_a_query_of_megabytes_is_read_up_to_its_first_4000_characters(pairs) -> None:
+    """An MCP client may send any query: only its start is read (its cost grew with its length,
+    16 s of CPU for 8.8 MB), so results are those of that start."""
+    from skillsite.agent.catalog_search import MAX_QUERY_CHARS
+
+    start = ("roll back a release " * 400)[:MAX_QUERY_CHARS]
+    for site in pairs["examples"]:
+        catalog = Catalog.open(site)
+        assert catalog.search(start + " kubernetes" * 500_000, k=5) == catalog.search(start, k=5)
