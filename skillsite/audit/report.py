@@ -68,8 +68,9 @@ def audit_paths(paths: Sequence[Path], suppressions: Sequence[Suppression] = (),
     results = parallel_map(_audit_one, None, items, jobs)
     audits = [SkillAudit(s.id, Path(s.dir), findings) for s, findings in zip(found.sources, results)]
     kept, problems = apply_suppressions(audits, suppressions, config_path, lines)
+    # a place inside a skill is that skill's finding (SK644); one outside any is the report's
     unseen = [_unseen(d) for d in found.diagnostics
-              if d.code == "SK006" and not any(d.path.startswith(folder) for folder in folders)]  # else a skill's finding
+              if d.code == "SK006" and not any(d.path.startswith(folder) for folder in folders)]
     return AuditReport(tuple(kept), tuple(problems) + tuple(unseen), config_path)
 
 

@@ -230,7 +230,8 @@ def _unpublished(path: str, skill_dir: str) -> str:
     if stat.S_ISDIR(mode):
         return "a folder with no file published with the skill"
     if stat.S_ISREG(mode):
-        return "a file that is not published with the skill (ignored, excluded, in a skipped folder or in a nested skill)"
+        return ("a file that is not published with the skill (ignored, excluded, in a skipped folder or in a "
+                "nested skill)")
     return "a file that is not published with the skill (a pipe, socket or device)"
 
 

@@ -332,7 +332,8 @@ def test_an_output_that_is_a_symbolic_link_is_built_where_it_leads(tmp_path: Pat
     assert build([src], root, cache_dir=cache).ok
     link.symlink_to(root)
     for change in ("one", "two"):
-        (src / "test-first" / "SKILL.md").write_text((src / "test-first" / "SKILL.md").read_text() + f"\nChange {change}.\n")
+        skill_md = src / "test-first" / "SKILL.md"
+        skill_md.write_text(skill_md.read_text() + f"\nChange {change}.\n")
         assert build([src], link, cache_dir=cache).ok
         assert link.is_symlink() and f"Change {change}." in (root / "skills/test-first/SKILL.md").read_text()
     assert build([src], tmp_path / "cold").ok

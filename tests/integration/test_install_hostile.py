@@ -252,8 +252,8 @@ def test_a_staging_folder_left_by_a_killed_install_is_removed_by_the_next_one(se
     holder = os.open(folders["held"], os.O_RDONLY)
     try:
         fcntl.flock(holder, fcntl.LOCK_EX)
-        result = cli("install", "app", "--catalog", server.url, "--dest", str(skills / "app"),
-                     "--lock", str(tmp_path / "project" / "skillsite-lock.json"), "--cache-dir", str(tmp_path / "cache"))
+        result = cli("install", "app", "--catalog", server.url, "--dest", str(skills / "app"), "--lock",
+                     str(tmp_path / "project" / "skillsite-lock.json"), "--cache-dir", str(tmp_path / "cache"))
     finally:
         os.close(holder)
     assert result.exit_code == 0, result.output

@@ -181,7 +181,8 @@ def test_local_changes_are_reported_and_kept_unless_overwrite(served, project: P
     result = cli("update", "--lock", str(lock), "--cache-dir", cache, "--overwrite")
     assert result.exit_code == 0, result.output
     assert "My own note." not in base.read_text("utf-8")
-    said = f"replaced tools/base in {project / 'skills' / 'base'}: the changes made there since it was installed are gone"
+    said = (f"replaced tools/base in {project / 'skills' / 'base'}: the changes made there since it was "
+            "installed are gone")
     assert said in result.output
 
     base.write_text(base.read_text("utf-8") + "\nAnother note.\n", encoding="utf-8")

@@ -14,7 +14,8 @@ from skillsite.source.catalog import read_catalog
 
 def _skill(folder: Path, name: str) -> None:
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Say what {name} does. Use when asked.\n---\nBody.\n")
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Say what {name} does. Use when asked.\n"
+                                     "---\nBody.\n")
 
 
 def _tree(src: Path) -> None:

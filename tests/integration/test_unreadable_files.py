@@ -12,7 +12,8 @@ from support import as_an_ordinary_user
 
 def _skill(folder: Path, name: str, body: str = "Body.") -> None:
     folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Say what {name} does. Use when asked.\n---\n{body}\n")
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Say what {name} does. Use when asked.\n"
+                                     f"---\n{body}\n")
 
 
 def _skillsite(*args: str) -> subprocess.CompletedProcess[str]:
@@ -52,5 +53,6 @@ def test_validate_calls_a_skill_with_a_folder_it_cannot_list_invalid(tmp_path: P
     finally:
         (src / "closed" / "scripts").chmod(0o755)
     assert checked.returncode == 1
-    assert f"{src / 'closed' / 'SKILL.md'}: error SK006 cannot list folder 'scripts': Permission denied" in checked.stdout
+    said = f"{src / 'closed' / 'SKILL.md'}: error SK006 cannot list folder 'scripts': Permission denied"
+    assert said in checked.stdout
     assert "1 valid, 1 invalid" in checked.stdout

@@ -51,7 +51,8 @@ def test_the_names_a_skill_folder_cannot_take_are_those_the_catalog_writes():
     from skillsite.publish.manifest import ENTRY_FILE, PAGE_FILE, PROVIDER_INDEX_FILE, XML_FILE, reserved_names
     from skillsite.publish.provider_layout import INDEX_NAME
 
-    assert SKILL_FOLDER_FILES == {PAGE_FILE, XML_FILE, ENTRY_FILE, PROVIDER_INDEX_FILE, ENTRY_JSON} == reserved_names(True)
+    written = {PAGE_FILE, XML_FILE, ENTRY_FILE, PROVIDER_INDEX_FILE, ENTRY_JSON}
+    assert SKILL_FOLDER_FILES == written == reserved_names(True)
     assert SKILLS_FOLDER_FILES == {INDEX_NAME}
     assert taken_name("index.json") == "index.json" and taken_name("index.html") is None  # skills/index.html is free
     assert taken_name("tools/index.html") == "index.html" and taken_name("a/b/entry.json") == "entry.json"
