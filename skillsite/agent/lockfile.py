@@ -128,7 +128,8 @@ def parse_lock(data: Any, where: str) -> Lock:
     """A lock from its JSON value; LockFileError saying what is wrong."""
     if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
         raise LockFileError(f"{where}: not a skillsite lock file (it needs 'lockfile_version' and 'skills')")
-    if data.get("lockfile_version") != LOCKFILE_VERSION:
+    version = data.get("lockfile_version")
+    if type(version) is not int or version != LOCKFILE_VERSION:  # true and 1.0 equal 1 in Python, not in JSON
         raise LockFileError(f"{where}: lockfile_version {data.get('lockfile_version')!r} is not "
                             f"{LOCKFILE_VERSION}; upgrade skillsite")
     return Lock({sid: _locked(sid, value, where) for sid, value in data["skills"].items()})

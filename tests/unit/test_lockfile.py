@@ -51,6 +51,8 @@ def test_no_lock_file_is_an_empty_lock(tmp_path: Path) -> None:
     ('{"lockfile_version": 1, "skills": {', r"lock\.json \(line 1 column \d+\): the lock file is not valid JSON"),
     ('[]', "not a skillsite lock file"),
     ('{"lockfile_version": 9, "skills": {}}', "lockfile_version 9 is not 1; upgrade skillsite"),
+    ('{"lockfile_version": true, "skills": {}}', "lockfile_version True is not 1; upgrade skillsite"),
+    ('{"lockfile_version": 1.0, "skills": {}}', "lockfile_version 1.0 is not 1; upgrade skillsite"),
     ('{"lockfile_version": 1, "skills": {"a": {"source": "s", "version": "1.0.0", "digest": "md5:x", '
      '"path": "a", "dependencies": {}}}}', r"skill 'a' is malformed: digest 'md5:x' is not sha256"),
     ('{"lockfile_version": 1, "skills": {"a": {"source": "s", "version": 1, "digest": "%s", "path": "a"}}}' % DIGEST,
