@@ -107,7 +107,7 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
         return None, "'profile' must be 'default' or 'spec'"
     if key in COUNTS and value < 1:
         return None, f"'{key}' must be at least 1, not {value}"
-    if key == "base_url" and value and not value.lower().startswith(("http://", "https://")):
+    if key == "base_url" and value and not is_http_url(value):
         return None, f"'base_url' must be an http:// or https:// URL, not {value!r}"
     if key == "audit":
         return (None, problem) if (problem := audit_problem(value)) else (value, None)
@@ -120,6 +120,11 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
     if key == "ignore" and any(c not in CODES for c in value):
         return None, f"'ignore' names unknown codes: {', '.join(c for c in value if c not in CODES)}"
     return value, None
+
+
+def is_http_url(text: str) -> bool:
+    """Whether a base URL is one a browser fetches pages from (http or https), not a script."""
+    return text.lower().startswith(("http://", "https://"))
 
 
 #: The settings that count something: at least 1 (a negative budget or page size means nothing).

@@ -161,7 +161,9 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
 
 def http_url(value: str | None, param: click.Parameter) -> str | None:
     """``--base-url``: an http:// or https:// URL (as the configuration's ``base_url``)."""
-    if value and not value.lower().startswith(("http://", "https://")):
+    from skillsite.config import is_http_url
+
+    if value and not is_http_url(value):
         raise click.BadParameter(f"must be an http:// or https:// URL, not {value!r}", param=param)
     return value
 

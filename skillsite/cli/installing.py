@@ -104,13 +104,18 @@ def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allo
     click.echo(f"recorded in {lock_file}")
 
 
-def say_replaced(edited: dict[str, tuple[Path, str | None]]) -> None:
-    """Name each edited skill (:func:`edited_skills`) whose folder an install replaced (--overwrite)."""
+def say_replaced(edited: dict[str, tuple[Path, str | None]]) -> dict[str, tuple[Path, str | None]]:
+    """Name each edited skill (:func:`edited_skills`) whose folder an install replaced (--overwrite);
+    the others, still edited, are returned (for the next install of the same command)."""
     from skillsite.agent.installed import installed_digest
 
+    kept = {}
     for sid, (where, digest) in sorted(edited.items()):
         if installed_digest(where) != digest:
             click.echo(printable(f"replaced {sid} in {where}: the changes made there since it was installed are gone"))
+        else:
+            kept[sid] = (where, digest)
+    return kept
 
 
 def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, str | None]]:
@@ -204,13 +209,13 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
     named = sorted(sid for sid, locked in lock.skills.items() if locked.requested)
     targets = [skill_id] if skill_id else named or sorted(lock.skills)
     failed = False
+    edited = edited_skills(lock, lock_file)  # the installed files are hashed once, not once a target
     for target in targets:
         before = read_lock_or_exit(lock_file)
-        edited = edited_skills(before, lock_file)
         catalog = open_catalog_or_exit(resolve_source(lock.skills[target].source, lock_file), cache_dir, timeout,
                                        allowed_hosts)
         _, code = try_loader(lambda: catalog.update(target, lock_file, overwrite=overwrite), "skillsite update")
-        say_replaced(edited)
+        edited = say_replaced(edited)
         if code == EXIT_ENVIRONMENT:
             sys.exit(code)
         failed = failed or bool(code)
