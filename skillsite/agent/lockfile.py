@@ -22,6 +22,7 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
+from skillsite.agent.semver import RangeError, parse_range
 from skillsite.agent.versions import is_release_digest
 from skillsite.agent.utf8 import is_utf8_text
 
@@ -153,8 +154,20 @@ def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
              *deps, *deps.values()]
     if not all(is_utf8_text(text) for text in texts):
         raise LockFileError(f"{problem}: it holds a lone surrogate (\\udXXX), which is no text")
+    _check_ranges(problem, value.get("requested"), deps)
     return LockedSkill(value["source"], value.get("version"), value["digest"], value["path"], dict(deps),
                        value.get("requested"))
+
+
+def _check_ranges(problem: str, requested: str | None, deps: dict[str, str]) -> None:
+    """Refuse a range that does not parse: ``outdated`` would otherwise call the skill up to date."""
+    asked = ([("requested", requested)] if requested is not None else []) + \
+        [(f"dependency {name!r}", text) for name, text in deps.items()]
+    for what, text in asked:
+        try:
+            parse_range(text)
+        except RangeError as exc:
+            raise LockFileError(f"{problem}: {what} range {text[:80]!r} does not parse ({exc})") from None
 
 
 def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:

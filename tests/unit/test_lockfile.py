@@ -57,6 +57,10 @@ def test_no_lock_file_is_an_empty_lock(tmp_path: Path) -> None:
      '"path": "a", "dependencies": {}}}}', r"skill 'a' is malformed: digest 'md5:x' is not sha256"),
     ('{"lockfile_version": 1, "skills": {"a": {"source": "s", "version": 1, "digest": "%s", "path": "a"}}}' % DIGEST,
      r"skill 'a' is malformed \(it needs source, version, digest, dependencies and path\)"),
+    ('{"lockfile_version": 1, "skills": {"a": {"source": "s", "version": "1.0.0", "digest": "%s", "path": "a", '
+     '"dependencies": {"b": "garbage!!"}}}}' % DIGEST, r"skill 'a' is malformed: dependency 'b' range 'garbage!!' "),
+    ('{"lockfile_version": 1, "skills": {"a": {"source": "s", "version": "1.0.0", "digest": "%s", "path": "a", '
+     '"requested": "^^1"}}}' % DIGEST, r"skill 'a' is malformed: requested range '\^\^1' does not parse"),
 ])
 def test_an_unusable_lock_file_is_named_with_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "lock.json"
