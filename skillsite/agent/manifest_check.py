@@ -24,9 +24,10 @@ def parse_manifest(body: bytes, where: str) -> dict[str, Any]:
 
 
 def decode_json(body: bytes, where: str) -> Any:
-    """The JSON value of a catalog file; CatalogFormatError, saying why, when it is none."""
+    """The JSON value of a catalog file; CatalogFormatError, saying why, when it is none.  Catalogs
+    are UTF-8 (RFC 8259): bytes in UTF-16 or UTF-32, which ``json.loads`` would guess, are refused."""
     try:
-        data = json.loads(body)
+        data = json.loads(body.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise CatalogFormatError(f"{where} is not UTF-8 JSON ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:

@@ -95,6 +95,18 @@ def test_bad_manifests_are_format_errors(tmp_path: Path, text: bytes, message: s
         Catalog.open(tmp_path)
 
 
+@pytest.mark.parametrize("encoding, message", [
+    ("utf-16", "is not UTF-8 JSON"), ("utf-32", "is not UTF-8 JSON"),
+    ("utf-16-be", "is not valid JSON"),  # no BOM: NUL bytes are UTF-8, and no JSON
+])
+def test_a_manifest_in_another_unicode_encoding_is_refused(own_site: Path, encoding: str, message: str) -> None:
+    """JSON between systems is UTF-8 (RFC 8259); json.loads would guess UTF-16 or UTF-32 from bytes."""
+    manifest = own_site / "skills.json"
+    manifest.write_bytes(manifest.read_text("utf-8").encode(encoding))
+    with pytest.raises(CatalogFormatError, match=message):
+        Catalog.open(own_site)
+
+
 def test_newer_format_version_names_the_supported_one(own_site: Path) -> None:
     edit_manifest(own_site, lambda d: d.update(format_version=3))
     with pytest.raises(UnsupportedVersionError, match="format_version 3.*supports format_version 2"):
