@@ -130,7 +130,9 @@ class CatalogHandler(SimpleHTTPRequestHandler):
         nothing is there (or the name is one the file system refuses, such as one too long)."""
         local = Path(self.translate_path(url_path))
         try:
-            if local.is_dir() and unquote(url_path).endswith("/"):
+            if unquote(url_path).endswith("/"):
+                if not local.is_dir():
+                    return None  # a file's address with a slash added names nothing, as on static hosts
                 local = local / "index.html"
             return local if local.exists() else None
         except OSError:
@@ -202,6 +204,9 @@ class CatalogServer(ThreadingHTTPServer):
     process of its own, it stops once the process that started it is gone."""
 
     daemon_threads = True
+    #: Connections waiting to be accepted: socketserver's 5 timed browsers out when a page and its
+    #: assets, or a few tabs, asked at once.
+    request_queue_size = 128
     parent_pid = 0  # set in a serving process: the pid of the process that forked it
 
     def service_actions(self) -> None:

@@ -4,8 +4,11 @@ not listed, and odd requests get a status, never a dropped connection."""
 from __future__ import annotations
 
 import http.client
+import select
 import shutil
+import socket
 import threading
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -61,7 +64,29 @@ def test_the_built_headers_sandbox_a_bundled_index_at_its_folder_address_too(ser
 
 @pytest.mark.parametrize("path, expected", [("/%00", 400), ("/index.html%00", 400), ("/" + "a" * 300, 404),
                                             ("/skills/" + "a" * 300 + ".html", 404), ("/skills/", 404),
-                                            ("/skills/code-review/", 200)])
+                                            ("/skills/code-review/", 200), ("/skills.json/", 404),
+                                            ("/skills/code-review/index.html/", 404), ("/_headers/", 404)])
 def test_odd_requests_get_a_status_and_folders_are_not_listed(served, path: str, expected: int) -> None:
     status, _, body = _get(served, path)
     assert status == expected and b"Directory listing" not in body
+
+
+
+def test_connections_wait_to_be_accepted_while_the_server_is_busy(tmp_path: Path) -> None:
+    """A page and its assets, or a few tabs, connect at once; socketserver's backlog of 5 left
+    all but six of them unanswered while the server was busy (the rest retried for seconds)."""
+    server = make_server(tmp_path)  # not serving yet: nothing is accepted, connections queue
+    clients = [socket.socket() for _ in range(50)]
+    try:
+        for client in clients:
+            client.setblocking(False)
+            client.connect_ex(server.server_address)
+        waiting, deadline = set(clients), time.monotonic() + 10
+        while waiting and time.monotonic() < deadline:
+            _, writable, _ = select.select([], list(waiting), [], 0.5)
+            waiting -= {c for c in writable if c.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0}
+        assert not waiting, f"{len(waiting)} of {len(clients)} connections were not taken"
+    finally:
+        for client in clients:
+            client.close()
+        server.server_close()
