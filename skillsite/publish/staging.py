@@ -359,7 +359,7 @@ class Staging:
         os.chmod(self.path, 0o755)
         published = self._published_files()
         with written(self.target):
-            previous = replace_folder(self.path, self.target)
+            previous = _replaced(self.path, self.target)
         _OPEN.discard(self.path)  # published (after an exchange the path holds the old catalog)
         if previous is not None and not self.kept_back:
             remove_path(previous)
@@ -390,6 +390,16 @@ class Staging:
         if not self.kept_back:
             remove_path(self.path)
         _OPEN.discard(self.path)
+
+
+def _replaced(new: Path, target: Path) -> Path | None:
+    """:func:`replace_folder`, a refusal named by the output, not by the folder it was swapped
+    with (a folder moved to another parent must itself be writable: its ``..`` changes)."""
+    try:
+        return replace_folder(new, target)
+    except PermissionError as exc:
+        raise PermissionError(exc.errno, f"{exc.strerror}: cannot replace it (the output folder and the folder "
+                              "holding it must both be writable)", str(target)) from exc
 
 
 def records(files: dict[str, Published]) -> dict[str, Recorded]:

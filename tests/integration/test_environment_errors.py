@@ -78,3 +78,26 @@ def test_an_output_name_too_long_is_reported(tmp_path):
     assert result.exit_code == 3
     assert result.output.startswith(f"skillsite: {tmp_path}/.{'x' * 250}.building-")
     assert result.output.endswith(f": File name too long (ENAMETOOLONG); {out} was left as it was\n")
+
+
+def test_a_read_only_output_folder_is_named_as_the_output(tmp_path: Path) -> None:
+    """Replacing the output moves it into the cache folder, which needs write permission on the
+    output folder itself: the refusal names the output, not the cache's folder it was swapped with."""
+    from support import append_line, as_an_ordinary_user
+
+    src, out = tmp_path / "src", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    command = [*as_an_ordinary_user(), sys.executable, "-m", "skillsite", "build", str(src), "-o", str(out), "-q",
+               "-j", "1"]
+    assert subprocess.run(command, capture_output=True, cwd=REPO).returncode == 0
+    before = tree_bytes(out)
+    append_line(src / "code-review" / "SKILL.md", "An edit.")
+    out.chmod(0o555)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
+    finally:
+        out.chmod(0o755)
+    assert done.returncode == 3
+    assert done.stderr == (f"skillsite: {out}: Permission denied: cannot replace it (the output folder and the "
+                           f"folder holding it must both be writable) (EACCES); {out} was left as it was\n")
+    assert tree_bytes(out) == before
