@@ -3,8 +3,7 @@
 Every call runs ``git`` with an environment cleared of ``GIT_*`` variables (a ``GIT_DIR`` left
 by a hook must not point the build at another repository) and with options that keep a
 repository's configuration from running anything it can (no fsmonitor, no textconv, no
-external diff, no pager; ``git status`` may still run a clean filter the user configured, as
-their own ``git status`` would).  Skills are untrusted input: paths come back as bytes and are
+external diff, no pager, no clean filter but Git LFS's own, no submodule's git).  Skills are untrusted input: paths come back as bytes and are
 checked by the caller; blobs and trees are read by long-lived ``git cat-file`` processes.  A
 failure is a :class:`GitError` whose message says why, never a traceback.
 """
@@ -194,12 +193,42 @@ def tags(top: str) -> dict[str, tuple[str, str]]:
     return found
 
 
+#: The filter commands Git LFS writes (``git lfs install``): the only clean filters ``git status`` may run.
+LFS_FILTER = {"clean": "git-lfs clean -- %f", "smudge": "git-lfs smudge -- %f", "process": "git-lfs filter-process",
+              "required": "true"}
+
+
 def dirty_paths(top: str, pathspec: str) -> list[str]:
     """The paths under ``pathspec`` whose work-tree state differs from HEAD (modified, added,
-    deleted or untracked and not ignored)."""
-    out = run_git(top, "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--",
-                  pathspec or ".")
+    deleted or untracked and not ignored).  A file whose stamp is not the index's is hashed
+    again, through its clean filter: a repository's configuration (an unpacked archive's
+    ``.git/config``) could name any command there, so every filter but Git LFS's is switched off,
+    and submodules (each with a configuration of its own) are not looked into."""
+    out = run_git(top, *_without_filters(top), "status", "--porcelain", "-z", "--untracked-files=all",
+                  "--no-renames", "--ignore-submodules=all", "--", pathspec or ".")
     return [record[3:].decode("utf-8", "surrogateescape") for record in out.split(b"\0") if len(record) > 3]
+
+
+def _without_filters(top: str) -> list[str]:
+    """``-c`` options switching off every filter driver the configuration defines (but Git LFS's,
+    as it writes it); GitError when a driver's name cannot be written in a ``-c`` option."""
+    listed = run_git(top, "config", "--null", "--list").decode("utf-8", "surrogateescape")
+    settings: dict[str, dict[str, str]] = {}
+    for item in filter(None, listed.split("\0")):
+        key, _, value = item.partition("\n")
+        section, _, rest = key.partition(".")
+        driver, _, variable = rest.rpartition(".")
+        if section.lower() == "filter" and driver:
+            settings.setdefault(driver, {})[variable.lower()] = value
+    options: list[str] = []
+    for driver, values in sorted(settings.items()):
+        if all(LFS_FILTER.get(variable) == value for variable, value in values.items()):
+            continue
+        if "=" in driver or "\n" in driver:
+            raise GitError(f"the repository configures a filter git cannot be told to skip ({driver!r})")
+        options += ["-c", f"filter.{driver}.clean=", "-c", f"filter.{driver}.process=",
+                    "-c", f"filter.{driver}.required=false"]
+    return options
 
 
 def _skip(stream: IO[bytes], size: int) -> None:
