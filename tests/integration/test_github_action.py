@@ -121,13 +121,14 @@ def test_the_action_validates_and_builds_the_catalog_and_uploads_it_for_pages(tm
         ["code-review", "deploy-preview"]
     assert "https://skills.example.org/team/skills/code-review/" in (site / "sitemap.xml").read_text()
     assert (site / ".well-known/agent-skills/index.json").is_file()
-    # what actions/cache keeps: the build's cache and validate's verdicts
-    cache = repo.path / ".skillsite-cache"
+    # what actions/cache keeps, outside the repository: the build's cache and validate's verdicts
+    cache = tmp_path / "runner-temp" / "skillsite-cache"
     assert (cache / "build-state.sqlite").is_file() and list((cache / "validate").glob("*.sqlite"))
+    assert not (repo.path / ".skillsite-cache").exists()
     sha = repo.git("rev-parse", "HEAD")
     assert done.used == {
         "actions/setup-python@v5": {"python-version": "3.12", "update-environment": "false"},
-        "actions/cache@v4": {"path": ".skillsite-cache", "key": f"skillsite-Linux-{sha}",
+        "actions/cache@v4": {"path": str(cache), "key": f"skillsite-Linux-{sha}",
                              "restore-keys": "skillsite-Linux-"},
         "actions/upload-pages-artifact@v5": {"path": "_site", "include-hidden-files": "true"}}
 
@@ -185,11 +186,34 @@ def test_inputs_are_never_read_as_shell(tmp_path):
     assert "$(touch pwned)" in (repo.path / "_site/sitemap.xml").read_text()
 
 
+def test_a_skillsite_package_of_the_repository_is_never_imported(tmp_path):
+    """The repository is the steps' current folder: Python must not import its ``skillsite/``
+    (it would decide the validation, and read the signing key from the environment)."""
+    repo = skills_repo(tmp_path)
+    marker = tmp_path / "imported"
+    repo.write("skillsite/__init__.py", f"open({str(marker)!r}, 'w').close()\n")
+    repo.write("skillsite/__main__.py", "print('all good')\n")
+    write_skill(repo.path / "skills", "broken", frontmatter="name: broken\n")  # no description
+    repo.commit("a package named skillsite, and a broken skill")
+    done = run_action(tmp_path, repo, source="skills", sign_key="secret")
+    assert done.failed == "Validate the skills" and "title=SK201::SK201 " in done.log, done.log
+    assert not marker.exists()
+
+
+def test_sources_on_several_lines_are_all_validated(tmp_path):
+    """A YAML block (``source: |``) gives one folder a line: every line is a source."""
+    repo = skills_repo(tmp_path)
+    write_skill(repo.path / "more", "broken", frontmatter="name: broken\n")
+    done = run_action(tmp_path, repo, source="skills\nmore\n")
+    assert done.failed == "Validate the skills", done.log
+    assert "::error file=more/broken/SKILL.md,line=1,col=1,title=SK201::SK201 " in done.log
+
+
 @pytest.mark.parametrize("sign_key, installed", [("", str(REPO)), ("a key", f"{REPO}[trust]")])
 def test_without_skillsite_the_action_installs_it_from_its_own_checkout(tmp_path, sign_key, installed):
     """A Python that imports no skillsite (a stand-in that records what it is asked to run)."""
     python = tmp_path / "python"
-    python.write_text('#!/bin/sh\n[ "$1" = -c ] && exit 1\nprintf "%s\\n" "$@" > "${0%/*}/asked"\n')
+    python.write_text('#!/bin/sh\n[ "$2" = -c ] && exit 1\nprintf "%s\\n" "$@" > "${0%/*}/asked"\n')
     python.chmod(0o755)
     repo = skills_repo(tmp_path)
     temp = tmp_path / "runner-temp"
@@ -198,7 +222,7 @@ def test_without_skillsite_the_action_installs_it_from_its_own_checkout(tmp_path
     done = Runner(repo, temp, {"sign-key": sign_key}, python=str(python)).run_step(install)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "asked").read_text().splitlines() == \
-        ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", installed]
+        ["-I", "-m", "pip", "install", "--disable-pip-version-check", "--quiet", installed]
 
 
 def test_the_pages_workflow_of_the_docs_gives_the_action_inputs_it_has():

@@ -1,0 +1,5 @@
+"""Allow ``python -m skillsite``."""
+from skillsite.cli import entry
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,168 @@
+"""The entries of an open catalog, by id, fetched only as far as they are asked for.
+
+A whole ``skills.json`` (format 1) holds them all.  The root of a paged one (format 2, see
+:mod:`~skillsite.agent.manifest_pages`) holds page 1; an id elsewhere costs its page's index
+(once) and its entry file, a name every index, and the whole list every page (fetched a few at
+a time).  Every file is fetched through the catalog's verified fetch: its sha256 must be the
+one its parent names (the root for pages and indexes, an index for entry files), else
+:class:`~skillsite.agent.errors.IntegrityError`.  Standard library only.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Iterable, TypeVar
+
+from skillsite.agent.catalog_format import PAGED_FORMAT_VERSION
+from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.errors import CatalogFormatError, NotFoundError
+from skillsite.agent.manifest_check import parse_entry_file, parse_index, parse_page
+from skillsite.agent.manifest_pages import PageRecord, entry_url, find_page, page_records
+
+#: Fetch a site file checked against a sha256: (site-relative URL, sha256, size or None, what it is) -> bytes.
+VerifiedFetch = Callable[[str, str, "int | None", str], bytes]
+#: Pages or indexes fetched at the same time.
+PARALLEL_FETCHES = 8
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class CatalogEntries:
+    """Entries (JSON objects) by id; ``by_id`` holds those known so far, in no order."""
+
+    def __init__(self, manifest: dict[str, Any], fetch: VerifiedFetch, where: str) -> None:
+        self.root: list[dict[str, Any]] = manifest["skills"]
+        paged = manifest.get("format_version") == PAGED_FORMAT_VERSION
+        self.records: tuple[PageRecord, ...] = page_records(manifest, where) if paged else ()
+        self.by_id: dict[str, dict[str, Any]] = {e["id"]: e for e in self.root}
+        self._fetch, self._where = fetch, where
+        self._pages: dict[int, list[dict[str, Any]]] = {}
+        self._indexes: dict[int, dict[str, tuple[str, str]]] = {}
+        self._all: list[dict[str, Any]] | None = None if self.records else self.root
+        self._by_name: dict[str, list[str]] | None = None
+        self._checked: dict[str, ManifestEntry] = {}
+
+    def __len__(self) -> int:
+        return len(self.root) + sum(r.count for r in self.records)
+
+    def checked(self, data: dict[str, Any]) -> ManifestEntry:
+        """The typed entry of one of these JSON objects, parsed and checked once (CatalogFormatError)."""
+        entry = self._checked.get(data["id"])
+        if entry is None:
+            try:
+                entry = ManifestEntry.from_json(data)
+            except CatalogFormatError as exc:
+                raise CatalogFormatError(f"{self._where}: {exc}") from None
+            self._checked[entry.id] = entry
+        return entry
+
+    def well_formed(self) -> list[ManifestEntry]:
+        """Every entry that passes its check, typed, in manifest order (a malformed one cannot be used anyway)."""
+        entries = []
+        for data in self.all():
+            try:
+                entries.append(self.checked(data))
+            except CatalogFormatError:
+                continue
+        return entries
+
+    def summary(self, skill_id: str) -> tuple[str, str]:
+        """Name and description of any entry, checked to be strings when the catalog was opened:
+        search results and sub-skill lists never fail on an entry malformed elsewhere."""
+        data = self.find(skill_id)
+        if data is None:
+            raise NotFoundError(f"no skill {skill_id!r} in the catalog")
+        return data["name"], data["description"]
+
+    def lookup(self, id_or_name: str) -> ManifestEntry:
+        """The typed entry of a skill, by id or else by (unique) name; NotFoundError when there is none."""
+        data = self.find(id_or_name)
+        if data is not None:
+            return self.checked(data)
+        ids = self.named(id_or_name)
+        data = self.find(ids[0]) if len(ids) == 1 else None
+        if data is not None:
+            return self.checked(data)
+        if len(ids) > 1:
+            raise NotFoundError(f"name {id_or_name!r} is shared by skills {', '.join(ids)}; use an id")
+        raise NotFoundError(f"no skill {id_or_name!r} in the catalog")
+
+    def all(self) -> list[dict[str, Any]]:
+        """Every entry, in manifest order (a paged catalog's pages fetched on first call)."""
+        if self._all is None:
+            missing = [r for r in self.records if r.page not in self._pages]
+            for record, entries in zip(missing, _each(self._page, missing)):
+                self._add_page(record, entries)
+            self._all = self.root + [e for r in self.records for e in self._pages[r.page]]
+        return self._all
+
+    def find(self, skill_id: str) -> dict[str, Any] | None:
+        """The entry of ``skill_id``, or None when the catalog has no such id; a paged catalog
+        fetches the index of the page whose range holds it, then its entry file."""
+        if skill_id in self.by_id or self._all is not None:
+            return self.by_id.get(skill_id)
+        record = find_page(self.records, skill_id)
+        row = self._index(record).get(skill_id) if record is not None else None
+        if row is None:
+            return None
+        where = f"the entry file of {skill_id}"
+        data = parse_entry_file(self._fetch(entry_url(skill_id), row[1], None, where), skill_id, where)
+        self.by_id[skill_id] = data
+        return data
+
+    def named(self, name: str) -> list[str]:
+        """The ids of the skills called ``name``, in manifest order (a paged catalog reads its indexes)."""
+        if self._by_name is None:
+            self._by_name = {}
+            for skill_id, skill_name in self._names():
+                self._by_name.setdefault(skill_name, []).append(skill_id)
+        return self._by_name.get(name, [])
+
+    def _names(self) -> list[tuple[str, str]]:
+        """(id, name) of every skill, from the entries when all are known, else from the indexes."""
+        if self._all is not None:
+            return [(e["id"], e["name"]) for e in self._all]
+        missing = [r for r in self.records if r.page not in self._indexes]
+        for record, rows in zip(missing, _each(self._fetch_index, missing)):
+            self._indexes[record.page] = rows
+        return [(e["id"], e["name"]) for e in self.root] + [
+            (skill_id, row[0]) for r in self.records for skill_id, row in self._indexes[r.page].items()]
+
+    def entry_files(self) -> list[tuple[str, str, str]]:
+        """(id, site-relative URL, sha256) of every entry file, as the indexes pin them."""
+        self._names()  # every index read
+        return [(skill_id, entry_url(skill_id), row[1]) for r in self.records
+                for skill_id, row in self._indexes[r.page].items()]
+
+    def _page(self, record: PageRecord) -> list[dict[str, Any]]:
+        where = f"page {record.page} ({record.entries.url}) of {self._where}"
+        return parse_page(self._fetch(record.entries.url, record.entries.sha256, record.entries.bytes, where),
+                          record, where)
+
+    def _index(self, record: PageRecord) -> dict[str, tuple[str, str]]:
+        """A page's index (id -> (name, entry file sha256)), fetched once."""
+        if record.page not in self._indexes:
+            self._indexes[record.page] = self._fetch_index(record)
+        return self._indexes[record.page]
+
+    def _fetch_index(self, record: PageRecord) -> dict[str, tuple[str, str]]:
+        where = f"the index of page {record.page} ({record.index.url}) of {self._where}"
+        return parse_index(self._fetch(record.index.url, record.index.sha256, record.index.bytes, where),
+                           record, where)
+
+    def _add_page(self, record: PageRecord, entries: list[dict[str, Any]]) -> None:
+        """Take a page's entries; one already read from its entry file must be the same."""
+        for entry in entries:
+            known = self.by_id.setdefault(entry["id"], entry)
+            if known is not entry and known != entry:
+                raise CatalogFormatError(f"{self._where}: page {record.page} and the entry file of {entry['id']} "
+                                         "disagree")
+        self._pages[record.page] = entries
+
+
+def _each(func: Callable[[T], R], items: list[T]) -> Iterable[R]:
+    """``func`` of each item, in order, a few at a time (pages are fetched over the network)."""
+    if len(items) <= 1:
+        return [func(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(PARALLEL_FETCHES, len(items))) as pool:
+        return list(pool.map(func, items))

@@ -1,0 +1,90 @@
+"""Searching an open catalog: its precomputed BM25F index (in ``skills.json``) or, above
+``shard_above`` skills, its sharded index (the chunks of the query's words and the cards of the
+results, fetched as needed); a group of copies is one result.  Part of
+:class:`skillsite.loader.Catalog` (standard library only): it reads the catalog's entries and
+fetches through it."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from skillsite.agent.catalog_format import RISKS, above, offered_to_model
+from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.errors import CatalogFormatError
+from skillsite.agent.results import SearchResult, one_per_group
+from skillsite.search.bm25 import SearchIndex
+from skillsite.search.shard_query import Card, ShardedIndex, ShardIntegrityError
+
+
+#: What reading a corrupt or hostile search index raises (a host may serve anything): each is
+#: reported as an unusable index.  ArithmeticError: a zero bucket size, an infinite priority;
+#: RecursionError: JSON nested deeper than Python parses.
+UNUSABLE = (ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError, RecursionError)
+#: What a search reads of its query: a longer one (a paste, a hostile MCP client's megabytes)
+#: searches for its start, at the cost of a query, as trigger matching reads a message's start.
+MAX_QUERY_CHARS = 4000
+
+
+def group_size(entry: ManifestEntry | None) -> int:
+    """How many skills a search result stands for: its group of copies, else itself."""
+    return entry.copies.count if entry is not None and entry.copies is not None else 1
+
+
+class CatalogSearch:
+    """The search of one open catalog; its index is read on first use and kept."""
+
+    def __init__(self, catalog: Any) -> None:  # the open skillsite.loader.Catalog
+        self.catalog = catalog
+        self.index: SearchIndex | ShardedIndex | None = None
+
+    def search(self, query: str, k: int, tags: Sequence[str] | None, for_model: bool,
+               copies: bool) -> list[SearchResult]:
+        """What :meth:`skillsite.loader.Catalog.search` returns; TypeError when ``tags`` is no list
+        of strings (the caller's mistake), CatalogFormatError when the index is unusable."""
+        if tags is not None and (isinstance(tags, str) or not all(isinstance(tag, str) for tag in tags)):
+            raise TypeError("tags must be a list of strings")
+        query = query[:MAX_QUERY_CHARS]
+        section = self.catalog.manifest.get("search")
+        if isinstance(section, dict) and "sharded" in section:
+            return self._shards(section, query, k, tags, for_model, copies)
+        try:
+            return self._whole(query, k, tags, for_model, copies)
+        except UNUSABLE as exc:
+            raise CatalogFormatError(f"{self.catalog.location}: unusable search index ({exc})") from None
+
+    def _whole(self, query: str, k: int, tags: Sequence[str] | None, for_model: bool,
+               copies: bool) -> list[SearchResult]:
+        """Search the index ``skills.json`` holds (read on first use)."""
+        if not isinstance(self.index, SearchIndex):
+            self.index = SearchIndex.from_manifest({**self.catalog.manifest, "skills": self.catalog.skills})
+        index = self.index
+        entries = {e.id: e for e in self.catalog._source.well_formed()}
+        withheld = frozenset(i for i, e in entries.items() if above(e.risk, self.catalog.max_risk)
+                             or for_model and not offered_to_model(e, copies_too=True))
+        if copies:
+            hits = index.search(query, k=k, tags=tags, exclude=withheld)
+        else:
+            copy_of = {i: e.visibility.copy_of for i, e in entries.items() if e.visibility.copy_of}
+            ranked = index.search(query, k=len(index), tags=tags, exclude=withheld)
+            hits = one_per_group(ranked, copy_of, lambda sid: sid not in withheld, k)
+        return [SearchResult(sid, *self.catalog._source.summary(sid), float(score), group_size(entries.get(sid)))
+                for sid, score in hits]
+
+    def _shards(self, section: dict[str, Any], query: str, k: int, tags: Sequence[str] | None,
+                for_model: bool, copies: bool) -> list[SearchResult]:
+        """Search a sharded index: its meta file once, then only the chunks of the query's words
+        and the cards of its results; cards say what to leave out.  When every fetch must be
+        pinned, each of those files is verified too (IntegrityError)."""
+        catalog = self.catalog
+
+        def keep(card: Card) -> bool:
+            offered = card.offered and (copies or card.copy_of < 0)  # a card's "offered" leaves copies aside
+            return card.risk in RISKS and not above(card.risk, catalog.max_risk) and (offered or not for_model)
+        try:
+            if not isinstance(self.index, ShardedIndex) or self.index.pinned != catalog._pin_all_fetches:
+                self.index = ShardedIndex.open(section, catalog._files.search_files(), pinned=catalog._pin_all_fetches)
+            hits = self.index.search(query, k=k, tags=tags, keep=keep, groups=not copies)
+        except ShardIntegrityError as exc:
+            raise catalog._files.mismatch(f"{catalog.location}: {exc}", exc.expected, exc.actual) from None
+        except UNUSABLE as exc:
+            raise CatalogFormatError(f"{catalog.location}: unusable search index ({exc})") from None
+        return [SearchResult(card.id, card.name, card.description, float(score), card.copies) for card, score in hits]

@@ -1,0 +1,317 @@
+"""Installing and updating skills from an open catalog: the skill and what it needs, each
+verified, written into a temporary folder beside its own and put in place in one step, and
+recorded in the lock file.  :meth:`skillsite.loader.Catalog.install` and
+:meth:`~skillsite.loader.Catalog.update` hand over to :class:`Installer`; it reads the catalog
+through its verified fetches (standard library only)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from skillsite.agent.catalog_versions import current_digest
+from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.errors import (CatalogFormatError, DependencyError, DestinationExistsError, InstallError,
+                                    IntegrityError, LoaderError, NotFoundError, UnsafePathError)
+from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, PlannedSkill, label, plan_install
+from skillsite.agent.install_staging import staging_folder
+from skillsite.agent.installed import installed_digest
+from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock_folder, lock_path_text, read_lock,
+                                      record_installed, resolve_locked_path, resolve_source, source_text)
+from skillsite.agent.manifest_check import safe_relpath
+from skillsite.agent.semver import parse_version
+from skillsite.agent.utf8 import is_utf8_text
+from skillsite.folders import remove_path, rename_no_replace, replace_folder
+
+
+class Installer:
+    """Installs from one open :class:`skillsite.loader.Catalog`."""
+
+    def __init__(self, catalog: Any) -> None:
+        self.catalog = catalog
+
+    def install(self, skill_id: str, dest: str | os.PathLike[str], overwrite: bool = False, *,
+                children: bool = True, version: str | None = None,
+                lock: str | os.PathLike[str] | None = None) -> Path:
+        """Write the verified skill folder (and, by default, its nested sub-skills) to ``dest``,
+        after the skills it depends on, each beside it (``dest.parent / <last part of its id>``).
+
+        ``version`` (an exact version or a range) picks the highest release that satisfies it
+        (default: the current version).  Each dependency gets the highest release satisfying
+        every range asking for it (and, with ``lock``, the ranges of the skills the lock file
+        already holds); :class:`DependencyError` names the ranges when none does.  Everything is
+        fetched and verified first; each skill is then written into a temporary folder beside
+        its own and put in place in one step, whatever other installs run at the same time.
+        An existing ``dest`` is replaced only with ``overwrite=True`` (DestinationExistsError
+        otherwise); an existing dependency folder is kept when it holds that release already,
+        replaced when the lock says it was installed there and it is unchanged, else refused.
+        With ``lock`` (the path of a ``skillsite-lock.json``), every skill installed is recorded
+        in it; a release whose digest is not the one the lock records for its version is
+        refused (IntegrityError).  A destination that cannot be written raises :class:`InstallError`.
+        """
+        entry = self.catalog.manifest_entry(skill_id)
+        target = Path(os.path.abspath(dest))
+        if os.path.lexists(target) and not overwrite:
+            raise DestinationExistsError(f"{target} already exists; pass overwrite=True to replace it")
+        wanted = version if version is not None else self.catalog._histories.current_range(entry)
+        lock_path = None if lock is None else Path(os.path.abspath(lock))
+        requested = version if version is not None else _default_request(wanted)
+        self._install_closure(entry.id, Ask(REQUEST, wanted), target, overwrite, children, lock_path, requested)
+        return target
+
+    def update(self, skill_id: str, lock: str | os.PathLike[str], *, overwrite: bool = False,
+               children: bool = True) -> list[PlannedSkill]:
+        """Re-install a skill the lock file holds (from this catalog) where the lock says, at the
+        highest release its locked ranges allow: the range it was installed with and those of
+        the locked skills that need it; its dependencies with it, the lock keeping its ranges.
+
+        A release changed under a locked version is refused (IntegrityError), and so is a
+        folder whose files differ from what the lock records (DestinationExistsError), unless
+        ``overwrite``.  Returns what was planned, dependencies first.
+        """
+        lock_path = Path(os.path.abspath(lock))
+        locked = read_lock(lock_path).skills.get(skill_id)
+        if locked is None or not self._is_source(locked.source, lock_path):
+            raise NotFoundError(f"{lock_path} holds no skill {skill_id!r} installed from {self.catalog.location}")
+        target = resolve_locked_path(locked.path, lock_path)
+        present = installed_digest(target)
+        if os.path.lexists(target) and present != locked.digest and not overwrite:
+            raise DestinationExistsError(f"{target} has local changes (its files are not those {lock_path} records "
+                                         f"for {skill_id}); pass overwrite=True to replace them")
+        ask = Ask(REQUEST if locked.requested else f"{lock_path.name}", locked.requested or "*")
+        return self._install_closure(skill_id, ask, target, overwrite, children, lock_path, locked.requested,
+                                     replace_root=True)
+
+    def _install_closure(self, skill_id: str, ask: Ask, target: Path, overwrite: bool, children: bool,
+                         lock_path: Path | None, requested: str | None, *,
+                         replace_root: bool = False) -> list[PlannedSkill]:
+        """Install ``skill_id`` at ``target`` and its dependencies beside it, recording them in the lock."""
+        lock = read_lock(lock_path) if lock_path is not None else Lock()
+        ours = {sid: locked for sid, locked in lock.skills.items() if self._is_source(locked.source, lock_path)}
+        others = {sid: (label(sid, locked.version or UNVERSIONED), tuple(locked.dependencies.items()))
+                  for sid, locked in ours.items()}
+        plan = plan_install([(skill_id, ask)], self.catalog._histories.needs, others)
+        targets = self._targets(plan, skill_id, target, ours, lock_path)
+        for planned in plan:
+            if lock_path is not None and holds_lock(targets[planned.id], lock_path):
+                raise UnsafePathError(f"{targets[planned.id]} holds the lock file {lock_path}: installing "
+                                      f"{planned.id} there would replace it and everything beside it")
+        for planned in plan:
+            if lock_path is not None and not inside_lock_folder(targets[planned.id], lock_path):
+                raise UnsafePathError(f"{targets[planned.id]} is outside the lock file's folder ({lock_path}): a lock "
+                                      f"names only folders inside its own; put the lock file in a folder above")
+            if lock_path is not None and not is_utf8_text(lock_path_text(targets[planned.id], lock_path)):
+                raise UnsafePathError(f"{targets[planned.id]!r} is not UTF-8 text: it cannot be recorded in the lock "
+                                      "file")
+            if lock_path is not None and not is_utf8_text(planned.id):
+                raise CatalogFormatError(f"{self.catalog.location}: skill id {planned.id!r} is not UTF-8 text: it cannot be "
+                                         "recorded in the lock file")
+        for planned in plan:
+            self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
+        fetched = {p.id: self._planned_files(p, children) for p in plan}
+        actions = {p.id: self._placement(p, targets[p.id], fetched[p.id][1], overwrite, ours.get(p.id), lock_path,
+                                         root=p.id == skill_id, replace_root=replace_root) for p in plan}
+        source = source_text(self.catalog.location, self.catalog.remote, lock_path) if lock_path is not None else self.catalog.location
+        if lock_path is not None and not is_utf8_text(source):
+            raise UnsafePathError(f"{source!r} is not UTF-8 text: it cannot be recorded in the lock file")
+        for planned in plan:
+            files, digest = fetched[planned.id]
+            if actions[planned.id] != "keep":
+                self._put_dependency_or_root(planned.id == skill_id, planned.id, targets[planned.id], files, digest,
+                                             replace=actions[planned.id] == "replace")
+            if lock_path is not None:
+                path = lock_path_text(targets[planned.id], lock_path)
+                locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
+                                     requested if planned.id == skill_id else None)
+                record_installed(lock_path, planned.id, locked)
+        return plan
+
+    def _is_source(self, text: str, lock_path: Path | None) -> bool:
+        """Whether a lock's ``source`` names this catalog: the same URL, or the same file however
+        its path is spelt (through a symbolic link too: the locked digests are checked against
+        every spelling of the catalog they were taken from)."""
+        if lock_path is None:
+            return False
+        source = resolve_source(text, lock_path)
+        if self.catalog.remote or "://" in source:
+            return source == self.catalog.location
+        return os.path.realpath(source) == os.path.realpath(self.catalog.location)
+
+    def _targets(self, plan: list[PlannedSkill], root: str, target: Path, locked: Mapping[str, LockedSkill],
+                 lock_path: Path | None) -> dict[str, Path]:
+        """Where each planned skill goes: the root at ``target``, a dependency where the lock
+        has it, else beside the root; DependencyError when two would share a folder."""
+        out: dict[str, Path] = {}
+        for planned in plan:
+            if planned.id == root:
+                where = target
+            elif planned.id in locked and lock_path is not None:
+                where = resolve_locked_path(locked[planned.id].path, lock_path)
+            else:
+                where = target.parent / safe_relpath(planned.id, "skill id").rsplit("/", 1)[-1]
+            clash = next((sid for sid, path in out.items() if path == where), None)
+            if clash is not None:
+                raise DependencyError(f"{clash} and {planned.id} would both be installed into {where}", planned.id)
+            out[planned.id] = where
+        return out
+
+    def _planned_files(self, planned: PlannedSkill, children: bool) -> tuple[dict[str, bytes], str]:
+        """The verified files of a planned skill and their digest: its release's files, or the
+        current ones for a skill without releases; nested sub-skills with the current version."""
+        entry = self.catalog.manifest_entry(planned.id)
+        history = self.catalog._histories.of(entry.id)
+        if history is None:
+            return self._install_files(entry, children), current_digest(entry)
+        self.catalog._usable(entry)
+        release = history.releases[planned.version]
+        nested = self._nested_plan(entry) if children and planned.version == history.latest else []
+        clash = _path_clash([f.path for f in release.skill_files] + [rel for rel, _, _ in nested])
+        if clash:  # before anything is fetched: a listing that cannot be installed is refused as it is
+            raise CatalogFormatError(f"{self.catalog.location}: release {planned.label} has files that clash when installed: "
+                                     f"{clash}")
+        files = {f.path: self.catalog._histories.release_file(entry, release, f.path) for f in release.skill_files}
+        files.update((rel, self.catalog.resource(sid, path)) for rel, sid, path in nested)
+        return files, release.digest
+
+    def _check_locked_digest(self, skill_id: str, locked: LockedSkill | None, lock_path: Path | None) -> None:
+        """Refuse a skill whose locked version the catalog now publishes with another digest:
+        a release changed under the same version is tampered (IntegrityError)."""
+        if locked is None or not locked.version:
+            return
+        published = self.catalog.release_digests(skill_id).get(locked.version)
+        if published is not None and published != locked.digest:
+            raise IntegrityError(f"{skill_id}@{locked.version} is tampered: the catalog gives it the digest "
+                                 f"{published}, but {lock_path} records {locked.digest} for that version; refusing it",
+                                 locked.digest, published)
+
+    @staticmethod
+    def _placement(planned: PlannedSkill, target: Path, digest: str, overwrite: bool, locked: LockedSkill | None,
+                   lock_path: Path | None, *, root: bool, replace_root: bool) -> str:
+        """What to do at ``target``: ``new`` (nothing there), ``replace`` or ``keep`` (it holds the
+        planned release already); DestinationExistsError when it holds something else that may
+        not be replaced.  The root's folder was checked by the caller (install, update)."""
+        if root and not replace_root:
+            return "replace" if overwrite else "new"  # install() refused an existing dest unless overwrite
+        if not os.path.lexists(target):
+            return "replace" if root and overwrite else "new"
+        present = installed_digest(target)
+        if present == digest:
+            return "keep"
+        ours = (locked is not None and lock_path is not None and present == locked.digest
+                and resolve_locked_path(locked.path, lock_path) == target)
+        if overwrite or ours or root:
+            return "replace"
+        raise DestinationExistsError(f"{target} already exists and does not hold {planned.label}, the dependency "
+                                     "to install there; pass overwrite=True to replace it")
+
+    def _put_dependency_or_root(self, root: bool, skill_id: str, target: Path, files: dict[str, bytes], digest: str,
+                                *, replace: bool) -> None:
+        """Put a planned skill in place; a dependency another install put there first, with the
+        same release, is left as it is."""
+        try:
+            self._put_folder(skill_id, target, files, overwrite=replace)
+        except DestinationExistsError:
+            if root or installed_digest(target) != digest:
+                raise
+
+    def _put_folder(self, skill_id: str, target: Path, files: dict[str, bytes], *, overwrite: bool) -> None:
+        """Write ``files`` into a new folder beside ``target`` (:mod:`.install_staging`) and put it
+        in place in one step."""
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with staging_folder(target) as staging:
+                try:
+                    write_tree(staging, files, target)
+                    _swap_in(staging, target, overwrite)
+                finally:
+                    remove_path(staging)  # after a swap it holds what ``target`` held before
+        except LoaderError:
+            raise
+        except OSError as exc:
+            raise _install_error(skill_id, target, exc) from exc
+
+    def _install_files(self, entry: ManifestEntry, children: bool) -> dict[str, bytes]:
+        """Relative path -> verified bytes of everything ``install`` writes; the paths are checked
+        not to clash before anything is fetched (CatalogFormatError)."""
+        plan = self._install_plan(entry, children)
+        clash = _path_clash([rel for rel, _, _ in plan])
+        if clash:
+            raise CatalogFormatError(f"{self.catalog.location}: skill {entry.id} has files that clash when installed: "
+                                     f"{clash}")
+        return {rel: self.catalog.resource(skill_id, path) for rel, skill_id, path in plan}
+
+    def _install_plan(self, entry: ManifestEntry, children: bool) -> list[tuple[str, str, str]]:
+        """(path written, skill id, path in that skill) of every file ``install`` writes; each
+        nested skill is checked, like ``entry``, before it is used."""
+        self.catalog._usable(entry)
+        plan = [("SKILL.md", entry.id, "SKILL.md")]
+        plan += [(safe_relpath(r.path, "bundled file"), entry.id, r.path) for r in entry.files]
+        return plan + (self._nested_plan(entry) if children else [])
+
+    def _nested_plan(self, entry: ManifestEntry) -> list[tuple[str, str, str]]:
+        """The :meth:`_install_plan` rows of the nested sub-skills of ``entry`` (current files)."""
+        plan = []
+        for child_id in entry.children:
+            data = self.catalog._source.find(child_id) if child_id.startswith(entry.id + "/") else None
+            if data is None:
+                continue
+            prefix = safe_relpath(child_id[len(entry.id) + 1:], "sub-skill folder")
+            child = self.catalog._source.checked(data)
+            plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
+        return plan
+
+
+def _default_request(wanted: str) -> str:
+    """The range a lock records for a skill installed without one: ``^`` the version installed
+    (as npm records ``npm install x``), any for a skill without releases."""
+    return f"^{wanted}" if parse_version(wanted) is not None else "*"
+
+
+def _path_clash(paths: Sequence[str]) -> str | None:
+    """How two of ``paths`` clash (one path twice, or a file where another needs a folder), or None."""
+    seen: set[str] = set()
+    for path in paths:
+        if path in seen:
+            return f"{path!r} is listed twice"
+        seen.add(path)
+    for path in paths:
+        parts = path.split("/")
+        folder = next((f for f in ("/".join(parts[:i]) for i in range(1, len(parts))) if f in seen), None)
+        if folder is not None:
+            return f"{path!r} clashes with {folder!r}"
+    return None
+
+
+def write_tree(folder: Path, files: dict[str, bytes], target: Path) -> None:
+    """Write ``files`` (relative path -> bytes) under ``folder``, never outside it and never one
+    over another: paths that differ only in case are one file on some file systems."""
+    real_folder = os.path.realpath(folder)
+    for rel, data in files.items():
+        out = folder.joinpath(*rel.split("/"))
+        if os.path.commonpath([os.path.realpath(out.parent), real_folder]) != real_folder:
+            raise UnsafePathError(f"{rel!r} would be written outside {target}")
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with open(out, "xb") as handle:
+                handle.write(data)
+        except (FileExistsError, NotADirectoryError, IsADirectoryError):
+            raise UnsafePathError(f"{rel!r} clashes with another file written to {target}") from None
+
+
+def _swap_in(staging: Path, target: Path, overwrite: bool) -> None:
+    """Put ``staging`` at ``target`` in one step; an existing target is replaced only when allowed."""
+    if not overwrite:
+        try:
+            rename_no_replace(staging, target)
+        except FileExistsError:
+            raise DestinationExistsError(f"{target} already exists; pass overwrite=True to replace it") from None
+        return
+    previous = replace_folder(staging, target)
+    if previous is not None and previous != staging:
+        remove_path(previous)
+
+
+def _install_error(skill_id: str, target: Path, exc: OSError) -> InstallError:
+    """The loader's own error for a destination the machine would not let ``install`` write."""
+    path = exc.filename or str(target)
+    return InstallError(exc.errno, f"cannot install {skill_id} into {target}: {path}: {exc.strerror or exc}", path)

@@ -1,0 +1,239 @@
+"""``skillsite-lock.json``: what was installed where, from which catalog, at which version and
+digest (standard library only).
+
+Sorted keys, two-space indent, a trailing newline and no timestamps, so the same installs give
+the same bytes and the file diffs and merges well.  Written to a temporary file beside it and
+renamed into place: a reader sees the old lock or the new one.  Paths inside the lock file's
+folder are written relative to it (with ``/``), so a lock checked into a repository works in
+every clone.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from skillsite.agent.errors import InstallError, LockFileError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+from skillsite.agent.semver import RangeError, parse_range
+from skillsite.agent.versions import is_release_digest
+from skillsite.agent.utf8 import is_utf8_text
+
+LOCK_NAME = "skillsite-lock.json"
+LOCKFILE_VERSION = 1
+MAX_LOCK_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LockedSkill:
+    """One installed skill.  ``requested`` is the range it was installed with, for a skill named
+    on the command line (None for one installed as a dependency); ``version`` is None for a
+    skill published without releases."""
+
+    source: str
+    version: str | None
+    digest: str
+    path: str
+    dependencies: dict[str, str] = field(default_factory=dict)
+    requested: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"source": self.source, "version": self.version, "digest": self.digest,
+                "dependencies": dict(self.dependencies), "path": self.path}
+        if self.requested is not None:
+            data["requested"] = self.requested
+        return data
+
+
+@dataclass(frozen=True)
+class Lock:
+    """The whole lock file: skill id -> :class:`LockedSkill`."""
+
+    skills: dict[str, LockedSkill] = field(default_factory=dict)
+
+    def with_skill(self, skill_id: str, locked: LockedSkill) -> Lock:
+        """A copy holding ``locked`` for ``skill_id`` (its ``requested`` kept when the new one has none)."""
+        previous = self.skills.get(skill_id)
+        if locked.requested is None and previous is not None:
+            locked = replace(locked, requested=previous.requested)
+        return Lock({**self.skills, skill_id: locked})
+
+
+def lock_text(lock: Lock) -> str:
+    """The lock file's text: sorted keys, 2-space indent, trailing newline."""
+    data = {"lockfile_version": LOCKFILE_VERSION,
+            "skills": {sid: skill.to_json() for sid, skill in lock.skills.items()}}
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def read_lock(path: Path) -> Lock:
+    """The lock at ``path``; an empty one when there is no file; LockFileError when it is unusable."""
+    try:
+        with open(path, "rb") as handle:
+            body = handle.read(MAX_LOCK_BYTES + 1)
+    except FileNotFoundError:
+        return Lock()
+    except OSError as exc:
+        raise LockFileError(f"cannot read the lock file {path}: {exc.strerror or exc}") from None
+    if len(body) > MAX_LOCK_BYTES:
+        raise LockFileError(f"{path}: the lock file is over {MAX_LOCK_BYTES:,} bytes")
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        where = f" (line {exc.lineno} column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise LockFileError(f"{path}{where}: the lock file is not valid JSON") from None
+    lock = parse_lock(data, str(path))
+    _check_paths(lock, Path(path))
+    return lock
+
+
+def holds_lock(folder: Path, lock_path: Path) -> bool:
+    """Whether installing a skill at ``folder`` would replace the lock file: ``folder`` is the
+    lock file, its folder or one above it (and so the whole project around it)."""
+    base = Path(os.path.realpath(Path(os.path.abspath(lock_path)).parent))
+    where = Path(os.path.realpath(folder))
+    return where == base or where in base.parents or where == base / Path(lock_path).name
+
+
+def inside_lock_folder(folder: Path, lock_path: Path) -> bool:
+    """Whether ``folder`` lies inside the lock file's folder as its path reads (no ``..`` out of
+    it, no absolute path elsewhere): the only places a lock may name, as a lock committed to a
+    project is anyone's to write, and ``update`` writes (``--overwrite``: replaces) what it names."""
+    base = os.path.normpath(os.path.abspath(Path(lock_path).parent))
+    where = os.path.normpath(os.path.abspath(folder))
+    return where.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def _check_paths(lock: Lock, lock_path: Path) -> None:
+    """LockFileError when a skill's ``path`` is the lock file, its folder or one above it, or
+    lies outside that folder: skillsite never records one, and ``update --overwrite`` would
+    replace the whole project (or the lock, or a folder elsewhere) with a skill."""
+    for skill_id, skill in sorted(lock.skills.items()):
+        folder = resolve_locked_path(skill.path, lock_path)
+        if holds_lock(folder, lock_path):
+            raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, the lock file itself, "
+                                "its folder or one above it; refusing the lock file")
+        if not inside_lock_folder(folder, lock_path):
+            raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, outside the lock "
+                                "file's folder; refusing the lock file (a lock names only folders inside its own)")
+
+
+def parse_lock(data: Any, where: str) -> Lock:
+    """A lock from its JSON value; LockFileError saying what is wrong."""
+    if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
+        raise LockFileError(f"{where}: not a skillsite lock file (it needs 'lockfile_version' and 'skills')")
+    version = data.get("lockfile_version")
+    if type(version) is not int or version != LOCKFILE_VERSION:  # true and 1.0 equal 1 in Python, not in JSON
+        raise LockFileError(f"{where}: lockfile_version {data.get('lockfile_version')!r} is not "
+                            f"{LOCKFILE_VERSION}; upgrade skillsite")
+    return Lock({sid: _locked(sid, value, where) for sid, value in data["skills"].items()})
+
+
+def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
+    """One skill's record, checked."""
+    problem = f"{where}: skill {skill_id!r} is malformed"
+    if not isinstance(value, dict):
+        raise LockFileError(problem)
+    strings = all(isinstance(value.get(k), str) and value[k] and "\0" not in value[k]
+                  for k in ("source", "digest", "path"))
+    deps = value.get("dependencies", {})
+    if not strings or not (value.get("version") is None or isinstance(value["version"], str)) \
+            or not (isinstance(deps, dict) and all(isinstance(v, str) for v in deps.values())) \
+            or not (value.get("requested") is None or isinstance(value["requested"], str)):
+        raise LockFileError(f"{problem} (it needs source, version, digest, dependencies and path)")
+    if not is_release_digest(value["digest"]):
+        raise LockFileError(f"{problem}: digest {value['digest'][:80]!r} is not sha256:<64 hex digits>")
+    texts = [skill_id, value["source"], value["path"], value.get("version") or "", value.get("requested") or "",
+             *deps, *deps.values()]
+    if not all(is_utf8_text(text) for text in texts):
+        raise LockFileError(f"{problem}: it holds a lone surrogate (\\udXXX), which is no text")
+    _check_ranges(problem, value.get("requested"), deps)
+    return LockedSkill(value["source"], value.get("version"), value["digest"], value["path"], dict(deps),
+                       value.get("requested"))
+
+
+def _check_ranges(problem: str, requested: str | None, deps: dict[str, str]) -> None:
+    """Refuse a range that does not parse: ``outdated`` would otherwise call the skill up to date."""
+    asked = ([("requested", requested)] if requested is not None else []) + \
+        [(f"dependency {name!r}", text) for name, text in deps.items()]
+    for what, text in asked:
+        try:
+            parse_range(text)
+        except RangeError as exc:
+            raise LockFileError(f"{problem}: {what} range {text[:80]!r} does not parse ({exc})") from None
+
+
+def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:
+    """Add (or replace) one skill's record in the lock at ``path``: the lock is read again and
+    written back while an advisory lock (``flock``) on its folder is held, so installs sharing a
+    lock at once each keep their records (none is taken where ``flock`` is missing: Windows)."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        folder = os.open(path.parent, os.O_RDONLY) if fcntl is not None else None
+    except OSError as exc:
+        raise InstallError(exc.errno, f"cannot write the lock file {path}: {exc.strerror or exc}", str(path)) from None
+    try:
+        if folder is not None:
+            try:
+                fcntl.flock(folder, fcntl.LOCK_EX)
+            except OSError:  # a file system without locks (some network ones): write unserialised
+                pass
+        write_lock(path, read_lock(path).with_skill(skill_id, locked))
+    finally:
+        if folder is not None:
+            os.close(folder)  # and with it the flock
+
+
+def write_lock(path: Path, lock: Lock) -> None:
+    """Write ``lock`` to ``path`` atomically (a file made as ``open`` makes them, so the umask
+    decides who may read it); InstallError naming the path and the cause when the folder refuses."""
+    path = Path(path)
+    tmp = path.parent / f".{path.name}.tmp-{secrets.token_hex(6)}"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "x", encoding="utf-8", newline="\n") as handle:
+            handle.write(lock_text(lock))
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise InstallError(exc.errno, f"cannot write the lock file {path}: {exc.strerror or exc}", str(path)) from None
+
+
+def lock_path_text(installed: Path, lock_path: Path) -> str:
+    """How the lock names an installed folder: relative to the lock's folder (with ``/``) when
+    inside it, else absolute."""
+    base = Path(os.path.abspath(lock_path)).parent
+    target = Path(os.path.abspath(installed))
+    try:
+        return target.relative_to(base).as_posix()
+    except ValueError:
+        return str(target)
+
+
+def resolve_locked_path(text: str, lock_path: Path) -> Path:
+    """The folder a lock's ``path`` names: relative ones from the lock's folder."""
+    path = Path(text)
+    return path if path.is_absolute() else Path(os.path.abspath(lock_path)).parent / path
+
+
+def source_text(location: str, remote: bool, lock_path: Path) -> str:
+    """How the lock names a catalog: its URL, or its skills.json path (relative when inside the lock's folder)."""
+    return location if remote else lock_path_text(Path(location), lock_path)
+
+
+def resolve_source(text: str, lock_path: Path) -> str:
+    """The catalog a lock's ``source`` names: a URL as it is, a relative path from the lock's folder."""
+    if "://" in text:
+        return text
+    return str(resolve_locked_path(text, lock_path))

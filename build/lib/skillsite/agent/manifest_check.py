@@ -1,0 +1,155 @@
+"""Reading a ``skills.json`` safely: the top level checked on reading (each entry is checked
+when first used, by :meth:`~skillsite.agent.entry.ManifestEntry.from_json`), and every path or
+URL it names checked to stay inside its folder or site.  A paged catalog's other files (pages,
+their indexes, entry files: :mod:`~skillsite.agent.manifest_pages`) are checked the same way,
+and against what the root says of them."""
+from __future__ import annotations
+
+import json
+import urllib.parse
+from typing import Any
+
+from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION, PAGED_FORMAT_VERSION
+from skillsite.agent.entry import entry_problem, is_hex_sha256
+from skillsite.agent.errors import CatalogFormatError, UnsafePathError, UnsupportedVersionError
+from skillsite.agent.manifest_pages import INDEX_FORMAT, PAGE_FORMAT, PageRecord, page_records
+from skillsite.agent.utf8 import is_utf8_text
+
+
+def parse_manifest(body: bytes, where: str) -> dict[str, Any]:
+    """Decode and check a manifest; CatalogFormatError / UnsupportedVersionError on problems."""
+    data = decode_json(body, where)
+    check_manifest(data, where)
+    return data
+
+
+def decode_json(body: bytes, where: str) -> Any:
+    """The JSON value of a catalog file; CatalogFormatError, saying why, when it is none.  Catalogs
+    are UTF-8 (RFC 8259): bytes in UTF-16 or UTF-32, which ``json.loads`` would guess, are refused."""
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise CatalogFormatError(f"{where} is not UTF-8 JSON ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        stripped = body.strip()
+        truncated = exc.pos >= len(stripped) or (stripped[:1] == b"{" and stripped[-1:] != b"}")
+        hint = "; it looks truncated" if truncated else ""
+        raise CatalogFormatError(f"{where} is not valid JSON ({exc.msg}: line {exc.lineno} "
+                                 f"column {exc.colno}){hint}") from None
+    except RecursionError:
+        raise CatalogFormatError(f"{where} nests too deeply to be a catalog") from None
+    except ValueError:  # an integer of thousands of digits (sys.get_int_max_str_digits())
+        raise CatalogFormatError(f"{where} is not a usable catalog: it holds a number too long to read") from None
+    return data
+
+
+def check_manifest(data: Any, where: str) -> None:
+    """The top level, and the id, name and description of every entry (the rest is checked on use)."""
+    if not isinstance(data, dict):
+        raise CatalogFormatError(f"{where} is not a skillsite catalog: the top level is not an object")
+    if data.get("format") != FORMAT:
+        raise CatalogFormatError(f"{where} is not a skillsite catalog: format is {data.get('format')!r}, "
+                                 f"expected {FORMAT!r}")
+    version = data.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise CatalogFormatError(f"{where}: format_version {version!r} is not a positive integer")
+    if version > FORMAT_VERSION:
+        raise UnsupportedVersionError(version, where)
+    check_entries(data.get("skills"), where)
+    if version == PAGED_FORMAT_VERSION:
+        page_records(data, where)
+
+
+def check_entries(skills: Any, where: str) -> None:
+    """A list of entries, each with a string id, name and description; no id twice."""
+    if not isinstance(skills, list):
+        raise CatalogFormatError(f"{where}: 'skills' is not a list")
+    seen: dict[str, int] = {}
+    for index, entry in enumerate(skills):
+        if not (isinstance(entry, dict) and isinstance(entry.get("id"), str) and entry["id"]
+                and isinstance(entry.get("name"), str) and isinstance(entry.get("description"), str)):
+            raise CatalogFormatError(f"{where}: skills[{index}] {entry_problem(entry) or 'is malformed'}")
+        if entry["id"] in seen:
+            raise CatalogFormatError(f"{where}: skills[{index}] has the duplicate id {entry['id']!r} "
+                                     f"(skills[{seen[entry['id']]}] has it too); ids must be unique")
+        seen[entry["id"]] = index
+
+
+def parse_page(body: bytes, record: PageRecord, where: str) -> list[dict[str, Any]]:
+    """The entries of a page file, checked to be the page the root describes (number, count,
+    id range, ascending ids)."""
+    data = _paged_file(body, PAGE_FORMAT, record, where)
+    check_entries(data.get("skills"), where)
+    _check_rows(data["skills"], record, where)
+    return data["skills"]
+
+
+def parse_index(body: bytes, record: PageRecord, where: str) -> dict[str, tuple[str, str]]:
+    """A page's index: id -> (name, sha256 of its entry file), checked as :func:`parse_page`."""
+    data = _paged_file(body, INDEX_FORMAT, record, where)
+    rows = data.get("skills")
+    if not isinstance(rows, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("id"), str) and isinstance(r.get("name"), str)
+            and is_hex_sha256(r.get("sha256")) for r in rows):
+        raise CatalogFormatError(f"{where}: 'skills' is not a list of {{id, name, sha256}} rows")
+    _check_rows(rows, record, where)
+    return {r["id"]: (r["name"], r["sha256"]) for r in rows}
+
+
+def parse_entry_file(body: bytes, skill_id: str, where: str) -> dict[str, Any]:
+    """A skill's entry file: one manifest entry, of ``skill_id`` (checked in full when used)."""
+    data = decode_json(body, where)
+    check_entries([data], where)
+    if data["id"] != skill_id:
+        raise CatalogFormatError(f"{where} is the entry of {data['id']!r}, not of {skill_id!r}")
+    return data
+
+
+def _paged_file(body: bytes, kind: str, record: PageRecord, where: str) -> dict[str, Any]:
+    """A page or index file's top level: its format and page number."""
+    data = decode_json(body, where)
+    if not isinstance(data, dict) or data.get("format") != kind:
+        raise CatalogFormatError(f"{where} is not a {kind} file")
+    if data.get("format_version") != PAGED_FORMAT_VERSION:
+        raise CatalogFormatError(f"{where}: format_version {data.get('format_version')!r} is not "
+                                 f"{PAGED_FORMAT_VERSION}")
+    if data.get("page") != record.page:
+        raise CatalogFormatError(f"{where} is page {data.get('page')!r}, the catalog lists it as page {record.page}")
+    return data
+
+
+def _check_rows(rows: list[dict[str, Any]], record: PageRecord, where: str) -> None:
+    """The rows of a page: as many as the root says, ascending ids from its first to its last."""
+    ids = [row["id"] for row in rows]
+    if len(ids) != record.count or not ids or ids[0] != record.first or ids[-1] != record.last:
+        raise CatalogFormatError(f"{where} does not hold the {record.count} skills from {record.first!r} to "
+                                 f"{record.last!r} the catalog lists")
+    if any(a >= b for a, b in zip(ids, ids[1:])):
+        raise CatalogFormatError(f"{where}: ids are not in ascending order")
+
+
+def safe_relpath(path: str, what: str) -> str:
+    """A normalised relative POSIX path, or UnsafePathError if it could escape its folder."""
+    if not isinstance(path, str) or not path or "\x00" in path or "\\" in path:
+        raise UnsafePathError(f"{what} {path!r} is not a plain relative path")
+    if not is_utf8_text(path):
+        raise UnsafePathError(f"{what} {path!r} is not valid Unicode text")  # JSON allows a lone surrogate
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        raise UnsafePathError(f"{what} {path!r} is absolute")
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        raise UnsafePathError(f"{what} {path!r} escapes its folder")
+    return "/".join(parts)
+
+
+def site_relative(url: str, what: str) -> str:
+    """A manifest URL (relative, percent-encoded) checked to stay inside the site; trailing / kept."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme or parts.netloc or parts.query or parts.fragment:
+        raise CatalogFormatError(f"{what} {url!r} is not a site-relative URL")
+    decoded = urllib.parse.unquote(parts.path)
+    try:
+        clean = safe_relpath(decoded, what)
+    except UnsafePathError as exc:
+        raise CatalogFormatError(str(exc)) from None
+    return clean + ("/" if decoded.endswith("/") else "")

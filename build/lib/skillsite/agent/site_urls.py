@@ -1,0 +1,49 @@
+"""Published paths and the URLs that name them.
+
+A skill's id is its folder's path as the source tree spells it (``repos/elizaOS@eliza/x``,
+``team tools/café``), and every file the build publishes for it lies under that path, written
+once, in that one spelling.  Every URL that names a published file (in ``skills.json``, the
+manifest pages, the catalog's pages, ``llms.txt``, the sitemap, and every URL the loader asks
+for) is that path percent-encoded once, as RFC 3986 asks for a path: a character a path
+segment may hold as it is stays as it is, every other one is encoded as its UTF-8 bytes.  A
+static server that decodes the URL (all common ones) finds the file; one that does not decode
+still finds every file whose path needs no encoding, such as ``owner@repo`` or ``a+b``.
+Standard library only: shared by the build and the loader.
+"""
+from __future__ import annotations
+
+from urllib.parse import quote, unquote
+
+#: The file every build's output holds to say it is one (written anew by each build; never signed).
+OUTPUT_MARKER = ".skillsite-output"
+#: What the build writes in ``skills/`` beside the skill folders: the provider layout's listing.
+SKILLS_FOLDER_FILES = frozenset({"index.json"})
+#: What the build writes in a skill's folder beside its own files: its page, its XML fragments, its
+#: provider listing and (in a paged catalog) its manifest entry.
+SKILL_FOLDER_FILES = frozenset({"index.html", "skill.xml", "entry.xml", "index.json", "entry.json"})
+
+
+def taken_name(skill_id: str) -> str | None:
+    """The name of the file the build writes where a skill's folder would be published (a
+    top-level skill named like ``skills/``'s listing, a nested one like a file of the skill
+    holding it); None when its place is free."""
+    holder, _, name = skill_id.rpartition("/")
+    return name if name in (SKILL_FOLDER_FILES if holder else SKILLS_FOLDER_FILES) else None
+
+#: What a URL path keeps as it is, besides the letters, digits and ``-._~`` that ``quote``
+#: always keeps: "/" between segments, "@" and the sub-delimiters a segment may hold (RFC
+#: 3986, pchar).  Encoded besides what the RFC requires: ":" (in a relative URL's first
+#: segment it would read as a scheme), ";" (RFC 1808 parsers, Python's ``urljoin`` among
+#: them, cut a segment's "parameters" off there) and "(" ")" (a Markdown link, as in
+#: llms.txt, ends at an unmatched ")").
+PATH_SAFE = "/@!$&'*+,="
+
+
+def url_of(path: str) -> str:
+    """The URL of a site path (relative or not): the path percent-encoded once."""
+    return quote(path, safe=PATH_SAFE)
+
+
+def path_of(url_path: str) -> str:
+    """The site path a URL's path names: :func:`url_of` undone."""
+    return unquote(url_path)

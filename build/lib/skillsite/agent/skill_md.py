@@ -1,0 +1,70 @@
+"""Finding a SKILL.md's frontmatter and body, line by line (never by splitting on ``---``).
+
+The frontmatter opens with a ``---`` line (trailing spaces allowed) and closes at the next
+such line.  Lines end where ``str.splitlines`` ends them.  The build's parser and the loader
+use the same rule, so a body means the same to both.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterator, NamedTuple, Sequence
+
+_FENCE = re.compile(r"^---[ \t]*$")
+_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # every line break str.splitlines knows
+_LINE = re.compile(f"[^{_BREAKS}]*(?:\r\n|[{_BREAKS}])?")
+
+
+class SkillMdParts(NamedTuple):
+    """A SKILL.md text cut at its frontmatter's fences (line ends as written)."""
+
+    frontmatter: str   # the text between the fences
+    body: str          # the text after the closing fence
+    body_line: int     # the 1-based line the body starts on
+    closed: bool       # False: the opening fence is never closed (frontmatter and body are empty)
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` with their ends, as ``text.splitlines(keepends=True)``, one at a time."""
+    position = 0
+    while position < len(text):
+        line = _LINE.match(text, position).group()  # type: ignore[union-attr]  # always matches
+        position += len(line)
+        yield line
+
+
+def _is_fence(line: str) -> bool:
+    return _FENCE.match(line.rstrip("\r\n")) is not None
+
+
+def split_skill_md(text: str) -> SkillMdParts | None:
+    """The frontmatter and body of a SKILL.md's text (after any BOM); None when its first line
+    does not open a frontmatter."""
+    lines = _lines(text)
+    first = next(lines, None)
+    if first is None or not _is_fence(first):
+        return None
+    start = offset = len(first)
+    for number, line in enumerate(lines, start=2):
+        if _is_fence(line):
+            return SkillMdParts(text[start:offset], text[offset + len(line):], number + 1, True)
+        offset += len(line)
+    return SkillMdParts("", "", 0, False)
+
+
+def frontmatter_end(lines: Sequence[str]) -> int | None:
+    """The index of the line that closes a SKILL.md's frontmatter, in its list of lines (with
+    their ends); None when the first line does not open a frontmatter, -1 when it is never closed."""
+    parts = split_skill_md("".join(lines))
+    if parts is None:
+        return None
+    return parts.body_line - 2 if parts.closed else -1
+
+
+def skill_body(raw: bytes) -> str:
+    """The Markdown body of a SKILL.md: the text after its closing ``---`` line (LF line ends)."""
+    text = raw.decode("utf-8", errors="replace")
+    text = text[1:] if text.startswith("\ufeff") else text
+    parts = split_skill_md(text)
+    if parts is None:
+        return text.replace("\r\n", "\n")
+    return parts.body.replace("\r\n", "\n")

@@ -1,0 +1,104 @@
+"""Triggers: when a skill says it applies to a user message (standard library only).
+
+A skill declares ``triggers`` as a list of phrases, or as a mapping of ``keywords``, ``verbs``
+and ``patterns`` (regular expressions).  The build checks them and writes them normalised into
+``skills.json`` (:func:`normalise_triggers`); the loader matches them against a message
+(:func:`fired_triggers`).  A pattern comes from untrusted input, so both sides refuse one that
+could backtrack for long (:func:`pattern_problem`, rules in :mod:`skillsite.agent.regex_safety`),
+run its canonical re-written form, and match at most ``MAX_MESSAGE_CHARS``.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Mapping, Sequence
+
+from skillsite.agent.regex_safety import compile_trigger, unsafe_reason
+from skillsite.search.terms import TRIGGER_WORD_KINDS, tokenize, trigger_words
+
+TRIGGER_KINDS = (*TRIGGER_WORD_KINDS, "patterns")
+MAX_PATTERN_CHARS = 200
+MAX_MESSAGE_CHARS = 4000
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why a trigger pattern is refused (empty, too long, invalid, or outside the subset that
+    cannot backtrack for long: see :mod:`skillsite.agent.regex_safety`); None when it is safe."""
+    if not pattern.strip():
+        return "is empty"
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return f"is {len(pattern)} characters long; the limit is {MAX_PATTERN_CHARS}"
+    return unsafe_reason(pattern, MAX_MESSAGE_CHARS)
+
+
+def _texts(value: Any) -> list[str]:
+    return [item.strip() for item in value if isinstance(item, str) and item.strip()] \
+        if isinstance(value, list) else []
+
+
+def normalise_triggers(value: Any) -> dict[str, list[str]]:
+    """A frontmatter ``triggers`` value as ``{phrases, keywords, verbs, patterns}``: a list
+    becomes phrases; empty entries, duplicates and refused patterns are dropped."""
+    if isinstance(value, list):
+        value = {"phrases": value}
+    if not isinstance(value, Mapping):
+        value = {}
+    found = {kind: list(dict.fromkeys(_texts(value.get(kind)))) for kind in TRIGGER_KINDS}
+    found["patterns"] = [p for p in found["patterns"] if pattern_problem(p) is None]
+    return found
+
+
+def trigger_problems(value: Any) -> list[tuple[str, str]]:
+    """What is wrong with a frontmatter ``triggers`` value beyond its type (the schema checks
+    that): ``(field, message)`` per empty entry or refused pattern, e.g. ``triggers.patterns[1]``."""
+    if isinstance(value, list):
+        entries = [("triggers", index, item) for index, item in enumerate(value)]
+    elif isinstance(value, Mapping):
+        entries = [(f"triggers.{kind}", index, item) for kind in ("keywords", "verbs", "patterns")
+                   if isinstance(value.get(kind), list) for index, item in enumerate(value[kind])]
+    else:
+        return []
+    problems = []
+    for field, index, item in entries:
+        if not isinstance(item, str):
+            continue
+        if not item.strip():
+            problems.append((f"{field}[{index}]", f"{field} entry {index + 1} is empty"))
+        elif field.endswith("patterns") and (problem := pattern_problem(item)):
+            problems.append((f"{field}[{index}]", f"trigger pattern {item[:60]!r} {problem}"))
+        elif not field.endswith("patterns") and not tokenize(item):
+            problems.append((f"{field}[{index}]", f"{field} entry {item!r} has no searchable word; "
+                                                  "it can never fire"))
+    return problems
+
+
+@lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> re.Pattern[str] | None:
+    """What runs for an accepted pattern: its canonical form, case-insensitively (None if refused)."""
+    return compile_trigger(pattern, MAX_MESSAGE_CHARS) if pattern_problem(pattern) is None else None
+
+
+@lru_cache(maxsize=4096)
+def _terms(text: str) -> tuple[str, ...]:
+    return tuple(tokenize(text))
+
+
+def _contains(words: Sequence[str], run: Sequence[str]) -> bool:
+    """Whether ``run`` occurs in ``words`` as consecutive items."""
+    width = len(run)
+    return width > 0 and any(words[i:i + width] == run for i in range(len(words) - width + 1)
+                             if words[i] == run[0])
+
+
+def fired_triggers(triggers: Mapping[str, Any], message: str) -> list[str]:
+    """The triggers of one skill (as ``skills.json`` has them) that fire on ``message``:
+    phrases, keywords and verbs by whole words, case-insensitively and stemmed as search
+    stems; patterns searched in the message's first ``MAX_MESSAGE_CHARS`` characters."""
+    words = tokenize(message)
+    fired = [text for text in trigger_words(dict(triggers)) if _contains(words, list(_terms(text)))]
+    head = message[:MAX_MESSAGE_CHARS]
+    for pattern in _texts(triggers.get("patterns")):
+        compiled = _compiled(pattern)
+        if compiled is not None and compiled.search(head):
+            fired.append(pattern)
+    return fired

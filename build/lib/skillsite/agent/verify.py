@@ -1,0 +1,212 @@
+"""``skillsite verify``: a signed catalog checked whole, as an auditor or a mirror would.
+
+First the signed metadata (:mod:`.trust`), against the trusted keys given, else against the key
+the catalog names (which proves it consistent, not authentic); then every file that hangs from
+it by digest: the files the targets pin, every page, index and entry file of a paged
+``skills.json``, every skill's SKILL.md, bundled files, knowledge documents, ``versions.json``
+and the files of each release, the discovery index's archives, and the legacy discovery index's
+copies; then every other published file (pages, assets, XML fragments...) against the signed
+lists of ``tuf/files/``, and, for a folder, any file there that no list names.  Every failure is
+listed, with the site path of the file.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from skillsite.agent.errors import LoaderError, NotFoundError, TrustError
+from skillsite.agent.trust import TUF_DIR, SignedCatalog, verify_root_chain
+from skillsite.agent.trust_keys import PublicKey
+from skillsite.agent.site_urls import OUTPUT_MARKER, path_of, url_of
+
+#: The signed lists of every published file's length and sha256 (skillsite.publish.signing).
+FILE_LISTS = "tuf/files/"
+
+
+@dataclass
+class Report:
+    """What a verification found: the accepted metadata, how many files were checked, the failures."""
+
+    catalog: str
+    signed: SignedCatalog | None = None
+    checked: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)   # (site path, reason)
+    seen: set[str] = field(default_factory=set)                      # the paths checked so far
+
+    @property
+    def ok(self) -> bool:
+        return self.signed is not None and not self.failures
+
+    def to_json(self) -> dict[str, Any]:
+        signed = self.signed
+        return {"catalog": self.catalog, "ok": self.ok, "files_checked": self.checked,
+                "keys": [k.text for k in signed.keys] if signed else [],
+                "version": signed.version if signed else None,
+                "expires": signed.expires.isoformat().replace("+00:00", "Z") if signed else None,
+                "root_version": signed.root_version if signed else None,
+                "failures": [{"file": path, "reason": reason} for path, reason in self.failures]}
+
+
+def named_keys(manifest: dict[str, Any], catalog: str) -> tuple[PublicKey, ...]:
+    """The key a catalog's skills.json names (``signing.key``); TrustError when it names none."""
+    hint = manifest.get("signing")
+    if not isinstance(hint, dict) or not isinstance(hint.get("key"), str):
+        raise TrustError("the catalog is not signed (skills.json has no 'signing' section)", catalog)
+    return (PublicKey.from_text(hint["key"]),)
+
+
+def refused(catalog: str, exc: Exception) -> Report:
+    """The report of a catalog refused when opened."""
+    return Report(catalog, failures=[(_file_of(exc), str(exc))])
+
+
+def check_files(catalog: Any, folder: Path | None = None) -> Report:
+    """Every file of an opened, signed catalog (a :class:`~skillsite.loader.Catalog` opened with
+    ``max_risk="high"`` and its trusted keys), checked against what pins it; ``folder``: the
+    site's folder, when it is one, whose every file must be listed."""
+    report = Report(catalog.location, catalog.signed)
+    _check_all(catalog, report)
+    listed = _check_listed(catalog, report)
+    if folder is not None:
+        checked = {path_of(path) for path in report.seen}
+        for rel in sorted(set(published_files(folder)) - listed.keys() - checked):
+            report.checked += 1
+            report.failures.append((rel, "it is published, but neither skills.json nor a signed list of "
+                                         "tuf/files/ pins it"))
+    return report
+
+
+def _file_of(exc: Exception) -> str:
+    """The metadata file a refusal names, else skills.json."""
+    text = str(exc)
+    for word in text.replace("(", " ").split():
+        if word.startswith("tuf/"):
+            return word.rstrip(":,;)")
+    return "skills.json"
+
+
+def _check(report: Report, path: str, check: Callable[[], Any]) -> None:
+    report.checked += 1
+    report.seen.add(path)
+    try:
+        check()
+    except (LoaderError, OSError, ValueError) as exc:
+        report.failures.append((path, str(exc)))
+
+
+def _check_all(catalog: Any, report: Report) -> None:
+    signed = catalog.signed
+    _check(report, "tuf/ (every N.root.json)", lambda: verify_root_chain(_site_get(catalog), catalog.location))
+    for path in sorted(signed.targets):
+        _check(report, path, lambda path=path: signed.check(path, catalog.site_file(path)))
+    entry_files: list[tuple[str, str, str]] = []
+    _check(report, "manifest/index/", lambda: entry_files.extend(catalog.entry_files()))
+    for skill_id, url, sha in entry_files:
+        _check(report, url, lambda url=url, sha=sha, skill_id=skill_id: catalog.verified_file(
+            url, sha, f"the entry file of {skill_id}"))
+    entries: list[Any] = []
+    _check(report, "manifest/pages/", lambda: entries.extend(catalog.entries))
+    for entry in entries:
+        _check_skill(catalog, entry, report)
+    for record in {k.path: k for e in entries for k in e.knowledge}.values():
+        _check(report, record.url, lambda record=record: catalog.knowledge(record.path))
+    _check_discovery(catalog, entries, report)
+
+
+def _site_get(catalog: Any) -> Callable[[str], bytes | None]:
+    def get(path: str) -> bytes | None:
+        try:
+            return catalog.site_file(path)
+        except NotFoundError:
+            return None
+    return get
+
+
+def _check_skill(catalog: Any, entry: Any, report: Report) -> None:
+    """A skill's SKILL.md and files, then each of its releases' files."""
+    folder = entry.urls.files
+    for path in ("SKILL.md", *(f.path for f in entry.files)):
+        _check(report, folder + path, lambda path=path: catalog.resource(entry.id, path))
+    if entry.versions_url is None:
+        return
+    releases: dict[str, Any] = {}
+    _check(report, entry.versions_url, lambda: releases.update(catalog.releases(entry.id)))
+    for version, release in releases.items():
+        for record in release.files:
+            _check(report, release.url + record.path,
+                   lambda record=record, version=version: catalog.resource(entry.id, record.path, version))
+
+
+def _check_discovery(catalog: Any, entries: list[Any], report: Report) -> None:
+    """The archives the (signed) discovery index pins, and the legacy index's copies of skill files."""
+    index = ".well-known/agent-skills/index.json"
+    if index not in catalog.signed.targets:
+        return
+    listed = json.loads(catalog.site_file(index))["skills"]
+    for skill in listed:
+        if skill.get("type") == "archive":
+            path = ".well-known/agent-skills/" + skill["url"]
+            _check(report, path, lambda path=path, skill=skill: _same_digest(catalog.site_file(path), skill["digest"]))
+    legacy = ".well-known/skills/index.json"
+    if legacy not in catalog.signed.targets:
+        return
+    by_name = {e.name: e for e in entries}
+    for skill in json.loads(catalog.site_file(legacy))["skills"]:
+        entry = by_name.get(skill["name"])
+        if entry is None:
+            continue
+        shas = {"SKILL.md": entry.sha256, **{f.path: f.sha256 for f in entry.files}}
+        for path in skill["files"]:
+            copy = f".well-known/skills/{skill['name']}/{path}"
+            _check(report, copy, lambda copy=copy, path=path: _same_digest(
+                catalog.site_file(copy), "sha256:" + shas.get(path, "")))
+
+
+def _same_digest(data: bytes, digest: str) -> None:
+    actual = "sha256:" + hashlib.sha256(data).hexdigest()
+    if actual != digest:
+        raise ValueError(f"its digest is {actual}, the signed index says {digest}")
+
+
+def _check_listed(catalog: Any, report: Report) -> dict[str, Any]:
+    """The files the signed lists of ``tuf/files/`` name, each checked that was not already
+    (a list that does not match its signed digest failed above and names nothing here)."""
+    listed: dict[str, Any] = {}
+    signed = catalog.signed
+    for path in sorted(p for p in signed.targets if p.startswith(FILE_LISTS)):
+        try:
+            data = catalog.site_file(path)
+            signed.check(path, data)
+        except (LoaderError, OSError, ValueError):
+            continue
+        listed.update(json.loads(data)["files"])
+    for rel, info in sorted(listed.items()):
+        if rel not in report.seen and url_of(rel) not in report.seen:
+            _check(report, rel, lambda rel=rel, info=info: _same_file(catalog.site_file(rel), info))
+    return listed
+
+
+def _same_file(data: bytes, info: dict[str, Any]) -> None:
+    sha = hashlib.sha256(data).hexdigest()
+    if len(data) != info["length"] or sha != info["hashes"]["sha256"]:
+        raise ValueError(f"{len(data)} bytes with sha256 {sha}; the signed list says {info['length']} "
+                         f"bytes with sha256 {info['hashes']['sha256']}")
+
+
+def is_listed(rel: str) -> bool:
+    """Whether the signed file lists cover a published file: all but ``tuf/`` (the signed
+    metadata, which signs the rest) and the output's marker file."""
+    return not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER
+
+
+def published_files(folder: Path) -> list[str]:
+    """The site paths of a site folder's files that the signed file lists cover (:func:`is_listed`)."""
+    found = []
+    for parent, _, names in os.walk(folder):
+        rel_parent = Path(parent).relative_to(folder).as_posix()
+        found += [name if rel_parent == "." else f"{rel_parent}/{name}" for name in names]
+    return [rel for rel in found if is_listed(rel)]

@@ -1,0 +1,70 @@
+"""The files inside a bundled zip or tar archive, read in memory for the audit: a payload packed
+in an archive that a script unpacks is as much a part of the skill as a loose file.
+
+Nothing is extracted to disk and member names are only labels.  What is read is capped (members,
+bytes per member, bytes in all), so a zip bomb costs at most the caps; an unreadable archive
+yields what was read before the problem.
+"""
+from __future__ import annotations
+
+import tarfile
+import zipfile
+import zlib
+from typing import Iterator
+
+from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile
+
+MAX_MEMBERS = 200
+MAX_ARCHIVE_BYTES = 8 * 1024 * 1024
+#: Archives opened, by suffix: zips, and the packages of code that are zips (Python wheels, Java,
+#: NuGet, editor and browser extensions).
+ZIP_SUFFIXES = (".zip", ".jar", ".war", ".whl", ".nupkg", ".vsix", ".xpi", ".crx")
+TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
+#: Zip-based formats that are not opened: documents, and Android apps (compiled code only).
+_ZIP_FORMATS = (".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp", ".epub", ".apk")
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def archive_kind(path: str, head: bytes) -> str | None:
+    """"zip" or "tar" when the audit opens the file: by its name, or by its first bytes whatever
+    its name (a zip named ``notes.txt`` is opened too); None otherwise."""
+    name = path.lower()
+    if name.endswith(ZIP_SUFFIXES) or head.startswith(_ZIP_MAGIC) and not name.endswith(_ZIP_FORMATS):
+        return "zip"
+    if name.endswith(TAR_SUFFIXES) or head.startswith(b"\x1f\x8b") or head[257:262] == b"ustar":
+        return "tar"
+    return None
+
+
+def archive_members(file: SkillFile, kind: str) -> Iterator[tuple[str, bytes]]:
+    """(member name, first bytes) of each regular file in the archive (``kind`` from
+    :func:`archive_kind`), within the caps."""
+    if file.size > MAX_ARCHIVE_BYTES * 4:
+        return
+    members = _zip_members if kind == "zip" else _tar_members
+    budget = MAX_ARCHIVE_BYTES
+    try:
+        for count, (name, data) in enumerate(members(file.abspath)):
+            if count >= MAX_MEMBERS or budget <= 0:
+                return
+            budget -= len(data)
+            yield name, data
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, tarfile.TarError, zlib.error, NotImplementedError):
+        return
+
+
+def _zip_members(path: str) -> Iterator[tuple[str, bytes]]:
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            if not info.is_dir():
+                with archive.open(info) as member:
+                    yield info.filename, member.read(MAX_TEXT_BYTES)
+
+
+def _tar_members(path: str) -> Iterator[tuple[str, bytes]]:
+    with tarfile.open(path, mode="r:*") as archive:
+        for info in archive:
+            if info.isfile():
+                member = archive.extractfile(info)
+                if member is not None:
+                    yield info.name, member.read(MAX_TEXT_BYTES)

@@ -1,0 +1,206 @@
+"""Audit one skill folder: read each file once, run every rule, turn hits into findings.
+
+The rules (:mod:`skillsite.audit.rules`) are not listed here: every rule with patterns runs on
+every text file, every check on what it looks at (a text, a SKILL.md's frontmatter, a file's
+first bytes).  Severity: the rule's default (or the match's own, e.g. a known installer is
+medium), demoted one level where the rule's :class:`~skillsite.audit.declare.Demotion` says so:
+inside a fenced example or a table of a reference document, in a sentence that warns against or
+describes the thing, when quoted (prose rules anywhere, command rules in reference documents),
+or for prompt-injection text that a script holds as data without printing it.  One finding per
+rule and line.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from skillsite.agent.skill_md import split_skill_md
+from skillsite.audit.archives import archive_kind, archive_members
+from skillsite.audit.context import in_example, printed, quoted, warns
+from skillsite.audit.declare import FileHead, Rule, SkillMd
+from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile, decode, read_capped, read_head, skill_files
+from skillsite.audit.hit import Hit
+from skillsite.audit.magic import looks_binary
+from skillsite.audit.model import RANK, Finding, demote
+from skillsite.audit.rules import CHECKS, PATTERNS, RULES
+from skillsite.audit.text import Document, make_document
+from skillsite.source.frontmatter import parse_frontmatter_text
+
+#: The rules that are patterns, and the checks that are not, by what they look at.
+PATTERN_RULES: tuple[Rule, ...] = tuple(rule for rule in RULES.values() if rule.patterns)
+TEXT_CHECKS = tuple(check for check in CHECKS if check.scope == "text")
+SKILL_CHECKS = tuple(check for check in CHECKS if check.scope == "skill")
+FILE_CHECKS = tuple(check for check in CHECKS if check.scope == "file")
+
+
+@functools.lru_cache(maxsize=None)
+def prepare() -> int:
+    """Compile every declared pattern, once, before the first document is read: the one-pass
+    search for their literals then knows all of them.  Returns how many there are."""
+    return len([each.gate for each in PATTERNS])
+
+
+def _file_finding(path: str, hit: Hit) -> Finding:
+    """The finding of a hit about a whole file (its name, content type or size): at line 1, never demoted."""
+    rule = RULES[hit.code]
+    return Finding(rule.code, rule.category, hit.severity or rule.severity, path, 1, 1, rule.message + hit.detail)
+
+
+def _span(doc: Document, hit: Hit) -> tuple[int, int]:
+    """A hit's (start, end) offsets in the document's text."""
+    if not hit.folded:
+        return hit.start, hit.end
+    return doc.original(hit.start), doc.original(max(hit.start, hit.end - 1)) + 1
+
+
+def _judged(doc: Document, path: str, hit: Hit, start: int, end: int, position: tuple[int, int],
+            judge: bool = True) -> Finding:
+    """The finding of a hit at ``start:end`` (``position``: its line and column), demoted in its
+    context (unless not ``judge``: then at full severity)."""
+    rule = RULES[hit.code]
+    severity = hit.severity or rule.severity
+    message = rule.message + hit.detail
+    context = _context(doc, rule, start, end, hit) if rule.demotable and judge else None
+    if context:
+        severity, message = demote(severity), f"{message} ({context})"
+    return Finding(rule.code, rule.category, severity, path, *position, message)
+
+
+#: How many matches of one rule on one line are judged in their context; the next one counts at
+#: full severity.  Real text never comes near; a hostile line of thousands gets no demotion for it.
+MAX_JUDGED = 100
+
+
+def _document_findings(doc: Document, path: str, hits: Iterable[Hit]) -> Iterator[Finding]:
+    """The findings of a document's hits.  A hit that cannot outrank a finding already made on its
+    line for its rule (one as severe as the hit can be, further left) is not judged: :func:`_unique`
+    would drop it, and judging each of thousands of matches on one hostile line reads that line
+    again for each (see also :data:`MAX_JUDGED`)."""
+    kept: dict[tuple[int, str], tuple[int, int]] = {}   # (line, code) -> (severity rank, column) of the best
+    judged: dict[tuple[int, str], int] = {}
+    for hit in hits:
+        start, end = _span(doc, hit)
+        line, column = doc.position(start)
+        best = kept.get((line, hit.code))
+        if best is not None and (best[0], -best[1]) > (RANK[hit.severity or RULES[hit.code].severity], -column):
+            continue
+        count = judged[(line, hit.code)] = judged.get((line, hit.code), 0) + 1
+        finding = _judged(doc, path, hit, start, end, (line, column), judge=count <= MAX_JUDGED)
+        if best is None or (best[0], -best[1]) < (RANK[finding.severity], -column):
+            kept[(line, hit.code)] = (RANK[finding.severity], column)
+        yield finding
+
+
+def _context(doc: Document, rule: Rule, start: int, end: int, hit: Hit) -> str | None:
+    """Why a match is demoted under its rule's :class:`~skillsite.audit.declare.Demotion`, or None:
+    an example, a warning, a quotation, or a script's data."""
+    policy = rule.demotion
+    if policy.examples and in_example(doc, start):
+        return "in a fenced example"
+    if policy.warnings and (warns(doc, start, end) or (
+            hit.related is not None and warns(doc, doc.original(hit.related), doc.original(hit.related) + 1))):
+        return "in a warning or description"
+    if doc.kind in policy.quoted_in and quoted(doc, start, end):
+        return "quoted"
+    if policy.unprinted and doc.kind == "code" and not printed(doc, start):
+        return "in a script's data, not printed"
+    return None
+
+
+def _frontmatter(doc: Document) -> dict[str, Any] | None:
+    """A SKILL.md's frontmatter, read by the project's reader (bounded aliases and nesting, lenient
+    like the build); None when it has none or it cannot be read."""
+    parts = split_skill_md(doc.text[1:] if doc.text.startswith("\ufeff") else doc.text)
+    if parts is None or not parts.closed:
+        return None
+    try:
+        data, _lines, _diags = parse_frontmatter_text(parts.frontmatter, doc.path)
+    except Exception:  # FrontmatterError, and anything pyyaml raises on hostile input
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _text_hits(doc: Document, folder_name: str) -> Iterator[Hit]:
+    """The hits of every rule in a text file: the patterns, the checks of a text, and for SKILL.md
+    the checks of its frontmatter and folder name."""
+    prepare()
+    for rule in PATTERN_RULES:
+        if rule.may_match(doc):
+            yield from rule.hits(doc)
+    for check in TEXT_CHECKS:
+        yield from check.function(doc)
+    if doc.kind == "skill":
+        skill = SkillMd(doc, _frontmatter(doc), folder_name)
+        for check in SKILL_CHECKS:
+            yield from check.function(skill)
+
+
+def audit_document(path: str, text: str, folder_name: str = "") -> list[Finding]:
+    """The findings of one text file (``path`` relative to its skill folder); for tests and tools."""
+    doc = make_document(path, text)
+    return _unique(_document_findings(doc, path, _text_hits(doc, Path(folder_name or "skill").name)))
+
+
+def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
+    if not file.listed:  # what it holds is unseen: as serious as the worst it could hide
+        yield _file_finding(file.path, Hit("SK644", 0, 0, ": folder cannot be listed", severity="high", folded=False))
+        return
+    head = read_head(file)
+    facts = FileHead(file.path, head, file.size, file.executable)
+    for check in FILE_CHECKS:
+        for hit in check.function(facts):
+            yield _file_finding(file.path, hit)
+    kind = archive_kind(file.path, head)
+    if kind is not None:
+        yield from _audit_archive(file, kind, folder)
+    if looks_binary(head):
+        return
+    raw = read_capped(file) if file.size <= MAX_TEXT_BYTES else None
+    if raw is None:
+        if file.size > MAX_TEXT_BYTES:
+            yield _file_finding(file.path, Hit("SK644", 0, 0, f": {file.size:,} bytes, over {MAX_TEXT_BYTES:,}",
+                                               folded=False))
+        else:  # unseen, as a folder that cannot be listed
+            yield _file_finding(file.path, Hit("SK644", 0, 0, ": cannot be read", severity="high", folded=False))
+        return
+    if looks_binary(raw):
+        return
+    doc = make_document(file.path, decode(raw))
+    yield from _document_findings(doc, file.path, _text_hits(doc, folder.name))
+
+
+def _audit_archive(file: SkillFile, kind: str, folder: Path) -> Iterator[Finding]:
+    """The findings in the text files of a bundled archive, placed at the archive (the member
+    and its line are in the message)."""
+    for member, data in archive_members(file, kind):
+        if looks_binary(data):
+            continue
+        doc = make_document(member, decode(data))
+        shown = member if member.isprintable() else member.encode("unicode_escape").decode("ascii")
+        for found in _document_findings(doc, member, _text_hits(doc, folder.name)):
+            yield dataclasses.replace(found, path=file.path, line=1, column=1,
+                                      message=f"{found.message} (in {shown}, line {found.line})")
+
+
+def _unique(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per (path, line, code): the most severe, then the first; sorted for reports."""
+    best: dict[tuple[str, int, str], Finding] = {}
+    for finding in findings:
+        key = (finding.path, finding.line, finding.code)
+        kept = best.get(key)
+        if kept is None or RANK[finding.severity] > RANK[kept.severity] or (
+                finding.severity == kept.severity and finding.sort_key() < kept.sort_key()):
+            best[key] = finding
+    return sorted(best.values(), key=Finding.sort_key)
+
+
+def audit_skill(folder: Path) -> list[Finding]:
+    """Every finding in the skill at ``folder`` (SKILL.md and all its bundled files), sorted by
+    path, line, column and code.  Never raises on bad input; nothing in the skill is run."""
+    folder = Path(folder)
+    findings: list[Finding] = []
+    for file in skill_files(folder):
+        findings.extend(_audit_file(file, folder))
+    return _unique(findings)

@@ -1,0 +1,238 @@
+"""Exfiltration: credential stores read next to a network send (SK620, SK621), and Markdown
+images or links whose URL carries variables or secrets (SK622).
+
+Reading one named secret to call its own API is everyday code, so only stores that hold many
+secrets count (SSH keys, cloud credential files, keychain dumps, browser profiles, the whole
+environment); a ``.env`` file read next to a send is medium.  In a script the read and the send
+may be anywhere in the file; in Markdown they must be within a few lines of each other.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, replace
+from typing import Iterator, NamedTuple
+
+from skillsite.audit.declare import COMMANDS, Pattern, Rule, check, pattern, rule
+from skillsite.audit.hit import Hit
+from skillsite.audit.text import Document
+
+CREDENTIALS_SENT = Rule(
+    "SK620", "exfiltration", "high", "credentials read and data sent out in the same file",
+    "Reading secrets (SSH keys, cloud credentials, keychains, browser profiles, the whole "
+    "environment) next to a network send is the shape of credential theft; a .env file alone is "
+    "medium.", COMMANDS)
+CREDENTIAL_STORE = Rule(
+    "SK621", "exfiltration", "medium", "reads a credential store",
+    "SSH keys, cloud credential files, keychains and browser profiles are rarely needed by a skill; "
+    "reading them is worth a look even without a send in the same file.", COMMANDS)
+
+
+class Store(NamedTuple):
+    """A kind of credential store: what names it, and whether it holds many secrets (then
+    medium even without a send)."""
+
+    label: str
+    bulk: bool
+    pattern: Pattern
+
+
+_HOME = r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|\$env:USERPROFILE|/home/[\w.-]+|/Users/[\w.-]+|/root|" \
+        r"expanduser\(\s*[\"']~|Path\.home\(\)\s*/\s*[\"']|homedir\(\)\s*,\s*[\"']|os\.homedir\(\),\s*[\"'])"
+STORES = (
+    Store("SSH keys", False, pattern(
+        rf"{_HOME}[/\\]?\.ssh\b(?![/\\](?:config|known_hosts|authorized_keys)\b|[/\\]id_\w+\.pub)")),
+    Store("an SSH private key", False, pattern(r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)")),
+    Store("AWS credentials", False, pattern(r"\.aws[/\\]credentials\b")),
+    Store("Google Cloud credentials", False, pattern(
+        r"\.config[/\\]gcloud[/\\](?:credentials|application_default_credentials|access_tokens|legacy_credentials)")),
+    Store("Azure tokens", False, pattern(r"\.azure[/\\](?:accessTokens\.json|msal_token_cache)")),
+    Store("the Kubernetes config", False, pattern(r"\.kube[/\\]config\b")),
+    Store("Docker registry credentials", False, pattern(r"\.docker[/\\]config\.json\b")),
+    Store("a credentials file", False, pattern(r"(?<![\w.\\-])\.(?:netrc|git-credentials|pypirc)\b")),
+    Store("npm credentials", False, pattern(r"(?<![\w.\\-])\.npmrc\b")),
+    Store("GitHub CLI tokens", False, pattern(r"\.config[/\\]gh[/\\]hosts\.yml")),
+    Store("the macOS keychain", True, pattern(r"\bsecurity\s+dump-keychain\b|\blogin\.keychain(?:-db)?\b")),
+    Store("the macOS keychain", False, pattern(
+        r"\bsecurity\s+find-(?:generic|internet)-password\b(?![^\n]{0,2000}\s-s\s)")),
+    Store("a browser profile", True, pattern(r"\b(?:logins\.json|key4\.db|cookies\.sqlite)\b")),
+    Store("a browser profile", True, pattern(
+        r"(?:Google[/\\]Chrome|google-chrome|chromium|BraveSoftware|Microsoft[/\\]Edge|\.mozilla[/\\]firefox|"
+        r"Firefox[/\\]Profiles)[^\n]{0,80}\b(?:Cookies|Login Data|Local State|Web Data)\b")),
+    Store("a crypto wallet", True, pattern(
+        r"\bwallet\.dat\b|\.bitcoin[/\\]|\.ethereum[/\\]keystore|\bExodus[/\\]|\.electrum[/\\]|"
+        r"solana[/\\]id\.json|MetaMask")),
+    Store("/etc/shadow", True, pattern(r"/etc/shadow\b")),
+    Store("shell history", False, pattern(r"\.(?:bash|zsh)_history\b")),
+    Store("the process environment", True, pattern(r"/proc/(?:self|\d+)/environ\b")),
+    Store("the whole environment", False, pattern(
+        r"(?<![^\s;&|(`$])printenv\s*(?:$|[|>;)`])|(?<![^\s;&(`])env\s*(?:\||>)|\$\(\s*(?:env|printenv)\s*\)|"
+        r"json\.dumps\(\s*(?:dict\(\s*)?os\.environ\b|str\(\s*os\.environ\s*\)|dict\(\s*os\.environ\s*\)|"
+        r"JSON\.stringify\(\s*process\.env\s*[,)]|Object\.(?:entries|keys|values)\(\s*process\.env\s*\)|"
+        r"\bGet-ChildItem\s+env:|\bgci\s+env:|\bENV\.to_h\b")),
+)
+#: A .env file read: medium next to a send, nothing alone.
+DOTENV = pattern(
+    r"(?:\b(?:cat|type|less|more|head|tail|base64|gzip|tar\s+\S+)\s+(?:-\S+\s+)*[\"']?[\w./~$-]*\.env\b(?!\.example|"
+    r"\.sample|\.template)|open\(\s*[\"'][^\"'\n]*\.env[\"']|readFileSync\(\s*[\"'`][^\"'`\n]*\.env[\"'`]|"
+    r"Path\(\s*[\"'][^\"'\n]*\.env[\"']\s*\)\.read|Get-Content\s+[\"']?[\w./\\~$-]*\.env\b)")
+
+#: In Markdown a store counts only when the line reads or moves it (prose also names files it
+#: never touches: "aws configure writes ~/.aws/credentials").
+_READS = re.compile(r"\b(?:cat|type|less|more|head|tail|open|read\w*|load\w*|cp|copy|tar|zip|base64|xxd|"
+                    r"upload\w*|send\w*|post\w*|exfiltrat\w*|collect\w*|grab\w*|harvest\w*|steal\w*|dump\w*|"
+                    r"include|attach\w*|print\w*|output|contents?|encode\w*|archive|pack|sync|extract\w*|"
+                    r"scp|rsync|sftp|nc|ncat|socat)\b|[@<]\s*~|(?:^|[\s=])@\s*[~$/.\w]|<\s*[$/]",
+                    re.IGNORECASE)
+#: Stores named by the command that reads them (dumping the environment or the keychain): in
+#: Markdown such a line reads them whatever else it says, which counts with a send on the same
+#: line (``env | curl -d @- ...``, SK620); alone it is the everyday ``env | grep PATH``.
+_COMMANDS = frozenset({"the whole environment", "the macOS keychain"})
+#: Lines that use an SSH key the ordinary way (generate, add to the agent, connect with it).
+_SSH_USE = re.compile(r"\bssh-(?:keygen|add|copy-id)\b|\bchmod\b|\bssh\s+(?:-\w+\s+)*-i\b|\bIdentityFile\b|"
+                      r"\bscp\s+-i\b|GIT_SSH_COMMAND", re.IGNORECASE)
+_LOCAL = re.compile(r"^(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1)$", re.IGNORECASE)
+_URL = re.compile(r"\b(?:https?|ftp|wss?)://([^/\s\"'`<>)\]:]+)", re.IGNORECASE)
+_CURL = re.compile(r"\b(?:curl|wget|http|https|xh|aria2c)\b[^\n]*", re.IGNORECASE)
+_CURL_DATA = re.compile(r"\s(?:-d|--data\S*|-F|--form|-T|--upload-file|--post-(?:data|file))\b")
+_SENDS = (_CURL, *(re.compile(p, re.IGNORECASE) for p in (
+    r"\brequests\.(?:post|put|patch|get|request)\s*\(|\bhttpx\.(?:post|put|get|Client|AsyncClient)\b|"
+    r"\burllib\.request\b|\burlopen\s*\(|\bhttp\.client\.HTTPS?Connection\b|\baiohttp\.ClientSession\b|"
+    r"\bfetch\s*\(|\baxios(?:\.\w+)?\s*\(|\bXMLHttpRequest\b|\bnavigator\.sendBeacon\b|\bhttps?\.request\s*\(",
+    r"\bnc\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b|/dev/tcp/|\bscp\s|\brsync\s[^\n]{0,500}\w@[\w.-]+:|\bsftp\s|"
+    r"\bInvoke-(?:WebRequest|RestMethod)\b|\b(?:iwr|irm)\s|\bsocket\.(?:socket|create_connection)\b|"
+    r"\bsmtplib\.SMTP|\bftplib\.FTP|\bnslookup\s[^\n]{0,500}\$\(|\bdig\s[^\n]{0,500}\$\(|\bNet\.WebClient\b",
+    r"discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/|webhook\.site|requestbin|pipedream\.net|"
+    r"ngrok(?:-free)?\.(?:io|app)|interact\.sh|burpcollaborator|\boast\.\w+",
+    r"\b(?:send|upload|post|transmit|forward|exfiltrate|submit|beam|report)\b[^.\n]{0,100}\bto\b[^.\n]{0,40}"
+    r"(?:https?://|webhook|endpoint|server|remote\s+host|collector)",
+)))
+_NEAR_LINES = 6
+
+
+def _remote(segment: str) -> bool:
+    """Whether a send names a host other than this machine (or names none, e.g. ``requests.post(url)``)."""
+    hosts = [m.group(1) for m in _URL.finditer(segment)]
+    return not hosts or any(not _LOCAL.match(h) for h in hosts)
+
+
+def _sends(doc: Document) -> list[int]:
+    """Folded offsets of the network sends in a document."""
+    found = []
+    for send in _SENDS:
+        for match in send.finditer(doc.folded):
+            if send is _CURL and not (_URL.search(match.group()) or _CURL_DATA.search(match.group())):
+                continue  # a curl with neither a URL nor data is prose
+            if _remote(match.group()):
+                found.append(match.start())
+    return sorted(found)
+
+
+def _line_of(doc: Document, folded_offset: int) -> int:
+    return bisect.bisect_right(doc.line_starts, doc.original(folded_offset))
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A credential store read: where, what, and how it counts."""
+
+    start: int
+    end: int
+    label: str
+    bulk: bool          # a store of many secrets: medium even alone
+    weak: bool          # a .env file: medium next to a send, nothing alone
+    reach: int          # how many lines away a send may be (in a script: anywhere)
+    alone: bool         # reported (SK621) without a send
+
+
+def _line_verdicts(doc: Document, folded_offset: int, known: dict[int, tuple[bool, bool]]) -> tuple[bool, bool]:
+    """Whether the line at ``folded_offset`` reads or moves a file (:data:`_READS`), and whether it
+    uses an SSH key the ordinary way; each line is read once (``known``, by line number)."""
+    offset = doc.original(folded_offset)
+    line, _ = doc.position(offset)
+    if line not in known:
+        text = doc.line_text(offset)
+        known[line] = (_READS.search(text) is not None, _SSH_USE.search(text) is not None)
+    return known[line]
+
+
+def _reads(doc: Document) -> list[_Read]:
+    """The credential stores a document reads."""
+    found = []
+    verdicts: dict[int, tuple[bool, bool]] = {}
+    for label, bulk, store in STORES:
+        for match in store.finditer(doc):
+            reads, uses_ssh = _line_verdicts(doc, match.start(), verdicts)
+            if label.startswith(("SSH", "an SSH")) and uses_ssh:
+                continue
+            if doc.kind == "code" or reads:
+                found.append(_Read(match.start(), match.end(), label, bulk, False, _NEAR_LINES, True))
+            elif label in _COMMANDS:  # env | curl ...: only with the send on its line
+                found.append(_Read(match.start(), match.end(), label, bulk, False, 0, False))
+    for match in DOTENV.finditer(doc):
+        found.append(_Read(match.start(), match.end(), "a .env file", False, True, _NEAR_LINES, False))
+    return sorted(found, key=lambda read: (read.start, read.end))
+
+
+@check(CREDENTIALS_SENT, CREDENTIAL_STORE)
+def credentials(doc: Document) -> Iterator[Hit]:
+    """Each credential store read: with a send nearby SK620, alone SK621 (one per line)."""
+    reads = _reads(doc)
+    if not reads:
+        return
+    sends = _sends(doc)
+    send_lines = [_line_of(doc, s) for s in sends]
+    reported: set[int] = set()
+    for read in reads:
+        line = _line_of(doc, read.start)
+        if line in reported:
+            continue
+        i = bisect.bisect_left(send_lines, line - read.reach)
+        if i < len(send_lines) and send_lines[i] <= line + read.reach:
+            nearest: int | None = sends[i]
+        else:
+            nearest = sends[0] if doc.kind == "code" and sends else None
+        if nearest is not None:
+            reported.add(line)
+            yield Hit("SK620", read.start, read.end, f": {read.label}", severity="medium" if read.weak else None,
+                      related=nearest)
+        elif read.alone:
+            reported.add(line)
+            yield Hit("SK621", read.start, read.end, f": {read.label}", severity="medium" if read.bulk else "low")
+
+
+#: What every match of SK622's pattern holds: a search that skips straight to "]".
+_MD_URL_HINT = re.compile(r"\]\(\s*<?(?:https?:)?//|\]:\s*<?https?://", re.IGNORECASE)
+_VARIABLE = re.compile(r"\$\{?[A-Za-z_]\w*\}?|\{\{[^}]*\}\}|%24%7B|%7B%7B|\{[A-Za-z_]\w*\}|<[A-Z_]{3,}>|"
+                       r"\[[A-Z_]{3,}\]|process\.env|os\.environ", re.IGNORECASE)
+_SECRETISH = re.compile(r"key|token|secret|pass(?:word|wd)?|cred|cookie|session|auth|ssh|env|histor|"
+                        r"conversation|chat|prompt|memory|private|data", re.IGNORECASE)
+
+
+def _markdown_with_urls(doc: Document) -> bool:
+    """Whether a Markdown document has an image or link with an absolute URL."""
+    return doc.kind in ("skill", "markdown") and _MD_URL_HINT.search(doc.folded) is not None
+
+
+@rule("SK622", "exfiltration", "high", "Markdown image or link URL carries variables or secrets",
+      "A rendered image is fetched without a click: a URL with a variable or secret in it sends data "
+      "to that host as soon as the agent's answer is displayed.", demotion=COMMANDS,
+      patterns=(pattern(r"(!?)\[[^\]\n]{0,200}\]\(\s*<?((?:https?:)?//[^)\s>]+)|^\s*\[[^\]\n]+\]:\s*<?(https?://\S+)",
+                        flags=re.MULTILINE | re.IGNORECASE, scope="folded"),),
+      applies=_markdown_with_urls)
+def variable_url(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """An image URL with any variable in its query, or a link or image URL with a secret-looking one."""
+    image = match.group(1) == "!"
+    url = match.group(2) or match.group(3)
+    host = _URL.match("https:" + url if url.startswith("//") else url)
+    if host and _LOCAL.match(host.group(1)):
+        return None
+    variables = [v.group() for v in _VARIABLE.finditer(url)]
+    if not variables:
+        return None
+    query = url.split("?", 1)[1] if "?" in url else ""
+    secret = any(_SECRETISH.search(v) for v in variables) or bool(query and _SECRETISH.search(query))
+    in_query = bool(query and _VARIABLE.search(query))
+    if secret or image and in_query:
+        return replace(hit, detail=f" ({'image' if image else 'link'} URL with {variables[0]})")
+    return None

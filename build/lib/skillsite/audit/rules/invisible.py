@@ -1,0 +1,181 @@
+"""Invisible or deceptive text: tag characters, bidi controls, zero-width characters in words,
+line separators and variation-selector runs (SK601-SK605), found in the text as written;
+mixed-script or confusable skill names (SK606); instructions hidden in HTML comments (SK607)."""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import replace
+from typing import Callable, Iterator
+
+from skillsite.audit.declare import HIDDEN, SPOKEN, Pattern, Rule, SkillMd, check, pattern, rule
+from skillsite.audit.hit import Hit
+from skillsite.audit.letters import confusables, styled
+from skillsite.audit.rules import injection
+from skillsite.audit.text import Document
+
+#: The characters of SK601-SK605, as the insides of character classes.
+_TAGS = "\U000e0000-\U000e007f"
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e\u034f"
+_SEPARATORS = "\u2028\u2029"
+_SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+
+#: Any character SK601-SK605 look for: a document without one is not searched rule by rule.  A
+#: non-ASCII character (which the search skips to) is looked back at against the class, whose
+#: ranges past U+FFFF would otherwise be tested at every character.
+_ANY = re.compile(f"[^\x00-\x7f](?<=[{_TAGS}{_BIDI}{_ZERO_WIDTH}{_SEPARATORS}{_SELECTORS}])")
+
+
+def _invisible(doc: Document) -> frozenset[str]:
+    """The characters SK601-SK605 look for that a document holds (``unusual``: one search for
+    these and the folded ones; then one search of the text, remembered)."""
+    return doc.remember(_ANY, lambda: frozenset(_ANY.findall(doc.text))) if doc.unusual else frozenset()
+
+
+def _holding(chars: str) -> Callable[[Document], bool]:
+    """Whether a document holds one of ``chars`` (a character class's inside): a rule's pattern
+    of such characters runs only on a text that has one of its own, not any invisible one (the
+    variation selectors of emoji are in many texts)."""
+    one = re.compile(f"[{chars}]")
+    return lambda doc: any(one.match(char) for char in _invisible(doc))
+
+
+def _written(source: str) -> Pattern:
+    """A pattern of characters, looked for in the whole text as written (not the folded copy)."""
+    return pattern(source, flags=0, scope="written")
+
+
+@rule("SK601", "invisible-text", "high", "Unicode tag characters (invisible text)",
+      "Tag characters U+E0000-E007F render as nothing but models read them as ASCII: a known way to "
+      "smuggle instructions past a human reviewer.", demotion=HIDDEN,
+      patterns=(_written(f"[{_TAGS}]+"),), applies=_holding(_TAGS))
+def tag_characters(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
+    """Says what the run spells (tag characters mirror ASCII)."""
+    shown = "".join(chr(ord(c) - 0xE0000) for c in match.group() if 0x20 <= ord(c) - 0xE0000 < 0x7F)
+    spelled = shown if len(shown) <= 60 else shown[:57] + "..."
+    return replace(hit, detail=f": {len(match.group())} characters spelling {spelled!r}") if spelled else hit
+
+
+@rule("SK602", "invisible-text", "high", "bidirectional control characters",
+      "Bidi overrides and isolates (U+202A-202E, U+2066-2069) make text display in another order than "
+      "it is read (Trojan Source), so a reviewer sees something else than the agent.", demotion=HIDDEN,
+      patterns=(_written(f"[{_BIDI}]+"),), applies=_holding(_BIDI))
+def bidi_controls(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
+    """Names the controls."""
+    return replace(hit, detail=f" ({', '.join(sorted({f'U+{ord(c):04X}' for c in match.group()}))})")
+
+
+def _letter(char: str) -> bool:
+    return char.isalpha() and char.isascii()
+
+
+@rule("SK603", "invisible-text", "medium", "zero-width character inside a word",
+      "A zero-width space or joiner inside a word splits keywords so that reviews and filters miss them; "
+      "a run of them can carry hidden data (then high).", demotion=HIDDEN,
+      patterns=(_written(f"[{_ZERO_WIDTH}]+"),), applies=_holding(_ZERO_WIDTH))
+def zero_width(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """A run of three or more (high), or one between two letters; not a byte order mark."""
+    run, text = match.group(), doc.text
+    if match.start() == 0 and run == "\ufeff":
+        return None
+    if len(run) >= 3:
+        return replace(hit, detail=f": a run of {len(run)}", severity="high")
+    before = text[match.start() - 1] if match.start() else ""
+    after = text[match.end()] if match.end() < len(text) else ""
+    return replace(hit, detail=f" (U+{ord(run[0]):04X})") if _letter(before) and _letter(after) else None
+
+
+@rule("SK604", "invisible-text", "low", "Unicode line or paragraph separator",
+      "U+2028 and U+2029 break lines for some readers and not for others, so text can look like a "
+      "comment or a closed string while it is not.", demotion=HIDDEN,
+      patterns=(_written(f"[{_SEPARATORS}]"),), applies=_holding(_SEPARATORS))
+def line_separator(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
+    """Names the separator."""
+    return replace(hit, detail=f" (U+{ord(match.group()):04X})")
+
+
+@rule("SK605", "invisible-text", "high", "run of variation selectors (hidden data)",
+      "Emoji use at most one variation selector; a run of them encodes bytes invisibly, a known way to "
+      "hide a payload in text.", demotion=HIDDEN,
+      patterns=(_written(f"[{_SELECTORS}]{{2,}}"),), applies=_holding(_SELECTORS))
+def variation_selectors(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
+    """Says how long the run is."""
+    return replace(hit, detail=f": {len(match.group())} in a row")
+
+
+DECEPTIVE_NAME = Rule(
+    "SK606", "invisible-text", "high", "mixed-script or confusable skill name",
+    "A name that mixes alphabets or uses look-alike or styled letters impersonates another skill "
+    "(homoglyph attack).", HIDDEN)
+
+
+def _script(char: str) -> str:
+    """The script of a letter, from its Unicode name ('LATIN', 'CYRILLIC', ...)."""
+    try:
+        return unicodedata.name(char).split(" ", 1)[0]
+    except ValueError:
+        return "UNKNOWN"
+
+
+def confusable_reason(name: str) -> str | None:
+    """Why a skill name is deceptive (mixed scripts, look-alike or invisible letters), or None."""
+    if name.isascii():
+        return None
+    if any(unicodedata.category(c) in ("Cf", "Mn", "Zs") and c != " " for c in name):
+        return "invisible or combining characters"
+    if any(0xFF01 <= ord(c) <= 0xFF5E for c in name):
+        return "fullwidth letters"
+    if any(c in styled() for c in name):
+        return "styled letters (mathematical, circled or small capital forms)"
+    scripts = {_script(c) for c in name if c.isalpha()}
+    look_alikes = sorted({c for c in name if c in confusables()})
+    if len(scripts) > 1:
+        return f"letters from several scripts ({', '.join(sorted(scripts))})"
+    if look_alikes and len(look_alikes) == len({c for c in name if c.isalpha()}):
+        return f"only letters that look like Latin ones ({''.join(look_alikes)})"
+    return None
+
+
+@check(DECEPTIVE_NAME, scope="skill")
+def deceptive_names(skill: SkillMd) -> Iterator[Hit]:
+    """The skill's name, and the name of its folder when that differs."""
+    name = skill.frontmatter.get("name") if skill.frontmatter else None
+    if isinstance(name, str):
+        reason = confusable_reason(name)
+        if reason:
+            offset = skill.key_offset("name")
+            yield Hit("SK606", offset, offset + 4, f": {name!r} has {reason}", folded=False)
+    folder_reason = confusable_reason(skill.folder_name)
+    if folder_reason and skill.folder_name != name:
+        yield Hit("SK606", 0, 0, f": folder {skill.folder_name!r} has {folder_reason}", folded=False)
+
+
+_S = injection.BETWEEN_WORDS
+_AGENT_DIRECTED = re.compile(
+    rf"\b(?:you|assistant|agent|ai|claude|model|llm|copilot|gemini|codex|chatgpt|gpt)\b[^.\n]{{0,60}}"
+    rf"\b(?:must|should|shall|will|need{_S}to|have{_S}to|always|never|are{_S}(?:to|required))\b|"
+    rf"^\s*(?:note{_S}to|instructions?{_S}for|attention|important)(?:{_S}the)?{_S}"
+    rf"(?:ai|assistant|agent|model|llm|claude)s?\b", re.IGNORECASE)
+_COMMENT_ACTION = re.compile(
+    r"\b(?:curl|wget|base64|exfiltrat\w*|upload|send|post|transmit|ssh|credential|password|token|secret|"
+    r"api[_ ]?key|\.env\b|https?://|execute|run)\b", re.IGNORECASE)
+_COMMENT_BENIGN = re.compile(r"^\s*(?:prettier|markdownlint|eslint|vale|textlint|cspell|todo|fixme|toc|"
+                             r"begin|end|start|stop|section|generated|auto-?generated|do not edit|lint)", re.IGNORECASE)
+
+
+@rule("SK607", "invisible-text", "high", "instructions hidden in an HTML comment",
+      "HTML comments do not show on rendered pages but reach the model: instructions addressed to the "
+      "agent there are hidden from the people reviewing the skill.", demotion=SPOKEN,
+      patterns=(pattern(r"<!--(.*?)(?:-->|\Z)", flags=re.DOTALL, scope="folded"),),
+      applies=lambda doc: doc.kind in ("skill", "markdown"))
+def hidden_instructions(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """A comment addressed to the agent that asks for an action, or that overrides its
+    instructions or hides something from the user (SK610's and SK611's patterns)."""
+    inner = match.group(1)
+    if len(inner.strip()) < 12 or _COMMENT_BENIGN.search(inner):
+        return None
+    if _AGENT_DIRECTED.search(inner) and _COMMENT_ACTION.search(inner) or any(
+            p.gate.pattern.search(inner) for p in (*injection.OVERRIDE.patterns, *injection.concealment.patterns)):
+        return hit
+    return None

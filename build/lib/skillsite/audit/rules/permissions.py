@@ -1,0 +1,146 @@
+"""Over-broad permissions and destructive commands: allowed-tools that pre-approve any shell
+command (SK660) or any file write (SK661), agents run without permission checks (SK662), and
+commands that destroy the machine or its data (SK663)."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Iterator
+
+from skillsite.audit.declare import COMMANDS, NEVER, Rule, SkillMd, check, command, pattern, rule
+from skillsite.audit.hit import Hit
+from skillsite.audit.text import Document
+
+_SHELL_TOOLS = frozenset({"bash", "shell", "terminal", "run_shell_command", "execute_command", "exec",
+                          "powershell", "run_terminal_cmd", "runcommand", "run_command", "command"})
+_WRITE_TOOLS = frozenset({"write", "edit", "multiedit", "write_file", "edit_file", "replace", "writefile",
+                          "str_replace_editor", "create_file"})
+_OPEN_PATTERNS = frozenset({"", "*", "*:*", ":*", "**", "* *"})
+#: Commands that run any other command: a shell pattern starting with one allows everything.
+_RUNS_ANYTHING = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "cmd", "pwsh", "powershell", "sudo", "su",
+                            "doas", "env", "eval", "exec", "command", "xargs", "nohup", "timeout", "nice", "busybox",
+                            "python", "python2", "python3", "node", "perl", "ruby", "php", "deno", "osascript",
+                            "npx", "bunx", "uvx", "pipx"})
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "cmd", "pwsh", "powershell", "busybox"})
+_INTERPRETERS = frozenset({"python", "python2", "python3", "node", "perl", "ruby", "php", "deno", "osascript",
+                           "npx", "bunx", "uvx", "pipx"})
+_TOOL = re.compile(r"\*|[\w.:/@*-]+(?:\([^)]*\))?")
+#: A command pattern that is a command name (with ``-c``, ``-e`` or ``-m``) and a wildcard.
+_ANY_ARGUMENTS = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+-(?:c|e|m|command|encodedcommand))?\s*(?::\s*\*|\s+\*|\*)",
+                            re.IGNORECASE)
+_GRANT_KEYS = ("allowed-tools", "allowed_tools", "allowedTools")
+
+
+def _tools(value: object) -> list[str]:
+    if isinstance(value, str):
+        return _TOOL.findall(value)
+    if isinstance(value, list):
+        return [t for item in value if isinstance(item, str) for t in _TOOL.findall(item)]
+    return []
+
+
+def _open(tool: str, names: frozenset[str]) -> bool:
+    """Whether a tool grant allows every use of one of the ``names`` tools (or of every tool)."""
+    if tool == "*":
+        return True
+    base, has_pattern, pattern = tool.partition("(")
+    if base.lower() not in names:
+        return False
+    return not has_pattern or pattern.rstrip(")").strip() in _OPEN_PATTERNS
+
+
+def _runs_anything(tool: str) -> bool:
+    """Whether a shell grant lets a shell, an interpreter or a wrapper take any arguments
+    (``Bash(sudo:*)``, ``Bash(python3 *)``, ``Bash(sh -c:*)``): then every command is allowed.
+    ``Bash(python scripts/check.py:*)`` names what runs, and is not."""
+    base, has_pattern, pattern = tool.partition("(")
+    grant = _ANY_ARGUMENTS.fullmatch(pattern.rstrip(")").strip()) if has_pattern else None
+    return grant is not None and base.lower() in _SHELL_TOOLS and grant.group("command").lower() in _RUNS_ANYTHING
+
+
+def _grants(skill: SkillMd) -> Iterator[tuple[str, int, list[str]]]:
+    """(key, its offset, the tools it grants) for each allowed-tools key of the frontmatter."""
+    for key in _GRANT_KEYS:
+        if skill.frontmatter and key in skill.frontmatter:
+            yield key, skill.key_offset(key), _tools(skill.frontmatter[key])
+
+
+UNRESTRICTED_SHELL = Rule(
+    "SK660", "permissions", "medium", "allowed-tools lets any command run",
+    "`Bash` without a command pattern (or `Bash(*)`, or `*` for every tool) pre-approves every shell "
+    "command, and so does a pattern that starts with a shell, an interpreter or a wrapper "
+    "(`Bash(sudo:*)`, `Bash(python3 *)`, `Bash(env:*)`); list the commands the skill needs, e.g. "
+    "`Bash(git status:*)`.", NEVER)
+
+
+@check(UNRESTRICTED_SHELL, scope="skill")
+def unrestricted_shell(skill: SkillMd) -> Iterator[Hit]:
+    """The first grant of each key that allows every shell command."""
+    for key, offset, tools in _grants(skill):
+        shell = [t for t in tools if _open(t, _SHELL_TOOLS) or _runs_anything(t)]
+        if shell:
+            yield Hit("SK660", offset, offset + len(key), f": {shell[0]}{_why_any(shell[0])}", folded=False)
+
+
+def _why_any(tool: str) -> str:
+    """Why a grant that names a command lets any command run (nothing for a shell grant with no
+    pattern: that says it already)."""
+    base, has_pattern, pattern = tool.partition("(")
+    grant = _ANY_ARGUMENTS.fullmatch(pattern.rstrip(")").strip()) if has_pattern else None
+    if grant is None:
+        return " (every shell command)"
+    command = grant.group("command").lower()
+    kind = "an interpreter" if command in _INTERPRETERS else "a shell" if command in _SHELLS else "a wrapper"
+    return f" ({command} is {kind}: given any arguments, it runs any program)"
+
+
+UNRESTRICTED_WRITES = Rule(
+    "SK661", "permissions", "low", "allowed-tools grants unrestricted file writes",
+    "`Write` or `Edit` without a path pattern pre-approves writing anywhere.", NEVER)
+
+
+@check(UNRESTRICTED_WRITES, scope="skill")
+def unrestricted_writes(skill: SkillMd) -> Iterator[Hit]:
+    """The grants of each key that allow writing anywhere."""
+    for key, offset, tools in _grants(skill):
+        write = [t for t in tools if _open(t, _WRITE_TOOLS)]
+        if write:
+            yield Hit("SK661", offset, offset + len(key), f": {', '.join(write)}", folded=False)
+
+
+@rule("SK662", "permissions", "high", "runs an agent with permission checks disabled",
+      "--dangerously-skip-permissions, --yolo, an approval policy of never or a full-access sandbox "
+      "let every later command run without the user's consent.", demotion=COMMANDS, patterns=(pattern(
+          r"--dangerously-skip-permissions\b|--dangerously-bypass-approvals-and-sandbox\b|--yolo\b|"
+          r"--allow-dangerously-skip-permissions\b|--(?:approval-mode|approval_mode)[= ]\s*[\"']?yolo\b|"
+          r"\b(?:approval[_-]policy|ask[_-]for[_-]approval)[\"']?\s*[=: ]\s*[\"']?never\b|"
+          r"\bsandbox[_-]mode[\"']?\s*[=: ]\s*[\"']?danger-full-access\b|--sandbox\s+danger-full-access\b|"
+          r"\b(?:permission[_-]?mode|defaultMode)[\"']?\s*[=: ]\s*[\"']?bypassPermissions\b|"
+          r"--allow-all-tools\b|--trust-all-tools\b|(?<![\w-])--allow-all(?![\w-])"),))
+def unchecked_agent(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
+    """Names the flag or setting."""
+    return replace(hit, detail=f": {match.group().strip()}")
+
+
+@rule("SK663", "permissions", "high", "destructive command",
+      "rm -rf of / or ~, mkfs, dd onto a device or a fork bomb destroy the user's machine or data.",
+      demotion=COMMANDS, patterns=(
+          pattern(r"\brm\s+(?:-[a-z]+\s+|--[a-z-]+\s+)*(?:-[a-z]*r[a-z]*|--recursive)\s+(?:-[a-z]+\s+|--[a-z-]+\s+)*"
+                  r"[\"']?(?:/\*?|~/?\*?|\$\{?HOME\}?/?\*?|/(?:usr|etc|bin|boot|var|home|lib|System|Users)/?\*?)[\"']?"
+                  r"(?=\s*(?:$|[;&|)#`]|--no-preserve-root))"),
+          pattern(r"\brm\s+(?:-\S+\s+)*--no-preserve-root\b"),
+          pattern(r"\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*/dev/\w+"),
+          command(r"\bdd\s+", r"[^\n]*",
+                  r"\bof=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d|xvd[a-z]|vd[a-z]|rdisk\d)"),
+          pattern(r"(?<![<>2&])>\s*/dev/(?:sd[a-z]|nvme\d+n\d+|hd[a-z]|disk\d)\b"),
+          pattern(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"),
+          pattern(r"\b(?:chmod|chown)\s+(?:-\S+\s+)*-R\s+\S+\s+/(?=\s*(?:$|[;&|]))"),
+          command(r"\bshred\s+", r"[^\n]*", r"/dev/(?:sd[a-z]|nvme)"),
+          pattern(r"\bformat\s+c:|\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:\\(?=\s|$)|\bdel\s+/[fsq]\s+/[fsq]\s+(?:/[fsq]\s+)?"
+                  r"[a-z]:\\"),
+          pattern(r"\bRemove-Item\s+(?:-\S+\s+)*(?:[\"']?(?:C:\\|~|\$HOME|\$env:USERPROFILE|/)[\"']?)\s+(?:-\S+\s+)*"
+                  r"-Recurse\b|\bRemove-Item\s+(?:-\S+\s+)*-Recurse\s+(?:-\S+\s+)*[\"']?(?:C:\\|~|\$HOME|/)[\"']?(?=\s|$)"),
+      ))
+def destructive(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
+    """Shows the command."""
+    return replace(hit, detail=f": {match.group().strip()[:60]}")

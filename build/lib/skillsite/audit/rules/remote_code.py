@@ -1,0 +1,220 @@
+"""Remote code and supply chain: downloads run by a shell (SK630), decoded payloads run (SK631),
+unpinned or URL installs (SK632, SK633) and reverse shells (SK634).
+
+They are looked for in every text file, prose included: a skill's Markdown is instructions the
+agent follows, so a command in it is as good as run.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from skillsite.audit.declare import COMMANDS, Rule, command, pattern, rule
+from skillsite.audit.hit import Hit
+from skillsite.audit.text import Document
+
+#: HTTPS hosts of well-known projects' own installers: piping them into a shell is medium.
+KNOWN_INSTALLER_HOSTS = frozenset({
+    "astral.sh", "sh.rustup.rs", "rustup.rs", "bun.sh", "deno.land", "get.docker.com", "fluxcd.io",
+    "run.linkerd.io", "aka.ms", "aspire.dev", "ollama.com", "claude.ai", "get.pnpm.io", "fnm.vercel.app",
+    "get.sdkman.io", "starship.rs", "tailscale.com", "install.determinate.systems", "nixos.org",
+    "install.python-poetry.org", "get.helm.sh", "foundry.paradigm.xyz", "sh.vector.dev", "dot.net",
+    "dotnet.microsoft.com", "get.k3s.io", "pyenv.run", "get.volta.sh", "mise.run", "cli.github.com",
+    "opencode.ai", "cursor.com", "install.pulumi.com", "get.pulumi.com", "sentry.io", "cli.sentry.dev",
+    "supabase.com", "fly.io", "railway.app", "vercel.com", "get.jetify.com", "brew.sh",
+})
+#: raw.githubusercontent.com owners whose install scripts are the official way to install them.
+KNOWN_INSTALLER_REPOS = ("Homebrew/", "nvm-sh/", "helm/", "pyenv/", "ohmyzsh/", "golangci/", "anchore/",
+                         "aquasecurity/", "sigstore/", "kubernetes-sigs/", "rust-lang/", "nodesource/")
+
+_SHELL = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:/usr/bin/|/bin/)?"
+_RUNNER = (r"(?:(?:ba|z|da|k|fi|c)?sh\b(?:\s+-[sx]\b|\s+-(?=\s|$)|\s+--(?=\s))?|python[23]?(?:\.\d+)?(?=\s*(?:$|[;&|)#\"'`]|-\s))|"
+           r"node(?=\s*(?:$|[;&|)#\"'`]|-\s))|perl(?=\s*(?:$|[;&|)#]))|ruby(?=\s*(?:$|[;&|)#]))|"
+           r"php(?=\s*(?:$|[;&|)#]))|pwsh\b|powershell\b|iex\b|Invoke-Expression\b|source\b(?=\s*(?:$|[;&|)]|/dev/stdin))|"
+           r"\$\{?SHELL\b\}?)")
+_PIPED = rf"(?:\|[^\n|;]*){{0,2}}\|\s*{_SHELL}{_RUNNER}"   # | sh, or | tee x | sudo bash
+_DOWNLOAD = r"(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|aria2c)"
+_DOWNLOADERS = "curl wget iwr irm invoke-web invoke-rest aria2c"
+
+
+def _atomic(body: str, name: str) -> str:
+    """``body`` matched as far as it goes and never given back, as ``(?>body)`` does on Python 3.11+
+    (not on 3.10): a look-ahead, which never backtracks, captures it and a back-reference takes it.
+    Without it a failing line of repeated downloads is tried in every split of its words."""
+    return f"(?=(?P<{name}>{body}))(?P={name})"
+
+
+#: A download saved to a file (``-o FILE``, ``-O FILE``, ``> FILE``), then that file run, at once or
+#: after one more command (``chmod +x``), on the same line or the next.
+_SAVED_THEN_RUN = (
+    r"\b(?:curl|wget)\b[^\n;&|>]{0,200}?(?:\s-o\s*|\s--output[= ]\s*|\s-O\s*(?!-)|\s--output-document[= ]\s*|>\s*)"
+    r"[\"']?" + _atomic(r"[\w.~$/-]{1,120}", "file") + r"[\"']?" + _atomic(r"[^\n;&|]{0,120}", "args")
+    + r"(?:&&|;|\n)(?:" + _atomic(r"[^\n;&|]{0,120}(?:&&|;|\n)", "then") + r")?[ \t]*"
+    r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|powershell)\s+"
+    r"(?:-\S+\s+)*[\"']?(?:\./)?|\./)?(?P=file)(?![\w.-])")
+
+_INSTALLER_URL = re.compile(r"\b(https?)://([^/\s\"'`)]+)(/[^\s\"'`)]*)?", re.IGNORECASE)
+_IP_ADDRESS = re.compile(r"^\d+\.\d+\.\d+\.\d+(?::\d+)?$")
+#: Something to download: a URL, a variable, or a host name ("curl | sh" alone is a mention).
+_SOURCE = re.compile(r"://|\$|\b[\w-]+\.[a-z]{2,}(?:/|:\d|\b)", re.IGNORECASE)
+
+
+def _installer_host(segment: str) -> tuple[str, bool, bool]:
+    """The first URL's host in a command, whether it is plain HTTP, and whether it is a known installer."""
+    match = _INSTALLER_URL.search(segment)
+    if match is None:
+        return "", False, False
+    scheme, host, path = match.group(1).lower(), match.group(2).lower(), match.group(3) or ""
+    known = host in KNOWN_INSTALLER_HOSTS or any(host.endswith("." + h) for h in KNOWN_INSTALLER_HOSTS)
+    if host == "raw.githubusercontent.com":
+        known = any(path[1:].startswith(repo) for repo in KNOWN_INSTALLER_REPOS)
+    return host, scheme == "http", known and not _IP_ADDRESS.match(host)
+
+
+@rule("SK630", "remote-code", "high", "download piped into a shell or interpreter",
+      "curl | sh runs whatever the host serves at that moment, unverified; a well-known project's "
+      "installer over HTTPS is medium.", demotion=COMMANDS, patterns=(
+          command(rf"\b{_DOWNLOAD}\b", r"[^\n|;]*", _PIPED),
+          command(rf"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*",
+                  r"\)"),
+          command(rf"\b(?:(?:ba|z)?sh|source|\.)\s+<\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
+          command(rf"\beval\s+[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
+          pattern(r"\b(?:iex|Invoke-Expression)\s*\(?\s*(?:\(?\s*New-Object\s+(?:System\.)?Net\.WebClient\s*\)?\s*\.\s*"
+                  r"DownloadString|\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)[^\n]*"),
+          pattern(r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)\s*\([^\n]*"),
+          pattern(r"\b(?:eval|new\s+Function|Function)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\s*\([^\n]*"),
+          pattern(_SAVED_THEN_RUN),
+      ))
+def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
+    if not _SOURCE.search(match.group()):
+        return None
+    host, plain, known = _installer_host(match.group())
+    return replace(hit, detail=f" (from {host})" if host else "", severity="medium" if known and not plain else None)
+
+
+_DECODERS = (r"b64decode|decodebytes|decodestring|a85decode|b32decode|fromhex|unhexlify|a2b_hex|a2b_base64|"
+             r"zlib\.decompress|gzip\.decompress|lzma\.decompress|bz2\.decompress|marshal\.loads|"
+             r"codecs\.decode|rot_?13|\[::-1\]|atob\s*\(|Buffer\.from\s*\([^)]*[\"'](?:base64|hex)[\"']|"
+             r"FromBase64String|chr\s*\(\s*\w+\s*\)\s*for\b|String\.fromCharCode")
+
+DECODED_PAYLOAD = Rule(
+    "SK631", "remote-code", "high", "runs a decoded or assembled payload",
+    "Decoding base64 or hex (or assembling strings) and executing the result hides what runs from "
+    "every reviewer.", COMMANDS, patterns=(
+        command(r"\b(?:base64|openssl\s+(?:base64|enc))\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b", r"[^\n|;]*", _PIPED),
+        command(r"\b(?:xxd\s+-r|printf\s+[\"']?(?:%b|\\x)|echo\s+-e\s+[\"']\\x)", r"[^\n|;]*", _PIPED),
+        command(r"\b(?:eval|(?:ba|z)?sh\s+-c)\s+[\"']?\$\(", r"[^\n)]*", r"\b(?:base64\s+(?:-d|--decode)|xxd\s+-r)"),
+        pattern(rf"(?:(?<![\w.])(?:exec|eval|compile)|\bos\.system|os\.popen|subprocess\.\w+|execfile|runpy\.\w+|"
+                rf"new\s+Function|Function|\bvm\.runIn\w+|\bchild_process\.\w+|\bexecSync|\bspawnSync|"
+                rf"\bInvoke-Expression|\biex|\bsetTimeout)\s*\(\s*[^\n]{{0,200}}?(?:{_DECODERS})"),
+        pattern(r"\bgetattr\s*\(\s*(?:__builtins__|builtins|__import__\([\"']builtins[\"']\))\s*,\s*"
+                r"[\"'](?:exec|eval)[\"']"),
+        pattern(r"\b__import__\s*\(\s*[\"'](?:os|subprocess)[\"']\s*\)\s*\.\s*(?:system|popen|call|run|Popen)\s*\(\s*"
+                r"[^\n]{0,200}?(?:" + _DECODERS + ")"),
+        pattern(r"\b(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-(?:e|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}"),
+        pattern(r"\bFromBase64String\b[^\n]{0,200}\|\s*(?:iex|Invoke-Expression)\b|\b(?:iex|Invoke-Expression)\b"
+                r"[^\n]{0,200}FromBase64String"),
+    ))
+
+#: A commit (40 or 64 hex digits) or a release version.
+_PINNED = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64}|v?\d+(?:\.\d+){1,3}(?:[-.+]\w+)*)$", re.IGNORECASE)
+_CARGO_PINNED = re.compile(r"--(?:rev|tag)\s+\S+")
+
+
+def _git_url_ref(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """A git+ URL whose ``@ref`` or ``#ref`` is not a commit or a version."""
+    url = match.group()
+    tail = url.split("#", 1)[0].rsplit("/", 1)[-1]
+    version = tail.split("@", 1)[1] if "@" in tail else ""
+    if "#" in url and not version:
+        fragment = url.split("#", 1)[1]
+        version = fragment.split("&", 1)[0] if not fragment.startswith("egg=") else ""
+    if version and _PINNED.match(version):
+        return None
+    return replace(hit, detail=f" (ref '{version}')" if version else " (no ref)")
+
+
+def _npm_git_ref(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """A git package spec (reported at the spec) without a pinned ``#ref`` or a ``semver:`` range."""
+    spec = match.group(1)
+    ref = spec.split("#", 1)[1] if "#" in spec else ""
+    if ref.startswith("semver:") or (ref and _PINNED.match(ref)):
+        return None
+    return replace(hit, start=match.start(1), end=match.end(1), detail=f" (ref '{ref}')" if ref else " (no ref)")
+
+
+def _cargo_git(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """cargo install --git without --rev or --tag."""
+    return None if _CARGO_PINNED.search(match.group()) else replace(hit, detail=" (cargo --git without --rev or --tag)")
+
+
+UNPINNED_GIT = Rule(
+    "SK632", "remote-code", "medium", "package installed from an unpinned git ref",
+    "A branch or a missing ref installs whatever is pushed next; pin a commit (40 hex digits) or a "
+    "release version.", COMMANDS, patterns=(
+        pattern(r"\bgit\+(?:https?|ssh|git|file)://[^\s\"'`#,;)\]]+(?:#[^\s\"'`,;)\]]*)?",
+                condition=_git_url_ref),
+        command(r"\b(?:npm\s+(?:i|install|add)|yarn\s+add|pnpm\s+(?:add|i|install)|bun\s+(?:add|install))\b", r"[^\n]*",
+                r"\s((?:github:|gitlab:|bitbucket:)[\w.-]+/[\w.-]+(?:#\S*)?|(?:git\+)?https?://(?:github|gitlab)\.com/"
+                r"\S+?\.git(?:#\S*)?|[\w-]+/[\w.-]+#\S+)", lazy=True,
+                condition=_npm_git_ref),
+        command(r"\bcargo\s+install\b", r"[^\n]*", r"--git\s+\S+[^\n]*", condition=_cargo_git),
+    ))
+
+_PIP = r"\b(?:pip[23]?(?:\.\d+)?|uv\s+pip|python[23]?(?:\.\d+)?\s+-m\s+pip|pipx|uv\s+tool)\s+install\b"
+_LINES = re.IGNORECASE | re.MULTILINE
+_LOCAL_URL = re.compile(r"^https?://(?:localhost|127\.|0\.0\.0\.0|\[::1\])", re.IGNORECASE)
+_DEFAULT_INDEXES = re.compile(r"^https://(?:pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|"
+                              r"download\.pytorch\.org|registry\.yarnpkg\.com)\b", re.IGNORECASE)
+_INDEX = re.compile(r"index|registry|find-links|\s-[if]\b", re.IGNORECASE)
+
+
+@rule("SK633", "remote-code", "medium", "package installed from a URL or an untrusted index",
+      "Installing from a bare URL or an extra index skips the registry's pinning; over plain HTTP or "
+      "with --trusted-host anyone on the path can swap the code (then high).", demotion=COMMANDS, patterns=(
+          command(_PIP, r"[^\n]*", r"\s(https?://\S+?\.(?:whl|tar\.gz|tgz|zip|tar\.bz2|egg))\b",
+                  lazy=True, flags=_LINES),
+          command(r"\b(?:npm\s+(?:i|install)|yarn\s+add|pnpm\s+add)\b", r"[^\n]*", r"\s(https?://\S+?\.(?:tgz|tar\.gz))\b",
+                  lazy=True, flags=_LINES),
+          command(_PIP, r"[^\n]*", r"(?:--(?:extra-)?index-url|--find-links|\s-[if])\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)|"
+                  r"^\s*(?:--)?(?:extra-)?index-url\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)", lazy=True, flags=_LINES),
+          pattern(r"\bnpm\s+config\s+set\s+registry\s+(https?://\S+)|--registry[= ]\s*(https?://\S+)", flags=_LINES),
+          pattern(r"--trusted-host\b|\bnpm\s+config\s+set\s+strict-ssl\s+false\b",
+                  severity="high", detail=" (TLS verification turned off)"),
+      ))
+def url_install(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """Not the default registries or this machine; over plain HTTP high, from an extra index low.
+    A match without a URL (TLS verification turned off) counts as it is."""
+    url = next((g for g in match.groups() if g), None)
+    if url is None:
+        return hit
+    if _DEFAULT_INDEXES.match(url) or _LOCAL_URL.match(url):
+        return None
+    plain = url.lower().startswith("http://")
+    severity = "high" if plain else ("low" if _INDEX.search(match.group()) else None)
+    return replace(hit, detail=f" ({url[:80]})", severity=severity)
+
+
+#: A shell wired to a network connection (to another machine: /dev/tcp to localhost is a bash
+#: port check or HTTP request).
+_DEV_TCP = r"/dev/(?:tcp|udp)/(?!localhost/|127\.)[\w.${}-]+/\d+"
+
+REVERSE_SHELL = Rule(
+    "SK634", "remote-code", "high", "reverse shell: hands a shell on this machine to a remote host",
+    "A shell wired to a network connection (bash -i >& /dev/tcp/..., nc -e /bin/sh, socat exec:, "
+    "a TCP client feeding Invoke-Expression) lets whoever listens run any command, with the "
+    "agent's access.", COMMANDS, patterns=(
+        # bash -i >& /dev/tcp/host/port 0>&1
+        command(r"\b(?:ba|z|da|k)?sh\b", r"[^\n]*", rf"(?:>&|&>|<>)\s*{_DEV_TCP}", lazy=True),
+        # exec 5<>/dev/tcp/...; sh <&5 >&5
+        command(_DEV_TCP, r"[^\n]*", r"\b(?:ba|z|da|k)?sh\b[^\n]{0,2000}?<&\s*\d", lazy=True),
+        command(r"\b(?:nc|ncat|netcat)\b", r"[^\n|;]*", r"\s-[ec]\s*[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b"),
+        command(r"\bsocat\b", r"[^\n]*", r"\bexec:[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b"),
+        command(r"\bmkfifo\b", r"[^\n]*",
+                r"\|\s*(?:/bin/)?(?:ba|z|da)?sh\b[^\n]{0,2000}\|\s*(?:nc|ncat|netcat|openssl\s+s_client)\b"),
+        pattern(r"\bsocket\b[^\n]{0,300}\bconnect\s*\([^\n]{0,300}\bpty\.spawn\s*\(\s*[\"'](?:/bin/)?(?:ba|z)?sh"),
+        pattern(r"\b(?:Popen|call|run)\s*\(\s*\[\s*[\"'](?:/bin/)?(?:ba|z)?sh[\"']\s*(?:,\s*[\"']-i[\"']\s*)?\]\s*,\s*"
+                r"stdin\s*=\s*(?P<channel>\w+)\.fileno\(\)\s*,\s*stdout\s*=\s*(?P=channel)\.fileno\(\)"),
+        pattern(r"\bNet\.Sockets\.TCPClient\b[^\n]{0,600}\b(?:iex|Invoke-Expression)\b"),
+    ))

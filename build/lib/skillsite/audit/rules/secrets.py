@@ -1,0 +1,94 @@
+"""Secrets: hard-coded tokens and keys (SK650) and private key blocks (SK651).
+
+Only token shapes with a fixed, documented prefix (and passwords in URLs) are matched, and a
+token whose random part looks like a placeholder (``EXAMPLE``, ``xxxx``, ``password123``,
+repeated or sequential characters, low entropy) is ignored, so documentation that says "tokens
+look like ghp_..." or shows ``postgresql://admin:password123@db`` stays quiet.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import replace
+
+from skillsite.audit.declare import NEVER, Pattern, pattern, rule
+from skillsite.audit.hit import Hit
+from skillsite.audit.model import SeverityName
+from skillsite.audit.text import Document
+
+#: Hosts of a local or development setup: this machine, or a bare service name (``db``).
+_LOCAL_HOST = re.compile(r"^(?:localhost|127\.[\d.]+|0\.0\.0\.0|[\w-]+)$", re.IGNORECASE)
+_KEY_MATERIAL = re.compile(r"^[A-Za-z0-9+/=]{40,}\s*$", re.MULTILINE)
+_PLACEHOLDER = re.compile(r"example|sample|dummy|fake|placeholder|your|redacted|xxxx|0000|123|abcd|test|"
+                          r"password|passwd|secret|changeme|letmein|qwerty", re.I)
+_REPEATED = re.compile(r"(.)\1{5,}")
+
+
+def entropy(text: str) -> float:
+    """Shannon entropy in bits per character."""
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values()) if text else 0.0
+
+
+def placeholder(body: str) -> bool:
+    """Whether the random part of a token is obviously made up."""
+    return _PLACEHOLDER.search(body) is not None or _REPEATED.search(body) is not None or entropy(body) < 3.0
+
+
+def _token(label: str, source: str, severity: SeverityName | None = None) -> Pattern:
+    """A token shape (case-sensitive) with its random part as group ``body``."""
+    return pattern(source, flags=0, detail=f": {label}", severity=severity)
+
+
+@rule("SK650", "secrets", "high", "hard-coded token or key",
+      "A live-looking API token (AWS, GitHub, Slack, Google, OpenAI, Anthropic, Stripe ...) published "
+      "in a skill is leaked; placeholders and documented example keys are ignored. An AWS key id alone is "
+      "medium. Never demoted: a key in an example is leaked all the same.", demotion=NEVER, patterns=(
+          _token("AWS access key id", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)(?P<body>[0-9A-Z]{16})\b",
+                 "medium"),
+          _token("AWS secret access key", r"(?i:aws_?secret_?(?:access_?)?key)[\"']?\s*[:=]\s*[\"']?"
+                 r"(?P<body>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
+          _token("GitHub token", r"\bgh[pousr]_(?P<body>[A-Za-z0-9]{36})\b"),
+          _token("GitHub fine-grained token", r"\bgithub_pat_(?P<body>[A-Za-z0-9_]{82})\b"),
+          _token("GitLab token", r"\bglpat-(?P<body>[A-Za-z0-9_-]{20})\b"),
+          _token("Slack token", r"\bxox[baprs]-(?P<body>[0-9]{8,13}-[0-9A-Za-z-]{10,})"),
+          _token("Slack webhook", r"https://hooks\.slack\.com/services/(?P<body>T[A-Z0-9]{8,}/B[A-Z0-9]{8,}/"
+                 r"[A-Za-z0-9]{24})"),
+          _token("Google API key", r"\bAIza(?P<body>[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])"),
+          _token("OpenAI key",
+                 r"\bsk-(?:proj-|svcacct-|admin-)?(?P<body>[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})"),
+          _token("OpenAI key", r"\bsk-proj-(?P<body>[A-Za-z0-9_-]{40,})"),
+          _token("Anthropic key", r"\bsk-ant-(?:api|admin)\d{2}-(?P<body>[A-Za-z0-9_-]{80,})"),
+          _token("Stripe live key", r"\b[sr]k_live_(?P<body>[0-9A-Za-z]{24,})\b"),
+          _token("SendGrid key", r"\bSG\.(?P<body>[\w-]{22}\.[\w-]{43})\b"),
+          _token("npm token", r"\bnpm_(?P<body>[A-Za-z0-9]{36})\b"),
+          _token("PyPI token", r"\bpypi-AgEIcHlwaS5vcmc(?P<body>[A-Za-z0-9_-]{50,})"),
+          _token("Hugging Face token", r"\bhf_(?P<body>[A-Za-z]{34})\b"),
+          _token("Discord webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{17,20}/"
+                 r"(?P<body>[\w-]{60,70})"),
+          _token("Telegram bot token", r"(?<![\w:])\d{8,10}:(?P<body>AA[\w-]{33})(?![\w-])"),
+          # user:password@host in a URL (a connection string); starts at "://", which the search skips to
+          _token("password in a URL", r"://[^\s:/@\"'`<>(){}\[\]]{1,64}:(?P<body>[^\s:/@\"'`<>(){}\[\]$%]{8,128})@"
+                 r"(?P<host>[\w-]+(?:\.[\w-]+)*)"),
+      ))
+def hard_coded_token(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """Not a placeholder; a password for a database on this machine or in a compose file is medium."""
+    if placeholder(match.group("body")):
+        return None
+    if "host" in match.re.groupindex and _LOCAL_HOST.match(match.group("host")):
+        return replace(hit, severity="medium")
+    return hit
+
+
+@rule("SK651", "secrets", "high", "private key block",
+      "A PEM or OpenSSH private key with key material in it is a leaked secret. Never demoted: a key in "
+      "an example is leaked all the same.", demotion=NEVER,
+      patterns=(pattern(r"-----BEGIN (?:(?:RSA|DSA|EC|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY(?: BLOCK)?-----"
+                        r"(?P<body>[\s\S]{0,400}?)(?:-----END|\Z)", flags=0),))
+def private_key(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """Key material in the block (not "..." or a placeholder); reported at its first line."""
+    body = match.group("body")
+    if _KEY_MATERIAL.search(body) and "..." not in body and not _PLACEHOLDER.search(body):
+        return replace(hit, end=match.start() + 40)
+    return None

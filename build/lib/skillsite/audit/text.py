@@ -1,0 +1,487 @@
+"""A scanned text file: its lines, its fenced code blocks, and a folded copy for matching
+(:mod:`skillsite.audit.folding`), where split or disguised keywords read as plain words; and the
+gated patterns the rules run on it.
+"""
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import operator
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, TypeVar
+
+from skillsite.audit.folding import OffsetMap, fold, unusual
+from skillsite.audit.literals import Literals, literals_of
+from skillsite.audit.prefilter import Found, Needs, Prefilter, occurrences
+
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc"})
+CODE_SUFFIXES = frozenset({
+    ".py", ".pyw", ".sh", ".bash", ".zsh", ".fish", ".ksh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts",
+    ".tsx", ".jsx", ".rb", ".pl", ".pm", ".php", ".ps1", ".psm1", ".psd1", ".bat", ".cmd", ".vbs", ".go",
+    ".rs", ".java", ".kt", ".swift", ".lua", ".r", ".applescript", ".scpt", ".command", ".tcl", ".awk",
+})
+CODE_NAMES = frozenset({"makefile", "dockerfile", "justfile", "rakefile", "gemfile", "vagrantfile"})
+T = TypeVar("T")
+
+_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+
+
+@dataclass
+class Document:
+    """One decoded text file of a skill, ready for the rules."""
+
+    path: str                    # POSIX, relative to the skill folder
+    text: str
+    kind: str                    # "skill" (SKILL.md), "markdown", "code" or "text"
+    folded: str = ""
+    origin: OffsetMap | None = None   # folded offset -> text offset (None: the same offset)
+    lower: str = ""              # the folded text in lower case, for the gates' substring tests
+    unusual: bool = True         # may hold invisible, look-alike or fullwidth characters, or line separators
+    _present: dict[str, bool] = field(default_factory=dict, repr=False)
+    _found: Found | None = field(default=None, repr=False)
+    _windows: dict[tuple[object, ...], list[tuple[int, int]]] = field(default_factory=dict, repr=False)
+    _memo: dict[object, Any] = field(default_factory=dict, repr=False)
+
+    def remember(self, key: object, compute: Callable[[], T]) -> T:
+        """``compute()``, once per document and ``key``: what a rule's condition learns about the
+        whole document (where each tag is first opened) is not searched for again at each match."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[no-any-return]
+
+    @property
+    def found(self) -> Found:
+        """Where the literals of every gate occur in the lower-cased text: one pass for all of
+        them (:mod:`skillsite.audit.prefilter`), made again only when gates were added since."""
+        prefilter = _CURRENT[0] or _prefilter()
+        found = self._found
+        if found is None or found.prefilter is not prefilter:
+            found = self._found = prefilter.scan(self.scanned)
+        return found
+
+    @property
+    def scanned(self) -> str:
+        """The text the literals are looked for in: the lower-cased folded text, where a capital
+        dotted I (the one character whose lower case is two) reads as "i", as ``IGNORECASE``
+        reads it, so that every position is the folded text's."""
+        if len(self.lower) == len(self.folded):
+            return self.lower
+        return self.folded.replace("\u0130", "i").lower()
+
+    def has(self, word: str) -> bool:
+        """Whether the lower-cased folded text contains ``word`` (remembered: gates share words)."""
+        found = self._present.get(word)
+        if found is None:
+            found = self._present[word] = word in self.lower
+        return found
+
+    def holds(self, groups: tuple[tuple[str, ...], ...]) -> bool:
+        """Whether the lower-cased folded text contains one word of each group."""
+        return all(any(self.has(word) for word in group) for group in groups)
+
+    def windows(self, literals: frozenset[str], paragraphs: bool = False,
+                also: tuple[frozenset[str], ...] = ()) -> list[tuple[int, int]]:
+        """The parts of the lower-cased text a gate scans: every line where one of ``literals``
+        starts, with the nearest line holding text on either side (:meth:`_lines_around`) or,
+        with ``paragraphs``, every paragraph (text between blank lines) holding one; merged, in
+        order, and only those where one of each set of ``also`` starts too (remembered: gates
+        share literals)."""
+        key = (literals, paragraphs, also)
+        found = self._windows.get(key)
+        if found is None:
+            span = self._paragraph_around if paragraphs else self._lines_around
+            found = _windows(self._starts(literals), span)
+            for other in also:
+                found = _holding(found, self._starts(other))
+            self._windows[key] = found
+        return found
+
+    def _starts(self, literals: frozenset[str]) -> list[int]:
+        """Where one of ``literals`` starts: from the prefilter for a gate's own literals, by
+        search for words a gate was given."""
+        if literals <= _prefilter().known:
+            return self.found.starts(literals)
+        return sorted(at for word in literals for at in occurrences(self.lower, word))
+
+    def _lines_around(self, at: int) -> tuple[int, int]:
+        """(start, end) of the line holding offset ``at`` of the lower-cased text, with the line
+        before and the line after it that hold more than white space (and the blank lines
+        between): lines of white space, which ``\\s`` matches, cannot part a command from its
+        arguments."""
+        low, size = self.lower, len(self.lower)
+        before = low.rfind("\n", 0, at)          # the line break ending the line before
+        while before > 0 and low[before - 1].isspace():
+            before -= 1
+        start = low.rfind("\n", 0, max(0, before)) + 1
+        after = low.find("\n", at)               # the line break ending the line of ``at``
+        text_after = _TEXT.search(low, after) if after >= 0 else None
+        end = low.find("\n", text_after.start()) if text_after else -1
+        return start, size if end < 0 else end
+
+    def _paragraph_around(self, at: int) -> tuple[int, int]:
+        """(start, end) of the paragraph holding offset ``at`` of the lower-cased text."""
+        index = bisect.bisect_left(self.blank_lines, at)
+        start = self.blank_lines[index - 1] + 1 if index else 0
+        return start, self.blank_lines[index] if index < len(self.blank_lines) else len(self.lower)
+
+    @functools.cached_property
+    def blank_lines(self) -> list[int]:
+        """Where each blank line of the text ends (at its line break): the paragraph boundaries."""
+        return [match.start() for match in _BLANK_LINE.finditer(self.lower)]
+
+    @functools.cached_property
+    def line_starts(self) -> list[int]:
+        """The offset in ``text`` where each line starts (computed when a position is needed)."""
+        lengths = map(len, self.text.split("\n")[:-1])
+        return [0, *map(operator.add, itertools.accumulate(lengths), itertools.count(1))]  # + the line breaks
+
+    @functools.cached_property
+    def fences(self) -> list[tuple[int, int]]:
+        """The fenced code blocks of a Markdown document (computed when a match is judged)."""
+        return fenced_blocks(self.text) if self.kind in ("skill", "markdown") else []
+
+    @property
+    def is_reference(self) -> bool:
+        """A Markdown document other than SKILL.md (where fenced blocks are examples)."""
+        return self.kind == "markdown"
+
+    def original(self, folded_offset: int) -> int:
+        """The offset in ``text`` of a position in ``folded``."""
+        if self.origin is None:
+            return min(folded_offset, len(self.text))
+        if folded_offset >= self.origin.length:
+            return len(self.text)
+        return self.origin(folded_offset)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based line and column (code points) of an offset in ``text``."""
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return index + 1, offset - self.line_starts[index] + 1
+
+    def line_text(self, offset: int) -> str:
+        """The whole line of ``text`` holding ``offset``."""
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        start = self.line_starts[index]
+        end = self.text.find("\n", start)
+        return self.text[start:end if end >= 0 else len(self.text)]
+
+    def fence_at(self, offset: int) -> tuple[int, int] | None:
+        """The fenced code block (start, end offsets) holding ``offset``, if any."""
+        index = bisect.bisect_right(self.fences, (offset, len(self.text) + 1)) - 1
+        if index >= 0 and self.fences[index][0] <= offset < self.fences[index][1]:
+            return self.fences[index]
+        return None
+
+
+#: How far (in characters) the judgement of a match reads along its line on either side.  A
+#: longer line is judged on this much of it, so a hostile line holding thousands of matches costs
+#: time in proportion to its length rather than to its square.
+REACH = 2000
+
+
+def line_bounds(text: str, start: int, end: int | None = None) -> tuple[int, int]:
+    """(begin, finish) offsets of the line holding ``text[start:end]``, each at most :data:`REACH`
+    characters away from the match (see :func:`clipped_before` and :func:`clipped_after`)."""
+    end = start if end is None else end
+    low, high = max(0, start - REACH), min(len(text), end + REACH)
+    finish = text.find("\n", end, high)
+    return text.rfind("\n", low, start) + 1 or low, high if finish < 0 else finish
+
+
+def clipped_before(text: str, begin: int) -> bool:
+    """Whether a line's ``begin`` from :func:`line_bounds` is not the true start of its line."""
+    return begin > 0 and text[begin - 1] != "\n"
+
+
+def clipped_after(text: str, finish: int) -> bool:
+    """Whether a line's ``finish`` from :func:`line_bounds` is not the true end of its line."""
+    return finish < len(text) and text[finish] != "\n"
+
+
+def kind_of(path: str, text: str) -> str:
+    """What a file is for the rules: SKILL.md, other Markdown, code (by suffix or shebang) or text."""
+    name = path.rsplit("/", 1)[-1]
+    if path == "SKILL.md" or path.lower() == "skill.md":
+        return "skill"
+    lower = name.lower()
+    suffix = lower[lower.rfind("."):] if "." in lower else ""
+    if suffix in MARKDOWN_SUFFIXES:
+        return "markdown"
+    if suffix in CODE_SUFFIXES or lower in CODE_NAMES or text.startswith("#!"):
+        return "code"
+    return "text"
+
+
+def fenced_blocks(text: str) -> list[tuple[int, int]]:
+    """Offsets (start, end) of the fenced code blocks of a Markdown text; an unclosed one runs to the end."""
+    blocks: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        opening = _FENCE_OPEN.search(text, pos)
+        if opening is None:
+            return blocks
+        marker = opening.group(1)
+        closing = re.compile(r"^[ \t]{0,3}" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$",
+                             re.MULTILINE)
+        line_end = text.find("\n", opening.end())
+        if line_end < 0:
+            blocks.append((opening.start(), len(text)))
+            return blocks
+        close = closing.search(text, line_end + 1)
+        end = close.end() if close else len(text)
+        blocks.append((opening.start(), end))
+        pos = end
+
+
+def make_document(path: str, text: str) -> Document:
+    """Decoded text -> a :class:`Document` with its folded copy (line starts and fences follow when needed)."""
+    kind = kind_of(path, text)
+    odd = unusual(text)
+    folded, origin = fold(text, kind == "code", odd)
+    return Document(path, text, kind, folded, origin, folded.lower(), odd)
+
+
+#: Documents shorter than this are scanned whole; longer ones only around the gate's literals.
+WINDOWED = 4096
+#: A pattern is tried at each place one of its starts begins (rather than searched for by the
+#: regular-expression engine, which reads every character) where those places are at least this
+#: many characters apart on average.
+SPARSE = 32
+#: A character that is not white space.
+_TEXT = re.compile(r"\S")
+#: A line break that ends a blank line (or ends the line before one): where a paragraph stops.
+_BLANK_LINE = re.compile(r"\n(?=[ \t\r]*\n)")
+
+
+def _windows(starts: list[int], span: Callable[[int], tuple[int, int]]) -> list[tuple[int, int]]:
+    """Merged (start, end) offsets of the ``span`` around each of ``starts`` (in order).  A start
+    inside the last window makes no window of its own."""
+    windows: list[tuple[int, int]] = []
+    limit = -1   # the end of the last window
+    for at in starts:
+        if at < limit:
+            continue
+        start, end = span(at)
+        if windows and start <= limit:
+            limit = max(limit, end)
+            windows[-1] = (windows[-1][0], limit)
+        else:
+            limit = end
+            windows.append((start, end))
+    return windows
+
+
+def _holding(windows: list[tuple[int, int]], starts: list[int]) -> list[tuple[int, int]]:
+    """The windows (in order) where one of ``starts`` (in order) is."""
+    return [(start, end) for start, end in windows if (at := bisect.bisect_left(starts, start)) < len(starts)
+            and starts[at] < end]
+
+
+#: In a pattern's source: an escape, a named group (both kept as they are), or upper-case letters.
+_LITERAL_LETTERS = re.compile(r"\\.|\(\?P|[A-Z]+")
+
+
+def lowered_pattern(source: str) -> str:
+    """A pattern's source with its literal letters lower-cased (escapes such as ``\\S`` kept), and a
+    leading ``\\b`` dropped: what it finds in lower-cased text is a superset of what the pattern
+    finds case-insensitively, and it starts with letters the regular-expression engine can skip to."""
+    source = source.removeprefix(r"\b")
+    return _LITERAL_LETTERS.sub(lambda m: m.group().lower() if m.group().isalpha() else m.group(), source)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A pattern run only where it can match.  Every match of the pattern contains one of its
+    ``literals`` and one of each set it needs ``also``, derived from the pattern
+    (:mod:`skillsite.audit.literals`): a document where they do not all occur
+    (:mod:`skillsite.audit.prefilter`) is not searched, and in a long document only the lines
+    around the literals' occurrences (with the nearest line holding text on either side) that
+    hold the others too are.  A
+    pattern without literals is searched for in the whole text.  ``words``, when a gate is given
+    some, are groups of words the document must hold one of each besides; the first group's
+    words take the literals' place around which a gate without literals scans.
+
+    A ``paragraphs`` gate (the rules about what prose tells the agent) scans, in every document,
+    the paragraphs that hold one of its literals: a phrase split over the lines of a paragraph is
+    found however long the document, and no match runs on across a blank line into the next block.
+
+    A case-insensitive pattern is first looked for in the lower-cased text (:func:`lowered_pattern`),
+    which the engine scans far faster, and each place found there is confirmed by the pattern
+    itself: the matches are exactly those of ``pattern.finditer``.
+
+    A pattern whose command word is followed by an open-ended run of arguments (``dd [^\\n]*
+    of=/dev/sda``) would, on a line of thousands of such words and no match, read the rest of the
+    line once from each word.  Such a gate names that run (see :func:`gate`): where the pattern
+    fails, the run is passed over in one step, since no later start inside it can succeed."""
+
+    pattern: re.Pattern[str]
+    words: tuple[tuple[str, ...], ...]
+    candidates: re.Pattern[str] | None = None   # the lowered pattern (None: case-sensitive)
+    paragraphs: bool = False   # matches stay within a paragraph, and may span its lines
+    restart: re.Pattern[str] | None = None   # a hopeless gate's start (None: the gate is not hopeless)
+    literals: frozenset[str] | None = None   # one is in every match (None: none is known)
+    also: tuple[frozenset[str], ...] = ()    # so is one of each of these
+    slot: int | None = None                  # its number in the one-pass search (None: not in it)
+    starts: frozenset[str] | None = None     # every match starts with one of these (None: not known)
+
+    @property
+    def hopeless(self) -> bool:
+        """Whether the pattern ends with a ``(?P<hopeless>...)`` branch, passed over, not reported."""
+        return self.restart is not None
+
+    def admits(self, doc: Document) -> bool:
+        """Whether the pattern may match in ``doc``: one of its literals occurs, one of each set
+        it also needs, and one word of each of its groups."""
+        return (self.slot is None or self.slot in doc.found.admitted) and (not self.words or doc.holds(self.words))
+
+    @property
+    def anchors(self) -> frozenset[str] | None:
+        """What a long document is scanned around: the literals, else the first group's words."""
+        if self.literals is not None:
+            return self.literals
+        return frozenset(self.words[0]) if self.words else None
+
+    def finditer(self, doc: Document) -> Iterator[re.Match[str]]:
+        """The pattern's matches in the folded text."""
+        if not self.admits(doc):
+            return iter(())
+        anchors = self.anchors
+        if self.paragraphs and anchors and len(doc.lower) == len(doc.folded):
+            return self._within(doc, doc.windows(anchors, True, self.also))
+        if len(doc.lower) < WINDOWED or len(doc.lower) != len(doc.folded) or not anchors:
+            return self._matches(doc, 0, len(doc.folded))
+        return self._within(doc, doc.windows(anchors, False, self.also))
+
+    def _within(self, doc: Document, windows: list[tuple[int, int]]) -> Iterator[re.Match[str]]:
+        for start, end in windows:
+            yield from self._matches(doc, start, end)
+
+    def _matches(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
+        """``pattern.finditer(doc.folded, start, end)``: tried only where a match may start when
+        that is known, else through the candidates where there are some (without the runs a
+        hopeless gate passes over)."""
+        places = None if self.starts is None else doc.found.places(self.starts, start, end, (end - start - 1) // SPARSE)
+        if places is not None:
+            found = self._at(doc, places, start, end)
+        elif self.hopeless and (self.candidates is None or len(doc.lower) != len(doc.folded)):
+            found = self._searched(doc.folded, start, end)
+        elif self.candidates is None or len(doc.lower) != len(doc.folded):
+            found = self.pattern.finditer(doc.folded, start, end)
+        else:
+            found = self._confirmed(doc, start, end)
+        for match in found:
+            if not self.hopeless or match.start("hopeless") < 0:
+                yield match
+
+    def _at(self, doc: Document, places: list[int], start: int, end: int) -> Iterator[re.Match[str]]:
+        """The pattern's matches in ``[start, end)``, each tried only at ``places`` (in order, where
+        one of its starts begins), as ``finditer`` finds them: no match starts elsewhere, and
+        every start is a character long at least."""
+        at = start
+        for place in places:
+            if place >= at and (match := self.pattern.match(doc.folded, place, end)) is not None:
+                yield match
+                at = self._after(doc.folded, match, end)
+
+    def _searched(self, text: str, start: int, end: int) -> Iterator[re.Match[str]]:
+        """``pattern.finditer(text, start, end)`` of a hopeless gate, resumed where :meth:`_after` says."""
+        at = start
+        while at <= end and (match := self.pattern.search(text, at, end)) is not None:
+            yield match
+            at = self._after(text, match, end)
+
+    def _after(self, text: str, match: re.Match[str], end: int) -> int:
+        """Where the search goes on after ``match``: its end, but after a hopeless run, the first
+        later start inside the run that reaches its end (its white space may run on into the next
+        line, where the pattern can still match), else the run's end."""
+        if not self.hopeless or match.start("hopeless") < 0:
+            return match.end() if match.end() > match.start() else match.end() + 1
+        assert self.restart is not None
+        run_end, at = match.end(), match.start() + 1
+        while (later := self.restart.search(text, at, end)) is not None and later.start() < run_end:
+            if later.end() >= run_end:
+                return later.start()
+            at = later.start() + 1
+        return max(run_end, match.start() + 1)
+
+    def _confirmed(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
+        """The pattern's matches at the places its lowered pattern finds in the lower-cased text."""
+        assert self.candidates is not None
+        at = start
+        while (candidate := self.candidates.search(doc.lower, at, end)) is not None:
+            if self.hopeless and candidate.start("hopeless") >= 0:
+                at = self._after(doc.folded, candidate, end)  # not even the lowered pattern matches in it
+                continue
+            match = self.pattern.match(doc.folded, candidate.start(), end)
+            if match is None and self.hopeless:
+                # Found in the lower-cased text only (inside a word): the next place is looked for in
+                # the folded text, as a hopeless candidate would otherwise be tried at each such word.
+                match = self.pattern.search(doc.folded, candidate.start() + 1, end)
+                if match is None:
+                    return
+            if match is None:
+                at = candidate.start() + 1
+                continue
+            yield match
+            at = match.end() if match.end() > match.start() else match.end() + 1
+
+
+#: What every gate made so far needs (its slot is its number here), for the one-pass search, and
+#: the search for them all (None until it is first needed after a gate was added).
+_NEEDS: list[Needs] = []
+_CURRENT: list[Prefilter | None] = [None]
+
+
+def _prefilter() -> Prefilter:
+    """The search for the literals of every gate made so far (built again when gates are added)."""
+    if _CURRENT[0] is None:
+        _CURRENT[0] = Prefilter(_NEEDS)
+    return _CURRENT[0]
+
+
+def _slot(literals: Literals) -> int | None:
+    """A new gate's slot in the one-pass search (None: it needs nothing known)."""
+    if not literals.needs:
+        return None
+    _NEEDS.append(literals.needs)
+    _CURRENT[0] = None
+    return len(_NEEDS) - 1
+
+
+def word_groups(*groups: str) -> tuple[tuple[str, ...], ...]:
+    """Gate words from their groups as written: lower-case words separated by spaces, or by commas
+    when a word holds a space; empty groups left out."""
+    return tuple(tuple(w.strip() for w in (g.split(",") if "," in g else g.split()) if w.strip())
+                 for g in groups if g.strip())
+
+
+def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE, paragraphs: bool = False,
+         hopeless: tuple[str, str] | None = None) -> Gate:
+    """A :class:`Gate`; each group lists lower-case words (one must occur), as :func:`word_groups` reads them."""
+    return make_gate(pattern, word_groups(*groups), flags, paragraphs, hopeless)
+
+
+def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int = re.IGNORECASE,
+              paragraphs: bool = False, hopeless: tuple[str, str] | None = None, prefiltered: bool = True) -> Gate:
+    """A :class:`Gate` of a pattern, its literals (derived from it and added to the one-pass search,
+    unless not ``prefiltered``: a pattern matched in the text as written, not the folded text the
+    search reads) and its groups of words.
+
+    ``hopeless`` is the pattern's start and its first open-ended run (``\\bdd\\s+`` and ``[^\\n]*``
+    for ``\\bdd\\s+[^\\n]*\\bof=/dev/...``): all that a later start inside that run can reach, an
+    earlier one reaches too, so where the pattern fails, the run holds no match either, except
+    from a later start whose white space runs on past the run's end (:meth:`Gate._after`)."""
+    found = literals_of(pattern, flags) if prefiltered else Literals()
+    needs = found.needs
+    lowered = lowered_pattern(pattern)
+    restart = None
+    if hopeless is not None:
+        run = "".join(hopeless)
+        pattern, lowered = (f"(?:{pattern})|(?P<hopeless>{run})",
+                            f"(?:{lowered})|(?P<hopeless>{lowered_pattern(run)})")
+        restart = re.compile(hopeless[0], flags)
+    candidates = re.compile(lowered, flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
+    return Gate(re.compile(pattern, flags), words, candidates, paragraphs, restart,
+                needs[0] if needs else None, needs[1:], _slot(found), found.starts)

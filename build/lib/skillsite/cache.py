@@ -1,0 +1,532 @@
+"""The cache of work already done: one sqlite file of JSON values, keyed by digests.
+
+Every value is stored under a digest of everything that determines it (content, place in the
+tree, the options it was made with), so a stale entry is never used: it is simply not found.
+The file as a whole belongs to one *scope* (skillsite's version and code, the configuration):
+a file of another scope starts empty.  Values are plain JSON, so reading a cache never runs
+code and needs no key: a CI job can restore the folder from its own cache and go on.
+
+A file that is damaged or not a skillsite cache is ignored (and replaced on the next save),
+with an info diagnostic; a file that cannot be written is an error of the environment
+(:meth:`Cache.save` raises OSError).  Each kind of value lives in a :class:`Section` of its own.
+Values are read when looked up (many keys per query), never all at once, and what a run
+adds is held in memory only up to :data:`SPILL_BYTES`: past that it goes to a side file
+(``<cache>.pending-<pid>``, or a temporary file for a run without a cache folder) until the run
+saves.  Entries a run did not use are dropped when it saves, so the file tracks the current
+catalog (a run that stopped early keeps them all).
+"""
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+import tempfile
+from contextlib import closing
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
+
+from skillsite import __version__
+from skillsite.diagnostics import Diagnostic, make
+
+FORMAT = "skillsite-cache 4"
+#: A file changed this recently (nanoseconds) is not trusted to keep its size and time: a second
+#: change within the file system's timestamp granularity would go unnoticed.
+RACY_NS = 2_000_000_000
+#: What a run adds is held in memory up to about this many bytes, then written to its side file.
+SPILL_BYTES = 64 << 20
+PENDING = ".pending-"
+#: Many keys are looked up in key order (nearby keys share the file's pages), this many per query
+#: (well within sqlite's limit of parameters) ...
+LOOKUP_CHUNK = 500
+#: ... and values this many keys at a time (their texts are held until given).
+LOOKUP_WINDOW = 5000
+_SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
+           "CREATE TABLE IF NOT EXISTS entries (section TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
+           " PRIMARY KEY (section, key)) WITHOUT ROWID;")
+
+
+class Section(str, enum.Enum):
+    """The kinds of work kept in the cache, each under keys of its own."""
+
+    SKILLS = "skills"            # a skill read and checked, by its SKILL.md's content and place (build)
+    VERDICTS = "verdicts"        # a skill's verdict, by its SKILL.md's content and place (validate)
+    STAMPS = "stamps"            # a SKILL.md's sha256 and size, by its path and stamp (an unchanged file is not read)
+    PUBLICATION = "publication"  # what publishing a skill placed, by everything it depends on
+    HTML = "html"                # a rendered body, by the Markdown and the renderer
+    FILE_SHA = "file-sha"        # a bundled file's sha256, by its path, size and time
+    AUDIT = "audit"              # a skill's audit findings, by its files
+    AUDIT_KEY = "audit-key"      # a skill's audit key (of AUDIT), by its files' stamps
+    SEARCH = "search"            # the search indexes, by every skill's searchable fields
+    MANIFEST_PAGE = "manifest-page"  # a page of a paged skills.json, by what its entries are made of
+    SIMILAR = "similar"          # pairs of look-alike descriptions, by every skill's listing
+    COPIES = "copies"            # the pairs of skills grouping compared and their answers, by its threshold
+    HISTORY = "history"          # git history of versioned skills (by HEAD), a past release's files (by commit),
+                                 # a git blob's sha256 (by blob id)
+
+
+T = TypeVar("T")
+
+
+class CacheNotSaved(OSError):
+    """The cache could not be written (after the catalog was published)."""
+
+
+def digest(*parts: Any) -> str:
+    """A hex sha256 of ``parts`` (JSON-able values: strings, numbers, lists, tuples, dicts)."""
+    text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _jsonable(value: Any) -> Any:
+    """What :func:`digest` makes of values JSON lacks: sets sorted, paths and the rest as text."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if isinstance(value, bytes):
+        return hashlib.sha256(value).hexdigest()
+    if hasattr(value, "_asdict"):
+        return value._asdict()
+    return str(value)
+
+
+def code_scope(*more: Any) -> str:
+    """A scope for cache files: skillsite's version, the content of its own modules and schemas
+    (a changed installation never reuses a cache, a fresh install of the same code does), and
+    ``more`` (say, the configuration)."""
+    package = Path(__file__).resolve().parent
+    code = hashlib.sha256()
+    for path in sorted([*package.rglob("*.py"), *package.glob("schemas/*.json")]):
+        code.update(f"{path.relative_to(package).as_posix()}\0".encode())
+        code.update(path.read_bytes())
+    return digest(__version__, code.hexdigest(), *more)
+
+
+class _Json(str):
+    """A value put in the cache, already as JSON text."""
+
+
+#: What a run put in the cache: a string as it is, anything else as its JSON text.
+Added = "str | _Json"
+
+
+def _encode(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _held(text: str) -> int:
+    """The memory a string takes: 1, 2 or 4 bytes a character, by its widest character (a
+    rendered body with one emoji takes four times its length)."""
+    return sys.getsizeof(text)
+
+
+def _text(added: str) -> str:
+    """The JSON text of a value put in the cache."""
+    return added if isinstance(added, _Json) else _encode(added)
+
+
+class KeptObjects(Protocol):
+    """Objects made from cached values that a long-running process keeps between its runs
+    (:class:`skillsite.publish.resident.Resident`): see :meth:`Cache.made_many`."""
+
+    def begin(self, scope: str) -> None:
+        """A run of ``scope`` starts."""
+
+    def take(self, section: str, key: str) -> Any:
+        """The object kept under ``key``, now used by this run; None when none is."""
+
+    def keep(self, section: str, key: str, made: Any) -> None:
+        """Keep ``made``, the object made of the value under ``key``."""
+
+
+def kept_or_made(resident: KeptObjects | None, section: str, key: str, source: object, inputs: tuple[Any, ...],
+                 make: Callable[[], T]) -> T:
+    """``make()``, a value made of the object ``source`` and of ``inputs`` alone; with ``resident``
+    objects, the value an earlier run made under ``key`` of this very object (not an equal one:
+    ``serve`` keeps each unchanged skill, and what is made of it shares its objects) and of equal
+    inputs, taken as it is.  Nothing may change the value: the runs share it."""
+    if resident is None:
+        return make()
+    kept = resident.take(section, key)
+    made = kept[2] if kept is not None and kept[0] is source and kept[1] == inputs else make()
+    resident.keep(section, key, (source, inputs, made))
+    return made
+
+
+class Cache:
+    """Lookups and stores of one run, in one sqlite file (``path`` None: a cache that keeps nothing).
+
+    Values are read from the file when asked for, not all at once: a run holds in memory only what
+    it looked up and what it added, however large the catalog.  Each process opens its own
+    connection (a connection must not cross a fork; workers read bodies from the cache too).
+    """
+
+    def __init__(self, path: Path | None, scope: str, resident: KeptObjects | None = None):
+        self.path = path
+        self.scope = scope
+        self.resident = resident                 # objects kept from earlier builds (see :meth:`made_many`)
+        if resident is not None:
+            resident.begin(scope)
+        self.notes: list[Diagnostic] = []       # what was wrong with the file, if anything
+        self._used: set[tuple[str, str]] = set()  # names found in the file (the save keeps them)
+        self._added: dict[tuple[str, str], Added] = {}
+        self._added_size = 0
+        self._pending = _Pending(path)           # what was added beyond SPILL_BYTES
+        self._file_scope: str | None = None     # the scope of the file as found (None: no usable file)
+        self._unusable = False
+        self._readable = False                  # the file holds entries of this scope
+        self._db: sqlite3.Connection | None = None
+        self._db_pid = 0                        # the process that opened ``_db``
+        self.hits = 0
+        self.misses = 0
+        if path is not None and path.exists():
+            self._load(path)
+        if path is not None:
+            _remove_abandoned_pending(path)
+
+    def _load(self, path: Path) -> None:
+        """Check that the file is a skillsite cache, and whether its entries are of this scope."""
+        try:
+            with closing(_connect(path)) as db:
+                meta = dict(db.execute("SELECT name, value FROM meta"))
+                if meta.get("format") != FORMAT:
+                    raise sqlite3.DatabaseError(f"not a skillsite cache (format {meta.get('format')!r})")
+                self._file_scope = meta.get("scope")
+                self._readable = self._file_scope == self.scope
+        except sqlite3.Error as exc:
+            self._damaged(exc)
+
+    def _damaged(self, exc: sqlite3.Error) -> None:
+        """Stop reading a file found damaged (now or halfway through the run), with a note."""
+        self._unusable = True
+        self._readable = False
+        self.close()
+        self.notes.append(make("SK402", f"cache file cannot be used ({exc}); starting with an empty cache",
+                               str(self.path)))
+
+    def _connection(self) -> sqlite3.Connection | None:
+        """This process's connection to the file (opened on first use), or None when the file
+        holds nothing of this scope."""
+        if not self._readable or self.path is None:
+            return None
+        if self._db is None or self._db_pid != os.getpid():
+            self._db, self._db_pid = _connect(self.path), os.getpid()
+        return self._db
+
+    def _stored(self, section: str, keys: list[str], values: bool) -> dict[str, str]:
+        """The stored text of each of ``keys`` the file holds (``values`` False: "" for each, the
+        values left unread)."""
+        try:
+            if not keys or (db := self._connection()) is None:
+                return {}
+            return _select(db, section, keys, values)
+        except sqlite3.Error as exc:
+            self._damaged(exc)
+        return {}
+
+    def get(self, section: Section, key: str) -> Any:
+        """The value stored under ``key`` (kept for the next run), or None."""
+        return next(self.get_many(section, [key]))
+
+    def has(self, section: Section, key: str) -> bool:
+        """Whether a value is stored under ``key`` (kept for the next run, as by :meth:`get`)."""
+        return next(self.has_many(section, [key]))
+
+    def get_many(self, section: Section, keys: Iterable[str | None]) -> Iterator[Any]:
+        """The value of each of ``keys`` in turn, as :meth:`get` gives it (None, and not counted as a
+        miss, for a key None), looked up :data:`LOOKUP_WINDOW` keys at a time as they are taken:
+        a few queries, not one per key."""
+        for window in _chunks(keys, LOOKUP_WINDOW):
+            texts = self._texts(section.value, window, values=True)
+            for key in window:
+                text = texts.get(key) if key is not None else None
+                yield None if text is None else json.loads(text)
+
+    def made_many(self, section: Section, keys: Iterable[str | None], make: Callable[[Any], T]) -> Iterator[T | None]:
+        """``make(value)`` of the value of each of ``keys`` in turn, None where :meth:`get_many`
+        gives None.  ``make`` must depend on the value alone and return a new object that
+        nothing changes: with ``resident`` objects (:class:`KeptObjects`), one made in an
+        earlier run is taken as it is, its value not read again."""
+        resident = self.resident
+        if resident is None:
+            for value in self.get_many(section, keys):
+                yield None if value is None else make(value)
+            return
+        for window in _chunks(keys, LOOKUP_WINDOW):
+            kept = self._kept(resident, section.value, section.value, window)
+            texts = self._texts(section.value, [key for key in window if key not in kept], values=True)
+            for key in window:
+                made = kept.get(key) if key is not None else None
+                if made is None and key is not None and (text := texts.get(key)) is not None:
+                    made = make(json.loads(text))
+                    if made is not None:
+                        resident.keep(section.value, key, made)
+                yield made
+
+    def keep_many(self, section: Section, keys: Iterable[str]) -> None:
+        """Keep whatever is stored under ``keys`` for the next run, without reading it (a value
+        this run does not need, but a later one may)."""
+        self._used.update((section.value, key) for key in keys)
+
+    def keep_made(self, section: Section, key: str, made: Any) -> None:
+        """Keep ``made`` in place of the object :meth:`made_many` gave for ``key`` (one equal to
+        it, sharing more with what the run holds), when there are resident objects."""
+        if self.resident is not None:
+            self.resident.keep(section.value, key, made)
+
+    def has_many(self, section: Section, keys: Iterable[str | None]) -> Iterator[bool]:
+        """Whether a value is stored under each of ``keys`` in turn, as :meth:`has` tells it (False,
+        and not counted, for a key None): all looked up at once, without reading the values (nor
+        those ``resident`` saw in an earlier run)."""
+        wanted = list(keys)
+        if self.resident is None:
+            found = self._texts(section.value, wanted, values=False)
+            return (key is not None and key in found for key in wanted)
+        name = f"{section.value} held"  # what is kept of a key found: that it was there
+        held = self._kept(self.resident, name, section.value, wanted)
+        found = self._texts(section.value, [key for key in wanted if key not in held], values=False)
+        for key in found:
+            self.resident.keep(name, key, True)
+        return (key is not None and (key in held or key in found) for key in wanted)
+
+    def _kept(self, resident: KeptObjects, name: str, section: str, keys: Iterable[str | None]) -> dict[str, Any]:
+        """What ``resident`` kept under ``name`` for each of ``keys`` that it holds, counted as
+        hits and as used (they are still in the file: the save keeps them)."""
+        kept = {key: made for key in keys if key is not None and (made := resident.take(name, key)) is not None}
+        self._used.update((section, key) for key in kept)
+        self.hits += len(kept)
+        return kept
+
+    def _texts(self, section: str, keys: list[str | None], values: bool) -> dict[str, str]:
+        """The text of each of ``keys`` found, added in this run or in the file ("" for each
+        when not ``values``), counting hits and misses.  Only what was found in the file is
+        remembered as used (the save keeps it): what this run added is saved anyway, and a
+        cold build of a big catalog adds millions of names."""
+        wanted = [key for key in keys if key is not None]
+        texts: dict[str, str] = {}
+        for key in wanted:
+            if (added := self._added.get((section, key))) is not None:
+                texts[key] = _text(added) if values else ""
+        texts.update(self._pending.texts(section, [k for k in wanted if k not in texts], values))
+        stored = self._stored(section, [k for k in wanted if k not in texts], values)
+        texts.update(stored)
+        self.hits += sum(key in texts for key in wanted)
+        self.misses += sum(key not in texts for key in wanted)
+        self._used.update((section, key) for key in stored)
+        return texts
+
+    def put(self, section: Section, key: str, value: Any) -> None:
+        """Store ``value`` (JSON-able) under ``key`` for the next run."""
+        name = (section.value, key)
+        # a string (a rendered body, the biggest values) is kept as it is, not a second time as JSON
+        added = value if isinstance(value, str) else _Json(_encode(value))
+        replaced = self._added.get(name)
+        self._added_size += _held(added) - (_held(replaced) if replaced is not None else 0)
+        self._added[name] = added
+        if self._added_size > SPILL_BYTES:
+            self._spill()
+
+    def _spill(self) -> None:
+        """Move what this run added to its side file: memory stays bounded however many values it adds."""
+        try:
+            self._pending.write(self._added)
+        except (OSError, sqlite3.Error):
+            return  # kept in memory instead: the run goes on, the save says if the disk is the problem
+        self._added.clear()
+        self._added_size = 0
+
+    def close(self) -> None:
+        """Close this process's connection to the file (reopened if asked again)."""
+        if self._db is not None and self._db_pid == os.getpid():
+            self._db.close()
+        self._db = None
+
+    def save(self, keep_unused: bool = False) -> None:
+        """Write what this run added and drop what it did not use (unless ``keep_unused``: a run
+        that stopped early, whose next run needs what it did not get to), in one transaction.
+
+        Raises OSError naming the file when it cannot be written (a full disk, a read-only or
+        forbidden folder).
+        """
+        if self.path is None:
+            self._pending.discard()
+            return
+        self.close()
+        try:
+            self._write(self.path, keep_unused)
+        except sqlite3.Error as exc:  # "database or disk is full", "attempt to write a readonly database"
+            raise OSError(None, f"cannot write the cache: {exc}", str(self.path)) from exc
+        finally:
+            self._pending.discard()
+
+    def _write(self, path: Path, keep_unused: bool) -> None:
+        make_cache_folder(path.parent)
+        if self._unusable:
+            path.unlink(missing_ok=True)
+        with closing(_connect(path)) as db:
+            _prepare_to_write(db)
+            db.executescript(_SCHEMA)
+            self._pending.attach(db)  # before the transaction: sqlite attaches no file inside one
+            with db:  # one transaction
+                if self._file_scope != self.scope:
+                    db.execute("DELETE FROM entries")
+                elif not keep_unused:
+                    _drop_unused(db, self._used)
+                db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("format", FORMAT), ("scope", self.scope)])
+                self._pending.copy_into(db)
+                db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
+                               ((section, key, _text(value)) for (section, key), value in self._added.items()))
+
+
+class _Pending:
+    """The side file of what a run added beyond :data:`SPILL_BYTES` (created on first use): beside
+    the cache file, or a temporary file when the run keeps no cache; removed when the run saves."""
+
+    def __init__(self, cache_path: Path | None):
+        self.cache_path = cache_path
+        self.path: Path | None = None
+        self._db: sqlite3.Connection | None = None
+        self._db_pid = 0
+
+    def _connection(self) -> sqlite3.Connection:
+        if self.path is None:
+            folder = self.cache_path.parent if self.cache_path is not None else None
+            prefix = f"{self.cache_path.name if self.cache_path else 'skillsite-cache'}{PENDING}{os.getpid()}-"
+            fd, name = tempfile.mkstemp(prefix=prefix, dir=folder)
+            os.close(fd)
+            self.path = Path(name)
+        if self._db is None or self._db_pid != os.getpid():  # a worker process reads with a connection of its own
+            self._db, self._db_pid = _connect(self.path), os.getpid()
+            self._db.executescript(_SCHEMA)
+        return self._db
+
+    def write(self, added: dict[tuple[str, str], Added]) -> None:
+        """Add what a run holds (by name: section and key) to the side file."""
+        db = self._connection()
+        with db:
+            db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
+                           ((section, key, _text(value)) for (section, key), value in added.items()))
+
+    def texts(self, section: str, keys: list[str], values: bool) -> dict[str, str]:
+        """The text of each of ``keys`` the side file holds (as :meth:`Cache._stored` gives them);
+        none before the first spill."""
+        if self.path is None or not keys:
+            return {}
+        try:
+            return _select(self._connection(), section, keys, values)
+        except sqlite3.Error:
+            return {}  # made again, then: the save says if the disk is the problem
+
+    def attach(self, db: sqlite3.Connection) -> None:
+        """Attach the side file, if there is one, to the cache file ``db`` (as ``pending``)."""
+        if self.path is not None:
+            db.execute("ATTACH DATABASE ? AS pending", (str(self.path),))
+
+    def copy_into(self, db: sqlite3.Connection) -> None:
+        """Add every pending entry to the cache file ``db`` it is attached to (inside the caller's
+        transaction): sqlite copies them, so no value passes through this process (a page of a
+        paged skills.json is a megabyte, and a side file holds hundreds)."""
+        if self.path is not None:
+            db.execute("INSERT OR REPLACE INTO main.entries SELECT section, key, value FROM pending.entries")
+
+    def discard(self) -> None:
+        if self._db is not None and self._db_pid == os.getpid():
+            self._db.close()
+        self._db = None
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+            self.path = None
+
+
+def _select(db: sqlite3.Connection, section: str, keys: list[str], values: bool) -> dict[str, str]:
+    """The text (``values`` False: "") of each of ``keys`` a cache file holds in ``section``, asked
+    for in key order (nearby keys share the file's pages), a chunk at a time."""
+    column = "value" if values else "''"
+    ordered = sorted(set(keys))
+    found: dict[str, str] = {}
+    for start in range(0, len(ordered), LOOKUP_CHUNK):
+        chunk = ordered[start:start + LOOKUP_CHUNK]
+        found.update(db.execute(f"SELECT key, {column} FROM entries WHERE section = ? AND key IN"
+                                f" ({','.join('?' * len(chunk))})", (section, *chunk)))
+    return found
+
+
+def _chunks(items: Iterable[str | None], size: int) -> Iterator[list[str | None]]:
+    """``items`` in lists of at most ``size``."""
+    chunk: list[str | None] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _remove_abandoned_pending(cache_path: Path) -> None:
+    """Remove the side files of runs that ended without saving (killed): their process is gone."""
+    for path in cache_path.parent.glob(f"{cache_path.name}{PENDING}*"):
+        pid = path.name[len(cache_path.name) + len(PENDING):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _drop_unused(db: sqlite3.Connection, used: set[tuple[str, str]]) -> None:
+    """Delete every entry of the file that is not in ``used`` (the file's names are listed first:
+    most are used, and listing them costs less than handing sqlite every used one)."""
+    unused = [name for name in db.execute("SELECT section, key FROM entries") if name not in used]
+    db.executemany("DELETE FROM entries WHERE section = ? AND key = ?", unused)
+
+
+def make_cache_folder(folder: Path) -> None:
+    """Create the cache folder with a ``.gitignore`` that keeps it out of git.
+
+    A folder that already exists is the user's (``--cache-dir .`` is allowed): its own
+    ``.gitignore`` is never touched.
+    """
+    if folder.is_dir():
+        return
+    folder.mkdir(parents=True)
+    (folder / ".gitignore").write_text("*\n", encoding="utf-8")
+
+
+def prepare_cache_folder(folder: Path) -> None:
+    """Make sure the cache folder can be written before any work is done: OSError naming it
+    when it cannot (read-only, forbidden, no space)."""
+    make_cache_folder(folder)
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, str(folder)) from exc
+
+
+#: The page cache of the connection that saves (sqlite's default is 2 MB): dropping the entries of
+#: a catalog whose every skill changed touches every page of the file, and with too small a cache
+#: each page is read and written more than once.
+WRITE_CACHE_KIB = 64 << 10
+
+
+def _prepare_to_write(db: sqlite3.Connection) -> None:
+    """Settings of the connection that saves: a page cache of :data:`WRITE_CACHE_KIB`, and dropped
+    entries not overwritten with zeros (``secure_delete``, on in some builds of sqlite, would write
+    every freed page once more; the values are the catalog's own checks, nothing secret, and the
+    file keeps none of them once their pages are reused)."""
+    db.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
+    db.execute("PRAGMA secure_delete = OFF")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # check_same_thread off: a connection serves one process, whichever of its threads asks
+    return sqlite3.connect(path, timeout=10, check_same_thread=False)

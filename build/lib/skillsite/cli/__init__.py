@@ -1,0 +1,35 @@
+"""The ``skillsite`` command line: one module per group of commands.
+
+``checking`` (validate, new), ``building`` (build, serve), ``reading`` (the commands that read a
+published catalog), ``installing`` (install, outdated, update), ``signing`` (keys, verify);
+``audit`` lives in :mod:`skillsite.audit.command`; ``output`` is what they print and how they exit.
+"""
+from __future__ import annotations
+
+import click
+
+from skillsite import __version__
+from skillsite.audit.command import audit
+from skillsite.cli.building import build, serve
+from skillsite.cli.checking import new, validate
+from skillsite.cli.installing import install, install_spec, outdated, update
+from skillsite.cli.reading import budget, mcp, prompt, search, show, status, tool
+from skillsite.cli.signing import keys, verify
+
+__all__ = ["entry", "install_spec", "main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="skillsite")
+def main() -> None:
+    """Validate, index and publish a tree of agent skills (SKILL.md folders)."""
+
+
+for command in (validate, new, build, serve, audit, keys, verify, search, show, prompt, tool, budget, status,
+                install, outdated, update, mcp):
+    main.add_command(command)
+
+
+def entry() -> None:
+    """The console script (and ``python -m skillsite``)."""
+    main()

@@ -1,0 +1,239 @@
+"""Publishing: ``skillsite build`` and ``skillsite serve``."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from skillsite.cli.checking import load_site_config
+from skillsite.cli.output import (EXIT_BUSY, EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE, budget_line,
+                                  check_codes, default_format, emit_diagnostics, fail, nothing_found, report_file,
+                                  severity_counts)
+from skillsite.diagnostics import MAX_LISTED, counted, describe_os_error
+
+
+class Progress:
+    """Build progress: one line redrawn in place on a terminal; plain lines for slow stages in logs."""
+
+    SLOW = 1.0  # seconds; in logs only stages slower than this get a line
+
+    def __init__(self, stream, stages: tuple[str, ...]) -> None:
+        import time
+
+        self.stages = stages
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.clock = time.perf_counter
+        self.current: str | None = None
+        self.since = self.clock()
+
+    def start(self, stage: str) -> None:
+        self._end_current()
+        self.current, self.since = stage, self.clock()
+        if self.tty:
+            done = self.stages.index(stage) if stage in self.stages else 0
+            bar = "#" * done + "-" * (len(self.stages) - done)
+            self.stream.write(f"\r\x1b[2Kbuilding [{bar}] {stage}…")
+            self.stream.flush()
+
+    def _end_current(self) -> None:
+        if self.current and not self.tty and self.clock() - self.since >= self.SLOW:
+            self.stream.write(f"skillsite: {self.current} took {self.clock() - self.since:.1f} s\n")
+        self.current = None
+
+    def finish(self) -> None:
+        self._end_current()
+        if self.tty:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+
+@click.command()
+@click.argument("sources", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--output", "out", type=click.Path(path_type=Path), default=Path("_site"), show_default=True,
+              help="Output folder (replaced atomically).")
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Configuration file [default: ./skillsite.yml if present].")
+@click.option("--strict", is_flag=True, default=None, help="Warnings fail the build too.")
+@click.option("--keep-going", is_flag=True, help="Publish the skills without errors even when others have some.")
+@click.option("--force", is_flag=True, help="Replace a non-empty output folder that skillsite did not write "
+                                            "(and check every file kept, as --verify-output).")
+@click.option("--verify-output", is_flag=True,
+              help="Check every file kept from the last output (size and time) instead of trusting what the "
+                   "last build recorded: for an output changed by hand.")
+@click.option("--profile", type=click.Choice(["default", "spec"]), default=None, help="Validation profile.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
+@click.option("--ignore", multiple=True, metavar="CODE", help="Silence a diagnostic code (repeatable).")
+@click.option("--base-url", default=None, callback=lambda ctx, param, value: http_url(value, param),
+              help="Absolute URL the site is published at.")
+@click.option("--title", default=None, help="Catalog title.")
+@click.option("--templates", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Folder of templates that replace the built-in ones of the same name.")
+@click.option("--format", "fmt", type=click.Choice(["text", "github"]), default=None,
+              help="Diagnostics format [default: text, or github when GITHUB_ACTIONS=true].")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes for parsing and rendering [default: number of cores].")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Incremental-build cache [default: .skillsite-cache beside the output].")
+@click.option("--no-cache", is_flag=True, help="Build from scratch and keep no cache.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@click.option("--wait/--no-wait", default=True, show_default=True,
+              help="When another build is writing into the output's folder: wait for it, or exit 4 at once.")
+@click.option("--all", "everything", is_flag=True,
+              help=f"Print every diagnostic, even more than {MAX_LISTED} (else a summary per code).")
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where the whole list goes when the output is summarised [default: diagnostics.json in the "
+                   "cache folder].")
+@click.option("--sign-key", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Sign the catalog with this Ed25519 key (`skillsite keys new`) [default: the key text in "
+                   "$SKILLSITE_SIGNING_KEY, if set].")
+@click.option("--rotate-from", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="The key the catalog was signed with so far: hand trust over from it to --sign-key.")
+@click.option("--expires", default=None, metavar="DURATION",
+              help="How long the signatures hold (30d, 12h, 90s) [default: signing.expires, else 30d].")
+def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict: bool | None, keep_going: bool,
+          force: bool, verify_output: bool, profile: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...],
+          base_url: str | None, title: str | None, templates: str | None, fmt: str | None, jobs: int | None,
+          cache_dir: Path | None, no_cache: bool, quiet: bool, wait: bool, everything: bool,
+          report: Path | None, sign_key: Path | None, rotate_from: Path | None, expires: str | None) -> None:
+    """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
+    from skillsite.cache import CacheNotSaved
+    from skillsite.publish.build import STAGES, build as run_build
+    from skillsite.publish.interrupt import builds_end_on_signals
+    from skillsite.publish.lock import OutputBusy
+    from skillsite.publish.signing import SigningError, duration_text
+    from skillsite.publish.staging import OutputError
+    from skillsite.publish.views import human_bytes
+
+    fmt = fmt or default_format()
+    config = load_site_config(config_file)
+    config = config.with_overrides(
+        strict=strict, profile=profile, base_url=base_url, title=title, templates=templates,
+        exclude=tuple(config.exclude) + exclude if exclude else None,
+        ignore=tuple(config.ignore) + tuple(check_codes(ignore)) if ignore else None)
+    roots = sources or tuple(Path(s) for s in config.sources) or (Path("."),)
+    for root in roots:
+        if not root.is_dir():
+            raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
+    cache = None if no_cache else (cache_dir or out.absolute().parent / ".skillsite-cache")
+    signing = signing_or_exit(sign_key, rotate_from, expires, config)
+    reporter = None if quiet else Progress(sys.stderr, STAGES)
+    try:
+        with builds_end_on_signals():
+            result = run_build(roots, out, config, keep_going=keep_going, force=force, jobs=jobs, cache_dir=cache,
+                               progress=reporter.start if reporter else None, wait=wait,
+                               on_wait=lambda text: click.echo(f"skillsite: {text}", err=True), signing=signing,
+                               verify_output=verify_output or force)
+    except SigningError as exc:
+        fail(f"{exc}; {out} was left as it was", EXIT_USAGE)
+    except OutputError as exc:
+        fail(str(exc), EXIT_USAGE)
+    except OutputBusy as exc:
+        fail(str(exc), EXIT_BUSY)
+    except CacheNotSaved as exc:
+        fail(f"{describe_os_error(exc)}; the catalog was published into {out}, but the cache was not saved",
+             EXIT_ENVIRONMENT)
+    except OSError as exc:
+        fail(f"{describe_os_error(exc)}; {out} was left as it was", EXIT_ENVIRONMENT)
+    finally:
+        if reporter:
+            reporter.finish()
+    emit_diagnostics(list(result.diagnostics), fmt, everything=everything,
+                     report=report or (cache / "diagnostics.json" if cache else report_file(None, "build.json")))
+    counts = severity_counts(result.errors, result.warnings)
+    if result.ok:
+        click.echo(f"Built {counted(len(result.published), 'skill')} into {out} ({len(result.skipped)} skipped; "
+                   f"{counts}); "
+                   f"{human_bytes(result.output_bytes)} in {result.seconds:.2f} s")
+        if result.budget:
+            click.echo(budget_line(result.budget))
+        if signing is not None:
+            click.echo(f"Signed with {signing.key.public.text} (tuf/; valid {duration_text(signing.expires)})")
+    else:
+        click.echo(f"Build failed: {counts}; {out} was left as it was ({_failure_advice(result, config.strict)})",
+                   err=True)
+    if nothing_found(result.diagnostics):
+        sys.exit(EXIT_NO_SKILLS)
+    sys.exit(0 if result.ok and not (config.strict and result.warnings) else EXIT_SKILLS)
+
+
+def http_url(value: str | None, param: click.Parameter) -> str | None:
+    """``--base-url``: an http:// or https:// URL (as the configuration's ``base_url``)."""
+    from skillsite.config import is_http_url
+
+    if value and not is_http_url(value):
+        raise click.BadParameter(f"must be an http:// or https:// URL, not {value!r}", param=param)
+    return value
+
+
+def signing_or_exit(sign_key: Path | None, rotate_from: Path | None, expires: str | None, config):
+    """The build's :class:`~skillsite.publish.signing.Signing` (None: unsigned); exit 2 saying why it
+    cannot be had (never showing the key)."""
+    from skillsite.publish.signing import SigningError, signing_of
+
+    try:
+        return signing_of(sign_key, rotate_from, expires, config.signing, dict(os.environ))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--expires") from None
+    except SigningError as exc:
+        fail(str(exc), EXIT_USAGE)
+
+
+def _failure_advice(result, strict: bool) -> str:
+    """What to do about a build that published nothing."""
+    if nothing_found(result.diagnostics):
+        return "no skill to publish"
+    if strict and not result.errors:
+        return "--strict makes warnings fail: fix them, or leave out --strict"
+    return "fix the errors, or pass --keep-going to publish the other skills"
+
+
+
+@click.command()
+@click.argument("sources", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Configuration file [default: ./skillsite.yml if present].")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("-p", "--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port).")
+@click.option("--templates", "templates_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=None, help="Folder of template overrides (watched too).")
+@click.option("--title", default=None, help="Catalog title.")
+@click.option("--open", "open_browser", is_flag=True, help="Open the catalog in a web browser.")
+@click.option("--interval", type=click.FloatRange(min=0.05), default=0.5, show_default=True,
+              help="Seconds between checks for changed files.")
+def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: int, templates_dir: Path | None,
+          title: str | None, open_browser: bool, interval: float) -> None:
+    """Build the catalog, serve it locally and rebuild when SOURCES or templates change."""
+    from skillsite.config import SiteConfig, builtin_templates, load_config
+    from skillsite.publish.serve import DevServer
+
+    def overridden(loaded: SiteConfig) -> SiteConfig:
+        return loaded.with_overrides(title=title, templates=str(templates_dir) if templates_dir else None, base_url="")
+
+    config = overridden(load_site_config(config_file))
+
+    def configure() -> SiteConfig:  # the file as it is now, after an edit
+        return overridden(load_config(Path(config.config_path)) if config.config_path else SiteConfig())
+
+    roots = sources or tuple(Path(s) for s in config.sources) or (Path("."),)
+    for root in roots:
+        if not root.is_dir():
+            raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
+    watch = [builtin_templates()] + ([Path(config.templates)] if config.templates else [])
+    if config.config_path:
+        watch.append(Path(config.config_path))
+    try:
+        server = DevServer(roots, config, host, port, watch=watch, echo=lambda text: click.echo(text, err=True),
+                           configure=configure)
+    except OSError as exc:
+        click.echo(f"skillsite serve: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
+    server.start()
+    click.echo(f"Serving {server.url} (Ctrl-C to stop); watching {', '.join(str(r) for r in roots)}", err=True)
+    if open_browser:
+        import webbrowser
+        webbrowser.open(server.url)
+    server.run(interval)

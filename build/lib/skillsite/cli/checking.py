@@ -1,0 +1,134 @@
+"""Working on skills: ``skillsite validate`` and ``skillsite new``, and the configuration they read."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from skillsite.cli.output import (EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE, FORMATS, check_codes,
+                                  default_format, emit_diagnostics, nothing_found, report_file, summary_line)
+from skillsite.diagnostics import MAX_LISTED, describe_os_error, format_json_report
+
+if TYPE_CHECKING:  # imported where used: a command loads only what it needs
+    from skillsite.cache import Cache
+    from skillsite.config import SiteConfig
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Configuration file [default: ./skillsite.yml if present]: its sources, profile, exclude, "
+                   "ignore, strict and knowledge_dir, as the build reads them.")
+@click.option("--profile", type=click.Choice(["default", "spec"]), default=None,
+              help="spec: exactly the Agent Skills specification; default: plus extension keys.")
+@click.option("--strict", is_flag=True, default=None, help="Warnings fail too (exit 1).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="Output format [default: text, or github when GITHUB_ACTIONS=true].")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
+@click.option("--ignore", multiple=True, metavar="CODE", help="Silence a diagnostic code (repeatable).")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=1024 * 1024, show_default=True,
+              help="SKILL.md files larger than this are errors.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes [default: number of cores].")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where verdicts of unchanged skills are kept [default: the user cache folder].")
+@click.option("--no-cache", is_flag=True, help="Read and check every skill; keep nothing.")
+@click.option("--knowledge-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of shared knowledge documents [default: knowledge_dir, else knowledge/ in the first "
+                   "PATH or in the nearest folder above a single skill].")
+@click.option("--all", "everything", is_flag=True,
+              help=f"Print every diagnostic as text, even more than {MAX_LISTED} (else a summary per code).")
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where the whole list goes when the text output is summarised [default: the user cache folder].")
+def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | None, strict: bool | None,
+             fmt: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...], max_bytes: int, jobs: int | None,
+             cache_dir: Path | None, no_cache: bool, knowledge_dir: Path | None, everything: bool,
+             report: Path | None) -> None:
+    """Check every SKILL.md under PATHS: folders, or SKILL.md files (default: the configuration's
+    sources, else the current folder)."""
+    from skillsite.source.catalog import check_catalog
+    from skillsite.source.copies import CopySettings
+    from skillsite.workers import default_jobs
+
+    fmt = fmt or default_format()
+    config = load_site_config(config_file)
+    profile = profile or config.profile
+    strict = config.strict if strict is None else strict
+    exclude = tuple(config.exclude) + exclude
+    roots = tuple(_skill_folder(p) for p in paths) or tuple(Path(s) for s in config.sources) or (Path("."),)
+    knowledge = knowledge_dir or (Path(config.knowledge_dir) if config.knowledge_dir else None)
+    cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
+    checked = check_catalog(roots, exclude=exclude, profile=profile,
+                            ignore=tuple(config.ignore) + tuple(check_codes(ignore)), max_bytes=max_bytes,
+                            jobs=jobs or default_jobs(), cache=cache, knowledge_dir=knowledge,
+                            copies=CopySettings.of(config.copies))
+    if cache is not None:
+        try:
+            cache.save()
+        except OSError as exc:  # the verdicts stand; only the next run's head start is lost
+            click.echo(f"skillsite: warning: verdict cache not saved: {describe_os_error(exc)}", err=True)
+    diags = list(checked.diagnostics)
+    summary = checked.summary()
+    if fmt == "json":
+        click.echo(format_json_report(checked.verdicts(), diags, summary))
+    else:
+        emit_diagnostics(diags, fmt, everything=everything, report=report_file(report, "validate.json"))
+        click.echo(summary_line(summary))
+    failed = summary["errors"] > 0 or (strict and summary["warnings"] > 0)
+    sys.exit(EXIT_NO_SKILLS if nothing_found(diags) else EXIT_SKILLS if failed else 0)
+
+
+def _skill_folder(path: Path) -> Path:
+    """A PATH of validate as a folder to search: a SKILL.md file stands for its skill's folder."""
+    if path.is_dir():
+        return path
+    if path.name in ("SKILL.md", "skill.md"):
+        return path.parent
+    raise click.BadParameter(f"{path} is a file but not a SKILL.md: give a folder or a SKILL.md",
+                             param_hint="PATHS")
+
+
+@click.command()
+@click.argument("name")
+@click.option("--dir", "parent", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+              show_default=True, help="Folder to create the skill in (the skill is DIR/NAME/SKILL.md).")
+def new(name: str, parent: Path) -> None:
+    """Create a skill called NAME: a SKILL.md that validates under the specification, to fill in."""
+    from skillsite.source.scaffold import ScaffoldError, create_skill
+
+    try:
+        path = create_skill(parent, name)
+    except ScaffoldError as exc:
+        click.echo(f"skillsite new: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except OSError as exc:
+        click.echo(f"skillsite new: {describe_os_error(exc)}", err=True)
+        sys.exit(EXIT_ENVIRONMENT)
+    click.echo(f"Created {path}: describe the skill, write its steps, then run skillsite validate {path}")
+
+
+def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str, cache_dir: Path | None) -> Cache:
+    """The verdict cache of ``skillsite validate``: one file per tree and profile."""
+    from skillsite.cache import Cache, code_scope, digest
+    from skillsite.paths import user_cache_root
+
+    folder = cache_dir or user_cache_root() / "validate"
+    tree = digest([os.path.abspath(r) for r in roots], exclude, profile)
+    return Cache(folder / f"{tree[:24]}.sqlite", code_scope())
+
+
+def load_site_config(config_file: Path | None) -> SiteConfig:
+    """The configuration from ``--config`` or ``./skillsite.yml``; exits 2 on a bad file."""
+    from skillsite.config import ConfigError, SiteConfig, find_config, load_config
+
+    path = config_file or find_config(Path("."))
+    if path is None:
+        return SiteConfig()
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        emit_diagnostics(exc.diagnostics, default_format(), sys.stderr)
+        sys.exit(2)

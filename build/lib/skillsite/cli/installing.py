@@ -1,0 +1,230 @@
+"""Installing skills from a catalog: ``install``, ``outdated``, ``update`` and the lock file."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, printable
+from skillsite.cli.reading import catalog_options_for, loader_error_text, open_catalog_or_exit
+
+
+def _version_text(locked) -> str:
+    """A locked skill's version as the install commands print it."""
+    return locked.version or "unversioned"
+
+
+def lock_option(func):
+    """The ``--lock`` option of the commands that install skills or read what was installed."""
+    return click.option("--lock", "lock_file", type=click.Path(dir_okay=False, path_type=Path),
+                        default=Path("skillsite-lock.json"), show_default=True,
+                        help="The lock file: what was installed where, at which version and digest.")(func)
+
+
+def try_loader(call, what: str = "skillsite"):
+    """``(call(), 0)``, or ``(None, exit status)`` after printing a loader error as one line:
+    3 when the machine refused a write (InstallError), 2 for an unusable lock file, else 1.
+    Loader warnings go to stderr either way."""
+    import warnings
+
+    from skillsite.loader import InstallError, LoaderError, LoaderWarning, LockFileError
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LoaderWarning)
+        try:
+            return call(), 0
+        except LoaderError as exc:
+            click.echo(f"{what}: {loader_error_text(exc)}", err=True)
+            return None, EXIT_ENVIRONMENT if isinstance(exc, InstallError) else EXIT_USAGE if isinstance(
+                exc, LockFileError) else 1
+        finally:
+            for warning in caught:
+                click.echo(f"{what}: warning: {warning.message}", err=True)
+
+
+def run_loader(call, what: str = "skillsite"):
+    """``call()``, exiting as :func:`try_loader` says when it raises a loader error."""
+    result, code = try_loader(call, what)
+    if code:
+        sys.exit(code)
+    return result
+
+
+def read_lock_or_exit(lock_file: Path):
+    """The lock file, or exit 2 saying why it cannot be used."""
+    from skillsite.agent.lockfile import read_lock
+
+    return run_loader(lambda: read_lock(lock_file))
+
+
+def install_spec(spec: str, catalog) -> tuple[str, str | None]:
+    """The id and range ``skillsite install`` is asked for: ``spec`` whole when the catalog holds
+    a skill of that id or name (ids are folder paths, and real ones hold '@': ``owner@repo/x``),
+    else split at its last '@' (``owner@repo/x@^1.2``); BadParameter for a range that does not parse."""
+    from skillsite.agent.semver import RangeError, parse_range
+
+    head, at, range_text = spec.rpartition("@")
+    if not at or spec in catalog or "/" in range_text:
+        return spec, None
+    try:
+        if not range_text.strip():
+            raise RangeError(f"nothing after '@' (write `{head}` or `{head}@RANGE`)")
+        parse_range(range_text)
+    except RangeError as exc:
+        raise click.BadParameter(f"skill {spec!r}: {exc}", param_hint="ID[@RANGE]") from None
+    return head, range_text
+
+
+@click.command()
+@click.argument("spec", metavar="ID[@RANGE]")
+@catalog_options_for("_site")
+@click.option("--dest", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="The skill's own folder; each skill it needs goes beside it, in a folder named after it.")
+@lock_option
+@click.option("--overwrite", is_flag=True, help="Replace an existing DEST, and dependency folders holding other files.")
+def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],
+            dest: Path, lock_file: Path, overwrite: bool) -> None:
+    """Install skill ID (the highest release in RANGE, e.g. changelog@^1.2; default: the current
+    version) into DEST, after the skills it needs, verified, and record them in the lock file."""
+    from skillsite.agent.lockfile import resolve_locked_path
+
+    before = read_lock_or_exit(lock_file)
+    edited = edited_skills(before, lock_file)
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    skill_id, wanted = run_loader(lambda: install_spec(spec, catalog))
+    run_loader(lambda: catalog.install(skill_id, dest, overwrite, version=wanted, lock=lock_file))
+    after = read_lock_or_exit(lock_file)
+    for sid, locked in sorted(after.skills.items()):
+        if before.skills.get(sid) != locked:
+            where = resolve_locked_path(locked.path, lock_file)
+            click.echo(printable(f"installed {sid}{'@' + locked.version if locked.version else ''} into {where}"))
+    say_replaced(edited)
+    click.echo(f"recorded in {lock_file}")
+
+
+def say_replaced(edited: dict[str, tuple[Path, str | None]]) -> dict[str, tuple[Path, str | None]]:
+    """Name each edited skill (:func:`edited_skills`) whose folder an install replaced (--overwrite);
+    the others, still edited, are returned (for the next install of the same command)."""
+    from skillsite.agent.installed import installed_digest
+
+    kept = {}
+    for sid, (where, digest) in sorted(edited.items()):
+        if installed_digest(where) != digest:
+            click.echo(printable(f"replaced {sid} in {where}: the changes made there since it was installed are gone"))
+        else:
+            kept[sid] = (where, digest)
+    return kept
+
+
+def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, str | None]]:
+    """The locked skills whose installed files differ from the locked ones (edited in place):
+    their folder and what it holds now, so that replacing one can be said."""
+    from skillsite.agent.installed import installed_digest
+    from skillsite.agent.lockfile import resolve_locked_path
+
+    found = {}
+    for sid, locked in lock.skills.items():
+        where = resolve_locked_path(locked.path, lock_file)
+        present = installed_digest(where)
+        if present is not None and present != locked.digest:
+            found[sid] = (where, present)
+    return found
+
+
+@click.command()
+@lock_option
+@catalog_options_for(None)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print a JSON list of {id, status, version, wanted, latest, ranges, detail}.")
+def outdated(lock_file: Path, source: str | None, cache_dir: Path | None, timeout: float,
+             allowed_hosts: tuple[str, ...], as_json: bool) -> None:
+    """Say, for each skill of the lock file, whether its catalog has an update within the locked
+    ranges, a newer release outside them, the same version with another digest (tampered), or
+    whether its installed files were modified.  Exit 1 when a skill is tampered."""
+    import json
+
+    from skillsite.agent.outdated import PROBLEMS
+
+    lock = read_lock_or_exit(lock_file)
+    states = [_locked_state(lock, lock_file, sid, source, cache_dir, timeout, allowed_hosts, {})
+              for sid in sorted(lock.skills)]
+    if as_json:
+        click.echo(json.dumps([s.to_json() for s in states], ensure_ascii=False, indent=2))
+    elif not states:
+        click.echo(f"{lock_file} holds no skills.")
+    else:
+        rows = [("ID", "LOCKED", "WANTED", "LATEST", "STATUS")] + [
+            (s.id, s.version or "-", s.wanted or "-", s.latest or "-", s.status) for s in states]
+        rows = [tuple(printable(cell) for cell in row) for row in rows]
+        widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        for row in rows:
+            click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
+        for s in states:
+            if s.detail and s.status not in ("up-to-date",):
+                click.echo(printable(f"{s.id}: {s.status}: {s.detail}"))
+    sys.exit(1 if any(s.status in PROBLEMS for s in states) else 0)
+
+
+def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cache_dir: Path | None, timeout: float,
+                  allowed_hosts: tuple[str, ...], opened: dict):
+    """The :class:`~skillsite.agent.outdated.SkillState` of one locked skill (its catalog opened once)."""
+    from skillsite.agent.installed import installed_digest
+    from skillsite.agent.lockfile import resolve_locked_path, resolve_source
+    from skillsite.agent.outdated import locked_asks, skill_state
+    from skillsite.loader import NotFoundError
+
+    locked = lock.skills[skill_id]
+    where = source or resolve_source(locked.source, lock_file)
+    if where not in opened:
+        opened[where] = open_catalog_or_exit(where, cache_dir, timeout, allowed_hosts)
+
+    def published():
+        try:
+            return opened[where].release_digests(skill_id)
+        except NotFoundError:
+            return None
+
+    digests = run_loader(published)
+    installed = installed_digest(resolve_locked_path(locked.path, lock_file))
+    return skill_state(skill_id, locked, locked_asks(lock, skill_id), digests, installed)
+
+
+@click.command()
+@click.argument("skill_id", metavar="[ID]", required=False)
+@lock_option
+@catalog_options_for(None, with_catalog=False)
+@click.option("--overwrite", is_flag=True, help="Replace installed files that were changed locally.")
+def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeout: float,
+           allowed_hosts: tuple[str, ...], overwrite: bool) -> None:
+    """Re-install ID (default: every skill installed by name) and the skills it needs at the highest
+    releases the locked ranges allow, from the catalogs the lock records; a release whose
+    digest changed under the same version (tampered) is refused.  The lock keeps its ranges."""
+    from skillsite.agent.lockfile import resolve_source
+
+    lock = read_lock_or_exit(lock_file)
+    if skill_id is not None and skill_id not in lock.skills:
+        raise click.BadParameter(f"{lock_file} holds no skill {skill_id!r}", param_hint="ID")
+    named = sorted(sid for sid, locked in lock.skills.items() if locked.requested)
+    targets = [skill_id] if skill_id else named or sorted(lock.skills)
+    failed = False
+    edited = edited_skills(lock, lock_file)  # the installed files are hashed once, not once a target
+    for target in targets:
+        before = read_lock_or_exit(lock_file)
+        catalog = open_catalog_or_exit(resolve_source(lock.skills[target].source, lock_file), cache_dir, timeout,
+                                       allowed_hosts)
+        _, code = try_loader(lambda: catalog.update(target, lock_file, overwrite=overwrite), "skillsite update")
+        edited = say_replaced(edited)
+        if code == EXIT_ENVIRONMENT:
+            sys.exit(code)
+        failed = failed or bool(code)
+        after = read_lock_or_exit(lock_file)
+        changed = [sid for sid in sorted(after.skills) if after.skills[sid] != before.skills.get(sid)]
+        for sid in changed:
+            old = before.skills.get(sid)
+            click.echo(printable(f"{sid}: {_version_text(old)} -> {_version_text(after.skills[sid])}" if old else
+                                  f"{sid}: installed {_version_text(after.skills[sid])}"))
+        if not code and target not in changed:
+            click.echo(printable(f"{target}: {_version_text(after.skills[target])}, up to date"))
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,114 @@
+"""What the commands print and how they exit: diagnostics, summaries, exit statuses."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from skillsite.diagnostics import (CODES, MAX_LISTED, Diagnostic, counted, describe_os_error, format_github,
+                                   format_json_report, format_text, summary_by_code)
+
+FORMATS = ("text", "json", "github")
+#: Exit statuses: 0 clean; 1 problems in the skills (or warnings under --strict).
+#: Copies of a skill (SK229): one line for all of them, unless every diagnostic is asked for.
+COPY_CODE = "SK229"
+EXIT_SKILLS = 1
+EXIT_USAGE = 2        # a bad command line, configuration or output folder
+EXIT_ENVIRONMENT = 3  # the machine refused: no space, a read-only or forbidden folder, a name too long
+EXIT_BUSY = 4         # another build is writing into the output's folder (--no-wait)
+EXIT_NO_SKILLS = 5    # a source folder holds no SKILL.md at all (SK013): a typo, or an empty tree
+
+
+def fail(text: str, code: int) -> NoReturn:
+    """End the command: one line ``skillsite: text`` on standard error, and exit status ``code``."""
+    click.echo(f"skillsite: {text}", err=True)
+    sys.exit(code)
+
+
+def default_format() -> str:
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+
+def check_codes(codes: tuple[str, ...]) -> list[str]:
+    wanted = [c.strip().upper() for item in codes for c in item.split(",") if c.strip()]
+    unknown = [c for c in wanted if c not in CODES]
+    if unknown:
+        raise click.BadParameter(f"unknown code(s): {', '.join(unknown)}", param_hint="--ignore")
+    return wanted
+
+
+def emit_diagnostics(diags: list[Diagnostic], fmt: str, stream=None, *, report: Path | None = None,
+                     everything: bool = True) -> None:
+    """Print diagnostics as text or GitHub annotations.  Text output of more than
+    :data:`MAX_LISTED` (unless ``everything``) is summarised per code, the whole list written
+    to ``report`` as JSON."""
+    stream = stream or sys.stdout
+    copies = [] if everything else [d for d in diags if d.code == COPY_CODE]
+    listed = [d for d in diags if d.code != COPY_CODE] if copies else diags
+    if fmt == "text" and not everything and report is not None and len(listed) > MAX_LISTED:
+        shown = _write_report(diags, report)
+        stream.write("\n".join(summary_by_code(diags, shown)) + "\n")
+        return
+    render = format_github if fmt == "github" else format_text
+    for d in listed:
+        stream.write(render(d) + "\n")
+    if copies:
+        line = (f"{counted(len(copies), 'skill')} {'is a copy' if len(copies) == 1 else 'are copies'} of another, each "
+                f"shown once as its group's canonical member ({COPY_CODE}; --all or --format json lists them)")
+        stream.write((f"::notice title={COPY_CODE}::{line}" if fmt == "github" else f"info {line}") + "\n")
+
+
+def _write_report(diags: list[Diagnostic], report: Path) -> str:
+    """Write the JSON report of ``diags``; how to name where it went (or why it is nowhere)."""
+    from skillsite.diagnostics import count_by_severity
+
+    try:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(format_json_report([], diags, count_by_severity(diags)) + "\n", encoding="utf-8")
+    except OSError as exc:
+        return f"no report file ({describe_os_error(exc)})"
+    return str(report)
+
+
+def report_file(explicit: Path | None, name: str) -> Path:
+    """Where a long list of diagnostics goes: ``--report``, else the user cache folder."""
+    from skillsite.paths import user_cache_root
+
+    return explicit or user_cache_root() / "reports" / name
+
+
+def severity_counts(errors: int, warnings: int, infos: int | None = None) -> str:
+    """``1 error, 2 warnings`` (and ``, 3 info``), named as the diagnostics name their severity."""
+    counts = [counted(errors, "error"), counted(warnings, "warning")]
+    return ", ".join(counts + ([counted(infos, "info")] if infos is not None else []))
+
+
+def summary_line(summary: dict) -> str:
+    """One line saying what was checked and what was found."""
+    return (f"{counted(summary['skills'], 'skill')} checked: {summary['valid']:,} valid, {summary['invalid']:,} "
+            f"invalid ({summary['left_out']:,} left out); "
+            f"{severity_counts(summary['errors'], summary['warnings'], summary['infos'])}")
+
+
+def budget_line(budget) -> str:
+    """One line saying how many skills each agent's listing holds with full descriptions."""
+    parts = [f"{b['agent']} ({b['budget']:,} chars) {b['fit']:,}" for b in budget]
+    listed = budget[0]["listed"] if budget else 0
+    return f"Listing budgets (of {counted(listed, 'skill')} offered to models): " + ", ".join(parts)
+
+
+
+def nothing_found(diags) -> bool:
+    """Whether a source folder held no skill at all (SK013)."""
+    return any(d.code == "SK013" for d in diags)
+
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters written as ``\\xNN``: a catalog's or lock's text in an
+    error (an id holding a newline or an escape sequence) stays one line and never reaches the
+    terminal raw."""
+    return "".join(f"\\x{ord(c):02x}" if ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0 else c for c in text)

@@ -1,0 +1,248 @@
+"""Reading a published catalog: ``search``, ``show``, ``prompt``, ``status``, ``tool``, ``budget``, ``mcp``."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from skillsite.cli.output import fail, printable
+
+
+def catalog_options_for(default: str | None, *, with_catalog: bool = True):
+    """The options of a command that reads published catalogs (``--catalog`` defaulting to ``default``)."""
+    def decorate(func):
+        func = click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="HOST",
+                            help="Only contact these hosts, redirects included (repeatable).")(func)
+        func = click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+                            help="Seconds allowed for each request.")(func)
+        func = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                            help="Cache of remote catalogs [default: the user cache folder].")(func)
+        if with_catalog:
+            where = "" if default else " [default: the one the lock records]"
+            func = click.option("--catalog", "source", default=default, show_default=default is not None,
+                                metavar="PATH_OR_URL",
+                                help=f"Built site folder, path to its skills.json, or http(s) URL of one.{where}")(func)
+        # kept in the context (not a parameter of every command): only open_catalog_or_exit reads them
+        func = click.option("--trusted-key", "trusted_keys", multiple=True, metavar="KEY", expose_value=False,
+                            callback=lambda ctx, _param, value: ctx.meta.__setitem__("trusted_keys", value),
+                            help="Refuse the catalog unless it is signed by KEY (ed25519:<base64>; repeatable) "
+                                 "[default: $SKILLSITE_TRUSTED_KEYS, comma-separated].")(func)
+        func = click.option("--max-risk", type=click.Choice(["none", "low", "medium", "high"]), default="medium",
+                            show_default=True, expose_value=False, is_eager=True,
+                            callback=lambda ctx, _param, value: ctx.meta.__setitem__("max_risk", value),
+                            help="Highest audit risk of a skill to load or offer (high: every skill).")(func)
+        return func
+    return decorate
+
+
+#: The options every command that reads a published catalog takes.
+catalog_options = catalog_options_for("_site")
+
+
+def open_catalog_or_exit(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...]):
+    """Open a catalog; loader warnings go to stderr, loader errors exit 1 with one line."""
+    import warnings
+
+    from skillsite.loader import Catalog, LoaderError, LoaderWarning
+
+    meta = click.get_current_context().meta
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LoaderWarning)
+        try:
+            catalog = Catalog.open(source, cache_dir=cache_dir, timeout=timeout, allowed_hosts=allowed_hosts or None,
+                                   max_risk=meta.get("max_risk", "medium"), trusted_keys=meta.get("trusted_keys") or None)
+        except LoaderError as exc:
+            fail(loader_error_text(exc), 1)
+        except ValueError as exc:  # a trusted key that is no key
+            raise click.BadParameter(str(exc), param_hint="--trusted-key / $SKILLSITE_TRUSTED_KEYS") from None
+    for warning in caught:
+        click.echo(f"skillsite: warning: {warning.message}", err=True)
+    return catalog
+
+
+def loader_error_text(exc: Exception) -> str:
+    """A loader error as a command-line user reads it: a RiskError names ``--max-risk``, the
+    flag they type (the Python API's own message names ``max_risk=``)."""
+    from skillsite.loader import RiskError
+
+    if isinstance(exc, RiskError):
+        return (f"skill {exc.skill_id} is rated {exc.risk} risk by the catalog's audit, above --max-risk "
+                f"{exc.max_risk}; pass --max-risk {exc.risk} to use it anyway")
+    return printable(str(exc).replace("pass overwrite=True", "pass --overwrite"))
+
+
+
+@click.command()
+@click.argument("query")
+@catalog_options
+@click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many results.")
+@click.option("--tag", "tags", multiple=True, metavar="TAG", help="Only skills with this tag (repeatable: all of them).")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print [{"id", "name", "description", "score"}, ...] ("copies": N for a skill published N times).')
+@click.option("--all-copies", is_flag=True, help="Every copy of a skill at its own place (else one result a group).")
+def search(query: str, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], k: int,
+           tags: tuple[str, ...], as_json: bool, all_copies: bool) -> None:
+    """Search a built catalog for QUERY; best matches first (ranked exactly as skillsite.loader ranks)."""
+    import json
+
+    from skillsite.loader import LoaderError, one_line
+
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    try:
+        results = catalog.search(query, k=k, tags=list(tags) or None, copies=all_copies)
+    except LoaderError as exc:
+        fail(loader_error_text(exc), 1)
+    if as_json:
+        click.echo(json.dumps([result_json(r) for r in results], ensure_ascii=False, indent=2))
+        return
+    if not results:
+        click.echo(f"No skills match {query!r}.", err=True)
+        return
+    for rank, r in enumerate(results, 1):
+        copies = f"  ({r.copies} copies)" if r.copies > 1 else ""
+        click.echo(f"{rank:>2}. {r.name}  [{r.id}]  {r.score:.3f}{copies}\n    {one_line(r.description, 100)}")
+
+
+def result_json(result) -> dict:
+    """A search result as ``--json`` prints it (``copies`` only for a skill published more than once)."""
+    data = {"id": result.id, "name": result.name, "description": result.description, "score": result.score}
+    return {**data, "copies": result.copies} if result.copies > 1 else data
+
+
+@click.command()
+@click.argument("skill_id", metavar="ID")
+@catalog_options
+@click.option("--format", "fmt", type=click.Choice(["xml", "markdown"]), default="xml", show_default=True,
+              help="xml: the <skill_content> block an agent receives; markdown: the SKILL.md as published.")
+def show(skill_id: str, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],
+         fmt: str) -> None:
+    """Print one skill (by id or name) from a published catalog, verified against its digest."""
+    from skillsite.loader import LoaderError
+
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    try:
+        skill = catalog.load(skill_id)
+    except LoaderError as exc:
+        fail(loader_error_text(exc), 1)
+    text = skill.xml if fmt == "xml" else skill.raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    click.echo(text, nl=not text.endswith("\n"))
+
+
+@click.command()
+@catalog_options
+@click.option("--budget", type=click.IntRange(min=39), default=30000, show_default=True,
+              help="Maximum size of the block, in characters.")
+@click.option("--triggers", is_flag=True, help="List each skill's trigger phrases in its entry.")
+def prompt(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],
+           budget: int, triggers: bool) -> None:
+    """Print the <available_skills> block of the skills eligible on this machine."""
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    click.echo(catalog.prompt(budget=budget, triggers=triggers), nl=False)
+
+
+@click.command()
+@catalog_options
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {id, name, state, reasons}.")
+@click.option("--active", multiple=True, metavar="ID", help="A skill (id or name) the runtime has on "
+                                                          "(repeatable): its conflicting skills become ineligible.")
+def status(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], as_json: bool,
+           active: tuple[str, ...]) -> None:
+    """Say which skills are offered to a model on this machine, and why the others are not."""
+    import json
+
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    statuses = catalog.skill_status(active=[active_id(catalog, item) for item in active])
+    if as_json:
+        click.echo(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2))
+        return
+    for s in statuses:
+        click.echo(f"{s.state:<10} {s.id}" + (f": {'; '.join(s.reasons)}" if s.reasons else ""))
+    counts = {state: sum(s.state == state for s in statuses) for state in ("eligible", "ineligible", "hidden",
+                                                                          "user-only")}
+    click.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
+
+
+def active_id(catalog, id_or_name: str) -> str:
+    """The id of a skill named by ``--active``; a usage error (exit 2) naming it, with the
+    closest ids and names, when the catalog has no such skill."""
+    import difflib
+
+    from skillsite.loader import LoaderError
+
+    try:
+        return catalog.manifest_entry(id_or_name).id
+    except LoaderError as exc:
+        known = sorted({e["id"] for e in catalog.skills} | {e["name"] for e in catalog.skills})
+        close = difflib.get_close_matches(id_or_name, known, n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise click.BadParameter(f"{exc}{hint}", param_hint="'--active'") from None
+
+
+@click.command()
+@catalog_options
+@click.option("--style", type=click.Choice(["openai", "anthropic", "mcp"]), default="openai", show_default=True,
+              help="The runtime's tool format.")
+@click.option("--budget", type=click.IntRange(min=39), default=30000, show_default=True,
+              help="Maximum size of the skill listing in the tool's description, in characters.")
+def tool(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], style: str,
+         budget: int) -> None:
+    """Print the function-calling `skill` tool (JSON) for the skills offered to a model on this machine."""
+    import json
+
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    click.echo(json.dumps(catalog.skill_tool(style=style, budget=budget), ensure_ascii=False, indent=2))
+
+
+@click.command()
+@click.argument("path", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@catalog_options
+@click.option("--json", "as_json", is_flag=True, help="Print {budgets: [...], similar: [...]} as JSON.")
+def budget(path: Path | None, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],
+           as_json: bool) -> None:
+    """How many skills fit each agent's skill listing with full descriptions, which get cut, and
+    which skills a model could not tell apart (of a published catalog, or of the skills under PATH)."""
+    import json
+
+    from skillsite.agent.budget import budget_fits, similar_pairs
+
+    entries, locations = _listing_entries(path, source, cache_dir, timeout, allowed_hosts)
+    fits = budget_fits(entries, locations)
+    similar = similar_pairs(entries)
+    if as_json:
+        click.echo(json.dumps({"budgets": [f.to_json() for f in fits],
+                               "similar": [{"score": s, "skills": [a, b]} for s, a, b in similar]}, indent=2))
+        return
+    for f in fits:
+        cut = f" (first cut: {', '.join(f.cut[:3])}{', ...' if len(f.cut) > 3 else ''})" if f.cut else ""
+        click.echo(f"{f.agent:<22} {f.budget:>7,} chars: {len(f.fit):>5,} of {f.listed:,} skills fit, "
+                   f"{len(f.cut):,} cut{cut}")
+    for score, a, b in similar:
+        click.echo(f"similar descriptions ({score:.2f}): {a}  ~  {b}")
+
+
+def _listing_entries(path: Path | None, source: str, cache_dir: Path | None, timeout: float,
+                     allowed_hosts: tuple[str, ...]) -> tuple[list[dict], dict[str, str]]:
+    """Manifest-like entries (and SKILL.md locations) of the skills under ``path``, or of a catalog."""
+    if path is None:
+        catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+        return catalog.skills, {e["id"]: catalog.skill_location(e["id"]) for e in catalog.skills}
+    from skillsite.source.catalog import read_catalog
+
+    skills = [s for s in read_catalog([path]).skills if not s.has_errors]
+    entries = [{"id": s.id, "name": s.name, "description": s.description, "priority": s.priority,
+                "visibility": {"hidden": s.hidden, "user_invocable_only": s.user_invocable_only, "always": s.always}}
+               for s in skills]
+    return entries, {s.id: str(s.source.skill_md) for s in skills}
+
+
+@click.command()
+@catalog_options
+def mcp(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...]) -> None:
+    """Serve a published catalog to agents over MCP (stdio): search_skills, load_skill, read_skill_resource."""
+    from skillsite.mcp.server import MCPUnavailable, serve
+
+    catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+    try:
+        serve(catalog, loader_error_text)
+    except MCPUnavailable as exc:
+        fail(str(exc), 2)

@@ -1,0 +1,248 @@
+"""Diagnostics: stable codes, severities, and the three output formats.
+
+Every problem found in input becomes a :class:`Diagnostic`; they are collected,
+sorted by path and line, and printed all at once.  Exceptions are reserved for
+bugs and environment failures.
+"""
+from __future__ import annotations
+
+import errno
+import json
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Iterable
+
+from skillsite.audit.rules import RULES as AUDIT_RULES  # a leaf: imports only the audit's own declarations
+
+
+class Severity(str, Enum):
+    """How bad a diagnostic is.  ``error`` fails a build; ``warning`` fails under ``--strict``."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    """The registry entry of one diagnostic code."""
+
+    code: str
+    severity: Severity
+    title: str
+
+
+def _registry(*entries: tuple[str, str, str]) -> dict[str, CodeInfo]:
+    return {code: CodeInfo(code, Severity(sev), title) for code, sev, title in entries}
+
+
+#: Every diagnostic code skillsite emits, with its default severity.  Codes are stable:
+#: users silence them with ``--ignore CODE``; never renumber.
+CODES: dict[str, CodeInfo] = _registry(
+    # discovery
+    ("SK001", "warning", "lowercase skill.md file name"),
+    ("SK002", "warning", "symlink leads outside the source root; not followed"),
+    ("SK003", "info", "folder already discovered under a shorter id"),
+    ("SK004", "info", "skill overridden by a later source root"),
+    ("SK005", "warning", "symlink loop or broken symlink; not followed"),
+    ("SK006", "error", "file cannot be read"),
+    ("SK007", "warning", "bundled file leaves the skill folder; not published"),
+    ("SK008", "warning", "folder nesting too deep; not searched further"),
+    ("SK009", "warning", "bundled file name is reserved by the catalog; not published"),
+    ("SK010", "warning", "bundled file path too long for an archive; skill not in the discovery index"),
+    ("SK011", "warning", "file or folder name is not valid UTF-8; skipped"),
+    ("SK012", "warning", "special file (pipe, socket or device); skipped"),
+    ("SK013", "error", "no SKILL.md found under a source folder"),
+    ("SK014", "info", "bundled file name an older installer cannot fetch; skill not in the legacy discovery index"),
+    ("SK015", "error", "skill folder named like a file the catalog writes in its place"),
+    # file and frontmatter parsing
+    ("SK100", "error", "empty SKILL.md"),
+    ("SK101", "error", "no YAML frontmatter"),
+    ("SK102", "error", "frontmatter is not closed"),
+    ("SK103", "error", "frontmatter is not valid YAML"),
+    ("SK104", "error", "frontmatter is not a mapping"),
+    ("SK105", "error", "file is not valid UTF-8"),
+    ("SK106", "error", "file too large"),
+    ("SK107", "warning", "file is large"),
+    ("SK108", "error", "YAML alias expansion too large"),
+    ("SK109", "error", "binary file"),
+    ("SK110", "warning", "unquoted ': ' in a value; read as a string"),
+    ("SK111", "warning", "YAML 1.1 coercion of a text value; kept as written"),
+    ("SK112", "warning", "duplicate key; the last one wins"),
+    ("SK113", "error", "unsupported YAML tag"),
+    # frontmatter fields
+    ("SK201", "error", "description missing or empty"),
+    ("SK202", "error", "name missing"),
+    ("SK203", "error", "name has an invalid format"),
+    ("SK204", "error", "name differs from its folder name"),
+    ("SK205", "error", "name too long"),
+    ("SK206", "error", "description too long"),
+    ("SK207", "error", "unknown frontmatter key"),
+    ("SK208", "error", "field has the wrong type or value"),
+    ("SK209", "error", "compatibility too long"),
+    ("SK210", "error", "metadata value is not a string"),
+    ("SK211", "warning", "allowed-tools is not a space-separated string"),
+    ("SK212", "warning", "duplicate skill name in the catalog"),
+    ("SK213", "warning", "text contains control characters"),
+    ("SK214", "error", "trigger is empty or its pattern is unsafe"),
+    ("SK215", "warning", "conflicts names no skill of the catalog"),
+    ("SK216", "error", "skill conflicts with itself"),
+    ("SK217", "warning", "slash command taken by another skill; numbered"),
+    ("SK218", "error", "knowledge document missing or outside its folder"),
+    ("SK219", "warning", "descriptions so alike a model cannot tell the skills apart"),
+    ("SK220", "warning", "Codex agents/openai.yaml has an invalid field"),
+    # versions and dependencies
+    ("SK221", "info", "no release history (not a git repository or a shallow clone); only the current version"),
+    ("SK222", "warning", "skill changed since the commit that set its version; bump the version"),
+    ("SK223", "error", "dependency names no skill of the catalog, or a name several skills share"),
+    ("SK224", "error", "no release of the dependency satisfies the range"),
+    ("SK225", "error", "dependency cycle"),
+    ("SK226", "error", "dependency is not `name` or `name@range`"),
+    ("SK227", "warning", "version is not a semantic version"),
+    ("SK228", "warning", "tags written as a list inside a string"),
+    ("SK229", "info", "a copy of another skill; shown once, as its group's canonical member"),
+    # body
+    ("SK301", "warning", "body longer than 500 lines"),
+    ("SK302", "warning", "body longer than about 5,000 tokens"),
+    ("SK303", "warning", "link to a missing file"),
+    ("SK304", "warning", "link leaves the skill folder"),
+    ("SK305", "warning", "link to an absolute file path"),
+    # configuration
+    ("SK401", "error", "configuration problem"),
+    ("SK402", "info", "cache file cannot be used; starting with an empty cache"),
+)
+
+
+def _audit_codes() -> dict[str, CodeInfo]:
+    """The audit's SK6xx codes, as warnings, with the titles its rule declarations give them
+    (:mod:`skillsite.audit.rules`: each rule's category, low/medium/high severity and reason)."""
+    return {code: CodeInfo(code, Severity.WARNING, rule.message) for code, rule in AUDIT_RULES.items()}
+
+
+CODES.update(_audit_codes())
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Diagnostic:
+    """One problem found in input: where it is, how bad, and what it is."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    severity: Severity
+    message: str
+
+    def to_json(self) -> dict:
+        """The diagnostic as the JSON object of ``--format json``."""
+        return {"code": self.code, "severity": self.severity.value, "message": self.message,
+                "path": self.path, "line": self.line, "col": self.col}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Diagnostic":
+        """The diagnostic :meth:`to_json` gave."""
+        return cls(data["path"], data["line"], data["col"], data["code"], Severity(data["severity"]),
+                   data["message"])
+
+
+def make(code: str, message: str, path: str, line: int = 0, col: int = 0,
+         severity: Severity | None = None) -> Diagnostic:
+    """Build a diagnostic with the code's default severity unless one is given."""
+    info = CODES[code]
+    return Diagnostic(printable(path), line, col, code, severity or info.severity, printable(message))
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Escape control characters so a hostile value cannot drive the terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def sort_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Sorted by path, line, column, code; exact duplicates removed."""
+    return sorted(set(diags), key=lambda d: (d.path, d.line, d.col, d.code, d.message))
+
+
+def count_by_severity(diags: Iterable[Diagnostic]) -> dict[str, int]:
+    """``{"error": n, "warning": n, "info": n}``."""
+    counts = {s.value: 0 for s in Severity}
+    for d in diags:
+        counts[d.severity.value] += 1
+    return counts
+
+
+def _location(d: Diagnostic) -> str:
+    if d.line:
+        return f"{d.path}:{d.line}:{d.col or 1}"
+    return d.path
+
+
+def format_text(d: Diagnostic) -> str:
+    """``path:line:col: error SK201 message``."""
+    return f"{_location(d)}: {d.severity.value} {d.code} {d.message}"
+
+
+def _gh_escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_escape_prop(value: str) -> str:
+    return _gh_escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_github(d: Diagnostic) -> str:
+    """A GitHub Actions workflow command (``::error file=...,line=...::message``)."""
+    level = {"error": "error", "warning": "warning", "info": "notice"}[d.severity.value]
+    props = [f"file={_gh_escape_prop(d.path)}"]
+    if d.line:
+        props.append(f"line={d.line}")
+        props.append(f"col={d.col or 1}")
+    props.append(f"title={_gh_escape_prop(d.code)}")
+    return f"::{level} {','.join(props)}::{_gh_escape_data(d.code + ' ' + d.message)}"
+
+
+#: Past this many diagnostics, text output summarises them (per code: count and first few).
+MAX_LISTED = 200
+FIRST_OF_EACH = 3
+_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def summary_by_code(diags: list[Diagnostic], report: str) -> list[str]:
+    """Text lines standing for a list too long to read: errors first, then each code by how
+    often it occurs, with its count, its title and its first few diagnostics; ``report`` names
+    where the whole list is."""
+    groups: dict[tuple[Severity, str], list[Diagnostic]] = {}
+    for d in diags:
+        groups.setdefault((d.severity, d.code), []).append(d)
+    order = sorted(groups, key=lambda key: (_SEVERITY_ORDER[key[0]], -len(groups[key]), key[1]))
+    lines = [f"{len(diags):,} diagnostics, too many to list: per code, the count and the first {FIRST_OF_EACH}; "
+             f"all of them are in {report} (or pass --all)"]
+    for severity, code in order:
+        found = groups[(severity, code)]
+        title = CODES[code].title if code in CODES else ""
+        lines.append(f"{code} ({severity.value}, {len(found):,}): {title}")
+        lines += [f"  {format_text(d)}" for d in found[:FIRST_OF_EACH]]
+    return lines
+
+
+def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dict) -> str:
+    """The single JSON object printed by ``--format json``."""
+    report = {"skills": skills, "diagnostics": [d.to_json() for d in diags], "summary": summary}
+    return json.dumps(report, indent=2, ensure_ascii=False)
+
+
+def counted(number: int, noun: str) -> str:
+    """``1 skill``, ``2 skills`` (``info`` is never plural: the severity's name)."""
+    return f"{number:,} {noun}" if number == 1 or noun == "info" else f"{number:,} {noun}s"
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line naming the path and the cause of an error of the machine (a full disk, a
+    read-only or forbidden folder, a name too long), as ``path: cause (ECODE)``."""
+    cause = exc.strerror or str(exc)
+    code = errno.errorcode.get(exc.errno or 0)
+    where = f"{printable(str(exc.filename))}: " if exc.filename else ""
+    return f"{where}{cause}" + (f" ({code})" if code else "")

@@ -1,0 +1,85 @@
+"""Putting a complete folder in place of another in one step (standard library only).
+
+Both ``skillsite build`` (its output) and ``skillsite.loader`` (an installed skill) write the
+new folder beside its target first, then call :func:`replace_folder`.  Where the system can
+swap two paths in one step (Linux, macOS), there is no instant at which the target is missing
+or half written, whatever kills the process; elsewhere the target is moved aside and the new
+folder renamed in, and a target found missing is put back by :func:`restore_moved_aside`.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import shutil
+from pathlib import Path
+
+from skillsite._compat import exchange_paths, rename_no_replace
+
+#: Attempts at an operation another process keeps changing under us before giving up.
+_ATTEMPTS = 50
+
+
+def sibling_name(target: Path, kind: str) -> Path:
+    """A fresh hidden name beside ``target``: ``.<name>.<kind>-<random>``."""
+    return target.parent / f".{target.name}.{kind}-{secrets.token_hex(6)}"
+
+
+def replace_folder(new: Path, target: Path) -> Path | None:
+    """Put ``new`` at ``target`` (replacing whatever is there); returns where the previous target
+    now is, for the caller to delete, or None when there was none."""
+    for _ in range(_ATTEMPTS):
+        try:
+            if exchange_paths(new, target):
+                return new
+        except FileNotFoundError:
+            if not os.path.lexists(new):
+                raise
+        else:  # no exchange here: move the target aside, then rename the new folder in
+            aside = _move_aside(target)
+            try:
+                rename_no_replace(new, target)
+            except FileExistsError:  # another process put a folder there meanwhile: ours replaces it
+                if aside is not None:
+                    remove_path(aside)
+                continue
+            return aside
+        try:
+            rename_no_replace(new, target)  # there was no target
+            return None
+        except FileExistsError:
+            continue  # another process made one meanwhile
+    raise OSError(errno.EBUSY, f"{target} kept changing while being replaced", str(target))
+
+
+def _move_aside(target: Path) -> Path | None:
+    """Rename ``target`` to a fresh ``.old-`` name beside it; None when it is not there."""
+    aside = sibling_name(target, "old")
+    try:
+        os.rename(target, aside)
+    except FileNotFoundError:
+        return None
+    return aside
+
+
+def restore_moved_aside(target: Path) -> bool:
+    """Where a replacement was interrupted between its two renames (systems without an
+    exchange), put the newest folder moved aside back at ``target``; True when one was."""
+    if os.path.lexists(target):
+        return False
+    aside = sorted(target.parent.glob(f".{target.name}.old-*"), key=lambda p: p.lstat().st_mtime_ns)
+    if not aside:
+        return False
+    os.rename(aside[-1], target)
+    return True
+
+
+def remove_path(path: Path) -> None:
+    """Delete a folder tree, a file or a link; nothing when it is gone already."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass

@@ -1,0 +1,13 @@
+"""``skillsite mcp``: a published catalog served to agents over MCP (the optional ``mcp`` extra).
+
+- :mod:`.server`: the server (tools, resources, prompts) over :class:`skillsite.loader.Catalog`;
+- :mod:`.tools`: its tools and prompts, every argument described (pydantic, from the SDK);
+- :mod:`.skills`: the MCP Skills extension's core (``skills/list``, ``skills/get``, ``skill://``
+  files), which needs no MCP SDK;
+- :mod:`.frontmatter`: a SKILL.md's frontmatter as the extension serves it (PyYAML, with the
+  build's bounds from :mod:`skillsite.source.frontmatter`);
+- :mod:`.extension`: that core bound to the SDK's extension API (mcp 2.2+).
+
+Unlike :mod:`skillsite.agent`, this package needs third-party code (``mcp``, ``pyyaml``); the
+loader never imports it.
+"""

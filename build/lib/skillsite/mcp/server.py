@@ -1,0 +1,126 @@
+"""``skillsite mcp``: a published catalog as an MCP server over stdio.
+
+Tools: ``search_skills``, ``load_skill``, ``read_skill_resource``; resources: the catalog
+listing (``skillsite://catalog``) and the prompt block (``skillsite://available_skills``);
+prompts: every user-invocable skill under its slash command, with one optional ``task``
+argument (clients offer them as slash commands).  With mcp 2.2+ the server also speaks the MCP
+Skills extension (``skills/list``, ``skills/get``, ``skill://`` resources; see
+:mod:`skillsite.mcp.skills`), declared under ``capabilities.extensions``.
+Everything is served through :mod:`skillsite.loader`, so content is verified against the
+manifest's digests before it reaches the client.
+
+The ``mcp`` package is an optional extra (``pip install 'skillsite[mcp]'``), imported
+only here and only when a server is built.  Both SDK lines work: ``MCPServer`` (mcp 2.x)
+and ``FastMCP`` (mcp 1.x).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from skillsite.agent.entry import ManifestEntry
+from skillsite.loader import Catalog
+from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, well_formed_entries
+
+INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
+CATALOG_URI = "skillsite://catalog"
+PROMPT_URI = "skillsite://available_skills"
+
+
+class MCPUnavailable(RuntimeError):
+    """The optional ``mcp`` package is not installed (or too old)."""
+
+
+def _sdk() -> tuple[type, type[Exception]]:
+    """The server class and ToolError of the installed mcp SDK."""
+    try:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
+        return MCPServer, ToolError
+    except ImportError:
+        pass
+    try:
+        from mcp.server.fastmcp import FastMCP
+        from mcp.server.fastmcp.exceptions import ToolError
+        return FastMCP, ToolError
+    except ImportError as exc:
+        raise MCPUnavailable(f"{INSTALL_HINT} ({exc})") from None
+
+
+def catalog_listing(catalog: Catalog) -> dict[str, Any]:
+    """The compact JSON listing served as the catalog resource."""
+    site = catalog.manifest.get("site") or {}
+    return {
+        "title": site.get("title"),
+        "location": catalog.location,
+        "skills": [{"id": e.id, "name": e.name, "description": e.description, "tags": list(e.tags),
+                    "hidden": e.visibility.hidden, "children": list(e.children)}
+                   for e in well_formed_entries(catalog)],
+    }
+
+
+def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE) -> Any:
+    """The MCP Skills extension for ``MCPServer(extensions=[...])`` (:mod:`skillsite.mcp.extension`);
+    None when the installed MCP SDK has no extension API."""
+    try:
+        from skillsite.mcp.extension import SkillsExtension
+    except ImportError:
+        return None
+    return SkillsExtension(SkillsIndex(catalog, page_size))
+
+
+def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str) -> Any:
+    """An MCP server (not yet running) exposing ``catalog``; with mcp 2.2+ it also speaks the
+    MCP Skills extension (:mod:`skillsite.mcp.skills`).  ``error_text`` words a loader error
+    for the tools' answers (``skillsite mcp`` names its own flags)."""
+    server_class, tool_error = _sdk()
+    title = (catalog.manifest.get("site") or {}).get("title") or "skills"
+    extension = skills_extension(catalog)
+    options = {"extensions": [extension]} if extension is not None else {}
+    server = server_class("skillsite", instructions=(
+        f"Agent skills from the catalog '{title}'. Call search_skills {{\"query\": ...}} to find a skill "
+        "for the task, load_skill {\"skill\": <id or name>} to read its instructions, and "
+        "read_skill_resource {\"skill\": ..., \"path\": ...} for files it references."
+        + (" Skills are also served through the MCP Skills extension (skills/list, skill:// resources)."
+           if extension is not None else "")), **options)
+    if extension is not None:
+        extension.declare_in_handshake(server)
+    from skillsite.mcp.tools import add_tools  # needs pydantic, which comes with the SDK
+
+    add_tools(server, catalog, tool_error, error_text)
+    _add_resources(server, catalog)
+    _add_prompts(server, catalog)
+    return server
+
+
+def _add_resources(server: Any, catalog: Catalog) -> None:
+    """The catalog listing and the prompt block."""
+
+    @server.resource(CATALOG_URI, name="catalog", description="Every skill in the catalog (JSON).",
+                     mime_type="application/json")
+    def catalog_resource() -> str:
+        return json.dumps(catalog_listing(catalog), ensure_ascii=False)
+
+    @server.resource(PROMPT_URI, name="available_skills", mime_type="application/xml",
+                     description="The <available_skills> block of the skills eligible on this machine.")
+    def prompt_resource() -> str:
+        return catalog.prompt()
+
+
+def slash_commands(catalog: Catalog) -> list[ManifestEntry]:
+    """The manifest entries of the skills a user can invoke, by command."""
+    entries = [e for e in well_formed_entries(catalog) if e.slash_command is not None]
+    return sorted(entries, key=lambda e: e.slash_command or "")
+
+
+def _add_prompts(server: Any, catalog: Catalog) -> None:
+    """One prompt per user-invocable skill, named by its slash command."""
+    from skillsite.mcp.tools import add_prompt
+
+    for entry in slash_commands(catalog):
+        add_prompt(server, catalog, entry.slash_command or "", entry.description)
+
+
+def serve(catalog: Catalog, error_text: Callable[[Exception], str] = str) -> None:
+    """Serve ``catalog`` over stdio until the client disconnects."""
+    build_server(catalog, error_text).run("stdio")

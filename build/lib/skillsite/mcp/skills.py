@@ -1,0 +1,255 @@
+"""The MCP Skills extension (``io.modelcontextprotocol/skills``, SEP-2640) for ``skillsite mcp``.
+
+Every file of every skill is a resource ``skill://<skill path>/<file>`` read with
+``resources/read``; ``skills/list`` (paginated) and ``skills/get`` return skill entries
+``{uri, frontmatter, resources: [{uri, digest, size}]}``; ``resources/directory/read`` lists a
+directory of a skill (declared as ``directoryRead``).  The spec's text is
+``specification/stable/skills.mdx`` in modelcontextprotocol/ext-skills.
+
+Choices where the spec leaves room (see README):
+
+- The skill path is the skill's id (``release-manager/changelog``), or ``<id>/<name>`` when the
+  id's last folder is not the frontmatter name (the spec wants the name last).
+- Digests and sizes come from the manifest; bytes go out only after ``Catalog`` verified them,
+  so a tampered file is an error (-32603), never content.
+- ``resources`` is complete: a skill's nested skills are part of its files, as the spec asks
+  (SKILL.md first, then by URI).
+- A skill over the limits (512 files, 16 MiB) is still listed, complete, with a
+  ``_meta["skillsite/limits"]`` note (the ``io.modelcontextprotocol.skills/`` prefix is
+  reserved for keys the extension defines).
+- A listed skill whose SKILL.md fails verification is left out of its ``skills/list`` page and
+  named, with the error, in the page's ``_meta["skillsite/omitted"]``; ``skills/get`` of it
+  is an error (-32603).
+- ``skills/list`` lists the skills offered to a model (not hidden, not user-invocable only);
+  the others are a partial listing's unlisted skills: ``skills/get`` and ``resources/read``
+  still serve them, as the spec requires for every skill a server serves.
+- ``frontmatter`` is the SKILL.md's YAML read as plain data (PyYAML's safe scalar rules, the
+  build's bounds on nodes, depth and aliases, no tags constructed); a value JSON cannot hold
+  (a date, ``.nan``, ``!!binary``) is kept as the text written.
+
+The core (:class:`SkillsIndex`) needs no MCP SDK; :mod:`skillsite.mcp.extension` binds it to
+``MCPServer(extensions=[...])`` (mcp 2.2+), and :func:`skillsite.mcp.server.skills_extension`
+makes that binding when the SDK has it.  Frontmatter is read by :mod:`skillsite.mcp.frontmatter`.
+"""
+from __future__ import annotations
+
+import logging
+import mimetypes
+import urllib.parse
+from typing import Any, NamedTuple
+
+from skillsite.agent.catalog_format import offered_to_model
+from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.errors import LoaderError
+from skillsite.agent.manifest_check import safe_relpath
+from skillsite.agent.site_urls import url_of
+from skillsite.loader import Catalog
+from skillsite.mcp.frontmatter import FrontmatterError, frontmatter_object
+
+EXTENSION = "io.modelcontextprotocol/skills"
+MAX_FILES = 512
+MAX_BYTES = 16 * 1024 * 1024
+PAGE_SIZE = 8          # complete entries per skills/list page: at most 8 x 512 resources
+TTL_MS = 300_000       # the catalog is read once at start: entries never change while serving
+CACHE_SCOPE = "public"  # a published catalog is the same for everyone
+LIMITS_META = "skillsite/limits"
+OMITTED_META = "skillsite/omitted"
+DIRECTORY_MIME = "inode/directory"
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+log = logging.getLogger(__name__)
+
+
+class SkillsError(Exception):
+    """A request the extension refuses, with its JSON-RPC error code."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class SkillFile(NamedTuple):
+    """One file of a skill, as the manifest records it."""
+
+    uri: str
+    skill_id: str   # the skill whose folder holds it (a nested skill's file keeps its own skill)
+    path: str       # relative to that folder; "SKILL.md" for the skill's SKILL.md
+    sha256: str
+    size: int
+
+
+def skill_root(entry: ManifestEntry) -> str:
+    """``skill://<skill path>``: the id, with the name appended when the id does not end with it."""
+    path = entry.id if entry.id.rsplit("/", 1)[-1] == entry.name else f"{entry.id}/{entry.name}"
+    return "skill://" + url_of(path)
+
+
+def mime_type(path: str) -> str:
+    """The MIME type a file is listed with (SKILL.md is ``text/markdown``, as the spec asks)."""
+    if path.rsplit("/", 1)[-1] == "SKILL.md":
+        return "text/markdown"
+    return mimetypes.guess_type(path)[0] or "application/octet-stream"
+
+
+def wire_content(data: bytes) -> str | bytes:
+    """Text when the bytes are UTF-8 (their encoding gives them back exactly), else bytes (a blob)."""
+    if b"\x00" in data:
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+
+
+def well_formed_entries(catalog: Catalog) -> list[ManifestEntry]:
+    """The catalog's entries that pass their check (and whose id is a safe path); the others are
+    left out, with a warning in the log: a malformed entry spoils only itself."""
+    entries = []
+    for data in catalog.skills:
+        try:
+            entry = catalog.manifest_entry(data["id"])
+            safe_relpath(entry.id, "skill id")
+        except LoaderError as exc:
+            log.warning("leaving out a manifest entry: %s", exc)
+            continue
+        entries.append(entry)
+    return entries
+
+
+class SkillsIndex:
+    """The skills of a :class:`~skillsite.loader.Catalog` as the extension serves them."""
+
+    def __init__(self, catalog: Catalog, page_size: int = PAGE_SIZE) -> None:
+        if page_size < 1:
+            raise ValueError("page_size must be positive")
+        self.catalog = catalog
+        self.page_size = page_size
+        self.by_id = {e.id: e for e in well_formed_entries(catalog)}   # skill id -> checked manifest entry
+        self.skills: dict[str, str] = {}               # SKILL.md URI -> skill id
+        self.resources: dict[str, list[SkillFile]] = {}  # skill id -> every file, nested skills' too
+        self.files: dict[str, SkillFile] = {}           # resource URI -> file
+        for skill_id, entry in self.by_id.items():
+            root = skill_root(entry)
+            try:
+                files = sorted(self._collect(entry, root, set()), key=lambda f: (f.uri != root + "/SKILL.md", f.uri))
+            except (LoaderError, ValueError) as exc:
+                log.warning("skills extension: leaving out skill %s: %s", skill_id, exc)
+                continue
+            self.skills.setdefault(root + "/SKILL.md", skill_id)
+            self.resources[skill_id] = files
+            for file in files:
+                self.files.setdefault(file.uri, file)
+        self.listed = [uri for uri, sid in self.skills.items() if offered_to_model(self.by_id[sid])]
+        self._frontmatter: dict[str, dict[str, Any]] = {}   # by SKILL.md sha256
+
+    def _collect(self, entry: ManifestEntry, base: str, seen: set[str]) -> list[SkillFile]:
+        """SKILL.md, the bundled files and, under their folders, the nested skills' files."""
+        seen.add(entry.id)
+        size = entry.size.bytes if entry.size is not None else None
+        files = [SkillFile(base + "/SKILL.md", entry.id, "SKILL.md", entry.sha256, _size(size))]
+        for record in entry.files:
+            path = safe_relpath(record.path, "file path")
+            files.append(SkillFile(f"{base}/{url_of(path)}", entry.id, path, record.sha256, _size(record.bytes)))
+        for child_id in entry.children:
+            child = self.by_id.get(child_id)
+            if child is None or child_id in seen or not child_id.startswith(entry.id + "/"):
+                continue
+            files += self._collect(child, f"{base}/{url_of(child_id[len(entry.id) + 1:])}", seen)
+        return files
+
+    # -- entries
+
+    def frontmatter(self, skill_id: str) -> dict[str, Any]:
+        """The skill's frontmatter, read from its verified SKILL.md (once per digest)."""
+        entry = self.by_id[skill_id]
+        if entry.sha256 not in self._frontmatter:
+            try:
+                self._frontmatter[entry.sha256] = frontmatter_object(self.catalog.load(skill_id).raw)
+            except FrontmatterError as exc:
+                raise SkillsError(INTERNAL_ERROR, f"skill {skill_id}: {exc}") from None
+            except LoaderError as exc:
+                raise SkillsError(INTERNAL_ERROR, str(exc)) from None
+        return self._frontmatter[entry.sha256]
+
+    def entry(self, uri: str) -> dict[str, Any]:
+        """The Skill entry of the skill whose SKILL.md is at ``uri``."""
+        skill_id = self.skills.get(uri)
+        if skill_id is None:
+            raise SkillsError(INVALID_PARAMS, f"No skill is served at {uri}")
+        files = self.resources[skill_id]
+        skill: dict[str, Any] = {
+            "uri": uri,
+            "frontmatter": self.frontmatter(skill_id),
+            "resources": [{"uri": f.uri, "digest": f"sha256:{f.sha256}", "size": f.size} for f in files],
+        }
+        total = sum(f.size for f in files)
+        if len(files) > MAX_FILES or total > MAX_BYTES:
+            skill["_meta"] = {LIMITS_META: {
+                "files": len(files), "bytes": total, "maxFiles": MAX_FILES, "maxBytes": MAX_BYTES,
+                "note": f"this skill has {len(files)} files and {total:,} bytes, over the extension's limits "
+                        f"({MAX_FILES} files, {MAX_BYTES:,} bytes): a host need not load it; listed complete"}}
+        return skill
+
+    def list_page(self, cursor: str | None) -> dict[str, Any]:
+        """One ``skills/list`` page; the cursor is the offset of the next listed skill."""
+        start = 0
+        if cursor is not None:
+            if not cursor.isdigit() or int(cursor) % self.page_size or not 0 < int(cursor) < len(self.listed):
+                raise SkillsError(INVALID_PARAMS, f"invalid skills/list cursor {cursor[:40]!r}")
+            start = int(cursor)
+        end = start + self.page_size
+        skills, omitted = [], []
+        for uri in self.listed[start:end]:
+            try:
+                skills.append(self.entry(uri))
+            except SkillsError as exc:  # a SKILL.md that fails verification: said, not skipped silently
+                log.warning("skills/list: leaving out %s: %s", uri, exc)
+                omitted.append({"uri": uri, "error": str(exc)})
+        result: dict[str, Any] = {"resultType": "complete", "skills": skills, "ttlMs": TTL_MS,
+                                  "cacheScope": CACHE_SCOPE}
+        if omitted:
+            result["_meta"] = {OMITTED_META: omitted}
+        if end < len(self.listed):
+            result["nextCursor"] = str(end)
+        return result
+
+    def get(self, uri: str) -> dict[str, Any]:
+        """The ``skills/get`` result."""
+        return {"resultType": "complete", "skill": self.entry(uri), "ttlMs": TTL_MS, "cacheScope": CACHE_SCOPE}
+
+    # -- files and directories
+
+    def read(self, uri: str) -> bytes:
+        """A file's bytes, verified by the catalog (LoaderError when they do not match)."""
+        file = self.files.get(uri)
+        if file is None:
+            raise SkillsError(INVALID_PARAMS, f"no skill file is served at {uri}")
+        return self.catalog.resource(file.skill_id, file.path)
+
+    def directory(self, uri: str) -> list[dict[str, Any]]:
+        """The direct children of a skill's folder or subfolder, as Resource metadata."""
+        roots = {skill_uri.removesuffix("/SKILL.md") for skill_uri in self.skills}
+        if uri.endswith("/") or not any(uri == root or uri.startswith(root + "/") for root in roots):
+            raise SkillsError(INVALID_PARAMS, f"{uri} is not a directory resource")
+        children: dict[str, dict[str, Any]] = {}
+        prefix = uri + "/"
+        for file_uri, file in self.files.items():
+            if not file_uri.startswith(prefix):
+                continue
+            head, _, rest = file_uri[len(prefix):].partition("/")
+            child = prefix + head
+            name = urllib.parse.unquote(head)
+            if rest:
+                children.setdefault(child, {"uri": child, "name": name, "mimeType": DIRECTORY_MIME})
+            else:
+                children[child] = {"uri": child, "name": name, "mimeType": mime_type(file.path)}
+        if not children:
+            raise SkillsError(INVALID_PARAMS, f"{uri} is not a directory resource")
+        return [children[key] for key in sorted(children)]
+
+
+def _size(value: int | None) -> int:
+    if value is None:
+        raise ValueError("the manifest records no size for a file")
+    return value

@@ -1,0 +1,90 @@
+"""The MCP server's tools and prompts, every argument described in the input schema a client
+lists (a client that guesses an argument's name otherwise gets only a validation error).
+
+Argument types are ``Annotated[..., Field(description=...)]``, which both SDK lines (mcp 1.x
+``FastMCP``, mcp 2.x ``MCPServer``) turn into the schema's ``description``.  pydantic comes with
+the SDK, so :mod:`skillsite.mcp.server` imports this module only once the SDK is found.  The
+tools' skill argument also accepts ``name``, the word a client is most likely to try.
+"""
+from __future__ import annotations
+
+import base64
+import json
+from typing import Annotated, Any, Callable
+
+from pydantic import AliasChoices, Field
+
+from skillsite.loader import Catalog, LoaderError
+
+MAX_K = 50
+
+Query = Annotated[str, Field(description="What the task is about, in words (e.g. 'roll back a release').")]
+K = Annotated[int, Field(description=f"How many skills to return, best first (1 to {MAX_K}).")]
+Tags = Annotated[list[str] | None, Field(description="Only skills carrying all of these tags.")]
+SkillArg = Annotated[str, Field(
+    description="The skill's id (e.g. 'release-manager/changelog') or its name, as search_skills returns "
+                "them. 'name' is accepted for it too.",
+    validation_alias=AliasChoices("skill", "name"))]
+PathArg = Annotated[str, Field(
+    description="A file of the skill, relative to its folder, as its <skill_resources> lists it "
+                "(e.g. 'references/rollback.md').")]
+VersionArg = Annotated[str | None, Field(
+    description="Optional: a version of the skill ('1.2.0') or a version range ('^1.2', '~1.2.3', '>=1 <2'); "
+                "the highest release that satisfies it is used. Default: the current version.")]
+Task = Annotated[str, Field(description="What to do with the skill, as typed after the slash command "
+                                        "(optional).")]
+AllCopies = Annotated[bool, Field(description="Optional: list every copy of a skill the catalog publishes several "
+                                              "times, each at its own place (default: one result for them all).")]
+
+
+def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
+              error_text: Callable[[Exception], str] = str) -> None:
+    """search_skills, load_skill and read_skill_resource; a loader error is the tool's error,
+    worded by ``error_text``."""
+
+    def guarded(call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except LoaderError as exc:
+            raise tool_error(error_text(exc)) from None
+
+    @server.tool()
+    def search_skills(query: Query, k: K = 5, tags: Tags = None, all_copies: AllCopies = False) -> str:
+        """Find skills for a task. Returns a JSON list of {id, name, description, score}, best first
+        (and "copies": N for a skill the catalog publishes N times, which is one result)."""
+        hits = guarded(lambda: catalog.search(query, k=max(1, min(int(k), MAX_K)), tags=tags or None,
+                                              for_model=True, copies=bool(all_copies)))
+        return json.dumps([{"id": h.id, "name": h.name, "description": h.description, "score": h.score,
+                            **({"copies": h.copies} if h.copies > 1 else {})} for h in hits], ensure_ascii=False)
+
+    @server.tool()
+    def load_skill(skill: SkillArg, version: VersionArg = None) -> str:
+        """Load a skill by id or name: its instructions in a <skill_content> block, with its files and
+        sub-skills (optionally of a given version or range)."""
+        return guarded(lambda: catalog.load(skill, version or None).xml)
+
+    @server.tool()
+    def read_skill_resource(skill: SkillArg, path: PathArg, version: VersionArg = None) -> str:
+        """Read a file bundled with a skill (a path listed in its <skill_resources>, e.g. references/x.md),
+        of the version load_skill was given, if any."""
+        return resource_text(guarded(lambda: catalog.resource(skill, path, version or None)), path)
+
+
+def add_prompt(server: Any, catalog: Catalog, command: str, description: str) -> None:
+    """The prompt of one slash command: the skill's instructions, then the task if one is given."""
+
+    @server.prompt(name=command, description=description)
+    def run_skill(task: Task = "") -> str:
+        """The skill's instructions, with the task the user typed after the command."""
+        try:
+            return catalog.command_message(f"/{command} {task}")
+        except LoaderError as exc:
+            raise ValueError(str(exc)) from None
+
+
+def resource_text(data: bytes, path: str) -> str:
+    """A bundled file as text; binary files come back base64-encoded, with a one-line header."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"[binary file {path}, {len(data)} bytes, base64]\n" + base64.b64encode(data).decode("ascii")

@@ -1,0 +1,14 @@
+"""Where skillsite keeps files of its own on this machine (standard library only)."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+
+def user_cache_root() -> Path:
+    """skillsite's folder in the user cache: ``$XDG_CACHE_HOME/skillsite`` (``~/.cache/skillsite``)."""
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "skillsite"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "skillsite"

@@ -1,0 +1,123 @@
+"""The audit in the build: every published skill is audited (on every core, from the cache when
+its files are unchanged), ``audit.ignore`` suppressions apply, each manifest entry gets
+``audit: {risk, findings}``, and ``audit.fail_on`` decides which findings block publishing.
+
+A skill is audited once its files are published.  The audit reads every file of its folder,
+published or not (an excluded file, a ``node_modules`` folder), so its findings are cached under
+the digest of the published content (the manifest's ``digest``) plus each other file's content
+and every file's executable bit: a fresh checkout with the cache restored (new file times, same
+content) audits nothing again.  Working that key out reads the files that are not published;
+a build that saw the stamps of every file the audit reads (path, size, time, executable bit)
+unchanged takes the key it worked out last time instead (:data:`Section.AUDIT_KEY`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from skillsite.agent.entry import NOTHING_FOUND, AuditFinding, AuditSummary, ManifestEntry, shared
+from skillsite.audit.engine import audit_skill
+from skillsite.audit.files import MAX_TEXT_BYTES, skill_files
+from skillsite.audit.model import Finding, at_least, risk_of
+from skillsite.audit.report import SkillAudit
+from skillsite.audit.suppress import apply_suppressions, entry_lines, parse_suppressions
+from skillsite.cache import Cache, Section, digest
+from skillsite.config import SiteConfig
+from skillsite.config_sections import NEVER
+from skillsite.diagnostics import Diagnostic, Severity, make
+from skillsite.models import Skill
+from skillsite.publish.manifest import sha256_hex
+from skillsite.bounded import read_limited
+from skillsite.workers import Workers
+
+
+
+def audit_key(entry: ManifestEntry, folder: Path) -> str:
+    """What a skill's findings depend on: its id (nested skills are audited apart), the content
+    of the files it publishes and of the other files the audit reads, and their modes."""
+    published = {"SKILL.md", *(f.path for f in entry.files)}
+    listing = [(f.path, f.executable, None if f.path in published else _content_digest(f.abspath))
+               for f in skill_files(folder)]
+    return digest("audit", entry.id, entry.digest, listing)
+
+
+def _content_digest(path: str) -> str:
+    """sha256 of a file's first bytes, as far as the audit reads them ("" when unreadable)."""
+    try:
+        data, _ = read_limited(path, MAX_TEXT_BYTES)
+    except OSError:
+        return ""
+    return sha256_hex(data)
+
+
+def audit_one(job: Any, index: int) -> list[dict[str, Any]]:
+    """The findings of skill ``index`` of a publishing job (in a worker)."""
+    return [f.to_json() for f in audit_skill(job.skills[index].source.dir)]
+
+
+def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache: Cache,
+                    listings: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:
+    """Every published skill's findings, by id: from the cache (in a long-running process, as
+    the last build took them: nothing changes them), or audited on every core (``listings``: the
+    digest of each skill's audit listing, where its stamps can be trusted)."""
+    keys = _audit_keys(skills, entries, cache, listings)
+    found = {e.id: stored for e, stored in zip(entries, cache.made_many(Section.AUDIT, keys, list))}
+    missing = [index for index, entry in enumerate(entries) if found[entry.id] is None]
+    for index, findings in zip(missing, workers.imap(audit_one, missing)):
+        found[entries[index].id] = findings
+        cache.put(Section.AUDIT, keys[index], findings)
+    return found
+
+
+def _audit_keys(skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache: Cache,
+                listings: Mapping[str, str]) -> list[str]:
+    """Each skill's :func:`audit_key`: the one worked out last time when the skill's published
+    content and the stamps of its audit listing are unchanged, else worked out now (and kept)."""
+    by_stamps = [digest("audit key", e.id, e.digest, listings[e.id]) if e.id in listings else None for e in entries]
+    keys = []
+    stored = cache.made_many(Section.AUDIT_KEY, by_stamps, str)
+    for skill, entry, stamped, known in zip(skills, entries, by_stamps, stored):
+        if known is None:
+            known = audit_key(entry, skill.source.dir)
+            if stamped is not None:
+                cache.put(Section.AUDIT_KEY, stamped, known)
+        keys.append(known)
+    return keys
+
+
+def apply_audits(entries: list[ManifestEntry], raw: dict[str, list[dict[str, Any]]], config: SiteConfig,
+                 shown: dict[str, str]) -> list[Diagnostic]:
+    """Suppress, then give every entry its ``audit`` (entries are frozen: each is replaced in
+    ``entries`` by one with its audit); the build's diagnostics: the suppressions' problems
+    (warnings) and, with ``audit.fail_on``, an error for each finding at or above it."""
+    suppressions, _ = parse_suppressions(config.audit or None)
+    results = [SkillAudit(e.id, shown[e.id], tuple(Finding(**f) for f in raw.get(e.id, ()))) for e in entries]
+    config_path = config.config_path or "skillsite.yml"
+    lines = entry_lines(config.config_path) if config.config_path and suppressions else []
+    kept, problems = apply_suppressions(results, suppressions, config_path, lines)
+    for index, result in enumerate(kept):
+        entries[index] = dataclasses.replace(entries[index], audit=audit_summary(result.findings))
+    diags = [make(p.code, p.message, p.path, p.line, p.column, Severity.WARNING) for p in problems]
+    fail_on = (config.audit or {}).get("fail_on", NEVER)
+    if fail_on != NEVER:
+        diags += [make(f.code, f"audit: {f.message} (blocks publishing: audit.fail_on is {fail_on})",
+                       os.path.join(os.path.dirname(shown[r.id]), f.path), f.line, f.column, Severity.ERROR)
+                  for r in kept for f in r.findings if at_least(f.severity, fail_on)]
+    return diags
+
+
+def audit_summary(findings: Sequence[Finding]) -> AuditSummary:
+    """A skill's ``audit`` in the manifest: its risk and its findings (after suppressions)."""
+    return shared(AuditSummary(risk_of(findings), tuple(
+        AuditFinding(code=f.code, severity=f.severity, category=f.category, path=f.path, line=f.line,
+                     column=f.column, message=f.message) for f in findings)), NOTHING_FOUND)
+
+
+def risk_counts(entries: Sequence[ManifestEntry]) -> dict[str, int]:
+    """How many published skills are at each risk."""
+    counts = {risk: 0 for risk in ("high", "medium", "low", "none")}
+    for entry in entries:
+        counts[entry.risk] += 1
+    return counts

@@ -1,0 +1,115 @@
+"""``skillsite build``: read every skill, then publish the catalog atomically.
+
+    discover -> nothing changed? stop -> read and check -> publish each skill (and the search
+    indexes beside them) -> skills.json, discovery index, XML block -> pages -> sign -> commit
+
+This module runs the build up to the no-op check; :mod:`skillsite.publish.pipeline` does the
+rest, when there is work to do.  Nothing is written when the build fails (errors, or warnings
+under strict, without ``keep_going``): everything goes into a staging folder that replaces
+the output only at the very end (:mod:`skillsite.publish.staging`).  With a cache folder,
+checked skills, rendered bodies and file hashes of the last build are reused, unchanged
+output files stay in place, and a rebuild with nothing changed stops after discovery
+(:mod:`skillsite.publish.state`).
+"""
+from __future__ import annotations
+
+import os
+from contextlib import ExitStack, nullcontext
+from pathlib import Path
+from typing import Callable, Sequence
+
+from skillsite.cache import code_scope, prepare_cache_folder
+from skillsite.config import SiteConfig
+from skillsite.models import CatalogReading
+from skillsite.publish.lock import cache_lock, output_lock
+from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result
+from skillsite.publish.resident import Resident
+from skillsite.publish.signing import Signing, resign_due
+from skillsite.publish.staging import check_sources_kept, check_target, clear_remains
+from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs
+from skillsite.source.discover import discover
+from skillsite.workers import default_jobs
+
+__all__ = ["STAGES", "BuildResult", "build"]
+
+
+def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteConfig(), *,
+          keep_going: bool = False, force: bool = False, strict: bool | None = None,
+          base: str | None = None, jobs: int | None = None, cache_dir: Path | None = None,
+          progress: Callable[[str], None] | None = None, wait: bool = True,
+          on_wait: Callable[[str], None] | None = None, always_publish: bool = False,
+          signing: Signing | None = None, verify_output: bool = False,
+          resident: Resident | None = None) -> BuildResult:
+    """Read every skill under ``sources`` and publish the catalog into ``out``.
+
+    ``jobs`` processes parse, check, render and write (default: every core); ``cache_dir``
+    keeps work for the next build (None: no cache).  The output never depends on either.
+    One build at a time writes ``out`` (and uses ``cache_dir``): another one waits (``on_wait`` is told
+    why), or with ``wait`` false raises :class:`~skillsite.publish.lock.OutputBusy`.
+    ``always_publish``: publish even when nothing changed since the last build (``serve`` does, once).
+    ``signing``: sign the catalog (TUF metadata in ``tuf/``: :mod:`skillsite.publish.signing`).
+    A rebuild trusts what the last build recorded of the output it keeps (while the output's
+    marker file is the one it wrote): ``verify_output`` looks at every kept file (the command
+    line's ``--force`` asks for it too; ``serve`` replaces its own folder with ``force`` and
+    trusts its records).  ``resident``: what a long-running process keeps between its builds
+    (``serve``: :mod:`skillsite.publish.resident`), which a rebuild takes instead of finding it again.
+    An ``out`` that is a symbolic link is built where it leads (the link stays).
+    Raises :class:`~skillsite.publish.staging.OutputError` when ``out`` is not ours to replace,
+    and OSError (naming the path) when the output or the cache cannot be written.
+    """
+    stage = Stages(progress)
+    out = Path(os.path.realpath(out)) if os.path.islink(out) else Path(out)  # a link (to a web root): its target
+    with resident.building() if resident is not None else nullcontext(), output_lock(out, wait, on_wait), \
+            ExitStack() as held:
+        clear_remains(out)
+        check_sources_kept(out, [Path(s) for s in sources])
+        check_target(out, force)
+        if cache_dir is not None:
+            prepare_cache_folder(cache_dir)
+            held.enter_context(cache_lock(cache_dir, wait, on_wait))
+        plan = BuildPlan(tuple(Path(s) for s in sources), out, config, keep_going,
+                         config.strict if strict is None else strict, base or _project_folder(config),
+                         jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())), signing,
+                         verify_output, resident)
+        return _build(plan, stage, always_publish)
+
+
+def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> BuildResult:
+    """The build, under the output's lock: stops after discovery when nothing changed (unless
+    ``always_publish``)."""
+    resident = plan.resident
+    with stage("discover"):
+        found = resident.discover(plan.sources, plan.config.exclude) if resident is not None \
+            else discover(plan.sources, plan.config.exclude)
+    saved = resident.saved_state if resident is not None else None
+    summary = load_summary(plan.cache_dir, plan.scope, plan.out, saved) if plan.cache_dir is not None else None
+    inputs = read_inputs(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns),
+                         resident.listings(found, plan.sources) if resident is not None else None, plan.jobs) \
+        if plan.cache_dir is not None else NO_INPUTS
+    # the records of the last build's output (over a million files at 100,000 skills): read only
+    # when there is work to do, or first when every output file is to be checked against them
+    state = load_state(plan.cache_dir, plan.scope, plan.out, saved) \
+        if summary is not None and plan.verify_output else None
+    if summary is not None and not always_publish:
+        with stage("unchanged"):
+            unchanged = summary.unchanged(inputs.digest, plan.out, plan.verify_output,
+                                          state.outputs if state is not None else None) and not (
+                plan.signing is not None and resign_due(plan.out, plan.signing, plan.cache_dir))
+        if unchanged:
+            diagnostics = tuple(summary.diagnostics)
+            reading = CatalogReading(found.sources, (), (), diagnostics)
+            return build_result(True, plan, reading, summary.published, summary.skipped, diagnostics,
+                                summary.output_bytes, stage, summary.budget)
+    if summary is not None and not plan.verify_output:
+        state = load_state(plan.cache_dir, plan.scope, plan.out, saved)
+    # Reading and publishing load YAML, jsonschema, markdown-it and Jinja2: only now that there is work.
+    from skillsite.publish.pipeline import read_and_publish
+
+    return read_and_publish(plan, found, state, inputs, stage)
+
+
+def _project_folder(config: SiteConfig) -> str:
+    """The configuration file's folder, else the current folder."""
+    return os.path.dirname(os.path.abspath(config.config_path)) if config.config_path else os.getcwd()
+
+

@@ -1,0 +1,209 @@
+"""The catalog-wide files, made once every skill is published: ``skills.json`` and its schema (and
+``skillsite.yml``'s), the discovery indexes (v0.2, and v0.1 with its file copies), the static
+provider layout, the plugin marketplace and ``available_skills.xml``; and the search indexes, which
+a worker makes and writes while the skills are published (they depend on the skills' frontmatter
+only), but for a sharded index's cards and what pins them (they show the audit's risk:
+:func:`search_section`)."""
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Mapping, Sequence
+
+from skillsite import __version__
+from skillsite.agent.budget import budget_fits
+from skillsite.agent.catalog_format import offered_to_model, prompt_order
+from skillsite.agent.entry import ManifestEntry, Visibility
+from skillsite.agent.manifest_pages import ROOT_PAGE_SIZE, entries_per_page
+from skillsite.agent.prompt_xml import available_skills_xml
+from skillsite.cache import KeptObjects, digest, kept_or_made
+from skillsite.config import DEFAULT_SHARD_ABOVE, SiteConfig
+from skillsite.models import Skill
+from skillsite.publish.manifest import (SCHEMA_FILE, CatalogDigest, absolute, catalog_digest, entries_json, hidden_by,
+                                        indented_json, is_paged, manifest_bytes, page_size, paged_manifest_files,
+                                        PageStore, sha256_hex, skill_dir_url, skill_triggers)
+from skillsite.publish.skills import SkillPublishing
+from skillsite.publish.staging import Placed, Staging
+from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
+from skillsite.publish.provider_layout import INDEX_NAME, skills_index
+from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, legacy_files, legacy_index
+from skillsite.search.bm25 import SEARCH_VERSION
+from skillsite.search.lunr_index import build_indexes
+from skillsite.search.shard_format import SHARDS_VERSION
+from skillsite.search.shard_writer import build_chunks, card_row, finish_shards
+from skillsite.search.terms import search_fields
+from skillsite.source.schema import load_schema
+
+MANIFEST_FILE = "skills.json"
+TUF_SCHEMA_FILE = "tuf.schema.json"
+CONFIG_SCHEMA_FILE = "skillsite.schema.json"  # of skillsite.yml: for editors, at a URL the catalog serves
+AVAILABLE_SKILLS_FILE = "available_skills.xml"
+
+
+def search_entry(skill: Skill, group: tuple[str, int] | None = None) -> dict[str, Any]:
+    """What search reads of a skill's manifest entry (see :func:`~skillsite.publish.manifest.skill_entry`):
+    known before its files are published, so the indexes can be made meanwhile; ``listed`` says
+    whether the browser's search finds it (not a hidden skill: see ``Visibility.listed``);
+    ``group``: its group of copies' canonical member and size (the browser shows a group once)."""
+    canonical, count = group or (skill.id, 1)
+    return {"id": skill.id, "name": skill.name, "description": skill.description, "tags": list(skill.tags),
+            "tools": [dict(t) for t in skill.tools], "priority": skill.priority,
+            "triggers": skill_triggers(skill).to_json(),
+            "urls": {"page": skill_dir_url(skill.id)},
+            "listed": Visibility(hidden=skill.hidden, hidden_by=hidden_by(skill)).listed,
+            "copy_of": canonical if canonical != skill.id else None, "copies": count}
+
+
+#: Where a long-running process's resident objects keep each skill's search entry (by its id).
+SEARCH_ENTRY = "search entry"
+
+
+def search_entries(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]],
+                   resident: KeptObjects | None = None) -> list[dict[str, Any]]:
+    """Every skill's :func:`search_entry` (``copies``: each copy's group, by id); in a
+    long-running process, the entry the last build made of this very skill (the same object:
+    ``serve`` keeps each unchanged skill) in the same group (:func:`~skillsite.cache.kept_or_made`)."""
+    entries = []
+    for skill in skills:
+        group = copies.get(skill.id)
+        entries.append(kept_or_made(resident, SEARCH_ENTRY, skill.id, skill, (group,),
+                                    lambda: search_entry(skill, group)))
+    return entries
+
+
+#: What the cache keeps of the search indexes: their files are in the output, not in the cache.
+SEARCH_CACHE_FORMAT = 3
+
+
+def search_key(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE) -> str:
+    """What the search indexes are made of: only the searchable fields (and whether they are
+    sharded), so a change to a body or a file reuses them."""
+    sharded = SHARDS_VERSION if len(entries) > shard_above else None
+    return digest(__version__, SEARCH_VERSION, SEARCH_CACHE_FORMAT, sharded,
+                  [(e["id"], search_fields(e), e["priority"], e["listed"], e["copy_of"], e["copies"])
+                   for e in entries])
+
+
+def search_files(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE
+                 ) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The search indexes of ``entries`` (:func:`search_entry`): what describes them and the
+    files, by site path.  Up to ``shard_above`` skills, skills.json's ``search`` section over
+    every skill (the loader's search; described as ``section``) and the browser's lunr files
+    over the listed ones (their refs are rows of docs.json); above it, the term and tag chunks
+    of the sharded index (#29: :mod:`skillsite.search.shard_writer`) that both search, described
+    by its meta file's object (``meta``) and their sha256 (``chunk_sha256``), from which
+    :func:`search_section` makes the rest of it."""
+    if len(entries) > shard_above:
+        chunks = build_chunks(entries)
+        return {"meta": chunks.meta, "chunk_sha256": chunks.digests()}, chunks.files
+    indexes = build_indexes(entries, [e for e in entries if e["listed"]])
+    return {"section": indexes.manifest_search}, indexes.files
+
+
+def publish_search(job: SkillPublishing, key: str) -> tuple[dict[str, Any], list[Placed]]:
+    """Make the search indexes of ``job``'s skills and write them into its staging folder (a
+    worker does, beside the skills: the files never pass through the build's process); returns
+    what the cache keeps of them under ``key`` (:func:`search_key`) and what was placed."""
+    described, files = search_files([search_entry(s, job.copies.get(s.id)) for s in job.skills],
+                                    job.config.shard_above)
+    for rel, data in files.items():
+        job.staging.write_keyed(rel, file_key(key, rel), lambda data=data: data)
+    return {"key": key, **described, "files": sorted(files)}, job.staging.take_journal()
+
+
+def keep_search(staging: Staging, kept: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The search indexes the cache describes (``kept``: what :func:`publish_search` returned),
+    when every file of theirs can be taken as published (:meth:`Staging.keep`); else None."""
+    if kept is None or not all(staging.keep(rel, file_key(kept["key"], rel)) for rel in kept["files"]):
+        return None
+    return kept
+
+
+def file_key(key: str, rel: str) -> str:
+    """The content key of search file ``rel`` of the indexes keyed ``key``."""
+    return digest(key, rel)
+
+
+def search_section(staging: Staging, entries: Sequence[ManifestEntry], search: dict[str, Any]) -> dict[str, Any]:
+    """skills.json's ``search`` section of the indexes ``search`` describes (what
+    :func:`publish_search` returned).  For a sharded index, its other files are written first
+    (each kept in place when its bytes are unchanged): the result cards of ``entries`` (the
+    manifest's, audited), in its skill order (priority, then id), what a result shows and what
+    searches filter on (listed, offered to a model, audit risk); the card-digest files; the
+    digests file, which pins every chunk and card-digest file; and the meta file, which names
+    the digests file."""
+    if "meta" not in search:
+        return search["section"]
+    ordered = sorted(entries, key=lambda e: (-e.priority, e.id))
+    number = {e.id: n for n, e in enumerate(ordered)}
+    rows = [card_row(e.id, e.name, e.description, e.urls.page, e.tags, e.risk, e.visibility.listed,
+                     offered_to_model(e, copies_too=True), number.get(e.visibility.copy_of or "", -1),
+                     e.copies.count if e.copies else 1) for e in ordered]
+    shards = finish_shards(search["meta"], search["chunk_sha256"], rows)
+    for rel, data in shards.files.items():
+        staging.write_keyed(rel, hashlib.sha256(data).hexdigest(), lambda data=data: data)
+    return shards.section
+
+
+def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
+                        discovery: dict[str, Any], pages: PageStore | None = None) -> str:
+    """skills.json (``manifest``: :func:`~skillsite.publish.manifest.manifest`'s object, its
+    digest left unset; a paged one takes from ``pages`` what an earlier build made), its schema,
+    the discovery index and available_skills.xml (the search indexes' files come with the skills,
+    :func:`publish_search`, and before the manifest, :func:`search_section`); returns the
+    catalog's digest (worked out as skills.json is written)."""
+    digest_of_entries = write_manifest(staging, config, manifest, pages)
+    staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
+    staging.write(CONFIG_SCHEMA_FILE, indented_json(load_schema(CONFIG_SCHEMA_FILE)))
+    if manifest.get("signing"):
+        staging.write(TUF_SCHEMA_FILE, indented_json(load_schema(TUF_SCHEMA_FILE)))
+    staging.write(INDEX_PATH, indented_json(discovery))
+    ordered = prompt_order(manifest["skills"])
+    block = available_skills_xml(ordered, [absolute(config, e.urls.skill_md) for e in ordered],
+                                 config.prompt_budget)
+    staging.write(AVAILABLE_SKILLS_FILE, block.encode("utf-8"))
+    write_compatibility_files(staging, config, manifest["skills"], discovery)
+    return digest_of_entries
+
+
+def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
+                   pages: PageStore | None = None) -> str:
+    """skills.json as one file, or, above ``shard_above`` skills, paged: its root, pages, their
+    indexes and every skill's entry file (each kept in place when its bytes are unchanged; the
+    entries made JSON a page at a time, unless ``pages`` holds the page); returns the catalog's
+    digest."""
+    entries = manifest["skills"]
+    if not is_paged(len(entries), config):
+        as_json = entries_json(entries)
+        sha = catalog_digest(as_json)
+        staging.write(MANIFEST_FILE, manifest_bytes({**manifest, "digest": sha}, as_json))
+        return sha
+    digest_of_entries = CatalogDigest()
+    for rel, data in paged_manifest_files(manifest, entries, page_size(config, entries_per_page(len(entries))),
+                                          page_size(config, ROOT_PAGE_SIZE), digest_of_entries, pages):
+        if rel == MANIFEST_FILE:
+            staging.write(rel, data)
+        else:
+            staging.write_keyed(rel, sha256_hex(data), lambda data=data: data)
+    return digest_of_entries.value
+
+
+def write_compatibility_files(staging: Staging, config: SiteConfig, entries: list[ManifestEntry],
+                              discovery: dict[str, Any]) -> None:
+    """What other clients read: the v0.1 discovery index and its file copies, the static
+    provider layout's catalog listing and the plugin marketplace (each skill's own listing is
+    written with the skill, :mod:`skillsite.publish.skills`)."""
+    legacy = legacy_index(entries, discovery)
+    staging.write(LEGACY_INDEX_PATH, indented_json(legacy))
+    for rel, sha, published in legacy_files(entries, legacy):
+        if not staging.keep(rel, sha):
+            staging.link(published, rel, sha)
+    staging.write(f"skills/{INDEX_NAME}", indented_json(skills_index(entries)))
+    staging.write(MARKETPLACE_PATH, indented_json(marketplace_document(
+        config.marketplace, config.title, config.description, entries)))
+
+
+def listing_budgets(entries: list[ManifestEntry], config: SiteConfig) -> tuple[dict[str, Any], ...]:
+    """How the catalog fits each known agent listing (first ten cut ids each)."""
+    fits = budget_fits(entries, {e.id: absolute(config, e.urls.skill_md) for e in entries})
+    return tuple({"agent": f.agent, "budget": f.budget, "listed": f.listed, "fit": len(f.fit),
+                  "first_cut": list(f.cut[:10])} for f in fits)

@@ -1,0 +1,307 @@
+"""Markdown to safe HTML for skill pages.
+
+CommonMark plus tables, strikethrough (``~~`` only: "~5 to ~10" stays as written), task
+lists and GitHub alerts (``> [!NOTE]``), parsed by markdown-it-py.  Every rule below is
+applied to markdown-it's tokens (a core rule after parsing, see :func:`_apply_rules`, and
+renderer rules), never to the HTML it writes, so each holds whatever the source says:
+
+- raw HTML, block or inline, is shown as escaped text (``html=False``): nothing in a body
+  becomes markup unless it is Markdown, and a line such as ``<process>`` does not swallow
+  the Markdown after it;
+- ``http``, ``https`` and ``mailto`` links are kept (http(s) marked ``rel="nofollow ugc
+  noopener noreferrer"``); any other scheme (``javascript:``, ``vbscript:``, ``data:``,
+  ``file:``, entity-encoded or with control characters inside) is refused;
+- relative links are resolved inside the catalog: a link to a skill's folder or its
+  ``SKILL.md`` becomes a link to that skill's page, a link to a bundled file becomes a link
+  to its published copy, relative to the page; anything else (a refused scheme, a missing
+  file, a path out of the catalog, an absolute path) is rendered as plain text marked
+  ``broken-link``;
+- images load only from the catalog itself; an external image becomes a plain link
+  ``image: <alt>`` (or just that text inside a link);
+- table cell alignment is a class (a ``style`` attribute would break the page's CSP).
+
+Task-list checkboxes (disabled) are labelled "Completed task" or "Incomplete task", as GitHub
+labels them, and code blocks and tables are focusable (``<pre tabindex="0">``, ``<table
+tabindex="0">``): one wider than the page scrolls, and the keyboard must be able to scroll it.
+
+Body headings move down one level (the page's own ``<h1>`` is the skill's name; ``h6``
+stays ``h6``) and get GitHub-style ids, numbered ``-1``, ``-2`` when repeated, with a ``#``
+permalink.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+from urllib.parse import unquote, urlsplit
+
+import markdown_it
+import mdit_py_plugins
+from markdown_it import MarkdownIt
+from markdown_it.common.normalize_url import normalizeLink
+from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from mdit_py_plugins.anchors import anchors_plugin
+from skillsite.agent.site_urls import url_of
+from skillsite.source.discover import SKILL_FILES
+
+__all__ = ["LinkTargets", "MarkdownRenderer", "engine_version", "slugify", "resolve_link", "safe_url", "normalize_link"]
+
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
+_CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+_SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
+_ALIGN = re.compile(r"text-align:\s*(left|right|center)")
+EXTERNAL_REL = "nofollow ugc noopener noreferrer"
+BROKEN_TITLE = "link target not published in this catalog"
+
+
+def slugify(title: str) -> str:
+    """GitHub-style heading slug: lower case, punctuation dropped, spaces to hyphens."""
+    slug = _SLUG_DROP.sub("", title.strip().lower()).replace(" ", "-")
+    return slug or "section"
+
+
+def url_scheme(url: str) -> str | None:
+    """The lower-cased scheme of a URL as a browser would read it (control characters ignored)."""
+    match = _SCHEME.match(_CONTROL.sub("", url))
+    return match.group(1).lower() if match else None
+
+
+def safe_url(url: str | None) -> str | None:
+    """``url`` if it is an http(s) or mailto URL, else None (for links built from metadata)."""
+    if not url or url_scheme(url) not in SAFE_SCHEMES or _CONTROL.search(url):
+        return None
+    return url
+
+
+def normalize_link(url: str) -> str:
+    """``url`` percent-encoded for an ``href`` as markdown-it encodes link destinations."""
+    return normalizeLink(url)
+
+
+@dataclass(frozen=True)
+class LinkTargets:
+    """What a skill body may link to inside the catalog."""
+
+    skills: frozenset[str]       # skill ids
+    files: frozenset[str]        # "<skill id>/<bundled path>"
+
+    @classmethod
+    def from_entries(cls, entries: Iterable[dict]) -> "LinkTargets":
+        """Targets of a manifest's entries (``id`` and ``files[].path``)."""
+        skills: set[str] = set()
+        files: set[str] = set()
+        for entry in entries:
+            skills.add(entry["id"])
+            files.update(f"{entry['id']}/{f['path']}" for f in entry["files"])
+        return cls(frozenset(skills), frozenset(files))
+
+
+def _relative(from_id: str, target: str) -> str:
+    """Percent-encoded URL of site path ``skills/<target>`` seen from ``skills/<from_id>/``."""
+    rel = posixpath.relpath("/" + target, "/" + from_id)
+    if target.endswith("/") and not rel.endswith("/"):
+        rel += "/"
+    if rel == "./" or rel == "./.":
+        rel = "./"
+    return url_of(rel)
+
+
+def resolve_link(href: str, skill_id: str, targets: LinkTargets) -> str | None:
+    """The URL a link in skill ``skill_id``'s body should have on its page, or None if refused.
+
+    ``href`` is the destination percent-encoded (see :func:`normalize_link`).
+    """
+    href = href.strip()
+    if not href:
+        return None
+    if href.startswith("#"):
+        return href
+    scheme = url_scheme(href)
+    if scheme is not None:
+        return href if scheme in SAFE_SCHEMES and not _CONTROL.search(href) else None
+    if href.startswith("//"):
+        return "https:" + href if not _CONTROL.search(href) else None
+    if href.startswith("/") or href.startswith("\\"):
+        return None
+    parts = urlsplit(href)
+    fragment = "#" + parts.fragment if parts.fragment else ""
+    path = unquote(parts.path)
+    if not path:
+        return fragment or None
+    target = posixpath.normpath(posixpath.join(skill_id, path))
+    if target == ".." or target.startswith("../") or target.startswith("/"):
+        return None
+    page = _skill_page(target, targets)
+    if page is not None:
+        return _relative(skill_id, page + "/") + fragment
+    if target in targets.files:
+        return _relative(skill_id, target) + fragment
+    return None
+
+
+def _skill_page(target: str, targets: LinkTargets) -> str | None:
+    """The skill id a resolved path designates (its folder or its SKILL.md), if any."""
+    if target in targets.skills:
+        return target
+    folder, name = posixpath.split(target)
+    if name in SKILL_FILES and folder in targets.skills:
+        return folder
+    return None
+
+
+def engine_version() -> str:
+    """The Markdown engine's versions: cached renderings are valid for these only."""
+    return f"markdown-it-py {markdown_it.__version__}, mdit-py-plugins {mdit_py_plugins.__version__}"
+
+
+# -------------------------------------------------------------------- token rules
+
+
+def _any_link(url: str) -> bool:
+    """Let markdown-it make every link a token: :func:`_apply_rules` decides (resolve_link)."""
+    return True
+
+
+def _set_link(token: Token, href: str | None) -> None:
+    """Point a link token at ``href``, or turn it into a ``broken-link`` span."""
+    title = token.attrGet("title")
+    if href is None:
+        token.tag = "span"
+        token.attrs = {"class": "broken-link", "title": BROKEN_TITLE}
+        return
+    token.tag = "a"
+    token.attrs = {"href": href}
+    if title:
+        token.attrs["title"] = title
+    if url_scheme(href) in ("http", "https"):
+        token.attrs["rel"] = EXTERNAL_REL
+
+
+def _align_class(token: Token) -> None:
+    """A table cell's ``style="text-align:..."`` as an ``align-*`` class."""
+    match = _ALIGN.search(str(token.attrs.pop("style", "")))
+    if match:
+        token.attrs["class"] = f"align-{match.group(1)}"
+
+
+def _heading_ids(state: StateCore) -> None:
+    """The core rule before the anchors plugin's: each heading's id, as the plugin makes it (the
+    slug of its text, then ``-1``, ``-2`` ... for repeats), which the plugin then keeps.  The
+    plugin looks for a free suffix from 1 for every heading, so a body of thousands of equal
+    headings would cost the square of their number; here each slug's count is remembered."""
+    taken: set[str] = set()
+    next_suffix: dict[str, int] = {}
+    for index, token in enumerate(state.tokens):
+        if token.type != "heading_open":
+            continue
+        children = state.tokens[index + 1].children or []
+        slug = unique = slugify("".join(c.content for c in children if c.type in ("text", "code_inline")))
+        suffix = next_suffix.get(slug, 1)
+        while unique in taken:
+            unique, suffix = f"{slug}-{suffix}", suffix + 1
+        next_suffix[slug] = suffix
+        taken.add(unique)
+        token.attrSet("id", unique)
+
+
+def _apply_rules(state: StateCore) -> None:
+    """The core rule: headings down a level, alignment classes, every link and image checked."""
+    skill_id: str = state.env["skill_id"]
+    targets: LinkTargets = state.env["targets"]
+    for token in state.tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(int(token.tag[1]) + 1, 6)}"
+        elif token.type in ("th_open", "td_open"):
+            _align_class(token)
+        elif token.type in ("code_block", "table_open"):  # an indented block's attributes go on its <pre>
+            token.attrSet("tabindex", "0")
+        elif token.type == "inline" and token.children:
+            token.children = _inline(state, token.children, skill_id, targets)
+
+
+def _inline(state: StateCore, tokens: list[Token], skill_id: str, targets: LinkTargets) -> list[Token]:
+    """An inline token's children with their links resolved and images checked."""
+    out: list[Token] = []
+    openers: list[Token] = []  # open links, innermost last: a link_close takes its opener's tag
+    for token in tokens:
+        if token.type == "link_open":
+            if token.attrGet("class") != "header-anchor":  # the anchors plugin's own permalink
+                _set_link(token, resolve_link(str(token.attrGet("href") or ""), skill_id, targets))
+            openers.append(token)
+        elif token.type == "link_close" and openers:
+            token.tag = openers.pop().tag
+        elif token.type == "image":
+            out.extend(_image(state, token, skill_id, targets, in_link=bool(openers)))
+            continue
+        out.append(token)
+    return out
+
+
+def _image(state: StateCore, token: Token, skill_id: str, targets: LinkTargets, in_link: bool) -> list[Token]:
+    """An image from the catalog stays; any other becomes a link (or text) to it."""
+    src = str(token.attrGet("src") or "")
+    resolved = resolve_link(src, skill_id, targets)
+    if resolved and url_scheme(resolved) is None and not resolved.startswith(("#", "//")):
+        token.attrSet("src", resolved)
+        return [token]
+    alt = state.md.renderer.renderInlineAsText(token.children or [], state.md.options, state.env)
+    text = Token("text", "", 0, content=f"image: {alt or unquote(src)}")
+    if in_link:
+        return [text]
+    opener = Token("link_open", "a", 1)
+    _set_link(opener, resolved if resolved and url_scheme(resolved) in SAFE_SCHEMES else None)
+    return [opener, text, Token("link_close", opener.tag, -1)]
+
+
+def _escaped_html(renderer: object, tokens: Sequence[Token], idx: int, options: object, env: object) -> str:
+    """Renderer rule for raw-HTML tokens: their text, escaped (the parser makes none with
+    ``html=False``; the anchors plugin's ``#`` is one)."""
+    return escapeHtml(tokens[idx].content)
+
+
+def _fenced_code(code: str, lang: str, attrs: str) -> str:
+    """markdown-it's ``highlight`` hook, used for the wrapper of a fenced block only: markdown-it
+    takes a result that starts with ``<pre`` as the whole block, here its own markup (the code
+    escaped, the language as its ``language-`` class) with the ``<pre>`` focusable."""
+    lang_class = f' class="language-{escapeHtml(lang)}"' if lang else ""
+    return f'<pre tabindex="0"><code{lang_class}>{escapeHtml(code)}</code></pre>'
+
+
+def _list_item_open(renderer: object, tokens: Sequence[Token], idx: int, options: object, env: object) -> str:
+    """Renderer rule for list items: a task item's checkbox as markdown-it writes it (disabled),
+    plus its label: a screen reader announces "Completed task" or "Incomplete task", then the
+    item's text."""
+    token = tokens[idx]
+    html = renderer.renderToken(tokens, idx, options, env)  # type: ignore[attr-defined]
+    if not token.meta or "checked" not in token.meta:
+        return html
+    done = bool(token.meta["checked"])
+    label, checked = ("Completed task", ' checked=""') if done else ("Incomplete task", "")
+    return f'{html}<input class="task-list-item-checkbox" disabled="" type="checkbox" aria-label="{label}"{checked}> '
+
+
+class MarkdownRenderer:
+    """Renders skill bodies; one instance (one markdown-it parser) serves a whole build."""
+
+    def __init__(self, targets: LinkTargets):
+        self.targets = targets
+        md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False,
+                                       "tasklists": True, "alerts": True, "highlight": _fenced_code})
+        md.enable(["table", "strikethrough"])  # strikethrough: ``~~`` only (no strikethrough_single_tilde)
+        md.validateLink = _any_link  # type: ignore[method-assign]
+        anchors_plugin(md, min_level=1, max_level=6, slug_func=slugify, permalink=True,
+                       permalinkSymbol="#", permalinkSpace=True)
+        md.core.ruler.before("anchor", "skillsite_heading_ids", _heading_ids)
+        md.core.ruler.push("skillsite_rules", _apply_rules)  # after "anchor": slugs from the source text
+        md.add_render_rule("html_block", _escaped_html)
+        md.add_render_rule("html_inline", _escaped_html)
+        md.add_render_rule("list_item_open", _list_item_open)
+        self.md = md
+
+    def render(self, body: str, skill_id: str) -> str:
+        """The body's HTML, links resolved as seen from skill ``skill_id``'s page."""
+        return self.md.render(body, {"skill_id": skill_id, "targets": self.targets})

@@ -1,0 +1,445 @@
+"""The HTML catalog: the home page, one page per skill (``skills/<id>/index.html``), tag
+pages, a 404 page, ``sitemap.xml`` (when ``base_url`` is configured: the sitemap protocol
+requires absolute URLs; past 50,000 URLs an index of ``sitemap-1.xml`` ...), ``robots.txt`` and
+``llms.txt``.
+
+A hidden skill (``hidden`` or ``hideFromDiscovery``: see
+:attr:`~skillsite.agent.entry.Visibility.listed`) has its page, but no list shows it: not the
+home page, tag or risk pages, ``llms.txt`` nor the sitemap; nor does any list show a copy of
+another skill (:attr:`~skillsite.agent.entry.Visibility.in_lists`): its group's canonical member
+stands for it, and that member's page lists its copies.
+
+Above ``shard_above`` skills the lists are paginated (:data:`LISTING_PAGE_SIZE` cards a page):
+the home page shows the first page and links to ``page/2/`` ..., a tag or risk page likewise
+(``tags/<tag>/page/2/``), and the tag index :data:`TAGS_PAGE_SIZE` tags a page (``tags/page/2/``);
+a smaller catalog lists everything on one page, as it always did.  The sitemap lists every page
+of a list.
+
+Pages are made on every core.  Each is keyed by a digest of the templates and every value it is
+rendered from, so a rebuild keeps the pages whose values did not change (see
+:meth:`~skillsite.publish.staging.Staging.keep`).  A skill page is keyed in short when every
+entry it shows has an entry key (:func:`~skillsite.publish.stored_pages.entry_keys`): by those
+keys and the few catalog-wide values its cards show (:meth:`SitePages.skill_page_key`), so a
+rebuild finds the pages it keeps without making any page's values, and makes only the others
+on the workers.  Output depends only on the input: no clock, sorted iteration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Container, Mapping
+from urllib.parse import urlsplit
+
+import jinja2
+from markupsafe import Markup
+
+from skillsite.agent.catalog_format import offered_to_model, prompt_order
+from skillsite.agent.entry import ManifestEntry
+from skillsite.cache import digest
+from skillsite.config import SiteConfig
+from skillsite.publish.manifest import absolute, is_paged, page_size
+from skillsite.publish.markdown import safe_url
+from skillsite.publish.staging import Placed, Staging
+from skillsite.publish.templates import shared_environment, templates_digest, write_assets
+from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, card_tags, catalog_install_lines,
+                                     collect_tags, copy_rows, file_rows, headers_file, hidden_note, install_snippets,
+                                     listing_url, metadata_rows, page_count, page_items, pager, pin_snippets, risk_pages,
+                                     root_of, version_rows)
+from skillsite.workers import Workers
+
+HOME_TAG_CHIPS = 30
+#: Skills llms.txt lists at most in a catalog above shard_above (about 450 bytes each).
+LLMS_MAX_SKILLS = 1_000
+#: URLs a sitemap may hold (the sitemaps protocol); more make sitemap.xml an index of sitemaps.
+SITEMAP_LIMIT = 50_000
+#: Cards on a page of a paginated list (fewer when ``shard_above`` is lower).
+LISTING_PAGE_SIZE = 100
+#: Tags on a page of the paginated tag index (fewer when ``shard_above`` is lower).
+TAGS_PAGE_SIZE = 500
+
+#: A page to make: ("home" | "tags" | "tag" | "risk" | "skill", tag name, risk or skill id, page number).
+Page = tuple[str, str, int]
+
+
+@dataclass
+class SitePages:
+    """What making any page needs; each worker process gets its own copy."""
+
+    config: SiteConfig
+    staging: Staging
+    manifest: dict[str, Any]        # skills.json's object: its entries (typed), site, counts, generator
+    html: Mapping[str, str]         # rendered bodies, by skill id (looked up when a page is made)
+    html_keys: dict[str, str]       # what each rendered body is made of (a digest), by skill id
+    dirs: list[Path]                # template folders, in lookup order
+    assets: dict[str, str]          # static file -> its fingerprinted site path
+    versions: dict[str, dict[str, Any]] = field(default_factory=dict)  # skill id -> its versions.json document
+    #: skill id -> what its manifest entry is made of (None: unknown, the page is keyed by its values)
+    entry_keys: Mapping[str, str | None] = field(default_factory=dict)
+    templates_key: str = field(init=False)
+    site_key: str = field(init=False)   # what every page shows of the site, its templates and assets
+    signing: dict[str, str] | None = field(init=False)   # a signed catalog's key and how to pin it
+    entries: dict[str, ManifestEntry] = field(init=False)
+    listed: list[ManifestEntry] = field(init=False)   # the skills the lists show, in manifest order
+    tags: list[TagInfo] = field(init=False)
+    tag_by_name: dict[str, TagInfo] = field(init=False)
+    cards: list[dict[str, Any]] = field(init=False)
+    by_tag: dict[str, list[dict[str, Any]]] = field(init=False)
+    by_risk: dict[str, list[dict[str, Any]]] = field(init=False)
+    per_page: int = field(init=False)   # cards on a page of a list; 0: every card on one page
+    tags_per_page: int = field(init=False)  # tags on a page of the tag index; 0: every tag on one page
+    needed_by: dict[str, list[str]] = field(init=False)  # skill id -> ids of the skills that need it
+
+    def __post_init__(self) -> None:
+        self.templates_key = templates_digest(self.dirs)
+        self.entries = {e.id: e for e in self.manifest["skills"]}
+        self.listed = [e for e in self.manifest["skills"] if e.visibility.in_lists]
+        self.tags = collect_tags(self.listed)
+        self.tag_by_name = {t.name: t for t in self.tags}
+        self.cards = [card(e, self.tag_by_name) for e in self.listed]
+        self.by_tag = {t.name: [] for t in self.tags}
+        for skill_card in self.cards:
+            for tag in skill_card["tags"]:
+                self.by_tag[tag.name].append(skill_card)
+        by_id = {c["id"]: c for c in self.cards}
+        self.by_risk = {risk: [by_id[i] for i in ids] for risk, ids in risk_pages(self.listed).items()}
+        paged = is_paged(len(self.entries), self.config)
+        self.per_page = page_size(self.config, LISTING_PAGE_SIZE) if paged else 0
+        self.tags_per_page = page_size(self.config, TAGS_PAGE_SIZE) if paged else 0
+        self.needed_by = needed_by(self.manifest["skills"])
+        self.signing = pin_snippets(self.manifest.get("signing"), self.config)
+        self.site_key = digest(self.templates_key, self.assets, self.manifest["site"], self.manifest["counts"],
+                               self.manifest["generator"], sorted(vars(self.config).items()), self.signing)
+
+    def skill_page_key(self, entry: ManifestEntry) -> str | None:
+        """What a skill's page is made of, in short: the entry keys of the skill, its ancestors
+        and children (their cards), each one's tags as the cards show them (page and count),
+        the names and pages of the skills it needs and that need it, its versions and its
+        rendered body; None when one of those entries has no key."""
+        shown = [entry, *ancestors(entry, self.entries),
+                 *(self.entries[child] for child in entry.children if child in self.entries)]
+        keys = [self.entry_keys.get(e.id) for e in shown]
+        if None in keys:
+            return None
+        tags = [[(t.name, t.slug, t.count) for t in card_tags(e, self.tag_by_name)] for e in shown]
+        return digest("skill page", self.site_key, keys, tags, dependency_rows(entry, self),
+                      self.versions.get(entry.id), self.html_keys[entry.id])
+
+    def numbers(self, cards: list[dict[str, Any]]) -> range:
+        """The page numbers of a list of ``cards``."""
+        return range(1, page_count(len(cards), self.per_page) + 1)
+
+    def tag_numbers(self) -> range:
+        """The page numbers of the tag index."""
+        return range(1, page_count(len(self.tags), self.tags_per_page) + 1)
+
+    def listing(self, base: str, cards: list[dict[str, Any]], number: int, label: str) -> dict[str, Any]:
+        """What page ``number`` of the list of ``cards`` at ``base`` shows: its cards, how many
+        the whole list has, and the pager (None for a list of one page)."""
+        count = page_count(len(cards), self.per_page)
+        return {"cards": page_items(cards, number, self.per_page), "total": len(cards),
+                "pager": pager(base, number, count, label)}
+
+    @property
+    def env(self) -> jinja2.Environment:
+        return shared_environment(tuple(self.dirs), self.templates_key)
+
+    def common(self, page_dir: str, title: str, nav: str = "") -> dict[str, Any]:
+        """Variables every page template gets."""
+        return {"root": root_of(page_dir), "assets": self.assets, "site": self.manifest["site"],
+                "counts": self.manifest["counts"], "page_title": title,
+                "page_url": absolute(self.config, page_dir) if self.config.base_url else "",
+                "generator": self.manifest["generator"], "nav": nav, "signing": self.signing}
+
+    def render(self, template: str, **values: Any) -> bytes:
+        return self.env.get_template(template).render(**values).encode("utf-8")
+
+    def page(self, template: str, rel: str, values: dict[str, Any]) -> None:
+        """A page, kept from the previous output when made from the same templates and values."""
+        self.keyed_page(template, rel, digest(self.templates_key, template, rel, values), lambda: values)
+
+    def keyed_page(self, template: str, rel: str, key: str, values: Callable[[], dict[str, Any]]) -> None:
+        """A page whose ``key`` stands for what it is made of: kept when the previous output holds
+        it, else rendered from ``values()``."""
+        self.staging.write_keyed(rel, key, lambda: self.render(template, **values()))
+
+
+@dataclass(frozen=True)
+class SkillList:
+    """A list of skills with pages of its own: every skill's (the home page), a tag's or a risk's."""
+
+    template: str                   # of its pages after the first too
+    base: str                       # site folder of its first page
+    title: str                      # what its pages' titles begin with
+    label: str                      # its pager's accessible name
+    cards: list[dict[str, Any]]
+    values: dict[str, Any]          # what its template needs besides the cards
+    nav: str = ""                   # the header link it is under
+
+
+def skill_list(pages: SitePages, kind: str, name: str) -> SkillList:
+    """The list a "home", "tag" or "risk" page shows (pages after the first of the home page's
+    use ``listing.html``: the search box and filters stay on the first)."""
+    if kind == "home":
+        return SkillList("listing.html", "", "All skills", "Pages of all skills", pages.cards, {}, "home")
+    if kind == "tag":
+        tag = pages.tag_by_name[name]
+        return SkillList("tag.html", tag.url, tag.name, f"Pages of tag {tag.name}", pages.by_tag[name], {"tag": tag},
+                         "tags")
+    return SkillList("risk.html", f"risk/{name}/", f"{name.capitalize()} risk", f"Pages of {name} risk skills",
+                     pages.by_risk[name], {"risk": name})
+
+
+def pages_to_make(pages: SitePages, kept: Container[str] = (), kept_lists: Container[Page] = ()) -> list[Page]:
+    """Every page but the skill pages ``kept`` and the list pages ``kept_lists``, the biggest
+    first (the home page lists every skill, a tag page its skills), so that no process is left
+    with a big one at the end."""
+    listed = [(kind, name, n) for kind, name in skill_lists(pages)
+              for n in pages.numbers(skill_list(pages, kind, name).cards)]
+    tags = [("tags", "", n) for n in pages.tag_numbers()]
+    skills = [("skill", skill_id, 1) for skill_id in pages.entries if skill_id not in kept]
+    return [listed[0], *tags, *(page for page in listed[1:] if page not in kept_lists), *skills]
+
+
+def skill_lists(pages: SitePages) -> list[tuple[str, str]]:
+    """(kind, name) of every list of skills: the home page's, then each tag's, the biggest first,
+    then each risk's."""
+    tags = sorted((("tag", t.name) for t in pages.tags), key=lambda p: -len(pages.by_tag[p[1]]))
+    return [("home", ""), *tags, *(("risk", risk) for risk in pages.by_risk)]
+
+
+def make_page(pages: SitePages, page: Page) -> list[Placed]:
+    """Make one page (in a worker, or here); what it placed."""
+    kind, name, number = page
+    if kind == "home" and number == 1:
+        _home_page(pages)
+    elif kind == "tags":
+        _tags_page(pages, number)
+    elif kind == "skill":
+        _skill_page(pages, pages.entries[name])
+    else:
+        _list_page(pages, skill_list(pages, kind, name), number)
+    return pages.staging.take_journal()
+
+
+def _home_page(pages: SitePages) -> None:
+    """The home page: the search box, tag and risk filters, and the first page of every skill."""
+    chips = sorted(pages.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
+    every = skill_list(pages, "home", "")
+    pages.page("home.html", "index.html", {
+        **pages.common("", pages.config.title, "home"), **pages.listing(every.base, every.cards, 1, every.label),
+        "risks": {risk: len(cards) for risk, cards in pages.by_risk.items()}, "tags": pages.tags, "chips": chips,
+        # a sharded search index's meta file (#29), else ""
+        "search_shards": (pages.manifest.get("search") or {}).get("sharded", ""),
+        "copies": sum(1 for e in pages.manifest["skills"] if e.visibility.copy_of is not None and e.visibility.listed)})
+
+
+def _tags_page(pages: SitePages, number: int) -> None:
+    """Page ``number`` of the tag index (every tag by name; one page below ``shard_above``); a
+    page after the first says which it is in its title."""
+    count = len(pages.tag_numbers())
+    where = f", page {number} of {count}" if number > 1 else ""
+    page_dir = listing_url("tags/", number)
+    pages.page("tags.html", f"{page_dir}index.html", {
+        **pages.common(page_dir, f"Tags{where} · {pages.config.title}", "tags"),
+        "tags": page_items(pages.tags, number, pages.tags_per_page), "total": len(pages.tags),
+        "pager": pager("tags/", number, count, "Pages of tags")})
+
+
+def _list_page(pages: SitePages, shown: SkillList, number: int) -> None:
+    """Page ``number`` of a list of skills; a page after the first says which it is in its title."""
+    listing = pages.listing(shown.base, shown.cards, number, shown.label)
+    where = f", page {number} of {listing['pager']['count']}" if number > 1 else ""
+    page_dir = listing_url(shown.base, number)
+    values = {**pages.common(page_dir, f"{shown.title}{where} · {pages.config.title}", shown.nav), **listing,
+              **shown.values}
+    key = list_page_key(pages, shown, number)
+    if key is None:
+        pages.page(shown.template, f"{page_dir}index.html", values)
+    else:
+        pages.keyed_page(shown.template, f"{page_dir}index.html", key, lambda: values)
+
+
+def list_page_key(pages: SitePages, shown: SkillList, number: int) -> str | None:
+    """What page ``number`` of a list of skills is made of, in short (as
+    :meth:`SitePages.skill_page_key`): the site, the list, and of each card the entry key of its
+    skill and its tags as cards show them (name, page and count); None when a card's entry has
+    no key (the page is then keyed by its values)."""
+    cards = page_items(shown.cards, number, pages.per_page)
+    keys = [pages.entry_keys.get(c["id"]) for c in cards]
+    if None in keys:
+        return None
+    tags = [[(t.name, t.slug, t.count) for t in c["tags"]] for c in cards]
+    return digest("list page", pages.site_key, shown.template, shown.base, shown.title, shown.label, shown.nav,
+                  number, len(shown.cards), pages.per_page, keys, tags, shown.values)
+
+
+def kept_list_pages(pages: SitePages) -> set[Page]:
+    """The pages of lists of skills (all but the home page's first) that the output holds as
+    they would be made now (by their short key): taken here, without sending them to a worker."""
+    if not pages.staging.holds_earlier_output:
+        return set()
+    kept = set()
+    for kind, name in skill_lists(pages):
+        shown = skill_list(pages, kind, name)
+        for number in pages.numbers(shown.cards):
+            if kind == "home" and number == 1:
+                continue
+            key = list_page_key(pages, shown, number)
+            if key is not None and pages.staging.keep(f"{listing_url(shown.base, number)}index.html", key):
+                kept.add((kind, name, number))
+    pages.staging.take_journal()  # recorded here already
+    return kept
+
+
+def needed_by(entries: list[ManifestEntry]) -> dict[str, list[str]]:
+    """The skills that need each skill (its dependencies read backwards), by id, sorted."""
+    found: dict[str, set[str]] = {}
+    for entry in entries:
+        for dep in entry.dependencies:
+            found.setdefault(dep.id, set()).add(entry.id)
+    return {sid: sorted(ids) for sid, ids in found.items()}
+
+
+def dependency_rows(entry: ManifestEntry, pages: SitePages) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """What a skill page lists under "Needs" (name, page, range, release chosen) and "Needed by"."""
+    def page(sid: str) -> dict[str, Any]:
+        other = pages.entries.get(sid)
+        return {"id": sid, "name": other.name if other else sid, "url": other.urls.page if other else None}
+
+    needs = [{**page(d.id), "range": d.version, "resolved": d.resolved} for d in entry.dependencies]
+    return needs, [page(sid) for sid in pages.needed_by.get(entry.id, [])]
+
+
+def skill_page_path(skill_id: str) -> str:
+    """Where a skill's page is, in the site."""
+    return f"skills/{skill_id}/index.html"
+
+
+def _skill_page(pages: SitePages, entry: ManifestEntry) -> None:
+    """A skill's page, keyed in short when it can be (:meth:`SitePages.skill_page_key`), else by
+    its values."""
+    rel, skill_id = skill_page_path(entry.id), entry.id
+    key, values = pages.skill_page_key(entry), None
+    if key is None:
+        values = _skill_page_values(pages, entry)
+        # the body stands in the key as what it was rendered from: fetched only to render the page
+        key = digest(pages.templates_key, "skill.html", rel, values, pages.html_keys[skill_id])
+
+    def page_values() -> dict[str, Any]:
+        shown = values if values is not None else _skill_page_values(pages, entry)
+        return {**shown, "body": Markup(pages.html[skill_id])}
+
+    pages.keyed_page("skill.html", rel, key, page_values)
+
+
+def _skill_page_values(pages: SitePages, entry: ManifestEntry) -> dict[str, Any]:
+    """What a skill's page shows but its body; the template gets its entry as ``skills.json``
+    has it (the JSON that templates, built-in or a site's own, read with
+    ``entry['allowed-tools']`` and the like)."""
+    source = entry.source
+    needs, users = dependency_rows(entry, pages)
+    values = {
+        **pages.common(entry.urls.page, f"{entry.name} · {pages.config.title}"),
+        "entry": entry.to_json(), "card": card(entry, pages.tag_by_name),
+        "ancestors": [card(e, pages.tag_by_name) for e in ancestors(entry, pages.entries)],
+        "children": [card(pages.entries[c], pages.tag_by_name) for c in entry.children if c in pages.entries],
+        "snippets": install_snippets(entry, pages.config), "metadata": metadata_rows(entry),
+        "hidden_note": hidden_note(entry),
+        "files": file_rows(entry), "needs": needs, "needed_by": users, "source_url": safe_url(source.url),
+        "edit_url": safe_url(source.edit_url), "copies": copy_rows(entry)}
+    if entry.id in pages.versions:
+        values["versions"] = version_rows(pages.versions[entry.id])
+    return values
+
+
+def kept_skill_pages(pages: SitePages) -> set[str]:
+    """The skills whose page the output holds as it would be made now (by its short key): taken
+    here, without making their values or sending them to a worker."""
+    if not pages.staging.holds_earlier_output:
+        return set()
+    kept = {entry.id for entry in pages.entries.values()
+            if (key := pages.skill_page_key(entry)) is not None and pages.staging.keep(skill_page_path(entry.id), key)}
+    pages.staging.take_journal()  # recorded here already
+    return kept
+
+
+def _text_files(pages: SitePages) -> None:
+    """404.html, sitemap.xml, robots.txt, llms.txt, .nojekyll and _headers."""
+    config, staging, entries = pages.config, pages.staging, list(pages.entries.values())
+    not_found = pages.common("", f"Not found · {config.title}")
+    # served at any missing path, so its links start at the site's own path on its host
+    not_found["root"] = (urlsplit(config.base_url).path if config.base_url else "/").rstrip("/") + "/"
+    pages.page("404.html", "404.html", not_found)
+    if config.base_url:
+        urls = ["", "tags/"] + [t.url for t in pages.tags] + _later_pages(pages) + [e.urls.page for e in pages.listed]
+        for rel, template, values in sitemap_files([absolute(config, u) for u in urls], config, SITEMAP_LIMIT):
+            pages.page(template, rel, values)
+    pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
+    _llms_txt(pages)
+    staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
+    active = active_files(entries)
+    if active:
+        staging.write("_headers", headers_file(active).encode("utf-8"))
+
+
+def _later_pages(pages: SitePages) -> list[str]:
+    """Site folders of the pages after the first of every paginated list: the home page's, the
+    tag index's, each tag's and each risk's (none below ``shard_above``)."""
+    lists = [("", len(pages.numbers(pages.cards))), ("tags/", len(pages.tag_numbers()))]
+    lists += [(t.url, len(pages.numbers(pages.by_tag[t.name]))) for t in pages.tags]
+    lists += [(f"risk/{risk}/", len(pages.numbers(cards))) for risk, cards in pages.by_risk.items()]
+    return [listing_url(base, n) for base, count in lists for n in range(2, count + 1)]
+
+
+def _llms_txt(pages: SitePages) -> None:
+    """llms.txt: every listed skill, those offered to models first; a catalog above
+    ``shard_above`` lists at most :data:`LLMS_MAX_SKILLS` (the first a model is offered, in prompt
+    order) and says where the others are."""
+    config = pages.config
+    install = catalog_install_lines(config)
+    most = page_size(config, LLMS_MAX_SKILLS) if pages.per_page else len(pages.listed)
+    # llms.txt is made of the manifest's entries, which its digest stands for in the key
+    key = digest(pages.templates_key, "llms.txt", config.base_url, pages.manifest["site"], pages.signing,
+                 pages.manifest["counts"],
+                 pages.manifest["digest"], install, most)
+
+    def values() -> dict[str, Any]:
+        visible = [e for e in pages.listed if offered_to_model(e)]
+        others = [e for e in pages.listed if not offered_to_model(e)]
+        if len(pages.listed) > most:
+            visible = prompt_order(visible)[:most]
+            others = others[:most - len(visible)]
+        return {"site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
+                "signing": pages.signing if config.base_url else None,
+                "visible": visible, "others": others, "left_out": len(pages.listed) - len(visible) - len(others),
+                "listed": len(pages.listed), "link": lambda rel: absolute(config, rel), "badges": badges}
+
+    pages.keyed_page("llms.txt", "llms.txt", key, values)
+
+
+def sitemap_files(urls: list[str], config: SiteConfig, limit: int) -> list[tuple[str, str, dict[str, Any]]]:
+    """(site path, template, values) of the sitemap: ``sitemap.xml`` with every URL, or, past
+    ``limit`` URLs, ``sitemap-1.xml`` ... of ``limit`` URLs each and ``sitemap.xml`` as their
+    ``<sitemapindex>`` (what robots.txt names either way)."""
+    if len(urls) <= limit:
+        return [("sitemap.xml", "sitemap.xml", {"urls": urls})]
+    parts = [(f"sitemap-{n}.xml", "sitemap.xml", {"urls": urls[start:start + limit]})
+             for n, start in enumerate(range(0, len(urls), limit), start=1)]
+    index = {"sitemaps": [absolute(config, rel) for rel, _, _ in parts]}
+    return [*parts, ("sitemap.xml", "sitemap-index.xml", index)]
+
+
+def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], html: Mapping[str, str],
+               html_keys: dict[str, str], dirs: list[Path], jobs: int,
+               versions: dict[str, dict[str, Any]] | None = None,
+               entry_keys: Mapping[str, str | None] | None = None) -> None:
+    """Every page and asset of the catalog, into the staging folder (``versions``: each versioned
+    skill's ``versions.json`` document, listed on its page; ``entry_keys``: what each skill's
+    entry is made of, when known)."""
+    assets = write_assets(staging, dirs)
+    pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets, versions or {}, entry_keys or {})
+    kept, kept_lists = kept_skill_pages(pages), kept_list_pages(pages)
+    with Workers(jobs, pages) as workers:
+        for placed in workers.map(make_page, pages_to_make(pages, kept, kept_lists)):
+            staging.adopt(placed)
+    _text_files(pages)

@@ -1,0 +1,211 @@
+"""The work of a build that has work to do: read and check the skills, publish each of them
+(and the search indexes beside them), write the catalog-wide files and the pages, commit the
+staging folder, then keep the cache and the state for the next build.
+
+:func:`skillsite.publish.build.build` calls :func:`read_and_publish` once its no-op check
+found something changed.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from typing import Any, Mapping, Sequence
+
+from skillsite.cache import Cache, CacheNotSaved, Section, digest
+from skillsite.config import template_dirs
+from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
+from skillsite.models import CatalogReading, Skill
+from skillsite.publish.audit_results import apply_audits, audit_published
+from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
+from skillsite.publish.copies import apply_copies, group_map, published_groups
+from skillsite.publish.catalog_files import (keep_search, listing_budgets, publish_search, search_entries,
+                                             search_key, search_section, write_catalog_files)
+from skillsite.publish.knowledge import read_knowledge
+from skillsite.publish.manifest import is_paged, manifest, reserved_names
+from skillsite.publish.pages import write_site
+from skillsite.publish.signing import keep_copy, pinned_skill_files, previous_folders, sign_staging, signing_hint
+from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
+from skillsite.publish.staging import MarkerIdentity, Published, Staging, marker_identity, records
+from skillsite.publish.stored_pages import StoredPages, entry_keys
+from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing, pin_versions
+from skillsite.source.dependencies import CatalogNames
+from skillsite.publish.state import BuildState, Inputs, save_state
+from skillsite.publish.wellknown import discovery_index
+from skillsite.source.catalog import read_catalog
+from skillsite.source.copies import CopySettings
+from skillsite.source.discover import Discovery
+from skillsite.source.releases import SkillReleases, read_releases
+from skillsite.workers import Workers
+
+CACHE_FILE = "build-cache.sqlite"
+#: In the cache folder: the catalog the last build replaced, one folder per output.
+BACK_PREFIX = "previous-output-"
+
+
+def read_and_publish(plan: BuildPlan, found: Discovery, state: BuildState | None, inputs: Inputs,
+                     stage: Stages) -> BuildResult:
+    """Read and check every discovered skill (from the cache where unchanged), then publish them."""
+    config = plan.config
+    cache = Cache(plan.cache_dir / CACHE_FILE if plan.cache_dir is not None else None, plan.scope, plan.resident)
+    with stage("read"):
+        reading = read_catalog(plan.sources, exclude=config.exclude, profile=config.profile, ignore=config.ignore,
+                               max_bytes=config.max_bytes, jobs=plan.jobs, found=found, cache=cache,
+                               knowledge_dir=plan.knowledge_dir, copies=CopySettings.of(config.copies))
+        history = read_releases(reading, cache, exclude=config.exclude, max_bytes=config.max_bytes,
+                                ignore=config.ignore)
+    return _publish_reading(plan, history.reading, history.releases, state, inputs, cache, stage)
+
+
+def _fails(diags: Sequence[Diagnostic], strict: bool) -> bool:
+    return any(d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING) for d in diags)
+
+
+def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[str, SkillReleases],
+                     state: BuildState | None, inputs: Inputs, cache: Cache, stage: Stages) -> BuildResult:
+    """Publish the skills of a reading (or nothing, when it failed), then keep the cache and state."""
+    skipped = tuple(sorted({p.source.id for p in reading.left_out} | {s.id for s in reading.skills if s.has_errors}))
+    if _fails(reading.diagnostics, plan.strict) and not plan.keep_going:
+        cache.save(keep_unused=True)  # the build after the fix needs what was checked and what was not
+        return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage)
+    skills = [s for s in reading.skills if not s.has_errors]
+    diags = list(reading.diagnostics)
+    published = _publish(plan, skills, releases, len(skipped), state, cache, diags, stage, inputs.audit_listings,
+                         reading.copies)
+    ids = tuple(s.id for s in skills)
+    if published is None:
+        return build_result(False, plan, reading, (), skipped, diags, 0, stage)
+    files, budget, back_marker = published
+    output_bytes = sum(size for _, size, _ in files.values())
+    if plan.cache_dir is not None:
+        # what the cache said of itself is this run's news only, never repeated by a no-op rebuild
+        catalog_diags = tuple(sort_diagnostics(d for d in diags if d not in cache.notes))
+        # the catalog just replaced now waits in the back folder: the next build starts from it
+        replaced = state.outputs if state is not None else {}
+        kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, records(files),
+                          replaced, ids, skipped, catalog_diags, output_bytes, budget,
+                          output_marker=marker_identity(plan.out), back_marker=back_marker)
+        try:
+            cache.save()
+            saved = save_state(plan.cache_dir, kept, state)  # the rows that differ from the state this build loaded
+        except OSError as exc:
+            raise CacheNotSaved(exc.errno, exc.strerror, exc.filename) from exc
+        if plan.resident is not None:
+            plan.resident.saved_state = saved
+    return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget)
+
+
+def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
+             state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
+             audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]] = ()
+             ) -> tuple[dict[str, Published], tuple[dict[str, Any], ...], MarkerIdentity | None] | None:
+    """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
+    (content key, size and mtime), how it fits agents' listings and the back folder's marker when
+    it now holds the catalog ``state`` recorded; None when
+    publishing found errors (``diags`` gets the build's own diagnostics; ``audit_listings``:
+    see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first)."""
+    config = plan.config
+    mtime, generated_at = source_date()
+    back = back_folder(plan)
+    trust_output = state is not None and not plan.verify_output and state.trusts_output(plan.out)
+    staging = Staging(plan.out, state.outputs if state else None, back, state.back if state else None,
+                      digests=plan.signing is not None, trust_output=trust_output,
+                      trust_back=state is not None and not plan.verify_output and state.trusts_back(back))
+    try:
+        with stage("skills"):
+            versions_of = {skill_id: r.versions for skill_id, r in releases.items()}
+            groups = published_groups(copies, (s.id for s in skills))
+            publication, search, audits = _publish_skills(plan, skills, versions_of, staging, mtime, cache,
+                                                          audit_listings, group_map(groups))
+            versions = _publish_versions(plan, skills, publication, releases, versions_of, staging, cache)
+        with stage("manifest"):
+            apply_copies(publication.entries, groups,
+                         lambda entry: staging.current(f"skills/{entry.id}/SKILL.md").read_bytes())
+            discovery, index_diags = discovery_index(publication.entries, publication.archives,
+                                                     {s.id: s.source.display_path for s in skills})
+            audit_diags = apply_audits(publication.entries, audits, config,
+                                       {s.id: s.source.display_path for s in skills})
+            diags += publication.diagnostics + index_diags + audit_diags
+            if _fails(diags, plan.strict) and not plan.keep_going:
+                staging.discard()
+                return None
+            section = search_section(staging, publication.entries, search)
+            data = manifest(publication.entries, config, left_out, generated_at, section,
+                            signing=signing_hint(plan.signing))
+            keys = entry_keys(publication.keys, publication.entries, audits)
+            stored = StoredPages(cache, staging, keys) if is_paged(len(publication.entries), config) else None
+            data["digest"] = write_catalog_files(staging, config, data, discovery, stored)
+            del discovery  # written; the pages need none of it, and it grows with the catalog
+            budget = listing_budgets(data["skills"], config)
+        with stage("pages"):
+            write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
+                       plan.jobs, {sid: v.document for sid, v in versions.items()},
+                       {entry.id: key for entry, key in zip(publication.entries, keys)})
+        if plan.signing is not None:
+            with stage("sign"):
+                sign_staging(staging, plan.signing, previous_folders(plan.out, plan.cache_dir),
+                             pinned_skill_files(publication.entries))
+        with stage("swap"):
+            files = staging.commit()
+    except BaseException:
+        staging.discard()
+        raise
+    if plan.signing is not None and plan.cache_dir is not None:
+        keep_copy(plan.out, plan.cache_dir)
+    # the catalog replaced is now the back folder: as recorded when its marker was trusted
+    replaced = state.output_marker if trust_output and state is not None else None
+    return files, budget, replaced if replaced is not None and marker_identity(back) == replaced else None
+
+
+def back_folder(plan: BuildPlan) -> Path | None:
+    """Where the catalog a build replaces waits for the next build: in the cache folder, when it
+    is on the output's file system (one exchange swaps the two folders); else None."""
+    if plan.cache_dir is None:
+        return None
+    out = plan.out.absolute()
+    try:
+        if os.stat(plan.cache_dir).st_dev != os.stat(out.parent).st_dev:
+            return None
+    except OSError:
+        return None
+    return plan.cache_dir / f"{BACK_PREFIX}{digest(str(out))[:12]}"
+
+
+def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publication,
+                      releases: dict[str, SkillReleases], versions_of: dict[str, list[str]], staging: Staging,
+                      cache: Cache) -> dict[str, PublishedVersions]:
+    """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`);
+    each one's entry in ``publication`` then records its versions.json's sha256 and size."""
+    reserved = reserved_names(is_paged(len(skills), plan.config))
+    catalog = CatalogReleases(CatalogNames.of([(s.id, s.name) for s in skills]), versions_of)
+    versions = VersionPublishing(staging, plan.config, cache, reserved, catalog).publish(
+        skills, publication.entries, releases)
+    staging.take_journal()  # written here, not by a worker
+    pin_versions(publication.entries, versions)
+    return versions
+
+
+def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, list[str]], staging: Staging,
+                    mtime: int, cache: Cache, audit_listings: Mapping[str, str],
+                    copies: Mapping[str, tuple[str, int]]
+                    ) -> tuple[Publication, dict[str, Any], dict[str, list[dict[str, Any]]]]:
+    """Every skill published on every core, and the search indexes made and written beside them
+    (unless the output holds them as the cache describes them: they depend on the skills'
+    frontmatter only); then every skill audited (unless the cache holds its findings: they
+    depend on its files only)."""
+    knowledge = read_knowledge(skills, plan.knowledge_dir)
+    knowledge.write(staging)
+    key = search_key(search_entries(skills, copies, cache.resident), plan.config.shard_above)
+    search = keep_search(staging, cache.get(Section.SEARCH, key))
+    staging.take_journal()  # placed here, not by a worker: nothing for the workers to report
+    job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records,
+                                     releases, copies)
+    with Workers(plan.jobs, job) as workers:
+        searching = workers.submit(publish_search, key) if search is None else None
+        publication = collect(job, html_keys, publish_all(job, html_keys, workers, cache), cache)
+        audits = audit_published(workers, skills, publication.entries, cache, audit_listings)
+    if searching is not None:
+        search, placed = searching.result()
+        staging.adopt(placed)
+        cache.put(Section.SEARCH, key, search)
+    return publication, search, audits

@@ -1,0 +1,128 @@
+"""What a build runs with and what it gives: its plan, its result, the timing of its stages.
+
+Shared by :mod:`skillsite.publish.build` (up to the no-op check) and
+:mod:`skillsite.publish.pipeline` (the rest).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from skillsite.config import SiteConfig, template_dirs
+from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
+from skillsite.models import CatalogReading, Stamp, stamp_of
+from skillsite.publish.resident import Resident
+from skillsite.publish.signing import Signing, signing_settings
+from skillsite.publish.state import library_stamps
+from skillsite.source.git_history import refs_state
+from skillsite.source.knowledge import default_knowledge_dir
+
+#: The stages a build reports to its progress callback, in order.
+STAGES = ("discover", "unchanged", "read", "skills", "manifest", "pages", "sign", "swap")
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What a build did: whether it published, what it published, and what it found.
+
+    After a rebuild that found every input and the output as the last build left them,
+    nothing was read: ``reading.skills`` is empty and the diagnostics are the last build's.
+    """
+
+    ok: bool                              # the output was written (and swapped in)
+    out: Path
+    reading: CatalogReading
+    published: tuple[str, ...]            # ids of published skills
+    skipped: tuple[str, ...]              # ids of skills left out (errors)
+    diagnostics: tuple[Diagnostic, ...]   # sorted, including the build's own
+    output_bytes: int
+    seconds: float
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage
+    budget: tuple[dict[str, Any], ...] = ()   # per agent listing: {agent, budget, listed, fit, first_cut}
+
+    @property
+    def errors(self) -> int:
+        return sum(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    @property
+    def warnings(self) -> int:
+        return sum(d.severity is Severity.WARNING for d in self.diagnostics)
+
+
+def source_date() -> tuple[int, str | None]:
+    """``SOURCE_DATE_EPOCH`` as (seconds, ISO text); (0, None) when unset or invalid."""
+    raw = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not raw.isdigit():
+        return 0, None
+    seconds = int(raw)
+    return seconds, _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+class Stages:
+    """Times each stage of a build and tells a progress callback when one starts."""
+
+    def __init__(self, progress: Callable[[str], None] | None):
+        self.progress = progress
+        self.started = time.perf_counter()
+        self.started_ns = time.time_ns()
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        if self.progress:
+            self.progress(name)
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    """How this build runs, and everything its output depends on besides the skills."""
+
+    sources: tuple[Path, ...]
+    out: Path
+    config: SiteConfig
+    keep_going: bool
+    strict: bool
+    base_dir: str            # the project folder: source paths are shown relative to it
+    jobs: int
+    cache_dir: Path | None
+    scope: str               # skillsite's version and code, and the configuration
+    signing: Signing | None = None   # the key and validity of a signed build
+    verify_output: bool = False      # look at every kept file of the output, not trusting the records
+    resident: Resident | None = None  # objects kept from earlier builds of this process (``serve``)
+
+    def settings(self) -> list[Any]:
+        """What the output depends on besides the skills and the templates (the Markdown engine
+        by where it is installed: importing it would cost a rebuild with nothing to do; each
+        source's git HEAD and tags: its skills' releases)."""
+        return [self.scope, library_stamps("markdown_it", "mdit_py_plugins"), [os.path.abspath(s) for s in self.sources],
+                self.keep_going, self.strict, self.base_dir, os.environ.get("SOURCE_DATE_EPOCH", ""),
+                [refs_state(s) for s in self.sources], signing_settings(self.signing)]
+
+    @property
+    def knowledge_dir(self) -> Path | None:
+        """Where shared knowledge documents are (``knowledge_dir``, else ``knowledge/`` in the first source)."""
+        return Path(self.config.knowledge_dir) if self.config.knowledge_dir else default_knowledge_dir(self.sources)
+
+    def folder_stamps(self) -> list[tuple[str, Stamp]]:
+        """The stamp of every template and knowledge document: inputs besides the skills."""
+        folders = template_dirs(self.config.templates) + ([self.knowledge_dir] if self.knowledge_dir else [])
+        return [(str(p), stamp_of(p.stat())) for folder in folders
+                for p in sorted(folder.rglob("*")) if p.is_file()]
+
+
+def build_result(ok: bool, plan: BuildPlan, reading: CatalogReading, published: tuple[str, ...],
+                 skipped: tuple[str, ...], diags: Sequence[Diagnostic], output_bytes: int,
+                 stage: Stages, budget: Sequence[dict[str, Any]] = ()) -> BuildResult:
+    """What a build gives, its time taken from ``stage``."""
+    return BuildResult(ok, plan.out, reading, published, skipped, tuple(sort_diagnostics(diags)), output_bytes,
+                       time.perf_counter() - stage.started, dict(stage.seconds), tuple(budget))

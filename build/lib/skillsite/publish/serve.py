@@ -1,0 +1,492 @@
+"""``skillsite serve``: build into a temporary folder, serve it on 127.0.0.1, rebuild on change.
+
+``http.server`` in a process of its own (forked once the first build is done, so that the
+process that rebuilds, and forks its workers, never has other threads; a thread where ``fork``
+is missing), and a watcher of the sources, the configuration and the templates
+(:mod:`skillsite.publish.watch`: file events from ``watchfiles`` in a process of its own, for the
+same reason; polling where events are unavailable). Pages are
+reloaded through a small script that the server injects into every HTML response
+(the built files themselves are never changed, so ``serve`` shows exactly what
+``build`` publishes). The script polls ``/__skillsite/version``, which changes after
+every successful rebuild.  Stopped (Ctrl-C, SIGTERM), it ends at once: its temporary folder,
+two catalogs and a cache, is removed by a detached process (:func:`remove_after_exit`).
+"""
+from __future__ import annotations
+
+import functools
+import mmap
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
+from urllib.parse import unquote, urlsplit
+
+from skillsite.publish.lock import claim
+from skillsite.publish.resident import Resident
+from skillsite.publish.watch import EventWatcher, PollingWatcher, WatchUnavailable, watched_stamps
+
+if TYPE_CHECKING:
+    from skillsite.publish.plan import BuildResult
+
+__all__ = ["CatalogHandler", "CatalogServer", "make_server", "watched_stamps", "DevServer", "RELOAD_PATH", "VERSION_PATH"]
+
+RELOAD_PATH = "/__skillsite/reload.js"
+VERSION_PATH = "/__skillsite/version"
+RELOAD_TAG = f'<script src="{RELOAD_PATH}" defer></script>'.encode()
+RELOAD_JS = b"""(function () {
+  "use strict";
+  var seen = null;
+  function poll() {
+    fetch("%s", { cache: "no-store" }).then(function (r) { return r.text(); }).then(function (v) {
+      if (seen !== null && v !== seen) { location.reload(); return; }
+      seen = v;
+      setTimeout(poll, 700);
+    }, function () { setTimeout(poll, 1500); });
+  }
+  poll();
+})();
+""" % VERSION_PATH.encode()
+SERVE_PREFIX = "skillsite-serve-"   # the temporary folder of one serve: the catalog and its cache
+IN_USE = ".in-use"                  # in that folder: locked while the serve runs
+SYNC_FOLDER = "watch"               # in that folder: the event watcher's own (see EventWatcher)
+
+
+class ReloadState:
+    """The number of the current build; pages reload when it changes.
+
+    Kept in a page of memory shared with the serving process (an anonymous mapping survives
+    ``fork`` shared): the rebuilding process bumps it, the server reads it.
+    """
+
+    def __init__(self) -> None:
+        self._shared = mmap.mmap(-1, mmap.PAGESIZE)
+
+    @property
+    def version(self) -> int:
+        return int.from_bytes(self._shared[:8], "little")
+
+    def bump(self) -> None:
+        self._shared[:8] = (self.version + 1).to_bytes(8, "little")
+
+
+class CatalogHandler(SimpleHTTPRequestHandler):
+    """Serves a built catalog like a static host: ``404.html`` for missing paths, no caching.
+
+    With a ``ReloadState`` it also serves the reload script and injects it into HTML pages.
+    """
+
+    reload: ReloadState | None = None
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".md": "text/markdown; charset=utf-8",
+                      ".json": "application/json", ".xml": "application/xml", ".txt": "text/plain; charset=utf-8",
+                      ".svg": "image/svg+xml", ".js": "text/javascript", ".css": "text/css"}
+
+    def __init__(self, *args, reload: ReloadState | None = None, **kwargs):
+        self.reload = reload
+        super().__init__(*args, **kwargs)
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - http.server's signature
+        """Quiet: the console is for build output."""
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def do_GET(self) -> None:
+        self._respond()
+
+    def do_HEAD(self) -> None:
+        """The headers a GET would send (``_send`` and ``_send_with_headers`` send no body for HEAD)."""
+        self._respond()
+
+    def _respond(self) -> None:
+        path = urlsplit(self.path).path
+        if self.reload is not None and path == RELOAD_PATH:
+            return self._send(HTTPStatus.OK, "text/javascript", RELOAD_JS)
+        if self.reload is not None and path == VERSION_PATH:
+            return self._send(HTTPStatus.OK, "text/plain", str(self.reload.version).encode())
+        if "\x00" in unquote(path):
+            return self.send_error(HTTPStatus.BAD_REQUEST)
+        local = self._served_file(path)
+        if local is None:
+            return self.send_error(HTTPStatus.NOT_FOUND)
+        # the rules name files by their site path: the one served, however the request spells it
+        extra = header_rules(Path(self.directory)).get("/" + local.relative_to(self.directory).as_posix())
+        if extra is not None:
+            return self._send_with_headers(local, extra)
+        if self.reload is not None and local.suffix == ".html" and local.is_file():
+            return self._send(HTTPStatus.OK, "text/html; charset=utf-8", inject_reload(local.read_bytes()))
+        return super().do_HEAD() if self.command == "HEAD" else super().do_GET()
+
+    def _served_file(self, url_path: str) -> Path | None:
+        """What a request path serves (a folder's ``index.html`` when it ends in ``/``, a folder
+        without it: redirected by the static handler), inside the served folder; None when
+        nothing is there (or the name is one the file system refuses, such as one too long)."""
+        local = Path(self.translate_path(url_path))
+        try:
+            if unquote(url_path).endswith("/"):
+                if not local.is_dir():
+                    return None  # a file's address with a slash added names nothing, as on static hosts
+                local = local / "index.html"
+            return local if local.exists() else None
+        except OSError:
+            return None
+
+    def _send_with_headers(self, local: Path, headers: dict[str, str]) -> None:
+        """A file with the headers ``_headers`` gives it (as Netlify would serve it)."""
+        if not local.is_file():
+            return self.send_error(HTTPStatus.NOT_FOUND)
+        body = local.read_bytes()
+        self.send_response(HTTPStatus.OK)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        if "content-type" not in {k.lower() for k in headers}:
+            self.send_header("Content-Type", self.guess_type(str(local)))
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _send(self, status: HTTPStatus, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """A 404 gets the catalog's own ``404.html``, as Netlify and GitHub Pages do."""
+        page = Path(self.directory) / "404.html"
+        if code == HTTPStatus.NOT_FOUND and page.is_file():
+            body = page.read_bytes()
+            if self.reload is not None:
+                body = inject_reload(body)
+            return self._send(HTTPStatus.NOT_FOUND, "text/html; charset=utf-8", body)
+        return super().send_error(code, message, explain)
+
+
+def header_rules(directory: Path) -> dict[str, dict[str, str]]:
+    """Exact-path rules of a Netlify-style ``_headers`` file in ``directory`` (``{}`` if none)."""
+    try:
+        text = (directory / "_headers").read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    rules: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            current = rules.setdefault(unquote(line.strip()), {})
+        elif current is not None and ":" in line:
+            name, value = line.split(":", 1)
+            current[name.strip()] = value.strip()
+    return rules
+
+
+def inject_reload(html: bytes) -> bytes:
+    """The page with the reload script added at the end of its ``<head>``."""
+    marker = html.find(b"</head>")
+    if marker < 0:
+        return html + RELOAD_TAG
+    return html[:marker] + RELOAD_TAG + b"\n" + html[marker:]
+
+
+class CatalogServer(ThreadingHTTPServer):
+    """A threading HTTP server that stays quiet when a browser drops a connection; in a
+    process of its own, it stops once the process that started it is gone."""
+
+    daemon_threads = True
+    #: Connections waiting to be accepted: socketserver's 5 timed browsers out when a page and its
+    #: assets, or a few tabs, asked at once.
+    request_queue_size = 128
+    parent_pid = 0  # set in a serving process: the pid of the process that forked it
+
+    def service_actions(self) -> None:
+        if self.parent_pid and os.getppid() != self.parent_pid:
+            os._exit(0)  # the watcher was killed: nobody is left to stop this process
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def make_server(directory: Path, host: str = "127.0.0.1", port: int = 0,
+                reload: ReloadState | None = None) -> ThreadingHTTPServer:
+    """An HTTP server for a built catalog (port 0 picks a free port); call ``serve_forever``."""
+    handler = functools.partial(CatalogHandler, directory=str(directory), reload=reload)
+    server = CatalogServer((host, port), handler)
+    return server
+
+
+def remove_abandoned_folders(parent: Path) -> None:
+    """Remove the temporary folders of ``serve`` processes that were killed (their claim is free)."""
+    for folder in parent.glob(f"{SERVE_PREFIX}*"):
+        if not (folder / IN_USE).is_file():
+            continue
+        fd = claim(folder / IN_USE)
+        if fd is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+            os.close(fd)
+
+
+def remove_after_exit(folder: Path, claim_fd: int | None) -> None:
+    """Remove ``folder`` (a serve's temporary folder) from a detached process that holds its
+    claim meanwhile, so that stopping does not wait while two catalogs' files are deleted.
+
+    The claim file goes last: a removal cut short leaves a claimed-then-free folder, which the
+    next serve removes (:func:`remove_abandoned_folders`).  Without ``fork`` (Windows) the
+    folder is removed before this returns."""
+    if not hasattr(os, "fork"):  # pragma: no cover - Windows
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    pid = os.fork()
+    if pid == 0:  # a child that starts the remover and ends, so that nobody waits for the remover
+        try:
+            if os.fork() == 0:
+                os.setsid()  # out of the terminal's process group: a second Ctrl-C is not for it
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                _remove_claim_last(folder)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    if claim_fd is not None:
+        os.close(claim_fd)  # the remover's copy keeps the claim until it is done
+
+
+def _remove_claim_last(folder: Path) -> None:
+    """Remove everything in ``folder`` but its claim file, then the claim file and the folder."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name == IN_USE:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+class DevServer:
+    """Builds, serves and rebuilds one catalog. ``check()`` rebuilds when something changed.
+
+    ``configure`` reads the configuration again (raising ConfigError or OSError when it cannot):
+    called when a watched file that is no folder (the configuration file) changed, so each
+    rebuild is the one ``skillsite build`` would make of the configuration as it is now.
+    """
+
+    def __init__(self, sources: Sequence[Path], config, host: str = "127.0.0.1", port: int = 0,
+                 watch: Sequence[Path] = (), log: TextIO | None = None,
+                 echo: Callable[[str], None] | None = None, configure: Callable[[], Any] | None = None):
+        self.sources = [Path(s) for s in sources]
+        self.config = config
+        self.configure = configure
+        self.log = log or sys.stderr
+        self.echo = echo or (lambda text: print(text, file=self.log, flush=True))
+        remove_abandoned_folders(Path(tempfile.gettempdir()))
+        self.tmp = Path(tempfile.mkdtemp(prefix=SERVE_PREFIX))
+        self.claim = claim(self.tmp / IN_USE)  # held (through the serving process too) until it ends
+        self.out = self.tmp / "site"
+        self.out.mkdir()
+        self.state = ReloadState()
+        self.watched = list(self.sources) + [Path(p) for p in watch]
+        try:
+            self.server = make_server(self.out, host, port, self.state)
+        except OSError:
+            self.close_folder()
+            raise
+        self.thread = threading.Thread(target=self.server.serve_forever, name="skillsite-serve", daemon=True)
+        self.server_pid = 0  # the serving process, once forked
+        self.folders: EventWatcher | PollingWatcher | None = None  # the watched folders, once started
+        self.others = PollingWatcher([])  # the watched files, and paths that are no folder now
+        self.resident = Resident()  # what each build learned, for the next one
+        self.untold = False  # a change may have gone unreported since the last build: it walks
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def start(self) -> bool:
+        """Watch, build, then start serving (even if the build failed: fix and save to retry)."""
+        self._watch()
+        ok = self.rebuild()
+        if hasattr(os, "fork"):
+            self._fork_server()
+        else:  # pragma: no cover - Windows: no fork, so builds use no worker processes to fork
+            self.thread.start()
+        return ok
+
+    def _watch(self) -> None:
+        """Watch the folders with file events where the system has them (one line says why not),
+        files by polling: an editor that saves by renaming replaces the file an event watch follows."""
+        folders = [p for p in self.watched if p.is_dir()]
+        self.others = PollingWatcher([p for p in self.watched if not p.is_dir()])
+        try:
+            self.folders = EventWatcher(folders, [self.tmp], self.tmp / SYNC_FOLDER)
+        except WatchUnavailable as exc:
+            self._poll_instead(f"file events are unavailable: {exc}")
+
+    def _poll_instead(self, why: str) -> None:
+        """Watch the folders by polling from now on, saying why."""
+        self.echo(f"skillsite serve: {why}; checking every file for changes instead (polling)")
+        self.folders = PollingWatcher([p for p in self.watched if p.is_dir()], [self.tmp])
+
+    def _changed(self, wait: float | None) -> bool:
+        """Whether a watched file changed: since the last look (``wait`` None), or within ``wait`` seconds."""
+        try:
+            changed = self.folders.look() if wait is None else self.folders.wait(wait)
+        except WatchUnavailable as exc:
+            self.folders.close()
+            self._poll_instead(f"file events stopped: {exc}")
+            self.untold = changed = True  # what changed meanwhile is unknown
+        if self.others.look():
+            self.untold = changed = True  # the configuration or the templates: the next build walks
+            self._configure()
+        return changed
+
+    def _configure(self) -> None:
+        """Read the configuration again; a bad one is said, and the last good one kept."""
+        from skillsite.config import ConfigError
+        from skillsite.diagnostics import describe_os_error, format_text
+
+        if self.configure is None:
+            return
+        try:
+            self.config = self.configure()
+        except ConfigError as exc:
+            for diag in exc.diagnostics:
+                self.echo(format_text(diag))
+            self.echo("skillsite serve: the configuration has errors; building with the last one read")
+        except OSError as exc:
+            self.echo(f"skillsite serve: cannot read the configuration ({describe_os_error(exc)}); "
+                      "building with the last one read")
+
+    def _fork_server(self) -> None:
+        """Serve from a process of its own (see the module's docstring)."""
+        parent = os.getpid()
+        pid = os.fork()
+        if pid:
+            self.server_pid = pid
+            return
+        status = 0
+        try:  # the serving process: Ctrl-C is the watcher's to handle; SIGTERM ends it
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            self.server.parent_pid = parent
+            self.server.serve_forever(poll_interval=0.25)
+        except BaseException:  # noqa: BLE001 - nothing to report to: the watcher carries on
+            status = 1
+        finally:
+            os._exit(status)
+
+    def _prepare_rebuilds(self) -> None:
+        """Publish the first build's catalog once more, unchanged and quietly, so that the folder
+        the next build writes into (the catalog this one replaces) holds a whole catalog: the
+        first edit then writes only what it changes, as every later one does, instead of linking
+        every file of the catalog anew.  Not after a failed build; a change made meanwhile is
+        still reported by the watcher, and rebuilt."""
+        if self.state.version:  # else no build succeeded: there is no catalog to publish again
+            self._build("could not prepare for fast rebuilds", always_publish=True)
+
+    def _build(self, failed: str, always_publish: bool = False) -> BuildResult | None:
+        """Build into the served folder; None when the build raised, which is reported after
+        ``failed`` (a full disk, a folder that cannot be written, a bug): serve goes on."""
+        from skillsite.diagnostics import describe_os_error
+        from skillsite.publish.build import build
+
+        paths = self.folders.take_paths() if self.folders is not None else None
+        self.resident.saw(None if self.untold else paths)
+        self.untold = False
+        try:
+            return build(self.sources, self.out, self.config, keep_going=True, force=True,
+                         cache_dir=self.tmp / "cache", always_publish=always_publish, resident=self.resident)
+        except OSError as exc:
+            self.echo(f"skillsite serve: {failed}: {describe_os_error(exc)}")
+        except Exception as exc:
+            self.echo(f"skillsite serve: {failed}: {exc!r}")
+        return None
+
+    def rebuild(self) -> bool:
+        """Build into the served folder; pages reload only after a successful build."""
+        from skillsite.diagnostics import format_text
+
+        started = time.perf_counter()
+        result = self._build("build failed")
+        if result is None:
+            return False
+        for d in result.diagnostics:
+            self.echo(format_text(d))
+        if not result.ok:
+            self.echo("skillsite serve: build failed; still serving the previous build")
+            return False
+        self.state.bump()
+        self.echo(f"Built {len(result.published)} skills ({len(result.skipped)} skipped, {result.errors} errors, "
+                  f"{result.warnings} warnings) in {time.perf_counter() - started:.2f} s")
+        return True
+
+    def check(self) -> bool:
+        """Rebuild if any watched file changed since the last look; True when it rebuilt."""
+        return self._rebuild_if(self._changed(None))
+
+    def _rebuild_if(self, changed: bool) -> bool:
+        if changed:
+            self.echo("Change detected; rebuilding…")
+            self.rebuild()
+        return changed
+
+    def run(self, interval: float = 0.5) -> None:
+        """Watch until interrupted (Ctrl-C or SIGTERM); the temporary folder is removed.
+
+        A change is rebuilt as soon as it is reported (file events), or seen by the look every
+        ``interval`` seconds (polling, and the watched files)."""
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            self._prepare_rebuilds()
+            while True:
+                self._rebuild_if(self._changed(interval))
+        except KeyboardInterrupt:
+            self.echo("Stopping.")
+        finally:
+            self.stop(wait=False)
+
+    def stop(self, wait: bool = True) -> None:
+        """Stop watching and serving; remove the temporary folder (``wait`` False: in a process
+        that goes on after this one ends, see :func:`remove_after_exit`)."""
+        if self.folders is not None:
+            self.folders.close()
+        if self.server_pid:
+            try:
+                os.kill(self.server_pid, signal.SIGTERM)
+            except ProcessLookupError:  # pragma: no cover - already gone
+                pass
+            os.waitpid(self.server_pid, 0)
+            self.server_pid = 0
+        elif self.thread.is_alive():
+            self.server.shutdown()
+        self.server.server_close()
+        if wait:
+            self.close_folder()
+        else:
+            remove_after_exit(self.tmp, self.claim)
+            self.claim = None
+
+    def close_folder(self) -> None:
+        """Remove the temporary folder and give up its claim."""
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.claim is not None:
+            os.close(self.claim)
+            self.claim = None

@@ -1,0 +1,448 @@
+"""Publishing each skill: its files, manifest entry, XML fragments, discovery archive and
+rendered body.  Runs on every core, one skill at a time; each worker reports what it placed.
+
+A file whose content is unchanged stays in place when the staging folder patches the previous
+output (:meth:`~skillsite.publish.staging.Staging.keep`): the content key of a copied file is
+its sha256 (known from the cache when its size and time are unchanged), that of a made file a
+digest of what it is made of.  A skill whose publication depends on nothing that changed, and
+whose published files are all intact, is not published again: the cache holds its manifest
+entry and the files it placed (:func:`publish_all`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Sequence
+
+from skillsite.agent.commands import assign_commands
+from skillsite.agent.entry import (DEFAULT_VISIBILITY, NO_REQUIREMENTS, NO_TRIGGERS, DependencyRecord, FileRecord,
+                                   ManifestEntry, holding)
+from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
+from skillsite.cache import Cache, Section, digest
+from skillsite.config import SiteConfig
+from skillsite.diagnostics import Diagnostic, make
+from skillsite.agent.skill_md import skill_body
+from skillsite.models import BundledFile, Skill, SkillChanged, Stamp, read_skill_md
+from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, is_versions_path,
+                                        reserved_names, sha256_hex, skill_entry)
+from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
+from skillsite.publish.provider_layout import INDEX_NAME, skill_index
+from skillsite.publish.staging import Placed, Staging
+from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
+from skillsite.source.codex_interface import CODEX_FILE, codex_interface
+from skillsite.bounded import read_limited
+from skillsite.source.dependencies import Dependent, current_releases, resolve_dependencies
+from skillsite.source.relations import resolve_conflicts
+from skillsite.source.versioning import canonical_version
+from skillsite.workers import Workers
+
+#: A bundled file's sha256 as worked out by a worker, for the cache: (path read, stamp, sha256).
+FileSha = tuple[str, Stamp, str]
+#: The sha256 the cache knows of bundled files: path read -> (stamp, sha256) when hashed.
+KnownShas = dict[str, tuple[Stamp, str]]
+#: What a worker is given to publish one skill: its index, and what the cache knows of its files.
+SkillTask = tuple[int, KnownShas]
+
+
+@dataclass
+class SkillPublishing:
+    """What publishing any skill needs; each worker process gets its own copy."""
+
+    skills: Sequence[Skill]
+    staging: Staging
+    config: SiteConfig
+    base_dir: str                      # the project folder source paths are shown relative to
+    mtime: int                         # of archive members (SOURCE_DATE_EPOCH)
+    targets: LinkTargets               # what bodies may link to
+    rendered: frozenset[str]           # ids of the skills whose body the cache holds rendered already
+    knowledge: dict[str, list[dict[str, Any]]]   # skill id -> records of its knowledge documents
+    releases: Mapping[str, Sequence[str]] | None = None  # skill id -> its releases (None: its current version)
+    copies: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # skill id -> (canonical copy, group size)
+    children: dict[str, list[str]] = field(init=False)
+    commands: dict[str, str] = field(init=False)       # skill id -> its slash command (user-invocable ones)
+    conflicts: dict[str, list[str]] = field(init=False)  # skill id -> ids it conflicts with
+    dependencies: dict[str, list[DependencyRecord]] = field(init=False)  # skill id -> what it needs, resolved
+    archive_names: list[str | None] = field(init=False)  # per skill, the archive it owns
+    by_id: dict[str, Skill] = field(init=False)
+    reserved: frozenset[str] = field(init=False)         # names in a skill folder the catalog writes itself
+
+    def __post_init__(self) -> None:
+        self.reserved = reserved_names(is_paged(len(self.skills), self.config))
+        self.children = children_of(self.skills)
+        self.archive_names = archive_owners(self.skills, self.copies)
+        self.by_id = {s.id: s for s in self.skills}
+        self.commands = {sid: command for sid, (command, _) in
+                         assign_commands((s.id, s.priority) for s in self.skills if s.user_invocable).items()}
+        self.conflicts = resolve_conflicts({s.id: s.conflicts for s in self.skills},
+                                           {s.id: s.name for s in self.skills})
+        self.dependencies = resolve_skill_dependencies(self.skills, self.releases)
+
+    @functools.cached_property
+    def renderer(self) -> MarkdownRenderer:
+        """Made in the process that first renders a body."""
+        return MarkdownRenderer(self.targets)
+
+    def sub_skills(self, skill_id: str) -> list[tuple[str, str, str]]:
+        """(id, name, description) of a skill's direct children."""
+        return [(c, self.by_id[c].name, self.by_id[c].description) for c in self.children[skill_id]]
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedSkill:
+    """What publishing one skill gave."""
+
+    entry: ManifestEntry
+    html: str | None                    # its rendered body (None: the cache holds it)
+    placed: Sequence[Placed]            # what it wrote or kept, for the staging folder's record
+    file_shas: Sequence[FileSha]        # its bundled files' sha256 the cache did not know
+    archive: tuple[str, str] | None     # (site path, sha256) of its discovery archive, if it owns one
+    diagnostics: Sequence[Diagnostic]
+    key: str | None = None              # what it is made of (publication_key), when the cache keeps it
+
+    def to_json(self) -> list[Any]:
+        """What the next build needs to take this publication as it is (:func:`_published_before`)."""
+        return [self.entry.to_json(), [[rel, key] for rel, key, *_ in self.placed if key is not None], self.archive]
+
+
+def resolve_skill_dependencies(skills: Sequence[Skill], releases: Mapping[str, Sequence[str]] | None
+                               ) -> dict[str, list[DependencyRecord]]:
+    """Each skill's dependencies resolved as the catalog check resolved them (with ``keep_going``,
+    one on a skill left out for its errors is left out too)."""
+    if releases is None:
+        releases = current_releases({s.id: s.version for s in skills})
+    dependents = [Dependent(s.id, s.name, s.source.display_path, tuple((item, 0, 0) for item in s.depends))
+                  for s in skills]
+    return resolve_dependencies(dependents, releases).dependencies
+
+
+def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
+    """The published sub-skills of each skill, by id."""
+    published = {s.id for s in skills}
+    children: dict[str, list[str]] = {s.id: [] for s in skills}
+    for s in skills:
+        if s.parent_id in published:
+            children[s.parent_id].append(s.id)
+    return children
+
+
+def archive_owners(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]] | None = None) -> list[str | None]:
+    """Per skill, the name of the discovery archive it would own: installers accept only
+    specification names, and the first skill with a name takes it, but a copy of another skill
+    (``copies``: a member's canonical one and group size), which the discovery index lists as that one."""
+    names: set[str] = set()
+    owned: list[str | None] = []
+    for skill in skills:
+        copy = copies is not None and copies.get(skill.id, (skill.id, 1))[0] != skill.id
+        name = skill.name if listable(skill.name, skill.description) and not copy else None
+        owned.append(name if name is not None and name not in names else None)
+        if name is not None:
+            names.add(name)
+    return owned
+
+
+def publish_skill(job: SkillPublishing, task: SkillTask) -> PublishedSkill:
+    """Everything of the task's skill that depends on it alone."""
+    index, known_shas = task
+    skill = job.skills[index]
+    raw, diags = _skill_md(skill, job.config.max_bytes)
+    raw_sha = sha256_hex(raw)
+    folder = f"skills/{skill.id}/"
+    job.staging.write_keyed(folder + "SKILL.md", raw_sha, lambda: raw)
+    files, shas, contents = _publish_files(job, skill, known_shas, diags)
+    entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir,
+                        command=job.commands.get(skill.id), conflicts=job.conflicts[skill.id],
+                        dependencies=job.dependencies[skill.id],
+                        knowledge=job.knowledge.get(skill.id, []), interface=_interface(skill), skill_md=raw)
+    body = skill_body(raw)
+    _write_xml(job, skill, entry, body)
+    _write_listing(job, entry)
+    archive = _write_archive(job, skill, entry, raw, contents, job.archive_names[index])
+    html = None if skill.id in job.rendered else job.renderer.render(body, skill.id)
+    return PublishedSkill(entry, html, job.staging.take_journal(), shas, archive, diags)
+
+
+def _skill_md(skill: Skill, max_bytes: int) -> tuple[bytes, list[Diagnostic]]:
+    """A skill's SKILL.md bytes, read again: as checked; else as they are now (or none), with
+    an error that fails the build (the skill changed during it, or cannot be read)."""
+    try:
+        return read_skill_md(skill), []
+    except SkillChanged as exc:
+        message = str(exc)
+    except OSError as exc:
+        return b"", [make("SK006", f"cannot read SKILL.md: {exc.strerror or exc}", skill.source.display_path)]
+    try:
+        raw = read_limited(skill.source.skill_md, max_bytes)[0][:max_bytes]
+    except OSError:
+        raw = b""
+    return raw, [make("SK006", message, skill.source.display_path)]
+
+
+def publication_key(job: SkillPublishing, index: int) -> str:
+    """What publishing skill ``index`` depends on, besides the configuration and skillsite's
+    code (the cache's scope): its SKILL.md and place, its bundled files' names and stamps, its
+    diagnostics, and what the catalog gives it (sub-skills, command, conflicts,
+    dependencies, knowledge documents, archive name)."""
+    skill = job.skills[index]
+    source = skill.source
+    return digest("publication", skill.id, skill.sha256, skill.size, str(source.root), str(source.dir), source.rel_path,
+                  source.display_path, [(f.path, f.abspath, f.stamp) for f in source.files],
+                  [d.to_json() for d in skill.diagnostics], job.sub_skills(skill.id), job.commands.get(skill.id),
+                  job.conflicts[skill.id], [d.to_json() for d in job.dependencies[skill.id]],
+                  job.knowledge.get(skill.id, []), job.archive_names[index], job.mtime,
+                  job.base_dir)
+
+
+def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers[SkillPublishing],
+                cache: Cache) -> list[PublishedSkill]:
+    """Every skill published, in order: as the last build published it when nothing it depends
+    on changed (see :func:`_published_before`), else by the workers.  What each one placed is
+    recorded in the staging folder, and what it made is kept in the cache (its rendered body
+    too: the bodies are read back from there when pages need them), as it comes: the results
+    returned hold neither."""
+    keys = [publication_key(job, index) for index in range(len(job.skills))]
+    done: dict[int, PublishedSkill] = {}
+    for index, stored in enumerate(cache.made_many(Section.PUBLICATION, keys, StoredPublication.of)):
+        before = _published_before(job, index, stored, keys[index])
+        if before is None:
+            continue
+        done[index] = before
+        if stored is not None and before.entry is not stored.entry:  # kept sharing the skill's values from now on
+            cache.keep_made(Section.PUBLICATION, keys[index], dataclasses.replace(stored, entry=before.entry))
+    job.staging.take_journal()  # kept as whole skills (keep_all), recorded already
+    todo = [index for index in range(len(keys)) if index not in done]
+    # the files of a skill taken as stored need no sha256 now; the next edit of the skill will
+    cache.keep_many(Section.FILE_SHA, (_file_key(f.abspath, f.stamp)
+                                       for index in done for f in job.skills[index].source.files))
+    tasks = list(zip(todo, _known_shas([job.skills[index] for index in todo], cache)))
+    for index, published in zip(todo, workers.imap(publish_skill, tasks)):
+        _record(job, published, cache, html_keys[index], keys[index])
+        done[index] = dataclasses.replace(published, entry=sharing_skill_values(published.entry, job.skills[index]),
+                                          html=None, placed=(), file_shas=(),
+                                          key=None if published.diagnostics else keys[index])
+    return [done[index] for index in range(len(keys))]
+
+
+#: The entry fields that hold a value the skill itself holds, under the same name.
+SHARED_WITH_SKILL = ("id", "name", "description", "sha256", "tags")
+#: The entry fields whose usual value one record stands for in every entry
+#: (see :func:`~skillsite.agent.entry.shared`).
+COMMON_RECORDS = {"visibility": DEFAULT_VISIBILITY, "requirements": NO_REQUIREMENTS, "triggers": NO_TRIGGERS}
+
+
+def sharing_skill_values(entry: ManifestEntry, skill: Skill) -> ManifestEntry:
+    """``entry`` holding ``skill``'s own objects for the values the two have equal, and the
+    common records where it has their value: an entry from a worker is a copy (and one read
+    back from the cache holds its own strings), and a big catalog should hold each description,
+    name and tag list once, and its usual records once in all."""
+    return holding(entry, {**{name: getattr(skill, name) for name in SHARED_WITH_SKILL}, **COMMON_RECORDS})
+
+
+def _record(job: SkillPublishing, published: PublishedSkill, cache: Cache, html_key: str, key: str) -> None:
+    """Record what a worker placed in the staging folder, and keep what it made in the cache."""
+    job.staging.adopt(published.placed)
+    for path, stamp, sha in published.file_shas:
+        cache.put(Section.FILE_SHA, _file_key(path, stamp), sha)
+    if published.html is not None:
+        cache.put(Section.HTML, html_key, published.html)
+    if not published.diagnostics:  # an unreadable file is tried again next time
+        cache.put(Section.PUBLICATION, key, published.to_json())
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPublication:
+    """A publication as the cache holds it (:meth:`PublishedSkill.to_json`), its entry made again."""
+
+    entry: ManifestEntry
+    placed: tuple[tuple[str, str], ...]     # (site path, content key) of each file it placed
+    archive: tuple[str, str] | None
+
+    @classmethod
+    def of(cls, stored: list[Any]) -> StoredPublication:
+        entry, placed, archive = stored
+        return cls(ManifestEntry.from_json(entry), tuple((rel, key) for rel, key in placed),
+                   (archive[0], archive[1]) if archive else None)
+
+
+def _published_before(job: SkillPublishing, index: int, stored: StoredPublication | None, key: str
+                      ) -> PublishedSkill | None:
+    """The stored publication of skill ``index`` (under ``key``), when its body is rendered in the cache and
+    every file it placed is still in the output as published (then taken: see
+    :meth:`~skillsite.publish.staging.Staging.keep_all`); else None."""
+    if stored is None or job.skills[index].id not in job.rendered:
+        return None
+    if not job.staging.keep_all(stored.placed):
+        return None  # a file changed or went missing: publish the skill again
+    # empty tuples, not lists: ten thousand kept publications add nothing for the garbage collector to walk
+    return PublishedSkill(sharing_skill_values(stored.entry, job.skills[index]), None, (), (), stored.archive, (), key)
+
+
+def _interface(skill: Skill) -> dict[str, Any] | None:
+    """What the skill's Codex ``agents/openai.yaml`` says to show, if it has one."""
+    if not any(f.path == CODEX_FILE for f in skill.source.files):
+        return None
+    return codex_interface(skill.source.dir, skill.source.display_path)
+
+
+def _publish_files(job: SkillPublishing, skill: Skill, known_shas: KnownShas, diags: list[Diagnostic]
+                   ) -> tuple[list[FileRecord], list[FileSha], dict[str, bytes]]:
+    """Copy (or keep) a skill's bundled files under ``skills/<id>/``: their manifest records, the
+    shas the cache does not know yet (``known_shas``: those it knows), and the content of those
+    copied (up to 1 MiB each, for the archive)."""
+    records, shas, contents = [], [], {}
+    versioned = canonical_version(skill.version) is not None
+    for f in skill.source.files:
+        if f.path in job.reserved or (versioned and is_versions_path(f.path)):
+            diags.append(make("SK009", f"bundled file '{f.path}' has a name the catalog uses for its own "
+                                       "pages; not published", skill.source.display_path))
+            continue
+        try:
+            size, sha, content = _publish_file(job, f, f"skills/{skill.id}/{f.path}", known_shas.get(f.abspath))
+        except OSError as exc:
+            diags.append(make("SK006", f"cannot read bundled file '{f.path}': {exc.strerror or exc}",
+                              skill.source.display_path))
+            continue
+        if content is not None:
+            contents[f.path] = content
+        if known_shas.get(f.abspath) != (f.stamp, sha):
+            shas.append((f.abspath, f.stamp, sha))
+        records.append(FileRecord(f.path, sha, size))
+    return records, shas, contents
+
+
+def _publish_file(job: SkillPublishing, f: BundledFile, rel: str, known: tuple[Stamp, str] | None
+                  ) -> tuple[int, str, bytes | None]:
+    """Keep one bundled file when its sha is ``known`` (the same stamp as when it was hashed)
+    and its published copy is intact; else copy it: (size, sha256, content if copied and small)."""
+    if known is not None and known[0] == f.stamp and job.staging.keep(rel, known[1]):
+        return f.bytes, known[1], None
+    return job.staging.copy(f.abspath, rel)
+
+
+def _write_xml(job: SkillPublishing, skill: Skill, entry: ManifestEntry, body: str) -> None:
+    """A skill's ``<skill_content>`` fragment and its tier-1 ``<skill>`` entry."""
+    page_url = absolute(job.config, entry.urls.page)
+    files = [f.path for f in entry.files]
+    subs = job.sub_skills(skill.id)
+    docs = [(k.path, k.title, absolute(job.config, k.url)) for k in entry.knowledge]
+    job.staging.write_keyed(
+        f"skills/{skill.id}/{XML_FILE}", digest(XML_FILE, skill.name, skill.id, entry.digest, page_url, subs, docs),
+        lambda: skill_content_xml(skill.name, skill.id, body, page_url, files, subs, docs).encode("utf-8"))
+    md_url = absolute(job.config, entry.urls.skill_md)
+    job.staging.write_keyed(
+        f"skills/{skill.id}/{ENTRY_FILE}", digest(ENTRY_FILE, skill.name, skill.description, md_url),
+        lambda: skill_entry_xml(skill.name, skill.description, md_url).encode("utf-8"))
+
+
+def _write_listing(job: SkillPublishing, entry: ManifestEntry) -> None:
+    """The skill's ``index.json`` in the static provider layout (kept in place when unchanged)."""
+    listing = skill_index(entry)
+    job.staging.write_keyed(f"skills/{entry.id}/{INDEX_NAME}", digest(INDEX_NAME, listing),
+                            lambda: indented_json(listing))
+
+
+def _write_archive(job: SkillPublishing, skill: Skill, entry: ManifestEntry, raw: bytes,
+                   contents: dict[str, bytes], name: str | None) -> tuple[str, str] | None:
+    """The skill's discovery archive, when it owns one and has bundled files that all fit a tar
+    header: (site path, sha256)."""
+    if name is None or not entry.files or not all(fits_ustar(f.path) for f in entry.files):
+        return None
+    rel = archive_path(name)
+    key = digest("archive", entry.digest, job.mtime)
+    if job.staging.keep(rel, key):
+        return rel, sha256_hex(job.staging.current(rel).read_bytes())
+    folder = f"skills/{entry.id}/"
+    members = [("SKILL.md", raw)] + [
+        (f.path, contents.get(f.path) or job.staging.current(folder + f.path).read_bytes())
+        for f in entry.files]
+    data = deterministic_tar_gz(members, job.mtime)
+    job.staging.write(rel, data, key)
+    return rel, sha256_hex(data)
+
+
+class RenderedBodies(Mapping[str, str]):
+    """The rendered body of every skill, by id, taken from the cache when a page needs it (those
+    rendered by this build were put there): never all of them in memory at once."""
+
+    def __init__(self, keys: dict[str, str], cache: Cache):
+        self.keys, self.cache = keys, cache
+
+    def __getitem__(self, skill_id: str) -> str:
+        return self.cache.get(Section.HTML, self.keys[skill_id])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What publishing every skill gave."""
+
+    entries: list[ManifestEntry]      # manifest entries, in the skills' order
+    html: RenderedBodies              # rendered bodies, by skill id
+    html_keys: dict[str, str]         # what each rendered body is made of (a digest), by skill id
+    archives: dict[str, str]          # site path -> sha256 of each discovery archive
+    diagnostics: list[Diagnostic]
+    keys: list[str | None]            # what each entry's publication is made of, when the cache keeps it
+
+
+def _file_key(path: str, stamp: Stamp) -> str:
+    """A bundled file's cache key: where it is read from and its stamp (as it was hashed)."""
+    return "\0".join((path, *map(str, stamp)))
+
+
+def _known_shas(skills: Sequence[Skill], cache: Cache) -> list[KnownShas]:
+    """For each skill, the sha256 the cache knows of its bundled files with their current stamp
+    (asked only for the skills published again: the others' files are in their stored publication)."""
+    files = [f for skill in skills for f in skill.source.files]
+    shas = iter(cache.made_many(Section.FILE_SHA, (_file_key(f.abspath, f.stamp) for f in files), str))
+    known: list[KnownShas] = []
+    for skill in skills:
+        pairs = [(f, next(shas)) for f in skill.source.files]
+        known.append({f.abspath: (f.stamp, sha) for f, sha in pairs if sha is not None})
+    return known
+
+
+def _html_keys(skills: Sequence[Skill], targets: LinkTargets) -> list[str]:
+    """Each skill's rendered body's cache key: the engine, what bodies may link to, the skill's
+    id and SKILL.md (its body is cut from it)."""
+    shared = digest(engine_version(), sorted(targets.skills), sorted(targets.files))
+    return [digest(shared, skill.id, skill.sha256, skill.size) for skill in skills]
+
+
+def link_targets(skills: Sequence[Skill], reserved: frozenset[str]) -> LinkTargets:
+    """What bodies may link to: every published skill and its bundled files (reserved names aside)."""
+    return LinkTargets(frozenset(s.id for s in skills),
+                       frozenset(f"{s.id}/{f.path}" for s in skills for f in s.source.files
+                                 if f.path not in reserved))
+
+
+def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
+                    cache: Cache, knowledge: dict[str, list[dict[str, Any]]],
+                    releases: Mapping[str, Sequence[str]] | None = None,
+                    copies: Mapping[str, tuple[str, int]] | None = None) -> tuple[SkillPublishing, list[str]]:
+    """What publishing the skills needs (the bodies and file hashes the cache holds), and each
+    skill's rendered body's cache key: give the first to the workers, then :func:`collect`.
+    ``releases``: each versioned skill's releases, which dependencies resolve to (None: the
+    current versions only); ``copies``: each copy's canonical member and group size (search shows a group once)."""
+    targets = link_targets(skills, reserved_names(is_paged(len(skills), config)))
+    html_keys = _html_keys(skills, targets)
+    rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, html_keys)) if cached)
+    job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, knowledge, releases,
+                          copies or {})
+    return job, html_keys
+
+
+def collect(job: SkillPublishing, html_keys: list[str], published: list[PublishedSkill], cache: Cache) -> Publication:
+    """What the workers published (:func:`publish_all`), as the catalog-wide steps read it."""
+    archives, diags = {}, []
+    for done in published:
+        if done.archive is not None:
+            archives[done.archive[0]] = done.archive[1]
+        diags += done.diagnostics
+    keys = dict(zip((s.id for s in job.skills), html_keys))
+    return Publication([done.entry for done in published], RenderedBodies(keys, cache), keys, archives, diags,
+                       [done.key for done in published])

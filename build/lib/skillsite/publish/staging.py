@@ -1,0 +1,445 @@
+"""The staging folder: where a build writes, published only when everything succeeded.
+
+Every build writes the whole new output into a folder beside the target
+(``.<name>.building-<random>``); :meth:`Staging.commit` then puts it in the target's place in
+one step (:func:`skillsite.folders.replace_folder`), so at every instant the target holds the
+previous catalog or the new one, complete, whatever interrupts the build.
+
+A rebuild does not write again what did not change: when the last build recorded the content
+key of each of its files, a file whose key is unchanged, and which is still exactly as published
+(same size and time, a regular file), is hard-linked from the current output into the staging
+folder (:meth:`Staging.keep`) instead of being made again.
+Worker processes write into the same staging folder and report what they placed
+(:meth:`Staging.take_journal`), which this process adopts (:meth:`Staging.adopt`).
+
+A rebuild trusts those records, as git trusts its index: it neither lists nor ``lstat``s the kept
+files of a folder whose marker file (:data:`MARKER`, written anew by every build) is the one the
+last build recorded (:func:`marker_identity`).  A folder a build starts writing into loses its
+marker first, so a build killed there leaves it untrusted, and the next build looks at every file
+of it again; so does ``--verify-output``.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import stat
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from skillsite.agent.site_urls import OUTPUT_MARKER
+from skillsite.folders import remove_path, replace_folder, restore_moved_aside
+
+MARKER = OUTPUT_MARKER  # written anew by every build (the agent side names it too)
+MARKER_TEXT = "skillsite build output; safe to replace with a new build\n"
+_CHUNK = 1 << 20
+
+#: What a build records of each file of its output: content key ("" for a file that has none:
+#: it is written by every build), size, mtime_ns.
+Recorded = tuple[str, int, int]
+#: Which file a folder's marker is: inode, size, mtime_ns.
+MarkerIdentity = tuple[int, int, int]
+#: What a commit gives of each file of the new output: content key (None: it has none), size, mtime_ns.
+Published = tuple["str | None", int, int]
+#: What a worker placed: (site path, content key if it has one, written rather than kept as found).
+#: A file's length and sha256, known when this build wrote it (what signed file lists need).
+Digest = tuple[int, str]
+#: A file placed in the new output: its site path, content key, whether this build wrote it (or
+#: took it as the folder held it), and its digest when known.
+Placed = tuple[str, "str | None", bool, "Digest | None"]
+#: The staging folder's name: ``.<target name>.building-<random>``.
+BUILDING = "building"
+
+
+class OutputError(Exception):
+    """The output folder cannot be used (exit 2: a usage problem, not a skill problem)."""
+
+
+def is_previous_output(folder: Path) -> bool:
+    """True when ``folder`` was written by skillsite (it holds the marker file)."""
+    return (folder / MARKER).is_file()
+
+
+def check_target(target: Path, force: bool) -> None:
+    """Refuse to replace a non-empty folder that is not an earlier skillsite output."""
+    if target.exists() and not target.is_dir():
+        raise OutputError(f"{target} exists and is not a folder")
+    if target.is_dir() and any(target.iterdir()) and not is_previous_output(target) and not force:
+        raise OutputError(f"{target} is not empty and was not written by skillsite; "
+                          "choose another folder or pass --force to replace it")
+
+
+def check_sources_kept(target: Path, sources: Iterable[Path]) -> None:
+    """Refuse an output that is a source folder or holds one, ``--force`` or not: replacing it
+    would take the skills (and whatever lies beside them) away."""
+    where = os.path.realpath(target)
+    for source in sources:
+        real = os.path.realpath(source)
+        if real == where or real.startswith(where.rstrip(os.sep) + os.sep):
+            what = "is the source folder" if real == where else "holds the source folder"
+            raise OutputError(f"{target} {what} {source}: a build replaces its output folder, so it cannot be "
+                              "written there (even with --force); choose another output folder")
+
+
+def site_path_parts(rel: str) -> list[str]:
+    """The segments of a site-relative path; refuses anything that could leave the folder."""
+    parts = rel.split("/")
+    if rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\x00" in rel:
+        raise OutputError(f"refusing to write outside the output folder: {rel!r}")
+    return parts
+
+
+#: A file's size and modification time, what a build compares; (-1, -1): not a regular file.
+Stamp = tuple[int, int]
+
+
+def stamp_of(st: os.stat_result) -> Stamp:
+    """The :data:`Stamp` of a file's lstat."""
+    return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else (-1, -1)
+
+
+def marker_identity(folder: Path | None) -> MarkerIdentity | None:
+    """Which marker file ``folder`` holds (None: none, or not a regular file)."""
+    if folder is None:
+        return None
+    try:
+        st = os.lstat(folder / MARKER)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+
+
+def snapshot(folder: Path) -> dict[str, Stamp]:
+    """Every entry under ``folder`` that is not a folder, by site-relative path: its stamp (only
+    the stamp is kept: a catalog of 100,000 skills has over a million files)."""
+    found: dict[str, Stamp] = {}
+    stack = [("", str(folder))]
+    while stack:
+        rel, path = stack.pop()
+        with os.scandir(path) as entries:
+            for entry in entries:
+                child = f"{rel}/{entry.name}" if rel else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((child, entry.path))
+                else:
+                    found[child] = stamp_of(entry.stat(follow_symlinks=False))
+    return found
+
+
+#: This process's staging folders not yet committed or discarded (what an interrupt removes).
+_OPEN: set[Path] = set()
+
+
+def discard_open_staging() -> None:
+    """Remove every staging folder of this process (the build was interrupted)."""
+    for path in list(_OPEN):
+        remove_path(path)
+        _OPEN.discard(path)
+
+
+class Staging:
+    """Where a build writes; :meth:`commit` publishes it, :meth:`discard` drops it.
+
+    ``back``: a folder holding an earlier catalog of this output (the one the last build
+    replaced, kept in the cache folder), with ``back_records`` as that build recorded them: the
+    new catalog is made there by writing only what differs, and the catalog it replaces becomes
+    the next build's ``back``.  Without one, a fresh folder beside the output.
+
+    ``trust_output`` and ``trust_back``: the output and the back folder are as ``previous`` and
+    ``back_records`` say (their markers are the recorded ones): their files are not looked at.
+    """
+
+    def __init__(self, target: Path, previous: dict[str, Recorded] | None = None, back: Path | None = None,
+                 back_records: dict[str, Recorded] | None = None, digests: bool = False,
+                 trust_output: bool = False, trust_back: bool = False):
+        self.target = target.absolute()
+        #: whether to note each written file's digest (a signed build lists them all)
+        self.note_digests = digests
+        #: the length and sha256 of the files this build wrote, where noted
+        self.digests: dict[str, Digest] = {}
+        self.previous = previous if previous and is_previous_output(self.target) else {}
+        #: every file of the new output, by site path: its content key (None: it has none)
+        self.placed: dict[str, str | None] = {}
+        #: of which those taken as the folder written into held them (the rest were written or
+        #: linked by this build): none in a cold build, so a catalog's million files are held once
+        self.kept: set[str] = set()
+        self.journal: list[Placed] = []  # what this process placed since the last take_journal
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        self.kept_back = back is not None
+        self.trust_output = trust_output and bool(self.previous)
+        self.path = self._open_folder(back)
+        self._made: set[str] = {""}  # folders known to exist in the staging folder
+        self.found_records = back_records or {}
+        #: the files of the folder written into as found (an earlier catalog: kept where intact)
+        self.found: dict[str, Stamp] = {}
+        if back is not None:
+            self.found = {rel: (size, mtime) for rel, (_, size, mtime) in self.found_records.items()} \
+                if trust_back else snapshot(self.path)
+            self._untrust_folder()
+
+    @property
+    def holds_earlier_output(self) -> bool:
+        """Whether an earlier catalog's files can be kept (a cold build has none)."""
+        return bool(self.previous or self.found_records)
+
+    def _untrust_folder(self) -> None:
+        """Remove the marker of the folder written into before anything else is written there:
+        until the commit writes a new one, no build trusts its records of the folder."""
+        marker = os.path.join(self.path, MARKER)
+        with written(marker):
+            try:
+                os.unlink(marker)
+            except FileNotFoundError:
+                pass
+        self.found.pop(MARKER, None)
+
+    def _open_folder(self, back: Path | None) -> Path:
+        """The folder the new catalog is made in: ``back`` (created if missing), else a fresh one."""
+        if back is not None:
+            with written(back):
+                back.mkdir(parents=True, exist_ok=True)
+            return back
+        path = Path(tempfile.mkdtemp(prefix=f".{self.target.name}.{BUILDING}-", dir=self.target.parent))
+        _OPEN.add(path)
+        return path
+
+    def file(self, rel: str) -> str:
+        """The staging path of a site-relative file, with its folder created."""
+        folder = "/".join(site_path_parts(rel)[:-1])
+        if folder not in self._made:
+            with written(os.path.join(self.path, folder)):
+                os.makedirs(os.path.join(self.path, folder), exist_ok=True)
+            self._made.add(folder)
+        return os.path.join(self.path, rel)
+
+    def current(self, rel: str) -> Path:
+        """Where the new output's copy of ``rel`` is now."""
+        site_path_parts(rel)
+        return Path(self.path, rel)
+
+    def _here(self, rel: str, key: str) -> bool:
+        """Whether the folder written into already holds ``key``'s content as ``rel``, untouched."""
+        return _untouched(self.found_records.get(rel), key, self.found.get(rel))
+
+    def _published(self, rel: str, key: str) -> bool:
+        """Whether the current output holds ``key``'s content as ``rel``, untouched."""
+        recorded = self.previous.get(rel)
+        if recorded is None or recorded[0] != key:
+            return False
+        if self.trust_output:
+            return True
+        try:
+            st = os.lstat(os.path.join(self.target, *site_path_parts(rel)))
+        except OSError:
+            return False
+        return _untouched(recorded, key, stamp_of(st))
+
+    def keep(self, rel: str, key: str) -> bool:
+        """Take ``rel`` as it is when ``key``'s content need not be made again: the folder written
+        into, or the current output, holds it as ``rel`` exactly as published (a hard link from the
+        current output when the folder written into lacks it); True when taken."""
+        if self._here(rel, key):
+            self._placed(rel, key, written=False)
+            return True
+        if not self._published(rel, key):
+            return False
+        source, dest = os.path.join(self.target, rel), self.fresh(rel)
+        with written(dest):
+            try:
+                os.link(source, dest)
+            except FileNotFoundError:
+                return False  # gone since it was looked at
+            except OSError:   # a file system without hard links
+                shutil.copy2(source, dest)
+        self._placed(rel, key)
+        return True
+
+    def keep_all(self, files: Sequence[Sequence[str]]) -> bool:
+        """Take every ``(rel, key)`` of ``files`` (one skill's, one page's) as it is when :meth:`keep` can take
+        all of them, else none; True when taken.  Those the folder written into holds are
+        recorded in bulk: most files of a rebuild are, and they need no journal."""
+        elsewhere = [(rel, key) for rel, key in files if not self._here(rel, key)]
+        if not all(self._published(rel, key) for rel, key in elsewhere):
+            return False
+        if not all(self.keep(rel, key) for rel, key in elsewhere):
+            return False  # a file went missing since it was looked at
+        self.adopt((rel, key, False, None) for rel, key in files)  # those linked stay written
+        return True
+
+    def fresh(self, rel: str) -> str:
+        """The staging path of ``rel``, with nothing there: a file placed before is unlinked, never
+        written over (it may be a hard link to the published output)."""
+        path = self.file(rel)
+        if rel in self.found or rel in self.placed:  # else nothing can be there
+            with written(path):
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+        return path
+
+    def write(self, rel: str, data: bytes, key: str | None = None) -> None:
+        """Write ``data`` as the new output's ``rel`` (``key``: its content key, for the next build)."""
+        path = self.fresh(rel)
+        with written(path), open(path, "wb") as out:
+            out.write(data)
+        self._placed(rel, key, digest=(len(data), hashlib.sha256(data).hexdigest()) if self.note_digests else None)
+
+    def write_keyed(self, rel: str, key: str, make: Any) -> None:
+        """Keep ``rel`` if unchanged (see :meth:`keep`), else write ``make()``."""
+        if not self.keep(rel, key):
+            self.write(rel, make(), key)
+
+    def copy(self, source: str | os.PathLike[str], rel: str) -> tuple[int, str, bytes | None]:
+        """Copy a file into the staging folder: its size, sha256 (its content key) and, when it
+        is at most 1 MiB, its content."""
+        sha, size, chunks = hashlib.sha256(), 0, []
+        dest = self.fresh(rel)
+        with open(source, "rb") as src, written(dest), open(dest, "wb") as out:
+            while chunk := src.read(_CHUNK):
+                sha.update(chunk)
+                out.write(chunk)
+                size += len(chunk)
+                chunks.append(chunk)
+        key = sha.hexdigest()
+        self._placed(rel, key, digest=(size, key))
+        return size, key, chunks[0] if len(chunks) == 1 else (b"" if not chunks else None)
+
+    def link(self, published: str, rel: str, key: str) -> None:
+        """Publish the new output's ``published`` file a second time, as ``rel`` (content key
+        ``key``): a hard link, as both names hold the same bytes and no file of the output is ever
+        changed in place (a copy where the file system has no hard links)."""
+        source, dest = self.current(published), self.fresh(rel)
+        with written(dest):
+            try:
+                os.link(source, dest)
+            except OSError:
+                shutil.copyfile(source, dest)
+        self._placed(rel, key, digest=self.digests.get(published))
+
+    def _placed(self, rel: str, key: str | None, written: bool = True, digest: Digest | None = None) -> None:
+        self.journal.append((rel, key, written, digest))
+        self.adopt([(rel, key, written, digest)])
+
+    def take_journal(self) -> list[Placed]:
+        """What was placed since the last call (a worker sends it to the process that commits)."""
+        taken, self.journal = self.journal, []
+        return taken
+
+    def adopt(self, placed: Iterable[Placed]) -> None:
+        """Record files placed here or by a worker (a file once written stays written; a key
+        once known stays known)."""
+        for rel, key, wrote, digest in placed:
+            if digest is not None:
+                self.digests[rel] = digest
+            elif wrote:
+                self.digests.pop(rel, None)  # written again, its digest not noted
+            if wrote:
+                self.kept.discard(rel)
+            elif rel not in self.placed:
+                self.kept.add(rel)
+            if key is not None or rel not in self.placed:
+                self.placed[rel] = key
+
+    @property
+    def written(self) -> set[str]:
+        """The files of the new output this build wrote (or linked)."""
+        return self.placed.keys() - self.kept
+
+    def commit(self) -> dict[str, Published]:
+        """Put the new output in the target's place in one step; returns each file's content key
+        and stamp, as :func:`snapshot` would find them (from what this build found and wrote: the
+        files keep their sizes and times)."""
+        self._remove_stale()
+        marker = self.path / MARKER
+        with written(marker):
+            marker.write_text(MARKER_TEXT, encoding="utf-8")
+        os.chmod(self.path, 0o755)
+        published = self._published_files()
+        with written(self.target):
+            previous = _replaced(self.path, self.target)
+        _OPEN.discard(self.path)  # published (after an exchange the path holds the old catalog)
+        if previous is not None and not self.kept_back:
+            remove_path(previous)
+        elif previous is not None and previous != self.path:  # moved aside: it is the next build's back
+            replace_folder(previous, self.path)
+        return published
+
+    def _remove_stale(self) -> None:
+        """Remove what the folder written into held that the new output lacks."""
+        for rel in sorted(self.found.keys() - self.placed.keys() - {MARKER}):
+            path = Path(self.path, rel)
+            with written(path):
+                path.unlink(missing_ok=True)
+            _remove_empty_parents(path.parent, self.path)
+
+    def _published_files(self) -> dict[str, Published]:
+        """Content key, size and time of every file of the new output (its :func:`snapshot`,
+        without listing it): one tuple a file, as a catalog has a million of them."""
+        files: dict[str, Published] = {}
+        for rel, key in self.placed.items():
+            stamp = self.found[rel] if rel in self.kept else stamp_of(os.lstat(os.path.join(self.path, rel)))
+            files[rel] = (key, *stamp)
+        files[MARKER] = (None, *stamp_of(os.lstat(os.path.join(self.path, MARKER))))
+        return files
+
+    def discard(self) -> None:
+        """Drop the new output (a folder kept for later builds stays: they check what it holds)."""
+        if not self.kept_back:
+            remove_path(self.path)
+        _OPEN.discard(self.path)
+
+
+def _replaced(new: Path, target: Path) -> Path | None:
+    """:func:`replace_folder`, a refusal named by the output, not by the folder it was swapped
+    with (a folder moved to another parent must itself be writable: its ``..`` changes)."""
+    try:
+        return replace_folder(new, target)
+    except PermissionError as exc:
+        raise PermissionError(exc.errno, f"{exc.strerror}: cannot replace it (the output folder and the folder "
+                              "holding it must both be writable)", str(target)) from exc
+
+
+def records(files: dict[str, Published]) -> dict[str, Recorded]:
+    """The records of a committed output's files (:meth:`Staging.commit`), for the next build: a
+    file without a content key has "" (no key is "")."""
+    return {rel: ("" if key is None else key, size, mtime) for rel, (key, size, mtime) in files.items()}
+
+
+def _untouched(recorded: Recorded | None, key: str, stamp: Stamp | None) -> bool:
+    """Whether a file (its stamp) is the one a build recorded with content key ``key`` (a
+    recorded size is never -1: what is not a regular file is never untouched)."""
+    return recorded is not None and recorded[0] == key and stamp is not None and stamp == recorded[1:]
+
+
+def _remove_empty_parents(folder: Path, stop: Path) -> None:
+    """Remove ``folder`` and its parents, up to ``stop``, while they are empty."""
+    while folder != stop and stop in folder.parents:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
+        folder = folder.parent
+
+
+@contextmanager
+def written(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Name ``path`` in an OSError raised while writing it (a full disk says no file name)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise type(exc)(exc.errno, exc.strerror, os.fspath(path)) from exc
+        raise
+
+
+def clear_remains(target: Path) -> None:
+    """Remove what interrupted builds of ``target`` left beside it (the caller holds the
+    output's lock, so no build of it is running); put back a target left moved aside."""
+    target = target.absolute()
+    restore_moved_aside(target)
+    for kind in (BUILDING, "old"):
+        for remains in target.parent.glob(f".{target.name}.{kind}-*"):
+            remove_path(remains)

@@ -1,0 +1,54 @@
+"""Pages of a paged ``skills.json`` taken from the last build (#29: a rebuild recomposes the
+manifest from stored pieces instead of making every entry JSON again).
+
+A page after the root holds a run of entries; when each of them is made of what it was made of
+last time (the skill's publication, :func:`~skillsite.publish.skills.publication_key`, its
+audit findings and its versions.json's digest), the page, its index and its entry files are the same bytes: the build takes
+them as they are (when the output still holds them untouched) and feeds the catalog's digest
+with the entries' canonical JSON kept in the cache, without making any of it.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from skillsite.agent.catalog_format import PAGED_FORMAT_VERSION
+from skillsite.agent.entry import ManifestEntry
+from skillsite.cache import Cache, Section, digest
+from skillsite.publish.manifest import MadePage
+from skillsite.publish.staging import Staging
+
+
+def entry_keys(publication_keys: Sequence[str | None], entries: Sequence[ManifestEntry],
+               audits: dict[str, Any]) -> list[str | None]:
+    """What each manifest entry is made of: its publication, its audit findings, its
+    versions.json's sha256 and its group of copies (the suppressions and everything else an entry depends on are the
+    cache's scope); None for a skill whose publication the cache does not keep (one that
+    reported a problem)."""
+    return [None if key is None else digest("entry", key, audits.get(entry.id), entry.versions_sha256,
+                                            entry.copies.to_json() if entry.copies else None)
+            for key, entry in zip(publication_keys, entries)]
+
+
+class StoredPages:
+    """The pages the last build made (a :class:`~skillsite.publish.manifest.PageStore`), by what
+    their entries are made of (:func:`entry_keys`, in the manifest's order)."""
+
+    def __init__(self, cache: Cache, staging: Staging, keys: Sequence[str | None]):
+        self.cache, self.staging, self.keys = cache, staging, keys
+
+    def _key(self, number: int, start: int, stop: int) -> str | None:
+        keys = self.keys[start:stop]
+        return None if None in keys else digest("manifest page", PAGED_FORMAT_VERSION, number, keys)
+
+    def taken(self, number: int, start: int, stop: int) -> MadePage | None:
+        key = self._key(number, start, stop)
+        stored = self.cache.get(Section.MANIFEST_PAGE, key) if key is not None else None
+        if stored is None:
+            return None
+        page = MadePage.from_json(stored)
+        return page if self.staging.keep_all(page.files()) else None
+
+    def made(self, number: int, start: int, stop: int, page: MadePage) -> None:
+        key = self._key(number, start, stop)
+        if key is not None:
+            self.cache.put(Section.MANIFEST_PAGE, key, page.to_json())

@@ -1,0 +1,71 @@
+"""The catalog's templates (Jinja2) and static assets.
+
+Templates come from ``templates/`` (shipped in the wheel as ``skillsite/templates``); a folder
+named by ``SiteConfig.templates`` overrides single templates or static files.  Autoescaping is
+on for HTML and XML, and an undefined name is an error.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+from typing import Sequence
+
+import jinja2
+
+from skillsite.publish.staging import Staging
+from skillsite.publish.views import display_text, human_bytes, markdown_text
+
+STATIC_FILES = ("app.css", "app.js", "ranking.js", "search.js", "lunr.min.js", "nojs.css", "favicon.svg")
+
+
+def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
+    """Jinja2 with autoescaping (HTML and XML), StrictUndefined and a loader per folder."""
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(d)) for d in dirs]),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["text"] = display_text
+    env.filters["bytes"] = human_bytes
+    env.filters["md_text"] = markdown_text
+    return env
+
+
+@functools.lru_cache(maxsize=2)
+def shared_environment(dirs: tuple[Path, ...], templates_key: str) -> jinja2.Environment:
+    """:func:`make_environment` of ``dirs``, whose files have the digest ``templates_key``
+    (:func:`templates_digest`), made once per process: a long-running one (``serve``), and the
+    workers it forks, do not compile the same templates again for every build.  A template
+    changed, added or removed gives another digest, so another Environment."""
+    return make_environment(dirs)
+
+
+def templates_digest(dirs: Sequence[Path]) -> str:
+    """A digest of every template and static file: a page made from other ones is made again."""
+    content = hashlib.sha256()
+    for folder in dirs:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            content.update(f"{path.relative_to(folder)}\0{path.stat().st_size}\0".encode())
+            content.update(path.read_bytes())
+    return content.hexdigest()
+
+
+def write_assets(staging: Staging, dirs: Sequence[Path]) -> dict[str, str]:
+    """Copy static files to ``assets/<stem>.<hash><suffixes>`` (fingerprinted: cached for long);
+    returns logical name -> site path."""
+    assets: dict[str, str] = {}
+    for name in STATIC_FILES:
+        source = next((d / "static" / name for d in dirs if (d / "static" / name).is_file()), None)
+        if source is None:
+            raise FileNotFoundError(f"static file {name} is missing from the templates")
+        data = source.read_bytes()
+        stem, _, suffixes = name.partition(".")
+        sha = hashlib.sha256(data).hexdigest()
+        rel = f"assets/{stem}.{sha[:10]}.{suffixes}"
+        staging.write_keyed(rel, sha, lambda: data)
+        assets[name] = rel
+    return assets

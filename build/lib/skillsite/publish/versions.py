@@ -1,0 +1,230 @@
+"""Publishing each versioned skill's releases: ``skills/<id>/versions/<version>/`` (the
+release's SKILL.md, bundled files and ``skill.xml``) and ``skills/<id>/versions.json``, whose
+sha256 and size the skill's manifest entry then records (:func:`pin_versions`): the entry vouches
+for versions.json, and versions.json for each release's files.
+
+The current version's folder holds the files published as the skill itself (hard links: the
+same bytes); a past release's files are read from git (:mod:`skillsite.source.releases`), by
+one ``git cat-file --batch`` process per repository.  A past release's file is kept in place
+when the output holds the same blob already and the cache knows its sha256, so a rebuild reads
+from git only what changed.  A release's dependencies: the current one's as its manifest entry
+resolved them; a past one's as its own SKILL.md declared them, resolved over today's catalog
+(:func:`~skillsite.source.dependencies.release_dependencies`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.prompt_xml import skill_content_xml
+from skillsite.agent.release_digest import release_digest
+from skillsite.cache import Cache, Section, digest
+from skillsite.config import SiteConfig
+from skillsite.models import Skill
+from skillsite.publish.manifest import (VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json,
+                                        is_versions_path, skill_dir_url)
+from skillsite.publish.staging import Staging
+from skillsite.source.dependencies import CatalogNames, declared_dependencies, release_dependencies
+from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
+from skillsite.source.git_history import ObjectReader, GitError
+from skillsite.source.parse import decode_skill_md, split_frontmatter
+from skillsite.source.discover import SKILL_FILES
+from skillsite.source.releases import Release, SkillReleases
+
+#: A past release's bundled file bigger than this is not published (it is read whole from git).
+MAX_RELEASE_FILE_BYTES = 256 << 20
+
+
+
+@dataclass(frozen=True)
+class CatalogReleases:
+    """What a past release's dependencies are resolved over: the catalog's skills (ids and
+    names), and each versioned skill's releases (canonical versions) by id."""
+
+    names: CatalogNames = CatalogNames({}, {})
+    releases: Mapping[str, Sequence[str]] = dataclasses.field(default_factory=dict)
+
+
+def versions_url(skill_id: str) -> str:
+    """Site-relative URL of a skill's ``versions.json``."""
+    return skill_dir_url(skill_id) + VERSIONS_FILE
+
+
+def release_url(skill_id: str, version: str) -> str:
+    """Site-relative URL of one release's folder."""
+    return f"{skill_dir_url(skill_id)}{VERSIONS_FOLDER}/{version}/"
+
+
+@dataclass(frozen=True)
+class PublishedVersions:
+    """What publishing a skill's releases gave: its ``versions.json`` document, and the sha256
+    and size of the file as published."""
+
+    skill_id: str
+    document: dict[str, Any]
+    sha256: str
+    size: int
+
+
+def pin_versions(entries: list[ManifestEntry], versions: Mapping[str, PublishedVersions]) -> None:
+    """Give each versioned skill's entry the sha256 and size of its published versions.json
+    (entries are frozen: each is replaced in ``entries``), so that the entry, and every file
+    keyed by it, changes whenever versions.json does."""
+    for index, entry in enumerate(entries):
+        published = versions.get(entry.id)
+        if published is not None:
+            entries[index] = dataclasses.replace(entry, versions_sha256=published.sha256,
+                                                 versions_bytes=published.size)
+
+
+class VersionPublishing:
+    """Publishes the releases of the versioned skills into the staging folder."""
+
+    def __init__(self, staging: Staging, config: SiteConfig, cache: Cache, reserved: frozenset[str],
+                 catalog: CatalogReleases = CatalogReleases()):
+        self.staging, self.config, self.cache, self.reserved = staging, config, cache, reserved
+        self.catalog = catalog
+        self.readers: dict[str, ObjectReader] = {}
+
+    def publish(self, skills: Sequence[Skill], entries: Sequence[ManifestEntry],
+                history: dict[str, SkillReleases]) -> dict[str, PublishedVersions]:
+        """Every versioned skill's releases and ``versions.json``, by skill id."""
+        try:
+            return {skill.id: self._skill(skill, entry, history[skill.id])
+                    for skill, entry in zip(skills, entries) if skill.id in history}
+        finally:
+            for reader in self.readers.values():
+                reader.close()
+
+    def _skill(self, skill: Skill, entry: ManifestEntry, releases: SkillReleases) -> PublishedVersions:
+        records = {}
+        for release in releases.releases:
+            if release.files is None:
+                files = self._current(skill, entry, release.version)
+                needs = [d.to_json() for d in entry.dependencies]
+            else:
+                files, main_blob = self._past(skill, entry, release, releases.top or "")
+                needs = self._past_dependencies(releases.top or "", main_blob)
+            records[release.version] = {
+                "digest": release_digest((f["path"], f["sha256"]) for f in files),
+                "url": release_url(skill.id, release.version), "commit": release.commit, "date": release.date,
+                "dependencies": needs, "files": files}
+        document = {"latest": releases.current, "versions": releases.versions, "releases": records}
+        data = indented_json(document)
+        sha = hashlib.sha256(data).hexdigest()
+        self.staging.write_keyed(f"skills/{skill.id}/{VERSIONS_FILE}", sha, lambda: data)
+        return PublishedVersions(skill.id, document, sha, len(data))
+
+    def _current(self, skill: Skill, entry: ManifestEntry, version: str) -> list[dict[str, Any]]:
+        """The current release: the files published as the skill, a second time (hard links)."""
+        folder = f"skills/{skill.id}/"
+        into = f"{folder}{VERSIONS_FOLDER}/{version}/"
+        files = [{"path": "SKILL.md", "sha256": entry.sha256, "size": skill.size}]
+        self._link(folder + "SKILL.md", into + "SKILL.md", entry.sha256)
+        for f in entry.files:
+            self._link(folder + f.path, into + f.path, f.sha256)
+            files.append({"path": f.path, "sha256": f.sha256, "size": f.bytes})
+        xml_key = self.staging.placed.get(folder + XML_FILE)
+        if xml_key is not None:
+            self._link(folder + XML_FILE, into + XML_FILE, xml_key)
+        return files
+
+    def _link(self, published: str, rel: str, key: str) -> None:
+        if not self.staging.keep(rel, key):
+            self.staging.link(published, rel, key)
+
+    def _past(self, skill: Skill, entry: ManifestEntry, release: Release, top: str
+              ) -> tuple[list[dict[str, Any]], str]:
+        """A past release: its files from git (kept in place when the output holds them already),
+        and its SKILL.md's blob."""
+        into = f"skills/{skill.id}/{VERSIONS_FOLDER}/{release.version}/"
+        files, main_blob = [], ""
+        names = {f.path for f in release.files or ()}
+        main = next(name for name in (*SKILL_FILES, "") if name in names or not name)  # SKILL.md wins, as in discovery
+        for f in release.files or ():
+            path = "SKILL.md" if f.path == main else f.path
+            if f.path == main:
+                main_blob = f.blob
+            elif path in self.reserved or is_versions_path(path):
+                continue
+            sha = self._blob_file(top, f.blob, into + path)
+            if sha is not None:
+                files.append({"path": path, "sha256": sha, "size": f.size})
+        files.sort(key=lambda f: (f["path"] != "SKILL.md", f["path"]))
+        self._release_xml(skill, entry, top, main_blob, into, [f["path"] for f in files if f["path"] != "SKILL.md"])
+        return files, main_blob
+
+    def _past_dependencies(self, top: str, main_blob: str) -> list[dict[str, Any]]:
+        """What a past release's SKILL.md declares (read once per blob), resolved over today's catalog."""
+        key = f"release-depends:{self.config.profile}:{main_blob}"
+        items = self.cache.get(Section.HISTORY, key)
+        if items is None:
+            items = _declared(self._read(top, main_blob, self.config.max_bytes) or b"", self.config.profile)
+            self.cache.put(Section.HISTORY, key, items)
+        return [d.to_json() for d in release_dependencies(items, self.catalog.names, self.catalog.releases)]
+
+    def _blob_file(self, top: str, blob: str, rel: str) -> str | None:
+        """Publish a git blob as ``rel``: its sha256 (None when it cannot be read or is too big)."""
+        key = f"git-blob:{blob}"
+        sha = self.cache.get(Section.HISTORY, key)
+        if sha is not None and self.staging.keep(rel, key):
+            return sha
+        data = self._read(top, blob, MAX_RELEASE_FILE_BYTES)
+        if data is None:
+            return None
+        sha = hashlib.sha256(data).hexdigest()
+        self.cache.put(Section.HISTORY, key, sha)
+        self.staging.write(rel, data, key)
+        return sha
+
+    def _read(self, top: str, blob: str, limit: int) -> bytes | None:
+        if top not in self.readers:
+            self.readers[top] = ObjectReader(top)
+        try:
+            return self.readers[top].read(blob, limit)
+        except GitError:
+            return None
+
+    def _release_xml(self, skill: Skill, entry: ManifestEntry, top: str, main_blob: str, into: str,
+                     paths: list[str]) -> None:
+        """The release's ``<skill_content>`` fragment, made from its own SKILL.md."""
+        page_url = absolute(self.config, entry.urls.page)
+        key = digest("release-xml", skill.id, skill.name, main_blob, page_url, paths)
+        if self.staging.keep(into + XML_FILE, key):
+            return
+        name, body = _name_and_body(self._read(top, main_blob, self.config.max_bytes) or b"", skill.name)
+        self.staging.write(into + XML_FILE, skill_content_xml(name, skill.id, body, page_url, paths, []).encode("utf-8"),
+                           key)
+
+
+def _declared(raw: bytes, profile: str) -> list[str]:
+    """The dependency items a release's SKILL.md declares (none when its frontmatter cannot be
+    read): under the ``spec`` profile only ``metadata.depends``, as for the current version."""
+    try:
+        split = split_frontmatter(decode_skill_md(raw))
+        if split is None:
+            return []
+        data, _, _ = parse_frontmatter_text(split[0], "SKILL.md", 1)
+    except FrontmatterError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    if profile == "spec":
+        data = {key: value for key, value in data.items() if key != "depends"}
+    return [item for item, _, _ in declared_dependencies(data, {})]
+
+
+def _name_and_body(raw: bytes, default_name: str) -> tuple[str, str]:
+    """A release SKILL.md's name (else the skill's) and body, for its XML fragment."""
+    try:
+        split = split_frontmatter(decode_skill_md(raw))
+        if split is None:
+            return default_name, ""
+        data, _, _ = parse_frontmatter_text(split[0], "SKILL.md", 1)
+    except FrontmatterError:
+        return default_name, ""
+    name = data.get("name") if isinstance(data, dict) else None
+    return (name.strip() if isinstance(name, str) and name.strip() else default_name), split[2]

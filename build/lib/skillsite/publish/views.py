@@ -1,0 +1,380 @@
+"""What the catalog's pages show, as plain values for the templates: tags with their pages
+and counts, skill cards, install snippets, metadata and file rows, the ``_headers`` file."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.site_urls import url_of
+from skillsite.publish.manifest import absolute
+from skillsite.publish.marketplace import MARKETPLACE_PATH, default_name
+from skillsite.publish.wellknown import LEGACY_DIR, listable, listed_entries
+
+# Bundled files a browser would run as a document on the catalog's own origin: ``_headers``
+# makes static hosts that read it (Netlify, Cloudflare Pages) serve them sandboxed, so no
+# script of theirs runs (an SVG still shows in an <img>).
+ACTIVE_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".svgz", ".xml", ".xsl",
+                             ".xslt", ".mht", ".mhtml"})
+INERT_HEADERS = ("Content-Security-Policy: sandbox; default-src 'none'", "X-Content-Type-Options: nosniff")
+_SLUG = re.compile(r"[^a-z0-9]+")
+_SPACE = re.compile(r"\s+")
+
+
+def display_text(value: Any) -> str:
+    """Any frontmatter value as text: strings as they are, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def markdown_text(value: Any) -> str:
+    """One line of plain text safe inside a Markdown list item or link label (``llms.txt``)."""
+    text = _SPACE.sub(" ", display_text(value)).strip()
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def human_bytes(size: int) -> str:
+    """``1234`` -> ``1.2 KB`` (pages and the build's summary line)."""
+    value = float(size)
+    for unit in ("B", "KB", "MB"):
+        if value < 1024:
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
+def tag_slug(tag: str) -> str:
+    """A tag's folder name: ``a-z0-9-`` only; a short hash keeps distinct tags apart."""
+    slug = _SLUG.sub("-", tag.lower()).strip("-")[:48].strip("-")
+    if slug == tag:
+        return slug
+    digest = hashlib.sha256(tag.encode("utf-8")).hexdigest()[:6]
+    return f"{slug}-{digest}" if slug else f"tag-{digest}"
+
+
+def root_of(page_dir: str) -> str:
+    """Relative prefix from a site folder (``skills/a/b/``) back to the site root."""
+    depth = len([p for p in page_dir.split("/") if p])
+    return "../" * depth
+
+
+def _suffix(path: str) -> str:
+    """The lowercased extension of a path's last part, as a web server maps it to a type
+    (a file named just ``.html`` counts as HTML, unlike ``PurePath.suffix`` says)."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot >= 0 else ""
+
+
+#: The files a static host serves for their folder's address (``assets/`` serves ``assets/index.html``).
+FOLDER_DOCUMENTS = ("index.html", "index.htm")
+
+
+def active_files(entries: Iterable[ManifestEntry]) -> list[str]:
+    """Site-relative URLs of published skill files a browser could run as a page (HTML, SVG,
+    XML ...): bundled files, their copies for the v0.1 discovery index, and knowledge documents;
+    and the folder address of each one a host serves for its folder (an ``index.html``)."""
+    entries = list(entries)
+    urls = set()
+    for entry in entries:
+        urls |= {entry.urls.files + url_of(f.path) for f in entry.files if _suffix(f.path) in ACTIVE_SUFFIXES}
+        urls |= {k.url for k in entry.knowledge if _suffix(k.path) in ACTIVE_SUFFIXES}
+    for name, entry in listed_entries(entries).items():
+        urls |= {url_of(f"{LEGACY_DIR}/{name}/{f.path}") for f in entry.files
+                 if _suffix(f.path) in ACTIVE_SUFFIXES}
+    return sorted(urls | {url[:-len(name)] for url in urls for name in FOLDER_DOCUMENTS if url.endswith("/" + name)})
+
+
+def headers_file(active: Iterable[str]) -> str:
+    """A Netlify / Cloudflare Pages ``_headers`` file that sandboxes the ``active`` files (:func:`active_files`)."""
+    lines = ["# Written by skillsite: bundled files that a browser would run as a page on this origin",
+             "# (HTML, SVG, XML) are served sandboxed: none of their scripts can run."]
+    for url in active:
+        lines.append("/" + url)
+        lines.extend("  " + header for header in INERT_HEADERS)
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------- view models
+
+@dataclass(frozen=True)
+class TagInfo:
+    """A tag, its page folder and how many skills carry it."""
+
+    name: str
+    slug: str
+    count: int
+
+    @property
+    def url(self) -> str:
+        return f"tags/{self.slug}/"
+
+
+def collect_tags(entries: Iterable[ManifestEntry]) -> list[TagInfo]:
+    """Every tag of ``entries`` (the listed skills: a tag page lists no hidden skill) with its
+    count, sorted by name."""
+    counts: dict[str, int] = {}
+    for entry in entries:
+        for tag in dict.fromkeys(entry.tags):
+            counts[tag] = counts.get(tag, 0) + 1
+    slugs = _unique_slugs(sorted(counts))
+    return [TagInfo(tag, slugs[tag], counts[tag]) for tag in sorted(counts)]
+
+
+def _unique_slugs(tags: Sequence[str]) -> dict[str, str]:
+    """``tag_slug`` of each tag, made unique in the rare case two still collide."""
+    seen: dict[str, str] = {}
+    used: set[str] = set()
+    for tag in tags:
+        slug, n = tag_slug(tag), 2
+        base = slug
+        while slug in used:
+            slug, n = f"{base}-{n}", n + 1
+        used.add(slug)
+        seen[tag] = slug
+    return seen
+
+
+def badges(entry: ManifestEntry) -> list[tuple[str, str, str]]:
+    """(css class, label, explanation) of a skill's visibility flags."""
+    vis = entry.visibility
+    out = []
+    if vis.always:
+        out.append(("always", "always on", "Listed first in the model's catalog"))
+    if vis.hidden and not vis.listed:
+        out.append(("hidden", "hidden", "Never offered to a model and left out of this catalog's lists; "
+                                        "its page and files are published for whoever has the link"))
+    elif vis.hidden:
+        out.append(("hidden", "hidden from models", "Never offered to a model; people may still use it"))
+    if vis.user_invocable_only:
+        out.append(("user-only", "user-invoked only", "Only a person can invoke it; left out of the model's catalog"))
+    if entry.copies is not None and entry.visibility.copy_of is None:
+        out.append(("copies", f"{entry.copies.count} copies", f"The same skill is published {entry.copies.count} times in "
+                                                                "this catalog; this one stands for them all"))
+    elif entry.visibility.copy_of is not None:
+        out.append(("copy", "a copy", f"A copy of {entry.visibility.copy_of}: lists, search and models show that one"))
+    if entry.audit is not None and entry.risk in RISKS:
+        risk, count = entry.risk, len(entry.audit.findings)
+        out.append((f"risk-{risk}", f"{risk} risk", f"The audit rated it {risk} risk ({count} finding"
+                                                    f"{'' if count == 1 else 's'}; see its page)"))
+    return out
+
+
+#: Audit risks a skill list can be filtered by, most severe first.
+RISKS = ("high", "medium", "low")
+
+
+def risk_pages(entries: Iterable[ManifestEntry]) -> dict[str, list[str]]:
+    """The ids of the skills at each audit risk that any skill has, most severe first."""
+    found: dict[str, list[str]] = {risk: [] for risk in RISKS}
+    for entry in entries:
+        if entry.risk in found:
+            found[entry.risk].append(entry.id)
+    return {risk: ids for risk, ids in found.items() if ids}
+
+
+def hidden_note(entry: ManifestEntry) -> str | None:
+    """What a hidden skill's page says of it: the key that hid it and what that means; None when listed."""
+    vis = entry.visibility
+    if vis.listed:
+        return None
+    key = f"{vis.hidden_by}: true" if vis.hidden_by else "hidden"
+    return (f"This skill is hidden ({key}): it is never offered to a model, and this catalog's home page, "
+            "tag and risk pages, search and llms.txt leave it out. This page, its files and its skills.json "
+            "entry stay published for whoever has the link or its id.")
+
+
+def card(entry: ManifestEntry, tags: dict[str, TagInfo]) -> dict[str, Any]:
+    """What a skill list item shows."""
+    return {
+        "id": entry.id,
+        "name": entry.name,
+        "description": entry.description,
+        "version": entry.version,
+        "url": entry.urls.page,
+        "tags": card_tags(entry, tags),
+        "badges": badges(entry),
+        "nested": "/" in entry.id,
+    }
+
+
+def copy_rows(entry: ManifestEntry) -> dict[str, Any] | None:
+    """What a skill page says of the skill's group of copies: the canonical member's page and
+    how this copy differs from it, or (for the canonical member) each copy's page and difference."""
+    group = entry.copies
+    if group is None:
+        return None
+    if entry.visibility.copy_of is not None:
+        return {"canonical": {"id": group.canonical, "url": url_of(f"skills/{group.canonical}/"),
+                              "differs": group.differs}, "members": []}
+    return {"canonical": None, "count": group.count,
+            "members": [{"id": m.id, "url": url_of(f"skills/{m.id}/"), "differs": m.differs} for m in group.members]}
+
+
+def card_tags(entry: ManifestEntry, tags: dict[str, TagInfo]) -> list[TagInfo]:
+    """A skill's tags as its card shows them: each once, with its page and count (a tag only
+    hidden skills have: unlinked, count 0)."""
+    return [tags.get(t) or TagInfo(t, "", 0) for t in dict.fromkeys(entry.tags)]
+
+
+# ---------------------------------------------------------------------------- paginated listings
+
+#: How far from the current page the pager links: the pages around it, then jumps of 10 and
+#: 100, so that any page of a long listing is a few clicks away without a script.
+PAGER_STEPS = (-100, -10, -2, -1, 0, 1, 2, 10, 100)
+
+
+def listing_url(base: str, number: int) -> str:
+    """Site-relative folder of page ``number`` of the listing at ``base`` (``tags/x/page/2/``)."""
+    return base if number == 1 else f"{base}page/{number}/"
+
+
+def page_count(items: int, per_page: int) -> int:
+    """Pages of a listing of ``items`` at ``per_page`` each (0: one page); an empty one has one."""
+    return max(1, -(-items // per_page)) if per_page else 1
+
+
+def page_items(items: Sequence[Any], number: int, per_page: int) -> list[Any]:
+    """The items page ``number`` shows (every item when ``per_page`` is 0)."""
+    return list(items[(number - 1) * per_page:number * per_page]) if per_page else list(items)
+
+
+def pager(base: str, number: int, count: int, label: str) -> dict[str, Any] | None:
+    """What a listing's page navigation shows (None for a listing of one page): links to the
+    previous and next page, and to the first, last and nearby pages with gaps between."""
+    if count <= 1:
+        return None
+    shown = sorted({1, count} | {number + step for step in PAGER_STEPS if 1 <= number + step <= count})
+    items: list[dict[str, Any]] = []
+    for before, n in zip([0, *shown], shown):
+        if n - before > 1:
+            items.append({"gap": True})
+        items.append({"gap": False, "number": n, "url": listing_url(base, n), "current": n == number})
+    return {"label": label, "number": number, "count": count, "items": items,
+            "prev": listing_url(base, number - 1) if number > 1 else None,
+            "next": listing_url(base, number + 1) if number < count else None}
+
+
+def install_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, str]]:
+    """Install commands for a skill; ``{site}`` marks where the site URL goes.
+
+    With ``base_url`` configured the text is final; without it the page's script fills in
+    the URL the page was loaded from (the static text shows ``<site-url>``).
+    """
+    site = config.base_url.rstrip("/") if config.base_url else "{site}"
+    manifest_url = absolute(config, "skills.json") if config.base_url else "{site}/skills.json"
+    raw = absolute(config, entry.urls.skill_md) if config.base_url else "{site}/" + entry.urls.skill_md
+    snippets = []
+    if listable(entry.name, entry.description):
+        snippets.append({"label": "Install with the skills CLI",
+                         "text": f"npx skills add {site} --skill {shlex.quote(entry.name)}"})
+    snippets.append({"label": "Claude Code: add the marketplace, install its plugin (every skill)",
+                     "text": "\n".join(claude_code_commands(site, config))})
+    snippets += repository_snippets(entry, config)
+    program = (f"from skillsite.loader import Catalog; "
+               f"print(Catalog.open({json.dumps(manifest_url)}).load({json.dumps(entry.id)}).body)")
+    snippets.append({"label": "Load it in Python (skillsite.loader)", "text": f"python -c {shlex.quote(program)}"})
+    snippets.append({"label": "Raw SKILL.md", "text": raw})
+    for snippet in snippets:
+        snippet["static"] = snippet["text"].replace("{site}", "<site-url>")
+        snippet["dynamic"] = "{site}" in snippet["text"]
+    return snippets
+
+
+def catalog_install_lines(config: Any) -> list[tuple[str, list[str]]]:
+    """(agent, commands run one after the other) to install the whole catalog, for ``llms.txt``;
+    none without ``base_url``."""
+    if not config.base_url:
+        return []
+    site = config.base_url.rstrip("/")
+    lines = [("skills CLI (Claude Code, Codex, Cursor, Gemini CLI, ...)", [f"npx skills add {site}"]),
+             ("Claude Code", claude_code_commands(site, config))]
+    repo = github_repository(config.repo_url)
+    if repo:
+        lines.append(("GitHub CLI", [f"gh skill install {repo}"]))
+    lines.append(("Python (skillsite.loader)", [f"Catalog.open({json.dumps(site + '/skills.json')})"]))
+    return lines
+
+
+def pin_snippets(signing: dict[str, Any] | None, config: Any) -> dict[str, str] | None:
+    """A signed catalog's key and how an agent pins it: the loader, the command line, MCP."""
+    if not signing:
+        return None
+    key = signing["key"]
+    site = config.base_url.rstrip("/") if config.base_url else "<site-url>"
+    return {"key": key, "keyid": signing["keyid"], "metadata": signing["metadata"],
+            "loader": f"Catalog.open({json.dumps(site + '/skills.json')}, trusted_keys=[{json.dumps(key)}])",
+            "cli": f"skillsite search QUERY --catalog {site} --trusted-key {key}",
+            "mcp": f"skillsite mcp --catalog {site} --trusted-key {key}"}
+
+
+def github_repository(repo_url: str) -> str | None:
+    """``owner/repo`` of a github.com repository URL, else None."""
+    match = re.fullmatch(r"https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?", repo_url or "")
+    return f"{match.group(1)}/{match.group(2)}" if match else None
+
+
+def repository_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, str]]:
+    """Installers that fetch from the source repository (``repo_url``): GitHub CLI, Gemini CLI."""
+    path = entry.source.path
+    if not config.repo_url or path.startswith("../") or "/" not in path:
+        return []
+    folder = shlex.quote(path.rsplit("/", 1)[0])
+    snippets = []
+    repo = github_repository(config.repo_url)
+    if repo:
+        snippets.append({"label": "GitHub CLI", "text": f"gh skill install {repo} {folder}"})
+    git_url = config.repo_url.rstrip("/")
+    git_url = git_url if git_url.endswith(".git") else git_url + ".git"
+    snippets.append({"label": "Gemini CLI", "text": f"gemini skills install {shlex.quote(git_url)} --path {folder}"})
+    return snippets
+
+
+def claude_code_commands(site: str, config: Any) -> list[str]:
+    """Claude Code's two commands: add the catalog's marketplace, install its one plugin."""
+    market = marketplace_name(config)
+    return [f"/plugin marketplace add {site}/{MARKETPLACE_PATH}", f"/plugin install {market}@{market}"]
+
+
+def marketplace_name(config: Any) -> str:
+    """The marketplace name ``.claude-plugin/marketplace.json`` is published under."""
+    return config.marketplace.get("name") or default_name(config.title)
+
+
+def metadata_rows(entry: ManifestEntry) -> list[tuple[str, str]]:
+    """(key, text) of metadata and understood extension keys, sorted by key."""
+    rows = [(str(k), display_text(v)) for k, v in entry.metadata.items()]
+    rows += [(str(k), display_text(v)) for k, v in entry.extra.items()]
+    return sorted(rows)
+
+
+def file_rows(entry: ManifestEntry) -> list[dict[str, Any]]:
+    """Bundled files with their URLs relative to the skill's page."""
+    return [{"path": f.path, "url": url_of(f.path), "bytes": f.bytes} for f in entry.files]
+
+
+def ancestors(entry: ManifestEntry, entries: dict[str, ManifestEntry]) -> list[ManifestEntry]:
+    """Parent chain of a skill, outermost first."""
+    chain = []
+    parent = entry.parent
+    while parent and parent in entries and len(chain) < 64:
+        chain.append(entries[parent])
+        parent = entries[parent].parent
+    return list(reversed(chain))
+
+
+def version_rows(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """A skill's releases as its page lists them, newest first: version, its SKILL.md's URL
+    (relative to the skill's page), commit date, and whether it is the current one."""
+    releases = document["releases"]
+    return [{"version": version, "url": f"versions/{version}/SKILL.md", "date": (releases[version]["date"] or "")[:10],
+             "latest": version == document["latest"]} for version in reversed(document["versions"])]

@@ -1,0 +1,160 @@
+"""The browser's search index: ``search/lunr.json`` (read by lunr.js 2.3.9) and
+``search/docs.json`` (what a result shows).
+
+The index's refs are numbers, ``"0"``, ``"1"``, ...: a skill's row in ``docs.json`` (id, name,
+description, page URL, tags, the row of the skill it is a copy of, its group's size), which lists
+the skills the site's search finds (not hidden ones) in ``skills.json``'s order.
+It indexes the same fields as the catalog's TF-IDF index (:data:`~skillsite.search.terms.SEARCH_FIELDS`),
+with the same weights, stemmed with lunr.js's own stemmer.
+
+lunr.py's builder makes a token object per word and a vector object per field; at 10,000
+skills that took half a minute.  :func:`lunr_index` computes the same serialized index
+directly, byte for byte what lunr.py writes with this configuration (lunr.py stays the
+reference: :mod:`skillsite.search.lunr_reference`, and the tests compare the two).
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from skillsite.search.bm25 import build_search_section
+from skillsite.search.stemmer import stem
+from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, search_fields
+
+LUNR_FILE = "search/lunr.json"
+DOCS_FILE = "search/docs.json"
+DOCS_FORMAT = "skillsite-search-docs"
+DOCS_FIELDS = ("id", "name", "description", "url", "tags", "copy_of", "copies")
+LUNR_VERSION = "2.3.9"
+K1 = 1.2      # lunr's BM25 defaults
+B = 0.75
+
+#: lunr.py's tokenizer splits on these characters (lunr.js: ``/[\s\-]+/``).
+_SEPARATORS = re.compile("[ \t\n\r\f\v\xa0-]+")
+#: Characters JavaScript's ``\s`` matches that lunr.py's tokenizer does not split on: turned into
+#: spaces first, so both cut text into the same words.
+_JS_ONLY_SPACE = re.compile("[\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
+#: Non-word characters at either end of a word (lunr.js's trimmer strips ASCII ones only, so
+#: "café" would be indexed as "caf"; for ASCII words the two agree).
+EDGES = re.compile(r"^\W+|\W+\Z")
+
+
+@dataclass(frozen=True)
+class SearchIndexes:
+    """What the search stage contributes: ``skills.json["search"]`` and the browser's files."""
+
+    manifest_search: dict[str, Any] | None
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+def lunr_boosts() -> dict[str, float]:
+    """Field boosts as lunr writes them (whole numbers as integers)."""
+    return {name: int(boost) if float(boost).is_integer() else boost for name, boost in SEARCH_FIELDS.items()}
+
+
+def lunr_documents(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+    """One lunr document per manifest entry: ``id``, the ref (the entry's position, as a string),
+    and every search field."""
+    docs = []
+    for position, entry in enumerate(entries):
+        fields = search_fields(entry)
+        docs.append({"id": str(position), **{name: _JS_ONLY_SPACE.sub(" ", fields[name]) for name in SEARCH_FIELDS}})
+    return docs
+
+
+class _Terms:
+    """Word -> index term (None when the pipeline drops it): trimmed, stop words out, stemmed."""
+
+    def __init__(self, trim: Callable[[str], str], stem_word: Callable[[str], str]):
+        self.trim, self.stem = trim, stem_word
+        self.known: dict[str, str | None] = {}
+
+    def __call__(self, word: str) -> str | None:
+        if word not in self.known:
+            trimmed = self.trim(word)
+            self.known[word] = None if not trimmed or trimmed in STOP_WORDS else self.stem(trimmed)
+        return self.known[word]
+
+
+def _frequencies(text: str | None, terms: _Terms) -> tuple[dict[str, int], int]:
+    """Term frequencies of one field of one document, and its length in terms."""
+    frequencies: dict[str, int] = {}
+    length = 0
+    for word in _SEPARATORS.split(text.lower()) if text is not None else ():
+        term = terms(word) if word else None
+        if term is not None:
+            frequencies[term] = frequencies.get(term, 0) + 1
+            length += 1
+    return frequencies, length
+
+
+def _score(tf: int, idf: float, length: int, average: float, boost: float) -> float:
+    """lunr.py's BM25 field score, in lunr.py's order of operations (so it rounds the same)."""
+    norm = K1 * (1 - B + B * (length / average))
+    return round(idf * ((K1 + 1) * tf) / (norm + tf) * boost * 1, 3)
+
+
+def lunr_index(docs: Sequence[Mapping[str, str]], fields: Mapping[str, float], *,
+               trim: Callable[[str], str], stem_word: Callable[[str], str]) -> dict[str, Any]:
+    """The serialized index (``lunr.Index.serialize()``) of ``docs``, refs in their ``id``.
+
+    ``fields`` maps each field to its boost, in the order the builder declared them; ``trim``
+    and ``stem_word`` are the pipeline's trimmer and stemmer (lunr's English stop-word filter,
+    :data:`~skillsite.search.terms.STOP_WORDS`, runs between them).
+    """
+    names, terms = list(fields), _Terms(trim, stem_word)
+    postings: dict[str, dict[str, Any]] = {}
+    field_terms: list[tuple[str, str, dict[str, int], int]] = []   # (field ref, field, frequencies, length)
+    for doc in docs:
+        for name in names:
+            frequencies, length = _frequencies(doc.get(name), terms)
+            for term in frequencies:  # posting keys in the order lunr.py sorts them
+                postings.setdefault(term, {"_index": len(postings), **{n: {} for n in sorted(names)}})
+                postings[term][name][str(doc["id"])] = {}
+            field_terms.append((f"{name}/{doc['id']}", name, frequencies, length))
+    lengths = {n: [length for _, f, _, length in field_terms if f == n] for n in names}
+    average = {n: sum(values) / len(values) if values else 0 for n, values in lengths.items()}
+    idf = {term: math.log(1 + abs((len(docs) - count + 0.5) / (count + 0.5)))
+           for term, posting in postings.items() for count in [sum(len(posting[n]) for n in names)]}
+    vectors = []
+    for field_ref, name, frequencies, length in field_terms:
+        elements = sorted((postings[term]["_index"], _score(tf, idf[term], length, average[name], fields[name]))
+                          for term, tf in frequencies.items())
+        vectors.append([field_ref, [x for pair in elements for x in pair]])
+    return {"fieldVectors": vectors, "fields": names,
+            "invertedIndex": [[term, postings[term]] for term in sorted(postings, key=js_string_order)],
+            "pipeline": ["stemmer"], "version": LUNR_VERSION}
+
+
+def js_string_order(term: str) -> bytes:
+    """Sort key comparing strings as JavaScript's ``<`` does: by UTF-16 code units (lunr.js's
+    ``Index.load`` refuses terms in any other order)."""
+    return term.encode("utf-16-be", "surrogatepass")
+
+
+def lunr_bytes(entries: Sequence[dict[str, Any]]) -> bytes:
+    """``search/lunr.json`` for manifest ``entries``: compact, deterministic JSON."""
+    index = lunr_index(lunr_documents(entries), lunr_boosts(), trim=lambda word: EDGES.sub("", word), stem_word=stem)
+    return json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def docs_json(entries: Sequence[dict[str, Any]]) -> bytes:
+    """``search/docs.json``: one row per entry given, in their order (row ``i`` is lunr ref
+    ``"i"``), of :data:`DOCS_FIELDS`: what a search result shows and what the tag filter needs;
+    a copy of another skill names its row (-1: none), and each row its group's size."""
+    row_of = {e["id"]: row for row, e in enumerate(entries)}
+    rows = [[e["id"], e["name"], e["description"], e["urls"]["page"], list(dict.fromkeys(e["tags"])),
+             row_of.get(e.get("copy_of") or "", -1), e.get("copies", 1)] for e in entries]
+    data = {"format": DOCS_FORMAT, "version": 1, "fields": list(DOCS_FIELDS), "docs": rows}
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def build_indexes(entries: Sequence[dict[str, Any]], browsed: Sequence[dict[str, Any]] | None = None
+                  ) -> SearchIndexes:
+    """Both indexes: skills.json's of the published skills (``entries`` in manifest order), the
+    browser's of ``browsed`` (the skills the site lists, in the same order; default: all)."""
+    browsed = entries if browsed is None else browsed
+    return SearchIndexes(build_search_section(entries), {LUNR_FILE: lunr_bytes(browsed), DOCS_FILE: docs_json(browsed)})

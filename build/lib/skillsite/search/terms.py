@@ -1,0 +1,58 @@
+"""What is searched and how text becomes search terms (standard library only).
+
+One tokenizer and one set of fields serve the build (which precomputes the TF-IDF index into
+``skills.json``), the loader and ``skillsite search``, so they rank identically.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from skillsite.search.stemmer import stem
+
+#: Searchable fields of a skill and the weight of one occurrence of a term in each.
+SEARCH_FIELDS: dict[str, float] = {"name": 1.0, "description": 3.0, "tags": 2.0, "tools": 1.0, "triggers": 2.0}
+
+#: The kinds of trigger that are words (``patterns`` are regular expressions, not searched).
+TRIGGER_WORD_KINDS = ("phrases", "keywords", "verbs")
+
+#: lunr.js 2.3.9's English stop words (``lunr.stopWordFilter``).
+STOP_WORDS = frozenset(
+    "a able about across after all almost also am among an and any are as at be because been but by can "
+    "cannot could dear did do does either else ever every for from get got had has have he her hers him his "
+    "how however i if in into is it its just least let like likely may me might most must my neither no nor "
+    "not of off often on only or other our own rather said say says she should since so some than that the "
+    "their them then there these they this tis to too twas us wants was we were what when where which while "
+    "who whom why will with would yet you your".split())
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def tokenize(text: str) -> list[str]:
+    """Search terms of a text: lower-cased letter/digit runs (so hyphens and punctuation split),
+    minus stop words and one-character words, each stemmed with :func:`stem`."""
+    return [stem(w) for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOP_WORDS]
+
+
+def search_fields(entry: dict[str, Any]) -> dict[str, str]:
+    """The searchable text of a manifest entry, per field of :data:`SEARCH_FIELDS`.
+
+    ``name`` also holds the skill folder's name when it differs; ``tools`` holds the
+    names and purposes of the declared ``tools`` (``allowed-tools`` is a permission list,
+    not a description: "Read Write Bash" would match every query about reading or writing);
+    ``triggers`` the trigger phrases, keywords and verbs.
+    """
+    folder = entry["id"].rsplit("/", 1)[-1]
+    name = entry["name"] if folder == entry["name"] else f"{entry['name']} {folder}"
+    tools = [f"{t.get('name', '')} {t.get('purpose', '')}" for t in entry.get("tools", ())]
+    return {"name": name, "description": entry.get("description", ""),
+            "tags": " ".join(str(t) for t in entry.get("tags", ())), "tools": " ".join(tools),
+            "triggers": " ".join(trigger_words(entry.get("triggers")))}
+
+
+def trigger_words(triggers: Any) -> list[str]:
+    """The phrases, keywords and verbs of a skill's normalised triggers (what search and prompts show)."""
+    if not isinstance(triggers, dict):
+        return []
+    return [text.strip() for kind in TRIGGER_WORD_KINDS if isinstance(triggers.get(kind), list)
+            for text in triggers[kind] if isinstance(text, str) and text.strip()]

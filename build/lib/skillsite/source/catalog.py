@@ -1,0 +1,722 @@
+"""Reading a catalog: discover, parse and check every skill — the stage every command shares.
+
+:func:`read_catalog` keeps the skills (the build needs them); :func:`check_catalog` keeps only
+each skill's verdict (``skillsite validate``).  Skills are parsed and checked on every core,
+each on its own; then the catalog-wide check (names used twice) runs on what that gave.
+
+Both can skip the skills that did not change, with a :class:`~skillsite.cache.Cache`: each
+keys a skill by its SKILL.md's content and place (so a fresh checkout, whose files all have new
+times, still finds the cache of an earlier job).  ``check_catalog`` also keeps each SKILL.md's
+content digest under its size, times and inode, so that a file whose stamp is unchanged is not
+read (as git's index does).
+The result never depends on the number of jobs or on the cache.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import posixpath
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, NamedTuple, Sequence
+
+from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
+from skillsite.agent.entry import Visibility, holding
+from skillsite.agent.site_urls import taken_name
+from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest, kept_or_made
+from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
+from skillsite.models import NOTHING_REQUIRED, CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
+from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
+                                     duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
+                                     tags_diagnostics, trigger_diagnostics)
+from skillsite.source.codex_interface import CODEX_FILE, read_codex_file
+from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, fingerprint, group_copies
+from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, resolve_dependencies,
+                                           syntax_diagnostics)
+from skillsite.source.discover import SKILL_FILES, Discovery, discover
+from skillsite.source.knowledge import default_knowledge_dir, locate_all
+from skillsite.source.links import link_diagnostics
+from skillsite.source.frontmatter import FrontmatterError
+from skillsite.bounded import read_limited
+from skillsite.source.parse import (DEFAULT_MAX_BYTES, decode_skill_md, parse_skill,
+                                    split_frontmatter)
+from skillsite.source.relations import Member, relation_diagnostics
+from skillsite.source.releases import VersionedSkill, release_versions
+from skillsite.source.schema import schema_diagnostics
+from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_user_invocable_only, skill_fields,
+                                    skill_name, skill_of_fields, skill_to_json, skill_version)
+from skillsite.source.versioning import version_diagnostics
+from skillsite.workers import parallel_map
+
+@dataclass(frozen=True)
+class Checking:
+    """What checking the skills of a catalog needs; each worker process gets its own copy."""
+
+    sources: tuple[SourceFile, ...]
+    profile: str
+    max_bytes: int
+    skill_dirs: frozenset[tuple[str, str]]   # (root, folder relative to it) of every skill: link targets
+
+    @classmethod
+    def of(cls, found: Discovery, profile: str, max_bytes: int, siblings: bool = False) -> Checking:
+        """``siblings``: links from a root that is one skill to the skills beside it are fine (a
+        single skill validated on its own); a build publishes no page for them, so they are not."""
+        return cls(found.sources, profile, max_bytes, catalog_skill_dirs(found.sources, siblings))
+
+    def parsed(self, index: int) -> ParsedSkill:
+        return parse_skill(self.sources[index], self.max_bytes)
+
+
+def catalog_skill_dirs(sources: Iterable[SourceFile], siblings: bool = False) -> frozenset[tuple[str, str]]:
+    """(root, folder relative to the root) of every skill: what links to other skills resolve
+    against.  With ``siblings``, a root that is one skill (validating a single skill of a larger
+    tree) also has the skill folders beside it (``../name``), as the whole tree's check would."""
+    sources = list(sources)
+    dirs = {(str(s.root), posixpath.dirname(s.rel_path)) for s in sources}
+    for root in {str(s.root) for s in sources if siblings and s.rel_path in SKILL_FILES}:
+        dirs |= {(root, f"../{name}") for name in _sibling_skills(Path(root))}
+    return frozenset(dirs)
+
+
+def _sibling_skills(folder: Path) -> list[str]:
+    """The names of the folders beside ``folder`` that hold a SKILL.md."""
+    try:
+        with os.scandir(folder.absolute().parent) as entries:
+            return [e.name for e in entries if e.is_dir() and os.path.isfile(os.path.join(e.path, "SKILL.md"))]
+    except OSError:
+        return []
+
+
+def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[str, str]]) -> list[Diagnostic]:
+    """Every diagnostic of one skill on its own (the catalog-wide checks come after)."""
+    if parsed.fatal:
+        return list(parsed.diagnostics)
+    fm, src, lines = parsed.frontmatter or {}, parsed.source, parsed.key_lines
+    return [*parsed.diagnostics,
+            *schema_diagnostics(fm, profile, src.display_path, lines),
+            *name_diagnostics(fm, src, profile, lines),
+            *allowed_tools_diagnostics(fm, src, lines),
+            *tags_diagnostics(fm, src, lines),
+            *control_char_diagnostics(fm, src, lines),
+            *trigger_diagnostics(fm, src, lines),
+            *self_conflict_diagnostics(parsed),
+            *syntax_diagnostics(declared_dependencies(fm, lines), src.display_path),
+            *version_diagnostics(fm, lines, src.display_path),
+            *body_diagnostics(parsed),
+            *link_diagnostics(parsed, skill_dirs)]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the catalog-wide checks need of a checked skill: whether it is kept, its name and
+    where that name is (for names used twice), its priority and declared conflicts (for slash
+    commands and conflicts), whether it takes a slash command, its version and declared
+    dependencies (resolved over the catalog), and its own diagnostics."""
+
+    kept: bool
+    name: str
+    name_at: tuple[int, int]
+    diagnostics: tuple[Diagnostic, ...]
+    priority: int = 0
+    conflicts: tuple[tuple[str, int, int], ...] = ()   # each declared item, with its line and column
+    knowledge: tuple[tuple[str, int, int], ...] = ()
+    description: str = ""    # as a model's skill listing shows it (look-alike descriptions)
+    offered: bool = True     # offered to a model (neither hidden nor user-invocable only)
+    description_at: tuple[int, int] = (1, 1)
+    user_invocable: bool = True   # false: no slash command (user-invocable: false)
+    version: str | None = None    # as written
+    depends: tuple[tuple[str, int, int], ...] = ()   # each declared item, with its line and column
+    fingerprint: Fingerprint | None = None   # what finding its copies reads (a kept skill's)
+
+    @classmethod
+    def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Verdict:
+        fm = parsed.frontmatter or {}
+        priority = fm.get("priority")
+        kept = is_kept(parsed)
+        name, description = skill_name(parsed), fm["description"].strip() if kept else ""
+        return cls(kept, name, parsed.key_lines.get("name", (1, 1)), tuple(diags),
+                   priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+                   _declared(fm.get("conflicts"), "conflicts", parsed.key_lines),
+                   _declared(fm.get("knowledge"), "knowledge", parsed.key_lines),
+                   description, not (is_hidden(fm) or is_user_invocable_only(fm)),
+                   parsed.key_lines.get("description", (1, 1)), fm.get("user-invocable") is not False,
+                   skill_version(fm), declared_dependencies(fm, parsed.key_lines),
+                   fingerprint(name, description, parsed.body, hashlib.sha256(parsed.raw).hexdigest())
+                   if kept else None)
+
+    def to_json(self) -> list[Any]:
+        return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
+                [list(c) for c in self.conflicts], [list(k) for k in self.knowledge], self.description,
+                self.offered, list(self.description_at), self.user_invocable, self.version,
+                [list(d) for d in self.depends], self.fingerprint.to_json() if self.fingerprint else None]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> Verdict:
+        (kept, name, name_at, diags, priority, conflicts, knowledge, description, offered, description_at,
+         user_invocable, version, depends, printed) = data
+        return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
+                   tuple((item, line, col) for item, line, col in conflicts),
+                   tuple((item, line, col) for item, line, col in knowledge), description, offered,
+                   tuple(description_at), user_invocable, version,
+                   tuple((item, line, col) for item, line, col in depends),
+                   Fingerprint.from_json(printed) if printed is not None else None)
+
+
+def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
+    """The names a list-of-names value (``conflicts``, ``knowledge``) declares, each with where it is written."""
+    items = re.split(r"[,\s]+", value) if isinstance(value, str) else value if isinstance(value, list) else []
+    where = key_lines.get(key, (1, 1))
+    return tuple((item.strip(), *key_lines.get(f"{key}[{index}]", where))
+                 for index, item in enumerate(items) if isinstance(item, str) and item.strip())
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCheck:
+    """A check as the cache holds it (:meth:`Checked.to_json`), its verdict made again: what it
+    says of the skill apart from where the skill is."""
+
+    verdict: Verdict
+    skill: dict[str, Any] | None     # the kept skill's fields (:func:`~skillsite.source.skill.skill_fields`)
+
+    @classmethod
+    def of(cls, data: list[Any]) -> StoredCheck:
+        return cls(Verdict.from_json(data[0]), skill_fields(data[1]) if data[1] is not None else None)
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A skill read and checked on its own: its verdict, and the skill when it is kept (its
+    final diagnostics are set after the catalog-wide checks), else its failed parse."""
+
+    verdict: Verdict
+    skill: Skill | None
+    left_out: ParsedSkill | None
+
+    def to_json(self) -> list[Any]:
+        return [self.verdict.to_json(), skill_to_json(self.skill) if self.skill is not None else None]
+
+    @classmethod
+    def of_stored(cls, stored: StoredCheck, source: SourceFile, content: Content) -> Checked:
+        """The check ``stored`` (:meth:`to_json`, read back), of the skill at ``source`` with this
+        content (a left-out skill's bytes are not kept: nothing reads them)."""
+        verdict = stored.verdict
+        if stored.skill is None:
+            return cls(verdict, None, ParsedSkill(source, None, {}, "", 1, b"", verdict.diagnostics))
+        return cls(verdict, skill_of_fields(stored.skill, source, content.sha256, content.size, verdict.diagnostics),
+                   None)
+
+    def sha256(self) -> str:
+        """The sha256 of the SKILL.md bytes this check was made of."""
+        if self.skill is not None:
+            return self.skill.sha256
+        return hashlib.sha256(self.left_out.raw if self.left_out is not None else b"").hexdigest()
+
+
+def _check(checking: Checking, index: int) -> Checked:
+    parsed = checking.parsed(index)
+    verdict = Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
+    if verdict.kept:
+        return Checked(verdict, build_skill(parsed, verdict.diagnostics), None)
+    return Checked(verdict, None, parsed)
+
+
+def _check_all(checking: Checking, indexes: Sequence[int], jobs: int) -> list[Checked]:
+    """Skills ``indexes`` checked on ``jobs`` processes, each skill given discovery's own source
+    in place of the equal copy a worker sends back, and the one record of no requirements where
+    it has none: a catalog holds each skill's paths and file list once."""
+    return [_sharing_source(done, checking.sources[index])
+            for index, done in zip(indexes, parallel_map(_check, checking, indexes, jobs))]
+
+
+def _sharing_source(done: Checked, source: SourceFile) -> Checked:
+    """``done`` with ``source`` as its skill's, when the two are equal (and :data:`NOTHING_REQUIRED`
+    as its requirements, when they are)."""
+    if done.skill is None:
+        return done
+    skill = holding(done.skill, {"source": source, "requirements": NOTHING_REQUIRED})
+    return done if skill is done.skill else dataclasses.replace(done, skill=skill)
+
+
+def _verdict(checking: Checking, index: int) -> Verdict:
+    parsed = checking.parsed(index)
+    return Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
+
+
+def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledge_dir: Path | None,
+                         cache: Cache | None, elsewhere: frozenset[str] = frozenset(), *,
+                         exclude: Sequence[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
+                         copies: CopySettings | None = None, roots: Sequence[Path | str] = ()
+                         ) -> tuple[list[Diagnostic], dict[int, list], list[tuple[str, ...]]]:
+    """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
+    checks (names used twice, slash command clashes, unknown conflicts, dependencies, knowledge
+    documents, look-alike descriptions, copies), which are also given by skill index, for that
+    skill's own list; and the groups of copies (``copies``: how to group them, ``roots`` in source order).
+    Only the look-alike pairs are cached (by every description): the others depend on other
+    skills and files.  ``elsewhere``: names of skills beside a lone skill validated on its own,
+    which its dependencies may name unchecked; ``exclude`` and ``max_bytes`` as the skills were
+    discovered and read (they shape the releases dependencies are matched against); the look-alike
+    pairs are scored on ``jobs`` processes."""
+    kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
+    shared: dict[int, list[Diagnostic]] = {}
+    members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
+    groups = _copies(kept, copies or CopySettings(), roots, cache)
+    unread = _unread_places(found.diagnostics, kept)
+    for position, diag in [*unread.values(), *_name_diagnostics(kept, groups), *_copy_diagnostics(kept, groups),
+                           *relation_diagnostics(members),
+                           *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
+                           *_knowledge_diagnostics(kept, knowledge_dir),
+                           *_codex_diagnostics(kept), *_taken_place_diagnostics(kept),
+                           *_look_alike_diagnostics(kept, cache, jobs, groups)]:
+        shared.setdefault(kept[position][0], []).append(diag)
+    every = [*(d for d in found.diagnostics if d not in unread), *(d for v in verdicts for d in v.diagnostics),
+             *(d for ds in shared.values() for d in ds)]
+    return every, shared, groups
+
+
+def _unread_places(found: Sequence[Diagnostic], kept: Sequence[tuple[int, SourceFile, Verdict]]
+                   ) -> dict[Diagnostic, tuple[int, Diagnostic]]:
+    """Discovery's SK006 for a file or folder inside a kept skill, said again of that skill (the
+    deepest one holding it), at its SKILL.md: a skill missing what it holds is not whole, so it
+    is not published, and ``validate`` calls it invalid.  By the discovery diagnostic it replaces."""
+    folders = sorted(((posixpath.dirname(src.display_path) + "/", position)
+                      for position, (_, src, _) in enumerate(kept)), key=lambda held: -len(held[0]))
+    moved: dict[Diagnostic, tuple[int, Diagnostic]] = {}
+    for diag in found:
+        holder = next(((folder, position) for folder, position in folders if diag.path.startswith(folder)), None) \
+            if diag.code == "SK006" else None
+        if holder is not None:
+            folder, position = holder
+            what, _, cause = diag.message.partition(":")
+            moved[diag] = (position, make("SK006", f"{what} '{diag.path[len(folder):]}':{cause}",
+                                          kept[position][1].display_path))
+    return moved
+
+
+def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySettings,
+            roots: Sequence[Path | str], cache: Cache | None = None) -> list[tuple[str, ...]]:
+    """The groups of copies among the kept skills without errors of their own (one with errors is
+    not published: it cannot stand for its copies) (:mod:`skillsite.source.copies`); the pairs
+    compared are kept for the next build (in the cache, and among its resident objects in a
+    long-running process)."""
+    order = {os.path.abspath(root): n for n, root in enumerate(roots)}
+    comparisons, stored = _known_comparisons(cache, settings.similarity) if settings.group else (None, False)
+    groups = group_copies([Candidate(src.id, v.fingerprint, order.get(os.path.abspath(src.root), len(order)), v.priority)
+                           for _, src, v in kept if v.fingerprint is not None and not _has_errors(v)],
+                          settings, comparisons)
+    if cache is not None and comparisons is not None:
+        _keep_comparisons(cache, comparisons, stored)
+    return groups
+
+
+#: Where the cache's resident objects keep the pairs of skills grouping compared (:class:`Comparisons`).
+COMPARISONS = ("copies", "comparisons")
+
+
+def _comparisons_key(threshold: float) -> str:
+    """The cache key of the pairs grouping compared at ``threshold`` (their answers depend on it
+    and on the two SKILL.md files alone)."""
+    return digest("comparisons", threshold)
+
+
+def _known_comparisons(cache: Cache | None, threshold: float) -> tuple[Comparisons | None, bool]:
+    """The comparisons an earlier build made (those the resident objects hold, else the cache's;
+    None without a cache: nothing is remembered), and whether the cache holds them."""
+    if cache is None:
+        return None, False
+    key = _comparisons_key(threshold)
+    if cache.resident is not None and (kept := cache.resident.take(*COMPARISONS)) is not None:
+        return Comparisons(threshold, kept), cache.has(Section.COPIES, key)
+    stored = cache.get(Section.COPIES, key)
+    return Comparisons.of_stored(threshold, stored), stored is not None
+
+
+def _keep_comparisons(cache: Cache, comparisons: Comparisons, stored: bool) -> None:
+    """Store this build's comparisons when they differ from those the cache holds, or it holds
+    none and there are some, and keep them among the resident objects."""
+    used = comparisons.used or {}
+    if comparisons.learned or (used and not stored):
+        cache.put(Section.COPIES, _comparisons_key(comparisons.threshold), comparisons.to_json())
+    if cache.resident is not None:
+        cache.resident.keep(*COMPARISONS, used)
+
+
+def _name_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]]
+                      ) -> list[tuple[int, Diagnostic]]:
+    """SK212 for names used twice, among the skills shown: a copy is shown as its canonical member."""
+    copies = {copy for group in groups for copy in group[1:]}
+    shown = [position for position, (_, src, _) in enumerate(kept) if src.id not in copies]
+    named = [(kept[position][1], kept[position][2].name, kept[position][2].name_at) for position in shown]
+    return [(shown[at], diag) for at, diag in duplicate_name_diagnostics(named)]
+
+
+def _copy_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]]
+                      ) -> list[tuple[int, Diagnostic]]:
+    """SK229 (info) for every skill that is a copy of another: it is shown once, as its group's canonical member."""
+    position = {src.id: n for n, (_, src, _) in enumerate(kept)}
+    return [(position[copy], make("SK229", f"a copy of skill '{group[0]}' ({len(group)} copies): published at its "
+                                           "own address, listed and offered as that one", kept[position[copy]][1].display_path,
+                                  *kept[position[copy]][2].name_at))
+            for group in groups for copy in group[1:]]
+
+
+def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], elsewhere: frozenset[str],
+                            cache: Cache | None, exclude: Sequence[str], max_bytes: int
+                            ) -> list[tuple[int, Diagnostic]]:
+    """SK223, SK224 and SK225: dependencies that name no skill (or a shared name), that no
+    release satisfies, or that go round in a circle.  Each skill's releases are the versions
+    its history gives (:func:`~skillsite.source.releases.release_versions`; git is asked only
+    when some skill declares a dependency)."""
+    dependents = [Dependent(src.id, v.name, src.display_path, v.depends) for _, src, v in kept]
+    releases = current_releases({src.id: v.version for _, src, v in kept})
+    if any(v.depends for _, _, v in kept):
+        versioned = [VersionedSkill(src.id, v.name, v.version, src) for _, src, v in kept]
+        releases.update(release_versions(versioned, cache, exclude=exclude, max_bytes=max_bytes))
+    return resolve_dependencies(dependents, releases, elsewhere).diagnostics
+
+
+def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cache: Cache | None, jobs: int,
+                            groups: Sequence[tuple[str, ...]] = ()) -> list[tuple[int, Diagnostic]]:
+    """SK219 for every pair of skills offered to a model whose descriptions it could not tell
+    apart (the pairs cached: they depend on the descriptions and visibility only); a copy of
+    another skill (``groups``) is offered as that one, so it is no pair of it."""
+    copies = {copy for group in groups for copy in group[1:]}
+    listing = [ListedSkill(src.id, v.name, v.description, v.priority,
+                           Visibility(hidden=not v.offered or src.id in copies)) for _, src, v in kept]
+    key = digest("similar", [(s.id, s.description, s.visibility.hidden) for s in listing])
+    pairs = cache.get(Section.SIMILAR, key) if cache is not None else None
+    resident = cache.resident if cache is not None else None
+    if pairs is None:
+        pairs = [list(pair) for pair in _similar_pairs(listing, jobs, key, resident)]
+        if cache is not None:
+            cache.put(Section.SIMILAR, key, pairs)
+    elif resident is not None:
+        _keep_scoring(resident, key, listing, pairs)
+    position = {src.id: index for index, (_, src, _) in enumerate(kept)}
+    return [(position[second], make("SK219", f"description is too close to that of skill '{first}' (similarity "
+                                             f"{score:.2f} of 1): a model choosing by description cannot tell "
+                                             "them apart", kept[position[second]][1].display_path,
+                                    *kept[position[second]][2].description_at))
+            for score, first, second in pairs]
+
+
+#: Where ``serve`` keeps the last look-alike check (a :class:`_Scoring`).
+_LAST_SCORING = ("similar-scoring", "last")
+
+
+class _Scoring(NamedTuple):
+    """A look-alike check ``serve`` keeps for the next: its listing's key, its scoring and its pairs."""
+
+    key: str
+    similarity: Similarity
+    pairs: list[tuple[float, str, str]]
+
+
+def _similar_pairs(listing: list[ListedSkill], jobs: int, key: str = "", resident: KeptObjects | None = None
+                   ) -> list[tuple[float, str, str]]:
+    """:func:`~skillsite.agent.budget.similar_pairs` of ``listing``, its groups scored on ``jobs``
+    processes (the pairs do not depend on it).  With ``resident`` objects (``serve``), only the
+    groups whose descriptions' weights changed since the last check are scored again
+    (:class:`~skillsite.agent.budget.ChangedPairs`); ``key``: the listing's, kept with them."""
+    last: _Scoring | None = resident.take(*_LAST_SCORING) if resident is not None else None
+    similarity = Similarity.of(listing, SIMILAR_SCORE, last.similarity if last is not None else None)
+    changed = ChangedPairs.between(last.similarity, last.pairs, similarity) if last is not None else None
+    if changed is None:
+        pairs = most_alike_first(parallel_map(Similarity.pairs_of, similarity, range(len(similarity.groups)), jobs))
+    else:
+        pairs = most_alike_first([changed.kept, *parallel_map(ChangedPairs.pairs_of, changed, sorted(changed.changed),
+                                                              jobs)])
+    if resident is not None:
+        resident.keep(*_LAST_SCORING, _Scoring(key, similarity, pairs))
+    return pairs
+
+
+def _keep_scoring(resident: KeptObjects, key: str, listing: list[ListedSkill], pairs: list[list[Any]]) -> None:
+    """Keep the scoring of ``listing`` (whose pairs the cache held) for ``serve``'s next check:
+    the one kept already when it is of this listing, else made again."""
+    last: _Scoring | None = resident.take(*_LAST_SCORING)
+    if last is None or last.key != key:
+        last = _Scoring(key, Similarity.of(listing, SIMILAR_SCORE, last.similarity if last is not None else None),
+                        [(score, first, second) for score, first, second in pairs])
+    resident.keep(*_LAST_SCORING, last)
+
+
+def _knowledge_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], knowledge_dir: Path | None
+                           ) -> list[tuple[int, Diagnostic]]:
+    """SK218 for every declared knowledge document that is missing or outside its folder."""
+    found = []
+    for position, (_, src, verdict) in enumerate(kept):
+        if verdict.knowledge:
+            _, diags = locate_all([k[0] for k in verdict.knowledge], src.id, src.dir, knowledge_dir,
+                                  frozenset(f.path for f in src.files), src.display_path,
+                                  [k[1:] for k in verdict.knowledge])
+            found += [(position, d) for d in diags]
+    return found
+
+
+def _codex_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:
+    """SK220 for every problem of a skill's Codex ``agents/openai.yaml``."""
+    return [(position, diag) for position, (_, src, _) in enumerate(kept)
+            if any(f.path == CODEX_FILE for f in src.files)
+            for diag in read_codex_file(src.dir, src.display_path)[1]]
+
+
+def _has_errors(verdict: Verdict) -> bool:
+    return any(d.severity is Severity.ERROR for d in verdict.diagnostics)
+
+
+def _taken_place_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:
+    """SK015 for every skill whose published folder would take the place of a file the catalog
+    writes (``skills/index.json``, or a file of the skill holding it): it cannot be published."""
+    return [(position, make("SK015", f"skill folder '{name}' would take the place of the catalog's own "
+                                     f"'{name}' there; rename the folder", src.display_path))
+            for position, (_, src, _) in enumerate(kept) if (name := taken_name(src.id)) is not None]
+
+
+def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
+                 ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
+                 found: Discovery | None = None, cache: Cache | None = None,
+                 knowledge_dir: Path | None = None, copies: CopySettings | None = None) -> CatalogReading:
+    """Discover, parse and validate every skill under ``roots`` (``found``: their discovery, if done).
+
+    A skill whose description is missing or whose frontmatter cannot be read is left out;
+    any other problem keeps it, with its diagnostics.  Codes in ``ignore`` are dropped.
+    Knowledge documents are looked for in ``knowledge_dir`` (default: ``knowledge/`` in the
+    first root).
+    """
+    found = found or discover(roots, exclude)
+    checking = Checking.of(found, profile, max_bytes)
+    if cache is None:
+        checked = _check_all(checking, range(len(found.sources)), jobs)
+    else:
+        checked = _cached_checks(checking, cache, jobs)
+    every, shared, groups = _catalog_diagnostics(found, [c.verdict for c in checked],
+                                                 knowledge_dir or default_knowledge_dir(roots), cache,
+                                                 exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies,
+                                                 roots=roots)
+    ignored = frozenset(ignore)
+    skills = tuple(_final_skill(cache, c.skill, tuple(d for d in (*c.verdict.diagnostics, *shared.get(index, ()))
+                                                      if d.code not in ignored))
+                   for index, c in enumerate(checked) if c.skill is not None)
+    left_out = tuple(c.left_out for c in checked if c.left_out is not None)
+    return CatalogReading(found.sources, skills, left_out,
+                          tuple(sort_diagnostics(d for d in [*every, *(cache.notes if cache else ())]
+                                                 if d.code not in ignored)), tuple(groups))
+
+
+def _with_diagnostics(skill: Skill, diags: tuple[Diagnostic, ...]) -> Skill:
+    """The skill with these diagnostics (itself when it has them already, as most skills do)."""
+    return skill if diags == skill.diagnostics else dataclasses.replace(skill, diagnostics=diags)
+
+
+def _missing_file_warnings(diags: Iterable[Diagnostic]) -> list[tuple[int, int, str]]:
+    """Where and how a check said a link names a missing file (SK303), in order."""
+    return sorted((d.line, d.col, d.message) for d in diags if d.code == "SK303")
+
+
+def _still_missing(verdict: Verdict, source: SourceFile, raw: bytes | None, checking: Checking) -> bool:
+    """Whether a cached verdict's missing-file warnings (SK303) read as they would now.  Their
+    wording depends on files discovery does not list (one left out of the skill, a symlink
+    leaving it), which no cache key covers: the body's links are looked at again (the rest of
+    the check is what its key says)."""
+    cached = _missing_file_warnings(verdict.diagnostics)
+    if not cached:
+        return True
+    try:
+        raw = raw if raw is not None else read_limited(source.skill_md, checking.max_bytes)[0]
+        split = split_frontmatter(decode_skill_md(raw))
+    except (OSError, FrontmatterError):  # read again: gone, or no longer text
+        return False
+    if split is None:
+        return False
+    parsed = ParsedSkill(source, {}, {}, split[2], split[3], b"")
+    return _missing_file_warnings(link_diagnostics(parsed, checking.skill_dirs)) == cached
+
+
+@dataclass(frozen=True, slots=True)
+class Content:
+    """What identifies a SKILL.md's bytes, without keeping them."""
+
+    sha256: str
+    size: int
+
+    def to_json(self) -> list[Any]:
+        return [self.sha256, self.size]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> Content:
+        sha256, size = data
+        return cls(sha256, size)
+
+
+def _content(source: SourceFile, max_bytes: int) -> Content | None:
+    """A SKILL.md's sha256 and size within the size limit; None when the parser should say why not."""
+    try:
+        raw = read_limited(source.skill_md, max_bytes)[0]
+    except OSError:
+        return None
+    return Content(hashlib.sha256(raw).hexdigest(), len(raw)) if len(raw) <= max_bytes else None
+
+
+def _file_stamp(src: SourceFile) -> tuple[int, ...] | None:
+    """A SKILL.md's size, times, inode and device; None when it changed too recently to trust
+    them (a second change within the file system's timestamp granularity could keep them all),
+    or cannot be read."""
+    try:
+        st = os.stat(src.skill_md)
+    except OSError:
+        return None
+    if max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - RACY_NS:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
+
+
+def _stamp_key(src: SourceFile) -> str | None:
+    """Where the :class:`Content` of a SKILL.md is kept: its path and stamp (None: no stamp to trust)."""
+    stamp = _file_stamp(src)
+    return digest("stamp", os.path.abspath(src.skill_md), stamp) if stamp is not None else None
+
+
+def _contents(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tuple[list[Content | None], int]:
+    """Every SKILL.md's :class:`Content` (None: unreadable or too big, left to the check to say
+    why), and how many were known by their stamp.  As git's index does, the cache keeps each
+    file's sha256 and size under its path and stamp (size, times, inode): a file whose stamp is
+    unchanged is not read again.  The others are read and hashed, and kept under the stamp taken
+    before reading: a change after it gives the file a new stamp."""
+    keys = [_stamp_key(src) for src in sources]
+    contents: list[Content | None] = []
+    by_stamp = 0
+    for src, key, known in zip(sources, keys, cache.made_many(Section.STAMPS, keys, Content.from_json)):
+        if known is not None:
+            contents.append(known)
+            by_stamp += 1
+            continue
+        content = _content(src, max_bytes)
+        if key is not None and content is not None:
+            cache.put(Section.STAMPS, key, content.to_json())
+        contents.append(content)
+    return contents, by_stamp
+
+
+#: Where a long-running process's resident objects keep each skill's check as made for its
+#: source (by the check's key), and each skill's final form (by its id): see :func:`_stored_check`
+#: and :func:`_final_skill`.
+CHECKED, FINAL = "checked", "final skill"
+
+
+def _stored_check(cache: Cache, key: str | None, stored: StoredCheck, source: SourceFile, content: Content
+                  ) -> Checked:
+    """``Checked.of_stored(stored, source, content)``; in a long-running process, the check the last
+    build made or took under the same key (the same bytes and place) when it was made for this
+    very source (discovery keeps the source of a skill whose files did not change): its skill is
+    not made again."""
+    resident = cache.resident
+    if resident is None or key is None:
+        return Checked.of_stored(stored, source, content)
+    kept = resident.take(CHECKED, key)
+    if kept is None or kept.skill is None or kept.skill.source is not source:
+        kept = Checked.of_stored(stored, source, content)
+    resident.keep(CHECKED, key, kept)
+    return kept
+
+
+def _final_skill(cache: Cache | None, skill: Skill, diags: tuple[Diagnostic, ...]) -> Skill:
+    """``skill`` with its final diagnostics (:func:`_with_diagnostics`); in a long-running process,
+    the one the last build made of this very skill when its diagnostics are the same
+    (:func:`~skillsite.cache.kept_or_made`)."""
+    return kept_or_made(cache.resident if cache is not None else None, FINAL, skill.id, skill, (diags,),
+                        lambda: _with_diagnostics(skill, diags))
+
+
+def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]:
+    """Every skill checked, or taken from the cache when its SKILL.md's content and place, and
+    everything its checks depend on, are what a cached check was made of."""
+    contents, _ = _contents(checking.sources, cache, checking.max_bytes)
+    shared = digest(sorted(checking.skill_dirs), checking.profile, checking.max_bytes)
+    keys = [digest(shared, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir), src.parent_id,
+                   [f.path for f in src.files], content.sha256) if content is not None else None
+            for src, content in zip(checking.sources, contents)]
+    checked: list[Checked | None] = []
+    stored_checks = cache.made_many(Section.SKILLS, keys, StoredCheck.of)
+    for src, content, key, stored in zip(checking.sources, contents, keys, stored_checks):
+        done = _stored_check(cache, key, stored, src, content) if stored is not None and content is not None else None
+        checked.append(done if done is not None and _still_missing(done.verdict, src, None, checking)
+                       else None)
+    todo = [index for index, c in enumerate(checked) if c is None]
+    for index, done in zip(todo, _check_all(checking, todo, jobs)):
+        checked[index] = done
+        content = contents[index]
+        if keys[index] is not None and content is not None and done.sha256() == content.sha256:
+            cache.put(Section.SKILLS, keys[index], done.to_json())  # not when the file changed since it was hashed
+            if cache.resident is not None and done.skill is not None:
+                cache.resident.keep(CHECKED, keys[index], done)
+    return [c for c in checked if c is not None]
+
+
+# ---------------------------------------------------------------- verdicts only, for skillsite validate
+#
+# A verdict is kept by its SKILL.md's content and place, as the build keeps its checks, so a fresh
+# checkout (every file new) finds the verdicts of an earlier job.  As in the build, a SKILL.md whose
+# stamp is unchanged is not even read (:func:`_contents`).
+
+def _verdict_key(shared: str, src: SourceFile, sha256: str) -> str:
+    """Where a skill's verdict is kept: what the whole check shares, the skill's place and file
+    list, and its SKILL.md's content."""
+    return digest(shared, src.id, src.display_path, src.rel_path, str(src.root), src.parent_id,
+                  [f.path for f in src.files], sha256)
+
+
+def _checked_verdict(checking: Checking, index: int) -> tuple[Verdict, str]:
+    """A skill's verdict, and the sha256 of the SKILL.md bytes it was made of (a worker's read may
+    see a file changed since it was hashed: such a verdict is not kept under the old content)."""
+    parsed = checking.parsed(index)
+    verdict = Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
+    return verdict, hashlib.sha256(parsed.raw).hexdigest()
+
+
+def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: int
+                     ) -> tuple[list[Verdict], CacheUse]:
+    """Every skill's verdict, from the cache where its SKILL.md's content and place (and what the
+    whole check shares) are unchanged, else checked (and kept); and how the cache was used."""
+    sources = found.sources
+    shared = digest(sorted(checking.skill_dirs), [d.to_json() for d in found.diagnostics],
+                    checking.profile, checking.max_bytes)
+    contents, by_stamp = _contents(sources, cache, checking.max_bytes)
+    shas = [content.sha256 if content is not None else None for content in contents]
+    keys = [_verdict_key(shared, src, sha) if sha is not None else None for src, sha in zip(sources, shas)]
+    verdicts: list[Verdict | None] = []
+    for src, stored in zip(sources, cache.get_many(Section.VERDICTS, keys)):
+        verdict = Verdict.from_json(stored) if stored is not None else None
+        verdicts.append(verdict if verdict is not None and _still_missing(verdict, src, None, checking)
+                        else None)
+    todo = [index for index, verdict in enumerate(verdicts) if verdict is None]
+    for index, (verdict, sha) in zip(todo, parallel_map(_checked_verdict, checking, todo, jobs)):
+        verdicts[index] = verdict
+        if keys[index] is not None and sha == shas[index]:
+            cache.put(Section.VERDICTS, keys[index], verdict.to_json())
+    use = CacheUse(by_stamp=by_stamp, hashed=len(sources) - by_stamp, reused=len(sources) - len(todo),
+                   checked=len(todo))
+    return [v for v in verdicts if v is not None], use
+
+
+def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",
+                  ignore: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
+                  cache: Cache | None = None, found: Discovery | None = None,
+                  knowledge_dir: Path | None = None, copies: CopySettings | None = None) -> CatalogCheck:
+    """The diagnostics and verdicts :func:`read_catalog` gives, without keeping the skills."""
+    found = found or discover(roots, exclude, stat_files=False)
+    checking = Checking.of(found, profile, max_bytes, siblings=True)
+    use = None
+    if cache is None:
+        verdicts = parallel_map(_verdict, checking, range(len(found.sources)), jobs)
+    else:
+        verdicts, use = _cached_verdicts(found, checking, cache, jobs)
+    beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
+    every, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
+                                       exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots)
+    ignored = frozenset(ignore)
+    left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
+    return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(
+        d for d in [*every, *(cache.notes if cache is not None else ())] if d.code not in ignored)), use)

@@ -1,0 +1,99 @@
+"""Codex's ``agents/openai.yaml`` in a skill folder: checked against its documented fields and
+limits (``skillsite/schemas/codex-openai.schema.json``), and what a catalog page shows of it.
+
+The file is optional.  A problem is a warning (SK220): Codex falls back to the SKILL.md.
+Icons must be files of the skill itself; an icon path is never followed outside the folder.
+"""
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+from typing import Any
+
+from skillsite.diagnostics import Diagnostic, make
+from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
+from skillsite.bounded import read_limited
+from skillsite.source.schema import load_schema
+
+CODEX_FILE = "agents/openai.yaml"
+SCHEMA_FILE = "codex-openai.schema.json"
+MAX_BYTES = 64 * 1024
+ICON_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".webp")
+SHOWN = ("display_name", "short_description", "icon_small", "icon_large", "brand_color")
+
+
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(load_schema(SCHEMA_FILE))
+
+
+def read_codex_file(skill_dir: Path, shown_path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """The parsed ``agents/openai.yaml`` and SK220 for each problem; (None, []) without one."""
+    path = skill_dir / CODEX_FILE
+    where = f"{shown_path.rsplit('/', 1)[0]}/{CODEX_FILE}" if "/" in shown_path else CODEX_FILE
+    try:
+        raw, _ = read_limited(path, MAX_BYTES)
+    except OSError:
+        return None, []
+    if len(raw) > MAX_BYTES:
+        return None, [make("SK220", f"{CODEX_FILE} is larger than {MAX_BYTES:,} bytes; not read", where)]
+    try:
+        data, lines, _ = parse_frontmatter_text(raw.decode("utf-8"), where, line_offset=0)
+    except UnicodeDecodeError:
+        return None, [make("SK220", f"{CODEX_FILE} is not UTF-8", where)]
+    except FrontmatterError as exc:
+        return None, [make("SK220", f"{CODEX_FILE}: {exc.message}", where, exc.line, exc.col)]
+    diags = []
+    for err in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
+        field = ".".join(str(p) for p in err.absolute_path)
+        line, col = lines.get(field, lines.get(field.rsplit(".", 1)[0], (1, 1)))
+        diags.append(make("SK220", f"{CODEX_FILE}: '{field or 'top level'}' {err.message}", where, line, col))
+    return data, diags + _icon_diagnostics(data, skill_dir, where, lines)
+
+
+def _icon_diagnostics(data: dict[str, Any], skill_dir: Path, where: str,
+                      lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
+    """SK220 for an icon that is no image file of the skill."""
+    diags = []
+    interface = data.get("interface") if isinstance(data.get("interface"), dict) else {}
+    for key in ("icon_small", "icon_large"):
+        icon = interface.get(key)
+        if isinstance(icon, str) and icon and icon_path(icon, skill_dir) is None:
+            diags.append(make("SK220", f"{CODEX_FILE}: 'interface.{key}' {icon!r} is no image file of the skill",
+                              where, *lines.get(f"interface.{key}", (1, 1))))
+    return diags
+
+
+def icon_path(icon: str, skill_dir: Path) -> str | None:
+    """An icon as a path relative to the skill folder, when it is an image file inside it."""
+    if "\x00" in icon:
+        return None
+    clean = posixpath.normpath(icon.removeprefix("./"))
+    if clean.startswith(("../", "/")) or clean == ".." or not clean.lower().endswith(ICON_SUFFIXES):
+        return None
+    real_dir = skill_dir.resolve()
+    target = (skill_dir / clean).resolve()
+    return clean if target.is_file() and real_dir in target.parents else None
+
+
+def codex_interface(skill_dir: Path, shown_path: str) -> dict[str, Any] | None:
+    """What a page and the manifest show of a skill's ``agents/openai.yaml``: the interface
+    fields that are valid on their own (icons as paths in the skill folder), or None."""
+    from jsonschema import Draft202012Validator
+
+    data, _ = read_codex_file(skill_dir, shown_path)
+    interface = data.get("interface") if isinstance(data, dict) else None
+    if not isinstance(interface, dict):
+        return None
+    fields = load_schema(SCHEMA_FILE)["properties"]["interface"]["properties"]
+    shown = {key: interface[key] for key in SHOWN
+             if key in interface and Draft202012Validator(fields[key]).is_valid(interface[key])}
+    for key in ("icon_small", "icon_large"):
+        if key in shown:
+            path = icon_path(shown[key], skill_dir)
+            if path is None:
+                del shown[key]
+            else:
+                shown[key] = path
+    return shown or None

@@ -1,0 +1,328 @@
+"""Skills that need other skills: what each declares, and the catalog-wide resolution.
+
+A skill declares ``metadata.depends`` (a space-separated string: the specification keeps extra
+data in ``metadata``) or, outside the ``spec`` profile, a top-level ``depends`` (a list, or a
+space-separated string).  Each item is ``name`` or ``name@range`` (npm ranges); a malformed
+item is SK226 at its line.  Over the whole catalog, :func:`resolve_dependencies` turns each
+item into the id it names (an id stands for itself, else the one skill of that name: SK223),
+picks the highest release its range allows (SK224) and refuses cycles (SK225).
+
+The releases each range is matched against are one argument, skill id -> canonical versions:
+:func:`current_releases` gives each skill its current version (the build can give the whole
+history instead).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from skillsite.agent.entry import DependencyRecord
+from skillsite.agent.semver import RangeError, max_satisfying, parse_version, split_dependency
+from skillsite.diagnostics import Diagnostic, make
+
+#: A declared item as written, with its line and column in SKILL.md.
+Declared = tuple[str, int, int]
+
+#: What a dependency's name may look like: a skill name or id (no spaces, no ``@``, no empty segment).
+_NAME = re.compile(r"[^\s@/]+(?:/[^\s@/]+)*")
+#: Ranges that ask for nothing in particular: a skill without releases still satisfies them.
+_ANY = frozenset({"*", "", "x", "X"})
+
+
+# ---------------------------------------------------------------- what a skill declares
+
+def _split_items(text: str) -> list[str]:
+    return text.split()
+
+
+def declared_dependencies(fm: Mapping[str, Any], key_lines: Mapping[str, tuple[int, int]]) -> tuple[Declared, ...]:
+    """Every item of a skill's top-level ``depends`` and ``metadata.depends``, with where it is."""
+    found: list[Declared] = []
+    top = fm.get("depends")
+    where = key_lines.get("depends", (1, 1))
+    if isinstance(top, str):
+        found += [(item, *where) for item in _split_items(top)]
+    elif isinstance(top, list):
+        found += [(item.strip(), *key_lines.get(f"depends[{index}]", where))
+                  for index, item in enumerate(top) if isinstance(item, str) and item.strip()]
+    meta = fm.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("depends"), str):
+        where = key_lines.get("metadata.depends", (1, 1))
+        found += [(item, *where) for item in _split_items(meta["depends"])]
+    return tuple(found)
+
+
+def parse_dependency(item: str) -> tuple[str, str]:
+    """``(name, range)`` of one item (range ``*`` when none is written); ValueError says what is wrong."""
+    try:
+        name, range_text = split_dependency(item)
+    except RangeError as exc:
+        raise ValueError(f"'{item}' has a range that does not parse: {exc}") from None
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"dependency '{item}' is not `name` or `name@range`: '{name}' is no skill name or id")
+    return name, range_text.strip() or "*"
+
+
+def syntax_diagnostics(declared: Iterable[Declared], path: str) -> list[Diagnostic]:
+    """SK226 for every declared item that is not ``name`` or ``name@range``."""
+    found = []
+    for item, line, col in declared:
+        try:
+            parse_dependency(item)
+        except ValueError as exc:
+            found.append(make("SK226", f"depends: {exc}", path, line, col))
+    return found
+
+
+# ---------------------------------------------------------------- the catalog's releases
+
+def current_releases(versions: Mapping[str, str | None]) -> dict[str, list[str]]:
+    """Each skill's releases when only its files as they are count: its current version
+    (canonical), or none when it has no valid version."""
+    releases: dict[str, list[str]] = {}
+    for skill_id, text in versions.items():
+        version = parse_version(text) if text else None
+        releases[skill_id] = [str(version)] if version is not None else []
+    return releases
+
+
+# ---------------------------------------------------------------- resolution over the catalog
+
+@dataclass(frozen=True)
+class Dependent:
+    """What resolving needs of a skill: its id, name, where diagnostics go, what it declares."""
+
+    id: str
+    name: str
+    path: str                        # SKILL.md as diagnostics show it
+    depends: tuple[Declared, ...]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Each skill's resolved dependencies (in declared order, by id) and the problems found,
+    each by the index of the dependent it belongs to."""
+
+    dependencies: dict[str, list[DependencyRecord]]
+    diagnostics: list[tuple[int, Diagnostic]]
+
+
+@dataclass(frozen=True)
+class _Edge:
+    target: str
+    line: int
+    col: int
+
+
+def _target(name: str, ids: Mapping[str, int], by_name: Mapping[str, list[str]]) -> str | list[str]:
+    """The id a dependency's name stands for, or the candidates when there is not exactly one."""
+    if name in ids:
+        return name
+    return by_name.get(name, [])[0] if len(by_name.get(name, [])) == 1 else by_name.get(name, [])
+
+
+def _resolved(versions: Sequence[str], range_text: str) -> tuple[bool, str | None]:
+    """Whether a release satisfies the range, and the highest one that does (None: no release,
+    and the range asks for nothing in particular)."""
+    if not versions:
+        return range_text in _ANY, None
+    best = max_satisfying(versions, range_text)
+    return best is not None, best
+
+
+def _unresolved_message(dependent: Dependent, name: str, target: str, range_text: str,
+                        versions: Sequence[str]) -> str:
+    have = (f"its releases are {', '.join(versions)}" if versions
+            else f"'{target}' has no release (no valid version)")
+    return (f"skill '{dependent.id}' depends on '{name}' (skill '{target}') at range '{range_text}', "
+            f"which no release satisfies: {have}")
+
+
+def _unknown_message(dependent: Dependent, name: str, candidates: Sequence[str]) -> str:
+    if candidates:
+        return (f"skill '{dependent.id}' depends on '{name}', a name several skills share "
+                f"({', '.join(sorted(candidates))}): name one of them by its id")
+    return f"skill '{dependent.id}' depends on '{name}', which is no skill of this catalog (neither an id nor a name)"
+
+
+def resolve_dependencies(dependents: Sequence[Dependent], releases: Mapping[str, Sequence[str]],
+                         elsewhere: frozenset[str] = frozenset()) -> Resolution:
+    """Every dependent's items resolved to ids and releases; SK223, SK224 and SK225 by dependent
+    index.  Items that are malformed (SK226, reported with the skill) are passed over, and so
+    are names of ``elsewhere`` that no skill here has: skills beside a single skill validated
+    on its own, which this check cannot see."""
+    ids = {d.id: index for index, d in enumerate(dependents)}
+    by_name: dict[str, list[str]] = {}
+    for d in dependents:
+        by_name.setdefault(d.name, []).append(d.id)
+    resolved: dict[str, list[DependencyRecord]] = {}
+    edges: dict[str, list[_Edge]] = {}
+    diags: list[tuple[int, Diagnostic]] = []
+    for index, dependent in enumerate(dependents):
+        records = resolved.setdefault(dependent.id, [])
+        for item, line, col in dependent.depends:
+            try:
+                name, range_text = parse_dependency(item)
+            except ValueError:
+                continue
+            target = _target(name, ids, by_name)
+            if target == [] and name in elsewhere:
+                continue
+            if isinstance(target, list):
+                diags.append((index, make("SK223", _unknown_message(dependent, name, target), dependent.path,
+                                          line, col)))
+                continue
+            edges.setdefault(dependent.id, []).append(_Edge(target, line, col))
+            versions = list(releases.get(target, ()))
+            ok, best = _resolved(versions, range_text)
+            if not ok:
+                diags.append((index, make("SK224", _unresolved_message(dependent, name, target, range_text, versions),
+                                          dependent.path, line, col)))
+                continue
+            records.append(DependencyRecord(name, target, range_text, best))
+    diags += _cycle_diagnostics(dependents, ids, edges)
+    return Resolution(resolved, diags)
+
+
+# ---------------------------------------------------------------- cycles
+
+def strongly_connected(nodes: Sequence[str], edges: Mapping[str, Sequence[_Edge]]) -> list[list[str]]:
+    """The strongly connected components of the graph (Tarjan's algorithm, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, child = work.pop()
+            if child == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            targets = edges.get(node, ())
+            if child < len(targets):
+                work.append((node, child + 1))
+                nxt = targets[child].target
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(component)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return components
+
+
+def _cycle_through(start: str, members: set[str], edges: Mapping[str, Sequence[_Edge]]) -> list[_Edge]:
+    """The shortest cycle from ``start`` back to it inside one component: its edges, in order."""
+    came: dict[str, tuple[str, _Edge]] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for edge in edges.get(node, ()):
+                if edge.target not in members or edge.target in came:
+                    continue
+                came[edge.target] = (node, edge)
+                if edge.target == start:
+                    path = []
+                    at = start
+                    while True:
+                        before, step = came[at]
+                        path.append(step)
+                        at = before
+                        if at == start:
+                            return path[::-1]
+                following.append(edge.target)
+        frontier = following
+    return []  # pragma: no cover - every member of a cyclic component is on a cycle
+
+
+def _cycle_diagnostics(dependents: Sequence[Dependent], ids: Mapping[str, int],
+                       edges: Mapping[str, Sequence[_Edge]]) -> list[tuple[int, Diagnostic]]:
+    """SK225 once for each skill on a cycle, at the item that continues it, naming the whole
+    cycle from that skill round to it again."""
+    found = []
+    # only a skill that depends on one can be on a cycle: the others are no start worth a search
+    for component in strongly_connected([d.id for d in dependents if d.id in edges], edges):
+        members = set(component)
+        if len(component) == 1 and not any(e.target == component[0] for e in edges.get(component[0], ())):
+            continue
+        first = min(component)
+        cycle = _cycle_through(first, members, edges)
+        on_cycle = {cycle[i - 1].target if i else first: i for i in range(len(cycle))}
+        for member in sorted(component):
+            if member in on_cycle:
+                at = on_cycle[member]
+                steps = cycle[at:] + cycle[:at]
+            else:
+                steps = _cycle_through(member, members, edges)
+            names = _cycle_text([member] + [e.target for e in steps])
+            dependent = dependents[ids[member]]
+            found.append((ids[member], make("SK225", f"dependency cycle: {names} (skills cannot need each other "
+                                                     "in a circle)", dependent.path, steps[0].line, steps[0].col)))
+    return found
+
+
+#: A cycle longer than this is named by its first and last steps (each member's message names it).
+MAX_NAMED_STEPS = 10
+
+
+def _cycle_text(path: Sequence[str]) -> str:
+    """``a -> b -> a``; a long cycle by its ends and its length, so the messages of the n skills
+    on a cycle do not grow as n squared."""
+    if len(path) <= MAX_NAMED_STEPS + 1:
+        return " -> ".join(path)
+    return (" -> ".join(path[:5]) + f" -> ... ({len(path) - 1:,} skills) ... -> " + " -> ".join(path[-3:]))
+
+
+# ---------------------------------------------------------------- past releases
+
+@dataclass(frozen=True)
+class CatalogNames:
+    """Each skill's id and name, indexed once for the dependencies of every past release."""
+
+    ids: dict[str, int]
+    by_name: dict[str, list[str]]
+
+    @classmethod
+    def of(cls, catalog: Sequence[tuple[str, str]]) -> CatalogNames:
+        """The index of ``catalog``: each skill's (id, name)."""
+        by_name: dict[str, list[str]] = {}
+        for skill_id, name in catalog:
+            by_name.setdefault(name, []).append(skill_id)
+        return cls({skill_id: index for index, (skill_id, _) in enumerate(catalog)}, by_name)
+
+
+def release_dependencies(items: Iterable[str], names: CatalogNames,
+                         releases: Mapping[str, Sequence[str]]) -> list[DependencyRecord]:
+    """What a past release declared, resolved over today's catalog as far as it can be: a
+    published release is not checked again, so an item that is malformed, names no skill or
+    that no release satisfies is left out rather than refused."""
+    records = []
+    for item in items:
+        try:
+            name, range_text = parse_dependency(item)
+            target = _target(name, names.ids, names.by_name)
+            ok, best = _resolved(list(releases.get(target, ()))
+                                 if isinstance(target, str) else [], range_text)
+        except (ValueError, RangeError):
+            continue
+        if isinstance(target, str) and ok:
+            records.append(DependencyRecord(name, target, range_text, best))
+    return records

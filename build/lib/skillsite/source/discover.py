@@ -1,0 +1,431 @@
+"""Discovery: find every skill folder under one or more source roots.
+
+A skill is a folder holding ``SKILL.md`` (``skill.md`` is accepted with a warning).  Its id is
+its slash-separated path relative to the root.  Symlinks are followed only when their target
+stays inside the root; every real folder is reported once (the shortest id wins); loops are
+safe; a later root overrides an earlier one's skill with the same id.  Bundled files of a
+skill are its files outside nested skills.  Version control and tool folders, virtual
+environments and what ``.gitignore`` files ignore are left out (:mod:`skillsite.source.ignore`),
+then what ``exclude`` names.
+"""
+from __future__ import annotations
+
+import errno
+import fnmatch
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from skillsite.agent.site_urls import OUTPUT_MARKER
+from skillsite.agent.utf8 import is_utf8_text
+from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
+from skillsite.models import NO_STAMP, BundledFile, SourceFile, Stamp, stamp_of
+from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores, is_environment, rules_above
+
+SKILL_FILE = "SKILL.md"
+LOWERCASE_SKILL_FILE = "skill.md"
+#: The names a skill's main file goes by, the one discovery prefers first.
+SKILL_FILES = (SKILL_FILE, LOWERCASE_SKILL_FILE)
+MAX_DEPTH = 100
+MAX_VISITED_DIRS = 500_000
+#: The audit reads every file of a skill folder but those of these folders and of nested skills,
+#: up to this many (:func:`skillsite.audit.files.skill_files`; discovery's listing stands in for
+#: that one's where it saw all of it: :attr:`~skillsite.models.SourceFile.audited`).
+AUDIT_SKIPPED_DIRS = frozenset({".git"})
+AUDIT_MAX_FILES = 5000
+
+
+#: A file as the audit's listing holds it: its path in the skill folder, stamp, executable bit.
+_Audited = tuple[str, Stamp, bool]
+
+
+@dataclass(slots=True)
+class _Dir:
+    """A folder the walk listed."""
+
+    rel: str                 # id-like path relative to the root ("" for the root itself)
+    seen: str                # path as reached
+    real: str                # resolved path
+    skill_file: str | None   # "SKILL.md", "skill.md" or None
+    owner: str | None        # rel of the nearest skill folder at or above this one
+    files: list[str] = field(default_factory=list)                    # names of its plain files
+    linked: list[tuple[str, str, str]] = field(default_factory=list)  # symlinked files: name, path, target
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """The skills found and what was noticed on the way."""
+
+    sources: tuple[SourceFile, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def inside_folder(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it (both real paths: no ``..``, no symlinks)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def shown_name(name: str) -> str:
+    """A name read from the file system as reports show it: bytes that are not UTF-8 (read back as
+    lone surrogates) escaped, as in ``bad\\xff``."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _excluded(rel: str, patterns: Sequence[str]) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p)
+               or fnmatch.fnmatchcase(rel + "/", p) for p in patterns)
+
+
+def is_file_entry(entry: os.DirEntry) -> bool:
+    """Whether a listed entry is a file, following a symlink; False when it cannot be read."""
+    try:
+        return entry.is_file()  # follows a symlink, as os.path.isfile does
+    except OSError:
+        return False
+
+
+def _skill_file(by_name: dict[str, os.DirEntry]) -> str | None:
+    """The SKILL.md (or skill.md) of a folder listing, if it has one."""
+    for name in SKILL_FILES:
+        if name in by_name:
+            return name if is_file_entry(by_name[name]) else None
+    return None
+
+
+def holds_skill_file(by_name: dict[str, os.DirEntry]) -> bool:
+    """Whether the audit takes a folder with this listing for a skill of its own, not part of the
+    skill above it (any SKILL.md or skill.md that is a file: :func:`skillsite.audit.files.skill_files`)."""
+    return any(name in by_name and is_file_entry(by_name[name]) for name in SKILL_FILES)
+
+
+class _RootWalker:
+    """Walks one root, following symlinks that stay inside it, never looping."""
+
+    def __init__(self, root: Path, exclude: Sequence[str], ordered: bool = False):
+        self.root = root
+        # Listings are taken in the file system's order: nothing found depends on it, except which
+        # folders a walk cut short at MAX_VISITED_DIRS reached (then the walk is done again, ordered).
+        self.ordered = ordered
+        self.real_root = os.path.realpath(root)
+        shown = os.path.normpath(str(root))
+        self.shown_prefix = "" if shown == os.curdir else shown if shown.endswith(os.sep) else shown + os.sep
+        self.exclude = exclude
+        self.above = rules_above(root)
+        self.dirs: list[_Dir] = []
+        self.diags: list[Diagnostic] = []
+        #: folders (rel) where the walk left out something the audit reads, or listed something it
+        #: does not (see :attr:`SourceFile.audited`)
+        self.partial: set[str] = set()
+        self.cut = False  # stopped at MAX_VISITED_DIRS
+
+    def show(self, rel: str) -> str:
+        """How ``rel`` is shown in diagnostics: under the root as given."""
+        if not rel:
+            return str(self.root)
+        return self.shown_prefix + rel.replace("/", os.sep)
+
+    def walk(self) -> None:
+        # stack of (seen path, rel, real path, owner rel, ancestor real paths, .gitignore rules)
+        stack = [(str(self.root), "", self.real_root, None, frozenset({self.real_root}), self.above)]
+        while stack:
+            if len(self.dirs) >= MAX_VISITED_DIRS:
+                self.diags.append(make("SK008", f"more than {MAX_VISITED_DIRS} folders; search stopped",
+                                       str(self.root)))
+                self.cut = True
+                return
+            stack.extend(reversed(self._visit(*stack.pop())))
+
+    def _visit(self, seen: str, rel: str, real: str, owner: str | None, ancestors: frozenset[str],
+               ignores: Ignores) -> list:
+        """List one folder; the folders to walk into next."""
+        try:
+            with os.scandir(seen) as listing:
+                entries = sorted(listing, key=lambda e: e.name) if self.ordered else list(listing)
+        except OSError as exc:
+            self.diags.append(make("SK006", f"cannot list folder: {exc.strerror or exc}", self.show(rel)))
+            self.partial.add(rel)
+            return []
+        by_name = {e.name: e for e in entries}
+        if rel and (OUTPUT_MARKER in by_name or is_environment(by_name)):
+            self.partial.add(rel)
+            return []  # a published catalog (e.g. _site inside the sources) is output; a venv is a tool's
+        if GITIGNORE in by_name:
+            ignores = ignores.with_file(os.path.join(seen, GITIGNORE), rel)
+        skill_file = _skill_file(by_name)
+        if bool(skill_file) != holds_skill_file(by_name):  # the audit would tell nested skills apart otherwise
+            self.partial.add(rel)
+        node = _Dir(rel, seen, real, skill_file, rel if skill_file else owner)
+        self.dirs.append(node)
+        children = self._entries(node, entries, ancestors, ignores)
+        if children and (rel.count("/") + 1 if rel else 0) >= MAX_DEPTH:
+            self.diags.append(make("SK008", f"nesting deeper than {MAX_DEPTH} folders; not searched further",
+                                   self.show(rel)))
+            self.partial.add(rel)
+            return []
+        return children
+
+    def _entries(self, node: _Dir, entries: list[os.DirEntry], ancestors: frozenset[str], ignores: Ignores
+                 ) -> list:
+        """Note a folder's files; its subfolders (and symlinked folders) to walk into."""
+        prefix = f"{node.rel}/" if node.rel else ""
+        real_prefix = node.real if node.real.endswith(os.sep) else node.real + os.sep
+        children = []
+        for entry in entries:
+            name = entry.name
+            if name in TOOL_FOLDERS or (self.exclude and _excluded(prefix + name, self.exclude)):
+                if not (name in AUDIT_SKIPPED_DIRS and _is_folder(entry)):
+                    self.partial.add(node.rel)
+                continue
+            if ignores.rules and ignores.ignored(prefix + name, _is_folder(entry)):
+                self.partial.add(node.rel)
+                continue
+            if not is_utf8_text(name):  # a URL, an archive or a JSON manifest could not name it
+                self.diags.append(make("SK011", "name is not valid UTF-8; skipped",
+                                       self.show(prefix + shown_name(name))))
+                self.partial.add(node.rel)
+                continue
+            try:
+                if entry.is_file(follow_symlinks=False):
+                    node.files.append(name)
+                elif entry.is_dir(follow_symlinks=False):
+                    child_real = real_prefix + name
+                    children.append((entry.path, prefix + name, child_real, node.owner, ancestors | {child_real},
+                                     ignores))
+                elif entry.is_symlink():
+                    child = self._follow(entry, prefix + name, ancestors, node, ignores)
+                    if child is not None:
+                        children.append(child)
+                        self.partial.add(node.rel)  # the audit does not walk into a symlinked folder
+                else:  # reading a pipe would wait forever, a device could be endless
+                    self.diags.append(make("SK012", f"{_special_kind(entry)}, not a regular file; skipped",
+                                           self.show(prefix + name)))
+            except OSError as exc:
+                self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.show(prefix + name)))
+                self.partial.add(node.rel)
+        return children
+
+    def _follow(self, entry: os.DirEntry, rel: str, ancestors: frozenset[str], node: _Dir, ignores: Ignores
+                ) -> tuple | None:
+        """A symlink: followed only inside the root and never round a loop; a folder to walk into, if any."""
+        target = os.path.realpath(entry.path)
+        if not os.path.exists(target):
+            self.diags.append(make("SK005", "broken symlink; not followed", self.show(rel)))
+            return None
+        if not inside_folder(target, self.real_root):
+            self.diags.append(make("SK002", "symlink points outside the source root; not followed", self.show(rel)))
+            return None
+        if os.path.isdir(target):
+            if target in ancestors:
+                self.diags.append(make("SK005", "symlink loop (points at an enclosing folder); not followed",
+                                       self.show(rel)))
+                return None
+            return (entry.path, rel, target, node.owner, ancestors | {target}, ignores)
+        if not os.path.isfile(target):
+            self.diags.append(make("SK005", "symlink to something that is neither a file nor a folder (a pipe, socket "
+                                            "or device); not followed", self.show(rel)))
+            return None
+        node.linked.append((entry.name, entry.path, target))
+        return None
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    """Whether an entry is a folder itself (git sees a symlink as a file, whatever it points to)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _special_kind(entry: os.DirEntry) -> str:
+    """What a listed entry that is neither a file, a folder nor a symlink is."""
+    mode = entry.stat(follow_symlinks=False).st_mode
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
+def _walk(root: Path, exclude: Sequence[str]) -> _RootWalker:
+    walker = _RootWalker(root, exclude)
+    walker.walk()
+    if len(walker.dirs) >= MAX_VISITED_DIRS:  # cut short: which folders were reached must not vary
+        walker = _RootWalker(root, exclude, ordered=True)
+        walker.walk()
+    return walker
+
+
+class _RootSkills:
+    """The skills of one walked root: each real folder once, its bundled files, its parent skill."""
+
+    def __init__(self, walker: _RootWalker, stat_files: bool):
+        self.walker = walker
+        self.stat_files = stat_files
+        self.diags = walker.diags
+        self.by_rel = {d.rel: d for d in walker.dirs}
+        root_is_skill = bool(walker.dirs) and walker.dirs[0].skill_file is not None
+        self.prefix = os.path.basename(walker.real_root) if root_is_skill else ""
+        self.skill_dirs = [d for d in walker.dirs if d.skill_file]
+        self.winner = self._unique_folders()
+        self.kept = {d.rel for d in self.winner.values()}
+        #: per kept skill folder, what its audit reads as discovery saw it: per folder of it (its path
+        #: in the skill, as a tuple of names), its files' stamps
+        self.seen_by_audit: dict[str, list[tuple[tuple[str, ...], list[_Audited]]]] = {rel: [] for rel in self.kept}
+
+    def skill_id(self, rel: str) -> str:
+        if self.prefix and rel:
+            return f"{self.prefix}/{rel}"
+        return self.prefix or rel or os.path.basename(self.walker.real_root)
+
+    def _rank(self, d: _Dir) -> tuple[int, int, str]:
+        skill_id = self.skill_id(d.rel)
+        return skill_id.count("/"), len(skill_id), skill_id
+
+    def _unique_folders(self) -> dict[str, _Dir]:
+        """Real folder -> the skill folder reported for it: the shortest id wins (SK003 for the others)."""
+        winner: dict[str, _Dir] = {}
+        for d in self.skill_dirs:
+            if d.real not in winner or self._rank(d) < self._rank(winner[d.real]):
+                winner[d.real] = d
+        for d in self.skill_dirs:
+            win = winner[d.real]
+            if win is not d:
+                self.diags.append(make("SK003", f"same folder as skill '{self.skill_id(win.rel)}'; reported once, "
+                                                "under that id", self.walker.show(_join(d.rel, d.skill_file))))
+        return winner
+
+    def sources(self) -> list[SourceFile]:
+        files_of, stamps = self._bundled_files()
+        audited = self._audited_listings()
+        found = []
+        for d in self.skill_dirs:
+            if d.rel not in self.kept:
+                continue
+            rel_md = _join(d.rel, d.skill_file)
+            if d.skill_file == LOWERCASE_SKILL_FILE:
+                self.diags.append(make("SK001", "file is named 'skill.md'; the specification names it 'SKILL.md'",
+                                       self.walker.show(rel_md)))
+            folder = Path(d.seen)
+            found.append(SourceFile(
+                id=self.skill_id(d.rel), root=self.walker.root, dir=folder, skill_md=folder / d.skill_file,
+                display_path=self.walker.show(rel_md), rel_path=rel_md, parent_id=self._parent(d),
+                files=tuple(sorted(files_of[d.rel], key=lambda f: f.path)), stamp=stamps.get(d.rel, NO_STAMP),
+                audited=audited.get(d.rel)))
+        return found
+
+    def _parent(self, d: _Dir) -> str | None:
+        """The id of the nearest skill above ``d``, if any."""
+        if not d.rel:
+            return None
+        up = d.rel.rsplit("/", 1)[0] if "/" in d.rel else ""
+        owner = self.by_rel[up].owner if up in self.by_rel else None
+        return None if owner is None else self.skill_id(self.winner[self.by_rel[owner].real].rel)
+
+    def _bundled_files(self) -> tuple[dict[str, list[BundledFile]], dict[str, Stamp]]:
+        """Each kept skill's bundled files, and its SKILL.md's size and time (with ``stat_files``)."""
+        files_of: dict[str, list[BundledFile]] = {rel: [] for rel in self.kept}
+        stamps: dict[str, Stamp] = {}
+        for d in self.walker.dirs:
+            if d.owner in files_of:
+                self._files_of_folder(d, self.by_rel[d.owner], files_of[d.owner], stamps)
+        return files_of, stamps
+
+    def _audited_listings(self) -> dict[str, tuple[_Audited, ...]]:
+        """What the audit reads in each kept skill folder whose files discovery saw every one of
+        (by rel): its files' stamps in the audit's order (:func:`skillsite.audit.files.skill_files`:
+        a folder's files by name, then its folders by name, each with everything under it, which
+        is the order of the folders' paths as tuples of names)."""
+        if not self.stat_files or self.walker.cut:
+            return {}
+        partial = {self._owner_of(rel) for rel in self.walker.partial}
+        listings = {}
+        for rel, folders in self.seen_by_audit.items():
+            if rel not in partial:
+                listed = tuple(stamp for _, files in sorted(folders, key=lambda folder: folder[0])
+                               for stamp in sorted(files))  # in a folder, by path: by name
+                if len(listed) <= AUDIT_MAX_FILES:
+                    listings[rel] = listed
+        return listings
+
+    def _owner_of(self, rel: str) -> str | None:
+        """The skill folder a folder's files belong to (one the walk did not list: its parent's)."""
+        while rel not in self.by_rel and rel:
+            rel = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        return self.by_rel[rel].owner if rel in self.by_rel else None
+
+    def _files_of_folder(self, d: _Dir, owner: _Dir, found: list[BundledFile],
+                         stamps: dict[str, Stamp]) -> None:
+        """The files of folder ``d`` that belong to skill ``owner``."""
+        in_skill = f"{d.rel}/"[len(owner.rel) + 1:] if owner.rel else (f"{d.rel}/" if d.rel else "")
+        skill_file = owner.skill_file if d.rel == owner.rel else None
+        seen_dir, real_dir = os.path.join(d.seen, ""), os.path.join(d.real, "")
+        folder_inside = inside_folder(d.real, owner.real)  # a plain file is inside exactly when its folder is
+        targets = {name: (seen, real) for name, seen, real in d.linked}
+        audited: list[_Audited] = []
+        self.seen_by_audit[owner.rel].append((tuple(in_skill.split("/")[:-1]), audited))
+        for name in (*d.files, *targets):
+            seen, real = targets.get(name) or (seen_dir + name, real_dir + name)
+            inside = inside_folder(real, owner.real) if name in targets else folder_inside
+            st = self._stat(real, _join(d.rel, name), name != skill_file) \
+                if self.stat_files and (inside or name == skill_file) else None
+            stamp = stamp_of(st) if st is not None else NO_STAMP
+            if inside and st is not None and stat.S_ISREG(st.st_mode):
+                audited.append((shown_name(in_skill + name), stamp, bool(st.st_mode & 0o111)))
+            if name == skill_file:
+                if self.stat_files:
+                    stamps[d.rel] = stamp
+            elif not inside:
+                self.diags.append(make("SK007", "symlink points outside the skill folder; file not published",
+                                       self.walker.show(_join(d.rel, name))))
+            else:
+                found.append(BundledFile(in_skill + name, seen, *stamp))
+
+    def _stat(self, real: str, rel: str, bundled: bool = False) -> os.stat_result | None:
+        """A file's status (by its real path: a symlink's target); None, said, when it cannot be
+        read (a ``bundled`` file: also when its mode does not let this process read it, asked of
+        the system only for a file not readable by everyone)."""
+        try:
+            st = os.stat(real)
+            if bundled and not st.st_mode & stat.S_IROTH and stat.S_ISREG(st.st_mode) and not os.access(real, os.R_OK):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), real)
+            return st
+        except OSError as exc:
+            self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.walker.show(rel)))
+            self.walker.partial.add(rel.rsplit("/", 1)[0] if "/" in rel else "")
+            return None
+
+
+def _join(rel: str, name: str | None) -> str:
+    return f"{rel}/{name}" if rel else str(name)
+
+
+def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_files: bool = True) -> Discovery:
+    """Find every skill under ``roots``; a later root's skill overrides an earlier one's id.
+
+    Without ``stat_files`` the size and modification time of files are left at 0 (validation
+    needs only their names).
+    """
+    found: dict[str, SourceFile] = {}
+    diags: list[Diagnostic] = []
+    for root in roots:
+        if not is_utf8_text(str(root)):  # every path shown of a skill under it would hold the name
+            diags.append(make("SK011", "source folder's name is not valid UTF-8 (a URL, an archive or a JSON "
+                                       "manifest could not name what is under it); not searched: name it "
+                                       "from inside, or rename it", shown_name(str(root)), severity=Severity.ERROR))
+            continue
+        skills = _RootSkills(_walk(Path(root), exclude), stat_files)
+        sources = skills.sources()
+        diags.extend(skills.diags)
+        if not sources:
+            diags.append(make("SK013", "no SKILL.md found under this folder (a skill is a folder holding a "
+                                       "SKILL.md: `skillsite new NAME` makes one)", str(root)))
+        for src in sources:
+            earlier = found.get(src.id)
+            if earlier is not None:
+                diags.append(make("SK004", f"skill '{src.id}' is overridden by {src.display_path}",
+                                  earlier.display_path))
+            found[src.id] = src
+    return Discovery(tuple(sorted(found.values(), key=lambda s: s.id)), tuple(sort_diagnostics(diags)))

@@ -1,0 +1,251 @@
+"""Reading YAML frontmatter into plain values, with the line of every key.
+
+YAML is composed with PyYAML's safe loader (the C one when available) and then constructed
+here, so that every key's line is known, duplicate keys and YAML 1.1 coercions are noticed,
+unknown tags never construct anything, alias expansion and nesting are bounded, and a value
+with an unquoted ``: `` is read again quoted (the specification's client guide asks for this).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from skillsite.diagnostics import Diagnostic, make
+
+try:  # libyaml's loader where PyYAML was built with it; the pure-Python one otherwise
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+MAX_YAML_NODES = 10_000       # constructed nodes, counting every alias expansion
+MAX_YAML_DEPTH = 64
+MAX_FRONTMATTER_NESTING = 200  # brackets or indentation levels, checked before YAML sees it
+
+#: Keys whose values are text: a YAML 1.1 coercion there is turned back into the text as written.
+TEXT_KEYS = frozenset({"name", "description", "license", "compatibility", "version", "argument-hint",
+                       "allowed-tools"})
+TEXT_KEYS |= {"tags[]", "triggers[]", "examples[]", "triggers.keywords[]", "triggers.verbs[]",
+              "triggers.patterns[]", "conflicts[]", "knowledge[]", "depends", "depends[]"}
+TEXT_PARENTS = frozenset({"metadata"})  # every scalar value directly under these keys is text
+
+_STR_TAG = "tag:yaml.org,2002:str"
+#: What YAML 1.1 resolves the plain values '=' and '<<' to: in a value they are just text.
+_PLAIN_TEXT_TAGS = frozenset({"tag:yaml.org,2002:value", "tag:yaml.org,2002:merge"})
+_KNOWN_TAGS = frozenset({
+    "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:binary",
+})
+_UNQUOTED_COLON_LINE = re.compile(r"^(\s*(?:-\s+)?[A-Za-z0-9_.-]+:[ \t]+)([^'\"\[{|>&*!#%@`\s].*?: .*?)\s*$")
+
+
+class FrontmatterError(Exception):
+    """Raised inside the parser; always turned into a diagnostic."""
+
+    def __init__(self, code: str, message: str, line: int = 0, col: int = 0):
+        super().__init__(message)
+        self.code, self.message, self.line, self.col = code, message, line, col
+
+
+class BoundedBuilder:
+    """Constructs Python values from a composed YAML node tree, within bounds."""
+
+    def __init__(self, path: str, line_offset: int):
+        self.path = path
+        self.line_offset = line_offset
+        self.nodes = 0
+        self.scalars = SafeConstructor()
+        self.key_lines: dict[str, tuple[int, int]] = {}
+        self.diags: list[Diagnostic] = []
+
+    def _pos(self, node: Node) -> tuple[int, int]:
+        return node.start_mark.line + 1 + self.line_offset, node.start_mark.column + 1
+
+    def build(self, node: Node, key_path: str = "", depth: int = 0) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_YAML_NODES:
+            raise FrontmatterError("SK108", f"frontmatter expands to more than {MAX_YAML_NODES} YAML nodes "
+                                            "(aliases are expanded); refusing to read it", *self._pos(node))
+        if depth > MAX_YAML_DEPTH:
+            raise FrontmatterError("SK108", f"frontmatter nests deeper than {MAX_YAML_DEPTH} levels",
+                                   *self._pos(node))
+        if isinstance(node, ScalarNode) and node.tag in _PLAIN_TEXT_TAGS:
+            return node.value
+        if node.tag not in _KNOWN_TAGS:
+            raise FrontmatterError("SK113", f"unsupported YAML tag {node.tag!r}; nothing was constructed",
+                                   *self._pos(node))
+        if isinstance(node, ScalarNode):
+            return self._scalar(node, key_path)
+        if isinstance(node, SequenceNode):
+            for index, child in enumerate(node.value):  # where each item is, for diagnostics about one
+                self.key_lines[f"{key_path}[{index}]"] = self._pos(child)
+            return [self.build(child, key_path + "[]", depth + 1) for child in node.value]
+        if isinstance(node, MappingNode):
+            return self._mapping(node, key_path, depth)
+        raise FrontmatterError("SK103", "unexpected YAML node", *self._pos(node))  # pragma: no cover
+
+    def _constructed(self, node: ScalarNode) -> tuple[Any, bool]:
+        """The scalar's YAML value, and whether YAML could read it: a date such as 2020-13-45, or
+        an integer of thousands of digits, is not read (its text as written is given instead)."""
+        try:
+            return self.scalars.construct_object(node), True
+        except (ValueError, OverflowError):
+            return node.value, False
+
+    def _scalar(self, node: ScalarNode, key_path: str) -> Any:
+        if node.tag == _STR_TAG:
+            return node.value
+        value, readable = self._constructed(node)
+        if not readable:
+            line, col = self._pos(node)
+            what = {"timestamp": "date", "int": "integer", "float": "number"}.get(node.tag.rsplit(":", 1)[-1], "value")
+            written = node.value if len(node.value) <= 60 else node.value[:57] + "..."
+            self.diags.append(make("SK111", f"'{key_path + ': ' if key_path else ''}{written}' is not a valid {what} "
+                                            "in YAML; kept as the text written (quote it to silence this)",
+                                   self.path, line, col))
+            return node.value
+        parent = key_path.rsplit(".", 1)[0] if "." in key_path else ""
+        wants_text = key_path in TEXT_KEYS or parent in TEXT_PARENTS
+        if wants_text and not node.style and value is not None:
+            line, col = self._pos(node)
+            kind = {bool: "a boolean", int: "an integer", float: "a number"}.get(type(value), "a date")
+            self.diags.append(make("SK111", f"'{key_path}: {node.value}' is {kind} in YAML 1.1; kept as the "
+                                            f"text '{node.value}' (quote it to silence this)", self.path, line, col))
+            return node.value
+        if isinstance(value, (bytes, bytearray)):
+            return node.value
+        return value
+
+    def _mapping(self, node: MappingNode, key_path: str, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise FrontmatterError("SK113", "YAML merge keys ('<<') are not supported in frontmatter",
+                                       *self._pos(key_node))
+            key = self.build(key_node, "", depth + 1)
+            if isinstance(key, (dict, list)):
+                raise FrontmatterError("SK103", "a mapping key must be a scalar", *self._pos(key_node))
+            key = key_node.value if not isinstance(key, str) else key
+            full = f"{key_path}.{key}" if key_path else key
+            line, col = self._pos(key_node)
+            if key in result:
+                first = self.key_lines.get(full, (0, 0))[0]
+                self.diags.append(make("SK112", f"key '{full}' appears again (first on line {first}); "
+                                                "the last value wins", self.path, line, col))
+            self.key_lines[full] = (line, col)
+            result[key] = self.build(value_node, full, depth + 1)
+        return result
+
+
+def nesting_too_deep(text: str) -> bool:
+    """A cheap guard against pathological nesting before the YAML composer recurses into it."""
+    if text.count("[") + text.count("{") > MAX_FRONTMATTER_NESTING:
+        depth = 0
+        for ch in text:
+            if ch in "[{":
+                depth += 1
+                if depth > MAX_FRONTMATTER_NESTING:
+                    return True
+            elif ch in "]}":
+                depth = max(0, depth - 1)
+    return _DEEP_INDENT.search(text) is not None
+
+
+_DEEP_INDENT = re.compile("^ {%d,}" % (2 * MAX_FRONTMATTER_NESTING + 1), re.M)
+
+
+def _compose(text: str) -> Node | None:
+    loader = _Loader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def _quote_unquoted_colons(text: str) -> tuple[str, list[int]]:
+    """Quote plain values that contain ``: `` (the spec's client guide asks for this retry)."""
+    fixed, lines = [], []
+    for number, line in enumerate(text.split("\n")):
+        body = line.rstrip("\r")
+        match = _UNQUOTED_COLON_LINE.match(body)
+        if match and " #" not in match.group(2):
+            value = match.group(2).replace("'", "''")
+            fixed.append(f"{match.group(1)}'{value}'" + line[len(body):])
+            lines.append(number)
+        else:
+            fixed.append(line)
+    return "\n".join(fixed), lines
+
+
+def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> FrontmatterError:
+    """A YAML failure as a diagnostic, placed where the construct in trouble starts."""
+    problem = getattr(exc, "problem", None) or getattr(exc, "reason", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    scanning = bool(context and context.startswith("while scanning") and getattr(exc, "context_mark", None))
+    mark = exc.context_mark if scanning else getattr(exc, "problem_mark", None)
+    if scanning and getattr(exc, "problem_mark", None):
+        end = exc.problem_mark
+        message = f"{context}, {problem} (line {end.line + 1 + line_offset})"
+    else:
+        message = f"{context}, {problem}" if context else problem
+    if isinstance(exc, yaml.reader.ReaderError):
+        before = text[: exc.position]
+        line, col = before.count("\n"), exc.position - (before.rfind("\n") + 1)
+        char = f"U+{exc.character:04X}" if isinstance(exc.character, int) else repr(exc.character)
+        return FrontmatterError("SK103", f"invalid YAML: control character {char} is not allowed",
+                                line + 1 + line_offset, col + 1)
+    if mark is not None:
+        return FrontmatterError("SK103", f"invalid YAML: {message}", mark.line + 1 + line_offset, mark.column + 1)
+    return FrontmatterError("SK103", f"invalid YAML: {message}", line_offset + 1, 1)
+
+
+def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | None, list[Diagnostic]]:
+    """The YAML node tree of ``text``; when it does not parse, once more with values that hold an
+    unquoted ``: `` quoted (SK110 for each such line)."""
+    try:
+        return _compose(text), []
+    except yaml.YAMLError as exc:
+        retried, fixed_lines = _quote_unquoted_colons(text)
+        if not fixed_lines:
+            raise _yaml_error(exc, line_offset, text) from None
+        try:
+            node = _compose(retried)
+        except yaml.YAMLError:
+            raise _yaml_error(exc, line_offset, text) from None
+    return node, [make("SK110", "value contains ': ' without quotes; read as a string (quote the value to "
+                                "silence this)", path, number + 1 + line_offset, 1) for number in fixed_lines]
+
+
+def parse_frontmatter_text(text: str, path: str, line_offset: int = 1
+                           ) -> tuple[dict[str, Any], dict[str, tuple[int, int]], list[Diagnostic]]:
+    """Read YAML frontmatter text into a mapping, the line of every key, and recovery warnings.
+
+    ``line_offset`` is the number of file lines before the YAML text.  Raises
+    :class:`FrontmatterError` when the frontmatter cannot be used at all.
+    """
+    if nesting_too_deep(text):
+        raise FrontmatterError("SK108", f"frontmatter nests deeper than {MAX_FRONTMATTER_NESTING} levels",
+                               line_offset + 1, 1)
+    try:
+        node, diags = compose_leniently(text, path, line_offset)
+    except RecursionError:
+        raise FrontmatterError("SK108", "frontmatter nests too deeply", line_offset + 1, 1) from None
+    if node is None:
+        raise FrontmatterError("SK104", "frontmatter is empty; it must be a mapping with at least a description",
+                               line_offset + 1, 1)
+    if not isinstance(node, MappingNode):
+        kind = "a list" if isinstance(node, SequenceNode) else "a single value"
+        raise FrontmatterError("SK104", f"frontmatter is {kind}, not a mapping of keys to values",
+                               node.start_mark.line + 1 + line_offset, node.start_mark.column + 1)
+    builder = BoundedBuilder(path, line_offset)
+    try:
+        data = builder.build(node)
+    except RecursionError:
+        raise FrontmatterError("SK108", "frontmatter nests too deeply", line_offset + 1, 1) from None
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, line_offset, text) from None
+    return data, builder.key_lines, diags + builder.diags

@@ -1,0 +1,82 @@
+"""What discovery leaves out of a source tree, as ruff, MkDocs' watcher and the ``skills``
+installer do: the folders of version control systems and tools (``.git``, ``node_modules``,
+caches), virtual environments (a folder holding ``pyvenv.cfg`` or ``conda-meta``), and every
+path a ``.gitignore`` ignores (with git's rules: each file applies to its folder and below,
+a deeper one has the last word; the ``.gitignore`` files between the repository's root and a
+source root apply too).  Matching is pathspec's ``GitIgnoreSpec``.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+#: Folders never searched for skills, whatever their place.
+TOOL_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", "node_modules", "__pycache__",
+                          ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+#: A folder that holds one of these is a Python virtual environment (venv, virtualenv, conda).
+ENVIRONMENT_MARKERS = ("pyvenv.cfg", "conda-meta")
+GITIGNORE = ".gitignore"
+#: .gitignore files bigger than this are not read (a hostile tree could hold a huge one).
+MAX_GITIGNORE_BYTES = 1 << 20
+
+
+def is_environment(names: set[str] | frozenset[str] | dict[str, object]) -> bool:
+    """Whether a folder whose listing holds ``names`` is a virtual environment."""
+    return any(marker in names for marker in ENVIRONMENT_MARKERS)
+
+
+@dataclass(frozen=True)
+class Ignores:
+    """The ``.gitignore`` rules in force in one folder of a walk, deepest last: for each, the
+    path of the walk's root relative to the rules' folder ("" when the rules are in the walk)
+    or the rules' own folder relative to the root, and the rules."""
+
+    rules: tuple[tuple[str, str, pathspec.GitIgnoreSpec], ...] = ()  # (root prefix, folder in the walk, spec)
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        """Whether the path ``rel`` (relative to the walk's root) is ignored."""
+        for root_prefix, folder, spec in reversed(self.rules):
+            if folder and not rel.startswith(folder + "/"):
+                continue
+            path = root_prefix + (rel[len(folder) + 1:] if folder else rel) + ("/" if is_dir else "")
+            verdict = spec.check_file(path).include
+            if verdict is not None:
+                return verdict
+        return False
+
+    def with_file(self, path: str, folder: str) -> Ignores:
+        """These rules and those of the ``.gitignore`` at ``path`` (in the walk's ``folder``)."""
+        spec = _read_rules(path)
+        return self if spec is None else Ignores((*self.rules, ("", folder, spec)))
+
+
+def _read_rules(path: str) -> pathspec.GitIgnoreSpec | None:
+    """The rules of a .gitignore file; None when it cannot be read or holds none."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read(MAX_GITIGNORE_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+    spec = pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    return spec if len(spec) else None
+
+
+def rules_above(root: Path) -> Ignores:
+    """The ``.gitignore`` rules that apply to ``root`` from the folders above it, up to the root of
+    the git repository holding it (none when it is in no repository)."""
+    real = Path(os.path.realpath(root))
+    above = [folder for folder in real.parents]
+    top = next((i for i, folder in enumerate(above) if (folder / ".git").exists()), None)
+    if top is None:
+        return Ignores()
+    rules = []
+    for folder in reversed(above[: top + 1]):
+        spec = _read_rules(str(folder / GITIGNORE))
+        if spec is not None:
+            rules.append((real.relative_to(folder).as_posix() + "/", "", spec))
+    found = Ignores(tuple(rules))
+    # a source folder the user names is searched even where git ignores it (as `git add -f` adds)
+    return Ignores() if any(spec.check_file(prefix).include for prefix, _, spec in rules) else found

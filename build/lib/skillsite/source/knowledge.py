@@ -1,0 +1,109 @@
+"""Knowledge documents: the reference texts a skill points to instead of copying them.
+
+``knowledge: [path, ...]`` names documents in the catalog-wide knowledge folder
+(``knowledge_dir``, by default ``knowledge/`` in the first source root) or, for a path
+starting with ``./``, in the skill's own folder.  Each must exist and stay inside its folder
+(symbolic links included); a skill's own document must be one of the files it publishes (not
+excluded, not in a skipped folder), and no document may be larger than ``MAX_DOCUMENT_BYTES``.
+The catalog publishes each document once, under ``knowledge/``: a shared one at its path in the
+knowledge folder, a skill's own one under ``skills/<id>/``.
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from skillsite.diagnostics import Diagnostic, make
+from skillsite.source.discover import inside_folder
+
+DEFAULT_KNOWLEDGE_DIR = "knowledge"
+MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
+OWN_PREFIX = "./"
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+
+
+@dataclass(frozen=True)
+class KnowledgeDoc:
+    """A declared document, found inside its folder."""
+
+    declared: str     # as the skill wrote it
+    path: str         # where it is published, under knowledge/ (unique in the catalog)
+    file: str         # the file read
+
+
+def default_knowledge_dir(roots: Sequence[Path | str]) -> Path | None:
+    """``knowledge/`` in the first source root; when that root is one skill of a larger tree
+    (validating a single skill), the ``knowledge/`` of the nearest folder above it that has one,
+    up to the repository's root, as a build of the whole tree would find it."""
+    if not roots:
+        return None
+    first = Path(roots[0])
+    own = first / DEFAULT_KNOWLEDGE_DIR
+    if own.is_dir() or not (first / "SKILL.md").is_file():
+        return own
+    for folder in Path(os.path.abspath(first)).parents:
+        if (folder / DEFAULT_KNOWLEDGE_DIR).is_dir():
+            return folder / DEFAULT_KNOWLEDGE_DIR
+        if (folder / ".git").exists():
+            break
+    return own
+
+
+def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | None,
+           bundled: frozenset[str]) -> KnowledgeDoc | str:
+    """The document a ``knowledge`` entry names, or why it cannot be used (``bundled``: the
+    paths of the files the skill publishes)."""
+    own = declared.startswith(OWN_PREFIX)
+    relative = declared[len(OWN_PREFIX):] if own else declared
+    if not relative or relative.startswith("/") or "\\" in relative or re.match(r"^[A-Za-z]:", relative):
+        return f"knowledge path '{declared}' must be relative to its folder"
+    if "\x00" in relative:
+        return f"knowledge path {declared!r} holds a NUL character"
+    clean = posixpath.normpath(relative)
+    if clean == ".." or clean.startswith("../"):
+        return f"knowledge path '{declared}' leaves its folder"
+    folder = skill_dir if own else knowledge_dir
+    if folder is None:
+        return f"knowledge path '{declared}' needs a knowledge folder (knowledge_dir)"
+    real_folder = os.path.realpath(folder)
+    real_file = os.path.realpath(os.path.join(folder, *clean.split("/")))
+    if not inside_folder(real_file, real_folder):
+        return f"knowledge path '{declared}' leads outside its folder (through a symbolic link)"
+    if not own and not os.path.isdir(folder):
+        return (f"knowledge document '{declared}': the knowledge folder {os.path.abspath(folder)} does not exist "
+                "(knowledge_dir in skillsite.yml, relative to that file; by default knowledge/ in the first source)")
+    if not os.path.isfile(real_file):
+        where = "the skill's folder" if own else f"the knowledge folder {os.path.abspath(folder)}"
+        return f"knowledge document '{declared}' does not exist in {where}"
+    if own and clean not in bundled:
+        return f"knowledge document '{declared}' is not a file the skill publishes (excluded or in a skipped folder)"
+    if os.path.getsize(real_file) > MAX_DOCUMENT_BYTES:
+        return f"knowledge document '{declared}' is larger than {MAX_DOCUMENT_BYTES:,} bytes"
+    published = f"skills/{skill_id}/{clean}" if own else clean
+    return KnowledgeDoc(declared, published, real_file)
+
+
+def locate_all(declared: Sequence[str], skill_id: str, skill_dir: Path, knowledge_dir: Path | None,
+               bundled: frozenset[str], display_path: str, positions: Sequence[tuple[int, int]]
+               ) -> tuple[list[KnowledgeDoc], list[Diagnostic]]:
+    """Every declared document of one skill, and SK218 for each that cannot be used."""
+    docs, diags = [], []
+    for item, (line, col) in zip(declared, positions):
+        found = locate(item, skill_id, skill_dir, knowledge_dir, bundled)
+        if isinstance(found, KnowledgeDoc):
+            docs.append(found)
+        else:
+            diags.append(make("SK218", found, display_path, line, col))
+    return docs, diags
+
+
+def document_title(data: bytes, path: str) -> str:
+    """A document's first Markdown heading, else its file name."""
+    text = data[:65536].decode("utf-8", errors="replace")
+    match = _HEADING.search(text)
+    title = match.group(1).strip() if match else ""
+    return " ".join(title.split())[:200] or posixpath.basename(path)

@@ -1,0 +1,253 @@
+"""Relative links and file references in a skill's body: each must point at a file published
+with the skill (or at another skill), never outside the skill folder.
+
+Two kinds of targets are found outside code (fenced blocks and inline code spans): Markdown
+links ``[text](target)``, and file references written as inline code, such as
+``scripts/check.py``.  This scanner is deliberately lighter than a Markdown parser (a full
+parse of every body would make ``validate`` several times slower); the page renderer parses
+every body with markdown-it-py and resolves the same links on its own.
+"""
+from __future__ import annotations
+
+import bisect
+import html
+import os
+import posixpath
+import re
+import stat
+from typing import Iterator
+from urllib.parse import unquote
+
+from skillsite.diagnostics import Diagnostic, make
+from skillsite.models import ParsedSkill, SourceFile
+from skillsite.source.discover import inside_folder
+
+_LINK = re.compile(r"\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
+_REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")
+_TICKS = re.compile(r"`+")
+_LINE_BREAK = re.compile("\n")
+# one pattern per fence character: a pattern that starts with a literal is searched far faster
+_FENCE_RUNS = (re.compile("```+"), re.compile("~~~+"))
+_WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]")
+
+Span = tuple[int, int]  # (start, end) offsets in a body
+
+
+def _fence_lines(body: str) -> list[tuple[int, int, str]]:
+    """(line start, line end, marker) of every line that may open or close a fence: a run of
+    three or more backticks or tildes after at most three spaces."""
+    lines = []
+    for run in (run for pattern in _FENCE_RUNS for run in pattern.finditer(body)):
+        at = run.start()
+        line_start = body.rfind("\n", 0, at) + 1
+        if at - line_start > 3 or body[line_start:at].strip(" "):
+            continue
+        line_end = body.find("\n", at)
+        lines.append((line_start, len(body) if line_end < 0 else line_end, run.group()))
+    return sorted(lines)
+
+
+def fenced_blocks(body: str) -> list[Span]:
+    """The fenced code blocks of a body, in order; an unclosed fence runs to the end."""
+    blocks: list[Span] = []
+    opening: tuple[int, int, str] | None = None
+    for line_start, line_end, marker in _fence_lines(body):
+        if opening is None:
+            opening = (line_start, line_end, marker)
+            continue
+        closes = marker[0] == opening[2][0] and len(marker) >= len(opening[2])
+        if closes and not body[line_start:line_end].strip()[len(marker):].strip():
+            blocks.append((opening[0], line_end))
+            opening = None
+    if opening is not None:
+        blocks.append((opening[0], len(body)))
+    return blocks
+
+
+def code_spans(line: str) -> list[Span]:
+    """The inline code spans of one line: a run of n backticks closed by the next run of exactly n."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(line)]
+    spans, index = [], 0
+    while index < len(runs):
+        length = runs[index][1] - runs[index][0]
+        closer = next((j for j in range(index + 1, len(runs)) if runs[j][1] - runs[j][0] == length), None)
+        if closer is None:
+            index += 1
+            continue
+        spans.append((runs[index][0], runs[closer][1]))
+        index = closer + 1
+    return spans
+
+
+def _within(spans: list[Span], offset: int) -> bool:
+    """Whether ``offset`` falls inside one of ``spans`` (sorted, not overlapping)."""
+    index = bisect.bisect_right(spans, (offset, float("inf"))) - 1
+    return index >= 0 and spans[index][1] > offset
+
+
+class _Body:
+    """A body with its fenced code blocks worked out, for placing what the scans find.
+
+    Line breaks are found once and each line's code spans once, so a body of thousands of links
+    on one line costs time in proportion to its length."""
+
+    def __init__(self, body: str):
+        self.text = body
+        self.fences = fenced_blocks(body) if ("```" in body or "~~~" in body) else []
+        self.breaks = [match.start() for match in _LINE_BREAK.finditer(body)]
+        self._spans: dict[int, list[Span]] = {}
+
+    def line_of(self, offset: int) -> tuple[int, int]:
+        """(line start, line end) of the line holding ``offset``."""
+        index = bisect.bisect_left(self.breaks, offset)
+        start = self.breaks[index - 1] + 1 if index else 0
+        return start, self.breaks[index] if index < len(self.breaks) else len(self.text)
+
+    def place(self, offset: int) -> tuple[int, int]:
+        """(lines before ``offset``, 1-based column of it)."""
+        index = bisect.bisect_left(self.breaks, offset)
+        return index, offset - (self.breaks[index - 1] if index else -1)
+
+    def spans_of_line(self, start: int, end: int) -> list[Span]:
+        """The inline code spans of the line ``text[start:end]``, as offsets in the body."""
+        if start not in self._spans:
+            self._spans[start] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
+        return self._spans[start]
+
+    def in_code(self, offset: int) -> bool:
+        """Whether ``offset`` is inside a fenced block or an inline code span."""
+        if _within(self.fences, offset):
+            return True
+        if "`" not in self.text:
+            return False
+        return _within(self.spans_of_line(*self.line_of(offset)), offset)
+
+
+def _file_references(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
+    """File references written as inline code (``scripts/x.py``), outside fenced blocks."""
+    lines_seen: set[int] = set()
+    for hint in _REF_HINT.finditer(body.text):
+        if _within(body.fences, hint.start()):
+            continue
+        start, end = body.line_of(hint.start())
+        if start in lines_seen:
+            continue
+        lines_seen.add(start)
+        for span_start, span_end in body.spans_of_line(start, end):
+            quoted = body.text[span_start:span_end].strip("`").strip()
+            if _FILE_REF.match(quoted):
+                yield (*body.place(span_start), quoted, False)
+
+
+def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
+    """Markdown links with a relative target, outside code."""
+    for link in _LINK.finditer(body.text):
+        target = link.group(1)
+        if target.startswith("<"):
+            target = target[1:-1]
+        if _SCHEME.match(target) or target.startswith(("#", "//")):
+            continue  # not relative (decoding entities, which start with '&', cannot change that)
+        if not body.in_code(link.start()):
+            yield (*body.place(link.start()), target, True)
+
+
+def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:
+    """(line offset, column, target, is_link) of file references, then relative links, outside code."""
+    has_refs = "`" in body and any(folder in body for folder in ("scripts/", "references/", "assets/"))
+    if not has_refs and "](" not in body:
+        return
+    scanned = _Body(body)
+    if has_refs:
+        yield from _file_references(scanned)
+    yield from _relative_links(scanned)
+
+
+class _SkillFolder:
+    """What a body's relative targets may name: the skill's own files and folders, and other skills."""
+
+    def __init__(self, src: SourceFile, skill_dirs: frozenset[tuple[str, str]]):
+        self.src = src
+        self.root = str(src.root)
+        self.rel = posixpath.dirname(src.rel_path)
+        self.skill_dirs = skill_dirs
+        self.files = {f.path for f in src.files}
+        self.dirs = {posixpath.dirname(p) for p in self.files}
+        while "" not in self.dirs and self.dirs:
+            self.dirs |= {posixpath.dirname(d) for d in self.dirs}
+
+    def is_skill(self, rel_in_root: str) -> bool:
+        """Whether a path relative to the root is a skill folder (or its SKILL.md)."""
+        folder = rel_in_root[:-len("/SKILL.md")] if rel_in_root.endswith("/SKILL.md") else rel_in_root
+        return (self.root, folder) in self.skill_dirs
+
+    def in_root(self, target: str) -> str:
+        return posixpath.normpath(posixpath.join(self.rel, target)) if self.rel else posixpath.normpath(target)
+
+    def holds(self, inside: str) -> bool:
+        """Whether a normalised path inside the skill folder is published with it (or is a nested skill)."""
+        return inside in self.files or inside in self.dirs or inside == "SKILL.md" or self.is_skill(
+            posixpath.join(self.rel, inside) if self.rel else inside)
+
+
+def _local_target(target: str, is_link: bool) -> str | None:
+    """The file path a link or reference names, or None when it is not a local file."""
+    if is_link and "&" in target:
+        target = html.unescape(target)  # a link destination's entities are decoded (CommonMark)
+    if _SCHEME.match(target) or target.startswith(("#", "//")):
+        return None
+    return unquote(target.split("#", 1)[0].split("?", 1)[0]) or None
+
+
+def _target_problem(target: str, is_link: bool, folder: _SkillFolder) -> tuple[str, str] | None:
+    """(code, message) when a local target is absolute, leaves the skill folder or is missing."""
+    if target.startswith("/") or _WINDOWS_ABSOLUTE.match(target):
+        return "SK305", f"link to absolute path '{target}'; file references must be relative to the skill folder"
+    inside = posixpath.normpath(target)
+    if inside == "." or inside.endswith("/."):
+        return None
+    if inside == ".." or inside.startswith("../"):
+        if folder.is_skill(folder.in_root(target)):
+            return None  # a link to another skill: the catalog links its page
+        return "SK304", f"link '{target}' leaves the skill folder; it is not published with the skill"
+    if folder.holds(inside):
+        return None
+    reason = _unpublished(os.path.join(folder.src.dir, inside), str(folder.src.dir))
+    return "SK303", f"{'link' if is_link else 'file reference'} '{target}' points to {reason}"
+
+
+def _unpublished(path: str, skill_dir: str) -> str:
+    """Why a target in the skill folder is not published with it: what is there, if anything."""
+    if not os.path.lexists(path):
+        return "a file that does not exist in the skill folder"
+    if not inside_folder(os.path.realpath(path), os.path.realpath(skill_dir)):
+        return "a file that is not published with the skill (a symlink leaving the skill folder)"
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "a file that does not exist in the skill folder"
+    if stat.S_ISDIR(mode):
+        return "a folder with no file published with the skill"
+    if stat.S_ISREG(mode):
+        return ("a file that is not published with the skill (ignored, excluded, in a skipped folder or in a "
+                "nested skill)")
+    return "a file that is not published with the skill (a pipe, socket or device)"
+
+
+def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]) -> list[Diagnostic]:
+    """Relative links and file references that point at missing files or leave the skill folder.
+
+    ``skill_dirs`` holds (root, folder relative to the root) of every skill of the catalog.
+    """
+    folder: _SkillFolder | None = None  # made at the first local target
+    diags = []
+    for offset, col, raw_target, is_link in iter_body_links(parsed.body):
+        target = _local_target(raw_target, is_link)
+        if target is None:
+            continue
+        folder = folder or _SkillFolder(parsed.source, skill_dirs)
+        problem = _target_problem(target, is_link, folder)
+        if problem is not None:
+            diags.append(make(problem[0], problem[1], parsed.source.display_path, parsed.body_line + offset, col))
+    return diags

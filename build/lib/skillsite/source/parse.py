@@ -1,0 +1,101 @@
+"""Parsing: read a SKILL.md and split it into YAML frontmatter and Markdown body.
+
+The frontmatter is found line by line (an opening ``---`` with optional trailing spaces,
+after an optional BOM, with LF or CRLF), never by splitting on ``---``; see
+:func:`skillsite.agent.skill_md.split_skill_md`, the rule the loader uses too.  Bad input
+never raises: it becomes a :class:`~skillsite.models.ParsedSkill` without frontmatter and a
+diagnostic saying why.
+"""
+from __future__ import annotations
+
+from skillsite.agent.skill_md import split_skill_md
+from skillsite.bounded import read_limited
+from skillsite.diagnostics import Diagnostic, make
+from skillsite.models import ParsedSkill, SourceFile
+from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
+
+WARN_BYTES = 256 * 1024
+DEFAULT_MAX_BYTES = 1024 * 1024
+
+
+def decode_skill_md(raw: bytes) -> str:
+    """The text of a SKILL.md (without a BOM); FrontmatterError for binary or non-UTF-8 bytes."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # as Windows editors save "Unicode"
+        raise FrontmatterError("SK105", "not valid UTF-8: the file is UTF-16 (it starts with a UTF-16 byte "
+                                        "order mark); save it as UTF-8", 1, 1)
+    if b"\x00" in raw:
+        offset = raw.index(b"\x00")
+        raise FrontmatterError("SK109", f"file contains NUL bytes (first at byte offset {offset}); "
+                                        "it looks binary, not Markdown", *_place(raw, offset))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FrontmatterError("SK105", f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at byte offset {exc.start}",
+                               *_place(raw, exc.start)) from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _place(raw: bytes, offset: int) -> tuple[int, int]:
+    """The 1-based line and column (in bytes) of a byte offset."""
+    return raw.count(b"\n", 0, offset) + 1, offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
+
+
+def split_frontmatter(text: str) -> tuple[str, int, str, int] | None:
+    """``(yaml_text, yaml_first_line, body, body_first_line)`` with 1-based file lines and LF
+    line ends, or None when the text does not open with a ``---`` line.  Raises
+    :class:`FrontmatterError` when the frontmatter is never closed.
+    """
+    parts = split_skill_md(text)
+    if parts is None:
+        return None
+    if not parts.closed:
+        raise FrontmatterError("SK102", "frontmatter opened with '---' on line 1 is never closed by a '---' line",
+                               1, 1)
+    return parts.frontmatter.replace("\r\n", "\n"), 2, parts.body.replace("\r\n", "\n"), parts.body_line
+
+
+def _size_diagnostics(raw: bytes, path: str, max_bytes: int) -> list[Diagnostic]:
+    """SK106 for a file over ``max_bytes`` (it is not read), SK107 for one over WARN_BYTES."""
+    size = len(raw)
+    if size > max_bytes:
+        return [make("SK106", f"file is {size:,} bytes, over the limit of {max_bytes:,} bytes; not read", path)]
+    if size > WARN_BYTES:
+        return [make("SK107", f"file is {size:,} bytes (over {WARN_BYTES:,}); agents load all of it", path)]
+    return []
+
+
+def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedSkill:
+    """Parse the bytes of one SKILL.md; never raises on bad input."""
+    path = source.display_path
+    diags = _size_diagnostics(raw, path, max_bytes)
+
+    def failed(code: str, message: str, line: int = 0, col: int = 0) -> ParsedSkill:
+        return ParsedSkill(source, None, {}, "", 1, raw, (*diags, make(code, message, path, line, col)))
+
+    if diags and diags[0].code == "SK106":
+        return ParsedSkill(source, None, {}, "", 1, raw, tuple(diags))
+    if not raw.strip():
+        return failed("SK100", "SKILL.md is empty; it needs frontmatter with at least a description", 1, 1)
+    try:
+        split = split_frontmatter(decode_skill_md(raw))
+        if split is None:
+            return failed("SK101", "no YAML frontmatter: the file must start with a '---' line", 1, 1)
+        yaml_text, yaml_line, body, body_line = split
+        data, key_lines, yaml_diags = parse_frontmatter_text(yaml_text, path, yaml_line - 1)
+    except FrontmatterError as exc:
+        return failed(exc.code, exc.message, exc.line, exc.col)
+    return ParsedSkill(source, data, key_lines, body, body_line, raw, (*diags, *yaml_diags))
+
+
+def parse_skill(source: SourceFile, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedSkill:
+    """Read and parse one discovered SKILL.md; never raises on bad input or unreadable files."""
+    try:
+        raw, size = read_limited(source.skill_md, max_bytes)
+    except OSError as exc:
+        diag = make("SK006", f"cannot read SKILL.md: {exc.strerror or exc}", source.display_path)
+        return ParsedSkill(source, None, {}, "", 1, b"", (diag,))
+    if len(raw) > max_bytes:
+        diag = make("SK106", f"file is {size:,} bytes, over the limit of {max_bytes:,} bytes; not read",
+                    source.display_path)
+        return ParsedSkill(source, None, {}, "", 1, b"", (diag,))
+    return parse_skill_bytes(raw, source, max_bytes)

@@ -1,0 +1,148 @@
+"""Frontmatter validation by jsonschema, driven by the JSON Schema files in ``skillsite/schemas``.
+
+Each schema annotates its keywords with ``x-codes`` (the diagnostic code of a failing
+keyword), ``x-severity`` (when it is not an error) and ``x-message`` (a friendlier text),
+so the rules live in the schema and this module only translates failures.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from skillsite.diagnostics import Diagnostic, Severity, make
+
+PROFILES = ("default", "spec")
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
+
+
+@lru_cache(maxsize=None)
+def load_schema(name: str) -> dict[str, Any]:
+    """A JSON schema shipped in the package, by file name."""
+    return json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def validator(profile: str) -> Draft202012Validator:
+    """The validator of a profile's frontmatter schema, made once per process."""
+    return Draft202012Validator(load_schema(f"skill.{profile}.schema.json"))
+
+
+@lru_cache(maxsize=None)
+def known_keys(profile: str) -> frozenset[str]:
+    """The top-level frontmatter keys a profile understands."""
+    return frozenset(load_schema(f"skill.{profile}.schema.json")["properties"])
+
+
+def type_name(value: Any) -> str:
+    """The YAML-ish name of a Python value's type, for messages."""
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list",
+            dict: "mapping"}.get(type(value), type(value).__name__)
+
+
+def short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _field(path) -> str:
+    parts = []
+    for part in path:
+        if isinstance(part, int):
+            break
+        parts.append(str(part))
+    return ".".join(parts)
+
+
+def _describe(schema: dict[str, Any]) -> str:
+    if "x-describe" in schema:
+        return schema["x-describe"]
+    if "anyOf" in schema:
+        return " or ".join(_describe(s) for s in schema["anyOf"])
+    if "enum" in schema:
+        return "one of " + ", ".join(map(str, schema["enum"]))
+    if schema.get("type") == "array":
+        items = schema.get("items")
+        if isinstance(items, dict) and items.get("type") in ("string", "object"):
+            return "a list of " + {"string": "strings", "object": "mappings"}[items["type"]]
+        return "a list"
+    if schema.get("type") == "object":
+        return "a mapping"
+    return {"string": "a string", "integer": "an integer", "boolean": "true or false",
+            "number": "a number"}.get(schema.get("type", ""), "a valid value")
+
+
+def _message(err, field: str) -> str:
+    kw, schema, inst = err.validator, err.schema, err.instance
+    custom = schema.get("x-message", {}).get(kw)
+    if kw == "type":
+        return f"'{field}' must be {_describe(schema)}, not {type_name(inst)}"
+    if kw == "anyOf":
+        return f"'{field}' must be {_describe(schema)}, not {type_name(inst)} ({short(inst)})"
+    if kw == "maxLength":
+        return f"'{field}' is {len(inst)} characters long; the limit is {err.validator_value}"
+    if kw == "minLength":
+        return f"'{field}' is empty"
+    if kw == "pattern":
+        return f"'{field}' {short(inst)!r} {custom or 'does not match ' + err.validator_value}"
+    if kw == "enum":
+        return f"'{field}' must be one of {', '.join(map(str, err.validator_value))}, not {short(inst)!r}"
+    return f"'{field}': {custom or err.message[:200]}"
+
+
+def _where(field: str, key_lines: dict[str, tuple[int, int]]) -> tuple[int, int]:
+    """The line and column of a field, or of its nearest parent that has one."""
+    while field:
+        if field in key_lines:
+            return key_lines[field]
+        field = field.rsplit(".", 1)[0] if "." in field else ""
+    return (1, 1)
+
+
+def _severity(schema: dict[str, Any], keyword: str, key: str | None = None) -> Severity | None:
+    """The severity a schema gives a failing keyword (``x-severity``); None: the code's own."""
+    value = schema.get("x-severity", {}).get(keyword)
+    if key is not None:
+        value = (value or {}).get(key)
+    return Severity(value) if value else None
+
+
+def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, tuple[int, int]]
+                       ) -> list[Diagnostic]:
+    """The diagnostics of one jsonschema error, with the code and severity its schema names."""
+    kw, schema = err.validator, err.schema
+    codes = schema.get("x-codes", {})
+    field = _field(err.absolute_path)
+    if kw == "required":
+        return [make(codes["required"][key], f"required key '{key}' is missing", path, 1, 1,
+                     _severity(schema, "required", key)) for key in err.validator_value if key not in err.instance]
+    if kw == "additionalProperties" and not field:
+        allowed = ", ".join(sorted(schema.get("properties", {})))
+        return [make(codes.get(kw, "SK207"), f"unknown key '{key}' (the {profile} profile allows only {allowed})",
+                     path, *_where(key, key_lines))
+                for key in sorted(set(err.instance) - set(schema.get("properties", {})))]
+    return [make(codes.get(kw, "SK208"), _message(err, field), path, *_where(field, key_lines), _severity(schema, kw))]
+
+
+def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
+                       key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
+    """Validate frontmatter against a profile's schema; every failure becomes a diagnostic.
+
+    Outside the ``spec`` profile a key the schema does not list is a warning (SK207).
+    """
+    diags: list[Diagnostic] = []
+    for err in validator(profile).iter_errors(frontmatter):
+        for diag in _error_diagnostics(err, profile, path, key_lines):
+            if diag not in diags:
+                diags.append(diag)
+    if profile != "spec":
+        for key in sorted(set(frontmatter) - known_keys(profile)):
+            diags.append(make("SK207", f"unknown key '{key}'; kept in the manifest's frontmatter but not "
+                                       "understood", path, *_where(key, key_lines), Severity.WARNING))
+    return diags

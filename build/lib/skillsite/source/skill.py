@@ -1,0 +1,238 @@
+"""From parsed frontmatter to a :class:`~skillsite.models.Skill`: the extension keys real
+catalogs use, normalised into typed fields (tags, tools, parameters, visibility, requirements)."""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import re
+from typing import Any, Iterable, Sequence
+
+from skillsite.agent.entry import shared
+from skillsite.agent.triggers import normalise_triggers
+from skillsite.diagnostics import Diagnostic
+from skillsite.models import NOTHING_REQUIRED, ParsedSkill, Requirements, Skill, SourceFile
+from skillsite.source.dependencies import declared_dependencies
+
+_PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
+_EXTRA_KEYS = ("argument-hint", "user-invocable")
+
+
+def jsonable(value: Any) -> Any:
+    """Frontmatter values as JSON can hold them (dates become ISO text)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    if isinstance(value, float) and value != value:  # NaN is not JSON
+        return None
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return str(value)
+    return value
+
+
+def split_tools(text: str) -> list[str]:
+    """Split an allowed-tools string on spaces or commas outside parentheses."""
+    tools, current, depth = [], [], 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        if depth == 0 and (ch.isspace() or ch == ","):
+            if current:
+                tools.append("".join(current))
+                current = []
+            continue
+        current.append(ch)
+    if current:
+        tools.append("".join(current))
+    return tools
+
+
+def has_top_level_comma(text: str) -> bool:
+    """Whether an allowed-tools string has a comma outside parentheses."""
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth <= 0:
+            return True
+    return False
+
+
+def normalise_allowed_tools(value: Any) -> tuple[str, ...]:
+    """allowed-tools as a tuple of tool patterns, from a string or a list."""
+    if isinstance(value, str):
+        return tuple(split_tools(value))
+    if isinstance(value, list):
+        return tuple(t for item in value if isinstance(item, str) for t in [item.strip()] if t)
+    return ()
+
+
+def _names(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [v for v in re.split(r"[,\s]+", value) if v]
+    if isinstance(value, list):
+        return [v.strip() for v in value if isinstance(v, str) and v.strip()]
+    return []
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+#: Around a tag in a comma-separated string that was meant as a list: brackets and quotes.
+_TAG_WRAPPING = "[]\"' \t"
+
+
+def list_in_string(value: Any) -> list[str] | None:
+    """The items of a list written inside a string (``'["a", "b"]'``, ``"[a, b]"``), as the
+    wild writes tags; None for any other value."""
+    if not isinstance(value, str) or not (value.strip().startswith("[") and value.strip().endswith("]")):
+        return None
+    try:
+        items = json.loads(value)
+    except ValueError:
+        items = value.strip()[1:-1].split(",")
+    return [str(item).strip(_TAG_WRAPPING) for item in items] if isinstance(items, list) else None
+
+
+def _tags(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = list_in_string(value) or [part.strip(_TAG_WRAPPING) for part in value.split(",")]
+    if not isinstance(value, list):
+        return ()
+    return _unique(t.strip() for t in value if isinstance(t, str) and t.strip())
+
+
+def _tools(value: Any) -> tuple[dict[str, Any], ...]:
+    if not isinstance(value, list):
+        return ()
+    tools = []
+    for item in value:
+        if isinstance(item, str) and item.strip():
+            tools.append({"name": item.strip(), "purpose": "", "required": False})
+        elif isinstance(item, dict) and isinstance(item.get("name"), str):
+            purpose = item.get("purpose", item.get("description", ""))
+            tools.append({"name": item["name"], "purpose": purpose if isinstance(purpose, str) else "",
+                          "required": item.get("required") is True})
+    return tuple(tools)
+
+
+def _parameters(value: Any) -> tuple[dict[str, Any], ...]:
+    if isinstance(value, dict):
+        value = [{"name": str(k), **(v if isinstance(v, dict) else {"description": str(v)})}
+                 for k, v in value.items()]
+    if not isinstance(value, list):
+        return ()
+    return tuple(jsonable(p) for p in value if isinstance(p, dict) and isinstance(p.get("name"), str))
+
+
+def _examples(value: Any) -> tuple[Any, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(jsonable(e) for e in value if isinstance(e, (str, dict)))
+
+
+def _requirements(fm: dict[str, Any]) -> Requirements:
+    req = fm.get("requires") if isinstance(fm.get("requires"), dict) else {}
+    bins = _names(req.get("bins")) + _names(fm.get("requires_bins")) + _names(fm.get("requires-bins"))
+    env = _names(req.get("env")) + _names(fm.get("requires_env")) + _names(fm.get("requires-env"))
+    platforms = [_PLATFORM_ALIASES.get(p.lower(), p.lower())
+                 for p in _names(req.get("platforms")) + _names(fm.get("platforms"))]
+    return shared(Requirements(_unique(bins), _unique(env), _unique(platforms)), NOTHING_REQUIRED)
+
+
+def _is_true(fm: dict[str, Any], *keys: str) -> bool:
+    return any(fm.get(k) is True for k in keys)
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def is_hidden(fm: dict[str, Any]) -> bool:
+    """Whether the frontmatter keeps the skill from being offered to a model."""
+    return _is_true(fm, "hidden", "hideFromDiscovery", "disable-model-invocation")
+
+
+def is_user_invocable_only(fm: dict[str, Any]) -> bool:
+    return _is_true(fm, "user_invocable_only", "user-invocable-only")
+
+
+def skill_name(parsed: ParsedSkill) -> str:
+    """The name a skill is known by: its frontmatter name, else its folder's."""
+    return _text((parsed.frontmatter or {}).get("name")) or parsed.source.folder_name
+
+
+def is_kept(parsed: ParsedSkill) -> bool:
+    """False when the skill is left out of every output (unreadable, or no usable description)."""
+    fm = parsed.frontmatter
+    return fm is not None and isinstance(fm.get("description"), str) and bool(fm["description"].strip())
+
+
+def skill_version(fm: dict[str, Any]) -> str | None:
+    """The version as written: top-level ``version``, else ``metadata.version``."""
+    meta = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
+    return _text(fm.get("version")) or _text(meta.get("version"))
+
+
+def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
+    """Normalise a kept skill's frontmatter into a :class:`Skill`."""
+    fm = parsed.frontmatter or {}
+    src = parsed.source
+    meta = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
+    priority = fm.get("priority")
+    return Skill(
+        id=src.id, name=skill_name(parsed), description=fm["description"].strip(), source=src,
+        body_line=parsed.body_line, sha256=hashlib.sha256(parsed.raw).hexdigest(), size=len(parsed.raw),
+        frontmatter=jsonable(fm),
+        license=_text(fm.get("license")), compatibility=_text(fm.get("compatibility")),
+        version=skill_version(fm),
+        tags=_tags(fm.get("tags")), allowed_tools=normalise_allowed_tools(fm.get("allowed-tools")),
+        metadata=jsonable(meta), tools=_tools(fm.get("tools")), parameters=_parameters(fm.get("parameters")),
+        examples=_examples(fm.get("examples")),
+        priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+        hidden=is_hidden(fm), user_invocable_only=is_user_invocable_only(fm), always=_is_true(fm, "always"),
+        requirements=_requirements(fm),
+        user_invocable=fm.get("user-invocable") is not False,
+        # the kinds it declares only: most skills declare none, and a catalog holds one dict a skill
+        triggers={kind: words for kind, words in normalise_triggers(fm.get("triggers")).items() if words},
+        conflicts=_unique(_names(fm.get("conflicts"))),
+        depends=tuple(item for item, _, _ in declared_dependencies(fm, parsed.key_lines)),
+        knowledge=_unique(_names(fm.get("knowledge")) if isinstance(fm.get("knowledge"), list) else ()),
+        extra={k: jsonable(fm[k]) for k in _EXTRA_KEYS if k in fm},
+        diagnostics=tuple(diags),
+    )
+
+
+# Skill fields kept as they are in JSON, and those that are tuples (lists in JSON).
+_PLAIN_FIELDS = ("name", "description", "body_line", "frontmatter", "license", "compatibility", "version",
+                 "metadata", "priority", "hidden", "user_invocable_only", "always", "user_invocable", "triggers",
+                 "extra")
+_TUPLE_FIELDS = ("tags", "allowed_tools", "tools", "parameters", "examples", "conflicts", "knowledge",
+                 "depends")
+
+
+def skill_to_json(skill: Skill) -> dict[str, Any]:
+    """A skill as the cache keeps it: every field but its source, SKILL.md's sha256 and size, and diagnostics."""
+    data = {name: getattr(skill, name) for name in _PLAIN_FIELDS + _TUPLE_FIELDS}
+    data["requirements"] = [list(skill.requirements.bins), list(skill.requirements.env),
+                            list(skill.requirements.platforms)]
+    return data
+
+
+def skill_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The fields of the skill :func:`skill_to_json` gave, as the skill holds them (all but its
+    source, SKILL.md's sha256 and size, and diagnostics: see :func:`skill_of_fields`)."""
+    return {"requirements": shared(Requirements(*(tuple(values) for values in data["requirements"])), NOTHING_REQUIRED),
+            **{name: data[name] for name in _PLAIN_FIELDS}, **{name: tuple(data[name]) for name in _TUPLE_FIELDS}}
+
+
+def skill_of_fields(fields: dict[str, Any], source: SourceFile, sha256: str, size: int,
+                    diags: Sequence[Diagnostic]) -> Skill:
+    """The skill of ``fields`` (:func:`skill_fields`, shared: not copied), with its source, its
+    SKILL.md's sha256 and size, and its diagnostics."""
+    return Skill(id=source.id, source=source, sha256=sha256, size=size, diagnostics=tuple(diags), **fields)

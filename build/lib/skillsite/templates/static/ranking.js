@@ -1,0 +1,698 @@
+/* skillsite catalog search, the ranking core: tokenizing queries, building lunr queries,
+   scoring and combining, highlighting, the closest tags of an empty result. Pure functions
+   over lunr.js 2.3.9 (passed in as ``lunr``; null: no stop words, no stems) and plain data:
+   no DOM, no browser object, nothing from the page.
+
+   Both rankings work the same way, so the list does not jump when lunr's comes after the
+   plain-text match: every word is optional (lunr's stop words dropped), a skill's score is the
+   sum of its words' scores times the square root of the share of the query (by idf) it
+   matches, and the word still being typed also matches as a prefix. A word no skill uses
+   changes nothing but that share, the same for every skill: it never empties the list.
+
+   - searchText: the plain-text match over search/docs.json's rows, before the index arrives;
+   - searchIndex: lunr's ranking over search/lunr.json (loaded by loadIndex);
+   - highlightRanges: the parts of a text to highlight for a result;
+   - closestTags: the tags closest to a query that found nothing.
+
+   The home page loads it (after lunr.min.js, before search.js, the page's script) as
+   window.SkillsiteRanking; node requires it (module.exports): tests/js/browser_search.js,
+   tests/js/ranking.test.js and benchmarks/search_quality.py run the very functions the
+   page runs. */
+(function (global) {
+  "use strict";
+
+  var EXACT_BOOST = 10;     // a word's own (stemmed) term, against 1 for each term it is a prefix of
+  var MIN_PREFIX = 3;       // an unknown word this long or longer also matches as a prefix (as bm25.py)
+  var FIELD_WEIGHTS = { name: 3, description: 1, tags: 1.5 };   // the plain-text match's fields
+
+  /* lunr.Index.load(data), with the set of terms built as a plain trie. lunr's own builder also
+     minimises it (merges common word endings), which is most of the load time and changes
+     nothing a search finds: both accept the same words and list each node's edges in the same
+     (sorted) order, so expanded terms, scores and ties come out identically
+     (tests/integration/test_lunr_parity.py checks it with lunr.js). */
+  function loadIndex(lunr, data) {
+    var root = new lunr.TokenSet();
+    var invertedIndex = Object.create(null);
+    var fieldVectors = Object.create(null);
+    var terms = data.invertedIndex;
+    for (var t = 0; t < terms.length; t++) {
+      var term = terms[t][0];
+      var node = root;
+      for (var i = 0; i < term.length; i++) {
+        var ch = term.charAt(i);
+        node = node.edges[ch] || (node.edges[ch] = new lunr.TokenSet());
+      }
+      node.final = true;
+      invertedIndex[term] = terms[t][1];
+    }
+    var vectors = data.fieldVectors;
+    for (var v = 0; v < vectors.length; v++) fieldVectors[vectors[v][0]] = new lunr.Vector(vectors[v][1]);
+    return new lunr.Index({
+      invertedIndex: invertedIndex, fieldVectors: fieldVectors, tokenSet: root,
+      fields: data.fields, pipeline: lunr.Pipeline.load(data.pipeline)
+    });
+  }
+
+  /* ------------------------------------------------------------ ranking */
+
+  var SEPARATOR = /[\s\-]+/;          // lunr.tokenizer.separator
+  var PUNCTUATION = /[!-\/:-@\[-`{-~]+/;   // ASCII punctuation, inside a word: "mcp.json", "n+1"
+
+  /* Non-word characters at either end of a word, as the index writer trims them (Python's \W:
+     Unicode letters are word characters, so "café" stays "café"); lunr.js's own trimmer (ASCII
+     \W) where the browser has no Unicode property escapes. */
+  var EDGE_START = /^\W+/, EDGE_END = /\W+$/;
+  try {
+    EDGE_START = new RegExp("^[^\\p{L}\\p{N}\\p{M}_]+", "u");
+    EDGE_END = new RegExp("[^\\p{L}\\p{N}\\p{M}_]+$", "u");
+  } catch (e) { /* keep the ASCII ones */ }
+
+  function wordChar(c) { return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95; }
+
+  /* Without regular expressions while both ends are ASCII (nearly every word: this runs on every
+     word of every result drawn). */
+  function trim(word) {
+    var start = 0, end = word.length, c;
+    for (; start < end; start++) {
+      c = word.charCodeAt(start);
+      if (c > 127) return word.replace(EDGE_START, "").replace(EDGE_END, "");
+      if (wordChar(c)) break;
+    }
+    for (; end > start; end--) {
+      c = word.charCodeAt(end - 1);
+      if (c > 127) return word.replace(EDGE_START, "").replace(EDGE_END, "");
+      if (wordChar(c)) break;
+    }
+    return start === 0 && end === word.length ? word : word.slice(start, end);
+  }
+
+  function stemmer(lunr) {
+    var cache = Object.create(null);
+    return function (word) {
+      var s = cache[word];
+      if (s === undefined) s = cache[word] = lunr ? lunr.stemmer(new lunr.Token(word)).toString() : word;
+      return s;
+    };
+  }
+  var stemOf = null;     // the shared stem cache, once lunr is known
+
+  function stems(lunr) {
+    if (!stemOf || stemOf.lunr !== lunr) { stemOf = stemmer(lunr); stemOf.lunr = lunr; }
+    return stemOf;
+  }
+
+  /* The beginnings a word of a skill must have to match ``word`` in the plain-text match: its
+     stem when it begins the word ("polici" of "policies"), else the word (and its stem). */
+  function startsOf(word, s) {
+    var starts = s.length >= MIN_PREFIX && word.indexOf(s) === 0 ? [s] : [word];
+    if (word.indexOf(s) !== 0 && s.length >= MIN_PREFIX) starts.push(s);
+    return starts;
+  }
+
+  /* The words of a query: lower-cased, cut as lunr's tokenizer cuts text, trimmed as the index
+     was, lunr's stop words dropped, one per stem. Each is {text, stem, parts, starts, prefix,
+     whole}: ``parts``, the pieces of a word with punctuation inside ("name:stripe", "n+1"),
+     searched as alternatives of the word; ``starts``, what the plain-text match looks for
+     (startsOf, of the word and its longer parts); ``prefix``, true for the last word when the
+     query does not end with a space (it is still being typed) and it has two letters or is the
+     only word (a lone letter after other words would begin nearly every term); ``whole``, a
+     one-letter word otherwise ("c" of "fuzzing c code"): only itself matches.
+     Without lunr: no stop words, no stems. */
+  function queryWords(lunr, text) {
+    text = String(text);
+    var stem = stems(lunr);
+    var keep = function (w) { return w && (!lunr || lunr.stopWordFilter(w) !== undefined); };
+    var words = [], seen = Object.create(null);
+    text.toLowerCase().split(SEPARATOR).forEach(function (token) {
+      var word = trim(token).replace(/\*/g, "");
+      if (!keep(word)) return;
+      var s = stem(word);
+      if (seen[s]) return;
+      seen[s] = true;
+      var starts = startsOf(word, s);
+      var parts = word.split(PUNCTUATION).filter(keep);
+      if (parts.length === 1 && parts[0] === word) parts = [];
+      parts = parts.map(function (part) {
+        var ps = stem(part);
+        if (part.length > 1) starts.push.apply(starts, startsOf(part, ps));
+        return { text: part, stem: ps };
+      });
+      words.push({ text: word, stem: s, parts: parts, starts: starts, prefix: false, whole: false });
+    });
+    var last = words[words.length - 1];
+    if (last && !/[\s\-]$/.test(text) && (last.text.length > 1 || words.length === 1)) last.prefix = true;
+    words.forEach(function (w) { w.whole = w.text.length === 1 && !w.prefix; });
+    return words;
+  }
+
+  /* BM25's idf of a word found in ``df`` of ``n`` skills (lunr's formula). */
+  function idf(df, n) {
+    return Math.log(1 + Math.abs((n - df + 0.5) / (df + 0.5)));
+  }
+
+  /* Sum the words' scores per skill, weigh by the share of the query matched, best first. */
+  function combine(perWord, n, keyOf) {
+    var byKey = Object.create(null), results = [], total = 0;
+    perWord.forEach(function (hits) {
+      var weight = idf(hits.length, n);
+      total += weight;
+      hits.forEach(function (hit) {
+        var key = keyOf(hit);
+        var r = byKey[key];
+        if (!r) {
+          r = byKey[key] = { ref: key, score: 0, matched: 0, words: 0, terms: Object.create(null) };
+          results.push(r);
+        }
+        r.score += hit.score;
+        r.matched += weight;
+        r.words += 1;
+        if (hit.terms) for (var term in hit.terms) r.terms[term] = true;
+      });
+    });
+    results.forEach(function (r) { r.score *= Math.sqrt(total > 0 ? r.matched / total : 1); });
+    results.sort(function (a, b) { return b.score - a.score || a.ref - b.ref; });
+    return results;
+  }
+
+  function documentCount(index) {
+    if (index.__skillsiteDocs === undefined) {
+      var fields = index.fields.length || 1;
+      index.__skillsiteDocs = Math.max(1, Math.round(Object.keys(index.fieldVectors).length / fields));
+    }
+    return index.__skillsiteDocs;
+  }
+
+  /* lunr's ranking of ``text``: [{ref, score, words, terms}], best first (ref: the lunr ref, a row
+     of docs.json; words: how many query words it matched; terms: the index terms it matched,
+     for highlighting). One lunr query per word, over every field of the index (index.fields,
+     with their boosts applied at index time: name, description, tags, tools, triggers when the
+     index has them): the word's stemmed term (boost EXACT_BOOST), plus, for the word being
+     typed (``prefix``), every term it begins, and for a word the index does not know, every
+     term its stem begins. */
+  function searchIndex(lunr, index, text) {
+    var words = queryWords(lunr, text);
+    if (!words.length) return [];
+    var trailing = lunr.Query.wildcard.TRAILING;
+    var perWord = words.map(function (word) {
+      var known = word.stem in index.invertedIndex || word.parts.some(function (p) { return p.stem in index.invertedIndex; });
+      var hits = index.query(function (q) {
+        q.term(word.text, { boost: EXACT_BOOST });
+        word.parts.forEach(function (part) { q.term(part.text, { boost: EXACT_BOOST }); });
+        if (word.prefix) q.term(word.text, { usePipeline: false, wildcard: trailing, boost: 1 });
+        if (!known && word.stem.length >= MIN_PREFIX && !(word.prefix && word.stem === word.text)) {
+          q.term(word.stem, { usePipeline: false, wildcard: trailing, boost: 1 });
+        }
+      });
+      return hits.map(function (h) {
+        return { ref: h.ref, score: h.score, terms: h.matchData.metadata };
+      });
+    });
+    return combine(perWord, documentCount(index), function (hit) { return hit.ref; });
+  }
+
+  var hasOwn = Object.prototype.hasOwnProperty;
+
+  function escapeRegExp(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
+
+  function lowerFields(d) {
+    if (!d.__fields) {
+      d.__fields = [String(d.name + " " + d.id).toLowerCase(), String(d.description || "").toLowerCase(),
+                    (d.tags || []).join(" ").toLowerCase()];
+    }
+    return d.__fields;
+  }
+
+  /* The plain-text match, before lunr.json arrives (or without it): ``docs`` are {id, name,
+     description, tags}; a word matches a skill that has a word beginning with one of its
+     ``starts`` in its name or id, description or tags (FIELD_WEIGHTS), weighed by its idf over
+     ``docs``, then as searchIndex. [{ref, score, words}], ref the position in ``docs``. */
+  function searchText(lunr, docs, text) {
+    var words = queryWords(lunr, text);
+    if (!words.length) return [];
+    var weights = [FIELD_WEIGHTS.name, FIELD_WEIGHTS.description, FIELD_WEIGHTS.tags];
+    var perWord = words.map(function (word) {
+      var re = new RegExp("(?:^|[^a-z0-9])(?:" + word.starts.map(escapeRegExp).join("|") + ")" +
+                          (word.whole ? "(?![a-z0-9])" : ""));
+      var hits = [];
+      for (var i = 0; i < docs.length; i++) {
+        var fields = lowerFields(docs[i]), score = 0;
+        for (var f = 0; f < 3; f++) if (re.test(fields[f])) score += weights[f];
+        if (score) hits.push({ ref: i, score: score });
+      }
+      var weight = idf(hits.length, docs.length);
+      hits.forEach(function (h) { h.score *= weight; });
+      return hits;
+    });
+    return combine(perWord, docs.length, function (hit) { return hit.ref; });
+  }
+
+  /* [start, end) of the words of ``text`` to highlight: cut as lunr cuts text, trimmed as lunr
+     trims, a word is marked when its stem is one of ``terms`` (index terms a result matched) or
+     it begins with one of ``starts``. */
+  function highlightRanges(lunr, text, terms, starts) {
+    var stem = stems(lunr);
+    var ranges = [];
+    var firstTwo = Object.create(null), anyTerm = false;
+    for (var term in terms || {}) { firstTwo[term.slice(0, 2)] = true; anyTerm = true; }
+    var matches = function (word) {
+      word = word.toLowerCase();
+      for (var i = 0; starts && i < starts.length; i++) if (word.indexOf(starts[i]) === 0) return true;
+      return anyTerm && firstTwo[word.slice(0, 2)] === true && hasOwn.call(terms, stem(word));
+    };
+    var re = /[^\s\-]+/g, m, part;
+    while ((m = re.exec(text)) !== null) {
+      var core = trim(m[0]);
+      if (!core) continue;
+      var at = m.index + m[0].indexOf(core);
+      if (matches(core)) {
+        ranges.push([at, at + core.length]);
+      } else if (PUNCTUATION.test(core)) {      // "mcp.json": its parts, as the query's
+        var parts = /[^!-\/:-@\[-`{-~]+/g;
+        while ((part = parts.exec(core)) !== null) {
+          if (matches(part[0])) ranges.push([at + part.index, at + part.index + part[0].length]);
+        }
+      }
+    }
+    return ranges;
+  }
+
+  /* Levenshtein distance, or ``limit + 1`` once it is over ``limit``. */
+  function editDistance(a, b, limit) {
+    if (Math.abs(a.length - b.length) > limit) return limit + 1;
+    var prev = [], cur, i, j;
+    for (j = 0; j <= b.length; j++) prev[j] = j;
+    for (i = 1; i <= a.length; i++) {
+      cur = [i];
+      var best = i;
+      for (j = 1; j <= b.length; j++) {
+        cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1));
+        if (cur[j] < best) best = cur[j];
+      }
+      if (best > limit) return limit + 1;
+      prev = cur;
+    }
+    return prev[b.length];
+  }
+
+  /* The tags closest to the words of a query that found nothing: ``counts`` maps each tag to its
+     number of skills; a tag is close when one of its parts (cut at non-letters) begins with a
+     word or the word with it, or is a word misspelt by one or two letters. At most ``limit``,
+     closest first, then the most used. */
+  function closestTags(lunr, text, counts, limit) {
+    var words = queryWords(lunr, text).map(function (w) { return w.text; }).filter(function (w) { return w.length >= 2; });
+    var found = [];
+    Object.keys(counts).forEach(function (tag) {
+      var parts = tag.toLowerCase().split(/[^a-z0-9\u00c0-\uffff]+/).filter(Boolean);
+      parts.push(tag.toLowerCase());
+      var best = 0;
+      words.forEach(function (w) {
+        parts.forEach(function (p) {
+          var s = 0;
+          if (p === w) s = 1;
+          else if ((p.indexOf(w) === 0 && w.length >= 2) || (w.indexOf(p) === 0 && p.length >= 3)) s = 0.8;
+          else if (w.length >= 4 && p.length >= 3) {
+            var d = editDistance(w, p, w.length >= 7 ? 2 : 1);
+            if (d <= (w.length >= 7 ? 2 : 1)) s = 0.7 - 0.1 * d;
+          }
+          if (s > best) best = s;
+        });
+      });
+      if (best > 0) found.push({ tag: tag, score: best, count: counts[tag] });
+    });
+    found.sort(function (a, b) { return b.score - a.score || b.count - a.count || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0); });
+    return found.slice(0, limit || 6);
+  }
+
+  /* ------------------------------------------------------------ the sharded index (BM25F)
+
+     A catalog of more than shard_above skills has no lunr index: the page searches its sharded
+     BM25F index (search/shards.json, then the chunks of the query's words, then the cards of the
+     results shown), ranking exactly as skillsite.search.shard_query does, so the page, the
+     loader, `skillsite search` and `skillsite mcp` give the same results with the same scores:
+     the same terms (tokenize), the same floats added in the same order, the same rounding. */
+
+  var TERM_WORD = /[a-z0-9]+/g;      // Python's [^\W_]+, where the browser has no Unicode property escapes
+  try { TERM_WORD = new RegExp("[\\p{L}\\p{N}]+", "gu"); } catch (e) { /* keep the ASCII one */ }
+
+  /* More than one character, counted in code points as Python counts them. */
+  function longerThanOne(w) {
+    return w.length > 2 || (w.length === 2 && !(w.charCodeAt(0) >= 0xD800 && w.charCodeAt(0) < 0xDC00));
+  }
+
+  /* skillsite.search.terms.tokenize: lower-cased runs of letters and digits, minus stop words and
+     one-character words, each stemmed with lunr's stemmer (the one the index was built with). */
+  function tokenize(lunr, text) {
+    var stem = stems(lunr);
+    var words = String(text).toLowerCase().match(TERM_WORD) || [];
+    return words.filter(function (w) { return longerThanOne(w) && lunr.stopWordFilter(w) !== undefined; }).map(stem);
+  }
+
+  /* Strings in code point order, as Python sorts them (UTF-16 order differs past U+FFFF). */
+  function codePointOrder(c) { return c >= 0xD800 ? (c >= 0xE000 ? c - 0x800 : c + 0x2000) : c; }
+  function compareTerms(a, b) {
+    var n = Math.min(a.length, b.length);
+    for (var i = 0; i < n; i++) {
+      var x = a.charCodeAt(i), y = b.charCodeAt(i);
+      if (x !== y) return codePointOrder(x) - codePointOrder(y);
+    }
+    return a.length - b.length;
+  }
+
+  /* The distinct terms of a query, in the order their scores are added (bm25.query_terms). */
+  function queryTerms(lunr, text) {
+    var seen = Object.create(null);
+    return tokenize(lunr, text).filter(function (t) { return seen[t] ? false : (seen[t] = true); }).sort(compareTerms);
+  }
+
+  /* The first position in sorted ``keys`` whose key is not before ``key`` (bisect_left). */
+  function bisectLeft(keys, key) {
+    var lo = 0, hi = keys.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (compareTerms(keys[mid], key) < 0) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+
+  /* The chunk that holds ``key`` (or would): the last whose first key is not after it. */
+  function chunkOf(firsts, key) {
+    var lo = 0, hi = firsts.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (compareTerms(key, firsts[mid]) < 0) hi = mid; else lo = mid + 1; }
+    return Math.max(0, lo - 1);
+  }
+
+  function binary(data) {
+    return typeof atob === "function" ? atob(data) : Buffer.from(data, "base64").toString("binary");
+  }
+
+  /* Skill numbers and weights of ``count`` postings (shard_format.decode_postings), as typed arrays. */
+  function decodePostings(data, count, weighted, docsCount) {
+    var raw = binary(data), end = raw.length - (weighted ? count : 0);
+    var docs = new Int32Array(count), n = 0, doc = 0, gap = 0, scale = 1;
+    for (var i = 0; i < end; i++) {
+      var b = raw.charCodeAt(i);
+      gap += (b & 0x7F) * scale;
+      if (b < 0x80) {
+        doc += gap;
+        if (n < count) docs[n] = doc;
+        n += 1;
+        gap = 0;
+        scale = 1;
+      } else {
+        scale *= 128;
+      }
+    }
+    if (scale !== 1 || n !== count || (count && docs[count - 1] >= docsCount) || end < 0) {
+      throw new Error("corrupt search shard: a postings list is truncated or names a skill it does not have");
+    }
+    var weights = new Uint8Array(weighted ? count : 0);
+    for (var w = 0; w < weights.length; w++) weights[w] = raw.charCodeAt(end + w);
+    return { docs: docs, weights: weights };
+  }
+
+  /* Python's round(x, 6): the exact decimal value of x rounded half to even, read back. */
+  function round6(x) {
+    if (x === 0 || !isFinite(x)) return x;
+    if (x < 0) return -round6(-x);
+    var s = x.toFixed(100);              // exact for every score (at least 1e-14)
+    var dot = s.indexOf("."), head = s.slice(0, dot + 7), tail = s.slice(dot + 7);
+    var up = tail.charAt(0) > "5" || (tail.charAt(0) === "5" &&
+      (/[1-9]/.test(tail.slice(1)) || (head.charCodeAt(head.length - 1) - 48) % 2 === 1));
+    if (!up) return parseFloat(head);
+    var digits = head.split(""), i = digits.length - 1;
+    for (; i >= 0; i--) {
+      if (digits[i] === ".") continue;
+      if (digits[i] !== "9") { digits[i] = String.fromCharCode(digits[i].charCodeAt(0) + 1); break; }
+      digits[i] = "0";
+    }
+    return parseFloat((i < 0 ? "1" : "") + digits.join(""));
+  }
+
+  /* A query's hits, in rank order on demand: ``count`` of them; ``take(n)``, the first n as
+     {doc, score} (by score rounded to 6 decimals, then skill number). ``docs`` are the skills
+     found, ``score`` their scores by skill number. Only the best are sorted and rounded: the
+     skills within 2e-6 of the best 2n scores (a run of equal rounded scores spans less). */
+  function Ranking(docs, score) {
+    this.count = docs.length;
+    this._docs = docs;
+    this._score = score;
+    this._done = [];
+  }
+
+  /* The ``want``-th best score. */
+  Ranking.prototype._nth = function (want) {
+    var docs = this._docs, values = new Float64Array(docs.length);
+    for (var i = 0; i < docs.length; i++) values[i] = this._score[docs[i]];
+    values.sort();
+    return values[docs.length - want];
+  };
+
+  Ranking.prototype.take = function (n) {
+    if (this._done.length < Math.min(n, this.count)) {
+      var want = Math.max(2 * n, 64), score = this._score, all = want >= this.count;
+      var best = all ? -Infinity : this._nth(want), floor = best - 2e-6;
+      var top = Array.prototype.filter.call(this._docs, function (d) { return score[d] >= floor; });
+      top.sort(function (a, b) { return score[b] - score[a] || a - b; });
+      var out = [], at = 0;
+      while (at < top.length && (all || score[top[at]] >= best)) {   // runs of equal rounded scores
+        var rounded = round6(score[top[at]]), end = at + 1;
+        while (end < top.length && round6(score[top[end]]) === rounded) end++;
+        var run = top.slice(at, end).sort(function (a, b) { return a - b; });
+        for (var r = 0; r < run.length; r++) out.push({ doc: run[r], score: rounded });
+        at = end;
+      }
+      this._done = out;
+    }
+    return this._done.slice(0, n);
+  };
+
+  /* The sharded index of a catalog: ``meta`` is search/shards.json, ``getJSON(path)`` a promise
+     of the JSON of a site-relative path. */
+  function ShardedIndex(lunr, meta, getJSON) {
+    if (meta.format !== "skillsite-search-shards" || meta.version !== 1) throw new Error("unknown search shards");
+    this.lunr = lunr;
+    this.meta = meta;
+    this.getJSON = getJSON;
+    this.chunks = Object.create(null);    // "terms/3" -> {terms, df, idf, postings}
+    this.decoded = Object.create(null);
+    this.cardsOf = Object.create(null);   // skill number -> card
+    this.pending = Object.create(null);   // path -> promise of its JSON
+  }
+
+  /* The JSON of a chunk or card file, fetched once and checked to belong to this index. */
+  ShardedIndex.prototype.file = function (path) {
+    var self = this;
+    if (!this.pending[path]) {
+      this.pending[path] = this.getJSON(path).then(function (data) {
+        if (data.index !== self.meta.index) throw new Error(path + " belongs to another build of the search index");
+        return data;
+      });
+      this.pending[path].catch(function () { delete self.pending[path]; });
+    }
+    return this.pending[path];
+  };
+
+  function pad(n, width) { var s = String(n); while (s.length < width) s = "0" + s; return s; }
+
+  ShardedIndex.prototype.loadChunks = function (wanted) {
+    var self = this;
+    return Promise.all(wanted.map(function (w) {
+      var key = w[0] + "/" + w[1];
+      if (self.chunks[key]) return null;
+      return self.file(self.meta[w[0]].path + pad(w[1], 4) + ".json").then(function (data) { self.chunks[key] = data; });
+    }));
+  };
+
+  ShardedIndex.prototype.postings = function (kind, n, at) {
+    var key = kind + "/" + n + "/" + at;
+    if (!this.decoded[key]) {
+      var chunk = this.chunks[kind + "/" + n];
+      this.decoded[key] = decodePostings(chunk.postings[at], chunk.df[at], kind === "terms", this.meta.docs);
+    }
+    return this.decoded[key];
+  };
+
+  /* Vocabulary terms ``term`` matches, as [chunk, position, factor]: itself, or else the terms it
+     begins (across chunk boundaries) at the prefix factor (shard_query._matches). */
+  ShardedIndex.prototype.matches = function (term) {
+    var self = this, prefix = this.meta.prefix, firsts = this.meta.terms.first;
+    var n = chunkOf(firsts, term), keys = this.chunks["terms/" + n].terms, at = bisectLeft(keys, term);
+    if (at < keys.length && keys[at] === term) return Promise.resolve([[n, at, 1.0]]);
+    if (Array.from(term).length < prefix.min_length) return Promise.resolve([]);
+    var found = [];
+    function scan() {
+      while (found.length < prefix.max_expansions) {
+        if (at === keys.length) {
+          if (n + 1 >= firsts.length || firsts[n + 1].indexOf(term) !== 0) break;
+          n += 1; at = 0;
+          return self.loadChunks([["terms", n]]).then(function () { keys = self.chunks["terms/" + n].terms; return scan(); });
+        }
+        if (keys[at].indexOf(term) !== 0) break;
+        found.push([n, at, prefix.factor]);
+        at += 1;
+      }
+      return Promise.resolve(found);
+    }
+    return scan();
+  };
+
+  /* Score of every matching skill (unrounded), as shard_query.scores adds them: {docs (the
+     skills found), score (by skill number), termsOf(doc) (the index terms it matched, for
+     highlighting), words (query terms)}. */
+  ShardedIndex.prototype.scores = function (text) {
+    var self = this, terms = queryTerms(this.lunr, text), unit = this.meta.weight_unit;
+    var firsts = this.meta.terms.first;
+    return this.loadChunks(terms.map(function (t) { return ["terms", chunkOf(firsts, t)]; })).then(function () {
+      return Promise.all(terms.map(function (t) { return self.matches(t); }));
+    }).then(function (perTerm) {
+      var size = self.meta.docs, score = new Float64Array(size), found = new Uint8Array(size), docs = [];
+      var best = new Float64Array(size), stamp = new Int32Array(size), matched = [];
+      perTerm.forEach(function (matches, t) {
+        var mark = t + 1, touched = [];
+        matches.forEach(function (m) {
+          var chunk = self.chunks["terms/" + m[0]], p = self.postings("terms", m[0], m[1]);
+          var scale = chunk.idf[m[1]] * unit * m[2], pd = p.docs, pw = p.weights;
+          matched.push([chunk.terms[m[1]], pd]);
+          for (var i = 0; i < pd.length; i++) {
+            var doc = pd[i], gain = pw[i] * scale;
+            if (stamp[doc] !== mark) { stamp[doc] = mark; best[doc] = gain; touched.push(doc); }
+            else if (gain > best[doc]) best[doc] = gain;
+          }
+        });
+        for (var j = 0; j < touched.length; j++) {
+          var d = touched[j];
+          if (!found[d]) { found[d] = 1; docs.push(d); }
+          score[d] = score[d] + best[d];
+        }
+      });
+      var termsOf = function (doc) {
+        var out = Object.create(null);
+        matched.forEach(function (m) { if (bisectDoc(m[1], doc)) out[m[0]] = true; });
+        return out;
+      };
+      return { docs: docs, score: score, termsOf: termsOf, words: terms.length };
+    });
+  };
+
+  /* Whether sorted ``docs`` hold ``doc``. */
+  function bisectDoc(docs, doc) {
+    var lo = 0, hi = docs.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (docs[mid] < doc) lo = mid + 1; else hi = mid; }
+    return lo < docs.length && docs[lo] === doc;
+  }
+
+  /* Skill numbers of the skills with every one of ``tags`` (lower-cased, as the tag filter compares them). */
+  ShardedIndex.prototype.withTags = function (tags) {
+    var self = this, firsts = this.meta.tags.first, seen = Object.create(null);
+    var wanted = tags.map(function (t) { return String(t).toLowerCase(); })
+      .filter(function (t) { return seen[t] ? false : (seen[t] = true); }).sort(compareTerms);
+    return this.loadChunks(wanted.map(function (t) { return ["tags", chunkOf(firsts, t)]; })).then(function () {
+      var found = null;
+      wanted.forEach(function (tag) {
+        var n = chunkOf(firsts, tag), keys = self.chunks["tags/" + n].terms, at = bisectLeft(keys, tag);
+        var docs = new Set(at < keys.length && keys[at] === tag ? self.postings("tags", n, at).docs : []);
+        found = found === null ? docs : new Set(Array.from(found).filter(function (d) { return docs.has(d); }));
+      });
+      return found || new Set();
+    });
+  };
+
+  /* The hits of ``text`` (with every one of ``tags``), as shard_query.ranked filters them:
+     {ranking, termsOf(doc) (index terms matched), words (query terms)}. */
+  ShardedIndex.prototype.ranked = function (text, tags) {
+    var self = this;
+    return Promise.all([this.scores(text), tags && tags.length ? this.withTags(tags) : null]).then(function (both) {
+      var found = both[0], docs = found.docs, allowed = both[1];
+      if (allowed) {
+        if (docs.length || found.words) {
+          docs = docs.filter(function (d) { return allowed.has(d); });
+        } else {
+          docs = Array.from(allowed);
+          found.score = new Float64Array(self.meta.docs);          // every tagged skill, score 0
+        }
+      }
+      return { ranking: new Ranking(docs, found.score), termsOf: found.termsOf, words: found.words };
+    });
+  };
+
+  /* The cards of skill numbers ``docs``: {doc, id, name, description, url, tags, risk, listed, offered,
+     copy_of, copies}. */
+  ShardedIndex.prototype.cards = function (docs) {
+    var self = this, cards = this.meta.cards, wanted = Object.create(null);
+    docs.forEach(function (d) { if (!self.cardsOf[d]) wanted[Math.floor(d / cards.bucket)] = true; });
+    return Promise.all(Object.keys(wanted).map(function (b) {
+      var bucket = +b, path = cards.path + pad(Math.floor(bucket / cards.per_folder), 3) + "/" + pad(bucket, 5) + ".json";
+      return self.file(path).then(function (data) {
+        if (data.first !== bucket * cards.bucket) throw new Error(path + " holds other cards");
+        data.cards.forEach(function (row, i) {
+          var card = { doc: data.first + i };
+          cards.fields.forEach(function (field, f) { card[field] = row[f]; });
+          self.cardsOf[card.doc] = card;
+        });
+      });
+    })).then(function () { return docs.map(function (d) { return self.cardsOf[d]; }); });
+  };
+
+  /* The ``k`` best hits of ``found`` (what ranked gave) whose card ``keep`` accepts, as
+     [{card, score, terms}]; ``found.left`` counts the cards it read that ``keep`` refused.
+     ``groups``: a group of copies once, its canonical member's card at the place of its best
+     member (the best member's when ``keep`` refuses the canonical one), as shard_query.search. */
+  ShardedIndex.prototype.collect = function (found, k, keep, groups) {
+    var self = this, out = [], taken = 0, seen = Object.create(null);
+    found.left = found.left || 0;
+    function more() {
+      if (out.length >= k || taken >= found.ranking.count) return Promise.resolve(out);
+      var batch = found.ranking.take(taken + k - out.length).slice(taken);
+      taken += batch.length;
+      return self.cards(batch.map(function (h) { return h.doc; })).then(function (cards) {
+        var canonical = groups ? cards.filter(function (c) { return c.copy_of >= 0; }).map(function (c) { return c.copy_of; }) : [];
+        return self.cards(canonical).then(function () { return cards; });
+      }).then(function (cards) {
+        cards.forEach(function (card, i) {
+          var shown = groups ? representative(self, card, keep, seen) : card;
+          if (!shown || !keep(shown)) found.left += 1;
+          else if (out.length < k) out.push({ card: shown, score: batch[i].score, terms: found.termsOf(card.doc) });
+        });
+        return more();
+      });
+    }
+    return more();
+  };
+
+  /* The card that stands for ``card``'s group of copies (null: the group is shown already). */
+  function representative(index, card, keep, seen) {
+    var group = card.copy_of >= 0 ? card.copy_of : card.doc;
+    if (seen[group]) return null;
+    var canonical = group === card.doc ? card : index.cardsOf[group];
+    var shown = canonical && keep(canonical) ? canonical : card;
+    if (keep(shown)) seen[group] = true;
+    return shown;
+  }
+
+  /* The ``k`` best [{card, score, terms}] whose card ``keep`` accepts (shard_query.search);
+     ``options.groups``: a group of copies once. */
+  ShardedIndex.prototype.search = function (text, options) {
+    var self = this, k = options.k === undefined ? 5 : options.k, keep = options.keep || function () { return true; };
+    if (k <= 0) return Promise.resolve([]);
+    return this.ranked(text, options.tags).then(function (found) { return self.collect(found, k, keep, options.groups); });
+  };
+
+  /* Results of a whole catalog's search ([{doc, ...}], best first; ``docs``: every Doc by row)
+     with a group of copies once: its canonical member's Doc at the place of its best member. */
+  function onePerGroup(found, docs) {
+    var seen = Object.create(null), out = [];
+    found.forEach(function (r) {
+      var group = r.doc.copyOf >= 0 ? r.doc.copyOf : r.doc.row;
+      if (seen[group]) return;
+      seen[group] = true;
+      var canonical = docs[group] || r.doc;
+      out.push({ doc: canonical, terms: r.terms, starts: r.starts });
+    });
+    return out;
+  }
+
+  var api = {
+    loadIndex: loadIndex, searchIndex: searchIndex, searchText: searchText, queryWords: queryWords,
+    highlightRanges: highlightRanges, closestTags: closestTags, onePerGroup: onePerGroup,
+    ShardedIndex: ShardedIndex, tokenize: tokenize, round6: round6
+  };
+  if (typeof module === "object" && module.exports) module.exports = api;
+  else global.SkillsiteRanking = api;
+})(this);
