@@ -377,7 +377,7 @@ def _text_files(pages: SitePages) -> None:
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
     _llms_txt(pages)
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
-    active = active_files(entries)
+    active = active_files(entries, pages.versions)
     if active:
         staging.write("_headers", headers_file(active).encode("utf-8"))
 

@@ -7,7 +7,7 @@ import json
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.site_urls import url_of
@@ -15,11 +15,21 @@ from skillsite.publish.manifest import absolute
 from skillsite.publish.marketplace import MARKETPLACE_PATH, default_name
 from skillsite.publish.wellknown import LEGACY_DIR, listable, listed_entries
 
-# Bundled files a browser would run as a document on the catalog's own origin: ``_headers``
-# makes static hosts that read it (Netlify, Cloudflare Pages) serve them sandboxed, so no
-# script of theirs runs (an SVG still shows in an <img>).
-ACTIVE_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".svgz", ".xml", ".xsl",
-                             ".xslt", ".mht", ".mhtml"})
+# Bundled files no browser runs as a document (text, code, data, images, fonts, media,
+# archives) whatever type a host gives them. Every other bundled file might be run as a page on
+# the catalog's own origin (HTML, SVG, any XML: hosts map far more extensions to those types than
+# a list of them would name), so ``_headers`` makes static hosts that read it (Netlify,
+# Cloudflare Pages) serve it sandboxed: none of its scripts run (an SVG still shows in an <img>).
+INERT_SUFFIXES = frozenset({
+    "", ".md", ".markdown", ".txt", ".text", ".rst", ".adoc", ".log", ".csv", ".tsv", ".json", ".jsonl",
+    ".ndjson", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".lock", ".ipynb", ".tex", ".bib", ".diff",
+    ".patch", ".py", ".pyi", ".sh", ".bash", ".zsh", ".fish", ".ps1", ".psm1", ".bat", ".cmd", ".js", ".mjs",
+    ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx", ".css", ".scss", ".sass", ".less", ".sql", ".rb", ".go",
+    ".rs", ".java", ".kt", ".kts", ".swift", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".r", ".jl", ".lua",
+    ".pl", ".pm", ".ex", ".exs", ".hs", ".scala", ".dart", ".tf", ".hcl", ".proto", ".graphql", ".gql",
+    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp", ".ico", ".tif", ".tiff", ".woff", ".woff2",
+    ".ttf", ".otf", ".eot", ".mp3", ".wav", ".ogg", ".flac", ".mp4", ".webm", ".mov", ".zip", ".gz", ".tgz",
+    ".tar", ".bz2", ".xz", ".7z", ".wasm", ".pdf", ".docx", ".xlsx", ".pptx"})
 INERT_HEADERS = ("Content-Security-Policy: sandbox; default-src 'none'", "X-Content-Type-Options: nosniff")
 _SLUG = re.compile(r"[^a-z0-9]+")
 _SPACE = re.compile(r"\s+")
@@ -79,25 +89,34 @@ def _suffix(path: str) -> str:
 FOLDER_DOCUMENTS = ("index.html", "index.htm")
 
 
-def active_files(entries: Iterable[ManifestEntry]) -> list[str]:
-    """Site-relative URLs of published skill files a browser could run as a page (HTML, SVG,
-    XML ...): bundled files, their copies for the v0.1 discovery index, and knowledge documents;
-    and the folder address of each one a host serves for its folder (an ``index.html``)."""
+def is_active(path: str) -> bool:
+    """Whether a browser might run a published skill file as a page (see :data:`INERT_SUFFIXES`)."""
+    return _suffix(path) not in INERT_SUFFIXES
+
+
+def active_files(entries: Iterable[ManifestEntry], versions: Mapping[str, dict[str, Any]] | None = None
+                 ) -> list[str]:
+    """Site-relative URLs of published skill files a browser might run as a page: bundled files,
+    their copies for the v0.1 discovery index, every release's copy (``versions``: each versioned
+    skill's ``versions.json`` document) and knowledge documents; and the folder address of each
+    one a host serves for its folder (an ``index.html``)."""
     entries = list(entries)
     urls = set()
     for entry in entries:
-        urls |= {entry.urls.files + url_of(f.path) for f in entry.files if _suffix(f.path) in ACTIVE_SUFFIXES}
-        urls |= {k.url for k in entry.knowledge if _suffix(k.path) in ACTIVE_SUFFIXES}
+        urls |= {entry.urls.files + url_of(f.path) for f in entry.files if is_active(f.path)}
+        urls |= {k.url for k in entry.knowledge if is_active(k.path)}
     for name, entry in listed_entries(entries).items():
-        urls |= {url_of(f"{LEGACY_DIR}/{name}/{f.path}") for f in entry.files
-                 if _suffix(f.path) in ACTIVE_SUFFIXES}
+        urls |= {url_of(f"{LEGACY_DIR}/{name}/{f.path}") for f in entry.files if is_active(f.path)}
+    for document in (versions or {}).values():
+        for release in document["releases"].values():
+            urls |= {release["url"] + url_of(f["path"]) for f in release["files"] if is_active(f["path"])}
     return sorted(urls | {url[:-len(name)] for url in urls for name in FOLDER_DOCUMENTS if url.endswith("/" + name)})
 
 
 def headers_file(active: Iterable[str]) -> str:
     """A Netlify / Cloudflare Pages ``_headers`` file that sandboxes the ``active`` files (:func:`active_files`)."""
-    lines = ["# Written by skillsite: bundled files that a browser would run as a page on this origin",
-             "# (HTML, SVG, XML) are served sandboxed: none of their scripts can run."]
+    lines = ["# Written by skillsite: bundled files that a browser might run as a page on this origin",
+             "# (anything but text, code, data, images and media) are served sandboxed: none of their scripts can run."]
     for url in active:
         lines.append("/" + url)
         lines.extend("  " + header for header in INERT_HEADERS)

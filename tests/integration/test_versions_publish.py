@@ -235,3 +235,37 @@ def test_a_tag_alone_changes_versions_json_its_entry_and_the_paged_files_as_a_co
     assert json.loads((warm / "skills.json").read_text(encoding="utf-8"))["skills"][0]["id"] == "0-first"
     build(repo, cold, "--no-cache", "--config", str(config))
     assert tree_bytes(warm) == tree_bytes(cold)
+
+
+def test_every_release_copy_of_a_page_is_served_sandboxed(tmp_path: Path) -> None:
+    """A bundled page is published in the skill's folder and in each release's: every copy,
+    an old release's own included, is served sandboxed (a real server applying ``_headers``)."""
+    import http.client
+    import threading
+
+    from skillsite.publish.serve import make_server
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0"))
+    repo.write("skills/a/assets/old.html", "<script>alert(1)</script>")
+    repo.commit("a 1.0.0")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.1.0"))
+    (repo.path / "skills/a/assets/old.html").unlink()
+    repo.write("skills/a/assets/feed.xpdl", "<x:html xmlns:x='http://www.w3.org/1999/xhtml'><x:script/></x:html>")
+    repo.commit("a 1.1.0")
+    out = tmp_path / "site"
+    build(repo, out)
+    server = make_server(out)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        for path in ("skills/a/versions/1.0.0/assets/old.html", "skills/a/versions/1.1.0/assets/feed.xpdl",
+                     "skills/a/assets/feed.xpdl"):
+            connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+            connection.request("GET", "/" + path)
+            response = connection.getresponse()
+            response.read()
+            connection.close()
+            assert (path, response.status) == (path, 200)
+            assert response.getheader("Content-Security-Policy", "").startswith("sandbox"), path
+    finally:
+        server.shutdown()

@@ -246,12 +246,18 @@ def test_headers_file_sandboxes_active_bundled_files(xss, example):
     assert "/skills/xss-everywhere/assets/page.html\n  Content-Security-Policy: sandbox; default-src 'none'\n" in text
     assert "/skills/xss-everywhere/assets/image.svg\n" in text
     assert "page.js" not in text and "notes.md" not in text
-    # the example's one active file is test-first's SVG icon (its page shows it as an image),
-    # published with the skill and copied for the v0.1 discovery index
+    # the example's active files: test-first's SVG icon (its page shows it as an image) and a
+    # Dockerfile named with an extension no host calls text, each published with the skill,
+    # copied for the v0.1 discovery index, and in every release that holds it
+    expected = set()
+    for skill_id, path in (("test-first", "assets/icon.svg"), ("docker-image-slimming", "assets/Dockerfile.python-slim")):
+        expected |= {f"/skills/{skill_id}/{path}", f"/.well-known/skills/{skill_id}/{path}"}
+        versions = example / "skills" / skill_id / "versions.json"
+        releases = json.loads(versions.read_text())["releases"] if versions.is_file() else {}
+        expected |= {f"/{r['url']}{path}" for r in releases.values() if path in {f["path"] for f in r["files"]}}
     example_headers = (example / "_headers").read_text()
-    assert example_headers.count("Content-Security-Policy: sandbox") == 2
-    assert "/skills/test-first/assets/icon.svg\n" in example_headers
-    assert "/.well-known/skills/test-first/assets/icon.svg\n" in example_headers
+    assert {line for line in example_headers.splitlines() if line.startswith("/")} == expected
+    assert example_headers.count("Content-Security-Policy: sandbox") == len(expected)
 
 
 def test_netlify_toml():
@@ -283,10 +289,15 @@ def test_active_files_are_found_by_the_extension_a_server_would_use():
         id="a", name="a", description="A skill.", sha256=sha, urls=EntryUrls(skill_md="skills/a/SKILL.md",
                                                                               files="skills/a/"),
         files=tuple(FileRecord(p, sha) for p in ("page.HTML", "..html", ".html", "img/x.svg", "data.xml.txt",
-                                                  "notes.md", "file.", "dir.html/readme")),
+                                                  "notes.md", "file.", "dir.html/readme", "feed.xpdl", "feed.xhtm",
+                                                  "run.py", "logo.PNG", "Makefile")),
         knowledge=(KnowledgeRecord("docs/page.html", "Page", sha, "knowledge/docs/page.html"),
-                   KnowledgeRecord("docs/notes.md", "Notes", sha, "knowledge/docs/notes.md")))
-    bundled = ["..html", ".html", "img/x.svg", "page.HTML"]
-    assert active_files([entry]) == sorted(
+                   KnowledgeRecord("docs/notes.md", "Notes", sha, "knowledge/docs/notes.md"),
+                   KnowledgeRecord("docs/feed.xpdl", "Feed", sha, "knowledge/docs/feed.xpdl")))
+    # every file but text, code, data and media: hosts map many extensions to HTML or XML types
+    bundled = ["..html", ".html", "feed.xhtm", "feed.xpdl", "file.", "img/x.svg", "page.HTML"]
+    releases = {"a": {"releases": {"1.0.0": {"url": "skills/a/versions/1.0.0/", "files": [
+        {"path": "SKILL.md"}, {"path": "old page.html"}, {"path": "notes.md"}]}}}}
+    assert active_files([entry], releases) == sorted(
         [f"skills/a/{p}" for p in bundled] + [f".well-known/skills/a/{p}" for p in bundled]
-        + ["knowledge/docs/page.html"])
+        + ["knowledge/docs/feed.xpdl", "knowledge/docs/page.html", "skills/a/versions/1.0.0/old%20page.html"])
