@@ -234,12 +234,13 @@
   Search.prototype.docsFromList = function () {
     if (this.docs || !this.items) return;
     var self = this;
-    this.docs = this.items.map(function (li) {
+    this.docs = this.items.map(function (li, row) {
       var link = li.querySelector(".skill-title a");
       var id = li.querySelector(".skill-id");
       var desc = li.querySelector(".skill-desc");
+      // its row: each item is a group of copies of its own (results show one per group)
       return new Doc(id ? id.textContent : link.textContent, link.textContent, desc ? desc.textContent : "",
-                     link.getAttribute("href"), self.tagsOfItem(li));
+                     link.getAttribute("href"), self.tagsOfItem(li), row);
     });
     if (this.input.value) this.update();
   };

@@ -95,6 +95,21 @@ def test_search_works_without_the_index_files(context, example_site, missing):
     assert set(search(page, "release manager")) >= {"release-manager"}
 
 
+def test_the_fallbacks_find_every_match_not_only_the_first(context, example_site):
+    """Without docs.json the list's items are searched; each is its own group of copies (one
+    result per group), not all of them one group that showed a single result."""
+    found = {}
+    for missing in ("search/lunr.json", "search/docs.json"):
+        page = context.new_page()
+        page.route(f"**/{missing}", lambda route: route.abort())
+        page.goto(example_site.page_url("index.html?q=release"))
+        wait_until(page, "() => performance.getEntriesByName('skillsite:results').length > 0")
+        found[missing] = set(first_results(page, 50))
+        page.close()
+    assert len(found["search/lunr.json"]) > 1
+    assert found["search/docs.json"] == found["search/lunr.json"]
+
+
 def test_search_with_no_match_says_so(context, example_site):
     page = context.new_page()
     open_home(page, example_site)
