@@ -151,9 +151,11 @@ class _Verifier:
             raise self.fail(f"{name} is not TUF {kind} metadata")
         return document
 
-    def signed_by(self, document: dict[str, Any], root: dict[str, Any], role: str, name: str) -> None:
+    def signed_by(self, document: dict[str, Any], root: dict[str, Any], role: str, name: str,
+                  trusted: tuple[PublicKey, ...] = ()) -> None:
         """TrustError unless ``document`` carries valid signatures of at least ``threshold`` distinct
-        keys of ``role`` in ``root``."""
+        keys of ``role`` in ``root`` and, with ``trusted`` keys, one of theirs (a root naming a
+        trusted key proves nothing: anyone can list a public key in a root they sign)."""
         try:
             spec = root["roles"][role]
             keys = {kid: PublicKey.from_tuf(root["keys"][kid]) for kid in spec["keyids"]}
@@ -176,6 +178,9 @@ class _Verifier:
             signers = ", ".join(k.text for k in keys.values() if k) or "no Ed25519 key"
             raise self.fail(f"{name} is not signed by the catalog's key ({signers}): {len(good)} of "
                             f"{threshold} valid signatures; the key changed without a rotation, or the file was altered")
+        if trusted and not good & {k.raw for k in trusted}:
+            raise self.fail(f"{name} lists a trusted key but carries no valid signature of one "
+                            f"({', '.join(k.text for k in trusted)}): it was not signed by that key")
 
     def payload(self, signed: dict[str, Any], name: str) -> bytes:
         """The bytes a signature covers: the canonical JSON of ``signed`` (TrustError when it has
@@ -241,7 +246,9 @@ def _bootstrap(v: _Verifier, trusted: tuple[PublicKey, ...]) -> tuple[Root, tupl
     if not trusted:
         return (document["signed"], latest), keys
     if set(keys) & set(trusted):
-        return (document["signed"], latest), tuple(k for k in keys if k in trusted)
+        listed = tuple(k for k in keys if k in trusted)
+        v.signed_by(document, document["signed"], "root", "tuf/root.json", listed)
+        return (document["signed"], latest), listed
     for number in range(1, min(document["signed"]["version"], MAX_ROOT_ROTATIONS) + 1):
         data = v.fetch(f"{number}.root.json")
         if data is None:
@@ -249,8 +256,9 @@ def _bootstrap(v: _Verifier, trusted: tuple[PublicKey, ...]) -> tuple[Root, tupl
         older = v.parse(data, "root", f"tuf/{number}.root.json")
         listed = set(_role_keys(older["signed"], "root")) & set(trusted)
         if listed:
-            v.signed_by(older, older["signed"], "root", f"tuf/{number}.root.json")
-            return (older["signed"], data), tuple(k for k in trusted if k in listed)
+            anchors = tuple(k for k in trusted if k in listed)
+            v.signed_by(older, older["signed"], "root", f"tuf/{number}.root.json", anchors)
+            return (older["signed"], data), anchors
     raise v.fail(f"no root of the catalog lists a trusted key ({', '.join(k.text for k in trusted)}); it is signed by "
                  f"{', '.join(k.text for k in keys)}")
 

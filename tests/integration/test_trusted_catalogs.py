@@ -343,6 +343,41 @@ def python_tuf_accepts(url: str, trusted_root: Path, folder: Path) -> bytes:
         return Path(updater.download_target(info)).read_bytes()
 
 
+def forged_root(builds: Builds, tmp: Path, keys: Keys) -> Path:
+    """The catalog signed by another key whose roots also list the main key's public half, which
+    anyone can read (the catalog's pages show it): signed by the other key alone."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+    from securesystemslib.signer import CryptoSigner, SSlibKey
+    from tuf.api.metadata import Metadata, Root
+    from tuf.api.serialization.json import JSONSerializer
+
+    site = other_key(builds, tmp, keys)
+    listed = SSlibKey.from_crypto(Ed25519PublicKey.from_public_bytes(keys.main.public.raw))
+    signer = CryptoSigner(load_pem_private_key(keys.files["other"].read_bytes(), None))
+    for name in ("1.root.json", "root.json"):
+        root = Metadata[Root].from_bytes((site / "tuf" / name).read_bytes())
+        root.signed.add_key(listed, "root")
+        root.signatures.clear()
+        root.sign(signer)
+        (site / "tuf" / name).write_bytes(root.to_bytes(JSONSerializer(compact=True)))
+    return site
+
+
+def test_a_root_that_lists_the_trusted_key_without_its_signature_is_refused(builds: Builds, keys: Keys, host: Host,
+                                                                            tmp_path: Path) -> None:
+    """A client that pins the main key and has never seen the catalog: a root naming that key
+    proves nothing unless that key signed it."""
+    url = host.serve(forged_root(builds, tmp_path, keys))
+    reason = "lists a trusted key but carries no valid signature of one"
+    with pytest.raises(TrustError, match=reason):
+        Catalog.open(url, cache_dir=tmp_path / "cache", trusted_keys=[keys.main.public.text])
+    shown = skillsite("show", CHANGED, "--catalog", url, "--trusted-key", keys.main.public.text, cache=tmp_path / "c2")
+    assert shown.returncode == 1 and shown.stdout == "" and reason in shown.stderr
+    checked = skillsite("verify", str(host.root), "--trusted-key", keys.main.public.text, cache=tmp_path / "c3")
+    assert checked.returncode == 1 and reason in checked.stdout + checked.stderr
+
+
 @pytest.mark.parametrize("name", ["replayed", "expired", "other-key"])
 def test_python_tuf_refuses_what_the_loader_refuses(name: str, builds: Builds, keys: Keys, host: Host,
                                                     tmp_path: Path) -> None:
