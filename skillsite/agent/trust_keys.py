@@ -79,11 +79,19 @@ class PublicKey:
 
 
 def read_keys(texts: Iterable[str]) -> tuple[PublicKey, ...]:
-    """Keys from their texts (each may hold several, comma-separated), without repeats."""
-    keys = [PublicKey.from_text(part) for text in texts for part in text.split(",") if part.strip()]
+    """Keys from their texts (each may hold several, comma-separated), without repeats.  A text
+    holding no key is a KeyFormatError: a key given empty (``--trusted-key "$(cat missing.pub)"``)
+    must not turn the check off."""
+    keys = []
+    for text in texts:
+        parts = [part for part in text.split(",") if part.strip()]
+        if not parts:
+            raise KeyFormatError(f"a trusted key is empty ({text!r}): give ed25519:<base64> (was its file missing?)")
+        keys += [PublicKey.from_text(part) for part in parts]
     return tuple(dict.fromkeys(keys))
 
 
 def keys_from_environment() -> tuple[PublicKey, ...]:
     """The keys of :data:`TRUSTED_KEYS_ENV` (none when it is unset or empty)."""
-    return read_keys([os.environ.get(TRUSTED_KEYS_ENV, "")])
+    text = os.environ.get(TRUSTED_KEYS_ENV, "")
+    return read_keys([text]) if text.strip() else ()

@@ -176,6 +176,16 @@ def test_verify_accepts_the_built_example_catalog(signed_examples: Path, key_fil
     assert report["files_checked"] > 150
 
 
+@pytest.mark.parametrize("given", [["--trusted-key", ""], ["--trusted-key", " , "]])
+def test_verify_refuses_a_trusted_key_given_empty(given: list[str], signed_examples: Path, key_file: Path,
+                                                  tmp_path: Path) -> None:
+    """``--trusted-key "$(cat catalog.pub)"`` with the file missing: a usage error, not a check of
+    the catalog against the key it names itself."""
+    done = skillsite("verify", str(signed_examples), *given, cwd=tmp_path,
+                     env={"SKILLSITE_TRUSTED_KEYS": public_of(key_file)})
+    assert done.returncode == 2 and done.stdout == "" and "a trusted key is empty" in done.stderr
+
+
 FLIPPED = ["skills.json", "tuf/timestamp.json", "tuf/1.root.json", "manifest/pages/0002.json", "manifest/index/0003.json",
            "skills/release-manager/entry.json", "skills/code-review/SKILL.md", "skills/code-review/references/security.md",
            "skills/code-review/versions.json", "skills/incident-response/versions/4.0.2/SKILL.md",

@@ -41,11 +41,20 @@ def test_what_is_no_key_is_refused_saying_why(text: str, problem: str) -> None:
 
 def test_keys_come_comma_separated_once_each(monkeypatch: pytest.MonkeyPatch) -> None:
     other = "ed25519:" + base64.b64encode(bytes(32)).decode()
-    assert read_keys([f"{TEXT}, {other}", TEXT, ""]) == (PublicKey.from_text(TEXT), PublicKey.from_text(other))
+    assert read_keys([f"{TEXT}, {other},", TEXT]) == (PublicKey.from_text(TEXT), PublicKey.from_text(other))
     monkeypatch.setenv("SKILLSITE_TRUSTED_KEYS", f" {other} ,")
     assert keys_from_environment() == (PublicKey.from_text(other),)
+    monkeypatch.setenv("SKILLSITE_TRUSTED_KEYS", " ")
+    assert keys_from_environment() == ()
     monkeypatch.delenv("SKILLSITE_TRUSTED_KEYS")
     assert keys_from_environment() == ()
+
+
+@pytest.mark.parametrize("texts", [[""], [" "], [TEXT, ""], [","], ["\n"]])
+def test_a_key_given_empty_is_refused_not_dropped(texts: list[str]) -> None:
+    """``--trusted-key "$(cat missing.pub)"`` gives an empty key: dropping it turned the check off."""
+    with pytest.raises(KeyFormatError, match="a trusted key is empty"):
+        read_keys(texts)
 
 
 @pytest.mark.parametrize("text, duration", [("30d", timedelta(days=30)), ("12h", timedelta(hours=12)),
