@@ -83,9 +83,11 @@ def _private_key(pem: bytes, where: str) -> Any:
         from cryptography.hazmat.primitives.serialization import load_pem_private_key
     except ImportError:
         raise SigningError(f"signing needs the crypto libraries: {INSTALL_HINT}") from None
+    from cryptography.exceptions import UnsupportedAlgorithm
+
     try:
         private = load_pem_private_key(pem, password=None)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, UnsupportedAlgorithm):
         raise SigningError(f"{where} is not an unencrypted PEM private key (make one with `skillsite keys new`)") from None
     if not isinstance(private, Ed25519PrivateKey):
         raise SigningError(f"{where} is not an Ed25519 key (make one with `skillsite keys new`)")
@@ -130,15 +132,40 @@ class Previous:
 
     @classmethod
     def read(cls, folders: list[Path]) -> Previous:
-        """The metadata of the first folder holding a chain of roots (an output's ``tuf/``, the cache's copy)."""
+        """The metadata of the first folder holding an intact chain of roots (an output's ``tuf/``,
+        the cache's copy); SigningError when every folder holding one holds a damaged file."""
+        damage = None
         for folder in folders:
             roots = {int(p.name.split(".")[0]): p.read_bytes() for p in folder.glob("*.root.json")
                      if p.name.split(".")[0].isdigit()}
-            if roots:
-                documents = [*folder.glob("*.json"), *folder.glob(FILES_DIR + "*.json")]
-                return cls(roots, {p.relative_to(folder).as_posix(): p.read_bytes() for p in documents
+            if not roots:
+                continue
+            documents = [*folder.glob("*.json"), *folder.glob(FILES_DIR + "*.json")]
+            previous = cls(roots, {p.relative_to(folder).as_posix(): p.read_bytes() for p in documents
                                    if p.name not in {f"{n}.root.json" for n in roots}})
+            found = previous.damage(folder)
+            if found is None:
+                return previous
+            damage = damage or found
+        if damage is not None:
+            raise SigningError(f"{damage}: put the catalog's last tuf/ folder back (agents that trust the catalog "
+                               "follow its chain of roots; a new chain would make them refuse it)")
         return cls({}, {})
+
+    def damage(self, folder: Path) -> str | None:
+        """The first file that is no TUF metadata, and why (None when all are)."""
+        metadata, _, _ = _tuf()
+        named = [(f"{n}.root.json", data) for n, data in sorted(self.roots.items())] + sorted(self.files.items())
+        for name, data in named:
+            try:
+                if name.startswith(FILES_DIR):  # a list of the files a targets file pins
+                    if not isinstance(json.loads(data).get("files"), (list, dict)):
+                        raise ValueError("it lists no files")
+                else:
+                    metadata.Metadata.from_bytes(data)
+            except Exception as exc:  # noqa: BLE001 - python-tuf raises DeserializationError and others
+                return f"{folder / name} is damaged ({type(exc).__name__}: {str(exc)[:120]})"
+        return None
 
     def signed(self, name: str) -> dict[str, Any] | None:
         data = self.files.get(name)
@@ -173,7 +200,7 @@ def _roots(previous: Previous, signing: Signing, now: datetime) -> dict[int, byt
     """The chain of roots to publish: the previous one, with a new root when there is none yet,
     when the key rotates, or when the latest one is close to expiring."""
     metadata, _, serializer = _tuf()
-    lifetime = max(ROOT_LIFETIME, 2 * signing.expires)
+    lifetime = max(ROOT_LIFETIME, 4 * signing.expires)  # renewed when under 2x: never right after renewal
     chain = dict(previous.roots)
     if not chain:
         if signing.rotate_from is not None:
@@ -255,7 +282,8 @@ def _unchanged(previous: Previous, roots: dict[int, bytes], targets: dict[str, t
     version = timestamp["meta"]["snapshot.json"]["version"]
     names = ("timestamp.json", f"{version}.snapshot.json", f"{version}.targets.json")
     documents = [previous.signed(name) for name in names]
-    if any(d is None or expiry(d) - now < signing.expires / 2 for d in documents):
+    # signed again when half the validity is gone, or when it lasts longer than now asked for
+    if any(d is None or not signing.expires / 2 <= expiry(d) - now <= signing.expires for d in documents):
         return None
     pinned = {path: (info["length"], info["hashes"]["sha256"]) for path, info in documents[2]["targets"].items()}
     return str(version) if pinned == targets else None

@@ -3,6 +3,7 @@ metadata the build publishes (valid against ``tuf.schema.json``), the version it
 builds, the key never written anywhere, and ``skillsite verify`` naming any file changed after."""
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -11,6 +12,7 @@ import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -152,6 +154,52 @@ def test_a_root_close_to_expiring_is_signed_again_by_the_same_key(key_file: Path
     root2 = json.loads(files["2.root.json"])["signed"]
     assert root2["version"] == 2 and datetime.fromisoformat(root2["expires"][:-1] + "+00:00") > later + timedelta(days=300)
     assert files["root.json"] == files["2.root.json"]
+
+
+def test_signatures_follow_the_validity_asked_now(key_file: Path, tmp_path: Path) -> None:
+    """A shorter validity signs again (the metadata kept would outlive it); a long one (over half
+    a year) renews the root once, not on every build."""
+    out = tmp_path / "_site"
+    assert skillsite("build", str(EXAMPLES), "-o", str(out), "--sign-key", str(key_file), "-q", "--no-cache",
+                     cwd=tmp_path).returncode == 0
+    key, now = SigningKey.from_file(key_file), datetime.now(timezone.utc)
+
+    def sign(expires: timedelta, seconds: int) -> tuple[dict[str, bytes], Any]:
+        """Sign the catalog ``seconds`` after ``now`` and publish the metadata, as a build would."""
+        files, signed = sign_catalog(out, Signing(key, expires=expires), Previous.read([out / "tuf"]),
+                                     now=now + timedelta(seconds=seconds))
+        for name, data in files.items():
+            (out / "tuf" / name).parent.mkdir(parents=True, exist_ok=True)
+            (out / "tuf" / name).write_bytes(data)
+        return files, signed
+
+    sign(timedelta(days=30), 0)
+    files, _ = sign(timedelta(hours=1), 1)
+    expires = json.loads(files["timestamp.json"])["signed"]["expires"]
+    assert datetime.fromisoformat(expires[:-1] + "+00:00") <= now + timedelta(hours=1, seconds=1)
+    versions = [sign(timedelta(days=200), seconds)[1].root_version for seconds in (2, 3, 4)]
+    assert versions == [versions[0]] * 3
+
+
+@pytest.mark.parametrize("damaged", ["timestamp.json", "1.root.json"])
+def test_damaged_signed_metadata_of_the_last_build_is_named_not_a_traceback(damaged: str, key_file: Path,
+                                                                             tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    flags = ["-o", str(out), "--sign-key", str(key_file), "-q", "--no-cache"]
+    assert skillsite("build", str(EXAMPLES), *flags, cwd=tmp_path).returncode == 0
+    (out / "tuf" / damaged).write_text('{"trunc')
+    done = skillsite("build", str(EXAMPLES), *flags, "--force", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{out / 'tuf' / damaged} is damaged" in done.stderr and "put the catalog's last tuf/ folder back" in done.stderr
+
+
+def test_a_key_of_an_algorithm_the_crypto_library_does_not_know_is_refused_in_one_line(tmp_path: Path) -> None:
+    der = bytes.fromhex("302e020100300506032a0304" "04220420") + bytes(32)  # PKCS#8, algorithm 1.2.3.4
+    key = tmp_path / "odd.pem"
+    key.write_bytes(b"-----BEGIN PRIVATE KEY-----\n" + base64.encodebytes(der) + b"-----END PRIVATE KEY-----\n")
+    done = skillsite("keys", "public", str(key), cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "is not an unencrypted PEM private key" in done.stderr
 
 
 # ---------------------------------------------------------------- skillsite verify
