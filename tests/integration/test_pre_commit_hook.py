@@ -54,21 +54,26 @@ def test_the_hook_passes_a_clean_tree_and_fails_a_broken_skill(skills_repo: GitR
     assert "3 skills checked: 2 valid, 1 invalid" in broken.stdout
 
 
-def test_the_files_a_skill_bundles_run_the_hook_and_others_do_not():
-    """The hook's ``files`` through the filter pre-commit applies to a commit's files (try-repo
-    installs a new hook environment on every call: about 20 s, so once per verdict above)."""
-    from pre_commit.commands.run import filter_by_include_exclude
+@needs_git
+def test_a_commit_that_only_deletes_a_skill_another_needs_is_stopped(tmp_path: Path):
+    """pre-commit names no deleted file, so a hook run by file names would be skipped: this one
+    runs on every commit, and sees the dependency the deletion broke."""
+    repo = two_skills_repo(tmp_path / "repo")
+    write_skill(repo.path / "skills", "deploy-preview",
+                frontmatter="name: deploy-preview\ndescription: Deploy a preview. Use when asked for a preview.\n"
+                            "depends: [code-review]\n")
+    repo.commit("deploy-preview needs code-review")
+    repo.git("rm", "-q", "-r", "skills/code-review")
+    done = try_repo(repo)  # the staged change: one deletion
+    assert done.returncode == 1 and "Failed" in done.stdout, done.stdout + done.stderr
+    assert "error SK223" in done.stdout and "code-review" in done.stdout
 
+
+def test_the_hook_runs_on_every_commit_over_the_whole_tree():
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     hook = next(h for h in hooks if h["id"] == "skillsite-validate")
     assert hook["entry"] == "skillsite validate" and hook["pass_filenames"] is False
-    runs = ["SKILL.md", "skills/a/SKILL.md", "skills/a/skill.md", "skills/a/references/guide.md",
-            "skills/a/scripts/run.py", "skills/a/assets/logo.png", "skills/a/agents/openai.yaml",
-            "skills/knowledge/runbooks/restore.md", "skillsite.yml", "docs/skillsite.yaml",
-            ".claude/skills/a/references/x.md"]
-    skipped = ["README.md", "src/app.py", "docs/SKILL.md.bak", "NOTSKILL.md", "skills/a/myreferences.txt",
-               ".pre-commit-config.yaml"]
-    assert list(filter_by_include_exclude(runs + skipped, hook["files"], "^$")) == runs
+    assert hook["always_run"] is True and "files" not in hook
 
 
 def test_the_configuration_in_the_docs_names_the_hook():
