@@ -193,6 +193,18 @@ def tags(top: str) -> dict[str, tuple[str, str]]:
     return found
 
 
+def is_ancestor(top: str, commit: str, head: str) -> bool:
+    """Whether ``commit`` is ``head`` or in its history; GitError when git cannot tell."""
+    try:
+        done = subprocess.run(["git", *GIT_OPTIONS, "merge-base", "--is-ancestor", commit, head], cwd=top,
+                              env=git_env(), stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GitError(f"git could not run: {exc}") from None
+    if done.returncode > 1:
+        raise GitError(failure_reason(done.stderr, "merge-base", done.returncode))
+    return done.returncode == 0
+
+
 #: The filter commands Git LFS writes (``git lfs install``): the only clean filters ``git status`` may run.
 LFS_FILTER = {"clean": "git-lfs clean -- %f", "smudge": "git-lfs smudge -- %f", "process": "git-lfs filter-process",
               "required": "true"}

@@ -28,7 +28,8 @@ from skillsite.models import CatalogReading, SourceFile
 from skillsite.source.discover import SKILL_FILES, _excluded
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError, ObjectReader, Repository,
-                                          dirty_paths, first_parent_log, open_repository, run_git, tags)
+                                          dirty_paths, first_parent_log, is_ancestor, open_repository, run_git,
+                                          tags)
 from skillsite.source.ignore import (ENVIRONMENT_MARKERS, GITIGNORE, MAX_GITIGNORE_BYTES, TOOL_FOLDERS, Ignores,
                                      rules_above)
 from skillsite.bounded import read_limited
@@ -226,8 +227,9 @@ class _RootHistory:
             found, diags = {}, []
             for folder, skill in self.folders.items():
                 entries = [tuple(e) for e in history.get(folder, [])]
-                found[skill.id] = self._skill_releases(skill, folder, entries, self._tagged(skill, tagged),
-                                                       folder in dirty)
+                marked, refused = self._checked_tags(skill, folder, self._tagged(skill, tagged))
+                diags += refused
+                found[skill.id] = self._skill_releases(skill, folder, entries, marked, folder in dirty)
                 if self._changed(skill, entries, folder in dirty):
                     diags.append(make("SK222", f"skill changed since the commit that set its version "
                                                f"{skill.version}; bump the version",
@@ -296,6 +298,30 @@ class _RootHistory:
                 if version is not None:
                     marked[version] = target
         return marked
+
+    def _checked_tags(self, skill: Versioned, folder: str, marked: dict[str, tuple[str, str]]
+                      ) -> tuple[dict[str, tuple[str, str]], list[Diagnostic]]:
+        """The tags that name a release the skill had: on a commit of HEAD's history whose
+        SKILL.md carries the tag's version; SK230 for each other one (a tag is a name anyone can
+        put on any commit: it must not publish other files under a version)."""
+        kept, diags = {}, []
+        for version, (commit, date) in marked.items():
+            problem = None
+            if not is_ancestor(self.repo.top, commit, self.repo.head):
+                problem = "is on a commit outside the history of HEAD"
+            else:
+                files = self._release_files(commit, folder, posixpath.basename(skill.source.rel_path))
+                main = next((f for f in files or () if f.path in SKILL_FILES), None)
+                carried = blob_version(self.reader().read(main.blob, self.max_bytes)) if main else None
+                if carried != version:
+                    problem = f"is on a commit whose SKILL.md carries version {carried or 'none'}"
+            if problem is None:
+                kept[version] = (commit, date)
+            else:
+                diags.append(make("SK230", f"tag {skill.name}{TAG_SEPARATOR}v{version} {problem}; it is not published "
+                                           "as that release", skill.source.display_path,
+                                  *_version_line(skill, self.max_bytes)))
+        return kept, diags
 
     def _skill_releases(self, skill: Versioned, folder: str, entries: list[tuple[Any, ...]],
                         tagged: dict[str, tuple[str, str]], dirty: bool) -> SkillReleases:

@@ -136,6 +136,25 @@ def test_a_tag_alone_makes_a_rebuild_publish_again(repo: GitRepo, tmp_path: Path
     assert versions["releases"]["1.0.0"]["commit"] == oldest
 
 
+def test_a_tag_on_another_version_or_outside_head_is_refused_with_sk230(repo: GitRepo, tmp_path: Path) -> None:
+    """A tag is a name anyone can put on any commit: it publishes a release only where the
+    SKILL.md carries its version, in HEAD's history."""
+    oldest = repo.git("rev-list", "--max-parents=0", "HEAD")  # a 1.0.0
+    repo.git("tag", "a--v9.9.9", oldest)
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("skills/a/SKILL.md", skill_md("a", "3.0.0"))
+    repo.git("tag", "a--v3.0.0", repo.commit("a 3.0.0, on a branch not built"))
+    repo.git("checkout", "-q", "main")
+    result = CliRunner().invoke(main, ["build", str(repo.path / "skills"), "-o", str(tmp_path / "site"), "-q",
+                                       "--no-cache"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    versions = json.loads((tmp_path / "site/skills/a/versions.json").read_text(encoding="utf-8"))
+    assert versions["versions"] == ["1.0.0", "1.1.0", "2.0.0"]
+    assert "warning SK230 tag a--v9.9.9 is on a commit whose SKILL.md carries version 1.0.0" in result.output
+    assert "warning SK230 tag a--v3.0.0 is on a commit outside the history of HEAD" in result.output
+    assert "a--v1.1.0" not in result.output  # the fixture's tag names its release's own commit
+
+
 def test_a_change_without_bump_warns_and_strict_fails(repo: GitRepo, tmp_path: Path) -> None:
     repo.write("skills/a/scripts/go.sh", "echo gone\n")
     result = CliRunner().invoke(main, ["build", str(repo.path / "skills"), "-o", str(tmp_path / "site"), "-q",
