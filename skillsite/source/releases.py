@@ -223,7 +223,8 @@ class _RootHistory:
         try:
             history = self._history()
             tagged = tags(self.repo.top)
-            dirty = {self._owner(path) for path in dirty_paths(self.repo.top, self.repo.prefix)}
+            dirty = {self._owner(path) for path in dirty_paths(self.repo.top, self.repo.prefix)
+                     if self._published(path)}
             found, diags = {}, []
             for folder, skill in self.folders.items():
                 entries = [tuple(e) for e in history.get(folder, [])]
@@ -252,10 +253,25 @@ class _RootHistory:
                 return None
             folder = posixpath.dirname(folder)
 
+    def _published(self, path: str) -> bool:
+        """Whether a path (from the top) is one discovery could publish as a skill's file: not in a
+        tool folder (``__pycache__``, ``node_modules`` ...) of the skill, nor left out by ``exclude``
+        (a change there changes no release: no SK222 for it)."""
+        owner = self._owner(path)
+        if owner is None:
+            return False
+        parts = path[len(owner) + 1 if owner else 0:].split("/")
+        if any(part in TOOL_FOLDERS for part in parts[:-1]):
+            return False
+        from_root = path[len(self.repo.prefix):]
+        return not (self.exclude and any(_excluded(p, self.exclude) for p in _prefixes(from_root)))
+
     def _history(self) -> dict[str, list[list[Any]]]:
-        """Per skill folder, each commit that touched it, oldest first: [commit, date, version]."""
+        """Per skill folder, each commit that touched a file it could publish, oldest first:
+        [commit, date, version]."""
         names = sorted((folder, posixpath.basename(s.source.rel_path)) for folder, s in self.folders.items())
-        key = digest("history", self.repo.top, self.repo.prefix, self.repo.head, names, self.max_bytes)
+        key = digest("history", self.repo.top, self.repo.prefix, self.repo.head, names, self.max_bytes,
+                     list(self.exclude))
         stored = self.cache.get(Section.HISTORY, key) if self.cache is not None else None
         if stored is not None:
             return stored
@@ -266,7 +282,7 @@ class _RootHistory:
             hit = set()
             for change in commit.changes:
                 owner = self._owner(change.path)
-                if owner is None:
+                if owner is None or not self._published(change.path):
                     continue
                 hit.add(owner)
                 if change.path == posixpath.join(owner, files[owner]):

@@ -164,6 +164,22 @@ def test_a_change_without_bump_warns_and_strict_fails(repo: GitRepo, tmp_path: P
     assert not (tmp_path / "site").exists()
 
 
+def test_files_never_published_change_no_release(repo: GitRepo, tmp_path: Path) -> None:
+    """What running a script leaves (``__pycache__``, ``node_modules``), untracked, and a committed
+    change to a file ``--exclude`` leaves out: the published files are the release's, so no SK222."""
+    repo.write("skills/a/draft.svg", "<svg/>")
+    repo.commit("a draft, excluded from the catalog (no version bump)")
+    repo.write("skills/a/scripts/__pycache__/go.cpython-311.pyc", "compiled")
+    repo.write("skills/a/node_modules/left-pad/index.js", "module.exports = 1;")
+    result = CliRunner().invoke(main, ["build", str(repo.path / "skills"), "-o", str(tmp_path / "site"), "-q",
+                                       "--no-cache", "--strict", "--exclude", "*.svg"], catch_exceptions=False)
+    assert result.exit_code == 0 and "SK222" not in result.output, result.output
+    repo.write("skills/a/scripts/go.sh", "echo changed\n")  # a published file: SK222 still
+    changed = CliRunner().invoke(main, ["build", str(repo.path / "skills"), "-o", str(tmp_path / "site2"), "-q",
+                                        "--no-cache", "--exclude", "*.svg"], catch_exceptions=False)
+    assert "SK222" in changed.output
+
+
 def test_a_versioned_skill_cannot_bundle_the_catalogs_versions_files(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path / "repo")
     repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0"))
