@@ -279,14 +279,17 @@ class _RootHistory:
         blob_of: dict[str, str | None] = {}
         touched: dict[str, list[tuple[str, str, str | None]]] = {}
         for commit in first_parent_log(self.repo.top, self.repo.prefix):
-            hit = set()
+            hit: dict[str, dict[str, str | None]] = {}  # owner -> its SKILL.md/skill.md this commit changed
             for change in commit.changes:
                 owner = self._owner(change.path)
                 if owner is None or not self._published(change.path):
                     continue
-                hit.add(owner)
-                if change.path == posixpath.join(owner, files[owner]):
-                    blob_of[owner] = change.blob if change.mode not in (SYMLINK_MODE, SUBMODULE_MODE) else None
+                main = hit.setdefault(owner, {})
+                if posixpath.dirname(change.path) == owner and posixpath.basename(change.path) in SKILL_FILES:
+                    plain = change.mode not in (SYMLINK_MODE, SUBMODULE_MODE)
+                    main[posixpath.basename(change.path)] = change.blob if plain else None
+            for owner, main in hit.items():
+                blob_of[owner] = _main_blob(main, files[owner], blob_of.get(owner))
             for owner in sorted(hit):
                 touched.setdefault(owner, []).append((commit.id, commit.date, blob_of.get(owner)))
         versions = self._blob_versions({b for entries in touched.values() for _, _, b in entries if b})
@@ -446,6 +449,16 @@ def _not_ignored(files: list[ReleaseFile], above: Ignores, reader: ObjectReader)
     return [f for f in files
             if not any(ignores.ignored(folder, True) for folder in _prefixes(f.path)[:-1])
             and not ignores.ignored(f.path, False)]
+
+
+def _main_blob(changed: dict[str, str | None], current: str, before: str | None) -> str | None:
+    """The skill's SKILL.md blob after a commit that changed ``changed`` (file name -> blob, None
+    when deleted): a file written wins (SKILL.md first, as in discovery), so a rename of
+    ``skill.md`` to ``SKILL.md`` keeps the history; else deleting the current name leaves none."""
+    written = [changed[name] for name in SKILL_FILES if changed.get(name)]
+    if written:
+        return written[0]
+    return None if current in changed else before
 
 
 def _prefixes(path: str) -> list[str]:

@@ -180,6 +180,21 @@ def test_files_never_published_change_no_release(repo: GitRepo, tmp_path: Path) 
     assert "SK222" in changed.output
 
 
+def test_renaming_skill_md_to_upper_case_keeps_the_releases(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("skills/a/skill.md", skill_md("a", "1.0.0"))
+    repo.commit("a 1.0.0, as skill.md")
+    repo.git("mv", "skills/a/skill.md", "skills/a/SKILL.md")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.1.0"))
+    repo.commit("a 1.1.0, as SKILL.md")
+    out = tmp_path / "site"
+    build(repo, out, "--no-cache")
+    versions = json.loads((out / "skills/a/versions.json").read_text(encoding="utf-8"))
+    assert versions["versions"] == ["1.0.0", "1.1.0"]
+    assert (out / "skills/a/versions/1.0.0/SKILL.md").read_bytes() == repo.show(repo.git("rev-parse", "HEAD~1"),
+                                                                                "skills/a/skill.md")
+
+
 def test_a_versioned_skill_cannot_bundle_the_catalogs_versions_files(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path / "repo")
     repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0"))
