@@ -159,7 +159,7 @@ class Previous:
         for name, data in named:
             try:
                 if name.startswith(FILES_DIR):  # a list of the files a targets file pins
-                    if not isinstance(json.loads(data).get("files"), (list, dict)):
+                    if not isinstance(json.loads(data).get("files"), dict):
                         raise ValueError("it lists no files")
                 else:
                     metadata.Metadata.from_bytes(data)
@@ -379,10 +379,11 @@ def resign_due(out: Path, signing: Signing, cache_folder: Path | None) -> bool:
     """Whether the published metadata must be signed again although no input changed: another
     key or rotation, a root close to expiring, or less than half of the signatures' validity left."""
     previous = Previous.read(previous_folders(out, cache_folder))
-    listed = [path for name, data in previous.files.items() if name.startswith(FILES_DIR)
-              for path in json.loads(data)["files"]]
+    # the files as the last signing listed them: a no-op rebuild trusts the output, as unsigned ones do
+    known = {path: (info["length"], info["hashes"]["sha256"]) for name, data in previous.files.items()
+             if name.startswith(FILES_DIR) for path, info in json.loads(data)["files"].items()}
     try:
-        files, _ = sign_catalog(out, signing, previous, published=listed or None)
+        files, _ = sign_catalog(out, signing, previous, published=list(known) or None, known=known)
     except SigningError:
         return True  # the build itself says why
     return any(previous.files.get(name, previous.roots.get(_root_number(name))) != data for name, data in files.items())

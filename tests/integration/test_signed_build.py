@@ -113,6 +113,19 @@ def test_the_version_grows_with_each_published_change_and_a_no_op_build_keeps_it
     assert tuf_files(fresh_checkout)["1.root.json"] == first["1.root.json"]
 
 
+def test_a_signed_no_op_rebuild_trusts_the_output_as_an_unsigned_one_does(key_file: Path, tmp_path: Path) -> None:
+    """Whether to sign again is decided from the last signing's file lists, not by reading every
+    file of the output (the rebuild's decision: trust what the last build recorded)."""
+    out = tmp_path / "_site"
+    flags = ["-o", str(out), "--sign-key", str(key_file), "--cache-dir", str(tmp_path / "cache"), "-q"]
+    assert skillsite("build", str(EXAMPLES), *flags, cwd=tmp_path).returncode == 0
+    first = tuf_files(out)
+    (out / "robots.txt").unlink()  # a file the rebuild would have read to hash it
+    again = skillsite("build", str(EXAMPLES), *flags, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert tuf_files(out) == first
+
+
 def test_the_key_from_the_environment_is_never_printed_or_written(key_file: Path, tmp_path: Path) -> None:
     pem = key_file.read_text("ascii")
     body = "".join(pem.strip().splitlines()[1:-1])
