@@ -77,6 +77,10 @@ def check_files(catalog: Any, folder: Path | None = None) -> Report:
             report.checked += 1
             report.failures.append((rel, "it is published, but neither skills.json nor a signed list of "
                                          "tuf/files/ pins it"))
+        for rel in linked_folders(folder):
+            report.checked += 1
+            report.failures.append((rel + "/", "a symlink to a folder: a host serves the files it leads to, "
+                                               "which nothing pins"))
     return report
 
 
@@ -201,6 +205,16 @@ def is_listed(rel: str) -> bool:
     """Whether the signed file lists cover a published file: all but ``tuf/`` (the signed
     metadata, which signs the rest) and the output's marker file."""
     return not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER
+
+
+def linked_folders(folder: Path) -> list[str]:
+    """The site paths of symlinks to folders in a site folder (a walk does not enter them)."""
+    found = []
+    for parent, folders, _ in os.walk(folder):
+        rel_parent = Path(parent).relative_to(folder).as_posix()
+        found += [name if rel_parent == "." else f"{rel_parent}/{name}" for name in folders
+                  if os.path.islink(os.path.join(parent, name))]
+    return sorted(found)
 
 
 def published_files(folder: Path) -> list[str]:

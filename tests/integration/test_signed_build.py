@@ -301,6 +301,19 @@ def test_verify_names_every_published_file_changed_and_one_added(signed_examples
     assert missed == []
 
 
+def test_verify_names_a_symlinked_folder_a_host_would_serve(signed_examples: Path, key_file: Path,
+                                                            tmp_path: Path) -> None:
+    site = Path(shutil.copytree(signed_examples, tmp_path / "_site"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.html").write_text("<script>steal()</script>")
+    (site / "skills" / "code-review" / "extra").symlink_to(elsewhere, target_is_directory=True)
+    done = skillsite("verify", str(site), "--trusted-key", public_of(key_file), "--json", cwd=tmp_path)
+    report = json.loads(done.stdout)
+    assert done.returncode == 1 and not report["ok"]
+    assert [f["file"] for f in report["failures"]] == ["skills/code-review/extra/"]
+
+
 def test_the_file_lists_hold_the_digests_of_the_files_as_published(key_file: Path, tmp_path: Path) -> None:
     """The digests a build notes as it writes (and reads for the files it keeps) are those of the
     published bytes, after a cold build and after a rebuild that changed one skill."""
