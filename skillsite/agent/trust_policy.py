@@ -13,7 +13,7 @@ catalog read without any policy, which is read unchecked with a warning.
 """
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 import urllib.parse
 import warnings
@@ -50,7 +50,13 @@ def site_getter(location: str, remote: bool, fetcher: Fetcher, max_bytes: int) -
 
 
 def crypto_available() -> bool:
-    return all(importlib.util.find_spec(name) is not None for name in ("cryptography", "securesystemslib"))
+    """Whether the libraries that check signatures import here (the ``trust`` extra)."""
+    try:
+        for name in ("cryptography", "securesystemslib"):
+            importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
 
 
 def check_signature(manifest: dict[str, Any], raw: bytes, get: Get, store: TrustStore,
@@ -69,8 +75,11 @@ def check_signature(manifest: dict[str, Any], raw: bytes, get: Get, store: Trust
         signed = verify_metadata(get, store, keys, catalog)
         signed.check("skills.json", raw)
     except TrustError as exc:
+        # the way to accept a new key on purpose; never when the check could not run here (deleting
+        # the pin would then read the catalog unchecked)
         reset = (f" (this cache trusts the key {', '.join(k.text for k in anchor)} for it since first use; to "
-                 f"accept the change on purpose, delete {store.folder})") if anchor and not keys else ""
+                 f"accept the change on purpose, delete {store.folder})") if anchor and not keys and \
+            crypto_available() else ""
         raise TrustError(exc.reason + reset, catalog) from None
     except FetchError as exc:
         raise TrustError(f"its signed metadata cannot be fetched: {exc}", catalog) from None

@@ -332,6 +332,26 @@ def test_the_file_lists_hold_the_digests_of_the_files_as_published(key_file: Pat
         assert len(paths) > 100 and file_lists(out, paths) == lists
 
 
+def test_a_pinned_catalog_without_the_crypto_library_is_refused_without_advice_to_unpin(signed_examples: Path,
+                                                                                         tmp_path: Path) -> None:
+    """Trusted on first use over HTTP, then read where ``cryptography`` cannot be imported: refused
+    (fail closed), and the refusal does not say to delete the pin (that would read it unchecked)."""
+    from support import serve_folder
+
+    url, stop = serve_folder(signed_examples)
+    try:
+        flags = ["code-review", "--catalog", url + "/", "--cache-dir", str(tmp_path / "cache")]
+        assert skillsite("show", *flags, cwd=tmp_path).returncode == 0
+        shim = tmp_path / "shim" / "cryptography"
+        shim.mkdir(parents=True)
+        (shim / "__init__.py").write_text("raise ImportError('cryptography is not installed (test)')\n")
+        done = skillsite("show", *flags, cwd=tmp_path, env={"PYTHONPATH": f"{shim.parent}{os.pathsep}{REPO}"})
+    finally:
+        stop()
+    assert done.returncode == 1 and done.stdout == "" and "skillsite[trust]" in done.stderr, done.stderr
+    assert "delete" not in done.stderr
+
+
 def test_a_signed_build_without_python_tuf_is_refused_before_anything_is_built(key_file: Path, tmp_path: Path) -> None:
     """The trust extra missing (here: a python-tuf that cannot be imported, first on the path):
     refused at once with the install line, not after the whole catalog was built."""
