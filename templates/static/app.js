@@ -111,15 +111,19 @@
     return set;
   }
 
+  /* Every rule matches wherever it starts: a comment or string left open runs to the end of its
+     line (or of the text, for those that span lines), as editors show it. A rule that could fail
+     after scanning ahead would scan again from each later start: quadratic in a skill's block. */
   function rulesFor(family) {
+    var block = "\\/\\*[\\s\\S]*?(?:\\*\\/|$)";
     var comment = {
       sh: "#[^\\n]*", py: "#[^\\n]*", yaml: "#[^\\n]*", docker: "#[^\\n]*",
-      js: "\\/\\/[^\\n]*|\\/\\*[\\s\\S]*?\\*\\/", go: "\\/\\/[^\\n]*|\\/\\*[\\s\\S]*?\\*\\/",
-      sql: "--[^\\n]*|\\/\\*[\\s\\S]*?\\*\\/"
+      js: "\\/\\/[^\\n]*|" + block, go: "\\/\\/[^\\n]*|" + block, sql: "--[^\\n]*|" + block
     }[family];
+    var line = function (q) { return q + "(?:\\\\[^\\n]?|[^" + q + "\\\\\\n])*(?:" + q + "|$|(?=\\n))"; };
     var string = family === "py"
-      ? "\"\"\"[\\s\\S]*?\"\"\"|'''[\\s\\S]*?'''|\"(?:\\\\.|[^\"\\\\\\n])*\"|'(?:\\\\.|[^'\\\\\\n])*'"
-      : "\"(?:\\\\.|[^\"\\\\\\n])*\"|'(?:\\\\.|[^'\\\\\\n])*'|`(?:\\\\.|[^`\\\\])*`";
+      ? "\"\"\"[\\s\\S]*?(?:\"\"\"|$)|'''[\\s\\S]*?(?:'''|$)|" + line("\"") + "|" + line("'")
+      : line("\"") + "|" + line("'") + "|`(?:\\\\[\\s\\S]?|[^`\\\\])*(?:`|$)";
     var source = "(" + comment + ")|(" + string + ")|(\\b\\d[\\d_]*(?:\\.\\d+)?(?:e[+-]?\\d+)?\\b)|([A-Za-z_$][\\w$-]*)";
     return new RegExp(source, "g");
   }

@@ -367,3 +367,31 @@ def test_screenshots(browser, example_site, artifacts, scheme):
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     finally:
         mobile.close()
+
+
+def test_a_comment_or_string_left_open_is_highlighted_to_its_end(context, tmp_path):
+    """Each rule matches wherever it starts: one that failed after scanning to the end of the
+    block scanned again from every later start (a skill of unclosed ``/*`` froze its page)."""
+    import threading
+
+    from skillsite.publish.build import build
+    from skillsite.publish.serve import make_server
+    from support import write_skill
+
+    body = ("# Open\n\n```js\nvar a = 1; /* left open\nvar b = 2;\n```\n\n"
+            "```python\nx = 1\ns = \"\"\"never closed\n```\n\n```bash\necho don't\n```\n")
+    write_skill(tmp_path / "src", "open-ends", body=body)
+    assert build([tmp_path / "src"], tmp_path / "site").ok
+    server = make_server(tmp_path / "site")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/skills/open-ends/")
+        comments = page.locator("pre code.language-js .tok-comment").all_text_contents()
+        strings = page.locator("pre code.language-python .tok-string").all_text_contents()
+        shell = page.locator("pre code.language-bash .tok-string").all_text_contents()
+    finally:
+        server.shutdown()
+    assert comments == ["/* left open\nvar b = 2;\n"]
+    assert strings == ['"""never closed\n']
+    assert shell == ["'t"]
