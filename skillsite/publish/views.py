@@ -12,7 +12,6 @@ from typing import Any, Iterable, Mapping, Sequence
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.site_urls import url_of
 from skillsite.publish.manifest import absolute
-from skillsite.publish.marketplace import MARKETPLACE_PATH, default_name
 from skillsite.publish.wellknown import LEGACY_DIR, listable, listed_entries
 
 # Bundled files no browser runs as a document (text, code, data, images, fonts, media,
@@ -296,8 +295,6 @@ def install_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, str]]:
     if listable(entry.name, entry.description):
         snippets.append({"label": "Install with the skills CLI",
                          "text": f"npx skills add {site} --skill {shlex.quote(entry.name)}"})
-    snippets.append({"label": "Claude Code: add the marketplace, install its plugin (every skill)",
-                     "text": "\n".join(claude_code_commands(site, config))})
     snippets += repository_snippets(entry, config)
     program = (f"from skillsite.loader import Catalog; "
                f"print(Catalog.open({json.dumps(manifest_url)}).load({json.dumps(entry.id)}).body)")
@@ -315,8 +312,9 @@ def catalog_install_lines(config: Any) -> list[tuple[str, list[str]]]:
     if not config.base_url:
         return []
     site = config.base_url.rstrip("/")
-    lines = [("skills CLI (Claude Code, Codex, Cursor, Gemini CLI, ...)", [f"npx skills add {site}"]),
-             ("Claude Code", claude_code_commands(site, config))]
+    # not Claude Code's /plugin marketplace add of the site's URL: a marketplace added by URL
+    # downloads marketplace.json alone, so its plugin (the site's own files) cannot install
+    lines = [("skills CLI (Claude Code, Codex, Cursor, Gemini CLI, ...)", [f"npx skills add {site}"])]
     repo = github_repository(config.repo_url)
     if repo:
         lines.append(("GitHub CLI", [f"gh skill install {repo}"]))
@@ -356,17 +354,6 @@ def repository_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, str
     git_url = git_url if git_url.endswith(".git") else git_url + ".git"
     snippets.append({"label": "Gemini CLI", "text": f"gemini skills install {shlex.quote(git_url)} --path {folder}"})
     return snippets
-
-
-def claude_code_commands(site: str, config: Any) -> list[str]:
-    """Claude Code's two commands: add the catalog's marketplace, install its one plugin."""
-    market = marketplace_name(config)
-    return [f"/plugin marketplace add {site}/{MARKETPLACE_PATH}", f"/plugin install {market}@{market}"]
-
-
-def marketplace_name(config: Any) -> str:
-    """The marketplace name ``.claude-plugin/marketplace.json`` is published under."""
-    return config.marketplace.get("name") or default_name(config.title)
 
 
 def metadata_rows(entry: ManifestEntry) -> list[tuple[str, str]]:

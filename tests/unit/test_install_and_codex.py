@@ -24,8 +24,9 @@ def entry(skill_id: str = "release-manager", path: str = "skills/release-manager
 def test_each_agent_gets_its_install_command() -> None:
     snippets = {s["label"].split(":")[0]: s["text"] for s in install_snippets(entry(), CONFIG)}
     assert snippets["Install with the skills CLI"] == "npx skills add https://skills.example.com --skill release-manager"
-    assert snippets["Claude Code"] == ("/plugin marketplace add https://skills.example.com/.claude-plugin/marketplace.json"
-                                       "\n/plugin install platform-skills@platform-skills")
+    # no /plugin marketplace add of the site's URL: Claude Code then downloads marketplace.json
+    # alone, and its plugin (the site's own files) cannot install
+    assert not any("/plugin" in text for text in snippets.values())
     assert snippets["GitHub CLI"] == "gh skill install example/skills skills/release-manager"
     assert snippets["Gemini CLI"] == ("gemini skills install https://github.com/example/skills.git "
                                       "--path skills/release-manager")
@@ -43,11 +44,12 @@ def test_llms_txt_tells_every_agent_how_to_install_the_catalog(tmp_path: Path) -
     write_skill(tmp_path / "src", "one")
     assert build([tmp_path / "src"], tmp_path / "_site", CONFIG).ok
     text = (tmp_path / "_site/llms.txt").read_text("utf-8")
-    assert "## Install" in text and "`npx skills add https://skills.example.com`" in text
-    assert ("`/plugin marketplace add https://skills.example.com/.claude-plugin/marketplace.json`, then "
-            "`/plugin install platform-skills@platform-skills`") in text
+    assert "To install the whole catalog:" in text and "`npx skills add https://skills.example.com`" in text
+    assert "/plugin" not in text
+    # free text before the first section: llms.txt's sections (## ...) are lists of links
+    assert [line for line in text.splitlines() if line.startswith("## ")] == ["## Skills"]
     assert [agent for agent, _ in catalog_install_lines(CONFIG)] == [
-        "skills CLI (Claude Code, Codex, Cursor, Gemini CLI, ...)", "Claude Code", "GitHub CLI", "Python (skillsite.loader)"]
+        "skills CLI (Claude Code, Codex, Cursor, Gemini CLI, ...)", "GitHub CLI", "Python (skillsite.loader)"]
     assert catalog_install_lines(SiteConfig()) == []   # no base URL: nothing absolute to say
 
 
