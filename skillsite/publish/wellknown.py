@@ -29,8 +29,9 @@ LEGACY_INDEX_PATH = f"{LEGACY_DIR}/index.json"
 ARCHIVE_DIR = ".well-known/agent-skills/archives"
 DISCOVERY_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-#: What a v0.1 reader cannot fetch in a file path it joins into a URL unencoded.
-LEGACY_UNFETCHABLE = re.compile(r"[#?%\\]")
+#: What a v0.1 reader cannot fetch in a file path it joins into a URL unencoded; and ``..``
+#: anywhere in one, for which installers refuse the whole index (every skill of it lost).
+LEGACY_UNFETCHABLE = re.compile(r"[#?%\\]|\.\.")
 #: A fast level: archives are small text files, and a higher level takes three times the CPU
 #: for about a seventh fewer bytes.
 ARCHIVE_LEVEL = 2
@@ -124,9 +125,9 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str],
                                           "../../" + entry.urls.skill_md, entry.sha256, canonical_version(entry.version)))
         unfetchable = legacy_unfetchable(entry)
         if too_long is None and unfetchable is not None:
-            diags.append(make("SK014", f"bundled file '{unfetchable}' holds '#', '?' or '%', which older installers "
-                                       "cannot fetch: skill listed in .well-known/agent-skills only, not in the legacy "
-                                       ".well-known/skills index", shown[entry.id]))
+            diags.append(make("SK014", f"bundled file '{unfetchable}' holds '#', '?', '%', '\\' or '..', which older "
+                                       "installers cannot fetch: skill listed in .well-known/agent-skills only, not in "
+                                       "the legacy .well-known/skills index", shown[entry.id]))
     return index_document(listed), diags
 
 

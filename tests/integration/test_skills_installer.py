@@ -92,3 +92,29 @@ def test_the_installer_reads_the_marketplace_of_a_site_folder(served_site):
     assert "Found 13 skills" in output
     assert market["plugins"][0]["name"].replace("-", " ").title() in output
     assert {"changelog", "version-bump", "prerelease"} <= set(skills_installer.listed_skill_names(output))
+
+
+def test_a_file_name_with_two_dots_leaves_only_its_skill_out_of_the_legacy_index(tmp_path):
+    """Installers refuse a whole v0.1 index when one file path holds '..' (every skill was lost):
+    that skill is left out of it (SK014), the others stay installable."""
+    from support import write_skill
+
+    reason = skills_installer.unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    src = tmp_path / "src"
+    write_skill(src, "alpha", description="Does the first thing. Use when testing alpha.")
+    beta = write_skill(src, "beta", description="Does the second thing. Use when testing beta.")
+    (beta / "references").mkdir()
+    (beta / "references" / "and-then..md").write_text("More.\n")
+    out = tmp_path / "site"
+    result = build([src], out)
+    assert result.ok and any(d.code == "SK014" for d in result.diagnostics)
+    shutil.rmtree(out / ".well-known/agent-skills")  # an installer falls back to the legacy index
+    base, stop = serve_folder(out)
+    try:
+        code, output = skills_installer.list_skills_with_installer(base)
+    finally:
+        stop()
+    assert code == 0, output
+    assert skills_installer.listed_skill_names(output) == ["alpha"]
