@@ -16,8 +16,9 @@ one-permutation hashing (one 64-bit mix per line, ``BINS`` bins) banded for LSH 
 ``ROWS``), so the cost grows with the catalog, not with its pairs; each candidate is checked
 with the exact Jaccard of the two line sets.  Groups are closed by union-find.
 
-The canonical member of a group is the first by :func:`canonical_order`: source order, then
-priority, then where the skill lives (``skills/`` before ``.claude/skills/`` before
+The canonical member of a group is the first by :func:`canonical_order`: one offered to models
+and listed before a hidden one (the canonical stands for the group in every list), then source
+order, then priority, then where the skill lives (``skills/`` before ``.claude/skills/`` before
 ``.agents/skills/`` before other tool folders: configurable), then the shortest id.
 """
 from __future__ import annotations
@@ -317,11 +318,12 @@ def folder_rank(skill_id: str, prefer: Sequence[str] = DEFAULT_PREFER) -> int:
     return prefer.index(place) if place in prefer else len(prefer)
 
 
-def canonical_order(skill_id: str, source: int, priority: int, prefer: Sequence[str] = DEFAULT_PREFER
-                    ) -> tuple[int, int, int, int, str]:
-    """The key that puts a group's canonical member first: source order, priority (higher
-    first), where it lives (:func:`folder_rank`), the shortest id, then the id."""
-    return (source, -priority, folder_rank(skill_id, prefer), len(skill_id), skill_id)
+def canonical_order(skill_id: str, source: int, priority: int, prefer: Sequence[str] = DEFAULT_PREFER,
+                    offered: bool = True) -> tuple[bool, int, int, int, int, str]:
+    """The key that puts a group's canonical member first: offered to models (a hidden canonical
+    would hide its group), source order, priority (higher first), where it lives
+    (:func:`folder_rank`), the shortest id, then the id."""
+    return (not offered, source, -priority, folder_rank(skill_id, prefer), len(skill_id), skill_id)
 
 
 def line_changes(canonical: Sequence[bytes], copy: Sequence[bytes]) -> tuple[int, int]:
@@ -332,12 +334,14 @@ def line_changes(canonical: Sequence[bytes], copy: Sequence[bytes]) -> tuple[int
 
 @dataclass(frozen=True)
 class Candidate:
-    """A kept skill as grouping sees it: its id, fingerprint, source order and priority."""
+    """A kept skill as grouping sees it: its id, fingerprint, source order, priority and whether
+    it is offered to models (neither hidden nor user-invocable only)."""
 
     id: str
     fingerprint: Fingerprint
     source: int
     priority: int
+    offered: bool = True
 
 
 def group_copies(skills: Sequence[Candidate], settings: CopySettings, comparisons: Comparisons | None = None
@@ -352,7 +356,7 @@ def group_copies(skills: Sequence[Candidate], settings: CopySettings, comparison
     ordered = []
     for members in groups:
         ranked = sorted(members, key=lambda i: canonical_order(skills[i].id, skills[i].source, skills[i].priority,
-                                                                settings.prefer))
+                                                                settings.prefer, skills[i].offered))
         canonical = skills[ranked[0]].id
         ordered.append((canonical, *sorted(skills[i].id for i in ranked[1:])))
     return sorted(ordered)

@@ -235,3 +235,21 @@ def test_a_copy_with_errors_does_not_stand_for_its_group(tmp_path: Path) -> None
     assert len(said) == 1 and all(f"a copy of skill '{canonical}' (2 copies)" in m for m in said.values())
     groups = {e["id"]: (e["copies"]["canonical"], e["copies"]["count"]) for e in entries(out).values()}
     assert groups == {canonical: (canonical, 2), ".agents/skills/using-superpowers": (canonical, 2)}
+
+
+def test_a_hidden_copy_does_not_hide_its_visible_one(tmp_path: Path) -> None:
+    """skills/dup is hidden from discovery, .claude/skills/dup (the same skill) is not: the
+    visible one stands for the group, so models and the discovery index are still offered it."""
+    from support import write_skill
+
+    body = "# Dup\n\nRun the checks, then report what failed and why.\n"
+    description = "Run the project's checks and report failures. Use when asked to check a change."
+    write_skill(tmp_path / "src" / "skills", "dup", body=body,
+                frontmatter=f"name: dup\ndescription: {description}\nhideFromDiscovery: true\n")
+    write_skill(tmp_path / "src" / ".claude" / "skills", "dup", body=body, description=description)
+    out = tmp_path / "site"
+    assert build([tmp_path / "src"], out, SiteConfig(base_url="https://ex.org")).ok
+    listed = entries(out)
+    assert listed[".claude/skills/dup"]["copies"]["canonical"] == ".claude/skills/dup"
+    assert "<name>dup</name>" in (out / "available_skills.xml").read_text("utf-8")
+    assert [s["name"] for s in json.loads((out / ".well-known/agent-skills/index.json").read_text())["skills"]] == ["dup"]

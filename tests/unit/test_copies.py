@@ -126,6 +126,14 @@ def test_the_canonical_member_by_source_priority_folder_then_shortest_id() -> No
     assert canonical_order("a/skills/x", 0, 2) < canonical_order("a/skills/x", 0, 1)
 
 
+def test_a_member_offered_to_models_stands_for_its_group_before_a_hidden_one() -> None:
+    """The canonical member stands for its group in every list and listing: a hidden one would
+    hide its visible copies everywhere."""
+    same = printed(raw="x")
+    hidden_first = [Candidate("b/skills/x", same, 0, 5, offered=False), Candidate("b/.claude/skills/x", same, 1, 0)]
+    assert group_copies(hidden_first, CopySettings()) == [("b/.claude/skills/x", "b/skills/x")]
+
+
 def test_a_copy_says_how_many_lines_it_adds_and_removes() -> None:
     assert line_changes([b"a", b"b", b"c"], [b"a", b"c", b"d", b"e"]) == (2, 1)
 
