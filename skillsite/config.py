@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,8 +108,8 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
         return None, "'profile' must be 'default' or 'spec'"
     if key in COUNTS and value < 1:
         return None, f"'{key}' must be at least 1, not {value}"
-    if key == "base_url" and value and not is_http_url(value):
-        return None, f"'base_url' must be an http:// or https:// URL, not {value!r}"
+    if key == "base_url" and value and (problem := base_url_problem(value)):
+        return None, f"'base_url' {problem}"
     if key == "audit":
         return (None, problem) if (problem := audit_problem(value)) else (value, None)
     if key == "marketplace":
@@ -122,9 +123,18 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
     return value, None
 
 
-def is_http_url(text: str) -> bool:
-    """Whether a base URL is one a browser fetches pages from (http or https), not a script."""
-    return text.lower().startswith(("http://", "https://"))
+#: A base URL as every page, sitemap and install line joins paths to it: http(s), a host and an
+#: optional port, no credentials, then a path of visible ASCII without a query or fragment (the
+#: schema's ``base_url`` pattern says the same).
+BASE_URL = re.compile(r"https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[!-\"$->@-~]*)?")
+
+
+def base_url_problem(text: str) -> str | None:
+    """Why ``text`` cannot be the catalog's base URL (None when it can)."""
+    if BASE_URL.fullmatch(text):
+        return None
+    return (f"must be an http:// or https:// URL with a host, without credentials, '?' or '#', and with "
+            f"any space or other character percent-encoded, not {text!r}")
 
 
 #: The settings that count something: at least 1 (a negative budget or page size means nothing).

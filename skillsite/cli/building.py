@@ -161,10 +161,10 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
 
 def http_url(value: str | None, param: click.Parameter) -> str | None:
     """``--base-url``: an http:// or https:// URL (as the configuration's ``base_url``)."""
-    from skillsite.config import is_http_url
+    from skillsite.config import base_url_problem
 
-    if value and not is_http_url(value):
-        raise click.BadParameter(f"must be an http:// or https:// URL, not {value!r}", param=param)
+    if value and (problem := base_url_problem(value)):
+        raise click.BadParameter(problem, param=param)
     return value
 
 

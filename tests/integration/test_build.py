@@ -338,3 +338,16 @@ def test_an_output_that_is_a_symbolic_link_is_built_where_it_leads(tmp_path: Pat
         assert link.is_symlink() and f"Change {change}." in (root / "skills/test-first/SKILL.md").read_text()
     assert build([src], tmp_path / "cold").ok
     assert tree_bytes(root) == tree_bytes(tmp_path / "cold")
+
+
+@pytest.mark.parametrize("url", ["https://example.org/my catalog", "https://example.org/x?ref=1",
+                                 "https://user:secret@example.org/", "https://"])
+def test_a_base_url_no_page_could_join_paths_to_is_refused(url: str, tmp_path: Path) -> None:
+    """Every page, sitemap entry and install line is this URL with a path added: a space, a
+    query, a fragment or credentials (published in every file) are refused before building."""
+    from click.testing import CliRunner
+    from skillsite.cli import main
+
+    result = CliRunner().invoke(main, ["build", str(EXAMPLES), "-o", str(tmp_path / "site"), "--base-url", url])
+    assert result.exit_code == 2 and "Invalid value for '--base-url'" in result.output
+    assert "percent-encoded" in result.output and not (tmp_path / "site").exists()

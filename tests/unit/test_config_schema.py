@@ -88,6 +88,8 @@ VALID = {
     "signing": "signing: {expires: 12h}\n",
     "copies": "copies: {group: false, similarity: 1, prefer: [skills/], apart: [a/b]}\n",
     "marketplace": "marketplace: {name: claude-tools, owner: {name: Me, url: 'https://me.example'}, version: '1'}\n",
+    "base URLs": "base_url: 'https://skills.example.org:8443/team/caf%C3%A9/'\n",
+    "base URL of an address": "base_url: 'http://[::1]:8000'\n",
 }
 INVALID = {
     "unknown key": "titel: Skills\n",
@@ -126,6 +128,12 @@ INVALID = {
     "negative size limit": "max_bytes: -1\n",
     "base URL that runs a script": "base_url: 'javascript:alert(1)'\n",
     "base URL without a scheme": "base_url: example.com/skills\n",
+    "base URL with a space": "base_url: 'https://example.org/my catalog'\n",
+    "base URL with an accent": "base_url: 'https://example.org/café'\n",
+    "base URL with a query": "base_url: 'https://example.org/x?ref=1'\n",
+    "base URL with a fragment": "base_url: 'https://example.org/#top'\n",
+    "base URL without a host": "base_url: 'https://'\n",
+    "base URL with credentials": "base_url: 'https://user:secret@example.org/x'\n",
 }
 #: Refused by the loader, which knows which codes exist; the schema only checks their form.
 LOADER_ONLY = {
