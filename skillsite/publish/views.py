@@ -45,10 +45,19 @@ def display_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
+#: Characters of a skill's text that would start Markdown syntax in ``llms.txt`` (a link, a code
+#: span swallowing the link around it, raw HTML), written as character references: CommonMark
+#: shows them as themselves, and parsers that match ``[title](url)`` with a regular expression
+#: (llms.txt's reference parser) never see a bracket a skill wrote.
+_MARKDOWN_REFERENCES = {"&": "&amp;", "[": "&#91;", "]": "&#93;", "`": "&#96;", "<": "&lt;", "\\": "&#92;"}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def markdown_text(value: Any) -> str:
-    """One line of plain text safe inside a Markdown list item or link label (``llms.txt``)."""
-    text = _SPACE.sub(" ", display_text(value)).strip()
-    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    """One line of plain text safe inside a Markdown list item or link label (``llms.txt``):
+    control characters replaced (U+FFFD), Markdown's active characters as references."""
+    text = _CONTROL.sub("\ufffd", _SPACE.sub(" ", display_text(value)).strip())
+    return "".join(_MARKDOWN_REFERENCES.get(c, c) for c in text)
 
 
 def human_bytes(size: int) -> str:

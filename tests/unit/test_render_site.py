@@ -211,7 +211,11 @@ def test_llms_txt(example):
 
 
 def test_markdown_text_keeps_one_line():
-    assert markdown_text("a\n- [fake](javascript:x)\n\n# b") == "a - \\[fake\\](javascript:x) # b"
+    assert markdown_text("a\n- [fake](javascript:x)\n\n# b") == "a - &#91;fake&#93;(javascript:x) # b"
+    # a code span would swallow the link around it; a regex parser would take the skill's link
+    assert markdown_text("tick`one <b> & [beta](http://evil.example/) \\") == \
+        "tick&#96;one &lt;b> &amp; &#91;beta&#93;(http://evil.example/) &#92;"
+    assert markdown_text("bell\x07 del\x7f") == "bell\ufffd del\ufffd"
     assert display_text({"b": 1, "a": [True, None]}) == '{"a": [true, null], "b": 1}'
     assert display_text(False) == "false"
 
