@@ -3,10 +3,12 @@ in an archive that a script unpacks is as much a part of the skill as a loose fi
 
 Nothing is extracted to disk and member names are only labels.  What is read is capped (members,
 bytes per member, bytes in all), so a zip bomb costs at most the caps; an unreadable archive
-yields what was read before the problem.
+yields what was read before the problem, and a member that is encrypted or whose compressed data
+is corrupt raises :class:`SealedMember` (what it holds cannot be seen).
 """
 from __future__ import annotations
 
+import lzma
 import tarfile
 import zipfile
 import zlib
@@ -36,9 +38,13 @@ def archive_kind(path: str, head: bytes) -> str | None:
     return None
 
 
+class SealedMember(Exception):
+    """A member of an archive cannot be read (encrypted, or its compressed data is corrupt)."""
+
+
 def archive_members(file: SkillFile, kind: str) -> Iterator[tuple[str, bytes]]:
     """(member name, first bytes) of each regular file in the archive (``kind`` from
-    :func:`archive_kind`), within the caps."""
+    :func:`archive_kind`), within the caps; SealedMember for one that cannot be read."""
     if file.size > MAX_ARCHIVE_BYTES * 4:
         return
     members = _zip_members if kind == "zip" else _tar_members
@@ -49,6 +55,8 @@ def archive_members(file: SkillFile, kind: str) -> Iterator[tuple[str, bytes]]:
                 return
             budget -= len(data)
             yield name, data
+    except (RuntimeError, lzma.LZMAError) as exc:  # zipfile: "is encrypted, password required"; bad LZMA data
+        raise SealedMember(str(exc)[:200]) from None
     except (OSError, EOFError, ValueError, zipfile.BadZipFile, tarfile.TarError, zlib.error, NotImplementedError):
         return
 

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from skillsite.agent.skill_md import split_skill_md
-from skillsite.audit.archives import archive_kind, archive_members
+from skillsite.audit.archives import SealedMember, archive_kind, archive_members
 from skillsite.audit.context import in_example, printed, quoted, warns
 from skillsite.audit.declare import FileHead, Rule, SkillMd
 from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile, decode, read_capped, read_head, skill_files
 from skillsite.audit.hit import Hit
-from skillsite.audit.magic import looks_binary
+from skillsite.audit.magic import content_kind, looks_binary
 from skillsite.audit.model import RANK, Finding, demote
 from skillsite.audit.rules import CHECKS, PATTERNS, RULES
 from skillsite.audit.text import Document, make_document
@@ -155,7 +155,7 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
     kind = archive_kind(file.path, head)
     if kind is not None:
         yield from _audit_archive(file, kind, folder)
-    if looks_binary(head):
+    if known_binary(head):
         return
     raw = read_capped(file) if file.size <= MAX_TEXT_BYTES else None
     if raw is None:
@@ -165,23 +165,44 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
         else:  # unseen, as a folder that cannot be listed
             yield _file_finding(file.path, Hit("SK644", 0, 0, ": cannot be read", severity="high", folded=False))
         return
-    if looks_binary(raw):
+    if known_binary(raw):
         return
-    doc = make_document(file.path, decode(raw))
+    doc = make_document(file.path, decode(without_nul(raw)))
     yield from _document_findings(doc, file.path, _text_hits(doc, folder.name))
+
+
+def known_binary(data: bytes) -> bool:
+    """Not text, and of a format its first bytes name (an image, an archive, compiled code...):
+    skipped.  A file with NUL bytes but no such name is read as text without them: one NUL does
+    not hide a script (bash runs one whose NUL comes late) or a document."""
+    return looks_binary(data) and content_kind(data) not in (None, "script")
+
+
+def without_nul(raw: bytes) -> bytes:
+    """The bytes with NULs dropped (UTF-16 with a byte order mark keeps them: they are its text)."""
+    return raw if raw.startswith((b"\xff\xfe", b"\xfe\xff")) else raw.replace(b"\x00", b"")
 
 
 def _audit_archive(file: SkillFile, kind: str, folder: Path) -> Iterator[Finding]:
     """The findings in the text files of a bundled archive, placed at the archive (the member
     and its line are in the message)."""
-    for member, data in archive_members(file, kind):
-        if looks_binary(data):
-            continue
-        doc = make_document(member, decode(data))
-        shown = member if member.isprintable() else member.encode("unicode_escape").decode("ascii")
-        for found in _document_findings(doc, member, _text_hits(doc, folder.name)):
-            yield dataclasses.replace(found, path=file.path, line=1, column=1,
-                                      message=f"{found.message} (in {shown}, line {found.line})")
+    try:
+        for member, data in archive_members(file, kind):
+            yield from _member_findings(file, member, data, folder)
+    except SealedMember as exc:  # what it holds is unseen: as serious as the worst it could hide
+        yield _file_finding(file.path, Hit("SK644", 0, 0, f": a member cannot be read ({exc})", severity="high",
+                                           folded=False))
+
+
+def _member_findings(file: SkillFile, member: str, data: bytes, folder: Path) -> Iterator[Finding]:
+    """The findings of one archive member's text, placed at the archive."""
+    if known_binary(data):
+        return
+    doc = make_document(member, decode(without_nul(data)))
+    shown = member if member.isprintable() else member.encode("unicode_escape").decode("ascii")
+    for found in _document_findings(doc, member, _text_hits(doc, folder.name)):
+        yield dataclasses.replace(found, path=file.path, line=1, column=1,
+                                  message=f"{found.message} (in {shown}, line {found.line})")
 
 
 def _unique(findings: Iterable[Finding]) -> list[Finding]:
