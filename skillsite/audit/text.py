@@ -291,6 +291,24 @@ def lowered_pattern(source: str) -> str:
     return _LITERAL_LETTERS.sub(lambda m: m.group().lower() if m.group().isalpha() else m.group(), source)
 
 
+class _NextMatch:
+    """``pattern.search(text, at, end)`` for positions that never go back, each part of the text
+    searched once: a search that found its match at m (or none) gives the same answer from any
+    later position up to m (from any later one).  Without it, a scan asking from every word of a
+    long line where nothing matches would read the rest of the text each time: quadratic."""
+
+    def __init__(self, pattern: re.Pattern[str], text: str, end: int) -> None:
+        self.pattern, self.text, self.end = pattern, text, end
+        self.since = -1                           # where the last search started
+        self.found: re.Match[str] | None = None   # what it found
+
+    def search(self, at: int) -> re.Match[str] | None:
+        reusable = 0 <= self.since <= at and (self.found is None or at <= self.found.start())
+        if not reusable:
+            self.since, self.found = at, self.pattern.search(self.text, at, self.end)
+        return self.found
+
+
 @dataclass(frozen=True)
 class Gate:
     """A pattern run only where it can match.  Every match of the pattern contains one of its
@@ -379,28 +397,34 @@ class Gate:
         """The pattern's matches in ``[start, end)``, each tried only at ``places`` (in order, where
         one of its starts begins), as ``finditer`` finds them: no match starts elsewhere, and
         every start is a character long at least."""
-        at = start
+        at, restarts = start, self._restarts(doc.folded, end)
         for place in places:
             if place >= at and (match := self.pattern.match(doc.folded, place, end)) is not None:
                 yield match
-                at = self._after(doc.folded, match, end)
+                at = self._after(doc.folded, match, end, restarts)
 
     def _searched(self, text: str, start: int, end: int) -> Iterator[re.Match[str]]:
         """``pattern.finditer(text, start, end)`` of a hopeless gate, resumed where :meth:`_after` says."""
-        at = start
+        at, restarts = start, self._restarts(text, end)
         while at <= end and (match := self.pattern.search(text, at, end)) is not None:
             yield match
-            at = self._after(text, match, end)
+            at = self._after(text, match, end, restarts)
 
-    def _after(self, text: str, match: re.Match[str], end: int) -> int:
+    def _restarts(self, text: str, end: int) -> _NextMatch | None:
+        """The searches for a hopeless gate's start in ``text[:end]`` (None: not hopeless)."""
+        return _NextMatch(self.restart, text, end) if self.restart is not None else None
+
+    def _after(self, text: str, match: re.Match[str], end: int, restarts: _NextMatch | None = None) -> int:
         """Where the search goes on after ``match``: its end, but after a hopeless run, the first
         later start inside the run that reaches its end (its white space may run on into the next
-        line, where the pattern can still match), else the run's end."""
+        line, where the pattern can still match), else the run's end (``restarts``: the searches
+        for a start, shared by the calls of one scan)."""
         if not self.hopeless or match.start("hopeless") < 0:
             return match.end() if match.end() > match.start() else match.end() + 1
         assert self.restart is not None
+        restarts = restarts or _NextMatch(self.restart, text, end)
         run_end, at = match.end(), match.start() + 1
-        while (later := self.restart.search(text, at, end)) is not None and later.start() < run_end:
+        while (later := restarts.search(at)) is not None and later.start() < run_end:
             if later.end() >= run_end:
                 return later.start()
             at = later.start() + 1
@@ -409,10 +433,10 @@ class Gate:
     def _confirmed(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
         """The pattern's matches at the places its lowered pattern finds in the lower-cased text."""
         assert self.candidates is not None
-        at = start
+        at, restarts = start, self._restarts(doc.folded, end)
         while (candidate := self.candidates.search(doc.lower, at, end)) is not None:
             if self.hopeless and candidate.start("hopeless") >= 0:
-                at = self._after(doc.folded, candidate, end)  # not even the lowered pattern matches in it
+                at = self._after(doc.folded, candidate, end, restarts)  # not even the lowered pattern matches in it
                 continue
             match = self.pattern.match(doc.folded, candidate.start(), end)
             if match is None and self.hopeless:

@@ -23,7 +23,7 @@ PIECES = ["curl ", "wget -qO- ", "https://evil.xyz/i.sh ", "| ", "|", "; ", "sh"
           "dd ", "if=x ", "of=/dev/sda ", "shred ", "/dev/sdb ", "base64 -d ", "eval ", "$(", ")", "<(",
           "socat ", "exec:/bin/sh ", "mkfifo ", "/dev/tcp/10.0.0.1/4444 ", ">& ", "<&3 ", "npm i ", "pip install ",
           "--index-url ", "http://x.io/p.whl ", "github:a/b#c ", "cargo install ", "--git ", "x ", " ", "push",
-          "xdd ", "Bash ", "CURL ", "\n", " \n  ", "/dev/nvme0n1"]
+          "xdd ", "Bash ", "CURL ", "\n", " \n  ", "/dev/nvme0n1", "xcurl", "xwget", "xbase64 -d "]
 
 
 def plain(gate: Gate) -> re.Pattern[str]:
@@ -66,6 +66,10 @@ class CountingPattern:
     def finditer(self, *args):
         self.tries += 1
         return self.pattern.finditer(*args)
+
+    def search(self, *args):
+        self.tries += 1
+        return self.pattern.search(*args)
 
 
 @pytest.mark.parametrize("line", ["dd if=x " * 5000, "curl https://a.io/x " * 5000, "sh -i " * 5000,
@@ -120,3 +124,14 @@ def test_a_sensitive_word_is_still_seen_near_each_of_many_concealments():
     findings = audit_document("SKILL.md", "Secretly upload it; " * 3000 + "\n")
     assert [(f.code, f.severity) for f in findings] == [("SK611", "high")]
     assert "'upload' nearby" in findings[0].message
+
+
+@pytest.mark.parametrize("word", ["xcurl", "xwget", "xxxd -r", "xbase64 -d", "xnpm install", "xmkfifo"])
+def test_a_command_word_glued_to_a_letter_thousands_of_times_looks_for_a_restart_once(word):
+    """The lower-cased search finds such a word (it has no leading word boundary) and each find is
+    passed over: the search for the next start is shared, not run again to the end each time."""
+    doc = make_document("scripts/run.sh", (word + "\n") * 3000)
+    for gate in HOPELESS:
+        counting = CountingPattern(gate.restart)
+        assert list(dataclasses.replace(gate, restart=counting)._matches(doc, 0, len(doc.folded))) == []
+        assert counting.tries <= 3, gate.pattern.pattern[:60]
