@@ -112,14 +112,52 @@ def _context(doc: Document, rule: Rule, start: int, end: int, hit: Hit) -> str |
 def _frontmatter(doc: Document) -> dict[str, Any] | None:
     """A SKILL.md's frontmatter, read by the project's reader (bounded aliases and nesting, lenient
     like the build); None when it has none or it cannot be read."""
+    read = _read_frontmatter(doc)
+    return read[0] if read is not None else None
+
+
+def _read_frontmatter(doc: Document) -> tuple[dict[str, Any], dict[str, tuple[int, int]], str] | None:
+    """The frontmatter's values, the line of each key and its text as written (None: none)."""
     parts = split_skill_md(doc.text[1:] if doc.text.startswith("\ufeff") else doc.text)
     if parts is None or not parts.closed:
         return None
     try:
-        data, _lines, _diags = parse_frontmatter_text(parts.frontmatter, doc.path)
+        data, lines, _diags = parse_frontmatter_text(parts.frontmatter, doc.path)
     except Exception:  # FrontmatterError, and anything pyyaml raises on hostile input
         return None
-    return data if isinstance(data, dict) else None
+    return (data, lines, parts.frontmatter) if isinstance(data, dict) else None
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a frontmatter value (keys and items of nested ones too)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _decoded_findings(doc: Document, folder_name: str) -> Iterator[Finding]:
+    """Findings in the frontmatter's values that YAML escapes change (``\\x7c``, ``\\u0049``): the
+    scan reads SKILL.md as written, agents read the values decoded (the description is in every
+    model's listing).  Each is placed at its key's line."""
+    read = _read_frontmatter(doc)
+    if read is None:
+        return
+    data, lines, written = read
+    spaced = " ".join(written.split())
+    for key, value in data.items():
+        for text in _strings(value):
+            if " ".join(text.split()) in spaced:
+                continue  # as written, but for the line breaks of a folded value: scanned with the file
+            decoded = make_document(doc.path + ".value", text)
+            for found in _document_findings(decoded, doc.path, _text_hits(decoded, folder_name)):
+                yield dataclasses.replace(found, line=lines.get(str(key), (1, 1))[0], column=1,
+                                          message=f"{found.message} (in '{key}' as YAML decodes it)")
 
 
 def _text_hits(doc: Document, folder_name: str) -> Iterator[Hit]:
@@ -169,6 +207,8 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
         return
     doc = make_document(file.path, decode(without_nul(raw)))
     yield from _document_findings(doc, file.path, _text_hits(doc, folder.name))
+    if doc.kind == "skill":
+        yield from _decoded_findings(doc, folder.name)
 
 
 def known_binary(data: bytes) -> bool:
