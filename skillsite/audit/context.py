@@ -82,13 +82,18 @@ def warns(doc: Document, start: int, end: int) -> bool:
     Words inside the match itself do not count ("do not tell the user" is no warning).
     """
     fence = doc.fence_at(start)
-    if doc.kind == "code" or fence is not None:  # code warns in its comments, and in a fenced block's caption
+    if doc.kind == "code" and fence is None:  # a script: only a comment can warn, and only one the match is in
+        line_start, line_end = line_bounds(doc.text, start, end)
+        comment = _COMMENT.search(doc.text[line_start:start])
+        if comment is None:
+            return False  # the command runs: a comment after it ("# never edit") changes nothing
+        outside = comment.group(1) + " " + doc.text[end:line_end]
+    elif fence is not None:  # a fenced block warns in its comments, and in its caption
         comment = _COMMENT.search(doc.text[end:line_bounds(doc.text, start, end)[1]])
         outside = comment.group(1) if comment else ""
-        if fence is not None:
-            outside += " " + _intro(doc, fence)
-            if _plain(doc, fence):  # sample output or prose: the lines around it describe it
-                outside += " " + _around(doc.text, start, end, 2)
+        outside += " " + _intro(doc, fence)
+        if _plain(doc, fence):  # sample output or prose: the lines around it describe it
+            outside += " " + _around(doc.text, start, end, 2)
     else:
         begin, finish = _sentence(doc.text, start, end)
         outside = doc.text[begin:start] + " " + doc.text[end:finish]
