@@ -371,7 +371,8 @@ def _text_files(pages: SitePages) -> None:
     not_found["root"] = (urlsplit(config.base_url).path if config.base_url else "/").rstrip("/") + "/"
     pages.page("404.html", "404.html", not_found)
     if config.base_url:
-        urls = ["", "tags/"] + [t.url for t in pages.tags] + _later_pages(pages) + [e.urls.page for e in pages.listed]
+        urls = ["", "tags/"] + [t.url for t in pages.tags] + [f"risk/{risk}/" for risk in pages.by_risk] \
+            + _later_pages(pages) + [e.urls.page for e in pages.listed]
         for rel, template, values in sitemap_files([absolute(config, u) for u in urls], config, SITEMAP_LIMIT):
             pages.page(template, rel, values)
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})

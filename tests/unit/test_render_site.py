@@ -177,6 +177,8 @@ def test_with_base_url(tmp_path):
     assert "https://skills.example.com/team/" in locs
     assert "https://skills.example.com/team/skills/release-manager/version-bump/" in locs
     assert "https://skills.example.com/team/tags/release/" in locs
+    risks = sorted(p.name for p in (out / "risk").iterdir())
+    assert risks and all(f"https://skills.example.com/team/risk/{risk}/" in locs for risk in risks)
     assert all(u.startswith("https://skills.example.com/team/") for u in locs)
     assert "Sitemap: https://skills.example.com/team/sitemap.xml" in (out / "robots.txt").read_text()
     page = (out / "skills" / "code-review" / "index.html").read_text()
