@@ -69,7 +69,7 @@
     this.name = name;
     this.description = description;
     this.url = url;
-    this.tags = tags;
+    this.tags = Array.isArray(tags) ? tags.filter(function (t) { return typeof t === "string"; }) : [];
     this.row = row === undefined ? -1 : row;
     this.copyOf = copyOf === undefined ? -1 : copyOf;
     this.copies = copies || 1;
@@ -279,8 +279,10 @@
     return !!(box && box.checked);
   };
 
+  /* Whether ``tags`` hold every selected tag, case aside (as the sharded index and the loader match them). */
   Search.prototype.hasTags = function (tags) {
-    return this.selectedTags.every(function (t) { return tags.indexOf(t) !== -1; });
+    var held = (Array.isArray(tags) ? tags : []).map(function (t) { return String(t).toLowerCase(); });
+    return this.selectedTags.every(function (t) { return held.indexOf(String(t).toLowerCase()) !== -1; });
   };
 
   /* While there is a query its results take the place of the list of every skill (hidden by

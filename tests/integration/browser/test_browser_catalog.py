@@ -6,11 +6,15 @@ import os
 import re
 import subprocess
 import sys
+import threading
+from contextlib import contextmanager
+from typing import Iterator
 from urllib.parse import urlsplit
 
 import pytest
 
 from browsing import REPO, listed_skills, wait_until, watch_requests
+from support import write_skill
 
 pytestmark = pytest.mark.browser
 
@@ -364,29 +368,46 @@ def test_screenshots(browser, example_site, artifacts, scheme):
         mobile.close()
 
 
+@contextmanager
+def served_tree(src, out) -> Iterator[str]:
+    """``src`` built into ``out`` and served on 127.0.0.1: the site's address."""
+    from skillsite.publish.build import build
+    from skillsite.publish.serve import make_server
+
+    assert build([src], out).ok
+    server = make_server(out)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_a_comment_or_string_left_open_is_highlighted_to_its_end(context, tmp_path):
     """Each rule matches wherever it starts: one that failed after scanning to the end of the
     block scanned again from every later start (a skill of unclosed ``/*`` froze its page)."""
-    import threading
-
-    from skillsite.publish.build import build
-    from skillsite.publish.serve import make_server
-    from support import write_skill
-
     body = ("# Open\n\n```js\nvar a = 1; /* left open\nvar b = 2;\n```\n\n"
             "```python\nx = 1\ns = \"\"\"never closed\n```\n\n```bash\necho don't\n```\n")
     write_skill(tmp_path / "src", "open-ends", body=body)
-    assert build([tmp_path / "src"], tmp_path / "site").ok
-    server = make_server(tmp_path / "site")
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with served_tree(tmp_path / "src", tmp_path / "site") as site:
         page = context.new_page()
-        page.goto(f"http://127.0.0.1:{server.server_address[1]}/skills/open-ends/")
+        page.goto(site + "skills/open-ends/")
         comments = page.locator("pre code.language-js .tok-comment").all_text_contents()
         strings = page.locator("pre code.language-python .tok-string").all_text_contents()
         shell = page.locator("pre code.language-bash .tok-string").all_text_contents()
-    finally:
-        server.shutdown()
     assert comments == ["/* left open\nvar b = 2;\n"]
     assert strings == ['"""never closed\n']
     assert shell == ["'t"]
+
+
+def test_a_tag_filter_ignores_case_as_the_sharded_index_does(context, tmp_path):
+    for name, tag in (("alpha", "Deploy"), ("beta", "deploy"), ("gamma", "Deploy")):
+        write_skill(tmp_path / "src", name, frontmatter=f"name: {name}\ndescription: Deploys the {name} service. "
+                                                        f"Use when asked to deploy {name}.\ntags: [{tag}]\n")
+    with served_tree(tmp_path / "src", tmp_path / "site") as site:
+        page = context.new_page()
+        page.goto(site + "index.html?q=deploys&tag=Deploy")
+        wait_until(page, "() => performance.getEntriesByName('skillsite:results').length > 0")
+        found = sorted(first_results(page, 50))
+    assert found == ["alpha", "beta", "gamma"]
