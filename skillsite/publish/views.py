@@ -291,7 +291,7 @@ def pager(base: str, number: int, count: int, label: str) -> dict[str, Any] | No
             "next": listing_url(base, number + 1) if number < count else None}
 
 
-def install_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, str]]:
+def install_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, Any]]:
     """Install commands for a skill; ``{site}`` marks where the site URL goes.
 
     With ``base_url`` configured the text is final; without it the page's script fills in
@@ -300,18 +300,19 @@ def install_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, str]]:
     site = config.base_url.rstrip("/") if config.base_url else "{site}"
     manifest_url = absolute(config, "skills.json") if config.base_url else "{site}/skills.json"
     raw = absolute(config, entry.urls.skill_md) if config.base_url else "{site}/" + entry.urls.skill_md
+    dynamic = not config.base_url  # the snippets below that hold ``site`` hold it first, once
     snippets = []
     if listable(entry.name, entry.description):
-        snippets.append({"label": "Install with the skills CLI",
+        snippets.append({"label": "Install with the skills CLI", "dynamic": dynamic,
                          "text": f"npx skills add {site} --skill {shlex.quote(entry.name)}"})
-    snippets += repository_snippets(entry, config)
+    snippets += [{**snippet, "dynamic": False} for snippet in repository_snippets(entry, config)]
     program = (f"from skillsite.loader import Catalog; "
                f"print(Catalog.open({json.dumps(manifest_url)}).load({json.dumps(entry.id)}).body)")
-    snippets.append({"label": "Load it in Python (skillsite.loader)", "text": f"python -c {shlex.quote(program)}"})
-    snippets.append({"label": "Raw SKILL.md", "text": raw})
-    for snippet in snippets:
-        snippet["static"] = snippet["text"].replace("{site}", "<site-url>")
-        snippet["dynamic"] = "{site}" in snippet["text"]
+    snippets.append({"label": "Load it in Python (skillsite.loader)", "dynamic": dynamic,
+                     "text": f"python -c {shlex.quote(program)}"})
+    snippets.append({"label": "Raw SKILL.md", "dynamic": dynamic, "text": raw})
+    for snippet in snippets:  # only the marker put first: a skill's id may hold "{site}" too
+        snippet["static"] = snippet["text"].replace("{site}", "<site-url>", 1) if snippet["dynamic"] else snippet["text"]
     return snippets
 
 

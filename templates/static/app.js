@@ -25,7 +25,8 @@
     if (!nodes.length || !/^https?:$/.test(location.protocol)) return;
     var site = siteUrl();
     for (var i = 0; i < nodes.length; i++) {
-      nodes[i].textContent = nodes[i].getAttribute("data-site-template").split("{site}").join(site);
+      // the first marker only: a skill's id, later in the text, may hold "{site}" itself
+      nodes[i].textContent = nodes[i].getAttribute("data-site-template").replace("{site}", function () { return site; });
     }
   }
 

@@ -33,6 +33,16 @@ def test_each_agent_gets_its_install_command() -> None:
     assert "Catalog.open(" in snippets["Load it in Python (skillsite.loader)"]
 
 
+def test_an_id_holding_the_site_marker_is_left_as_it_is() -> None:
+    """Without base_url the page fills in its own address where ``{site}`` marks it: the first
+    marker only, as a folder named ``{site}`` is part of an id."""
+    snippets = {s["label"]: s for s in install_snippets(entry("team/{site}/curly"), SiteConfig())}
+    loader = snippets["Load it in Python (skillsite.loader)"]
+    assert loader["dynamic"] and loader["text"].count("{site}") == 2
+    assert 'Catalog.open("<site-url>/skills.json").load("team/{site}/curly")' in loader["static"]
+    assert snippets["Raw SKILL.md"]["static"] == "<site-url>/skills/team/{site}/curly/SKILL.md"
+
+
 def test_repository_installers_need_a_repository_and_quote_odd_paths() -> None:
     labels = [s["label"] for s in install_snippets(entry(), SiteConfig(base_url="https://x.example"))]
     assert not any(label in ("GitHub CLI", "Gemini CLI") for label in labels)
