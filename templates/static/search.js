@@ -119,7 +119,7 @@
     getJSON(url).then(function (meta) {
       self.shards = new ranking.ShardedIndex(lunr, meta, getJSON);
       mark("skillsite:index-ready");
-      if (self.input.value) self.update();
+      if (self.input.value || self.selectedTags.length) self.update();
     }).catch(function () {
       self.noDocs = true;
       self.docsFromList();
@@ -213,7 +213,7 @@
       Promise.all([docs, index]).then(function (both) {
         self.index = both[1];
         mark("skillsite:index-ready");
-        if (self.input.value) self.update();
+        if (self.input.value || self.selectedTags.length) self.update();
       }).catch(function () { /* keep the plain-text match */ });
     }
     docs.catch(function () {
@@ -301,11 +301,23 @@
     this.settleTimer = setTimeout(function () { self.pushNext = true; }, SETTLE_MS);
   };
 
+  /* Whether the list holds one page of several (its other skills are on the next pages). */
+  Search.prototype.paged = function () {
+    return !!doc.querySelector("nav.pager");
+  };
+
   Search.prototype.update = function () {
     var text = this.input.value;
     var query = text.trim();
-    this.searching(!!query);
+    // tags alone on one page of a paged list: that page holds only some of the tagged skills, so
+    // the sharded index gives them all, as results
+    var tagsAcrossPages = !query && this.selectedTags.length > 0 && !!this.shards && !this.noDocs && this.paged();
+    this.searching(!!query || tagsAcrossPages);
     this.filterList();
+    if (tagsAcrossPages) {
+      this.updateShards("", "");
+      return;
+    }
     if (!query) {
       this.results.hidden = true;
       this.results.textContent = "";
@@ -381,7 +393,8 @@
     this.setActive(shown.length ? (active >= 0 && active < shown.length ? active : 0) : -1, focused && active >= 0);
     var n = total === undefined ? found.length : total;
     var where = this.selectedTags.length ? " with the selected tags" : "";
-    this.status.textContent = n === 0 ? "No skill matches “" + query + "”" + where + "."
+    var asked = query ? "“" + query + "”" + where : "has the selected tags";
+    this.status.textContent = n === 0 ? "No skill " + (query ? "matches " : "") + asked + "."
       : n + " result" + (n === 1 ? "" : "s") + where + (n > shown.length ? " (showing the first " + shown.length + ")" : "") +
         ". Enter opens the first; the down arrow moves into the list.";
     this.showEmpty(n === 0 ? { query: query, unfiltered: unfiltered } : null);

@@ -411,3 +411,24 @@ def test_a_tag_filter_ignores_case_as_the_sharded_index_does(context, tmp_path):
         wait_until(page, "() => performance.getEntriesByName('skillsite:results').length > 0")
         found = sorted(first_results(page, 50))
     assert found == ["alpha", "beta", "gamma"]
+
+
+def test_a_tag_on_a_page_of_a_paged_list_finds_every_skill_with_it(context, paged_example_site):
+    """One page holds 3 of the catalog's skills: a tag chip alone gives every skill with the tag
+    (from the sharded index), not those of the page (often none: "no skill has the tag")."""
+    from skillsite.loader import Catalog
+
+    catalog = Catalog.open(paged_example_site.root)
+    listed = [e for e in catalog.entries if e.visibility.listed and e.visibility.copy_of is None]
+    counts: dict[str, int] = {}
+    for entry in listed:
+        for tag in entry.tags:
+            counts[tag] = counts.get(tag, 0) + 1
+    tag = max(sorted(counts), key=lambda t: counts[t])
+    expected = sorted(e.id for e in listed if tag in e.tags)
+    assert len(expected) > 1  # a tag several skills share
+    page = context.new_page()
+    page.goto(paged_example_site.page_url("index.html?tag=" + tag))
+    wait_until(page, "() => performance.getEntriesByName('skillsite:results:settled').length > 0")
+    assert sorted(first_results(page, 50)) == expected
+    assert page.locator("#searchResults").is_visible()
