@@ -18,9 +18,14 @@ MARKETPLACE_PATH = ".claude-plugin/marketplace.json"
 
 
 def default_name(title: str) -> str:
-    """A usable marketplace name made from the site title."""
+    """A usable marketplace name made from the site title: its words, else with ``-catalog``
+    added (a reserved name), else ``skills-catalog`` (a title Claude Code would read as official,
+    such as "Anthropic skills")."""
     slug = "-".join(re.findall(r"[a-z0-9]+", title.lower()))[:MAX_NAME].strip("-") or "skills"
-    return slug if name_problem(slug) is None else f"{slug[:MAX_NAME - 8].strip('-')}-catalog"
+    for name in (slug, f"{slug[:MAX_NAME - 8].strip('-')}-catalog"):
+        if name_problem(name) is None:
+            return name
+    return "skills-catalog"
 
 
 def marketplace_document(settings: Mapping[str, Any], title: str, description: str,
@@ -31,5 +36,5 @@ def marketplace_document(settings: Mapping[str, Any], title: str, description: s
     metadata = {"description": summary, **({"version": settings["version"]} if settings.get("version") else {})}
     plugin = {"name": name, "description": summary, "source": "./", "strict": False,
               "skills": [f"./skills/{e.id}" for e in sorted(entries, key=lambda e: e.id) if e.visibility.copy_of is None]}
-    return {"name": name, "owner": dict(settings.get("owner") or {"name": title}), "metadata": metadata,
+    return {"name": name, "owner": dict(settings.get("owner") or {"name": title or name}), "metadata": metadata,
             "plugins": [plugin]}

@@ -105,6 +105,8 @@ def test_the_default_name_avoids_reserved_names() -> None:
     assert default_name("Agent skills") == "agent-skills-catalog"
     assert default_name(SiteConfig().title) == "agent-skills-catalog"
     assert default_name("Platform Team: Skills!") == "platform-team-skills"
+    # a title Claude Code reads as official, with or without "-catalog": a neutral name
+    assert default_name("Anthropic skills") == default_name("Claude Official") == "skills-catalog"
 
 
 def test_a_bundled_index_json_is_not_published_over_the_listing(tmp_path: Path) -> None:
