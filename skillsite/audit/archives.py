@@ -8,7 +8,10 @@ is corrupt raises :class:`SealedMember` (what it holds cannot be seen).
 """
 from __future__ import annotations
 
+import bz2
+import gzip
 import lzma
+import os
 import tarfile
 import zipfile
 import zlib
@@ -21,7 +24,10 @@ MAX_ARCHIVE_BYTES = 8 * 1024 * 1024
 #: Archives opened, by suffix: zips, and the packages of code that are zips (Python wheels, Java,
 #: NuGet, editor and browser extensions).
 ZIP_SUFFIXES = (".zip", ".jar", ".war", ".whl", ".nupkg", ".vsix", ".xpi", ".crx")
-TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz")
+TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tbz", ".tar.xz", ".txz")
+#: The first bytes of gzip, bzip2 and xz data (a tar inside, or one compressed file), and how to read each.
+_COMPRESSED = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+_COMPRESSED_MAGIC = tuple(magic for magic, _ in _COMPRESSED)
 #: Zip-based formats that are not opened: documents, and Android apps (compiled code only).
 _ZIP_FORMATS = (".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp", ".epub", ".apk")
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -33,7 +39,7 @@ def archive_kind(path: str, head: bytes) -> str | None:
     name = path.lower()
     if name.endswith(ZIP_SUFFIXES) or head.startswith(_ZIP_MAGIC) and not name.endswith(_ZIP_FORMATS):
         return "zip"
-    if name.endswith(TAR_SUFFIXES) or head.startswith(b"\x1f\x8b") or head[257:262] == b"ustar":
+    if name.endswith(TAR_SUFFIXES) or head.startswith(_COMPRESSED_MAGIC) or head[257:262] == b"ustar":
         return "tar"
     return None
 
@@ -70,9 +76,26 @@ def _zip_members(path: str) -> Iterator[tuple[str, bytes]]:
 
 
 def _tar_members(path: str) -> Iterator[tuple[str, bytes]]:
-    with tarfile.open(path, mode="r:*") as archive:
+    """A tar's files (compressed or not); a compressed file that holds no tar is its one member."""
+    try:
+        archive = tarfile.open(path, mode="r:*")
+    except tarfile.ReadError:
+        yield from _compressed_file(path)
+        return
+    with archive:
         for info in archive:
             if info.isfile():
                 member = archive.extractfile(info)
                 if member is not None:
                     yield info.name, member.read(MAX_TEXT_BYTES)
+
+
+def _compressed_file(path: str) -> Iterator[tuple[str, bytes]]:
+    """The first bytes of one gzip, bzip2 or xz compressed file, named without its suffix."""
+    with open(path, "rb") as raw:
+        head = raw.read(6)
+    opener = next((opener for magic, opener in _COMPRESSED if head.startswith(magic)), None)
+    if opener is None:
+        return
+    with opener(path, "rb") as stream:
+        yield os.path.splitext(os.path.basename(path))[0], stream.read(MAX_TEXT_BYTES)

@@ -118,3 +118,27 @@ def test_a_member_that_cannot_be_read_is_high_not_a_crash(tmp_path):
     found = [(f.code, f.severity, f.path) for f in audit_skill(skill)]
     assert found == [("SK644", "high", "assets/corrupt.zip"), ("SK644", "high", "assets/sealed.zip")]
 
+
+
+def test_bzip2_and_xz_tars_and_one_compressed_file_are_read(tmp_path):
+    """A payload in a .tar.bz2, a .tar.xz, or a script gzip'd, bzip2'd or xz'd alone (even named
+    .dat): each was skipped without a word."""
+    import bz2
+    import gzip
+    import lzma
+
+    def tar_bytes(mode: str) -> bytes:
+        out = io.BytesIO()
+        with tarfile.open(fileobj=out, mode=mode) as archive:
+            info = tarfile.TarInfo("setup.sh")
+            info.size = len(PAYLOAD)
+            archive.addfile(info, io.BytesIO(PAYLOAD))
+        return out.getvalue()
+
+    skill = make_skill(tmp_path, "tools.tar.bz2", tar_bytes("w:bz2"))
+    packed = {"tools.tar.xz": tar_bytes("w:xz"), "run.sh.gz": gzip.compress(PAYLOAD),
+              "run.sh.bz2": bz2.compress(PAYLOAD), "run.sh.xz": lzma.compress(PAYLOAD), "blob.dat": gzip.compress(PAYLOAD)}
+    for name, data in packed.items():
+        (skill / "assets" / name).write_bytes(data)
+    found = sorted((f.path, f.code, f.severity) for f in audit_skill(skill))
+    assert found == sorted((f"assets/{name}", "SK630", "high") for name in ["tools.tar.bz2", *packed])
