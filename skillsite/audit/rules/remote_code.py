@@ -27,12 +27,13 @@ KNOWN_INSTALLER_HOSTS = frozenset({
 KNOWN_INSTALLER_REPOS = ("Homebrew/", "nvm-sh/", "helm/", "pyenv/", "ohmyzsh/", "golangci/", "anchore/",
                          "aquasecurity/", "sigstore/", "kubernetes-sigs/", "rust-lang/", "nodesource/")
 
-_SHELL = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:/usr/bin/|/bin/)?"
+_SHELL = (r"(?:(?:sudo|doas)\s+(?:-\S+\s+(?:[\w.-]+\s+)?)*)?(?:env\s+(?:\S+=\S*\s+)*)?"
+          r"(?:/usr/(?:local/)?bin/|/bin/)?[\\'\"]?")   # sudo -u root, doas; 'sh', \sh
 _RUNNER = (r"(?:(?:ba|z|da|k|fi|c)?sh\b(?:\s+-[sx]\b|\s+-(?=\s|$)|\s+--(?=\s))?|python[23]?(?:\.\d+)?(?=\s*(?:$|[;&|)#\"'`]|-\s))|"
            r"node(?=\s*(?:$|[;&|)#\"'`]|-\s))|perl(?=\s*(?:$|[;&|)#]))|ruby(?=\s*(?:$|[;&|)#]))|"
            r"php(?=\s*(?:$|[;&|)#]))|pwsh\b|powershell\b|iex\b|Invoke-Expression\b|source\b(?=\s*(?:$|[;&|)]|/dev/stdin))|"
            r"\$\{?SHELL\b\}?)")
-_PIPED = rf"(?:\|[^\n|;]*){{0,2}}\|\s*{_SHELL}{_RUNNER}"   # | sh, or | tee x | sudo bash
+_PIPED = rf"(?:\|[^\n|;]*){{0,2}}\|&?\s*{_SHELL}{_RUNNER}"   # | sh, |& sh, or | tee x | sudo bash
 _DOWNLOAD = r"(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|aria2c)"
 _DOWNLOADERS = "curl wget iwr irm invoke-web invoke-rest aria2c"
 
@@ -47,7 +48,8 @@ def _atomic(body: str, name: str) -> str:
 #: A download saved to a file (``-o FILE``, ``-O FILE``, ``> FILE``), then that file run, at once or
 #: after one more command (``chmod +x``), on the same line or the next.
 _SAVED_THEN_RUN = (
-    r"\b(?:curl|wget)\b[^\n;&|>]{0,200}?(?:\s-o\s*|\s--output[= ]\s*|\s-O\s*(?!-)|\s--output-document[= ]\s*|>\s*)"
+    r"\b(?:curl|wget)\b[^\n;&|>]{0,200}?(?:\s-[A-Za-z]*o\s*|\s--output[= ]\s*|\s-[A-Za-z]*O\s*(?!-)|"
+    r"\s--output-document[= ]\s*|>\s*)"
     r"[\"']?" + _atomic(r"[\w.~$/-]{1,120}", "file") + r"[\"']?" + _atomic(r"[^\n;&|]{0,120}", "args")
     + r"(?:&&|;|\n)(?:" + _atomic(r"[^\n;&|]{0,120}(?:&&|;|\n)", "then") + r")?[ \t]*"
     r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|powershell)\s+"
@@ -77,7 +79,7 @@ def _installer_host(segment: str) -> tuple[str, bool, bool]:
           command(rf"\b{_DOWNLOAD}\b", r"[^\n|;]*", _PIPED),
           command(rf"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*",
                   r"\)"),
-          command(rf"\b(?:(?:ba|z)?sh|source|\.)\s+<\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
+          command(rf"(?:\b(?:(?:ba|z)?sh|source)|(?<![\w.])\.)\s+<\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
           command(rf"\beval\s+[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
           pattern(r"\b(?:iex|Invoke-Expression)\s*\(?\s*(?:\(?\s*New-Object\s+(?:System\.)?Net\.WebClient\s*\)?\s*\.\s*"
                   r"DownloadString|\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)[^\n]*"),
