@@ -6,7 +6,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
 from contextlib import contextmanager
 from typing import Iterator
 from urllib.parse import urlsplit
@@ -14,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from browsing import REPO, listed_skills, wait_until, watch_requests
-from support import write_skill
+from support import serve_folder, write_skill
 
 pytestmark = pytest.mark.browser
 
@@ -372,16 +371,13 @@ def test_screenshots(browser, example_site, artifacts, scheme):
 def served_tree(src, out) -> Iterator[str]:
     """``src`` built into ``out`` and served on 127.0.0.1: the site's address."""
     from skillsite.publish.build import build
-    from skillsite.publish.serve import make_server
 
     assert build([src], out).ok
-    server = make_server(out)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url, stop = serve_folder(out)
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
+        yield url + "/"
     finally:
-        server.shutdown()
-        server.server_close()
+        stop()
 
 
 def test_a_comment_or_string_left_open_is_highlighted_to_its_end(context, tmp_path):
