@@ -312,7 +312,8 @@ def install_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, Any]]:
                      "text": f"python -c {shlex.quote(program)}"})
     snippets.append({"label": "Raw SKILL.md", "dynamic": dynamic, "text": raw})
     for snippet in snippets:  # only the marker put first: a skill's id may hold "{site}" too
-        snippet["static"] = snippet["text"].replace("{site}", "<site-url>", 1) if snippet["dynamic"] else snippet["text"]
+        text = snippet["text"]
+        snippet["static"] = text.replace("{site}", "<site-url>", 1) if snippet["dynamic"] else text
     return snippets
 
 

@@ -303,8 +303,8 @@ def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySetti
     long-running process)."""
     order = {os.path.abspath(root): n for n, root in enumerate(roots)}
     comparisons, stored = _known_comparisons(cache, settings.similarity) if settings.group else (None, False)
-    groups = group_copies([Candidate(src.id, v.fingerprint, order.get(os.path.abspath(src.root), len(order)), v.priority,
-                                     v.offered)
+    groups = group_copies([Candidate(src.id, v.fingerprint, order.get(os.path.abspath(src.root), len(order)),
+                                     v.priority, v.offered)
                            for _, src, v in kept if v.fingerprint is not None and not _has_errors(v)],
                           settings, comparisons)
     if cache is not None and comparisons is not None:

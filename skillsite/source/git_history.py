@@ -3,9 +3,10 @@
 Every call runs ``git`` with an environment cleared of ``GIT_*`` variables (a ``GIT_DIR`` left
 by a hook must not point the build at another repository) and with options that keep a
 repository's configuration from running anything it can (no fsmonitor, no textconv, no
-external diff, no pager, no clean filter but Git LFS's own, no submodule's git).  Skills are untrusted input: paths come back as bytes and are
-checked by the caller; blobs and trees are read by long-lived ``git cat-file`` processes.  A
-failure is a :class:`GitError` whose message says why, never a traceback.
+external diff, no pager, no clean filter but Git LFS's own, no submodule's git).  Skills are
+untrusted input: paths come back as bytes and are checked by the caller; blobs and trees are read
+by long-lived ``git cat-file`` processes.  A failure is a :class:`GitError` whose message says why,
+never a traceback.
 """
 from __future__ import annotations
 

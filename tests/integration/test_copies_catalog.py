@@ -252,4 +252,5 @@ def test_a_hidden_copy_does_not_hide_its_visible_one(tmp_path: Path) -> None:
     listed = entries(out)
     assert listed[".claude/skills/dup"]["copies"]["canonical"] == ".claude/skills/dup"
     assert "<name>dup</name>" in (out / "available_skills.xml").read_text("utf-8")
-    assert [s["name"] for s in json.loads((out / ".well-known/agent-skills/index.json").read_text())["skills"]] == ["dup"]
+    index = json.loads((out / ".well-known/agent-skills/index.json").read_text())
+    assert [s["name"] for s in index["skills"]] == ["dup"]

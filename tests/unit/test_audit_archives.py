@@ -137,7 +137,8 @@ def test_bzip2_and_xz_tars_and_one_compressed_file_are_read(tmp_path):
 
     skill = make_skill(tmp_path, "tools.tar.bz2", tar_bytes("w:bz2"))
     packed = {"tools.tar.xz": tar_bytes("w:xz"), "run.sh.gz": gzip.compress(PAYLOAD),
-              "run.sh.bz2": bz2.compress(PAYLOAD), "run.sh.xz": lzma.compress(PAYLOAD), "blob.dat": gzip.compress(PAYLOAD)}
+              "run.sh.bz2": bz2.compress(PAYLOAD), "run.sh.xz": lzma.compress(PAYLOAD),
+              "blob.dat": gzip.compress(PAYLOAD)}
     for name, data in packed.items():
         (skill / "assets" / name).write_bytes(data)
     found = sorted((f.path, f.code, f.severity) for f in audit_skill(skill))

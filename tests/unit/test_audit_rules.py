@@ -152,8 +152,8 @@ def test_common_spellings_of_download_and_run_are_found(line):
 
 
 def test_a_download_read_by_another_program_is_not_run():
-    assert not [f for f in audit_document("scripts/get.sh", "curl -s https://example.com/d.json -o d.json && jq . d.json\n")
-                if f.code == "SK630"]
+    line = "curl -s https://example.com/d.json -o d.json && jq . d.json\n"
+    assert not [f for f in audit_document("scripts/get.sh", line) if f.code == "SK630"]
 
 
 def test_a_command_inside_a_warning_comment_of_a_script_is_demoted():

@@ -256,7 +256,8 @@ def test_headers_file_sandboxes_active_bundled_files(xss, example):
     # Dockerfile named with an extension no host calls text, each published with the skill,
     # copied for the v0.1 discovery index, and in every release that holds it
     expected = set()
-    for skill_id, path in (("test-first", "assets/icon.svg"), ("docker-image-slimming", "assets/Dockerfile.python-slim")):
+    active = (("test-first", "assets/icon.svg"), ("docker-image-slimming", "assets/Dockerfile.python-slim"))
+    for skill_id, path in active:
         expected |= {f"/skills/{skill_id}/{path}", f"/.well-known/skills/{skill_id}/{path}"}
         versions = example / "skills" / skill_id / "versions.json"
         releases = json.loads(versions.read_text())["releases"] if versions.is_file() else {}
