@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import dataclass
-from typing import IO, Iterator
+from typing import IO, Iterator, Sequence
 
 #: Options given to every git command.
 GIT_OPTIONS = ("-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
@@ -39,8 +39,16 @@ def git_env() -> dict[str, str]:
 
 def run_git(cwd: str | os.PathLike[str], *args: str) -> bytes:
     """The standard output of ``git <args>`` run in ``cwd``; GitError when it cannot run or fails."""
+    done = _git(cwd, args)
+    if done.returncode != 0:
+        raise GitError(failure_reason(done.stderr, args[0], done.returncode))
+    return done.stdout
+
+
+def _git(cwd: str | os.PathLike[str], args: Sequence[str]) -> subprocess.CompletedProcess[bytes]:
+    """``git <args>`` run in ``cwd``, whatever its exit status; GitError when it cannot run."""
     try:
-        done = subprocess.run(["git", *GIT_OPTIONS, *args], cwd=cwd, env=git_env(), stdin=subprocess.DEVNULL,
+        return subprocess.run(["git", *GIT_OPTIONS, *args], cwd=cwd, env=git_env(), stdin=subprocess.DEVNULL,
                               capture_output=True, timeout=TIMEOUT, check=False)
     except FileNotFoundError:
         if not os.path.isdir(cwd):
@@ -48,9 +56,6 @@ def run_git(cwd: str | os.PathLike[str], *args: str) -> bytes:
         raise GitError("the git command is not installed") from None
     except (OSError, subprocess.SubprocessError) as exc:
         raise GitError(f"git could not run: {exc}") from None
-    if done.returncode != 0:
-        raise GitError(failure_reason(done.stderr, args[0], done.returncode))
-    return done.stdout
 
 
 def failure_reason(stderr: bytes, command: str, code: int) -> str:
@@ -196,12 +201,8 @@ def tags(top: str) -> dict[str, tuple[str, str]]:
 
 def is_ancestor(top: str, commit: str, head: str) -> bool:
     """Whether ``commit`` is ``head`` or in its history; GitError when git cannot tell."""
-    try:
-        done = subprocess.run(["git", *GIT_OPTIONS, "merge-base", "--is-ancestor", commit, head], cwd=top,
-                              env=git_env(), stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise GitError(f"git could not run: {exc}") from None
-    if done.returncode > 1:
+    done = _git(top, ("merge-base", "--is-ancestor", commit, head))
+    if done.returncode > 1:  # 1: not an ancestor
         raise GitError(failure_reason(done.stderr, "merge-base", done.returncode))
     return done.returncode == 0
 
