@@ -261,10 +261,7 @@ class _RootHistory:
         if owner is None:
             return False
         parts = path[len(owner) + 1 if owner else 0:].split("/")
-        if any(part in TOOL_FOLDERS for part in parts[:-1]):
-            return False
-        from_root = path[len(self.repo.prefix):]
-        return not (self.exclude and any(_excluded(p, self.exclude) for p in _prefixes(from_root)))
+        return not _left_out(parts, path[len(self.repo.prefix):], self.exclude)
 
     def _history(self) -> dict[str, list[list[Any]]]:
         """Per skill folder, each commit that touched a file it could publish, oldest first:
@@ -423,14 +420,19 @@ def _kept_files(listed: list[Any], folder: str, prefix: str, exclude: Sequence[s
     for path, f in sorted(by_path.items()):
         parts = path.split("/")
         above = ["/".join(parts[:i]) for i in range(1, len(parts))]
-        if any(part in TOOL_FOLDERS for part in parts[:-1]) or any(d in shut for d in above):
-            continue
         from_root = (folder + "/" + path if folder else path)[len(prefix):]
-        if not is_utf8_text(path) or not _plain_path(parts) or (exclude and any(_excluded(p, exclude)
-                                                                          for p in _prefixes(from_root))):
+        if any(d in shut for d in above) or not is_utf8_text(path) or not _plain_path(parts) \
+                or _left_out(parts, from_root, exclude):
             continue
         kept.append(ReleaseFile(path, f.blob, f.size))
     return kept
+
+
+def _left_out(parts: list[str], from_root: str, exclude: Sequence[str]) -> bool:
+    """Whether discovery leaves out a skill's file (``parts``: its path in the skill folder;
+    ``from_root``: from the source root): inside a tool folder, or matched by ``exclude``."""
+    return any(part in TOOL_FOLDERS for part in parts[:-1]) or bool(
+        exclude and any(_excluded(p, exclude) for p in _prefixes(from_root)))
 
 
 def _not_ignored(files: list[ReleaseFile], above: Ignores, reader: ObjectReader) -> list[ReleaseFile]:
