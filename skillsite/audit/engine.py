@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from skillsite.agent.skill_md import split_skill_md
 from skillsite.audit.archives import SealedMember, archive_kind, archive_members
@@ -109,15 +109,17 @@ def _context(doc: Document, rule: Rule, start: int, end: int, hit: Hit) -> str |
     return None
 
 
-def _frontmatter(doc: Document) -> dict[str, Any] | None:
+class Frontmatter(NamedTuple):
+    """A SKILL.md's frontmatter as read: its values, the line of each key, its text as written."""
+
+    values: dict[str, Any]
+    lines: dict[str, tuple[int, int]]
+    written: str
+
+
+def _read_frontmatter(doc: Document) -> Frontmatter | None:
     """A SKILL.md's frontmatter, read by the project's reader (bounded aliases and nesting, lenient
     like the build); None when it has none or it cannot be read."""
-    read = _read_frontmatter(doc)
-    return read[0] if read is not None else None
-
-
-def _read_frontmatter(doc: Document) -> tuple[dict[str, Any], dict[str, tuple[int, int]], str] | None:
-    """The frontmatter's values, the line of each key and its text as written (None: none)."""
     parts = split_skill_md(doc.text[1:] if doc.text.startswith("\ufeff") else doc.text)
     if parts is None or not parts.closed:
         return None
@@ -125,7 +127,7 @@ def _read_frontmatter(doc: Document) -> tuple[dict[str, Any], dict[str, tuple[in
         data, lines, _diags = parse_frontmatter_text(parts.frontmatter, doc.path)
     except Exception:  # FrontmatterError, and anything pyyaml raises on hostile input
         return None
-    return (data, lines, parts.frontmatter) if isinstance(data, dict) else None
+    return Frontmatter(data, lines, parts.frontmatter) if isinstance(data, dict) else None
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -141,28 +143,24 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def _decoded_findings(doc: Document, folder_name: str) -> Iterator[Finding]:
+def _decoded_findings(path: str, frontmatter: Frontmatter, folder_name: str) -> Iterator[Finding]:
     """Findings in the frontmatter's values that YAML escapes change (``\\x7c``, ``\\u0049``): the
-    scan reads SKILL.md as written, agents read the values decoded (the description is in every
-    model's listing).  Each is placed at its key's line."""
-    read = _read_frontmatter(doc)
-    if read is None:
-        return
-    data, lines, written = read
-    spaced = " ".join(written.split())
-    for key, value in data.items():
+    scan reads SKILL.md (at ``path``) as written, agents read the values decoded (the description
+    is in every model's listing).  Each is placed at its key's line."""
+    spaced = " ".join(frontmatter.written.split())
+    for key, value in frontmatter.values.items():
         for text in _strings(value):
             if " ".join(text.split()) in spaced:
                 continue  # as written, but for the line breaks of a folded value: scanned with the file
-            decoded = make_document(doc.path + ".value", text)
-            for found in _document_findings(decoded, doc.path, _text_hits(decoded, folder_name)):
-                yield dataclasses.replace(found, line=lines.get(str(key), (1, 1))[0], column=1,
+            decoded = make_document(path + ".value", text)
+            for found in _document_findings(decoded, path, _text_hits(decoded, folder_name)):
+                yield dataclasses.replace(found, line=frontmatter.lines.get(str(key), (1, 1))[0], column=1,
                                           message=f"{found.message} (in '{key}' as YAML decodes it)")
 
 
-def _text_hits(doc: Document, folder_name: str) -> Iterator[Hit]:
+def _text_hits(doc: Document, folder_name: str, frontmatter: Frontmatter | None = None) -> Iterator[Hit]:
     """The hits of every rule in a text file: the patterns, the checks of a text, and for SKILL.md
-    the checks of its frontmatter and folder name."""
+    the checks of its frontmatter (``frontmatter``: when read already) and folder name."""
     prepare()
     for rule in PATTERN_RULES:
         if rule.may_match(doc):
@@ -170,7 +168,8 @@ def _text_hits(doc: Document, folder_name: str) -> Iterator[Hit]:
     for check in TEXT_CHECKS:
         yield from check.function(doc)
     if doc.kind == "skill":
-        skill = SkillMd(doc, _frontmatter(doc), folder_name)
+        read = frontmatter or _read_frontmatter(doc)
+        skill = SkillMd(doc, read.values if read is not None else None, folder_name)
         for check in SKILL_CHECKS:
             yield from check.function(skill)
 
@@ -206,9 +205,10 @@ def _audit_file(file: SkillFile, folder: Path) -> Iterator[Finding]:
     if known_binary(raw):
         return
     doc = make_document(file.path, decode(without_nul(raw)))
-    yield from _document_findings(doc, file.path, _text_hits(doc, folder.name))
-    if doc.kind == "skill":
-        yield from _decoded_findings(doc, folder.name)
+    frontmatter = _read_frontmatter(doc) if doc.kind == "skill" else None  # read once, for both
+    yield from _document_findings(doc, file.path, _text_hits(doc, folder.name, frontmatter))
+    if frontmatter is not None:
+        yield from _decoded_findings(file.path, frontmatter, folder.name)
 
 
 def known_binary(data: bytes) -> bool:

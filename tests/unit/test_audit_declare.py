@@ -13,7 +13,7 @@ import pytest
 
 from skillsite.audit.declare import (COMMANDS, NEVER, SPOKEN, Check, FileHead, Rule, SkillMd, check, command,
                                      pattern, prose, rule)
-from skillsite.audit.engine import _frontmatter
+from skillsite.audit.engine import _read_frontmatter
 from skillsite.audit.hit import Hit
 from skillsite.audit.rules import CHECKS, PATTERNS, RULES, _by_code
 from skillsite.audit.text import Document, make_document
@@ -68,7 +68,10 @@ def _check_input(c: Check, folder: str, path: str, data: bytes) -> object | None
         return None
     doc = make_document(path, data.decode("utf-8", "replace"))
     if c.scope == "skill":
-        return SkillMd(doc, _frontmatter(doc), folder) if doc.kind == "skill" else None
+        if doc.kind != "skill":
+            return None
+        read = _read_frontmatter(doc)
+        return SkillMd(doc, read.values if read is not None else None, folder)
     return doc
 
 
