@@ -73,11 +73,12 @@ def check_files(catalog: Any, folder: Path | None = None) -> Report:
     listed = _check_listed(catalog, report)
     if folder is not None:
         checked = {path_of(path) for path in report.seen}
-        for rel in sorted(set(published_files(folder)) - listed.keys() - checked):
+        files, linked = site_contents(folder)
+        for rel in sorted(set(files) - listed.keys() - checked):
             report.checked += 1
             report.failures.append((rel, "it is published, but neither skills.json nor a signed list of "
                                          "tuf/files/ pins it"))
-        for rel in linked_folders(folder):
+        for rel in linked:
             report.checked += 1
             report.failures.append((rel + "/", "a symlink to a folder: a host serves the files it leads to, "
                                                "which nothing pins"))
@@ -207,20 +208,18 @@ def is_listed(rel: str) -> bool:
     return not rel.startswith(TUF_DIR) and rel != OUTPUT_MARKER
 
 
-def linked_folders(folder: Path) -> list[str]:
-    """The site paths of symlinks to folders in a site folder (a walk does not enter them)."""
-    found = []
-    for parent, folders, _ in os.walk(folder):
+def site_contents(folder: Path) -> tuple[list[str], list[str]]:
+    """One walk of a site folder: the site paths of its files that the signed file lists cover
+    (:func:`is_listed`), and those of its symlinks to folders (which the walk does not enter)."""
+    files, linked = [], []
+    for parent, folders, names in os.walk(folder):
         rel_parent = Path(parent).relative_to(folder).as_posix()
-        found += [name if rel_parent == "." else f"{rel_parent}/{name}" for name in folders
-                  if os.path.islink(os.path.join(parent, name))]
-    return sorted(found)
+        prefix = "" if rel_parent == "." else rel_parent + "/"
+        files += [prefix + name for name in names if is_listed(prefix + name)]
+        linked += [prefix + name for name in folders if os.path.islink(os.path.join(parent, name))]
+    return files, sorted(linked)
 
 
 def published_files(folder: Path) -> list[str]:
     """The site paths of a site folder's files that the signed file lists cover (:func:`is_listed`)."""
-    found = []
-    for parent, _, names in os.walk(folder):
-        rel_parent = Path(parent).relative_to(folder).as_posix()
-        found += [name if rel_parent == "." else f"{rel_parent}/{name}" for name in names]
-    return [rel for rel in found if is_listed(rel)]
+    return site_contents(folder)[0]
