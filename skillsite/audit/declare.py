@@ -136,13 +136,13 @@ def prose(source: str, *groups: str, folds: bool = False, severity: SeverityName
 
 
 def command(start: str, run: str, rest: str, *groups: str, lazy: bool = False, flags: int = re.IGNORECASE,
-            condition: Condition | None = None) -> Pattern:
+            severity: SeverityName | None = None, condition: Condition | None = None) -> Pattern:
     """A command pattern: ``start`` (the command), an open-ended ``run`` of its arguments
     (``[^\\n]*``, lazy or not) and the ``rest``.  Where it fails, the run is passed over in one
     step, as no later start inside it can succeed unless it runs on into the next line
     (``hopeless``), so a line of thousands of such commands is read once."""
     return pattern(start + run + ("?" if lazy else "") + rest, *groups, flags=flags, hopeless=(start, run),
-                   condition=condition)
+                   severity=severity, condition=condition)
 
 
 @dataclass(frozen=True)

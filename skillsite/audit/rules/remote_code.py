@@ -236,3 +236,38 @@ REVERSE_SHELL = Rule(
                 rf"\b(?:pty\.spawn|subprocess\.\w+|os\.exec\w*|os\.system|Popen|call|run)\s*\(\s*\[?\s*[\"']{_A_SHELL}",
                 scope="folded"),
     ))
+
+#: A home folder as a command names it.
+_HOME = r"(?:~|\$\{?HOME\}?|/root|/home/[\w.-]+)"
+#: Written by a redirection or tee (appended or not).
+_WRITTEN_TO = r"(?:>>?|\btee\s+(?:-a\s+|--append\s+)?)\s*[\"']?"
+#: A shell's startup files: what they hold runs in every new shell.
+_STARTUP_FILE = r"\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zshenv|zprofile|zlogin|config/fish/config\.fish)\b"
+#: What a startup file's line does that hijacks a command or the prompt rather than setting a path.
+_HIJACKS = r"\b(?:alias\s+[\w.-]+=|function\s+\w+|\w+\s*\(\)\s*\{|PROMPT_COMMAND=|LD_PRELOAD=|trap\s+[^\n]*\bDEBUG\b)"
+
+PERSISTENCE = Rule(
+    "SK635", "remote-code", "medium", "persistence: makes something run later, or lets a key log in",
+    "A skill's work ends with the session; a line added to authorized_keys lets a remote key log in to this "
+    "machine (high when the key is written in the skill), and a crontab, a scheduled task, a Run key or an "
+    "alias in a shell's startup file runs code later, unseen. A startup file's other lines (a PATH) and "
+    "services, launch agents and git hooks are low.", COMMANDS, patterns=(
+        command(r"\b(?:echo|printf|cat)\b", r"[^\n]*",
+                rf"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\w+)\s+[A-Za-z0-9+/]{{8}}[^\n]*{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?)"
+                r"/\.ssh/authorized_keys2?\b", lazy=True, severity="high"),
+        pattern(rf"{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?)?/?\.ssh/authorized_keys2?\b|"
+                r"\bauthorized_keys2?[\"']\s*\)*\s*,\s*[\"'](?:a|w)\+?b?[\"']|"
+                r"\bauthorized_keys2?[\"']?\s*\)*\s*\.\s*(?:write_text|open\s*\(\s*[\"']a)"),
+        command(r"\b(?:echo|printf)\b", r"[^\n]*", rf"{_HIJACKS}[^\n]*{_WRITTEN_TO}{_HOME}/{_STARTUP_FILE}",
+                lazy=True),
+        pattern(rf"{_WRITTEN_TO}{_HOME}/{_STARTUP_FILE}", severity="low"),
+        pattern(r"\|\s*(?:sudo\s+)?crontab\s+(?:-u\s+\S+\s+)?-(?=\s|$|[;&|)\"'`])|"
+                rf"{_WRITTEN_TO}/(?:etc/cron(?:tab|\.d|\.hourly|\.daily|\.weekly|\.monthly)|var/spool/cron)\b|"
+                r"\bschtasks(?:\.exe)?\s+/create\b|\bRegister-ScheduledTask\b|"
+                r"\breg(?:\.exe)?\s+add\s+[\"']?HK(?:CU|LM|EY_CURRENT_USER|EY_LOCAL_MACHINE)\\+Software\\+Microsoft\\+"
+                r"Windows\\+CurrentVersion\\+Run(?:Once)?\b|"
+                r"\bHK(?:CU|LM):\\+Software\\+Microsoft\\+Windows\\+CurrentVersion\\+Run(?:Once)?\b"),
+        pattern(rf"\bsystemctl\s+--user\s+enable\b|\blaunchctl\s+(?:load|bootstrap)\b|"
+                rf"{_WRITTEN_TO}{_HOME}/Library/LaunchAgents/|{_WRITTEN_TO}(?:\S*/)?\.git/hooks/[\w-]+",
+                severity="low"),
+    ))
