@@ -45,20 +45,33 @@ def _atomic(body: str, name: str) -> str:
     return f"(?=(?P<{name}>{body}))(?P={name})"
 
 
-#: A download saved to a file (``-o FILE``, ``-O FILE``, ``> FILE``), then that file run, at once or
-#: after one more command (``chmod +x``), on the same line or the next.
-_SAVED_THEN_RUN = (
-    r"\b(?:curl|wget)\b[^\n;&|>]{0,200}?(?:\s-[A-Za-z]*o\s*|\s--output[= ]\s*|\s-[A-Za-z]*O\s*(?!-)|"
-    r"\s--output-document[= ]\s*|>\s*)"
-    r"[\"']?" + _atomic(r"[\w.~$/-]{1,120}", "file") + r"[\"']?" + _atomic(r"[^\n;&|]{0,120}", "args")
-    + r"(?:&&|;|\n)(?:" + _atomic(r"[^\n;&|]{0,120}(?:&&|;|\n)", "then") + r")?[ \t]*"
-    r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|powershell)\s+"
-    r"(?:-\S+\s+)*[\"']?(?:\./)?|\./)?(?P=file)(?![\w.-])")
+def _saved_then_run(producer: str, written: str) -> str:
+    """What ``producer`` writes to a file (``written``: how it names the file), then that file run,
+    at once or after one more command (``chmod +x``), on the same line or the next."""
+    return (
+        rf"\b{producer}[^\n;&|>]{{0,200}}?(?:{written}|>\s*)"
+        r"[\"']?" + _atomic(r"[\w.~$/-]{1,120}", "file") + r"[\"']?" + _atomic(r"[^\n;&|]{0,120}", "args")
+        + r"(?:&&|;|\n)(?:" + _atomic(r"[^\n;&|]{0,120}(?:&&|;|\n)", "then") + r")?[ \t]*"
+        r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|powershell)\s+"
+        r"(?:-\S+\s+)*[\"']?(?:\./)?|\./)?(?P=file)(?![\w.-])")
 
+
+#: A download saved to a file (``-o FILE``, ``-O FILE``, ``> FILE``), then that file run.
+_SAVED_THEN_RUN = _saved_then_run(r"(?:curl|wget)\b", r"\s-[A-Za-z]*o\s*|\s--output[= ]\s*|\s-[A-Za-z]*O\s*(?!-)|"
+                                                   r"\s--output-document[= ]\s*")
+#: A decoded payload saved to a file (``> FILE``, ``-o FILE``, ``-out FILE``), then that file run.
+_DECODED_THEN_RUN = _saved_then_run(r"(?:base64\s+(?:-\w+\s+)*(?:-d|--decode|-D)|xxd\s+(?:-\w+\s+)*-r|"
+                                    r"openssl\s+(?:base64|enc)\s+[^\n;&|>]{0,80}?-d)\b",
+                                    r"\s-o\s*|\s--output[= ]\s*|\s-out\s+")
 _INSTALLER_URL = re.compile(r"\b(https?)://([^/\s\"'`)]+)(/[^\s\"'`)]*)?", re.IGNORECASE)
 _IP_ADDRESS = re.compile(r"^\d+\.\d+\.\d+\.\d+(?::\d+)?$")
 #: Something to download: a URL, a variable, or a host name ("curl | sh" alone is a mention).
 _SOURCE = re.compile(r"://|\$|\b[\w-]+\.[a-z]{2,}(?:/|:\d|\b)", re.IGNORECASE)
+
+
+def _in_table_row(doc: Document, start: int) -> bool:
+    """Whether ``start`` is on a line of a Markdown table (its cells are split by pipes)."""
+    return doc.folded[doc.folded.rfind("\n", 0, start) + 1:start].lstrip().startswith("|")
 
 
 def _installer_host(segment: str) -> tuple[str, bool, bool]:
@@ -86,9 +99,17 @@ def _installer_host(segment: str) -> tuple[str, bool, bool]:
           pattern(r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)\s*\([^\n]*"),
           pattern(r"\b(?:eval|new\s+Function|Function)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\s*\([^\n]*"),
           pattern(_SAVED_THEN_RUN),
+          # whatever fetches it: a variable ($c https://... | sh), fetch, http, xh
+          command(r"\b(?:https?|ftp)://", r"[^\n|;]*", _PIPED, condition=lambda doc, match, hit: (
+              None if _in_table_row(doc, match.start()) else _downloaded(doc, match, hit))),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
+    return _downloaded(doc, match, hit)
+
+
+def _downloaded(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """The hit of a download run, unless nothing is downloaded; medium for a known project's HTTPS installer."""
     if not _SOURCE.search(match.group()):
         return None
     host, plain, known = _installer_host(match.group())
@@ -115,6 +136,7 @@ DECODED_PAYLOAD = Rule(
         pattern(r"\b__import__\s*\(\s*[\"'](?:os|subprocess)[\"']\s*\)\s*\.\s*(?:system|popen|call|run|Popen)\s*\(\s*"
                 r"[^\n]{0,200}?(?:" + _DECODERS + ")"),
         pattern(r"\b(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-(?:e|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}"),
+        pattern(_DECODED_THEN_RUN),
         pattern(r"\bFromBase64String\b[^\n]{0,200}\|\s*(?:iex|Invoke-Expression)\b|\b(?:iex|Invoke-Expression)\b"
                 r"[^\n]{0,200}FromBase64String"),
     ))
