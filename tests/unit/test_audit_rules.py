@@ -383,14 +383,18 @@ def test_a_grant_that_lets_any_command_run_is_unrestricted_shell(grant):
     ("Bash", "Bash (every shell command)"),
     ("Bash(python3:*)", "Bash(python3:*) (python3 is an interpreter: given any arguments, it runs any program)"),
     ("Bash(sudo:*)", "Bash(sudo:*) (sudo is a wrapper: given any arguments, it runs any program)"),
-    ("Bash(sh -c:*)", "Bash(sh -c:*) (sh is a shell: given any arguments, it runs any program)")])
+    ("Bash(sh -c:*)", "Bash(sh -c:*) (sh is a shell: given any arguments, it runs any program)"),
+    ("Bash(find:*)", "Bash(find:*) (find runs any program through -exec)"),
+    ("Bash(awk *)", "Bash(awk *) (awk runs any program through system())"),
+    ("Bash(find . -name:*)", "Bash(find . -name:*) (find runs any program through -exec)"),
+    ("Bash(watch:*)", "Bash(watch:*) (watch is a wrapper: given any arguments, it runs any program)")])
 def test_the_message_says_why_a_grant_lets_any_command_run(grant, why):
     found = [f for f in audit_document("SKILL.md", md("x", f"allowed-tools: {grant}\n")) if f.code == "SK660"]
     assert [f.message for f in found] == [f"allowed-tools lets any command run: {why}"]
 
 
 @pytest.mark.parametrize("grant", ["Bash(git:*)", "Bash(python scripts/check.py:*)", "Bash(sudo apt-get install:*)",
-                                   "mcp__github__*"])
+                                   "mcp__github__*", "Bash(ls:*)", "Bash(git log --oneline:*)"])
 def test_a_grant_that_names_what_runs_is_not(grant):
     assert "SK660" not in codes("SKILL.md", md("x", f"allowed-tools: {grant}\n"))
 

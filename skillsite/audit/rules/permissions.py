@@ -20,14 +20,27 @@ _OPEN_PATTERNS = frozenset({"", "*", "*:*", ":*", "**", "* *"})
 _RUNS_ANYTHING = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "cmd", "pwsh", "powershell", "sudo", "su",
                             "doas", "env", "eval", "exec", "command", "xargs", "nohup", "timeout", "nice", "busybox",
                             "python", "python2", "python3", "node", "perl", "ruby", "php", "deno", "osascript",
-                            "npx", "bunx", "uvx", "pipx"})
+                            "npx", "bunx", "uvx", "pipx", "watch", "flock", "setsid", "stdbuf", "strace", "ltrace",
+                            "taskset", "time", "ionice", "chroot", "script", "parallel", "unshare", "nsenter",
+                            "expect", "tclsh", "lua", "rscript"})
+#: Commands that run any program through one of their options (GTFOBins lists them): a grant of
+#: any arguments allows everything too.  Each with how.
+_RUNS_THROUGH = {"find": "-exec", "awk": "system()", "gawk": "system()", "mawk": "system()", "nawk": "system()",
+                 "sed": "its e command", "tar": "--to-command", "rsync": "-e", "ssh": "-o ProxyCommand",
+                 "vim": "-c '!...'", "vi": "-c '!...'", "nvim": "-c '!...'", "gdb": "-ex '!...'",
+                 "make": "--eval", "socat": "exec:"}
+#: Of those, the ones whose option may come after any other argument: a grant of a longer prefix
+#: (``Bash(find . -name:*)``) allows it too.
+_OPTION_ANYWHERE = frozenset({"find", "tar", "rsync"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "cmd", "pwsh", "powershell", "busybox"})
 _INTERPRETERS = frozenset({"python", "python2", "python3", "node", "perl", "ruby", "php", "deno", "osascript",
-                           "npx", "bunx", "uvx", "pipx"})
+                           "npx", "bunx", "uvx", "pipx", "expect", "tclsh", "lua", "rscript"})
 _TOOL = re.compile(r"\*|[\w.:/@*-]+(?:\([^)]*\))?")
 #: A command pattern that is a command name (with ``-c``, ``-e`` or ``-m``) and a wildcard.
 _ANY_ARGUMENTS = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+-(?:c|e|m|command|encodedcommand))?\s*(?::\s*\*|\s+\*|\*)",
                             re.IGNORECASE)
+#: A command pattern that is a command with some arguments, then a wildcard.
+_PREFIX_THEN_ANY = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)\s[^*]*?(?::\s*\*|\s+\*|\*)", re.IGNORECASE)
 _GRANT_KEYS = ("allowed-tools", "allowed_tools", "allowedTools")
 
 
@@ -51,11 +64,25 @@ def _open(tool: str, names: frozenset[str]) -> bool:
 
 def _runs_anything(tool: str) -> bool:
     """Whether a shell grant lets a shell, an interpreter or a wrapper take any arguments
-    (``Bash(sudo:*)``, ``Bash(python3 *)``, ``Bash(sh -c:*)``): then every command is allowed.
+    (``Bash(sudo:*)``, ``Bash(python3 *)``, ``Bash(sh -c:*)``), or a command that runs programs
+    through an option (``Bash(find:*)``, ``Bash(find . -name:*)``): then every command is allowed.
     ``Bash(python scripts/check.py:*)`` names what runs, and is not."""
+    return _open_command(tool) is not None
+
+
+def _open_command(tool: str) -> str | None:
+    """The command that lets a shell grant run any program (see :func:`_runs_anything`), or None."""
     base, has_pattern, pattern = tool.partition("(")
-    grant = _ANY_ARGUMENTS.fullmatch(pattern.rstrip(")").strip()) if has_pattern else None
-    return grant is not None and base.lower() in _SHELL_TOOLS and grant.group("command").lower() in _RUNS_ANYTHING
+    if not has_pattern or base.lower() not in _SHELL_TOOLS:
+        return None
+    granted = pattern.rstrip(")").strip()
+    grant = _ANY_ARGUMENTS.fullmatch(granted)
+    if grant is not None and grant.group("command").lower() in _RUNS_ANYTHING.union(_RUNS_THROUGH):
+        return grant.group("command").lower()
+    prefix = _PREFIX_THEN_ANY.fullmatch(granted)
+    if prefix is not None and prefix.group("command").lower() in _OPTION_ANYWHERE:
+        return prefix.group("command").lower()
+    return None
 
 
 def _grants(skill: SkillMd) -> Iterator[tuple[str, int, list[str]]]:
@@ -69,7 +96,8 @@ UNRESTRICTED_SHELL = Rule(
     "SK660", "permissions", "medium", "allowed-tools lets any command run",
     "`Bash` without a command pattern (or `Bash(*)`, or `*` for every tool) pre-approves every shell "
     "command, and so does a pattern that starts with a shell, an interpreter or a wrapper "
-    "(`Bash(sudo:*)`, `Bash(python3 *)`, `Bash(env:*)`); list the commands the skill needs, e.g. "
+    "(`Bash(sudo:*)`, `Bash(python3 *)`, `Bash(env:*)`) or a command that runs programs through an option "
+    "(`Bash(find:*)`: -exec); list the commands the skill needs, e.g. "
     "`Bash(git status:*)`.", NEVER)
 
 
@@ -85,11 +113,11 @@ def unrestricted_shell(skill: SkillMd) -> Iterator[Hit]:
 def _why_any(tool: str) -> str:
     """Why a grant that names a command lets any command run (nothing for a shell grant with no
     pattern: that says it already)."""
-    base, has_pattern, pattern = tool.partition("(")
-    grant = _ANY_ARGUMENTS.fullmatch(pattern.rstrip(")").strip()) if has_pattern else None
-    if grant is None:
+    command = _open_command(tool)
+    if command is None:
         return " (every shell command)"
-    command = grant.group("command").lower()
+    if command in _RUNS_THROUGH:
+        return f" ({command} runs any program through {_RUNS_THROUGH[command]})"
     kind = "an interpreter" if command in _INTERPRETERS else "a shell" if command in _SHELLS else "a wrapper"
     return f" ({command} is {kind}: given any arguments, it runs any program)"
 
