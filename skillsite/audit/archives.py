@@ -48,17 +48,22 @@ class SealedMember(Exception):
     """A member of an archive cannot be read (encrypted, or its compressed data is corrupt)."""
 
 
-def archive_members(file: SkillFile, kind: str) -> Iterator[tuple[str, bytes]]:
+def archive_members(file: SkillFile, kind: str, left_out: list[str]) -> Iterator[tuple[str, bytes]]:
     """(member name, first bytes) of each regular file in the archive (``kind`` from
-    :func:`archive_kind`), within the caps; SealedMember for one that cannot be read."""
+    :func:`archive_kind`), within the caps; SealedMember for one that cannot be read.  What the
+    caps leave unread is said in ``left_out`` (the audit reports it: silence would hide it)."""
     if file.size > MAX_ARCHIVE_BYTES * 4:
+        left_out.append(f"archive of {file.size:,} bytes, over {MAX_ARCHIVE_BYTES * 4:,}, not opened")
         return
     members = _zip_members if kind == "zip" else _tar_members
     budget = MAX_ARCHIVE_BYTES
     try:
-        for count, (name, data) in enumerate(members(file.abspath)):
+        for count, (name, data, size) in enumerate(members(file.abspath)):
             if count >= MAX_MEMBERS or budget <= 0:
+                left_out.append(f"members past the first {MAX_MEMBERS} or {MAX_ARCHIVE_BYTES:,} bytes not read")
                 return
+            if size > len(data):
+                left_out.append(f"member '{shown_name(name)}' of {size:,} bytes read to {MAX_TEXT_BYTES:,} only")
             budget -= len(data)
             yield name, data
     except (RuntimeError, lzma.LZMAError) as exc:  # zipfile: "is encrypted, password required"; bad LZMA data
@@ -67,16 +72,23 @@ def archive_members(file: SkillFile, kind: str) -> Iterator[tuple[str, bytes]]:
         return
 
 
-def _zip_members(path: str) -> Iterator[tuple[str, bytes]]:
+def shown_name(name: str) -> str:
+    """A member's name as a message shows it (its control characters escaped)."""
+    return name if name.isprintable() else name.encode("unicode_escape").decode("ascii")
+
+
+def _zip_members(path: str) -> Iterator[tuple[str, bytes, int]]:
+    """A zip's files: name, first bytes and size."""
     with zipfile.ZipFile(path) as archive:
         for info in archive.infolist():
             if not info.is_dir():
                 with archive.open(info) as member:
-                    yield info.filename, member.read(MAX_TEXT_BYTES)
+                    yield info.filename, member.read(MAX_TEXT_BYTES), info.file_size
 
 
-def _tar_members(path: str) -> Iterator[tuple[str, bytes]]:
-    """A tar's files (compressed or not); a compressed file that holds no tar is its one member."""
+def _tar_members(path: str) -> Iterator[tuple[str, bytes, int]]:
+    """A tar's files (compressed or not), name, first bytes and size; a compressed file that holds
+    no tar is its one member."""
     try:
         archive = tarfile.open(path, mode="r:*")
     except tarfile.ReadError:
@@ -87,15 +99,17 @@ def _tar_members(path: str) -> Iterator[tuple[str, bytes]]:
             if info.isfile():
                 member = archive.extractfile(info)
                 if member is not None:
-                    yield info.name, member.read(MAX_TEXT_BYTES)
+                    yield info.name, member.read(MAX_TEXT_BYTES), info.size
 
 
-def _compressed_file(path: str) -> Iterator[tuple[str, bytes]]:
-    """The first bytes of one gzip, bzip2 or xz compressed file, named without its suffix."""
+def _compressed_file(path: str) -> Iterator[tuple[str, bytes, int]]:
+    """The first bytes of one gzip, bzip2 or xz compressed file, named without its suffix (its
+    size: one more byte than read when there is more)."""
     with open(path, "rb") as raw:
         head = raw.read(6)
     opener = next((opener for magic, opener in _COMPRESSED if head.startswith(magic)), None)
     if opener is None:
         return
     with opener(path, "rb") as stream:
-        yield os.path.splitext(os.path.basename(path))[0], stream.read(MAX_TEXT_BYTES)
+        data = stream.read(MAX_TEXT_BYTES)
+        yield os.path.splitext(os.path.basename(path))[0], data, len(data) + len(stream.read(1))

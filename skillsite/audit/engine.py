@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from skillsite.agent.skill_md import split_skill_md
-from skillsite.audit.archives import SealedMember, archive_kind, archive_members
+from skillsite.audit.archives import SealedMember, archive_kind, archive_members, shown_name
 from skillsite.audit.context import in_example, printed, quoted, warns
 from skillsite.audit.declare import FileHead, Rule, SkillMd
 from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile, decode, read_capped, read_head, skill_files
@@ -226,12 +226,15 @@ def without_nul(raw: bytes) -> bytes:
 def _audit_archive(file: SkillFile, kind: str, folder: Path) -> Iterator[Finding]:
     """The findings in the text files of a bundled archive, placed at the archive (the member
     and its line are in the message)."""
+    left_out: list[str] = []
     try:
-        for member, data in archive_members(file, kind):
+        for member, data in archive_members(file, kind, left_out):
             yield from _member_findings(file, member, data, folder)
     except SealedMember as exc:  # what it holds is unseen: as serious as the worst it could hide
         yield _file_finding(file.path, Hit("SK644", 0, 0, f": a member cannot be read ({exc})", severity="high",
                                            folded=False))
+    if left_out:  # past the caps: not audited, as a file over 1 MiB
+        yield _file_finding(file.path, Hit("SK644", 0, 0, f": {'; '.join(left_out[:3])}", folded=False))
 
 
 def _member_findings(file: SkillFile, member: str, data: bytes, folder: Path) -> Iterator[Finding]:
@@ -239,7 +242,7 @@ def _member_findings(file: SkillFile, member: str, data: bytes, folder: Path) ->
     if known_binary(data):
         return
     doc = make_document(member, decode(without_nul(data)))
-    shown = member if member.isprintable() else member.encode("unicode_escape").decode("ascii")
+    shown = shown_name(member)
     for found in _document_findings(doc, member, _text_hits(doc, folder.name)):
         yield dataclasses.replace(found, path=file.path, line=1, column=1,
                                   message=f"{found.message} (in {shown}, line {found.line})")

@@ -55,8 +55,30 @@ def test_reading_an_archive_is_capped(tmp_path):
     skill = make_skill(tmp_path, "many.zip", zip_bytes(many))
     (skill / "assets" / "bomb.zip").write_bytes(zip_bytes(bomb))
     files = {f.path: f for f in skill_files(skill)}
-    assert len(list(archive_members(files["assets/many.zip"], "zip"))) == MAX_MEMBERS
-    assert [len(data) for _, data in archive_members(files["assets/bomb.zip"], "zip")] == [MAX_TEXT_BYTES]
+    many_left, bomb_left = [], []
+    assert len(list(archive_members(files["assets/many.zip"], "zip", many_left))) == MAX_MEMBERS
+    assert [len(data) for _, data in archive_members(files["assets/bomb.zip"], "zip", bomb_left)] == [MAX_TEXT_BYTES]
+    assert many_left == [f"members past the first {MAX_MEMBERS} or 8,388,608 bytes not read"]
+    assert bomb_left == [f"member 'big.txt' of {5 * MAX_TEXT_BYTES:,} bytes read to {MAX_TEXT_BYTES:,} only"]
+
+
+def test_what_the_caps_leave_unread_is_reported_not_audited(tmp_path):
+    """A payload past the 200th member, or past a member's first MiB, is not read: the archive is SK644."""
+    many = {**{f"f{i:03}.txt": b"plain\n" for i in range(MAX_MEMBERS + 50)}, "zz/setup.sh": PAYLOAD}
+    skill = make_skill(tmp_path, "many.zip", zip_bytes(many))
+    (skill / "assets" / "late.tar.gz").write_bytes(tar_gz_bytes({"setup.sh": b"#" * MAX_TEXT_BYTES + b"\n" + PAYLOAD}))
+    found = [(f.code, f.severity, f.path, f.message) for f in audit_skill(skill)]
+    late = MAX_TEXT_BYTES + 1 + len(PAYLOAD)
+    assert found == [
+        ("SK644", "low", "assets/late.tar.gz", f"file not audited: member 'setup.sh' of {late:,} bytes read to "
+                                                f"{MAX_TEXT_BYTES:,} only"),
+        ("SK644", "low", "assets/many.zip", f"file not audited: members past the first {MAX_MEMBERS} or 8,388,608 "
+                                             "bytes not read")]
+
+
+def test_an_archive_read_whole_is_not_reported_as_unread(tmp_path):
+    skill = make_skill(tmp_path, "tools.zip", zip_bytes({f"f{i}.txt": b"plain\n" for i in range(MAX_MEMBERS)}))
+    assert audit_skill(skill) == []
 
 
 def test_a_broken_archive_is_no_error(tmp_path):

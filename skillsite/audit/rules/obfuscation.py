@@ -138,5 +138,6 @@ def hidden_files(file: FileHead) -> Iterator[Hit]:
 #: Reported by the engine, which reads the files.
 NOT_AUDITED = Rule(
     "SK644", "obfuscation", "low", "file not audited",
-    "Files over 1 MiB, files that cannot be read and folders that cannot be listed are not scanned; review "
+    "Files over 1 MiB, files that cannot be read, folders that cannot be listed and what an archive holds past "
+    "its first 200 members, 8 MiB or a member's first MiB are not scanned; review "
     "them by hand (what cannot be read or listed is reported high: it could hide anything).", NEVER)
