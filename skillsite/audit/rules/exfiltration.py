@@ -4,7 +4,8 @@ images or links whose URL carries variables or secrets (SK622).
 Reading one named secret to call its own API is everyday code, so only stores that hold many
 secrets count (SSH keys, cloud credential files, keychain dumps, browser profiles, the whole
 environment); a ``.env`` file read next to a send is medium.  In a script the read and the send
-may be anywhere in the file; in Markdown they must be within a few lines of each other.
+may be anywhere in the file (a send that only downloads counts only near the read: it carries
+out no more than its URL); in Markdown they must be within a few lines of each other.
 """
 from __future__ import annotations
 
@@ -116,15 +117,32 @@ def _remote(segment: str) -> bool:
     return not hosts or any(not _LOCAL.match(h) for h in hosts)
 
 
-def _sends(doc: Document) -> list[int]:
-    """Folded offsets of the network sends in a document."""
+#: A request that only fetches a URL written out (a GET with nothing a variable could fill):
+#: it carries nothing out.
+_FETCH_ONLY = re.compile(r"\b(?:requests|httpx)\.get\s*\(\s*[\"'][^\"'{}$%\n]*[\"']\s*(?:,\s*timeout\s*=\s*\d+\s*)?\)",
+                         re.IGNORECASE)
+_FILLED = re.compile(r"[$`]")
+
+
+class _Send(NamedTuple):
+    """A network send: its folded offset, and whether it may carry data out beyond its URL."""
+
+    start: int
+    carries: bool
+
+
+def _sends(doc: Document) -> list[_Send]:
+    """The network sends in a document, in order."""
     found = []
     for send in _SENDS:
         for match in send.finditer(doc.folded):
-            if send is _CURL and not (_URL.search(match.group()) or _CURL_DATA.search(match.group())):
+            text = match.group()
+            if send is _CURL and not (_URL.search(text) or _CURL_DATA.search(text)):
                 continue  # a curl with neither a URL nor data is prose
-            if _remote(match.group()):
-                found.append(match.start())
+            if _remote(text):
+                fetches = _FETCH_ONLY.match(doc.folded, match.start()) is not None if send is not _CURL else (
+                    _CURL_DATA.search(text) is None and _FILLED.search(text) is None)
+                found.append(_Send(match.start(), not fetches))
     return sorted(found)
 
 
@@ -181,17 +199,16 @@ def credentials(doc: Document) -> Iterator[Hit]:
     if not reads:
         return
     sends = _sends(doc)
-    send_lines = [_line_of(doc, s) for s in sends]
+    send_lines = [_line_of(doc, s.start) for s in sends]
+    # in a script a send anywhere counts, when it can carry the data (a download elsewhere cannot)
+    anywhere = next((s.start for s in sends if s.carries), None) if doc.kind == "code" else None
     reported: set[int] = set()
     for read in reads:
         line = _line_of(doc, read.start)
         if line in reported:
             continue
         i = bisect.bisect_left(send_lines, line - read.reach)
-        if i < len(send_lines) and send_lines[i] <= line + read.reach:
-            nearest: int | None = sends[i]
-        else:
-            nearest = sends[0] if doc.kind == "code" and sends else None
+        nearest = sends[i].start if i < len(send_lines) and send_lines[i] <= line + read.reach else anywhere
         if nearest is not None:
             reported.add(line)
             yield Hit("SK620", read.start, read.end, f": {read.label}", severity="medium" if read.weak else None,
