@@ -18,14 +18,32 @@ from skillsite.audit.text import Document, clipped_after, clipped_before, line_b
 BETWEEN_WORDS = r"[\s*_`\"'>]+"
 _S = BETWEEN_WORDS
 
+#: Where rules that are a tool's, not the agent's, are said to live: "the previous rules in .eslintrc".
+_TOOL_RULES = re.compile(
+    rf"{_S}(?:(?:defined|set|listed|configured|specified|declared|written|kept){_S})?(?:in|from|of){_S}"
+    rf"(?:(?:the|your|this|our|that){_S})?(?:[\w/-]*\.(?:json|jsonc|ya?ml|toml|js|cjs|mjs|ts|ini|cfg|conf|xml)\b|"
+    rf"\.[\w-]+rc\b|[\w-]*(?:config|configuration|linter|eslint|prettier|stylelint|ruff|ruleset|lint)\b)",
+    re.IGNORECASE)
+
+
+def _not_a_tools_rules(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """Not rules (guidelines, policies...) the sentence places in a file or a tool's configuration
+    ("ignore all previous rules defined in .eslintrc"); instructions and prompts always count."""
+    noun = match.group().rsplit(None, 1)[-1].lower()
+    if noun.startswith(("instruction", "prompt", "message")) or not _TOOL_RULES.match(doc.folded, match.end()):
+        return hit
+    return None
+
+
 OVERRIDE = Rule(
     "SK610", "prompt-injection", "high", "text tries to override the agent's instructions",
     "Phrases such as 'ignore previous instructions' or 'your new instructions are' hijack the agent "
     "that loads the skill.", SPOKEN, patterns=(
-        prose(rf"\b(?:ignore|disregard|forget|override|bypass|drop)(?:{_S}(?:all|any|each|every|the|your|of|these|"
-              rf"those|my))*{_S}(?:previous|prior|above|earlier|preceding|former|original|existing|initial|system|"
-              rf"developer|safety|other)(?:{_S}(?:\w+))?{_S}(?:instructions?|prompts?|rules|directions|directives|"
-              rf"guidelines|guidance|messages?|guardrails|policies|constraints|commands)\b"),
+        pattern(rf"\b(?:ignore|disregard|forget|override|bypass|drop)(?:{_S}(?:all|any|each|every|the|your|of|these|"
+                rf"those|my))*{_S}(?:previous|prior|above|earlier|preceding|former|original|existing|initial|system|"
+                rf"developer|safety|other)(?:{_S}(?:\w+))?{_S}(?:instructions?|prompts?|rules|directions|directives|"
+                rf"guidelines|guidance|messages?|guardrails|policies|constraints|commands)\b",
+                scope="paragraphs", condition=_not_a_tools_rules),
         prose(rf"\b(?:ignore|disregard|forget){_S}(?:everything|all|anything){_S}(?:(?:you|that){_S})?(?:were|was|"
               rf"have{_S}been|had{_S}been|'ve{_S}been){_S}(?:told|given|instructed|taught)"),
         prose(rf"\byour{_S}(?:new|real|true|actual){_S}(?:instructions|task|role|directive|objective|purpose|goal)s?"
