@@ -143,7 +143,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                        {entry.id: key for entry, key in zip(publication.entries, keys)})
         if plan.signing is not None:
             with stage("sign"):
-                sign_staging(staging, plan.signing, previous_folders(plan.out, plan.cache_dir),
+                sign_staging(staging, plan.signing, previous_folders(plan.out, plan.cache_dir, plan.signing),
                              pinned_skill_files(publication.entries))
         with stage("swap"):
             files = staging.commit()
@@ -151,7 +151,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
         staging.discard()
         raise
     if plan.signing is not None and plan.cache_dir is not None:
-        keep_copy(plan.out, plan.cache_dir)
+        keep_copy(plan.out, plan.cache_dir, plan.signing.key.public)
     # the catalog replaced is now the back folder: as recorded when its marker was trusted
     replaced = state.output_marker if trust_output and state is not None else None
     return files, budget, replaced if replaced is not None and marker_identity(back) == replaced else None

@@ -357,28 +357,56 @@ def sign_staging(staging: Any, signing: Signing, previous: list[Path], pinned: s
     return signed
 
 
-def keep_copy(site: Path, cache_folder: Path) -> None:
-    """Copy the output's ``tuf/`` into the cache folder (``signing/``): the next build continues
-    the chain from it when the output folder is new (a fresh CI checkout that restores the cache)."""
-    source, copy = site / TUF_DIR, cache_folder / "signing"
+#: In the cache folder: the last signed metadata, one copy per signing key (``signing/<key id>/``),
+#: from which a new output folder (a fresh CI checkout) continues its chain of roots.  Keyed by
+#: key, not by output path: a checkout's path may move, and sibling catalogs signed by other keys
+#: sharing the cache folder keep their own chains.  Earlier versions kept one copy in ``signing/``.
+COPIES_DIR = "signing"
+
+
+def _copy_of(cache_folder: Path, key: PublicKey) -> Path:
+    return cache_folder / COPIES_DIR / hashlib.sha256(key.raw).hexdigest()[:16]
+
+
+def keep_copy(site: Path, cache_folder: Path, key: PublicKey) -> None:
+    """Copy the output's ``tuf/``, signed by ``key``, into the cache folder's copy for that key."""
+    source, copy = site / TUF_DIR, _copy_of(cache_folder, key)
     if not source.is_dir():
         return
-    fresh = copy.with_name("signing.new")
+    fresh = copy.with_name(copy.name + ".new")
     shutil.rmtree(fresh, ignore_errors=True)
     shutil.copytree(source, fresh)
     shutil.rmtree(copy, ignore_errors=True)
     fresh.rename(copy)
 
 
-def previous_folders(out: Path, cache_folder: Path | None) -> list[Path]:
-    """Where the previous signed metadata may be: the current output's ``tuf/``, the cache's copy."""
-    return [out / TUF_DIR] + ([cache_folder / "signing"] if cache_folder is not None else [])
+def previous_folders(out: Path, cache_folder: Path | None, signing: Signing) -> list[Path]:
+    """Where the previous signed metadata may be: the current output's ``tuf/``, then the cache's
+    copy for the signing key (rotating: for the old key too), then an earlier version's single
+    copy when its latest root trusts one of those keys (another catalog's chain is not this one's)."""
+    if cache_folder is None:
+        return [out / TUF_DIR]
+    keys = [signing.key.public] + ([signing.rotate_from.public] if signing.rotate_from is not None else [])
+    earlier = cache_folder / COPIES_DIR
+    return [out / TUF_DIR, *(_copy_of(cache_folder, key) for key in keys)] + (
+        [earlier] if _latest_root_trusts(earlier, keys) else [])
+
+
+def _latest_root_trusts(folder: Path, keys: list[PublicKey]) -> bool:
+    """Whether the latest root in ``folder`` can be read and trusts one of ``keys``."""
+    roots = sorted((int(p.name.split(".")[0]), p) for p in folder.glob("*.root.json") if p.name.split(".")[0].isdigit())
+    if not roots:
+        return False
+    try:
+        return not _root_keys(json.loads(roots[-1][1].read_bytes())["signed"]).isdisjoint(keys)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
 
 
 def resign_due(out: Path, signing: Signing, cache_folder: Path | None) -> bool:
     """Whether the published metadata must be signed again although no input changed: another
     key or rotation, a root close to expiring, or less than half of the signatures' validity left."""
-    previous = Previous.read(previous_folders(out, cache_folder))
+    previous = Previous.read(previous_folders(out, cache_folder, signing))
     # the files as the last signing listed them: a no-op rebuild trusts the output, as unsigned ones do
     known = {path: (info["length"], info["hashes"]["sha256"]) for name, data in previous.files.items()
              if name.startswith(FILES_DIR) for path, info in json.loads(data)["files"].items()}

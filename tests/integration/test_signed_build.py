@@ -113,6 +113,44 @@ def test_the_version_grows_with_each_published_change_and_a_no_op_build_keeps_it
     assert tuf_files(fresh_checkout)["1.root.json"] == first["1.root.json"]
 
 
+def test_sibling_catalogs_signed_by_other_keys_keep_their_own_chains_in_one_cache_folder(key_file: Path,
+                                                                                          tmp_path: Path) -> None:
+    """Two outputs, two keys, one cache folder: each builds, and a fresh checkout of either goes on with its own chain."""
+    other_key = tmp_path / "other.pem"
+    assert skillsite("keys", "new", "--out", str(other_key), cwd=tmp_path).returncode == 0
+    src, cache = Path(shutil.copytree(EXAMPLES, tmp_path / "src")), tmp_path / "cache"
+
+    def build(out: Path, key: Path) -> subprocess.CompletedProcess[str]:
+        return skillsite("build", str(src), "-o", str(out), "--sign-key", str(key), "--cache-dir", str(cache), "-q",
+                         cwd=tmp_path)
+
+    assert build(tmp_path / "a", key_file).returncode == 0
+    second = build(tmp_path / "b", other_key)
+    assert second.returncode == 0, second.stderr
+    for name, key in (("a", key_file), ("b", other_key)):
+        again = tmp_path / "ci" / name
+        assert build(again, key).returncode == 0
+        assert tuf_files(again)["1.root.json"] == tuf_files(tmp_path / name)["1.root.json"]
+
+
+def test_a_cache_folder_of_an_earlier_version_still_continues_the_chain_it_trusts(key_file: Path,
+                                                                                tmp_path: Path) -> None:
+    """Earlier versions kept one copy in cache/signing/: it is read when its root trusts the key, else left alone."""
+    other_key = tmp_path / "other.pem"
+    assert skillsite("keys", "new", "--out", str(other_key), cwd=tmp_path).returncode == 0
+    src, cache = Path(shutil.copytree(EXAMPLES, tmp_path / "src")), tmp_path / "cache"
+    first = tmp_path / "a"
+    assert skillsite("build", str(src), "-o", str(first), "--sign-key", str(key_file), "--no-cache", "-q",
+                     cwd=tmp_path).returncode == 0
+    shutil.copytree(first / "tuf", cache / "signing")   # as an earlier version left it
+    for name, key in (("trusted", key_file), ("other", other_key)):
+        done = skillsite("build", str(src), "-o", str(tmp_path / name), "--sign-key", str(key), "--cache-dir",
+                         str(cache), "-q", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    assert tuf_files(tmp_path / "trusted")["1.root.json"] == tuf_files(first)["1.root.json"]
+    assert tuf_files(tmp_path / "other")["1.root.json"] != tuf_files(first)["1.root.json"]
+
+
 def test_a_signed_no_op_rebuild_trusts_the_output_as_an_unsigned_one_does(key_file: Path, tmp_path: Path) -> None:
     """Whether to sign again is decided from the last signing's file lists, not by reading every
     file of the output (the rebuild's decision: trust what the last build recorded)."""
