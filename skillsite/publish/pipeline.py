@@ -122,7 +122,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             apply_copies(publication.entries, groups,
                          lambda entry: staging.current(f"skills/{entry.id}/SKILL.md").read_bytes())
             discovery, index_diags = discovery_index(publication.entries, publication.archives,
-                                                     {s.id: s.source.display_path for s in skills})
+                                                     {s.id: s.source.display_path for s in skills},
+                                                     strictly_refused(skills))
             audit_diags = apply_audits(publication.entries, audits, config,
                                        {s.id: s.source.display_path for s in skills})
             diags += publication.diagnostics + index_diags + audit_diags
@@ -155,6 +156,11 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
     # the catalog replaced is now the back folder: as recorded when its marker was trusted
     replaced = state.output_marker if trust_output and state is not None else None
     return files, budget, replaced if replaced is not None and marker_identity(back) == replaced else None
+
+
+def strictly_refused(skills: list[Skill]) -> frozenset[str]:
+    """The ids of the skills installers that read YAML strictly skip (SK016)."""
+    return frozenset(s.id for s in skills if any(d.code == "SK016" for d in s.diagnostics))
 
 
 def back_folder(plan: BuildPlan) -> Path | None:

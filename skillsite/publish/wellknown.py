@@ -93,17 +93,18 @@ def index_document(entries: list[dict[str, str]]) -> dict[str, Any]:
     return {"$schema": DISCOVERY_SCHEMA, "skills": entries}
 
 
-def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str],
-                    shown: dict[str, str]) -> tuple[dict[str, Any], list[Diagnostic]]:
+def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], shown: dict[str, str],
+                    refused: frozenset[str] = frozenset()) -> tuple[dict[str, Any], list[Diagnostic]]:
     """The discovery index of the published ``entries`` (``archives``: site path -> sha256 of each
-    archive made; ``shown``: each skill's SKILL.md path as diagnostics show it), and the notes
-    on skills it cannot list: a name listed already (SK212), a path too long for tar (SK010), a
-    file the legacy index cannot offer (SK014)."""
+    archive made; ``shown``: each skill's SKILL.md path as diagnostics show it; ``refused``: the
+    ids of skills whose SKILL.md installers skip, which SK016 named), and the notes on skills it
+    cannot list: a name listed already (SK212), a path too long for tar (SK010), a file the
+    legacy index cannot offer (SK014)."""
     listed: list[dict[str, str]] = []
     diags: list[Diagnostic] = []
     names: set[str] = set()
     for entry in entries:
-        if not listable(entry.name, entry.description) or entry.visibility.copy_of is not None:
+        if not listable(entry.name, entry.description) or entry.visibility.copy_of is not None or entry.id in refused:
             continue  # a copy of another skill is listed as that one
         if entry.name in names:
             diags.append(make("SK212", f"name '{entry.name}' is already in the discovery index; skill "

@@ -40,6 +40,13 @@ _KNOWN_TAGS = frozenset({
     "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp",
     "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:binary",
 })
+#: A plain value YAML 1.2's core schema reads as no text (null, a boolean, a number): how the
+#: installers that read YAML strictly (``npx skills``, with the ``yaml`` package) read it.
+_YAML12_NOT_TEXT = re.compile(
+    r"null|Null|NULL|~|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|"
+    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
+#: The keys an installer needs as text.
+_LISTED_KEYS = ("name", "description")
 _UNQUOTED_COLON_LINE = re.compile(r"^(\s*(?:-\s+)?[A-Za-z0-9_.-]+:[ \t]+)([^'\"\[{|>&*!#%@`\s].*?: .*?)\s*$")
 
 
@@ -248,4 +255,29 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1
         raise FrontmatterError("SK108", "frontmatter nests too deeply", line_offset + 1, 1) from None
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, line_offset, text) from None
-    return data, builder.key_lines, diags + builder.diags
+    found = diags + builder.diags
+    refused = strict_refusal(node, found, path, line_offset)
+    return data, builder.key_lines, found + ([refused] if refused is not None else [])
+
+
+def strict_refusal(node: MappingNode, found: list[Diagnostic], path: str, line_offset: int) -> Diagnostic | None:
+    """SK016 when installers that read YAML strictly skip the skill: its frontmatter is a YAML
+    error for them (an unquoted ': ', a key written twice: ``found`` says so), or its name or
+    description is no text for YAML 1.2 (``name: 123``).  They skip it silently: so say it."""
+    error = next((d for d in found if d.code in ("SK110", "SK112")), None)
+    if error is not None:
+        why, fix = ("an unquoted ': ' in a value", "quote the value") if error.code == "SK110" else (
+            "a key written twice", "write the key once")
+        return _not_listed(f"{why} is a YAML error for them", fix, path, error.line, error.col)
+    for key_node, value_node in node.value:
+        if key_node.value in _LISTED_KEYS and isinstance(value_node, ScalarNode) and not value_node.style \
+                and _YAML12_NOT_TEXT.fullmatch(value_node.value):
+            line, col = value_node.start_mark.line + 1 + line_offset, value_node.start_mark.column + 1
+            return _not_listed(f"'{key_node.value}: {value_node.value}' is no text for them", "quote the value",
+                               path, line, col)
+    return None
+
+
+def _not_listed(why: str, fix: str, path: str, line: int, col: int) -> Diagnostic:
+    return make("SK016", f"installers that read YAML strictly (npx skills) skip this skill: {why}; it is not "
+                         f"listed in the discovery index ({fix})", path, line, col)

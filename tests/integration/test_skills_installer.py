@@ -118,3 +118,29 @@ def test_a_file_name_with_two_dots_leaves_only_its_skill_out_of_the_legacy_index
         stop()
     assert code == 0, output
     assert skills_installer.listed_skill_names(output) == ["alpha"]
+
+
+def test_the_index_lists_no_skill_the_installer_skips_for_its_strict_yaml(tmp_path):
+    """npx skills reads frontmatter with YAML 1.2, strictly: an unquoted ': ', a key written twice
+    or ``name: 123`` makes it skip the skill silently.  skillsite reads them leniently, and leaves
+    them out of the index with SK016, so the index lists what the installer offers."""
+    reason = skills_installer.unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    fronts = {"plain": "name: plain\ndescription: Fine", "colon": "name: colon\ndescription: Use this: when asked",
+              "twice": "name: twice\ndescription: One\ndescription: Two", "number": "name: 123\ndescription: Digits",
+              "quoted": "name: '456'\ndescription: Quoted digits", "meta": "name: meta\ndescription: d\nmetadata:\n  n: 1"}
+    for folder, front in fronts.items():
+        (tmp_path / "src" / folder).mkdir(parents=True)
+        (tmp_path / "src" / folder / "SKILL.md").write_text(f"---\n{front}\n---\n# {folder}\n", encoding="utf-8")
+    result = build([tmp_path / "src"], tmp_path / "site", keep_going=True)
+    assert sorted(d.path.split("/")[-2] for d in result.diagnostics if d.code == "SK016") == ["colon", "number", "twice"]
+    index = json.loads((tmp_path / "site/.well-known/agent-skills/index.json").read_text())
+    assert sorted(s["name"] for s in index["skills"]) == ["456", "meta", "plain"]
+    base, stop = serve_folder(tmp_path / "site")
+    try:
+        code, output = skills_installer.list_skills_with_installer(base)
+    finally:
+        stop()
+    assert code == 0, output
+    assert sorted(skills_installer.listed_skill_names(output)) == ["456", "meta", "plain"]

@@ -120,7 +120,7 @@ def test_missing_frontmatter_is_an_error():
 def test_unquoted_colon_is_retried_as_a_string():
     p = parse("---\nname: demo\ndescription: Use this: when deploying\n---\n")
     assert p.frontmatter["description"] == "Use this: when deploying"
-    assert codes(p) == ["SK110"]
+    assert codes(p) == ["SK110", "SK016"]
     assert p.diagnostics[0].line == 3
 
 
@@ -142,7 +142,7 @@ def test_quoted_values_and_other_keys_are_not_coerced():
 def test_duplicate_keys_warn_and_the_last_wins():
     p = parse("---\nname: demo\ndescription: first\ndescription: second\n---\n")
     assert p.frontmatter["description"] == "second"
-    assert codes(p) == ["SK112"]
+    assert codes(p) == ["SK112", "SK016"]
     assert p.diagnostics[0].line == 4
     assert "line 3" in p.diagnostics[0].message
 
