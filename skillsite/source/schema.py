@@ -6,6 +6,7 @@ so the rules live in the schema and this module only translates failures.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -130,6 +131,19 @@ def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, t
     return [make(codes.get(kw, "SK208"), _message(err, field), path, *_where(field, key_lines), _severity(schema, kw))]
 
 
+#: Codes of a name or description installers refuse (the discovery index's ``listable``): as a
+#: warning the skill is still published, but the discovery index leaves it out, so say so.
+_UNLISTED_CODES = frozenset({"SK203", "SK205", "SK206"})
+
+
+def _said_unlisted(diag: Diagnostic) -> Diagnostic:
+    """``diag``, saying the skill is not in the discovery index when its warning keeps it out."""
+    if diag.code in _UNLISTED_CODES and diag.severity is Severity.WARNING:
+        return dataclasses.replace(diag, message=diag.message + "; installers refuse it, so the skill is not listed "
+                                                                "in the discovery index")
+    return diag
+
+
 def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
                        key_lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
     """Validate frontmatter against a profile's schema; every failure becomes a diagnostic.
@@ -138,7 +152,7 @@ def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
     """
     diags: list[Diagnostic] = []
     for err in validator(profile).iter_errors(frontmatter):
-        for diag in _error_diagnostics(err, profile, path, key_lines):
+        for diag in map(_said_unlisted, _error_diagnostics(err, profile, path, key_lines)):
             if diag not in diags:
                 diags.append(diag)
     if profile != "spec":

@@ -351,3 +351,20 @@ def test_a_base_url_no_page_could_join_paths_to_is_refused(url: str, tmp_path: P
     result = CliRunner().invoke(main, ["build", str(EXAMPLES), "-o", str(tmp_path / "site"), "--base-url", url])
     assert result.exit_code == 2 and "Invalid value for '--base-url'" in result.output
     assert "percent-encoded" in result.output and not (tmp_path / "site").exists()
+
+
+def test_a_name_or_description_installers_refuse_is_said_to_leave_the_discovery_index(tmp_path):
+    """SK203, SK205 and SK206 are warnings by default: the skill is published, the discovery index
+    leaves it out, and the warning says so (it did not)."""
+    fronts = {"capitals": "name: My-Skill\ndescription: d", "long": "name: long\ndescription: " + "x" * 1100,
+              "fine": "name: fine\ndescription: d"}
+    for folder, front in fronts.items():
+        (tmp_path / "src" / folder).mkdir(parents=True)
+        (tmp_path / "src" / folder / "SKILL.md").write_text(f"---\n{front}\n---\n# {folder}\n", encoding="utf-8")
+    result = build([tmp_path / "src"], tmp_path / "site")
+    said = sorted(d.path.split("/")[-2] for d in result.diagnostics
+                  if d.message.endswith("so the skill is not listed in the discovery index"))
+    index = json.loads((tmp_path / "site/.well-known/agent-skills/index.json").read_text("utf-8"))
+    assert said == ["capitals", "long"] and [s["name"] for s in index["skills"]] == ["fine"]
+    assert sorted(e["id"] for e in json.loads((tmp_path / "site/skills.json").read_text("utf-8"))["skills"]) == [
+        "capitals", "fine", "long"]
