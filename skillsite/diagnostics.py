@@ -56,7 +56,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK013", "error", "no SKILL.md found under a source folder"),
     ("SK014", "info", "bundled file name an older installer cannot fetch; skill not in the legacy discovery index"),
     ("SK015", "error", "skill folder named like a file the catalog writes in its place"),
-    ("SK016", "warning", "frontmatter installers that read YAML strictly skip; skill not in the discovery index"),
+    ("SK016", "warning", "frontmatter installers read strictly skip; skill not in the discovery index"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),

@@ -40,7 +40,7 @@ def frontmatter_object(raw: bytes) -> dict[str, Any]:
     if nesting_too_deep(parts.frontmatter):
         raise FrontmatterError("SK108", "frontmatter nests too deeply")
     try:
-        node, _ = compose_leniently(parts.frontmatter, "SKILL.md", 1)
+        node, _, _ = compose_leniently(parts.frontmatter, "SKILL.md", 1)
         if not isinstance(node, MappingNode):
             raise FrontmatterError("SK104", "frontmatter is not a mapping")
         return _PlainBuilder("SKILL.md", 1).build(node)

@@ -45,6 +45,8 @@ _KNOWN_TAGS = frozenset({
 _YAML12_NOT_TEXT = re.compile(
     r"null|Null|NULL|~|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|"
     r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
+#: The longest description installers list, in the UTF-16 units JavaScript counts.
+MAX_LISTED_DESCRIPTION = 1024
 #: The keys an installer needs as text.
 _LISTED_KEYS = ("name", "description")
 _UNQUOTED_COLON_LINE = re.compile(r"^(\s*(?:-\s+)?[A-Za-z0-9_.-]+:[ \t]+)([^'\"\[{|>&*!#%@`\s].*?: .*?)\s*$")
@@ -100,7 +102,7 @@ class BoundedBuilder:
         an integer of thousands of digits, is not read (its text as written is given instead)."""
         try:
             return self.scalars.construct_object(node), True
-        except (ValueError, OverflowError):
+        except (ValueError, OverflowError, KeyError):  # KeyError: '!!bool sometimes'
             return node.value, False
 
     def _scalar(self, node: ScalarNode, key_path: str) -> Any:
@@ -210,11 +212,12 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
     return FrontmatterError("SK103", f"invalid YAML: {message}", line_offset + 1, 1)
 
 
-def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | None, list[Diagnostic]]:
+def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | None, list[Diagnostic], str]:
     """The YAML node tree of ``text``; when it does not parse, once more with values that hold an
-    unquoted ``: `` quoted (SK110 for each such line)."""
+    unquoted ``: `` quoted (SK110 for each such line).  With the text composed (the nodes' marks
+    point into it)."""
     try:
-        return _compose(text), []
+        return _compose(text), [], text
     except yaml.YAMLError as exc:
         retried, fixed_lines = _quote_unquoted_colons(text)
         if not fixed_lines:
@@ -224,21 +227,22 @@ def compose_leniently(text: str, path: str, line_offset: int) -> tuple[Node | No
         except yaml.YAMLError:
             raise _yaml_error(exc, line_offset, text) from None
     return node, [make("SK110", "value contains ': ' without quotes; read as a string (quote the value to "
-                                "silence this)", path, number + 1 + line_offset, 1) for number in fixed_lines]
+                                "silence this)", path, number + 1 + line_offset, 1) for number in fixed_lines], retried
 
 
-def parse_frontmatter_text(text: str, path: str, line_offset: int = 1
+def parse_frontmatter_text(text: str, path: str, line_offset: int = 1, *, installable: bool = False
                            ) -> tuple[dict[str, Any], dict[str, tuple[int, int]], list[Diagnostic]]:
     """Read YAML frontmatter text into a mapping, the line of every key, and recovery warnings.
 
-    ``line_offset`` is the number of file lines before the YAML text.  Raises
+    ``line_offset`` is the number of file lines before the YAML text; ``installable``: a SKILL.md's,
+    also said (SK016) when installers that read YAML strictly skip it.  Raises
     :class:`FrontmatterError` when the frontmatter cannot be used at all.
     """
     if nesting_too_deep(text):
         raise FrontmatterError("SK108", f"frontmatter nests deeper than {MAX_FRONTMATTER_NESTING} levels",
                                line_offset + 1, 1)
     try:
-        node, diags = compose_leniently(text, path, line_offset)
+        node, diags, retried = compose_leniently(text, path, line_offset)
     except RecursionError:
         raise FrontmatterError("SK108", "frontmatter nests too deeply", line_offset + 1, 1) from None
     if node is None:
@@ -256,28 +260,53 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1
     except yaml.YAMLError as exc:
         raise _yaml_error(exc, line_offset, text) from None
     found = diags + builder.diags
-    refused = strict_refusal(node, found, path, line_offset)
+    refused = strict_refusal(node, found, path, line_offset, retried) if installable else None
     return data, builder.key_lines, found + ([refused] if refused is not None else [])
 
 
-def strict_refusal(node: MappingNode, found: list[Diagnostic], path: str, line_offset: int) -> Diagnostic | None:
+def strict_refusal(node: MappingNode, found: list[Diagnostic], path: str, line_offset: int,
+                   text: str) -> Diagnostic | None:
     """SK016 when installers that read YAML strictly skip the skill: its frontmatter is a YAML
-    error for them (an unquoted ': ', a key written twice: ``found`` says so), or its name or
-    description is no text for YAML 1.2 (``name: 123``).  They skip it silently: so say it."""
+    error for them (an unquoted ': ', a key written twice: ``found`` says so), it has no name,
+    or its name or description is no text for YAML 1.2 (``name: 123``, ``!!timestamp``; ``text``:
+    the YAML the nodes were composed from).  They skip it silently: so say it."""
     error = next((d for d in found if d.code in ("SK110", "SK112")), None)
     if error is not None:
         why, fix = ("an unquoted ': ' in a value", "quote the value") if error.code == "SK110" else (
             "a key written twice", "write the key once")
-        return _not_listed(f"{why} is a YAML error for them", fix, path, error.line, error.col)
-    for key_node, value_node in node.value:
-        if key_node.value in _LISTED_KEYS and isinstance(value_node, ScalarNode) and not value_node.style \
-                and _YAML12_NOT_TEXT.fullmatch(value_node.value):
-            line, col = value_node.start_mark.line + 1 + line_offset, value_node.start_mark.column + 1
-            return _not_listed(f"'{key_node.value}: {value_node.value}' is no text for them", "quote the value",
-                               path, line, col)
+        return not_listed(f"{why} is a YAML error for them", fix, path, error.line, error.col)
+    values = {key.value: value for key, value in node.value if isinstance(key, ScalarNode)}
+    if "name" not in values:
+        return not_listed("they need a name in the frontmatter", "add one", path, line_offset + 1, 1)
+    for key in _LISTED_KEYS:
+        value = values.get(key)
+        if not isinstance(value, ScalarNode):
+            continue
+        line, col = value.start_mark.line + 1 + line_offset, value.start_mark.column + 1
+        if not _text_in_yaml12(value, text):
+            shown = text[value.start_mark.index:value.end_mark.index][:60]
+            return not_listed(f"'{key}: {shown}' is no text for them", "quote the value", path, line, col)
+        units = len(value.value.encode("utf-16-le")) // 2   # JavaScript counts a string's UTF-16 units
+        if key == "description" and len(value.value) <= MAX_LISTED_DESCRIPTION < units:
+            return not_listed(f"the description is {units:,} UTF-16 units for them, over "
+                              f"{MAX_LISTED_DESCRIPTION:,}", "shorten it", path, line, col)
     return None
 
 
-def _not_listed(why: str, fix: str, path: str, line: int, col: int) -> Diagnostic:
-    return make("SK016", f"installers that read YAML strictly (npx skills) skip this skill: {why}; it is not "
+#: Explicit tags YAML 1.2 reads a scalar as text with.
+_TEXT_TAGS = ("!", "!!str", "!<tag:yaml.org,2002:str>")
+
+
+def _text_in_yaml12(value: ScalarNode, text: str) -> bool:
+    """Whether YAML 1.2's core schema reads the scalar as text: quoted, tagged as text, or plain
+    and not a null, a boolean or a number (``value``'s marks point into ``text``)."""
+    written = text[value.start_mark.index:value.end_mark.index]
+    if written.startswith("!"):
+        return written.split(None, 1)[0] in _TEXT_TAGS
+    return bool(value.style) or not _YAML12_NOT_TEXT.fullmatch(value.value)
+
+
+def not_listed(why: str, fix: str, path: str, line: int, col: int) -> Diagnostic:
+    """SK016: installers that read YAML strictly skip the skill, and why."""
+    return make("SK016", f"installers that read frontmatter strictly (npx skills) skip this skill: {why}; it is not "
                          f"listed in the discovery index ({fix})", path, line, col)

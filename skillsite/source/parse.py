@@ -8,11 +8,13 @@ diagnostic saying why.
 """
 from __future__ import annotations
 
+import re
+
 from skillsite.agent.skill_md import split_skill_md
 from skillsite.bounded import read_limited
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
-from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
+from skillsite.source.frontmatter import FrontmatterError, not_listed, parse_frontmatter_text
 
 WARN_BYTES = 256 * 1024
 DEFAULT_MAX_BYTES = 1024 * 1024
@@ -54,6 +56,26 @@ def split_frontmatter(text: str) -> tuple[str, int, str, int] | None:
     return parts.frontmatter.replace("\r\n", "\n"), 2, parts.body.replace("\r\n", "\n"), parts.body_line
 
 
+#: How ``npx skills`` finds the frontmatter: a first line of exactly ``---``, up to the first
+#: line that starts with ``---``.
+_INSTALLER_FENCES = re.compile(r"\ufeff?---\r?\n([\s\S]*?)\r?\n---\r?\n?[\s\S]*\Z")
+
+
+def installer_fences(text: str, yaml_text: str, path: str) -> list[Diagnostic]:
+    """SK016 when the installers' reading of the frontmatter's fences finds none, or other YAML
+    than ``yaml_text`` (the frontmatter as read here, LF line ends)."""
+    found = _INSTALLER_FENCES.match(text)
+    if found is None:
+        return [not_listed("they find no frontmatter (its first line must be exactly '---')",
+                           "remove what follows '---' on the first line", path, 1, 1)]
+    theirs = found.group(1).replace("\r\n", "\n")
+    if theirs.rstrip() != yaml_text.rstrip():
+        line = theirs.count("\n") + 3
+        return [not_listed(f"they end the frontmatter at line {line}, the first line that starts with '---'",
+                           "start no frontmatter line with '---'", path, line, 1)]
+    return []
+
+
 def _size_diagnostics(raw: bytes, path: str, max_bytes: int) -> list[Diagnostic]:
     """SK106 for a file over ``max_bytes`` (it is not read), SK107 for one over WARN_BYTES."""
     size = len(raw)
@@ -77,13 +99,16 @@ def parse_skill_bytes(raw: bytes, source: SourceFile, max_bytes: int = DEFAULT_M
     if not raw.strip():
         return failed("SK100", "SKILL.md is empty; it needs frontmatter with at least a description", 1, 1)
     try:
-        split = split_frontmatter(decode_skill_md(raw))
+        text = decode_skill_md(raw)
+        split = split_frontmatter(text)
         if split is None:
             return failed("SK101", "no YAML frontmatter: the file must start with a '---' line", 1, 1)
         yaml_text, yaml_line, body, body_line = split
-        data, key_lines, yaml_diags = parse_frontmatter_text(yaml_text, path, yaml_line - 1)
+        data, key_lines, yaml_diags = parse_frontmatter_text(yaml_text, path, yaml_line - 1, installable=True)
     except FrontmatterError as exc:
         return failed(exc.code, exc.message, exc.line, exc.col)
+    if not any(d.code == "SK016" for d in yaml_diags):
+        yaml_diags += installer_fences(text, yaml_text, path)
     return ParsedSkill(source, data, key_lines, body, body_line, raw, (*diags, *yaml_diags))
 
 

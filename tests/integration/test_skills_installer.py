@@ -121,26 +121,33 @@ def test_a_file_name_with_two_dots_leaves_only_its_skill_out_of_the_legacy_index
 
 
 def test_the_index_lists_no_skill_the_installer_skips_for_its_strict_yaml(tmp_path):
-    """npx skills reads frontmatter with YAML 1.2, strictly: an unquoted ': ', a key written twice
-    or ``name: 123`` makes it skip the skill silently.  skillsite reads them leniently, and leaves
-    them out of the index with SK016, so the index lists what the installer offers."""
+    """npx skills reads frontmatter strictly, with YAML 1.2: an unquoted ': ', a key written twice,
+    ``name: 123``, no name, a first line other than '---' or a line starting '---' inside, a
+    description over 1,024 UTF-16 units make it skip the skill silently.  skillsite reads them
+    leniently, and leaves them out of the index with SK016, so the index lists what the installer offers."""
     reason = skills_installer.unavailable_reason()
     if reason:
         pytest.skip(reason)
     fronts = {"plain": "name: plain\ndescription: Fine", "colon": "name: colon\ndescription: Use this: when asked",
               "twice": "name: twice\ndescription: One\ndescription: Two", "number": "name: 123\ndescription: Digits",
-              "quoted": "name: '456'\ndescription: Quoted digits", "meta": "name: meta\ndescription: d\nmetadata:\n  n: 1"}
+              "quoted": "name: '456'\ndescription: Quoted digits", "meta": "name: meta\ndescription: d\nmetadata:\n  n: 1",
+              "tagged": "name: tagged\ndescription: !!str 789", "date": "name: date\ndescription: !!timestamp 2020-01-01",
+              "noname": "description: Only a description", "dashes": "name: dashes\n---x: y\ndescription: d",
+              "emoji": "name: emoji\ndescription: " + "a" * 1023 + "\U0001F600", "crlf": "name: crlf\r\ndescription: d"}
     for folder, front in fronts.items():
         (tmp_path / "src" / folder).mkdir(parents=True)
-        (tmp_path / "src" / folder / "SKILL.md").write_text(f"---\n{front}\n---\n# {folder}\n", encoding="utf-8")
+        (tmp_path / "src" / folder / "SKILL.md").write_bytes(f"---\n{front}\n---\n# {folder}\n".encode())
+    (tmp_path / "src/spaces").mkdir()
+    (tmp_path / "src/spaces/SKILL.md").write_text("---  \nname: spaces\ndescription: d\n---\n# x\n", encoding="utf-8")
     result = build([tmp_path / "src"], tmp_path / "site", keep_going=True)
-    assert sorted(d.path.split("/")[-2] for d in result.diagnostics if d.code == "SK016") == ["colon", "number", "twice"]
+    assert sorted(d.path.split("/")[-2] for d in result.diagnostics if d.code == "SK016") == [
+        "colon", "dashes", "date", "emoji", "noname", "number", "spaces", "twice"]
     index = json.loads((tmp_path / "site/.well-known/agent-skills/index.json").read_text())
-    assert sorted(s["name"] for s in index["skills"]) == ["456", "meta", "plain"]
+    assert sorted(s["name"] for s in index["skills"]) == ["456", "crlf", "meta", "plain", "tagged"]
     base, stop = serve_folder(tmp_path / "site")
     try:
         code, output = skills_installer.list_skills_with_installer(base)
     finally:
         stop()
     assert code == 0, output
-    assert sorted(skills_installer.listed_skill_names(output)) == ["456", "meta", "plain"]
+    assert sorted(skills_installer.listed_skill_names(output)) == ["456", "crlf", "meta", "plain", "tagged"]

@@ -70,7 +70,7 @@ def test_name_rules_are_warnings_in_default_and_errors_in_spec(tmp_path):
 def test_missing_name_takes_the_folder_name(tmp_path):
     write_skill(tmp_path, "nameless", "description: d\n")
     reading = read_catalog([tmp_path])
-    assert diag_codes(reading, "warning") == ["SK202"] and reading.skills[0].name == "nameless"
+    assert diag_codes(reading, "warning") == ["SK016", "SK202"] and reading.skills[0].name == "nameless"
 
 
 def test_missing_or_empty_description_leaves_the_skill_out(tmp_path):
