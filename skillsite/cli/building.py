@@ -117,7 +117,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     for root in roots:
         if not root.is_dir():
             raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
-    cache = None if no_cache else (cache_dir or out.absolute().parent / ".skillsite-cache")
+    cache = None if no_cache else trusted_cache(cache_dir or out.absolute().parent / ".skillsite-cache")
     signing = signing_or_exit(sign_key, rotate_from, expires, config)
     reporter = None if quiet else Progress(sys.stderr, STAGES)
     try:
@@ -189,6 +189,19 @@ def _failure_advice(result, strict: bool) -> str:
         return "--strict makes warnings fail: fix them, or leave out --strict"
     return "fix the errors, or pass --keep-going to publish the other skills"
 
+
+def trusted_cache(folder: Path) -> Path | None:
+    """The cache folder, or None (said) when git tracks files in it: a cache committed to a
+    repository was made elsewhere, and its rendered pages and audit results would be taken as
+    this build's own work."""
+    from skillsite.source.git_history import tracks_files_in
+
+    if not tracks_files_in(folder):
+        return folder
+    click.echo(f"skillsite: warning: {folder} holds files tracked by git; a cache made elsewhere could hold any "
+               "page or audit result, so the build does not use it (add it to .gitignore, or give --cache-dir a "
+               "folder outside the repository)", err=True)
+    return None
 
 
 @click.command()

@@ -212,6 +212,17 @@ LFS_FILTER = {"clean": "git-lfs clean -- %f", "smudge": "git-lfs smudge -- %f", 
               "required": "true"}
 
 
+def tracks_files_in(folder: str | os.PathLike[str]) -> bool:
+    """Whether git tracks a file inside ``folder`` (False outside a repository, or without git)."""
+    if not os.path.isdir(folder):
+        return False
+    try:
+        done = _git(folder, ("ls-files", "-z", "--", "."))
+    except GitError:
+        return False
+    return done.returncode == 0 and bool(done.stdout)
+
+
 def dirty_paths(top: str, pathspec: str) -> list[str]:
     """The paths under ``pathspec`` whose work-tree state differs from HEAD (modified, added,
     deleted or untracked and not ignored).  A file whose stamp is not the index's is hashed

@@ -68,3 +68,32 @@ def test_git_lfs_s_own_filter_is_kept(tmp_path: Path) -> None:
     repo.git("config", "filter.lfs.clean", "git-lfs clean -- %f; touch x")
     assert _without_filters(str(repo.path)) == ["-c", "filter.lfs.clean=", "-c", "filter.lfs.process=",
                                                 "-c", "filter.lfs.required=false"]
+
+
+def test_a_cache_committed_to_the_repository_is_not_taken_as_the_builds_own_work(tmp_path: Path,
+                                                                                  monkeypatch: pytest.MonkeyPatch):
+    """A clone's committed .skillsite-cache was made elsewhere (committed past the .gitignore the
+    build writes in it: as a hostile repository would): its rendered bodies (here, one changed by
+    hand) must not reach the pages, and the build says why it does not use it."""
+    import sqlite3
+    import subprocess
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0", body="Do the honest thing."))
+    monkeypatch.chdir(repo.path)
+    assert CliRunner().invoke(main, ["build", "skills", "-o", "_site", "-q"]).exit_code == 0
+    with sqlite3.connect(repo.path / ".skillsite-cache/build-cache.sqlite") as db:
+        changed = db.execute("UPDATE entries SET value = replace(value, 'honest', 'POISONED') WHERE section = 'html'")
+        assert changed.rowcount == 1
+    repo.write(".gitignore", "_site/\n")
+    repo.git("add", "-f", ".skillsite-cache")   # past the .gitignore the cache folder holds: on purpose
+    repo.commit("skills, and a cache made elsewhere")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True, capture_output=True)
+    monkeypatch.chdir(clone)
+    done = CliRunner().invoke(main, ["build", "skills", "-o", "_site", "-q"])
+    assert done.exit_code == 0, done.output
+    page = (clone / "_site/skills/a/index.html").read_text("utf-8")
+    assert "Do the honest thing." in page and "POISONED" not in page
+    assert "holds files tracked by git" in done.output and "does not use it" in done.output
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True).stdout == ""
