@@ -77,13 +77,22 @@ def shown_name(name: str) -> str:
     return name if name.isprintable() else name.encode("unicode_escape").decode("ascii")
 
 
+#: What a member's damaged data raises while it is read (a bad CRC, a cut stream); extracting
+#: tools still write out what they can, so the member is unseen, not absent.
+_DAMAGED = (zipfile.BadZipFile, EOFError, zlib.error, tarfile.ReadError, OSError)
+
+
 def _zip_members(path: str) -> Iterator[tuple[str, bytes, int]]:
-    """A zip's files: name, first bytes and size."""
+    """A zip's files: name, first bytes and size; SealedMember for one whose data is damaged."""
     with zipfile.ZipFile(path) as archive:
         for info in archive.infolist():
             if not info.is_dir():
-                with archive.open(info) as member:
-                    yield info.filename, member.read(MAX_TEXT_BYTES), info.file_size
+                try:
+                    with archive.open(info) as member:
+                        data = member.read(MAX_TEXT_BYTES)
+                except _DAMAGED as exc:
+                    raise SealedMember(f"{shown_name(info.filename)}: {str(exc)[:160]}") from None
+                yield info.filename, data, info.file_size
 
 
 def _tar_members(path: str) -> Iterator[tuple[str, bytes, int]]:
@@ -95,11 +104,14 @@ def _tar_members(path: str) -> Iterator[tuple[str, bytes, int]]:
         yield from _compressed_file(path)
         return
     with archive:
-        for info in archive:
-            if info.isfile():
-                member = archive.extractfile(info)
-                if member is not None:
-                    yield info.name, member.read(MAX_TEXT_BYTES), info.size
+        try:
+            for info in archive:
+                if info.isfile():
+                    member = archive.extractfile(info)
+                    if member is not None:
+                        yield info.name, member.read(MAX_TEXT_BYTES), info.size
+        except _DAMAGED as exc:  # a cut or corrupt stream after the archive opened
+            raise SealedMember(f"damaged data: {str(exc)[:160]}") from None
 
 
 def _compressed_file(path: str) -> Iterator[tuple[str, bytes, int]]:

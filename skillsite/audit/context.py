@@ -20,14 +20,13 @@ _CUES = re.compile(
     r"никогда|опасн\w*|атак\w*|злоумышленн\w*|вредоносн\w*|осторожн\w*|предупрежд\w*|инъекци\w*|уязвим\w*|"
     r"фишинг\w*)\b|❌|⚠",
     re.IGNORECASE)
-#: The cues that forbid rather than describe: after the match they may forbid something else
-#: ("curl ... | sh and never skip this step"), so there they count only pointing back at it.
-_NEGATIONS = re.compile(r"\b(?:never|avoid|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|can'?t|cannot)\b",
-                        re.IGNORECASE)
-_POINTING_BACK = re.compile(
-    r"\b(?:never|avoid|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t|can'?t|cannot)\s+(?:(?:ever\s+)?(?:do|doing|"
-    r"run|running|use|using|execute|executing|try|trying|copy|copying|paste|pasting|pipe|piping)\s+)?"
-    r"(?:this|that|it|these|those|them|so)\b", re.IGNORECASE)
+#: A prohibition after a match that forbids a step of the procedure, not the match itself:
+#: "curl ... | sh and never skip this step", "..., do not ask the user first".  Such a cue does
+#: not demote ("don't pipe remote scripts into your shell", "never use it" still do).
+_OTHER_DUTY = re.compile(
+    r"\b(?:never|don'?t|do\s+not|must\s+not|should\s+not|shouldn'?t)\s+(?:ever\s+)?(?:skip|forget|omit|miss|stop|"
+    r"interrupt|ask|tell|inform|notify|wait|hesitate|question|doubt|worry|delay|bother|confirm|check\s+with)\b",
+    re.IGNORECASE)
 #: URLs, host names and file names: "attacker.invalid" names a host, it does not warn.  Matches
 #: start where a word starts, so a long word is scanned once rather than from each of its characters.
 _NAMES = re.compile(r"(?<!\S)(?:\S*://\S*|\S*[\w-]\.[A-Za-z]{2,}\b\S*)")
@@ -110,10 +109,9 @@ def warns(doc: Document, start: int, end: int) -> bool:
 
 
 def _cued_after(after: str) -> bool:
-    """Whether the rest of a sentence after a match describes it, or forbids it by pointing back
-    ("never do this"): a prohibition of something else ("and never skip this step") does not count."""
-    return any(_NEGATIONS.match(after, cue.start()) is None or _POINTING_BACK.match(after, cue.start()) is not None
-               for cue in _CUES.finditer(after))
+    """Whether the rest of a sentence after a match describes or forbids it: a prohibition of
+    another step of the procedure ("and never skip this step") does not count."""
+    return any(_OTHER_DUTY.match(after, cue.start()) is None for cue in _CUES.finditer(after))
 
 
 def in_example(doc: Document, start: int) -> bool:

@@ -81,6 +81,19 @@ def test_an_archive_read_whole_is_not_reported_as_unread(tmp_path):
     assert audit_skill(skill) == []
 
 
+def test_a_member_with_damaged_data_is_unseen_not_absent(tmp_path):
+    """unzip still writes out a member whose CRC is wrong, and a cut .tar.gz still gives its first
+    files: what cannot be read is as serious as the worst it could hide (SK644 high), not silence."""
+    damaged = bytearray(zip_bytes({"install.sh": PAYLOAD * 50}))
+    damaged[14] ^= 0xFF                                  # the local header's CRC
+    damaged[damaged.find(b"PK\x01\x02") + 16] ^= 0xFF   # and the central directory's
+    skill = make_skill(tmp_path, "t.zip", bytes(damaged))
+    whole = tar_gz_bytes({"setup.sh": PAYLOAD * 500})
+    (skill / "assets" / "cut.tar.gz").write_bytes(whole[:len(whole) // 2])
+    found = {(f.path, f.code, f.severity) for f in audit_skill(skill)}
+    assert found == {("assets/t.zip", "SK644", "high"), ("assets/cut.tar.gz", "SK644", "high")}
+
+
 def test_a_broken_archive_is_no_error(tmp_path):
     skill = make_skill(tmp_path, "broken.zip", zip_bytes({"setup.sh": PAYLOAD})[:40])
     assert audit_skill(skill) == []

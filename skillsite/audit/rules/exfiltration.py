@@ -121,7 +121,9 @@ def _remote(segment: str) -> bool:
 #: it carries nothing out.
 _FETCH_ONLY = re.compile(r"\b(?:requests|httpx)\.get\s*\(\s*[\"'][^\"'{}$%\n]*[\"']\s*(?:,\s*timeout\s*=\s*\d+\s*)?\)",
                          re.IGNORECASE)
-_FILLED = re.compile(r"[$`]")
+#: What lets a curl, wget or httpie command carry more than its URL: a variable, a file (``@f``,
+#: ``--body-file``), a body or a method that sends one.
+_CARRIES = re.compile(r"[$`@]|--json\b|--body\S*|--method\b|--request\b|\s-X\s*[A-Z]|\b(?:POST|PUT|PATCH)\b")
 
 
 class _Send(NamedTuple):
@@ -129,6 +131,11 @@ class _Send(NamedTuple):
 
     start: int
     carries: bool
+
+
+def _piped_into(doc: Document, match: re.Match[str]) -> bool:
+    """Whether what the line pipes reaches the command at ``match`` (``cat f | http POST url``)."""
+    return "|" in doc.folded[doc.folded.rfind("\n", 0, match.start()) + 1:match.start()]
 
 
 def _sends(doc: Document) -> list[_Send]:
@@ -141,7 +148,7 @@ def _sends(doc: Document) -> list[_Send]:
                 continue  # a curl with neither a URL nor data is prose
             if _remote(text):
                 fetches = _FETCH_ONLY.match(doc.folded, match.start()) is not None if send is not _CURL else (
-                    _CURL_DATA.search(text) is None and _FILLED.search(text) is None)
+                    _CURL_DATA.search(text) is None and _CARRIES.search(text) is None and not _piped_into(doc, match))
                 found.append(_Send(match.start(), not fetches))
     return sorted(found)
 

@@ -18,21 +18,25 @@ from skillsite.audit.text import Document, clipped_after, clipped_before, line_b
 BETWEEN_WORDS = r"[\s*_`\"'>]+"
 _S = BETWEEN_WORDS
 
-#: Where rules that are a tool's, not the agent's, are said to live: "the previous rules in .eslintrc".
+#: Where rules that are a tool's, not the agent's, are said to live: "the previous rules in
+#: .eslintrc" (a file: group ``file``), "in the ESLint config" (a tool's configuration).
 _TOOL_RULES = re.compile(
     rf"{_S}(?:(?:defined|set|listed|configured|specified|declared|written|kept){_S})?(?:in|from|of){_S}"
-    rf"(?:(?:the|your|this|our|that){_S})?(?:[\w/-]*\.(?:json|jsonc|ya?ml|toml|js|cjs|mjs|ts|ini|cfg|conf|xml)\b|"
-    rf"\.[\w-]+rc\b|[\w-]*(?:config|configuration|linter|eslint|prettier|stylelint|ruff|ruleset|lint)\b)",
-    re.IGNORECASE)
+    rf"(?:(?:the|this|our|that){_S})?(?:(?P<file>[\w/-]*\.(?:json|jsonc|ya?ml|toml|js|cjs|mjs|ts|ini|cfg|conf|xml)\b|"
+    rf"\.[\w-]+rc\b)|[\w-]*(?:eslint|prettier|stylelint|ruff|lint|linter)(?:{_S}(?:config|configuration|file|"
+    rf"settings))?\b)", re.IGNORECASE)
 
 
 def _not_a_tools_rules(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
-    """Not rules (guidelines, policies...) the sentence places in a file or a tool's configuration
-    ("ignore all previous rules defined in .eslintrc"); instructions and prompts always count."""
+    """Not rules (guidelines, policies...) the sentence places in a file ("ignore all previous
+    rules defined in .eslintrc"); placed in a linter's configuration, medium.  Instructions and
+    prompts always count, and so does "your config" (the agent's own)."""
     noun = match.group().rsplit(None, 1)[-1].lower()
-    if noun.startswith(("instruction", "prompt", "message")) or not _TOOL_RULES.match(doc.folded, match.end()):
+    placed = None if noun.startswith(("instruction", "prompt", "message")) else _TOOL_RULES.match(
+        doc.folded, match.end())
+    if placed is None:
         return hit
-    return None
+    return None if placed.group("file") else replace(hit, severity="medium")
 
 
 OVERRIDE = Rule(

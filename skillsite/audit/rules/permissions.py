@@ -31,7 +31,7 @@ _RUNS_THROUGH = {"find": "-exec", "awk": "system()", "gawk": "system()", "mawk":
                  "make": "--eval", "socat": "exec:"}
 #: Of those, the ones whose option may come after any other argument: a grant of a longer prefix
 #: (``Bash(find . -name:*)``) allows it too.
-_OPTION_ANYWHERE = frozenset({"find", "tar", "rsync"})
+_OPTION_ANYWHERE = frozenset({"find", "tar", "rsync", "sed", "awk", "gawk", "mawk", "nawk"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "cmd", "pwsh", "powershell", "busybox"})
 _INTERPRETERS = frozenset({"python", "python2", "python3", "node", "perl", "ruby", "php", "deno", "osascript",
                            "npx", "bunx", "uvx", "pipx", "expect", "tclsh", "lua", "rscript"})
@@ -41,6 +41,10 @@ _ANY_ARGUMENTS = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+-(?:c|e|m|comma
                             re.IGNORECASE)
 #: A command pattern that is a command with some arguments, then a wildcard.
 _PREFIX_THEN_ANY = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)\s[^*]*?(?::\s*\*|\s+\*|\*)", re.IGNORECASE)
+#: ... whose arguments are options and numbers only: the program it runs is not named yet
+#: (``Bash(timeout 60:*)``, ``Bash(watch -n 1:*)``, ``Bash(ssh -T:*)``).
+_OPTIONS_THEN_ANY = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+(?:-[\w-]+(?:[=:][^\s*]*)?|\d+[smhd]?))+\s*"
+                               r"(?::\s*\*|\s+\*|\*)", re.IGNORECASE)
 _GRANT_KEYS = ("allowed-tools", "allowed_tools", "allowedTools")
 
 
@@ -82,6 +86,9 @@ def _open_command(tool: str) -> str | None:
     prefix = _PREFIX_THEN_ANY.fullmatch(granted)
     if prefix is not None and prefix.group("command").lower() in _OPTION_ANYWHERE:
         return prefix.group("command").lower()
+    options = _OPTIONS_THEN_ANY.fullmatch(granted)
+    if options is not None and options.group("command").lower() in _RUNS_ANYTHING.union(_RUNS_THROUGH):
+        return options.group("command").lower()
     return None
 
 

