@@ -115,7 +115,8 @@ def test_the_version_grows_with_each_published_change_and_a_no_op_build_keeps_it
 
 def test_sibling_catalogs_signed_by_other_keys_keep_their_own_chains_in_one_cache_folder(key_file: Path,
                                                                                           tmp_path: Path) -> None:
-    """Two outputs, two keys, one cache folder: each builds, and a fresh checkout of either goes on with its own chain."""
+    """Two outputs, two keys, one cache folder: each builds, and a fresh checkout of either goes on
+    with its own chain."""
     other_key = tmp_path / "other.pem"
     assert skillsite("keys", "new", "--out", str(other_key), cwd=tmp_path).returncode == 0
     src, cache = Path(shutil.copytree(EXAMPLES, tmp_path / "src")), tmp_path / "cache"

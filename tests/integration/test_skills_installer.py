@@ -130,8 +130,9 @@ def test_the_index_lists_no_skill_the_installer_skips_for_its_strict_yaml(tmp_pa
         pytest.skip(reason)
     fronts = {"plain": "name: plain\ndescription: Fine", "colon": "name: colon\ndescription: Use this: when asked",
               "twice": "name: twice\ndescription: One\ndescription: Two", "number": "name: 123\ndescription: Digits",
-              "quoted": "name: '456'\ndescription: Quoted digits", "meta": "name: meta\ndescription: d\nmetadata:\n  n: 1",
-              "tagged": "name: tagged\ndescription: !!str 789", "date": "name: date\ndescription: !!timestamp 2020-01-01",
+              "quoted": "name: '456'\ndescription: Quoted digits",
+              "meta": "name: meta\ndescription: d\nmetadata:\n  n: 1", "tagged": "name: tagged\ndescription: !!str 789",
+              "date": "name: date\ndescription: !!timestamp 2020-01-01",
               "noname": "description: Only a description", "dashes": "name: dashes\n---x: y\ndescription: d",
               "emoji": "name: emoji\ndescription: " + "a" * 1023 + "\U0001F600", "crlf": "name: crlf\r\ndescription: d"}
     for folder, front in fronts.items():

@@ -62,8 +62,8 @@ def _saved_then_run(producer: str, written: str) -> str:
 _SAVED_THEN_RUN = _saved_then_run(r"(?:curl|wget)\b", r"\s-[A-Za-z]*o\s*|\s--output[= ]\s*|\s-[A-Za-z]*O\s*(?!-)|"
                                                    r"\s--output-document[= ]\s*")
 #: A decoded payload saved to a file (``> FILE``, ``-o FILE``, ``-out FILE``), then that file run.
-_DECODED_THEN_RUN = _saved_then_run(r"(?:base64\s+(?:-\w+\s+)*(?:-[a-zA-Z]*[dD][a-zA-Z]*|--decode)|xxd\s+(?:-\w+\s+)*-r|"
-                                    r"openssl\s+(?:base64|enc)\s+[^\n;&|>]{0,80}?-d)\b",
+_DECODED_THEN_RUN = _saved_then_run(r"(?:base64\s+(?:-\w+\s+)*(?:-[a-zA-Z]*[dD][a-zA-Z]*|--decode)|"
+                                    r"xxd\s+(?:-\w+\s+)*-r|openssl\s+(?:base64|enc)\s+[^\n;&|>]{0,80}?-d)\b",
                                     r"\s-o\s*|\s--output[= ]\s*|\s-out\s+")
 #: A URL as an argument of a command (a word or a variable, after a space, a quote or a separator):
 #: :func:`_given_to_a_command` checks that the command starts its line or segment.
@@ -298,8 +298,8 @@ _STARTUP_FILE = (r"(?:/\.(?:bashrc|bash_profile|bash_login|bash_aliases|profile|
 _SYSTEM_STARTUP = r"/etc/(?:profile\.d/|bash\.bashrc\b|profile\b|zsh/?zshrc\b|environment\b)"
 #: A line that hijacks a common command or the prompt rather than setting a path.
 _HIJACKS = (r"\b(?:alias\s+(?:--\s+)?(?:sudo|su|ssh|scp|git|python[23]?|pip[23]?|node|npm|npx|ls|cd|cat|curl|wget|"
-            r"bash|sh|zsh|docker|kubectl|gpg|passwd|apt|apt-get|brew|make|vim?|nano|code)=|function\s+(?:sudo|ssh|git|cd|ls)\b|"
-            r"PROMPT_COMMAND=|LD_PRELOAD=|trap\s+[^\n]{0,200}\bDEBUG\b)")
+            r"bash|sh|zsh|docker|kubectl|gpg|passwd|apt|apt-get|brew|make|vim?|nano|code)=|"
+            r"function\s+(?:sudo|ssh|git|cd|ls)\b|PROMPT_COMMAND=|LD_PRELOAD=|trap\s+[^\n]{0,200}\bDEBUG\b)")
 #: A public key written out: ssh-ed25519 AAAA..., a FIDO sk- key.
 _PUBLIC_KEY = (r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\w+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)\s+"
                + _atomic(r"[A-Za-z0-9+/=]{8,4000}", "key"))
@@ -311,8 +311,9 @@ PERSISTENCE = Rule(
     "machine (high when the key is written in the skill), and a crontab, a scheduled task, a Run key or an "
     "alias of a common command in a shell's startup file runs code later, unseen. A startup file's other lines "
     "(a PATH) and services, launch agents and git hooks are low.", COMMANDS, patterns=(
-        command(r"\b(?:echo|printf|cat)\b", r"[^\n]*", rf"{_PUBLIC_KEY}[^\n]{{0,300}}?{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?)"
-                rf"{_AUTHORIZED_KEYS}", lazy=True, severity="high"),
+        command(r"\b(?:echo|printf|cat)\b", r"[^\n]*",
+                rf"{_PUBLIC_KEY}[^\n]{{0,300}}?{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?){_AUTHORIZED_KEYS}",
+                lazy=True, severity="high"),
         pattern(rf"{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?)?/?\.ssh/+authorized_keys2?\b|"
                 r"\bauthorized_keys2?[\"']\s*\)*\s*,\s*[\"'](?:a|w)\+?b?[\"']|"
                 r"\bauthorized_keys2?[\"']?\s*\)*\s*\.\s*(?:write_text|open\s*\(\s*[\"']a)"),
