@@ -133,9 +133,14 @@ class _Send(NamedTuple):
     carries: bool
 
 
-def _piped_into(doc: Document, match: re.Match[str]) -> bool:
-    """Whether what the line pipes reaches the command at ``match`` (``cat f | http POST url``)."""
-    return "|" in doc.folded[doc.folded.rfind("\n", 0, match.start()) + 1:match.start()]
+def _carries(doc: Document, send: re.Pattern[str], match: re.Match[str]) -> bool:
+    """Whether the send at ``match`` may carry data beyond its URL: anything but a get() of a URL
+    written out, or a curl, wget or httpie command with no data, file, variable, method or pipe
+    into it (``cat f | http POST url``)."""
+    if send is not _CURL:
+        return _FETCH_ONLY.match(doc.folded, match.start()) is None
+    piped = "|" in doc.folded[doc.folded.rfind("\n", 0, match.start()) + 1:match.start()]
+    return piped or _CURL_DATA.search(match.group()) is not None or _CARRIES.search(match.group()) is not None
 
 
 def _sends(doc: Document) -> list[_Send]:
@@ -147,9 +152,7 @@ def _sends(doc: Document) -> list[_Send]:
             if send is _CURL and not (_URL.search(text) or _CURL_DATA.search(text)):
                 continue  # a curl with neither a URL nor data is prose
             if _remote(text):
-                fetches = _FETCH_ONLY.match(doc.folded, match.start()) is not None if send is not _CURL else (
-                    _CURL_DATA.search(text) is None and _CARRIES.search(text) is None and not _piped_into(doc, match))
-                found.append(_Send(match.start(), not fetches))
+                found.append(_Send(match.start(), _carries(doc, send, match)))
     return sorted(found)
 
 

@@ -45,6 +45,9 @@ _PREFIX_THEN_ANY = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)\s[^*]*?(?::\s*\*|\
 #: (``Bash(timeout 60:*)``, ``Bash(watch -n 1:*)``, ``Bash(ssh -T:*)``).
 _OPTIONS_THEN_ANY = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+(?:-[\w-]+(?:[=:][^\s*]*)?|\d+[smhd]?))+\s*"
                                r"(?::\s*\*|\s+\*|\*)", re.IGNORECASE)
+#: Each form of command pattern that lets any program run, with the commands it does so for.
+_OPEN_FORMS = ((_ANY_ARGUMENTS, _RUNS_ANYTHING | frozenset(_RUNS_THROUGH)), (_PREFIX_THEN_ANY, _OPTION_ANYWHERE),
+               (_OPTIONS_THEN_ANY, _RUNS_ANYTHING | frozenset(_RUNS_THROUGH)))
 _GRANT_KEYS = ("allowed-tools", "allowed_tools", "allowedTools")
 
 
@@ -80,15 +83,10 @@ def _open_command(tool: str) -> str | None:
     if not has_pattern or base.lower() not in _SHELL_TOOLS:
         return None
     granted = pattern.rstrip(")").strip()
-    grant = _ANY_ARGUMENTS.fullmatch(granted)
-    if grant is not None and grant.group("command").lower() in _RUNS_ANYTHING.union(_RUNS_THROUGH):
-        return grant.group("command").lower()
-    prefix = _PREFIX_THEN_ANY.fullmatch(granted)
-    if prefix is not None and prefix.group("command").lower() in _OPTION_ANYWHERE:
-        return prefix.group("command").lower()
-    options = _OPTIONS_THEN_ANY.fullmatch(granted)
-    if options is not None and options.group("command").lower() in _RUNS_ANYTHING.union(_RUNS_THROUGH):
-        return options.group("command").lower()
+    for form, commands in _OPEN_FORMS:
+        grant = form.fullmatch(granted)
+        if grant is not None and grant.group("command").lower() in commands:
+            return grant.group("command").lower()
     return None
 
 

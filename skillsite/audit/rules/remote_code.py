@@ -94,6 +94,19 @@ def _installer_host(segment: str) -> tuple[str, bool, bool]:
     return host, scheme == "http", known and not _IP_ADDRESS.match(host)
 
 
+def _downloaded(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """The hit of a download run, unless nothing is downloaded; medium for a known project's HTTPS installer."""
+    if not _SOURCE.search(match.group()):
+        return None
+    host, plain, known = _installer_host(match.group())
+    return replace(hit, detail=f" (from {host})" if host else "", severity="medium" if known and not plain else None)
+
+
+def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """:func:`_downloaded`, for a URL given to the command that starts its line or segment."""
+    return _downloaded(doc, match, hit) if _given_to_a_command(doc, match.start()) else None
+
+
 @rule("SK630", "remote-code", "high", "download piped into a shell or interpreter",
       "curl | sh runs whatever the host serves at that moment, unverified; a well-known project's "
       "installer over HTTPS is medium.", demotion=COMMANDS, patterns=(
@@ -109,20 +122,11 @@ def _installer_host(segment: str) -> tuple[str, bool, bool]:
           pattern(_SAVED_THEN_RUN),
           # whatever fetches it ($c https://... | sh, fetch, http, xh): a URL given to the command
           # that starts the line or the segment (not a URL in a table's cell beside a language)
-          command(_URL_ARGUMENT, r"[^\n|;]*", _PIPED, condition=lambda doc, match, hit: (
-              _downloaded(doc, match, hit) if _given_to_a_command(doc, match.start()) else None)),
+          command(_URL_ARGUMENT, r"[^\n|;]*", _PIPED, condition=_downloaded_by_a_command),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
     return _downloaded(doc, match, hit)
-
-
-def _downloaded(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
-    """The hit of a download run, unless nothing is downloaded; medium for a known project's HTTPS installer."""
-    if not _SOURCE.search(match.group()):
-        return None
-    host, plain, known = _installer_host(match.group())
-    return replace(hit, detail=f" (from {host})" if host else "", severity="medium" if known and not plain else None)
 
 
 _DECODERS = (r"b64decode|decodebytes|decodestring|a85decode|b32decode|fromhex|unhexlify|a2b_hex|a2b_base64|"
