@@ -394,7 +394,7 @@ def previous_folders(out: Path, cache_folder: Path | None, signing: Signing) -> 
 
 def _latest_root_trusts(folder: Path, keys: list[PublicKey]) -> bool:
     """Whether the latest root in ``folder`` can be read and trusts one of ``keys``."""
-    roots = sorted((int(p.name.split(".")[0]), p) for p in folder.glob("*.root.json") if p.name.split(".")[0].isdigit())
+    roots = sorted((_root_number(p.name), p) for p in folder.glob("*.root.json") if _root_number(p.name) >= 0)
     if not roots:
         return False
     try:

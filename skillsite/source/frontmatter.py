@@ -286,11 +286,15 @@ def strict_refusal(node: MappingNode, found: list[Diagnostic], path: str, line_o
         if not _text_in_yaml12(value, text):
             shown = text[value.start_mark.index:value.end_mark.index][:60]
             return not_listed(f"'{key}: {shown}' is no text for them", "quote the value", path, line, col)
-        units = len(value.value.encode("utf-16-le")) // 2   # JavaScript counts a string's UTF-16 units
-        if key == "description" and len(value.value) <= MAX_LISTED_DESCRIPTION < units:
-            return not_listed(f"the description is {units:,} UTF-16 units for them, over "
+        if key == "description" and len(value.value) <= MAX_LISTED_DESCRIPTION < _utf16_units(value.value):
+            return not_listed(f"the description is {_utf16_units(value.value):,} UTF-16 units for them, over "
                               f"{MAX_LISTED_DESCRIPTION:,}", "shorten it", path, line, col)
     return None
+
+
+def _utf16_units(text: str) -> int:
+    """A string's length as JavaScript counts it: in UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
 
 
 #: Explicit tags YAML 1.2 reads a scalar as text with.
