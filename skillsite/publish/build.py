@@ -92,7 +92,7 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
         if summary is not None and plan.verify_output else None
     if summary is not None and not always_publish:
         with stage("unchanged"):
-            unchanged = summary.unchanged(inputs.digest, plan.out, plan.verify_output,
+            unchanged = summary.unchanged(inputs.digest_with(summary.recent), plan.out, plan.verify_output,
                                           state.outputs if state is not None else None) and not (
                 plan.signing is not None and resign_due(plan.out, plan.signing, plan.cache_dir))
         if unchanged:

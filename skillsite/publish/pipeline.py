@@ -84,7 +84,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
         replaced = state.outputs if state is not None else {}
         kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, records(files),
                           replaced, ids, skipped, catalog_diags, output_bytes, budget,
-                          output_marker=marker_identity(plan.out), back_marker=back_marker)
+                          output_marker=marker_identity(plan.out), back_marker=back_marker, recent=inputs.recent)
         try:
             cache.save()
             saved = save_state(plan.cache_dir, kept, state)  # the rows that differ from the state this build loaded

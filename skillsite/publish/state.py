@@ -16,24 +16,28 @@ instant leaves the previous state or the new one.  A file that is damaged, of an
 scope or output is no state, and the next save writes it anew.
 
 An input changed within two seconds of a build may change again within the file system's
-timestamp granularity and keep its stamp: when one is that recent, the build records no input
-digest, and the next build reads everything again.
+timestamp granularity and keep its stamp.  As git does with its "racily clean" entries, the build
+then records which inputs were that recent and folds a hash of their content into the input
+digest; the next build hashes those files again, so an edit that kept the stamp is still seen
+and an untouched tree is still a rebuild with nothing to do.
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import importlib.util
 import json
 import os
 import secrets
 import sqlite3
+import stat
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence, overload
 
-from skillsite.audit.files import audited_stamps
+from skillsite.audit.files import audited_stamps, skill_files
 from skillsite.cache import RACY_NS, digest, make_cache_folder
 from skillsite.diagnostics import Diagnostic
 from skillsite.publish.staging import MarkerIdentity, Recorded, marker_identity, snapshot
@@ -44,7 +48,7 @@ from skillsite.workers import parallel_map
 STATE_FILE = "build-state.sqlite"
 #: The state file of earlier versions (one JSON text): removed by a save.
 OLD_STATE_FILE = "build-state.json"
-FORMAT = "skillsite-build-state 10"
+FORMAT = "skillsite-build-state 11"
 _SCHEMA = (
     "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE outputs (rel TEXT PRIMARY KEY, key TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL)"
@@ -110,7 +114,7 @@ class BuildState:
 
     scope: str                          # skillsite and the configuration (the cache's scope)
     out: str                            # the output folder (absolute): a state is for one output
-    inputs: str                         # digest of every input's stamp ("" when one was too recent)
+    inputs: str                         # digest of the inputs (:class:`Inputs`; "" when one was unreadable)
     outputs: dict[str, Recorded]        # content key, size and mtime of every keyed file of the output
     back: dict[str, Recorded]           # the same of the catalog it replaced (in the cache's back folder)
     published: tuple[str, ...]
@@ -121,11 +125,12 @@ class BuildState:
     generation: str = field(default="", compare=False)  # which save wrote the file it was loaded from
     output_marker: MarkerIdentity | None = None   # the marker file of the output it published
     back_marker: MarkerIdentity | None = None     # the back folder's, when it holds what ``back`` records
+    recent: tuple[str, ...] = ()        # the inputs too recent to be known by their stamps (Inputs.recent)
 
     def summary(self) -> StateSummary:
         """What a rebuild with nothing changed needs of this state."""
         return StateSummary(self.inputs, self.output_marker, self.published, self.skipped, self.diagnostics,
-                            self.output_bytes, self.budget)
+                            self.output_bytes, self.budget, self.recent)
 
     def trusts_output(self, out: Path) -> bool:
         """Whether ``out`` holds the marker this build left there: its files are as recorded."""
@@ -139,7 +144,7 @@ class BuildState:
         """Everything but the records and the diagnostics (the file keeps those apart)."""
         return {"scope": self.scope, "out": self.out, "inputs": self.inputs, "published": self.published,
                 "skipped": self.skipped, "output_bytes": self.output_bytes, "budget": list(self.budget),
-                "output_marker": self.output_marker, "back_marker": self.back_marker}
+                "output_marker": self.output_marker, "back_marker": self.back_marker, "recent": self.recent}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], diagnostics: str, outputs: dict[str, Recorded],
@@ -148,7 +153,7 @@ class BuildState:
         summary = StateSummary.from_json(data, diagnostics)
         return cls(data["scope"], data["out"], summary.inputs, outputs, back, summary.published,
                    summary.skipped, summary.diagnostics, summary.output_bytes, summary.budget, generation,
-                   summary.output_marker, _identity(data["back_marker"]))
+                   summary.output_marker, _identity(data["back_marker"]), summary.recent)
 
 
 @dataclass(frozen=True)
@@ -156,19 +161,21 @@ class StateSummary:
     """What the last build left, but the records of its output's files: all a rebuild with nothing
     changed needs (a catalog of 100,000 skills has over a million records)."""
 
-    inputs: str                         # digest of every input's stamp ("" when one was too recent)
+    inputs: str                         # digest of the inputs (:class:`Inputs`; "" when one was unreadable)
     output_marker: MarkerIdentity | None
     published: tuple[str, ...]
     skipped: tuple[str, ...]
     diagnostics: Sequence[Diagnostic]   # read only by a rebuild with nothing to do
     output_bytes: int
     budget: tuple[dict[str, Any], ...]
+    recent: tuple[str, ...] = ()        # the inputs whose content ``inputs`` holds (Inputs.recent)
 
     @classmethod
     def from_json(cls, data: dict[str, Any], diagnostics: str) -> StateSummary:
         """The summary of the state :meth:`BuildState.to_json` gave, with its diagnostics' JSON text."""
         return cls(data["inputs"], _identity(data["output_marker"]), tuple(data["published"]),
-                   tuple(data["skipped"]), StoredDiagnostics(diagnostics), data["output_bytes"], tuple(data["budget"]))
+                   tuple(data["skipped"]), StoredDiagnostics(diagnostics), data["output_bytes"], tuple(data["budget"]),
+                   tuple(data["recent"]))
 
     def unchanged(self, inputs: str, out: Path, verify: bool = False, records: Mapping[str, Recorded] | None = None
                   ) -> bool:
@@ -213,20 +220,55 @@ def output_as_recorded(out: Path, records: Mapping[str, Recorded]) -> bool:
                                                   for rel, (_, size, mtime) in records.items())
 
 
-def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, Stamp]], since_ns: int,
+def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, Stamp]],
                   listings: Sequence[AuditListing]) -> str:
     """A digest of every input as discovery saw it (where each skill is, its SKILL.md's and
     bundled files' stamps), of what the audit reads in each skill folder (``listings``:
-    discovery leaves some of it out), of the templates' stamps and of ``settings``; "" when an
-    input changed at or after ``since_ns``."""
-    stamps = [s.stamp for s in found.sources] + [f.stamp for s in found.sources for f in s.files]
-    if any(stamp[1] >= since_ns for stamp in stamps) or any(stamp[1] >= since_ns for _, stamp in templates) \
-            or any(listing.newest_ns >= since_ns for listing in listings):
-        return ""
+    discovery leaves some of it out), of the templates' stamps and of ``settings``."""
     inputs = [(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
                [(f.path, f.abspath, f.stamp) for f in s.files], listing.digest)
               for s, listing in zip(found.sources, listings)]
     return digest(settings, templates, inputs, [d.to_json() for d in found.diagnostics])
+
+
+def recent_inputs(found: Discovery, templates: list[tuple[str, Stamp]], since_ns: int,
+                  listings: Sequence[AuditListing]) -> tuple[str, ...]:
+    """The input files (their paths, sorted) changed at or after ``since_ns``: a later change to
+    one may keep its stamp."""
+    recent = {path for path, stamp in templates if stamp[1] >= since_ns}
+    for source, listing in zip(found.sources, listings):
+        if source.stamp[1] >= since_ns:
+            recent.add(str(source.skill_md))
+        recent.update(f.abspath for f in source.files if f.mtime_ns >= since_ns)
+        if listing.newest_ns >= since_ns:
+            recent.update(f.abspath for f in skill_files(source.dir) if f.stamp[1] >= since_ns)
+    return tuple(sorted(recent))
+
+
+def with_contents(stamps_digest: str, paths: Sequence[str]) -> str:
+    """``stamps_digest`` with the content of the files at ``paths`` ("" when one cannot be read)."""
+    contents = []
+    for path in paths:
+        content = _content_digest(path)
+        if content is None:
+            return ""
+        contents.append(content)
+    return digest(stamps_digest, list(zip(paths, contents))) if paths else stamps_digest
+
+
+def _content_digest(path: str) -> str | None:
+    """The sha256 of a file's bytes (None when it cannot be read as a regular file)."""
+    hashed = hashlib.sha256()
+    try:  # opened non-blocking: a FIFO put in a file's place cannot hang the build
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            for block in iter(functools.partial(file.read, 1 << 20), b""):
+                hashed.update(block)
+    except OSError:
+        return None
+    return hashed.hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,16 +303,25 @@ def audit_listings(sources: Sequence[SourceFile], jobs: int = 1) -> list[AuditLi
 
 @dataclass(frozen=True)
 class Inputs:
-    """What a build saw of its inputs before reading any: their digest (:func:`inputs_digest`)
-    and, by skill id, the digest of what the audit reads in its folder, where no file of it
-    changed at or after the time the build trusts stamps from (one that did may change again
-    within its time's resolution)."""
+    """What a build saw of its inputs before reading any: the digest of their stamps
+    (:func:`inputs_digest`); the files among them too recent to be known by their stamps
+    (:func:`recent_inputs`); the digest a build records (the stamps' and those files' content,
+    hashed before the build reads them: an edit while it runs is seen by the next one); and, by
+    skill id, the digest of what the audit reads in its folder, where no file of it is that
+    recent (one that is may change again within its time's resolution)."""
 
+    stamps: str
+    recent: tuple[str, ...]
     digest: str
     audit_listings: Mapping[str, str]
 
+    def digest_with(self, recent: tuple[str, ...]) -> str:
+        """The digest of the stamps and of the content of ``recent`` (the files a last build
+        found recent): equal to its digest when nothing changed since."""
+        return self.digest if recent == self.recent else with_contents(self.stamps, recent)
 
-NO_INPUTS = Inputs("", {})  # a build without a cache compares nothing
+
+NO_INPUTS = Inputs("", (), "", {})  # a build without a cache compares nothing
 
 
 def read_inputs(found: Discovery, settings: Any, templates: list[tuple[str, Stamp]], since_ns: int,
@@ -280,7 +331,9 @@ def read_inputs(found: Discovery, settings: Any, templates: list[tuple[str, Stam
     if listings is None:
         listings = audit_listings(found.sources, jobs)
     settled = {s.id: listing.digest for s, listing in zip(found.sources, listings) if listing.newest_ns < since_ns}
-    return Inputs(inputs_digest(found, settings, templates, since_ns, listings), settled)
+    stamps = inputs_digest(found, settings, templates, listings)
+    recent = recent_inputs(found, templates, since_ns, listings)
+    return Inputs(stamps, recent, with_contents(stamps, recent), settled)
 
 
 def library_stamps(*modules: str) -> list[tuple[str, Stamp]]:

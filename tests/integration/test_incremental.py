@@ -302,7 +302,6 @@ def test_a_change_that_keeps_the_file_s_stamp_is_noticed(tmp_path):
     skill.write_text(skill.read_text().replace("Write the test", "Write a test"))  # written just now
     cache, out = tmp_path / "cache", tmp_path / "site"
     assert build([src], out, cache_dir=cache).ok
-    assert "read" in build([src], out, cache_dir=cache).stages  # written just now: not trusted
     stamp = skill.stat()
     skill.write_text(skill.read_text().replace("Write a test", "Write 1 test"))  # same size
     os.utime(skill, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))                  # same time
@@ -311,13 +310,78 @@ def test_a_change_that_keeps_the_file_s_stamp_is_noticed(tmp_path):
     assert "read" in changed.stages and b"Write 1 test" in (out / "skills/test-first/SKILL.md").read_bytes()
 
 
-def test_inputs_written_just_before_a_build_are_read_until_they_settle(tmp_path):
+def _stamps_blind(monkeypatch) -> None:
+    """Make every input's stamps look as the last build saw them (as a file system whose times
+    are coarser than two edits would): only the recent files' content can tell a change."""
+    from skillsite.publish import state
+
+    monkeypatch.setattr(state, "inputs_digest", lambda *args, **kwargs: "the same stamps")
+
+
+def test_a_recent_file_is_known_by_its_content_until_it_settles(tmp_path, monkeypatch):
+    """A build that starts just after an edit records which inputs are that recent and hashes
+    them: the next build with nothing changed stops after discovery (as git does with a racily
+    clean file), and one whose recent file changed without a new stamp reads it.  The window is
+    made ten minutes long, the other files older, so that the test does not depend on how fast
+    the machine runs it."""
+    from skillsite.publish import state
+
+    monkeypatch.setattr(state, "RACY_NS", 600 * 10**9)
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 3600)
+    skill = src / "test-first" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("Write the test", "Write a test"))  # written just now
+    cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    assert "read" in build([src], out, cache_dir=cache).stages
+    assert "read" not in build([src], out, cache_dir=cache).stages   # its content hashed: the same
+    _stamps_blind(monkeypatch)
+    assert "read" in build([src], out, cache_dir=cache).stages       # blind from now on
+    assert "read" not in build([src], out, cache_dir=cache).stages
+    skill.write_text(skill.read_text().replace("Write a test", "Write 1 test"))
+    changed = build([src], out, cache_dir=cache)
+    assert "read" in changed.stages and b"Write 1 test" in (out / "skills/test-first/SKILL.md").read_bytes()
+    assert build([src], cold).ok and tree_bytes(out) == tree_bytes(cold)
+
+
+def test_without_the_content_of_recent_files_that_change_would_go_unseen(tmp_path, monkeypatch):
+    """The control of the test above: stamps alone do not see the change."""
+    from skillsite.publish import state
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    skill = src / "test-first" / "SKILL.md"
+    cache, out = tmp_path / "cache", tmp_path / "site"
+    monkeypatch.setattr(state, "with_contents", lambda stamps, paths: stamps)
+    assert build([src], out, cache_dir=cache).ok
+    _stamps_blind(monkeypatch)
+    assert build([src], out, cache_dir=cache).ok
+    skill.write_text(skill.read_text().replace("Write the test", "Write 1 test"))
+    assert "read" not in build([src], out, cache_dir=cache).stages
+    assert b"Write 1 test" not in (out / "skills/test-first/SKILL.md").read_bytes()
+
+
+def test_an_unreadable_recent_file_records_no_digest(tmp_path):
+    """A recent input that cannot be hashed (here a folder the audit cannot list) leaves the
+    build's digest empty: the next build reads everything again, as before it settles."""
+    from skillsite.publish.state import NO_INPUTS, with_contents
+
+    assert with_contents("stamps", [str(tmp_path)]) == ""
+    assert with_contents("stamps", [str(tmp_path / "missing")]) == ""
+    assert with_contents("stamps", []) == "stamps" and NO_INPUTS.digest_with(()) == ""
+    (tmp_path / "f").write_text("one")
+    first = with_contents("stamps", [str(tmp_path / "f")])
+    (tmp_path / "f").write_text("two")
+    assert first and with_contents("stamps", [str(tmp_path / "f")]) not in ("", first)
+
+
+def test_inputs_written_just_before_a_build_are_hashed_until_they_settle(tmp_path):
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)
     (src / "code-review" / "references" / "note.md").write_text("note\n")
     cache, out = tmp_path / "cache", tmp_path / "site"
     assert build([src], out, cache_dir=cache).ok
-    assert "read" in build([src], out, cache_dir=cache).stages
+    assert "read" not in build([src], out, cache_dir=cache).stages      # the same content
     _age(src)
     assert "read" in build([src], out, cache_dir=cache).stages           # new stamps: read once more
     assert "read" not in build([src], out, cache_dir=cache).stages
