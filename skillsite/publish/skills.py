@@ -153,7 +153,7 @@ def publish_skill(job: SkillPublishing, task: SkillTask) -> PublishedSkill:
     entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir,
                         command=job.commands.get(skill.id), conflicts=job.conflicts[skill.id],
                         dependencies=job.dependencies[skill.id],
-                        knowledge=job.knowledge.get(skill.id, []), interface=_interface(skill), skill_md=raw)
+                        knowledge=job.knowledge.get(skill.id, []), interface=_interface(skill, files), skill_md=raw)
     body = skill_body(raw)
     _write_xml(job, skill, entry, body)
     _write_listing(job, entry)
@@ -277,11 +277,12 @@ def _published_before(job: SkillPublishing, index: int, stored: StoredPublicatio
     return PublishedSkill(sharing_skill_values(stored.entry, job.skills[index]), None, (), (), stored.archive, (), key)
 
 
-def _interface(skill: Skill) -> dict[str, Any] | None:
-    """What the skill's Codex ``agents/openai.yaml`` says to show, if it has one."""
+def _interface(skill: Skill, files: Sequence[FileRecord]) -> dict[str, Any] | None:
+    """What the skill's Codex ``agents/openai.yaml`` says to show, if it has one (an icon only
+    when it is one of the ``files`` published)."""
     if not any(f.path == CODEX_FILE for f in skill.source.files):
         return None
-    return codex_interface(skill.source.dir, skill.source.display_path)
+    return codex_interface(skill.source.dir, skill.source.display_path, frozenset(f.path for f in files))
 
 
 def _publish_files(job: SkillPublishing, skill: Skill, known_shas: KnownShas, diags: list[Diagnostic]

@@ -461,7 +461,7 @@ def _codex_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[
     """SK220 for every problem of a skill's Codex ``agents/openai.yaml``."""
     return [(position, diag) for position, (_, src, _) in enumerate(kept)
             if any(f.path == CODEX_FILE for f in src.files)
-            for diag in read_codex_file(src.dir, src.display_path)[1]]
+            for diag in read_codex_file(src.dir, src.display_path, frozenset(f.path for f in src.files))[1]]
 
 
 def _has_errors(verdict: Verdict) -> bool:

@@ -2,13 +2,14 @@
 limits (``skillsite/schemas/codex-openai.schema.json``), and what a catalog page shows of it.
 
 The file is optional.  A problem is a warning (SK220): Codex falls back to the SKILL.md.
-Icons must be files of the skill itself; an icon path is never followed outside the folder.
+Icons must be files the catalog publishes with the skill (not excluded nor ignored); an icon
+path is never followed outside the folder.
 """
 from __future__ import annotations
 
 import posixpath
 from pathlib import Path
-from typing import Any
+from typing import AbstractSet, Any
 
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
@@ -28,8 +29,10 @@ def _validator() -> Any:
     return Draft202012Validator(load_schema(SCHEMA_FILE))
 
 
-def read_codex_file(skill_dir: Path, shown_path: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
-    """The parsed ``agents/openai.yaml`` and SK220 for each problem; (None, []) without one."""
+def read_codex_file(skill_dir: Path, shown_path: str, published: AbstractSet[str]
+                    ) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """The parsed ``agents/openai.yaml`` and SK220 for each problem; (None, []) without one.
+    ``published``: the paths of the skill's files the catalog publishes (an icon must be one)."""
     path = skill_dir / CODEX_FILE
     where = f"{shown_path.rsplit('/', 1)[0]}/{CODEX_FILE}" if "/" in shown_path else CODEX_FILE
     try:
@@ -49,18 +52,23 @@ def read_codex_file(skill_dir: Path, shown_path: str) -> tuple[dict[str, Any] | 
         field = ".".join(str(p) for p in err.absolute_path)
         line, col = lines.get(field, lines.get(field.rsplit(".", 1)[0], (1, 1)))
         diags.append(make("SK220", f"{CODEX_FILE}: '{field or 'top level'}' {err.message}", where, line, col))
-    return data, diags + _icon_diagnostics(data, skill_dir, where, lines)
+    return data, diags + _icon_diagnostics(data, skill_dir, where, lines, published)
 
 
 def _icon_diagnostics(data: dict[str, Any], skill_dir: Path, where: str,
-                      lines: dict[str, tuple[int, int]]) -> list[Diagnostic]:
-    """SK220 for an icon that is no image file of the skill."""
+                      lines: dict[str, tuple[int, int]], published: AbstractSet[str]) -> list[Diagnostic]:
+    """SK220 for an icon that is no image file of the skill, or one the catalog does not publish."""
     diags = []
     interface = data.get("interface") if isinstance(data.get("interface"), dict) else {}
     for key in ("icon_small", "icon_large"):
         icon = interface.get(key)
-        if isinstance(icon, str) and icon and icon_path(icon, skill_dir) is None:
-            diags.append(make("SK220", f"{CODEX_FILE}: 'interface.{key}' {icon!r} is no image file of the skill",
+        if not (isinstance(icon, str) and icon):
+            continue
+        path = icon_path(icon, skill_dir)
+        problem = "is no image file of the skill" if path is None else \
+            None if path in published else "is not published with the skill (excluded or ignored)"
+        if problem:
+            diags.append(make("SK220", f"{CODEX_FILE}: 'interface.{key}' {icon!r} {problem}",
                               where, *lines.get(f"interface.{key}", (1, 1))))
     return diags
 
@@ -77,12 +85,12 @@ def icon_path(icon: str, skill_dir: Path) -> str | None:
     return clean if target.is_file() and real_dir in target.parents else None
 
 
-def codex_interface(skill_dir: Path, shown_path: str) -> dict[str, Any] | None:
+def codex_interface(skill_dir: Path, shown_path: str, published: AbstractSet[str]) -> dict[str, Any] | None:
     """What a page and the manifest show of a skill's ``agents/openai.yaml``: the interface
-    fields that are valid on their own (icons as paths in the skill folder), or None."""
+    fields that are valid on their own (icons as paths of ``published`` files), or None."""
     from jsonschema import Draft202012Validator
 
-    data, _ = read_codex_file(skill_dir, shown_path)
+    data, _ = read_codex_file(skill_dir, shown_path, published)
     interface = data.get("interface") if isinstance(data, dict) else None
     if not isinstance(interface, dict):
         return None
@@ -92,7 +100,7 @@ def codex_interface(skill_dir: Path, shown_path: str) -> dict[str, Any] | None:
     for key in ("icon_small", "icon_large"):
         if key in shown:
             path = icon_path(shown[key], skill_dir)
-            if path is None:
+            if path is None or path not in published:
                 del shown[key]
             else:
                 shown[key] = path

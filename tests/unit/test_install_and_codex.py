@@ -100,3 +100,21 @@ def test_codex_interface_is_in_the_manifest_and_on_the_page(tmp_path: Path) -> N
     page = (tmp_path / "_site/skills/good/index.html").read_text("utf-8")
     assert ('<img class="codex-icon" src="assets/icon.svg" alt="" width="20" height="20"> '
             "<strong>Good &lt;b&gt;tool&lt;/b&gt;</strong> — Twenty-five characters or more") in page
+
+
+def test_an_icon_the_catalog_does_not_publish_is_neither_named_nor_shown(tmp_path: Path) -> None:
+    """An icon that is a file of the skill but excluded (or ignored) is not in the catalog: the
+    manifest and the page would name a missing file.  SK220 says why it is left out."""
+    codex_skill(tmp_path / "src", "good", 'interface:\n  display_name: "Good"\n'
+                                          '  icon_small: ./assets/icon.svg\n  icon_large: art/big.png\n',
+                {"assets/icon.svg": "<svg/>", "art/big.png": "png"})
+    config = SiteConfig(exclude=["**/assets/**"])
+    result = build([tmp_path / "src"], tmp_path / "_site", config)
+    assert result.ok and not (tmp_path / "_site/skills/good/assets/icon.svg").exists()
+    manifest = json.loads((tmp_path / "_site/skills.json").read_text("utf-8"))
+    assert manifest["skills"][0]["interface"] == {"display_name": "Good", "icon_large": "art/big.png"}
+    assert 'src="assets/icon.svg"' not in (tmp_path / "_site/skills/good/index.html").read_text("utf-8")
+    diags = [d for d in result.diagnostics if d.code == "SK220"]
+    assert [(d.line, d.message) for d in diags] == [
+        (3, "agents/openai.yaml: 'interface.icon_small' './assets/icon.svg' is not published with the skill "
+            "(excluded or ignored)")]
