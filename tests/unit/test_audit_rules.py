@@ -403,6 +403,9 @@ def test_reverse_shells_are_found(command):
     ("echo 'alias -- sudo=/tmp/s' >> ~/.bash_aliases", "medium"),
     ("Set-ItemProperty HKCU:Software\\Microsoft\\Windows\\CurrentVersion\\Run -Name u -Value c:\\u.exe", "medium"),
     ('echo "sk-ssh-ed25519@openssh.com AAAAGnNrLXNzaC1lZDI1NTE5 k" >> ~/.ssh/authorized_keys', "high"),
+    ("cat >> ~/.bashrc <<'EOF'\nexport EDITOR=vim\nalias sudo='/tmp/.s'\nEOF", "medium"),
+    ("cat <<-EOF | tee -a ~/.zshrc\n\talias ssh=/tmp/.s\n\tEOF", "medium"),
+    ("cat >> ~/.bashrc <<'EOF'\nexport PATH=\"$HOME/bin:$PATH\"\nEOF\nalias sudo='/tmp/.s'", "low"),
 ])
 def test_what_makes_code_run_later_or_lets_a_key_log_in_is_persistence(command, level):
     assert severity("scripts/setup.sh", command + "\n", "SK635") == level

@@ -309,6 +309,26 @@ _HIJACKS = (r"\b(?:alias\s+(?:--\s+)?(?:sudo|su|ssh|scp|git|python[23]?|pip[23]?
 _PUBLIC_KEY = (r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\w+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)\s+"
                + _atomic(r"[A-Za-z0-9+/=]{8,4000}", "key"))
 _AUTHORIZED_KEYS = r"/\.ssh/+authorized_keys2?\b"
+#: A here-document on a command's line: ``<<EOF``, ``<<-'EOF'``, ``<< "END"`` (its delimiter).
+_HEREDOC = re.compile(r"<<-?[ \t]*([\"']?)([\w.-]+)\1")
+_HIJACKING = re.compile(_HIJACKS, re.IGNORECASE)
+#: How much of a here-document is read for a hijacking line.
+_HEREDOC_REACH = 4000
+
+
+def _heredoc_hijacks(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
+    """A startup file written from a here-document (``cat >> ~/.bashrc <<EOF``) whose lines hijack a
+    common command is medium, as the same line echoed there is; any other line written there stays low."""
+    text = match.string
+    line_start, line_end = text.rfind("\n", 0, match.start()) + 1, text.find("\n", match.end())
+    heredoc = _HEREDOC.search(text, line_start, line_end if line_end >= 0 else len(text))
+    if heredoc is None or line_end < 0:
+        return hit
+    ends = re.compile(rf"^\t*{re.escape(heredoc.group(2))}[ \t]*$", re.MULTILINE)
+    closing = ends.search(text, line_end + 1, line_end + 1 + _HEREDOC_REACH)
+    body_end = closing.start() if closing else min(len(text), line_end + 1 + _HEREDOC_REACH)
+    hijack = _HIJACKING.search(text, line_end + 1, body_end)
+    return replace(hit, severity="medium", end=hijack.end()) if hijack else hit
 
 PERSISTENCE = Rule(
     "SK635", "remote-code", "medium", "persistence: makes something run later, or lets a key log in",
@@ -324,7 +344,8 @@ PERSISTENCE = Rule(
                 r"\bauthorized_keys2?[\"']?\s*\)*\s*\.\s*(?:write_text|open\s*\(\s*[\"']a)"),
         command(r"\b(?:echo|printf)\b", r"[^\n]*", rf"{_HIJACKS}[^\n]{{0,300}}?{_WRITTEN_TO}(?:{_HOME}{_STARTUP_FILE}|"
                 rf"{_SYSTEM_STARTUP})", lazy=True),
-        pattern(rf"{_WRITTEN_TO}(?:{_HOME}{_STARTUP_FILE}|{_SYSTEM_STARTUP})", severity="low"),
+        pattern(rf"{_WRITTEN_TO}(?:{_HOME}{_STARTUP_FILE}|{_SYSTEM_STARTUP})", severity="low",
+                condition=_heredoc_hijacks),
         pattern(r"\|\s*(?:sudo\s+)?crontab\s+(?:-u\s+\S+\s+)?-(?=\s|$|[;&|)\"'`])|"
                 r"\bcrontab\s+(?:-u\s+\S+\s+)?(?!-)[\w./~$-]+(?=\s*(?:$|[;&|)#]))|"
                 rf"{_WRITTEN_TO}/(?:etc/cron(?:tab|\.d|\.hourly|\.daily|\.weekly|\.monthly)|var/spool/cron)\b|"
