@@ -26,7 +26,7 @@ from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build
 from skillsite.publish.resident import Resident
 from skillsite.publish.signing import Signing, resign_due
 from skillsite.publish.staging import check_sources_kept, check_target, clear_remains
-from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs
+from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs, settle_inputs
 from skillsite.source.discover import discover
 from skillsite.workers import default_jobs
 
@@ -96,6 +96,8 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
                                           state.outputs if state is not None else None) and not (
                 plan.signing is not None and resign_due(plan.out, plan.signing, plan.cache_dir))
         if unchanged:
+            if inputs.digest and inputs.recent != summary.recent and plan.cache_dir is not None:
+                settle_inputs(plan.cache_dir, plan.scope, plan.out, summary.inputs, inputs)
             diagnostics = tuple(summary.diagnostics)
             reading = CatalogReading(found.sources, (), (), diagnostics)
             return build_result(True, plan, reading, summary.published, summary.skipped, diagnostics,

@@ -19,7 +19,8 @@ An input changed within two seconds of a build may change again within the file 
 timestamp granularity and keep its stamp.  As git does with its "racily clean" entries, the build
 then records which inputs were that recent and folds a hash of their content into the input
 digest; the next build hashes those files again, so an edit that kept the stamp is still seen
-and an untouched tree is still a rebuild with nothing to do.
+and an untouched tree is still a rebuild with nothing to do (which then records the files that
+have settled since: :func:`settle_inputs`).
 """
 from __future__ import annotations
 
@@ -403,6 +404,25 @@ def _meta(db: sqlite3.Connection, scope: str, out: Path) -> tuple[dict[str, Any]
     if data["scope"] != scope or data["out"] != str(out.absolute()):
         return None
     return data, meta
+
+
+def settle_inputs(folder: Path, scope: str, out: Path, verified: str, inputs: Inputs) -> None:
+    """After a rebuild with nothing changed, whose inputs matched the recorded digest ``verified``:
+    record ``inputs`` instead, fewer of its files being recent now, so the next rebuild hashes
+    only those still recent (as git refreshes its index).  The rest of the state stays as it is
+    (its generation too: a ``serve`` process's copy of it still holds).  Best effort: a cache
+    that cannot be written only costs the next rebuild the hashing again."""
+    try:
+        with closing(_connect(folder / STATE_FILE)) as db:
+            db.execute("BEGIN IMMEDIATE")  # closing without COMMIT rolls back
+            found = _meta(db, scope, out)
+            if found is None or found[0]["inputs"] != verified:
+                return  # another build saved since
+            summary = dict(found[0], inputs=inputs.digest, recent=inputs.recent)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('summary', ?)", (json.dumps(summary),))
+            db.execute("COMMIT")
+    except (sqlite3.Error, ValueError, KeyError, TypeError):
+        pass
 
 
 def _overlay(outputs: dict[str, Recorded], rows: Iterable[BackRow]) -> dict[str, Recorded]:

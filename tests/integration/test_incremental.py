@@ -344,6 +344,33 @@ def test_a_recent_file_is_known_by_its_content_until_it_settles(tmp_path, monkey
     assert build([src], cold).ok and tree_bytes(out) == tree_bytes(cold)
 
 
+def test_a_rebuild_with_nothing_changed_records_what_has_settled_since(tmp_path, monkeypatch):
+    """Files recent at one build but no longer at the next, unchanged, are recorded as settled by
+    that rebuild with nothing to do (as git refreshes its index): later rebuilds hash none of them."""
+    from skillsite.publish import state
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    monkeypatch.setattr(state, "RACY_NS", 10**18)   # every input recent
+    assert build([src], out, cache_dir=cache).ok
+    assert "read" not in build([src], out, cache_dir=cache).stages   # each one hashed again: the same
+    assert len(state.load_summary(cache, _scope(), out).recent) > 20
+    monkeypatch.setattr(state, "RACY_NS", 0)       # now every one settled
+    assert "read" not in build([src], out, cache_dir=cache).stages
+    assert state.load_summary(cache, _scope(), out).recent == ()
+    hashed = []
+    monkeypatch.setattr(state, "_content_digest", lambda path: hashed.append(path))
+    assert "read" not in build([src], out, cache_dir=cache).stages and hashed == []
+
+
+def _scope() -> str:
+    """The cache scope of a build with the default configuration."""
+    from skillsite.cache import code_scope
+    from skillsite.config import SiteConfig
+
+    return code_scope(sorted(vars(SiteConfig()).items()))
+
+
 def test_without_the_content_of_recent_files_that_change_would_go_unseen(tmp_path, monkeypatch):
     """The control of the test above: stamps alone do not see the change."""
     from skillsite.publish import state
