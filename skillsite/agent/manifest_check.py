@@ -14,6 +14,7 @@ from skillsite.agent.entry import entry_problem, is_hex_sha256
 from skillsite.agent.errors import CatalogFormatError, UnsafePathError, UnsupportedVersionError
 from skillsite.agent.manifest_pages import INDEX_FORMAT, PAGE_FORMAT, PageRecord, page_records
 from skillsite.agent.utf8 import is_utf8_text
+from skillsite.agent.vcs_names import is_vcs_folder
 
 
 def parse_manifest(body: bytes, where: str) -> dict[str, Any]:
@@ -129,7 +130,8 @@ def _check_rows(rows: list[dict[str, Any]], record: PageRecord, where: str) -> N
 
 
 def safe_relpath(path: str, what: str) -> str:
-    """A normalised relative POSIX path, or UnsafePathError if it could escape its folder."""
+    """A normalised relative POSIX path, or UnsafePathError if it could escape its folder or
+    lead into a version-control folder (:func:`is_vcs_folder`)."""
     if not isinstance(path, str) or not path or "\x00" in path or "\\" in path:
         raise UnsafePathError(f"{what} {path!r} is not a plain relative path")
     if not is_utf8_text(path):
@@ -139,6 +141,8 @@ def safe_relpath(path: str, what: str) -> str:
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if not parts or ".." in parts:
         raise UnsafePathError(f"{what} {path!r} escapes its folder")
+    if any(is_vcs_folder(part) for part in parts):
+        raise UnsafePathError(f"{what} {path!r} leads into a version-control folder (its hooks and config run code)")
     return "/".join(parts)
 
 

@@ -20,6 +20,7 @@ from typing import Sequence
 
 from skillsite.agent.site_urls import OUTPUT_MARKER
 from skillsite.agent.utf8 import is_utf8_text
+from skillsite.agent.vcs_names import is_vcs_folder
 from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
 from skillsite.models import NO_STAMP, BundledFile, SourceFile, Stamp, stamp_of
 from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores, is_environment, rules_above
@@ -175,7 +176,7 @@ class _RootWalker:
         children = []
         for entry in entries:
             name = entry.name
-            if name in TOOL_FOLDERS or (self.exclude and _excluded(prefix + name, self.exclude)):
+            if _tool_folder(name) or (self.exclude and _excluded(prefix + name, self.exclude)):
                 if not (name in AUDIT_SKIPPED_DIRS and _is_folder(entry)):
                     self.partial.add(node.rel)
                 continue
@@ -229,6 +230,12 @@ class _RootWalker:
             return None
         node.linked.append((entry.name, entry.path, target))
         return None
+
+
+def _tool_folder(name: str) -> bool:
+    """Whether a name is a tool's folder (never searched, never published): a version-control
+    folder however a file system may spell it (``.GIT`` is ``.git`` on macOS)."""
+    return name in TOOL_FOLDERS or is_vcs_folder(name)
 
 
 def _is_folder(entry: os.DirEntry) -> bool:

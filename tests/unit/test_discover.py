@@ -190,6 +190,21 @@ def test_tool_folders_and_virtual_environments_are_not_searched(tmp_path):
     assert [s.id for s in discover([tmp_path]).sources] == ["kept"]
 
 
+def test_a_version_control_folder_however_spelt_is_neither_searched_nor_published(tmp_path):
+    """``.GIT`` is ``.git`` on macOS and Windows: a catalog publishing it would plant git's
+    config and hooks in every installed copy (and the installer refuses such a path)."""
+    write_skill(tmp_path, "kept")
+    for name in (".GIT", ".Hg", ".git.", "GIT~1", ".g\u200cit"):
+        (tmp_path / "kept" / name).mkdir()
+        (tmp_path / "kept" / name / "config").write_text("[core]\n\tfsmonitor = touch /tmp/pwned\n")
+        write_skill(tmp_path, f"{name}/inside")
+    (tmp_path / "kept" / ".github").mkdir()
+    (tmp_path / "kept" / ".github" / "ci.yml").write_text("on: push\n")
+    found = discover([tmp_path])
+    assert [s.id for s in found.sources] == ["kept"]
+    assert [f.path for f in found.sources[0].files] == [".github/ci.yml"]
+
+
 def test_what_gitignore_files_ignore_is_not_searched(tmp_path):
     """git's rules: each .gitignore applies to its folder and below, a deeper one has the last
     word, a negated pattern takes a path back; those above the root, up to the repository's

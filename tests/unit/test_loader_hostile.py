@@ -220,6 +220,29 @@ def test_install_refuses_clashing_paths_and_writes_nothing(own_site: Path, tmp_p
     assert nothing_written(dest)
 
 
+@pytest.mark.parametrize("path", [".git/config", "hooks/.git/hooks/post-checkout", ".GIT/config", ".g\u200cit/config",
+                                  ".git. /config", "GIT~1/config", ".git", ".hg/hgrc", "a/.svn/entries", ".jj/repo"])
+def test_install_refuses_a_file_in_a_version_control_folder_and_writes_nothing(own_site: Path, tmp_path: Path,
+                                                                              path: str) -> None:
+    """A catalog naming a file under .git (however a file system may spell it) would plant git's
+    config or hooks in the installed skill: the next git command there runs them."""
+    edit_manifest(own_site, add_file(FIRST, path, b"[core]\n\tfsmonitor = touch /tmp/pwned\n"))
+    dest = tmp_path / "out" / "skill"
+    with pytest.raises(LoaderError, match="version-control folder"):
+        Catalog.open(own_site).install(FIRST, dest)
+    assert nothing_written(dest)
+
+
+@pytest.mark.parametrize("path", [".github/workflows/ci.yml", ".gitignore", "a.git/x", "gitlab/x", ".gitkeep"])
+def test_names_near_a_version_control_folder_install(own_site: Path, tmp_path: Path, path: str) -> None:
+    edit_manifest(own_site, add_file(FIRST, path, b"ok\n"))
+    served = own_site / "skills" / FIRST / path
+    served.parent.mkdir(parents=True, exist_ok=True)
+    served.write_bytes(b"ok\n")
+    dest = Catalog.open(own_site).install(FIRST, tmp_path / "out" / "skill")
+    assert (dest / path).read_bytes() == b"ok\n"
+
+
 def test_install_refuses_a_file_and_a_file_under_it(own_site: Path, tmp_path: Path) -> None:
     def change(data: dict[str, Any]) -> None:
         entry_of(data, FIRST)["files"] = [
