@@ -104,11 +104,16 @@ def holds_lock(folder: Path, lock_path: Path) -> bool:
 
 def inside_lock_folder(folder: Path, lock_path: Path) -> bool:
     """Whether ``folder`` lies inside the lock file's folder as its path reads (no ``..`` out of
-    it, no absolute path elsewhere): the only places a lock may name, as a lock committed to a
-    project is anyone's to write, and ``update`` writes (``--overwrite``: replaces) what it names."""
+    it, no absolute path elsewhere) and where it leads (no symbolic link on the way out of it):
+    the only places a lock may name, as a lock committed to a project is anyone's to write (a
+    symbolic link beside it too), and ``update`` writes (``--overwrite``: replaces) what it names."""
     base = os.path.normpath(os.path.abspath(Path(lock_path).parent))
     where = os.path.normpath(os.path.abspath(folder))
-    return where.startswith(base.rstrip(os.sep) + os.sep)
+    return _under(where, base) and _under(os.path.realpath(where), os.path.realpath(base))
+
+
+def _under(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _check_paths(lock: Lock, lock_path: Path) -> None:

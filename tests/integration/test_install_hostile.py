@@ -78,6 +78,41 @@ def test_a_lock_path_outside_the_lock_folder_is_refused_and_nothing_there_is_tou
     assert [p.name for p in victim.iterdir()] == ["notes.txt"] and (victim / "notes.txt").read_text() == "precious"
 
 
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_a_lock_path_through_a_symbolic_link_out_of_the_project_is_refused(served, tmp_path: Path,
+                                                                          overwrite: bool) -> None:
+    """A lock and a symbolic link committed side by side (``vendor/evil -> /elsewhere``): the
+    lock's path reads as inside the project but leads out of it, where ``update`` would create
+    (or with ``--overwrite`` replace) a folder."""
+    _, server = served
+    project, victim = tmp_path / "project", tmp_path / "victim"
+    (victim / "kept").mkdir(parents=True)
+    (victim / "kept" / "notes.txt").write_text("precious")
+    lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
+    assert cli("install", "lib", "--catalog", server.url, "--dest", str(project / "skills" / "lib"),
+               "--lock", str(lock), "--cache-dir", cache).exit_code == 0
+    (project / "vendor").mkdir()
+    (project / "vendor" / "evil").symlink_to(victim, target_is_directory=True)
+    edit_lock(lock, "lib", path="vendor/evil/kept" if overwrite else "vendor/evil/created")
+    result = cli("update", "lib", "--lock", str(lock), "--cache-dir", cache, *(["--overwrite"] if overwrite else []))
+    assert result.exit_code == 2, result.output
+    assert "outside the lock file's folder" in result.output and "Traceback" not in result.output
+    assert sorted(p.name for p in victim.iterdir()) == ["kept"]
+    assert [p.name for p in (victim / "kept").iterdir()] == ["notes.txt"]
+
+
+def test_install_refuses_a_destination_through_a_symbolic_link_out_of_the_lock_folder(served, tmp_path: Path) -> None:
+    _, server = served
+    project, victim = tmp_path / "project", tmp_path / "victim"
+    (project / "vendor").mkdir(parents=True)
+    victim.mkdir()
+    (project / "vendor" / "evil").symlink_to(victim, target_is_directory=True)
+    result = cli("install", "app", "--catalog", server.url, "--dest", str(project / "vendor" / "evil" / "app"),
+                 "--lock", str(project / "skillsite-lock.json"), "--cache-dir", str(tmp_path / "cache"))
+    assert result.exit_code == 1 and "outside the lock file's folder" in result.output, result.output
+    assert list(victim.iterdir()) == [] and not (project / "skillsite-lock.json").exists()
+
+
 def test_install_refuses_a_destination_outside_the_lock_folder(served, tmp_path: Path) -> None:
     """What install records, a later read must accept: a skill outside the lock's folder is
     refused before anything is written (the lock goes in a folder above)."""
