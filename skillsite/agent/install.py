@@ -15,7 +15,7 @@ from skillsite.agent.errors import (CatalogFormatError, DependencyError, Destina
                                     IntegrityError, LoaderError, NotFoundError, UnsafePathError)
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, PlannedSkill, label, plan_install
 from skillsite.agent.install_staging import staging_folder
-from skillsite.agent.installed import installed_digest
+from skillsite.agent.installed import changed_locally, installed_digest, nested_digest, nested_digest_of
 from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock_folder, lock_path_text, read_lock,
                                       record_installed, resolve_locked_path, resolve_source, source_text)
 from skillsite.agent.manifest_check import safe_relpath
@@ -74,8 +74,7 @@ class Installer:
         if locked is None or not self._is_source(locked.source, lock_path):
             raise NotFoundError(f"{lock_path} holds no skill {skill_id!r} installed from {self.catalog.location}")
         target = resolve_locked_path(locked.path, lock_path)
-        present = installed_digest(target)
-        if os.path.lexists(target) and present != locked.digest and not overwrite:
+        if os.path.lexists(target) and changed_locally(target, locked) and not overwrite:
             raise DestinationExistsError(f"{target} has local changes (its files are not those {lock_path} records "
                                          f"for {skill_id}); pass overwrite=True to replace them")
         ask = Ask(REQUEST if locked.requested else f"{lock_path.name}", locked.requested or "*")
@@ -109,7 +108,7 @@ class Installer:
         for planned in plan:
             self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
         fetched = {p.id: self._planned_files(p, children) for p in plan}
-        actions = {p.id: self._placement(p, targets[p.id], fetched[p.id][1], overwrite, ours.get(p.id), lock_path,
+        actions = {p.id: self._placement(p, targets[p.id], fetched[p.id], overwrite, ours.get(p.id), lock_path,
                                          root=p.id == skill_id, replace_root=replace_root) for p in plan}
         source = source_text(self.catalog.location, self.catalog.remote, lock_path) if lock_path is not None else self.catalog.location
         if lock_path is not None and not is_utf8_text(source):
@@ -122,7 +121,7 @@ class Installer:
             if lock_path is not None:
                 path = lock_path_text(targets[planned.id], lock_path)
                 locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
-                                     requested if planned.id == skill_id else None)
+                                     requested if planned.id == skill_id else None, nested_digest_of(files))
                 record_installed(lock_path, planned.id, locked)
         return plan
 
@@ -185,20 +184,22 @@ class Installer:
                                  locked.digest, published)
 
     @staticmethod
-    def _placement(planned: PlannedSkill, target: Path, digest: str, overwrite: bool, locked: LockedSkill | None,
-                   lock_path: Path | None, *, root: bool, replace_root: bool) -> str:
+    def _placement(planned: PlannedSkill, target: Path, fetched: tuple[dict[str, bytes], str], overwrite: bool,
+                   locked: LockedSkill | None, lock_path: Path | None, *, root: bool, replace_root: bool) -> str:
         """What to do at ``target``: ``new`` (nothing there), ``replace`` or ``keep`` (it holds the
-        planned release already); DestinationExistsError when it holds something else that may
-        not be replaced.  The root's folder was checked by the caller (install, update)."""
+        planned release already, and the nested skills to be installed with it); DestinationExistsError
+        when it holds something else that may not be replaced.  The root's folder was checked by
+        the caller (install, update).  ``fetched``: the files to install, and the release's digest."""
+        files, digest = fetched
         if root and not replace_root:
             return "replace" if overwrite else "new"  # install() refused an existing dest unless overwrite
         if not os.path.lexists(target):
             return "replace" if root and overwrite else "new"
         present = installed_digest(target)
-        if present == digest:
+        if present == digest and nested_digest(target) == nested_digest_of(files):
             return "keep"
         ours = (locked is not None and lock_path is not None and present == locked.digest
-                and resolve_locked_path(locked.path, lock_path) == target)
+                and not changed_locally(target, locked) and resolve_locked_path(locked.path, lock_path) == target)
         if overwrite or ours or root:
             return "replace"
         raise DestinationExistsError(f"{target} already exists and does not hold {planned.label}, the dependency "

@@ -3,9 +3,9 @@ ones the lock records (standard library only).
 
 Every regular file under the folder counts, by its path relative to the folder, except the
 folders of nested skills (a sub-folder holding its own SKILL.md is another skill, installed
-with it).  Symbolic
-links are never followed: one counts as a file whose content is its target's name, so a
-folder changed into a link to somewhere else reads as modified.
+with it): those count in a digest of their own (:func:`nested_digest`), which the lock keeps
+beside the release's.  Symbolic links are never followed: one counts as a file whose content
+is its target's name, so a folder changed into a link to somewhere else reads as modified.
 """
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ import hashlib
 import os
 import stat
 from pathlib import Path
+from typing import Mapping
 
-from skillsite.agent.release_digest import release_digest
+from skillsite.agent.lockfile import LockedSkill
+from skillsite.agent.release_digest import release_digest, release_digest_of_bytes
 
 _CHUNK = 1024 * 1024
 
@@ -27,16 +29,54 @@ def installed_digest(folder: Path) -> str | None:
     return release_digest(_files(folder))
 
 
-def _files(folder: Path) -> list[tuple[str, str]]:
-    """(relative path, sha256) of the skill's own files."""
+def nested_digest(folder: Path) -> str | None:
+    """``sha256:<hex>`` of the files of the nested skills installed in ``folder`` (every file
+    under a sub-folder holding its own SKILL.md); None when it holds none."""
+    files = [item for nested in _nested_folders(Path(folder)) for item in _files(nested, folder, nested=True)]
+    return release_digest(files) if files else None
+
+
+def nested_digest_of(files: Mapping[str, bytes]) -> str | None:
+    """:func:`nested_digest` of the folder an install writes ``files`` (relative path -> bytes) into."""
+    nested = [(rel, data) for rel, data in files.items() if _in_nested_skill(rel, files)]
+    return release_digest_of_bytes(nested) if nested else None
+
+
+def changed_locally(folder: Path, locked: LockedSkill) -> bool:
+    """Whether the skill installed at ``folder`` differs from what the lock records: its own
+    files, or the nested skills installed with it (when the lock records their digest)."""
+    return installed_digest(folder) != locked.digest or (
+        locked.nested_digest is not None and nested_digest(folder) != locked.nested_digest)
+
+
+def _in_nested_skill(rel: str, files: Mapping[str, bytes]) -> bool:
+    """Whether one of the folders holding ``rel`` holds a SKILL.md among ``files`` (the root's aside)."""
+    parts = rel.split("/")
+    return any("/".join(parts[:end]) + "/SKILL.md" in files for end in range(1, len(parts)))
+
+
+def _nested_folders(folder: Path) -> list[Path]:
+    """The sub-folders of ``folder`` (at any depth, through none) holding their own SKILL.md."""
+    found = []
+    for here, dirs, _ in os.walk(folder):
+        base = Path(here)
+        real = [d for d in dirs if not os.path.islink(base / d)]
+        found += [base / d for d in real if (base / d / "SKILL.md").exists()]
+        dirs[:] = [d for d in real if not (base / d / "SKILL.md").exists()]
+    return found
+
+
+def _files(folder: Path, root: Path | None = None, nested: bool = False) -> list[tuple[str, str]]:
+    """(path relative to ``root`` (default: ``folder``), sha256) of the skill's own files, or with
+    ``nested`` every file under ``folder``, nested skills' too."""
     out = []
     for here, dirs, files in os.walk(folder):
         base = Path(here)
-        dirs[:] = [d for d in dirs if not os.path.islink(base / d) and not (base / d / "SKILL.md").exists()]
+        dirs[:] = [d for d in dirs if not os.path.islink(base / d) and (nested or not (base / d / "SKILL.md").exists())]
         links = [d for d in os.listdir(here) if os.path.islink(base / d) and d not in files]
         for name in files + links:
             path = base / name
-            rel = path.relative_to(folder).as_posix()
+            rel = path.relative_to(root or folder).as_posix()
             out.append((rel, _sha256(path)))
     return out
 

@@ -35,7 +35,9 @@ MAX_LOCK_BYTES = 16 * 1024 * 1024
 class LockedSkill:
     """One installed skill.  ``requested`` is the range it was installed with, for a skill named
     on the command line (None for one installed as a dependency); ``version`` is None for a
-    skill published without releases."""
+    skill published without releases.  ``nested_digest``: the digest of the nested sub-skills
+    installed in its folder with it (which ``digest``, the release's, does not cover), so that an
+    edit there is a local change too; None when it has none (or an older skillsite installed it)."""
 
     source: str
     version: str | None
@@ -43,12 +45,15 @@ class LockedSkill:
     path: str
     dependencies: dict[str, str] = field(default_factory=dict)
     requested: str | None = None
+    nested_digest: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {"source": self.source, "version": self.version, "digest": self.digest,
                 "dependencies": dict(self.dependencies), "path": self.path}
         if self.requested is not None:
             data["requested"] = self.requested
+        if self.nested_digest is not None:
+            data["nested_digest"] = self.nested_digest
         return data
 
 
@@ -153,15 +158,16 @@ def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
             or not (isinstance(deps, dict) and all(isinstance(v, str) for v in deps.values())) \
             or not (value.get("requested") is None or isinstance(value["requested"], str)):
         raise LockFileError(f"{problem} (it needs source, version, digest, dependencies and path)")
-    if not is_release_digest(value["digest"]):
-        raise LockFileError(f"{problem}: digest {value['digest'][:80]!r} is not sha256:<64 hex digits>")
+    for key in ("digest", "nested_digest"):
+        if (key == "digest" or value.get(key) is not None) and not is_release_digest(value.get(key)):
+            raise LockFileError(f"{problem}: {key} {str(value.get(key))[:80]!r} is not sha256:<64 hex digits>")
     texts = [skill_id, value["source"], value["path"], value.get("version") or "", value.get("requested") or "",
              *deps, *deps.values()]
     if not all(is_utf8_text(text) for text in texts):
         raise LockFileError(f"{problem}: it holds a lone surrogate (\\udXXX), which is no text")
     _check_ranges(problem, value.get("requested"), deps)
     return LockedSkill(value["source"], value.get("version"), value["digest"], value["path"], dict(deps),
-                       value.get("requested"))
+                       value.get("requested"), value.get("nested_digest"))
 
 
 def _check_ranges(problem: str, requested: str | None, deps: dict[str, str]) -> None:

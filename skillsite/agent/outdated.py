@@ -55,14 +55,15 @@ def locked_asks(lock: Lock, skill_id: str) -> list[Ask]:
 
 
 def skill_state(skill_id: str, locked: LockedSkill, asks: list[Ask], published: Mapping[str, str] | None,
-                installed: str | None) -> SkillState:
+                installed: str | None, nested_changed: bool = False) -> SkillState:
     """The state of a locked skill.  ``published``: version -> digest of its releases now
     (:meth:`Catalog.release_digests`), None when the catalog lacks the skill; ``installed``: the
-    digest of its folder now (None when there is none)."""
+    digest of its folder now (None when there is none); ``nested_changed``: whether the nested
+    skills installed with it changed (:func:`~skillsite.agent.installed.changed_locally`)."""
     versions = sorted((v for v in (published or {}) if v), key=parse_version)
     latest = versions[-1] if versions else None
     wanted = _wanted(versions, asks)
-    status, detail = _status(locked, published, installed, wanted, latest)
+    status, detail = _status(locked, published, installed, wanted, latest, nested_changed)
     return SkillState(skill_id, status, locked.version, wanted, latest, tuple(asks), detail)
 
 
@@ -76,7 +77,7 @@ def _wanted(versions: list[str], asks: list[Ask]) -> str | None:
 
 
 def _status(locked: LockedSkill, published: Mapping[str, str] | None, installed: str | None,
-            wanted: str | None, latest: str | None) -> tuple[str, str]:
+            wanted: str | None, latest: str | None, nested_changed: bool = False) -> tuple[str, str]:
     """The first status that applies, and a sentence saying why."""
     key = locked.version or UNVERSIONED
     if published is not None and locked.version and published.get(key) not in (None, locked.digest):
@@ -86,6 +87,8 @@ def _status(locked: LockedSkill, published: Mapping[str, str] | None, installed:
         return "missing", f"nothing is installed at {locked.path}"
     if installed != locked.digest:
         return "modified", f"the files at {locked.path} are not the ones locked ({installed}, locked {locked.digest})"
+    if nested_changed:
+        return "modified", f"the nested skills installed in {locked.path} are not the ones locked"
     if published is None:
         return "not-in-catalog", "the catalog no longer has this skill"
     if not locked.version:

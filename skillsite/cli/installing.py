@@ -104,32 +104,40 @@ def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allo
     click.echo(f"recorded in {lock_file}")
 
 
-def say_replaced(edited: dict[str, tuple[Path, str | None]]) -> dict[str, tuple[Path, str | None]]:
+def say_replaced(edited: dict[str, tuple[Path, Held]]) -> dict[str, tuple[Path, Held]]:
     """Name each edited skill (:func:`edited_skills`) whose folder an install replaced (--overwrite);
     the others, still edited, are returned (for the next install of the same command)."""
-    from skillsite.agent.installed import installed_digest
-
     kept = {}
-    for sid, (where, digest) in sorted(edited.items()):
-        if installed_digest(where) != digest:
+    for sid, (where, held) in sorted(edited.items()):
+        if _held(where) != held:
             click.echo(printable(f"replaced {sid} in {where}: the changes made there since it was installed are gone"))
         else:
-            kept[sid] = (where, digest)
+            kept[sid] = (where, held)
     return kept
 
 
-def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, str | None]]:
+#: What a skill's folder holds: the digests of its own files and of the nested skills in it.
+Held = tuple["str | None", "str | None"]
+
+
+def _held(where: Path) -> Held:
+    from skillsite.agent.installed import installed_digest, nested_digest
+
+    return installed_digest(where), nested_digest(where)
+
+
+def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, Held]]:
     """The locked skills whose installed files differ from the locked ones (edited in place):
     their folder and what it holds now, so that replacing one can be said."""
-    from skillsite.agent.installed import installed_digest
+    from skillsite.agent.installed import changed_locally
     from skillsite.agent.lockfile import resolve_locked_path
 
     found = {}
     for sid, locked in lock.skills.items():
         where = resolve_locked_path(locked.path, lock_file)
-        present = installed_digest(where)
-        if present is not None and present != locked.digest:
-            found[sid] = (where, present)
+        held = _held(where)
+        if held[0] is not None and changed_locally(where, locked):
+            found[sid] = (where, held)
     return found
 
 
@@ -170,7 +178,7 @@ def outdated(lock_file: Path, source: str | None, cache_dir: Path | None, timeou
 def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cache_dir: Path | None, timeout: float,
                   allowed_hosts: tuple[str, ...], opened: dict):
     """The :class:`~skillsite.agent.outdated.SkillState` of one locked skill (its catalog opened once)."""
-    from skillsite.agent.installed import installed_digest
+    from skillsite.agent.installed import changed_locally, installed_digest
     from skillsite.agent.lockfile import resolve_locked_path, resolve_source
     from skillsite.agent.outdated import locked_asks, skill_state
     from skillsite.loader import NotFoundError
@@ -187,8 +195,10 @@ def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cach
             return None
 
     digests = run_loader(published)
-    installed = installed_digest(resolve_locked_path(locked.path, lock_file))
-    return skill_state(skill_id, locked, locked_asks(lock, skill_id), digests, installed)
+    where = resolve_locked_path(locked.path, lock_file)
+    installed = installed_digest(where)
+    return skill_state(skill_id, locked, locked_asks(lock, skill_id), digests, installed,
+                       installed is not None and changed_locally(where, locked))
 
 
 @click.command()

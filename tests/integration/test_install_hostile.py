@@ -294,3 +294,32 @@ def test_a_staging_folder_left_by_a_killed_install_is_removed_by_the_next_one(se
     assert result.exit_code == 0, result.output
     assert not folders["abandoned"].exists() and folders["held"].is_dir() and folders["fresh"].is_dir()
     assert (skills / "app" / "SKILL.md").is_file()
+
+
+def test_an_edit_in_a_nested_skill_is_a_local_change_update_keeps(site: Path, tmp_path: Path) -> None:
+    """release-manager installs with its nested skills (changelog, version-bump) in its folder:
+    the lock records their digest beside the release's, so an edit there (or a file added) is a
+    local change that ``outdated`` reports and ``update`` does not replace without --overwrite."""
+    server = CountingServer(site)
+    try:
+        project = tmp_path / "project"
+        lock, cache, dest = project / "skillsite-lock.json", str(tmp_path / "cache"), project / "skills" / "rm"
+        assert cli("install", "release-manager", "--catalog", server.url, "--dest", str(dest), "--lock", str(lock),
+                   "--cache-dir", cache).exit_code == 0
+        nested = json.loads(lock.read_text("utf-8"))["skills"]["release-manager"]["nested_digest"]
+        assert nested.startswith("sha256:") and (dest / "changelog" / "SKILL.md").is_file()
+        (dest / "changelog" / "SKILL.md").write_text((dest / "changelog" / "SKILL.md").read_text() + "EDIT\n")
+        (dest / "changelog" / "NOTES.md").write_text("my notes\n")
+        report = {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}
+        assert report["release-manager"]["status"] == "modified", report
+        assert "nested skills" in report["release-manager"]["detail"]
+        result = cli("update", "release-manager", "--lock", str(lock), "--cache-dir", cache)
+        assert result.exit_code != 0 and "local changes" in result.output, result.output
+        assert (dest / "changelog" / "NOTES.md").read_text() == "my notes\n"
+        result = cli("update", "release-manager", "--lock", str(lock), "--cache-dir", cache, "--overwrite")
+        assert result.exit_code == 0 and "replaced release-manager" in result.output, result.output
+        assert not (dest / "changelog" / "NOTES.md").exists()
+        report = {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}
+        assert report["release-manager"]["status"] != "modified", report
+    finally:
+        server.stop()
