@@ -65,9 +65,9 @@ def loader_error_text(exc: Exception) -> str:
     flag they type (the Python API's own message names ``max_risk=``)."""
     from skillsite.loader import RiskError
 
-    if isinstance(exc, RiskError):
-        return (f"skill {exc.skill_id} is rated {exc.risk} risk by the catalog's audit, above --max-risk "
-                f"{exc.max_risk}; pass --max-risk {exc.risk} to use it anyway")
+    if isinstance(exc, RiskError):  # the id and the risk come from the catalog: printable, as any other text
+        return printable(f"skill {exc.skill_id} is rated {exc.risk} risk by the catalog's audit, above --max-risk "
+                         f"{exc.max_risk}; pass --max-risk {exc.risk} to use it anyway")
     return printable(str(exc).replace("pass overwrite=True", "pass --overwrite"))
 
 

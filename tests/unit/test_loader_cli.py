@@ -98,3 +98,14 @@ def test_install_refuses_a_range_that_does_not_parse(spec: str, message: str) ->
 
     with pytest.raises(click.BadParameter, match=message):
         install_spec(spec, set())
+
+
+def test_a_risk_error_naming_a_hostile_id_is_one_printable_line() -> None:
+    """The skill id comes from the catalog: an escape sequence (a terminal title) and a newline
+    (a fake "installed" line) in it must not reach the terminal raw."""
+    from skillsite.agent.errors import RiskError
+    from skillsite.cli.reading import loader_error_text
+
+    text = loader_error_text(RiskError("x\x1b]0;PWNED\x07\nskillsite: installed OK", "high", "medium"))
+    assert "\x1b" not in text and "\x07" not in text and "\n" not in text
+    assert "--max-risk medium" in text and "pass --max-risk high" in text
