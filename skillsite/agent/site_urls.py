@@ -23,12 +23,24 @@ SKILLS_FOLDER_FILES = frozenset({"index.json"})
 SKILL_FOLDER_FILES = frozenset({"index.html", "skill.xml", "entry.xml", "index.json", "entry.json"})
 
 
-def taken_name(skill_id: str) -> str | None:
-    """The name of the file the build writes where a skill's folder would be published (a
-    top-level skill named like ``skills/``'s listing, a nested one like a file of the skill
-    holding it); None when its place is free."""
-    holder, _, name = skill_id.rpartition("/")
-    return name if name in (SKILL_FOLDER_FILES if holder else SKILLS_FOLDER_FILES) else None
+#: What the build writes in a versioned skill's folder: its releases' listing, and each release.
+VERSIONS_FILE = "versions.json"
+VERSIONS_FOLDER = "versions"
+
+
+def taken_name(skill_id: str, holder_id: str | None = None, holder_versioned: bool = False) -> str | None:
+    """The name of the file (or folder) the build writes where a skill's folder would be
+    published: a top-level skill named like ``skills/``'s listing, a nested one like a file of
+    the folder holding it, or below ``holder_id`` (the nearest skill holding it) in the place of
+    one of that skill's files (``holder_versioned``: its releases' too); None when its place is free."""
+    folder, _, name = skill_id.rpartition("/")
+    if name in (SKILL_FOLDER_FILES if folder else SKILLS_FOLDER_FILES):
+        return name
+    if holder_id is None or not skill_id.startswith(holder_id + "/"):
+        return None
+    first = skill_id[len(holder_id) + 1:].split("/", 1)[0]
+    taken = SKILL_FOLDER_FILES | ({VERSIONS_FILE, VERSIONS_FOLDER} if holder_versioned else set())
+    return first if first in taken else None
 
 #: What a URL path keeps as it is, besides the letters, digits and ``-._~`` that ``quote``
 #: always keeps: "/" between segments, "@" and the sub-delimiters a segment may hold (RFC

@@ -22,7 +22,7 @@ from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORM
                                             PageRecord, entry_path, index_url, page_url)
 from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.agent.skill_md import skill_body
-from skillsite.agent.site_urls import SKILL_FOLDER_FILES, url_of
+from skillsite.agent.site_urls import SKILL_FOLDER_FILES, VERSIONS_FILE, VERSIONS_FOLDER, url_of
 from skillsite.models import Skill, read_skill_md
 from skillsite.source.checks import estimate_tokens
 from skillsite.source.versioning import canonical_version
@@ -32,15 +32,20 @@ PAGE_FILE = "index.html"
 XML_FILE = "skill.xml"
 ENTRY_FILE = "entry.xml"
 PROVIDER_INDEX_FILE = "index.json"   # the static provider layout's per-skill listing
-VERSIONS_FILE = "versions.json"      # a versioned skill's releases
-VERSIONS_FOLDER = "versions"         # ... each in versions/<version>/ (both reserved in a versioned skill's folder)
 #: What the catalog writes in every skill's folder (a paged catalog writes its entry file too).
 RESERVED_NAMES = SKILL_FOLDER_FILES - {ENTRY_JSON}
 
 
 def is_versions_path(path: str) -> bool:
-    """Whether a path in a versioned skill's folder is one the catalog writes (its releases)."""
-    return path == VERSIONS_FILE or path.startswith(f"{VERSIONS_FOLDER}/")
+    """Whether a path in a versioned skill's folder is in the place of what the catalog writes
+    there (its releases: ``versions.json``, ``versions/``), as a file or below a folder so named."""
+    return path.split("/", 1)[0] in (VERSIONS_FILE, VERSIONS_FOLDER)
+
+
+def is_reserved_path(path: str, reserved: frozenset[str]) -> bool:
+    """Whether a path in a skill's folder is in the place of a file the catalog writes there
+    (:func:`reserved_names`), as that file or below a folder so named."""
+    return path.split("/", 1)[0] in reserved
 
 
 def is_paged(skills: int, config: SiteConfig) -> bool:

@@ -24,8 +24,8 @@ from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.agent.skill_md import skill_body
 from skillsite.models import BundledFile, Skill, SkillChanged, Stamp, read_skill_md
-from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, is_versions_path,
-                                        reserved_names, sha256_hex, skill_entry)
+from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, is_reserved_path,
+                                        is_versions_path, reserved_names, sha256_hex, skill_entry)
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
@@ -291,9 +291,8 @@ def _publish_files(job: SkillPublishing, skill: Skill, known_shas: KnownShas, di
     shas the cache does not know yet (``known_shas``: those it knows), and the content of those
     copied (up to 1 MiB each, for the archive)."""
     records, shas, contents = [], [], {}
-    versioned = canonical_version(skill.version) is not None
     for f in skill.source.files:
-        if f.path in job.reserved or (versioned and is_versions_path(f.path)):
+        if not publishable(skill, f.path, job.reserved):
             diags.append(make("SK009", f"bundled file '{f.path}' has a name the catalog uses for its own "
                                        "pages; not published", skill.source.display_path))
             continue
@@ -414,11 +413,18 @@ def _html_keys(skills: Sequence[Skill], targets: LinkTargets) -> list[str]:
     return [digest(shared, skill.id, skill.sha256, skill.size) for skill in skills]
 
 
+def publishable(skill: Skill, path: str, reserved: frozenset[str]) -> bool:
+    """Whether a bundled file of ``skill`` can be published: not in the place of a file the
+    catalog writes in its folder (``reserved``, or its releases when it is versioned)."""
+    return not is_reserved_path(path, reserved) and not (
+        canonical_version(skill.version) is not None and is_versions_path(path))
+
+
 def link_targets(skills: Sequence[Skill], reserved: frozenset[str]) -> LinkTargets:
-    """What bodies may link to: every published skill and its bundled files (reserved names aside)."""
+    """What bodies may link to: every published skill and its bundled files (those it cannot publish aside)."""
     return LinkTargets(frozenset(s.id for s in skills),
                        frozenset(f"{s.id}/{f.path}" for s in skills for f in s.source.files
-                                 if f.path not in reserved))
+                                 if publishable(s, f.path, reserved)))
 
 
 def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,

@@ -25,7 +25,7 @@ from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.models import Skill
 from skillsite.publish.manifest import (VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json,
-                                        is_versions_path, skill_dir_url)
+                                        is_reserved_path, is_versions_path, skill_dir_url)
 from skillsite.publish.staging import Staging
 from skillsite.source.dependencies import CatalogNames, declared_dependencies, release_dependencies
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
@@ -148,7 +148,7 @@ class VersionPublishing:
             path = "SKILL.md" if f.path == main else f.path
             if f.path == main:
                 main_blob = f.blob
-            elif path in self.reserved or is_versions_path(path):
+            elif is_reserved_path(path, self.reserved) or is_versions_path(path):
                 continue
             sha = self._blob_file(top, f.blob, into + path)
             if sha is not None:

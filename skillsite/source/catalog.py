@@ -48,7 +48,7 @@ from skillsite.source.releases import VersionedSkill, release_versions
 from skillsite.source.schema import schema_diagnostics
 from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_user_invocable_only, skill_fields,
                                     skill_name, skill_of_fields, skill_to_json, skill_version)
-from skillsite.source.versioning import version_diagnostics
+from skillsite.source.versioning import canonical_version, version_diagnostics
 from skillsite.workers import parallel_map
 
 @dataclass(frozen=True)
@@ -470,10 +470,13 @@ def _has_errors(verdict: Verdict) -> bool:
 
 def _taken_place_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:
     """SK015 for every skill whose published folder would take the place of a file the catalog
-    writes (``skills/index.json``, or a file of the skill holding it): it cannot be published."""
+    writes (``skills/index.json``, a file of the skill holding it, or that skill's releases when
+    it is versioned): it cannot be published."""
+    versioned = {src.id for _, src, verdict in kept if canonical_version(verdict.version) is not None}
     return [(position, make("SK015", f"skill folder '{name}' would take the place of the catalog's own "
                                      f"'{name}' there; rename the folder", src.display_path))
-            for position, (_, src, _) in enumerate(kept) if (name := taken_name(src.id)) is not None]
+            for position, (_, src, _) in enumerate(kept)
+            if (name := taken_name(src.id, src.parent_id, src.parent_id in versioned)) is not None]
 
 
 def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",

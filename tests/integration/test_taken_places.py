@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from skillsite.publish.build import build
 from skillsite.source.catalog import read_catalog
 
@@ -46,3 +48,40 @@ def test_without_keep_going_the_build_stops_with_the_diagnostic_not_an_error_of_
     assert run.returncode == 1, run.stderr
     assert run.stdout.count(" error SK015 ") + run.stderr.count(" error SK015 ") == 2
     assert "Traceback" not in run.stderr and not out.exists()
+
+
+def test_a_nested_skill_in_the_place_of_its_versioned_holder_s_releases_is_an_error(tmp_path):
+    """An old copy kept in ``versions/1.0.0/`` of a versioned skill: the build writes that
+    skill's 1.0.0 release there, so the nested skill's files were overwritten silently (its
+    manifest entry then named a SKILL.md the site did not hold)."""
+    src, out = tmp_path / "src", tmp_path / "site"
+    _skill(src / "p", "p")
+    (src / "p" / "SKILL.md").write_text("---\nname: p\ndescription: Say what p does. Use when asked.\n"
+                                        "version: 1.0.0\n---\nBody.\n")
+    _skill(src / "p" / "versions" / "1.0.0", "old-p")
+    _skill(src / "q" / "versions" / "1.0.0", "kept")   # q is no versioned skill: its place is free
+    _skill(src / "q" / "deeper" / "index.html" / "x", "deep")   # below a folder named like q's page
+    taken = sorted(Path(d.path).parent.relative_to(src).as_posix() for d in read_catalog([src]).diagnostics
+                   if d.code == "SK015")
+    assert taken == ["p/versions/1.0.0"]
+    result = build([src], out, keep_going=True)
+    assert result.ok and set(result.skipped) == {"p/versions/1.0.0"}
+    assert b"Body." in (out / "skills" / "p" / "versions" / "1.0.0" / "SKILL.md").read_bytes()
+
+
+@pytest.mark.parametrize("folder", ["index.html", "skill.xml", "entry.xml", "index.json", "versions.json", "versions"])
+def test_a_bundled_folder_named_like_a_file_the_catalog_writes_is_not_published(tmp_path, folder):
+    """A folder of bundled files named like the skill's page (or, in a versioned skill, its
+    releases): the build stopped with 'Is a directory' (exit 3, as if the machine failed); it is
+    SK009 as a file of that name is, and the rest is published."""
+    src, out = tmp_path / "src", tmp_path / "site"
+    _skill(src / "q", "q")
+    (src / "q" / "SKILL.md").write_text("---\nname: q\ndescription: Say what q does. Use when asked.\n"
+                                        "version: 2.0.0\n---\nBody.\n")
+    (src / "q" / folder).mkdir()
+    (src / "q" / folder / "notes.md").write_text("notes\n")
+    result = build([src], out)
+    assert result.ok and [d.message for d in result.diagnostics if d.code == "SK009"] == [
+        f"bundled file '{folder}/notes.md' has a name the catalog uses for its own pages; not published"]
+    entry = json.loads((out / "skills.json").read_text())["skills"][0]
+    assert entry["files"] == [] and not (out / "skills" / "q" / folder / "notes.md").exists()
