@@ -54,6 +54,9 @@ _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
 _CONTROL = re.compile(r"[\x00-\x20\x7f]+")
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
 _ALIGN = re.compile(r"text-align:\s*(left|right|center)")
+#: What HTML reads as control characters (C0 but tab, newline, form feed and carriage return;
+#: DEL; C1): a skill's text may hold them (NUL, a terminal's escape sequences), a page shows none.
+_HTML_CONTROLS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 EXTERNAL_REL = "nofollow ugc noopener noreferrer"
 BROKEN_TITLE = "link target not published in this catalog"
 
@@ -303,5 +306,12 @@ class MarkdownRenderer:
         self.md = md
 
     def render(self, body: str, skill_id: str) -> str:
-        """The body's HTML, links resolved as seen from skill ``skill_id``'s page."""
-        return self.md.render(body, {"skill_id": skill_id, "targets": self.targets})
+        """The body's HTML, links resolved as seen from skill ``skill_id``'s page (control
+        characters as U+FFFD: :func:`without_controls`)."""
+        return without_controls(self.md.render(body, {"skill_id": skill_id, "targets": self.targets}))
+
+
+def without_controls(text: str) -> str:
+    """``text`` with every character HTML reads as a control character replaced by U+FFFD
+    (SK213 tells the author the outputs replace them)."""
+    return _HTML_CONTROLS.sub("\ufffd", text)

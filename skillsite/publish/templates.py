@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Sequence
 
 import jinja2
+from markupsafe import Markup
 
+from skillsite.publish.markdown import without_controls
 from skillsite.publish.staging import Staging
 from skillsite.publish.views import display_text, human_bytes, markdown_text
 
@@ -28,11 +30,18 @@ def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_shown,
     )
     env.filters["text"] = display_text
     env.filters["bytes"] = human_bytes
     env.filters["md_text"] = markdown_text
     return env
+
+
+def _shown(value: object) -> object:
+    """Each value a template shows, its control characters replaced (:func:`without_controls`);
+    the rendered body (the one Markup value) was, by the renderer."""
+    return without_controls(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 @functools.lru_cache(maxsize=2)

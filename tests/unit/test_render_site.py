@@ -111,6 +111,22 @@ def test_frontmatter_values_are_escaped(xss):
     assert "<script>window.__xss" not in home and "&lt;script&gt;window.__xss=1" in home
 
 
+def test_control_characters_a_skill_writes_reach_no_page(tmp_path):
+    """NUL, a terminal's escape sequences, DEL and C1 in a description (YAML escapes) and in the
+    body: SK213 says the outputs replace them, and the XML did; the pages held them raw."""
+    skill = tmp_path / "src" / "ctl"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_bytes(
+        b'---\nname: ctl\ndescription: "Shows \\x1b[31mred\\x1b[0m text \\0 and \\x85. Use when testing."\n'
+        b"---\n# Ctl\n\nbody \x1b[1mbold\x1b[0m \x7f del \xc2\x9b csi, tab\tand form\x0cfeed kept\n")
+    out = build_site([tmp_path / "src"], tmp_path / "site")
+    controls = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+    pages = sorted(out.rglob("*.html"))
+    assert len(pages) > 3 and not [p for p in pages if controls.search(p.read_text(encoding="utf-8"))]
+    page = (out / "skills" / "ctl" / "index.html").read_text(encoding="utf-8")
+    assert "\ufffd[1mbold\ufffd[0m" in page and "Shows \ufffd[31mred" in page and "tab\tand form\x0cfeed" in page
+
+
 def test_hostile_tags_get_safe_page_folders(xss):
     folders = sorted(p.name for p in (xss / "tags").iterdir() if p.is_dir())
     assert "safe-tag" in folders
