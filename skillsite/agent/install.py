@@ -13,6 +13,7 @@ from skillsite.agent.catalog_versions import current_digest
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import (CatalogFormatError, DependencyError, DestinationExistsError, InstallError,
                                     IntegrityError, LoaderError, NotFoundError, UnsafePathError)
+from skillsite.agent.install_limits import InstallAllowance
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, PlannedSkill, label, plan_install
 from skillsite.agent.install_staging import staging_folder
 from skillsite.agent.installed import changed_locally, installed_digest, nested_digest, nested_digest_of
@@ -107,7 +108,8 @@ class Installer:
                                          "recorded in the lock file")
         for planned in plan:
             self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
-        fetched = {p.id: self._planned_files(p, children) for p in plan}
+        allowance = InstallAllowance(self.catalog.location)
+        fetched = {p.id: self._planned_files(p, children, allowance) for p in plan}
         actions = {p.id: self._placement(p, targets[p.id], fetched[p.id], overwrite, ours.get(p.id), lock_path,
                                          root=p.id == skill_id, replace_root=replace_root) for p in plan}
         source = source_text(self.catalog.location, self.catalog.remote, lock_path) if lock_path is not None else self.catalog.location
@@ -154,13 +156,15 @@ class Installer:
             out[planned.id] = where
         return out
 
-    def _planned_files(self, planned: PlannedSkill, children: bool) -> tuple[dict[str, bytes], str]:
+    def _planned_files(self, planned: PlannedSkill, children: bool, allowance: InstallAllowance
+                       ) -> tuple[dict[str, bytes], str]:
         """The verified files of a planned skill and their digest: its release's files, or the
-        current ones for a skill without releases; nested sub-skills with the current version."""
+        current ones for a skill without releases; nested sub-skills with the current version
+        (each file counted against the install's ``allowance``)."""
         entry = self.catalog.manifest_entry(planned.id)
         history = self.catalog._histories.of(entry.id)
         if history is None:
-            return self._install_files(entry, children), current_digest(entry)
+            return self._install_files(entry, children, allowance), current_digest(entry)
         self.catalog._usable(entry)
         release = history.releases[planned.version]
         nested = self._nested_plan(entry) if children and planned.version == history.latest else []
@@ -168,8 +172,10 @@ class Installer:
         if clash:  # before anything is fetched: a listing that cannot be installed is refused as it is
             raise CatalogFormatError(f"{self.catalog.location}: release {planned.label} has files that clash when installed: "
                                      f"{clash}")
-        files = {f.path: self.catalog._histories.release_file(entry, release, f.path) for f in release.skill_files}
-        files.update((rel, self.catalog.resource(sid, path)) for rel, sid, path in nested)
+        allowance.plan(entry.id, len(release.skill_files) + len(nested))
+        files = {f.path: allowance.take(entry.id, self.catalog._histories.release_file(entry, release, f.path))
+                 for f in release.skill_files}
+        files.update((rel, allowance.take(sid, self.catalog.resource(sid, path))) for rel, sid, path in nested)
         return files, release.digest
 
     def _check_locked_digest(self, skill_id: str, locked: LockedSkill | None, lock_path: Path | None) -> None:
@@ -231,7 +237,7 @@ class Installer:
         except OSError as exc:
             raise _install_error(skill_id, target, exc) from exc
 
-    def _install_files(self, entry: ManifestEntry, children: bool) -> dict[str, bytes]:
+    def _install_files(self, entry: ManifestEntry, children: bool, allowance: InstallAllowance) -> dict[str, bytes]:
         """Relative path -> verified bytes of everything ``install`` writes; the paths are checked
         not to clash before anything is fetched (CatalogFormatError)."""
         plan = self._install_plan(entry, children)
@@ -239,7 +245,8 @@ class Installer:
         if clash:
             raise CatalogFormatError(f"{self.catalog.location}: skill {entry.id} has files that clash when installed: "
                                      f"{clash}")
-        return {rel: self.catalog.resource(skill_id, path) for rel, skill_id, path in plan}
+        allowance.plan(entry.id, len(plan))
+        return {rel: allowance.take(skill_id, self.catalog.resource(skill_id, path)) for rel, skill_id, path in plan}
 
     def _install_plan(self, entry: ManifestEntry, children: bool) -> list[tuple[str, str, str]]:
         """(path written, skill id, path in that skill) of every file ``install`` writes; each

@@ -300,7 +300,7 @@ def test_a_clash_found_while_writing_leaves_no_staging_folder(site: Path, tmp_pa
     from skillsite.agent.catalog_versions import Histories
     from skillsite.agent.install import Installer
 
-    monkeypatch.setattr(Installer, "_install_files", lambda self, entry, children: {"x": b"1", "x/y": b"2"})
+    monkeypatch.setattr(Installer, "_install_files", lambda self, entry, children, allowance: {"x": b"1", "x/y": b"2"})
     monkeypatch.setattr(Histories, "of", lambda self, skill_id: None)     # the current files, not a release
     dest = tmp_path / "dest"
     with pytest.raises(UnsafePathError, match="clashes"):
@@ -327,3 +327,22 @@ def test_a_release_file_where_a_nested_skill_goes_is_a_clash(site: Path, tmp_pat
     with pytest.raises(CatalogFormatError, match="clash"):
         Catalog.open(own_site).install(PARENT, dest)
     assert nothing_written(dest)
+
+
+@pytest.mark.parametrize("limit, value", [("MAX_INSTALL_FILES", 4), ("MAX_INSTALL_BYTES", 2000)])
+def test_an_install_past_its_total_limit_is_refused_and_writes_nothing(own_site: Path, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch,
+                                                                       limit: str, value: int) -> None:
+    """Each response is capped, and so is an install as a whole (it holds what it fetched until
+    it writes it): a catalog listing many files, each under the cap, must not fill memory or disk.
+    release-manager, with its nested skills, has more files and bytes than these limits."""
+    from skillsite.agent import install_limits
+    from skillsite.loader import TooLargeError
+
+    monkeypatch.setattr(install_limits, limit, value)
+    dest = tmp_path / "out" / "skill"
+    with pytest.raises(TooLargeError, match="in all; refusing it"):
+        Catalog.open(own_site).install("release-manager", dest)
+    assert nothing_written(dest)
+    monkeypatch.setattr(install_limits, limit, value * 1000)
+    assert (Catalog.open(own_site).install("release-manager", dest) / "changelog" / "SKILL.md").is_file()
