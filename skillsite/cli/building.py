@@ -184,7 +184,8 @@ def signing_or_exit(sign_key: Path | None, rotate_from: Path | None, expires: st
 def _failure_advice(result, strict: bool) -> str:
     """What to do about a build that published nothing."""
     if nothing_found(result.diagnostics):
-        return "no skill to publish"
+        return "no skill to publish" if not result.reading.sources else \
+            "a source folder holds no skill: check its path, or pass --keep-going to publish the others"
     if strict and not result.errors:
         return "--strict makes warnings fail: fix them, or leave out --strict"
     return "fix the errors, or pass --keep-going to publish the other skills"

@@ -46,6 +46,19 @@ def test_a_folder_without_skills_is_an_error_of_its_own(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_an_empty_folder_beside_skills_is_named_as_the_problem(tmp_path):
+    """One of two sources holds no skill: the build fails on that (SK013), and its last line says
+    so, not "no skill to publish" (the other source has thirteen)."""
+    (tmp_path / "empty").mkdir()
+    alone = run("build", "empty", "-o", "out", cwd=tmp_path)
+    assert "(no skill to publish)" in alone.stderr + alone.stdout
+    result = run("build", str(EXAMPLES), "empty", "-o", "out", cwd=tmp_path)
+    assert result.returncode != 0 and not (tmp_path / "out").exists()
+    said = result.stdout + result.stderr
+    assert "no skill to publish" not in said
+    assert "a source folder holds no skill: check its path, or pass --keep-going to publish the others" in said
+
+
 def test_build_strict_publishes_nothing_when_a_catalog_wide_check_warns(tmp_path):
     """Two skills whose descriptions a model cannot tell apart (SK219): validate --strict fails
     as build --strict does, and the build writes nothing."""
