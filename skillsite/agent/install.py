@@ -122,8 +122,10 @@ class Installer:
                                              replace=actions[planned.id] == "replace")
             if lock_path is not None:
                 path = lock_path_text(targets[planned.id], lock_path)
+                nested = _kept_nested(targets[planned.id], ours.get(planned.id)) if actions[planned.id] == "keep" \
+                    else nested_digest_of(files)
                 locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
-                                     requested if planned.id == skill_id else None, nested_digest_of(files))
+                                     requested if planned.id == skill_id else None, nested)
                 record_installed(lock_path, planned.id, locked)
         return plan
 
@@ -202,8 +204,9 @@ class Installer:
         if not os.path.lexists(target):
             return "replace" if root and overwrite else "new"
         present = installed_digest(target)
-        if present == digest and nested_digest(target) == nested_digest_of(files):
-            return "keep"
+        nested = nested_digest_of(files)
+        if present == digest and (nested is None or nested_digest(target) == nested):
+            return "keep"  # nested skills are checked when they come with it (a release not the latest has none)
         ours = (locked is not None and lock_path is not None and present == locked.digest
                 and not changed_locally(target, locked) and resolve_locked_path(locked.path, lock_path) == target)
         if overwrite or ours or root:
@@ -267,6 +270,12 @@ class Installer:
             child = self.catalog._source.checked(data)
             plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
         return plan
+
+
+def _kept_nested(target: Path, locked: LockedSkill | None) -> str | None:
+    """The nested skills' digest to record for a folder kept as it is: as the lock recorded them
+    (an edit there stays a local change), else as they are."""
+    return locked.nested_digest if locked is not None else nested_digest(target)
 
 
 def _default_request(wanted: str) -> str:

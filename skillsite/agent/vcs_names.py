@@ -17,6 +17,7 @@ _IGNORED_BY_HFS = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u202a\u
 def is_vcs_folder(name: str) -> bool:
     """Whether a path component names a version-control folder on some file system: in any case
     (macOS, Windows), with characters HFS+ ignores, with the trailing dots and spaces Windows
-    drops, or as NTFS's short name of ``.git``."""
-    plain = name.translate(_IGNORED_BY_HFS).rstrip(". ").casefold()
+    drops, with an NTFS stream after a colon (``.git::$INDEX_ALLOCATION`` is ``.git``), or as
+    NTFS's short name of ``.git``."""
+    plain = name.split(":", 1)[0].translate(_IGNORED_BY_HFS).rstrip(". ").casefold()
     return plain in VCS_FOLDERS or plain == "git~1"

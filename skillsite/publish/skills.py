@@ -291,8 +291,9 @@ def _publish_files(job: SkillPublishing, skill: Skill, known_shas: KnownShas, di
     shas the cache does not know yet (``known_shas``: those it knows), and the content of those
     copied (up to 1 MiB each, for the archive)."""
     records, shas, contents = [], [], {}
+    versioned = is_versioned(skill)
     for f in skill.source.files:
-        if not publishable(skill, f.path, job.reserved):
+        if not publishable(f.path, job.reserved, versioned):
             diags.append(make("SK009", f"bundled file '{f.path}' has a name the catalog uses for its own "
                                        "pages; not published", skill.source.display_path))
             continue
@@ -413,18 +414,22 @@ def _html_keys(skills: Sequence[Skill], targets: LinkTargets) -> list[str]:
     return [digest(shared, skill.id, skill.sha256, skill.size) for skill in skills]
 
 
-def publishable(skill: Skill, path: str, reserved: frozenset[str]) -> bool:
-    """Whether a bundled file of ``skill`` can be published: not in the place of a file the
-    catalog writes in its folder (``reserved``, or its releases when it is versioned)."""
-    return not is_reserved_path(path, reserved) and not (
-        canonical_version(skill.version) is not None and is_versions_path(path))
+def is_versioned(skill: Skill) -> bool:
+    """Whether the catalog publishes the skill's releases (``versions.json``, ``versions/``)."""
+    return canonical_version(skill.version) is not None
+
+
+def publishable(path: str, reserved: frozenset[str], versioned: bool) -> bool:
+    """Whether a skill's bundled file can be published: not in the place of a file the catalog
+    writes in its folder (``reserved``, or its releases when it is ``versioned``)."""
+    return not is_reserved_path(path, reserved) and not (versioned and is_versions_path(path))
 
 
 def link_targets(skills: Sequence[Skill], reserved: frozenset[str]) -> LinkTargets:
     """What bodies may link to: every published skill and its bundled files (those it cannot publish aside)."""
     return LinkTargets(frozenset(s.id for s in skills),
-                       frozenset(f"{s.id}/{f.path}" for s in skills for f in s.source.files
-                                 if publishable(s, f.path, reserved)))
+                       frozenset(f"{s.id}/{f.path}" for s in skills for versioned in [is_versioned(s)]
+                                 for f in s.source.files if publishable(f.path, reserved, versioned)))
 
 
 def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,

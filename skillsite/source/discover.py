@@ -176,7 +176,7 @@ class _RootWalker:
         children = []
         for entry in entries:
             name = entry.name
-            if _tool_folder(name) or (self.exclude and _excluded(prefix + name, self.exclude)):
+            if is_tool_folder(name) or (self.exclude and _excluded(prefix + name, self.exclude)):
                 if not (name in AUDIT_SKIPPED_DIRS and _is_folder(entry)):
                     self.partial.add(node.rel)
                 continue
@@ -232,7 +232,7 @@ class _RootWalker:
         return None
 
 
-def _tool_folder(name: str) -> bool:
+def is_tool_folder(name: str) -> bool:
     """Whether a name is a tool's folder (never searched, never published): a version-control
     folder however a file system may spell it (``.GIT`` is ``.git`` on macOS)."""
     return name in TOOL_FOLDERS or is_vcs_folder(name)

@@ -25,12 +25,12 @@ from skillsite.agent.utf8 import is_utf8_text
 from skillsite.cache import Cache, Section, digest
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
 from skillsite.models import CatalogReading, SourceFile
-from skillsite.source.discover import SKILL_FILES, _excluded
+from skillsite.source.discover import SKILL_FILES, _excluded, is_tool_folder
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError, ObjectReader, Repository,
                                           dirty_paths, first_parent_log, is_ancestor, open_repository, run_git,
                                           tags)
-from skillsite.source.ignore import (ENVIRONMENT_MARKERS, GITIGNORE, MAX_GITIGNORE_BYTES, TOOL_FOLDERS, Ignores,
+from skillsite.source.ignore import (ENVIRONMENT_MARKERS, GITIGNORE, MAX_GITIGNORE_BYTES, Ignores,
                                      rules_above)
 from skillsite.bounded import read_limited
 from skillsite.source.parse import decode_skill_md, split_frontmatter
@@ -430,8 +430,9 @@ def _kept_files(listed: list[Any], folder: str, prefix: str, exclude: Sequence[s
 
 def _left_out(parts: list[str], from_root: str, exclude: Sequence[str]) -> bool:
     """Whether discovery leaves out a skill's file (``parts``: its path in the skill folder;
-    ``from_root``: from the source root): inside a tool folder, or matched by ``exclude``."""
-    return any(part in TOOL_FOLDERS for part in parts[:-1]) or bool(
+    ``from_root``: from the source root): a tool folder or inside one (a version-control folder
+    however spelt: :func:`~skillsite.source.discover.is_tool_folder`), or matched by ``exclude``."""
+    return any(is_tool_folder(part) for part in parts) or bool(
         exclude and any(_excluded(p, exclude) for p in _prefixes(from_root)))
 
 

@@ -319,3 +319,55 @@ def test_every_release_copy_of_a_page_is_served_sandboxed(tmp_path: Path) -> Non
             assert response.getheader("Content-Security-Policy", "").startswith("sandbox"), path
     finally:
         server.shutdown()
+
+
+def test_a_release_never_publishes_a_version_control_folder_however_spelt(tmp_path: Path) -> None:
+    """A past release committed ``.HG/hgrc`` or ``.g<ZWNJ>it/config``: discovery leaves such a
+    folder out of the work tree, and a release from git history must too (the loader refuses the
+    path, so one such release made every release of the skill uninstallable)."""
+    from skillsite.loader import Catalog
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0"))
+    repo.write("skills/a/.HG/hgrc", "[hooks]\npre-status = touch /tmp/pwned\n")
+    repo.write("skills/a/.g\u200cit/config", "[core]\nfsmonitor = touch /tmp/pwned\n")
+    repo.write("skills/a/notes/kept.md", "kept\n")
+    repo.commit("a 1.0.0")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.1.0"))
+    repo.commit("a 1.1.0")
+    out = tmp_path / "site"
+    assert api_build([repo.path / "skills"], out, jobs=1).ok
+    releases = json.loads((out / "skills/a/versions.json").read_text())["releases"]
+    assert {v: [f["path"] for f in r["files"]] for v, r in releases.items()} == {
+        "1.0.0": ["SKILL.md", "notes/kept.md"], "1.1.0": ["SKILL.md", "notes/kept.md"]}
+    dest = Catalog.open(str(out)).install("a", tmp_path / "dest", version="1.0.0")
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == [
+        "SKILL.md", "notes/kept.md"]
+
+
+def test_a_dependency_kept_at_an_older_release_keeps_its_nested_skills_and_their_record(tmp_path: Path) -> None:
+    """lib 1.1.0 installed (the latest then: its nested skill sub with it), 1.2.0 published, then
+    app installed needing lib@~1.1: lib's folder already holds 1.1.0 and is kept, sub included
+    (an older release is planned without nested skills), and the lock still records sub."""
+    from skillsite.loader import Catalog
+
+    def md(name: str, extra: str = "") -> str:
+        return f"---\nname: {name}\ndescription: Does {name} things. Use when testing.\n{extra}---\n# {name}\n"
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("skills/lib/SKILL.md", md("lib", "version: '1.1.0'\n"))
+    repo.write("skills/lib/sub/SKILL.md", md("sub"))
+    repo.write("skills/app/SKILL.md", md("app", "version: '1.0.0'\ndepends:\n  - 'lib@~1.1'\n"))
+    repo.commit("c1")
+    site, project = tmp_path / "site", tmp_path / "project"
+    assert api_build([repo.path / "skills"], site, jobs=1).ok
+    lock = project / "skillsite-lock.json"
+    Catalog.open(str(site)).install("lib", project / "skills" / "lib", lock=str(lock))
+    recorded = json.loads(lock.read_text())["skills"]["lib"]
+    assert recorded["nested_digest"].startswith("sha256:")
+    repo.write("skills/lib/SKILL.md", md("lib", "version: '1.2.0'\n"))
+    repo.commit("c2")
+    assert api_build([repo.path / "skills"], site, jobs=1).ok
+    Catalog.open(str(site)).install("app", project / "skills" / "app", lock=str(lock))
+    assert (project / "skills" / "lib" / "sub" / "SKILL.md").is_file()
+    assert json.loads(lock.read_text())["skills"]["lib"] == recorded

@@ -221,7 +221,8 @@ def test_install_refuses_clashing_paths_and_writes_nothing(own_site: Path, tmp_p
 
 
 @pytest.mark.parametrize("path", [".git/config", "hooks/.git/hooks/post-checkout", ".GIT/config", ".g\u200cit/config",
-                                  ".git. /config", "GIT~1/config", ".git", ".hg/hgrc", "a/.svn/entries", ".jj/repo"])
+                                  ".git. /config", "GIT~1/config", ".git", ".hg/hgrc", "a/.svn/entries", ".jj/repo",
+                                  ".git::$INDEX_ALLOCATION/config", ".hg:x/hgrc"])
 def test_install_refuses_a_file_in_a_version_control_folder_and_writes_nothing(own_site: Path, tmp_path: Path,
                                                                               path: str) -> None:
     """A catalog naming a file under .git (however a file system may spell it) would plant git's
