@@ -17,8 +17,9 @@ from skillsite.agent.install_limits import InstallAllowance
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, PlannedSkill, label, plan_install
 from skillsite.agent.install_staging import staging_folder
 from skillsite.agent.installed import changed_locally, installed_digest, nested_digest, nested_digest_of
-from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock_folder, lock_path_text, read_lock,
-                                      record_installed, resolve_locked_path, resolve_source, source_text)
+from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock_folder, leads_out_of_lock_folder,
+                                      lock_path_text, read_lock, record_installed, resolve_locked_path, resolve_source,
+                                      source_text)
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.semver import parse_version
 from skillsite.agent.utf8 import is_utf8_text
@@ -96,10 +97,18 @@ class Installer:
             if lock_path is not None and holds_lock(targets[planned.id], lock_path):
                 raise UnsafePathError(f"{targets[planned.id]} holds the lock file {lock_path}: installing "
                                       f"{planned.id} there would replace it and everything beside it")
+        recorded = {sid for sid in targets if sid in ours and (sid != skill_id or replace_root)}  # where the lock says
         for planned in plan:
             if lock_path is not None and not inside_lock_folder(targets[planned.id], lock_path):
-                raise UnsafePathError(f"{targets[planned.id]} is outside the lock file's folder ({lock_path}): a lock "
-                                      f"names only folders inside its own; put the lock file in a folder above")
+                raise UnsafePathError(f"{targets[planned.id]} is outside the lock file's folder ({lock_path}), or in a "
+                                      "version-control folder there: a lock names only folders inside its own; put "
+                                      "the lock file in a folder above")
+            if lock_path is not None and planned.id in recorded and \
+                    leads_out_of_lock_folder(targets[planned.id], lock_path):
+                raise UnsafePathError(f"{targets[planned.id]}, where {lock_path} has {planned.id}, leads out of the lock "
+                                      "file's folder through a symbolic link (a lock and a link committed side by "
+                                      "side could send a skill anywhere); install it with an explicit destination "
+                                      "(--dest) to write there")
             if lock_path is not None and not is_utf8_text(lock_path_text(targets[planned.id], lock_path)):
                 raise UnsafePathError(f"{targets[planned.id]!r} is not UTF-8 text: it cannot be recorded in the lock "
                                       "file")

@@ -25,6 +25,7 @@ except ImportError:  # pragma: no cover - Windows
 from skillsite.agent.semver import RangeError, parse_range
 from skillsite.agent.versions import is_release_digest
 from skillsite.agent.utf8 import is_utf8_text
+from skillsite.agent.vcs_names import is_vcs_folder
 
 LOCK_NAME = "skillsite-lock.json"
 LOCKFILE_VERSION = 1
@@ -109,12 +110,21 @@ def holds_lock(folder: Path, lock_path: Path) -> bool:
 
 def inside_lock_folder(folder: Path, lock_path: Path) -> bool:
     """Whether ``folder`` lies inside the lock file's folder as its path reads (no ``..`` out of
-    it, no absolute path elsewhere) and where it leads (no symbolic link on the way out of it):
-    the only places a lock may name, as a lock committed to a project is anyone's to write (a
-    symbolic link beside it too), and ``update`` writes (``--overwrite``: replaces) what it names."""
+    it, no absolute path elsewhere), and in no version-control folder there: the only places a
+    lock may name, as a lock committed to a project is anyone's to write, and ``update`` writes
+    (``--overwrite``: replaces) what it names."""
     base = os.path.normpath(os.path.abspath(Path(lock_path).parent))
     where = os.path.normpath(os.path.abspath(folder))
-    return _under(where, base) and _under(os.path.realpath(where), os.path.realpath(base))
+    return _under(where, base) and not any(is_vcs_folder(part) for part in Path(os.path.relpath(where, base)).parts)
+
+
+def leads_out_of_lock_folder(folder: Path, lock_path: Path) -> bool:
+    """Whether ``folder``, inside the lock file's folder as its path reads, leads out of it
+    through a symbolic link (or into a version-control folder there): a lock and a link committed
+    side by side would make ``update`` write anywhere."""
+    base = os.path.realpath(os.path.abspath(Path(lock_path).parent))
+    where = os.path.realpath(folder)
+    return not inside_lock_folder(Path(where), Path(base) / LOCK_NAME)
 
 
 def _under(path: str, folder: str) -> bool:
@@ -132,7 +142,8 @@ def _check_paths(lock: Lock, lock_path: Path) -> None:
                                 "its folder or one above it; refusing the lock file")
         if not inside_lock_folder(folder, lock_path):
             raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, outside the lock "
-                                "file's folder; refusing the lock file (a lock names only folders inside its own)")
+                                "file's folder (or in a version-control folder there); refusing the lock file (a lock "
+                                "names only folders inside its own)")
 
 
 def parse_lock(data: Any, where: str) -> Lock:

@@ -79,11 +79,11 @@ def test_a_lock_path_outside_the_lock_folder_is_refused_and_nothing_there_is_tou
 
 
 @pytest.mark.parametrize("overwrite", [False, True])
-def test_a_lock_path_through_a_symbolic_link_out_of_the_project_is_refused(served, tmp_path: Path,
-                                                                          overwrite: bool) -> None:
+def test_a_lock_path_through_a_symbolic_link_out_of_the_project_is_not_written(served, tmp_path: Path,
+                                                                              overwrite: bool) -> None:
     """A lock and a symbolic link committed side by side (``vendor/evil -> /elsewhere``): the
     lock's path reads as inside the project but leads out of it, where ``update`` would create
-    (or with ``--overwrite`` replace) a folder."""
+    (or with ``--overwrite`` replace) a folder.  The lock stays readable (``outdated`` works)."""
     _, server = served
     project, victim = tmp_path / "project", tmp_path / "victim"
     (victim / "kept").mkdir(parents=True)
@@ -95,22 +95,50 @@ def test_a_lock_path_through_a_symbolic_link_out_of_the_project_is_refused(serve
     (project / "vendor" / "evil").symlink_to(victim, target_is_directory=True)
     edit_lock(lock, "lib", path="vendor/evil/kept" if overwrite else "vendor/evil/created")
     result = cli("update", "lib", "--lock", str(lock), "--cache-dir", cache, *(["--overwrite"] if overwrite else []))
-    assert result.exit_code == 2, result.output
-    assert "outside the lock file's folder" in result.output and "Traceback" not in result.output
+    assert result.exit_code == 1, result.output
+    assert "leads out of the lock file's folder through a symbolic link" in result.output
+    assert "Traceback" not in result.output
     assert sorted(p.name for p in victim.iterdir()) == ["kept"]
     assert [p.name for p in (victim / "kept").iterdir()] == ["notes.txt"]
+    assert cli("outdated", "--lock", str(lock), "--cache-dir", cache).exit_code != 2
 
 
-def test_install_refuses_a_destination_through_a_symbolic_link_out_of_the_lock_folder(served, tmp_path: Path) -> None:
+def test_a_destination_given_through_a_symbolic_link_is_the_user_s_choice(served, tmp_path: Path) -> None:
+    """A skills folder that is a link to a shared one (``.agents/skills -> ../shared``): an
+    install naming it on the command line writes there; an ``update``, which only has the lock's
+    word for it, does not (a committed lock and link could lead anywhere) and says how to go on."""
     _, server = served
-    project, victim = tmp_path / "project", tmp_path / "victim"
-    (project / "vendor").mkdir(parents=True)
-    victim.mkdir()
-    (project / "vendor" / "evil").symlink_to(victim, target_is_directory=True)
-    result = cli("install", "app", "--catalog", server.url, "--dest", str(project / "vendor" / "evil" / "app"),
-                 "--lock", str(project / "skillsite-lock.json"), "--cache-dir", str(tmp_path / "cache"))
-    assert result.exit_code == 1 and "outside the lock file's folder" in result.output, result.output
-    assert list(victim.iterdir()) == [] and not (project / "skillsite-lock.json").exists()
+    project, shared = tmp_path / "project", tmp_path / "shared"
+    (project / ".agents").mkdir(parents=True)
+    shared.mkdir()
+    (project / ".agents" / "skills").symlink_to(shared, target_is_directory=True)
+    lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
+    result = cli("install", "app", "--catalog", server.url, "--dest", str(project / ".agents" / "skills" / "app"),
+                 "--lock", str(lock), "--cache-dir", cache)
+    assert result.exit_code == 0, result.output
+    assert (shared / "app" / "SKILL.md").is_file() and (shared / "lib" / "SKILL.md").is_file()
+    result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache)
+    assert result.exit_code == 1 and "(--dest) to write there" in result.output, result.output
+
+
+@pytest.mark.parametrize("path", ["vendor/.git", ".git/skills/x", "vendor/.GIT", "a/.hg/x"])
+def test_a_lock_path_in_a_version_control_folder_is_refused(served, tmp_path: Path, path: str) -> None:
+    """A lock naming ``vendor/.git`` as where a skill is: update would write git's config and
+    hooks there (fsmonitor runs on the next git status), or replace the project's own .git."""
+    _, server = served
+    project = tmp_path / "project"
+    lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
+    assert cli("install", "lib", "--catalog", server.url, "--dest", str(project / "skills" / "lib"),
+               "--lock", str(lock), "--cache-dir", cache).exit_code == 0
+    edit_lock(lock, "lib", path=path)
+    for command in (["update", "lib"], ["update", "lib", "--overwrite"], ["outdated"]):
+        result = cli(*command, "--lock", str(lock), "--cache-dir", cache)
+        assert result.exit_code == 2 and "version-control folder" in result.output, result.output
+    assert sorted(p.name for p in project.iterdir()) == ["skills", "skillsite-lock.json"]
+    result = cli("install", "lib", "--catalog", server.url, "--dest", str(project / ".git" / "lib"),
+                 "--lock", str(project / "second-lock.json"), "--cache-dir", cache)
+    assert result.exit_code == 1 and "version-control folder" in result.output, result.output
+    assert sorted(p.name for p in project.iterdir()) == ["skills", "skillsite-lock.json"]
 
 
 def test_install_refuses_a_destination_outside_the_lock_folder(served, tmp_path: Path) -> None:
