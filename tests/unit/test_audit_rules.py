@@ -406,6 +406,10 @@ def test_reverse_shells_are_found(command):
     ("cat >> ~/.bashrc <<'EOF'\nexport EDITOR=vim\nalias sudo='/tmp/.s'\nEOF", "medium"),
     ("cat <<-EOF | tee -a ~/.zshrc\n\talias ssh=/tmp/.s\n\tEOF", "medium"),
     ("cat >> ~/.bashrc <<'EOF'\nexport PATH=\"$HOME/bin:$PATH\"\nEOF\nalias sudo='/tmp/.s'", "low"),
+    ("cat >> ~/.bashrc <<\\EOF\nalias sudo='/tmp/.s'\nEOF", "medium"),
+    ("cat >> ~/.bashrc <<EOF\nEOF \nalias sudo='/tmp/.s'\nEOF", "medium"),        # 'EOF ' does not close it
+    ("cat >> ~/.bashrc <<EOF\n\tEOF\nalias sudo='/tmp/.s'\nEOF", "medium"),       # nor a tab before, without <<-
+    ("cat >> ~/.bashrc <<\"E\"OF\nE\nalias sudo='/tmp/.s'\nEOF", "medium"),
 ])
 def test_what_makes_code_run_later_or_lets_a_key_log_in_is_persistence(command, level):
     assert severity("scripts/setup.sh", command + "\n", "SK635") == level

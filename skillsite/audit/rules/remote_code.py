@@ -309,8 +309,9 @@ _HIJACKS = (r"\b(?:alias\s+(?:--\s+)?(?:sudo|su|ssh|scp|git|python[23]?|pip[23]?
 _PUBLIC_KEY = (r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\w+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)\s+"
                + _atomic(r"[A-Za-z0-9+/=]{8,4000}", "key"))
 _AUTHORIZED_KEYS = r"/\.ssh/+authorized_keys2?\b"
-#: A here-document on a command's line: ``<<EOF``, ``<<-'EOF'``, ``<< "END"`` (its delimiter).
-_HEREDOC = re.compile(r"<<-?[ \t]*([\"']?)([\w.-]+)\1")
+#: A here-document on a command's line: ``<<EOF``, ``<<-'EOF'``, ``<< "END"``, ``<<\EOF``, ``<<"E"OF``
+#: (its delimiter as written, quotes and backslashes still in it).
+_HEREDOC = re.compile(r"<<(-?)[ \t]*((?:'[^'\n]*'|\"[^\"\n]*\"|\\.|[^\s;&|<>()'\"\\])+)")
 _HIJACKING = re.compile(_HIJACKS, re.IGNORECASE)
 #: How much of a here-document is read for a hijacking line.
 _HEREDOC_REACH = 4000
@@ -318,14 +319,18 @@ _HEREDOC_REACH = 4000
 
 def _heredoc_hijacks(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """A startup file written from a here-document (``cat >> ~/.bashrc <<EOF``) whose lines hijack a
-    common command is medium, as the same line echoed there is; any other line written there stays low."""
+    common command is medium, as the same line echoed there is; any other line written there stays low.
+    The document ends, as in a shell, at a line that is exactly its delimiter (tabs before it
+    only after ``<<-``)."""
     text = match.string
     line_start, line_end = text.rfind("\n", 0, match.start()) + 1, text.find("\n", match.end())
     heredoc = _HEREDOC.search(text, line_start, line_end if line_end >= 0 else len(text))
     if heredoc is None or line_end < 0:
         return hit
-    ends = re.compile(rf"^\t*{re.escape(heredoc.group(2))}[ \t]*$", re.MULTILINE)
-    closing = ends.search(text, line_end + 1, line_end + 1 + _HEREDOC_REACH)
+    delimiter = re.sub(r"\\(.)|['\"]", r"\1", heredoc.group(2))
+    tabs = r"\t*" if heredoc.group(1) else ""
+    closing = re.compile(rf"^{tabs}{re.escape(delimiter)}$", re.MULTILINE).search(
+        text, line_end + 1, line_end + 1 + _HEREDOC_REACH)
     body_end = closing.start() if closing else min(len(text), line_end + 1 + _HEREDOC_REACH)
     hijack = _HIJACKING.search(text, line_end + 1, body_end)
     return replace(hit, severity="medium", end=hijack.end()) if hijack else hit
