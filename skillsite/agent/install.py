@@ -5,9 +5,10 @@ recorded in the lock file.  :meth:`skillsite.loader.Catalog.install` and
 through its verified fetches (standard library only)."""
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from skillsite.agent.catalog_versions import current_digest
 from skillsite.agent.entry import ManifestEntry
@@ -24,6 +25,10 @@ from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.semver import parse_version
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.folders import remove_path, rename_no_replace, replace_folder
+
+#: A file to install: its path in the folder written, the skill it is of, and how to fetch its
+#: verified bytes (called once the whole install is counted: :class:`InstallAllowance`).
+Fetch = tuple[str, str, Callable[[], bytes]]
 
 
 class Installer:
@@ -117,8 +122,11 @@ class Installer:
                                          "recorded in the lock file")
         for planned in plan:
             self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
-        allowance = InstallAllowance(self.catalog.location)
-        fetched = {p.id: self._planned_files(p, children, allowance) for p in plan}
+        planned_files = {p.id: self._planned_files(p, children) for p in plan}
+        allowance = InstallAllowance(self.catalog.location)  # every file counted before any is fetched
+        allowance.plan(skill_id, sum(len(fetches) for fetches, _ in planned_files.values()))
+        fetched = {sid: ({rel: allowance.take(owner, fetch()) for rel, owner, fetch in fetches}, digest)
+                   for sid, (fetches, digest) in planned_files.items()}
         actions = {p.id: self._placement(p, targets[p.id], fetched[p.id], overwrite, ours.get(p.id), lock_path,
                                          root=p.id == skill_id, replace_root=replace_root) for p in plan}
         source = source_text(self.catalog.location, self.catalog.remote, lock_path) if lock_path is not None else self.catalog.location
@@ -167,15 +175,14 @@ class Installer:
             out[planned.id] = where
         return out
 
-    def _planned_files(self, planned: PlannedSkill, children: bool, allowance: InstallAllowance
-                       ) -> tuple[dict[str, bytes], str]:
-        """The verified files of a planned skill and their digest: its release's files, or the
-        current ones for a skill without releases; nested sub-skills with the current version
-        (each file counted against the install's ``allowance``)."""
+    def _planned_files(self, planned: PlannedSkill, children: bool) -> tuple[list[Fetch], str]:
+        """How to fetch the verified files of a planned skill, and their digest: its release's
+        files, or the current ones for a skill without releases; nested sub-skills with the
+        current version."""
         entry = self.catalog.manifest_entry(planned.id)
         history = self.catalog._histories.of(entry.id)
         if history is None:
-            return self._install_files(entry, children, allowance), current_digest(entry)
+            return self._install_files(entry, children), current_digest(entry)
         self.catalog._usable(entry)
         release = history.releases[planned.version]
         nested = self._nested_plan(entry) if children and planned.version == history.latest else []
@@ -183,11 +190,11 @@ class Installer:
         if clash:  # before anything is fetched: a listing that cannot be installed is refused as it is
             raise CatalogFormatError(f"{self.catalog.location}: release {planned.label} has files that clash when installed: "
                                      f"{clash}")
-        allowance.plan(entry.id, len(release.skill_files) + len(nested))
-        files = {f.path: allowance.take(entry.id, self.catalog._histories.release_file(entry, release, f.path))
-                 for f in release.skill_files}
-        files.update((rel, allowance.take(sid, self.catalog.resource(sid, path))) for rel, sid, path in nested)
-        return files, release.digest
+        releases = self.catalog._histories
+        fetches: list[Fetch] = [(f.path, entry.id, functools.partial(releases.release_file, entry, release, f.path))
+                                for f in release.skill_files]
+        fetches += [(rel, sid, functools.partial(self.catalog.resource, sid, path)) for rel, sid, path in nested]
+        return fetches, release.digest
 
     def _check_locked_digest(self, skill_id: str, locked: LockedSkill | None, lock_path: Path | None) -> None:
         """Refuse a skill whose locked version the catalog now publishes with another digest:
@@ -249,16 +256,15 @@ class Installer:
         except OSError as exc:
             raise _install_error(skill_id, target, exc) from exc
 
-    def _install_files(self, entry: ManifestEntry, children: bool, allowance: InstallAllowance) -> dict[str, bytes]:
-        """Relative path -> verified bytes of everything ``install`` writes; the paths are checked
+    def _install_files(self, entry: ManifestEntry, children: bool) -> list[Fetch]:
+        """How to fetch everything ``install`` writes (the current files); the paths are checked
         not to clash before anything is fetched (CatalogFormatError)."""
         plan = self._install_plan(entry, children)
         clash = _path_clash([rel for rel, _, _ in plan])
         if clash:
             raise CatalogFormatError(f"{self.catalog.location}: skill {entry.id} has files that clash when installed: "
                                      f"{clash}")
-        allowance.plan(entry.id, len(plan))
-        return {rel: allowance.take(skill_id, self.catalog.resource(skill_id, path)) for rel, skill_id, path in plan}
+        return [(rel, skill_id, functools.partial(self.catalog.resource, skill_id, path)) for rel, skill_id, path in plan]
 
     def _install_plan(self, entry: ManifestEntry, children: bool) -> list[tuple[str, str, str]]:
         """(path written, skill id, path in that skill) of every file ``install`` writes; each

@@ -351,3 +351,19 @@ def test_an_edit_in_a_nested_skill_is_a_local_change_update_keeps(site: Path, tm
         assert report["release-manager"]["status"] != "modified", report
     finally:
         server.stop()
+
+
+def test_an_install_past_the_file_limit_fetches_no_file(served, tmp_path: Path, monkeypatch) -> None:
+    """app needs lib: the whole install (both skills) is counted before any file is fetched, so
+    a catalog listing too many files costs the installer no download of them."""
+    from skillsite.agent import install_limits
+    from skillsite.loader import TooLargeError
+
+    _, server = served
+    monkeypatch.setattr(install_limits, "MAX_INSTALL_FILES", 1)
+    catalog = Catalog.open(server.url, cache_dir=tmp_path / "cache")
+    before = len(server.requests)
+    with pytest.raises(TooLargeError, match="more than 1 files in all"):
+        catalog.install("app", tmp_path / "project" / "app")
+    assert not [path for path, _ in server.requests[before:] if path.endswith("SKILL.md")], server.requests
+    assert not (tmp_path / "project").exists()

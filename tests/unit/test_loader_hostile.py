@@ -301,7 +301,8 @@ def test_a_clash_found_while_writing_leaves_no_staging_folder(site: Path, tmp_pa
     from skillsite.agent.catalog_versions import Histories
     from skillsite.agent.install import Installer
 
-    monkeypatch.setattr(Installer, "_install_files", lambda self, entry, children, allowance: {"x": b"1", "x/y": b"2"})
+    monkeypatch.setattr(Installer, "_install_files",
+                        lambda self, entry, children: [("x", entry.id, lambda: b"1"), ("x/y", entry.id, lambda: b"2")])
     monkeypatch.setattr(Histories, "of", lambda self, skill_id: None)     # the current files, not a release
     dest = tmp_path / "dest"
     with pytest.raises(UnsafePathError, match="clashes"):
@@ -340,10 +341,17 @@ def test_an_install_past_its_total_limit_is_refused_and_writes_nothing(own_site:
     from skillsite.agent import install_limits
     from skillsite.loader import TooLargeError
 
+    from skillsite.agent.catalog_versions import Histories
+
+    fetched = []
+    real_release_file, real_resource = Histories.release_file, Catalog.resource
+    monkeypatch.setattr(Histories, "release_file", lambda *a: fetched.append(a[-1]) or real_release_file(*a))
+    monkeypatch.setattr(Catalog, "resource", lambda *a: fetched.append(a[-1]) or real_resource(*a))
     monkeypatch.setattr(install_limits, limit, value)
     dest = tmp_path / "out" / "skill"
     with pytest.raises(TooLargeError, match="in all; refusing it"):
         Catalog.open(own_site).install("release-manager", dest)
     assert nothing_written(dest)
+    assert fetched == [] if limit == "MAX_INSTALL_FILES" else fetched   # too many files: refused before fetching
     monkeypatch.setattr(install_limits, limit, value * 1000)
     assert (Catalog.open(own_site).install("release-manager", dest) / "changelog" / "SKILL.md").is_file()
