@@ -13,6 +13,7 @@ output files stay in place, and a rebuild with nothing changed stops after disco
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from contextlib import ExitStack, nullcontext
 from pathlib import Path
@@ -98,6 +99,9 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
         if unchanged:
             if inputs.digest and inputs.recent != summary.recent and plan.cache_dir is not None:
                 settle_inputs(plan.cache_dir, plan.scope, plan.out, summary.inputs, inputs)
+                # serve's copy of the state, likewise (the file's generation is the same)
+                if resident is not None and saved is not None and saved.inputs == summary.inputs:
+                    resident.saved_state = dataclasses.replace(saved, inputs=inputs.digest, recent=inputs.recent)
             diagnostics = tuple(summary.diagnostics)
             reading = CatalogReading(found.sources, (), (), diagnostics)
             return build_result(True, plan, reading, summary.published, summary.skipped, diagnostics,

@@ -363,6 +363,26 @@ def test_a_rebuild_with_nothing_changed_records_what_has_settled_since(tmp_path,
     assert "read" not in build([src], out, cache_dir=cache).stages and hashed == []
 
 
+def test_serve_s_copy_of_the_state_records_what_has_settled_too(tmp_path, monkeypatch):
+    """serve keeps the state it saved in memory: a rebuild with nothing changed updates that copy
+    as it does the file, so the next one hashes nothing either."""
+    from skillsite.publish import state
+    from skillsite.publish.resident import Resident
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    resident = Resident()
+    monkeypatch.setattr(state, "RACY_NS", 10**18)   # every input recent
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    assert len(resident.saved_state.recent) > 20
+    monkeypatch.setattr(state, "RACY_NS", 0)
+    assert "read" not in build([src], out, cache_dir=cache, resident=resident).stages
+    assert resident.saved_state.recent == ()
+    hashed = []
+    monkeypatch.setattr(state, "_content_digest", lambda path: hashed.append(path))
+    assert "read" not in build([src], out, cache_dir=cache, resident=resident).stages and hashed == []
+
+
 def _scope() -> str:
     """The cache scope of a build with the default configuration."""
     from skillsite.cache import code_scope
