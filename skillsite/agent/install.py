@@ -110,10 +110,10 @@ class Installer:
                                       "the lock file in a folder above")
             if lock_path is not None and planned.id in recorded and \
                     leads_out_of_lock_folder(targets[planned.id], lock_path):
-                raise UnsafePathError(f"{targets[planned.id]}, where {lock_path} has {planned.id}, leads out of the lock "
-                                      "file's folder through a symbolic link (a lock and a link committed side by "
-                                      "side could send a skill anywhere); install it with an explicit destination "
-                                      "(--dest) to write there")
+                raise UnsafePathError(f"{targets[planned.id]}, where {lock_path} has {planned.id}, leads out of "
+                                      "the lock file's folder through a symbolic link (a lock and a link committed "
+                                      "side by side could send a skill anywhere); install it with an explicit "
+                                      "destination (--dest) to write there")
             if lock_path is not None and not is_utf8_text(lock_path_text(targets[planned.id], lock_path)):
                 raise UnsafePathError(f"{targets[planned.id]!r} is not UTF-8 text: it cannot be recorded in the lock "
                                       "file")
@@ -264,7 +264,8 @@ class Installer:
         if clash:
             raise CatalogFormatError(f"{self.catalog.location}: skill {entry.id} has files that clash when installed: "
                                      f"{clash}")
-        return [(rel, skill_id, functools.partial(self.catalog.resource, skill_id, path)) for rel, skill_id, path in plan]
+        return [(rel, skill_id, functools.partial(self.catalog.resource, skill_id, path))
+                for rel, skill_id, path in plan]
 
     def _install_plan(self, entry: ManifestEntry, children: bool) -> list[tuple[str, str, str]]:
         """(path written, skill id, path in that skill) of every file ``install`` writes; each
