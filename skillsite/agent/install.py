@@ -17,7 +17,8 @@ from skillsite.agent.errors import (CatalogFormatError, DependencyError, Destina
 from skillsite.agent.install_limits import InstallAllowance
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, PlannedSkill, label, plan_install
 from skillsite.agent.install_staging import staging_folder
-from skillsite.agent.installed import changed_locally, installed_digest, nested_digest, nested_digest_of
+from skillsite.agent.installed import (InstalledFolder, changed_locally, installed_digest, nested_digest,
+                                      nested_digest_of)
 from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock_folder, leads_out_of_lock_folder,
                                       lock_path_text, read_lock, record_installed, resolve_locked_path, resolve_source,
                                       source_text)
@@ -219,12 +220,12 @@ class Installer:
             return "replace" if overwrite else "new"  # install() refused an existing dest unless overwrite
         if not os.path.lexists(target):
             return "replace" if root and overwrite else "new"
-        present = installed_digest(target)
+        present = InstalledFolder.at(target)
         nested = nested_digest_of(files)
-        if present == digest and (nested is None or nested_digest(target) == nested):
+        if present.own == digest and (nested is None or present.nested == nested):
             return "keep"  # nested skills are checked when they come with it (a release not the latest has none)
-        ours = (locked is not None and lock_path is not None and present == locked.digest
-                and not changed_locally(target, locked) and resolve_locked_path(locked.path, lock_path) == target)
+        ours = (locked is not None and lock_path is not None and not present.changed(locked)
+                and resolve_locked_path(locked.path, lock_path) == target)
         if overwrite or ours or root:
             return "replace"
         raise DestinationExistsError(f"{target} already exists and does not hold {planned.label}, the dependency "

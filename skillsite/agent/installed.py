@@ -13,7 +13,7 @@ import hashlib
 import os
 import stat
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from skillsite.agent.lockfile import LockedSkill
 from skillsite.agent.release_digest import release_digest, release_digest_of_bytes
@@ -42,11 +42,30 @@ def nested_digest_of(files: Mapping[str, bytes]) -> str | None:
     return release_digest_of_bytes(nested) if nested else None
 
 
+class InstalledFolder(NamedTuple):
+    """What a skill's folder holds: the digest of its own files (None: no skill there) and of
+    the nested skills in it (None: none).  Hashed once, then compared as often as needed."""
+
+    own: str | None
+    nested: str | None
+
+    @classmethod
+    def at(cls, folder: Path) -> InstalledFolder:
+        return cls(installed_digest(folder), nested_digest(folder))
+
+    def nested_changed(self, locked: LockedSkill) -> bool:
+        """Whether the nested skills differ from those the lock records (when it records them)."""
+        return locked.nested_digest is not None and self.nested != locked.nested_digest
+
+    def changed(self, locked: LockedSkill) -> bool:
+        """Whether the folder differs from what the lock records: its own files or its nested skills."""
+        return self.own != locked.digest or self.nested_changed(locked)
+
+
 def changed_locally(folder: Path, locked: LockedSkill) -> bool:
     """Whether the skill installed at ``folder`` differs from what the lock records: its own
     files, or the nested skills installed with it (when the lock records their digest)."""
-    return installed_digest(folder) != locked.digest or (
-        locked.nested_digest is not None and nested_digest(folder) != locked.nested_digest)
+    return InstalledFolder.at(folder).changed(locked)
 
 
 def _in_nested_skill(rel: str, files: Mapping[str, bytes]) -> bool:

@@ -59,7 +59,7 @@ def skill_state(skill_id: str, locked: LockedSkill, asks: list[Ask], published: 
     """The state of a locked skill.  ``published``: version -> digest of its releases now
     (:meth:`Catalog.release_digests`), None when the catalog lacks the skill; ``installed``: the
     digest of its folder now (None when there is none); ``nested_changed``: whether the nested
-    skills installed with it changed (:func:`~skillsite.agent.installed.changed_locally`)."""
+    skills installed with it changed (:meth:`~skillsite.agent.installed.InstalledFolder.nested_changed`)."""
     versions = sorted((v for v in (published or {}) if v), key=parse_version)
     latest = versions[-1] if versions else None
     wanted = _wanted(versions, asks)

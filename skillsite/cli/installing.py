@@ -104,39 +104,32 @@ def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allo
     click.echo(f"recorded in {lock_file}")
 
 
-def say_replaced(edited: dict[str, tuple[Path, Held]]) -> dict[str, tuple[Path, Held]]:
+def say_replaced(edited: dict[str, tuple[Path, Any]]) -> dict[str, tuple[Path, Any]]:
     """Name each edited skill (:func:`edited_skills`) whose folder an install replaced (--overwrite);
     the others, still edited, are returned (for the next install of the same command)."""
+    from skillsite.agent.installed import InstalledFolder
+
     kept = {}
     for sid, (where, held) in sorted(edited.items()):
-        if _held(where) != held:
+        if InstalledFolder.at(where) != held:
             click.echo(printable(f"replaced {sid} in {where}: the changes made there since it was installed are gone"))
         else:
             kept[sid] = (where, held)
     return kept
 
 
-#: What a skill's folder holds: the digests of its own files and of the nested skills in it.
-Held = tuple["str | None", "str | None"]
-
-
-def _held(where: Path) -> Held:
-    from skillsite.agent.installed import installed_digest, nested_digest
-
-    return installed_digest(where), nested_digest(where)
-
-
-def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, Held]]:
+def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, Any]]:
     """The locked skills whose installed files differ from the locked ones (edited in place):
-    their folder and what it holds now, so that replacing one can be said."""
-    from skillsite.agent.installed import changed_locally
+    their folder and what it holds now (an :class:`~skillsite.agent.installed.InstalledFolder`),
+    so that replacing one can be said."""
+    from skillsite.agent.installed import InstalledFolder
     from skillsite.agent.lockfile import resolve_locked_path
 
     found = {}
     for sid, locked in lock.skills.items():
         where = resolve_locked_path(locked.path, lock_file)
-        held = _held(where)
-        if held[0] is not None and changed_locally(where, locked):
+        held = InstalledFolder.at(where)
+        if held.own is not None and held.changed(locked):
             found[sid] = (where, held)
     return found
 
@@ -178,7 +171,7 @@ def outdated(lock_file: Path, source: str | None, cache_dir: Path | None, timeou
 def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cache_dir: Path | None, timeout: float,
                   allowed_hosts: tuple[str, ...], opened: dict):
     """The :class:`~skillsite.agent.outdated.SkillState` of one locked skill (its catalog opened once)."""
-    from skillsite.agent.installed import changed_locally, installed_digest
+    from skillsite.agent.installed import InstalledFolder
     from skillsite.agent.lockfile import resolve_locked_path, resolve_source
     from skillsite.agent.outdated import locked_asks, skill_state
     from skillsite.loader import NotFoundError
@@ -195,10 +188,9 @@ def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cach
             return None
 
     digests = run_loader(published)
-    where = resolve_locked_path(locked.path, lock_file)
-    installed = installed_digest(where)
-    return skill_state(skill_id, locked, locked_asks(lock, skill_id), digests, installed,
-                       installed is not None and changed_locally(where, locked))
+    installed = InstalledFolder.at(resolve_locked_path(locked.path, lock_file))
+    return skill_state(skill_id, locked, locked_asks(lock, skill_id), digests, installed.own,
+                       installed.own is not None and installed.nested_changed(locked))
 
 
 @click.command()
