@@ -394,7 +394,7 @@ def previous_folders(out: Path, cache_folder: Path | None, signing: Signing) -> 
 
 def _latest_root_trusts(folder: Path, keys: list[PublicKey]) -> bool:
     """Whether the latest root in ``folder`` can be read and trusts one of ``keys``."""
-    roots = sorted((_root_number(p.name), p) for p in folder.glob("*.root.json") if _root_number(p.name) >= 0)
+    roots = sorted((number, p) for p in folder.glob("*.root.json") if (number := _root_number(p.name)) >= 0)
     if not roots:
         return False
     try:
