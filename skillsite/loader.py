@@ -316,17 +316,19 @@ class Catalog:
 
     def install(self, skill_id: str, dest: str | os.PathLike[str], overwrite: bool = False, *,
                 children: bool = True, version: str | None = None,
-                lock: str | os.PathLike[str] | None = None) -> Path:
+                lock: str | os.PathLike[str] | None = None, follow_links: bool = False) -> Path:
         """Write the verified skill folder (and, by default, its nested sub-skills) to ``dest``,
         after the skills it depends on, each beside it; with ``lock``, record them in that lock
         file.  See :meth:`skillsite.agent.install.Installer.install`."""
-        return Installer(self).install(skill_id, dest, overwrite, children=children, version=version, lock=lock)
+        return Installer(self).install(skill_id, dest, overwrite, children=children, version=version, lock=lock,
+                                       follow_links=follow_links)
 
     def update(self, skill_id: str, lock: str | os.PathLike[str], *, overwrite: bool = False,
-               children: bool = True) -> list[PlannedSkill]:
+               children: bool = True, follow_links: bool = False) -> list[PlannedSkill]:
         """Re-install a skill the lock file holds at the highest release its locked ranges allow;
         see :meth:`skillsite.agent.install.Installer.update`."""
-        return Installer(self).update(skill_id, lock, overwrite=overwrite, children=children)
+        return Installer(self).update(skill_id, lock, overwrite=overwrite, children=children,
+                                      follow_links=follow_links)
 
     # -- what a model is offered here (skillsite.agent.offers)
 

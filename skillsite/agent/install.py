@@ -40,7 +40,7 @@ class Installer:
 
     def install(self, skill_id: str, dest: str | os.PathLike[str], overwrite: bool = False, *,
                 children: bool = True, version: str | None = None,
-                lock: str | os.PathLike[str] | None = None) -> Path:
+                lock: str | os.PathLike[str] | None = None, follow_links: bool = False) -> Path:
         """Write the verified skill folder (and, by default, its nested sub-skills) to ``dest``,
         after the skills it depends on, each beside it (``dest.parent / <last part of its id>``).
 
@@ -56,6 +56,8 @@ class Installer:
         With ``lock`` (the path of a ``skillsite-lock.json``), every skill installed is recorded
         in it; a release whose digest is not the one the lock records for its version is
         refused (IntegrityError).  A destination that cannot be written raises :class:`InstallError`.
+        A dependency the lock has in a folder reached through a symbolic link out of the lock's
+        folder is refused (UnsafePathError) unless ``follow_links`` (the link is the user's own).
         """
         entry = self.catalog.manifest_entry(skill_id)
         target = Path(os.path.abspath(dest))
@@ -64,18 +66,22 @@ class Installer:
         wanted = version if version is not None else self.catalog._histories.current_range(entry)
         lock_path = None if lock is None else Path(os.path.abspath(lock))
         requested = version if version is not None else _default_request(wanted)
-        self._install_closure(entry.id, Ask(REQUEST, wanted), target, overwrite, children, lock_path, requested)
+        self._install_closure(entry.id, Ask(REQUEST, wanted), target, overwrite, children, lock_path, requested,
+                              follow_links=follow_links)
         return target
 
     def update(self, skill_id: str, lock: str | os.PathLike[str], *, overwrite: bool = False,
-               children: bool = True) -> list[PlannedSkill]:
+               children: bool = True, follow_links: bool = False) -> list[PlannedSkill]:
         """Re-install a skill the lock file holds (from this catalog) where the lock says, at the
         highest release its locked ranges allow: the range it was installed with and those of
         the locked skills that need it; its dependencies with it, the lock keeping its ranges.
 
         A release changed under a locked version is refused (IntegrityError), and so is a
         folder whose files differ from what the lock records (DestinationExistsError), unless
-        ``overwrite``.  Returns what was planned, dependencies first.
+        ``overwrite``.  A folder the lock names that leads out of the lock's folder through a
+        symbolic link is refused (UnsafePathError: a lock and a link committed side by side could
+        send a skill anywhere) unless ``follow_links``, the user's word that the link is theirs (a
+        skills folder linked to a shared one).  Returns what was planned, dependencies first.
         """
         lock_path = Path(os.path.abspath(lock))
         locked = read_lock(lock_path).skills.get(skill_id)
@@ -87,11 +93,11 @@ class Installer:
                                          f"for {skill_id}); pass overwrite=True to replace them")
         ask = Ask(REQUEST if locked.requested else f"{lock_path.name}", locked.requested or "*")
         return self._install_closure(skill_id, ask, target, overwrite, children, lock_path, locked.requested,
-                                     replace_root=True)
+                                     replace_root=True, follow_links=follow_links)
 
     def _install_closure(self, skill_id: str, ask: Ask, target: Path, overwrite: bool, children: bool,
                          lock_path: Path | None, requested: str | None, *,
-                         replace_root: bool = False) -> list[PlannedSkill]:
+                         replace_root: bool = False, follow_links: bool = False) -> list[PlannedSkill]:
         """Install ``skill_id`` at ``target`` and its dependencies beside it, recording them in the lock."""
         lock = read_lock(lock_path) if lock_path is not None else Lock()
         ours = {sid: locked for sid, locked in lock.skills.items() if self._is_source(locked.source, lock_path)}
@@ -109,12 +115,12 @@ class Installer:
                 raise UnsafePathError(f"{targets[planned.id]} is outside the lock file's folder ({lock_path}), or in a "
                                       "version-control folder there: a lock names only folders inside its own; put "
                                       "the lock file in a folder above")
-            if lock_path is not None and planned.id in recorded and \
+            if lock_path is not None and planned.id in recorded and not follow_links and \
                     leads_out_of_lock_folder(targets[planned.id], lock_path):
                 raise UnsafePathError(f"{targets[planned.id]}, where {lock_path} has {planned.id}, leads out of "
                                       "the lock file's folder through a symbolic link (a lock and a link committed "
-                                      "side by side could send a skill anywhere); install it with an explicit "
-                                      "destination (--dest) to write there")
+                                      "side by side could send a skill anywhere); if the link is yours, pass "
+                                      "follow_links=True to write there")
             if lock_path is not None and not is_utf8_text(lock_path_text(targets[planned.id], lock_path)):
                 raise UnsafePathError(f"{targets[planned.id]!r} is not UTF-8 text: it cannot be recorded in the lock "
                                       "file")

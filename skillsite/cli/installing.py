@@ -23,6 +23,14 @@ def lock_option(func):
                         help="The lock file: what was installed where, at which version and digest.")(func)
 
 
+def follow_links_option(func):
+    """The ``--follow-links`` option: write where the lock has a skill even through a symbolic link
+    out of the lock file's folder (a skills folder linked to a shared one, the user's own)."""
+    return click.option("--follow-links", is_flag=True,
+                        help="Write skills the lock has in a folder reached through a symbolic link out of the lock "
+                             "file's folder (only when that link is yours: a committed one could lead anywhere).")(func)
+
+
 def try_loader(call, what: str = "skillsite"):
     """``(call(), 0)``, or ``(None, exit status)`` after printing a loader error as one line:
     3 when the machine refused a write (InstallError), 2 for an unusable lock file, else 1.
@@ -84,8 +92,9 @@ def install_spec(spec: str, catalog) -> tuple[str, str | None]:
               help="The skill's own folder; each skill it needs goes beside it, in a folder named after it.")
 @lock_option
 @click.option("--overwrite", is_flag=True, help="Replace an existing DEST, and dependency folders holding other files.")
+@follow_links_option
 def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],
-            dest: Path, lock_file: Path, overwrite: bool) -> None:
+            dest: Path, lock_file: Path, overwrite: bool, follow_links: bool) -> None:
     """Install skill ID (the highest release in RANGE, e.g. changelog@^1.2; default: the current
     version) into DEST, after the skills it needs, verified, and record them in the lock file."""
     from skillsite.agent.lockfile import resolve_locked_path
@@ -94,7 +103,8 @@ def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allo
     edited = edited_skills(before, lock_file)
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     skill_id, wanted = run_loader(lambda: install_spec(spec, catalog))
-    run_loader(lambda: catalog.install(skill_id, dest, overwrite, version=wanted, lock=lock_file))
+    run_loader(lambda: catalog.install(skill_id, dest, overwrite, version=wanted, lock=lock_file,
+                                       follow_links=follow_links))
     after = read_lock_or_exit(lock_file)
     for sid, locked in sorted(after.skills.items()):
         if before.skills.get(sid) != locked:
@@ -198,8 +208,9 @@ def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cach
 @lock_option
 @catalog_options_for(None, with_catalog=False)
 @click.option("--overwrite", is_flag=True, help="Replace installed files that were changed locally.")
+@follow_links_option
 def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeout: float,
-           allowed_hosts: tuple[str, ...], overwrite: bool) -> None:
+           allowed_hosts: tuple[str, ...], overwrite: bool, follow_links: bool) -> None:
     """Re-install ID (default: every skill installed by name) and the skills it needs at the highest
     releases the locked ranges allow, from the catalogs the lock records; a release whose
     digest changed under the same version (tampered) is refused.  The lock keeps its ranges."""
@@ -216,7 +227,8 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
         before = read_lock_or_exit(lock_file)
         catalog = open_catalog_or_exit(resolve_source(lock.skills[target].source, lock_file), cache_dir, timeout,
                                        allowed_hosts)
-        _, code = try_loader(lambda: catalog.update(target, lock_file, overwrite=overwrite), "skillsite update")
+        _, code = try_loader(lambda: catalog.update(target, lock_file, overwrite=overwrite,
+                                                            follow_links=follow_links), "skillsite update")
         edited = say_replaced(edited)
         if code == EXIT_ENVIRONMENT:
             sys.exit(code)

@@ -68,7 +68,8 @@ def loader_error_text(exc: Exception) -> str:
     if isinstance(exc, RiskError):  # the id and the risk come from the catalog: printable, as any other text
         return printable(f"skill {exc.skill_id} is rated {exc.risk} risk by the catalog's audit, above --max-risk "
                          f"{exc.max_risk}; pass --max-risk {exc.risk} to use it anyway")
-    return printable(str(exc).replace("pass overwrite=True", "pass --overwrite"))
+    text = str(exc).replace("pass overwrite=True", "pass --overwrite")
+    return printable(text.replace("pass follow_links=True", "pass --follow-links"))
 
 
 

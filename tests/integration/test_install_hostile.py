@@ -118,7 +118,28 @@ def test_a_destination_given_through_a_symbolic_link_is_the_user_s_choice(served
     assert result.exit_code == 0, result.output
     assert (shared / "app" / "SKILL.md").is_file() and (shared / "lib" / "SKILL.md").is_file()
     result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache)
-    assert result.exit_code == 1 and "(--dest) to write there" in result.output, result.output
+    assert result.exit_code == 1 and "if the link is yours, pass --follow-links" in result.output, result.output
+
+
+def test_an_update_through_the_user_s_own_link_writes_there_when_told(served, tmp_path: Path) -> None:
+    """``--follow-links`` is the user's word that the linked skills folder is theirs: ``update``
+    then writes through it (here restoring an edited file, with ``--overwrite``), every time."""
+    _, server = served
+    project, shared = tmp_path / "project", tmp_path / "shared"
+    (project / ".agents").mkdir(parents=True)
+    shared.mkdir()
+    (project / ".agents" / "skills").symlink_to(shared, target_is_directory=True)
+    lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
+    assert cli("install", "app", "--catalog", server.url, "--dest", str(project / ".agents" / "skills" / "app"),
+               "--lock", str(lock), "--cache-dir", cache).exit_code == 0
+    published = (shared / "lib" / "SKILL.md").read_text("utf-8")
+    for _ in range(2):
+        (shared / "lib" / "SKILL.md").write_text("edited here", encoding="utf-8")
+        result = cli("update", "--lock", str(lock), "--cache-dir", cache, "--overwrite", "--follow-links")
+        assert result.exit_code == 0, result.output
+        assert (shared / "lib" / "SKILL.md").read_text("utf-8") == published
+        assert "replaced lib" in result.output
+    assert (project / ".agents" / "skills").is_symlink() and sorted(p.name for p in shared.iterdir()) == ["app", "lib"]
 
 
 @pytest.mark.parametrize("path", ["vendor/.git", ".git/skills/x", "vendor/.GIT", "a/.hg/x"])
