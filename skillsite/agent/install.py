@@ -146,10 +146,10 @@ class Installer:
                                              replace=actions[planned.id] == "replace")
             if lock_path is not None:
                 path = lock_path_text(targets[planned.id], lock_path)
-                nested = _kept_nested(targets[planned.id], ours.get(planned.id)) if actions[planned.id] == "keep" \
-                    else nested_digest_of(files)
+                nested, recorded = _kept_nested(targets[planned.id], ours.get(planned.id)) \
+                    if actions[planned.id] == "keep" else (nested_digest_of(files), True)
                 locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
-                                     requested if planned.id == skill_id else None, nested)
+                                     requested if planned.id == skill_id else None, nested, recorded)
                 record_installed(lock_path, planned.id, locked)
         return plan
 
@@ -295,10 +295,12 @@ class Installer:
         return plan
 
 
-def _kept_nested(target: Path, locked: LockedSkill | None) -> str | None:
-    """The nested skills' digest to record for a folder kept as it is: as the lock recorded them
-    (an edit there stays a local change), else as they are."""
-    return locked.nested_digest if locked is not None else nested_digest(target)
+def _kept_nested(target: Path, locked: LockedSkill | None) -> tuple[str | None, bool]:
+    """The nested skills' digest to record for a folder kept as it is, and whether it is recorded:
+    as the lock recorded them (an edit there stays a local change), else as they are."""
+    if locked is not None:
+        return locked.nested_digest, locked.nested_recorded
+    return nested_digest(target), True
 
 
 def _default_request(wanted: str) -> str:

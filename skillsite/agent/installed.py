@@ -54,8 +54,10 @@ class InstalledFolder(NamedTuple):
         return cls(installed_digest(folder), nested_digest(folder))
 
     def nested_changed(self, locked: LockedSkill) -> bool:
-        """Whether the nested skills differ from those the lock records (when it records them)."""
-        return locked.nested_digest is not None and self.nested != locked.nested_digest
+        """Whether the nested skills differ from those the lock records (when it records them: a
+        nested skill added to a folder installed without any is a change too)."""
+        recorded = locked.nested_recorded or locked.nested_digest is not None
+        return recorded and self.nested != locked.nested_digest
 
     def changed(self, locked: LockedSkill) -> bool:
         """Whether the folder differs from what the lock records: its own files or its nested skills."""

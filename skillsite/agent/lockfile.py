@@ -38,7 +38,9 @@ class LockedSkill:
     on the command line (None for one installed as a dependency); ``version`` is None for a
     skill published without releases.  ``nested_digest``: the digest of the nested sub-skills
     installed in its folder with it (which ``digest``, the release's, does not cover), so that an
-    edit there is a local change too; None when it has none (or an older skillsite installed it)."""
+    edit there is a local change too; None when it has none.  ``nested_recorded``: the lock says
+    which nested skills were installed (``nested_digest``, null for none), so a nested skill
+    added since is a local change too; False in a lock an older skillsite wrote, which is silent."""
 
     source: str
     version: str | None
@@ -47,14 +49,15 @@ class LockedSkill:
     dependencies: dict[str, str] = field(default_factory=dict)
     requested: str | None = None
     nested_digest: str | None = None
+    nested_recorded: bool = False
 
     def to_json(self) -> dict[str, Any]:
         data = {"source": self.source, "version": self.version, "digest": self.digest,
                 "dependencies": dict(self.dependencies), "path": self.path}
         if self.requested is not None:
             data["requested"] = self.requested
-        if self.nested_digest is not None:
-            data["nested_digest"] = self.nested_digest
+        if self.nested_recorded or self.nested_digest is not None:
+            data["nested_digest"] = self.nested_digest  # null: none (an older skillsite reads it as unrecorded)
         return data
 
 
@@ -178,7 +181,7 @@ def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
         raise LockFileError(f"{problem}: it holds a lone surrogate (\\udXXX), which is no text")
     _check_ranges(problem, value.get("requested"), deps)
     return LockedSkill(value["source"], value.get("version"), value["digest"], value["path"], dict(deps),
-                       value.get("requested"), value.get("nested_digest"))
+                       value.get("requested"), value.get("nested_digest"), "nested_digest" in value)
 
 
 def _check_ranges(problem: str, requested: str | None, deps: dict[str, str]) -> None:

@@ -374,6 +374,30 @@ def test_an_edit_in_a_nested_skill_is_a_local_change_update_keeps(site: Path, tm
         server.stop()
 
 
+def test_a_nested_skill_added_to_a_skill_installed_without_any_is_a_local_change(served, tmp_path: Path) -> None:
+    """lib installs with no nested skill: the lock says so (``nested_digest: null``), so a nested
+    skill the user adds in its folder is a local change that ``update`` does not delete without
+    --overwrite.  A lock an older skillsite wrote (no such key) is silent about it, as before."""
+    _, server = served
+    project = tmp_path / "project"
+    lock, cache, dest = project / "skillsite-lock.json", str(tmp_path / "cache"), project / "skills" / "lib"
+    assert cli("install", "lib", "--catalog", server.url, "--dest", str(dest), "--lock", str(lock),
+               "--cache-dir", cache).exit_code == 0
+    assert json.loads(lock.read_text("utf-8"))["skills"]["lib"]["nested_digest"] is None
+    (dest / "mine").mkdir()
+    (dest / "mine" / "SKILL.md").write_text("---\nname: mine\ndescription: my own nested skill\n---\nMine.\n")
+    report = {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}
+    assert report["lib"]["status"] == "modified", report
+    result = cli("update", "lib", "--lock", str(lock), "--cache-dir", cache)
+    assert result.exit_code != 0 and "local changes" in result.output, result.output
+    assert (dest / "mine" / "SKILL.md").is_file()
+    data = json.loads(lock.read_text("utf-8"))
+    del data["skills"]["lib"]["nested_digest"]  # as an older skillsite wrote it
+    lock.write_text(json.dumps(data), encoding="utf-8")
+    report = {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}
+    assert report["lib"]["status"] != "modified", report
+
+
 def test_an_install_past_the_file_limit_fetches_no_file(served, tmp_path: Path, monkeypatch) -> None:
     """app needs lib: the whole install (both skills) is counted before any file is fetched, so
     a catalog listing too many files costs the installer no download of them."""

@@ -66,11 +66,11 @@ def test_install_writes_the_dependency_chain_beside_dest_and_records_it(served, 
     source = server.url + "skills.json"
     assert json.loads(lock.read_text("utf-8")) == {"lockfile_version": 1, "skills": {
         "app": {"source": source, "version": "1.1.0", "digest": digest["app"], "dependencies": {"lib": "^1.1"},
-                "path": ".agents/skills/app", "requested": "^1.1.0"},
+                "path": ".agents/skills/app", "requested": "^1.1.0", "nested_digest": None},
         "lib": {"source": source, "version": "1.1.0", "digest": digest["lib"],
-                "dependencies": {"tools/base": "~0.3"}, "path": ".agents/skills/lib"},
+                "dependencies": {"tools/base": "~0.3"}, "path": ".agents/skills/lib", "nested_digest": None},
         "tools/base": {"source": source, "version": "0.3.1", "digest": digest["tools/base"], "dependencies": {},
-                       "path": ".agents/skills/base"}}}
+                       "path": ".agents/skills/base", "nested_digest": None}}}
     assert all(installed_digest(skills / name) == digest[sid]
                for sid, name in (("app", "app"), ("lib", "lib"), ("tools/base", "base")))
     first = lock.read_bytes()
