@@ -1,6 +1,7 @@
 """Installing skills from a catalog: ``install``, ``outdated``, ``update`` and the lock file."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,19 @@ import click
 
 from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, printable
 from skillsite.cli.reading import catalog_options_for, loader_error_text, open_catalog_or_exit
+
+
+def _say_updated(before: Any, after: Any, put_back: set[str]) -> set[str]:
+    """Say what an update changed in the lock, and which skills it put back in a folder found
+    missing (their record unchanged); returns the skills said."""
+    changed = {sid for sid in after.skills if after.skills[sid] != before.skills.get(sid)}
+    for sid in sorted(changed):
+        old = before.skills.get(sid)
+        click.echo(printable(f"{sid}: {_version_text(old)} -> {_version_text(after.skills[sid])}" if old else
+                              f"{sid}: installed {_version_text(after.skills[sid])}"))
+    for sid in sorted(put_back - changed):
+        click.echo(printable(f"{sid}: {_version_text(after.skills[sid])}, put back (its folder was missing)"))
+    return changed | put_back
 
 
 def _version_text(locked) -> str:
@@ -129,9 +143,9 @@ def say_replaced(edited: dict[str, tuple[Path, Any]]) -> dict[str, tuple[Path, A
 
 
 def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, Any]]:
-    """The locked skills whose installed files differ from the locked ones (edited in place):
-    their folder and what it holds now (an :class:`~skillsite.agent.installed.InstalledFolder`),
-    so that replacing one can be said."""
+    """The locked skills whose folder holds something other than the locked files (edited in
+    place, or no skill at all): their folder and what it holds now (an
+    :class:`~skillsite.agent.installed.InstalledFolder`), so that replacing one can be said."""
     from skillsite.agent.installed import InstalledFolder
     from skillsite.agent.lockfile import resolve_locked_path
 
@@ -139,9 +153,16 @@ def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, Any]]:
     for sid, locked in lock.skills.items():
         where = resolve_locked_path(locked.path, lock_file)
         held = InstalledFolder.at(where)
-        if held.own is not None and held.changed(locked):
+        if os.path.lexists(where) and held.changed(locked):
             found[sid] = (where, held)
     return found
+
+
+def missing_skills(lock: Any, lock_file: Path) -> set[str]:
+    """The locked skills whose folder is gone (``update`` puts them back)."""
+    from skillsite.agent.lockfile import resolve_locked_path
+
+    return {sid for sid, locked in lock.skills.items() if not os.path.lexists(resolve_locked_path(locked.path, lock_file))}
 
 
 @click.command()
@@ -223,22 +244,21 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
     targets = [skill_id] if skill_id else named or sorted(lock.skills)
     failed = False
     edited = edited_skills(lock, lock_file)  # the installed files are hashed once, not once a target
+    missing = missing_skills(lock, lock_file)
     for target in targets:
         before = read_lock_or_exit(lock_file)
         catalog = open_catalog_or_exit(resolve_source(lock.skills[target].source, lock_file), cache_dir, timeout,
                                        allowed_hosts)
-        _, code = try_loader(lambda: catalog.update(target, lock_file, overwrite=overwrite,
-                                                            follow_links=follow_links), "skillsite update")
-        edited = say_replaced(edited)
+        _, code = try_loader(lambda: catalog.update(target, lock_file, overwrite=overwrite, follow_links=follow_links),
+                             "skillsite update")
+        still_edited = say_replaced(edited)
         if code == EXIT_ENVIRONMENT:
             sys.exit(code)
         failed = failed or bool(code)
         after = read_lock_or_exit(lock_file)
-        changed = [sid for sid in sorted(after.skills) if after.skills[sid] != before.skills.get(sid)]
-        for sid in changed:
-            old = before.skills.get(sid)
-            click.echo(printable(f"{sid}: {_version_text(old)} -> {_version_text(after.skills[sid])}" if old else
-                                  f"{sid}: installed {_version_text(after.skills[sid])}"))
-        if not code and target not in changed:
+        said = _say_updated(before, after, missing & set(after.skills) - missing_skills(after, lock_file))
+        missing -= said
+        if not code and target not in said | set(edited) - set(still_edited):
             click.echo(printable(f"{target}: {_version_text(after.skills[target])}, up to date"))
+        edited = still_edited
     sys.exit(1 if failed else 0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -396,6 +397,32 @@ def test_a_nested_skill_added_to_a_skill_installed_without_any_is_a_local_change
     lock.write_text(json.dumps(data), encoding="utf-8")
     report = {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}
     assert report["lib"]["status"] != "modified", report
+
+
+def test_update_says_what_it_did_to_a_folder_holding_no_skill_or_none_at_all(served, tmp_path: Path) -> None:
+    """A skill's folder emptied of its skill is replaced only with --overwrite, and said to be; a
+    folder gone is put back, and said to be: neither is "up to date"."""
+    _, server = served
+    project = tmp_path / "project"
+    lock, cache, skills = project / "skillsite-lock.json", str(tmp_path / "cache"), project / "skills"
+    assert cli("install", "app", "--catalog", server.url, "--dest", str(skills / "app"), "--lock", str(lock),
+               "--cache-dir", cache).exit_code == 0
+    (skills / "app" / "SKILL.md").unlink()
+    (skills / "app" / "draft.txt").write_text("mine")
+    result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache)
+    assert result.exit_code == 1 and "local changes" in result.output and (skills / "app" / "draft.txt").exists()
+    result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache, "--overwrite")
+    assert result.exit_code == 0, result.output
+    assert "replaced app in" in result.output and "up to date" not in result.output, result.output
+    assert (skills / "app" / "SKILL.md").is_file() and not (skills / "app" / "draft.txt").exists()
+    shutil.rmtree(skills / "app")
+    shutil.rmtree(skills / "lib")
+    result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache)
+    assert result.exit_code == 0, result.output
+    assert "app: 1.0.0, put back (its folder was missing)" in result.output, result.output
+    assert "lib: 1.1.0, put back (its folder was missing)" in result.output, result.output
+    assert "up to date" not in result.output and (skills / "lib" / "SKILL.md").is_file()
+    assert cli("update", "app", "--lock", str(lock), "--cache-dir", cache).output == "app: 1.0.0, up to date\n"
 
 
 def test_an_install_past_the_file_limit_fetches_no_file(served, tmp_path: Path, monkeypatch) -> None:
