@@ -9,6 +9,8 @@ import difflib
 import re
 from typing import Iterable, Sequence
 
+from skillsite.agent.prompt_xml import xml_allowed
+
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _COMMAND_LINE = re.compile(r"/?(\S*)\s*(.*)", re.S)
 FALLBACK_SEGMENT = "skill"
@@ -62,6 +64,7 @@ def close_commands(command: str, commands: Sequence[str], limit: int = 3) -> lis
 
 
 def command_message(body: str, task: str) -> str:
-    """What a slash command sends the model: the skill's instructions, then the task if any."""
+    """What a slash command sends the model: the skill's instructions, then the task if any,
+    control characters as U+FFFD, as in the ``<skill_content>`` a load gives."""
     text = body.strip("\n")
-    return f"{text}\n\nTask: {task}" if task else text
+    return xml_allowed(f"{text}\n\nTask: {task}" if task else text)

@@ -20,9 +20,14 @@ MAX_LISTED_RESOURCES = 20
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # lone surrogates: no UTF-8 either
 
 
+def xml_allowed(text: str) -> str:
+    """``text`` with each character XML 1.0 forbids (control characters, lone surrogates) as U+FFFD."""
+    return _XML_INVALID.sub("\ufffd", text)
+
+
 def xml_text(text: str) -> str:
     """Escape text for XML element content; characters XML 1.0 forbids become U+FFFD."""
-    text = _XML_INVALID.sub("\ufffd", text)
+    text = xml_allowed(text)
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

@@ -60,6 +60,17 @@ def open_catalog_or_exit(source: str, cache_dir: Path | None, timeout: float, al
     return catalog
 
 
+def loader_or_exit(call):
+    """``call()``; a loader error (say, a malformed entry in a listing of every skill) exits 1
+    with one line, as opening the catalog does."""
+    from skillsite.loader import LoaderError
+
+    try:
+        return call()
+    except LoaderError as exc:
+        fail(loader_error_text(exc), 1)
+
+
 def loader_error_text(exc: Exception) -> str:
     """A loader error as a command-line user reads it: a RiskError names ``--max-risk``, the
     flag they type (the Python API's own message names ``max_risk=``)."""
@@ -138,7 +149,7 @@ def prompt(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
            budget: int, triggers: bool) -> None:
     """Print the <available_skills> block of the skills eligible on this machine."""
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
-    click.echo(catalog.prompt(budget=budget, triggers=triggers), nl=False)
+    click.echo(loader_or_exit(lambda: catalog.prompt(budget=budget, triggers=triggers)), nl=False)
 
 
 @click.command()
@@ -152,7 +163,8 @@ def status(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
     import json
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
-    statuses = catalog.skill_status(active=[active_id(catalog, item) for item in active])
+    ids = [active_id(catalog, item) for item in active]
+    statuses = loader_or_exit(lambda: catalog.skill_status(active=ids))
     if as_json:
         click.echo(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2))
         return
@@ -191,7 +203,8 @@ def tool(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tup
     import json
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
-    click.echo(json.dumps(catalog.skill_tool(style=style, budget=budget), ensure_ascii=False, indent=2))
+    click.echo(json.dumps(loader_or_exit(lambda: catalog.skill_tool(style=style, budget=budget)), ensure_ascii=False,
+                          indent=2))
 
 
 @click.command()

@@ -16,10 +16,11 @@ and ``FastMCP`` (mcp 1.x).
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any, Callable
 
 from skillsite.agent.entry import ManifestEntry
-from skillsite.loader import Catalog
+from skillsite.loader import Catalog, LoaderError
 from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, well_formed_entries
 
 INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
@@ -47,11 +48,17 @@ def _sdk() -> tuple[type, type[Exception]]:
         raise MCPUnavailable(f"{INSTALL_HINT} ({exc})") from None
 
 
+def catalog_title(catalog: Catalog) -> str | None:
+    """The catalog's ``site.title`` when it is text (a catalog is untrusted: ``site`` may be anything)."""
+    site = catalog.manifest.get("site")
+    title = site.get("title") if isinstance(site, dict) else None
+    return title if isinstance(title, str) and title.strip() else None
+
+
 def catalog_listing(catalog: Catalog) -> dict[str, Any]:
     """The compact JSON listing served as the catalog resource."""
-    site = catalog.manifest.get("site") or {}
     return {
-        "title": site.get("title"),
+        "title": catalog_title(catalog),
         "location": catalog.location,
         "skills": [{"id": e.id, "name": e.name, "description": e.description, "tags": list(e.tags),
                     "hidden": e.visibility.hidden, "children": list(e.children)}
@@ -74,7 +81,7 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
     MCP Skills extension (:mod:`skillsite.mcp.skills`).  ``error_text`` words a loader error
     for the tools' answers (``skillsite mcp`` names its own flags)."""
     server_class, tool_error = _sdk()
-    title = (catalog.manifest.get("site") or {}).get("title") or "skills"
+    title = catalog_title(catalog) or "skills"
     extension = skills_extension(catalog)
     options = {"extensions": [extension]} if extension is not None else {}
     server = server_class("skillsite", instructions=(
@@ -88,13 +95,17 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
     from skillsite.mcp.tools import add_tools  # needs pydantic, which comes with the SDK
 
     add_tools(server, catalog, tool_error, error_text)
-    _add_resources(server, catalog)
+    _add_resources(server, catalog, getattr(sys.modules[tool_error.__module__], "ResourceError", tool_error),
+                   error_text)
     _add_prompts(server, catalog)
     return server
 
 
-def _add_resources(server: Any, catalog: Catalog) -> None:
-    """The catalog listing and the prompt block."""
+def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception],
+                   error_text: Callable[[Exception], str]) -> None:
+    """The catalog listing and the prompt block; a loader error (a malformed entry: the block
+    lists every skill, so it is refused) is the read's error, with its reason (the SDK's
+    ``ResourceError``, whose message reaches the client)."""
 
     @server.resource(CATALOG_URI, name="catalog", description="Every skill in the catalog (JSON).",
                      mime_type="application/json")
@@ -104,7 +115,10 @@ def _add_resources(server: Any, catalog: Catalog) -> None:
     @server.resource(PROMPT_URI, name="available_skills", mime_type="application/xml",
                      description="The <available_skills> block of the skills eligible on this machine.")
     def prompt_resource() -> str:
-        return catalog.prompt()
+        try:
+            return catalog.prompt()
+        except LoaderError as exc:
+            raise resource_error(error_text(exc)) from None
 
 
 def slash_commands(catalog: Catalog) -> list[ManifestEntry]:

@@ -141,6 +141,8 @@ class SkillsIndex:
             for file in files:
                 self.files.setdefault(file.uri, file)
         self.listed = [uri for uri, sid in self.skills.items() if offered_to_model(self.by_id[sid])]
+        #: the cursors a skills/list page gives: the offset of each later page, as text
+        self._cursors = {str(offset) for offset in range(page_size, len(self.listed), page_size)}
         self._frontmatter: dict[str, dict[str, Any]] = {}   # by SKILL.md sha256
 
     def _collect(self, entry: ManifestEntry, base: str, seen: set[str]) -> list[SkillFile]:
@@ -195,7 +197,7 @@ class SkillsIndex:
         """One ``skills/list`` page; the cursor is the offset of the next listed skill."""
         start = 0
         if cursor is not None:
-            if not cursor.isdigit() or int(cursor) % self.page_size or not 0 < int(cursor) < len(self.listed):
+            if cursor not in self._cursors:  # only those this server gives: str(offset), ASCII digits
                 raise SkillsError(INVALID_PARAMS, f"invalid skills/list cursor {cursor[:40]!r}")
             start = int(cursor)
         end = start + self.page_size

@@ -126,6 +126,32 @@ def test_errors_come_back_as_tool_errors(site: Path, tmp_path: Path) -> None:
     assert "curl evil" not in text_of(out["tampered"])
 
 
+def test_a_damaged_site_record_and_a_malformed_entry_are_said_not_crashed_on(site: Path, tmp_path: Path) -> None:
+    """``"site": "abc"`` (the catalog is untrusted) and one entry with malformed files: the server
+    starts, the listing holds every other skill, and the available-skills block (which lists every
+    skill, so it is refused) is an error that says why."""
+    damaged = tmp_path / "site"
+    shutil.copytree(site, damaged)
+    data = json.loads((damaged / "skills.json").read_text("utf-8"))
+    data["site"] = "abc"
+    data["skills"][0]["files"] = "oops"
+    (damaged / "skills.json").write_text(json.dumps(data), "utf-8")
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        listing = (await session.read_resource("skillsite://catalog")).contents[0].text
+        try:
+            await session.read_resource("skillsite://available_skills")
+        except Exception as exc:  # the client raises the server's error
+            return {"listing": listing, "error": str(exc)}
+        return {"listing": listing, "error": None}
+
+    out = run(damaged, body)
+    listing = json.loads(out["listing"])
+    others = sorted(e["id"] for e in data["skills"][1:])
+    assert listing["title"] is None and sorted(e["id"] for e in listing["skills"]) == others
+    assert out["error"] is not None and f"skill ({data['skills'][0]['id']}) has malformed files" in out["error"]
+
+
 def test_bad_catalog_exits_with_a_message(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "skillsite", "mcp", "--catalog", str(tmp_path / "none")],
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=REPO)

@@ -149,6 +149,7 @@ def test_raw_jsonrpc_after_initialize(site: Path) -> None:
         first = server.result("skills/list")
         second = server.result("skills/list", cursor=first["nextCursor"])
         bad_cursor = server.call("skills/list", cursor="nonsense")
+        odd_cursors = [server.call("skills/list", cursor=c) for c in ("8" * 5000, "\u0668", "0" + str(PAGE_SIZE))]
         got = server.result("skills/get", uri=RELEASE)
         unknown = server.call("skills/get", uri="skill://no-such-skill/SKILL.md")
         rollback = server.read_bytes("skill://release-manager/references/rollback.md")
@@ -167,6 +168,8 @@ def test_raw_jsonrpc_after_initialize(site: Path) -> None:
         assert page["resultType"] == "complete" and page["ttlMs"] > 0 and page["cacheScope"] == "public"
     assert [s["uri"] for s in first["skills"] + second["skills"]] == [f"skill://{i}/SKILL.md" for i in offered]
     assert bad_cursor["error"]["code"] == -32602
+    assert [c["error"]["code"] for c in odd_cursors] == [-32602] * 3  # not Python's "Exceeds the limit", code 0
+    assert all("invalid skills/list cursor" in c["error"]["message"] for c in odd_cursors)
     skill = got["skill"]
     assert got["resultType"] == "complete" and got["ttlMs"] > 0 and got["cacheScope"] == "public"
     assert skill["uri"] == RELEASE and skill["frontmatter"] == source_frontmatter("release-manager")

@@ -173,3 +173,11 @@ def test_a_malformed_conflicts_value_in_a_manifest_does_not_break_the_loader(sta
     (site / "skills.json").write_text(json.dumps(manifest), "utf-8")
     catalog = Catalog.open(site)
     assert "<available_skills>" in catalog.prompt() and catalog.skill_status()
+
+
+def test_a_command_message_carries_no_control_character(site: Path) -> None:
+    """As in the <skill_content> a load gives: an ESC (an ANSI sequence) or a NUL of the body, or
+    of the task typed, reaches the model as U+FFFD."""
+    from skillsite.agent.commands import command_message
+
+    assert command_message("# T\n\x1b[31mred\x00\n", "go\x07") == "# T\n\ufffd[31mred\ufffd\n\nTask: go\ufffd"

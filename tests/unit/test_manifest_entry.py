@@ -169,6 +169,25 @@ def test_the_loader_reports_a_malformed_entry_with_its_location(site: Path, tmp_
     assert catalog.manifest_entry("code-review").id == "code-review"   # one bad entry spoils only itself
 
 
+@pytest.mark.parametrize("damage", [{"files": "oops"}, {"size": "big"}, {"visibility": [1]}, {"children": [1]}])
+def test_a_listing_of_every_skill_refuses_a_malformed_entry_in_one_line(site: Path, tmp_path: Path,
+                                                                       damage: dict) -> None:
+    """prompt, status and tool list every skill, so one malformed entry refuses them (a damaged
+    catalog is not half offered): exit 1 and one line naming the entry, never a traceback."""
+    from click.testing import CliRunner
+
+    from skillsite.cli import main
+
+    data = json.loads((site / "skills.json").read_text("utf-8"))
+    next(e for e in data["skills"] if e["id"] == FIRST).update(damage)
+    (tmp_path / "skills.json").write_text(json.dumps(data), "utf-8")
+    for command in (["prompt"], ["status"], ["tool"]):
+        result = CliRunner().invoke(main, [*command, "--catalog", str(tmp_path)])
+        assert result.exit_code == 1, result.output
+        assert result.output.startswith("skillsite: ") and f"skill ({FIRST}) has " in result.output
+        assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
 # ---- what the loader has always ignored stays ignored; absent fields get the loader's defaults
 
 def test_optional_fields_may_be_absent() -> None:
