@@ -37,6 +37,12 @@ _SEPARATORS = re.compile("[ \t\n\r\f\v\xa0-]+")
 #: Characters JavaScript's ``\s`` matches that lunr.py's tokenizer does not split on: turned into
 #: spaces first, so both cut text into the same words.
 _JS_ONLY_SPACE = re.compile("[\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
+#: ASCII punctuation inside a word, where the page's search cuts a query word into parts
+#: (ranking.js's PUNCTUATION), apostrophes aside ("user's" is one word).
+_INNER_PUNCTUATION = re.compile(r"[!-&(-/:-@\[-`{-~]+")
+#: A word holding some: its parts are indexed beside it (as a word delimiter filter does,
+#: keeping the original), so "gcp" finds "AWS/GCP/Azure" and "json" finds "mcp.json".
+_JOINED_WORD = re.compile(r"[^\s\-]*\w[!-&(-/:-@\[-`{-~]+\w[^\s\-]*")
 #: Non-word characters at either end of a word (lunr.js's trimmer strips ASCII ones only, so
 #: "café" would be indexed as "caf"; for ASCII words the two agree).
 EDGES = re.compile(r"^\W+|\W+\Z")
@@ -61,8 +67,21 @@ def lunr_documents(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     docs = []
     for position, entry in enumerate(entries):
         fields = search_fields(entry)
-        docs.append({"id": str(position), **{name: _JS_ONLY_SPACE.sub(" ", fields[name]) for name in SEARCH_FIELDS}})
+        docs.append({"id": str(position),
+                     **{name: with_word_parts(_JS_ONLY_SPACE.sub(" ", fields[name])) for name in SEARCH_FIELDS}})
     return docs
+
+
+def with_word_parts(text: str) -> str:
+    """``text`` with the parts of each word joined by punctuation after it ("AWS/GCP/Azure AWS
+    GCP Azure"): lunr's tokenizer cuts only at spaces and hyphens, the page's query at both."""
+    return _JOINED_WORD.sub(_word_and_parts, text)
+
+
+def _word_and_parts(match: re.Match[str]) -> str:
+    word = match.group()
+    parts = [part for part in _INNER_PUNCTUATION.split(EDGES.sub("", word)) if len(part) > 1]
+    return " ".join([word, *parts]) if len(parts) > 1 else word
 
 
 class _Terms:

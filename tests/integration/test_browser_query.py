@@ -211,3 +211,21 @@ def test_the_word_being_typed_matches_as_a_prefix(sample_site: Path) -> None:
     assert code_done < code                                          # "code" also found "codebase"...
     assert folder(out["lunr"][6][0]["id"]) == "tenant-scaling"
     assert "tenant" in out["lunr"][6][0]["marks"]
+
+
+def test_a_part_of_a_word_joined_by_punctuation_finds_it(tmp_path: Path) -> None:
+    """lunr cuts text at spaces and hyphens only: "AWS/GCP/Azure" was one term, so "gcp" found
+    nothing on the page while the CLI found it. The parts are indexed beside the word now."""
+    entries = [
+        {"id": "cloud-deploy", "name": "cloud-deploy", "description": "Deploy services to AWS/GCP/Azure.",
+         "tags": [], "tools": []},
+        {"id": "mcp-audit", "name": "mcp-audit", "description": "Audit mcp.json and snake_case configs.",
+         "tags": [], "tools": []},
+        {"id": "kites", "name": "kites", "description": "Unrelated text about kites.", "tags": [], "tools": []},
+    ]
+    site = write_search_files(tmp_path / "site", entries, lunr_index.lunr_bytes(entries))
+    out = browser_search(site, ["gcp", "azure ", "aws/gcp", "json ", "mcp.json", "case "])
+    assert [[h["id"] for h in hits] for hits in out["lunr"]] == [["cloud-deploy"]] * 3 + [["mcp-audit"]] * 3
+    assert "GCP" in out["lunr"][0][0]["marks"] or "AWS/GCP/Azure" in out["lunr"][0][0]["marks"]
+    cli = SearchIndex(build_search_section(entries), [e["id"] for e in entries], [0] * 3, [[]] * 3)
+    assert [skill_id for skill_id, _ in cli.search("gcp", k=3)] == ["cloud-deploy"]   # as the CLI always did
