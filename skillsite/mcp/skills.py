@@ -9,7 +9,8 @@ directory of a skill (declared as ``directoryRead``).  The spec's text is
 Choices where the spec leaves room (see README):
 
 - The skill path is the skill's id (``release-manager/changelog``), or ``<id>/<name>`` when the
-  id's last folder is not the frontmatter name (the spec wants the name last).
+  id's last folder is not the frontmatter name (the spec wants the name last), unless that is
+  another skill's id: then the id, so that both are served.
 - Digests and sizes come from the manifest; bytes go out only after ``Catalog`` verified them,
   so a tampered file is an error (-32603), never content.
 - ``resources`` is complete: a skill's nested skills are part of its files, as the spec asks
@@ -85,6 +86,22 @@ def skill_root(entry: ManifestEntry) -> str:
     return "skill://" + url_of(path)
 
 
+def skill_roots(entries: list[ManifestEntry]) -> dict[str, str]:
+    """Each skill's :func:`skill_root`, by id; a skill whose appended path is another skill's own
+    (``toolsx`` named ``toolkit`` beside the skill ``toolsx/toolkit``) keeps its id as its path,
+    so neither hides the other."""
+    own = {"skill://" + url_of(e.id) for e in entries}
+    roots = {}
+    for entry in entries:
+        root = skill_root(entry)
+        if root != "skill://" + url_of(entry.id) and root in own:
+            log.warning("skills extension: skill %s (named %s) is served at its id: %s is another skill's path",
+                        entry.id, entry.name, root)
+            root = "skill://" + url_of(entry.id)
+        roots[entry.id] = root
+    return roots
+
+
 def mime_type(path: str) -> str:
     """The MIME type a file is listed with (SKILL.md is ``text/markdown``, as the spec asks)."""
     if path.rsplit("/", 1)[-1] == "SKILL.md":
@@ -129,8 +146,9 @@ class SkillsIndex:
         self.skills: dict[str, str] = {}               # SKILL.md URI -> skill id
         self.resources: dict[str, list[SkillFile]] = {}  # skill id -> every file, nested skills' too
         self.files: dict[str, SkillFile] = {}           # resource URI -> file
+        roots = skill_roots(list(self.by_id.values()))
         for skill_id, entry in self.by_id.items():
-            root = skill_root(entry)
+            root = roots[skill_id]
             try:
                 files = sorted(self._collect(entry, root, set()), key=lambda f: (f.uri != root + "/SKILL.md", f.uri))
             except (LoaderError, ValueError) as exc:

@@ -130,6 +130,26 @@ def test_skills_index_leaves_out_an_entry_with_a_malformed_size(own_site: Path) 
     assert FIRST not in index.by_id and "code-review" in index.by_id
 
 
+def test_a_skill_whose_path_with_its_name_is_another_skill_s_id_is_served_at_its_id(tmp_path: Path) -> None:
+    """``toolsx`` named ``toolkit`` holds the skill ``toolsx/toolkit``: its path with its name
+    appended would be the other skill's, which skills/list then never showed and skills/get
+    never reached. Both are served: the renamed one at its id."""
+    from skillsite.publish.build import build
+
+    for folder, name in (("toolsx", "toolkit"), ("toolsx/toolkit", "toolkit")):
+        (tmp_path / "src" / folder).mkdir(parents=True)
+        (tmp_path / "src" / folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: The {folder} skill, for a test of paths.\n---\n# {folder}\n")
+    build([tmp_path / "src"], tmp_path / "site", keep_going=True)
+    index = SkillsIndex(Catalog.open(tmp_path / "site"))
+    assert index.skills == {"skill://toolsx/SKILL.md": "toolsx", "skill://toolsx/toolkit/SKILL.md": "toolsx/toolkit"}
+    listed = [s["uri"] for s in index.list_page(None)["skills"]]
+    assert listed == ["skill://toolsx/SKILL.md", "skill://toolsx/toolkit/SKILL.md"]
+    assert index.get("skill://toolsx/toolkit/SKILL.md")["skill"]["frontmatter"]["description"].startswith(
+        "The toolsx/toolkit skill")
+    assert index.read("skill://toolsx/SKILL.md").startswith(b"---\nname: toolkit\ndescription: The toolsx skill")
+
+
 def test_knowledge_record_with_a_negative_size_is_a_format_error(own_site: Path) -> None:
     edit_manifest(own_site, lambda d: entry_of(d, "incident-response")["knowledge"][0].update(size=-5))
     catalog = Catalog.open(own_site, max_risk="high")
