@@ -204,7 +204,7 @@ def _target_problem(target: str, is_link: bool, folder: _SkillFolder) -> tuple[s
     """(code, message) when a local target is absolute, leaves the skill folder or is missing."""
     if target.startswith("/") or _WINDOWS_ABSOLUTE.match(target):
         return "SK305", f"link to absolute path '{target}'; file references must be relative to the skill folder"
-    inside = posixpath.normpath(target)
+    inside = _back_inside(posixpath.normpath(target), folder)
     if inside == "." or inside.endswith("/."):
         return None
     if inside == ".." or inside.startswith("../"):
@@ -215,6 +215,15 @@ def _target_problem(target: str, is_link: bool, folder: _SkillFolder) -> tuple[s
         return None
     reason = _unpublished(os.path.join(folder.src.dir, inside), str(folder.src.dir))
     return "SK303", f"{'link' if is_link else 'file reference'} '{target}' points to {reason}"
+
+
+def _back_inside(inside: str, folder: _SkillFolder) -> str:
+    """A target that leaves the skill folder only to come back into it (``../plain/x.md`` in the
+    skill ``plain``), as the path inside it that it names; any other target as it is."""
+    if not inside.startswith("../") or not folder.rel:
+        return inside
+    rooted = folder.in_root(inside)
+    return rooted[len(folder.rel) + 1:] if rooted.startswith(folder.rel + "/") else inside
 
 
 def _unpublished(path: str, skill_dir: str) -> str:

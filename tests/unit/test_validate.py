@@ -139,6 +139,17 @@ def test_links_and_file_references(tmp_path):
                      ("SK304", 8, "../../etc/passwd"), ("SK305", 8, "/etc/passwd")]
 
 
+def test_a_link_that_leaves_the_skill_folder_only_to_come_back_is_inside_it(tmp_path):
+    """``../plain/references/x.md`` in the skill ``plain`` names its own published file (the page
+    links it so): no SK304; one naming a missing file of it is SK303, as any link inside."""
+    skill = write_skill(tmp_path, "plain", body="[up](../plain/references/x.md) [gone](../plain/references/no.md)\n")
+    (skill / "references").mkdir()
+    (skill / "references" / "x.md").write_text("x")
+    reading = read_catalog([tmp_path])
+    assert sorted((d.code, d.message.split("'")[1]) for d in reading.diagnostics) == [
+        ("SK303", "../plain/references/no.md")]
+
+
 def test_link_destinations_are_read_with_their_entities_decoded(tmp_path):
     """``&#106;avascript:`` is a javascript: URL (not a file named '&'), ``x&amp;y.md`` is ``x&y.md``."""
     skill = write_skill(tmp_path, "ent", body="""\
