@@ -104,10 +104,9 @@ def test_a_lock_path_through_a_symbolic_link_out_of_the_project_is_not_written(s
     assert cli("outdated", "--lock", str(lock), "--cache-dir", cache).exit_code != 2
 
 
-def test_a_destination_given_through_a_symbolic_link_is_the_user_s_choice(served, tmp_path: Path) -> None:
-    """A skills folder that is a link to a shared one (``.agents/skills -> ../shared``): an
-    install naming it on the command line writes there; an ``update``, which only has the lock's
-    word for it, does not (a committed lock and link could lead anywhere) and says how to go on."""
+def install_through_a_linked_skills_folder(served, tmp_path: Path) -> tuple[Path, Path, str]:
+    """app (and lib beside it) installed into ``project/.agents/skills``, a link to ``shared``:
+    the shared folder, the lock file and the cache folder."""
     _, server = served
     project, shared = tmp_path / "project", tmp_path / "shared"
     (project / ".agents").mkdir(parents=True)
@@ -117,6 +116,14 @@ def test_a_destination_given_through_a_symbolic_link_is_the_user_s_choice(served
     result = cli("install", "app", "--catalog", server.url, "--dest", str(project / ".agents" / "skills" / "app"),
                  "--lock", str(lock), "--cache-dir", cache)
     assert result.exit_code == 0, result.output
+    return shared, lock, cache
+
+
+def test_a_destination_given_through_a_symbolic_link_is_the_user_s_choice(served, tmp_path: Path) -> None:
+    """A skills folder that is a link to a shared one (``.agents/skills -> ../shared``): an
+    install naming it on the command line writes there; an ``update``, which only has the lock's
+    word for it, does not (a committed lock and link could lead anywhere) and says how to go on."""
+    shared, lock, cache = install_through_a_linked_skills_folder(served, tmp_path)
     assert (shared / "app" / "SKILL.md").is_file() and (shared / "lib" / "SKILL.md").is_file()
     result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache)
     assert result.exit_code == 1 and "if the link is yours, pass --follow-links" in result.output, result.output
@@ -125,14 +132,7 @@ def test_a_destination_given_through_a_symbolic_link_is_the_user_s_choice(served
 def test_an_update_through_the_user_s_own_link_writes_there_when_told(served, tmp_path: Path) -> None:
     """``--follow-links`` is the user's word that the linked skills folder is theirs: ``update``
     then writes through it (here restoring an edited file, with ``--overwrite``), every time."""
-    _, server = served
-    project, shared = tmp_path / "project", tmp_path / "shared"
-    (project / ".agents").mkdir(parents=True)
-    shared.mkdir()
-    (project / ".agents" / "skills").symlink_to(shared, target_is_directory=True)
-    lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
-    assert cli("install", "app", "--catalog", server.url, "--dest", str(project / ".agents" / "skills" / "app"),
-               "--lock", str(lock), "--cache-dir", cache).exit_code == 0
+    shared, lock, cache = install_through_a_linked_skills_folder(served, tmp_path)
     published = (shared / "lib" / "SKILL.md").read_text("utf-8")
     for _ in range(2):
         (shared / "lib" / "SKILL.md").write_text("edited here", encoding="utf-8")
@@ -140,7 +140,7 @@ def test_an_update_through_the_user_s_own_link_writes_there_when_told(served, tm
         assert result.exit_code == 0, result.output
         assert (shared / "lib" / "SKILL.md").read_text("utf-8") == published
         assert "replaced lib" in result.output
-    assert (project / ".agents" / "skills").is_symlink() and sorted(p.name for p in shared.iterdir()) == ["app", "lib"]
+    assert (lock.parent / ".agents" / "skills").is_symlink() and sorted(p.name for p in shared.iterdir()) == ["app", "lib"]
 
 
 @pytest.mark.parametrize("path", ["vendor/.git", ".git/skills/x", "vendor/.GIT", "a/.hg/x"])
