@@ -162,7 +162,8 @@ def missing_skills(lock: Any, lock_file: Path) -> set[str]:
     """The locked skills whose folder is gone (``update`` puts them back)."""
     from skillsite.agent.lockfile import resolve_locked_path
 
-    return {sid for sid, locked in lock.skills.items() if not os.path.lexists(resolve_locked_path(locked.path, lock_file))}
+    return {sid for sid, locked in lock.skills.items()
+            if not os.path.lexists(resolve_locked_path(locked.path, lock_file))}
 
 
 @click.command()

@@ -140,7 +140,8 @@ def test_an_update_through_the_user_s_own_link_writes_there_when_told(served, tm
         assert result.exit_code == 0, result.output
         assert (shared / "lib" / "SKILL.md").read_text("utf-8") == published
         assert "replaced lib" in result.output
-    assert (lock.parent / ".agents" / "skills").is_symlink() and sorted(p.name for p in shared.iterdir()) == ["app", "lib"]
+    assert (lock.parent / ".agents" / "skills").is_symlink()
+    assert sorted(p.name for p in shared.iterdir()) == ["app", "lib"]
 
 
 @pytest.mark.parametrize("path", ["vendor/.git", ".git/skills/x", "vendor/.GIT", "a/.hg/x"])

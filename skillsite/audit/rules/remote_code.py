@@ -85,7 +85,8 @@ def _run_soon_after(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None
         if end < 0:
             end = limit
             break
-    run = rf"(?<![\w.$])(?:exec|eval|assert|new\s+Function|Function)\s*\(\s*(?:await\s+)?{re.escape(match['var'])}(?![\w$])"
+    run = (r"(?<![\w.$])(?:exec|eval|assert|new\s+Function|Function)\s*\(\s*(?:await\s+)?"
+           + re.escape(match["var"]) + r"(?![\w$])")
     if re.compile(run, re.IGNORECASE).search(doc.folded, start, end) is None:
         return None
     return _downloaded(doc, match, hit) or hit  # the URL may be held in a variable too
