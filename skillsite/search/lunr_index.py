@@ -40,9 +40,8 @@ _JS_ONLY_SPACE = re.compile("[\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\
 #: ASCII punctuation inside a word, where the page's search cuts a query word into parts
 #: (ranking.js's PUNCTUATION), apostrophes aside ("user's" is one word).
 _INNER_PUNCTUATION = re.compile(r"[!-&(-/:-@\[-`{-~]+")
-#: A word holding some: its parts are indexed beside it (as a word delimiter filter does,
-#: keeping the original), so "gcp" finds "AWS/GCP/Azure" and "json" finds "mcp.json".
-_JOINED_WORD = re.compile(r"[^\s\-]*\w[!-&(-/:-@\[-`{-~]+\w[^\s\-]*")
+#: A word as lunr's tokenizer cuts text (at whitespace and hyphens).
+_WORD = re.compile(r"[^\s\-]+")
 #: Non-word characters at either end of a word (lunr.js's trimmer strips ASCII ones only, so
 #: "café" would be indexed as "caf"; for ASCII words the two agree).
 EDGES = re.compile(r"^\W+|\W+\Z")
@@ -74,13 +73,15 @@ def lunr_documents(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
 
 def with_word_parts(text: str) -> str:
     """``text`` with the parts of each word joined by punctuation after it ("AWS/GCP/Azure AWS
-    GCP Azure"): lunr's tokenizer cuts only at spaces and hyphens, the page's query at both."""
-    return _JOINED_WORD.sub(_word_and_parts, text)
+    GCP Azure"), as a word delimiter filter keeping the original does: lunr's tokenizer cuts only
+    at spaces and hyphens, the page's query at punctuation too."""
+    return _WORD.sub(_word_and_parts, text) if _INNER_PUNCTUATION.search(text) else text
 
 
 def _word_and_parts(match: re.Match[str]) -> str:
+    """A word, then its parts of two characters or more when it has two such parts."""
     word = match.group()
-    parts = [part for part in _INNER_PUNCTUATION.split(EDGES.sub("", word)) if len(part) > 1]
+    parts = [part for part in _INNER_PUNCTUATION.split(word) if len(part) > 1]
     return " ".join([word, *parts]) if len(parts) > 1 else word
 
 
