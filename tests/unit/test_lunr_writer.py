@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from skillsite.search import lunr_index as index, lunr_reference as reference
@@ -69,3 +70,23 @@ def test_the_stop_words_are_lunr_s():
     from skillsite.search.terms import STOP_WORDS
 
     assert STOP_WORDS == frozenset(WORDS)
+
+
+@pytest.mark.parametrize("text, indexed", [
+    ("Deploy to AWS/GCP/Azure.", "Deploy to AWS/GCP/Azure. AWS GCP Azure"),
+    ("edit mcp.json (CI/CD) snake_case", "edit mcp.json mcp json (CI/CD) CI CD snake_case snake case"),
+    ("user's guide, 100% done, n+1, v1.2.3, x-y.z", "user's guide, 100% done, n+1, v1.2.3, x-y.z"),
+    ("business-growth café/thé", "business-growth café/thé café thé"),
+])
+def test_a_word_joined_by_punctuation_is_indexed_with_its_parts(text: str, indexed: str) -> None:
+    """Parts of two characters or more, when a word (as lunr cuts text: at spaces and hyphens) has
+    two; apostrophes join; the word itself stays, as lunr.js would read it."""
+    assert index.with_word_parts(text) == indexed
+
+
+def test_word_parts_of_a_huge_word_are_read_once() -> None:
+    """A 200,000-letter word with no punctuation (a hostile description) comes back as it is; the
+    first pattern backtracked over it once per letter."""
+    word = "a" * 200_000
+    assert index.with_word_parts(f"{word}.") == f"{word}."
+    assert index.with_word_parts("ab/" * 50_000) == " ".join(["ab/" * 50_000] + ["ab"] * 50_000)
