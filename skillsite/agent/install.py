@@ -84,13 +84,17 @@ class Installer:
         skills folder linked to a shared one).  Returns what was planned, dependencies first.
         """
         lock_path = Path(os.path.abspath(lock))
-        locked = read_lock(lock_path).skills.get(skill_id)
+        lock_file = read_lock(lock_path)
+        locked = lock_file.skills.get(skill_id)
         if locked is None or not self._is_source(locked.source, lock_path):
             raise NotFoundError(f"{lock_path} holds no skill {skill_id!r} installed from {self.catalog.location}")
         target = resolve_locked_path(locked.path, lock_path)
         if os.path.lexists(target) and changed_locally(target, locked) and not overwrite:
+            inside = _locked_inside(lock_file, lock_path, skill_id, target)
+            held = f"; it holds {', '.join(inside)}, installed there on its own, which replacing it removes" \
+                if inside else ""
             raise DestinationExistsError(f"{target} has local changes (its files are not those {lock_path} records "
-                                         f"for {skill_id}); pass overwrite=True to replace them")
+                                         f"for {skill_id}{held}); pass overwrite=True to replace them")
         ask = Ask(REQUEST if locked.requested else f"{lock_path.name}", locked.requested or "*")
         return self._install_closure(skill_id, ask, target, overwrite, children, lock_path, locked.requested,
                                      replace_root=True, follow_links=follow_links)
@@ -293,6 +297,13 @@ class Installer:
             child = self.catalog._source.checked(data)
             plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
         return plan
+
+
+def _locked_inside(lock: Lock, lock_path: Path, skill_id: str, folder: Path) -> list[str]:
+    """The other skills the lock has inside ``folder`` (each installed there on its own)."""
+    where = os.path.realpath(folder) + os.sep
+    return sorted(sid for sid, locked in lock.skills.items()
+                  if sid != skill_id and os.path.realpath(resolve_locked_path(locked.path, lock_path)).startswith(where))
 
 
 def _kept_nested(target: Path, locked: LockedSkill | None) -> tuple[str | None, bool]:

@@ -49,7 +49,8 @@ class LockedSkill:
     dependencies: dict[str, str] = field(default_factory=dict)
     requested: str | None = None
     nested_digest: str | None = None
-    nested_recorded: bool = False
+    #: how the record is written, not what was installed: two records differing only here are equal
+    nested_recorded: bool = field(default=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         data = {"source": self.source, "version": self.version, "digest": self.digest,

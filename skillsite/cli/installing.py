@@ -4,15 +4,18 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
 from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, printable
 from skillsite.cli.reading import catalog_options_for, loader_error_text, open_catalog_or_exit
 
+if TYPE_CHECKING:  # the CLI imports the agent side only when a command runs
+    from skillsite.agent.lockfile import Lock
 
-def _say_updated(before: Any, after: Any, put_back: set[str]) -> set[str]:
+
+def _say_updated(before: Lock, after: Lock, put_back: set[str]) -> set[str]:
     """Say what an update changed in the lock, and which skills it put back in a folder found
     missing (their record unchanged); returns the skills said."""
     changed = {sid for sid in after.skills if after.skills[sid] != before.skills.get(sid)}
@@ -37,7 +40,7 @@ def lock_option(func):
                         help="The lock file: what was installed where, at which version and digest.")(func)
 
 
-def follow_links_option(func):
+def follow_links_option(func: Callable[..., None]) -> Callable[..., None]:
     """The ``--follow-links`` option: write where the lock has a skill even through a symbolic link
     out of the lock file's folder (a skills folder linked to a shared one, the user's own)."""
     return click.option("--follow-links", is_flag=True,
@@ -158,7 +161,7 @@ def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, Any]]:
     return found
 
 
-def missing_skills(lock: Any, lock_file: Path) -> set[str]:
+def missing_skills(lock: Lock, lock_file: Path) -> set[str]:
     """The locked skills whose folder is gone (``update`` puts them back)."""
     from skillsite.agent.lockfile import resolve_locked_path
 

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import click
 
 from skillsite.cli.output import fail, printable
+
+T = TypeVar("T")
 
 
 def catalog_options_for(default: str | None, *, with_catalog: bool = True):
@@ -60,7 +63,7 @@ def open_catalog_or_exit(source: str, cache_dir: Path | None, timeout: float, al
     return catalog
 
 
-def loader_or_exit(call):
+def loader_or_exit(call: Callable[[], T]) -> T:
     """``call()``; a loader error (say, a malformed entry in a listing of every skill) exits 1
     with one line, as opening the catalog does."""
     from skillsite.loader import LoaderError

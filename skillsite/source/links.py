@@ -207,6 +207,9 @@ def _target_problem(target: str, is_link: bool, folder: _SkillFolder) -> tuple[s
     inside = _back_inside(posixpath.normpath(target), folder)
     if inside == "." or inside.endswith("/."):
         return None
+    if inside != posixpath.normpath(target) and folder.holds(inside):
+        return "SK304", (f"link '{target}' leaves the skill folder and comes back by its folder's name, which an "
+                         f"install or a catalog may change; write '{inside}'")
     if inside == ".." or inside.startswith("../"):
         if folder.is_skill(folder.in_root(target)):
             return None  # a link to another skill: the catalog links its page

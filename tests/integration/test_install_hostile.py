@@ -426,6 +426,34 @@ def test_update_says_what_it_did_to_a_folder_holding_no_skill_or_none_at_all(ser
     assert cli("update", "app", "--lock", str(lock), "--cache-dir", cache).output == "app: 1.0.0, up to date\n"
 
 
+def test_an_older_lock_s_skill_put_back_is_said_so_and_one_installed_inside_another_is_named(served,
+                                                                                               tmp_path: Path) -> None:
+    """A lock an older skillsite wrote (no nested_digest): a folder put back is 'put back', not
+    '1.1.0 -> 1.1.0' (the record is rewritten with null, which is no change of what is installed).
+    A skill installed on its own inside another's folder is why update refuses that one: it says so."""
+    _, server = served
+    project = tmp_path / "project"
+    lock, cache, skills = project / "skillsite-lock.json", str(tmp_path / "cache"), project / "skills"
+    assert cli("install", "app", "--catalog", server.url, "--dest", str(skills / "app"), "--lock", str(lock),
+               "--cache-dir", cache).exit_code == 0
+    data = json.loads(lock.read_text("utf-8"))
+    for record in data["skills"].values():
+        del record["nested_digest"]
+    lock.write_text(json.dumps(data), encoding="utf-8")
+    shutil.rmtree(skills / "lib")
+    result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache)
+    assert result.exit_code == 0 and "lib: 1.1.0, put back (its folder was missing)" in result.output, result.output
+    assert "->" not in result.output
+    project2 = tmp_path / "project2"
+    lock2, skills2 = project2 / "skillsite-lock.json", project2 / "skills"
+    for skill_id, dest in (("app", skills2 / "app"), ("lib", skills2 / "app" / "own-lib")):
+        assert cli("install", skill_id, "--catalog", server.url, "--dest", str(dest), "--lock", str(lock2),
+                   "--cache-dir", cache).exit_code == 0
+    result = cli("update", "app", "--lock", str(lock2), "--cache-dir", cache)
+    assert result.exit_code == 1 and "it holds lib, installed there on its own" in result.output, result.output
+    assert (skills2 / "app" / "own-lib" / "SKILL.md").is_file()
+
+
 def test_an_install_past_the_file_limit_fetches_no_file(served, tmp_path: Path, monkeypatch) -> None:
     """app needs lib: the whole install (both skills) is counted before any file is fetched, so
     a catalog listing too many files costs the installer no download of them."""

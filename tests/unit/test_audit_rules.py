@@ -187,6 +187,10 @@ def test_code_fetched_into_a_variable_or_by_php_then_run_is_found(path, text):
     ("scripts/run.py", "import requests\nr = requests.get(URL)\nprint(r.text)\nexec(compiled)\n"),
     ("scripts/run.py", "data = fetch(url)\nevaluate(data)\nexec(data_2)\n"),
     ("scripts/run.py", "r = requests.get(URL)\n" + "pass\n" * 30 + "exec(r)\n"),
+    ("scripts/test.js", "const res = await fetch(url);\nassert(res.ok);\n"),
+    ("scripts/test.py", "r = requests.get(URL)\nassert(r.status_code == 200)\n"),
+    ("scripts/run.py", "r = requests.get(URL)\nprint(eval(r'1+1'))\nf = urlopen(URL)\nexec(f'x = 1')\n"),
+    ("scripts/run.py", "exec(code)\ncode = urlopen(URL).read()\n"),
 ])
 def test_a_fetch_and_an_unrelated_exec_are_not_a_download_run(path, text):
     assert "SK630" not in codes(path, text)

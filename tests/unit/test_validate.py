@@ -139,15 +139,18 @@ def test_links_and_file_references(tmp_path):
                      ("SK304", 8, "../../etc/passwd"), ("SK305", 8, "/etc/passwd")]
 
 
-def test_a_link_that_leaves_the_skill_folder_only_to_come_back_is_inside_it(tmp_path):
+def test_a_link_that_leaves_the_skill_folder_only_to_come_back_is_said_as_such(tmp_path):
     """``../plain/references/x.md`` in the skill ``plain`` names its own published file (the page
-    links it so): no SK304; one naming a missing file of it is SK303, as any link inside."""
+    links it so), not one left unpublished: SK304 says to write the path inside (an installed
+    copy's folder may have another name); one naming a missing file of it is SK303, as any link."""
     skill = write_skill(tmp_path, "plain", body="[up](../plain/references/x.md) [gone](../plain/references/no.md)\n")
     (skill / "references").mkdir()
     (skill / "references" / "x.md").write_text("x")
-    reading = read_catalog([tmp_path])
-    assert sorted((d.code, d.message.split("'")[1]) for d in reading.diagnostics) == [
-        ("SK303", "../plain/references/no.md")]
+    found = sorted((d.code, d.message) for d in read_catalog([tmp_path]).diagnostics)
+    assert [code for code, _ in found] == ["SK303", "SK304"]
+    assert found[0][1].startswith("link '../plain/references/no.md' points to a file that does not exist")
+    assert found[1][1].endswith("comes back by its folder's name, which an install or a catalog may change; "
+                                "write 'references/x.md'")
 
 
 def test_link_destinations_are_read_with_their_entities_decoded(tmp_path):

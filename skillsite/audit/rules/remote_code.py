@@ -66,30 +66,45 @@ _DECODED_THEN_RUN = _saved_then_run(r"(?:base64\s+(?:-\w+\s+)*(?:-[a-zA-Z]*[dD][
                                     r"xxd\s+(?:-\w+\s+)*-r|openssl\s+(?:base64|enc)\s+[^\n;&|>]{0,80}?-d)\b",
                                     r"\s-o\s*|\s--output[= ]\s*|\s-out\s+|\|\s*tee\s+(?:-a\s+)?")
 #: Code fetched from a URL into a variable (PHP, Python, JavaScript): ``$c = file_get_contents(
-#: "https://...")``; :func:`_run_soon_after` looks for that variable executed a few lines on.
-_FETCHED_INTO = (
+#: "https://...")``, ``code = urlopen(u).read()``, ``r = await fetch(u)``.
+_FETCHED_INTO = re.compile(
     r"(?<![\w$])(?P<var>\$?[A-Za-z_]\w*)\s*=\s*(?:await\s+)?(?:(?:file_get_contents|fopen)\s*\(\s*[\"']"
     r"(?:https?|ftp)://|curl_exec\s*\(|(?:requests|httpx)\.get\s*\(|(?:urllib\.request\.)?urlopen\s*\(|fetch\s*\()"
-    r"(?P<call>)[^\n]{0,200}")
-#: How far on the variable's execution is looked for (lines, and characters however long they are).
-_RUN_WITHIN_LINES, _RUN_WITHIN_CHARS = 20, 4000
+    r"(?P<call>)[^\n]{0,200}", re.IGNORECASE)
+#: A variable handed whole to what runs code: ``exec(code)``, ``eval(await r.text())``, PHP's
+#: ``assert($c)`` (an assertion elsewhere, ``assert(res.ok)``, runs nothing); no string literal
+#: (``eval(r'1+1')``, ``exec(f'...')``).  :func:`_fetched_just_before` looks for its fetch.
+_RUN_A_VARIABLE = (
+    r"(?<![\w.$])(?:(?:exec|eval|new\s+Function|Function)\s*\(\s*(?:await\s+)?(?P<var>\$?[A-Za-z_]\w*)|"
+    r"assert\s*\(\s*(?P<php>\$[A-Za-z_]\w*))(?![\w$'\"])")
+#: How far before it the variable's fetch is looked for (lines, and characters however long they are).
+_FETCHED_WITHIN_LINES, _FETCHED_WITHIN_CHARS = 20, 4000
 
 
-def _run_soon_after(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
-    """The hit of code fetched into a variable when that variable is passed to exec, eval (and
-    kin) later on its line or within the next :data:`_RUN_WITHIN_LINES` lines."""
-    start = end = match.end("call")
-    limit = min(len(doc.folded), start + _RUN_WITHIN_CHARS)
-    for _ in range(_RUN_WITHIN_LINES + 1):
-        end = doc.folded.find("\n", end + 1, limit)
-        if end < 0:
-            end = limit
-            break
-    run = (r"(?<![\w.$])(?:exec|eval|assert|new\s+Function|Function)\s*\(\s*(?:await\s+)?"
-           + re.escape(match["var"]) + r"(?![\w$])")
-    if re.compile(run, re.IGNORECASE).search(doc.folded, start, end) is None:
+def _fetches(folded: str) -> dict[str, tuple[list[int], list[re.Match[str]]]]:
+    """Where each variable is assigned code fetched from a URL (:data:`_FETCHED_INTO`), by its
+    name: where the fetching call of each such assignment opens, and its match, in order.  Found
+    in one pass of a document, then looked up where a variable is run."""
+    found: dict[str, tuple[list[int], list[re.Match[str]]]] = {}
+    for fetch in _FETCHED_INTO.finditer(folded):
+        ends, fetches = found.setdefault(fetch["var"], ([], []))
+        ends.append(fetch.end("call"))
+        fetches.append(fetch)
+    return found
+
+
+def _fetched_just_before(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """The hit of a variable run (exec, eval ...) when code fetched from a URL was assigned to it
+    earlier on its line or within the :data:`_FETCHED_WITHIN_LINES` lines before."""
+    ends, fetches = doc.remember(_fetches, lambda: _fetches(doc.folded)).get(match["var"] or match["php"], ([], []))
+    last = bisect.bisect_right(ends, match.start()) - 1
+    if last < 0:
         return None
-    return _downloaded(doc, match, hit) or hit  # the URL may be held in a variable too
+    fetch = fetches[last]
+    if match.start() - ends[last] > _FETCHED_WITHIN_CHARS or \
+            doc.folded.count("\n", ends[last], match.start()) > _FETCHED_WITHIN_LINES:
+        return None
+    return _downloaded(doc, fetch, hit) or hit  # the URL may be held in a variable too
 
 
 #: A URL as an argument of a command (a word or a variable, after a space, a quote or a separator):
@@ -154,7 +169,8 @@ def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> H
           pattern(r"\b(?:eval|assert)\s*\(\s*@?\s*(?:file_get_contents\s*\(\s*[\"'](?:https?|ftp)://|curl_exec\s*\()"
                   r"[^\n]*"),
           pattern(r"\b(?:include|require)(?:_once)?\s*\(?\s*[\"'](?:https?|ftp)://[^\n]*"),
-          pattern(_FETCHED_INTO, condition=_run_soon_after),
+          pattern(_RUN_A_VARIABLE, "fetch urlopen requests.get httpx.get file_get_contents fopen curl_exec",
+                  condition=_fetched_just_before),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
