@@ -5,8 +5,8 @@ When every reported path is a file the last discovery listed (a SKILL.md or a bu
 and still a regular file, or a path that is not there now and was never listed (an editor's
 temporary file), the tree has the shape discovery saw: only those files' sizes and times
 differ, and the last discovery with them patched in is what a walk would give.  Anything else
-(a file created, removed or replaced by a link, a folder, an ignore file, a path discovery left
-out, a file it could not read) asks for a walk: :func:`rediscover` returns None.
+(a file created, removed or replaced by a link, a folder, one holding listed files moved away, an
+ignore file, a path discovery left out, a file it could not read) asks for a walk: :func:`rediscover` returns None.
 """
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ class Places:
 
     files: dict[str, tuple[int, int]]
     links: bool
+    #: every folder holding a listed file, at any depth (one moved away takes its files with it)
+    folders: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, found: Discovery) -> Places:
@@ -38,7 +40,18 @@ class Places:
             files[os.path.abspath(source.skill_md)] = (index, -1)
             for number, bundled in enumerate(source.files):
                 files[os.path.abspath(bundled.abspath)] = (index, number)
-        return cls(files, any(os.path.islink(path) for path in files))
+        return cls(files, any(os.path.islink(path) for path in files), _holding_folders(files))
+
+
+def _holding_folders(files: Collection[str]) -> frozenset[str]:
+    """Every folder above ``files`` (absolute paths), up to the file system's root."""
+    folders: set[str] = set()
+    for path in files:
+        folder = os.path.dirname(path)
+        while folder not in folders and folder != os.path.dirname(folder):
+            folders.add(folder)
+            folder = os.path.dirname(folder)
+    return frozenset(folders)
 
 
 def as_reached(path: str, roots: Sequence[Path]) -> str | None:
@@ -70,9 +83,9 @@ def rediscover(found: Discovery, places: Places, roots: Sequence[Path], changed:
         try:
             info = os.lstat(reached)
         except FileNotFoundError:
-            if place is None:
+            if place is None and reached not in places.folders:
                 continue  # came and went: no walk would see it
-            return None
+            return None  # a listed file, or a folder holding some, is gone
         except OSError:
             return None
         if place is None or not stat.S_ISREG(info.st_mode):

@@ -42,7 +42,8 @@ def test_listed_files_that_changed_are_read_again_and_equal_a_walk(tree):
     assert all(s is before for s, before in zip(unchanged, [s for s in found.sources if s.id != "code-review"]))
 
 
-@pytest.mark.parametrize("change", ["new file", "removed file", "gitignore", "folder", "outside", "link", "unreadable"])
+@pytest.mark.parametrize("change", ["new file", "removed file", "gitignore", "folder", "outside", "link", "unreadable",
+                                    "skill moved away", "references moved away"])
 def test_anything_that_may_change_the_tree_s_shape_asks_for_a_walk(tree, tmp_path, change):
     skill = tree / "code-review"
     if change == "link":
@@ -59,6 +60,10 @@ def test_anything_that_may_change_the_tree_s_shape_asks_for_a_walk(tree, tmp_pat
         "outside": lambda: [_write(tmp_path / "elsewhere.md", "x")],
         "link": lambda: [_write(skill / "SKILL.md", (skill / "SKILL.md").read_text() + "\nMore.\n")],
         "unreadable": lambda: [_write(skill / "SKILL.md", (skill / "SKILL.md").read_text() + "\nMore.\n")],
+        # a watcher reports the folder moved, not the files it took with it (serve kept them)
+        "skill moved away": lambda: [os.path.realpath(skill), skill.rename(tmp_path / "away")][:1],
+        "references moved away": lambda: [os.path.realpath(skill / "references"),
+                                          (skill / "references").rename(tmp_path / "refs")][:1],
     }[change]()
     assert rediscover(found, Places.of(found), [tree], paths) is None
 
