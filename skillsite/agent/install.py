@@ -302,8 +302,8 @@ class Installer:
 def _locked_inside(lock: Lock, lock_path: Path, skill_id: str, folder: Path) -> list[str]:
     """The other skills the lock has inside ``folder`` (each installed there on its own)."""
     where = os.path.realpath(folder) + os.sep
-    return sorted(sid for sid, locked in lock.skills.items()
-                  if sid != skill_id and os.path.realpath(resolve_locked_path(locked.path, lock_path)).startswith(where))
+    inside = {sid: os.path.realpath(resolve_locked_path(locked.path, lock_path)) for sid, locked in lock.skills.items()}
+    return sorted(sid for sid, real in inside.items() if sid != skill_id and real.startswith(where))
 
 
 def _kept_nested(target: Path, locked: LockedSkill | None) -> tuple[str | None, bool]:
