@@ -20,8 +20,8 @@ from skillsite.agent.install_staging import staging_folder
 from skillsite.agent.installed import (InstalledFolder, changed_locally, installed_digest, nested_digest,
                                       nested_digest_of)
 from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock_folder, leads_out_of_lock_folder,
-                                      lock_path_text, read_lock, record_installed, resolve_locked_path, resolve_source,
-                                      source_text)
+                                      lies_under, lock_path_text, read_lock, record_installed, resolve_locked_path,
+                                      resolve_source, source_text)
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.semver import parse_version
 from skillsite.agent.utf8 import is_utf8_text
@@ -301,9 +301,9 @@ class Installer:
 
 def _locked_inside(lock: Lock, lock_path: Path, skill_id: str, folder: Path) -> list[str]:
     """The other skills the lock has inside ``folder`` (each installed there on its own)."""
-    where = os.path.realpath(folder) + os.sep
-    inside = {sid: os.path.realpath(resolve_locked_path(locked.path, lock_path)) for sid, locked in lock.skills.items()}
-    return sorted(sid for sid, real in inside.items() if sid != skill_id and real.startswith(where))
+    where = os.path.realpath(folder)
+    real = {sid: os.path.realpath(resolve_locked_path(locked.path, lock_path)) for sid, locked in lock.skills.items()}
+    return sorted(sid for sid, path in real.items() if sid != skill_id and lies_under(path, where))
 
 
 def _kept_nested(target: Path, locked: LockedSkill | None) -> tuple[str | None, bool]:

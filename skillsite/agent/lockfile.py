@@ -119,7 +119,7 @@ def inside_lock_folder(folder: Path, lock_path: Path) -> bool:
     (``--overwrite``: replaces) what it names."""
     base = os.path.normpath(os.path.abspath(Path(lock_path).parent))
     where = os.path.normpath(os.path.abspath(folder))
-    return _under(where, base) and not any(is_vcs_folder(part) for part in Path(os.path.relpath(where, base)).parts)
+    return lies_under(where, base) and not any(is_vcs_folder(part) for part in Path(os.path.relpath(where, base)).parts)
 
 
 def leads_out_of_lock_folder(folder: Path, lock_path: Path) -> bool:
@@ -131,7 +131,8 @@ def leads_out_of_lock_folder(folder: Path, lock_path: Path) -> bool:
     return not inside_lock_folder(Path(where), Path(base) / LOCK_NAME)
 
 
-def _under(path: str, folder: str) -> bool:
+def lies_under(path: str, folder: str) -> bool:
+    """Whether ``path`` lies inside ``folder`` (both spelt alike: absolute, normalised or real)."""
     return path.startswith(folder.rstrip(os.sep) + os.sep)
 
 

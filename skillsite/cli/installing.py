@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, printable
-from skillsite.cli.reading import catalog_options_for, loader_error_text, open_catalog_or_exit
+from skillsite.cli.output import EXIT_ENVIRONMENT, printable
+from skillsite.cli.reading import catalog_options_for, open_catalog_or_exit, run_loader, try_loader
 
 if TYPE_CHECKING:  # the CLI imports the agent side only when a command runs
     from skillsite.agent.lockfile import Lock
@@ -46,35 +46,6 @@ def follow_links_option(func: Callable[..., None]) -> Callable[..., None]:
     return click.option("--follow-links", is_flag=True,
                         help="Write skills the lock has in a folder reached through a symbolic link out of the lock "
                              "file's folder (only when that link is yours: a committed one could lead anywhere).")(func)
-
-
-def try_loader(call, what: str = "skillsite"):
-    """``(call(), 0)``, or ``(None, exit status)`` after printing a loader error as one line:
-    3 when the machine refused a write (InstallError), 2 for an unusable lock file, else 1.
-    Loader warnings go to stderr either way."""
-    import warnings
-
-    from skillsite.loader import InstallError, LoaderError, LoaderWarning, LockFileError
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", LoaderWarning)
-        try:
-            return call(), 0
-        except LoaderError as exc:
-            click.echo(f"{what}: {loader_error_text(exc)}", err=True)
-            return None, EXIT_ENVIRONMENT if isinstance(exc, InstallError) else EXIT_USAGE if isinstance(
-                exc, LockFileError) else 1
-        finally:
-            for warning in caught:
-                click.echo(f"{what}: warning: {warning.message}", err=True)
-
-
-def run_loader(call, what: str = "skillsite"):
-    """``call()``, exiting as :func:`try_loader` says when it raises a loader error."""
-    result, code = try_loader(call, what)
-    if code:
-        sys.exit(code)
-    return result
 
 
 def read_lock_or_exit(lock_file: Path):

@@ -1,14 +1,12 @@
 """Reading a published catalog: ``search``, ``show``, ``prompt``, ``status``, ``tool``, ``budget``, ``mcp``."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Callable, TypeVar
 
 import click
 
-from skillsite.cli.output import fail, printable
-
-T = TypeVar("T")
+from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, fail, printable
 
 
 def catalog_options_for(default: str | None, *, with_catalog: bool = True):
@@ -63,15 +61,33 @@ def open_catalog_or_exit(source: str, cache_dir: Path | None, timeout: float, al
     return catalog
 
 
-def loader_or_exit(call: Callable[[], T]) -> T:
-    """``call()``; a loader error (say, a malformed entry in a listing of every skill) exits 1
-    with one line, as opening the catalog does."""
-    from skillsite.loader import LoaderError
+def try_loader(call, what: str = "skillsite"):
+    """``(call(), 0)``, or ``(None, exit status)`` after printing a loader error as one line:
+    3 when the machine refused a write (InstallError), 2 for an unusable lock file, else 1.
+    Loader warnings go to stderr either way."""
+    import warnings
 
-    try:
-        return call()
-    except LoaderError as exc:
-        fail(loader_error_text(exc), 1)
+    from skillsite.loader import InstallError, LoaderError, LoaderWarning, LockFileError
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LoaderWarning)
+        try:
+            return call(), 0
+        except LoaderError as exc:
+            click.echo(f"{what}: {loader_error_text(exc)}", err=True)
+            return None, EXIT_ENVIRONMENT if isinstance(exc, InstallError) else EXIT_USAGE if isinstance(
+                exc, LockFileError) else 1
+        finally:
+            for warning in caught:
+                click.echo(f"{what}: warning: {warning.message}", err=True)
+
+
+def run_loader(call, what: str = "skillsite"):
+    """``call()``, exiting as :func:`try_loader` says when it raises a loader error."""
+    result, code = try_loader(call, what)
+    if code:
+        sys.exit(code)
+    return result
 
 
 def loader_error_text(exc: Exception) -> str:
@@ -152,7 +168,7 @@ def prompt(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
            budget: int, triggers: bool) -> None:
     """Print the <available_skills> block of the skills eligible on this machine."""
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
-    click.echo(loader_or_exit(lambda: catalog.prompt(budget=budget, triggers=triggers)), nl=False)
+    click.echo(run_loader(lambda: catalog.prompt(budget=budget, triggers=triggers)), nl=False)
 
 
 @click.command()
@@ -167,7 +183,7 @@ def status(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     ids = [active_id(catalog, item) for item in active]
-    statuses = loader_or_exit(lambda: catalog.skill_status(active=ids))
+    statuses = run_loader(lambda: catalog.skill_status(active=ids))
     if as_json:
         click.echo(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2))
         return
@@ -206,7 +222,7 @@ def tool(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tup
     import json
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
-    click.echo(json.dumps(loader_or_exit(lambda: catalog.skill_tool(style=style, budget=budget)), ensure_ascii=False,
+    click.echo(json.dumps(run_loader(lambda: catalog.skill_tool(style=style, budget=budget)), ensure_ascii=False,
                           indent=2))
 
 
