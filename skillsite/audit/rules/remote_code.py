@@ -169,8 +169,7 @@ def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> H
           pattern(r"\b(?:eval|assert)\s*\(\s*@?\s*(?:file_get_contents\s*\(\s*[\"'](?:https?|ftp)://|curl_exec\s*\()"
                   r"[^\n]*"),
           pattern(r"\b(?:include|require)(?:_once)?\s*\(?\s*[\"'](?:https?|ftp)://[^\n]*"),
-          pattern(_RUN_A_VARIABLE, "fetch urlopen requests.get httpx.get file_get_contents fopen curl_exec",
-                  condition=_fetched_just_before),
+          pattern(_RUN_A_VARIABLE, condition=_fetched_just_before),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
