@@ -50,6 +50,7 @@ class Matcher:
     def __init__(self) -> None:
         self.process: subprocess.Popen[str] | None = None
         self.lines: queue.Queue[str] = queue.Queue()
+        self.matched: int | None = None   # the worker that answered once (it started up)
 
     def start(self) -> subprocess.Popen[str]:
         if self.process is None or self.process.poll() is not None:
@@ -65,23 +66,38 @@ class Matcher:
         for line in process.stdout:
             lines.put(line)
 
-    def times(self, pattern: str, messages: list[str], budget: float, raw: bool = False) -> list[float]:
-        """Seconds per message; stops the worker and raises TimeoutError when one overruns."""
-        process = self.start()
-        assert process.stdin is not None
-        process.stdin.write(json.dumps({"pattern": pattern, "messages": messages, "raw": raw}) + "\n")
-        process.stdin.flush()
+    def times(self, pattern: str, messages: list[str], budget: float, raw: bool = False,
+              tries: int = 3) -> list[float]:
+        """Seconds per message (the least of up to ``tries`` runs: a busy machine slows one run, a
+        runaway pattern every run); raises TimeoutError when every run of a message overruns."""
         found: list[float] = []
         for message in messages:
-            try:
-                found.append(json.loads(self.lines.get(timeout=budget + 5 * (not found)))[0])
-            except queue.Empty:
-                self.stop()
-                raise TimeoutError(f"{pattern!r} ran over {budget} s on {message[:24]!r}... "
-                                   f"({len(message)} characters)") from None
-            if found[-1] > budget:
-                raise TimeoutError(f"{pattern!r} took {found[-1]:.2f} s on {message[:24]!r}...")
+            for attempt in range(tries):
+                try:
+                    found.append(self._time(pattern, message, budget, raw))
+                    break
+                except TimeoutError:
+                    if attempt == tries - 1:
+                        raise
         return found
+
+    def _time(self, pattern: str, message: str, budget: float, raw: bool) -> float:
+        """Seconds of one match; stops the worker and raises TimeoutError when it overruns."""
+        process = self.start()
+        started = process.pid
+        assert process.stdin is not None
+        process.stdin.write(json.dumps({"pattern": pattern, "messages": [message], "raw": raw}) + "\n")
+        process.stdin.flush()
+        try:
+            seconds = json.loads(self.lines.get(timeout=budget + 5 * (self.matched != started)))[0]
+        except queue.Empty:
+            self.stop()
+            raise TimeoutError(f"{pattern!r} ran over {budget} s on {message[:24]!r}... "
+                               f"({len(message)} characters)") from None
+        self.matched = started
+        if seconds > budget:
+            raise TimeoutError(f"{pattern!r} took {seconds:.2f} s on {message[:24]!r}...")
+        return seconds
 
     def stop(self) -> None:
         if self.process is not None:
@@ -144,7 +160,7 @@ def adversarial_messages(pattern: str, pick: str) -> list[str]:
 def test_the_probe_catches_a_slow_pattern(matcher: Matcher) -> None:
     """Without the check, the pattern from issue #31 overruns even a short budget."""
     with pytest.raises(TimeoutError, match="ran over|took"):
-        matcher.times(r"\N{DIGIT ONE}+\d+x", ["1" * 2000], budget=0.5, raw=True)
+        matcher.times(r"\N{DIGIT ONE}+\d+x", ["1" * 2000], budget=0.5, raw=True, tries=1)
     assert unsafe_reason(r"\N{DIGIT ONE}+\d+x") is not None
 
 
