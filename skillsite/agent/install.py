@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -17,11 +18,11 @@ from skillsite.agent.errors import (CatalogFormatError, DependencyError, Destina
 from skillsite.agent.install_limits import InstallAllowance
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, PlannedSkill, label, plan_install
 from skillsite.agent.install_staging import staging_folder
-from skillsite.agent.installed import (InstalledFolder, changed_locally, installed_digest, nested_digest,
-                                      nested_digest_of)
+from skillsite.agent.installed import (InstalledFolder, apart_of, changed_locally, installed_digest,
+                                      nested_digest, nested_digest_of)
 from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock_folder, leads_out_of_lock_folder,
-                                      lies_under, lock_path_text, read_lock, record_installed, resolve_locked_path,
-                                      resolve_source, source_text)
+                                      lock_path_text, read_lock, record_installed, resolve_locked_path, resolve_source,
+                                      skills_inside, source_text)
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.semver import parse_version
 from skillsite.agent.utf8 import is_utf8_text
@@ -89,12 +90,10 @@ class Installer:
         if locked is None or not self._is_source(locked.source, lock_path):
             raise NotFoundError(f"{lock_path} holds no skill {skill_id!r} installed from {self.catalog.location}")
         target = resolve_locked_path(locked.path, lock_path)
-        if os.path.lexists(target) and changed_locally(target, locked) and not overwrite:
-            inside = _locked_inside(lock_file, lock_path, skill_id, target)
-            held = f"; it holds {', '.join(inside)}, installed there on its own, which replacing it removes" \
-                if inside else ""
+        if os.path.lexists(target) and not overwrite and \
+                changed_locally(target, locked, apart_of(lock_file, lock_path, skill_id, target)):
             raise DestinationExistsError(f"{target} has local changes (its files are not those {lock_path} records "
-                                         f"for {skill_id}{held}); pass overwrite=True to replace them")
+                                         f"for {skill_id}); pass overwrite=True to replace them")
         ask = Ask(REQUEST if locked.requested else f"{lock_path.name}", locked.requested or "*")
         return self._install_closure(skill_id, ask, target, overwrite, children, lock_path, locked.requested,
                                      replace_root=True, follow_links=follow_links)
@@ -138,7 +137,10 @@ class Installer:
         allowance.plan(skill_id, sum(len(fetches) for fetches, _ in planned_files.values()))
         fetched = {sid: ({rel: allowance.take(owner, fetch()) for rel, owner, fetch in fetches}, digest)
                    for sid, (fetches, digest) in planned_files.items()}
+        inside = {p.id: skills_inside(lock, lock_path, p.id, targets[p.id]) if lock_path is not None else {}
+                  for p in plan}   # kept across a replacement: the lock has them on their own
         actions = {p.id: self._placement(p, targets[p.id], fetched[p.id], overwrite, ours.get(p.id), lock_path,
+                                         [targets[p.id] / rel for rel in inside[p.id].values()],
                                          root=p.id == skill_id, replace_root=replace_root) for p in plan}
         source = source_text(self.catalog.location, self.catalog.remote, lock_path) if lock_path is not None else self.catalog.location
         if lock_path is not None and not is_utf8_text(source):
@@ -147,7 +149,8 @@ class Installer:
             files, digest = fetched[planned.id]
             if actions[planned.id] != "keep":
                 self._put_dependency_or_root(planned.id == skill_id, planned.id, targets[planned.id], files, digest,
-                                             replace=actions[planned.id] == "replace")
+                                             replace=actions[planned.id] == "replace",
+                                             carried=tuple(inside[planned.id].values()))
             if lock_path is not None:
                 path = lock_path_text(targets[planned.id], lock_path)
                 nested, recorded = _kept_nested(targets[planned.id], ours.get(planned.id)) \
@@ -220,19 +223,21 @@ class Installer:
 
     @staticmethod
     def _placement(planned: PlannedSkill, target: Path, fetched: tuple[dict[str, bytes], str], overwrite: bool,
-                   locked: LockedSkill | None, lock_path: Path | None, *, root: bool, replace_root: bool) -> str:
+                   locked: LockedSkill | None, lock_path: Path | None, apart: Sequence[Path], *, root: bool,
+                   replace_root: bool) -> str:
         """What to do at ``target``: ``new`` (nothing there), ``replace`` or ``keep`` (it holds the
         planned release already, and the nested skills to be installed with it); DestinationExistsError
         when it holds something else that may not be replaced.  The root's folder was checked by
-        the caller (install, update).  ``fetched``: the files to install, and the release's digest."""
+        the caller (install, update).  ``fetched``: the files to install, and the release's digest;
+        ``apart``: the folders inside ``target`` of skills the lock records on their own."""
         files, digest = fetched
         if root and not replace_root:
             return "replace" if overwrite else "new"  # install() refused an existing dest unless overwrite
         if not os.path.lexists(target):
             return "replace" if root and overwrite else "new"
-        present = InstalledFolder.at(target)
+        present = InstalledFolder.at(target, apart)
         nested = nested_digest_of(files)
-        if present.own == digest and (nested is None or present.nested == nested):
+        if present.own == digest and (nested is None or present.holds_nested(nested)):
             return "keep"  # nested skills are checked when they come with it (a release not the latest has none)
         ours = (locked is not None and lock_path is not None and not present.changed(locked)
                 and resolve_locked_path(locked.path, lock_path) == target)
@@ -242,23 +247,26 @@ class Installer:
                                      "to install there; pass overwrite=True to replace it")
 
     def _put_dependency_or_root(self, root: bool, skill_id: str, target: Path, files: dict[str, bytes], digest: str,
-                                *, replace: bool) -> None:
+                                *, replace: bool, carried: Sequence[str] = ()) -> None:
         """Put a planned skill in place; a dependency another install put there first, with the
-        same release, is left as it is."""
+        same release, is left as it is.  ``carried``: see :meth:`_put_folder`."""
         try:
-            self._put_folder(skill_id, target, files, overwrite=replace)
+            self._put_folder(skill_id, target, files, overwrite=replace, carried=carried)
         except DestinationExistsError:
             if root or installed_digest(target) != digest:
                 raise
 
-    def _put_folder(self, skill_id: str, target: Path, files: dict[str, bytes], *, overwrite: bool) -> None:
+    def _put_folder(self, skill_id: str, target: Path, files: dict[str, bytes], *, overwrite: bool,
+                    carried: Sequence[str] = ()) -> None:
         """Write ``files`` into a new folder beside ``target`` (:mod:`.install_staging`) and put it
-        in place in one step."""
+        in place in one step.  The folders ``carried`` (relative paths: skills installed inside
+        ``target`` on their own) are copied in from ``target`` first, where ``files`` leave room."""
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             with staging_folder(target) as staging:
                 try:
                     write_tree(staging, files, target)
+                    carry_over(target, staging, carried, files)
                     _swap_in(staging, target, overwrite)
                 finally:
                     remove_path(staging)  # after a swap it holds what ``target`` held before
@@ -297,13 +305,6 @@ class Installer:
             child = self.catalog._source.checked(data)
             plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
         return plan
-
-
-def _locked_inside(lock: Lock, lock_path: Path, skill_id: str, folder: Path) -> list[str]:
-    """The other skills the lock has inside ``folder`` (each installed there on its own)."""
-    where = os.path.realpath(folder)
-    real = {sid: os.path.realpath(resolve_locked_path(locked.path, lock_path)) for sid, locked in lock.skills.items()}
-    return sorted(sid for sid, path in real.items() if sid != skill_id and lies_under(path, where))
 
 
 def _kept_nested(target: Path, locked: LockedSkill | None) -> tuple[str | None, bool]:
@@ -349,6 +350,19 @@ def write_tree(folder: Path, files: dict[str, bytes], target: Path) -> None:
                 handle.write(data)
         except (FileExistsError, NotADirectoryError, IsADirectoryError):
             raise UnsafePathError(f"{rel!r} clashes with another file written to {target}") from None
+
+
+def carry_over(old: Path, new: Path, carried: Sequence[str], files: Mapping[str, bytes]) -> None:
+    """Copy each folder ``carried`` (a relative path) from ``old`` into ``new``, unless ``files``
+    (written into ``new``) hold something at, in or above it: a copy, not a move, so that the
+    folder is in ``old`` or in ``new`` at every instant, whatever kills the install."""
+    for rel in carried:
+        if any(path == rel or path.startswith(rel + "/") or rel.startswith(path + "/") for path in files):
+            continue
+        source, dest = old.joinpath(*rel.split("/")), new.joinpath(*rel.split("/"))
+        if os.path.isdir(source) and not os.path.islink(source) and not os.path.lexists(dest):
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(source, dest, symlinks=True)
 
 
 def _swap_in(staging: Path, target: Path, overwrite: bool) -> None:

@@ -4,8 +4,10 @@ ones the lock records (standard library only).
 Every regular file under the folder counts, by its path relative to the folder, except the
 folders of nested skills (a sub-folder holding its own SKILL.md is another skill, installed
 with it): those count in a digest of their own (:func:`nested_digest`), which the lock keeps
-beside the release's.  Symbolic links are never followed: one counts as a file whose content
-is its target's name, so a folder changed into a link to somewhere else reads as modified.
+beside the release's.  A skill installed on its own inside another's folder (the lock records it
+at its own path) is no change of that one: the nested digest is also taken without it.  Symbolic
+links are never followed: one counts as a file whose content is its target's name, so a folder
+changed into a link to somewhere else reads as modified.
 """
 from __future__ import annotations
 
@@ -13,9 +15,9 @@ import hashlib
 import os
 import stat
 from pathlib import Path
-from typing import Mapping, NamedTuple
+from typing import Collection, Mapping, NamedTuple
 
-from skillsite.agent.lockfile import LockedSkill
+from skillsite.agent.lockfile import Lock, LockedSkill, skills_inside
 from skillsite.agent.release_digest import release_digest, release_digest_of_bytes
 
 _CHUNK = 1024 * 1024
@@ -29,10 +31,12 @@ def installed_digest(folder: Path) -> str | None:
     return release_digest(_files(folder))
 
 
-def nested_digest(folder: Path) -> str | None:
+def nested_digest(folder: Path, apart: Collection[Path] = ()) -> str | None:
     """``sha256:<hex>`` of the files of the nested skills installed in ``folder`` (every file
-    under a sub-folder holding its own SKILL.md); None when it holds none."""
-    files = [item for nested in _nested_folders(Path(folder)) for item in _files(nested, folder, nested=True)]
+    under a sub-folder holding its own SKILL.md), those under the folders ``apart`` aside; None
+    when it holds none."""
+    files = [item for nested in _nested_folders(Path(folder)) for item in _files(nested, folder, nested=True)
+             if not any(_inside(item[0], folder, other) for other in apart)]
     return release_digest(files) if files else None
 
 
@@ -44,30 +48,55 @@ def nested_digest_of(files: Mapping[str, bytes]) -> str | None:
 
 class InstalledFolder(NamedTuple):
     """What a skill's folder holds: the digest of its own files (None: no skill there) and of
-    the nested skills in it (None: none).  Hashed once, then compared as often as needed."""
+    the nested skills in it (None: none), all of them and those installed with it (the skills
+    the lock records on their own aside).  Hashed once, then compared as often as needed."""
 
     own: str | None
     nested: str | None
+    nested_with_it: str | None
 
     @classmethod
-    def at(cls, folder: Path) -> InstalledFolder:
-        return cls(installed_digest(folder), nested_digest(folder))
+    def at(cls, folder: Path, apart: Collection[Path] = ()) -> InstalledFolder:
+        """The folder's digests; ``apart``: the folders inside it of skills the lock records on their own."""
+        nested = nested_digest(folder)
+        return cls(installed_digest(folder), nested, nested_digest(folder, apart) if apart else nested)
+
+    def same_files(self, other: InstalledFolder) -> bool:
+        """Whether ``other`` was taken of the same files (every nested skill counted)."""
+        return (self.own, self.nested) == (other.own, other.nested)
+
+    def holds_nested(self, digest: str | None) -> bool:
+        """Whether the nested skills installed with it are those of ``digest``: all of them, or
+        all but the skills the lock records on their own (installed with it, the same path)."""
+        return digest in (self.nested, self.nested_with_it)
 
     def nested_changed(self, locked: LockedSkill) -> bool:
         """Whether the nested skills differ from those the lock records (when it records them: a
         nested skill added to a folder installed without any is a change too)."""
         recorded = locked.nested_recorded or locked.nested_digest is not None
-        return recorded and self.nested != locked.nested_digest
+        return recorded and not self.holds_nested(locked.nested_digest)
 
     def changed(self, locked: LockedSkill) -> bool:
         """Whether the folder differs from what the lock records: its own files or its nested skills."""
         return self.own != locked.digest or self.nested_changed(locked)
 
 
-def changed_locally(folder: Path, locked: LockedSkill) -> bool:
+def apart_of(lock: Lock, lock_path: Path, skill_id: str, folder: Path) -> list[Path]:
+    """The folders inside ``folder`` of the other skills ``lock`` records on their own (for
+    :meth:`InstalledFolder.at`)."""
+    return [Path(folder) / rel for rel in skills_inside(lock, lock_path, skill_id, folder).values()]
+
+
+def changed_locally(folder: Path, locked: LockedSkill, apart: Collection[Path] = ()) -> bool:
     """Whether the skill installed at ``folder`` differs from what the lock records: its own
-    files, or the nested skills installed with it (when the lock records their digest)."""
-    return InstalledFolder.at(folder).changed(locked)
+    files, or the nested skills installed with it (when the lock records their digest; ``apart``:
+    see :meth:`InstalledFolder.at`)."""
+    return InstalledFolder.at(folder, apart).changed(locked)
+
+
+def _inside(rel: str, root: Path, other: Path) -> bool:
+    """Whether the file ``rel`` (relative to ``root``) lies in the folder ``other``."""
+    return os.path.abspath(root / rel).startswith(os.path.abspath(other) + os.sep)
 
 
 def _in_nested_skill(rel: str, files: Mapping[str, bytes]) -> bool:

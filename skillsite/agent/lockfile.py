@@ -131,6 +131,18 @@ def leads_out_of_lock_folder(folder: Path, lock_path: Path) -> bool:
     return not inside_lock_folder(Path(where), Path(base) / LOCK_NAME)
 
 
+def skills_inside(lock: Lock, lock_path: Path, skill_id: str, folder: Path) -> dict[str, str]:
+    """The other skills ``lock`` records inside ``folder`` (each installed there on its own): id ->
+    its folder's path relative to ``folder`` (POSIX), by id."""
+    where = os.path.realpath(folder)
+    found = {}
+    for other, locked in sorted(lock.skills.items()):
+        path = os.path.realpath(resolve_locked_path(locked.path, lock_path))
+        if other != skill_id and lies_under(path, where):
+            found[other] = Path(os.path.relpath(path, where)).as_posix()
+    return found
+
+
 def lies_under(path: str, folder: str) -> bool:
     """Whether ``path`` lies inside ``folder`` (both spelt alike: absolute, normalised or real)."""
     return path.startswith(folder.rstrip(os.sep) + os.sep)

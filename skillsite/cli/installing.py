@@ -109,7 +109,7 @@ def say_replaced(edited: dict[str, tuple[Path, Any]]) -> dict[str, tuple[Path, A
 
     kept = {}
     for sid, (where, held) in sorted(edited.items()):
-        if InstalledFolder.at(where) != held:
+        if not InstalledFolder.at(where).same_files(held):
             click.echo(printable(f"replaced {sid} in {where}: the changes made there since it was installed are gone"))
         else:
             kept[sid] = (where, held)
@@ -120,13 +120,13 @@ def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, Any]]:
     """The locked skills whose folder holds something other than the locked files (edited in
     place, or no skill at all): their folder and what it holds now (an
     :class:`~skillsite.agent.installed.InstalledFolder`), so that replacing one can be said."""
-    from skillsite.agent.installed import InstalledFolder
+    from skillsite.agent.installed import InstalledFolder, apart_of
     from skillsite.agent.lockfile import resolve_locked_path
 
     found = {}
     for sid, locked in lock.skills.items():
         where = resolve_locked_path(locked.path, lock_file)
-        held = InstalledFolder.at(where)
+        held = InstalledFolder.at(where, apart_of(lock, lock_file, sid, where))
         if os.path.lexists(where) and held.changed(locked):
             found[sid] = (where, held)
     return found
@@ -177,7 +177,7 @@ def outdated(lock_file: Path, source: str | None, cache_dir: Path | None, timeou
 def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cache_dir: Path | None, timeout: float,
                   allowed_hosts: tuple[str, ...], opened: dict):
     """The :class:`~skillsite.agent.outdated.SkillState` of one locked skill (its catalog opened once)."""
-    from skillsite.agent.installed import InstalledFolder
+    from skillsite.agent.installed import InstalledFolder, apart_of
     from skillsite.agent.lockfile import resolve_locked_path, resolve_source
     from skillsite.agent.outdated import locked_asks, skill_state
     from skillsite.loader import NotFoundError
@@ -194,7 +194,8 @@ def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cach
             return None
 
     digests = run_loader(published)
-    installed = InstalledFolder.at(resolve_locked_path(locked.path, lock_file))
+    folder = resolve_locked_path(locked.path, lock_file)
+    installed = InstalledFolder.at(folder, apart_of(lock, lock_file, skill_id, folder))
     return skill_state(skill_id, locked, locked_asks(lock, skill_id), digests, installed.own,
                        installed.own is not None and installed.nested_changed(locked))
 

@@ -426,11 +426,9 @@ def test_update_says_what_it_did_to_a_folder_holding_no_skill_or_none_at_all(ser
     assert cli("update", "app", "--lock", str(lock), "--cache-dir", cache).output == "app: 1.0.0, up to date\n"
 
 
-def test_an_older_lock_s_skill_put_back_is_said_so_and_one_installed_inside_another_is_named(served,
-                                                                                               tmp_path: Path) -> None:
+def test_an_older_lock_s_skill_put_back_is_said_so(served, tmp_path: Path) -> None:
     """A lock an older skillsite wrote (no nested_digest): a folder put back is 'put back', not
-    '1.1.0 -> 1.1.0' (the record is rewritten with null, which is no change of what is installed).
-    A skill installed on its own inside another's folder is why update refuses that one: it says so."""
+    '1.1.0 -> 1.1.0' (the record is rewritten with null, which is no change of what is installed)."""
     _, server = served
     project = tmp_path / "project"
     lock, cache, skills = project / "skillsite-lock.json", str(tmp_path / "cache"), project / "skills"
@@ -444,14 +442,34 @@ def test_an_older_lock_s_skill_put_back_is_said_so_and_one_installed_inside_anot
     result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache)
     assert result.exit_code == 0 and "lib: 1.1.0, put back (its folder was missing)" in result.output, result.output
     assert "->" not in result.output
-    project2 = tmp_path / "project2"
-    lock2, skills2 = project2 / "skillsite-lock.json", project2 / "skills"
-    for skill_id, dest in (("app", skills2 / "app"), ("lib", skills2 / "app" / "own-lib")):
-        assert cli("install", skill_id, "--catalog", server.url, "--dest", str(dest), "--lock", str(lock2),
+
+
+def test_a_skill_installed_inside_another_s_folder_is_no_change_of_it_and_outlives_its_update(served,
+                                                                                            tmp_path: Path) -> None:
+    """lib installed on its own inside app's folder (the lock has it at its own path): app is not
+    'modified' for it, and replacing app (update, update --overwrite of an edited app, install
+    --overwrite) keeps lib there, as the lock records it."""
+    _, server = served
+    project, cache = tmp_path / "project", str(tmp_path / "cache")
+    lock, skills = project / "skillsite-lock.json", project / "skills"
+    for skill_id, dest in (("app", skills / "app"), ("lib", skills / "app" / "own-lib")):
+        assert cli("install", skill_id, "--catalog", server.url, "--dest", str(dest), "--lock", str(lock),
                    "--cache-dir", cache).exit_code == 0
-    result = cli("update", "app", "--lock", str(lock2), "--cache-dir", cache)
-    assert result.exit_code == 1 and "it holds lib, installed there on its own" in result.output, result.output
-    assert (skills2 / "app" / "own-lib" / "SKILL.md").is_file()
+    inner = skills / "app" / "own-lib" / "SKILL.md"
+    states = json.loads(cli("outdated", "--lock", str(lock), "--cache-dir", cache, "--json").output)
+    assert {s["id"]: s["status"] for s in states} == {"app": "up-to-date", "lib": "up-to-date"}, states
+    result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache)
+    assert result.exit_code == 0 and "local changes" not in result.output, result.output
+    (skills / "app" / "SKILL.md").write_text("edited here\n", encoding="utf-8")
+    assert cli("update", "app", "--lock", str(lock), "--cache-dir", cache).exit_code == 1
+    result = cli("update", "app", "--lock", str(lock), "--cache-dir", cache, "--overwrite")
+    assert result.exit_code == 0 and "replaced app" in result.output, result.output
+    assert inner.is_file() and (skills / "app" / "SKILL.md").read_text(encoding="utf-8") != "edited here\n"
+    assert cli("install", "app", "--catalog", server.url, "--dest", str(skills / "app"), "--lock", str(lock),
+               "--cache-dir", cache, "--overwrite").exit_code == 0
+    assert inner.is_file()
+    states = json.loads(cli("outdated", "--lock", str(lock), "--cache-dir", cache, "--json").output)
+    assert {s["id"]: s["status"] for s in states} == {"app": "up-to-date", "lib": "up-to-date"}, states
 
 
 def test_an_install_past_the_file_limit_fetches_no_file(served, tmp_path: Path, monkeypatch) -> None:
