@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping, TypeVar
 from skillsite.agent.catalog_format import RISKS
 from skillsite.agent.errors import CatalogFormatError
 
-__all__ = ["HIDING_KEYS", "ManifestEntry", "FileRecord", "KnowledgeRecord", "ToolRecord", "Visibility",
+__all__ = ["CODEX_POLICY", "HIDING_KEYS", "ManifestEntry", "FileRecord", "KnowledgeRecord", "ToolRecord", "Visibility",
            "EntryRequirements", "Triggers", "DependencyRecord", "EntrySource", "EntryUrls", "EntrySize", "EntryWarning", "AuditFinding", "AuditSummary",
            "DEFAULT_VISIBILITY", "NO_REQUIREMENTS", "NO_TRIGGERS", "NOTHING_FOUND", "shared", "holding",
            "PLATFORMS", "entry_problem", "is_hex_sha256", "is_size", "is_strings"]
@@ -35,6 +35,11 @@ PLATFORMS = ("linux", "darwin", "windows")
 #: The first two also keep it out of the site's listings; ``disable-model-invocation`` (Claude
 #: Code's: only a person invokes it) leaves it listed for people.
 HIDING_KEYS = ("hidden", "hideFromDiscovery", "disable-model-invocation")
+#: What hid a skill whose Codex ``agents/openai.yaml`` allows no implicit invocation (set false
+#: there, not true): only a person invokes it, so it stays listed, as with ``disable-model-invocation``.
+CODEX_POLICY = "policy.allow_implicit_invocation"
+#: The ``hidden_by`` values that leave a hidden skill in the site's listings.
+LISTED_HIDDEN = ("disable-model-invocation", CODEX_POLICY)
 
 
 class _Malformed(Exception):
@@ -215,7 +220,7 @@ class Visibility:
         """Whether the site's search finds it and, unless it is a copy, its listings show it
         (home, tags, risk pages, llms.txt, sitemap): not when ``hidden`` or ``hideFromDiscovery``
         hid it (or an older catalog does not say which)."""
-        return not self.hidden or self.hidden_by == "disable-model-invocation"
+        return not self.hidden or self.hidden_by in LISTED_HIDDEN
 
     @property
     def in_lists(self) -> bool:

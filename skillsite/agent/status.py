@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.agent.catalog_format import above, offered_to_model
 from skillsite.agent.eligibility import ineligible_reasons, with_dependencies
-from skillsite.agent.entry import ManifestEntry, Visibility
+from skillsite.agent.entry import CODEX_POLICY, ManifestEntry, Visibility
 
 STATES = ("eligible", "ineligible", "hidden", "user-only")
 
@@ -98,7 +98,8 @@ def hidden_reason(visibility: Visibility) -> str:
     if key is None:
         return "it is hidden from models (hidden, hideFromDiscovery or disable-model-invocation)"
     where = "models" if visibility.listed else "models and from the catalog's listings"
-    return f"it is hidden from {where} ({key}: true)"
+    said = f"{key}: false in agents/openai.yaml" if key == CODEX_POLICY else f"{key}: true"
+    return f"it is hidden from {where} ({said})"
 
 
 def catalog_status(entries: Sequence[ManifestEntry], env: Mapping[str, str] | None = None,

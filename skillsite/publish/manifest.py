@@ -15,7 +15,7 @@ from skillsite import __version__
 from skillsite.config import SiteConfig
 from skillsite.agent.catalog_format import FORMAT, MANIFEST_NAME, PAGED_FORMAT_VERSION, WHOLE_FORMAT_VERSION
 from skillsite.agent.commands import command_name
-from skillsite.agent.entry import (DEFAULT_VISIBILITY, HIDING_KEYS, NO_REQUIREMENTS, NO_TRIGGERS, PLATFORMS,
+from skillsite.agent.entry import (CODEX_POLICY, DEFAULT_VISIBILITY, HIDING_KEYS, NO_REQUIREMENTS, NO_TRIGGERS, PLATFORMS,
                                    DependencyRecord, EntryRequirements, EntrySize, EntrySource, EntryUrls, EntryWarning,
                                    FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord, Triggers, Visibility, shared)
 from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORMAT, PAGE_FORMAT, FileRef,
@@ -144,10 +144,11 @@ def skill_triggers(skill: Skill) -> Triggers:
 
 
 def hidden_by(skill: Skill) -> str | None:
-    """The frontmatter key that hid a hidden skill (the first of :data:`HIDING_KEYS` set true)."""
+    """The frontmatter key that hid a hidden skill (the first of :data:`HIDING_KEYS` set true),
+    else the Codex policy that did (:data:`CODEX_POLICY`)."""
     if not skill.hidden:
         return None
-    return next((key for key in HIDING_KEYS if skill.frontmatter.get(key) is True), None)
+    return next((key for key in HIDING_KEYS if skill.frontmatter.get(key) is True), CODEX_POLICY)
 
 
 def body_size(skill: Skill, skill_md: bytes | None = None) -> EntrySize:

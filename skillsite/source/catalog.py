@@ -32,7 +32,7 @@ from skillsite.models import NOTHING_REQUIRED, CacheUse, CatalogCheck, CatalogRe
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
                                      duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
                                      tags_diagnostics, trigger_diagnostics)
-from skillsite.source.codex_interface import CODEX_FILE, read_codex_file
+from skillsite.source.codex_interface import CODEX_FILE, implicit_invocation_allowed, read_codex_file
 from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, fingerprint, group_copies
 from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, resolve_dependencies,
                                            syntax_diagnostics)
@@ -496,6 +496,7 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
         checked = _check_all(checking, range(len(found.sources)), jobs)
     else:
         checked = _cached_checks(checking, cache, jobs)
+    checked = [_codex_policy(c, cache) for c in checked]
     every, shared, groups = _catalog_diagnostics(found, [c.verdict for c in checked],
                                                  knowledge_dir or default_knowledge_dir(roots), cache,
                                                  exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies,
@@ -607,7 +608,7 @@ def _contents(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tu
 #: Where a long-running process's resident objects keep each skill's check as made for its
 #: source (by the check's key), and each skill's final form (by its id): see :func:`_stored_check`
 #: and :func:`_final_skill`.
-CHECKED, FINAL = "checked", "final skill"
+CHECKED, FINAL, CODEX_HIDDEN = "checked", "final skill", "hidden by codex"
 
 
 def _stored_check(cache: Cache, key: str | None, stored: StoredCheck, source: SourceFile, content: Content
@@ -624,6 +625,28 @@ def _stored_check(cache: Cache, key: str | None, stored: StoredCheck, source: So
         kept = Checked.of_stored(stored, source, content)
     resident.keep(CHECKED, key, kept)
     return kept
+
+
+def _codex_policy(checked: Checked, cache: Cache | None) -> Checked:
+    """The check, its skill hidden from models when its Codex ``agents/openai.yaml`` allows no
+    implicit invocation, as ``disable-model-invocation`` hides one (a person still invokes it).
+    Read each time: no check's key covers that file.  In a long-running process, the hidden
+    skill made of this very skill before is taken again (:func:`~skillsite.cache.kept_or_made`)."""
+    skill = checked.skill
+    verdict = _offered_by_codex(checked.verdict, checked.skill.source if skill is not None else None)
+    if skill is None or verdict is checked.verdict:
+        return checked
+    hidden = kept_or_made(cache.resident if cache is not None else None, CODEX_HIDDEN, skill.id, skill, (),
+                          lambda: dataclasses.replace(skill, hidden=True))
+    return dataclasses.replace(checked, verdict=verdict, skill=hidden)
+
+
+def _offered_by_codex(verdict: Verdict, source: SourceFile | None) -> Verdict:
+    """The verdict, not offered to a model when the skill's Codex file allows no implicit invocation."""
+    if source is None or not verdict.offered or not any(f.path == CODEX_FILE for f in source.files) \
+            or implicit_invocation_allowed(source.dir):
+        return verdict
+    return dataclasses.replace(verdict, offered=False)
 
 
 def _final_skill(cache: Cache | None, skill: Skill, diags: tuple[Diagnostic, ...]) -> Skill:
@@ -717,6 +740,7 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
         verdicts = parallel_map(_verdict, checking, range(len(found.sources)), jobs)
     else:
         verdicts, use = _cached_verdicts(found, checking, cache, jobs)
+    verdicts = [_offered_by_codex(v, src) for src, v in zip(found.sources, verdicts)]
     beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
     every, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
                                        exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots)

@@ -3,7 +3,9 @@ limits (``skillsite/schemas/codex-openai.schema.json``), and what a catalog page
 
 The file is optional.  A problem is a warning (SK220): Codex falls back to the SKILL.md.
 Icons must be files the catalog publishes with the skill (not excluded nor ignored); an icon
-path is never followed outside the folder.
+path is never followed outside the folder.  ``policy.allow_implicit_invocation: false`` (only the
+user invokes the skill, as ``$name``) hides the skill from models as ``disable-model-invocation``
+does (:func:`implicit_invocation_allowed`).
 """
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ SCHEMA_FILE = "codex-openai.schema.json"
 MAX_BYTES = 64 * 1024
 ICON_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".webp")
 SHOWN = ("display_name", "short_description", "icon_small", "icon_large", "brand_color")
+#: How a hidden skill's ``hidden_by`` names the Codex policy that hid it.
+POLICY_KEY = "policy.allow_implicit_invocation"
 
 
 def _validator() -> Any:
@@ -33,26 +37,40 @@ def read_codex_file(skill_dir: Path, shown_path: str, published: AbstractSet[str
                     ) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     """The parsed ``agents/openai.yaml`` and SK220 for each problem; (None, []) without one.
     ``published``: the paths of the skill's files the catalog publishes (an icon must be one)."""
-    path = skill_dir / CODEX_FILE
     where = f"{shown_path.rsplit('/', 1)[0]}/{CODEX_FILE}" if "/" in shown_path else CODEX_FILE
-    try:
-        raw, _ = read_limited(path, MAX_BYTES)
-    except OSError:
-        return None, []
-    if len(raw) > MAX_BYTES:
-        return None, [make("SK220", f"{CODEX_FILE} is larger than {MAX_BYTES:,} bytes; not read", where)]
-    try:
-        data, lines, _ = parse_frontmatter_text(raw.decode("utf-8"), where, line_offset=0)
-    except UnicodeDecodeError:
-        return None, [make("SK220", f"{CODEX_FILE} is not UTF-8", where)]
-    except FrontmatterError as exc:
-        return None, [make("SK220", f"{CODEX_FILE}: {exc.message}", where, exc.line, exc.col)]
-    diags = []
+    data, lines, diags = _parsed(skill_dir, where)
+    if data is None:
+        return None, diags
     for err in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
         field = ".".join(str(p) for p in err.absolute_path)
         line, col = lines.get(field, lines.get(field.rsplit(".", 1)[0], (1, 1)))
         diags.append(make("SK220", f"{CODEX_FILE}: '{field or 'top level'}' {err.message}", where, line, col))
     return data, diags + _icon_diagnostics(data, skill_dir, where, lines, published)
+
+
+def implicit_invocation_allowed(skill_dir: Path) -> bool:
+    """False when the skill's ``agents/openai.yaml`` (as :func:`read_codex_file` reads it) sets
+    ``policy.allow_implicit_invocation`` to false: only the user invokes it."""
+    data, _, _ = _parsed(skill_dir, CODEX_FILE)
+    policy = data.get("policy") if isinstance(data, dict) else None
+    return not (isinstance(policy, dict) and policy.get("allow_implicit_invocation") is False)
+
+
+def _parsed(skill_dir: Path, where: str) -> tuple[Any, dict[str, tuple[int, int]], list[Diagnostic]]:
+    """The file's YAML and the line of each key, or None and why not (SK220; nothing without a file)."""
+    try:
+        raw, _ = read_limited(skill_dir / CODEX_FILE, MAX_BYTES)
+    except OSError:
+        return None, {}, []
+    if len(raw) > MAX_BYTES:
+        return None, {}, [make("SK220", f"{CODEX_FILE} is larger than {MAX_BYTES:,} bytes; not read", where)]
+    try:
+        data, lines, _ = parse_frontmatter_text(raw.decode("utf-8"), where, line_offset=0)
+    except UnicodeDecodeError:
+        return None, {}, [make("SK220", f"{CODEX_FILE} is not UTF-8", where)]
+    except FrontmatterError as exc:
+        return None, {}, [make("SK220", f"{CODEX_FILE}: {exc.message}", where, exc.line, exc.col)]
+    return data, lines, []
 
 
 def _icon_diagnostics(data: dict[str, Any], skill_dir: Path, where: str,
