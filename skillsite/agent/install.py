@@ -5,11 +5,12 @@ recorded in the lock file.  :meth:`skillsite.loader.Catalog.install` and
 through its verified fetches (standard library only)."""
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from skillsite.agent.catalog_versions import current_digest
 from skillsite.agent.entry import ManifestEntry
@@ -21,8 +22,8 @@ from skillsite.agent.install_staging import staging_folder
 from skillsite.agent.installed import (InstalledFolder, apart_of, changed_locally, installed_digest,
                                       nested_digest, nested_digest_of)
 from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock_folder, leads_out_of_lock_folder,
-                                      lock_path_text, read_lock, record_installed, resolve_locked_path, resolve_source,
-                                      skills_inside, source_text)
+                                      LockedFolders, lock_path_text, read_lock, record_installed, resolve_locked_path,
+                                      resolve_source, source_text)
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.semver import parse_version
 from skillsite.agent.utf8 import is_utf8_text
@@ -91,7 +92,7 @@ class Installer:
             raise NotFoundError(f"{lock_path} holds no skill {skill_id!r} installed from {self.catalog.location}")
         target = resolve_locked_path(locked.path, lock_path)
         if os.path.lexists(target) and not overwrite and \
-                changed_locally(target, locked, apart_of(lock_file, lock_path, skill_id, target)):
+                changed_locally(target, locked, apart_of(LockedFolders(lock_file, lock_path), skill_id, target)):
             raise DestinationExistsError(f"{target} has local changes (its files are not those {lock_path} records "
                                          f"for {skill_id}); pass overwrite=True to replace them")
         ask = Ask(REQUEST if locked.requested else f"{lock_path.name}", locked.requested or "*")
@@ -137,7 +138,8 @@ class Installer:
         allowance.plan(skill_id, sum(len(fetches) for fetches, _ in planned_files.values()))
         fetched = {sid: ({rel: allowance.take(owner, fetch()) for rel, owner, fetch in fetches}, digest)
                    for sid, (fetches, digest) in planned_files.items()}
-        inside = {p.id: skills_inside(lock, lock_path, p.id, targets[p.id]) if lock_path is not None else {}
+        folders = LockedFolders(lock, lock_path) if lock_path is not None else None
+        inside = {p.id: folders.inside(p.id, targets[p.id]) if folders is not None else {}
                   for p in plan}   # kept across a replacement: the lock has them on their own
         actions = {p.id: self._placement(p, targets[p.id], fetched[p.id], overwrite, ours.get(p.id), lock_path,
                                          [targets[p.id] / rel for rel in inside[p.id].values()],
@@ -146,6 +148,9 @@ class Installer:
         if lock_path is not None and not is_utf8_text(source):
             raise UnsafePathError(f"{source!r} is not UTF-8 text: it cannot be recorded in the lock file")
         for planned in plan:
+            _check_room(planned, targets[planned.id], fetched[planned.id][0], inside[planned.id],
+                        overwrite or actions[planned.id] == "keep")
+        for planned in plan:
             files, digest = fetched[planned.id]
             if actions[planned.id] != "keep":
                 self._put_dependency_or_root(planned.id == skill_id, planned.id, targets[planned.id], files, digest,
@@ -153,7 +158,8 @@ class Installer:
                                              carried=tuple(inside[planned.id].values()))
             if lock_path is not None:
                 path = lock_path_text(targets[planned.id], lock_path)
-                nested, recorded = _kept_nested(targets[planned.id], ours.get(planned.id)) \
+                apart = [targets[planned.id] / rel for rel in inside[planned.id].values()]
+                nested, recorded = _kept_nested(targets[planned.id], ours.get(planned.id), apart) \
                     if actions[planned.id] == "keep" else (nested_digest_of(files), True)
                 locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
                                      requested if planned.id == skill_id else None, nested, recorded)
@@ -307,12 +313,29 @@ class Installer:
         return plan
 
 
-def _kept_nested(target: Path, locked: LockedSkill | None) -> tuple[str | None, bool]:
+def _kept_nested(target: Path, locked: LockedSkill | None, apart: Sequence[Path]) -> tuple[str | None, bool]:
     """The nested skills' digest to record for a folder kept as it is, and whether it is recorded:
-    as the lock recorded them (an edit there stays a local change), else as they are."""
+    as the lock recorded them (an edit there stays a local change), else as they are (those the
+    lock has on their own, in the folders ``apart``, aside)."""
     if locked is not None:
         return locked.nested_digest, locked.nested_recorded
-    return nested_digest(target), True
+    return nested_digest(target, apart), True
+
+
+def _check_room(planned: PlannedSkill, target: Path, files: Mapping[str, bytes], inside: Mapping[str, str],
+                allowed: bool) -> None:
+    """DestinationExistsError, unless ``allowed``, when ``files`` (to be written at ``target``)
+    would take the place of a skill the lock has on its own inside it (``inside``: id -> path)."""
+    for other, rel in inside.items():
+        if not allowed and os.path.lexists(target.joinpath(*rel.split("/"))) and _in_the_way(rel, files):
+            raise DestinationExistsError(f"{target / rel} holds {other}, installed there on its own, and "
+                                         f"{planned.label} has files of its own there; pass overwrite=True to "
+                                         "replace it")
+
+
+def _in_the_way(rel: str, files: Iterable[str]) -> bool:
+    """Whether one of ``files`` lies at, in or above the folder ``rel``."""
+    return any(path == rel or path.startswith(rel + "/") or rel.startswith(path + "/") for path in files)
 
 
 def _default_request(wanted: str) -> str:
@@ -357,12 +380,16 @@ def carry_over(old: Path, new: Path, carried: Sequence[str], files: Mapping[str,
     (written into ``new``) hold something at, in or above it: a copy, not a move, so that the
     folder is in ``old`` or in ``new`` at every instant, whatever kills the install."""
     for rel in carried:
-        if any(path == rel or path.startswith(rel + "/") or rel.startswith(path + "/") for path in files):
+        if _in_the_way(rel, files):
             continue
         source, dest = old.joinpath(*rel.split("/")), new.joinpath(*rel.split("/"))
         if os.path.isdir(source) and not os.path.islink(source) and not os.path.lexists(dest):
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copytree(source, dest, symlinks=True)
+            try:
+                shutil.copytree(source, dest, symlinks=True)
+            except shutil.Error as exc:  # a named pipe, a socket, a device: not copied
+                path, _, why = exc.args[0][0]
+                raise OSError(errno.EINVAL, f"{why}; it cannot be kept in the new folder", path) from None
 
 
 def _swap_in(staging: Path, target: Path, overwrite: bool) -> None:

@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 from typing import Collection, Mapping, NamedTuple
 
-from skillsite.agent.lockfile import Lock, LockedSkill, skills_inside
+from skillsite.agent.lockfile import LockedFolders, LockedSkill
 from skillsite.agent.release_digest import release_digest, release_digest_of_bytes
 
 _CHUNK = 1024 * 1024
@@ -81,10 +81,10 @@ class InstalledFolder(NamedTuple):
         return self.own != locked.digest or self.nested_changed(locked)
 
 
-def apart_of(lock: Lock, lock_path: Path, skill_id: str, folder: Path) -> list[Path]:
-    """The folders inside ``folder`` of the other skills ``lock`` records on their own (for
+def apart_of(folders: LockedFolders, skill_id: str, folder: Path) -> list[Path]:
+    """The folders inside ``folder`` of the other skills a lock records on their own (for
     :meth:`InstalledFolder.at`)."""
-    return [Path(folder) / rel for rel in skills_inside(lock, lock_path, skill_id, folder).values()]
+    return [Path(folder) / rel for rel in folders.inside(skill_id, folder).values()]
 
 
 def changed_locally(folder: Path, locked: LockedSkill, apart: Collection[Path] = ()) -> bool:
@@ -111,8 +111,9 @@ def _nested_folders(folder: Path) -> list[Path]:
     for here, dirs, _ in os.walk(folder):
         base = Path(here)
         real = [d for d in dirs if not os.path.islink(base / d)]
-        found += [base / d for d in real if (base / d / "SKILL.md").exists()]
-        dirs[:] = [d for d in real if not (base / d / "SKILL.md").exists()]
+        skills = {d for d in real if (base / d / "SKILL.md").exists()}
+        found += [base / d for d in real if d in skills]
+        dirs[:] = [d for d in real if d not in skills]
     return found
 
 

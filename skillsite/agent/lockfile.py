@@ -9,6 +9,7 @@ every clone.
 """
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import secrets
@@ -131,16 +132,26 @@ def leads_out_of_lock_folder(folder: Path, lock_path: Path) -> bool:
     return not inside_lock_folder(Path(where), Path(base) / LOCK_NAME)
 
 
-def skills_inside(lock: Lock, lock_path: Path, skill_id: str, folder: Path) -> dict[str, str]:
-    """The other skills ``lock`` records inside ``folder`` (each installed there on its own): id ->
-    its folder's path relative to ``folder`` (POSIX), by id."""
-    where = os.path.realpath(folder)
-    found = {}
-    for other, locked in sorted(lock.skills.items()):
-        path = os.path.realpath(resolve_locked_path(locked.path, lock_path))
-        if other != skill_id and lies_under(path, where):
-            found[other] = Path(os.path.relpath(path, where)).as_posix()
-    return found
+class LockedFolders:
+    """Where a lock's skills are installed, each path resolved once and kept sorted (a lock of a
+    thousand skills is asked of each of them): which lie inside a folder."""
+
+    def __init__(self, lock: Lock, lock_path: Path) -> None:
+        self.real = sorted((os.path.realpath(resolve_locked_path(locked.path, lock_path)), skill_id)
+                           for skill_id, locked in lock.skills.items())
+
+    def inside(self, skill_id: str, folder: Path) -> dict[str, str]:
+        """The other skills installed inside ``folder`` (each there on its own): id -> its
+        folder's path relative to ``folder`` (POSIX), by id."""
+        where = os.path.realpath(folder)
+        prefix = where.rstrip(os.sep) + os.sep
+        found = {}
+        for path, other in self.real[bisect.bisect_left(self.real, (prefix, "")):]:
+            if not path.startswith(prefix):
+                break
+            if other != skill_id:
+                found[other] = Path(os.path.relpath(path, where)).as_posix()
+        return dict(sorted(found.items()))
 
 
 def lies_under(path: str, folder: str) -> bool:

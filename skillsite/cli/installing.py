@@ -121,12 +121,13 @@ def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, Any]]:
     place, or no skill at all): their folder and what it holds now (an
     :class:`~skillsite.agent.installed.InstalledFolder`), so that replacing one can be said."""
     from skillsite.agent.installed import InstalledFolder, apart_of
-    from skillsite.agent.lockfile import resolve_locked_path
+    from skillsite.agent.lockfile import LockedFolders, resolve_locked_path
 
     found = {}
+    folders = LockedFolders(lock, lock_file)
     for sid, locked in lock.skills.items():
         where = resolve_locked_path(locked.path, lock_file)
-        held = InstalledFolder.at(where, apart_of(lock, lock_file, sid, where))
+        held = InstalledFolder.at(where, apart_of(folders, sid, where))
         if os.path.lexists(where) and held.changed(locked):
             found[sid] = (where, held)
     return found
@@ -152,10 +153,12 @@ def outdated(lock_file: Path, source: str | None, cache_dir: Path | None, timeou
     whether its installed files were modified.  Exit 1 when a skill is tampered."""
     import json
 
+    from skillsite.agent.lockfile import LockedFolders
     from skillsite.agent.outdated import PROBLEMS
 
     lock = read_lock_or_exit(lock_file)
-    states = [_locked_state(lock, lock_file, sid, source, cache_dir, timeout, allowed_hosts, {})
+    folders, opened = LockedFolders(lock, lock_file), {}   # each path resolved, each catalog opened, once
+    states = [_locked_state(lock, lock_file, sid, source, cache_dir, timeout, allowed_hosts, opened, folders)
               for sid in sorted(lock.skills)]
     if as_json:
         click.echo(json.dumps([s.to_json() for s in states], ensure_ascii=False, indent=2))
@@ -175,8 +178,9 @@ def outdated(lock_file: Path, source: str | None, cache_dir: Path | None, timeou
 
 
 def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cache_dir: Path | None, timeout: float,
-                  allowed_hosts: tuple[str, ...], opened: dict):
-    """The :class:`~skillsite.agent.outdated.SkillState` of one locked skill (its catalog opened once)."""
+                  allowed_hosts: tuple[str, ...], opened: dict, folders):
+    """The :class:`~skillsite.agent.outdated.SkillState` of one locked skill (its catalog opened once;
+    ``folders``: the lock's :class:`~skillsite.agent.lockfile.LockedFolders`)."""
     from skillsite.agent.installed import InstalledFolder, apart_of
     from skillsite.agent.lockfile import resolve_locked_path, resolve_source
     from skillsite.agent.outdated import locked_asks, skill_state
@@ -195,7 +199,7 @@ def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cach
 
     digests = run_loader(published)
     folder = resolve_locked_path(locked.path, lock_file)
-    installed = InstalledFolder.at(folder, apart_of(lock, lock_file, skill_id, folder))
+    installed = InstalledFolder.at(folder, apart_of(folders, skill_id, folder))
     return skill_state(skill_id, locked, locked_asks(lock, skill_id), digests, installed.own,
                        installed.own is not None and installed.nested_changed(locked))
 

@@ -472,6 +472,65 @@ def test_a_skill_installed_inside_another_s_folder_is_no_change_of_it_and_outliv
     assert {s["id"]: s["status"] for s in states} == {"app": "up-to-date", "lib": "up-to-date"}, states
 
 
+
+def _app_holding_lib(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """app 1.0.0 installed, lib installed on its own at app/own-lib, both in one lock (a local
+    catalog at tmp_path/catalog): the lock, app's folder and lib's."""
+    site = make_site(tmp_path / "catalog", {"app": [R("1.0.0")], "lib": [R("1.0.0")]})
+    lock, app = tmp_path / "project" / "skillsite-lock.json", tmp_path / "project" / "skills" / "app"
+    for skill_id, dest in (("app", app), ("lib", app / "own-lib")):
+        assert cli("install", skill_id, "--catalog", str(site), "--dest", str(dest), "--lock", str(lock)).exit_code == 0
+    return lock, app, app / "own-lib"
+
+
+def test_a_release_with_files_where_a_skill_is_installed_on_its_own_needs_overwrite(tmp_path: Path) -> None:
+    """app 1.1.0 ships own-lib/guide.md, where the lock has lib: update refuses (nothing replaced,
+    the user's notes kept); with --overwrite the release takes the place."""
+    lock, app, lib = _app_holding_lib(tmp_path)
+    (lib / "MY-NOTES.md").write_text("my work\n", encoding="utf-8")
+    make_site(tmp_path / "catalog", {"app": [R("1.0.0"), R("1.1.0", files={"own-lib/guide.md": "x"})],
+                                     "lib": [R("1.0.0")]})
+    result = cli("update", "app", "--lock", str(lock))
+    assert result.exit_code == 1 and "holds lib, installed there on its own, and app@1.1.0 has files of its own " \
+        "there; pass --overwrite" in result.output, result.output
+    assert (lib / "MY-NOTES.md").read_text(encoding="utf-8") == "my work\n" and not (lib / "guide.md").exists()
+    assert json.loads(lock.read_text("utf-8"))["skills"]["app"]["version"] == "1.0.0"
+    result = cli("update", "app", "--lock", str(lock), "--overwrite")
+    assert result.exit_code == 0 and (lib / "guide.md").is_file() and not (lib / "MY-NOTES.md").exists()
+
+
+def test_a_skill_installed_inside_that_cannot_be_copied_stops_the_update_clearly(tmp_path: Path) -> None:
+    """A named pipe in lib (installed on its own inside app): replacing app cannot keep it, so the
+    update stops with one line naming it, and app stays as it was."""
+    lock, app, lib = _app_holding_lib(tmp_path)
+    os.mkfifo(lib / "agent.pipe")
+    make_site(tmp_path / "catalog", {"app": [R("1.0.0"), R("1.1.0")], "lib": [R("1.0.0")]})
+    result = cli("update", "app", "--lock", str(lock))
+    assert result.exit_code != 0 and "Traceback" not in result.output, result.output
+    assert f"{lib / 'agent.pipe'}" in result.output and "is a named pipe; it cannot be kept in the new folder" \
+        in result.output, result.output
+    assert "version: 1.0.0" in (app / "SKILL.md").read_text(encoding="utf-8") and (lib / "agent.pipe").exists()
+    assert sorted(p.name for p in app.parent.iterdir()) == ["app"]
+
+
+def test_a_folder_kept_for_a_lock_leaves_out_the_skills_it_has_on_their_own(tmp_path: Path) -> None:
+    """app is already there (put by another lock) when x needs it: kept as it is, its record's
+    nested digest leaves lib out (the lock has lib on its own), so updating lib is no change of app."""
+    skills = {"x": [R("1.0.0", (("app", "^1"),))], "app": [R("1.0.0")], "lib": [R("1.0.0")]}
+    site = str(make_site(tmp_path / "catalog", skills))
+    project = tmp_path / "project"
+    lock, app = project / "skillsite-lock.json", project / "skills" / "app"
+    assert cli("install", "app", "--catalog", site, "--dest", str(app), "--lock", str(project / "other.json")
+               ).exit_code == 0
+    assert cli("install", "lib", "--catalog", site, "--dest", str(app / "own-lib"), "--lock", str(lock)).exit_code == 0
+    assert cli("install", "x", "--catalog", site, "--dest", str(project / "skills" / "x"), "--lock", str(lock)
+               ).exit_code == 0
+    assert json.loads(lock.read_text("utf-8"))["skills"]["app"]["nested_digest"] is None
+    make_site(tmp_path / "catalog", {**skills, "lib": [R("1.0.0"), R("1.1.0")]})
+    assert cli("update", "lib", "--lock", str(lock)).exit_code == 0
+    states = json.loads(cli("outdated", "--lock", str(lock), "--json").output)
+    assert {s["id"]: s["status"] for s in states} == {"app": "up-to-date", "lib": "up-to-date", "x": "up-to-date"}
+
 def test_an_install_past_the_file_limit_fetches_no_file(served, tmp_path: Path, monkeypatch) -> None:
     """app needs lib: the whole install (both skills) is counted before any file is fetched, so
     a catalog listing too many files costs the installer no download of them."""

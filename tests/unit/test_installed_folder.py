@@ -7,7 +7,7 @@ from pathlib import Path
 
 from skillsite.agent.install import carry_over
 from skillsite.agent.installed import InstalledFolder, nested_digest
-from skillsite.agent.lockfile import Lock, LockedSkill, skills_inside
+from skillsite.agent.lockfile import Lock, LockedFolders, LockedSkill
 
 
 def _skill(folder: Path, text: str = "---\nname: x\n---\n") -> Path:
@@ -28,13 +28,16 @@ def test_a_folder_apart_is_left_out_of_the_nested_digest_only(tmp_path: Path) ->
     assert held.same_files(InstalledFolder.at(outer)) and not held.holds_nested(None)
 
 
-def test_skills_inside_names_the_other_locked_skills_in_a_folder(tmp_path: Path) -> None:
+def test_locked_folders_name_the_other_locked_skills_in_a_folder(tmp_path: Path) -> None:
     lock_path = tmp_path / "skillsite-lock.json"
     skills = {sid: LockedSkill("c", None, "sha256:0", path, {}, None)
               for sid, path in (("app", "skills/app"), ("lib", "skills/app/deep/own-lib"), ("apps", "skills/apps"),
-                                ("other", "skills/other"))}
-    found = skills_inside(Lock(skills), lock_path, "app", tmp_path / "skills" / "app")
-    assert found == {"lib": "deep/own-lib"}
+                                ("other", "skills/other"), ("b", "skills/app/b"), ("app-x", "skills/app-x/y"))}
+    folders = LockedFolders(Lock(skills), lock_path)
+    assert folders.inside("app", tmp_path / "skills" / "app") == {"b": "b", "lib": "deep/own-lib"}
+    assert folders.inside("lib", tmp_path / "skills" / "app") == {"b": "b"}   # app is the folder itself
+    assert folders.inside("x", tmp_path / "skills") == {
+        "app": "app", "app-x": "app-x/y", "apps": "apps", "b": "app/b", "lib": "app/deep/own-lib", "other": "other"}
 
 
 def test_carry_over_copies_what_the_new_files_leave_room_for(tmp_path: Path) -> None:
