@@ -10,9 +10,11 @@ does (:func:`implicit_invocation_allowed`).
 from __future__ import annotations
 
 import posixpath
+import re
 from pathlib import Path
 from typing import AbstractSet, Any
 
+from skillsite.agent.entry import CODEX_POLICY
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.bounded import read_limited
@@ -23,8 +25,8 @@ SCHEMA_FILE = "codex-openai.schema.json"
 MAX_BYTES = 64 * 1024
 ICON_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".webp")
 SHOWN = ("display_name", "short_description", "icon_small", "icon_large", "brand_color")
-#: How a hidden skill's ``hidden_by`` names the Codex policy that hid it.
-POLICY_KEY = "policy.allow_implicit_invocation"
+#: The value written after a key (from the key's column): up to a space, comma, brace or comment.
+_WRITTEN_VALUE = re.compile(r"[^:]*:\s*([^\s,}#]+)")
 
 
 def _validator() -> Any:
@@ -38,39 +40,59 @@ def read_codex_file(skill_dir: Path, shown_path: str, published: AbstractSet[str
     """The parsed ``agents/openai.yaml`` and SK220 for each problem; (None, []) without one.
     ``published``: the paths of the skill's files the catalog publishes (an icon must be one)."""
     where = f"{shown_path.rsplit('/', 1)[0]}/{CODEX_FILE}" if "/" in shown_path else CODEX_FILE
-    data, lines, diags = _parsed(skill_dir, where)
+    data, lines, diags, text = _parsed(skill_dir, where)
     if data is None:
         return None, diags
     for err in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path))):
         field = ".".join(str(p) for p in err.absolute_path)
         line, col = lines.get(field, lines.get(field.rsplit(".", 1)[0], (1, 1)))
         diags.append(make("SK220", f"{CODEX_FILE}: '{field or 'top level'}' {err.message}", where, line, col))
-    return data, diags + _icon_diagnostics(data, skill_dir, where, lines, published)
+    return data, diags + _policy_spelling(data, lines, text, where) + _icon_diagnostics(data, skill_dir, where, lines,
+                                                                                        published)
+
+
+def _policy_spelling(data: dict[str, Any], lines: dict[str, tuple[int, int]], text: str, where: str
+                     ) -> list[Diagnostic]:
+    """SK220 for a policy written as a boolean of YAML 1.1 only (``no``, ``on``...): read here as
+    one, but as text by Codex, whose YAML reader (1.2) takes only true and false."""
+    policy = data.get("policy")
+    if not (isinstance(policy, dict) and isinstance(policy.get("allow_implicit_invocation"), bool)
+            and CODEX_POLICY in lines):
+        return []
+    line, col = lines[CODEX_POLICY]
+    written = _WRITTEN_VALUE.match(text.splitlines()[line - 1], col - 1)
+    if written is None or written.group(1).lower() in ("true", "false") or written.group(1)[:1] in "'\"!&*":
+        return []
+    return [make("SK220", f"{CODEX_FILE}: '{CODEX_POLICY}: {written.group(1)}' is a boolean in YAML 1.1 only; Codex "
+                          "reads it as text (write true or false)", where, line, col)]
 
 
 def implicit_invocation_allowed(skill_dir: Path) -> bool:
     """False when the skill's ``agents/openai.yaml`` (as :func:`read_codex_file` reads it) sets
     ``policy.allow_implicit_invocation`` to false: only the user invokes it."""
-    data, _, _ = _parsed(skill_dir, CODEX_FILE)
+    data, _, _, _ = _parsed(skill_dir, CODEX_FILE)
     policy = data.get("policy") if isinstance(data, dict) else None
     return not (isinstance(policy, dict) and policy.get("allow_implicit_invocation") is False)
 
 
-def _parsed(skill_dir: Path, where: str) -> tuple[Any, dict[str, tuple[int, int]], list[Diagnostic]]:
-    """The file's YAML and the line of each key, or None and why not (SK220; nothing without a file)."""
+def _parsed(skill_dir: Path, where: str) -> tuple[Any, dict[str, tuple[int, int]], list[Diagnostic], str]:
+    """The file's YAML, the line of each key, SK220 for each problem reading it (the YAML reader's
+    recovery warnings too: a key written twice, the last one winning) and its text; None for the
+    YAML when it cannot be read (nothing said without a file)."""
     try:
         raw, _ = read_limited(skill_dir / CODEX_FILE, MAX_BYTES)
     except OSError:
-        return None, {}, []
+        return None, {}, [], ""
     if len(raw) > MAX_BYTES:
-        return None, {}, [make("SK220", f"{CODEX_FILE} is larger than {MAX_BYTES:,} bytes; not read", where)]
+        return None, {}, [make("SK220", f"{CODEX_FILE} is larger than {MAX_BYTES:,} bytes; not read", where)], ""
     try:
-        data, lines, _ = parse_frontmatter_text(raw.decode("utf-8"), where, line_offset=0)
+        text = raw.decode("utf-8")
+        data, lines, warnings = parse_frontmatter_text(text, where, line_offset=0)
     except UnicodeDecodeError:
-        return None, {}, [make("SK220", f"{CODEX_FILE} is not UTF-8", where)]
+        return None, {}, [make("SK220", f"{CODEX_FILE} is not UTF-8", where)], ""
     except FrontmatterError as exc:
-        return None, {}, [make("SK220", f"{CODEX_FILE}: {exc.message}", where, exc.line, exc.col)]
-    return data, lines, []
+        return None, {}, [make("SK220", f"{CODEX_FILE}: {exc.message}", where, exc.line, exc.col)], ""
+    return data, lines, [make("SK220", f"{CODEX_FILE}: {w.message}", where, w.line, w.col) for w in warnings], text
 
 
 def _icon_diagnostics(data: dict[str, Any], skill_dir: Path, where: str,

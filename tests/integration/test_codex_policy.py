@@ -60,3 +60,25 @@ def test_validate_compares_no_description_of_a_skill_no_model_is_offered(tmp_pat
     _catalog(src)
     codes = {(d.code, d.path) for d in check_catalog([src], copies=None).diagnostics if d.code == "SK219"}
     assert codes == {("SK219", str(src / "plain" / "SKILL.md"))}, codes   # loud and plain, not quiet
+
+
+def test_a_policy_codex_would_read_otherwise_is_said(tmp_path: Path) -> None:
+    """``no`` is false in YAML 1.1 (the skill is hidden) but text to Codex's reader: SK220 says so;
+    a key written twice (the last one wins) is said too; true and false, quoted or not, are not."""
+    src = tmp_path / "src"
+    files = {"yaml11": "policy:\n  allow_implicit_invocation: no  # off\n",
+             "flow": "policy: {allow_implicit_invocation: Off}\n",
+             "twice": "policy:\n  allow_implicit_invocation: true\npolicy:\n  allow_implicit_invocation: false\n",
+             "plain": "policy:\n  allow_implicit_invocation: FALSE\n"}
+    for name, text in files.items():
+        folder = write_skill(src, name)
+        (folder / "agents").mkdir()
+        (folder / "agents" / "openai.yaml").write_text(text, encoding="utf-8")
+    said = sorted((d.path.split("/")[-3], d.line, d.message) for d in check_catalog([src]).diagnostics
+                  if d.code == "SK220")
+    assert said == [
+        ("flow", 1, "agents/openai.yaml: 'policy.allow_implicit_invocation: Off' is a boolean in YAML 1.1 only; "
+                    "Codex reads it as text (write true or false)"),
+        ("twice", 3, "agents/openai.yaml: key 'policy' appears again (first on line 1); the last value wins"),
+        ("yaml11", 2, "agents/openai.yaml: 'policy.allow_implicit_invocation: no' is a boolean in YAML 1.1 only; "
+                      "Codex reads it as text (write true or false)")], said
