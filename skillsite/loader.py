@@ -137,7 +137,9 @@ class Catalog:
 
         ``trusted_keys`` (``ed25519:<base64>``; default: ``$SKILLSITE_TRUSTED_KEYS``): the catalog
         must be signed by one of them, or by a key one of them handed trust to.  Without any, a
-        remote catalog this cache accepted signed must stay so (trust on first use).  A catalog
+        remote catalog this cache accepted signed must stay so (trust on first use), and a signed
+        catalog is checked against its own signed metadata (a file changed since it was signed
+        is refused, on disk as over HTTP).  A catalog
         that fails is refused with :class:`TrustError` (:mod:`skillsite.agent.trust_policy`).
         """
         if timeout <= 0 or max_bytes <= 0:
@@ -152,8 +154,7 @@ class Catalog:
             raw = read_local(Path(where), max_bytes)
             catalog = cls(parse_manifest(raw, where), where, remote=False, status="local", fetcher=fetcher, cache=None,
                           max_bytes=max_bytes, max_risk=max_risk)
-            if keys:
-                catalog._trust(raw, TrustStore(None), keys)
+            catalog._trust(raw, TrustStore(None), keys)  # signed: checked against its own metadata at least
             return catalog
         cache = LoaderCache(Path(cache_dir) if cache_dir is not None else default_cache_dir())
         store = TrustStore(cache.trust_folder(where))
