@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from skillsite.agent.entry import ManifestEntry, is_hex_sha256, is_size
-from skillsite.agent.errors import CatalogFormatError, NotFoundError
+from skillsite.agent.catalog_format import above
+from skillsite.agent.errors import UNAUDITED, CatalogFormatError, NotFoundError, RiskError
 from skillsite.agent.install_plan import UNVERSIONED, Needs
 from skillsite.agent.manifest_check import site_relative
 from skillsite.agent.release_digest import release_digest
@@ -91,7 +92,19 @@ class Histories:
         if best is None:
             raise NotFoundError(f"no release of {entry.id} satisfies {wanted!r}; its releases: "
                                 f"{', '.join(history.versions)}")
-        return history.releases[best]
+        return self.usable(entry, history.releases[best])
+
+    def usable(self, entry: ManifestEntry, release: Release) -> Release:
+        """``release``, unless the audit rated it above the catalog's ``max_risk`` (RiskError): the
+        current release is the skill (checked with its entry); a past one has its own rating, and
+        one no audit rated passes only ``max_risk="high"``."""
+        history = self.of(entry.id)
+        if history is not None and release.version == history.latest:
+            return release
+        max_risk = self.catalog.max_risk
+        if release.risk is None and max_risk != "high" or release.risk is not None and above(release.risk, max_risk):
+            raise RiskError(f"{entry.id}@{release.version}", release.risk or UNAUDITED, max_risk)
+        return release
 
     def release_file(self, entry: ManifestEntry, release: Release, path: str) -> bytes:
         """One file of a release, verified against the sha256 its file list gives."""

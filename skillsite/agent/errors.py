@@ -77,12 +77,18 @@ class TrustError(IntegrityError):
         self.reason = message
 
 
+#: The risk of a release no audit rated: above every ``max_risk`` but ``high``.
+UNAUDITED = "unaudited"
+
+
 class RiskError(LoaderError):
     """The audit rated a skill above the catalog's ``max_risk``: it is not loaded, installed or offered."""
 
     def __init__(self, skill_id: str, risk: str, max_risk: str) -> None:
-        super().__init__(f"skill {skill_id} is rated {risk} risk by the catalog's audit, above max_risk="
-                         f"{max_risk!r}; open the catalog with max_risk={risk!r} to use it anyway")
+        rated = f"is rated {risk} risk by the catalog's audit" if risk != UNAUDITED else \
+            "was never audited (its catalog was built before releases were)"
+        super().__init__(f"skill {skill_id} {rated}, above max_risk={max_risk!r}; open the catalog with "
+                         f"max_risk={risk if risk != UNAUDITED else 'high'!r} to use it anyway")
         self.skill_id, self.risk, self.max_risk = skill_id, risk, max_risk
 
 

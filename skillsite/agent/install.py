@@ -204,7 +204,7 @@ class Installer:
         if history is None:
             return self._install_files(entry, children), current_digest(entry)
         self.catalog._usable(entry)
-        release = history.releases[planned.version]
+        release = self.catalog._histories.usable(entry, history.releases[planned.version])
         nested = self._nested_plan(entry) if children and planned.version == history.latest else []
         clash = _path_clash([f.path for f in release.skill_files] + [rel for rel, _, _ in nested])
         if clash:  # before anything is fetched: a listing that cannot be installed is refused as it is

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from skillsite.agent.catalog_format import RISKS
 from skillsite.agent.entry import is_hex_sha256, is_size
 from skillsite.agent.errors import CatalogFormatError, IntegrityError, UnsafePathError
 from skillsite.agent.manifest_check import decode_json, safe_relpath, site_relative
@@ -50,7 +51,8 @@ class ReleaseDependency:
 
 @dataclass(frozen=True)
 class Release:
-    """One release of a skill: its digest, folder URL (site-relative) and files."""
+    """One release of a skill: its digest, folder URL (site-relative), files and the audit's
+    rating of them (None: a catalog built before releases were audited)."""
 
     version: str
     digest: str
@@ -59,6 +61,7 @@ class Release:
     date: str | None
     dependencies: tuple[ReleaseDependency, ...]
     files: tuple[ReleaseFile, ...]
+    risk: str | None = None
 
     @property
     def skill_files(self) -> tuple[ReleaseFile, ...]:
@@ -121,8 +124,11 @@ def _release(version: str, data: Any, where: str) -> Release:
     if actual != digest:
         raise IntegrityError(f"{where}: its digest {digest} is not the digest of the files it lists ({actual}); "
                              "refusing it", digest, actual)
+    risk = data.get("risk")
+    if risk is not None and risk not in RISKS:
+        raise CatalogFormatError(f"{where}: risk {str(risk)[:20]!r} is not one of {', '.join(RISKS)}")
     return Release(version, digest, url, _optional_text(data, "commit", where), _optional_text(data, "date", where),
-                   parse_dependencies(data.get("dependencies", []), where), files)
+                   parse_dependencies(data.get("dependencies", []), where), files, risk)
 
 
 def _files(value: Any, where: str) -> tuple[ReleaseFile, ...]:

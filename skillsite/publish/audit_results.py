@@ -100,12 +100,34 @@ def apply_audits(entries: list[ManifestEntry], raw: dict[str, list[dict[str, Any
     for index, result in enumerate(kept):
         entries[index] = dataclasses.replace(entries[index], audit=audit_summary(result.findings))
     diags = [make(p.code, p.message, p.path, p.line, p.column, Severity.WARNING) for p in problems]
-    fail_on = (config.audit or {}).get("fail_on", NEVER)
-    if fail_on != NEVER:
-        diags += [make(f.code, f"audit: {f.message} (blocks publishing: audit.fail_on is {fail_on})",
-                       os.path.join(os.path.dirname(shown[r.id]), f.path), f.line, f.column, Severity.ERROR)
-                  for r in kept for f in r.findings if at_least(f.severity, fail_on)]
+    for result in kept:
+        diags += blocking(result.findings, config, os.path.dirname(shown[result.id]))
     return diags
+
+
+def audit_release(folder: Path, paths: Sequence[str]) -> list[dict[str, Any]]:
+    """The findings of a past release's files ``paths``, published in ``folder`` (what else the
+    folder holds, its skill.xml or a file of an earlier build, is not the release's)."""
+    listed = frozenset(paths)
+    return [f.to_json() for f in audit_skill(folder) if f.path in listed]
+
+
+def suppressed(skill_id: str, shown: str, raw: Sequence[dict[str, Any]], config: SiteConfig) -> tuple[Finding, ...]:
+    """The findings ``raw`` of one skill (or of one of its releases) after ``audit.ignore``."""
+    suppressions, _ = parse_suppressions(config.audit or None)
+    kept, _ = apply_suppressions([SkillAudit(skill_id, shown, tuple(Finding(**f) for f in raw))], suppressions)
+    return kept[0].findings
+
+
+def blocking(findings: Sequence[Finding], config: SiteConfig, folder: str, what: str = "") -> list[Diagnostic]:
+    """With ``audit.fail_on``, an error for each finding at or above it (``folder``: where the
+    skill's files are shown; ``what``: which release, when not the current files)."""
+    fail_on = (config.audit or {}).get("fail_on", NEVER)
+    if fail_on == NEVER:
+        return []
+    return [make(f.code, f"audit: {f.message}{what} (blocks publishing: audit.fail_on is {fail_on})",
+                 os.path.join(folder, f.path), f.line, f.column, Severity.ERROR)
+            for f in findings if at_least(f.severity, fail_on)]
 
 
 def audit_summary(findings: Sequence[Finding]) -> AuditSummary:

@@ -16,7 +16,7 @@ from skillsite.cache import Cache, CacheNotSaved, Section, digest
 from skillsite.config import template_dirs
 from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
-from skillsite.publish.audit_results import apply_audits, audit_published
+from skillsite.publish.audit_results import apply_audits, audit_published, blocking
 from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
 from skillsite.publish.copies import apply_copies, group_map, published_groups
 from skillsite.publish.catalog_files import (keep_search, listing_budgets, publish_search, search_entries,
@@ -117,7 +117,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             groups = published_groups(copies, (s.id for s in skills))
             publication, search, audits = _publish_skills(plan, skills, versions_of, staging, mtime, cache,
                                                           audit_listings, group_map(groups))
-            versions = _publish_versions(plan, skills, publication, releases, versions_of, staging, cache)
+            versions = _publish_versions(plan, skills, publication, releases, versions_of, staging, cache, audits)
         with stage("manifest"):
             apply_copies(publication.entries, groups,
                          lambda entry: staging.current(f"skills/{entry.id}/SKILL.md").read_bytes())
@@ -126,6 +126,9 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                                                      strictly_refused(skills))
             audit_diags = apply_audits(publication.entries, audits, config,
                                        {s.id: s.source.display_path for s in skills})
+            audit_diags += [d for s in skills if s.id in versions for version, found in versions[s.id].findings.items()
+                            for d in blocking(found, config, os.path.dirname(s.source.display_path),
+                                              f" (in release {version})")]
             diags += publication.diagnostics + index_diags + audit_diags
             if _fails(diags, plan.strict) and not plan.keep_going:
                 staging.discard()
@@ -179,12 +182,13 @@ def back_folder(plan: BuildPlan) -> Path | None:
 
 def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publication,
                       releases: dict[str, SkillReleases], versions_of: dict[str, list[str]], staging: Staging,
-                      cache: Cache) -> dict[str, PublishedVersions]:
-    """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`);
-    each one's entry in ``publication`` then records its versions.json's sha256 and size."""
+                      cache: Cache, audits: Mapping[str, list[dict[str, Any]]]) -> dict[str, PublishedVersions]:
+    """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`;
+    ``audits``: each skill's findings); each one's entry in ``publication`` then records its
+    versions.json's sha256 and size."""
     reserved = reserved_names(is_paged(len(skills), plan.config))
     catalog = CatalogReleases(CatalogNames.of([(s.id, s.name) for s in skills]), versions_of)
-    versions = VersionPublishing(staging, plan.config, cache, reserved, catalog).publish(
+    versions = VersionPublishing(staging, plan.config, cache, reserved, catalog, audits).publish(
         skills, publication.entries, releases)
     staging.take_journal()  # written here, not by a worker
     pin_versions(publication.entries, versions)

@@ -9,7 +9,10 @@ one ``git cat-file --batch`` process per repository.  A past release's file is k
 when the output holds the same blob already and the cache knows its sha256, so a rebuild reads
 from git only what changed.  A release's dependencies: the current one's as its manifest entry
 resolved them; a past one's as its own SKILL.md declared them, resolved over today's catalog
-(:func:`~skillsite.source.dependencies.release_dependencies`).
+(:func:`~skillsite.source.dependencies.release_dependencies`).  Each release is rated by the
+audit (``risk``): the current one as the skill is; a past one by the audit of its published
+files (cached by its digest), ``audit.ignore`` applied, so that an agent gates every release as
+it gates the skill.
 """
 from __future__ import annotations
 
@@ -21,9 +24,11 @@ from typing import Any, Mapping, Sequence
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.prompt_xml import skill_content_xml
 from skillsite.agent.release_digest import release_digest
+from skillsite.audit.model import Finding, risk_of
 from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.models import Skill
+from skillsite.publish.audit_results import audit_release, suppressed
 from skillsite.publish.manifest import (VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json,
                                         is_reserved_path, is_versions_path, skill_dir_url)
 from skillsite.publish.staging import Staging
@@ -60,13 +65,14 @@ def release_url(skill_id: str, version: str) -> str:
 
 @dataclass(frozen=True)
 class PublishedVersions:
-    """What publishing a skill's releases gave: its ``versions.json`` document, and the sha256
-    and size of the file as published."""
+    """What publishing a skill's releases gave: its ``versions.json`` document, the sha256 and
+    size of the file as published, and each past release's findings (by version)."""
 
     skill_id: str
     document: dict[str, Any]
     sha256: str
     size: int
+    findings: Mapping[str, tuple[Finding, ...]] = dataclasses.field(default_factory=dict)
 
 
 def pin_versions(entries: list[ManifestEntry], versions: Mapping[str, PublishedVersions]) -> None:
@@ -84,9 +90,10 @@ class VersionPublishing:
     """Publishes the releases of the versioned skills into the staging folder."""
 
     def __init__(self, staging: Staging, config: SiteConfig, cache: Cache, reserved: frozenset[str],
-                 catalog: CatalogReleases = CatalogReleases()):
+                 catalog: CatalogReleases = CatalogReleases(), audits: Mapping[str, Sequence[dict[str, Any]]] = {}):
         self.staging, self.config, self.cache, self.reserved = staging, config, cache, reserved
         self.catalog = catalog
+        self.audits = audits   # each skill's own findings (its current files), by id
         self.readers: dict[str, ObjectReader] = {}
 
     def publish(self, skills: Sequence[Skill], entries: Sequence[ManifestEntry],
@@ -100,23 +107,39 @@ class VersionPublishing:
                 reader.close()
 
     def _skill(self, skill: Skill, entry: ManifestEntry, releases: SkillReleases) -> PublishedVersions:
-        records = {}
+        records, past_findings = {}, {}
         for release in releases.releases:
             if release.files is None:
                 files = self._current(skill, entry, release.version)
                 needs = [d.to_json() for d in entry.dependencies]
+                raw = self.audits.get(skill.id, [])
             else:
                 files, main_blob = self._past(skill, entry, release, releases.top or "")
                 needs = self._past_dependencies(releases.top or "", main_blob)
+            release_sha = release_digest((f["path"], f["sha256"]) for f in files)
+            if release.files is not None:
+                raw = self._past_audit(skill.id, release.version, release_sha, [f["path"] for f in files])
+            findings = suppressed(skill.id, skill.source.display_path, raw, self.config)
+            if release.files is not None:
+                past_findings[release.version] = findings
             records[release.version] = {
-                "digest": release_digest((f["path"], f["sha256"]) for f in files),
-                "url": release_url(skill.id, release.version), "commit": release.commit, "date": release.date,
-                "dependencies": needs, "files": files}
+                "digest": release_sha, "url": release_url(skill.id, release.version), "commit": release.commit,
+                "date": release.date, "dependencies": needs, "files": files, "risk": risk_of(findings)}
         document = {"latest": releases.current, "versions": releases.versions, "releases": records}
         data = indented_json(document)
         sha = hashlib.sha256(data).hexdigest()
         self.staging.write_keyed(f"skills/{skill.id}/{VERSIONS_FILE}", sha, lambda: data)
-        return PublishedVersions(skill.id, document, sha, len(data))
+        return PublishedVersions(skill.id, document, sha, len(data), past_findings)
+
+    def _past_audit(self, skill_id: str, version: str, release_sha: str, paths: list[str]) -> list[dict[str, Any]]:
+        """The findings of a past release's files as published (from the cache: they depend on
+        its files alone, which its digest names)."""
+        key = digest("release audit", skill_id, release_sha)
+        raw = self.cache.get(Section.AUDIT, key)
+        if raw is None:
+            raw = audit_release(self.staging.current(f"skills/{skill_id}/{VERSIONS_FOLDER}/{version}"), paths)
+            self.cache.put(Section.AUDIT, key, raw)
+        return raw
 
     def _current(self, skill: Skill, entry: ManifestEntry, version: str) -> list[dict[str, Any]]:
         """The current release: the files published as the skill, a second time (hard links)."""
