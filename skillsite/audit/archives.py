@@ -2,20 +2,23 @@
 in an archive that a script unpacks is as much a part of the skill as a loose file.
 
 Nothing is extracted to disk and member names are only labels.  What is read is capped (members,
-bytes per member, bytes in all), so a zip bomb costs at most the caps; an unreadable archive
-yields what was read before the problem, and a member that is encrypted or whose compressed data
-is corrupt raises :class:`SealedMember` (what it holds cannot be seen).
+bytes per member, bytes in all), so a zip bomb costs at most the caps.  An archive that cannot
+be read (cut short, no zip directory), or a member that is encrypted or whose compressed data is
+corrupt, raises :class:`SealedMember` after yielding what was read before the problem: what it
+holds cannot be seen, and extracting tools still write out what they can.  An archive inside an
+archive is opened the same way, from the bytes read (:func:`members_of`).
 """
 from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import os
 import tarfile
 import zipfile
 import zlib
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile
 
@@ -52,24 +55,31 @@ def archive_members(file: SkillFile, kind: str, left_out: list[str]) -> Iterator
     """(member name, first bytes) of each regular file in the archive (``kind`` from
     :func:`archive_kind`), within the caps; SealedMember for one that cannot be read.  What the
     caps leave unread is said in ``left_out`` (the audit reports it: silence would hide it)."""
-    if file.size > MAX_ARCHIVE_BYTES * 4:
-        left_out.append(f"archive of {file.size:,} bytes, over {MAX_ARCHIVE_BYTES * 4:,}, not opened")
+    yield from members_of(file.abspath, file.size, kind, left_out)
+
+
+def members_of(source: str | bytes, size: int, kind: str, left_out: list[str]) -> Iterator[tuple[str, bytes]]:
+    """:func:`archive_members` of an archive at a path, or in bytes (one read from another archive)."""
+    if size > MAX_ARCHIVE_BYTES * 4:
+        left_out.append(f"archive of {size:,} bytes, over {MAX_ARCHIVE_BYTES * 4:,}, not opened")
         return
     members = _zip_members if kind == "zip" else _tar_members
     budget = MAX_ARCHIVE_BYTES
     try:
-        for count, (name, data, size) in enumerate(members(file.abspath)):
+        for count, (name, data, member_size) in enumerate(members(io.BytesIO(source) if isinstance(source, bytes)
+                                                                  else source)):
             if count >= MAX_MEMBERS or budget <= 0:
                 left_out.append(f"members past the first {MAX_MEMBERS} or {MAX_ARCHIVE_BYTES:,} bytes not read")
                 return
-            if size > len(data):
-                left_out.append(f"member '{shown_name(name)}' of {size:,} bytes read to {MAX_TEXT_BYTES:,} only")
+            if member_size > len(data):
+                left_out.append(f"member '{shown_name(name)}' of {member_size:,} bytes read to {MAX_TEXT_BYTES:,} only")
             budget -= len(data)
             yield name, data
     except (RuntimeError, lzma.LZMAError) as exc:  # zipfile: "is encrypted, password required"; bad LZMA data
         raise SealedMember(str(exc)[:200]) from None
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile, tarfile.TarError, zlib.error, NotImplementedError):
-        return
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, tarfile.TarError, zlib.error,
+            NotImplementedError) as exc:
+        raise SealedMember(f"the archive cannot be read: {str(exc)[:160]}") from None
 
 
 def shown_name(name: str) -> str:
@@ -82,7 +92,7 @@ def shown_name(name: str) -> str:
 _DAMAGED = (zipfile.BadZipFile, EOFError, zlib.error, tarfile.ReadError, OSError)
 
 
-def _zip_members(path: str) -> Iterator[tuple[str, bytes, int]]:
+def _zip_members(path: str | BinaryIO) -> Iterator[tuple[str, bytes, int]]:
     """A zip's files: name, first bytes and size; SealedMember for one whose data is damaged."""
     with zipfile.ZipFile(path) as archive:
         for info in archive.infolist():
@@ -95,12 +105,14 @@ def _zip_members(path: str) -> Iterator[tuple[str, bytes, int]]:
                 yield info.filename, data, info.file_size
 
 
-def _tar_members(path: str) -> Iterator[tuple[str, bytes, int]]:
+def _tar_members(path: str | BinaryIO) -> Iterator[tuple[str, bytes, int]]:
     """A tar's files (compressed or not), name, first bytes and size; a compressed file that holds
     no tar is its one member."""
     try:
-        archive = tarfile.open(path, mode="r:*")
-    except tarfile.ReadError:
+        archive = tarfile.open(path, mode="r:*") if isinstance(path, str) else tarfile.open(fileobj=path, mode="r:*")
+    except (tarfile.ReadError, EOFError, OSError, zlib.error, lzma.LZMAError):  # no tar, or cut before its first header
+        if not isinstance(path, str):
+            path.seek(0)
         yield from _compressed_file(path)
         return
     with archive:
@@ -114,14 +126,29 @@ def _tar_members(path: str) -> Iterator[tuple[str, bytes, int]]:
             raise SealedMember(f"damaged data: {str(exc)[:160]}") from None
 
 
-def _compressed_file(path: str) -> Iterator[tuple[str, bytes, int]]:
+def _compressed_file(path: str | BinaryIO) -> Iterator[tuple[str, bytes, int]]:
     """The first bytes of one gzip, bzip2 or xz compressed file, named without its suffix (its
-    size: one more byte than read when there is more)."""
-    with open(path, "rb") as raw:
-        head = raw.read(6)
+    size: one more byte than read when there is more); cut short or corrupt, what came out before
+    the problem, then SealedMember."""
+    if isinstance(path, str):
+        with open(path, "rb") as raw:
+            head = raw.read(6)
+    else:
+        head = path.read(6)
+        path.seek(0)
     opener = next((opener for magic, opener in _COMPRESSED if head.startswith(magic)), None)
     if opener is None:
-        return
+        raise SealedMember("neither a tar nor a gzip, bzip2 or xz file")
+    name = os.path.splitext(os.path.basename(path))[0] if isinstance(path, str) else "(compressed data)"
+    data, damaged = b"", None
     with opener(path, "rb") as stream:
-        data = stream.read(MAX_TEXT_BYTES)
-        yield os.path.splitext(os.path.basename(path))[0], data, len(data) + len(stream.read(1))
+        try:
+            while len(data) < MAX_TEXT_BYTES and (chunk := stream.read1(min(65536, MAX_TEXT_BYTES - len(data)))):
+                data += chunk  # a piece at a time: what came out before a cut is kept
+            more = len(stream.read(1))
+        except (EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
+            damaged, more = exc, 0
+    if data:
+        yield name, data, len(data) + more
+    if damaged is not None:
+        raise SealedMember(f"damaged data: {str(damaged)[:160]}")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from skillsite.agent.skill_md import split_skill_md
-from skillsite.audit.archives import SealedMember, archive_kind, archive_members, shown_name
+from skillsite.audit.archives import SealedMember, archive_kind, archive_members, members_of, shown_name
 from skillsite.audit.context import in_example, printed, quoted, warns
 from skillsite.audit.declare import FileHead, Rule, SkillMd
 from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile, decode, read_capped, read_head, skill_files
@@ -71,6 +71,8 @@ def _judged(doc: Document, path: str, hit: Hit, start: int, end: int, position: 
 #: How many matches of one rule on one line are judged in their context; the next one counts at
 #: full severity.  Real text never comes near; a hostile line of thousands gets no demotion for it.
 MAX_JUDGED = 100
+#: Archives inside archives are opened to this depth (the skill's own archive is the first level).
+MAX_NESTING = 3
 
 
 def _document_findings(doc: Document, path: str, hits: Iterable[Hit]) -> Iterator[Finding]:
@@ -237,8 +239,22 @@ def _audit_archive(file: SkillFile, kind: str, folder: Path) -> Iterator[Finding
         yield _file_finding(file.path, Hit("SK644", 0, 0, f": {'; '.join(left_out[:3])}", folded=False))
 
 
-def _member_findings(file: SkillFile, member: str, data: bytes, folder: Path) -> Iterator[Finding]:
-    """The findings of one archive member's text, placed at the archive."""
+def _member_findings(file: SkillFile, member: str, data: bytes, folder: Path, depth: int = 1) -> Iterator[Finding]:
+    """The findings of one archive member's text, placed at the archive; a member that is an
+    archive itself (read whole) is opened in turn, to :data:`MAX_NESTING` levels."""
+    kind = archive_kind(member, data[:512])
+    if kind is not None and len(data) >= MAX_TEXT_BYTES:
+        return  # read in part, which the archive's finding says: not opened
+    if kind is not None and depth < MAX_NESTING:
+        left_out: list[str] = []
+        for inner, inner_data in members_of(data, len(data), kind, left_out):
+            yield from _member_findings(file, f"{member}/{inner}", inner_data, folder, depth + 1)
+        if left_out:
+            yield _file_finding(file.path, Hit("SK644", 0, 0, f": in {shown_name(member)}: {'; '.join(left_out[:3])}",
+                                               folded=False))
+        return
+    if kind is not None:  # what it holds is unseen: as serious as the worst it could hide
+        raise SealedMember(f"{shown_name(member)}: archives nested deeper than {MAX_NESTING} levels are not opened")
     if known_binary(data):
         return
     doc = make_document(member, decode(without_nul(data)))

@@ -1,6 +1,7 @@
 """Bundled zip and tar archives are opened in memory and their text files audited (skillsite.audit.archives)."""
 from __future__ import annotations
 
+import gzip
 import io
 import tarfile
 import zipfile
@@ -94,9 +95,36 @@ def test_a_member_with_damaged_data_is_unseen_not_absent(tmp_path):
     assert found == {("assets/t.zip", "SK644", "high"), ("assets/cut.tar.gz", "SK644", "high")}
 
 
-def test_a_broken_archive_is_no_error(tmp_path):
+def test_an_archive_that_cannot_be_read_is_unseen_not_absent(tmp_path):
+    """A zip cut short (no directory: a streaming unzip still gets its first member out) or a
+    file named as a tar that is none: no crash, and SK644 high, as a member that cannot be read."""
     skill = make_skill(tmp_path, "broken.zip", zip_bytes({"setup.sh": PAYLOAD})[:40])
-    assert audit_skill(skill) == []
+    (skill / "assets" / "fake.tar").write_bytes(b"plain text, no tar\n" * 40)
+    found = {(f.path, f.code, f.severity): f.message for f in audit_skill(skill)}
+    assert set(found) == {("assets/broken.zip", "SK644", "high"), ("assets/fake.tar", "SK644", "high")}
+    assert "the archive cannot be read" in found[("assets/broken.zip", "SK644", "high")]
+
+
+def test_a_cut_compressed_file_gives_what_came_out_before_the_cut(tmp_path):
+    """gzip -dc prints what it can of a cut file: the audit reads that much, and says the rest is unseen."""
+    skill = make_skill(tmp_path, "setup.sh.gz", gzip.compress(PAYLOAD + b"echo " * 20000)[:-40])
+    found = {(f.path, f.code, f.severity) for f in audit_skill(skill)}
+    assert found == {("assets/setup.sh.gz", "SK630", "high"), ("assets/setup.sh.gz", "SK644", "high")}, found
+
+
+def test_archives_inside_archives_are_opened_to_a_depth(tmp_path):
+    """A zip in a zip, a .gz in a zip, a tar.gz in a zip: their payloads are found (the path of
+    members in the message); past the depth, what is inside is unseen (SK644 high)."""
+    inner = zip_bytes({"run.sh": PAYLOAD})
+    skill = make_skill(tmp_path, "a.zip", zip_bytes({"inner.zip": inner}))
+    (skill / "assets" / "b.zip").write_bytes(zip_bytes({"run.sh.gz": gzip.compress(PAYLOAD)}))
+    (skill / "assets" / "c.zip").write_bytes(zip_bytes({"t.tar.gz": tar_gz_bytes({"x.sh": PAYLOAD})}))
+    (skill / "assets" / "deep.zip").write_bytes(zip_bytes({"1.zip": zip_bytes({"2.zip": zip_bytes({"3.zip": inner})})}))
+    found = {(f.path, f.code, f.severity): f.message for f in audit_skill(skill)}
+    assert set(found) == {("assets/a.zip", "SK630", "high"), ("assets/b.zip", "SK630", "high"),
+                          ("assets/c.zip", "SK630", "high"), ("assets/deep.zip", "SK644", "high")}, found
+    assert "(in inner.zip/run.sh, line 2)" in found[("assets/a.zip", "SK630", "high")]
+    assert "nested deeper than 3 levels" in found[("assets/deep.zip", "SK644", "high")]
 
 
 def test_a_member_name_is_shown_with_its_control_characters_escaped(tmp_path):
