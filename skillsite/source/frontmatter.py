@@ -7,6 +7,7 @@ with an unquoted ``: `` is read again quoted (the specification's client guide a
 """
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -60,18 +61,50 @@ class FrontmatterError(Exception):
         self.code, self.message, self.line, self.col = code, message, line, col
 
 
+#: Where YAML breaks a line and a file (as editors and ``file:line`` count) does not.
+_YAML_ONLY_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+
+
+class FileLines:
+    """Where a place in the YAML text is in the file: YAML also breaks lines at CR, NEL, U+2028
+    and U+2029, a file's lines (as diagnostics give them) only at LF.  ``line_offset``: the
+    file's lines before the text."""
+
+    def __init__(self, text: str, line_offset: int) -> None:
+        self.text, self.line_offset = text, line_offset
+        self.plain = _YAML_ONLY_BREAKS.search(text) is None  # YAML's lines are the file's
+        self._newlines: list[int] | None = None
+
+    def at(self, mark: yaml.Mark) -> tuple[int, int]:
+        """The file's (line, column), from 1, of a YAML mark."""
+        if self.plain:
+            return mark.line + 1 + self.line_offset, mark.column + 1
+        return self.of_index(mark.index)
+
+    def of_index(self, index: int) -> tuple[int, int]:
+        """The file's (line, column), from 1, of the character at ``index`` of the text."""
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        before = bisect.bisect_left(self._newlines, index)
+        start = self._newlines[before - 1] + 1 if before else 0
+        return before + 1 + self.line_offset, index - start + 1
+
+
 class BoundedBuilder:
     """Constructs Python values from a composed YAML node tree, within bounds."""
 
-    def __init__(self, path: str, line_offset: int):
+    def __init__(self, path: str, line_offset: int, lines: FileLines | None = None):
         self.path = path
         self.line_offset = line_offset
+        self.lines = lines  # None: YAML's lines are the file's
         self.nodes = 0
         self.scalars = SafeConstructor()
         self.key_lines: dict[str, tuple[int, int]] = {}
         self.diags: list[Diagnostic] = []
 
     def _pos(self, node: Node) -> tuple[int, int]:
+        if self.lines is not None:
+            return self.lines.at(node.start_mark)
         return node.start_mark.line + 1 + self.line_offset, node.start_mark.column + 1
 
     def build(self, node: Node, key_path: str = "", depth: int = 0) -> Any:
@@ -201,14 +234,16 @@ def _yaml_error(exc: yaml.YAMLError, line_offset: int, text: str) -> Frontmatter
         message = f"{context}, {problem} (line {end.line + 1 + line_offset})"
     else:
         message = f"{context}, {problem}" if context else problem
+    lines = FileLines(text, line_offset)
     if isinstance(exc, yaml.reader.ReaderError):
-        before = text[: exc.position]
-        line, col = before.count("\n"), exc.position - (before.rfind("\n") + 1)
+        # its position counts bytes (libyaml) or characters: the character itself is looked for
+        found = yaml.reader.Reader.NON_PRINTABLE.search(text)
+        index = found.start() if found is not None else min(exc.position, len(text))
         char = f"U+{exc.character:04X}" if isinstance(exc.character, int) else repr(exc.character)
         return FrontmatterError("SK103", f"invalid YAML: control character {char} is not allowed",
-                                line + 1 + line_offset, col + 1)
+                                *lines.of_index(index))
     if mark is not None:
-        return FrontmatterError("SK103", f"invalid YAML: {message}", mark.line + 1 + line_offset, mark.column + 1)
+        return FrontmatterError("SK103", f"invalid YAML: {message}", *lines.at(mark))
     return FrontmatterError("SK103", f"invalid YAML: {message}", line_offset + 1, 1)
 
 
@@ -251,8 +286,9 @@ def parse_frontmatter_text(text: str, path: str, line_offset: int = 1, *, instal
     if not isinstance(node, MappingNode):
         kind = "a list" if isinstance(node, SequenceNode) else "a single value"
         raise FrontmatterError("SK104", f"frontmatter is {kind}, not a mapping of keys to values",
-                               node.start_mark.line + 1 + line_offset, node.start_mark.column + 1)
-    builder = BoundedBuilder(path, line_offset)
+                               *FileLines(retried, line_offset).at(node.start_mark))
+    lines = FileLines(retried, line_offset)
+    builder = BoundedBuilder(path, line_offset, None if lines.plain else lines)
     try:
         data = builder.build(node)
     except RecursionError:
@@ -282,7 +318,7 @@ def strict_refusal(node: MappingNode, found: list[Diagnostic], path: str, line_o
         value = values.get(key)
         if not isinstance(value, ScalarNode):
             continue
-        line, col = value.start_mark.line + 1 + line_offset, value.start_mark.column + 1
+        line, col = FileLines(text, line_offset).at(value.start_mark)
         if not _text_in_yaml12(value, text):
             shown = text[value.start_mark.index:value.end_mark.index][:60]
             return not_listed(f"'{key}: {shown}' is no text for them", "quote the value", path, line, col)

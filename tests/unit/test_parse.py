@@ -154,6 +154,24 @@ def test_duplicate_keys_warn_and_the_last_wins():
     assert "line 3" in p.diagnostics[0].message
 
 
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85", "\r"])
+def test_lines_are_the_file_s_after_a_break_only_yaml_counts(brk: str):
+    """YAML breaks lines at U+2028, U+2029, NEL and a lone CR too; a diagnostic's line is the
+    file's (LF only), as editors and file:line links count them."""
+    p = parse(f'---\nname: demo\ndescription: "first{brk}second"\nname: again\nlicense: [a, {brk}b]\n---\n')
+    assert p.key_lines["description"] == (3, 1) and p.key_lines["name"] == (4, 1)
+    assert p.key_lines["license"] == (5, 1)
+    duplicate = next(d for d in p.diagnostics if d.code == "SK112")
+    assert (duplicate.line, duplicate.col) == (4, 1) and "line 2" in duplicate.message
+
+
+def test_a_control_character_is_placed_at_its_character_after_wide_ones():
+    """The YAML reader's position counts bytes in libyaml: the place is the character's own."""
+    p = parse("---\nname: demo\ndescription: éééé\x07x\nlicense: MIT\n---\nbody\n")
+    error = next(d for d in p.diagnostics if d.code == "SK103")
+    assert (error.line, error.col) == (3, 18) and "U+0007" in error.message
+
 def test_flow_collections_are_fine():
     p = parse("---\nname: demo\ndescription: d\ntags: [a, b]\nmetadata: {owner: x}\n---\n")
     assert p.frontmatter["tags"] == ["a", "b"] and p.frontmatter["metadata"] == {"owner": "x"}
