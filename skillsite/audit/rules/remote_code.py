@@ -28,7 +28,8 @@ KNOWN_INSTALLER_HOSTS = frozenset({
 KNOWN_INSTALLER_REPOS = ("Homebrew/", "nvm-sh/", "helm/", "pyenv/", "ohmyzsh/", "golangci/", "anchore/",
                          "aquasecurity/", "sigstore/", "kubernetes-sigs/", "rust-lang/", "nodesource/")
 
-_SHELL = (r"(?:(?:sudo|doas)\s+(?:-\S+\s+(?:[\w.-]+\s+)?)*)?(?:env\s+(?:\S+=\S*\s+)*)?"
+_SHELL = (r"(?:(?:sudo|doas)\s+(?:-\S+\s+(?:[\w.-]+\s+)?)*)?"
+          r"(?:(?:/usr/(?:local/)?bin/|/bin/)?env\s+(?:-\w+\s+|\S+=\S*\s+)*)?"   # env, /usr/bin/env -i
           r"(?:/usr/(?:local/)?bin/|/bin/)?[\\'\"]?")   # sudo -u root, doas; 'sh', \sh
 _RUNNER = (r"(?:(?:ba|z|da|k|fi|c)?sh\b(?:\s+-[sx]\b|\s+-(?=\s|$)|\s+--(?=\s))?|python[23]?(?:\.\d+)?(?=\s*(?:$|[;&|)#\"'`]|-\s))|"
            r"node(?=\s*(?:$|[;&|)#\"'`]|-\s))|perl(?=\s*(?:$|[;&|)#]))|ruby(?=\s*(?:$|[;&|)#]))|"
@@ -170,6 +171,10 @@ def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> H
                   r"[^\n]*"),
           pattern(r"\b(?:include|require)(?:_once)?\s*\(?\s*[\"'](?:https?|ftp)://[^\n]*"),
           pattern(_RUN_A_VARIABLE, condition=_fetched_just_before),
+          # the same two in backticks: sh -c "`curl ...`", eval `curl ...`
+          command(rf"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*[\"']?`\s*{_DOWNLOAD}\b", r"[^\n`]*",
+                  r"`"),
+          command(rf"\beval\s+[\"']?`\s*{_DOWNLOAD}\b", r"[^\n`]*", r"`"),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
