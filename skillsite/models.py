@@ -9,7 +9,7 @@ from typing import Any
 
 from skillsite.agent.skill_md import skill_body
 from skillsite.bounded import read_limited
-from skillsite.diagnostics import Diagnostic, Severity, count_by_severity
+from skillsite.diagnostics import Diagnostic, Severity, count_by_severity, printable
 
 
 #: What tells a rebuild that a file may have changed, as git's index does: its size, modification
@@ -187,10 +187,12 @@ class CatalogCheck:
     cache_use: CacheUse | None = field(default=None, compare=False)
 
     def verdicts(self) -> list[dict]:
-        """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id."""
+        """``[{"id", "path", "valid"}]`` for every discovered skill, sorted by id; its path as its
+        diagnostics give it (control characters escaped), so that the two can be matched."""
         erroneous = {d.path for d in self.diagnostics if d.severity is Severity.ERROR}
-        return [{"id": s.id, "path": s.display_path,
-                 "valid": s.display_path not in erroneous and s.id not in self.left_out} for s in self.sources]
+        return [{"id": s.id, "path": printable(s.display_path),
+                 "valid": printable(s.display_path) not in erroneous and s.id not in self.left_out}
+                for s in self.sources]
 
     def summary(self) -> dict:
         """Counts for the summary line and ``--format json``."""

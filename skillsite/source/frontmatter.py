@@ -154,7 +154,8 @@ class BoundedBuilder:
         wants_text = key_path in TEXT_KEYS or parent in TEXT_PARENTS
         if wants_text and not node.style and value is not None:
             line, col = self._pos(node)
-            kind = {bool: "a boolean", int: "an integer", float: "a number"}.get(type(value), "a date")
+            kind = {bool: "a boolean", int: "an integer", float: "a number", bytes: "binary data"}.get(
+                type(value), "a date")
             self.diags.append(make("SK111", f"'{key_path}: {node.value}' is {kind} in YAML 1.1; kept as the "
                                             f"text '{node.value}' (quote it to silence this)", self.path, line, col))
             return node.value

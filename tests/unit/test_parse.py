@@ -280,3 +280,9 @@ def test_a_file_that_is_not_utf8_text_is_said_where_and_why(raw: bytes, expected
     code, line, col, words = expected
     assert (caught.value.code, caught.value.line, caught.value.col) == (code, line, col)
     assert words in caught.value.message
+
+
+def test_a_binary_value_where_text_is_wanted_is_called_binary_data():
+    p = parse("---\nname: demo\ndescription: !!binary aGVsbG8=\n---\n")
+    said = next(d for d in p.diagnostics if d.code == "SK111")
+    assert "is binary data in YAML 1.1" in said.message and p.frontmatter["description"] == "aGVsbG8="

@@ -220,3 +220,17 @@ def test_tags_written_as_a_list_inside_a_string_are_read_as_that_list(tmp_path):
     sk228 = sorted(d.path.split("/")[-2] for d in reading.diagnostics if d.code == "SK228")
     assert sk228 == ["broken", "flow-list", "json-list"]
     assert all(d.line == 4 for d in reading.diagnostics if d.code == "SK228")
+
+
+def test_a_skill_with_an_error_in_a_folder_named_with_a_control_character_is_invalid(tmp_path):
+    """The JSON report's skill path is the one its diagnostics give (escaped), so the two match
+    and the skill's error makes it invalid."""
+    from skillsite.source.catalog import check_catalog
+
+    write_skill(tmp_path, "a\nb", "name: Other Name\ndescription: d\n")
+    write_skill(tmp_path, "plain", "name: plain\ndescription: d\n")
+    check = check_catalog([tmp_path], profile="spec")
+    verdicts = {v["id"]: v for v in check.verdicts()}
+    error_paths = {d.path for d in check.diagnostics if d.severity.value == "error"}
+    assert verdicts["a\nb"]["path"] in error_paths and "\\x0a" in verdicts["a\nb"]["path"]
+    assert verdicts["a\nb"]["valid"] is False and verdicts["plain"]["valid"] is True
