@@ -83,7 +83,8 @@ class SiteFiles:
 
     def mismatch(self, message: str, expected: str, actual: str = "") -> IntegrityError:
         """The error of a file that is not the one the catalog pins: a TrustError in a signed catalog."""
-        if self.catalog.signed is not None:
+        if self.catalog.signed is not None:  # a TrustError names the catalog itself
+            message = message.removeprefix(f"{self.catalog.location}: ")
             return TrustError(f"{message} (a file of another build, or altered)", self.catalog.location)
         return IntegrityError(message, expected, actual)
 

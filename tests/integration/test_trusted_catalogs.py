@@ -260,6 +260,13 @@ def test_a_signed_catalog_on_disk_is_checked_against_its_own_metadata_without_ke
         Catalog.open(site)
     shown = skillsite("show", CHANGED, "--catalog", str(site), cache=tmp_path / "cache")
     assert shown.returncode == 1 and shown.stdout == "" and re.search(REASONS["rewritten"], shown.stderr)
+    if (builds.v2 / "search" / "terms").is_dir():   # a sharded search: a term chunk of another build
+        site = Path(shutil.copytree(builds.v2, tmp_path / "sharded"))
+        for chunk in (site / "search" / "terms").rglob("*.json"):
+            chunk.write_bytes(chunk.read_bytes() + b" ")
+        with pytest.raises(TrustError, match="another build, or altered") as refused:
+            Catalog.open(site).search("review")
+        assert str(refused.value).count(str(site)) == 1, str(refused.value)   # the catalog named once
 
 def mcp_session(flags: list[str], cache: Path, request: dict) -> list[dict]:
     """``skillsite mcp`` given an initialize handshake and ``request`` on its stdin: its answers."""
