@@ -19,6 +19,7 @@ import json
 import sys
 from typing import Any, Callable
 
+from skillsite.agent.catalog_format import above
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
 from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, well_formed_entries
@@ -56,13 +57,18 @@ def catalog_title(catalog: Catalog) -> str | None:
 
 
 def catalog_listing(catalog: Catalog) -> dict[str, Any]:
-    """The compact JSON listing served as the catalog resource."""
+    """The compact JSON listing served as the catalog resource: every skill the server may serve
+    (hidden ones flagged); those the audit rates above ``max_risk`` are left out, as the loader
+    never offers them, and counted in ``withheld``."""
+    entries = well_formed_entries(catalog)
+    usable = [e for e in entries if not above(e.risk, catalog.max_risk)]
     return {
         "title": catalog_title(catalog),
         "location": catalog.location,
         "skills": [{"id": e.id, "name": e.name, "description": e.description, "tags": list(e.tags),
                     "hidden": e.visibility.hidden, "children": list(e.children)}
-                   for e in well_formed_entries(catalog)],
+                   for e in usable],
+        "withheld": {"above_max_risk": len(entries) - len(usable), "max_risk": catalog.max_risk},
     }
 
 
@@ -122,8 +128,10 @@ def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception
 
 
 def slash_commands(catalog: Catalog) -> list[ManifestEntry]:
-    """The manifest entries of the skills a user can invoke, by command."""
-    entries = [e for e in well_formed_entries(catalog) if e.slash_command is not None]
+    """The manifest entries of the skills a user can invoke, by command (none the audit rates
+    above ``max_risk``: the loader would refuse them)."""
+    entries = [e for e in well_formed_entries(catalog)
+               if e.slash_command is not None and not above(e.risk, catalog.max_risk)]
     return sorted(entries, key=lambda e: e.slash_command or "")
 
 

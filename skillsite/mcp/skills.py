@@ -23,7 +23,9 @@ Choices where the spec leaves room (see README):
   is an error (-32603).
 - ``skills/list`` lists the skills offered to a model (not hidden, not user-invocable only);
   the others are a partial listing's unlisted skills: ``skills/get`` and ``resources/read``
-  still serve them, as the spec requires for every skill a server serves.
+  still serve them, as the spec requires for every skill a server serves.  A skill the audit
+  rates above the catalog's ``max_risk`` is not listed either (the loader never offers it), and
+  ``skills/get`` and ``resources/read`` of it are errors naming the risk (-32603).
 - ``frontmatter`` is the SKILL.md's YAML read as plain data (PyYAML's safe scalar rules, the
   build's bounds on nodes, depth and aliases, no tags constructed); a value JSON cannot hold
   (a date, ``.nan``, ``!!binary``) is kept as the text written.
@@ -39,7 +41,7 @@ import mimetypes
 import urllib.parse
 from typing import Any, NamedTuple
 
-from skillsite.agent.catalog_format import offered_to_model
+from skillsite.agent.catalog_format import above, offered_to_model
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import LoaderError
 from skillsite.agent.manifest_check import safe_relpath
@@ -158,10 +160,14 @@ class SkillsIndex:
             self.resources[skill_id] = files
             for file in files:
                 self.files.setdefault(file.uri, file)
-        self.listed = [uri for uri, sid in self.skills.items() if offered_to_model(self.by_id[sid])]
+        self.listed = [uri for uri, sid in self.skills.items() if self._offered(self.by_id[sid])]
         #: the cursors a skills/list page gives: the offset of each later page, as text
         self._cursors = {str(offset) for offset in range(page_size, len(self.listed), page_size)}
         self._frontmatter: dict[str, dict[str, Any]] = {}   # by SKILL.md sha256
+
+    def _offered(self, entry: ManifestEntry) -> bool:
+        """Whether ``skills/list`` lists the skill: offered to a model, and not above ``max_risk``."""
+        return offered_to_model(entry) and not above(entry.risk, self.catalog.max_risk)
 
     def _collect(self, entry: ManifestEntry, base: str, seen: set[str]) -> list[SkillFile]:
         """SKILL.md, the bundled files and, under their folders, the nested skills' files."""

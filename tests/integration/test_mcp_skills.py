@@ -329,6 +329,38 @@ def test_skills_over_the_limits_are_listed_complete_with_a_note(tmp_path: Path) 
     assert sha(big) == next(r["digest"] for r in large["resources"] if r["uri"].endswith("big.txt"))
 
 
+def test_a_skill_above_max_risk_is_neither_listed_nor_served(tmp_path: Path) -> None:
+    """skills/list, the catalog resource and the prompts leave out what the audit rates above
+    --max-risk (the loader never offers it), without naming it as a failed entry; skills/get of
+    it is an error naming the risk; --max-risk high lists it."""
+    from skillsite.publish.build import build
+    from support import write_skill
+
+    write_skill(tmp_path / "src", "clean")
+    shutil.copytree(REPO / "tests/data/audit-fixtures/m-curl-sh", tmp_path / "src/m-curl-sh")
+    out = tmp_path / "site"
+    assert build([tmp_path / "src"], out).ok
+    risky = "skill://m-curl-sh/SKILL.md"
+    with skillsite_mcp(out) as server:
+        server.initialize()
+        page = server.result("skills/list")
+        refused = server.call("skills/get", uri=risky)
+        (listing,) = server.result("resources/read", uri="skillsite://catalog")["contents"]
+        prompts = server.result("prompts/list")["prompts"]
+    assert [s["uri"] for s in page["skills"]] == ["skill://clean/SKILL.md"] and "_meta" not in page
+    assert refused["error"]["code"] == -32603 and "above max_risk='medium'" in refused["error"]["message"]
+    catalog = json.loads(listing["text"])
+    assert [s["id"] for s in catalog["skills"]] == ["clean"]
+    assert catalog["withheld"] == {"above_max_risk": 1, "max_risk": "medium"}
+    assert [p["name"] for p in prompts] == ["clean"]
+    with RawServer([sys.executable, "-m", "skillsite", "mcp", "--catalog", str(out), "--max-risk", "high"]) as server:
+        server.initialize()
+        allowed = sorted(s["uri"] for s in server.all_skills())
+        prompts = server.result("prompts/list")["prompts"]
+    assert allowed == ["skill://clean/SKILL.md", risky]
+    assert sorted(p["name"] for p in prompts) == ["clean", "m_curl_sh"]
+
+
 def test_frontmatter_is_plain_data_and_hostile_yaml_constructs_nothing() -> None:
     plain = frontmatter_object(b"---\nname: x\ndescription: 'd'\nversion: 1.0\nwhen: 2024-01-05\n"
                                b"nan: .nan\nflag: yes\nmetadata: {a: '1'}\n---\nbody\n")
