@@ -34,7 +34,7 @@ from skillsite.agent.regex_charsets import MAX_CP, CharSet, atom_set
 from skillsite.agent.regex_syntax import (ATOMS, Alt, Anchor, Atom, Look, Node, Refused, Repeat, Scoped,
                                           Seq, emit, emit_node, parse)
 
-__all__ = ["MESSAGE_CHARS", "Refused", "SafePattern", "check", "compile_trigger", "unsafe_reason"]
+__all__ = ["MESSAGE_CHARS", "Refused", "SafePattern", "check", "compile_trigger", "search_work", "unsafe_reason"]
 
 MESSAGE_CHARS = 4000
 WORK_PER_CHAR = 8
@@ -60,6 +60,12 @@ def unsafe_reason(pattern: str, message_chars: int = MESSAGE_CHARS) -> str | Non
     """Why ``pattern`` is refused (a phrase to put after it); None when it is safe."""
     verdict = _verdict(pattern, message_chars)
     return verdict if isinstance(verdict, str) else None
+
+
+def search_work(pattern: str, message_chars: int = MESSAGE_CHARS) -> int | None:
+    """The most work one search of an accepted pattern may cost (None when it is refused)."""
+    verdict = _verdict(pattern, message_chars)
+    return None if isinstance(verdict, str) else verdict.work
 
 
 def compile_trigger(pattern: str, message_chars: int = MESSAGE_CHARS) -> re.Pattern[str]:

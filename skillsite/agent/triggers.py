@@ -5,7 +5,9 @@ and ``patterns`` (regular expressions).  The build checks them and writes them n
 ``skills.json`` (:func:`normalise_triggers`); the loader matches them against a message
 (:func:`fired_triggers`).  A pattern comes from untrusted input, so both sides refuse one that
 could backtrack for long (:func:`pattern_problem`, rules in :mod:`skillsite.agent.regex_safety`),
-run its canonical re-written form, and match at most ``MAX_MESSAGE_CHARS``.
+run its canonical re-written form, and match at most ``MAX_MESSAGE_CHARS``.  A skill's patterns
+together may cost no more than twice what one pattern may (``MAX_SKILL_WORK``): those past it, in order,
+are refused too (:func:`within_budget`), so many cheap-looking patterns cannot add up to a stall.
 """
 from __future__ import annotations
 
@@ -13,12 +15,15 @@ import re
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
-from skillsite.agent.regex_safety import compile_trigger, unsafe_reason
+from skillsite.agent.regex_safety import WORK_PER_CHAR, compile_trigger, search_work, unsafe_reason
 from skillsite.search.terms import TRIGGER_WORD_KINDS, tokenize, trigger_words
 
 TRIGGER_KINDS = (*TRIGGER_WORD_KINDS, "patterns")
 MAX_PATTERN_CHARS = 200
 MAX_MESSAGE_CHARS = 4000
+#: the most work (regex_safety's measure) one skill's patterns may cost together on one message:
+#: twice what one pattern may, which holds half a dozen patterns with unbounded repeats
+MAX_SKILL_WORK = 2 * WORK_PER_CHAR * MAX_MESSAGE_CHARS * MAX_MESSAGE_CHARS
 
 
 def pattern_problem(pattern: str) -> str | None:
@@ -29,6 +34,23 @@ def pattern_problem(pattern: str) -> str | None:
     if len(pattern) > MAX_PATTERN_CHARS:
         return f"is {len(pattern)} characters long; the limit is {MAX_PATTERN_CHARS}"
     return unsafe_reason(pattern, MAX_MESSAGE_CHARS)
+
+
+def within_budget(patterns: Sequence[str]) -> list[bool]:
+    """For each accepted pattern in order, whether the work of the accepted ones up to it stays
+    within ``MAX_SKILL_WORK`` (refused patterns cost nothing and say False)."""
+    spent, kept = 0, []
+    for pattern in patterns:
+        work = search_work(pattern, MAX_MESSAGE_CHARS) if pattern_problem(pattern) is None else None
+        fits = work is not None and spent + work <= MAX_SKILL_WORK
+        spent += work if fits and work is not None else 0
+        kept.append(fits)
+    return kept
+
+
+def _affordable(patterns: Sequence[str]) -> list[str]:
+    """The accepted patterns that fit in the skill's budget, in order."""
+    return [p for p, fits in zip(patterns, within_budget(patterns)) if fits]
 
 
 def _texts(value: Any) -> list[str]:
@@ -44,7 +66,7 @@ def normalise_triggers(value: Any) -> dict[str, list[str]]:
     if not isinstance(value, Mapping):
         value = {}
     found = {kind: list(dict.fromkeys(_texts(value.get(kind)))) for kind in TRIGGER_KINDS}
-    found["patterns"] = [p for p in found["patterns"] if pattern_problem(p) is None]
+    found["patterns"] = _affordable(found["patterns"])
     return found
 
 
@@ -58,6 +80,7 @@ def trigger_problems(value: Any) -> list[tuple[str, str]]:
                    if isinstance(value.get(kind), list) for index, item in enumerate(value[kind])]
     else:
         return []
+    affordable = set(normalise_triggers(value)["patterns"])
     problems = []
     for field, index, item in entries:
         if not isinstance(item, str):
@@ -66,6 +89,9 @@ def trigger_problems(value: Any) -> list[tuple[str, str]]:
             problems.append((f"{field}[{index}]", f"{field} entry {index + 1} is empty"))
         elif field.endswith("patterns") and (problem := pattern_problem(item)):
             problems.append((f"{field}[{index}]", f"trigger pattern {item[:60]!r} {problem}"))
+        elif field.endswith("patterns") and item.strip() not in affordable:
+            problems.append((f"{field}[{index}]", f"trigger pattern {item[:60]!r} takes the skill's patterns past "
+                                                  "the work they may cost together; it is left out"))
         elif not field.endswith("patterns") and not tokenize(item):
             problems.append((f"{field}[{index}]", f"{field} entry {item!r} has no searchable word; "
                                                   "it can never fire"))
@@ -97,7 +123,7 @@ def fired_triggers(triggers: Mapping[str, Any], message: str) -> list[str]:
     words = tokenize(message)
     fired = [text for text in trigger_words(dict(triggers)) if _contains(words, list(_terms(text)))]
     head = message[:MAX_MESSAGE_CHARS]
-    for pattern in _texts(triggers.get("patterns")):
+    for pattern in _affordable(_texts(triggers.get("patterns"))):
         compiled = _compiled(pattern)
         if compiled is not None and compiled.search(head):
             fired.append(pattern)

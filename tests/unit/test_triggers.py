@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from skillsite.agent.triggers import fired_triggers, normalise_triggers, pattern_problem
+from skillsite.agent.regex_safety import search_work
+from skillsite.agent.triggers import (MAX_SKILL_WORK, fired_triggers, normalise_triggers, pattern_problem,
+                                     trigger_problems)
 from skillsite.loader import Catalog
 from skillsite.publish.build import build
 from skillsite.source.catalog import check_catalog, read_catalog
@@ -70,6 +72,28 @@ def test_words_fire_whole_stemmed_and_case_blind_patterns_only_on_the_message_he
 def test_a_crafted_message_against_a_refused_pattern_in_a_tampered_manifest_is_not_matched() -> None:
     triggers = {"phrases": [], "keywords": [], "verbs": [], "patterns": ["(a+)+$"]}
     assert fired_triggers(triggers, "a" * 3000 + "!") == []   # refused, so never run
+
+
+#: accepted patterns that each may cost a sixth of a skill's budget, all matching "please deploy"
+COSTLY = [rf"(\w+\s+){{0,{n}}}deploy" for n in range(30, 10, -1)]
+
+
+def test_a_skills_patterns_together_cost_no_more_than_twice_what_one_may() -> None:
+    """Each of 20 costly patterns is accepted alone; together only those within the skill's
+    budget are kept, the others are problems, and a tampered manifest listing them all runs only
+    the affordable ones."""
+    assert all(pattern_problem(p) is None for p in COSTLY)
+    assert all(MAX_SKILL_WORK / 8 < (search_work(p) or 0) < MAX_SKILL_WORK / 4 for p in COSTLY)
+    kept = normalise_triggers({"patterns": COSTLY})["patterns"]
+    assert kept == COSTLY[:len(kept)] and 4 <= len(kept) <= 7
+    assert sum(search_work(p) or 0 for p in kept) <= MAX_SKILL_WORK
+    problems = trigger_problems({"patterns": COSTLY + [COSTLY[0]]})
+    assert [field for field, _ in problems] == [f"triggers.patterns[{i}]" for i in range(len(kept), len(COSTLY))]
+    assert all("past the work they may cost together" in message for _, message in problems)
+    tampered = {"phrases": [], "keywords": [], "verbs": [], "patterns": COSTLY}
+    assert fired_triggers(tampered, "please deploy") == kept
+    # the ordinary patterns fit together, a repeated one counted once
+    assert normalise_triggers({"patterns": SAFE_PATTERNS[:1] * 3 + SAFE_PATTERNS})["patterns"] == SAFE_PATTERNS
 
 
 def test_build_reports_each_bad_trigger_at_its_line(tmp_path: Path) -> None:
