@@ -46,7 +46,7 @@ from skillsite.source.parse import (DEFAULT_MAX_BYTES, decode_skill_md, parse_sk
 from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.releases import VersionedSkill, release_versions
 from skillsite.source.schema import schema_diagnostics
-from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_user_invocable_only, skill_fields,
+from skillsite.source.skill import (build_skill, is_hidden, is_kept, is_unlisted, is_user_invocable_only, skill_fields,
                                     skill_name, skill_of_fields, skill_to_json, skill_version)
 from skillsite.source.versioning import canonical_version, version_diagnostics
 from skillsite.workers import parallel_map
@@ -130,6 +130,7 @@ class Verdict:
     version: str | None = None    # as written
     depends: tuple[tuple[str, int, int], ...] = ()   # each declared item, with its line and column
     fingerprint: Fingerprint | None = None   # what finding its copies reads (a kept skill's)
+    listed: bool = True      # in the site's lists (not hidden by ``hidden`` or ``hideFromDiscovery``)
 
     @classmethod
     def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Verdict:
@@ -145,24 +146,25 @@ class Verdict:
                    parsed.key_lines.get("description", (1, 1)), fm.get("user-invocable") is not False,
                    skill_version(fm), declared_dependencies(fm, parsed.key_lines),
                    fingerprint(name, description, parsed.body, hashlib.sha256(parsed.raw).hexdigest())
-                   if kept else None)
+                   if kept else None, not is_unlisted(fm))
 
     def to_json(self) -> list[Any]:
         return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
                 [list(c) for c in self.conflicts], [list(k) for k in self.knowledge], self.description,
                 self.offered, list(self.description_at), self.user_invocable, self.version,
-                [list(d) for d in self.depends], self.fingerprint.to_json() if self.fingerprint else None]
+                [list(d) for d in self.depends], self.fingerprint.to_json() if self.fingerprint else None,
+                self.listed]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Verdict:
         (kept, name, name_at, diags, priority, conflicts, knowledge, description, offered, description_at,
-         user_invocable, version, depends, printed) = data
+         user_invocable, version, depends, printed, listed) = data
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
                    tuple((item, line, col) for item, line, col in conflicts),
                    tuple((item, line, col) for item, line, col in knowledge), description, offered,
                    tuple(description_at), user_invocable, version,
                    tuple((item, line, col) for item, line, col in depends),
-                   Fingerprint.from_json(printed) if printed is not None else None)
+                   Fingerprint.from_json(printed) if printed is not None else None, listed)
 
 
 def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
@@ -304,7 +306,7 @@ def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySetti
     order = {os.path.abspath(root): n for n, root in enumerate(roots)}
     comparisons, stored = _known_comparisons(cache, settings.similarity) if settings.group else (None, False)
     groups = group_copies([Candidate(src.id, v.fingerprint, order.get(os.path.abspath(src.root), len(order)),
-                                     v.priority, v.offered)
+                                     v.priority, v.offered, v.listed)
                            for _, src, v in kept if v.fingerprint is not None and not _has_errors(v)],
                           settings, comparisons)
     if cache is not None and comparisons is not None:

@@ -319,11 +319,12 @@ def folder_rank(skill_id: str, prefer: Sequence[str] = DEFAULT_PREFER) -> int:
 
 
 def canonical_order(skill_id: str, source: int, priority: int, prefer: Sequence[str] = DEFAULT_PREFER,
-                    offered: bool = True) -> tuple[bool, int, int, int, int, str]:
+                    offered: bool = True, listed: bool = True) -> tuple[bool, bool, int, int, int, int, str]:
     """The key that puts a group's canonical member first: offered to models (a hidden canonical
-    would hide its group), source order, priority (higher first), where it lives
+    would hide its group), listed on the site (one only people invoke before one hidden from
+    every list, which would take the group out of the site's lists), source order, priority (higher first), where it lives
     (:func:`folder_rank`), the shortest id, then the id."""
-    return (not offered, source, -priority, folder_rank(skill_id, prefer), len(skill_id), skill_id)
+    return (not offered, not listed, source, -priority, folder_rank(skill_id, prefer), len(skill_id), skill_id)
 
 
 def line_changes(canonical: Sequence[bytes], copy: Sequence[bytes]) -> tuple[int, int]:
@@ -334,14 +335,15 @@ def line_changes(canonical: Sequence[bytes], copy: Sequence[bytes]) -> tuple[int
 
 @dataclass(frozen=True)
 class Candidate:
-    """A kept skill as grouping sees it: its id, fingerprint, source order, priority and whether
-    it is offered to models (neither hidden nor user-invocable only)."""
+    """A kept skill as grouping sees it: its id, fingerprint, source order, priority, whether
+    it is offered to models (neither hidden nor user-invocable only) and whether the site lists it."""
 
     id: str
     fingerprint: Fingerprint
     source: int
     priority: int
     offered: bool = True
+    listed: bool = True
 
 
 def group_copies(skills: Sequence[Candidate], settings: CopySettings, comparisons: Comparisons | None = None
@@ -356,7 +358,7 @@ def group_copies(skills: Sequence[Candidate], settings: CopySettings, comparison
     ordered = []
     for members in groups:
         ranked = sorted(members, key=lambda i: canonical_order(skills[i].id, skills[i].source, skills[i].priority,
-                                                                settings.prefer, skills[i].offered))
+                                                                settings.prefer, skills[i].offered, skills[i].listed))
         canonical = skills[ranked[0]].id
         ordered.append((canonical, *sorted(skills[i].id for i in ranked[1:])))
     return sorted(ordered)

@@ -158,6 +158,12 @@ def is_hidden(fm: dict[str, Any]) -> bool:
     return _is_true(fm, "hidden", "hideFromDiscovery", "disable-model-invocation")
 
 
+def is_unlisted(fm: dict[str, Any]) -> bool:
+    """Whether the frontmatter keeps the skill out of the site's lists too (``hidden``,
+    ``hideFromDiscovery``; ``disable-model-invocation`` leaves it listed for people)."""
+    return _is_true(fm, "hidden", "hideFromDiscovery")
+
+
 def is_user_invocable_only(fm: dict[str, Any]) -> bool:
     return _is_true(fm, "user_invocable_only", "user-invocable-only")
 

@@ -254,3 +254,23 @@ def test_a_hidden_copy_does_not_hide_its_visible_one(tmp_path: Path) -> None:
     assert "<name>dup</name>" in (out / "available_skills.xml").read_text("utf-8")
     index = json.loads((out / ".well-known/agent-skills/index.json").read_text())
     assert [s["name"] for s in index["skills"]] == ["dup"]
+
+
+def test_a_copy_hidden_from_every_list_does_not_take_its_listed_copy_off_the_site(tmp_path: Path) -> None:
+    """skills/dup is hidden (out of every list), .claude/skills/dup only keeps itself from models
+    (disable-model-invocation: listed for people); neither is offered, and the hidden one wins on
+    priority and place, yet the listed one stands for the group, so the home page still shows it."""
+    from support import write_skill
+
+    body = "# Dup\n\nRun the checks, then report what failed and why.\n"
+    description = "Run the project's checks and report failures. Use when asked to check a change."
+    write_skill(tmp_path / "src" / "skills", "dup", body=body,
+                frontmatter=f"name: dup\ndescription: {description}\nhidden: true\npriority: 5\n")
+    write_skill(tmp_path / "src" / ".claude" / "skills", "dup", body=body,
+                frontmatter=f"name: dup\ndescription: {description}\ndisable-model-invocation: true\n")
+    out = tmp_path / "site"
+    assert build([tmp_path / "src"], out).ok
+    listed = entries(out)
+    assert listed["skills/dup"]["copies"]["canonical"] == ".claude/skills/dup"
+    assert listed["skills/dup"]["visibility"]["copy_of"] == ".claude/skills/dup"
+    assert 'href="skills/.claude/skills/dup/"' in (out / "index.html").read_text("utf-8")
