@@ -203,9 +203,11 @@ def same_name(a: Fingerprint, b: Fingerprint) -> bool:
 
 
 def pair_key(a: Fingerprint, b: Fingerprint) -> str:
-    """What a comparison is remembered by: 128 bits of each SKILL.md's sha256, of which lines and
-    names are made (a crafted file that takes another's place in a pair costs 2**64 tries)."""
-    return a.raw_sha[:32] + b.raw_sha[:32]
+    """What a comparison is remembered by: 128 bits of each SKILL.md's sha256 (a crafted file that
+    takes another's place in a pair costs 2**64 tries) and 64 bits of the two names' (a skill
+    without a frontmatter name is named by its folder, which a rename changes, not the file)."""
+    names = hashlib.sha256(f"{a.name}\0{b.name}".encode("utf-8", "surrogatepass")).hexdigest()
+    return a.raw_sha[:32] + b.raw_sha[:32] + names[:16]
 
 
 class Comparisons:

@@ -76,6 +76,25 @@ def test_comparisons_remembered_from_an_earlier_build_give_the_same_groups_witho
     assert not {pair_key(p, prints[0]) for p in prints} & third.used.keys()
 
 
+def test_a_remembered_comparison_is_not_taken_for_skills_renamed_by_their_folders() -> None:
+    """A skill without a frontmatter name is named by its folder: renaming the folder changes its
+    name (and the threshold and lines grouping compares) but not its SKILL.md, so what an earlier
+    build remembered of the pair under one name must not decide it under two."""
+    lines = [f"{line} (round {n})" for n in range(4) for line in BODY.splitlines()]
+    typo = "\n".join(lines[:5] + [lines[5].replace("the", "teh")] + lines[6:])
+    files = ("\n".join(lines), typo)   # the two SKILL.md files, never changed
+
+    def named(first: str, second: str) -> list[object]:
+        return [printed(name=first, body=files[0], raw=files[0]), printed(name=second, body=files[1], raw=files[1])]
+
+    before = Comparisons(0.9)
+    assert find_groups(named("x", "x"), versions=False, comparisons=before) == [[0, 1]]
+    renamed = named("x", "y")
+    assert find_groups(renamed, versions=False) == []   # 0.92 alike: under two names that is two skills
+    assert find_groups(renamed, versions=False, comparisons=Comparisons(0.9, before.used)) == []
+    assert pair_key(*renamed) not in before.used
+
+
 def test_names_fold_alike_in_every_script_and_differ_where_their_letters_do() -> None:
     assert folded_name("Network 101") == folded_name("network-101") == "network101"
     assert folded_name("Café Helper") == folded_name("cafe_helper") == "cafehelper"
