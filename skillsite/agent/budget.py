@@ -36,13 +36,16 @@ class ListedSkill:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ListedSkill:
-        """``id``, ``name`` and ``description`` are needed; priority and visibility flags default."""
+        """``id``, ``name`` and ``description`` are needed; priority and visibility flags default
+        (a copy of another skill says so: it is listed as that one, never on its own)."""
         vis = data.get("visibility")
         flags = [isinstance(vis, dict) and vis.get(k) is True for k in ("hidden", "user_invocable_only", "always")]
+        copy_of = vis.get("copy_of") if isinstance(vis, dict) else None
         priority = data.get("priority")
+        visibility = Visibility(*flags, copy_of=copy_of if isinstance(copy_of, str) and copy_of else None)
         return cls(data["id"], data["name"], data["description"],
                    priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
-                   shared(Visibility(*flags), DEFAULT_VISIBILITY), Triggers.from_json(data.get("triggers")))
+                   shared(visibility, DEFAULT_VISIBILITY), Triggers.from_json(data.get("triggers")))
 
 
 Listable = Union[ManifestEntry, ListedSkill]

@@ -261,9 +261,12 @@ def _listing_entries(path: Path | None, source: str, cache_dir: Path | None, tim
         return catalog.skills, {e["id"]: catalog.skill_location(e["id"]) for e in catalog.skills}
     from skillsite.source.catalog import read_catalog
 
-    skills = [s for s in read_catalog([path]).skills if not s.has_errors]
+    reading = read_catalog([path])
+    skills = [s for s in reading.skills if not s.has_errors]
+    copy_of = {copy: group[0] for group in reading.copies for copy in group[1:]}
     entries = [{"id": s.id, "name": s.name, "description": s.description, "priority": s.priority,
-                "visibility": {"hidden": s.hidden, "user_invocable_only": s.user_invocable_only, "always": s.always}}
+                "visibility": {"hidden": s.hidden, "user_invocable_only": s.user_invocable_only, "always": s.always,
+                               **({"copy_of": copy_of[s.id]} if s.id in copy_of else {})}}
                for s in skills]
     return entries, {s.id: str(s.source.skill_md) for s in skills}
 

@@ -275,3 +275,23 @@ def test_the_pairs_of_changed_descriptions_found_again_equal_a_scoring_of_all(re
         listing = [ListedSkill.from_json(e) for e in edited]
         assert _similar_pairs(listing, 2, what, kept) == similar_pairs(edited, 0.8), what
         assert kept.held[("similar-scoring", "last")].key == what
+
+
+def test_copies_of_one_skill_count_once_from_a_tree_and_from_its_catalog(tmp_path: Path) -> None:
+    """The same skill in skills/ and .claude/skills/ is one group: models are offered its canonical
+    member only, so the budget report counts it once (as the build's summary does) and pairs no
+    copy with its canonical member as look-alikes."""
+    src = tmp_path / "src"
+    for place in ("skills", ".claude/skills"):
+        write_skill(src / place, "invoices", description="Reads invoices. Use when an invoice arrives.",
+                    body="# Invoices\n\nOpen the invoice, check the totals and file it under its supplier.\n")
+    write_skill(src, "sprints", description="Plans sprints. Use when a sprint starts.")
+    built = build([src], tmp_path / "_site")
+    assert built.ok and [b["fit"] for b in built.budget] == [2, 2, 2]
+    runner = CliRunner()
+    for where in ([str(src)], ["--catalog", str(tmp_path / "_site")]):
+        result = runner.invoke(main, ["budget", *where, "--json"])
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.output)
+        assert [(b["listed"], b["fit"]) for b in report["budgets"]] == [(2, 2)] * 3, where
+        assert report["similar"] == [], where
