@@ -88,7 +88,8 @@ def ineligibility(entries: Sequence[ManifestEntry], env: Mapping[str, str] | Non
     unmet = requirement_reasons(entries, env, platform)
     for sid, reasons in risk_reasons(entries, max_risk).items():
         unmet[sid] = unmet[sid] + reasons
-    conflicts = conflict_reasons(entries, unmet, active)
+    # a skill is on only when what it needs is eligible too (else it is not offered at all)
+    conflicts = conflict_reasons(entries, with_dependencies(entries, unmet), active)
     return with_dependencies(entries, {sid: reasons + conflicts.get(sid, []) for sid, reasons in unmet.items()})
 
 

@@ -155,6 +155,23 @@ def test_of_two_conflicting_always_skills_the_higher_priority_stays_on(tmp_path:
     assert active == {"loose": "eligible", "strict": "ineligible"}   # an active skill wins
 
 
+def test_an_always_skill_that_needs_an_ineligible_skill_keeps_no_conflicting_one_off(tmp_path: Path) -> None:
+    """strict is always on but needs token-helper, whose $SKILLSITE_TEST_TOKEN is unset: strict is
+    not offered, so loose (which conflicts with it) is; with the token set, strict is on again."""
+    write_skill(tmp_path / "src", "token-helper", "name: token-helper\ndescription: T. Use when testing.\n"
+                                                  "requires: {env: [SKILLSITE_TEST_TOKEN]}\n")
+    write_skill(tmp_path / "src", "strict", "name: strict\ndescription: S. Use always.\nalways: true\n"
+                                            "depends: [token-helper]\nconflicts: [loose]\n")
+    write_skill(tmp_path / "src", "loose", "name: loose\ndescription: L. Use when testing.\n")
+    assert build([tmp_path / "src"], tmp_path / "_site").ok
+    catalog = Catalog.open(tmp_path / "_site")
+    found = {s.id: (s.state, s.reasons) for s in catalog.skill_status(env={})}
+    assert found["strict"][0] == "ineligible" and found["loose"] == ("eligible", [])
+    found = {s.id: (s.state, s.reasons) for s in catalog.skill_status(env={"SKILLSITE_TEST_TOKEN": "x"})}
+    assert found["strict"] == ("eligible", []) and found["loose"] == ("ineligible", [
+        "conflicts with 'strict', which is always on"])
+
+
 def test_conflicts_as_one_string_are_names_split_on_commas(tmp_path: Path) -> None:
     write_skill(tmp_path / "src", "a", "name: a\ndescription: A. Use when testing.\nconflicts: b, c\n")
     write_skill(tmp_path / "src", "b")
