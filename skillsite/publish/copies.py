@@ -15,7 +15,8 @@ from skillsite.source.copies import line_changes, normalised_lines
 
 def published_groups(groups: Sequence[tuple[str, ...]], published: Iterable[str]) -> list[tuple[str, ...]]:
     """The groups of copies among the published skills (a skill with errors is not published):
-    the first published member of a group is its canonical one; a group left with one member is none."""
+    the first published member of a group (groups are in canonical order) is its canonical one;
+    a group left with one member is none."""
     ids = set(published)
     kept = [tuple(skill_id for skill_id in group if skill_id in ids) for group in groups]
     return [group for group in kept if len(group) > 1]
@@ -29,7 +30,8 @@ def group_map(groups: Sequence[tuple[str, ...]]) -> dict[str, tuple[str, int]]:
 def apply_copies(entries: list[ManifestEntry], groups: Sequence[tuple[str, ...]],
                  skill_md: Callable[[ManifestEntry], bytes]) -> None:
     """Give every published member of each group (canonical first) its ``copies`` (entries are
-    frozen: each is replaced in ``entries``); ``skill_md``: a published entry's SKILL.md bytes."""
+    frozen: each is replaced in ``entries``), the canonical's record listing the others by id;
+    ``skill_md``: a published entry's SKILL.md bytes."""
     position = {entry.id: n for n, entry in enumerate(entries)}
     for group in groups:
         members = [skill_id for skill_id in group if skill_id in position]  # a member with errors is not published
@@ -37,7 +39,7 @@ def apply_copies(entries: list[ManifestEntry], groups: Sequence[tuple[str, ...]]
             continue
         canonical = entries[position[members[0]]]
         records = []
-        for skill_id in members[1:]:
+        for skill_id in sorted(members[1:]):
             copy = entries[position[skill_id]]
             differs = difference(canonical, copy, skill_md)
             records.append(CopyRecord(skill_id, differs))

@@ -21,7 +21,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import AbstractSet, Any, Iterable, NamedTuple, Sequence
 
 from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.entry import Visibility, holding
@@ -266,12 +266,16 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
     groups = _copies(kept, copies or CopySettings(), roots, cache)
     unread = _unread_places(found.diagnostics, kept)
-    for position, diag in [*unread.values(), *_name_diagnostics(kept, groups), *_copy_diagnostics(kept, groups),
+    for position, diag in [*unread.values(), *_name_diagnostics(kept, groups),
                            *relation_diagnostics(members),
                            *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
                            *_knowledge_diagnostics(kept, knowledge_dir),
                            *_codex_diagnostics(kept), *_taken_place_diagnostics(kept),
                            *_look_alike_diagnostics(kept, cache, jobs, groups)]:
+        shared.setdefault(kept[position][0], []).append(diag)
+    refused = {src.id for index, src, _ in kept if any(d.severity is Severity.ERROR for d in shared.get(index, ()))}
+    groups = [standing_first(group, refused) for group in groups]
+    for position, diag in _copy_diagnostics(kept, groups):
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*(d for d in found.diagnostics if d not in unread), *(d for v in verdicts for d in v.diagnostics),
              *(d for ds in shared.values() for d in ds)]
@@ -353,6 +357,13 @@ def _name_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: S
     shown = [position for position, (_, src, _) in enumerate(kept) if src.id not in copies]
     named = [(kept[position][1], kept[position][2].name, kept[position][2].name_at) for position in shown]
     return [(shown[at], diag) for at, diag in duplicate_name_diagnostics(named)]
+
+
+def standing_first(group: tuple[str, ...], refused: AbstractSet[str]) -> tuple[str, ...]:
+    """A group (in canonical order) with its first member the catalog-wide checks did not refuse
+    first: that one stands for the group, as the refused one is not published."""
+    standing = next((skill_id for skill_id in group if skill_id not in refused), group[0])
+    return (standing, *(skill_id for skill_id in group if skill_id != standing))
 
 
 def _copy_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]]

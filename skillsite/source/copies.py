@@ -350,8 +350,9 @@ class Candidate:
 
 def group_copies(skills: Sequence[Candidate], settings: CopySettings, comparisons: Comparisons | None = None
                  ) -> list[tuple[str, ...]]:
-    """The groups of copies among ``skills``: each a tuple of ids, canonical first (then by id),
-    groups in the order of their canonical ids; none when grouping is off (``comparisons``: of
+    """The groups of copies among ``skills``: each a tuple of ids in :func:`canonical_order` (the
+    canonical member first, then the next best, which stands for the group when the catalog-wide
+    checks refuse the first), groups in the order of their canonical ids; none when grouping is off (``comparisons``: of
     ``settings.similarity``, remembered)."""
     if not settings.group:
         return []
@@ -361,6 +362,5 @@ def group_copies(skills: Sequence[Candidate], settings: CopySettings, comparison
     for members in groups:
         ranked = sorted(members, key=lambda i: canonical_order(skills[i].id, skills[i].source, skills[i].priority,
                                                                 settings.prefer, skills[i].offered, skills[i].listed))
-        canonical = skills[ranked[0]].id
-        ordered.append((canonical, *sorted(skills[i].id for i in ranked[1:])))
+        ordered.append(tuple(skills[i].id for i in ranked))
     return sorted(ordered)

@@ -274,3 +274,24 @@ def test_a_copy_hidden_from_every_list_does_not_take_its_listed_copy_off_the_sit
     assert listed["skills/dup"]["copies"]["canonical"] == ".claude/skills/dup"
     assert listed["skills/dup"]["visibility"]["copy_of"] == ".claude/skills/dup"
     assert 'href="skills/.claude/skills/dup/"' in (out / "index.html").read_text("utf-8")
+
+
+def test_the_next_best_copy_stands_for_its_group_when_a_catalog_wide_check_refuses_the_first(tmp_path: Path) -> None:
+    """skills/x would be canonical, but it depends on a skill the catalog lacks (SK223, an error
+    of the catalog-wide checks): it is not published, and .claude/skills/x, next in canonical
+    order (before .agents/skills/x, which comes first by id), stands for the group, in skills.json
+    and in what the build says of the copies."""
+    body = "# X\n\n" + "\n".join(f"Step {n}: check item {n} before the release goes out, and note what you saw."
+                                 for n in range(30)) + "\n"
+    for place, extra in (("skills", "depends: [no-such-skill]\n"), (".claude/skills", ""), (".agents/skills", "")):
+        folder = tmp_path / "src" / place / "x"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text("---\nname: x\ndescription: Checks a release before it ships. Use when "
+                                         f"releasing.\n{extra}---\n{body}", "utf-8")
+    result = build([tmp_path / "src"], tmp_path / "_site", keep_going=True)
+    assert result.ok and result.skipped == ("skills/x",)
+    groups = {skill_id: e["copies"]["canonical"] for skill_id, e in entries(tmp_path / "_site").items()}
+    assert groups == {".claude/skills/x": ".claude/skills/x", ".agents/skills/x": ".claude/skills/x"}
+    said = {d.path.split("/src/")[1]: d.message for d in result.diagnostics if d.code == "SK229"}
+    assert set(said) == {"skills/x/SKILL.md", ".agents/skills/x/SKILL.md"}
+    assert all("a copy of skill '.claude/skills/x'" in message for message in said.values())

@@ -134,8 +134,8 @@ def test_the_canonical_member_by_source_priority_folder_then_shortest_id() -> No
     candidates = [Candidate("mirror/.agents/skills/x", same, 0, 0), Candidate("mirror/.claude/skills/x", same, 0, 0),
                   Candidate("a/very/long/path/skills/x", same, 0, 0), Candidate("b/skills/x", same, 0, 0),
                   Candidate("second/skills/x", same, 1, 0)]
-    assert group_copies(candidates, CopySettings()) == [
-        ("b/skills/x", "a/very/long/path/skills/x", "mirror/.agents/skills/x", "mirror/.claude/skills/x",
+    assert group_copies(candidates, CopySettings()) == [   # the whole group in that order
+        ("b/skills/x", "a/very/long/path/skills/x", "mirror/.claude/skills/x", "mirror/.agents/skills/x",
          "second/skills/x")]
     preferred = [*candidates, Candidate("z/.agents/skills/x", same, 0, 5)]
     assert group_copies(preferred, CopySettings())[0][0] == "z/.agents/skills/x"   # priority first
@@ -178,7 +178,8 @@ def test_copies_are_one_info_line_each_and_no_name_clash(tmp_path) -> None:
         write_skill(tmp_path, f"{where}/release", body=BODY, name="release", description="Ships a release.")
     write_skill(tmp_path, "other/release", body="# Other\n\nA different skill.", description="Releases a hostage.")
     reading = read_catalog([tmp_path])
-    assert reading.copies == (("repo/skills/release", "repo/.agents/skills/release", "repo/.claude/skills/release"),)
+    # in canonical order: the next best stands for the group when the first is refused
+    assert reading.copies == (("repo/skills/release", "repo/.claude/skills/release", "repo/.agents/skills/release"),)
     codes = sorted((d.code, d.path.split("/SKILL.md")[0]) for d in reading.diagnostics if d.code in ("SK212", "SK229"))
     assert codes == [("SK212", f"{tmp_path}/repo/skills/release"), ("SK229", f"{tmp_path}/repo/.agents/skills/release"),
                      ("SK229", f"{tmp_path}/repo/.claude/skills/release")]
