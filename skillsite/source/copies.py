@@ -268,20 +268,17 @@ def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESH
     groups = _Groups(len(prints))
     members = [i for i in range(len(prints)) if not apart(i)]
     _exact(prints, members, groups, versions)
-    heads = [i for i in members if groups.find(i) == i]
+    variants = _variants(prints, members, groups)
     failed: set[tuple[int, int]] = set()
     for band in range(BANDS):
         buckets: dict[int, list[int]] = {}
-        for i in heads:
+        for i in variants:
             buckets.setdefault(prints[i].bands[band], []).append(i)
         for bucket in buckets.values():
             for at, i in enumerate(bucket[1:], start=1):
-                tried = set()
                 for j in bucket[:at]:
-                    root = groups.find(j)
-                    if root == groups.find(i) or root in tried or (j, i) in failed:
+                    if groups.find(j) == groups.find(i) or (j, i) in failed:
                         continue
-                    tried.add(root)
                     if comparisons.alike(prints[i], prints[j]):
                         groups.join(i, j)
                     else:
@@ -290,6 +287,20 @@ def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESH
     for i in members:
         found.setdefault(groups.find(i), []).append(i)
     return [g for g in found.values() if len(g) > 1]
+
+
+def _variants(prints: Sequence[Fingerprint], members: Sequence[int], groups: _Groups) -> list[int]:
+    """One member of each exact group per distinct set of band keys: a near copy of any version
+    in a group meets that version in a bucket, whichever member came first, while the many
+    identical copies a public directory holds are bucketed once."""
+    seen: set[tuple[int, bytes]] = set()
+    variants = []
+    for i in members:
+        key = (groups.find(i), prints[i].bands.tobytes())
+        if key not in seen:
+            seen.add(key)
+            variants.append(i)
+    return variants
 
 
 def _exact(prints: Sequence[Fingerprint], members: Sequence[int], groups: _Groups, versions: bool) -> None:

@@ -95,6 +95,19 @@ def test_a_remembered_comparison_is_not_taken_for_skills_renamed_by_their_folder
     assert pair_key(*renamed) not in before.used
 
 
+def test_a_near_copy_of_any_member_joins_the_group_whatever_the_order() -> None:
+    """A and B are versions of one skill (one name and description, other bodies); C is B with a
+    line changed and its description reworded: C is B's near copy, not A's.  Which of A and B
+    comes first (folder order) must not decide whether C joins them."""
+    lines = [f"{line} (round {n})" for n in range(4) for line in BODY.splitlines()]
+    other = "\n".join(f"Part {n}: {line[::-1]}" for n, line in enumerate(lines))
+    near = "\n".join(lines[:5] + [lines[5].replace("the", "teh")] + lines[6:])
+    a, b = printed(body=other), printed(body="\n".join(lines))
+    c = printed(body=near, description="Ships a release, carefully. Use when releasing.")
+    assert line_similarity(a.lines, c.lines) < 0.9 <= line_similarity(b.lines, c.lines)
+    assert find_groups([a, b, c]) == find_groups([b, a, c]) == [[0, 1, 2]]
+
+
 def test_names_fold_alike_in_every_script_and_differ_where_their_letters_do() -> None:
     assert folded_name("Network 101") == folded_name("network-101") == "network101"
     assert folded_name("Café Helper") == folded_name("cafe_helper") == "cafehelper"
