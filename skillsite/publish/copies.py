@@ -9,7 +9,7 @@ import dataclasses
 from typing import Callable, Iterable, Sequence
 
 from skillsite.agent.entry import Copies, CopyRecord, ManifestEntry
-from skillsite.agent.skill_md import skill_body
+from skillsite.agent.skill_md import skill_body, split_skill_md
 from skillsite.source.copies import line_changes, normalised_lines
 
 
@@ -52,13 +52,14 @@ def apply_copies(entries: list[ManifestEntry], groups: Sequence[tuple[str, ...]]
 
 def difference(canonical: ManifestEntry, copy: ManifestEntry, skill_md: Callable[[ManifestEntry], bytes]) -> str:
     """How ``copy`` differs from ``canonical``: ``same files``, ``same SKILL.md, other files
-    differ``, ``frontmatter differs`` or ``+3 -1 lines`` (then ``, other files differ`` when they do)."""
+    differ``, ``frontmatter differs``, ``spacing differs`` (line ends, trailing spaces, blank lines
+    at the ends of the body) or ``+3 -1 lines`` (then ``, other files differ`` when they do)."""
     same_files = _files(canonical) == _files(copy)
     if copy.sha256 == canonical.sha256:
         return "same files" if same_files else "same SKILL.md, other files differ"
     ours, theirs = skill_md(canonical), skill_md(copy)
     if _body(ours) == _body(theirs):
-        text = "frontmatter differs"
+        text = "spacing differs" if _frontmatter(ours) == _frontmatter(theirs) else "frontmatter differs"
     else:
         added, removed = line_changes(_lines(canonical, ours), _lines(copy, theirs))
         text = f"+{added} -{removed} lines"
@@ -72,6 +73,13 @@ def _files(entry: ManifestEntry) -> list[tuple[str, str]]:
 def _body(raw: bytes) -> list[str]:
     """A body as copies compare it: its lines without trailing spaces, blank ends dropped."""
     return [line.rstrip() for line in skill_body(raw).strip().splitlines()]
+
+
+def _frontmatter(raw: bytes) -> list[str] | None:
+    """A frontmatter as copies compare it: its lines without trailing spaces (None: it has none)."""
+    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    parts = split_skill_md(text)
+    return [line.rstrip() for line in parts.frontmatter.splitlines()] if parts is not None else None
 
 
 def _lines(entry: ManifestEntry, raw: bytes) -> list[bytes]:

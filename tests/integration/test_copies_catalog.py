@@ -295,3 +295,21 @@ def test_the_next_best_copy_stands_for_its_group_when_a_catalog_wide_check_refus
     said = {d.path.split("/src/")[1]: d.message for d in result.diagnostics if d.code == "SK229"}
     assert set(said) == {"skills/x/SKILL.md", ".agents/skills/x/SKILL.md"}
     assert all("a copy of skill '.claude/skills/x'" in message for message in said.values())
+
+
+def test_a_copy_that_differs_only_in_line_ends_and_trailing_spaces_says_spacing_differs(tmp_path: Path) -> None:
+    """The same SKILL.md with CRLF line ends, or with trailing spaces: its frontmatter is no
+    different, so the copy says its spacing differs; a changed frontmatter still says so."""
+    text = ("---\nname: dup\ndescription: Run the project's checks and report failures. Use when asked.\n---\n"
+            "# Dup\n\nRun the checks, then report what failed and why.\n")
+    copies = {"skills/dup": text, ".claude/skills/dup": text.replace("\n", "\r\n"),
+              ".agents/skills/dup": text.replace("\n", "  \n"),
+              ".github/skills/dup": text.replace("Use when asked.", "Use when asked.\nlicense: MIT")}
+    for place, content in copies.items():
+        (tmp_path / "src" / place).mkdir(parents=True)
+        (tmp_path / "src" / place / "SKILL.md").write_bytes(content.encode("utf-8"))
+    assert build([tmp_path / "src"], tmp_path / "_site").ok
+    group = entries(tmp_path / "_site")["skills/dup"]["copies"]
+    assert {m["id"]: m["differs"] for m in group["members"]} == {
+        ".claude/skills/dup": "spacing differs", ".agents/skills/dup": "spacing differs",
+        ".github/skills/dup": "frontmatter differs"}
