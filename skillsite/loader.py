@@ -351,7 +351,7 @@ class Catalog:
 
     def skill_status(self, env: Mapping[str, str] | None = None, active: Iterable[str] = (), *,
                      platform: str | None = None) -> list[SkillStatus]:
-        """Every skill's state here (eligible, ineligible, hidden, user-only) with its reasons,
+        """Every skill's state here (eligible, ineligible, hidden, user-only, copy) with its reasons,
         sorted by id; ``active`` names the skills the runtime has on (their conflicts count)."""
         return catalog_status(self.entries, env, platform, active, self.max_risk)
 

@@ -1,7 +1,7 @@
 """Whether each skill of a catalog is offered here, and why not (standard library only).
 
 A skill is ``hidden`` (never offered to a model), ``user-only`` (reached only by its slash
-command), ``ineligible`` (its requirements are not met here, a skill it conflicts with is on,
+command), a ``copy`` of another skill (offered as that one, its group's canonical member), ``ineligible`` (its requirements are not met here, a skill it conflicts with is on,
 or a skill it needs is ineligible), or ``eligible``.  Conflicts hold both ways: declaring ``conflicts: [b]`` in ``a`` keeps
 ``a`` off while ``b`` is on, and ``b`` off while ``a`` is.  A skill is *on* when it is
 ``always`` on and its own requirements are met, or when the runtime lists it as active.
@@ -15,7 +15,7 @@ from skillsite.agent.catalog_format import above, offered_to_model
 from skillsite.agent.eligibility import ineligible_reasons, with_dependencies
 from skillsite.agent.entry import CODEX_POLICY, ManifestEntry, Visibility
 
-STATES = ("eligible", "ineligible", "hidden", "user-only")
+STATES = ("eligible", "ineligible", "hidden", "user-only", "copy")
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,9 @@ def catalog_status(entries: Sequence[ManifestEntry], env: Mapping[str, str] | No
             how = ("by its slash command" if entry.visibility.user_invocable
                    else "but it says user-invocable: false, so it has no slash command either")
             state, reasons = "user-only", [f"only a user can invoke it, {how}"] + reasons
+        elif entry.visibility.copy_of is not None:
+            state, reasons = "copy", [f"it is a copy of skill '{entry.visibility.copy_of}', offered to models as "
+                                      "that one"] + reasons
         else:
             state = "ineligible" if reasons else "eligible"
         statuses.append(SkillStatus(entry.id, entry.name, state, reasons))

@@ -181,6 +181,8 @@ def status(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
     """Say which skills are offered to a model on this machine, and why the others are not."""
     import json
 
+    from skillsite.agent.status import STATES
+
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     ids = [active_id(catalog, item) for item in active]
     statuses = run_loader(lambda: catalog.skill_status(active=ids))
@@ -189,8 +191,7 @@ def status(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
         return
     for s in statuses:
         click.echo(f"{s.state:<10} {s.id}" + (f": {'; '.join(s.reasons)}" if s.reasons else ""))
-    counts = {state: sum(s.state == state for s in statuses) for state in ("eligible", "ineligible", "hidden",
-                                                                          "user-only")}
+    counts = {state: sum(s.state == state for s in statuses) for state in STATES}
     click.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
 
 

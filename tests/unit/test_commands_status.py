@@ -198,3 +198,18 @@ def test_a_command_message_carries_no_control_character(site: Path) -> None:
     from skillsite.agent.commands import command_message
 
     assert command_message("# T\n\x1b[31mred\x00\n", "go\x07") == "# T\n\ufffd[31mred\ufffd\n\nTask: go\ufffd"
+
+
+def test_a_copy_of_another_skill_is_a_copy_not_eligible(tmp_path: Path) -> None:
+    """The same skill in skills/ and .claude/skills/: models are offered the canonical member
+    only, so the other one's state is copy, naming it, in the loader and in skillsite status."""
+    for place in ("skills", ".claude/skills"):
+        write_skill(tmp_path / "src" / place, "invoices", description="Reads invoices. Use when an invoice arrives.",
+                    body="# Invoices\n\nOpen the invoice, check the totals and file it under its supplier.\n")
+    assert build([tmp_path / "src"], tmp_path / "_site").ok
+    found = {s.id: (s.state, s.reasons) for s in Catalog.open(tmp_path / "_site").skill_status()}
+    assert found == {"skills/invoices": ("eligible", []), ".claude/skills/invoices": (
+        "copy", ["it is a copy of skill 'skills/invoices', offered to models as that one"])}
+    text = CliRunner().invoke(main, ["status", "--catalog", str(tmp_path / "_site")]).output
+    assert "copy       .claude/skills/invoices: it is a copy of skill 'skills/invoices'" in text
+    assert text.rstrip().endswith("1 eligible, 0 ineligible, 0 hidden, 0 user-only, 1 copy")
