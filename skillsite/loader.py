@@ -364,8 +364,9 @@ class Catalog:
     def command_message(self, line: str) -> str:
         """What a slash command line (``/release_manager/changelog since v1.2``) sends the model:
         the skill's Markdown body, a blank line and ``Task: ...`` (no task line without text).
-        Every user-invocable skill answers to its command, user-invocable-only ones included;
-        a skill that says ``user-invocable: false`` answers to none."""
+        Every user-invocable skill answers to its command, user-invocable-only ones included
+        (written in any case: commands are lower-case); a skill that says ``user-invocable: false``
+        answers to none."""
         return self._offers.command(line)
 
     def skill_tool(self, style: str = "openai", env: Mapping[str, str] | None = None, budget: int = 30000, *,

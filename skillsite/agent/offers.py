@@ -82,7 +82,8 @@ class Offers:
         command, task = split_command_line(line)
         entries = self.catalog._source.well_formed()
         by_command = {e.slash_command: e for e in entries if e.slash_command is not None}
-        entry = by_command.get(command)
+        # commands are made lower-case: /Release_Manager is /release_manager, as typed
+        entry = by_command.get(command) or by_command.get(command.lower())
         if entry is None:
             refused = next((e for e in entries if e.command == command and e.slash_command is None), None)
             if refused is not None:  # a catalog built before user-invocable: false removed its command

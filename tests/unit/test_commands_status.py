@@ -62,6 +62,8 @@ def test_command_message_sends_the_body_and_the_task(site: Path) -> None:
     # a user-invocable-only skill is reached this way: that is what it is for
     prerelease = catalog.command_message("/release_manager/version_bump/prerelease rc")
     assert prerelease.endswith("\n\nTask: rc")
+    # commands are lower-case, so one typed in another case is the same command
+    assert catalog.command_message("/Release_Manager/CHANGELOG since v1.2") == f"{body}\n\nTask: since v1.2"
 
 
 def test_an_unknown_command_names_close_matches(site: Path) -> None:
