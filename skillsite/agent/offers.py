@@ -12,12 +12,15 @@ from skillsite.agent.commands import close_commands, command_message, split_comm
 from skillsite.agent.eligibility import ineligible_reasons, with_dependencies
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import LoaderError, MissingToolsError, MissingToolsWarning, NotFoundError
-from skillsite.agent.prompt_xml import available_skills_xml
+from skillsite.agent.prompt_xml import available_skills_xml, xml_allowed
 from skillsite.agent.results import SearchResult
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
 from skillsite.agent.status import ineligibility
 from skillsite.agent.tools import ToolCheck, tool_check
 from skillsite.agent.triggers import fired_triggers
+
+#: the most of a mistyped command an error repeats
+MAX_SHOWN_COMMAND = 200
 
 #: The smallest block: what a budget must hold at least.
 EMPTY_BLOCK = "<available_skills>\n</available_skills>\n"
@@ -85,13 +88,14 @@ class Offers:
         # commands are made lower-case: /Release_Manager is /release_manager, as typed
         entry = by_command.get(command) or by_command.get(command.lower())
         if entry is None:
+            typed = xml_allowed(command[:MAX_SHOWN_COMMAND])  # said as the tool's texts say it, never raw
             refused = next((e for e in entries if e.command == command and e.slash_command is None), None)
             if refused is not None:  # a catalog built before user-invocable: false removed its command
-                raise NotFoundError(f"no skill answers to /{command}: skill {refused.id} has no slash command "
-                                    "(user-invocable: false)")
+                raise NotFoundError(f"no skill answers to /{typed}: skill {xml_allowed(refused.id)} has no slash "
+                                    "command (user-invocable: false)")
             close = close_commands(command, sorted(by_command))
             hint = f"; did you mean {', '.join('/' + c for c in close)}?" if close else ""
-            raise NotFoundError(f"no skill answers to /{command}{hint}")
+            raise NotFoundError(f"no skill answers to /{typed}{hint}")
         return command_message(self.catalog.load(entry.id).body, task)
 
     def tool(self, style: str, env: Mapping[str, str] | None, budget: int, platform: str | None) -> dict[str, Any]:

@@ -69,6 +69,12 @@ def test_command_message_sends_the_body_and_the_task(site: Path) -> None:
 def test_an_unknown_command_names_close_matches(site: Path) -> None:
     with pytest.raises(NotFoundError, match=r"/release_manager/changelg.*did you mean /release_manager/changelog"):
         Catalog.open(site).command_message("/release_manager/changelg now")
+    # what was typed is said with control characters and lone surrogates as U+FFFD, and cut short
+    with pytest.raises(NotFoundError) as raised:
+        Catalog.open(site).command_message("/rel\x1b[2Jease\ud800" + "x" * 5000 + " now")
+    said = str(raised.value)
+    assert "/rel\ufffd[2Jease\ufffdxxx" in said and len(said) < 400
+    said.encode("utf-8")   # no lone surrogate left
 
 
 # ---------------------------------------------------------------- status
