@@ -80,12 +80,22 @@ class CatalogEntries:
         if data is not None:
             return self.checked(data)
         ids = self.named(id_or_name)
-        data = self.find(ids[0]) if len(ids) == 1 else None
+        data = self.find(ids[0]) if len(ids) == 1 else self._canonical_of(ids) if ids else None
         if data is not None:
             return self.checked(data)
         if len(ids) > 1:
             raise NotFoundError(f"name {id_or_name!r} is shared by skills {', '.join(ids)}; use an id")
         raise NotFoundError(f"no skill {id_or_name!r} in the catalog")
+
+    def _canonical_of(self, ids: list[str]) -> dict[str, Any] | None:
+        """The entry that the others of ``ids`` (one name's) are copies of, when they all are:
+        a copy is offered and listed as its canonical member, so the name is that one's."""
+        found = [self.find(skill_id) for skill_id in ids]
+        copy_of = [_copy_of(data) for data in found]
+        canonical = [data for data, of in zip(found, copy_of) if of is None]
+        if len(canonical) != 1 or canonical[0] is None:
+            return None
+        return canonical[0] if all(of in (None, canonical[0]["id"]) for of in copy_of) else None
 
     def all(self) -> list[dict[str, Any]]:
         """Every entry, in manifest order (a paged catalog's pages fetched on first call)."""
@@ -166,3 +176,10 @@ def _each(func: Callable[[T], R], items: list[T]) -> Iterable[R]:
         return [func(item) for item in items]
     with ThreadPoolExecutor(max_workers=min(PARALLEL_FETCHES, len(items))) as pool:
         return list(pool.map(func, items))
+
+
+def _copy_of(data: dict[str, Any] | None) -> str | None:
+    """The id an entry (unchecked JSON) says it is a copy of, or None."""
+    visibility = data.get("visibility") if isinstance(data, dict) else None
+    copy_of = visibility.get("copy_of") if isinstance(visibility, dict) else None
+    return copy_of if isinstance(copy_of, str) else None

@@ -221,3 +221,20 @@ def test_a_copy_of_another_skill_is_a_copy_not_eligible(tmp_path: Path) -> None:
     text = CliRunner().invoke(main, ["status", "--catalog", str(tmp_path / "_site")]).output
     assert "copy       .claude/skills/invoices: it is a copy of skill 'skills/invoices'" in text
     assert text.rstrip().endswith("1 eligible, 0 ineligible, 0 hidden, 0 user-only, 1 copy")
+
+
+def test_a_name_shared_only_by_copies_of_one_skill_loads_the_canonical_member(tmp_path: Path) -> None:
+    """The prompt lists a group of copies once, by name: loading that name gives its canonical
+    member, not 'shared by skills ...'; a name two different skills share still needs an id."""
+    for place in ("skills", ".claude/skills"):
+        write_skill(tmp_path / "src" / place, "invoices", description="Reads invoices. Use when an invoice arrives.",
+                    body="# Invoices\n\nOpen the invoice, check the totals and file it under its supplier.\n")
+    write_skill(tmp_path / "src" / "a", "deploy", description="Deploys a web service. Use when shipping.")
+    write_skill(tmp_path / "src" / "b", "deploy", body="# Other\n\nSomething else entirely, for databases.\n",
+                description="Migrates a database schema. Use when the schema changes.")
+    assert build([tmp_path / "src"], tmp_path / "_site", keep_going=True).ok
+    catalog = Catalog.open(tmp_path / "_site")
+    assert "<name>invoices</name>" in catalog.prompt()
+    assert catalog.load("invoices").name == "invoices" and catalog.manifest_entry("invoices").id == "skills/invoices"
+    with pytest.raises(NotFoundError, match="shared by skills"):
+        catalog.load("deploy")
