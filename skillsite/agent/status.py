@@ -1,10 +1,12 @@
 """Whether each skill of a catalog is offered here, and why not (standard library only).
 
 A skill is ``hidden`` (never offered to a model), ``user-only`` (reached only by its slash
-command), a ``copy`` of another skill (offered as that one, its group's canonical member), ``ineligible`` (its requirements are not met here, a skill it conflicts with is on,
-or a skill it needs is ineligible), or ``eligible``.  Conflicts hold both ways: declaring ``conflicts: [b]`` in ``a`` keeps
-``a`` off while ``b`` is on, and ``b`` off while ``a`` is.  A skill is *on* when it is
-``always`` on and its own requirements are met, or when the runtime lists it as active.
+command), a ``copy`` of another skill (offered as that one, its group's canonical member),
+``ineligible`` (its requirements are not met here, a skill it conflicts with is on, or a skill
+it needs is ineligible), or ``eligible``.  Conflicts hold both ways: declaring ``conflicts:
+[b]`` in ``a`` keeps ``a`` off while ``b`` is on, and ``b`` off while ``a`` is.  A skill is *on*
+when it is ``always`` on and its own requirements are met, or when the runtime lists it as
+active.
 """
 from __future__ import annotations
 

@@ -334,9 +334,9 @@ def folder_rank(skill_id: str, prefer: Sequence[str] = DEFAULT_PREFER) -> int:
 def canonical_order(skill_id: str, source: int, priority: int, prefer: Sequence[str] = DEFAULT_PREFER,
                     offered: bool = True, listed: bool = True) -> tuple[bool, bool, int, int, int, int, str]:
     """The key that puts a group's canonical member first: offered to models (a hidden canonical
-    would hide its group), listed on the site (one only people invoke before one hidden from
-    every list, which would take the group out of the site's lists), source order, priority (higher first), where it lives
-    (:func:`folder_rank`), the shortest id, then the id."""
+    would hide its group), listed on the site (one only people invoke before one hidden from every
+    list, which would take the group out of the site's lists), source order, priority (higher
+    first), where it lives (:func:`folder_rank`), the shortest id, then the id."""
     return (not offered, not listed, source, -priority, folder_rank(skill_id, prefer), len(skill_id), skill_id)
 
 
