@@ -270,12 +270,11 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
                            *relation_diagnostics(members),
                            *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
                            *_knowledge_diagnostics(kept, knowledge_dir),
-                           *_codex_diagnostics(kept), *_taken_place_diagnostics(kept),
-                           *_look_alike_diagnostics(kept, cache, jobs, groups)]:
+                           *_codex_diagnostics(kept), *_taken_place_diagnostics(kept)]:
         shared.setdefault(kept[position][0], []).append(diag)
     refused = {src.id for index, src, _ in kept if any(d.severity is Severity.ERROR for d in shared.get(index, ()))}
     groups = [standing_first(group, refused) for group in groups]
-    for position, diag in _copy_diagnostics(kept, groups):
+    for position, diag in [*_copy_diagnostics(kept, groups), *_look_alike_diagnostics(kept, cache, jobs, groups)]:
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*(d for d in found.diagnostics if d not in unread), *(d for v in verdicts for d in v.diagnostics),
              *(d for ds in shared.values() for d in ds)]
