@@ -30,7 +30,6 @@ from skillsite.search.bm25 import SEARCH_VERSION
 from skillsite.search.lunr_index import build_indexes
 from skillsite.search.shard_format import SHARDS_VERSION
 from skillsite.search.shard_writer import build_chunks, card_row, finish_shards
-from skillsite.search.terms import search_fields
 from skillsite.source.schema import load_schema
 
 MANIFEST_FILE = "skills.json"
@@ -75,12 +74,11 @@ SEARCH_CACHE_FORMAT = 3
 
 
 def search_key(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE) -> str:
-    """What the search indexes are made of: only the searchable fields (and whether they are
-    sharded), so a change to a body or a file reuses them."""
+    """What the search indexes are made of: the search entries whole (:func:`search_entry`: no
+    body, no file, so a change to those reuses them; each list as a list, since the tag chunks
+    and docs.json keep ``["a b"]`` apart from ``["a", "b"]``) and whether they are sharded."""
     sharded = SHARDS_VERSION if len(entries) > shard_above else None
-    return digest(__version__, SEARCH_VERSION, SEARCH_CACHE_FORMAT, sharded,
-                  [(e["id"], search_fields(e), e["priority"], e["listed"], e["copy_of"], e["copies"])
-                   for e in entries])
+    return digest(__version__, SEARCH_VERSION, SEARCH_CACHE_FORMAT, sharded, list(entries))
 
 
 def search_files(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE

@@ -649,6 +649,25 @@ def test_search_files_are_kept_from_the_output_or_made_again(tmp_path, monkeypat
     assert tree_bytes(out) == tree_bytes(cold)
 
 
+@pytest.mark.parametrize("shard_above", [2, 1000])
+def test_a_tag_split_in_two_makes_the_search_files_again(tmp_path, shard_above):
+    """tags: ["deploy tools"] becoming [deploy, tools] reads the same as search text, but the
+    tag chunks and docs.json keep tags whole: the rebuild must not take the old search files."""
+    from skillsite.config import SiteConfig
+    from support import write_skill
+
+    config = SiteConfig(shard_above=shard_above)
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    for name in ("s1", "s2", "s3"):
+        write_skill(src, name, f"name: {name}\ndescription: Does {name} things. Use when testing {name}.\n"
+                               + ("tags: [\"deploy tools\"]\n" if name == "s1" else ""))
+    assert build([src], out, config, cache_dir=cache).ok
+    _edit(src / "s1/SKILL.md", 'tags: ["deploy tools"]', "tags: [deploy, tools]")
+    assert build([src], out, config, cache_dir=cache).ok
+    assert build([src], cold, config).ok
+    assert tree_bytes(out) == tree_bytes(cold)
+
+
 def _edit(path, old, new):
     text = path.read_text()
     assert old in text
