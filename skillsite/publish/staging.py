@@ -206,13 +206,30 @@ class Staging:
         return path
 
     def file(self, rel: str) -> str:
-        """The staging path of a site-relative file, with its folder created."""
+        """The staging path of a site-relative file, with its folder created (in a folder that
+        holds an earlier catalog, a file of it where one of the folders goes is removed)."""
         folder = "/".join(site_path_parts(rel)[:-1])
         if folder not in self._made:
-            with written(os.path.join(self.path, folder)):
-                os.makedirs(os.path.join(self.path, folder), exist_ok=True)
+            path = os.path.join(self.path, folder)
+            with written(path):
+                try:
+                    os.makedirs(path, exist_ok=True)
+                except (FileExistsError, NotADirectoryError):
+                    if not self.found:
+                        raise
+                    self._clear_files_above(folder)
+                    os.makedirs(path, exist_ok=True)
             self._made.add(folder)
         return os.path.join(self.path, rel)
+
+    def _clear_files_above(self, folder: str) -> None:
+        """Remove what is no folder at ``folder`` or above it in the folder written into: an
+        earlier catalog held a file where the new one has a folder."""
+        parts = folder.split("/")
+        for depth in range(1, len(parts) + 1):
+            path = os.path.join(self.path, *parts[:depth])
+            if os.path.lexists(path) and not _is_folder(path):
+                os.unlink(path)
 
     def current(self, rel: str) -> Path:
         """Where the new output's copy of ``rel`` is now."""
@@ -272,12 +289,14 @@ class Staging:
         """The staging path of ``rel``, with nothing there: a file placed before is unlinked, never
         written over (it may be a hard link to the published output)."""
         path = self.file(rel)
-        if rel in self.found or rel in self.placed:  # else nothing can be there
+        if rel in self.found or rel in self.placed:  # else nothing but an earlier catalog's folder can be there
             with written(path):
                 try:
                     os.unlink(path)
                 except FileNotFoundError:
                     pass
+        elif self.found and _is_folder(path):  # an earlier catalog had a folder where the new one has a file
+            remove_path(Path(path))
         return path
 
     def write(self, rel: str, data: bytes, key: str | None = None) -> None:
@@ -372,7 +391,14 @@ class Staging:
         for rel in sorted(self.found.keys() - self.placed.keys() - {MARKER}):
             path = Path(self.path, rel)
             with written(path):
-                path.unlink(missing_ok=True)
+                try:
+                    path.unlink(missing_ok=True)
+                except NotADirectoryError:
+                    continue  # in a folder of the earlier catalog whose place a file of the new one took
+                except OSError:  # EISDIR (EPERM on macOS): a folder of the new one took the file's place
+                    if _is_folder(str(path)):
+                        continue
+                    raise
             _remove_empty_parents(path.parent, self.path)
 
     def _published_files(self) -> dict[str, Published]:
@@ -412,6 +438,14 @@ def _untouched(recorded: Recorded | None, key: str, stamp: Stamp | None) -> bool
     """Whether a file (its stamp) is the one a build recorded with content key ``key`` (a
     recorded size is never -1: what is not a regular file is never untouched)."""
     return recorded is not None and recorded[0] == key and stamp is not None and stamp == recorded[1:]
+
+
+def _is_folder(path: str) -> bool:
+    """Whether ``path`` is a folder (not a link to one)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _remove_empty_parents(folder: Path, stop: Path) -> None:

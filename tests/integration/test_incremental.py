@@ -197,6 +197,47 @@ def test_patch_builds_remove_what_the_new_output_lacks(tmp_path):
     assert leftovers == []
 
 
+def _file_to_folder(refs: Path) -> None:
+    refs.joinpath("notes").unlink()
+    (refs / "notes").mkdir()
+    (refs / "notes" / "x.md").write_text("now a folder\n")
+
+
+def _folder_to_file(refs: Path) -> None:
+    shutil.rmtree(refs / "kept")
+    (refs / "kept").write_text("now a file\n")
+
+
+def _file_to_nested_skill(refs: Path) -> None:
+    refs.joinpath("notes").unlink()
+    (refs / "notes").mkdir()
+    (refs / "notes" / "SKILL.md").write_text("---\nname: notes\ndescription: Notes. Use when testing.\n---\n# N\n")
+
+
+@pytest.mark.parametrize("change", [_file_to_folder, _folder_to_file, _file_to_nested_skill])
+def test_a_file_and_a_folder_trading_places_in_the_back_folder_is_patched(tmp_path, change):
+    """From the third build on, a build writes into the catalog of two builds ago (the back
+    folder): where that one has a file and the new one a folder (or the reverse), the old one
+    gives way, and the build, and every build after it, equals a cold build."""
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    refs = src / "code-review" / "references"
+    refs.joinpath("notes").write_text("a file today\n")
+    (refs / "kept").mkdir()
+    (refs / "kept" / "inside.md").write_text("inside\n")
+    assert build([src], out, cache_dir=cache).ok
+    append_line(src / "test-first" / "SKILL.md", "Another line.")
+    assert build([src], out, cache_dir=cache).ok   # the first catalog now waits in the back folder
+    change(refs)
+    result = build([src], out, cache_dir=cache)
+    assert result.ok and not [d for d in result.diagnostics if d.code == "SK006"]
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)
+    append_line(src / "test-first" / "SKILL.md", "One more line.")
+    assert build([src], out, cache_dir=cache).ok and build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)
+
+
 def test_a_failing_commit_leaves_the_previous_output(tmp_path, monkeypatch):
     """A commit that fails (a full disk) leaves the old output whole and no staging folder."""
     from skillsite.publish import staging
