@@ -221,7 +221,7 @@ def trusted_cache(folder: Path) -> Path | None:
 def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: int, templates_dir: Path | None,
           title: str | None, open_browser: bool, interval: float) -> None:
     """Build the catalog, serve it locally and rebuild when SOURCES or templates change."""
-    from skillsite.config import SiteConfig, builtin_templates, load_config
+    from skillsite.config import CONFIG_NAMES, SiteConfig, builtin_templates, find_config, load_config
     from skillsite.publish.serve import DevServer
 
     def overridden(loaded: SiteConfig) -> SiteConfig:
@@ -229,19 +229,19 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
 
     config = overridden(load_site_config(config_file))
 
-    def configure() -> SiteConfig:  # the file as it is now, after an edit
-        return overridden(load_config(Path(config.config_path)) if config.config_path else SiteConfig())
+    def configure() -> SiteConfig:  # the file as it is now, after an edit (or as found now: made, or removed)
+        path = config_file or find_config(Path("."))
+        return overridden(load_config(path) if path is not None else SiteConfig())
 
     roots = sources or tuple(Path(s) for s in config.sources) or (Path("."),)
     for root in roots:
         if not root.is_dir():
             raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
     watch = [builtin_templates()] + ([Path(config.templates)] if config.templates else [])
-    if config.config_path:
-        watch.append(Path(config.config_path))
+    config_paths = [config_file] if config_file else [Path(name) for name in CONFIG_NAMES]
     try:
         server = DevServer(roots, config, host, port, watch=watch, echo=lambda text: click.echo(text, err=True),
-                           configure=configure)
+                           configure=configure, config_paths=config_paths)
     except OSError as exc:
         click.echo(f"skillsite serve: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
         sys.exit(2)

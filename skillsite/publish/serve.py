@@ -289,10 +289,12 @@ class DevServer:
 
     def __init__(self, sources: Sequence[Path], config, host: str = "127.0.0.1", port: int = 0,
                  watch: Sequence[Path] = (), log: TextIO | None = None,
-                 echo: Callable[[str], None] | None = None, configure: Callable[[], Any] | None = None):
+                 echo: Callable[[str], None] | None = None, configure: Callable[[], Any] | None = None,
+                 config_paths: Sequence[Path] = ()):
         self.sources = [Path(s) for s in sources]
         self.config = config
         self.configure = configure
+        self.config_paths = list(config_paths)  # where the configuration is, or would be found
         self.log = log or sys.stderr
         self.echo = echo or (lambda text: print(text, file=self.log, flush=True))
         remove_abandoned_folders(Path(tempfile.gettempdir()))
@@ -333,11 +335,19 @@ class DevServer:
         """Watch the folders with file events where the system has them (one line says why not),
         files by polling: an editor that saves by renaming replaces the file an event watch follows."""
         folders = [p for p in self.watched if p.is_dir()]
-        self.others = PollingWatcher([p for p in self.watched if not p.is_dir()])
+        self.others = self._others()
         try:
             self.folders = EventWatcher(folders, [self.tmp], self.tmp / SYNC_FOLDER)
         except WatchUnavailable as exc:
             self._poll_instead(f"file events are unavailable: {exc}")
+
+    def _others(self) -> PollingWatcher:
+        """A watcher of the watched files and of what builds read outside the sources (see
+        :mod:`skillsite.publish.serve_inputs`), by polling."""
+        from skillsite.publish.serve_inputs import outside_inputs
+
+        outside = outside_inputs(self.sources, getattr(self.config, "knowledge_dir", None), self.config_paths)
+        return PollingWatcher(list(dict.fromkeys([p for p in self.watched if not p.is_dir()] + outside)))
 
     def _poll_instead(self, why: str) -> None:
         """Watch the folders by polling from now on, saying why."""
@@ -353,8 +363,10 @@ class DevServer:
             self._poll_instead(f"file events stopped: {exc}")
             self.untold = changed = True  # what changed meanwhile is unknown
         if self.others.look():
-            self.untold = changed = True  # the configuration or the templates: the next build walks
+            # the configuration, the templates, git's refs, ignore rules, knowledge: the next build walks
+            self.untold = changed = True
             self._configure()
+            self.others = self._others()  # the knowledge folder may have moved with the configuration
         return changed
 
     def _configure(self) -> None:

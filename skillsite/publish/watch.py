@@ -25,11 +25,19 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from skillsite.models import Stamp, stamp_of
+from skillsite.source.discover import AUDIT_SKIPPED_DIRS
 from skillsite.source.ignore import TOOL_FOLDERS
 
-__all__ = ["SKIP_DIRS", "EventWatcher", "PollingWatcher", "WatchUnavailable", "watched_stamps"]
+__all__ = ["SKIP_DIRS", "COLLAPSED_DIRS", "EventWatcher", "PollingWatcher", "WatchUnavailable", "reported_path",
+           "watched_stamps"]
 
-SKIP_DIRS = TOOL_FOLDERS | {".venv"}  # not watched: no skill is read from them
+#: Not watched: a build reads nothing in them (``.git``: the audit skips it, discovery too; the
+#: refs a build's releases depend on are polled by ``serve``).
+SKIP_DIRS = AUDIT_SKIPPED_DIRS
+#: Watched, but a change inside one is reported as the folder itself: no skill is discovered in a
+#: tool's folder, yet the audit reads what it holds, and a ``.venv`` without its marker holds
+#: skills; an install there makes thousands of events, which one path stands for.
+COLLAPSED_DIRS = (TOOL_FOLDERS | {".venv"}) - SKIP_DIRS
 STEP_MS = 50          # the event process looks for new events this often
 DEBOUNCE_MS = 1600    # a batch closes after STEP_MS without events, or after this long
 READY_SECONDS = 300.0  # longest wait for the event process to watch every folder
@@ -80,7 +88,8 @@ class PollingWatcher:
         now = watched_stamps(self.paths, self.ignore)
         if now == self.seen:
             return False
-        self.changed.update(path for path, *_ in set(now).symmetric_difference(self.seen))
+        roots = sorted((os.path.abspath(p) for p in self.paths), key=len, reverse=True)
+        self.changed.update(reported_path(path, roots) for path, *_ in set(now).symmetric_difference(self.seen))
         self.seen = now
         return True
 
@@ -240,6 +249,20 @@ class _ParentGone:
         return os.getppid() != self.parent
 
 
+def _below_root(path: str, roots: Sequence[str]) -> list[str]:
+    """The names of ``path`` below the deepest of ``roots`` holding it (all of them for none)."""
+    root = next((r for r in roots if path.startswith(r + os.sep)), None)
+    return (path[len(root) + 1:] if root else path).split(os.sep)
+
+
+def reported_path(path: str, roots: Sequence[str]) -> str:
+    """How a change at ``path`` is reported: as the first folder of :data:`COLLAPSED_DIRS` on
+    its way from the root that holds it (``roots``: longest first), else as itself."""
+    names = _below_root(path, roots)
+    cut = next((n for n, name in enumerate(names[:-1]) if name in COLLAPSED_DIRS), None)
+    return path if cut is None else path[:len(path) - len(os.sep.join(names[cut + 1:])) - 1]
+
+
 class _Relevant:
     """``watchfiles``'s filter: the sync folder's files, and every path but ignored ones and
     those inside a folder named in ``SKIP_DIRS`` (below a watched folder)."""
@@ -254,9 +277,7 @@ class _Relevant:
             return True
         if path.startswith(tuple(self.ignore)):
             return False
-        root = next((r for r in self.roots if path.startswith(r + os.sep)), None)
-        inside = path[len(root) + 1:] if root else path
-        return not SKIP_DIRS.intersection(inside.split(os.sep))
+        return not SKIP_DIRS.intersection(_below_root(path, self.roots))
 
 
 def main(argv: Sequence[str]) -> int:
@@ -272,6 +293,7 @@ def main(argv: Sequence[str]) -> int:
     out = sys.stdout.buffer
     roots = [os.path.realpath(f) for f in args.folders]  # events name real paths (FSEvents does)
     sync = os.path.realpath(args.sync)
+    longest_first = sorted((r.rstrip(os.sep) for r in roots), key=len, reverse=True)
     try:
         from watchfiles import watch
 
@@ -284,7 +306,8 @@ def main(argv: Sequence[str]) -> int:
                 out.write(READY + b"\0")
                 ready = True
             if changes:
-                out.write(b"".join(PATH + os.fsencode(path) + b"\0" for _, path in sorted(changes)) + BATCH_END + b"\0")
+                paths = sorted({reported_path(path, longest_first) for _, path in changes})
+                out.write(b"".join(PATH + os.fsencode(path) + b"\0" for path in paths) + BATCH_END + b"\0")
             out.flush()
     except BrokenPipeError:  # serve ended
         return 0

@@ -4,7 +4,8 @@ walking the tree (``skillsite serve``, #47).
 When every reported path is a file the last discovery listed (a SKILL.md or a bundled file)
 and still a regular file, or a path that is not there now and was never listed (an editor's
 temporary file), the tree has the shape discovery saw: only those files' sizes and times
-differ, and the last discovery with them patched in is what a walk would give.  Anything else
+differ, and the last discovery with them patched in is what a walk would give.  A path in a
+tool's folder (``node_modules``, ``__pycache__``...) changes nothing discovery sees.  Anything else
 (a file created, removed or replaced by a link, a folder, one holding listed files moved away, an
 ignore file, a path discovery left out, a file it could not read) asks for a walk: :func:`rediscover` returns None.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Collection, Sequence
 
 from skillsite.models import SourceFile, Stamp, stamp_of
-from skillsite.source.discover import Discovery
+from skillsite.source.discover import Discovery, is_tool_folder
 from skillsite.source.ignore import ENVIRONMENT_MARKERS, GITIGNORE
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ def rediscover(found: Discovery, places: Places, roots: Sequence[Path], changed:
         reached = as_reached(path, roots)
         if reached is None or os.path.basename(reached) in SHAPING_FILES:
             return None
+        if _in_tool_folder(reached, roots):
+            continue  # discovery never looks inside one (the audit does: see the resident's listings)
         place = places.files.get(reached)
         try:
             info = os.lstat(reached)
@@ -92,6 +95,15 @@ def rediscover(found: Discovery, places: Places, roots: Sequence[Path], changed:
             return None
         stamps[place] = stamp_of(info)
     return _patched(found, stamps)
+
+
+def _in_tool_folder(reached: str, roots: Sequence[Path]) -> bool:
+    """Whether a path (as discovery reaches it) is a tool's folder or lies in one, below its root."""
+    for root in roots:
+        given = os.path.abspath(root).rstrip(os.sep) + os.sep
+        if reached.startswith(given):
+            return any(is_tool_folder(name) for name in reached[len(given):].split(os.sep))
+    return False
 
 
 def _patched(found: Discovery, stamps: dict[tuple[int, int], Stamp]) -> Discovery:

@@ -182,7 +182,9 @@ def test_without_file_events_serve_says_why_and_polls(source, tmp_path):
     assert not any("Traceback" in line for line in serve.lines)
 
 
-def test_skipped_folders_are_not_watched_and_watched_files_and_folders_are(source, tmp_path):
+def test_what_builds_read_is_watched_and_git_s_other_files_are_not(source, tmp_path):
+    """A file in node_modules is audited, and git's HEAD decides the releases: a change to either
+    is a rebuild; the rest of .git is read by no build (nor is an ignored folder)."""
     (source / "node_modules" / "pkg").mkdir(parents=True)
     (source / ".git").mkdir()
     config = tmp_path / "skillsite.yml"
@@ -194,9 +196,12 @@ def test_skipped_folders_are_not_watched_and_watched_files_and_folders_are(sourc
         assert server.start()
         assert isinstance(server.folders, EventWatcher)
         assert server.check() is False
-        (source / "node_modules" / "pkg" / "index.js").write_text("x", encoding="utf-8")
-        (source / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+        (source / ".git" / "index").write_text("git's own\n", encoding="utf-8")
         assert server.check() is False
+        (source / "node_modules" / "pkg" / "index.js").write_text("x", encoding="utf-8")
+        assert server.check() is True
+        (source / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+        assert server.check() is True
         replacement = tmp_path / "skillsite.yml.new"       # saved as many editors do: a new file renamed over it
         replacement.write_text("title: Other skills\n", encoding="utf-8")
         os.replace(replacement, config)
@@ -211,26 +216,39 @@ def test_skipped_folders_are_not_watched_and_watched_files_and_folders_are(sourc
 
 
 def test_polling_sees_what_events_see_and_ignores_the_same_folders(source, tmp_path):
+    """Both watchers report a change in a tool's folder as that folder (an install there is one
+    path), pass over .git, and leave an ignored folder out."""
+    from skillsite.publish.watch import reported_path
+
     ours = tmp_path / "ours"
     (source / "node_modules").mkdir()
+    (source / ".git").mkdir()
     watcher = PollingWatcher([source], ignore=[source / "knowledge"])
     assert watcher.look() is False
-    (source / "node_modules" / "index.js").write_text("x", encoding="utf-8")
     (source / "knowledge" / "new.md").write_text("x", encoding="utf-8")
+    (source / ".git" / "index").write_text("x", encoding="utf-8")
     assert watcher.look() is False
+    (source / "node_modules" / "index.js").write_text("x", encoding="utf-8")
+    assert watcher.look() is True and watcher.take_paths() == {str(source / "node_modules")}
     edit(source / "code-review" / "SKILL.md", "Polled.")
     assert watcher.look() is True and watcher.look() is False
     events = EventWatcher([source], [source / "knowledge"], ours)
+    real = os.path.realpath(source)
     try:
         assert events.look() is False
-        (source / "node_modules" / "index.js").write_text("y", encoding="utf-8")
         (source / "knowledge" / "new.md").write_text("y", encoding="utf-8")
+        (source / ".git" / "index").write_text("y", encoding="utf-8")
         assert events.look() is False
+        (source / "node_modules" / "pkg").mkdir()
+        (source / "node_modules" / "pkg" / "index.js").write_text("y", encoding="utf-8")
+        assert events.look() is True and events.take_paths() == {os.path.join(real, "node_modules")}
         (source / "code-review" / "SKILL.md").unlink()
         assert events.look() is True and events.look() is False
     finally:
         events.close()
     assert events.process.poll() is not None
+    assert reported_path("/r/a/node_modules/x/y.js", ["/r"]) == "/r/a/node_modules"
+    assert reported_path("/r/a/.venv", ["/r"]) == "/r/a/.venv" and reported_path("/r/a/b.md", ["/r"]) == "/r/a/b.md"
 
 
 def test_a_rebuild_takes_the_changed_paths_from_the_file_events_and_equals_a_cold_build(source, tmp_path):
@@ -239,7 +257,7 @@ def test_a_rebuild_takes_the_changed_paths_from_the_file_events_and_equals_a_col
     from support import tree_bytes
     from skillsite.publish.build import build
 
-    (source / "code-review" / "node_modules").mkdir()  # audited, not watched: listed again at every build
+    (source / "code-review" / "node_modules").mkdir()  # audited and watched
     server = DevServer([source], SiteConfig(), port=0, log=io.StringIO())
     edits = [  # (an edit, whether the rebuild walks the tree)
         (lambda: edit(source / "code-review" / "SKILL.md", "Edited while served."), False),

@@ -95,8 +95,14 @@ def test_a_resident_lists_again_only_the_skill_folders_under_a_reported_path(tre
         again = resident.discover([tree], [])
         assert resident.walks == 1 and again == discover([tree])
         assert resident.listings(again, [tree]) == [AuditListing.of(s.dir) for s in again.sources]
-    # the changed skill, the skills above it, and the one holding a folder the watcher leaves out
-    assert sorted(listed) == ["changelog", "house-style", "release-manager"]
+    # the changed skill and the skills above it (house-style's node_modules is watched too)
+    assert sorted(listed) == ["changelog", "release-manager"]
+    resident.saw([str(tree / "house-style" / "node_modules")])   # a change in it, as the watcher says it
+    listed.clear()
+    with resident.building():
+        assert resident.discover([tree], []) == again and resident.walks == 1  # discovery never looks in it
+        assert resident.listings(again, [tree]) == [AuditListing.of(s.dir) for s in again.sources]
+    assert listed == ["house-style"]
     with resident.building():
         assert resident.discover([tree], []) == again and resident.walks == 2  # untold: walked
     resident.saw([changed])
