@@ -23,14 +23,15 @@ def _repository_folder(root: Path) -> Path | None:
 
 def git_ref_paths(root: Path) -> list[Path]:
     """What git's HEAD and tags are read from for the repository holding ``root``: HEAD, the
-    packed refs and the refs folder (a worktree's ``.git`` file, its own HEAD and its common
-    folder's refs); [] outside a repository."""
+    packed refs, the branches (HEAD names one) and the tags (for a worktree, its ``.git`` file,
+    its own HEAD and its common folder's refs); [] outside a repository.  Remote-tracking refs,
+    which a fetch moves, are no input."""
     top = _repository_folder(root)
     if top is None:
         return []
     dot_git = top / ".git"
     if dot_git.is_dir():
-        return [dot_git / "HEAD", dot_git / "packed-refs", dot_git / "refs"]
+        return [dot_git / "HEAD", *_refs(dot_git)]
     try:
         pointer = dot_git.read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
@@ -40,7 +41,11 @@ def git_ref_paths(root: Path) -> list[Path]:
         common = (git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()).resolve()
     except OSError:
         common = git_dir
-    return [dot_git, git_dir / "HEAD", common / "packed-refs", common / "refs"]
+    return [dot_git, git_dir / "HEAD", *_refs(common)]
+
+
+def _refs(common: Path) -> list[Path]:
+    return [common / "packed-refs", common / "refs" / "heads", common / "refs" / "tags"]
 
 
 def gitignores_above(root: Path) -> list[Path]:
