@@ -156,6 +156,8 @@ class _RootWalker:
         if GITIGNORE in by_name:
             ignores = ignores.with_file(os.path.join(seen, GITIGNORE), rel)
         skill_file = _skill_file(by_name)
+        if skill_file is not None and not self._stays_inside(by_name[skill_file]):
+            skill_file = None  # a SKILL.md linked from outside the root is never read (SK002 says so)
         if bool(skill_file) != holds_skill_file(by_name):  # the audit would tell nested skills apart otherwise
             self.partial.add(rel)
         node = _Dir(rel, seen, real, skill_file, rel if skill_file else owner)
@@ -167,6 +169,13 @@ class _RootWalker:
             self.partial.add(rel)
             return []
         return children
+
+    def _stays_inside(self, entry: os.DirEntry) -> bool:
+        """Whether an entry is no symlink, or one whose target is inside the root."""
+        try:
+            return not entry.is_symlink() or inside_folder(os.path.realpath(entry.path), self.real_root)
+        except OSError:
+            return False
 
     def _entries(self, node: _Dir, entries: list[os.DirEntry], ancestors: frozenset[str], ignores: Ignores
                  ) -> list:

@@ -75,6 +75,23 @@ def test_symlink_outside_the_root_is_not_followed(tmp_path):
     assert ids(found) == [] and codes(found) == ["SK002", "SK013"]
 
 
+def test_a_skill_md_linked_from_outside_the_root_is_never_read(tmp_path):
+    """The folder is real, its SKILL.md a symlink to a file outside the root: SK002 says it is
+    not followed, and nothing of it is read or published (a root that is the skill's folder too)."""
+    from skillsite.publish.build import build
+
+    root, outside = tmp_path / "root", tmp_path / "outside.md"
+    outside.write_text("---\nname: leak\ndescription: Outside. Use when testing.\n---\nSECRET\n", "utf-8")
+    (root / "leak").mkdir(parents=True)
+    os.symlink(outside, root / "leak" / "SKILL.md")
+    write_skill(root, "plain")
+    found = discover([root])
+    assert ids(found) == ["plain"] and codes(found) == ["SK002"]
+    assert ids(discover([root / "leak"])) == [] and codes(discover([root / "leak"])) == ["SK002", "SK013"]
+    assert build([root], tmp_path / "site").ok
+    assert not [p for p in (tmp_path / "site").rglob("*") if p.is_file() and b"SECRET" in p.read_bytes()]
+
+
 def test_symlink_loop_is_safe(tmp_path):
     skill = write_skill(tmp_path, "a")
     os.symlink("..", skill / "loop")
