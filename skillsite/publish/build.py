@@ -26,7 +26,8 @@ from skillsite.publish.lock import cache_lock, output_lock
 from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result
 from skillsite.publish.resident import Resident
 from skillsite.publish.signing import Signing, resign_due
-from skillsite.publish.staging import check_sources_kept, check_target, clear_remains
+from skillsite.publish.staging import (check_cache_outside, check_outside_skills, check_sources_kept, check_target,
+                                       clear_remains)
 from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs, settle_inputs
 from skillsite.source.discover import discover
 from skillsite.workers import default_jobs
@@ -60,6 +61,8 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     """
     stage = Stages(progress)
     out = Path(os.path.realpath(out)) if os.path.islink(out) else Path(out)  # a link (to a web root): its target
+    check_outside_skills(out, [Path(s) for s in sources])  # before the lock file is made beside the output
+    check_cache_outside(out, cache_dir)
     with resident.building() if resident is not None else nullcontext(), output_lock(out, wait, on_wait), \
             ExitStack() as held:
         clear_remains(out)

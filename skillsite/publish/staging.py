@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from skillsite.agent.site_urls import OUTPUT_MARKER
+from skillsite.source.discover import SKILL_FILES
 from skillsite.folders import remove_path, replace_folder, restore_moved_aside
 
 MARKER = OUTPUT_MARKER  # written anew by every build (the agent side names it too)
@@ -81,6 +82,33 @@ def check_sources_kept(target: Path, sources: Iterable[Path]) -> None:
             what = "is the source folder" if real == where else "holds the source folder"
             raise OutputError(f"{target} {what} {source}: a build replaces its output folder, so it cannot be "
                               "written there (even with --force); choose another output folder")
+
+
+def check_cache_outside(target: Path, cache_dir: Path | None) -> None:
+    """Refuse a cache folder that is the output folder or inside it: a build replaces its output
+    with a new folder, which would take the cache (and the catalog it keeps for the next build) away."""
+    if cache_dir is None:
+        return
+    where, cache = os.path.realpath(target), os.path.realpath(cache_dir)
+    if cache == where or cache.startswith(where.rstrip(os.sep) + os.sep):
+        what = "is the output folder" if cache == where else "is inside the output folder"
+        raise OutputError(f"the cache folder {cache_dir} {what} {target}: a build replaces its output folder, so "
+                          "the cache cannot be kept there; choose a cache folder outside it")
+
+
+def check_outside_skills(target: Path, sources: Iterable[Path]) -> None:
+    """Refuse an output folder inside a skill's folder (one holding a SKILL.md, up to the source
+    holding it): the build's lock file beside the output would be published as a file of the skill."""
+    where = Path(os.path.realpath(target))
+    for source in sources:
+        root = Path(os.path.realpath(source))
+        if root not in where.parents:
+            continue
+        holder = next((folder for folder in where.parents if (folder == root or root in folder.parents)
+                       and any((folder / name).is_file() for name in SKILL_FILES)), None)
+        if holder is not None:
+            raise OutputError(f"{target} is inside the skill folder {holder}: the build's files beside the output "
+                              "would be published with the skill; choose an output folder outside the skill folders")
 
 
 def site_path_parts(rel: str) -> list[str]:

@@ -323,6 +323,27 @@ def test_an_output_that_is_or_holds_a_source_is_refused_even_with_force(tmp_path
     assert tree_bytes(project) == before
 
 
+@pytest.mark.parametrize("flags, said", [
+    (["-o", "src/code-review/out"], "is inside the skill folder"),
+    (["-o", "out", "--cache-dir", "out"], "is the output folder"),
+    (["-o", "out", "--cache-dir", "out/cache"], "is inside the output folder"),
+])
+def test_an_output_inside_a_skill_or_holding_the_cache_is_refused_before_anything_is_written(
+        tmp_path: Path, flags: list[str], said: str) -> None:
+    """An output in a skill's folder published the build's lock file beside it as a file of the
+    skill; a cache in the output was moved away with it, and the catalog was lost: each is now a
+    one-line refusal (exit 2), with nothing written, a catalog already there kept."""
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLES, project / "src")
+    assert subprocess.run([sys.executable, "-m", "skillsite", "build", "src", "-o", "out", "-q"], cwd=project,
+                          capture_output=True, timeout=300).returncode == 0
+    before = tree_bytes(project)
+    run = subprocess.run([sys.executable, "-m", "skillsite", "build", "src", *flags, "-q"],
+                         cwd=project, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2 and said in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert tree_bytes(project) == before
+
+
 def test_an_output_that_is_a_symbolic_link_is_built_where_it_leads(tmp_path: Path) -> None:
     """A web root reached through a link (``site -> www/catalog``): every build updates the
     catalog the link leads to, and the link stays (it was replaced by a folder, and its ghost in
