@@ -103,6 +103,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     from skillsite.publish.build import STAGES, build as run_build
     from skillsite.publish.interrupt import builds_end_on_signals
     from skillsite.publish.lock import OutputBusy
+    from skillsite.publish.plan import SourceDateError
     from skillsite.publish.signing import SigningError, duration_text
     from skillsite.publish.staging import OutputError
     from skillsite.publish.views import human_bytes
@@ -128,7 +129,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
                                verify_output=verify_output or force)
     except SigningError as exc:
         fail(f"{exc}; {out} was left as it was", EXIT_USAGE)
-    except OutputError as exc:
+    except (OutputError, SourceDateError) as exc:
         fail(str(exc), EXIT_USAGE)
     except OutputBusy as exc:
         fail(str(exc), EXIT_BUSY)

@@ -23,7 +23,7 @@ from skillsite.cache import code_scope, prepare_cache_folder
 from skillsite.config import SiteConfig
 from skillsite.models import CatalogReading
 from skillsite.publish.lock import cache_lock, output_lock
-from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result
+from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result, source_date
 from skillsite.publish.resident import Resident
 from skillsite.publish.signing import Signing, resign_due
 from skillsite.publish.staging import (check_cache_outside, check_outside_skills, check_sources_kept, check_target,
@@ -57,12 +57,14 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     (``serve``: :mod:`skillsite.publish.resident`), which a rebuild takes instead of finding it again.
     An ``out`` that is a symbolic link is built where it leads (the link stays).
     Raises :class:`~skillsite.publish.staging.OutputError` when ``out`` is not ours to replace,
+    :class:`~skillsite.publish.plan.SourceDateError` for a ``SOURCE_DATE_EPOCH`` that is no date,
     and OSError (naming the path) when the output or the cache cannot be written.
     """
     stage = Stages(progress)
     out = Path(os.path.realpath(out)) if os.path.islink(out) else Path(out)  # a link (to a web root): its target
     check_outside_skills(out, [Path(s) for s in sources])  # before the lock file is made beside the output
     check_cache_outside(out, cache_dir)
+    source_date()  # SourceDateError now, before anything is written
     with resident.building() if resident is not None else nullcontext(), output_lock(out, wait, on_wait), \
             ExitStack() as held:
         clear_remains(out)

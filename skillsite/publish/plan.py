@@ -54,11 +54,25 @@ class BuildResult:
         return sum(d.severity is Severity.WARNING for d in self.diagnostics)
 
 
+#: The latest ``SOURCE_DATE_EPOCH`` a build takes: the latest time a tar header holds (eleven
+#: octal digits, in 2242), which the skills' archives are stamped with.
+MAX_SOURCE_DATE = 8 ** 11 - 1
+
+
+class SourceDateError(ValueError):
+    """``SOURCE_DATE_EPOCH`` is set to something that is no time a build can stamp (exit 2)."""
+
+
 def source_date() -> tuple[int, str | None]:
-    """``SOURCE_DATE_EPOCH`` as (seconds, ISO text); (0, None) when unset or invalid."""
+    """``SOURCE_DATE_EPOCH`` as (seconds, ISO text); (0, None) when unset or empty.  Anything but
+    a whole number of seconds from 0 to :data:`MAX_SOURCE_DATE` is refused (SourceDateError), as
+    the reproducible-builds specification asks: a date silently taken as 0 is a wrong date."""
     raw = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if not raw.isdigit():
+    if not raw:
         return 0, None
+    if not (raw.isascii() and raw.isdigit()) or int(raw) > MAX_SOURCE_DATE:
+        raise SourceDateError(f"SOURCE_DATE_EPOCH must be a whole number of seconds since 1970, from 0 to "
+                              f"{MAX_SOURCE_DATE}, not {raw[:40]!r}")
     seconds = int(raw)
     return seconds, _dt.datetime.fromtimestamp(seconds, tz=_dt.timezone.utc).isoformat().replace("+00:00", "Z")
 

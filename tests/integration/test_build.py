@@ -344,6 +344,25 @@ def test_an_output_inside_a_skill_or_holding_the_cache_is_refused_before_anythin
     assert tree_bytes(project) == before
 
 
+@pytest.mark.parametrize("value", ["253402300800", "99999999999999999999", "8589934592", "\u00b2", "garbage", "-5"])
+def test_a_source_date_epoch_that_is_no_date_is_refused_in_one_line(tmp_path: Path, value: str) -> None:
+    """Past year 9999, past what a tar header holds, a superscript digit: each was a traceback;
+    garbage was taken as 1970. The reproducible-builds rule: a malformed value is an error."""
+    run = subprocess.run([sys.executable, "-m", "skillsite", "build", str(EXAMPLES), "-o", "out", "-q", "--no-cache"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "SOURCE_DATE_EPOCH": value})
+    assert run.returncode == 2 and run.stderr.startswith("skillsite: SOURCE_DATE_EPOCH must be a whole number")
+    assert len(run.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_the_latest_source_date_epoch_a_tar_header_holds_builds(tmp_path: Path) -> None:
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "8589934591"}
+    run = subprocess.run([sys.executable, "-m", "skillsite", "build", str(EXAMPLES), "-o", "out", "-q", "--no-cache"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr
+    assert json.loads((tmp_path / "out/skills.json").read_text())["generated_at"].startswith("2242-03-16")
+
+
 def test_an_output_that_is_a_symbolic_link_is_built_where_it_leads(tmp_path: Path) -> None:
     """A web root reached through a link (``site -> www/catalog``): every build updates the
     catalog the link leads to, and the link stays (it was replaced by a folder, and its ghost in
