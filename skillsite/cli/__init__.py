@@ -13,8 +13,10 @@ from skillsite.audit.command import audit
 from skillsite.cli.building import build, serve
 from skillsite.cli.checking import new, validate
 from skillsite.cli.installing import install, install_spec, outdated, update
+from skillsite.cli.output import EXIT_ENVIRONMENT
 from skillsite.cli.reading import budget, mcp, prompt, search, show, status, tool
 from skillsite.cli.signing import keys, verify
+from skillsite.cli.streams import prepared_streams
 
 __all__ = ["entry", "install_spec", "main"]
 
@@ -31,5 +33,7 @@ for command in (validate, new, build, serve, audit, keys, verify, search, show, 
 
 
 def entry() -> None:
-    """The console script (and ``python -m skillsite``)."""
-    main()
+    """The console script (and ``python -m skillsite``): standard output that is closed, full or
+    cannot encode a name is one line on standard error (:mod:`skillsite.cli.streams`)."""
+    with prepared_streams(EXIT_ENVIRONMENT):
+        main()

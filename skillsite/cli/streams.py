@@ -1,0 +1,72 @@
+"""The standard streams a command writes to, made safe to write: any text can be printed (a
+character the stream's encoding lacks is escaped), and a stream that is closed or cannot take
+more (a full disk) ends the command with one line on standard error, never a traceback.
+"""
+from __future__ import annotations
+
+import errno
+import io
+import os
+import sys
+from contextlib import contextmanager
+from typing import Iterator
+
+from skillsite.diagnostics import describe_os_error
+
+__all__ = ["EXIT_BROKEN_PIPE", "ClosedStream", "prepared_streams"]
+
+#: As click exits when the reader of standard output has gone (``skillsite ... | head -1``).
+EXIT_BROKEN_PIPE = 1
+
+
+class ClosedStream(io.TextIOBase):
+    """Standard output when the process was started with it closed: writing to it fails as
+    writing to a closed file descriptor does (EBADF)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+def _escaping(stream: object) -> None:
+    """Let ``stream`` print any text: what its encoding cannot hold comes as a backslash escape."""
+    if isinstance(stream, io.TextIOWrapper):
+        stream.reconfigure(errors="backslashreplace")
+
+
+def _silenced_stdout() -> None:
+    """Point standard output at the null device, so that what is still buffered in it flushes
+    without error when the interpreter exits."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.__stdout__.fileno() if sys.__stdout__ is not None else 1)
+        os.close(null)
+    except (OSError, ValueError):
+        pass
+
+
+@contextmanager
+def prepared_streams(fail_code: int) -> Iterator[None]:
+    """Run a command with safe standard streams; a failure to write standard output (or any
+    error of the machine the command left unsaid) ends it with ``skillsite: <cause>`` on
+    standard error and exit status ``fail_code`` (a gone reader: :data:`EXIT_BROKEN_PIPE`, quietly)."""
+    if sys.stdout is None:
+        sys.stdout = ClosedStream()
+    _escaping(sys.stdout)
+    _escaping(sys.stderr)
+    try:
+        try:
+            yield
+        finally:
+            sys.stdout.flush()  # here, even after sys.exit: a full disk is said now, not at exit
+    except OSError as exc:
+        _silenced_stdout()
+        if exc.errno == errno.EPIPE:
+            sys.exit(EXIT_BROKEN_PIPE)
+        if sys.stderr is not None:  # an error naming no file is the stream's own
+            cause = describe_os_error(exc)
+            print(f"skillsite: {cause if exc.filename else f'cannot write to standard output: {cause}'}",
+                  file=sys.stderr)
+        sys.exit(fail_code)
