@@ -91,18 +91,21 @@ class Installer:
         if locked is None or not self._is_source(locked.source, lock_path):
             raise NotFoundError(f"{lock_path} holds no skill {skill_id!r} installed from {self.catalog.location}")
         target = resolve_locked_path(locked.path, lock_path)
-        if os.path.lexists(target) and not overwrite and \
-                changed_locally(target, locked, apart_of(LockedFolders(lock_file, lock_path), skill_id, target)):
-            raise DestinationExistsError(f"{target} has local changes (its files are not those {lock_path} records "
-                                         f"for {skill_id}); pass overwrite=True to replace them")
+        edited = os.path.lexists(target) and not overwrite and \
+            changed_locally(target, locked, apart_of(LockedFolders(lock_file, lock_path), skill_id, target))
+        refusal = DestinationExistsError(f"{target} has local changes (its files are not those {lock_path} records "
+                                         f"for {skill_id}); pass overwrite=True to replace them") if edited else None
         ask = Ask(REQUEST if locked.requested else f"{lock_path.name}", locked.requested or "*")
         return self._install_closure(skill_id, ask, target, overwrite, children, lock_path, locked.requested,
-                                     replace_root=True, follow_links=follow_links)
+                                     replace_root=True, follow_links=follow_links, refusal=refusal)
 
     def _install_closure(self, skill_id: str, ask: Ask, target: Path, overwrite: bool, children: bool,
-                         lock_path: Path | None, requested: str | None, *,
-                         replace_root: bool = False, follow_links: bool = False) -> list[PlannedSkill]:
-        """Install ``skill_id`` at ``target`` and its dependencies beside it, recording them in the lock."""
+                         lock_path: Path | None, requested: str | None, *, replace_root: bool = False,
+                         follow_links: bool = False, refusal: Exception | None = None) -> list[PlannedSkill]:
+        """Install ``skill_id`` at ``target`` and its dependencies beside it, recording them in the
+        lock; ``refusal``: raised unless ``target`` holds the release to install already (an update
+        of a folder whose files are not those the lock records: an update killed after putting
+        the release in place, before recording it, is recorded now)."""
         lock = read_lock(lock_path) if lock_path is not None else Lock()
         ours = {sid: locked for sid, locked in lock.skills.items() if self._is_source(locked.source, lock_path)}
         others = {sid: (label(sid, locked.version or UNVERSIONED), tuple(locked.dependencies.items()))
@@ -144,6 +147,8 @@ class Installer:
         actions = {p.id: self._placement(p, targets[p.id], fetched[p.id], overwrite, ours.get(p.id), lock_path,
                                          [targets[p.id] / rel for rel in inside[p.id].values()],
                                          root=p.id == skill_id, replace_root=replace_root) for p in plan}
+        if refusal is not None and not _holds_release(targets[skill_id], fetched[skill_id], inside[skill_id].values()):
+            raise refusal
         source = source_text(self.catalog.location, self.catalog.remote, lock_path) if lock_path is not None else self.catalog.location
         if lock_path is not None and not is_utf8_text(source):
             raise UnsafePathError(f"{source!r} is not UTF-8 text: it cannot be recorded in the lock file")
@@ -159,8 +164,9 @@ class Installer:
             if lock_path is not None:
                 path = lock_path_text(targets[planned.id], lock_path)
                 apart = [targets[planned.id] / rel for rel in inside[planned.id].values()]
+                as_locked = actions[planned.id] == "keep" and not (refusal is not None and planned.id == skill_id)
                 nested, recorded = _kept_nested(targets[planned.id], ours.get(planned.id), apart) \
-                    if actions[planned.id] == "keep" else (nested_digest_of(files), True)
+                    if as_locked else (nested_digest_of(files), True)
                 locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
                                      requested if planned.id == skill_id else None, nested, recorded)
                 record_installed(lock_path, planned.id, locked)
@@ -311,6 +317,14 @@ class Installer:
             child = self.catalog._source.checked(data)
             plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
         return plan
+
+
+def _holds_release(target: Path, fetched: tuple[dict[str, bytes], str], inside: Iterable[str]) -> bool:
+    """Whether ``target`` holds exactly the release fetched (files, digest): its own files and the
+    nested skills installed with it (those in the folders ``inside`` are on their own)."""
+    files, digest = fetched
+    present = InstalledFolder.at(target, [target / rel for rel in inside])
+    return present.own == digest and present.nested_with_it == nested_digest_of(files)
 
 
 def _kept_nested(target: Path, locked: LockedSkill | None, apart: Sequence[Path]) -> tuple[str | None, bool]:

@@ -545,3 +545,40 @@ def test_an_install_past_the_file_limit_fetches_no_file(served, tmp_path: Path, 
         catalog.install("app", tmp_path / "project" / "app")
     assert not [path for path, _ in server.requests[before:] if path.endswith("SKILL.md")], server.requests
     assert not (tmp_path / "project").exists()
+
+
+def test_an_update_killed_between_putting_the_release_in_place_and_recording_it_is_finished_by_the_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folder holds the new release, the lock still the old digest: not a local change to
+    refuse for ever, but an update to record. A folder edited since is still refused."""
+    import skillsite.agent.install as install_module
+    from skillsite.publish.build import build
+    from support import write_skill
+
+    src, site, project = tmp_path / "src", tmp_path / "site", tmp_path / "project"
+    write_skill(src, "demo", description="Demo skill for interrupted updates. Use when testing.")
+    write_skill(src / "demo", "inner", description="Nested in demo. Use when testing.")
+    assert build([src], site).ok
+    lock, dest = project / "skillsite-lock.json", project / "skills" / "demo"
+    assert cli("install", "demo", "--catalog", str(site), "--dest", str(dest), "--lock", str(lock)).exit_code == 0
+    (src / "demo" / "SKILL.md").write_text((src / "demo" / "SKILL.md").read_text() + "\nVersion two.\n")
+    (src / "demo" / "inner" / "SKILL.md").write_text((src / "demo" / "inner" / "SKILL.md").read_text() + "\nTwo.\n")
+    assert build([src], site).ok
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # where a SIGKILL could land: the folder swapped in, the lock not written
+
+    with monkeypatch.context() as patched:
+        patched.setattr(install_module, "record_installed", killed)
+        with pytest.raises(KeyboardInterrupt):
+            Catalog.open(site).update("demo", lock)
+    assert "Version two." in (dest / "SKILL.md").read_text()
+    report = {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}
+    assert report["demo"]["status"] == "modified"          # the lock is behind the folder, as it was left
+    result = cli("update", "demo", "--lock", str(lock))
+    assert result.exit_code == 0, result.output
+    report = {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}
+    assert report["demo"]["status"] == "up-to-date", report
+    (dest / "SKILL.md").write_text((dest / "SKILL.md").read_text() + "my edit\n")
+    result = cli("update", "demo", "--lock", str(lock))
+    assert result.exit_code != 0 and "local changes" in result.output, result.output
