@@ -302,9 +302,13 @@ class Catalog:
         history = self._histories.of(self.manifest_entry(id_or_name).id)
         return dict(history.releases) if history else {}
 
-    def release_digests(self, id_or_name: str) -> dict[str, str]:
+    def release_digests(self, id_or_name: str, *, exact: bool = False) -> dict[str, str]:
         """The digest (``sha256:<hex>``) of each release of a skill, by version; for a skill
-        without releases, its current files' digest under its version ("" when it has none)."""
+        without releases, its current files' digest under its version ("" when it has none).
+        ``exact``: ``id_or_name`` is an id (a lock file's), never taken for another skill's name
+        (NotFoundError when the catalog has no skill of that id)."""
+        if exact and self._source.find(id_or_name) is None:
+            raise NotFoundError(f"no skill {id_or_name!r} in the catalog")
         return self._histories.digests(self.manifest_entry(id_or_name))
 
     def knowledge(self, path: str) -> bytes:

@@ -227,7 +227,7 @@ class Installer:
         a release changed under the same version is tampered (IntegrityError)."""
         if locked is None or not locked.version:
             return
-        published = self.catalog.release_digests(skill_id).get(locked.version)
+        published = self.catalog.release_digests(skill_id, exact=True).get(locked.version)
         if published is not None and published != locked.digest:
             raise IntegrityError(f"{skill_id}@{locked.version} is tampered: the catalog gives it the digest "
                                  f"{published}, but {lock_path} records {locked.digest} for that version; refusing it",

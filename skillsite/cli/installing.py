@@ -193,7 +193,7 @@ def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cach
 
     def published():
         try:
-            return opened[where].release_digests(skill_id)
+            return opened[where].release_digests(skill_id, exact=True)  # a lock's id, never another's name
         except NotFoundError:
             return None
 

@@ -582,3 +582,23 @@ def test_an_update_killed_between_putting_the_release_in_place_and_recording_it_
     (dest / "SKILL.md").write_text((dest / "SKILL.md").read_text() + "my edit\n")
     result = cli("update", "demo", "--lock", str(lock))
     assert result.exit_code != 0 and "local changes" in result.output, result.output
+
+
+def test_outdated_looks_a_locked_skill_up_by_its_id_never_by_another_skill_s_name(tmp_path: Path) -> None:
+    """helper moved to helper2 under the same name: the lock's helper is not in the catalog any
+    more (as update says), not helper2 with changed files."""
+    from skillsite.publish.build import build
+    from support import write_skill
+
+    src, site, project = tmp_path / "src", tmp_path / "site", tmp_path / "project"
+    write_skill(src, "helper", description="Helps with tests. Use when testing.")
+    assert build([src], site).ok
+    lock, dest = project / "skillsite-lock.json", project / "skills" / "helper"
+    assert cli("install", "helper", "--catalog", str(site), "--dest", str(dest), "--lock", str(lock)).exit_code == 0
+    (src / "helper").rename(src / "helper2")
+    (src / "helper2" / "SKILL.md").write_text((src / "helper2" / "SKILL.md").read_text() + "\nMoved.\n")
+    assert build([src], site).ok
+    report = {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}
+    assert report["helper"]["status"] == "not-in-catalog", report
+    result = cli("update", "helper", "--lock", str(lock))
+    assert result.exit_code != 0 and "no skill 'helper'" in result.output, result.output
