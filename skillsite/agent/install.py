@@ -136,6 +136,8 @@ class Installer:
                                          "recorded in the lock file")
         for planned in plan:
             self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
+        if lock_path is not None and not overwrite and not replace_root:  # install, not update
+            _check_not_locked_elsewhere(skill_id, target, lock_path)
         planned_files = {p.id: self._planned_files(p, children) for p in plan}
         allowance = InstallAllowance(self.catalog.location)  # every file counted before any is fetched
         allowance.plan(skill_id, sum(len(fetches) for fetches, _ in planned_files.values()))
@@ -317,6 +319,19 @@ class Installer:
             child = self.catalog._source.checked(data)
             plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
         return plan
+
+
+def _check_not_locked_elsewhere(skill_id: str, target: Path, lock_path: Path) -> None:
+    """Refuse to install a skill the lock records in another folder that is still there: the
+    lock holds one folder a skill, and that one would silently stop being updated."""
+    locked = read_lock(lock_path).skills.get(skill_id)
+    if locked is None:
+        return
+    elsewhere = resolve_locked_path(locked.path, lock_path)
+    if elsewhere != target and os.path.lexists(elsewhere):
+        raise DestinationExistsError(f"{lock_path} already records {skill_id} at {elsewhere}; pass overwrite=True to "
+                                     f"record it at {target} instead (the folder at {elsewhere} is then left as it "
+                                     "is, and no longer updated)")
 
 
 def _holds_release(target: Path, fetched: tuple[dict[str, bytes], str], inside: Iterable[str]) -> bool:

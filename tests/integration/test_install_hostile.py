@@ -452,9 +452,10 @@ def test_a_skill_installed_inside_another_s_folder_is_no_change_of_it_and_outliv
     _, server = served
     project, cache = tmp_path / "project", str(tmp_path / "cache")
     lock, skills = project / "skillsite-lock.json", project / "skills"
-    for skill_id, dest in (("app", skills / "app"), ("lib", skills / "app" / "own-lib")):
+    # app brings lib beside it: lib is then recorded at app/own-lib instead (--overwrite says so)
+    for skill_id, dest, more in (("app", skills / "app", ()), ("lib", skills / "app" / "own-lib", ("--overwrite",))):
         assert cli("install", skill_id, "--catalog", server.url, "--dest", str(dest), "--lock", str(lock),
-                   "--cache-dir", cache).exit_code == 0
+                   "--cache-dir", cache, *more).exit_code == 0
     inner = skills / "app" / "own-lib" / "SKILL.md"
     states = json.loads(cli("outdated", "--lock", str(lock), "--cache-dir", cache, "--json").output)
     assert {s["id"]: s["status"] for s in states} == {"app": "up-to-date", "lib": "up-to-date"}, states
@@ -602,3 +603,23 @@ def test_outdated_looks_a_locked_skill_up_by_its_id_never_by_another_skill_s_nam
     assert report["helper"]["status"] == "not-in-catalog", report
     result = cli("update", "helper", "--lock", str(lock))
     assert result.exit_code != 0 and "no skill 'helper'" in result.output, result.output
+
+
+def test_a_skill_the_lock_records_in_another_folder_is_not_installed_again_without_overwrite(tmp_path: Path) -> None:
+    """demo installed in .claude/skills, then in .agents/skills: the lock holds one folder a skill,
+    so the second install would leave the first unrecorded and never updated. It is refused,
+    naming both; --overwrite moves the record and says the first folder stays as it is."""
+    from skillsite.publish.build import build
+    from support import write_skill
+
+    src, site, project = tmp_path / "src", tmp_path / "site", tmp_path / "project"
+    write_skill(src, "demo", description="Demo skill. Use when testing.")
+    assert build([src], site).ok
+    lock, first, second = project / "skillsite-lock.json", project / ".claude/skills/demo", project / ".agents/skills/demo"
+    assert cli("install", "demo", "--catalog", str(site), "--dest", str(first), "--lock", str(lock)).exit_code == 0
+    result = cli("install", "demo", "--catalog", str(site), "--dest", str(second), "--lock", str(lock))
+    assert result.exit_code != 0 and f"already records demo at {first}" in result.output, result.output
+    assert not second.exists() and json.loads(lock.read_text())["skills"]["demo"]["path"] == ".claude/skills/demo"
+    result = cli("install", "demo", "--catalog", str(site), "--dest", str(second), "--lock", str(lock), "--overwrite")
+    assert result.exit_code == 0 and second.is_dir() and first.is_dir(), result.output
+    assert json.loads(lock.read_text())["skills"]["demo"]["path"] == ".agents/skills/demo"
