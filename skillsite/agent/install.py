@@ -25,6 +25,7 @@ from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock
                                       LockedFolders, lock_path_text, read_lock, record_installed, resolve_locked_path,
                                       resolve_source, source_text)
 from skillsite.agent.manifest_check import safe_relpath
+from skillsite.agent.release_digest import release_digest
 from skillsite.agent.semver import parse_version
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.folders import remove_path, rename_no_replace, replace_folder
@@ -307,6 +308,18 @@ class Installer:
         plan = [("SKILL.md", entry.id, "SKILL.md")]
         plan += [(safe_relpath(r.path, "bundled file"), entry.id, r.path) for r in entry.files]
         return plan + (self._nested_plan(entry) if children else [])
+
+    def published_nested_digest(self, skill_id: str) -> str | None:
+        """The digest of the nested sub-skills an install of ``skill_id``'s current files puts in its
+        folder, from the catalog's records (nothing fetched), as the lock's ``nested_digest`` is
+        taken of them; None when it has none."""
+        rows = self._nested_plan(self.catalog.manifest_entry(skill_id))
+        shas = []
+        for rel, owner, path in rows:
+            child = self.catalog.manifest_entry(owner)
+            shas.append((rel, child.sha256 if path == "SKILL.md" else next(f.sha256 for f in child.files
+                                                                          if f.path == path)))
+        return release_digest(shas) if shas else None
 
     def _nested_plan(self, entry: ManifestEntry) -> list[tuple[str, str, str]]:
         """The :meth:`_install_plan` rows of the nested sub-skills of ``entry`` (current files)."""

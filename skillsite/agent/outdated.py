@@ -54,17 +54,35 @@ def locked_asks(lock: Lock, skill_id: str) -> list[Ask]:
     return asks
 
 
+#: ``published_nested`` when the catalog's nested skills could not be told: they are not compared.
+UNKNOWN = "unknown"
+
+
 def skill_state(skill_id: str, locked: LockedSkill, asks: list[Ask], published: Mapping[str, str] | None,
-                installed: str | None, nested_changed: bool = False) -> SkillState:
+                installed: str | None, nested_changed: bool = False,
+                published_nested: str | None = UNKNOWN) -> SkillState:
     """The state of a locked skill.  ``published``: version -> digest of its releases now
     (:meth:`Catalog.release_digests`), None when the catalog lacks the skill; ``installed``: the
     digest of its folder now (None when there is none); ``nested_changed``: whether the nested
-    skills installed with it changed (:meth:`~skillsite.agent.installed.InstalledFolder.nested_changed`)."""
+    skills installed with it changed (:meth:`~skillsite.agent.installed.InstalledFolder.nested_changed`);
+    ``published_nested``: the digest of the nested skills an install of its current files brings
+    (:meth:`~skillsite.agent.install.Installer.published_nested_digest`)."""
     versions = sorted((v for v in (published or {}) if v), key=parse_version)
     latest = versions[-1] if versions else None
     wanted = _wanted(versions, asks)
     status, detail = _status(locked, published, installed, wanted, latest, nested_changed)
+    if status == "up-to-date" and _nested_moved(locked, latest, published_nested):
+        status, detail = "update-available", "the catalog's nested skills of this release changed"
     return SkillState(skill_id, status, locked.version, wanted, latest, tuple(asks), detail)
+
+
+def _nested_moved(locked: LockedSkill, latest: str | None, published_nested: str | None) -> bool:
+    """Whether the nested skills an update would install differ from those the lock records
+    (compared when the lock records them and the locked release is the current one, which is
+    the one installed with its nested skills)."""
+    current = not locked.version or locked.version == latest
+    return (published_nested != UNKNOWN and locked.nested_recorded and current
+            and published_nested != locked.nested_digest)
 
 
 def _wanted(versions: list[str], asks: list[Ask]) -> str | None:

@@ -183,8 +183,9 @@ def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cach
     ``folders``: the lock's :class:`~skillsite.agent.lockfile.LockedFolders`)."""
     from skillsite.agent.installed import InstalledFolder, apart_of
     from skillsite.agent.lockfile import resolve_locked_path, resolve_source
-    from skillsite.agent.outdated import locked_asks, skill_state
-    from skillsite.loader import NotFoundError
+    from skillsite.agent.install import Installer
+    from skillsite.agent.outdated import UNKNOWN, locked_asks, skill_state
+    from skillsite.loader import LoaderError, NotFoundError
 
     locked = lock.skills[skill_id]
     where = source or resolve_source(locked.source, lock_file)
@@ -197,11 +198,18 @@ def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cach
         except NotFoundError:
             return None
 
+    def published_nested():
+        try:
+            return Installer(opened[where]).published_nested_digest(skill_id)
+        except LoaderError:  # a nested skill the catalog may not serve here: not compared
+            return UNKNOWN
+
     digests = run_loader(published)
     folder = resolve_locked_path(locked.path, lock_file)
     installed = InstalledFolder.at(folder, apart_of(folders, skill_id, folder))
     return skill_state(skill_id, locked, locked_asks(lock, skill_id), digests, installed.own,
-                       installed.own is not None and installed.nested_changed(locked))
+                       installed.own is not None and installed.nested_changed(locked),
+                       published_nested() if digests is not None else UNKNOWN)
 
 
 @click.command()

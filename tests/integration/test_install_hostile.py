@@ -623,3 +623,27 @@ def test_a_skill_the_lock_records_in_another_folder_is_not_installed_again_witho
     result = cli("install", "demo", "--catalog", str(site), "--dest", str(second), "--lock", str(lock), "--overwrite")
     assert result.exit_code == 0 and second.is_dir() and first.is_dir(), result.output
     assert json.loads(lock.read_text())["skills"]["demo"]["path"] == ".agents/skills/demo"
+
+
+def test_outdated_sees_a_nested_skill_the_catalog_changed(tmp_path: Path) -> None:
+    """outer installs with outer/inner in its folder: an edit of inner in the catalog is an update
+    of outer (update rewrites inner), so outdated says update-available, then up-to-date after it."""
+    from skillsite.publish.build import build
+    from support import write_skill
+
+    src, site, project = tmp_path / "src", tmp_path / "site", tmp_path / "project"
+    write_skill(src, "outer", description="Outer skill. Use when testing.")
+    write_skill(src / "outer", "inner", description="Inner skill. Use when testing.")
+    assert build([src], site).ok
+    lock, dest = project / "skillsite-lock.json", project / "skills" / "outer"
+    assert cli("install", "outer", "--catalog", str(site), "--dest", str(dest), "--lock", str(lock)).exit_code == 0
+
+    def status() -> str:
+        return {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}["outer"]
+
+    assert status()["status"] == "up-to-date"
+    (src / "outer" / "inner" / "SKILL.md").write_text((src / "outer" / "inner" / "SKILL.md").read_text() + "\nNew.\n")
+    assert build([src], site).ok
+    assert status()["status"] == "update-available" and "nested skills" in status()["detail"]
+    assert cli("update", "outer", "--lock", str(lock)).exit_code == 0
+    assert "New." in (dest / "inner" / "SKILL.md").read_text() and status()["status"] == "up-to-date"
