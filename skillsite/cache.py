@@ -498,7 +498,11 @@ def make_cache_folder(folder: Path) -> None:
     if folder.is_dir():
         return
     folder.mkdir(parents=True)
-    (folder / ".gitignore").write_text("*\n", encoding="utf-8")
+    ignore = folder / ".gitignore"
+    try:
+        ignore.write_text("*\n", encoding="utf-8")
+    except OSError as exc:  # a full disk says it on close, naming no file: name it
+        raise type(exc)(exc.errno, exc.strerror, str(exc.filename or ignore)) from exc
 
 
 def prepare_cache_folder(folder: Path) -> None:

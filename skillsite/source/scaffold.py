@@ -8,6 +8,7 @@ specification refuses is refused here, with the validator's own message.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -68,7 +69,11 @@ def create_skill(parent: Path, name: str) -> Path:
         raise ScaffoldError(f"{folder} already exists")
     folder.mkdir(parents=True)
     path = folder / "SKILL.md"
-    path.write_text(skill_text(name), encoding="utf-8")
+    try:
+        path.write_text(skill_text(name), encoding="utf-8")
+    except OSError as exc:  # a full disk: no half-made skill left to refuse the retry
+        shutil.rmtree(folder, ignore_errors=True)
+        raise type(exc)(exc.errno, exc.strerror, str(exc.filename or path)) from exc
     return path
 
 
