@@ -1,6 +1,7 @@
 """``skillsite audit``: the command line over :func:`skillsite.audit.report.audit_paths`."""
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -40,6 +41,25 @@ def _config_path(config_file: Path | None) -> Path | None:
         if Path(name).is_file():
             return Path(name)
     return None
+
+
+def _write_report(output: Path, text: str) -> None:
+    """Write the report beside ``output``, then rename it into place: a full disk or a folder that
+    cannot be written leaves no partial report, and ends the command with exit 3."""
+    from skillsite.cli.output import EXIT_ENVIRONMENT, fail
+    from skillsite.diagnostics import describe_os_error
+    from skillsite.publish.staging import written
+
+    partial = output.with_name(f".{output.name}.partial-{os.getpid()}")
+    try:
+        with written(partial), open(partial, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(partial, output)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
+        cause = describe_os_error(OSError(exc.errno, exc.strerror))  # the report's name, not the partial file's
+        fail(f"cannot write the report {output}: {cause}", EXIT_ENVIRONMENT)
 
 
 class UsageExit(click.ClickException):
@@ -90,10 +110,7 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
                               report.config_path)
     text = render(report, fmt)
     if output is not None:
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise UsageExit(f"cannot write {output}: {exc.strerror or exc}") from None
+        _write_report(output, text)
     else:
         click.echo(text, nl=False)
     sys.exit(1 if report.fails(fail_on) else 0)

@@ -83,6 +83,27 @@ def test_output_file(runner, tmp_path):
     assert json.loads((tmp_path / "audit.sarif").read_text())["runs"][0]["results"]
 
 
+def test_a_report_that_cannot_be_written_leaves_nothing_partial_and_exits_3(runner, tmp_path, monkeypatch):
+    """A full disk fails the report's write: no 0-byte or half report is left where it was to
+    go (an earlier one stays whole), and the exit is the environment's (3), not a usage error."""
+    skill(tmp_path / "skills", "bad", "rm -rf ~/")
+    (tmp_path / "audit.json").write_text("the last report\n")
+    real_open = open
+
+    def full_disk_open(path, mode="r", *args, **kwargs):
+        handle = real_open(path, mode, *args, **kwargs)
+        if "w" in mode and ".audit.json.partial-" in str(path):
+            handle.write = lambda text: (_ for _ in ()).throw(OSError(28, "No space left on device"))
+        return handle
+
+    monkeypatch.setattr("builtins.open", full_disk_open)
+    result = audit(runner, "skills", "--format", "json", "-o", "audit.json")
+    assert result.exit_code == 3
+    assert "cannot write the report audit.json: No space left on device (ENOSPC)" in result.output
+    assert (tmp_path / "audit.json").read_text() == "the last report\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["audit.json", "skills"]
+
+
 def test_suppression_with_reason_from_skillsite_yml(runner, tmp_path):
     skill(tmp_path / "skills", "cleanup", "rm -rf ~/")
     (tmp_path / "skillsite.yml").write_text(
