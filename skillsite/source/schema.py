@@ -85,6 +85,9 @@ def _message(err, field: str) -> str:
     if kw == "type":
         return f"'{field}' must be {_describe(schema)}, not {type_name(inst)}"
     if kw == "anyOf":
+        inner = next((e for e in err.context if e.relative_path and isinstance(e.relative_path[0], int)), None)
+        if inner is not None:  # the right type (a list) with a wrong item: name the item
+            return _message(inner, f"{field}[{inner.relative_path[0]}]")
         return f"'{field}' must be {_describe(schema)}, not {type_name(inst)} ({short(inst)})"
     if kw == "maxLength":
         return f"'{field}' is {len(inst)} characters long; the limit is {err.validator_value}"

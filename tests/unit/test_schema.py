@@ -73,6 +73,11 @@ def test_types_are_checked_with_the_field_named():
                                {"priority": (4, 1), "tags": (5, 1)})
     assert sorted((d.code, d.line) for d in diags) == [("SK208", 4), ("SK208", 5)]
     assert any("'priority' must be an integer, not string" in d.message for d in diags)
+    # a list (one of the forms allowed) with a wrong item names the item, not "not list"
+    items = schema_diagnostics({"name": "x", "description": "d", "platforms": ["linux", "beos"]}, "default", "p",
+                               {"platforms": (4, 1)})
+    assert [d.message for d in items] == ["'platforms[1]' must be one of linux, darwin, macos, windows, win32, "
+                                          "not 'beos'"]
     nested = schema_diagnostics({"name": "x", "description": "d", "metadata": {"a": 1}}, "spec", "p",
                                 {"metadata": (4, 1), "metadata.a": (5, 3)})
     assert [(d.code, d.line, d.col) for d in nested] == [("SK210", 5, 3)]
