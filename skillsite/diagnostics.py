@@ -66,7 +66,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK105", "error", "file is not valid UTF-8"),
     ("SK106", "error", "file too large"),
     ("SK107", "warning", "file is large"),
-    ("SK108", "error", "YAML alias expansion too large"),
+    ("SK108", "error", "YAML too large or too deep (aliases counted as what they repeat)"),
     ("SK109", "error", "binary file"),
     ("SK110", "warning", "unquoted ': ' in a value; read as a string"),
     ("SK111", "warning", "YAML 1.1 coercion of a text value; kept as written"),

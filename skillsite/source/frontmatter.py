@@ -110,8 +110,9 @@ class BoundedBuilder:
     def build(self, node: Node, key_path: str = "", depth: int = 0) -> Any:
         self.nodes += 1
         if self.nodes > MAX_YAML_NODES:
-            raise FrontmatterError("SK108", f"frontmatter expands to more than {MAX_YAML_NODES} YAML nodes "
-                                            "(aliases are expanded); refusing to read it", *self._pos(node))
+            raise FrontmatterError("SK108", f"frontmatter has more than {MAX_YAML_NODES} YAML nodes "
+                                            "(each alias counted as the nodes it repeats); refusing to read it",
+                                   *self._pos(node))
         if depth > MAX_YAML_DEPTH:
             raise FrontmatterError("SK108", f"frontmatter nests deeper than {MAX_YAML_DEPTH} levels",
                                    *self._pos(node))
