@@ -43,23 +43,26 @@ def _config_path(config_file: Path | None) -> Path | None:
     return None
 
 
+#: The exit status of a report that cannot be written: the machine refused (as the other commands say it).
+EXIT_ENVIRONMENT = 3
+
+
 def _write_report(output: Path, text: str) -> None:
     """Write the report beside ``output``, then rename it into place: a full disk or a folder that
     cannot be written leaves no partial report, and ends the command with exit 3."""
-    from skillsite.cli.output import EXIT_ENVIRONMENT, fail
     from skillsite.diagnostics import describe_os_error
-    from skillsite.publish.staging import written
 
     partial = output.with_name(f".{output.name}.partial-{os.getpid()}")
     try:
-        with written(partial), open(partial, "w", encoding="utf-8") as handle:
+        with open(partial, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(partial, output)
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(partial)
         cause = describe_os_error(OSError(exc.errno, exc.strerror))  # the report's name, not the partial file's
-        fail(f"cannot write the report {output}: {cause}", EXIT_ENVIRONMENT)
+        click.echo(f"skillsite: cannot write the report {output}: {cause}", err=True)
+        sys.exit(EXIT_ENVIRONMENT)
 
 
 class UsageExit(click.ClickException):
