@@ -548,23 +548,49 @@ def test_an_install_past_the_file_limit_fetches_no_file(served, tmp_path: Path, 
     assert not (tmp_path / "project").exists()
 
 
+class LocalCatalog:
+    """Skills in ``src`` built into a local catalog ``site``; a project with a lock beside it."""
+
+    def __init__(self, tmp_path: Path, *skills: str) -> None:
+        from support import write_skill
+
+        self.src, self.site, self.project = tmp_path / "src", tmp_path / "site", tmp_path / "project"
+        self.lock = self.project / "skillsite-lock.json"
+        for rel in skills:  # "outer/inner": a skill nested in outer's folder
+            write_skill(self.src, rel, description=f"The {rel.rsplit('/', 1)[-1]} skill. Use when testing.")
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        from skillsite.publish.build import build
+
+        assert build([self.src], self.site).ok
+
+    def edit(self, rel: str, line: str) -> None:
+        """A line added to ``src/<rel>/SKILL.md``."""
+        skill_md = self.src / rel / "SKILL.md"
+        skill_md.write_text(skill_md.read_text() + f"\n{line}\n")
+
+    def install(self, skill_id: str, dest: Path, *more: str):
+        return cli("install", skill_id, "--catalog", str(self.site), "--dest", str(dest), "--lock", str(self.lock),
+                   *more)
+
+    def state(self, skill_id: str) -> dict:
+        rows = json.loads(cli("outdated", "--lock", str(self.lock), "--json").output)
+        return {row["id"]: row for row in rows}[skill_id]
+
+
 def test_an_update_killed_between_putting_the_release_in_place_and_recording_it_is_finished_by_the_next(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The folder holds the new release, the lock still the old digest: not a local change to
     refuse for ever, but an update to record. A folder edited since is still refused."""
     import skillsite.agent.install as install_module
-    from skillsite.publish.build import build
-    from support import write_skill
 
-    src, site, project = tmp_path / "src", tmp_path / "site", tmp_path / "project"
-    write_skill(src, "demo", description="Demo skill for interrupted updates. Use when testing.")
-    write_skill(src / "demo", "inner", description="Nested in demo. Use when testing.")
-    assert build([src], site).ok
-    lock, dest = project / "skillsite-lock.json", project / "skills" / "demo"
-    assert cli("install", "demo", "--catalog", str(site), "--dest", str(dest), "--lock", str(lock)).exit_code == 0
-    (src / "demo" / "SKILL.md").write_text((src / "demo" / "SKILL.md").read_text() + "\nVersion two.\n")
-    (src / "demo" / "inner" / "SKILL.md").write_text((src / "demo" / "inner" / "SKILL.md").read_text() + "\nTwo.\n")
-    assert build([src], site).ok
+    catalog = LocalCatalog(tmp_path, "demo", "demo/inner")
+    dest = catalog.project / "skills" / "demo"
+    assert catalog.install("demo", dest).exit_code == 0
+    catalog.edit("demo", "Version two.")
+    catalog.edit("demo/inner", "Two.")
+    catalog.rebuild()
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt  # where a SIGKILL could land: the folder swapped in, the lock not written
@@ -572,36 +598,26 @@ def test_an_update_killed_between_putting_the_release_in_place_and_recording_it_
     with monkeypatch.context() as patched:
         patched.setattr(install_module, "record_installed", killed)
         with pytest.raises(KeyboardInterrupt):
-            Catalog.open(site).update("demo", lock)
+            Catalog.open(catalog.site).update("demo", catalog.lock)
     assert "Version two." in (dest / "SKILL.md").read_text()
-    report = {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}
-    assert report["demo"]["status"] == "modified"          # the lock is behind the folder, as it was left
-    result = cli("update", "demo", "--lock", str(lock))
-    assert result.exit_code == 0, result.output
-    report = {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}
-    assert report["demo"]["status"] == "up-to-date", report
+    assert catalog.state("demo")["status"] == "modified"          # the lock is behind the folder, as it was left
+    result = cli("update", "demo", "--lock", str(catalog.lock))
+    assert result.exit_code == 0 and catalog.state("demo")["status"] == "up-to-date", result.output
     (dest / "SKILL.md").write_text((dest / "SKILL.md").read_text() + "my edit\n")
-    result = cli("update", "demo", "--lock", str(lock))
+    result = cli("update", "demo", "--lock", str(catalog.lock))
     assert result.exit_code != 0 and "local changes" in result.output, result.output
 
 
 def test_outdated_looks_a_locked_skill_up_by_its_id_never_by_another_skill_s_name(tmp_path: Path) -> None:
     """helper moved to helper2 under the same name: the lock's helper is not in the catalog any
     more (as update says), not helper2 with changed files."""
-    from skillsite.publish.build import build
-    from support import write_skill
-
-    src, site, project = tmp_path / "src", tmp_path / "site", tmp_path / "project"
-    write_skill(src, "helper", description="Helps with tests. Use when testing.")
-    assert build([src], site).ok
-    lock, dest = project / "skillsite-lock.json", project / "skills" / "helper"
-    assert cli("install", "helper", "--catalog", str(site), "--dest", str(dest), "--lock", str(lock)).exit_code == 0
-    (src / "helper").rename(src / "helper2")
-    (src / "helper2" / "SKILL.md").write_text((src / "helper2" / "SKILL.md").read_text() + "\nMoved.\n")
-    assert build([src], site).ok
-    report = {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}
-    assert report["helper"]["status"] == "not-in-catalog", report
-    result = cli("update", "helper", "--lock", str(lock))
+    catalog = LocalCatalog(tmp_path, "helper")
+    assert catalog.install("helper", catalog.project / "skills" / "helper").exit_code == 0
+    (catalog.src / "helper").rename(catalog.src / "helper2")
+    catalog.edit("helper2", "Moved.")
+    catalog.rebuild()
+    assert catalog.state("helper")["status"] == "not-in-catalog"
+    result = cli("update", "helper", "--lock", str(catalog.lock))
     assert result.exit_code != 0 and "no skill 'helper'" in result.output, result.output
 
 
@@ -609,41 +625,31 @@ def test_a_skill_the_lock_records_in_another_folder_is_not_installed_again_witho
     """demo installed in .claude/skills, then in .agents/skills: the lock holds one folder a skill,
     so the second install would leave the first unrecorded and never updated. It is refused,
     naming both; --overwrite moves the record and says the first folder stays as it is."""
-    from skillsite.publish.build import build
-    from support import write_skill
+    catalog = LocalCatalog(tmp_path, "demo")
+    first, second = catalog.project / ".claude/skills/demo", catalog.project / ".agents/skills/demo"
 
-    src, site, project = tmp_path / "src", tmp_path / "site", tmp_path / "project"
-    write_skill(src, "demo", description="Demo skill. Use when testing.")
-    assert build([src], site).ok
-    lock, first, second = project / "skillsite-lock.json", project / ".claude/skills/demo", project / ".agents/skills/demo"
-    assert cli("install", "demo", "--catalog", str(site), "--dest", str(first), "--lock", str(lock)).exit_code == 0
-    result = cli("install", "demo", "--catalog", str(site), "--dest", str(second), "--lock", str(lock))
+    def recorded() -> str:
+        return json.loads(catalog.lock.read_text())["skills"]["demo"]["path"]
+
+    assert catalog.install("demo", first).exit_code == 0
+    result = catalog.install("demo", second)
     assert result.exit_code != 0 and f"already records demo at {first}" in result.output, result.output
-    assert not second.exists() and json.loads(lock.read_text())["skills"]["demo"]["path"] == ".claude/skills/demo"
-    result = cli("install", "demo", "--catalog", str(site), "--dest", str(second), "--lock", str(lock), "--overwrite")
+    assert not second.exists() and recorded() == ".claude/skills/demo"
+    result = catalog.install("demo", second, "--overwrite")
     assert result.exit_code == 0 and second.is_dir() and first.is_dir(), result.output
-    assert json.loads(lock.read_text())["skills"]["demo"]["path"] == ".agents/skills/demo"
+    assert recorded() == ".agents/skills/demo"
 
 
 def test_outdated_sees_a_nested_skill_the_catalog_changed(tmp_path: Path) -> None:
     """outer installs with outer/inner in its folder: an edit of inner in the catalog is an update
     of outer (update rewrites inner), so outdated says update-available, then up-to-date after it."""
-    from skillsite.publish.build import build
-    from support import write_skill
-
-    src, site, project = tmp_path / "src", tmp_path / "site", tmp_path / "project"
-    write_skill(src, "outer", description="Outer skill. Use when testing.")
-    write_skill(src / "outer", "inner", description="Inner skill. Use when testing.")
-    assert build([src], site).ok
-    lock, dest = project / "skillsite-lock.json", project / "skills" / "outer"
-    assert cli("install", "outer", "--catalog", str(site), "--dest", str(dest), "--lock", str(lock)).exit_code == 0
-
-    def status() -> str:
-        return {row["id"]: row for row in json.loads(cli("outdated", "--lock", str(lock), "--json").output)}["outer"]
-
-    assert status()["status"] == "up-to-date"
-    (src / "outer" / "inner" / "SKILL.md").write_text((src / "outer" / "inner" / "SKILL.md").read_text() + "\nNew.\n")
-    assert build([src], site).ok
-    assert status()["status"] == "update-available" and "nested skills" in status()["detail"]
-    assert cli("update", "outer", "--lock", str(lock)).exit_code == 0
-    assert "New." in (dest / "inner" / "SKILL.md").read_text() and status()["status"] == "up-to-date"
+    catalog = LocalCatalog(tmp_path, "outer", "outer/inner")
+    dest = catalog.project / "skills" / "outer"
+    assert catalog.install("outer", dest).exit_code == 0
+    assert catalog.state("outer")["status"] == "up-to-date"
+    catalog.edit("outer/inner", "New.")
+    catalog.rebuild()
+    state = catalog.state("outer")
+    assert state["status"] == "update-available" and "nested skills" in state["detail"]
+    assert cli("update", "outer", "--lock", str(catalog.lock)).exit_code == 0
+    assert "New." in (dest / "inner" / "SKILL.md").read_text() and catalog.state("outer")["status"] == "up-to-date"
