@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, TypeVar
 
 from skillsite.agent.catalog_format import PAGED_FORMAT_VERSION
 from skillsite.agent.entry import ManifestEntry
-from skillsite.agent.errors import CatalogFormatError, NotFoundError
+from skillsite.agent.errors import CatalogFormatError, FetchError, NotFoundError
 from skillsite.agent.manifest_check import parse_entry_file, parse_index, parse_page
 from skillsite.agent.manifest_pages import PageRecord, entry_url, find_page, page_records
 
@@ -108,11 +108,28 @@ class CatalogEntries:
 
     def find(self, skill_id: str) -> dict[str, Any] | None:
         """The entry of ``skill_id``, or None when the catalog has no such id; a paged catalog
-        fetches the index of the page whose range holds it, then its entry file."""
+        fetches the index of the page whose range holds it, then its entry file (offline, the
+        page itself when the cache holds it: a session that read every page cached those)."""
         if skill_id in self.by_id or self._all is not None:
             return self.by_id.get(skill_id)
+        if not isinstance(skill_id, str):
+            return None
         record = find_page(self.records, skill_id)
-        row = self._index(record).get(skill_id) if record is not None else None
+        if record is None:
+            return None
+        try:
+            return self._from_entry_file(record, skill_id)
+        except FetchError as exc:
+            try:
+                entries = self._pages.get(record.page) or self._page(record)
+            except FetchError:
+                raise exc from None
+            self._add_page(record, entries)
+            return self.by_id.get(skill_id)
+
+    def _from_entry_file(self, record: PageRecord, skill_id: str) -> dict[str, Any] | None:
+        """The entry of ``skill_id`` from its entry file, which the page's index pins."""
+        row = self._index(record).get(skill_id)
         if row is None:
             return None
         where = f"the entry file of {skill_id}"

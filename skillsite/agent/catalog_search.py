@@ -43,6 +43,8 @@ class CatalogSearch:
         if tags is not None and (isinstance(tags, str) or not all(isinstance(tag, str) for tag in tags)):
             raise TypeError("tags must be a list of strings")
         query = query[:MAX_QUERY_CHARS]
+        if k <= 0:
+            return []
         section = self.catalog.manifest.get("search")
         if isinstance(section, dict) and "sharded" in section:
             return self._shards(section, query, k, tags, for_model, copies)
@@ -65,7 +67,9 @@ class CatalogSearch:
         else:
             copy_of = {i: e.visibility.copy_of for i, e in entries.items() if e.visibility.copy_of}
             ranked = index.search(query, k=len(index), tags=tags, exclude=withheld)
-            hits = one_per_group(ranked, copy_of, lambda sid: sid not in withheld, k)
+            # for a model, a copy never stands for its group: it is offered as its canonical member only
+            hits = one_per_group(ranked, copy_of, lambda sid: sid not in withheld and not (for_model and sid in copy_of),
+                                 k)
         return [SearchResult(sid, *self.catalog._source.summary(sid), float(score), group_size(entries.get(sid)))
                 for sid, score in hits]
 
