@@ -133,7 +133,8 @@ def scaled_sizes(entries: list[ManifestEntry], config: SiteConfig, scratch: Path
         sizes[next(label for prefix, label in kinds.items() if rel.startswith(prefix))].append(len(body))
     times["skills.json, pages, indexes, entry files"] = time.perf_counter() - start
     archives = {archive_path(e.name): e.sha256 for e in entries if e.files}   # a digest as long as an archive's
-    discovery, _ = timed("discovery index", times, lambda: discovery_index(entries, archives, {e.id: e.id for e in entries}))
+    discovery, _, _ = timed("discovery index", times,
+                            lambda: discovery_index(entries, archives, {e.id: e.id for e in entries}))
     sizes[".well-known/agent-skills/index.json"].append(len(indented_json(discovery)))
     sizes[".well-known/skills/index.json"].append(len(indented_json(legacy_index(entries, discovery))))
     sizes[".claude-plugin/marketplace.json"].append(len(indented_json(marketplace_document(

@@ -75,6 +75,8 @@ class SitePages:
     versions: dict[str, dict[str, Any]] = field(default_factory=dict)  # skill id -> its versions.json document
     #: skill id -> what its manifest entry is made of (None: unknown, the page is keyed by its values)
     entry_keys: Mapping[str, str | None] = field(default_factory=dict)
+    #: the ids of the skills the discovery index lists (their pages offer ``npx skills add``)
+    discovered: frozenset[str] = frozenset()
     templates_key: str = field(init=False)
     site_key: str = field(init=False)   # what every page shows of the site, its templates and assets
     signing: dict[str, str] | None = field(init=False)   # a signed catalog's key and how to pin it
@@ -122,7 +124,7 @@ class SitePages:
             return None
         tags = [[(t.name, t.slug, t.count) for t in card_tags(e, self.tag_by_name)] for e in shown]
         return digest("skill page", self.site_key, keys, tags, dependency_rows(entry, self),
-                      self.versions.get(entry.id), self.html_keys[entry.id])
+                      self.versions.get(entry.id), self.html_keys[entry.id], entry.id in self.discovered)
 
     def numbers(self, cards: list[dict[str, Any]]) -> range:
         """The page numbers of a list of ``cards``."""
@@ -343,7 +345,8 @@ def _skill_page_values(pages: SitePages, entry: ManifestEntry) -> dict[str, Any]
         "entry": entry.to_json(), "card": card(entry, pages.tag_by_name),
         "ancestors": [card(e, pages.tag_by_name) for e in ancestors(entry, pages.entries)],
         "children": [card(pages.entries[c], pages.tag_by_name) for c in entry.children if c in pages.entries],
-        "snippets": install_snippets(entry, pages.config), "metadata": metadata_rows(entry),
+        "snippets": install_snippets(entry, pages.config, entry.id in pages.discovered),
+        "metadata": metadata_rows(entry),
         "hidden_note": hidden_note(entry),
         "files": file_rows(entry), "needs": needs, "needed_by": users, "source_url": safe_url(source.url),
         "edit_url": safe_url(source.edit_url), "copies": copy_rows(entry)}
@@ -433,12 +436,13 @@ def sitemap_files(urls: list[str], config: SiteConfig, limit: int) -> list[tuple
 def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], html: Mapping[str, str],
                html_keys: dict[str, str], dirs: list[Path], jobs: int,
                versions: dict[str, dict[str, Any]] | None = None,
-               entry_keys: Mapping[str, str | None] | None = None) -> None:
+               entry_keys: Mapping[str, str | None] | None = None, discovered: frozenset[str] = frozenset()) -> None:
     """Every page and asset of the catalog, into the staging folder (``versions``: each versioned
     skill's ``versions.json`` document, listed on its page; ``entry_keys``: what each skill's
-    entry is made of, when known)."""
+    entry is made of, when known; ``discovered``: the ids the discovery index lists)."""
     assets = write_assets(staging, dirs)
-    pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets, versions or {}, entry_keys or {})
+    pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets, versions or {}, entry_keys or {},
+                      discovered)
     kept, kept_lists = kept_skill_pages(pages), kept_list_pages(pages)
     with Workers(jobs, pages) as workers:
         for placed in workers.map(make_page, pages_to_make(pages, kept, kept_lists)):

@@ -121,7 +121,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
         with stage("manifest"):
             apply_copies(publication.entries, groups,
                          lambda entry: staging.current(f"skills/{entry.id}/SKILL.md").read_bytes())
-            discovery, index_diags = discovery_index(publication.entries, publication.archives,
+            discovery, index_diags, discovered = discovery_index(publication.entries, publication.archives,
                                                      {s.id: s.source.display_path for s in skills},
                                                      strictly_refused(skills))
             audit_diags = apply_audits(publication.entries, audits, config,
@@ -144,7 +144,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
                        plan.jobs, {sid: v.document for sid, v in versions.items()},
-                       {entry.id: key for entry, key in zip(publication.entries, keys)})
+                       {entry.id: key for entry, key in zip(publication.entries, keys)}, discovered)
         if plan.signing is not None:
             with stage("sign"):
                 sign_staging(staging, plan.signing, previous_folders(plan.out, plan.cache_dir, plan.signing),

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.site_urls import url_of
 from skillsite.publish.manifest import absolute
-from skillsite.publish.wellknown import LEGACY_DIR, listable, listed_entries
+from skillsite.publish.wellknown import LEGACY_DIR, listed_entries
 
 # Bundled files no browser runs as a document (text, code, data, images, fonts, media,
 # archives) whatever type a host gives them. Every other bundled file might be run as a page on
@@ -291,18 +291,20 @@ def pager(base: str, number: int, count: int, label: str) -> dict[str, Any] | No
             "next": listing_url(base, number + 1) if number < count else None}
 
 
-def install_snippets(entry: ManifestEntry, config: Any) -> list[dict[str, Any]]:
+def install_snippets(entry: ManifestEntry, config: Any, discovered: bool) -> list[dict[str, Any]]:
     """Install commands for a skill; ``{site}`` marks where the site URL goes.
 
     With ``base_url`` configured the text is final; without it the page's script fills in
-    the URL the page was loaded from (the static text shows ``<site-url>``).
+    the URL the page was loaded from (the static text shows ``<site-url>``).  ``npx skills add
+    --skill NAME`` only for a skill the discovery index lists (``discovered``): it installs by
+    name what that index lists, so for any other skill it would fail, or install another one.
     """
     site = config.base_url.rstrip("/") if config.base_url else "{site}"
     manifest_url = absolute(config, "skills.json") if config.base_url else "{site}/skills.json"
     raw = absolute(config, entry.urls.skill_md) if config.base_url else "{site}/" + entry.urls.skill_md
     dynamic = not config.base_url  # the snippets below that hold ``site`` hold it first, once
     snippets = []
-    if listable(entry.name, entry.description):
+    if discovered:
         snippets.append({"label": "Install with the skills CLI", "dynamic": dynamic,
                          "text": f"npx skills add {site} --skill {shlex.quote(entry.name)}"})
     snippets += [{**snippet, "dynamic": False} for snippet in repository_snippets(entry, config)]

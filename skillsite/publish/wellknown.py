@@ -94,13 +94,16 @@ def index_document(entries: list[dict[str, str]]) -> dict[str, Any]:
 
 
 def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], shown: dict[str, str],
-                    refused: frozenset[str] = frozenset()) -> tuple[dict[str, Any], list[Diagnostic]]:
+                    refused: frozenset[str] = frozenset()
+                    ) -> tuple[dict[str, Any], list[Diagnostic], frozenset[str]]:
     """The discovery index of the published ``entries`` (``archives``: site path -> sha256 of each
     archive made; ``shown``: each skill's SKILL.md path as diagnostics show it; ``refused``: the
-    ids of skills whose SKILL.md installers skip, which SK016 named), and the notes on skills it
-    cannot list: a name listed already (SK212), a path too long for tar (SK010), a file the
-    legacy index cannot offer (SK014)."""
+    ids of skills whose SKILL.md installers skip, which SK016 named), the notes on skills it
+    cannot list (a name listed already: SK212, a path too long for tar: SK010, a file the legacy
+    index cannot offer: SK014), and the ids of the skills it lists (``npx skills add --skill NAME``
+    installs those, and only those, by their names)."""
     listed: list[dict[str, str]] = []
+    listed_ids: set[str] = set()
     diags: list[Diagnostic] = []
     names: set[str] = set()
     for entry in entries:
@@ -117,7 +120,9 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
             diags.append(make("SK010", f"bundled file '{too_long}' has a path too long for a tar archive (USTAR: "
                                        "100 bytes, or 255 split at a '/'); skill not listed in the discovery index",
                               shown[entry.id]))
-        elif entry.files:
+            continue
+        listed_ids.add(entry.id)
+        if entry.files:
             listed.append(discovery_entry(entry.name, entry.description, "archive",
                                           f"archives/{entry.name}.tar.gz", archives[archive_path(entry.name)],
                                           canonical_version(entry.version)))
@@ -125,11 +130,11 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
             listed.append(discovery_entry(entry.name, entry.description, "skill-md",
                                           "../../" + entry.urls.skill_md, entry.sha256, canonical_version(entry.version)))
         unfetchable = legacy_unfetchable(entry)
-        if too_long is None and unfetchable is not None:
+        if unfetchable is not None:
             diags.append(make("SK014", f"bundled file '{unfetchable}' holds '#', '?', '%', '\\' or '..', which older "
                                        "installers cannot fetch: skill listed in .well-known/agent-skills only, not in "
                                        "the legacy .well-known/skills index", shown[entry.id]))
-    return index_document(listed), diags
+    return index_document(listed), diags, frozenset(listed_ids)
 
 
 def legacy_unfetchable(entry: ManifestEntry) -> str | None:

@@ -22,7 +22,7 @@ def entry(skill_id: str = "release-manager", path: str = "skills/release-manager
 
 
 def test_each_agent_gets_its_install_command() -> None:
-    snippets = {s["label"].split(":")[0]: s["text"] for s in install_snippets(entry(), CONFIG)}
+    snippets = {s["label"].split(":")[0]: s["text"] for s in install_snippets(entry(), CONFIG, True)}
     assert snippets["Install with the skills CLI"] == "npx skills add https://skills.example.com --skill release-manager"
     # no /plugin marketplace add of the site's URL: Claude Code then downloads marketplace.json
     # alone, and its plugin (the site's own files) cannot install
@@ -36,7 +36,7 @@ def test_each_agent_gets_its_install_command() -> None:
 def test_an_id_holding_the_site_marker_is_left_as_it_is() -> None:
     """Without base_url the page fills in its own address where ``{site}`` marks it: the first
     marker only, as a folder named ``{site}`` is part of an id."""
-    snippets = {s["label"]: s for s in install_snippets(entry("team/{site}/curly"), SiteConfig())}
+    snippets = {s["label"]: s for s in install_snippets(entry("team/{site}/curly"), SiteConfig(), True)}
     loader = snippets["Load it in Python (skillsite.loader)"]
     assert loader["dynamic"] and loader["text"].count("{site}") == 2
     assert 'Catalog.open("<site-url>/skills.json").load("team/{site}/curly")' in loader["static"]
@@ -44,10 +44,33 @@ def test_an_id_holding_the_site_marker_is_left_as_it_is() -> None:
 
 
 def test_repository_installers_need_a_repository_and_quote_odd_paths() -> None:
-    labels = [s["label"] for s in install_snippets(entry(), SiteConfig(base_url="https://x.example"))]
+    labels = [s["label"] for s in install_snippets(entry(), SiteConfig(base_url="https://x.example"), True)]
     assert not any(label in ("GitHub CLI", "Gemini CLI") for label in labels)
-    odd = {s["label"]: s["text"] for s in install_snippets(entry("a b", "skills/a b; rm -rf ~/SKILL.md"), CONFIG)}
+    odd = {s["label"]: s["text"] for s in install_snippets(entry("a b", "skills/a b; rm -rf ~/SKILL.md"), CONFIG, True)}
     assert odd["GitHub CLI"] == "gh skill install example/skills 'skills/a b; rm -rf ~'"
+
+
+def test_a_page_offers_npx_skills_add_only_for_a_skill_the_discovery_index_lists(tmp_path: Path) -> None:
+    """Two skills named odd: the discovery index lists the first (SK212 for the other), and
+    npx skills add --skill odd installs that one, so only its page offers the command; a skill
+    installers skip (SK016) is not listed and not offered either. Rebuilt after a rename, the
+    pages follow the index."""
+    for folder in ("a", "b"):
+        write_skill(tmp_path / "src", folder, f"name: odd\ndescription: Skill {folder} called odd. Use when testing.\n")
+    write_skill(tmp_path / "src", "strict", "name: strict\ndescription: Fixture: an unquoted colon. Use when testing.\n")
+    out, cache = tmp_path / "_site", tmp_path / "cache"
+
+    def offered() -> dict[str, bool]:
+        return {sid: "npx skills add" in (out / f"skills/{sid}/index.html").read_text("utf-8")
+                for sid in ("a", "b", "strict")}
+
+    assert build([tmp_path / "src"], out, CONFIG, cache_dir=cache).ok
+    listed = json.loads((out / ".well-known/agent-skills/index.json").read_text())["skills"]
+    assert [s["name"] for s in listed] == ["odd"] and offered() == {"a": True, "b": False, "strict": False}
+    skill_md = tmp_path / "src/a/SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("name: odd", "name: even"))
+    assert build([tmp_path / "src"], out, CONFIG, cache_dir=cache).ok
+    assert offered() == {"a": True, "b": True, "strict": False}
 
 
 def test_llms_txt_tells_every_agent_how_to_install_the_catalog(tmp_path: Path) -> None:
