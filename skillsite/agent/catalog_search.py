@@ -67,9 +67,12 @@ class CatalogSearch:
         else:
             copy_of = {i: e.visibility.copy_of for i, e in entries.items() if e.visibility.copy_of}
             ranked = index.search(query, k=len(index), tags=tags, exclude=withheld)
-            # for a model, a copy never stands for its group: it is offered as its canonical member only
-            hits = one_per_group(ranked, copy_of, lambda sid: sid not in withheld and not (for_model and sid in copy_of),
-                                 k)
+            def allowed(sid: str) -> bool:
+                """Whether ``sid`` may stand for its group: for a model, a copy never does (it is
+                offered as its canonical member only)."""
+                return sid not in withheld and not (for_model and sid in copy_of)
+
+            hits = one_per_group(ranked, copy_of, allowed, k)
         return [SearchResult(sid, *self.catalog._source.summary(sid), float(score), group_size(entries.get(sid)))
                 for sid, score in hits]
 

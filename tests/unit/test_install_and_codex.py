@@ -57,7 +57,8 @@ def test_a_page_offers_npx_skills_add_only_for_a_skill_the_discovery_index_lists
     pages follow the index."""
     for folder in ("a", "b"):
         write_skill(tmp_path / "src", folder, f"name: odd\ndescription: Skill {folder} called odd. Use when testing.\n")
-    write_skill(tmp_path / "src", "strict", "name: strict\ndescription: Fixture: an unquoted colon. Use when testing.\n")
+    write_skill(tmp_path / "src", "strict",
+                "name: strict\ndescription: Fixture: an unquoted colon. Use when testing.\n")
     out, cache = tmp_path / "_site", tmp_path / "cache"
 
     def offered() -> dict[str, bool]:
