@@ -44,7 +44,7 @@ from skillsite.publish.templates import shared_environment, templates_digest, wr
 from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, card_tags, catalog_install_lines,
                                      collect_tags, copy_rows, file_rows, headers_file, hidden_note, install_snippets,
                                      listing_url, metadata_rows, page_count, page_items, pager, pin_snippets, risk_pages,
-                                     root_of, version_rows)
+                                     root_of, tags_by_folded_name, version_rows)
 from skillsite.workers import Workers
 
 HOME_TAG_CHIPS = 30
@@ -96,7 +96,7 @@ class SitePages:
         self.entries = {e.id: e for e in self.manifest["skills"]}
         self.listed = [e for e in self.manifest["skills"] if e.visibility.in_lists]
         self.tags = collect_tags(self.listed)
-        self.tag_by_name = {t.name: t for t in self.tags}
+        self.tag_by_name = tags_by_folded_name(self.tags)
         self.cards = [card(e, self.tag_by_name) for e in self.listed]
         self.by_tag = {t.name: [] for t in self.tags}
         for skill_card in self.cards:
@@ -184,7 +184,7 @@ def skill_list(pages: SitePages, kind: str, name: str) -> SkillList:
     if kind == "home":
         return SkillList("listing.html", "", "All skills", "Pages of all skills", pages.cards, {}, "home")
     if kind == "tag":
-        tag = pages.tag_by_name[name]
+        tag = pages.tag_by_name[name.casefold()]
         return SkillList("tag.html", tag.url, tag.name, f"Pages of tag {tag.name}", pages.by_tag[name], {"tag": tag},
                          "tags")
     return SkillList("risk.html", f"risk/{name}/", f"{name.capitalize()} risk", f"Pages of {name} risk skills",

@@ -148,13 +148,23 @@ class TagInfo:
 
 def collect_tags(entries: Iterable[ManifestEntry]) -> list[TagInfo]:
     """Every tag of ``entries`` (the listed skills: a tag page lists no hidden skill) with its
-    count, sorted by name."""
+    count, sorted by name.  Tags that differ only in case are one tag (``UPPER`` and ``upper``),
+    as search's tag filter takes them, shown as the first spelling in sorted order."""
     counts: dict[str, int] = {}
+    spellings: dict[str, str] = {}
     for entry in entries:
-        for tag in dict.fromkeys(entry.tags):
-            counts[tag] = counts.get(tag, 0) + 1
-    slugs = _unique_slugs(sorted(counts))
-    return [TagInfo(tag, slugs[tag], counts[tag]) for tag in sorted(counts)]
+        for tag in entry.tags:
+            spellings[tag.casefold()] = min(tag, spellings.get(tag.casefold(), tag))
+        for folded in dict.fromkeys(tag.casefold() for tag in entry.tags):
+            counts[folded] = counts.get(folded, 0) + 1
+    names = sorted(spellings.values())
+    slugs = _unique_slugs(names)
+    return [TagInfo(name, slugs[name], counts[name.casefold()]) for name in names]
+
+
+def tags_by_folded_name(tags: Iterable[TagInfo]) -> dict[str, TagInfo]:
+    """Each tag by its name case-folded: what :func:`card_tags` looks a skill's tags up in."""
+    return {tag.name.casefold(): tag for tag in tags}
 
 
 def _unique_slugs(tags: Sequence[str]) -> dict[str, str]:
@@ -248,9 +258,11 @@ def copy_rows(entry: ManifestEntry) -> dict[str, Any] | None:
 
 
 def card_tags(entry: ManifestEntry, tags: dict[str, TagInfo]) -> list[TagInfo]:
-    """A skill's tags as its card shows them: each once, with its page and count (a tag only
-    hidden skills have: unlinked, count 0)."""
-    return [tags.get(t) or TagInfo(t, "", 0) for t in dict.fromkeys(entry.tags)]
+    """A skill's tags as its card shows them (``tags``: :func:`tags_by_folded_name`): each once
+    whatever its case, with its page and count (a tag only hidden skills have: unlinked, count 0)."""
+    first = {t.casefold(): t for t in reversed(entry.tags)}  # each tag's first spelling in the skill
+    return [tags.get(folded) or TagInfo(first[folded], "", 0)
+            for folded in dict.fromkeys(t.casefold() for t in entry.tags)]
 
 
 # ---------------------------------------------------------------------------- paginated listings

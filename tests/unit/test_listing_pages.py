@@ -101,3 +101,20 @@ def test_llms_txt_is_bounded_above_shard_above(one_a_page: Path, site: Path) -> 
     assert "This file lists 1 of the catalog's 12 listed skills" in text and "(skills.json)" in text
     whole = (site / "llms.txt").read_text("utf-8")
     assert len(re.findall(r"^- \[", whole, re.M)) == 12 and "This file lists" not in whole
+
+
+def test_tags_that_differ_only_in_case_are_one_tag_page(tmp_path: Path) -> None:
+    """Search's tag filter takes UPPER and upper as one tag: so do the tag pages and counts (one
+    page listing both skills, one chip each naming it), and a skill with both spellings shows it once."""
+    from support import write_skill
+
+    write_skill(tmp_path / "src", "t1", "name: t1\ndescription: One. Use when testing.\ntags: [UPPER]\n")
+    write_skill(tmp_path / "src", "t2", "name: t2\ndescription: Two. Use when testing.\ntags: [upper, Upper]\n")
+    out = tmp_path / "_site"
+    assert build([tmp_path / "src"], out).ok
+    pages = sorted(p.parent.name for p in (out / "tags").glob("*/index.html"))
+    assert len(pages) == 1
+    listed = (out / "tags" / pages[0] / "index.html").read_text("utf-8")
+    assert 'href="../../skills/t1/"' in listed and 'href="../../skills/t2/"' in listed
+    t2 = (out / "skills/t2/index.html").read_text("utf-8")   # its tags, in the header and in the facts
+    assert t2.count(f'tags/{pages[0]}/">UPPER</a>') == 2 and ">upper</a>" not in t2 and ">Upper</a>" not in t2
