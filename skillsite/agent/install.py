@@ -138,7 +138,7 @@ class Installer:
         for planned in plan:
             self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
         if lock_path is not None and not overwrite and not replace_root:  # install, not update
-            _check_not_locked_elsewhere(skill_id, target, lock_path)
+            _check_not_locked_elsewhere(skill_id, target, lock, lock_path)
         planned_files = {p.id: self._planned_files(p, children) for p in plan}
         allowance = InstallAllowance(self.catalog.location)  # every file counted before any is fetched
         allowance.plan(skill_id, sum(len(fetches) for fetches, _ in planned_files.values()))
@@ -147,10 +147,10 @@ class Installer:
         folders = LockedFolders(lock, lock_path) if lock_path is not None else None
         inside = {p.id: folders.inside(p.id, targets[p.id]) if folders is not None else {}
                   for p in plan}   # kept across a replacement: the lock has them on their own
+        apart = {p.id: [targets[p.id] / rel for rel in inside[p.id].values()] for p in plan}
         actions = {p.id: self._placement(p, targets[p.id], fetched[p.id], overwrite, ours.get(p.id), lock_path,
-                                         [targets[p.id] / rel for rel in inside[p.id].values()],
-                                         root=p.id == skill_id, replace_root=replace_root) for p in plan}
-        if refusal is not None and not _holds_release(targets[skill_id], fetched[skill_id], inside[skill_id].values()):
+                                         apart[p.id], root=p.id == skill_id, replace_root=replace_root) for p in plan}
+        if refusal is not None and not _holds_release(targets[skill_id], fetched[skill_id], apart[skill_id]):
             raise refusal
         source = source_text(self.catalog.location, self.catalog.remote, lock_path) if lock_path is not None else self.catalog.location
         if lock_path is not None and not is_utf8_text(source):
@@ -166,9 +166,8 @@ class Installer:
                                              carried=tuple(inside[planned.id].values()))
             if lock_path is not None:
                 path = lock_path_text(targets[planned.id], lock_path)
-                apart = [targets[planned.id] / rel for rel in inside[planned.id].values()]
                 as_locked = actions[planned.id] == "keep" and not (refusal is not None and planned.id == skill_id)
-                nested, recorded = _kept_nested(targets[planned.id], ours.get(planned.id), apart) \
+                nested, recorded = _kept_nested(targets[planned.id], ours.get(planned.id), apart[planned.id]) \
                     if as_locked else (nested_digest_of(files), True)
                 locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
                                      requested if planned.id == skill_id else None, nested, recorded)
@@ -334,10 +333,10 @@ class Installer:
         return plan
 
 
-def _check_not_locked_elsewhere(skill_id: str, target: Path, lock_path: Path) -> None:
+def _check_not_locked_elsewhere(skill_id: str, target: Path, lock: Lock, lock_path: Path) -> None:
     """Refuse to install a skill the lock records in another folder that is still there: the
     lock holds one folder a skill, and that one would silently stop being updated."""
-    locked = read_lock(lock_path).skills.get(skill_id)
+    locked = lock.skills.get(skill_id)
     if locked is None:
         return
     elsewhere = resolve_locked_path(locked.path, lock_path)
@@ -347,11 +346,11 @@ def _check_not_locked_elsewhere(skill_id: str, target: Path, lock_path: Path) ->
                                      "is, and no longer updated)")
 
 
-def _holds_release(target: Path, fetched: tuple[dict[str, bytes], str], inside: Iterable[str]) -> bool:
+def _holds_release(target: Path, fetched: tuple[dict[str, bytes], str], apart: Sequence[Path]) -> bool:
     """Whether ``target`` holds exactly the release fetched (files, digest): its own files and the
-    nested skills installed with it (those in the folders ``inside`` are on their own)."""
+    nested skills installed with it (those in the folders ``apart`` are on their own)."""
     files, digest = fetched
-    present = InstalledFolder.at(target, [target / rel for rel in inside])
+    present = InstalledFolder.at(target, apart)
     return present.own == digest and present.nested_with_it == nested_digest_of(files)
 
 

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Sequence
 
+from skillsite.source.discover import inside_folder
 from skillsite.source.ignore import GITIGNORE
 from skillsite.source.knowledge import default_knowledge_dir
 
@@ -61,7 +62,7 @@ def gitignores_above(root: Path) -> list[Path]:
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
     real = os.path.realpath(path)
-    return any(real == (r := os.path.realpath(root)) or real.startswith(r.rstrip(os.sep) + os.sep) for root in roots)
+    return any(inside_folder(real, os.path.realpath(root)) for root in roots)
 
 
 def outside_inputs(roots: Sequence[Path], knowledge_dir: str | None, config_paths: Sequence[Path]) -> list[Path]:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from skillsite.agent.site_urls import OUTPUT_MARKER
-from skillsite.source.discover import SKILL_FILES
+from skillsite.source.discover import SKILL_FILES, inside_folder
 from skillsite.folders import remove_path, replace_folder, restore_moved_aside
 
 MARKER = OUTPUT_MARKER  # written anew by every build (the agent side names it too)
@@ -78,7 +78,7 @@ def check_sources_kept(target: Path, sources: Iterable[Path]) -> None:
     where = os.path.realpath(target)
     for source in sources:
         real = os.path.realpath(source)
-        if real == where or real.startswith(where.rstrip(os.sep) + os.sep):
+        if inside_folder(real, where):
             what = "is the source folder" if real == where else "holds the source folder"
             raise OutputError(f"{target} {what} {source}: a build replaces its output folder, so it cannot be "
                               "written there (even with --force); choose another output folder")
@@ -90,7 +90,7 @@ def check_cache_outside(target: Path, cache_dir: Path | None) -> None:
     if cache_dir is None:
         return
     where, cache = os.path.realpath(target), os.path.realpath(cache_dir)
-    if cache == where or cache.startswith(where.rstrip(os.sep) + os.sep):
+    if inside_folder(cache, where):
         what = "is the output folder" if cache == where else "is inside the output folder"
         raise OutputError(f"the cache folder {cache_dir} {what} {target}: a build replaces its output folder, so "
                           "the cache cannot be kept there; choose a cache folder outside it")
