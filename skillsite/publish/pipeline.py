@@ -26,7 +26,8 @@ from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
 from skillsite.publish.signing import keep_copy, pinned_skill_files, previous_folders, sign_staging, signing_hint
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
-from skillsite.publish.staging import MarkerIdentity, Published, Staging, marker_identity, records
+from skillsite.publish.staging import (MarkerIdentity, Published, Recorded, Staging, is_previous_output, marker_identity,
+                                      mirror_output, records)
 from skillsite.publish.stored_pages import StoredPages, entry_keys
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing, pin_versions
 from skillsite.source.dependencies import CatalogNames
@@ -75,13 +76,11 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     ids = tuple(s.id for s in skills)
     if published is None:
         return build_result(False, plan, reading, (), skipped, diags, 0, stage)
-    files, budget, back_marker = published
+    files, budget, (replaced, back_marker) = published
     output_bytes = sum(size for _, size, _ in files.values())
     if plan.cache_dir is not None:
         # what the cache said of itself is this run's news only, never repeated by a no-op rebuild
         catalog_diags = tuple(sort_diagnostics(d for d in diags if d not in cache.notes))
-        # the catalog just replaced now waits in the back folder: the next build starts from it
-        replaced = state.outputs if state is not None else {}
         kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, records(files),
                           replaced, ids, skipped, catalog_diags, output_bytes, budget,
                           output_marker=marker_identity(plan.out), back_marker=back_marker, recent=inputs.recent)
@@ -98,10 +97,10 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
 def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
              state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
              audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]] = ()
-             ) -> tuple[dict[str, Published], tuple[dict[str, Any], ...], MarkerIdentity | None] | None:
+             ) -> tuple[dict[str, Published], tuple[dict[str, Any], ...], BackFolder] | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
-    (content key, size and mtime), how it fits agents' listings and the back folder's marker when
-    it now holds the catalog ``state`` recorded; None when
+    (content key, size and mtime), how it fits agents' listings and what the back folder now
+    holds (:func:`back_catalog`); None when
     publishing found errors (``diags`` gets the build's own diagnostics; ``audit_listings``:
     see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first)."""
     config = plan.config
@@ -156,9 +155,29 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
         raise
     if plan.signing is not None and plan.cache_dir is not None:
         keep_copy(plan.out, plan.cache_dir, plan.signing.key.public)
-    # the catalog replaced is now the back folder: as recorded when its marker was trusted
-    replaced = state.output_marker if trust_output and state is not None else None
-    return files, budget, replaced if replaced is not None and marker_identity(back) == replaced else None
+    return files, budget, back_catalog(plan.out, back, state, trust_output, files)
+
+
+#: The records of the catalog in the back folder and its marker when trusted (see :class:`BuildState`).
+BackFolder = tuple[dict[str, Recorded], MarkerIdentity | None]
+
+
+def back_catalog(out: Path, back: Path | None, state: BuildState | None, trusted_output: bool,
+                 files: dict[str, Published]) -> BackFolder:
+    """What the back folder holds after a commit, for the next build to patch: the catalog just
+    replaced, as ``state`` recorded it (its marker too, when the output's was trusted).  When
+    those records are unknown (a first build, a changed configuration or skillsite version, an
+    output that was not there, as in a CI job), a copy of the new catalog made of hard links
+    to its files takes its place: the next build then writes only what changed, not every file."""
+    replaced = state.outputs if state is not None else {}
+    if back is None:
+        return replaced, None
+    if replaced and is_previous_output(back):
+        marker = state.output_marker if trusted_output and state is not None else None
+        return replaced, marker if marker is not None and marker_identity(back) == marker else None
+    if mirror_output(out, files, back):
+        return records(files), marker_identity(back)
+    return {}, None
 
 
 def strictly_refused(skills: list[Skill]) -> frozenset[str]:

@@ -171,7 +171,8 @@ class Staging:
     """Where a build writes; :meth:`commit` publishes it, :meth:`discard` drops it.
 
     ``back``: a folder holding an earlier catalog of this output (the one the last build
-    replaced, kept in the cache folder), with ``back_records`` as that build recorded them: the
+    replaced, kept in the cache folder, or that build's own: :func:`mirror_output`), with
+    ``back_records`` as that build recorded them: the
     new catalog is made there by writing only what differs, and the catalog it replaces becomes
     the next build's ``back``.  Without one, a fresh folder beside the output.
 
@@ -444,6 +445,25 @@ class Staging:
         if not self.kept_back:
             remove_path(self.path)
         _OPEN.discard(self.path)
+
+
+def mirror_output(target: Path, rels: Iterable[str], folder: Path) -> bool:
+    """Make ``folder`` a copy of the catalog at ``target`` (its files ``rels``) whose files are
+    hard links to the catalog's own, the marker last: a back folder whose records are this
+    catalog's.  Whatever ``folder`` held goes first.  False, with nothing left at ``folder``, on a
+    file system without hard links or when a link cannot be made (a full disk): the next build
+    then writes more, nothing else."""
+    remove_path(folder)
+    files = sorted(rel for rel in rels if rel != MARKER)
+    try:
+        for parent in sorted({"", *(os.path.dirname(rel) for rel in files)}):
+            os.makedirs(os.path.join(folder, parent), exist_ok=True)
+        for rel in [*files, MARKER]:
+            os.link(os.path.join(target, rel), os.path.join(folder, rel))
+    except OSError:
+        remove_path(folder)
+        return False
+    return True
 
 
 def _replaced(new: Path, target: Path) -> Path | None:

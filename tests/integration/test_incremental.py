@@ -118,7 +118,8 @@ def test_a_corrupt_cache_is_ignored(tmp_path):
     cache, out, cold = tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
     assert build([src], out, cache_dir=cache).ok
     for f in cache.iterdir():
-        f.write_bytes(b"not a pickle")
+        if f.is_file():  # the files, not the back folder (the catalog the next build patches)
+            f.write_bytes(b"not a pickle")
     replaced = build([src], out, cache_dir=cache)
     assert replaced.ok and [d.code for d in replaced.diagnostics if d.code == "SK402"] == ["SK402"]
     assert build([src], cold).ok
@@ -655,7 +656,8 @@ def test_publishing_again_with_nothing_changed_leaves_a_whole_catalog_in_the_bac
     _age(src)
     assert build([src], out, cache_dir=cache).ok
     first = tree_bytes(out)
-    assert not list(cache.glob("previous-output-*"))                # it replaced nothing
+    (back,) = cache.glob("previous-output-*")  # it replaced nothing: a copy of what it published
+    assert tree_bytes(back) == first
     again = build([src], out, cache_dir=cache, always_publish=True)
     assert again.ok and "read" in again.stages and "unchanged" not in again.stages
     (back,) = cache.glob("previous-output-*")
@@ -1005,3 +1007,53 @@ def test_a_resident_rebuild_after_a_description_edit_scores_only_what_changed(tm
         assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
         shutil.rmtree(tmp_path / "cold")
     assert len(rescored) == 2 and all(0 < count < groups / 2 for count, groups in rescored)  # not every one
+
+
+def _restored(folder: Path) -> None:
+    """``folder`` as a CI job's cache step restores it: every file new (another inode), with its
+    size and times."""
+    copy = folder.with_name(folder.name + "-restored")
+    shutil.copytree(folder, copy, symlinks=True)
+    shutil.rmtree(folder)
+    copy.rename(folder)
+
+
+def test_a_ci_job_with_its_cache_restored_and_no_output_writes_only_what_changed(tmp_path):
+    """A build that replaced no catalog (the first one, or a CI job's: a fresh checkout, no output)
+    leaves a copy of its catalog in the back folder, recorded as its own: the next job, with the
+    cache folder restored, patches that copy instead of writing every file again."""
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src)
+    assert build([src], out, cache_dir=cache).ok
+    shutil.rmtree(out)  # the next job starts without it
+    _restored(cache)
+    (back,) = cache.glob("previous-output-*")
+    kept_page = os.stat(back / "skills/house-style/index.html").st_ino
+    append_line(src / "code-review" / "SKILL.md", "One more line.")
+    assert build([src], out, cache_dir=cache).ok
+    assert os.stat(out / "skills/house-style/index.html").st_ino == kept_page  # taken as it was
+    assert build([src], tmp_path / "cold").ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+    (back,) = cache.glob("previous-output-*")
+    assert tree_bytes(back) == tree_bytes(out)
+
+
+def test_after_a_changed_configuration_the_back_folder_holds_the_new_catalog(tmp_path):
+    """A changed configuration rebuilds everything, and the catalog it replaces was recorded under
+    the old one: the back folder then holds a copy of the new catalog instead, so the next
+    build's one change does not place every file again."""
+    from skillsite.config import SiteConfig
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src)
+    assert build([src], out, cache_dir=cache).ok
+    assert build([src], out, SiteConfig(title="Another title"), cache_dir=cache).ok
+    (back,) = cache.glob("previous-output-*")
+    assert b"Another title" in (back / "index.html").read_bytes()
+    assert tree_bytes(back) == tree_bytes(out)
+    append_line(src / "code-review" / "SKILL.md", "One more line.")
+    assert build([src], out, SiteConfig(title="Another title"), cache_dir=cache).ok
+    assert build([src], tmp_path / "cold", SiteConfig(title="Another title")).ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")

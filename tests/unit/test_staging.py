@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from skillsite.publish.staging import MARKER, MARKER_TEXT, Recorded, Staging
+from skillsite.publish.staging import MARKER, MARKER_TEXT, Recorded, Staging, mirror_output
 
 FILES = {"skills/a/SKILL.md": b"a skill\n", "skills/a/index.html": b"<p>a</p>\n"}
 
@@ -66,3 +66,21 @@ def test_a_file_written_after_it_was_kept_stays_written_and_its_key_stays_known(
     assert staging.kept == set() and staging.written == {rel} and staging.placed == {rel: "new-key"}
     published = staging.commit()
     assert published[rel] == ("new-key", len(b"<p>new</p>\n"), os.lstat(tmp_path / "site" / rel).st_mtime_ns)
+
+
+def test_a_mirrored_catalog_is_hard_links_to_its_files_and_replaces_what_was_there(tmp_path):
+    _folder(tmp_path / "site", FILES)
+    _folder(tmp_path / "back", {"old/page.html": b"an older catalog\n"})
+    assert mirror_output(tmp_path / "site", [*FILES, MARKER], tmp_path / "back")
+    found = sorted(str(p.relative_to(tmp_path / "back")) for p in (tmp_path / "back").rglob("*") if p.is_file())
+    assert found == sorted([*FILES, MARKER])
+    for rel in [*FILES, MARKER]:
+        assert os.stat(tmp_path / "back" / rel).st_ino == os.stat(tmp_path / "site" / rel).st_ino
+
+
+def test_a_mirror_that_cannot_be_made_leaves_nothing(tmp_path):
+    """A file gone (or a link refused: another file system, a full disk) leaves no half copy that a
+    later build could take for the catalog."""
+    _folder(tmp_path / "site", FILES)
+    assert not mirror_output(tmp_path / "site", [*FILES, "skills/a/gone.md"], tmp_path / "back")
+    assert not (tmp_path / "back").exists()
