@@ -86,6 +86,23 @@ class SkillsExtension(Extension):
 
         server.middleware.append(declare)
 
+    def withhold_from_listing(self, server: Any) -> None:
+        """Leave the files of skills above ``max_risk`` out of ``resources/list``.
+
+        They stay registered, so that ``resources/read`` of one is the loader's error naming the
+        risk rather than an unknown resource; only the listing, which would offer them, drops them.
+        """
+        withheld = self.index.withheld
+
+        async def unlisted(ctx: Any, call_next: Any) -> Any:
+            result = await call_next(ctx)
+            listing = result.get("resources") if ctx.method == "resources/list" and isinstance(result, dict) else None
+            if isinstance(listing, list):
+                result["resources"] = [r for r in listing if not (isinstance(r, dict) and r.get("uri") in withheld)]
+            return result
+
+        server.middleware.append(unlisted)
+
     def resources(self) -> list[Any]:
         return [ResourceBinding(self._resource(uri, file)) for uri, file in self.index.files.items()]
 

@@ -98,6 +98,7 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
            if extension is not None else "")), **options)
     if extension is not None:
         extension.declare_in_handshake(server)
+        extension.withhold_from_listing(server)
     from skillsite.mcp.tools import add_tools  # needs pydantic, which comes with the SDK
 
     add_tools(server, catalog, tool_error, error_text)

@@ -24,8 +24,9 @@ Choices where the spec leaves room (see README):
 - ``skills/list`` lists the skills offered to a model (not hidden, not user-invocable only);
   the others are a partial listing's unlisted skills: ``skills/get`` and ``resources/read``
   still serve them, as the spec requires for every skill a server serves.  A skill the audit
-  rates above the catalog's ``max_risk`` is not listed either (the loader never offers it), and
-  ``skills/get`` and ``resources/read`` of it are errors naming the risk (-32603).
+  rates above the catalog's ``max_risk`` is not listed either (the loader never offers it), nor
+  are its files in ``resources/list``; ``skills/get`` and ``resources/read`` of it are errors
+  naming the risk (-32603).
 - ``frontmatter`` is the SKILL.md's YAML read as plain data (PyYAML's safe scalar rules, the
   build's bounds on nodes, depth and aliases, no tags constructed); a value JSON cannot hold
   (a date, ``.nan``, ``!!binary``) is kept as the text written.
@@ -161,6 +162,9 @@ class SkillsIndex:
             for file in files:
                 self.files.setdefault(file.uri, file)
         self.listed = [uri for uri, sid in self.skills.items() if self._offered(self.by_id[sid])]
+        #: the files of skills above ``max_risk``: reading them is refused, so resources/list leaves them out
+        self.withheld = frozenset(uri for uri, file in self.files.items()
+                                  if above(self.by_id[file.skill_id].risk, catalog.max_risk))
         #: the cursors a skills/list page gives: the offset of each later page, as text
         self._cursors = {str(offset) for offset in range(page_size, len(self.listed), page_size)}
         self._frontmatter: dict[str, dict[str, Any]] = {}   # by SKILL.md sha256

@@ -330,9 +330,9 @@ def test_skills_over_the_limits_are_listed_complete_with_a_note(tmp_path: Path) 
 
 
 def test_a_skill_above_max_risk_is_neither_listed_nor_served(tmp_path: Path) -> None:
-    """skills/list, the catalog resource and the prompts leave out what the audit rates above
-    --max-risk (the loader never offers it), without naming it as a failed entry; skills/get of
-    it is an error naming the risk; --max-risk high lists it."""
+    """skills/list, resources/list, the catalog resource and the prompts leave out what the audit
+    rates above --max-risk (the loader never offers it), without naming it as a failed entry;
+    skills/get and resources/read of it are errors naming the risk; --max-risk high lists it."""
     from skillsite.publish.build import build
     from support import write_skill
 
@@ -345,10 +345,14 @@ def test_a_skill_above_max_risk_is_neither_listed_nor_served(tmp_path: Path) -> 
         server.initialize()
         page = server.result("skills/list")
         refused = server.call("skills/get", uri=risky)
+        unread = server.call("resources/read", uri=risky)
+        resources = [r["uri"] for r in server.result("resources/list")["resources"]]
         (listing,) = server.result("resources/read", uri="skillsite://catalog")["contents"]
         prompts = server.result("prompts/list")["prompts"]
     assert [s["uri"] for s in page["skills"]] == ["skill://clean/SKILL.md"] and "_meta" not in page
     assert refused["error"]["code"] == -32603 and "above max_risk='medium'" in refused["error"]["message"]
+    assert unread["error"]["code"] == -32603 and "above max_risk='medium'" in unread["error"]["message"]
+    assert "skill://clean/SKILL.md" in resources and not [uri for uri in resources if "m-curl-sh" in uri]
     catalog = json.loads(listing["text"])
     assert [s["id"] for s in catalog["skills"]] == ["clean"]
     assert catalog["withheld"] == {"above_max_risk": 1, "max_risk": "medium"}
@@ -356,8 +360,10 @@ def test_a_skill_above_max_risk_is_neither_listed_nor_served(tmp_path: Path) -> 
     with RawServer([sys.executable, "-m", "skillsite", "mcp", "--catalog", str(out), "--max-risk", "high"]) as server:
         server.initialize()
         allowed = sorted(s["uri"] for s in server.all_skills())
+        resources = [r["uri"] for r in server.result("resources/list")["resources"]]
         prompts = server.result("prompts/list")["prompts"]
     assert allowed == ["skill://clean/SKILL.md", risky]
+    assert {"skill://clean/SKILL.md", risky} <= set(resources)
     assert sorted(p["name"] for p in prompts) == ["clean", "m_curl_sh"]
 
 
