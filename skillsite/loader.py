@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.agent.catalog_entries import CatalogEntries
-from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION, RISKS, above, offered_to_model, prompt_order
+from skillsite.agent.catalog_format import (FORMAT, FORMAT_VERSION, RISKS, offered_to_model, prompt_order,
+                                            within_max_risk)
 from skillsite.agent.catalog_search import CatalogSearch
 from skillsite.agent.catalog_versions import Histories
 from skillsite.agent.eligibility import current_platform, ineligible_reasons
@@ -243,7 +244,7 @@ class Catalog:
 
     def _usable(self, entry: ManifestEntry) -> ManifestEntry:
         """``entry``, unless its audit risk is above ``max_risk`` (RiskError)."""
-        if above(entry.risk, self.max_risk):
+        if not within_max_risk(entry, self.max_risk):
             raise RiskError(entry.id, entry.risk, self.max_risk)
         return entry
 

@@ -46,9 +46,22 @@ class Ordered(Protocol):
 O = TypeVar("O", bound=Ordered)
 
 
+class Rated(Protocol):
+    """What the risk gate reads of a skill: the audit's risk (a :class:`~skillsite.agent.entry.ManifestEntry`)."""
+
+    @property
+    def risk(self) -> str: ...
+
+
 def above(risk: str, max_risk: str) -> bool:
     """Whether ``risk`` is above ``max_risk``."""
     return RISKS.index(risk) > RISKS.index(max_risk)
+
+
+def within_max_risk(entry: Rated, max_risk: str) -> bool:
+    """Whether an agent may load, install or offer ``entry``: the audit rates it at most ``max_risk``.
+    The loader refuses the others, and every listing an agent reads leaves them out."""
+    return not above(entry.risk, max_risk)
 
 
 def offered_to_model(entry: Ordered, copies_too: bool = False) -> bool:

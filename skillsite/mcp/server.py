@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Any, Callable
 
-from skillsite.agent.catalog_format import above
+from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
 from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, well_formed_entries
@@ -61,7 +61,7 @@ def catalog_listing(catalog: Catalog) -> dict[str, Any]:
     (hidden ones flagged); those the audit rates above ``max_risk`` are left out, as the loader
     never offers them, and counted in ``withheld``."""
     entries = well_formed_entries(catalog)
-    usable = [e for e in entries if not above(e.risk, catalog.max_risk)]
+    usable = [e for e in entries if within_max_risk(e, catalog.max_risk)]
     return {
         "title": catalog_title(catalog),
         "location": catalog.location,
@@ -132,7 +132,7 @@ def slash_commands(catalog: Catalog) -> list[ManifestEntry]:
     """The manifest entries of the skills a user can invoke, by command (none the audit rates
     above ``max_risk``: the loader would refuse them)."""
     entries = [e for e in well_formed_entries(catalog)
-               if e.slash_command is not None and not above(e.risk, catalog.max_risk)]
+               if e.slash_command is not None and within_max_risk(e, catalog.max_risk)]
     return sorted(entries, key=lambda e: e.slash_command or "")
 
 

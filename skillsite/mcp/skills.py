@@ -42,7 +42,7 @@ import mimetypes
 import urllib.parse
 from typing import Any, NamedTuple
 
-from skillsite.agent.catalog_format import above, offered_to_model
+from skillsite.agent.catalog_format import offered_to_model, within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import LoaderError
 from skillsite.agent.manifest_check import safe_relpath
@@ -164,14 +164,14 @@ class SkillsIndex:
         self.listed = [uri for uri, sid in self.skills.items() if self._offered(self.by_id[sid])]
         #: the files of skills above ``max_risk``: reading them is refused, so resources/list leaves them out
         self.withheld = frozenset(uri for uri, file in self.files.items()
-                                  if above(self.by_id[file.skill_id].risk, catalog.max_risk))
+                                  if not within_max_risk(self.by_id[file.skill_id], catalog.max_risk))
         #: the cursors a skills/list page gives: the offset of each later page, as text
         self._cursors = {str(offset) for offset in range(page_size, len(self.listed), page_size)}
         self._frontmatter: dict[str, dict[str, Any]] = {}   # by SKILL.md sha256
 
     def _offered(self, entry: ManifestEntry) -> bool:
         """Whether ``skills/list`` lists the skill: offered to a model, and not above ``max_risk``."""
-        return offered_to_model(entry) and not above(entry.risk, self.catalog.max_risk)
+        return offered_to_model(entry) and within_max_risk(entry, self.catalog.max_risk)
 
     def _collect(self, entry: ManifestEntry, base: str, seen: set[str]) -> list[SkillFile]:
         """SKILL.md, the bundled files and, under their folders, the nested skills' files."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from skillsite.agent.catalog_format import within_max_risk
 from skillsite.config import ConfigError, SiteConfig, load_config
 from skillsite.loader import Catalog, RiskError
 from skillsite.publish import audit_results
@@ -115,6 +116,28 @@ def test_the_loader_refuses_a_high_risk_skill_by_default(tmp_path: Path) -> None
     assert trusting.load("m-curl-sh").id == "m-curl-sh" and "m-curl-sh" in trusting.prompt()
     with pytest.raises(ValueError):
         Catalog.open(site, max_risk="extreme")
+
+
+def test_one_risk_gate_decides_what_the_loader_and_the_mcp_listings_serve(tmp_path: Path) -> None:
+    """within_max_risk is the gate: the skills it passes load; the catalog resource and the slash
+    commands of the MCP server list exactly those (the others are refused by the loader)."""
+    from skillsite.mcp.server import catalog_listing, slash_commands
+
+    site = tmp_path / "_site"
+    assert build([source(tmp_path / "src")], site).ok
+    for max_risk in ("none", "medium", "high"):
+        catalog = Catalog.open(site, max_risk=max_risk)
+        passed = sorted(e.id for e in catalog.entries if within_max_risk(e, max_risk))
+        for entry in catalog.entries:
+            if entry.id in passed:
+                assert catalog.load(entry.id).id == entry.id
+            else:
+                with pytest.raises(RiskError):
+                    catalog.load(entry.id)
+        assert sorted(s["id"] for s in catalog_listing(catalog)["skills"]) == passed
+        assert sorted(e.id for e in slash_commands(catalog)) == passed
+    assert passed == ["clean", "m-curl-sh"]
+    assert [e.id for e in Catalog.open(site).entries if within_max_risk(e, "medium")] == ["clean"]
 
 
 def test_an_unknown_risk_in_a_tampered_manifest_counts_as_high(tmp_path: Path) -> None:
