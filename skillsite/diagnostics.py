@@ -104,6 +104,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK228", "warning", "tags written as a list inside a string"),
     ("SK229", "info", "a copy of another skill; shown once, as its group's canonical member"),
     ("SK230", "warning", "release tag on a commit outside HEAD's history or of another version; not published"),
+    ("SK231", "warning", "trigger patterns past what the catalog's patterns may cost together; never run"),
     # body
     ("SK301", "warning", "body longer than 500 lines"),
     ("SK302", "warning", "body longer than about 5,000 tokens"),

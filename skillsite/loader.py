@@ -363,7 +363,8 @@ class Catalog:
     def triggered(self, message: str, env: Mapping[str, str] | None = None, k: int = 5, *,
                   platform: str | None = None) -> list[SearchResult]:
         """The skills offered here whose triggers fire on a user message: most triggers fired
-        first, then priority, then id; ``score`` is the number fired."""
+        first, then priority, then id; ``score`` is the number fired.  Only the patterns within
+        the catalog's budget run (``skillsite.agent.triggers.MAX_CATALOG_WORK``, docs/security.md)."""
         return self._offers.triggered(message, env, k, platform)
 
     def command_message(self, line: str) -> str:

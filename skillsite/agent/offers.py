@@ -17,7 +17,7 @@ from skillsite.agent.results import SearchResult
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
 from skillsite.agent.status import ineligibility
 from skillsite.agent.tools import ToolCheck, tool_check
-from skillsite.agent.triggers import fired_triggers
+from skillsite.agent.triggers import Runnable, catalog_patterns, fired_triggers
 
 #: the most of a mistyped command an error repeats
 MAX_SHOWN_COMMAND = 200
@@ -31,6 +31,16 @@ class Offers:
 
     def __init__(self, catalog: Any) -> None:  # the open skillsite.loader.Catalog
         self.catalog = catalog
+        self._patterns: dict[str, Runnable] | None = None
+
+    def patterns(self) -> dict[str, Runnable]:
+        """The trigger patterns that run, by skill id: those within the catalog's budget, the skills
+        a model may be offered counted in prompt order whatever this machine offers (so the same
+        catalog always runs the same ones), compiled once."""
+        if self._patterns is None:
+            self._patterns = catalog_patterns((e.id, e.triggers.patterns) for e in prompt_order(self.catalog.entries)
+                                              if e.triggers is not None)
+        return self._patterns
 
     def needed(self, entry: ManifestEntry) -> list[ManifestEntry]:
         """``entry`` and every skill it needs, directly or not, that the catalog has (each once)."""
@@ -73,8 +83,10 @@ class Offers:
         """The offered skills whose triggers fire on ``message``: most fired first, then
         priority, then id; ``score`` is the number fired."""
         hits = []
+        runnable = self.patterns()
         for entry in self.offered(env, platform)[0]:
-            fired = fired_triggers(entry.triggers.to_json(), message) if entry.triggers is not None else []
+            fired = fired_triggers(entry.triggers.to_json(), message, runnable.get(entry.id, ())) \
+                if entry.triggers is not None else []
             if fired:
                 hits.append((-len(fired), -entry.priority, entry.id, entry))
         return [SearchResult(e.id, e.name, e.description, float(-count))

@@ -8,12 +8,15 @@ could backtrack for long (:func:`pattern_problem`, rules in :mod:`skillsite.agen
 run its canonical re-written form, and match at most ``MAX_MESSAGE_CHARS``.  A skill's patterns
 together may cost no more than twice what one pattern may (``MAX_SKILL_WORK``): those past it, in order,
 are refused too (:func:`within_budget`), so many cheap-looking patterns cannot add up to a stall.
+A whole catalog's may cost no more than ``MAX_CATALOG_WORK``: the skills offered to a model, in prompt
+order, run their patterns until the next one would pass it, and none after that
+(:func:`within_catalog_budget`), so a thousand skills at their own budget cannot either.
 """
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.agent.regex_safety import WORK_PER_CHAR, compile_trigger, search_work, unsafe_reason
 from skillsite.search.terms import TRIGGER_WORD_KINDS, tokenize, trigger_words
@@ -24,6 +27,11 @@ MAX_MESSAGE_CHARS = 4000
 #: the most work (regex_safety's measure) one skill's patterns may cost together on one message:
 #: twice what one pattern may, which holds half a dozen patterns with unbounded repeats
 MAX_SKILL_WORK = 2 * WORK_PER_CHAR * MAX_MESSAGE_CHARS * MAX_MESSAGE_CHARS
+#: the most work the patterns of a whole catalog may cost together on one message: four skills at
+#: their budget, some two dozen patterns with an unbounded repeat; bounded ones fit by the thousand
+MAX_CATALOG_WORK = 4 * MAX_SKILL_WORK
+#: a skill's patterns that run, each with what runs for it
+Runnable = Sequence[tuple[str, re.Pattern[str]]]
 
 
 def pattern_problem(pattern: str) -> str | None:
@@ -36,16 +44,55 @@ def pattern_problem(pattern: str) -> str | None:
     return unsafe_reason(pattern, MAX_MESSAGE_CHARS)
 
 
+def _work(pattern: str) -> int | None:
+    """The most work one search of ``pattern`` may cost (None when it is refused)."""
+    return search_work(pattern, MAX_MESSAGE_CHARS) if pattern_problem(pattern) is None else None
+
+
 def within_budget(patterns: Sequence[str]) -> list[bool]:
     """For each accepted pattern in order, whether the work of the accepted ones up to it stays
     within ``MAX_SKILL_WORK`` (refused patterns cost nothing and say False)."""
     spent, kept = 0, []
     for pattern in patterns:
-        work = search_work(pattern, MAX_MESSAGE_CHARS) if pattern_problem(pattern) is None else None
+        work = _work(pattern)
         fits = work is not None and spent + work <= MAX_SKILL_WORK
         spent += work if fits and work is not None else 0
         kept.append(fits)
     return kept
+
+
+def own_budget_work(patterns: Sequence[str]) -> list[int | None]:
+    """For each pattern of a skill, the work it may cost when its skill's budget lets it run
+    (:func:`within_budget`); None for one refused or past that budget."""
+    return [_work(pattern) if fits else None for pattern, fits in zip(patterns, within_budget(patterns))]
+
+
+def within_catalog_budget(skills: Iterable[Sequence[int | None]]) -> list[list[bool]]:
+    """For each skill's patterns, given as :func:`own_budget_work` (the skills in prompt order),
+    whether each runs: with every pattern that runs before it, it stays within ``MAX_CATALOG_WORK``.
+    The first that does not ends the catalog's patterns: none after it runs, so leaving skills out
+    (those not offered here) never leaves out one more."""
+    spent, full, decided = 0, False, []
+    for works in skills:
+        kept = []
+        for work in works:
+            full = full or (work is not None and spent + work > MAX_CATALOG_WORK)
+            runs = work is not None and not full
+            spent += work if runs and work is not None else 0
+            kept.append(runs)
+        decided.append(kept)
+    return decided
+
+
+def catalog_patterns(skills: Iterable[tuple[str, Sequence[str]]]) -> dict[str, Runnable]:
+    """The patterns that run of each skill, by id (the skills in prompt order:
+    :func:`within_catalog_budget`), each with what runs for it, compiled once."""
+    listed = [(skill_id, _texts(list(patterns))) for skill_id, patterns in skills]
+    runs = within_catalog_budget([own_budget_work(patterns) for _, patterns in listed])
+    found: dict[str, Runnable] = {}
+    for (skill_id, patterns), kept in zip(listed, runs):
+        found.setdefault(skill_id, [(p, compile_trigger(p, MAX_MESSAGE_CHARS)) for p, r in zip(patterns, kept) if r])
+    return found
 
 
 def _affordable(patterns: Sequence[str]) -> list[str]:
@@ -116,15 +163,16 @@ def _contains(words: Sequence[str], run: Sequence[str]) -> bool:
                              if words[i] == run[0])
 
 
-def fired_triggers(triggers: Mapping[str, Any], message: str) -> list[str]:
+def fired_triggers(triggers: Mapping[str, Any], message: str, runnable: Runnable | None = None) -> list[str]:
     """The triggers of one skill (as ``skills.json`` has them) that fire on ``message``:
     phrases, keywords and verbs by whole words, case-insensitively and stemmed as search
-    stems; patterns searched in the message's first ``MAX_MESSAGE_CHARS`` characters."""
+    stems; patterns searched in the message's first ``MAX_MESSAGE_CHARS`` characters.
+    ``runnable``: the skill's patterns that run, as the catalog's budget left them
+    (:func:`catalog_patterns`); by default those within the skill's own budget."""
     words = tokenize(message)
     fired = [text for text in trigger_words(dict(triggers)) if _contains(words, list(_terms(text)))]
     head = message[:MAX_MESSAGE_CHARS]
-    for pattern in _affordable(_texts(triggers.get("patterns"))):
-        compiled = _compiled(pattern)
-        if compiled is not None and compiled.search(head):
-            fired.append(pattern)
+    if runnable is None:
+        runnable = [(p, c) for p in _affordable(_texts(triggers.get("patterns"))) if (c := _compiled(p)) is not None]
+    fired += [pattern for pattern, compiled in runnable if compiled.search(head)]
     return fired

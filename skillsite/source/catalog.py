@@ -26,12 +26,14 @@ from typing import AbstractSet, Any, Iterable, NamedTuple, Sequence
 from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.entry import Visibility, holding
 from skillsite.agent.site_urls import taken_name
+from skillsite.agent.triggers import within_catalog_budget
 from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
 from skillsite.models import NOTHING_REQUIRED, CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
-from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, control_char_diagnostics,
-                                     duplicate_name_diagnostics, name_diagnostics, self_conflict_diagnostics,
-                                     tags_diagnostics, trigger_diagnostics)
+from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, catalog_budget_diagnostic,
+                                     control_char_diagnostics, duplicate_name_diagnostics, name_diagnostics,
+                                     published_patterns, self_conflict_diagnostics, tags_diagnostics,
+                                     trigger_diagnostics)
 from skillsite.source.codex_interface import CODEX_FILE, implicit_invocation_allowed, read_codex_file
 from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, fingerprint, group_copies
 from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, resolve_dependencies,
@@ -131,6 +133,8 @@ class Verdict:
     depends: tuple[tuple[str, int, int], ...] = ()   # each declared item, with its line and column
     fingerprint: Fingerprint | None = None   # what finding its copies reads (a kept skill's)
     listed: bool = True      # in the site's lists (not hidden by ``hidden`` or ``hideFromDiscovery``)
+    always: bool = False     # always on: first in prompt order
+    patterns: tuple[tuple[str, int, int, int], ...] = ()   # each published trigger pattern: line, column, work
 
     @classmethod
     def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Verdict:
@@ -146,25 +150,27 @@ class Verdict:
                    parsed.key_lines.get("description", (1, 1)), fm.get("user-invocable") is not False,
                    skill_version(fm), declared_dependencies(fm, parsed.key_lines),
                    fingerprint(name, description, parsed.body, hashlib.sha256(parsed.raw).hexdigest())
-                   if kept else None, not is_unlisted(fm))
+                   if kept else None, not is_unlisted(fm), fm.get("always") is True,
+                   published_patterns(fm, parsed.key_lines) if kept else ())
 
     def to_json(self) -> list[Any]:
         return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
                 [list(c) for c in self.conflicts], [list(k) for k in self.knowledge], self.description,
                 self.offered, list(self.description_at), self.user_invocable, self.version,
                 [list(d) for d in self.depends], self.fingerprint.to_json() if self.fingerprint else None,
-                self.listed]
+                self.listed, self.always, [list(p) for p in self.patterns]]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Verdict:
         (kept, name, name_at, diags, priority, conflicts, knowledge, description, offered, description_at,
-         user_invocable, version, depends, printed, listed) = data
+         user_invocable, version, depends, printed, listed, always, patterns) = data
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
                    tuple((item, line, col) for item, line, col in conflicts),
                    tuple((item, line, col) for item, line, col in knowledge), description, offered,
                    tuple(description_at), user_invocable, version,
                    tuple((item, line, col) for item, line, col in depends),
-                   Fingerprint.from_json(printed) if printed is not None else None, listed)
+                   Fingerprint.from_json(printed) if printed is not None else None, listed, always,
+                   tuple((pattern, line, col, work) for pattern, line, col, work in patterns))
 
 
 def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
@@ -254,8 +260,9 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
                          ) -> tuple[list[Diagnostic], dict[int, list], list[tuple[str, ...]]]:
     """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
     checks (names used twice, slash command clashes, unknown conflicts, dependencies, knowledge
-    documents, look-alike descriptions, copies), which are also given by skill index, for that
-    skill's own list; and the groups of copies (``copies``: how to group them, ``roots`` in source order).
+    documents, look-alike descriptions, copies, trigger patterns past the catalog's budget), which
+    are also given by skill index, for that skill's own list; and the groups of copies (``copies``:
+    how to group them, ``roots`` in source order).
     Only the look-alike pairs are cached (by every description): the others depend on other
     skills and files.  ``elsewhere``: names of skills beside a lone skill validated on its own,
     which its dependencies may name unchecked; ``exclude`` and ``max_bytes`` as the skills were
@@ -274,7 +281,8 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
         shared.setdefault(kept[position][0], []).append(diag)
     refused = {src.id for index, src, _ in kept if any(d.severity is Severity.ERROR for d in shared.get(index, ()))}
     groups = [standing_first(group, refused) for group in groups]
-    for position, diag in [*_copy_diagnostics(kept, groups), *_look_alike_diagnostics(kept, cache, jobs, groups)]:
+    for position, diag in [*_copy_diagnostics(kept, groups), *_look_alike_diagnostics(kept, cache, jobs, groups),
+                           *_trigger_budget_diagnostics(kept, groups)]:
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*(d for d in found.diagnostics if d not in unread), *(d for v in verdicts for d in v.diagnostics),
              *(d for ds in shared.values() for d in ds)]
@@ -373,6 +381,21 @@ def _copy_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: S
                                            "own address, listed and offered as that one", kept[position[copy]][1].display_path,
                                   *kept[position[copy]][2].name_at))
             for group in groups for copy in group[1:]]
+
+
+def _trigger_budget_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]]
+                                ) -> list[tuple[int, Diagnostic]]:
+    """SK231 for every skill some of whose trigger patterns are past the catalog's budget, as the
+    loader counts it (:func:`~skillsite.agent.triggers.within_catalog_budget`): the skills offered
+    to a model in prompt order, copies left out.  A skill with errors counts too (it may be
+    published with ``--keep-going`` or an ignored code): counting more never hides one left out."""
+    copies = {copy for group in groups for copy in group[1:]}
+    ordered = sorted((position for position, (_, src, v) in enumerate(kept) if v.offered and src.id not in copies
+                      and v.patterns), key=lambda at: (not kept[at][2].always, -kept[at][2].priority, kept[at][1].id))
+    runs = within_catalog_budget([work for _, _, _, work in kept[at][2].patterns] for at in ordered)
+    found = [(at, catalog_budget_diagnostic(kept[at][2].patterns, ran, kept[at][1].display_path))
+             for at, ran in zip(ordered, runs)]
+    return [(at, diag) for at, diag in found if diag is not None]
 
 
 def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], elsewhere: frozenset[str],

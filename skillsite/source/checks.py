@@ -7,7 +7,7 @@ import re
 import unicodedata
 from typing import Any, Sequence
 
-from skillsite.agent.triggers import trigger_problems
+from skillsite.agent.triggers import MAX_CATALOG_WORK, normalise_triggers, own_budget_work, trigger_problems
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.models import ParsedSkill, SourceFile
 from skillsite.source.skill import has_top_level_comma, list_in_string, normalise_allowed_tools, skill_name
@@ -79,6 +79,38 @@ def trigger_diagnostics(fm: dict[str, Any], src: SourceFile,
     """SK214 for an empty trigger, or a pattern that is invalid, too long or could backtrack for ever."""
     return [make("SK214", message, src.display_path, *_position(field, key_lines))
             for field, message in trigger_problems(fm.get("triggers"))]
+
+
+def published_patterns(fm: dict[str, Any], key_lines: dict[str, tuple[int, int]]
+                       ) -> tuple[tuple[str, int, int, int], ...]:
+    """The trigger patterns a skill publishes (those within its own budget), each with the line
+    and column where it is first written and the work it may cost."""
+    triggers = fm.get("triggers")
+    written = triggers.get("patterns") if isinstance(triggers, dict) else None
+    if not isinstance(written, list):
+        return ()
+    first: dict[str, int] = {}
+    for index, item in enumerate(written):
+        if isinstance(item, str):
+            first.setdefault(item.strip(), index)
+    published = normalise_triggers(triggers)["patterns"]
+    return tuple((pattern, *_position(f"triggers.patterns[{first[pattern]}]", key_lines), work or 0)
+                 for pattern, work in zip(published, own_budget_work(published)))
+
+
+def catalog_budget_diagnostic(patterns: Sequence[tuple[str, int, int, int]], runs: Sequence[bool],
+                              path: str) -> Diagnostic | None:
+    """SK231 when some of a skill's published patterns (:func:`published_patterns`) are past the
+    catalog's budget (``runs``: :func:`~skillsite.agent.triggers.within_catalog_budget`'s verdict)."""
+    left_out = [(pattern, line, col) for (pattern, line, col, _), run in zip(patterns, runs) if not run]
+    if not left_out:
+        return None
+    named = ", ".join(repr(pattern[:40]) for pattern, _, _ in left_out[:3]) + (", ..." if len(left_out) > 3 else "")
+    return make("SK231", f"{len(left_out)} of its {len(patterns)} trigger patterns ({named}) never run: the "
+                         f"catalog's patterns may cost {MAX_CATALOG_WORK:,} tries together on a message, and those of "
+                         "the skills before this one in prompt order (always on, then priority, then id) take it; "
+                         "fewer or cheaper patterns in those, or a higher priority here, make room",
+                path, *left_out[0][1:])
 
 
 def self_conflict_diagnostics(parsed: ParsedSkill) -> list[Diagnostic]:

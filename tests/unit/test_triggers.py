@@ -174,3 +174,63 @@ def test_prompt_lists_triggers_only_when_asked(triggered_site: Path) -> None:
            "</triggers>" in block
     assert "<trigger>roll back</trigger>" in block and r"\d" not in block   # patterns are not listed
     assert "hidden-deploy" not in block
+
+
+#: one skill's worth of costly patterns: as many of COSTLY as fit in a skill's own budget
+A_SKILLS_WORTH = normalise_triggers({"patterns": COSTLY})["patterns"]
+
+
+def busy_skill(root: Path, name: str, extra: str = "") -> None:
+    """A skill whose patterns take its whole budget, all firing on "please deploy"."""
+    listed = "".join(f"    - '{pattern}'\n" for pattern in A_SKILLS_WORTH)
+    write_skill(root, name, f"name: {name}\ndescription: Deploys the {name} service. Use when shipping it.\n"
+                            f"{extra}triggers:\n  patterns:\n{listed}")
+
+
+def test_the_catalogs_patterns_together_stay_within_its_cap_in_prompt_order(tmp_path: Path) -> None:
+    """Ten skills each at their own budget cost more than the catalog may: in prompt order (always
+    on, priority, id), the patterns past the cap are left out. The build names each skill that loses
+    some (SK231, a warning, at its first pattern left out); the manifest still lists them, but the
+    loader never runs them, so the work of what runs stays within MAX_CATALOG_WORK.  It counts every
+    skill a model may be offered, so a skill not offered here changes nothing for the others."""
+    from skillsite.agent.triggers import MAX_CATALOG_WORK
+
+    src = tmp_path / "src"
+    extra = {0: "requires:\n  env: [BUSY_TOKEN]\n", 5: "always: true\n", 9: "priority: 5\n"}
+    for n in range(10):
+        busy_skill(src, f"busy-{n}", extra.get(n, ""))
+    busy_skill(src, "hidden-busy", "hidden: true\n")   # never run, so it costs the catalog nothing
+    result = build([src], tmp_path / "_site")
+    assert result.ok
+    order = ["busy-5", "busy-9", *(f"busy-{n}" for n in (0, 1, 2, 3, 4, 6, 7, 8))]
+    catalog = Catalog.open(tmp_path / "_site")
+    assert catalog.entry("busy-8")["triggers"]["patterns"] == A_SKILLS_WORTH
+    fired = {hit.id: int(hit.score) for hit in catalog.triggered("please deploy", {"BUSY_TOKEN": "1"}, k=50)}
+    without_busy_0 = {hit.id: int(hit.score) for hit in catalog.triggered("please deploy", {}, k=50)}
+    assert without_busy_0 == {skill_id: count for skill_id, count in fired.items() if skill_id != "busy-0"}
+    counts = [fired.get(skill_id, 0) for skill_id in order]
+    full = len(A_SKILLS_WORTH)
+    cut = next((index for index, count in enumerate(counts) if count < full), len(order))
+    assert 0 < cut < len(order) - 1 and counts[cut + 1:] == [0] * (len(order) - cut - 1)
+    ran = [pattern for count in counts for pattern in A_SKILLS_WORTH[:count]]
+    spent = sum(search_work(pattern) or 0 for pattern in ran)
+    assert spent <= MAX_CATALOG_WORK < spent + (search_work(A_SKILLS_WORTH[counts[cut]]) or 0)
+    reported = {d.path.split("/")[-2]: d for d in result.diagnostics if d.code == "SK231"}
+    assert sorted(reported) == sorted(order[cut:])
+    first_left_out = reported[order[cut + 1]]
+    assert first_left_out.severity.value == "warning" and first_left_out.line == 6   # its first pattern
+    assert f"{full} of its {full} trigger patterns" in first_left_out.message
+    assert cut > 1 and reported[order[cut]].line == 6 + counts[cut]
+    assert {d.path for d in check_catalog([src]).diagnostics if d.code == "SK231"} == \
+        {d.path for d in reported.values()}
+
+
+def test_the_first_pattern_past_the_catalogs_cap_ends_its_patterns() -> None:
+    """A cheap pattern after one that does not fit does not run either: leaving a skill out (one
+    not offered here) can then only let more run, never fewer."""
+    from skillsite.agent.triggers import MAX_CATALOG_WORK, within_catalog_budget
+
+    half = MAX_CATALOG_WORK // 2
+    assert within_catalog_budget([[half, None], [half + 1], [1, 1]]) == [[True, False], [False], [False, False]]
+    assert within_catalog_budget([[half, None], [1, 1]]) == [[True, False], [True, True]]
+    assert within_catalog_budget([[half], [half], [1]]) == [[True], [True], [False]]
