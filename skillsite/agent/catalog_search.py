@@ -39,7 +39,8 @@ class CatalogSearch:
     def search(self, query: str, k: int, tags: Sequence[str] | None, for_model: bool,
                copies: bool) -> list[SearchResult]:
         """What :meth:`skillsite.loader.Catalog.search` returns; TypeError when ``tags`` is no list
-        of strings (the caller's mistake), CatalogFormatError when the index is unusable."""
+        of strings (the caller's mistake), IntegrityError when a file of the index is not the one
+        published, CatalogFormatError when the index is unusable."""
         if tags is not None and (isinstance(tags, str) or not all(isinstance(tag, str) for tag in tags)):
             raise TypeError("tags must be a list of strings")
         query = query[:MAX_QUERY_CHARS]

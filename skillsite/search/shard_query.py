@@ -34,9 +34,10 @@ FETCH_THREADS = 6
 
 
 class ShardIntegrityError(ValueError):
-    """A file of a pinned index does not match the digest that names it, or the index names no
-    digests to check it against (:class:`skillsite.loader.IntegrityError` to the loader's
-    callers)."""
+    """A file is not the one published: it does not match the digest that names it, or it names
+    another build of the index than its meta file; or a pinned index names no digests to check
+    its files against (:class:`skillsite.loader.IntegrityError` to the loader's callers, as any
+    other file changed on the host)."""
 
     def __init__(self, message: str, expected: str = "", actual: str = "") -> None:
         super().__init__(message)
@@ -81,9 +82,11 @@ def parse_json(data: bytes, what: str) -> Any:
 
 
 def checked(data: bytes, path: str, sha256: str | None) -> bytes:
-    """``data`` when its sha256 is ``sha256`` (any, without one); ValueError otherwise."""
-    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
-        raise ValueError(f"{path} does not match the sha256 skills.json gives: the catalog changed while it was read")
+    """``data`` when its sha256 is ``sha256`` (any, without one); ShardIntegrityError otherwise."""
+    actual = hashlib.sha256(data).hexdigest()
+    if sha256 is not None and actual != sha256:
+        raise ShardIntegrityError(f"{path} does not match the sha256 skills.json gives (sha256 is {actual}, "
+                                  f"skills.json says {sha256}): the catalog changed while it was read", sha256, actual)
     return data
 
 
@@ -170,8 +173,8 @@ class ShardedIndex:
         files = [parse_json(data, path) for path, data in zip(paths, found)]
         for path, data in zip(paths, files):
             if data.get("index") != self.index:
-                raise ValueError(f"{path} belongs to another build of the search index: the catalog changed "
-                                 "while it was read")
+                raise ShardIntegrityError(f"{path} belongs to another build of the search index: the catalog "
+                                          "changed while it was read")
         return files
 
     # -- pins

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from skillsite.cli import main
 from skillsite.config import SiteConfig
-from skillsite.loader import Catalog, CatalogFormatError, StaleCatalogWarning
+from skillsite.loader import Catalog, CatalogFormatError, IntegrityError, StaleCatalogWarning, TrustError
 from skillsite.publish.build import build
 from support import EXAMPLES, SAMPLE, CountingServer, run_async_in_thread, tree_bytes
 
@@ -195,12 +195,64 @@ def test_a_deploy_in_the_middle_of_a_search_is_an_error_not_a_mix(served: Counti
     for chunk in (served.root / "search" / "terms").iterdir():
         data = json.loads(chunk.read_text("utf-8"))
         chunk.write_text(json.dumps({**data, "index": "0" * 64}), encoding="utf-8")
-    with pytest.raises(CatalogFormatError, match="another build"):
+    with pytest.raises(IntegrityError, match="another build"):
         catalog.search("django queries")
     meta = served.root / "search" / "shards.json"
     meta.write_bytes(meta.read_bytes().replace(b'"docs":', b'"docs": '))
-    with pytest.raises(CatalogFormatError, match="sha256"):
+    with pytest.raises(IntegrityError, match="sha256"):
         Catalog.open(served.url, cache_dir=tmp_path / "other-cache", timeout=5).search("django")
+
+
+@pytest.fixture(scope="module")
+def signed_sharded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example catalog forced into shards and signed."""
+    from skillsite.publish.signing import Signing, SigningKey, new_key_file
+
+    folder = tmp_path_factory.mktemp("signed-shards")
+    new_key_file(folder / "key.pem")
+    signing = Signing(SigningKey.from_file(folder / "key.pem"))
+    assert build([EXAMPLES], folder / "_site", SiteConfig(shard_above=1), signing=signing, cache_dir=None).ok
+    return folder / "_site"
+
+
+def _changed_search_file(site: Path, tmp: Path, change: str) -> Path:
+    """A copy of ``site`` with one search file changed after the build: ``meta`` (shards.json,
+    still valid JSON) or ``chunk`` (every term chunk, as one of another build)."""
+    import shutil
+
+    copy = Path(shutil.copytree(site, tmp / "changed"))
+    files = [copy / "search" / "shards.json"] if change == "meta" else sorted((copy / "search" / "terms").iterdir())
+    for path in files:
+        data = json.loads(path.read_bytes())
+        path.write_bytes(json.dumps({**data, "index": "0" * 64} if change == "chunk" else data, indent=1).encode())
+    return copy
+
+
+@pytest.mark.parametrize("change", ["meta", "chunk"])
+@pytest.mark.parametrize("signed", [False, True], ids=["unsigned", "signed"])
+def test_a_search_file_changed_after_the_build_is_an_integrity_error(pairs, signed_sharded: Path, tmp_path: Path,
+                                                                     signed: bool, change: str) -> None:
+    """As any other file changed on the host: it parses, but it is not the one published
+    (its sha256, or the build it names, differs); a TrustError when the catalog is signed."""
+    site = _changed_search_file(signed_sharded if signed else pairs["examples"][1], tmp_path, change)
+    catalog = Catalog.open(site)
+    assert (catalog.signed is not None) == signed
+    with pytest.raises(TrustError if signed else IntegrityError, match="sha256|another build") as refused:
+        catalog.search("roll back a release", k=3)
+    assert not isinstance(refused.value, CatalogFormatError)
+
+
+def test_a_meta_file_pinned_by_skills_json_that_is_not_json_is_a_format_error(pairs, tmp_path: Path) -> None:
+    """What matches its recorded sha256 but is no search index at all is the catalog's format at fault."""
+    import shutil
+
+    site = Path(shutil.copytree(pairs["examples"][1], tmp_path / "site"))
+    (site / "search" / "shards.json").write_bytes(b"<html>not an index</html>")
+    edit = json.loads((site / "skills.json").read_bytes())
+    edit["search"].update(sha256=hashlib.sha256(b"<html>not an index</html>").hexdigest(), size=25)
+    (site / "skills.json").write_text(json.dumps(edit), "utf-8")
+    with pytest.raises(CatalogFormatError, match="unusable search index.*not JSON"):
+        Catalog.open(site).search("roll back a release", k=3)
 
 
 def _hostile(site: Path, tmp: Path, kind: str) -> Path:
