@@ -196,7 +196,8 @@ class Catalog:
 
     def __contains__(self, id_or_name: object) -> bool:
         return isinstance(id_or_name, str) and (self._source.find(id_or_name) is not None
-                                                or bool(self._source.named(id_or_name)))
+                                                or bool(self._source.named(id_or_name))
+                                                or bool(self._source.spelt_otherwise(id_or_name)))
 
     def entry(self, id_or_name: str) -> dict[str, Any]:
         """The manifest entry of a skill as its JSON object, by id or else by (unique) name, once
@@ -204,8 +205,9 @@ class Catalog:
         return self._by_id[self.manifest_entry(id_or_name).id]
 
     def manifest_entry(self, id_or_name: str) -> ManifestEntry:
-        """The manifest entry of a skill, by id or else by (unique) name; checked on first use
-        (a paged catalog fetches the skill's entry file, or its indexes for a name)."""
+        """The manifest entry of a skill, by id or else by (unique) name, as spelt or in another
+        Unicode spelling (NFC and NFD alike); checked on first use (a paged catalog fetches the
+        skill's entry file, or its indexes for a name or another spelling)."""
         return self._source.lookup(id_or_name)
 
     def skill_location(self, id_or_name: str) -> str:

@@ -9,6 +9,7 @@ one its parent names (the root for pages and indexes, an index for entry files),
 """
 from __future__ import annotations
 
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable, TypeVar
 
@@ -40,6 +41,7 @@ class CatalogEntries:
         self._indexes: dict[int, dict[str, tuple[str, str]]] = {}
         self._all: list[dict[str, Any]] | None = None if self.records else self.root
         self._by_name: dict[str, list[str]] | None = None
+        self._by_unicode: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
         self._checked: dict[str, ManifestEntry] = {}
 
     def __len__(self) -> int:
@@ -75,11 +77,12 @@ class CatalogEntries:
         return data["name"], data["description"]
 
     def lookup(self, id_or_name: str) -> ManifestEntry:
-        """The typed entry of a skill, by id or else by (unique) name; NotFoundError when there is none."""
+        """The typed entry of a skill, by id or else by (unique) name, as spelt, else in any other
+        Unicode spelling (:meth:`spelt_otherwise`); NotFoundError when there is none."""
         data = self.find(id_or_name)
         if data is not None:
             return self.checked(data)
-        ids = self.named(id_or_name)
+        ids = self.named(id_or_name) or self.spelt_otherwise(id_or_name, ambiguous_ids=False)
         data = self.find(ids[0]) if len(ids) == 1 else self._canonical_of(ids) if ids else None
         if data is not None:
             return self.checked(data)
@@ -144,6 +147,24 @@ class CatalogEntries:
             for skill_id, skill_name in self._names():
                 self._by_name.setdefault(skill_name, []).append(skill_id)
         return self._by_name.get(name, [])
+
+    def spelt_otherwise(self, text: str, *, ambiguous_ids: bool = True) -> list[str]:
+        """The ids of the skills whose id, else whose name, is ``text`` in another Unicode spelling
+        (the same NFC: a folder named on macOS is spelt decomposed); each published id is itself
+        exactly, so several ids of one NFC are refused (NotFoundError) unless ``ambiguous_ids``."""
+        if self._by_unicode is None:
+            ids: dict[str, list[str]] = {}
+            names: dict[str, list[str]] = {}
+            for skill_id, skill_name in self._names():
+                ids.setdefault(unicodedata.normalize("NFC", skill_id), []).append(skill_id)
+                names.setdefault(unicodedata.normalize("NFC", skill_name), []).append(skill_id)
+            self._by_unicode = ids, names
+        key = unicodedata.normalize("NFC", text)
+        same_id = self._by_unicode[0].get(key, [])
+        if len(same_id) > 1 and not ambiguous_ids:
+            raise NotFoundError(f"{ascii(text)} is the Unicode text of several skills' ids "
+                                f"({', '.join(ascii(i) for i in same_id)}); give one of them exactly")
+        return same_id or self._by_unicode[1].get(key, [])
 
     def _names(self) -> list[tuple[str, str]]:
         """(id, name) of every skill, from the entries when all are known, else from the indexes."""

@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 import threading
+import unicodedata
 from dataclasses import replace
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -33,6 +34,8 @@ from support import REPO, run_async_in_thread
 
 CONFIG = SiteConfig(base_url=SITE)
 LAYOUTS = {"whole": CONFIG, "paged": replace(CONFIG, shard_above=3)}
+#: The id with an accent, as the build published it (its folder's NFC spelling).
+ACCENTED = "repos/caf\u00e9/accented"
 #: Ids whose every published URL is the path as written: a server that does not decode serves them.
 PLAIN = {skill_id for skill_id, files in ODD_IDS.items()
          if url_of(skill_id) == skill_id and all(url_of(f) == f for f in files)}
@@ -205,6 +208,9 @@ def test_show_search_and_install_take_every_id(served: tuple[Path, str], tmp_pat
     assert whole_id.returncode == 0 and b"Release 1.1.0." in (tmp_path / "at/SKILL.md").read_bytes()
     no_range = skillsite("install", "plain@", *flags, "--dest", str(tmp_path / "p"), cwd=tmp_path)
     assert no_range.returncode == 2 and "nothing after '@'" in no_range.stderr
+    decomposed = unicodedata.normalize("NFD", ACCENTED)   # as a macOS folder or keyboard may spell it
+    shown = skillsite("show", decomposed, *flags, "--format", "markdown", cwd=tmp_path)
+    assert shown.returncode == 0 and shown.stdout.encode() == (site / "skills" / ACCENTED / "SKILL.md").read_bytes()
 
 
 # ---------------------------------------------------------------- skillsite mcp
@@ -242,6 +248,8 @@ def test_mcp_lists_gets_and_reads_every_skill(served: tuple[Path, str], tmp_path
                         for resource in got["skill"]["resources"]:
                             files[resource["uri"]] = (await session.read_resource(resource["uri"])).contents[0].text
                     loaded = {i: await session.call_tool("load_skill", {"skill": i}) for i in ODD_IDS}
+                    spelt = unicodedata.normalize("NFD", ACCENTED)
+                    loaded[spelt] = await session.call_tool("load_skill", {"skill": spelt})
                     return {"listed": listed, "files": files, "loaded": loaded}
 
     out = run_async_in_thread(session_run, timeout=180)
@@ -252,3 +260,5 @@ def test_mcp_lists_gets_and_reads_every_skill(served: tuple[Path, str], tmp_path
             assert out["files"][uri].encode() == (site / "skills" / skill_id / path).read_bytes()
         text = "".join(block.text for block in out["loaded"][skill_id].content)
         assert "Release 1.1.0." in text and f'id="{html.escape(skill_id, quote=False)}"' in text
+    decomposed = "".join(block.text for block in out["loaded"][unicodedata.normalize("NFD", ACCENTED)].content)
+    assert f'id="{ACCENTED}"' in decomposed and "Release 1.1.0." in decomposed

@@ -138,6 +138,60 @@ def test_entry_by_id_and_by_name(catalog: Catalog) -> None:
         catalog.entry("nope")
 
 
+
+#: Unicode ids as folders spell them: NFC (as Linux keeps a typed name), NFD (as macOS spells
+#: folders), and two published ids that are the same text in Unicode (U+1EC7 and e + U+0323 U+0302).
+ACCENTED, DECOMPOSED = "caf\u00e9/accented", "cv/re\u0301sume\u0301"
+TWINS = ("twin/\u1ec7", "twin/e\u0323\u0302")
+
+
+@pytest.fixture(scope="module", params=["whole", "paged"])
+def unicode_catalog(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    from skillsite.config import SiteConfig
+    from skillsite.publish.build import build
+
+    src = tmp_path_factory.mktemp("unicode") / "src"
+    for skill_id in (ACCENTED, DECOMPOSED, *TWINS, "plain"):
+        name = skill_id.rsplit("/", 1)[-1]
+        (src / skill_id).mkdir(parents=True)
+        (src / skill_id / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill. Use when "
+                                                 f"testing Unicode ids.\n---\n# {name}\n\nBody of {skill_id}.\n",
+                                                 "utf-8")
+    out = src.parent / "_site"
+    config = SiteConfig(shard_above=2) if request.param == "paged" else SiteConfig()
+    assert build([src], out, config, keep_going=True).ok
+    return Catalog.open(out, max_risk="high")   # the audit rates names with combining marks high
+
+
+def test_an_id_or_name_in_another_unicode_spelling_finds_its_skill(unicode_catalog: Catalog) -> None:
+    import unicodedata
+
+    catalog = unicode_catalog
+    assert {e.id for e in catalog.entries} == {ACCENTED, DECOMPOSED, *TWINS, "plain"}
+    for skill_id in (ACCENTED, DECOMPOSED):
+        for form in ("NFC", "NFD"):
+            spelt = unicodedata.normalize(form, skill_id)
+            assert catalog.load(spelt).id == skill_id and catalog.manifest_entry(spelt).id == skill_id
+            assert spelt in catalog and catalog.resource(spelt, "SKILL.md").endswith(f"{skill_id}.\n".encode())
+    name = DECOMPOSED.rsplit("/", 1)[-1]
+    assert catalog.load(unicodedata.normalize("NFC", name)).id == DECOMPOSED      # by name, in the other spelling
+
+
+def test_two_published_ids_that_are_one_in_unicode_are_found_exactly_or_refused(unicode_catalog: Catalog) -> None:
+    """Each twin is found by its own spelling; a third spelling of both is ambiguous: refused,
+    never taken for one of them."""
+    catalog = unicode_catalog
+    for skill_id in TWINS:
+        assert catalog.load(skill_id).id == skill_id
+    third = "twin/\u00ea\u0323"
+    assert third not in TWINS
+    ambiguous = r"^'twin/\\xea\\u0323' is the Unicode text of several skills' ids"
+    with pytest.raises(NotFoundError, match=ambiguous) as refused:
+        catalog.load(third)
+    assert all(ascii(skill_id) in str(refused.value) for skill_id in TWINS) and "exactly" in str(refused.value)
+    with pytest.raises(NotFoundError, match="shared by skills"):
+        catalog.load(third.split("/")[1])
+
 def test_search_ranks_exactly_as_the_search_index(catalog: Catalog) -> None:
     index = SearchIndex.from_manifest(catalog.manifest)
     for query in ("release", "review a pull request", "docker image too large", "incident outage", "zzz"):
