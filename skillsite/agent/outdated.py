@@ -7,7 +7,9 @@ folder's files are not the ones locked, ``not-in-catalog`` when the catalog no l
 skill or its locked release, ``update-available`` when a newer release satisfies every range
 the lock asks of it (the range it was installed with, those of the locked skills that need
 it), ``newer-out-of-range`` when only releases outside those ranges are newer, else
-``up-to-date``.  The first that applies is its status.
+``up-to-date``.  The first that applies is its status.  A skill whose catalog could not be read
+(unreachable with nothing cached, refused) is ``could-not-check``, saying why; the skills of
+the lock's other catalogs are still checked.
 """
 from __future__ import annotations
 
@@ -18,10 +20,11 @@ from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, label
 from skillsite.agent.lockfile import Lock, LockedSkill
 from skillsite.agent.semver import RangeError, parse_version, satisfies
 
-STATUSES = ("tampered", "missing", "modified", "not-in-catalog", "update-available", "newer-out-of-range",
-            "up-to-date")
+UNCHECKED = "could-not-check"
+STATUSES = (UNCHECKED, "tampered", "missing", "modified", "not-in-catalog", "update-available",
+            "newer-out-of-range", "up-to-date")
 #: Statuses that are problems: ``skillsite outdated`` exits 1 when a skill has one.
-PROBLEMS = frozenset(("tampered",))
+PROBLEMS = frozenset(("tampered", UNCHECKED))
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,17 @@ def skill_state(skill_id: str, locked: LockedSkill, asks: list[Ask], published: 
     if status == "up-to-date" and _nested_moved(locked, latest, published_nested):
         status, detail = "update-available", "the catalog's nested skills of this release changed"
     return SkillState(skill_id, status, locked.version, wanted, latest, tuple(asks), detail)
+
+
+def unchecked_state(skill_id: str, locked: LockedSkill, asks: list[Ask], catalog: str, reason: str,
+                    installed: str | None, nested_changed: bool = False) -> SkillState:
+    """The state of a locked skill whose catalog could not be read: ``could-not-check``, saying
+    why, and what its folder says (missing or modified) when it says anything."""
+    detail = f"its catalog {catalog} could not be read: {reason}"
+    local, why = _status(locked, None, installed, None, None, nested_changed)
+    if local in ("missing", "modified"):
+        detail += f"; {local}: {why}"
+    return SkillState(skill_id, UNCHECKED, locked.version, None, None, tuple(asks), detail)
 
 
 def _nested_moved(locked: LockedSkill, latest: str | None, published_nested: str | None) -> bool:

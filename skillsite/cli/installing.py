@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import click
 
 from skillsite.cli.output import EXIT_ENVIRONMENT, printable
-from skillsite.cli.reading import catalog_options_for, open_catalog_or_exit, run_loader, try_loader
+from skillsite.cli.reading import (catalog_options_for, loader_error_text, open_catalog_or_error,
+                                   open_catalog_or_exit, run_loader, try_loader)
 
 if TYPE_CHECKING:  # the CLI imports the agent side only when a command runs
     from skillsite.agent.lockfile import Lock
@@ -150,7 +151,8 @@ def outdated(lock_file: Path, source: str | None, cache_dir: Path | None, timeou
              allowed_hosts: tuple[str, ...], as_json: bool) -> None:
     """Say, for each skill of the lock file, whether its catalog has an update within the locked
     ranges, a newer release outside them, the same version with another digest (tampered), or
-    whether its installed files were modified.  Exit 1 when a skill is tampered."""
+    whether its installed files were modified.  Exit 1 when a skill is tampered or its catalog
+    could not be read (the other catalogs' skills are still checked)."""
     import json
 
     from skillsite.agent.lockfile import LockedFolders
@@ -179,37 +181,53 @@ def outdated(lock_file: Path, source: str | None, cache_dir: Path | None, timeou
 
 def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cache_dir: Path | None, timeout: float,
                   allowed_hosts: tuple[str, ...], opened: dict, folders):
-    """The :class:`~skillsite.agent.outdated.SkillState` of one locked skill (its catalog opened once;
-    ``folders``: the lock's :class:`~skillsite.agent.lockfile.LockedFolders`)."""
+    """The :class:`~skillsite.agent.outdated.SkillState` of one locked skill (its catalog opened once,
+    or found unreadable once: then its skills could not be checked; ``folders``: the lock's
+    :class:`~skillsite.agent.lockfile.LockedFolders`)."""
     from skillsite.agent.installed import InstalledFolder, apart_of
     from skillsite.agent.lockfile import resolve_locked_path, resolve_source
     from skillsite.agent.install import Installer
-    from skillsite.agent.outdated import UNKNOWN, locked_asks, skill_state
-    from skillsite.loader import LoaderError, NotFoundError
+    from skillsite.agent.outdated import UNKNOWN, locked_asks, skill_state, unchecked_state
+    from skillsite.loader import LoaderError
 
     locked = lock.skills[skill_id]
     where = source or resolve_source(locked.source, lock_file)
     if where not in opened:
-        opened[where] = open_catalog_or_exit(where, cache_dir, timeout, allowed_hosts)
-
-    def published():
-        try:
-            return opened[where].release_digests(skill_id, exact=True)  # a lock's id, never another's name
-        except NotFoundError:
-            return None
+        opened[where] = open_catalog_or_error(where, cache_dir, timeout, allowed_hosts)
+        if opened[where][0] is None:
+            click.echo(f"skillsite: {opened[where][1]}; its skills could not be checked", err=True)
+    catalog, error = opened[where]
+    digests, error = _release_digests(catalog, skill_id) if catalog is not None else (None, error)
+    folder = resolve_locked_path(locked.path, lock_file)
+    installed = InstalledFolder.at(folder, apart_of(folders, skill_id, folder))
+    nested_changed = installed.own is not None and installed.nested_changed(locked)
+    if error:
+        return unchecked_state(skill_id, locked, locked_asks(lock, skill_id), where, error, installed.own,
+                               nested_changed)
 
     def published_nested():
         try:
-            return Installer(opened[where]).published_nested_digest(skill_id)
+            return Installer(catalog).published_nested_digest(skill_id)
         except LoaderError:  # a nested skill the catalog may not serve here: not compared
             return UNKNOWN
 
-    digests = run_loader(published)
-    folder = resolve_locked_path(locked.path, lock_file)
-    installed = InstalledFolder.at(folder, apart_of(folders, skill_id, folder))
-    return skill_state(skill_id, locked, locked_asks(lock, skill_id), digests, installed.own,
-                       installed.own is not None and installed.nested_changed(locked),
+    return skill_state(skill_id, locked, locked_asks(lock, skill_id), digests, installed.own, nested_changed,
                        published_nested() if digests is not None else UNKNOWN)
+
+
+def _release_digests(catalog, skill_id: str):
+    """``(digests, "")`` of a locked skill's releases (None when the catalog lacks it), or
+    ``(None, why)`` when they could not be read; loader warnings go to stderr."""
+    from skillsite.loader import LoaderError, NotFoundError
+
+    def published():
+        try:
+            return catalog.release_digests(skill_id, exact=True), ""  # a lock's id, never another's name
+        except NotFoundError:
+            return None, ""
+        except LoaderError as exc:
+            return None, loader_error_text(exc)
+    return run_loader(published)
 
 
 @click.command()

@@ -42,23 +42,34 @@ catalog_options = catalog_options_for("_site")
 
 def open_catalog_or_exit(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...]):
     """Open a catalog; loader warnings go to stderr, loader errors exit 1 with one line."""
+    catalog, error = open_catalog_or_error(source, cache_dir, timeout, allowed_hosts)
+    if catalog is None:
+        fail(error, 1)
+    return catalog
+
+
+def open_catalog_or_error(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...]):
+    """``(catalog, "")``, or ``(None, the loader error as one line)`` when it cannot be opened, so a
+    command reading several catalogs goes on with the others; loader warnings go to stderr, a
+    trusted key that is no key is a usage error (exit 2)."""
     import warnings
 
     from skillsite.loader import Catalog, LoaderError, LoaderWarning
 
     meta = click.get_current_context().meta
+    catalog, error = None, ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoaderWarning)
         try:
             catalog = Catalog.open(source, cache_dir=cache_dir, timeout=timeout, allowed_hosts=allowed_hosts or None,
                                    max_risk=meta.get("max_risk", "medium"), trusted_keys=meta.get("trusted_keys") or None)
         except LoaderError as exc:
-            fail(loader_error_text(exc), 1)
+            error = loader_error_text(exc)
         except ValueError as exc:  # a trusted key that is no key
             raise click.BadParameter(str(exc), param_hint="--trusted-key / $SKILLSITE_TRUSTED_KEYS") from None
     for warning in caught:
         click.echo(f"skillsite: warning: {warning.message}", err=True)
-    return catalog
+    return catalog, error
 
 
 def try_loader(call, what: str = "skillsite"):

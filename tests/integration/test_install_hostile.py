@@ -187,7 +187,10 @@ def test_a_locked_source_that_is_no_url_or_path_is_one_line(tmp_path: Path, sour
         result = cli(command, "--lock", str(lock), "--cache-dir", str(tmp_path / "cache"))
         assert result.exit_code == 1, result.output
         assert result.exception is None or isinstance(result.exception, SystemExit)
-        assert len(result.output.strip().splitlines()) == 1, result.output
+        assert len(result.stderr.strip().splitlines()) == 1, result.output
+    assert result.stdout == ""                                  # update: the error alone
+    outdated = cli("outdated", "--lock", str(lock), "--cache-dir", str(tmp_path / "cache"), "--json")
+    assert [s["status"] for s in json.loads(outdated.stdout)] == ["could-not-check"]   # the others would go on
 
 
 @pytest.mark.parametrize("dest", [".", ".."])

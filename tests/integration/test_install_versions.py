@@ -141,6 +141,30 @@ def test_a_release_changed_under_the_same_version_is_refused(served, project: Pa
     assert not (project / "other").exists()
 
 
+def test_outdated_reports_an_unreachable_catalog_s_skills_and_checks_the_others(served, project: Path,
+                                                                                 tmp_path: Path) -> None:
+    """A lock of two catalogs, the remote one down and nothing cached: its skills could not be
+    checked (saying why), the local catalog's are; exit 1, as for any catalog problem."""
+    _, server = served
+    local = make_site(tmp_path / "local", {"zeta": [R("1.0.0")]})
+    lock = project / "skillsite-lock.json"
+    Catalog.open(server.url, cache_dir=tmp_path / "cache").install("app", project / "skills" / "app", lock=lock)
+    Catalog.open(local).install("zeta", project / "skills" / "zeta", lock=lock)
+    server.stop()
+    result = cli("outdated", "--lock", str(lock), "--cache-dir", str(tmp_path / "empty-cache"), "--json",
+                 "--timeout", "2")
+    assert result.exit_code == 1, result.output
+    states = {s["id"]: s for s in json.loads(result.stdout)}
+    assert {sid: s["status"] for sid, s in states.items()} == {
+        "app": "could-not-check", "lib": "could-not-check", "tools/base": "could-not-check", "zeta": "up-to-date"}
+    assert states["lib"]["version"] == "1.1.0" and states["lib"]["latest"] is None
+    assert states["app"]["detail"].startswith(f"its catalog {server.url}skills.json could not be read: ")
+    result = cli("outdated", "--lock", str(lock), "--cache-dir", str(tmp_path / "empty-cache"), "--timeout", "2")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[1:5]}
+    assert rows["zeta"][-1] == "up-to-date" and rows["app"][-1] == "could-not-check"
+    assert "app: could-not-check: its catalog" in result.stdout
+
 @pytest.mark.parametrize("spelling", ["a symbolic link to its folder", "its folder with a trailing /./"])
 def test_a_tampered_release_is_refused_however_the_local_catalog_is_spelt(tmp_path: Path, spelling: str) -> None:
     """The locked digests are checked against the catalog they were taken from, whatever path

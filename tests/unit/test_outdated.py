@@ -56,3 +56,13 @@ def test_every_locked_range_counts() -> None:
     s = state(lock.skills["lib"], {"1.1.0": D1, "1.1.5": D2, "1.3.0": D3}, D1, asks)
     assert (s.status, s.wanted) == ("update-available", "1.1.5")
     assert s.to_json()["ranges"][1] == {"range": "<1.2", "asked_by": "app@2.0.0"}
+
+
+def test_a_skill_whose_catalog_could_not_be_read_says_why_and_what_its_folder_says() -> None:
+    from skillsite.agent.outdated import PROBLEMS, unchecked_state
+
+    s = unchecked_state("lib", lib(), [Ask(REQUEST, "^1.1.0")], "https://x.test/skills.json", "timed out", D1)
+    assert (s.status, s.version, s.wanted, s.latest) == ("could-not-check", "1.1.0", None, None)
+    assert s.detail == "its catalog https://x.test/skills.json could not be read: timed out" and s.status in PROBLEMS
+    gone = unchecked_state("lib", lib(), [], "site/skills.json", "no such file", None)
+    assert gone.detail.endswith("; missing: nothing is installed at .agents/skills/lib")
