@@ -91,12 +91,14 @@ class Catalog:
 
     def __init__(self, manifest: dict[str, Any], location: str, *, remote: bool, status: str,
                  fetcher: Fetcher, cache: LoaderCache | None, max_bytes: int,
-                 max_risk: str = DEFAULT_MAX_RISK) -> None:
+                 max_risk: str = DEFAULT_MAX_RISK, asked_for: str | None = None) -> None:
         if max_risk not in RISKS:
             raise ValueError(f"max_risk must be one of {', '.join(RISKS)}, not {max_risk!r}")
         self.max_risk = max_risk
         self.manifest = manifest
         self.location = location            # the manifest's URL (final, after redirects) or absolute path
+        # the manifest's URL as asked for, before any redirect (what a lock file records), or its path
+        self.asked_for = asked_for or location
         self.remote = remote
         self.status = status
         self._fetcher = fetcher
@@ -162,7 +164,7 @@ class Catalog:
         for revalidate in (True, False):  # a cached skills.json may predate the signed metadata: fetch it again
             manifest, raw, final_url, status = fetch_manifest(where, fetcher, cache, revalidate)
             catalog = cls(manifest, final_url, remote=True, status=status, fetcher=fetcher, cache=cache,
-                          max_bytes=max_bytes, max_risk=max_risk)
+                          max_bytes=max_bytes, max_risk=max_risk, asked_for=where)
             try:
                 catalog._trust(raw, store, keys)
                 return catalog

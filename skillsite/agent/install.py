@@ -152,7 +152,8 @@ class Installer:
                                          apart[p.id], root=p.id == skill_id, replace_root=replace_root) for p in plan}
         if refusal is not None and not _holds_release(targets[skill_id], fetched[skill_id], apart[skill_id]):
             raise refusal
-        source = source_text(self.catalog.location, self.catalog.remote, lock_path) if lock_path is not None else self.catalog.location
+        source = source_text(self.catalog.asked_for, self.catalog.remote, lock_path) if lock_path is not None \
+            else self.catalog.asked_for   # the URL asked for: a redirect, even a permanent one, is not recorded
         if lock_path is not None and not is_utf8_text(source):
             raise UnsafePathError(f"{source!r} is not UTF-8 text: it cannot be recorded in the lock file")
         for planned in plan:
@@ -175,14 +176,15 @@ class Installer:
         return plan
 
     def _is_source(self, text: str, lock_path: Path | None) -> bool:
-        """Whether a lock's ``source`` names this catalog: the same URL, or the same file however
-        its path is spelt (through a symbolic link too: the locked digests are checked against
-        every spelling of the catalog they were taken from)."""
+        """Whether a lock's ``source`` names this catalog: the URL asked for (or, as older locks
+        recorded it, the one its redirects led to), or the same file however its path is spelt
+        (through a symbolic link too: the locked digests are checked against every spelling of
+        the catalog they were taken from)."""
         if lock_path is None:
             return False
         source = resolve_source(text, lock_path)
         if self.catalog.remote or "://" in source:
-            return source == self.catalog.location
+            return source in (self.catalog.asked_for, self.catalog.location)
         return os.path.realpath(source) == os.path.realpath(self.catalog.location)
 
     def _targets(self, plan: list[PlannedSkill], root: str, target: Path, locked: Mapping[str, LockedSkill],

@@ -143,8 +143,8 @@ def drop_after(data: bytes, declared: int) -> Fault:
     return fault
 
 
-def redirect(location: str) -> Fault:
-    return lambda h: h.answer(302, b"", {"Location": location})
+def redirect(location: str, code: int = 302) -> Fault:
+    return lambda h: h.answer(code, b"", {"Location": location})
 
 
 # ---- fixtures
@@ -357,6 +357,26 @@ def test_redirect_within_allowed_hosts_is_followed(own_server: SiteServer, cache
     assert catalog.location == server.url("/v2/skills.json")
     assert catalog.load("test-first").location == server.url("/v2/skills/test-first/SKILL.md")
 
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+def test_the_lock_records_the_catalog_url_asked_for_whatever_the_redirect(own_server: SiteServer, cache: Path,
+                                                                         tmp_path: Path, code: int) -> None:
+    """As npm, bun and cargo record the source a user gave: the host's redirect, temporary or
+    permanent, is followed each time but never written into the lock (files still resolve
+    against the URL the manifest came from)."""
+    server, site = own_server, own_server.root
+    (site / "v2").mkdir()
+    shutil.copy(site / "skills.json", site / "v2" / "skills.json")
+    (site / "v2" / "skills").symlink_to(site / "skills")
+    server.faults["/skills.json"] = redirect("/v2/skills.json", code)
+    catalog = open_remote(server, cache)
+    assert catalog.location == server.url("/v2/skills.json")
+    lock = tmp_path / "project" / "skillsite-lock.json"
+    catalog.install("test-first", tmp_path / "project" / "skills" / "test-first", lock=lock)
+    assert json.loads(lock.read_text("utf-8"))["skills"]["test-first"]["source"] == server.url()
+    updated = open_remote(server, cache).update("test-first", lock)     # the same catalog, asked for again
+    assert [p.id for p in updated] == ["test-first"]
+    assert json.loads(lock.read_text("utf-8"))["skills"]["test-first"]["source"] == server.url()
 
 def test_redirect_to_another_scheme_is_refused(server: SiteServer, cache: Path) -> None:
     server.faults["/skills.json"] = redirect("ftp://127.0.0.1/skills.json")
