@@ -121,6 +121,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     cache = None if no_cache else trusted_cache(cache_dir or out.absolute().parent / ".skillsite-cache")
     signing = signing_or_exit(sign_key, rotate_from, expires, config)
     reporter = None if quiet else Progress(sys.stderr, STAGES)
+    untouched = _untouched_output(out)
     try:
         with builds_end_on_signals():
             result = run_build(roots, out, config, keep_going=keep_going, force=force, jobs=jobs, cache_dir=cache,
@@ -128,7 +129,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
                                on_wait=lambda text: click.echo(f"skillsite: {text}", err=True), signing=signing,
                                verify_output=verify_output or force)
     except SigningError as exc:
-        fail(f"{exc}; {out} was left as it was", EXIT_USAGE)
+        fail(f"{exc}; {untouched}", EXIT_USAGE)
     except (OutputError, SourceDateError) as exc:
         fail(str(exc), EXIT_USAGE)
     except OutputBusy as exc:
@@ -137,7 +138,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
         fail(f"{describe_os_error(exc)}; the catalog was published into {out}, but the cache was not saved",
              EXIT_ENVIRONMENT)
     except OSError as exc:
-        fail(f"{describe_os_error(exc)}; {out} was left as it was", EXIT_ENVIRONMENT)
+        fail(f"{describe_os_error(exc)}; {untouched}", EXIT_ENVIRONMENT)
     finally:
         if reporter:
             reporter.finish()
@@ -153,11 +154,16 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
         if signing is not None:
             click.echo(f"Signed with {signing.key.public.text} (tuf/; valid {duration_text(signing.expires)})")
     else:
-        click.echo(f"Build failed: {counts}; {out} was left as it was ({_failure_advice(result, config.strict)})",
+        click.echo(f"Build failed: {counts}; {untouched} ({_failure_advice(result, config.strict)})",
                    err=True)
     if nothing_found(result.diagnostics):
         sys.exit(EXIT_NO_SKILLS)
     sys.exit(0 if result.ok and not (config.strict and result.warnings) else EXIT_SKILLS)
+
+
+def _untouched_output(out: Path) -> str:
+    """What a failed build did to the output (it never touches it), said truly of one not there before."""
+    return f"{out} was left as it was" if os.path.lexists(out) else f"{out} was not created"
 
 
 def http_url(value: str | None, param: click.Parameter) -> str | None:

@@ -261,6 +261,20 @@ def test_cli_config_unknown_key_is_an_error_with_its_line(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_failed_build_says_truly_whether_the_output_was_there_before(tmp_path):
+    """'left as it was' only of an output that was there: one never made is said not to be created."""
+    write_skill(tmp_path / "src", "bad", "name: bad\n")
+    first = run_cli("build", "src", "-o", "out", "-q", cwd=tmp_path)
+    assert first.returncode == 1 and not (tmp_path / "out").exists()
+    assert "Build failed: 1 error, 0 warnings; out was not created (fix the errors" in first.stderr, first.stderr
+    assert "left as it was" not in first.stderr
+    assert run_cli("build", "src", "-o", "out", "-q", "--keep-going", cwd=tmp_path).returncode == 0
+    before = tree_bytes(tmp_path / "out")
+    again = run_cli("build", "src", "-o", "out", "-q", cwd=tmp_path)
+    assert again.returncode == 1 and "; out was left as it was (fix the errors" in again.stderr, again.stderr
+    assert tree_bytes(tmp_path / "out") == before
+
+
 def test_cli_refuses_foreign_folder_with_exit_2(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "x").write_text("x")

@@ -77,7 +77,7 @@ def test_an_output_name_too_long_is_reported(tmp_path):
     assert [signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)] == before  # given back
     assert result.exit_code == 3
     assert result.output.startswith(f"skillsite: {tmp_path}/.{'x' * 250}.building-")
-    assert result.output.endswith(f": File name too long (ENAMETOOLONG); {out} was left as it was\n")
+    assert result.output.endswith(f": File name too long (ENAMETOOLONG); {out} was not created\n")
 
 
 def test_a_read_only_output_folder_is_named_as_the_output(tmp_path: Path) -> None:
