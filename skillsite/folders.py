@@ -74,6 +74,18 @@ def restore_moved_aside(target: Path) -> bool:
     return True
 
 
+def make_folders(folder: Path) -> None:
+    """Make ``folder`` and its parents (none when there).  A file where a folder must be is named
+    as the cause (ENOTDIR, "Not a directory"), not as the "File exists" (EEXIST) mkdir says."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as exc:
+        in_the_way = exc.filename or folder
+        if not os.path.exists(in_the_way) or os.path.isdir(in_the_way):
+            raise
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), in_the_way) from None
+
+
 def remove_path(path: Path) -> None:
     """Delete a folder tree, a file or a link; nothing when it is gone already."""
     if path.is_dir() and not path.is_symlink():

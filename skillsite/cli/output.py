@@ -64,9 +64,10 @@ def emit_diagnostics(diags: list[Diagnostic], fmt: str, stream=None, *, report: 
 def _write_report(diags: list[Diagnostic], report: Path) -> str:
     """Write the JSON report of ``diags``; how to name where it went (or why it is nowhere)."""
     from skillsite.diagnostics import count_by_severity
+    from skillsite.folders import make_folders
 
     try:
-        report.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(report.parent)
         report.write_text(format_json_report([], diags, count_by_severity(diags)) + "\n", encoding="utf-8")
     except OSError as exc:
         return f"no report file ({describe_os_error(exc)})"

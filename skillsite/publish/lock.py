@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
+from skillsite.folders import make_folders
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -52,7 +54,7 @@ def output_lock(out: Path, wait: bool = True, on_wait: Callable[[str], None] | N
     raise :class:`OutputBusy`.
     """
     path = lock_path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folders(path.parent)
     if fcntl is None:  # pragma: no cover - Windows
         yield
         return

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from skillsite.agent.site_urls import OUTPUT_MARKER
 from skillsite.source.discover import SKILL_FILES, inside_folder
-from skillsite.folders import remove_path, replace_folder, restore_moved_aside
+from skillsite.folders import make_folders, remove_path, replace_folder, restore_moved_aside
 
 MARKER = OUTPUT_MARKER  # written anew by every build (the agent side names it too)
 MARKER_TEXT = "skillsite build output; safe to replace with a new build\n"
@@ -195,7 +195,7 @@ class Staging:
         #: linked by this build): none in a cold build, so a catalog's million files are held once
         self.kept: set[str] = set()
         self.journal: list[Placed] = []  # what this process placed since the last take_journal
-        self.target.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(self.target.parent)
         self.kept_back = back is not None
         self.trust_output = trust_output and bool(self.previous)
         self.path = self._open_folder(back)

@@ -102,3 +102,15 @@ def test_a_long_list_of_diagnostics_is_summarised_per_code_and_written_whole(tmp
     assert len(run("validate", str(tmp_path / "src"), "--all").stdout.splitlines()) == 222
     assert len(json.loads(run("validate", str(tmp_path / "src"), "--format", "json").stdout)["diagnostics"]) == 221
     assert len(run("validate", str(tmp_path / "src"), "--format", "github").stdout.splitlines()) == 222  # + summary
+
+
+def test_a_report_whose_folder_is_a_file_names_that_cause(tmp_path):
+    """--report under a regular file: the folder cannot be made because a file is in its place
+    (ENOTDIR), not because something 'exists'."""
+    keys = "".join(f"key{n:03d}: x\n" for n in range(201))
+    write_skill(tmp_path / "src", "many", f"name: many\ndescription: Many keys. Use when testing.\n{keys}")
+    (tmp_path / "afile").write_text("x")
+    result = run("validate", str(tmp_path / "src"), "--report", str(tmp_path / "afile" / "report.json"))
+    first = result.stdout.splitlines()[0]
+    assert f"no report file ({tmp_path / 'afile'}: Not a directory (ENOTDIR))" in first, first
+    assert "EEXIST" not in result.stdout

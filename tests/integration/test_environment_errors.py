@@ -101,3 +101,11 @@ def test_a_read_only_output_folder_is_named_as_the_output(tmp_path: Path) -> Non
     assert done.stderr == (f"skillsite: {out}: Permission denied: cannot replace it (the output folder and the "
                            f"folder holding it must both be writable) (EACCES); {out} was left as it was\n")
     assert tree_bytes(out) == before
+
+
+def test_an_output_under_a_regular_file_is_said_to_be_under_no_folder(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x")
+    out = tmp_path / "afile" / "site"
+    result = CliRunner().invoke(main, ["build", str(EXAMPLES), "-o", str(out), "-q", "-j", "1", "--no-cache"])
+    assert result.exit_code == 3
+    assert result.output == f"skillsite: {tmp_path / 'afile'}: Not a directory (ENOTDIR); {out} was not created\n"
