@@ -222,7 +222,7 @@ class _RootWalker:
         """A symlink: followed only inside the root and never round a loop; a folder to walk into, if any."""
         target = os.path.realpath(entry.path)
         if not os.path.exists(target):
-            self.diags.append(make("SK005", "broken symlink; not followed", self.show(rel)))
+            self.diags.append(make("SK005", _dead_end(entry.path), self.show(rel)))
             return None
         if not inside_folder(target, self.real_root):
             self.diags.append(make("SK002", "symlink points outside the source root; not followed", self.show(rel)))
@@ -239,6 +239,17 @@ class _RootWalker:
             return None
         node.linked.append((entry.name, entry.path, target))
         return None
+
+
+def _dead_end(link: str) -> str:
+    """Why a symlink that leads to nothing does: its links go round a loop (itself, or each
+    other), or its target is missing."""
+    try:
+        os.stat(link)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "symlink loop (its links lead round in a circle); not followed"
+    return "broken symlink; not followed"
 
 
 def is_tool_folder(name: str) -> bool:

@@ -99,6 +99,25 @@ def test_symlink_loop_is_safe(tmp_path):
     assert ids(found) == ["a"] and codes(found) == ["SK005"]
 
 
+def test_links_that_lead_round_in_a_circle_are_called_loops_and_a_dangling_one_broken(tmp_path):
+    """A SKILL.md linked to itself, two links to each other and a chain ending in a loop are
+    loops, not 'broken'; a link to nothing is broken."""
+    write_skill(tmp_path, "plain")
+    for name in ("self", "mutual", "chain", "dangling"):
+        (tmp_path / name).mkdir()
+    os.symlink("SKILL.md", tmp_path / "self" / "SKILL.md")
+    os.symlink("other", tmp_path / "mutual" / "SKILL.md")
+    os.symlink("SKILL.md", tmp_path / "mutual" / "other")
+    os.symlink("../mutual/SKILL.md", tmp_path / "chain" / "SKILL.md")
+    os.symlink("nowhere", tmp_path / "dangling" / "SKILL.md")
+    found = discover([tmp_path])
+    said = {Path(d.path).relative_to(tmp_path).as_posix(): d.message for d in found.diagnostics if d.code == "SK005"}
+    loop = "symlink loop (its links lead round in a circle); not followed"
+    assert said == {"chain/SKILL.md": loop, "mutual/SKILL.md": loop, "mutual/other": loop, "self/SKILL.md": loop,
+                    "dangling/SKILL.md": "broken symlink; not followed"}
+    assert ids(found) == ["plain"]
+
+
 def test_a_folder_reached_twice_is_reported_once_under_the_shortest_id(tmp_path):
     write_skill(tmp_path, "engineering/team/review")
     (tmp_path / ".codex" / "skills").mkdir(parents=True)
