@@ -156,12 +156,21 @@ def make(code: str, message: str, path: str, line: int = 0, col: int = 0,
     return Diagnostic(printable(path), line, col, code, severity or info.severity, printable(message))
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+#: What text output never shows raw: control characters (C0, DEL, C1), the line and
+#: paragraph separators, and the bidirectional embeddings, overrides and isolates that reorder a line.
+_UNSHOWN = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text: str) -> str:
-    """Escape control characters so a hostile value cannot drive the terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` as every text output shows an untrusted value: what :data:`_UNSHOWN` matches
+    escaped as ``\\xNN`` (``\\uNNNN`` past U+00FF), so it cannot drive the terminal, break the line or
+    reorder it.  (JSON output keeps JSON's own escaping.)"""
+    return _UNSHOWN.sub(_escaped, text)
+
+
+def _escaped(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def sort_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:

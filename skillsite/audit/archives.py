@@ -21,6 +21,7 @@ import zlib
 from typing import BinaryIO, Iterator
 
 from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile
+from skillsite.diagnostics import printable
 
 MAX_MEMBERS = 200
 MAX_ARCHIVE_BYTES = 8 * 1024 * 1024
@@ -83,8 +84,8 @@ def members_of(source: str | bytes, size: int, kind: str, left_out: list[str]) -
 
 
 def shown_name(name: str) -> str:
-    """A member's name as a message shows it (its control characters escaped)."""
-    return name if name.isprintable() else name.encode("unicode_escape").decode("ascii")
+    """A member's name as a message shows it: escaped as every text output escapes a name."""
+    return printable(name)
 
 
 #: What a member's damaged data raises while it is read (a bad CRC, a cut stream); extracting

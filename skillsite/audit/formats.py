@@ -15,7 +15,7 @@ from skillsite.agent.site_urls import url_of
 from skillsite.audit.model import Finding, SkillAudit
 from skillsite.audit.report import AuditReport
 from skillsite.audit.rules import RULES
-from skillsite.diagnostics import counted
+from skillsite.diagnostics import counted, printable
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -55,16 +55,10 @@ def summary_line(report: AuditReport) -> str:
 
 def format_text(report: AuditReport) -> str:
     """``path:line:col: severity CODE message`` lines, then the summary line."""
-    lines = [f"{_one_line(shown_path(skill, f))}:{f.line}:{f.column}: {f.severity} {f.code} {_one_line(f.message)}"
+    lines = [f"{printable(shown_path(skill, f))}:{f.line}:{f.column}: {f.severity} {f.code} {printable(f.message)}"
              for skill, f in _rows(report)]
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
-
-
-def _one_line(text: str) -> str:
-    """Control characters (hostile text included) shown escaped, never printed raw."""
-    return re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]",
-                  lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def format_json(report: AuditReport) -> str:
@@ -96,9 +90,9 @@ def format_github(report: AuditReport) -> str:
     """GitHub Actions workflow commands: error for high, warning for medium, notice for low."""
     lines = []
     for skill, f in _rows(report):
-        props = (f"file={_escape_property(_one_line(shown_path(skill, f)))},line={f.line},col={f.column},"
+        props = (f"file={_escape_property(printable(shown_path(skill, f)))},line={f.line},col={f.column},"
                  f"title={_escape_property(f'{f.code} ({f.severity})')}")
-        lines.append(f"::{GITHUB_COMMAND[f.severity]} {props}::{_escape_data(_one_line(f.message))}")
+        lines.append(f"::{GITHUB_COMMAND[f.severity]} {props}::{_escape_data(printable(f.message))}")
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
 

@@ -105,11 +105,3 @@ def budget_line(budget) -> str:
 def nothing_found(diags) -> bool:
     """Whether a source folder held no skill at all (SK013)."""
     return any(d.code == "SK013" for d in diags)
-
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters written as ``\\xNN``: a catalog's or lock's text in an
-    error (an id holding a newline or an escape sequence) stays one line and never reaches the
-    terminal raw."""
-    return "".join(f"\\x{ord(c):02x}" if ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0 else c for c in text)

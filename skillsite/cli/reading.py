@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, fail, printable
+from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, fail
+from skillsite.diagnostics import printable
 
 
 def catalog_options_for(default: str | None, *, with_catalog: bool = True):

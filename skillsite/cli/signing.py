@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, fail, printable
+from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, fail
+from skillsite.diagnostics import printable
 from skillsite.diagnostics import counted, describe_os_error
 
 

@@ -128,9 +128,9 @@ def test_archives_inside_archives_are_opened_to_a_depth(tmp_path):
 
 
 def test_a_member_name_is_shown_with_its_control_characters_escaped(tmp_path):
-    skill = make_skill(tmp_path, "t.zip", zip_bytes({"x\n::error::pwned\x1b[31m.sh": PAYLOAD}))
+    skill = make_skill(tmp_path, "t.zip", zip_bytes({"x\n::error::pwned\x1b[31m\u202e.sh": PAYLOAD}))
     [finding] = audit_skill(skill)
-    assert "x\\n::error::pwned\\x1b[31m.sh" in finding.message and "\n" not in finding.message
+    assert "x\\x0a::error::pwned\\x1b[31m\\u202e.sh" in finding.message and "\n" not in finding.message
 
 
 def test_an_archive_named_as_text_is_opened_by_its_content(tmp_path):
