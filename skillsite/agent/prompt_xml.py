@@ -25,6 +25,12 @@ def xml_allowed(text: str) -> str:
     return _XML_INVALID.sub("\ufffd", text)
 
 
+def xml_keeps(text: str) -> bool:
+    """Whether ``text`` reads back from :func:`xml_text` as written: no character XML 1.0 forbids,
+    and no carriage return (a parser reads it back as a line feed)."""
+    return _XML_INVALID.search(text) is None and "\r" not in text
+
+
 def xml_text(text: str) -> str:
     """Escape text for XML element content; characters XML 1.0 forbids become U+FFFD."""
     text = xml_allowed(text)

@@ -18,7 +18,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from skillsite.agent.commands import assign_commands
 from skillsite.agent.entry import (DEFAULT_VISIBILITY, NO_REQUIREMENTS, NO_TRIGGERS, DependencyRecord, FileRecord,
                                    ManifestEntry, holding)
-from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
+from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml, xml_keeps
 from skillsite.cache import Cache, Section, digest
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
@@ -294,8 +294,7 @@ def _publish_files(job: SkillPublishing, skill: Skill, known_shas: KnownShas, di
     versioned = is_versioned(skill)
     for f in skill.source.files:
         if not publishable(f.path, job.reserved, versioned):
-            diags.append(make("SK009", f"bundled file '{f.path}' has a name the catalog uses for its own "
-                                       "pages; not published", skill.source.display_path))
+            diags.append(_unpublished(f.path, skill.source.display_path))
             continue
         try:
             size, sha, content = _publish_file(job, f, f"skills/{skill.id}/{f.path}", known_shas.get(f.abspath))
@@ -421,8 +420,19 @@ def is_versioned(skill: Skill) -> bool:
 
 def publishable(path: str, reserved: frozenset[str], versioned: bool) -> bool:
     """Whether a skill's bundled file can be published: not in the place of a file the catalog
-    writes in its folder (``reserved``, or its releases when it is ``versioned``)."""
-    return not is_reserved_path(path, reserved) and not (versioned and is_versions_path(path))
+    writes in its folder (``reserved``, or its releases when it is ``versioned``), and named as
+    skill.xml can list it (else the fragment would name a file that is not there)."""
+    return (xml_keeps(path) and not is_reserved_path(path, reserved)
+            and not (versioned and is_versions_path(path)))
+
+
+def _unpublished(path: str, skill_md: str) -> Diagnostic:
+    """Why a bundled file :func:`publishable` refuses is not published."""
+    if not xml_keeps(path):
+        return make("SK017", f"bundled file '{path}' has a name the skill's prompt fragment (skill.xml) cannot "
+                             "hold as written; not published", skill_md)
+    return make("SK009", f"bundled file '{path}' has a name the catalog uses for its own pages; not published",
+                skill_md)
 
 
 def link_targets(skills: Sequence[Skill], reserved: frozenset[str]) -> LinkTargets:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from skillsite.agent.entry import ManifestEntry
-from skillsite.agent.prompt_xml import skill_content_xml
+from skillsite.agent.prompt_xml import skill_content_xml, xml_keeps
 from skillsite.agent.release_digest import release_digest
 from skillsite.audit.model import Finding, risk_of
 from skillsite.cache import Cache, Section, digest
@@ -171,8 +171,8 @@ class VersionPublishing:
             path = "SKILL.md" if f.path == main else f.path
             if f.path == main:
                 main_blob = f.blob
-            elif is_reserved_path(path, self.reserved) or is_versions_path(path):
-                continue
+            elif is_reserved_path(path, self.reserved) or is_versions_path(path) or not xml_keeps(path):
+                continue  # not published, as the current release's file is not (SK009, SK017)
             sha = self._blob_file(top, f.blob, into + path)
             if sha is not None:
                 files.append({"path": path, "sha256": sha, "size": f.size})

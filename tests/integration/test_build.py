@@ -233,6 +233,27 @@ def test_hostile_text_stays_well_formed_xml(tmp_path):
     assert entry.find("description").text == 'a <b> & "c"'
 
 
+def test_a_bundled_file_whose_name_xml_cannot_hold_is_not_published_and_every_artifact_agrees(tmp_path):
+    """skill.xml could only list 'sc\x1bript.sh' as 'sc\ufffdript.sh', a file that is not there:
+    such a file is left out (SK017) of the folder, the manifest, the archive and the fragment."""
+    src = tmp_path / "src"
+    skill = write_skill(src, "s", "name: s\ndescription: d\n")
+    (skill / "sc\x1bript.sh").write_text("echo hi\n")
+    (skill / "line\rfeed.txt").write_text("x")  # a parser reads a carriage return back as a line feed
+    (skill / "ok.sh").write_text("echo ok\n")
+    out = tmp_path / "site"
+    result = build([src], out)
+    assert result.ok
+    said = sorted(d.message for d in result.diagnostics if d.code == "SK017")
+    assert said == [f"bundled file '{name}' has a name the skill's prompt fragment (skill.xml) cannot hold as "
+                    "written; not published" for name in ("line\\x0dfeed.txt", "sc\\x1bript.sh")]
+    manifest = check_site(out)
+    assert [f["path"] for f in manifest["skills"][0]["files"]] == ["ok.sh"]
+    listed = [f.text for f in ET.fromstring((out / "skills/s/skill.xml").read_bytes()).iter("file")]
+    assert listed == ["ok.sh"] and all((out / "skills/s" / name).is_file() for name in listed)
+    assert sorted(p.name for p in (out / "skills/s").iterdir() if p.suffix in (".sh", ".txt")) == ["ok.sh"]
+
+
 def run_cli(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "skillsite", *args], capture_output=True, text=True, cwd=cwd,
                           timeout=300)

@@ -213,6 +213,26 @@ def test_a_versioned_skill_cannot_bundle_the_catalogs_versions_files(tmp_path: P
     assert (out / "skills/b/versions.json").read_text(encoding="utf-8") == '{"mine": true}\n'
 
 
+def test_a_past_release_leaves_out_a_file_its_skill_xml_could_not_name(tmp_path: Path) -> None:
+    """A past release's fragment lists only files published under that very name (as the current one, SK017)."""
+    import xml.etree.ElementTree as ET
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0"))
+    repo.write("skills/a/sc\x1bript.sh", "echo hi\n")
+    repo.write("skills/a/ok.sh", "echo ok\n")
+    repo.commit("a 1.0.0")
+    repo.write("skills/a/SKILL.md", skill_md("a", "2.0.0"))
+    repo.commit("a 2.0.0")
+    out = tmp_path / "site"
+    build(repo, out, "--no-cache")
+    release = out / "skills/a/versions/1.0.0"
+    listed = [f.text for f in ET.fromstring((release / "skill.xml").read_bytes()).iter("file")]
+    assert listed == ["ok.sh"] and sorted(p.name for p in release.iterdir()) == ["SKILL.md", "ok.sh", "skill.xml"]
+    releases = json.loads((out / "skills/a/versions.json").read_text(encoding="utf-8"))["releases"]
+    assert [f["path"] for r in releases.values() for f in r["files"]] == ["SKILL.md", "ok.sh"] * 2
+
+
 @pytest.mark.parametrize("profile, needs", [("default", [{"name": "b", "id": "b", "version": "*", "resolved": None}]),
                                             ("spec", [])])
 def test_a_past_release_declares_dependencies_as_its_profile_reads_them(tmp_path: Path, profile: str,
