@@ -7,8 +7,10 @@ from pathlib import Path
 
 
 def user_cache_root() -> Path:
-    """skillsite's folder in the user cache: ``$XDG_CACHE_HOME/skillsite`` (``~/.cache/skillsite``)."""
+    """skillsite's folder in the user cache: ``$XDG_CACHE_HOME/skillsite`` (``~/.cache/skillsite``
+    when it is unset, empty or relative: the XDG spec says a relative value is to be ignored)."""
     if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
         return Path(os.environ["LOCALAPPDATA"]) / "skillsite"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "skillsite"

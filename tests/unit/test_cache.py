@@ -324,3 +324,15 @@ def test_a_resident_drops_what_a_run_did_not_use_and_everything_of_another_scope
     other = Cache(path, "another scope", resident)
     assert resident.take(Section.SKILLS.value, "a") is None
     assert list(other.made_many(Section.SKILLS, ["a"], str.lower)) == [None]  # the file is of the first scope
+
+
+def test_a_relative_xdg_cache_home_is_ignored_as_the_xdg_spec_says(tmp_path, monkeypatch):
+    """A relative $XDG_CACHE_HOME would put the user cache wherever the command runs: ignored, as unset."""
+    from skillsite.paths import user_cache_root
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for relative in ("cache", "./cache", "../cache"):
+        monkeypatch.setenv("XDG_CACHE_HOME", relative)
+        assert user_cache_root() == tmp_path / "home" / ".cache" / "skillsite"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert user_cache_root() == tmp_path / "xdg" / "skillsite"
