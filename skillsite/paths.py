@@ -1,6 +1,7 @@
 """Where skillsite keeps files of its own on this machine (standard library only)."""
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -14,3 +15,13 @@ def user_cache_root() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     base = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "skillsite"
+
+
+def is_symlink_loop(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` leads nowhere because its symlinks lead round in a circle (itself, or
+    each other), not because what they point at is missing."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from skillsite.arguments import ExistingPath
+
 LEVELS = ("low", "medium", "high")
 
 
@@ -72,12 +74,12 @@ class UsageExit(click.ClickException):
 
 
 @click.command("audit")
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("paths", nargs=-1, type=ExistingPath(file_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default=None,
               help="Output format [default: text, or github when GITHUB_ACTIONS=true].")
 @click.option("--fail-on", type=click.Choice(LEVELS), default="high", show_default=True,
               help="Exit 1 when a finding at or above this severity remains after suppressions.")
-@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
               default=None, help="skillsite.yml to read audit.ignore from [default: ./skillsite.yml].")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,

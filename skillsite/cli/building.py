@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from skillsite.arguments import ExistingPath
 from skillsite.cli.checking import load_site_config
 from skillsite.cli.output import (EXIT_BUSY, EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE, budget_line,
                                   check_codes, default_format, emit_diagnostics, fail, nothing_found, report_file,
@@ -51,10 +52,10 @@ class Progress:
 
 
 @click.command()
-@click.argument("sources", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("sources", nargs=-1, type=ExistingPath(file_okay=False, path_type=Path))
 @click.option("-o", "--output", "out", type=click.Path(path_type=Path), default=Path("_site"), show_default=True,
               help="Output folder (replaced atomically).")
-@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
               help="Configuration file [default: ./skillsite.yml if present].")
 @click.option("--strict", is_flag=True, default=None, help="Warnings fail the build too.")
 @click.option("--keep-going", is_flag=True, help="Publish the skills without errors even when others have some.")
@@ -69,7 +70,7 @@ class Progress:
 @click.option("--base-url", default=None, callback=lambda ctx, param, value: http_url(value, param),
               help="Absolute URL the site is published at.")
 @click.option("--title", default=None, help="Catalog title.")
-@click.option("--templates", type=click.Path(exists=True, file_okay=False), default=None,
+@click.option("--templates", type=ExistingPath(file_okay=False), default=None,
               help="Folder of templates that replace the built-in ones of the same name.")
 @click.option("--format", "fmt", type=click.Choice(["text", "github"]), default=None,
               help="Diagnostics format [default: text, or github when GITHUB_ACTIONS=true].")
@@ -86,10 +87,10 @@ class Progress:
 @click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where the whole list goes when the output is summarised [default: diagnostics.json in the "
                    "cache folder].")
-@click.option("--sign-key", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+@click.option("--sign-key", type=ExistingPath(dir_okay=False, path_type=Path), default=None,
               help="Sign the catalog with this Ed25519 key (`skillsite keys new`) [default: the key text in "
                    "$SKILLSITE_SIGNING_KEY, if set].")
-@click.option("--rotate-from", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+@click.option("--rotate-from", type=ExistingPath(dir_okay=False, path_type=Path), default=None,
               help="The key the catalog was signed with so far: hand trust over from it to --sign-key.")
 @click.option("--expires", default=None, metavar="DURATION",
               help="How long the signatures hold (30d, 12h, 90s) [default: signing.expires, else 30d].")
@@ -213,13 +214,13 @@ def trusted_cache(folder: Path) -> Path | None:
 
 
 @click.command()
-@click.argument("sources", nargs=-1, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.argument("sources", nargs=-1, type=ExistingPath(file_okay=False, path_type=Path))
+@click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
               help="Configuration file [default: ./skillsite.yml if present].")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("-p", "--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port to listen on (0: any free port).")
-@click.option("--templates", "templates_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+@click.option("--templates", "templates_dir", type=ExistingPath(file_okay=False, path_type=Path),
               default=None, help="Folder of template overrides (watched too).")
 @click.option("--title", default=None, help="Catalog title.")
 @click.option("--open", "open_browser", is_flag=True, help="Open the catalog in a web browser.")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from skillsite.arguments import ExistingPath
 from skillsite.cli.output import (EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE, FORMATS, check_codes,
                                   default_format, emit_diagnostics, nothing_found, report_file, summary_line)
 from skillsite.diagnostics import MAX_LISTED, describe_os_error, format_json_report
@@ -18,8 +19,8 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.argument("paths", nargs=-1, type=ExistingPath(path_type=Path))
+@click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
               help="Configuration file [default: ./skillsite.yml if present]: its sources, profile, exclude, "
                    "ignore, strict and knowledge_dir, as the build reads them.")
 @click.option("--profile", type=click.Choice(["default", "spec"]), default=None,

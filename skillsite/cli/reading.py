@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from skillsite.arguments import ExistingPath
 from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, fail
 from skillsite.diagnostics import printable
 
@@ -240,7 +241,7 @@ def tool(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tup
 
 
 @click.command()
-@click.argument("path", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("path", required=False, type=ExistingPath(file_okay=False, path_type=Path))
 @catalog_options
 @click.option("--json", "as_json", is_flag=True, help="Print {budgets: [...], similar: [...]} as JSON.")
 def budget(path: Path | None, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
+from skillsite.arguments import ExistingPath
 from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, fail
-from skillsite.diagnostics import printable
-from skillsite.diagnostics import counted, describe_os_error
+from skillsite.diagnostics import counted, describe_os_error, printable
 
 
 @click.group()
@@ -37,7 +37,7 @@ def keys_new(out: Path) -> None:
 
 
 @keys.command("public")
-@click.argument("key_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("key_file", metavar="FILE", type=ExistingPath(dir_okay=False, path_type=Path))
 def keys_public(key_file: Path) -> None:
     """Print the public key (ed25519:<base64>) of the private key in FILE."""
     from skillsite.publish.signing import SigningError, SigningKey

@@ -23,6 +23,7 @@ from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.vcs_names import is_vcs_folder
 from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
 from skillsite.models import NO_STAMP, BundledFile, SourceFile, Stamp, stamp_of
+from skillsite.paths import is_symlink_loop
 from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores, is_environment, rules_above
 
 SKILL_FILE = "SKILL.md"
@@ -242,13 +243,9 @@ class _RootWalker:
 
 
 def _dead_end(link: str) -> str:
-    """Why a symlink that leads to nothing does: its links go round a loop (itself, or each
-    other), or its target is missing."""
-    try:
-        os.stat(link)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return "symlink loop (its links lead round in a circle); not followed"
+    """Why a symlink that leads to nothing does: its links go round a loop, or its target is missing."""
+    if is_symlink_loop(link):
+        return "symlink loop (its links lead round in a circle); not followed"
     return "broken symlink; not followed"
 
 

@@ -114,3 +114,19 @@ def test_a_report_whose_folder_is_a_file_names_that_cause(tmp_path):
     first = result.stdout.splitlines()[0]
     assert f"no report file ({tmp_path / 'afile'}: Not a directory (ENOTDIR))" in first, first
     assert "EEXIST" not in result.stdout
+
+
+def test_a_path_given_that_is_a_symlink_loop_is_called_one(tmp_path):
+    """A path on the command line whose links lead round in a circle is said to be a loop, not
+    a path that 'does not exist' (as discovery says of one inside a tree)."""
+    import os
+
+    os.symlink("self", tmp_path / "self")
+    os.symlink("other", tmp_path / "one")
+    os.symlink("one", tmp_path / "other")
+    for command, path in (("validate", "self"), ("validate", "one"), ("build", "other"), ("audit", "self")):
+        result = run(command, path, cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+        assert f"'{path}' is a symlink loop (its links lead round in a circle)" in result.stderr, result.stderr
+    missing = run("validate", "nowhere", cwd=tmp_path)
+    assert missing.returncode == 2 and "'nowhere' does not exist" in missing.stderr
