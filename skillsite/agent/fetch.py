@@ -74,7 +74,8 @@ class _RedirectGuard(urllib.request.HTTPRedirectHandler):
         except FetchError:
             fp.close()
             raise
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+        # a 308 keeps the method as a 307 does; Python 3.10's urllib refuses to follow it
+        return super().redirect_request(req, fp, 307 if code == 308 else code, msg, headers, newurl)
 
 
 def _joined(base: str, location: str) -> str:
