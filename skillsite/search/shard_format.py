@@ -17,7 +17,10 @@ loads only what it needs (Pagefind's design):
 - ``search/digests.json``: the sha256 of every term chunk and tag chunk, in chunk order, and of
   every card-digest file;
 - ``search/card-digests/NNNN.json``: the sha256 of card buckets ``N * group`` to
-  ``N * group + group - 1``.
+  ``N * group + group - 1``;
+- ``search/groups.json``: the skills the site does not list and the groups of copies, by skill
+  number, so a page can count the results it has not read the cards of (the meta file's
+  ``groups`` names it, with its sha256 and bytes).
 
 Every chunk and card file names the ``index`` it belongs to, so a reader that meets a file of
 another build (a deploy in the middle of a search) says so instead of mixing them.
@@ -58,6 +61,8 @@ CHUNK_BYTES = 8_000
 DIGESTS_FILE = "search/digests.json"
 DIGESTS_FORMAT = "skillsite-search-digests"
 CARD_DIGESTS_DIR = "search/card-digests/"
+GROUPS_FILE = "search/groups.json"
+GROUPS_FORMAT = "skillsite-search-groups"
 #: Card buckets a card-digest file pins.  A pinned query reads the digests file (43 bytes a
 #: chunk and a card-digest file) and one card-digest file (43 bytes a bucket) per group of the
 #: cards it shows: at 100,000 skills (about 1,160 chunks, 25,000 buckets, 391 groups) about

@@ -18,9 +18,9 @@ from skillsite.search.bm25 import (BM25_B, BM25_K1, MAX_EXPANSIONS, MIN_PREFIX, 
                                    term_postings)
 from skillsite.search.shard_format import (CARD_BUCKET, CARD_DIGEST_GROUP, CARD_DIGESTS_DIR, CARD_FIELDS, CARDS_DIR,
                                            CARDS_PER_FOLDER, CHUNK_BYTES, DESCRIPTION_LIMIT, DIGESTS_FILE,
-                                           DIGESTS_FORMAT, SHARDS_FILE, SHARDS_FORMAT, SHARDS_VERSION, TAGS_DIR,
-                                           TERMS_DIR, card_path, chunk_path, encode_postings, group_path,
-                                           pack_digests)
+                                           DIGESTS_FORMAT, GROUPS_FILE, GROUPS_FORMAT, SHARDS_FILE, SHARDS_FORMAT,
+                                           SHARDS_VERSION, TAGS_DIR, TERMS_DIR, card_path, chunk_path,
+                                           encode_postings, group_path, pack_digests)
 from skillsite.search.terms import SEARCH_FIELDS
 
 #: One key of a chunk: (key, document frequency, idf or None, encoded postings).
@@ -147,7 +147,7 @@ def finish_shards(meta: dict[str, Any], chunk_sha256: Mapping[str, str], rows: S
     """The rest of the sharded index whose chunks ``meta`` describes (:func:`build_chunks`;
     ``chunk_sha256``: their sha256 by path) for the cards ``rows`` (:func:`card_row`, in skill
     order): the card files, the card-digest files, the digests file and the meta file that
-    names it; and skills.json's ``search`` section."""
+    names it, the groups file; and skills.json's ``search`` section."""
     if len(rows) != meta["docs"]:
         raise ValueError(f"the search index covers {meta['docs']} skills, the cards {len(rows)}")
     index = meta["index"]
@@ -159,8 +159,11 @@ def finish_shards(meta: dict[str, Any], chunk_sha256: Mapping[str, str], rows: S
         "terms": pack_digests(chunk_sha256[chunk_path(TERMS_DIR, n)] for n in range(len(meta["terms"]["first"]))),
         "tags": pack_digests(chunk_sha256[chunk_path(TAGS_DIR, n)] for n in range(len(meta["tags"]["first"]))),
         "card_digests": {"path": CARD_DIGESTS_DIR, "group": CARD_DIGEST_GROUP, "sha256": pack_digests(groups)}})
+    files[GROUPS_FILE] = groups_file = groups_json(rows, index)
     files[SHARDS_FILE] = data = compact({**meta, "digests": {"url": DIGESTS_FILE, "sha256": _sha(digests),
-                                                             "bytes": len(digests)}})
+                                                             "bytes": len(digests)},
+                                         "groups": {"url": GROUPS_FILE, "sha256": _sha(groups_file),
+                                                    "bytes": len(groups_file)}})
     return Shards(files, {"sharded": SHARDS_FILE, "sha256": _sha(data), "size": len(data)})
 
 
@@ -190,6 +193,21 @@ def card_row(skill_id: str, name: str, description: str, url: str, tags: Sequenc
         description = description[:DESCRIPTION_LIMIT - 1] + "…"
     return [skill_id, name, description, url, list(dict.fromkeys(str(t) for t in tags)), risk, listed, offered,
             copy_of, copies]
+
+
+def groups_json(rows: Sequence[list[Any]], index: str) -> bytes:
+    """The groups file of the cards ``rows`` (in skill order): ``unlisted``, the numbers of the
+    skills the site does not list; ``groups``, each group of copies as its canonical member's
+    number, then its copies' (ascending). With them a page counts a query's results (one a
+    group, none hidden) without reading the card of every skill found."""
+    listed, copy_of = CARD_FIELDS.index("listed"), CARD_FIELDS.index("copy_of")
+    members: dict[int, list[int]] = {}
+    for doc, row in enumerate(rows):
+        if row[copy_of] >= 0:
+            members.setdefault(row[copy_of], []).append(doc)
+    return compact({"format": GROUPS_FORMAT, "version": SHARDS_VERSION, "index": index,
+                    "unlisted": [doc for doc, row in enumerate(rows) if not row[listed]],
+                    "groups": [[canonical, *members[canonical]] for canonical in sorted(members)]})
 
 
 def card_files(rows: Sequence[list[Any]], index: str) -> dict[str, bytes]:

@@ -656,6 +656,29 @@
     return more();
   };
 
+  /* How many results the hits ``ranking`` holds (a promise; null when the index has no groups
+     file, a build before it): the skills the site lists, and with ``groups`` one a group of
+     copies, which counts when its canonical member is listed or a listed member was found (as
+     collect shows them). The groups file says so for every skill: no card is read. */
+  ShardedIndex.prototype.count = function (ranking, groups) {
+    var ref = this.meta.groups, size = this.meta.docs;
+    if (!ref || !ref.url) return Promise.resolve(null);
+    return this.file(ref.url).then(function (data) {
+      var hit = new Uint8Array(size), unlisted = new Uint8Array(size), grouped = new Uint8Array(size);
+      var docs = ranking._docs, n = 0, i;
+      for (i = 0; i < docs.length; i++) hit[docs[i]] = 1;
+      data.unlisted.forEach(function (d) { unlisted[d] = 1; });
+      if (groups) data.groups.forEach(function (g) { for (var m = 0; m < g.length; m++) grouped[g[m]] = 1; });
+      for (i = 0; i < docs.length; i++) if (!grouped[docs[i]] && !unlisted[docs[i]]) n++;
+      if (groups) data.groups.forEach(function (g) {
+        for (var m = 0; m < g.length; m++) {
+          if (hit[g[m]] && (!unlisted[g[0]] || !unlisted[g[m]])) { n++; return; }
+        }
+      });
+      return n;
+    });
+  };
+
   /* The card that stands for ``card``'s group of copies (null: the group is shown already). */
   function representative(index, card, keep, seen) {
     var group = card.copy_of >= 0 ? card.copy_of : card.doc;

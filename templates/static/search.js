@@ -133,7 +133,8 @@
     var seq = ++this.seq;
     var listed = function (card) { return card.listed; };
     var tags = this.selectedTags.slice();
-    var found;
+    var found, counted = null;
+    var groups = !this.allCopies();
     var draw = function (hits, more) {
       if (seq !== self.seq) return null;
       var shown = hits.map(function (h) {
@@ -141,9 +142,12 @@
         return { doc: new Doc(c.id, c.name, c.description, c.url, c.tags, c.doc, c.copy_of, c.copies),
                  terms: h.terms, starts: null };
       });
-      var total = Math.max(shown.length, found.ranking.count - found.left);
+      // every card read, or the groups file's count; else an upper bound (a build without that file)
+      var total = counted !== null ? counted : Math.max(shown.length, found.ranking.count - found.left);
       var drawn = total || !tags.length ? Promise.resolve(total)
-        : self.shards.ranked(text, []).then(function (all) { return all.ranking.count; });  // "N match without the tag filter"
+        : self.shards.ranked(text, []).then(function (all) {    // "N match without the tag filter"
+          return self.shards.count(all.ranking, groups).then(function (n) { return n === null ? all.ranking.count : n; });
+        });
       return drawn.then(function (unfiltered) {
         if (seq !== self.seq) return;
         self.render(shown, query, unfiltered, total, more);
@@ -151,12 +155,14 @@
         mark("skillsite:results:shards");
       });
     };
-    var groups = !this.allCopies();
     this.shards.ranked(text, tags).then(function (ranked) {
       found = ranked;
-      return self.shards.collect(found, SHARD_FIRST, listed, groups);
-    }).then(function (hits) {
-      return draw(hits);
+      var counting = found.ranking.count > SHARD_FIRST
+        ? self.shards.count(found.ranking, groups).catch(function () { return null; }) : null;
+      return Promise.all([self.shards.collect(found, SHARD_FIRST, listed, groups), counting]);
+    }).then(function (both) {
+      counted = both[1];
+      return draw(both[0]);
     }).then(function () {
       if (seq !== self.seq || found.ranking.count - found.left <= SHARD_FIRST) return null;
       found.left = 0;

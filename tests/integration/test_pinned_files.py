@@ -138,7 +138,9 @@ def pinned_search_files(site: Path) -> dict[str, str]:
     meta_bytes = (site / section["sharded"]).read_bytes()
     assert (sha(meta_bytes), len(meta_bytes)) == (section["sha256"], section["size"])
     meta = json.loads(meta_bytes)
-    named = {section["sharded"]: section["sha256"], meta["digests"]["url"]: meta["digests"]["sha256"]}
+    named = {section["sharded"]: section["sha256"], meta["digests"]["url"]: meta["digests"]["sha256"],
+             meta["groups"]["url"]: meta["groups"]["sha256"]}
+    assert len((site / meta["groups"]["url"]).read_bytes()) == meta["groups"]["bytes"]
     digests_bytes = (site / meta["digests"]["url"]).read_bytes()
     assert len(digests_bytes) == meta["digests"]["bytes"]
     digests = json.loads(digests_bytes)

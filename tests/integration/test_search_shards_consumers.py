@@ -62,7 +62,7 @@ def test_the_sharded_build_has_shards_and_no_inline_index_or_lunr_files(pairs) -
     assert section == {"sharded": "search/shards.json", "sha256": hashlib.sha256(meta).hexdigest(), "size": len(meta)}
     assert not (sharded / "search" / "lunr.json").exists() and not (sharded / "search" / "docs.json").exists()
     assert sorted(p.name for p in (sharded / "search").iterdir()) == ["card-digests", "cards", "digests.json",
-                                                                       "shards.json", "tags", "terms"]
+                                                                       "groups.json", "shards.json", "tags", "terms"]
 
 
 def test_the_sharded_build_is_deterministic(pairs, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from skillsite.search import shard_format
 from skillsite.search.bm25 import MIN_PREFIX, SearchIndex, build_search_section
 from skillsite.search.shard_format import SHARDS_FILE, decode_postings
 from skillsite.search.shard_query import ShardedIndex, ShardIntegrityError
-from skillsite.search.shard_writer import build_shards, card_row, doc_order
+from skillsite.search.shard_writer import build_shards, card_row, doc_order, groups_json
 from skillsite.search.terms import tokenize
 
 REPO = Path(__file__).resolve().parents[2]
@@ -255,8 +255,10 @@ def test_the_digests_name_every_chunk_and_card_file_with_its_sha256() -> None:
     meta = json.loads(files[SHARDS_FILE])
     assert meta["digests"] == {"url": shard_format.DIGESTS_FILE, "bytes": len(files[shard_format.DIGESTS_FILE]),
                                "sha256": hashlib.sha256(files[shard_format.DIGESTS_FILE]).hexdigest()}
+    assert meta["groups"] == {"url": shard_format.GROUPS_FILE, "bytes": len(files[shard_format.GROUPS_FILE]),
+                              "sha256": hashlib.sha256(files[shard_format.GROUPS_FILE]).hexdigest()}
     named = named_digests(files)
-    assert set(named) == set(files) - {SHARDS_FILE, shard_format.DIGESTS_FILE, "pointer"}
+    assert set(named) == set(files) - {SHARDS_FILE, shard_format.DIGESTS_FILE, shard_format.GROUPS_FILE, "pointer"}
     assert all(hashlib.sha256(files[path]).hexdigest() == sha for path, sha in named.items())
     groups = [p for p in files if p.startswith(shard_format.CARD_DIGESTS_DIR)]
     cards = [p for p in files if p.startswith("search/cards/")]
@@ -340,3 +342,14 @@ def test_a_postings_list_is_refused_at_its_first_gap_longer_than_a_skill_number(
     endless = base64.b64encode(b"\xff" * 4_000_000).decode()
     with pytest.raises(ValueError, match="corrupt search shard"):
         decode_postings(endless, 1, True, 100)
+
+
+def test_the_groups_file_names_the_unlisted_skills_and_each_group_of_copies() -> None:
+    """What a page needs to count a query's results without their cards: who is not listed, who copies whom."""
+    rows = [card_row("a", "a", "", "a/", []), card_row("b", "b", "", "b/", [], listed=False),
+            card_row("c", "c", "", "c/", [], copy_of=3, copies=3), card_row("d", "d", "", "d/", [], copies=3),
+            card_row("e", "e", "", "e/", [], listed=False, copy_of=3, copies=3)]
+    data = json.loads(groups_json(rows, "the-index"))
+    assert data == {"format": "skillsite-search-groups", "version": 1, "index": "the-index",
+                    "unlisted": [1, 4], "groups": [[3, 2, 4]]}
+    assert groups_json(rows, "the-index") == groups_json(list(rows), "the-index")

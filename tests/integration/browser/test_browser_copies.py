@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import replace
+from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 from browsing import SITE_CONFIG, Served, wait_until
 from conftest import _build, _serve
+from skillsite.loader import Catalog
 from support import SAMPLE
 
 pytestmark = pytest.mark.browser
@@ -59,3 +61,52 @@ def test_a_group_is_one_card_and_one_result_until_every_copy_is_asked_for(contex
                      ".filter(li => li.innerText.includes('using-superpowers')).length >= 4")
     every = [r for r in page.locator("#searchResults > li").all_inner_texts() if "using-superpowers" in r]
     assert len(every) == 4 and sum("a copy" in r for r in every) == 3
+
+
+def _widget_tree(root: Path) -> Path:
+    """40 skills that all match "widget"; three of them hidden and two with two copies each, all
+    ranked past the first 20 results (their ids sort last on equal scores)."""
+    def skill(rel: str, name: str, extra: str = "") -> None:
+        folder = root / rel
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Widget helper for polishing gadgets of one kind.\n{extra}---\n\n"
+            f"# {name}\n\nBody of {name}.\n", encoding="utf-8")
+    for n in range(40):
+        skill(f"s{n:02d}", f"widget-{n:02d}", "tags: [widgets]\n" + ("hidden: true\n" if n in (33, 35, 37) else ""))
+    for n in (36, 38):
+        for copy in ("zcopy-a", "zcopy-b"):
+            shutil.copytree(root / f"s{n:02d}", root / copy / f"s{n:02d}")
+    return root
+
+
+@pytest.fixture(scope="module")
+def widget_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    tmp = tmp_path_factory.mktemp("widgets")
+    yield from _serve(_build([_widget_tree(tmp / "skills")], tmp / "site", replace(SITE_CONFIG, shard_above=5)))
+
+
+def _status_after(page, act) -> str:
+    """The search status once the shards have drawn every result of what ``act`` asked."""
+    settled = "() => performance.getEntriesByName('skillsite:results:settled').length"
+    before = page.evaluate(settled)
+    act()
+    wait_until(page, f"() => ({settled[6:]}) > {before}")
+    return page.text_content("#searchStatus")
+
+
+def test_the_sharded_count_leaves_out_copies_and_hidden_skills_ranked_past_the_cards_read(
+        context, widget_site: Served) -> None:
+    """The count of results is what the reader can go through: one per group of copies and no
+    hidden skill, even for the results past the 20 whose cards the page read."""
+    catalog = Catalog.open(widget_site.root)
+    listed = {e.id for e in catalog.entries if e.visibility.listed}
+    grouped = [r.id for r in catalog.search("widget", k=500) if r.id in listed]
+    every = [r.id for r in catalog.search("widget", k=500, copies=True) if r.id in listed]
+    assert (len(grouped), len(every)) == (37, 41)
+    page = context.new_page()
+    page.goto(widget_site.page_url("index.html"))
+    wait_until(page, "() => performance.getEntriesByName('skillsite:index-ready').length > 0")
+    assert _status_after(page, lambda: page.fill("#searchBox", "widget")).startswith("37 results (showing the first 20)")
+    assert _status_after(page, lambda: page.check("#searchCopies")).startswith("41 results (showing the first 20)")
+    assert page.locator("#searchResults > li").count() == 20
