@@ -110,38 +110,36 @@
   }
 
   /* The words of a query: lower-cased, cut as lunr's tokenizer cuts text, trimmed as the index
-     was, lunr's stop words dropped, one per stem. Each is {text, stem, parts, starts, prefix,
-     whole}: ``parts``, the pieces of a word with punctuation inside ("name:stripe", "n+1"),
-     searched as alternatives of the word; ``starts``, what the plain-text match looks for
-     (startsOf, of the word and its longer parts); ``prefix``, true for the last word when the
-     query does not end with a space (it is still being typed) and it has two letters or is the
-     only word (a lone letter after other words would begin nearly every term); ``whole``, a
-     one-letter word otherwise ("c" of "fuzzing c code"): only itself matches.
+     was, one per stem, and only those that hold a term of the CLI's tokenizer (terms.tokenize:
+     a run of two letters or digits or more that is no stop word), so the page finds what
+     `skillsite search` and the sharded page find: "c#", "a#b" or a lone "x" are no words. Each
+     is {text, stem, parts, starts, prefix}: ``parts``, those runs of a word with punctuation
+     inside ("name:stripe", "mcp.json"), searched as alternatives of the word; ``starts``, what
+     the plain-text match looks for (startsOf, of the word and its parts); ``prefix``, true for
+     the query's last word when nothing follows it, not even a space (it is still being typed).
      Without lunr: no stop words, no stems. */
   function queryWords(lunr, text) {
     text = String(text);
     var stem = stems(lunr);
-    var keep = function (w) { return w && (!lunr || lunr.stopWordFilter(w) !== undefined); };
-    var words = [], seen = Object.create(null);
-    text.toLowerCase().split(SEPARATOR).forEach(function (token) {
+    var keep = function (w) { return !lunr || lunr.stopWordFilter(w) !== undefined; };
+    var words = [], seen = Object.create(null), tokens = text.toLowerCase().split(SEPARATOR), typed = null;
+    tokens.forEach(function (token, at) {
       var word = trim(token).replace(/\*/g, "");
-      if (!keep(word)) return;
+      var runs = (word.match(TERM_WORD) || []).filter(function (run) { return longerThanOne(run) && keep(run); });
+      if (!runs.length || !keep(word)) return;
       var s = stem(word);
       if (seen[s]) return;
       seen[s] = true;
       var starts = startsOf(word, s);
-      var parts = word.split(PUNCTUATION).filter(keep);
-      if (parts.length === 1 && parts[0] === word) parts = [];
-      parts = parts.map(function (part) {
+      var parts = runs.length === 1 && runs[0] === word ? [] : runs.map(function (part) {
         var ps = stem(part);
-        if (part.length > 1) starts.push.apply(starts, startsOf(part, ps));
+        starts.push.apply(starts, startsOf(part, ps));
         return { text: part, stem: ps };
       });
-      words.push({ text: word, stem: s, parts: parts, starts: starts, prefix: false, whole: false });
+      words.push({ text: word, stem: s, parts: parts, starts: starts, prefix: false });
+      if (at === tokens.length - 1) typed = words[words.length - 1];
     });
-    var last = words[words.length - 1];
-    if (last && !/[\s\-]$/.test(text) && (last.text.length > 1 || words.length === 1)) last.prefix = true;
-    words.forEach(function (w) { w.whole = w.text.length === 1 && !w.prefix; });
+    if (typed) typed.prefix = true;    // the last token: "" when the query ends with a space or hyphen
     return words;
   }
 
@@ -231,8 +229,7 @@
     if (!words.length) return [];
     var weights = [FIELD_WEIGHTS.name, FIELD_WEIGHTS.description, FIELD_WEIGHTS.tags];
     var perWord = words.map(function (word) {
-      var re = new RegExp("(?:^|[^a-z0-9])(?:" + word.starts.map(escapeRegExp).join("|") + ")" +
-                          (word.whole ? "(?![a-z0-9])" : ""));
+      var re = new RegExp("(?:^|[^a-z0-9])(?:" + word.starts.map(escapeRegExp).join("|") + ")");
       var hits = [];
       for (var i = 0; i < docs.length; i++) {
         var fields = lowerFields(docs[i]), score = 0;

@@ -272,7 +272,7 @@
       } catch (e) { /* fall back to the plain-text match */ }
     }
     var starts = [];
-    queryWords(lunr, text).forEach(function (w) { if (!w.whole) starts.push.apply(starts, w.starts); });
+    queryWords(lunr, text).forEach(function (w) { starts.push.apply(starts, w.starts); });
     return {
       lunr: false,
       found: grouped(searchText(lunr, docs, text).map(function (h) { return { doc: docs[h.ref], terms: null, starts: starts }; }))

@@ -200,12 +200,12 @@ def test_a_triggers_field_in_the_index_is_searched(tmp_path: Path) -> None:
 
 
 def test_the_word_being_typed_matches_as_a_prefix(sample_site: Path) -> None:
-    """The last word matches every term it begins; a lone letter after other words does not
-    (it would begin nearly every term), and a finished known word (a space after it) matches
-    itself only."""
+    """The last word matches every term it begins; a lone letter is no word at all (the CLI makes
+    no term of it, and it would begin nearly every term), and a finished known word (a space
+    after it) matches itself only."""
     out = browser_search(sample_site, ["qdrant", "qdrant s", "s", "sched", "code", "code ", "scaling tenan"], k=50)
     assert [h["id"] for h in out["lunr"][1]] == [h["id"] for h in out["lunr"][0]]
-    assert len(out["lunr"][2]) > len(out["lunr"][0])                # "s" alone: every s... word
+    assert out["lunr"][2] == [] and out["text"][2] == []            # "s" alone: nothing, as the CLI
     assert folder(out["lunr"][3][0]["id"]) == "social-publishing"   # sched... -> schedule
     code, code_done = ({h["id"] for h in hits} for hits in out["lunr"][4:6])
     assert code_done < code                                          # "code" also found "codebase"...
@@ -229,3 +229,19 @@ def test_a_part_of_a_word_joined_by_punctuation_finds_it(tmp_path: Path) -> None
     assert "GCP" in out["lunr"][0][0]["marks"] or "AWS/GCP/Azure" in out["lunr"][0][0]["marks"]
     cli = SearchIndex(build_search_section(entries), [e["id"] for e in entries], [0] * 3, [[]] * 3)
     assert [skill_id for skill_id, _ in cli.search("gcp", k=3)] == ["cloud-deploy"]   # as the CLI always did
+
+
+def test_the_box_takes_the_words_of_a_query_as_the_cli_does(sample_site: Path) -> None:
+    """A word is what the CLI's tokenizer makes a term of (two letters or digits at least, no stop
+    word): "a#b", "c#" and "x?y" find nothing, as `skillsite search` and the sharded page, and
+    a one-letter piece beside other words changes no ranking."""
+    manifest = json.loads((sample_site / "skills.json").read_text(encoding="utf-8"))
+    cli = SearchIndex(manifest["search"], [e["id"] for e in manifest["skills"]],
+                      [e.get("priority", 0) for e in manifest["skills"]], [e.get("tags", []) for e in manifest["skills"]])
+    lone = ["a#b", "c#", "x?y", "c", "q - z"]
+    assert all(cli.search(q, k=10) == [] for q in lone)
+    out = browser_search(sample_site, lone + ["review code ", "c# review code ", "review x?y code "], k=50)
+    assert out["lunr"][:len(lone)] == [[]] * len(lone) and out["text"][:len(lone)] == [[]] * len(lone)
+    plain, *pieced = out["lunr"][len(lone):]
+    assert plain and all([h["id"] for h in hits] == [h["id"] for h in plain] for hits in pieced)
+    assert all([h["score"] for h in hits] == [h["score"] for h in plain] for hits in pieced)

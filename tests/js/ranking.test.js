@@ -77,15 +77,19 @@ test("queryWords: words with punctuation inside are searched by their parts too"
   const [mcp] = core.queryWords(lunr, "mcp.json ");
   assert.deepEqual(mcp.parts.map((p) => p.text), ["mcp", "json"]);
   assert.deepEqual(mcp.starts, ["mcp.json", "mcp", "json"]);
-  const [n1] = core.queryWords(lunr, "n+1");
-  assert.deepEqual(n1.parts.map((p) => p.text), ["n", "1"]);
-  assert.deepEqual(n1.starts, ["n+1"]);            // one-letter parts begin too much to look for
+  const [name] = core.queryWords(lunr, "name:x");
+  assert.deepEqual(name.parts.map((p) => p.text), ["name"]);          // one-letter parts are no terms
+  assert.deepEqual(name.starts, ["name:x", "name"]);
 });
 
-test("queryWords: a lone letter after other words is a whole word, not a prefix", () => {
-  const words = core.queryWords(lunr, "fuzzing c");
-  assert.deepEqual(words.map((w) => [w.text, w.prefix, w.whole]), [["fuzzing", false, false], ["c", false, true]]);
-  assert.equal(core.queryWords(lunr, "c")[0].prefix, true);   // alone, it is a prefix
+test("queryWords: only a word the CLI's tokenizer makes a term of counts (no one-letter piece)", () => {
+  for (const query of ["c", "c#", "a#b", "x?y", "n+1", "q - z", "fuzzing c"]) {
+    const words = core.queryWords(lunr, query);
+    assert.deepEqual(words.map((w) => w.text), query === "fuzzing c" ? ["fuzzing"] : [], query);
+    assert.deepEqual(words.map((w) => core.tokenize(lunr, w.text).join(" ")), words.map((w) => w.stem), query);
+  }
+  assert.equal(core.queryWords(lunr, "fuzzing c")[0].prefix, false);   // the lone letter after it ended it
+  assert.equal(core.queryWords(lunr, "fuzz")[0].prefix, true);
 });
 
 test("queryWords without lunr: no stop words, no stems", () => {
