@@ -27,7 +27,7 @@ from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, search_fields
 LUNR_FILE = "search/lunr.json"
 DOCS_FILE = "search/docs.json"
 DOCS_FORMAT = "skillsite-search-docs"
-DOCS_FIELDS = ("id", "name", "description", "url", "tags", "copy_of", "copies")
+DOCS_FIELDS = ("id", "name", "description", "url", "tags", "copy_of", "copies", "hidden_tags")
 LUNR_VERSION = "2.3.9"
 K1 = 1.2      # lunr's BM25 defaults
 B = 0.75
@@ -161,13 +161,20 @@ def lunr_bytes(entries: Sequence[dict[str, Any]]) -> bytes:
     return json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def docs_json(entries: Sequence[dict[str, Any]]) -> bytes:
+def docs_json(entries: Sequence[dict[str, Any]], every: Sequence[dict[str, Any]] = ()) -> bytes:
     """``search/docs.json``: one row per entry given, in their order (row ``i`` is lunr ref
     ``"i"``), of :data:`DOCS_FIELDS`: what a search result shows and what the tag filter needs;
-    a copy of another skill names its row (-1: none), and each row its group's size."""
+    a copy of another skill names its row (-1: none), and each row its group's size and the tags
+    of each copy of it among ``every`` (all published skills) that has no row (hidden from the
+    site): the tag filter lets the canonical member stand for them, as search does."""
     row_of = {e["id"]: row for row, e in enumerate(entries)}
+    hidden_tags: dict[int, list[list[str]]] = {}
+    for e in every:
+        if e["id"] not in row_of and (e.get("copy_of") or "") in row_of:
+            hidden_tags.setdefault(row_of[e["copy_of"]], []).append(list(dict.fromkeys(e["tags"])))
     rows = [[e["id"], e["name"], e["description"], e["urls"]["page"], list(dict.fromkeys(e["tags"])),
-             row_of.get(e.get("copy_of") or "", -1), e.get("copies", 1)] for e in entries]
+             row_of.get(e.get("copy_of") or "", -1), e.get("copies", 1), hidden_tags.get(row, [])]
+            for row, e in enumerate(entries)]
     data = {"format": DOCS_FORMAT, "version": 1, "fields": list(DOCS_FIELDS), "docs": rows}
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -177,4 +184,5 @@ def build_indexes(entries: Sequence[dict[str, Any]], browsed: Sequence[dict[str,
     """Both indexes: skills.json's of the published skills (``entries`` in manifest order), the
     browser's of ``browsed`` (the skills the site lists, in the same order; default: all)."""
     browsed = entries if browsed is None else browsed
-    return SearchIndexes(build_search_section(entries), {LUNR_FILE: lunr_bytes(browsed), DOCS_FILE: docs_json(browsed)})
+    return SearchIndexes(build_search_section(entries), {LUNR_FILE: lunr_bytes(browsed),
+                                                                DOCS_FILE: docs_json(browsed, entries)})

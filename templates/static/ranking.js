@@ -427,6 +427,7 @@
      found, ``score`` their scores by skill number. Only the best are sorted and rounded: the
      skills within 2e-6 of the best 2n scores (a run of equal rounded scores spans less). */
   function Ranking(docs, score) {
+    this.groupOf = null;       // set before the first take: each run of equal scores, copies together
     this.count = docs.length;
     this._docs = docs;
     this._score = score;
@@ -452,6 +453,7 @@
         var rounded = round6(score[top[at]]), end = at + 1;
         while (end < top.length && round6(score[top[end]]) === rounded) end++;
         var run = top.slice(at, end).sort(function (a, b) { return a - b; });
+        if (this.groupOf) run = copiesTogether(run, this.groupOf, function (d) { return d; });
         for (var r = 0; r < run.length; r++) out.push({ doc: run[r], score: rounded });
         at = end;
       }
@@ -658,9 +660,9 @@
      copies, which counts when its canonical member is listed or a listed member was found (as
      collect shows them). The groups file says so for every skill: no card is read. */
   ShardedIndex.prototype.count = function (ranking, groups) {
-    var ref = this.meta.groups, size = this.meta.docs;
-    if (!ref || !ref.url) return Promise.resolve(null);
-    return this.file(ref.url).then(function (data) {
+    var size = this.meta.docs;
+    return this.groups().then(function (data) {
+      if (!data) return null;
       var hit = new Uint8Array(size), unlisted = new Uint8Array(size), grouped = new Uint8Array(size);
       var docs = ranking._docs, n = 0, i;
       for (i = 0; i < docs.length; i++) hit[docs[i]] = 1;
@@ -673,6 +675,25 @@
         }
       });
       return n;
+    });
+  };
+
+  /* The groups file (a promise; null when the index has none: a build before it). */
+  ShardedIndex.prototype.groups = function () {
+    var ref = this.meta.groups;
+    return ref && ref.url ? this.file(ref.url) : Promise.resolve(null);
+  };
+
+  /* A promise of the group of every skill number: its canonical member's number (itself
+     outside a group); null without a groups file. */
+  ShardedIndex.prototype.groupOf = function () {
+    var size = this.meta.docs;
+    return this.groups().then(function (data) {
+      if (!data) return null;
+      var group = new Int32Array(size);
+      for (var d = 0; d < size; d++) group[d] = d;
+      data.groups.forEach(function (g) { for (var m = 1; m < g.length; m++) group[g[m]] = g[0]; });
+      return function (doc) { return group[doc]; };
     });
   };
 
@@ -694,6 +715,35 @@
     return this.ranked(text, options.tags).then(function (found) { return self.collect(found, k, keep, options.groups); });
   };
 
+  /* ``run`` (results of one score, in rank order) with the members of a group of copies
+     together at the place of the first of them, its canonical member first (``groupOf(item)``:
+     the canonical member's key, ``keyOf(item)`` the item's own): with every copy shown, ties
+     keep the order the grouped results have, each group followed by its copies. */
+  function copiesTogether(run, groupOf, keyOf) {
+    var members = Object.create(null), groups = [];
+    run.forEach(function (item) {
+      var group = groupOf(item);
+      if (!members[group]) { members[group] = []; groups.push(group); }
+      if (keyOf(item) === group) members[group].unshift(item); else members[group].push(item);
+    });
+    var out = [];
+    groups.forEach(function (group) { out.push.apply(out, members[group]); });
+    return out;
+  }
+
+  /* Every copy of ``found`` (results best first, ``scoreOf`` each) at its own place, and on a tie
+     right after its group's canonical member (copiesTogether; ``groupOf``, ``keyOf`` as there). */
+  function copiesInPlace(found, scoreOf, groupOf, keyOf) {
+    var out = [], at = 0;
+    while (at < found.length) {
+      var end = at + 1;
+      while (end < found.length && scoreOf(found[end]) === scoreOf(found[at])) end++;
+      out.push.apply(out, copiesTogether(found.slice(at, end), groupOf, keyOf));
+      at = end;
+    }
+    return out;
+  }
+
   /* Results of a whole catalog's search ([{doc, ...}], best first; ``docs``: every Doc by row)
      with a group of copies once: its canonical member's Doc at the place of its best member. */
   function onePerGroup(found, docs) {
@@ -710,7 +760,7 @@
 
   var api = {
     loadIndex: loadIndex, searchIndex: searchIndex, searchText: searchText, queryWords: queryWords,
-    highlightRanges: highlightRanges, closestTags: closestTags, onePerGroup: onePerGroup,
+    highlightRanges: highlightRanges, closestTags: closestTags, onePerGroup: onePerGroup, copiesInPlace: copiesInPlace,
     ShardedIndex: ShardedIndex, tokenize: tokenize, round6: round6
   };
   if (typeof module === "object" && module.exports) module.exports = api;

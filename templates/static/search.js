@@ -39,7 +39,7 @@
   if (!ranking) return;    // ranking.js did not load: the list of every skill stays
   var loadIndex = ranking.loadIndex, searchIndex = ranking.searchIndex, searchText = ranking.searchText;
   var queryWords = ranking.queryWords, highlightRanges = ranking.highlightRanges, closestTags = ranking.closestTags;
-  var onePerGroup = ranking.onePerGroup;
+  var onePerGroup = ranking.onePerGroup, copiesInPlace = ranking.copiesInPlace;
 
   var doc = document;
   var MAX_RESULTS = 50;
@@ -63,8 +63,9 @@
   }
 
   /* A skill as search results and filters use it: ``row`` in docs.json, and for a copy of
-     another skill that skill's row (``copyOf``, else -1); ``copies``: its group's size. */
-  function Doc(id, name, description, url, tags, row, copyOf, copies) {
+     another skill that skill's row (``copyOf``, else -1); ``copies``: its group's size;
+     ``hiddenTags``: the tags of each copy of it the site does not list (no row of their own). */
+  function Doc(id, name, description, url, tags, row, copyOf, copies, hiddenTags) {
     this.id = id;
     this.name = name;
     this.description = description;
@@ -73,6 +74,7 @@
     this.row = row === undefined ? -1 : row;
     this.copyOf = copyOf === undefined ? -1 : copyOf;
     this.copies = copies || 1;
+    this.hiddenTags = Array.isArray(hiddenTags) ? hiddenTags.filter(Array.isArray) : [];
   }
 
   /* ``text`` into ``parent`` as text nodes, the ``ranges`` in <mark> elements. */
@@ -157,6 +159,10 @@
     };
     this.shards.ranked(text, tags).then(function (ranked) {
       found = ranked;
+      // every copy shown: on a tie, right after its canonical member (the groups file says whose copy it is)
+      return groups ? null : self.shards.groupOf().catch(function () { return null; });
+    }).then(function (groupOf) {
+      found.ranking.groupOf = groupOf;
       var counting = found.ranking.count > SHARD_FIRST
         ? self.shards.count(found.ranking, groups).catch(function () { return null; }) : null;
       return Promise.all([self.shards.collect(found, SHARD_FIRST, listed, groups), counting]);
@@ -210,8 +216,11 @@
       data.fields.forEach(function (name, i) { at[name] = i; });
       self.docs = data.docs.map(function (row, n) {
         return new Doc(row[at.id], row[at.name], row[at.description], row[at.url], row[at.tags] || [], n,
-                       at.copy_of === undefined ? -1 : row[at.copy_of], at.copies === undefined ? 1 : row[at.copies]);
+                       at.copy_of === undefined ? -1 : row[at.copy_of], at.copies === undefined ? 1 : row[at.copies],
+                       at.hidden_tags === undefined ? [] : row[at.hidden_tags]);
       });
+      self.itemTags = null;      // the list's tag filter now knows each group's tags
+      self.filterList();
       if (!self.index && self.input.value) self.update();
     });
     var index = window.lunr ? getJSON(indexUrl).then(function (data) { return loadIndex(window.lunr, data); }) : null;
@@ -255,19 +264,42 @@
     return Array.prototype.map.call(li.querySelectorAll(".tag-list .tag"), function (a) { return a.textContent; });
   };
 
-  /* Results of ``text``: [{doc, terms, starts}] best first (terms: the index terms a lunr result
-     matched; starts: the word beginnings the plain-text match looked for), and whether lunr ranked them. */
+  /* Results of ``text``: {found: [{doc, terms, starts}] best first (terms: the index terms a lunr
+     result matched; starts: the word beginnings the plain-text match looked for) with the
+     selected tags, unfiltered: how many there are without them, lunr: whether lunr ranked them}.
+     The tags are asked of each skill found before a group of copies is one result (its
+     canonical member stands for a copy that has them), as `skillsite search` filters. */
   Search.prototype.find = function (text) {
+    var answer = this.hits(text);
+    var self = this, every = this.allCopies(), docs = this.docs;
+    var grouped = every
+      ? function (found) {
+        return copiesInPlace(found, function (r) { return r.score; },
+                             function (r) { return r.doc.copyOf >= 0 ? r.doc.copyOf : r.doc.row; },
+                             function (r) { return r.doc.row; });
+      }
+      : function (found) { return onePerGroup(found, docs); };
+    var found = grouped(answer.found);
+    var unfiltered = found.length;
+    if (this.selectedTags.length) {
+      found = grouped(answer.found.filter(function (r) {
+        return self.hasTags(r.doc.tags) || (!every && r.doc.hiddenTags.some(function (t) { return self.hasTags(t); }));
+      }));
+    }
+    return { lunr: answer.lunr, found: found, unfiltered: unfiltered };
+  };
+
+  /* Every skill ``text`` finds, best first, each with its score ({doc, terms, starts, score}). */
+  Search.prototype.hits = function (text) {
     var lunr = this.lunr();
     var docs = this.docs;
-    var grouped = this.allCopies() ? function (found) { return found; } : function (found) { return onePerGroup(found, docs); };
     if (this.index && lunr) {
       try {
-        var hits = searchIndex(lunr, this.index, text);
         return {
           lunr: true,
-          found: grouped(hits.map(function (h) { return { doc: docs[+h.ref], terms: h.terms, starts: null }; })
-            .filter(function (r) { return r.doc; }))
+          found: searchIndex(lunr, this.index, text).map(function (h) {
+            return { doc: docs[+h.ref], terms: h.terms, starts: null, score: h.score };
+          }).filter(function (r) { return r.doc; })
         };
       } catch (e) { /* fall back to the plain-text match */ }
     }
@@ -275,7 +307,9 @@
     queryWords(lunr, text).forEach(function (w) { starts.push.apply(starts, w.starts); });
     return {
       lunr: false,
-      found: grouped(searchText(lunr, docs, text).map(function (h) { return { doc: docs[h.ref], terms: null, starts: starts }; }))
+      found: searchText(lunr, docs, text).map(function (h) {
+        return { doc: docs[h.ref], terms: null, starts: starts, score: h.score };
+      })
     };
   };
 
@@ -342,11 +376,7 @@
       return;
     }
     var answer = this.find(text);
-    var found = answer.found;
-    var self = this;
-    var unfiltered = found.length;
-    if (this.selectedTags.length) found = found.filter(function (r) { return self.hasTags(r.doc.tags); });
-    this.render(found, query, unfiltered);
+    this.render(answer.found, query, answer.unfiltered);
     mark("skillsite:results");
     if (answer.lunr) mark("skillsite:results:lunr");
   };
@@ -627,14 +657,30 @@
     });
   };
 
+  /* Each list item's tag sets: its own, and once docs.json is in, those of each copy of it
+     (listed or not: the canonical member stands for its group, as in search). */
+  Search.prototype.itemTagSets = function () {
+    var self = this, docs = this.docs && !this.noDocs ? this.docs : [], byUrl = Object.create(null);
+    docs.forEach(function (d) {
+      var group = d.copyOf >= 0 && docs[d.copyOf] ? docs[d.copyOf] : d;
+      (byUrl[group.url] = byUrl[group.url] || []).push(d.tags);
+      if (group === d) byUrl[d.url].push.apply(byUrl[d.url], d.hiddenTags);
+    });
+    return this.items.map(function (li) {
+      var link = li.querySelector(".skill-title a");
+      var sets = link && byUrl[link.getAttribute("href")];
+      return sets || [self.tagsOfItem(li)];
+    });
+  };
+
   Search.prototype.filterList = function () {
     if (!this.items) return;
     var self = this;
     var visible = 0;
     var filtering = this.selectedTags.length > 0;
-    if (filtering && !this.itemTags) this.itemTags = this.items.map(function (li) { return self.tagsOfItem(li); });
+    if (filtering && !this.itemTags) this.itemTags = this.itemTagSets();
     this.items.forEach(function (li, i) {
-      var ok = !filtering || self.hasTags(self.itemTags[i]);
+      var ok = !filtering || self.itemTags[i].some(function (tags) { return self.hasTags(tags); });
       if (li.hidden === ok) li.hidden = !ok;   // touch only what changes: no needless relayout
       if (ok) visible++;
     });

@@ -46,7 +46,7 @@ const docs = () => DOCS.map((d) => ({ ...d }));   // searchText caches lower-cas
 
 test("the module is the ranking core only: no DOM, and one API in node and in a page", () => {
   assert.deepEqual(Object.keys(core).sort(),
-    ["ShardedIndex", "closestTags", "highlightRanges", "loadIndex", "onePerGroup", "queryWords", "round6",
+    ["ShardedIndex", "closestTags", "copiesInPlace", "highlightRanges", "loadIndex", "onePerGroup", "queryWords", "round6",
      "searchIndex", "searchText", "tokenize"]);
   const source = fs.readFileSync(CORE, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
   for (const name of ["document", "window", "location", "history", "fetch", "navigator", "performance"]) {
@@ -316,4 +316,13 @@ test("a group of copies is one result: its canonical member at the place of its 
   const shown = core.onePerGroup(found, rows);
   assert.deepEqual(shown.map((r) => r.doc.id), ["s1", "s0", "s4"]);   // s3 is a copy of s1: s1 takes its place
   assert.deepEqual(shown[0].terms, ["s3"]);                              // what matched, as the copy matched it
+});
+
+test("every copy shown: each at its own place, on a tie right after its canonical member", () => {
+  // s1 is canonical, s2 and s3 its copies; scores: s0 5, then a tie of four, then s3 alone
+  const hits = [["s0", 5, "s0"], ["s2", 3, "s1"], ["s4", 3, "s4"], ["s1", 3, "s1"], ["s5", 3, "s5"], ["s3", 1, "s1"]]
+    .map(([id, score, group]) => ({ id, score, group }));
+  const shown = core.copiesInPlace(hits, (h) => h.score, (h) => h.group, (h) => h.id);
+  assert.deepEqual(shown.map((h) => h.id), ["s0", "s1", "s2", "s4", "s5", "s3"]);
+  assert.deepEqual(core.copiesInPlace([], (h) => h.score, (h) => h.group, (h) => h.id), []);
 });

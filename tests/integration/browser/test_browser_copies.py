@@ -110,3 +110,70 @@ def test_the_sharded_count_leaves_out_copies_and_hidden_skills_ranked_past_the_c
     assert _status_after(page, lambda: page.fill("#searchBox", "widget")).startswith("37 results (showing the first 20)")
     assert _status_after(page, lambda: page.check("#searchCopies")).startswith("41 results (showing the first 20)")
     assert page.locator("#searchResults > li").count() == 20
+
+
+def _shop_tree(root: Path) -> Path:
+    """Five skills that tie on "polishing" (one description): widget, with a listed copy that
+    alone has tag "onlycopy" and a hidden copy that alone has "hiddencopy", gizmo (tag "🚀")
+    and doohi. Canonical is a/skills/widget; m/ sorts between gizmo (b/) and doohi (y/)."""
+    body = "\n# Title\n\nA body long enough to be one of its own, with several words in it, not short at all.\n" * 3
+    for rel, name, extra in [("a/skills/widget", "widget", "tags: [shop]\n"),
+                             ("m/skills/widget", "widget", "tags: [shop, onlycopy]\n"),
+                             ("z/.claude/skills/widget", "widget", "tags: [shop, hiddencopy]\nhidden: true\n"),
+                             ("b/skills/gizmo", "gizmo", "tags: [shop, \"🚀\"]\n"),
+                             ("y/skills/doohi", "doohi", "tags: [shop]\n")]:
+        (root / rel).mkdir(parents=True)
+        (root / rel / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Polishing helper for shiny things of "
+                                             f"every size.\n{extra}---\n{body}{name}\n", encoding="utf-8")
+    return root
+
+
+SHOP_LAYOUTS = {"whole": SITE_CONFIG, "paged": replace(SITE_CONFIG, shard_above=2)}
+
+
+@pytest.fixture(scope="module", params=list(SHOP_LAYOUTS))
+def shop_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    tmp = tmp_path_factory.mktemp("shop-" + request.param)
+    site = _build([_shop_tree(tmp / "skills")], tmp / "site", SHOP_LAYOUTS[request.param])
+    entries = {e.id: e for e in Catalog.open(site).entries}
+    assert entries["m/skills/widget"].visibility.copy_of == entries["z/.claude/skills/widget"].visibility.copy_of \
+        == "a/skills/widget"
+    yield from _serve(site)
+
+
+def _shown(page) -> list[str]:
+    """The skills the home page shows: the search results while it searches, else the list."""
+    searching = page.evaluate("() => document.documentElement.classList.contains('searching')")
+    where = "#searchResults > li a" if searching else "#skillList > li:not([hidden]) .skill-title a"
+    hrefs = page.locator(where).evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    return [h.removeprefix("skills/").removesuffix("/") for h in hrefs]
+
+
+def _open(page, served: Served, query: str = "") -> None:
+    page.goto(served.page_url("index.html" + query))
+    wait_until(page, "() => performance.getEntriesByName('skillsite:index-ready').length > 0")
+    page.wait_for_timeout(400)   # the results of the link's query are drawn
+
+
+def test_on_ties_a_copy_comes_right_after_its_canonical_member(context, shop_site: Served) -> None:
+    page = context.new_page()
+    _open(page, shop_site, "?q=polishing")
+    grouped = _shown(page)
+    assert grouped == ["a/skills/widget", "b/skills/gizmo", "y/skills/doohi"]
+    page.check("#searchCopies")
+    wait_until(page, "() => document.querySelectorAll('#searchResults > li').length === 4")
+    every = _shown(page)
+    assert every == ["a/skills/widget", "m/skills/widget", "b/skills/gizmo", "y/skills/doohi"]
+    assert [i for i in every if i != "m/skills/widget"] == grouped
+
+
+@pytest.mark.parametrize("query", ["", "q=polishing&"])
+@pytest.mark.parametrize("tag", ["onlycopy", "hiddencopy"])
+def test_a_tag_only_a_copy_has_shows_its_canonical_member(context, shop_site: Served, query: str, tag: str) -> None:
+    """As `skillsite search` filters: the copy has the tag, its canonical member stands for it
+    (never the hidden copy itself)."""
+    catalog = Catalog.open(shop_site.root)
+    assert [r.id for r in catalog.search(query[2:-1], k=5, tags=[tag])] == ["a/skills/widget"]
+    page = context.new_page()
+    _open(page, shop_site, f"?{query}tag={tag}")
+    assert _shown(page) == ["a/skills/widget"]
