@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from skillsite.search.bm25 import build_search_section
 from skillsite.search.stemmer import stem
-from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, search_fields
+from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, search_fields, symbol_runs
 
 LUNR_FILE = "search/lunr.json"
 DOCS_FILE = "search/docs.json"
@@ -157,8 +157,14 @@ def js_string_order(term: str) -> bytes:
 
 def lunr_bytes(entries: Sequence[dict[str, Any]]) -> bytes:
     """``search/lunr.json`` for manifest ``entries``: compact, deterministic JSON."""
-    index = lunr_index(lunr_documents(entries), lunr_boosts(), trim=lambda word: EDGES.sub("", word), stem_word=stem)
+    index = lunr_index(lunr_documents(entries), lunr_boosts(), trim=trim_word, stem_word=stem)
     return json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def trim_word(word: str) -> str:
+    """A token of lunr's tokenizer as the index keeps it: without non-word characters at either
+    end; one of symbols only ("🚀") keeps its symbols (terms.symbol_runs), as the page's query does."""
+    return EDGES.sub("", word) or "".join(symbol_runs(word))
 
 
 def docs_json(entries: Sequence[dict[str, Any]], every: Sequence[dict[str, Any]] = ()) -> bytes:

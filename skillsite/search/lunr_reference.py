@@ -16,7 +16,7 @@ from lunr.pipeline import Pipeline
 from lunr.stop_word_filter import stop_word_filter
 from lunr.token import Token
 
-from skillsite.search.lunr_index import EDGES, LUNR_VERSION, js_string_order, lunr_boosts, lunr_documents
+from skillsite.search.lunr_index import LUNR_VERSION, js_string_order, lunr_boosts, lunr_documents, trim_word
 from skillsite.search.stemmer import stem
 
 # A JavaScript object iterates keys that are canonical array indices first, in numeric order,
@@ -34,8 +34,9 @@ lunr_js_stemmer.label = "stemmer"  # type: ignore[attr-defined]
 
 
 def word_trimmer(token: Token, i: int | None = None, tokens: Any = None) -> Token | None:
-    """Strip non-word characters from both ends; drop what is left empty."""
-    token.update(lambda text, metadata=None: EDGES.sub("", text))
+    """Strip non-word characters from both ends (a token of symbols only keeps them:
+    lunr_index.trim_word); drop what is left empty."""
+    token.update(lambda text, metadata=None: trim_word(text))
     return token if token.string else None
 
 

@@ -6,6 +6,7 @@ One tokenizer and one set of fields serve the build (which precomputes the TF-ID
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from skillsite.search.stemmer import stem
@@ -30,8 +31,34 @@ _WORD = re.compile(r"[^\W_]+")
 
 def tokenize(text: str) -> list[str]:
     """Search terms of a text: lower-cased letter/digit runs (so hyphens and punctuation split),
-    minus stop words and one-character words, each stemmed with :func:`stem`."""
-    return [stem(w) for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOP_WORDS]
+    minus stop words and one-character words, each stemmed with :func:`stem`; then its runs of
+    symbols (:func:`symbol_runs`: a tag "🚀" is a term too)."""
+    lowered = text.lower()
+    words = [stem(w) for w in _WORD.findall(lowered) if len(w) > 1 and w not in STOP_WORDS]
+    return words + symbol_runs(lowered) if not lowered.isascii() else words
+
+
+#: What continues a run of symbols: marks, modifier symbols (skin tones) and the zero-width joiner.
+_SYMBOL_TAIL = frozenset(("So", "Sk", "Mn", "Mc", "Me"))
+
+
+def symbol_runs(text: str) -> list[str]:
+    """Runs of "other symbols" (Unicode category So: emoji, ©, ✓) in ``text``, each with the
+    marks, modifier symbols and zero-width joiners after it ("❤️", "👍🏽", "👨‍👩‍👧"): terms as they
+    are, unstemmed, whatever their length (ranking.js's tokenize cuts them alike)."""
+    runs: list[str] = []
+    start = -1
+    for at, char in enumerate(text):
+        category = unicodedata.category(char)
+        if start < 0:
+            if category == "So":
+                start = at
+        elif category not in _SYMBOL_TAIL and char != "\u200d":
+            runs.append(text[start:at])
+            start = -1
+    if start >= 0:
+        runs.append(text[start:])
+    return runs
 
 
 def search_fields(entry: dict[str, Any]) -> dict[str, str]:

@@ -124,14 +124,14 @@
     var keep = function (w) { return !lunr || lunr.stopWordFilter(w) !== undefined; };
     var words = [], seen = Object.create(null), tokens = text.toLowerCase().split(SEPARATOR), typed = null;
     tokens.forEach(function (token, at) {
-      var word = trim(token).replace(/\*/g, "");
+      var word = (trim(token) || symbolRuns(token).join("")).replace(/\*/g, "");
       var runs = (word.match(TERM_WORD) || []).filter(function (run) { return longerThanOne(run) && keep(run); });
-      if (!runs.length || !keep(word)) return;
+      if (!runs.length && !symbolRuns(word).length || !keep(word)) return;
       var s = stem(word);
       if (seen[s]) return;
       seen[s] = true;
       var starts = startsOf(word, s);
-      var parts = runs.length === 1 && runs[0] === word ? [] : runs.map(function (part) {
+      var parts = runs.length <= 1 && (runs[0] || word) === word ? [] : runs.map(function (part) {
         var ps = stem(part);
         starts.push.apply(starts, startsOf(part, ps));
         return { text: part, stem: ps };
@@ -329,7 +329,16 @@
      the same terms (tokenize), the same floats added in the same order, the same rounding. */
 
   var TERM_WORD = /[a-z0-9]+/g;      // Python's [^\W_]+, where the browser has no Unicode property escapes
-  try { TERM_WORD = new RegExp("[\\p{L}\\p{N}]+", "gu"); } catch (e) { /* keep the ASCII one */ }
+  var SYMBOLS = null;                // terms.symbol_runs: none without them
+  try {
+    TERM_WORD = new RegExp("[\\p{L}\\p{N}]+", "gu");
+    SYMBOLS = new RegExp("\\p{So}[\\p{So}\\p{Sk}\\p{M}\\u200D]*", "gu");
+  } catch (e) { /* keep the ASCII one */ }
+
+  /* terms.symbol_runs: runs of "other symbols" (emoji, ©), with the marks, modifiers and joiners after them. */
+  function symbolRuns(text) {
+    return (SYMBOLS && String(text).match(SYMBOLS)) || [];
+  }
 
   /* More than one character, counted in code points as Python counts them. */
   function longerThanOne(w) {
@@ -337,11 +346,13 @@
   }
 
   /* skillsite.search.terms.tokenize: lower-cased runs of letters and digits, minus stop words and
-     one-character words, each stemmed with lunr's stemmer (the one the index was built with). */
+     one-character words, each stemmed with lunr's stemmer (the one the index was built with);
+     then the runs of symbols, as they are. */
   function tokenize(lunr, text) {
-    var stem = stems(lunr);
-    var words = String(text).toLowerCase().match(TERM_WORD) || [];
-    return words.filter(function (w) { return longerThanOne(w) && lunr.stopWordFilter(w) !== undefined; }).map(stem);
+    var stem = stems(lunr), lowered = String(text).toLowerCase();
+    var words = lowered.match(TERM_WORD) || [];
+    return words.filter(function (w) { return longerThanOne(w) && lunr.stopWordFilter(w) !== undefined; }).map(stem)
+      .concat(symbolRuns(lowered));
   }
 
   /* Strings in code point order, as Python sorts them (UTF-16 order differs past U+FFFF). */

@@ -240,7 +240,9 @@ function open(shards, read) {
 }
 
 test("tokenize: as skillsite.search.terms.tokenize (letters and digits, no stop words or single letters, stems)", () => {
-  assert.deepEqual(core.tokenize(lunr, "Deploying the Café keys to k8s, x-ray: n+1 😀s"), ["deploy", "café", "key", "k8", "ray"]);
+  assert.deepEqual(core.tokenize(lunr, "Deploying the Café keys to k8s, x-ray: n+1 😀s"), ["deploy", "café", "key", "k8", "ray", "😀"]);
+  // then runs of symbols, as they are: with their marks, skin tones and joiners
+  assert.deepEqual(core.tokenize(lunr, "🚀 ❤️ 👍🏽, 👨\u200d👩\u200d👧 ©2024 → ^_^"), ["2024", "🚀", "❤️", "👍🏽", "👨\u200d👩\u200d👧", "©"]);
   assert.deepEqual(core.tokenize(lunr, "the of and a"), []);
 });
 

@@ -68,6 +68,14 @@ def test_tokenize_splits_lowercases_drops_stop_words_and_stems() -> None:
     assert tokenize("snake_case and café") == ["snake", "case", "caf\u00e9"]
 
 
+def test_tokenize_keeps_runs_of_symbols_as_terms() -> None:
+    """An emoji tag ("🚀") is searchable: runs of Unicode "other symbols", with their marks, skin
+    tones and joiners, come after the words, unstemmed (ranking.js's tokenize cuts them alike)."""
+    text = "🚀 ❤️ 👍🏽, 👨\u200d👩\u200d👧 ©2024 → ^_^ 😀s"
+    assert tokenize(text) == ["2024", "🚀", "❤️", "👍🏽", "👨\u200d👩\u200d👧", "©", "😀"]
+    assert tokenize("→ ^_^ ∑") == []                     # math and modifier symbols alone are no terms
+
+
 def test_search_fields_add_folder_name_and_tool_purposes_not_allowed_tools() -> None:
     fields = search_fields(entry("a/pdf-tools", "Edit PDFs.", name="PDF Helper", tags=("pdf", "docs"),
                                  tools=({"name": "qpdf", "purpose": "merge files", "required": True},),

@@ -177,3 +177,19 @@ def test_a_tag_only_a_copy_has_shows_its_canonical_member(context, shop_site: Se
     page = context.new_page()
     _open(page, shop_site, f"?{query}tag={tag}")
     assert _shown(page) == ["a/skills/widget"]
+
+
+def test_an_emoji_tag_is_searched_and_filtered(context, shop_site: Served) -> None:
+    """A tag of symbols only ("🚀") is a search term (as for `skillsite search`), and its chip filters."""
+    catalog = Catalog.open(shop_site.root)
+    assert [r.id for r in catalog.search("🚀", k=5)] == ["b/skills/gizmo"]
+    assert [r.id for r in catalog.search("polishing 🚀", k=5)][0] == "b/skills/gizmo"
+    page = context.new_page()
+    _open(page, shop_site, "?q=%F0%9F%9A%80")
+    assert _shown(page) == ["b/skills/gizmo"]
+    _open(page, shop_site, "?q=polishing+%F0%9F%9A%80")
+    assert _shown(page)[0] == "b/skills/gizmo"
+    _open(page, shop_site)
+    page.click("#tagChips button[data-tag='🚀']")
+    page.wait_for_timeout(400)
+    assert _shown(page) == ["b/skills/gizmo"]
