@@ -19,8 +19,10 @@ loads only what it needs (Pagefind's design):
 - ``search/card-digests/NNNN.json``: the sha256 of card buckets ``N * group`` to
   ``N * group + group - 1``;
 - ``search/groups.json``: the skills the site does not list and the groups of copies, by skill
-  number, so a page can count the results it has not read the cards of (the meta file's
-  ``groups`` names it, with its sha256 and bytes).
+  number (postings: the unlisted skills, the canonical members, the copies, and of each copy
+  its canonical member's position among them as :func:`encode_numbers`), so a page can count
+  the results it has not read the cards of (the meta file's ``groups`` names it, with its
+  sha256, bytes and how many unlisted skills and copies it holds: none, and it is not read).
 
 Every chunk and card file names the ``index`` it belongs to, so a reader that meets a file of
 another build (a deploy in the middle of a search) says so instead of mixing them.
@@ -115,6 +117,17 @@ def encode_postings(docs: Sequence[int], weights: bytes = b"") -> str:
             gap >>= 7
         out.append(gap)
     return base64.b64encode(bytes(out) + weights).decode("ascii")
+
+
+def encode_numbers(numbers: Iterable[int]) -> str:
+    """base64 of non-negative integers as LEB128 varints, one after the other."""
+    out = bytearray()
+    for number in numbers:
+        while number >= 0x80:
+            out.append((number & 0x7F) | 0x80)
+            number >>= 7
+        out.append(number)
+    return base64.b64encode(bytes(out)).decode("ascii")
 
 
 def decode_postings(data: str, count: int, weighted: bool, docs_count: int) -> tuple[list[int], bytes]:

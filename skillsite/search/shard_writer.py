@@ -20,7 +20,7 @@ from skillsite.search.shard_format import (CARD_BUCKET, CARD_DIGEST_GROUP, CARD_
                                            CARDS_PER_FOLDER, CHUNK_BYTES, DESCRIPTION_LIMIT, DIGESTS_FILE,
                                            DIGESTS_FORMAT, GROUPS_FILE, GROUPS_FORMAT, SHARDS_FILE, SHARDS_FORMAT,
                                            SHARDS_VERSION, TAGS_DIR, TERMS_DIR, card_path, chunk_path,
-                                           encode_postings, group_path, pack_digests)
+                                           encode_numbers, encode_postings, group_path, pack_digests)
 from skillsite.search.terms import SEARCH_FIELDS
 
 #: One key of a chunk: (key, document frequency, idf or None, encoded postings).
@@ -159,11 +159,12 @@ def finish_shards(meta: dict[str, Any], chunk_sha256: Mapping[str, str], rows: S
         "terms": pack_digests(chunk_sha256[chunk_path(TERMS_DIR, n)] for n in range(len(meta["terms"]["first"]))),
         "tags": pack_digests(chunk_sha256[chunk_path(TAGS_DIR, n)] for n in range(len(meta["tags"]["first"]))),
         "card_digests": {"path": CARD_DIGESTS_DIR, "group": CARD_DIGEST_GROUP, "sha256": pack_digests(groups)}})
-    files[GROUPS_FILE] = groups_file = groups_json(rows, index)
+    groups_file, held = groups_json(rows, index)
+    files[GROUPS_FILE] = groups_file
     files[SHARDS_FILE] = data = compact({**meta, "digests": {"url": DIGESTS_FILE, "sha256": _sha(digests),
                                                              "bytes": len(digests)},
                                          "groups": {"url": GROUPS_FILE, "sha256": _sha(groups_file),
-                                                    "bytes": len(groups_file)}})
+                                                    "bytes": len(groups_file), **held}})
     return Shards(files, {"sharded": SHARDS_FILE, "sha256": _sha(data), "size": len(data)})
 
 
@@ -195,19 +196,23 @@ def card_row(skill_id: str, name: str, description: str, url: str, tags: Sequenc
             copy_of, copies]
 
 
-def groups_json(rows: Sequence[list[Any]], index: str) -> bytes:
-    """The groups file of the cards ``rows`` (in skill order): ``unlisted``, the numbers of the
-    skills the site does not list; ``groups``, each group of copies as its canonical member's
-    number, then its copies' (ascending). With them a page counts a query's results (one a
-    group, none hidden) without reading the card of every skill found."""
+def groups_json(rows: Sequence[list[Any]], index: str) -> tuple[bytes, dict[str, int]]:
+    """The groups file of the cards ``rows`` (in skill order, :mod:`.shard_format`) and how many
+    unlisted skills and copies it holds: ``unlisted``, the skills the site does not list;
+    ``canonical``, the canonical members of groups of copies; ``copies``, every copy, with its
+    canonical member's position in ``canonical``. With them a page counts a query's results (one
+    a group, none hidden) without reading the card of every skill found."""
     listed, copy_of = CARD_FIELDS.index("listed"), CARD_FIELDS.index("copy_of")
-    members: dict[int, list[int]] = {}
-    for doc, row in enumerate(rows):
-        if row[copy_of] >= 0:
-            members.setdefault(row[copy_of], []).append(doc)
-    return compact({"format": GROUPS_FORMAT, "version": SHARDS_VERSION, "index": index,
-                    "unlisted": [doc for doc, row in enumerate(rows) if not row[listed]],
-                    "groups": [[canonical, *members[canonical]] for canonical in sorted(members)]})
+    unlisted = [doc for doc, row in enumerate(rows) if not row[listed]]
+    copies = [doc for doc, row in enumerate(rows) if row[copy_of] >= 0]
+    canonical = sorted({rows[doc][copy_of] for doc in copies})
+    position = {doc: at for at, doc in enumerate(canonical)}
+    data = compact({"format": GROUPS_FORMAT, "version": SHARDS_VERSION, "index": index,
+                    "unlisted": {"count": len(unlisted), "postings": encode_postings(unlisted)},
+                    "canonical": {"count": len(canonical), "postings": encode_postings(canonical)},
+                    "copies": {"count": len(copies), "postings": encode_postings(copies),
+                               "groups": encode_numbers(position[rows[doc][copy_of]] for doc in copies)}})
+    return data, {"unlisted": len(unlisted), "copies": len(copies)}
 
 
 def card_files(rows: Sequence[list[Any]], index: str) -> dict[str, bytes]:

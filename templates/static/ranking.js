@@ -415,6 +415,20 @@
     return { docs: docs, weights: weights };
   }
 
+  /* ``count`` non-negative integers below ``limit`` (shard_format.encode_numbers). */
+  function decodeNumbers(data, count, limit) {
+    var raw = binary(data), out = [], value = 0, scale = 1;
+    for (var i = 0; i < raw.length; i++) {
+      var b = raw.charCodeAt(i);
+      value += (b & 0x7F) * scale;
+      if (b < 0x80) { out.push(value); value = 0; scale = 1; } else { scale *= 128; }
+    }
+    if (scale !== 1 || out.length !== count || out.some(function (v) { return v >= limit; })) {
+      throw new Error("corrupt search groups: a list is truncated or names a group it does not have");
+    }
+    return out;
+  }
+
   /* Python's round(x, 6): the exact decimal value of x rounded half to even, read back. */
   function round6(x) {
     if (x === 0 || !isFinite(x)) return x;
@@ -671,40 +685,59 @@
      copies, which counts when its canonical member is listed or a listed member was found (as
      collect shows them). The groups file says so for every skill: no card is read. */
   ShardedIndex.prototype.count = function (ranking, groups) {
-    var size = this.meta.docs;
-    return this.groups().then(function (data) {
-      if (!data) return null;
-      var hit = new Uint8Array(size), unlisted = new Uint8Array(size), grouped = new Uint8Array(size);
-      var docs = ranking._docs, n = 0, i;
-      for (i = 0; i < docs.length; i++) hit[docs[i]] = 1;
-      data.unlisted.forEach(function (d) { unlisted[d] = 1; });
-      if (groups) data.groups.forEach(function (g) { for (var m = 0; m < g.length; m++) grouped[g[m]] = 1; });
-      for (i = 0; i < docs.length; i++) if (!grouped[docs[i]] && !unlisted[docs[i]]) n++;
-      if (groups) data.groups.forEach(function (g) {
-        for (var m = 0; m < g.length; m++) {
-          if (hit[g[m]] && (!unlisted[g[0]] || !unlisted[g[m]])) { n++; return; }
-        }
-      });
+    return this.groups().then(function (known) {
+      if (!known) return null;
+      var docs = ranking._docs, n = 0, i, d;
+      for (i = 0; i < docs.length; i++) {
+        d = docs[i];
+        if (!known.unlisted[d] && !(groups && (known.canonical[d] || known.group[d] >= 0))) n++;
+      }
+      if (!groups) return n;
+      var counted = new Uint8Array(known.canonicals.length);
+      for (i = 0; i < docs.length; i++) {
+        d = docs[i];
+        var at = known.group[d] >= 0 ? known.group[d] : known.canonical[d] - 1;
+        if (at < 0 || counted[at]) continue;
+        if (!known.unlisted[known.canonicals[at]] || !known.unlisted[d]) { counted[at] = 1; n++; }
+      }
       return n;
     });
   };
 
-  /* The groups file (a promise; null when the index has none: a build before it). */
+  /* The groups file, decoded once (a promise): by skill number, ``unlisted`` (1: the site does
+     not list it), ``canonical`` (its group's position + 1 when it is a canonical member, else 0)
+     and ``group`` (a copy's group position, else -1); ``canonicals`` by position. Null without
+     the file (a build before it). Without unlisted skills or copies nothing is fetched. */
   ShardedIndex.prototype.groups = function () {
-    var ref = this.meta.groups;
-    return ref && ref.url ? this.file(ref.url) : Promise.resolve(null);
+    var ref = this.meta.groups, size = this.meta.docs;
+    if (!ref || !ref.url) return Promise.resolve(null);
+    if (!this._groups) {
+      var empty = ref.unlisted === 0 && ref.copies === 0;
+      this._groups = (empty ? Promise.resolve(null) : this.file(ref.url)).then(function (data) {
+        var known = { unlisted: new Uint8Array(size), canonical: new Int32Array(size), group: new Int32Array(size),
+                      canonicals: [] };
+        known.group.fill(-1);
+        if (!data) return known;
+        var part = function (p) { return decodePostings(p.postings, p.count, false, size).docs; };
+        part(data.unlisted).forEach(function (d) { known.unlisted[d] = 1; });
+        known.canonicals = Array.from(part(data.canonical));
+        known.canonicals.forEach(function (d, at) { known.canonical[d] = at + 1; });
+        var positions = decodeNumbers(data.copies.groups, data.copies.count, known.canonicals.length);
+        part(data.copies).forEach(function (d, i) { known.group[d] = positions[i]; });
+        return known;
+      });
+      var self = this;
+      this._groups.catch(function () { self._groups = null; });
+    }
+    return this._groups;
   };
 
   /* A promise of the group of every skill number: its canonical member's number (itself
      outside a group); null without a groups file. */
   ShardedIndex.prototype.groupOf = function () {
-    var size = this.meta.docs;
-    return this.groups().then(function (data) {
-      if (!data) return null;
-      var group = new Int32Array(size);
-      for (var d = 0; d < size; d++) group[d] = d;
-      data.groups.forEach(function (g) { for (var m = 1; m < g.length; m++) group[g[m]] = g[0]; });
-      return function (doc) { return group[doc]; };
+    return this.groups().then(function (known) {
+      if (!known) return null;
+      return function (doc) { return known.group[doc] >= 0 ? known.canonicals[known.group[doc]] : doc; };
     });
   };
 

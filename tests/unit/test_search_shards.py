@@ -3,6 +3,7 @@ and well cut, and the reader ranks exactly as the unsharded index (results and s
 corpus's search fields, on real skills and on generated queries, loading only what it needs."""
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import json
@@ -256,7 +257,8 @@ def test_the_digests_name_every_chunk_and_card_file_with_its_sha256() -> None:
     assert meta["digests"] == {"url": shard_format.DIGESTS_FILE, "bytes": len(files[shard_format.DIGESTS_FILE]),
                                "sha256": hashlib.sha256(files[shard_format.DIGESTS_FILE]).hexdigest()}
     assert meta["groups"] == {"url": shard_format.GROUPS_FILE, "bytes": len(files[shard_format.GROUPS_FILE]),
-                              "sha256": hashlib.sha256(files[shard_format.GROUPS_FILE]).hexdigest()}
+                              "sha256": hashlib.sha256(files[shard_format.GROUPS_FILE]).hexdigest(),
+                              "unlisted": 0, "copies": 0}
     named = named_digests(files)
     assert set(named) == set(files) - {SHARDS_FILE, shard_format.DIGESTS_FILE, shard_format.GROUPS_FILE, "pointer"}
     assert all(hashlib.sha256(files[path]).hexdigest() == sha for path, sha in named.items())
@@ -348,8 +350,15 @@ def test_the_groups_file_names_the_unlisted_skills_and_each_group_of_copies() ->
     """What a page needs to count a query's results without their cards: who is not listed, who copies whom."""
     rows = [card_row("a", "a", "", "a/", []), card_row("b", "b", "", "b/", [], listed=False),
             card_row("c", "c", "", "c/", [], copy_of=3, copies=3), card_row("d", "d", "", "d/", [], copies=3),
-            card_row("e", "e", "", "e/", [], listed=False, copy_of=3, copies=3)]
-    data = json.loads(groups_json(rows, "the-index"))
-    assert data == {"format": "skillsite-search-groups", "version": 1, "index": "the-index",
-                    "unlisted": [1, 4], "groups": [[3, 2, 4]]}
+            card_row("e", "e", "", "e/", [], listed=False, copy_of=3, copies=3),
+            card_row("f", "f", "", "f/", [], copies=2), card_row("g", "g", "", "g/", [], copy_of=5, copies=2)]
+    data, held = groups_json(rows, "the-index")
+    assert held == {"unlisted": 2, "copies": 3}
+    groups = json.loads(data)
+    assert (groups["format"], groups["version"], groups["index"]) == ("skillsite-search-groups", 1, "the-index")
+    postings = {key: decode_postings(groups[key]["postings"], groups[key]["count"], False, len(rows))[0]
+                for key in ("unlisted", "canonical", "copies")}
+    assert postings == {"unlisted": [1, 4], "canonical": [3, 5], "copies": [2, 4, 6]}
+    assert base64.b64decode(groups["copies"]["groups"]) == bytes([0, 0, 1])   # each copy's canonical: 3, 3, 5
     assert groups_json(rows, "the-index") == groups_json(list(rows), "the-index")
+    assert shard_format.encode_numbers([0, 127, 128, 300]) == base64.b64encode(bytes([0, 127, 128, 1, 172, 2])).decode()
