@@ -152,7 +152,10 @@ def test_an_older_query_never_overwrites_a_newer_one(context, sharded_site: Serv
 def test_nothing_found_with_the_tags_counts_the_results_without_them(context, sharded_site: Served) -> None:
     page = context.new_page()
     open_home(page, sharded_site)
-    page.click("#tagChips button[data-tag='database']")     # no query yet: nothing searched
+    drawn = page.evaluate(DRAWN)
+    page.click("#tagChips button[data-tag='database']")
+    # a paged list: the tag alone is searched across its pages; let that settle before typing
+    wait_until(page, f"() => ({DRAWN[6:]}) > {drawn}")
     assert search(page, "docker image") == []                 # found, but not with the tag
     without = page.locator("#searchWithoutTags")
     assert without.text_content().startswith("1 skill matches without the tag filter")
