@@ -100,6 +100,7 @@
     this.shards = null;          // ranking.js's ShardedIndex, for a sharded catalog (data-shards)
     this.seq = 0;                // the latest query sent to the shards: older answers are not drawn
     this.items = null;           // the list's <li>, once parsed
+    this.listed = -1;            // how many skills the list holds, every page (its heading says), once parsed
     this.noDocs = false;         // docs.json cannot be fetched
     this.itemTags = null;
     this.selectedTags = [];
@@ -241,6 +242,8 @@
   Search.prototype.listReady = function () {
     var list = $("skillList");
     this.items = list ? Array.prototype.slice.call(list.children) : [];
+    var heading = doc.querySelector("#allSkillsHeading .list-count");
+    this.listed = heading ? parseInt(heading.textContent, 10) : -1;
     this.filterList();
     if (this.noDocs) this.docsFromList();
   };
@@ -487,7 +490,7 @@
       box.appendChild(list);
     }
     var all = doc.createElement("p");
-    var total = this.docs ? this.docs.length : (this.items ? this.items.length : 0);
+    var total = this.listed >= 0 ? this.listed : this.docs ? this.docs.length : (this.items ? this.items.length : 0);
     all.appendChild(this.action("Browse all " + total + " skill" + (total === 1 ? "" : "s"), "searchShowAll", function () {
       self.input.value = "";
       self.setTags([]);

@@ -193,3 +193,12 @@ def test_an_emoji_tag_is_searched_and_filtered(context, shop_site: Served) -> No
     page.click("#tagChips button[data-tag='🚀']")
     page.wait_for_timeout(400)
     assert _shown(page) == ["b/skills/gizmo"]
+
+
+def test_an_empty_result_offers_every_listed_skill_once(context, shop_site: Served) -> None:
+    """"Browse all N skills" counts what the list holds: a group of copies once, every page of a
+    paged list (not the rows of docs.json, nor the cards of this page)."""
+    page = context.new_page()
+    _open(page, shop_site, "?q=flibbertigibbet")
+    assert page.text_content("#searchStatus").startswith("No skill matches")
+    assert page.text_content("#searchShowAll") == "Browse all 3 skills"
