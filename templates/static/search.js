@@ -244,6 +244,8 @@
     this.items = list ? Array.prototype.slice.call(list.children) : [];
     var heading = doc.querySelector("#allSkillsHeading .list-count");
     this.listed = heading ? parseInt(heading.textContent, 10) : -1;
+    var showAll = $("searchShowAll");  // drawn before the page was parsed: with the fallback count
+    if (showAll) showAll.textContent = this.browseAllText();
     this.filterList();
     if (this.noDocs) this.docsFromList();
   };
@@ -490,12 +492,18 @@
       box.appendChild(list);
     }
     var all = doc.createElement("p");
-    var total = this.listed >= 0 ? this.listed : this.docs ? this.docs.length : (this.items ? this.items.length : 0);
-    all.appendChild(this.action("Browse all " + total + " skill" + (total === 1 ? "" : "s"), "searchShowAll", function () {
+    all.appendChild(this.action(this.browseAllText(), "searchShowAll", function () {
       self.input.value = "";
       self.setTags([]);
     }));
     box.appendChild(all);
+  };
+
+  /* "Browse all N skills": N is the list heading's count (every page, a group of copies once),
+     read once the page is parsed (listReady); until then, docs.json's rows or the list's cards. */
+  Search.prototype.browseAllText = function () {
+    var total = this.listed >= 0 ? this.listed : this.docs ? this.docs.length : (this.items ? this.items.length : 0);
+    return "Browse all " + total + " skill" + (total === 1 ? "" : "s");
   };
 
   /* How many skills carry each tag: from docs.json, else from the page's tag chips (a sharded
