@@ -404,16 +404,7 @@ class DevServer:
         finally:
             os._exit(status)
 
-    def _prepare_rebuilds(self) -> None:
-        """Publish the first build's catalog once more, unchanged and quietly, so that the folder
-        the next build writes into (the catalog this one replaces) holds a whole catalog: the
-        first edit then writes only what it changes, as every later one does, instead of linking
-        every file of the catalog anew.  Not after a failed build; a change made meanwhile is
-        still reported by the watcher, and rebuilt."""
-        if self.state.version:  # else no build succeeded: there is no catalog to publish again
-            self._build("could not prepare for fast rebuilds", always_publish=True)
-
-    def _build(self, failed: str, always_publish: bool = False) -> BuildResult | None:
+    def _build(self, failed: str) -> BuildResult | None:
         """Build into the served folder; None when the build raised, which is reported after
         ``failed`` (a full disk, a folder that cannot be written, a bug): serve goes on."""
         from skillsite.diagnostics import describe_os_error
@@ -424,7 +415,7 @@ class DevServer:
         self.untold = False
         try:
             return build(self.sources, self.out, self.config, keep_going=True, force=True,
-                         cache_dir=self.tmp / "cache", always_publish=always_publish, resident=self.resident)
+                         cache_dir=self.tmp / "cache", resident=self.resident)
         except OSError as exc:
             self.echo(f"skillsite serve: {failed}: {describe_os_error(exc)}")
         except Exception as exc:
@@ -467,7 +458,6 @@ class DevServer:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, _interrupt)
         try:
-            self._prepare_rebuilds()
             while True:
                 self._rebuild_if(self._changed(interval))
         except KeyboardInterrupt:

@@ -267,7 +267,6 @@ def test_a_rebuild_takes_the_changed_paths_from_the_file_events_and_equals_a_col
     ]
     try:
         assert server.start()
-        server._prepare_rebuilds()
         for number, (change, walks) in enumerate(edits):
             before = server.resident.walks
             time.sleep(0.05)  # another modification time than the last build saw, on any file system
