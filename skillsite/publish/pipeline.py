@@ -26,8 +26,8 @@ from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
 from skillsite.publish.signing import keep_copy, pinned_skill_files, previous_folders, sign_staging, signing_hint
 from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
-from skillsite.publish.staging import (MarkerIdentity, Published, Recorded, Staging, is_previous_output, marker_identity,
-                                      mirror_output, records)
+from skillsite.publish.staging import (MarkerIdentity, Published, Recorded, Staging, marker_identity, mirror_output,
+                                      records)
 from skillsite.publish.stored_pages import StoredPages, entry_keys
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing, pin_versions
 from skillsite.source.dependencies import CatalogNames
@@ -165,19 +165,17 @@ BackFolder = tuple[dict[str, Recorded], MarkerIdentity | None]
 def back_catalog(out: Path, back: Path | None, state: BuildState | None, trusted_output: bool,
                  files: dict[str, Published]) -> BackFolder:
     """What the back folder holds after a commit, for the next build to patch: the catalog just
-    replaced, as ``state`` recorded it (its marker too, when the output's was trusted).  When
-    those records are unknown (a first build, a changed configuration or skillsite version, an
-    output that was not there, as in a CI job), a copy of the new catalog made of hard links
-    to its files takes its place: the next build then writes only what changed, not every file."""
+    replaced, as ``state`` recorded it (its marker too, when the output's was trusted).  When no
+    records are known (a first build, or one after a changed configuration or skillsite version),
+    a copy of the new catalog made of hard links to its files takes its place: the next build
+    then writes only what changed, instead of placing every file again."""
     replaced = state.outputs if state is not None else {}
-    if back is None:
-        return replaced, None
-    if replaced and is_previous_output(back):
-        marker = state.output_marker if trusted_output and state is not None else None
-        return replaced, marker if marker is not None and marker_identity(back) == marker else None
-    if mirror_output(out, files, back):
-        return records(files), marker_identity(back)
-    return {}, None
+    if back is not None and not replaced:
+        if mirror_output(out, files, back):
+            return records(files), marker_identity(back)
+        return {}, None
+    marker = state.output_marker if trusted_output and state is not None else None
+    return replaced, marker if marker is not None and marker_identity(back) == marker else None
 
 
 def strictly_refused(skills: list[Skill]) -> frozenset[str]:
