@@ -28,7 +28,7 @@ from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.semver import parse_version
 from skillsite.agent.utf8 import is_utf8_text
-from skillsite.folders import remove_path, rename_no_replace, replace_folder
+from skillsite.folders import make_folders, remove_path, rename_no_replace, replace_folder
 
 #: A file to install: its path in the folder written, the skill it is of, and how to fetch its
 #: verified bytes (called once the whole install is counted: :class:`InstallAllowance`).
@@ -278,7 +278,7 @@ class Installer:
         in place in one step.  The folders ``carried`` (relative paths: skills installed inside
         ``target`` on their own) are copied in from ``target`` first, where ``files`` leave room."""
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(target.parent)
             with staging_folder(target) as staging:
                 try:
                     write_tree(staging, files, target)
@@ -411,7 +411,7 @@ def write_tree(folder: Path, files: dict[str, bytes], target: Path) -> None:
         if os.path.commonpath([os.path.realpath(out.parent), real_folder]) != real_folder:
             raise UnsafePathError(f"{rel!r} would be written outside {target}")
         try:
-            out.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(out.parent)
             with open(out, "xb") as handle:
                 handle.write(data)
         except (FileExistsError, NotADirectoryError, IsADirectoryError):
@@ -427,7 +427,7 @@ def carry_over(old: Path, new: Path, carried: Sequence[str], files: Mapping[str,
             continue
         source, dest = old.joinpath(*rel.split("/")), new.joinpath(*rel.split("/"))
         if os.path.isdir(source) and not os.path.islink(source) and not os.path.lexists(dest):
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(dest.parent)
             try:
                 shutil.copytree(source, dest, symlinks=True)
             except shutil.Error as exc:  # a named pipe, a socket, a device: not copied

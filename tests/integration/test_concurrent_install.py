@@ -57,3 +57,17 @@ def test_a_destination_the_machine_refuses_is_an_install_error(site: Path, tmp_p
     assert caught.value.errno == errno.ENAMETOOLONG
     assert str(caught.value).startswith(f"cannot install release-manager into {dest}: {tmp_path}/.{'x' * 250}.tmp-")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_where_the_destination_s_folder_must_be_is_named_as_the_cause(site: Path, tmp_path: Path) -> None:
+    """``mkdir`` says "File exists" (EEXIST) for a file in the way of a folder to make; the install
+    names the cause: that file is not a directory (ENOTDIR), as build and validate do."""
+    import errno
+
+    from skillsite.loader import InstallError
+
+    (tmp_path / "skills").write_text("a file, not a folder\n")
+    with pytest.raises(InstallError) as caught:
+        Catalog.open(site).install("release-manager", tmp_path / "skills" / "release-manager")
+    assert caught.value.errno == errno.ENOTDIR
+    assert "Not a directory" in str(caught.value) and f"{tmp_path}/skills" in str(caught.value)
