@@ -3,9 +3,9 @@
 For each ``--code LABEL=FOLDER`` (a checkout put first on PYTHONPATH; default: this
 repository), a synthetic catalog (benchmarks/synth.py) is built cold into an output and cache of
 that version's own (each version's cache belongs to its own code): ``--cold`` times, the versions
-in alternating order, each time from nothing.  The first rebuild after a cold build pays more
-than the others (the back folder it patches still holds the catalog of two builds ago, which
-differs in every file), so it is timed apart, one edit for every version.  Then, each round, one
+in alternating order, each time from nothing.  The first rebuild after a cold build is timed
+apart, one edit for every version: code older than 2026-12-01 placed every file again there (a
+cold build left no catalog in the back folder for it to patch).  Then, each round, one
 SKILL.md is edited and every version rebuilds it, in alternating order, each in a fresh process
 (``skillsite build`` as CI runs it), and once more with nothing changed.  Medians of ``--repeat``
 rounds (and of the ``--cold`` builds); the machine's load drifts, so compare rows of one run.
