@@ -756,7 +756,9 @@
   ShardedIndex.prototype.search = function (text, options) {
     var self = this, k = options.k === undefined ? 5 : options.k, keep = options.keep || function () { return true; };
     if (k <= 0) return Promise.resolve([]);
-    return this.ranked(text, options.tags).then(function (found) { return self.collect(found, k, keep, options.groups); });
+    return this.ranked(text, options.tags).then(function (found) {
+      return self.collect(found, k, keep, options.groups);
+    });
   };
 
   /* ``run`` (results of one score, in rank order) with the members of a group of copies

@@ -149,7 +149,9 @@
       var total = counted !== null ? counted : Math.max(shown.length, found.ranking.count - found.left);
       var drawn = total || !tags.length ? Promise.resolve(total)
         : self.shards.ranked(text, []).then(function (all) {    // "N match without the tag filter"
-          return self.shards.count(all.ranking, groups).then(function (n) { return n === null ? all.ranking.count : n; });
+          return self.shards.count(all.ranking, groups).then(function (n) {
+            return n === null ? all.ranking.count : n;
+          });
         });
       return drawn.then(function (unfiltered) {
         if (seq !== self.seq) return;

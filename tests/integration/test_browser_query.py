@@ -236,8 +236,9 @@ def test_the_box_takes_the_words_of_a_query_as_the_cli_does(sample_site: Path) -
     word): "a#b", "c#" and "x?y" find nothing, as `skillsite search` and the sharded page, and
     a one-letter piece beside other words changes no ranking."""
     manifest = json.loads((sample_site / "skills.json").read_text(encoding="utf-8"))
-    cli = SearchIndex(manifest["search"], [e["id"] for e in manifest["skills"]],
-                      [e.get("priority", 0) for e in manifest["skills"]], [e.get("tags", []) for e in manifest["skills"]])
+    skills = manifest["skills"]
+    cli = SearchIndex(manifest["search"], [e["id"] for e in skills], [e.get("priority", 0) for e in skills],
+                      [e.get("tags", []) for e in skills])
     lone = ["a#b", "c#", "x?y", "c", "q - z"]
     assert all(cli.search(q, k=10) == [] for q in lone)
     out = browser_search(sample_site, lone + ["review code ", "c# review code ", "review x?y code "], k=50)

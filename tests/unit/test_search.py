@@ -220,7 +220,8 @@ def test_build_writes_both_indexes_deterministically(site: Path, tmp_path: Path)
     docs = json.loads((site / search_stage.DOCS_FILE).read_text(encoding="utf-8"))
     assert docs["format"] == "skillsite-search-docs" and docs["version"] == 1
     assert docs["fields"] == ["id", "name", "description", "url", "tags", "copy_of", "copies", "hidden_tags"]
-    assert docs["docs"] == [[e["id"], e["name"], e["description"], e["urls"]["page"], e["tags"], -1, 1, []] for e in skills]
+    assert docs["docs"] == [[e["id"], e["name"], e["description"], e["urls"]["page"], e["tags"], -1, 1, []]
+                            for e in skills]
     assert build([REPO / "example-skills"], tmp_path / "again").ok
     for rel in ("skills.json", search_stage.LUNR_FILE, search_stage.DOCS_FILE):
         assert (tmp_path / "again" / rel).read_bytes() == (site / rel).read_bytes()
