@@ -106,6 +106,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK229", "info", "a copy of another skill; shown once, as its group's canonical member"),
     ("SK230", "warning", "release tag on a commit outside HEAD's history or of another version; not published"),
     ("SK231", "warning", "trigger patterns past what the catalog's patterns may cost together; never run"),
+    ("SK232", "warning", "skill id that differs from another only in case or Unicode spelling"),
     # body
     ("SK301", "warning", "body longer than 500 lines"),
     ("SK302", "warning", "body longer than about 5,000 tokens"),

@@ -19,6 +19,7 @@ import os
 import posixpath
 import re
 import time
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import AbstractSet, Any, Iterable, NamedTuple, Sequence
@@ -277,7 +278,8 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
                            *relation_diagnostics(members),
                            *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
                            *_knowledge_diagnostics(kept, knowledge_dir),
-                           *_codex_diagnostics(kept), *_taken_place_diagnostics(kept)]:
+                           *_codex_diagnostics(kept), *_taken_place_diagnostics(kept),
+                           *_folded_id_diagnostics(kept)]:
         shared.setdefault(kept[position][0], []).append(diag)
     refused = {src.id for index, src, _ in kept if any(d.severity is Severity.ERROR for d in shared.get(index, ()))}
     groups = [standing_first(group, refused) for group in groups]
@@ -512,6 +514,23 @@ def _taken_place_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) ->
                                      f"'{name}' there; rename the folder", src.display_path))
             for position, (_, src, _) in enumerate(kept)
             if (name := taken_name(src.id, src.parent_id, src.parent_id in versioned)) is not None]
+
+
+def _folded_id_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:
+    """SK232 for every skill whose id another skill's id equals but for case or Unicode spelling
+    (NFC against NFD): file systems that ignore those (macOS, Windows) hold one folder for both,
+    so a copy of the catalog there loses one of them.  Said of each but the first, in id order."""
+    by_folded: dict[str, list[tuple[str, int]]] = {}
+    for position, (_, src, _) in enumerate(kept):
+        by_folded.setdefault(unicodedata.normalize("NFC", src.id).casefold(), []).append((src.id, position))
+    found = []
+    for ids in by_folded.values():
+        first, *others = sorted(ids)
+        found += [(position, make("SK232", f"skill id '{skill_id}' differs from '{first[0]}' only in case or Unicode "
+                                           "spelling; a file system that ignores those (macOS, Windows) holds one "
+                                           "folder for both", kept[position][1].display_path))
+                  for skill_id, position in others]
+    return found
 
 
 def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), profile: str = "default",

@@ -85,3 +85,17 @@ def test_a_bundled_folder_named_like_a_file_the_catalog_writes_is_not_published(
         f"bundled file '{folder}/notes.md' has a name the catalog uses for its own pages; not published"]
     entry = json.loads((out / "skills.json").read_text())["skills"][0]
     assert entry["files"] == [] and not (out / "skills" / "q" / folder / "notes.md").exists()
+
+
+def test_ids_one_only_in_case_or_unicode_spelling_are_said_to_share_a_folder_there(tmp_path: Path) -> None:
+    """Linux keeps ``Team/x``, ``team/x`` and an NFD ``café`` beside the NFC one apart; macOS and
+    Windows hold one folder for each pair, so a copy of the catalog there loses a skill: each id
+    after the first of its pair gets SK232 (a warning: both are still published)."""
+    src = tmp_path / "src"
+    for rel in ("Team/deploy", "team/deploy", "caf\u00e9/notes", "cafe\u0301/notes", "other/notes"):
+        _skill(src / rel, rel.split("/")[-1])
+    reading = read_catalog([src])
+    said = sorted((d.path.split("/src/")[-1], d.message) for d in reading.diagnostics if d.code == "SK232")
+    assert [path for path, _ in said] == ["caf\u00e9/notes/SKILL.md", "team/deploy/SKILL.md"]
+    assert "differs from 'Team/deploy' only in case or Unicode spelling" in said[1][1]
+    assert build([src], tmp_path / "site", keep_going=True).ok
