@@ -86,6 +86,23 @@ def make_folders(folder: Path) -> None:
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), in_the_way) from None
 
 
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write ``text`` into a new file beside ``path`` (made as ``open`` makes files, so the umask
+    decides who may read it), then rename it into place: readers see the old file or the whole new
+    one, and a full disk or a folder that refuses leaves nothing behind (the OSError is raised)."""
+    partial = sibling_name(path, "tmp")
+    try:
+        with open(partial, "x", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(partial, path)
+    except OSError:
+        try:
+            os.unlink(partial)
+        except OSError:
+            pass
+        raise
+
+
 def remove_path(path: Path) -> None:
     """Delete a folder tree, a file or a link; nothing when it is gone already."""
     if path.is_dir() and not path.is_symlink():

@@ -12,7 +12,6 @@ from __future__ import annotations
 import bisect
 import json
 import os
-import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from skillsite.agent.semver import RangeError, parse_range
 from skillsite.agent.versions import is_release_digest
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.vcs_names import is_vcs_folder
+from skillsite.folders import write_text_atomically
 
 LOCK_NAME = "skillsite-lock.json"
 LOCKFILE_VERSION = 1
@@ -246,17 +246,10 @@ def write_lock(path: Path, lock: Lock) -> None:
     """Write ``lock`` to ``path`` atomically (a file made as ``open`` makes them, so the umask
     decides who may read it); InstallError naming the path and the cause when the folder refuses."""
     path = Path(path)
-    tmp = path.parent / f".{path.name}.tmp-{secrets.token_hex(6)}"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "x", encoding="utf-8", newline="\n") as handle:
-            handle.write(lock_text(lock))
-        os.replace(tmp, path)
+        write_text_atomically(path, lock_text(lock))
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise InstallError(exc.errno, f"cannot write the lock file {path}: {exc.strerror or exc}", str(path)) from None
 
 

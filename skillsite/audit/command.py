@@ -1,7 +1,6 @@
 """``skillsite audit``: the command line over :func:`skillsite.audit.report.audit_paths`."""
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from pathlib import Path
@@ -53,15 +52,11 @@ def _write_report(output: Path, text: str) -> None:
     """Write the report beside ``output``, then rename it into place: a full disk or a folder that
     cannot be written leaves no partial report, and ends the command with exit 3."""
     from skillsite.diagnostics import describe_os_error
+    from skillsite.folders import write_text_atomically
 
-    partial = output.with_name(f".{output.name}.partial-{os.getpid()}")
     try:
-        with open(partial, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(partial, output)
+        write_text_atomically(output, text)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(partial)
         cause = describe_os_error(OSError(exc.errno, exc.strerror))  # the report's name, not the partial file's
         click.echo(f"skillsite: cannot write the report {output}: {cause}", err=True)
         sys.exit(EXIT_ENVIRONMENT)

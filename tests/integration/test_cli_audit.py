@@ -92,7 +92,7 @@ def test_a_report_that_cannot_be_written_leaves_nothing_partial_and_exits_3(runn
 
     def full_disk_open(path, mode="r", *args, **kwargs):
         handle = real_open(path, mode, *args, **kwargs)
-        if "w" in mode and ".audit.json.partial-" in str(path):
+        if "x" in mode and ".audit.json.tmp-" in str(path):  # the file written beside the report
             handle.write = lambda text: (_ for _ in ()).throw(OSError(28, "No space left on device"))
         return handle
 
