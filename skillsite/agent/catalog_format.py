@@ -72,10 +72,15 @@ def offered_to_model(entry: Ordered, copies_too: bool = False) -> bool:
             and (copies_too or visibility.copy_of is None))
 
 
+def prompt_rank(always: bool, priority: int, skill_id: str) -> tuple[bool, int, str]:
+    """Where a skill stands in prompt order (smaller first): ``always`` first, then priority, then id."""
+    return not always, -priority, skill_id
+
+
 def prompt_order(entries: Iterable[O]) -> list[O]:
     """Skills offered to a model, in prompt order: ``always`` first, then priority, then id.
 
     Hidden and user-invocable-only skills are left out.
     """
     shown = [e for e in entries if offered_to_model(e)]
-    return sorted(shown, key=lambda e: (not e.visibility.always, -e.priority, e.id))
+    return sorted(shown, key=lambda e: prompt_rank(e.visibility.always, e.priority, e.id))

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import AbstractSet, Any, Iterable, NamedTuple, Sequence
 
 from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
+from skillsite.agent.catalog_format import prompt_rank
 from skillsite.agent.entry import Visibility, holding
 from skillsite.agent.site_urls import taken_name
 from skillsite.agent.triggers import within_catalog_budget
@@ -393,7 +394,7 @@ def _trigger_budget_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]],
     published with ``--keep-going`` or an ignored code): counting more never hides one left out."""
     copies = {copy for group in groups for copy in group[1:]}
     ordered = sorted((position for position, (_, src, v) in enumerate(kept) if v.offered and src.id not in copies
-                      and v.patterns), key=lambda at: (not kept[at][2].always, -kept[at][2].priority, kept[at][1].id))
+                      and v.patterns), key=lambda at: prompt_rank(kept[at][2].always, kept[at][2].priority, kept[at][1].id))
     runs = within_catalog_budget([work for _, _, _, work in kept[at][2].patterns] for at in ordered)
     found = [(at, catalog_budget_diagnostic(kept[at][2].patterns, ran, kept[at][1].display_path))
              for at, ran in zip(ordered, runs)]
