@@ -23,7 +23,7 @@ from skillsite.audit.files import MAX_TEXT_BYTES, skill_files
 from skillsite.audit.model import Finding, at_least, risk_of
 from skillsite.audit.report import SkillAudit
 from skillsite.audit.suppress import apply_suppressions, entry_lines, parse_suppressions
-from skillsite.cache import Cache, Section, digest
+from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.config import SiteConfig
 from skillsite.config_sections import NEVER
 from skillsite.diagnostics import Diagnostic, Severity, make
@@ -71,11 +71,18 @@ def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence
     return found
 
 
+#: Where a long-running process's resident objects keep each skill's key of its audit key (by its id):
+#: the one worked out for this very entry (``serve`` keeps each unchanged skill's) and equal stamps.
+AUDIT_STAMPS_KEY = "audit stamps key"
+
+
 def _audit_keys(skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache: Cache,
                 listings: Mapping[str, str]) -> list[str]:
     """Each skill's :func:`audit_key`: the one worked out last time when the skill's published
     content and the stamps of its audit listing are unchanged, else worked out now (and kept)."""
-    by_stamps = [digest("audit key", e.id, e.digest, listings[e.id]) if e.id in listings else None for e in entries]
+    by_stamps = [kept_or_made(cache.resident, AUDIT_STAMPS_KEY, e.id, e, (listings[e.id],),
+                              lambda e=e: digest("audit key", e.id, e.digest, listings[e.id]))
+                 if e.id in listings else None for e in entries]
     keys = []
     stored = cache.made_many(Section.AUDIT_KEY, by_stamps, str)
     for skill, entry, stamped, known in zip(skills, entries, by_stamps, stored):
@@ -87,10 +94,15 @@ def _audit_keys(skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache
     return keys
 
 
+#: Where a long-running process's resident objects keep each entry with its audit (by its id).
+AUDITED_ENTRY = "audited entry"
+
+
 def apply_audits(entries: list[ManifestEntry], raw: dict[str, list[dict[str, Any]]], config: SiteConfig,
-                 shown: dict[str, str]) -> list[Diagnostic]:
+                 shown: dict[str, str], resident: KeptObjects | None = None) -> list[Diagnostic]:
     """Suppress, then give every entry its ``audit`` (entries are frozen: each is replaced in
-    ``entries`` by one with its audit); the build's diagnostics: the suppressions' problems
+    ``entries`` by one with its audit; in a long-running process, by the one the last build made
+    of this very entry with equal findings); the build's diagnostics: the suppressions' problems
     (warnings) and, with ``audit.fail_on``, an error for each finding at or above it."""
     suppressions, _ = parse_suppressions(config.audit or None)
     results = [SkillAudit(e.id, shown[e.id], tuple(Finding(**f) for f in raw.get(e.id, ()))) for e in entries]
@@ -98,7 +110,9 @@ def apply_audits(entries: list[ManifestEntry], raw: dict[str, list[dict[str, Any
     lines = entry_lines(config.config_path) if config.config_path and suppressions else []
     kept, problems = apply_suppressions(results, suppressions, config_path, lines)
     for index, result in enumerate(kept):
-        entries[index] = dataclasses.replace(entries[index], audit=audit_summary(result.findings))
+        entries[index] = kept_or_made(resident, AUDITED_ENTRY, result.id, entries[index], (result.findings,),
+                                      lambda e=entries[index], f=result.findings: dataclasses.replace(
+                                          e, audit=audit_summary(f)))
     diags = [make(p.code, p.message, p.path, p.line, p.column, Severity.WARNING) for p in problems]
     for result in kept:
         diags += blocking(result.findings, config, os.path.dirname(shown[result.id]))

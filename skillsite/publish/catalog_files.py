@@ -121,21 +121,28 @@ def file_key(key: str, rel: str) -> str:
     return digest(key, rel)
 
 
-def search_section(staging: Staging, entries: Sequence[ManifestEntry], search: dict[str, Any]) -> dict[str, Any]:
+#: Where a long-running process's resident objects keep each skill's result card (by its id).
+SEARCH_CARD = "search card"
+
+
+def search_section(staging: Staging, entries: Sequence[ManifestEntry], search: dict[str, Any],
+                   resident: KeptObjects | None = None) -> dict[str, Any]:
     """skills.json's ``search`` section of the indexes ``search`` describes (what
     :func:`publish_search` returned).  For a sharded index, its other files are written first
     (each kept in place when its bytes are unchanged): the result cards of ``entries`` (the
     manifest's, audited), in its skill order (priority, then id), what a result shows and what
     searches filter on (listed, offered to a model, audit risk); the card-digest files; the
     digests file, which pins every chunk and card-digest file; and the meta file, which names
-    the digests file."""
+    the digests file.  In a long-running process, the card the last build made of this very entry
+    (``serve`` keeps each unchanged one) with its canonical member at the same place is taken again."""
     if "meta" not in search:
         return search["section"]
     ordered = sorted(entries, key=lambda e: (-e.priority, e.id))
     number = {e.id: n for n, e in enumerate(ordered)}
-    rows = [card_row(e.id, e.name, e.description, e.urls.page, e.tags, e.risk, e.visibility.listed,
-                     offered_to_model(e, copies_too=True), number.get(e.visibility.copy_of or "", -1),
-                     e.copies.count if e.copies else 1) for e in ordered]
+    rows = [kept_or_made(resident, SEARCH_CARD, e.id, e, (copy_of,), lambda e=e, copy_of=copy_of: card_row(
+                e.id, e.name, e.description, e.urls.page, e.tags, e.risk, e.visibility.listed,
+                offered_to_model(e, copies_too=True), copy_of, e.copies.count if e.copies else 1))
+            for e in ordered for copy_of in [number.get(e.visibility.copy_of or "", -1)]]
     shards = finish_shards(search["meta"], search["chunk_sha256"], rows)
     for rel, data in shards.files.items():
         staging.write_keyed(rel, hashlib.sha256(data).hexdigest(), lambda data=data: data)

@@ -124,7 +124,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                                                      {s.id: s.source.display_path for s in skills},
                                                      strictly_refused(skills))
             audit_diags = apply_audits(publication.entries, audits, config,
-                                       {s.id: s.source.display_path for s in skills})
+                                       {s.id: s.source.display_path for s in skills}, cache.resident)
             audit_diags += [d for s in skills if s.id in versions for version, found in versions[s.id].findings.items()
                             for d in blocking(found, config, os.path.dirname(s.source.display_path),
                                               f" (in release {version})")]
@@ -132,10 +132,10 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             if _fails(diags, plan.strict) and not plan.keep_going:
                 staging.discard()
                 return None
-            section = search_section(staging, publication.entries, search)
+            section = search_section(staging, publication.entries, search, cache.resident)
             data = manifest(publication.entries, config, left_out, generated_at, section,
                             signing=signing_hint(plan.signing))
-            keys = entry_keys(publication.keys, publication.entries, audits)
+            keys = entry_keys(publication.keys, publication.entries, audits, cache.resident)
             stored = StoredPages(cache, staging, keys) if is_paged(len(publication.entries), config) else None
             data["digest"] = write_catalog_files(staging, config, data, discovery, stored)
             del discovery  # written; the pages need none of it, and it grows with the catalog
@@ -208,7 +208,7 @@ def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publica
     versions = VersionPublishing(staging, plan.config, cache, reserved, catalog, audits).publish(
         skills, publication.entries, releases)
     staging.take_journal()  # written here, not by a worker
-    pin_versions(publication.entries, versions)
+    pin_versions(publication.entries, versions, cache.resident)
     return versions
 
 

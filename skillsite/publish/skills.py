@@ -19,7 +19,7 @@ from skillsite.agent.commands import assign_commands
 from skillsite.agent.entry import (DEFAULT_VISIBILITY, NO_REQUIREMENTS, NO_TRIGGERS, DependencyRecord, FileRecord,
                                    ManifestEntry, holding)
 from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml, xml_keeps
-from skillsite.cache import Cache, Section, digest
+from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.agent.skill_md import skill_body
@@ -178,19 +178,32 @@ def _skill_md(skill: Skill, max_bytes: int) -> tuple[bytes, list[Diagnostic]]:
     return raw, [make("SK006", message, skill.source.display_path)]
 
 
-def publication_key(job: SkillPublishing, index: int) -> str:
+#: Where a long-running process's resident objects keep each skill's publication key (by its id).
+PUBLICATION_KEY = "publication key"
+
+
+def publication_key(job: SkillPublishing, index: int, resident: KeptObjects | None = None) -> str:
     """What publishing skill ``index`` depends on, besides the configuration and skillsite's
     code (the cache's scope): its SKILL.md and place, its bundled files' names and stamps, its
     diagnostics, and what the catalog gives it (sub-skills, command, conflicts,
-    dependencies, knowledge documents, archive name)."""
+    dependencies, knowledge documents, archive name).  In a long-running process, the key the
+    last build worked out for this very skill (``serve`` keeps each unchanged skill, and with it
+    its source, files and diagnostics) when what the catalog gives it is equal."""
     skill = job.skills[index]
+    given = (job.sub_skills(skill.id), job.commands.get(skill.id), job.conflicts[skill.id],
+             job.dependencies[skill.id], job.knowledge.get(skill.id, []), job.archive_names[index], job.mtime,
+             job.base_dir)
+    return kept_or_made(resident, PUBLICATION_KEY, skill.id, skill, given, lambda: _publication_key(skill, given))
+
+
+def _publication_key(skill: Skill, given: tuple[Any, ...]) -> str:
+    """:func:`publication_key` of ``skill``, given what the catalog gives it."""
     source = skill.source
+    sub_skills, command, conflicts, dependencies, knowledge, archive_name, mtime, base_dir = given
     return digest("publication", skill.id, skill.sha256, skill.size, str(source.root), str(source.dir), source.rel_path,
                   source.display_path, [(f.path, f.abspath, f.stamp) for f in source.files],
-                  [d.to_json() for d in skill.diagnostics], job.sub_skills(skill.id), job.commands.get(skill.id),
-                  job.conflicts[skill.id], [d.to_json() for d in job.dependencies[skill.id]],
-                  job.knowledge.get(skill.id, []), job.archive_names[index], job.mtime,
-                  job.base_dir)
+                  [d.to_json() for d in skill.diagnostics], sub_skills, command, conflicts,
+                  [d.to_json() for d in dependencies], knowledge, archive_name, mtime, base_dir)
 
 
 def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers[SkillPublishing],
@@ -200,7 +213,7 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     recorded in the staging folder, and what it made is kept in the cache (its rendered body
     too: the bodies are read back from there when pages need them), as it comes: the results
     returned hold neither."""
-    keys = [publication_key(job, index) for index in range(len(job.skills))]
+    keys = [publication_key(job, index, cache.resident) for index in range(len(job.skills))]
     done: dict[int, PublishedSkill] = {}
     for index, stored in enumerate(cache.made_many(Section.PUBLICATION, keys, StoredPublication.of)):
         before = _published_before(job, index, stored, keys[index])
@@ -217,8 +230,10 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     tasks = list(zip(todo, _known_shas([job.skills[index] for index in todo], cache)))
     for index, published in zip(todo, workers.imap(publish_skill, tasks)):
         _record(job, published, cache, html_keys[index], keys[index])
-        done[index] = dataclasses.replace(published, entry=sharing_skill_values(published.entry, job.skills[index]),
-                                          html=None, placed=(), file_shas=(),
+        entry = sharing_skill_values(published.entry, job.skills[index])
+        if not published.diagnostics:  # what the next build of a long-running process takes as stored
+            cache.keep_made(Section.PUBLICATION, keys[index], StoredPublication.of_published(published, entry))
+        done[index] = dataclasses.replace(published, entry=entry, html=None, placed=(), file_shas=(),
                                           key=None if published.diagnostics else keys[index])
     return [done[index] for index in range(len(keys))]
 
@@ -262,6 +277,13 @@ class StoredPublication:
         entry, placed, archive = stored
         return cls(ManifestEntry.from_json(entry), tuple((rel, key) for rel, key in placed),
                    (archive[0], archive[1]) if archive else None)
+
+    @classmethod
+    def of_published(cls, published: PublishedSkill, entry: ManifestEntry) -> StoredPublication:
+        """What :meth:`of` makes of ``published``'s stored value (:meth:`PublishedSkill.to_json`),
+        holding ``entry``, its entry as the build holds it."""
+        return cls(entry, tuple((rel, key) for rel, key, *_ in published.placed if key is not None),
+                   published.archive)
 
 
 def _published_before(job: SkillPublishing, index: int, stored: StoredPublication | None, key: str
@@ -406,11 +428,17 @@ def _known_shas(skills: Sequence[Skill], cache: Cache) -> list[KnownShas]:
     return known
 
 
-def _html_keys(skills: Sequence[Skill], targets: LinkTargets) -> list[str]:
+#: Where a long-running process's resident objects keep each skill's rendered body's key (by its id).
+HTML_KEY = "html key"
+
+
+def _html_keys(skills: Sequence[Skill], targets: LinkTargets, resident: KeptObjects | None = None) -> list[str]:
     """Each skill's rendered body's cache key: the engine, what bodies may link to, the skill's
-    id and SKILL.md (its body is cut from it)."""
+    id and SKILL.md (its body is cut from it); in a long-running process, the one the last
+    build worked out for this very skill when the rest is equal."""
     shared = digest(engine_version(), sorted(targets.skills), sorted(targets.files))
-    return [digest(shared, skill.id, skill.sha256, skill.size) for skill in skills]
+    return [kept_or_made(resident, HTML_KEY, skill.id, skill, (shared,),
+                         lambda skill=skill: digest(shared, skill.id, skill.sha256, skill.size)) for skill in skills]
 
 
 def is_versioned(skill: Skill) -> bool:
@@ -451,7 +479,7 @@ def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfi
     ``releases``: each versioned skill's releases, which dependencies resolve to (None: the
     current versions only); ``copies``: each copy's canonical member and group size (search shows a group once)."""
     targets = link_targets(skills, reserved_names(is_paged(len(skills), config)))
-    html_keys = _html_keys(skills, targets)
+    html_keys = _html_keys(skills, targets, cache.resident)
     rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, html_keys)) if cached)
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, knowledge, releases,
                           copies or {})

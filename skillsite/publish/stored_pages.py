@@ -13,20 +13,31 @@ from typing import Any, Sequence
 
 from skillsite.agent.catalog_format import PAGED_FORMAT_VERSION
 from skillsite.agent.entry import ManifestEntry
-from skillsite.cache import Cache, Section, digest
+from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.publish.manifest import MadePage
 from skillsite.publish.staging import Staging
 
 
+#: Where a long-running process's resident objects keep each manifest entry's key (by its id).
+ENTRY_KEY = "entry key"
+
+
 def entry_keys(publication_keys: Sequence[str | None], entries: Sequence[ManifestEntry],
-               audits: dict[str, Any]) -> list[str | None]:
+               audits: dict[str, Any], resident: KeptObjects | None = None) -> list[str | None]:
     """What each manifest entry is made of: its publication, its audit findings, its
     versions.json's sha256 and its group of copies (the suppressions and everything else an entry depends on are the
     cache's scope); None for a skill whose publication the cache does not keep (one that
-    reported a problem)."""
-    return [None if key is None else digest("entry", key, audits.get(entry.id), entry.versions_sha256,
-                                            entry.copies.to_json() if entry.copies else None)
+    reported a problem).  In a long-running process, the key the last build worked out for this
+    very entry, of an equal publication and findings."""
+    return [None if key is None else kept_or_made(resident, ENTRY_KEY, entry.id, entry, (key, audits.get(entry.id)),
+                                                  lambda key=key, entry=entry: _entry_key(key, entry, audits))
             for key, entry in zip(publication_keys, entries)]
+
+
+def _entry_key(publication_key: str, entry: ManifestEntry, audits: dict[str, Any]) -> str:
+    """:func:`entry_keys`' key of one entry."""
+    return digest("entry", publication_key, audits.get(entry.id), entry.versions_sha256,
+                  entry.copies.to_json() if entry.copies else None)
 
 
 class StoredPages:

@@ -25,7 +25,7 @@ from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.prompt_xml import skill_content_xml, xml_keeps
 from skillsite.agent.release_digest import release_digest
 from skillsite.audit.model import Finding, risk_of
-from skillsite.cache import Cache, Section, digest
+from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.config import SiteConfig
 from skillsite.models import Skill
 from skillsite.publish.audit_results import audit_release, suppressed
@@ -75,15 +75,22 @@ class PublishedVersions:
     findings: Mapping[str, tuple[Finding, ...]] = dataclasses.field(default_factory=dict)
 
 
-def pin_versions(entries: list[ManifestEntry], versions: Mapping[str, PublishedVersions]) -> None:
+#: Where a long-running process's resident objects keep each versioned skill's pinned entry (by its id).
+PINNED_ENTRY = "pinned entry"
+
+
+def pin_versions(entries: list[ManifestEntry], versions: Mapping[str, PublishedVersions],
+                 resident: KeptObjects | None = None) -> None:
     """Give each versioned skill's entry the sha256 and size of its published versions.json
-    (entries are frozen: each is replaced in ``entries``), so that the entry, and every file
+    (entries are frozen: each is replaced in ``entries``; in a long-running process, by the one
+    the last build made of this very entry and an equal pin), so that the entry, and every file
     keyed by it, changes whenever versions.json does."""
     for index, entry in enumerate(entries):
         published = versions.get(entry.id)
         if published is not None:
-            entries[index] = dataclasses.replace(entry, versions_sha256=published.sha256,
-                                                 versions_bytes=published.size)
+            pin = (published.sha256, published.size)
+            entries[index] = kept_or_made(resident, PINNED_ENTRY, entry.id, entry, pin, lambda entry=entry, pin=pin:
+                                          dataclasses.replace(entry, versions_sha256=pin[0], versions_bytes=pin[1]))
 
 
 class VersionPublishing:

@@ -633,10 +633,19 @@ def _file_stamp(src: SourceFile) -> tuple[int, ...] | None:
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
 
 
-def _stamp_key(src: SourceFile) -> str | None:
-    """Where the :class:`Content` of a SKILL.md is kept: its path and stamp (None: no stamp to trust)."""
+#: Where a long-running process's resident objects keep each SKILL.md's stamp key (by its skill's id).
+STAMP_KEY = "stamp key"
+
+
+def _stamp_key(src: SourceFile, resident: KeptObjects | None = None) -> str | None:
+    """Where the :class:`Content` of a SKILL.md is kept: its path and stamp (None: no stamp to
+    trust); in a long-running process, the key worked out last time for this very source of an
+    equal stamp."""
     stamp = _file_stamp(src)
-    return digest("stamp", os.path.abspath(src.skill_md), stamp) if stamp is not None else None
+    if stamp is None:
+        return None
+    return kept_or_made(resident, STAMP_KEY, src.id, src, (stamp,),
+                        lambda: digest("stamp", os.path.abspath(src.skill_md), stamp))
 
 
 def _contents(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tuple[list[Content | None], int]:
@@ -645,7 +654,7 @@ def _contents(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tu
     file's sha256 and size under its path and stamp (size, times, inode): a file whose stamp is
     unchanged is not read again.  The others are read and hashed, and kept under the stamp taken
     before reading: a change after it gives the file a new stamp."""
-    keys = [_stamp_key(src) for src in sources]
+    keys = [_stamp_key(src, cache.resident) for src in sources]
     contents: list[Content | None] = []
     by_stamp = 0
     for src, key, known in zip(sources, keys, cache.made_many(Section.STAMPS, keys, Content.from_json)):
@@ -712,14 +721,21 @@ def _final_skill(cache: Cache | None, skill: Skill, diags: tuple[Diagnostic, ...
                         lambda: _with_diagnostics(skill, diags))
 
 
+#: Where a long-running process's resident objects keep each skill's check key (by its id): the one worked
+#: out for this very source (discovery keeps each unchanged one) of an equal content and options.
+CHECK_KEY = "check key"
+
+
 def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]:
     """Every skill checked, or taken from the cache when its SKILL.md's content and place, and
     everything its checks depend on, are what a cached check was made of."""
     contents, _ = _contents(checking.sources, cache, checking.max_bytes)
     shared = digest(sorted(checking.skill_dirs), checking.profile, checking.max_bytes)
-    keys = [digest(shared, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir), src.parent_id,
-                   [f.path for f in src.files], content.sha256) if content is not None else None
-            for src, content in zip(checking.sources, contents)]
+    resident = cache.resident
+    keys = [kept_or_made(resident, CHECK_KEY, src.id, src, (shared, content.sha256), lambda src=src, content=content:
+                         digest(shared, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir),
+                                src.parent_id, [f.path for f in src.files], content.sha256))
+            if content is not None else None for src, content in zip(checking.sources, contents)]
     checked: list[Checked | None] = []
     stored_checks = cache.made_many(Section.SKILLS, keys, StoredCheck.of)
     for src, content, key, stored in zip(checking.sources, contents, keys, stored_checks):

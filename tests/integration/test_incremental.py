@@ -766,10 +766,10 @@ def test_a_rebuild_makes_the_values_of_the_changed_skill_s_page_only(tmp_path, m
 
 
 def test_rebuilds_sharing_a_resident_make_no_entry_again_and_equal_cold_builds(tmp_path, monkeypatch):
-    """``serve`` keeps what each build made of the cache for the next (#47): a rebuild reads back
-    from the file only the entries it had not made yet (of the skill the build before published),
-    and its output is a cold build's, after an edit, a new skill, a removed one and a changed
-    configuration alike."""
+    """``serve`` keeps what each build made of the cache for the next (#47), and what it published
+    itself: a rebuild reads back no entry from the file (not even that of the skill the build
+    before published), and its output is a cold build's, after an edit, a new skill, a removed
+    one and a changed configuration alike."""
     from skillsite.agent.entry import ManifestEntry
     from skillsite.publish.resident import Resident
     from skillsite.config import SiteConfig
@@ -789,16 +789,15 @@ def test_rebuilds_sharing_a_resident_make_no_entry_again_and_equal_cold_builds(t
     real_state = BuildState.from_json.__func__
     monkeypatch.setattr(BuildState, "from_json", classmethod(
         lambda cls, data, *rest: states_read.append(data["out"]) or real_state(cls, data, *rest)))
-    # each edit, and the skill whose entry is read back from the file: the one published by the build before
-    edits = [(lambda: append_line(src / "test-first" / "SKILL.md", "One more line."), []),
-             (lambda: shutil.copytree(src / "house-style", src / "house-style-2"), ["test-first"]),
-             (lambda: shutil.rmtree(src / "code-review"), ["house-style-2"])]
-    for edit, read_back in edits:
+    edits = [lambda: append_line(src / "test-first" / "SKILL.md", "One more line."),
+             lambda: shutil.copytree(src / "house-style", src / "house-style-2"),
+             lambda: shutil.rmtree(src / "code-review")]
+    for edit in edits:
         edit()
         made.clear()
         hits, walks = resident.hits, resident.walks
         assert build([src], out, cache_dir=cache, resident=resident).ok
-        assert made == read_back and resident.hits > hits
+        assert made == [] and resident.hits > hits
         assert states_read == []  # the state the build before saved is the file's: taken as it is
         assert resident.walks == walks + 1  # not told what changed: the tree is walked
         assert build([src], tmp_path / "cold").ok
@@ -1055,4 +1054,49 @@ def test_after_a_changed_configuration_the_back_folder_holds_the_new_catalog(tmp
     append_line(src / "code-review" / "SKILL.md", "One more line.")
     assert build([src], out, SiteConfig(title="Another title"), cache_dir=cache).ok
     assert build([src], tmp_path / "cold", SiteConfig(title="Another title")).ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
+#: What a long-running process keeps of each skill besides the skill itself, worked out again only
+#: for a skill that changed (see :func:`~skillsite.cache.kept_or_made`).
+_KEPT_PER_SKILL = {"publication key": "skills", "html key": "skills", "audit stamps key": "audit_results",
+                   "audited entry": "audit_results", "entry key": "stored_pages", "check key": "catalog",
+                   "stamp key": "catalog", "search card": "catalog_files", "pinned entry": "versions"}
+
+
+def test_a_resident_rebuild_works_out_the_keys_and_cards_of_the_changed_skill_only(tmp_path, monkeypatch):
+    """``serve`` keeps, with each unchanged skill, the keys worked out of it (its SKILL.md's stamp,
+    its check, rendered body, publication, audit and manifest entry), its entry as versioned and
+    audited, and its search card (#47): after one body edit, each is worked out for the edited skill alone, and
+    the output is a cold build's."""
+    from skillsite import cache as cache_module
+    from skillsite.config import SiteConfig
+    from skillsite.publish import audit_results, catalog_files, skills, stored_pages, versions
+    from skillsite.publish.resident import Resident
+    from skillsite.source import catalog
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 120)
+    config = SiteConfig(shard_above=2)  # sharded search: result cards
+    monkeypatch.setattr(catalog, "RACY_NS", 0)  # every SKILL.md's stamp trusted from the first build on
+    resident = Resident()
+    assert build([src], out, config, cache_dir=cache, resident=resident).ok
+    made: list[tuple[str, str]] = []
+
+    def recording(resident, section, key, source, inputs, make):
+        return cache_module.kept_or_made(resident, section, key, source, inputs,
+                                         lambda: made.append((section, key)) or make())
+
+    modules = {"skills": skills, "audit_results": audit_results, "stored_pages": stored_pages,
+               "catalog": catalog, "catalog_files": catalog_files, "versions": versions}
+    for name in set(_KEPT_PER_SKILL.values()):
+        monkeypatch.setattr(modules[name], "kept_or_made", recording)
+    edited = src / "test-first" / "SKILL.md"
+    append_line(edited, "One more line.")
+    resident.saw([os.path.realpath(edited)])
+    assert build([src], out, config, cache_dir=cache, resident=resident).ok
+    for section in _KEPT_PER_SKILL:
+        assert [key for kind, key in made if kind == section] == ["test-first"], section
+    assert build([src], tmp_path / "cold", config).ok
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
