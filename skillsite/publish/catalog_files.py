@@ -161,7 +161,7 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     staging.write(CONFIG_SCHEMA_FILE, indented_json(load_schema(CONFIG_SCHEMA_FILE)))
     if manifest.get("signing"):
         staging.write(TUF_SCHEMA_FILE, indented_json(load_schema(TUF_SCHEMA_FILE)))
-    staging.write(INDEX_PATH, indented_json(discovery))
+    write_document(staging, INDEX_PATH, discovery)
     ordered = prompt_order(manifest["skills"])
     block = available_skills_xml(ordered, [absolute(config, e.urls.skill_md) for e in ordered],
                                  config.prompt_budget)
@@ -198,13 +198,20 @@ def write_compatibility_files(staging: Staging, config: SiteConfig, entries: lis
     provider layout's catalog listing and the plugin marketplace (each skill's own listing is
     written with the skill, :mod:`skillsite.publish.skills`)."""
     legacy = legacy_index(entries, discovery)
-    staging.write(LEGACY_INDEX_PATH, indented_json(legacy))
+    write_document(staging, LEGACY_INDEX_PATH, legacy)
     for rel, sha, published in legacy_files(entries, legacy):
         if not staging.keep(rel, sha):
             staging.link(published, rel, sha)
-    staging.write(f"skills/{INDEX_NAME}", indented_json(skills_index(entries)))
-    staging.write(MARKETPLACE_PATH, indented_json(marketplace_document(
-        config.marketplace, config.title, config.description, entries)))
+    write_document(staging, f"skills/{INDEX_NAME}", skills_index(entries))
+    write_document(staging, MARKETPLACE_PATH, marketplace_document(
+        config.marketplace, config.title, config.description, entries))
+
+
+def write_document(staging: Staging, rel: str, document: dict[str, Any]) -> None:
+    """``document`` as :func:`~skillsite.publish.manifest.indented_json` at ``rel``, kept in place
+    when the output holds it unchanged (keyed by the document's digest): a big catalog's
+    listings rarely change with one skill, and indented JSON is slower to make than compact."""
+    staging.write_keyed(rel, digest("indented json", document), lambda: indented_json(document))
 
 
 def listing_budgets(entries: list[ManifestEntry], config: SiteConfig) -> tuple[dict[str, Any], ...]:
