@@ -58,6 +58,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK015", "error", "skill folder named like a file the catalog writes in its place"),
     ("SK016", "warning", "frontmatter installers read strictly skip; skill not in the discovery index"),
     ("SK017", "warning", "bundled file name the prompt fragment (skill.xml) cannot hold; not published"),
+    ("SK018", "error", "skill folder name the prompt fragment (skill.xml) cannot hold; skill not published"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),

@@ -25,6 +25,13 @@ def xml_allowed(text: str) -> str:
     return _XML_INVALID.sub("\ufffd", text)
 
 
+def xml_forbidden(text: str) -> str | None:
+    """The first character of ``text`` XML 1.0 forbids (a control character, U+FFFE, U+FFFF, a lone
+    surrogate), or None: :func:`xml_attr` writes ``text`` as it is only when there is none."""
+    found = _XML_INVALID.search(text)
+    return None if found is None else found.group()
+
+
 def xml_keeps(text: str) -> bool:
     """Whether ``text`` reads back from :func:`xml_text` as written: no character XML 1.0 forbids,
     and no carriage return (a parser reads it back as a line feed)."""

@@ -27,6 +27,7 @@ from typing import AbstractSet, Any, Iterable, NamedTuple, Sequence
 from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.catalog_format import prompt_rank
 from skillsite.agent.entry import Visibility, holding
+from skillsite.agent.prompt_xml import xml_forbidden
 from skillsite.agent.site_urls import taken_name
 from skillsite.agent.triggers import within_catalog_budget
 from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest, kept_or_made
@@ -280,7 +281,7 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
                            *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
                            *_knowledge_diagnostics(kept, knowledge_dir),
                            *_codex_diagnostics(kept), *_taken_place_diagnostics(kept),
-                           *_folded_id_diagnostics(kept)]:
+                           *_unheld_id_diagnostics(kept), *_folded_id_diagnostics(kept)]:
         shared.setdefault(kept[position][0], []).append(diag)
     refused = {src.id for index, src, _ in kept if any(d.severity is Severity.ERROR for d in shared.get(index, ()))}
     groups = [standing_first(group, refused) for group in groups]
@@ -515,6 +516,16 @@ def _taken_place_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) ->
                                      f"'{name}' there; rename the folder", src.display_path))
             for position, (_, src, _) in enumerate(kept)
             if (name := taken_name(src.id, src.parent_id, src.parent_id in versioned)) is not None]
+
+
+def _unheld_id_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:
+    """SK018 for every skill whose id (its folder's path) holds a character XML 1.0 forbids: its
+    prompt fragment (skill.xml) could only name it otherwise than skills.json does, so it cannot
+    be published."""
+    return [(position, make("SK018", f"skill folder '{src.id}' holds U+{ord(char):04X}, a character the skill's "
+                                     "prompt fragment (skill.xml, XML 1.0) cannot hold; not published: rename the "
+                                     "folder", src.display_path))
+            for position, (_, src, _) in enumerate(kept) if (char := xml_forbidden(src.id)) is not None]
 
 
 def _folded_id_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:

@@ -441,6 +441,11 @@ def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_file
                                        "from inside, or rename it", shown_name(str(root)), severity=Severity.ERROR))
             continue
         skills = _RootSkills(_walk(Path(root), exclude), stat_files)
+        if not is_utf8_text(skills.prefix):  # a skill itself, its id is its real folder's name
+            diags.append(make("SK011", "skill folder's name is not valid UTF-8 (a URL, an archive or a JSON manifest "
+                                       "could not name it); not published: rename it",
+                              shown_name(skills.walker.real_root), severity=Severity.ERROR))
+            continue
         sources = skills.sources()
         diags.extend(skills.diags)
         if not sources:
