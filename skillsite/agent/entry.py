@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping, TypeVar
 
 from skillsite.agent.catalog_format import RISKS
 from skillsite.agent.errors import CatalogFormatError
+from skillsite.agent.xml_chars import xml_forbidden, xml_unkept
 
 __all__ = ["CODEX_POLICY", "HIDING_KEYS", "ManifestEntry", "FileRecord", "KnowledgeRecord", "ToolRecord", "Visibility",
            "EntryRequirements", "Triggers", "DependencyRecord", "EntrySource", "EntryUrls", "EntrySize", "EntryWarning", "AuditFinding", "AuditSummary",
@@ -124,6 +125,8 @@ class FileRecord:
         if not (isinstance(data, dict) and isinstance(data.get("path"), str) and is_hex_sha256(data.get("sha256"))
                 and ("bytes" not in data or is_size(data["bytes"]))):
             raise _Malformed("malformed files")
+        if (char := xml_unkept(data["path"])) is not None:  # skill.xml would list a file that is not there
+            raise _Malformed(_unheld("a file path", data["path"], char))
         return cls(data["path"], data["sha256"], data.get("bytes"))
 
     def to_json(self) -> dict[str, Any]:
@@ -589,6 +592,8 @@ def _parse_entry(data: Any) -> ManifestEntry:
     for key in ("id", "name", "description"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise _Malformed(f"has no {key}")
+    if (char := xml_forbidden(data["id"])) is not None:  # skill.xml would name another skill than skills.json
+        raise _Malformed(_unheld("has the id", data["id"], char))
     try:
         return _parse_fields(data, data["id"])
     except _Malformed as exc:
@@ -605,7 +610,7 @@ def _parse_fields(data: dict[str, Any], skill_id: str) -> ManifestEntry:
         raise _Malformed("no visibility / requirements")
     visibility = Visibility.from_json(data["visibility"])
     size = EntrySize.from_json(data["size"]) if "size" in data else None
-    children = _strings(data, "children")
+    children = _children(data)
     allowed_tools = _strings(data, "allowed-tools")
     priority = _priority(data)
     tools = _tools(data.get("tools", []))
@@ -646,6 +651,22 @@ def _records(value: Any, parse: Callable[[Any], Any], problem: str) -> tuple[Any
     if not isinstance(value, list):
         raise _Malformed(problem)
     return tuple(parse(item) for item in value)
+
+
+def _children(data: dict[str, Any]) -> tuple[str, ...]:
+    """The ids of the sub-skills, each one skill.xml can name as written."""
+    children = _strings(data, "children")
+    for child in children:
+        if (char := xml_forbidden(child)) is not None:
+            raise _Malformed(_unheld("a child id", child, char))
+    return children
+
+
+def _unheld(what: str, value: str, char: str) -> str:
+    """Why an entry naming ``value`` is refused: ``char`` cannot be written in the prompt fragment."""
+    if "\ud800" <= char <= "\udfff":  # a JSON escape: no UTF-8 file, URL or lock file can hold it either
+        return f"{what} {value!r}, which is not valid Unicode text (a lone surrogate)"
+    return f"{what} {value!r}, whose U+{ord(char):04X} its prompt fragment (skill.xml, XML 1.0) cannot hold as written"
 
 
 def _strings(data: dict[str, Any], key: str) -> tuple[str, ...]:

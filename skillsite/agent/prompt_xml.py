@@ -9,33 +9,13 @@ Every value is escaped; characters XML 1.0 forbids become U+FFFD.
 """
 from __future__ import annotations
 
-import re
 from typing import Protocol, Sequence
 
 from skillsite.agent.entry import Triggers
+from skillsite.agent.xml_chars import xml_allowed
 from skillsite.search.terms import trigger_words
 
 MAX_LISTED_RESOURCES = 20
-
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # lone surrogates: no UTF-8 either
-
-
-def xml_allowed(text: str) -> str:
-    """``text`` with each character XML 1.0 forbids (control characters, lone surrogates) as U+FFFD."""
-    return _XML_INVALID.sub("\ufffd", text)
-
-
-def xml_forbidden(text: str) -> str | None:
-    """The first character of ``text`` XML 1.0 forbids (a control character, U+FFFE, U+FFFF, a lone
-    surrogate), or None: :func:`xml_attr` writes ``text`` as it is only when there is none."""
-    found = _XML_INVALID.search(text)
-    return None if found is None else found.group()
-
-
-def xml_keeps(text: str) -> bool:
-    """Whether ``text`` reads back from :func:`xml_text` as written: no character XML 1.0 forbids,
-    and no carriage return (a parser reads it back as a line feed)."""
-    return _XML_INVALID.search(text) is None and "\r" not in text
 
 
 def xml_text(text: str) -> str:

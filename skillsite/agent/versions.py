@@ -19,6 +19,7 @@ from skillsite.agent.manifest_check import decode_json, safe_relpath, site_relat
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.semver import RangeError, parse_range, parse_version, sort_versions
 from skillsite.agent.site_urls import url_of
+from skillsite.agent.xml_chars import xml_unkept
 
 #: Published in a release folder beside the skill's files, but no part of its digest.
 XML_FILE = "skill.xml"
@@ -144,6 +145,9 @@ def _files(value: Any, where: str) -> tuple[ReleaseFile, ...]:
             path = safe_relpath(item["path"], "release file")
         except UnsafePathError as exc:
             raise CatalogFormatError(f"{where}: {exc}") from None
+        if (char := xml_unkept(path)) is not None:  # the release's skill.xml would list a file that is not there
+            raise CatalogFormatError(f"{where}: release file {path!r}, whose U+{ord(char):04X} its prompt fragment "
+                                     "(skill.xml, XML 1.0) cannot hold as written")
         files.append(ReleaseFile(path, item["sha256"], item.get("size")))
     paths = [f.path for f in files]
     if len(set(paths)) != len(paths) or "SKILL.md" not in paths:

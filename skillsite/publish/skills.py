@@ -18,7 +18,8 @@ from typing import Any, Iterator, Mapping, Sequence
 from skillsite.agent.commands import assign_commands
 from skillsite.agent.entry import (DEFAULT_VISIBILITY, NO_REQUIREMENTS, NO_TRIGGERS, DependencyRecord, FileRecord,
                                    ManifestEntry, holding)
-from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml, xml_keeps
+from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
+from skillsite.agent.xml_chars import xml_keeps
 from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from skillsite.agent.entry import ManifestEntry
-from skillsite.agent.prompt_xml import skill_content_xml, xml_keeps
+from skillsite.agent.prompt_xml import skill_content_xml
+from skillsite.agent.xml_chars import xml_keeps
 from skillsite.agent.release_digest import release_digest
 from skillsite.audit.model import Finding, risk_of
 from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made

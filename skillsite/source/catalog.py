@@ -27,7 +27,7 @@ from typing import AbstractSet, Any, Iterable, NamedTuple, Sequence
 from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.catalog_format import prompt_rank
 from skillsite.agent.entry import Visibility, holding
-from skillsite.agent.prompt_xml import xml_forbidden
+from skillsite.agent.xml_chars import xml_forbidden
 from skillsite.agent.site_urls import taken_name
 from skillsite.agent.triggers import within_catalog_budget
 from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest, kept_or_made

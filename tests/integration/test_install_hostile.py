@@ -252,8 +252,8 @@ def test_a_destination_the_lock_cannot_record_installs_nothing(served, tmp_path:
 
 
 def test_a_skill_id_the_lock_cannot_record_installs_nothing(served, tmp_path: Path) -> None:
-    """A manifest id holding a lone surrogate (a JSON escape): the lock cannot record it, so the
-    install is refused before anything is written (it ended in UnicodeEncodeError, skills installed)."""
+    """A manifest id holding a lone surrogate (a JSON escape): no lock, URL or skill.xml can hold it,
+    so the entry is refused before anything is written (it ended in UnicodeEncodeError, skills installed)."""
     root, server = served
     manifest = json.loads((root / "site" / "skills.json").read_text("utf-8"))
     next(e for e in manifest["skills"] if e["id"] == "app")["id"] = "\udcff"
@@ -263,7 +263,7 @@ def test_a_skill_id_the_lock_cannot_record_installs_nothing(served, tmp_path: Pa
     result = cli("install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "app"),
                  "--lock", str(project / "lock.json"), "--cache-dir", str(tmp_path / "cache"))
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    assert result.exit_code == 1 and "cannot be recorded in the lock file" in result.output
+    assert result.exit_code == 1 and "has the id '\\udcff', which is not valid Unicode text" in result.output
     assert os.listdir(project) == []
 
 
