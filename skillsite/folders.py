@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 from skillsite._compat import exchange_paths, rename_no_replace
+from skillsite.paths import is_symlink_loop
 
 #: Attempts at an operation another process keeps changing under us before giving up.
 _ATTEMPTS = 50
@@ -75,15 +76,41 @@ def restore_moved_aside(target: Path) -> bool:
 
 
 def make_folders(folder: Path) -> None:
-    """Make ``folder`` and its parents (none when there).  A file where a folder must be is named
-    as the cause (ENOTDIR, "Not a directory"), not as the "File exists" (EEXIST) mkdir says."""
+    """Make ``folder`` and its parents (none when there).  What is in the way of a folder is named
+    as the cause, not as the "File exists" (EEXIST) mkdir says: a file (ENOTDIR, "Not a
+    directory"), a broken symbolic link (ENOENT) or a symbolic link loop (ELOOP)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError as exc:
         in_the_way = exc.filename or folder
+        if os.path.islink(in_the_way) and not os.path.exists(in_the_way):
+            raise _dead_link_error(in_the_way) from None
         if not os.path.exists(in_the_way) or os.path.isdir(in_the_way):
             raise
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), in_the_way) from None
+    except OSError as exc:  # a folder to make beyond a symbolic link loop: the loop named
+        loop = _first_loop(folder) if exc.errno == errno.ELOOP else None
+        if loop is None:
+            raise
+        raise _dead_link_error(loop) from None
+
+
+def _first_loop(path: Path) -> Path | None:
+    """The first of ``path`` and the folders above it that is a symbolic link loop, if any."""
+    return next((p for p in (*reversed(path.parents), path) if os.path.islink(p) and is_symlink_loop(p)), None)
+
+
+def _dead_link_error(link: str | os.PathLike[str]) -> OSError:
+    """Why a folder cannot be made through the symbolic link ``link``, which leads nowhere."""
+    if is_symlink_loop(link):
+        return OSError(errno.ELOOP, "a symbolic link loop (its links lead round in a circle) where a folder must "
+                                    "be", link)
+    try:
+        target = os.readlink(link)
+    except OSError:  # replaced meanwhile: said without its target
+        return FileNotFoundError(errno.ENOENT, "a broken symbolic link where a folder must be", link)
+    return FileNotFoundError(errno.ENOENT, f"a broken symbolic link (to {target!r}, which does not exist) where a "
+                                           "folder must be", link)
 
 
 def write_text_atomically(path: Path, text: str) -> None:

@@ -71,3 +71,24 @@ def test_a_file_where_the_destination_s_folder_must_be_is_named_as_the_cause(sit
         Catalog.open(site).install("release-manager", tmp_path / "skills" / "release-manager")
     assert caught.value.errno == errno.ENOTDIR
     assert "Not a directory" in str(caught.value) and f"{tmp_path}/skills" in str(caught.value)
+
+
+@pytest.mark.parametrize("link, errno_name, cause", [
+    ("nowhere", "ENOENT", "a broken symbolic link (to 'nowhere', which does not exist) where a folder must be"),
+    ("skills", "ELOOP", "a symbolic link loop (its links lead round in a circle) where a folder must be"),
+])
+def test_a_symbolic_link_leading_nowhere_where_the_destination_s_folder_must_be_is_named(
+        site: Path, tmp_path: Path, link: str, errno_name: str, cause: str) -> None:
+    """``mkdir`` says "File exists" (EEXIST) for a link that leads nowhere, though nothing is
+    there to list: the install says it is a broken link (or a loop) and names it."""
+    import errno
+
+    from skillsite.loader import InstallError
+
+    (tmp_path / "skills").symlink_to(link)
+    for dest in (tmp_path / "skills" / "release-manager", tmp_path / "skills" / "deeper" / "release-manager"):
+        with pytest.raises(InstallError) as caught:
+            Catalog.open(site).install("release-manager", dest)
+        assert caught.value.errno == getattr(errno, errno_name)
+        assert str(caught.value) == f"cannot install release-manager into {dest}: {tmp_path}/skills: {cause}"
+    assert [p.name for p in tmp_path.iterdir()] == ["skills"] and (tmp_path / "skills").is_symlink()
