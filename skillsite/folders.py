@@ -83,7 +83,7 @@ def make_folders(folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError as exc:
         in_the_way = exc.filename or folder
-        if os.path.islink(in_the_way) and not os.path.exists(in_the_way):
+        if dead_link(in_the_way) is not None:
             raise _dead_link_error(in_the_way) from None
         if not os.path.exists(in_the_way) or os.path.isdir(in_the_way):
             raise
@@ -102,15 +102,22 @@ def _first_loop(path: Path) -> Path | None:
 
 def _dead_link_error(link: str | os.PathLike[str]) -> OSError:
     """Why a folder cannot be made through the symbolic link ``link``, which leads nowhere."""
-    if is_symlink_loop(link):
-        return OSError(errno.ELOOP, "a symbolic link loop (its links lead round in a circle) where a folder must "
-                                    "be", link)
+    said = f"{dead_link(link) or 'a symbolic link that leads nowhere'} where a folder must be"
+    return OSError(errno.ELOOP, said, link) if is_symlink_loop(link) else FileNotFoundError(errno.ENOENT, said, link)
+
+
+def dead_link(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is when it is a symbolic link that leads nowhere, as messages name it ("a
+    broken symbolic link (to 'x', which does not exist)", "a symbolic link loop ..."); else None."""
     try:
-        target = os.readlink(link)
-    except OSError:  # replaced meanwhile: said without its target
-        return FileNotFoundError(errno.ENOENT, "a broken symbolic link where a folder must be", link)
-    return FileNotFoundError(errno.ENOENT, f"a broken symbolic link (to {target!r}, which does not exist) where a "
-                                           "folder must be", link)
+        target = os.readlink(path)
+    except OSError:  # not a link (or gone)
+        return None
+    if os.path.exists(path):
+        return None
+    if is_symlink_loop(path):
+        return "a symbolic link loop (its links lead round in a circle)"
+    return f"a broken symbolic link (to {target!r}, which does not exist)"
 
 
 def write_text_atomically(path: Path, text: str) -> None:

@@ -28,7 +28,7 @@ from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.semver import parse_version
 from skillsite.agent.utf8 import is_utf8_text
-from skillsite.folders import make_folders, remove_path, rename_no_replace, replace_folder
+from skillsite.folders import dead_link, make_folders, remove_path, rename_no_replace, replace_folder
 
 #: A file to install: its path in the folder written, the skill it is of, and how to fetch its
 #: verified bytes (called once the whole install is counted: :class:`InstallAllowance`).
@@ -65,7 +65,7 @@ class Installer:
         entry = self.catalog.manifest_entry(skill_id)
         target = Path(os.path.abspath(dest))
         if os.path.lexists(target) and not overwrite:
-            raise DestinationExistsError(f"{target} already exists; pass overwrite=True to replace it")
+            raise DestinationExistsError(f"{_already_there(target)}; pass overwrite=True to replace it")
         wanted = version if version is not None else self.catalog._histories.current_range(entry)
         lock_path = None if lock is None else Path(os.path.abspath(lock))
         requested = version if version is not None else _default_request(wanted)
@@ -441,11 +441,18 @@ def _swap_in(staging: Path, target: Path, overwrite: bool) -> None:
         try:
             rename_no_replace(staging, target)
         except FileExistsError:
-            raise DestinationExistsError(f"{target} already exists; pass overwrite=True to replace it") from None
+            raise DestinationExistsError(f"{_already_there(target)}; pass overwrite=True to replace it") from None
         return
     previous = replace_folder(staging, target)
     if previous is not None and previous != staging:
         remove_path(previous)
+
+
+def _already_there(target: Path) -> str:
+    """``target`` said to be there already; a symbolic link that leads nowhere (nothing to list
+    there) is named as one."""
+    what = dead_link(target)
+    return f"{target} already exists" + (f" as {what}" if what else "")
 
 
 def _install_error(skill_id: str, target: Path, exc: OSError) -> InstallError:

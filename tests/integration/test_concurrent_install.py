@@ -92,3 +92,16 @@ def test_a_symbolic_link_leading_nowhere_where_the_destination_s_folder_must_be_
         assert caught.value.errno == getattr(errno, errno_name)
         assert str(caught.value) == f"cannot install release-manager into {dest}: {tmp_path}/skills: {cause}"
     assert [p.name for p in tmp_path.iterdir()] == ["skills"] and (tmp_path / "skills").is_symlink()
+
+
+def test_a_destination_that_is_a_broken_symbolic_link_is_named_as_one_and_replaced_with_overwrite(
+        site: Path, tmp_path: Path) -> None:
+    """Nothing is there to list, so "already exists" alone misleads: the link is named as broken."""
+    dest = tmp_path / "release-manager"
+    dest.symlink_to("gone")
+    with pytest.raises(DestinationExistsError) as caught:
+        Catalog.open(site).install("release-manager", dest)
+    assert str(caught.value) == (f"{dest} already exists as a broken symbolic link (to 'gone', which does not exist); "
+                                 "pass overwrite=True to replace it")
+    Catalog.open(site).install("release-manager", dest, overwrite=True)
+    assert dest.is_dir() and not dest.is_symlink() and (dest / "SKILL.md").is_file()
