@@ -62,15 +62,19 @@ def emit_diagnostics(diags: list[Diagnostic], fmt: str, stream=None, *, report: 
 
 
 def _write_report(diags: list[Diagnostic], report: Path) -> str:
-    """Write the JSON report of ``diags``; how to name where it went (or why it is nowhere)."""
+    """Write the JSON report of ``diags`` beside ``report``, then rename it into place (a full disk or
+    a kill leaves the previous report whole); how to name where it went (or why it is nowhere)."""
     from skillsite.diagnostics import count_by_severity
-    from skillsite.folders import make_folders
+    from skillsite.folders import make_folders, write_text_atomically
 
     try:
         make_folders(report.parent)
-        report.write_text(format_json_report([], diags, count_by_severity(diags)) + "\n", encoding="utf-8")
     except OSError as exc:
         return f"no report file ({describe_os_error(exc)})"
+    try:
+        write_text_atomically(report, format_json_report([], diags, count_by_severity(diags)) + "\n")
+    except OSError as exc:  # named as the report, not as the hidden file written beside it
+        return f"no report file ({describe_os_error(OSError(exc.errno, exc.strerror or str(exc), str(report)))})"
     return str(report)
 
 
