@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from skillsite.arguments import ExistingPath
+from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_SKILLS, EXIT_USAGE
 
 LEVELS = ("low", "medium", "high")
 
@@ -44,9 +45,6 @@ def _config_path(config_file: Path | None) -> Path | None:
     return None
 
 
-#: The exit status of a report that cannot be written: the machine refused (as the other commands say it).
-EXIT_ENVIRONMENT = 3
-
 
 def _write_report(output: Path, text: str) -> None:
     """Write the report beside ``output``, then rename it into place: a full disk or a folder that
@@ -65,7 +63,7 @@ def _write_report(output: Path, text: str) -> None:
 class UsageExit(click.ClickException):
     """A bad configuration: exit status 2, like a bad option."""
 
-    exit_code = 2
+    exit_code = EXIT_USAGE
 
 
 @click.command("audit")
@@ -113,4 +111,4 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
         _write_report(output, text)
     else:
         click.echo(text, nl=False)
-    sys.exit(1 if report.fails(fail_on) else 0)
+    sys.exit(EXIT_SKILLS if report.fails(fail_on) else 0)

@@ -13,10 +13,10 @@ from skillsite.audit.command import audit
 from skillsite.cli.building import build, serve
 from skillsite.cli.checking import new, validate
 from skillsite.cli.installing import install, install_spec, outdated, update
-from skillsite.cli.output import EXIT_ENVIRONMENT
 from skillsite.cli.reading import budget, mcp, prompt, search, show, status, tool
 from skillsite.cli.signing import keys, verify
 from skillsite.cli.streams import prepared_streams
+from skillsite.exit_codes import EXIT_ENVIRONMENT
 
 __all__ = ["entry", "install_spec", "main"]
 

@@ -9,10 +9,10 @@ import click
 
 from skillsite.arguments import ExistingPath
 from skillsite.cli.checking import load_site_config
-from skillsite.cli.output import (EXIT_BUSY, EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE, budget_line,
-                                  check_codes, default_format, emit_diagnostics, fail, nothing_found, report_file,
-                                  severity_counts)
+from skillsite.cli.output import (budget_line, check_codes, default_format, emit_diagnostics, fail, nothing_found,
+                                  report_file, severity_counts)
 from skillsite.diagnostics import MAX_LISTED, counted, describe_os_error
+from skillsite.exit_codes import EXIT_BUSY, EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE
 
 
 class Progress:

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 import click
 
 from skillsite.arguments import ExistingPath
-from skillsite.cli.output import (EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE, FORMATS, check_codes,
-                                  default_format, emit_diagnostics, nothing_found, report_file, summary_line)
+from skillsite.cli.output import (FORMATS, check_codes, default_format, emit_diagnostics, nothing_found, report_file,
+                                  summary_line)
 from skillsite.diagnostics import MAX_LISTED, describe_os_error, format_json_report
+from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE
 
 if TYPE_CHECKING:  # imported where used: a command loads only what it needs
     from skillsite.cache import Cache
@@ -132,4 +133,4 @@ def load_site_config(config_file: Path | None) -> SiteConfig:
         return load_config(path)
     except ConfigError as exc:
         emit_diagnostics(exc.diagnostics, default_format(), sys.stderr)
-        sys.exit(2)
+        sys.exit(EXIT_USAGE)

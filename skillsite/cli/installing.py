@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from skillsite.cli.output import EXIT_ENVIRONMENT
 from skillsite.diagnostics import printable
+from skillsite.exit_codes import EXIT_ENVIRONMENT
 from skillsite.cli.reading import (catalog_options_for, loader_error_text, open_catalog_or_error,
                                    open_catalog_or_exit, run_loader, try_loader)
 

@@ -1,4 +1,5 @@
-"""What the commands print and how they exit: diagnostics, summaries, exit statuses."""
+"""What the commands print and how they exit: diagnostics, summaries (the exit statuses are
+:mod:`skillsite.exit_codes`)."""
 from __future__ import annotations
 
 import os
@@ -12,14 +13,8 @@ from skillsite.diagnostics import (CODES, MAX_LISTED, Diagnostic, counted, descr
                                    format_json_report, format_text, summary_by_code)
 
 FORMATS = ("text", "json", "github")
-#: Exit statuses: 0 clean; 1 problems in the skills (or warnings under --strict).
 #: Copies of a skill (SK229): one line for all of them, unless every diagnostic is asked for.
 COPY_CODE = "SK229"
-EXIT_SKILLS = 1
-EXIT_USAGE = 2        # a bad command line, configuration or output folder
-EXIT_ENVIRONMENT = 3  # the machine refused: no space, a read-only or forbidden folder, a name too long
-EXIT_BUSY = 4         # another build is writing into the output's folder (--no-wait)
-EXIT_NO_SKILLS = 5    # a source folder holds no SKILL.md at all (SK013): a typo, or an empty tree
 
 
 def fail(text: str, code: int) -> NoReturn:

@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 
 from skillsite.arguments import ExistingPath
-from skillsite.cli.output import EXIT_ENVIRONMENT, EXIT_USAGE, fail
+from skillsite.cli.output import fail
 from skillsite.diagnostics import counted, describe_os_error, printable
+from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_USAGE
 
 
 @click.group()

@@ -12,11 +12,9 @@ from contextlib import contextmanager
 from typing import Iterator
 
 from skillsite.diagnostics import describe_os_error
+from skillsite.exit_codes import EXIT_BROKEN_PIPE
 
 __all__ = ["EXIT_BROKEN_PIPE", "ClosedStream", "prepared_streams"]
-
-#: As click exits when the reader of standard output has gone (``skillsite ... | head -1``).
-EXIT_BROKEN_PIPE = 1
 
 
 class ClosedStream(io.TextIOBase):

@@ -67,3 +67,20 @@ def test_the_wheel_lists_every_subpackage() -> None:
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
     on_disk = {".".join(init.parent.relative_to(REPO).parts) for init in (REPO / "skillsite").rglob("__init__.py")}
     assert on_disk and on_disk <= listed, sorted(on_disk - listed)
+
+
+def test_each_exit_status_is_defined_once_in_exit_codes() -> None:
+    """The commands' exit statuses have one home that ``cli/`` and ``audit/`` both import: a
+    second definition could drift from the first (``audit`` may not import ``cli/``)."""
+    import ast
+
+    defined: dict[str, list[str]] = {}
+    for path in sorted((REPO / "skillsite").rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AnnAssign) else []
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id.startswith("EXIT_"):
+                    defined.setdefault(target.id, []).append(path.relative_to(REPO).as_posix())
+    assert "EXIT_ENVIRONMENT" in defined
+    assert {name: places for name, places in defined.items() if places != ["skillsite/exit_codes.py"]} == {}
