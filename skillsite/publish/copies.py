@@ -6,10 +6,10 @@ published at its own address, loadable by its id, but lists, models and search s
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from skillsite.agent.entry import Copies, CopyRecord, ManifestEntry
-from skillsite.agent.skill_md import skill_body, split_skill_md
+from skillsite.agent.skill_md import split_skill_md
 from skillsite.source.copies import line_changes, normalised_lines
 
 
@@ -31,8 +31,10 @@ def apply_copies(entries: list[ManifestEntry], groups: Sequence[tuple[str, ...]]
                  skill_md: Callable[[ManifestEntry], bytes]) -> None:
     """Give every published member of each group (canonical first) its ``copies`` (entries are
     frozen: each is replaced in ``entries``), the canonical's record listing the others by id;
-    ``skill_md``: a published entry's SKILL.md bytes."""
+    ``skill_md``: a published entry's SKILL.md bytes (each read and split once, however many copies
+    it is compared with)."""
     position = {entry.id: n for n, entry in enumerate(entries)}
+    read = _split_once(skill_md)
     for group in groups:
         members = [skill_id for skill_id in group if skill_id in position]  # a member with errors is not published
         if len(members) < 2:
@@ -41,7 +43,7 @@ def apply_copies(entries: list[ManifestEntry], groups: Sequence[tuple[str, ...]]
         records = []
         for skill_id in sorted(members[1:]):
             copy = entries[position[skill_id]]
-            differs = difference(canonical, copy, skill_md)
+            differs = difference(canonical, copy, read)
             records.append(CopyRecord(skill_id, differs))
             entries[position[skill_id]] = dataclasses.replace(
                 copy, visibility=dataclasses.replace(copy.visibility, copy_of=canonical.id),
@@ -50,16 +52,47 @@ def apply_copies(entries: list[ManifestEntry], groups: Sequence[tuple[str, ...]]
             canonical, copies=Copies(canonical.id, len(members), members=tuple(records)))
 
 
-def difference(canonical: ManifestEntry, copy: ManifestEntry, skill_md: Callable[[ManifestEntry], bytes]) -> str:
+class _SkillMd(NamedTuple):
+    """A SKILL.md as copies compare it, decoded and split once: its body (LF line ends, as
+    :func:`~skillsite.agent.skill_md.skill_body` gives it), and the lines of its body and its
+    frontmatter without trailing spaces (the body's blank ends dropped; None: no frontmatter)."""
+
+    body: str
+    body_lines: list[str]
+    frontmatter: list[str] | None
+
+    @classmethod
+    def of(cls, raw: bytes) -> _SkillMd:
+        text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        parts = split_skill_md(text)
+        body = (text if parts is None else parts.body).replace("\r\n", "\n")
+        frontmatter = None if parts is None else [line.rstrip() for line in parts.frontmatter.splitlines()]
+        return cls(body, [line.rstrip() for line in body.strip().splitlines()], frontmatter)
+
+
+def _split_once(skill_md: Callable[[ManifestEntry], bytes]) -> Callable[[ManifestEntry], _SkillMd]:
+    """``skill_md`` read and split once per skill id: a canonical member is compared with each copy."""
+    split: dict[str, _SkillMd] = {}
+
+    def read(entry: ManifestEntry) -> _SkillMd:
+        if entry.id not in split:
+            split[entry.id] = _SkillMd.of(skill_md(entry))
+        return split[entry.id]
+
+    return read
+
+
+def difference(canonical: ManifestEntry, copy: ManifestEntry, skill_md: Callable[[ManifestEntry], _SkillMd]) -> str:
     """How ``copy`` differs from ``canonical``: ``same files``, ``same SKILL.md, other files
     differ``, ``frontmatter differs``, ``spacing differs`` (line ends, trailing spaces, blank lines
-    at the ends of the body) or ``+3 -1 lines`` (then ``, other files differ`` when they do)."""
+    at the ends of the body) or ``+3 -1 lines`` (then ``, other files differ`` when they do);
+    ``skill_md``: an entry's SKILL.md, split (read only when the two SKILL.md differ)."""
     same_files = _files(canonical) == _files(copy)
     if copy.sha256 == canonical.sha256:
         return "same files" if same_files else "same SKILL.md, other files differ"
     ours, theirs = skill_md(canonical), skill_md(copy)
-    if _body(ours) == _body(theirs):
-        text = "spacing differs" if _frontmatter(ours) == _frontmatter(theirs) else "frontmatter differs"
+    if ours.body_lines == theirs.body_lines:
+        text = "spacing differs" if ours.frontmatter == theirs.frontmatter else "frontmatter differs"
     else:
         added, removed = line_changes(_lines(canonical, ours), _lines(copy, theirs))
         text = f"+{added} -{removed} lines"
@@ -70,18 +103,6 @@ def _files(entry: ManifestEntry) -> list[tuple[str, str]]:
     return sorted((f.path, f.sha256) for f in entry.files)
 
 
-def _body(raw: bytes) -> list[str]:
-    """A body as copies compare it: its lines without trailing spaces, blank ends dropped."""
-    return [line.rstrip() for line in skill_body(raw).strip().splitlines()]
-
-
-def _frontmatter(raw: bytes) -> list[str] | None:
-    """A frontmatter as copies compare it: its lines without trailing spaces (None: it has none)."""
-    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
-    parts = split_skill_md(text)
-    return [line.rstrip() for line in parts.frontmatter.splitlines()] if parts is not None else None
-
-
-def _lines(entry: ManifestEntry, raw: bytes) -> list[bytes]:
+def _lines(entry: ManifestEntry, skill_md: _SkillMd) -> list[bytes]:
     """The normalised lines of a skill's name, description and body (what similarity reads)."""
-    return normalised_lines(entry.name, entry.description, skill_body(raw))
+    return normalised_lines(entry.name, entry.description, skill_md.body)

@@ -1,0 +1,56 @@
+"""How a published copy says it differs from its group's canonical member, and that each SKILL.md
+is read and split once however many copies it is compared with."""
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+
+import pytest
+
+from skillsite.agent import skill_md as skill_md_module
+from skillsite.agent.entry import EntryUrls, ManifestEntry
+from skillsite.publish import copies as copies_module
+from skillsite.publish.copies import apply_copies
+
+FRONTMATTER = "---\nname: release\ndescription: Ships a release. Use when releasing.\n---\n"
+BODY = "".join(f"Step {n}: check the {word} before the release goes out.\n"
+               for n, word in enumerate(["tests", "changelog", "version", "tags", "notes"]))
+SKILL_MDS = {
+    "a": FRONTMATTER + BODY,
+    "b": (FRONTMATTER + BODY).replace("\n", "  \r\n"),                        # line ends and trailing spaces
+    "c": FRONTMATTER.replace("Ships", "Makes") + BODY,                        # the frontmatter
+    "d": FRONTMATTER + BODY + "Step 5: announce it.\n",                       # one more line
+    "e": FRONTMATTER + BODY,                                                  # the same bytes
+    "f": "\ufeff" + BODY,                                                     # no frontmatter at all
+}
+
+
+def entry(skill_id: str) -> ManifestEntry:
+    sha = hashlib.sha256(SKILL_MDS[skill_id].encode("utf-8")).hexdigest()
+    return ManifestEntry(id=skill_id, name="release", description="Ships a release. Use when releasing.", sha256=sha,
+                         urls=EntryUrls(skill_md=f"skills/{skill_id}/SKILL.md", files=f"skills/{skill_id}/"))
+
+
+def test_each_copy_says_how_it_differs_and_each_skill_md_is_read_and_split_once(monkeypatch: pytest.MonkeyPatch):
+    reads: Counter[str] = Counter()
+    splits: Counter[str] = Counter()
+    real_split = skill_md_module.split_skill_md
+
+    def read(published: ManifestEntry) -> bytes:
+        reads[published.id] += 1
+        return SKILL_MDS[published.id].encode("utf-8")
+
+    def split(text: str):
+        splits[text] += 1
+        return real_split(text)
+
+    monkeypatch.setattr(skill_md_module, "split_skill_md", split)
+    monkeypatch.setattr(copies_module, "split_skill_md", split)
+    entries = [entry(skill_id) for skill_id in SKILL_MDS]
+    apply_copies(entries, [tuple(SKILL_MDS)], read)
+    differs = {e.id: e.copies.differs for e in entries if e.id != "a"}
+    assert differs == {"b": "spacing differs", "c": "frontmatter differs", "d": "+1 -0 lines", "e": "same files",
+                       "f": "frontmatter differs"}
+    assert [r.id for r in entries[0].copies.members] == ["b", "c", "d", "e", "f"]
+    assert reads == {"a": 1, "b": 1, "c": 1, "d": 1, "f": 1}  # "e": the same bytes, nothing to read
+    assert set(splits.values()) == {1} and sum(splits.values()) == 5
