@@ -10,7 +10,7 @@ import functools
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from skillsite.agent.catalog_versions import current_digest
 from skillsite.agent.entry import ManifestEntry
@@ -148,9 +148,12 @@ class Installer:
         inside = {p.id: folders.inside(p.id, targets[p.id]) if folders is not None else {}
                   for p in plan}   # kept across a replacement: the lock has them on their own
         apart = {p.id: [targets[p.id] / rel for rel in inside[p.id].values()] for p in plan}
-        actions = {p.id: self._placement(p, targets[p.id], fetched[p.id], overwrite, ours.get(p.id), lock_path,
-                                         apart[p.id], root=p.id == skill_id, replace_root=replace_root) for p in plan}
-        if refusal is not None and not _holds_release(targets[skill_id], fetched[skill_id], apart[skill_id]):
+        nested_of = functools.cache(lambda sid: nested_digest_of(fetched[sid][0]))  # each release's, hashed once
+        placed = {p.id: self._placement(p, targets[p.id], fetched[p.id][1], nested_of, overwrite, ours.get(p.id),
+                                        lock_path, apart[p.id], root=p.id == skill_id, replace_root=replace_root)
+                  for p in plan}
+        actions = {sid: placement.action for sid, placement in placed.items()}
+        if refusal is not None and not placed[skill_id].holds(fetched[skill_id][1], nested_of(skill_id)):
             raise refusal
         source = source_text(self.catalog.asked_for, self.catalog.remote, lock_path) if lock_path is not None \
             else self.catalog.asked_for   # the URL asked for: a redirect, even a permanent one, is not recorded
@@ -169,7 +172,7 @@ class Installer:
                 path = lock_path_text(targets[planned.id], lock_path)
                 as_locked = actions[planned.id] == "keep" and not (refusal is not None and planned.id == skill_id)
                 nested, recorded = _kept_nested(targets[planned.id], ours.get(planned.id), apart[planned.id]) \
-                    if as_locked else (nested_digest_of(files), True)
+                    if as_locked else (nested_of(planned.id), True)
                 locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
                                      requested if planned.id == skill_id else None, nested, recorded)
                 record_installed(lock_path, planned.id, locked)
@@ -238,27 +241,28 @@ class Installer:
                                  locked.digest, published)
 
     @staticmethod
-    def _placement(planned: PlannedSkill, target: Path, fetched: tuple[dict[str, bytes], str], overwrite: bool,
-                   locked: LockedSkill | None, lock_path: Path | None, apart: Sequence[Path], *, root: bool,
-                   replace_root: bool) -> str:
+    def _placement(planned: PlannedSkill, target: Path, digest: str, nested_of: Callable[[str], str | None],
+                   overwrite: bool, locked: LockedSkill | None, lock_path: Path | None, apart: Sequence[Path], *,
+                   root: bool, replace_root: bool) -> _Placement:
         """What to do at ``target``: ``new`` (nothing there), ``replace`` or ``keep`` (it holds the
-        planned release already, and the nested skills to be installed with it); DestinationExistsError
-        when it holds something else that may not be replaced.  The root's folder was checked by
-        the caller (install, update).  ``fetched``: the files to install, and the release's digest;
+        planned release already, and the nested skills to be installed with it), and what the folder
+        held; DestinationExistsError when it holds something else that may not be replaced.  The
+        root's folder was checked by the caller (install, update).  ``digest``: the release's;
+        ``nested_of``: a planned skill id -> the digest of the nested skills its files hold;
         ``apart``: the folders inside ``target`` of skills the lock records on their own."""
-        files, digest = fetched
         if root and not replace_root:
-            return "replace" if overwrite else "new"  # install() refused an existing dest unless overwrite
+            return _Placement("replace" if overwrite else "new")  # install() refused an existing dest unless overwrite
         if not os.path.lexists(target):
-            return "replace" if root and overwrite else "new"
+            return _Placement("replace" if root and overwrite else "new")
         present = InstalledFolder.at(target, apart)
-        nested = nested_digest_of(files)
+        nested = nested_of(planned.id)
         if present.own == digest and (nested is None or present.holds_nested(nested)):
-            return "keep"  # nested skills are checked when they come with it (a release not the latest has none)
+            # nested skills are checked when they come with it (a release not the latest has none)
+            return _Placement("keep", present)
         ours = (locked is not None and lock_path is not None and not present.changed(locked)
                 and resolve_locked_path(locked.path, lock_path) == target)
         if overwrite or ours or root:
-            return "replace"
+            return _Placement("replace", present)
         raise DestinationExistsError(f"{target} already exists and does not hold {planned.label}, the dependency "
                                      "to install there; pass overwrite=True to replace it")
 
@@ -348,12 +352,18 @@ def _check_not_locked_elsewhere(skill_id: str, target: Path, lock: Lock, lock_pa
                                      "is, and no longer updated)")
 
 
-def _holds_release(target: Path, fetched: tuple[dict[str, bytes], str], apart: Sequence[Path]) -> bool:
-    """Whether ``target`` holds exactly the release fetched (files, digest): its own files and the
-    nested skills installed with it (those in the folders ``apart`` are on their own)."""
-    files, digest = fetched
-    present = InstalledFolder.at(target, apart)
-    return present.own == digest and present.nested_with_it == nested_digest_of(files)
+class _Placement(NamedTuple):
+    """What to do at a planned skill's folder (``new``, ``replace`` or ``keep``), and what the
+    folder held when that was decided (None: nothing was there, or it was not looked at)."""
+
+    action: str
+    present: InstalledFolder | None = None
+
+    def holds(self, digest: str, nested: str | None) -> bool:
+        """Whether the folder held exactly the release ``digest`` with the nested skills ``nested``:
+        its own files and the nested skills installed with it (those the lock has on their own aside),
+        as hashed for the decision (an update's refusal of local changes is not hashed twice)."""
+        return self.present is not None and self.present.own == digest and self.present.nested_with_it == nested
 
 
 def _kept_nested(target: Path, locked: LockedSkill | None, apart: Sequence[Path]) -> tuple[str | None, bool]:

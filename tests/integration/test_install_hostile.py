@@ -582,10 +582,9 @@ class LocalCatalog:
         return {row["id"]: row for row in rows}[skill_id]
 
 
-def test_an_update_killed_between_putting_the_release_in_place_and_recording_it_is_finished_by_the_next(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The folder holds the new release, the lock still the old digest: not a local change to
-    refuse for ever, but an update to record. A folder edited since is still refused."""
+def killed_update(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[LocalCatalog, Path]:
+    """demo (holding demo/inner) installed, then updated to a new release by an update killed
+    after putting the release in place, before recording it in the lock; the catalog, and demo's folder."""
     import skillsite.agent.install as install_module
 
     catalog = LocalCatalog(tmp_path, "demo", "demo/inner")
@@ -602,6 +601,14 @@ def test_an_update_killed_between_putting_the_release_in_place_and_recording_it_
         patched.setattr(install_module, "record_installed", killed)
         with pytest.raises(KeyboardInterrupt):
             Catalog.open(catalog.site).update("demo", catalog.lock)
+    return catalog, dest
+
+
+def test_an_update_killed_between_putting_the_release_in_place_and_recording_it_is_finished_by_the_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folder holds the new release, the lock still the old digest: not a local change to
+    refuse for ever, but an update to record. A folder edited since is still refused."""
+    catalog, dest = killed_update(tmp_path, monkeypatch)
     assert "Version two." in (dest / "SKILL.md").read_text()
     assert catalog.state("demo")["status"] == "modified"          # the lock is behind the folder, as it was left
     result = cli("update", "demo", "--lock", str(catalog.lock))
@@ -609,6 +616,37 @@ def test_an_update_killed_between_putting_the_release_in_place_and_recording_it_
     (dest / "SKILL.md").write_text((dest / "SKILL.md").read_text() + "my edit\n")
     result = cli("update", "demo", "--lock", str(catalog.lock))
     assert result.exit_code != 0 and "local changes" in result.output, result.output
+
+
+def test_finishing_a_killed_update_hashes_the_folder_and_the_release_once_each(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The update that records a killed one's release (``Catalog.update``: the command line reads
+    the folder again to say what changed) reads the folder once against the lock (its local
+    changes) and once to place the release, never a third time to see it holds the release;
+    the nested skills of the release fetched are hashed once, for placing and recording both."""
+    import skillsite.agent.install as install_module
+    import skillsite.agent.installed as installed_module
+
+    catalog, dest = killed_update(tmp_path, monkeypatch)
+    folders: list[Path] = []
+    releases: list[tuple[str, ...]] = []
+    real_digest, real_nested = installed_module.installed_digest, install_module.nested_digest_of
+
+    def installed_digest(folder: Path) -> str | None:
+        folders.append(Path(folder))
+        return real_digest(folder)
+
+    def nested_digest_of(files):
+        releases.append(tuple(sorted(files)))
+        return real_nested(files)
+
+    monkeypatch.setattr(installed_module, "installed_digest", installed_digest)
+    monkeypatch.setattr(install_module, "nested_digest_of", nested_digest_of)
+    Catalog.open(catalog.site).update("demo", catalog.lock)
+    assert folders == [dest, dest], [str(f) for f in folders]
+    assert releases == [("SKILL.md", "inner/SKILL.md")]
+    monkeypatch.undo()
+    assert catalog.state("demo")["status"] == "up-to-date"
 
 
 def test_outdated_looks_a_locked_skill_up_by_its_id_never_by_another_skill_s_name(tmp_path: Path) -> None:
