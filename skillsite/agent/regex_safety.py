@@ -27,14 +27,18 @@ from __future__ import annotations
 import math
 import re
 from collections import deque
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterator
 
 from skillsite.agent.regex_charsets import MAX_CP, CharSet, atom_set
 from skillsite.agent.regex_syntax import (ATOMS, Alt, Anchor, Atom, Look, Node, Refused, Repeat, Scoped,
                                           Seq, emit, emit_node, parse)
 
-__all__ = ["MESSAGE_CHARS", "Refused", "SafePattern", "check", "compile_trigger", "search_work", "unsafe_reason"]
+__all__ = ["MESSAGE_CHARS", "Refused", "SafePattern", "check", "compile_trigger", "search_work", "unsafe_reason",
+           "verdicts_kept"]
 
 MESSAGE_CHARS = 4000
 WORK_PER_CHAR = 8
@@ -77,8 +81,39 @@ def compile_trigger(pattern: str, message_chars: int = MESSAGE_CHARS) -> re.Patt
     return re.compile(verdict.text, re.IGNORECASE)
 
 
-@lru_cache(maxsize=4096)
+#: Verdicts a run keeps whole (:func:`verdicts_kept`), by pattern and message length; None: outside one.
+_kept: ContextVar[dict[tuple[str, int], SafePattern | str] | None] = ContextVar("kept_verdicts", default=None)
+
+
+@contextmanager
+def verdicts_kept() -> Iterator[None]:
+    """Keep every verdict taken inside until the block ends (a nested block shares the outer one's).
+    The process-wide cache holds the last 4,096 only: a run going over more distinct patterns than
+    that more than once (a skill's checks, a catalog's budget then its compiling) would check each
+    again on every pass. What a run keeps goes with it: a long-lived process holds no more."""
+    if _kept.get() is not None:
+        yield
+        return
+    token = _kept.set({})
+    try:
+        yield
+    finally:
+        _kept.reset(token)
+
+
 def _verdict(pattern: str, message_chars: int) -> SafePattern | str:
+    """The verdict on ``pattern``: kept by the run around it (:func:`verdicts_kept`), else cached."""
+    kept = _kept.get()
+    if kept is None:
+        return _cached_verdict(pattern, message_chars)
+    key = (pattern, message_chars)
+    if key not in kept:
+        kept[key] = _cached_verdict(pattern, message_chars)
+    return kept[key]
+
+
+@lru_cache(maxsize=4096)
+def _cached_verdict(pattern: str, message_chars: int) -> SafePattern | str:
     try:
         return check(pattern, message_chars)
     except Refused as exc:

@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
-from skillsite.agent.regex_safety import WORK_PER_CHAR, compile_trigger, search_work, unsafe_reason
+from skillsite.agent.regex_safety import WORK_PER_CHAR, compile_trigger, search_work, unsafe_reason, verdicts_kept
 from skillsite.search.terms import TRIGGER_WORD_KINDS, tokenize, trigger_words
 
 TRIGGER_KINDS = (*TRIGGER_WORD_KINDS, "patterns")
@@ -86,13 +86,16 @@ def within_catalog_budget(skills: Iterable[Sequence[int | None]]) -> list[list[b
 
 def catalog_patterns(skills: Iterable[tuple[str, Sequence[str]]]) -> dict[str, Runnable]:
     """The patterns that run of each skill, by id (the skills in prompt order:
-    :func:`within_catalog_budget`), each with what runs for it, compiled once."""
-    listed = [(skill_id, _texts(list(patterns))) for skill_id, patterns in skills]
-    runs = within_catalog_budget([own_budget_work(patterns) for _, patterns in listed])
-    found: dict[str, Runnable] = {}
-    for (skill_id, patterns), kept in zip(listed, runs):
-        found.setdefault(skill_id, [(p, compile_trigger(p, MAX_MESSAGE_CHARS)) for p, r in zip(patterns, kept) if r])
-    return found
+    :func:`within_catalog_budget`), each with what runs for it, compiled once (each pattern
+    checked once, however many the catalog has: :func:`~skillsite.agent.regex_safety.verdicts_kept`)."""
+    with verdicts_kept():
+        listed = [(skill_id, _texts(list(patterns))) for skill_id, patterns in skills]
+        runs = within_catalog_budget([own_budget_work(patterns) for _, patterns in listed])
+        found: dict[str, Runnable] = {}
+        for (skill_id, patterns), kept in zip(listed, runs):
+            found.setdefault(skill_id, [(p, compile_trigger(p, MAX_MESSAGE_CHARS))
+                                        for p, r in zip(patterns, kept) if r])
+        return found
 
 
 def _affordable(patterns: Sequence[str]) -> list[str]:

@@ -26,6 +26,7 @@ from typing import AbstractSet, Any, Iterable, NamedTuple, Sequence
 
 from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.catalog_format import prompt_rank
+from skillsite.agent.regex_safety import verdicts_kept
 from skillsite.agent.entry import Visibility, holding
 from skillsite.agent.xml_chars import xml_forbidden
 from skillsite.agent.site_urls import taken_name
@@ -226,11 +227,17 @@ class Checked:
         return hashlib.sha256(self.left_out.raw if self.left_out is not None else b"").hexdigest()
 
 
-def _check(checking: Checking, index: int) -> Checked:
+def _checked_alone(checking: Checking, index: int) -> tuple[ParsedSkill, Verdict]:
+    """Skill ``index`` read, and its verdict on its own."""
     parsed = checking.parsed(index)
-    verdict = Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
-    if verdict.kept:
-        return Checked(verdict, build_skill(parsed, verdict.diagnostics), None)
+    return parsed, Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
+
+
+def _check(checking: Checking, index: int) -> Checked:
+    with verdicts_kept():  # a skill's trigger patterns go through several checks: each is checked once
+        parsed, verdict = _checked_alone(checking, index)
+        if verdict.kept:
+            return Checked(verdict, build_skill(parsed, verdict.diagnostics), None)
     return Checked(verdict, None, parsed)
 
 
@@ -252,8 +259,8 @@ def _sharing_source(done: Checked, source: SourceFile) -> Checked:
 
 
 def _verdict(checking: Checking, index: int) -> Verdict:
-    parsed = checking.parsed(index)
-    return Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
+    with verdicts_kept():  # see _check
+        return _checked_alone(checking, index)[1]
 
 
 def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledge_dir: Path | None,
@@ -780,8 +787,8 @@ def _verdict_key(shared: str, src: SourceFile, sha256: str) -> str:
 def _checked_verdict(checking: Checking, index: int) -> tuple[Verdict, str]:
     """A skill's verdict, and the sha256 of the SKILL.md bytes it was made of (a worker's read may
     see a file changed since it was hashed: such a verdict is not kept under the old content)."""
-    parsed = checking.parsed(index)
-    verdict = Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
+    with verdicts_kept():  # see _check
+        parsed, verdict = _checked_alone(checking, index)
     return verdict, hashlib.sha256(parsed.raw).hexdigest()
 
 

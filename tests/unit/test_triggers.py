@@ -234,3 +234,50 @@ def test_the_first_pattern_past_the_catalogs_cap_ends_its_patterns() -> None:
     assert within_catalog_budget([[half, None], [half + 1], [1, 1]]) == [[True, False], [False], [False, False]]
     assert within_catalog_budget([[half, None], [1, 1]]) == [[True, False], [True, True]]
     assert within_catalog_budget([[half], [half], [1]]) == [[True], [True], [False]]
+
+
+def counted_checks(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How often each trigger pattern is checked from now on (regex_safety.check still runs)."""
+    import skillsite.agent.regex_safety as regex_safety
+
+    counts: dict[str, int] = {}
+    real = regex_safety.check
+
+    def check(pattern: str, message_chars: int = regex_safety.MESSAGE_CHARS):
+        counts[pattern] = counts.get(pattern, 0) + 1
+        return real(pattern, message_chars)
+
+    monkeypatch.setattr(regex_safety, "check", check)
+    return counts
+
+
+def distinct_patterns(count: int, tag: str) -> list[str]:
+    """``count`` cheap patterns seen by no other test (the verdicts cache is the process's)."""
+    return [rf"\bq{tag}{n}x\d+" for n in range(count)]
+
+
+def test_a_skill_with_more_patterns_than_the_cache_holds_checks_each_once(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A skill's patterns go through several checks (SK214, its budget, what it publishes): past
+    the 4,096 verdicts the process caches, each pass checked every pattern again."""
+    patterns = distinct_patterns(4200, "skill")
+    listed = "".join(f"    - '{pattern}'\n" for pattern in patterns)
+    write_skill(tmp_path, "many", f"name: many\ndescription: Many patterns. Use when testing.\ntriggers:\n"
+                                  f"  patterns:\n{listed}")
+    counts = counted_checks(monkeypatch)
+    reading = read_catalog([tmp_path])
+    assert reading.skills[0].triggers["patterns"] and any(d.code == "SK214" for d in reading.diagnostics)
+    assert len(counts) == len(patterns) and set(counts.values()) == {1}
+
+
+def test_a_catalog_with_more_patterns_than_the_cache_holds_checks_each_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader counts every skill's patterns against the catalog's budget, then compiles those
+    that run: past 4,096 distinct patterns, the compiling checked them all again."""
+    from skillsite.agent.triggers import catalog_patterns
+
+    patterns = distinct_patterns(4200, "catalog")
+    skills = [(f"s{n:03d}", patterns[n * 3:n * 3 + 3]) for n in range(len(patterns) // 3)]
+    counts = counted_checks(monkeypatch)
+    runs = catalog_patterns(skills)
+    assert len(runs) == len(skills) and sum(len(runnable) for runnable in runs.values()) > 0
+    assert len(counts) == len(patterns) and set(counts.values()) == {1}
