@@ -8,7 +8,9 @@ pattern runs), as SKILL.md, a script and a reference document; bodies of
 Markdown constructs are validated and rendered the same way.  A case whose time grows more than
 ``--ratio`` times (linear growth: 4) and takes over ``--floor`` seconds at the larger size is
 timed again (the best of three at each size, as other work on a shared machine only adds time)
-and listed if it still does.  Run it after adding or changing a pattern.
+and listed if it still does.  Run it after adding or changing a pattern.  Last, one skill with
+2,000 and then 8,000 distinct trigger patterns is validated (either side of the 4,096 verdicts
+the process caches): the growth, and how many times each pattern was checked.
 
 Run:  python benchmarks/hostile_input.py [--size 5000] [--ratio 6] [--floor 0.3] [--only audit|pages]
       [--thorough]    (a few minutes; --thorough: about half an hour)
@@ -87,6 +89,40 @@ def page_cases(folder: Path) -> list[tuple[str, Callable[[int], float]]]:
 RETRIES = 3
 
 
+def trigger_patterns_line(folder: Path, counts: tuple[int, int] = (2000, 8000)) -> str:
+    """One skill of ``counts`` distinct trigger patterns validated, the best of three each: the
+    times, their growth and the checks each pattern took (1: none checked again)."""
+    import skillsite.agent.regex_safety as regex_safety
+
+    real, checks = regex_safety.check, [0]
+
+    def counted(pattern: str, message_chars: int = regex_safety.MESSAGE_CHARS) -> object:
+        checks[0] += 1
+        return real(pattern, message_chars)
+
+    def validate(count: int, round_: int) -> float:
+        skill = folder / f"patterns-{count}-{round_}" / "s"
+        skill.mkdir(parents=True)
+        listed = "".join(f"    - '\\bt{count}r{round_}x{n}y\\d+'\n" for n in range(count))  # none seen before
+        (skill / "SKILL.md").write_text(f"---\nname: s\ndescription: d\ntriggers:\n  patterns:\n{listed}---\n",
+                                        "utf-8")
+        return seconds(lambda: read_catalog([skill.parent]))
+
+    regex_safety.check = counted
+    try:
+        times = []
+        for count in counts:
+            checks[0] = 0
+            times.append(min(validate(count, round_) for round_ in range(RETRIES)))
+            per_pattern = checks[0] / (RETRIES * count)
+    finally:
+        regex_safety.check = real
+    small, large = counts
+    return (f"trigger patterns in one skill, validated: {small:,} in {times[0]:.2f} s, {large:,} in {times[1]:.2f} s "
+            f"({times[1] / max(times[0], 1e-3):.1f}x for {large / small:.0f}x the patterns); "
+            f"checks per pattern at {large:,}: {per_pattern:.1f}")
+
+
 def too_slow(small: float, large: float, args: argparse.Namespace) -> bool:
     """Whether a case grew more than ``--ratio`` times and took over ``--floor`` seconds at the larger size."""
     return large > args.floor and large > args.ratio * max(small, 1e-3)
@@ -116,8 +152,11 @@ def main() -> None:
             slowest = max(slowest, (large, label))
             if too_slow(small, large, args):
                 listed.append((label, small, large))
+        patterns = trigger_patterns_line(Path(scratch)) if args.only != "audit" else None
     print(f"\n{len(cases)} cases at {args.size:,} and {4 * args.size:,} characters; slowest at the larger size: "
           f"{slowest[1]} ({slowest[0]:.2f} s)")
+    if patterns is not None:
+        print(patterns)
     if not listed:
         print("no case grows faster than its size")
         return
