@@ -70,7 +70,7 @@ def search_entries(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]
 
 
 #: What the cache keeps of the search indexes: their files are in the output, not in the cache.
-SEARCH_CACHE_FORMAT = 5     # 4: search/groups.json, docs.json's hidden_tags; 5: symbol terms ("🚀")
+SEARCH_CACHE_FORMAT = 6     # 4: search/groups.json, docs.json's hidden_tags; 5: symbol terms ("🚀"); 6: NFC terms
 
 
 def search_key(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE) -> str:

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from skillsite.search.bm25 import build_search_section
 from skillsite.search.stemmer import stem
-from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, search_fields, symbol_runs
+from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, folded, search_fields, symbol_runs
 
 LUNR_FILE = "search/lunr.json"
 DOCS_FILE = "search/docs.json"
@@ -62,12 +62,13 @@ def lunr_boosts() -> dict[str, float]:
 
 def lunr_documents(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     """One lunr document per manifest entry: ``id``, the ref (the entry's position, as a string),
-    and every search field."""
+    and every search field, lower-cased and composed (:func:`~skillsite.search.terms.folded`, as
+    the page folds a query: "cafe" + U+0301 and "café" are one term)."""
     docs = []
     for position, entry in enumerate(entries):
         fields = search_fields(entry)
-        docs.append({"id": str(position),
-                     **{name: with_word_parts(_JS_ONLY_SPACE.sub(" ", fields[name])) for name in SEARCH_FIELDS}})
+        docs.append({"id": str(position), **{name: with_word_parts(_JS_ONLY_SPACE.sub(" ", folded(fields[name])))
+                                             for name in SEARCH_FIELDS}})
     return docs
 
 

@@ -29,11 +29,20 @@ STOP_WORDS = frozenset(
 _WORD = re.compile(r"[^\W_]+")
 
 
-def tokenize(text: str) -> list[str]:
-    """Search terms of a text: lower-cased letter/digit runs (so hyphens and punctuation split),
-    minus stop words and one-character words, each stemmed with :func:`stem`; then its runs of
-    symbols (:func:`symbol_runs`: a tag "🚀" is a term too)."""
+def folded(text: str) -> str:
+    """``text`` lower-cased, then in Unicode's composed form (NFC): "cafe" + U+0301 (as a macOS
+    keyboard or file name may spell it) and "café" are one word. NFC, not NFKC: it only joins
+    what is one character written two ways, and leaves "ﬁ", "x²" or fullwidth letters as written.
+    Composed after lower-casing: "J" + U+030C lower-cases to what composes into "ǰ"."""
     lowered = text.lower()
+    return lowered if lowered.isascii() else unicodedata.normalize("NFC", lowered)
+
+
+def tokenize(text: str) -> list[str]:
+    """Search terms of a text: its letter/digit runs, lower-cased and composed (:func:`folded`;
+    hyphens and punctuation split), minus stop words and one-character words, each stemmed with
+    :func:`stem`; then its runs of symbols (:func:`symbol_runs`: a tag "🚀" is a term too)."""
+    lowered = folded(text)
     words = [stem(w) for w in _WORD.findall(lowered) if len(w) > 1 and w not in STOP_WORDS]
     return words + symbol_runs(lowered) if not lowered.isascii() else words
 

@@ -86,6 +86,14 @@
     return start === 0 && end === word.length ? word : word.slice(start, end);
   }
 
+  /* terms.folded: lower-cased, then composed (NFC), so "cafe" + U+0301 and "café" are one word, as
+     the indexes were written; only lower-cased where the browser has no String.prototype.normalize. */
+  var NON_ASCII = /[^\x00-\x7f]/;
+  function folded(text) {
+    var lowered = String(text).toLowerCase();
+    return lowered.normalize && NON_ASCII.test(lowered) ? lowered.normalize("NFC") : lowered;
+  }
+
   function stemmer(lunr) {
     var cache = Object.create(null);
     return function (word) {
@@ -109,10 +117,10 @@
     return starts;
   }
 
-  /* The words of a query: lower-cased, cut as lunr's tokenizer cuts text, trimmed as the index
-     was, one per stem, and only those that hold a term of the CLI's tokenizer (terms.tokenize:
-     a run of two letters or digits or more that is no stop word), so the page finds what
-     `skillsite search` and the sharded page find: "c#", "a#b" or a lone "x" are no words. Each
+  /* The words of a query: lower-cased and composed (folded), cut as lunr's tokenizer cuts text,
+     trimmed as the index was, one per stem, and only those that hold a term of the CLI's
+     tokenizer (terms.tokenize: a run of two letters or digits or more that is no stop word), so
+     the page finds what `skillsite search` and the sharded page find: "c#", "a#b" or a lone "x" are no words. Each
      is {text, stem, parts, starts, prefix}: ``parts``, those runs of a word with punctuation
      inside ("name:stripe", "mcp.json"), searched as alternatives of the word; ``starts``, what
      the plain-text match looks for (startsOf, of the word and its parts); ``prefix``, true for
@@ -122,7 +130,7 @@
     text = String(text);
     var stem = stems(lunr);
     var keep = function (w) { return !lunr || lunr.stopWordFilter(w) !== undefined; };
-    var words = [], seen = Object.create(null), tokens = text.toLowerCase().split(SEPARATOR), typed = null;
+    var words = [], seen = Object.create(null), tokens = folded(text).split(SEPARATOR), typed = null;
     tokens.forEach(function (token, at) {
       var word = (trim(token) || symbolRuns(token).join("")).replace(/\*/g, "");
       var runs = (word.match(TERM_WORD) || []).filter(function (run) { return longerThanOne(run) && keep(run); });
@@ -214,8 +222,7 @@
 
   function lowerFields(d) {
     if (!d.__fields) {
-      d.__fields = [String(d.name + " " + d.id).toLowerCase(), String(d.description || "").toLowerCase(),
-                    (d.tags || []).join(" ").toLowerCase()];
+      d.__fields = [folded(d.name + " " + d.id), folded(d.description || ""), folded((d.tags || []).join(" "))];
     }
     return d.__fields;
   }
@@ -252,7 +259,7 @@
     var firstTwo = Object.create(null), anyTerm = false;
     for (var term in terms || {}) { firstTwo[term.slice(0, 2)] = true; anyTerm = true; }
     var matches = function (word) {
-      word = word.toLowerCase();
+      word = folded(word);
       for (var i = 0; starts && i < starts.length; i++) if (word.indexOf(starts[i]) === 0) return true;
       return anyTerm && firstTwo[word.slice(0, 2)] === true && hasOwn.call(terms, stem(word));
     };
@@ -299,8 +306,8 @@
     var words = queryWords(lunr, text).map(function (w) { return w.text; }).filter(function (w) { return w.length >= 2; });
     var found = [];
     Object.keys(counts).forEach(function (tag) {
-      var parts = tag.toLowerCase().split(/[^a-z0-9\u00c0-\uffff]+/).filter(Boolean);
-      parts.push(tag.toLowerCase());
+      var parts = folded(tag).split(/[^a-z0-9\u00c0-\uffff]+/).filter(Boolean);
+      parts.push(folded(tag));
       var best = 0;
       words.forEach(function (w) {
         parts.forEach(function (p) {
@@ -345,11 +352,11 @@
     return w.length > 2 || (w.length === 2 && !(w.charCodeAt(0) >= 0xD800 && w.charCodeAt(0) < 0xDC00));
   }
 
-  /* skillsite.search.terms.tokenize: lower-cased runs of letters and digits, minus stop words and
-     one-character words, each stemmed with lunr's stemmer (the one the index was built with);
-     then the runs of symbols, as they are. */
+  /* skillsite.search.terms.tokenize: runs of letters and digits, lower-cased and composed
+     (folded), minus stop words and one-character words, each stemmed with lunr's stemmer (the
+     one the index was built with); then the runs of symbols, as they are. */
   function tokenize(lunr, text) {
-    var stem = stems(lunr), lowered = String(text).toLowerCase();
+    var stem = stems(lunr), lowered = folded(text);
     var words = lowered.match(TERM_WORD) || [];
     return words.filter(function (w) { return longerThanOne(w) && lunr.stopWordFilter(w) !== undefined; }).map(stem)
       .concat(symbolRuns(lowered));

@@ -248,6 +248,20 @@ test("tokenize: as skillsite.search.terms.tokenize (letters and digits, no stop 
   assert.deepEqual(core.tokenize(lunr, "the of and a"), []);
 });
 
+test("a word spelt decomposed (\"e\" + U+0301) is the composed one, as terms.folded makes it", () => {
+  const decomposed = "Cafe\u0301 CRE\u0300ME", composed = "caf\u00e9 cr\u00e8me";
+  assert.deepEqual(core.tokenize(lunr, decomposed), ["caf\u00e9", "cr\u00e8me"]);
+  assert.deepEqual(core.queryWords(lunr, decomposed).map((w) => w.text), ["caf\u00e9", "cr\u00e8me"]);
+  assert.deepEqual(core.tokenize(lunr, "J\u030cAM"), ["\u01f0am"]);      // lower-cased, then composed
+  // the plain-text match, and the highlighting of a result spelt the other way
+  const docs = [{ id: "menu", name: "menu", description: "A " + composed + " menu.", tags: [] },
+                { id: "other", name: "other", description: "Nothing here.", tags: [] }];
+  assert.deepEqual(core.searchText(lunr, docs, decomposed).map((h) => docs[h.ref].id), ["menu"]);
+  const text = "Plans a Cafe\u0301 menu.";
+  const marked = core.highlightRanges(lunr, text, { "caf\u00e9": true }, null).map(([a, b]) => text.slice(a, b));
+  assert.deepEqual(marked, ["Cafe\u0301"]);
+});
+
 test("round6: Python's round(x, 6), half to even on the exact binary value", () => {
   assert.equal(core.round6(0.0078125), 0.007812);     // exactly half: to even
   assert.equal(core.round6(0.0234375), 0.023438);

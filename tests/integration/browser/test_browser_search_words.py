@@ -1,0 +1,68 @@
+"""What counts as one word on the home page's search, in headless chromium, on both pages (the
+lunr index of a whole catalog and the search shards of a paged one): a word typed decomposed
+("e" + U+0301, as a macOS keyboard may give it) finds and highlights the same word written
+composed in a skill, and the reverse."""
+from __future__ import annotations
+
+import time
+import unicodedata
+from dataclasses import replace
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from browsing import SITE_CONFIG, Served, wait_until
+from conftest import _build, _serve
+from skillsite.loader import Catalog
+from support import write_skill
+
+pytestmark = pytest.mark.browser
+
+LAYOUTS = {"whole": SITE_CONFIG, "paged": replace(SITE_CONFIG, shard_above=1)}
+#: One skill written composed (NFC), one decomposed (NFD), and a filler the words are not in.
+MENU = "Plans a café menu of pastries and crème brûlée."
+RECIPES = unicodedata.normalize("NFD", "Writes naïve recipes for a pâtisserie.")
+
+
+def _tree(root: Path) -> Path:
+    write_skill(root, "bakery/menu", description=MENU)
+    write_skill(root, "bakery/recipes", description=RECIPES)
+    write_skill(root, "bakery/bread", description="Bakes sourdough bread at home.")
+    return root
+
+
+@pytest.fixture(scope="module", params=list(LAYOUTS))
+def words_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    tmp = tmp_path_factory.mktemp("words-" + request.param)
+    yield from _serve(_build([_tree(tmp / "skills")], tmp / "site", LAYOUTS[request.param]))
+
+
+def _typed(page, served: Served, query: str, expected: list[str]) -> tuple[list[str], list[str]]:
+    """Type ``query`` into the box of a freshly opened home page, one key at a time; the skills
+    of the results (once they are ``expected``, or after 5 s) and the highlighted words."""
+    page.goto(served.page_url("index.html"))
+    wait_until(page, "() => performance.getEntriesByName('skillsite:index-ready').length > 0")
+    page.locator("#searchBox").press_sequentially(query)
+    read = "() => [...document.querySelectorAll('#searchResults > li a')].map(a => a.getAttribute('href'))"
+    deadline = time.monotonic() + 5
+    while True:
+        shown = [h.removeprefix("skills/").removesuffix("/") for h in page.evaluate(read)]
+        if shown == expected or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(50)
+    return shown, page.locator("#searchResults mark").all_inner_texts()
+
+
+@pytest.mark.parametrize("query, expected, marked", [
+    (unicodedata.normalize("NFD", "café"), "bakery/menu", "café"),
+    (unicodedata.normalize("NFD", "Brûlée"), "bakery/menu", "brûlée"),
+    ("pâtisserie", "bakery/recipes", unicodedata.normalize("NFD", "pâtisserie")),
+])
+def test_a_word_typed_decomposed_or_composed_finds_and_marks_the_other(
+        context, words_site: Served, query: str, expected: str, marked: str) -> None:
+    assert [r.id for r in Catalog.open(words_site.root).search(query)] == [expected]    # as `skillsite search`
+    page = context.new_page()
+    shown, marks = _typed(page, words_site, query, [expected])
+    assert shown == [expected]
+    assert marks == [marked]

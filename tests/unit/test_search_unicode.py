@@ -1,0 +1,85 @@
+"""One word spelt two ways in Unicode ("é" composed, or "e" + U+0301 as a macOS keyboard or file
+name may give it) is one search term: in the tokenizer, the loader's index, the sharded index,
+the browser's lunr index and `skillsite search`, whichever way the skill and the query spell it."""
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillsite.cli import main
+from skillsite.config import SiteConfig
+from skillsite.loader import Catalog, SearchIndex, build_search_section, tokenize
+from skillsite.publish.build import build
+from skillsite.search import lunr_index, lunr_reference
+from skillsite.search.shard_query import ShardedIndex
+from skillsite.search.shard_writer import build_shards, card_row, doc_order
+from skillsite.search import terms
+from support import write_skill
+
+
+def nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+#: A skill written composed, one written decomposed; and a query word of each, in the other form.
+CAFE = "Plans a café menu of pastries and crème brûlée."
+PASTRY = nfd("Writes naïve recipes for a pâtisserie, with Éclairs.")
+ENTRIES = [{"id": "bakery/menu", "name": "menu", "description": CAFE, "tags": [], "priority": 0},
+           {"id": "bakery/recipes", "name": "recipes", "description": PASTRY, "tags": [], "priority": 0}]
+QUERIES = [(nfd("café"), "bakery/menu"), (nfd("brûlée"), "bakery/menu"),
+           (nfc("pâtisserie"), "bakery/recipes"), (nfc("éclairs"), "bakery/recipes"), (nfd("ÉCLAIRS"), "bakery/recipes")]
+
+
+def test_a_decomposed_word_is_the_composed_term() -> None:
+    assert nfd("café") != "café" and tokenize(nfd("Café")) == tokenize("café") == ["café"]
+    assert tokenize(nfd("Crème brûlée")) == tokenize("crème brûlée") == ["crème", "brûlée"]
+    # lower-cased first, then composed: "J" + U+030C has no composed capital, its small letter has one
+    assert terms.folded("J\u030c") == "\u01f0" == terms.folded("\u01f0")
+    assert terms.folded("ﬁle x²") == "ﬁle x²"    # NFC, not NFKC: compatibility characters stay as written
+
+
+@pytest.mark.parametrize("query, found", QUERIES)
+def test_the_loader_index_finds_either_spelling(query: str, found: str) -> None:
+    index = SearchIndex.from_manifest({"skills": ENTRIES, "search": build_search_section(ENTRIES)})
+    assert [skill_id for skill_id, _ in index.search(query)] == [found]
+
+
+@pytest.mark.parametrize("query, found", QUERIES)
+def test_the_sharded_index_finds_either_spelling(query: str, found: str) -> None:
+    rows = [card_row(e["id"], e["name"], e["description"], f"skills/{e['id']}/", e["tags"])
+            for e in (ENTRIES[i] for i in doc_order(ENTRIES))]
+    shards = build_shards(ENTRIES, rows)
+    files = {**shards.files}
+    index = ShardedIndex.open(shards.section, lambda path, sha256: files[path])
+    assert [card.id for card, _ in index.search(query)] == [found]
+
+
+def test_the_lunr_index_holds_composed_terms_as_lunr_py_writes_them() -> None:
+    ours = lunr_index.lunr_bytes(ENTRIES)
+    assert ours == lunr_reference.lunr_json(lunr_reference.build_lunr(ENTRIES))
+    terms = [term for term, _ in json.loads(ours)["invertedIndex"]]
+    assert {"pâtisseri", "éclair", "naïv", "café"} <= set(terms)
+    assert all(unicodedata.is_normalized("NFC", term) for term in terms)
+
+
+@pytest.mark.parametrize("shard_above", [100, 1], ids=["whole", "sharded"])
+def test_skillsite_search_finds_either_spelling(tmp_path: Path, shard_above: int) -> None:
+    src = tmp_path / "skills"
+    write_skill(src, "bakery/menu", description=CAFE)
+    write_skill(src, "bakery/recipes", description=PASTRY)
+    site = tmp_path / "site"
+    assert build([src], site, replace(SiteConfig(), shard_above=shard_above)).ok
+    for query, found in QUERIES:
+        result = CliRunner().invoke(main, ["search", query, "--catalog", str(site), "--json"])
+        assert result.exit_code == 0, result.output
+        assert [r["id"] for r in json.loads(result.output)] == [found], query
+        assert [r.id for r in Catalog.open(site).search(query)] == [found], query
