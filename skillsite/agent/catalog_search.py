@@ -63,10 +63,10 @@ class CatalogSearch:
         entries = {e.id: e for e in self.catalog._source.well_formed()}
         withheld = frozenset(i for i, e in entries.items() if above(e.risk, self.catalog.max_risk)
                              or for_model and not offered_to_model(e, copies_too=True))
-        if copies:
-            hits = index.search(query, k=k, tags=tags, exclude=withheld)
+        copy_of = {i: e.visibility.copy_of for i, e in entries.items() if e.visibility.copy_of}
+        if copies:  # on a tie, a copy right after its canonical member, as the catalog page lists them
+            hits = index.search(query, k=k, tags=tags, exclude=withheld, copy_of=copy_of)
         else:
-            copy_of = {i: e.visibility.copy_of for i, e in entries.items() if e.visibility.copy_of}
             ranked = index.search(query, k=len(index), tags=tags, exclude=withheld)
             def allowed(sid: str) -> bool:
                 """Whether ``sid`` may stand for its group: for a model, a copy never does (it is

@@ -13,7 +13,7 @@ import bisect
 import heapq
 import math
 import sys
-from typing import Any, Collection, Iterable, Sequence
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence, TypeVar
 
 from skillsite.search.terms import SEARCH_FIELDS, search_fields, tokenize
 
@@ -141,6 +141,34 @@ def tag_filtered(scores: dict[int, float], allowed: Collection[int], query: str)
     return dict.fromkeys(allowed, 0.0)
 
 
+Key = TypeVar("Key")
+
+
+def copies_together(ranked: Sequence[tuple[Key, float]], group_of: Callable[[Key], Key]) -> list[tuple[Key, float]]:
+    """``ranked`` (hits with rounded scores, best first) with, in each run of equal scores, the
+    members of a group of copies together at the place of the first of them, its canonical
+    member first (``group_of``: a hit's canonical member, itself outside a group): every copy
+    listed, a copy follows its canonical member on a tie, as the catalog page lists them
+    (ranking.js's copiesInPlace), and the runs' other hits keep their order."""
+    out: list[tuple[Key, float]] = []
+    at = 0
+    while at < len(ranked):
+        end = at + 1
+        while end < len(ranked) and ranked[end][1] == ranked[at][1]:
+            end += 1
+        members: dict[Key, list[tuple[Key, float]]] = {}
+        for hit in ranked[at:end]:
+            group = group_of(hit[0])
+            held = members.setdefault(group, [])
+            if hit[0] == group:
+                held.insert(0, hit)
+            else:
+                held.append(hit)
+        out.extend(hit for hits in members.values() for hit in hits)
+        at = end
+    return out
+
+
 def add_gains(scores: dict[int, float], gains: dict[int, float]) -> None:
     """Add one query term's ``gains`` to ``scores`` (terms in :func:`query_terms` order)."""
     for doc, gain in gains.items():
@@ -234,13 +262,15 @@ class SearchIndex:
         return found or set()
 
     def search(self, query: str, k: int = 5, tags: Sequence[str] | None = None,
-               exclude: Collection[str] = ()) -> list[tuple[str, float]]:
+               exclude: Collection[str] = (), copy_of: Mapping[str, str] | None = None) -> list[tuple[str, float]]:
         """The ``k`` best (skill id, score) for ``query``, best first; ties by priority, then id.
 
         Scores are rounded to 6 decimals before ranking.  ``tags`` keeps only skills carrying
         every one of them (case-insensitive); with tags and a query without search terms, the
         tagged skills are listed with score 0.  Skills whose ids are in ``exclude`` are never
-        returned (the k best are taken from the others).
+        returned (the k best are taken from the others).  ``copy_of`` (each copy's canonical
+        member, by id): on a tie, a group's copies right after its canonical member
+        (:func:`copies_together`), as the catalog page lists every copy.
         """
         if k <= 0:
             return []
@@ -253,4 +283,7 @@ class SearchIndex:
             floor = heapq.nlargest(k, scores.values())[-1] - 1e-6
             scores = {d: s for d, s in scores.items() if s >= floor}
         ranked = sorted((-round(s, 6), -self.priorities[d], self.ids[d]) for d, s in scores.items())
-        return [(skill_id, -neg) for neg, _, skill_id in ranked[:k]]
+        if not copy_of:
+            return [(skill_id, -neg) for neg, _, skill_id in ranked[:k]]
+        hits = [(skill_id, -neg) for neg, _, skill_id in ranked]
+        return copies_together(hits, lambda skill_id: copy_of.get(skill_id, skill_id))[:k]

@@ -21,8 +21,9 @@ loads only what it needs (Pagefind's design):
 - ``search/groups.json``: the skills the site does not list and the groups of copies, by skill
   number (postings: the unlisted skills, the canonical members, the copies, and of each copy
   its canonical member's position among them as :func:`encode_numbers`), so a page can count
-  the results it has not read the cards of (the meta file's ``groups`` names it, with its
-  sha256, bytes and how many unlisted skills and copies it holds: none, and it is not read).
+  the results it has not read the cards of, and a search listing every copy puts a copy right
+  after its canonical member on a tie (the meta file's ``groups`` names it, with its sha256,
+  bytes and how many unlisted skills and copies it holds: none, and it is not read).
 
 Every chunk and card file names the ``index`` it belongs to, so a reader that meets a file of
 another build (a deploy in the middle of a search) says so instead of mixing them.
@@ -128,6 +129,25 @@ def encode_numbers(numbers: Iterable[int]) -> str:
             number >>= 7
         out.append(number)
     return base64.b64encode(bytes(out)).decode("ascii")
+
+
+def decode_numbers(data: str, count: int, limit: int) -> list[int]:
+    """The ``count`` integers below ``limit`` that :func:`encode_numbers` wrote; ValueError when
+    corrupt (truncated, another count, or a number not below ``limit``)."""
+    raw = base64.b64decode(data, validate=True)
+    numbers: list[int] = []
+    value = shift = 0
+    for byte in raw:
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            numbers.append(value)
+            value = shift = 0
+        if len(numbers) > count or value >= limit:
+            break
+    if shift or len(numbers) != count or any(n >= limit for n in numbers):
+        raise ValueError("corrupt search groups: a list is truncated or names a group it does not have")
+    return numbers
 
 
 def decode_postings(data: str, count: int, weighted: bool, docs_count: int) -> tuple[list[int], bytes]:

@@ -22,9 +22,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
-from skillsite.search.bm25 import add_gains, best_gains, query_terms, tag_filtered
-from skillsite.search.shard_format import (DIGESTS_FORMAT, SHARDS_FILE, SHARDS_FORMAT, SHARDS_VERSION, card_path,
-                                           chunk_path, decode_postings, group_path, unpack_digests)
+from skillsite.search.bm25 import add_gains, best_gains, copies_together, query_terms, tag_filtered
+from skillsite.search.shard_format import (DIGESTS_FORMAT, GROUPS_FORMAT, SHARDS_FILE, SHARDS_FORMAT, SHARDS_VERSION,
+                                           card_path, chunk_path, decode_numbers, decode_postings, group_path,
+                                           unpack_digests)
 
 #: ``fetch(site-relative path, sha256 or None) -> bytes``; the sha256 is given for the meta file
 #: (skills.json names it) and, in a pinned index, for every file: a fetcher may serve a cached
@@ -141,6 +142,7 @@ class ShardedIndex:
         self._chunks: dict[tuple[str, int], _Chunk] = {}
         self._decoded: dict[tuple[str, int, int], tuple[list[int], bytes]] = {}
         self._cards: dict[int, Card] = {}
+        self._copy_of: dict[int, int] | None = None
 
     @classmethod
     def open(cls, section: dict[str, Any], fetch: Fetch, *, pinned: bool = False) -> ShardedIndex:
@@ -331,15 +333,38 @@ class ShardedIndex:
                                     tuple(values["tags"]), values["risk"], values["listed"], values["offered"],
                                     values.get("copy_of", -1), values.get("copies", 1))
 
+    def copy_of(self) -> dict[int, int]:
+        """Each copy's canonical member, by skill number, read from the groups file (once; checked
+        against the meta file's sha256 when the index is pinned); empty when the index holds no
+        copies or has no groups file (a build before it)."""
+        if self._copy_of is None:
+            ref = self.meta.get("groups")
+            if not (isinstance(ref, dict) and ref.get("copies") and isinstance(ref.get("url"), str)):
+                self._copy_of = {}
+                return self._copy_of
+            path = ref["url"]
+            raw = self._fetch_all([path], [(ref["sha256"], SHARDS_FILE)] if self.pinned else None)[0]
+            if raw.get("format") != GROUPS_FORMAT:
+                raise ValueError(f"{path} is not the groups file of this search index")
+            canonical, _ = decode_postings(raw["canonical"]["postings"], raw["canonical"]["count"], False, self.docs)
+            copies, _ = decode_postings(raw["copies"]["postings"], raw["copies"]["count"], False, self.docs)
+            positions = decode_numbers(raw["copies"]["groups"], len(copies), len(canonical))
+            self._copy_of = {doc: canonical[at] for doc, at in zip(copies, positions)}
+        return self._copy_of
+
     def search(self, query: str, k: int = 5, tags: Sequence[str] | None = None,
                keep: Callable[[Card], bool] | None = None, groups: bool = False) -> list[tuple[Card, float]]:
         """The ``k`` best (card, score) for ``query``, as SearchIndex.search ranks them; ``keep``
         says which cards may be returned (the k best are taken from those).  ``groups``: one
         result per group of copies, its canonical member's card at the place of its best member
-        (the best member's when ``keep`` refuses the canonical one)."""
+        (the best member's when ``keep`` refuses the canonical one); else every copy, on a tie
+        right after its canonical member (:func:`~.bm25.copies_together`, as the catalog page)."""
         if k <= 0:
             return []
         hits = self.ranked(query, tags)
+        copy_of = {} if groups else self.copy_of()
+        if copy_of:
+            hits = copies_together(hits, lambda doc: copy_of.get(doc, doc))
         out: list[tuple[Card, float]] = []
         seen: set[int] = set()
         at = 0

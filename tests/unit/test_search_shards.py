@@ -362,3 +362,32 @@ def test_the_groups_file_names_the_unlisted_skills_and_each_group_of_copies() ->
     assert base64.b64decode(groups["copies"]["groups"]) == bytes([0, 0, 1])   # each copy's canonical: 3, 3, 5
     assert groups_json(rows, "the-index") == groups_json(list(rows), "the-index")
     assert shard_format.encode_numbers([0, 127, 128, 300]) == base64.b64encode(bytes([0, 127, 128, 1, 172, 2])).decode()
+
+
+def test_every_copy_follows_its_canonical_member_on_a_tie_as_the_groups_file_says() -> None:
+    """Every copy listed (not ``groups``): on a tie a copy comes right after its canonical member,
+    as SearchIndex.search with ``copy_of`` and the page put it, not in skill order; the groups file
+    says who copies whom (checked against the meta file's sha256 when pinned)."""
+    ids = ["a/widget", "b/gizmo", "m/widget", "y/doohi", "z/widget"]
+    entries = [{"id": i, "name": i.split("/")[1], "description": "Polishing helper.", "tags": [], "priority": 0}
+               for i in ids]
+    copy_of = {"m/widget": "a/widget", "z/widget": "a/widget"}
+    number = {i: n for n, i in enumerate(ids)}          # skill order: priority, then id
+    rows = [card_row(i, i.split("/")[1], "Polishing helper.", f"{i}/", [], copy_of=number.get(copy_of.get(i, ""), -1),
+                     copies=3 if "widget" in i else 1) for i in (entries[n]["id"] for n in doc_order(entries))]
+    shards = build_shards(entries, rows)
+    files = {**shards.files, "pointer": json.dumps(shards.section).encode()}
+    together = ["a/widget", "m/widget", "z/widget", "b/gizmo", "y/doohi"]
+    assert [i for i, _ in unsharded(entries).search("polishing", k=5)] == ids               # no copy_of: by id
+    assert [i for i, _ in unsharded(entries).search("polishing", k=5, copy_of=copy_of)] == together
+    assert [i for i, _ in unsharded(entries).search("polishing", k=2, copy_of=copy_of)] == together[:2]
+    for pinned in (False, True):
+        served = Served(files)
+        assert [c.id for c, _ in served.open(pinned).search("polishing", k=5)] == together
+        assert shard_format.GROUPS_FILE in served.fetched
+        assert [c.id for c, _ in Served(files).open(pinned).search("polishing", k=5, groups=True)] == ids[:2] + ids[3:4]
+    lie = tampered(files, shard_format.GROUPS_FILE, b'"groups":"', b'"groups":"A')
+    with pytest.raises(ShardIntegrityError, match=f"^{shard_format.GROUPS_FILE} does not match the sha256"):
+        Served(lie).open(pinned=True).search("polishing", k=5)
+    with pytest.raises(ValueError, match="corrupt search groups"):
+        shard_format.decode_numbers(base64.b64encode(bytes([0, 2])).decode(), 2, 2)     # 2 is no group of 2
