@@ -508,14 +508,22 @@
     return "Browse all " + total + " skill" + (total === 1 ? "" : "s");
   };
 
-  /* How many skills carry each tag: from docs.json, else from the page's tag chips (a sharded
-     catalog's page has no list of every skill's tags). */
+  /* How many skills each tag's chip shows (the list filtered by it): from docs.json, a group of
+     copies once, when any member has the tag (listed or hidden, case aside: as the filter asks
+     each skill); else from the page's tag chips (a sharded catalog's page has no list of every
+     skill's tags; they count the list's skills too). */
   Search.prototype.tagCounts = function () {
     var counts = Object.create(null);
     if (this.docs) {
+      var groups = Object.create(null), perTag = Object.create(null);
       this.docs.forEach(function (d) {
-        d.tags.forEach(function (t) { counts[t] = (counts[t] || 0) + 1; });
+        var group = d.copyOf >= 0 ? d.copyOf : d.row, held = groups[group] || (groups[group] = Object.create(null));
+        [d.tags].concat(d.hiddenTags).forEach(function (tags) {
+          tags.forEach(function (t) { counts[t] = 0; held[String(t).toLowerCase()] = true; });
+        });
       });
+      Object.keys(groups).forEach(function (g) { for (var t in groups[g]) perTag[t] = (perTag[t] || 0) + 1; });
+      Object.keys(counts).forEach(function (t) { counts[t] = perTag[String(t).toLowerCase()]; });
       return counts;
     }
     Array.prototype.forEach.call(doc.querySelectorAll("#tagChips [data-tag]"), function (chip) {

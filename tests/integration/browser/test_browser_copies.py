@@ -203,3 +203,20 @@ def test_an_empty_result_offers_every_listed_skill_once(context, shop_site: Serv
     _open(page, shop_site, "?q=flibbertigibbet")
     assert page.text_content("#searchStatus").startswith("No skill matches")
     assert page.text_content("#searchShowAll") == "Browse all 3 skills"
+
+
+def test_the_closest_tags_count_what_their_chip_shows(context, shop_site: Served) -> None:
+    """Under an empty result the closest tags say how many skills each shows: the list filtered
+    by the tag, a group of copies once (widget's listed copy also has "shop", its hidden copy
+    alone "hiddencopy": the group is one skill of each)."""
+    page = context.new_page()
+    _open(page, shop_site, "?q=shoppe")
+    assert page.text_content("#searchStatus").startswith("No skill matches")
+    chip = page.locator("#searchEmptyTags button[data-tag='shop']")
+    assert chip.locator(".chip-count").text_content() == "3"
+    chip.click()
+    page.wait_for_timeout(400)   # the list filtered (a paged list: the shards' results of the tag)
+    assert _shown(page) == ["a/skills/widget", "b/skills/gizmo", "y/skills/doohi"]
+    if not (shop_site.root / "page").is_dir():       # docs.json: a hidden copy's tag shows its group
+        _open(page, shop_site, "?q=hiddencopie")
+        assert page.locator("#searchEmptyTags button[data-tag='hiddencopy'] .chip-count").text_content() == "1"
