@@ -252,7 +252,8 @@
 
   /* [start, end) of the words of ``text`` to highlight: cut as lunr cuts text, trimmed as lunr
      trims, a word is marked when its stem is one of ``terms`` (index terms a result matched) or
-     it begins with one of ``starts``. */
+     it begins with one of ``starts``; so is a run of symbols ("🚀", a term as it is: symbolRuns),
+     which trimming takes off a word. */
   function highlightRanges(lunr, text, terms, starts) {
     var stem = stems(lunr);
     var ranges = [];
@@ -265,19 +266,33 @@
     };
     var re = /[^\s\-]+/g, m, part;
     while ((m = re.exec(text)) !== null) {
-      var core = trim(m[0]);
-      if (!core) continue;
-      var at = m.index + m[0].indexOf(core);
-      if (matches(core)) {
-        ranges.push([at, at + core.length]);
-      } else if (PUNCTUATION.test(core)) {      // "mcp.json": its parts, as the query's
+      var found = [], core = trim(m[0]), at = m.index + m[0].indexOf(core);
+      if (core && matches(core)) {
+        found.push([at, at + core.length]);
+      } else if (core && PUNCTUATION.test(core)) {      // "mcp.json": its parts, as the query's
         var parts = /[^!-\/:-@\[-`{-~]+/g;
         while ((part = parts.exec(core)) !== null) {
-          if (matches(part[0])) ranges.push([at + part.index, at + part.index + part[0].length]);
+          if (matches(part[0])) found.push([at + part.index, at + part.index + part[0].length]);
         }
       }
+      if (SYMBOLS && NON_ASCII.test(m[0])) found = withSymbols(found, m[0], m.index, matches);
+      ranges.push.apply(ranges, found);
     }
     return ranges;
+  }
+
+  /* ``found`` (the ranges marked in ``token``, a word of a text at ``offset``) with the token's
+     runs of symbols that ``matches`` accepts and no range of ``found`` overlaps, in text order. */
+  function withSymbols(found, token, offset, matches) {
+    var out = found.slice(), run;
+    SYMBOLS.lastIndex = 0;
+    while ((run = SYMBOLS.exec(token)) !== null) {
+      var start = offset + run.index, end = start + run[0].length;
+      var overlaps = found.some(function (r) { return r[0] < end && start < r[1]; });
+      if (!overlaps && matches(run[0])) out.push([start, end]);
+    }
+    SYMBOLS.lastIndex = 0;
+    return out.sort(function (x, y) { return x[0] - y[0]; });
   }
 
   /* Levenshtein distance, or ``limit + 1`` once it is over ``limit``. */

@@ -162,6 +162,19 @@ test("highlightRanges: the words whose stem a result matched, or that begin with
   assert.deepEqual(core.highlightRanges(lunr, text, null, null), []);
 });
 
+test("highlightRanges: a run of symbols found is marked as other words, alone or beside a word", () => {
+  const text = "Launch 🚀 checklists, ready🚀 (🚀) ©2024 👍🏽!";
+  const marked = (terms, starts) => core.highlightRanges(lunr, text, terms, starts).map(([a, b]) => text.slice(a, b));
+  assert.deepEqual(marked({ "🚀": true }, null), ["🚀", "🚀", "🚀"]);
+  assert.deepEqual(marked({ "🚀": true, launch: true, readi: true }, null), ["Launch", "🚀", "ready", "🚀", "🚀"]);
+  assert.deepEqual(marked({ "©": true, "👍🏽": true }, null), ["©", "👍🏽"]);
+  assert.deepEqual(marked(null, ["🚀"]), ["🚀", "🚀", "🚀"]);      // the plain-text match's starts
+  assert.deepEqual(marked({ "✓": true }, null), []);
+  const inside = "a🚀b and ab🚀cd";                                  // inside a word marked whole: once
+  assert.deepEqual(core.highlightRanges(lunr, inside, null, ["a🚀b", "🚀"]).map(([a, b]) => inside.slice(a, b)),
+    ["a🚀b", "🚀"]);
+});
+
 test("closestTags: tags a misspelt or partial word is close to, closest then most used", () => {
   const counts = { docker: 3, database: 2, "disaster-recovery": 1, containers: 4, release: 4 };
   assert.deepEqual(core.closestTags(lunr, "dockr", counts).map((t) => t.tag), ["docker"]);

@@ -1,7 +1,8 @@
 """What counts as one word on the home page's search, in headless chromium, on both pages (the
 lunr index of a whole catalog and the search shards of a paged one): a word typed decomposed
 ("e" + U+0301, as a macOS keyboard may give it) finds and highlights the same word written
-composed in a skill, and the reverse."""
+composed in a skill, and the reverse; a run of symbols (an emoji, a term as `skillsite search`
+makes it) is found and highlighted as any other word."""
 from __future__ import annotations
 
 import time
@@ -20,15 +21,17 @@ from support import write_skill
 pytestmark = pytest.mark.browser
 
 LAYOUTS = {"whole": SITE_CONFIG, "paged": replace(SITE_CONFIG, shard_above=1)}
-#: One skill written composed (NFC), one decomposed (NFD), and a filler the words are not in.
+#: One skill written composed (NFC), one decomposed (NFD), one with emoji, and a filler.
 MENU = "Plans a café menu of pastries and crème brûlée."
 RECIPES = unicodedata.normalize("NFD", "Writes naïve recipes for a pâtisserie.")
+ROCKET = "Runs launch checklists 🚀 for releases that are ready🚀, with a 👍🏽 at the end."
 
 
 def _tree(root: Path) -> Path:
     write_skill(root, "bakery/menu", description=MENU)
     write_skill(root, "bakery/recipes", description=RECIPES)
     write_skill(root, "bakery/bread", description="Bakes sourdough bread at home.")
+    write_skill(root, "launch/rocket", description=ROCKET)
     return root
 
 
@@ -66,3 +69,12 @@ def test_a_word_typed_decomposed_or_composed_finds_and_marks_the_other(
     shown, marks = _typed(page, words_site, query, [expected])
     assert shown == [expected]
     assert marks == [marked]
+
+
+@pytest.mark.parametrize("query, marked", [("🚀", ["🚀", "🚀"]), ("checklists 👍🏽", ["checklists", "👍🏽"])])
+def test_a_run_of_symbols_found_is_highlighted(context, words_site: Served, query: str, marked: list[str]) -> None:
+    assert [r.id for r in Catalog.open(words_site.root).search(query)] == ["launch/rocket"]
+    page = context.new_page()
+    shown, marks = _typed(page, words_site, query, ["launch/rocket"])
+    assert shown == ["launch/rocket"]
+    assert marks == marked
