@@ -291,8 +291,11 @@ class ShardedIndex:
         return scores
 
     def with_tags(self, tags: Sequence[str]) -> set[int]:
-        """Skill numbers of the skills that carry every one of ``tags`` (case-insensitive)."""
+        """Skill numbers of the skills that carry every one of ``tags`` (case-insensitive); none
+        when no skill has a tag (the index then has no tag chunk to read)."""
         wanted = sorted({t.lower() for t in tags})
+        if not self.meta["tags"]["first"]:
+            return set()
         self._load_chunks(("tags", self._locate("tags", t)) for t in wanted)
         found: set[int] | None = None
         for tag in wanted:

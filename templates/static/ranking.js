@@ -624,9 +624,11 @@
     return lo < docs.length && docs[lo] === doc;
   }
 
-  /* Skill numbers of the skills with every one of ``tags`` (lower-cased, as the tag filter compares them). */
+  /* Skill numbers of the skills with every one of ``tags`` (lower-cased, as the tag filter compares
+     them); none when no skill has a tag (the index then has no tag chunk to read). */
   ShardedIndex.prototype.withTags = function (tags) {
     var self = this, firsts = this.meta.tags.first, seen = Object.create(null);
+    if (!firsts.length) return Promise.resolve(new Set());
     var wanted = tags.map(function (t) { return String(t).toLowerCase(); })
       .filter(function (t) { return seen[t] ? false : (seen[t] = true); }).sort(compareTerms);
     return this.loadChunks(wanted.map(function (t) { return ["tags", chunkOf(firsts, t)]; })).then(function () {

@@ -315,6 +315,16 @@ test("ShardedIndex: words add up, equal rounded scores go by skill number, tags 
   assert.deepEqual(ranked.ranking.take(2).map((h) => h.doc), [2, 0]);
 });
 
+test("ShardedIndex: a tag filter on an index without tags finds nothing and reads no tag chunk", async () => {
+  const untagged = makeShards({ docker: [1.5, [[0, 150], [1, 150]]] }, {}, ["d0", "d1"], 2);
+  assert.deepEqual(untagged.meta.tags.first, []);
+  const { index, files } = open(untagged);
+  assert.deepEqual((await index.search("docker", { k: 10 })).map((h) => h.card.id), ["d0", "d1"]);
+  assert.deepEqual(await index.search("docker", { k: 10, tags: ["ops"] }), []);
+  assert.deepEqual(await index.search("", { k: 10, tags: ["ops"] }), []);
+  assert.ok(!files.some((rel) => rel.startsWith("search/tags/")), files.join(" "));
+});
+
 test("ShardedIndex: files of another build are refused, and a query that fails can be asked again", async () => {
   const { index } = open(SHARDS, (rel) => rel === "search/terms/0002.json" ? { ...SHARDS.files[rel], index: "build-2" } : SHARDS.files[rel]);
   await assert.rejects(index.search("zebra", { k: 3 }), /another build/);

@@ -391,3 +391,17 @@ def test_every_copy_follows_its_canonical_member_on_a_tie_as_the_groups_file_say
         Served(lie).open(pinned=True).search("polishing", k=5)
     with pytest.raises(ValueError, match="corrupt search groups"):
         shard_format.decode_numbers(base64.b64encode(bytes([0, 2])).decode(), 2, 2)     # 2 is no group of 2
+
+
+def test_a_tag_filter_on_an_index_without_tags_finds_nothing_and_reads_no_tag_chunk() -> None:
+    """No skill has a tag: the index has no tag chunk, and a tag filter finds no skill (it asked
+    for a chunk that does not exist, and the loader said the catalog could not be read)."""
+    entries = [{"id": i, "name": i, "description": f"Polishes {i} things.", "tags": [], "priority": 0}
+               for i in ("one", "two", "three")]
+    files = site_files(entries)
+    assert not any(path.startswith("search/tags/") for path in files)
+    served = Served(files)
+    index = served.open()
+    assert [c.id for c, _ in index.search("polish", k=5)] == ["one", "three", "two"]
+    assert index.search("polish", k=5, tags=["x"]) == [] and index.search("", k=5, tags=["x"]) == []
+    assert not any(path.startswith("search/tags/") for path in served.fetched)
