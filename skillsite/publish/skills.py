@@ -191,9 +191,10 @@ def publication_key(job: SkillPublishing, index: int, resident: KeptObjects | No
     last build worked out for this very skill (``serve`` keeps each unchanged skill, and with it
     its source, files and diagnostics) when what the catalog gives it is equal."""
     skill = job.skills[index]
-    given = (job.sub_skills(skill.id), job.commands.get(skill.id), job.conflicts[skill.id],
-             job.dependencies[skill.id], job.knowledge.get(skill.id, []), job.archive_names[index], job.mtime,
-             job.base_dir)
+    # tuples, not lists: what is kept between rebuilds should give the garbage collector nothing to walk
+    given = (tuple(job.sub_skills(skill.id)), job.commands.get(skill.id), tuple(job.conflicts[skill.id]),
+             tuple(job.dependencies[skill.id]), tuple(job.knowledge.get(skill.id, ())), job.archive_names[index],
+             job.mtime, job.base_dir)
     return kept_or_made(resident, PUBLICATION_KEY, skill.id, skill, given, lambda: _publication_key(skill, given))
 
 
