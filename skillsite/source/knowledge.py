@@ -4,7 +4,9 @@
 (``knowledge_dir``, by default ``knowledge/`` in the first source root) or, for a path
 starting with ``./``, in the skill's own folder.  Each must exist and stay inside its folder
 (symbolic links included); a skill's own document must be one of the files it publishes (not
-excluded, not in a skipped folder), and no document may be larger than ``MAX_DOCUMENT_BYTES``.
+excluded, not in a skipped folder), no document may be larger than ``MAX_DOCUMENT_BYTES``, and
+no path may hold a character the prompt fragment (skill.xml) cannot (it would name a document
+the agent's ``knowledge(path)`` cannot find).
 The catalog publishes each document once, under ``knowledge/``: a shared one at its path in the
 knowledge folder, a skill's own one under ``skills/<id>/``.
 """
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from skillsite.agent.xml_chars import xml_forbidden
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.source.discover import inside_folder
 
@@ -63,6 +66,9 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
         return f"knowledge path '{declared}' must be relative to its folder"
     if "\x00" in relative:
         return f"knowledge path {declared!r} holds a NUL character"
+    if (char := xml_forbidden(relative)) is not None:  # skill.xml would name a document knowledge() cannot find
+        return (f"knowledge path {declared!r} holds U+{ord(char):04X}, a character the skill's prompt fragment "
+                "(skill.xml, XML 1.0) cannot hold; rename the document")
     clean = posixpath.normpath(relative)
     if clean == ".." or clean.startswith("../"):
         return f"knowledge path '{declared}' leaves its folder"
