@@ -151,6 +151,8 @@ class KnowledgeRecord:
                 and isinstance(data.get("url"), str) and is_hex_sha256(data.get("sha256"))
                 and ("size" not in data or is_size(data["size"]))):
             raise _Malformed("malformed knowledge records")
+        if (char := xml_forbidden(data["path"])) is not None:  # skill.xml would name a document knowledge() lacks
+            raise _Malformed(_unheld("a knowledge path", data["path"], char))
         return cls(data["path"], data["title"], data["sha256"], data["url"], data.get("size"))
 
     def to_json(self) -> dict[str, Any]:

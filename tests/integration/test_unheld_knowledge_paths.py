@@ -2,18 +2,22 @@
 used to be published, its skill.xml listing it as ``<doc path="a\\ufffdb.md">``: an agent calling
 ``knowledge(path)`` with the path the fragment gives found nothing.  The build now refuses it
 (SK218 at the line declaring it, never a traceback; with --keep-going the other skills and their
-documents are published, each fragment naming its documents as skills.json does).  Real folders;
-the catalog is served by a real HTTP server on 127.0.0.1."""
+documents are published, each fragment naming its documents as skills.json does), and the loader
+refuses a foreign catalog's record naming one (CatalogFormatError naming it escaped).  Real
+folders; the catalogs are served by a real HTTP server on 127.0.0.1."""
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
-from skillsite.loader import Catalog
+from skillsite.loader import Catalog, CatalogFormatError
 from skillsite.publish.build import build
 from skillsite.source.catalog import read_catalog
 from support import serve_folder, write_skill
@@ -82,3 +86,55 @@ def test_without_keep_going_the_build_fails_naming_the_document_with_no_tracebac
     assert ("bad/SKILL.md:6:5: error SK218 knowledge path './own\\x1bx.md' holds U+001B, a character the skill's "
             "prompt fragment (skill.xml, XML 1.0) cannot hold; rename the document") in said
     assert "\x1b" not in said and "\x07" not in said
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A catalog whose skill ``doc`` points to ``runbook.md``, and ``other`` to nothing."""
+    src, site = tmp_path_factory.mktemp("src"), tmp_path_factory.mktemp("built") / "site"
+    (src / "knowledge").mkdir()
+    (src / "knowledge" / "runbook.md").write_text("# Runbook\n", encoding="utf-8")
+    write_skill(src, "doc", "name: doc\ndescription: Has a document. Use when testing.\nknowledge: [runbook.md]\n")
+    write_skill(src, "other")
+    assert build([src], site).ok
+    return site
+
+
+def _served(built: Path, tmp_path: Path, path: str) -> Iterator[Catalog]:
+    """The catalog with the record of ``doc``'s document naming ``path``, as a hostile host could
+    write it, served on 127.0.0.1 and opened by the loader."""
+    site = tmp_path / "site"
+    shutil.copytree(built, site)
+    manifest = json.loads((site / "skills.json").read_text(encoding="utf-8"))
+    next(entry for entry in manifest["skills"] if entry["id"] == "doc")["knowledge"][0]["path"] = path
+    (site / "skills.json").write_text(json.dumps(manifest), encoding="utf-8")  # ensure_ascii: "\udcff" stays
+    base, stop = serve_folder(site)
+    try:
+        yield Catalog.open(f"{base}/skills.json", cache_dir=tmp_path / "cache")
+    finally:
+        stop()
+
+
+@pytest.mark.parametrize("path, message", [
+    ("a\x07b.md", r"skill \(doc\) has a knowledge path 'a\\x07b\.md', whose U\+0007 its prompt fragment "
+                  r"\(skill\.xml, XML 1\.0\) cannot hold as written$"),
+    ("esc\x1b[2J.md", r"skill \(doc\) has a knowledge path 'esc\\x1b\[2J\.md', whose U\+001B"),
+    ("non\uffff.md", r"skill \(doc\) has a knowledge path 'non\\uffff\.md', whose U\+FFFF"),
+    ("lone\udcff.md", r"skill \(doc\) has a knowledge path 'lone\\udcff\.md', which is not valid Unicode text "
+                      r"\(a lone surrogate\)"),
+], ids=["bel", "escape", "noncharacter", "surrogate"])
+def test_a_record_naming_a_document_skill_xml_cannot_name_is_refused(built: Path, tmp_path: Path, path: str,
+                                                                    message: str) -> None:
+    for catalog in _served(built, tmp_path, path):
+        with pytest.raises(CatalogFormatError, match=message):
+            catalog.load("doc")
+        with pytest.raises(CatalogFormatError, match=message):
+            catalog.knowledge(path)
+        assert catalog.load("other").id == "other"  # the others load as before
+
+
+def test_a_record_the_fragment_holds_loads_and_knowledge_finds_what_it_names(built: Path, tmp_path: Path) -> None:
+    for catalog in _served(built, tmp_path, "tab\tbook.md"):
+        paths = [doc.get("path") for doc in ET.fromstring(catalog.load("doc").xml).iter("doc")]
+        assert paths == ["tab\tbook.md"]
+        assert catalog.knowledge(paths[0]) == b"# Runbook\n"  # the record's URL is still the built one's
