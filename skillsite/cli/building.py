@@ -252,7 +252,7 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
                            configure=configure, config_paths=config_paths)
     except OSError as exc:
         click.echo(f"skillsite serve: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        sys.exit(2)
+        sys.exit(EXIT_USAGE)
     server.start()
     click.echo(f"Serving {server.url} (Ctrl-C to stop); watching {', '.join(str(r) for r in roots)}", err=True)
     if open_browser:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import click
 
 from skillsite.diagnostics import printable
-from skillsite.exit_codes import EXIT_ENVIRONMENT
+from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT
 from skillsite.cli.reading import (catalog_options_for, loader_error_text, open_catalog_or_error,
                                    open_catalog_or_exit, run_loader, try_loader)
 
@@ -177,7 +177,7 @@ def outdated(lock_file: Path, source: str | None, cache_dir: Path | None, timeou
         for s in states:
             if s.detail and s.status not in ("up-to-date",):
                 click.echo(printable(f"{s.id}: {s.status}: {s.detail}"))
-    sys.exit(1 if any(s.status in PROBLEMS for s in states) else 0)
+    sys.exit(EXIT_CATALOG if any(s.status in PROBLEMS for s in states) else 0)
 
 
 def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cache_dir: Path | None, timeout: float,
@@ -268,4 +268,4 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
         if not code and target not in said | set(edited) - set(still_edited):
             click.echo(printable(f"{target}: {_version_text(after.skills[target])}, up to date"))
         edited = still_edited
-    sys.exit(1 if failed else 0)
+    sys.exit(EXIT_CATALOG if failed else 0)

@@ -9,7 +9,7 @@ import click
 from skillsite.arguments import ExistingPath
 from skillsite.cli.output import fail
 from skillsite.diagnostics import printable
-from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_USAGE
+from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
 
 
 def catalog_options_for(default: str | None, *, with_catalog: bool = True):
@@ -47,7 +47,7 @@ def open_catalog_or_exit(source: str, cache_dir: Path | None, timeout: float, al
     """Open a catalog; loader warnings go to stderr, loader errors exit 1 with one line."""
     catalog, error = open_catalog_or_error(source, cache_dir, timeout, allowed_hosts)
     if catalog is None:
-        fail(error, 1)
+        fail(error, EXIT_CATALOG)
     return catalog
 
 
@@ -89,8 +89,8 @@ def try_loader(call, what: str = "skillsite"):
             return call(), 0
         except LoaderError as exc:
             click.echo(f"{what}: {loader_error_text(exc)}", err=True)
-            return None, EXIT_ENVIRONMENT if isinstance(exc, InstallError) else EXIT_USAGE if isinstance(
-                exc, LockFileError) else 1
+            return None, (EXIT_ENVIRONMENT if isinstance(exc, InstallError)
+                          else EXIT_USAGE if isinstance(exc, LockFileError) else EXIT_CATALOG)
         finally:
             for warning in caught:
                 click.echo(f"{what}: warning: {warning.message}", err=True)
@@ -136,7 +136,7 @@ def search(query: str, source: str, cache_dir: Path | None, timeout: float, allo
     try:
         results = catalog.search(query, k=k, tags=list(tags) or None, copies=all_copies)
     except LoaderError as exc:
-        fail(loader_error_text(exc), 1)
+        fail(loader_error_text(exc), EXIT_CATALOG)
     if as_json:
         click.echo(json.dumps([result_json(r) for r in results], ensure_ascii=False, indent=2))
         return
@@ -168,7 +168,7 @@ def show(skill_id: str, source: str, cache_dir: Path | None, timeout: float, all
     try:
         skill = catalog.load(skill_id)
     except LoaderError as exc:
-        fail(loader_error_text(exc), 1)
+        fail(loader_error_text(exc), EXIT_CATALOG)
     text = skill.xml if fmt == "xml" else skill.raw.decode("utf-8", errors="replace").lstrip("\ufeff")
     click.echo(text, nl=not text.endswith("\n"))
 
@@ -296,4 +296,4 @@ def mcp(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tupl
     try:
         serve(catalog, loader_error_text)
     except MCPUnavailable as exc:
-        fail(str(exc), 2)
+        fail(str(exc), EXIT_USAGE)

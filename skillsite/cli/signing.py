@@ -9,7 +9,7 @@ import click
 from skillsite.arguments import ExistingPath
 from skillsite.cli.output import fail
 from skillsite.diagnostics import counted, describe_os_error, printable
-from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_USAGE
+from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
 
 
 @click.group()
@@ -86,7 +86,7 @@ def verify(source: str, trusted_keys: tuple[str, ...], as_json: bool, timeout: f
     else:
         for line in verify_lines(report):
             click.echo(printable(line))
-    sys.exit(0 if report.ok else 1)
+    sys.exit(0 if report.ok else EXIT_CATALOG)
 
 
 def _site_folder(source: str) -> Path | None:

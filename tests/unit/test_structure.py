@@ -84,3 +84,24 @@ def test_each_exit_status_is_defined_once_in_exit_codes() -> None:
                     defined.setdefault(target.id, []).append(path.relative_to(REPO).as_posix())
     assert "EXIT_ENVIRONMENT" in defined
     assert {name: places for name, places in defined.items() if places != ["skillsite/exit_codes.py"]} == {}
+
+
+def _numbers_given(call) -> list[int]:
+    """The integer literals other than 0 among a call's arguments (in ``1 if failed else 0`` too)."""
+    import ast
+
+    return [node.value for arg in call.args for node in ast.walk(arg)
+            if isinstance(node, ast.Constant) and type(node.value) is int and node.value != 0]
+
+
+def test_no_command_exits_with_a_bare_number() -> None:
+    """Every status a command ends with is named in skillsite/exit_codes.py (``sys.exit(EXIT_USAGE)``,
+    ``fail(text, EXIT_CATALOG)``): a bare ``1`` or ``2`` says nothing of what it means."""
+    import ast
+
+    bare = []
+    for path in sorted([*(REPO / "skillsite" / "cli").rglob("*.py"), *(REPO / "skillsite" / "audit").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("sys.exit", "fail") and _numbers_given(node):
+                bare.append(f"{path.relative_to(REPO).as_posix()}:{node.lineno}: {ast.unparse(node)}")
+    assert bare == []

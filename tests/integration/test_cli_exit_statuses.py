@@ -1,0 +1,34 @@
+"""How the commands exit where skillsite/exit_codes.py says, observed from outside: ``serve`` on a
+port another process listens on ends at once with exit 2 and one line naming the address (never a
+traceback)."""
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillsite.exit_codes import EXIT_USAGE
+from support import write_skill
+
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
+
+def _skillsite(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "skillsite", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=300)
+
+
+def test_serve_on_a_taken_port_exits_2_naming_the_address(tmp_path: Path) -> None:
+    write_skill(tmp_path / "src", "one")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        run = _skillsite("serve", "src", "--host", "127.0.0.1", "--port", str(port), cwd=tmp_path)
+    said = run.stdout + run.stderr
+    assert run.returncode == EXIT_USAGE == 2, said
+    assert f"skillsite serve: cannot listen on 127.0.0.1:{port}: Address already in use" in run.stderr
+    assert "Traceback" not in said and "Serving" not in said
