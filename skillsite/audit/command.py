@@ -84,7 +84,8 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
     """Find malicious and risky content in the skills under PATHS (default: the current folder).
 
     Nothing in the skills is run.  Exit 0 when no finding reaches --fail-on, 1 when one does,
-    2 on a usage or configuration error.
+    2 on a usage or configuration error, 3 when the report cannot be written (nothing partial is
+    left).
     """
     from skillsite.audit.formats import render
     from skillsite.audit.report import audit_paths

@@ -228,7 +228,10 @@ def trusted_cache(folder: Path) -> Path | None:
               help="Seconds between checks for changed files.")
 def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: int, templates_dir: Path | None,
           title: str | None, open_browser: bool, interval: float) -> None:
-    """Build the catalog, serve it locally and rebuild when SOURCES or templates change."""
+    """Build the catalog, serve it locally and rebuild when SOURCES or templates change.
+
+    Exit 2 when it cannot listen on --host and --port (taken, or no address of this machine).
+    """
     from skillsite.config import CONFIG_NAMES, SiteConfig, builtin_templates, find_config, load_config
     from skillsite.publish.serve import DevServer
 

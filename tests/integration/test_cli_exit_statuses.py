@@ -1,6 +1,6 @@
 """How the commands exit where skillsite/exit_codes.py says, observed from outside: ``serve`` on a
 port another process listens on ends at once with exit 2 and one line naming the address (never a
-traceback)."""
+traceback), and each command's --help says the statuses it may exit with."""
 from __future__ import annotations
 
 import socket
@@ -32,3 +32,14 @@ def test_serve_on_a_taken_port_exits_2_naming_the_address(tmp_path: Path) -> Non
     assert run.returncode == EXIT_USAGE == 2, said
     assert f"skillsite serve: cannot listen on 127.0.0.1:{port}: Address already in use" in run.stderr
     assert "Traceback" not in said and "Serving" not in said
+
+
+@pytest.mark.parametrize("command, says", [
+    ("serve", "Exit 2 when it cannot listen on --host and --port"),
+    ("audit", "Exit 0 when no finding reaches --fail-on, 1 when one does, 2 on a usage or configuration error, "
+              "3 when the report cannot be written"),
+    ("verify", "Exit 0 when all hold, 1 otherwise."),
+])
+def test_the_help_says_how_the_command_exits(tmp_path: Path, command: str, says: str) -> None:
+    run = _skillsite(command, "--help", cwd=tmp_path)
+    assert run.returncode == 0 and says in " ".join(run.stdout.split()), run.stdout
