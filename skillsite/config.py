@@ -52,8 +52,8 @@ class SiteConfig:
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "title": str, "description": str, "base_url": str, "repo_url": str, "branch": str,
     "sources": list, "exclude": list, "profile": str, "strict": bool, "ignore": list,
-    "prompt_budget": int, "shard_above": int, "max_bytes": int, "templates": str, "knowledge_dir": str, "marketplace": dict,
-    "audit": dict, "signing": dict, "copies": dict,
+    "prompt_budget": int, "shard_above": int, "max_bytes": int, "templates": str, "knowledge_dir": str,
+    "marketplace": dict, "audit": dict, "signing": dict, "copies": dict,
 }
 
 

@@ -52,7 +52,8 @@ def marketplace_problem(value: Any) -> str | None:
     if "name" in value and (not isinstance(value["name"], str) or (problem := name_problem(value["name"]))):
         return problem if isinstance(value.get("name"), str) else "'marketplace.name' must be a string"
     owner = value.get("owner", {})
-    if not isinstance(owner, dict) or set(owner) - set(OWNER_KEYS) or not all(isinstance(v, str) for v in owner.values()):
+    if not isinstance(owner, dict) or set(owner) - set(OWNER_KEYS) \
+            or not all(isinstance(v, str) for v in owner.values()):
         return "'marketplace.owner' must be a mapping of name, email and url (strings)"
     if "owner" in value and not owner.get("name"):
         return "'marketplace.owner' needs a name"
@@ -121,7 +122,8 @@ def copies_problem(value: Any) -> str | None:
     ``similarity`` (0.5 to 1), ``prefer`` (folders, best first), ``apart`` (ids never grouped)
     and ``versions`` (true: one name and description group whatever the bodies)."""
     if not isinstance(value, dict):
-        return "'copies' must be a mapping: {group: true, similarity: 0.9, prefer: [skills/, ...], apart: [id, ...], versions: true}"
+        return ("'copies' must be a mapping: {group: true, similarity: 0.9, prefer: [skills/, ...], apart: [id, ...], "
+                "versions: true}")
     unknown = sorted(set(map(str, value)) - set(COPIES_KEYS))
     if unknown:
         return f"'copies' has unknown keys: {', '.join(unknown)} (known: {', '.join(COPIES_KEYS)})"

@@ -220,7 +220,8 @@ class Catalog:
 
     def search(self, query: str, k: int = 5, tags: Sequence[str] | None = None, *,
                for_model: bool = False, copies: bool = False) -> list[SearchResult]:
-        """The ``k`` best skills for ``query`` (optionally only with all of ``tags``), as ``skillsite search`` ranks them.
+        """The ``k`` best skills for ``query`` (optionally only with all of ``tags``), as
+        ``skillsite search`` ranks them.
 
         Skills the audit rates above ``max_risk`` are left out (they cannot be loaded).
         ``for_model``: only skills that may be offered to a model, as in :meth:`prompt` (not

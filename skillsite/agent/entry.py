@@ -26,7 +26,8 @@ from skillsite.agent.errors import CatalogFormatError
 from skillsite.agent.xml_chars import xml_forbidden, xml_unkept
 
 __all__ = ["CODEX_POLICY", "HIDING_KEYS", "ManifestEntry", "FileRecord", "KnowledgeRecord", "ToolRecord", "Visibility",
-           "EntryRequirements", "Triggers", "DependencyRecord", "EntrySource", "EntryUrls", "EntrySize", "EntryWarning", "AuditFinding", "AuditSummary",
+           "EntryRequirements", "Triggers", "DependencyRecord", "EntrySource", "EntryUrls", "EntrySize", "EntryWarning",
+           "AuditFinding", "AuditSummary",
            "DEFAULT_VISIBILITY", "NO_REQUIREMENTS", "NO_TRIGGERS", "NOTHING_FOUND", "shared", "holding",
            "PLATFORMS", "entry_problem", "is_hex_sha256", "is_size", "is_strings"]
 
@@ -282,7 +283,8 @@ class Copies:
             raise _Malformed("malformed copies")
         members = []
         for item in data.get("members", []):
-            if not (isinstance(item, dict) and isinstance(item.get("id"), str) and isinstance(item.get("differs"), str)):
+            if not (isinstance(item, dict) and isinstance(item.get("id"), str)
+                    and isinstance(item.get("differs"), str)):
                 raise _Malformed("malformed copies")
             members.append(CopyRecord(item["id"], item["differs"]))
         return cls(data["canonical"], data["count"], data.get("differs", ""), tuple(members))
@@ -628,7 +630,8 @@ def _parse_fields(data: dict[str, Any], skill_id: str) -> ManifestEntry:
         examples=tuple(_items(data.get("examples"))),
         priority=priority, visibility=visibility, command=_text(data.get("command")),
         triggers=Triggers.from_json(data.get("triggers")), conflicts=_texts(data.get("conflicts")),
-        dependencies=dependencies, knowledge=knowledge, interface=data["interface"] if isinstance(data.get("interface"), dict) else None,
+        dependencies=dependencies, knowledge=knowledge,
+        interface=data["interface"] if isinstance(data.get("interface"), dict) else None,
         requirements=requirements, parent=_text(data.get("parent")), children=children, files=files,
         sha256=data["sha256"], digest=_text(data.get("digest"), ""), source=EntrySource.from_json(data.get("source")),
         urls=urls, versions_url=_text(data.get("versions_url")), versions_sha256=versions_sha256,

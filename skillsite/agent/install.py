@@ -133,8 +133,8 @@ class Installer:
                 raise UnsafePathError(f"{targets[planned.id]!r} is not UTF-8 text: it cannot be recorded in the lock "
                                       "file")
             if lock_path is not None and not is_utf8_text(planned.id):
-                raise CatalogFormatError(f"{self.catalog.location}: skill id {planned.id!r} is not UTF-8 text: it cannot be "
-                                         "recorded in the lock file")
+                raise CatalogFormatError(f"{self.catalog.location}: skill id {planned.id!r} is not UTF-8 text: "
+                                         "it cannot be recorded in the lock file")
         for planned in plan:
             self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
         if lock_path is not None and not overwrite and not replace_root:  # install, not update
@@ -221,8 +221,8 @@ class Installer:
         nested = self._nested_plan(entry) if children and planned.version == history.latest else []
         clash = _path_clash([f.path for f in release.skill_files] + [rel for rel, _, _ in nested])
         if clash:  # before anything is fetched: a listing that cannot be installed is refused as it is
-            raise CatalogFormatError(f"{self.catalog.location}: release {planned.label} has files that clash when installed: "
-                                     f"{clash}")
+            raise CatalogFormatError(f"{self.catalog.location}: release {planned.label} has files that clash when "
+                                     f"installed: {clash}")
         releases = self.catalog._histories
         fetches: list[Fetch] = [(f.path, entry.id, functools.partial(releases.release_file, entry, release, f.path))
                                 for f in release.skill_files]

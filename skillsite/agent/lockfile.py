@@ -166,8 +166,8 @@ def _check_paths(lock: Lock, lock_path: Path) -> None:
     for skill_id, skill in sorted(lock.skills.items()):
         folder = resolve_locked_path(skill.path, lock_path)
         if holds_lock(folder, lock_path):
-            raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, the lock file itself, "
-                                "its folder or one above it; refusing the lock file")
+            raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, the lock file "
+                                "itself, its folder or one above it; refusing the lock file")
         if not inside_lock_folder(folder, lock_path):
             raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, outside the lock "
                                 "file's folder (or in a version-control folder there); refusing the lock file (a lock "

@@ -4,8 +4,9 @@
 The meta file, whose sha256 skills.json gives, is kept in the loader's cache by that sha256 and
 never fetched twice, and so is every file of a pinned index (``ShardedIndex(pinned=True)``
 asks for each with its sha256, and checks it); chunks and cards of an index that is not pinned
-are cached by URL and revalidated with ETag / If-Modified-Since, and served from the cache when the server cannot be reached (with a
-StaleCatalogWarning) or when the catalog itself was opened offline.  Local catalogs are read
+are cached by URL and revalidated with ETag / If-Modified-Since, and served from the cache when
+the server cannot be reached (with a StaleCatalogWarning) or when the catalog itself was opened
+offline.  Local catalogs are read
 from disk.
 """
 from __future__ import annotations

@@ -56,5 +56,6 @@ def tool_definition(style: str, description: str, parameters: dict[str, Any]) ->
 def not_found_text(name: str, offered: Sequence[str]) -> str:
     """The tool's answer for a name it does not offer, with the closest names it does."""
     close = difflib.get_close_matches(name, offered, n=3, cutoff=0.5)
-    hint = f" Did you mean: {', '.join(close)}?" if close else " Pass one of the names listed in the tool's description."
+    hint = (f" Did you mean: {', '.join(close)}?" if close
+            else " Pass one of the names listed in the tool's description.")
     return f"Error: skill {name!r} not found.{hint}"

@@ -177,7 +177,8 @@ class _Verifier:
         if not isinstance(threshold, int) or threshold < 1 or len(good) < threshold:
             signers = ", ".join(k.text for k in keys.values() if k) or "no Ed25519 key"
             raise self.fail(f"{name} is not signed by the catalog's key ({signers}): {len(good)} of "
-                            f"{threshold} valid signatures; the key changed without a rotation, or the file was altered")
+                            f"{threshold} valid signatures; the key changed without a rotation, or the file was "
+                            "altered")
         if trusted and not good & {k.raw for k in trusted}:
             raise self.fail(f"{name} lists a trusted key but carries no valid signature of one "
                             f"({', '.join(k.text for k in trusted)}): it was not signed by that key")
@@ -394,7 +395,8 @@ def verify_metadata(get: Get, store: TrustStore, trusted: tuple[PublicKey, ...],
     targets = _versioned(v, root, "targets", _meta_version(v, snapshot, "targets.json"))
     store.pin(anchor, catalog, "keys" if trusted else "first use")
     expires = min(expiry(timestamp), expiry(snapshot), expiry(targets))
-    return SignedCatalog(targets["version"], expires, _role_keys(root, "targets"), root["version"], _targets(v, targets))
+    return SignedCatalog(targets["version"], expires, _role_keys(root, "targets"), root["version"],
+                         _targets(v, targets))
 
 
 def verify_root_chain(get: Get, catalog: str, now: datetime | None = None) -> int:

@@ -71,8 +71,8 @@ def format_json(report: AuditReport) -> str:
             entry = f.to_json()
             entry["file"] = shown_path(skill, f, cwd)
             entries.append(entry)
-        skills.append({"id": skill.id, "path": relative(skill.folder, cwd), "risk": skill.risk, "suppressed": skill.suppressed,
-                       "findings": entries})
+        skills.append({"id": skill.id, "path": relative(skill.folder, cwd), "risk": skill.risk,
+                       "suppressed": skill.suppressed, "findings": entries})
     data = {"version": 1, "skills": skills, "problems": [p.to_json() for p in report.problems],
             "summary": report.summary()}
     return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"

@@ -29,8 +29,8 @@ def content_kind(head: bytes) -> str | None:
         if head[offset:offset + len(magic)] == magic:
             if kind == "PE executable" and b"PE\x00\x00" not in head[:1024]:
                 continue  # "MZ" alone starts plenty of text
-            if kind in ("image", "font", "media") and magic in (b"BM", b"\x00\x00\x01\x00", b"\x00\x01\x00\x00", b"RIFF") \
-                    and len(head) < 16:
+            if kind in ("image", "font", "media") \
+                    and magic in (b"BM", b"\x00\x00\x01\x00", b"\x00\x01\x00\x00", b"RIFF") and len(head) < 16:
                 continue
             return kind
     if head.startswith(b"#!"):

@@ -65,7 +65,8 @@ def open_catalog_or_error(source: str, cache_dir: Path | None, timeout: float, a
         warnings.simplefilter("always", LoaderWarning)
         try:
             catalog = Catalog.open(source, cache_dir=cache_dir, timeout=timeout, allowed_hosts=allowed_hosts or None,
-                                   max_risk=meta.get("max_risk", "medium"), trusted_keys=meta.get("trusted_keys") or None)
+                                   max_risk=meta.get("max_risk", "medium"),
+                                   trusted_keys=meta.get("trusted_keys") or None)
         except LoaderError as exc:
             error = loader_error_text(exc)
         except ValueError as exc:  # a trusted key that is no key
@@ -121,7 +122,8 @@ def loader_error_text(exc: Exception) -> str:
 @click.argument("query")
 @catalog_options
 @click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many results.")
-@click.option("--tag", "tags", multiple=True, metavar="TAG", help="Only skills with this tag (repeatable: all of them).")
+@click.option("--tag", "tags", multiple=True, metavar="TAG",
+              help="Only skills with this tag (repeatable: all of them).")
 @click.option("--json", "as_json", is_flag=True,
               help='Print [{"id", "name", "description", "score"}, ...] ("copies": N for a skill published N times).')
 @click.option("--all-copies", is_flag=True, help="Every copy of a skill at its own place (else one result a group).")

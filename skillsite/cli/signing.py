@@ -103,7 +103,8 @@ def verify_lines(report) -> list[str]:
     if report.signed is not None:
         signed = report.signed
         lines += [f"key: {', '.join(k.text for k in signed.keys)}", f"version: {signed.version}",
-                  f"expires: {signed.expires.isoformat().replace('+00:00', 'Z')}", f"root version: {signed.root_version}"]
+                  f"expires: {signed.expires.isoformat().replace('+00:00', 'Z')}",
+                  f"root version: {signed.root_version}"]
     lines += [f"FAILED {path}: {reason}" for path, reason in report.failures]
     lines.append(f"{counted(report.checked, 'file')} checked: " + ("all hold" if report.ok else
                                                                   f"{counted(len(report.failures), 'failure')}"))

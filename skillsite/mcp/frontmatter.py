@@ -26,7 +26,8 @@ class _PlainBuilder(BoundedBuilder):
         if node.tag == "tag:yaml.org,2002:str":
             return node.value
         value, readable = self._constructed(node)
-        if readable and (value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and math.isfinite(value))):
+        if readable and (value is None or isinstance(value, (bool, int))
+                         or (isinstance(value, float) and math.isfinite(value))):
             return value
         return node.value  # dates, non-finite floats, binary, what YAML cannot read: the text as written
 

@@ -4,9 +4,10 @@ claimed by a running process (``skillsite serve``'s), which others may remove on
 A build replaces its output folder as a whole, so the lock cannot live inside it; it is an
 advisory lock (``flock``) on ``.<name>.lock`` in the output's parent folder, released by the
 kernel however the build ends.  Builds into sibling folders of one parent hold different locks
-and run side by side, unless they share a cache folder (:func:`cache_lock`).  The build that holds the lock removes the file before releasing it (a
-waiter that then gets the lock of a removed file tries again), so as a rule no file stays
-behind.  Where ``flock`` is missing (Windows), builds are not serialised.
+and run side by side, unless they share a cache folder (:func:`cache_lock`).  The build that
+holds the lock removes the file before releasing it (a waiter that then gets the lock of a
+removed file tries again), so as a rule no file stays behind.  Where ``flock`` is missing
+(Windows), builds are not serialised.
 """
 from __future__ import annotations
 

@@ -15,9 +15,10 @@ from skillsite import __version__
 from skillsite.config import SiteConfig
 from skillsite.agent.catalog_format import FORMAT, MANIFEST_NAME, PAGED_FORMAT_VERSION, WHOLE_FORMAT_VERSION
 from skillsite.agent.commands import command_name
-from skillsite.agent.entry import (CODEX_POLICY, DEFAULT_VISIBILITY, HIDING_KEYS, NO_REQUIREMENTS, NO_TRIGGERS, PLATFORMS,
-                                   DependencyRecord, EntryRequirements, EntrySize, EntrySource, EntryUrls, EntryWarning,
-                                   FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord, Triggers, Visibility, shared)
+from skillsite.agent.entry import (CODEX_POLICY, DEFAULT_VISIBILITY, HIDING_KEYS, NO_REQUIREMENTS, NO_TRIGGERS,
+                                   PLATFORMS, DependencyRecord, EntryRequirements, EntrySize, EntrySource, EntryUrls,
+                                   EntryWarning, FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord, Triggers,
+                                   Visibility, shared)
 from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORMAT, PAGE_FORMAT, FileRef,
                                             PageRecord, entry_path, index_url, page_url)
 from skillsite.agent.triggers import TRIGGER_KINDS
@@ -102,8 +103,8 @@ def source_path(skill: Skill, base: str) -> str:
 
 def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, children: Sequence[str],
                 config: SiteConfig, base: str, *, command: str | None = None, conflicts: Sequence[str] = (),
-                dependencies: Sequence[DependencyRecord] = (), knowledge: Sequence[dict[str, Any]] = (), interface: dict[str, Any] | None = None,
-                skill_md: bytes | None = None) -> ManifestEntry:
+                dependencies: Sequence[DependencyRecord] = (), knowledge: Sequence[dict[str, Any]] = (),
+                interface: dict[str, Any] | None = None, skill_md: bytes | None = None) -> ManifestEntry:
     """The manifest entry of one skill (see ``skills.schema.json``); ``command`` (default: its
     own; none for a skill that says ``user-invocable: false``), ``conflicts`` (ids),
     ``dependencies`` (resolved) and ``knowledge`` (document records) are worked out over the
@@ -124,7 +125,8 @@ def skill_entry(skill: Skill, files: Sequence[FileRecord], skill_md_sha: str, ch
                                      hidden_by(skill)), DEFAULT_VISIBILITY),
         command=(command or command_name(skill.id)) if skill.user_invocable else None,
         triggers=skill_triggers(skill),
-        conflicts=tuple(conflicts), dependencies=tuple(dependencies), knowledge=tuple(KnowledgeRecord(**k) for k in knowledge),
+        conflicts=tuple(conflicts), dependencies=tuple(dependencies),
+        knowledge=tuple(KnowledgeRecord(**k) for k in knowledge),
         interface=dict(interface) if interface else None,
         requirements=shared(EntryRequirements(tuple(req.bins), tuple(req.env),
                                               tuple(p for p in req.platforms if p in PLATFORMS)), NO_REQUIREMENTS),

@@ -35,6 +35,7 @@ def marketplace_document(settings: Mapping[str, Any], title: str, description: s
     summary = settings.get("description") or description or title
     metadata = {"description": summary, **({"version": settings["version"]} if settings.get("version") else {})}
     plugin = {"name": name, "description": summary, "source": "./", "strict": False,
-              "skills": [f"./skills/{e.id}" for e in sorted(entries, key=lambda e: e.id) if e.visibility.copy_of is None]}
+              "skills": [f"./skills/{e.id}" for e in sorted(entries, key=lambda e: e.id)
+                        if e.visibility.copy_of is None]}
     return {"name": name, "owner": dict(settings.get("owner") or {"name": title or name}), "metadata": metadata,
             "plugins": [plugin]}

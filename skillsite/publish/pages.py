@@ -43,8 +43,8 @@ from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.templates import shared_environment, templates_digest, write_assets
 from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, card_tags, catalog_install_lines,
                                      collect_tags, copy_rows, file_rows, headers_file, hidden_note, install_snippets,
-                                     listing_url, metadata_rows, page_count, page_items, pager, pin_snippets, risk_pages,
-                                     root_of, tags_by_folded_name, version_rows)
+                                     listing_url, metadata_rows, page_count, page_items, pager, pin_snippets,
+                                     risk_pages, root_of, tags_by_folded_name, version_rows)
 from skillsite.workers import Workers
 
 HOME_TAG_CHIPS = 30

@@ -118,8 +118,9 @@ class BuildPlan:
         """What the output depends on besides the skills and the templates (the Markdown engine
         by where it is installed: importing it would cost a rebuild with nothing to do; each
         source's git HEAD and tags: its skills' releases)."""
-        return [self.scope, library_stamps("markdown_it", "mdit_py_plugins"), [os.path.abspath(s) for s in self.sources],
-                self.keep_going, self.strict, self.base_dir, os.environ.get("SOURCE_DATE_EPOCH", ""),
+        return [self.scope, library_stamps("markdown_it", "mdit_py_plugins"),
+                [os.path.abspath(s) for s in self.sources], self.keep_going, self.strict, self.base_dir,
+                os.environ.get("SOURCE_DATE_EPOCH", ""),
                 [refs_state(s) for s in self.sources], signing_settings(self.signing)]
 
     @property

@@ -35,7 +35,8 @@ from skillsite.publish.watch import EventWatcher, PollingWatcher, WatchUnavailab
 if TYPE_CHECKING:
     from skillsite.publish.plan import BuildResult
 
-__all__ = ["CatalogHandler", "CatalogServer", "make_server", "watched_stamps", "DevServer", "RELOAD_PATH", "VERSION_PATH"]
+__all__ = ["CatalogHandler", "CatalogServer", "make_server", "watched_stamps", "DevServer", "RELOAD_PATH",
+           "VERSION_PATH"]
 
 RELOAD_PATH = "/__skillsite/reload.js"
 VERSION_PATH = "/__skillsite/version"

@@ -88,7 +88,8 @@ def _private_key(pem: bytes, where: str) -> Any:
     try:
         private = load_pem_private_key(pem, password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm):
-        raise SigningError(f"{where} is not an unencrypted PEM private key (make one with `skillsite keys new`)") from None
+        raise SigningError(f"{where} is not an unencrypted PEM private key (make one with "
+                           "`skillsite keys new`)") from None
     if not isinstance(private, Ed25519PrivateKey):
         raise SigningError(f"{where} is not an Ed25519 key (make one with `skillsite keys new`)")
     return private
@@ -205,7 +206,8 @@ def _roots(previous: Previous, signing: Signing, now: datetime) -> dict[int, byt
     if not chain:
         if signing.rotate_from is not None:
             raise SigningError("--rotate-from needs the catalog's previous signed metadata (its tuf/ folder in the "
-                               "output folder, or the cache folder's copy): without it no client can follow the rotation")
+                               "output folder, or the cache folder's copy): without it no client can follow the "
+                               "rotation")
         return {1: _new_root(metadata, serializer, 1, signing.key, [signing.key], now + lifetime)}
     latest = max(chain)
     root = json.loads(chain[latest])["signed"]
@@ -217,8 +219,9 @@ def _roots(previous: Previous, signing: Signing, now: datetime) -> dict[int, byt
     old = signing.rotate_from
     if old is None or old.public not in holders:
         held = ", ".join(sorted(k.text for k in holders))
-        raise SigningError(f"the catalog's signed root trusts {held}, not {signing.key.public.text}: sign with that key, "
-                           f"or hand trust over with --rotate-from (the old key's file) --sign-key (the new one)")
+        raise SigningError(f"the catalog's signed root trusts {held}, not {signing.key.public.text}: sign with "
+                           "that key, or hand trust over with --rotate-from (the old key's file) --sign-key "
+                           "(the new one)")
     chain[latest + 1] = _new_root(metadata, serializer, latest + 1, signing.key, [old, signing.key], now + lifetime)
     return chain
 

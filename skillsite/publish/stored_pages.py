@@ -3,9 +3,10 @@ manifest from stored pieces instead of making every entry JSON again).
 
 A page after the root holds a run of entries; when each of them is made of what it was made of
 last time (the skill's publication, :func:`~skillsite.publish.skills.publication_key`, its
-audit findings and its versions.json's digest), the page, its index and its entry files are the same bytes: the build takes
-them as they are (when the output still holds them untouched) and feeds the catalog's digest
-with the entries' canonical JSON kept in the cache, without making any of it.
+audit findings and its versions.json's digest), the page, its index and its entry files are the
+same bytes: the build takes them as they are (when the output still holds them untouched) and
+feeds the catalog's digest with the entries' canonical JSON kept in the cache, without making
+any of it.
 """
 from __future__ import annotations
 

@@ -227,8 +227,8 @@ class VersionPublishing:
         if self.staging.keep(into + XML_FILE, key):
             return
         name, body = _name_and_body(self._read(top, main_blob, self.config.max_bytes) or b"", skill.name)
-        self.staging.write(into + XML_FILE, skill_content_xml(name, skill.id, body, page_url, paths, []).encode("utf-8"),
-                           key)
+        self.staging.write(into + XML_FILE,
+                           skill_content_xml(name, skill.id, body, page_url, paths, []).encode("utf-8"), key)
 
 
 def _declared(raw: bytes, profile: str) -> list[str]:

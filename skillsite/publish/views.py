@@ -195,8 +195,9 @@ def badges(entry: ManifestEntry) -> list[tuple[str, str, str]]:
     if vis.user_invocable_only:
         out.append(("user-only", "user-invoked only", "Only a person can invoke it; left out of the model's catalog"))
     if entry.copies is not None and entry.visibility.copy_of is None:
-        out.append(("copies", f"{entry.copies.count} copies", f"The same skill is published {entry.copies.count} times in "
-                                                                "this catalog; this one stands for them all"))
+        out.append(("copies", f"{entry.copies.count} copies",
+                    f"The same skill is published {entry.copies.count} times in this catalog; this one stands for "
+                    "them all"))
     elif entry.visibility.copy_of is not None:
         out.append(("copy", "a copy", f"A copy of {entry.visibility.copy_of}: lists, search and models show that one"))
     if entry.audit is not None and entry.risk in RISKS:

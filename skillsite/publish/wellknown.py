@@ -128,7 +128,8 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
                                           canonical_version(entry.version)))
         else:
             listed.append(discovery_entry(entry.name, entry.description, "skill-md",
-                                          "../../" + entry.urls.skill_md, entry.sha256, canonical_version(entry.version)))
+                                          "../../" + entry.urls.skill_md, entry.sha256,
+                                         canonical_version(entry.version)))
         unfetchable = legacy_unfetchable(entry)
         if unfetchable is not None:
             diags.append(make("SK014", f"bundled file '{unfetchable}' holds '#', '?', '%', '\\' or '..', which older "

@@ -33,9 +33,9 @@ the meta file names the digests file, the digests file pins every chunk and card
 and a card-digest file pins its cards.  A reader that must trust what it shows (the loader
 under a trust policy: ``ShardedIndex(pinned=True)``) checks every file it fetches; one that
 need not fetches neither the digests file nor a card-digest file, and pays nothing for them.
-Digests are packed: the base64 of the 32-byte sha256 values, one after the other.  Skills are numbered by priority (higher
-first), then id: ranking by (score rounded to 6 decimals, skill number) is the unsharded index's
-ranking by (score, priority, id).
+Digests are packed: the base64 of the 32-byte sha256 values, one after the other.  Skills are
+numbered by priority (higher first), then id: ranking by (score rounded to 6 decimals, skill
+number) is the unsharded index's ranking by (score, priority, id).
 """
 from __future__ import annotations
 

@@ -134,7 +134,8 @@ class ShardedIndex:
         self.docs: int = meta["docs"]
         self._unit: float = meta["weight_unit"]
         prefix = meta["prefix"]
-        self._factor, self._min_prefix, self._expansions = prefix["factor"], prefix["min_length"], prefix["max_expansions"]
+        self._factor, self._min_prefix, self._expansions = (prefix["factor"], prefix["min_length"],
+                                                            prefix["max_expansions"])
         cards = meta["cards"]
         self._fields: list[str] = cards["fields"]
         self._bucket: int = cards["bucket"]
@@ -231,7 +232,8 @@ class ShardedIndex:
         paths = [chunk_path(self.meta[kind]["path"], n) for kind, n in todo]
         for (kind, n), path, raw in zip(todo, paths, self._fetch_all(paths, self._chunk_pins(todo))):
             chunk = _Chunk(raw["terms"], raw["df"], raw.get("idf"), raw["postings"])
-            if not len(chunk.keys) == len(chunk.df) == len(chunk.postings) or (kind == "terms") != (chunk.idf is not None):
+            if not len(chunk.keys) == len(chunk.df) == len(chunk.postings) \
+                    or (kind == "terms") != (chunk.idf is not None):
                 raise ValueError(f"{path}: keys, df, idf and postings differ in length")
             self._chunks[kind, n] = chunk
 

@@ -138,7 +138,8 @@ def build_chunks(entries: Sequence[dict[str, Any]], budget: int = CHUNK_BYTES) -
         "weight_unit": round((BM25_K1 + 1.0) / WEIGHT_LEVELS, 9),
         "prefix": {"factor": PREFIX_FACTOR, "min_length": MIN_PREFIX, "max_expansions": MAX_EXPANSIONS},
         "docs": len(ordered), "terms": terms, "tags": tags,
-        "cards": {"path": CARDS_DIR, "bucket": CARD_BUCKET, "per_folder": CARDS_PER_FOLDER, "fields": list(CARD_FIELDS)},
+        "cards": {"path": CARDS_DIR, "bucket": CARD_BUCKET, "per_folder": CARDS_PER_FOLDER,
+                  "fields": list(CARD_FIELDS)},
     }
     return Chunks({path: compact({"index": index, **chunk}) for path, chunk in chunks.items()}, meta)
 

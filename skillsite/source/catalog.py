@@ -389,8 +389,8 @@ def _copy_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: S
     """SK229 (info) for every skill that is a copy of another: it is shown once, as its group's canonical member."""
     position = {src.id: n for n, (_, src, _) in enumerate(kept)}
     return [(position[copy], make("SK229", f"a copy of skill '{group[0]}' ({len(group)} copies): published at its "
-                                           "own address, listed and offered as that one", kept[position[copy]][1].display_path,
-                                  *kept[position[copy]][2].name_at))
+                                           "own address, listed and offered as that one",
+                                  kept[position[copy]][1].display_path, *kept[position[copy]][2].name_at))
             for group in groups for copy in group[1:]]
 
 
@@ -402,7 +402,8 @@ def _trigger_budget_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]],
     published with ``--keep-going`` or an ignored code): counting more never hides one left out."""
     copies = {copy for group in groups for copy in group[1:]}
     ordered = sorted((position for position, (_, src, v) in enumerate(kept) if v.offered and src.id not in copies
-                      and v.patterns), key=lambda at: prompt_rank(kept[at][2].always, kept[at][2].priority, kept[at][1].id))
+                      and v.patterns),
+                     key=lambda at: prompt_rank(kept[at][2].always, kept[at][2].priority, kept[at][1].id))
     runs = within_catalog_budget([work for _, _, _, work in kept[at][2].patterns] for at in ordered)
     found = [(at, catalog_budget_diagnostic(kept[at][2].patterns, ran, kept[at][1].display_path))
              for at, ran in zip(ordered, runs)]

@@ -116,7 +116,8 @@ def catalog_budget_diagnostic(patterns: Sequence[tuple[str, int, int, int]], run
 def self_conflict_diagnostics(parsed: ParsedSkill) -> list[Diagnostic]:
     """SK216 when a skill's ``conflicts`` names the skill itself (by id or name)."""
     conflicts = (parsed.frontmatter or {}).get("conflicts")
-    items = re.split(r"[,\s]+", conflicts) if isinstance(conflicts, str) else conflicts if isinstance(conflicts, list) else []
+    items = (re.split(r"[,\s]+", conflicts) if isinstance(conflicts, str)
+             else conflicts if isinstance(conflicts, list) else [])
     own = {parsed.source.id, skill_name(parsed)}
     return [make("SK216", f"conflicts names the skill itself ('{item.strip()}')", parsed.source.display_path,
                  *_position(f"conflicts[{index}]", parsed.key_lines))

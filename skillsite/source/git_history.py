@@ -358,7 +358,8 @@ class ObjectReader:
         through the running processes instead of one ``git ls-tree`` each."""
         if "\n" in folder:
             return list_tree(self.top, commit, folder)
-        root = self._contents().ask(f"{commit}:{folder.rstrip('/')}" if folder else f"{commit}^{{tree}}", MAX_TREE_BYTES)
+        root = self._contents().ask(f"{commit}:{folder.rstrip('/')}" if folder else f"{commit}^{{tree}}",
+                                    MAX_TREE_BYTES)
         if root is None or root[0] != "tree" or root[2] is None:
             return []
         files: list[TreeFile] = []

@@ -237,7 +237,8 @@ class _RootHistory:
                                       skill.source.display_path, *_version_line(skill, self.max_bytes)))
                 elif self._reused(skill, folder, entries):
                     diags.append(make("SK222", f"version {skill.version} was released before with other files; "
-                                               "bump the version", skill.source.display_path, *_version_line(skill, self.max_bytes)))
+                                               "bump the version", skill.source.display_path,
+                                      *_version_line(skill, self.max_bytes)))
             return found, diags
         finally:
             if self._reader is not None:

@@ -84,7 +84,8 @@ def test_the_ranking_core_passes_its_unit_tests_in_node() -> None:
     done = subprocess.run([node(), "--test", "--test-reporter=tap", str(RANKING_TESTS)], capture_output=True,
                           text=True, encoding="utf-8", timeout=120, cwd=REPO)
     assert done.returncode == 0, done.stdout + done.stderr
-    counts = {k: int(v) for k, v in re.findall(r"^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$", done.stdout, re.M)}
+    counts = {k: int(v)
+              for k, v in re.findall(r"^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$", done.stdout, re.M)}
     assert counts["tests"] >= 10 and counts["pass"] == counts["tests"], counts
     assert counts["fail"] == counts["cancelled"] == counts["skipped"] == counts["todo"] == 0, counts
 

@@ -88,7 +88,8 @@ def test_the_page_rounds_scores_as_python() -> None:
               + [k / 2 ** 20 for k in range(1, 300)] + [struct.unpack("<d", struct.pack("<q", rng.getrandbits(62)))[0]
                                                          for _ in range(50)] + [0.0, 1e-6, 5e-7, 2.5e-6, 123.4567895])
     values = [v for v in values if 1e-12 < v < 1e12 or v == 0.0]
-    assert run_node("process.stdout.write(JSON.stringify(input.map(page.round6)))", values) == [round(v, 6) for v in values]
+    assert run_node("process.stdout.write(JSON.stringify(input.map(page.round6)))", values) \
+        == [round(v, 6) for v in values]
 
 
 def test_same_results_and_scores_as_the_loader_on_the_dev_queries(tmp_path: Path) -> None:

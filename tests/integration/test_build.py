@@ -320,7 +320,8 @@ def test_cli_templates_override_single_templates(tmp_path):
     result = run_cli("build", str(EXAMPLES), "-o", "out", "--templates", str(templates), "--title", "Ours",
                      cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "out" / "404.html").read_text() == "<!doctype html><title>Lost</title><p>Nothing here (Ours)</p>\n"
+    assert (tmp_path / "out" / "404.html").read_text() \
+        == "<!doctype html><title>Lost</title><p>Nothing here (Ours)</p>\n"
     assert "<main" in (tmp_path / "out" / "index.html").read_text()
 
 

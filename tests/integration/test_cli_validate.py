@@ -85,7 +85,8 @@ def test_spec_profile(tmp_path):
 def test_a_long_list_of_diagnostics_is_summarised_per_code_and_written_whole(tmp_path):
     for n in range(110):
         words = " ".join(hashlib.sha256(f"{n}-{k}".encode()).hexdigest()[:8] for k in range(4))
-        write_skill(tmp_path / "src", f"s{n:03d}", f"name: s{n:03d}\ndescription: Handles {words}.\nauthor: me\nteam: x\n")
+        write_skill(tmp_path / "src", f"s{n:03d}",
+                    f"name: s{n:03d}\ndescription: Handles {words}.\nauthor: me\nteam: x\n")
     write_skill(tmp_path / "src", "broken", "name: broken\n")
     report = tmp_path / "report.json"
     result = run("validate", str(tmp_path / "src"), "--report", str(report))

@@ -90,8 +90,8 @@ def test_the_copies_are_one_group_and_the_same_name_is_not(sites: dict[str, Path
         "team/.agents/skills/using-superpowers": "same files", "fork/skills/using-superpowers": "+1 -1 lines"}
     for skill_id in [*COPIES, VERSION]:
         assert by_id[skill_id]["visibility"]["copy_of"] == ORIGINAL
-        assert by_id[skill_id]["copies"] == {"canonical": ORIGINAL, "count": 6,
-                                             "differs": group["members"][[m["id"] for m in group["members"]].index(skill_id)]["differs"]}
+        member = group["members"][[m["id"] for m in group["members"]].index(skill_id)]
+        assert by_id[skill_id]["copies"] == {"canonical": ORIGINAL, "count": 6, "differs": member["differs"]}
     assert "copies" not in by_id[SAME_NAME] and "copy_of" not in by_id[SAME_NAME]["visibility"]
     site = sites["whole"]
     for skill_id, entry in by_id.items():  # every other group of the real skills holds copies
@@ -197,7 +197,8 @@ def test_a_fresh_process_compares_only_the_pairs_of_the_skill_that_changed(tmp_p
                                        ("c", "Checks the release notes.", "- Then the notes.\n- And the dates.\n")]:
         (src / folder / "release-check").mkdir(parents=True)
         (src / folder / "release-check" / "SKILL.md").write_text(
-            f"---\nname: {'release-notes' if folder == 'c' else 'release-check'}\ndescription: {description}\n---\n# Release check\n\n{body}{extra}", "utf-8")
+            f"---\nname: {'release-notes' if folder == 'c' else 'release-check'}\ndescription: {description}\n"
+            f"---\n# Release check\n\n{body}{extra}", "utf-8")
     out, cache = tmp_path / "_site", tmp_path / "cache"
     compared: list[tuple[str, str]] = []
     real = copies_module.Comparisons._compared

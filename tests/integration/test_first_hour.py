@@ -209,8 +209,10 @@ def test_max_risk_is_a_flag_of_every_catalog_command_and_messages_name_it(tmp_pa
     assert refused.returncode == 1
     assert refused.stderr == ("skillsite: skill m-curl-sh is rated high risk by the catalog's audit, above "
                               "--max-risk medium; pass --max-risk high to use it anyway\n")
-    assert run("show", "m-curl-sh", "--max-risk", "high", cwd=tmp_path).stdout.startswith('<skill_content name="m-curl-sh"')
-    found = {flag: run("search", "pipe to shell fixture", "--json", *flag, cwd=tmp_path) for flag in ((), ("--max-risk", "high"))}
+    assert run("show", "m-curl-sh", "--max-risk", "high", cwd=tmp_path).stdout.startswith(
+        '<skill_content name="m-curl-sh"')
+    found = {flag: run("search", "pipe to shell fixture", "--json", *flag, cwd=tmp_path)
+             for flag in ((), ("--max-risk", "high"))}
     assert all(r.returncode == 0 for r in found.values()), [r.stderr for r in found.values()]
     assert "m-curl-sh" not in found[()].stdout and "m-curl-sh" in found[("--max-risk", "high")].stdout
     with pytest.raises(RiskError, match=r"above max_risk='medium'; open the catalog with max_risk='high'"):

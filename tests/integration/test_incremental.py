@@ -535,7 +535,8 @@ def test_the_state_records_the_output_as_a_walk_finds_it(tmp_path):
 
     src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
     for i in range(40):  # enough skills for workers to publish them
-        folder = write_skill(src, f"group-{i % 3}/skill-{i}", body=f"# Skill {i}\n\nSee [notes](references/notes.md).\n",
+        folder = write_skill(src, f"group-{i % 3}/skill-{i}",
+                             body=f"# Skill {i}\n\nSee [notes](references/notes.md).\n",
                              frontmatter=f"name: skill-{i}\ndescription: Does thing {i}. Use when testing.\n"
                                          f"tags: [t{i % 5}]\n")
         (folder / "references").mkdir()

@@ -6,9 +6,10 @@ The stock lunr.py stemmer turns "deploy" into "deploi" where lunr.js keeps "depl
 skillsite.search.lunr_reference registers lunr.js's own stemmer instead.  These tests prove the fix with
 node and the repository's node_modules/lunr (installed by `.ci/run` through `npm ci`):
 
-- every word of tests/data/search_parity.json.gz (the six words "deploy", "key", "array", "gateway", "display", "play", every word
-  of the dev queries, Porter edge cases, non-ASCII and astral words) and every word of the
-  corpus catalog's name/description/tags/tools text (about 10,000) stems identically;
+- every word of tests/data/search_parity.json.gz (the six words "deploy", "key", "array",
+  "gateway", "display", "play", every word of the dev queries, Porter edge cases, non-ASCII and
+  astral words) and every word of the corpus catalog's name/description/tags/tools text (about
+  10,000) stems identically;
 - 67 queries (the 30 dev queries and 37 more, with lunr query syntax) return the same refs
   in the same order with scores equal to 1e-6, over one serialized index of the corpus
   catalog's 1,060 skills, and over the index `skillsite build` writes for example-skills;

@@ -249,5 +249,6 @@ def test_load_skill_and_read_skill_resource_take_a_version(tmp_path: Path) -> No
     assert "# notes 1.0.0" in text_of(out["old"]) and "/versions/1.0.0/" in text_of(out["old"])
     assert "# notes 1.2.0" in text_of(out["current"])
     assert text_of(out["old_file"]) == "old"
-    assert is_error(out["none"]) and "no release of notes satisfies '^2'; its releases: 1.0.0, 1.2.0" in text_of(out["none"])
+    assert is_error(out["none"])
+    assert "no release of notes satisfies '^2'; its releases: 1.0.0, 1.2.0" in text_of(out["none"])
     assert is_error(out["bad"]) and "'^^1' is not a version or a version range" in text_of(out["bad"])

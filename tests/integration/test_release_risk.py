@@ -60,7 +60,8 @@ def test_a_past_release_is_rated_and_gated_on_its_own(tmp_path: Path) -> None:
     assert not (tmp_path / "installed").exists()
     assert "evil.example" in Catalog.open(site, max_risk="high").load("helper", "1.0.0").body
     assert build([src], tmp_path / "again", cache_dir=tmp_path / "cache").ok   # rated from the cache alike
-    assert (tmp_path / "again/skills/helper/versions.json").read_bytes() == (site / "skills/helper/versions.json").read_bytes()
+    assert (tmp_path / "again/skills/helper/versions.json").read_bytes() \
+        == (site / "skills/helper/versions.json").read_bytes()
 
 
 def test_audit_fail_on_blocks_a_build_on_a_past_release_s_findings(tmp_path: Path) -> None:

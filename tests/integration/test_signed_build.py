@@ -44,7 +44,8 @@ def public_of(key_file: Path) -> str:
 
 
 def tuf_files(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site / "tuf").as_posix(): p.read_bytes() for p in sorted((site / "tuf").rglob("*")) if p.is_file()}
+    return {p.relative_to(site / "tuf").as_posix(): p.read_bytes() for p in sorted((site / "tuf").rglob("*"))
+            if p.is_file()}
 
 
 def version_of(site: Path) -> int:
@@ -53,12 +54,14 @@ def version_of(site: Path) -> int:
 
 def test_keys_new_writes_a_private_key_for_its_owner_and_prints_the_public_key_last(key_file: Path,
                                                                                      tmp_path: Path) -> None:
-    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600 and key_file.read_bytes().startswith(b"-----BEGIN PRIVATE KEY")
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert key_file.read_bytes().startswith(b"-----BEGIN PRIVATE KEY")
     again = skillsite("keys", "new", "--out", str(key_file), cwd=tmp_path)
     assert again.returncode == 2 and "refusing to replace" in again.stderr
     made = skillsite("keys", "new", "--out", str(tmp_path / "k.pem"), cwd=tmp_path)
     last = made.stdout.strip().splitlines()[-1]
-    assert last.startswith("ed25519:") and skillsite("keys", "public", str(tmp_path / "k.pem"), cwd=tmp_path).stdout == last + "\n"
+    assert last.startswith("ed25519:")
+    assert skillsite("keys", "public", str(tmp_path / "k.pem"), cwd=tmp_path).stdout == last + "\n"
     (tmp_path / "junk.pem").write_text("not a key")
     junk = skillsite("keys", "public", str(tmp_path / "junk.pem"), cwd=tmp_path)
     assert junk.returncode == 2 and "not an unencrypted PEM private key" in junk.stderr
@@ -75,8 +78,8 @@ def test_a_signed_build_publishes_valid_tuf_metadata_and_says_so_where_people_lo
     schema = load_schema("tuf.schema.json")
     assert json.loads((out / "tuf.schema.json").read_text("utf-8")) == schema
     files = tuf_files(out)
-    assert sorted(files) == sorted(["1.root.json", "root.json", "timestamp.json", f"{version_of(out)}.snapshot.json", "files/all.json",
-                                    f"{version_of(out)}.targets.json"])
+    assert sorted(files) == sorted(["1.root.json", "root.json", "timestamp.json", f"{version_of(out)}.snapshot.json",
+                                    "files/all.json", f"{version_of(out)}.targets.json"])
     for data in files.values():
         jsonschema.validate(json.loads(data), schema)
     targets = json.loads(files[f"{version_of(out)}.targets.json"])["signed"]["targets"]
@@ -204,7 +207,8 @@ def test_a_root_close_to_expiring_is_signed_again_by_the_same_key(key_file: Path
     files, signed = sign_catalog(out, signing, Previous.read([out / "tuf"]), now=later)
     assert signed.root_version == 2 and files["1.root.json"] == (out / "tuf/1.root.json").read_bytes()
     root2 = json.loads(files["2.root.json"])["signed"]
-    assert root2["version"] == 2 and datetime.fromisoformat(root2["expires"][:-1] + "+00:00") > later + timedelta(days=300)
+    assert root2["version"] == 2
+    assert datetime.fromisoformat(root2["expires"][:-1] + "+00:00") > later + timedelta(days=300)
     assert files["root.json"] == files["2.root.json"]
 
 
@@ -287,8 +291,9 @@ def test_verify_refuses_a_trusted_key_given_empty(given: list[str], signed_examp
     assert done.returncode == 2 and done.stdout == "" and "a trusted key is empty" in done.stderr
 
 
-FLIPPED = ["skills.json", "tuf/timestamp.json", "tuf/1.root.json", "manifest/pages/0002.json", "manifest/index/0003.json",
-           "skills/release-manager/entry.json", "skills/code-review/SKILL.md", "skills/code-review/references/security.md",
+FLIPPED = ["skills.json", "tuf/timestamp.json", "tuf/1.root.json", "manifest/pages/0002.json",
+           "manifest/index/0003.json", "skills/release-manager/entry.json", "skills/code-review/SKILL.md",
+           "skills/code-review/references/security.md",
            "skills/code-review/versions.json", "skills/incident-response/versions/4.0.2/SKILL.md",
            "knowledge/runbooks/database-restore.md", "available_skills.xml", ".well-known/agent-skills/index.json",
            ".well-known/agent-skills/archives/code-review.tar.gz", ".well-known/skills/code-review/SKILL.md",
@@ -320,7 +325,8 @@ def test_verify_names_every_published_file_changed_and_one_added(signed_examples
 
     site = Path(shutil.copytree(signed_examples, tmp_path / "_site"))
     published = sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
-                       if p.is_file() and not p.relative_to(site).as_posix().startswith("tuf/") and p.name != ".skillsite-output")
+                       if p.is_file() and not p.relative_to(site).as_posix().startswith("tuf/")
+                       and p.name != ".skillsite-output")
     assert len(published) > 150 and any(p.startswith("assets/") for p in published)
     for rel in published:
         data = bytearray((site / rel).read_bytes() or b"\0")

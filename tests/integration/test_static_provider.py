@@ -52,7 +52,8 @@ def conformance_source(root: Path) -> Path:
     """The one skill the conformance suite's contract asks for, with its fixed files."""
     folder = write_skill(root, "conformance-skill", description="The skill the provider conformance suite reads.")
     for rel, data in {"references/notes.md": b"# Notes\n\nA reference document.\n",
-                      "scripts/run.sh": b"#!/bin/sh\necho conformance\n", "assets/diagram.svg": b"<svg></svg>\n"}.items():
+                      "scripts/run.sh": b"#!/bin/sh\necho conformance\n",
+                      "assets/diagram.svg": b"<svg></svg>\n"}.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_bytes(data)
     return root

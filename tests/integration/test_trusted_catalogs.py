@@ -214,7 +214,8 @@ def test_the_signed_catalog_is_accepted_by_the_loader_the_cli_and_python_tuf(bui
     assert catalog.signed.keys == (keys.main.public,) and catalog.signed.root_version == 1
     shown = skillsite("show", CHANGED, "--catalog", url, "--trusted-key", keys.main.public.text, cache=tmp_path / "c2")
     assert shown.returncode == 0 and "A second release" in shown.stdout, shown.stderr
-    assert python_tuf_accepts(url, builds.v2 / "tuf/1.root.json", tmp_path / "tuf") == (builds.v2 / "skills.json").read_bytes()
+    assert python_tuf_accepts(url, builds.v2 / "tuf/1.root.json", tmp_path / "tuf") \
+        == (builds.v2 / "skills.json").read_bytes()
 
 
 @pytest.mark.parametrize("name", ATTACKS)
@@ -236,7 +237,8 @@ def test_each_attack_is_refused_by_every_consumer(name: str, builds: Builds, key
     assert not dest.exists() and not lock.exists()
     if name == "older-file" and builds.config == LAYOUTS["small"]:
         # the catalog as a whole holds (only a SKILL.md is old): the server starts, and refuses that file
-        answers = mcp_session(flag, cache, {"method": "resources/read", "params": {"uri": f"skill://{CHANGED}/SKILL.md"}})
+        answers = mcp_session(flag, cache,
+                              {"method": "resources/read", "params": {"uri": f"skill://{CHANGED}/SKILL.md"}})
         assert re.search(REASONS[name], answers[-1]["error"]["message"]) and "result" not in answers[-1]
     else:
         served = skillsite("mcp", *flag, cache=cache)
@@ -315,9 +317,11 @@ def test_a_rotation_is_followed_and_the_old_key_is_refused_after(builds: Builds,
     root2 = json.loads((rotated / "tuf/2.root.json").read_text("utf-8"))
     assert len(root2["signatures"]) == 2  # signed by the old key and the new one
     url = host.serve(rotated)
-    assert python_tuf_accepts(url, builds.v1 / "tuf/1.root.json", tmp_path / "tuf") == (rotated / "skills.json").read_bytes()
+    assert python_tuf_accepts(url, builds.v1 / "tuf/1.root.json", tmp_path / "tuf") \
+        == (rotated / "skills.json").read_bytes()
     assert Catalog.open(url, **trusting_old).signed.keys == (keys.next.public,)
-    assert Catalog.open(url, cache_dir=tmp_path / "fresh", trusted_keys=[keys.main.public.text]).signed.root_version == 2
+    assert Catalog.open(url, cache_dir=tmp_path / "fresh",
+                        trusted_keys=[keys.main.public.text]).signed.root_version == 2
     assert Catalog.open(url, cache_dir=tmp_path / "new", trusted_keys=[keys.next.public.text]).signed.version
     later = builds.again(Signing(keys.next), tmp_path / "later")   # later builds sign with the new key alone
     assert json.loads((later / "tuf/root.json").read_text("utf-8"))["signed"]["version"] == 2

@@ -241,7 +241,8 @@ def test_a_past_release_declares_dependencies_as_its_profile_reads_them(tmp_path
     current version's does (under ``spec`` it would have been SK207 when it was current)."""
     repo = GitRepo(tmp_path / "repo")
     repo.write("skills/b/SKILL.md", skill_md("b", None).replace("does one thing well", "writes short poems"))
-    repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0").replace('version: "1.0.0"\n', 'version: "1.0.0"\ndepends: [b]\n'))
+    repo.write("skills/a/SKILL.md",
+               skill_md("a", "1.0.0").replace('version: "1.0.0"\n', 'version: "1.0.0"\ndepends: [b]\n'))
     repo.commit("a 1.0.0 needs b (top-level depends)")
     repo.write("skills/a/SKILL.md", skill_md("a", "2.0.0", key="metadata.version"))
     repo.commit("a 2.0.0 needs nothing")

@@ -46,8 +46,8 @@ def test_two_declarations_of_one_code_are_refused():
 
 def test_importing_the_rules_compiles_no_pattern_and_reads_no_table():
     code = ("import sys, skillsite.audit.rules as r, skillsite.audit.letters as l; "
-            "print(sum('gate' in p.__dict__ for p in r.PATTERNS), len(r.PATTERNS), 'skillsite.diagnostics' in sys.modules,"
-            " l.confusables.cache_info().currsize)")
+            "print(sum('gate' in p.__dict__ for p in r.PATTERNS), len(r.PATTERNS),"
+            " 'skillsite.diagnostics' in sys.modules, l.confusables.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "0" and int(out[1]) == len(PATTERNS) > 100 and out[2] == "False"
     assert out[3] == "0"  # nor reads Unicode's table of look-alikes

@@ -61,7 +61,8 @@ def test_a_large_union_is_cut_to_the_start_or_end_of_its_strings_and_exact_strin
     string ends with its end."""
     numbered = frozenset(f"{n:03d}-word" for n in range(100))
     assert union(numbered, frozenset(), cut=1) == frozenset(f"0{n}" for n in range(10))
-    assert union(frozenset(f"{n:02d}xy" for n in range(70)), frozenset(), cut=-1) == frozenset(f"{n}xy" for n in range(10))
+    assert union(frozenset(f"{n:02d}xy" for n in range(70)), frozenset(), cut=-1) \
+        == frozenset(f"{n}xy" for n in range(10))
     assert union(frozenset(f"{n:02d}xy" for n in range(70)), frozenset()) is None
     assert union(frozenset(f"{n:02d}" for n in range(70)), frozenset(), cut=1) == frozenset(f"{n}" for n in range(7))
 

@@ -45,7 +45,8 @@ def test_passing_over_runs_finds_what_the_plain_pattern_finds_on_lines(pieces, g
     assert found == [m.span() for m in plain(gate).finditer(doc.folded)]
 
 
-@pytest.mark.parametrize("text", ["shred shred\n/dev/nvme0n1\n", "dd dd \n of=/dev/sda\n", "shred x shred  \n\n/dev/sdb"])
+@pytest.mark.parametrize("text", ["shred shred\n/dev/nvme0n1\n", "dd dd \n of=/dev/sda\n",
+                                  "shred x shred  \n\n/dev/sdb"])
 def test_a_later_command_whose_white_space_runs_on_into_the_next_line_is_found(text):
     gates = [p.gate for p in PATTERNS if p.hopeless is not None and p.hopeless[0] in (r"\bdd\s+", r"\bshred\s+")]
     doc = make_document("scripts/run.sh", text)

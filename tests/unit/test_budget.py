@@ -34,8 +34,10 @@ def test_only_skills_offered_to_a_model_count() -> None:
 
 
 def test_look_alike_descriptions_are_paired_with_a_score() -> None:
-    entries = [entry("blob-py", "Upload, download and list Azure Storage blobs from Python with the azure-storage-blob SDK."),
-               entry("blob-ts", "Upload, download and list Azure Storage blobs from TypeScript with the azure-storage-blob SDK."),
+    entries = [entry("blob-py", "Upload, download and list Azure Storage blobs from Python with the "
+                                "azure-storage-blob SDK."),
+               entry("blob-ts", "Upload, download and list Azure Storage blobs from TypeScript with the "
+                                "azure-storage-blob SDK."),
                entry("pdf", "Fill in PDF forms and merge PDF files."),
                entry("deploy", "Deploy a service to Kubernetes with a canary rollout."),
                entry("hidden-copy", "Fill in PDF forms and merge PDF files.", hidden=True)]
@@ -89,7 +91,8 @@ def test_similar_pairs_are_those_an_all_pairs_comparison_finds():
     from skillsite.source.catalog import _similar_pairs
 
     listing = [ListedSkill.from_json(e) for e in entries]
-    assert _similar_pairs(listing, 2) == _similar_pairs(listing, 1) == expected  # as the build scores them, on 2 processes
+    # as the build scores them, on 2 processes
+    assert _similar_pairs(listing, 2) == _similar_pairs(listing, 1) == expected
 
 
 def test_terms_in_more_descriptions_than_the_limit_count_in_no_score(monkeypatch):

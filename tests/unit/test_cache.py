@@ -51,7 +51,8 @@ def test_a_run_that_stopped_early_keeps_what_it_did_not_use(tmp_path):
     stopped.put(Section.SKILLS, "c", "C")
     stopped.save(keep_unused=True)
     after = Cache(path, "scope")
-    assert [after.get(Section.HTML, "a"), after.get(Section.HTML, "b"), after.get(Section.SKILLS, "c")] == ["A", "B", "C"]
+    assert [after.get(Section.HTML, "a"), after.get(Section.HTML, "b"),
+            after.get(Section.SKILLS, "c")] == ["A", "B", "C"]
 
 
 def test_values_are_read_when_asked_for_and_in_each_process_of_their_own(tmp_path):

@@ -57,10 +57,12 @@ def test_top_level_depends_is_a_list_each_item_at_its_own_line_or_a_string() -> 
 def test_values_that_are_no_names_declare_nothing() -> None:
     assert declared("name: a\ndescription: d\ndepends: {b: c}\nmetadata:\n  depends: [b]\n") == ()
     assert declared("name: a\ndescription: d\ndepends: ['', {x: y}, [b]]\n") == ()
-    assert declared("name: a\ndescription: d\ndepends: [2]\n") == (("2", 4, 11),)   # text, as YAML 1.1 would not keep it
+    # text, as YAML 1.1 would not keep it
+    assert declared("name: a\ndescription: d\ndepends: [2]\n") == (("2", 4, 11),)
 
 
-@pytest.mark.parametrize("item, parsed", [("b", ("b", "*")), ("b@^1.2", ("b", "^1.2")), ("sven/plan@~1.2.3", ("sven/plan", "~1.2.3")),
+@pytest.mark.parametrize("item, parsed", [("b", ("b", "*")), ("b@^1.2", ("b", "^1.2")),
+                                          ("sven/plan@~1.2.3", ("sven/plan", "~1.2.3")),
                                           ("b@>=1 <2", ("b", ">=1 <2")), ("b@1.x || ^3", ("b", "1.x || ^3")),
                                           ("b@^2.0.0-rc.1", ("b", "^2.0.0-rc.1"))])
 def test_an_item_is_a_name_or_id_and_a_range(item: str, parsed: tuple[str, str]) -> None:
@@ -214,7 +216,8 @@ def test_two_cycles_through_one_skill_each_member_named_once() -> None:
                   Dependent("c", "c", "c", (("a", 1, 1),))]
     found = resolve_dependencies(dependents, {})
     assert sorted((i, d.message.split(" (")[0]) for i, d in found.diagnostics) == [
-        (0, "dependency cycle: a -> b -> a"), (1, "dependency cycle: b -> a -> b"), (2, "dependency cycle: c -> a -> c")]
+        (0, "dependency cycle: a -> b -> a"), (1, "dependency cycle: b -> a -> b"),
+        (2, "dependency cycle: c -> a -> c")]
 
 
 def test_a_long_cycle_is_found_without_recursion() -> None:
@@ -228,7 +231,8 @@ def test_a_long_cycle_is_found_without_recursion() -> None:
 def test_a_chain_resolves_every_link() -> None:
     dependents = [Dependent("a", "a", "a", (("b@^1", 1, 1),)), Dependent("b", "b", "b", (("c@~2.1", 1, 1),)),
                   Dependent("c", "c", "c", ())]
-    found = resolve_dependencies(dependents, {"a": ["0.1.0"], "b": ["1.0.0", "1.3.0"], "c": ["2.1.0", "2.1.5", "2.2.0"]})
+    found = resolve_dependencies(dependents, {"a": ["0.1.0"], "b": ["1.0.0", "1.3.0"],
+                                              "c": ["2.1.0", "2.1.5", "2.2.0"]})
     assert found.diagnostics == []
     assert found.dependencies == {"a": [DependencyRecord("b", "b", "^1", "1.3.0")],
                                   "b": [DependencyRecord("c", "c", "~2.1", "2.1.5")], "c": []}
@@ -251,7 +255,8 @@ def test_a_lone_skill_validated_on_its_own_may_name_the_skills_beside_it(tmp_pat
     skill(tmp_path, "b", version="1.0.0")
     skill(tmp_path, "a", "depends: [b@^1, nowhere]")
     found = [f"{d.line}: {d.code} {d.message}" for d in check_catalog([tmp_path / "a"], ignore=["SK219"]).diagnostics]
-    assert found == ["4: SK223 skill 'a' depends on 'nowhere', which is no skill of this catalog (neither an id nor a name)"]
+    assert found == ["4: SK223 skill 'a' depends on 'nowhere', which is no skill of this catalog "
+                     "(neither an id nor a name)"]
 
 
 def test_a_long_cycle_names_a_bounded_part_of_itself_in_each_message() -> None:

@@ -19,7 +19,8 @@ SHA = "0" * 64
 def entry_json(sid: str, needs: tuple[str, ...] = (), bins: tuple[str, ...] = ()) -> dict[str, Any]:
     """A manifest entry as a build writes it, reduced to what eligibility reads."""
     return {"id": sid, "name": sid.rsplit("/", 1)[-1], "description": f"Does {sid}.", "sha256": SHA,
-            "urls": {"page": f"skills/{sid}/", "skill_md": f"skills/{sid}/SKILL.md", "xml": "", "files": f"skills/{sid}/"},
+            "urls": {"page": f"skills/{sid}/", "skill_md": f"skills/{sid}/SKILL.md", "xml": "",
+                    "files": f"skills/{sid}/"},
             "files": [], "visibility": {"hidden": False, "user_invocable_only": False, "always": False},
             "requirements": {"bins": list(bins), "env": [], "platforms": []},
             "dependencies": [{"name": d, "id": d, "version": "*", "resolved": None} for d in needs]}
@@ -51,7 +52,8 @@ def test_own_reasons_come_first_then_one_per_ineligible_dependency() -> None:
 
 
 def test_a_dependency_missing_from_the_catalog_is_a_reason() -> None:
-    assert ineligibility(entries(("a", ("gone",), ())), ENV, "linux")["a"] == ["needs gone, which is not in this catalog"]
+    assert ineligibility(entries(("a", ("gone",), ())), ENV, "linux")["a"] \
+        == ["needs gone, which is not in this catalog"]
 
 
 def test_cycles_of_one_two_and_three_skills_end_and_do_not_depend_on_order() -> None:

@@ -23,7 +23,8 @@ def entry(skill_id: str = "release-manager", path: str = "skills/release-manager
 
 def test_each_agent_gets_its_install_command() -> None:
     snippets = {s["label"].split(":")[0]: s["text"] for s in install_snippets(entry(), CONFIG, True)}
-    assert snippets["Install with the skills CLI"] == "npx skills add https://skills.example.com --skill release-manager"
+    assert snippets["Install with the skills CLI"] \
+        == "npx skills add https://skills.example.com --skill release-manager"
     # no /plugin marketplace add of the site's URL: Claude Code then downloads marketplace.json
     # alone, and its plugin (the site's own files) cannot install
     assert not any("/plugin" in text for text in snippets.values())
@@ -99,11 +100,13 @@ def codex_skill(root: Path, name: str, yaml_text: str, files: dict[str, str] | N
 
 def test_codex_yaml_is_checked_against_its_documented_fields(tmp_path: Path) -> None:
     (tmp_path / "outside.svg").write_text("<svg/>", "utf-8")
-    codex_skill(tmp_path, "good", 'interface:\n  display_name: "Good"\n  short_description: "Twenty-five characters or more"\n'
+    codex_skill(tmp_path, "good", 'interface:\n  display_name: "Good"\n'
+                                  '  short_description: "Twenty-five characters or more"\n'
                                   '  icon_small: ./assets/icon.svg\npolicy:\n  allow_implicit_invocation: false\n',
                 {"assets/icon.svg": "<svg/>"})
     codex_skill(tmp_path, "bad", 'interface:\n  short_description: "Too short"\n  brand_color: blue\n'
-                                 '  icon_large: ../../outside.svg\n  colour: red\npolicy:\n  allow_implicit_invocation: "yes"\n')
+                                 '  icon_large: ../../outside.svg\n  colour: red\npolicy:\n'
+                                '  allow_implicit_invocation: "yes"\n')
     diags = [d for d in check_catalog([tmp_path]).diagnostics if d.code == "SK220"]
     assert all(d.path.endswith("bad/agents/openai.yaml") and d.severity.value == "warning" for d in diags)
     found = sorted((d.line, d.message.split("'")[1]) for d in diags)

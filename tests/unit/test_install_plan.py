@@ -24,7 +24,8 @@ def test_the_highest_release_in_range_is_chosen() -> None:
 
 
 def test_a_chain_is_installed_dependencies_first() -> None:
-    releases = catalog(app={"1.0.0": (("lib", "^1"),)}, lib={"1.0.0": (("base", "~0.3"),), "1.1.0": (("base", "~0.3"),)},
+    releases = catalog(app={"1.0.0": (("lib", "^1"),)},
+                       lib={"1.0.0": (("base", "~0.3"),), "1.1.0": (("base", "~0.3"),)},
                        base={"0.3.0": (), "0.3.9": (), "0.4.0": ()})
     assert plan("app", "*", releases) == [("base", "0.3.9"), ("lib", "1.1.0"), ("app", "1.0.0")]
 

@@ -41,7 +41,8 @@ def test_documents_are_published_once_and_recorded(tmp_path: Path) -> None:
     assert sorted(p.relative_to(out / "knowledge").as_posix() for p in (out / "knowledge").rglob("*")
                   if p.is_file()) == ["glossary.txt", "runbooks/deploy.md", "skills/ship/notes/local.md"]
     xml = catalog.load("ship").xml
-    assert f'<doc path="runbooks/deploy.md" title="Deploy &lt;safely&gt; &amp; well">{out}{os.sep}knowledge/runbooks/deploy.md</doc>' in xml
+    assert (f'<doc path="runbooks/deploy.md" title="Deploy &lt;safely&gt; &amp; well">'
+            f'{out}{os.sep}knowledge/runbooks/deploy.md</doc>') in xml
     assert catalog.knowledge("glossary.txt") == b"terms\n"
     page = (out / "skills" / "ship" / "index.html").read_text("utf-8")
     assert '<a href="../../knowledge/runbooks/deploy.md">Deploy &lt;safely&gt; &amp; well</a>' in page

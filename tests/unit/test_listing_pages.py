@@ -65,7 +65,8 @@ def test_a_page_names_itself_and_marks_the_current_page(one_a_page: Path) -> Non
     assert "<title>release, page 2 of 4 · Agent skills</title>" in html
     (label, nav), = PAGER.findall(html)
     assert label == "Pages of tag release" and "Page 2 of 4" in nav
-    assert re.findall(r'<a href="([^"]+)" aria-current="page">(\d+)</a>', nav) == [("../../../../tags/release/page/2/", "2")]
+    assert re.findall(r'<a href="([^"]+)" aria-current="page">(\d+)</a>', nav) \
+        == [("../../../../tags/release/page/2/", "2")]
     assert '<a href="../../../../tags/release/" rel="prev">Previous page</a>' in nav
     home = (one_a_page / "index.html").read_text("utf-8")
     assert '<a href="./" aria-current="page">1</a>' in home and 'rel="prev"' not in home

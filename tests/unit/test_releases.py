@@ -345,6 +345,7 @@ def test_sk221_says_why_git_failed_not_its_last_hint_line() -> None:
     stderr = (b"fatal: detected dubious ownership in repository at '/srv/skills'\n"
               b"To add an exception for this directory, call:\n\n"
               b"\tgit config --global --add safe.directory /srv/skills\n")
-    assert failure_reason(stderr, "rev-parse", 128) == "fatal: detected dubious ownership in repository at '/srv/skills'"
+    assert failure_reason(stderr, "rev-parse", 128) \
+        == "fatal: detected dubious ownership in repository at '/srv/skills'"
     assert failure_reason(b"warning: x\nsomething odd\n", "log", 1) == "something odd"
     assert failure_reason(b"", "log", 1) == "git log failed (exit 1)"

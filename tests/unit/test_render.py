@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from render_audit import assert_safe, audit
-from skillsite.publish.markdown import (LinkTargets, MarkdownRenderer, engine_version, normalize_link, resolve_link, safe_url,
-                              slugify)
+from skillsite.publish.markdown import (LinkTargets, MarkdownRenderer, engine_version, normalize_link, resolve_link,
+                                        safe_url, slugify)
 
 TARGETS = LinkTargets(
     skills=frozenset({"rel", "rel/changelog", "rel/bump/pre", "test-first", "sp ace"}),
@@ -189,7 +189,8 @@ def test_tables_strikethrough_and_task_lists(md):
     assert "<s>old</s>" in html
     assert ('<li class="task-list-item"><input class="task-list-item-checkbox" disabled="" type="checkbox"'
             ' aria-label="Incomplete task"> todo') in html
-    assert 'type="checkbox" aria-label="Completed task" checked=""> done' in html and '<ul class="contains-task-list">' in html
+    assert 'type="checkbox" aria-label="Completed task" checked=""> done' in html
+    assert '<ul class="contains-task-list">' in html
     assert md.render("- [ ] todo\n", "rel") == md.render("- [ ] todo\n", "rel")
 
 
@@ -269,4 +270,5 @@ def test_engine_version_names_both_packages():
     import markdown_it
     import mdit_py_plugins
 
-    assert engine_version() == f"markdown-it-py {markdown_it.__version__}, mdit-py-plugins {mdit_py_plugins.__version__}"
+    assert engine_version() \
+        == f"markdown-it-py {markdown_it.__version__}, mdit-py-plugins {mdit_py_plugins.__version__}"

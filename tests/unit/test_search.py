@@ -271,7 +271,8 @@ def test_cli_text_default_catalog_tags_and_errors(site: Path, monkeypatch: pytes
 
 def test_indexes_do_not_depend_on_the_hash_seed() -> None:
     """Byte-identical search/lunr.json and search section whatever PYTHONHASHSEED is."""
-    script = ("import hashlib, json, sys; from skillsite.search import lunr_reference as reference; from skillsite.loader import build_search_section;"
+    script = ("import hashlib, json, sys; from skillsite.search import lunr_reference as reference;"
+              " from skillsite.loader import build_search_section;"
               "docs = json.load(sys.stdin);"
               "from skillsite.search.lunr_index import lunr_bytes;"
               "print(hashlib.sha256(reference.lunr_json(reference.build_lunr(docs))).hexdigest(),"

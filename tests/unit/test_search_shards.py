@@ -279,7 +279,8 @@ def test_a_pinned_index_ranks_the_same_and_fetches_the_digests_only_beside_what_
     assert extra[0] == shard_format.DIGESTS_FILE and pinned.fetched.count(shard_format.DIGESTS_FILE) == 1
     assert extra[1:] and all(p.startswith(shard_format.CARD_DIGESTS_DIR) for p in extra[1:])
     # the same files as unpinned, each as often (in another order: shards are fetched on threads)
-    assert len(extra) == len(set(extra)) and sorted(p for p in pinned.fetched if p not in extra) == sorted(plain.fetched)
+    assert len(extra) == len(set(extra))
+    assert sorted(p for p in pinned.fetched if p not in extra) == sorted(plain.fetched)
     named = {**named_digests(files), shard_format.DIGESTS_FILE: json.loads(files[SHARDS_FILE])["digests"]["sha256"]}
     assert all(pinned.shas[p] == named[p] for p in pinned.fetched if p != SHARDS_FILE)
     assert set(plain.shas.values()) == {None, json.loads(files["pointer"])["sha256"]}  # unpinned: as before

@@ -28,7 +28,8 @@ def test_a_small_catalog_has_one_list_of_every_file_but_its_metadata_and_marker(
     assert list(lists) == ["files/all.json"]
     files = json.loads(lists["files/all.json"])["files"]
     data = (tmp_path / "skills/s1/index.html").read_bytes()
-    assert files["skills/s1/index.html"] == {"length": len(data), "hashes": {"sha256": hashlib.sha256(data).hexdigest()}}
+    assert files["skills/s1/index.html"] == {"length": len(data),
+                                             "hashes": {"sha256": hashlib.sha256(data).hexdigest()}}
     assert file_lists(tmp_path, list(reversed(published))) == lists   # the same bytes whatever the order
 
 

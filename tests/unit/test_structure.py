@@ -105,3 +105,20 @@ def test_no_command_exits_with_a_bare_number() -> None:
             if isinstance(node, ast.Call) and ast.unparse(node.func) in ("sys.exit", "fail") and _numbers_given(node):
                 bare.append(f"{path.relative_to(REPO).as_posix()}:{node.lineno}: {ast.unparse(node)}")
     assert bare == []
+
+
+MAX_LINE = 120
+
+
+def test_no_line_of_the_code_or_its_tests_is_longer_than_120_characters() -> None:
+    """The project's line limit, on every Python file of the package and of tests/unit and
+    tests/integration (characters, not bytes).  Data is left as it comes: Unicode's
+    confusables.txt, the generated literal table, the JSON schemas the catalog publishes byte for
+    byte, and tests/data (real skills, fixtures)."""
+    folders = [REPO / "skillsite", REPO / "tests" / "unit", REPO / "tests" / "integration"]
+    files = sorted(path for folder in folders for path in folder.rglob("*.py"))
+    assert len(files) > 200  # the walk sees the package and the tests
+    long = [f"{path.relative_to(REPO).as_posix()}:{number}: {len(line)} characters"
+            for path in files for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if len(line) > MAX_LINE]
+    assert long == []

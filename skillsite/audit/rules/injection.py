@@ -60,7 +60,8 @@ OVERRIDE = Rule(
         prose(rf"\bfrom{_S}now{_S}on,?{_S}(?:you{_S})?(?:ignore|disregard|forget){_S}"),
         # the same with the instructions named first: "ignore the instructions above", "forget everything so far"
         prose(rf"\b(?:ignore|disregard|forget)(?:{_S}(?:all|any|each|every|the|your|of|these|those|my))*{_S}"
-              rf"(?:instructions?|prompts?|directions|directives|guidance|everything|anything){_S}(?:above|before{_S}this|"
+              rf"(?:instructions?|prompts?|directions|directives|guidance|everything|anything){_S}"
+              rf"(?:above|before{_S}this|"
               rf"so{_S}far|(?:that{_S})?(?:you{_S})?(?:were|have{_S}been|'ve{_S}been){_S}(?:given|told)|"
               rf"given{_S}(?:above|before|earlier|previously|to{_S}you))\b"),
         # the same in Spanish, Portuguese, Italian and French: "ignora todas las instrucciones anteriores"
@@ -70,7 +71,8 @@ OVERRIDE = Rule(
               rf"precedentes|précédentes|precedenti|antérieures|anterieures|de{_S}arriba|ci-dessus|acima)\b"),
         # German: "ignoriere alle vorherigen Anweisungen", "vergiss alle bisherigen Regeln"
         prose(rf"\b(?:ignorier(?:e|en|t)?|vergiss|vergessen{_S}sie)(?:{_S}(?:alle|die|deine|ihre|sämtliche|jegliche))*"
-              rf"{_S}(?:vorherigen|bisherigen|obigen|früheren|vorigen){_S}(?:anweisungen|instruktionen|regeln|befehle)\b"),
+              rf"{_S}(?:vorherigen|bisherigen|obigen|früheren|vorigen){_S}"
+              rf"(?:anweisungen|instruktionen|regeln|befehle)\b"),
         # Chinese and Japanese: "忽略之前的所有指令", "以前の指示を無視して", "以前の指示をすべて無視して",
         # "これまでの指示は無視して"
         prose(r"(?:忽略|无视|忽视|無視|忘记|忘掉)掉?你?(?:之前|以上|先前|前面|上述|此前)的?(?:所有|全部|一切)?的?"
@@ -136,7 +138,8 @@ class _Sensitive:
           prose(rf"\b(?:hide|conceal|keep){_S}(?:this|it|these|that|them|the{_S}\w+|all{_S}of{_S}this)"
                 rf"(?:{_S}(?:hidden|secret))?{_S}from{_S}the{_S}(?:user|human|operator)"),
           prose(rf"\bthe{_S}(?:user|human|operator){_S}(?:must|should|need|will){_S}(?:not|never)"
-                rf"(?:{_S}(?:to|be{_S}able{_S}to))?{_S}(?:know|find{_S}out|see|notice|learn|be{_S}told|be{_S}informed)\b"),
+                rf"(?:{_S}(?:to|be{_S}able{_S}to))?{_S}"
+                rf"(?:know|find{_S}out|see|notice|learn|be{_S}told|be{_S}informed)\b"),
           prose(rf"\b(?:silently|secretly|quietly|covertly|discreetly|invisibly){_S}(?:send|upload|post|exfiltrate|"
                 rf"copy|transmit|forward|execute|install|collect|harvest|gather|add|append|insert|include)\b"),
           prose(rf"\bwithout{_S}(?:the{_S})?(?:user|human)'?s?{_S}(?:knowledge|knowing|noticing|awareness)\b"),

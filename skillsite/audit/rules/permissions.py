@@ -37,8 +37,8 @@ _INTERPRETERS = frozenset({"python", "python2", "python3", "node", "perl", "ruby
                            "npx", "bunx", "uvx", "pipx", "expect", "tclsh", "lua", "rscript"})
 _TOOL = re.compile(r"\*|[\w.:/@*-]+(?:\([^)]*\))?")
 #: A command pattern that is a command name (with ``-c``, ``-e`` or ``-m``) and a wildcard.
-_ANY_ARGUMENTS = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+-(?:c|e|m|command|encodedcommand))?\s*(?::\s*\*|\s+\*|\*)",
-                            re.IGNORECASE)
+_ANY_ARGUMENTS = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+-(?:c|e|m|command|encodedcommand))?"
+                            r"\s*(?::\s*\*|\s+\*|\*)", re.IGNORECASE)
 #: A command pattern that is a command with some arguments, then a wildcard.
 _PREFIX_THEN_ANY = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)\s[^*]*?(?::\s*\*|\s+\*|\*)", re.IGNORECASE)
 #: ... whose arguments are options and numbers only: the program it runs is not named yet
@@ -172,7 +172,8 @@ def unchecked_agent(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
           pattern(r"\bformat\s+c:|\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:\\(?=\s|$)|\bdel\s+/[fsq]\s+/[fsq]\s+(?:/[fsq]\s+)?"
                   r"[a-z]:\\"),
           pattern(r"\bRemove-Item\s+(?:-\S+\s+)*(?:[\"']?(?:C:\\|~|\$HOME|\$env:USERPROFILE|/)[\"']?)\s+(?:-\S+\s+)*"
-                  r"-Recurse\b|\bRemove-Item\s+(?:-\S+\s+)*-Recurse\s+(?:-\S+\s+)*[\"']?(?:C:\\|~|\$HOME|/)[\"']?(?=\s|$)"),
+                  r"-Recurse\b|\bRemove-Item\s+(?:-\S+\s+)*-Recurse\s+(?:-\S+\s+)*"
+                 r"[\"']?(?:C:\\|~|\$HOME|/)[\"']?(?=\s|$)"),
       ))
 def destructive(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """Shows the command."""

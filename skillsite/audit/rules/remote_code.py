@@ -31,9 +31,11 @@ KNOWN_INSTALLER_REPOS = ("Homebrew/", "nvm-sh/", "helm/", "pyenv/", "ohmyzsh/", 
 _SHELL = (r"(?:(?:sudo|doas)\s+(?:-\S+\s+(?:[\w.-]+\s+)?)*)?"
           r"(?:(?:/usr/(?:local/)?bin/|/bin/)?env\s+(?:-\w+\s+|\S+=\S*\s+)*)?"   # env, /usr/bin/env -i
           r"(?:/usr/(?:local/)?bin/|/bin/)?[\\'\"]?")   # sudo -u root, doas; 'sh', \sh
-_RUNNER = (r"(?:(?:ba|z|da|k|fi|c)?sh\b(?:\s+-[sx]\b|\s+-(?=\s|$)|\s+--(?=\s))?|python[23]?(?:\.\d+)?(?=\s*(?:$|[;&|)#\"'`]|-\s))|"
+_RUNNER = (r"(?:(?:ba|z|da|k|fi|c)?sh\b(?:\s+-[sx]\b|\s+-(?=\s|$)|\s+--(?=\s))?|"
+           r"python[23]?(?:\.\d+)?(?=\s*(?:$|[;&|)#\"'`]|-\s))|"
            r"node(?=\s*(?:$|[;&|)#\"'`]|-\s))|perl(?=\s*(?:$|[;&|)#]))|ruby(?=\s*(?:$|[;&|)#]))|"
-           r"php(?=\s*(?:$|[;&|)#]))|pwsh\b|powershell\b|iex\b|Invoke-Expression\b|source\b(?=\s*(?:$|[;&|)]|/dev/stdin))|"
+           r"php(?=\s*(?:$|[;&|)#]))|pwsh\b|powershell\b|iex\b|Invoke-Expression\b|"
+           r"source\b(?=\s*(?:$|[;&|)]|/dev/stdin))|"
            r"\$\{?SHELL\b\}?)")
 _PIPED = rf"(?:\|[^\n|;]*){{0,2}}\|&?\s*{_SHELL}{_RUNNER}"   # | sh, |& sh, or | tee x | sudo bash
 _DOWNLOAD = r"(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|aria2c)"
@@ -264,9 +266,10 @@ _INDEX = re.compile(r"index|registry|find-links|\s-[if]\b", re.IGNORECASE)
       "with --trusted-host anyone on the path can swap the code (then high).", demotion=COMMANDS, patterns=(
           command(_PIP, r"[^\n]*", r"\s(https?://\S+?\.(?:whl|tar\.gz|tgz|zip|tar\.bz2|egg))\b",
                   lazy=True, flags=_LINES),
-          command(r"\b(?:npm\s+(?:i|install)|yarn\s+add|pnpm\s+add)\b", r"[^\n]*", r"\s(https?://\S+?\.(?:tgz|tar\.gz))\b",
-                  lazy=True, flags=_LINES),
-          command(_PIP, r"[^\n]*", r"(?:--(?:extra-)?index-url|--find-links|\s-[if])\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)|"
+          command(r"\b(?:npm\s+(?:i|install)|yarn\s+add|pnpm\s+add)\b", r"[^\n]*",
+                  r"\s(https?://\S+?\.(?:tgz|tar\.gz))\b", lazy=True, flags=_LINES),
+          command(_PIP, r"[^\n]*",
+                  r"(?:--(?:extra-)?index-url|--find-links|\s-[if])\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)|"
                   r"^\s*(?:--)?(?:extra-)?index-url\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)", lazy=True, flags=_LINES),
           pattern(r"\bnpm\s+config\s+set\s+registry\s+(https?://\S+)|--registry[= ]\s*(https?://\S+)", flags=_LINES),
           pattern(r"--trusted-host\b|\bnpm\s+config\s+set\s+strict-ssl\s+false\b",

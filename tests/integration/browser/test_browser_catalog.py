@@ -224,7 +224,8 @@ def test_skill_page_opens_with_its_parts(context, example_site):
     details = page.locator(".details").text_content()
     for text in ("2.0.0", "MIT", "Bash(git:*)", "sha256:"):
         assert text in details
-    assert page.locator("a[href='https://github.com/example/skills/blob/main/example-skills/release-manager/SKILL.md']").count()
+    source = "https://github.com/example/skills/blob/main/example-skills/release-manager/SKILL.md"
+    assert page.locator(f"a[href='{source}']").count()
     assert page.locator("#childrenHeading + .skill-list > li").count() == 2
     files = page.locator(".file-list a")
     assert files.count() >= 3

@@ -30,7 +30,8 @@ AUDIT_DOM = """() => {
       if (name.startsWith('on')) bad.push(['handler', el.tagName + ' ' + name]);
       if (name === 'style') bad.push(['style', el.tagName]);
       if (['href', 'src', 'action', 'formaction', 'data', 'xlink:href', 'srcdoc'].includes(name) &&
-          /^(javascript|vbscript|data|file):/.test(value)) bad.push(['url', el.tagName + ' ' + name + '=' + attr.value]);
+          /^(javascript|vbscript|data|file):/.test(value))
+        bad.push(['url', el.tagName + ' ' + name + '=' + attr.value]);
     }
   }
   for (const s of document.scripts) {
@@ -87,7 +88,8 @@ def test_no_hostile_page_runs_anything(context, hostile_site):
     for rel in pages:
         check_page(page, hostile_site.page_url(rel), dialogs)
     # a link escaping the site or an image from elsewhere would show up here
-    assert all(u.startswith(hostile_site.url) for u in requests), [u for u in requests if not u.startswith(hostile_site.url)]
+    assert all(u.startswith(hostile_site.url) for u in requests), \
+        [u for u in requests if not u.startswith(hostile_site.url)]
 
 
 def test_nothing_from_outside_the_source_root_is_published(hostile_site):
