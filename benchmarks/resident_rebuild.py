@@ -6,13 +6,15 @@ What ``serve`` does on a save, without its watcher and server: a build that keep
 the resident (as the watcher tells it) and the catalog rebuilt. Each version (``--code
 LABEL=FOLDER``, a checkout put first on PYTHONPATH; default: this repository) runs in a fresh
 process of its own, with an output and cache of its own, the versions taking turns in alternating
-order for ``--rounds`` rounds. Printed per version: the median rebuild (each round's first rebuild
-left out: it pays for what its fresh resident does not hold yet) with its range, and the full
-garbage collections a rebuild brings on (how many, and their seconds): a resident's objects are
-walked by each of them, so they grow with what it keeps.
+order for ``--rounds`` rounds. Printed per version: each round's first rebuild apart (it pays for
+what its fresh resident does not hold yet; with ``--cold-start`` each round starts as ``serve``
+does, from a cold build into an output and cache of its own, so this is the first save after
+``serve`` starts), the median of the others with their range, and the full garbage collections
+a rebuild brings on (how many, and their seconds): a resident's objects are walked by each of
+them, so they grow with what it keeps.
 
     python benchmarks/resident_rebuild.py --code before=/tmp/before --code after=. [--skills 10000] [--edits 6]
-                                          [--edit body|description] [--rounds 2]
+                                          [--edit body|description] [--rounds 2] [--cold-start]
 
 Finer than ``serve_watch.py`` (which times the real ``serve``, watcher included) for comparing
 versions: no file events, no polling, the rebuild alone.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -103,6 +106,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
+    parser.add_argument("--cold-start", action="store_true",
+                        help="start each round as serve starts: a cold build, into an output and cache of its own")
     args = parser.parse_args()
     if args.edits < 2:
         parser.error("--edits must be 2 or more (the first rebuild of a round is set apart)")
@@ -110,24 +115,33 @@ def main() -> None:
     work, src = scratch_catalog(args.work, "resident-rebuild-", args.skills)
     print(f"machine: {describe()}")
     print(f"command: python benchmarks/resident_rebuild.py {' '.join(f'--code {c}' for c in args.code)} "
-          f"--skills {args.skills} --edits {args.edits} --edit {args.edit} --rounds {args.rounds} --jobs {args.jobs}")
+          f"--skills {args.skills} --edits {args.edits} --edit {args.edit} --rounds {args.rounds} --jobs {args.jobs}"
+          + (" --cold-start" if args.cold_start else ""))
     folders = {label: work / f"code-{label}" for label in codes}
     for label, code in codes.items():
         folders[label].mkdir(exist_ok=True)
         check_version(label, Path(code), folders[label])
     rows: dict[str, list[list[float]]] = {label: [] for label in codes}
+    first: dict[str, list[float]] = {label: [] for label in codes}
     for number in range(args.rounds):
         for label, code in in_turns(codes, number):
-            rows[label] += one_round(label, Path(code), src, folders[label], args.edits, args.jobs, args.edit)[1:]
-    print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; {args.rounds} rounds of {args.edits} edits "
-          f"({'of the description' if args.edit == 'description' else 'of the body'}), "
-          "each round's first rebuild left out; medians\n")
-    print("| code | rebuild, seconds (min-max) | full collections a rebuild | their seconds |")
-    print("|---|---:|---:|---:|")
+            if args.cold_start:  # serve builds into a folder of its own, its cache in it
+                shutil.rmtree(folders[label])
+                folders[label].mkdir()
+            done = one_round(label, Path(code), src, folders[label], args.edits, args.jobs, args.edit)
+            first[label].append(done[0][0])
+            rows[label] += done[1:]
+    start = "a cold build" if args.cold_start else "a build"
+    print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; {args.rounds} rounds, each {start} then "
+          f"{args.edits} edits ({'of the description' if args.edit == 'description' else 'of the body'}); the first "
+          "rebuild of a round (its resident holds only what that build kept) apart; medians\n")
+    print("| code | first rebuild | rebuild, seconds (min-max) | full collections a rebuild | their seconds |")
+    print("|---|---:|---:|---:|---:|")
     for label, values in rows.items():
         seconds = [row[0] for row in values]
-        print(f"| {label} | {statistics.median(seconds):.2f} ({min(seconds):.2f}-{max(seconds):.2f}) | "
-              f"{statistics.median(row[1] for row in values):.0f} | {statistics.median(row[2] for row in values):.2f} |")
+        print(f"| {label} | {statistics.median(first[label]):.2f} | {statistics.median(seconds):.2f} "
+              f"({min(seconds):.2f}-{max(seconds):.2f}) | {statistics.median(row[1] for row in values):.0f} | "
+              f"{statistics.median(row[2] for row in values):.2f} |")
 
 
 if __name__ == "__main__":
