@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from skillsite.search.bm25 import build_search_section
 from skillsite.search.stemmer import stem
-from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, folded, search_fields, symbol_runs
+from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, folded, mark_class, search_fields, symbol_runs
 
 LUNR_FILE = "search/lunr.json"
 DOCS_FILE = "search/docs.json"
@@ -42,9 +42,11 @@ _JS_ONLY_SPACE = re.compile("[\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\
 _INNER_PUNCTUATION = re.compile(r"[!-&(-/:-@\[-`{-~]+")
 #: A word as lunr's tokenizer cuts text (at whitespace and hyphens).
 _WORD = re.compile(r"[^\s\-]+")
-#: Non-word characters at either end of a word (lunr.js's trimmer strips ASCII ones only, so
-#: "café" would be indexed as "caf"; for ASCII words the two agree).
-EDGES = re.compile(r"^\W+|\W+\Z")
+#: A word as the index keeps it: from its first word character (letter, digit or "_") to its last
+#: one and the combining marks after it ("हिन्दी" ends with a mark, "love❤️" keeps "love"), as
+#: ranking.js's trim cuts a query word (lunr.js's trimmer keeps ASCII ones only, so "café" would
+#: be indexed as "caf"; for ASCII words the two agree).
+WORD_CORE = re.compile(rf"\w(?:.*\w)?[{mark_class()}]*", re.S)
 
 
 @dataclass(frozen=True)
@@ -164,8 +166,10 @@ def lunr_bytes(entries: Sequence[dict[str, Any]]) -> bytes:
 
 def trim_word(word: str) -> str:
     """A token of lunr's tokenizer as the index keeps it: without non-word characters at either
-    end; one of symbols only ("🚀") keeps its symbols (terms.symbol_runs), as the page's query does."""
-    return EDGES.sub("", word) or "".join(symbol_runs(word))
+    end, but for the combining marks of its last letter (:data:`WORD_CORE`); one of symbols only
+    ("🚀") keeps its symbols (terms.symbol_runs), as the page's query does."""
+    core = WORD_CORE.search(word)
+    return core.group() if core else "".join(symbol_runs(word))
 
 
 def docs_json(entries: Sequence[dict[str, Any]], every: Sequence[dict[str, Any]] = ()) -> bytes:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Any
 
 from skillsite.search.stemmer import stem
@@ -26,7 +27,40 @@ STOP_WORDS = frozenset(
     "their them then there these they this tis to too twas us wants was we were what when where which while "
     "who whom why will with would yet you your".split())
 
+#: A word of ASCII text: a run of letters and digits.
 _WORD = re.compile(r"[^\W_]+")
+#: Where Unicode's roadmap puts every combining mark there may be: planes 0, 1 and 14 (planes 2
+#: and 3 hold ideographs only, 4 to 13 nothing, 15 and 16 private use).
+_MARK_PLANES = (range(0x20000), range(0xE0000, 0xF0000))
+
+
+@lru_cache(maxsize=1)
+def mark_class() -> str:
+    """The combining marks (Unicode category M: Mn, Mc, Me) as the inside of a regular expression's
+    character class, read off :mod:`unicodedata` once: ``re`` has no ``\\p{M}``, and a word of
+    Devanagari, Thai, Tamil or Bengali ("हिन्दी") holds marks that have no precomposed form."""
+    category = unicodedata.category
+    marks = [cp for plane in _MARK_PLANES for cp in plane if category(chr(cp))[0] == "M"]
+    spans: list[list[int]] = []
+    for cp in marks:
+        if spans and spans[-1][1] == cp - 1:
+            spans[-1][1] = cp
+        else:
+            spans.append([cp, cp])
+    return "".join(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in spans)
+
+
+@lru_cache(maxsize=1)
+def _marked_word() -> re.Pattern[str]:
+    """A word of any text without "_": a letter or digit, then letters, digits and combining marks
+    ("हिन्दी", "สวัสดี"), as ranking.js's TERM_WORD (``[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*``): a mark
+    does not begin a word."""
+    return re.compile(rf"\w[\w{mark_class()}]*")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` (runs of letters and digits, with their marks; "_" splits), as written."""
+    return _WORD.findall(text) if text.isascii() else _marked_word().findall(text.replace("_", " "))
 
 
 def folded(text: str) -> str:
@@ -39,12 +73,13 @@ def folded(text: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """Search terms of a text: its letter/digit runs, lower-cased and composed (:func:`folded`;
-    hyphens and punctuation split), minus stop words and one-character words, each stemmed with
-    :func:`stem`; then its runs of symbols (:func:`symbol_runs`: a tag "🚀" is a term too)."""
+    """Search terms of a text: its words (:func:`words`: letter/digit runs with their combining
+    marks), lower-cased and composed (:func:`folded`; hyphens and punctuation split), minus stop
+    words and one-character words, each stemmed with :func:`stem`; then its runs of symbols
+    (:func:`symbol_runs`: a tag "🚀" is a term too)."""
     lowered = folded(text)
-    words = [stem(w) for w in _WORD.findall(lowered) if len(w) > 1 and w not in STOP_WORDS]
-    return words + symbol_runs(lowered) if not lowered.isascii() else words
+    terms = [stem(w) for w in words(lowered) if len(w) > 1 and w not in STOP_WORDS]
+    return terms + symbol_runs(lowered) if not lowered.isascii() else terms
 
 
 #: What continues a run of symbols: marks, modifier symbols (skin tones) and the zero-width joiner.

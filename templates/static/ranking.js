@@ -58,16 +58,21 @@
   var SEPARATOR = /[\s\-]+/;          // lunr.tokenizer.separator
   var PUNCTUATION = /[!-\/:-@\[-`{-~]+/;   // ASCII punctuation, inside a word: "mcp.json", "n+1"
 
-  /* Non-word characters at either end of a word, as the index writer trims them (Python's \W:
-     Unicode letters are word characters, so "café" stays "café"); lunr.js's own trimmer (ASCII
-     \W) where the browser has no Unicode property escapes. */
-  var EDGE_START = /^\W+/, EDGE_END = /\W+$/;
+  /* A word trimmed as the index writer trims it (lunr_index.WORD_CORE): from its first word
+     character (a letter, digit or "_": Python's \w, so "café" stays "café") to its last one and
+     the combining marks after it ("हिन्दी" ends with a mark; "love❤️" keeps "love"); lunr.js's own
+     trimmer (ASCII \w) where the browser has no Unicode property escapes. */
+  var CORE = /\w(?:[^]*\w)?/;
   try {
-    EDGE_START = new RegExp("^[^\\p{L}\\p{N}\\p{M}_]+", "u");
-    EDGE_END = new RegExp("[^\\p{L}\\p{N}\\p{M}_]+$", "u");
-  } catch (e) { /* keep the ASCII ones */ }
+    CORE = new RegExp("[\\p{L}\\p{N}_](?:[^]*[\\p{L}\\p{N}_])?\\p{M}*", "u");
+  } catch (e) { /* keep the ASCII one */ }
 
   function wordChar(c) { return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95; }
+
+  function trimmed(word) {
+    var core = CORE.exec(word);
+    return core ? core[0] : "";
+  }
 
   /* Without regular expressions while both ends are ASCII (nearly every word: this runs on every
      word of every result drawn). */
@@ -75,12 +80,12 @@
     var start = 0, end = word.length, c;
     for (; start < end; start++) {
       c = word.charCodeAt(start);
-      if (c > 127) return word.replace(EDGE_START, "").replace(EDGE_END, "");
+      if (c > 127) return trimmed(word);
       if (wordChar(c)) break;
     }
     for (; end > start; end--) {
       c = word.charCodeAt(end - 1);
-      if (c > 127) return word.replace(EDGE_START, "").replace(EDGE_END, "");
+      if (c > 127) return trimmed(word);
       if (wordChar(c)) break;
     }
     return start === 0 && end === word.length ? word : word.slice(start, end);
@@ -350,10 +355,12 @@
      loader, `skillsite search` and `skillsite mcp` give the same results with the same scores:
      the same terms (tokenize), the same floats added in the same order, the same rounding. */
 
-  var TERM_WORD = /[a-z0-9]+/g;      // Python's [^\W_]+, where the browser has no Unicode property escapes
+  /* terms.words: a run of letters and digits with the combining marks inside and after it
+     ("हिन्दी", "สวัสดี": Devanagari, Thai, Tamil or Bengali marks have no precomposed form). */
+  var TERM_WORD = /[a-z0-9]+/g;      // where the browser has no Unicode property escapes
   var SYMBOLS = null;                // terms.symbol_runs: none without them
   try {
-    TERM_WORD = new RegExp("[\\p{L}\\p{N}]+", "gu");
+    TERM_WORD = new RegExp("[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*", "gu");
     SYMBOLS = new RegExp("\\p{So}[\\p{So}\\p{Sk}\\p{M}\\u200D]*", "gu");
   } catch (e) { /* keep the ASCII one */ }
 

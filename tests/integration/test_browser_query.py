@@ -190,7 +190,7 @@ def test_a_triggers_field_in_the_index_is_searched(tmp_path: Path) -> None:
     fields = {**lunr_index.lunr_boosts(), "triggers": 2}
     docs = [{"id": str(i), **{f: (" ".join(e[f]) if isinstance(e[f], list) else e[f]) for f in fields}}
             for i, e in enumerate(entries)]
-    data = lunr_index.lunr_index(docs, fields, trim=lambda w: lunr_index.EDGES.sub("", w), stem_word=stem)
+    data = lunr_index.lunr_index(docs, fields, trim=lunr_index.trim_word, stem_word=stem)
     site = write_search_files(tmp_path / "site", entries, json.dumps(data).encode("utf-8"))
     out = browser_search(site, ["spreadsheet", "quarterly spreadsheet", "spreads"])
     assert out["fields"] == ["name", "description", "tags", "tools", "triggers"]

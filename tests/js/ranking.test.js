@@ -275,6 +275,37 @@ test("a word spelt decomposed (\"e\" + U+0301) is the composed one, as terms.fol
   assert.deepEqual(marked, ["Cafe\u0301"]);
 });
 
+test("a word keeps its combining marks (Devanagari, Thai, Tamil, Bengali), as terms.words cuts it", () => {
+  const words = ["\u0939\u093f\u0928\u094d\u0926\u0940", "\u0e2a\u0e27\u0e31\u0e2a\u0e14\u0e35",
+                 "\u0ba4\u0bae\u0bbf\u0bb4\u0bcd", "\u09ac\u09be\u0982\u09b2\u09be"];   // हिन्दी สวัสดี தமிழ் বাংলা
+  for (const word of words) {
+    assert.deepEqual(core.tokenize(lunr, "(" + word + "), " + word + "!"), [word, word], word);
+    assert.deepEqual(core.queryWords(lunr, word + "\u0964").map((w) => [w.text, w.parts.length]), [[word, 0]], word);
+  }
+  // a mark begins no word; VS16 (a mark) is the emoji's
+  assert.deepEqual(core.tokenize(lunr, "\u0301ab love\u2764\ufe0f"), ["ab", "love", "\u2764\ufe0f"]);
+  assert.deepEqual(core.queryWords(lunr, "\u2764\ufe0f").map((w) => w.text), ["\u2764\ufe0f"]);
+  // found by the plain-text match and by lunr, and highlighted whole
+  const hindi = words[0] + " \u092e\u0947\u0902 \u0905\u0928\u0941\u0935\u093e\u0926";   // हिन्दी में अनुवाद
+  const docs = [{ id: "hindi", name: "hindi", description: hindi, tags: [] },
+                { id: "thai", name: "thai", description: "\u0e41\u0e1b\u0e25 " + words[1], tags: [] },
+                { id: "other", name: "other", description: "Nothing here.", tags: [] }];
+  const index = core.loadIndex(lunr, JSON.parse(JSON.stringify(lunr(function () {
+    this.pipeline.remove(lunr.trimmer);        // lunr.js's trimmer keeps ASCII letters only: the build trims instead
+    this.ref("ref");
+    this.field("description");
+    docs.forEach((d, i) => this.add({ ref: String(i), description: d.description }));
+  }))));
+  for (const [query, id] of [[words[0], "hindi"], [words[1], "thai"], [words[0].slice(0, 4), "hindi"]]) {
+    assert.deepEqual(core.searchText(lunr, docs.map((d) => ({ ...d })), query).map((h) => docs[h.ref].id), [id], query);
+    const hits = core.searchIndex(lunr, index, query);
+    assert.deepEqual(hits.map((h) => docs[h.ref].id), [id], query);
+    const text = docs[hits[0].ref].description;
+    const marked = core.highlightRanges(lunr, text, hits[0].terms, null).map(([a, b]) => text.slice(a, b));
+    assert.deepEqual(marked, [id === "hindi" ? words[0] : words[1]], query);
+  }
+});
+
 test("round6: Python's round(x, 6), half to even on the exact binary value", () => {
   assert.equal(core.round6(0.0078125), 0.007812);     // exactly half: to even
   assert.equal(core.round6(0.0234375), 0.023438);

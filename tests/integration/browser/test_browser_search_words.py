@@ -2,7 +2,8 @@
 lunr index of a whole catalog and the search shards of a paged one): a word typed decomposed
 ("e" + U+0301, as a macOS keyboard may give it) finds and highlights the same word written
 composed in a skill, and the reverse; a run of symbols (an emoji, a term as `skillsite search`
-makes it) is found and highlighted as any other word."""
+makes it) is found and highlighted as any other word; so is a word of a script whose combining
+marks have no precomposed form (Devanagari "हिन्दी", Thai "สวัสดี"), marks and all."""
 from __future__ import annotations
 
 import time
@@ -25,6 +26,8 @@ LAYOUTS = {"whole": SITE_CONFIG, "paged": replace(SITE_CONFIG, shard_above=1)}
 MENU = "Plans a café menu of pastries and crème brûlée."
 RECIPES = unicodedata.normalize("NFD", "Writes naïve recipes for a pâtisserie.")
 ROCKET = "Runs launch checklists 🚀 for releases that are ready🚀, with a 👍🏽 at the end."
+HINDI = "हिन्दी में अनुवाद करता है।"
+THAI = "แปล สวัสดี เป็นภาษาอื่น"
 
 
 def _tree(root: Path) -> Path:
@@ -32,6 +35,8 @@ def _tree(root: Path) -> Path:
     write_skill(root, "bakery/recipes", description=RECIPES)
     write_skill(root, "bakery/bread", description="Bakes sourdough bread at home.")
     write_skill(root, "launch/rocket", description=ROCKET)
+    write_skill(root, "lang/hindi", description=HINDI)
+    write_skill(root, "lang/thai", description=THAI)
     return root
 
 
@@ -77,4 +82,18 @@ def test_a_run_of_symbols_found_is_highlighted(context, words_site: Served, quer
     page = context.new_page()
     shown, marks = _typed(page, words_site, query, ["launch/rocket"])
     assert shown == ["launch/rocket"]
+    assert marks == marked
+
+
+@pytest.mark.parametrize("query, expected, marked", [
+    ("हिन्दी", "lang/hindi", ["हिन्दी"]),
+    ("हिन्दी अनुवाद", "lang/hindi", ["हिन्दी", "अनुवाद"]),
+    ("สวัสดี", "lang/thai", ["สวัสดี"]),
+], ids=["hindi", "hindi-two-words", "thai"])
+def test_a_word_with_combining_marks_is_found_and_highlighted_whole(
+        context, words_site: Served, query: str, expected: str, marked: list[str]) -> None:
+    assert [r.id for r in Catalog.open(words_site.root).search(query)] == [expected]    # as `skillsite search`
+    page = context.new_page()
+    shown, marks = _typed(page, words_site, query, [expected])
+    assert shown == [expected]
     assert marks == marked

@@ -1,0 +1,96 @@
+"""Words with combining marks (Devanagari "हिन्दी", Thai "สวัสดี", Tamil, Bengali) in node, on
+what `skillsite build` writes: the page's tokenizer cuts every text as terms.tokenize does (each
+combining mark of Unicode inside a word), real lunr.js finds in the lunr index what lunr.py
+finds, and the page's own search (ranking.js, through tests/js/browser_search.js and
+tests/js/shard_search.js) finds and highlights each word on both pages, as the loader does."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import unicodedata
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from skillsite.config import SiteConfig
+from skillsite.loader import Catalog
+from skillsite.publish.build import build
+from skillsite.search import lunr_reference
+from skillsite.search.terms import tokenize
+from support import write_skill
+
+REPO = Path(__file__).resolve().parents[2]
+RANKING = REPO / "templates" / "static" / "ranking.js"
+LUNR = REPO / "node_modules" / "lunr"
+SKILLS = {
+    "lang/hindi": "हिन्दी में अनुवाद करता है।",
+    "lang/thai": "แปล สวัสดี เป็นภาษาอื่น",
+    "lang/tamil": "தமிழ் மொழிபெயர்ப்பு செய்கிறது.",
+    "lang/bengali": "বাংলা ভাষায় লেখে।",
+    "lang/english": "Translates plain English.",
+}
+#: (query, the skill it finds, the word highlighted in its description)
+QUERIES = [("हिन्दी", "lang/hindi", "हिन्दी"), ("अनुवाद", "lang/hindi", "अनुवाद"), ("สวัสดี", "lang/thai", "สวัสดี"),
+           ("தமிழ்", "lang/tamil", "தமிழ்"), ("বাংলা", "lang/bengali", "বাংলা"), ("हिन्", "lang/hindi", "हिन्दी")]
+
+
+def run(*args: str, stdin: object) -> object:
+    node = shutil.which("node")
+    assert node and (LUNR / "lunr.js").is_file(), "node and node_modules/lunr are needed (.ci/run installs them)"
+    done = subprocess.run([node, *args], input=json.dumps(stdin), capture_output=True, text=True, encoding="utf-8",
+                          timeout=120, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The skills built as a whole catalog (a lunr index) and as a sharded one."""
+    tmp = tmp_path_factory.mktemp("marks")
+    for skill_id, description in SKILLS.items():
+        write_skill(tmp / "skills", skill_id, description=description)
+    built = {}
+    for layout, shard_above in (("whole", 100), ("sharded", 1)):
+        built[layout] = tmp / layout
+        assert build([tmp / "skills"], built[layout], replace(SiteConfig(), shard_above=shard_above)).ok
+    return built
+
+
+def test_the_page_cuts_words_at_the_same_marks_as_python() -> None:
+    """Every combining mark this Python knows, inside a word, at its end and at its start."""
+    marks = [chr(cp) for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp))[0] == "M"]
+    texts = [f"ka{m}b x{m}{m}y {m}zz q{m}" for m in marks] + list(SKILLS.values()) + [q for q, _, _ in QUERIES]
+    script = (f"const lunr = require({json.dumps(str(LUNR))}), page = require({json.dumps(str(RANKING))});"
+              "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "process.stdout.write(JSON.stringify(input.map((t) => page.tokenize(lunr, t))));")
+    assert run("-e", script, stdin=texts) == [tokenize(t) for t in texts]
+
+
+def test_lunr_js_finds_what_lunr_py_finds(sites: dict[str, Path]) -> None:
+    site = sites["whole"]
+    index = site / "search" / "lunr.json"
+    queries = [q for q, _, _ in QUERIES[:-1]]
+    theirs = run(str(REPO / "tests" / "js" / "lunr_query.js"), "search", str(index), "-", stdin=queries)
+    ours = lunr_reference.load_lunr(index.read_bytes())
+    rows = [row[0] for row in json.loads((site / "search" / "docs.json").read_text("utf-8"))["docs"]]
+    for query, (_, found, _), js in zip(queries, QUERIES, theirs):
+        assert [rows[int(r["ref"])] for r in js] == [rows[int(r["ref"])] for r in ours.search(query)] == [found]
+
+
+@pytest.mark.parametrize("layout", ["whole", "sharded"])
+def test_the_page_finds_and_marks_the_word_as_the_loader(sites: dict[str, Path], layout: str) -> None:
+    site, queries = sites[layout], [q for q, _, _ in QUERIES]
+    if layout == "whole":
+        out = run(str(REPO / "tests" / "js" / "browser_search.js"), str(site), "-", stdin=queries)
+        pages = [out["lunr"], out["text"]]
+    else:
+        pages = [run(str(REPO / "tests" / "js" / "shard_search.js"), str(site), "-", stdin=queries)["hits"]]
+    catalog = Catalog.open(site)
+    for query, found, marked in QUERIES:
+        assert [r.id for r in catalog.search(query)] == [found], query
+    for hits in pages:
+        assert [[h["id"] for h in per_query] for per_query in hits] == [[found] for _, found, _ in QUERIES]
+    for per_query, (query, _, marked) in zip(pages[0], QUERIES):
+        assert marked in per_query[0]["marks"], (query, per_query[0]["marks"])
