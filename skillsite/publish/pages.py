@@ -45,6 +45,7 @@ from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, c
                                      collect_tags, copy_rows, file_rows, headers_file, hidden_note, install_snippets,
                                      listing_url, metadata_rows, page_count, page_items, pager, pin_snippets,
                                      risk_pages, root_of, tags_by_folded_name, version_rows)
+from skillsite.search.terms import folded
 from skillsite.workers import Workers
 
 HOME_TAG_CHIPS = 30
@@ -184,7 +185,7 @@ def skill_list(pages: SitePages, kind: str, name: str) -> SkillList:
     if kind == "home":
         return SkillList("listing.html", "", "All skills", "Pages of all skills", pages.cards, {}, "home")
     if kind == "tag":
-        tag = pages.tag_by_name[name.casefold()]
+        tag = pages.tag_by_name[folded(name)]
         return SkillList("tag.html", tag.url, tag.name, f"Pages of tag {tag.name}", pages.by_tag[name], {"tag": tag},
                          "tags")
     return SkillList("risk.html", f"risk/{name}/", f"{name.capitalize()} risk", f"Pages of {name} risk skills",

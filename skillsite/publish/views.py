@@ -13,6 +13,7 @@ from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.site_urls import url_of
 from skillsite.publish.manifest import absolute
 from skillsite.publish.wellknown import LEGACY_DIR, listed_entries
+from skillsite.search.terms import folded
 
 # Bundled files no browser runs as a document (text, code, data, images, fonts, media,
 # archives) whatever type a host gives them. Every other bundled file might be run as a page on
@@ -148,23 +149,24 @@ class TagInfo:
 
 def collect_tags(entries: Iterable[ManifestEntry]) -> list[TagInfo]:
     """Every tag of ``entries`` (the listed skills: a tag page lists no hidden skill) with its
-    count, sorted by name.  Tags that differ only in case are one tag (``UPPER`` and ``upper``),
-    as search's tag filter takes them, shown as the first spelling in sorted order."""
+    count, sorted by name.  Tags that fold alike (:func:`~skillsite.search.terms.folded`: ``UPPER``
+    and ``upper``, "é" written composed or decomposed) are one tag, as every tag filter takes them,
+    shown as the first spelling in sorted order."""
     counts: dict[str, int] = {}
     spellings: dict[str, str] = {}
     for entry in entries:
         for tag in entry.tags:
-            spellings[tag.casefold()] = min(tag, spellings.get(tag.casefold(), tag))
-        for folded in dict.fromkeys(tag.casefold() for tag in entry.tags):
-            counts[folded] = counts.get(folded, 0) + 1
+            spellings[folded(tag)] = min(tag, spellings.get(folded(tag), tag))
+        for key in dict.fromkeys(folded(tag) for tag in entry.tags):
+            counts[key] = counts.get(key, 0) + 1
     names = sorted(spellings.values())
     slugs = _unique_slugs(names)
-    return [TagInfo(name, slugs[name], counts[name.casefold()]) for name in names]
+    return [TagInfo(name, slugs[name], counts[folded(name)]) for name in names]
 
 
 def tags_by_folded_name(tags: Iterable[TagInfo]) -> dict[str, TagInfo]:
-    """Each tag by its name case-folded: what :func:`card_tags` looks a skill's tags up in."""
-    return {tag.name.casefold(): tag for tag in tags}
+    """Each tag by its name folded: what :func:`card_tags` looks a skill's tags up in."""
+    return {folded(tag.name): tag for tag in tags}
 
 
 def _unique_slugs(tags: Sequence[str]) -> dict[str, str]:
@@ -260,10 +262,9 @@ def copy_rows(entry: ManifestEntry) -> dict[str, Any] | None:
 
 def card_tags(entry: ManifestEntry, tags: dict[str, TagInfo]) -> list[TagInfo]:
     """A skill's tags as its card shows them (``tags``: :func:`tags_by_folded_name`): each once
-    whatever its case, with its page and count (a tag only hidden skills have: unlinked, count 0)."""
-    first = {t.casefold(): t for t in reversed(entry.tags)}  # each tag's first spelling in the skill
-    return [tags.get(folded) or TagInfo(first[folded], "", 0)
-            for folded in dict.fromkeys(t.casefold() for t in entry.tags)]
+    however it is spelt (folded), with its page and count (a tag only hidden skills have: unlinked, count 0)."""
+    first = {folded(t): t for t in reversed(entry.tags)}  # each tag's first spelling in the skill
+    return [tags.get(key) or TagInfo(first[key], "", 0) for key in dict.fromkeys(folded(t) for t in entry.tags)]
 
 
 # ---------------------------------------------------------------------------- paginated listings

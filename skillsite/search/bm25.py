@@ -15,7 +15,7 @@ import math
 import sys
 from typing import Any, Callable, Collection, Iterable, Mapping, Sequence, TypeVar
 
-from skillsite.search.terms import SEARCH_FIELDS, search_fields, tokenize
+from skillsite.search.terms import SEARCH_FIELDS, folded, search_fields, tokenize
 
 SEARCH_VERSION = 2  # 2: a triggers field
 BM25_K1 = 3.6                # 1.2 on the description's scale: one description occurrence
@@ -249,14 +249,15 @@ class SearchIndex:
         return scores
 
     def _with_tags(self, tags: Sequence[str]) -> set[int]:
-        """Indexes of the skills that carry every one of ``tags`` (case-insensitive)."""
+        """Indexes of the skills that carry every one of ``tags``, each compared :func:`folded` (case
+        aside, "é" written composed or decomposed alike), as every tag filter and count does."""
         if self._tag_index is None:
             self._tag_index = {}
             for doc, doc_tags in enumerate(self._tags):
                 for tag in doc_tags:
-                    self._tag_index.setdefault(str(tag).lower(), set()).add(doc)
+                    self._tag_index.setdefault(folded(str(tag)), set()).add(doc)
         found: set[int] | None = None
-        for tag in {t.lower() for t in tags}:
+        for tag in {folded(t) for t in tags}:
             docs = self._tag_index.get(tag, set())
             found = set(docs) if found is None else found & docs
         return found or set()

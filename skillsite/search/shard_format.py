@@ -10,7 +10,8 @@ loads only what it needs (Pagefind's design):
   size grows with the number of chunks only;
 - ``search/terms/NNNN.json``: a range of sorted index terms, each with its document frequency,
   idf and postings (skill numbers with BM25F weight bytes: :mod:`.bm25`'s, so scores are equal);
-- ``search/tags/NNNN.json``: a range of sorted lower-cased tags, each with the skills carrying it;
+- ``search/tags/NNNN.json``: a range of sorted tags, lower-cased and composed (NFC: ``terms.folded``),
+  each with the skills carrying it;
 - ``search/cards/GGG/BBBBB.json``: the result cards of skills ``B * bucket`` to
   ``B * bucket + bucket - 1`` (folder ``G = B // per_folder``): what a result shows and what
   consumers filter on;

@@ -26,6 +26,7 @@ from skillsite.search.bm25 import add_gains, best_gains, copies_together, query_
 from skillsite.search.shard_format import (DIGESTS_FORMAT, GROUPS_FORMAT, SHARDS_FILE, SHARDS_FORMAT, SHARDS_VERSION,
                                            card_path, chunk_path, decode_numbers, decode_postings, group_path,
                                            unpack_digests)
+from skillsite.search.terms import folded
 
 #: ``fetch(site-relative path, sha256 or None) -> bytes``; the sha256 is given for the meta file
 #: (skills.json names it) and, in a pinned index, for every file: a fetcher may serve a cached
@@ -293,9 +294,9 @@ class ShardedIndex:
         return scores
 
     def with_tags(self, tags: Sequence[str]) -> set[int]:
-        """Skill numbers of the skills that carry every one of ``tags`` (case-insensitive); none
-        when no skill has a tag (the index then has no tag chunk to read)."""
-        wanted = sorted({t.lower() for t in tags})
+        """Skill numbers of the skills that carry every one of ``tags`` (compared folded, as the
+        tag chunks hold them); none when no skill has a tag (the index then has no tag chunk to read)."""
+        wanted = sorted({folded(t) for t in tags})
         if not self.meta["tags"]["first"]:
             return set()
         self._load_chunks(("tags", self._locate("tags", t)) for t in wanted)

@@ -21,7 +21,7 @@ from skillsite.search.shard_format import (CARD_BUCKET, CARD_DIGEST_GROUP, CARD_
                                            DIGESTS_FORMAT, GROUPS_FILE, GROUPS_FORMAT, SHARDS_FILE, SHARDS_FORMAT,
                                            SHARDS_VERSION, TAGS_DIR, TERMS_DIR, card_path, chunk_path,
                                            encode_numbers, encode_postings, group_path, pack_digests)
-from skillsite.search.terms import SEARCH_FIELDS
+from skillsite.search.terms import SEARCH_FIELDS, folded
 
 #: One key of a chunk: (key, document frequency, idf or None, encoded postings).
 Item = tuple[str, int, "float | None", str]
@@ -69,10 +69,11 @@ def _term_items(ordered: Sequence[dict[str, Any]]) -> Iterator[Item]:
 
 
 def _tag_items(ordered: Sequence[dict[str, Any]]) -> Iterator[Item]:
-    """Every tag of ``ordered`` (lower-cased, as the tag filter compares them), sorted, with its skills."""
+    """Every tag of ``ordered`` (folded: lower-cased and composed, as the tag filter compares
+    them), sorted, with its skills."""
     skills: dict[str, list[int]] = {}
     for doc, entry in enumerate(ordered):
-        for tag in sorted({str(t).lower() for t in entry.get("tags") or ()}):
+        for tag in sorted({folded(str(t)) for t in entry.get("tags") or ()}):
             skills.setdefault(tag, []).append(doc)
     for tag in sorted(skills):
         yield tag, len(skills[tag]), None, encode_postings(skills[tag])

@@ -91,8 +91,9 @@
     return start === 0 && end === word.length ? word : word.slice(start, end);
   }
 
-  /* terms.folded: lower-cased, then composed (NFC), so "cafe" + U+0301 and "café" are one word, as
-     the indexes were written; only lower-cased where the browser has no String.prototype.normalize. */
+  /* terms.folded: lower-cased, then composed (NFC), so "cafe" + U+0301 and "café" are one word (and
+     one tag), as the indexes were written; only lower-cased where the browser has no
+     String.prototype.normalize. */
   var NON_ASCII = /[^\x00-\x7f]/;
   function folded(text) {
     var lowered = String(text).toLowerCase();
@@ -631,12 +632,12 @@
     return lo < docs.length && docs[lo] === doc;
   }
 
-  /* Skill numbers of the skills with every one of ``tags`` (lower-cased, as the tag filter compares
-     them); none when no skill has a tag (the index then has no tag chunk to read). */
+  /* Skill numbers of the skills with every one of ``tags`` (folded, as the tag chunks hold them and
+     every tag filter compares them); none when no skill has a tag (the index then has no tag chunk to read). */
   ShardedIndex.prototype.withTags = function (tags) {
     var self = this, firsts = this.meta.tags.first, seen = Object.create(null);
     if (!firsts.length) return Promise.resolve(new Set());
-    var wanted = tags.map(function (t) { return String(t).toLowerCase(); })
+    var wanted = tags.map(folded)
       .filter(function (t) { return seen[t] ? false : (seen[t] = true); }).sort(compareTerms);
     return this.loadChunks(wanted.map(function (t) { return ["tags", chunkOf(firsts, t)]; })).then(function () {
       var found = null;
@@ -838,7 +839,7 @@
   var api = {
     loadIndex: loadIndex, searchIndex: searchIndex, searchText: searchText, queryWords: queryWords,
     highlightRanges: highlightRanges, closestTags: closestTags, onePerGroup: onePerGroup, copiesInPlace: copiesInPlace,
-    ShardedIndex: ShardedIndex, tokenize: tokenize, round6: round6
+    ShardedIndex: ShardedIndex, tokenize: tokenize, round6: round6, folded: folded
   };
   if (typeof module === "object" && module.exports) module.exports = api;
   else global.SkillsiteRanking = api;

@@ -39,6 +39,7 @@
   if (!ranking) return;    // ranking.js did not load: the list of every skill stays
   var loadIndex = ranking.loadIndex, searchIndex = ranking.searchIndex, searchText = ranking.searchText;
   var queryWords = ranking.queryWords, highlightRanges = ranking.highlightRanges, closestTags = ranking.closestTags;
+  var folded = ranking.folded;
   var onePerGroup = ranking.onePerGroup, copiesInPlace = ranking.copiesInPlace;
 
   var doc = document;
@@ -326,10 +327,11 @@
     return !!(box && box.checked);
   };
 
-  /* Whether ``tags`` hold every selected tag, case aside (as the sharded index and the loader match them). */
+  /* Whether ``tags`` hold every selected tag, folded (case aside, "é" composed or decomposed alike:
+     as the sharded index, the loader and the build's tag pages match them). */
   Search.prototype.hasTags = function (tags) {
-    var held = (Array.isArray(tags) ? tags : []).map(function (t) { return String(t).toLowerCase(); });
-    return this.selectedTags.every(function (t) { return held.indexOf(String(t).toLowerCase()) !== -1; });
+    var held = (Array.isArray(tags) ? tags : []).map(folded);
+    return this.selectedTags.every(function (t) { return held.indexOf(folded(t)) !== -1; });
   };
 
   /* While there is a query its results take the place of the list of every skill (hidden by
@@ -453,8 +455,9 @@
     if (!empty) return;
     var self = this;
     var counts = this.tagCounts();
+    var selected = this.selectedTags.map(folded);
     var close = closestTags(this.lunr(), empty.query, counts, 6).filter(function (t) {
-      return self.selectedTags.indexOf(t.tag) === -1;
+      return selected.indexOf(folded(t.tag)) === -1;
     });
     if (this.selectedTags.length && empty.unfiltered) {
       var p = doc.createElement("p");
@@ -509,21 +512,25 @@
   };
 
   /* How many skills each tag's chip shows (the list filtered by it): from docs.json, a group of
-     copies once, when any member has the tag (listed or hidden, case aside: as the filter asks
+     copies once, when any member has the tag (listed or hidden, folded: as the filter asks
      each skill); else from the page's tag chips (a sharded catalog's page has no list of every
      skill's tags; they count the list's skills too). */
   Search.prototype.tagCounts = function () {
     var counts = Object.create(null);
     if (this.docs) {
-      var groups = Object.create(null), perTag = Object.create(null);
+      var groups = Object.create(null), perTag = Object.create(null), spelling = Object.create(null);
       this.docs.forEach(function (d) {
         var group = d.copyOf >= 0 ? d.copyOf : d.row, held = groups[group] || (groups[group] = Object.create(null));
         [d.tags].concat(d.hiddenTags).forEach(function (tags) {
-          tags.forEach(function (t) { counts[t] = 0; held[String(t).toLowerCase()] = true; });
+          tags.forEach(function (t) {
+            var key = folded(t);       // one tag however it is spelt, shown as its first spelling (as the build)
+            if (spelling[key] === undefined || t < spelling[key]) spelling[key] = t;
+            held[key] = true;
+          });
         });
       });
       Object.keys(groups).forEach(function (g) { for (var t in groups[g]) perTag[t] = (perTag[t] || 0) + 1; });
-      Object.keys(counts).forEach(function (t) { counts[t] = perTag[String(t).toLowerCase()]; });
+      Object.keys(spelling).forEach(function (key) { counts[spelling[key]] = perTag[key]; });
       return counts;
     }
     Array.prototype.forEach.call(doc.querySelectorAll("#tagChips [data-tag]"), function (chip) {
@@ -630,22 +637,22 @@
     this.pressChips(initial);
   };
 
-  /* Press the chips of ``tags`` (and only those) and filter by them. A tag without a chip on this
+  /* Press the chips of ``tags`` (and only those) and filter by them; a tag is its chip's however it
+     is spelt (folded: "CAFÉ" in a link presses the chip "café"). A tag without a chip on this
      page (home shows the most used tags only) gets one, so that the filter it applies shows and
      can be turned off; a tag no skill has filters everything out and says so. */
   Search.prototype.pressChips = function (tags) {
     var self = this;
     var list = $("tagChips");
-    var known = Object.create(null);
-    Array.prototype.forEach.call(doc.querySelectorAll("#tagChips button[data-tag]"), function (b) {
-      var tag = b.getAttribute("data-tag");
-      known[tag] = true;
-      b.setAttribute("aria-pressed", tags.indexOf(tag) !== -1 ? "true" : "false");
+    var chips = doc.querySelectorAll("#tagChips button[data-tag]");
+    var known = Object.create(null);      // folded tag -> the tag of its chip
+    Array.prototype.forEach.call(chips, function (b) {
+      known[folded(b.getAttribute("data-tag"))] = b.getAttribute("data-tag");
     });
     var more = list && list.querySelector(".chip-more");
     tags.forEach(function (tag) {
-      if (!list || known[tag] || !tag) return;
-      known[tag] = true;
+      if (!list || !tag || known[folded(tag)] !== undefined) return;
+      known[folded(tag)] = tag;
       var button = doc.createElement("button");
       button.type = "button";
       button.className = "chip";
@@ -657,7 +664,15 @@
       item.appendChild(button);
       list.insertBefore(item, more ? more.parentNode : null);
     });
-    this.selectedTags = tags.filter(function (t, i) { return known[t] && tags.indexOf(t) === i; });
+    var selected = [];
+    tags.forEach(function (t) {
+      var tag = t ? known[folded(t)] : undefined;
+      if (tag !== undefined && selected.indexOf(tag) === -1) selected.push(tag);
+    });
+    Array.prototype.forEach.call(chips, function (b) {
+      b.setAttribute("aria-pressed", selected.indexOf(b.getAttribute("data-tag")) !== -1 ? "true" : "false");
+    });
+    this.selectedTags = selected;
   };
 
   /* Filter by exactly ``tags`` (the caller updates the results). */

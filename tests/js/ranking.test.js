@@ -46,8 +46,8 @@ const docs = () => DOCS.map((d) => ({ ...d }));   // searchText caches lower-cas
 
 test("the module is the ranking core only: no DOM, and one API in node and in a page", () => {
   assert.deepEqual(Object.keys(core).sort(),
-    ["ShardedIndex", "closestTags", "copiesInPlace", "highlightRanges", "loadIndex", "onePerGroup", "queryWords",
-     "round6", "searchIndex", "searchText", "tokenize"]);
+    ["ShardedIndex", "closestTags", "copiesInPlace", "folded", "highlightRanges", "loadIndex", "onePerGroup",
+     "queryWords", "round6", "searchIndex", "searchText", "tokenize"]);
   const source = fs.readFileSync(CORE, "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "");
   for (const name of ["document", "window", "location", "history", "fetch", "navigator", "performance"]) {
     assert.doesNotMatch(source, new RegExp("\\b" + name + "\\b"), `ranking.js uses ${name}`);
@@ -344,6 +344,17 @@ test("ShardedIndex: words add up, equal rounded scores go by skill number, tags 
   const ranked = await index.ranked("docker deploy", []);
   assert.equal(ranked.ranking.count, 3);
   assert.deepEqual(ranked.ranking.take(2).map((h) => h.doc), [2, 0]);
+});
+
+test("ShardedIndex: a tag is asked folded, as the writer keys it: any case, composed or decomposed", async () => {
+  const cafe = "caf\u00e9";
+  const { index } = open(makeShards({ docker: [1.5, [[0, 150], [1, 150]]] }, { [cafe]: [0, 2], cafe: [1] },
+                                    ["d0", "d1", "d2"], 2));
+  for (const tag of [cafe, "CAF\u00c9", "cafe\u0301", "CAFE\u0301"]) {
+    assert.equal(core.folded(tag), cafe);
+    assert.deepEqual((await index.search("", { k: 10, tags: [tag] })).map((h) => h.card.id), ["d0", "d2"], tag);
+  }
+  assert.deepEqual((await index.search("", { k: 10, tags: ["CAFE"] })).map((h) => h.card.id), ["d1"]);
 });
 
 test("ShardedIndex: a tag filter on an index without tags finds nothing and reads no tag chunk", async () => {
