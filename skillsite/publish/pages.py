@@ -42,9 +42,9 @@ from skillsite.publish.markdown import safe_url
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.templates import shared_environment, templates_digest, write_assets
 from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, card_tags, catalog_install_lines,
-                                     collect_tags, copy_rows, file_rows, headers_file, hidden_note, install_snippets,
-                                     listing_url, metadata_rows, page_count, page_items, pager, pin_snippets,
-                                     risk_pages, root_of, tags_by_folded_name, version_rows)
+                                     collect_tags, copy_rows, file_rows, group_tags, headers_file, hidden_note,
+                                     install_snippets, listing_url, metadata_rows, page_count, page_items, pager,
+                                     pin_snippets, risk_pages, root_of, tags_by_folded_name, version_rows)
 from skillsite.search.terms import folded
 from skillsite.workers import Workers
 
@@ -96,13 +96,14 @@ class SitePages:
         self.templates_key = templates_digest(self.dirs)
         self.entries = {e.id: e for e in self.manifest["skills"]}
         self.listed = [e for e in self.manifest["skills"] if e.visibility.in_lists]
-        self.tags = collect_tags(self.listed)
+        shown = group_tags(self.manifest["skills"], self.listed)
+        self.tags = collect_tags(self.listed, shown)
         self.tag_by_name = tags_by_folded_name(self.tags)
         self.cards = [card(e, self.tag_by_name) for e in self.listed]
         self.by_tag = {t.name: [] for t in self.tags}
-        for skill_card in self.cards:
-            for tag in skill_card["tags"]:
-                self.by_tag[tag.name].append(skill_card)
+        for entry, skill_card in zip(self.listed, self.cards):    # a group under each tag of any member
+            for key in dict.fromkeys(folded(tag) for tag in shown[entry.id]):
+                self.by_tag[self.tag_by_name[key].name].append(skill_card)
         by_id = {c["id"]: c for c in self.cards}
         self.by_risk = {risk: [by_id[i] for i in ids] for risk, ids in risk_pages(self.listed).items()}
         paged = is_paged(len(self.entries), self.config)

@@ -147,17 +147,31 @@ class TagInfo:
         return f"tags/{self.slug}/"
 
 
-def collect_tags(entries: Iterable[ManifestEntry]) -> list[TagInfo]:
+def group_tags(entries: Iterable[ManifestEntry], listed: Iterable[ManifestEntry]) -> dict[str, tuple[str, ...]]:
+    """The tags each of the ``listed`` skills is shown under, by id: its own, then those of every
+    copy of it among ``entries`` (all published skills, listed or hidden), as search's tag filter
+    lets a group's canonical member stand for its copies: a tag only a copy has lists the group."""
+    shown = {entry.id: list(entry.tags) for entry in listed}
+    for entry in entries:
+        if entry.visibility.copy_of in shown:
+            shown[entry.visibility.copy_of].extend(entry.tags)
+    return {skill_id: tuple(tags) for skill_id, tags in shown.items()}
+
+
+def collect_tags(entries: Iterable[ManifestEntry], shown: Mapping[str, Sequence[str]] | None = None) -> list[TagInfo]:
     """Every tag of ``entries`` (the listed skills: a tag page lists no hidden skill) with its
-    count, sorted by name.  Tags that fold alike (:func:`~skillsite.search.terms.folded`: ``UPPER``
-    and ``upper``, "é" written composed or decomposed) are one tag, as every tag filter takes them,
-    shown as the first spelling in sorted order."""
+    count, sorted by name; ``shown``: the tags each is shown under (:func:`group_tags`: a group of
+    copies counts once under each tag of any member), else its own.  Tags that fold alike
+    (:func:`~skillsite.search.terms.folded`: ``UPPER`` and ``upper``, "é" written composed or
+    decomposed) are one tag, as every tag filter takes them, shown as the first spelling in sorted
+    order."""
     counts: dict[str, int] = {}
     spellings: dict[str, str] = {}
     for entry in entries:
-        for tag in entry.tags:
+        tags = entry.tags if shown is None else shown[entry.id]
+        for tag in tags:
             spellings[folded(tag)] = min(tag, spellings.get(folded(tag), tag))
-        for key in dict.fromkeys(folded(tag) for tag in entry.tags):
+        for key in dict.fromkeys(folded(tag) for tag in tags):
             counts[key] = counts.get(key, 0) + 1
     names = sorted(spellings.values())
     slugs = _unique_slugs(names)
