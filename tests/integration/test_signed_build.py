@@ -19,7 +19,7 @@ import pytest
 
 from skillsite.publish.signing import Previous, Signing, SigningKey, sign_catalog
 from skillsite.source.schema import load_schema
-from support import EXAMPLES, REPO
+from support import EXAMPLES, REPO, tree_bytes
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
 
@@ -409,3 +409,48 @@ def test_a_signed_build_without_python_tuf_is_refused_before_anything_is_built(k
                      env={"PYTHONPATH": f"{shim.parent}{os.pathsep}{REPO}"})
     assert done.returncode == 2 and done.stderr.strip().endswith("pip install 'skillsite[trust]'"), done.stderr
     assert "was left as it was" not in done.stderr and not out.exists()  # (said when a build failed at signing)
+
+
+@pytest.mark.parametrize("verify_output", [False, True], ids=["trusted", "verify-output"])
+def test_listings_kept_in_place_are_pinned_as_the_output_holds_them(key_file: Path, tmp_path: Path,
+                                                                    verify_output: bool) -> None:
+    """The discovery indexes, the provider listing and the marketplace are kept in place when their
+    document is unchanged (#47): a signed rebuild after a body edit keeps them (the same files),
+    trusting its records or checking them (``--verify-output``, which also rewrites one edited by
+    hand); its output is a cold signed build's, and its TUF metadata pins each file as published."""
+    import hashlib
+
+    from skillsite.agent.verify import check_files
+    from skillsite.loader import Catalog
+    from skillsite.publish.build import build
+    from skillsite.publish.signing import file_lists
+
+    src = Path(shutil.copytree(EXAMPLES, tmp_path / "src"))
+    out, cache, signing = tmp_path / "_site", tmp_path / "cache", Signing(SigningKey.from_file(key_file))
+    assert build([src], out, cache_dir=cache, signing=signing).ok
+    listings = ["skills/index.json", ".claude-plugin/marketplace.json", ".well-known/skills/index.json"]
+    edited = ".well-known/skills/index.json"
+    kept = [rel for rel in listings if not (verify_output and rel == edited)]
+    inodes = {rel: (out / rel).stat().st_ino for rel in kept}
+    index = (out / ".well-known/agent-skills/index.json").read_bytes()
+    skill_md = src / "test-first" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text("utf-8") + "\nOne more step.\n", "utf-8")
+    if verify_output:
+        with open(out / edited, "ab") as listing:  # in place: the back folder's copy is this file too
+            listing.write(b" ")
+    assert build([src], out, cache_dir=cache, signing=signing, verify_output=verify_output).ok
+    assert {rel: (out / rel).stat().st_ino for rel in kept} == inodes  # kept, not written again
+    assert (out / ".well-known/agent-skills/index.json").read_bytes() != index  # the skill's digest changed
+    assert build([src], tmp_path / "cold", signing=signing).ok
+    unsigned = [{rel: data for rel, data in tree_bytes(site).items() if not rel.startswith("tuf/")}
+                for site in (out, tmp_path / "cold")]
+    assert unsigned[0] == unsigned[1]  # the metadata aside (its dates are the build's)
+    targets = json.loads((out / f"tuf/{version_of(out)}.targets.json").read_bytes())["signed"]["targets"]
+    assert set(listings) <= set(targets)
+    for path, pinned in targets.items():
+        data = (out / path).read_bytes()
+        assert (pinned["length"], pinned["hashes"]["sha256"]) == (len(data), hashlib.sha256(data).hexdigest()), path
+    lists = {p.relative_to(out / "tuf").as_posix(): p.read_bytes() for p in (out / "tuf/files").glob("*.json")}
+    assert file_lists(out, [path for data in lists.values() for path in json.loads(data)["files"]]) == lists
+    catalog = Catalog.open(out, cache_dir=tmp_path / "agent", trusted_keys=[public_of(key_file)])
+    assert check_files(catalog, out).failures == []
