@@ -22,9 +22,9 @@ from typing import Any, Protocol, Sequence
 import pathspec
 
 from skillsite.agent.utf8 import is_utf8_text
-from skillsite.cache import Cache, Section, digest
+from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
-from skillsite.models import CatalogReading, SourceFile
+from skillsite.models import CatalogReading, Skill, SourceFile
 from skillsite.source.discover import SKILL_FILES, _excluded, is_tool_folder
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError, ObjectReader, Repository,
@@ -149,7 +149,7 @@ def read_releases(reading: CatalogReading, cache: Cache | None, *, exclude: Sequ
     """The releases of every kept skill with a valid version, and the reading with SK221/SK222 added."""
     found, diags = _releases(reading.skills, cache, exclude, max_bytes)
     diags = [d for d in diags if d.code not in set(ignore)]
-    return History(found, _with_diagnostics(reading, diags))
+    return History(found, _with_diagnostics(reading, diags, cache.resident if cache is not None else None))
 
 
 def release_versions(skills: Sequence[Versioned], cache: Cache | None, *, exclude: Sequence[str] = (),
@@ -176,17 +176,30 @@ def _releases(skills: Sequence[Versioned], cache: Cache | None, exclude: Sequenc
     return found, diags
 
 
-def _with_diagnostics(reading: CatalogReading, diags: list[Diagnostic]) -> CatalogReading:
-    """The reading with these diagnostics added, to the catalog's and to each skill's own."""
+#: Where a long-running process's resident objects keep each skill with its release diagnostics (by its id).
+WITH_RELEASES = "with release diagnostics"
+
+
+def _with_diagnostics(reading: CatalogReading, diags: list[Diagnostic],
+                      resident: KeptObjects | None = None) -> CatalogReading:
+    """The reading with these diagnostics added, to the catalog's and to each skill's own; in a
+    long-running process, a skill given the same ones as by the last build is that build's
+    object (``serve`` keeps each unchanged skill, and what is made of it, by that object)."""
     if not diags:
         return reading
     by_path: dict[str, list[Diagnostic]] = {}
     for d in diags:
         by_path.setdefault(d.path, []).append(d)
-    skills = tuple(dataclasses.replace(s, diagnostics=tuple(sort_diagnostics([*s.diagnostics, *by_path[path]])))
-                   if (path := s.source.display_path) in by_path else s for s in reading.skills)
+    skills = tuple(_with_own(s, tuple(by_path[path]), resident) if (path := s.source.display_path) in by_path else s
+                   for s in reading.skills)
     return dataclasses.replace(reading, skills=skills,
                                diagnostics=tuple(sort_diagnostics([*reading.diagnostics, *diags])))
+
+
+def _with_own(skill: Skill, diags: tuple[Diagnostic, ...], resident: KeptObjects | None) -> Skill:
+    """``skill`` with its release diagnostics ``diags`` added to its own."""
+    return kept_or_made(resident, WITH_RELEASES, skill.id, skill, diags, lambda: dataclasses.replace(
+        skill, diagnostics=tuple(sort_diagnostics([*skill.diagnostics, *diags]))))
 
 
 def _current_only(skills: Sequence[Versioned]) -> dict[str, SkillReleases]:

@@ -1250,3 +1250,47 @@ def test_one_resident_session_through_every_kind_of_edit_equals_cold_builds(tmp_
     assert "release-manager/rollback" in _entry(out, "release-manager")["children"]
     assert build([src], cold, config, jobs=1).ok
     assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_a_skill_changed_since_its_version_is_kept_by_serve_like_any_other(tmp_path, monkeypatch):
+    """A versioned skill changed since the commit that set its version, and not bumped, carries
+    SK222 at every build: ``serve`` keeps it, with that diagnostic, as the last build made it, so
+    an edit of another skill works out none of its keys again (#47); the output is a cold build's."""
+    import subprocess
+
+    from skillsite import cache as cache_module
+    from skillsite.publish import skills
+    from skillsite.publish.resident import Resident
+    from skillsite.source import catalog
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgSign=false",
+                        *args], cwd=src, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "first")
+    append_line(src / "api-design-checklist" / "SKILL.md", "A line of the second commit.")
+    git("commit", "-qam", "second")
+    _age(src, 120)
+    monkeypatch.setattr(catalog, "RACY_NS", 0)
+    resident = Resident()
+    first = build([src], out, cache_dir=cache, resident=resident)
+    assert first.ok and any(d.code == "SK222" and "api-design-checklist" in d.path for d in first.diagnostics)
+    made: list[str] = []
+
+    def recording(resident, section, key, source, inputs, make):
+        return cache_module.kept_or_made(resident, section, key, source, inputs,
+                                         lambda: made.append(key) or make())
+
+    monkeypatch.setattr(skills, "kept_or_made", recording)
+    edited = src / "test-first" / "SKILL.md"
+    append_line(edited, "One more line.")
+    resident.saw([os.path.realpath(edited)])
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    assert "api-design-checklist" not in made and "test-first" in made
+    assert build([src], tmp_path / "cold").ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
