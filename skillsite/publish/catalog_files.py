@@ -72,8 +72,9 @@ def search_entries(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]
 #: What the cache keeps of the search indexes: their files are in the output, not in the cache.
 #: 4: search/groups.json, docs.json's hidden_tags; 5: symbol terms ("🚀"); 6: NFC terms; 7: words
 #: keep their combining marks ("हिन्दी", "สวัสดี"), in every index; 8: tag chunks folded as terms
-#: (NFC too, not only lower-cased).
-SEARCH_CACHE_FORMAT = 8
+#: (NFC too, not only lower-cased); 9: the lunr index holds the symbols written against a word
+#: ("ready🚀").
+SEARCH_CACHE_FORMAT = 9
 
 
 def search_key(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE) -> str:

@@ -77,15 +77,24 @@ def lunr_documents(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
 def with_word_parts(text: str) -> str:
     """``text`` with the parts of each word joined by punctuation after it ("AWS/GCP/Azure AWS
     GCP Azure"), as a word delimiter filter keeping the original does: lunr's tokenizer cuts only
-    at spaces and hyphens, the page's query at punctuation too."""
-    return _WORD.sub(_word_and_parts, text) if _INNER_PUNCTUATION.search(text) else text
+    at spaces and hyphens, the page's query at punctuation too; and with the runs of symbols of a
+    word that has letters too ("ready🚀 🚀"), which the trimmer would drop with the word's edges."""
+    return _WORD.sub(_word_and_parts, text) if _INNER_PUNCTUATION.search(text) or not text.isascii() else text
 
 
 def _word_and_parts(match: re.Match[str]) -> str:
-    """A word, then its parts of two characters or more when it has two such parts."""
+    """A word, then its parts of two characters or more when it has two such parts, then its
+    runs of symbols (:func:`glued_symbols`)."""
     word = match.group()
     parts = [part for part in _INNER_PUNCTUATION.split(word) if len(part) > 1]
-    return " ".join([word, *parts]) if len(parts) > 1 else word
+    extra = [*(parts if len(parts) > 1 else ()), *glued_symbols(word)]
+    return " ".join([word, *extra]) if extra else word
+
+
+def glued_symbols(word: str) -> list[str]:
+    """The runs of symbols of a word that also has a letter or digit ("ready🚀", "✅done"): terms of
+    ``skillsite search`` (terms.tokenize) that the index's trimmed word ("ready") does not hold."""
+    return symbol_runs(word) if not word.isascii() and WORD_CORE.search(word) else []
 
 
 class _Terms:

@@ -1,0 +1,85 @@
+"""A run of symbols written against a word ("ready🚀", "love❤️", "✅done") in node, on what
+`skillsite build` writes: `skillsite search` and the loader find the skill by the symbols alone
+(terms.tokenize makes a term of them), and so must both pages, with the symbols highlighted. The
+lunr index kept such a word's letters only ("ready"), so the lunr page found nothing for "🚀", and
+a skill its quick plain-text match had shown ("✅") went away when the index arrived."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from skillsite.config import SiteConfig
+from skillsite.loader import Catalog
+from skillsite.publish.build import build
+from skillsite.search import lunr_index, lunr_reference
+from support import write_skill
+
+REPO = Path(__file__).resolve().parents[2]
+SKILLS = {
+    "glued/rocket": "Deploys services to production, ready🚀 in minutes.",
+    "glued/heart": "Writes release notes people love❤️ to read.",
+    "glued/check": "Marks tasks ✅done in the tracker.",
+    "glued/family": "Plans trips for the whole family👨‍👩‍👧 on a budget.",
+    "glued/plain": "Deploys services to staging with care.",
+}
+#: (query, the skill it finds, the symbols highlighted in its description)
+QUERIES = [("🚀", "glued/rocket", "🚀"), ("❤️", "glued/heart", "❤️"), ("✅", "glued/check", "✅"),
+           ("👨‍👩‍👧", "glued/family", "👨‍👩‍👧")]
+
+
+def run_node(*args: str, stdin: object) -> object:
+    node = shutil.which("node")
+    assert node and (REPO / "node_modules" / "lunr" / "lunr.js").is_file(), \
+        "node and node_modules/lunr are needed (.ci/run installs them)"
+    done = subprocess.run([node, *args], input=json.dumps(stdin), capture_output=True, text=True, encoding="utf-8",
+                          timeout=120, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The skills built as a whole catalog (a lunr index) and as a sharded one."""
+    tmp = tmp_path_factory.mktemp("glued")
+    for skill_id, description in SKILLS.items():
+        write_skill(tmp / "skills", skill_id, description=description)
+    built = {}
+    for layout, shard_above in (("whole", 100), ("sharded", 1)):
+        built[layout] = tmp / layout
+        assert build([tmp / "skills"], built[layout], replace(SiteConfig(), shard_above=shard_above)).ok
+    return built
+
+
+def test_the_lunr_index_holds_the_symbols_beside_the_word() -> None:
+    assert lunr_index.with_word_parts("ready🚀 ✅done (🚀) love❤️,") == "ready🚀 🚀 ✅done ✅ (🚀) love❤️, ❤️"
+    assert lunr_index.with_word_parts("mcp.json🚀") == "mcp.json🚀 mcp json🚀 🚀"     # "json🚀": trimmed "json"
+
+
+@pytest.mark.parametrize("layout", ["whole", "sharded"])
+def test_the_page_finds_and_marks_symbols_against_a_word_as_the_loader(sites: dict[str, Path], layout: str) -> None:
+    """The lunr page's ranking (once search/lunr.json is in) and the sharded page's."""
+    site, queries = sites[layout], [q for q, _, _ in QUERIES]
+    catalog = Catalog.open(site)
+    for query, found, _ in QUERIES:
+        assert [r.id for r in catalog.search(query)] == [found], query
+    if layout == "whole":
+        hits = run_node(str(REPO / "tests" / "js" / "browser_search.js"), str(site), "-", stdin=queries)["lunr"]
+    else:
+        hits = run_node(str(REPO / "tests" / "js" / "shard_search.js"), str(site), "-", stdin=queries)["hits"]
+    assert [[h["id"] for h in per_query] for per_query in hits] == [[found] for _, found, _ in QUERIES]
+    for per_query, (query, _, marked) in zip(hits, QUERIES):
+        assert marked in per_query[0]["marks"], (query, per_query[0]["marks"])
+
+
+def test_real_lunr_js_finds_what_lunr_py_finds(sites: dict[str, Path]) -> None:
+    index = sites["whole"] / "search" / "lunr.json"
+    queries = [q for q, _, _ in QUERIES]
+    theirs = run_node(str(REPO / "tests" / "js" / "lunr_query.js"), "search", str(index), "-", stdin=queries)
+    ours = lunr_reference.load_lunr(index.read_bytes())
+    rows = [row[0] for row in json.loads((sites["whole"] / "search" / "docs.json").read_text("utf-8"))["docs"]]
+    for query, (_, found, _), js in zip(queries, QUERIES, theirs):
+        assert [rows[int(r["ref"])] for r in js] == [rows[int(r["ref"])] for r in ours.search(query)] == [found]
