@@ -233,6 +233,20 @@
     return d.__fields;
   }
 
+  /* What the plain-text match looks for: a word's start after a non-letter ("ready" is not in
+     "already"), a run of symbols anywhere ("🚀" of "ready🚀" is a term of its own, as tokenize cuts it). */
+  function startsPattern(starts) {
+    var symbols = starts.filter(isSymbolRun), words = starts.filter(function (s) { return !isSymbolRun(s); });
+    var alternatives = symbols.map(escapeRegExp);
+    if (words.length) alternatives.unshift("(?:^|[^a-z0-9])(?:" + words.map(escapeRegExp).join("|") + ")");
+    return new RegExp(alternatives.join("|"));
+  }
+
+  function isSymbolRun(text) {
+    var runs = symbolRuns(text);
+    return runs.length === 1 && runs[0] === text;
+  }
+
   /* The plain-text match, before lunr.json arrives (or without it): ``docs`` are {id, name,
      description, tags}; a word matches a skill that has a word beginning with one of its
      ``starts`` in its name or id, description or tags (FIELD_WEIGHTS), weighed by its idf over
@@ -242,7 +256,7 @@
     if (!words.length) return [];
     var weights = [FIELD_WEIGHTS.name, FIELD_WEIGHTS.description, FIELD_WEIGHTS.tags];
     var perWord = words.map(function (word) {
-      var re = new RegExp("(?:^|[^a-z0-9])(?:" + word.starts.map(escapeRegExp).join("|") + ")");
+      var re = startsPattern(word.starts);
       var hits = [];
       for (var i = 0; i < docs.length; i++) {
         var fields = lowerFields(docs[i]), score = 0;

@@ -83,3 +83,12 @@ def test_real_lunr_js_finds_what_lunr_py_finds(sites: dict[str, Path]) -> None:
     rows = [row[0] for row in json.loads((sites["whole"] / "search" / "docs.json").read_text("utf-8"))["docs"]]
     for query, (_, found, _), js in zip(queries, QUERIES, theirs):
         assert [rows[int(r["ref"])] for r in js] == [rows[int(r["ref"])] for r in ours.search(query)] == [found]
+
+
+def test_the_plain_text_match_finds_symbols_against_a_word(sites: dict[str, Path]) -> None:
+    """The lunr page's quick match over search/docs.json, before lunr.json arrives: a word's start
+    must follow a non-letter ("ready" in "already" is no match), a run of symbols need not ("🚀" of
+    "ready🚀" is a term of its own), or the results would change when the index arrives."""
+    queries = [q for q, _, _ in QUERIES] + ["ady"]
+    out = run_node(str(REPO / "tests" / "js" / "browser_search.js"), str(sites["whole"]), "-", stdin=queries)
+    assert [[h["id"] for h in per_query] for per_query in out["text"]] == [[found] for _, found, _ in QUERIES] + [[]]
