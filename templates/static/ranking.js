@@ -136,7 +136,7 @@
     text = String(text);
     var stem = stems(lunr);
     var keep = function (w) { return !lunr || lunr.stopWordFilter(w) !== undefined; };
-    var words = [], seen = Object.create(null), tokens = folded(text).split(SEPARATOR), typed = null;
+    var words = [], seen = Object.create(null), tokens = withGluedSymbols(folded(text).split(SEPARATOR)), typed = null;
     tokens.forEach(function (token, at) {
       var word = (trim(token) || symbolRuns(token).join("")).replace(/\*/g, "");
       var runs = (word.match(TERM_WORD) || []).filter(function (run) { return longerThanOne(run) && keep(run); });
@@ -155,6 +155,19 @@
     });
     if (typed) typed.prefix = true;    // the last token: "" when the query ends with a space or hyphen
     return words;
+  }
+
+  /* ``tokens`` with the runs of symbols of each token that has a letter or digit too ("wow🚀")
+     before it, a token each: trimming keeps the token's letters only, and `skillsite search` makes
+     a term of each run (the index holds them so: lunr_index.glued_symbols). Before it, so the
+     last token is still the word being typed. */
+  function withGluedSymbols(tokens) {
+    var out = [];
+    tokens.forEach(function (token) {
+      if (SYMBOLS && NON_ASCII.test(token) && trim(token)) out.push.apply(out, symbolRuns(token));
+      out.push(token);
+    });
+    return out;
   }
 
   /* BM25's idf of a word found in ``df`` of ``n`` skills (lunr's formula). */

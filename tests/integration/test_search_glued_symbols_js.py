@@ -92,3 +92,16 @@ def test_the_plain_text_match_finds_symbols_against_a_word(sites: dict[str, Path
     queries = [q for q, _, _ in QUERIES] + ["ady"]
     out = run_node(str(REPO / "tests" / "js" / "browser_search.js"), str(sites["whole"]), "-", stdin=queries)
     assert [[h["id"] for h in per_query] for per_query in out["text"]] == [[found] for _, found, _ in QUERIES] + [[]]
+
+
+def test_a_query_s_symbols_against_a_word_are_searched_as_the_loader_does(sites: dict[str, Path]) -> None:
+    """A query word "wow🚀" is the terms "wow" and "🚀" to `skillsite search` (and "it✅" the term
+    "✅": "it" is a stop word); the page took its letters only and found nothing."""
+    queries = ["wow🚀", "it✅ ", "(zzz❤️)"]
+    found = [["glued/rocket"], ["glued/check"], ["glued/heart"]]
+    catalog = Catalog.open(sites["whole"])
+    assert [[r.id for r in catalog.search(q)] for q in queries] == found
+    out = run_node(str(REPO / "tests" / "js" / "browser_search.js"), str(sites["whole"]), "-", stdin=queries)
+    for hits in (out["lunr"], out["text"]):
+        assert [[h["id"] for h in per_query] for per_query in hits] == found
+    assert "🚀" in out["lunr"][0][0]["marks"]
