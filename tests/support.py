@@ -93,6 +93,44 @@ def serve_folder(folder: Path):
     return f"http://127.0.0.1:{server.server_address[1]}", stop
 
 
+def served_edited_catalog(built: Path, tmp_path: Path, edit):
+    """A copy of the catalog ``built`` whose skills.json ``edit`` changed (given the manifest
+    object, as a hostile host could write it), served on 127.0.0.1 and opened by the loader:
+    yields the Catalog once (iterate with ``for``)."""
+    import json
+    import shutil
+
+    from skillsite.loader import Catalog
+
+    site = tmp_path / "site"
+    shutil.copytree(built, site)
+    manifest = json.loads((site / "skills.json").read_text(encoding="utf-8"))
+    edit(manifest)
+    (site / "skills.json").write_text(json.dumps(manifest), encoding="utf-8")  # ensure_ascii: "\udcff" stays
+    base, stop = serve_folder(site)
+    try:
+        yield Catalog.open(f"{base}/skills.json", cache_dir=tmp_path / "cache")
+    finally:
+        stop()
+
+
+def assert_searches_find(site: Path, queries) -> None:
+    """Each ``(query, id)`` of ``queries`` finds that one skill, and only it, through ``skillsite
+    search`` and through the loader."""
+    import json
+
+    from click.testing import CliRunner
+
+    from skillsite.cli import main
+    from skillsite.loader import Catalog
+
+    for query, found in queries:
+        result = CliRunner().invoke(main, ["search", query, "--catalog", str(site), "--json"])
+        assert result.exit_code == 0, result.output
+        assert [r["id"] for r in json.loads(result.output)] == [found], query
+        assert [r.id for r in Catalog.open(site).search(query)] == [found], query
+
+
 class CountingServer:
     """Serves a folder on 127.0.0.1 as a static host does for the loader (an ETag per file, 304
     when If-None-Match matches), recording each request's path and status; ``stop()`` when done."""

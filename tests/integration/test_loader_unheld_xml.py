@@ -7,8 +7,6 @@ Served by a real HTTP server on 127.0.0.1; the catalogs are built, then edited b
 host would."""
 from __future__ import annotations
 
-import json
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -17,7 +15,7 @@ import pytest
 
 from skillsite.loader import Catalog, CatalogFormatError
 from skillsite.publish.build import build
-from support import serve_folder, write_skill
+from support import served_edited_catalog, write_skill
 from versioned_site import FakeRelease, served_site
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
@@ -39,16 +37,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _served(built: Path, tmp_path: Path, edit: Edit) -> Iterator[Catalog]:
     """The catalog with its entries (by id) edited, served on 127.0.0.1, opened by the loader."""
-    site = tmp_path / "site"
-    shutil.copytree(built, site)
-    manifest = json.loads((site / "skills.json").read_text(encoding="utf-8"))
-    edit({entry["id"]: entry for entry in manifest["skills"]})
-    (site / "skills.json").write_text(json.dumps(manifest), encoding="utf-8")  # ensure_ascii: "\udcff" stays
-    base, stop = serve_folder(site)
-    try:
-        yield Catalog.open(f"{base}/skills.json", cache_dir=tmp_path / "cache")
-    finally:
-        stop()
+    return served_edited_catalog(built, tmp_path, lambda manifest: edit({e["id"]: e for e in manifest["skills"]}))
 
 
 def _renamed(old: str, new: str) -> Edit:

@@ -7,8 +7,6 @@ refuses a foreign catalog's record naming one (CatalogFormatError naming it esca
 folders; the catalogs are served by a real HTTP server on 127.0.0.1."""
 from __future__ import annotations
 
-import json
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -20,7 +18,7 @@ import pytest
 from skillsite.loader import Catalog, CatalogFormatError
 from skillsite.publish.build import build
 from skillsite.source.catalog import read_catalog
-from support import serve_folder, write_skill
+from support import serve_folder, served_edited_catalog, write_skill
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
 
@@ -103,16 +101,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _served(built: Path, tmp_path: Path, path: str) -> Iterator[Catalog]:
     """The catalog with the record of ``doc``'s document naming ``path``, as a hostile host could
     write it, served on 127.0.0.1 and opened by the loader."""
-    site = tmp_path / "site"
-    shutil.copytree(built, site)
-    manifest = json.loads((site / "skills.json").read_text(encoding="utf-8"))
-    next(entry for entry in manifest["skills"] if entry["id"] == "doc")["knowledge"][0]["path"] = path
-    (site / "skills.json").write_text(json.dumps(manifest), encoding="utf-8")  # ensure_ascii: "\udcff" stays
-    base, stop = serve_folder(site)
-    try:
-        yield Catalog.open(f"{base}/skills.json", cache_dir=tmp_path / "cache")
-    finally:
-        stop()
+
+    def edit(manifest: dict) -> None:
+        next(entry for entry in manifest["skills"] if entry["id"] == "doc")["knowledge"][0]["path"] = path
+
+    return served_edited_catalog(built, tmp_path, edit)
 
 
 @pytest.mark.parametrize("path, message", [

@@ -11,15 +11,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from skillsite.cli import main
 from skillsite.config import SiteConfig
-from skillsite.loader import Catalog, SearchIndex, build_search_section, tokenize
+from skillsite.loader import SearchIndex, build_search_section, tokenize
 from skillsite.publish.build import build
 from skillsite.search import lunr_index, lunr_reference, terms
 from skillsite.search.shard_query import ShardedIndex
 from skillsite.search.shard_writer import build_shards, card_row, doc_order
+from support import assert_searches_find
 
 #: Words of four scripts, each with marks inside or at its end (Mn and Mc).
 WORDS = {"hindi": "हिन्दी", "thai": "สวัสดี", "tamil": "தமிழ்", "bengali": "বাংলা"}
@@ -88,8 +87,4 @@ def test_skillsite_search_finds_the_word(tmp_path: Path, shard_above: int) -> No
                                          "# Body\n", encoding="utf-8")
     site = tmp_path / "site"
     assert build([src], site, replace(SiteConfig(), shard_above=shard_above)).ok
-    for query, found in QUERIES:
-        result = CliRunner().invoke(main, ["search", query, "--catalog", str(site), "--json"])
-        assert result.exit_code == 0, result.output
-        assert [r["id"] for r in json.loads(result.output)] == [found], query
-        assert [r.id for r in Catalog.open(site).search(query)] == [found], query
+    assert_searches_find(site, QUERIES)

@@ -9,17 +9,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from skillsite.cli import main
 from skillsite.config import SiteConfig
-from skillsite.loader import Catalog, SearchIndex, build_search_section, tokenize
+from skillsite.loader import SearchIndex, build_search_section, tokenize
 from skillsite.publish.build import build
 from skillsite.search import lunr_index, lunr_reference
 from skillsite.search.shard_query import ShardedIndex
 from skillsite.search.shard_writer import build_shards, card_row, doc_order
 from skillsite.search import terms
-from support import write_skill
+from support import assert_searches_find, write_skill
 
 
 def nfd(text: str) -> str:
@@ -79,8 +77,4 @@ def test_skillsite_search_finds_either_spelling(tmp_path: Path, shard_above: int
     write_skill(src, "bakery/recipes", description=PASTRY)
     site = tmp_path / "site"
     assert build([src], site, replace(SiteConfig(), shard_above=shard_above)).ok
-    for query, found in QUERIES:
-        result = CliRunner().invoke(main, ["search", query, "--catalog", str(site), "--json"])
-        assert result.exit_code == 0, result.output
-        assert [r["id"] for r in json.loads(result.output)] == [found], query
-        assert [r.id for r in Catalog.open(site).search(query)] == [found], query
+    assert_searches_find(site, QUERIES)

@@ -81,6 +81,23 @@ def wait_until(page, expression: str, arg=None, timeout: float = 10.0) -> None:
         page.wait_for_timeout(20)
 
 
+def open_home(page, served, query: str = "") -> None:
+    """The home page of ``served`` with ``query`` (say ``?q=polish``), once its index is ready and
+    the results of the link's query are drawn."""
+    page.goto(served.page_url("index.html" + query))
+    wait_until(page, "() => performance.getEntriesByName('skillsite:index-ready').length > 0")
+    page.wait_for_timeout(400)
+
+
+def shown_skills(page) -> list[str]:
+    """The ids of the skills the home page shows, in its order: the search results while it
+    searches, else the list."""
+    searching = page.evaluate("() => document.documentElement.classList.contains('searching')")
+    where = "#searchResults > li a" if searching else "#skillList > li:not([hidden]) .skill-title a"
+    hrefs = page.locator(where).evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    return [h.removeprefix("skills/").removesuffix("/") for h in hrefs]
+
+
 def listed_skills(site: Path) -> list[dict]:
     """The manifest entries the site's lists and search show (not hidden ones), in manifest order."""
     from skillsite.agent.entry import Visibility

@@ -10,7 +10,7 @@ from typing import Iterator
 
 import pytest
 
-from browsing import SITE_CONFIG, Served, wait_until
+from browsing import SITE_CONFIG, Served, open_home, shown_skills, wait_until
 from conftest import _build, _serve
 from skillsite.loader import Catalog
 from support import SAMPLE
@@ -142,28 +142,14 @@ def shop_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     yield from _serve(site)
 
 
-def _shown(page) -> list[str]:
-    """The skills the home page shows: the search results while it searches, else the list."""
-    searching = page.evaluate("() => document.documentElement.classList.contains('searching')")
-    where = "#searchResults > li a" if searching else "#skillList > li:not([hidden]) .skill-title a"
-    hrefs = page.locator(where).evaluate_all("links => links.map(a => a.getAttribute('href'))")
-    return [h.removeprefix("skills/").removesuffix("/") for h in hrefs]
-
-
-def _open(page, served: Served, query: str = "") -> None:
-    page.goto(served.page_url("index.html" + query))
-    wait_until(page, "() => performance.getEntriesByName('skillsite:index-ready').length > 0")
-    page.wait_for_timeout(400)   # the results of the link's query are drawn
-
-
 def test_on_ties_a_copy_comes_right_after_its_canonical_member(context, shop_site: Served) -> None:
     page = context.new_page()
-    _open(page, shop_site, "?q=polishing")
-    grouped = _shown(page)
+    open_home(page, shop_site, "?q=polishing")
+    grouped = shown_skills(page)
     assert grouped == ["a/skills/widget", "b/skills/gizmo", "y/skills/doohi"]
     page.check("#searchCopies")
     wait_until(page, "() => document.querySelectorAll('#searchResults > li').length === 4")
-    every = _shown(page)
+    every = shown_skills(page)
     assert every == ["a/skills/widget", "m/skills/widget", "b/skills/gizmo", "y/skills/doohi"]
     assert [i for i in every if i != "m/skills/widget"] == grouped
 
@@ -176,8 +162,8 @@ def test_a_tag_only_a_copy_has_shows_its_canonical_member(context, shop_site: Se
     catalog = Catalog.open(shop_site.root)
     assert [r.id for r in catalog.search(query[2:-1], k=5, tags=[tag])] == ["a/skills/widget"]
     page = context.new_page()
-    _open(page, shop_site, f"?{query}tag={tag}")
-    assert _shown(page) == ["a/skills/widget"]
+    open_home(page, shop_site, f"?{query}tag={tag}")
+    assert shown_skills(page) == ["a/skills/widget"]
 
 
 def test_an_emoji_tag_is_searched_and_filtered(context, shop_site: Served) -> None:
@@ -186,21 +172,21 @@ def test_an_emoji_tag_is_searched_and_filtered(context, shop_site: Served) -> No
     assert [r.id for r in catalog.search("🚀", k=5)] == ["b/skills/gizmo"]
     assert [r.id for r in catalog.search("polishing 🚀", k=5)][0] == "b/skills/gizmo"
     page = context.new_page()
-    _open(page, shop_site, "?q=%F0%9F%9A%80")
-    assert _shown(page) == ["b/skills/gizmo"]
-    _open(page, shop_site, "?q=polishing+%F0%9F%9A%80")
-    assert _shown(page)[0] == "b/skills/gizmo"
-    _open(page, shop_site)
+    open_home(page, shop_site, "?q=%F0%9F%9A%80")
+    assert shown_skills(page) == ["b/skills/gizmo"]
+    open_home(page, shop_site, "?q=polishing+%F0%9F%9A%80")
+    assert shown_skills(page)[0] == "b/skills/gizmo"
+    open_home(page, shop_site)
     page.click("#tagChips button[data-tag='🚀']")
     page.wait_for_timeout(400)
-    assert _shown(page) == ["b/skills/gizmo"]
+    assert shown_skills(page) == ["b/skills/gizmo"]
 
 
 def test_an_empty_result_offers_every_listed_skill_once(context, shop_site: Served) -> None:
     """"Browse all N skills" counts what the list holds: a group of copies once, every page of a
     paged list (not the rows of docs.json, nor the cards of this page)."""
     page = context.new_page()
-    _open(page, shop_site, "?q=flibbertigibbet")
+    open_home(page, shop_site, "?q=flibbertigibbet")
     assert page.text_content("#searchStatus").startswith("No skill matches")
     assert page.text_content("#searchShowAll") == "Browse all 3 skills"
 
@@ -210,13 +196,13 @@ def test_the_closest_tags_count_what_their_chip_shows(context, shop_site: Served
     by the tag, a group of copies once (widget's listed copy also has "shop", its hidden copy
     alone "hiddencopy": the group is one skill of each)."""
     page = context.new_page()
-    _open(page, shop_site, "?q=shoppe")
+    open_home(page, shop_site, "?q=shoppe")
     assert page.text_content("#searchStatus").startswith("No skill matches")
     chip = page.locator("#searchEmptyTags button[data-tag='shop']")
     assert chip.locator(".chip-count").text_content() == "3"
     chip.click()
     page.wait_for_timeout(400)   # the list filtered (a paged list: the shards' results of the tag)
-    assert _shown(page) == ["a/skills/widget", "b/skills/gizmo", "y/skills/doohi"]
+    assert shown_skills(page) == ["a/skills/widget", "b/skills/gizmo", "y/skills/doohi"]
     if not (shop_site.root / "page").is_dir():       # docs.json: a hidden copy's tag shows its group
-        _open(page, shop_site, "?q=hiddencopie")
+        open_home(page, shop_site, "?q=hiddencopie")
         assert page.locator("#searchEmptyTags button[data-tag='hiddencopy'] .chip-count").text_content() == "1"

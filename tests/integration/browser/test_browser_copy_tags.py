@@ -10,7 +10,7 @@ from typing import Iterator
 
 import pytest
 
-from browsing import SITE_CONFIG, Served, wait_until
+from browsing import SITE_CONFIG, Served, open_home, shown_skills
 from conftest import _build, _serve
 from skillsite.loader import Catalog
 
@@ -41,37 +41,23 @@ def copy_tags_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
     yield from _serve(_build([_tree(tmp / "skills")], tmp / "site", LAYOUTS[request.param]))
 
 
-def _open(page, served: Served, query: str = "") -> None:
-    page.goto(served.page_url("index.html" + query))
-    wait_until(page, "() => performance.getEntriesByName('skillsite:index-ready').length > 0")
-    page.wait_for_timeout(400)   # the results of the link's query are drawn
-
-
-def _shown(page) -> list[str]:
-    """The skills the home page shows, sorted: the search results while it searches, else the list."""
-    searching = page.evaluate("() => document.documentElement.classList.contains('searching')")
-    where = "#searchResults > li a" if searching else "#skillList > li:not([hidden]) .skill-title a"
-    hrefs = page.locator(where).evaluate_all("links => links.map(a => a.getAttribute('href'))")
-    return sorted(h.removeprefix("skills/").removesuffix("/") for h in hrefs)
-
-
 @pytest.mark.parametrize("tag", list(SHOWN))
 def test_each_tag_of_any_member_has_a_chip_that_shows_the_group_once(context, copy_tags_site: Served,
                                                                       tag: str) -> None:
     assert sorted(r.id for r in Catalog.open(copy_tags_site.root).search("", k=10, tags=[tag])) == SHOWN[tag]
     page = context.new_page()
-    _open(page, copy_tags_site)
+    open_home(page, copy_tags_site)
     chip = page.locator(f"#tagChips button[data-tag='{tag}']")
     assert chip.count() == 1, f"no chip for {tag}"
     assert chip.locator(".chip-count").text_content() == str(len(SHOWN[tag]))
     chip.click()
     page.wait_for_timeout(400)   # the list filtered (a paged list: the shards' results of the tag)
-    assert _shown(page) == SHOWN[tag]
+    assert sorted(shown_skills(page)) == SHOWN[tag]
 
 
 def test_the_closest_tags_count_a_copy_s_tag_as_its_chip(context, copy_tags_site: Served) -> None:
     page = context.new_page()
-    _open(page, copy_tags_site, "?q=onlycopx")
+    open_home(page, copy_tags_site, "?q=onlycopx")
     assert page.text_content("#searchStatus").startswith("No skill matches")
     offered = page.locator("#searchEmptyTags button[data-tag='onlycopy'] .chip-count")
     assert offered.count() == 1 and offered.text_content() == "1"

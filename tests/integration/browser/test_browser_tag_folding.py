@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from browsing import SITE_CONFIG, Served, wait_until
+from browsing import SITE_CONFIG, Served, open_home, shown_skills
 from conftest import _build, _serve
 from support import write_skill
 
@@ -40,20 +40,6 @@ def tags_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     yield from _serve(_build([_tree(tmp / "skills")], tmp / "site", LAYOUTS[request.param]))
 
 
-def _open(page, served: Served, query: str = "") -> None:
-    page.goto(served.page_url("index.html" + query))
-    wait_until(page, "() => performance.getEntriesByName('skillsite:index-ready').length > 0")
-    page.wait_for_timeout(400)   # the results of the link's query are drawn
-
-
-def _shown(page) -> list[str]:
-    """The skills the home page shows, sorted: the search results while it searches, else the list."""
-    searching = page.evaluate("() => document.documentElement.classList.contains('searching')")
-    where = "#searchResults > li a" if searching else "#skillList > li:not([hidden]) .skill-title a"
-    hrefs = page.locator(where).evaluate_all("links => links.map(a => a.getAttribute('href'))")
-    return sorted(h.removeprefix("skills/").removesuffix("/") for h in hrefs)
-
-
 def _cafe_chips(page) -> list[tuple[str, str, str]]:
     """(tag, count, pressed) of each chip of the tag café, however spelt."""
     chips = page.locator("#tagChips [data-tag]").evaluate_all(
@@ -64,28 +50,28 @@ def _cafe_chips(page) -> list[tuple[str, str, str]]:
 
 def test_one_chip_counts_and_filters_both_spellings(context, tags_site: Served) -> None:
     page = context.new_page()
-    _open(page, tags_site)
+    open_home(page, tags_site)
     [(tag, count, _)] = _cafe_chips(page)
     assert count == "2"
     page.click(f"#tagChips button[data-tag='{tag}']")
     page.wait_for_timeout(400)
-    assert _shown(page) == BOTH
+    assert sorted(shown_skills(page)) == BOTH
     assert _cafe_chips(page) == [(tag, "2", "true")]
 
 
 @pytest.mark.parametrize("asked", [CAFE, unicodedata.normalize("NFD", "Café"), "CAF\u00c9"])
 def test_a_link_asking_for_either_spelling_presses_the_chip(context, tags_site: Served, asked: str) -> None:
     page = context.new_page()
-    _open(page, tags_site, f"?tag={quote(asked)}")
+    open_home(page, tags_site, f"?tag={quote(asked)}")
     assert [pressed for _, _, pressed in _cafe_chips(page)] == ["true"]     # that chip, no second one
-    assert _shown(page) == BOTH
-    _open(page, tags_site, f"?q=serves&tag={quote(asked)}")
-    assert _shown(page) == BOTH
+    assert sorted(shown_skills(page)) == BOTH
+    open_home(page, tags_site, f"?q=serves&tag={quote(asked)}")
+    assert sorted(shown_skills(page)) == BOTH
 
 
 def test_the_closest_tags_offer_one_tag_of_both_spellings(context, tags_site: Served) -> None:
     page = context.new_page()
-    _open(page, tags_site, "?q=" + quote("kaf\u00e9"))      # café misspelt: no skill, the closest tag
+    open_home(page, tags_site, "?q=" + quote("kaf\u00e9"))      # café misspelt: no skill, the closest tag
     assert page.text_content("#searchStatus").startswith("No skill matches")
     offered = page.locator("#searchEmptyTags button[data-tag]").evaluate_all(
         "bs => bs.map(b => [b.getAttribute('data-tag'), b.querySelector('.chip-count').textContent])")
