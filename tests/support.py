@@ -131,6 +131,38 @@ def assert_searches_find(site: Path, queries) -> None:
         assert [r.id for r in Catalog.open(site).search(query)] == [found], query
 
 
+def run_node(*args: str, stdin: object) -> object:
+    """The JSON a node script (``args``) prints, given ``stdin`` as JSON: the page's own search
+    code run outside a browser (tests/js)."""
+    import json
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    assert node and (REPO / "node_modules" / "lunr" / "lunr.js").is_file(), \
+        "node and node_modules/lunr are needed (.ci/run installs them)"
+    done = subprocess.run([node, *args], input=json.dumps(stdin), capture_output=True, text=True, encoding="utf-8",
+                          timeout=120, check=True)
+    return json.loads(done.stdout)
+
+
+def whole_and_sharded(tmp: Path, descriptions: dict[str, str]) -> dict[str, Path]:
+    """Skills of these ids and descriptions built as a whole catalog (a lunr index, ``"whole"``)
+    and as a sharded one (``"sharded"``), under ``tmp``."""
+    from dataclasses import replace
+
+    from skillsite.config import SiteConfig
+    from skillsite.publish.build import build
+
+    for skill_id, description in descriptions.items():
+        write_skill(tmp / "skills", skill_id, description=description)
+    built = {}
+    for layout, shard_above in (("whole", 100), ("sharded", 1)):
+        built[layout] = tmp / layout
+        assert build([tmp / "skills"], built[layout], replace(SiteConfig(), shard_above=shard_above)).ok
+    return built
+
+
 class CountingServer:
     """Serves a folder on 127.0.0.1 as a static host does for the loader (an ETag per file, 304
     when If-None-Match matches), recording each request's path and status; ``stop()`` when done."""

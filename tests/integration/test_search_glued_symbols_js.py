@@ -6,18 +6,13 @@ a skill its quick plain-text match had shown ("✅") went away when the index ar
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from skillsite.config import SiteConfig
 from skillsite.loader import Catalog
-from skillsite.publish.build import build
 from skillsite.search import lunr_index, lunr_reference
-from support import write_skill
+from support import run_node, whole_and_sharded
 
 REPO = Path(__file__).resolve().parents[2]
 SKILLS = {
@@ -32,26 +27,11 @@ QUERIES = [("🚀", "glued/rocket", "🚀"), ("❤️", "glued/heart", "❤️")
            ("👨‍👩‍👧", "glued/family", "👨‍👩‍👧")]
 
 
-def run_node(*args: str, stdin: object) -> object:
-    node = shutil.which("node")
-    assert node and (REPO / "node_modules" / "lunr" / "lunr.js").is_file(), \
-        "node and node_modules/lunr are needed (.ci/run installs them)"
-    done = subprocess.run([node, *args], input=json.dumps(stdin), capture_output=True, text=True, encoding="utf-8",
-                          timeout=120, check=True)
-    return json.loads(done.stdout)
-
-
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The skills built as a whole catalog (a lunr index) and as a sharded one."""
     tmp = tmp_path_factory.mktemp("glued")
-    for skill_id, description in SKILLS.items():
-        write_skill(tmp / "skills", skill_id, description=description)
-    built = {}
-    for layout, shard_above in (("whole", 100), ("sharded", 1)):
-        built[layout] = tmp / layout
-        assert build([tmp / "skills"], built[layout], replace(SiteConfig(), shard_above=shard_above)).ok
-    return built
+    return whole_and_sharded(tmp, SKILLS)
 
 
 def test_the_lunr_index_holds_the_symbols_beside_the_word() -> None:

@@ -6,21 +6,16 @@ tests/js/shard_search.js) finds and highlights each word on both pages, as the l
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import sys
 import unicodedata
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from skillsite.config import SiteConfig
 from skillsite.loader import Catalog
-from skillsite.publish.build import build
 from skillsite.search import lunr_reference
 from skillsite.search.terms import tokenize
-from support import write_skill
+from support import run_node, whole_and_sharded
 
 REPO = Path(__file__).resolve().parents[2]
 RANKING = REPO / "templates" / "static" / "ranking.js"
@@ -37,25 +32,11 @@ QUERIES = [("हिन्दी", "lang/hindi", "हिन्दी"), ("अन�
            ("தமிழ்", "lang/tamil", "தமிழ்"), ("বাংলা", "lang/bengali", "বাংলা"), ("हिन्", "lang/hindi", "हिन्दी")]
 
 
-def run(*args: str, stdin: object) -> object:
-    node = shutil.which("node")
-    assert node and (LUNR / "lunr.js").is_file(), "node and node_modules/lunr are needed (.ci/run installs them)"
-    done = subprocess.run([node, *args], input=json.dumps(stdin), capture_output=True, text=True, encoding="utf-8",
-                          timeout=120, check=True)
-    return json.loads(done.stdout)
-
-
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The skills built as a whole catalog (a lunr index) and as a sharded one."""
     tmp = tmp_path_factory.mktemp("marks")
-    for skill_id, description in SKILLS.items():
-        write_skill(tmp / "skills", skill_id, description=description)
-    built = {}
-    for layout, shard_above in (("whole", 100), ("sharded", 1)):
-        built[layout] = tmp / layout
-        assert build([tmp / "skills"], built[layout], replace(SiteConfig(), shard_above=shard_above)).ok
-    return built
+    return whole_and_sharded(tmp, SKILLS)
 
 
 def test_the_page_cuts_words_at_the_same_marks_as_python() -> None:
@@ -65,14 +46,14 @@ def test_the_page_cuts_words_at_the_same_marks_as_python() -> None:
     script = (f"const lunr = require({json.dumps(str(LUNR))}), page = require({json.dumps(str(RANKING))});"
               "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
               "process.stdout.write(JSON.stringify(input.map((t) => page.tokenize(lunr, t))));")
-    assert run("-e", script, stdin=texts) == [tokenize(t) for t in texts]
+    assert run_node("-e", script, stdin=texts) == [tokenize(t) for t in texts]
 
 
 def test_lunr_js_finds_what_lunr_py_finds(sites: dict[str, Path]) -> None:
     site = sites["whole"]
     index = site / "search" / "lunr.json"
     queries = [q for q, _, _ in QUERIES[:-1]]
-    theirs = run(str(REPO / "tests" / "js" / "lunr_query.js"), "search", str(index), "-", stdin=queries)
+    theirs = run_node(str(REPO / "tests" / "js" / "lunr_query.js"), "search", str(index), "-", stdin=queries)
     ours = lunr_reference.load_lunr(index.read_bytes())
     rows = [row[0] for row in json.loads((site / "search" / "docs.json").read_text("utf-8"))["docs"]]
     for query, (_, found, _), js in zip(queries, QUERIES, theirs):
@@ -83,10 +64,10 @@ def test_lunr_js_finds_what_lunr_py_finds(sites: dict[str, Path]) -> None:
 def test_the_page_finds_and_marks_the_word_as_the_loader(sites: dict[str, Path], layout: str) -> None:
     site, queries = sites[layout], [q for q, _, _ in QUERIES]
     if layout == "whole":
-        out = run(str(REPO / "tests" / "js" / "browser_search.js"), str(site), "-", stdin=queries)
+        out = run_node(str(REPO / "tests" / "js" / "browser_search.js"), str(site), "-", stdin=queries)
         pages = [out["lunr"], out["text"]]
     else:
-        pages = [run(str(REPO / "tests" / "js" / "shard_search.js"), str(site), "-", stdin=queries)["hits"]]
+        pages = [run_node(str(REPO / "tests" / "js" / "shard_search.js"), str(site), "-", stdin=queries)["hits"]]
     catalog = Catalog.open(site)
     for query, found, marked in QUERIES:
         assert [r.id for r in catalog.search(query)] == [found], query
