@@ -7,8 +7,9 @@ is missing), and a watcher of the sources, the configuration and the templates
 same reason; polling where events are unavailable). Pages are
 reloaded through a small script that the server injects into every HTML response
 (the built files themselves are never changed, so ``serve`` shows exactly what
-``build`` publishes). The script polls ``/__skillsite/version``, which changes after
-every successful rebuild.  Stopped (Ctrl-C, SIGTERM), it ends at once: its temporary folder,
+``build`` publishes). The script asks ``/__skillsite/version``, which changes after
+every successful rebuild, and waits on it: asked with the number it has, the server answers when a
+rebuild changes it.  Stopped (Ctrl-C, SIGTERM), it ends at once: its temporary folder,
 two catalogs and a cache, is removed by a detached process (:func:`remove_after_exit`).
 """
 from __future__ import annotations
@@ -26,7 +27,7 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from skillsite.publish.lock import claim
 from skillsite.publish.resident import Resident
@@ -41,14 +42,19 @@ __all__ = ["CatalogHandler", "CatalogServer", "make_server", "watched_stamps", "
 RELOAD_PATH = "/__skillsite/reload.js"
 VERSION_PATH = "/__skillsite/version"
 RELOAD_TAG = f'<script src="{RELOAD_PATH}" defer></script>'.encode()
+#: How long a request for the version may wait for a newer one before it is answered as it is.
+VERSION_WAIT = 20.0
+#: How often a waiting request looks at the version (the rebuilding process bumps it).
+VERSION_LOOK = 0.05
 RELOAD_JS = b"""(function () {
   "use strict";
   var seen = null;
   function poll() {
-    fetch("%s", { cache: "no-store" }).then(function (r) { return r.text(); }).then(function (v) {
+    var url = "%s" + (seen === null ? "" : "?since=" + encodeURIComponent(seen));
+    fetch(url, { cache: "no-store" }).then(function (r) { return r.text(); }).then(function (v) {
       if (seen !== null && v !== seen) { location.reload(); return; }
       seen = v;
-      setTimeout(poll, 700);
+      poll();
     }, function () { setTimeout(poll, 1500); });
   }
   poll();
@@ -111,7 +117,7 @@ class CatalogHandler(SimpleHTTPRequestHandler):
         if self.reload is not None and path == RELOAD_PATH:
             return self._send(HTTPStatus.OK, "text/javascript", RELOAD_JS)
         if self.reload is not None and path == VERSION_PATH:
-            return self._send(HTTPStatus.OK, "text/plain", str(self.reload.version).encode())
+            return self._send(HTTPStatus.OK, "text/plain", self._version_after(urlsplit(self.path).query).encode())
         if "\x00" in unquote(path):
             return self.send_error(HTTPStatus.BAD_REQUEST)
         local = self._served_file(path)
@@ -124,6 +130,18 @@ class CatalogHandler(SimpleHTTPRequestHandler):
         if self.reload is not None and local.suffix == ".html" and local.is_file():
             return self._send(HTTPStatus.OK, "text/html; charset=utf-8", inject_reload(local.read_bytes()))
         return super().do_HEAD() if self.command == "HEAD" else super().do_GET()
+
+    def _version_after(self, query: str) -> str:
+        """The current build's number; asked ``since=N`` (the number a page has), it is answered
+        once it differs from N, or after :data:`VERSION_WAIT` seconds as it is: a page waiting so
+        reloads as soon as a rebuild is done, not at its next look (as mkdocs' livereload does)."""
+        since = parse_qs(query).get("since", [None])[0]
+        deadline = time.monotonic() + VERSION_WAIT
+        version = str(self.reload.version)
+        while version == since and time.monotonic() < deadline:
+            time.sleep(VERSION_LOOK)
+            version = str(self.reload.version)
+        return version
 
     def _served_file(self, url_path: str) -> Path | None:
         """What a request path serves (a folder's ``index.html`` when it ends in ``/``, a folder

@@ -90,3 +90,38 @@ def test_connections_wait_to_be_accepted_while_the_server_is_busy(tmp_path: Path
         for client in clients:
             client.close()
         server.server_close()
+
+
+def test_a_page_asking_for_the_version_it_has_is_answered_when_a_rebuild_changes_it(tmp_path: Path) -> None:
+    """The reload script waits on ``/__skillsite/version?since=N``: the server holds the request
+    while the build's number is N and answers as soon as a rebuild bumps it, so a page reloads
+    when its catalog is rebuilt, not at its next look; asked with another number, or without one,
+    it answers at once."""
+    from skillsite.publish.serve import RELOAD_JS, VERSION_PATH
+
+    (tmp_path / "index.html").write_bytes(PAGE)
+    state = ReloadState()
+    server = make_server(tmp_path, reload=state)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    answers: list[bytes] = []
+
+    def ask(query: str) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+        connection.request("GET", VERSION_PATH + query)
+        answers.append(connection.getresponse().read())
+
+    try:
+        ask("")
+        ask("?since=7")
+        assert answers == [b"0", b"0"]
+        waiting = threading.Thread(target=ask, args=("?since=0",))
+        waiting.start()
+        waiting.join(timeout=1.0)
+        assert waiting.is_alive() and len(answers) == 2  # held: nothing was rebuilt
+        state.bump()
+        waiting.join(timeout=10)
+        assert answers == [b"0", b"0", b"1"]
+        assert b"?since=" in RELOAD_JS  # what the page asks
+    finally:
+        server.shutdown()
+        server.server_close()
