@@ -92,7 +92,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK215", "warning", "conflicts names no skill of the catalog"),
     ("SK216", "error", "skill conflicts with itself"),
     ("SK217", "warning", "slash command taken by another skill; numbered"),
-    ("SK218", "error", "knowledge document missing or outside its folder"),
+    ("SK218", "error", "knowledge document missing, outside its folder, too big or its path unusable"),
     ("SK219", "warning", "descriptions so alike a model cannot tell the skills apart"),
     ("SK220", "warning", "Codex agents/openai.yaml has an invalid field"),
     # versions and dependencies
