@@ -73,8 +73,8 @@ def search_entries(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]
 #: 4: search/groups.json, docs.json's hidden_tags; 5: symbol terms ("🚀"); 6: NFC terms; 7: words
 #: keep their combining marks ("हिन्दी", "สวัสดี"), in every index; 8: tag chunks folded as terms
 #: (NFC too, not only lower-cased); 9: the lunr index holds the symbols written against a word
-#: ("ready🚀").
-SEARCH_CACHE_FORMAT = 9
+#: ("ready🚀"); 10: and the words of terms.words a word holds ("été" of "l'été", "v2" of "v2.0").
+SEARCH_CACHE_FORMAT = 10
 
 
 def search_key(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE) -> str:

@@ -22,7 +22,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from skillsite.search.bm25 import build_search_section
 from skillsite.search.stemmer import stem
-from skillsite.search.terms import SEARCH_FIELDS, STOP_WORDS, folded, mark_class, search_fields, symbol_runs
+from skillsite.search.terms import (SEARCH_FIELDS, STOP_WORDS, folded, mark_class, search_fields, symbol_runs,
+                                    words)
 
 LUNR_FILE = "search/lunr.json"
 DOCS_FILE = "search/docs.json"
@@ -37,9 +38,9 @@ _SEPARATORS = re.compile("[ \t\n\r\f\v\xa0-]+")
 #: Characters JavaScript's ``\s`` matches that lunr.py's tokenizer does not split on: turned into
 #: spaces first, so both cut text into the same words.
 _JS_ONLY_SPACE = re.compile("[\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
-#: ASCII punctuation inside a word, where the page's search cuts a query word into parts
-#: (ranking.js's PUNCTUATION), apostrophes aside ("user's" is one word).
-_INNER_PUNCTUATION = re.compile(r"[!-&(-/:-@\[-`{-~]+")
+#: ASCII punctuation but the hyphen (a separator of lunr's tokenizer): where an ASCII word may
+#: hold more than one word of terms.words ("mcp.json", "user's", "snake_case").
+_INNER_PUNCTUATION = re.compile(r"[!-,./:-@\[-`{-~]")
 #: A word as lunr's tokenizer cuts text (at whitespace and hyphens).
 _WORD = re.compile(r"[^\s\-]+")
 #: A word as the index keeps it: from its first word character (letter, digit or "_") to its last
@@ -75,20 +76,29 @@ def lunr_documents(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
 
 
 def with_word_parts(text: str) -> str:
-    """``text`` with the parts of each word joined by punctuation after it ("AWS/GCP/Azure AWS
-    GCP Azure"), as a word delimiter filter keeping the original does: lunr's tokenizer cuts only
-    at spaces and hyphens, the page's query at punctuation too; and with the runs of symbols of a
-    word that has letters too ("ready🚀 🚀"), which the trimmer would drop with the word's edges."""
+    """``text`` with, after each word (as lunr's tokenizer cuts text: at spaces and hyphens), the
+    search words ``skillsite search`` cuts it into when they are not the word itself ("AWS/GCP/Azure
+    AWS GCP Azure", "l'été été", "v2.0 v2", "well‐known well known"), as a word delimiter filter
+    keeping the original does; and its runs of symbols when it has letters too ("ready🚀 🚀"),
+    which the trimmer would drop with the word's edges. The page then finds what the CLI finds."""
     return _WORD.sub(_word_and_parts, text) if _INNER_PUNCTUATION.search(text) or not text.isascii() else text
 
 
 def _word_and_parts(match: re.Match[str]) -> str:
-    """A word, then its parts of two characters or more when it has two such parts, then its
-    runs of symbols (:func:`glued_symbols`)."""
+    """A word, then its search words (:func:`word_parts`), then its runs of symbols
+    (:func:`glued_symbols`)."""
     word = match.group()
-    parts = [part for part in _INNER_PUNCTUATION.split(word) if len(part) > 1]
-    extra = [*(parts if len(parts) > 1 else ()), *glued_symbols(word)]
+    extra = [*word_parts(word), *glued_symbols(word)]
     return " ".join([word, *extra]) if extra else word
+
+
+def word_parts(word: str) -> list[str]:
+    """The words of terms.tokenize in ``word`` (terms.words: runs of letters and digits with
+    their marks; one letter and stop words left out), unless that is the trimmed word alone:
+    lunr's term of "l'été", "rock'n'roll" or "emoji🎉party" is the whole word, so a query "été",
+    "roll" or "party" would find no term, where `skillsite search` finds the skill."""
+    parts = [part for part in words(word) if len(part) > 1 and part not in STOP_WORDS]
+    return [] if len(parts) == 1 and parts[0] == trim_word(word) else parts
 
 
 def glued_symbols(word: str) -> list[str]:

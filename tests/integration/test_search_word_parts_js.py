@@ -1,0 +1,71 @@
+"""A word that `skillsite search` cuts into other words ("l'été", "l’intelligence" with U+2019,
+"rock'n'roll", "v2.0", "well‐known" with U+2010, "emoji🎉🎉party") in node, on what `skillsite
+build` writes: the CLI and the loader find the skill by any of those words (terms.words), and so
+must the lunr page once search/lunr.json is in, with the word highlighted. The lunr index kept such
+a word whole (apostrophes joined; its parts only when it had two of two letters), so "été" found
+nothing there, and the skill its quick plain-text match had shown went away when the index came."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillsite.search import lunr_reference
+from support import assert_searches_find, run_node, whole_and_sharded
+
+REPO = Path(__file__).resolve().parents[2]
+SKILLS = {
+    "words/summer": "Plans holidays for l'été by the sea.",
+    "words/mind": "Explains l’intelligence artificielle to beginners.",
+    "words/music": "Writes playlists of rock'n'roll classics.",
+    "words/api": "Migrates clients to the v2.0 interface.",
+    "words/facts": "Collects well‐known facts about cities.",
+    "words/invite": "Decorates an emoji🎉🎉party invitation.",
+    "words/plain": "Deploys services to staging with care.",
+}
+#: (query, the skill it finds, the word highlighted in its description once the query is settled)
+QUERIES = [("été", "words/summer", "été"), ("intelligence", "words/mind", "intelligence"),
+           ("roll", "words/music", "roll"), ("v2", "words/api", "v2"), ("known", "words/facts", "known"),
+           ("emoji", "words/invite", "emoji"), ("party", "words/invite", "party")]
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The skills built as a whole catalog (a lunr index) and as a sharded one."""
+    return whole_and_sharded(tmp_path_factory.mktemp("parts"), SKILLS)
+
+
+def _page(site: Path, queries: list[str]) -> dict:
+    return run_node(str(REPO / "tests" / "js" / "browser_search.js"), str(site), "-", stdin=queries)
+
+
+def test_the_cli_and_the_loader_find_each_word(sites: dict[str, Path]) -> None:
+    assert_searches_find(sites["whole"], [(query, found) for query, found, _ in QUERIES])
+
+
+@pytest.mark.parametrize("typing", [False, True], ids=["settled", "typing"])
+def test_the_lunr_page_finds_what_its_plain_text_match_showed(sites: dict[str, Path], typing: bool) -> None:
+    """Settled ("été ": the word is no prefix any more) and while typing ("été"); the same skills
+    before and after search/lunr.json arrives, so nothing flickers."""
+    queries = [query if typing else query + " " for query, _, _ in QUERIES]
+    out = _page(sites["whole"], queries)
+    expected = [[found] for _, found, _ in QUERIES]
+    assert [[h["id"] for h in per_query] for per_query in out["text"]] == expected
+    assert [[h["id"] for h in per_query] for per_query in out["lunr"]] == expected
+
+
+def test_the_sharded_page_finds_each_word(sites: dict[str, Path]) -> None:
+    hits = run_node(str(REPO / "tests" / "js" / "shard_search.js"), str(sites["sharded"]), "-",
+                    stdin=[q for q, _, _ in QUERIES])["hits"]
+    assert [[h["id"] for h in per_query] for per_query in hits] == [[found] for _, found, _ in QUERIES]
+
+
+def test_real_lunr_js_finds_what_lunr_py_finds(sites: dict[str, Path]) -> None:
+    index = sites["whole"] / "search" / "lunr.json"
+    queries = [q for q, _, _ in QUERIES]
+    theirs = run_node(str(REPO / "tests" / "js" / "lunr_query.js"), "search", str(index), "-", stdin=queries)
+    ours = lunr_reference.load_lunr(index.read_bytes())
+    rows = [row[0] for row in json.loads((sites["whole"] / "search" / "docs.json").read_text("utf-8"))["docs"]]
+    for query, (_, found, _), js in zip(queries, QUERIES, theirs):
+        assert [rows[int(r["ref"])] for r in js] == [rows[int(r["ref"])] for r in ours.search(query)] == [found]
