@@ -57,6 +57,13 @@
 
   var SEPARATOR = /[\s\-]+/;          // lunr.tokenizer.separator
   var PUNCTUATION = /[!-\/:-@\[-`{-~]+/;   // ASCII punctuation, inside a word: "mcp.json", "n+1"
+  /* The words of terms.words in a word of a text as it is written (any case): "mcp.json",
+     "l’intelligence", "well‐known" or "emoji🎉party" hold two; ASCII punctuation cuts where the
+     browser has no Unicode property escapes. */
+  var WORD_PART = /[^!-\/:-@\[-`{-~]+/g;
+  try {
+    WORD_PART = new RegExp("[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*", "gu");
+  } catch (e) { /* keep the ASCII one */ }
 
   /* A word trimmed as the index writer trims it (lunr_index.WORD_CORE): from its first word
      character (a letter, digit or "_": Python's \w, so "café" stays "café") to its last one and
@@ -302,9 +309,9 @@
       var found = [], core = trim(m[0]), at = m.index + m[0].indexOf(core);
       if (core && matches(core)) {
         found.push([at, at + core.length]);
-      } else if (core && PUNCTUATION.test(core)) {      // "mcp.json": its parts, as the query's
-        var parts = /[^!-\/:-@\[-`{-~]+/g;
-        while ((part = parts.exec(core)) !== null) {
+      } else if (core && (PUNCTUATION.test(core) || NON_ASCII.test(core))) {   // "l'été": its parts, as the query's
+        WORD_PART.lastIndex = 0;
+        while ((part = WORD_PART.exec(core)) !== null) {
           if (matches(part[0])) found.push([at + part.index, at + part.index + part[0].length]);
         }
       }

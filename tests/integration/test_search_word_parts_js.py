@@ -55,6 +55,13 @@ def test_the_lunr_page_finds_what_its_plain_text_match_showed(sites: dict[str, P
     assert [[h["id"] for h in per_query] for per_query in out["lunr"]] == expected
 
 
+def test_the_lunr_page_highlights_the_word_inside_the_other(sites: dict[str, Path]) -> None:
+    """Only the word found ("intelligence" of "l’intelligence"): the highlighter cut a word at ASCII
+    punctuation only, so it marked nothing of "l’intelligence", "well‐known" or "emoji🎉🎉party"."""
+    out = _page(sites["whole"], [query + " " for query, _, _ in QUERIES])
+    assert [[h["marks"] for h in per_query] for per_query in out["lunr"]] == [[[marked]] for _, _, marked in QUERIES]
+
+
 def test_the_sharded_page_finds_each_word(sites: dict[str, Path]) -> None:
     hits = run_node(str(REPO / "tests" / "js" / "shard_search.js"), str(sites["sharded"]), "-",
                     stdin=[q for q, _, _ in QUERIES])["hits"]
