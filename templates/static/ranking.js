@@ -253,13 +253,22 @@
     return d.__fields;
   }
 
-  /* What the plain-text match looks for: a word's start after a non-letter ("ready" is not in
+  /* Where a word of terms.words may begin: not after a letter, digit or combining mark of any
+     script ("tude" is not in "étude", nor "rich" in "zürich"); after ASCII ones only where the
+     browser has no Unicode property escapes. */
+  var WORD_START = { before: "(?:^|[^a-z0-9])", flags: "" };
+  try {
+    new RegExp("\\p{L}", "u");
+    WORD_START = { before: "(?:^|[^\\p{L}\\p{N}\\p{M}])", flags: "u" };
+  } catch (e) { /* keep the ASCII one */ }
+
+  /* What the plain-text match looks for: a word's start (WORD_START: "ready" is not in
      "already"), a run of symbols anywhere ("🚀" of "ready🚀" is a term of its own, as tokenize cuts it). */
   function startsPattern(starts) {
     var symbols = starts.filter(isSymbolRun), words = starts.filter(function (s) { return !isSymbolRun(s); });
     var alternatives = symbols.map(escapeRegExp);
-    if (words.length) alternatives.unshift("(?:^|[^a-z0-9])(?:" + words.map(escapeRegExp).join("|") + ")");
-    return new RegExp(alternatives.join("|"));
+    if (words.length) alternatives.unshift(WORD_START.before + "(?:" + words.map(escapeRegExp).join("|") + ")");
+    return new RegExp(alternatives.join("|"), WORD_START.flags);
   }
 
   function isSymbolRun(text) {

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from skillsite.loader import Catalog
 from skillsite.search import lunr_reference
 from support import assert_searches_find, run_node, whole_and_sharded
 
@@ -23,6 +24,7 @@ SKILLS = {
     "words/facts": "Collects well‐known facts about cities.",
     "words/invite": "Decorates an emoji🎉🎉party invitation.",
     "words/plain": "Deploys services to staging with care.",
+    "words/piano": "Writes an étude for piano, played in Zürich and हिन्दी.",
 }
 #: (query, the skill it finds, the word highlighted in its description once the query is settled)
 QUERIES = [("été", "words/summer", "été"), ("intelligence", "words/mind", "intelligence"),
@@ -60,6 +62,18 @@ def test_the_lunr_page_highlights_the_word_inside_the_other(sites: dict[str, Pat
     punctuation only, so it marked nothing of "l’intelligence", "well‐known" or "emoji🎉🎉party"."""
     out = _page(sites["whole"], [query + " " for query, _, _ in QUERIES])
     assert [[h["marks"] for h in per_query] for per_query in out["lunr"]] == [[[marked]] for _, _, marked in QUERIES]
+
+
+def test_the_plain_text_match_finds_no_word_inside_a_word_of_another_script(sites: dict[str, Path]) -> None:
+    """"tude" is no word of "étude", nor "rich" of "Zürich" or "न्दी" of "हिन्दी", to the CLI and to
+    lunr; the plain-text match took any non-ASCII letter or mark for a word's start, so it showed the
+    skill, which went away when search/lunr.json arrived."""
+    queries = ["tude", "rich ", "न्दी "]
+    assert [[r.id for r in Catalog.open(sites["whole"]).search(q)] for q in queries] == [[], [], []]
+    out = _page(sites["whole"], queries)
+    assert out["lunr"] == out["text"] == [[], [], []]
+    assert [[h["id"] for h in hits] for hits in _page(sites["whole"], ["étude", "zürich "])["text"]] == \
+        [["words/piano"], ["words/piano"]]
 
 
 def test_the_sharded_page_finds_each_word(sites: dict[str, Path]) -> None:
