@@ -7,12 +7,15 @@ nothing there, and the skill its quick plain-text match had shown went away when
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 from skillsite.loader import Catalog
 from skillsite.search import lunr_reference
+from skillsite.search.lunr_index import word_parts
+from skillsite.search.terms import folded
 from support import assert_searches_find, run_node, whole_and_sharded
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,6 +77,25 @@ def test_the_plain_text_match_finds_no_word_inside_a_word_of_another_script(site
     assert out["lunr"] == out["text"] == [[], [], []]
     assert [[h["id"] for h in hits] for hits in _page(sites["whole"], ["étude", "zürich "])["text"]] == \
         [["words/piano"], ["words/piano"]]
+
+
+def test_the_page_cuts_a_query_word_into_the_words_the_index_holds() -> None:
+    """A query word's parts (queryWords, searched beside it) are the words the lunr index holds
+    beside a word written the same way (lunr_index.word_parts), for these words and 2,000 more made
+    of letters, digits, marks and punctuation of several scripts."""
+    rng = random.Random(7)
+    alphabet = list("abcxyzAEIOU_.,;:!?'\"()[]éßİ日🎉0123456789\u2010\u2019\u0301\u00b2ǅŉﬁⅫ١")
+    texts = [query for query, _, _ in QUERIES] + [word for text in SKILLS.values() for word in text.split()]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8))) for _ in range(2000)]
+    script = (f"const lunr = require({json.dumps(str(REPO / 'node_modules' / 'lunr'))}),"
+              f" page = require({json.dumps(str(REPO / 'templates' / 'static' / 'ranking.js'))});"
+              "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "process.stdout.write(JSON.stringify(input.map((text) => {"
+              "  const words = page.queryWords(lunr, text + ' ').filter((w) => !/^\\p{So}/u.test(w.text));"
+              "  return words.length ? words[words.length - 1].parts.map((p) => p.text) : null; })));")
+    for text, parts in zip(texts, run_node("-e", script, stdin=texts)):
+        if parts is not None:      # a word of the query (not "c#", "it's" or one letter)
+            assert parts == word_parts(folded(text)), text
 
 
 def test_the_sharded_page_finds_each_word(sites: dict[str, Path]) -> None:
