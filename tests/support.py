@@ -146,6 +146,22 @@ def run_node(*args: str, stdin: object) -> object:
     return json.loads(done.stdout)
 
 
+def assert_lunr_js_finds_as_lunr_py(site: Path, queries: list[str], found: list[str]) -> None:
+    """Real lunr.js and lunr.py, over the lunr index of ``site``, each find the one skill of
+    ``found`` for the query at the same place of ``queries``."""
+    import json
+
+    from skillsite.search import lunr_reference
+
+    index = site / "search" / "lunr.json"
+    theirs = run_node(str(REPO / "tests" / "js" / "lunr_query.js"), "search", str(index), "-", stdin=queries)
+    ours = lunr_reference.load_lunr(index.read_bytes())
+    rows = [row[0] for row in json.loads((site / "search" / "docs.json").read_text("utf-8"))["docs"]]
+    for query, expected, js in zip(queries, found, theirs):
+        assert [rows[int(r["ref"])] for r in js] == [rows[int(r["ref"])] for r in ours.search(query)] == [expected], \
+            query
+
+
 def whole_and_sharded(tmp: Path, descriptions: dict[str, str]) -> dict[str, Path]:
     """Skills of these ids and descriptions built as a whole catalog (a lunr index, ``"whole"``)
     and as a sharded one (``"sharded"``), under ``tmp``."""

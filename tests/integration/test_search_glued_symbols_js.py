@@ -5,14 +5,13 @@ lunr index kept such a word's letters only ("ready"), so the lunr page found not
 a skill its quick plain-text match had shown ("✅") went away when the index arrived."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from skillsite.loader import Catalog
-from skillsite.search import lunr_index, lunr_reference
-from support import run_node, whole_and_sharded
+from skillsite.search import lunr_index
+from support import assert_lunr_js_finds_as_lunr_py, run_node, whole_and_sharded
 
 REPO = Path(__file__).resolve().parents[2]
 SKILLS = {
@@ -56,13 +55,7 @@ def test_the_page_finds_and_marks_symbols_against_a_word_as_the_loader(sites: di
 
 
 def test_real_lunr_js_finds_what_lunr_py_finds(sites: dict[str, Path]) -> None:
-    index = sites["whole"] / "search" / "lunr.json"
-    queries = [q for q, _, _ in QUERIES]
-    theirs = run_node(str(REPO / "tests" / "js" / "lunr_query.js"), "search", str(index), "-", stdin=queries)
-    ours = lunr_reference.load_lunr(index.read_bytes())
-    rows = [row[0] for row in json.loads((sites["whole"] / "search" / "docs.json").read_text("utf-8"))["docs"]]
-    for query, (_, found, _), js in zip(queries, QUERIES, theirs):
-        assert [rows[int(r["ref"])] for r in js] == [rows[int(r["ref"])] for r in ours.search(query)] == [found]
+    assert_lunr_js_finds_as_lunr_py(sites["whole"], [q for q, _, _ in QUERIES], [found for _, found, _ in QUERIES])
 
 
 def test_the_plain_text_match_finds_symbols_against_a_word(sites: dict[str, Path]) -> None:

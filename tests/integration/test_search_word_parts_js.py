@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 
 from skillsite.loader import Catalog
-from skillsite.search import lunr_reference
 from skillsite.search.lunr_index import word_parts
 from skillsite.search.terms import folded
-from support import assert_searches_find, run_node, whole_and_sharded
+from support import assert_lunr_js_finds_as_lunr_py, assert_searches_find, run_node, whole_and_sharded
 
 REPO = Path(__file__).resolve().parents[2]
 SKILLS = {
@@ -105,10 +104,4 @@ def test_the_sharded_page_finds_each_word(sites: dict[str, Path]) -> None:
 
 
 def test_real_lunr_js_finds_what_lunr_py_finds(sites: dict[str, Path]) -> None:
-    index = sites["whole"] / "search" / "lunr.json"
-    queries = [q for q, _, _ in QUERIES]
-    theirs = run_node(str(REPO / "tests" / "js" / "lunr_query.js"), "search", str(index), "-", stdin=queries)
-    ours = lunr_reference.load_lunr(index.read_bytes())
-    rows = [row[0] for row in json.loads((sites["whole"] / "search" / "docs.json").read_text("utf-8"))["docs"]]
-    for query, (_, found, _), js in zip(queries, QUERIES, theirs):
-        assert [rows[int(r["ref"])] for r in js] == [rows[int(r["ref"])] for r in ours.search(query)] == [found]
+    assert_lunr_js_finds_as_lunr_py(sites["whole"], [q for q, _, _ in QUERIES], [found for _, found, _ in QUERIES])
