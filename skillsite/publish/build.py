@@ -74,7 +74,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
             prepare_cache_folder(cache_dir)
             held.enter_context(cache_lock(cache_dir, wait, on_wait))
         plan = BuildPlan(tuple(Path(s) for s in sources), out, config, keep_going,
-                         config.strict if strict is None else strict, base or _project_folder(config),
+                         config.strict if strict is None else strict, base or _project_folder(config, sources),
                          jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())), signing,
                          verify_output, resident)
         return _build(plan, stage, always_publish)
@@ -119,8 +119,26 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
     return read_and_publish(plan, found, state, inputs, stage)
 
 
-def _project_folder(config: SiteConfig) -> str:
-    """The configuration file's folder, else the current folder."""
-    return os.path.dirname(os.path.abspath(config.config_path)) if config.config_path else os.getcwd()
+def _project_folder(config: SiteConfig, sources: Sequence[str | os.PathLike[str]]) -> str:
+    """What source paths are shown relative to: the configuration file's folder; else the top of
+    the git work tree holding the first source (what ``repo_url``'s links are relative to, wherever
+    the build runs from); else the current folder."""
+    if config.config_path:
+        return os.path.dirname(os.path.abspath(config.config_path))
+    top = work_tree_top(sources[0]) if sources else None
+    return top if top is not None else os.getcwd()
+
+
+def work_tree_top(path: str | os.PathLike[str]) -> str | None:
+    """The folder at or above ``path`` that holds a ``.git`` (a folder, or the file of a worktree
+    or submodule), as ``git rev-parse --show-toplevel`` finds it without running git; None outside one."""
+    folder = os.path.abspath(path)
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 

@@ -444,3 +444,20 @@ def test_a_name_or_description_installers_refuse_is_said_to_leave_the_discovery_
     assert said == ["capitals", "long"] and [s["name"] for s in index["skills"]] == ["fine"]
     assert sorted(e["id"] for e in json.loads((tmp_path / "site/skills.json").read_text("utf-8"))["skills"]) == [
         "capitals", "fine", "long"]
+
+
+def test_a_tree_in_git_builds_the_same_catalog_from_any_folder(tmp_path: Path, monkeypatch) -> None:
+    """Without a configuration file, source paths are shown relative to the top of the git work
+    tree holding the sources (what ``repo_url``'s links need): the same tree, built from its
+    repository's top, from its skills folder and from outside, gives byte-identical catalogs."""
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLES, repo / "plugins" / "skills")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    builds = {}
+    for name, cwd in (("top", repo), ("inside", repo / "plugins" / "skills"), ("outside", tmp_path)):
+        monkeypatch.chdir(cwd)
+        builds[name] = tmp_path / f"site-{name}"
+        assert build([repo / "plugins" / "skills"], builds[name]).ok
+    paths = {e["id"]: e["source"]["path"] for e in json.loads((builds["top"] / "skills.json").read_text())["skills"]}
+    assert paths["code-review"] == "plugins/skills/code-review/SKILL.md"
+    assert tree_bytes(builds["top"]) == tree_bytes(builds["inside"]) == tree_bytes(builds["outside"])
