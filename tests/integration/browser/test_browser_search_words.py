@@ -46,9 +46,11 @@ def words_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     yield from _serve(_build([_tree(tmp / "skills")], tmp / "site", LAYOUTS[request.param]))
 
 
-def _typed(page, served: Served, query: str, expected: list[str]) -> tuple[list[str], list[str]]:
+def _typed(page, served: Served, query: str, expected: list[str], marked: list[str]) -> tuple[list[str], list[str]]:
     """Type ``query`` into the box of a freshly opened home page, one key at a time; the skills
-    of the results (once they are ``expected``, or after 5 s) and the highlighted words."""
+    of the results and the highlighted words, once they are ``expected`` and ``marked`` (the
+    page draws each key's results as they come: the last key's may follow an earlier key's list),
+    or as they are after 5 s."""
     page.goto(served.page_url("index.html"))
     wait_until(page, "() => performance.getEntriesByName('skillsite:index-ready').length > 0")
     page.locator("#searchBox").press_sequentially(query)
@@ -56,10 +58,10 @@ def _typed(page, served: Served, query: str, expected: list[str]) -> tuple[list[
     deadline = time.monotonic() + 5
     while True:
         shown = [h.removeprefix("skills/").removesuffix("/") for h in page.evaluate(read)]
-        if shown == expected or time.monotonic() > deadline:
-            break
+        marks = page.locator("#searchResults mark").all_inner_texts()
+        if (shown, marks) == (expected, marked) or time.monotonic() > deadline:
+            return shown, marks
         page.wait_for_timeout(50)
-    return shown, page.locator("#searchResults mark").all_inner_texts()
 
 
 @pytest.mark.parametrize("query, expected, marked", [
@@ -71,7 +73,7 @@ def test_a_word_typed_decomposed_or_composed_finds_and_marks_the_other(
         context, words_site: Served, query: str, expected: str, marked: str) -> None:
     assert [r.id for r in Catalog.open(words_site.root).search(query)] == [expected]    # as `skillsite search`
     page = context.new_page()
-    shown, marks = _typed(page, words_site, query, [expected])
+    shown, marks = _typed(page, words_site, query, [expected], [marked])
     assert shown == [expected]
     assert marks == [marked]
 
@@ -80,7 +82,7 @@ def test_a_word_typed_decomposed_or_composed_finds_and_marks_the_other(
 def test_a_run_of_symbols_found_is_highlighted(context, words_site: Served, query: str, marked: list[str]) -> None:
     assert [r.id for r in Catalog.open(words_site.root).search(query)] == ["launch/rocket"]
     page = context.new_page()
-    shown, marks = _typed(page, words_site, query, ["launch/rocket"])
+    shown, marks = _typed(page, words_site, query, ["launch/rocket"], marked)
     assert shown == ["launch/rocket"]
     assert marks == marked
 
@@ -94,6 +96,6 @@ def test_a_word_with_combining_marks_is_found_and_highlighted_whole(
         context, words_site: Served, query: str, expected: str, marked: list[str]) -> None:
     assert [r.id for r in Catalog.open(words_site.root).search(query)] == [expected]    # as `skillsite search`
     page = context.new_page()
-    shown, marks = _typed(page, words_site, query, [expected])
+    shown, marks = _typed(page, words_site, query, [expected], marked)
     assert shown == [expected]
     assert marks == marked
