@@ -170,7 +170,8 @@ def collect_tags(entries: Iterable[ManifestEntry], shown: Mapping[str, Sequence[
     for entry in entries:
         tags = entry.tags if shown is None else shown[entry.id]
         for tag in tags:
-            spellings[folded(tag)] = min(tag, spellings.get(folded(tag), tag))
+            key = folded(tag)
+            spellings[key] = min(tag, spellings.get(key, tag))
         for key in dict.fromkeys(folded(tag) for tag in tags):
             counts[key] = counts.get(key, 0) + 1
     names = sorted(spellings.values())

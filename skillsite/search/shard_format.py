@@ -106,30 +106,27 @@ def unpack_digests(data: str, count: int, what: str) -> list[str]:
     return [raw[at:at + DIGEST_BYTES].hex() for at in range(0, len(raw), DIGEST_BYTES)]
 
 
-def encode_postings(docs: Sequence[int], weights: bytes = b"") -> str:
-    """base64 of the skill numbers (ascending) as LEB128 varints of their gaps (the first as
-    itself), then the weight bytes (none for tags)."""
-    out = bytearray()
-    previous = 0
-    for doc in docs:
-        gap = doc - previous
-        previous = doc
-        while gap >= 0x80:
-            out.append((gap & 0x7F) | 0x80)
-            gap >>= 7
-        out.append(gap)
-    return base64.b64encode(bytes(out) + weights).decode("ascii")
-
-
-def encode_numbers(numbers: Iterable[int]) -> str:
-    """base64 of non-negative integers as LEB128 varints, one after the other."""
+def _varints(numbers: Iterable[int]) -> bytes:
+    """Non-negative integers as LEB128 varints, one after the other."""
     out = bytearray()
     for number in numbers:
         while number >= 0x80:
             out.append((number & 0x7F) | 0x80)
             number >>= 7
         out.append(number)
-    return base64.b64encode(bytes(out)).decode("ascii")
+    return bytes(out)
+
+
+def encode_postings(docs: Sequence[int], weights: bytes = b"") -> str:
+    """base64 of the skill numbers (ascending) as LEB128 varints of their gaps (the first as
+    itself), then the weight bytes (none for tags)."""
+    gaps = (doc - previous for previous, doc in zip([0, *docs], docs))
+    return base64.b64encode(_varints(gaps) + weights).decode("ascii")
+
+
+def encode_numbers(numbers: Iterable[int]) -> str:
+    """base64 of non-negative integers as LEB128 varints, one after the other."""
+    return base64.b64encode(_varints(numbers)).decode("ascii")
 
 
 def decode_numbers(data: str, count: int, limit: int) -> list[int]:
