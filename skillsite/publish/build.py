@@ -30,6 +30,7 @@ from skillsite.publish.staging import (check_cache_outside, check_outside_skills
                                        clear_remains)
 from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs, settle_inputs
 from skillsite.source.discover import discover
+from skillsite.source.ignore import repository_folder
 from skillsite.workers import default_jobs
 
 __all__ = ["STAGES", "BuildResult", "build"]
@@ -125,20 +126,7 @@ def _project_folder(config: SiteConfig, sources: Sequence[str | os.PathLike[str]
     the build runs from); else the current folder."""
     if config.config_path:
         return os.path.dirname(os.path.abspath(config.config_path))
-    top = work_tree_top(sources[0]) if sources else None
-    return top if top is not None else os.getcwd()
-
-
-def work_tree_top(path: str | os.PathLike[str]) -> str | None:
-    """The folder at or above ``path`` that holds a ``.git`` (a folder, or the file of a worktree
-    or submodule), as ``git rev-parse --show-toplevel`` finds it without running git; None outside one."""
-    folder = os.path.abspath(path)
-    while True:
-        if os.path.lexists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
+    top = repository_folder(Path(os.path.abspath(sources[0]))) if sources else None
+    return str(top) if top is not None else os.getcwd()
 
 

@@ -10,16 +10,10 @@ from pathlib import Path
 from typing import Sequence
 
 from skillsite.source.discover import inside_folder
-from skillsite.source.ignore import GITIGNORE
+from skillsite.source.ignore import GITIGNORE, repository_folder
 from skillsite.source.knowledge import default_knowledge_dir
 
 __all__ = ["git_ref_paths", "gitignores_above", "outside_inputs"]
-
-
-def _repository_folder(root: Path) -> Path | None:
-    """The folder holding the ``.git`` of the repository that holds ``root`` (None: none)."""
-    real = Path(os.path.realpath(root))
-    return next((folder for folder in (real, *real.parents) if (folder / ".git").exists()), None)
 
 
 def git_ref_paths(root: Path) -> list[Path]:
@@ -27,7 +21,7 @@ def git_ref_paths(root: Path) -> list[Path]:
     packed refs, the branches (HEAD names one) and the tags (for a worktree, its ``.git`` file,
     its own HEAD and its common folder's refs); [] outside a repository.  Remote-tracking refs,
     which a fetch moves, are no input."""
-    top = _repository_folder(root)
+    top = repository_folder(Path(os.path.realpath(root)))
     if top is None:
         return []
     dot_git = top / ".git"
@@ -53,7 +47,7 @@ def gitignores_above(root: Path) -> list[Path]:
     """The ``.gitignore`` files whose rules apply to ``root`` from above it, existing or not:
     those of its parents up to the top of its repository (see ``source.ignore.rules_above``)."""
     real = Path(os.path.realpath(root))
-    top = _repository_folder(real.parent) if real.parent != real else None
+    top = repository_folder(real.parent) if real.parent != real else None
     if top is None:
         return []
     folders = [folder for folder in real.parents if folder == top or top in folder.parents]

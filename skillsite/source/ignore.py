@@ -64,6 +64,14 @@ def _read_rules(path: str) -> pathspec.GitIgnoreSpec | None:
     return spec if len(spec) else None
 
 
+def repository_folder(path: Path) -> Path | None:
+    """The top of the git work tree ``path`` is in: the first of it and the folders above it that
+    holds a ``.git`` (a folder, or the file of a worktree or submodule), as ``git rev-parse
+    --show-toplevel`` finds it without running git; None outside one.  ``path`` as given (a
+    caller that follows symbolic links resolves it first)."""
+    return next((folder for folder in (path, *path.parents) if (folder / ".git").exists()), None)
+
+
 def rules_above(root: Path) -> Ignores:
     """The ``.gitignore`` rules that apply to ``root`` from the folders above it, up to the root of
     the git repository holding it (none when it is in no repository)."""
