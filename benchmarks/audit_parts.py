@@ -92,7 +92,8 @@ def _hits(rule: Rule, doc: Document) -> Iterable[Hit]:
 def skill_hits(doc: Document, folder_name: str) -> list[Hit]:
     """The hits of the checks of a SKILL.md's frontmatter and folder name (the frontmatter read
     once, as the engine does)."""
-    skill = SkillMd(doc, engine._frontmatter(doc), folder_name)
+    read = engine._read_frontmatter(doc)
+    skill = SkillMd(doc, read.values if read is not None else None, folder_name)
     return [hit for check in engine.SKILL_CHECKS for hit in check.function(skill)]
 
 
