@@ -63,6 +63,7 @@ class Section(str, enum.Enum):
     MANIFEST_PAGE = "manifest-page"  # a page of a paged skills.json, by what its entries are made of
     SIMILAR = "similar"          # pairs of look-alike descriptions, by every skill's listing
     COPIES = "copies"            # the pairs of skills grouping compared and their answers, by its threshold
+    COPY_DIFFERENCE = "copy-difference"  # how a copy's SKILL.md differs from its canonical's, by both
     HISTORY = "history"          # git history of versioned skills (by HEAD), a past release's files (by commit),
                                  # a git blob's sha256 (by blob id)
 

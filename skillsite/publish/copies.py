@@ -10,6 +10,7 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 
 from skillsite.agent.entry import Copies, CopyRecord, ManifestEntry
 from skillsite.agent.skill_md import split_skill_md
+from skillsite.cache import Cache, Section, digest
 from skillsite.source.copies import line_changes, normalised_lines
 
 
@@ -28,28 +29,57 @@ def group_map(groups: Sequence[tuple[str, ...]]) -> dict[str, tuple[str, int]]:
 
 
 def apply_copies(entries: list[ManifestEntry], groups: Sequence[tuple[str, ...]],
-                 skill_md: Callable[[ManifestEntry], bytes]) -> None:
+                 skill_md: Callable[[ManifestEntry], bytes], cache: Cache | None = None) -> None:
     """Give every published member of each group (canonical first) its ``copies`` (entries are
     frozen: each is replaced in ``entries``), the canonical's record listing the others by id;
     ``skill_md``: a published entry's SKILL.md bytes (each read and split once, however many copies
-    it is compared with)."""
+    it is compared with, and only for pairs whose difference ``cache`` does not hold)."""
     position = {entry.id: n for n, entry in enumerate(entries)}
-    read = _split_once(skill_md)
+    pairs: list[tuple[ManifestEntry, ManifestEntry]] = []
     for group in groups:
         members = [skill_id for skill_id in group if skill_id in position]  # a member with errors is not published
+        pairs += [(entries[position[members[0]]], entries[position[skill_id]]) for skill_id in sorted(members[1:])]
+    differences = iter(_differences(pairs, _split_once(skill_md), cache))
+    for group in groups:
+        members = [skill_id for skill_id in group if skill_id in position]
         if len(members) < 2:
             continue
         canonical = entries[position[members[0]]]
         records = []
         for skill_id in sorted(members[1:]):
             copy = entries[position[skill_id]]
-            differs = difference(canonical, copy, read)
+            differs = next(differences)
             records.append(CopyRecord(skill_id, differs))
             entries[position[skill_id]] = dataclasses.replace(
                 copy, visibility=dataclasses.replace(copy.visibility, copy_of=canonical.id),
                 copies=Copies(canonical.id, len(members), differs))
         entries[position[canonical.id]] = dataclasses.replace(
             canonical, copies=Copies(canonical.id, len(members), members=tuple(records)))
+
+
+def _differences(pairs: Sequence[tuple[ManifestEntry, ManifestEntry]], read: Callable[[ManifestEntry], _SkillMd],
+                 cache: Cache | None) -> list[str]:
+    """How the copy of each (canonical, copy) pair differs from its canonical member.  How two
+    SKILL.md differ is kept in ``cache`` under what it is made of (both files' digests, names and
+    descriptions): a rebuild reads and compares only the pairs a change touched, not every copy of
+    a big directory."""
+    keys = [_difference_key(canonical, copy) for canonical, copy in pairs]
+    known = cache.get_many(Section.COPY_DIFFERENCE, keys) if cache is not None else [None] * len(keys)
+    found = []
+    for (canonical, copy), key, stored in zip(pairs, keys, known):
+        text = stored if isinstance(stored, str) else skill_md_difference(canonical, copy, read)
+        if cache is not None and key is not None and stored is None:
+            cache.put(Section.COPY_DIFFERENCE, key, text)
+        found.append(_with_files(text, canonical, copy))
+    return found
+
+
+def _difference_key(canonical: ManifestEntry, copy: ManifestEntry) -> str | None:
+    """Where how two SKILL.md differ is kept (None: equal files, nothing to read or keep)."""
+    if canonical.sha256 == copy.sha256:
+        return None
+    return digest("copy difference", canonical.sha256, canonical.name, canonical.description,
+                  copy.sha256, copy.name, copy.description)
 
 
 class _SkillMd(NamedTuple):
@@ -82,21 +112,27 @@ def _split_once(skill_md: Callable[[ManifestEntry], bytes]) -> Callable[[Manifes
     return read
 
 
-def difference(canonical: ManifestEntry, copy: ManifestEntry, skill_md: Callable[[ManifestEntry], _SkillMd]) -> str:
-    """How ``copy`` differs from ``canonical``: ``same files``, ``same SKILL.md, other files
-    differ``, ``frontmatter differs``, ``spacing differs`` (line ends, trailing spaces, blank lines
-    at the ends of the body) or ``+3 -1 lines`` (then ``, other files differ`` when they do);
-    ``skill_md``: an entry's SKILL.md, split (read only when the two SKILL.md differ)."""
-    same_files = _files(canonical) == _files(copy)
+def _with_files(text: str, canonical: ManifestEntry, copy: ManifestEntry) -> str:
+    """How ``copy`` differs from ``canonical``, given how their SKILL.md do: ``, other files
+    differ`` added when their other files do (``same SKILL.md, other files differ`` when only they do)."""
+    if _files(canonical) == _files(copy):
+        return text
+    return "same SKILL.md, other files differ" if text == "same files" else f"{text}, other files differ"
+
+
+def skill_md_difference(canonical: ManifestEntry, copy: ManifestEntry,
+                        skill_md: Callable[[ManifestEntry], _SkillMd]) -> str:
+    """How ``copy``'s SKILL.md differs from ``canonical``'s: ``same files`` (the same bytes),
+    ``frontmatter differs``, ``spacing differs`` (line ends, trailing spaces, blank lines at the
+    ends of the body) or ``+3 -1 lines``; ``skill_md``: an entry's SKILL.md, split (read only when
+    the two differ)."""
     if copy.sha256 == canonical.sha256:
-        return "same files" if same_files else "same SKILL.md, other files differ"
+        return "same files"
     ours, theirs = skill_md(canonical), skill_md(copy)
     if ours.body_lines == theirs.body_lines:
-        text = "spacing differs" if ours.frontmatter == theirs.frontmatter else "frontmatter differs"
-    else:
-        added, removed = line_changes(_lines(canonical, ours), _lines(copy, theirs))
-        text = f"+{added} -{removed} lines"
-    return text if same_files else f"{text}, other files differ"
+        return "spacing differs" if ours.frontmatter == theirs.frontmatter else "frontmatter differs"
+    added, removed = line_changes(_lines(canonical, ours), _lines(copy, theirs))
+    return f"+{added} -{removed} lines"
 
 
 def _files(entry: ManifestEntry) -> list[tuple[str, str]]:

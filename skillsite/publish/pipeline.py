@@ -119,7 +119,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             versions = _publish_versions(plan, skills, publication, releases, versions_of, staging, cache, audits)
         with stage("manifest"):
             apply_copies(publication.entries, groups,
-                         lambda entry: staging.current(f"skills/{entry.id}/SKILL.md").read_bytes())
+                         lambda entry: staging.current(f"skills/{entry.id}/SKILL.md").read_bytes(), cache)
             discovery, index_diags, discovered = discovery_index(publication.entries, publication.archives,
                                                      {s.id: s.source.display_path for s in skills},
                                                      strictly_refused(skills))
