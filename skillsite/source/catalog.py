@@ -44,11 +44,9 @@ from skillsite.source.dependencies import (Dependent, current_releases, declared
                                            syntax_diagnostics)
 from skillsite.source.discover import SKILL_FILES, Discovery, discover
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
-from skillsite.source.links import link_diagnostics
-from skillsite.source.frontmatter import FrontmatterError
+from skillsite.source.links import MissingTarget, checked_links, missing_again
 from skillsite.bounded import read_limited
-from skillsite.source.parse import (DEFAULT_MAX_BYTES, decode_skill_md, parse_skill,
-                                    split_frontmatter)
+from skillsite.source.parse import DEFAULT_MAX_BYTES, parse_skill
 from skillsite.source.relations import Member, relation_diagnostics
 from skillsite.source.releases import VersionedSkill, release_versions
 from skillsite.source.schema import schema_diagnostics
@@ -96,11 +94,14 @@ def _sibling_skills(folder: Path) -> list[str]:
         return []
 
 
-def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[str, str]]) -> list[Diagnostic]:
-    """Every diagnostic of one skill on its own (the catalog-wide checks come after)."""
+def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[str, str]]
+                ) -> tuple[list[Diagnostic], tuple[MissingTarget, ...]]:
+    """Every diagnostic of one skill on its own (the catalog-wide checks come after), and the
+    targets of its links to missing files (see :func:`_still_missing`)."""
     if parsed.fatal:
-        return list(parsed.diagnostics)
+        return list(parsed.diagnostics), ()
     fm, src, lines = parsed.frontmatter or {}, parsed.source, parsed.key_lines
+    links, missing = checked_links(parsed, skill_dirs)
     return [*parsed.diagnostics,
             *schema_diagnostics(fm, profile, src.display_path, lines),
             *name_diagnostics(fm, src, profile, lines),
@@ -112,7 +113,7 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
             *syntax_diagnostics(declared_dependencies(fm, lines), src.display_path),
             *version_diagnostics(fm, lines, src.display_path),
             *body_diagnostics(parsed),
-            *link_diagnostics(parsed, skill_dirs)]
+            *links], missing
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +140,11 @@ class Verdict:
     listed: bool = True      # in the site's lists (not hidden by ``hidden`` or ``hideFromDiscovery``)
     always: bool = False     # always on: first in prompt order
     patterns: tuple[tuple[str, int, int, int], ...] = ()   # each published trigger pattern: line, column, work
+    missing: tuple[MissingTarget, ...] = ()   # the targets of its SK303 warnings, in order
 
     @classmethod
-    def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Verdict:
+    def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic], missing: tuple[MissingTarget, ...] = ()
+           ) -> Verdict:
         fm = parsed.frontmatter or {}
         priority = fm.get("priority")
         kept = is_kept(parsed)
@@ -155,26 +158,27 @@ class Verdict:
                    skill_version(fm), declared_dependencies(fm, parsed.key_lines),
                    fingerprint(name, description, parsed.body, hashlib.sha256(parsed.raw).hexdigest())
                    if kept else None, not is_unlisted(fm), fm.get("always") is True,
-                   published_patterns(fm, parsed.key_lines) if kept else ())
+                   published_patterns(fm, parsed.key_lines) if kept else (), missing)
 
     def to_json(self) -> list[Any]:
         return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
                 [list(c) for c in self.conflicts], [list(k) for k in self.knowledge], self.description,
                 self.offered, list(self.description_at), self.user_invocable, self.version,
                 [list(d) for d in self.depends], self.fingerprint.to_json() if self.fingerprint else None,
-                self.listed, self.always, [list(p) for p in self.patterns]]
+                self.listed, self.always, [list(p) for p in self.patterns], [list(m) for m in self.missing]]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Verdict:
         (kept, name, name_at, diags, priority, conflicts, knowledge, description, offered, description_at,
-         user_invocable, version, depends, printed, listed, always, patterns) = data
+         user_invocable, version, depends, printed, listed, always, patterns, missing) = data
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
                    tuple((item, line, col) for item, line, col in conflicts),
                    tuple((item, line, col) for item, line, col in knowledge), description, offered,
                    tuple(description_at), user_invocable, version,
                    tuple((item, line, col) for item, line, col in depends),
                    Fingerprint.from_json(printed) if printed is not None else None, listed, always,
-                   tuple((pattern, line, col, work) for pattern, line, col, work in patterns))
+                   tuple((pattern, line, col, work) for pattern, line, col, work in patterns),
+                   tuple((target, is_link, line, col) for target, is_link, line, col in missing))
 
 
 def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
@@ -230,7 +234,7 @@ class Checked:
 def _checked_alone(checking: Checking, index: int) -> tuple[ParsedSkill, Verdict]:
     """Skill ``index`` read, and its verdict on its own."""
     parsed = checking.parsed(index)
-    return parsed, Verdict.of(parsed, check_skill(parsed, checking.profile, checking.skill_dirs))
+    return parsed, Verdict.of(parsed, *check_skill(parsed, checking.profile, checking.skill_dirs))
 
 
 def _check(checking: Checking, index: int) -> Checked:
@@ -595,23 +599,13 @@ def _missing_file_warnings(diags: Iterable[Diagnostic]) -> list[tuple[int, int, 
     return sorted((d.line, d.col, d.message) for d in diags if d.code == "SK303")
 
 
-def _still_missing(verdict: Verdict, source: SourceFile, raw: bytes | None, checking: Checking) -> bool:
+def _still_missing(verdict: Verdict, source: SourceFile, checking: Checking) -> bool:
     """Whether a cached verdict's missing-file warnings (SK303) read as they would now.  Their
-    wording depends on files discovery does not list (one left out of the skill, a symlink
-    leaving it), which no cache key covers: the body's links are looked at again (the rest of
-    the check is what its key says)."""
+    wording depends on what the file system holds at each target (a file left out of the skill,
+    a symlink leaving it), which no cache key covers: each target the verdict kept is looked at
+    again (the rest of the check is what its key says)."""
     cached = _missing_file_warnings(verdict.diagnostics)
-    if not cached:
-        return True
-    try:
-        raw = raw if raw is not None else read_limited(source.skill_md, checking.max_bytes)[0]
-        split = split_frontmatter(decode_skill_md(raw))
-    except (OSError, FrontmatterError):  # read again: gone, or no longer text
-        return False
-    if split is None:
-        return False
-    parsed = ParsedSkill(source, {}, {}, split[2], split[3], b"")
-    return _missing_file_warnings(link_diagnostics(parsed, checking.skill_dirs)) == cached
+    return not cached or missing_again(source, checking.skill_dirs, verdict.missing) == cached
 
 
 @dataclass(frozen=True, slots=True)
@@ -759,7 +753,7 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
     stored_checks = cache.made_many(Section.SKILLS, keys, StoredCheck.of)
     for src, content, key, stored in zip(checking.sources, contents, keys, stored_checks):
         done = _stored_check(cache, key, stored, src, content) if stored is not None and content is not None else None
-        checked.append(done if done is not None and _still_missing(done.verdict, src, None, checking)
+        checked.append(done if done is not None and _still_missing(done.verdict, src, checking)
                        else None)
     todo = [index for index, c in enumerate(checked) if c is None]
     for index, done in zip(todo, _check_all(checking, todo, jobs)):
@@ -806,7 +800,7 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
     verdicts: list[Verdict | None] = []
     for src, stored in zip(sources, cache.get_many(Section.VERDICTS, keys)):
         verdict = Verdict.from_json(stored) if stored is not None else None
-        verdicts.append(verdict if verdict is not None and _still_missing(verdict, src, None, checking)
+        verdicts.append(verdict if verdict is not None and _still_missing(verdict, src, checking)
                         else None)
     todo = [index for index, verdict in enumerate(verdicts) if verdict is None]
     for index, (verdict, sha) in zip(todo, parallel_map(_checked_verdict, checking, todo, jobs)):

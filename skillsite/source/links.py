@@ -247,13 +247,25 @@ def _unpublished(path: str, skill_dir: str) -> str:
     return "a file that is not published with the skill (a pipe, socket or device)"
 
 
+#: Where a link names a missing file (SK303), to look at again without reading the body: its
+#: target as written, whether it is a link (else a file reference), its line and column.
+MissingTarget = tuple[str, bool, int, int]
+
+
 def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]) -> list[Diagnostic]:
     """Relative links and file references that point at missing files or leave the skill folder.
 
     ``skill_dirs`` holds (root, folder relative to the root) of every skill of the catalog.
     """
+    return checked_links(parsed, skill_dirs)[0]
+
+
+def checked_links(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]
+                  ) -> tuple[list[Diagnostic], tuple[MissingTarget, ...]]:
+    """:func:`link_diagnostics`, and the targets of its SK303 warnings (in their order): what
+    :func:`missing_again` looks at."""
     folder: _SkillFolder | None = None  # made at the first local target
-    diags = []
+    diags, missing = [], []
     for offset, col, raw_target, is_link in iter_body_links(parsed.body):
         target = _local_target(raw_target, is_link)
         if target is None:
@@ -262,4 +274,20 @@ def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]
         problem = _target_problem(target, is_link, folder)
         if problem is not None:
             diags.append(make(problem[0], problem[1], parsed.source.display_path, parsed.body_line + offset, col))
-    return diags
+            if problem[0] == "SK303":
+                missing.append((target, is_link, diags[-1].line, col))
+    return diags, tuple(missing)
+
+
+def missing_again(src: SourceFile, skill_dirs: frozenset[tuple[str, str]], missing: tuple[MissingTarget, ...]
+                  ) -> list[tuple[int, int, str]] | None:
+    """Where and how each SK303 target of a skill reads now, in order (as the check would word
+    it: what the file system holds there may have changed); None when one is no longer missing."""
+    folder = _SkillFolder(src, skill_dirs)
+    found = []
+    for target, is_link, line, col in missing:
+        problem = _target_problem(target, is_link, folder)
+        if problem is None or problem[0] != "SK303":
+            return None
+        found.append((line, col, make("SK303", problem[1], src.display_path).message))
+    return sorted(found)

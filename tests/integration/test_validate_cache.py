@@ -13,6 +13,7 @@ import pytest
 from support import EXAMPLES, write_skill
 from skillsite.cache import Cache
 from skillsite.source import catalog as source_catalog
+from skillsite.source import links
 from skillsite.diagnostics import format_json_report
 from skillsite.models import CacheUse
 from skillsite.source.catalog import check_catalog, read_catalog
@@ -120,6 +121,31 @@ def test_a_missing_files_wording_follows_files_no_key_covers(tmp_path, trusting_
     assert sk303(run()) == ["link 'guide.md' points to a file that is not published with the skill "
                             "(a symlink leaving the skill folder)"]
     assert sk303(run()) == sk303(read_catalog([src]).diagnostics)
+
+
+@pytest.mark.parametrize("reader", ["validate", "build"])
+def test_a_cached_missing_file_warning_is_checked_again_without_reading_the_skill_md(tmp_path, trusting_fresh_files,
+                                                                                     monkeypatch, reader):
+    """A kept verdict's SK303 targets are looked at again on the file system, not by reading and
+    parsing the SKILL.md once more: a directory with thousands of dead links rebuilds without them."""
+    src, cache_dir = tree(tmp_path), tmp_path / "cache"
+
+    def run():
+        if reader == "validate":
+            return check(src, cache_dir)[0].diagnostics
+        cache = Cache(cache_dir / "skills.sqlite", "scope")
+        diags = read_catalog([src], cache=cache).diagnostics
+        cache.save()
+        return diags
+
+    first = run()
+    assert any(d.code == "SK303" for d in first)
+
+    def no_body_read(body):
+        raise AssertionError("a kept verdict's body was parsed again")
+
+    monkeypatch.setattr(links, "iter_body_links", no_body_read)
+    assert run() == first
 
 
 def test_profiles_and_limits_never_share_verdicts(tmp_path, trusting_fresh_files):
