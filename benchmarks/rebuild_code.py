@@ -9,8 +9,11 @@ cold build left no catalog in the back folder for it to patch).  Then, each roun
 SKILL.md is edited and every version rebuilds it, in alternating order, each in a fresh process
 (``skillsite build`` as CI runs it), and once more with nothing changed.  Medians of ``--repeat``
 rounds (and of the ``--cold`` builds); the machine's load drifts, so compare rows of one run.
+``--tree DIR`` rebuilds a real tree instead (say, a checkout of a public directory of skills);
+one SKILL.md of it is edited, so give it a copy.
 
     python benchmarks/rebuild_code.py --code before=/tmp/before --code after=. [--skills 10000] [--repeat 3] [--cold 1]
+                                      [--tree DIR]
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -59,13 +63,20 @@ def main() -> None:
     parser.add_argument("--cold", type=int, default=1, help="cold builds of each version, in alternating order")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
+    parser.add_argument("--tree", type=Path, default=None, help="a real tree of skills to build (one is edited)")
     args = parser.parse_args()
     codes = dict(item.split("=", 1) for item in args.code) or {"this": str(REPO)}
-    work, src = scratch_catalog(args.work, "rebuild-code-", args.skills)
-    skill_md = sorted(src.rglob("SKILL.md"))[len(list(src.rglob("SKILL.md"))) // 2]
+    if args.tree is None:
+        work, src = scratch_catalog(args.work, "rebuild-code-", args.skills)
+    else:
+        work, src = (args.work or Path(tempfile.mkdtemp(prefix="rebuild-code-"))).resolve(), args.tree.resolve()
+        work.mkdir(parents=True, exist_ok=True)
+    skill_mds = sorted(src.rglob("SKILL.md"))
+    skill_md = skill_mds[len(skill_mds) // 2]
     print(f"machine: {describe()}")
     print(f"command: python benchmarks/rebuild_code.py {' '.join(f'--code {c}' for c in args.code)} "
-          f"--skills {args.skills} --repeat {args.repeat} --cold {args.cold} --jobs {args.jobs}")
+          f"--skills {args.skills} --repeat {args.repeat} --cold {args.cold} --jobs {args.jobs}"
+          + (f" --tree {args.tree}" if args.tree else ""))
     for label, code in codes.items():
         check_version(label, Path(code), _folder(work, label))
     cold: dict[str, list[float]] = {label: [] for label in codes}
@@ -83,7 +94,8 @@ def main() -> None:
             changed[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
         for label, code in in_turns(codes, number):
             same[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
-    print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; medians of {args.cold} cold builds and "
+    described = f"{args.skills:,} synthetic skills" if args.tree is None else f"{len(skill_mds):,} SKILL.md in {src}"
+    print(f"\n{described}, {args.jobs} jobs; medians of {args.cold} cold builds and "
           f"{args.repeat} rounds, seconds\n")
     print("| code | cold build (min-max) | first rebuild after it | one changed SKILL.md (min-max) | no change |")
     print("|---|---:|---:|---:|---:|")
