@@ -99,7 +99,7 @@
     this.docs = null;            // Doc per lunr ref, from docs.json (or from the list, without fetch)
     this.index = null;           // lunr.Index
     this.shards = null;          // ranking.js's ShardedIndex, for a sharded catalog (data-shards)
-    this.seq = 0;                // the latest query sent to the shards: older answers are not drawn
+    this.seq = 0;                // counts updates: the shards' answers to an older one are not drawn
     this.items = null;           // the list's <li>, once parsed
     this.listed = -1;            // how many skills the list holds, every page (its heading says), once parsed
     this.noDocs = false;         // docs.json cannot be fetched
@@ -358,6 +358,7 @@
   Search.prototype.update = function () {
     var text = this.input.value;
     var query = text.trim();
+    this.seq += 1;    // what the shards still owe an earlier query (an emptied box included) is never drawn
     // tags alone on one page of a paged list: that page holds only some of the tagged skills, so
     // the sharded index gives them all, as results
     var tagsAcrossPages = !query && this.selectedTags.length > 0 && !!this.shards && !this.noDocs && this.paged();
