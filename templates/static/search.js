@@ -180,8 +180,20 @@
     }).then(function () {
       if (seq === self.seq) mark("skillsite:results:settled");
     }).catch(function () {
-      if (seq === self.seq) self.status.textContent = "The search index cannot be read; reload the page to try again.";
+      if (seq === self.seq) self.clearResults("The search index cannot be read; reload the page to try again.");
     });
+  };
+
+  /* No results under the box, ``status`` said instead: an empty box, or a query the shards could
+     not answer (the previous query's results would pass for its own, and Enter would open one). */
+  Search.prototype.clearResults = function (status) {
+    this.results.hidden = true;
+    this.results.textContent = "";
+    this.status.textContent = status;
+    this.input.setAttribute("aria-expanded", "false");
+    this.shown = [];
+    this.active = -1;
+    this.showEmpty(null);
   };
 
   Search.prototype.start = function () {
@@ -369,12 +381,7 @@
       return;
     }
     if (!query) {
-      this.results.hidden = true;
-      this.results.textContent = "";
-      this.status.textContent = "";
-      this.input.setAttribute("aria-expanded", "false");
-      this.shown = [];
-      this.showEmpty(null);
+      this.clearResults("");
       return;
     }
     if (this.shards && !this.noDocs) {

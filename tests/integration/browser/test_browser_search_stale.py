@@ -1,6 +1,7 @@
 """What the home page's search shows while the sharded index is still answering an earlier query,
 in headless chromium on a small paged catalog (``shard_above: 1``, real HTTP server): an answer
-that comes after the box was emptied is never drawn under the empty box."""
+that comes after the box was emptied is never drawn under the empty box, and a query whose files
+cannot be read leaves no earlier query's results standing for its own."""
 from __future__ import annotations
 
 import time
@@ -65,3 +66,27 @@ def test_an_answer_that_comes_after_the_box_was_emptied_is_not_drawn(context, sm
     page.wait_for_timeout(300)
     assert page.evaluate(STATE) == {"results": [], "hidden": True, "status": "", "expanded": "false"}
     assert not page.evaluate("() => document.documentElement.classList.contains('searching')")
+
+
+def test_a_query_the_shards_cannot_answer_leaves_no_earlier_results(context, small_site: Served) -> None:
+    """The card file a query needs is gone from the host (a catalog deployed again meanwhile):
+    the page says the index cannot be read and shows no results (before: the previous query's
+    results stayed under the new query, Enter opening the first)."""
+    page = context.new_page()
+    _open(page, small_site)
+    drawn = "() => performance.getEntriesByName('skillsite:results:settled').length"
+    page.fill("#searchBox", "bread")
+    wait_until(page, f"() => ({drawn[6:]}) > 0")
+    assert page.evaluate(STATE)["results"] == ["skills/bakery/bread/"]
+    card = small_site.root / "search" / "cards" / "000" / "00001.json"     # launch/rocket's, not read yet
+    moved = card.with_name("moved.json")
+    card.rename(moved)
+    try:
+        page.fill("#searchBox", "launch")
+        wait_until(page, "() => document.getElementById('searchStatus').textContent.includes('cannot be read')")
+    finally:
+        moved.rename(card)
+    assert page.evaluate(STATE) == {"results": [], "hidden": True, "expanded": "false",
+                                    "status": "The search index cannot be read; reload the page to try again."}
+    page.press("#searchBox", "Enter")
+    assert page.url == small_site.page_url("index.html?q=launch")
