@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from pathlib import Path
 from typing import Iterator
 
 import pytest
