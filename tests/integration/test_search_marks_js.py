@@ -75,3 +75,30 @@ def test_the_page_finds_and_marks_the_word_as_the_loader(sites: dict[str, Path],
         assert [[h["id"] for h in per_query] for per_query in hits] == [[found] for _, found, _ in QUERIES]
     for per_query, (query, _, marked) in zip(pages[0], QUERIES):
         assert marked in per_query[0]["marks"], (query, per_query[0]["marks"])
+
+
+def _prefixes(query: str) -> list[str]:
+    """What the box holds after each key of ``query``."""
+    return [query[:end] for end in range(1, len(query) + 1)]
+
+
+@pytest.mark.parametrize("layout", ["whole", "sharded"])
+def test_no_mark_of_a_half_typed_query_is_empty_or_part_of_a_word(sites: dict[str, Path], layout: str) -> None:
+    """Each key of "हिन्दी अनुवाद" and "สวัสดี" (a virama, a vowel sign typed alone after its letter):
+    every range the page highlights, on either page (lunr's, its plain-text match, the shards'),
+    is a whole word of the skill's text, never empty nor cut inside a word."""
+    queries = _prefixes("हिन्दी अनुवाद") + _prefixes("สวัสดี")
+    if layout == "whole":
+        out = run_node(str(REPO / "tests" / "js" / "browser_search.js"), str(sites[layout]), "-", stdin=queries)
+        pages = {"lunr": out["lunr"], "text": out["text"]}
+    else:
+        out = run_node(str(REPO / "tests" / "js" / "shard_search.js"), str(sites[layout]), "-", stdin=queries)
+        pages = {"shards": out["hits"]}
+    words = {skill_id: set(skill_id.split("/")[1:]) | {w.rstrip("।.") for w in text.split()}
+             for skill_id, text in SKILLS.items()}
+    for name, hits in pages.items():
+        for query, per_query in zip(queries, hits):
+            for hit in per_query:
+                assert hit["marks"] and set(hit["marks"]) <= words[hit["id"]], (name, query, hit)
+        assert [h["marks"] for h in hits[len(_prefixes("हिन्दी अनुवाद")) - 1]] == [["हिन्दी", "अनुवाद"]], name
+        assert [h["marks"] for h in hits[-1]] == [["สวัสดี"]], name

@@ -7,10 +7,11 @@
 //       -> {"docs": N, "fields": [lunr.json's fields],
 //           "lunr": [[{"id", "score", "words", "marks"}, ...], ...],   what the page shows
 //                                                                      once search/lunr.json is loaded
-//           "text": [[{"id", "score", "words"}, ...], ...]}            its quick plain-text match
+//           "text": [[{"id", "score", "words", "marks"}, ...], ...]}   its quick plain-text match
 //                                                                      over search/docs.json, before
 //       one list per query, best first, at most N (default 10) each; "marks" are the words of
-//       the result's name and description the page highlights.
+//       the result's name and description the page highlights (lunr's: the index terms the result
+//       matched; the plain-text match's: the word beginnings it looked for).
 //
 // SITE is a folder `skillsite build` wrote (search/lunr.json, search/docs.json); QUERIES_JSON a
 // JSON list of strings given as the argument, or read from stdin when it is "-" or missing.
@@ -56,10 +57,10 @@ function main(argv) {
   }));
   const index = page.loadIndex(lunr, data);
 
-  const marked = (doc, hit) => {
+  const marked = (doc, terms, starts) => {
     const words = [];
     for (const field of [doc.name, doc.description]) {
-      for (const [start, end] of page.highlightRanges(lunr, field, hit.terms, null)) words.push(field.slice(start, end));
+      for (const [start, end] of page.highlightRanges(lunr, field, terms, starts)) words.push(field.slice(start, end));
     }
     return words;
   };
@@ -67,10 +68,11 @@ function main(argv) {
   for (const query of queries) {
     out.lunr.push(page.searchIndex(lunr, index, query).slice(0, k).map((hit) => {
       const doc = docs[+hit.ref];
-      return { id: doc.id, score: hit.score, words: hit.words, marks: marked(doc, hit) };
+      return { id: doc.id, score: hit.score, words: hit.words, marks: marked(doc, hit.terms, null) };
     }));
+    const starts = [].concat(...page.queryWords(lunr, query).map((word) => word.starts));    // as search.js's hits
     out.text.push(page.searchText(lunr, docs, query).slice(0, k).map((hit) => (
-      { id: docs[hit.ref].id, score: hit.score, words: hit.words })));
+      { id: docs[hit.ref].id, score: hit.score, words: hit.words, marks: marked(docs[hit.ref], null, starts) })));
   }
   process.stdout.write(JSON.stringify(out) + "\n");
 }

@@ -46,11 +46,24 @@ def words_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     yield from _serve(_build([_tree(tmp / "skills")], tmp / "site", LAYOUTS[request.param]))
 
 
+#: Every key's highlighted words, as drawn: recorded whenever the results change. Their text, not
+#: what is laid out (``innerText``): a result is ``content-visibility: auto`` (app.css), and until
+#: the next frame lays it out its marks' innerText is "" (the two empty marks a CI run once read).
+RECORD_MARKS = """
+window.__drawnMarks = [];
+new MutationObserver(function () {
+  var results = document.getElementById('searchResults');
+  if (results) window.__drawnMarks.push([document.getElementById('searchBox').value,
+    Array.prototype.map.call(results.querySelectorAll('mark'), function (m) { return m.textContent; })]);
+}).observe(document, { subtree: true, childList: true });
+"""
+
+
 def _typed(page, served: Served, query: str, expected: list[str], marked: list[str]) -> tuple[list[str], list[str]]:
     """Type ``query`` into the box of a freshly opened home page, one key at a time; the skills
-    of the results and the highlighted words, once they are ``expected`` and ``marked`` (the
-    page draws each key's results as they come: the last key's may follow an earlier key's list),
-    or as they are after 5 s."""
+    of the results and the highlighted words (their text: see RECORD_MARKS), once they are
+    ``expected`` and ``marked`` (the page draws each key's results as they come: the last key's
+    may follow an earlier key's list), or as they are after 5 s."""
     page.goto(served.page_url("index.html"))
     wait_until(page, "() => performance.getEntriesByName('skillsite:index-ready').length > 0")
     page.locator("#searchBox").press_sequentially(query)
@@ -58,7 +71,7 @@ def _typed(page, served: Served, query: str, expected: list[str], marked: list[s
     deadline = time.monotonic() + 5
     while True:
         shown = [h.removeprefix("skills/").removesuffix("/") for h in page.evaluate(read)]
-        marks = page.locator("#searchResults mark").all_inner_texts()
+        marks = page.locator("#searchResults mark").all_text_contents()
         if (shown, marks) == (expected, marked) or time.monotonic() > deadline:
             return shown, marks
         page.wait_for_timeout(50)
@@ -99,3 +112,15 @@ def test_a_word_with_combining_marks_is_found_and_highlighted_whole(
     shown, marks = _typed(page, words_site, query, [expected], marked)
     assert shown == [expected]
     assert marks == marked
+
+
+def test_no_mark_drawn_while_a_query_is_typed_is_empty_or_part_of_a_word(context, words_site: Served) -> None:
+    """Typing "हिन्दी अनुवाद" key by key (a virama and vowel signs typed alone after their letter):
+    every mark drawn for any key, on either page, is a whole word of the skill, never empty."""
+    context.add_init_script(RECORD_MARKS)
+    page = context.new_page()
+    shown, marks = _typed(page, words_site, "हिन्दी अनुवाद", ["lang/hindi"], ["हिन्दी", "अनुवाद"])
+    assert (shown, marks) == (["lang/hindi"], ["हिन्दी", "अनुवाद"])
+    drawn = page.evaluate("window.__drawnMarks")
+    assert ["हिन्दी अनुवाद", ["हिन्दी", "अनुवाद"]] in drawn
+    assert {mark for _, per_key in drawn for mark in per_key} == {"हिन्दी", "अनुवाद"}, drawn
