@@ -363,15 +363,14 @@
   }
 
   /* The tags closest to the words of a query that found nothing: ``counts`` maps each tag to its
-     number of skills; a tag is close when one of its parts (cut at non-letters) begins with a
-     word or the word with it, or is a word misspelt by one or two letters. At most ``limit``,
-     closest first, then the most used. */
+     number of skills; a tag is close when one of its parts (its words, as terms.words cuts them:
+     "ci–cd" and "well‐known" hold two) begins with a word or the word with it, or is a word
+     misspelt by one or two letters. At most ``limit``, closest first, then the most used. */
   function closestTags(lunr, text, counts, limit) {
     var words = queryWords(lunr, text).map(function (w) { return w.text; }).filter(function (w) { return w.length >= 2; });
     var found = [];
     Object.keys(counts).forEach(function (tag) {
-      var parts = folded(tag).split(/[^a-z0-9\u00c0-\uffff]+/).filter(Boolean);
-      parts.push(folded(tag));
+      var parts = (folded(tag).match(TERM_WORD) || []).concat([folded(tag)]);
       var best = 0;
       words.forEach(function (w) {
         parts.forEach(function (p) {

@@ -187,6 +187,16 @@ test("closestTags: tags a misspelt or partial word is close to, closest then mos
   assert.deepEqual(core.closestTags(lunr, "data", many, 3).map((t) => t.tag), ["data8", "data7", "data6"]);
 });
 
+test("closestTags: a tag's parts are its words, whatever punctuation joins them", () => {
+  // U+2013 (en dash), U+2010 (hyphen), U+00B7 (middle dot): no letters, so they cut words as terms.words does
+  const counts = { "ci\u2013cd": 3, "well\u2010known": 2, "node\u00b7js": 2, docker: 1 };
+  assert.deepEqual(core.closestTags(lunr, "cd", counts).map((t) => t.tag), ["ci\u2013cd"]);
+  assert.deepEqual(core.closestTags(lunr, "known", counts).map((t) => t.tag), ["well\u2010known"]);
+  assert.deepEqual(core.closestTags(lunr, "js", counts).map((t) => t.tag), ["node\u00b7js"]);
+  assert.deepEqual(core.closestTags(lunr, "hindi", { "हिन्दी–अनुवाद": 1, "हिन्दी": 2 }), []);
+  assert.deepEqual(core.closestTags(lunr, "अनुवाद", { "हिन्दी–अनुवाद": 1, "हिन्दी": 2 }).map((t) => t.tag), ["हिन्दी–अनुवाद"]);
+});
+
 // ---------------------------------------------------------------- the sharded index (BM25F)
 
 // Shard files made here, as skillsite.search.shard_writer writes them: ``terms`` maps a term to
