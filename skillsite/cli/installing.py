@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import click
 
 from skillsite.diagnostics import printable
-from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT
+from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
 from skillsite.cli.reading import (catalog_options_for, loader_error_text, open_catalog_or_error,
                                    open_catalog_or_exit, run_loader, try_loader)
 
@@ -241,7 +241,8 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
            allowed_hosts: tuple[str, ...], overwrite: bool, follow_links: bool) -> None:
     """Re-install ID (default: every skill installed by name) and the skills it needs at the highest
     releases the locked ranges allow, from the catalogs the lock records; a release whose
-    digest changed under the same version (tampered) is refused.  The lock keeps its ranges."""
+    digest changed under the same version (tampered) is refused.  The lock keeps its ranges.  Every
+    target is tried; the exit status is the most severe met: 3 a write refused, 2 an unusable lock, 1 a catalog."""
     from skillsite.agent.lockfile import resolve_source
 
     lock = read_lock_or_exit(lock_file)
@@ -249,23 +250,36 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
         raise click.BadParameter(f"{lock_file} holds no skill {skill_id!r}", param_hint="ID")
     named = sorted(sid for sid, locked in lock.skills.items() if locked.requested)
     targets = [skill_id] if skill_id else named or sorted(lock.skills)
-    failed = False
+    status = 0
     edited = edited_skills(lock, lock_file)  # the installed files are hashed once, not once a target
     missing = missing_skills(lock, lock_file)
     for target in targets:
         before = read_lock_or_exit(lock_file)
-        catalog = open_catalog_or_exit(resolve_source(lock.skills[target].source, lock_file), cache_dir, timeout,
-                                       allowed_hosts)
+        catalog, error = open_catalog_or_error(resolve_source(lock.skills[target].source, lock_file), cache_dir,
+                                               timeout, allowed_hosts)
+        if catalog is None:  # the other targets are still updated, as outdated still checks them
+            click.echo(f"skillsite: {error}; {printable(target)} was not updated", err=True)
+            status = worst_status(status, EXIT_CATALOG)
+            continue
         _, code = try_loader(lambda: catalog.update(target, lock_file, overwrite=overwrite, follow_links=follow_links),
                              "skillsite update")
         still_edited = say_replaced(edited)
-        if code == EXIT_ENVIRONMENT:
-            sys.exit(code)
-        failed = failed or bool(code)
+        status = worst_status(status, code)
         after = read_lock_or_exit(lock_file)
         said = _say_updated(before, after, missing & set(after.skills) - missing_skills(after, lock_file))
         missing -= said
         if not code and target not in said | set(edited) - set(still_edited):
             click.echo(printable(f"{target}: {_version_text(after.skills[target])}, up to date"))
         edited = still_edited
-    sys.exit(EXIT_CATALOG if failed else 0)
+    sys.exit(status)
+
+
+#: The statuses a target of ``update`` can fail with, least severe first: a catalog problem, an
+#: unusable lock file, the machine refusing a write (docs/commands.md).
+_SEVERITY = (0, EXIT_CATALOG, EXIT_USAGE, EXIT_ENVIRONMENT)
+
+
+def worst_status(status: int, code: int) -> int:
+    """The more severe of two exit statuses: ``update`` ends with the worst its targets met, so
+    that a CI script reading it learns of a lock to mend or a machine refusing, not only "failed"."""
+    return max(status, code, key=_SEVERITY.index)

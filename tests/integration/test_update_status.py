@@ -1,0 +1,47 @@
+"""``skillsite update`` of several skills over real HTTP (127.0.0.1): every skill is tried, and
+the command ends with the most severe status its skills met, which a CI script reads."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from skillsite.cli import main
+from versioned_site import FakeRelease as R
+from versioned_site import make_site, served_site
+
+SKILLS = {"alpha": [R("1.0.0")], "beta": [R("1.0.0")], "gamma": [R("1.0.0")]}
+
+
+def cli(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def edit_lock(lock: Path, skill_id: str, **changes: str) -> None:
+    data = json.loads(lock.read_text("utf-8"))
+    data["skills"][skill_id].update(changes)
+    lock.write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_update_tries_every_skill_and_exits_with_the_most_severe_status(tmp_path: Path) -> None:
+    """alpha's catalog is gone (1), beta's folder lies under a regular file, which the machine
+    refuses (3), gamma has a new release: gamma is updated, and the status is 3, not 1."""
+    project = tmp_path / "project"
+    lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
+    with served_site(tmp_path / "catalog", SKILLS) as server:
+        for sid in SKILLS:
+            result = cli("install", sid, "--catalog", server.url, "--dest", str(project / "skills" / sid),
+                         "--lock", str(lock), "--cache-dir", cache)
+            assert result.exit_code == 0, result.output
+        make_site(tmp_path / "catalog", {**SKILLS, "gamma": [R("1.0.0"), R("1.1.0")]})
+        edit_lock(lock, "alpha", source=server.url + "gone/skills.json")
+        (project / "afile").write_text("not a folder")
+        edit_lock(lock, "beta", path="afile/beta")
+        result = cli("update", "--lock", str(lock), "--cache-dir", cache)
+    assert result.exit_code == 3, result.output
+    assert "Traceback" not in result.output
+    assert f"HTTP 404 Not Found from {server.url}gone/skills.json; alpha was not updated" in result.stderr
+    assert f"cannot install beta into {project / 'afile' / 'beta'}" in result.stderr
+    assert result.stdout == "gamma: 1.0.0 -> 1.1.0\n"
+    assert json.loads(lock.read_text("utf-8"))["skills"]["gamma"]["version"] == "1.1.0"
