@@ -163,20 +163,28 @@ def collect_tags(entries: Iterable[ManifestEntry], shown: Mapping[str, Sequence[
     count, sorted by name; ``shown``: the tags each is shown under (:func:`group_tags`: a group of
     copies counts once under each tag of any member), else its own.  Tags that fold alike
     (:func:`~skillsite.search.terms.folded`: ``UPPER`` and ``upper``, "é" written composed or
-    decomposed) are one tag, as every tag filter takes them, shown as the first spelling in sorted
-    order."""
+    decomposed) are one tag, as every tag filter takes them, shown as its first spelling in sorted
+    order among the tags ``entries`` write themselves: a copy the lists do not show spells only a
+    tag no shown skill has."""
     counts: dict[str, int] = {}
-    spellings: dict[str, str] = {}
+    own: dict[str, str] = {}        # each tag's first spelling among the skills' own tags
+    any_member: dict[str, str] = {}  # and among those of every member of their groups
     for entry in entries:
         tags = entry.tags if shown is None else shown[entry.id]
-        for tag in tags:
-            key = folded(tag)
-            spellings[key] = min(tag, spellings.get(key, tag))
+        _first_spellings(own, entry.tags)
+        _first_spellings(any_member, tags)
         for key in dict.fromkeys(folded(tag) for tag in tags):
             counts[key] = counts.get(key, 0) + 1
-    names = sorted(spellings.values())
+    names = sorted({**any_member, **own}.values())
     slugs = _unique_slugs(names)
     return [TagInfo(name, slugs[name], counts[folded(name)]) for name in names]
+
+
+def _first_spellings(spellings: dict[str, str], tags: Iterable[str]) -> None:
+    """Keep in ``spellings`` (folded tag -> spelling) the first in sorted order of each of ``tags``."""
+    for tag in tags:
+        key = folded(tag)
+        spellings[key] = min(tag, spellings.get(key, tag))
 
 
 def tags_by_folded_name(tags: Iterable[TagInfo]) -> dict[str, TagInfo]:

@@ -526,19 +526,24 @@
   Search.prototype.tagCounts = function () {
     var counts = Object.create(null);
     if (this.docs) {
-      var groups = Object.create(null), perTag = Object.create(null), spelling = Object.create(null);
+      var groups = Object.create(null), perTag = Object.create(null);
+      var own = Object.create(null), anyMember = Object.create(null);
       this.docs.forEach(function (d) {
         var group = d.copyOf >= 0 ? d.copyOf : d.row, held = groups[group] || (groups[group] = Object.create(null));
-        [d.tags].concat(d.hiddenTags).forEach(function (tags) {
+        [d.tags].concat(d.hiddenTags).forEach(function (tags, i) {
           tags.forEach(function (t) {
             var key = folded(t);       // one tag however it is spelt, shown as its first spelling (as the build)
-            if (spelling[key] === undefined || t < spelling[key]) spelling[key] = t;
+            if (i === 0 && d.copyOf < 0 && (own[key] === undefined || t < own[key])) own[key] = t;
+            if (anyMember[key] === undefined || t < anyMember[key]) anyMember[key] = t;
             held[key] = true;
           });
         });
       });
       Object.keys(groups).forEach(function (g) { for (var t in groups[g]) perTag[t] = (perTag[t] || 0) + 1; });
-      Object.keys(spelling).forEach(function (key) { counts[spelling[key]] = perTag[key]; });
+      // spelt as the skills the list shows write it; a copy it does not show, only for a tag none of them has
+      Object.keys(anyMember).forEach(function (key) {
+        counts[own[key] !== undefined ? own[key] : anyMember[key]] = perTag[key];
+      });
       return counts;
     }
     Array.prototype.forEach.call(doc.querySelectorAll("#tagChips [data-tag]"), function (chip) {

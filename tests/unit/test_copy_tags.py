@@ -23,8 +23,9 @@ CANONICAL = "a/skills/widget"
 SKILLS = [(CANONICAL, "widget", "tags: [shop]\n"), ("m/skills/widget", "widget", "tags: [shop, onlycopy]\n"),
           ("z/.claude/skills/widget", "widget", "tags: [Shop, hiddencopy]\nhidden: true\n"),
           ("b/skills/gizmo", "gizmo", "tags: [shop]\n")]
-#: Each tag's count: the widget group once under each tag of any member ("Shop": the first spelling).
-COUNTS = {"hiddencopy": 1, "onlycopy": 1, "Shop": 2}
+#: Each tag's count: the widget group once under each tag of any member ("shop": as the shown skills
+#: spell it, not as the hidden copy's "Shop", which sorts first).
+COUNTS = {"hiddencopy": 1, "onlycopy": 1, "shop": 2}
 CHIP = re.compile(r'<a class="chip" href="([^"]+)" data-tag="([^"]+)">[^<]+ <span class="chip-count">(\d+)</span>')
 
 
