@@ -21,9 +21,9 @@ from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, PlannedSkill
 from skillsite.agent.install_staging import staging_folder
 from skillsite.agent.installed import (InstalledFolder, apart_of, changed_locally, installed_digest,
                                       nested_digest, nested_digest_of)
-from skillsite.agent.lockfile import (Lock, LockedSkill, holds_lock, inside_lock_folder, leads_out_of_lock_folder,
-                                      LockedFolders, lock_path_text, read_lock, record_installed, resolve_locked_path,
-                                      resolve_source, source_text)
+from skillsite.agent.lockfile import (Lock, LockedSkill, check_lock_writable, holds_lock, inside_lock_folder,
+                                      leads_out_of_lock_folder, LockedFolders, lock_path_text, read_lock,
+                                      record_installed, resolve_locked_path, resolve_source, source_text)
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.semver import parse_version
@@ -162,6 +162,8 @@ class Installer:
         for planned in plan:
             _check_room(planned, targets[planned.id], fetched[planned.id][0], inside[planned.id],
                         overwrite or actions[planned.id] == "keep")
+        if lock_path is not None:  # before any folder is put in place: none may hold a release the lock misses
+            check_lock_writable(lock_path)
         for planned in plan:
             files, digest = fetched[planned.id]
             if actions[planned.id] != "keep":

@@ -26,7 +26,7 @@ from skillsite.agent.semver import RangeError, parse_range
 from skillsite.agent.versions import is_release_digest
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.vcs_names import is_vcs_folder
-from skillsite.folders import write_text_atomically
+from skillsite.folders import sibling_name, write_text_atomically
 
 LOCK_NAME = "skillsite-lock.json"
 LOCKFILE_VERSION = 1
@@ -240,6 +240,20 @@ def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:
     finally:
         if folder is not None:
             os.close(folder)  # and with it the flock
+
+
+def check_lock_writable(path: Path) -> None:
+    """InstallError unless a lock can be written at ``path``: its folder takes the new file
+    :func:`write_lock` renames into place.  Checked before any skill folder is put in place, so
+    a lock that cannot be written leaves them as they were, not holding releases it does not record."""
+    path = Path(path)
+    probe = sibling_name(path, "tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        raise InstallError(exc.errno, f"cannot write the lock file {path}: {exc.strerror or exc}", str(path)) from None
 
 
 def write_lock(path: Path, lock: Lock) -> None:
