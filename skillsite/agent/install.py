@@ -22,7 +22,7 @@ from skillsite.agent.install_staging import staging_folder
 from skillsite.agent.installed import (InstalledFolder, apart_of, changed_locally, installed_digest,
                                       nested_digest, nested_digest_of)
 from skillsite.agent.lockfile import (Lock, LockedSkill, check_lock_writable, holds_lock, inside_lock_folder,
-                                      leads_out_of_lock_folder, LockedFolders, lock_path_text, read_lock,
+                                      leads_out_of_lock_folder, LockedFolders, lock_path_text, locked_id, read_lock,
                                       record_installed, resolve_locked_path, resolve_source, source_text)
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.release_digest import release_digest
@@ -84,12 +84,14 @@ class Installer:
         ``overwrite``.  A folder the lock names that leads out of the lock's folder through a
         symbolic link is refused (UnsafePathError: a lock and a link committed side by side could
         send a skill anywhere) unless ``follow_links``, the user's word that the link is theirs (a
-        skills folder linked to a shared one).  Returns what was planned, dependencies first.
+        skills folder linked to a shared one).  ``skill_id`` is found as :func:`locked_id` finds it
+        (an accented id typed decomposed too).  Returns what was planned, dependencies first.
         """
         lock_path = Path(os.path.abspath(lock))
         lock_file = read_lock(lock_path)
-        locked = lock_file.skills.get(skill_id)
-        if locked is None or not self._is_source(locked.source, lock_path):
+        skill_id = locked_id(lock_file, skill_id, lock_path)  # as the lock spells it (NFC or NFD alike)
+        locked = lock_file.skills[skill_id]
+        if not self._is_source(locked.source, lock_path):
             raise NotFoundError(f"{lock_path} holds no skill {skill_id!r} installed from {self.catalog.location}")
         target = resolve_locked_path(locked.path, lock_path)
         edited = os.path.lexists(target) and not overwrite and \

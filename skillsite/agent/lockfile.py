@@ -12,11 +12,12 @@ from __future__ import annotations
 import bisect
 import json
 import os
+import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skillsite.agent.errors import InstallError, LockFileError
+from skillsite.agent.errors import InstallError, LockFileError, NotFoundError
 
 try:
     import fcntl
@@ -76,6 +77,22 @@ class Lock:
             locked = replace(locked, requested=previous.requested)
         return Lock({**self.skills, skill_id: locked})
 
+
+def locked_id(lock: Lock, text: str, where: str | os.PathLike[str]) -> str:
+    """The id under which ``lock`` (the file ``where``) holds the skill ``text`` names: ``text``
+    itself, else the one locked id of the same NFC (a shell on macOS gives an accented id
+    decomposed), as a catalog finds its ids.  Two locked ids of one NFC (each spelling installed
+    from a catalog publishing it) are told apart only exactly; NotFoundError when none is meant."""
+    if text in lock.skills:
+        return text
+    key = unicodedata.normalize("NFC", text)
+    same = sorted(sid for sid in lock.skills if unicodedata.normalize("NFC", sid) == key)
+    if len(same) == 1:
+        return same[0]
+    if same:
+        raise NotFoundError(f"{ascii(text)} is the Unicode text of several skills' ids in {where} "
+                            f"({', '.join(ascii(i) for i in same)}); give one of them exactly")
+    raise NotFoundError(f"{where} holds no skill {text!r}")
 
 def lock_text(lock: Lock) -> str:
     """The lock file's text: sorted keys, 2-space indent, trailing newline."""

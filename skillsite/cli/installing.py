@@ -57,6 +57,18 @@ def read_lock_or_exit(lock_file: Path):
     return run_loader(lambda: read_lock(lock_file))
 
 
+def locked_id_or_exit(lock: Lock, text: str, lock_file: Path) -> str:
+    """The id under which the lock holds the skill ``text`` names, in either Unicode spelling
+    (:func:`~skillsite.agent.lockfile.locked_id`); a usage error (exit 2) when it holds none."""
+    from skillsite.agent.lockfile import locked_id
+    from skillsite.loader import NotFoundError
+
+    try:
+        return locked_id(lock, text, lock_file)
+    except NotFoundError as exc:
+        raise click.BadParameter(str(exc), param_hint="ID") from None
+
+
 def install_spec(spec: str, catalog) -> tuple[str, str | None]:
     """The id and range ``skillsite install`` is asked for: ``spec`` whole when the catalog holds
     a skill of that id or name (ids are folder paths, and real ones hold '@': ``owner@repo/x``),
@@ -144,25 +156,27 @@ def missing_skills(lock: Lock, lock_file: Path) -> set[str]:
 
 
 @click.command()
+@click.argument("skill_id", metavar="[ID]", required=False)
 @lock_option
 @catalog_options_for(None)
 @click.option("--json", "as_json", is_flag=True,
               help="Print a JSON list of {id, status, version, wanted, latest, ranges, detail}.")
-def outdated(lock_file: Path, source: str | None, cache_dir: Path | None, timeout: float,
+def outdated(skill_id: str | None, lock_file: Path, source: str | None, cache_dir: Path | None, timeout: float,
              allowed_hosts: tuple[str, ...], as_json: bool) -> None:
-    """Say, for each skill of the lock file, whether its catalog has an update within the locked
-    ranges, a newer release outside them, the same version with another digest (tampered), or
-    whether its installed files were modified.  Exit 1 when a skill is tampered or its catalog
-    could not be read (the other catalogs' skills are still checked)."""
+    """Say, for each skill of the lock file (or ID alone), whether its catalog has an update within
+    the locked ranges, a newer release outside them, the same version with another digest
+    (tampered), or whether its installed files were modified.  Exit 1 when a skill is tampered or
+    its catalog could not be read (the other catalogs' skills are still checked)."""
     import json
 
     from skillsite.agent.lockfile import LockedFolders
     from skillsite.agent.outdated import PROBLEMS
 
     lock = read_lock_or_exit(lock_file)
+    asked = [locked_id_or_exit(lock, skill_id, lock_file)] if skill_id is not None else sorted(lock.skills)
     folders, opened = LockedFolders(lock, lock_file), {}   # each path resolved, each catalog opened, once
     states = [_locked_state(lock, lock_file, sid, source, cache_dir, timeout, allowed_hosts, opened, folders)
-              for sid in sorted(lock.skills)]
+              for sid in asked]
     if as_json:
         click.echo(json.dumps([s.to_json() for s in states], ensure_ascii=False, indent=2))
     elif not states:
@@ -246,8 +260,8 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
     from skillsite.agent.lockfile import resolve_source
 
     lock = read_lock_or_exit(lock_file)
-    if skill_id is not None and skill_id not in lock.skills:
-        raise click.BadParameter(f"{lock_file} holds no skill {skill_id!r}", param_hint="ID")
+    if skill_id is not None:
+        skill_id = locked_id_or_exit(lock, skill_id, lock_file)
     named = sorted(sid for sid, locked in lock.skills.items() if locked.requested)
     targets = [skill_id] if skill_id else named or sorted(lock.skills)
     status = 0

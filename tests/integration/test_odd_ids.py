@@ -213,6 +213,49 @@ def test_show_search_and_install_take_every_id(served: tuple[Path, str], tmp_pat
     assert shown.returncode == 0 and shown.stdout.encode() == (site / "skills" / ACCENTED / "SKILL.md").read_bytes()
 
 
+#: Ids holding '@', '+', '%' (one looking encoded), a space and an accent, as ``outdated`` and
+#: ``update`` are given them: each as published, the accented one decomposed (a macOS shell's).
+LOCKED = {skill_id: unicodedata.normalize("NFD", skill_id) for skill_id in (
+    "repos/elizaOS@eliza/skills/at-sign", "repos/a+b/plus-sign", "repos/100%/percent-sign",
+    "repos/%40looks-encoded/looks-encoded", "repos/with space/space", ACCENTED)}
+
+
+def installed_at_first_release(catalog: Catalog, skill_ids: list[str], project: Path) -> Path:
+    """The lock of ``skill_ids`` installed into ``project`` at 1.0.0, each range then widened to ^1."""
+    lock = project / "skillsite-lock.json"
+    for n, skill_id in enumerate(skill_ids):
+        catalog.install(skill_id, project / f"skill{n}", version="1.0.0", lock=lock)
+    data = json.loads(lock.read_text("utf-8"))
+    for record in data["skills"].values():
+        record["requested"] = "^1"
+    lock.write_text(json.dumps(data), encoding="utf-8")
+    return lock
+
+
+def test_outdated_and_update_take_every_locked_id(served: tuple[Path, str], tmp_path: Path) -> None:
+    """Each skill at 1.0.0: ``outdated ID`` says 1.1.0 is wanted and ``update ID`` (and the
+    loader's ``update``) installs it, whatever the id holds and however its accent is spelt."""
+    _, base = served
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    catalog = Catalog.open(base + "skills.json", cache_dir=tmp_path / "cache")
+    lock = installed_at_first_release(catalog, list(LOCKED), tmp_path / "project")
+    by_api = installed_at_first_release(catalog, [ACCENTED], tmp_path / "api")
+    assert [p.id for p in catalog.update(LOCKED[ACCENTED], by_api)] == [ACCENTED]
+    assert json.loads(by_api.read_text("utf-8"))["skills"][ACCENTED]["version"] == "1.1.0"
+    assert unicodedata.normalize("NFC", LOCKED[ACCENTED]) == ACCENTED != LOCKED[ACCENTED]
+    for skill_id, typed in LOCKED.items():
+        checked = skillsite("outdated", typed, "--lock", str(lock), "--json", *cache, cwd=tmp_path)
+        assert checked.returncode == 0, checked.stderr
+        assert [(s["id"], s["status"], s["wanted"]) for s in json.loads(checked.stdout)] == [
+            (skill_id, "update-available", "1.1.0")]
+        updated = skillsite("update", typed, "--lock", str(lock), *cache, cwd=tmp_path)
+        assert (updated.returncode, updated.stdout, updated.stderr) == (0, f"{skill_id}: 1.0.0 -> 1.1.0\n", "")
+    locked = json.loads(lock.read_text("utf-8"))["skills"]
+    assert {skill_id: record["version"] for skill_id, record in locked.items()} == dict.fromkeys(LOCKED, "1.1.0")
+    again = skillsite("outdated", "--lock", str(lock), "--json", *cache, cwd=tmp_path)
+    assert [s["status"] for s in json.loads(again.stdout)] == ["up-to-date"] * len(LOCKED), again.stderr
+
+
 # ---------------------------------------------------------------- skillsite mcp
 
 

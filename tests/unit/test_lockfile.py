@@ -5,14 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import unicodedata
 from pathlib import Path
 
 import pytest
 
-from skillsite.agent.errors import InstallError, LockFileError
+from skillsite.agent.errors import InstallError, LockFileError, NotFoundError
 from skillsite.agent.installed import installed_digest
-from skillsite.agent.lockfile import (Lock, LockedSkill, lock_path_text, lock_text, read_lock, resolve_locked_path,
-                                      resolve_source, source_text, write_lock)
+from skillsite.agent.lockfile import (Lock, LockedSkill, lock_path_text, lock_text, locked_id, read_lock,
+                                      resolve_locked_path, resolve_source, source_text, write_lock)
 from skillsite.agent.release_digest import release_digest
 
 DIGEST = "sha256:" + "ab" * 32
@@ -200,3 +201,30 @@ def test_a_lone_surrogate_in_a_lock_is_a_lock_file_error(tmp_path: Path, change)
 def test_a_folder_name_too_long_for_the_file_system_has_no_installed_digest(tmp_path: Path) -> None:
     """A hand-edited lock path of 5,000 characters: nothing is installed there (not an OSError)."""
     assert installed_digest(tmp_path / ("v" * 5000)) is None
+
+
+#: One id in three Unicode spellings: composed (as Linux keeps a typed name), decomposed (as
+#: macOS spells a folder and its shells give a typed one), and half of each.
+COMPOSED = "repos/caf\u00e9/r\u00e9sum\u00e9"
+DECOMPOSED = unicodedata.normalize("NFD", COMPOSED)
+MIXED = "repos/caf\u00e9/re\u0301sum\u00e9"
+
+
+def test_a_locked_id_is_found_in_any_unicode_spelling_of_it() -> None:
+    lock = Lock({COMPOSED: locked(), "repos/a+b@x/100% sure": locked()})
+    for typed in (COMPOSED, DECOMPOSED, MIXED):
+        assert locked_id(lock, typed, "lock.json") == COMPOSED
+    assert locked_id(lock, "repos/a+b@x/100% sure", "lock.json") == "repos/a+b@x/100% sure"
+    assert locked_id(Lock({DECOMPOSED: locked()}), COMPOSED, "lock.json") == DECOMPOSED
+    with pytest.raises(NotFoundError, match="^lock.json holds no skill 'repos/cafe/resume'$"):
+        locked_id(lock, "repos/cafe/resume", "lock.json")
+
+
+def test_two_locked_spellings_of_one_id_are_each_found_only_as_written() -> None:
+    lock = Lock({COMPOSED: locked(), DECOMPOSED: locked(path=".agents/skills/other")})
+    assert locked_id(lock, COMPOSED, "lock.json") == COMPOSED
+    assert locked_id(lock, DECOMPOSED, "lock.json") == DECOMPOSED
+    with pytest.raises(NotFoundError) as raised:
+        locked_id(lock, MIXED, "lock.json")
+    assert str(raised.value) == (f"{ascii(MIXED)} is the Unicode text of several skills' ids in lock.json "
+                                 f"({ascii(DECOMPOSED)}, {ascii(COMPOSED)}); give one of them exactly")
