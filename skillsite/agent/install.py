@@ -20,7 +20,7 @@ from skillsite.agent.install_limits import InstallAllowance
 from skillsite.agent.install_plan import REQUEST, UNVERSIONED, Ask, PlannedSkill, label, plan_install
 from skillsite.agent.install_staging import staging_folder
 from skillsite.agent.installed import (InstalledFolder, apart_of, changed_locally, installed_digest,
-                                      nested_digest, nested_digest_of)
+                                      nested_digest, nested_digest_of, unreadable_text)
 from skillsite.agent.lockfile import (Lock, LockedSkill, check_lock_writable, holds_lock, inside_lock_folder,
                                       leads_out_of_lock_folder, LockedFolders, lock_path_text, locked_id, read_lock,
                                       record_installed, resolve_locked_path, resolve_source, source_text)
@@ -94,10 +94,7 @@ class Installer:
         if not self._is_source(locked.source, lock_path):
             raise NotFoundError(f"{lock_path} holds no skill {skill_id!r} installed from {self.catalog.location}")
         target = resolve_locked_path(locked.path, lock_path)
-        edited = os.path.lexists(target) and not overwrite and \
-            changed_locally(target, locked, apart_of(LockedFolders(lock_file, lock_path), skill_id, target))
-        refusal = DestinationExistsError(f"{target} has local changes (its files are not those {lock_path} records "
-                                         f"for {skill_id}); pass overwrite=True to replace them") if edited else None
+        refusal = None if overwrite else _local_changes(skill_id, target, lock_file, lock_path)
         ask = Ask(REQUEST if locked.requested else f"{lock_path.name}", locked.requested or "*")
         return self._install_closure(skill_id, ask, target, overwrite, children, lock_path, locked.requested,
                                      replace_root=True, follow_links=follow_links, refusal=refusal)
@@ -258,7 +255,9 @@ class Installer:
             return _Placement("replace" if overwrite else "new")  # install() refused an existing dest unless overwrite
         if not os.path.lexists(target):
             return _Placement("replace" if root and overwrite else "new")
-        present = InstalledFolder.at(target, apart)
+        present = _held(target, apart, planned.label, may_replace=overwrite or root)
+        if present is None:
+            return _Placement("replace")
         nested = nested_of(planned.id)
         if present.own == digest and (nested is None or present.holds_nested(nested)):
             # nested skills are checked when they come with it (a release not the latest has none)
@@ -341,6 +340,34 @@ class Installer:
             child = self.catalog._source.checked(data)
             plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
         return plan
+
+
+def _held(target: Path, apart: Sequence[Path], label: str, *, may_replace: bool) -> InstalledFolder | None:
+    """What the folder of a planned skill holds (see :meth:`Installer._placement`); None when a
+    file there cannot be read and the folder may be replaced anyway (nothing of it is needed),
+    else DestinationExistsError naming that file."""
+    try:
+        return InstalledFolder.at(target, apart)
+    except OSError as exc:
+        if may_replace:
+            return None
+        raise DestinationExistsError(f"cannot tell whether {target} holds {label}, the dependency to install there: "
+                                     f"{unreadable_text(exc)}; pass overwrite=True to replace it") from None
+
+
+def _local_changes(skill_id: str, target: Path, lock: Lock, lock_path: Path) -> DestinationExistsError | None:
+    """Why an update without ``overwrite`` may not replace ``target``: its files are not those the
+    lock records, or one of them cannot be read, so that cannot be told; None when it may."""
+    if not os.path.lexists(target):
+        return None
+    apart = apart_of(LockedFolders(lock, lock_path), skill_id, target)
+    try:
+        if not changed_locally(target, lock.skills[skill_id], apart):
+            return None
+        why = f"{target} has local changes (its files are not those {lock_path} records for {skill_id})"
+    except OSError as exc:
+        why = f"cannot tell whether {target} has local changes: {unreadable_text(exc)}"
+    return DestinationExistsError(f"{why}; pass overwrite=True to replace them")
 
 
 def _check_not_locked_elsewhere(skill_id: str, target: Path, lock: Lock, lock_path: Path) -> None:

@@ -81,6 +81,12 @@ class InstalledFolder(NamedTuple):
         return self.own != locked.digest or self.nested_changed(locked)
 
 
+def unreadable_text(exc: OSError) -> str:
+    """An error met hashing an installed folder as a clause naming the file: a file of mode 000
+    (or one in a folder that cannot be entered) leaves unknown whether the folder changed."""
+    return f"{exc.filename or 'a file there'} cannot be read ({exc.strerror or exc})"
+
+
 def apart_of(folders: LockedFolders, skill_id: str, folder: Path) -> list[Path]:
     """The folders inside ``folder`` of the other skills a lock records on their own (for
     :meth:`InstalledFolder.at`)."""

@@ -63,28 +63,29 @@ UNKNOWN = "unknown"
 
 def skill_state(skill_id: str, locked: LockedSkill, asks: list[Ask], published: Mapping[str, str] | None,
                 installed: str | None, nested_changed: bool = False,
-                published_nested: str | None = UNKNOWN) -> SkillState:
+                published_nested: str | None = UNKNOWN, unreadable: str = "") -> SkillState:
     """The state of a locked skill.  ``published``: version -> digest of its releases now
     (:meth:`Catalog.release_digests`), None when the catalog lacks the skill; ``installed``: the
     digest of its folder now (None when there is none); ``nested_changed``: whether the nested
     skills installed with it changed (:meth:`~skillsite.agent.installed.InstalledFolder.nested_changed`);
     ``published_nested``: the digest of the nested skills an install of its current files brings
-    (:meth:`~skillsite.agent.install.Installer.published_nested_digest`)."""
+    (:meth:`~skillsite.agent.install.Installer.published_nested_digest`); ``unreadable``: why
+    the folder could not be hashed (a file that cannot be read), which makes it ``modified``."""
     versions = sorted((v for v in (published or {}) if v), key=parse_version)
     latest = versions[-1] if versions else None
     wanted = _wanted(versions, asks)
-    status, detail = _status(locked, published, installed, wanted, latest, nested_changed)
+    status, detail = _status(locked, published, installed, wanted, latest, nested_changed, unreadable)
     if status == "up-to-date" and _nested_moved(locked, latest, published_nested):
         status, detail = "update-available", "the catalog's nested skills of this release changed"
     return SkillState(skill_id, status, locked.version, wanted, latest, tuple(asks), detail)
 
 
 def unchecked_state(skill_id: str, locked: LockedSkill, asks: list[Ask], catalog: str, reason: str,
-                    installed: str | None, nested_changed: bool = False) -> SkillState:
+                    installed: str | None, nested_changed: bool = False, unreadable: str = "") -> SkillState:
     """The state of a locked skill whose catalog could not be read: ``could-not-check``, saying
     why, and what its folder says (missing or modified) when it says anything."""
     detail = f"its catalog {catalog} could not be read: {reason}"
-    local, why = _status(locked, None, installed, None, None, nested_changed)
+    local, why = _status(locked, None, installed, None, None, nested_changed, unreadable)
     if local in ("missing", "modified"):
         detail += f"; {local}: {why}"
     return SkillState(skill_id, UNCHECKED, locked.version, None, None, tuple(asks), detail)
@@ -109,12 +110,15 @@ def _wanted(versions: list[str], asks: list[Ask]) -> str | None:
 
 
 def _status(locked: LockedSkill, published: Mapping[str, str] | None, installed: str | None,
-            wanted: str | None, latest: str | None, nested_changed: bool = False) -> tuple[str, str]:
+            wanted: str | None, latest: str | None, nested_changed: bool = False,
+            unreadable: str = "") -> tuple[str, str]:
     """The first status that applies, and a sentence saying why."""
     key = locked.version or UNVERSIONED
     if published is not None and locked.version and published.get(key) not in (None, locked.digest):
         return "tampered", (f"the catalog now publishes {locked.version} with the digest {published[key]}, the lock "
                             f"records {locked.digest}; refusing it")
+    if unreadable:
+        return "modified", f"cannot tell whether the files at {locked.path} are the ones locked: {unreadable}"
     if installed is None:
         return "missing", f"nothing is installed at {locked.path}"
     if installed != locked.digest:

@@ -119,32 +119,48 @@ def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allo
 def say_replaced(edited: dict[str, tuple[Path, Any]]) -> dict[str, tuple[Path, Any]]:
     """Name each edited skill (:func:`edited_skills`) whose folder an install replaced (--overwrite);
     the others, still edited, are returned (for the next install of the same command)."""
-    from skillsite.agent.installed import InstalledFolder
-
     kept = {}
     for sid, (where, held) in sorted(edited.items()):
-        if not InstalledFolder.at(where).same_files(held):
-            click.echo(printable(f"replaced {sid} in {where}: the changes made there since it was installed are gone"))
-        else:
+        now = _folder_held(where)
+        if now is None or held is not None and now.same_files(held):  # unreadable still, or as it was
             kept[sid] = (where, held)
+        elif held is None:
+            click.echo(printable(f"replaced {sid} in {where}: some of its files could not be read, so any changes "
+                                 "made there are gone"))
+        else:
+            click.echo(printable(f"replaced {sid} in {where}: the changes made there since it was installed are gone"))
     return kept
 
 
 def edited_skills(lock: Any, lock_file: Path) -> dict[str, tuple[Path, Any]]:
     """The locked skills whose folder holds something other than the locked files (edited in
     place, or no skill at all): their folder and what it holds now (an
-    :class:`~skillsite.agent.installed.InstalledFolder`), so that replacing one can be said."""
-    from skillsite.agent.installed import InstalledFolder, apart_of
+    :class:`~skillsite.agent.installed.InstalledFolder`; None when a file there cannot be read,
+    so whether it was edited is unknown), so that replacing one can be said."""
+    from skillsite.agent.installed import apart_of
     from skillsite.agent.lockfile import LockedFolders, resolve_locked_path
 
     found = {}
     folders = LockedFolders(lock, lock_file)
     for sid, locked in lock.skills.items():
         where = resolve_locked_path(locked.path, lock_file)
-        held = InstalledFolder.at(where, apart_of(folders, sid, where))
-        if os.path.lexists(where) and held.changed(locked):
+        if not os.path.lexists(where):
+            continue
+        held = _folder_held(where, apart_of(folders, sid, where))
+        if held is None or held.changed(locked):
             found[sid] = (where, held)
     return found
+
+
+def _folder_held(where: Path, apart: list[Path] | None = None) -> Any:
+    """What an installed folder holds (an :class:`~skillsite.agent.installed.InstalledFolder`), or
+    None when one of its files cannot be read: an install that replaces it needs none of them."""
+    from skillsite.agent.installed import InstalledFolder
+
+    try:
+        return InstalledFolder.at(where, apart or [])
+    except OSError:
+        return None
 
 
 def missing_skills(lock: Lock, lock_file: Path) -> set[str]:
@@ -199,7 +215,7 @@ def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cach
     """The :class:`~skillsite.agent.outdated.SkillState` of one locked skill (its catalog opened once,
     or found unreadable once: then its skills could not be checked; ``folders``: the lock's
     :class:`~skillsite.agent.lockfile.LockedFolders`)."""
-    from skillsite.agent.installed import InstalledFolder, apart_of
+    from skillsite.agent.installed import InstalledFolder, apart_of, unreadable_text
     from skillsite.agent.lockfile import resolve_locked_path, resolve_source
     from skillsite.agent.install import Installer
     from skillsite.agent.outdated import UNKNOWN, locked_asks, skill_state, unchecked_state
@@ -214,11 +230,14 @@ def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cach
     catalog, error = opened[where]
     digests, error = _release_digests(catalog, skill_id) if catalog is not None else (None, error)
     folder = resolve_locked_path(locked.path, lock_file)
-    installed = InstalledFolder.at(folder, apart_of(folders, skill_id, folder))
+    try:
+        installed, unreadable = InstalledFolder.at(folder, apart_of(folders, skill_id, folder)), ""
+    except OSError as exc:  # a file that cannot be read: this skill is modified, the others still checked
+        installed, unreadable = InstalledFolder(None, None, None), unreadable_text(exc)
     nested_changed = installed.own is not None and installed.nested_changed(locked)
     if error:
         return unchecked_state(skill_id, locked, locked_asks(lock, skill_id), where, error, installed.own,
-                               nested_changed)
+                               nested_changed, unreadable)
 
     def published_nested():
         try:
@@ -227,7 +246,7 @@ def _locked_state(lock, lock_file: Path, skill_id: str, source: str | None, cach
             return UNKNOWN
 
     return skill_state(skill_id, locked, locked_asks(lock, skill_id), digests, installed.own, nested_changed,
-                       published_nested() if digests is not None else UNKNOWN)
+                       published_nested() if digests is not None else UNKNOWN, unreadable)
 
 
 def _release_digests(catalog, skill_id: str):
