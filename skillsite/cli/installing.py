@@ -283,15 +283,15 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
         skill_id = locked_id_or_exit(lock, skill_id, lock_file)
     named = sorted(sid for sid, locked in lock.skills.items() if locked.requested)
     targets = [skill_id] if skill_id else named or sorted(lock.skills)
+    sources = {target: resolve_source(lock.skills[target].source, lock_file) for target in targets}
+    opened: dict[str, Any] = {}
     status = 0
     edited = edited_skills(lock, lock_file)  # the installed files are hashed once, not once a target
     missing = missing_skills(lock, lock_file)
     for target in targets:
         before = read_lock_or_exit(lock_file)
-        catalog, error = open_catalog_or_error(resolve_source(lock.skills[target].source, lock_file), cache_dir,
-                                               timeout, allowed_hosts)
+        catalog = _catalog_once(sources, target, opened, cache_dir, timeout, allowed_hosts)
         if catalog is None:  # the other targets are still updated, as outdated still checks them
-            click.echo(f"skillsite: {error}; {printable(target)} was not updated", err=True)
             status = worst_status(status, EXIT_CATALOG)
             continue
         _, code = try_loader(lambda: catalog.update(target, lock_file, overwrite=overwrite, follow_links=follow_links),
@@ -305,6 +305,21 @@ def update(skill_id: str | None, lock_file: Path, cache_dir: Path | None, timeou
             click.echo(printable(f"{target}: {_version_text(after.skills[target])}, up to date"))
         edited = still_edited
     sys.exit(status)
+
+
+def _catalog_once(sources: dict[str, str], target: str, opened: dict[str, Any], cache_dir: Path | None,
+                  timeout: float, allowed_hosts: tuple[str, ...]) -> Any:
+    """The catalog ``update`` takes ``target`` from (``sources``: each target's, resolved), opened
+    once a run and kept in ``opened``; None when it cannot be, which is said once, naming every
+    target it leaves not updated (a lock of many skills from one unreachable host is one line)."""
+    where = sources[target]
+    if where not in opened:
+        opened[where], error = open_catalog_or_error(where, cache_dir, timeout, allowed_hosts)
+        if opened[where] is None:
+            left = [printable(t) for t in sources if sources[t] == where]
+            click.echo(f"skillsite: {error}; {', '.join(left)} {'was' if len(left) == 1 else 'were'} not updated",
+                       err=True)
+    return opened[where]
 
 
 #: The statuses a target of ``update`` can fail with, least severe first: a catalog problem, an

@@ -45,3 +45,24 @@ def test_update_tries_every_skill_and_exits_with_the_most_severe_status(tmp_path
     assert f"cannot install beta into {project / 'afile' / 'beta'}" in result.stderr
     assert result.stdout == "gamma: 1.0.0 -> 1.1.0\n"
     assert json.loads(lock.read_text("utf-8"))["skills"]["gamma"]["version"] == "1.1.0"
+
+
+def test_a_catalog_several_skills_share_is_opened_once_and_its_failure_said_once(tmp_path: Path) -> None:
+    """alpha and beta come from one catalog that is gone: it is asked for once, and one line names
+    both skills not updated; gamma, from the catalog still there, is updated."""
+    project = tmp_path / "project"
+    lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
+    with served_site(tmp_path / "catalog", SKILLS) as server:
+        for sid in SKILLS:
+            result = cli("install", sid, "--catalog", server.url, "--dest", str(project / "skills" / sid),
+                         "--lock", str(lock), "--cache-dir", cache)
+            assert result.exit_code == 0, result.output
+        make_site(tmp_path / "catalog", {sid: [R("1.0.0"), R("1.1.0")] for sid in SKILLS})
+        for sid in ("alpha", "beta"):
+            edit_lock(lock, sid, source=server.url + "gone/skills.json")
+        result = cli("update", "--lock", str(lock), "--cache-dir", cache)
+    assert result.exit_code == 1, result.output
+    assert [path for path, _ in server.requests].count("/gone/skills.json") == 1
+    assert result.stderr == f"skillsite: HTTP 404 Not Found from {server.url}gone/skills.json; alpha, beta were not " \
+                            "updated\n"
+    assert result.stdout == "gamma: 1.0.0 -> 1.1.0\n"
