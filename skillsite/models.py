@@ -223,6 +223,7 @@ class CatalogReading:
     left_out: tuple[ParsedSkill, ...]
     diagnostics: tuple[Diagnostic, ...]   # sorted
     copies: tuple[tuple[str, ...], ...] = ()
+    missing: tuple[tuple[str, str, str], ...] = ()   # where SK303 targets lie (skillsite.source.links.MissingPlace)
 
     def check(self) -> CatalogCheck:
         """The verdicts of this reading, as ``skillsite validate`` reports them."""

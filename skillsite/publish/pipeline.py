@@ -83,7 +83,8 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
         catalog_diags = tuple(sort_diagnostics(d for d in diags if d not in cache.notes))
         kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, records(files),
                           replaced, ids, skipped, catalog_diags, output_bytes, budget,
-                          output_marker=marker_identity(plan.out), back_marker=back_marker, recent=inputs.recent)
+                          output_marker=marker_identity(plan.out), back_marker=back_marker, recent=inputs.recent,
+                          missing=reading.missing)
         try:
             cache.save()
             saved = save_state(plan.cache_dir, kept, state)  # the rows that differ from the state this build loaded

@@ -4,7 +4,8 @@ It says what the last build read (a digest of every input's size and modificatio
 what it published (the content key, size and time of each file of its output: see
 :class:`~skillsite.publish.staging.Staging`, and which marker file the output and the back
 folder hold), and its result.  A rebuild whose inputs and output are both as the last build left
-them stops after discovery and reports that result.  That the output is as it was left, a rebuild
+them, and whose links to missing files still point at what their warnings (SK303) said is there,
+stops after discovery and reports that result.  That the output is as it was left, a rebuild
 trusts when its marker file is the recorded one (as git trusts its index); ``--verify-output``
 compares every file's size and time with those records instead.
 
@@ -44,12 +45,13 @@ from skillsite.diagnostics import Diagnostic
 from skillsite.publish.staging import MarkerIdentity, Recorded, marker_identity, snapshot
 from skillsite.models import NO_STAMP, SourceFile, Stamp, stamp_of
 from skillsite.source.discover import Discovery
+from skillsite.source.links import MissingPlace, places_as_said
 from skillsite.workers import parallel_map
 
 STATE_FILE = "build-state.sqlite"
 #: The state file of earlier versions (one JSON text): removed by a save.
 OLD_STATE_FILE = "build-state.json"
-FORMAT = "skillsite-build-state 11"
+FORMAT = "skillsite-build-state 12"
 _SCHEMA = (
     "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE outputs (rel TEXT PRIMARY KEY, key TEXT NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL)"
@@ -127,11 +129,12 @@ class BuildState:
     output_marker: MarkerIdentity | None = None   # the marker file of the output it published
     back_marker: MarkerIdentity | None = None     # the back folder's, when it holds what ``back`` records
     recent: tuple[str, ...] = ()        # the inputs too recent to be known by their stamps (Inputs.recent)
+    missing: tuple[MissingPlace, ...] = ()   # where its SK303 targets lie, and what each warning said is there
 
     def summary(self) -> StateSummary:
         """What a rebuild with nothing changed needs of this state."""
         return StateSummary(self.inputs, self.output_marker, self.published, self.skipped, self.diagnostics,
-                            self.output_bytes, self.budget, self.recent)
+                            self.output_bytes, self.budget, self.recent, self.missing)
 
     def trusts_output(self, out: Path) -> bool:
         """Whether ``out`` holds the marker this build left there: its files are as recorded."""
@@ -145,7 +148,8 @@ class BuildState:
         """Everything but the records and the diagnostics (the file keeps those apart)."""
         return {"scope": self.scope, "out": self.out, "inputs": self.inputs, "published": self.published,
                 "skipped": self.skipped, "output_bytes": self.output_bytes, "budget": list(self.budget),
-                "output_marker": self.output_marker, "back_marker": self.back_marker, "recent": self.recent}
+                "output_marker": self.output_marker, "back_marker": self.back_marker, "recent": self.recent,
+                "missing": self.missing}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], diagnostics: str, outputs: dict[str, Recorded],
@@ -154,7 +158,7 @@ class BuildState:
         summary = StateSummary.from_json(data, diagnostics)
         return cls(data["scope"], data["out"], summary.inputs, outputs, back, summary.published,
                    summary.skipped, summary.diagnostics, summary.output_bytes, summary.budget, generation,
-                   summary.output_marker, _identity(data["back_marker"]), summary.recent)
+                   summary.output_marker, _identity(data["back_marker"]), summary.recent, summary.missing)
 
 
 @dataclass(frozen=True)
@@ -170,20 +174,23 @@ class StateSummary:
     output_bytes: int
     budget: tuple[dict[str, Any], ...]
     recent: tuple[str, ...] = ()        # the inputs whose content ``inputs`` holds (Inputs.recent)
+    missing: tuple[MissingPlace, ...] = ()   # (BuildState.missing)
 
     @classmethod
     def from_json(cls, data: dict[str, Any], diagnostics: str) -> StateSummary:
         """The summary of the state :meth:`BuildState.to_json` gave, with its diagnostics' JSON text."""
         return cls(data["inputs"], _identity(data["output_marker"]), tuple(data["published"]),
                    tuple(data["skipped"]), StoredDiagnostics(diagnostics), data["output_bytes"], tuple(data["budget"]),
-                   tuple(data["recent"]))
+                   tuple(data["recent"]), tuple((folder, path, said) for folder, path, said in data["missing"]))
 
     def unchanged(self, inputs: str, out: Path, verify: bool = False, records: Mapping[str, Recorded] | None = None
                   ) -> bool:
         """Whether every input and the output are as the last build left them: the output as its
         marker says, or (``verify``) every file of it as ``records`` say (the last build's
-        records of its files; None: none could be read, so the output may have changed)."""
-        if not self.inputs or self.inputs != inputs or not _readable(self.diagnostics):
+        records of its files; None: none could be read, so the output may have changed).  What
+        each SK303 warning said is at its target is looked at again: no input covers it."""
+        if not self.inputs or self.inputs != inputs or not _readable(self.diagnostics) \
+                or not places_as_said(self.missing):
             return False
         if not verify:
             return _holds(out, self.output_marker)

@@ -44,7 +44,7 @@ from skillsite.source.dependencies import (Dependent, current_releases, declared
                                            syntax_diagnostics)
 from skillsite.source.discover import SKILL_FILES, Discovery, discover
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
-from skillsite.source.links import MissingTarget, checked_links, missing_again
+from skillsite.source.links import MissingPlace, MissingTarget, checked_links, missing_again, missing_places
 from skillsite.bounded import read_limited
 from skillsite.source.parse import DEFAULT_MAX_BYTES, parse_skill
 from skillsite.source.relations import Member, relation_diagnostics
@@ -586,7 +586,15 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     left_out = tuple(c.left_out for c in checked if c.left_out is not None)
     return CatalogReading(found.sources, skills, left_out,
                           tuple(sort_diagnostics(d for d in [*every, *(cache.notes if cache else ())]
-                                                 if d.code not in ignored)), tuple(groups))
+                                                 if d.code not in ignored)), tuple(groups),
+                          () if "SK303" in ignored else _missing_places(checking, checked))
+
+
+def _missing_places(checking: Checking, checked: Sequence[Checked]) -> tuple[MissingPlace, ...]:
+    """Where every SK303 target lies and what its warning said is there: what a rebuild with
+    nothing to read looks at again (:func:`~skillsite.source.links.places_as_said`)."""
+    return tuple(place for src, c in zip(checking.sources, checked) if c.verdict.missing
+                 for place in missing_places(src, checking.skill_dirs, c.verdict.missing, c.verdict.diagnostics))
 
 
 def _with_diagnostics(skill: Skill, diags: tuple[Diagnostic, ...]) -> Skill:

@@ -15,7 +15,7 @@ import os
 import posixpath
 import re
 import stat
-from typing import Iterator
+from typing import Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
 from skillsite.diagnostics import Diagnostic, make
@@ -31,6 +31,8 @@ _LINE_BREAK = re.compile("\n")
 # one pattern per fence character: a pattern that starts with a literal is searched far faster
 _FENCE_RUNS = (re.compile("```+"), re.compile("~~~+"))
 _WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]")
+#: What a SK303 message says between its target and what the file system holds there (no reason says it).
+_POINTS_TO = " points to "
 
 Span = tuple[int, int]  # (start, end) offsets in a body
 
@@ -217,7 +219,7 @@ def _target_problem(target: str, is_link: bool, folder: _SkillFolder) -> tuple[s
     if folder.holds(inside):
         return None
     reason = _unpublished(os.path.join(folder.src.dir, inside), str(folder.src.dir))
-    return "SK303", f"{'link' if is_link else 'file reference'} '{target}' points to {reason}"
+    return "SK303", f"{'link' if is_link else 'file reference'} '{target}'{_POINTS_TO}{reason}"
 
 
 def _back_inside(inside: str, folder: _SkillFolder) -> str:
@@ -291,3 +293,28 @@ def missing_again(src: SourceFile, skill_dirs: frozenset[tuple[str, str]], missi
             return None
         found.append((line, col, make("SK303", problem[1], src.display_path).message))
     return sorted(found)
+
+
+#: A SK303 target as a rebuild with nothing to read looks at it again (:func:`places_as_said`):
+#: the skill folder, the target's path on the file system, and what its warning said is there.
+MissingPlace = tuple[str, str, str]
+
+
+def missing_places(src: SourceFile, skill_dirs: frozenset[tuple[str, str]], missing: tuple[MissingTarget, ...],
+                   diagnostics: Sequence[Diagnostic]) -> list[MissingPlace]:
+    """Where each SK303 target of a skill (``missing``, as :func:`checked_links` gave them) lies,
+    and what its warning among ``diagnostics`` said is there: what no input of a build covers (an
+    empty folder appearing there is no file of the skill).  A target without its warning is left out."""
+    said = {(d.line, d.col): d.message for d in diagnostics if d.code == "SK303"}
+    folder, places = _SkillFolder(src, skill_dirs), []
+    for target, _, line, col in missing:
+        if (line, col) in said:
+            inside = _back_inside(posixpath.normpath(target), folder)
+            reason = said[line, col].rsplit(_POINTS_TO, 1)[-1]
+            places.append((str(src.dir), os.path.join(src.dir, inside), reason))
+    return places
+
+
+def places_as_said(places: Iterable[MissingPlace]) -> bool:
+    """Whether each place still holds what its SK303 warning said it holds."""
+    return all(_unpublished(path, folder) == reason for folder, path, reason in places)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from support import EXAMPLES, append_line, tree_bytes
+from support import EXAMPLES, append_line, tree_bytes, write_skill
 from skillsite.publish import pages as pages_module
 from skillsite.publish.build import build
 
@@ -330,6 +330,40 @@ def test_what_only_the_audit_reads_is_an_input(tmp_path, change):
     rebuilt = build([src], out, cache_dir=cache)
     assert rebuilt.ok and "read" in rebuilt.stages
     assert build([src], cold).ok and tree_bytes(out) == tree_bytes(cold)
+
+
+#: What a link to a missing file may come to name that neither discovery nor the audit lists.
+AT_MISSING_TARGETS = {
+    "an empty folder": lambda skill: (skill / "guide.md").mkdir(),
+    "a symlink to a folder of the skill": lambda skill: ((skill / "inner").mkdir(),
+                                                         (skill / "guide.md").symlink_to(skill / "inner")),
+    "a file in .git": lambda skill: ((skill / ".git").mkdir(), (skill / ".git" / "notes.md").write_text("x\n")),
+}
+
+
+@pytest.mark.parametrize("serve", [False, True])
+@pytest.mark.parametrize("change", AT_MISSING_TARGETS)
+def test_what_a_missing_file_s_warning_names_is_looked_at_by_a_rebuild_with_nothing_else_changed(
+        tmp_path, change, serve):
+    """SK303 says what is at a link's target; no input discovery or the audit lists changes when
+    an empty folder (or a file in ``.git``) appears there: the rebuild still says what a cold
+    build says, and the one after it has nothing to do again."""
+    from skillsite.publish.resident import Resident
+
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    skill = write_skill(src, "linked", body="See [the guide](guide.md) and [the notes](.git/notes.md).\n")
+    _age(src)
+    resident = Resident() if serve else None
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    assert "read" not in build([src], out, cache_dir=cache, resident=resident).stages
+    AT_MISSING_TARGETS[change](skill)
+    rebuilt = build([src], out, cache_dir=cache, resident=resident)
+    wanted = build([src], cold)
+    assert [d.to_json() for d in rebuilt.diagnostics] == [d.to_json() for d in wanted.diagnostics]
+    assert any(d.code == "SK303" and "does not exist" not in d.message for d in wanted.diagnostics)
+    assert tree_bytes(out) == tree_bytes(cold)
+    assert "read" not in build([src], out, cache_dir=cache, resident=resident).stages
 
 
 def test_a_change_that_keeps_the_file_s_stamp_is_noticed(tmp_path):
