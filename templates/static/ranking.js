@@ -718,7 +718,7 @@
     return Promise.all(Object.keys(wanted).map(function (b) {
       var bucket = +b, path = cards.path + pad(Math.floor(bucket / cards.per_folder), 3) + "/" + pad(bucket, 5) + ".json";
       return self.file(path).then(function (data) {
-        if (data.first !== bucket * cards.bucket) throw new Error(path + " holds other cards");
+        checkBucket(data, path, bucket * cards.bucket, Math.min(cards.bucket, self.meta.docs - bucket * cards.bucket));
         data.cards.forEach(function (row, i) {
           var card = { doc: data.first + i };
           cards.fields.forEach(function (field, f) { card[field] = row[f]; });
@@ -727,6 +727,14 @@
       });
     })).then(function () { return docs.map(function (d) { return self.cardsOf[d]; }); });
   };
+
+  /* A card file holds exactly the ``size`` cards from ``first`` (a short or long one would show
+     a card under another skill's number), else the error shard_query._read_bucket raises. */
+  function checkBucket(data, path, first, size) {
+    if (data.first !== first || !Array.isArray(data.cards) || data.cards.length !== size) {
+      throw new Error(path + " does not hold cards " + first + " to " + (first + size - 1));
+    }
+  }
 
   /* The ``k`` best hits of ``found`` (what ranked gave) whose card ``keep`` accepts, as
      [{card, score, terms}]; ``found.left`` counts the cards it read that ``keep`` refused.

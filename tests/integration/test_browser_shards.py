@@ -13,7 +13,10 @@ import struct
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from skillsite.search.bm25 import SearchIndex, build_search_section
+from skillsite.search.shard_format import card_path
 from skillsite.search.shard_query import ShardedIndex
 from skillsite.search.shard_writer import build_shards, card_row, doc_order
 from skillsite.search.terms import tokenize
@@ -138,3 +141,30 @@ def test_a_query_reads_the_meta_chunks_of_its_words_and_cards_it_shows(tmp_path:
         assert 1 <= len(terms) <= 4 < len(meta["terms"]["first"]) and len(set(files)) == len(files)
         assert 1 <= len(cards) <= len(hits) <= 5 and len(files) == len(terms) + len(cards)
     assert "Stripe" in " ".join(out["hits"][1][0]["marks"]) or "stripe" in " ".join(out["hits"][1][0]["marks"])
+
+
+@pytest.mark.parametrize("change", ["a row short", "a row too many"])
+def test_a_card_file_of_the_wrong_length_is_refused_as_the_loader_refuses_it(tmp_path: Path, change: str) -> None:
+    """A card file a row short or long (a bucket cut off, another skill's row added) would show a
+    card under another skill's number: the page refuses it with the loader's own words, and
+    prints no result."""
+    entries, _, _ = corpus_fields()
+    site = write_site(tmp_path / "site", entries)
+    section = json.loads((site / "skills.json").read_text("utf-8"))["search"]
+    cards = json.loads((site / section["sharded"]).read_text("utf-8"))["cards"]
+    best = ShardedIndex.open(section, lambda rel, sha: (site / rel).read_bytes()).search("kubernetes", k=1)[0][0].doc
+    bucket = best // cards["bucket"]
+    rel = card_path(bucket, cards["path"], cards["per_folder"])
+    data = json.loads((site / rel).read_text("utf-8"))
+    data["cards"] = data["cards"][:-1] if change == "a row short" else [*data["cards"], data["cards"][0]]
+    (site / rel).write_text(json.dumps(data), encoding="utf-8")
+    first = bucket * cards["bucket"]
+    message = f"{rel} does not hold cards {first} to {first + cards['bucket'] - 1}"
+    python = ShardedIndex.open(section, lambda rel, sha: (site / rel).read_bytes())
+    with pytest.raises(ValueError) as refused:
+        python.search("kubernetes", k=1)
+    assert str(refused.value) == message
+    done = subprocess.run([node(), str(SHARD_SEARCH), str(site), "-"], input=json.dumps(["kubernetes"]),
+                          capture_output=True, text=True, encoding="utf-8", timeout=300)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"shard_search.js: Error: {message}\n"), done.stderr

@@ -384,6 +384,24 @@ test("ShardedIndex: files of another build are refused, and a query that fails c
   assert.throws(() => new core.ShardedIndex(lunr, { ...SHARDS.meta, version: 2 }, () => null), /unknown search shards/);
 });
 
+test("ShardedIndex: a card file short or long by a row is refused as shard_query refuses it, no card taken", async () => {
+  const bucket = (n) => `search/cards/000/0000${n}.json`;
+  const edited = {
+    [bucket(0)]: (data) => ({ ...data, cards: [...data.cards, ["wrong", "wrong", "Not d2.", "skills/wrong/", [], "none", true, true]] }),
+    [bucket(1)]: (data) => ({ ...data, cards: data.cards.slice(0, 1) }),
+    [bucket(2)]: (data) => ({ ...data, cards: [...data.cards, data.cards[0]] }),   // the last bucket holds one card
+  };
+  const { index } = open(SHARDS, (rel) => rel in edited ? edited[rel](SHARDS.files[rel]) : SHARDS.files[rel]);
+  await assert.rejects(index.cards([0]), { message: "search/cards/000/00000.json does not hold cards 0 to 1" });
+  await assert.rejects(index.cards([3]), { message: "search/cards/000/00001.json does not hold cards 2 to 3" });
+  await assert.rejects(index.cards([4]), { message: "search/cards/000/00002.json does not hold cards 4 to 4" });
+  assert.deepEqual(Object.keys(index.cardsOf), []);   // no card of a refused file: not its third row as d2
+  const missing = open(SHARDS, (rel) => rel === bucket(1) ? { ...SHARDS.files[rel], cards: null } : SHARDS.files[rel]);
+  await assert.rejects(missing.index.cards([2]), { message: "search/cards/000/00001.json does not hold cards 2 to 3" });
+  const { index: whole } = open(SHARDS);
+  assert.deepEqual((await whole.cards([2, 4])).map((c) => c.id), ["d2", "d4"]);
+});
+
 test("ShardedIndex: only the best are sorted, and a run of equal scores is never cut", async () => {
   const many = Array.from({ length: 150 }, (_, i) => `s${i}`);
   const postings = many.map((_, i) => [i, i % 3 === 0 ? 90 : 91]);          // two runs of equal scores
