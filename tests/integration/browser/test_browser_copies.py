@@ -33,12 +33,14 @@ def copies_site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
 
 
 def results(page, query: str) -> list[str]:
-    """The text of each search result, once the box has answered ``query``."""
+    """The text of each search result, once the box has answered ``query``: its text, not what is
+    laid out (``innerText``), which a result below the fold (``content-visibility: auto``) lacks
+    until the next frame lays it out."""
     page.fill("#searchBox", query)
     wait_until(page, "q => document.getElementById('searchBox').value === q && "
                      "document.querySelectorAll('#searchResults > li').length > 0", query)
     page.wait_for_timeout(300)  # the shards draw their first results, then the rest
-    return page.locator("#searchResults > li").all_inner_texts()
+    return page.locator("#searchResults > li").all_text_contents()
 
 
 def test_a_group_is_one_card_and_one_result_until_every_copy_is_asked_for(context, copies_site: Served) -> None:
@@ -50,7 +52,7 @@ def test_a_group_is_one_card_and_one_result_until_every_copy_is_asked_for(contex
     listed = page.locator(".skill-title a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
     listed = [href.lstrip("./") for href in listed]   # page/2/'s links start with ../../
     assert f"skills/{ORIGINAL}/" in listed and not any(href.startswith("skills/team/") for href in listed)
-    assert "4 copies" in page.locator(".skill-item", has_text="using-superpowers").first.inner_text()
+    assert "4 copies" in page.locator(".skill-item", has_text="using-superpowers").first.text_content()
     page.goto(copies_site.page_url("index.html"))
     grouped = [r for r in results(page, "using superpowers") if "using-superpowers" in r]
     assert len(grouped) == 1 and "4 copies" in grouped[0] and ORIGINAL in grouped[0]
@@ -58,8 +60,8 @@ def test_a_group_is_one_card_and_one_result_until_every_copy_is_asked_for(contex
     # the results are drawn again (a sharded index draws its first results, then the rest): wait
     # for the group's four, then read what the page shows
     wait_until(page, "() => [...document.querySelectorAll('#searchResults > li')]"
-                     ".filter(li => li.innerText.includes('using-superpowers')).length >= 4")
-    every = [r for r in page.locator("#searchResults > li").all_inner_texts() if "using-superpowers" in r]
+                     ".filter(li => li.textContent.includes('using-superpowers')).length >= 4")
+    every = [r for r in page.locator("#searchResults > li").all_text_contents() if "using-superpowers" in r]
     assert len(every) == 4 and sum("a copy" in r for r in every) == 3
 
 
