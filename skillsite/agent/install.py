@@ -128,9 +128,8 @@ class Installer:
                                       "the lock file's folder through a symbolic link (a lock and a link committed "
                                       "side by side could send a skill anywhere); if the link is yours, pass "
                                       "follow_links=True to write there")
-            if lock_path is not None and not is_utf8_text(lock_path_text(targets[planned.id], lock_path)):
-                raise UnsafePathError(f"{targets[planned.id]!r} is not UTF-8 text: it cannot be recorded in the lock "
-                                      "file")
+            if lock_path is not None:
+                _check_recordable(targets[planned.id], lock_path)
             if lock_path is not None and not is_utf8_text(planned.id):
                 raise CatalogFormatError(f"{self.catalog.location}: skill id {planned.id!r} is not UTF-8 text: "
                                          "it cannot be recorded in the lock file")
@@ -368,6 +367,17 @@ def _local_changes(skill_id: str, target: Path, lock: Lock, lock_path: Path) -> 
     except OSError as exc:
         why = f"cannot tell whether {target} has local changes: {unreadable_text(exc)}"
     return DestinationExistsError(f"{why}; pass overwrite=True to replace them")
+
+
+def _check_recordable(target: Path, lock_path: Path) -> None:
+    """UnsafePathError unless the lock can record ``target`` as it reads it back: UTF-8 text, and
+    no backslash (a lock names one folder on every system, and on Windows that is a separator)."""
+    text = lock_path_text(target, lock_path)
+    if not is_utf8_text(text):
+        raise UnsafePathError(f"{target!r} is not UTF-8 text: it cannot be recorded in the lock file")
+    if "\\" in text:
+        raise UnsafePathError(f"{target} holds a backslash, a folder separator on Windows and a letter elsewhere: "
+                              "it cannot be recorded in the lock file; choose a path without one")
 
 
 def _check_not_locked_elsewhere(skill_id: str, target: Path, lock: Lock, lock_path: Path) -> None:

@@ -13,6 +13,7 @@ import bisect
 import json
 import os
 import unicodedata
+import urllib.parse
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -119,7 +120,7 @@ def read_lock(path: Path) -> Lock:
         raise LockFileError(f"{path}{where}: the lock file is not valid JSON") from None
     lock = parse_lock(data, str(path))
     _check_paths(lock, Path(path))
-    return lock
+    return _relative_paths(lock, Path(path))
 
 
 def holds_lock(folder: Path, lock_path: Path) -> bool:
@@ -179,7 +180,8 @@ def lies_under(path: str, folder: str) -> bool:
 def _check_paths(lock: Lock, lock_path: Path) -> None:
     """LockFileError when a skill's ``path`` is the lock file, its folder or one above it, or
     lies outside that folder: skillsite never records one, and ``update --overwrite`` would
-    replace the whole project (or the lock, or a folder elsewhere) with a skill."""
+    replace the whole project (or the lock, or a folder elsewhere) with a skill; or when it holds
+    a ``..`` part."""
     for skill_id, skill in sorted(lock.skills.items()):
         folder = resolve_locked_path(skill.path, lock_path)
         if holds_lock(folder, lock_path):
@@ -189,6 +191,20 @@ def _check_paths(lock: Lock, lock_path: Path) -> None:
             raise LockFileError(f"{lock_path}: skill {skill_id!r} is installed at {skill.path!r}, outside the lock "
                                 "file's folder (or in a version-control folder there); refusing the lock file (a lock "
                                 "names only folders inside its own)")
+        if ".." in skill.path.split("/"):
+            raise LockFileError(f"{lock_path}: skill {skill_id!r} is malformed: path {skill.path[:80]!r} holds a '..' "
+                                "part, which skillsite never writes (through a symbolic link it is not the folder it "
+                                "reads as); name the folder straight down from the lock file's")
+
+
+def _relative_paths(lock: Lock, lock_path: Path) -> Lock:
+    """``lock`` with each absolute ``path`` (one inside the lock's folder: :func:`_check_paths`)
+    spelt as skillsite writes it, relative to that folder: the same folder, so that ``update``
+    does not call a record it writes back so a change."""
+    if not any(os.path.isabs(skill.path) for skill in lock.skills.values()):
+        return lock
+    return Lock({sid: replace(skill, path=lock_path_text(Path(skill.path), lock_path))
+                 if os.path.isabs(skill.path) else skill for sid, skill in lock.skills.items()})
 
 
 def parse_lock(data: Any, where: str) -> Lock:
@@ -199,7 +215,21 @@ def parse_lock(data: Any, where: str) -> Lock:
     if type(version) is not int or version != LOCKFILE_VERSION:  # true and 1.0 equal 1 in Python, not in JSON
         raise LockFileError(f"{where}: lockfile_version {data.get('lockfile_version')!r} is not "
                             f"{LOCKFILE_VERSION}; upgrade skillsite")
-    return Lock({sid: _locked(sid, value, where) for sid, value in data["skills"].items()})
+    lock = Lock({sid: _locked(sid, value, where) for sid, value in data["skills"].items()})
+    _check_dependencies_held(lock, where)
+    return lock
+
+
+def _check_dependencies_held(lock: Lock, where: str) -> None:
+    """Refuse a record naming a dependency the lock holds no record of: skillsite records every
+    dependency it installs (before the skill needing it), so the lock was edited, and ``update``
+    would otherwise rewrite the record from the catalog, calling it a change."""
+    for skill_id, skill in sorted(lock.skills.items()):
+        missing = sorted(dep for dep in skill.dependencies if dep not in lock.skills)
+        if missing:
+            raise LockFileError(f"{where}: skill {skill_id!r} is malformed: its dependency {missing[0]!r} has no "
+                                "record in the lock file (remove it there: update records what its catalog says "
+                                "the skill needs)")
 
 
 def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
@@ -222,8 +252,9 @@ def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
     if not all(is_utf8_text(text) for text in texts):
         raise LockFileError(f"{problem}: it holds a lone surrogate (\\udXXX), which is no text")
     _check_ranges(problem, value.get("requested"), deps)
-    return LockedSkill(value["source"], value.get("version"), value["digest"], value["path"], dict(deps),
-                       value.get("requested"), value.get("nested_digest"), "nested_digest" in value)
+    _check_source(problem, value["source"])
+    return LockedSkill(value["source"], value.get("version"), value["digest"], _normal_path(problem, value["path"]),
+                       dict(deps), value.get("requested"), value.get("nested_digest"), "nested_digest" in value)
 
 
 def _check_ranges(problem: str, requested: str | None, deps: dict[str, str]) -> None:
@@ -235,6 +266,38 @@ def _check_ranges(problem: str, requested: str | None, deps: dict[str, str]) -> 
             parse_range(text)
         except RangeError as exc:
             raise LockFileError(f"{problem}: {what} range {text[:80]!r} does not parse ({exc})") from None
+
+
+def _normal_path(problem: str, text: str) -> str:
+    """A record's ``path`` spelt as skillsite writes it: ``.`` parts, doubled and trailing ``/``
+    dropped (every file call reads them as the same folder, so a hand-written ``skills/lib/`` is
+    no change when ``update`` records ``skills/lib``; a ``..`` part is :func:`_check_paths`'s).
+    LockFileError for a backslash: a folder separator on Windows, a letter elsewhere (one lock,
+    two folders)."""
+    if "\\" in text:
+        raise LockFileError(f"{problem}: path {text[:80]!r} holds a backslash, a folder separator on Windows "
+                            "and a letter elsewhere; a lock's paths separate folders with '/'")
+    kept = "/".join(part for part in text.split("/") if part not in ("", "."))
+    if text.startswith("/"):
+        return "/" + kept
+    return kept or "."
+
+
+def _check_source(problem: str, text: str) -> None:
+    """Refuse a ``source`` that names no catalog: a URL of a scheme other than http(s) (as
+    :meth:`skillsite.loader.Catalog.open` refuses them) or one without a host.  An update of a
+    skill needing this one would otherwise record it from its own catalog without a word."""
+    try:
+        parts = urllib.parse.urlsplit(text)
+        host = parts.hostname
+    except ValueError as exc:  # "http://[::1", a port that is no number
+        raise LockFileError(f"{problem}: source {text[:80]!r} is not a URL ({exc})") from None
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https") and not host:
+        raise LockFileError(f"{problem}: source {text[:80]!r} names no host")
+    if scheme not in ("http", "https") and ("://" in text and len(scheme) > 1 or scheme in ("file", "ftp", "data")):
+        raise LockFileError(f"{problem}: source {text[:80]!r} is neither an http(s) URL nor the path of a "
+                            "catalog's skills.json")
 
 
 def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:

@@ -36,7 +36,7 @@ def test_the_lock_text_is_sorted_indented_and_ends_with_a_newline() -> None:
 
 
 def test_a_written_lock_reads_back_the_same(tmp_path: Path) -> None:
-    lock = Lock({"lib": locked(), "plain": locked(version=None, requested="*")})
+    lock = Lock({"lib": locked(), "plain": locked(version=None, requested="*"), "base": locked(dependencies={})})
     path = tmp_path / "project" / "skillsite-lock.json"
     write_lock(path, lock)
     assert read_lock(path) == lock
@@ -228,3 +228,41 @@ def test_two_locked_spellings_of_one_id_are_each_found_only_as_written() -> None
         locked_id(lock, MIXED, "lock.json")
     assert str(raised.value) == (f"{ascii(MIXED)} is the Unicode text of several skills' ids in lock.json "
                                  f"({ascii(DECOMPOSED)}, {ascii(COMPOSED)}); give one of them exactly")
+
+
+def _lock_of(tmp_path: Path, **changes) -> Path:
+    """A lock file in ``tmp_path/project`` holding app (needing lib) and lib, lib's record changed by ``changes``."""
+    record = {"source": "https://h/skills.json", "version": "1.0.0", "digest": DIGEST, "dependencies": {}}
+    data = {"lockfile_version": 1, "skills": {"app": {**record, "path": "skills/app", "dependencies": {"lib": "^1"}},
+                                              "lib": {**record, "path": "skills/lib", **changes}}}
+    path = tmp_path / "project" / "skillsite-lock.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"path": "skills\\lib"}, r"path 'skills\\\\lib' holds a backslash, a folder separator on Windows"),
+    ({"path": "skills/x/../lib"}, r"path 'skills/x/\.\./lib' holds a '\.\.' part, which skillsite never writes"),
+    ({"dependencies": {"ghost": "*"}}, r"its dependency 'ghost' has no record in the lock file"),
+    ({"source": "ftp://h/skills.json"}, r"source 'ftp://h/skills.json' is neither an http\(s\) URL nor the path"),
+    ({"source": "https:///skills.json"}, r"source 'https:///skills.json' names no host"),
+    ({"source": "http://[::1/skills.json"}, r"source 'http://\[::1/skills.json' is not a URL"),
+])
+def test_a_hand_edited_record_skillsite_never_writes_is_refused_naming_the_field(tmp_path: Path, changes: dict,
+                                                                                 message: str) -> None:
+    """A lock is anyone's to edit: a record whose path, dependency or source names nothing
+    skillsite would record is refused, naming the skill and the field (update rewrote it, or
+    installed into a folder named ``skills\\lib``)."""
+    with pytest.raises(LockFileError, match=r"skill 'lib' is malformed: " + message):
+        read_lock(_lock_of(tmp_path, **changes))
+
+
+@pytest.mark.parametrize("spelling", ["skills/lib/", "./skills/lib", "skills//./lib", "ABSOLUTE"])
+def test_another_spelling_of_a_locked_folder_reads_as_skillsite_writes_it(tmp_path: Path, spelling: str) -> None:
+    """A trailing '/', '.' parts, doubled '/' and an absolute path inside the lock's folder name the
+    folder skillsite records as ``skills/lib``: read so, an update writing it back changes nothing."""
+    spelling = str(tmp_path / "project" / "skills" / "lib") if spelling == "ABSOLUTE" else spelling
+    lock = read_lock(_lock_of(tmp_path, path=spelling))
+    assert lock.skills["lib"].path == "skills/lib"
+    assert lock.skills["lib"] == read_lock(_lock_of(tmp_path)).skills["lib"]
