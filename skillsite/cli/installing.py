@@ -23,11 +23,24 @@ def _say_updated(before: Lock, after: Lock, put_back: set[str]) -> set[str]:
     changed = {sid for sid in after.skills if after.skills[sid] != before.skills.get(sid)}
     for sid in sorted(changed):
         old = before.skills.get(sid)
-        click.echo(printable(f"{sid}: {_version_text(old)} -> {_version_text(after.skills[sid])}" if old else
-                              f"{sid}: installed {_version_text(after.skills[sid])}"))
+        click.echo(printable(f"{sid}: {_change_text(old, after.skills[sid])}" if old else
+                             f"{sid}: installed {_version_text(after.skills[sid])}"))
     for sid in sorted(put_back - changed):
         click.echo(printable(f"{sid}: {_version_text(after.skills[sid])}, put back (its folder was missing)"))
     return changed | put_back
+
+
+def _change_text(old, new) -> str:
+    """What an update changed in a skill's record: its release (``1.0.0 -> 1.1.0``), or, the
+    release kept, the catalog or folder it is recorded from (a dependency the lock had from
+    another catalog is taken from the updated skill's), or its dependencies as the catalog lists them."""
+    if old.version != new.version or old.digest != new.digest or old.nested_digest != new.nested_digest:
+        return f"{_version_text(old)} -> {_version_text(new)}"
+    said = [f"{what} {now} (the lock had {was})" for what, was, now in (
+        ("now from", old.source, new.source), ("now at", old.path, new.path)) if was != now]
+    if old.dependencies != new.dependencies:
+        said.append("its dependencies recorded as its catalog lists them")
+    return f"{_version_text(new)}, {', '.join(said) or 'recorded again'}"
 
 
 def _version_text(locked) -> str:

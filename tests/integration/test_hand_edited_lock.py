@@ -1,6 +1,7 @@
 """``skillsite update`` and ``install`` over a hand-edited ``skillsite-lock.json`` (real HTTP on
 127.0.0.1): a record skillsite never writes is refused naming the skill and the field (exit 2,
-nothing written), and another spelling of a recorded folder is no change."""
+nothing written), another spelling of a recorded folder is no change, and a dependency the lock
+had from another catalog is said to be taken from the updated skill's."""
 from __future__ import annotations
 
 import json
@@ -69,6 +70,16 @@ def test_another_spelling_of_a_dependency_s_folder_is_no_change(installed, spell
     assert (result.exit_code, result.stdout) == (0, "app: 1.0.0, up to date\n"), result.output
 
 
+def test_a_dependency_the_lock_had_from_another_catalog_is_said_taken_from_the_updated_skill_s(installed) -> None:
+    lock, cache, server = installed
+    edit_lib(lock, source="nonsense")
+    result = cli("update", "--lock", str(lock), "--cache-dir", cache)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"lib: 1.1.0, now from {server.url}skills.json (the lock had nonsense)\n" \
+                            "app: 1.0.0, up to date\n"
+    assert json.loads(lock.read_text("utf-8"))["skills"]["lib"]["source"] == f"{server.url}skills.json"
+
+
 def test_install_into_a_folder_whose_path_holds_a_backslash_is_refused(installed) -> None:
     """The lock could record it only as a path it then refuses (and Windows reads another folder)."""
     lock, cache, server = installed
@@ -78,3 +89,17 @@ def test_install_into_a_folder_whose_path_holds_a_backslash_is_refused(installed
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
     assert "holds a backslash, a folder separator on Windows" in result.stderr, result.output
     assert lock.read_bytes() == before and not (lock.parent / "my\\skills").exists()
+
+
+def test_a_dependency_taken_into_another_folder_is_said_where(installed) -> None:
+    """lib, which the lock had from another catalog in vendor/lib, is installed beside app, where
+    app's catalog puts what it needs: both changes are said, and vendor/lib is left as it is."""
+    lock, cache, server = installed
+    (lock.parent / "vendor").mkdir()
+    (lock.parent / "skills" / "lib").rename(lock.parent / "vendor" / "lib")
+    edit_lib(lock, source="elsewhere/skills.json", path="vendor/lib")
+    result = cli("update", "--lock", str(lock), "--cache-dir", cache)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"lib: 1.1.0, now from {server.url}skills.json (the lock had elsewhere/skills.json), " \
+                            "now at skills/lib (the lock had vendor/lib)\napp: 1.0.0, up to date\n"
+    assert (lock.parent / "skills" / "lib" / "SKILL.md").is_file() and (lock.parent / "vendor" / "lib").is_dir()
