@@ -114,7 +114,7 @@ def _in_nested_skill(rel: str, files: Mapping[str, bytes]) -> bool:
 def _nested_folders(folder: Path) -> list[Path]:
     """The sub-folders of ``folder`` (at any depth, through none) holding their own SKILL.md."""
     found = []
-    for here, dirs, _ in os.walk(folder):
+    for here, dirs, _ in os.walk(folder, onerror=_unlisted):
         base = Path(here)
         real = [d for d in dirs if not os.path.islink(base / d)]
         skills = {d for d in real if (base / d / "SKILL.md").exists()}
@@ -127,7 +127,7 @@ def _files(folder: Path, root: Path | None = None, nested: bool = False) -> list
     """(path relative to ``root`` (default: ``folder``), sha256) of the skill's own files, or with
     ``nested`` every file under ``folder``, nested skills' too."""
     out = []
-    for here, dirs, files in os.walk(folder):
+    for here, dirs, files in os.walk(folder, onerror=_unlisted):
         base = Path(here)
         dirs[:] = [d for d in dirs if not os.path.islink(base / d) and (nested or not (base / d / "SKILL.md").exists())]
         links = [d for d in os.listdir(here) if os.path.islink(base / d) and d not in files]
@@ -136,6 +136,15 @@ def _files(folder: Path, root: Path | None = None, nested: bool = False) -> list
             rel = path.relative_to(root or folder).as_posix()
             out.append((rel, _sha256(path)))
     return out
+
+
+def _unlisted(exc: OSError) -> None:
+    """A folder ``os.walk`` may not list (mode 100: it can be entered, not read) is a file that
+    cannot be read: what it holds is unknown, so the folder is no unchanged one to replace (and
+    removing it would remove what is in it).  Other errors (a folder gone, none at all) are passed
+    over, as ``os.walk`` does."""
+    if isinstance(exc, PermissionError):
+        raise exc
 
 
 def _sha256(path: Path) -> str:

@@ -81,3 +81,30 @@ def test_overwrite_replaces_a_folder_it_cannot_read_and_a_plain_update_says_whic
     assert versions(lock) == {"app": "1.1.0", "lib": "1.1.0", "tool": "1.0.0"}
     for sid in ("app", "lib"):
         assert (skills / sid / "notes.md").read_text() == "Notes of 1.1.0.\n"
+
+
+def test_a_folder_that_can_be_entered_but_not_listed_is_no_unchanged_one(tmp_path: Path) -> None:
+    """A folder of mode 100 in an installed folder: its files were passed over unseen, so
+    ``outdated`` said up-to-date and a plain ``update`` replaced the folder (moving what the user
+    kept there into a hidden leftover).  What it holds cannot be read: modified, and kept."""
+    skills, lock = tmp_path / "project" / "skills", tmp_path / "project" / "skillsite-lock.json"
+    flags = ["--lock", str(lock), "--cache-dir", str(tmp_path / "cache")]
+    with served_site(tmp_path / "catalog", FIRST) as server:
+        done = skillsite("install", "tool", "--catalog", server.url, "--dest", str(skills / "tool"), *flags)
+        assert done.returncode == 0, done.stderr
+        (skills / "tool" / "mine").mkdir()
+        (skills / "tool" / "mine" / "draft.md").write_text("mine")
+        (skills / "tool" / "mine").chmod(0o100)
+        make_site(tmp_path / "catalog", SECOND)
+        checked = skillsite("outdated", "--json", *flags)
+        plain = skillsite("update", "tool", *flags)
+    [state] = json.loads(checked.stdout)
+    assert (state["status"], state["detail"]) == ("modified", "cannot tell whether the files at skills/tool are the "
+                                                  f"ones locked: {skills / 'tool' / 'mine'} cannot be read "
+                                                  "(Permission denied)")
+    assert plain.returncode == 1 and plain.stdout == "", plain.stdout
+    assert f"{skills / 'tool' / 'mine'} cannot be read (Permission denied); pass --overwrite" in plain.stderr
+    assert versions(lock) == {"tool": "1.0.0"} and sorted(p.name for p in skills.iterdir()) == ["tool"]
+    (skills / "tool" / "mine").chmod(0o700)
+    assert (skills / "tool" / "mine" / "draft.md").read_text() == "mine"
+
