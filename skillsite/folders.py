@@ -12,6 +12,7 @@ import errno
 import os
 import secrets
 import shutil
+import stat
 from pathlib import Path
 
 from skillsite._compat import exchange_paths, rename_no_replace
@@ -138,11 +139,62 @@ def write_text_atomically(path: Path, text: str) -> None:
 
 
 def remove_path(path: Path) -> None:
-    """Delete a folder tree, a file or a link; nothing when it is gone already."""
+    """Delete a folder tree, a file or a link; nothing when it is gone already.  A tree left
+    partly there (a folder in it of mode 000 or without write permission, which its owner may
+    still change) is removed again once :func:`_open_up` gave its folders back to their owner."""
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
+        if os.path.lexists(path) and _open_up(path):
+            shutil.rmtree(path, ignore_errors=True)
         return
     try:
         path.unlink()
     except FileNotFoundError:
         pass
+
+
+#: The permissions a folder's owner needs to empty it: list it, enter it, remove what is in it.
+_OWNER_RWX = stat.S_IRWXU
+
+
+def _open_up(top: Path) -> bool:
+    """Give each folder of the tree at ``top`` that this process owns, and that lacks them, its
+    owner's read, write and search permissions, so that what is in it can be removed; True when
+    one was changed.  A symbolic link in the tree is never entered (each folder is opened with
+    ``O_NOFOLLOW``, each mode changed relative to its parent's descriptor).  Nothing where the
+    system cannot change a mode relative to a descriptor (Windows)."""
+    if os.chmod not in os.supports_dir_fd or not hasattr(os, "O_NOFOLLOW"):
+        return False
+    changed = False
+    stack: list[tuple[str, list[str] | None]] = [(str(top.parent), [top.name])]
+    while stack:
+        folder, only = stack.pop()
+        nofollow = os.O_NOFOLLOW if only is None else 0  # the folder holding ``top`` may be reached through a link
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | nofollow)
+        except OSError:  # gone, replaced by a link, or not ours to open
+            continue
+        try:
+            names = only if only is not None else \
+                [entry.name for entry in os.scandir(fd) if entry.is_dir(follow_symlinks=False)]
+            for name in names:
+                changed = _give_back(fd, name) or changed
+                stack.append((os.path.join(folder, name), None))
+        except OSError:  # a folder still not ours to list: what is in it stays
+            pass
+        finally:
+            os.close(fd)
+    return changed
+
+
+def _give_back(fd: int, name: str) -> bool:
+    """Add the owner's read, write and search permissions to the folder ``name`` in the folder
+    open as ``fd`` when this process owns it and it lacks them; True when it did."""
+    try:
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & _OWNER_RWX == _OWNER_RWX:
+            return False
+        os.chmod(name, stat.S_IMODE(info.st_mode) | _OWNER_RWX, dir_fd=fd)
+        return True
+    except OSError:
+        return False

@@ -108,3 +108,31 @@ def test_a_folder_that_can_be_entered_but_not_listed_is_no_unchanged_one(tmp_pat
     (skills / "tool" / "mine").chmod(0o700)
     assert (skills / "tool" / "mine" / "draft.md").read_text() == "mine"
 
+
+def test_overwrite_removes_an_old_folder_holding_folders_it_could_not_open(tmp_path: Path) -> None:
+    """A folder of mode 000 (and one its owner may not write) in an installed folder: --overwrite
+    put the new folder in place but left the old one beside it as ``.app.tmp-*``, half removed;
+    the owner's permissions are given back to what could not be removed, and it is removed."""
+    skills, lock = tmp_path / "project" / "skills", tmp_path / "project" / "skillsite-lock.json"
+    flags = ["--lock", str(lock), "--cache-dir", str(tmp_path / "cache")]
+    with served_site(tmp_path / "catalog", FIRST) as server:
+        done = skillsite("install", "app", "--catalog", server.url, "--dest", str(skills / "app"), *flags)
+        assert done.returncode == 0, done.stderr
+        for sid, mode in (("app", 0), ("lib", 0o500)):
+            (skills / sid / "mine" / "deeper").mkdir(parents=True)
+            (skills / sid / "mine" / "deeper" / "draft.md").write_text("mine")
+            (skills / sid / "mine").chmod(mode)
+            (skills / sid / "mine" / "deeper").chmod(mode)
+        make_site(tmp_path / "catalog", SECOND)
+        updated = skillsite("update", "app", "--overwrite", *flags)
+        (skills / "app" / "mine").mkdir()
+        (skills / "app" / "mine" / "draft.md").write_text("mine")
+        (skills / "app").chmod(0)   # the installed folder itself, and a folder in it, cannot be opened
+        again = skillsite("update", "app", "--overwrite", *flags)
+    assert updated.returncode == 0, updated.stderr
+    assert "app: 1.0.0 -> 1.1.0" in updated.stdout and "lib: 1.0.0 -> 1.1.0" in updated.stdout
+    assert again.returncode == 0, again.stderr
+    assert f"replaced app in {skills / 'app'}: some of its files could not be read" in again.stdout
+    assert sorted(p.name for p in skills.iterdir()) == ["app", "lib"]
+    assert sorted(p.name for p in (skills / "app").iterdir()) == ["SKILL.md", "notes.md"]
+    assert sorted(p.name for p in (skills / "lib").iterdir()) == ["SKILL.md", "notes.md"]
