@@ -28,11 +28,15 @@ from machine import describe  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 
 # ``skillsite build`` with the audit step replaced by one that audits nothing (every skill: no findings).
+# The stand-in takes whatever arguments the pipeline gives the step (they grew once: the audit
+# listings), and a step that is no longer there stops the benchmark instead of being silently kept.
 WITHOUT_AUDIT = """
 import sys
 import skillsite.publish.pipeline as pipeline
 from skillsite.cli import entry
-pipeline.audit_published = lambda workers, skills, entries, cache: {}
+if not hasattr(pipeline, "audit_published"):
+    sys.exit("skillsite.publish.pipeline.audit_published, the audit step left out, is gone")
+pipeline.audit_published = lambda *given: {}
 sys.argv[0] = "skillsite"
 entry()
 """

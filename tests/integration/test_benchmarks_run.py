@@ -1,0 +1,59 @@
+"""The benchmark scripts cheap enough for CI run against today's code and print their tables.
+
+Nothing else runs benchmarks/: its scripts reach into skillsite's modules, so a renamed function or
+a new argument there broke them unnoticed (audit_parts.py's phase table, audit_build_cost.py's build
+without the audit).  Each script runs here at its smallest size, in a process of its own, and must
+exit 0 having printed its table: the machine it ran on, a Markdown table's rule where it prints one,
+and rows named here.  No time is asserted (docs/contributing.md: speed targets live in benchmarks/).
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from support import REPO, SAMPLE
+
+BENCHMARKS = REPO / "benchmarks"
+MACHINE = re.compile(r"^machine: \d+ cores; ", re.MULTILINE)
+RULE = re.compile(r"^\|---", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One script at its smallest size: its arguments and the rows its output must hold."""
+
+    script: str
+    args: tuple[str, ...]
+    rows: tuple[str, ...]
+    table: bool = True   # prints a Markdown table (a ``|---`` rule)
+
+    @property
+    def id(self) -> str:
+        return self.script.removesuffix(".py")
+
+
+RUNS = [
+    Run("audit_build_cost.py", ("--runs", "1", "--corpus", str(SAMPLE)),
+        ("| with the audit (skillsite build) |", "| the same build, audit left out |", "the audit adds ")),
+]
+
+
+def run_script(run: Run, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``run``'s script with this Python, started in ``cwd``."""
+    return subprocess.run([sys.executable, str(BENCHMARKS / run.script), *run.args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[run.id for run in RUNS])
+def test_benchmark_prints_its_table(run: Run, tmp_path: Path) -> None:
+    done = run_script(run, tmp_path)
+    assert done.returncode == 0, f"{run.script} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert MACHINE.search(done.stdout), done.stdout[:2000]
+    assert not run.table or RULE.search(done.stdout), done.stdout[-3000:]
+    missing = [row for row in run.rows if row not in done.stdout]
+    assert not missing, f"{run.script} printed no {missing}:\n{done.stdout[-3000:]}"
