@@ -132,7 +132,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--builds", type=int, default=1, help="cold builds of each kind (alternated)")
     args = parser.parse_args()
-    print(describe_machine())
+    print(f"machine: {describe_machine()}")
     print(f"command: python benchmarks/copies_quality.py {' '.join(sys.argv[1:])}")
     with tempfile.TemporaryDirectory(prefix="copies-") as tmp:
         work = Path(tmp)

@@ -55,7 +55,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     args = parser.parse_args()
-    print(describe())
+    print(f"machine: {describe()}")
     print(f"command: python benchmarks/rebuild_trust.py {' '.join(sys.argv[1:])}\n")
     with tempfile.TemporaryDirectory(prefix="rebuild-trust-", dir=args.work) as tmp:
         work = Path(tmp)

@@ -38,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from code_versions import check_version, version_env  # noqa: E402
+from machine import describe  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -173,6 +174,7 @@ def main() -> None:
         for label, code in versions:
             rows.append(measure(label, Path(code).resolve(), source, skill, args.idle, args.edits, Path(work)))
             print(rows[-1], file=sys.stderr, flush=True)  # kept if a later version fails
+    print(f"\nmachine: {describe()}\ncommand: python benchmarks/serve_watch.py {' '.join(sys.argv[1:])}")
     print(f"\nskillsite serve {source}: {len(skills)} skills, {files} files; idle {args.idle:.0f} s, "
           f"{args.edits} saves (median (min-max), seconds)\n")
     print("| code | Serving -> idle | idle CPU (share of a core) | save -> detected | save -> built | rebuild | Ctrl-C -> exit | "

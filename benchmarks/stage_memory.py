@@ -90,8 +90,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--keep", type=Path, help="build into DIR/out with the cache in DIR/cache, kept")
     args = parser.parse_args()
-    print(f"Machine: {describe()}")
-    print(f"Command: python benchmarks/stage_memory.py {' '.join(sys.argv[1:])}\n")
+    print(f"machine: {describe()}")
+    print(f"command: python benchmarks/stage_memory.py {' '.join(sys.argv[1:])}\n")
     with tempfile.TemporaryDirectory(prefix="stage-memory-") as scratch:
         work = args.keep or Path(scratch)
         meter = StageMeter()

@@ -128,7 +128,7 @@ def main() -> None:
     parser.add_argument("--skills", type=int, default=10_000, help="the synthetic catalog's size (0: none)")
     parser.add_argument("--skip-signing", action="store_true", help="only the verification part")
     args = parser.parse_args()
-    print(describe_machine())
+    print(f"machine: {describe_machine()}")
     print(f"command: python benchmarks/trust_cost.py {' '.join(sys.argv[1:])}")
     with tempfile.TemporaryDirectory(prefix="trust-cost-") as tmp:
         work = Path(tmp)

@@ -16,21 +16,28 @@ from pathlib import Path
 
 import pytest
 
-from support import REPO, SAMPLE
+from support import EXAMPLES, REPO, SAMPLE
 
 BENCHMARKS = REPO / "benchmarks"
 MACHINE = re.compile(r"^machine: \d+ cores; ", re.MULTILINE)
 RULE = re.compile(r"^\|---", re.MULTILINE)
 
 
+#: Two dev queries (query TAB relevant folder names), for the scripts that take them.
+QUERIES = "write a failing test first then implement\ttest-driven-development\nreview a pull request\tcode-review\n"
+
+
 @dataclass(frozen=True)
 class Run:
-    """One script at its smallest size: its arguments and the rows its output must hold."""
+    """One script at its smallest size: its arguments (``{tmp}``: a folder of its own, ``{site}``:
+    the example catalog built), the files written into ``{tmp}`` first, and the rows its output
+    must hold."""
 
     script: str
     args: tuple[str, ...]
     rows: tuple[str, ...]
     table: bool = True   # prints a Markdown table (a ``|---`` rule)
+    files: tuple[tuple[str, str], ...] = ()
 
     @property
     def id(self) -> str:
@@ -40,18 +47,27 @@ class Run:
 RUNS = [
     Run("audit_build_cost.py", ("--runs", "1", "--corpus", str(SAMPLE)),
         ("| with the audit (skillsite build) |", "| the same build, audit left out |", "the audit adds ")),
+    Run("trust_cost.py", ("--skip-signing", "--opens", "1", "--skills", "0"),
+        ("| example | warm |", "| example | cold |")),
+    Run("copies_quality.py", (str(SAMPLE), "--builds", "1", "--queries", "{tmp}/queries.tsv"),
+        ("| not grouped |", "| grouped |", "| one result a group |"), files=(("queries.tsv", QUERIES),)),
+    Run("stage_memory.py", (str(EXAMPLES), "--jobs", "2"), ("13 skills published, ok=True", "| skills |", "| pages |")),
 ]
 
 
-def run_script(run: Run, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``run``'s script with this Python, started in ``cwd``."""
-    return subprocess.run([sys.executable, str(BENCHMARKS / run.script), *run.args], cwd=cwd,
+def run_script(run: Run, tmp: Path, request: pytest.FixtureRequest) -> subprocess.CompletedProcess[str]:
+    """``run``'s script with this Python, started in ``tmp`` (its files written there first)."""
+    for name, text in run.files:
+        (tmp / name).write_text(text, encoding="utf-8")
+    site = request.getfixturevalue("site") if any("{site}" in arg for arg in run.args) else None
+    args = [arg.format(tmp=tmp, site=site) for arg in run.args]
+    return subprocess.run([sys.executable, str(BENCHMARKS / run.script), *args], cwd=tmp,
                           capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[run.id for run in RUNS])
-def test_benchmark_prints_its_table(run: Run, tmp_path: Path) -> None:
-    done = run_script(run, tmp_path)
+def test_benchmark_prints_its_table(run: Run, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    done = run_script(run, tmp_path, request)
     assert done.returncode == 0, f"{run.script} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert MACHINE.search(done.stdout), done.stdout[:2000]
     assert not run.table or RULE.search(done.stdout), done.stdout[-3000:]
