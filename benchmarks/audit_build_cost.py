@@ -8,7 +8,7 @@ difference is the audit's own cost.  As in ``build_speed.py``, it first waits un
 files is fast again after earlier deletions, and deletes no output until the end (each build
 writes a folder of its own).
 
-Run:  python benchmarks/audit_build_cost.py [--runs 3] [--corpus ../shared/corpus]
+Run:  python benchmarks/audit_build_cost.py [--runs 3] [--corpus ../shared/corpus] [--settle SECONDS]
 """
 from __future__ import annotations
 
@@ -71,10 +71,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
+    parser.add_argument("--settle", type=float, default=360, metavar="SECONDS",
+                        help="wait up to this long while creating a file is slow (after earlier deletions; default 360)")
     args = parser.parse_args()
     print(f"machine: {describe()}\ncommand: python {' '.join(sys.argv)}\n")
     with tempfile.TemporaryDirectory(prefix="skillsite-audit-cost-") as tmp:
-        wait_for_fast_file_creation(Path(tmp))
+        wait_for_fast_file_creation(Path(tmp), args.settle)
         times: dict[str, list[float]] = {label: [] for label in COMMANDS}
         for run in range(args.runs):
             for index, (label, command) in enumerate(COMMANDS.items()):  # alternating: load drifts hit both

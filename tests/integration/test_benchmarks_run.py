@@ -45,7 +45,7 @@ class Run:
 
 
 RUNS = [
-    Run("audit_build_cost.py", ("--runs", "1", "--corpus", str(SAMPLE)),
+    Run("audit_build_cost.py", ("--runs", "1", "--corpus", str(SAMPLE), "--settle", "0"),
         ("| with the audit (skillsite build) |", "| the same build, audit left out |", "the audit adds ")),
     Run("trust_cost.py", ("--skip-signing", "--opens", "1", "--skills", "0"),
         ("| example | warm |", "| example | cold |")),
