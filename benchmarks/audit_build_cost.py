@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_speed import SLOW_CREATE_US, file_creation_us  # noqa: E402
+from build_speed import SLOW_CREATE_US, TRASH, file_creation_us  # noqa: E402
 from machine import describe  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -76,6 +76,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"machine: {describe()}\ncommand: python {' '.join(sys.argv)}\n")
     with tempfile.TemporaryDirectory(prefix="skillsite-audit-cost-") as tmp:
+        TRASH.folder = Path(tmp) / "trash"  # the probes of file creation go with the rest, not to the shared trash
         wait_for_fast_file_creation(Path(tmp), args.settle)
         times: dict[str, list[float]] = {label: [] for label in COMMANDS}
         for run in range(args.runs):

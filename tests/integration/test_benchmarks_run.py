@@ -8,6 +8,7 @@ and rows named here.  No time is asserted (docs/contributing.md: speed targets l
 """
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -38,6 +39,7 @@ class Run:
     rows: tuple[str, ...]
     table: bool = True   # prints a Markdown table (a ``|---`` rule)
     files: tuple[tuple[str, str], ...] = ()
+    tidy: bool = False   # leaves nothing in the temporary folder (TMPDIR)
 
     @property
     def id(self) -> str:
@@ -46,7 +48,7 @@ class Run:
 
 RUNS = [
     Run("audit_build_cost.py", ("--runs", "1", "--corpus", str(SAMPLE), "--settle", "0"),
-        ("| with the audit (skillsite build) |", "| the same build, audit left out |", "the audit adds ")),
+        ("| with the audit (skillsite build) |", "| the same build, audit left out |", "the audit adds "), tidy=True),
     Run("trust_cost.py", ("--skip-signing", "--opens", "1", "--skills", "0"),
         ("| example | warm |", "| example | cold |")),
     Run("copies_quality.py", (str(SAMPLE), "--builds", "1", "--queries", "{tmp}/queries.tsv"),
@@ -56,18 +58,23 @@ RUNS = [
 
 
 def run_script(run: Run, tmp: Path, request: pytest.FixtureRequest) -> subprocess.CompletedProcess[str]:
-    """``run``'s script with this Python, started in ``tmp`` (its files written there first)."""
+    """``run``'s script with this Python, started in ``tmp`` (its files written there first), with
+    ``tmp/temporary`` as its TMPDIR."""
     for name, text in run.files:
         (tmp / name).write_text(text, encoding="utf-8")
+    (tmp / "temporary").mkdir()
     site = request.getfixturevalue("site") if any("{site}" in arg for arg in run.args) else None
     args = [arg.format(tmp=tmp, site=site) for arg in run.args]
     return subprocess.run([sys.executable, str(BENCHMARKS / run.script), *args], cwd=tmp,
+                          env={**os.environ, "TMPDIR": str(tmp / "temporary")},
                           capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[run.id for run in RUNS])
 def test_benchmark_prints_its_table(run: Run, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     done = run_script(run, tmp_path, request)
+    left = sorted(path.name for path in (tmp_path / "temporary").iterdir())
+    assert not run.tidy or not left, f"{run.script} left {left} in its temporary folder"
     assert done.returncode == 0, f"{run.script} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert MACHINE.search(done.stdout), done.stdout[:2000]
     assert not run.table or RULE.search(done.stdout), done.stdout[-3000:]
