@@ -7,7 +7,9 @@ index grows as a real catalog's would.  Its body ends with a few lines of its ow
 every eight of the template's), so that no two synthetic skills are copies of one skill
 (``skillsite build`` would group them: see docs/configuration.md) and a catalog of N synthetic
 skills shows N skills.  Bundled files are hard-linked when possible, so a 100,000-skill catalog
-costs little disk.  Deterministic for a given seed.
+costs little disk.  Deterministic for a given seed.  ``SKILLSITE_BENCH_CORPUS`` names another
+tree of real skills to copy (tests/integration/test_benchmarks_run.py gives the checked-in sample,
+so the benchmarks run in a clone without the shared corpus beside it).
 
     python benchmarks/synth.py DEST N [--seed S] [--no-files]
 """
@@ -26,7 +28,7 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("SKILLSITE_BENCH_CORPUS") or REPO.parent / "shared" / "corpus")
 sys.path.insert(0, str(REPO))
 
 

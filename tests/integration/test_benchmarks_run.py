@@ -54,19 +54,28 @@ RUNS = [
     Run("copies_quality.py", (str(SAMPLE), "--builds", "1", "--queries", "{tmp}/queries.tsv"),
         ("| not grouped |", "| grouped |", "| one result a group |"), files=(("queries.tsv", QUERIES),)),
     Run("stage_memory.py", (str(EXAMPLES), "--jobs", "2"), ("13 skills published, ok=True", "| skills |", "| pages |")),
+    # synthetic skills (benchmarks/synth.py), copied from the sample corpus
+    Run("similar_pairs.py", ("--sizes", "20", "--rounds", "1", "--keep", "{tmp}/work"),
+        ("| 20 | this | MAX_COMMON |",)),
+    Run("rebuild_floor.py", ("--skills", "20", "--repeat", "1", "--work", "{tmp}/work"),
+        ("| discovery (walk, stat every file) |", "| read every skill's stored record |",
+         "| today's one-change rebuild |")),
+    Run("resident_rebuild.py", ("--skills", "20", "--edits", "2", "--rounds", "1", "--work", "{tmp}/work"),
+        ("| this |",)),
 ]
 
 
 def run_script(run: Run, tmp: Path, request: pytest.FixtureRequest) -> subprocess.CompletedProcess[str]:
     """``run``'s script with this Python, started in ``tmp`` (its files written there first), with
-    ``tmp/temporary`` as its TMPDIR."""
+    ``tmp/temporary`` as its TMPDIR and synthetic skills made from the sample corpus."""
     for name, text in run.files:
         (tmp / name).write_text(text, encoding="utf-8")
     (tmp / "temporary").mkdir()
     site = request.getfixturevalue("site") if any("{site}" in arg for arg in run.args) else None
     args = [arg.format(tmp=tmp, site=site) for arg in run.args]
     return subprocess.run([sys.executable, str(BENCHMARKS / run.script), *args], cwd=tmp,
-                          env={**os.environ, "TMPDIR": str(tmp / "temporary")},
+                          env={**os.environ, "TMPDIR": str(tmp / "temporary"),
+                               "SKILLSITE_BENCH_CORPUS": str(SAMPLE)},
                           capture_output=True, text=True, timeout=600)
 
 
