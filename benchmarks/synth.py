@@ -40,12 +40,17 @@ class Template:
 
 
 def load_templates(corpus: Path = CORPUS) -> list[Template]:
-    """Every valid skill of the corpus, as a template."""
+    """Every valid skill of the corpus, as a template; stops (SystemExit) when there is none, as
+    where the shared corpus is not beside the repository (reading a missing tree finds nothing)."""
     from skillsite.source.catalog import read_catalog
 
     reading = read_catalog([corpus])
-    return [Template(s.description, s.body, tuple((f.path, f.abspath) for f in s.source.files))
-            for s in reading.skills]
+    templates = [Template(s.description, s.body, tuple((f.path, f.abspath) for f in s.source.files))
+                 for s in reading.skills]
+    if not templates:
+        raise SystemExit(f"synth: no valid skill to copy under {corpus} "
+                         "(SKILLSITE_BENCH_CORPUS names another tree of real skills)")
+    return templates
 
 
 def _vocabulary(templates: list[Template]) -> list[str]:

@@ -89,3 +89,12 @@ def test_benchmark_prints_its_table(run: Run, tmp_path: Path, request: pytest.Fi
     assert not run.table or RULE.search(done.stdout), done.stdout[-3000:]
     missing = [row for row in run.rows if row not in done.stdout]
     assert not missing, f"{run.script} printed no {missing}:\n{done.stdout[-3000:]}"
+
+
+def test_synthetic_skills_without_real_ones_to_copy_are_a_one_line_refusal(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "synth.py"), str(tmp_path / "out"), "3"], cwd=tmp_path,
+                          env={**os.environ, "SKILLSITE_BENCH_CORPUS": str(tmp_path / "no-such-tree")},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr == f"synth: no valid skill to copy under {tmp_path / 'no-such-tree'} " \
+                          "(SKILLSITE_BENCH_CORPUS names another tree of real skills)\n"
