@@ -9,8 +9,10 @@ the site that is not a skill's own (SKILL.md, bundled files).
 
 With ``--scale K``, the same files made by skillsite's own writers from K copies of SITE's
 entries (copy k's ids, names and tags suffixed ``-k``: as many distinct names and K times the
-tags), in memory or in a scratch folder: an estimate of the catalog-wide files at K times the
-skills without building K times the skills.  Skill pages and search files are not made.
+tags), in memory or in a scratch folder (``skills.json`` as the build writes it: paged above
+``shard_above`` skills, its pages as long as the build makes them): an estimate of the catalog-wide
+files at K times the skills without building K times the skills.  Skill pages and search files are
+not made.
 """
 from __future__ import annotations
 
@@ -27,12 +29,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from skillsite.agent.entry import ManifestEntry  # noqa: E402
-from skillsite.agent.manifest_pages import PAGE_SIZE, ROOT_PAGE_SIZE  # noqa: E402
 from skillsite.config import SiteConfig, load_config, template_dirs  # noqa: E402
 from skillsite.loader import Catalog  # noqa: E402
 from skillsite.publish import pages as site_pages  # noqa: E402
-from skillsite.publish.manifest import (CatalogDigest, catalog_digest, entries_json, indented_json, manifest, page_size,  # noqa: E402
-                                        paged_manifest_files)
+from skillsite.publish.catalog_files import write_manifest  # noqa: E402
+from skillsite.publish.manifest import catalog_digest, entries_json, indented_json, manifest  # noqa: E402
 from skillsite.publish.marketplace import marketplace_document  # noqa: E402
 from skillsite.publish.provider_layout import skills_index  # noqa: E402
 from skillsite.publish.staging import Staging  # noqa: E402
@@ -62,6 +63,9 @@ GROUPS = [
     ("_headers", ["_headers"]),
     ("search/*", ["search/*"]),
 ]
+
+#: The groups of skills.json's own files.
+MANIFEST_GROUPS = ("skills.json (root)", "manifest page", "manifest index", "skills/<id>/entry.json")
 
 
 def human(size: float) -> str:
@@ -123,15 +127,12 @@ def scaled_sizes(entries: list[ManifestEntry], config: SiteConfig, scratch: Path
     """Sizes (by group) of the catalog-wide files skillsite's writers make from ``entries``."""
     sizes: dict[str, list[int]] = {label: [] for label, _ in GROUPS}
     times: dict[str, float] = {}
-    as_json = entries_json(entries)
-    data = manifest(entries, config, 0, None, None, catalog_digest(as_json))
-    kinds = {"skills.json": "skills.json (root)", "manifest/pages/": "manifest page",
-             "manifest/index/": "manifest index", "skills/": "skills/<id>/entry.json"}
-    start = time.perf_counter()
-    for rel, body in paged_manifest_files(data, entries, page_size(config, PAGE_SIZE), page_size(config, ROOT_PAGE_SIZE),
-                                          CatalogDigest()):
-        sizes[next(label for prefix, label in kinds.items() if rel.startswith(prefix))].append(len(body))
-    times["skills.json, pages, indexes, entry files"] = time.perf_counter() - start
+    data = manifest(entries, config, 0, None, None, catalog_digest(entries_json(entries)))
+    made = timed("skills.json, pages, indexes, entry files", times, lambda: _manifest_files(data, config,
+                                                                                              scratch / "_manifest"))
+    for label, patterns in GROUPS:
+        if label in MANIFEST_GROUPS:
+            sizes[label] = [p.stat().st_size for pattern in patterns for p in made.glob(pattern) if p.is_file()]
     archives = {archive_path(e.name): e.sha256 for e in entries if e.files}   # a digest as long as an archive's
     discovery, _, _ = timed("discovery index", times,
                             lambda: discovery_index(entries, archives, {e.id: e.id for e in entries}))
@@ -146,6 +147,15 @@ def scaled_sizes(entries: list[ManifestEntry], config: SiteConfig, scratch: Path
         if label.startswith(("index.html", "page/", "tags", "tag page", "risk", "llms", "sitemap")):
             sizes[label] = [p.stat().st_size for pattern in patterns for p in folder.glob(pattern) if p.is_file()]
     return sizes, times
+
+
+def _manifest_files(data: dict, config: SiteConfig, out: Path) -> Path:
+    """``skills.json`` as the build writes it (one file, or above ``shard_above`` skills its pages,
+    their indexes and the entry files, pages as long as the build makes them), into a staging folder
+    beside ``out``; that folder."""
+    staging = Staging(out)
+    write_manifest(staging, config, data)
+    return staging.path
 
 
 def _site_pages(data: dict, config: SiteConfig, out: Path) -> Path:
