@@ -8,12 +8,16 @@ and rows named here.  No time is asserted (docs/contributing.md: speed targets l
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -45,6 +49,7 @@ class Run:
     files: tuple[tuple[str, str], ...] = ()
     tidy: bool = False   # leaves nothing in the temporary folder (TMPDIR)
     exits: tuple[int, ...] = (0,)  # audit_same_findings.py: 1 lists the differences (an audit being changed)
+    chromium: bool = False  # drives chromium (skipped, as the browser tests are, where there is none)
 
     @property
     def id(self) -> str:
@@ -74,6 +79,8 @@ RUNS = [
     Run("copies_quality.py", (str(EXAMPLES), "--builds", "1", "--queries", "{tmp}/queries.tsv"),
         ("| not grouped |", "| grouped |", "| one result a group |"), files=(("queries.tsv", QUERIES),)),
     Run("stage_memory.py", (str(EXAMPLES), "--jobs", "2"), (" skills published, ok=True", "| skills |", "| pages |")),
+    Run("browser_search_latency.py", ("--site", "{site}", "--runs", "1", "--query", "test"),
+        ("- catalog: 13 skills", "| test | "), chromium=True),
     Run("cold_parts.py", (str(EXAMPLES), "--repeat", "1", "--settle", "0"),
         ("| render (skillsite's renderer) |", "| audit (read and scan each skill's files) |",
          "| output files (write, copy, link) |", "| **cold build, one job** |")),
@@ -94,7 +101,6 @@ LEFT_OUT = {
     "build_speed.py": "the render floor and five builds a size",
     "scale.py": "three builds, a serve, an agent and chromium a size",
     "search_quality.py": "builds the corpus; the CLI and node once a query",
-    "browser_search_latency.py": "chromium (tests/integration/browser checks the page's marks)",
     "serve_watch.py": "waits for a serve to settle and be idle",
     "hostile_input.py": "thousands of audits, and a skill of 8,000 trigger patterns validated",
     "history_cost.py": "a git history made, then eight builds",
@@ -112,17 +118,30 @@ def test_every_script_is_run_or_left_out_for_a_reason() -> None:
     assert sorted([run.script for run in RUNS] + list(LEFT_OUT)) == scripts
 
 
-def run_script(run: Run, tmp: Path, request: pytest.FixtureRequest) -> subprocess.CompletedProcess[str]:
+def has_chromium() -> bool:
+    """Whether the benchmarks find chromium and Playwright (as browser_search_latency.py looks)."""
+    found = [os.environ.get("SKILLSITE_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")]
+    return importlib.util.find_spec("playwright") is not None and any(path and os.path.exists(path) for path in found)
+
+
+@pytest.fixture
+def temporary() -> Iterator[Path]:
+    """A TMPDIR of a script's own, with a short path (chromium's socket in it has a length limit)."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_script(run: Run, tmp: Path, temporary: Path,
+               request: pytest.FixtureRequest) -> subprocess.CompletedProcess[str]:
     """``run``'s script with this Python, started in ``tmp`` (its files written there first), with
-    ``tmp/temporary`` as its TMPDIR and synthetic skills made from the sample corpus."""
+    ``temporary`` as its TMPDIR and synthetic skills made from the sample corpus."""
     for name, text in run.files:
         (tmp / name).write_text(text, encoding="utf-8")
-    (tmp / "temporary").mkdir()
     site = request.getfixturevalue("site") if any("{site}" in arg for arg in run.args) else None
     args = [arg.format(tmp=tmp, site=site) for arg in run.args]
     return subprocess.run([sys.executable, str(BENCHMARKS / run.script), *args], cwd=tmp,
-                          env={**os.environ, "TMPDIR": str(tmp / "temporary"),
-                               "SKILLSITE_BENCH_CORPUS": str(SAMPLE)},
+                          env={**os.environ, "TMPDIR": str(temporary), "SKILLSITE_BENCH_CORPUS": str(SAMPLE)},
                           capture_output=True, text=True, timeout=600)
 
 
@@ -132,11 +151,13 @@ def printed(row: str | re.Pattern[str], output: str) -> bool:
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[run.id for run in RUNS])
-def test_benchmark_prints_its_table(run: Run, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    done = run_script(run, tmp_path, request)
+def test_benchmark_prints_its_table(run: Run, tmp_path: Path, temporary: Path, request: pytest.FixtureRequest) -> None:
+    if run.chromium and not has_chromium():
+        pytest.skip("chromium or playwright is not installed (apt-get install chromium, or set SKILLSITE_CHROMIUM)")
+    done = run_script(run, tmp_path, temporary, request)
     said = f"{run.script} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert done.returncode in run.exits and "Traceback" not in done.stderr, said
-    left = sorted(path.name for path in (tmp_path / "temporary").iterdir())
+    left = sorted(path.name for path in temporary.iterdir())
     assert not run.tidy or not left, f"{run.script} left {left} in its temporary folder"
     assert not run.machine or MACHINE.search(done.stdout), done.stdout[:2000]
     assert not run.table or RULE.search(done.stdout), done.stdout[-3000:]
