@@ -18,6 +18,14 @@ def cli(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
+def install_all(url: str, project: Path, lock: Path, cache: str) -> None:
+    """Every skill of ``SKILLS`` installed from the catalog at ``url`` into ``project``, with its lock."""
+    for sid in SKILLS:
+        result = cli("install", sid, "--catalog", url, "--dest", str(project / "skills" / sid),
+                     "--lock", str(lock), "--cache-dir", cache)
+        assert result.exit_code == 0, result.output
+
+
 def edit_lock(lock: Path, skill_id: str, **changes: str) -> None:
     data = json.loads(lock.read_text("utf-8"))
     data["skills"][skill_id].update(changes)
@@ -30,10 +38,7 @@ def test_update_tries_every_skill_and_exits_with_the_most_severe_status(tmp_path
     project = tmp_path / "project"
     lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
     with served_site(tmp_path / "catalog", SKILLS) as server:
-        for sid in SKILLS:
-            result = cli("install", sid, "--catalog", server.url, "--dest", str(project / "skills" / sid),
-                         "--lock", str(lock), "--cache-dir", cache)
-            assert result.exit_code == 0, result.output
+        install_all(server.url, project, lock, cache)
         make_site(tmp_path / "catalog", {**SKILLS, "gamma": [R("1.0.0"), R("1.1.0")]})
         edit_lock(lock, "alpha", source=server.url + "gone/skills.json")
         (project / "afile").write_text("not a folder")
@@ -53,10 +58,7 @@ def test_a_catalog_several_skills_share_is_opened_once_and_its_failure_said_once
     project = tmp_path / "project"
     lock, cache = project / "skillsite-lock.json", str(tmp_path / "cache")
     with served_site(tmp_path / "catalog", SKILLS) as server:
-        for sid in SKILLS:
-            result = cli("install", sid, "--catalog", server.url, "--dest", str(project / "skills" / sid),
-                         "--lock", str(lock), "--cache-dir", cache)
-            assert result.exit_code == 0, result.output
+        install_all(server.url, project, lock, cache)
         make_site(tmp_path / "catalog", {sid: [R("1.0.0"), R("1.1.0")] for sid in SKILLS})
         for sid in ("alpha", "beta"):
             edit_lock(lock, sid, source=server.url + "gone/skills.json")

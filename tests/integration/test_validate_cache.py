@@ -98,6 +98,16 @@ def test_a_new_skill_and_a_new_file_are_seen(tmp_path, trusting_fresh_files):
     assert "SK303" not in after.summary()["by_code"]
 
 
+def diagnostics_read_by(reader: str, src, cache_dir):
+    """The diagnostics of ``src`` as ``validate`` or the build's reading gives them, with a cache in ``cache_dir``."""
+    if reader == "validate":
+        return check(src, cache_dir)[0].diagnostics
+    cache = Cache(cache_dir / "skills.sqlite", "scope")
+    diags = read_catalog([src], cache=cache).diagnostics
+    cache.save()
+    return diags
+
+
 @pytest.mark.parametrize("reader", ["validate", "build"])
 def test_a_missing_files_wording_follows_files_no_key_covers(tmp_path, trusting_fresh_files, reader):
     """A link's target appearing as a symlink that leaves the skill folder is not a file of the
@@ -105,12 +115,7 @@ def test_a_missing_files_wording_follows_files_no_key_covers(tmp_path, trusting_
     src, cache_dir = tree(tmp_path), tmp_path / "cache"
 
     def run():
-        if reader == "validate":
-            return check(src, cache_dir)[0].diagnostics
-        cache = Cache(cache_dir / "skills.sqlite", "scope")
-        diags = read_catalog([src], cache=cache).diagnostics
-        cache.save()
-        return diags
+        return diagnostics_read_by(reader, src, cache_dir)
 
     def sk303(diags):
         return [d.message for d in diags if d.code == "SK303"]
@@ -131,12 +136,7 @@ def test_a_cached_missing_file_warning_is_checked_again_without_reading_the_skil
     src, cache_dir = tree(tmp_path), tmp_path / "cache"
 
     def run():
-        if reader == "validate":
-            return check(src, cache_dir)[0].diagnostics
-        cache = Cache(cache_dir / "skills.sqlite", "scope")
-        diags = read_catalog([src], cache=cache).diagnostics
-        cache.save()
-        return diags
+        return diagnostics_read_by(reader, src, cache_dir)
 
     first = run()
     assert any(d.code == "SK303" for d in first)
