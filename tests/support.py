@@ -48,6 +48,20 @@ def write_skill(root: Path, rel: str, frontmatter: str | None = None, body: str 
     return folder
 
 
+#: A body long enough for copies to be told by their whole text, not by name and description alone.
+COPY_BODY = "\n# Title\n\nA body long enough to be one of its own, with several words in it, not short at all.\n" * 3
+
+
+def write_copies(root: Path, skills: list[tuple[str, str, str]], description: str) -> Path:
+    """Under ``root``, a SKILL.md at each ``(rel, name, extra frontmatter)``, all with ``description``
+    and :data:`COPY_BODY` (then the name): skills of one name are copies of each other."""
+    for rel, name, extra in skills:
+        (root / rel).mkdir(parents=True)
+        (root / rel / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n"
+                                             f"{COPY_BODY}{name}\n", encoding="utf-8")
+    return root
+
+
 def as_an_ordinary_user() -> list[str]:
     """A command prefix that runs without root's right to read any file (as root: ``setpriv``
     dropping it), so a file or folder of mode 000 cannot be read, as for every other user."""

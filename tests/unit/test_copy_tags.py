@@ -16,6 +16,7 @@ from skillsite.config import SiteConfig
 from skillsite.loader import Catalog
 from skillsite.publish.build import build
 from skillsite.publish.views import collect_tags, group_tags
+from support import write_copies
 
 CANONICAL = "a/skills/widget"
 #: widget three times (its canonical member, a listed copy with tag "onlycopy", a hidden copy with
@@ -32,12 +33,7 @@ CHIP = re.compile(r'<a class="chip" href="([^"]+)" data-tag="([^"]+)">[^<]+ <spa
 @pytest.fixture(scope="module", params=[100, 2], ids=["whole", "paged"])
 def site(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("copy-tags")
-    body = "\n# Title\n\nA body long enough to be one of its own, with several words in it, not short at all.\n" * 3
-    for rel, name, extra in SKILLS:
-        (tmp / "skills" / rel).mkdir(parents=True)
-        (tmp / "skills" / rel / "SKILL.md").write_text(
-            f"---\nname: {name}\ndescription: Polishing helper for shiny things of every size.\n{extra}---\n"
-            f"{body}{name}\n", encoding="utf-8")
+    write_copies(tmp / "skills", SKILLS, "Polishing helper for shiny things of every size.")
     out = tmp / "site"
     assert build([tmp / "skills"], out, replace(SiteConfig(), shard_above=request.param)).ok
     entries = {e.id: e for e in Catalog.open(out).entries}

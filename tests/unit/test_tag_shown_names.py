@@ -11,6 +11,7 @@ import pytest
 
 from skillsite.loader import Catalog
 from skillsite.publish.build import build
+from support import write_copies
 
 CANONICAL = "a/skills/reader"
 #: reader three times (its canonical member, a listed copy, a hidden copy), a hidden skill of its
@@ -29,12 +30,7 @@ CHIP = re.compile(r'<a class="chip" href="([^"]+)"(?: data-tag="([^"]+)")?>([^<]
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("tag-names")
-    body = "\n# Title\n\nA body long enough to be one of its own, with several words in it, not short at all.\n" * 3
-    for rel, name, extra in SKILLS:
-        (tmp / "skills" / rel).mkdir(parents=True)
-        (tmp / "skills" / rel / "SKILL.md").write_text(
-            f"---\nname: {name}\ndescription: Reading helper for documents of every size.\n{extra}---\n"
-            f"{body}{name}\n", encoding="utf-8")
+    write_copies(tmp / "skills", SKILLS, "Reading helper for documents of every size.")
     out = tmp / "site"
     assert build([tmp / "skills"], out).ok
     entries = {e.id: e for e in Catalog.open(out).entries}

@@ -13,6 +13,7 @@ import pytest
 from browsing import SITE_CONFIG, Served, open_home, shown_skills
 from conftest import _build, _serve
 from skillsite.loader import Catalog
+from support import write_copies
 
 pytestmark = pytest.mark.browser
 
@@ -27,12 +28,7 @@ SHOWN = {"onlycopy": [CANONICAL], "hiddencopy": [CANONICAL], "shop": [CANONICAL,
 
 
 def _tree(root: Path) -> Path:
-    body = "\n# Title\n\nA body long enough to be one of its own, with several words in it, not short at all.\n" * 3
-    for rel, name, extra in SKILLS:
-        (root / rel).mkdir(parents=True)
-        (root / rel / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Polishing helper for shiny things of "
-                                             f"every size.\n{extra}---\n{body}{name}\n", encoding="utf-8")
-    return root
+    return write_copies(root, SKILLS, "Polishing helper for shiny things of every size.")
 
 
 @pytest.fixture(scope="module", params=list(LAYOUTS))

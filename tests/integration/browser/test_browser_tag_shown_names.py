@@ -11,6 +11,7 @@ import pytest
 
 from browsing import SITE_CONFIG, Served, open_home, shown_skills
 from conftest import _build, _serve
+from support import write_copies
 
 pytestmark = pytest.mark.browser
 
@@ -22,12 +23,7 @@ SKILLS = [("a/skills/reader", "reader", "tags: [pdf]\n"), ("m/skills/reader", "r
 
 
 def _tree(root: Path) -> Path:
-    body = "\n# Title\n\nA body long enough to be one of its own, with several words in it, not short at all.\n" * 3
-    for rel, name, extra in SKILLS:
-        (root / rel).mkdir(parents=True)
-        (root / rel / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Reading helper for documents of "
-                                             f"every size.\n{extra}---\n{body}{name}\n", encoding="utf-8")
-    return root
+    return write_copies(root, SKILLS, "Reading helper for documents of every size.")
 
 
 @pytest.fixture(scope="module")
