@@ -100,7 +100,9 @@ def main() -> None:
     print("| code | cold build (min-max) | first rebuild after it | one changed SKILL.md (min-max) | no change |")
     print("|---|---:|---:|---:|---:|")
     for label in codes:
-        print(f"| {label} | {statistics.median(cold[label]):.1f} ({min(cold[label]):.1f}-{max(cold[label]):.1f}) | "
+        colds = cold[label]
+        print(f"| {label} | "
+              + (f"{statistics.median(colds):.1f} ({min(colds):.1f}-{max(colds):.1f})" if colds else "-") + " | "
               f"{first[label]:.2f} | "
               f"{statistics.median(changed[label]):.2f} ({min(changed[label]):.2f}-{max(changed[label]):.2f}) | "
               f"{statistics.median(same[label]):.2f} |")
