@@ -121,14 +121,22 @@ def dead_link(path: str | os.PathLike[str]) -> str | None:
     return f"a broken symbolic link (to {target!r}, which does not exist)"
 
 
-def write_text_atomically(path: Path, text: str) -> None:
-    """Write ``text`` into a new file beside ``path`` (made as ``open`` makes files, so the umask
+def write_text_atomically(path: Path, text: str) -> os.stat_result | None:
+    """:func:`write_bytes_atomically` of ``text`` in UTF-8."""
+    return write_bytes_atomically(path, text.encode("utf-8"))
+
+
+def write_bytes_atomically(path: Path, data: bytes) -> os.stat_result | None:
+    """Write ``data`` into a new file beside ``path`` (made as ``open`` makes files, so the umask
     decides who may read it), then rename it into place: readers see the old file or the whole new
-    one, and a full disk or a folder that refuses leaves nothing behind (the OSError is raised)."""
+    one, and a full disk or a folder that refuses leaves nothing behind (the OSError is raised).
+    Returns the status of the file at ``path`` when it is still the one written (None: another
+    process put one there since), for a caller that records what it wrote."""
     partial = sibling_name(path, "tmp")
     try:
-        with open(partial, "x", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with open(partial, "xb") as handle:
+            handle.write(data)
+            written = os.fstat(handle.fileno())
         os.replace(partial, path)
     except OSError:
         try:
@@ -136,6 +144,11 @@ def write_text_atomically(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None
+    return found if (found.st_dev, found.st_ino) == (written.st_dev, written.st_ino) else None
 
 
 def remove_path(path: Path) -> None:

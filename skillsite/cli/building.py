@@ -143,7 +143,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     finally:
         if reporter:
             reporter.finish()
-    emit_diagnostics(list(result.diagnostics), fmt, everything=everything,
+    emit_diagnostics(list(result.diagnostics), fmt, everything=everything, state=cache,
                      report=report or (cache / "diagnostics.json" if cache else report_file(None, "build.json")))
     counts = severity_counts(result.errors, result.warnings)
     if result.ok:

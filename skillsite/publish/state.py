@@ -22,6 +22,9 @@ then records which inputs were that recent and folds a hash of their content int
 digest; the next build hashes those files again, so an edit that kept the stamp is still seen
 and an untouched tree is still a rebuild with nothing to do (which then records the files that
 have settled since: :func:`settle_inputs`).
+
+The file also records the report of a long list of diagnostics the command line wrote last
+(:class:`ReportRecord`), which a build whose report would be the same bytes leaves as it is.
 """
 from __future__ import annotations
 
@@ -429,6 +432,94 @@ def settle_inputs(folder: Path, scope: str, out: Path, verified: str, inputs: In
             db.execute("INSERT OR REPLACE INTO meta VALUES ('summary', ?)", (json.dumps(summary),))
             db.execute("COMMIT")
     except (sqlite3.Error, ValueError, KeyError, TypeError):
+        pass
+
+
+#: A file's size, modification and change times (ns), inode and device: what writing it changes.
+FileStamp = tuple[int, int, int, int, int]
+
+
+@dataclass(frozen=True)
+class ReportRecord:
+    """The diagnostics report (the command line's ``--report`` file) a build wrote last: where, a
+    digest of what decides its bytes (``key``: the code and every diagnostic), their sha256 and the
+    file's stamp.  A build whose report has the same key leaves a file of that stamp as it is,
+    trusted as git trusts its index; one changed as late as ``RACY_NS`` before ``since`` (when
+    the file was last written or read) may have kept its stamp through a second change, so its
+    bytes are hashed instead."""
+
+    path: str           # absolute (os.path.abspath): a different path is another report
+    key: str
+    sha256: str
+    stamp: FileStamp
+    since: int          # time.time_ns() before the file was written or read
+
+    @property
+    def racy(self) -> bool:
+        """Whether its file changed too close to :attr:`since` to be known by its stamp."""
+        return max(self.stamp[1], self.stamp[2]) >= self.since - RACY_NS
+
+    def holds(self, path: Path, key: str) -> bool:
+        """Whether the file at ``path`` holds this record's bytes for a report of ``key``: it has the
+        recorded stamp (and, where that is racy, the recorded sha256)."""
+        if os.path.abspath(path) != self.path or key != self.key:
+            return False
+        try:
+            found = os.lstat(self.path)
+        except OSError:
+            return False
+        return stat.S_ISREG(found.st_mode) and file_stamp(found) == self.stamp and \
+            (not self.racy or _content_digest(self.path) == self.sha256)
+
+    def settled(self, since: int) -> ReportRecord | None:
+        """This record as of ``since`` (a time before its file was found to hold its bytes again),
+        when its stamp was racy and is no longer: the next build trusts it (None: nothing to record)."""
+        later = dataclasses.replace(self, since=since)
+        return later if self.racy and not later.racy else None
+
+
+def file_stamp(found: os.stat_result) -> FileStamp:
+    """The :data:`FileStamp` of a file's status."""
+    return (*stamp_of(found), found.st_dev)
+
+
+def recorded_report(folder: Path) -> ReportRecord | None:
+    """The report the state file in ``folder`` records (:func:`record_report`), if it records one."""
+    path = folder / STATE_FILE
+    if not path.is_file():
+        return None
+    try:
+        with closing(_connect(path)) as db:
+            meta = dict(db.execute("SELECT name, value FROM meta WHERE name IN ('format', 'report')"))
+        if meta.get("format") != FORMAT or "report" not in meta:
+            return None
+        data = json.loads(meta["report"])
+        size, mtime, ctime, inode, device = (int(n) for n in data["stamp"])
+        return ReportRecord(str(data["path"]), str(data["key"]), str(data["sha256"]),
+                            (size, mtime, ctime, inode, device), int(data["since"]))
+    except (sqlite3.Error, ValueError, KeyError, TypeError):
+        return None
+
+
+def record_report(folder: Path, record: ReportRecord | None) -> None:
+    """Record in the state file in ``folder`` the report a build wrote (None: the file is not known
+    to hold any), when it is a state file of this format.  Best effort: a report not recorded
+    is only written again by the next build (the state's other rows and its generation stay)."""
+    path = folder / STATE_FILE
+    if not path.is_file():
+        return
+    try:
+        with closing(_connect(path)) as db:
+            db.execute("BEGIN IMMEDIATE")  # closing without COMMIT rolls back
+            if _generation(db) is None:
+                return
+            if record is None:
+                db.execute("DELETE FROM meta WHERE name = 'report'")
+            else:
+                text = json.dumps(dataclasses.asdict(record))
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('report', ?)", (text,))
+            db.execute("COMMIT")
+    except sqlite3.Error:
         pass
 
 
