@@ -696,19 +696,20 @@ def _contents(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tu
 CHECKED, FINAL, CODEX_HIDDEN = "checked", "final skill", "hidden by codex"
 
 
-def _stored_check(cache: Cache, key: str | None, stored: StoredCheck, source: SourceFile, content: Content
-                  ) -> Checked:
-    """``Checked.of_stored(stored, source, content)``; in a long-running process, the check the last
-    build made or took under the same key (the same bytes and place) when it was made for this
-    very source (discovery keeps the source of a skill whose files did not change): its skill is
-    not made again."""
+def _kept_checks(cache: Cache, keys: Sequence[str | None], sources: Sequence[SourceFile]) -> dict[int, Checked]:
+    """In a long-running process, the checks the last build made or took under the same keys (the
+    same bytes and place) for these very sources (discovery keeps the source of a skill whose files
+    did not change), by index: their skills are not made again, nor their cached values read (a
+    second copy of every verdict would be kept beside them, for the garbage collector to walk)."""
     resident = cache.resident
-    if resident is None or key is None:
-        return Checked.of_stored(stored, source, content)
-    kept = resident.take(CHECKED, key)
-    if kept is None or kept.skill is None or kept.skill.source is not source:
-        kept = Checked.of_stored(stored, source, content)
-    resident.keep(CHECKED, key, kept)
+    if resident is None:
+        return {}
+    kept = {}
+    for index, (key, source) in enumerate(zip(keys, sources)):
+        checked = resident.take(CHECKED, key) if key is not None else None
+        if checked is not None and checked.skill is not None and checked.skill.source is source:
+            kept[index] = checked
+    cache.keep_many(Section.SKILLS, (keys[index] for index in kept))  # still in the file for the next build
     return kept
 
 
@@ -757,12 +758,18 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
                          digest(shared, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir),
                                 src.parent_id, [f.path for f in src.files], content.sha256))
             if content is not None else None for src, content in zip(checking.sources, contents)]
+    kept = _kept_checks(cache, keys, checking.sources)
+    stored_checks = cache.made_many(Section.SKILLS, [None if index in kept else key for index, key in enumerate(keys)],
+                                    StoredCheck.of)
     checked: list[Checked | None] = []
-    stored_checks = cache.made_many(Section.SKILLS, keys, StoredCheck.of)
-    for src, content, key, stored in zip(checking.sources, contents, keys, stored_checks):
-        done = _stored_check(cache, key, stored, src, content) if stored is not None and content is not None else None
-        checked.append(done if done is not None and _still_missing(done.verdict, src, checking)
-                       else None)
+    for index, (src, content, stored) in enumerate(zip(checking.sources, contents, stored_checks)):
+        done = kept.get(index) or (Checked.of_stored(stored, src, content)
+                                   if stored is not None and content is not None else None)
+        if done is not None and not _still_missing(done.verdict, src, checking):
+            done = None
+        if done is not None and done.skill is not None and cache.resident is not None:
+            cache.resident.keep(CHECKED, keys[index], done)
+        checked.append(done)
     todo = [index for index, c in enumerate(checked) if c is None]
     for index, done in zip(todo, _check_all(checking, todo, jobs)):
         checked[index] = done
