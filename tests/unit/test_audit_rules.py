@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -539,3 +541,15 @@ def test_a_grant_that_names_what_runs_is_not(grant):
 def test_a_hostile_line_of_repeated_downloads_is_audited_and_finds_nothing():
     """Guards the download-then-run pattern against catastrophic backtracking (it once hung here)."""
     assert "SK630" not in codes("SKILL.md", md("curl -o x " * 3000))
+
+
+@pytest.mark.parametrize("option", [" -a", " --ab"])
+def test_a_line_of_options_with_no_url_after_them_is_audited_in_time(option):
+    """Guards the URL-argument pattern of SK630 against exponential backtracking: each option could
+    also be read as the value of the one before it (and ``--ab`` as ``-`` then ``-ab``), so a
+    command of 60 options followed by no URL, with one on the next line, was tried every way (30
+    took 2.5 s).  Audited in a process of its own, which a hang fails instead of stopping the run."""
+    text = md("run x" + option * 60 + "\nsee https://example.com/a")
+    code = f"from skillsite.audit.engine import audit_document; print(audit_document('SKILL.md', {text!r}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "SK630" not in done.stdout, done.stderr

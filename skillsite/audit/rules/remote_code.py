@@ -111,8 +111,12 @@ def _fetched_just_before(doc: Document, match: re.Match[str], hit: Hit) -> Hit |
 
 
 #: A URL as an argument of a command (a word or a variable, after a space, a quote or a separator):
-#: :func:`_given_to_a_command` checks that the command starts its line or segment.
-_URL_ARGUMENT = (r"(?<![^\s;&|(`\"'])(?:\$\{?\w+\}?|[\w./-]+)(?:[ \t]+-{1,2}[\w-]+(?:[= ][^\s|;\"']+)?)*"
+#: :func:`_given_to_a_command` checks that the command starts its line or segment.  Its options
+#: read one way only: an option's value after a space is never an option itself (``-o -`` still
+#: has one), and ``--ab`` is one option, not ``-`` then ``-ab``: read both ways, a line of options
+#: with no URL after them was tried in every combination (exponential in the number of options).
+_URL_ARGUMENT = (r"(?<![^\s;&|(`\"'])(?:\$\{?\w+\}?|[\w./-]+)"
+                 r"(?:[ \t]+-[\w-]+(?:=[^\s|;\"']+| (?!-[\w-]+[=\s])[^\s|;\"']+)?)*"
                  r"[ \t]+[\"']?(?:https?|ftp)://")
 _INSTALLER_URL = re.compile(r"\b(https?)://([^/\s\"'`)]+)(/[^\s\"'`)]*)?", re.IGNORECASE)
 _IP_ADDRESS = re.compile(r"^\d+\.\d+\.\d+\.\d+(?::\d+)?$")
