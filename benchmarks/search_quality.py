@@ -641,7 +641,8 @@ def shards_report(n: int, corpus: Path, queries_file: Path) -> None:
     print(f"  search/shards.json: {kb(len(meta))} ({kb(len(gzip.compress(meta, 6)))} gzip); search/digests.json: "
           f"{kb(len(digests))}; largest published search file {kb(max(map(len, files.values())))}")
     rng = random.Random(3)
-    words = [w.strip(".,:;()").lower() for e in rng.sample(entries, 3000) for w in e["description"].split() if len(w) > 3]
+    words = [w.strip(".,:;()").lower() for e in rng.sample(entries, min(len(entries), 3000))
+             for w in e["description"].split() if len(w) > 3]
     sets = [("dev queries", [q for q, _ in read_queries(queries_file)]),
             ("2-3 description words", [" ".join(rng.choice(words) for _ in range(rng.randint(2, 3))) for _ in range(200)]),
             ("1 description word", [rng.choice(words) for _ in range(100)])]
@@ -665,6 +666,16 @@ def shards_report(n: int, corpus: Path, queries_file: Path) -> None:
         browser_shards_report(site, files, [q for q, _ in read_queries(queries_file)][:10])
     except (ImportError, RuntimeError, OSError, subprocess.CalledProcessError) as exc:
         print(f"  browser: n/a ({type(exc).__name__}: {str(exc).splitlines()[0][:90]})")
+
+
+def drawn_within(page: Any, seconds: float) -> None:
+    """Wait until the page has drawn the sharded index's results, even as none (a query a few
+    synthetic skills do not answer); polled, as the page's CSP forbids Playwright's eval."""
+    deadline = time.monotonic() + seconds
+    while not page.evaluate("() => performance.getEntriesByName('skillsite:results:shards').length > 0"):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no results drawn in {seconds:.0f} s")
+        page.wait_for_timeout(20)
 
 
 def browser_shards_report(folder: Path, files: dict[str, bytes], queries: Sequence[str]) -> None:
@@ -704,7 +715,7 @@ def browser_shards_report(folder: Path, files: dict[str, bytes], queries: Sequen
                 context = browser.new_context()
                 page = context.new_page()
                 page.goto(f"http://127.0.0.1:{port}/index.html?q={quote(query)}")
-                page.wait_for_selector("#searchResults > li", timeout=20_000)
+                drawn_within(page, 20.0)
                 rows.append(page.evaluate("""() => {
                     const nav = performance.getEntriesByType('navigation')[0];
                     const res = performance.getEntriesByType('resource');

@@ -78,6 +78,12 @@ RUNS = [
         ("| example | warm |", "| example | cold |")),
     Run("copies_quality.py", (str(EXAMPLES), "--builds", "1", "--queries", "{tmp}/queries.tsv"),
         ("| not grouped |", "| grouped |", "| one result a group |"), files=(("queries.tsv", QUERIES),)),
+    # the corpus report on the sample corpus, then search shards of one synthetic skill (the page
+    # drawing no result for a query it does not answer; the agent's sample of descriptions from one)
+    Run("search_quality.py", ("--corpus", str(SAMPLE), "--queries", "{tmp}/queries.tsv", "--synthetic", "0",
+                              "--shards-synthetic", "1"),
+        ("  skillsite search (CLI, shipped) ", "## Search shards of 1 corpus-shaped skills",
+         "  1 description word, k=10 "), table=False, files=(("queries.tsv", QUERIES),)),
     Run("stage_memory.py", (str(EXAMPLES), "--jobs", "2"), (" skills published, ok=True", "| skills |", "| pages |")),
     Run("browser_search_latency.py", ("--site", "{site}", "--runs", "1", "--query", "test"),
         ("- catalog: 13 skills", "| test | "), chromium=True),
@@ -100,7 +106,6 @@ RUNS = [
 LEFT_OUT = {
     "build_speed.py": "the render floor and five builds a size",
     "scale.py": "three builds, a serve, an agent and chromium a size",
-    "search_quality.py": "builds the corpus; the CLI and node once a query",
     "serve_watch.py": "waits for a serve to settle and be idle",
     "hostile_input.py": "thousands of audits, and a skill of 8,000 trigger patterns validated",
     "history_cost.py": "a git history made, then eight builds",
