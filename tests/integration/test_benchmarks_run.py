@@ -31,6 +31,9 @@ RULE = re.compile(r"^\|---", re.MULTILINE)
 #: catalog_sizes.py's estimate at twice the example's skills, far under ``shard_above``: one skills.json.
 UNPAGED = re.compile(r"^estimate at .*\nskills\.json \(root\) .*\nmanifest page +-\nmanifest index +-\n", re.MULTILINE)
 
+#: A skill that builds (the shared corpus has skills without frontmatter besides such ones).
+GOOD_SKILL = "---\nname: good\ndescription: Builds, beside a skill that does not.\n---\n\nA body.\n"
+
 #: Two dev queries (query TAB relevant folder names), for the scripts that take them.
 QUERIES = "write a failing test first then implement\ttest-first\nreview a pull request\tcode-review\n"
 
@@ -46,7 +49,7 @@ class Run:
     rows: tuple[str | re.Pattern[str], ...]
     table: bool = True   # prints a Markdown table (a ``|---`` rule)
     machine: bool = True  # names the machine (a comparison of outputs, or of sizes, does not)
-    files: tuple[tuple[str, str], ...] = ()
+    files: tuple[tuple[str, str], ...] = ()  # (path under {tmp}, text)
     tidy: bool = False   # leaves nothing in the temporary folder (TMPDIR)
     exits: tuple[int, ...] = (0,)  # audit_same_findings.py: 1 lists the differences (an audit being changed)
     chromium: bool = False  # drives chromium (skipped, as the browser tests are, where there is none)
@@ -84,7 +87,9 @@ RUNS = [
                               "--shards-synthetic", "1"),
         ("  skillsite search (CLI, shipped) ", "## Search shards of 1 corpus-shaped skills",
          "  1 description word, k=10 "), table=False, files=(("queries.tsv", QUERIES),)),
-    Run("stage_memory.py", (str(EXAMPLES), "--jobs", "2"), (" skills published, ok=True", "| skills |", "| pages |")),
+    Run("stage_memory.py", ("{tmp}/tree", "--jobs", "2"),
+        ("\n1 skills published, ok=True, ", " (1 left out with errors)", "| skills |", "| pages |"),
+        files=(("tree/good/SKILL.md", GOOD_SKILL), ("tree/no-frontmatter/SKILL.md", "Only a body.\n"))),
     Run("browser_search_latency.py", ("--site", "{site}", "--runs", "1", "--query", "test"),
         ("- catalog: 13 skills", "| test | "), chromium=True),
     Run("cold_parts.py", (str(EXAMPLES), "--repeat", "1", "--settle", "0"),
@@ -142,6 +147,7 @@ def run_script(run: Run, tmp: Path, temporary: Path,
     """``run``'s script with this Python, started in ``tmp`` (its files written there first), with
     ``temporary`` as its TMPDIR and synthetic skills made from the sample corpus."""
     for name, text in run.files:
+        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp / name).write_text(text, encoding="utf-8")
     site = request.getfixturevalue("site") if any("{site}" in arg for arg in run.args) else None
     args = [arg.format(tmp=tmp, site=site) for arg in run.args]
