@@ -17,7 +17,9 @@ performance marks:
 - ``index ready``: navigation start -> lunr index fetched and loaded;
 - ``keystroke``: once loaded, one more query typed: input event -> results drawn.
 
-Prints medians over --runs runs per query, with the machine it ran on. Usage:
+Prints medians over --runs runs per query, with the machine it ran on.  A catalog of more
+skills than its ``shard_above`` has no lunr index (its page searches search/shards.json): such a
+site is refused, in one line naming benchmarks/scale.py, which measures that page.  Usage:
 
     .venv/bin/python benchmarks/browser_search_latency.py [--runs 5] [--site DIR ...] [--corpus DIR] [--idle 0.15]
 """
@@ -42,6 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from skillsite.publish.build import build  # noqa: E402
 from skillsite.config import SiteConfig  # noqa: E402
+from skillsite.search.lunr_index import LUNR_FILE  # noqa: E402
+from skillsite.search.shard_format import SHARDS_FILE  # noqa: E402
 from machine import describe as describe_machine  # noqa: E402
 
 # One word, a prefix-heavy one, and requests as people type them (the last, from issue 19, has
@@ -173,6 +177,14 @@ def size(path: Path) -> str:
     return f"{len(data) / 1024:.0f} KB ({len(gzip.compress(data, 6)) / 1024:.0f} KB gzipped)"
 
 
+def refuse_sharded(site: Path) -> None:
+    """Exit with one line when ``site`` is a sharded catalog: its page has no lunr index to time."""
+    if (site / SHARDS_FILE).is_file() and not (site / LUNR_FILE).is_file():
+        skills = json.loads((site / "skills.json").read_bytes())["counts"]["skills"]
+        sys.exit(f"browser_search_latency: {site} is a sharded catalog ({skills} skills, above its shard_above): "
+                 f"its page searches {SHARDS_FILE}, not {LUNR_FILE}; benchmarks/scale.py measures that page")
+
+
 def describe_site(site: Path) -> list[tuple[str, str]]:
     """The catalog's skills (as skills.json counts them: a skill's past releases have a skill.xml
     of their own) and the sizes of the files the page loads."""
@@ -216,6 +228,8 @@ def main() -> None:
                         help="before each run, wait (up to 2 minutes) until the CPUs were at most this busy "
                              "for a second, e.g. 0.15: on a shared machine, fewer runs share it with other work")
     args = parser.parse_args()
+    for site in args.site or []:
+        refuse_sharded(site)
     from playwright.sync_api import sync_playwright
 
     machine_before = describe_machine()                     # load average before this run adds its own
@@ -230,6 +244,11 @@ def main() -> None:
         result = build([args.corpus], tmp / "site", SiteConfig(title="Corpus skills"), keep_going=True)
         print(f"built {len(result.published)} skills in {time.perf_counter() - started:.1f} s")
         sites = [tmp / "site"]
+        try:
+            refuse_sharded(sites[0])
+        except SystemExit:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     servers = []
     described = [describe_site(site) for site in sites]     # a built corpus is gone by the time we print
     queries = tuple(args.query or QUERIES)

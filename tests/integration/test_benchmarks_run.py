@@ -183,3 +183,18 @@ def test_synthetic_skills_without_real_ones_to_copy_are_a_one_line_refusal(tmp_p
     assert done.returncode == 1
     assert done.stderr == f"synth: no valid skill to copy under {tmp_path / 'no-such-tree'} " \
                           "(SKILLSITE_BENCH_CORPUS names another tree of real skills)\n"
+
+
+def test_browser_latency_refuses_a_sharded_catalog_in_one_line(tmp_path: Path) -> None:
+    """A catalog above its shard_above has no search/lunr.json to time (it crashed reading it)."""
+    from skillsite.config import SiteConfig
+    from skillsite.publish.build import build
+
+    site = tmp_path / "site"
+    assert build([EXAMPLES], site, SiteConfig(shard_above=1)).ok
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "browser_search_latency.py"), "--site", str(site),
+                           "--runs", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr == f"browser_search_latency: {site} is a sharded catalog (13 skills, above its shard_above): " \
+                          "its page searches search/shards.json, not search/lunr.json; benchmarks/scale.py measures " \
+                          "that page\n"
