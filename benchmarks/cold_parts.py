@@ -146,12 +146,14 @@ def main() -> None:
                         help="wait up to this long while creating a file is slow (after earlier deletions; default 360)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="skillsite-cold-parts-"))
+    # file_creation_us's probes go into a trash of this run's own, deleted with the rest (emptying
+    # the shared one deleted other runs' folders)
+    TRASH.folder = work / "trash"
     try:
         create_us, _ = settled_file_creation_us(work, args.settle)
         runs = [one_run(args.src.resolve(), work / f"run-{run}", args.jobs) for run in range(args.repeat)]
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        TRASH.empty()  # file_creation_us's probe
     print_table(args.src, args.jobs, runs, create_us)
 
 

@@ -50,7 +50,8 @@ class Run:
     table: bool = True   # prints a Markdown table (a ``|---`` rule)
     machine: bool = True  # names the machine (a comparison of outputs, or of sizes, does not)
     files: tuple[tuple[str, str], ...] = ()  # (path under {tmp}, text)
-    tidy: bool = False   # leaves nothing in the temporary folder (TMPDIR)
+    tidy: bool = False   # leaves nothing in the temporary folder (TMPDIR) but ``others``
+    others: tuple[str, ...] = ()  # folders of other runs made in TMPDIR first, which must be left there
     exits: tuple[int, ...] = (0,)  # audit_same_findings.py: 1 lists the differences (an audit being changed)
     chromium: bool = False  # drives chromium (skipped, as the browser tests are, where there is none)
 
@@ -94,7 +95,8 @@ RUNS = [
         ("- catalog: 13 skills", "| test | "), chromium=True),
     Run("cold_parts.py", (str(EXAMPLES), "--repeat", "1", "--settle", "0"),
         ("| render (skillsite's renderer) |", "| audit (read and scan each skill's files) |",
-         "| output files (write, copy, link) |", "| **cold build, one job** |")),
+         "| output files (write, copy, link) |", "| **cold build, one job** |"),
+        tidy=True, others=("skillsite-bench-trash/1",)),
     # synthetic skills (benchmarks/synth.py), copied from the sample corpus
     Run("similar_pairs.py", ("--sizes", "20", "--rounds", "1", "--keep", "{tmp}/work"),
         ("| 20 | this | MAX_COMMON |",)),
@@ -165,11 +167,16 @@ def printed(row: str | re.Pattern[str], output: str) -> bool:
 def test_benchmark_prints_its_table(run: Run, tmp_path: Path, temporary: Path, request: pytest.FixtureRequest) -> None:
     if run.chromium and not has_chromium():
         pytest.skip("chromium or playwright is not installed (apt-get install chromium, or set SKILLSITE_CHROMIUM)")
+    for other in run.others:
+        (temporary / other).mkdir(parents=True)
     done = run_script(run, tmp_path, temporary, request)
     said = f"{run.script} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert done.returncode in run.exits and "Traceback" not in done.stderr, said
-    left = sorted(path.name for path in temporary.iterdir())
-    assert not run.tidy or not left, f"{run.script} left {left} in its temporary folder"
+    gone = [other for other in run.others if not (temporary / other).is_dir()]
+    assert not gone, f"{run.script} deleted {gone}, another run's, from its temporary folder"
+    left = sorted(path.relative_to(temporary).as_posix() for path in temporary.rglob("*"))
+    ours = [path for path in left if not any(other == path or other.startswith(path + "/") for other in run.others)]
+    assert not run.tidy or not ours, f"{run.script} left {ours} in its temporary folder"
     assert not run.machine or MACHINE.search(done.stdout), done.stdout[:2000]
     assert not run.table or RULE.search(done.stdout), done.stdout[-3000:]
     missing = [row for row in run.rows if not printed(row, done.stdout)]
