@@ -9,6 +9,7 @@ and rows named here.  No time is asserted (docs/contributing.md: speed targets l
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -114,7 +115,8 @@ LEFT_OUT = {
     "build_speed.py": "the render floor and five builds a size",
     "scale.py": "three builds, a serve, an agent and chromium a size",
     "serve_watch.py": "waits for a serve to settle and be idle",
-    "hostile_input.py": "thousands of audits, and a skill of 8,000 trigger patterns validated",
+    "hostile_input.py": "over a thousand audits of an 11 KB footer, and a skill of 8,000 trigger patterns validated "
+                        "(test_hostile_input_repeats_one_literal_of_each_gate_set_by_default)",
     "history_cost.py": "a git history made, then eight builds",
     "validate_cache.py": "validations in five situations, on copies of the tree",
     "rebuild_trust.py": "a cold build and four rebuilds, in processes of their own",
@@ -205,3 +207,31 @@ def test_browser_latency_refuses_a_sharded_catalog_in_one_line(tmp_path: Path) -
     assert done.stderr == f"browser_search_latency: {site} is a sharded catalog (13 skills, above its shard_above): " \
                           "its page searches search/shards.json, not search/lunr.json; benchmarks/scale.py measures " \
                           "that page\n"
+
+
+#: What hostile_input.py repeats, printed as JSON by a process of its own (it puts benchmarks/ on sys.path).
+HOSTILE_LITERALS = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import hostile_input as h
+cover = h.covering_literals()
+print(json.dumps({"cover": cover, "again": h.covering_literals(), "all": h.all_literals(), "extra": h.EXTRA_WORDS,
+                  "sets": [sorted(group) for group in h.gate_sets()],
+                  "cases": len(h.audit_cases(cover, h.SEPARATORS, h.AUDITED_AS))}))
+"""
+
+
+def test_hostile_input_repeats_one_literal_of_each_gate_set_by_default() -> None:
+    """hostile_input.py's default run stays as long as its docstring says (the literal table grew
+    from 260 literals to over a thousand, and a full run past 12 minutes): a cover of the table,
+    no more cases than the 2,080 it had when "a few minutes" was measured, the same every run;
+    --all-literals repeats every literal."""
+    done = subprocess.run([sys.executable, "-c", HOSTILE_LITERALS, str(BENCHMARKS)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    cover, sets = set(found["cover"]), [set(group) for group in found["sets"]]
+    assert all(group & cover for group in sets)
+    assert set(found["extra"]) <= cover and found["cover"] == sorted(cover) == found["again"]
+    assert found["cases"] <= 2080
+    assert cover < set(found["all"]) == set().union(*sets) | set(found["extra"])
