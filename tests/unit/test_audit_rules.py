@@ -553,14 +553,3 @@ def test_a_line_of_options_with_no_url_after_them_is_audited_in_time(option):
     code = f"from skillsite.audit.engine import audit_document; print(audit_document('SKILL.md', {text!r}))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "SK630" not in done.stdout, done.stderr
-
-
-def test_a_long_line_of_options_is_read_once_not_again_from_each_word():
-    """Guards the same pattern against quadratic time: where no URL piped into a shell starts at a
-    command, none starts at a later word it reads as an option, a value or its URL's rest (a line
-    of 20,000 characters of '-e ' took 6 s, one of 210,000 some ten minutes)."""
-    code = "import sys; from skillsite.audit.engine import audit_document; " \
-           "print(audit_document('SKILL.md', sys.stdin.read()))"
-    done = subprocess.run([sys.executable, "-c", code], input=md("-e " * 70_000 + "\nsee https://example.com/a"),
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and "SK630" not in done.stdout, done.stderr

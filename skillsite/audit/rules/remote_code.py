@@ -115,14 +115,9 @@ def _fetched_just_before(doc: Document, match: re.Match[str], hit: Hit) -> Hit |
 #: read one way only: an option's value after a space is never an option itself (``-o -`` still
 #: has one), and ``--ab`` is one option, not ``-`` then ``-ab``: read both ways, a line of options
 #: with no URL after them was tried in every combination (exponential in the number of options).
-_COMMAND_WORD = r"(?<![^\s;&|(`\"'])(?:\$\{?\w+\}?|[\w./-]+)"
-_OPTIONS = r"(?:[ \t]+-[\w-]+(?:=[^\s|;\"']+| (?!-[\w-]+[=\s])[^\s|;\"']+)?)*"
-_URL = r"[ \t]+[\"']?(?:https?|ftp)://"
-_URL_ARGUMENT = _COMMAND_WORD + _OPTIONS + _URL
-#: Where a URL piped into a shell is not, neither is it from a later word of the command, which
-#: reads as one of its options or their values, of its URL or the rest of its segment: the search
-#: goes on after them (a line of options was read again from each of its words: quadratic).
-_URL_ARGUMENT_HOPELESS = (_COMMAND_WORD, _OPTIONS + rf"(?:{_URL}[^\n|;]*)?")
+_URL_ARGUMENT = (r"(?<![^\s;&|(`\"'])(?:\$\{?\w+\}?|[\w./-]+)"
+                 r"(?:[ \t]+-[\w-]+(?:=[^\s|;\"']+| (?!-[\w-]+[=\s])[^\s|;\"']+)?)*"
+                 r"[ \t]+[\"']?(?:https?|ftp)://")
 _INSTALLER_URL = re.compile(r"\b(https?)://([^/\s\"'`)]+)(/[^\s\"'`)]*)?", re.IGNORECASE)
 _IP_ADDRESS = re.compile(r"^\d+\.\d+\.\d+\.\d+(?::\d+)?$")
 #: Something to download: a URL, a variable, or a host name ("curl | sh" alone is a mention).
@@ -176,8 +171,7 @@ def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> H
           pattern(_SAVED_THEN_RUN),
           # whatever fetches it ($c https://... | sh, fetch, http, xh): a URL given to the command
           # that starts the line or the segment (not a URL in a table's cell beside a language)
-          pattern(_URL_ARGUMENT + r"[^\n|;]*" + _PIPED, hopeless=_URL_ARGUMENT_HOPELESS,
-                  condition=_downloaded_by_a_command),
+          command(_URL_ARGUMENT, r"[^\n|;]*", _PIPED, condition=_downloaded_by_a_command),
           # PHP: eval(file_get_contents("https://...")), include "http://..." (allow_url_include)
           pattern(r"\b(?:eval|assert)\s*\(\s*@?\s*(?:file_get_contents\s*\(\s*[\"'](?:https?|ftp)://|curl_exec\s*\()"
                   r"[^\n]*"),
