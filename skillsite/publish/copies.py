@@ -35,15 +35,12 @@ def apply_copies(entries: list[ManifestEntry], groups: Sequence[tuple[str, ...]]
     ``skill_md``: a published entry's SKILL.md bytes (each read and split once, however many copies
     it is compared with, and only for pairs whose difference ``cache`` does not hold)."""
     position = {entry.id: n for n, entry in enumerate(entries)}
-    pairs: list[tuple[ManifestEntry, ManifestEntry]] = []
-    for group in groups:
-        members = [skill_id for skill_id in group if skill_id in position]  # a member with errors is not published
-        pairs += [(entries[position[members[0]]], entries[position[skill_id]]) for skill_id in sorted(members[1:])]
+    present = [members for group in groups  # a member with errors is not published
+               if len(members := [skill_id for skill_id in group if skill_id in position]) > 1]
+    pairs = [(entries[position[members[0]]], entries[position[skill_id]])
+             for members in present for skill_id in sorted(members[1:])]
     differences = iter(_differences(pairs, _split_once(skill_md), cache))
-    for group in groups:
-        members = [skill_id for skill_id in group if skill_id in position]
-        if len(members) < 2:
-            continue
+    for members in present:
         canonical = entries[position[members[0]]]
         records = []
         for skill_id in sorted(members[1:]):
