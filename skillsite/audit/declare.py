@@ -76,7 +76,9 @@ class Pattern:
     phrase may span the lines of a paragraph), ``"folded"`` (the whole folded text) or
     ``"written"`` (the whole text as written, invisible characters included, which the search
     for literals does not read: such a pattern runs on every text its rule applies to).
-    ``hopeless``: the pattern's start and its first open-ended run (see :func:`command`).
+    ``hopeless``: the pattern's start and its first open-ended run (see :func:`command`);
+    ``restarts``: whether a later start inside that run is looked for where the pattern fails
+    (False only where none can match: see :class:`~skillsite.audit.text.Gate`).
     ``folds``: written in another script (Russian), so read as the folded text reads it.
     A match makes a hit with ``detail`` and ``severity`` (None: the rule's), passed to
     ``condition`` (or the rule's) when there is one."""
@@ -90,6 +92,7 @@ class Pattern:
     severity: SeverityName | None = None
     detail: str = ""
     condition: Condition | None = None
+    restarts: bool = True
 
     @functools.cached_property
     def compiled_source(self) -> str:
@@ -107,7 +110,7 @@ class Pattern:
         """The compiled pattern and its gate (compiled on first use)."""
         words = tuple(tuple(ascii_reading(w) for w in g) for g in self.words) if self.folds else self.words
         return make_gate(self.compiled_source, words, self.flags, self.scope == "paragraphs", self.hopeless,
-                         prefiltered=self.prefiltered)
+                         prefiltered=self.prefiltered, restarts=self.restarts)
 
     @functools.cached_property
     def finditer(self) -> Callable[[Document], Iterator[re.Match[str]]]:
@@ -124,10 +127,11 @@ class Pattern:
 
 def pattern(source: str, *groups: str, flags: int = re.IGNORECASE, scope: Scope = "lines",
             hopeless: tuple[str, str] | None = None, folds: bool = False, severity: SeverityName | None = None,
-            detail: str = "", condition: Condition | None = None) -> Pattern:
+            detail: str = "", condition: Condition | None = None, restarts: bool = True) -> Pattern:
     """A :class:`Pattern`; each group (rarely needed) lists words separated by spaces (by commas when a
     word holds a space)."""
-    return Pattern(source, word_groups(*groups), flags, scope, hopeless, folds, severity, detail, condition)
+    return Pattern(source, word_groups(*groups), flags, scope, hopeless, folds, severity, detail, condition,
+                   restarts)
 
 
 def prose(source: str, *groups: str, folds: bool = False, severity: SeverityName | None = None) -> Pattern:

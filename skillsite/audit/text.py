@@ -332,7 +332,10 @@ class Gate:
     A pattern whose command word is followed by an open-ended run of arguments (``dd [^\\n]*
     of=/dev/sda``) would, on a line of thousands of such words and no match, read the rest of the
     line once from each word.  Such a gate names that run (see :func:`gate`): where the pattern
-    fails, the run is passed over in one step, since no later start inside it can succeed."""
+    fails, the run is passed over in one step, since no later start inside it can succeed, except
+    one reaching past its end, which a gate that ``restarts`` looks for (:meth:`_after`).  A gate
+    whose run no later start can reach past (SK630's URL given to a command: the run is what the
+    command read, which a later word reads as part of) passes it over whole, looking for none."""
 
     pattern: re.Pattern[str]
     words: tuple[tuple[str, ...], ...]
@@ -343,6 +346,7 @@ class Gate:
     also: tuple[frozenset[str], ...] = ()    # so is one of each of these
     slot: int | None = None                  # its number in the one-pass search (None: not in it)
     starts: frozenset[str] | None = None     # every match starts with one of these (None: not known)
+    restarts: bool = True                    # a hopeless run is searched for a later start (False: never)
 
     @property
     def hopeless(self) -> bool:
@@ -411,16 +415,19 @@ class Gate:
             at = self._after(text, match, end, restarts)
 
     def _restarts(self, text: str, end: int) -> _NextMatch | None:
-        """The searches for a hopeless gate's start in ``text[:end]`` (None: not hopeless)."""
-        return _NextMatch(self.restart, text, end) if self.restart is not None else None
+        """The searches for a hopeless gate's start in ``text[:end]`` (None: not hopeless, or it never restarts)."""
+        return _NextMatch(self.restart, text, end) if self.restart is not None and self.restarts else None
 
     def _after(self, text: str, match: re.Match[str], end: int, restarts: _NextMatch | None = None) -> int:
         """Where the search goes on after ``match``: its end, but after a hopeless run, the first
         later start inside the run that reaches its end (its white space may run on into the next
         line, where the pattern can still match), else the run's end (``restarts``: the searches
-        for a start, shared by the calls of one scan)."""
+        for a start, shared by the calls of one scan).  A gate that never ``restarts`` goes on at
+        the run's end: no start inside its run can match where the run's own start failed."""
         if not self.hopeless or match.start("hopeless") < 0:
             return match.end() if match.end() > match.start() else match.end() + 1
+        if not self.restarts:
+            return max(match.end(), match.start() + 1)
         assert self.restart is not None
         restarts = restarts or _NextMatch(self.restart, text, end)
         run_end, at = match.end(), match.start() + 1
@@ -482,13 +489,14 @@ def word_groups(*groups: str) -> tuple[tuple[str, ...], ...]:
 
 
 def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE, paragraphs: bool = False,
-         hopeless: tuple[str, str] | None = None) -> Gate:
+         hopeless: tuple[str, str] | None = None, restarts: bool = True) -> Gate:
     """A :class:`Gate`; each group lists lower-case words (one must occur), as :func:`word_groups` reads them."""
-    return make_gate(pattern, word_groups(*groups), flags, paragraphs, hopeless)
+    return make_gate(pattern, word_groups(*groups), flags, paragraphs, hopeless, restarts=restarts)
 
 
 def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int = re.IGNORECASE,
-              paragraphs: bool = False, hopeless: tuple[str, str] | None = None, prefiltered: bool = True) -> Gate:
+              paragraphs: bool = False, hopeless: tuple[str, str] | None = None, prefiltered: bool = True,
+              restarts: bool = True) -> Gate:
     """A :class:`Gate` of a pattern, its literals (derived from it and added to the one-pass search,
     unless not ``prefiltered``: a pattern matched in the text as written, not the folded text the
     search reads) and its groups of words.
@@ -496,7 +504,9 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
     ``hopeless`` is the pattern's start and its first open-ended run (``\\bdd\\s+`` and ``[^\\n]*``
     for ``\\bdd\\s+[^\\n]*\\bof=/dev/...``): all that a later start inside that run can reach, an
     earlier one reaches too, so where the pattern fails, the run holds no match either, except
-    from a later start whose white space runs on past the run's end (:meth:`Gate._after`)."""
+    from a later start whose white space runs on past the run's end (:meth:`Gate._after`).  Not
+    ``restarts``: no later start can, and none is searched for (one search after each of thousands
+    of short runs would find a start at each)."""
     found = literals_of(pattern, flags) if prefiltered else Literals()
     needs = found.needs
     lowered = lowered_pattern(pattern)
@@ -508,4 +518,4 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
         restart = re.compile(hopeless[0], flags)
     candidates = re.compile(lowered, flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
     return Gate(re.compile(pattern, flags), words, candidates, paragraphs, restart,
-                needs[0] if needs else None, needs[1:], _slot(found), found.starts)
+                needs[0] if needs else None, needs[1:], _slot(found), found.starts, restarts)

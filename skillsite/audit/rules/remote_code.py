@@ -115,9 +115,19 @@ def _fetched_just_before(doc: Document, match: re.Match[str], hit: Hit) -> Hit |
 #: read one way only: an option's value after a space is never an option itself (``-o -`` still
 #: has one), and ``--ab`` is one option, not ``-`` then ``-ab``: read both ways, a line of options
 #: with no URL after them was tried in every combination (exponential in the number of options).
-_URL_ARGUMENT = (r"(?<![^\s;&|(`\"'])(?:\$\{?\w+\}?|[\w./-]+)"
-                 r"(?:[ \t]+-[\w-]+(?:=[^\s|;\"']+| (?!-[\w-]+[=\s])[^\s|;\"']+)?)*"
-                 r"[ \t]+[\"']?(?:https?|ftp)://")
+_COMMAND_WORD = r"(?<![^\s;&|(`\"'])(?:\$\{?\w+\}?|[\w./-]+)"
+_OPTION_VALUE = r"(?:=[^\s|;\"']+| (?!-[\w-]+[=\s])[^\s|;\"']+)?"
+_URL = r"[ \t]+[\"']?(?:https?|ftp)://"
+_URL_ARGUMENT = _COMMAND_WORD + r"(?:[ \t]+-[\w-]+" + _OPTION_VALUE + ")*" + _URL
+#: What the command of :data:`_URL_ARGUMENT` read where the whole pattern fails at it: its options,
+#: its URL and the rest of its segment up to a ``|``, or else its options alone (whole words, none
+#: glued to a dot or a slash: ``-o.x`` is no option but a later command word reaching past them).
+#: No later word among them starts a match: one from it, read as an option or a value of this
+#: command, or ending its segment at the same ``|``, would be one of this command's.  So the search
+#: goes on after them, looking for no later start inside (from each word of a line of options the
+#: pattern read the rest of the line again: quadratic).
+_READ_BY_THE_COMMAND = (r"(?:(?:[ \t]+-[\w-]+" + _OPTION_VALUE + ")*" + _URL + r"[^\n|;]*"
+                        r"|(?:[ \t]+-[\w-]+(?![\w./-])" + _OPTION_VALUE + ")+)")
 _INSTALLER_URL = re.compile(r"\b(https?)://([^/\s\"'`)]+)(/[^\s\"'`)]*)?", re.IGNORECASE)
 _IP_ADDRESS = re.compile(r"^\d+\.\d+\.\d+\.\d+(?::\d+)?$")
 #: Something to download: a URL, a variable, or a host name ("curl | sh" alone is a mention).
@@ -171,7 +181,8 @@ def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> H
           pattern(_SAVED_THEN_RUN),
           # whatever fetches it ($c https://... | sh, fetch, http, xh): a URL given to the command
           # that starts the line or the segment (not a URL in a table's cell beside a language)
-          command(_URL_ARGUMENT, r"[^\n|;]*", _PIPED, condition=_downloaded_by_a_command),
+          pattern(_URL_ARGUMENT + r"[^\n|;]*" + _PIPED, hopeless=(_COMMAND_WORD, _READ_BY_THE_COMMAND),
+                  restarts=False, condition=_downloaded_by_a_command),
           # PHP: eval(file_get_contents("https://...")), include "http://..." (allow_url_include)
           pattern(r"\b(?:eval|assert)\s*\(\s*@?\s*(?:file_get_contents\s*\(\s*[\"'](?:https?|ftp)://|curl_exec\s*\()"
                   r"[^\n]*"),
