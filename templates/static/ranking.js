@@ -22,7 +22,7 @@
   "use strict";
 
   var EXACT_BOOST = 10;     // a word's own (stemmed) term, against 1 for each term it is a prefix of
-  var MIN_PREFIX = 3;       // an unknown word this long or longer also matches as a prefix (as bm25.py)
+  var MIN_PREFIX = 3;       // an unknown word of this many letters or more also matches as a prefix (as bm25.py)
   var FIELD_WEIGHTS = { name: 3, description: 1, tags: 1.5 };   // the plain-text match's fields
 
   /* lunr.Index.load(data), with the set of terms built as a plain trie. lunr's own builder also
@@ -122,11 +122,18 @@
     return stemOf;
   }
 
+  /* How many code points ``text`` holds, as Python's len() counts them: a letter past U+FFFF
+     ("𠀀", "𝔘") is one, where String.length counts its two UTF-16 units. */
+  function codePoints(text) {
+    return Array.from(text).length;
+  }
+
   /* The beginnings a word of a skill must have to match ``word`` in the plain-text match: its
      stem when it begins the word ("polici" of "policies"), else the word (and its stem). */
   function startsOf(word, s) {
-    var starts = s.length >= MIN_PREFIX && word.indexOf(s) === 0 ? [s] : [word];
-    if (word.indexOf(s) !== 0 && s.length >= MIN_PREFIX) starts.push(s);
+    var long = codePoints(s) >= MIN_PREFIX;
+    var starts = long && word.indexOf(s) === 0 ? [s] : [word];
+    if (word.indexOf(s) !== 0 && long) starts.push(s);
     return starts;
   }
 
@@ -231,7 +238,7 @@
         q.term(word.text, { boost: EXACT_BOOST });
         word.parts.forEach(function (part) { q.term(part.text, { boost: EXACT_BOOST }); });
         if (word.prefix) q.term(word.text, { usePipeline: false, wildcard: trailing, boost: 1 });
-        if (!known && word.stem.length >= MIN_PREFIX && !(word.prefix && word.stem === word.text)) {
+        if (!known && codePoints(word.stem) >= MIN_PREFIX && !(word.prefix && word.stem === word.text)) {
           q.term(word.stem, { usePipeline: false, wildcard: trailing, boost: 1 });
         }
       });
@@ -344,7 +351,8 @@
     return out.sort(function (x, y) { return x[0] - y[0]; });
   }
 
-  /* Levenshtein distance, or ``limit + 1`` once it is over ``limit``. */
+  /* Levenshtein distance between two lists of letters (code points, so a letter past U+FFFF is
+     one edit, not two), or ``limit + 1`` once it is over ``limit``. */
   function editDistance(a, b, limit) {
     if (Math.abs(a.length - b.length) > limit) return limit + 1;
     var prev = [], cur, i, j;
@@ -353,7 +361,7 @@
       cur = [i];
       var best = i;
       for (j = 1; j <= b.length; j++) {
-        cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1));
+        cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
         if (cur[j] < best) best = cur[j];
       }
       if (best > limit) return limit + 1;
@@ -365,29 +373,38 @@
   /* The tags closest to the words of a query that found nothing: ``counts`` maps each tag to its
      number of skills; a tag is close when one of its parts (its words, as terms.words cuts them:
      "ci–cd" and "well‐known" hold two) begins with a word or the word with it, or is a word
-     misspelt by one or two letters. At most ``limit``, closest first, then the most used. */
+     misspelt by one or two letters. Lengths and edits count letters (code points), as Python
+     does. At most ``limit``, closest first, then the most used. */
   function closestTags(lunr, text, counts, limit) {
-    var words = queryWords(lunr, text).map(function (w) { return w.text; }).filter(function (w) { return w.length >= 2; });
+    var words = queryWords(lunr, text).map(function (w) { return spelled(w.text); })
+      .filter(function (w) { return w.size >= 2; });
     var found = [];
     Object.keys(counts).forEach(function (tag) {
-      var parts = (folded(tag).match(TERM_WORD) || []).concat([folded(tag)]);
+      var parts = (folded(tag).match(TERM_WORD) || []).concat([folded(tag)]).map(spelled);
       var best = 0;
       words.forEach(function (w) {
-        parts.forEach(function (p) {
-          var s = 0;
-          if (p === w) s = 1;
-          else if ((p.indexOf(w) === 0 && w.length >= 2) || (w.indexOf(p) === 0 && p.length >= 3)) s = 0.8;
-          else if (w.length >= 4 && p.length >= 3) {
-            var d = editDistance(w, p, w.length >= 7 ? 2 : 1);
-            if (d <= (w.length >= 7 ? 2 : 1)) s = 0.7 - 0.1 * d;
-          }
-          if (s > best) best = s;
-        });
+        parts.forEach(function (p) { best = Math.max(best, closeness(w, p)); });
       });
       if (best > 0) found.push({ tag: tag, score: best, count: counts[tag] });
     });
     found.sort(function (a, b) { return b.score - a.score || b.count - a.count || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0); });
     return found.slice(0, limit || 6);
+  }
+
+  /* A word as closestTags compares it: its text, its letters (code points) and how many. */
+  function spelled(text) {
+    var letters = Array.from(text);
+    return { text: text, letters: letters, size: letters.length };
+  }
+
+  /* How close tag part ``p`` is to query word ``w`` (both spelled): 1 the same word, 0.8 when
+     one begins the other, 0.6 or 0.5 when misspelt by one or two letters, else 0. */
+  function closeness(w, p) {
+    if (p.text === w.text) return 1;
+    if ((p.text.indexOf(w.text) === 0 && w.size >= 2) || (w.text.indexOf(p.text) === 0 && p.size >= 3)) return 0.8;
+    if (w.size < 4 || p.size < 3) return 0;
+    var limit = w.size >= 7 ? 2 : 1, d = editDistance(w.letters, p.letters, limit);
+    return d <= limit ? 0.7 - 0.1 * d : 0;
   }
 
   /* ------------------------------------------------------------ the sharded index (BM25F)
@@ -611,7 +628,7 @@
     var self = this, prefix = this.meta.prefix, firsts = this.meta.terms.first;
     var n = chunkOf(firsts, term), keys = this.chunks["terms/" + n].terms, at = bisectLeft(keys, term);
     if (at < keys.length && keys[at] === term) return Promise.resolve([[n, at, 1.0]]);
-    if (Array.from(term).length < prefix.min_length) return Promise.resolve([]);
+    if (codePoints(term) < prefix.min_length) return Promise.resolve([]);
     var found = [];
     function scan() {
       while (found.length < prefix.max_expansions) {
