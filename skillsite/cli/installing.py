@@ -103,7 +103,9 @@ def install_spec(spec: str, catalog) -> tuple[str, str | None]:
 @click.command()
 @click.argument("spec", metavar="ID[@RANGE]")
 @catalog_options_for("_site")
-@click.option("--dest", type=click.Path(file_okay=False, path_type=Path), required=True,
+# readable=False: a DEST its owner cannot open (mode 000) is the install's to judge (--overwrite replaces it, and
+# without it the install says why not), not refused by click first.
+@click.option("--dest", type=click.Path(file_okay=False, readable=False, path_type=Path), required=True,
               help="The skill's own folder; each skill it needs goes beside it, in a folder named after it.")
 @lock_option
 @click.option("--overwrite", is_flag=True, help="Replace an existing DEST, and dependency folders holding other files.")

@@ -136,3 +136,35 @@ def test_overwrite_removes_an_old_folder_holding_folders_it_could_not_open(tmp_p
     assert sorted(p.name for p in skills.iterdir()) == ["app", "lib"]
     assert sorted(p.name for p in (skills / "app").iterdir()) == ["SKILL.md", "notes.md"]
     assert sorted(p.name for p in (skills / "lib").iterdir()) == ["SKILL.md", "notes.md"]
+
+
+def test_install_overwrite_replaces_a_dest_it_cannot_open(tmp_path: Path) -> None:
+    """``install --dest X --overwrite`` with X of mode 000 (an installed skill's folder, or any
+    folder): click's check that DEST can be read refused it (exit 2, "Directory ... is not
+    readable") before skillsite looked; it is replaced, as ``update --overwrite`` replaces it.
+    Without --overwrite it is refused in skillsite's own words, in one line: DEST exists.
+    Run without root's right to read any file (as root, os.access says any folder can be read)."""
+    skills, lock = tmp_path / "project" / "skills", tmp_path / "project" / "skillsite-lock.json"
+    flags = ["--lock", str(lock), "--cache-dir", str(tmp_path / "cache")]
+    with served_site(tmp_path / "catalog", FIRST) as server:
+        install = ["install", "--catalog", server.url, *flags]
+        done = skillsite(*install, "app", "--dest", str(skills / "app"))
+        assert done.returncode == 0, done.stderr
+        (skills / "app").chmod(0)
+        (skills / "other" / "mine").mkdir(parents=True)
+        (skills / "other").chmod(0)
+        refused = skillsite(*install, "tool", "--dest", str(skills / "other"))
+        kept = skillsite(*install, "app", "--dest", str(skills / "app"))
+        replaced = skillsite(*install, "app", "--dest", str(skills / "app"), "--overwrite")
+        other = skillsite(*install, "tool", "--dest", str(skills / "other"), "--overwrite")
+    for folder, done in (("other", refused), ("app", kept)):
+        assert (done.returncode, done.stdout) == (1, ""), done.stderr
+        assert done.stderr == f"skillsite: {skills / folder} already exists; pass --overwrite to replace it\n"
+    assert replaced.returncode == 0, replaced.stderr
+    assert f"replaced app in {skills / 'app'}: some of its files could not be read" in replaced.stdout
+    assert other.returncode == 0, other.stderr
+    assert f"installed tool@1.0.0 into {skills / 'other'}" in other.stdout
+    assert versions(lock) == {"app": "1.0.0", "lib": "1.0.0", "tool": "1.0.0"}
+    assert sorted(p.name for p in skills.iterdir()) == ["app", "lib", "other"]
+    for folder in ("app", "other"):
+        assert sorted(p.name for p in (skills / folder).iterdir()) == ["SKILL.md", "notes.md"]
