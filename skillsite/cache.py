@@ -13,7 +13,8 @@ Values are read when looked up (many keys per query), never all at once, and wha
 adds is held in memory only up to :data:`SPILL_BYTES`: past that it goes to a side file
 (``<cache>.pending-<pid>``, or a temporary file for a run without a cache folder) until the run
 saves.  Entries a run did not use are dropped when it saves, so the file tracks the current
-catalog (a run that stopped early keeps them all).
+catalog (a run that stopped early keeps them all).  Beside them the file keeps a command's notes
+of its last run (:meth:`Cache.set_note`: ``validate``'s record of its report), of its scope.
 """
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ RACY_NS = 2_000_000_000
 #: What a run adds is held in memory up to about this many bytes, then written to its side file.
 SPILL_BYTES = 64 << 20
 PENDING = ".pending-"
+#: The names of the meta table's rows that keep a command's notes (:meth:`Cache.set_note`).
+NOTE = "note:"
 #: Many keys are looked up in key order (nearby keys share the file's pages), this many per query
 #: (well within sqlite's limit of parameters) ...
 LOOKUP_CHUNK = 500
@@ -361,6 +364,39 @@ class Cache:
         finally:
             self._pending.discard()
 
+    def note(self, name: str) -> str | None:
+        """The text the saved file keeps under ``name`` beside its entries (:meth:`set_note`), when it
+        is a cache of this scope; None otherwise, or when it cannot be read."""
+        if self.path is None or not self.path.is_file():
+            return None
+        try:
+            with closing(_connect(self.path)) as db:
+                meta = dict(db.execute("SELECT name, value FROM meta WHERE name IN ('format', 'scope', ?)",
+                                       (NOTE + name,)))
+        except sqlite3.Error:
+            return None
+        return meta.get(NOTE + name) if (meta.get("format"), meta.get("scope")) == (FORMAT, self.scope) else None
+
+    def set_note(self, name: str, text: str | None) -> None:
+        """Keep ``text`` under ``name`` in the saved file (None: keep nothing there), when it is a
+        cache of this scope: what a command records of its last run (``validate``'s report).  Best
+        effort: a note not kept is only a note the next run does not find."""
+        if self.path is None or not self.path.is_file():
+            return
+        try:
+            with closing(_connect(self.path)) as db:
+                db.execute("BEGIN IMMEDIATE")  # closing without COMMIT rolls back
+                meta = dict(db.execute("SELECT name, value FROM meta WHERE name IN ('format', 'scope')"))
+                if (meta.get("format"), meta.get("scope")) != (FORMAT, self.scope):
+                    return
+                if text is None:
+                    db.execute("DELETE FROM meta WHERE name = ?", (NOTE + name,))
+                else:
+                    db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (NOTE + name, text))
+                db.execute("COMMIT")
+        except sqlite3.Error:
+            pass
+
     def _write(self, path: Path, keep_unused: bool) -> None:
         make_cache_folder(path.parent)
         if self._unusable:
@@ -372,6 +408,7 @@ class Cache:
             with db:  # one transaction
                 if self._file_scope != self.scope:
                     db.execute("DELETE FROM entries")
+                    db.execute("DELETE FROM meta WHERE name LIKE ?", (NOTE + "%",))
                 elif not keep_unused:
                     _drop_unused(db, self._used)
                 db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("format", FORMAT), ("scope", self.scope)])

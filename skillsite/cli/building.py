@@ -101,6 +101,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
           report: Path | None, sign_key: Path | None, rotate_from: Path | None, expires: str | None) -> None:
     """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
     from skillsite.cache import CacheNotSaved
+    from skillsite.cli.report import InBuildState
     from skillsite.publish.build import STAGES, build as run_build
     from skillsite.publish.interrupt import builds_end_on_signals
     from skillsite.publish.lock import OutputBusy
@@ -143,7 +144,8 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     finally:
         if reporter:
             reporter.finish()
-    emit_diagnostics(list(result.diagnostics), fmt, everything=everything, state=cache,
+    emit_diagnostics(list(result.diagnostics), fmt, everything=everything,
+                     records=InBuildState(cache) if cache else None,
                      report=report or (cache / "diagnostics.json" if cache else report_file(None, "build.json")))
     counts = severity_counts(result.errors, result.warnings)
     if result.ok:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, 
 if TYPE_CHECKING:  # imported where used: a command loads only what it needs
     from skillsite.cache import Cache
     from skillsite.config import SiteConfig
+    from skillsite.publish.state import ReportRecord
 
 
 @click.command()
@@ -77,10 +79,32 @@ def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | N
     if fmt == "json":
         click.echo(format_json_report(checked.verdicts(), diags, summary))
     else:
-        emit_diagnostics(diags, fmt, everything=everything, report=report_file(report, "validate.json"))
+        emit_diagnostics(diags, fmt, everything=everything, report=report_file(report, "validate.json"),
+                         records=None if cache is None else InVerdictCache(cache))
         click.echo(summary_line(summary))
     failed = summary["errors"] > 0 or (strict and summary["warnings"] > 0)
     sys.exit(EXIT_NO_SKILLS if nothing_found(diags) else EXIT_SKILLS if failed else 0)
+
+
+@dataclass(frozen=True)
+class InVerdictCache:
+    """Where ``validate`` records the report it wrote last (a
+    :class:`~skillsite.cli.report.ReportRecords`): a note in its verdict cache file, once saved,
+    so that a run with the same diagnostics leaves the file as it is."""
+
+    cache: Cache
+
+    def recorded(self) -> ReportRecord | None:
+        from skillsite.publish.state import ReportRecord
+
+        text = self.cache.note("report")
+        try:
+            return None if text is None else ReportRecord.from_json(text)
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def record(self, record: ReportRecord | None) -> None:
+        self.cache.set_note("report", None if record is None else record.to_json())
 
 
 def _skill_folder(path: Path) -> Path:

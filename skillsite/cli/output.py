@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from skillsite.diagnostics import (CODES, MAX_LISTED, Diagnostic, counted, describe_os_error, format_github,
                                    format_text, summary_by_code)
+
+if TYPE_CHECKING:  # the report's module is imported only when a report is written
+    from skillsite.cli.report import ReportRecords
 
 FORMATS = ("text", "json", "github")
 #: Copies of a skill (SK229): one line for all of them, unless every diagnostic is asked for.
@@ -36,16 +39,16 @@ def check_codes(codes: tuple[str, ...]) -> list[str]:
 
 
 def emit_diagnostics(diags: list[Diagnostic], fmt: str, stream=None, *, report: Path | None = None,
-                     everything: bool = True, state: Path | None = None) -> None:
+                     everything: bool = True, records: ReportRecords | None = None) -> None:
     """Print diagnostics as text or GitHub annotations.  Text output of more than
     :data:`MAX_LISTED` (unless ``everything``) is summarised per code, the whole list written
-    to ``report`` as JSON (left as it is when the build state in the folder ``state`` records
-    that it holds that already: :func:`skillsite.cli.report.write_report`)."""
+    to ``report`` as JSON (left as it is when the command's ``records`` record that it holds that
+    already: :func:`skillsite.cli.report.write_report`)."""
     stream = stream or sys.stdout
     copies = [] if everything else [d for d in diags if d.code == COPY_CODE]
     listed = [d for d in diags if d.code != COPY_CODE] if copies else diags
     if fmt == "text" and not everything and report is not None and len(listed) > MAX_LISTED:
-        shown = _write_report(diags, report, state)
+        shown = _write_report(diags, report, records)
         stream.write("\n".join(summary_by_code(diags, shown)) + "\n")
         return
     render = format_github if fmt == "github" else format_text
@@ -57,7 +60,7 @@ def emit_diagnostics(diags: list[Diagnostic], fmt: str, stream=None, *, report: 
         stream.write((f"::notice title={COPY_CODE}::{line}" if fmt == "github" else f"info {line}") + "\n")
 
 
-def _write_report(diags: list[Diagnostic], report: Path, state: Path | None = None) -> str:
+def _write_report(diags: list[Diagnostic], report: Path, records: ReportRecords | None = None) -> str:
     """Write the JSON report of ``diags`` beside ``report``, then rename it into place (a full disk or
     a kill leaves the previous report whole); how to name where it went (or why it is nowhere)."""
     from skillsite.cli.report import write_report
@@ -68,7 +71,7 @@ def _write_report(diags: list[Diagnostic], report: Path, state: Path | None = No
     except OSError as exc:
         return f"no report file ({describe_os_error(exc)})"
     try:
-        write_report(diags, report, state)
+        write_report(diags, report, records)
     except OSError as exc:  # named as the report, not as the hidden file written beside it
         return f"no report file ({describe_os_error(OSError(exc.errno, exc.strerror or str(exc), str(report)))})"
     return str(report)

@@ -477,6 +477,18 @@ class ReportRecord:
         later = dataclasses.replace(self, since=since)
         return later if self.racy and not later.racy else None
 
+    def to_json(self) -> str:
+        """The record as the text a state file (or ``validate``'s verdict cache) keeps."""
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ReportRecord:
+        """The record :meth:`to_json` wrote; ValueError, KeyError or TypeError for any other text."""
+        data = json.loads(text)
+        size, mtime, ctime, inode, device = (int(n) for n in data["stamp"])
+        return cls(str(data["path"]), str(data["key"]), str(data["sha256"]), (size, mtime, ctime, inode, device),
+                   int(data["since"]))
+
 
 def file_stamp(found: os.stat_result) -> FileStamp:
     """The :data:`FileStamp` of a file's status."""
@@ -493,10 +505,7 @@ def recorded_report(folder: Path) -> ReportRecord | None:
             meta = dict(db.execute("SELECT name, value FROM meta WHERE name IN ('format', 'report')"))
         if meta.get("format") != FORMAT or "report" not in meta:
             return None
-        data = json.loads(meta["report"])
-        size, mtime, ctime, inode, device = (int(n) for n in data["stamp"])
-        return ReportRecord(str(data["path"]), str(data["key"]), str(data["sha256"]),
-                            (size, mtime, ctime, inode, device), int(data["since"]))
+        return ReportRecord.from_json(meta["report"])
     except (sqlite3.Error, ValueError, KeyError, TypeError):
         return None
 
@@ -516,8 +525,7 @@ def record_report(folder: Path, record: ReportRecord | None) -> None:
             if record is None:
                 db.execute("DELETE FROM meta WHERE name = 'report'")
             else:
-                text = json.dumps(dataclasses.asdict(record))
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('report', ?)", (text,))
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('report', ?)", (record.to_json(),))
             db.execute("COMMIT")
     except sqlite3.Error:
         pass

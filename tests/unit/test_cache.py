@@ -110,6 +110,28 @@ def test_another_scope_starts_empty_and_replaces_the_file_s_entries(tmp_path):
     assert Cache(path, "new").get(Section.SKILLS, "other") == 2
 
 
+
+def test_a_note_stays_beside_the_entries_of_its_scope(tmp_path):
+    """A note (``validate``'s record of its report) is kept in the saved file through the saves of
+    its scope, and goes with the entries when another scope's run saves; a file not saved yet, of
+    another scope or damaged holds none."""
+    path = tmp_path / "c.sqlite"
+    first = Cache(path, "scope")
+    first.set_note("report", "kept")                 # no file yet: nothing kept, none made
+    assert first.note("report") is None and not path.exists()
+    first.save()
+    first.set_note("report", "kept")
+    assert first.note("report") == "kept" and Cache(path, "other").note("report") is None
+    Cache(path, "scope").save()
+    assert Cache(path, "scope").note("report") == "kept"
+    Cache(path, "scope").set_note("report", None)
+    assert Cache(path, "scope").note("report") is None
+    first.set_note("report", "kept")
+    Cache(path, "other").save()
+    assert Cache(path, "other").note("report") is None and Cache(path, "scope").note("report") is None
+    path.write_bytes(b"not a database at all")
+    assert Cache(path, "scope").note("report") is None
+
 def test_a_cache_without_a_file_keeps_nothing(tmp_path):
     cache = Cache(None, "scope")
     cache.put(Section.SKILLS, "k", 1)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from skillsite.cache import RACY_NS
-from skillsite.cli.report import report_bytes, report_key, write_report
+from skillsite.cli.report import InBuildState, report_bytes, report_key, write_report
 from skillsite.diagnostics import Diagnostic, Severity
 from skillsite.publish.state import (STATE_FILE, BuildState, ReportRecord, file_stamp, record_report, recorded_report,
                                      save_state)
@@ -97,15 +97,15 @@ def state_folder(tmp_path: Path) -> Path:
 def test_write_report_writes_records_and_then_keeps_the_file(tmp_path: Path) -> None:
     folder = state_folder(tmp_path)
     report = tmp_path / "report.json"
-    write_report(DIAGS, report, folder)
+    write_report(DIAGS, report, InBuildState(folder))
     assert report.read_bytes() == report_bytes(DIAGS)
     record = recorded_report(folder)
     assert record == ReportRecord(str(report), report_key(DIAGS), hashlib.sha256(report_bytes(DIAGS)).hexdigest(),
                                   file_stamp(os.lstat(report)), record.since) and record.racy
     written = os.lstat(report)
-    write_report(DIAGS, report, folder)
+    write_report(DIAGS, report, InBuildState(folder))
     assert file_stamp(os.lstat(report)) == file_stamp(written)
-    write_report(DIAGS[:1], report, folder)  # other diagnostics: written, and recorded
+    write_report(DIAGS[:1], report, InBuildState(folder))  # other diagnostics: written, and recorded
     assert report.read_bytes() == report_bytes(DIAGS[:1]) and recorded_report(folder).key == report_key(DIAGS[:1])
 
 
@@ -114,7 +114,7 @@ def test_no_state_file_no_record(tmp_path: Path) -> None:
     folder = tmp_path / "cache"
     folder.mkdir()
     report = tmp_path / "report.json"
-    write_report(DIAGS, report, folder)
+    write_report(DIAGS, report, InBuildState(folder))
     assert report.read_bytes() == report_bytes(DIAGS) and sorted(os.listdir(folder)) == []
     assert recorded_report(folder) is None
 
@@ -127,7 +127,7 @@ def test_a_damaged_record_is_no_record(tmp_path: Path, value: str) -> None:
         db.execute("INSERT OR REPLACE INTO meta VALUES ('report', ?)", (value,))
     assert recorded_report(folder) is None
     report = tmp_path / "report.json"
-    write_report(DIAGS, report, folder)
+    write_report(DIAGS, report, InBuildState(folder))
     assert report.read_bytes() == report_bytes(DIAGS) and recorded_report(folder) is not None
 
 
