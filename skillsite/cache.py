@@ -153,7 +153,9 @@ def kept_or_made(resident: KeptObjects | None, section: str, key: str, source: o
     if resident is None:
         return make()
     kept = resident.take(section, key)
-    made = kept[2] if kept is not None and kept[0] is source and kept[1] == inputs else make()
+    if kept is not None and kept[0] is source and kept[1] == inputs:
+        return kept[2]  # kept as it was (take keeps it): new objects for it would only add to what the collector walks
+    made = make()
     resident.keep(section, key, (source, inputs, made))
     return made
 
