@@ -271,10 +271,7 @@ def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESH
     variants = _variants(prints, members, groups)
     failed: set[tuple[int, int]] = set()
     for band in range(BANDS):
-        buckets: dict[int, list[int]] = {}
-        for i in variants:
-            buckets.setdefault(prints[i].bands[band], []).append(i)
-        for bucket in buckets.values():
+        for bucket in _shared_buckets(prints, variants, band):
             for at, i in enumerate(bucket[1:], start=1):
                 for j in bucket[:at]:
                     if groups.find(j) == groups.find(i) or (j, i) in failed:
@@ -287,6 +284,24 @@ def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESH
     for i in members:
         found.setdefault(groups.find(i), []).append(i)
     return [g for g in found.values() if len(g) > 1]
+
+
+def _shared_buckets(prints: Sequence[Fingerprint], variants: Sequence[int], band: int) -> list[list[int]]:
+    """The ``variants`` that share their key of ``band`` with another, by key, each bucket in
+    order and the buckets in the order of their first member.  Most keys are held by one skill:
+    those make no list (a list for each key of each band, every build, would be most of what a
+    rebuild gives the garbage collector to walk)."""
+    first: dict[int, int] = {}
+    shared: dict[int, list[int]] = {}
+    for i in variants:
+        key = prints[i].bands[band]
+        if key not in first:
+            first[key] = i
+        elif key in shared:
+            shared[key].append(i)
+        else:
+            shared[key] = [first[key], i]
+    return sorted(shared.values())
 
 
 def _variants(prints: Sequence[Fingerprint], members: Sequence[int], groups: _Groups) -> list[int]:
