@@ -117,6 +117,8 @@ LEFT_OUT = {
     "serve_watch.py": "waits for a serve to settle and be idle",
     "hostile_input.py": "over a thousand audits of an 11 KB footer, and a skill of 8,000 trigger patterns validated "
                         "(test_hostile_input_repeats_one_literal_of_each_gate_set_by_default)",
+    "hostile_patterns.py": "thousands of shapes built from every audit pattern, each audited at two sizes as two "
+                           "kinds of file (tests/unit/test_audit_hostile_shapes.py holds what it found)",
     "history_cost.py": "a git history made, then eight builds",
     "validate_cache.py": "validations in five situations, on copies of the tree",
     "rebuild_trust.py": "a cold build and four rebuilds, in processes of their own",
