@@ -200,6 +200,17 @@ def clipped_after(text: str, finish: int) -> bool:
     return finish < len(text) and text[finish] != "\n"
 
 
+def white_space_start(text: str, line_start: int) -> int:
+    """The first line start after the last text before ``line_start`` (a line start): where a
+    match of ``^\\s*`` ending at ``line_start`` began.  A pattern for what starts a line is written
+    ``^[^\\S\\n]*`` (from each of thousands of blank lines, ``^\\s*`` reads all those after it)
+    and its finding placed here, where it always was.  Reads back over the white space only."""
+    at = line_start
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    return 0 if at == 0 else text.index("\n", at) + 1
+
+
 def kind_of(path: str, text: str) -> str:
     """What a file is for the rules: SKILL.md, other Markdown, code (by suffix or shebang) or text."""
     name = path.rsplit("/", 1)[-1]

@@ -16,7 +16,7 @@ from typing import Iterator, NamedTuple
 
 from skillsite.audit.declare import COMMANDS, Pattern, Rule, check, pattern, rule
 from skillsite.audit.hit import Hit
-from skillsite.audit.text import Document
+from skillsite.audit.text import Document, white_space_start
 
 CREDENTIALS_SENT = Rule(
     "SK620", "exfiltration", "high", "credentials read and data sent out in the same file",
@@ -244,7 +244,8 @@ def _markdown_with_urls(doc: Document) -> bool:
 @rule("SK622", "exfiltration", "high", "Markdown image or link URL carries variables or secrets",
       "A rendered image is fetched without a click: a URL with a variable or secret in it sends data "
       "to that host as soon as the agent's answer is displayed.", demotion=COMMANDS,
-      patterns=(pattern(r"(!?)\[[^\]\n]{0,200}\]\(\s*<?((?:https?:)?//[^)\s>]+)|^\s*\[[^\]\n]+\]:\s*<?(https?://\S+)",
+      patterns=(pattern(r"(!?)\[[^\]\n]{0,200}\]\(\s*<?((?:https?:)?//[^)\s>]+)|"
+                        r"^[^\S\n]*\[[^\]\n]+\]:\s*<?(https?://\S+)",
                         flags=re.MULTILINE | re.IGNORECASE, scope="folded"),),
       applies=_markdown_with_urls)
 def variable_url(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
@@ -261,5 +262,6 @@ def variable_url(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     secret = any(_SECRETISH.search(v) for v in variables) or bool(query and _SECRETISH.search(query))
     in_query = bool(query and _VARIABLE.search(query))
     if secret or image and in_query:
-        return replace(hit, detail=f" ({'image' if image else 'link'} URL with {variables[0]})")
+        start = hit.start if match.group(3) is None else white_space_start(match.string, match.start())
+        return replace(hit, start=start, detail=f" ({'image' if image else 'link'} URL with {variables[0]})")
     return None

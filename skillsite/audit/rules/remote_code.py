@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from skillsite.audit.declare import COMMANDS, Rule, command, pattern, rule
 from skillsite.audit.hit import Hit
-from skillsite.audit.text import Document
+from skillsite.audit.text import Document, white_space_start
 
 #: HTTPS hosts of well-known projects' own installers: piping them into a shell is medium.
 KNOWN_INSTALLER_HOSTS = frozenset({
@@ -285,7 +285,8 @@ _INDEX = re.compile(r"index|registry|find-links|\s-[if]\b", re.IGNORECASE)
                   r"\s(https?://\S+?\.(?:tgz|tar\.gz))\b", lazy=True, flags=_LINES),
           command(_PIP, r"[^\n]*",
                   r"(?:--(?:extra-)?index-url|--find-links|\s-[if])\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)|"
-                  r"^\s*(?:--)?(?:extra-)?index-url\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)", lazy=True, flags=_LINES),
+                  r"^[^\S\n]*(?:--)?(?:extra-)?index-url\s*[= ]\s*[\"']?(?P<own_line>https?://[^\s\"'`]+)",
+                  lazy=True, flags=_LINES),
           pattern(r"\bnpm\s+config\s+set\s+registry\s+(https?://\S+)|--registry[= ]\s*(https?://\S+)", flags=_LINES),
           pattern(r"--trusted-host\b|\bnpm\s+config\s+set\s+strict-ssl\s+false\b",
                   severity="high", detail=" (TLS verification turned off)"),
@@ -300,7 +301,9 @@ def url_install(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
         return None
     plain = url.lower().startswith("http://")
     severity = "high" if plain else ("low" if _INDEX.search(match.group()) else None)
-    return replace(hit, detail=f" ({url[:80]})", severity=severity)
+    own_line = "own_line" in match.re.groupindex and match.group("own_line") is not None
+    start = white_space_start(match.string, match.start()) if own_line else hit.start
+    return replace(hit, start=start, detail=f" ({url[:80]})", severity=severity)
 
 
 #: A shell wired to a network connection (to another machine: /dev/tcp to localhost is a bash
