@@ -3,20 +3,30 @@ place is tried a few times, not once from each of thousands of lines or words, a
 are those of the patterns as they were (their sources before the change are kept here)."""
 from __future__ import annotations
 
+import dataclasses
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillsite.audit.engine import audit_document
 from skillsite.audit.rules import RULES
 from skillsite.audit import text as text_module
+from skillsite.audit.text import make_document
+
+from test_audit_long_lines import CountingPattern
 
 #: The patterns as they were: a link definition or an index line matched from the blank lines before it.
 OLD_DEFINITION = re.compile(r"(!?)\[[^\]\n]{0,200}\]\(\s*<?((?:https?:)?//[^)\s>]+)|"
                             r"^\s*\[[^\]\n]+\]:\s*<?(https?://\S+)", re.MULTILINE | re.IGNORECASE)
 OLD_INDEX_LINE = re.compile(r"^\s*(?:--)?(?:extra-)?index-url\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)",
                             re.MULTILINE | re.IGNORECASE)
+#: rm as it was: two runs of options around the recursive one.
+OLD_RM = re.compile(r"\brm\s+(?:-[a-z]+\s+|--[a-z-]+\s+)*(?:-[a-z]*r[a-z]*|--recursive)\s+"
+                    r"(?:-[a-z]+\s+|--[a-z-]+\s+)*[\"']?(?:/\*?|~/?\*?|\$\{?HOME\}?/?\*?|"
+                    r"/(?:usr|etc|bin|boot|var|home|lib|System|Users)/?\*?)[\"']?"
+                    r"(?=\s*(?:$|[;&|)#`]|--no-preserve-root))", re.IGNORECASE)
 
 
 def definition_pattern() -> re.Pattern[str]:
@@ -53,3 +63,35 @@ def test_a_match_from_its_own_line_starts_where_the_old_one_did(pieces):
         found = [(text_module.white_space_start(text, m.start()) if m.group(group) else m.start(), m.end())
                  for m in new.finditer(text) if m.group(group) or new is definition_pattern()]
         assert found == [m.span() for m in old.finditer(text)]
+
+
+RM_PIECES = ["rm ", "-r ", "-f ", "-rf ", "-Rf ", "--recursive ", "--force ", "-x ", "/", "~", "$HOME", "/etc",
+             "/*", " ", "\n", "x ", "; ", "-rm ", "'/'"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(RM_PIECES), max_size=30))
+def test_rm_with_its_options_read_once_finds_what_it_found(pieces):
+    text = "".join(pieces)
+    found = [(f.line, f.column) for f in audit_document("scripts/run.sh", text) if f.code == "SK663"
+             and f.message.startswith("destructive command: rm") and "--no-preserve-root" not in f.message]
+    doc = make_document("scripts/run.sh", text)
+    assert found == sorted({doc.position(m.start()) for m in OLD_RM.finditer(text)})
+
+
+#: Lines of a command word read as an option of the one before it (``rm -rm -rm ...``), the rest of
+#: the command on the next line: each start's options ran to the end of the line, from every start.
+OPTION_WORDS = [("rm -", "\n/"), ("rm -", "\n--no-preserve-root"), ("mkfs -", "\n/dev/sda"), ("chmod -", "\n-R")]
+
+
+@pytest.mark.parametrize(("unit", "tail"), OPTION_WORDS)
+def test_a_line_of_command_words_read_as_options_is_tried_a_few_times(unit, tail):
+    doc = make_document("scripts/run.sh", unit * 500 + tail)
+    for each in RULES["SK663"].patterns:
+        gate = each.gate
+        if each.source.startswith(("\\brm\\s+", "\\bmkfs", "\\b(?:chmod")):   # a run of options passed over
+            assert gate.hopeless, each.source[:60]
+        pattern = CountingPattern(gate.pattern)
+        candidates = CountingPattern(gate.candidates) if gate.candidates is not None else None
+        list(dataclasses.replace(gate, pattern=pattern, candidates=candidates)._matches(doc, 0, len(doc.folded)))
+        assert pattern.tries + (candidates.tries if candidates else 0) <= 6, each.source[:60]

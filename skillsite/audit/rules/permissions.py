@@ -155,19 +155,40 @@ def unchecked_agent(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     return replace(hit, detail=f": {match.group().strip()}")
 
 
+#: rm's options before the path it removes (``-rf``, ``--force``).  Read once: which of them makes it
+#: recursive is the condition's question (:func:`_recursive`), not a second run of options in the
+#: pattern: with two, a line of thousands of options (``rm -r -r ...``) was read again from each.
+_RM_OPTIONS = r"(?:-[a-z]+\s+|--[a-z-]+\s+)*"
+_RECURSIVE = re.compile(r"-[a-z]*r[a-z]*|--recursive", re.IGNORECASE)
+
+
+def _shown(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
+    """The hit, showing the command."""
+    return replace(hit, detail=f": {match.group().strip()[:60]}")
+
+
+def _recursive(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """rm of the root or a home folder with an option that removes recursively (``-r``, ``-Rf``,
+    ``--recursive``)."""
+    options = match.group().split()[1:]
+    return _shown(doc, match, hit) if any(_RECURSIVE.fullmatch(word) for word in options) else None
+
+
 @rule("SK663", "permissions", "high", "destructive command",
       "rm -rf of / or ~, mkfs, dd onto a device or a fork bomb destroy the user's machine or data.",
       demotion=COMMANDS, patterns=(
-          pattern(r"\brm\s+(?:-[a-z]+\s+|--[a-z-]+\s+)*(?:-[a-z]*r[a-z]*|--recursive)\s+(?:-[a-z]+\s+|--[a-z-]+\s+)*"
-                  r"[\"']?(?:/\*?|~/?\*?|\$\{?HOME\}?/?\*?|/(?:usr|etc|bin|boot|var|home|lib|System|Users)/?\*?)[\"']?"
-                  r"(?=\s*(?:$|[;&|)#`]|--no-preserve-root))"),
-          pattern(r"\brm\s+(?:-\S+\s+)*--no-preserve-root\b"),
-          pattern(r"\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*/dev/\w+"),
+          pattern(r"\brm\s+" + _RM_OPTIONS + r"[\"']?(?:/\*?|~/?\*?|\$\{?HOME\}?/?\*?|"
+                  r"/(?:usr|etc|bin|boot|var|home|lib|System|Users)/?\*?)[\"']?"
+                  r"(?=\s*(?:$|[;&|)#`]|--no-preserve-root))",
+                  hopeless=(r"\brm\s+", _RM_OPTIONS), condition=_recursive),
+          pattern(r"\brm\s+(?:-\S+\s+)*--no-preserve-root\b", hopeless=(r"\brm\s+", r"(?:-\S+\s+)*")),
+          pattern(r"\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*/dev/\w+", hopeless=(r"\bmkfs(?:\.\w+)?\s+", r"(?:-\S+\s+)*")),
           command(r"\bdd\s+", r"[^\n]*",
                   r"\bof=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d|xvd[a-z]|vd[a-z]|rdisk\d)"),
           pattern(r"(?<![<>2&])>\s*/dev/(?:sd[a-z]|nvme\d+n\d+|hd[a-z]|disk\d)\b"),
           pattern(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"),
-          pattern(r"\b(?:chmod|chown)\s+(?:-\S+\s+)*-R\s+\S+\s+/(?=\s*(?:$|[;&|]))"),
+          pattern(r"\b(?:chmod|chown)\s+(?:-\S+\s+)*-R\s+\S+\s+/(?=\s*(?:$|[;&|]))",
+                  hopeless=(r"\b(?:chmod|chown)\s+", r"(?:-\S+\s+)*")),
           command(r"\bshred\s+", r"[^\n]*", r"/dev/(?:sd[a-z]|nvme)"),
           pattern(r"\bformat\s+c:|\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:\\(?=\s|$)|\bdel\s+/[fsq]\s+/[fsq]\s+(?:/[fsq]\s+)?"
                   r"[a-z]:\\"),
@@ -177,4 +198,4 @@ def unchecked_agent(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
       ))
 def destructive(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """Shows the command."""
-    return replace(hit, detail=f": {match.group().strip()[:60]}")
+    return _shown(doc, match, hit)
