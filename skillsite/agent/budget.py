@@ -23,7 +23,7 @@ from skillsite.agent.prompt_xml import available_skills_xml, one_line
 from skillsite.search.terms import tokenize
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # no dict each: a build lists every skill of the catalog
 class ListedSkill:
     """What a listing shows of a skill, read from a JSON object that may hold no more."""
 

@@ -236,8 +236,10 @@ def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, St
     """A digest of every input as discovery saw it (where each skill is, its SKILL.md's and
     bundled files' stamps), of what the audit reads in each skill folder (``listings``:
     discovery leaves some of it out), of the templates' stamps and of ``settings``."""
+    # tuples, not lists (the digest is the same): the garbage collector stops tracking a tuple of
+    # strings and numbers at its first collection, where it walks a list of them while it lives
     inputs = [(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
-               [(f.path, f.abspath, f.stamp) for f in s.files], listing.digest)
+               tuple((f.path, f.abspath, f.stamp) for f in s.files), listing.digest)
               for s, listing in zip(found.sources, listings)]
     return digest(settings, templates, inputs, [d.to_json() for d in found.diagnostics])
 

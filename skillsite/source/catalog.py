@@ -429,6 +429,11 @@ def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], els
     return resolve_dependencies(dependents, releases, elsewhere).diagnostics
 
 
+#: What the look-alike check knows of a skill's visibility: offered to a model or not (one
+#: record each, shared by every skill).
+_OFFERED, _NOT_OFFERED = Visibility(), Visibility(hidden=True)
+
+
 def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cache: Cache | None, jobs: int,
                             groups: Sequence[tuple[str, ...]] = ()) -> list[tuple[int, Diagnostic]]:
     """SK219 for every pair of skills offered to a model whose descriptions it could not tell
@@ -436,7 +441,7 @@ def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cac
     another skill (``groups``) is offered as that one, so it is no pair of it."""
     copies = {copy for group in groups for copy in group[1:]}
     listing = [ListedSkill(src.id, v.name, v.description, v.priority,
-                           Visibility(hidden=not v.offered or src.id in copies)) for _, src, v in kept]
+                           _NOT_OFFERED if not v.offered or src.id in copies else _OFFERED) for _, src, v in kept]
     key = digest("similar", [(s.id, s.description, s.visibility.hidden) for s in listing])
     pairs = cache.get(Section.SIMILAR, key) if cache is not None else None
     resident = cache.resident if cache is not None else None

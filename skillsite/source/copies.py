@@ -361,7 +361,7 @@ def line_changes(canonical: Sequence[bytes], copy: Sequence[bytes]) -> tuple[int
     return sum((theirs - ours).values()), sum((ours - theirs).values())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """A kept skill as grouping sees it: its id, fingerprint, source order, priority, whether
     it is offered to models (neither hidden nor user-invocable only) and whether the site lists it."""

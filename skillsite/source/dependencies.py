@@ -89,7 +89,7 @@ def current_releases(versions: Mapping[str, str | None]) -> dict[str, list[str]]
 
 # ---------------------------------------------------------------- resolution over the catalog
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Dependent:
     """What resolving needs of a skill: its id, name, where diagnostics go, what it declares."""
 

@@ -14,7 +14,7 @@ from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import SourceFile
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Member:
     """What the catalog-wide relation checks need of a kept skill."""
 
