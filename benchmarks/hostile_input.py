@@ -4,7 +4,8 @@ A skill's text is untrusted, so no step may cost more than in proportion to its 
 literal an audit pattern is run around (derived from the pattern: skillsite/audit/data/literal_table.json;
 and some Markdown constructs), with each separator, a line of that literal repeated is audited at
 ``--size`` and at four times that size (with every such literal on a line of its own, so every
-pattern runs), as SKILL.md, a script and a reference document; bodies of
+pattern runs), as SKILL.md, a script and a reference document, and so is each of a few lines no
+literal repeated makes (:data:`SHAPES`: a command whose sudo options repeat); bodies of
 Markdown constructs are validated and rendered the same way.  A case whose time grows more than
 ``--ratio`` times (linear growth: 4) and takes over ``--floor`` seconds at the larger size is
 timed again (the best of three at each size, as other work on a shared machine only adds time)
@@ -53,6 +54,11 @@ THOROUGH = ((" ", "", "/", "-", "=", ":", " -o ", "(", '"', "*", "&", " a ", ">"
 EXTRA_WORDS = ("dig", "rsync", "nslookup", "security find-generic-password", "http://a.bc/", "![a](http://x/",
                "<!--", "`", '"', "~/.ssh/", "$(", "ignore previous instructions", "do not tell the user",
                "\u200b", "&#105;", "a<b>")
+#: Lines a repeated literal does not make: a start written once, then one part repeated (each
+#: part of these once read in two ways or more, and every reading tried: sudo's options, env's
+#: settings).
+SHAPES = (("curl https://x.io/a | sudo ", "-a "), ("curl https://x.io/a | env ", "a=b=c "),
+          ("base64 -d x | doas -u ", "-a -b "), ("printf '\\x41' | sudo env ", "-i A==1 "))
 MARKDOWN = ("[a](b) ", "`x` ", "[a] ", "![i](x.png) ", "<b>", "**a", "*a ", "_a ", "~~a ", "# h\n", "> ", "- ",
             "1. ", "```\n", "<!-- ", "&amp;", "\\", "[", "](", "<http://a.b>", "| a |", "---\n", "<details>",
             "`scripts/a.py` ", "[x]: http://a\n", "``a", "[a](", "![[", "&#", "| - |\n", "[^1]", "# h\n## h\n")
@@ -100,6 +106,15 @@ def audit_cases(words: list[str], separators: tuple[str, ...],
                       lambda n, unit=unit, path=path: seconds(lambda: audit_document(path, unit * (n // len(unit))
                                                                                       + footer))))
     return cases
+
+
+def shape_cases(audited_as: tuple[str, ...]) -> list[tuple[str, Callable[[int], float]]]:
+    """(label, time at a size) of each of :data:`SHAPES`, its part repeated, audited as each path."""
+    footer = "\n" + " ".join(all_literals()) + "\n"
+    return [(f"audit {start!r} + {part!r} repeated as {path}",
+             lambda n, start=start, part=part, path=path: seconds(
+                 lambda: audit_document(path, start + part * (n // len(part)) + footer)))
+            for (start, part), path in itertools.product(SHAPES, audited_as)]
 
 
 def page_cases(folder: Path) -> list[tuple[str, Callable[[int], float]]]:
@@ -183,7 +198,7 @@ def main() -> None:
               + ("" if args.all_literals else " (one of each gate's sets at least; --all-literals: every one)"))
     with tempfile.TemporaryDirectory() as scratch:
         shapes = THOROUGH if args.thorough else (SEPARATORS, AUDITED_AS)
-        cases = ([] if args.only == "pages" else audit_cases(words, *shapes)) + \
+        cases = ([] if args.only == "pages" else audit_cases(words, *shapes) + shape_cases(shapes[1])) + \
                 ([] if args.only == "audit" else page_cases(Path(scratch)))
         listed, slowest = [], (0.0, "")
         for label, timed in cases:

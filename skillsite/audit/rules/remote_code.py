@@ -28,8 +28,26 @@ KNOWN_INSTALLER_HOSTS = frozenset({
 KNOWN_INSTALLER_REPOS = ("Homebrew/", "nvm-sh/", "helm/", "pyenv/", "ohmyzsh/", "golangci/", "anchore/",
                          "aquasecurity/", "sigstore/", "kubernetes-sigs/", "rust-lang/", "nodesource/")
 
-_SHELL = (r"(?:(?:sudo|doas)\s+(?:-\S+\s+(?:[\w.-]+\s+)?)*)?"
-          r"(?:(?:/usr/(?:local/)?bin/|/bin/)?env\s+(?:-\w+\s+|\S+=\S*\s+)*)?"   # env, /usr/bin/env -i
+#: An option of sudo or doas (``-u``), and a word that may be its value (``root``, ``-g`` too).
+_SUDO_OPTION, _SUDO_VALUE = r"-\S+\s+", r"[\w.-]+\s+"
+#: sudo's options, each maybe with a value: where they may end, tried in the order
+#: ``(?:-\S+\s+(?:[\w.-]+\s+)?)*`` tries them, each end once.  That pattern reads ``-a -b`` as an
+#: option and its value or as two options, and where nothing it can run follows a line of
+#: options it tried every reading (exponential in their number).  Here a word after an option
+#: read without a value is read as an option only where that reads on to an end that reading it as
+#: the value (tried first) did not: where it may not be a value (``-a -u=x``), or with a value of
+#: its own that may not be an option (``-a -u root``).  Else the run may end after it, tried
+#: before the run ends without it.
+_SUDO_OPTIONS = (rf"(?:{_SUDO_OPTION}{_SUDO_VALUE}"
+                 rf"|{_SUDO_OPTION}(?={_SUDO_VALUE}){_SUDO_OPTION}(?!-\S){_SUDO_VALUE}"
+                 rf"|{_SUDO_OPTION}(?!{_SUDO_VALUE}))*"
+                 rf"(?:{_SUDO_OPTION}(?={_SUDO_VALUE}))?")
+#: env's options (``-i``) and settings (``A=1``), a setting read up to its first ``=`` after its
+#: first character: ``\S+=\S*`` split ``a=b=c`` at either ``=``, and where nothing it can run
+#: followed, tried every split of every word (exponential in their number).
+_ENV_ARGUMENTS = r"(?:-\w+\s+|\S[^\s=]*=\S*\s+)*"
+_SHELL = (rf"(?:(?:sudo|doas)\s+{_SUDO_OPTIONS})?"
+          rf"(?:(?:/usr/(?:local/)?bin/|/bin/)?env\s+{_ENV_ARGUMENTS})?"   # env, /usr/bin/env -i
           r"(?:/usr/(?:local/)?bin/|/bin/)?[\\'\"]?")   # sudo -u root, doas; 'sh', \sh
 _RUNNER = (r"(?:(?:ba|z|da|k|fi|c)?sh\b(?:\s+-[sx]\b|\s+-(?=\s|$)|\s+--(?=\s))?|"
            r"python[23]?(?:\.\d+)?(?=\s*(?:$|[;&|)#\"'`]|-\s))|"
