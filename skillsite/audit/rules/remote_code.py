@@ -216,9 +216,12 @@ def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     return _downloaded(doc, match, hit)
 
 
+#: What decodes a payload.  Node's ``Buffer.from(data, 'base64')``: its arguments are read up to
+#: the next parenthesis, opening or closing (read up to the next closing one, a text of thousands
+#: of ``eval(Buffer.from(`` was read to its end from each: quadratic; a payload has neither).
 _DECODERS = (r"b64decode|decodebytes|decodestring|a85decode|b32decode|fromhex|unhexlify|a2b_hex|a2b_base64|"
              r"zlib\.decompress|gzip\.decompress|lzma\.decompress|bz2\.decompress|marshal\.loads|"
-             r"codecs\.decode|rot_?13|\[::-1\]|atob\s*\(|Buffer\.from\s*\([^)]*[\"'](?:base64|hex)[\"']|"
+             r"codecs\.decode|rot_?13|\[::-1\]|atob\s*\(|Buffer\.from\s*\([^()]*[\"'](?:base64|hex)[\"']|"
              r"FromBase64String|chr\s*\(\s*\w+\s*\)\s*for\b|String\.fromCharCode")
 
 DECODED_PAYLOAD = Rule(
@@ -292,6 +295,10 @@ _LOCAL_URL = re.compile(r"^https?://(?:localhost|127\.|0\.0\.0\.0|\[::1\])", re.
 _DEFAULT_INDEXES = re.compile(r"^https://(?:pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|"
                               r"download\.pytorch\.org|registry\.yarnpkg\.com)\b", re.IGNORECASE)
 _INDEX = re.compile(r"index|registry|find-links|\s-[if]\b", re.IGNORECASE)
+#: Between an option and its value: white space holding an ``=`` or a space, read one way (up to the
+#: ``=``, or the first space): ``\s*[= ]\s*`` read a run of spaces with no URL after it split in
+#: every two places (quadratic in its length, at each option).
+_SET_TO = r"(?:\s*=|[^\S ]* )\s*"
 
 
 @rule("SK633", "remote-code", "medium", "package installed from a URL or an untrusted index",
@@ -302,8 +309,8 @@ _INDEX = re.compile(r"index|registry|find-links|\s-[if]\b", re.IGNORECASE)
           command(r"\b(?:npm\s+(?:i|install)|yarn\s+add|pnpm\s+add)\b", r"[^\n]*",
                   r"\s(https?://\S+?\.(?:tgz|tar\.gz))\b", lazy=True, flags=_LINES),
           command(_PIP, r"[^\n]*",
-                  r"(?:--(?:extra-)?index-url|--find-links|\s-[if])\s*[= ]\s*[\"']?(https?://[^\s\"'`]+)|"
-                  r"^[^\S\n]*(?:--)?(?:extra-)?index-url\s*[= ]\s*[\"']?(?P<own_line>https?://[^\s\"'`]+)",
+                  rf"(?:--(?:extra-)?index-url|--find-links|\s-[if]){_SET_TO}[\"']?(https?://[^\s\"'`]+)|"
+                  rf"^[^\S\n]*(?:--)?(?:extra-)?index-url{_SET_TO}[\"']?(?P<own_line>https?://[^\s\"'`]+)",
                   lazy=True, flags=_LINES),
           pattern(r"\bnpm\s+config\s+set\s+registry\s+(https?://\S+)|--registry[= ]\s*(https?://\S+)", flags=_LINES),
           pattern(r"--trusted-host\b|\bnpm\s+config\s+set\s+strict-ssl\s+false\b",

@@ -1,0 +1,76 @@
+"""Runs of white space and of arguments in skillsite.audit.rules.remote_code's patterns cost steps
+in proportion to their length: SK633's ``--index-url`` and its value (one run of spaces read in
+one way), SK631's ``eval(Buffer.from(...))`` (its arguments read up to the next parenthesis)."""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from regex_steps import Steps
+from skillsite.audit.engine import audit_document
+from skillsite.audit.rules import PATTERNS
+from skillsite.audit.rules.remote_code import _SET_TO
+
+#: SK633's index options (``pip install --index-url URL``, a requirements file's ``--index-url URL``).
+INDEX = next(p for p in PATTERNS if "index-url" in p.source and _SET_TO in p.source)
+#: ``_SET_TO`` as it was: a run of spaces with no URL after it was read split in every two places.
+OLD_INDEX = re.compile(INDEX.source.replace(_SET_TO, r"\s*[= ]\s*"), INDEX.flags)
+#: SK631's payloads decoded then run: ``eval(...)`` and ``__import__('os').system(...)`` around a decoder.
+DECODED = [p for p in PATTERNS if "Buffer\\.from" in p.source]
+#: Pieces of index options and their values: commands, options, white space and ``=``, values.
+COMMANDS = ["pip install ", "uv pip install x", "", "\n", "x\n  "]
+OPTIONS = ["--index-url", "--extra-index-url", "--find-links", " -i", " -f", "index-url", "-", "x"]
+BETWEEN = [" ", " ", "  ", "=", "\t", "\n", "\r", "\x0b", "x"]
+VALUES = ["https://x.io/simple", "'http://a.b", '"https://x', "x", "=https://y", " "]
+
+
+def steps(pattern: re.Pattern[str], text: str, search: bool = False) -> int:
+    """The steps ``pattern.match`` (``search``: ``pattern.search``) takes on ``text`` (at most
+    2,000,000), checked to find what it finds."""
+    counter = Steps(pattern, budget=2_000_000)
+    span = counter.search(text) if search else counter.match(text)
+    found = pattern.search(text) if search else pattern.match(text)
+    assert span == (found.span() if found else None)
+    return counter.steps
+
+
+def test_an_index_option_matches_where_it_did():
+    """Only white space reaching the URL counts, and what the old reading took to the URL the new
+    one takes (up to the ``=``, else the first space)."""
+    chance, new, matched = random.Random(633), re.compile(INDEX.source, INDEX.flags), 0
+    for _ in range(20000):
+        text = "".join(chance.choice(COMMANDS) + chance.choice(OPTIONS) + "".join(
+            chance.choice(BETWEEN) for _ in range(chance.randint(0, 6))) + chance.choice(VALUES) for _ in range(3))
+        found = [m.span() for m in new.finditer(text)]
+        assert found == [m.span() for m in OLD_INDEX.finditer(text)], text
+        matched += bool(found)
+    assert matched > 1000
+
+
+@pytest.mark.parametrize("shape", ["pip install --index-url{}x", "pip install -i{}=\t{}x", "--extra-index-url{}x",
+                                   "uv pip install --find-links{}'x"])
+def test_spaces_after_an_index_option_with_no_url_cost_steps_in_proportion(shape):
+    """Read at the option, a run of spaces costs steps in proportion to its length (before: split
+    in every two places, quadratic)."""
+    pattern = re.compile(INDEX.source, INDEX.flags)
+    short, long = (steps(pattern, shape.replace("{}", " " * count)) for count in (150, 300))
+    assert long <= 2.5 * short, (short, long)
+
+
+@pytest.mark.parametrize("unit", ["eval(Buffer.from(", "exec(x, Buffer.from(", "eval(Buffer.from(x 'base64' "])
+def test_a_text_of_many_decoded_calls_left_open_costs_steps_in_proportion(unit):
+    """Each call's arguments are read up to the next parenthesis, not again to the end of the text
+    from every ``eval(`` before (quadratic)."""
+    for declared in DECODED:
+        pattern = re.compile(declared.source, declared.flags)
+        short, long = (steps(pattern, unit * count, search=True) for count in (20, 40))
+        assert long <= 2.5 * short, (declared.source[:40], short, long)
+
+
+@pytest.mark.parametrize("text", ["eval(Buffer.from('aGk=', 'base64').toString())",
+                                  "eval(Buffer.from(\n  payload,\n  \"hex\"\n).toString('utf8'))",
+                                  "__import__('os').system(Buffer.from(p + q, 'base64'))"])
+def test_a_decoded_buffer_run_is_still_found(text):
+    assert [f.code for f in audit_document("scripts/run.js", text + "\n")] == ["SK631"]
