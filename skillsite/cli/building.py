@@ -53,8 +53,10 @@ class Progress:
 
 @click.command()
 @click.argument("sources", nargs=-1, type=ExistingPath(file_okay=False, path_type=Path))
-@click.option("-o", "--output", "out", type=click.Path(path_type=Path), default=Path("_site"), show_default=True,
-              help="Output folder (replaced atomically).")
+# readable=False: an OUTPUT its owner cannot open (mode 000) is the build's to judge (--force replaces it, and
+# without it the build says why not), not refused by click first.
+@click.option("-o", "--output", "out", type=click.Path(readable=False, path_type=Path), default=Path("_site"),
+              show_default=True, help="Output folder (replaced atomically).")
 @click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
               help="Configuration file [default: ./skillsite.yml if present].")
 @click.option("--strict", is_flag=True, default=None, help="Warnings fail the build too.")

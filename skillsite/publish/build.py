@@ -77,7 +77,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
         plan = BuildPlan(tuple(Path(s) for s in sources), out, config, keep_going,
                          config.strict if strict is None else strict, base or _project_folder(config, sources),
                          jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())), signing,
-                         verify_output, resident)
+                         verify_output, resident, force)
         return _build(plan, stage, always_publish)
 
 

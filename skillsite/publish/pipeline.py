@@ -170,8 +170,10 @@ def back_catalog(out: Path, back: Path | None, state: BuildState | None, trusted
     records are known (a first build, or one after a changed configuration or skillsite version),
     a copy of the new catalog made of hard links to its files takes its place: the next build
     then writes only what changed, instead of placing every file again."""
+    if back is None:  # the catalog replaced is gone: a back folder left from earlier builds holds an older one
+        return {}, None
     replaced = state.outputs if state is not None else {}
-    if back is not None and not replaced:
+    if not replaced:
         if mirror_output(out, files, back):
             return records(files), marker_identity(back)
         return {}, None
@@ -186,10 +188,12 @@ def strictly_refused(skills: list[Skill]) -> frozenset[str]:
 
 def back_folder(plan: BuildPlan) -> Path | None:
     """Where the catalog a build replaces waits for the next build: in the cache folder, when it
-    is on the output's file system (one exchange swaps the two folders); else None."""
-    if plan.cache_dir is None:
-        return None
+    is on the output's file system (one exchange swaps the two folders); else None.  None too for
+    an output folder this process cannot write, replaced under ``force``: a folder moved to another
+    parent must be writable (its ``..`` changes), one beside it need not be."""
     out = plan.out.absolute()
+    if plan.cache_dir is None or (plan.force and os.path.isdir(out) and not os.access(out, os.W_OK)):
+        return None
     try:
         if os.stat(plan.cache_dir).st_dev != os.stat(out.parent).st_dev:
             return None

@@ -60,16 +60,23 @@ class OutputError(Exception):
 
 def is_previous_output(folder: Path) -> bool:
     """True when ``folder`` was written by skillsite (it holds the marker file)."""
-    return (folder / MARKER).is_file()
+    return os.path.isfile(folder / MARKER)  # False too where the folder cannot be searched (mode 000)
 
 
 def check_target(target: Path, force: bool) -> None:
     """Refuse to replace a non-empty folder that is not an earlier skillsite output."""
     if target.exists() and not target.is_dir():
         raise OutputError(f"{target} exists and is not a folder")
-    if target.is_dir() and any(target.iterdir()) and not is_previous_output(target) and not force:
-        raise OutputError(f"{target} is not empty and was not written by skillsite; "
-                          "choose another folder or pass --force to replace it")
+    if not target.is_dir() or force or is_previous_output(target):
+        return
+    try:
+        if not any(target.iterdir()):
+            return
+    except PermissionError:
+        raise OutputError(f"{target} cannot be opened (permission denied), so whether skillsite wrote it cannot be "
+                          "told; choose another folder or pass --force to replace it") from None
+    raise OutputError(f"{target} is not empty and was not written by skillsite; "
+                      "choose another folder or pass --force to replace it")
 
 
 def check_sources_kept(target: Path, sources: Iterable[Path]) -> None:
