@@ -78,6 +78,10 @@ class CacheNotSaved(OSError):
     """The cache could not be written (after the catalog was published)."""
 
 
+class CacheFolderUnusable(OSError):
+    """The cache folder cannot be made, read or written (before any work is done)."""
+
+
 def digest(*parts: Any) -> str:
     """A hex sha256 of ``parts`` (JSON-able values: strings, numbers, lists, tuples, dicts)."""
     text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
@@ -546,14 +550,14 @@ def make_cache_folder(folder: Path) -> None:
 
 
 def prepare_cache_folder(folder: Path) -> None:
-    """Make sure the cache folder can be written before any work is done: OSError naming it
-    when it cannot (read-only, forbidden, no space)."""
-    make_cache_folder(folder)
+    """Make sure the cache folder can be written before any work is done:
+    :class:`CacheFolderUnusable` naming it when it cannot (read-only, forbidden, no space)."""
     try:
+        make_cache_folder(folder)
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
-        raise type(exc)(exc.errno, exc.strerror, str(folder)) from exc
+        raise CacheFolderUnusable(exc.errno, exc.strerror, str(folder)) from exc
 
 
 #: The page cache of the connection that saves (sqlite's default is 2 MB): dropping the entries of

@@ -78,7 +78,7 @@ class Progress:
               help="Diagnostics format [default: text, or github when GITHUB_ACTIONS=true].")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes for parsing and rendering [default: number of cores].")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--cache-dir", type=click.Path(file_okay=False, readable=False, path_type=Path), default=None,
               help="Incremental-build cache [default: .skillsite-cache beside the output].")
 @click.option("--no-cache", is_flag=True, help="Build from scratch and keep no cache.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
@@ -102,7 +102,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
           cache_dir: Path | None, no_cache: bool, quiet: bool, wait: bool, everything: bool,
           report: Path | None, sign_key: Path | None, rotate_from: Path | None, expires: str | None) -> None:
     """Validate the skills under SOURCES and publish the catalog into OUTPUT."""
-    from skillsite.cache import CacheNotSaved
+    from skillsite.cache import CacheFolderUnusable, CacheNotSaved
     from skillsite.cli.report import InBuildState
     from skillsite.publish.build import STAGES, build as run_build
     from skillsite.publish.interrupt import builds_end_on_signals
@@ -138,6 +138,9 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
         fail(str(exc), EXIT_USAGE)
     except OutputBusy as exc:
         fail(str(exc), EXIT_BUSY)
+    except CacheFolderUnusable as exc:
+        fail(f"cannot use the cache folder {describe_os_error(exc)}; {untouched} (--no-cache builds without one)",
+             EXIT_ENVIRONMENT)
     except CacheNotSaved as exc:
         fail(f"{describe_os_error(exc)}; the catalog was published into {out}, but the cache was not saved",
              EXIT_ENVIRONMENT)

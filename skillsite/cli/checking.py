@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
               help="SKILL.md files larger than this are errors.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: number of cores].")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--cache-dir", type=click.Path(file_okay=False, readable=False, path_type=Path), default=None,
               help="Where verdicts of unchanged skills are kept [default: the user cache folder].")
 @click.option("--no-cache", is_flag=True, help="Read and check every skill; keep nothing.")
 @click.option("--knowledge-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -136,14 +136,23 @@ def new(name: str, parent: Path) -> None:
     click.echo(f"Created {path}: describe the skill, write its steps, then run skillsite validate {path}")
 
 
-def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str, cache_dir: Path | None) -> Cache:
-    """The verdict cache of ``skillsite validate``: one file per tree and profile."""
+def validate_cache(roots: tuple[Path, ...], exclude: tuple[str, ...], profile: str,
+                   cache_dir: Path | None) -> Cache | None:
+    """The verdict cache of ``skillsite validate``: one file per tree and profile.  None, said in a
+    warning, when its folder cannot be looked into (mode 000): the cache only saves time, so the
+    skills are checked without it, as they are when it cannot be saved."""
     from skillsite.cache import Cache, code_scope, digest
     from skillsite.paths import user_cache_root
 
     folder = cache_dir or user_cache_root() / "validate"
     tree = digest([os.path.abspath(r) for r in roots], exclude, profile)
-    return Cache(folder / f"{tree[:24]}.sqlite", code_scope())
+    try:
+        return Cache(folder / f"{tree[:24]}.sqlite", code_scope())
+    except OSError as exc:
+        cause = describe_os_error(OSError(exc.errno, exc.strerror or str(exc), str(folder)))
+        click.echo(f"skillsite: warning: cannot use the cache folder {cause}; every skill is checked without it",
+                   err=True)
+        return None
 
 
 def load_site_config(config_file: Path | None) -> SiteConfig:

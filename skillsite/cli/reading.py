@@ -19,8 +19,10 @@ def catalog_options_for(default: str | None, *, with_catalog: bool = True):
                             help="Only contact these hosts, redirects included (repeatable).")(func)
         func = click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
                             help="Seconds allowed for each request.")(func)
-        func = click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-                            help="Cache of remote catalogs [default: the user cache folder].")(func)
+        # readable=False: a cache folder that cannot be opened is one the loader goes on without, as
+        # without one that cannot be written; click refused it first (exit 2).
+        func = click.option("--cache-dir", type=click.Path(file_okay=False, readable=False, path_type=Path),
+                            default=None, help="Cache of remote catalogs [default: the user cache folder].")(func)
         if with_catalog:
             where = "" if default else " [default: the one the lock records]"
             func = click.option("--catalog", "source", default=default, show_default=default is not None,

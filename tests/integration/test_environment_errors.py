@@ -44,7 +44,7 @@ def test_a_full_disk_and_a_read_only_disk_are_reported_and_the_catalog_survives(
     assert report["read_only_intact"]
     code, stderr = report["cache"]
     assert code == 3
-    assert stderr.startswith(f"skillsite: {Path(out).parent / 'cache'}: ")
+    assert stderr.startswith(f"skillsite: cannot use the cache folder {Path(out).parent / 'cache'}: ")
     assert not report["cache_output_made"]
 
 

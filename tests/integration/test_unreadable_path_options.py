@@ -55,3 +55,35 @@ def test_build_replaces_an_output_it_cannot_open_under_force(tmp_path: Path) -> 
     again = skillsite("build", src, "-o", out, "-q")  # from the back folder again, which held an older catalog
     assert again.returncode == 0, again.stderr
     assert "Another edit." in (out / "skills" / "greet" / "SKILL.md").read_text("utf-8")
+
+
+def test_a_cache_folder_it_cannot_open_is_said_as_one(tmp_path: Path) -> None:
+    """``--cache-dir C`` with C of mode 000 was click's usage error (exit 2, "Directory ... is not
+    readable").  ``build`` writes into its cache before any work: it says it cannot use the cache
+    folder, and why (exit 3, the machine refused); ``validate``, whose cache only saves time,
+    checks every skill without it, saying so in a warning (as when the cache cannot be saved, or
+    when C is beneath a folder of mode 000); a command reading a catalog goes on without it."""
+    from support import serve_folder
+
+    src, out, cache = source_tree(tmp_path / "src"), tmp_path / "site", tmp_path / "cache"
+    cache.mkdir()
+    cache.chmod(0)
+    built = skillsite("build", src, "-o", out, "-q", "--cache-dir", cache)
+    assert (built.returncode, built.stdout) == (3, "")
+    assert built.stderr == (f"skillsite: cannot use the cache folder {cache}: Permission denied (EACCES); {out} was "
+                            "not created (--no-cache builds without one)\n")
+    for folder in (cache, cache / "validate"):
+        checked = skillsite("validate", src, "--cache-dir", folder)
+        assert checked.returncode == 0, checked.stderr
+        assert checked.stdout.startswith("1 skill checked: 1 valid, 0 invalid (0 left out); 0 errors"), checked.stdout
+        assert checked.stderr == (f"skillsite: warning: cannot use the cache folder {folder}: Permission denied "
+                                  "(EACCES); every skill is checked without it\n")
+    assert skillsite("build", src, "-o", out, "-q", "--no-cache").returncode == 0
+    url, stop = serve_folder(out)
+    try:
+        found = skillsite("search", "greets", "--catalog", url, "--cache-dir", cache)
+    finally:
+        stop()
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.splitlines()[0].split()[:2] == ["1.", "greet"]
+    assert cache.stat().st_mode & 0o777 == 0
