@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
 @click.option("--cache-dir", type=click.Path(file_okay=False, readable=False, path_type=Path), default=None,
               help="Where verdicts of unchanged skills are kept [default: the user cache folder].")
 @click.option("--no-cache", is_flag=True, help="Read and check every skill; keep nothing.")
-@click.option("--knowledge-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--knowledge-dir", type=click.Path(file_okay=False, readable=False, path_type=Path), default=None,
               help="Folder of shared knowledge documents [default: knowledge_dir, else knowledge/ in the first "
                    "PATH or in the nearest folder above a single skill].")
 @click.option("--all", "everything", is_flag=True,

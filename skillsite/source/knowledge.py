@@ -84,13 +84,29 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
                 "(knowledge_dir in skillsite.yml, relative to that file; by default knowledge/ in the first source)")
     if not os.path.isfile(real_file):
         where = "the skill's folder" if own else f"the knowledge folder {os.path.abspath(folder)}"
+        if _forbidden(real_file):
+            return f"knowledge document '{declared}' cannot be reached in {where}: permission denied"
         return f"knowledge document '{declared}' does not exist in {where}"
+    if not os.access(real_file, os.R_OK):  # else the build would publish the skill without it, saying nothing
+        return f"knowledge document '{declared}' cannot be read (permission denied)"
     if own and clean not in bundled:
         return f"knowledge document '{declared}' is not a file the skill publishes (excluded or in a skipped folder)"
     if os.path.getsize(real_file) > MAX_DOCUMENT_BYTES:
         return f"knowledge document '{declared}' is larger than {MAX_DOCUMENT_BYTES:,} bytes"
     published = f"skills/{skill_id}/{clean}" if own else clean
     return KnowledgeDoc(declared, published, real_file)
+
+
+def _forbidden(path: str) -> bool:
+    """Whether looking ``path`` up is refused (a folder on its way that cannot be searched, such as
+    one of mode 000): it may well exist, so it is not said to be missing."""
+    try:
+        os.stat(path)
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def locate_all(declared: Sequence[str], skill_id: str, skill_dir: Path, knowledge_dir: Path | None,

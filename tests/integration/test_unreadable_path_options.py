@@ -87,3 +87,33 @@ def test_a_cache_folder_it_cannot_open_is_said_as_one(tmp_path: Path) -> None:
     assert found.returncode == 0, found.stderr
     assert found.stdout.splitlines()[0].split()[:2] == ["1.", "greet"]
     assert cache.stat().st_mode & 0o777 == 0
+
+
+def test_a_knowledge_folder_it_cannot_list_is_one_it_need_only_search(tmp_path: Path) -> None:
+    """``validate --knowledge-dir K``: a skill's documents are looked up in K by name, which needs
+    K searched, not listed, so a K of mode 0111 serves (click refused it: exit 2).  A K of mode
+    000 hides its documents: each is said to be out of reach, not missing; a document that cannot
+    be read is an error too (the build published the skill without it, saying nothing)."""
+    src = tmp_path / "src"
+    write_skill(src, "greet", "name: greet\ndescription: Greets the user by name. Use when asked to say hello.\n"
+                "knowledge: [style.md]\n")
+    knowledge = tmp_path / "knowledge"
+    knowledge.mkdir()
+    (tmp_path / "skillsite.yml").write_text("knowledge_dir: knowledge\n", encoding="utf-8")
+    (knowledge / "style.md").write_text("# House style\n\nShort sentences.\n", encoding="utf-8")
+    knowledge.chmod(0o111)
+    searched = skillsite("validate", src, "--knowledge-dir", knowledge, "--no-cache")
+    assert searched.returncode == 0, searched.stdout + searched.stderr
+    knowledge.chmod(0)
+    hidden = skillsite("validate", src, "--knowledge-dir", knowledge, "--no-cache")
+    assert hidden.returncode == 1, hidden.stderr
+    assert hidden.stdout.splitlines()[0] == (f"{src / 'greet' / 'SKILL.md'}:4:13: error SK218 knowledge document "
+                                             f"'style.md' cannot be reached in the knowledge folder {knowledge}: "
+                                             "permission denied")
+    knowledge.chmod(0o755)
+    (knowledge / "style.md").chmod(0)
+    built = skillsite("build", src, "--config", tmp_path / "skillsite.yml", "-o", tmp_path / "site", "-q", "--no-cache")
+    assert built.returncode == 1
+    assert built.stdout.splitlines()[0] == (f"{src / 'greet' / 'SKILL.md'}:4:13: error SK218 knowledge document "
+                                            "'style.md' cannot be read (permission denied)")
+    assert not (tmp_path / "site").exists()
