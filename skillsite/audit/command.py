@@ -75,7 +75,8 @@ class UsageExit(click.ClickException):
 @click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
               default=None, help="skillsite.yml to read audit.ignore from [default: ./skillsite.yml].")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+# readable=False (as for every path written, never read): an OUTPUT of mode 000 is replaced in one rename.
+@click.option("-o", "--output", type=click.Path(dir_okay=False, readable=False, path_type=Path), default=None,
               help="Write the report to this file instead of standard output.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes [default: number of cores].")

@@ -86,7 +86,8 @@ class Progress:
               help="When another build is writing into the output's folder: wait for it, or exit 4 at once.")
 @click.option("--all", "everything", is_flag=True,
               help=f"Print every diagnostic, even more than {MAX_LISTED} (else a summary per code).")
-@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
+# readable=False (as for every path written, never read): a REPORT of mode 000 is replaced in one rename.
+@click.option("--report", type=click.Path(dir_okay=False, readable=False, path_type=Path), default=None,
               help="Where the whole list goes when the output is summarised [default: diagnostics.json in the "
                    "cache folder].")
 @click.option("--sign-key", type=ExistingPath(dir_okay=False, path_type=Path), default=None,

@@ -45,7 +45,8 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
                    "PATH or in the nearest folder above a single skill].")
 @click.option("--all", "everything", is_flag=True,
               help=f"Print every diagnostic as text, even more than {MAX_LISTED} (else a summary per code).")
-@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
+# readable=False (as for every path written, never read): a REPORT of mode 000 is replaced in one rename.
+@click.option("--report", type=click.Path(dir_okay=False, readable=False, path_type=Path), default=None,
               help="Where the whole list goes when the text output is summarised [default: the user cache folder].")
 def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | None, strict: bool | None,
              fmt: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...], max_bytes: int, jobs: int | None,
@@ -119,8 +120,10 @@ def _skill_folder(path: Path) -> Path:
 
 @click.command()
 @click.argument("name")
-@click.option("--dir", "parent", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
-              show_default=True, help="Folder to create the skill in (the skill is DIR/NAME/SKILL.md).")
+# readable=False: the skill is made in DIR, which must be written and searched, never listed (mode 0300 serves).
+@click.option("--dir", "parent", type=click.Path(file_okay=False, readable=False, path_type=Path),
+              default=Path("."), show_default=True,
+              help="Folder to create the skill in (the skill is DIR/NAME/SKILL.md).")
 def new(name: str, parent: Path) -> None:
     """Create a skill called NAME: a SKILL.md that validates under the specification, to fill in."""
     from skillsite.source.scaffold import ScaffoldError, create_skill

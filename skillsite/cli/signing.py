@@ -18,7 +18,8 @@ def keys() -> None:
 
 
 @keys.command("new")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+# readable=False: an existing OUT, readable or not, is refused for existing (a key is never replaced).
+@click.option("--out", "out", type=click.Path(dir_okay=False, readable=False, path_type=Path), required=True,
               help="Where to write the private key (PEM, readable by you alone); an existing file is never replaced.")
 def keys_new(out: Path) -> None:
     """Make a signing key; print its public key (ed25519:<base64>) as the last line."""

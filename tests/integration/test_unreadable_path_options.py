@@ -117,3 +117,37 @@ def test_a_knowledge_folder_it_cannot_list_is_one_it_need_only_search(tmp_path: 
     assert built.stdout.splitlines()[0] == (f"{src / 'greet' / 'SKILL.md'}:4:13: error SK218 knowledge document "
                                             "'style.md' cannot be read (permission denied)")
     assert not (tmp_path / "site").exists()
+
+
+def test_files_and_folders_it_writes_but_never_reads(tmp_path: Path) -> None:
+    """What a command only writes need not be readable: ``--report R`` of validate and build and
+    ``audit -o R`` replace R (mode 000) in one rename, ``keys new --out K`` refuses an existing K
+    because it exists, in its own words, and ``new --dir D`` makes the skill in a D of mode 0300
+    (written and searched, never listed).  click refused each first (exit 2, "... is not readable")."""
+    src = tmp_path / "src"
+    for n in range(48):  # five unknown keys each: more diagnostics than the text output lists
+        write_skill(src, f"s{n:03d}", f"name: s{n:03d}\ndescription: Thing number {n} of many.\n"
+                                      "author: me\nteam: x\ngroup: y\nlevel: 1\nstage: z\n")
+    runs = {"validate": ["validate", src, "--no-cache"], "build": ["build", src, "-o", tmp_path / "site", "-q"],
+            "audit": ["audit", src, "--format", "json", "-o"]}
+    for name, command in runs.items():
+        report = tmp_path / f"{name}.json"
+        report.write_text("old\n", encoding="utf-8")
+        report.chmod(0)
+        done = skillsite(*command, *([] if name == "audit" else ["--report"]), report)
+        assert done.returncode == 0, done.stdout + done.stderr
+        report.chmod(0o600)
+        assert isinstance(json.loads(report.read_text("utf-8")), dict), name
+    key = tmp_path / "key.pem"
+    key.write_text("mine\n", encoding="utf-8")
+    key.chmod(0)
+    refused = skillsite("keys", "new", "--out", key)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == f"skillsite: {key} exists; refusing to replace a key (choose another file)\n"
+    parent = tmp_path / "skills"
+    parent.mkdir()
+    parent.chmod(0o300)
+    made = skillsite("new", "fresh-skill", "--dir", parent)
+    assert made.returncode == 0, made.stderr
+    parent.chmod(0o755)
+    assert (parent / "fresh-skill" / "SKILL.md").is_file()
