@@ -22,7 +22,7 @@ from typing import Any, Callable
 from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
-from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, well_formed_entries
+from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, well_formed_entries, wire_text
 
 INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
 CATALOG_URI = "skillsite://catalog"
@@ -53,7 +53,7 @@ def catalog_title(catalog: Catalog) -> str | None:
     """The catalog's ``site.title`` when it is text (a catalog is untrusted: ``site`` may be anything)."""
     site = catalog.manifest.get("site")
     title = site.get("title") if isinstance(site, dict) else None
-    return title if isinstance(title, str) and title.strip() else None
+    return wire_text(title) if isinstance(title, str) and title.strip() else None
 
 
 def catalog_listing(catalog: Catalog) -> dict[str, Any]:
@@ -117,7 +117,7 @@ def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception
     @server.resource(CATALOG_URI, name="catalog", description="Every skill in the catalog (JSON).",
                      mime_type="application/json")
     def catalog_resource() -> str:
-        return json.dumps(catalog_listing(catalog), ensure_ascii=False)
+        return wire_text(json.dumps(catalog_listing(catalog), ensure_ascii=False))  # the location too
 
     @server.resource(PROMPT_URI, name="available_skills", mime_type="application/xml",
                      description="The <available_skills> block of the skills eligible on this machine.")
@@ -125,7 +125,7 @@ def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception
         try:
             return catalog.prompt()
         except LoaderError as exc:
-            raise resource_error(error_text(exc)) from None
+            raise resource_error(wire_text(error_text(exc))) from None
 
 
 def slash_commands(catalog: Catalog) -> list[ManifestEntry]:

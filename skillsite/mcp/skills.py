@@ -37,8 +37,10 @@ makes that binding when the SDK has it.  Frontmatter is read by :mod:`skillsite.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import mimetypes
+import re
 import urllib.parse
 from typing import Any, NamedTuple
 
@@ -122,9 +124,30 @@ def wire_content(data: bytes) -> str | bytes:
         return data
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def wire_text(text: str) -> str:
+    """``text`` as JSON-RPC in UTF-8 can carry it: each lone surrogate (a JSON escape such as
+    ``\\udcff``, which a catalog may hold and no UTF-8 can) as U+FFFD, as the prompt block shows it.
+    The SDK's writer fails on one, and the server with it, leaving the client waiting."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def _wire_entry(entry: ManifestEntry) -> ManifestEntry:
+    """``entry`` with the texts the server sends of it (name, description, tags, command) made
+    :func:`wire_text` (its id and children are checked to hold none already)."""
+    tags = tuple(map(wire_text, entry.tags))
+    texts = {"name": wire_text(entry.name), "description": wire_text(entry.description), "tags": tags,
+             "command": None if entry.command is None else wire_text(entry.command)}
+    same = all(texts[key] == getattr(entry, key) for key in texts)
+    return entry if same else dataclasses.replace(entry, **texts)
+
+
 def well_formed_entries(catalog: Catalog) -> list[ManifestEntry]:
-    """The catalog's entries that pass their check (and whose id is a safe path); the others are
-    left out, with a warning in the log: a malformed entry spoils only itself."""
+    """The catalog's entries that pass their check (and whose id is a safe path), their texts
+    :func:`wire_text`; the others are left out, with a warning in the log: a malformed entry
+    spoils only itself."""
     entries = []
     for data in catalog.skills:
         try:
@@ -133,7 +156,7 @@ def well_formed_entries(catalog: Catalog) -> list[ManifestEntry]:
         except LoaderError as exc:
             log.warning("leaving out a manifest entry: %s", exc)
             continue
-        entries.append(entry)
+        entries.append(_wire_entry(entry))
     return entries
 
 

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Callable
 from pydantic import AliasChoices, Field
 
 from skillsite.loader import Catalog, LoaderError
+from skillsite.mcp.skills import wire_text
 
 MAX_K = 50
 
@@ -46,7 +47,7 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
         try:
             return call()
         except LoaderError as exc:
-            raise tool_error(error_text(exc)) from None
+            raise tool_error(wire_text(error_text(exc))) from None
 
     @server.tool()
     def search_skills(query: Query, k: K = 5, tags: Tags = None, all_copies: AllCopies = False) -> str:
@@ -54,8 +55,9 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
         (and "copies": N for a skill the catalog publishes N times, which is one result)."""
         hits = guarded(lambda: catalog.search(query, k=max(1, min(int(k), MAX_K)), tags=tags or None,
                                               for_model=True, copies=bool(all_copies)))
-        return json.dumps([{"id": h.id, "name": h.name, "description": h.description, "score": h.score,
-                            **({"copies": h.copies} if h.copies > 1 else {})} for h in hits], ensure_ascii=False)
+        return wire_text(json.dumps([{"id": h.id, "name": h.name, "description": h.description, "score": h.score,
+                                      **({"copies": h.copies} if h.copies > 1 else {})} for h in hits],
+                                    ensure_ascii=False))
 
     @server.tool()
     def load_skill(skill: SkillArg, version: VersionArg = None) -> str:

@@ -1,0 +1,74 @@
+"""``skillsite mcp`` over a catalog that says anything (a hand-edited or hostile skills.json),
+driven by the mcp package's own client over stdio: what the server sends stays something the
+wire can carry, and the server stays up."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+mcp = pytest.importorskip("mcp", reason="the MCP server is an optional extra: pip install 'skillsite[mcp]'")
+anyio = pytest.importorskip("anyio")
+
+from mcp import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from support import REPO, run_async_in_thread  # noqa: E402
+
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
+LONE = "\udcff"  # a JSON escape (\udcff) a catalog may hold: no UTF-8 can carry it
+
+
+async def session_run(catalog: Path, body: Any) -> Any:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "skillsite", "mcp", "--catalog", str(catalog)],
+                                   env={"PYTHONPATH": str(REPO), "PATH": os.environ.get("PATH", "")}, cwd=str(REPO))
+    with open(os.devnull, "w") as devnull:
+        async with stdio_client(params, errlog=devnull) as (read, write):
+            async with ClientSession(read, write) as session:
+                with anyio.fail_after(60):  # a server that died mid-answer leaves the client waiting
+                    return {"init": await session.initialize(), **await body(session)}
+
+
+def text_of(result: Any) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+def test_lone_surrogates_in_the_catalog_come_out_as_replacement_characters(site: Path, tmp_path: Path) -> None:
+    """A lone surrogate in the catalog's title, a skill's name, description or tags: the SDK's
+    writer could not encode the answer holding it, the server died with a traceback, and the
+    client waited for an answer that never came.  It is sent as U+FFFD, as the prompt block
+    shows it, and every request is answered."""
+    hostile = tmp_path / "site"
+    shutil.copytree(site, hostile)
+    data = json.loads((hostile / "skills.json").read_text("utf-8"))
+    data["site"]["title"] = f"Skills {LONE}"
+    entry = next(e for e in data["skills"] if e["id"] == "release-manager")
+    entry.update(name=f"release-manager{LONE}", description=f"Rolls back {LONE} a release.",
+                 tags=[*entry["tags"], f"ops{LONE}"])
+    (hostile / "skills.json").write_text(json.dumps(data), "utf-8")  # ASCII: the surrogate as \udcff
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return {"resources": await session.list_resources(), "prompts": await session.list_prompts(),
+                "catalog": await session.read_resource("skillsite://catalog"),
+                "search": await session.call_tool("search_skills", {"query": "roll back a release", "k": 3}),
+                "load": await session.call_tool("load_skill", {"skill": "release-manager"})}
+
+    out = run_async_in_thread(session_run, hostile, body, timeout=180)
+    assert "Skills \ufffd" in out["init"].instructions
+    listing = json.loads(out["catalog"].contents[0].text)
+    assert listing["title"] == "Skills \ufffd"
+    listed = next(s for s in listing["skills"] if s["id"] == "release-manager")
+    assert (listed["name"], listed["description"]) == ("release-manager\ufffd", "Rolls back \ufffd a release.")
+    assert "ops\ufffd" in listed["tags"]
+    hit = json.loads(text_of(out["search"]))[0]
+    assert (hit["id"], hit["name"], hit["description"]) == ("release-manager", "release-manager\ufffd",
+                                                            "Rolls back \ufffd a release.")
+    resource = next(r for r in out["resources"].resources if r.name == "release-manager\ufffd")
+    assert resource.description == "Rolls back \ufffd a release."
+    assert "Rolls back \ufffd a release." in {p.description for p in out["prompts"].prompts}
+    assert text_of(out["load"]).startswith('<skill_content name="release-manager\ufffd" id="release-manager">')
