@@ -15,7 +15,7 @@ from typing import Annotated, Any, Callable
 from pydantic import AliasChoices, Field
 
 from skillsite.loader import Catalog, LoaderError
-from skillsite.mcp.skills import wire_text
+from skillsite.mcp.skills import INTERNAL_ERROR, wire_text
 
 MAX_K = 50
 
@@ -81,7 +81,18 @@ def add_prompt(server: Any, catalog: Catalog, command: str, description: str) ->
         try:
             return catalog.command_message(f"/{command} {task}")
         except LoaderError as exc:
-            raise ValueError(str(exc)) from None
+            raise prompt_error(wire_text(str(exc))) from None
+
+
+def prompt_error(text: str) -> Exception:
+    """What a prompt that cannot be given raises, so that ``text`` reaches the client: mcp 2.x
+    sends an ``MCPError`` as it is, and words any other "Error rendering prompt NAME" (the reason
+    dropped, a traceback logged); mcp 1.x has no ``MCPError`` and words any error with its reason."""
+    try:
+        from mcp.shared.exceptions import MCPError
+    except ImportError:
+        return ValueError(text)
+    return MCPError(INTERNAL_ERROR, text)
 
 
 def resource_text(data: bytes, path: str) -> str:
