@@ -1,6 +1,7 @@
 """Click parameter types the commands share (``skillsite.cli``'s and ``skillsite audit``)."""
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
@@ -9,8 +10,9 @@ from skillsite.paths import is_symlink_loop
 
 
 class ExistingPath(click.Path):
-    """``click.Path(exists=True)`` that calls a path whose symlinks lead round in a circle a loop
-    (click says it "does not exist")."""
+    """``click.Path(exists=True)`` that calls a path whose symlinks lead round in a circle a loop,
+    and one beneath a folder that cannot be searched (mode 000) out of reach (click says of both
+    that they do not exist)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(exists=True, **kwargs)
@@ -19,7 +21,21 @@ class ExistingPath(click.Path):
         try:
             return super().convert(value, param, ctx)
         except click.BadParameter:
-            if not is_symlink_loop(value):
+            if is_symlink_loop(value):
+                self.fail(f"{self.name.title()} {click.format_filename(value)!r} is a symlink loop (its links lead "
+                          "round in a circle).", param, ctx)
+            if not _out_of_reach(value):
                 raise
-            self.fail(f"{self.name.title()} {click.format_filename(value)!r} is a symlink loop (its links lead "
-                      "round in a circle).", param, ctx)
+            self.fail(f"{self.name.title()} {click.format_filename(value)!r} cannot be reached: a folder on its way "
+                      "cannot be searched (permission denied).", param, ctx)
+
+
+def _out_of_reach(path: Any) -> bool:
+    """Whether looking ``path`` up is refused: it may exist, beneath a folder of mode 000."""
+    try:
+        os.stat(path)
+    except PermissionError:
+        return True
+    except (OSError, ValueError):
+        return False
+    return False

@@ -67,7 +67,7 @@ class UsageExit(click.ClickException):
 
 
 @click.command("audit")
-@click.argument("paths", nargs=-1, type=ExistingPath(file_okay=False, path_type=Path))
+@click.argument("paths", nargs=-1, type=ExistingPath(file_okay=False, readable=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default=None,
               help="Output format [default: text, or github when GITHUB_ACTIONS=true].")
 @click.option("--fail-on", type=click.Choice(LEVELS), default="high", show_default=True,

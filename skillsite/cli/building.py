@@ -52,7 +52,7 @@ class Progress:
 
 
 @click.command()
-@click.argument("sources", nargs=-1, type=ExistingPath(file_okay=False, path_type=Path))
+@click.argument("sources", nargs=-1, type=ExistingPath(file_okay=False, readable=False, path_type=Path))
 # readable=False: an OUTPUT its owner cannot open (mode 000) is the build's to judge (--force replaces it, and
 # without it the build says why not), not refused by click first.
 @click.option("-o", "--output", "out", type=click.Path(readable=False, path_type=Path), default=Path("_site"),
@@ -222,7 +222,7 @@ def trusted_cache(folder: Path) -> Path | None:
 
 
 @click.command()
-@click.argument("sources", nargs=-1, type=ExistingPath(file_okay=False, path_type=Path))
+@click.argument("sources", nargs=-1, type=ExistingPath(file_okay=False, readable=False, path_type=Path))
 @click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
               help="Configuration file [default: ./skillsite.yml if present].")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=ExistingPath(path_type=Path))
+@click.argument("paths", nargs=-1, type=ExistingPath(readable=False, path_type=Path))
 @click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
               help="Configuration file [default: ./skillsite.yml if present]: its sources, profile, exclude, "
                    "ignore, strict and knowledge_dir, as the build reads them.")

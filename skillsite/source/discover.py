@@ -448,7 +448,8 @@ def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_file
             continue
         sources = skills.sources()
         diags.extend(skills.diags)
-        if not sources:
+        if not sources and not any(d.code == "SK006" and d.path == str(root) for d in skills.diags):
+            # (a root that cannot be listed may hold skills: its SK006 says why none was found)
             diags.append(make("SK013", "no SKILL.md found under this folder (a skill is a folder holding a "
                                        "SKILL.md: `skillsite new NAME` makes one)", str(root)))
         for src in sources:

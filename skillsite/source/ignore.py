@@ -69,7 +69,7 @@ def repository_folder(path: Path) -> Path | None:
     holds a ``.git`` (a folder, or the file of a worktree or submodule), as ``git rev-parse
     --show-toplevel`` finds it without running git; None outside one.  ``path`` as given (a
     caller that follows symbolic links resolves it first)."""
-    return next((folder for folder in (path, *path.parents) if (folder / ".git").exists()), None)
+    return next((folder for folder in (path, *path.parents) if os.path.exists(folder / ".git")), None)
 
 
 def rules_above(root: Path) -> Ignores:
@@ -77,7 +77,7 @@ def rules_above(root: Path) -> Ignores:
     the git repository holding it (none when it is in no repository)."""
     real = Path(os.path.realpath(root))
     above = [folder for folder in real.parents]
-    top = next((i for i, folder in enumerate(above) if (folder / ".git").exists()), None)
+    top = next((i for i, folder in enumerate(above) if os.path.exists(folder / ".git")), None)
     if top is None:
         return Ignores()
     rules = []

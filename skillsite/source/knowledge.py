@@ -46,12 +46,13 @@ def default_knowledge_dir(roots: Sequence[Path | str]) -> Path | None:
         return None
     first = Path(roots[0])
     own = first / DEFAULT_KNOWLEDGE_DIR
-    if own.is_dir() or not (first / "SKILL.md").is_file():
+    # os.path's checks: a root its owner cannot open (mode 000) is said by discovery (SK006), not here
+    if os.path.isdir(own) or not os.path.isfile(first / "SKILL.md"):
         return own
     for folder in Path(os.path.abspath(first)).parents:
-        if (folder / DEFAULT_KNOWLEDGE_DIR).is_dir():
+        if os.path.isdir(folder / DEFAULT_KNOWLEDGE_DIR):
             return folder / DEFAULT_KNOWLEDGE_DIR
-        if (folder / ".git").exists():
+        if os.path.exists(folder / ".git"):
             break
     return own
 

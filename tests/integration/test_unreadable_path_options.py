@@ -151,3 +151,32 @@ def test_files_and_folders_it_writes_but_never_reads(tmp_path: Path) -> None:
     assert made.returncode == 0, made.stderr
     parent.chmod(0o755)
     assert (parent / "fresh-skill" / "SKILL.md").is_file()
+
+
+def test_a_source_it_cannot_open_is_said_as_a_skill_problem(tmp_path: Path) -> None:
+    """A SKILL.md or a source folder of mode 000 named on the command line was click's usage error
+    (exit 2, "... is not readable"), while the same found beneath a folder is SK006, with its
+    path: it is SK006 wherever it is (no SK013 "no SKILL.md found" for a folder that could not be
+    listed), and the audit says it did not audit it (SK644).  A path beneath a folder of mode
+    000 is said to be out of reach, not to be missing."""
+    src = tmp_path / "src"
+    for name in ("alpha", "beta"):
+        write_skill(src, name, description=f"Does the {name} thing. Use when asked for {name}.")
+    (src / "alpha" / "SKILL.md").chmod(0)
+    (src / "beta").chmod(0)
+    alpha, beta = src / "alpha" / "SKILL.md", src / "beta"
+    checked = skillsite("validate", alpha, "--no-cache")
+    assert checked.returncode == 1, checked.stderr
+    assert checked.stdout.splitlines()[0] == f"{alpha}: error SK006 cannot read SKILL.md: Permission denied"
+    for command in (["validate", beta, "--no-cache"], ["build", beta, "-o", tmp_path / "site", "-q", "--no-cache"]):
+        done = skillsite(*command)
+        assert done.returncode == 1, done.stderr
+        assert done.stdout.splitlines()[0] == f"{beta}: error SK006 cannot list folder: Permission denied"
+        assert "SK013" not in done.stdout
+    audited = skillsite("audit", beta)
+    assert audited.returncode == 1, audited.stderr
+    assert audited.stdout.startswith(f"{beta}:1:1: high SK644 file not audited: cannot list folder: Permission denied")
+    hidden = skillsite("validate", beta / "SKILL.md")
+    assert (hidden.returncode, hidden.stdout) == (2, "")
+    assert hidden.stderr.endswith(f"Path '{beta / 'SKILL.md'}' cannot be reached: a folder on its way cannot be "
+                                  "searched (permission denied).\n")
