@@ -130,9 +130,10 @@ class BuildPlan:
         return Path(self.config.knowledge_dir) if self.config.knowledge_dir else default_knowledge_dir(self.sources)
 
     def folder_stamps(self) -> list[tuple[str, Stamp]]:
-        """The stamp of every template and knowledge document: inputs besides the skills."""
+        """The stamp of every template and knowledge document: inputs besides the skills (none of
+        a folder beneath one that cannot be searched: its source's SK006 says so)."""
         folders = template_dirs(self.config.templates) + ([self.knowledge_dir] if self.knowledge_dir else [])
-        return [(str(p), stamp_of(p.stat())) for folder in folders
+        return [(str(p), stamp_of(p.stat())) for folder in folders if os.path.isdir(folder)
                 for p in sorted(folder.rglob("*")) if p.is_file()]
 
 

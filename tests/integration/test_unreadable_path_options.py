@@ -168,7 +168,7 @@ def test_a_source_it_cannot_open_is_said_as_a_skill_problem(tmp_path: Path) -> N
     checked = skillsite("validate", alpha, "--no-cache")
     assert checked.returncode == 1, checked.stderr
     assert checked.stdout.splitlines()[0] == f"{alpha}: error SK006 cannot read SKILL.md: Permission denied"
-    for command in (["validate", beta, "--no-cache"], ["build", beta, "-o", tmp_path / "site", "-q", "--no-cache"]):
+    for command in (["validate", beta, "--no-cache"], ["build", beta, "-o", tmp_path / "site", "-q"]):
         done = skillsite(*command)
         assert done.returncode == 1, done.stderr
         assert done.stdout.splitlines()[0] == f"{beta}: error SK006 cannot list folder: Permission denied"
