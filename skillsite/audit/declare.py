@@ -79,6 +79,7 @@ class Pattern:
     ``hopeless``: the pattern's start and its first open-ended run (see :func:`command`);
     ``restarts``: whether a later start inside that run is looked for where the pattern fails
     (False only where none can match: see :class:`~skillsite.audit.text.Gate`).
+    ``beside``: the pattern's other branches, which that run does not cover (looked for inside it).
     ``folds``: written in another script (Russian), so read as the folded text reads it.
     A match makes a hit with ``detail`` and ``severity`` (None: the rule's), passed to
     ``condition`` (or the rule's) when there is one."""
@@ -93,6 +94,7 @@ class Pattern:
     detail: str = ""
     condition: Condition | None = None
     restarts: bool = True
+    beside: str | None = None
 
     @functools.cached_property
     def compiled_source(self) -> str:
@@ -109,8 +111,9 @@ class Pattern:
     def gate(self) -> Gate:
         """The compiled pattern and its gate (compiled on first use)."""
         words = tuple(tuple(ascii_reading(w) for w in g) for g in self.words) if self.folds else self.words
+        beside = self.beside if self.beside is None or not self.folds else ascii_reading(self.beside)
         return make_gate(self.compiled_source, words, self.flags, self.scope == "paragraphs", self.hopeless,
-                         prefiltered=self.prefiltered, restarts=self.restarts)
+                         prefiltered=self.prefiltered, restarts=self.restarts, beside=beside)
 
     @functools.cached_property
     def finditer(self) -> Callable[[Document], Iterator[re.Match[str]]]:
@@ -127,11 +130,12 @@ class Pattern:
 
 def pattern(source: str, *groups: str, flags: int = re.IGNORECASE, scope: Scope = "lines",
             hopeless: tuple[str, str] | None = None, folds: bool = False, severity: SeverityName | None = None,
-            detail: str = "", condition: Condition | None = None, restarts: bool = True) -> Pattern:
+            detail: str = "", condition: Condition | None = None, restarts: bool = True,
+            beside: str | None = None) -> Pattern:
     """A :class:`Pattern`; each group (rarely needed) lists words separated by spaces (by commas when a
     word holds a space)."""
     return Pattern(source, word_groups(*groups), flags, scope, hopeless, folds, severity, detail, condition,
-                   restarts)
+                   restarts, beside)
 
 
 def prose(source: str, *groups: str, folds: bool = False, severity: SeverityName | None = None) -> Pattern:

@@ -10,7 +10,7 @@ import itertools
 import operator
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, Generator, Iterator, TypeVar
 
 from skillsite.audit.folding import OffsetMap, fold, unusual
 from skillsite.audit.literals import Literals, literals_of
@@ -346,7 +346,10 @@ class Gate:
     fails, the run is passed over in one step, since no later start inside it can succeed, except
     one reaching past its end, which a gate that ``restarts`` looks for (:meth:`_after`).  A gate
     whose run no later start can reach past (SK630's URL given to a command: the run is what the
-    command read, which a later word reads as part of) passes it over whole, looking for none."""
+    command read, which a later word reads as part of) passes it over whole, looking for none.
+    What a hopeless run covers is one branch of its pattern: the pattern's other branches, which may
+    start inside the run (``open('.env')`` inside ``cat -xopen('.env')``), are the gate's ``beside``,
+    looked for inside each run it passes over (:meth:`_past`)."""
 
     pattern: re.Pattern[str]
     words: tuple[tuple[str, ...], ...]
@@ -358,6 +361,7 @@ class Gate:
     slot: int | None = None                  # its number in the one-pass search (None: not in it)
     starts: frozenset[str] | None = None     # every match starts with one of these (None: not known)
     restarts: bool = True                    # a hopeless run is searched for a later start (False: never)
+    beside: re.Pattern[str] | None = None    # the branches a hopeless run does not cover (None: it covers all)
 
     @property
     def hopeless(self) -> bool:
@@ -395,7 +399,8 @@ class Gate:
         """``pattern.finditer(doc.folded, start, end)``: tried only where a match may start when
         that is known, else through the candidates where there are some (without the runs a
         hopeless gate passes over)."""
-        places = None if self.starts is None else doc.found.places(self.starts, start, end, (end - start - 1) // SPARSE)
+        places = None if self.starts is None or self.beside is not None else doc.found.places(
+            self.starts, start, end, (end - start - 1) // SPARSE)
         if places is not None:
             found = self._at(doc, places, start, end)
         elif self.hopeless and (self.candidates is None or len(doc.lower) != len(doc.folded)):
@@ -420,14 +425,37 @@ class Gate:
 
     def _searched(self, text: str, start: int, end: int) -> Iterator[re.Match[str]]:
         """``pattern.finditer(text, start, end)`` of a hopeless gate, resumed where :meth:`_after` says."""
-        at, restarts = start, self._restarts(text, end)
+        at, restarts, beside = start, self._restarts(text, end), self._beside(text, end)
         while at <= end and (match := self.pattern.search(text, at, end)) is not None:
             yield match
-            at = self._after(text, match, end, restarts)
+            at = yield from self._past(text, match, end, restarts, beside)
 
     def _restarts(self, text: str, end: int) -> _NextMatch | None:
         """The searches for a hopeless gate's start in ``text[:end]`` (None: not hopeless, or it never restarts)."""
         return _NextMatch(self.restart, text, end) if self.restart is not None and self.restarts else None
+
+    def _beside(self, text: str, end: int) -> _NextMatch | None:
+        """The searches for the branches a hopeless run does not cover in ``text[:end]`` (None: it covers all)."""
+        return _NextMatch(self.beside, text, end) if self.beside is not None else None
+
+    def _past(self, text: str, match: re.Match[str], end: int, restarts: _NextMatch | None,
+              beside: _NextMatch | None) -> Generator[re.Match[str], None, int]:
+        """Where the search goes on after ``match`` (:meth:`_after`), having given, after a hopeless
+        run, the pattern's matches inside it by the branches the run does not cover (``beside``: the
+        searches for them, shared by the calls of one scan, so each part of the text is read once).
+        Each is the whole pattern's match at that place: no branch the run covers starts there."""
+        resume = self._after(text, match, end, restarts)
+        if beside is None or match.start("hopeless") < 0:
+            return resume
+        at = match.start() + 1
+        while (found := beside.search(at)) is not None and found.start() < resume:
+            whole = self.pattern.match(text, found.start(), end)
+            if whole is None or whole.start("hopeless") >= 0:
+                at = found.start() + 1
+                continue
+            yield whole
+            at = whole.end() if whole.end() > whole.start() else whole.end() + 1
+        return max(at, resume)
 
     def _after(self, text: str, match: re.Match[str], end: int, restarts: _NextMatch | None = None) -> int:
         """Where the search goes on after ``match``: its end, but after a hopeless run, the first
@@ -451,10 +479,11 @@ class Gate:
     def _confirmed(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
         """The pattern's matches at the places its lowered pattern finds in the lower-cased text."""
         assert self.candidates is not None
-        at, restarts = start, self._restarts(doc.folded, end)
+        at, restarts, beside = start, self._restarts(doc.folded, end), self._beside(doc.folded, end)
         while (candidate := self.candidates.search(doc.lower, at, end)) is not None:
             if self.hopeless and candidate.start("hopeless") >= 0:
-                at = self._after(doc.folded, candidate, end, restarts)  # not even the lowered pattern matches in it
+                # not even the lowered pattern matches in it, but for the branches it does not cover
+                at = yield from self._past(doc.folded, candidate, end, restarts, beside)
                 continue
             match = self.pattern.match(doc.folded, candidate.start(), end)
             if match is None and self.hopeless:
@@ -467,7 +496,7 @@ class Gate:
                 at = candidate.start() + 1
                 continue
             yield match
-            at = match.end() if match.end() > match.start() else match.end() + 1
+            at = yield from self._past(doc.folded, match, end, restarts, beside)
 
 
 #: What every gate made so far needs (its slot is its number here), for the one-pass search, and
@@ -507,7 +536,7 @@ def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE, paragraphs: boo
 
 def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int = re.IGNORECASE,
               paragraphs: bool = False, hopeless: tuple[str, str] | None = None, prefiltered: bool = True,
-              restarts: bool = True) -> Gate:
+              restarts: bool = True, beside: str | None = None) -> Gate:
     """A :class:`Gate` of a pattern, its literals (derived from it and added to the one-pass search,
     unless not ``prefiltered``: a pattern matched in the text as written, not the folded text the
     search reads) and its groups of words.
@@ -517,16 +546,22 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
     earlier one reaches too, so where the pattern fails, the run holds no match either, except
     from a later start whose white space runs on past the run's end (:meth:`Gate._after`).  Not
     ``restarts``: no later start can, and none is searched for (one search after each of thousands
-    of short runs would find a start at each)."""
+    of short runs would find a start at each).  ``beside``: the pattern's branches other than the
+    one ``hopeless`` starts, looked for inside each run passed over."""
+    if beside is not None and hopeless is None:
+        raise ValueError("beside names the branches a hopeless run does not cover: it needs hopeless")
     found = literals_of(pattern, flags) if prefiltered else Literals()
     needs = found.needs
     lowered = lowered_pattern(pattern)
     restart = None
     if hopeless is not None:
         run = "".join(hopeless)
-        pattern, lowered = (f"(?:{pattern})|(?P<hopeless>{run})",
-                            f"(?:{lowered})|(?P<hopeless>{lowered_pattern(run)})")
+        # the run's start read as the lowered pattern reads its own: without a leading \b only when
+        # that drops one too (a run found where the lowered pattern cannot start would pass over a match)
+        lowered_run = lowered_pattern(run if pattern.startswith(r"\b") else f"(?:{run})")
+        pattern, lowered = (f"(?:{pattern})|(?P<hopeless>{run})", f"(?:{lowered})|(?P<hopeless>{lowered_run})")
         restart = re.compile(hopeless[0], flags)
     candidates = re.compile(lowered, flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
     return Gate(re.compile(pattern, flags), words, candidates, paragraphs, restart,
-                needs[0] if needs else None, needs[1:], _slot(found), found.starts, restarts)
+                needs[0] if needs else None, needs[1:], _slot(found), found.starts, restarts,
+                None if beside is None else re.compile(beside, flags))

@@ -7,11 +7,12 @@ import dataclasses
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skillsite.audit.engine import audit_document
 from skillsite.audit.rules import RULES
+from skillsite.audit.rules.exfiltration import DOTENV
 from skillsite.audit import text as text_module
 from skillsite.audit.text import make_document
 
@@ -95,3 +96,54 @@ def test_a_line_of_command_words_read_as_options_is_tried_a_few_times(unit, tail
         candidates = CountingPattern(gate.candidates) if gate.candidates is not None else None
         list(dataclasses.replace(gate, pattern=pattern, candidates=candidates)._matches(doc, 0, len(doc.folded)))
         assert pattern.tries + (candidates.tries if candidates else 0) <= 6, each.source[:60]
+
+
+#: A .env file read as it was: the options before the file read again from each command word among them.
+OLD_DOTENV = re.compile(
+    r"(?:\b(?:cat|type|less|more|head|tail|base64|gzip|tar\s+\S+)\s+(?:-\S+\s+)*[\"']?[\w./~$-]*\.env\b(?!\.example|"
+    r"\.sample|\.template)|open\(\s*[\"'][^\"'\n]*\.env[\"']|readFileSync\(\s*[\"'`][^\"'`\n]*\.env[\"'`]|"
+    r"Path\(\s*[\"'][^\"'\n]*\.env[\"']\s*\)\.read|Get-Content\s+[\"']?[\w./\\~$-]*\.env\b)", re.IGNORECASE)
+
+
+def counted_matches(gate, doc) -> tuple[list[tuple[int, int]], int]:
+    """The gate's matches in the whole document, and how many times its patterns were tried."""
+    counting = {name: CountingPattern(getattr(gate, name)) for name in ("pattern", "candidates", "beside")
+                if getattr(gate, name, None) is not None}
+    found = [m.span() for m in dataclasses.replace(gate, **counting)._matches(doc, 0, len(doc.folded))]
+    return found, sum(each.tries for each in counting.values())
+
+
+#: Command words read as the options of the one before them, the command's file on the next line.
+OPTION_RUNS = [("cat -", "\ncat .env", "scripts/run.sh"), ("cat -", "\ncat .env", "SKILL.md"),
+               ("tar -x -", "\ntar -x .env", "scripts/run.sh")]
+
+
+@pytest.mark.parametrize(("unit", "tail", "path"), OPTION_RUNS)
+def test_a_line_of_command_words_read_as_options_is_read_once(unit, tail, path):
+    doc = make_document(path, unit * 2000 + tail)
+    gate = DOTENV.gate
+    assert gate.hopeless
+    found, tries = counted_matches(gate, doc)
+    assert found == [m.span() for m in OLD_DOTENV.finditer(doc.folded)] and len(found) == 1
+    assert tries <= 8
+
+
+def test_a_call_inside_the_options_passed_over_is_found():
+    text = "cat -xopen('.env') -readFileSync(`a.env`) -x -y\n"
+    doc = make_document("scripts/run.py", text * 300)
+    found, tries = counted_matches(DOTENV.gate, doc)
+    assert found == [m.span() for m in OLD_DOTENV.finditer(doc.folded)] and len(found) == 600
+    assert tries <= 4 * 600
+
+
+DOTENV_PIECES = ["cat ", "tar ", "-x ", "-cat ", "-tar ", "-xopen('a.env') ", "open('", "a.env", ".env", "'", "`",
+                 ".env.example", " ", "\n", "\n\n", "Get-Content ", "-Get-Content .env ", "readFileSync(`.env`",
+                 "Path('.env').read", "-Path('x.env').read ", "type ", "\"", "x", "/"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(DOTENV_PIECES), max_size=30), st.sampled_from(["scripts/run.sh", "SKILL.md"]))
+@example(["a.env", "cat ", "-cat ", "-x ", "a.env"], "scripts/run.sh")   # a run found inside a word: no start
+def test_a_dotenv_read_with_its_options_read_once_finds_what_it_found(pieces, path):
+    doc = make_document(path, "".join(pieces))
+    assert [m.span() for m in DOTENV.finditer(doc)] == [m.span() for m in OLD_DOTENV.finditer(doc.folded)]

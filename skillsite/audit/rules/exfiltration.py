@@ -72,11 +72,17 @@ STORES = (
         r"JSON\.stringify\(\s*process\.env\s*[,)]|Object\.(?:entries|keys|values)\(\s*process\.env\s*\)|"
         r"\bGet-ChildItem\s+env:|\bgci\s+env:|\bENV\.to_h\b")),
 )
+#: A command reading a .env file, and the options before the file: read once, not from each of a
+#: line of command words read as options (``cat -cat -cat ...``), where it is passed over in one step.
+_DOTENV_COMMAND = r"\b(?:cat|type|less|more|head|tail|base64|gzip|tar\s+\S+)\s+"
+_DOTENV_OPTIONS = r"(?:-\S+\s+)*"
+#: A .env file read by a call: these may start inside the options passed over (``-xopen('.env')``).
+_DOTENV_CALLS = (r"open\(\s*[\"'][^\"'\n]*\.env[\"']|readFileSync\(\s*[\"'`][^\"'`\n]*\.env[\"'`]|"
+                 r"Path\(\s*[\"'][^\"'\n]*\.env[\"']\s*\)\.read|Get-Content\s+[\"']?[\w./\\~$-]*\.env\b")
 #: A .env file read: medium next to a send, nothing alone.
 DOTENV = pattern(
-    r"(?:\b(?:cat|type|less|more|head|tail|base64|gzip|tar\s+\S+)\s+(?:-\S+\s+)*[\"']?[\w./~$-]*\.env\b(?!\.example|"
-    r"\.sample|\.template)|open\(\s*[\"'][^\"'\n]*\.env[\"']|readFileSync\(\s*[\"'`][^\"'`\n]*\.env[\"'`]|"
-    r"Path\(\s*[\"'][^\"'\n]*\.env[\"']\s*\)\.read|Get-Content\s+[\"']?[\w./\\~$-]*\.env\b)")
+    "(?:" + _DOTENV_COMMAND + _DOTENV_OPTIONS + r"[\"']?[\w./~$-]*\.env\b(?!\.example|\.sample|\.template)|"
+    + _DOTENV_CALLS + ")", hopeless=(_DOTENV_COMMAND, _DOTENV_OPTIONS), beside=_DOTENV_CALLS)
 
 #: In Markdown a store counts only when the line reads or moves it (prose also names files it
 #: never touches: "aws configure writes ~/.aws/credentials").
