@@ -103,6 +103,15 @@ OLD_DOTENV = re.compile(
     r"(?:\b(?:cat|type|less|more|head|tail|base64|gzip|tar\s+\S+)\s+(?:-\S+\s+)*[\"']?[\w./~$-]*\.env\b(?!\.example|"
     r"\.sample|\.template)|open\(\s*[\"'][^\"'\n]*\.env[\"']|readFileSync\(\s*[\"'`][^\"'`\n]*\.env[\"'`]|"
     r"Path\(\s*[\"'][^\"'\n]*\.env[\"']\s*\)\.read|Get-Content\s+[\"']?[\w./\\~$-]*\.env\b)", re.IGNORECASE)
+#: Remove-Item as it was: the same, in both branches.
+OLD_REMOVE_ITEM = re.compile(
+    r"\bRemove-Item\s+(?:-\S+\s+)*(?:[\"']?(?:C:\\|~|\$HOME|\$env:USERPROFILE|/)[\"']?)\s+(?:-\S+\s+)*"
+    r"-Recurse\b|\bRemove-Item\s+(?:-\S+\s+)*-Recurse\s+(?:-\S+\s+)*[\"']?(?:C:\\|~|\$HOME|/)[\"']?(?=\s|$)",
+    re.IGNORECASE)
+
+
+def remove_item_pattern():
+    return next(p for p in RULES["SK663"].patterns if "Remove-Item" in p.source)
 
 
 def counted_matches(gate, doc) -> tuple[list[tuple[int, int]], int]:
@@ -115,16 +124,19 @@ def counted_matches(gate, doc) -> tuple[list[tuple[int, int]], int]:
 
 #: Command words read as the options of the one before them, the command's file on the next line.
 OPTION_RUNS = [("cat -", "\ncat .env", "scripts/run.sh"), ("cat -", "\ncat .env", "SKILL.md"),
-               ("tar -x -", "\ntar -x .env", "scripts/run.sh")]
+               ("tar -x -", "\ntar -x .env", "scripts/run.sh"),
+               ("Remove-Item -", "\nRemove-Item -Recurse /", "scripts/run.ps1"),
+               ("Remove-Item -", "x\n/ -Recurse", "scripts/run.ps1")]
 
 
 @pytest.mark.parametrize(("unit", "tail", "path"), OPTION_RUNS)
 def test_a_line_of_command_words_read_as_options_is_read_once(unit, tail, path):
     doc = make_document(path, unit * 2000 + tail)
-    gate = DOTENV.gate
+    gate = (remove_item_pattern() if unit.startswith("Remove") else DOTENV).gate
     assert gate.hopeless
     found, tries = counted_matches(gate, doc)
-    assert found == [m.span() for m in OLD_DOTENV.finditer(doc.folded)] and len(found) == 1
+    old = OLD_REMOVE_ITEM if unit.startswith("Remove") else OLD_DOTENV
+    assert found == [m.span() for m in old.finditer(doc.folded)] and len(found) == 1
     assert tries <= 8
 
 
@@ -139,6 +151,8 @@ def test_a_call_inside_the_options_passed_over_is_found():
 DOTENV_PIECES = ["cat ", "tar ", "-x ", "-cat ", "-tar ", "-xopen('a.env') ", "open('", "a.env", ".env", "'", "`",
                  ".env.example", " ", "\n", "\n\n", "Get-Content ", "-Get-Content .env ", "readFileSync(`.env`",
                  "Path('.env').read", "-Path('x.env').read ", "type ", "\"", "x", "/"]
+REMOVE_PIECES = ["Remove-Item ", "-Remove-Item ", "-Recurse ", "-Force ", "-x ", "/ ", "~ ", "C:\\ ", "'/' ", "$HOME ",
+                 " ", "\n", "x ", "-Recurse", "/"]
 
 
 @settings(max_examples=400, deadline=None)
@@ -147,3 +161,11 @@ DOTENV_PIECES = ["cat ", "tar ", "-x ", "-cat ", "-tar ", "-xopen('a.env') ", "o
 def test_a_dotenv_read_with_its_options_read_once_finds_what_it_found(pieces, path):
     doc = make_document(path, "".join(pieces))
     assert [m.span() for m in DOTENV.finditer(doc)] == [m.span() for m in OLD_DOTENV.finditer(doc.folded)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(REMOVE_PIECES), max_size=30))
+def test_remove_item_with_its_options_read_once_finds_what_it_found(pieces):
+    doc = make_document("scripts/run.ps1", "".join(pieces))
+    assert [m.span() for m in remove_item_pattern().finditer(doc)] == \
+        [m.span() for m in OLD_REMOVE_ITEM.finditer(doc.folded)]

@@ -194,7 +194,8 @@ def _recursive(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
                   r"[a-z]:\\"),
           pattern(r"\bRemove-Item\s+(?:-\S+\s+)*(?:[\"']?(?:C:\\|~|\$HOME|\$env:USERPROFILE|/)[\"']?)\s+(?:-\S+\s+)*"
                   r"-Recurse\b|\bRemove-Item\s+(?:-\S+\s+)*-Recurse\s+(?:-\S+\s+)*"
-                 r"[\"']?(?:C:\\|~|\$HOME|/)[\"']?(?=\s|$)"),
+                  r"[\"']?(?:C:\\|~|\$HOME|/)[\"']?(?=\s|$)",   # both branches start with the run passed over
+                  hopeless=(r"\bRemove-Item\s+", r"(?:-\S+\s+)*")),
       ))
 def destructive(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """Shows the command."""
