@@ -10,7 +10,7 @@ import bisect
 import re
 from dataclasses import replace
 
-from skillsite.audit.declare import COMMANDS, Rule, command, pattern, rule
+from skillsite.audit.declare import COMMANDS, Pattern, Rule, command, pattern, rule
 from skillsite.audit.hit import Hit
 from skillsite.audit.text import Document, white_space_start
 
@@ -77,6 +77,26 @@ def _saved_then_run(producer: str, written: str) -> str:
         r"(?:(?:sudo|nohup|exec)\s+(?:-\S+\s+)*)*(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|"
         r"powershell)\s+"
         r"(?:-\S+\s+)*[\"']?(?:\./)?|\./)?(?P=file)(?![\w.-])")
+
+
+#: A command's options (``-d``, ``-x``): each a word and the white space after it, read one way.
+_OPTIONS = r"(?:-\w+\s+)*"
+
+
+def _on_its_line(words: str, name: str) -> str:
+    """A command (``words``, its white space written ``[^\\S\\n]``) and its options, read whole where
+    they stay on its line; where they run on into the next line (white space, or an option, before
+    the line break) it does not match."""
+    return _atomic(rf"\b(?:{words})[^\S\n]+(?:-\w+[^\S\n]+)*", name) + r"(?!-\w+\s|\n)"
+
+
+def _rest_of_segment(start: str, words: str, ends: str, name: str) -> str:
+    """The rest of a command's segment, up to a line break or one of ``ends`` (characters of a
+    class), as a hopeless run reads it: a later command on it (``start``, ``words`` as
+    :func:`_on_its_line` reads them) is read whole with its options, so none of them is read again
+    from each of its words, and the run stops at a later command whose options run on into the next
+    line, where it may match (the gate looks on from there)."""
+    return rf"(?:(?!{start})[^\n{ends}]|{_on_its_line(words, name)})*"
 
 
 #: A download saved to a file (``-o FILE``, ``-O FILE``, ``> FILE``), then that file run.
@@ -184,12 +204,29 @@ def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> H
     return _downloaded(doc, match, hit) if _given_to_a_command(doc, match.start()) else None
 
 
+#: An interpreter given a download's output as its argument: ``sh -c "$(curl ...)"``, ``bash `curl ...```.
+_INTERPRETER_WORDS = r"(?:ba|z)?sh|python[23]?|node|perl"
+_INTERPRETER = rf"\b(?:{_INTERPRETER_WORDS})\s+"
+
+
+def _interpreter_running(opening: str, closing: str, name: str) -> Pattern:
+    """An interpreter, its options, ``opening`` (``$(``) and a download, up to ``closing`` on its line.
+    Where it fails, what it read is passed over (hopeless): its options, and after a download, the
+    rest of the line up to ``closing`` (:func:`_rest_of_segment`).  A later interpreter among its
+    options reads fewer of them to the same end (each read them to the end of a line of thousands
+    of ``-sh``: quadratic), and one after the download whose options stay on the line finds no
+    ``closing`` either."""
+    escaped = re.escape(closing)
+    opened = rf"[\"']?{opening}\s*{_DOWNLOAD}\b"
+    return pattern(_INTERPRETER + _OPTIONS + opened + rf"[^\n{closing}]*" + escaped, hopeless=(
+        _INTERPRETER, _OPTIONS + f"(?:{opened}{_rest_of_segment(_INTERPRETER, _INTERPRETER_WORDS, closing, name)})?"))
+
+
 @rule("SK630", "remote-code", "high", "download piped into a shell or interpreter",
       "curl | sh runs whatever the host serves at that moment, unverified; a well-known project's "
       "installer over HTTPS is medium.", demotion=COMMANDS, patterns=(
           command(rf"\b{_DOWNLOAD}\b", r"[^\n|;]*", _PIPED),
-          command(rf"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*",
-                  r"\)"),
+          _interpreter_running(r"\$\(", ")", "later_interpreter"),
           command(rf"(?:\b(?:(?:ba|z)?sh|source)|(?<![\w.])\.)\s+<\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
           command(rf"\beval\s+[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
           pattern(r"\b(?:iex|Invoke-Expression)\s*\(?\s*(?:\(?\s*New-Object\s+(?:System\.)?Net\.WebClient\s*\)?\s*\.\s*"
@@ -207,8 +244,7 @@ def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> H
           pattern(r"\b(?:include|require)(?:_once)?\s*\(?\s*[\"'](?:https?|ftp)://[^\n]*"),
           pattern(_RUN_A_VARIABLE, condition=_fetched_just_before),
           # the same two in backticks: sh -c "`curl ...`", eval `curl ...`
-          command(rf"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*[\"']?`\s*{_DOWNLOAD}\b", r"[^\n`]*",
-                  r"`"),
+          _interpreter_running("`", "`", "later_interpreter"),
           command(rf"\beval\s+[\"']?`\s*{_DOWNLOAD}\b", r"[^\n`]*", r"`"),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
@@ -224,11 +260,32 @@ _DECODERS = (r"b64decode|decodebytes|decodestring|a85decode|b32decode|fromhex|un
              r"codecs\.decode|rot_?13|\[::-1\]|atob\s*\(|Buffer\.from\s*\([^()]*[\"'](?:base64|hex)[\"']|"
              r"FromBase64String|chr\s*\(\s*\w+\s*\)\s*for\b|String\.fromCharCode")
 
+#: base64 or openssl decoding: the command, its options up to the one that decodes, read once.  Its
+#: segment ends at the first line break, ``|`` or ``;`` after that option, where what it is piped
+#: into is looked for; every decoding option of one line ends it at the same place and one on an
+#: earlier line of the options at a line break, so only the last is tried (each tried in turn, a
+#: line of thousands of ``-d`` read the rest of the line again from each: quadratic).
+_BASE64_COMMAND = r"\b(?:base64|openssl\s+(?:base64|enc))\s+"
+_DECODE_OPTION = r"(?:-d|--decode|-D)\b"
+_BASE64_PIPED = _BASE64_COMMAND + _atomic(_OPTIONS + _DECODE_OPTION, "decoding") + r"[^\n|;]*" + _PIPED
+#: Where :data:`_BASE64_PIPED` fails at a command: its options, and after its last decoding option
+#: the rest of its segment (hopeless).  No later command among its options reads more than it did,
+#: nor one on its segment whose options stay on that line: the same segment end is where theirs
+#: is looked for.
+_BASE64_READ = rf"(?:{_OPTIONS}{_DECODE_OPTION}" + _rest_of_segment(
+    _BASE64_COMMAND, r"base64|openssl[^\S\n]+(?:base64|enc)", "|;", "later_decoding") + f"|{_OPTIONS})"
+#: Where :data:`_DECODED_THEN_RUN` fails at base64 or xxd: its options (hopeless).  A later command
+#: of the same name among them reads fewer options than it, and the same decoding options; a
+#: command of another name among them (``-xxd`` after base64: xxd decodes with ``-r``) ends them.
+_DECODER_OPTIONS = (r"\b(?P<decoder>base64|xxd)\s+",
+                    r"(?:(?!-(?:base64|xxd|openssl)\s)-\w+\s+|-(?P=decoder)\s+)*")
+_POWERSHELL = r"\b(?:powershell|pwsh)(?:\.exe)?\s+"
+
 DECODED_PAYLOAD = Rule(
     "SK631", "remote-code", "high", "runs a decoded or assembled payload",
     "Decoding base64 or hex (or assembling strings) and executing the result hides what runs from "
     "every reviewer.", COMMANDS, patterns=(
-        command(r"\b(?:base64|openssl\s+(?:base64|enc))\s+(?:-\w+\s+)*(?:-d|--decode|-D)\b", r"[^\n|;]*", _PIPED),
+        pattern(_BASE64_PIPED, hopeless=(_BASE64_COMMAND, _BASE64_READ)),
         command(r"\b(?:xxd\s+-r|printf\s+[\"']?(?:%b|\\x)|echo\s+-e\s+[\"']\\x)", r"[^\n|;]*", _PIPED),
         command(r"\b(?:eval|(?:ba|z)?sh\s+-c)\s+[\"']?\$\(", r"[^\n)]*", r"\b(?:base64\s+(?:-d|--decode)|xxd\s+-r)"),
         pattern(rf"(?:(?<![\w.])(?:exec|eval|compile)|\bos\.system|os\.popen|subprocess\.\w+|execfile|runpy\.\w+|"
@@ -238,8 +295,9 @@ DECODED_PAYLOAD = Rule(
                 r"[\"'](?:exec|eval)[\"']"),
         pattern(r"\b__import__\s*\(\s*[\"'](?:os|subprocess)[\"']\s*\)\s*\.\s*(?:system|popen|call|run|Popen)\s*\(\s*"
                 r"[^\n]{0,200}?(?:" + _DECODERS + ")"),
-        pattern(r"\b(?:powershell|pwsh)(?:\.exe)?\s+(?:-\w+\s+)*-(?:e|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}"),
-        pattern(_DECODED_THEN_RUN),
+        pattern(_POWERSHELL + r"(?:-\w+\s+)*-(?:e|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}",
+                hopeless=(_POWERSHELL, _OPTIONS)),
+        pattern(_DECODED_THEN_RUN, hopeless=_DECODER_OPTIONS),
         pattern(r"\bFromBase64String\b[^\n]{0,200}\|\s*(?:iex|Invoke-Expression)\b|\b(?:iex|Invoke-Expression)\b"
                 r"[^\n]{0,200}FromBase64String"),
     ))
