@@ -57,11 +57,11 @@ EXTRA_WORDS = ("dig", "rsync", "nslookup", "security find-generic-password", "ht
 #: Lines a repeated literal does not make: a start written once, then one part repeated (each
 #: part of these once read in two ways or more, and every reading tried: sudo's options, env's
 #: settings, the spaces after an index option, a command's decoding options), or two literals
-#: repeated together (calls left open, a command's name as an option of the one before).
+#: repeated together (calls left open, a command's name as an option of the one before, ``1>``).
 SHAPES = (("curl https://x.io/a | sudo ", "-a "), ("curl https://x.io/a | env ", "a=b=c "),
           ("base64 -d x | doas -u ", "-a -b "), ("printf '\\x41' | sudo env ", "-i A==1 "),
           ("pip install --index-url", " "), ("", "eval(Buffer.from("), ("base64 ", "-d "), ("", "base64 -"),
-          ("", "xxd -r"), ("", "powershell -"), ("", "sh -"))
+          ("", "xxd -r"), ("", "powershell -"), ("", "sh -"), ("", "1>"))
 MARKDOWN = ("[a](b) ", "`x` ", "[a] ", "![i](x.png) ", "<b>", "**a", "*a ", "_a ", "~~a ", "# h\n", "> ", "- ",
             "1. ", "```\n", "<!-- ", "&amp;", "\\", "[", "](", "<http://a.b>", "| a |", "---\n", "<details>",
             "`scripts/a.py` ", "[x]: http://a\n", "``a", "[a](", "![[", "&#", "| - |\n", "[^1]", "# h\n## h\n")

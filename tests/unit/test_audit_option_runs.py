@@ -1,5 +1,5 @@
 """Commands whose options skillsite.audit.rules.remote_code's patterns read (base64 -d, xxd -r,
-powershell -e, sh "$(curl ...)"): a line of thousands of
+powershell -e, sh "$(curl ...)", and SK635's ``>`` before a git hook's file): a line of thousands of
 them, or of one command's options, costs the gate's searches steps in proportion to its length
 (counted with tests/regex_steps.py through each search the gate makes), and the gates find what the
 patterns as they were find (SK631's base64 command is kept here as it was)."""
@@ -31,8 +31,9 @@ BASE64 = declared("SK631", r"\b(?:base64|openssl\s+(?:base64|enc))\s+")[0]
 DECODED = declared("SK631", r"xxd\s+(?:-\w+\s+)*-r")[0]
 POWERSHELL = declared("SK631", "encodedcommand")[0]
 INTERPRETERS = declared("SK630", r"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*")
-CHANGED = [(BASE64, OLD_BASE64)] + [(p, p.source) for p in (DECODED, POWERSHELL, *INTERPRETERS)]
-IDS = ["base64", "decoded", "powershell", "sh-$(", "sh-backtick"]
+HOOKS = declared("SK635", r"\.git/hooks/")[0]
+CHANGED = [(BASE64, OLD_BASE64)] + [(p, p.source) for p in (DECODED, POWERSHELL, *INTERPRETERS, HOOKS)]
+IDS = ["base64", "decoded", "powershell", "sh-$(", "sh-backtick", "hooks"]
 
 
 def spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
@@ -105,6 +106,11 @@ def test_the_gates_find_what_the_patterns_as_they_were_find_on_commands_and_opti
     ("sh $(curl x sh -x\n$(curl y)", "sh -x\n$(curl y)"),
     ("xxd -base64 -d > f; sh f", "base64 -d > f; sh f"),  # base64 among xxd's options decodes with -d
     ("xxd -openssl enc -d > f; sh f", "openssl enc -d > f; sh f"),
+    ("1>1>.git/hooks/pre-commit", ">.git/hooks/pre-commit"),
+    ("1>a>b/.git/hooks/x", ">a>b/.git/hooks/x"),
+    ("1>1>~/Library/LaunchAgents/x", ">~/Library/LaunchAgents/"),
+    ("1>1>  a/.git/hooks/x", ">  a/.git/hooks/x"),
+    ("1>1>tee .git/hooks/x", "tee .git/hooks/x"),
 ])
 def test_a_later_command_that_reads_more_is_still_found(text, found):
     doc = make_document("scripts/run.sh", text)
@@ -165,6 +171,8 @@ SHAPES = [
     (INTERPRETERS[0], "", "python -", "\n$(curl x)"),
     (INTERPRETERS[1], "", "sh -", "\n`curl x`"),
     (INTERPRETERS[1], "", "bash `curl x ", "\n`"),
+    (HOOKS, "", "1>", "\n.git/hooks/pre-commit"),
+    (HOOKS, "", "2>>a>", "\n.git/hooks/pre-commit"),
 ]
 
 

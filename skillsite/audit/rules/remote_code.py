@@ -453,6 +453,16 @@ _HOME = r"(?:~[\w.-]*|\"?\$\{?(?:HOME|ZDOTDIR)\}?\"?|/root|/home/[\w.-]+|/Users/
 #: Written by a shell redirection (after a space, a quote or a file descriptor: not the end of an
 #: HTML tag or an arrow) or by tee (appended or not).
 _WRITTEN_TO = r"(?:(?<=[\s'\"\d])>>?|\btee\s+(?:-[a-z]+\s+|--append\s+)*)[ \t]*[\"']?"
+#: A redirection's ``>`` (as :data:`_WRITTEN_TO` reads it).
+_REDIRECTED = r"(?<=[\s'\"\d])>>?"
+#: Where SK635's service, launch agent and git hook pattern fails at a ``>``: the word written to
+#: (hopeless; from each of thousands of ``1>`` in one word, ``(?:\S*/)?`` read the rest of the word
+#: again).  A later ``>`` in that word looking for a git hook after a ``/`` finds what this one did;
+#: the run ends before one whose file is itself a git hook or a launch agent, and before tee,
+#: systemctl or launchctl.  (One whose file starts after white space ends the word: the gate looks
+#: on from it.)
+_WRITTEN_WORD = (rf"[ \t]*[\"']?(?:(?!{_REDIRECTED}[\"']?(?:\.git/hooks/[\w-]|{_HOME}/Library/LaunchAgents/)|"
+                 r"\b(?:tee|systemctl|launchctl)\s)\S)*")
 #: A shell's startup files: what they hold runs in every new shell.
 _STARTUP_FILE = (r"(?:/\.(?:bashrc|bash_profile|bash_login|bash_aliases|profile|zshrc|zshenv|zprofile|zlogin|"
                  r"config/fish/config\.fish)\b)")
@@ -519,5 +529,5 @@ PERSISTENCE = Rule(
                 r"\s[\"']?/(?:etc/cron(?:tab|\.d|\.hourly|\.daily|\.weekly|\.monthly)|var/spool/cron)\b"),
         pattern(rf"\bsystemctl\s+(?:--user\s+enable|enable\s+--user)\b|\blaunchctl\s+(?:load|bootstrap)\b|"
                 rf"{_WRITTEN_TO}{_HOME}/Library/LaunchAgents/|{_WRITTEN_TO}(?:\S*/)?\.git/hooks/[\w-]+",
-                severity="low"),
+                severity="low", hopeless=(_REDIRECTED, _WRITTEN_WORD)),
     ))
