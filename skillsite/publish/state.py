@@ -487,9 +487,13 @@ class ReportRecord:
     def from_json(cls, text: str) -> ReportRecord:
         """The record :meth:`to_json` wrote; ValueError, KeyError or TypeError for any other text."""
         data = json.loads(text)
-        size, mtime, ctime, inode, device = (int(n) for n in data["stamp"])
+        try:
+            size, mtime, ctime, inode, device = (int(n) for n in data["stamp"])
+            since = int(data["since"])
+        except OverflowError as exc:  # json reads 1e400 and Infinity as infinite floats, which no int holds
+            raise ValueError(f"not a report record: {exc}") from None
         return cls(str(data["path"]), str(data["key"]), str(data["sha256"]), (size, mtime, ctime, inode, device),
-                   int(data["since"]))
+                   since)
 
 
 def file_stamp(found: os.stat_result) -> FileStamp:

@@ -120,7 +120,10 @@ def test_no_state_file_no_record(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("value", ["{", '{"path": "x"}', '{"path": "x", "key": "k", "sha256": "s", "stamp": [1, 2], '
-                                   '"since": 0}', "[]"])
+                                   '"since": 0}', "[]",
+                                   '{"path": "x", "key": "k", "sha256": "s", "stamp": [1, 2, 3, 4, 5], "since": 1e400}',
+                                   '{"path": "x", "key": "k", "sha256": "s", "stamp": [Infinity, 2, 3, 4, 5], '
+                                   '"since": 0}'])
 def test_a_damaged_record_is_no_record(tmp_path: Path, value: str) -> None:
     folder = state_folder(tmp_path)
     with sqlite3.connect(folder / STATE_FILE) as db:
@@ -137,3 +140,23 @@ def test_a_record_is_removed_when_none_is_known(tmp_path: Path, report: Path) ->
     assert recorded_report(folder) == record_of(report, 0)
     record_report(folder, None)
     assert recorded_report(folder) is None
+
+
+@pytest.mark.parametrize("since", ["1e400", "Infinity", "-Infinity"])
+def test_a_record_of_an_infinite_number_is_no_record_in_validate_s_cache_either(tmp_path: Path, since: str) -> None:
+    """json reads ``1e400`` and ``Infinity`` as infinite floats, which no int holds (OverflowError,
+    not the ValueError a damaged record is): such a record is none, in a build state or a verdict
+    cache, and the report is written."""
+    from skillsite.cache import Cache
+    from skillsite.cli.checking import InVerdictCache
+
+    text = f'{{"path": "x", "key": "k", "sha256": "s", "stamp": [1, 2, 3, 4, 5], "since": {since}}}'
+    with pytest.raises(ValueError):
+        ReportRecord.from_json(text)
+    cache = Cache(tmp_path / "verdicts.sqlite", "scope")
+    cache.save()
+    cache.set_note("report", text)
+    report = tmp_path / "report.json"
+    write_report(DIAGS, report, InVerdictCache(cache))
+    assert report.read_bytes() == report_bytes(DIAGS)
+    assert InVerdictCache(cache).recorded() == ReportRecord.from_json(cache.note("report"))
