@@ -222,6 +222,14 @@ def _interpreter_running(opening: str, closing: str, name: str) -> Pattern:
         _INTERPRETER, _OPTIONS + f"(?:{opened}{_rest_of_segment(_INTERPRETER, _INTERPRETER_WORDS, closing, name)})?"))
 
 
+#: White space and up to two opening parentheses between PowerShell's ``iex`` and what it runs
+#: (``iex (iwr ...)``, ``iex ((New-Object ...``), each space read one way: written
+#: ``\s*\(?\s*\(?\s*``, a run of white space after ``iex`` with nothing it runs after it was split
+#: in every three places (cubic: ``iex`` and 2,000 spaces or blank lines took over a minute).  So
+#: is the white space around the parenthesis closing ``(New-Object Net.WebClient)`` (quadratic).
+_OPENED = r"\s*(?:\(\s*){0,2}"
+
+
 @rule("SK630", "remote-code", "high", "download piped into a shell or interpreter",
       "curl | sh runs whatever the host serves at that moment, unverified; a well-known project's "
       "installer over HTTPS is medium.", demotion=COMMANDS, patterns=(
@@ -229,8 +237,8 @@ def _interpreter_running(opening: str, closing: str, name: str) -> Pattern:
           _interpreter_running(r"\$\(", ")", "later_interpreter"),
           command(rf"(?:\b(?:(?:ba|z)?sh|source)|(?<![\w.])\.)\s+<\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
           command(rf"\beval\s+[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
-          pattern(r"\b(?:iex|Invoke-Expression)\s*\(?\s*(?:\(?\s*New-Object\s+(?:System\.)?Net\.WebClient\s*\)?\s*\.\s*"
-                  r"DownloadString|\(?\s*(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)[^\n]*"),
+          pattern(rf"\b(?:iex|Invoke-Expression){_OPENED}(?:New-Object\s+(?:System\.)?Net\.WebClient\s*(?:\)\s*)?\.\s*"
+                  r"DownloadString|(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b)[^\n]*"),
           pattern(r"\b(?:exec|eval)\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|httpx\.get)\s*\([^\n]*"),
           pattern(r"\b(?:eval|new\s+Function|Function)\s*\(\s*(?:await\s+)?\(?\s*(?:await\s+)?fetch\s*\([^\n]*"),
           pattern(_SAVED_THEN_RUN),
