@@ -15,7 +15,7 @@ cost more than linear time:
 - each literal of the pattern, and each character of its classes, repeated glued and with separators
   (long runs without a line break, many openers with no closer);
 - the sample's prefix before each open-ended repeat, then that repeat's character for the rest of
-  the text (one long run that a later piece never ends).
+  the text (one long run that a later piece never ends), and the two repeated (runs of 64).
 
 Each shape is audited (``skillsite.audit.engine.audit_document``) as SKILL.md and as a script at
 ``--size`` characters and at four times that; a shape whose time grows more than ``--ratio`` times
@@ -174,29 +174,31 @@ class Pieces:
                     self._runs([*each], prefix)
 
 
-def shapes(pieces: Pieces) -> Iterator[tuple[str, str, str]]:
-    """(name, unit, tail) of each hostile shape: ``unit`` repeated to the size, then ``tail`` once."""
+def shapes(pieces: Pieces) -> Iterator[tuple[str, str, str, str]]:
+    """(name, head, unit, tail) of each hostile shape: ``head`` once, ``unit`` repeated to the size,
+    then ``tail`` once."""
     sample, steps = pieces.sample, [s for s in pieces.steps if s]
     for separator in SEPARATORS:
-        yield f"sample+{separator!r}", sample + separator, ""
+        yield f"sample+{separator!r}", "", sample + separator, ""
     for cut in range(1, len(steps)):
         opened = "".join(steps[:cut])
-        yield f"prefix {cut}/{len(steps)} ' '", opened + " ", ""
-        yield f"prefix {cut}/{len(steps)} glued", opened, ""
-        yield f"prefix {cut}/{len(steps)} a line", opened + "\n", ""
+        yield f"prefix {cut}/{len(steps)} ' '", "", opened + " ", ""
+        yield f"prefix {cut}/{len(steps)} glued", "", opened, ""
+        yield f"prefix {cut}/{len(steps)} a line", "", opened + "\n", ""
         rest = "".join(steps[cut:])
-        yield f"prefix {cut}/{len(steps)} ' ', the rest on the next line", opened + " ", "\n" + rest
-        yield f"prefix {cut}/{len(steps)} glued, the rest on the next line", opened, "\n" + rest
-        yield f"split {cut}/{len(steps)} at a line break", opened + "\n" + "".join(steps[cut:]) + " ", ""
+        yield f"prefix {cut}/{len(steps)} ' ', the rest on the next line", "", opened + " ", "\n" + rest
+        yield f"prefix {cut}/{len(steps)} glued, the rest on the next line", "", opened, "\n" + rest
+        yield f"split {cut}/{len(steps)} at a line break", "", opened + "\n" + "".join(steps[cut:]) + " ", ""
     for literal in sorted(pieces.literals):
         for separator in ("", " ", "\n"):
-            yield f"literal {literal[:20]!r}+{separator!r}", literal + separator, ""
-        yield f"literal {literal[:20]!r}+' ', the sample on the next line", literal + " ", "\n" + sample
+            yield f"literal {literal[:20]!r}+{separator!r}", "", literal + separator, ""
+        yield f"literal {literal[:20]!r}+' ', the sample on the next line", "", literal + " ", "\n" + sample
     for char in sorted(pieces.chars):
-        yield f"class char {char!r}", char, ""
+        yield f"class char {char!r}", "", char, ""
     for prefix, char in pieces.runs:
-        yield f"run of {char!r} after {prefix[-20:]!r}", prefix + char * 64, ""
-        yield f"run of {char!r} then the sample", char, sample
+        yield f"run of {char!r} after {prefix[-20:]!r} to the end", prefix, char, ""
+        yield f"runs of 64 {char!r} after {prefix[-20:]!r}", "", prefix + char * 64, ""
+        yield f"run of {char!r} then the sample", "", char, sample
 
 
 def seconds(work: Callable[[], object]) -> float:
@@ -233,7 +235,7 @@ def main() -> None:
     print(f"command: python benchmarks/hostile_patterns.py --size {args.size} --ratio {args.ratio} --floor {args.floor}"
           + (f" --code {args.code}" if codes else "") + f" --as {','.join(paths)}")
     owner = {id(p): rule.code for rule in RULES.values() for p in rule.patterns}
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, str]] = set()
     tried: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])   # code -> patterns, shapes, cases
     listed, slowest = [], (0.0, "")
     for number, each in enumerate(PATTERNS):
@@ -243,22 +245,22 @@ def main() -> None:
         if args.verbose:
             print(f"  pattern #{number} ({code}): {each.source[:70]!r}", flush=True)
         tried[code][0] += 1
-        for name, unit, tail in shapes(Pieces(each.compiled_source, each.flags)):
-            if (unit, tail) in seen:
+        for name, head, unit, tail in shapes(Pieces(each.compiled_source, each.flags)):
+            if (head, unit, tail) in seen:
                 continue
-            seen.add((unit, tail))
+            seen.add((head, unit, tail))
             tried[code][1] += 1
             for path in paths:
                 tried[code][2] += 1
 
-                def timed(n: int, unit: str = unit, tail: str = tail, path: str = path) -> float:
-                    text = text_of(unit, n) + tail
+                def timed(n: int, head: str = head, unit: str = unit, tail: str = tail, path: str = path) -> float:
+                    text = head + text_of(unit, n) + tail
                     return seconds(lambda: audit_document(path, text))
 
                 small, large = timed(args.size), timed(4 * args.size)
                 if large > args.floor and large > args.ratio * max(small, 1e-3):
                     small, large = (min(timed(n) for _ in range(RETRIES)) for n in (args.size, 4 * args.size))
-                label = f"{code} #{number} {name}: {unit[:40]!r} as {path}"
+                label = f"{code} #{number} {name}: {(head + unit)[:40]!r} as {path}"
                 slowest = max(slowest, (large, label))
                 if large > args.floor and large > args.ratio * max(small, 1e-3):
                     listed.append((label, small, large))

@@ -4,14 +4,16 @@ are those of the patterns as they were (their sources before the change are kept
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skillsite.audit.engine import audit_document
-from skillsite.audit.rules import RULES
+from skillsite.audit.rules import PATTERNS, RULES
 from skillsite.audit.rules.exfiltration import DOTENV
 from skillsite.audit import text as text_module
 from skillsite.audit.text import make_document
@@ -169,3 +171,27 @@ def test_remove_item_with_its_options_read_once_finds_what_it_found(pieces):
     doc = make_document("scripts/run.ps1", "".join(pieces))
     assert [m.span() for m in remove_item_pattern().finditer(doc)] == \
         [m.span() for m in OLD_REMOVE_ITEM.finditer(doc.folded)]
+
+
+def hostile_patterns():
+    """benchmarks/hostile_patterns.py, as a module."""
+    spec = importlib.util.spec_from_file_location(
+        "hostile_patterns", Path(__file__).resolve().parents[2] / "benchmarks" / "hostile_patterns.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_benchmark_runs_each_open_ended_repeat_to_the_end_of_the_text():
+    """The shape its docstring promises: the sample up to an open-ended repeat, then the repeat's
+    character for the rest of the text.  It built runs of 64 only, each repeated, so it never saw
+    SK630's ``iex`` followed by thousands of spaces (cubic: 77 s at 2,000)."""
+    bench = hostile_patterns()
+    runs = 0
+    for each in PATTERNS:
+        pieces = bench.Pieces(each.compiled_source, each.flags)
+        texts = {head + bench.text_of(unit, 1000) + tail for _, head, unit, tail in bench.shapes(pieces)}
+        for prefix, char in pieces.runs:
+            assert prefix + char * 1000 in texts, (each.source[:60], prefix, char)
+            runs += 1
+    assert runs > 100
