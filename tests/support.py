@@ -6,12 +6,14 @@ because several conftest.py files would shadow each other.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import sys
 import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,6 +37,48 @@ class RealSkills:
 REAL_SKILLS = [RealSkills("sample", SAMPLE, 48, 2, 22)] + (
     [RealSkills("shared-corpus", CORPUS, 1091, 31, 849)] if CORPUS.is_dir() else [])
 sys.path.insert(0, str(REPO / "tests" / "fixtures"))
+
+
+def load_script(path: Path) -> ModuleType:
+    """A script of the repository (a benchmark) loaded as a module of its file's name, to test its functions."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_cli_in(project: Path, *args: str) -> str:
+    """A ``skillsite`` command run in this process from the folder ``project``; its standard output
+    (the test fails when the command does)."""
+    from click.testing import CliRunner
+
+    from skillsite.cli import main
+
+    before = os.getcwd()
+    os.chdir(project)
+    try:
+        done = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(before)
+    assert done.exit_code == 0, done.output
+    return done.stdout
+
+
+def file_identity(path: Path) -> tuple[int, int, int, int]:
+    """What writing a file anew changes: its inode, size, modification and change times."""
+    found = os.lstat(path)
+    return found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
+def edit_one_byte_in_place(report: Path) -> None:
+    """One byte changed in the file itself (its inode, size and modification time kept)."""
+    found = os.stat(report)
+    with open(report, "r+b") as file:
+        file.seek(found.st_size // 2)
+        byte = file.read(1)
+        file.seek(found.st_size // 2)
+        file.write(b"Z" if byte != b"Z" else b"Y")
+    os.utime(report, ns=(found.st_atime_ns, found.st_mtime_ns))
 
 
 def write_skill(root: Path, rel: str, frontmatter: str | None = None, body: str = "# Body\n",

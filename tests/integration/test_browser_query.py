@@ -15,7 +15,6 @@ files, through tests/js/browser_search.js: the very path benchmarks/search_quali
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 import re
 import shutil
@@ -26,6 +25,7 @@ import pytest
 
 from skillsite.loader import SearchIndex, build_search_section, stem
 from skillsite.search import lunr_index
+from support import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "tests" / "data" / "sample-corpus"
@@ -53,12 +53,6 @@ REQUESTS = [
     ("qdrant multi-tenant isolation frobnicator", "tenant-scaling"),
 ]
 
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("search_quality", REPO / "benchmarks" / "search_quality.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def node() -> str:
@@ -111,7 +105,7 @@ def write_search_files(site: Path, entries: list[dict], lunr_data: bytes) -> Pat
 
 
 def test_requests_rank_as_well_as_the_cli(sample_site: Path) -> None:
-    bench = load_bench()
+    bench = load_script(REPO / "benchmarks" / "search_quality.py")
     manifest = json.loads((sample_site / "skills.json").read_text(encoding="utf-8"))
     names = {e["id"]: e["name"] for e in manifest["skills"]}
     queries = [(q, {answer}) for q, answer in REQUESTS]

@@ -18,10 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from support import write_skill
-from skillsite.cli import main
+from support import edit_one_byte_in_place, file_identity, run_cli_in, write_skill
 from skillsite.publish import state
 from skillsite.publish.state import record_report, recorded_report
 
@@ -40,23 +38,11 @@ def write_project(folder: Path) -> Path:
     return folder
 
 
-def run(project: Path, *args: str) -> str:
-    """A ``skillsite`` command run in this process from the folder ``project``; its standard output
-    (the test fails when the command does)."""
-    before = os.getcwd()
-    os.chdir(project)
-    try:
-        done = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    finally:
-        os.chdir(before)
-    assert done.exit_code == 0, done.output
-    return done.stdout
-
 
 def build(project: Path, *args: str) -> Path:
     """``skillsite build src -o out`` (the cache beside it, one process: the tree is small); the
     report file it names."""
-    said = run(project, "build", "src", "-o", "out", "-q", "-j", "1", *args).splitlines()[0]
+    said = run_cli_in(project, "build", "src", "-o", "out", "-q", "-j", "1", *args).splitlines()[0]
     assert "too many to list" in said, said
     return Path(said.split("all of them are in ")[1].split(" (or pass --all)")[0])
 
@@ -68,12 +54,6 @@ def cold_report(project: Path) -> bytes:
     report = build(project, "-o", str(cold / "out"), "--cache-dir", str(cold / "cache"))
     assert report == cold / "cache" / "diagnostics.json"
     return report.read_bytes()
-
-
-def identity(path: Path) -> tuple[int, int, int, int]:
-    """What writing a file anew changes: its inode, size, modification and change times."""
-    found = os.lstat(path)
-    return found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
 
 
 @pytest.fixture(autouse=True)
@@ -106,11 +86,11 @@ def test_a_rebuild_with_nothing_changed_leaves_the_report_as_it_is(project: Path
     records that it is settled; the next ones trust its stamp.  The file is never written again."""
     report = build(project)
     assert report == project / ".skillsite-cache" / "diagnostics.json" and report.read_bytes() == cold
-    written = identity(report)
+    written = file_identity(report)
     assert recorded_report(project / ".skillsite-cache").racy
     build(project)
     build(project)
-    assert identity(report) == written and report.read_bytes() == cold
+    assert file_identity(report) == written and report.read_bytes() == cold
     settled = recorded_report(project / ".skillsite-cache")
     assert settled is not None and not settled.racy and settled.path == str(report)
 
@@ -125,21 +105,21 @@ def test_within_the_window_a_report_is_known_by_its_bytes(project: Path, cold: b
     report = build(project)
     build(project)
     build(project)
-    written = identity(report)
+    written = file_identity(report)
     record = recorded_report(project / ".skillsite-cache")
-    assert record is not None and record.racy == (window == ALWAYS_RECENT) and identity(report) == written
+    assert record is not None and record.racy == (window == ALWAYS_RECENT) and file_identity(report) == written
     record_report(project / ".skillsite-cache", dataclasses.replace(record, sha256="0" * 64))
     build(project)
-    assert (identity(report) == written) == kept and report.read_bytes() == cold
+    assert (file_identity(report) == written) == kept and report.read_bytes() == cold
 
 
 def test_a_rebuild_of_one_changed_skill_with_the_same_diagnostics_leaves_the_report(project: Path) -> None:
     report = build(project)
-    written = identity(report)
+    written = file_identity(report)
     with open(project / "src" / "s030" / "SKILL.md", "a", encoding="utf-8") as skill_md:
         skill_md.write("\nOne more line.\n")
     build(project)
-    assert identity(report) == written
+    assert file_identity(report) == written
 
 
 def test_a_report_of_other_diagnostics_is_written(project: Path) -> None:
@@ -153,17 +133,6 @@ def test_a_report_of_other_diagnostics_is_written(project: Path) -> None:
                         .replace("team: x\n", "", 1), encoding="utf-8")
     build(project)
     assert report.read_bytes() == cold_report(project)
-
-
-def edit_in_place(report: Path) -> None:
-    """One byte changed in the file itself (its inode, size and modification time kept)."""
-    found = os.stat(report)
-    with open(report, "r+b") as file:
-        file.seek(found.st_size // 2)
-        byte = file.read(1)
-        file.seek(found.st_size // 2)
-        file.write(b"Z" if byte != b"Z" else b"Y")
-    os.utime(report, ns=(found.st_atime_ns, found.st_mtime_ns))
 
 
 def replace_with_a_link(report: Path) -> None:
@@ -180,7 +149,7 @@ def replace_with_a_copy(report: Path) -> None:
 
 
 def written_by_validate(report: Path) -> None:
-    run(report.parents[1], "validate", "src", "--report", str(report))
+    run_cli_in(report.parents[1], "validate", "src", "--report", str(report))
 
 
 def written_by_another_build(report: Path) -> None:
@@ -189,7 +158,7 @@ def written_by_another_build(report: Path) -> None:
           "--report", str(report))
 
 
-@pytest.mark.parametrize("change", [edit_in_place, Path.unlink, replace_with_a_link, replace_with_a_copy,
+@pytest.mark.parametrize("change", [edit_one_byte_in_place, Path.unlink, replace_with_a_link, replace_with_a_copy,
                                     written_by_validate, written_by_another_build])
 def test_a_report_changed_since_is_written_again(project: Path, cold: bytes, change) -> None:
     """Whatever became of the file, the rebuild leaves the bytes a cold build writes, in a regular

@@ -14,11 +14,9 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from skillsite.cli import main
 from skillsite.publish import state
-from support import write_skill
+from support import edit_one_byte_in_place, file_identity, run_cli_in, write_skill
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
 
@@ -33,21 +31,10 @@ def write_tree(folder: Path, skills: int = SKILLS) -> Path:
     return folder
 
 
-def run(project: Path, *args: str) -> str:
-    """A ``skillsite`` command run in this process from the folder ``project``; its standard output."""
-    before = os.getcwd()
-    os.chdir(project)
-    try:
-        done = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    finally:
-        os.chdir(before)
-    assert done.exit_code == 0, done.output
-    return done.stdout
-
 
 def validate(project: Path, *args: str) -> Path:
     """``skillsite validate src`` (one process: the tree is small); the report file it names."""
-    said = run(project, "validate", "src", "-j", "1", *args)
+    said = run_cli_in(project, "validate", "src", "-j", "1", *args)
     assert "too many to list" in said, said
     return Path(said.split("all of them are in ")[1].split(" (or pass --all)")[0])
 
@@ -56,12 +43,6 @@ def uncached(project: Path) -> bytes:
     """The report a run without a cache writes (at a path of its own)."""
     report = validate(project, "--no-cache", "--report", str(project / "uncached.json"))
     return report.read_bytes()
-
-
-def identity(path: Path) -> tuple[int, int, int, int]:
-    """What writing a file anew changes: its inode, size, modification and change times."""
-    found = os.lstat(path)
-    return found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
 
 
 @pytest.fixture
@@ -76,29 +57,22 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_run_with_nothing_changed_leaves_the_report_as_it_is(project: Path, tmp_path: Path) -> None:
     report = validate(project)
     assert report == tmp_path / "user-cache" / "skillsite" / "reports" / "validate.json"
-    written = identity(report)
+    written = file_identity(report)
     validate(project)
     validate(project)
-    assert identity(report) == written and report.read_bytes() == uncached(project)
+    assert file_identity(report) == written and report.read_bytes() == uncached(project)
 
 
 def test_a_report_at_another_path_is_left_as_it_is_too(project: Path) -> None:
     report = validate(project, "--report", "mine.json")
-    written = identity(project / report)
+    written = file_identity(project / report)
     validate(project, "--report", "mine.json")
     validate(project, "--report", "mine.json")
-    assert identity(project / report) == written
+    assert file_identity(project / report) == written
 
 
 def edit_in_place(report: Path, project: Path) -> None:
-    """One byte changed in the file itself (its inode, size and modification time kept)."""
-    found = os.stat(report)
-    with open(report, "r+b") as file:
-        file.seek(found.st_size // 2)
-        byte = file.read(1)
-        file.seek(found.st_size // 2)
-        file.write(b"Z" if byte != b"Z" else b"Y")
-    os.utime(report, ns=(found.st_atime_ns, found.st_mtime_ns))
+    edit_one_byte_in_place(report)
 
 
 def deleted(report: Path, project: Path) -> None:
@@ -120,7 +94,7 @@ def written_by_another_tree(report: Path, project: Path) -> None:
 
 
 def written_by_a_build(report: Path, project: Path) -> None:
-    run(project, "build", "src", "-o", "out", "-q", "-j", "1", "--report", str(report))
+    run_cli_in(project, "build", "src", "-o", "out", "-q", "-j", "1", "--report", str(report))
 
 
 def other_diagnostics(report: Path, project: Path) -> None:

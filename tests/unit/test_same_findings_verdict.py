@@ -3,17 +3,10 @@ differ under the same findings (said as such, a failure only with ``--spans``), 
 patterns whose matches moved rather than calling them findings."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
+from support import REPO, load_script
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "audit_same_findings.py"
+BENCH = REPO / "benchmarks" / "audit_same_findings.py"
 
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("audit_same_findings", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 FINDING = {"code": "SK622", "line": 3}
@@ -23,7 +16,7 @@ AFTER_SPANS = [("skill/ref.md", {"49": [[44, 90]], "3": [[1, 5]], "7": [[8, 9], 
 
 
 def test_moved_matches_under_the_same_findings_are_named_and_pass_unless_spans_is_asked(capsys):
-    bench = load_bench()
+    bench = load_script(BENCH)
     findings = bench.compare([("skill", [FINDING])], [("skill", [FINDING])])
     spans = bench.compare(BEFORE_SPANS, AFTER_SPANS)
     assert findings == []
@@ -36,7 +29,7 @@ def test_moved_matches_under_the_same_findings_are_named_and_pass_unless_spans_i
 
 
 def test_a_finding_that_differs_fails_whatever_the_matches():
-    bench = load_bench()
+    bench = load_script(BENCH)
     findings = bench.compare([("skill", [FINDING])], [("skill", [])])
     assert findings == [f"skill: only before {[FINDING]}, only after []"]
     assert bench.verdict(findings, [], strict=False) == 1

@@ -6,24 +6,16 @@ bound holds with margin for real text.  A size check, not a timing.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
-
 from skillsite.loader import SearchIndex, build_search_section
+from support import REPO, load_script
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "search_quality.py"
+BENCH = REPO / "benchmarks" / "search_quality.py"
 
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("search_quality", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_search_section_of_10000_skills_is_under_2_mb() -> None:
-    entries = load_bench().synthetic_entries(10_000)
+    entries = load_script(BENCH).synthetic_entries(10_000)
     section = build_search_section(entries)
     size = len(json.dumps(section, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
     assert size < 2 * 1024 * 1024, f"{size:,} bytes"
