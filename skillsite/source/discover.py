@@ -122,6 +122,8 @@ class _RootWalker:
         #: does not (see :attr:`SourceFile.audited`)
         self.partial: set[str] = set()
         self.cut = False  # stopped at MAX_VISITED_DIRS
+        #: places (rel) the walk could not list or tell apart (SK006): skills may lie there unseen
+        self.unsearched: list[str] = []
 
     def show(self, rel: str) -> str:
         """How ``rel`` is shown in diagnostics: under the root as given."""
@@ -149,6 +151,7 @@ class _RootWalker:
         except OSError as exc:
             self.diags.append(make("SK006", f"cannot list folder: {exc.strerror or exc}", self.show(rel)))
             self.partial.add(rel)
+            self.unsearched.append(rel)
             return []
         by_name = {e.name: e for e in entries}
         if rel and (OUTPUT_MARKER in by_name or is_environment(by_name)):
@@ -216,6 +219,7 @@ class _RootWalker:
             except OSError as exc:
                 self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.show(prefix + name)))
                 self.partial.add(node.rel)
+                self.unsearched.append(prefix + name)
         return children
 
     def _follow(self, entry: os.DirEntry, rel: str, ancestors: frozenset[str], node: _Dir, ignores: Ignores
@@ -448,8 +452,9 @@ def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_file
             continue
         sources = skills.sources()
         diags.extend(skills.diags)
-        if not sources and not any(d.code == "SK006" and d.path == str(root) for d in skills.diags):
-            # (a root that cannot be listed may hold skills: its SK006 says why none was found)
+        if not sources and not skills.walker.unsearched:
+            # (a folder that cannot be listed, the root or one inside it, may hold skills: its SK006
+            # names it and says why none was found there; "none under this folder" would not be known)
             diags.append(make("SK013", "no SKILL.md found under this folder (a skill is a folder holding a "
                                        "SKILL.md: `skillsite new NAME` makes one)", str(root)))
         for src in sources:
