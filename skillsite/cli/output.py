@@ -104,7 +104,6 @@ def budget_line(budget) -> str:
     return f"Listing budgets (of {counted(listed, 'skill')} offered to models): " + ", ".join(parts)
 
 
-
 def nothing_found(diags) -> bool:
     """Whether a source folder held no skill at all (SK013)."""
     return any(d.code == "SK013" for d in diags)

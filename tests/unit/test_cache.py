@@ -110,7 +110,6 @@ def test_another_scope_starts_empty_and_replaces_the_file_s_entries(tmp_path):
     assert Cache(path, "new").get(Section.SKILLS, "other") == 2
 
 
-
 def test_a_note_stays_beside_the_entries_of_its_scope(tmp_path):
     """A note (``validate``'s record of its report) is kept in the saved file through the saves of
     its scope, and goes with the entries when another scope's run saves; a file not saved yet, of
@@ -131,6 +130,7 @@ def test_a_note_stays_beside_the_entries_of_its_scope(tmp_path):
     assert Cache(path, "other").note("report") is None and Cache(path, "scope").note("report") is None
     path.write_bytes(b"not a database at all")
     assert Cache(path, "scope").note("report") is None
+
 
 def test_a_cache_without_a_file_keeps_nothing(tmp_path):
     cache = Cache(None, "scope")
