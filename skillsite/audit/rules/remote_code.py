@@ -28,8 +28,11 @@ KNOWN_INSTALLER_HOSTS = frozenset({
 KNOWN_INSTALLER_REPOS = ("Homebrew/", "nvm-sh/", "helm/", "pyenv/", "ohmyzsh/", "golangci/", "anchore/",
                          "aquasecurity/", "sigstore/", "kubernetes-sigs/", "rust-lang/", "nodesource/")
 
-#: An option of sudo or doas (``-u``), and a word that may be its value (``root``, ``-g`` too).
-_SUDO_OPTION, _SUDO_VALUE = r"-\S+\s+", r"[\w.-]+\s+"
+#: An option of sudo or doas (``-u``), and a word that may be its value (``root``, ``-g`` too).  No
+#: ``|`` in an option: the shell ends sudo's command there.  Read with ``-\S+``, an option ran on
+#: across every ``|`` of a line, so each command piped into sudo read the rest of the text again
+#: (quadratic: 80,000 characters of ``xxd -r|sudo -a `` took 83 s).
+_SUDO_OPTION, _SUDO_VALUE = r"-[^\s|]+\s+", r"[\w.-]+\s+"
 #: sudo's options, each maybe with a value: where they may end, tried in the order
 #: ``(?:-\S+\s+(?:[\w.-]+\s+)?)*`` tries them, each end once.  That pattern reads ``-a -b`` as an
 #: option and its value or as two options, and where nothing it can run follows a line of
@@ -39,13 +42,14 @@ _SUDO_OPTION, _SUDO_VALUE = r"-\S+\s+", r"[\w.-]+\s+"
 #: its own that may not be an option (``-a -u root``).  Else the run may end after it, tried
 #: before the run ends without it.
 _SUDO_OPTIONS = (rf"(?:{_SUDO_OPTION}{_SUDO_VALUE}"
-                 rf"|{_SUDO_OPTION}(?={_SUDO_VALUE}){_SUDO_OPTION}(?!-\S){_SUDO_VALUE}"
+                 rf"|{_SUDO_OPTION}(?={_SUDO_VALUE}){_SUDO_OPTION}(?!-[^\s|]){_SUDO_VALUE}"
                  rf"|{_SUDO_OPTION}(?!{_SUDO_VALUE}))*"
                  rf"(?:{_SUDO_OPTION}(?={_SUDO_VALUE}))?")
 #: env's options (``-i``) and settings (``A=1``), a setting read up to its first ``=`` after its
 #: first character: ``\S+=\S*`` split ``a=b=c`` at either ``=``, and where nothing it can run
-#: followed, tried every split of every word (exponential in their number).
-_ENV_ARGUMENTS = r"(?:-\w+\s+|\S[^\s=]*=\S*\s+)*"
+#: followed, tried every split of every word (exponential in their number).  No ``|`` in a setting,
+#: as in sudo's options: the shell ends env's command there.
+_ENV_ARGUMENTS = r"(?:-\w+\s+|[^\s|][^\s=|]*=[^\s|]*\s+)*"
 _SHELL = (rf"(?:(?:sudo|doas)\s+{_SUDO_OPTIONS})?"
           rf"(?:(?:/usr/(?:local/)?bin/|/bin/)?env\s+{_ENV_ARGUMENTS})?"   # env, /usr/bin/env -i
           r"(?:/usr/(?:local/)?bin/|/bin/)?[\\'\"]?")   # sudo -u root, doas; 'sh', \sh
