@@ -381,7 +381,11 @@ class Cache:
                                        (NOTE + name,)))
         except sqlite3.Error:
             return None
-        return meta.get(NOTE + name) if (meta.get("format"), meta.get("scope")) == (FORMAT, self.scope) else None
+        return meta.get(NOTE + name) if self._of_this_scope(meta) else None
+
+    def _of_this_scope(self, meta: dict[str, str]) -> bool:
+        """Whether a saved file's meta rows (``format``, ``scope``) say it is a cache of this scope."""
+        return (meta.get("format"), meta.get("scope")) == (FORMAT, self.scope)
 
     def set_note(self, name: str, text: str | None) -> None:
         """Keep ``text`` under ``name`` in the saved file (None: keep nothing there), when it is a
@@ -393,7 +397,7 @@ class Cache:
             with closing(_connect(self.path)) as db:
                 db.execute("BEGIN IMMEDIATE")  # closing without COMMIT rolls back
                 meta = dict(db.execute("SELECT name, value FROM meta WHERE name IN ('format', 'scope')"))
-                if (meta.get("format"), meta.get("scope")) != (FORMAT, self.scope):
+                if not self._of_this_scope(meta):
                     return
                 if text is None:
                     db.execute("DELETE FROM meta WHERE name = ?", (NOTE + name,))
