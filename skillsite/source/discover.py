@@ -21,7 +21,7 @@ from typing import Sequence
 from skillsite.agent.site_urls import OUTPUT_MARKER
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.vcs_names import is_vcs_folder
-from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
+from skillsite.diagnostics import Diagnostic, Severity, counted, make, sort_diagnostics
 from skillsite.models import NO_STAMP, BundledFile, SourceFile, Stamp, stamp_of
 from skillsite.paths import is_symlink_loop
 from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores, is_environment, rules_above
@@ -124,6 +124,8 @@ class _RootWalker:
         self.cut = False  # stopped at MAX_VISITED_DIRS
         #: places (rel) the walk could not list or tell apart (SK006): skills may lie there unseen
         self.unsearched: list[str] = []
+        #: per code (SK008, SK011), how many folders the walk left out on purpose, each with all under it
+        self.skipped: dict[str, int] = {}
 
     def show(self, rel: str) -> str:
         """How ``rel`` is shown in diagnostics: under the root as given."""
@@ -139,6 +141,7 @@ class _RootWalker:
                 self.diags.append(make("SK008", f"more than {MAX_VISITED_DIRS} folders; search stopped",
                                        str(self.root)))
                 self.cut = True
+                self.skip("SK008", len(stack))
                 return
             stack.extend(reversed(self._visit(*stack.pop())))
 
@@ -171,8 +174,14 @@ class _RootWalker:
             self.diags.append(make("SK008", f"nesting deeper than {MAX_DEPTH} folders; not searched further",
                                    self.show(rel)))
             self.partial.add(rel)
+            self.skip("SK008", len(children))
             return []
         return children
+
+    def skip(self, code: str, folders: int) -> None:
+        """Note ``folders`` left out on purpose (``code`` says why): skills may lie there unseen."""
+        if folders:
+            self.skipped[code] = self.skipped.get(code, 0) + folders
 
     def _stays_inside(self, entry: os.DirEntry) -> bool:
         """Whether an entry is no symlink, or one whose target is inside the root."""
@@ -200,6 +209,7 @@ class _RootWalker:
                 self.diags.append(make("SK011", "name is not valid UTF-8; skipped",
                                        self.show(prefix + shown_name(name))))
                 self.partial.add(node.rel)
+                self.skip("SK011", _may_be_folder(entry))
                 continue
             try:
                 if entry.is_file(follow_symlinks=False):
@@ -265,6 +275,15 @@ def _is_folder(entry: os.DirEntry) -> bool:
         return entry.is_dir(follow_symlinks=False)
     except OSError:
         return False
+
+
+def _may_be_folder(entry: os.DirEntry) -> bool:
+    """Whether an entry is, or may be, a folder (following a symlink): one that cannot be told
+    apart may be."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return True
 
 
 def _special_kind(entry: os.DirEntry) -> str:
@@ -430,6 +449,18 @@ def _join(rel: str, name: str | None) -> str:
     return f"{rel}/{name}" if rel else str(name)
 
 
+def _nothing_found(skipped: dict[str, int]) -> str:
+    """SK013's message: no SKILL.md under a root, or (when the walk left folders out on purpose,
+    ``skipped``) none in the part of it searched, which is all that is known."""
+    if not skipped:
+        return ("no SKILL.md found under this folder (a skill is a folder holding a SKILL.md: "
+                "`skillsite new NAME` makes one)")
+    folders = sum(skipped.values())
+    were = "was" if folders == 1 else "were"
+    return (f"no SKILL.md found in the part of this folder that was searched; {counted(folders, 'folder')} "
+            f"{were} skipped (see {', '.join(sorted(skipped))})")
+
+
 def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_files: bool = True) -> Discovery:
     """Find every skill under ``roots``; a later root's skill overrides an earlier one's id.
 
@@ -455,8 +486,7 @@ def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_file
         if not sources and not skills.walker.unsearched:
             # (a folder that cannot be listed, the root or one inside it, may hold skills: its SK006
             # names it and says why none was found there; "none under this folder" would not be known)
-            diags.append(make("SK013", "no SKILL.md found under this folder (a skill is a folder holding a "
-                                       "SKILL.md: `skillsite new NAME` makes one)", str(root)))
+            diags.append(make("SK013", _nothing_found(skills.walker.skipped), str(root)))
         for src in sources:
             earlier = found.get(src.id)
             if earlier is not None:

@@ -261,3 +261,53 @@ def test_what_gitignore_files_ignore_is_not_searched(tmp_path):
     (repo / ".gitignore").write_text("skills/\n")
     assert len(discover([root]).sources) == 7   # named as a source: searched all the same (but private/)
     assert len(discover([repo]).sources) == 0
+
+
+NOT_SEARCHED_ALL = "no SKILL.md found in the part of this folder that was searched; "
+
+
+def sk013(found) -> list[str]:
+    return [d.message for d in found.diagnostics if d.code == "SK013"]
+
+
+def test_no_skill_beside_a_folder_named_in_bytes_that_are_not_utf8_is_said_of_the_part_searched(tmp_path):
+    """A tree whose only skill lies in a folder whose name is not UTF-8 (skipped, SK011): SK013
+    says no SKILL.md was found in the part searched, not under the whole folder; a file so named
+    (which cannot be a SKILL.md) leaves the message as it is."""
+    root = os.fsencode(tmp_path / "src")
+    os.makedirs(os.path.join(root, b"a", b"bad\xff"))
+    write_skill(Path(os.fsdecode(os.path.join(root, b"a", b"bad\xff"))), "hidden")
+    found = discover([tmp_path / "src"])
+    assert ids(found) == [] and codes(found) == ["SK011", "SK013"]
+    assert sk013(found) == [NOT_SEARCHED_ALL + "1 folder was skipped (see SK011)"]
+    files_only = os.fsencode(tmp_path / "files")
+    os.makedirs(files_only)
+    with open(os.path.join(files_only, b"notes\xff.md"), "wb") as handle:
+        handle.write(b"text\n")
+    assert sk013(discover([tmp_path / "files"])) == [
+        "no SKILL.md found under this folder (a skill is a folder holding a SKILL.md: `skillsite new NAME` makes one)"]
+
+
+def test_no_skill_above_the_depth_limit_is_said_of_the_part_searched(tmp_path):
+    """A skill nested deeper than MAX_DEPTH folders is not searched for (SK008): SK013 says how
+    many folders were skipped rather than that the tree holds no SKILL.md."""
+    from skillsite.source.discover import MAX_DEPTH
+
+    write_skill(tmp_path / "deep", "/".join(["d"] * (MAX_DEPTH + 1)))
+    found = discover([tmp_path / "deep"])
+    assert ids(found) == [] and codes(found) == ["SK008", "SK013"]
+    assert sk013(found) == [NOT_SEARCHED_ALL + "1 folder was skipped (see SK008)"]
+
+
+def test_no_skill_in_a_walk_cut_short_is_said_with_every_folder_left(tmp_path, monkeypatch):
+    """A walk stopped at MAX_VISITED_DIRS (SK008) beside a folder named in bytes that are not
+    UTF-8 (SK011): SK013 counts the folders left on the walk's stack and the skipped one."""
+    import skillsite.source.discover as discovery
+
+    for name in ("one", "two", "three", "four", "five", "six"):
+        (tmp_path / name).mkdir()
+    os.mkdir(os.path.join(os.fsencode(tmp_path), b"seven\xff"))
+    monkeypatch.setattr(discovery, "MAX_VISITED_DIRS", 3)
+    found = discover([tmp_path])
+    assert codes(found) == ["SK008", "SK011", "SK013"]
+    assert sk013(found) == [NOT_SEARCHED_ALL + "5 folders were skipped (see SK008, SK011)"]
