@@ -198,13 +198,20 @@ def signing_or_exit(sign_key: Path | None, rotate_from: Path | None, expires: st
 
 
 def _failure_advice(result, strict: bool) -> str:
-    """What to do about a build that published nothing."""
+    """What to do about a build that published nothing: --keep-going is offered only when some
+    skill is free of errors (it publishes those; with none there are no others to publish)."""
+    if not result.reading.sources:
+        return "no skill to publish: check the source paths"
+    others = any(not skill.has_errors for skill in result.reading.skills)
     if nothing_found(result.diagnostics):
-        return "no skill to publish" if not result.reading.sources else \
-            "a source folder holds no skill: check its path, or pass --keep-going to publish the others"
+        if others:
+            return "a source folder holds no skill: check its path, or pass --keep-going to publish the others"
+        return "a source folder holds no skill and every other has errors: check its path, fix them"
     if strict and not result.errors:
         return "--strict makes warnings fail: fix them, or leave out --strict"
-    return "fix the errors, or pass --keep-going to publish the other skills"
+    if others:
+        return "fix the errors, or pass --keep-going to publish the other skills"
+    return "every skill has errors: fix them"
 
 
 def trusted_cache(folder: Path) -> Path | None:

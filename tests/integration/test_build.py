@@ -285,6 +285,7 @@ def test_cli_config_unknown_key_is_an_error_with_its_line(tmp_path):
 def test_a_failed_build_says_truly_whether_the_output_was_there_before(tmp_path):
     """'left as it was' only of an output that was there: one never made is said not to be created."""
     write_skill(tmp_path / "src", "bad", "name: bad\n")
+    write_skill(tmp_path / "src", "good")  # --keep-going has a skill to publish
     first = run_cli("build", "src", "-o", "out", "-q", cwd=tmp_path)
     assert first.returncode == 1 and not (tmp_path / "out").exists()
     assert "Build failed: 1 error, 0 warnings; out was not created (fix the errors" in first.stderr, first.stderr

@@ -51,7 +51,7 @@ def test_an_empty_folder_beside_skills_is_named_as_the_problem(tmp_path):
     so, not "no skill to publish" (the other source has thirteen)."""
     (tmp_path / "empty").mkdir()
     alone = run("build", "empty", "-o", "out", cwd=tmp_path)
-    assert "(no skill to publish)" in alone.stderr + alone.stdout
+    assert "(no skill to publish: check the source paths)" in alone.stderr + alone.stdout
     result = run("build", str(EXAMPLES), "empty", "-o", "out", cwd=tmp_path)
     assert result.returncode != 0 and not (tmp_path / "out").exists()
     said = result.stdout + result.stderr

@@ -1,0 +1,57 @@
+"""A build with no skill free of errors (every source empty or unreadable, or every skill with
+errors): the last line offers --keep-going only when it would publish a skill."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import as_an_ordinary_user, run_cli_in, write_skill
+
+#: the sources each case builds, its exit status and the advice its last line ends with
+CASES = {
+    "empty": (5, "(no skill to publish: check the source paths)"),
+    "closed": (1, "(no skill to publish: check the source paths)"),
+    "broken": (1, "(every skill has errors: fix them)"),
+    "broken empty": (5, "(a source folder holds no skill and every other has errors: check its path, fix them)"),
+}
+
+
+def _skillsite(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real command, in a process that cannot read a folder of mode 000 (even as root)."""
+    return subprocess.run([*as_an_ordinary_user(), sys.executable, "-m", "skillsite", *args], cwd=project,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def project(tmp_path: Path):
+    """A published catalog of one skill (site), and beside it the sources that hold none to publish."""
+    write_skill(tmp_path / "good", "hello")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "closed" / "inside").mkdir(parents=True)
+    write_skill(tmp_path / "broken", "half-done", "name: half-done\n")  # no description: an error
+    run_cli_in(tmp_path, "build", "good", "-o", "site", "-q")
+    (tmp_path / "closed").chmod(0)
+    try:
+        yield tmp_path
+    finally:
+        (tmp_path / "closed").chmod(0o755)
+
+
+@pytest.mark.parametrize("source", list(CASES))
+def test_a_build_with_no_skill_to_publish_does_not_offer_keep_going(project: Path, source: str) -> None:
+    status, advice = CASES[source]
+    done = _skillsite(project, "build", *source.split(), "-o", "site", "-q")
+    assert done.returncode == status, done.stdout + done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.endswith(advice) and "--keep-going" not in last, done.stderr
+
+
+def test_keep_going_is_offered_and_publishes_when_some_skill_is_free_of_errors(project: Path) -> None:
+    done = _skillsite(project, "build", "good", "broken", "-o", "other", "-q")
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1].endswith("(fix the errors, or pass --keep-going to publish the other skills)")
+    kept = _skillsite(project, "build", "good", "broken", "-o", "other", "-q", "--keep-going")
+    assert kept.returncode == 0 and "\nBuilt 1 skill into other (1 skipped;" in kept.stdout, kept.stdout
