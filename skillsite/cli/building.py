@@ -163,7 +163,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
         if signing is not None:
             click.echo(f"Signed with {signing.key.public.text} (tuf/; valid {duration_text(signing.expires)})")
     else:
-        click.echo(f"Build failed: {counts}; {untouched} ({_failure_advice(result, config.strict)})",
+        click.echo(f"Build failed: {counts}; {untouched} ({_failure_advice(result, config.strict, keep_going)})",
                    err=True)
     if nothing_found(result.diagnostics):
         sys.exit(EXIT_NO_SKILLS)
@@ -197,21 +197,26 @@ def signing_or_exit(sign_key: Path | None, rotate_from: Path | None, expires: st
         fail(str(exc), EXIT_USAGE)
 
 
-def _failure_advice(result, strict: bool) -> str:
+#: Why a build under --keep-going with no skill free of errors published nothing.
+NO_EMPTY_CATALOG = "--keep-going publishes no catalog without a skill"
+
+
+def _failure_advice(result, strict: bool, keep_going: bool) -> str:
     """What to do about a build that published nothing: --keep-going is offered only when some
-    skill is free of errors (it publishes those; with none there are no others to publish)."""
+    skill is free of errors (it publishes those; with none it publishes nothing either)."""
+    refused = f"; {NO_EMPTY_CATALOG}" if keep_going else ""
     if not result.reading.sources:
-        return "no skill to publish: check the source paths"
+        return f"no skill to publish: check the source paths{refused}"
     others = any(not skill.has_errors for skill in result.reading.skills)
     if nothing_found(result.diagnostics):
         if others:
             return "a source folder holds no skill: check its path, or pass --keep-going to publish the others"
-        return "a source folder holds no skill and every other has errors: check its path, fix them"
+        return f"a source folder holds no skill and every other has errors: check its path, fix them{refused}"
     if strict and not result.errors:
         return "--strict makes warnings fail: fix them, or leave out --strict"
     if others:
         return "fix the errors, or pass --keep-going to publish the other skills"
-    return "every skill has errors: fix them"
+    return f"every skill has errors: fix them{refused}"
 
 
 def trusted_cache(folder: Path) -> Path | None:

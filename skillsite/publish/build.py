@@ -5,11 +5,11 @@
 
 This module runs the build up to the no-op check; :mod:`skillsite.publish.pipeline` does the
 rest, when there is work to do.  Nothing is written when the build fails (errors, or warnings
-under strict, without ``keep_going``): everything goes into a staging folder that replaces
-the output only at the very end (:mod:`skillsite.publish.staging`).  With a cache folder,
-checked skills, rendered bodies and file hashes of the last build are reused, unchanged
-output files stay in place, and a rebuild with nothing changed stops after discovery
-(:mod:`skillsite.publish.state`).
+under strict, without ``keep_going``, or with it but no skill free of errors to publish):
+everything goes into a staging folder that replaces the output only at the very end
+(:mod:`skillsite.publish.staging`).  With a cache folder, checked skills, rendered bodies and
+file hashes of the last build are reused, unchanged output files stay in place, and a rebuild
+with nothing changed stops after discovery (:mod:`skillsite.publish.state`).
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
           progress: Callable[[str], None] | None = None, wait: bool = True,
           on_wait: Callable[[str], None] | None = None, always_publish: bool = False,
           signing: Signing | None = None, verify_output: bool = False,
-          resident: Resident | None = None) -> BuildResult:
+          resident: Resident | None = None, publish_empty: bool = False) -> BuildResult:
     """Read every skill under ``sources`` and publish the catalog into ``out``.
 
     ``jobs`` processes parse, check, render and write (default: every core); ``cache_dir``
@@ -56,6 +56,11 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     line's ``--force`` asks for it too; ``serve`` replaces its own folder with ``force`` and
     trusts its records).  ``resident``: what a long-running process keeps between its builds
     (``serve``: :mod:`skillsite.publish.resident`), which a rebuild takes instead of finding it again.
+    ``keep_going`` publishes the skills without errors; when there is none (no skill found, or
+    every one has errors) the build fails as without it and the output is left as it was: a
+    mistyped or unreadable source would otherwise replace a published catalog with an empty one.
+    ``publish_empty``: publish that catalog of no skill all the same (``serve`` does: its catalog
+    is a preview of the sources as they are).
     An ``out`` that is a symbolic link is built where it leads (the link stays).
     Raises :class:`~skillsite.publish.staging.OutputError` when ``out`` is not ours to replace,
     :class:`~skillsite.publish.plan.SourceDateError` for a ``SOURCE_DATE_EPOCH`` that is no date,
@@ -77,7 +82,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
         plan = BuildPlan(tuple(Path(s) for s in sources), out, config, keep_going,
                          config.strict if strict is None else strict, base or _project_folder(config, sources),
                          jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())), signing,
-                         verify_output, resident, force)
+                         verify_output, resident, force, publish_empty)
         return _build(plan, stage, always_publish)
 
 

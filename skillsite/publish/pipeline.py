@@ -62,14 +62,21 @@ def _fails(diags: Sequence[Diagnostic], strict: bool) -> bool:
     return any(d.severity is Severity.ERROR or (strict and d.severity is Severity.WARNING) for d in diags)
 
 
+def _goes_on(plan: BuildPlan, skills: Sequence[Skill]) -> bool:
+    """Whether a reading with errors is published all the same: under ``keep_going``, when some
+    skill is free of errors (or ``publish_empty``): a catalog of no skill published over the last
+    one because of a mistyped or unreadable source would take every skill away."""
+    return plan.keep_going and (bool(skills) or plan.publish_empty)
+
+
 def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[str, SkillReleases],
                      state: BuildState | None, inputs: Inputs, cache: Cache, stage: Stages) -> BuildResult:
     """Publish the skills of a reading (or nothing, when it failed), then keep the cache and state."""
     skipped = tuple(sorted({p.source.id for p in reading.left_out} | {s.id for s in reading.skills if s.has_errors}))
-    if _fails(reading.diagnostics, plan.strict) and not plan.keep_going:
+    skills = [s for s in reading.skills if not s.has_errors]
+    if _fails(reading.diagnostics, plan.strict) and not _goes_on(plan, skills):
         cache.save(keep_unused=True)  # the build after the fix needs what was checked and what was not
         return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage)
-    skills = [s for s in reading.skills if not s.has_errors]
     diags = list(reading.diagnostics)
     published = _publish(plan, skills, releases, len(skipped), state, cache, diags, stage, inputs.audit_listings,
                          reading.copies)

@@ -114,6 +114,7 @@ class BuildPlan:
     verify_output: bool = False      # look at every kept file of the output, not trusting the records
     resident: Resident | None = None  # objects kept from earlier builds of this process (``serve``)
     force: bool = False              # replace whatever folder is at ``out`` (one this process cannot write too)
+    publish_empty: bool = False      # with keep_going, publish a catalog of no skill (see :func:`build`)
 
     def settings(self) -> list[Any]:
         """What the output depends on besides the skills and the templates (the Markdown engine

@@ -434,7 +434,7 @@ class DevServer:
         self.untold = False
         try:
             return build(self.sources, self.out, self.config, keep_going=True, force=True,
-                         cache_dir=self.tmp / "cache", resident=self.resident)
+                         cache_dir=self.tmp / "cache", resident=self.resident, publish_empty=True)
         except OSError as exc:
             self.echo(f"skillsite serve: {failed}: {describe_os_error(exc)}")
         except Exception as exc:
