@@ -11,7 +11,7 @@ from skillsite.arguments import ExistingPath
 from skillsite.cli.checking import load_site_config
 from skillsite.cli.output import (budget_line, check_codes, default_format, emit_diagnostics, fail, nothing_found,
                                   report_file, severity_counts)
-from skillsite.diagnostics import MAX_LISTED, counted, describe_os_error
+from skillsite.diagnostics import MAX_LISTED, counted, describe_os_error, printable
 from skillsite.exit_codes import EXIT_BUSY, EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE
 
 
@@ -233,6 +233,13 @@ def trusted_cache(folder: Path) -> Path | None:
     return None
 
 
+def address_text(host: str, port: int) -> str:
+    """``host:port`` as a diagnostic names it: an IPv6 address in brackets (``[::1]:8000``, not
+    ``::1:8000``), and the host :func:`printable`, as typed on the command line."""
+    shown = printable(host)
+    return f"[{shown}]:{port}" if ":" in host else f"{shown}:{port}"
+
+
 @click.command()
 @click.argument("sources", nargs=-1, type=ExistingPath(file_okay=False, readable=False, path_type=Path))
 @click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
@@ -274,7 +281,7 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
         server = DevServer(roots, config, host, port, watch=watch, echo=lambda text: click.echo(text, err=True),
                            configure=configure, config_paths=config_paths)
     except OSError as exc:
-        click.echo(f"skillsite serve: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        click.echo(f"skillsite serve: cannot listen on {address_text(host, port)}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
     server.start()
     click.echo(f"Serving {server.url} (Ctrl-C to stop); watching {', '.join(str(r) for r in roots)}", err=True)

@@ -14,6 +14,7 @@ two catalogs and a cache, is removed by a detached process (:func:`remove_after_
 """
 from __future__ import annotations
 
+import errno
 import functools
 import mmap
 import os
@@ -240,10 +241,13 @@ class CatalogServer(ThreadingHTTPServer):
 
 def make_server(directory: Path, host: str = "127.0.0.1", port: int = 0,
                 reload: ReloadState | None = None) -> ThreadingHTTPServer:
-    """An HTTP server for a built catalog (port 0 picks a free port); call ``serve_forever``."""
+    """An HTTP server for a built catalog (port 0 picks a free port); call ``serve_forever``.
+    OSError when it cannot listen there, a ``host`` no socket can take included (as EINVAL)."""
     handler = functools.partial(CatalogHandler, directory=str(directory), reload=reload)
-    server = CatalogServer((host, port), handler)
-    return server
+    try:
+        return CatalogServer((host, port), handler)
+    except TypeError as exc:  # the socket module's word for a host it cannot encode ('é' * 70: IDNA refuses)
+        raise OSError(errno.EINVAL, f"not a host name ({exc})") from None
 
 
 def remove_abandoned_folders(parent: Path) -> None:

@@ -1,8 +1,9 @@
 """How the commands exit where skillsite/exit_codes.py says, observed from outside: ``serve`` on a
-port another process listens on ends at once with exit 2 and one line naming the address (never a
-traceback), and each command's --help says the statuses it may exit with."""
+port another process listens on, or on a host no socket takes, ends at once with exit 2 and one line
+naming the address (never a traceback), and each command's --help says the statuses it may exit with."""
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -16,9 +17,9 @@ from support import write_skill
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
 
 
-def _skillsite(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _skillsite(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "skillsite", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+                          timeout=300, env=env)
 
 
 def test_serve_on_a_taken_port_exits_2_naming_the_address(tmp_path: Path) -> None:
@@ -32,6 +33,27 @@ def test_serve_on_a_taken_port_exits_2_naming_the_address(tmp_path: Path) -> Non
     assert run.returncode == EXIT_USAGE == 2, said
     assert f"skillsite serve: cannot listen on 127.0.0.1:{port}: Address already in use" in run.stderr
     assert "Traceback" not in said and "Serving" not in said
+
+
+@pytest.mark.parametrize("host, shown, reason", [
+    ("\u00e9" * 70, "\u00e9" * 70, "not a host name (encoding of hostname failed)"),  # IDNA: label too long
+    ("::1\x1b[2J", "[::1\\x1b[2J]", ""),  # an IPv6-looking host in brackets, the escape shown, never sent
+], ids=["idna-label-too-long", "escape-in-ipv6"])
+def test_serve_on_a_host_no_socket_takes_exits_2_in_one_line(tmp_path: Path, host: str, shown: str,
+                                                              reason: str) -> None:
+    """A --host the socket module cannot encode ended in a TypeError traceback, leaving serve's
+    temporary folder behind; it is the same one line and exit 2 as a host of no address here."""
+    write_skill(tmp_path / "src", "one")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    run = _skillsite("serve", "src", "--host", host, "--port", "0", cwd=tmp_path,
+                     env={**os.environ, "TMPDIR": str(temp)})
+    said = run.stdout + run.stderr
+    assert run.returncode == EXIT_USAGE, said
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"skillsite serve: cannot listen on {shown}:0: "), said
+    assert lines[0].endswith(reason) and "\x1b" not in said and "Traceback" not in said
+    assert list(temp.iterdir()) == []  # its temporary folder removed
 
 
 @pytest.mark.parametrize("command, says", [
