@@ -22,7 +22,7 @@ from typing import Any, Callable
 from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
-from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, well_formed_entries, wire_text
+from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, bounded_text, well_formed_entries, wire_text
 
 INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
 CATALOG_URI = "skillsite://catalog"
@@ -50,10 +50,11 @@ def _sdk() -> tuple[type, type[Exception]]:
 
 
 def catalog_title(catalog: Catalog) -> str | None:
-    """The catalog's ``site.title`` when it is text (a catalog is untrusted: ``site`` may be anything)."""
+    """The catalog's ``site.title`` when it is text, :func:`bounded_text` (a catalog is untrusted:
+    ``site`` may be anything)."""
     site = catalog.manifest.get("site")
     title = site.get("title") if isinstance(site, dict) else None
-    return wire_text(title) if isinstance(title, str) and title.strip() else None
+    return bounded_text(title) if isinstance(title, str) and title.strip() else None
 
 
 def catalog_listing(catalog: Catalog) -> dict[str, Any]:

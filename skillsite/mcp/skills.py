@@ -61,6 +61,14 @@ CACHE_SCOPE = "public"  # a published catalog is the same for everyone
 LIMITS_META = "skillsite/limits"
 OMITTED_META = "skillsite/omitted"
 DIRECTORY_MIME = "inode/directory"
+#: The longest text the server sends of a catalog's entries (a skill's name, description, tag or
+#: slash command, the catalog's title): the specification's longest SKILL.md description, 1,024
+#: characters.  A longer one goes out as its first 1,023 and "…" (:func:`bounded_text`).
+MAX_TEXT = 1024
+#: The most tags the server sends of a skill (its first ones): as many as the build's default
+#: profile admits in a list (``skill.default.schema.json``).
+MAX_TAGS = 64
+ELLIPSIS = "\u2026"
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
@@ -134,11 +142,21 @@ def wire_text(text: str) -> str:
     return _LONE_SURROGATE.sub("\ufffd", text)
 
 
+def bounded_text(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` as :func:`wire_text`, and when longer than ``limit`` characters cut to ``limit - 1``
+    and "…": a catalog may say anything, and every listing would repeat it whole.  The cut is
+    between code points, so a character outside the BMP (two UTF-16 units) stays whole; a lone
+    surrogate, whole or cut, goes out as U+FFFD."""
+    return wire_text(text) if len(text) <= limit else wire_text(text[:limit - 1]) + ELLIPSIS
+
+
 def _wire_entry(entry: ManifestEntry) -> ManifestEntry:
-    """``entry`` with the texts the server sends of it (name, description, tags, command) made
-    :func:`wire_text` (its id and children are checked to hold none already)."""
-    tags = tuple(map(wire_text, entry.tags))
-    texts = {"name": wire_text(entry.name), "description": wire_text(entry.description), "tags": tags,
+    """``entry`` with the texts the server sends of it made :func:`wire_text`: its name,
+    description and first MAX_TAGS tags :func:`bounded_text` too, and its command (which the
+    prompt runs by; :func:`~skillsite.mcp.tools.add_prompt` bounds the name it lists) whole.
+    Its id and children are checked to hold no lone surrogate already."""
+    tags = tuple(bounded_text(tag) for tag in entry.tags[:MAX_TAGS])
+    texts = {"name": bounded_text(entry.name), "description": bounded_text(entry.description), "tags": tags,
              "command": None if entry.command is None else wire_text(entry.command)}
     same = all(texts[key] == getattr(entry, key) for key in texts)
     return entry if same else dataclasses.replace(entry, **texts)

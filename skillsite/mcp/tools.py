@@ -14,8 +14,8 @@ from typing import Annotated, Any, Callable
 
 from pydantic import AliasChoices, Field
 
-from skillsite.loader import Catalog, LoaderError
-from skillsite.mcp.skills import INTERNAL_ERROR, wire_text
+from skillsite.loader import Catalog, LoaderError, SearchResult
+from skillsite.mcp.skills import INTERNAL_ERROR, bounded_text, wire_text
 
 MAX_K = 50
 
@@ -55,9 +55,7 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
         (and "copies": N for a skill the catalog publishes N times, which is one result)."""
         hits = guarded(lambda: catalog.search(query, k=max(1, min(int(k), MAX_K)), tags=tags or None,
                                               for_model=True, copies=bool(all_copies)))
-        return wire_text(json.dumps([{"id": h.id, "name": h.name, "description": h.description, "score": h.score,
-                                      **({"copies": h.copies} if h.copies > 1 else {})} for h in hits],
-                                    ensure_ascii=False))
+        return wire_text(json.dumps([hit_json(h) for h in hits], ensure_ascii=False))
 
     @server.tool()
     def load_skill(skill: SkillArg, version: VersionArg = None) -> str:
@@ -72,10 +70,18 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
         return resource_text(guarded(lambda: catalog.resource(skill, path, version or None)), path)
 
 
-def add_prompt(server: Any, catalog: Catalog, command: str, description: str) -> None:
-    """The prompt of one slash command: the skill's instructions, then the task if one is given."""
+def hit_json(hit: SearchResult) -> dict[str, Any]:
+    """One search_skills result: its name and description :func:`bounded_text` (the index is the
+    catalog's, which may say anything), ``copies`` only for a group of copies."""
+    return {"id": hit.id, "name": bounded_text(hit.name), "description": bounded_text(hit.description),
+            "score": hit.score, **({"copies": hit.copies} if hit.copies > 1 else {})}
 
-    @server.prompt(name=command, description=description)
+
+def add_prompt(server: Any, catalog: Catalog, command: str, description: str) -> None:
+    """The prompt of one slash command: the skill's instructions, then the task if one is given.
+    Its name is the command :func:`bounded_text` (a listing repeats it); it runs the whole command."""
+
+    @server.prompt(name=bounded_text(command), description=bounded_text(description))
     def run_skill(task: Task = "") -> str:
         """The skill's instructions, with the task the user typed after the command."""
         try:
