@@ -60,10 +60,12 @@ class SkillPublishing:
     knowledge: dict[str, list[dict[str, Any]]]   # skill id -> records of its knowledge documents
     releases: Mapping[str, Sequence[str]] | None = None  # skill id -> its releases (None: its current version)
     copies: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # skill id -> (canonical copy, group size)
-    children: dict[str, list[str]] = field(init=False)
+    # the catalog's relations hold only the skills that have some (most have none): what a build
+    # makes of them grows with what skills declare, not with the catalog
+    children: dict[str, list[str]] = field(init=False)   # skill id -> its published sub-skills
     commands: dict[str, str] = field(init=False)       # skill id -> its slash command (user-invocable ones)
     conflicts: dict[str, list[str]] = field(init=False)  # skill id -> ids it conflicts with
-    dependencies: dict[str, list[DependencyRecord]] = field(init=False)  # skill id -> what it needs, resolved
+    dependencies: Mapping[str, Sequence[DependencyRecord]] = field(init=False)  # skill id -> what it needs, resolved
     archive_names: list[str | None] = field(init=False)  # per skill, the archive it owns
     by_id: dict[str, Skill] = field(init=False)
     reserved: frozenset[str] = field(init=False)         # names in a skill folder the catalog writes itself
@@ -75,8 +77,8 @@ class SkillPublishing:
         self.by_id = {s.id: s for s in self.skills}
         self.commands = {sid: command for sid, (command, _) in
                          assign_commands((s.id, s.priority) for s in self.skills if s.user_invocable).items()}
-        self.conflicts = resolve_conflicts({s.id: s.conflicts for s in self.skills},
-                                           {s.id: s.name for s in self.skills})
+        declared = {s.id: s.conflicts for s in self.skills if s.conflicts}
+        self.conflicts = resolve_conflicts(declared, {s.id: s.name for s in self.skills}) if declared else {}
         self.dependencies = resolve_skill_dependencies(self.skills, self.releases)
 
     @functools.cached_property
@@ -86,7 +88,7 @@ class SkillPublishing:
 
     def sub_skills(self, skill_id: str) -> list[tuple[str, str, str]]:
         """(id, name, description) of a skill's direct children."""
-        return [(c, self.by_id[c].name, self.by_id[c].description) for c in self.children[skill_id]]
+        return [(c, self.by_id[c].name, self.by_id[c].description) for c in self.children.get(skill_id, ())]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +109,11 @@ class PublishedSkill:
 
 
 def resolve_skill_dependencies(skills: Sequence[Skill], releases: Mapping[str, Sequence[str]] | None
-                               ) -> dict[str, list[DependencyRecord]]:
+                               ) -> Mapping[str, Sequence[DependencyRecord]]:
     """Each skill's dependencies resolved as the catalog check resolved them (with ``keep_going``,
-    one on a skill left out for its errors is left out too)."""
+    one on a skill left out for its errors is left out too); none when no skill declares any."""
+    if not any(s.depends for s in skills):
+        return {}
     if releases is None:
         releases = current_releases({s.id: s.version for s in skills})
     dependents = [Dependent(s.id, s.name, s.source.display_path, tuple((item, 0, 0) for item in s.depends))
@@ -118,12 +122,12 @@ def resolve_skill_dependencies(skills: Sequence[Skill], releases: Mapping[str, S
 
 
 def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
-    """The published sub-skills of each skill, by id."""
+    """The published sub-skills of each skill that has some, by id."""
     published = {s.id for s in skills}
-    children: dict[str, list[str]] = {s.id: [] for s in skills}
+    children: dict[str, list[str]] = {}
     for s in skills:
         if s.parent_id in published:
-            children[s.parent_id].append(s.id)
+            children.setdefault(s.parent_id, []).append(s.id)
     return children
 
 
@@ -151,9 +155,9 @@ def publish_skill(job: SkillPublishing, task: SkillTask) -> PublishedSkill:
     folder = f"skills/{skill.id}/"
     job.staging.write_keyed(folder + "SKILL.md", raw_sha, lambda: raw)
     files, shas, contents = _publish_files(job, skill, known_shas, diags)
-    entry = skill_entry(skill, files, raw_sha, job.children[skill.id], job.config, job.base_dir,
-                        command=job.commands.get(skill.id), conflicts=job.conflicts[skill.id],
-                        dependencies=job.dependencies[skill.id],
+    entry = skill_entry(skill, files, raw_sha, job.children.get(skill.id, ()), job.config,
+                        job.base_dir, command=job.commands.get(skill.id), conflicts=job.conflicts.get(skill.id, ()),
+                        dependencies=job.dependencies.get(skill.id, ()),
                         knowledge=job.knowledge.get(skill.id, []), interface=_interface(skill, files), skill_md=raw)
     body = skill_body(raw)
     _write_xml(job, skill, entry, body)
@@ -192,8 +196,8 @@ def publication_key(job: SkillPublishing, index: int, resident: KeptObjects | No
     its source, files and diagnostics) when what the catalog gives it is equal."""
     skill = job.skills[index]
     # tuples, not lists: what is kept between rebuilds should give the garbage collector nothing to walk
-    given = (tuple(job.sub_skills(skill.id)), job.commands.get(skill.id), tuple(job.conflicts[skill.id]),
-             tuple(job.dependencies[skill.id]), tuple(job.knowledge.get(skill.id, ())), job.archive_names[index],
+    given = (tuple(job.sub_skills(skill.id)), job.commands.get(skill.id), tuple(job.conflicts.get(skill.id, ())),
+             tuple(job.dependencies.get(skill.id, ())), tuple(job.knowledge.get(skill.id, ())), job.archive_names[index],
              job.mtime, job.base_dir)
     return kept_or_made(resident, PUBLICATION_KEY, skill.id, skill, given, lambda: _publication_key(skill, given))
 
