@@ -420,12 +420,13 @@ def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], els
     """SK223, SK224 and SK225: dependencies that name no skill (or a shared name), that no
     release satisfies, or that go round in a circle.  Each skill's releases are the versions
     its history gives (:func:`~skillsite.source.releases.release_versions`; git is asked only
-    when some skill declares a dependency)."""
+    when some skill declares a dependency).  None to look for when no skill declares one."""
+    if not any(v.depends for _, _, v in kept):
+        return []
     dependents = [Dependent(src.id, v.name, src.display_path, v.depends) for _, src, v in kept]
     releases = current_releases({src.id: v.version for _, src, v in kept})
-    if any(v.depends for _, _, v in kept):
-        versioned = [VersionedSkill(src.id, v.name, v.version, src) for _, src, v in kept]
-        releases.update(release_versions(versioned, cache, exclude=exclude, max_bytes=max_bytes))
+    versioned = [VersionedSkill(src.id, v.name, v.version, src) for _, src, v in kept]
+    releases.update(release_versions(versioned, cache, exclude=exclude, max_bytes=max_bytes))
     return resolve_dependencies(dependents, releases, elsewhere).diagnostics
 
 
@@ -438,11 +439,29 @@ def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cac
                             groups: Sequence[tuple[str, ...]] = ()) -> list[tuple[int, Diagnostic]]:
     """SK219 for every pair of skills offered to a model whose descriptions it could not tell
     apart (the pairs cached: they depend on the descriptions and visibility only); a copy of
-    another skill (``groups``) is offered as that one, so it is no pair of it."""
+    another skill (``groups``) is offered as that one, so it is no pair of it.  In a long-running
+    process, the last check's diagnostics are taken again when its listing and every skill's
+    place are the same (a catalog of thousands has thousands of such pairs, each made anew)."""
     copies = {copy for group in groups for copy in group[1:]}
     listing = [ListedSkill(src.id, v.name, v.description, v.priority,
                            _NOT_OFFERED if not v.offered or src.id in copies else _OFFERED) for _, src, v in kept]
     key = digest("similar", [(s.id, s.description, s.visibility.hidden) for s in listing])
+    resident = cache.resident if cache is not None else None
+    places = tuple((src.display_path, v.description_at) for _, src, v in kept)
+    last = resident.take(*_LAST_FOUND) if resident is not None else None
+    if cache is not None and last is not None and last[0] == (key, places):
+        cache.keep_many(Section.SIMILAR, (key,))  # the pairs stay stored, unread
+        resident.take(*_LAST_SCORING)  # the scoring of this very listing, kept for the next check
+        return last[1]
+    found = _look_alike_found(kept, listing, key, cache, jobs)
+    if resident is not None:
+        resident.keep(*_LAST_FOUND, ((key, places), found))
+    return found
+
+
+def _look_alike_found(kept: Sequence[tuple[int, SourceFile, Verdict]], listing: list[ListedSkill], key: str,
+                      cache: Cache | None, jobs: int) -> list[tuple[int, Diagnostic]]:
+    """The SK219 diagnostics of ``listing`` (whose key is ``key``), its pairs from the cache or scored now."""
     pairs = cache.get(Section.SIMILAR, key) if cache is not None else None
     resident = cache.resident if cache is not None else None
     if pairs is None:
@@ -461,6 +480,9 @@ def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cac
 
 #: Where ``serve`` keeps the last look-alike check (a :class:`_Scoring`).
 _LAST_SCORING = ("similar-scoring", "last")
+#: Where ``serve`` keeps the last look-alike check's diagnostics, with its listing's key and the
+#: skills' places: ``((key, places), diagnostics)``.
+_LAST_FOUND = ("similar-found", "last")
 
 
 class _Scoring(NamedTuple):

@@ -1043,6 +1043,46 @@ def test_a_resident_rebuild_after_a_description_edit_scores_only_what_changed(tm
     assert len(rescored) == 2 and all(0 < count < groups / 2 for count, groups in rescored)  # not every one
 
 
+def test_a_resident_rebuild_after_a_body_edit_takes_the_look_alike_warnings_as_they_were(tmp_path, monkeypatch):
+    """A body edit inside ``serve`` changes no description: the look-alike check's warnings
+    (SK219) are the very ones of the last build, its pairs stay in the cache for the next process
+    (which scores nothing), and the output is a cold build's (#47)."""
+    from skillsite.publish.resident import Resident
+    from skillsite.source import catalog as source_catalog
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _edit(src / "test-first" / "SKILL.md", _description_block(src / "test-first"), _description_block(src / "code-review"))
+    _age(src, 120)
+    resident = Resident()
+    before = build([src], out, cache_dir=cache, resident=resident)
+    warned = [d for d in before.diagnostics if d.code == "SK219"]
+    assert before.ok and len(warned) == 1
+    append_line(src / "test-first" / "SKILL.md", "An edit of the body.")
+    after = build([src], out, cache_dir=cache, resident=resident)
+    assert after.ok and [d for d in after.diagnostics if d.code == "SK219"] == warned
+    assert all(any(d is w for d in after.diagnostics) for w in warned)  # the same objects, not made again
+    assert build([src], tmp_path / "cold").ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+    def unscored(*args, **kwargs):
+        raise AssertionError("the look-alike pairs were scored again: the cache lost them")
+
+    monkeypatch.setattr(source_catalog, "_similar_pairs", unscored)
+    append_line(src / "test-first" / "SKILL.md", "Another edit.")
+    process = build([src], out, cache_dir=cache)  # a fresh process: no resident objects
+    assert process.ok and [(d.path, d.message) for d in process.diagnostics if d.code == "SK219"] == \
+        [(d.path, d.message) for d in warned]
+
+
+def _description_block(skill: Path) -> str:
+    """The lines of a skill's folded ``description: >-`` as its SKILL.md writes them."""
+    lines = (skill / "SKILL.md").read_text(encoding="utf-8").splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith("description:"))
+    end = next(n for n in range(start + 1, len(lines)) if not lines[n].startswith("  "))
+    return "\n".join(lines[start:end])
+
+
 def _restored(folder: Path) -> None:
     """``folder`` as a CI job's cache step restores it: every file new (another inode), with its
     size and times."""
