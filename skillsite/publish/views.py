@@ -286,8 +286,12 @@ def copy_rows(entry: ManifestEntry) -> dict[str, Any] | None:
 def card_tags(entry: ManifestEntry, tags: dict[str, TagInfo]) -> list[TagInfo]:
     """A skill's tags as its card shows them (``tags``: :func:`tags_by_folded_name`): each once
     however it is spelt (folded), with its page and count (a tag only hidden skills have: unlinked, count 0)."""
-    first = {folded(t): t for t in reversed(entry.tags)}  # each tag's first spelling in the skill
-    return [tags.get(key) or TagInfo(first[key], "", 0) for key in dict.fromkeys(folded(t) for t in entry.tags)]
+    shown: dict[str, TagInfo] = {}
+    for tag in entry.tags:
+        key = folded(tag)
+        if key not in shown:  # its first spelling in the skill
+            shown[key] = tags.get(key) or TagInfo(tag, "", 0)
+    return list(shown.values())
 
 
 # ---------------------------------------------------------------------------- paginated listings

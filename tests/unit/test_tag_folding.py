@@ -81,3 +81,16 @@ def test_skillsite_search_tag_folds_the_tag(site: Path, tags: list[str]) -> None
     assert sorted(r["id"] for r in json.loads(result.output)) == ["bakery/menu", "bakery/recipes"]
     assert sorted(r.id for r in Catalog.open(site).search("bakery", k=10, tags=tags)) == \
         ["bakery/menu", "bakery/recipes"]
+
+
+def test_a_card_shows_each_folded_tag_once_in_its_first_spelling() -> None:
+    """A card's chips (views.card_tags): each tag once however the skill spells it, in the order
+    it first comes, with its page and count; one only hidden skills carry: its first spelling,
+    unlinked, count 0."""
+    from types import SimpleNamespace
+
+    from skillsite.publish.views import TagInfo, card_tags
+
+    pages = {CAFE: TagInfo(CAFE, "tags/cafe/", 3), "menu": TagInfo("menu", "tags/menu/", 1)}
+    entry = SimpleNamespace(tags=("Menu", nfd("CAFÉ"), "Secret", CAFE, "menu", "SECRET"))
+    assert card_tags(entry, pages) == [pages["menu"], pages[CAFE], TagInfo("Secret", "", 0)]
