@@ -197,8 +197,8 @@ def publication_key(job: SkillPublishing, index: int, resident: KeptObjects | No
     skill = job.skills[index]
     # tuples, not lists: what is kept between rebuilds should give the garbage collector nothing to walk
     given = (tuple(job.sub_skills(skill.id)), job.commands.get(skill.id), tuple(job.conflicts.get(skill.id, ())),
-             tuple(job.dependencies.get(skill.id, ())), tuple(job.knowledge.get(skill.id, ())), job.archive_names[index],
-             job.mtime, job.base_dir)
+             tuple(job.dependencies.get(skill.id, ())), tuple(job.knowledge.get(skill.id, ())),
+             job.archive_names[index], job.mtime, job.base_dir)
     return kept_or_made(resident, PUBLICATION_KEY, skill.id, skill, given, lambda: _publication_key(skill, given))
 
 

@@ -1052,7 +1052,8 @@ def test_a_resident_rebuild_after_a_body_edit_takes_the_look_alike_warnings_as_t
 
     src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
     shutil.copytree(EXAMPLES, src)
-    _edit(src / "test-first" / "SKILL.md", _description_block(src / "test-first"), _description_block(src / "code-review"))
+    _edit(src / "test-first" / "SKILL.md", _description_block(src / "test-first"),
+          _description_block(src / "code-review"))
     _age(src, 120)
     resident = Resident()
     before = build([src], out, cache_dir=cache, resident=resident)
