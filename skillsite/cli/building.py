@@ -207,7 +207,8 @@ def _failure_advice(result, strict: bool, keep_going: bool) -> str:
     refused = f"; {NO_EMPTY_CATALOG}" if keep_going else ""
     if not result.reading.sources:
         return f"no skill to publish: check the source paths{refused}"
-    others = any(not skill.has_errors for skill in result.reading.skills)
+    skipped = frozenset(result.skipped)  # with the skills whose errors publishing found
+    others = any(not skill.has_errors and skill.id not in skipped for skill in result.reading.skills)
     if nothing_found(result.diagnostics):
         if others:
             return "a source folder holds no skill: check its path, or pass --keep-going to publish the others"

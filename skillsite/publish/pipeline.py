@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from skillsite.cache import Cache, CacheNotSaved, Section, digest
 from skillsite.config import template_dirs
-from skillsite.diagnostics import Diagnostic, Severity, sort_diagnostics
+from skillsite.diagnostics import Diagnostic, Severity, printable, sort_diagnostics
 from skillsite.models import CatalogReading, Skill
 from skillsite.publish.audit_results import apply_audits, audit_published, blocking
 from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
@@ -69,6 +69,28 @@ def _goes_on(plan: BuildPlan, skills: Sequence[Skill]) -> bool:
     return plan.keep_going and (bool(skills) or plan.publish_empty)
 
 
+def _erring(skills: Sequence[Skill], diags: Sequence[Diagnostic]) -> frozenset[str]:
+    """The ids of the ``skills`` an error of ``diags`` is about: the skill whose folder is the
+    nearest one holding the error's path (publishing's errors name a skill's SKILL.md or a file of
+    it, as the audit's do; a nested skill's files are its own, not its parent's)."""
+    folders = {printable(os.path.dirname(s.source.display_path)): s.id for s in skills}
+    found = set()
+    for diag in diags:
+        if diag.severity is Severity.ERROR and (owner := _owner(diag.path, folders)) is not None:
+            found.add(owner)
+    return frozenset(found)
+
+
+def _owner(path: str, folders: Mapping[str, str]) -> str | None:
+    """The value of the nearest folder of ``folders`` at or above ``path``, if any."""
+    while path not in folders:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+    return folders[path]
+
+
 def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[str, SkillReleases],
                      state: BuildState | None, inputs: Inputs, cache: Cache, stage: Stages) -> BuildResult:
     """Publish the skills of a reading (or nothing, when it failed), then keep the cache and state."""
@@ -81,8 +103,9 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     published = _publish(plan, skills, releases, len(skipped), state, cache, diags, stage, inputs.audit_listings,
                          reading.copies)
     ids = tuple(s.id for s in skills)
-    if published is None:
-        return build_result(False, plan, reading, (), skipped, diags, 0, stage)
+    if published is None:  # publishing found errors: the skills they are about are left out too
+        failed = _erring(skills, diags[len(reading.diagnostics):])
+        return build_result(False, plan, reading, (), tuple(sorted({*skipped, *failed})), diags, 0, stage)
     files, budget, (replaced, back_marker) = published
     output_bytes = sum(size for _, size, _ in files.values())
     if plan.cache_dir is not None:
@@ -109,7 +132,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
     (content key, size and mtime), how it fits agents' listings and what the back folder now
     holds (:func:`back_catalog`); None when
-    publishing found errors (``diags`` gets the build's own diagnostics; ``audit_listings``:
+    publishing found errors (under ``keep_going``: when every skill has one, as when reading
+    found them; ``diags`` gets the build's own diagnostics; ``audit_listings``:
     see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first)."""
     config = plan.config
     mtime, generated_at = source_date()
@@ -136,8 +160,10 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             audit_diags += [d for s in skills if s.id in versions for version, found in versions[s.id].findings.items()
                             for d in blocking(found, config, os.path.dirname(s.source.display_path),
                                               f" (in release {version})")]
-            diags += publication.diagnostics + index_diags + audit_diags
-            if _fails(diags, plan.strict) and not plan.keep_going:
+            own = publication.diagnostics + index_diags + audit_diags
+            diags += own
+            failed = _erring(skills, own)
+            if _fails(diags, plan.strict) and not _goes_on(plan, [s for s in skills if s.id not in failed]):
                 staging.discard()
                 return None
             section = search_section(staging, publication.entries, search, cache.resident)

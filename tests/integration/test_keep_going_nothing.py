@@ -1,19 +1,20 @@
 """A build with no skill free of errors (every source empty or unreadable, or every skill with
-errors): ``--keep-going`` publishes nothing either, leaving the catalog published before as it
-was (a mistyped or unreadable source never replaces it with an empty one), and the last line
-offers --keep-going only when it would publish a skill.  ``serve``'s catalog, a preview of the
-sources as they are, is still built with none."""
+errors, found while reading or while publishing): ``--keep-going`` publishes nothing either,
+leaving the catalog published before as it was (a mistyped or unreadable source never replaces
+it with an empty one), and the last line offers --keep-going only when it would publish a skill.
+``serve``'s catalog, a preview of the sources as they are, is still built with none."""
 from __future__ import annotations
 
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from support import as_an_ordinary_user, run_cli_in, tree_bytes, write_skill
+from support import REPO, as_an_ordinary_user, run_cli_in, tree_bytes, write_skill
 from skillsite.config import SiteConfig
 from skillsite.publish.build import build
 from skillsite.publish.serve import DevServer
@@ -76,6 +77,25 @@ def test_keep_going_is_offered_and_publishes_when_some_skill_is_free_of_errors(p
     assert done.stderr.splitlines()[-1].endswith("(fix the errors, or pass --keep-going to publish the other skills)")
     kept = _skillsite(project, "build", "good", "broken", "-o", "other", "-q", "--keep-going")
     assert kept.returncode == 0 and "\nBuilt 1 skill into other (1 skipped;" in kept.stdout, kept.stdout
+
+
+@pytest.mark.parametrize("sources, keep_going", [("risky", True), ("risky", False), ("risky broken", True)])
+def test_no_catalog_when_publishing_finds_an_error_in_every_skill(project: Path, sources: str,
+                                                                  keep_going: bool) -> None:
+    """Errors found while publishing count as those found while reading: a skill whose audit
+    finding ``audit.fail_on`` blocks is no skill free of errors, so --keep-going publishes no
+    catalog of it (beside others with errors), and a build without it does not offer it."""
+    shutil.copytree(REPO / "tests" / "data" / "audit-fixtures" / "m-curl-sh", project / "risky" / "m-curl-sh")
+    (project / "blocking.yml").write_text("audit:\n  fail_on: high\n", encoding="utf-8")
+    before = tree_bytes(project / "site")
+    flags = ["--keep-going"] if keep_going else []
+    done = _skillsite(project, "build", *sources.split(), "-o", "site", "-q", "--config", "blocking.yml", *flags)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "error SK630 audit: download piped into a shell" in done.stdout
+    last = done.stderr.splitlines()[-1]
+    assert last.endswith(f"(every skill has errors: fix them{f'; {REFUSED}' if keep_going else ''})"), done.stderr
+    assert "Built " not in done.stdout
+    assert tree_bytes(project / "site") == before
 
 
 def test_serve_still_previews_a_source_with_no_skill(tmp_path: Path) -> None:
