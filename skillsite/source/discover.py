@@ -124,7 +124,7 @@ class _RootWalker:
         self.cut = False  # stopped at MAX_VISITED_DIRS
         #: places (rel) the walk could not list or tell apart (SK006): skills may lie there unseen
         self.unsearched: list[str] = []
-        #: per code (SK008, SK011), how many folders the walk left out on purpose, each with all under it
+        #: per reason (:data:`SKIP_REASONS`), how many folders the walk left out on purpose, each with all under it
         self.skipped: dict[str, int] = {}
 
     def show(self, rel: str) -> str:
@@ -141,7 +141,7 @@ class _RootWalker:
                 self.diags.append(make("SK008", f"more than {MAX_VISITED_DIRS} folders; search stopped",
                                        str(self.root)))
                 self.cut = True
-                self.skip("SK008", len(stack))
+                self.skip("past the limit", len(stack))
                 return
             stack.extend(reversed(self._visit(*stack.pop())))
 
@@ -174,14 +174,15 @@ class _RootWalker:
             self.diags.append(make("SK008", f"nesting deeper than {MAX_DEPTH} folders; not searched further",
                                    self.show(rel)))
             self.partial.add(rel)
-            self.skip("SK008", len(children))
+            self.skip("too deep", len(children))
             return []
         return children
 
-    def skip(self, code: str, folders: int) -> None:
-        """Note ``folders`` left out on purpose (``code`` says why): skills may lie there unseen."""
+    def skip(self, reason: str, folders: int) -> None:
+        """Note ``folders`` left out on purpose (``reason``: a key of :data:`SKIP_REASONS`): skills
+        may lie there unseen."""
         if folders:
-            self.skipped[code] = self.skipped.get(code, 0) + folders
+            self.skipped[reason] = self.skipped.get(reason, 0) + folders
 
     def _stays_inside(self, entry: os.DirEntry) -> bool:
         """Whether an entry is no symlink, or one whose target is inside the root."""
@@ -209,7 +210,7 @@ class _RootWalker:
                 self.diags.append(make("SK011", "name is not valid UTF-8; skipped",
                                        self.show(prefix + shown_name(name))))
                 self.partial.add(node.rel)
-                self.skip("SK011", _may_be_folder(entry))
+                self.skip("not UTF-8", _may_be_folder(entry))
                 continue
             try:
                 if entry.is_file(follow_symlinks=False):
@@ -449,16 +450,31 @@ def _join(rel: str, name: str | None) -> str:
     return f"{rel}/{name}" if rel else str(name)
 
 
+#: Why the walk leaves folders out on purpose, each with all under it (SK011, SK008 name them),
+#: in the order SK013 says them.
+SKIP_REASONS = ("not UTF-8", "too deep", "past the limit")
+
+
+def _skipped_text(reason: str, folders: int) -> str:
+    """``folders`` left out on purpose for ``reason`` (of :data:`SKIP_REASONS`), in words."""
+    if reason == "not UTF-8":
+        return ("1 folder whose name is" if folders == 1 else f"{folders:,} folders whose names are") + \
+            " not valid UTF-8"
+    where = f"more than {MAX_DEPTH} levels deep" if reason == "too deep" else \
+        f"past the limit of {MAX_VISITED_DIRS:,} searched"
+    return f"{counted(folders, 'folder')} {where}"
+
+
 def _nothing_found(skipped: dict[str, int]) -> str:
     """SK013's message: no SKILL.md under a root, or (when the walk left folders out on purpose,
-    ``skipped``) none in the part of it searched, which is all that is known."""
+    ``skipped``) none in the part of it searched, which is all that is known, and why the folders
+    were left out, in words: the codes that name them (SK008, SK011) may be silenced (--ignore)."""
     if not skipped:
         return ("no SKILL.md found under this folder (a skill is a folder holding a SKILL.md: "
                 "`skillsite new NAME` makes one)")
-    folders = sum(skipped.values())
-    were = "was" if folders == 1 else "were"
-    return (f"no SKILL.md found in the part of this folder that was searched; {counted(folders, 'folder')} "
-            f"{were} skipped (see {', '.join(sorted(skipped))})")
+    said = " and ".join(_skipped_text(reason, skipped[reason]) for reason in SKIP_REASONS if reason in skipped)
+    were = "was" if sum(skipped.values()) == 1 else "were"
+    return f"no SKILL.md found in the part of this folder that was searched; {said} {were} skipped"
 
 
 def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_files: bool = True) -> Discovery:

@@ -279,7 +279,7 @@ def test_no_skill_beside_a_folder_named_in_bytes_that_are_not_utf8_is_said_of_th
     write_skill(Path(os.fsdecode(os.path.join(root, b"a", b"bad\xff"))), "hidden")
     found = discover([tmp_path / "src"])
     assert ids(found) == [] and codes(found) == ["SK011", "SK013"]
-    assert sk013(found) == [NOT_SEARCHED_ALL + "1 folder was skipped (see SK011)"]
+    assert sk013(found) == [NOT_SEARCHED_ALL + "1 folder whose name is not valid UTF-8 was skipped"]
     files_only = os.fsencode(tmp_path / "files")
     os.makedirs(files_only)
     with open(os.path.join(files_only, b"notes\xff.md"), "wb") as handle:
@@ -296,7 +296,7 @@ def test_no_skill_above_the_depth_limit_is_said_of_the_part_searched(tmp_path):
     write_skill(tmp_path / "deep", "/".join(["d"] * (MAX_DEPTH + 1)))
     found = discover([tmp_path / "deep"])
     assert ids(found) == [] and codes(found) == ["SK008", "SK013"]
-    assert sk013(found) == [NOT_SEARCHED_ALL + "1 folder was skipped (see SK008)"]
+    assert sk013(found) == [NOT_SEARCHED_ALL + f"1 folder more than {MAX_DEPTH} levels deep was skipped"]
 
 
 def test_no_skill_in_a_walk_cut_short_is_said_with_every_folder_left(tmp_path, monkeypatch):
@@ -310,4 +310,5 @@ def test_no_skill_in_a_walk_cut_short_is_said_with_every_folder_left(tmp_path, m
     monkeypatch.setattr(discovery, "MAX_VISITED_DIRS", 3)
     found = discover([tmp_path])
     assert codes(found) == ["SK008", "SK011", "SK013"]
-    assert sk013(found) == [NOT_SEARCHED_ALL + "5 folders were skipped (see SK008, SK011)"]
+    assert sk013(found) == [NOT_SEARCHED_ALL + (
+        "1 folder whose name is not valid UTF-8 and 4 folders past the limit of 3 searched were skipped")]

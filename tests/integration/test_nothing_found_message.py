@@ -1,0 +1,50 @@
+"""SK013 on the command line: a source folder where no SKILL.md was found says why the search
+may have missed one in words of its own (folders skipped, and why), never by pointing at a
+diagnostic that ``--ignore`` silenced; exit status 5 as always."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillsite.source.discover import MAX_DEPTH
+from support import write_skill
+
+SEARCHED = "no SKILL.md found in the part of this folder that was searched; "
+
+
+def _skillsite(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "skillsite", *args], cwd=project, capture_output=True, text=True,
+                          timeout=300)
+
+
+def _sk013(done: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in done.stdout.splitlines() if " SK013 " in line]
+
+
+def _undecodable(project: Path) -> None:
+    """A skill whose folder's name is not UTF-8 (SK011 skips it), alone in ``src``."""
+    folder = os.path.join(os.fsencode(project), b"src", b"team", b"tools\xff")
+    write_skill(Path(os.fsdecode(folder)), "helper")
+
+
+def _too_deep(project: Path) -> None:
+    """A skill nested deeper than discovery searches (SK008), alone in ``src``."""
+    write_skill(project / "src", "/".join(["d"] * (MAX_DEPTH + 1)))
+
+
+@pytest.mark.parametrize("code, make, said", [
+    ("SK011", _undecodable, "1 folder whose name is not valid UTF-8 was skipped"),
+    ("SK008", _too_deep, f"1 folder more than {MAX_DEPTH} levels deep was skipped"),
+])
+@pytest.mark.parametrize("command", ["validate", "build"])
+def test_sk013_says_why_folders_were_skipped_when_their_code_is_silenced(tmp_path: Path, code: str, make,
+                                                                         said: str, command: str) -> None:
+    make(tmp_path)
+    done = _skillsite(tmp_path, command, "src", "--ignore", code, *(["-o", "site", "-q"] if command == "build" else []))
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert _sk013(done) == [f"src: error SK013 {SEARCHED}{said}"]
+    assert code not in done.stdout + done.stderr
