@@ -126,6 +126,8 @@ class _RootWalker:
         self.unsearched: list[str] = []
         #: per reason (:data:`SKIP_REASONS`), how many folders the walk left out on purpose, each with all under it
         self.skipped: dict[str, int] = {}
+        #: per rule ("exclude", ".gitignore"), how many folders the user's rules left out, each with all under it
+        self.left_out: dict[str, int] = {}
 
     def show(self, rel: str) -> str:
         """How ``rel`` is shown in diagnostics: under the root as given."""
@@ -184,6 +186,12 @@ class _RootWalker:
         if folders:
             self.skipped[reason] = self.skipped.get(reason, 0) + folders
 
+    def leave_out(self, rule: str, entry: os.DirEntry) -> None:
+        """Note an entry the user's ``rule`` left out when it is, or may be, a folder: SK013 counts
+        them, as a source gitignored or excluded whole is a common mistake."""
+        if _may_be_folder(entry):
+            self.left_out[rule] = self.left_out.get(rule, 0) + 1
+
     def _stays_inside(self, entry: os.DirEntry) -> bool:
         """Whether an entry is no symlink, or one whose target is inside the root."""
         try:
@@ -199,12 +207,16 @@ class _RootWalker:
         children = []
         for entry in entries:
             name = entry.name
-            if is_tool_folder(name) or (self.exclude and _excluded(prefix + name, self.exclude)):
+            tool = is_tool_folder(name)
+            if tool or (self.exclude and _excluded(prefix + name, self.exclude)):
                 if not (name in AUDIT_SKIPPED_DIRS and _is_folder(entry)):
                     self.partial.add(node.rel)
+                if not tool:
+                    self.leave_out("exclude", entry)
                 continue
             if ignores.rules and ignores.ignored(prefix + name, _is_folder(entry)):
                 self.partial.add(node.rel)
+                self.leave_out(GITIGNORE, entry)
                 continue
             if not is_utf8_text(name):  # a URL, an archive or a JSON manifest could not name it
                 self.diags.append(make("SK011", "name is not valid UTF-8; skipped",
@@ -465,16 +477,29 @@ def _skipped_text(reason: str, folders: int) -> str:
     return f"{counted(folders, 'folder')} {where}"
 
 
-def _nothing_found(skipped: dict[str, int]) -> str:
-    """SK013's message: no SKILL.md under a root, or (when the walk left folders out on purpose,
-    ``skipped``) none in the part of it searched, which is all that is known, and why the folders
-    were left out, in words: the codes that name them (SK008, SK011) may be silenced (--ignore)."""
-    if not skipped:
+def _left_out_text(left_out: dict[str, int]) -> str:
+    """How many folders ``exclude`` and .gitignore files left out (``left_out``: per rule)."""
+    counts = [(rule, left_out[rule]) for rule in ("exclude", GITIGNORE) if left_out.get(rule)]
+    was = "was" if counts[0][1] == 1 else "were"
+    said = f"{counted(counts[0][1], 'folder')} {was} left out by {counts[0][0]}"
+    return said + "".join(f" and {folders:,} by {rule}" for rule, folders in counts[1:])
+
+
+def _nothing_found(skipped: dict[str, int], left_out: dict[str, int]) -> str:
+    """SK013's message: no SKILL.md under a root, or (when the walk left folders out, ``skipped``
+    on purpose, ``left_out`` by the user's exclude and .gitignore rules) none in the part of it
+    searched, which is all that is known, and why the folders were left out, in words: the codes
+    that name those skipped (SK008, SK011) may be silenced (--ignore), and nothing names the others."""
+    if not skipped and not left_out:
         return ("no SKILL.md found under this folder (a skill is a folder holding a SKILL.md: "
                 "`skillsite new NAME` makes one)")
-    said = " and ".join(_skipped_text(reason, skipped[reason]) for reason in SKIP_REASONS if reason in skipped)
-    were = "was" if sum(skipped.values()) == 1 else "were"
-    return f"no SKILL.md found in the part of this folder that was searched; {said} {were} skipped"
+    parts = ["no SKILL.md found in the part of this folder that was searched"]
+    if skipped:
+        said = " and ".join(_skipped_text(reason, skipped[reason]) for reason in SKIP_REASONS if reason in skipped)
+        parts.append(f"{said} {'was' if sum(skipped.values()) == 1 else 'were'} skipped")
+    if left_out:
+        parts.append(_left_out_text(left_out))
+    return "; ".join(parts)
 
 
 def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_files: bool = True) -> Discovery:
@@ -502,7 +527,7 @@ def discover(roots: Sequence[Path | str], exclude: Sequence[str] = (), stat_file
         if not sources and not skills.walker.unsearched:
             # (a folder that cannot be listed, the root or one inside it, may hold skills: its SK006
             # names it and says why none was found there; "none under this folder" would not be known)
-            diags.append(make("SK013", _nothing_found(skills.walker.skipped), str(root)))
+            diags.append(make("SK013", _nothing_found(skills.walker.skipped, skills.walker.left_out), str(root)))
         for src in sources:
             earlier = found.get(src.id)
             if earlier is not None:

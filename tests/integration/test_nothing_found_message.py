@@ -1,6 +1,7 @@
 """SK013 on the command line: a source folder where no SKILL.md was found says why the search
-may have missed one in words of its own (folders skipped, and why), never by pointing at a
-diagnostic that ``--ignore`` silenced; exit status 5 as always."""
+may have missed one in words of its own (folders skipped, and why; folders ``exclude`` and
+.gitignore left out), never by pointing at a diagnostic that ``--ignore`` silenced; exit status 5
+as always."""
 from __future__ import annotations
 
 import os
@@ -48,3 +49,19 @@ def test_sk013_says_why_folders_were_skipped_when_their_code_is_silenced(tmp_pat
     assert done.returncode == 5, done.stdout + done.stderr
     assert _sk013(done) == [f"src: error SK013 {SEARCHED}{said}"]
     assert code not in done.stdout + done.stderr
+
+
+def test_sk013_counts_the_folders_gitignore_and_exclude_left_out(tmp_path: Path) -> None:
+    """The newcomer's tree: its skills folder gitignored, its drafts excluded; SK013 says how many
+    folders each left out (beside those skipped) and the exit status is still 5."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("skills/\n", encoding="utf-8")
+    write_skill(tmp_path, "skills/review")
+    write_skill(tmp_path, "drafts/plan")
+    os.makedirs(os.path.join(os.fsencode(tmp_path), b"odd\xff"))
+    for command in ("validate", "build"):
+        done = _skillsite(tmp_path, command, ".", "--exclude", "drafts",
+                          *(["-o", "site", "-q"] if command == "build" else []))
+        assert done.returncode == 5, done.stdout + done.stderr
+        assert _sk013(done) == [f".: error SK013 {SEARCHED}1 folder whose name is not valid UTF-8 was skipped; "
+                                "1 folder was left out by exclude and 1 by .gitignore"]

@@ -312,3 +312,26 @@ def test_no_skill_in_a_walk_cut_short_is_said_with_every_folder_left(tmp_path, m
     assert codes(found) == ["SK008", "SK011", "SK013"]
     assert sk013(found) == [NOT_SEARCHED_ALL + (
         "1 folder whose name is not valid UTF-8 and 4 folders past the limit of 3 searched were skipped")]
+
+
+def test_no_skill_in_a_tree_gitignored_or_excluded_says_how_many_folders_were_left_out(tmp_path):
+    """A tree whose every skill folder .gitignore or ``exclude`` left out (a gitignored skills
+    folder, an --exclude too broad): SK013 counts the folders each left out, where to look; files
+    and tool folders (.git) left out are not counted, and nothing left out leaves the message as it is."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".gitignore").write_text("skills/\nnotes.md\n")
+    (repo / "notes.md").write_text("ignored, but no folder\n")
+    write_skill(repo, "skills/one")
+    found = discover([repo])
+    assert ids(found) == [] and codes(found) == ["SK013"]
+    assert sk013(found) == [NOT_SEARCHED_ALL + "1 folder was left out by .gitignore"]
+    for rel in ("drafts/two", "more/three"):
+        write_skill(repo, rel)
+    assert sk013(discover([repo], exclude=["drafts", "more"])) == [
+        NOT_SEARCHED_ALL + "2 folders were left out by exclude and 1 by .gitignore"]
+    assert sk013(discover([repo], exclude=["*"])) == [NOT_SEARCHED_ALL + "3 folders were left out by exclude"]
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("no skill\n")
+    assert sk013(discover([tmp_path / "empty"], exclude=["*.txt"])) == [
+        "no SKILL.md found under this folder (a skill is a folder holding a SKILL.md: `skillsite new NAME` makes one)"]
