@@ -22,7 +22,8 @@ from typing import Any, Callable
 from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
-from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex, bounded_text, well_formed_entries, wire_text
+from skillsite.mcp.skills import (MAX_PATH_BYTES, PAGE_SIZE, SkillsIndex, bounded_text, checked_entries,
+                                  well_formed_entries, wire_text)
 
 INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
 CATALOG_URI = "skillsite://catalog"
@@ -60,8 +61,9 @@ def catalog_title(catalog: Catalog) -> str | None:
 def catalog_listing(catalog: Catalog) -> dict[str, Any]:
     """The compact JSON listing served as the catalog resource: every skill the server may serve
     (hidden ones flagged); those the audit rates above ``max_risk`` are left out, as the loader
-    never offers them, and counted in ``withheld``."""
-    entries = well_formed_entries(catalog)
+    never offers them, and counted in ``withheld``, as are those left out for an id or path over
+    MAX_PATH_BYTES."""
+    entries, left_out = checked_entries(catalog)
     usable = [e for e in entries if within_max_risk(e, catalog.max_risk)]
     return {
         "title": catalog_title(catalog),
@@ -69,7 +71,8 @@ def catalog_listing(catalog: Catalog) -> dict[str, Any]:
         "skills": [{"id": e.id, "name": e.name, "description": e.description, "tags": list(e.tags),
                     "hidden": e.visibility.hidden, "children": list(e.children)}
                    for e in usable],
-        "withheld": {"above_max_risk": len(entries) - len(usable), "max_risk": catalog.max_risk},
+        "withheld": {"above_max_risk": len(entries) - len(usable), "max_risk": catalog.max_risk,
+                     "over_path_limit": sum(item.over_limits for item in left_out), "max_path_bytes": MAX_PATH_BYTES},
     }
 
 

@@ -18,6 +18,10 @@ Choices where the spec leaves room (see README):
 - A skill over the limits (512 files, 16 MiB) is still listed, complete, with a
   ``_meta["skillsite/limits"]`` note (the ``io.modelcontextprotocol.skills/`` prefix is
   reserved for keys the extension defines).
+- An entry whose id, a nested skill's id or a bundled file path is longer than 4,096 bytes
+  (``MAX_PATH_BYTES``, longer than any a build makes) is not served at all (cut, it would name
+  nothing): the log names it, and the first ``skills/list`` page's ``_meta["skillsite/limits"]``
+  counts such entries.
 - A listed skill whose SKILL.md fails verification is left out of its ``skills/list`` page and
   named, with the error, in the page's ``_meta["skillsite/omitted"]``; ``skills/get`` of it
   is an error (-32603).
@@ -68,6 +72,14 @@ MAX_TEXT = 1024
 #: The most tags the server sends of a skill (its first ones): as many as the build's default
 #: profile admits in a list (``skill.default.schema.json``).
 MAX_TAGS = 64
+#: The longest skill id, nested skill id or bundled file path the server takes, in UTF-8 bytes:
+#: Linux's PATH_MAX.  A build lists every skill folder and reads every file at a path no longer
+#: than that, so no catalog skillsite builds has a longer one.  An entry with a longer one is left
+#: out (:func:`checked_entries`), not cut: a cut id or path would name no skill or file, and every
+#: listing (the catalog resource, search results, resources/list's URIs) repeats them.
+MAX_PATH_BYTES = 4096
+#: How much of a left-out entry's id the log and the notes show (characters).
+SHOWN_ID = 64
 ELLIPSIS = "\u2026"
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
@@ -162,20 +174,85 @@ def _wire_entry(entry: ManifestEntry) -> ManifestEntry:
     return entry if same else dataclasses.replace(entry, **texts)
 
 
-def well_formed_entries(catalog: Catalog) -> list[ManifestEntry]:
-    """The catalog's entries that pass their check (and whose id is a safe path), their texts
-    :func:`wire_text`; the others are left out, with a warning in the log: a malformed entry
-    spoils only itself."""
-    entries = []
+class LeftOut(NamedTuple):
+    """A catalog entry the server does not serve, and why (the reason bounded, for the log and notes)."""
+
+    id: str                     # as the catalog has it, however long
+    reason: str
+    over_limits: bool = False   # an id or path over MAX_PATH_BYTES (else a malformed entry)
+
+    @property
+    def shown(self) -> str:
+        """The id as the log and the notes show it: its first SHOWN_ID characters."""
+        return bounded_text(self.id, SHOWN_ID)
+
+
+def _byte_length(text: str) -> int:
+    """``text``'s length in UTF-8 (a lone surrogate counted as the three bytes it escapes to)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _too_long(what: str, text: str) -> str | None:
+    """Why ``text`` (an id or path) is refused, or None when it is at most MAX_PATH_BYTES long."""
+    size = _byte_length(text)
+    if size <= MAX_PATH_BYTES:
+        return None
+    shown = "" if what == "its id" else f" {bounded_text(text, SHOWN_ID)!r}"
+    return f"{what}{shown} is {size:,} bytes, over the {MAX_PATH_BYTES:,} a path of a built catalog can have"
+
+
+def path_over_limits(entry: ManifestEntry) -> str | None:
+    """Why ``entry`` is over the server's limits on ids and paths (MAX_PATH_BYTES), or None."""
+    reasons = (_too_long("its id", entry.id), *(_too_long("its nested skill id", c) for c in entry.children),
+               *(_too_long("its bundled file path", f.path) for f in entry.files))
+    return next((reason for reason in reasons if reason is not None), None)
+
+
+def _checked(catalog: Catalog, data: Any) -> ManifestEntry | LeftOut:
+    """One manifest entry checked (an id over MAX_PATH_BYTES before anything else reads it), or
+    what leaves it out."""
+    raw_id = data["id"]  # text: the catalog's entries are checked to have one on reading
+    if (reason := _too_long("its id", raw_id)) is not None:
+        return LeftOut(raw_id, reason, True)
+    try:
+        entry = catalog.manifest_entry(raw_id)
+        safe_relpath(entry.id, "skill id")
+    except LoaderError as exc:
+        return LeftOut(raw_id, bounded_text(str(exc)))
+    reason = path_over_limits(entry)
+    return entry if reason is None else LeftOut(entry.id, reason, True)
+
+
+def checked_entries(catalog: Catalog) -> tuple[list[ManifestEntry], list[LeftOut]]:
+    """The catalog's entries that pass their check, whose id is a safe path and whose ids and
+    paths are at most MAX_PATH_BYTES long, their texts :func:`wire_text`; and those left out,
+    each with a warning in the log: a malformed or oversized entry spoils only itself."""
+    entries: list[ManifestEntry] = []
+    left_out: list[LeftOut] = []
     for data in catalog.skills:
-        try:
-            entry = catalog.manifest_entry(data["id"])
-            safe_relpath(entry.id, "skill id")
-        except LoaderError as exc:
-            log.warning("leaving out a manifest entry: %s", exc)
-            continue
-        entries.append(_wire_entry(entry))
-    return entries
+        checked = _checked(catalog, data)
+        if isinstance(checked, LeftOut):
+            log.warning("leaving out the manifest entry %r: %s", checked.shown, checked.reason)
+            left_out.append(checked)
+        else:
+            entries.append(_wire_entry(checked))
+    return entries, left_out
+
+
+def well_formed_entries(catalog: Catalog) -> list[ManifestEntry]:
+    """The entries :func:`checked_entries` keeps."""
+    return checked_entries(catalog)[0]
+
+
+def over_limits_note(left_out: list[LeftOut]) -> dict[str, Any] | None:
+    """What a listing says of the entries left out for an id or path over MAX_PATH_BYTES (None
+    when there are none): how many, the limit, and the first one."""
+    over = [item for item in left_out if item.over_limits]
+    if not over:
+        return None
+    return {"leftOut": len(over), "maxPathBytes": MAX_PATH_BYTES,
+            "note": f"{len(over):,} catalog entries left out: an id, nested skill id or bundled file path longer "
+                    f"than {MAX_PATH_BYTES:,} bytes (the first: {over[0].shown!r}, {over[0].reason})"}
 
 
 class SkillsIndex:
@@ -186,7 +263,10 @@ class SkillsIndex:
             raise ValueError("page_size must be positive")
         self.catalog = catalog
         self.page_size = page_size
-        self.by_id = {e.id: e for e in well_formed_entries(catalog)}   # skill id -> checked manifest entry
+        entries, left_out = checked_entries(catalog)
+        self.by_id = {e.id: e for e in entries}   # skill id -> checked manifest entry
+        #: what the first skills/list page says of the entries left out for an id or path too long
+        self.limits_note = over_limits_note(left_out)
         self.skills: dict[str, str] = {}               # SKILL.md URI -> skill id
         self.resources: dict[str, list[SkillFile]] = {}  # skill id -> every file, nested skills' too
         self.files: dict[str, SkillFile] = {}           # resource URI -> file
@@ -279,8 +359,11 @@ class SkillsIndex:
                 omitted.append({"uri": uri, "error": str(exc)})
         result: dict[str, Any] = {"resultType": "complete", "skills": skills, "ttlMs": TTL_MS,
                                   "cacheScope": CACHE_SCOPE}
-        if omitted:
-            result["_meta"] = {OMITTED_META: omitted}
+        meta: dict[str, Any] = {OMITTED_META: omitted} if omitted else {}
+        if cursor is None and self.limits_note is not None:
+            meta[LIMITS_META] = self.limits_note
+        if meta:
+            result["_meta"] = meta
         if end < len(self.listed):
             result["nextCursor"] = str(end)
         return result

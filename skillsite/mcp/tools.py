@@ -15,7 +15,7 @@ from typing import Annotated, Any, Callable
 from pydantic import AliasChoices, Field
 
 from skillsite.loader import Catalog, LoaderError, SearchResult
-from skillsite.mcp.skills import INTERNAL_ERROR, bounded_text, wire_text
+from skillsite.mcp.skills import INTERNAL_ERROR, bounded_text, checked_entries, wire_text
 
 MAX_K = 50
 
@@ -41,7 +41,9 @@ AllCopies = Annotated[bool, Field(description="Optional: list every copy of a sk
 def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
               error_text: Callable[[Exception], str] = str) -> None:
     """search_skills, load_skill and read_skill_resource; a loader error is the tool's error,
-    worded by ``error_text``."""
+    worded by ``error_text``.  A skill the server leaves out for an id or path over
+    MAX_PATH_BYTES is in no search result, and loading it or its files is an error."""
+    refused = {item.id: item for item in checked_entries(catalog)[1] if item.over_limits}
 
     def guarded(call: Callable[[], Any]) -> Any:
         try:
@@ -49,25 +51,34 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
         except LoaderError as exc:
             raise tool_error(wire_text(error_text(exc))) from None
 
+    def served(skill: str) -> str:
+        """``skill`` (an id or name), once its entry is known not to be left out."""
+        left_out = refused.get(guarded(lambda: catalog.manifest_entry(skill).id)) if refused else None
+        if left_out is not None:
+            raise tool_error(f"skill {left_out.shown!r} is not served: {left_out.reason}")
+        return skill
+
     @server.tool()
     def search_skills(query: Query, k: K = 5, tags: Tags = None, all_copies: AllCopies = False) -> str:
         """Find skills for a task. Returns a JSON list of {id, name, description, score}, best first
         (and "copies": N for a skill the catalog publishes N times, which is one result)."""
-        hits = guarded(lambda: catalog.search(query, k=max(1, min(int(k), MAX_K)), tags=tags or None,
+        wanted = max(1, min(int(k), MAX_K))
+        hits = guarded(lambda: catalog.search(query, k=wanted + len(refused), tags=tags or None,
                                               for_model=True, copies=bool(all_copies)))
-        return wire_text(json.dumps([hit_json(h) for h in hits], ensure_ascii=False))
+        served_hits = [h for h in hits if h.id not in refused][:wanted]
+        return wire_text(json.dumps([hit_json(h) for h in served_hits], ensure_ascii=False))
 
     @server.tool()
     def load_skill(skill: SkillArg, version: VersionArg = None) -> str:
         """Load a skill by id or name: its instructions in a <skill_content> block, with its files and
         sub-skills (optionally of a given version or range)."""
-        return guarded(lambda: catalog.load(skill, version or None).xml)
+        return guarded(lambda: catalog.load(served(skill), version or None).xml)
 
     @server.tool()
     def read_skill_resource(skill: SkillArg, path: PathArg, version: VersionArg = None) -> str:
         """Read a file bundled with a skill (a path listed in its <skill_resources>, e.g. references/x.md),
         of the version load_skill was given, if any."""
-        return resource_text(guarded(lambda: catalog.resource(skill, path, version or None)), path)
+        return resource_text(guarded(lambda: catalog.resource(served(skill), path, version or None)), path)
 
 
 def hit_json(hit: SearchResult) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sys
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,9 @@ anyio = pytest.importorskip("anyio")
 
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from skillsite.mcp.skills import MAX_TAGS, MAX_TEXT  # noqa: E402
+from mcp.types import Request  # noqa: E402
+from pydantic import TypeAdapter  # noqa: E402
+from skillsite.mcp.skills import LIMITS_META, MAX_TAGS, MAX_TEXT  # noqa: E402
 from support import REPO, run_async_in_thread  # noqa: E402
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
@@ -25,11 +28,13 @@ pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (
 LONE = "\udcff"  # a JSON escape (\udcff) a catalog may hold: no UTF-8 can carry it
 
 
-async def session_run(catalog: Path, body: Any) -> Any:
+async def session_run(catalog: Path, body: Any, log: Path = Path(os.devnull)) -> Any:
+    """``body(session)`` with a client session of ``skillsite mcp`` serving ``catalog``, the
+    server's log written to ``log``."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "skillsite", "mcp", "--catalog", str(catalog)],
                                    env={"PYTHONPATH": str(REPO), "PATH": os.environ.get("PATH", "")}, cwd=str(REPO))
-    with open(os.devnull, "w") as devnull:
-        async with stdio_client(params, errlog=devnull) as (read, write):
+    with open(log, "w", encoding="utf-8") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
                 with anyio.fail_after(60):  # a server that died mid-answer leaves the client waiting
                     return {"init": await session.initialize(), **await body(session)}
@@ -143,3 +148,67 @@ def test_huge_texts_in_the_catalog_go_out_clipped_and_every_answer_stays_small(s
     prompt = next(p for p in out["prompts"].prompts if p.name == short_command)
     assert prompt.description == clipped
     assert out["prompt"].messages[0].content.text.endswith("Task: v2")  # the clipped name still runs the skill
+
+
+async def skills_request(session: ClientSession, method: str, **params: Any) -> dict[str, Any]:
+    """A request of the MCP Skills extension, sent by the client session."""
+    request = Request[dict[str, Any], str](method=method, params=params)
+    return await session.send_request(request, TypeAdapter(dict[str, Any]))
+
+
+MAX_PATH_BYTES = 4096  # the longest id or path served (docs/agents.md): Linux's PATH_MAX
+SHOWN_ID = 64  # how much of a left-out id an error or the log shows (characters)
+
+
+def test_entries_with_an_id_or_path_over_the_limit_are_left_out_and_said_so(site: Path, tmp_path: Path) -> None:
+    """A skill whose id, nested skill id or bundled file path is a million characters: the catalog
+    resource, search results and resources/list (as URIs) carried them whole, and cutting them
+    would name nothing.  Such entries are left out (a path of exactly MAX_PATH_BYTES, as long as
+    a build can make, is kept), the first skills/list page and the catalog resource count them,
+    the log names them, and loading one is an error saying why."""
+    hostile = tmp_path / "site"
+    shutil.copytree(site, hostile)
+    data = json.loads((hostile / "skills.json").read_text("utf-8"))
+    entries = {e["id"]: e for e in data["skills"]}
+    entries["docker-image-slimming"]["id"] = "d" * HUGE
+    entries["incident-response"]["children"] = ["incident-response/" + "c" * HUGE]
+    entries["api-design-checklist"]["files"].append({"path": "refs/" + "p" * HUGE, "bytes": 1, "sha256": "0" * 64})
+    longest = "refs/" + "\u00e9" * ((MAX_PATH_BYTES - 5) // 2) + "q"  # exactly MAX_PATH_BYTES bytes in UTF-8
+    entries["test-first"]["files"].append({"path": longest, "bytes": 1, "sha256": "0" * 64})
+    (hostile / "skills.json").write_text(json.dumps(data), "utf-8")
+    left_out = ("docker-image-slimming", "incident-response", "api-design-checklist")
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return {"resources": await session.list_resources(),
+                "catalog": await session.read_resource("skillsite://catalog"),
+                "search": await session.call_tool("search_skills", {"query": "docker image incident api review release",
+                                                                    "k": 50}),
+                "load": await session.call_tool("load_skill", {"skill": "docker-image-slimming"}),
+                "page": await skills_request(session, "skills/list")}
+
+    log = tmp_path / "server.log"
+    out = run_async_in_thread(session_run, hostile, body, log, timeout=180)
+    sizes = {key: len(out[key].model_dump_json()) for key in ("resources", "catalog", "search")}
+    assert max(sizes.values()) < 100_000, sizes  # each held a million characters or more
+    listing = json.loads(out["catalog"].contents[0].text)
+    assert not {s["name"] for s in listing["skills"]} & set(left_out)
+    assert "test-first" in {s["id"] for s in listing["skills"]}
+    assert listing["withheld"] == {"above_max_risk": 0, "max_risk": "medium", "over_path_limit": 3,
+                                   "max_path_bytes": MAX_PATH_BYTES}
+    uris = [str(r.uri) for r in out["resources"].resources]
+    assert not [uri for uri in uris if uri.startswith(tuple(f"skill://{name}" for name in left_out))]
+    assert "skill://test-first/" + urllib.parse.quote(longest) in uris
+    hits = json.loads(text_of(out["search"]))
+    assert hits and not {h["name"] for h in hits} & set(left_out)
+    assert out["load"].is_error
+    shown_id = "d" * (SHOWN_ID - 1) + "…"
+    assert text_of(out["load"]).endswith(f"skill {shown_id!r} is not served: its id is {HUGE:,} bytes, "
+                                         f"over the {MAX_PATH_BYTES:,} a path of a built catalog can have")
+    limits = out["page"]["_meta"][LIMITS_META]
+    assert (limits["leftOut"], limits["maxPathBytes"]) == (3, MAX_PATH_BYTES)
+    assert "(the first: 'api-design-checklist', its bundled file path" in limits["note"] and len(limits["note"]) < 500
+    assert "skill://docker-image-slimming/SKILL.md" not in {s["uri"] for s in out["page"]["skills"]}
+    logged = log.read_text("utf-8")
+    assert f"its nested skill id {'incident-response/' + 'c' * (SHOWN_ID - 19) + '…'!r} is " in logged
+    assert f"its bundled file path {'refs/' + 'p' * (SHOWN_ID - 6) + '…'!r} is " in logged
+    assert len(logged) < 100_000

@@ -355,7 +355,8 @@ def test_a_skill_above_max_risk_is_neither_listed_nor_served(tmp_path: Path) -> 
     assert "skill://clean/SKILL.md" in resources and not [uri for uri in resources if "m-curl-sh" in uri]
     catalog = json.loads(listing["text"])
     assert [s["id"] for s in catalog["skills"]] == ["clean"]
-    assert catalog["withheld"] == {"above_max_risk": 1, "max_risk": "medium"}
+    assert catalog["withheld"] == {"above_max_risk": 1, "max_risk": "medium", "over_path_limit": 0,
+                                   "max_path_bytes": 4096}
     assert [p["name"] for p in prompts] == ["clean"]
     with RawServer([sys.executable, "-m", "skillsite", "mcp", "--catalog", str(out), "--max-risk", "high"]) as server:
         server.initialize()
