@@ -33,7 +33,10 @@ Choices where the spec leaves room (see README):
   naming the risk (-32603).
 - ``frontmatter`` is the SKILL.md's YAML read as plain data (PyYAML's safe scalar rules, the
   build's bounds on nodes, depth and aliases, no tags constructed); a value JSON cannot hold
-  (a date, ``.nan``, ``!!binary``) is kept as the text written.
+  (a date, ``.nan``, ``!!binary``) is kept as the text written.  A frontmatter longer than
+  16 KiB as compact JSON (``MAX_FRONTMATTER_BYTES``) is given as its name and description only
+  (each :func:`bounded_text`), with a ``_meta["skillsite/limits"]`` note: no value is cut
+  inside it, and a page of 8 entries stays small (SKILL.md, read whole, has all of it).
 
 The core (:class:`SkillsIndex`) needs no MCP SDK; :mod:`skillsite.mcp.extension` binds it to
 ``MCPServer(extensions=[...])`` (mcp 2.2+), and :func:`skillsite.mcp.server.skills_extension`
@@ -42,6 +45,7 @@ makes that binding when the SDK has it.  Frontmatter is read by :mod:`skillsite.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import mimetypes
 import re
@@ -80,6 +84,13 @@ MAX_TAGS = 64
 MAX_PATH_BYTES = 4096
 #: How much of a left-out entry's id the log and the notes show (characters).
 SHOWN_ID = 64
+#: The longest frontmatter an entry carries, as compact JSON in UTF-8: nine times the longest of
+#: the 1,119 SKILL.md of the shared corpus and the examples (1,794 bytes), where a SKILL.md may
+#: be as large as the loader reads (64 MiB) and a skills/list page holds 8 entries.  A longer
+#: one is given as its name and description only (:func:`bounded_frontmatter`).
+MAX_FRONTMATTER_BYTES = 16 * 1024
+#: The frontmatter keys an entry over MAX_FRONTMATTER_BYTES keeps (what a host lists a skill by).
+SHORT_FRONTMATTER_KEYS = ("name", "description")
 ELLIPSIS = "\u2026"
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
@@ -172,6 +183,34 @@ def _wire_entry(entry: ManifestEntry) -> ManifestEntry:
              "command": None if entry.command is None else wire_text(entry.command)}
     same = all(texts[key] == getattr(entry, key) for key in texts)
     return entry if same else dataclasses.replace(entry, **texts)
+
+
+class Frontmatter(NamedTuple):
+    """A skill's frontmatter as an entry carries it, and the note saying it was shortened (or None)."""
+
+    data: dict[str, Any]
+    note: dict[str, Any] | None = None
+
+
+def json_bytes(value: Any) -> int:
+    """The length of ``value`` as compact JSON in UTF-8."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+
+
+def bounded_frontmatter(data: dict[str, Any]) -> Frontmatter:
+    """``data`` whole when at most MAX_FRONTMATTER_BYTES as JSON; else only its name and
+    description (text ones, :func:`bounded_text`) and a note: a SKILL.md may hold megabytes of
+    YAML, which every page of skills/list would repeat, and a value cut inside would pass for
+    the whole one."""
+    size = json_bytes(data)
+    if size <= MAX_FRONTMATTER_BYTES:
+        return Frontmatter(data)
+    short = {key: bounded_text(data[key]) for key in SHORT_FRONTMATTER_KEYS if isinstance(data.get(key), str)}
+    return Frontmatter(short, {
+        "frontmatterBytes": size, "maxFrontmatterBytes": MAX_FRONTMATTER_BYTES,
+        "frontmatterNote": f"the frontmatter is {size:,} bytes as JSON, over the {MAX_FRONTMATTER_BYTES:,} an entry "
+                           f"carries: only its name and description are given (each at most {MAX_TEXT:,} "
+                           "characters); SKILL.md holds all of it"})
 
 
 class LeftOut(NamedTuple):
@@ -288,7 +327,7 @@ class SkillsIndex:
                                   if not within_max_risk(self.by_id[file.skill_id], catalog.max_risk))
         #: the cursors a skills/list page gives: the offset of each later page, as text
         self._cursors = {str(offset) for offset in range(page_size, len(self.listed), page_size)}
-        self._frontmatter: dict[str, dict[str, Any]] = {}   # by SKILL.md sha256
+        self._frontmatter: dict[str, Frontmatter] = {}   # by SKILL.md sha256, as entries carry it
 
     def _offered(self, entry: ManifestEntry) -> bool:
         """Whether ``skills/list`` lists the skill: offered to a model, and not above ``max_risk``."""
@@ -311,16 +350,18 @@ class SkillsIndex:
 
     # -- entries
 
-    def frontmatter(self, skill_id: str) -> dict[str, Any]:
-        """The skill's frontmatter, read from its verified SKILL.md (once per digest)."""
+    def frontmatter(self, skill_id: str) -> Frontmatter:
+        """The skill's frontmatter, read from its verified SKILL.md (once per digest), as
+        :func:`bounded_frontmatter` gives it."""
         entry = self.by_id[skill_id]
         if entry.sha256 not in self._frontmatter:
             try:
-                self._frontmatter[entry.sha256] = frontmatter_object(self.catalog.load(skill_id).raw)
+                data = frontmatter_object(self.catalog.load(skill_id).raw)
             except FrontmatterError as exc:
                 raise SkillsError(INTERNAL_ERROR, f"skill {skill_id}: {exc}") from None
             except LoaderError as exc:
                 raise SkillsError(INTERNAL_ERROR, str(exc)) from None
+            self._frontmatter[entry.sha256] = bounded_frontmatter(data)
         return self._frontmatter[entry.sha256]
 
     def entry(self, uri: str) -> dict[str, Any]:
@@ -329,17 +370,15 @@ class SkillsIndex:
         if skill_id is None:
             raise SkillsError(INVALID_PARAMS, f"No skill is served at {uri}")
         files = self.resources[skill_id]
+        frontmatter = self.frontmatter(skill_id)
         skill: dict[str, Any] = {
             "uri": uri,
-            "frontmatter": self.frontmatter(skill_id),
+            "frontmatter": frontmatter.data,
             "resources": [{"uri": f.uri, "digest": f"sha256:{f.sha256}", "size": f.size} for f in files],
         }
-        total = sum(f.size for f in files)
-        if len(files) > MAX_FILES or total > MAX_BYTES:
-            skill["_meta"] = {LIMITS_META: {
-                "files": len(files), "bytes": total, "maxFiles": MAX_FILES, "maxBytes": MAX_BYTES,
-                "note": f"this skill has {len(files)} files and {total:,} bytes, over the extension's limits "
-                        f"({MAX_FILES} files, {MAX_BYTES:,} bytes): a host need not load it; listed complete"}}
+        limits = {**_files_note(files), **(frontmatter.note or {})}
+        if limits:
+            skill["_meta"] = {LIMITS_META: limits}
         return skill
 
     def list_page(self, cursor: str | None) -> dict[str, Any]:
@@ -401,6 +440,16 @@ class SkillsIndex:
         if not children:
             raise SkillsError(INVALID_PARAMS, f"{uri} is not a directory resource")
         return [children[key] for key in sorted(children)]
+
+
+def _files_note(files: list[SkillFile]) -> dict[str, Any]:
+    """What an entry's limits note says of a skill over the extension's limits on files ({} when within)."""
+    total = sum(f.size for f in files)
+    if len(files) <= MAX_FILES and total <= MAX_BYTES:
+        return {}
+    return {"files": len(files), "bytes": total, "maxFiles": MAX_FILES, "maxBytes": MAX_BYTES,
+            "note": f"this skill has {len(files)} files and {total:,} bytes, over the extension's limits "
+                    f"({MAX_FILES} files, {MAX_BYTES:,} bytes): a host need not load it; listed complete"}
 
 
 def _size(value: int | None) -> int:

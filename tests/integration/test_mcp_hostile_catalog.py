@@ -3,6 +3,7 @@ driven by the mcp package's own client over stdio: what the server sends stays s
 wire can carry, and small whatever the catalog's texts, and the server stays up."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 mcp = pytest.importorskip("mcp", reason="the MCP server is an optional extra: pip install 'skillsite[mcp]'")
 anyio = pytest.importorskip("anyio")
@@ -158,6 +160,7 @@ async def skills_request(session: ClientSession, method: str, **params: Any) -> 
 
 MAX_PATH_BYTES = 4096  # the longest id or path served (docs/agents.md): Linux's PATH_MAX
 SHOWN_ID = 64  # how much of a left-out id an error or the log shows (characters)
+MAX_FRONTMATTER_BYTES = 16 * 1024  # the longest frontmatter an entry carries as JSON (docs/agents.md)
 
 
 def test_entries_with_an_id_or_path_over_the_limit_are_left_out_and_said_so(site: Path, tmp_path: Path) -> None:
@@ -212,3 +215,49 @@ def test_entries_with_an_id_or_path_over_the_limit_are_left_out_and_said_so(site
     assert f"its nested skill id {'incident-response/' + 'c' * (SHOWN_ID - 19) + '…'!r} is " in logged
     assert f"its bundled file path {'refs/' + 'p' * (SHOWN_ID - 6) + '…'!r} is " in logged
     assert len(logged) < 100_000
+
+
+def hostile_skill_md(name: str) -> bytes:
+    """A SKILL.md whose frontmatter holds two megabytes: a description and a metadata value of
+    HUGE characters each."""
+    return (f"---\nname: {name}\ndescription: {'D' * HUGE}\nmetadata:\n  blob: {'x' * HUGE}\n---\n"
+            f"# {name}\n\nDo the task.\n").encode("utf-8")
+
+
+def test_a_frontmatter_over_the_limit_is_given_as_its_name_and_description_with_a_note(
+        site: Path, tmp_path: Path) -> None:
+    """Every SKILL.md but one replaced by one whose frontmatter is two megabytes (the catalog's
+    digests and sizes made to match): skills/list sent each page's frontmatters whole, 16 MB a
+    page of 8.  An entry whose frontmatter is over MAX_FRONTMATTER_BYTES as JSON carries its
+    name and description only (the description cut to MAX_TEXT characters, its last "…") and a
+    _meta["skillsite/limits"] note; a frontmatter within the limit is given whole."""
+    hostile = tmp_path / "site"
+    shutil.copytree(site, hostile)
+    data = json.loads((hostile / "skills.json").read_text("utf-8"))
+    for entry in data["skills"]:
+        if entry["id"] != "test-first":
+            raw = hostile_skill_md(entry["name"])
+            (hostile / entry["urls"]["skill_md"]).write_bytes(raw)
+            entry["sha256"], entry["size"]["bytes"] = hashlib.sha256(raw).hexdigest(), len(raw)
+    (hostile / "skills.json").write_text(json.dumps(data), "utf-8")
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return {"page": await skills_request(session, "skills/list"),
+                "got": await skills_request(session, "skills/get", uri="skill://release-manager/SKILL.md"),
+                "whole": await skills_request(session, "skills/get", uri="skill://test-first/SKILL.md")}
+
+    out = run_async_in_thread(session_run, hostile, body, timeout=180)
+    page, got = out["page"], out["got"]["skill"]
+    assert len(page["skills"]) == 8 and len(json.dumps(page)) < 200_000  # each entry held 2 MB
+    assert got["frontmatter"] == {"name": "release-manager", "description": "D" * (MAX_TEXT - 1) + "…"}
+    limits = got["_meta"][LIMITS_META]
+    assert limits["frontmatterBytes"] > 2 * HUGE and limits["maxFrontmatterBytes"] == MAX_FRONTMATTER_BYTES
+    assert limits["frontmatterNote"].endswith("only its name and description are given (each at most 1,024 "
+                                              "characters); SKILL.md holds all of it")
+    for entry in page["skills"]:
+        if entry["uri"] != "skill://test-first/SKILL.md":
+            assert set(entry["frontmatter"]) == {"name", "description"}
+            assert entry["_meta"][LIMITS_META]["frontmatterBytes"] > 2 * HUGE
+    whole = out["whole"]["skill"]
+    test_first = (hostile / "skills/test-first/SKILL.md").read_text("utf-8")
+    assert whole["frontmatter"] == yaml.safe_load(test_first.split("---\n", 2)[1]) and "_meta" not in whole
