@@ -1,4 +1,5 @@
-"""``skillsite serve``: build into a temporary folder, serve it on 127.0.0.1, rebuild on change.
+"""``skillsite serve``: build into a temporary folder, serve it on 127.0.0.1 (or ``--host``,
+IPv6 ones too), rebuild on change.
 
 ``http.server`` in a process of its own (forked once the first build is done, so that the
 process that rebuilds, and forks its workers, never has other threads; a thread where ``fork``
@@ -20,6 +21,7 @@ import mmap
 import os
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -239,13 +241,34 @@ class CatalogServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+class CatalogServer6(CatalogServer):
+    """A :class:`CatalogServer` listening on IPv6 (``--host ::1``)."""
+
+    address_family = socket.AF_INET6
+
+
+def address_family(host: str, port: int) -> socket.AddressFamily:
+    """The family to listen on ``host`` with, chosen as ``http.server``'s ``test()`` chooses it,
+    by ``getaddrinfo``: IPv6 when the host's addresses are all IPv6 ones (``::1``, a name with
+    only an AAAA record), else IPv4, as serve always listened (``localhost`` stays 127.0.0.1),
+    and IPv4 too when it has no address, so that binding says why as it did."""
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError, TypeError):  # no address, or a name IDNA cannot encode
+        return socket.AF_INET
+    families = {info[0] for info in infos}
+    return socket.AF_INET6 if families == {socket.AF_INET6} else socket.AF_INET
+
+
 def make_server(directory: Path, host: str = "127.0.0.1", port: int = 0,
                 reload: ReloadState | None = None) -> ThreadingHTTPServer:
-    """An HTTP server for a built catalog (port 0 picks a free port); call ``serve_forever``.
-    OSError when it cannot listen there, a ``host`` no socket can take included (as EINVAL)."""
+    """An HTTP server for a built catalog (port 0 picks a free port), on IPv6 when ``host``
+    is an IPv6 address (:func:`address_family`); call ``serve_forever``.  OSError when it
+    cannot listen there, a ``host`` no socket can take included (as EINVAL)."""
     handler = functools.partial(CatalogHandler, directory=str(directory), reload=reload)
+    server_class = CatalogServer6 if address_family(host, port) == socket.AF_INET6 else CatalogServer
     try:
-        return CatalogServer((host, port), handler)
+        return server_class((host, port), handler)
     except TypeError as exc:  # the socket module's word for a host it cannot encode ('é' * 70: IDNA refuses)
         raise OSError(errno.EINVAL, f"not a host name ({exc})") from None
 
@@ -341,8 +364,9 @@ class DevServer:
 
     @property
     def url(self) -> str:
+        """Where the catalog is served; an IPv6 address in brackets (``http://[::1]:8000/``)."""
         host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
     def start(self) -> bool:
         """Watch, build, then start serving (even if the build failed: fix and save to retry)."""

@@ -1,12 +1,15 @@
 """``skillsite serve``'s HTTP server as a browser and a hostile client reach it (a real server on
-127.0.0.1): a skill's bundled page is served sandboxed however its path is spelt, folders are
-not listed, and odd requests get a status, never a dropped connection."""
+127.0.0.1, and ::1): a skill's bundled page is served sandboxed however its path is spelt, folders
+are not listed, and odd requests get a status, never a dropped connection."""
 from __future__ import annotations
 
 import http.client
+import os
 import select
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -16,7 +19,7 @@ import pytest
 
 from skillsite.publish.build import build
 from skillsite.publish.serve import ReloadState, make_server
-from support import EXAMPLES
+from support import EXAMPLES, REPO, write_skill
 
 PAGE = b"<html><head><title>x</title></head><body><script>alert(document.cookie)</script></body></html>\n"
 
@@ -125,3 +128,45 @@ def test_a_page_asking_for_the_version_it_has_is_answered_when_a_rebuild_changes
     finally:
         server.shutdown()
         server.server_close()
+
+
+def ipv6_loopback() -> bool:
+    """Whether this machine can listen on ::1."""
+    if not socket.has_ipv6:
+        return False
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+def test_serve_listens_on_an_ipv6_host(tmp_path: Path) -> None:
+    """``skillsite serve --host ::1`` ended at once with "Address family for hostname not
+    supported": the server was IPv4 only.  It listens on ::1, says its address in brackets and
+    answers a request to [::1]; a host with an IPv4 address (localhost) is still served on IPv4."""
+    local = make_server(tmp_path, "localhost")
+    local.server_close()
+    assert local.server_address[0] == "127.0.0.1"
+    assert ipv6_loopback(), "this test needs an IPv6 loopback (::1) to listen on"
+    write_skill(tmp_path / "src", "one")
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "skillsite", "serve", "src", "--host", "::1", "--port", "0"],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stderr is not None
+        said = [proc.stderr.readline()]  # "Built ..." then "Serving ...", or the error and the end
+        while said[-1] and not said[-1].startswith("Serving "):
+            said.append(proc.stderr.readline())
+        serving = said[-1]
+        assert serving.startswith("Serving http://[::1]:"), said
+        port = int(serving.split()[1].rsplit(":", 1)[1].rstrip("/"))
+        connection = http.client.HTTPConnection("::1", port, timeout=30)
+        connection.request("GET", "/")
+        response = connection.getresponse()
+        assert response.status == 200 and b"one" in response.read()
+        connection.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
