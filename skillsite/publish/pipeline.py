@@ -73,12 +73,11 @@ def _erring(skills: Sequence[Skill], diags: Sequence[Diagnostic]) -> frozenset[s
     """The ids of the ``skills`` an error of ``diags`` is about: the skill whose folder is the
     nearest one holding the error's path (publishing's errors name a skill's SKILL.md or a file of
     it, as the audit's do; a nested skill's files are its own, not its parent's)."""
+    errors = [diag for diag in diags if diag.severity is Severity.ERROR]
+    if not errors:  # the usual build: no map of every skill's folder to make
+        return frozenset()
     folders = {printable(os.path.dirname(s.source.display_path)): s.id for s in skills}
-    found = set()
-    for diag in diags:
-        if diag.severity is Severity.ERROR and (owner := _owner(diag.path, folders)) is not None:
-            found.add(owner)
-    return frozenset(found)
+    return frozenset(owner for diag in errors if (owner := _owner(diag.path, folders)) is not None)
 
 
 def _owner(path: str, folders: Mapping[str, str]) -> str | None:
