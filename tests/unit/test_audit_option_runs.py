@@ -1,8 +1,9 @@
 """Commands whose options skillsite.audit.rules.remote_code's patterns read (base64 -d, xxd -r,
-powershell -e, sh "$(curl ...)", and SK635's ``>`` before a git hook's file): a line of thousands of
-them, or of one command's options, costs the gate's searches steps in proportion to its length
-(counted with tests/regex_steps.py through each search the gate makes), and the gates find what the
-patterns as they were find (SK631's base64 command is kept here as it was)."""
+powershell -e, sh "$(curl ...)", SK635's ``>`` before a git hook's file and tee's options before
+the file it writes): a line of thousands of them, or of one command's options, costs the gate's
+searches steps in proportion to its length (counted with tests/regex_steps.py through each search
+the gate makes), and the gates find what the patterns as they were find (SK631's base64 command is
+kept here as it was)."""
 from __future__ import annotations
 
 import random
@@ -32,8 +33,13 @@ DECODED = declared("SK631", r"xxd\s+(?:-\w+\s+)*-r")[0]
 POWERSHELL = declared("SK631", "encodedcommand")[0]
 INTERPRETERS = declared("SK630", r"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*")
 HOOKS = declared("SK635", r"\.git/hooks/")[0]
-CHANGED = [(BASE64, OLD_BASE64)] + [(p, p.source) for p in (DECODED, POWERSHELL, *INTERPRETERS, HOOKS)]
-IDS = ["base64", "decoded", "powershell", "sh-$(", "sh-backtick", "hooks"]
+#: SK635's patterns that start with a file written by tee (its options passed over where they fail).
+KEYS = declared("SK635", "authorized_keys2?[")[0]
+STARTUP = next(p for p in declared("SK635", "bashrc") if p.source.startswith("(?:(?<="))
+CRON = declared("SK635", "crontab")[0]
+CHANGED = [(BASE64, OLD_BASE64)] + [(p, p.source) for p in (DECODED, POWERSHELL, *INTERPRETERS, HOOKS, KEYS,
+                                                               STARTUP, CRON)]
+IDS = ["base64", "decoded", "powershell", "sh-$(", "sh-backtick", "hooks", "keys", "startup", "cron"]
 
 
 def spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
@@ -54,7 +60,11 @@ PIECES = ["base64", "openssl base64", "openssl enc", "openssl", "xxd", "powershe
           "-xxd", "-openssl", "-sh", "-pwsh", "-powershell", "AAAAAAAAAAAAAAAAAAAAAAAA", "x", "f", "| sh", "|sh",
           "|", ";", "&&", "> f", ">", "sh f", "./f", "$(curl x", "$(", ")", "`curl x", "`", "'", '"', "1>", "1>>",
           "2>", "a/", ".git/hooks/pre-commit", "a/.git/hooks/x", "~/Library/LaunchAgents/", "tee", "tee -a",
-          "systemctl --user enable", "launchctl load", "\u0130"]
+          "systemctl --user enable", "launchctl load", "\u0130", "-tee", "tee --append", "--append", "-ap",
+          "--tee", "-systemctl", "-launchctl", "--user", "enable", "load", "-crontab", "crontab", "-u", "| crontab -",
+          "-schtasks", "/create", "-reg", "add", "HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run",
+          "-authorized", "_keys", "authorized_keys'", ", 'a'", ".write_text", "~/.ssh/authorized_keys",
+          "~/.bashrc", "/etc/profile", "/etc/crontab", "$HOME", "/.zshrc", "-TEE"]
 SEPARATORS = ["", " ", " ", " ", "  ", "\t", "\n", " \n"]
 
 
@@ -83,11 +93,14 @@ def test_the_gates_find_what_the_patterns_as_they_were_find_on_thousands_of_line
 
 #: Command lines in three parts: commands, their options (a later command's name glued to one), then
 #: what follows them.
-COMMAND_WORDS = ["base64 ", "xxd ", "openssl enc ", "powershell ", "sh ", "python ", "x", "1>", "x 1>"]
+COMMAND_WORDS = ["base64 ", "xxd ", "openssl enc ", "powershell ", "sh ", "python ", "x", "1>", "x 1>", "tee ",
+                 "x >"]
 OPTION_WORDS = ["-a", "-d", "-r", "-e", "-o", "-dx", "-base64", "-xxd", "-openssl", "-sh", "-powershell", "x",
-                "base64", "enc", "1>", "a/"]
+                "base64", "enc", "1>", "a/", "-tee", "--append", "-crontab", "-systemctl", "-launchctl", "-schtasks",
+                "-reg", "-u"]
 ENDINGS = ["-d | sh", "-r > f; sh f", "-d > f; sh f", "-e " + "A" * 24, "$(curl x)", "`curl x`", "$(curl x",
-           ".git/hooks/x", "a/.git/hooks/x", "~/Library/LaunchAgents/x", "| sh", "", "x"]
+           ".git/hooks/x", "a/.git/hooks/x", "~/Library/LaunchAgents/x", "| sh", "", "x", "~/.bashrc",
+           "~/.ssh/authorized_keys", "/etc/cron.d/x", "x/.git/hooks/x", "--user enable", "x;"]
 
 
 @settings(max_examples=400, deadline=None)
@@ -111,6 +124,17 @@ def test_the_gates_find_what_the_patterns_as_they_were_find_on_commands_and_opti
     ("1>1>~/Library/LaunchAgents/x", ">~/Library/LaunchAgents/"),
     ("1>1>  a/.git/hooks/x", ">  a/.git/hooks/x"),
     ("1>1>tee .git/hooks/x", "tee .git/hooks/x"),
+    ("tee -a -tee\n~/.bashrc", "tee -a -tee\n~/.bashrc"),       # options on two lines
+    ("tee -tee -a 1>1>  a/.git/hooks/x", ">  a/.git/hooks/x"),
+    ("x >-tee .git/hooks/x", "tee .git/hooks/x"),              # no options after a '>': its tee is passed over
+    ("tee -a -systemctl --user enable", "systemctl --user enable"),   # other branches among tee's options
+    ("tee -launchctl load x", "launchctl load"),
+    ("tee -a -crontab x", "crontab x"),
+    ("tee -schtasks /create", "schtasks /create"),
+    ("tee -a -reg add HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run",
+     "reg add HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run"),
+    ("tee -a -tee /etc/crontab", "tee -a -tee /etc/crontab"),
+    ("tee -tee -x authorized_keys', 'a'", "authorized_keys', 'a'"),
 ])
 def test_a_later_command_that_reads_more_is_still_found(text, found):
     doc = make_document("scripts/run.sh", text)
@@ -146,8 +170,8 @@ class StepCounting:
 
 def gate_steps(gate: Gate, text: str, budget: int = 3_000_000) -> float:
     """The steps of every search and match ``gate`` makes on ``text`` (infinite past ``budget``)."""
-    counted = {name: StepCounting(getattr(gate, name), budget) for name in ("pattern", "candidates", "restart")
-               if getattr(gate, name) is not None}
+    counted = {name: StepCounting(getattr(gate, name), budget)
+               for name in ("pattern", "candidates", "restart", "beside") if getattr(gate, name) is not None}
     doc = make_document("scripts/run.sh", text)
     try:
         list(Gate(**{**gate.__dict__, **counted})._matches(doc, 0, len(doc.folded)))
@@ -173,6 +197,14 @@ SHAPES = [
     (INTERPRETERS[1], "", "bash `curl x ", "\n`"),
     (HOOKS, "", "1>", "\n.git/hooks/pre-commit"),
     (HOOKS, "", "2>>a>", "\n.git/hooks/pre-commit"),
+    (STARTUP, "tee ", "-tee ", "\ntee ~/.bashrc"),     # each tee among the options read the rest of them
+    (STARTUP, "", "tee -a ", "\n~/.bashrc"),
+    (KEYS, "tee ", "-tee ", "\ntee ~/.ssh/authorized_keys"),
+    (CRON, "tee ", "-tee ", "\ntee /etc/crontab"),
+    (CRON, "tee ", "-crontab -u ", "\n/etc/crontab"),
+    (HOOKS, "tee ", "-tee ", "\ntee .git/hooks/pre-commit"),
+    (HOOKS, "tee ", "-systemctl ", "\n.git/hooks/pre-commit"),
+    (HOOKS, "tee ", "-tee 1>", "\n.git/hooks/pre-commit"),
 ]
 
 

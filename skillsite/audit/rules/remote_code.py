@@ -462,12 +462,20 @@ REVERSE_SHELL = Rule(
 
 #: A home folder as a command names it.
 _HOME = r"(?:~[\w.-]*|\"?\$\{?(?:HOME|ZDOTDIR)\}?\"?|/root|/home/[\w.-]+|/Users/[\w.-]+)"
-#: Written by a shell redirection (after a space, a quote or a file descriptor: not the end of an
-#: HTML tag or an arrow) or by tee (appended or not).
-_WRITTEN_TO = r"(?:(?<=[\s'\"\d])>>?|\btee\s+(?:-[a-z]+\s+|--append\s+)*)[ \t]*[\"']?"
-#: A redirection's ``>`` (as :data:`_WRITTEN_TO` reads it).
+#: A redirection's ``>`` (after a space, a quote or a file descriptor: not the end of an HTML tag
+#: or an arrow).
 _REDIRECTED = r"(?<=[\s'\"\d])>>?"
-#: Where SK635's service, launch agent and git hook pattern fails at a ``>``: the word written to
+#: tee, and one of its options before the file it writes (``-a``, ``--append``).
+_TEE, _TEE_OPTION = r"\btee\s+", r"(?:-[a-z]+\s+|--append\s+)"
+#: Written by a shell redirection or by tee (appended or not).
+_WRITTEN_TO = rf"(?:{_REDIRECTED}|{_TEE}{_TEE_OPTION}*)[ \t]*[\"']?"
+#: Where a pattern that starts with :data:`_WRITTEN_TO` fails at a tee: its options (hopeless).
+#: Each option may be a later tee (``tee -tee -tee ...``), and from each the pattern read the rest
+#: of the options again (quadratic: 40,000 characters took 3.5 s); a later tee among them reads
+#: what this one read after that option, so where this one fails it fails too.  No ``>`` is
+#: among them: a pattern's other branches that may start inside them are its gate's ``beside``.
+_TEE_HOPELESS = (_TEE, _TEE_OPTION + "*")
+#: Where SK635's service, launch agent and git hook pattern fails at a ``>`` or a tee: the word written to
 #: (hopeless; from each of thousands of ``1>`` in one word, ``(?:\S*/)?`` read the rest of the word
 #: again).  A later ``>`` in that word looking for a git hook after a ``/`` finds what this one did;
 #: the run ends before one whose file is itself a git hook or a launch agent, and before tee,
@@ -475,6 +483,10 @@ _REDIRECTED = r"(?<=[\s'\"\d])>>?"
 #: on from it.)
 _WRITTEN_WORD = (rf"[ \t]*[\"']?(?:(?!{_REDIRECTED}[\"']?(?:\.git/hooks/[\w-]|{_HOME}/Library/LaunchAgents/)|"
                  r"\b(?:tee|systemctl|launchctl)\s)\S)*")
+#: That pattern's start (a ``>`` or a tee) and what it passes over where the pattern fails there:
+#: tee's options (as :data:`_TEE_HOPELESS`; read only after tee's white space, as a ``>`` has none),
+#: then the word written to.  A systemctl or launchctl among tee's options is its gate's ``beside``.
+_WRITTEN_WORD_HOPELESS = (rf"(?:{_REDIRECTED}|{_TEE})", rf"(?:(?<=\s){_TEE_OPTION})*{_WRITTEN_WORD}")
 #: A shell's startup files: what they hold runs in every new shell.
 _STARTUP_FILE = (r"(?:/\.(?:bashrc|bash_profile|bash_login|bash_aliases|profile|zshrc|zshenv|zprofile|zlogin|"
                  r"config/fish/config\.fish)\b)")
@@ -513,6 +525,23 @@ def _heredoc_hijacks(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     hijack = _HIJACKING.search(text, line_end + 1, body_end)
     return replace(hit, severity="medium", end=hijack.end()) if hijack else hit
 
+
+#: authorized_keys opened by a program (Python): ``open(... 'authorized_keys', 'a')``, ``.write_text``.
+_KEYS_OPENED = (r"\bauthorized_keys2?[\"']\s*\)*\s*,\s*[\"'](?:a|w)\+?b?[\"']|"
+                r"\bauthorized_keys2?[\"']?\s*\)*\s*\.\s*(?:write_text|open\s*\(\s*[\"']a)")
+#: A crontab installed (piped in, or from a file).
+_CRONTAB = (r"\|\s*(?:sudo\s+)?crontab\s+(?:-u\s+\S+\s+)?-(?=\s|$|[;&|)\"'`])|"
+            r"\bcrontab\s+(?:-u\s+\S+\s+)?(?!-)[\w./~$-]+(?=\s*(?:$|[;&|)#]))")
+#: A Windows scheduled task or Run key.
+_SCHEDULED = (r"\bschtasks(?:\.exe)?\s+/create\b|\bRegister-ScheduledTask\b|"
+              r"\breg(?:\.exe)?\s+add\s+[\"']?HK(?:CU|LM|EY_CURRENT_USER|EY_LOCAL_MACHINE)\\+Software\\+Microsoft\\+"
+              r"Windows\\+CurrentVersion\\+Run(?:Once)?\b|"
+              r"\b(?:Registry::)?HK(?:CU|LM|EY_CURRENT_USER|EY_LOCAL_MACHINE):?\\*Software\\+Microsoft\\+Windows\\+"
+              r"CurrentVersion\\+Run(?:Once)?\b")
+#: A user service enabled, a launch agent loaded.
+_SERVICES = r"\bsystemctl\s+(?:--user\s+enable|enable\s+--user)\b|\blaunchctl\s+(?:load|bootstrap)\b"
+
+
 PERSISTENCE = Rule(
     "SK635", "remote-code", "medium", "persistence: makes something run later, or lets a key log in",
     "A skill's work ends with the session; a line added to authorized_keys lets a remote key log in to this "
@@ -522,24 +551,16 @@ PERSISTENCE = Rule(
         command(r"\b(?:echo|printf|cat)\b", r"[^\n]*",
                 rf"{_PUBLIC_KEY}[^\n]{{0,300}}?{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?){_AUTHORIZED_KEYS}",
                 lazy=True, severity="high"),
-        pattern(rf"{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?)?/?\.ssh/+authorized_keys2?\b|"
-                r"\bauthorized_keys2?[\"']\s*\)*\s*,\s*[\"'](?:a|w)\+?b?[\"']|"
-                r"\bauthorized_keys2?[\"']?\s*\)*\s*\.\s*(?:write_text|open\s*\(\s*[\"']a)"),
+        pattern(rf"{_WRITTEN_TO}(?:{_HOME}|\$\{{?\w+\}}?)?/?\.ssh/+authorized_keys2?\b|{_KEYS_OPENED}",
+                hopeless=_TEE_HOPELESS, beside=_KEYS_OPENED),
         command(r"\b(?:echo|printf)\b", r"[^\n]*", rf"{_HIJACKS}[^\n]{{0,300}}?{_WRITTEN_TO}(?:{_HOME}{_STARTUP_FILE}|"
                 rf"{_SYSTEM_STARTUP})", lazy=True),
         pattern(rf"{_WRITTEN_TO}(?:{_HOME}{_STARTUP_FILE}|{_SYSTEM_STARTUP})", severity="low",
-                condition=_heredoc_hijacks),
-        pattern(r"\|\s*(?:sudo\s+)?crontab\s+(?:-u\s+\S+\s+)?-(?=\s|$|[;&|)\"'`])|"
-                r"\bcrontab\s+(?:-u\s+\S+\s+)?(?!-)[\w./~$-]+(?=\s*(?:$|[;&|)#]))|"
-                rf"{_WRITTEN_TO}/(?:etc/cron(?:tab|\.d|\.hourly|\.daily|\.weekly|\.monthly)|var/spool/cron)\b|"
-                r"\bschtasks(?:\.exe)?\s+/create\b|\bRegister-ScheduledTask\b|"
-                r"\breg(?:\.exe)?\s+add\s+[\"']?HK(?:CU|LM|EY_CURRENT_USER|EY_LOCAL_MACHINE)\\+Software\\+Microsoft\\+"
-                r"Windows\\+CurrentVersion\\+Run(?:Once)?\b|"
-                r"\b(?:Registry::)?HK(?:CU|LM|EY_CURRENT_USER|EY_LOCAL_MACHINE):?\\*Software\\+Microsoft\\+Windows\\+"
-                r"CurrentVersion\\+Run(?:Once)?\b"),
+                condition=_heredoc_hijacks, hopeless=_TEE_HOPELESS),
+        pattern(rf"{_CRONTAB}|{_WRITTEN_TO}/(?:etc/cron(?:tab|\.d|\.hourly|\.daily|\.weekly|\.monthly)|"
+                rf"var/spool/cron)\b|{_SCHEDULED}", hopeless=_TEE_HOPELESS, beside=f"{_CRONTAB}|{_SCHEDULED}"),
         command(r"\b(?:cp|mv|ln)\b", r"[^\n;&|]*",
                 r"\s[\"']?/(?:etc/cron(?:tab|\.d|\.hourly|\.daily|\.weekly|\.monthly)|var/spool/cron)\b"),
-        pattern(rf"\bsystemctl\s+(?:--user\s+enable|enable\s+--user)\b|\blaunchctl\s+(?:load|bootstrap)\b|"
-                rf"{_WRITTEN_TO}{_HOME}/Library/LaunchAgents/|{_WRITTEN_TO}(?:\S*/)?\.git/hooks/[\w-]+",
-                severity="low", hopeless=(_REDIRECTED, _WRITTEN_WORD)),
+        pattern(rf"{_SERVICES}|{_WRITTEN_TO}{_HOME}/Library/LaunchAgents/|{_WRITTEN_TO}(?:\S*/)?\.git/hooks/[\w-]+",
+                severity="low", hopeless=_WRITTEN_WORD_HOPELESS, beside=_SERVICES),
     ))
