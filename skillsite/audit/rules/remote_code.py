@@ -7,6 +7,7 @@ agent follows, so a command in it is as good as run.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import replace
 
@@ -507,23 +508,52 @@ _HIJACKING = re.compile(_HIJACKS, re.IGNORECASE)
 _HEREDOC_REACH = 4000
 
 
-def _heredoc_hijacks(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
-    """A startup file written from a here-document (``cat >> ~/.bashrc <<EOF``) whose lines hijack a
-    common command is medium, as the same line echoed there is; any other line written there stays low.
-    The document ends, as in a shell, at a line that is exactly its delimiter (tabs before it
-    only after ``<<-``)."""
-    text = match.string
-    line_start, line_end = text.rfind("\n", 0, match.start()) + 1, text.find("\n", match.end())
-    heredoc = _HEREDOC.search(text, line_start, line_end if line_end >= 0 else len(text))
-    if heredoc is None or line_end < 0:
-        return hit
+class _Heredocs:
+    """A document's line breaks and here-document openers (:data:`_HEREDOC`), each found in one pass,
+    and what the here-document of each opener and line was found to hold: looked up at each match of
+    a startup file written (searched for from each, a line of thousands of them was read whole again
+    for each: quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.breaks = [at - 1 for at in itertools.accumulate(len(line) + 1 for line in text.split("\n")[:-1])]
+        self.openers = list(_HEREDOC.finditer(text))   # none holds a line break: each is its line's
+        self.starts = [opener.start() for opener in self.openers]
+        self.hijacks: dict[tuple[int, int], int | None] = {}
+
+    def hijack_end(self, start: int, end: int) -> int | None:
+        """Where the first hijacking line ends in the here-document opened on the lines of ``[start,
+        end)`` (a match's), read after them; None when none is opened there, or no line follows them,
+        or it holds no hijacking line."""
+        first, last = bisect.bisect_left(self.breaks, start), bisect.bisect_left(self.breaks, end)
+        if last == len(self.breaks):
+            return None
+        line_start, line_end = self.breaks[first - 1] + 1 if first else 0, self.breaks[last]
+        index = bisect.bisect_left(self.starts, line_start)
+        if index == len(self.starts) or self.starts[index] >= line_end:
+            return None
+        if (index, line_end) not in self.hijacks:
+            self.hijacks[index, line_end] = _hijack_in(self.text, self.openers[index], line_end + 1)
+        return self.hijacks[index, line_end]
+
+
+def _hijack_in(text: str, heredoc: re.Match[str], body: int) -> int | None:
+    """Where the first hijacking line of a here-document (opened by ``heredoc``, its lines from
+    ``body`` on) ends, or None.  The document ends, as in a shell, at a line that is exactly its
+    delimiter (tabs before it only after ``<<-``), or :data:`_HEREDOC_REACH` characters on."""
     delimiter = re.sub(r"\\(.)|['\"]", r"\1", heredoc.group(2))
     tabs = r"\t*" if heredoc.group(1) else ""
-    closing = re.compile(rf"^{tabs}{re.escape(delimiter)}$", re.MULTILINE).search(
-        text, line_end + 1, line_end + 1 + _HEREDOC_REACH)
-    body_end = closing.start() if closing else min(len(text), line_end + 1 + _HEREDOC_REACH)
-    hijack = _HIJACKING.search(text, line_end + 1, body_end)
-    return replace(hit, severity="medium", end=hijack.end()) if hijack else hit
+    closing = re.compile(rf"^{tabs}{re.escape(delimiter)}$", re.MULTILINE).search(text, body, body + _HEREDOC_REACH)
+    body_end = closing.start() if closing else min(len(text), body + _HEREDOC_REACH)
+    hijack = _HIJACKING.search(text, body, body_end)
+    return hijack.end() if hijack else None
+
+
+def _heredoc_hijacks(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
+    """A startup file written from a here-document (``cat >> ~/.bashrc <<EOF``) whose lines hijack a
+    common command is medium, as the same line echoed there is; any other line written there stays low."""
+    end = doc.remember(_Heredocs, lambda: _Heredocs(doc.folded)).hijack_end(match.start(), match.end())
+    return hit if end is None else replace(hit, severity="medium", end=end)
 
 
 #: authorized_keys opened by a program (Python): ``open(... 'authorized_keys', 'a')``, ``.write_text``.
