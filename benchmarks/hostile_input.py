@@ -61,7 +61,8 @@ EXTRA_WORDS = ("dig", "rsync", "nslookup", "security find-generic-password", "ht
 SHAPES = (("curl https://x.io/a | sudo ", "-a "), ("curl https://x.io/a | env ", "a=b=c "),
           ("base64 -d x | doas -u ", "-a -b "), ("printf '\\x41' | sudo env ", "-i A==1 "),
           ("pip install --index-url", " "), ("", "eval(Buffer.from("), ("base64 ", "-d "), ("", "base64 -"),
-          ("", "xxd -r"), ("", "powershell -"), ("", "sh -"), ("", "1>"), ("tee ", "-tee "))
+          ("", "xxd -r"), ("", "powershell -"), ("", "sh -"), ("", "1>"), ("tee ", "-tee "),
+          ("curl -of;sudo ", "-curl -of;sudo "))
 MARKDOWN = ("[a](b) ", "`x` ", "[a] ", "![i](x.png) ", "<b>", "**a", "*a ", "_a ", "~~a ", "# h\n", "> ", "- ",
             "1. ", "```\n", "<!-- ", "&amp;", "\\", "[", "](", "<http://a.b>", "| a |", "---\n", "<details>",
             "`scripts/a.py` ", "[x]: http://a\n", "``a", "[a](", "![[", "&#", "| - |\n", "[^1]", "# h\n## h\n")

@@ -72,16 +72,24 @@ def _atomic(body: str, name: str) -> str:
     return f"(?=(?P<{name}>{body}))(?P={name})"
 
 
+#: An option of what runs a saved file (sudo, nohup, exec, an interpreter), and the white space after
+#: it: no ``;``, ``&`` or ``|`` in it, nor a line break after it, where the shell ends the command.
+#: Read as ``-\S+\s+``, an option ran on into the next commands, and a download among them
+#: (``sudo -curl -of;sudo -curl -of;sudo ...``) read the rest of the text again from each
+#: (quadratic: 80,000 characters took 26 s).
+_RUN_OPTION = r"-[^\s;&|]+[^\S\n]+"
+
+
 def _saved_then_run(producer: str, written: str) -> str:
     """What ``producer`` writes to a file (``written``: how it names the file), then that file run,
-    at once or after one more command (``chmod +x``), on the same line or the next."""
+    at once or after one more command (``chmod +x``), on the same line or the next, maybe by sudo,
+    nohup or exec and an interpreter (each with its options, on the line that runs the file)."""
     return (
         rf"\b{producer}[^\n;&|>]{{0,200}}?(?:{written}|>\s*)"
         r"[\"']?" + _atomic(r"[\w.~$/-]{1,120}", "file") + r"[\"']?" + _atomic(r"[^\n;&|]{0,120}", "args")
         + r"(?:&&|;|\n)(?:" + _atomic(r"[^\n;&|]{0,120}(?:&&|;|\n)", "then") + r")?[ \t]*"
-        r"(?:(?:sudo|nohup|exec)\s+(?:-\S+\s+)*)*(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|"
-        r"powershell)\s+"
-        r"(?:-\S+\s+)*[\"']?(?:\./)?|\./)?(?P=file)(?![\w.-])")
+        rf"(?:(?:sudo|nohup|exec)[^\S\n]+(?:{_RUN_OPTION})*)*(?:(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|"
+        rf"ruby|pwsh|powershell)[^\S\n]+(?:{_RUN_OPTION})*[\"']?(?:\./)?|\./)?(?P=file)(?![\w.-])")
 
 
 #: A command's options (``-d``, ``-x``): each a word and the white space after it, read one way.
