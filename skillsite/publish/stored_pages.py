@@ -53,14 +53,16 @@ class StoredPages:
         return None if None in keys else digest("manifest page", PAGED_FORMAT_VERSION, number, keys)
 
     def taken(self, number: int, start: int, stop: int) -> MadePage | None:
+        """The page stored under its entries' keys, its files taken as they are; in a long-running
+        process, the very page the last build took or made (not read and decoded again)."""
         key = self._key(number, start, stop)
-        stored = self.cache.get(Section.MANIFEST_PAGE, key) if key is not None else None
-        if stored is None:
+        page = next(self.cache.made_many(Section.MANIFEST_PAGE, [key], MadePage.from_json))
+        if page is None:
             return None
-        page = MadePage.from_json(stored)
         return page if self.staging.keep_all(page.files()) else None
 
     def made(self, number: int, start: int, stop: int, page: MadePage) -> None:
         key = self._key(number, start, stop)
         if key is not None:
             self.cache.put(Section.MANIFEST_PAGE, key, page.to_json())
+            self.cache.keep_made(Section.MANIFEST_PAGE, key, page)  # the next build of this process takes it

@@ -1,6 +1,7 @@
 """Parallel and incremental builds give exactly the output of a cold, serial build."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -1178,10 +1179,36 @@ def test_a_resident_rebuild_works_out_the_keys_and_cards_of_the_changed_skill_on
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
 
 
+def test_a_resident_rebuild_takes_the_unchanged_manifest_pages_it_holds(tmp_path, monkeypatch):
+    """A paged skills.json's pages whose entries did not change are the very pages the last build
+    of ``serve`` made or took: none is read back from the cache and decoded again (#47); the
+    output is a cold build's."""
+    from skillsite.config import SiteConfig
+    from skillsite.publish import manifest as manifest_module
+    from skillsite.publish.resident import Resident
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 120)
+    config = SiteConfig(shard_above=2)  # a paged manifest: pages of two entries after the root
+    resident = Resident()
+    assert build([src], out, config, cache_dir=cache, resident=resident).ok
+    assert len(json.loads((out / "skills.json").read_text("utf-8"))["pages"]) > 2
+    decoded: list[object] = []
+    real = manifest_module.MadePage.from_json.__func__
+    monkeypatch.setattr(manifest_module.MadePage, "from_json",
+                        classmethod(lambda cls, data: decoded.append(data) or real(cls, data)))
+    edited = src / "test-first" / "SKILL.md"
+    append_line(edited, "One more line.")
+    resident.saw([os.path.realpath(edited)])
+    assert build([src], out, config, cache_dir=cache, resident=resident).ok
+    assert decoded == []
+    assert build([src], tmp_path / "cold", config).ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
 def _entry(out: Path, skill_id: str) -> dict:
     """A published skill's manifest entry (a paged catalog's ``entry.json``)."""
-    import json
-
     return json.loads((out / "skills" / skill_id / "entry.json").read_text("utf-8"))
 
 
