@@ -1138,7 +1138,8 @@ def test_after_a_changed_configuration_the_back_folder_holds_the_new_catalog(tmp
 #: for a skill that changed (see :func:`~skillsite.cache.kept_or_made`).
 _KEPT_PER_SKILL = {"publication key": "skills", "html key": "skills", "audit stamps key": "audit_results",
                    "audited entry": "audit_results", "entry key": "stored_pages", "check key": "catalog",
-                   "stamp key": "catalog", "search card": "catalog_files", "pinned entry": "versions"}
+                   "stamp key": "catalog", "search card": "catalog_files", "pinned entry": "versions",
+                   "search entry": "catalog_files", "search entry digest": "catalog_files"}
 
 
 def test_a_resident_rebuild_works_out_the_keys_and_cards_of_the_changed_skill_only(tmp_path, monkeypatch):
