@@ -56,7 +56,8 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     line's ``--force`` asks for it too; ``serve`` replaces its own folder with ``force`` and
     trusts its records).  ``resident``: what a long-running process keeps between its builds
     (``serve``: :mod:`skillsite.publish.resident`), which a rebuild takes instead of finding it again.
-    ``keep_going`` publishes the skills without errors; when there is none (no skill found, or
+    ``keep_going`` publishes the skills without errors, found while reading or while publishing
+    (an ``audit.fail_on`` finding); when there is none (no skill found, or
     every one has errors) the build fails as without it and the output is left as it was: a
     mistyped or unreadable source would otherwise replace a published catalog with an empty one.
     ``publish_empty``: publish that catalog of no skill all the same (``serve`` does: its catalog

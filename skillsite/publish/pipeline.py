@@ -8,6 +8,7 @@ found something changed.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from typing import Any, Mapping, Sequence
@@ -76,8 +77,19 @@ def _erring(skills: Sequence[Skill], diags: Sequence[Diagnostic]) -> frozenset[s
     errors = [diag for diag in diags if diag.severity is Severity.ERROR]
     if not errors:  # the usual build: no map of every skill's folder to make
         return frozenset()
-    folders = {printable(os.path.dirname(s.source.display_path)): s.id for s in skills}
+    folders = _folders(skills)
     return frozenset(owner for diag in errors if (owner := _owner(diag.path, folders)) is not None)
+
+
+def _about(skills: Sequence[Skill], diags: Sequence[Diagnostic], ids: frozenset[str]) -> list[Diagnostic]:
+    """Those of ``diags`` about one of the skills ``ids`` (found among ``skills`` as :func:`_erring` finds them)."""
+    folders = _folders(skills)
+    return [diag for diag in diags if _owner(diag.path, folders) in ids]
+
+
+def _folders(skills: Sequence[Skill]) -> dict[str, str]:
+    """Each skill's folder as diagnostics show it, to its id."""
+    return {printable(os.path.dirname(s.source.display_path)): s.id for s in skills}
 
 
 def _owner(path: str, folders: Mapping[str, str]) -> str | None:
@@ -99,12 +111,12 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
         cache.save(keep_unused=True)  # the build after the fix needs what was checked and what was not
         return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage)
     diags = list(reading.diagnostics)
-    published = _publish(plan, skills, releases, len(skipped), state, cache, diags, stage, inputs.audit_listings,
-                         reading.copies)
+    skills, published, failed = _publish_going_on(plan, skills, releases, len(skipped), state, cache, diags, stage,
+                                                  inputs.audit_listings, reading.copies)
+    skipped = tuple(sorted({*skipped, *failed}))  # with the skills publishing found errors in
     ids = tuple(s.id for s in skills)
-    if published is None:  # publishing found errors: the skills they are about are left out too
-        failed = _erring(skills, diags[len(reading.diagnostics):])
-        return build_result(False, plan, reading, (), tuple(sorted({*skipped, *failed})), diags, 0, stage)
+    if published is None:
+        return build_result(False, plan, reading, (), skipped, diags, 0, stage)
     files, budget, (replaced, back_marker) = published
     output_bytes = sum(size for _, size, _ in files.values())
     if plan.cache_dir is not None:
@@ -124,16 +136,49 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget)
 
 
+@dataclass(frozen=True)
+class Dropped:
+    """Publishing under ``keep_going`` found errors in the skills ``ids`` (a finding ``audit.fail_on``
+    blocks, a file no longer readable): its staging folder was discarded, for a catalog without them."""
+
+    ids: frozenset[str]
+
+
+def _publish_going_on(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
+                      state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
+                      audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]]
+                      ) -> tuple[list[Skill], Committed | None, frozenset[str]]:
+    """:func:`_publish`, again without the skills each pass found errors in, as those reading found
+    errors in are left out (else ``--keep-going`` would publish a skill ``audit.fail_on`` blocks): the
+    skills published, what was committed (None: nothing) and the ids of the skills left out for
+    publishing's errors.  A pass keeps of the diagnostics before it only those of the skills it
+    drops; each pass drops a skill at least, so there are at most as many passes as skills (two
+    when no skill's errors come from another's absence)."""
+    dropped: frozenset[str] = frozenset()
+    while True:
+        mark = len(diags)
+        outcome = _publish(plan, skills, releases, left_out + len(dropped), state, cache, diags, stage,
+                           audit_listings, copies)
+        if outcome is None:  # the skills this pass found errors in are left out too
+            return skills, None, dropped | _erring(skills, diags[mark:])
+        if not isinstance(outcome, Dropped):
+            return skills, outcome, dropped
+        diags[mark:] = _about(skills, diags[mark:], outcome.ids)  # the next pass says the rest again
+        dropped |= outcome.ids
+        skills = [s for s in skills if s.id not in outcome.ids]
+
+
 def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
              state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
              audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]] = ()
-             ) -> tuple[dict[str, Published], tuple[dict[str, Any], ...], BackFolder] | None:
+             ) -> Committed | Dropped | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
     (content key, size and mtime), how it fits agents' listings and what the back folder now
     holds (:func:`back_catalog`); None when
     publishing found errors (under ``keep_going``: when every skill has one, as when reading
-    found them; ``diags`` gets the build's own diagnostics; ``audit_listings``:
-    see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first)."""
+    found them); under ``keep_going``, :class:`Dropped` when it found some in some skills and
+    committed nothing.  ``diags`` gets the build's own diagnostics; ``audit_listings``:
+    see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first."""
     config = plan.config
     mtime, generated_at = source_date()
     back = back_folder(plan)
@@ -165,6 +210,9 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             if _fails(diags, plan.strict) and not _goes_on(plan, [s for s in skills if s.id not in failed]):
                 staging.discard()
                 return None
+            if failed:  # under keep_going, with others to publish: they are published without these
+                staging.discard()
+                return Dropped(failed)
             section = search_section(staging, publication.entries, search, cache.resident)
             data = manifest(publication.entries, config, left_out, generated_at, section,
                             signing=signing_hint(plan.signing))
@@ -193,6 +241,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
 
 #: The records of the catalog in the back folder and its marker when trusted (see :class:`BuildState`).
 BackFolder = tuple[dict[str, Recorded], MarkerIdentity | None]
+#: What :func:`_publish` gives for a catalog it committed: the output's files, the listing budgets, the back folder.
+Committed = tuple[dict[str, Published], tuple[dict[str, Any], ...], BackFolder]
 
 
 def back_catalog(out: Path, back: Path | None, state: BuildState | None, trusted_output: bool,
