@@ -350,14 +350,17 @@ class Catalog:
         return self._offers.ineligible(self.manifest_entry(id_or_name), env, platform)
 
     def prompt(self, budget: int = 30000, env: Mapping[str, str] | None = None, *,
-               platform: str | None = None, triggers: bool = False) -> str:
+               platform: str | None = None, triggers: bool = False,
+               entries: Sequence[ManifestEntry] | None = None) -> str:
         """The ``<available_skills>`` block of the skills eligible here, never longer than ``budget``.
 
         Hidden and user-invocable-only skills are left out, ``always`` skills come first, and
         a ``<notice>`` counts the skills left out for the budget or as ineligible.  With
-        ``triggers``, each entry lists its trigger phrases, keywords and verbs.
+        ``triggers``, each entry lists its trigger phrases, keywords and verbs.  ``entries``:
+        only these of the catalog's entries (a server that serves only some, such as
+        ``skillsite mcp``; a skill needing one left out is ineligible); default every entry.
         """
-        return self._offers.prompt(budget, env, platform, triggers)
+        return self._offers.prompt(budget, env, platform, triggers, entries)
 
     def skill_status(self, env: Mapping[str, str] | None = None, active: Iterable[str] = (), *,
                      platform: str | None = None) -> list[SkillStatus]:

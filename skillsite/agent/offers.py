@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.agent.catalog_format import prompt_order
 from skillsite.agent.commands import close_commands, command_message, split_command_line
@@ -60,21 +60,24 @@ class Offers:
         own = {e.id: ineligible_reasons(e, env, platform, which) for e in needed}
         return with_dependencies(needed, own)[entry.id]
 
-    def offered(self, env: Mapping[str, str] | None, platform: str | None,
-                active: Iterable[str] = ()) -> tuple[list[ManifestEntry], int]:
+    def offered(self, env: Mapping[str, str] | None, platform: str | None, active: Iterable[str] = (),
+                entries: Sequence[ManifestEntry] | None = None) -> tuple[list[ManifestEntry], int]:
         """The skills offered to a model here, in prompt order, and how many more are ineligible
-        (requirements unmet, or kept off by a conflicting skill that is on)."""
-        entries = self.catalog.entries
+        (requirements unmet, or kept off by a conflicting skill that is on); of ``entries`` when
+        given (a server that leaves some out), else of every entry."""
+        entries = self.catalog.entries if entries is None else entries
         blocked = ineligibility(entries, env, platform, active, self.catalog.max_risk)
         shown = prompt_order(entries)
         eligible = [e for e in shown if not blocked[e.id]]
         return eligible, len(shown) - len(eligible)
 
-    def prompt(self, budget: int, env: Mapping[str, str] | None, platform: str | None, triggers: bool) -> str:
-        """The ``<available_skills>`` block of the skills offered here, within ``budget`` characters."""
+    def prompt(self, budget: int, env: Mapping[str, str] | None, platform: str | None, triggers: bool,
+               entries: Sequence[ManifestEntry] | None = None) -> str:
+        """The ``<available_skills>`` block of the skills offered here (of ``entries`` when given),
+        within ``budget`` characters."""
         if budget < len(EMPTY_BLOCK):
             raise ValueError(f"a budget of {budget} characters cannot hold an <available_skills> block")
-        eligible, excluded = self.offered(env, platform)
+        eligible, excluded = self.offered(env, platform, entries=entries)
         locations = [self.catalog._files.url(e.urls.skill_md) for e in eligible]
         return available_skills_xml(eligible, locations, budget, excluded=excluded, triggers=triggers)
 

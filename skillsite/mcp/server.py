@@ -114,9 +114,9 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
 
 def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception],
                    error_text: Callable[[Exception], str]) -> None:
-    """The catalog listing and the prompt block; a loader error (a malformed entry: the block
-    lists every skill, so it is refused) is the read's error, with its reason (the SDK's
-    ``ResourceError``, whose message reaches the client)."""
+    """The catalog listing and the prompt block, both of the entries the server serves (a
+    malformed entry or one over MAX_PATH_BYTES is in neither); a loader error is the read's error,
+    with its reason (the SDK's ``ResourceError``, whose message reaches the client)."""
 
     @server.resource(CATALOG_URI, name="catalog", description="Every skill in the catalog (JSON).",
                      mime_type="application/json")
@@ -127,7 +127,7 @@ def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception
                      description="The <available_skills> block of the skills eligible on this machine.")
     def prompt_resource() -> str:
         try:
-            return catalog.prompt()
+            return catalog.prompt(entries=well_formed_entries(catalog))
         except LoaderError as exc:
             raise resource_error(wire_text(error_text(exc))) from None
 

@@ -128,8 +128,8 @@ def test_errors_come_back_as_tool_errors(site: Path, tmp_path: Path) -> None:
 
 def test_a_damaged_site_record_and_a_malformed_entry_are_said_not_crashed_on(site: Path, tmp_path: Path) -> None:
     """``"site": "abc"`` (the catalog is untrusted) and one entry with malformed files: the server
-    starts, the listing holds every other skill, and the available-skills block (which lists every
-    skill, so it is refused) is an error that says why."""
+    starts, and the listing and the available-skills block hold every other skill (the block was
+    refused whole for the one entry)."""
     damaged = tmp_path / "site"
     shutil.copytree(site, damaged)
     data = json.loads((damaged / "skills.json").read_text("utf-8"))
@@ -138,18 +138,15 @@ def test_a_damaged_site_record_and_a_malformed_entry_are_said_not_crashed_on(sit
     (damaged / "skills.json").write_text(json.dumps(data), "utf-8")
 
     async def body(session: ClientSession) -> dict[str, Any]:
-        listing = (await session.read_resource("skillsite://catalog")).contents[0].text
-        try:
-            await session.read_resource("skillsite://available_skills")
-        except Exception as exc:  # the client raises the server's error
-            return {"listing": listing, "error": str(exc)}
-        return {"listing": listing, "error": None}
+        return {"listing": (await session.read_resource("skillsite://catalog")).contents[0].text,
+                "block": (await session.read_resource("skillsite://available_skills")).contents[0].text}
 
     out = run(damaged, body)
     listing = json.loads(out["listing"])
     others = sorted(e["id"] for e in data["skills"][1:])
     assert listing["title"] is None and sorted(e["id"] for e in listing["skills"]) == others
-    assert out["error"] is not None and f"skill ({data['skills'][0]['id']}) has malformed files" in out["error"]
+    assert f"<name>{data['skills'][0]['name']}</name>" not in out["block"]
+    assert f"<name>{data['skills'][1]['name']}</name>" in out["block"]
 
 
 def test_bad_catalog_exits_with_a_message(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import urllib.parse
@@ -261,3 +262,30 @@ def test_a_frontmatter_over_the_limit_is_given_as_its_name_and_description_with_
     whole = out["whole"]["skill"]
     test_first = (hostile / "skills/test-first/SKILL.md").read_text("utf-8")
     assert whole["frontmatter"] == yaml.safe_load(test_first.split("---\n", 2)[1]) and "_meta" not in whole
+
+
+def test_the_prompt_block_holds_only_the_entries_the_server_serves(site: Path, tmp_path: Path) -> None:
+    """skillsite://available_skills was the loader's block of every entry: a skill the server left
+    out for an id or bundled file path over MAX_PATH_BYTES was offered there all the same (a
+    megabyte of id in its location), and one malformed entry made the whole block an error.
+    The block holds the entries the server serves, as the catalog resource does."""
+    hostile = tmp_path / "site"
+    shutil.copytree(site, hostile)
+    data = json.loads((hostile / "skills.json").read_text("utf-8"))
+    entries = {e["id"]: e for e in data["skills"]}
+    entries["code-review"]["id"] = "c" * HUGE
+    entries["api-design-checklist"]["files"].append({"path": "refs/" + "p" * HUGE, "bytes": 1, "sha256": "0" * 64})
+    entries["sql-migration-review"]["files"] = "oops"
+    (hostile / "skills.json").write_text(json.dumps(data), "utf-8")
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        return {"catalog": await session.read_resource("skillsite://catalog"),
+                "block": await session.read_resource("skillsite://available_skills")}
+
+    out = run_async_in_thread(session_run, hostile, body, timeout=180)
+    block = out["block"].contents[0].text
+    names = re.findall(r"<name>(.*)</name>", block)
+    assert names == ["house-style", "release-manager", "changelog", "version-bump", "test-first"], names
+    assert len(block) < 5_000 and "<notice>2 skills not eligible here;" in block  # as in the whole catalog's
+    listed = {s["name"] for s in json.loads(out["catalog"].contents[0].text)["skills"]}
+    assert set(names) <= listed and not listed & {"code-review", "api-design-checklist", "sql-migration-review"}
