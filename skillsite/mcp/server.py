@@ -22,8 +22,8 @@ from typing import Any, Callable
 from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
-from skillsite.mcp.skills import (MAX_PATH_BYTES, PAGE_SIZE, SkillsIndex, bounded_text, checked_entries,
-                                  well_formed_entries, wire_text)
+from skillsite.mcp.skills import (MAX_PATH_BYTES, PAGE_SIZE, CheckedEntries, SkillsIndex, bounded_text,
+                                  checked_entries, wire_text)
 
 INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
 CATALOG_URI = "skillsite://catalog"
@@ -58,12 +58,12 @@ def catalog_title(catalog: Catalog) -> str | None:
     return bounded_text(title) if isinstance(title, str) and title.strip() else None
 
 
-def catalog_listing(catalog: Catalog) -> dict[str, Any]:
+def catalog_listing(catalog: Catalog, checked: CheckedEntries | None = None) -> dict[str, Any]:
     """The compact JSON listing served as the catalog resource: every skill the server may serve
     (hidden ones flagged); those the audit rates above ``max_risk`` are left out, as the loader
     never offers them, and counted in ``withheld``, as are those left out for an id or path over
-    MAX_PATH_BYTES."""
-    entries, left_out = checked_entries(catalog)
+    MAX_PATH_BYTES (``checked``: the server's :func:`checked_entries`, else checked here)."""
+    entries, left_out = checked_entries(catalog) if checked is None else checked
     usable = [e for e in entries if within_max_risk(e, catalog.max_risk)]
     return {
         "title": catalog_title(catalog),
@@ -76,23 +76,25 @@ def catalog_listing(catalog: Catalog) -> dict[str, Any]:
     }
 
 
-def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE) -> Any:
+def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE, checked: CheckedEntries | None = None) -> Any:
     """The MCP Skills extension for ``MCPServer(extensions=[...])`` (:mod:`skillsite.mcp.extension`);
     None when the installed MCP SDK has no extension API."""
     try:
         from skillsite.mcp.extension import SkillsExtension
     except ImportError:
         return None
-    return SkillsExtension(SkillsIndex(catalog, page_size))
+    return SkillsExtension(SkillsIndex(catalog, page_size, checked))
 
 
 def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str) -> Any:
     """An MCP server (not yet running) exposing ``catalog``; with mcp 2.2+ it also speaks the
     MCP Skills extension (:mod:`skillsite.mcp.skills`).  ``error_text`` words a loader error
-    for the tools' answers (``skillsite mcp`` names its own flags)."""
+    for the tools' answers (``skillsite mcp`` names its own flags).  The entries are checked once
+    (:func:`checked_entries`, which logs each one left out) and every part serves those."""
     server_class, tool_error = _sdk()
     title = catalog_title(catalog) or "skills"
-    extension = skills_extension(catalog)
+    checked = checked_entries(catalog)
+    extension = skills_extension(catalog, checked=checked)
     options = {"extensions": [extension]} if extension is not None else {}
     server = server_class("skillsite", instructions=(
         f"Agent skills from the catalog '{title}'. Call search_skills {{\"query\": ...}} to find a skill "
@@ -105,15 +107,15 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
         extension.withhold_from_listing(server)
     from skillsite.mcp.tools import add_tools  # needs pydantic, which comes with the SDK
 
-    add_tools(server, catalog, tool_error, error_text)
+    add_tools(server, catalog, tool_error, error_text, checked)
     _add_resources(server, catalog, getattr(sys.modules[tool_error.__module__], "ResourceError", tool_error),
-                   error_text)
-    _add_prompts(server, catalog)
+                   error_text, checked)
+    _add_prompts(server, catalog, checked)
     return server
 
 
 def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception],
-                   error_text: Callable[[Exception], str]) -> None:
+                   error_text: Callable[[Exception], str], checked: CheckedEntries) -> None:
     """The catalog listing and the prompt block, both of the entries the server serves (a
     malformed entry or one over MAX_PATH_BYTES is in neither); a loader error is the read's error,
     with its reason (the SDK's ``ResourceError``, whose message reaches the client)."""
@@ -121,30 +123,30 @@ def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception
     @server.resource(CATALOG_URI, name="catalog", description="Every skill in the catalog (JSON).",
                      mime_type="application/json")
     def catalog_resource() -> str:
-        return wire_text(json.dumps(catalog_listing(catalog), ensure_ascii=False))  # the location too
+        return wire_text(json.dumps(catalog_listing(catalog, checked), ensure_ascii=False))  # the location too
 
     @server.resource(PROMPT_URI, name="available_skills", mime_type="application/xml",
                      description="The <available_skills> block of the skills eligible on this machine.")
     def prompt_resource() -> str:
         try:
-            return catalog.prompt(entries=well_formed_entries(catalog))
+            return catalog.prompt(entries=checked.entries)
         except LoaderError as exc:
             raise resource_error(wire_text(error_text(exc))) from None
 
 
-def slash_commands(catalog: Catalog) -> list[ManifestEntry]:
+def slash_commands(catalog: Catalog, checked: CheckedEntries | None = None) -> list[ManifestEntry]:
     """The manifest entries of the skills a user can invoke, by command (none the audit rates
-    above ``max_risk``: the loader would refuse them)."""
-    entries = [e for e in well_formed_entries(catalog)
+    above ``max_risk``: the loader would refuse them), of ``checked`` (else checked here)."""
+    entries = [e for e in (checked_entries(catalog) if checked is None else checked).entries
                if e.slash_command is not None and within_max_risk(e, catalog.max_risk)]
     return sorted(entries, key=lambda e: e.slash_command or "")
 
 
-def _add_prompts(server: Any, catalog: Catalog) -> None:
+def _add_prompts(server: Any, catalog: Catalog, checked: CheckedEntries) -> None:
     """One prompt per user-invocable skill, named by its slash command."""
     from skillsite.mcp.tools import add_prompt
 
-    for entry in slash_commands(catalog):
+    for entry in slash_commands(catalog, checked):
         add_prompt(server, catalog, entry.slash_command or "", entry.description)
 
 

@@ -262,10 +262,19 @@ def _checked(catalog: Catalog, data: Any) -> ManifestEntry | LeftOut:
     return entry if reason is None else LeftOut(entry.id, reason, True)
 
 
-def checked_entries(catalog: Catalog) -> tuple[list[ManifestEntry], list[LeftOut]]:
+class CheckedEntries(NamedTuple):
+    """What :func:`checked_entries` found: the entries served, and those left out."""
+
+    entries: list[ManifestEntry]
+    left_out: list[LeftOut]
+
+
+def checked_entries(catalog: Catalog) -> CheckedEntries:
     """The catalog's entries that pass their check, whose id is a safe path and whose ids and
     paths are at most MAX_PATH_BYTES long, their texts :func:`wire_text`; and those left out,
-    each with a warning in the log: a malformed or oversized entry spoils only itself."""
+    each with a warning in the log: a malformed or oversized entry spoils only itself.  A server
+    checks once (:func:`skillsite.mcp.server.build_server`) and hands the result to every part,
+    so the log names each entry once."""
     entries: list[ManifestEntry] = []
     left_out: list[LeftOut] = []
     for data in catalog.skills:
@@ -275,12 +284,12 @@ def checked_entries(catalog: Catalog) -> tuple[list[ManifestEntry], list[LeftOut
             left_out.append(checked)
         else:
             entries.append(_wire_entry(checked))
-    return entries, left_out
+    return CheckedEntries(entries, left_out)
 
 
 def well_formed_entries(catalog: Catalog) -> list[ManifestEntry]:
     """The entries :func:`checked_entries` keeps."""
-    return checked_entries(catalog)[0]
+    return checked_entries(catalog).entries
 
 
 def over_limits_note(left_out: list[LeftOut]) -> dict[str, Any] | None:
@@ -297,12 +306,12 @@ def over_limits_note(left_out: list[LeftOut]) -> dict[str, Any] | None:
 class SkillsIndex:
     """The skills of a :class:`~skillsite.loader.Catalog` as the extension serves them."""
 
-    def __init__(self, catalog: Catalog, page_size: int = PAGE_SIZE) -> None:
+    def __init__(self, catalog: Catalog, page_size: int = PAGE_SIZE, checked: CheckedEntries | None = None) -> None:
         if page_size < 1:
             raise ValueError("page_size must be positive")
         self.catalog = catalog
         self.page_size = page_size
-        entries, left_out = checked_entries(catalog)
+        entries, left_out = checked_entries(catalog) if checked is None else checked
         self.by_id = {e.id: e for e in entries}   # skill id -> checked manifest entry
         #: what the first skills/list page says of the entries left out for an id or path too long
         self.limits_note = over_limits_note(left_out)

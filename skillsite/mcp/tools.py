@@ -15,7 +15,7 @@ from typing import Annotated, Any, Callable
 from pydantic import AliasChoices, Field
 
 from skillsite.loader import Catalog, LoaderError, SearchResult
-from skillsite.mcp.skills import INTERNAL_ERROR, bounded_text, checked_entries, wire_text
+from skillsite.mcp.skills import INTERNAL_ERROR, CheckedEntries, bounded_text, checked_entries, wire_text
 
 MAX_K = 50
 
@@ -39,11 +39,13 @@ AllCopies = Annotated[bool, Field(description="Optional: list every copy of a sk
 
 
 def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
-              error_text: Callable[[Exception], str] = str) -> None:
+              error_text: Callable[[Exception], str] = str, checked: CheckedEntries | None = None) -> None:
     """search_skills, load_skill and read_skill_resource; a loader error is the tool's error,
     worded by ``error_text``.  A skill the server leaves out for an id or path over
-    MAX_PATH_BYTES is in no search result, and loading it or its files is an error."""
-    refused = {item.id: item for item in checked_entries(catalog)[1] if item.over_limits}
+    MAX_PATH_BYTES (``checked``: the server's :func:`checked_entries`) is in no search result,
+    and loading it or its files is an error."""
+    dropped = (checked_entries(catalog) if checked is None else checked).left_out
+    refused = {item.id: item for item in dropped if item.over_limits}
 
     def guarded(call: Callable[[], Any]) -> Any:
         try:

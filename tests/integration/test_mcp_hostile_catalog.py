@@ -289,3 +289,31 @@ def test_the_prompt_block_holds_only_the_entries_the_server_serves(site: Path, t
     assert len(block) < 5_000 and "<notice>2 skills not eligible here;" in block  # as in the whole catalog's
     listed = {s["name"] for s in json.loads(out["catalog"].contents[0].text)["skills"]}
     assert set(names) <= listed and not listed & {"code-review", "api-design-checklist", "sql-migration-review"}
+
+
+def test_each_entry_left_out_is_logged_once(site: Path, tmp_path: Path) -> None:
+    """An entry left out (an id over MAX_PATH_BYTES, malformed files) was logged each time the
+    entries were checked: three times at start-up (the extension, the tools, the prompts) and
+    again at every read of the catalog resource.  The server checks once and logs each once."""
+    hostile = tmp_path / "site"
+    shutil.copytree(site, hostile)
+    data = json.loads((hostile / "skills.json").read_text("utf-8"))
+    entries = {e["id"]: e for e in data["skills"]}
+    entries["code-review"]["id"] = "c" * HUGE
+    entries["sql-migration-review"]["files"] = "oops"
+    (hostile / "skills.json").write_text(json.dumps(data), "utf-8")
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        for _ in range(3):
+            await session.read_resource("skillsite://catalog")
+        return {"block": await session.read_resource("skillsite://available_skills"),
+                "search": await session.call_tool("search_skills", {"query": "review", "k": 5}),
+                "page": await skills_request(session, "skills/list")}
+
+    log = tmp_path / "server.log"
+    out = run_async_in_thread(session_run, hostile, body, log, timeout=180)
+    assert "<name>house-style</name>" in out["block"].contents[0].text and out["page"]["skills"]
+    lines = [line for line in log.read_text("utf-8").splitlines() if "leaving out the manifest entry" in line]
+    assert len(lines) == 2, lines
+    assert sum(f"{'c' * (SHOWN_ID - 1) + '…'!r}: its id is" in line for line in lines) == 1
+    assert sum("'sql-migration-review'" in line and "malformed files" in line for line in lines) == 1
