@@ -1,7 +1,8 @@
 """``skillsite mcp``: a published catalog as an MCP server over stdio.
 
 Tools: ``search_skills``, ``load_skill``, ``read_skill_resource``; resources: the catalog
-listing (``skillsite://catalog``) and the prompt block (``skillsite://available_skills``);
+listing (``skillsite://catalog``, in pages of CATALOG_PAGE_BYTES, each naming the next) and the
+prompt block (``skillsite://available_skills``);
 prompts: every user-invocable skill under its slash command, with one optional ``task``
 argument (clients offer them as slash commands).  With mcp 2.2+ the server also speaks the MCP
 Skills extension (``skills/list``, ``skills/get``, ``skill://`` resources; see
@@ -27,6 +28,15 @@ from skillsite.mcp.skills import (MAX_PATH_BYTES, PAGE_SIZE, CheckedEntries, Ski
 
 INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
 CATALOG_URI = "skillsite://catalog"
+#: A later page of the catalog resource, by the offset of its first skill (each page's ``next``).
+CATALOG_PAGE_URI = CATALOG_URI + "/page/{start}"
+#: The most a page of the catalog resource holds of its skills, as JSON in UTF-8 (a page holds one
+#: skill at least): some 600 skills of the example catalog's (about 440 bytes each), where a catalog
+#: of 20,000 skills made one answer of 8.8 MB.
+CATALOG_PAGE_BYTES = 256 * 1024
+#: The most nested skill ids a skill of the catalog resource lists (its first ones; a build makes
+#: no skill with more than a few), as many as MAX_TAGS.
+MAX_CHILDREN = 64
 PROMPT_URI = "skillsite://available_skills"
 
 
@@ -58,22 +68,70 @@ def catalog_title(catalog: Catalog) -> str | None:
     return bounded_text(title) if isinstance(title, str) and title.strip() else None
 
 
+def listed_skill(entry: ManifestEntry) -> dict[str, Any]:
+    """One skill of the catalog resource: its first MAX_CHILDREN nested skill ids, and
+    ``children_total`` when it has more (a catalog may give a skill any number)."""
+    item: dict[str, Any] = {"id": entry.id, "name": entry.name, "description": entry.description,
+                            "tags": list(entry.tags), "hidden": entry.visibility.hidden,
+                            "children": list(entry.children[:MAX_CHILDREN])}
+    if len(entry.children) > MAX_CHILDREN:
+        item["children_total"] = len(entry.children)
+    return item
+
+
+def sent_bytes(item: Any) -> int:
+    """What ``item`` adds to the catalog resource: its JSON as sent, in UTF-8, and a separator."""
+    return len(json.dumps(item, ensure_ascii=False).encode("utf-8", "surrogatepass")) + 2
+
+
+def page_starts(sizes: list[int], limit: int) -> list[int]:
+    """Where each page starts: a page takes entries in order while they stay within ``limit``
+    bytes, and at least one."""
+    starts, used = [0], 0
+    for index, size in enumerate(sizes):
+        if used and used + size > limit:
+            starts.append(index)
+            used = 0
+        used += size
+    return starts
+
+
+class CatalogListing:
+    """The catalog resource: every skill the server may serve (hidden ones flagged), in pages of
+    at most CATALOG_PAGE_BYTES of skills; those the audit rates above ``max_risk`` are left out,
+    as the loader never offers them, and counted in ``withheld``, as are those left out for an
+    id or path over MAX_PATH_BYTES (``checked``: the server's :func:`checked_entries`, else
+    checked here).  Pages are cut once: the catalog does not change while it is served."""
+
+    def __init__(self, catalog: Catalog, checked: CheckedEntries | None = None,
+                 page_bytes: int = CATALOG_PAGE_BYTES) -> None:
+        entries, left_out = checked_entries(catalog) if checked is None else checked
+        usable = [e for e in entries if within_max_risk(e, catalog.max_risk)]
+        self.head = {"title": catalog_title(catalog), "location": catalog.location}
+        self.withheld = {"above_max_risk": len(entries) - len(usable), "max_risk": catalog.max_risk,
+                         "over_path_limit": sum(item.over_limits for item in left_out),
+                         "max_path_bytes": MAX_PATH_BYTES}
+        self.skills = [listed_skill(e) for e in usable]
+        starts = page_starts([sent_bytes(item) for item in self.skills], page_bytes)
+        self.ends = dict(zip(starts, [*starts[1:], len(self.skills)]))  # page start -> end
+
+    def page(self, start: int = 0) -> dict[str, Any]:
+        """The page starting at the ``start``-th skill (one a ``next`` gave; KeyError otherwise):
+        ``total`` counts every skill of every page, ``next`` is the next page's URI (None: the last)."""
+        end = self.ends[start]
+        return {**self.head, "skills": self.skills[start:end], "withheld": self.withheld,
+                "total": len(self.skills),
+                "next": CATALOG_PAGE_URI.format(start=end) if end < len(self.skills) else None}
+
+    def page_at(self, start: str) -> dict[str, Any] | None:
+        """The page a ``next`` URI's ``start`` names, or None when no page starts there."""
+        given = start.isascii() and start.isdigit() and start == str(int(start)) and int(start) in self.ends
+        return self.page(int(start)) if given else None
+
+
 def catalog_listing(catalog: Catalog, checked: CheckedEntries | None = None) -> dict[str, Any]:
-    """The compact JSON listing served as the catalog resource: every skill the server may serve
-    (hidden ones flagged); those the audit rates above ``max_risk`` are left out, as the loader
-    never offers them, and counted in ``withheld``, as are those left out for an id or path over
-    MAX_PATH_BYTES (``checked``: the server's :func:`checked_entries`, else checked here)."""
-    entries, left_out = checked_entries(catalog) if checked is None else checked
-    usable = [e for e in entries if within_max_risk(e, catalog.max_risk)]
-    return {
-        "title": catalog_title(catalog),
-        "location": catalog.location,
-        "skills": [{"id": e.id, "name": e.name, "description": e.description, "tags": list(e.tags),
-                    "hidden": e.visibility.hidden, "children": list(e.children)}
-                   for e in usable],
-        "withheld": {"above_max_risk": len(entries) - len(usable), "max_risk": catalog.max_risk,
-                     "over_path_limit": sum(item.over_limits for item in left_out), "max_path_bytes": MAX_PATH_BYTES},
-    }
+    """The catalog resource's first page (:class:`CatalogListing`)."""
+    return CatalogListing(catalog, checked).page()
 
 
 def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE, checked: CheckedEntries | None = None) -> Any:
@@ -120,10 +178,21 @@ def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception
     malformed entry or one over MAX_PATH_BYTES is in neither); a loader error is the read's error,
     with its reason (the SDK's ``ResourceError``, whose message reaches the client)."""
 
-    @server.resource(CATALOG_URI, name="catalog", description="Every skill in the catalog (JSON).",
-                     mime_type="application/json")
+    listing = CatalogListing(catalog, checked)
+
+    @server.resource(CATALOG_URI, name="catalog", mime_type="application/json",
+                     description="Every skill in the catalog (JSON), in pages: \"next\" is the next page's URI.")
     def catalog_resource() -> str:
-        return wire_text(json.dumps(catalog_listing(catalog, checked), ensure_ascii=False))  # the location too
+        return wire_text(json.dumps(listing.page(), ensure_ascii=False))  # the location too
+
+    @server.resource(CATALOG_PAGE_URI, name="catalog_page", mime_type="application/json",
+                     description="A later page of skillsite://catalog, as its \"next\" names it.")
+    def catalog_page(start: str) -> str:
+        page = listing.page_at(start)
+        if page is None:
+            raise resource_error(f"no page of {CATALOG_URI} starts at {bounded_text(start, 40)!r}: "
+                                 "read the pages from skillsite://catalog on, by their \"next\"")
+        return wire_text(json.dumps(page, ensure_ascii=False))
 
     @server.resource(PROMPT_URI, name="available_skills", mime_type="application/xml",
                      description="The <available_skills> block of the skills eligible on this machine.")

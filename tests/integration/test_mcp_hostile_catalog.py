@@ -317,3 +317,48 @@ def test_each_entry_left_out_is_logged_once(site: Path, tmp_path: Path) -> None:
     assert len(lines) == 2, lines
     assert sum(f"{'c' * (SHOWN_ID - 1) + '…'!r}: its id is" in line for line in lines) == 1
     assert sum("'sql-migration-review'" in line and "malformed files" in line for line in lines) == 1
+
+
+CATALOG_PAGE_BYTES = 256 * 1024  # the most of a page of skillsite://catalog's skills as JSON (docs/agents.md)
+MAX_CHILDREN = 64  # the most nested skill ids a skill of skillsite://catalog lists
+
+
+def test_the_catalog_resource_is_read_in_pages_of_bounded_size(site: Path, tmp_path: Path) -> None:
+    """A catalog of 20,000 skills, one of which names 10,000 nested skills: skillsite://catalog
+    was one answer of every skill with every nested id, 8.8 MB at 20,000 skills and without a
+    bound on either count.  It is read in pages of at most CATALOG_PAGE_BYTES of skills, each
+    naming the next (``next``, None on the last) and counting them all (``total``); a skill lists
+    its first MAX_CHILDREN nested ids and counts them in ``children_total``."""
+    big = tmp_path / "site"
+    shutil.copytree(site, big)
+    data = json.loads((big / "skills.json").read_text("utf-8"))
+    model = next(e for e in data["skills"] if e["id"] == "test-first")
+    model["children"] = [f"test-first/nested-{i:05d}" for i in range(10_000)]
+    for i in range(20_000 - len(data["skills"])):  # not user-invocable: no prompt each, a quick start
+        entry = {**model, "id": f"gen-{i:05d}", "name": f"gen-{i:05d}", "command": None, "children": [],
+                 "visibility": {**model["visibility"], "user_invocable": False}}
+        data["skills"].append(entry)
+    (big / "skills.json").write_text(json.dumps(data), "utf-8")
+
+    async def body(session: ClientSession) -> dict[str, Any]:
+        pages, uri = [], "skillsite://catalog"
+        while uri is not None and len(pages) < 200:
+            pages.append((await session.read_resource(uri)).contents[0].text)
+            uri = json.loads(pages[-1])["next"]
+        try:
+            await session.read_resource("skillsite://catalog/page/7")
+        except Exception as exc:  # the client raises the server's error
+            return {"pages": pages, "refused": str(exc)}
+        return {"pages": pages, "refused": None}
+
+    out = run_async_in_thread(session_run, big, body, timeout=300)
+    pages = [json.loads(text) for text in out["pages"]]
+    assert len(pages) > 10 and max(len(text.encode("utf-8")) for text in out["pages"]) < CATALOG_PAGE_BYTES + 2_000
+    assert {page["total"] for page in pages} == {20_000} and pages[-1]["next"] is None
+    ids = [skill["id"] for page in pages for skill in page["skills"]]
+    assert ids == [e["id"] for e in data["skills"]]
+    assert all(page["withheld"]["over_path_limit"] == 0 for page in pages)
+    listed = next(skill for skill in pages[0]["skills"] if skill["id"] == "test-first")
+    assert listed["children"] == model["children"][:MAX_CHILDREN] and listed["children_total"] == 10_000
+    assert "children_total" not in pages[-1]["skills"][-1]
+    assert out["refused"] is not None and "no page of skillsite://catalog starts at '7'" in out["refused"]
