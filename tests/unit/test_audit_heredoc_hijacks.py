@@ -50,7 +50,9 @@ def judged(text: str, condition) -> list[Hit]:
 PIECES = ["cat <<EOF >> ~/.bashrc", "cat >> ~/.bashrc <<'EOF'", "cat <<-EOF > ~/.zshrc", "tee -a ~/.profile << \"END\"",
           "cat <<\\EOF >>$HOME/.bashrc", "cat <<E\"O\"F", "tee\n~/.bashrc <<EOF", "echo x >> ~/.bashrc", "<<", "<<<EOF",
           ">> /etc/profile", "alias ls=x", "alias sudo='x'", "function cd {", "trap 'x' DEBUG", "PROMPT_COMMAND=x",
-          "export PATH=x", "EOF", "\tEOF", " EOF", "END", "E\"O\"F", "x", "#" * 1000, "\u0130"]
+          "export PATH=x", "EOF", "\tEOF", " EOF", "END", "E\"O\"F", "x", "#" * 1000, "\u0130",
+          "cat <<-'\tEOF' >> ~/.bashrc", "\t\tEOF", "function sshx", "trap x DEBUGX", "alias -- \n ls=", "LD_PRELOAD=",
+          "#" * 3990, "-" * 300]
 SEPARATORS = ["\n", "\n", " ", "; ", "\n\t", ""]
 
 
@@ -107,7 +109,9 @@ class CountingText(str):
 
 
 class CountingPattern:
-    """A compiled pattern counting the characters its searches are given to read."""
+    """A compiled pattern counting the characters its searches are given to read, and its tries at one place."""
+
+    tries = 0
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern = pattern
@@ -118,6 +122,14 @@ class CountingPattern:
     def search(self, text, pos=0, endpos=sys.maxsize):
         self._given(text, pos, endpos)
         return self.pattern.search(text, pos, endpos)
+
+    def match(self, text, pos=0, endpos=sys.maxsize):
+        """A try at ``pos`` counts what it is given, or without an end (a run of white space) what it
+        matched and the character after."""
+        found = self.pattern.match(text, pos, endpos)
+        CountingText.read += min(endpos, len(text)) - pos if endpos < sys.maxsize else (found.end() - pos + 1)
+        CountingPattern.tries += 1
+        return found
 
     def finditer(self, text, pos=0, endpos=sys.maxsize):
         self._given(text, pos, endpos)
@@ -137,3 +149,49 @@ def test_a_line_of_startup_files_written_is_read_a_few_times_not_once_for_each(s
     hits = [_heredoc_hijacks(doc, m, Hit("SK635", m.start(), m.end(), "", "low")) for m in STARTUP.finditer(doc)]
     assert len(hits) >= 2000 and all(hit.severity == ("medium" if "EOF" in shape else "low") for hit in hits)
     assert CountingText.read <= 3 * len(text)
+
+
+#: Here-documents never closed, every line opening one: each reached 4,000 characters of the lines after.
+NEVER_CLOSED = ["cat<<E >~/.bashrc\n", "cat<<E >~/.bashrc\ntrap x\n", "cat<<-'\tE' >~/.bashrc\nE\n",
+                "cat<<E >~/.bashrc\nalias x=y; function cdx; trap - DEBUGX\n"]
+
+
+@pytest.mark.parametrize("line", NEVER_CLOSED)
+def test_here_documents_never_closed_are_not_read_again_for_each_opener(line, monkeypatch):
+    """Before, each opener searched its 4,000 characters for a closing line and a hijacking line:
+    2,000 openers read the text hundreds of times over.  Now what may close or hijack a document is
+    found once, and each opener tries again only the few starts of a hijacking line its end may cut
+    (counted as the characters each try is given: 3 to 5.4 times the text; before, 68 to 212 times)."""
+    for name in ("_HEREDOC", "_HIJACKING", "_HIJACK_STARTS", "_WORD_AND_SPACE", "_TABS"):
+        if hasattr(remote_code, name):   # the names the code before this change had not
+            monkeypatch.setattr(remote_code, name, CountingPattern(getattr(remote_code, name)))
+    text = line * (2000 * len(NEVER_CLOSED[0]) // len(line))
+    doc = make_document("scripts/run.sh", text)
+    doc.folded = CountingText(doc.folded)
+    CountingText.read = CountingPattern.tries = 0
+    hits = [_heredoc_hijacks(doc, m, Hit("SK635", m.start(), m.end(), "", "low")) for m in STARTUP.finditer(doc)]
+    assert len(hits) == text.count("cat<<") and all(hit.severity == "low" for hit in hits)
+    starts = len(re.findall(r"\b(?:alias|function|trap)", text))   # two tries each, and one per opener
+    assert CountingText.read <= 8 * len(text) and CountingPattern.tries <= 2 * starts + text.count("cat<<")
+
+
+#: Lines a here-document's 4,000 characters may end in: a hijacking line the end cuts into one
+#: (``function sshx`` read as ``function ssh``), or out of one, a closing line the end cuts into one
+#: (``EX`` read as ``E``; ``alias ls=x`` as the delimiter ``alias ls=``, no hijacking line then).
+AT_THE_END = ["function sshx", "function ssh x", "trap x DEBUGX DEBUG", "trap 'x' DEBUG", "alias   ls=x",
+              "alias -- ls=x", "alias\n\n  ls=x", "PROMPT_COMMAND=x", "LD_PRELOAD=x", "trap " + "y" * 198 + " DEBUG",
+              "E", "EX", "\tE", "\t\tE", "E\nalias ls=x", "alias ls=x\nE", "alias -\t-\n ls=", "Trap\n\tx DEBUG",
+              "alias ls=x"]
+
+
+@pytest.mark.parametrize("opener", ["cat <<E >> ~/.bashrc\n", "cat <<-E >> ~/.bashrc\n", "cat <<-'\tE' >> ~/.bashrc\n",
+                                    "cat <<'alias ls=' >> ~/.bashrc\n"])
+def test_what_the_end_of_a_here_document_cuts_is_judged_as_before(opener):
+    """Each of those lines put at every place across the 4,000th character, at a line's start and
+    after words, after a hijacking line and not."""
+    for tail in AT_THE_END:
+        for before in ("", "x ", "alias ls=x\n", "trap x\n"):
+            for at in range(4000 - len(before) - len(tail) - 3, 4000 - len(before) + 3):
+                filler = "#" * (at - 1) + "\n"
+                assert_judged_as_before(opener + filler + before + tail + "\nEOF\n")
+                assert_judged_as_before(opener + "#" * at + before + tail + "\n")

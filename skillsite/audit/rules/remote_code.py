@@ -7,9 +7,11 @@ agent follows, so a command in it is as good as run.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 from dataclasses import replace
+from typing import Iterator
 
 from skillsite.audit.declare import COMMANDS, Pattern, Rule, command, pattern, rule
 from skillsite.audit.hit import Hit
@@ -514,6 +516,125 @@ _HEREDOC = re.compile(r"<<(-?)[ \t]*((?:'[^'\n]*'|\"[^\"\n]*\"|\\.|[^\s;&|<>()'\
 _HIJACKING = re.compile(_HIJACKS, re.IGNORECASE)
 #: How much of a here-document is read for a hijacking line.
 _HEREDOC_REACH = 4000
+#: Where a match of :data:`_HIJACKING` may start: the first word of each of its branches (word
+#: characters and an ``=``, so none starts inside another).
+_HIJACK_STARTS = re.compile(r"\b(?:alias|function|PROMPT_COMMAND=|LD_PRELOAD=|trap)", re.IGNORECASE)
+#: From such a start, its word, then the white space and dashes after it: see :func:`_hijack_reach`.
+_WORD_AND_SPACE = re.compile(r"([\w=]*)[\s-]*")
+#: Tabs before a closing line's delimiter (after ``<<-``).
+_TABS = re.compile(r"\t*")
+
+
+def _hijack_reach(start: int, run: int, line_end: int) -> int:
+    """Where :data:`_HIJACKING` tried at ``start`` has stopped reading, whatever follows: its first word
+    is 16 characters at most; the white space after it (and an alias's ``--``) ends at ``run`` (the end
+    of :data:`_WORD_AND_SPACE` there), after which an alias's name and ``=`` are 8, and trap's 200
+    characters end at ``line_end`` (the line's break or the text's end), then ``DEBUG`` and a boundary."""
+    return max(start + 16, min(run + 200, line_end) + 8)
+
+
+class _HijackingLines:
+    """Where :data:`_HIJACKING` may match in a document, how far a try at each such start reads, and
+    what it finds in the whole text: found once, then each here-document's search is looked up by
+    bisection (searched for in each one's 4,000 characters, a text of openers never closed was read
+    hundreds of times over)."""
+
+    def __init__(self, text: str, breaks: list[int]) -> None:
+        self.text = text
+        self.starts = [start.start() for start in _HIJACK_STARTS.finditer(text)]
+        #: How far a try at each start reads, at most; never decreasing (a bound made larger still is one).
+        self.reach = list(itertools.accumulate(self._reaches(breaks), max))
+        self.ends = [_hijack_end(text, start, reach) for start, reach in zip(self.starts, self.reach)]
+        #: For each start, the first at or after it where a hijacking line was found (or len(starts)).
+        self.found = [len(self.ends)] * (len(self.ends) + 1)
+        for at in reversed(range(len(self.ends))):
+            self.found[at] = at if self.ends[at] is not None else self.found[at + 1]
+
+    def _reaches(self, breaks: list[int]) -> Iterator[int]:
+        """:func:`_hijack_reach` of each start, the text's end at most.  Starts in one word share its
+        run of white space, read once (thousands of starts in one word would each read it again)."""
+        word_end = run = -1
+        for start in self.starts:
+            if start >= word_end:
+                word = _WORD_AND_SPACE.match(self.text, start)
+                word_end, run = word.end(1), word.end()
+            line = bisect.bisect_left(breaks, run)
+            line_end = breaks[line] if line < len(breaks) else len(self.text)
+            yield min(len(self.text), _hijack_reach(start, run, line_end))
+
+    def search(self, start: int, end: int) -> int | None:
+        """Where ``_HIJACKING.search(text, start, end)`` ends, or None.  A try reading nothing at ``end``
+        or after finds what it found in the whole text; those that may (the last starts before ``end``:
+        the bounds never decrease) are made again, the text ending at ``end``."""
+        first, last = bisect.bisect_left(self.starts, start), bisect.bisect_left(self.starts, end)
+        found = self.found[first]
+        if found < last and self.reach[found] <= end:
+            return self.ends[found]
+        for at in range(max(first, bisect.bisect_right(self.reach, end)), last):
+            hijack = _HIJACKING.match(self.text, self.starts[at], end)
+            if hijack:
+                return hijack.end()
+        return None
+
+
+def _hijack_end(text: str, start: int, end: int) -> int | None:
+    """Where a hijacking line found at ``start`` (the text ending at ``end``) ends, or None."""
+    hijack = _HIJACKING.match(text, start, end)
+    return hijack.end() if hijack else None
+
+
+class _ClosingLines:
+    """A document's lines by what they hold, whole and after their leading tabs: where a here-document's
+    closing line is looked up (searched for in each one's 4,000 characters, as :class:`_HijackingLines`)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.whole: dict[str, list[int]] = {}
+        #: Each line by what follows its tabs: where it starts, and how many tabs it starts with.
+        self.after_tabs: dict[str, tuple[list[int], list[int]]] = {}
+        self.more_tabs: dict[str, list[int]] = {}
+        start = 0
+        for line in lines:
+            self.whole.setdefault(line, []).append(start)
+            rest = line.lstrip("\t")
+            starts, tabs = self.after_tabs.setdefault(rest, ([], []))
+            starts.append(start)
+            tabs.append(len(line) - len(rest))
+            start += len(line) + 1
+
+    def first(self, delimiter: str, dash: bool, start: int) -> tuple[int, int] | None:
+        """Where the first line from ``start`` on that closes the here-document starts and ends: the
+        delimiter, after as many tabs as there are (``<<-``), or alone."""
+        if not dash:
+            starts = self.whole.get(delimiter, [])
+            at = bisect.bisect_left(starts, start)
+            return (starts[at], starts[at] + len(delimiter)) if at < len(starts) else None
+        rest = delimiter.lstrip("\t")
+        starts, tabs = self.after_tabs.get(rest, ([], []))
+        at, needed = bisect.bisect_left(starts, start), len(delimiter) - len(rest)
+        while at < len(starts) and tabs[at] < needed:   # a delimiter starting with tabs: a line with fewer
+            at = self._more_tabs(rest)[at]
+        return (starts[at], starts[at] + tabs[at] + len(rest)) if at < len(starts) else None
+
+    def _more_tabs(self, rest: str) -> list[int]:
+        """For each line holding ``rest`` after its tabs, the next such line with more tabs: passing over
+        the lines between, which have no more, each line is passed over once per tab the delimiter has."""
+        if rest not in self.more_tabs:
+            tabs = self.after_tabs[rest][1]
+            after, waiting = [len(tabs)] * len(tabs), []
+            for at, count in enumerate(tabs):
+                while waiting and tabs[waiting[-1]] < count:
+                    after[waiting.pop()] = at
+                waiting.append(at)
+            self.more_tabs[rest] = after
+        return self.more_tabs[rest]
+
+
+def _closes(text: str, start: int, end: int, delimiter: str, dash: bool) -> bool:
+    """Whether ``text[start:end]`` is a here-document's closing line: the delimiter, after tabs (``<<-``)."""
+    tabs = end - start - len(delimiter)
+    if tabs < 0 or not text.startswith(delimiter, start + tabs, end):
+        return False
+    return tabs == 0 or dash and _TABS.match(text, start, start + tabs).end() == start + tabs
 
 
 class _Heredocs:
@@ -524,10 +645,21 @@ class _Heredocs:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.breaks = [at - 1 for at in itertools.accumulate(len(line) + 1 for line in text.split("\n")[:-1])]
+        self.lines = text.split("\n")
+        self.breaks = [at - 1 for at in itertools.accumulate(len(line) + 1 for line in self.lines[:-1])]
         self.openers = list(_HEREDOC.finditer(text))   # none holds a line break: each is its line's
         self.starts = [opener.start() for opener in self.openers]
         self.hijacks: dict[tuple[int, int], int | None] = {}
+
+    @functools.cached_property
+    def closing_lines(self) -> _ClosingLines:
+        """The lines by what they hold: indexed on the first here-document opened on a match's lines."""
+        return _ClosingLines(self.lines)
+
+    @functools.cached_property
+    def hijacking_lines(self) -> _HijackingLines:
+        """Where hijacking lines start: found on the first here-document opened on a match's lines."""
+        return _HijackingLines(self.text, self.breaks)
 
     def hijack_end(self, start: int, end: int) -> int | None:
         """Where the first hijacking line ends in the here-document opened on the lines of ``[start,
@@ -541,20 +673,28 @@ class _Heredocs:
         if index == len(self.starts) or self.starts[index] >= line_end:
             return None
         if (index, line_end) not in self.hijacks:
-            self.hijacks[index, line_end] = _hijack_in(self.text, self.openers[index], line_end + 1)
+            self.hijacks[index, line_end] = self._hijack_in(self.openers[index], line_end + 1)
         return self.hijacks[index, line_end]
 
+    def _hijack_in(self, heredoc: re.Match[str], body: int) -> int | None:
+        """Where the first hijacking line of a here-document (opened by ``heredoc``, its lines from
+        ``body`` on) ends, or None.  The document ends, as in a shell, at a line that is exactly its
+        delimiter (tabs before it only after ``<<-``), or :data:`_HEREDOC_REACH` characters on."""
+        reach = min(len(self.text), body + _HEREDOC_REACH)
+        closing = self._closing(heredoc, body, reach)
+        return self.hijacking_lines.search(body, reach if closing is None else closing)
 
-def _hijack_in(text: str, heredoc: re.Match[str], body: int) -> int | None:
-    """Where the first hijacking line of a here-document (opened by ``heredoc``, its lines from
-    ``body`` on) ends, or None.  The document ends, as in a shell, at a line that is exactly its
-    delimiter (tabs before it only after ``<<-``), or :data:`_HEREDOC_REACH` characters on."""
-    delimiter = re.sub(r"\\(.)|['\"]", r"\1", heredoc.group(2))
-    tabs = r"\t*" if heredoc.group(1) else ""
-    closing = re.compile(rf"^{tabs}{re.escape(delimiter)}$", re.MULTILINE).search(text, body, body + _HEREDOC_REACH)
-    body_end = closing.start() if closing else min(len(text), body + _HEREDOC_REACH)
-    hijack = _HIJACKING.search(text, body, body_end)
-    return hijack.end() if hijack else None
+    def _closing(self, heredoc: re.Match[str], body: int, reach: int) -> int | None:
+        """Where ``re.compile(rf"^{tabs}{re.escape(delimiter)}$", re.MULTILINE).search(text, body, reach)``
+        finds the closing line: the first whole line before ``reach`` that closes the document, else the
+        line ``reach`` cuts, when its part before ``reach`` does."""
+        delimiter, dash = re.sub(r"\\(.)|['\"]", r"\1", heredoc.group(2)), bool(heredoc.group(1))
+        whole = self.closing_lines.first(delimiter, dash, body)
+        if whole is not None and whole[1] <= reach:
+            return whole[0]
+        line = bisect.bisect_left(self.breaks, reach)
+        cut = self.breaks[line - 1] + 1 if line else 0   # where the line holding ``reach`` starts
+        return cut if cut < reach < len(self.text) and _closes(self.text, cut, reach, delimiter, dash) else None
 
 
 def _heredoc_hijacks(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
