@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from skillsite.audit.engine import audit_document
 from skillsite.audit.rules import PATTERNS
-from skillsite.audit.rules.remote_code import _DECODED_THEN_RUN, _RUN_OPTION, _SAVED_THEN_RUN
+from skillsite.audit.rules.remote_code import (_DECODED_THEN_RUN, _INTERPRETER_FIRST, _RUN_OPTION, _RUNS_FIRST,
+                                               _SAVED_THEN_RUN)
 from test_audit_option_runs import gate_steps
 
 #: The download and the decoded payload saved then run, with their sources as they were (options
@@ -38,11 +39,11 @@ GAPS = [" ", " ", " ", "\t", "  "]
 SEPARATORS = ["\n", ";", "; ", " && ", "&&", " | ", "\n\n"]
 
 
-def command_line(chance: random.Random) -> str:
+def command_line(chance: random.Random, words_from: list[str] = WORDS) -> str:
     """Commands of a few words each, the last of each not what runs a file, joined by separators."""
     commands = []
     for _ in range(chance.randint(1, 4)):
-        words = [chance.choice(WORDS) for _ in range(chance.randint(0, 6))] + [chance.choice(LAST)]
+        words = [chance.choice(words_from) for _ in range(chance.randint(0, 6))] + [chance.choice(LAST)]
         commands.append("".join(w + chance.choice(GAPS) for w in words[:-1]) + words[-1])
     return "".join(c + chance.choice(SEPARATORS) for c in commands)
 
@@ -106,3 +107,46 @@ def test_a_saved_file_run_is_found_on_the_line_it_is_run_on(text, found):
                                   "echo aGk= | base64 -d > /tmp/p.sh; sudo sh /tmp/p.sh"])
 def test_a_saved_file_run_is_still_reported(text):
     assert [f.code for f in audit_document("scripts/run.sh", text + "\n")] in (["SK630"], ["SK631"])
+
+
+#: The sources without the look-aheads of the first letters of what runs the file, and words of any
+#: case (``ſ`` is an ``s``, ``K`` a ``k`` to a pattern ignoring case) and files named like options.
+WITHOUT_LOOK_AHEADS = [p.source.replace(_RUNS_FIRST, "").replace(_INTERPRETER_FIRST, "") for p in SAVED]
+ANY_CASE = WORDS + ["SUDO", "\u017fudo", "Nohup", "EXEC", "Ksh", "\u212ash", "ZSH", "Source", "\u017fource", "PYTHON",
+                    "Node", "PERL", "Ruby", "PWSH", "PowerShell", "-f", "-o -f", "sudo -f", "./-f", "Dash"]
+
+
+def test_the_look_aheads_are_the_ones_removed():
+    assert all(old != each.source and old.count("(?=") == each.source.count("(?=") - 2
+               for old, each in zip(WITHOUT_LOOK_AHEADS, SAVED))
+
+
+def test_the_look_aheads_of_first_letters_change_no_match():
+    """A look-ahead of the first letters of the words after it fails only where each word would."""
+    chance, matched = random.Random(631), 0
+    for _ in range(4000):
+        text = command_line(chance, ANY_CASE)
+        found = [[m.span() for m in re.finditer(each.source, text, each.flags)] for each in SAVED]
+        assert found == [[m.span() for m in re.finditer(old, text, each.flags)]
+                         for old, each in zip(WITHOUT_LOOK_AHEADS, SAVED)], text
+        matched += any(found)
+    assert matched > 100
+
+
+def test_the_first_letters_are_those_of_the_words_in_any_case():
+    """Every character the look-aheads admit, ignoring case, starts one of their words, and back."""
+    for look_ahead, words in ((_RUNS_FIRST, "sudo|nohup|exec"),
+                              (_INTERPRETER_FIRST, "ba|z|da|k|sh|source|.|python|node|perl|ruby|pwsh|powershell")):
+        firsts = re.compile("|".join(re.escape(word[0]) for word in words.split("|")), re.IGNORECASE)
+        admitted = re.compile(look_ahead + ".", re.IGNORECASE | re.DOTALL)
+        assert [c for c in map(chr, range(0x30000)) if bool(admitted.match(c)) != bool(firsts.match(c))] == []
+
+
+@pytest.mark.parametrize("head", ["curl " + "-o " * 60 + ";sudo ", "base64 -d " + "-o " * 60 + ";sudo "])
+def test_what_runs_a_file_gives_back_its_options_in_a_few_steps(head):
+    """At each of 60 places a file may be named, sudo's options are read and given back one by one,
+    each time trying what may follow them: at most 12 steps an option (before: 22, trying each word
+    of sudo, nohup, exec and the interpreters in turn; 0.32 s for 80,000 characters, now 0.17 s)."""
+    each = SAVED[0] if head.startswith("curl") else SAVED[1]
+    short, long = (gate_steps(each.gate, head + "-a " * n + "\nx") for n in (100, 200))
+    assert long - short <= 12 * 100 * 60, (short, long)
