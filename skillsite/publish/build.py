@@ -97,7 +97,8 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
     saved = resident.saved_state if resident is not None else None
     summary = load_summary(plan.cache_dir, plan.scope, plan.out, saved) if plan.cache_dir is not None else None
     inputs = read_inputs(found, plan.settings(), plan.folder_stamps(), racy_since(stage.started_ns),
-                         resident.listings(found, plan.sources) if resident is not None else None, plan.jobs) \
+                         resident.listings(found, plan.sources) if resident is not None else None, plan.jobs,
+                         resident.input_parts if resident is not None else None) \
         if plan.cache_dir is not None else NO_INPUTS
     # the records of the last build's output (over a million files at 100,000 skills): read only
     # when there is work to do, or first when every output file is to be checked against them

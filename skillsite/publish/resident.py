@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Collection, Iterator, Sequence
 
 from skillsite.audit.files import audited_stamps
-from skillsite.publish.state import AuditListing, BuildState
+from skillsite.publish.state import AuditListing, BuildState, InputRows
 from skillsite.publish.watch import SKIP_DIRS
 from skillsite.source.discover import Discovery, discover
 from skillsite.source.rediscover import Places, as_reached, rediscover
@@ -48,6 +48,7 @@ class Resident:
         self._listings: dict[str, tuple[AuditListing, bool]] = {}  # skill folder -> (listing, holds unwatched folders)
         self._changed: Collection[str] | None = None  # real paths changed since the last build (None: unknown)
         self.saved_state: BuildState | None = None     # the state the last build saved (taken while the file holds it)
+        self.input_parts: InputRows = {}  # each skill's part of the inputs' digest, as the last build made it
 
     # ---------------------------------------------------------------- objects made from the cache
 

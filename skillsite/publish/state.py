@@ -232,16 +232,31 @@ def output_as_recorded(out: Path, records: Mapping[str, Recorded]) -> bool:
 
 
 def inputs_digest(found: Discovery, settings: Any, templates: list[tuple[str, Stamp]],
-                  listings: Sequence[AuditListing]) -> str:
+                  listings: Sequence[AuditListing], kept: InputRows | None = None) -> str:
     """A digest of every input as discovery saw it (where each skill is, its SKILL.md's and
     bundled files' stamps), of what the audit reads in each skill folder (``listings``:
-    discovery leaves some of it out), of the templates' stamps and of ``settings``."""
-    # tuples, not lists (the digest is the same): the garbage collector stops tracking a tuple of
-    # strings and numbers at its first collection, where it walks a list of them while it lives
-    inputs = [(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
-               tuple((f.path, f.abspath, f.stamp) for f in s.files), listing.digest)
-              for s, listing in zip(found.sources, listings)]
-    return digest(settings, templates, inputs, [d.to_json() for d in found.diagnostics])
+    discovery leaves some of it out), of the templates' stamps and of ``settings``: of each
+    skill's part's digest, so that a long-running process (``kept``: what it made last time,
+    replaced by this build's) works out only the parts of the skills whose source or listing
+    changed."""
+    made: InputRows = {}
+    parts = []
+    for source, listing in zip(found.sources, listings):
+        last = kept.get(source.id) if kept is not None else None
+        if last is None or last[0] is not source or last[1] is not listing:
+            last = (source, listing, _input_part(source, listing))
+        made[source.id] = last
+        parts.append(last[2])
+    if kept is not None:
+        kept.clear()
+        kept.update(made)
+    return digest(settings, templates, parts, [d.to_json() for d in found.diagnostics])
+
+
+def _input_part(s: SourceFile, listing: AuditListing) -> str:
+    """The digest of one skill's part of :func:`inputs_digest`."""
+    return digest(s.id, s.display_path, s.rel_path, str(s.root), str(s.dir), s.parent_id, s.stamp,
+                  [(f.path, f.abspath, f.stamp) for f in s.files], listing.digest)
 
 
 def recent_inputs(found: Discovery, templates: list[tuple[str, Stamp]], since_ns: int,
@@ -302,6 +317,11 @@ class AuditListing:
         return cls(max((stamp[1] for _, stamp, _ in stamps), default=0), digest(stamps))
 
 
+#: What a long-running process keeps of each source's part of :func:`inputs_digest`, by skill
+#: id: the source and audit listing it was made of, and its digest.
+InputRows = dict[str, tuple[SourceFile, AuditListing, str]]
+
+
 def _audit_listing(sources: Sequence[SourceFile], index: int) -> AuditListing:
     return AuditListing.of(sources[index].dir)
 
@@ -338,13 +358,14 @@ NO_INPUTS = Inputs("", (), "", {})  # a build without a cache compares nothing
 
 
 def read_inputs(found: Discovery, settings: Any, templates: list[tuple[str, Stamp]], since_ns: int,
-                listings: Sequence[AuditListing] | None = None, jobs: int = 1) -> Inputs:
+                listings: Sequence[AuditListing] | None = None, jobs: int = 1, kept: InputRows | None = None) -> Inputs:
     """The :class:`Inputs` of a discovery: every skill folder's audit listing is made once, on
-    ``jobs`` processes (``listings``: made already, in the order of the skills)."""
+    ``jobs`` processes (``listings``: made already, in the order of the skills; ``kept``: see
+    :func:`inputs_digest`)."""
     if listings is None:
         listings = audit_listings(found.sources, jobs)
     settled = {s.id: listing.digest for s, listing in zip(found.sources, listings) if listing.newest_ns < since_ns}
-    stamps = inputs_digest(found, settings, templates, listings)
+    stamps = inputs_digest(found, settings, templates, listings, kept)
     recent = recent_inputs(found, templates, since_ns, listings)
     return Inputs(stamps, recent, with_contents(stamps, recent), settled)
 

@@ -1208,6 +1208,37 @@ def test_a_resident_rebuild_takes_the_unchanged_manifest_pages_it_holds(tmp_path
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
 
 
+def test_a_resident_rebuild_works_out_the_inputs_part_of_the_changed_skill_only(tmp_path, monkeypatch):
+    """The no-op check's digest of the inputs is made of each skill's part: ``serve`` keeps each
+    part with the source and audit listing it was made of, and after one body edit works out the
+    edited skill's alone (#47); the digest is the one a build from nothing works out."""
+    from skillsite.publish import state
+    from skillsite.publish.resident import Resident
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 120)
+    resident = Resident()
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    made: list[str] = []
+    real = state._input_part
+    monkeypatch.setattr(state, "_input_part", lambda source, listing: made.append(source.id) or real(source, listing))
+    edited = src / "test-first" / "SKILL.md"
+    append_line(edited, "One more line.")
+    resident.saw([os.path.realpath(edited)])
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    assert made == ["test-first"]
+    resident.saw([])  # nothing changed since: the same sources and listings, whose parts are kept
+    found = resident.discover([src], ())
+    listings = resident.listings(found, [src])
+    made.clear()
+    kept = dict(resident.input_parts)
+    assert state.inputs_digest(found, ["s"], [], listings, kept) == state.inputs_digest(found, ["s"], [], listings)
+    assert len(made) == len(found.sources)  # by the second digest alone
+    assert build([src], tmp_path / "cold").ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
 def _entry(out: Path, skill_id: str) -> dict:
     """A published skill's manifest entry (a paged catalog's ``entry.json``)."""
     return json.loads((out / "skills" / skill_id / "entry.json").read_text("utf-8"))
