@@ -571,9 +571,12 @@ def _folded_id_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> l
     """SK232 for every skill whose id another skill's id equals but for case or Unicode spelling
     (NFC against NFD): file systems that ignore those (macOS, Windows) hold one folder for both,
     so a copy of the catalog there loses one of them.  Said of each but the first, in id order."""
+    folded = [unicodedata.normalize("NFC", src.id).casefold() for _, src, _ in kept]
+    if len(set(folded)) == len(folded):  # the usual catalog: no two alike, nothing to group
+        return []
     by_folded: dict[str, list[tuple[str, int]]] = {}
-    for position, (_, src, _) in enumerate(kept):
-        by_folded.setdefault(unicodedata.normalize("NFC", src.id).casefold(), []).append((src.id, position))
+    for position, ((_, src, _), key) in enumerate(zip(kept, folded)):
+        by_folded.setdefault(key, []).append((src.id, position))
     found = []
     for ids in by_folded.values():
         first, *others = sorted(ids)
