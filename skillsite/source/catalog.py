@@ -377,7 +377,8 @@ def _name_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: S
     """SK212 for names used twice, among the skills shown: a copy is shown as its canonical member."""
     copies = {copy for group in groups for copy in group[1:]}
     shown = [position for position, (_, src, _) in enumerate(kept) if src.id not in copies]
-    named = [(kept[position][1], kept[position][2].name, kept[position][2].name_at) for position in shown]
+    # made one at a time as they are checked: a list of them would be one more object per skill
+    named = ((kept[position][1], kept[position][2].name, kept[position][2].name_at) for position in shown)
     return [(shown[at], diag) for at, diag in duplicate_name_diagnostics(named)]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from skillsite.agent.triggers import MAX_CATALOG_WORK, normalise_triggers, own_budget_work, trigger_problems
 from skillsite.diagnostics import Diagnostic, Severity, make
@@ -143,7 +143,7 @@ def body_diagnostics(parsed: ParsedSkill) -> list[Diagnostic]:
     return diags
 
 
-def duplicate_name_diagnostics(named: Sequence[tuple[SourceFile, str, tuple[int, int]]]
+def duplicate_name_diagnostics(named: Iterable[tuple[SourceFile, str, tuple[int, int]]]
                                ) -> list[tuple[int, Diagnostic]]:
     """SK212 for every kept skill (given as source, name, position of its name) whose name an
     earlier one already uses: ``(index in named, diagnostic)``."""
