@@ -98,7 +98,8 @@ CODES: dict[str, CodeInfo] = _registry(
     # versions and dependencies
     ("SK221", "info", "no release history (not a git repository or a shallow clone); only the current version"),
     ("SK222", "warning", "skill changed since the commit that set its version; bump the version"),
-    ("SK223", "error", "dependency names no skill of the catalog, or a name several skills share"),
+    ("SK223", "error", "dependency names no skill of the catalog (or one left out of it for its errors), "
+                       "or a name several skills share"),
     ("SK224", "error", "no release of the dependency satisfies the range"),
     ("SK225", "error", "dependency cycle"),
     ("SK226", "error", "dependency is not `name` or `name@range`"),

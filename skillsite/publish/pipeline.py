@@ -26,7 +26,7 @@ from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import is_paged, manifest, reserved_names
 from skillsite.publish.pages import write_site
 from skillsite.publish.signing import keep_copy, pinned_skill_files, previous_folders, sign_staging, signing_hint
-from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all
+from skillsite.publish.skills import Publication, collect, plan_publishing, publish_all, unpublished_dependencies
 from skillsite.publish.staging import (MarkerIdentity, Published, Recorded, Staging, marker_identity, mirror_output,
                                       records)
 from skillsite.publish.stored_pages import StoredPages, entry_keys
@@ -153,7 +153,8 @@ def _publish_going_on(plan: BuildPlan, skills: list[Skill], releases: dict[str, 
     skills published, what was committed (None: nothing) and the ids of the skills left out for
     publishing's errors.  A pass keeps of the diagnostics before it only those of the skills it
     drops; each pass drops a skill at least, so there are at most as many passes as skills (two
-    when no skill's errors come from another's absence)."""
+    when no skill's errors come from another's absence; one more, writing nothing, when some skill
+    needs one left out)."""
     dropped: frozenset[str] = frozenset()
     while True:
         mark = len(diags)
@@ -178,8 +179,14 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
     publishing found errors (under ``keep_going``: when every skill has one, as when reading
     found them); under ``keep_going``, :class:`Dropped` when it found some in some skills and
     committed nothing.  ``diags`` gets the build's own diagnostics; ``audit_listings``:
-    see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first."""
+    see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first.
+    A skill needing one left out (under ``keep_going``) is refused before anything is written."""
     config = plan.config
+    needs = unpublished_dependencies(skills, config.ignore)
+    if needs:  # left out as well, with those that need it: the next pass publishes the rest
+        diags += needs
+        failed = _erring(skills, needs)
+        return Dropped(failed) if _goes_on(plan, [s for s in skills if s.id not in failed]) else None
     mtime, generated_at = source_date()
     back = back_folder(plan)
     trust_output = state is not None and not plan.verify_output and state.trusts_output(plan.out)

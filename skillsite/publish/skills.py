@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from skillsite.agent.commands import assign_commands
 from skillsite.agent.entry import (DEFAULT_VISIBILITY, NO_REQUIREMENTS, NO_TRIGGERS, DependencyRecord, FileRecord,
@@ -33,7 +33,9 @@ from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
 from skillsite.bounded import read_limited
-from skillsite.source.dependencies import Dependent, current_releases, resolve_dependencies
+from skillsite.source.dependencies import (Dependent, Unmet, current_releases, declared_dependencies, parse_dependency,
+                                          resolve_dependencies, unmet_dependencies)
+from skillsite.source.parse import parse_skill_bytes
 from skillsite.source.relations import resolve_conflicts
 from skillsite.source.versioning import canonical_version
 from skillsite.workers import Workers
@@ -110,15 +112,52 @@ class PublishedSkill:
 
 def resolve_skill_dependencies(skills: Sequence[Skill], releases: Mapping[str, Sequence[str]] | None
                                ) -> Mapping[str, Sequence[DependencyRecord]]:
-    """Each skill's dependencies resolved as the catalog check resolved them (with ``keep_going``,
-    one on a skill left out for its errors is left out too); none when no skill declares any."""
+    """Each skill's dependencies resolved as the catalog check resolved them (a skill needing one
+    left out for its errors never gets here: :func:`unpublished_dependencies`); none when no skill
+    declares any."""
     if not any(s.depends for s in skills):
         return {}
     if releases is None:
         releases = current_releases({s.id: s.version for s in skills})
-    dependents = [Dependent(s.id, s.name, s.source.display_path, tuple((item, 0, 0) for item in s.depends))
-                  for s in skills]
-    return resolve_dependencies(dependents, releases).dependencies
+    return resolve_dependencies(_dependents(skills), releases).dependencies
+
+
+def _dependents(skills: Sequence[Skill]) -> list[Dependent]:
+    """What resolving needs of each skill (where each item is declared is not kept: line 0)."""
+    return [Dependent(s.id, s.name, s.source.display_path, tuple((item, 0, 0) for item in s.depends))
+            for s in skills]
+
+
+def unpublished_dependencies(skills: Sequence[Skill], ignore: Iterable[str] = ()) -> list[Diagnostic]:
+    """SK223 for each of ``skills`` that needs a skill not among them, then for each that needs
+    one of those, down the chain.  The catalog check found every dependency's skill, so such a
+    skill was left out for its errors (under ``keep_going``: found while reading, or by an earlier
+    pass of publishing); a skill whose dependency is ineligible is ineligible too, so it is left
+    out as well rather than published with its dependency dropped.  None when SK223 is ignored, as
+    a dependency naming no skill is then published without it."""
+    if "SK223" in ignore or not any(s.depends for s in skills):
+        return []
+    return [_unmet_diagnostic(skills[unmet.index], unmet) for unmet in unmet_dependencies(_dependents(skills))]
+
+
+def _unmet_diagnostic(skill: Skill, unmet: Unmet) -> Diagnostic:
+    """SK223 at the item of ``skill`` that names a skill left out."""
+    name, _ = parse_dependency(unmet.item)
+    why = "for its errors" if unmet.through is None else "for needing a skill left out"
+    line, col = _declared_at(skill, unmet.item)
+    return make("SK223", f"skill '{skill.id}' depends on '{name}', which is left out of this catalog {why}: "
+                         f"'{skill.id}' is left out too", skill.source.display_path, line, col)
+
+
+def _declared_at(skill: Skill, item: str) -> tuple[int, int]:
+    """Where SKILL.md declares ``item``: a skill keeps what it declares, not where, so the file is
+    read again (only for a skill left out this way); 0, 0 when it changed since it was checked."""
+    try:
+        parsed = parse_skill_bytes(read_skill_md(skill), skill.source, skill.size)
+    except OSError:
+        return 0, 0
+    declared = declared_dependencies(parsed.frontmatter or {}, parsed.key_lines)
+    return next(((line, col) for found, line, col in declared if found == item), (0, 0))
 
 
 def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:

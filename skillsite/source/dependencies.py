@@ -185,6 +185,56 @@ def resolve_dependencies(dependents: Sequence[Dependent], releases: Mapping[str,
     return Resolution(resolved, diags)
 
 
+@dataclass(frozen=True, slots=True)
+class Unmet:
+    """A dependent that needs a skill missing from the catalog: its index, the first item that
+    says so (as declared) and, when that item names a dependent that is itself unmet, its id."""
+
+    index: int
+    item: str
+    through: str | None = None
+
+
+def _edges_and_missing(dependents: Sequence[Dependent]) -> tuple[dict[int, list[tuple[int, str]]], dict[int, Unmet]]:
+    """Who needs each dependent (by index: the needing one's index and item), and the dependents
+    with an item naming no skill among them (a shared name or a malformed item is no such item)."""
+    ids = {d.id: index for index, d in enumerate(dependents)}
+    by_name: dict[str, list[str]] = {}
+    for d in dependents:
+        by_name.setdefault(d.name, []).append(d.id)
+    needed_by: dict[int, list[tuple[int, str]]] = {}
+    missing: dict[int, Unmet] = {}
+    for index, dependent in enumerate(dependents):
+        for item, _, _ in dependent.depends:
+            try:
+                name, _ = parse_dependency(item)
+            except ValueError:
+                continue
+            target = _target(name, ids, by_name)
+            if target == []:
+                missing.setdefault(index, Unmet(index, item))
+            elif isinstance(target, str):
+                needed_by.setdefault(ids[target], []).append((index, item))
+    return needed_by, missing
+
+
+def unmet_dependencies(dependents: Sequence[Dependent]) -> list[Unmet]:
+    """The dependents that need a skill none of ``dependents`` is, then (breadth first) those that
+    need one of them, down the chain: a skill whose dependency is ineligible is ineligible too.
+    Each once, in the dependents' order."""
+    needed_by, unmet = _edges_and_missing(dependents)
+    frontier = sorted(unmet)
+    while frontier:
+        following = []
+        for gone in frontier:
+            for index, item in needed_by.get(gone, ()):
+                if index not in unmet:
+                    unmet[index] = Unmet(index, item, dependents[gone].id)
+                    following.append(index)
+        frontier = following
+    return [unmet[index] for index in sorted(unmet)]
+
+
 # ---------------------------------------------------------------- cycles
 
 def strongly_connected(nodes: Sequence[str], edges: Mapping[str, Sequence[_Edge]]) -> list[list[str]]:
