@@ -4,7 +4,8 @@ Tools: ``search_skills``, ``load_skill``, ``read_skill_resource``; resources: th
 listing (``skillsite://catalog``, in pages of CATALOG_PAGE_BYTES, each naming the next) and the
 prompt block (``skillsite://available_skills``);
 prompts: every user-invocable skill under its slash command, with one optional ``task``
-argument (clients offer them as slash commands).  With mcp 2.2+ the server also speaks the MCP
+argument (clients offer them as slash commands).  ``resources/list`` and ``prompts/list`` are
+answered in pages (:mod:`skillsite.mcp.list_pages`).  With mcp 2.2+ the server also speaks the MCP
 Skills extension (``skills/list``, ``skills/get``, ``skill://`` resources; see
 :mod:`skillsite.mcp.skills`), declared under ``capabilities.extensions``.
 Everything is served through :mod:`skillsite.loader`, so content is verified against the
@@ -23,6 +24,7 @@ from typing import Any, Callable
 from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
+from skillsite.mcp.list_pages import ListPages
 from skillsite.mcp.skills import (MAX_PATH_BYTES, PAGE_SIZE, CheckedEntries, SkillsIndex, bounded_text,
                                   checked_entries, wire_text)
 
@@ -160,6 +162,8 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
         "read_skill_resource {\"skill\": ..., \"path\": ...} for files it references."
         + (" Skills are also served through the MCP Skills extension (skills/list, skill:// resources)."
            if extension is not None else "")), **options)
+    if hasattr(server, "middleware"):  # mcp 2.x; mcp 1.x lists come whole
+        server.middleware.append(ListPages())  # outside the extension's filter of resources/list
     if extension is not None:
         extension.declare_in_handshake(server)
         extension.withhold_from_listing(server)
