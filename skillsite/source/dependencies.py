@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from skillsite.agent.entry import DependencyRecord
 from skillsite.agent.semver import RangeError, max_satisfying, parse_version, split_dependency
@@ -146,6 +146,34 @@ def _unknown_message(dependent: Dependent, name: str, candidates: Sequence[str])
     return f"skill '{dependent.id}' depends on '{name}', which is no skill of this catalog (neither an id nor a name)"
 
 
+class _Item(NamedTuple):
+    """A well-formed item a dependent declares, and what its name stands for (:func:`_target`)."""
+
+    index: int                   # the dependent's
+    dependent: Dependent
+    item: str
+    line: int
+    col: int
+    name: str
+    range_text: str
+    target: str | list[str]
+
+
+def _declared_items(dependents: Sequence[Dependent], ids: Mapping[str, int]) -> Iterator[_Item]:
+    """Every item of every dependent (``ids``: each one's index by id), in order; a malformed item
+    (SK226, reported with the skill) is passed over."""
+    by_name: dict[str, list[str]] = {}
+    for d in dependents:
+        by_name.setdefault(d.name, []).append(d.id)
+    for index, dependent in enumerate(dependents):
+        for item, line, col in dependent.depends:
+            try:
+                name, range_text = parse_dependency(item)
+            except ValueError:
+                continue
+            yield _Item(index, dependent, item, line, col, name, range_text, _target(name, ids, by_name))
+
+
 def resolve_dependencies(dependents: Sequence[Dependent], releases: Mapping[str, Sequence[str]],
                          elsewhere: frozenset[str] = frozenset()) -> Resolution:
     """Every dependent's items resolved to ids and releases; SK223, SK224 and SK225 by dependent
@@ -153,34 +181,23 @@ def resolve_dependencies(dependents: Sequence[Dependent], releases: Mapping[str,
     are names of ``elsewhere`` that no skill here has: skills beside a single skill validated
     on its own, which this check cannot see."""
     ids = {d.id: index for index, d in enumerate(dependents)}
-    by_name: dict[str, list[str]] = {}
-    for d in dependents:
-        by_name.setdefault(d.name, []).append(d.id)
-    resolved: dict[str, list[DependencyRecord]] = {}
+    resolved: dict[str, list[DependencyRecord]] = {d.id: [] for d in dependents}
     edges: dict[str, list[_Edge]] = {}
     diags: list[tuple[int, Diagnostic]] = []
-    for index, dependent in enumerate(dependents):
-        records = resolved.setdefault(dependent.id, [])
-        for item, line, col in dependent.depends:
-            try:
-                name, range_text = parse_dependency(item)
-            except ValueError:
-                continue
-            target = _target(name, ids, by_name)
-            if target == [] and name in elsewhere:
-                continue
-            if isinstance(target, list):
-                diags.append((index, make("SK223", _unknown_message(dependent, name, target), dependent.path,
-                                          line, col)))
-                continue
-            edges.setdefault(dependent.id, []).append(_Edge(target, line, col))
-            versions = list(releases.get(target, ()))
-            ok, best = _resolved(versions, range_text)
-            if not ok:
-                diags.append((index, make("SK224", _unresolved_message(dependent, name, target, range_text, versions),
-                                          dependent.path, line, col)))
-                continue
-            records.append(DependencyRecord(name, target, range_text, best))
+    for index, dependent, item, line, col, name, range_text, target in _declared_items(dependents, ids):
+        if target == [] and name in elsewhere:
+            continue
+        if isinstance(target, list):
+            diags.append((index, make("SK223", _unknown_message(dependent, name, target), dependent.path, line, col)))
+            continue
+        edges.setdefault(dependent.id, []).append(_Edge(target, line, col))
+        versions = list(releases.get(target, ()))
+        ok, best = _resolved(versions, range_text)
+        if not ok:
+            diags.append((index, make("SK224", _unresolved_message(dependent, name, target, range_text, versions),
+                                      dependent.path, line, col)))
+            continue
+        resolved[dependent.id].append(DependencyRecord(name, target, range_text, best))
     diags += _cycle_diagnostics(dependents, ids, edges)
     return Resolution(resolved, diags)
 
@@ -199,22 +216,13 @@ def _edges_and_missing(dependents: Sequence[Dependent]) -> tuple[dict[int, list[
     """Who needs each dependent (by index: the needing one's index and item), and the dependents
     with an item naming no skill among them (a shared name or a malformed item is no such item)."""
     ids = {d.id: index for index, d in enumerate(dependents)}
-    by_name: dict[str, list[str]] = {}
-    for d in dependents:
-        by_name.setdefault(d.name, []).append(d.id)
     needed_by: dict[int, list[tuple[int, str]]] = {}
     missing: dict[int, Unmet] = {}
-    for index, dependent in enumerate(dependents):
-        for item, _, _ in dependent.depends:
-            try:
-                name, _ = parse_dependency(item)
-            except ValueError:
-                continue
-            target = _target(name, ids, by_name)
-            if target == []:
-                missing.setdefault(index, Unmet(index, item))
-            elif isinstance(target, str):
-                needed_by.setdefault(ids[target], []).append((index, item))
+    for index, _, item, _, _, _, _, target in _declared_items(dependents, ids):
+        if target == []:
+            missing.setdefault(index, Unmet(index, item))
+        elif isinstance(target, str):
+            needed_by.setdefault(ids[target], []).append((index, item))
     return needed_by, missing
 
 
