@@ -7,9 +7,11 @@ the resident (as the watcher tells it) and the catalog rebuilt. Each version (``
 LABEL=FOLDER``, a checkout put first on PYTHONPATH; default: this repository) runs in a fresh
 process of its own, with an output and cache of its own, the versions taking turns in alternating
 order for ``--rounds`` rounds. Printed per version: each round's first rebuild apart (it pays for
-what its fresh resident does not hold yet; with ``--cold-start`` each round starts as ``serve``
+what its fresh resident does not hold yet), in two columns: after a round's build that did work
+(its resident holds what that build made; with ``--cold-start`` each round starts as ``serve``
 does, from a cold build into an output and cache of its own, so this is the first save after
-``serve`` starts), the median of the others with their range, and the full garbage collections
+``serve`` starts) and after one that had nothing to do (its resident holds nothing: every piece
+is read back from the cache and kept); the median of the others with their range, and the full garbage collections
 a rebuild brings on (how many, and their seconds): a resident's objects are walked by each of
 them, so they grow with what it keeps.
 
@@ -37,7 +39,8 @@ from synth import scratch_catalog  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 
 #: One round of one version, in a fresh process (given ``src``, ``work``, ``edits``, ``jobs``
-#: and ``label``): prints, as JSON, each rebuild's seconds and its full collections.
+#: and ``label``): prints, as JSON, whether the round's build did work (its resident then holds
+#: what it made) and each rebuild's seconds and its full collections.
 ROUND = """
 import gc, json, os, time
 from pathlib import Path
@@ -65,6 +68,7 @@ def rebuild():
                    resident=resident)
     if not result.ok:
         raise SystemExit("the build failed")
+    return result
 def edit(number):
     text = edited.read_text(encoding="utf-8")
     if kind == "description":  # a new first sentence, the description kept under 1,024 characters
@@ -75,7 +79,7 @@ def edit(number):
     else:
         text += f"\\nEdit {label} {number}.\\n"
     edited.write_text(text, encoding="utf-8")
-rebuild()
+worked = "read" in rebuild().stages  # the round's build read skills (else it had nothing to do)
 rows = []
 for number in range(edits):
     edit(number)
@@ -86,14 +90,22 @@ for number in range(edits):
     started = time.perf_counter()
     rebuild()
     rows.append([time.perf_counter() - started, full[0], full[1]])
-print(json.dumps(rows))
+print(json.dumps({"worked": worked, "rows": rows}))
 """
 
 
-def one_round(label: str, code: Path, src: Path, work: Path, edits: int, jobs: int, kind: str) -> list[list[float]]:
-    """[seconds, full collections, their seconds] of each rebuild of one round of one version."""
-    return json.loads(run_in_version(f"{label}: the round", code, ROUND, work, src=str(src), work=str(work),
+def one_round(label: str, code: Path, src: Path, work: Path, edits: int, jobs: int, kind: str
+              ) -> tuple[bool, list[list[float]]]:
+    """Whether the round's build did work, and [seconds, full collections, their seconds] of each
+    rebuild of one round of one version."""
+    done = json.loads(run_in_version(f"{label}: the round", code, ROUND, work, src=str(src), work=str(work),
                                      edits=edits, jobs=jobs, label=label, kind=kind))
+    return done["worked"], done["rows"]
+
+
+def median_text(values: list[float]) -> str:
+    """The median of ``values`` to two places, or "-" when there are none."""
+    return f"{statistics.median(values):.2f}" if values else "-"
 
 
 def main() -> None:
@@ -122,26 +134,31 @@ def main() -> None:
         folders[label].mkdir(exist_ok=True)
         check_version(label, Path(code), folders[label])
     rows: dict[str, list[list[float]]] = {label: [] for label in codes}
-    first: dict[str, list[float]] = {label: [] for label in codes}
+    # the first rebuild of a round, apart: after a build that did work (its resident holds what it
+    # made) or after one that had nothing to do (its resident holds nothing)
+    first: dict[bool, dict[str, list[float]]] = {True: {label: [] for label in codes},
+                                                 False: {label: [] for label in codes}}
     for number in range(args.rounds):
         for label, code in in_turns(codes, number):
             if args.cold_start:  # serve builds into a folder of its own, its cache in it
                 shutil.rmtree(folders[label])
                 folders[label].mkdir()
-            done = one_round(label, Path(code), src, folders[label], args.edits, args.jobs, args.edit)
-            first[label].append(done[0][0])
+            worked, done = one_round(label, Path(code), src, folders[label], args.edits, args.jobs, args.edit)
+            first[worked][label].append(done[0][0])
             rows[label] += done[1:]
     start = "a cold build" if args.cold_start else "a build"
     print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; {args.rounds} rounds, each {start} then "
           f"{args.edits} edits ({'of the description' if args.edit == 'description' else 'of the body'}); the first "
           "rebuild of a round (its resident holds only what that build kept) apart; medians\n")
-    print("| code | first rebuild | rebuild, seconds (min-max) | full collections a rebuild | their seconds |")
-    print("|---|---:|---:|---:|---:|")
+    print("| code | first rebuild, after a build that worked | after one with nothing to do "
+          "| rebuild, seconds (min-max) | full collections a rebuild | their seconds |")
+    print("|---|---:|---:|---:|---:|---:|")
     for label, values in rows.items():
         seconds = [row[0] for row in values]
-        print(f"| {label} | {statistics.median(first[label]):.2f} | {statistics.median(seconds):.2f} "
-              f"({min(seconds):.2f}-{max(seconds):.2f}) | {statistics.median(row[1] for row in values):.0f} | "
-              f"{statistics.median(row[2] for row in values):.2f} |")
+        print(f"| {label} | {median_text(first[True][label])} | {median_text(first[False][label])} "
+              f"| {statistics.median(seconds):.2f} ({min(seconds):.2f}-{max(seconds):.2f}) "
+              f"| {statistics.median(row[1] for row in values):.0f} "
+              f"| {statistics.median(row[2] for row in values):.2f} |")
 
 
 if __name__ == "__main__":

@@ -105,7 +105,7 @@ RUNS = [
         ("| discovery (walk, stat every file) |", "| read every skill's stored record |",
          "| today's one-change rebuild |")),
     Run("resident_rebuild.py", ("--skills", "20", "--edits", "2", "--rounds", "1", "--work", "{tmp}/work"),
-        ("| this |",)),
+        ("| code | first rebuild, after a build that worked | after one with nothing to do |", "| this |")),
 ]
 
 
