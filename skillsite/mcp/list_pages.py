@@ -39,6 +39,13 @@ def page_ends(entries: list[Any], limit: int) -> dict[int, int]:
     return dict(zip(starts, [*starts[1:], len(entries)]))
 
 
+def named_start(given: Any, ends: Mapping[int, int]) -> int | None:
+    """The page start ``given`` names: the decimal text of one of ``ends``' starts, written as a
+    page's link gave it (no sign, no leading zero); None for anything else."""
+    named = isinstance(given, str) and given.isascii() and given.isdigit() and given == str(int(given))
+    return int(given) if named and int(given) in ends else None
+
+
 @dataclasses.dataclass(frozen=True)
 class CutList:
     """One list as the SDK gave it (``result``, every entry under ``key``) and its pages."""
@@ -58,8 +65,7 @@ class CutList:
 
     def start_at(self, cursor: Any) -> int | None:
         """The page start a cursor names (one a ``nextCursor`` gave), None for any other."""
-        given = isinstance(cursor, str) and cursor.isascii() and cursor.isdigit() and cursor == str(int(cursor))
-        return int(cursor) if given and int(cursor) in self.ends else None
+        return named_start(cursor, self.ends)
 
 
 class ListPages:

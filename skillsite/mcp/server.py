@@ -24,7 +24,7 @@ from typing import Any, Callable
 from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
-from skillsite.mcp.list_pages import ListPages
+from skillsite.mcp.list_pages import ListPages, named_start, page_ends
 from skillsite.mcp.skills import (MAX_PATH_BYTES, PAGE_SIZE, CheckedEntries, SkillsIndex, bounded_text,
                                   checked_entries, wire_text)
 
@@ -81,23 +81,6 @@ def listed_skill(entry: ManifestEntry) -> dict[str, Any]:
     return item
 
 
-def sent_bytes(item: Any) -> int:
-    """What ``item`` adds to the catalog resource: its JSON as sent, in UTF-8, and a separator."""
-    return len(json.dumps(item, ensure_ascii=False).encode("utf-8", "surrogatepass")) + 2
-
-
-def page_starts(sizes: list[int], limit: int) -> list[int]:
-    """Where each page starts: a page takes entries in order while they stay within ``limit``
-    bytes, and at least one."""
-    starts, used = [0], 0
-    for index, size in enumerate(sizes):
-        if used and used + size > limit:
-            starts.append(index)
-            used = 0
-        used += size
-    return starts
-
-
 class CatalogListing:
     """The catalog resource: every skill the server may serve (hidden ones flagged), in pages of
     at most CATALOG_PAGE_BYTES of skills; those the audit rates above ``max_risk`` are left out,
@@ -114,8 +97,7 @@ class CatalogListing:
                          "over_path_limit": sum(item.over_limits for item in left_out),
                          "max_path_bytes": MAX_PATH_BYTES}
         self.skills = [listed_skill(e) for e in usable]
-        starts = page_starts([sent_bytes(item) for item in self.skills], page_bytes)
-        self.ends = dict(zip(starts, [*starts[1:], len(self.skills)]))  # page start -> end
+        self.ends = page_ends(self.skills, page_bytes)  # page start -> end
 
     def page(self, start: int = 0) -> dict[str, Any]:
         """The page starting at the ``start``-th skill (one a ``next`` gave; KeyError otherwise):
@@ -127,8 +109,8 @@ class CatalogListing:
 
     def page_at(self, start: str) -> dict[str, Any] | None:
         """The page a ``next`` URI's ``start`` names, or None when no page starts there."""
-        given = start.isascii() and start.isdigit() and start == str(int(start)) and int(start) in self.ends
-        return self.page(int(start)) if given else None
+        named = named_start(start, self.ends)
+        return self.page(named) if named is not None else None
 
 
 def catalog_listing(catalog: Catalog, checked: CheckedEntries | None = None) -> dict[str, Any]:
