@@ -287,11 +287,6 @@ def checked_entries(catalog: Catalog) -> CheckedEntries:
     return CheckedEntries(entries, left_out)
 
 
-def well_formed_entries(catalog: Catalog) -> list[ManifestEntry]:
-    """The entries :func:`checked_entries` keeps."""
-    return checked_entries(catalog).entries
-
-
 def over_limits_note(left_out: list[LeftOut]) -> dict[str, Any] | None:
     """What a listing says of the entries left out for an id or path over MAX_PATH_BYTES (None
     when there are none): how many, the limit, and the first one."""
