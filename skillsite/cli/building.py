@@ -11,7 +11,7 @@ from skillsite.arguments import ExistingPath
 from skillsite.cli.checking import load_site_config
 from skillsite.cli.output import (budget_line, check_codes, default_format, emit_diagnostics, fail, nothing_found,
                                   report_file, severity_counts)
-from skillsite.diagnostics import MAX_LISTED, counted, describe_os_error, printable
+from skillsite.diagnostics import MAX_LISTED, counted, describe_os_error
 from skillsite.exit_codes import EXIT_BUSY, EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE
 
 
@@ -234,13 +234,6 @@ def trusted_cache(folder: Path) -> Path | None:
     return None
 
 
-def address_text(host: str, port: int) -> str:
-    """``host:port`` as a diagnostic names it: an IPv6 address in brackets (``[::1]:8000``, not
-    ``::1:8000``), and the host :func:`printable`, as typed on the command line."""
-    shown = printable(host)
-    return f"[{shown}]:{port}" if ":" in host else f"{shown}:{port}"
-
-
 @click.command()
 @click.argument("sources", nargs=-1, type=ExistingPath(file_okay=False, readable=False, path_type=Path))
 @click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
@@ -261,7 +254,7 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
     Exit 2 when it cannot listen on --host and --port (taken, or no address of this machine).
     """
     from skillsite.config import CONFIG_NAMES, SiteConfig, builtin_templates, find_config, load_config
-    from skillsite.publish.serve import DevServer
+    from skillsite.publish.serve import DevServer, address_text
 
     def overridden(loaded: SiteConfig) -> SiteConfig:
         return loaded.with_overrides(title=title, templates=str(templates_dir) if templates_dir else None, base_url="")

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from skillsite.diagnostics import printable
 from skillsite.publish.lock import claim
 from skillsite.publish.resident import Resident
 from skillsite.publish.watch import EventWatcher, PollingWatcher, WatchUnavailable, watched_stamps
@@ -260,6 +261,13 @@ def address_family(host: str, port: int) -> socket.AddressFamily:
     return socket.AF_INET6 if families == {socket.AF_INET6} else socket.AF_INET
 
 
+def address_text(host: str, port: int) -> str:
+    """``host:port`` as a URL or a diagnostic names it: an IPv6 address in brackets
+    (``[::1]:8000``, not ``::1:8000``), and the host :func:`printable`, as typed on the command line."""
+    shown = printable(host)
+    return f"[{shown}]:{port}" if ":" in host else f"{shown}:{port}"
+
+
 def make_server(directory: Path, host: str = "127.0.0.1", port: int = 0,
                 reload: ReloadState | None = None) -> ThreadingHTTPServer:
     """An HTTP server for a built catalog (port 0 picks a free port), on IPv6 when ``host``
@@ -366,7 +374,7 @@ class DevServer:
     def url(self) -> str:
         """Where the catalog is served; an IPv6 address in brackets (``http://[::1]:8000/``)."""
         host, port = self.server.server_address[:2]
-        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+        return f"http://{address_text(host, port)}/"
 
     def start(self) -> bool:
         """Watch, build, then start serving (even if the build failed: fix and save to retry)."""
