@@ -32,7 +32,10 @@ from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
 from skillsite import __version__
 from skillsite.diagnostics import Diagnostic, make
 
-FORMAT = "skillsite-cache 4"
+FORMAT = "skillsite-cache 5"
+#: What an earlier version's file says it is: replaced by the next save, without a note (a new
+#: skillsite reads none of an older one's entries anyway, their scope being another).
+_EARLIER_FORMAT = "skillsite-cache "
 #: A file changed this recently (nanoseconds) is not trusted to keep its size and time: a second
 #: change within the file system's timestamp granularity would go unnoticed.
 RACY_NS = 2_000_000_000
@@ -46,9 +49,13 @@ NOTE = "note:"
 LOOKUP_CHUNK = 500
 #: ... and values this many keys at a time (their texts are held until given).
 LOOKUP_WINDOW = 5000
+#: A table with row ids, its keys in an index of their own: a value may be megabytes (a catalog's
+#: copy groups, a manifest page), and a lookup in a table that is its primary key's index
+#: (``WITHOUT ROWID``) reads in full every row it compares its key with on the way down, however
+#: big: looking up the small values stored beside a big one read the big one each time.
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
            "CREATE TABLE IF NOT EXISTS entries (section TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
-           " PRIMARY KEY (section, key)) WITHOUT ROWID;")
+           " PRIMARY KEY (section, key));")
 
 
 class Section(str, enum.Enum):
@@ -200,6 +207,9 @@ class Cache:
         try:
             with closing(_connect(path)) as db:
                 meta = dict(db.execute("SELECT name, value FROM meta"))
+                if meta.get("format") != FORMAT and str(meta.get("format")).startswith(_EARLIER_FORMAT):
+                    self._unusable = True  # another version's layout: the save makes the file anew
+                    return
                 if meta.get("format") != FORMAT:
                     raise sqlite3.DatabaseError(f"not a skillsite cache (format {meta.get('format')!r})")
                 self._file_scope = meta.get("scope")

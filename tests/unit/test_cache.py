@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 
@@ -108,6 +109,43 @@ def test_another_scope_starts_empty_and_replaces_the_file_s_entries(tmp_path):
     new.save()
     assert Cache(path, "old").get(Section.SKILLS, "k") is None
     assert Cache(path, "new").get(Section.SKILLS, "other") == 2
+
+
+def test_a_key_is_looked_up_in_an_index_of_keys_not_among_the_values(tmp_path):
+    """Each lookup goes down an index holding the keys alone, then reads its one row: a table that
+    is its own key's index compares the key with whole rows on the way down (a catalog's copy
+    groups are one value of megabytes, read again for every small value stored beside it)."""
+    path = tmp_path / "c.sqlite"
+    _saved(path, Section.COPIES, {"groups": "x" * 4_000_000})
+    with sqlite3.connect(path) as db:
+        plan = db.execute("EXPLAIN QUERY PLAN SELECT key, value FROM entries WHERE section = ? AND key IN (?, ?)",
+                          ("copy-difference", "a", "b")).fetchall()
+        indexes = db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'entries'").fetchall()
+    assert len(indexes) == 1 and [row[-1] for row in plan] == [
+        f"SEARCH entries USING INDEX {indexes[0][0]} (section=? AND key=?)"]
+
+
+def test_an_earlier_version_s_file_is_made_anew_without_a_note(tmp_path):
+    """A file of another format of the cache (an older skillsite's) is read as empty, said
+    nothing of (a new version never reads an old one's entries: their scope is another), and
+    made anew in this format by the save."""
+    path = tmp_path / "c.sqlite"
+    with sqlite3.connect(path) as db:  # as skillsite-cache 4 made it
+        db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("CREATE TABLE entries (section TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
+                   " PRIMARY KEY (section, key)) WITHOUT ROWID")
+        db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", "skillsite-cache 4"), ("scope", "scope")])
+        db.execute("INSERT INTO entries VALUES ('skills', 'old', '1')")
+    db.close()
+    run = Cache(path, "scope")
+    assert run.get(Section.SKILLS, "old") is None and not run.notes
+    run.put(Section.SKILLS, "new", 2)
+    run.save()
+    again = Cache(path, "scope")
+    assert again.get(Section.SKILLS, "new") == 2 and again.get(Section.SKILLS, "old") is None and not again.notes
+    with sqlite3.connect(path) as db:
+        assert "WITHOUT ROWID" not in db.execute("SELECT sql FROM sqlite_master WHERE name = 'entries'").fetchone()[0]
+    db.close()
 
 
 def test_a_note_stays_beside_the_entries_of_its_scope(tmp_path):
