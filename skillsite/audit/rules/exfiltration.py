@@ -10,13 +10,14 @@ out no more than its URL); in Markdown they must be within a few lines of each o
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass, replace
 from typing import Iterator, NamedTuple
 
 from skillsite.audit.declare import COMMANDS, Pattern, Rule, check, pattern, rule
 from skillsite.audit.hit import Hit
-from skillsite.audit.text import Document, white_space_start
+from skillsite.audit.text import Document, Gate, make_gate, white_space_start
 
 CREDENTIALS_SENT = Rule(
     "SK620", "exfiltration", "high", "credentials read and data sent out in the same file",
@@ -100,20 +101,36 @@ _SSH_USE = re.compile(r"\bssh-(?:keygen|add|copy-id)\b|\bchmod\b|\bssh\s+(?:-\w+
                       r"\bscp\s+-i\b|GIT_SSH_COMMAND", re.IGNORECASE)
 _LOCAL = re.compile(r"^(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\]|::1)$", re.IGNORECASE)
 _URL = re.compile(r"\b(?:https?|ftp|wss?)://([^/\s\"'`<>)\]:]+)", re.IGNORECASE)
-_CURL = re.compile(r"\b(?:curl|wget|http|https|xh|aria2c)\b[^\n]*", re.IGNORECASE)
+_CURL_SOURCE = r"\b(?:curl|wget|http|https|xh|aria2c)\b[^\n]*"
 _CURL_DATA = re.compile(r"\s(?:-d|--data\S*|-F|--form|-T|--upload-file|--post-(?:data|file))\b")
-_SENDS = (_CURL, *(re.compile(p, re.IGNORECASE) for p in (
-    r"\brequests\.(?:post|put|patch|get|request)\s*\(|\bhttpx\.(?:post|put|get|Client|AsyncClient)\b|"
-    r"\burllib\.request\b|\burlopen\s*\(|\bhttp\.client\.HTTPS?Connection\b|\baiohttp\.ClientSession\b|"
-    r"\bfetch\s*\(|\baxios(?:\.\w+)?\s*\(|\bXMLHttpRequest\b|\bnavigator\.sendBeacon\b|\bhttps?\.request\s*\(",
-    r"\bnc\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b|/dev/tcp/|\bscp\s|\brsync\s[^\n]{0,500}\w@[\w.-]+:|\bsftp\s|"
-    r"\bInvoke-(?:WebRequest|RestMethod)\b|\b(?:iwr|irm)\s|\bsocket\.(?:socket|create_connection)\b|"
-    r"\bsmtplib\.SMTP|\bftplib\.FTP|\bnslookup\s[^\n]{0,500}\$\(|\bdig\s[^\n]{0,500}\$\(|\bNet\.WebClient\b",
+#: What sends data over the network (the first: a curl, wget or httpie command, read to the end of its line).
+#: A ``\b`` all the branches of a pattern start with is written once, before them: tried once at
+#: each character, not once for each branch (``/dev/tcp/`` starts where none of them can).
+_SEND_SOURCES = (
+    _CURL_SOURCE,
+    r"\b(?:requests\.(?:post|put|patch|get|request)\s*\(|httpx\.(?:post|put|get|Client|AsyncClient)\b|"
+    r"urllib\.request\b|urlopen\s*\(|http\.client\.HTTPS?Connection\b|aiohttp\.ClientSession\b|"
+    r"fetch\s*\(|axios(?:\.\w+)?\s*\(|XMLHttpRequest\b|navigator\.sendBeacon\b|https?\.request\s*\()",
+    r"\b(?:nc\s+(?:-\w+\s+)*[\w.-]+\s+\d{2,5}\b|scp\s|rsync\s[^\n]{0,500}\w@[\w.-]+:|sftp\s|"
+    r"Invoke-(?:WebRequest|RestMethod)\b|(?:iwr|irm)\s|socket\.(?:socket|create_connection)\b|"
+    r"smtplib\.SMTP|ftplib\.FTP|nslookup\s[^\n]{0,500}\$\(|dig\s[^\n]{0,500}\$\(|Net\.WebClient\b)|/dev/tcp/",
     r"discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/|webhook\.site|requestbin|pipedream\.net|"
     r"ngrok(?:-free)?\.(?:io|app)|interact\.sh|burpcollaborator|\boast\.\w+",
     r"\b(?:send|upload|post|transmit|forward|exfiltrate|submit|beam|report)\b[^.\n]{0,100}\bto\b[^.\n]{0,40}"
     r"(?:https?://|webhook|endpoint|server|remote\s+host|collector)",
-)))
+)
+
+
+@functools.lru_cache(maxsize=None)
+def send_gates() -> tuple[Gate, ...]:
+    """The searches for :data:`_SEND_SOURCES` (compiled on first use): each a gate needing no literal,
+    so its pattern is looked for as a gate looks for one, lower-cased in the lower-cased text and
+    each place confirmed, which finds what the pattern finds case-insensitively, faster.  Each is
+    grouped whole, so the lowered pattern keeps its leading ``\\b``: without it, the first branch
+    of ``\\brequests...|\\bhttpx...`` was tried at every character, and the search was slower."""
+    return tuple(make_gate(f"(?:{source})", prefiltered=False) for source in _SEND_SOURCES)
+
+
 _NEAR_LINES = 6
 
 
@@ -139,11 +156,11 @@ class _Send(NamedTuple):
     carries: bool
 
 
-def _carries(doc: Document, send: re.Pattern[str], match: re.Match[str]) -> bool:
+def _carries(doc: Document, curl: bool, match: re.Match[str]) -> bool:
     """Whether the send at ``match`` may carry data beyond its URL: anything but a get() of a URL
-    written out, or a curl, wget or httpie command with no data, file, variable, method or pipe
+    written out, or a ``curl``, wget or httpie command with no data, file, variable, method or pipe
     into it (``cat f | http POST url``)."""
-    if send is not _CURL:
+    if not curl:
         return _FETCH_ONLY.match(doc.folded, match.start()) is None
     piped = "|" in doc.folded[doc.folded.rfind("\n", 0, match.start()) + 1:match.start()]
     return piped or _CURL_DATA.search(match.group()) is not None or _CARRIES.search(match.group()) is not None
@@ -152,13 +169,13 @@ def _carries(doc: Document, send: re.Pattern[str], match: re.Match[str]) -> bool
 def _sends(doc: Document) -> list[_Send]:
     """The network sends in a document, in order."""
     found = []
-    for send in _SENDS:
-        for match in send.finditer(doc.folded):
+    for number, send in enumerate(send_gates()):
+        for match in send.finditer(doc):
             text = match.group()
-            if send is _CURL and not (_URL.search(text) or _CURL_DATA.search(text)):
+            if number == 0 and not (_URL.search(text) or _CURL_DATA.search(text)):
                 continue  # a curl with neither a URL nor data is prose
             if _remote(text):
-                found.append(_Send(match.start(), _carries(doc, send, match)))
+                found.append(_Send(match.start(), _carries(doc, number == 0, match)))
     return sorted(found)
 
 
