@@ -207,8 +207,21 @@ def _line_verdicts(doc: Document, folded_offset: int, known: dict[int, tuple[boo
     return known[line]
 
 
+@functools.lru_cache(maxsize=None)
+def _read_slots() -> frozenset[int] | None:
+    """The slots in the one-pass search for literals of the store and .env patterns (None: one of
+    them is not in it or needs words besides): a document that admits none of them reads no store."""
+    patterns = (*(store.pattern for store in STORES), DOTENV)
+    slots = frozenset(each.gate.slot for each in patterns)
+    return None if None in slots or any(each.gate.words for each in patterns) else slots  # type: ignore[return-value]
+
+
 def _reads(doc: Document) -> list[_Read]:
-    """The credential stores a document reads."""
+    """The credential stores a document reads (none, without a look at each pattern, where the
+    one-pass search admits none of them: most documents)."""
+    slots = _read_slots()
+    if slots is not None and slots.isdisjoint(doc.found.admitted):
+        return []
     found = []
     verdicts: dict[int, tuple[bool, bool]] = {}
     for label, bulk, store in STORES:
