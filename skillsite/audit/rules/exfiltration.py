@@ -280,12 +280,15 @@ def _markdown_with_urls(doc: Document) -> bool:
 @rule("SK622", "exfiltration", "high", "Markdown image or link URL carries variables or secrets",
       "A rendered image is fetched without a click: a URL with a variable or secret in it sends data "
       "to that host as soon as the agent's answer is displayed.", demotion=COMMANDS,
-      patterns=(pattern(r"(!?)\[[^\]\n]{0,200}\]\(\s*<?((?:https?:)?//[^)\s>]+)|"
-                        r"^[^\S\n]*\[[^\]\n]+\]:\s*<?(https?://\S+)",
-                        flags=re.MULTILINE | re.IGNORECASE, scope="folded"),),
+      patterns=(pattern(r"(?=[!\[]|^[^\S\n]*\[)(?:(!?)\[[^\]\n]{0,200}\]\(\s*<?((?:https?:)?//[^)\s>]+)|"
+                        r"^[^\S\n]*\[[^\]\n]+\]:\s*<?(https?://\S+))", flags=re.MULTILINE | re.IGNORECASE),),
       applies=_markdown_with_urls)
 def variable_url(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
-    """An image URL with any variable in its query, or a link or image URL with a secret-looking one."""
+    """An image URL with any variable in its query, or a link or image URL with a secret-looking one.
+
+    The pattern runs on the lines around "](" and the URLs (a match's "[" is on the line of its
+    "](" or ":", its URL there or on the next line holding text), not the whole text; its first
+    lookahead, which each of its matches meets, turns most other places down in one step."""
     image = match.group(1) == "!"
     url = match.group(2) or match.group(3)
     host = _URL.match("https:" + url if url.startswith("//") else url)
