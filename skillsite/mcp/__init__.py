@@ -6,7 +6,7 @@
   files), which needs no MCP SDK;
 - :mod:`.frontmatter`: a SKILL.md's frontmatter as the extension serves it (PyYAML, with the
   build's bounds from :mod:`skillsite.source.frontmatter`);
-- :mod:`.extension`: that core bound to the SDK's extension API (mcp 2.2+).
+- :mod:`.extension`: that core bound to the SDK's extension API.
 
 Unlike :mod:`skillsite.agent`, this package needs third-party code (``mcp``, ``pyyaml``); the
 loader never imports it.

@@ -1,9 +1,9 @@
-"""The MCP Skills extension bound to the MCP SDK (mcp 2.2+): :class:`SkillsExtension` serves a
+"""The MCP Skills extension bound to the MCP SDK: :class:`SkillsExtension` serves a
 :class:`~skillsite.mcp.skills.SkillsIndex` as ``skills/list``, ``skills/get``,
 ``resources/directory/read`` and ``skill://`` resources.
 
-Importing this module needs the SDK's extension API: :func:`skillsite.mcp.server.skills_extension`
-imports it only when a server is built, and does without it on older SDKs.
+Importing this module needs the SDK: :func:`skillsite.mcp.server.skills_extension` imports it
+only when a server is built.
 """
 from __future__ import annotations
 

@@ -5,20 +5,21 @@ listing (``skillsite://catalog``, in pages of CATALOG_PAGE_BYTES, each naming th
 prompt block (``skillsite://available_skills``);
 prompts: every user-invocable skill under its slash command, with one optional ``task``
 argument (clients offer them as slash commands).  ``resources/list`` and ``prompts/list`` are
-answered in pages (:mod:`skillsite.mcp.list_pages`).  With mcp 2.2+ the server also speaks the MCP
-Skills extension (``skills/list``, ``skills/get``, ``skill://`` resources; see
+answered in pages (:mod:`skillsite.mcp.list_pages`).  The server also speaks the MCP Skills
+extension (``skills/list``, ``skills/get``, ``skill://`` resources; see
 :mod:`skillsite.mcp.skills`), declared under ``capabilities.extensions``.
 Everything is served through :mod:`skillsite.loader`, so content is verified against the
 manifest's digests before it reaches the client.
 
 The ``mcp`` package is an optional extra (``pip install 'skillsite[mcp]'``), imported
-only here and only when a server is built.  Both SDK lines work: ``MCPServer`` (mcp 2.x)
-and ``FastMCP`` (mcp 1.x).
+only here and only when a server is built: ``MCPServer``, from LOWEST_MCP on (its server
+middleware pages the lists; mcp 1.x has none).
 """
 from __future__ import annotations
 
+import importlib.metadata
 import json
-import sys
+import re
 from typing import Any, Callable
 
 from skillsite.agent.catalog_format import within_max_risk
@@ -28,7 +29,12 @@ from skillsite.mcp.list_pages import ListPages, named_start, page_ends
 from skillsite.mcp.skills import (MAX_PATH_BYTES, PAGE_SIZE, CheckedEntries, SkillsIndex, bounded_text,
                                   checked_entries, wire_text)
 
-INSTALL_HINT = "the MCP server needs the 'mcp' package: pip install 'skillsite[mcp]'"
+#: The oldest mcp release the server runs on (the ``mcp`` extra's floor): mcp 1.x has no server
+#: middleware, which pages the lists, and mcp 2.0.0 hid a resource's error behind "Error reading
+#: resource URI" (a file that fails its digest, a skill above ``--max-risk``).
+LOWEST_MCP = (2, 1)
+INSTALL_HINT = (f"the MCP server needs the 'mcp' package, {'.'.join(map(str, LOWEST_MCP))} or later: "
+                "pip install 'skillsite[mcp]'")
 CATALOG_URI = "skillsite://catalog"
 #: A later page of the catalog resource, by the offset of its first skill (each page's ``next``).
 CATALOG_PAGE_URI = CATALOG_URI + "/page/{start}"
@@ -43,23 +49,31 @@ PROMPT_URI = "skillsite://available_skills"
 
 
 class MCPUnavailable(RuntimeError):
-    """The optional ``mcp`` package is not installed (or too old)."""
+    """The optional ``mcp`` package is not installed, or older than LOWEST_MCP."""
 
 
-def _sdk() -> tuple[type, type[Exception]]:
-    """The server class and ToolError of the installed mcp SDK."""
+def release(version: str) -> tuple[int, int] | None:
+    """A version's major and minor release numbers ("2.1.0rc1" -> (2, 1)); None when it has none."""
+    found = re.match(r"(\d+)\.(\d+)", version)
+    return (int(found[1]), int(found[2])) if found else None
+
+
+def _sdk() -> tuple[type, type[Exception], type[Exception]]:
+    """The server class, ToolError and ResourceError of the installed mcp SDK (MCPUnavailable when
+    it is missing or older than LOWEST_MCP)."""
     try:
         from mcp.server.mcpserver import MCPServer
-        from mcp.server.mcpserver.exceptions import ToolError
-        return MCPServer, ToolError
-    except ImportError:
-        pass
-    try:
-        from mcp.server.fastmcp import FastMCP
-        from mcp.server.fastmcp.exceptions import ToolError
-        return FastMCP, ToolError
+        from mcp.server.mcpserver.exceptions import ResourceError, ToolError
     except ImportError as exc:
         raise MCPUnavailable(f"{INSTALL_HINT} ({exc})") from None
+    try:
+        installed = importlib.metadata.version("mcp")
+    except importlib.metadata.PackageNotFoundError:  # imported from a folder: its version unknown
+        return MCPServer, ToolError, ResourceError
+    number = release(installed)
+    if number is not None and number < LOWEST_MCP:
+        raise MCPUnavailable(f"{INSTALL_HINT} (mcp {installed} is installed)")
+    return MCPServer, ToolError, ResourceError
 
 
 def catalog_title(catalog: Catalog) -> str | None:
@@ -119,41 +133,35 @@ def catalog_listing(catalog: Catalog, checked: CheckedEntries | None = None) -> 
 
 
 def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE, checked: CheckedEntries | None = None) -> Any:
-    """The MCP Skills extension for ``MCPServer(extensions=[...])`` (:mod:`skillsite.mcp.extension`);
-    None when the installed MCP SDK has no extension API."""
-    try:
-        from skillsite.mcp.extension import SkillsExtension
-    except ImportError:
-        return None
+    """The MCP Skills extension for ``MCPServer(extensions=[...])`` (:mod:`skillsite.mcp.extension`,
+    which needs the SDK)."""
+    from skillsite.mcp.extension import SkillsExtension
+
     return SkillsExtension(SkillsIndex(catalog, page_size, checked))
 
 
 def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str) -> Any:
-    """An MCP server (not yet running) exposing ``catalog``; with mcp 2.2+ it also speaks the
-    MCP Skills extension (:mod:`skillsite.mcp.skills`).  ``error_text`` words a loader error
+    """An MCP server (not yet running) exposing ``catalog``, speaking the MCP Skills extension too
+    (:mod:`skillsite.mcp.skills`).  ``error_text`` words a loader error
     for the tools' answers (``skillsite mcp`` names its own flags).  The entries are checked once
     (:func:`checked_entries`, which logs each one left out) and every part serves those."""
-    server_class, tool_error = _sdk()
+    server_class, tool_error, resource_error = _sdk()
     title = catalog_title(catalog) or "skills"
     checked = checked_entries(catalog)
     extension = skills_extension(catalog, checked=checked)
-    options = {"extensions": [extension]} if extension is not None else {}
     server = server_class("skillsite", instructions=(
         f"Agent skills from the catalog '{title}'. Call search_skills {{\"query\": ...}} to find a skill "
         "for the task, load_skill {\"skill\": <id or name>} to read its instructions, and "
         "read_skill_resource {\"skill\": ..., \"path\": ...} for files it references."
-        + (" Skills are also served through the MCP Skills extension (skills/list, skill:// resources)."
-           if extension is not None else "")), **options)
-    if hasattr(server, "middleware"):  # mcp 2.x; mcp 1.x lists come whole
-        server.middleware.append(ListPages())  # outside the extension's filter of resources/list
-    if extension is not None:
-        extension.declare_in_handshake(server)
-        extension.withhold_from_listing(server)
+        " Skills are also served through the MCP Skills extension (skills/list, skill:// resources)."),
+        extensions=[extension])
+    server.middleware.append(ListPages())  # outside the extension's filter of resources/list
+    extension.declare_in_handshake(server)
+    extension.withhold_from_listing(server)
     from skillsite.mcp.tools import add_tools  # needs pydantic, which comes with the SDK
 
     add_tools(server, catalog, tool_error, error_text, checked)
-    _add_resources(server, catalog, getattr(sys.modules[tool_error.__module__], "ResourceError", tool_error),
-                   error_text, checked)
+    _add_resources(server, catalog, resource_error, error_text, checked)
     _add_prompts(server, catalog, checked)
     return server
 

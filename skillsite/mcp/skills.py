@@ -39,7 +39,7 @@ Choices where the spec leaves room (see README):
   inside it, and a page of 8 entries stays small (SKILL.md, read whole, has all of it).
 
 The core (:class:`SkillsIndex`) needs no MCP SDK; :mod:`skillsite.mcp.extension` binds it to
-``MCPServer(extensions=[...])`` (mcp 2.2+), and :func:`skillsite.mcp.server.skills_extension`
+``MCPServer(extensions=[...])``, and :func:`skillsite.mcp.server.skills_extension`
 makes that binding when the SDK has it.  Frontmatter is read by :mod:`skillsite.mcp.frontmatter`.
 """
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The MCP server's tools and prompts, every argument described in the input schema a client
 lists (a client that guesses an argument's name otherwise gets only a validation error).
 
-Argument types are ``Annotated[..., Field(description=...)]``, which both SDK lines (mcp 1.x
-``FastMCP``, mcp 2.x ``MCPServer``) turn into the schema's ``description``.  pydantic comes with
-the SDK, so :mod:`skillsite.mcp.server` imports this module only once the SDK is found.  The
-tools' skill argument also accepts ``name``, the word a client is most likely to try.
+Argument types are ``Annotated[..., Field(description=...)]``, which the SDK's ``MCPServer``
+turns into the schema's ``description``.  pydantic comes with the SDK, so
+:mod:`skillsite.mcp.server` imports this module only once the SDK is found.  The tools' skill
+argument also accepts ``name``, the word a client is most likely to try.
 """
 from __future__ import annotations
 
@@ -104,13 +104,11 @@ def add_prompt(server: Any, catalog: Catalog, command: str, description: str) ->
 
 
 def prompt_error(text: str) -> Exception:
-    """What a prompt that cannot be given raises, so that ``text`` reaches the client: mcp 2.x
+    """What a prompt that cannot be given raises, so that ``text`` reaches the client: the SDK
     sends an ``MCPError`` as it is, and words any other "Error rendering prompt NAME" (the reason
-    dropped, a traceback logged); mcp 1.x has no ``MCPError`` and words any error with its reason."""
-    try:
-        from mcp.shared.exceptions import MCPError
-    except ImportError:
-        return ValueError(text)
+    dropped, a traceback logged)."""
+    from mcp.shared.exceptions import MCPError
+
     return MCPError(INTERNAL_ERROR, text)
 
 
