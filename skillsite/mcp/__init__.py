@@ -6,7 +6,9 @@
   files), which needs no MCP SDK;
 - :mod:`.frontmatter`: a SKILL.md's frontmatter as the extension serves it (PyYAML, with the
   build's bounds from :mod:`skillsite.source.frontmatter`);
-- :mod:`.extension`: that core bound to the SDK's extension API.
+- :mod:`.extension`: that core bound to the SDK's extension API;
+- :mod:`.list_pages` and :mod:`.on_demand`: the lists in pages, and each skill's prompt and files
+  given to the SDK only when a request names one.
 
 Unlike :mod:`skillsite.agent`, this package needs third-party code (``mcp``, ``pyyaml``); the
 loader never imports it.

@@ -1,6 +1,6 @@
 """The MCP Skills extension bound to the MCP SDK: :class:`SkillsExtension` serves a
 :class:`~skillsite.mcp.skills.SkillsIndex` as ``skills/list``, ``skills/get``,
-``resources/directory/read`` and ``skill://`` resources.
+``resources/directory/read`` and ``skill://`` resources, each file's resource made when first read.
 
 Importing this module needs the SDK: :func:`skillsite.mcp.server.skills_extension` imports it
 only when a server is built.
@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import anyio
-from mcp.server.extension import Extension, MethodBinding, ResourceBinding
+from mcp.server.extension import Extension, MethodBinding
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.resources import FunctionResource
 from mcp.shared.exceptions import MCPError
 from mcp.types import RequestParams
 
 from skillsite.agent.errors import LoaderError
+from skillsite.mcp.on_demand import OnDemandList
 from skillsite.mcp.skills import EXTENSION, INVALID_PARAMS, SkillsError, SkillsIndex, mime_type, wire_content
 
 
@@ -54,13 +55,15 @@ def _reader(index: SkillsIndex, uri: str) -> Callable[[], str | bytes]:
 
 
 class SkillsExtension(Extension):
-    """skills/list, skills/get, resources/directory/read and the skill:// resources."""
+    """skills/list, skills/get, resources/directory/read and the skill:// resources (the SDK is
+    given each of those only when read: :meth:`on_demand`)."""
 
     identifier = EXTENSION
 
     def __init__(self, index: SkillsIndex) -> None:
         super().__init__()
         self.index = index
+        self._listed: list[dict[str, Any]] | None = None
 
     def settings(self) -> dict[str, Any]:
         return {"directoryRead": True}
@@ -86,32 +89,51 @@ class SkillsExtension(Extension):
 
         server.middleware.append(declare)
 
-    def withhold_from_listing(self, server: Any) -> None:
-        """Leave the files of skills above ``max_risk`` out of ``resources/list``.
+    def on_demand(self, server: Any) -> OnDemandList:
+        """The ``skill://`` files in ``resources/list``, and each given to ``server`` as a resource
+        when ``resources/read`` first names it (:mod:`skillsite.mcp.on_demand`), rather than a
+        resource object for each file at start-up (72,736 for a catalog of 20,000 skills).
 
-        They stay registered, so that ``resources/read`` of one is the loader's error naming the
-        risk rather than an unknown resource; only the listing, which would offer them, drops them.
+        The files of skills above ``max_risk`` are left out of the listing, which would offer
+        them, but made when read, so that reading one is the loader's error naming the risk
+        rather than an unknown resource.
         """
-        withheld = self.index.withheld
+        made: set[str] = set()
 
-        async def unlisted(ctx: Any, call_next: Any) -> Any:
-            result = await call_next(ctx)
-            listing = result.get("resources") if ctx.method == "resources/list" and isinstance(result, dict) else None
-            if isinstance(listing, list):
-                result["resources"] = [r for r in listing if not (isinstance(r, dict) and r.get("uri") in withheld)]
-            return result
+        def make(uri: str) -> None:
+            if uri not in made:
+                server.add_resource(self._resource(uri))
+                made.add(uri)
 
-        server.middleware.append(unlisted)
+        return OnDemandList("resources/list", "resources", "resources/read", "uri", self.index.files, self.listed,
+                            make)
 
-    def resources(self) -> list[Any]:
-        return [ResourceBinding(self._resource(uri, file)) for uri, file in self.index.files.items()]
+    def listed(self) -> list[dict[str, Any]]:
+        """Every ``skill://`` file but those of skills above ``max_risk``, as ``resources/list``
+        gives it: as the SDK lists the resource :meth:`_resource` makes, in JSON."""
+        if self._listed is None:
+            withheld = self.index.withheld
+            self._listed = [self._listing(uri) for uri in self.index.files if uri not in withheld]
+        return self._listed
 
-    def _resource(self, uri: str, file: Any) -> Any:
-        entry = self.index.by_id[file.skill_id]
-        is_skill_md = uri in self.index.skills
-        return FunctionResource(uri=uri, name=entry.name if is_skill_md else file.path.rsplit("/", 1)[-1],
-                                description=entry.description if is_skill_md else None,
-                                mime_type=mime_type(file.path), fn=_reader(self.index, uri))
+    def _described(self, uri: str) -> tuple[str, str | None]:
+        """A file's name and description: a SKILL.md's are its skill's, another file's its own
+        name and none."""
+        file = self.index.files[uri]
+        if uri in self.index.skills:
+            entry = self.index.by_id[file.skill_id]
+            return entry.name or uri, entry.description  # the SDK names a resource without a name by its URI
+        return file.path.rsplit("/", 1)[-1], None
+
+    def _listing(self, uri: str) -> dict[str, Any]:
+        name, description = self._described(uri)
+        return {"name": name, "uri": uri, **({} if description is None else {"description": description}),
+                "mimeType": mime_type(self.index.files[uri].path)}
+
+    def _resource(self, uri: str) -> Any:
+        name, description = self._described(uri)
+        return FunctionResource(uri=uri, name=name, description=description,
+                                mime_type=mime_type(self.index.files[uri].path), fn=_reader(self.index, uri))
 
     def methods(self) -> list[Any]:
         return [MethodBinding("skills/list", ListParams, self.list_skills),

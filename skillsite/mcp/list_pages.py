@@ -2,7 +2,8 @@
 
 The MCP SDK answers both with every entry at once and ignores the cursor: a catalog of 20,000
 skills made answers of 20.1 MB and 9.8 MB.  :class:`ListPages` is server middleware
-that asks the SDK for the whole list once per protocol version, cuts it into pages of at most
+that asks for the whole list once per protocol version (the catalog's entries, from
+:mod:`skillsite.mcp.on_demand`, then the SDK's own), cuts it into pages of at most
 LIST_PAGE_BYTES of entries and answers each request with the page its cursor names.  The lists
 are cut once: the server's resources and prompts do not change while it serves.
 """

@@ -7,7 +7,9 @@ prompts: every user-invocable skill under its slash command, with one optional `
 argument (clients offer them as slash commands).  ``resources/list`` and ``prompts/list`` are
 answered in pages (:mod:`skillsite.mcp.list_pages`).  The server also speaks the MCP Skills
 extension (``skills/list``, ``skills/get``, ``skill://`` resources; see
-:mod:`skillsite.mcp.skills`), declared under ``capabilities.extensions``.
+:mod:`skillsite.mcp.skills`), declared under ``capabilities.extensions``.  The prompts and the
+``skill://`` resources are listed from the catalog and given to the SDK one at a time, when a
+request names one (:mod:`skillsite.mcp.on_demand`): start-up does not grow with SDK objects.
 Everything is served through :mod:`skillsite.loader`, so content is verified against the
 manifest's digests before it reaches the client.
 
@@ -26,6 +28,7 @@ from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
 from skillsite.mcp.list_pages import ListPages, named_start, page_ends
+from skillsite.mcp.on_demand import OnDemand
 from skillsite.mcp.skills import (MAX_PATH_BYTES, PAGE_SIZE, CheckedEntries, SkillsIndex, bounded_text,
                                   checked_entries, wire_text)
 
@@ -142,7 +145,9 @@ def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE, checked: Chec
 
 def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str) -> Any:
     """An MCP server (not yet running) exposing ``catalog``, speaking the MCP Skills extension too
-    (:mod:`skillsite.mcp.skills`).  ``error_text`` words a loader error
+    (:mod:`skillsite.mcp.skills`); the prompts of its skills and their ``skill://`` files are
+    listed from the catalog, and each given to the SDK only when a request names it
+    (:mod:`skillsite.mcp.on_demand`).  ``error_text`` words a loader error
     for the tools' answers (``skillsite mcp`` names its own flags).  The entries are checked once
     (:func:`checked_entries`, which logs each one left out) and every part serves those."""
     server_class, tool_error, resource_error = _sdk()
@@ -155,14 +160,14 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
         "read_skill_resource {\"skill\": ..., \"path\": ...} for files it references."
         " Skills are also served through the MCP Skills extension (skills/list, skill:// resources)."),
         extensions=[extension])
-    server.middleware.append(ListPages())  # outside the extension's filter of resources/list
-    extension.declare_in_handshake(server)
-    extension.withhold_from_listing(server)
-    from skillsite.mcp.tools import add_tools  # needs pydantic, which comes with the SDK
+    from skillsite.mcp.tools import SlashPrompts, add_tools  # need pydantic, which comes with the SDK
 
+    prompts = SlashPrompts(catalog, slash_commands(catalog, checked))
+    server.middleware.append(ListPages())  # pages what OnDemand lists
+    server.middleware.append(OnDemand(prompts.on_demand(server), extension.on_demand(server)))
+    extension.declare_in_handshake(server)
     add_tools(server, catalog, tool_error, error_text, checked)
     _add_resources(server, catalog, resource_error, error_text, checked)
-    _add_prompts(server, catalog, checked)
     return server
 
 
@@ -203,14 +208,6 @@ def slash_commands(catalog: Catalog, checked: CheckedEntries | None = None) -> l
     entries = [e for e in (checked_entries(catalog) if checked is None else checked).entries
                if e.slash_command is not None and within_max_risk(e, catalog.max_risk)]
     return sorted(entries, key=lambda e: e.slash_command or "")
-
-
-def _add_prompts(server: Any, catalog: Catalog, checked: CheckedEntries) -> None:
-    """One prompt per user-invocable skill, named by its slash command."""
-    from skillsite.mcp.tools import add_prompt
-
-    for entry in slash_commands(catalog, checked):
-        add_prompt(server, catalog, entry.slash_command or "", entry.description)
 
 
 def serve(catalog: Catalog, error_text: Callable[[Exception], str] = str) -> None:

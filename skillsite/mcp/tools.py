@@ -12,9 +12,14 @@ import base64
 import json
 from typing import Annotated, Any, Callable
 
+from mcp import types
+from mcp.server.mcpserver.prompts import Prompt
+from mcp.shared.exceptions import MCPError
 from pydantic import AliasChoices, Field
 
+from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError, SearchResult
+from skillsite.mcp.on_demand import OnDemandList
 from skillsite.mcp.skills import INTERNAL_ERROR, CheckedEntries, bounded_text, checked_entries, wire_text
 
 MAX_K = 50
@@ -90,11 +95,10 @@ def hit_json(hit: SearchResult) -> dict[str, Any]:
             "score": hit.score, **({"copies": hit.copies} if hit.copies > 1 else {})}
 
 
-def add_prompt(server: Any, catalog: Catalog, command: str, description: str) -> None:
+def skill_prompt(catalog: Catalog, command: str, description: str) -> Prompt:
     """The prompt of one slash command: the skill's instructions, then the task if one is given.
     Its name is the command :func:`bounded_text` (a listing repeats it); it runs the whole command."""
 
-    @server.prompt(name=bounded_text(command), description=bounded_text(description))
     def run_skill(task: Task = "") -> str:
         """The skill's instructions, with the task the user typed after the command."""
         try:
@@ -102,13 +106,62 @@ def add_prompt(server: Any, catalog: Catalog, command: str, description: str) ->
         except LoaderError as exc:
             raise prompt_error(wire_text(str(exc))) from None
 
+    return Prompt.from_function(run_skill, name=bounded_text(command), description=bounded_text(description))
+
+
+def add_prompt(server: Any, catalog: Catalog, command: str, description: str) -> None:
+    """Give ``server`` the prompt of one slash command (:func:`skill_prompt`)."""
+    server.add_prompt(skill_prompt(catalog, command, description))
+
+
+def listed_prompt(prompt: Prompt) -> dict[str, Any]:
+    """``prompt`` as ``prompts/list`` gives it: as the SDK's ``MCPServer.list_prompts`` makes it, in JSON."""
+    arguments = [types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                 for a in prompt.arguments or []]
+    return types.Prompt(name=prompt.name, title=prompt.title, description=prompt.description, arguments=arguments,
+                        icons=prompt.icons).model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+class SlashPrompts:
+    """The prompts of the user-invocable skills (``entries``, in order), each given to the SDK
+    only when ``prompts/get`` first names it (:mod:`skillsite.mcp.on_demand`): the SDK's prompt
+    object holds a pydantic model of its arguments, and made for every skill at start-up they
+    cost a catalog of 20,000 some 35 s.  Listed as the SDK lists them: a name two commands are
+    shown as (both over MAX_TEXT and alike up to it) is the first one's."""
+
+    def __init__(self, catalog: Catalog, entries: list[ManifestEntry]) -> None:
+        self.catalog = catalog
+        self.by_name: dict[str, ManifestEntry] = {}
+        for entry in entries:
+            self.by_name.setdefault(bounded_text(entry.slash_command or ""), entry)
+        self.made: set[str] = set()
+        self._listed: list[dict[str, Any]] | None = None
+
+    def listed(self) -> list[dict[str, Any]]:
+        """Every prompt as ``prompts/list`` gives it: one made as the SDK makes it, for its
+        arguments and the description of one without a description, the others like it."""
+        if self._listed is None:
+            shape = listed_prompt(skill_prompt(self.catalog, "", ""))
+            self._listed = [{**shape, "name": name, "description": bounded_text(entry.description) or
+                             shape["description"]} for name, entry in self.by_name.items()]
+        return self._listed
+
+    def on_demand(self, server: Any) -> OnDemandList:
+        """``prompts/list`` and ``prompts/get`` of these prompts, each made for ``server`` when first named."""
+
+        def make(name: str) -> None:
+            if name not in self.made:
+                entry = self.by_name[name]
+                add_prompt(server, self.catalog, entry.slash_command or "", entry.description)
+                self.made.add(name)
+
+        return OnDemandList("prompts/list", "prompts", "prompts/get", "name", self.by_name, self.listed, make)
+
 
 def prompt_error(text: str) -> Exception:
     """What a prompt that cannot be given raises, so that ``text`` reaches the client: the SDK
     sends an ``MCPError`` as it is, and words any other "Error rendering prompt NAME" (the reason
     dropped, a traceback logged)."""
-    from mcp.shared.exceptions import MCPError
-
     return MCPError(INTERNAL_ERROR, text)
 
 
