@@ -1,10 +1,11 @@
 """``skillsite mcp``'s start-up at a few catalog sizes, by each version of the code, side by side.
 
 A catalog of N user-invocable skills is the example catalog built once, its ``skills.json`` grown
-with N copies of ``release-manager`` under ids and slash commands of their own (each a prompt,
-each of its files a ``skill://`` resource), as tests/integration/test_mcp_list_pages.py grows
-it; ``--site DIR`` times a built catalog as well (``benchmarks/synth.py`` and ``skillsite
-build`` make one of real skills' sizes).  Each server is a fresh ``python -m skillsite mcp
+with N copies of ``test-first`` under ids and slash commands of their own (each a prompt, each
+of its files a ``skill://`` resource), as tests/integration/test_mcp_list_pages.py grows it (up
+to some 25,000: the loader reads a skills.json of at most 64 MiB); ``--site DIR`` times a built
+catalog as well (``benchmarks/synth.py`` and ``skillsite build`` make one of real skills' sizes,
+its manifest paged).  Each server is a fresh ``python -m skillsite mcp
 --catalog SITE`` of one version (``--code LABEL=FOLDER``, a checkout put first on PYTHONPATH;
 default: this repository), driven by raw JSON-RPC lines on its stdin, the versions taking turns.
 Printed per version and catalog, medians of ``--runs``: the seconds until ``initialize`` is
@@ -38,7 +39,9 @@ from skillsite.publish.build import build  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "example-skills"
-MODEL = "release-manager"  # the skill each grown one copies: several files, user-invocable
+#: The skill each grown one copies: user-invocable, with three files; some 2.4 KB of skills.json each, so
+#: that a grown catalog stays one file the loader reads (64 MiB at most) up to some 25,000 skills.
+MODEL = "test-first"
 #: What each row reports, in order: (key, column heading).
 COLUMNS = (("ready", "initialize answered, s"), ("prompts", "first prompts/list page, s"),
            ("resources", "first resources/list page, s"), ("get", "prompts/get, s"), ("read", "resources/read, s"),
@@ -73,9 +76,11 @@ class Server:
     """One ``skillsite mcp`` process of one version, spoken to in JSON-RPC lines."""
 
     def __init__(self, code: Path, site: Path, cwd: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "skillsite", "mcp", "--catalog", str(site)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     text=True, cwd=cwd, env=version_env(code))
+        self.log = cwd / "server.log"
+        with open(self.log, "w", encoding="utf-8") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "skillsite", "mcp", "--catalog", str(site)],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                         text=True, cwd=cwd, env=version_env(code))
         self.next_id = 0
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
@@ -88,7 +93,8 @@ class Server:
                 if "result" not in message:
                     raise SystemExit(f"{method} failed: {json.dumps(message)[:2000]}")
                 return message["result"]
-        raise SystemExit(f"the server stopped before answering {method} (exit {self.proc.wait()})")
+        raise SystemExit(f"the server stopped before answering {method} (exit {self.proc.wait()}):\n"
+                         + self.log.read_text("utf-8", "replace")[-3000:])
 
     def send(self, message: dict[str, Any]) -> None:
         self.proc.stdin.write(json.dumps(message) + "\n")  # type: ignore[union-attr]
