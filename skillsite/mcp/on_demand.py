@@ -2,8 +2,8 @@
 when a request first names one.
 
 The SDK serves a prompt or resource only once it holds an object for it, and made at start-up
-those cost a catalog of 20,000 user-invocable skills some 40 s (a pydantic model of each prompt's
-arguments, and one resource object for each of 72,736 files).  :class:`OnDemand` is server
+those were most of a big catalog's start-up (a pydantic model of each prompt's arguments, and one
+resource object for each file: 72,736 for 20,000 user-invocable skills).  :class:`OnDemand` is server
 middleware that answers the lists from the catalog instead (each entry as the SDK would list
 it, ahead of the SDK's own) and, before ``prompts/get`` or ``resources/read`` of an entry of
 the catalog's reaches the SDK, gives it that entry's object: the SDK reads, renders, words
