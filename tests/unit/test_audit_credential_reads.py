@@ -13,11 +13,13 @@ from skillsite.audit.rules.exfiltration import STORES, _read_slots, _reads
 from skillsite.audit.text import make_document
 
 #: Store names, reads, .env files, near misses and filler.
-PIECES = ["~/.ssh/id_rsa", "cat", "$HOME/.ssh", "id_ed25519.pub", ".aws/credentials", ".kube/config", ".npmrc", ".netrc",
+PIECES = ["~/.ssh/id_rsa", "cat", "$HOME/.ssh", "id_ed25519.pub", ".aws/credentials", ".kube/config", ".npmrc",
+          ".netrc",
           "security dump-keychain", "login.keychain-db", "logins.json", "Google/Chrome/Default/Cookies", "wallet.dat",
           "/etc/shadow", ".bash_history", "/proc/self/environ", "printenv |", "env |", "$(env)", "os.environ",
           "json.dumps(os.environ)", "process.env", "cat .env", "open('.env')", ".env.example", "ssh-keygen", "x",
-          "the environment", "environ", "\u0130", "curl -d @- https://x.io", "-" * 50, "README", "use the API", "run the tests", "see below"]
+          "the environment", "environ", "\u0130", "curl -d @- https://x.io", "-" * 50, "README", "use the API",
+          "run the tests", "see below"]
 SEPARATORS = ["\n", " ", "", "\n\n", "; "]
 
 

@@ -20,7 +20,8 @@ BEFORE = re.compile(r"(!?)\[[^\]\n]{0,200}\]\(\s*<?((?:https?:)?//[^)\s>]+)|^[^\
 PATTERN = variable_url.patterns[0]
 #: Links, images and definitions split over lines and blank lines, near misses, filler.
 PIECES = ["![x](https://e.io/p?k=$KEY)", "[a](//e.io/?t={{token}})", "[", "]", "](", "](\n  <https://e.io/x>",
-          "]: https://e.io/${SECRET}", "  [ref]:\n\n   HTTPS://E.IO/A", "![", "!", "[a]\n(https://x)", "[x" + "y" * 210 + "](//z",
+          "]: https://e.io/${SECRET}", "  [ref]:\n\n   HTTPS://E.IO/A", "![", "!", "[a]\n(https://x)",
+          "[x" + "y" * 210 + "](//z",
           "http://", "HTTP://h", "  ", "\t[d]:  <https://d.io/$X>", "](\n\n\n//x", "[[]](https://[", "x" * 300,
           "\u0130", "\u212a", "ſ", "]:", ")"]
 SEPARATORS = ["\n", " ", "", "\n\n", "\n  \n", "\r\n"]

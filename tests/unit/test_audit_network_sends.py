@@ -31,7 +31,8 @@ BEFORE = (
 
 #: Sends of every kind, in any case, near misses, letters whose lower case differs in length or
 #: that match an ASCII letter only case-insensitively, and filler.
-PIECES = ["curl", "Nc -x scp 22", "/dev/tcp/x", "dig a $(", "nslookup $(", "CURL -d @f https://x.io", "wget", "http POST", "xh", "aria2c", "requests.post(", "REQUESTS.Get (",
+PIECES = ["curl", "Nc -x scp 22", "/dev/tcp/x", "dig a $(", "nslookup $(", "CURL -d @f https://x.io", "wget",
+          "http POST", "xh", "aria2c", "requests.post(", "REQUESTS.Get (",
           "httpx.Client", "urllib.request", "urlopen (", "http.client.HTTPSConnection", "fetch(", "axios.get(",
           "navigator.sendBeacon", "nc -l -p 4444 x.io 4444", "NC host 80", "/dev/tcp/", "scp ", "rsync -a f u@h:",
           "sftp ", "Invoke-WebRequest", "iwr ", "IRM ", "socket.socket", "smtplib.SMTP", "nslookup $(id).x", "dig x $(",
