@@ -16,7 +16,11 @@ a rebuild brings on (how many, and their seconds): a resident's objects are walk
 them, so they grow with what it keeps.
 
     python benchmarks/resident_rebuild.py --code before=/tmp/before --code after=. [--skills 10000] [--edits 6]
-                                          [--edit body|description] [--rounds 2] [--cold-start]
+                                          [--edit body|description] [--rounds 2] [--cold-start] [--tree DIR]
+
+``--tree DIR`` rebuilds a real tree instead (say, a checkout of a public directory of skills, whose
+few broken skills are left out as ``--keep-going`` leaves them out); one SKILL.md of it is edited,
+so give it a copy.
 
 Finer than ``serve_watch.py`` (which times the real ``serve``, watcher included) for comparing
 versions: no file events, no polling, the rebuild alone.
@@ -29,6 +33,7 @@ import os
 import shutil
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,8 +43,8 @@ from synth import scratch_catalog  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: One round of one version, in a fresh process (given ``src``, ``work``, ``edits``, ``jobs``
-#: and ``label``): prints, as JSON, whether the round's build did work (its resident then holds
+#: One round of one version, in a fresh process (given ``src``, ``work``, ``edits``, ``jobs``,
+#: ``keep_going`` and ``label``): prints, as JSON, whether the round's build did work (its resident then holds
 #: what it made) and each rebuild's seconds and its full collections.
 ROUND = """
 import gc, json, os, time
@@ -65,7 +70,7 @@ edited = skill_mds[len(skill_mds) // 2]
 resident = Resident()
 def rebuild():
     result = build([Path(src)], Path(work) / "site", SiteConfig(), cache_dir=Path(work) / "cache", jobs=jobs,
-                   resident=resident)
+                   resident=resident, keep_going=keep_going)
     if not result.ok:
         raise SystemExit("the build failed")
     return result
@@ -94,12 +99,12 @@ print(json.dumps({"worked": worked, "rows": rows}))
 """
 
 
-def one_round(label: str, code: Path, src: Path, work: Path, edits: int, jobs: int, kind: str
-              ) -> tuple[bool, list[list[float]]]:
+def one_round(label: str, code: Path, src: Path, work: Path, edits: int, jobs: int, kind: str,
+              keep_going: bool = False) -> tuple[bool, list[list[float]]]:
     """Whether the round's build did work, and [seconds, full collections, their seconds] of each
     rebuild of one round of one version."""
     done = json.loads(run_in_version(f"{label}: the round", code, ROUND, work, src=str(src), work=str(work),
-                                     edits=edits, jobs=jobs, label=label, kind=kind))
+                                     edits=edits, jobs=jobs, label=label, kind=kind, keep_going=keep_going))
     return done["worked"], done["rows"]
 
 
@@ -120,15 +125,20 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     parser.add_argument("--cold-start", action="store_true",
                         help="start each round as serve starts: a cold build, into an output and cache of its own")
+    parser.add_argument("--tree", type=Path, default=None, help="a real tree of skills to build (one is edited)")
     args = parser.parse_args()
     if args.edits < 2:
         parser.error("--edits must be 2 or more (the first rebuild of a round is set apart)")
     codes = dict(item.split("=", 1) for item in args.code) or {"this": str(REPO)}
-    work, src = scratch_catalog(args.work, "resident-rebuild-", args.skills)
+    if args.tree is None:
+        work, src = scratch_catalog(args.work, "resident-rebuild-", args.skills)
+    else:
+        work, src = (args.work or Path(tempfile.mkdtemp(prefix="resident-rebuild-"))).resolve(), args.tree.resolve()
+        work.mkdir(parents=True, exist_ok=True)
     print(f"machine: {describe()}")
     print(f"command: python benchmarks/resident_rebuild.py {' '.join(f'--code {c}' for c in args.code)} "
           f"--skills {args.skills} --edits {args.edits} --edit {args.edit} --rounds {args.rounds} --jobs {args.jobs}"
-          + (" --cold-start" if args.cold_start else ""))
+          + (" --cold-start" if args.cold_start else "") + (f" --tree {args.tree}" if args.tree else ""))
     folders = {label: work / f"code-{label}" for label in codes}
     for label, code in codes.items():
         folders[label].mkdir(exist_ok=True)
@@ -143,11 +153,14 @@ def main() -> None:
             if args.cold_start:  # serve builds into a folder of its own, its cache in it
                 shutil.rmtree(folders[label])
                 folders[label].mkdir()
-            worked, done = one_round(label, Path(code), src, folders[label], args.edits, args.jobs, args.edit)
+            worked, done = one_round(label, Path(code), src, folders[label], args.edits, args.jobs, args.edit,
+                                     keep_going=args.tree is not None)
             first[worked][label].append(done[0][0])
             rows[label] += done[1:]
     start = "a cold build" if args.cold_start else "a build"
-    print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; {args.rounds} rounds, each {start} then "
+    described = f"{args.skills:,} synthetic skills" if args.tree is None else \
+        f"{len(list(src.rglob('SKILL.md'))):,} SKILL.md in {src}"
+    print(f"\n{described}, {args.jobs} jobs; {args.rounds} rounds, each {start} then "
           f"{args.edits} edits ({'of the description' if args.edit == 'description' else 'of the body'}); the first "
           "rebuild of a round (its resident holds only what that build kept) apart; medians\n")
     print("| code | first rebuild, after a build that worked | after one with nothing to do "
