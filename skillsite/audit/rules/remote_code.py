@@ -509,10 +509,27 @@ _WRITTEN_WORD_HOPELESS = (rf"(?:{_REDIRECTED}|{_TEE})", rf"(?:(?<=\s){_TEE_OPTIO
 _STARTUP_FILE = (r"(?:/\.(?:bashrc|bash_profile|bash_login|bash_aliases|profile|zshrc|zshenv|zprofile|zlogin|"
                  r"config/fish/config\.fish)\b)")
 _SYSTEM_STARTUP = r"/etc/(?:profile\.d/|bash\.bashrc\b|profile\b|zsh/?zshrc\b|environment\b)"
-#: A line that hijacks a common command or the prompt rather than setting a path.
-_HIJACKS = (r"\b(?:alias\s+(?:--\s+)?(?:sudo|su|ssh|scp|git|python[23]?|pip[23]?|node|npm|npx|ls|cd|cat|curl|wget|"
-            r"bash|sh|zsh|docker|kubectl|gpg|passwd|apt|apt-get|brew|make|vim?|nano|code)=|"
-            r"function\s+(?:sudo|ssh|git|cd|ls)\b|PROMPT_COMMAND=|LD_PRELOAD=|trap\s+[^\n]{0,200}\bDEBUG\b)")
+#: The commands a startup file's alias hijacks (``alias sudo=...``), and those its function does.
+_ALIASED = ("sudo", "su", "ssh", "scp", "git", "python", "python2", "python3", "pip", "pip2", "pip3", "node", "npm",
+            "npx", "ls", "cd", "cat", "curl", "wget", "bash", "sh", "zsh", "docker", "kubectl", "gpg", "passwd", "apt",
+            "apt-get", "brew", "make", "vi", "vim", "nano", "code")
+_FUNCTIONS = ("sudo", "ssh", "git", "cd", "ls")
+#: Settings that run code at each prompt or in each program; the signal a trap runs code at before each
+#: command, and how far after ``trap`` it may be.
+_SETTINGS, _TRAPPED, _TRAP_SPAN = ("PROMPT_COMMAND=", "LD_PRELOAD="), "DEBUG", 200
+#: The first word of each branch of :data:`_HIJACKS` (word characters and an ``=``, so none starts inside another).
+_HIJACK_WORDS = ("alias", "function", *_SETTINGS, "trap")
+
+
+def _either(words: tuple[str, ...]) -> str:
+    """One of ``words``, each as written."""
+    return "|".join(map(re.escape, words))
+
+
+#: A line that hijacks a common command or the prompt rather than setting a path.  Built from the
+#: words above, which :func:`_hijack_reach` reads its bounds from.
+_HIJACKS = (rf"\b(?:alias\s+(?:--\s+)?(?:{_either(_ALIASED)})=|function\s+(?:{_either(_FUNCTIONS)})\b|"
+            rf"{_either(_SETTINGS)}|trap\s+[^\n]{{0,{_TRAP_SPAN}}}\b{_TRAPPED}\b)")
 #: A public key written out: ssh-ed25519 AAAA..., a FIDO sk- key.
 _PUBLIC_KEY = (r"\b(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\w+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)\s+"
                + _atomic(r"[A-Za-z0-9+/=]{8,4000}", "key"))
@@ -523,21 +540,30 @@ _HEREDOC = re.compile(r"<<(-?)[ \t]*((?:'[^'\n]*'|\"[^\"\n]*\"|\\.|[^\s;&|<>()'\
 _HIJACKING = re.compile(_HIJACKS, re.IGNORECASE)
 #: How much of a here-document is read for a hijacking line.
 _HEREDOC_REACH = 4000
-#: Where a match of :data:`_HIJACKING` may start: the first word of each of its branches (word
-#: characters and an ``=``, so none starts inside another).
-_HIJACK_STARTS = re.compile(r"\b(?:alias|function|PROMPT_COMMAND=|LD_PRELOAD=|trap)", re.IGNORECASE)
+#: Where a match of :data:`_HIJACKING` may start: the first word of each of its branches.
+_HIJACK_STARTS = re.compile(rf"\b(?:{_either(_HIJACK_WORDS)})", re.IGNORECASE)
 #: From such a start, its word, then the white space and dashes after it: see :func:`_hijack_reach`.
 _WORD_AND_SPACE = re.compile(r"([\w=]*)[\s-]*")
 #: Tabs before a closing line's delimiter (after ``<<-``).
 _TABS = re.compile(r"\t*")
 
 
+#: What a try of :data:`_HIJACKING` reads at most: from its start, the first word and the character after
+#: it; past the white space after the word, a name and the ``=`` or boundary after it, or past trap's
+#: span, ``DEBUG`` and a boundary.
+_FIRST_WORD_READ = max(map(len, _HIJACK_WORDS)) + 1
+_AFTER_RUN_READ = max(len(name) + 1 for name in (*_ALIASED, *_FUNCTIONS, _TRAPPED))
+
+
 def _hijack_reach(start: int, run: int, line_end: int) -> int:
     """Where :data:`_HIJACKING` tried at ``start`` has stopped reading, whatever follows: its first word
-    is 16 characters at most; the white space after it (and an alias's ``--``) ends at ``run`` (the end
-    of :data:`_WORD_AND_SPACE` there), after which an alias's name and ``=`` are 8, and trap's 200
-    characters end at ``line_end`` (the line's break or the text's end), then ``DEBUG`` and a boundary."""
-    return max(start + 16, min(run + 200, line_end) + 8)
+    and the character after it (:data:`_FIRST_WORD_READ`); the white space after it (and an alias's
+    ``--``) ends at ``run`` (the end of :data:`_WORD_AND_SPACE` there), after which an alias's or a
+    function's name, or trap's span (:data:`_TRAP_SPAN` characters, ending at ``line_end``: the line's
+    break or the text's end) and ``DEBUG``, are read with the character after them
+    (:data:`_AFTER_RUN_READ`).  ``tests/unit/test_audit_hijack_reach.py`` reads the same bounds from
+    the pattern's parse tree."""
+    return max(start + _FIRST_WORD_READ, min(run + _TRAP_SPAN, line_end) + _AFTER_RUN_READ)
 
 
 class _HijackingLines:
