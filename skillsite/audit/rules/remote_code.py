@@ -142,6 +142,12 @@ _RUN_A_VARIABLE = (
     r"assert\s*\(\s*(?P<php>\$[A-Za-z_]\w*))(?![\w$'\"])")
 #: How far before it the variable's fetch is looked for (lines, and characters however long they are).
 _FETCHED_WITHIN_LINES, _FETCHED_WITHIN_CHARS = 20, 4000
+#: Words one of which every match of :data:`_FETCHED_INTO` holds, lower-cased: the gate of
+#: :data:`_RUN_A_VARIABLE` passes over a document holding none, where nothing is fetched to run (its
+#: own literals, ``exec``, ``eval``, ``function`` and ``$``, are in most code, a fetch in few).  No
+#: ``i`` in them: a capital dotted I, which ``IGNORECASE`` reads as one, is two characters in the
+#: lower-cased text the gate looks in.
+_FETCHING = "le_get_contents fopen curl_exec requests.get httpx.get urlopen fetch"
 
 
 def _fetches(folded: str) -> dict[str, tuple[list[int], list[re.Match[str]]]]:
@@ -272,7 +278,7 @@ _OPENED = r"\s*(?:\(\s*){0,2}"
           pattern(r"\b(?:eval|assert)\s*\(\s*@?\s*(?:file_get_contents\s*\(\s*[\"'](?:https?|ftp)://|curl_exec\s*\()"
                   r"[^\n]*"),
           pattern(r"\b(?:include|require)(?:_once)?\s*\(?\s*[\"'](?:https?|ftp)://[^\n]*"),
-          pattern(_RUN_A_VARIABLE, condition=_fetched_just_before),
+          pattern(_RUN_A_VARIABLE, _FETCHING, condition=_fetched_just_before),
           # the same two in backticks: sh -c "`curl ...`", eval `curl ...`
           _interpreter_running("`", "`", "later_interpreter"),
           command(rf"\beval\s+[\"']?`\s*{_DOWNLOAD}\b", r"[^\n`]*", r"`"),
