@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from regex_steps import Exhausted, Steps
 from skillsite.audit.rules import RULES
-from skillsite.audit.rules.remote_code import _PIPED
+from skillsite.audit.rules.remote_code import _INTERPRETER, _PIPED
 from skillsite.audit.text import Gate, make_document
 
 #: SK631's base64 command as it was: each decoding option tried in turn, the rest of the line read from each.
@@ -31,7 +31,7 @@ def declared(code: str, part: str) -> list:
 BASE64 = declared("SK631", r"\b(?:base64|openssl\s+(?:base64|enc))\s+")[0]
 DECODED = declared("SK631", r"xxd\s+(?:-\w+\s+)*-r")[0]
 POWERSHELL = declared("SK631", "encodedcommand")[0]
-INTERPRETERS = declared("SK630", r"\b(?:(?:ba|z)?sh|python[23]?|node|perl)\s+(?:-\w+\s+)*")
+INTERPRETERS = declared("SK630", _INTERPRETER + r"(?:-\w+\s+)*")
 HOOKS = declared("SK635", r"\.git/hooks/")[0]
 #: SK635's patterns that start with a file written by tee (its options passed over where they fail).
 KEYS = declared("SK635", "authorized_keys2?[")[0]

@@ -233,7 +233,9 @@ def _downloaded_by_a_command(doc: Document, match: re.Match[str], hit: Hit) -> H
 
 
 #: An interpreter given a download's output as its argument: ``sh -c "$(curl ...)"``, ``bash `curl ...```.
-_INTERPRETER_WORDS = r"(?:ba|z)?sh|python[23]?|node|perl"
+#: Each word starts with a letter written out (``bash|zsh|sh``, as ``(?:ba|z)?sh`` tries them), which
+#: ``re`` tests before entering it: the pattern is tried at every place of the text its gate admits.
+_INTERPRETER_WORDS = r"bash|zsh|sh|python[23]?|node|perl"
 _INTERPRETER = rf"\b(?:{_INTERPRETER_WORDS})\s+"
 
 
