@@ -239,8 +239,9 @@ _INTERPRETER_WORDS = r"bash|zsh|sh|python[23]?|node|perl"
 _INTERPRETER = rf"\b(?:{_INTERPRETER_WORDS})\s+"
 
 
-def _interpreter_running(opening: str, closing: str, name: str) -> Pattern:
-    """An interpreter, its options, ``opening`` (``$(``) and a download, up to ``closing`` on its line.
+def _interpreter_running(opening: str, closing: str, name: str, *words: str) -> Pattern:
+    """An interpreter, its options, ``opening`` (``$(``) and a download, up to ``closing`` on its line
+    (``words``: its gate's, see :func:`~skillsite.audit.declare.pattern`).
     Where it fails, what it read is passed over (hopeless): its options, and after a download, the
     rest of the line up to ``closing`` (:func:`_rest_of_segment`).  A later interpreter among its
     options reads fewer of them to the same end (each read them to the end of a line of thousands
@@ -248,7 +249,7 @@ def _interpreter_running(opening: str, closing: str, name: str) -> Pattern:
     ``closing`` either."""
     escaped = re.escape(closing)
     opened = rf"[\"']?{opening}\s*{_DOWNLOAD}\b"
-    return pattern(_INTERPRETER + _OPTIONS + opened + rf"[^\n{closing}]*" + escaped, hopeless=(
+    return pattern(_INTERPRETER + _OPTIONS + opened + rf"[^\n{closing}]*" + escaped, *words, hopeless=(
         _INTERPRETER, _OPTIONS + f"(?:{opened}{_rest_of_segment(_INTERPRETER, _INTERPRETER_WORDS, closing, name)})?"))
 
 
@@ -258,12 +259,16 @@ def _interpreter_running(opening: str, closing: str, name: str) -> Pattern:
 #: in every three places (cubic: ``iex`` and 2,000 spaces or blank lines took over a minute).  So
 #: is the white space around the parenthesis closing ``(New-Object Net.WebClient)`` (quadratic).
 _OPENED = r"\s*(?:\(\s*){0,2}"
+#: Gate words of the patterns every match of which holds a pipe, or a backtick: a document without
+#: one (no table, no inline code) is passed over, for the cost of one scan for the character, where
+#: their literals (a download word, a URL) would have had them searched for.
+_PIPES, _BACKTICKS = "|", "`"
 
 
 @rule("SK630", "remote-code", "high", "download piped into a shell or interpreter",
       "curl | sh runs whatever the host serves at that moment, unverified; a well-known project's "
       "installer over HTTPS is medium.", demotion=COMMANDS, patterns=(
-          command(rf"\b{_DOWNLOAD}\b", r"[^\n|;]*", _PIPED),
+          command(rf"\b{_DOWNLOAD}\b", r"[^\n|;]*", _PIPED, _PIPES),
           _interpreter_running(r"\$\(", ")", "later_interpreter"),
           command(rf"(?:\b(?:(?:ba|z)?sh|source)|(?<![\w.])\.)\s+<\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
           command(rf"\beval\s+[\"']?\$\(\s*{_DOWNLOAD}\b", r"[^\n)]*", r"\)"),
@@ -274,7 +279,7 @@ _OPENED = r"\s*(?:\(\s*){0,2}"
           pattern(_SAVED_THEN_RUN),
           # whatever fetches it ($c https://... | sh, fetch, http, xh): a URL given to the command
           # that starts the line or the segment (not a URL in a table's cell beside a language)
-          pattern(_URL_ARGUMENT + r"[^\n|;]*" + _PIPED, hopeless=(_COMMAND_WORD, _READ_BY_THE_COMMAND),
+          pattern(_URL_ARGUMENT + r"[^\n|;]*" + _PIPED, _PIPES, hopeless=(_COMMAND_WORD, _READ_BY_THE_COMMAND),
                   restarts=False, condition=_downloaded_by_a_command),
           # PHP: eval(file_get_contents("https://...")), include "http://..." (allow_url_include)
           pattern(r"\b(?:eval|assert)\s*\(\s*@?\s*(?:file_get_contents\s*\(\s*[\"'](?:https?|ftp)://|curl_exec\s*\()"
@@ -282,8 +287,8 @@ _OPENED = r"\s*(?:\(\s*){0,2}"
           pattern(r"\b(?:include|require)(?:_once)?\s*\(?\s*[\"'](?:https?|ftp)://[^\n]*"),
           pattern(_RUN_A_VARIABLE, _FETCHING, condition=_fetched_just_before),
           # the same two in backticks: sh -c "`curl ...`", eval `curl ...`
-          _interpreter_running("`", "`", "later_interpreter"),
-          command(rf"\beval\s+[\"']?`\s*{_DOWNLOAD}\b", r"[^\n`]*", r"`"),
+          _interpreter_running("`", "`", "later_interpreter", _BACKTICKS),
+          command(rf"\beval\s+[\"']?`\s*{_DOWNLOAD}\b", r"[^\n`]*", r"`", _BACKTICKS),
       ))
 def remote_code(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Something is downloaded (not "curl | sh" alone); a known project's HTTPS installer is medium."""
@@ -395,6 +400,9 @@ _INDEX = re.compile(r"index|registry|find-links|\s-[if]\b", re.IGNORECASE)
 #: ``=``, or the first space): ``\s*[= ]\s*`` read a run of spaces with no URL after it split in
 #: every two places (quadratic in its length, at each option).
 _SET_TO = r"(?:\s*=|[^\S ]* )\s*"
+#: The gate words of the index pattern (see :data:`_FETCHING`): each match holds ``install`` after
+#: the pip command, or ``index-url`` opening its line; a document of URLs holding neither is passed over.
+_INSTALLING = "nstall ndex-url"
 
 
 @rule("SK633", "remote-code", "medium", "package installed from a URL or an untrusted index",
@@ -407,7 +415,7 @@ _SET_TO = r"(?:\s*=|[^\S ]* )\s*"
           command(_PIP, r"[^\n]*",
                   rf"(?:--(?:extra-)?index-url|--find-links|\s-[if]){_SET_TO}[\"']?(https?://[^\s\"'`]+)|"
                   rf"^[^\S\n]*(?:--)?(?:extra-)?index-url{_SET_TO}[\"']?(?P<own_line>https?://[^\s\"'`]+)",
-                  lazy=True, flags=_LINES),
+                  _INSTALLING, lazy=True, flags=_LINES),
           pattern(r"\bnpm\s+config\s+set\s+registry\s+(https?://\S+)|--registry[= ]\s*(https?://\S+)", flags=_LINES),
           pattern(r"--trusted-host\b|\bnpm\s+config\s+set\s+strict-ssl\s+false\b",
                   severity="high", detail=" (TLS verification turned off)"),
