@@ -86,6 +86,20 @@ _RUN_OPTION = r"-[^\s;&|]+[^\S\n]+"
 #: it tried every word in turn (a download saved by 60 ``-o`` read a ``sudo -a -a ...`` of 80,000
 #: characters and gave it back from each: 0.3 s).
 _RUNS_FIRST, _INTERPRETER_FIRST = r"(?=[ens])", r"(?=[bdknprsz.])"
+#: What may follow the options of what runs the saved file: no option (sudo, an interpreter, ``./``,
+#: the file), or the file named like one (``-f``).
+_AFTER_RUN_OPTIONS = r"(?=[^-]|(?P=file)(?![\w.-]))"
+
+
+def _run_options(name: str) -> str:
+    """The options of what runs the saved file (sudo's, an interpreter's).  Given back one by one, where
+    what follows them all fails, only when the file is named like an option (``dash``: an empty group
+    the file's reading captures when it starts with a ``-``), and each tried against the file alone
+    (:data:`_AFTER_RUN_OPTIONS`); else read whole: an option follows each place they could be given
+    back at, and no sudo, interpreter, ``./`` or file starts with one (a download saved at 60 places
+    read a ``sudo -a -a ...`` of 80,000 characters and gave it back at each, trying each of them)."""
+    return (rf"(?:(?P=dash)(?:{_RUN_OPTION})*{_AFTER_RUN_OPTIONS}"
+            rf"|(?!(?P=dash)){_atomic(f'(?:{_RUN_OPTION})*', name)})")
 
 
 def _saved_then_run(producer: str, written: str) -> str:
@@ -94,10 +108,12 @@ def _saved_then_run(producer: str, written: str) -> str:
     nohup or exec and an interpreter (each with its options, on the line that runs the file)."""
     return (
         rf"\b{producer}[^\n;&|>]{{0,200}}?(?:{written}|>\s*)"
-        r"[\"']?" + _atomic(r"[\w.~$/-]{1,120}", "file") + r"[\"']?" + _atomic(r"[^\n;&|]{0,120}", "args")
+        r"[\"']?" + _atomic(r"(?:(?=-)(?P<dash>))?[\w.~$/-]{1,120}", "file") + r"[\"']?"
+        + _atomic(r"[^\n;&|]{0,120}", "args")
         + r"(?:&&|;|\n)(?:" + _atomic(r"[^\n;&|]{0,120}(?:&&|;|\n)", "then") + r")?[ \t]*"
-        rf"(?:{_RUNS_FIRST}(?:sudo|nohup|exec)[^\S\n]+(?:{_RUN_OPTION})*)*(?:{_INTERPRETER_FIRST}(?:(?:ba|z|da|k)?sh|"
-        rf"source|\.|python[23]?|node|perl|ruby|pwsh|powershell)[^\S\n]+(?:{_RUN_OPTION})*[\"']?(?:\./)?|\./)?"
+        rf"(?:{_RUNS_FIRST}(?:sudo|nohup|exec)[^\S\n]+{_run_options('run_options')})*"
+        rf"(?:{_INTERPRETER_FIRST}(?:(?:ba|z|da|k)?sh|source|\.|python[23]?|node|perl|ruby|pwsh|powershell)[^\S\n]+"
+        rf"{_run_options('interpreter_options')}[\"']?(?:\./)?|\./)?"
         r"(?P=file)(?![\w.-])")
 
 
