@@ -295,11 +295,62 @@ _LITERAL_LETTERS = re.compile(r"\\.|\(\?P|[A-Z]+")
 
 
 def lowered_pattern(source: str) -> str:
-    """A pattern's source with its literal letters lower-cased (escapes such as ``\\S`` kept), and a
-    leading ``\\b`` dropped: what it finds in lower-cased text is a superset of what the pattern
-    finds case-insensitively, and it starts with letters the regular-expression engine can skip to."""
-    source = source.removeprefix(r"\b")
+    """A pattern's source with its literal letters lower-cased (escapes such as ``\\S`` kept), and
+    the ``\\b`` each of its branches starts with dropped (:func:`without_leading_boundaries`): what
+    it finds in lower-cased text is a superset of what the pattern finds case-insensitively, and
+    it starts with letters the regular-expression engine can skip to."""
+    return lowered_letters(without_leading_boundaries(source))
+
+
+def lowered_letters(source: str) -> str:
+    """A pattern's source with its literal letters lower-cased (escapes and group names kept)."""
     return _LITERAL_LETTERS.sub(lambda m: m.group().lower() if m.group().isalpha() else m.group(), source)
+
+
+def without_leading_boundaries(source: str) -> str:
+    """A pattern's source without the ``\\b`` that starts a branch: of the pattern, or of a group
+    (not a lookaround) that starts a branch itself, as in ``\\bcurl|(?:\\bwget|\\bfetch)``.  A
+    branch led by ``\\b`` leaves the engine no first letters to skip to: ``\\bA|\\bB`` is searched
+    for at every character.  Dropping an assertion only adds places where a match can start."""
+    kept: list[str] = []
+    leading = [True]     # for the pattern and each open group: whether it starts a branch of the pattern
+    starting = True      # at the start of such a branch
+    at = 0
+    while at < len(source):
+        if starting and source.startswith(r"\b", at):
+            at += 2
+            continue
+        char = source[at]
+        end = _class_end(source, at) if char == "[" else _group_end(source, at) if char == "(" \
+            else at + (2 if char == "\\" else 1)
+        kept.append(source[at:end])
+        if char == "(":
+            leading.append(starting and (end > at + 1 or not source.startswith("(?", at)))
+        elif char == ")":
+            leading.pop()
+        starting = leading[-1] if char in "(|" else False
+        at = end
+    return "".join(kept)
+
+
+def _group_end(source: str, at: int) -> int:
+    """Where the opening of the group at ``source[at]`` ends: after its ``(``, ``(?:`` or
+    ``(?P<name>``; after the ``(`` alone for the others (lookarounds, flags, references)."""
+    if source.startswith("(?:", at):
+        return at + 3
+    if source.startswith("(?P<", at):
+        return source.index(">", at) + 1
+    return at + 1
+
+
+def _class_end(source: str, at: int) -> int:
+    """Where the character class opened at ``source[at]`` ends (after its ``]``; a ``]`` first in
+    it is one of its characters)."""
+    at += 2 if source.startswith("[^", at) else 1
+    at += source.startswith("]", at)
+    while source[at] != "]":
+        at += 2 if source[at] == "\\" else 1
+    return at + 1
 
 
 class _NextMatch:
@@ -558,7 +609,7 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
         run = "".join(hopeless)
         # the run's start read as the lowered pattern reads its own: without a leading \b only when
         # that drops one too (a run found where the lowered pattern cannot start would pass over a match)
-        lowered_run = lowered_pattern(run if pattern.startswith(r"\b") else f"(?:{run})")
+        lowered_run = lowered_letters(run.removeprefix(r"\b") if pattern.startswith(r"\b") else run)
         pattern, lowered = (f"(?:{pattern})|(?P<hopeless>{run})", f"(?:{lowered})|(?P<hopeless>{lowered_run})")
         restart = re.compile(hopeless[0], flags)
     candidates = re.compile(lowered, flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
