@@ -68,7 +68,7 @@ STORES = (
     Store("shell history", False, pattern(r"\.(?:bash|zsh)_history\b")),
     Store("the process environment", True, pattern(r"/proc/(?:self|\d+)/environ\b")),
     Store("the whole environment", False, pattern(
-        r"(?<![^\s;&|(`$])printenv\s*(?:$|[|>;)`])|(?<![^\s;&(`])env\s*(?:\||>)|\$\(\s*(?:env|printenv)\s*\)|"
+        r"(?<![^\s;&|(`$])printenv\s*(?:(?m:$)|[|>;)`])|(?<![^\s;&(`])env\s*(?:\||>)|\$\(\s*(?:env|printenv)\s*\)|"
         r"json\.dumps\(\s*(?:dict\(\s*)?os\.environ\b|str\(\s*os\.environ\s*\)|dict\(\s*os\.environ\s*\)|"
         r"JSON\.stringify\(\s*process\.env\s*[,)]|Object\.(?:entries|keys|values)\(\s*process\.env\s*\)|"
         r"\bGet-ChildItem\s+env:|\bgci\s+env:|\bENV\.to_h\b")),

@@ -179,7 +179,7 @@ def _recursive(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
       demotion=COMMANDS, patterns=(
           pattern(r"\brm\s+" + _RM_OPTIONS + r"[\"']?(?:/\*?|~/?\*?|\$\{?HOME\}?/?\*?|"
                   r"/(?:usr|etc|bin|boot|var|home|lib|System|Users)/?\*?)[\"']?"
-                  r"(?=\s*(?:$|[;&|)#`]|--no-preserve-root))",
+                  r"(?=\s*(?:(?m:$)|[;&|)#`]|--no-preserve-root))",
                   hopeless=(r"\brm\s+", _RM_OPTIONS), condition=_recursive),
           pattern(r"\brm\s+(?:-\S+\s+)*--no-preserve-root\b", hopeless=(r"\brm\s+", r"(?:-\S+\s+)*")),
           pattern(r"\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*/dev/\w+", hopeless=(r"\bmkfs(?:\.\w+)?\s+", r"(?:-\S+\s+)*")),
@@ -187,7 +187,7 @@ def _recursive(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
                   r"\bof=/dev/(?:sd[a-z]|nvme\d|hd[a-z]|disk\d|mmcblk\d|xvd[a-z]|vd[a-z]|rdisk\d)"),
           pattern(r"(?<![<>2&])>\s*/dev/(?:sd[a-z]|nvme\d+n\d+|hd[a-z]|disk\d)\b"),
           pattern(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"),
-          pattern(r"\b(?:chmod|chown)\s+(?:-\S+\s+)*-R\s+\S+\s+/(?=\s*(?:$|[;&|]))",
+          pattern(r"\b(?:chmod|chown)\s+(?:-\S+\s+)*-R\s+\S+\s+/(?=\s*(?:(?m:$)|[;&|]))",
                   hopeless=(r"\b(?:chmod|chown)\s+", r"(?:-\S+\s+)*")),
           command(r"\bshred\s+", r"[^\n]*", r"/dev/(?:sd[a-z]|nvme)"),
           pattern(r"\bformat\s+c:|\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:\\(?=\s|$)|\bdel\s+/[fsq]\s+/[fsq]\s+(?:/[fsq]\s+)?"

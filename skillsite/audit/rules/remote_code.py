@@ -57,10 +57,10 @@ _SHELL = (rf"(?:(?:sudo|doas)\s+{_SUDO_OPTIONS})?"
           rf"(?:(?:/usr/(?:local/)?bin/|/bin/)?env\s+{_ENV_ARGUMENTS})?"   # env, /usr/bin/env -i
           r"(?:/usr/(?:local/)?bin/|/bin/)?[\\'\"]?")   # sudo -u root, doas; 'sh', \sh
 _RUNNER = (r"(?:(?:ba|z|da|k|fi|c)?sh\b(?:\s+-[sx]\b|\s+-(?=\s|$)|\s+--(?=\s))?|"
-           r"python[23]?(?:\.\d+)?(?=\s*(?:$|[;&|)#\"'`]|-\s))|"
-           r"node(?=\s*(?:$|[;&|)#\"'`]|-\s))|perl(?=\s*(?:$|[;&|)#]))|ruby(?=\s*(?:$|[;&|)#]))|"
-           r"php(?=\s*(?:$|[;&|)#]))|pwsh\b|powershell\b|iex\b|Invoke-Expression\b|"
-           r"source\b(?=\s*(?:$|[;&|)]|/dev/stdin))|"
+           r"python[23]?(?:\.\d+)?(?=\s*(?:(?m:$)|[;&|)#\"'`]|-(?!\S)))|"
+           r"node(?=\s*(?:(?m:$)|[;&|)#\"'`]|-(?!\S)))|perl(?=\s*(?:(?m:$)|[;&|)#]))|ruby(?=\s*(?:(?m:$)|[;&|)#]))|"
+           r"php(?=\s*(?:(?m:$)|[;&|)#]))|pwsh\b|powershell\b|iex\b|Invoke-Expression\b|"
+           r"source\b(?=\s*(?:(?m:$)|[;&|)]|/dev/stdin))|"
            r"\$\{?SHELL\b\}?)")
 _PIPED = rf"(?:\|[^\n|;]*){{0,2}}\|&?\s*{_SHELL}{_RUNNER}"   # | sh, |& sh, or | tee x | sudo bash
 _DOWNLOAD = r"(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|aria2c)"
@@ -774,7 +774,7 @@ _KEYS_OPENED = (r"\bauthorized_keys2?[\"']\s*\)*\s*,\s*[\"'](?:a|w)\+?b?[\"']|"
                 r"\bauthorized_keys2?[\"']?\s*\)*\s*\.\s*(?:write_text|open\s*\(\s*[\"']a)")
 #: A crontab installed (piped in, or from a file).
 _CRONTAB = (r"\|\s*(?:sudo\s+)?crontab\s+(?:-u\s+\S+\s+)?-(?=\s|$|[;&|)\"'`])|"
-            r"\bcrontab\s+(?:-u\s+\S+\s+)?(?!-)[\w./~$-]+(?=\s*(?:$|[;&|)#]))")
+            r"\bcrontab\s+(?:-u\s+\S+\s+)?(?!-)[\w./~$-]+(?=\s*(?:(?m:$)|[;&|)#]))")
 #: A Windows scheduled task or Run key.
 _SCHEDULED = (r"\bschtasks(?:\.exe)?\s+/create\b|\bRegister-ScheduledTask\b|"
               r"\breg(?:\.exe)?\s+add\s+[\"']?HK(?:CU|LM|EY_CURRENT_USER|EY_LOCAL_MACHINE)\\+Software\\+Microsoft\\+"
