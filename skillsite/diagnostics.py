@@ -9,9 +9,11 @@ from __future__ import annotations
 import errno
 import json
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable
+from operator import attrgetter
+from typing import Iterable, Sequence
 
 from skillsite.audit.rules import RULES as AUDIT_RULES  # a leaf: imports only the audit's own declarations
 
@@ -177,9 +179,34 @@ def _escaped(match: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+#: The order of a list of diagnostics: path, line, column, code, message, then severity, so that no
+#: two distinct diagnostics tie (their order is then the same in every process, whatever the hashes).
+_ORDER = attrgetter("path", "line", "col", "code", "message", "severity")
+
+
 def sort_diagnostics(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
-    """Sorted by path, line, column, code; exact duplicates removed."""
-    return sorted(set(diags), key=lambda d: (d.path, d.line, d.col, d.code, d.message))
+    """Sorted by path, line, column, code, message and severity; exact duplicates removed."""
+    return sorted(set(diags), key=_ORDER)
+
+
+def merge_diagnostics(ordered: Sequence[Diagnostic], more: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """What :func:`sort_diagnostics` gives of ``ordered`` (a list it gave) and ``more`` together,
+    each of ``more`` placed by bisection: a rebuild adds a few diagnostics to tens of thousands,
+    which are neither sorted nor hashed again."""
+    added = sort_diagnostics(more)
+    if len(added) > len(ordered):  # more new than old: one sort of them all costs less
+        return sort_diagnostics([*ordered, *added])
+    merged: list[Diagnostic] = []
+    start = 0
+    for diag in added:
+        key = _ORDER(diag)
+        at = bisect_left(ordered, key, start, len(ordered), key=_ORDER)
+        merged += ordered[start:at]
+        if at == len(ordered) or _ORDER(ordered[at]) != key:  # else the same diagnostic is there already
+            merged.append(diag)
+        start = at
+    merged += ordered[start:]
+    return merged
 
 
 def count_by_severity(diags: Iterable[Diagnostic]) -> dict[str, int]:
