@@ -115,10 +115,10 @@ def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> Buil
                 # serve's copy of the state, likewise (the file's generation is the same)
                 if resident is not None and saved is not None and saved.inputs == summary.inputs:
                     resident.saved_state = dataclasses.replace(saved, inputs=inputs.digest, recent=inputs.recent)
-            diagnostics = tuple(summary.diagnostics)
+            diagnostics = tuple(summary.diagnostics)  # sorted when saved (a state of other code is of another scope)
             reading = CatalogReading(found.sources, (), (), diagnostics)
             return build_result(True, plan, reading, summary.published, summary.skipped, diagnostics,
-                                summary.output_bytes, stage, summary.budget)
+                                summary.output_bytes, stage, summary.budget, ordered=True)
     if summary is not None and not plan.verify_output:
         state = load_state(plan.cache_dir, plan.scope, plan.out, saved)
     # Reading and publishing load YAML, jsonschema, markdown-it and Jinja2: only now that there is work.

@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from skillsite.cache import Cache, CacheNotSaved, Section, digest
 from skillsite.config import template_dirs
-from skillsite.diagnostics import Diagnostic, Severity, printable, sort_diagnostics
+from skillsite.diagnostics import Diagnostic, Severity, merge_diagnostics, printable
 from skillsite.models import CatalogReading, Skill
 from skillsite.publish.audit_results import apply_audits, audit_published, blocking
 from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
@@ -109,19 +109,20 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     skills = [s for s in reading.skills if not s.has_errors]
     if _fails(reading.diagnostics, plan.strict) and not _goes_on(plan, skills):
         cache.save(keep_unused=True)  # the build after the fix needs what was checked and what was not
-        return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage)
+        return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage, ordered=True)
     diags = list(reading.diagnostics)
     skills, published, failed = _publish_going_on(plan, skills, releases, len(skipped), state, cache, diags, stage,
                                                   inputs.audit_listings, reading.copies)
+    diags = _with_reading(reading, diags)
     skipped = tuple(sorted({*skipped, *failed}))  # with the skills publishing found errors in
     ids = tuple(s.id for s in skills)
     if published is None:
-        return build_result(False, plan, reading, (), skipped, diags, 0, stage)
+        return build_result(False, plan, reading, (), skipped, diags, 0, stage, ordered=True)
     files, budget, (replaced, back_marker) = published
     output_bytes = sum(size for _, size, _ in files.values())
     if plan.cache_dir is not None:
         # what the cache said of itself is this run's news only, never repeated by a no-op rebuild
-        catalog_diags = tuple(sort_diagnostics(d for d in diags if d not in cache.notes))
+        catalog_diags = tuple(d for d in diags if d not in cache.notes) if cache.notes else tuple(diags)
         kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, records(files),
                           replaced, ids, skipped, catalog_diags, output_bytes, budget,
                           output_marker=marker_identity(plan.out), back_marker=back_marker, recent=inputs.recent,
@@ -133,7 +134,14 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
             raise CacheNotSaved(exc.errno, exc.strerror, exc.filename) from exc
         if plan.resident is not None:
             plan.resident.saved_state = saved
-    return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget)
+    return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget, ordered=True)
+
+
+def _with_reading(reading: CatalogReading, diags: list[Diagnostic]) -> list[Diagnostic]:
+    """``diags`` (the reading's, then those publishing added: its passes only add to them or take
+    back their own) sorted: publishing's merged into the reading's, which are sorted already."""
+    first = len(reading.diagnostics)
+    return merge_diagnostics(reading.diagnostics, diags[first:])
 
 
 @dataclass(frozen=True)

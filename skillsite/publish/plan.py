@@ -140,7 +140,8 @@ class BuildPlan:
 
 def build_result(ok: bool, plan: BuildPlan, reading: CatalogReading, published: tuple[str, ...],
                  skipped: tuple[str, ...], diags: Sequence[Diagnostic], output_bytes: int,
-                 stage: Stages, budget: Sequence[dict[str, Any]] = ()) -> BuildResult:
-    """What a build gives, its time taken from ``stage``."""
-    return BuildResult(ok, plan.out, reading, published, skipped, tuple(sort_diagnostics(diags)), output_bytes,
-                       time.perf_counter() - stage.started, dict(stage.seconds), tuple(budget))
+                 stage: Stages, budget: Sequence[dict[str, Any]] = (), *, ordered: bool = False) -> BuildResult:
+    """What a build gives, its time taken from ``stage``; ``ordered``: ``diags`` are as
+    :func:`~skillsite.diagnostics.sort_diagnostics` gives them already (not sorted again)."""
+    return BuildResult(ok, plan.out, reading, published, skipped, tuple(diags if ordered else sort_diagnostics(diags)),
+                       output_bytes, time.perf_counter() - stage.started, dict(stage.seconds), tuple(budget))

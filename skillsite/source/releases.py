@@ -23,7 +23,7 @@ import pathspec
 
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
-from skillsite.diagnostics import Diagnostic, make, sort_diagnostics
+from skillsite.diagnostics import Diagnostic, make, merge_diagnostics, sort_diagnostics
 from skillsite.models import CatalogReading, Skill, SourceFile
 from skillsite.source.discover import SKILL_FILES, _excluded, is_tool_folder
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
@@ -182,9 +182,10 @@ WITH_RELEASES = "with release diagnostics"
 
 def _with_diagnostics(reading: CatalogReading, diags: list[Diagnostic],
                       resident: KeptObjects | None = None) -> CatalogReading:
-    """The reading with these diagnostics added, to the catalog's and to each skill's own; in a
-    long-running process, a skill given the same ones as by the last build is that build's
-    object (``serve`` keeps each unchanged skill, and what is made of it, by that object)."""
+    """The reading with these diagnostics added, to the catalog's (sorted already: these few are
+    merged into them, not all sorted again) and to each skill's own; in a long-running process, a
+    skill given the same ones as by the last build is that build's object (``serve`` keeps each
+    unchanged skill, and what is made of it, by that object)."""
     if not diags:
         return reading
     by_path: dict[str, list[Diagnostic]] = {}
@@ -193,7 +194,7 @@ def _with_diagnostics(reading: CatalogReading, diags: list[Diagnostic],
     skills = tuple(_with_own(s, tuple(by_path[path]), resident) if (path := s.source.display_path) in by_path else s
                    for s in reading.skills)
     return dataclasses.replace(reading, skills=skills,
-                               diagnostics=tuple(sort_diagnostics([*reading.diagnostics, *diags])))
+                               diagnostics=tuple(merge_diagnostics(reading.diagnostics, diags)))
 
 
 def _with_own(skill: Skill, diags: tuple[Diagnostic, ...], resident: KeptObjects | None) -> Skill:
