@@ -72,10 +72,20 @@ class StoredDiagnostics(Sequence[Diagnostic]):
     :class:`~skillsite.diagnostics.Diagnostic` objects only when read: a rebuild with work to do
     never reads the last build's (at 10,000 skills, tens of thousands of objects the build would
     hold, and the garbage collector walk, to the end); a save compares texts to know whether
-    the file's copy needs writing again."""
+    the file's copy needs writing again.  Made by a save (``items``: the build's own objects,
+    held anyway), they are kept too: the next save of a long-running process finds its
+    diagnostics equal to them and takes this text instead of encoding them again."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, items: tuple[Diagnostic, ...] | None = None):
         self.text = text
+        if items is not None:
+            self.__dict__["_items"] = items  # what the cached property would make of ``text``
+
+    def holds(self, diagnostics: Sequence[Diagnostic]) -> bool:
+        """Whether these are the diagnostics of this text, known without reading it (only when
+        made with them: as a rule the same objects, compared by identity first)."""
+        items = self.__dict__.get("_items")
+        return items is not None and items == tuple(diagnostics)
 
     @functools.cached_property
     def _items(self) -> tuple[Diagnostic, ...]:
@@ -112,6 +122,17 @@ def diagnostics_text(diagnostics: Sequence[Diagnostic]) -> str:
     if isinstance(diagnostics, StoredDiagnostics):
         return diagnostics.text
     return json.dumps([d.to_json() for d in diagnostics])
+
+
+def stored_diagnostics(diagnostics: Sequence[Diagnostic], last: Sequence[Diagnostic] | None) -> StoredDiagnostics:
+    """``diagnostics`` as a save keeps them: with ``last``'s text (the last state's diagnostics)
+    when they are the same, as they are after most edits, else encoded."""
+    if isinstance(diagnostics, StoredDiagnostics):
+        return diagnostics
+    items = tuple(diagnostics)
+    if isinstance(last, StoredDiagnostics) and last.holds(items):
+        return StoredDiagnostics(last.text, items)
+    return StoredDiagnostics(diagnostics_text(items), items)
 
 
 @dataclass(frozen=True)
@@ -573,12 +594,13 @@ def save_state(folder: Path, state: BuildState, previous: BuildState | None = No
     """Write the state file in one transaction: only the rows that differ from ``previous`` (the
     state this build loaded) when the file still holds it, else all of them; returns ``state``
     with the generation the file now holds, and its diagnostics as the file holds them (the next
-    save compares texts without making this one's again).  OSError (naming the file) when it
-    cannot be written."""
+    save compares texts without making this one's again; ``previous``'s text, not encoded again,
+    when its diagnostics are these).  OSError (naming the file) when it cannot be written."""
     make_cache_folder(folder)
     path = folder / STATE_FILE
     generation = secrets.token_hex(16)
-    state = dataclasses.replace(state, diagnostics=StoredDiagnostics(diagnostics_text(state.diagnostics)))
+    state = dataclasses.replace(state, diagnostics=stored_diagnostics(
+        state.diagnostics, previous.diagnostics if previous is not None else None))
     try:
         try:
             _write(path, state, previous, generation)

@@ -135,6 +135,26 @@ def test_a_process_that_saved_a_state_saves_the_next_one_without_writing_its_dia
     assert written == [] and load_state(tmp_path, "scope", OUT) == second
 
 
+def test_a_process_that_saved_a_state_takes_its_text_for_the_same_diagnostics_made_again(tmp_path, monkeypatch):
+    """``serve``'s next build makes its diagnostics again, equal to the last ones as a rule: the
+    save takes the text of the state it saved last instead of encoding them all again, and the
+    file holds what encoding them would give."""
+    from skillsite.diagnostics import Diagnostic
+
+    many = tuple(make("SK303", f"link {n} points nowhere", f"/src/s-{n}/SKILL.md", n + 1, 3) for n in range(50))
+    first = save_state(tmp_path, replace(_state(_records(5), {}), diagnostics=many))
+    again = tuple(replace(d) for d in many)  # equal, not the same objects
+    written = []
+    real = Diagnostic.to_json
+    monkeypatch.setattr(Diagnostic, "to_json", lambda self: written.append(1) or real(self))
+    second = save_state(tmp_path, replace(_next(first, {"new.html": ("b" * 64, 1, 1)}), diagnostics=again), first)
+    assert written == []
+    assert second.diagnostics.text == first.diagnostics.text == json.dumps([real(d) for d in again])
+    assert load_state(tmp_path, "scope", OUT) == second
+    save_state(tmp_path, replace(_next(second, {}), diagnostics=again[1:]), second)
+    assert len(written) == len(many) - 1 and load_state(tmp_path, "scope", OUT).diagnostics == again[1:]
+
+
 def test_diagnostics_the_state_file_holds_damaged_mean_the_skills_are_read_again(tmp_path):
     """Nothing changed, but the last build's diagnostics cannot be read: the rebuild does not
     report them (nor fail), it reads the skills again."""
