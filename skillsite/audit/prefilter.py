@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
@@ -28,11 +28,13 @@ Needs = tuple[frozenset[str], ...]
 
 class Prefilter:
     """The search for the literals of a fixed list of patterns' needs (a pattern's number in the
-    list is its *slot*); :meth:`scan` reads a text once for all of them."""
+    list is its *slot*), and for ``words`` besides (the gates' words, which admit no slot: found in
+    the same pass, a gate's test of a word costs no search of its own); :meth:`scan` reads a text
+    once for all of them."""
 
-    def __init__(self, needs: Sequence[Needs]) -> None:
+    def __init__(self, needs: Sequence[Needs], words: Iterable[str] = ()) -> None:
         self.needs = tuple(needs)
-        self.literals = tuple(sorted({literal for each in needs for group in each for literal in group}))
+        self.literals = tuple(sorted({literal for each in needs for group in each for literal in group} | {*words}))
         self.known = frozenset(self.literals)
         #: each literal -> the slots whose first set holds it
         self.anchoring: dict[str, tuple[int, ...]] = {}

@@ -74,8 +74,17 @@ class Document:
         """Whether the lower-cased folded text contains ``word`` (remembered: gates share words)."""
         found = self._present.get(word)
         if found is None:
-            found = self._present[word] = word in self.lower
+            found = self._present[word] = self._contains(word)
         return found
+
+    def _contains(self, word: str) -> bool:
+        """``word in self.lower``, answered by the one-pass search when it looked for ``word`` in
+        that very text (not in :attr:`scanned` where it differs): a word absent from most texts
+        costs a whole search of each otherwise."""
+        found = self.found
+        if found.text is self.lower and word in found.prefilter.known:
+            return word in found.present
+        return word in self.lower
 
     def holds(self, groups: tuple[tuple[str, ...], ...]) -> bool:
         """Whether the lower-cased folded text contains one word of each group."""
@@ -550,17 +559,29 @@ class Gate:
             at = yield from self._past(doc.folded, match, end, restarts, beside)
 
 
-#: What every gate made so far needs (its slot is its number here), for the one-pass search, and
-#: the search for them all (None until it is first needed after a gate was added).
+#: What every gate made so far needs (its slot is its number here), for the one-pass search, the
+#: words of their groups it looks for besides (:func:`_add_words`), and the search for them all
+#: (None until it is first needed after a gate was added).
 _NEEDS: list[Needs] = []
+_WORDS: set[str] = set()
 _CURRENT: list[Prefilter | None] = [None]
 
 
 def _prefilter() -> Prefilter:
     """The search for the literals of every gate made so far (built again when gates are added)."""
     if _CURRENT[0] is None:
-        _CURRENT[0] = Prefilter(_NEEDS)
+        _CURRENT[0] = Prefilter(_NEEDS, _WORDS)
     return _CURRENT[0]
+
+
+def _add_words(words: tuple[tuple[str, ...], ...]) -> None:
+    """A new gate's words of more than one character, for the one-pass search (:meth:`Document.has`
+    answers from it).  A single character is left to ``in``, which finds it at memory speed, while
+    the search would report each of its occurrences (a ``|`` in each row of a Markdown table)."""
+    new = {word for group in words for word in group if len(word) > 1} - _WORDS
+    if new:
+        _WORDS.update(new)
+        _CURRENT[0] = None
 
 
 def _slot(literals: Literals) -> int | None:
@@ -613,6 +634,7 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
         pattern, lowered = (f"(?:{pattern})|(?P<hopeless>{run})", f"(?:{lowered})|(?P<hopeless>{lowered_run})")
         restart = re.compile(hopeless[0], flags)
     candidates = re.compile(lowered, flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
+    _add_words(words)
     return Gate(re.compile(pattern, flags), words, candidates, paragraphs, restart,
                 needs[0] if needs else None, needs[1:], _slot(found), found.starts, restarts,
                 None if beside is None else re.compile(beside, flags))

@@ -44,13 +44,23 @@ def test_places_are_looked_for_inside_the_window_only_and_give_up_when_too_many(
 
 def test_the_one_pass_search_holds_the_needs_not_the_starts():
     """Where a pattern's matches start (often a common word) is looked for only where the pattern
-    runs: in every other text, each occurrence of such a word would cost for nothing."""
+    runs: in every other text, each occurrence of such a word would cost for nothing.  The gates'
+    words of more than one character are needs too (a single character is left to ``in``)."""
     engine.prepare()
     needed = {literal for each in PATTERNS for group in (each.gate.literals or (), *each.gate.also)
               for literal in group}
+    words = {word for each in PATTERNS for group in each.gate.words for word in group}
     starts = {literal for each in PATTERNS for literal in each.gate.starts or ()}
-    assert "the" in starts - needed          # SK611: "the user must not know"
-    assert set(_prefilter().literals) == needed
+    assert "the" in starts - needed - words  # SK611: "the user must not know"
+    assert set(_prefilter().literals) == needed | {word for word in words if len(word) > 1}
+    assert "|" in words - set(_prefilter().literals)
+
+
+def test_words_are_searched_for_beside_the_needs_and_admit_no_pattern():
+    prefilter = Prefilter([(frozenset({"curl"}),)], words=["nstall", "curl"])
+    found = prefilter.scan("pip install x; curl y")
+    assert found.present == {"nstall", "curl"} and found.admitted == {0}
+    assert Prefilter([(frozenset({"curl"}),)], words=["nstall"]).scan("pip install x").admitted == frozenset()
 
 
 def test_no_literal_no_automaton():
