@@ -162,6 +162,15 @@ _RM_OPTIONS = r"(?:-[a-z]+\s+|--[a-z-]+\s+)*"
 _RECURSIVE = re.compile(r"-[a-z]*r[a-z]*|--recursive", re.IGNORECASE)
 
 
+#: Remove-Item's options (``-Force``, ``-Path x``'s ``-Path``): words that start with a dash.
+_PS_OPTIONS = r"(?:-\S+\s+)*"
+#: ... up to the first -Recurse among them, which the pattern reads next, then the rest of them.  Read
+#: as options then -Recurse, the options after each -Recurse among them were read again from each
+#: where no path followed them (``Remove-Item -a -Recurse -a -Recurse ...``: quadratic).  The same
+#: matches: no option is a path, so either way the path is the first word after the last option.
+_BEFORE_RECURSE = r"(?:(?!-Recurse\s)-\S+\s+)*"
+
+
 def _shown(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """The hit, showing the command."""
     return replace(hit, detail=f": {match.group().strip()[:60]}")
@@ -192,10 +201,11 @@ def _recursive(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
           command(r"\bshred\s+", r"[^\n]*", r"/dev/(?:sd[a-z]|nvme)"),
           pattern(r"\bformat\s+c:|\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:\\(?=\s|$)|\bdel\s+/[fsq]\s+/[fsq]\s+(?:/[fsq]\s+)?"
                   r"[a-z]:\\"),
-          pattern(r"\bRemove-Item\s+(?:-\S+\s+)*(?:[\"']?(?:C:\\|~|\$HOME|\$env:USERPROFILE|/)[\"']?)\s+(?:-\S+\s+)*"
-                  r"-Recurse\b|\bRemove-Item\s+(?:-\S+\s+)*-Recurse\s+(?:-\S+\s+)*"
-                  r"[\"']?(?:C:\\|~|\$HOME|/)[\"']?(?=\s|$)",   # both branches start with the run passed over
-                  hopeless=(r"\bRemove-Item\s+", r"(?:-\S+\s+)*")),
+          pattern(r"\bRemove-Item\s+" + _PS_OPTIONS + r"(?:[\"']?(?:C:\\|~|\$HOME|\$env:USERPROFILE|/)[\"']?)\s+"
+                  + _PS_OPTIONS + r"-Recurse\b|\bRemove-Item\s+" + _BEFORE_RECURSE
+                  + r"-Recurse\s+" + _PS_OPTIONS + r"[\"']?(?:C:\\|~|\$HOME|/)[\"']?(?=\s|$)",
+                  # both branches start with the run passed over
+                  hopeless=(r"\bRemove-Item\s+", _PS_OPTIONS)),
       ))
 def destructive(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """Shows the command."""
