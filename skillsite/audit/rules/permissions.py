@@ -35,16 +35,23 @@ _OPTION_ANYWHERE = frozenset({"find", "tar", "rsync", "sed", "awk", "gawk", "maw
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "cmd", "pwsh", "powershell", "busybox"})
 _INTERPRETERS = frozenset({"python", "python2", "python3", "node", "perl", "ruby", "php", "deno", "osascript",
                            "npx", "bunx", "uvx", "pipx", "expect", "tclsh", "lua", "rscript"})
+#: A tool an allowed-tools value grants: ``*``, or a name with its ``(...)`` if it has one.
 _TOOL = re.compile(r"\*|[\w.:/@*-]+(?:\([^)]*\))?")
+#: ... after a value's last ``)``, where no ``(`` closes: a name alone.
+_TOOL_NAME = re.compile(r"\*|[\w.:/@*-]+")
+#: The white space and wildcard that end a command pattern (``:*``, `` *``), the white space read
+#: once: read also as the ``\s+`` of ``\s+\*``, a run of it was read again from each of its places.
+_WILDCARD = r"\s*(?::\s*\*|\*)"
 #: A command pattern that is a command name (with ``-c``, ``-e`` or ``-m``) and a wildcard.
-_ANY_ARGUMENTS = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+-(?:c|e|m|command|encodedcommand))?"
-                            r"\s*(?::\s*\*|\s+\*|\*)", re.IGNORECASE)
-#: A command pattern that is a command with some arguments, then a wildcard.
-_PREFIX_THEN_ANY = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)\s[^*]*?(?::\s*\*|\s+\*|\*)", re.IGNORECASE)
+_ANY_ARGUMENTS = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+-(?:c|e|m|command|encodedcommand))?" + _WILDCARD,
+                            re.IGNORECASE)
+#: A command pattern that is a command with some arguments, then a wildcard (the pattern's only ``*``,
+#: its last character: the ``:`` or white space before it are arguments).
+_PREFIX_THEN_ANY = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)\s[^*]*\*", re.IGNORECASE)
 #: ... whose arguments are options and numbers only: the program it runs is not named yet
 #: (``Bash(timeout 60:*)``, ``Bash(watch -n 1:*)``, ``Bash(ssh -T:*)``).
-_OPTIONS_THEN_ANY = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+(?:-[\w-]+(?:[=:][^\s*]*)?|\d+[smhd]?))+\s*"
-                               r"(?::\s*\*|\s+\*|\*)", re.IGNORECASE)
+_OPTIONS_THEN_ANY = re.compile(r"(?:\S*/)?(?P<command>[\w.-]+)(?:\s+(?:-[\w-]+(?:[=:][^\s*]*)?|\d+[smhd]?))+"
+                               + _WILDCARD, re.IGNORECASE)
 #: Each form of command pattern that lets any program run, with the commands it does so for.
 _OPEN_FORMS = ((_ANY_ARGUMENTS, _RUNS_ANYTHING | frozenset(_RUNS_THROUGH)), (_PREFIX_THEN_ANY, _OPTION_ANYWHERE),
                (_OPTIONS_THEN_ANY, _RUNS_ANYTHING | frozenset(_RUNS_THROUGH)))
@@ -52,11 +59,20 @@ _GRANT_KEYS = ("allowed-tools", "allowed_tools", "allowedTools")
 
 
 def _tools(value: object) -> list[str]:
+    """The tools an allowed-tools value (a string or a list of them) grants, each as written."""
     if isinstance(value, str):
-        return _TOOL.findall(value)
+        return _tool_words(value)
     if isinstance(value, list):
-        return [t for item in value if isinstance(item, str) for t in _TOOL.findall(item)]
+        return [t for item in value if isinstance(item, str) for t in _tool_words(item)]
     return []
+
+
+def _tool_words(value: str) -> list[str]:
+    """What :data:`_TOOL` finds in ``value``, a name's ``(...)`` looked for only before the last ``)``:
+    after it none closes, and the ``(`` after each name there was read to the end (``a(a(a(...``:
+    quadratic)."""
+    closed = value.rfind(")") + 1
+    return _TOOL.findall(value, 0, closed) + _TOOL_NAME.findall(value, closed)
 
 
 def _open(tool: str, names: frozenset[str]) -> bool:
