@@ -157,14 +157,20 @@ def unrestricted_writes(skill: SkillMd) -> Iterator[Hit]:
             yield Hit("SK661", offset, offset + len(key), f": {', '.join(write)}", folded=False)
 
 
+#: What parts a setting's name from its value (``: "never"``, `` = never``, ``" never``): a quote, white
+#: space around one ``=``, ``:`` or space, a quote.  Written ``\s*[=: ]\s*``, a run of spaces was
+#: read from each of its places, the space between name and value tried at each (quadratic).
+_SET_TO = r"[\"']?(?:\s*[=:]|[^\S ]* )\s*[\"']?"
+
+
 @rule("SK662", "permissions", "high", "runs an agent with permission checks disabled",
       "--dangerously-skip-permissions, --yolo, an approval policy of never or a full-access sandbox "
       "let every later command run without the user's consent.", demotion=COMMANDS, patterns=(pattern(
           r"--dangerously-skip-permissions\b|--dangerously-bypass-approvals-and-sandbox\b|--yolo\b|"
           r"--allow-dangerously-skip-permissions\b|--(?:approval-mode|approval_mode)[= ]\s*[\"']?yolo\b|"
-          r"\b(?:approval[_-]policy|ask[_-]for[_-]approval)[\"']?\s*[=: ]\s*[\"']?never\b|"
-          r"\bsandbox[_-]mode[\"']?\s*[=: ]\s*[\"']?danger-full-access\b|--sandbox\s+danger-full-access\b|"
-          r"\b(?:permission[_-]?mode|defaultMode)[\"']?\s*[=: ]\s*[\"']?bypassPermissions\b|"
+          r"\b(?:approval[_-]policy|ask[_-]for[_-]approval)" + _SET_TO + r"never\b|"
+          r"\bsandbox[_-]mode" + _SET_TO + r"danger-full-access\b|--sandbox\s+danger-full-access\b|"
+          r"\b(?:permission[_-]?mode|defaultMode)" + _SET_TO + r"bypassPermissions\b|"
           r"--allow-all-tools\b|--trust-all-tools\b|(?<![\w-])--allow-all(?![\w-])"),))
 def unchecked_agent(doc: Document, match: re.Match[str], hit: Hit) -> Hit:
     """Names the flag or setting."""
