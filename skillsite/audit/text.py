@@ -634,7 +634,8 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
         pattern, lowered = (f"(?:{pattern})|(?P<hopeless>{run})", f"(?:{lowered})|(?P<hopeless>{lowered_run})")
         restart = re.compile(hopeless[0], flags)
     candidates = re.compile(lowered, flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
-    _add_words(words)
+    if found.needs:  # a gate the one-pass search admits (a declared pattern's): its words are searched too
+        _add_words(words)
     return Gate(re.compile(pattern, flags), words, candidates, paragraphs, restart,
                 needs[0] if needs else None, needs[1:], _slot(found), found.starts, restarts,
                 None if beside is None else re.compile(beside, flags))
