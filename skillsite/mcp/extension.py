@@ -105,8 +105,11 @@ class SkillsExtension(Extension):
                 server.add_resource(self._resource(uri))
                 made.add(uri)
 
-        return OnDemandList("resources/list", "resources", "resources/read", "uri", self.index.files, self.listed,
-                            make)
+        return OnDemandList("resources/list", "resources", "resources/read", "uri", self.serves, self.listed, make)
+
+    def serves(self, uri: str) -> bool:
+        """Whether ``uri`` is a skill's file (the index is made only for a ``skill://`` URI)."""
+        return uri.startswith("skill://") and uri in self.index.files
 
     def listed(self) -> list[dict[str, Any]]:
         """Every ``skill://`` file but those of skills above ``max_risk``, as ``resources/list``

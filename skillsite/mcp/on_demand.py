@@ -12,7 +12,7 @@ errors and shapes the answer for the protocol version as it did.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Collection, Mapping
+from typing import Any, Callable, Mapping
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,7 +23,7 @@ class OnDemandList:
     key: str            # "prompts": the list in the list method's result
     get_method: str     # "prompts/get"
     field: str          # "name": what names an entry, in the list and in the get's params
-    names: Collection[str]                       # every entry made on demand, by name
+    names: Callable[[str], bool]                 # whether a name is one of the entries made on demand
     listed: Callable[[], list[dict[str, Any]]]   # each of them as the list gives it, in order
     make: Callable[[str], None]                  # gives the SDK the named entry's object (once)
 
@@ -42,7 +42,7 @@ class OnDemand:
         wanted = self.getting.get(ctx.method)
         if wanted is not None:
             named = ctx.params.get(wanted.field) if isinstance(ctx.params, Mapping) else None
-            if isinstance(named, str) and named in wanted.names:
+            if isinstance(named, str) and wanted.names(named):
                 wanted.make(named)
             return await call_next(ctx)
         result = await call_next(ctx)
@@ -56,4 +56,4 @@ class OnDemand:
 def made_on_demand(entry: Any, listed: OnDemandList) -> bool:
     """Whether an entry the SDK listed is one ``listed`` gave it (listed already, ahead of the SDK's)."""
     named = entry.get(listed.field) if isinstance(entry, dict) else None
-    return isinstance(named, str) and named in listed.names
+    return isinstance(named, str) and listed.names(named)

@@ -29,8 +29,8 @@ from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
 from skillsite.mcp.list_pages import ListPages, named_start, page_ends
 from skillsite.mcp.on_demand import OnDemand
-from skillsite.mcp.skills import (MAX_PATH_BYTES, PAGE_SIZE, CheckedEntries, SkillsIndex, bounded_text,
-                                  checked_entries, wire_text)
+from skillsite.mcp.skills import (MAX_PATH_BYTES, PAGE_SIZE, CheckedEntries, Once, ServedEntries, SkillsIndex,
+                                  bounded_text, served_entries, wire_text)
 
 #: The oldest mcp release the server runs on (the ``mcp`` extra's floor): mcp 1.x has no server
 #: middleware, which pages the lists, and mcp 2.0.0 hid a resource's error behind "Error reading
@@ -102,12 +102,12 @@ class CatalogListing:
     """The catalog resource: every skill the server may serve (hidden ones flagged), in pages of
     at most CATALOG_PAGE_BYTES of skills; those the audit rates above ``max_risk`` are left out,
     as the loader never offers them, and counted in ``withheld``, as are those left out for an
-    id or path over MAX_PATH_BYTES (``checked``: the server's :func:`checked_entries`, else
+    id or path over MAX_PATH_BYTES (``checked``: the server's :class:`ServedEntries`, else
     checked here).  Pages are cut once: the catalog does not change while it is served."""
 
-    def __init__(self, catalog: Catalog, checked: CheckedEntries | None = None,
+    def __init__(self, catalog: Catalog, checked: CheckedEntries | ServedEntries | None = None,
                  page_bytes: int = CATALOG_PAGE_BYTES) -> None:
-        entries, left_out = checked_entries(catalog) if checked is None else checked
+        entries, left_out = served_entries(catalog, checked).all()
         usable = [e for e in entries if within_max_risk(e, catalog.max_risk)]
         self.head = {"title": catalog_title(catalog), "location": catalog.location}
         self.withheld = {"above_max_risk": len(entries) - len(usable), "max_risk": catalog.max_risk,
@@ -130,12 +130,13 @@ class CatalogListing:
         return self.page(named) if named is not None else None
 
 
-def catalog_listing(catalog: Catalog, checked: CheckedEntries | None = None) -> dict[str, Any]:
+def catalog_listing(catalog: Catalog, checked: CheckedEntries | ServedEntries | None = None) -> dict[str, Any]:
     """The catalog resource's first page (:class:`CatalogListing`)."""
     return CatalogListing(catalog, checked).page()
 
 
-def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE, checked: CheckedEntries | None = None) -> Any:
+def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE,
+                     checked: CheckedEntries | ServedEntries | None = None) -> Any:
     """The MCP Skills extension for ``MCPServer(extensions=[...])`` (:mod:`skillsite.mcp.extension`,
     which needs the SDK)."""
     from skillsite.mcp.extension import SkillsExtension
@@ -148,11 +149,12 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
     (:mod:`skillsite.mcp.skills`); the prompts of its skills and their ``skill://`` files are
     listed from the catalog, and each given to the SDK only when a request names it
     (:mod:`skillsite.mcp.on_demand`).  ``error_text`` words a loader error
-    for the tools' answers (``skillsite mcp`` names its own flags).  The entries are checked once
-    (:func:`checked_entries`, which logs each one left out) and every part serves those."""
+    for the tools' answers (``skillsite mcp`` names its own flags).  Each entry is checked once,
+    when a request first needs it (:class:`ServedEntries`, which logs each one left out), and
+    every part serves those: start-up reads no entry (nor a paged catalog's pages)."""
     server_class, tool_error, resource_error = _sdk()
     title = catalog_title(catalog) or "skills"
-    checked = checked_entries(catalog)
+    checked = ServedEntries(catalog)
     extension = skills_extension(catalog, checked=checked)
     server = server_class("skillsite", instructions=(
         f"Agent skills from the catalog '{title}'. Call search_skills {{\"query\": ...}} to find a skill "
@@ -162,7 +164,7 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
         extensions=[extension])
     from skillsite.mcp.tools import SlashPrompts, add_tools  # need pydantic, which comes with the SDK
 
-    prompts = SlashPrompts(catalog, slash_commands(catalog, checked))
+    prompts = SlashPrompts(catalog, lambda: slash_commands(catalog, checked))
     server.middleware.append(ListPages())  # pages what OnDemand lists
     server.middleware.append(OnDemand(prompts.on_demand(server), extension.on_demand(server)))
     extension.declare_in_handshake(server)
@@ -172,22 +174,22 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
 
 
 def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception],
-                   error_text: Callable[[Exception], str], checked: CheckedEntries) -> None:
+                   error_text: Callable[[Exception], str], checked: ServedEntries) -> None:
     """The catalog listing and the prompt block, both of the entries the server serves (a
     malformed entry or one over MAX_PATH_BYTES is in neither); a loader error is the read's error,
     with its reason (the SDK's ``ResourceError``, whose message reaches the client)."""
 
-    listing = CatalogListing(catalog, checked)
+    listing = Once(lambda: CatalogListing(catalog, checked))  # made at the first read
 
     @server.resource(CATALOG_URI, name="catalog", mime_type="application/json",
                      description="Every skill in the catalog (JSON), in pages: \"next\" is the next page's URI.")
     def catalog_resource() -> str:
-        return wire_text(json.dumps(listing.page(), ensure_ascii=False))  # the location too
+        return wire_text(json.dumps(listing().page(), ensure_ascii=False))  # the location too
 
     @server.resource(CATALOG_PAGE_URI, name="catalog_page", mime_type="application/json",
                      description="A later page of skillsite://catalog, as its \"next\" names it.")
     def catalog_page(start: str) -> str:
-        page = listing.page_at(start)
+        page = listing().page_at(start)
         if page is None:
             raise resource_error(f"no page of {CATALOG_URI} starts at {bounded_text(start, 40)!r}: "
                                  "read the pages from skillsite://catalog on, by their \"next\"")
@@ -197,15 +199,15 @@ def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception
                      description="The <available_skills> block of the skills eligible on this machine.")
     def prompt_resource() -> str:
         try:
-            return catalog.prompt(entries=checked.entries)
+            return catalog.prompt(entries=checked.all().entries)
         except LoaderError as exc:
             raise resource_error(wire_text(error_text(exc))) from None
 
 
-def slash_commands(catalog: Catalog, checked: CheckedEntries | None = None) -> list[ManifestEntry]:
+def slash_commands(catalog: Catalog, checked: CheckedEntries | ServedEntries | None = None) -> list[ManifestEntry]:
     """The manifest entries of the skills a user can invoke, by command (none the audit rates
     above ``max_risk``: the loader would refuse them), of ``checked`` (else checked here)."""
-    entries = [e for e in (checked_entries(catalog) if checked is None else checked).entries
+    entries = [e for e in served_entries(catalog, checked).all().entries
                if e.slash_command is not None and within_max_risk(e, catalog.max_risk)]
     return sorted(entries, key=lambda e: e.slash_command or "")
 

@@ -49,8 +49,9 @@ import json
 import logging
 import mimetypes
 import re
+import threading
 import urllib.parse
-from typing import Any, NamedTuple
+from typing import Any, Callable, Generic, NamedTuple, TypeVar
 
 from skillsite.agent.catalog_format import offered_to_model, within_max_risk
 from skillsite.agent.entry import ManifestEntry
@@ -96,6 +97,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class SkillsError(Exception):
@@ -269,22 +271,100 @@ class CheckedEntries(NamedTuple):
     left_out: list[LeftOut]
 
 
+class Once(Generic[T]):
+    """The value ``make()`` gives, made when first asked for and then kept, whichever thread asks
+    first (the SDK answers some requests in worker threads, others in its event loop)."""
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make: Callable[[], T] | None = make
+        self._value: T | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> T:
+        if self._make is not None:
+            with self._lock:
+                if self._make is not None:
+                    self._value, self._make = self._make(), None
+        return self._value  # type: ignore[return-value]
+
+
+def _may_be_over_limits(data: dict[str, Any]) -> bool:
+    """Whether an entry (unchecked JSON) has an id, nested skill id or bundled file path that may
+    be over MAX_PATH_BYTES: one of more than a quarter of that many characters (a character is
+    at most 4 bytes in UTF-8).  Any other entry is served or malformed, never over the limits."""
+    longest = MAX_PATH_BYTES // 4
+    children, files = data.get("children"), data.get("files")
+    texts = [data["id"], *(children if isinstance(children, list) else ()),
+             *(f.get("path") for f in (files if isinstance(files, list) else ()) if isinstance(f, dict))]
+    return any(isinstance(text, str) and len(text) > longest for text in texts)
+
+
+class ServedEntries:
+    """The catalog's entries as the server serves them, each checked (:func:`_checked`) when first
+    needed and then kept: a request naming one skill checks that one, a listing every entry
+    (:meth:`all`), so start-up checks none.  Each entry left out is logged once, when checked."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self._checked: dict[str, ManifestEntry | LeftOut] = {}   # by the id the catalog gives
+        self._lock = threading.RLock()
+        self.all = Once(self._all)
+        self.refused = Once(self._refused)
+
+    def check(self, data: Any) -> ManifestEntry | LeftOut:
+        """One manifest entry (its JSON), checked once: served, its texts :func:`wire_text`, or left out."""
+        raw_id = data["id"]  # text, unique: the catalog's entries are checked to have one on reading
+        with self._lock:
+            checked = self._checked.get(raw_id)
+            if checked is None:
+                checked = _checked(self.catalog, data)
+                if isinstance(checked, LeftOut):
+                    log.warning("leaving out the manifest entry %r: %s", checked.shown, checked.reason)
+                else:
+                    checked = _wire_entry(checked)
+                self._checked[raw_id] = checked
+        return checked
+
+    def _all(self) -> CheckedEntries:
+        entries: list[ManifestEntry] = []
+        left_out: list[LeftOut] = []
+        for data in self.catalog.skills:
+            checked = self.check(data)
+            (left_out if isinstance(checked, LeftOut) else entries).append(checked)  # type: ignore[arg-type]
+        return CheckedEntries(entries, left_out)
+
+    def _refused(self) -> dict[str, LeftOut]:
+        """The entries left out for an id or path over MAX_PATH_BYTES, by id: only those whose
+        texts may be that long are checked (:func:`_may_be_over_limits`)."""
+        checked = [self.check(data) for data in self.catalog.skills if _may_be_over_limits(data)]
+        return {item.id: item for item in checked if isinstance(item, LeftOut) and item.over_limits}
+
+    def over_limits(self, id_or_name: str) -> LeftOut | None:
+        """Why the skill ``id_or_name`` names is not served for an id or path over MAX_PATH_BYTES,
+        or None; LoaderError when the catalog has no such skill or its entry is malformed."""
+        checked = self.check(self.catalog.entry(id_or_name))
+        return checked if isinstance(checked, LeftOut) and checked.over_limits else None
+
+
+def served_entries(catalog: Catalog, checked: CheckedEntries | ServedEntries | None) -> ServedEntries:
+    """``checked`` when a server's :class:`ServedEntries`, else ones for ``catalog`` (holding ``checked``
+    when given: every entry checked already)."""
+    if isinstance(checked, ServedEntries):
+        return checked
+    served = ServedEntries(catalog)
+    if checked is not None:
+        served.all = Once(lambda: checked)
+        served._checked.update((item.id, item) for item in [*checked.entries, *checked.left_out])
+    return served
+
+
 def checked_entries(catalog: Catalog) -> CheckedEntries:
     """The catalog's entries that pass their check, whose id is a safe path and whose ids and
     paths are at most MAX_PATH_BYTES long, their texts :func:`wire_text`; and those left out,
     each with a warning in the log: a malformed or oversized entry spoils only itself.  A server
-    checks once (:func:`skillsite.mcp.server.build_server`) and hands the result to every part,
-    so the log names each entry once."""
-    entries: list[ManifestEntry] = []
-    left_out: list[LeftOut] = []
-    for data in catalog.skills:
-        checked = _checked(catalog, data)
-        if isinstance(checked, LeftOut):
-            log.warning("leaving out the manifest entry %r: %s", checked.shown, checked.reason)
-            left_out.append(checked)
-        else:
-            entries.append(_wire_entry(checked))
-    return CheckedEntries(entries, left_out)
+    checks each entry once, when first needed (:class:`ServedEntries`), and every part serves
+    the result, so the log names each entry once."""
+    return ServedEntries(catalog).all()
 
 
 def over_limits_note(left_out: list[LeftOut]) -> dict[str, Any] | None:
@@ -298,59 +378,97 @@ def over_limits_note(left_out: list[LeftOut]) -> dict[str, Any] | None:
                     f"than {MAX_PATH_BYTES:,} bytes (the first: {over[0].shown!r}, {over[0].reason})"}
 
 
-class SkillsIndex:
-    """The skills of a :class:`~skillsite.loader.Catalog` as the extension serves them."""
+@dataclasses.dataclass(frozen=True)
+class _Tables:
+    """What :class:`SkillsIndex` serves from, made from every checked entry (:meth:`SkillsIndex._make`)."""
 
-    def __init__(self, catalog: Catalog, page_size: int = PAGE_SIZE, checked: CheckedEntries | None = None) -> None:
+    by_id: dict[str, ManifestEntry]                 # skill id -> checked manifest entry
+    limits_note: dict[str, Any] | None              # the first skills/list page's note of entries left out
+    skills: dict[str, str]                          # SKILL.md URI -> skill id
+    resources: dict[str, list[SkillFile]]           # skill id -> every file, nested skills' too
+    files: dict[str, SkillFile]                     # resource URI -> file
+    listed: list[str]                               # the SKILL.md URIs skills/list lists, in order
+    withheld: frozenset[str]                        # the files of skills above max_risk
+    cursors: frozenset[str]                         # the offset of each later skills/list page, as text
+
+
+class SkillsIndex:
+    """The skills of a :class:`~skillsite.loader.Catalog` as the extension serves them, its tables
+    made when a request first needs them (``checked``: the server's :class:`ServedEntries`, or
+    entries checked already)."""
+
+    def __init__(self, catalog: Catalog, page_size: int = PAGE_SIZE,
+                 checked: CheckedEntries | ServedEntries | None = None) -> None:
         if page_size < 1:
             raise ValueError("page_size must be positive")
         self.catalog = catalog
         self.page_size = page_size
-        entries, left_out = checked_entries(catalog) if checked is None else checked
-        self.by_id = {e.id: e for e in entries}   # skill id -> checked manifest entry
-        #: what the first skills/list page says of the entries left out for an id or path too long
-        self.limits_note = over_limits_note(left_out)
-        self.skills: dict[str, str] = {}               # SKILL.md URI -> skill id
-        self.resources: dict[str, list[SkillFile]] = {}  # skill id -> every file, nested skills' too
-        self.files: dict[str, SkillFile] = {}           # resource URI -> file
-        roots = skill_roots(list(self.by_id.values()))
-        for skill_id, entry in self.by_id.items():
+        self._served = served_entries(catalog, checked)
+        self._tables = Once(self._make)
+        self._frontmatter: dict[str, Frontmatter] = {}   # by SKILL.md sha256, as entries carry it
+
+    @property
+    def by_id(self) -> dict[str, ManifestEntry]:
+        """Skill id -> checked manifest entry, of every entry served."""
+        return self._tables().by_id
+
+    @property
+    def limits_note(self) -> dict[str, Any] | None:
+        """What the first skills/list page says of the entries left out for an id or path too long."""
+        return self._tables().limits_note
+
+    @property
+    def skills(self) -> dict[str, str]:
+        """SKILL.md URI -> skill id."""
+        return self._tables().skills
+
+    @property
+    def resources(self) -> dict[str, list[SkillFile]]:
+        """Skill id -> every file, nested skills' too."""
+        return self._tables().resources
+
+    @property
+    def files(self) -> dict[str, SkillFile]:
+        """Resource URI -> file."""
+        return self._tables().files
+
+    @property
+    def listed(self) -> list[str]:
+        """The SKILL.md URIs ``skills/list`` lists, in order."""
+        return self._tables().listed
+
+    @property
+    def withheld(self) -> frozenset[str]:
+        """The files of skills above ``max_risk``: reading them is refused, so resources/list leaves them out."""
+        return self._tables().withheld
+
+    def _make(self) -> _Tables:
+        entries, left_out = self._served.all()
+        by_id = {e.id: e for e in entries}
+        skills: dict[str, str] = {}
+        resources: dict[str, list[SkillFile]] = {}
+        files: dict[str, SkillFile] = {}
+        roots = skill_roots(list(by_id.values()))
+        for skill_id, entry in by_id.items():
             root = roots[skill_id]
             try:
-                files = sorted(self._collect(entry, root, set()), key=lambda f: (f.uri != root + "/SKILL.md", f.uri))
+                found = sorted(_collect(by_id, entry, root, set()), key=lambda f: (f.uri != root + "/SKILL.md", f.uri))
             except (LoaderError, ValueError) as exc:
                 log.warning("skills extension: leaving out skill %s: %s", skill_id, exc)
                 continue
-            self.skills.setdefault(root + "/SKILL.md", skill_id)
-            self.resources[skill_id] = files
-            for file in files:
-                self.files.setdefault(file.uri, file)
-        self.listed = [uri for uri, sid in self.skills.items() if self._offered(self.by_id[sid])]
-        #: the files of skills above ``max_risk``: reading them is refused, so resources/list leaves them out
-        self.withheld = frozenset(uri for uri, file in self.files.items()
-                                  if not within_max_risk(self.by_id[file.skill_id], catalog.max_risk))
-        #: the cursors a skills/list page gives: the offset of each later page, as text
-        self._cursors = {str(offset) for offset in range(page_size, len(self.listed), page_size)}
-        self._frontmatter: dict[str, Frontmatter] = {}   # by SKILL.md sha256, as entries carry it
+            skills.setdefault(root + "/SKILL.md", skill_id)
+            resources[skill_id] = found
+            for file in found:
+                files.setdefault(file.uri, file)
+        listed = [uri for uri, sid in skills.items() if self._offered(by_id[sid])]
+        withheld = frozenset(uri for uri, file in files.items()
+                             if not within_max_risk(by_id[file.skill_id], self.catalog.max_risk))
+        cursors = frozenset(str(offset) for offset in range(self.page_size, len(listed), self.page_size))
+        return _Tables(by_id, over_limits_note(left_out), skills, resources, files, listed, withheld, cursors)
 
     def _offered(self, entry: ManifestEntry) -> bool:
         """Whether ``skills/list`` lists the skill: offered to a model, and not above ``max_risk``."""
         return offered_to_model(entry) and within_max_risk(entry, self.catalog.max_risk)
-
-    def _collect(self, entry: ManifestEntry, base: str, seen: set[str]) -> list[SkillFile]:
-        """SKILL.md, the bundled files and, under their folders, the nested skills' files."""
-        seen.add(entry.id)
-        size = entry.size.bytes if entry.size is not None else None
-        files = [SkillFile(base + "/SKILL.md", entry.id, "SKILL.md", entry.sha256, _size(size))]
-        for record in entry.files:
-            path = safe_relpath(record.path, "file path")
-            files.append(SkillFile(f"{base}/{url_of(path)}", entry.id, path, record.sha256, _size(record.bytes)))
-        for child_id in entry.children:
-            child = self.by_id.get(child_id)
-            if child is None or child_id in seen or not child_id.startswith(entry.id + "/"):
-                continue
-            files += self._collect(child, f"{base}/{url_of(child_id[len(entry.id) + 1:])}", seen)
-        return files
 
     # -- entries
 
@@ -389,7 +507,7 @@ class SkillsIndex:
         """One ``skills/list`` page; the cursor is the offset of the next listed skill."""
         start = 0
         if cursor is not None:
-            if cursor not in self._cursors:  # only those this server gives: str(offset), ASCII digits
+            if cursor not in self._tables().cursors:  # only those this server gives: str(offset), ASCII digits
                 raise SkillsError(INVALID_PARAMS, f"invalid skills/list cursor {cursor[:40]!r}")
             start = int(cursor)
         end = start + self.page_size
@@ -444,6 +562,23 @@ class SkillsIndex:
         if not children:
             raise SkillsError(INVALID_PARAMS, f"{uri} is not a directory resource")
         return [children[key] for key in sorted(children)]
+
+
+def _collect(by_id: dict[str, ManifestEntry], entry: ManifestEntry, base: str, seen: set[str]) -> list[SkillFile]:
+    """SKILL.md, the bundled files and, under their folders, the nested skills' files (``by_id``:
+    the entries served)."""
+    seen.add(entry.id)
+    size = entry.size.bytes if entry.size is not None else None
+    files = [SkillFile(base + "/SKILL.md", entry.id, "SKILL.md", entry.sha256, _size(size))]
+    for record in entry.files:
+        path = safe_relpath(record.path, "file path")
+        files.append(SkillFile(f"{base}/{url_of(path)}", entry.id, path, record.sha256, _size(record.bytes)))
+    for child_id in entry.children:
+        child = by_id.get(child_id)
+        if child is None or child_id in seen or not child_id.startswith(entry.id + "/"):
+            continue
+        files += _collect(by_id, child, f"{base}/{url_of(child_id[len(entry.id) + 1:])}", seen)
+    return files
 
 
 def _files_note(files: list[SkillFile]) -> dict[str, Any]:

@@ -20,7 +20,8 @@ from pydantic import AliasChoices, Field
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError, SearchResult
 from skillsite.mcp.on_demand import OnDemandList
-from skillsite.mcp.skills import INTERNAL_ERROR, CheckedEntries, bounded_text, checked_entries, wire_text
+from skillsite.mcp.skills import (INTERNAL_ERROR, CheckedEntries, Once, ServedEntries, bounded_text, served_entries,
+                                  wire_text)
 
 MAX_K = 50
 
@@ -44,13 +45,14 @@ AllCopies = Annotated[bool, Field(description="Optional: list every copy of a sk
 
 
 def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
-              error_text: Callable[[Exception], str] = str, checked: CheckedEntries | None = None) -> None:
+              error_text: Callable[[Exception], str] = str,
+              checked: CheckedEntries | ServedEntries | None = None) -> None:
     """search_skills, load_skill and read_skill_resource; a loader error is the tool's error,
     worded by ``error_text``.  A skill the server leaves out for an id or path over
-    MAX_PATH_BYTES (``checked``: the server's :func:`checked_entries`) is in no search result,
-    and loading it or its files is an error."""
-    dropped = (checked_entries(catalog) if checked is None else checked).left_out
-    refused = {item.id: item for item in dropped if item.over_limits}
+    MAX_PATH_BYTES (``checked``: the server's :class:`ServedEntries`) is in no search result,
+    and loading it or its files is an error: a load checks the one entry it names, a search
+    those that may be over the limits (once)."""
+    checks = served_entries(catalog, checked)
 
     def guarded(call: Callable[[], Any]) -> Any:
         try:
@@ -60,7 +62,7 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
 
     def served(skill: str) -> str:
         """``skill`` (an id or name), once its entry is known not to be left out."""
-        left_out = refused.get(guarded(lambda: catalog.manifest_entry(skill).id)) if refused else None
+        left_out = guarded(lambda: checks.over_limits(skill))
         if left_out is not None:
             raise tool_error(f"skill {left_out.shown!r} is not served: {left_out.reason}")
         return skill
@@ -70,6 +72,7 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
         """Find skills for a task. Returns a JSON list of {id, name, description, score}, best first
         (and "copies": N for a skill the catalog publishes N times, which is one result)."""
         wanted = max(1, min(int(k), MAX_K))
+        refused = checks.refused()
         hits = guarded(lambda: catalog.search(query, k=wanted + len(refused), tags=tags or None,
                                               for_model=True, copies=bool(all_copies)))
         served_hits = [h for h in hits if h.id not in refused][:wanted]
@@ -129,13 +132,16 @@ class SlashPrompts:
     cost a catalog of 20,000 some 35 s.  Listed as the SDK lists them: a name two commands are
     shown as (both over MAX_TEXT and alike up to it) is the first one's."""
 
-    def __init__(self, catalog: Catalog, entries: list[ManifestEntry]) -> None:
+    def __init__(self, catalog: Catalog, entries: Callable[[], list[ManifestEntry]]) -> None:
         self.catalog = catalog
-        self.by_name: dict[str, ManifestEntry] = {}
-        for entry in entries:
-            self.by_name.setdefault(bounded_text(entry.slash_command or ""), entry)
+        self._by_name = Once(lambda: _by_name(entries()))
         self.made: set[str] = set()
         self._listed: list[dict[str, Any]] | None = None
+
+    @property
+    def by_name(self) -> dict[str, ManifestEntry]:
+        """Each prompt's entry by the prompt's name, in order (the entries read when first needed)."""
+        return self._by_name()
 
     def listed(self) -> list[dict[str, Any]]:
         """Every prompt as ``prompts/list`` gives it: one made as the SDK makes it, for its
@@ -155,7 +161,16 @@ class SlashPrompts:
                 add_prompt(server, self.catalog, entry.slash_command or "", entry.description)
                 self.made.add(name)
 
-        return OnDemandList("prompts/list", "prompts", "prompts/get", "name", self.by_name, self.listed, make)
+        return OnDemandList("prompts/list", "prompts", "prompts/get", "name", lambda name: name in self.by_name,
+                            self.listed, make)
+
+
+def _by_name(entries: list[ManifestEntry]) -> dict[str, ManifestEntry]:
+    """The entries by the name their prompt is listed under: a name two commands are shown as is the first one's."""
+    by_name: dict[str, ManifestEntry] = {}
+    for entry in entries:
+        by_name.setdefault(bounded_text(entry.slash_command or ""), entry)
+    return by_name
 
 
 def prompt_error(text: str) -> Exception:

@@ -1,0 +1,91 @@
+"""``skillsite mcp``'s start-up reads no entry of the catalog: each is read and checked when a
+request first needs it.  A paged catalog served over HTTP on 127.0.0.1 counts what is fetched,
+and the mcp package's own client is connected to the server in-process."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+mcp = pytest.importorskip("mcp", reason="the MCP server is an optional extra: pip install 'skillsite[mcp]'")
+
+from mcp.client import Client  # noqa: E402
+from skillsite.config import SiteConfig  # noqa: E402
+from skillsite.loader import Catalog  # noqa: E402
+from skillsite.mcp.server import build_server  # noqa: E402
+from skillsite.publish.build import build  # noqa: E402
+from support import EXAMPLES, CountingServer, run_async_in_thread  # noqa: E402
+
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
+PAGES = [f"/manifest/pages/{n:04d}.json" for n in (2, 3, 4, 5)]  # the 13 example skills, 3 a page
+
+
+@pytest.fixture(scope="module")
+def paged(tmp_path_factory: pytest.TempPathFactory):
+    """The example catalog built paged (pages of 3 entries), served on 127.0.0.1."""
+    out = tmp_path_factory.mktemp("paged") / "_site"
+    assert build([EXAMPLES], out, SiteConfig(shard_above=3)).ok
+    server = CountingServer(out)
+    yield server
+    server.stop()
+
+
+def test_start_up_and_loading_one_skill_fetch_no_manifest_page(paged: CountingServer, tmp_path: Path) -> None:
+    """At start-up the server checked every entry, which fetched every page of a paged catalog
+    (and parsed every entry of a whole one: some 1.3 s at 20,000 skills) before answering
+    initialize.  Start-up fetches nothing past skills.json; loading one skill fetches its page's
+    index, its entry file and its SKILL.md; prompts/list, which lists every entry, fetches each
+    page once."""
+    catalog = Catalog.open(paged.url, cache_dir=tmp_path / "cache")
+    assert paged.take_paths() == ["/skills.json"]
+    server = build_server(catalog)
+    assert paged.take_paths() == []
+    fetched: list[list[str]] = []
+
+    async def body(server: Any) -> dict[str, Any]:
+        async with Client(server) as client:
+            init = client.server_info
+            fetched.append(paged.take_paths())
+            load = await client.call_tool("load_skill", {"skill": "sql-migration-review"})
+            fetched.append(paged.take_paths())
+            prompts = [p.name for p in (await client.list_prompts()).prompts]
+            fetched.append(paged.take_paths())
+            return {"init": init, "load": load, "prompts": prompts}
+
+    out = run_async_in_thread(body, server, timeout=120)
+    assert out["init"] is not None and out["init"].name == "skillsite"
+    assert fetched[0] == []
+    assert not out["load"].is_error and "<skill_content" in out["load"].content[0].text
+    assert fetched[1] == ["/manifest/index/0004.json", "/skills/sql-migration-review/entry.json",
+                          "/skills/sql-migration-review/SKILL.md"]
+    assert len(out["prompts"]) == 13 and "release_manager/changelog" in out["prompts"]
+    assert sorted(fetched[2]) == PAGES
+
+
+def test_an_entry_over_the_limits_is_refused_when_named_before_any_listing(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Checked when first named, an entry whose bundled file path is over MAX_PATH_BYTES is refused
+    by load_skill and left out of search results as when every entry was checked at start-up,
+    and logged once."""
+    site = tmp_path / "site"
+    assert build([EXAMPLES], site).ok
+    data = json.loads((site / "skills.json").read_text("utf-8"))
+    entry = next(e for e in data["skills"] if e["id"] == "api-design-checklist")
+    entry["files"].append({"path": "refs/" + "p" * 5000, "bytes": 1, "sha256": "0" * 64})
+    (site / "skills.json").write_text(json.dumps(data), "utf-8")
+
+    async def body(server: Any) -> dict[str, Any]:
+        async with Client(server) as client:
+            return {"load": await client.call_tool("load_skill", {"skill": "api-design-checklist"}),
+                    "search": await client.call_tool("search_skills", {"query": "api design checklist", "k": 50})}
+
+    out = run_async_in_thread(body, build_server(Catalog.open(str(site))), timeout=120)
+    assert out["load"].is_error
+    assert "skill 'api-design-checklist' is not served: its bundled file path 'refs/" in out["load"].content[0].text
+    hits = json.loads(out["search"].content[0].text)
+    assert hits and "api-design-checklist" not in {h["id"] for h in hits}
+    logged = [r.getMessage() for r in caplog.records if "leaving out the manifest entry" in r.getMessage()]
+    assert len(logged) == 1 and "'api-design-checklist': its bundled file path" in logged[0]
