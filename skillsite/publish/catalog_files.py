@@ -7,7 +7,7 @@ only), but for a sharded index's cards and what pins them (they show the audit's
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, Sequence
 
 from skillsite import __version__
 from skillsite.agent.budget import budget_fits
@@ -52,33 +52,20 @@ def search_entry(skill: Skill, group: tuple[str, int] | None = None) -> dict[str
             "copy_of": canonical if canonical != skill.id else None, "copies": count}
 
 
-#: Where a long-running process's resident objects keep each skill's search entry (by its id),
-#: and that entry's digest.
-SEARCH_ENTRY = "search entry"
+#: Where a long-running process's resident objects keep the digest of each skill's search entry (by its id).
 SEARCH_ENTRY_DIGEST = "search entry digest"
 
 
-class SearchEntries(NamedTuple):
-    """Every skill's :func:`search_entry`, and the digest of each (what :func:`search_key` reads)."""
-
-    entries: list[dict[str, Any]]
-    digests: list[str]
-
-
-def search_entries(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]],
-                   resident: KeptObjects | None = None) -> SearchEntries:
-    """Every skill's :func:`search_entry` and its digest (``copies``: each copy's group, by id); in
-    a long-running process, the entry the last build made of this very skill (the same object:
-    ``serve`` keeps each unchanged skill) in the same group, and that entry's digest
-    (:func:`~skillsite.cache.kept_or_made`): the key of the indexes is then worked out of the
-    changed skills' entries alone."""
-    entries, digests = [], []
-    for skill in skills:
-        group = copies.get(skill.id)
-        entry = kept_or_made(resident, SEARCH_ENTRY, skill.id, skill, (group,), lambda: search_entry(skill, group))
-        entries.append(entry)
-        digests.append(kept_or_made(resident, SEARCH_ENTRY_DIGEST, skill.id, entry, (), lambda: digest(entry)))
-    return SearchEntries(entries, digests)
+def search_digests(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]],
+                   resident: KeptObjects | None = None) -> list[str]:
+    """The digest of every skill's :func:`search_entry` (``copies``: each copy's group, by id), what
+    :func:`search_key` reads; in a long-running process, the digest the last build made of this very
+    skill (``serve`` keeps each unchanged skill) in the same group (:func:`~skillsite.cache.kept_or_made`):
+    the key of the indexes is then worked out of the changed skills' entries alone, and no entry is
+    kept (the workers make the entries again when the indexes are made)."""
+    return [kept_or_made(resident, SEARCH_ENTRY_DIGEST, skill.id, skill, (group,),
+                         lambda skill=skill, group=group: digest(search_entry(skill, group)))
+            for skill in skills for group in [copies.get(skill.id)]]
 
 
 #: What the cache keeps of the search indexes: their files are in the output, not in the cache.
@@ -89,13 +76,13 @@ def search_entries(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]
 SEARCH_CACHE_FORMAT = 10
 
 
-def search_key(entries: SearchEntries, shard_above: int = DEFAULT_SHARD_ABOVE) -> str:
+def search_key(digests: Sequence[str], shard_above: int = DEFAULT_SHARD_ABOVE) -> str:
     """What the search indexes are made of: the search entries whole (:func:`search_entry`: no
     body, no file, so a change to those reuses them; each list as a list, since the tag chunks
     and docs.json keep ``["a b"]`` apart from ``["a", "b"]``), by the digest of each, and whether
-    they are sharded."""
-    sharded = SHARDS_VERSION if len(entries.entries) > shard_above else None
-    return digest(__version__, SEARCH_VERSION, SEARCH_CACHE_FORMAT, sharded, entries.digests)
+    they are sharded (``digests``: :func:`search_digests`)."""
+    sharded = SHARDS_VERSION if len(digests) > shard_above else None
+    return digest(__version__, SEARCH_VERSION, SEARCH_CACHE_FORMAT, sharded, list(digests))
 
 
 def search_files(entries: Sequence[dict[str, Any]], shard_above: int = DEFAULT_SHARD_ABOVE

@@ -20,7 +20,7 @@ from skillsite.models import CatalogReading, Skill
 from skillsite.publish.audit_results import apply_audits, audit_published, blocking
 from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
 from skillsite.publish.copies import apply_copies, group_map, published_groups
-from skillsite.publish.catalog_files import (keep_search, listing_budgets, publish_search, search_entries,
+from skillsite.publish.catalog_files import (keep_search, listing_budgets, publish_search, search_digests,
                                              search_key, search_section, write_catalog_files)
 from skillsite.publish.knowledge import read_knowledge
 from skillsite.publish.manifest import is_paged, manifest, reserved_names
@@ -324,7 +324,7 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, li
     depend on its files only)."""
     knowledge = read_knowledge(skills, plan.knowledge_dir)
     knowledge.write(staging)
-    key = search_key(search_entries(skills, copies, cache.resident), plan.config.shard_above)
+    key = search_key(search_digests(skills, copies, cache.resident), plan.config.shard_above)
     search = keep_search(staging, cache.get(Section.SEARCH, key))
     staging.take_journal()  # placed here, not by a worker: nothing for the workers to report
     job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records,

@@ -8,8 +8,8 @@ build learned instead of finding it again.
   drops the rest, and everything when the scope changed.  The objects are shared between
   builds: nothing may change them.  Each skill, as its check made it for its source and with
   its final diagnostics, is kept the same way (:mod:`skillsite.source.catalog`): taken again
-  for the very source object discovery keeps for an unchanged skill; so is the search entry
-  made of each such skill (:func:`~skillsite.publish.catalog_files.search_entries`).
+  for the very source object discovery keeps for an unchanged skill; so is the digest of the
+  search entry made of each such skill (:func:`~skillsite.publish.catalog_files.search_digests`).
 - **The last look-alike check** (SK219): its descriptions' terms and weights and its pairs, so
   that after a description edit only the descriptions whose weights moved are weighed and paired
   again (:class:`~skillsite.agent.budget.ChangedPairs`, in :mod:`skillsite.source.catalog`).

@@ -923,6 +923,29 @@ def test_a_resident_rebuild_makes_the_search_entry_of_the_changed_skill_only(tmp
     assert rebuilt(copy, "cold-2") == ["code-review", "copied/code-review"]
 
 
+def test_a_resident_build_keeps_each_search_entry_s_digest_not_the_entry(tmp_path):
+    """What ``serve`` keeps of each skill's search entry is its digest (what the search indexes'
+    key is read from), not the entry: a dict of lists per skill that every full collection of the
+    garbage collector would walk, for nothing, since the workers make the entries again whenever
+    the indexes are made (#47)."""
+    from skillsite.publish.catalog_files import SEARCH_ENTRY_DIGEST, search_entry
+    from skillsite.publish.resident import Resident
+    from skillsite.cache import digest
+
+    src, out = tmp_path / "src", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 120)
+    resident = Resident()
+    result = build([src], out, cache_dir=tmp_path / "cache", resident=resident)
+    assert result.ok
+    ids = sorted(entry["id"] for entry in json.loads((out / "skills.json").read_text("utf-8"))["skills"])
+    assert resident.take("search entry", ids[0]) is None
+    kept = {skill_id: resident.take(SEARCH_ENTRY_DIGEST, skill_id) for skill_id in ids}
+    assert all(isinstance(value, tuple) and isinstance(value[2], str) for value in kept.values()), kept
+    skill = kept[ids[0]][0]
+    assert kept[ids[0]][2] == digest(search_entry(skill, kept[ids[0]][1][0]))
+
+
 def test_list_pages_kept_by_their_short_keys_follow_what_their_cards_show(tmp_path, monkeypatch):
     """The pages of paginated lists (the home page's after the first, each tag's and each
     risk's) are kept by a short key (#47): their cards' entry keys and tags.  A rebuild renders
@@ -1139,7 +1162,7 @@ def test_after_a_changed_configuration_the_back_folder_holds_the_new_catalog(tmp
 _KEPT_PER_SKILL = {"publication key": "skills", "html key": "skills", "audit stamps key": "audit_results",
                    "audited entry": "audit_results", "entry key": "stored_pages", "check key": "catalog",
                    "stamp key": "catalog", "search card": "catalog_files", "pinned entry": "versions",
-                   "search entry": "catalog_files", "search entry digest": "catalog_files"}
+                   "search entry digest": "catalog_files"}
 
 
 def test_a_resident_rebuild_works_out_the_keys_and_cards_of_the_changed_skill_only(tmp_path, monkeypatch):
