@@ -25,6 +25,8 @@ from skillsite.search.terms import SEARCH_FIELDS, folded
 
 #: One key of a chunk: (key, document frequency, idf or None, encoded postings).
 Item = tuple[str, int, "float | None", str]
+#: One result card (:func:`card_row`), its values in CARD_FIELDS order.
+Card = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,7 @@ def build_chunks(entries: Sequence[dict[str, Any]], budget: int = CHUNK_BYTES) -
     return Chunks({path: compact({"index": index, **chunk}) for path, chunk in chunks.items()}, meta)
 
 
-def finish_shards(meta: dict[str, Any], chunk_sha256: Mapping[str, str], rows: Sequence[list[Any]]) -> Shards:
+def finish_shards(meta: dict[str, Any], chunk_sha256: Mapping[str, str], rows: Sequence[Card]) -> Shards:
     """The rest of the sharded index whose chunks ``meta`` describes (:func:`build_chunks`;
     ``chunk_sha256``: their sha256 by path) for the cards ``rows`` (:func:`card_row`, in skill
     order): the card files, the card-digest files, the digests file and the meta file that
@@ -170,7 +172,7 @@ def finish_shards(meta: dict[str, Any], chunk_sha256: Mapping[str, str], rows: S
     return Shards(files, {"sharded": SHARDS_FILE, "sha256": _sha(data), "size": len(data)})
 
 
-def build_shards(entries: Sequence[dict[str, Any]], rows: Sequence[list[Any]], budget: int = CHUNK_BYTES) -> Shards:
+def build_shards(entries: Sequence[dict[str, Any]], rows: Sequence[Card], budget: int = CHUNK_BYTES) -> Shards:
     """Every file of the sharded index of manifest ``entries`` (any order) with the cards
     ``rows`` (in skill order: :func:`doc_order`), in chunks of about ``budget`` bytes."""
     chunks = build_chunks(entries, budget)
@@ -189,16 +191,18 @@ def _groups(docs: int) -> int:
 
 
 def card_row(skill_id: str, name: str, description: str, url: str, tags: Sequence[str], risk: str = "none",
-             listed: bool = True, offered: bool = True, copy_of: int = -1, copies: int = 1) -> list[Any]:
+             listed: bool = True, offered: bool = True, copy_of: int = -1, copies: int = 1) -> Card:
     """One result card, in CARD_FIELDS order (a description over DESCRIPTION_LIMIT is clipped);
-    ``copy_of``: the number of the skill this one is a copy of (-1: none); ``copies``: its group's size."""
+    ``copy_of``: the number of the skill this one is a copy of (-1: none); ``copies``: its group's size.
+    Tuples: ``serve`` keeps every skill's card between builds, and a tuple of texts and numbers is
+    one the garbage collector stops walking."""
     if len(description) > DESCRIPTION_LIMIT:
         description = description[:DESCRIPTION_LIMIT - 1] + "…"
-    return [skill_id, name, description, url, list(dict.fromkeys(str(t) for t in tags)), risk, listed, offered,
-            copy_of, copies]
+    return (skill_id, name, description, url, tuple(dict.fromkeys(str(t) for t in tags)), risk, listed, offered,
+            copy_of, copies)
 
 
-def groups_json(rows: Sequence[list[Any]], index: str) -> tuple[bytes, dict[str, int]]:
+def groups_json(rows: Sequence[Card], index: str) -> tuple[bytes, dict[str, int]]:
     """The groups file of the cards ``rows`` (in skill order, :mod:`.shard_format`) and how many
     unlisted skills and copies it holds: ``unlisted``, the skills the site does not list;
     ``canonical``, the canonical members of groups of copies; ``copies``, every copy, with its
@@ -217,7 +221,7 @@ def groups_json(rows: Sequence[list[Any]], index: str) -> tuple[bytes, dict[str,
     return data, {"unlisted": len(unlisted), "copies": len(copies)}
 
 
-def card_files(rows: Sequence[list[Any]], index: str) -> dict[str, bytes]:
+def card_files(rows: Sequence[Card], index: str) -> dict[str, bytes]:
     """The card buckets of ``rows`` (cards in skill order), by path; each names its ``index``
     (the meta file's), so a reader notices cards of another build than its meta file."""
     return {card_path(bucket): compact({"index": index, "first": start, "cards": list(rows[start:start + CARD_BUCKET])})

@@ -111,6 +111,19 @@ def test_chunks_hold_sorted_disjoint_ranges_within_the_budget() -> None:
     assert f"search/terms/{len(meta['terms']['first']):04d}.json" not in files
 
 
+def test_a_card_holds_texts_and_numbers_the_garbage_collector_stops_walking() -> None:
+    """``serve`` keeps every skill's result card between builds: made of tuples of texts, numbers
+    and flags, a card is untracked by the collector's first pass instead of being walked by every
+    full collection (#47); written, it is the same JSON array."""
+    import gc
+
+    card = card_row("a/b", "b", "words", "skills/a/b/", ["A", "A", "b"], "none", True, False, 3, 2)
+    gc.collect()
+    gc.collect()
+    assert not gc.is_tracked(card)
+    assert json.loads(json.dumps(card)) == ["a/b", "b", "words", "skills/a/b/", ["A", "b"], "none", True, False, 3, 2]
+
+
 def test_cards_are_in_skill_order_by_priority_then_id_and_clip_long_descriptions() -> None:
     entries = [{"id": f"s{i}", "name": f"s{i}", "description": "word " * 300 if i == 2 else "words",
                 "tags": ["A", "A", "b"], "priority": i % 2} for i in range(6)]
