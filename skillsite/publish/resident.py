@@ -42,8 +42,10 @@ class Resident:
         self.scope: str | None = None
         self.hits = 0                 # objects taken from an earlier build
         self.walks = 0                # discoveries that walked the tree
-        self._earlier: dict[tuple[str, str], Any] = {}  # (section, key) -> object, of the builds before
-        self._used: dict[tuple[str, str], Any] = {}     # those the current build took or made
+        # section -> key -> object, of the builds before, and those the current build took or made (by
+        # section: no new (section, key) pair per object and build for the garbage collector to count)
+        self._earlier: dict[str, dict[str, Any]] = {}
+        self._used: dict[str, dict[str, Any]] = {}
         self._found: tuple[tuple[str, ...], Discovery, Places] | None = None  # (roots and exclude, found, places)
         self._listings: dict[str, tuple[AuditListing, bool]] = {}  # skill folder -> (listing, holds unwatched folders)
         self._changed: Collection[str] | None = None  # real paths changed since the last build (None: unknown)
@@ -60,17 +62,17 @@ class Resident:
 
     def take(self, section: str, key: str) -> Any:
         """The object kept under ``key``, now used by this build; None when none is."""
-        name = (section, key)
-        found = self._used.get(name)
-        if found is None and (found := self._earlier.get(name)) is not None:
-            self._used[name] = found
+        used = self._used.get(section)
+        found = used.get(key) if used is not None else None
+        if found is None and (found := self._earlier.get(section, {}).get(key)) is not None:
+            self._used.setdefault(section, {})[key] = found
         if found is not None:
             self.hits += 1
         return found
 
     def keep(self, section: str, key: str, made: Any) -> None:
         """Keep ``made``, the object made of the value under ``key``, for the next builds."""
-        self._used[(section, key)] = made
+        self._used.setdefault(section, {})[key] = made
 
     # ---------------------------------------------------------------- what changed in the tree
 
@@ -115,7 +117,9 @@ class Resident:
     def building(self) -> Iterator[None]:
         """One build, which takes the changes it was told: done (failed or not), its discovery
         holds them and the next build starts from it, once told what changed since; raised
-        midway (what it saw may be half patched), the next build walks."""
+        midway (what it saw may be half patched), the next build walks.  Either way, what the
+        builds before kept and this one did not take again is let go now: between builds the
+        process holds one set of objects, not two for the garbage collector to walk."""
         try:
             yield
         except BaseException:
@@ -123,6 +127,7 @@ class Resident:
             raise
         finally:
             self._changed = None
+            self._earlier = {}
 
     def _touched_folders(self, found: Discovery, roots: Sequence[Path]) -> set[str] | None:
         """The skill folders at or above a reported path (as discovery reaches them); None: all."""

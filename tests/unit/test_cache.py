@@ -387,6 +387,29 @@ def test_a_resident_drops_what_a_run_did_not_use_and_everything_of_another_scope
     assert list(other.made_many(Section.SKILLS, ["a"], str.lower)) == [None]  # the file is of the first scope
 
 
+def test_a_resident_lets_go_of_what_a_build_did_not_take_again_when_the_build_ends():
+    """Between builds, ``serve`` holds only what the last build took or made: the objects of the
+    builds before that it did not take again are let go when it ends, not kept (beside it, for
+    the garbage collector to walk) until the next build starts."""
+    import weakref
+
+    class Made:
+        """An object made of a cached value."""
+
+    resident, old, new = Resident(), Made(), Made()
+    with resident.building():
+        resident.begin("scope")
+        resident.keep("section", "old", old)
+    with resident.building():
+        resident.begin("scope")
+        resident.keep("section", "new", new)
+    gone, kept = weakref.ref(old), weakref.ref(new)
+    del old, new
+    assert gone() is None and kept() is not None
+    resident.begin("scope")
+    assert resident.take("section", "new") is kept() and resident.take("section", "old") is None
+
+
 def test_a_relative_xdg_cache_home_is_ignored_as_the_xdg_spec_says(tmp_path, monkeypatch):
     """A relative $XDG_CACHE_HOME would put the user cache wherever the command runs: ignored, as unset."""
     from skillsite.paths import user_cache_root
