@@ -58,15 +58,17 @@ def audit_one(job: Any, index: int) -> list[dict[str, Any]]:
 
 
 def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache: Cache,
-                    listings: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:
+                    listings: Mapping[str, str]) -> dict[str, tuple[dict[str, Any], ...]]:
     """Every published skill's findings, by id: from the cache (in a long-running process, as
     the last build took them: nothing changes them), or audited on every core (``listings``: the
-    digest of each skill's audit listing, where its stamps can be trusted)."""
+    digest of each skill's audit listing, where its stamps can be trusted).  Tuples: ``serve``
+    keeps them between builds, and most are empty (the one empty tuple, nothing for the garbage
+    collector to walk)."""
     keys = _audit_keys(skills, entries, cache, listings)
-    found = {e.id: stored for e, stored in zip(entries, cache.made_many(Section.AUDIT, keys, list))}
+    found = {e.id: stored for e, stored in zip(entries, cache.made_many(Section.AUDIT, keys, tuple))}
     missing = [index for index, entry in enumerate(entries) if found[entry.id] is None]
     for index, findings in zip(missing, workers.imap(audit_one, missing)):
-        found[entries[index].id] = findings
+        found[entries[index].id] = tuple(findings)
         cache.put(Section.AUDIT, keys[index], findings)
     return found
 
@@ -98,7 +100,7 @@ def _audit_keys(skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache
 AUDITED_ENTRY = "audited entry"
 
 
-def apply_audits(entries: list[ManifestEntry], raw: dict[str, list[dict[str, Any]]], config: SiteConfig,
+def apply_audits(entries: list[ManifestEntry], raw: Mapping[str, Sequence[dict[str, Any]]], config: SiteConfig,
                  shown: dict[str, str], resident: KeptObjects | None = None) -> list[Diagnostic]:
     """Suppress, then give every entry its ``audit`` (entries are frozen: each is replaced in
     ``entries`` by one with its audit; in a long-running process, by the one the last build made

@@ -301,7 +301,7 @@ def back_folder(plan: BuildPlan) -> Path | None:
 
 def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publication,
                       releases: dict[str, SkillReleases], versions_of: dict[str, list[str]], staging: Staging,
-                      cache: Cache, audits: Mapping[str, list[dict[str, Any]]]) -> dict[str, PublishedVersions]:
+                      cache: Cache, audits: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, PublishedVersions]:
     """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`;
     ``audits``: each skill's findings); each one's entry in ``publication`` then records its
     versions.json's sha256 and size."""
@@ -317,7 +317,7 @@ def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publica
 def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, list[str]], staging: Staging,
                     mtime: int, cache: Cache, audit_listings: Mapping[str, str],
                     copies: Mapping[str, tuple[str, int]]
-                    ) -> tuple[Publication, dict[str, Any], dict[str, list[dict[str, Any]]]]:
+                    ) -> tuple[Publication, dict[str, Any], dict[str, tuple[dict[str, Any], ...]]]:
     """Every skill published on every core, and the search indexes made and written beside them
     (unless the output holds them as the cache describes them: they depend on the skills'
     frontmatter only); then every skill audited (unless the cache holds its findings: they
