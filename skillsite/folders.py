@@ -207,7 +207,8 @@ def _give_back(fd: int, name: str) -> bool:
         info = os.stat(name, dir_fd=fd, follow_symlinks=False)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & _OWNER_RWX == _OWNER_RWX:
             return False
-        os.chmod(name, stat.S_IMODE(info.st_mode) | _OWNER_RWX, dir_fd=fd)
+        # not following links: a folder replaced by a link since the stat above is refused, its target left as it is
+        os.chmod(name, stat.S_IMODE(info.st_mode) | _OWNER_RWX, dir_fd=fd, follow_symlinks=False)
         return True
-    except OSError:
+    except (OSError, ValueError, NotImplementedError):  # a link's mode cannot change: ValueError here
         return False
