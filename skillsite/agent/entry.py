@@ -18,7 +18,9 @@ loader assumes for what it lacks (``user_invocable`` true, priority 0, no comman
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Callable, Mapping, TypeVar
 
 from skillsite.agent.catalog_format import RISKS
@@ -31,7 +33,9 @@ __all__ = ["CODEX_POLICY", "HIDING_KEYS", "ManifestEntry", "FileRecord", "Knowle
            "DEFAULT_VISIBILITY", "NO_REQUIREMENTS", "NO_TRIGGERS", "NOTHING_FOUND", "shared", "holding",
            "PLATFORMS", "entry_problem", "is_hex_sha256", "is_size", "is_strings"]
 
-_HEX = frozenset("0123456789abcdef")
+_SHA256 = re.compile("[0-9a-f]{64}")
+#: An endless ``str``: ``map(isinstance, items, _STR)`` checks every item of a list with no Python call for each.
+_STR = repeat(str)
 PLATFORMS = ("linux", "darwin", "windows")
 #: Frontmatter keys that keep a skill from models, in the order the build names the one used.
 #: The first two also keep it out of the site's listings; ``disable-model-invocation`` (Claude
@@ -52,7 +56,7 @@ class _Malformed(Exception):
 
 def is_hex_sha256(value: Any) -> bool:
     """64 lower-case hex digits."""
-    return isinstance(value, str) and len(value) == 64 and _HEX.issuperset(value)
+    return isinstance(value, str) and _SHA256.fullmatch(value) is not None
 
 
 def is_size(value: Any) -> bool:
@@ -62,7 +66,7 @@ def is_size(value: Any) -> bool:
 
 def is_strings(value: Any) -> bool:
     """A list of strings, as the manifest's ``strings`` type."""
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    return isinstance(value, list) and (not value or all(map(isinstance, value, _STR)))
 
 
 def _is_int(value: Any) -> bool:
@@ -75,8 +79,23 @@ def _text(value: Any, default: str | None = None) -> str | None:
 
 
 def _texts(value: Any) -> tuple[str, ...]:
-    """A list of strings read leniently: its strings, or () when it is no list."""
-    return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
+    """A list of strings read leniently: its strings, or () when it is no list.  A list of
+    strings only (what a build writes) is copied whole; another is filtered."""
+    if not isinstance(value, list):
+        return ()
+    if is_strings(value):
+        return tuple(value)
+    return tuple(item for item in value if isinstance(item, str))
+
+
+def _forbidden(text: str) -> str | None:
+    """:func:`xml_forbidden`, at once for printable text (no character it looks for is printable)."""
+    return None if text.isprintable() else xml_forbidden(text)
+
+
+def _unkept(text: str) -> str | None:
+    """:func:`xml_unkept`, at once for printable text (no character it looks for is printable)."""
+    return None if text.isprintable() else xml_unkept(text)
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -123,12 +142,15 @@ class FileRecord:
 
     @classmethod
     def from_json(cls, data: Any) -> FileRecord:
-        if not (isinstance(data, dict) and isinstance(data.get("path"), str) and is_hex_sha256(data.get("sha256"))
-                and ("bytes" not in data or is_size(data["bytes"]))):
+        if not isinstance(data, dict):
             raise _Malformed("malformed files")
-        if (char := xml_unkept(data["path"])) is not None:  # skill.xml would list a file that is not there
-            raise _Malformed(_unheld("a file path", data["path"], char))
-        return cls(data["path"], data["sha256"], data.get("bytes"))
+        path, sha, size = data.get("path"), data.get("sha256"), data.get("bytes")
+        if not (isinstance(path, str) and is_hex_sha256(sha)
+                and (is_size(size) or size is None and "bytes" not in data)):  # bytes: absent or a size
+            raise _Malformed("malformed files")
+        if (char := _unkept(path)) is not None:  # skill.xml would list a file that is not there
+            raise _Malformed(_unheld("a file path", path, char))
+        return cls(path, sha, size)
 
     def to_json(self) -> dict[str, Any]:
         if self.bytes is None:
@@ -152,7 +174,7 @@ class KnowledgeRecord:
                 and isinstance(data.get("url"), str) and is_hex_sha256(data.get("sha256"))
                 and ("size" not in data or is_size(data["size"]))):
             raise _Malformed("malformed knowledge records")
-        if (char := xml_forbidden(data["path"])) is not None:  # skill.xml would name a document knowledge() lacks
+        if (char := _forbidden(data["path"])) is not None:  # skill.xml would name a document knowledge() lacks
             raise _Malformed(_unheld("a knowledge path", data["path"], char))
         return cls(data["path"], data["title"], data["sha256"], data["url"], data.get("size"))
 
@@ -235,12 +257,15 @@ class Visibility:
 
     @classmethod
     def from_json(cls, data: Any) -> Visibility:
-        flags = ("hidden", "user_invocable_only", "always")
-        if not (all(isinstance(data.get(k), bool) for k in flags)
-                and isinstance(data.get("user_invocable", True), bool)):
+        """The visibility of a mapping; DEFAULT_VISIBILITY itself for the default one (most skills')."""
+        hidden, only, always = data.get("hidden"), data.get("user_invocable_only"), data.get("always")
+        invocable = data.get("user_invocable", True)
+        if hidden is only is always is False and invocable is True and "hidden_by" not in data \
+                and "copy_of" not in data:
+            return DEFAULT_VISIBILITY
+        if not all(isinstance(flag, bool) for flag in (hidden, only, always, invocable)):
             raise _Malformed("malformed visibility")
-        visibility = cls(data["hidden"], data["user_invocable_only"], data["always"], data.get("user_invocable", True),
-                         _text(data.get("hidden_by")), _text(data.get("copy_of")))
+        visibility = cls(hidden, only, always, invocable, _text(data.get("hidden_by")), _text(data.get("copy_of")))
         return shared(visibility, DEFAULT_VISIBILITY)
 
     def to_json(self) -> dict[str, Any]:
@@ -308,10 +333,10 @@ class EntryRequirements:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> EntryRequirements:
-        bad = next((k for k in ("bins", "env", "platforms") if k in data and not is_strings(data[k])), None)
-        if bad:
-            raise _Malformed(f"malformed requirements.{bad}")
-        return shared(cls(*(tuple(data.get(k) or ()) for k in ("bins", "env", "platforms"))), NO_REQUIREMENTS)
+        """The requirements of a mapping; NO_REQUIREMENTS itself when it lists none (most skills')."""
+        bins, env = _strings(data, "bins", "requirements.bins"), _strings(data, "env", "requirements.env")
+        platforms = _strings(data, "platforms", "requirements.platforms")
+        return cls(bins, env, platforms) if bins or env or platforms else NO_REQUIREMENTS
 
     def to_json(self) -> dict[str, list[str]]:
         return {"bins": list(self.bins), "env": list(self.env), "platforms": list(self.platforms)}
@@ -331,8 +356,9 @@ class Triggers:
         """The triggers, or None when the entry has none (or a value that is no mapping)."""
         if not isinstance(data, dict):
             return None
-        kinds = ("phrases", "keywords", "verbs", "patterns")
-        return shared(cls(*(_texts(data.get(kind)) for kind in kinds)), NO_TRIGGERS)
+        phrases, keywords = _texts(data.get("phrases")), _texts(data.get("keywords"))
+        verbs, patterns = _texts(data.get("verbs")), _texts(data.get("patterns"))
+        return cls(phrases, keywords, verbs, patterns) if phrases or keywords or verbs or patterns else NO_TRIGGERS
 
     def to_json(self) -> dict[str, list[str]]:
         return {"phrases": list(self.phrases), "keywords": list(self.keywords), "verbs": list(self.verbs),
@@ -367,9 +393,10 @@ class EntryUrls:
 
     @classmethod
     def from_json(cls, data: Any) -> EntryUrls:
-        if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("skill_md", "files")):
+        if not (isinstance(data, dict) and isinstance(skill_md := data.get("skill_md"), str)
+                and isinstance(files := data.get("files"), str)):
             raise _Malformed("no urls.skill_md / urls.files")
-        return cls(data["skill_md"], data["files"], _text(data.get("page"), ""), _text(data.get("xml"), ""))
+        return cls(skill_md, files, _text(data.get("page"), ""), _text(data.get("xml"), ""))
 
     def to_json(self) -> dict[str, str]:
         return {"page": self.page, "skill_md": self.skill_md, "xml": self.xml, "files": self.files}
@@ -460,13 +487,15 @@ class AuditSummary:
     @classmethod
     def from_json(cls, data: Any) -> AuditSummary:
         """The audit; one that is not well formed (an unknown risk, a broken finding) is ``high``."""
-        tampered = cls("high")
-        if not isinstance(data, dict) or data.get("risk") not in RISKS or not isinstance(data.get("findings"), list):
-            return tampered
-        findings = tuple(AuditFinding.from_json(f) for f in data["findings"])
+        if not isinstance(data, dict) or (risk := data.get("risk")) not in RISKS \
+                or not isinstance(found := data.get("findings"), list):
+            return TAMPERED
+        if not found:
+            return NOTHING_FOUND if risk == NOTHING_FOUND.risk else cls(risk)
+        findings = tuple(map(AuditFinding.from_json, found))
         if None in findings:
-            return tampered
-        return shared(cls(data["risk"], findings), NOTHING_FOUND)  # type: ignore[arg-type]
+            return TAMPERED
+        return cls(risk, findings)  # type: ignore[arg-type]
 
     def to_json(self) -> dict[str, Any]:
         return {"risk": self.risk, "findings": [f.to_json() for f in self.findings]}
@@ -477,6 +506,8 @@ DEFAULT_VISIBILITY = Visibility()
 NO_REQUIREMENTS = EntryRequirements()
 NO_TRIGGERS = Triggers()
 NOTHING_FOUND = AuditSummary("none")
+#: What the audit of an entry says when it is not well formed (the entry is not trusted).
+TAMPERED = AuditSummary("high")
 
 
 # ---------------------------------------------------------------- the entry
@@ -596,7 +627,7 @@ def _parse_entry(data: Any) -> ManifestEntry:
     for key in ("id", "name", "description"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise _Malformed(f"has no {key}")
-    if (char := xml_forbidden(data["id"])) is not None:  # skill.xml would name another skill than skills.json
+    if (char := _forbidden(data["id"])) is not None:  # skill.xml would name another skill than skills.json
         raise _Malformed(_unheld("has the id", data["id"], char))
     try:
         return _parse_fields(data, data["id"])
@@ -626,8 +657,7 @@ def _parse_fields(data: dict[str, Any], skill_id: str) -> ManifestEntry:
         id=skill_id, name=data["name"], description=data["description"], version=_text(data.get("version")),
         license=_text(data.get("license")), compatibility=_text(data.get("compatibility")),
         tags=_texts(data.get("tags")), allowed_tools=allowed_tools, metadata=_mapping(data.get("metadata")),
-        tools=tools, parameters=tuple(p for p in _items(data.get("parameters")) if isinstance(p, dict)),
-        examples=tuple(_items(data.get("examples"))),
+        tools=tools, parameters=_dicts(data.get("parameters")), examples=tuple(_items(data.get("examples"))),
         priority=priority, visibility=visibility, command=_text(data.get("command")),
         triggers=Triggers.from_json(data.get("triggers")), conflicts=_texts(data.get("conflicts")),
         dependencies=dependencies, knowledge=knowledge,
@@ -636,9 +666,21 @@ def _parse_fields(data: dict[str, Any], skill_id: str) -> ManifestEntry:
         sha256=data["sha256"], digest=_text(data.get("digest"), ""), source=EntrySource.from_json(data.get("source")),
         urls=urls, versions_url=_text(data.get("versions_url")), versions_sha256=versions_sha256,
         versions_bytes=versions_bytes, size=size, extra=_mapping(data.get("extra")),
-        warnings=tuple(w for w in map(EntryWarning.from_json, _items(data.get("warnings"))) if w is not None),
+        warnings=_warnings(data.get("warnings")),
         audit=None if data.get("audit") is None else AuditSummary.from_json(data["audit"]),
         copies=Copies.from_json(data.get("copies")))
+
+
+def _dicts(value: Any) -> tuple[dict[str, Any], ...]:
+    """The mappings of a list read leniently (``parameters``): () when it is no list."""
+    return tuple(item for item in value if isinstance(item, dict)) if isinstance(value, list) and value else ()
+
+
+def _warnings(value: Any) -> tuple[EntryWarning, ...]:
+    """The well-formed warnings of a list read leniently: () when it is no list."""
+    if not isinstance(value, list) or not value:
+        return ()
+    return tuple(w for w in map(EntryWarning.from_json, value) if w is not None)
 
 
 def _versions_pin(data: dict[str, Any]) -> tuple[str | None, int | None]:
@@ -655,14 +697,14 @@ def _records(value: Any, parse: Callable[[Any], Any], problem: str) -> tuple[Any
     """A list of records, each parsed; ``problem`` when the value is no list."""
     if not isinstance(value, list):
         raise _Malformed(problem)
-    return tuple(parse(item) for item in value)
+    return tuple(map(parse, value))
 
 
 def _children(data: dict[str, Any]) -> tuple[str, ...]:
     """The ids of the sub-skills, each one skill.xml can name as written."""
     children = _strings(data, "children")
     for child in children:
-        if (char := xml_forbidden(child)) is not None:
+        if (char := _forbidden(child)) is not None:
             raise _Malformed(_unheld("a child id", child, char))
     return children
 
@@ -674,11 +716,14 @@ def _unheld(what: str, value: str, char: str) -> str:
     return f"{what} {value!r}, whose U+{ord(char):04X} its prompt fragment (skill.xml, XML 1.0) cannot hold as written"
 
 
-def _strings(data: dict[str, Any], key: str) -> tuple[str, ...]:
-    """A list-of-strings field that may be absent but not malformed."""
-    if key in data and not is_strings(data[key]):
-        raise _Malformed(f"malformed {key}")
-    return tuple(data.get(key) or ())
+def _strings(data: dict[str, Any], key: str, what: str = "") -> tuple[str, ...]:
+    """A list-of-strings field that may be absent but not malformed (``malformed {what or key}``)."""
+    value = data.get(key)
+    if value is None and key not in data:
+        return ()
+    if not is_strings(value):
+        raise _Malformed(f"malformed {what or key}")
+    return tuple(value)
 
 
 def _priority(data: dict[str, Any]) -> int:
@@ -691,4 +736,4 @@ def _tools(value: Any) -> tuple[ToolRecord, ...]:
     """The declared tools; items that name no tool are left out, as the loader always did."""
     if not isinstance(value, list):
         raise _Malformed("malformed tools")
-    return tuple(t for t in map(ToolRecord.from_json, value) if t is not None)
+    return tuple(t for t in map(ToolRecord.from_json, value) if t is not None) if value else ()
