@@ -71,6 +71,8 @@ RUNS = [
     Run("audit_same_findings.py", ("--base", "HEAD", "--corpus", str(SAMPLE)),
         ("\nfindings: ", " skills with a difference: ", "\npattern matches: ", " files with a difference: "),
         table=False, machine=False, exits=(0, 1)),
+    Run("entry_parse.py", ("{site}", "--rounds", "1", "--repeat", "1"),
+        ("| well formed | this |", "| one field damaged | this |", "catalog: ")),
     Run("catalog_sizes.py", ("{site}", "--scale", "2"),
         ("skills.json (root) ", "\nestimate at ", " (2 copies, ", UNPAGED), table=False, machine=False),
     Run("loader_latency.py", ("--skills", "20", "--runs", "1", "--searches", "1", "--keep", "{tmp}/work"),
