@@ -1,142 +1,107 @@
 """``ManifestEntry.from_json`` read cheaper, and nothing else: for every entry of two built catalogs
-and for thousands of malformed ones (real entries with values of the wrong type, lone surrogates,
-control characters, wrong nesting put anywhere in them), today's parser gives the entry the parser
-before it gave (field for field, and the same shared records) or the identical error.  The parser
-before is kept verbatim as ``tests/data/entry_before.py``, the oracle of this file only."""
+(frozen in ``tests/data/entry_parse_inputs.json.gz``) and for thousands of malformed ones (real
+entries with values of the wrong type, lone surrogates, control characters, wrong nesting put
+anywhere in them), today's parser gives the entry the parser before it gave (field for field, and
+the same shared records) or the identical error.  What the parser before gave is kept as a
+fingerprint a case in ``tests/data/entry_parse_golden.json``, written by
+``tests/data/make_entry_golden.py`` (which makes the cases) run against that parser."""
 from __future__ import annotations
 
-import copy
-import importlib.util
 import json
-import random
 import re
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from skillsite.agent import entry as today
 from skillsite.agent.catalog_format import RISKS
 from skillsite.agent.entry import NOTHING_FOUND, AuditSummary, ManifestEntry, entry_problem
-from skillsite.agent.errors import CatalogFormatError
 from skillsite.agent.xml_chars import xml_forbidden, xml_unkept
-from support import REPO, SAMPLE
 
-ORACLE = REPO / "tests" / "data" / "entry_before.py"
-#: The records an entry may share with every other (see ``shared``), by their names in both modules.
-COMMON = (("visibility", "DEFAULT_VISIBILITY"), ("requirements", "NO_REQUIREMENTS"), ("triggers", "NO_TRIGGERS"),
-          ("audit", "NOTHING_FOUND"))
-#: Values of the wrong type, or of the right type and wrong content, put in place of any value.
-HOSTILE: tuple[Any, ...] = (None, True, False, 0, 1, -1, 2**70, 1.5, "", "x", "none", "\ud800", "a\rb", "a\x00b",
-                            "\ufffe", "tab\there", "\u00a0", "0" * 64, "A" * 64, [], ["x"], [1], ["x", None], [[1]],
-                            [{}], {}, {"x": 1}, {"path": "p"})
-CASES = 4000
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
+import make_entry_golden as golden  # noqa: E402  (the cases and their fingerprints)
+
+#: The fields whose keys a skill chooses.
+FREE_FORM = ("metadata", "extra", "parameters", "examples", "interface")
 
 
 @pytest.fixture(scope="module")
-def before() -> ModuleType:
-    """The parser before, imported from its copy (beside today's modules it imports)."""
-    spec = importlib.util.spec_from_file_location("entry_before", ORACLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["entry_before"] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+def expected() -> dict[str, Any]:
+    """The committed fingerprints, each group's in the order of its cases."""
+    return json.loads(golden.GOLDEN.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
-def entries(site: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    """Every entry of the example catalog and of the sample corpus of real skills, as built."""
-    from skillsite.publish.build import build
-
-    corpus = tmp_path_factory.mktemp("parity") / "_site"
-    assert build([SAMPLE], corpus, keep_going=True).ok
-    found = [e for s in (site, corpus) for e in json.loads((s / "skills.json").read_text("utf-8"))["skills"]]
-    assert len(found) > 50
+def outcomes() -> dict[str, list[tuple[golden.Case, tuple[Any, ...]]]]:
+    """Each group's cases with what today's parser makes of them."""
+    found: dict[str, list[tuple[golden.Case, tuple[Any, ...]]]] = {group: [] for group in golden.GROUPS}
+    for case in golden.cases(golden.read_inputs()):
+        try:
+            now = golden.outcome(golden.entry, case.data)
+        except Exception as exc:  # a case that breaks the parser is named like any other that differs
+            now = ("crashed", f"{type(exc).__name__}: {exc}")
+        found[case.group].append((case, now))
     return found
 
 
-def outcome(module: ModuleType, data: Any) -> tuple[Any, ...]:
-    """What ``module``'s parser makes of ``data``: the entry's repr (every field, nested records and
-    their types: ``True`` is not ``1``), its JSON and which common records it holds; or the error."""
-    problem = module.entry_problem(data)
-    try:
-        entry = module.ManifestEntry.from_json(data)
-    except CatalogFormatError as exc:
-        return ("refused", str(exc), problem)
-    shares = tuple(getattr(entry, name) is getattr(module, common) for name, common in COMMON)
-    return ("read", repr(entry), json.dumps(entry.to_json(), sort_keys=True), shares, problem)
+def same_as_before(expected: dict[str, Any], outcomes: dict[str, list[tuple[golden.Case, tuple[Any, ...]]]],
+                   group: str) -> None:
+    """Every case of ``group`` has the fingerprint the parser before gave it; else the cases that
+    differ, each with its index, what it is and what today's parser makes of it."""
+    assert expected["inputs_sha256"] == golden.inputs_digest(), "the frozen inputs are not those fingerprinted"
+    assert len(expected[group]) == len(outcomes[group]), "other cases than those fingerprinted"
+    differ = []
+    for index, ((case, now), before) in enumerate(zip(outcomes[group], expected[group])):
+        if (found := golden.fingerprint(now)) != before:
+            told = "read" if now[0] == "read" else f"{now[0]}: {str(now[1])[:300]}"
+            differ.append(f"{group} {index} ({case.about}): {found} instead of {before}; now {told}")
+    assert not differ, f"{len(differ)} cases differ:\n" + "\n".join(differ[:20])
 
 
-def places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """The path of every value in ``value`` (keys and indexes), itself first."""
-    found = [path]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += places(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += places(item, (*path, index))
-    return found
+def test_every_built_entry_reads_as_before(expected: dict[str, Any], outcomes: dict[str, Any]) -> None:
+    same_as_before(expected, outcomes, "built")
+    assert len(outcomes["built"]) > 50 and all(now[0] == "read" for _, now in outcomes["built"])
 
 
-def damaged(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """``data`` with one to three values replaced by hostile ones, removed, or put into a list or mapping."""
-    data = copy.deepcopy(data)
-    for _ in range(rng.randint(1, 3)):
-        path = rng.choice(places(data)[1:])
-        parent = data
-        for step in path[:-1]:
-            parent = parent[step]
-        last, how = path[-1], rng.random()
-        if how < 0.15 and isinstance(parent, dict):
-            del parent[last]
-        elif how < 0.25:
-            parent[last] = [parent[last]] if how < 0.2 else {"x": parent[last]}
-        else:
-            parent[last] = copy.deepcopy(rng.choice(HOSTILE))
-    return data
-
-
-def test_every_built_entry_reads_as_before(before: ModuleType, entries: list[dict[str, Any]]) -> None:
-    for data in entries:
-        now = outcome(today, data)
-        assert now == outcome(before, data), data["id"]
-        assert now[0] == "read"
-
-
-def test_every_malformed_entry_reads_or_is_refused_as_before(before: ModuleType,
-                                                             entries: list[dict[str, Any]]) -> None:
-    rng = random.Random(20261201)
+def test_every_malformed_entry_reads_or_is_refused_as_before(expected: dict[str, Any],
+                                                             outcomes: dict[str, Any]) -> None:
+    same_as_before(expected, outcomes, "damaged")
     told: dict[str, int] = {}
-    for case in range(CASES):
-        data = damaged(rng.choice(entries), rng)
-        now = outcome(today, data)
-        assert now == outcome(before, data), (case, data)
+    for _, now in outcomes["damaged"]:
         told[now[1] if now[0] == "refused" else "read"] = told.get(now[1] if now[0] == "refused" else "read", 0) + 1
-    refused = CASES - told["read"]
+    refused = golden.DAMAGED - told["read"]
     # the damage reaches both what refuses an entry and what is read leniently, in many ways
-    assert refused > CASES // 5 and told["read"] > CASES // 5, told
+    assert refused > golden.DAMAGED // 5 and told["read"] > golden.DAMAGED // 5, told
     problems = {re.sub(r"\(.*?\) has ", "", message).split(" '")[0] for message in told if message != "read"}
     assert len(problems) >= 15, problems
 
 
-@pytest.mark.parametrize("value", ["id", "files", "children"])
-def test_unheld_characters_are_refused_as_before(before: ModuleType, entries: list[dict[str, Any]],
-                                                 value: str) -> None:
+def test_unheld_characters_are_refused_as_before(expected: dict[str, Any], outcomes: dict[str, Any]) -> None:
     """Every character XML 1.0 cannot hold (and a carriage return) in an id, a file path, a child id."""
-    base = next(e for e in entries if e["files"])
-    for char in ["\r", "\x7f", "\u00a0", "\u2028", *map(chr, [*range(0x20), 0xD800, 0xDBFF, 0xDFFF, 0xFFFE, 0xFFFF])]:
-        data = copy.deepcopy(base)
-        if value == "id":
-            data["id"] = f"a{char}b"
-        elif value == "files":
-            data["files"][0]["path"] = f"a{char}b"
-        else:
-            data["children"] = ["ok", f"c{char}"]
-        assert outcome(today, data) == outcome(before, data), repr(char)
+    same_as_before(expected, outcomes, "unheld")
+    refused = [now[1] for _, now in outcomes["unheld"] if now[0] == "refused"]
+    # most are refused (a lone surrogate as no Unicode text); a tab, a line feed, U+007F, U+00A0, U+2028
+    # and, but in a file path, a carriage return are held
+    assert len(refused) > 2 * len(golden.UNHELD) and sum("cannot hold" in told for told in refused) > 60, refused
+
+
+def test_huge_lists_read_as_before(expected: dict[str, Any], outcomes: dict[str, Any]) -> None:
+    same_as_before(expected, outcomes, "huge")
+    assert {now[0] for _, now in outcomes["huge"]} == {"read", "refused"}
+
+
+def test_the_frozen_inputs_hold_every_field_a_build_writes(site: Path) -> None:
+    """The entries the cases start from (frozen: a build's change with the git history and the
+    folder it runs in) still hold every field the example catalog's build writes, so that the
+    damage reaches each (the keys of free-form mappings aside)."""
+    def fields(entries: list[dict[str, Any]]) -> set[str]:
+        return {".".join(step for step in path if isinstance(step, str)) for data in entries
+                for path in golden.places(data) if path and path[0] not in FREE_FORM}
+
+    built = json.loads((site / "skills.json").read_text("utf-8"))["skills"]
+    missing = fields(built) - fields(golden.read_inputs())
+    assert not missing, f"refresh them: python tests/data/make_entry_golden.py --rebuild-inputs ({sorted(missing)})"
 
 
 def test_no_character_the_xml_checks_find_is_printable() -> None:
@@ -147,19 +112,9 @@ def test_no_character_the_xml_checks_find_is_printable() -> None:
             assert not char.isprintable(), hex(code)
 
 
-def test_huge_lists_read_as_before(before: ModuleType, entries: list[dict[str, Any]]) -> None:
-    base = entries[0]
-    for key in ("tags", "allowed-tools", "conflicts", "children"):
-        for tail in ([], [7], [None]):
-            data = {**base, key: ["t"] * 100_000 + tail}
-            assert outcome(today, data) == outcome(before, data), (key, tail)
-    data = {**base, "triggers": {"phrases": ["p", 3] * 50_000, "keywords": ["k"] * 100_000}}
-    assert outcome(today, data) == outcome(before, data)
-
-
 # ---- what is shared now
 
-def test_every_audit_not_well_formed_is_the_one_tampered_record(before: ModuleType) -> None:
+def test_every_audit_not_well_formed_is_the_one_tampered_record() -> None:
     """An audit the loader cannot trust reads as one frozen record, ``high``, whatever was wrong
     (a catalog of many such entries holds it once, as it holds NOTHING_FOUND once)."""
     tampered = [AuditSummary.from_json(audit) for audit in ("high", None, [], {"risk": "trust-me", "findings": []},
@@ -167,7 +122,7 @@ def test_every_audit_not_well_formed_is_the_one_tampered_record(before: ModuleTy
     assert all(audit is tampered[0] for audit in tampered)
     from skillsite.agent.entry import TAMPERED
 
-    assert tampered[0] is TAMPERED and repr(TAMPERED) == repr(before.AuditSummary("high"))
+    assert tampered[0] is TAMPERED and repr(TAMPERED) == "AuditSummary(risk='high', findings=())"
     assert AuditSummary.from_json({"risk": "none", "findings": []}) is NOTHING_FOUND
     assert [AuditSummary.from_json({"risk": risk, "findings": []}).risk for risk in RISKS] == list(RISKS)
     data = {"id": "a", "name": "a", "description": "Does a.", "sha256": "0" * 64, "files": [], "requirements": {},
