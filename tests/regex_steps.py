@@ -5,12 +5,19 @@ left to right, greedy repeats longest first, lazy ones shortest first).  Its cou
 a test can say how a pattern scales without timing it.  Its matches are checked against ``re``'s
 by the tests that use it (:meth:`Steps.search` beside ``pattern.search``).
 
+Beside it, what the audit's regex tests share: :func:`steps_grow_in_proportion` (twice the input,
+at most 2.5 times the steps), and the texts they compare a pattern with the pattern as it was on
+(:func:`joined_texts` for a property, :func:`seeded_texts` for a larger seeded fuzz).
+
 Development time only: it reads ``re._parser`` (``sre_parse`` before Python 3.11), a private
 module, and covers the parts the audit's patterns use (no conditional groups)."""
 from __future__ import annotations
 
+import random
 import re
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator, Sequence
+
+from hypothesis import strategies as st
 
 try:  # the parser behind re.compile: re._parser from Python 3.11 on, sre_parse before
     from re import _constants as sre  # type: ignore[attr-defined]
@@ -199,3 +206,42 @@ _CATEGORIES = {
     sre.CATEGORY_SPACE: str.isspace, sre.CATEGORY_NOT_SPACE: lambda c: not c.isspace(),
     sre.CATEGORY_WORD: _is_word, sre.CATEGORY_NOT_WORD: lambda c: not _is_word(c),
 }
+
+
+def search_steps(pattern: re.Pattern[str], text: str, budget: int = 2_000_000, search: bool = True) -> int:
+    """The steps of ``pattern.search(text)`` (``search=False``: ``pattern.match``), at most ``budget``,
+    checked to find what ``re`` finds."""
+    counter = Steps(pattern, budget=budget)
+    span = counter.search(text) if search else counter.match(text)
+    found = pattern.search(text) if search else pattern.match(text)
+    assert span == (found.span() if found else None), (span, found)
+    return counter.steps
+
+
+def steps_grow_in_proportion(steps_of: Callable[[str], float], make_text: Callable[[int], str], count: int,
+                             *about: object) -> None:
+    """Twice the input costs at most 2.5 times the steps: ``make_text(count)`` against
+    ``make_text(2 * count)``.  A part read again from each place of a run grows with the square (4x),
+    a text read once in proportion (2x, and a little for what surrounds the run)."""
+    short, long = (steps_of(make_text(n)) for n in (count, 2 * count))
+    assert long <= 2.5 * short, (*about, short, long)
+
+
+def joined_texts(pieces: Sequence[str], separators: Sequence[str], max_size: int) -> st.SearchStrategy[str]:
+    """Texts of up to ``max_size`` pieces, each followed by one of ``separators``: a property's inputs."""
+    return st.lists(st.tuples(st.sampled_from(pieces), st.sampled_from(separators)), max_size=max_size).map(
+        lambda chosen: "".join(piece + separator for piece, separator in chosen))
+
+
+def seeded_texts(seed: int, pieces: Sequence[str], separators: Sequence[str] | None, n: int,
+                 lengths: tuple[int, int]) -> Iterator[str]:
+    """``n`` texts drawn with ``random.Random(seed)``, each of a number of pieces in ``lengths``
+    (inclusive), each piece followed by one of ``separators`` (none drawn where it is ``None``):
+    a fuzz larger than a property's, the same texts on every run."""
+    chance = random.Random(seed)
+    for _ in range(n):
+        count = chance.randint(*lengths)
+        if separators is None:
+            yield "".join(chance.choice(pieces) for _ in range(count))
+        else:
+            yield "".join(chance.choice(pieces) + chance.choice(separators) for _ in range(count))

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from regex_steps import Steps
+from regex_steps import Steps, steps_grow_in_proportion
 from skillsite.audit.engine import audit_document
 from skillsite.audit.rules import permissions
 
@@ -48,9 +48,8 @@ def test_an_open_form_costs_steps_in_proportion_to_the_grant(name, _old, attribu
     """Twice the run, at most 2.5 times the steps (a run of white space before the wildcard was read
     from each of its places: quadratic)."""
     form = getattr(permissions, attribute)
-    count = max(40, 400 // len(unit))
-    short, long = (fullmatch_steps(form, start + unit * n + end) for n in (count, 2 * count))
-    assert long <= 2.5 * short, (name, short, long)
+    steps_grow_in_proportion(lambda grant: fullmatch_steps(form, grant), lambda n: start + unit * n + end,
+                             max(40, 400 // len(unit)), name)
 
 
 class FindallSteps:
@@ -86,9 +85,8 @@ def tools_steps(monkeypatch: pytest.MonkeyPatch, value: str) -> int:
 def test_the_tools_granted_cost_steps_in_proportion(monkeypatch, unit):
     """Twice the value, at most 2.5 times the steps (a name before a ``(`` that never closes read
     the rest of the value: quadratic)."""
-    count = max(40, 400 // len(unit))
-    short, long = (tools_steps(monkeypatch, unit * n + " Read") for n in (count, 2 * count))
-    assert long <= 2.5 * short, (short, long)
+    steps_grow_in_proportion(lambda value: tools_steps(monkeypatch, value), lambda n: unit * n + " Read",
+                             max(40, 400 // len(unit)))
 
 
 #: Pieces of command patterns: commands (with a path), options, durations, separators, wildcards.

@@ -4,15 +4,14 @@ of thousands of startup files written was read whole again for each), and the hi
 condition as it was (kept here)."""
 from __future__ import annotations
 
-import random
 import re
 import sys
 from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
+from regex_steps import joined_texts, seeded_texts
 from skillsite.audit.hit import Hit
 from skillsite.audit.rules import remote_code
 from skillsite.audit.rules.remote_code import _HEREDOC, _HEREDOC_REACH, _HIJACKING, PERSISTENCE, _heredoc_hijacks
@@ -61,16 +60,15 @@ def assert_judged_as_before(text: str) -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(SEPARATORS)), max_size=24))
-def test_a_here_document_is_judged_as_before(pieces):
-    assert_judged_as_before("".join(piece + separator for piece, separator in pieces))
+@given(joined_texts(PIECES, SEPARATORS, max_size=24))
+def test_a_here_document_is_judged_as_before(text):
+    assert_judged_as_before(text)
 
 
 def test_a_here_document_is_judged_as_before_on_thousands_of_texts():
     """A seeded fuzz, larger than the property's; it finds hijacking here-documents."""
-    chance, medium = random.Random(635), 0
-    for _ in range(3000):
-        text = "".join(chance.choice(PIECES) + chance.choice(SEPARATORS) for _ in range(chance.randint(1, 20)))
+    medium = 0
+    for text in seeded_texts(635, PIECES, SEPARATORS, 3000, lengths=(1, 20)):
         assert_judged_as_before(text)
         medium += any(hit.severity == "medium" for hit in judged(text, _heredoc_hijacks))
     assert medium > 100

@@ -4,12 +4,11 @@ starts with a lookahead each of its matches meets: its matches, groups included,
 pattern as it was, searched in the whole folded text (kept here)."""
 from __future__ import annotations
 
-import random
 import re
 
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
+from regex_steps import joined_texts, seeded_texts
 from skillsite.audit import engine
 from skillsite.audit.rules.exfiltration import variable_url
 from skillsite.audit.text import WINDOWED, make_document
@@ -39,16 +38,15 @@ def test_the_pattern_is_searched_around_its_literals():
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(SEPARATORS)), max_size=30))
-def test_the_links_are_found_as_before(pieces):
-    assert_as_before("".join(piece + separator for piece, separator in pieces))
+@given(joined_texts(PIECES, SEPARATORS, max_size=30))
+def test_the_links_are_found_as_before(text):
+    assert_as_before(text)
 
 
 def test_the_links_are_found_as_before_in_long_documents():
     """A seeded fuzz on documents past the length from which only windows are scanned."""
-    chance, long_ones = random.Random(622), 0
-    for _ in range(300):
-        text = "".join(chance.choice(PIECES) + chance.choice(SEPARATORS) for _ in range(chance.randint(50, 400)))
+    long_ones = 0
+    for text in seeded_texts(622, PIECES, SEPARATORS, 300, lengths=(50, 400)):
         long_ones += len(text) >= WINDOWED
         assert_as_before(text)
     assert long_ones > 100

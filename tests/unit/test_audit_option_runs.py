@@ -6,14 +6,13 @@ the gate makes), and the gates find what the patterns as they were find (SK631's
 kept here as it was)."""
 from __future__ import annotations
 
-import random
 import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from regex_steps import Exhausted, Steps
+from regex_steps import Exhausted, Steps, joined_texts, seeded_texts, steps_grow_in_proportion
 from skillsite.audit.rules import RULES
 from skillsite.audit.rules.remote_code import _INTERPRETER, _PIPED
 from skillsite.audit.text import Gate, make_document
@@ -78,17 +77,15 @@ def assert_found_as_before(text: str) -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(SEPARATORS)), max_size=30))
-def test_the_gates_find_what_the_patterns_as_they_were_find(pieces):
-    assert_found_as_before("".join(piece + separator for piece, separator in pieces))
+@given(joined_texts(PIECES, SEPARATORS, max_size=30))
+def test_the_gates_find_what_the_patterns_as_they_were_find(text):
+    assert_found_as_before(text)
 
 
 def test_the_gates_find_what_the_patterns_as_they_were_find_on_thousands_of_lines():
     """A seeded fuzz, larger than the property's."""
-    chance = random.Random(631)
-    for _ in range(3000):
-        count = chance.randint(1, 24)
-        assert_found_as_before("".join(chance.choice(PIECES) + chance.choice(SEPARATORS) for _ in range(count)))
+    for text in seeded_texts(631, PIECES, SEPARATORS, 3000, lengths=(1, 24)):
+        assert_found_as_before(text)
 
 
 #: Command lines in three parts: commands, their options (a later command's name glued to one), then
@@ -212,6 +209,5 @@ SHAPES = [
 def test_a_line_of_commands_or_options_costs_steps_in_proportion(each, start, unit, end):
     """Twice the line, at most 2.5 times the steps (each start read the rest of the line, or a
     command each of its options with the rest of the line: quadratic, or past the budget)."""
-    count = max(10, 240 // len(unit))
-    short, long = (gate_steps(each.gate, start + unit * n + end) for n in (count, 2 * count))
-    assert long <= 2.5 * short, (short, long)
+    steps_grow_in_proportion(lambda text: gate_steps(each.gate, text), lambda n: start + unit * n + end,
+                             max(10, 240 // len(unit)))

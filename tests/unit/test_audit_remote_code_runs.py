@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from regex_steps import Steps
+from regex_steps import search_steps, steps_grow_in_proportion
 from skillsite.audit.engine import audit_document
 from skillsite.audit.rules import PATTERNS
 from skillsite.audit.rules.remote_code import _SET_TO
@@ -24,16 +24,6 @@ COMMANDS = ["pip install ", "uv pip install x", "", "\n", "x\n  "]
 OPTIONS = ["--index-url", "--extra-index-url", "--find-links", " -i", " -f", "index-url", "-", "x"]
 BETWEEN = [" ", " ", "  ", "=", "\t", "\n", "\r", "\x0b", "x"]
 VALUES = ["https://x.io/simple", "'http://a.b", '"https://x', "x", "=https://y", " "]
-
-
-def steps(pattern: re.Pattern[str], text: str, search: bool = False) -> int:
-    """The steps ``pattern.match`` (``search``: ``pattern.search``) takes on ``text`` (at most
-    2,000,000), checked to find what it finds."""
-    counter = Steps(pattern, budget=2_000_000)
-    span = counter.search(text) if search else counter.match(text)
-    found = pattern.search(text) if search else pattern.match(text)
-    assert span == (found.span() if found else None)
-    return counter.steps
 
 
 def test_an_index_option_matches_where_it_did():
@@ -55,8 +45,8 @@ def test_spaces_after_an_index_option_with_no_url_cost_steps_in_proportion(shape
     """Read at the option, a run of spaces costs steps in proportion to its length (before: split
     in every two places, quadratic)."""
     pattern = re.compile(INDEX.source, INDEX.flags)
-    short, long = (steps(pattern, shape.replace("{}", " " * count)) for count in (150, 300))
-    assert long <= 2.5 * short, (short, long)
+    steps_grow_in_proportion(lambda text: search_steps(pattern, text, search=False),
+                             lambda count: shape.replace("{}", " " * count), 150)
 
 
 @pytest.mark.parametrize("unit", ["eval(Buffer.from(", "exec(x, Buffer.from(", "eval(Buffer.from(x 'base64' "])
@@ -65,8 +55,8 @@ def test_a_text_of_many_decoded_calls_left_open_costs_steps_in_proportion(unit):
     from every ``eval(`` before (quadratic)."""
     for declared in DECODED:
         pattern = re.compile(declared.source, declared.flags)
-        short, long = (steps(pattern, unit * count, search=True) for count in (20, 40))
-        assert long <= 2.5 * short, (declared.source[:40], short, long)
+        steps_grow_in_proportion(lambda text: search_steps(pattern, text), lambda count: unit * count, 20,
+                                 declared.source[:40])
 
 
 @pytest.mark.parametrize("text", ["eval(Buffer.from('aGk=', 'base64').toString())",
@@ -95,8 +85,8 @@ def test_white_space_after_iex_costs_steps_in_proportion(shape, space):
     read once (before: split in every three places, cubic; ``iex`` and 2,000 spaces took over a
     minute), and so are those before a ``.DownloadString`` that never comes (quadratic)."""
     pattern = re.compile(IEX.source, IEX.flags)
-    short, long = (steps(pattern, shape.replace("{}", space * count)) for count in (150, 300))
-    assert long <= 2.5 * short, (short, long)
+    steps_grow_in_proportion(lambda text: search_steps(pattern, text, search=False),
+                             lambda count: shape.replace("{}", space * count), 150)
 
 
 def test_iex_matches_where_it_did():

@@ -5,14 +5,12 @@ gate makes), where the options after each -Recurse were read again from each; an
 where the pattern as it was matches (its source kept here)."""
 from __future__ import annotations
 
-import random
 import re
 
 import pytest
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
-from regex_steps import Steps
+from regex_steps import joined_texts, search_steps, seeded_texts, steps_grow_in_proportion
 from skillsite.audit.rules import RULES
 from skillsite.audit.text import make_document
 from test_audit_option_runs import gate_steps
@@ -39,19 +37,16 @@ SHAPES = [
 @pytest.mark.parametrize("start, unit, end", SHAPES)
 def test_a_line_of_options_with_recurse_among_them_costs_steps_in_proportion(start, unit, end):
     """Twice the line, at most 2.5 times the steps (quadratic before: each -Recurse read the rest)."""
-    count = max(10, 240 // len(unit))
-    short, long = (gate_steps(REMOVE_ITEM.gate, start + unit * n + end) for n in (count, 2 * count))
-    assert long <= 2.5 * short, (short, long)
+    steps_grow_in_proportion(lambda text: gate_steps(REMOVE_ITEM.gate, text), lambda n: start + unit * n + end,
+                             max(10, 240 // len(unit)))
 
 
 def test_the_pattern_alone_costs_steps_in_proportion():
     """The pattern itself, not only its gate: one search of a line of -Recurse options and no path."""
-    steps = []
-    for count in (40, 80):
-        counter = Steps(re.compile(REMOVE_ITEM.source, REMOVE_ITEM.flags), budget=10_000_000)
-        assert counter.search("Remove-Item " + "-a -Recurse " * count + "x") is None
-        steps.append(counter.steps)
-    assert steps[1] <= 2.5 * steps[0], steps
+    pattern = re.compile(REMOVE_ITEM.source, REMOVE_ITEM.flags)
+    assert pattern.search("Remove-Item " + "-a -Recurse " * 80 + "x") is None
+    steps_grow_in_proportion(lambda text: search_steps(pattern, text, 10_000_000),
+                             lambda count: "Remove-Item " + "-a -Recurse " * count + "x", 40)
 
 
 #: Pieces of Remove-Item lines: the command (glued to an option too), options, -Recurse in its
@@ -73,16 +68,14 @@ def assert_found_as_before(text: str) -> None:
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(SEPARATORS)), max_size=30))
-@example([("Remove-Item", " "), ("-a", " "), ("-Recurse", " "), ("-b", "\n"), ("/", "")])
-@example([("Remove-Item", " "), ("-Recurse", ""), ("/", " ")])   # -Recurse/ is an option, not -Recurse
-def test_remove_item_finds_what_it_found(pieces):
-    assert_found_as_before("".join(piece + separator for piece, separator in pieces))
+@given(joined_texts(PIECES, SEPARATORS, max_size=30))
+@example("Remove-Item -a -Recurse -b\n/")
+@example("Remove-Item -Recurse/ ")   # -Recurse/ is an option, not -Recurse
+def test_remove_item_finds_what_it_found(text):
+    assert_found_as_before(text)
 
 
 def test_remove_item_finds_what_it_found_on_thousands_of_lines():
     """A seeded fuzz, larger than the property's."""
-    chance = random.Random(663)
-    for _ in range(3000):
-        count = chance.randint(1, 24)
-        assert_found_as_before("".join(chance.choice(PIECES) + chance.choice(SEPARATORS) for _ in range(count)))
+    for text in seeded_texts(663, PIECES, SEPARATORS, 3000, lengths=(1, 24)):
+        assert_found_as_before(text)

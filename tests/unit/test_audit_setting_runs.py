@@ -5,14 +5,12 @@ each of its places, before and after the ``=``, ``:`` or space between name and 
 matches where the pattern as it was matches (its source kept here)."""
 from __future__ import annotations
 
-import random
 import re
 
 import pytest
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
-from regex_steps import Steps
+from regex_steps import joined_texts, search_steps, seeded_texts, steps_grow_in_proportion
 from skillsite.audit.engine import audit_document
 from skillsite.audit.rules import RULES
 from skillsite.audit.text import make_document
@@ -40,18 +38,15 @@ SHAPES = [("approval_policy", " ", "x\nnever"), ("approval_policy", " ", "x neve
 @pytest.mark.parametrize("start, unit, end", SHAPES, ids=[repr(f"{s}{u}..{e}") for s, u, e in SHAPES])
 def test_a_run_of_white_space_after_a_setting_costs_steps_in_proportion(start, unit, end):
     """Twice the run, at most 2.5 times the steps (quadratic before: each place of the run read the rest)."""
-    count = max(40, 400 // len(unit))
-    short, long = (gate_steps(UNCHECKED.gate, start + unit * n + end) for n in (count, 2 * count))
-    assert long <= 2.5 * short, (short, long)
+    steps_grow_in_proportion(lambda text: gate_steps(UNCHECKED.gate, text), lambda n: start + unit * n + end,
+                             max(40, 400 // len(unit)))
 
 
 def test_the_pattern_alone_costs_steps_in_proportion():
-    steps = []
-    for count in (200, 400):
-        counter = Steps(re.compile(UNCHECKED.source, UNCHECKED.flags), budget=20_000_000)
-        assert counter.search("approval_policy" + " " * count + "x never") is None
-        steps.append(counter.steps)
-    assert steps[1] <= 2.5 * steps[0], steps
+    pattern = re.compile(UNCHECKED.source, UNCHECKED.flags)
+    assert pattern.search("approval_policy" + " " * 400 + "x never") is None
+    steps_grow_in_proportion(lambda text: search_steps(pattern, text, 20_000_000),
+                             lambda count: "approval_policy" + " " * count + "x never", 200)
 
 
 def test_a_setting_after_a_long_run_of_white_space_is_found():
@@ -78,15 +73,14 @@ def assert_found_as_before(text: str) -> None:
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.sampled_from(PIECES), max_size=24))
-@example(["approval_policy", "\t", "\n", "never"])   # white space, none of it a space: no separator
-@example(["approval_policy", "\"", "\t", " ", "\t", "'", "never"])
-def test_a_setting_is_found_where_it_was(pieces):
-    assert_found_as_before("".join(pieces))
+@given(joined_texts(PIECES, [""], max_size=24))
+@example("approval_policy\t\nnever")   # white space, none of it a space: no separator
+@example("approval_policy\"\t \t'never")
+def test_a_setting_is_found_where_it_was(text):
+    assert_found_as_before(text)
 
 
 def test_a_setting_is_found_where_it_was_on_thousands_of_lines():
     """A seeded fuzz, larger than the property's."""
-    chance = random.Random(662)
-    for _ in range(3000):
-        assert_found_as_before("".join(chance.choice(PIECES) for _ in range(chance.randint(1, 16))))
+    for text in seeded_texts(662, PIECES, None, 3000, lengths=(1, 16)):
+        assert_found_as_before(text)
