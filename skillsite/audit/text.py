@@ -606,6 +606,15 @@ def gate(pattern: str, *groups: str, flags: int = re.IGNORECASE, paragraphs: boo
     return make_gate(pattern, word_groups(*groups), flags, paragraphs, hopeless, restarts=restarts)
 
 
+def _with_run(pattern: str, start: str, run: str) -> str:
+    """``pattern``, or else its ``start`` and the open-ended ``run`` after it, named ``hopeless``.
+    The group holds the run alone, so that where the pattern begins with ``start`` both branches
+    begin alike and ``re`` moves what they share out in front (in the lowered search, the letter
+    ``nc``, ``rm`` or ``dd`` begin with): a search skips to it instead of trying both branches at
+    every character."""
+    return f"(?:{pattern})|(?:{start})(?P<hopeless>{run})"
+
+
 def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int = re.IGNORECASE,
               paragraphs: bool = False, hopeless: tuple[str, str] | None = None, prefiltered: bool = True,
               restarts: bool = True, beside: str | None = None) -> Gate:
@@ -627,12 +636,12 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
     lowered = lowered_pattern(pattern)
     restart = None
     if hopeless is not None:
-        run = "".join(hopeless)
+        start, run = hopeless
         # the run's start read as the lowered pattern reads its own: without a leading \b only when
         # that drops one too (a run found where the lowered pattern cannot start would pass over a match)
-        lowered_run = lowered_letters(run.removeprefix(r"\b") if pattern.startswith(r"\b") else run)
-        pattern, lowered = (f"(?:{pattern})|(?P<hopeless>{run})", f"(?:{lowered})|(?P<hopeless>{lowered_run})")
-        restart = re.compile(hopeless[0], flags)
+        lowered_start = lowered_letters(start.removeprefix(r"\b") if pattern.startswith(r"\b") else start)
+        pattern, lowered = _with_run(pattern, start, run), _with_run(lowered, lowered_start, lowered_letters(run))
+        restart = re.compile(start, flags)
     candidates = re.compile(lowered, flags & ~re.IGNORECASE) if flags & re.IGNORECASE else None
     if found.needs:  # a gate the one-pass search admits (a declared pattern's): its words are searched too
         _add_words(words)

@@ -16,8 +16,9 @@ from skillsite.audit.rules import PATTERNS
 from skillsite.audit.rules.remote_code import _URL_ARGUMENT
 from skillsite.audit.text import REACH, Gate, line_bounds, make_document
 
-#: Every command gate that passes over an open-ended run where it fails.
-HOPELESS = [p.gate for p in PATTERNS if p.hopeless is not None]
+#: Every command gate that passes over an open-ended run where it fails, and its pattern as declared.
+DECLARED = {id(p.gate): p for p in PATTERNS if p.hopeless is not None}
+HOPELESS = [p.gate for p in DECLARED.values()]
 
 #: Pieces of command lines: the commands these gates start with, their arguments and separators.
 PIECES = ["curl ", "wget -qO- ", "https://evil.xyz/i.sh ", "| ", "|", "; ", "sh", " bash ", "-c ", "-e ", "nc ",
@@ -28,9 +29,8 @@ PIECES = ["curl ", "wget -qO- ", "https://evil.xyz/i.sh ", "| ", "|", "; ", "sh"
 
 
 def plain(gate: Gate) -> re.Pattern[str]:
-    """The gate's own pattern, without the branch that passes over runs."""
-    source = gate.pattern.pattern
-    return re.compile(source[3:source.rindex(")|(?P<hopeless>")], gate.pattern.flags)
+    """The gate's own pattern, without the branch that passes over runs: as declared."""
+    return re.compile(DECLARED[id(gate)].compiled_source, gate.pattern.flags)
 
 
 def test_every_open_ended_command_gate_is_covered():
