@@ -97,11 +97,14 @@ class Found:
         if most < 0:
             return None
         found: list[int] = []
-        for literal in literals:
-            for at in occurrences(self.text, literal, start, end):
+        text = self.text
+        for literal in literals:   # occurrences(), written out: most windows hold none, and are many
+            at = text.find(literal, start, end)
+            while at >= 0:
                 if len(found) == most:
                     return None
                 found.append(at)
+                at = text.find(literal, at + 1, end)
         return sorted(found) if len(literals) > 1 else found
 
     def _starts_of(self, literal: str) -> list[int]:

@@ -458,20 +458,27 @@ class Gate:
     def _matches(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
         """``pattern.finditer(doc.folded, start, end)``: tried only where a match may start when
         that is known, else through the candidates where there are some (without the runs a
-        hopeless gate passes over)."""
-        places = None if self.starts is None or self.beside is not None else doc.found.places(
-            self.starts, start, end, (end - start - 1) // SPARSE)
-        if places is not None:
-            found = self._at(doc, places, start, end)
-        elif self.hopeless and (self.candidates is None or len(doc.lower) != len(doc.folded)):
-            found = self._searched(doc.folded, start, end)
-        elif self.candidates is None or len(doc.lower) != len(doc.folded):
-            found = self.pattern.finditer(doc.folded, start, end)
-        else:
-            found = self._confirmed(doc, start, end)
-        for match in found:
-            if not self.hopeless or match.start("hopeless") < 0:
-                yield match
+        hopeless gate passes over).  Nearly every window of a long document holds no place and no
+        candidate: that is found out at once, and nothing more is made for it."""
+        found = self._tried(doc, start, end)
+        if found is None:
+            return iter(())
+        if not self.hopeless:
+            return found
+        return (match for match in found if match.start("hopeless") < 0)
+
+    def _tried(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]] | None:
+        """The pattern's matches in ``[start, end)``, the runs a hopeless gate passes over among
+        them; None where none of its starts, or no candidate, is there."""
+        if self.starts is not None and self.beside is None:
+            places = doc.found.places(self.starts, start, end, (end - start - 1) // SPARSE)
+            if places is not None:
+                return self._at(doc, places, start, end) if places else None
+        if self.candidates is None or len(doc.lower) != len(doc.folded):
+            return self._searched(doc.folded, start, end) if self.hopeless \
+                else self.pattern.finditer(doc.folded, start, end)
+        first = self.candidates.search(doc.lower, start, end)
+        return None if first is None else self._confirmed(doc, start, end, first)
 
     def _at(self, doc: Document, places: list[int], start: int, end: int) -> Iterator[re.Match[str]]:
         """The pattern's matches in ``[start, end)``, each tried only at ``places`` (in order, where
@@ -536,27 +543,31 @@ class Gate:
             at = later.start() + 1
         return max(run_end, match.start() + 1)
 
-    def _confirmed(self, doc: Document, start: int, end: int) -> Iterator[re.Match[str]]:
-        """The pattern's matches at the places its lowered pattern finds in the lower-cased text."""
+    def _confirmed(self, doc: Document, start: int, end: int,
+                   first: re.Match[str] | None = None) -> Iterator[re.Match[str]]:
+        """The pattern's matches at the places its lowered pattern finds in the lower-cased text
+        (``first``: the first of them, when already found)."""
         assert self.candidates is not None
         at, restarts, beside = start, self._restarts(doc.folded, end), self._beside(doc.folded, end)
-        while (candidate := self.candidates.search(doc.lower, at, end)) is not None:
+        candidate = first or self.candidates.search(doc.lower, at, end)
+        while candidate is not None:
             if self.hopeless and candidate.start("hopeless") >= 0:
                 # not even the lowered pattern matches in it, but for the branches it does not cover
                 at = yield from self._past(doc.folded, candidate, end, restarts, beside)
-                continue
-            match = self.pattern.match(doc.folded, candidate.start(), end)
-            if match is None and self.hopeless:
-                # Found in the lower-cased text only (inside a word): the next place is looked for in
-                # the folded text, as a hopeless candidate would otherwise be tried at each such word.
-                match = self.pattern.search(doc.folded, candidate.start() + 1, end)
+            else:
+                match = self.pattern.match(doc.folded, candidate.start(), end)
+                if match is None and self.hopeless:
+                    # Found in the lower-cased text only (inside a word): the next place is looked for in
+                    # the folded text, as a hopeless candidate would otherwise be tried at each such word.
+                    match = self.pattern.search(doc.folded, candidate.start() + 1, end)
+                    if match is None:
+                        return
                 if match is None:
-                    return
-            if match is None:
-                at = candidate.start() + 1
-                continue
-            yield match
-            at = yield from self._past(doc.folded, match, end, restarts, beside)
+                    at = candidate.start() + 1
+                else:
+                    yield match
+                    at = yield from self._past(doc.folded, match, end, restarts, beside)
+            candidate = self.candidates.search(doc.lower, at, end)
 
 
 #: What every gate made so far needs (its slot is its number here), for the one-pass search, the
