@@ -61,11 +61,11 @@ class Document:
             found = self._found = prefilter.scan(self.scanned)
         return found
 
-    @property
+    @functools.cached_property
     def scanned(self) -> str:
-        """The text the literals are looked for in: the lower-cased folded text, where a capital
-        dotted I (the one character whose lower case is two) reads as "i", as ``IGNORECASE``
-        reads it, so that every position is the folded text's."""
+        """The text the literals and the gates' lowered searches are looked for in: the lower-cased
+        folded text, where a capital dotted I (the one character whose lower case is two) reads as
+        "i", as ``IGNORECASE`` reads it, so that every position is the folded text's."""
         if len(self.lower) == len(self.folded):
             return self.lower
         return self.folded.replace("\u0130", "i").lower()
@@ -474,10 +474,10 @@ class Gate:
             places = doc.found.places(self.starts, start, end, (end - start - 1) // SPARSE)
             if places is not None:
                 return self._at(doc, places, start, end) if places else None
-        if self.candidates is None or len(doc.lower) != len(doc.folded):
+        if self.candidates is None:
             return self._searched(doc.folded, start, end) if self.hopeless \
                 else self.pattern.finditer(doc.folded, start, end)
-        first = self.candidates.search(doc.lower, start, end)
+        first = self.candidates.search(doc.scanned, start, end)
         return None if first is None else self._confirmed(doc, start, end, first)
 
     def _at(self, doc: Document, places: list[int], start: int, end: int) -> Iterator[re.Match[str]]:
@@ -546,10 +546,11 @@ class Gate:
     def _confirmed(self, doc: Document, start: int, end: int,
                    first: re.Match[str] | None = None) -> Iterator[re.Match[str]]:
         """The pattern's matches at the places its lowered pattern finds in the lower-cased text
-        (``first``: the first of them, when already found)."""
+        (:attr:`Document.scanned`: its positions are the folded text's, a capital dotted I read as
+        "i"; ``first``: the first of them, when already found)."""
         assert self.candidates is not None
         at, restarts, beside = start, self._restarts(doc.folded, end), self._beside(doc.folded, end)
-        candidate = first or self.candidates.search(doc.lower, at, end)
+        candidate = first or self.candidates.search(doc.scanned, at, end)
         while candidate is not None:
             if self.hopeless and candidate.start("hopeless") >= 0:
                 # not even the lowered pattern matches in it, but for the branches it does not cover
@@ -567,7 +568,7 @@ class Gate:
                 else:
                     yield match
                     at = yield from self._past(doc.folded, match, end, restarts, beside)
-            candidate = self.candidates.search(doc.lower, at, end)
+            candidate = self.candidates.search(doc.scanned, at, end)
 
 
 #: What every gate made so far needs (its slot is its number here), for the one-pass search, the
