@@ -114,11 +114,12 @@ class Document:
             return self.found.starts(literals)
         return sorted(at for word in literals for at in occurrences(self.lower, word))
 
-    def _lines_around(self, at: int) -> tuple[int, int]:
-        """(start, end) of the line holding offset ``at`` of the lower-cased text, with the line
-        before and the line after it that hold more than white space (and the blank lines
+    def _lines_around(self, at: int) -> tuple[int, int, int]:
+        """(start, end, tail) of the line holding offset ``at`` of the lower-cased text, with the
+        line before and the line after it that hold more than white space (and the blank lines
         between): lines of white space, which ``\\s`` matches, cannot part a command from its
-        arguments."""
+        arguments.  ``tail`` is where that line after starts (the end of the text when there is
+        none): a start on it has a line after of its own."""
         low, size = self.lower, len(self.lower)
         before = low.rfind("\n", 0, at)          # the line break ending the line before
         while before > 0 and low[before - 1].isspace():
@@ -126,14 +127,18 @@ class Document:
         start = low.rfind("\n", 0, max(0, before)) + 1
         after = low.find("\n", at)               # the line break ending the line of ``at``
         text_after = _TEXT.search(low, after) if after >= 0 else None
-        end = low.find("\n", text_after.start()) if text_after else -1
-        return start, size if end < 0 else end
+        if text_after is None:
+            return start, size, size
+        end = low.find("\n", text_after.start())
+        return start, size if end < 0 else end, low.rfind("\n", after, text_after.start()) + 1
 
-    def _paragraph_around(self, at: int) -> tuple[int, int]:
-        """(start, end) of the paragraph holding offset ``at`` of the lower-cased text."""
+    def _paragraph_around(self, at: int) -> tuple[int, int, int]:
+        """(start, end, tail) of the paragraph holding offset ``at`` of the lower-cased text; its
+        tail is its end: every start inside it has the same paragraph."""
         index = bisect.bisect_left(self.blank_lines, at)
         start = self.blank_lines[index - 1] + 1 if index else 0
-        return start, self.blank_lines[index] if index < len(self.blank_lines) else len(self.lower)
+        end = self.blank_lines[index] if index < len(self.blank_lines) else len(self.lower)
+        return start, end, end
 
     @functools.cached_property
     def blank_lines(self) -> list[int]:
@@ -275,20 +280,23 @@ _TEXT = re.compile(r"\S")
 _BLANK_LINE = re.compile(r"\n(?=[ \t\r]*\n)")
 
 
-def _windows(starts: list[int], span: Callable[[int], tuple[int, int]]) -> list[tuple[int, int]]:
-    """Merged (start, end) offsets of the ``span`` around each of ``starts`` (in order).  A start
-    inside the last window makes no window of its own."""
+def _windows(starts: list[int], span: Callable[[int], tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """Merged (start, end) offsets of the ``span`` around each of ``starts`` (in order).  ``span``
+    also gives its *tail*: where the starts whose own span may reach past its end begin (its last
+    line holding text).  A start inside the last window before its tail makes no window of its own;
+    one in its tail extends it: a match starting on that line may run on into the next one."""
     windows: list[tuple[int, int]] = []
-    limit = -1   # the end of the last window
+    limit = tail = -1   # the end of the last window, and its tail
     for at in starts:
-        if at < limit:
+        if at < tail:
             continue
-        start, end = span(at)
+        start, end, later = span(at)
         if windows and start <= limit:
-            limit = max(limit, end)
-            windows[-1] = (windows[-1][0], limit)
+            if end >= limit:
+                limit, tail = end, later
+                windows[-1] = (windows[-1][0], limit)
         else:
-            limit = end
+            limit, tail = end, later
             windows.append((start, end))
     return windows
 

@@ -88,10 +88,12 @@ def test_blank_lines_do_not_part_a_call_from_its_payload_in_any_script(gap, long
 
 def test_a_line_window_reaches_the_nearest_lines_holding_text():
     doc = make_document("scripts/a.py", "one\n\n\ntwo word\n  \nthree\nfour\n")
-    start, end = doc._lines_around(doc.lower.find("word"))
-    assert doc.lower[start:end] == "one\n\n\ntwo word\n  \nthree"
-    start, end = doc._lines_around(0)
-    assert doc.lower[start:end] == "one\n\n\ntwo word"
+    start, end, tail = doc._lines_around(doc.lower.find("word"))
+    assert doc.lower[start:end] == "one\n\n\ntwo word\n  \nthree" and doc.lower[tail:end] == "three"
+    start, end, tail = doc._lines_around(0)
+    assert doc.lower[start:end] == "one\n\n\ntwo word" and doc.lower[tail:end] == "two word"
+    start, end, tail = doc._lines_around(doc.lower.find("four"))
+    assert doc.lower[start:end] == "three\nfour\n" and tail == end == len(doc.lower)
 
 
 def _math_bold(text: str) -> str:
