@@ -7,6 +7,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import parse_qs
 
 from skillsite.config import SiteConfig
 
@@ -86,6 +87,8 @@ def open_home(page, served, query: str = "") -> None:
     the results of the link's query are drawn."""
     page.goto(served.page_url("index.html" + query))
     wait_until(page, "() => performance.getEntriesByName('skillsite:index-ready').length > 0")
+    if parse_qs(query.removeprefix("?")).get("q"):  # searched: a sharded index fetches its chunks and cards
+        wait_until(page, "() => performance.getEntriesByName('skillsite:results').length > 0")
     page.wait_for_timeout(400)
 
 
