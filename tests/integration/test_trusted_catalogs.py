@@ -240,6 +240,11 @@ def test_each_attack_is_refused_by_every_consumer(name: str, builds: Builds, key
         answers = mcp_session(flag, cache,
                               {"method": "resources/read", "params": {"uri": f"skill://{CHANGED}/SKILL.md"}})
         assert re.search(REASONS[name], answers[-1]["error"]["message"]) and "result" not in answers[-1]
+    elif name == "older-file":
+        # the signed root holds, and start-up reads no page: the server starts, and a request that
+        # reads the old page (a listing reads every page) is refused, serving none of it
+        answers = mcp_session(flag, cache, {"method": "prompts/list", "params": {}})
+        assert re.search(REASONS[name], answers[-1]["error"]["message"]) and "result" not in answers[-1]
     else:
         served = skillsite("mcp", *flag, cache=cache)
         assert served.returncode == 1 and served.stdout == "" and re.search(REASONS[name], served.stderr)
