@@ -39,7 +39,7 @@ GOLDEN = HERE / "discover_golden.json"
 #: Every file's modification time (ns): stamps must not depend on when the tree was made.
 MTIME_NS = 1_700_000_000_123_456_789
 #: What the walk is asked, by name: (exclude patterns, stat_files).
-RUNS = {"exclude, stat": (["excluded-*", "alpha/scripts/skip.py", "*.tmp", "hostile/*/drop me"], True),
+RUNS = {"exclude, stat": (["excluded-*", "alpha/scripts/skip.py", "*.tmp", "hostile/*/drop me", "ex-md/SKILL.md"], True),
         "plain, no stat": ([], False)}
 ROOTS = ("repo/mid/src", "other", "solo", "repo/build/ignored-root", "repo/mid/all-out", "missing")
 
@@ -95,6 +95,11 @@ def _tree_alpha(src: Path) -> None:
     _skill(beta / "deeper")
     _skill(src / "excluded-one")
     _write(src / "y.bak")
+    _skill(src / "hidden-md")  # a skill whose own SKILL.md its .gitignore ignores, and one excluded
+    _write(src / "hidden-md" / ".gitignore", "SKILL.md\n")
+    _write(src / "hidden-md" / "notes.txt")
+    _skill(src / "ex-md")
+    _write(src / "ex-md" / "notes.txt")
     _skill(src / "gamma", "skill.md")
     _write(src / "gamma" / "data.txt", "gamma data\n")
 
