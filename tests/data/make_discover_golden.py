@@ -39,7 +39,8 @@ GOLDEN = HERE / "discover_golden.json"
 #: Every file's modification time (ns): stamps must not depend on when the tree was made.
 MTIME_NS = 1_700_000_000_123_456_789
 #: What the walk is asked, by name: (exclude patterns, stat_files).
-RUNS = {"exclude, stat": (["excluded-*", "alpha/scripts/skip.py", "*.tmp", "hostile/*/drop me", "ex-md/SKILL.md"], True),
+RUNS = {"exclude, stat": (["excluded-*", "alpha/scripts/skip.py", "*.tmp", "hostile/*/drop me", "ex-md/SKILL.md"],
+                          True),
         "plain, no stat": ([], False)}
 ROOTS = ("repo/mid/src", "other", "solo", "repo/build/ignored-root", "repo/mid/all-out", "missing")
 
