@@ -71,6 +71,7 @@ RUNS = [
     Run("audit_same_findings.py", ("--base", "HEAD", "--corpus", str(SAMPLE)),
         ("\nfindings: ", " skills with a difference: ", "\npattern matches: ", " files with a difference: "),
         table=False, machine=False, exits=(0, 1)),
+    Run("discover_walk.py", ("--repeat", "1"), ("/example-skills | this | ",)),
     Run("entry_parse.py", ("{site}", "--rounds", "1", "--repeat", "1"),
         ("| well formed | this |", "| one field damaged | this |", "catalog: ")),
     Run("catalog_sizes.py", ("{site}", "--scale", "2"),
