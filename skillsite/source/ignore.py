@@ -8,8 +8,9 @@ source root apply too).  Matching is pathspec's ``GitIgnoreSpec``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 import pathspec
 
@@ -25,7 +26,21 @@ MAX_GITIGNORE_BYTES = 1 << 20
 
 def is_environment(names: set[str] | frozenset[str] | dict[str, object]) -> bool:
     """Whether a folder whose listing holds ``names`` is a virtual environment."""
-    return any(marker in names for marker in ENVIRONMENT_MARKERS)
+    for marker in ENVIRONMENT_MARKERS:  # a loop, not any(): asked of every folder a walk lists
+        if marker in names:
+            return True
+    return False
+
+
+def _searches(spec: pathspec.GitIgnoreSpec) -> tuple[Callable[[str], Any], ...]:
+    """One test per pattern of ``spec`` that can decide (not a comment): a search of its regular
+    expression (None where ``check_file`` would find no match), or the pattern's own ``match_file``."""
+    tests = []
+    for pattern in spec.patterns:
+        if pattern.include is not None:
+            regex = getattr(pattern, "regex", None)
+            tests.append(pattern.match_file if regex is None else regex.search)
+    return tuple(tests)
 
 
 @dataclass(frozen=True)
@@ -35,16 +50,28 @@ class Ignores:
     or the rules' own folder relative to the root, and the rules."""
 
     rules: tuple[tuple[str, str, pathspec.GitIgnoreSpec], ...] = ()  # (root prefix, folder in the walk, spec)
+    #: per rule, deepest first: its folder, root prefix, spec and :func:`_searches` (asked first:
+    #: most paths match no pattern, and a search is cheaper than ``check_file``)
+    _deepest_first: tuple[tuple[str, str, pathspec.GitIgnoreSpec, tuple[Callable[[str], Any], ...]], ...] = \
+        field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_deepest_first", tuple((folder, root_prefix, spec, _searches(spec))
+                                                         for root_prefix, folder, spec in reversed(self.rules)))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
-        """Whether the path ``rel`` (relative to the walk's root) is ignored."""
-        for root_prefix, folder, spec in reversed(self.rules):
+        """Whether the path ``rel`` (relative to the walk's root: names joined by "/", as
+        ``check_file`` leaves a path on any system) is ignored."""
+        for folder, root_prefix, spec, searches in self._deepest_first:
             if folder and not rel.startswith(folder + "/"):
                 continue
             path = root_prefix + (rel[len(folder) + 1:] if folder else rel) + ("/" if is_dir else "")
-            verdict = spec.check_file(path).include
-            if verdict is not None:
-                return verdict
+            for search in searches:
+                if search(path) is not None:
+                    verdict = spec.check_file(path).include
+                    if verdict is not None:
+                        return verdict
+                    break
         return False
 
     def with_file(self, path: str, folder: str) -> Ignores:
