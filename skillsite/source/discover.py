@@ -20,7 +20,7 @@ from typing import Sequence
 
 from skillsite.agent.site_urls import OUTPUT_MARKER
 from skillsite.agent.utf8 import is_utf8_text
-from skillsite.agent.vcs_names import is_vcs_folder
+from skillsite.agent.vcs_names import VCS_FOLDERS, is_vcs_folder
 from skillsite.diagnostics import Diagnostic, Severity, counted, make, sort_diagnostics
 from skillsite.models import NO_STAMP, BundledFile, SourceFile, Stamp, stamp_of
 from skillsite.paths import is_symlink_loop
@@ -97,6 +97,12 @@ def _skill_file(by_name: dict[str, os.DirEntry]) -> str | None:
     return None
 
 
+def _may_hold_skill_file(by_name: dict[str, os.DirEntry]) -> bool:
+    """Whether a listing names a SKILL.md or skill.md at all (most folders' do not: then neither
+    :func:`_skill_file` nor :func:`holds_skill_file` need ask more)."""
+    return SKILL_FILE in by_name or LOWERCASE_SKILL_FILE in by_name
+
+
 def holds_skill_file(by_name: dict[str, os.DirEntry]) -> bool:
     """Whether the audit takes a folder with this listing for a skill of its own, not part of the
     skill above it (any SKILL.md or skill.md that is a file: :func:`skillsite.audit.files.skill_files`)."""
@@ -164,11 +170,14 @@ class _RootWalker:
             return []  # a published catalog (e.g. _site inside the sources) is output; a venv is a tool's
         if GITIGNORE in by_name:
             ignores = ignores.with_file(os.path.join(seen, GITIGNORE), rel)
-        skill_file = _skill_file(by_name)
-        if skill_file is not None and not self._stays_inside(by_name[skill_file]):
-            skill_file = None  # a SKILL.md linked from outside the root is never read (SK002 says so)
-        if bool(skill_file) != holds_skill_file(by_name):  # the audit would tell nested skills apart otherwise
-            self.partial.add(rel)
+        skill_file = None
+        if _may_hold_skill_file(by_name):
+            skill_file = _skill_file(by_name)
+            if skill_file is not None and not self._stays_inside(by_name[skill_file]):
+                skill_file = None  # a SKILL.md linked from outside the root is never read (SK002 says so)
+            # the audit would tell nested skills apart otherwise (a folder with a skill file holds one for it too)
+            if skill_file is None and holds_skill_file(by_name):
+                self.partial.add(rel)
         node = _Dir(rel, seen, real, skill_file, rel if skill_file else owner)
         self.dirs.append(node)
         children = self._entries(node, entries, ancestors, ignores)
@@ -218,7 +227,7 @@ class _RootWalker:
                 self.partial.add(node.rel)
                 self.leave_out(GITIGNORE, entry)
                 continue
-            if not is_utf8_text(name):  # a URL, an archive or a JSON manifest could not name it
+            if not name.isascii() and not is_utf8_text(name):  # a URL, an archive or a JSON manifest cannot name it
                 self.diags.append(make("SK011", "name is not valid UTF-8; skipped",
                                        self.show(prefix + shown_name(name))))
                 self.partial.add(node.rel)
@@ -276,10 +285,20 @@ def _dead_end(link: str) -> str:
     return "broken symlink; not followed"
 
 
+#: The ASCII characters a name :func:`is_vcs_folder` takes for a version-control folder may start
+#: with: those its names start with, in either case (NTFS's short name ``git~1`` among them).
+#: Folding an ASCII character's case gives no other, and the characters HFS+ ignores are not
+#: ASCII, so a name starting with any other ASCII character is none (most names, asked of each).
+_VCS_ASCII_STARTS = frozenset(c for name in (*VCS_FOLDERS, "git~1") for c in (name[0].lower(), name[0].upper()))
+
+
 def is_tool_folder(name: str) -> bool:
     """Whether a name is a tool's folder (never searched, never published): a version-control
     folder however a file system may spell it (``.GIT`` is ``.git`` on macOS)."""
-    return name in TOOL_FOLDERS or is_vcs_folder(name)
+    if name in TOOL_FOLDERS:
+        return True
+    first = name[:1]
+    return (first in _VCS_ASCII_STARTS or not first.isascii()) and is_vcs_folder(name)
 
 
 def _is_folder(entry: os.DirEntry) -> bool:
@@ -334,6 +353,10 @@ class _RootSkills:
         #: per kept skill folder, what its audit reads as discovery saw it: per folder of it (its path
         #: in the skill, as a tuple of names), its files' stamps
         self.seen_by_audit: dict[str, list[tuple[tuple[str, ...], list[_Audited]]]] = {rel: [] for rel in self.kept}
+        #: per kept skill folder (rel), its SKILL.md's size and time (with ``stat_files``)
+        self.skill_stamps: dict[str, Stamp] = {}
+        #: the paths of the folders holding skill folders, by rel (see :meth:`_skill_path`)
+        self.paths: dict[str, Path] = {}
 
     def skill_id(self, rel: str) -> str:
         if self.prefix and rel:
@@ -368,13 +391,25 @@ class _RootSkills:
             if d.skill_file == LOWERCASE_SKILL_FILE:
                 self.diags.append(make("SK001", "file is named 'skill.md'; the specification names it 'SKILL.md'",
                                        self.walker.show(rel_md)))
-            folder = Path(d.seen)
+            skill_md = self._skill_path(d)
             found.append(SourceFile(
-                id=self.skill_id(d.rel), root=self.walker.root, dir=folder, skill_md=folder / d.skill_file,
+                id=self.skill_id(d.rel), root=self.walker.root, dir=skill_md.parent, skill_md=skill_md,
                 display_path=self.walker.show(rel_md), rel_path=rel_md, parent_id=self._parent(d),
                 files=tuple(sorted(files_of[d.rel], key=lambda f: f.path)), stamp=stamps.get(d.rel, NO_STAMP),
                 audited=audited.get(d.rel)))
         return found
+
+    def _skill_path(self, d: _Dir) -> Path:
+        """The path of skill folder ``d``'s SKILL.md as reached: its parent folder's path (made once
+        for all the skills in that folder) joined with its name and the file's (the folder was
+        listed there: ``d.seen`` is the two joined)."""
+        if not d.rel:
+            return Path(d.seen, d.skill_file)
+        up, _, name = d.rel.rpartition("/")
+        folder = self.paths.get(up)
+        if folder is None:
+            folder = self.paths[up] = Path(self.by_rel[up].seen)
+        return folder.joinpath(name, d.skill_file)
 
     def _parent(self, d: _Dir) -> str | None:
         """The id of the nearest skill above ``d``, if any."""
@@ -387,11 +422,10 @@ class _RootSkills:
     def _bundled_files(self) -> tuple[dict[str, list[BundledFile]], dict[str, Stamp]]:
         """Each kept skill's bundled files, and its SKILL.md's size and time (with ``stat_files``)."""
         files_of: dict[str, list[BundledFile]] = {rel: [] for rel in self.kept}
-        stamps: dict[str, Stamp] = {}
         for d in self.walker.dirs:
             if d.owner in files_of:
-                self._files_of_folder(d, self.by_rel[d.owner], files_of[d.owner], stamps)
-        return files_of, stamps
+                self._files_of_folder(d, self.by_rel[d.owner], files_of[d.owner])
+        return files_of, self.skill_stamps
 
     def _audited_listings(self) -> dict[str, tuple[_Audited, ...]]:
         """What the audit reads in each kept skill folder whose files discovery saw every one of
@@ -416,46 +450,60 @@ class _RootSkills:
             rel = rel.rsplit("/", 1)[0] if "/" in rel else ""
         return self.by_rel[rel].owner if rel in self.by_rel else None
 
-    def _files_of_folder(self, d: _Dir, owner: _Dir, found: list[BundledFile],
-                         stamps: dict[str, Stamp]) -> None:
+    def _files_of_folder(self, d: _Dir, owner: _Dir, found: list[BundledFile]) -> None:
         """The files of folder ``d`` that belong to skill ``owner``."""
         in_skill = f"{d.rel}/"[len(owner.rel) + 1:] if owner.rel else (f"{d.rel}/" if d.rel else "")
-        skill_file = owner.skill_file if d.rel == owner.rel else None
-        seen_dir, real_dir = os.path.join(d.seen, ""), os.path.join(d.real, "")
-        folder_inside = inside_folder(d.real, owner.real)  # a plain file is inside exactly when its folder is
-        targets = {name: (seen, real) for name, seen, real in d.linked}
         audited: list[_Audited] = []
         self.seen_by_audit[owner.rel].append((tuple(in_skill.split("/")[:-1]), audited))
-        for name in (*d.files, *targets):
-            seen, real = targets.get(name) or (seen_dir + name, real_dir + name)
-            inside = inside_folder(real, owner.real) if name in targets else folder_inside
-            st = self._stat(real, _join(d.rel, name), name != skill_file) \
-                if self.stat_files and (inside or name == skill_file) else None
-            stamp = stamp_of(st) if st is not None else NO_STAMP
-            if inside and st is not None and stat.S_ISREG(st.st_mode):
-                audited.append((shown_name(in_skill + name), stamp, bool(st.st_mode & 0o111)))
-            if name == skill_file:
-                if self.stat_files:
-                    stamps[d.rel] = stamp
-            elif not inside:
-                self.diags.append(make("SK007", "symlink points outside the skill folder; file not published",
-                                       self.walker.show(_join(d.rel, name))))
-            else:
-                found.append(BundledFile(in_skill + name, seen, *stamp))
+        if d.files:
+            seen_dir, real_dir = _as_folder(d.seen), _as_folder(d.real)
+            inside = inside_folder(d.real, owner.real)  # a plain file is inside exactly when its folder is
+            for name in d.files:
+                self._file(d, name, seen_dir + name, real_dir + name, inside, in_skill, found, audited)
+        for name, seen, real in d.linked:
+            self._file(d, name, seen, real, inside_folder(real, owner.real), in_skill, found, audited)
 
-    def _stat(self, real: str, rel: str, bundled: bool = False) -> os.stat_result | None:
-        """A file's status (by its real path: a symlink's target); None, said, when it cannot be
-        read (a ``bundled`` file: also when its mode does not let this process read it, asked of
-        the system only for a file not readable by everyone)."""
+    def _file(self, d: _Dir, name: str, seen: str, real: str, inside: bool, in_skill: str,
+              found: list[BundledFile], audited: list[_Audited]) -> None:
+        """One file of folder ``d`` (reached as ``seen``, at ``real``; ``inside`` its skill folder):
+        a bundled file, the skill's own SKILL.md (its stamp put in ``skill_stamps``), or SK007.
+        (Its path in the skill is UTF-8 text: the walk left out every other name.)"""
+        is_skill_file = not in_skill and name == d.skill_file
+        stamp = NO_STAMP
+        if self.stat_files and (inside or is_skill_file):
+            st = self._stat(real, d.rel, name, not is_skill_file)
+            if st is not None:
+                stamp = stamp_of(st)
+                if inside and stat.S_ISREG(st.st_mode):
+                    audited.append((in_skill + name, stamp, bool(st.st_mode & 0o111)))
+        if is_skill_file:
+            if self.stat_files:
+                self.skill_stamps[d.rel] = stamp
+        elif not inside:
+            self.diags.append(make("SK007", "symlink points outside the skill folder; file not published",
+                                   self.walker.show(_join(d.rel, name))))
+        else:
+            found.append(BundledFile(in_skill + name, seen, *stamp))
+
+    def _stat(self, real: str, folder: str, name: str, bundled: bool = False) -> os.stat_result | None:
+        """A file's status (by its real path: a symlink's target; ``name`` in the walk's ``folder``);
+        None, said, when it cannot be read (a ``bundled`` file: also when its mode does not let this
+        process read it, asked of the system only for a file not readable by everyone)."""
         try:
             st = os.stat(real)
             if bundled and not st.st_mode & stat.S_IROTH and stat.S_ISREG(st.st_mode) and not os.access(real, os.R_OK):
                 raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), real)
             return st
         except OSError as exc:
-            self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.walker.show(rel)))
-            self.walker.partial.add(rel.rsplit("/", 1)[0] if "/" in rel else "")
+            self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}",
+                                   self.walker.show(_join(folder, name))))
+            self.walker.partial.add(folder)
             return None
+
+
+def _as_folder(path: str) -> str:
+    """``path`` (not empty) ending in the separator, as ``os.path.join(path, "")`` makes it."""
+    return path if path.endswith(os.sep) else path + os.sep
 
 
 def _join(rel: str, name: str | None) -> str:

@@ -1,12 +1,15 @@
 """The walk's shortcuts decide as the checks they stand in front of: the .gitignore rules' search
-before ``check_file`` (:meth:`skillsite.source.ignore.Ignores.ignored`)."""
+before ``check_file`` (:meth:`skillsite.source.ignore.Ignores.ignored`), and the first character
+before :func:`~skillsite.agent.vcs_names.is_vcs_folder` (:func:`skillsite.source.discover.is_tool_folder`)."""
 from __future__ import annotations
 
 import pathspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillsite.source.ignore import Ignores
+from skillsite.agent.vcs_names import VCS_FOLDERS, is_vcs_folder
+from skillsite.source.discover import is_tool_folder
+from skillsite.source.ignore import TOOL_FOLDERS, Ignores
 
 #: Lines of .gitignore files: plain names, globs, anchored and folder rules, negations, comments.
 LINES = ["*.log", "!keep.log", "build/", "/top", "a/**/b", "**/c", "d/*", "!d/e", "cache/", "!*/", "*", "#x",
@@ -36,3 +39,25 @@ def test_ignored_answers_as_check_file_of_each_rule(files, path, is_dir) -> None
                   for prefix, folder, lines in files)
     rel = "/".join(path)
     assert Ignores(rules).ignored(rel, is_dir) == reference(rules, rel, is_dir)
+
+
+def test_every_spelling_of_a_version_control_folder_is_a_tool_folder() -> None:
+    spellings = [*VCS_FOLDERS, "git~1", "GIT~1", ".GIT", ".Git", "_DARCS", ".g\u200cit", "\u200b.git", ".git.",
+                 ".git ", ".git::$INDEX_ALLOCATION", ".\ufeffhg", ".ſvn", "\u212a"]
+    for name in spellings:
+        assert is_tool_folder(name) == (name in TOOL_FOLDERS or is_vcs_folder(name)), name
+    assert all(is_tool_folder(name) for name in spellings[:-2])
+    assert is_tool_folder(".ſvn") == is_vcs_folder(".ſvn")
+
+
+@given(st.text(min_size=0, max_size=8))
+def test_is_tool_folder_is_the_full_check(name: str) -> None:
+    assert is_tool_folder(name) == (name in TOOL_FOLDERS or is_vcs_folder(name))
+
+
+def test_each_version_control_name_spelled_with_any_first_character_is_told_apart() -> None:
+    tails = sorted({name[1:] for name in (*VCS_FOLDERS, "git~1")})
+    for code in range(0x250):
+        for tail in tails:
+            name = chr(code) + tail
+            assert is_tool_folder(name) == (name in TOOL_FOLDERS or is_vcs_folder(name)), name
