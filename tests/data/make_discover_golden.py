@@ -272,13 +272,10 @@ def main() -> None:
     if args.child:
         child(args.child)
         return
-    text = render()
-    if args.check:
-        stale = not GOLDEN.exists() or GOLDEN.read_text(encoding="utf-8") != text
-        print(f"{GOLDEN.relative_to(REPO)}: {'stale' if stale else 'up to date'}")
-        sys.exit(1 if stale else 0)
-    GOLDEN.write_text(text, encoding="utf-8")
-    print(f"wrote {GOLDEN.relative_to(REPO)}")
+    sys.path.insert(0, str(HERE))  # run as a script, or loaded by a test that only renders
+    from golden_file import write_or_check
+
+    write_or_check(GOLDEN, render(), args.check, str(GOLDEN.relative_to(REPO)))
 
 
 if __name__ == "__main__":

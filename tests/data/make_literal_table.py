@@ -22,6 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
+from golden_file import write_or_check  # noqa: E402
 from literal_derivation import derive  # noqa: E402
 
 from skillsite.audit.rules import PATTERNS  # noqa: E402
@@ -52,12 +53,8 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="exit 1 when the committed table is stale")
     args = parser.parse_args()
     text = render()
-    if args.check:
-        stale = not TABLE.exists() or TABLE.read_text(encoding="utf-8") != text
-        print(f"{TABLE.relative_to(HERE.parents[1])}: {'stale' if stale else 'up to date'}")
-        sys.exit(1 if stale else 0)
-    TABLE.write_text(text, encoding="utf-8")
-    print(f"wrote {TABLE.relative_to(HERE.parents[1])}: {text.count(chr(10)) - 2} patterns")
+    write_or_check(TABLE, text, args.check, str(TABLE.relative_to(HERE.parents[1])),
+                   f": {text.count(chr(10)) - 2} patterns")
 
 
 if __name__ == "__main__":
