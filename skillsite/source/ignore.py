@@ -3,7 +3,10 @@ installer do: the folders of version control systems and tools (``.git``, ``node
 caches), virtual environments (a folder holding ``pyvenv.cfg`` or ``conda-meta``), and every
 path a ``.gitignore`` ignores (with git's rules: each file applies to its folder and below,
 a deeper one has the last word; the ``.gitignore`` files between the repository's root and a
-source root apply too).  Matching is pathspec's ``GitIgnoreSpec``.
+source root apply too).  Matching is pathspec's ``GitIgnoreSpec`` for a file; a folder is
+ignored by the last pattern that matches it, as git decides (``GitIgnoreSpec`` lets a pattern
+without a slash outrank a later folder pattern: ``*`` then ``!*/`` would ignore every folder,
+where git ignores none).
 """
 from __future__ import annotations
 
@@ -52,23 +55,24 @@ class Ignores:
     rules: tuple[tuple[str, str, pathspec.GitIgnoreSpec], ...] = ()  # (root prefix, folder in the walk, spec)
     #: per rule, deepest first: its folder, root prefix, spec and :func:`_searches` (asked first:
     #: most paths match no pattern, and a search is cheaper than ``check_file``)
-    _deepest_first: tuple[tuple[str, str, pathspec.GitIgnoreSpec, tuple[Callable[[str], Any], ...]], ...] = \
-        field(init=False, repr=False, compare=False)
+    _deepest_first: tuple[tuple[str, str, pathspec.GitIgnoreSpec, pathspec.PathSpec,
+                                tuple[Callable[[str], Any], ...]], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_deepest_first", tuple((folder, root_prefix, spec, _searches(spec))
-                                                         for root_prefix, folder, spec in reversed(self.rules)))
+        object.__setattr__(self, "_deepest_first", tuple(
+            (folder, root_prefix, spec, pathspec.PathSpec(spec.patterns), _searches(spec))
+            for root_prefix, folder, spec in reversed(self.rules)))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """Whether the path ``rel`` (relative to the walk's root: names joined by "/", as
         ``check_file`` leaves a path on any system) is ignored."""
-        for folder, root_prefix, spec, searches in self._deepest_first:
+        for folder, root_prefix, spec, last_match, searches in self._deepest_first:
             if folder and not rel.startswith(folder + "/"):
                 continue
             path = root_prefix + (rel[len(folder) + 1:] if folder else rel) + ("/" if is_dir else "")
             for search in searches:
                 if search(path) is not None:
-                    verdict = spec.check_file(path).include
+                    verdict = (last_match if is_dir else spec).check_file(path).include
                     if verdict is not None:
                         return verdict
                     break

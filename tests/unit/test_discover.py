@@ -335,3 +335,25 @@ def test_no_skill_in_a_tree_gitignored_or_excluded_says_how_many_folders_were_le
     (tmp_path / "empty" / "notes.txt").write_text("no skill\n")
     assert sk013(discover([tmp_path / "empty"], exclude=["*.txt"])) == [
         "no SKILL.md found under this folder (a skill is a folder holding a SKILL.md: `skillsite new NAME` makes one)"]
+
+
+def test_a_folder_the_whitelist_idiom_unignores_is_searched(tmp_path):
+    """git's whitelist idiom (``*``, then ``!*/``, then the files to keep) ignores no folder: the
+    last pattern matching a folder has the last word (``git check-ignore -v deeper/`` names
+    ``!*/``), so nested skills are found; other files stay ignored."""
+    write_skill(tmp_path, "top")
+    (tmp_path / "top" / ".gitignore").write_text("*\n!*/\n!SKILL.md\n", encoding="utf-8")
+    write_skill(tmp_path, "top/deeper")
+    write_skill(tmp_path, "top/deeper/inner")
+    (tmp_path / "top" / "deeper" / "notes.txt").write_text("ignored", encoding="utf-8")
+    found = discover([tmp_path])
+    assert [s.id for s in found.sources] == ["top", "top/deeper", "top/deeper/inner"]
+    assert [f.path for f in found.sources[1].files] == []
+
+
+def test_a_later_folder_pattern_unignores_a_folder_an_earlier_name_ignores(tmp_path):
+    """``build`` then ``!build/``: git keeps the folder (the last match); a file named so would stay ignored."""
+    (tmp_path / ".gitignore").write_text("build\n!build/\n", encoding="utf-8")
+    write_skill(tmp_path, "build")
+    write_skill(tmp_path, "kept")
+    assert [s.id for s in discover([tmp_path]).sources] == ["build", "kept"]
