@@ -4,7 +4,7 @@ before :func:`~skillsite.agent.vcs_names.is_vcs_folder` (:func:`skillsite.source
 from __future__ import annotations
 
 import pathspec
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skillsite.agent.vcs_names import VCS_FOLDERS, is_vcs_folder
@@ -19,12 +19,14 @@ NAMES = st.sampled_from(["a", "b", "c", "d", "e", "f1", "fx", "top", "keep.log",
 
 
 def reference(rules: tuple[tuple[str, str, pathspec.GitIgnoreSpec], ...], rel: str, is_dir: bool) -> bool:
-    """What ``Ignores.ignored`` answered before its shortcut: ``check_file`` of each rule, deepest first."""
+    """What ``Ignores.ignored`` answers without its shortcut: ``check_file`` of each rule, deepest
+    first; for a folder, of the rule's patterns with the last match winning, as git decides."""
     for root_prefix, folder, spec in reversed(rules):
         if folder and not rel.startswith(folder + "/"):
             continue
-        verdict = spec.check_file(root_prefix + (rel[len(folder) + 1:] if folder else rel) + ("/" if is_dir else "")
-                                  ).include
+        matching = pathspec.PathSpec(spec.patterns) if is_dir else spec
+        verdict = matching.check_file(root_prefix + (rel[len(folder) + 1:] if folder else rel)
+                                      + ("/" if is_dir else "")).include
         if verdict is not None:
             return verdict
     return False
@@ -34,6 +36,7 @@ def reference(rules: tuple[tuple[str, str, pathspec.GitIgnoreSpec], ...], rel: s
 @given(files=st.lists(st.tuples(st.sampled_from(["", "mid/", "a/b/"]), st.sampled_from(["", "a", "a/b", "d"]),
                                 st.lists(st.sampled_from(LINES), max_size=5)), max_size=4),
        path=st.lists(NAMES, min_size=1, max_size=4), is_dir=st.booleans())
+@example(files=[("", "", ["*", "!*/"])], path=["a"], is_dir=True)   # git's whitelist idiom: no folder ignored
 def test_ignored_answers_as_check_file_of_each_rule(files, path, is_dir) -> None:
     rules = tuple((prefix if not folder else "", folder, pathspec.GitIgnoreSpec.from_lines(lines))
                   for prefix, folder, lines in files)
