@@ -197,3 +197,38 @@ def test_the_benchmark_runs_each_open_ended_repeat_to_the_end_of_the_text():
             assert prefix + char * 1000 in texts, (each.source[:60], prefix, char)
             runs += 1
     assert runs > 100
+
+
+#: SK650's OpenAI key as it was: a line of "sk-" read to its end from each of them, looking for the marker.
+OLD_OPENAI_KEY = re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?(?P<body>[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})")
+#: A key of that shape (made up, random-looking: not a placeholder).
+OPENAI_KEY = "sk-proj-Zq8xW2vB7nM4kL9pR3tY6uH1jG5fD0sAT3BlbkFJQw3Er5Ty7Ui9Op1As2Df4Gh6Jk8Lz0Xc"
+
+
+def openai_key_pattern():
+    return next(p for p in RULES["SK650"].patterns if "T3BlbkFJ" in p.source)
+
+
+@pytest.mark.parametrize("unit", ["sk-", "sk-proj-", "sk-x"])
+def test_a_line_of_openai_key_starts_is_read_once(unit):
+    """A line of thousands of key starts with no marker, and a marker on the next line (the
+    benchmark's SK650 #111, 19x at 4x the text): each start read the rest of the line."""
+    doc = make_document("SKILL.md", unit * 3000 + "\nAAAT3BlbkFJAAA\n" + OPENAI_KEY + "\n")
+    gate = openai_key_pattern().gate
+    assert gate.hopeless
+    found, tries = counted_matches(gate, doc)
+    assert found == [m.span() for m in OLD_OPENAI_KEY.finditer(doc.folded)] and len(found) == 1
+    assert tries <= 4
+
+
+OPENAI_PIECES = ["sk-", "sk-proj-", "sk-admin-", "proj-", "x", "Zq8xW2vB7n", "M4kL9pR3tY", "T3BlbkFJ", "-", "_", " ",
+                 "\n", "sksk-", ".", OPENAI_KEY]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(OPENAI_PIECES), max_size=30), st.sampled_from(["scripts/run.sh", "SKILL.md"]))
+@example(["sk-", "Zq8xW2vB7n", "M4kL9pR3tY", "T3BlbkFJ", "sk-", "Zq8xW2vB7n", "M4kL9pR3tY"], "SKILL.md")
+def test_an_openai_key_passed_over_by_runs_finds_what_it_found(pieces, path):
+    doc = make_document(path, "".join(pieces))
+    assert [m.span() for m in openai_key_pattern().finditer(doc)] == \
+        [m.span() for m in OLD_OPENAI_KEY.finditer(doc.folded)]

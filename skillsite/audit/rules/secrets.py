@@ -36,9 +36,20 @@ def placeholder(body: str) -> bool:
     return _PLACEHOLDER.search(body) is not None or _REPEATED.search(body) is not None or entropy(body) < 3.0
 
 
-def _token(label: str, source: str, severity: SeverityName | None = None) -> Pattern:
-    """A token shape (case-sensitive) with its random part as group ``body``."""
-    return pattern(source, flags=0, detail=f": {label}", severity=severity)
+def _token(label: str, source: str, severity: SeverityName | None = None,
+           hopeless: tuple[str, str] | None = None) -> Pattern:
+    """A token shape (case-sensitive) with its random part as group ``body``; ``hopeless``: its
+    start and the run of token characters after it, passed over whole where the shape fails
+    (no later start inside the run can succeed, and none reaches past it: see
+    :func:`~skillsite.audit.text.make_gate`)."""
+    return pattern(source, flags=0, detail=f": {label}", severity=severity, hopeless=hopeless, restarts=False)
+
+
+#: An OpenAI key's start.  Its marker ``T3BlbkFJ`` is looked for inside the run of token characters
+#: after it; a later start inside a run where an earlier one failed has less of that run to match.
+_OPENAI_START = r"\bsk-(?:proj-|svcacct-|admin-)?"
+#: Any run of the characters a token is made of.
+_TOKEN_RUN = r"[A-Za-z0-9_-]*"
 
 
 @rule("SK650", "secrets", "high", "hard-coded token or key",
@@ -56,8 +67,8 @@ def _token(label: str, source: str, severity: SeverityName | None = None) -> Pat
           _token("Slack webhook", r"https://hooks\.slack\.com/services/(?P<body>T[A-Z0-9]{8,}/B[A-Z0-9]{8,}/"
                  r"[A-Za-z0-9]{24})"),
           _token("Google API key", r"\bAIza(?P<body>[0-9A-Za-z_-]{35})(?![0-9A-Za-z_-])"),
-          _token("OpenAI key",
-                 r"\bsk-(?:proj-|svcacct-|admin-)?(?P<body>[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})"),
+          _token("OpenAI key", _OPENAI_START + r"(?P<body>[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})",
+                 hopeless=(_OPENAI_START, _TOKEN_RUN)),
           _token("OpenAI key", r"\bsk-proj-(?P<body>[A-Za-z0-9_-]{40,})"),
           _token("Anthropic key", r"\bsk-ant-(?:api|admin)\d{2}-(?P<body>[A-Za-z0-9_-]{80,})"),
           _token("Stripe live key", r"\b[sr]k_live_(?P<body>[0-9A-Za-z]{24,})\b"),
