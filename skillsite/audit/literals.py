@@ -7,8 +7,13 @@ only reads that table, so the audit needs no private part of ``re`` at run time.
 tests regenerate the table and fail when it is stale, and check every entry against generated
 matches of its pattern and every match in the fixtures.
 
+The table holds each pattern's *line reach* as well (``tests/data/line_reach.py``): how many
+boundaries between lines holding text one match can cross, which says how many such lines around a
+literal's a long document is searched on (:meth:`~skillsite.audit.text.Document.windows`).
+
 A pattern the table does not hold (a rule added without regenerating it, a gate made in a test)
-needs nothing known: it is searched for in every text, which is slower but finds the same.
+needs nothing known: it is searched for in every text, which is slower but finds the same; its
+reach is not known either.
 """
 from __future__ import annotations
 
@@ -26,16 +31,18 @@ class Literals:
     """What every match of a pattern holds, in the lower-cased folded text
     (:attr:`~skillsite.audit.text.Document.scanned`): one literal of each set of ``needs`` (the
     rarest set first; none: nothing usable is known), and, at its very start, one of ``starts``
-    (None: not known)."""
+    (None: not known); and how many boundaries between lines holding text it can cross, its
+    ``reach`` (None: no bound, or not known)."""
 
     needs: Needs = ()
     starts: frozenset[str] | None = None
+    reach: int | None = None
 
 
-def _read_table() -> dict[tuple[str, int], tuple[list[list[str]], list[str] | None]]:
-    """(pattern source, flags) -> (needs, starts), as the generated table gives them."""
+def _read_table() -> dict[tuple[str, int], tuple[list[list[str]], list[str] | None, int | None]]:
+    """(pattern source, flags) -> (needs, starts, reach), as the generated table gives them."""
     rows = json.loads(files("skillsite.audit").joinpath("data", "literal_table.json").read_text(encoding="utf-8"))
-    return {(source, flags): (needs, starts) for source, flags, needs, starts in rows}
+    return {(source, flags): (needs, starts, reach) for source, flags, needs, starts, reach in rows}
 
 
 TABLE = _read_table()
@@ -47,5 +54,5 @@ def literals_of(source: str, flags: int) -> Literals:
     entry = TABLE.get((source, flags))
     if entry is None:
         return Literals()
-    needs, starts = entry
-    return Literals(tuple(map(frozenset, needs)), None if starts is None else frozenset(starts))
+    needs, starts, reach = entry
+    return Literals(tuple(map(frozenset, needs)), None if starts is None else frozenset(starts), reach)

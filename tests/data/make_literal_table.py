@@ -5,8 +5,10 @@
 
 Each pattern the one-pass search filters (every pattern but those on the text as written) is
 derived by ``literal_derivation.derive`` (from the tree of Python's own regular-expression parser)
-and written as ``(source, flags): (needs, starts)``: the sets of literals one of each of which
-every match holds, the rarest first, and the literals every match starts with (None: not known).
+and written as ``(source, flags): (needs, starts, reach)``: the sets of literals one of each of which
+every match holds, the rarest first, the literals every match starts with (None: not known), and
+the line reach of what its gate runs (``line_reach``: how many boundaries between lines holding
+text one match crosses; None: no bound).
 The output is deterministic (patterns in order of source and flags, literals sorted), so a
 change of rule shows as a diff of the table; ``tests/unit/test_audit_literals.py`` regenerates it
 and fails when it differs from the committed file.
@@ -23,28 +25,48 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
 from golden_file import write_or_check  # noqa: E402
+from line_reach import line_reach  # noqa: E402
 from literal_derivation import derive  # noqa: E402
 
+from skillsite.audit.declare import Pattern  # noqa: E402
+from skillsite.audit.letters import ascii_reading  # noqa: E402
 from skillsite.audit.rules import PATTERNS  # noqa: E402
 
 TABLE = HERE.parents[1] / "skillsite" / "audit" / "data" / "literal_table.json"
 
-def entries() -> dict[tuple[str, int], tuple[tuple[tuple[str, ...], ...], tuple[str, ...] | None]]:
-    """The table: each filtered pattern's literals, by (source as compiled, flags)."""
+Entry = tuple[tuple[tuple[str, ...], ...], "tuple[str, ...] | None", "int | None"]
+
+
+def entries() -> dict[tuple[str, int], Entry]:
+    """The table: each filtered pattern's literals and line reach, by (source as compiled, flags)."""
     table = {}
     for each in PATTERNS:
         if each.prefiltered:
             found = derive(each.compiled_source, each.flags)
             starts = None if found.starts is None else tuple(sorted(found.starts))
-            table[(each.compiled_source, int(each.flags))] = (tuple(tuple(sorted(group)) for group in found.needs), starts)
+            table[(each.compiled_source, int(each.flags))] = (tuple(tuple(sorted(group)) for group in found.needs),
+                                                              starts, gate_reach(each))
     return table
 
 
+def gate_reach(each: Pattern) -> int | None:
+    """The line reach of what the pattern's gate runs: the pattern, the open-ended run it passes
+    over (a branch of the pattern the gate compiles: :func:`skillsite.audit.text.make_gate`) and
+    the branches looked for inside that run (None: one of them has no bound)."""
+    sources = [each.compiled_source]
+    if each.hopeless:
+        sources.append("(?:{})(?:{})".format(*each.hopeless))
+    if each.beside:
+        sources.append(ascii_reading(each.beside) if each.folds else each.beside)
+    reaches = [line_reach(source, each.flags) for source in sources]
+    return None if None in reaches else max(reaches)  # type: ignore[type-var]
+
+
 def render() -> str:
-    """The text of literal_table.json: a list of ``[pattern source, flags, needs, starts]``, one
-    pattern a line (sorted, so that a changed rule is a one-line diff)."""
-    rows = [json.dumps([source, flags, needs, starts], ensure_ascii=False)
-            for (source, flags), (needs, starts) in sorted(entries().items())]
+    """The text of literal_table.json: a list of ``[pattern source, flags, needs, starts, reach]``,
+    one pattern a line (sorted, so that a changed rule is a one-line diff)."""
+    rows = [json.dumps([source, flags, needs, starts, reach], ensure_ascii=False)
+            for (source, flags), (needs, starts, reach) in sorted(entries().items())]
     return "[\n" + ",\n".join(rows) + "\n]\n"
 
 

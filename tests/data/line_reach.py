@@ -1,0 +1,193 @@
+"""How many text lines one match of a regular expression can span, read from the pattern itself.
+
+Development time only, like ``literal_derivation`` (whose parse tree, ``re._parser``, is private):
+``tests/data/make_literal_table.py`` writes each declared pattern's *line reach* into
+``skillsite/audit/data/literal_table.json`` beside its literals, and the audit reads it there
+(:mod:`skillsite.audit.literals`).
+
+A long document is searched around each literal's line, with as many lines holding text (*text
+lines*) on either side as a match can reach (:meth:`skillsite.audit.text.Document.windows`).  The
+reach is the most text-line boundaries one match crosses: the runs of white space holding a line
+break that it contains, where a run at its start or end counts too (it reaches back to the end of
+the text line before, or on to the start of the next).  Blank lines never count apart: ``\\s+``
+crosses any number of them and still reaches only the next text line.  So ``a\\s*\\(\\s*b``
+reaches 2, ``[^\\n]*`` 0, and a repeat whose body can hold a line break between characters that
+are not white space (``(?:-\\w+\\s+)*``, ``[^)]*``, ``(?s).*``) has no bound: None.
+
+What a look-around reads is counted as if it were matched, and ``$`` or ``\\Z`` (without
+``MULTILINE``) as a line break: a window must not end where they look, or they would find its end
+where the whole text goes on.  A back-reference reaches what its group does.
+
+Each part of the pattern is summed up by the *shapes* of the strings it matches: all white space
+(with or without a line break), or holding text (with or without a line break in the white space
+it starts and ends with), each with the most line-break runs inside its text.  Shapes join as the
+strings do (two runs that meet are one), so this is a longest path over six states: a repeat
+whose longest path still grows after as many rounds as there are states has a growing cycle, and
+no bound.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import re
+import sys
+from typing import Any
+
+try:  # the parser behind re.compile: re._parser from Python 3.11 on, sre_parse before
+    from re import _compiler as _sre_compile  # type: ignore[attr-defined]
+    from re import _constants as _sre  # type: ignore[attr-defined]
+    from re import _parser as _sre_parse  # type: ignore[attr-defined]
+except ImportError:  # Python 3.10
+    import sre_compile as _sre_compile  # type: ignore[no-redef]
+    import sre_constants as _sre  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+#: A string's shape: ("blank", holds a line break) for white space alone (or nothing), else
+#: ("text", its leading white space holds one, its trailing white space holds one).
+Shape = tuple[Any, ...]
+#: A part's shapes, each with the most line-break runs a string of that shape holds inside its text.
+Shapes = dict[Shape, float]
+
+EMPTY: Shapes = {("blank", False): 0}
+#: Repeats written out one by one up to this many times; more (and ``*``, ``+``) are solved as a longest path.
+MAX_WRITTEN = 1000
+#: Rounds after which the longest paths over the six shapes have settled unless a cycle grows them.
+SETTLED = 8
+_REPEATS = tuple(getattr(_sre, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+                 if hasattr(_sre, name))
+_ATOMIC = getattr(_sre, "ATOMIC_GROUP", object())
+_LEAVES = (_sre.LITERAL, _sre.NOT_LITERAL, _sre.ANY, _sre.IN)
+_ENDS = (_sre.AT_END, _sre.AT_END_STRING)
+
+
+def line_reach(source: str, flags: int = 0) -> int | None:
+    """The most text-line boundaries one match of ``source`` (compiled with ``flags``) can cross
+    (None: no bound)."""
+    tree = _sre_parse.parse(source, flags)
+    most = max(_runs(shape, inner) for shape, inner in _Reader(tree.state.flags).sequence(list(tree)).items())
+    return None if math.isinf(most) else int(most)
+
+
+def _runs(shape: Shape, inner: float) -> float:
+    """The line-break runs of a string of ``shape`` with ``inner`` runs inside its text."""
+    if shape[0] == "blank":
+        return 1 if shape[1] else 0
+    return inner + shape[1] + shape[2]
+
+
+def _join_shapes(first: Shape, second: Shape) -> tuple[Shape, int]:
+    """The shape of a string of ``first`` followed by one of ``second``, and the runs its join
+    adds inside the text (a run between two texts)."""
+    if first[0] == "blank" and second[0] == "blank":
+        return ("blank", first[1] or second[1]), 0
+    if first[0] == "blank":
+        return ("text", first[1] or second[1], second[2]), 0
+    if second[0] == "blank":
+        return ("text", first[1], first[2] or second[1]), 0
+    return ("text", first[1], second[2]), int(first[2] or second[1])
+
+
+def join(first: Shapes, second: Shapes) -> Shapes:
+    """The shapes of a string of ``first`` followed by one of ``second``."""
+    joined: Shapes = {}
+    for shape, inner in first.items():
+        for other, more in second.items():
+            both, added = _join_shapes(shape, other)
+            joined[both] = max(joined.get(both, -1), inner + more + added)
+    return joined
+
+
+def union(first: Shapes, second: Shapes) -> Shapes:
+    """The shapes of a string of ``first`` or of ``second``."""
+    return {shape: max(first.get(shape, -1), second.get(shape, -1)) for shape in {*first, *second}}
+
+
+def repeat(low: int, high: int, body: Shapes) -> Shapes:
+    """The shapes of ``body`` repeated ``low`` to ``high`` times (``high`` may be MAXREPEAT)."""
+    power = EMPTY
+    for _ in range(min(low, MAX_WRITTEN)):
+        power = join(power, body)
+    found, rounds = power, min(high, MAX_WRITTEN + 1) - min(low, MAX_WRITTEN)
+    for round_ in range(rounds):
+        grown = union(found, join(found, body))
+        if grown == found:
+            return found
+        if high > MAX_WRITTEN and round_ > SETTLED:  # still growing: a growing cycle, no bound
+            grown = {shape: math.inf if shape in found and inner > found[shape] else inner
+                     for shape, inner in grown.items()}
+        found = grown
+    return found
+
+
+class _Reader:
+    """The shapes of the parts of one parsed pattern (its groups remembered for back-references)."""
+
+    def __init__(self, flags: int) -> None:
+        self.flags = flags
+        self.groups: dict[int, Shapes] = {}
+
+    def sequence(self, items: list[tuple[Any, Any]], flags: int | None = None) -> Shapes:
+        """The shapes of parts one after the other (``flags``: those in force, when a group sets some)."""
+        flags = self.flags if flags is None else flags
+        found = EMPTY
+        for op, value in items:
+            found = join(found, self.item(op, value, flags))
+        return found
+
+    def item(self, op: Any, value: Any, flags: int) -> Shapes:
+        """The shapes of one node of the parsed pattern."""
+        if op in _LEAVES:
+            return character_shapes(op, value, flags)
+        if op is _sre.AT:
+            return {("blank", True): 0} if value in _ENDS and not flags & re.MULTILINE else EMPTY
+        if op in (_sre.ASSERT, _sre.ASSERT_NOT):
+            return self.sequence(list(value[1]), flags)  # read as if matched
+        if op is _sre.SUBPATTERN:
+            group, add, remove, body = value
+            found = self.sequence(list(body), (flags | add) & ~remove)
+            if group is not None:
+                self.groups[group] = found
+            return found
+        if op is _sre.BRANCH:
+            return functools.reduce(union, (self.sequence(list(branch), flags) for branch in value[1]))
+        if op in _REPEATS:
+            low, high, body = value
+            return repeat(low, high, self.sequence(list(body), flags))
+        if op is _ATOMIC:
+            return self.sequence(list(value), flags)
+        if op is _sre.GROUPREF_EXISTS:
+            _group, yes, no = value
+            return union(self.sequence(list(yes), flags), self.sequence(list(no), flags) if no else EMPTY)
+        if op is _sre.GROUPREF:
+            return self.groups.get(value) or repeat(0, _sre.MAXREPEAT, character_shapes(_sre.ANY, None, re.S))
+        raise ValueError(f"a part of a pattern line_reach does not know: {op}")
+
+
+def character_shapes(op: Any, value: Any, flags: int) -> Shapes:
+    """The shapes of one character matched by the node ``(op, value)`` under ``flags``: which of a
+    line break, other white space and text it can match, found by running the node, compiled
+    alone, over every character of each kind (remembered: patterns share their classes)."""
+    key = (op, repr(value), flags)
+    if key not in _CHARACTER_SHAPES:
+        state = _sre_parse.State()
+        state.flags = flags
+        node = _sre_compile.compile(_sre_parse.SubPattern(state, [(op, value)]), flags)
+        kinds = {("blank", True): "\n", ("blank", False): _other_white_space(), ("text", False, False): _text()}
+        _CHARACTER_SHAPES[key] = {shape: 0 for shape, chars in kinds.items() if node.search(chars)}
+    return _CHARACTER_SHAPES[key]
+
+
+_CHARACTER_SHAPES: dict[tuple[Any, str, int], Shapes] = {}
+
+
+@functools.lru_cache(maxsize=None)
+def _other_white_space() -> str:
+    """Every character that is white space (``\\s``, as the audit's windows read it) but a line break."""
+    return "".join(chr(code) for code in range(sys.maxunicode + 1) if chr(code).isspace() and code != 10)
+
+
+@functools.lru_cache(maxsize=None)
+def _text() -> str:
+    """Every character that is not white space."""
+    return "".join(chr(code) for code in range(sys.maxunicode + 1) if not chr(code).isspace())
+
