@@ -1,0 +1,33 @@
+"""A private key block is found whatever its size and whatever follows it (SK651).  Its pattern
+reads the block's first 400 characters; it used to require ``-----END`` or the end of the text
+within them, so a 2048-bit RSA key (1,600 characters) with text after it, or a short document
+ending with one, held no match: the key was found only in a long document, where the window
+around the header ended a line later and ``\\Z`` matched the end of that window."""
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from skillsite.audit.engine import audit_document
+from skillsite.audit.text import WINDOWED
+
+FILLER = "Plain reference text about deployments and logs.\n"
+
+
+def rsa_key(seed: int) -> str:
+    """A PEM block the size of a 2048-bit RSA key: 1,600 characters of base64 in lines of 64."""
+    chance = random.Random(seed)
+    body = "".join(chance.choice(string.ascii_letters + string.digits + "+/") for _ in range(1600))
+    lines = "\n".join(body[at:at + 64] for at in range(0, len(body), 64))
+    return f"-----BEGIN RSA PRIVATE KEY-----\n{lines}\n-----END RSA PRIVATE KEY-----\n"
+
+
+@pytest.mark.parametrize("before, after", [("", ""), ("", FILLER * 3), (FILLER, FILLER),
+                                           (FILLER * (WINDOWED // 40), FILLER * (WINDOWED // 40))])
+@pytest.mark.parametrize("path", ["assets/id_rsa", "references/setup.md"])
+def test_a_full_size_private_key_is_found(before, after, path):
+    findings = [(f.code, f.line) for f in audit_document(path, before + rsa_key(7) + after)]
+    assert findings == [("SK651", before.count("\n") + 1)]
+
