@@ -1,6 +1,16 @@
 """A scanned text file: its lines, its fenced code blocks, and a folded copy for matching
 (:mod:`skillsite.audit.folding`), where split or disguised keywords read as plain words; and the
 gated patterns the rules run on it.
+
+A gate finds what its pattern's ``finditer`` finds over the whole folded text, with one limit: in
+a long document (:data:`WINDOWED` characters or more) a pattern runs only on the lines around its
+literals, as many lines holding text on either side as one match can cross into (its line reach,
+:mod:`skillsite.audit.literals`), at most :data:`MAX_LINES`.  A pattern whose matches may cross
+more (an open-ended run of arguments, each of which may stand on a line of its own, as in
+``tee\n-a\n-a\n~/.bashrc``; SK634's ``subprocess`` call; SK651's 400 characters) is searched
+that far, and a match of it spanning more than :data:`MAX_LINES` lines holding text beyond its
+literal's, in a long document, is not found.  Searched further, such patterns read the rest of
+the text from each literal of a hostile one: time that grows with the square of its length.
 """
 from __future__ import annotations
 
@@ -91,16 +101,16 @@ class Document:
         return all(any(self.has(word) for word in group) for group in groups)
 
     def windows(self, literals: frozenset[str], paragraphs: bool = False,
-                also: tuple[frozenset[str], ...] = ()) -> list[tuple[int, int]]:
+                also: tuple[frozenset[str], ...] = (), lines: int = 1) -> list[tuple[int, int]]:
         """The parts of the lower-cased text a gate scans: every line where one of ``literals``
-        starts, with the nearest line holding text on either side (:meth:`_lines_around`) or,
-        with ``paragraphs``, every paragraph (text between blank lines) holding one; merged, in
-        order, and only those where one of each set of ``also`` starts too (remembered: gates
-        share literals)."""
-        key = (literals, paragraphs, also)
+        starts, with ``lines`` lines holding text on either side (:meth:`_lines_around`) or, with
+        ``paragraphs``, every paragraph (text between blank lines) holding one; merged, in order,
+        and only those where one of each set of ``also`` starts too (remembered: gates share
+        literals)."""
+        key = (literals, paragraphs, also, lines)
         found = self._windows.get(key)
         if found is None:
-            span = self._paragraph_around if paragraphs else self._lines_around
+            span = self._paragraph_around if paragraphs else functools.partial(self._lines_around, lines=lines)
             found = _windows(self._starts(literals), span)
             for other in also:
                 found = _holding(found, self._starts(other))
@@ -114,23 +124,40 @@ class Document:
             return self.found.starts(literals)
         return sorted(at for word in literals for at in occurrences(self.lower, word))
 
-    def _lines_around(self, at: int) -> tuple[int, int, int]:
+    def _lines_around(self, at: int, lines: int = 1) -> tuple[int, int, int]:
         """(start, end, tail) of the line holding offset ``at`` of the lower-cased text, with the
-        line before and the line after it that hold more than white space (and the blank lines
+        ``lines`` lines before and after it that hold more than white space (and the blank lines
         between): lines of white space, which ``\\s`` matches, cannot part a command from its
-        arguments.  ``tail`` is where that line after starts (the end of the text when there is
-        none): a start on it has a line after of its own."""
+        arguments.  ``tail`` is where the first line holding text after it starts (the end of the
+        text when there is none): a start there has lines after of its own."""
+        return (self._start_before(at, lines), *self._end_after(at, lines))
+
+    def _start_before(self, at: int, lines: int) -> int:
+        """Where the ``lines``-th line holding text before the line of ``at`` starts (0: none)."""
+        low = self.lower
+        start = low.rfind("\n", 0, at) + 1
+        for _ in range(lines):
+            if start == 0:
+                break
+            start = low.rfind("\n", 0, _text_end(low, start)) + 1
+        return start
+
+    def _end_after(self, at: int, lines: int) -> tuple[int, int]:
+        """Where the ``lines``-th line holding text after the line of ``at`` ends, and where the
+        first one starts (each the end of the text when there is none)."""
         low, size = self.lower, len(self.lower)
-        before = low.rfind("\n", 0, at)          # the line break ending the line before
-        while before > 0 and low[before - 1].isspace():
-            before -= 1
-        start = low.rfind("\n", 0, max(0, before)) + 1
-        after = low.find("\n", at)               # the line break ending the line of ``at``
-        text_after = _TEXT.search(low, after) if after >= 0 else None
-        if text_after is None:
-            return start, size, size
-        end = low.find("\n", text_after.start())
-        return start, size if end < 0 else end, low.rfind("\n", after, text_after.start()) + 1
+        end = low.find("\n", at)
+        following = _TEXT.search(low, end) if end >= 0 else None
+        if following is None:
+            return size, size
+        tail = low.rfind("\n", end, following.start()) + 1
+        for count in range(lines):
+            if count and (following := _TEXT.search(low, end)) is None:
+                return size, tail
+            end = low.find("\n", following.start())
+            if end < 0:
+                return size, tail
+        return end, tail
 
     def _paragraph_around(self, at: int) -> tuple[int, int, int]:
         """(start, end, tail) of the paragraph holding offset ``at`` of the lower-cased text; its
@@ -276,15 +303,39 @@ WINDOWED = 4096
 SPARSE = 32
 #: A character that is not white space.
 _TEXT = re.compile(r"\S")
+#: How many characters :func:`_text_end` reads back at a time.
+_CHUNK = 256
+#: The most lines holding text on either side of a literal's that a gate scans in a long document:
+#: a pattern whose matches may cross more line boundaries (an open-ended repeat of arguments that
+#: may each stand on a line of its own) is searched that far, and a match of it spanning more
+#: lines holding text is not found there.  Each literal's window reads up to twice this many lines
+#: and the one holding it: the cost of a long document of literals grows with it.  Real commands
+#: stay on a line or two (on the shared corpus, no match of an open-ended pattern crosses more
+#: than one line boundary); eight leave an attacker's padding room for a command word and seven
+#: arguments each on a line of its own, and cover every bounded pattern but two (SK634's
+#: ``subprocess`` call, 14; SK651's 400 characters of key).
+MAX_LINES = 8
 #: A line break that ends a blank line (or ends the line before one): where a paragraph stops.
 _BLANK_LINE = re.compile(r"\n(?=[ \t\r]*\n)")
 
 
+def _text_end(text: str, at: int) -> int:
+    """Where the text before ``at`` ends: after its last character that is not white space (0:
+    none).  Read back in chunks, each stripped at once, so a long run of white space costs little."""
+    while at > 0:
+        start = max(0, at - _CHUNK)
+        kept = len(text[start:at].rstrip())
+        if kept:
+            return start + kept
+        at = start
+    return 0
+
+
 def _windows(starts: list[int], span: Callable[[int], tuple[int, int, int]]) -> list[tuple[int, int]]:
     """Merged (start, end) offsets of the ``span`` around each of ``starts`` (in order).  ``span``
-    also gives its *tail*: where the starts whose own span may reach past its end begin (its last
-    line holding text).  A start inside the last window before its tail makes no window of its own;
-    one in its tail extends it: a match starting on that line may run on into the next one."""
+    also gives its *tail*: where the starts whose own span may reach past its end begin (the line
+    holding text after the start's).  A start inside the last window before its tail makes no
+    window of its own; one in its tail extends it: a match starting there may run on past its end."""
     windows: list[tuple[int, int]] = []
     limit = tail = -1   # the end of the last window, and its tail
     for at in starts:
@@ -394,9 +445,10 @@ class Gate:
     ``literals`` and one of each set it needs ``also``, derived from the pattern
     (:mod:`skillsite.audit.literals`): a document where they do not all occur
     (:mod:`skillsite.audit.prefilter`) is not searched, and in a long document only the lines
-    around the literals' occurrences (with the nearest line holding text on either side) that
-    hold the others too are.  A
-    pattern without literals is searched for in the whole text.  ``words``, when a gate is given
+    around the literals' occurrences that hold the others too are: with as many lines holding text
+    on either side as one match can cross into (``lines``: its line reach, at most
+    :data:`MAX_LINES`; see the module's docstring).  A pattern without literals is searched for in
+    the whole text.  ``words``, when a gate is given
     some, are groups of words the document must hold one of each besides; the first group's
     words take the literals' place around which a gate without literals scans.
 
@@ -430,6 +482,7 @@ class Gate:
     starts: frozenset[str] | None = None     # every match starts with one of these (None: not known)
     restarts: bool = True                    # a hopeless run is searched for a later start (False: never)
     beside: re.Pattern[str] | None = None    # the branches a hopeless run does not cover (None: it covers all)
+    lines: int = MAX_LINES                   # lines holding text a long document is scanned on around a literal's
 
     @property
     def hopeless(self) -> bool:
@@ -457,7 +510,7 @@ class Gate:
             return self._within(doc, doc.windows(anchors, True, self.also))
         if len(doc.lower) < WINDOWED or len(doc.lower) != len(doc.folded) or not anchors:
             return self._matches(doc, 0, len(doc.folded))
-        return self._within(doc, doc.windows(anchors, False, self.also))
+        return self._within(doc, doc.windows(anchors, False, self.also, self.lines))
 
     def _within(self, doc: Document, windows: list[tuple[int, int]]) -> Iterator[re.Match[str]]:
         for start, end in windows:
@@ -667,4 +720,11 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
         _add_words(words)
     return Gate(re.compile(pattern, flags), words, candidates, paragraphs, restart,
                 needs[0] if needs else None, needs[1:], _slot(found), found.starts, restarts,
-                None if beside is None else re.compile(beside, flags))
+                None if beside is None else re.compile(beside, flags), lines_around(found.reach))
+
+
+def lines_around(reach: int | None) -> int:
+    """How many lines holding text on either side of a literal's a gate scans in a long document:
+    as many as one match of its pattern can cross into (its ``reach``), at most :data:`MAX_LINES`
+    (also when its reach has no bound or is not known)."""
+    return MAX_LINES if reach is None else min(reach, MAX_LINES)

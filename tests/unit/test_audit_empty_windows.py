@@ -9,7 +9,7 @@ import pytest
 
 from skillsite.audit import text
 from skillsite.audit.rules import RULES
-from skillsite.audit.text import WINDOWED, make_document
+from skillsite.audit.text import MAX_LINES, WINDOWED, make_document
 
 #: SK634's netcat handing a shell (hopeless, no known starts: searched through its lowered search)
 #: and SK663's ``rm --no-preserve-root`` (hopeless, tried at each ``rm``; its windows are around
@@ -31,8 +31,8 @@ class CountedNextMatch(text._NextMatch):
 @pytest.mark.parametrize("each, line", [(NETCAT, "echo -e 'a b'\n"), (RM, "echo --no-preserve-root\n")])
 def test_a_window_without_a_candidate_makes_no_scan(each, line, monkeypatch):
     monkeypatch.setattr(text, "_NextMatch", CountedNextMatch)
-    doc = make_document("scripts/run.sh", (line + "x\n" * 8) * (4 * WINDOWED // len(line)))
-    windows = doc.windows(each.gate.anchors, False, each.gate.also)
+    doc = make_document("scripts/run.sh", (line + "x\n" * (2 * MAX_LINES + 1)) * (4 * WINDOWED // len(line)))
+    windows = doc.windows(each.gate.anchors, False, each.gate.also, each.gate.lines)
     CountedNextMatch.made = 0
     assert each.gate.admits(doc) and len(windows) > 100
     assert list(each.finditer(doc)) == [] and CountedNextMatch.made == 0

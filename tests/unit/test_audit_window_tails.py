@@ -111,14 +111,14 @@ def _characters_read(text: str) -> int:
     doc = make_document("references/notes.md", text)
     lines_around, read = doc._lines_around, [0]
 
-    def counted(at: int) -> tuple[int, ...]:
-        span = lines_around(at)
+    def counted(at: int, lines: int = 1) -> tuple[int, ...]:
+        span = lines_around(at, lines)
         read[0] += span[1] - span[0]
         return span
 
     doc._lines_around = counted  # type: ignore[method-assign]
     gate = RULES["SK622"].patterns[0].gate
-    doc.windows(gate.anchors or frozenset(), False, gate.also)
+    doc.windows(gate.anchors or frozenset(), False, gate.also, gate.lines)
     return read[0]
 
 
