@@ -31,3 +31,10 @@ def test_a_full_size_private_key_is_found(before, after, path):
     findings = [(f.code, f.line) for f in audit_document(path, before + rsa_key(7) + after)]
     assert findings == [("SK651", before.count("\n") + 1)]
 
+
+
+def test_a_key_after_a_header_without_a_block_is_found():
+    """A header left without its block (a template, an example cut short) does not take in the key
+    after it: each block's body stops at the next header as at its own end."""
+    text = "-----BEGIN RSA PRIVATE KEY-----\n...\n\n" + rsa_key(7) + FILLER * 3
+    assert [(f.code, f.line) for f in audit_document("references/setup.md", text)] == [("SK651", 4)]

@@ -96,7 +96,7 @@ def hard_coded_token(doc: Document, match: re.Match[str], hit: Hit) -> Hit | Non
       "A PEM or OpenSSH private key with key material in it is a leaked secret. Never demoted: a key in "
       "an example is leaked all the same.", demotion=NEVER,
       patterns=(pattern(r"-----BEGIN (?:(?:RSA|DSA|EC|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY(?: BLOCK)?-----"
-                        r"(?P<body>(?:(?!-----END)[\s\S]){0,400})(?:-----END)?", flags=0),))
+                        r"(?P<body>(?:(?!-----(?:END|BEGIN))[\s\S]){0,400})(?:-----END)?", flags=0),))
 def private_key(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Key material in the block (not "..." or a placeholder); reported at its first line."""
     body = match.group("body")
