@@ -137,9 +137,11 @@ class Document:
         low = self.lower
         start = low.rfind("\n", 0, at) + 1
         for _ in range(lines):
-            if start == 0:
-                break
-            start = low.rfind("\n", 0, _text_end(low, start)) + 1
+            if start < 2:   # the first line, or the second after an empty first one
+                return 0
+            # the line before holds text where it ends; else read back over the white space
+            before = start - 1 if not low[start - 2].isspace() else _text_end(low, start)
+            start = low.rfind("\n", 0, before) + 1
         return start
 
     def _end_after(self, at: int, lines: int) -> tuple[int, int]:
@@ -151,13 +153,10 @@ class Document:
         if following is None:
             return size, size
         tail = low.rfind("\n", end, following.start()) + 1
-        for count in range(lines):
-            if count and (following := _TEXT.search(low, end)) is None:
-                return size, tail
-            end = low.find("\n", following.start())
-            if end < 0:
-                return size, tail
-        return end, tail
+        if lines == 0:
+            return end, tail
+        end = _lines_of_text(lines).match(low, following.start()).end()  # type: ignore[union-attr]
+        return (end, tail) if _TEXT.search(low, end) else (size, tail)
 
     def _paragraph_around(self, at: int) -> tuple[int, int, int]:
         """(start, end, tail) of the paragraph holding offset ``at`` of the lower-cased text; its
@@ -317,6 +316,13 @@ _CHUNK = 256
 MAX_LINES = 8
 #: A line break that ends a blank line (or ends the line before one): where a paragraph stops.
 _BLANK_LINE = re.compile(r"\n(?=[ \t\r]*\n)")
+
+
+@functools.lru_cache(maxsize=None)
+def _lines_of_text(count: int) -> re.Pattern[str]:
+    """From the start of a line's text, that line and the ``count - 1`` lines holding text after it
+    (fewer where the text has fewer), with the blank lines between."""
+    return re.compile(r"[^\n]*(?:\s*\S[^\n]*){0,%d}" % (count - 1))
 
 
 def _text_end(text: str, at: int) -> int:
