@@ -117,5 +117,7 @@ def rules_above(root: Path) -> Ignores:
         if spec is not None:
             rules.append((real.relative_to(folder).as_posix() + "/", "", spec))
     found = Ignores(tuple(rules))
-    # a source folder the user names is searched even where git ignores it (as `git add -f` adds)
-    return Ignores() if any(spec.check_file(prefix).include for prefix, _, spec in rules) else found
+    # a source folder the user names is searched even where git ignores it (as `git add -f` adds);
+    # as git decides a folder: the deepest .gitignore with a matching pattern, its last match
+    verdicts = (pathspec.PathSpec(spec.patterns).check_file(prefix).include for prefix, _, spec in reversed(rules))
+    return Ignores() if next((v for v in verdicts if v is not None), False) else found

@@ -357,3 +357,26 @@ def test_a_later_folder_pattern_unignores_a_folder_an_earlier_name_ignores(tmp_p
     write_skill(tmp_path, "build")
     write_skill(tmp_path, "kept")
     assert [s.id for s in discover([tmp_path]).sources] == ["build", "kept"]
+
+
+def test_a_source_folder_below_a_whitelist_gitignore_keeps_its_rules(tmp_path):
+    """A source folder inside a repository whose root .gitignore is git's whitelist idiom (``*``,
+    ``!*/``, ``!SKILL.md``): git does not ignore the folder (``!*/`` is the last match), so the
+    rules above it still apply and a skill's other files stay ignored, as when the repository's
+    root is searched (they were all bundled: the folder was taken for one git ignores).  A deeper
+    .gitignore has the last word on the source folder, as on any other."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".gitignore").write_text("*\n!*/\n!SKILL.md\n", encoding="utf-8")
+    write_skill(repo, "skills/one")
+    (repo / "skills" / "one" / "notes.txt").write_text("ignored", encoding="utf-8")
+    for root, skill_id in ((repo, "skills/one"), (repo / "skills", "one")):
+        found = discover([root])
+        assert [(s.id, [f.path for f in s.files]) for s in found.sources] == [(skill_id, [])]
+    # a deeper .gitignore has the last word on the source folder too: ``!skills/`` keeps it
+    (repo / ".gitignore").write_text("skills/\n", encoding="utf-8")
+    write_skill(repo, "team/skills/two")
+    (repo / "team" / ".gitignore").write_text("!skills/\n*.txt\n", encoding="utf-8")
+    (repo / "team" / "skills" / "two" / "notes.txt").write_text("ignored", encoding="utf-8")
+    found = discover([repo / "team" / "skills"])
+    assert [(s.id, [f.path for f in s.files]) for s in found.sources] == [("two", [])]
