@@ -3,17 +3,18 @@ installer do: the folders of version control systems and tools (``.git``, ``node
 caches), virtual environments (a folder holding ``pyvenv.cfg`` or ``conda-meta``), and every
 path a ``.gitignore`` ignores (with git's rules: each file applies to its folder and below,
 a deeper one has the last word; the ``.gitignore`` files between the repository's root and a
-source root apply too).  Matching is pathspec's ``GitIgnoreSpec`` for a file; a folder is
-ignored by the last pattern that matches it, as git decides (``GitIgnoreSpec`` lets a pattern
-without a slash outrank a later folder pattern: ``*`` then ``!*/`` would ignore every folder,
-where git ignores none).
+source root apply too).  pathspec's ``GitIgnoreSpec`` reads the patterns; a path is decided as
+git decides it, by the last pattern matching the path itself (:func:`_matches`), not one that
+matches a folder above it: the walk is in that folder, so git did not ignore it.  (pathspec's own
+``check_file`` lets ``*`` outrank a later ``!*/`` for a folder, a deeper ``!*/`` take back the
+files of the folders it matches, and ``a/**`` match ``a``; git does none of these.)
 """
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
 
 import pathspec
 
@@ -35,15 +36,36 @@ def is_environment(names: set[str] | frozenset[str] | dict[str, object]) -> bool
     return False
 
 
-def _searches(spec: pathspec.GitIgnoreSpec) -> tuple[Callable[[str], Any], ...]:
-    """One test per pattern of ``spec`` that can decide (not a comment): a search of its regular
-    expression (None where ``check_file`` would find no match), or the pattern's own ``match_file``."""
-    tests = []
-    for pattern in spec.patterns:
-        if pattern.include is not None:
-            regex = getattr(pattern, "regex", None)
-            tests.append(pattern.match_file if regex is None else regex.search)
-    return tuple(tests)
+#: One pattern of a .gitignore, as :meth:`Ignores.ignored` asks it: whether it ignores (False: a
+#: negation), its regular expression and that expression's named groups (pathspec's folder mark).
+_Test = tuple[bool, re.Pattern[str], tuple[str, ...]]
+
+
+def _tests(spec: pathspec.GitIgnoreSpec) -> tuple[_Test, ...]:
+    """The patterns of ``spec`` that can decide (not comments), the last first: the last one
+    matching a path decides it."""
+    return tuple((pattern.include, pattern.regex, tuple(pattern.regex.groupindex))
+                 for pattern in reversed(spec.patterns) if pattern.include is not None and pattern.regex is not None)
+
+
+def _matches(test: _Test, path: str, is_dir: bool) -> bool:
+    """Whether a pattern matches ``path`` itself, as git matches it: not through a folder above it
+    (the walk is in that folder, so git did not ignore it, and a pattern matching it, negated or
+    not, says nothing of what it holds).  pathspec marks a match through a folder with a named
+    group (its folder mark, the "/" after the folder): for a folder, the mark of its own "/" is a
+    match of the folder itself.  A pattern without one (``a/**``, ``*``) matches the path, never
+    through the folder: ``a/**`` matches what ``a`` holds, not ``a``."""
+    _, regex, marks = test
+    if not marks:
+        return regex.search(path) is not None
+    text = path + "/" if is_dir else path
+    found = regex.search(text)
+    while found is not None:
+        mark = next((name for name in marks if found.start(name) != -1), None)
+        if mark is None or found.end(mark) == len(text):
+            return True
+        found = regex.search(text, found.end())  # the next folder ("*/" is not anchored)
+    return False
 
 
 @dataclass(frozen=True)
@@ -53,29 +75,24 @@ class Ignores:
     or the rules' own folder relative to the root, and the rules."""
 
     rules: tuple[tuple[str, str, pathspec.GitIgnoreSpec], ...] = ()  # (root prefix, folder in the walk, spec)
-    #: per rule, deepest first: its folder, root prefix, spec and :func:`_searches` (asked first:
-    #: most paths match no pattern, and a search is cheaper than ``check_file``)
-    _deepest_first: tuple[tuple[str, str, pathspec.GitIgnoreSpec, pathspec.PathSpec,
-                                tuple[Callable[[str], Any], ...]], ...] = field(init=False, repr=False, compare=False)
+    #: per rule, deepest first: its folder, root prefix and :func:`_tests`
+    _deepest_first: tuple[tuple[str, str, tuple[_Test, ...]], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_deepest_first", tuple(
-            (folder, root_prefix, spec, pathspec.PathSpec(spec.patterns), _searches(spec))
-            for root_prefix, folder, spec in reversed(self.rules)))
+            (folder, root_prefix, _tests(spec)) for root_prefix, folder, spec in reversed(self.rules)))
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
-        """Whether the path ``rel`` (relative to the walk's root: names joined by "/", as
-        ``check_file`` leaves a path on any system) is ignored."""
-        for folder, root_prefix, spec, last_match, searches in self._deepest_first:
+        """Whether the path ``rel`` (relative to the walk's root: names joined by "/") is ignored,
+        the folders above it not (the walk left out those that are): as git decides, by the last
+        pattern matching it of the deepest .gitignore with one."""
+        for folder, root_prefix, tests in self._deepest_first:
             if folder and not rel.startswith(folder + "/"):
                 continue
-            path = root_prefix + (rel[len(folder) + 1:] if folder else rel) + ("/" if is_dir else "")
-            for search in searches:
-                if search(path) is not None:
-                    verdict = (last_match if is_dir else spec).check_file(path).include
-                    if verdict is not None:
-                        return verdict
-                    break
+            path = root_prefix + (rel[len(folder) + 1:] if folder else rel)
+            for test in tests:
+                if _matches(test, path, is_dir):
+                    return test[0]
         return False
 
     def with_file(self, path: str, folder: str) -> Ignores:

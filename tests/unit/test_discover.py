@@ -380,3 +380,28 @@ def test_a_source_folder_below_a_whitelist_gitignore_keeps_its_rules(tmp_path):
     (repo / "team" / "skills" / "two" / "notes.txt").write_text("ignored", encoding="utf-8")
     found = discover([repo / "team" / "skills"])
     assert [(s.id, [f.path for f in s.files]) for s in found.sources] == [("two", [])]
+
+
+def test_a_pattern_through_a_folder_says_nothing_of_what_it_holds(tmp_path):
+    """git matches a pattern against a path itself: a deeper .gitignore's ``!*/`` or ``!team/``
+    takes back folders, not the files in them, so ``*.txt`` above still ignores those
+    (``git check-ignore`` names ``*.txt``; they were bundled)."""
+    (tmp_path / ".gitignore").write_text("*.txt\n", encoding="utf-8")
+    write_skill(tmp_path, "one/team/two")
+    (tmp_path / "one" / ".gitignore").write_text("!*/\n!team/\n", encoding="utf-8")
+    (tmp_path / "one" / "team" / "two" / "notes.txt").write_text("ignored", encoding="utf-8")
+    (tmp_path / "one" / "team" / "two" / "notes.md").write_text("kept", encoding="utf-8")
+    found = discover([tmp_path])
+    assert [(s.id, [f.path for f in s.files]) for s in found.sources] == [("one/team/two", ["notes.md"])]
+
+
+def test_what_a_folder_holds_is_ignored_not_the_folder(tmp_path):
+    """``a/**`` matches what ``a`` holds, not ``a``: ``!a/skill/`` then takes that skill back (git
+    lists a/skill/SKILL.md; nothing was found); ``**/drafts/**`` ignores a folder inside a
+    ``drafts`` folder, ``drafts/drafts`` too."""
+    (tmp_path / ".gitignore").write_text("a/**\n!a/skill/\n!a/skill/**\n**/drafts/**\n", encoding="utf-8")
+    write_skill(tmp_path, "a/skill")
+    write_skill(tmp_path, "a/other")
+    write_skill(tmp_path, "drafts")
+    write_skill(tmp_path, "drafts/drafts/inner")
+    assert [s.id for s in discover([tmp_path]).sources] == ["a/skill", "drafts"]

@@ -1,47 +1,92 @@
-"""The walk's shortcuts decide as the checks they stand in front of: the .gitignore rules' search
-before ``check_file`` (:meth:`skillsite.source.ignore.Ignores.ignored`), and the first character
-before :func:`~skillsite.agent.vcs_names.is_vcs_folder` (:func:`skillsite.source.discover.is_tool_folder`)."""
+"""The walk decides as git does and its shortcuts as the checks they stand in front of: what a
+.gitignore ignores, as ``git ls-files --others --exclude-standard`` lists a tree
+(:meth:`skillsite.source.ignore.Ignores.ignored`), and the first character before
+:func:`~skillsite.agent.vcs_names.is_vcs_folder` (:func:`skillsite.source.discover.is_tool_folder`)."""
 from __future__ import annotations
 
-import pathspec
-from hypothesis import example, given, settings
+import os
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given
 from hypothesis import strategies as st
 
 from skillsite.agent.vcs_names import VCS_FOLDERS, is_vcs_folder
 from skillsite.source.discover import is_tool_folder
-from skillsite.source.ignore import TOOL_FOLDERS, Ignores
+from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores
 
-#: Lines of .gitignore files: plain names, globs, anchored and folder rules, negations, comments.
+#: Lines of .gitignore files: plain names, globs, anchored and folder rules, negations, comments
+#: (not ``a/**/``: pathspec reads it as ``a/``, where git matches the folders inside ``a``).
 LINES = ["*.log", "!keep.log", "build/", "/top", "a/**/b", "**/c", "d/*", "!d/e", "cache/", "!*/", "*", "#x",
-         "", "x y", "\\#z", "[ab].md", "f?", "!f1", "**", "s/", "!s/t", "a/", "!a/b/"]
-NAMES = st.sampled_from(["a", "b", "c", "d", "e", "f1", "fx", "top", "keep.log", "x.log", "build", "cache", "s", "t",
-                         "x y", "#z", "a.md", "b.md", "é"])
+         "", "x y", "\\#z", "[ab].md", "f?", "!f1", "**", "s/", "!s/t", "a/", "!a/b/", "a/**", "!a/s/", "!a/s/**",
+         "!**/", "**/s/**", "*/*", "/*", "!/a", "a/*/", "!keep*", "!s", "s", "!build/"]
+FOLDERS = ["a", "b", "c", "d", "s", "build", "cache", "top", "x y"]
+FILES = ["SKILL.md", "keep.log", "x.log", "f1", "fx", "a.md", "#z", "s", "e"]
+SEEDS = range(150)
 
 
-def reference(rules: tuple[tuple[str, str, pathspec.GitIgnoreSpec], ...], rel: str, is_dir: bool) -> bool:
-    """What ``Ignores.ignored`` answers without its shortcut: ``check_file`` of each rule, deepest
-    first; for a folder, of the rule's patterns with the last match winning, as git decides."""
-    for root_prefix, folder, spec in reversed(rules):
-        if folder and not rel.startswith(folder + "/"):
-            continue
-        matching = pathspec.PathSpec(spec.patterns) if is_dir else spec
-        verdict = matching.check_file(root_prefix + (rel[len(folder) + 1:] if folder else rel)
-                                      + ("/" if is_dir else "")).include
-        if verdict is not None:
-            return verdict
-    return False
+def random_tree(rng: random.Random, folder: Path, depth: int = 0) -> None:
+    """Folders and files of the names above, some with a .gitignore of a few LINES."""
+    folder.mkdir(exist_ok=True)
+    for name in rng.sample(FILES, rng.randint(1, 3)):
+        (folder / name).write_text("x", encoding="utf-8")
+    if rng.random() < (0.9 if depth == 0 else 0.4):
+        (folder / GITIGNORE).write_text("".join(rng.choice(LINES) + "\n" for _ in range(rng.randint(1, 4))),
+                                        encoding="utf-8")
+    for name in rng.sample(FOLDERS, rng.randint(0, 3) if depth < 3 else 0):
+        if not (folder / name).is_file():
+            random_tree(rng, folder / name, depth + 1)
 
 
-@settings(max_examples=400, deadline=None)
-@given(files=st.lists(st.tuples(st.sampled_from(["", "mid/", "a/b/"]), st.sampled_from(["", "a", "a/b", "d"]),
-                                st.lists(st.sampled_from(LINES), max_size=5)), max_size=4),
-       path=st.lists(NAMES, min_size=1, max_size=4), is_dir=st.booleans())
-@example(files=[("", "", ["*", "!*/"])], path=["a"], is_dir=True)   # git's whitelist idiom: no folder ignored
-def test_ignored_answers_as_check_file_of_each_rule(files, path, is_dir) -> None:
-    rules = tuple((prefix if not folder else "", folder, pathspec.GitIgnoreSpec.from_lines(lines))
-                  for prefix, folder, lines in files)
-    rel = "/".join(path)
-    assert Ignores(rules).ignored(rel, is_dir) == reference(rules, rel, is_dir)
+def walked(root: Path) -> set[str]:
+    """The files a walk keeps, as discovery walks: each folder's .gitignore joins the rules, and
+    a folder the rules ignore is not walked into."""
+    kept = set()
+
+    def walk(folder: Path, rel: str, ignores: Ignores) -> None:
+        if (folder / GITIGNORE).is_file():
+            ignores = ignores.with_file(str(folder / GITIGNORE), rel)
+        for name in sorted(os.listdir(folder)):
+            path, inner = folder / name, f"{rel}/{name}" if rel else name
+            if name == ".git" or ignores.ignored(inner, path.is_dir()):
+                continue
+            if path.is_dir():
+                walk(path, inner, ignores)
+            else:
+                kept.add(inner)
+
+    walk(root, "", Ignores())
+    return kept
+
+
+def git_lists(root: Path) -> set[str]:
+    """The files git keeps: untracked and not ignored (no excludes file but the tree's own)."""
+    listed = subprocess.run(["git", "-c", "core.excludesFile=", "ls-files", "--others", "--exclude-standard", "-z"],
+                            cwd=root, capture_output=True, check=True).stdout.decode("utf-8")
+    return {path for path in listed.split("\0") if path}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+def test_a_walk_keeps_the_files_git_keeps(tmp_path: Path) -> None:
+    """Seeded trees, each a git repository: the walk keeps what git lists; git's whitelist idiom
+    (``*``, ``!*/``: no folder ignored) is the first."""
+    differ = []
+    for seed in SEEDS:
+        root = tmp_path / str(seed)
+        if seed == 0:
+            (root / "a" / "b").mkdir(parents=True)
+            (root / GITIGNORE).write_text("*\n!*/\n!SKILL.md\n", encoding="utf-8")
+            (root / "a" / "b" / "SKILL.md").write_text("x", encoding="utf-8")
+            (root / "a" / "b" / "x.log").write_text("x", encoding="utf-8")
+        else:
+            random_tree(random.Random(seed), root)
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        if (ours := walked(root)) != (git := git_lists(root)):
+            differ.append(f"seed {seed}: only the walk's {sorted(ours - git)}, only git's {sorted(git - ours)}")
+    assert not differ, "\n".join(differ)
 
 
 def test_every_spelling_of_a_version_control_folder_is_a_tool_folder() -> None:
