@@ -15,6 +15,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pathspec
 
@@ -108,8 +109,27 @@ def _read_rules(path: str) -> pathspec.GitIgnoreSpec | None:
             text = handle.read(MAX_GITIGNORE_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
-    spec = pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    return rules_of(text)
+
+
+def rules_of(text: str) -> pathspec.GitIgnoreSpec | None:
+    """The rules of a .gitignore file's text; None when it holds none.  A line pathspec cannot
+    read (``!`` alone, a ``\\`` at the end, a range such as ``[z-a]``) matches nothing, as in git,
+    instead of refusing the whole file with a traceback (a tree's files are untrusted)."""
+    lines = text.splitlines()
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    except (ValueError, re.error):
+        spec = pathspec.GitIgnoreSpec([pattern for line in lines for pattern in _patterns(line)])
     return spec if len(spec) else None
+
+
+def _patterns(line: str) -> list[Any]:
+    """The pattern of one line, or none when pathspec cannot read it."""
+    try:
+        return list(pathspec.GitIgnoreSpec.from_lines([line]).patterns)
+    except (ValueError, re.error):
+        return []
 
 
 def repository_folder(path: Path) -> Path | None:

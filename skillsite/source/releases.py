@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
-import pathspec
 
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
@@ -31,7 +30,7 @@ from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError
                                           dirty_paths, first_parent_log, is_ancestor, open_repository, run_git,
                                           tags)
 from skillsite.source.ignore import (ENVIRONMENT_MARKERS, GITIGNORE, MAX_GITIGNORE_BYTES, Ignores,
-                                     rules_above)
+                                     rules_above, rules_of)
 from skillsite.bounded import read_limited
 from skillsite.source.parse import decode_skill_md, split_frontmatter
 from skillsite.source.versioning import canonical_version, precedence
@@ -458,8 +457,8 @@ def _not_ignored(files: list[ReleaseFile], above: Ignores, reader: ObjectReader)
     for path in sorted((f.path for f in files if posixpath.basename(f.path) == GITIGNORE), key=lambda p: p.count("/")):
         blob = next(f.blob for f in files if f.path == path)
         text = reader.read(blob, MAX_GITIGNORE_BYTES) or b""
-        spec = pathspec.GitIgnoreSpec.from_lines(text.decode("utf-8", "replace").splitlines())
-        if len(spec):
+        spec = rules_of(text.decode("utf-8", "replace"))
+        if spec is not None:
             rules.append(("", posixpath.dirname(path), spec))
     if not rules:
         return files

@@ -405,3 +405,14 @@ def test_what_a_folder_holds_is_ignored_not_the_folder(tmp_path):
     write_skill(tmp_path, "drafts")
     write_skill(tmp_path, "drafts/drafts/inner")
     assert [s.id for s in discover([tmp_path]).sources] == ["a/skill", "drafts"]
+
+
+def test_a_gitignore_line_pathspec_cannot_read_matches_nothing(tmp_path):
+    """``!`` alone, a ``\\`` at the end and ``[z-a]`` (pathspec refuses each) match nothing, as
+    in git; the file's other lines still apply (discovery stopped with a traceback)."""
+    write_skill(tmp_path, "one")
+    (tmp_path / ".gitignore").write_text("!\n\\\n[z-a]\n*.txt\n", encoding="utf-8")
+    (tmp_path / "one" / "notes.txt").write_text("ignored", encoding="utf-8")
+    (tmp_path / "one" / "notes.md").write_text("kept", encoding="utf-8")
+    found = discover([tmp_path])
+    assert [(s.id, [f.path for f in s.files]) for s in found.sources] == [("one", ["notes.md"])]

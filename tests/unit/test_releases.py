@@ -263,6 +263,22 @@ def test_a_release_leaves_out_what_gitignore_files_ignore(tmp_path: Path) -> Non
     assert [f.path for f in first.files] == [".gitignore", "SKILL.md", "notes.md"]
 
 
+def test_a_release_whose_gitignore_holds_lines_pathspec_cannot_read_keeps_its_other_rules(tmp_path: Path) -> None:
+    """``!`` alone, a ``\\`` at the end and ``[z-a]`` match nothing (as in git); they stopped the
+    history with a traceback (pathspec refuses them), a release's files being untrusted."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("s/a/SKILL.md", skill_md("a", "1.0.0"))
+    repo.write("s/a/.gitignore", "!\n\\\n[z-a]\nbuild/\n")
+    repo.write("s/a/notes.md", "notes\n")
+    repo.write("s/a/build/out.txt", "forced in\n")
+    repo.git("add", "-f", "s/a/build/out.txt")
+    repo.commit("1.0.0")
+    repo.write("s/a/SKILL.md", skill_md("a", "1.1.0"))
+    repo.commit("1.1.0")
+    first = history_of(repo.path / "s").releases["a"].releases[0]
+    assert [f.path for f in first.files] == [".gitignore", "SKILL.md", "notes.md"]
+
+
 def test_a_hand_made_tree_cannot_name_a_file_outside_the_folder(tmp_path: Path) -> None:
     repo = GitRepo(tmp_path / "repo")
     repo.write("s/a/SKILL.md", skill_md("a", "1.0.0"))
