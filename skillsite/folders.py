@@ -207,8 +207,32 @@ def _give_back(fd: int, name: str) -> bool:
         info = os.stat(name, dir_fd=fd, follow_symlinks=False)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & _OWNER_RWX == _OWNER_RWX:
             return False
-        # not following links: a folder replaced by a link since the stat above is refused, its target left as it is
-        os.chmod(name, stat.S_IMODE(info.st_mode) | _OWNER_RWX, dir_fd=fd, follow_symlinks=False)
+        mode = stat.S_IMODE(info.st_mode) | _OWNER_RWX
+        try:  # not following links: a folder replaced by a link since the stat above is refused, its target kept
+            os.chmod(name, mode, dir_fd=fd, follow_symlinks=False)
+        except (ValueError, NotImplementedError):  # a link's mode cannot change, or no system here changes one's
+            return _give_back_opened(fd, name, info, mode)
         return True
-    except (OSError, ValueError, NotImplementedError):  # a link's mode cannot change: ValueError here
+    except OSError:
         return False
+
+
+def _give_back_opened(fd: int, name: str, info: os.stat_result, mode: int) -> bool:
+    """:func:`_give_back` where the system changes no mode without following links (glibc before
+    2.32, or no /proc mounted: ``fchmodat`` refuses ``AT_SYMLINK_NOFOLLOW``): the folder opened
+    without following a link, still the one looked at, changed through its descriptor (one its
+    owner cannot read stays as it is)."""
+    try:
+        folder = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+    except OSError:  # a link, no folder, or one its owner cannot read
+        return False
+    try:
+        opened = os.fstat(folder)
+        if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino):
+            return False
+        os.fchmod(folder, mode)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(folder)

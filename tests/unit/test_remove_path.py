@@ -46,3 +46,48 @@ def test_a_folder_replaced_by_a_link_after_its_check_leaves_the_link_s_target_as
     monkeypatch.undo()
     assert stat.S_IMODE(os.stat(outside).st_mode) == 0o500
     assert os.path.islink(parent / "locked")
+
+
+def test_a_folder_is_given_back_where_no_mode_changes_without_following_links(tmp_path: Path, monkeypatch) -> None:
+    """Where ``fchmodat`` refuses ``AT_SYMLINK_NOFOLLOW`` (glibc before 2.32, or no /proc
+    mounted: Python raises ValueError, as ``unshare -m`` with /proc unmounted shows), a folder
+    its owner can read is still given back its permissions, through a descriptor opened without
+    following links (none was: a read-only folder stayed, and the tree with it)."""
+    parent = tmp_path / "remains"
+    (parent / "locked").mkdir(parents=True)
+    (parent / "locked").chmod(0o500)
+    real_chmod = os.chmod
+
+    def no_nofollow(path, mode, *, dir_fd=None, follow_symlinks=True):
+        if dir_fd is not None and not follow_symlinks:
+            raise ValueError("chmod: cannot use dir_fd and follow_symlinks together")
+        return real_chmod(path, mode, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
+
+    monkeypatch.setattr(folders.os, "chmod", no_nofollow)
+    fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert folders._give_back(fd, "locked") is True
+    finally:
+        os.close(fd)
+    assert stat.S_IMODE(os.stat(parent / "locked").st_mode) == 0o700
+    (parent / "locked").chmod(0o500)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    outside.chmod(0o500)
+    real_stat = os.stat
+
+    def look_then_swap(path, *args, **kwargs):   # a link in its place after the look is never followed
+        found = real_stat(path, *args, **kwargs)
+        if path == "locked" and kwargs.get("dir_fd") is not None:
+            os.rmdir(parent / "locked")
+            os.symlink(outside, parent / "locked")
+        return found
+
+    monkeypatch.setattr(folders.os, "stat", look_then_swap)
+    fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert folders._give_back(fd, "locked") is False
+    finally:
+        os.close(fd)
+    monkeypatch.undo()
+    assert stat.S_IMODE(os.stat(outside).st_mode) == 0o500
