@@ -148,13 +148,17 @@ def rules_above(root: Path) -> Ignores:
     top = next((i for i, folder in enumerate(above) if os.path.exists(folder / ".git")), None)
     if top is None:
         return Ignores()
-    rules = []
-    for folder in reversed(above[: top + 1]):
-        spec = _read_rules(str(folder / GITIGNORE))
-        if spec is not None:
-            rules.append((real.relative_to(folder).as_posix() + "/", "", spec))
-    found = Ignores(tuple(rules))
-    # a source folder the user names is searched even where git ignores it (as `git add -f` adds);
-    # as git decides a folder: the deepest .gitignore with a matching pattern, its last match
-    verdicts = (pathspec.PathSpec(spec.patterns).check_file(prefix).include for prefix, _, spec in reversed(rules))
-    return Ignores() if next((v for v in verdicts if v is not None), False) else found
+    chain = [*reversed(above[: top + 1]), real]   # the repository's top, and each folder down to the root
+    rules = [(folder, spec) for folder in chain[:-1] if (spec := _read_rules(str(folder / GITIGNORE))) is not None]
+    found = Ignores(tuple((real.relative_to(folder).as_posix() + "/", "", spec) for folder, spec in rules))
+    # a source folder the user names is searched even where git ignores it, or one above it (as `git add -f` adds)
+    return Ignores() if any(_folder_ignored(folder, rules) for folder in chain[1:]) else found
+
+
+def _folder_ignored(folder: Path, rules: list[tuple[Path, pathspec.GitIgnoreSpec]]) -> bool:
+    """Whether git ignores ``folder`` by the rules of the folders above it (``rules``: by folder,
+    the top first), its parent taken as not ignored: as the walk decides a folder."""
+    parent = folder.parent
+    held = [("" if where == parent else parent.relative_to(where).as_posix() + "/", "", spec)
+            for where, spec in rules if len(where.parts) <= len(parent.parts)]
+    return Ignores(tuple(held)).ignored(folder.name, True)

@@ -416,3 +416,21 @@ def test_a_gitignore_line_pathspec_cannot_read_matches_nothing(tmp_path):
     (tmp_path / "one" / "notes.md").write_text("kept", encoding="utf-8")
     found = discover([tmp_path])
     assert [(s.id, [f.path for f in s.files]) for s in found.sources] == [("one", ["notes.md"])]
+
+
+def test_a_source_folder_is_decided_as_the_walk_decides_a_folder(tmp_path):
+    """``a/**`` ignores what ``a`` holds, not ``a``: named as a source, ``a`` keeps the rules above
+    it, as when the repository is searched (they were dropped, as for a folder git ignores, and
+    what they ignore was bundled); a folder above the source that git ignores still drops them."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".gitignore").write_text("a/**\n!a/one/\n!a/one/SKILL.md\n", encoding="utf-8")
+    write_skill(repo, "a/one")
+    (repo / "a" / "one" / "notes.txt").write_text("ignored", encoding="utf-8")
+    for root, skill_id in ((repo, "a/one"), (repo / "a", "one"), (repo / "a" / "one", "one")):
+        found = discover([root])
+        assert [(s.id, [f.path for f in s.files]) for s in found.sources] == [(skill_id, [])], root
+    (repo / ".gitignore").write_text("/b/\n*.txt\n", encoding="utf-8")
+    write_skill(repo, "b/two")
+    (repo / "b" / "two" / "notes.txt").write_text("named: kept", encoding="utf-8")
+    assert [[f.path for f in s.files] for s in discover([repo / "b" / "two"]).sources] == [["notes.txt"]]
