@@ -91,8 +91,9 @@ class Ignores:
             if folder and not rel.startswith(folder + "/"):
                 continue
             path = root_prefix + (rel[len(folder) + 1:] if folder else rel)
-            for test in tests:
-                if _matches(test, path, is_dir):
+            text = path + "/" if is_dir else path
+            for test in tests:  # most paths match no pattern: _matches only after a first search finds one
+                if test[1].search(text if test[2] else path) is not None and _matches(test, path, is_dir):
                     return test[0]
         return False
 
