@@ -19,15 +19,18 @@ def test_a_tree_holding_a_folder_of_mode_000_is_removed(tmp_path: Path) -> None:
     assert not os.path.lexists(top)
 
 
-def test_a_folder_replaced_by_a_link_after_its_check_leaves_the_link_s_target_as_it_was(tmp_path: Path,
-                                                                                       monkeypatch) -> None:
-    """The race of a folder swapped for a link between the look at it (a folder of ours lacking
-    permissions) and the change of its mode: the change must not reach the link's target."""
-    parent, outside = tmp_path / "remains", tmp_path / "outside"
-    (parent / "locked").mkdir(parents=True)
-    (parent / "locked").chmod(0o500)
-    outside.mkdir()
-    outside.chmod(0o500)
+def given_back(parent: Path, name: str) -> bool:
+    """What ``_give_back`` answers for ``parent/name``, asked through a descriptor of ``parent``."""
+    fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return folders._give_back(fd, name)
+    finally:
+        os.close(fd)
+
+
+def swap_for_a_link_after_the_look(monkeypatch, parent: Path, outside: Path) -> None:
+    """From now on, the look at ``parent/locked`` (its ``stat`` through a descriptor) is followed by
+    that folder's replacement with a link to ``outside``."""
     real_stat = os.stat
 
     def look_then_swap(path, *args, **kwargs):
@@ -38,11 +41,19 @@ def test_a_folder_replaced_by_a_link_after_its_check_leaves_the_link_s_target_as
         return found
 
     monkeypatch.setattr(folders.os, "stat", look_then_swap)
-    fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        assert folders._give_back(fd, "locked") is False
-    finally:
-        os.close(fd)
+
+
+def test_a_folder_replaced_by_a_link_after_its_check_leaves_the_link_s_target_as_it_was(tmp_path: Path,
+                                                                                       monkeypatch) -> None:
+    """The race of a folder swapped for a link between the look at it (a folder of ours lacking
+    permissions) and the change of its mode: the change must not reach the link's target."""
+    parent, outside = tmp_path / "remains", tmp_path / "outside"
+    (parent / "locked").mkdir(parents=True)
+    (parent / "locked").chmod(0o500)
+    outside.mkdir()
+    outside.chmod(0o500)
+    swap_for_a_link_after_the_look(monkeypatch, parent, outside)
+    assert given_back(parent, "locked") is False
     monkeypatch.undo()
     assert stat.S_IMODE(os.stat(outside).st_mode) == 0o500
     assert os.path.islink(parent / "locked")
@@ -64,30 +75,13 @@ def test_a_folder_is_given_back_where_no_mode_changes_without_following_links(tm
         return real_chmod(path, mode, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
 
     monkeypatch.setattr(folders.os, "chmod", no_nofollow)
-    fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        assert folders._give_back(fd, "locked") is True
-    finally:
-        os.close(fd)
+    assert given_back(parent, "locked") is True
     assert stat.S_IMODE(os.stat(parent / "locked").st_mode) == 0o700
     (parent / "locked").chmod(0o500)
     outside = tmp_path / "outside"
     outside.mkdir()
     outside.chmod(0o500)
-    real_stat = os.stat
-
-    def look_then_swap(path, *args, **kwargs):   # a link in its place after the look is never followed
-        found = real_stat(path, *args, **kwargs)
-        if path == "locked" and kwargs.get("dir_fd") is not None:
-            os.rmdir(parent / "locked")
-            os.symlink(outside, parent / "locked")
-        return found
-
-    monkeypatch.setattr(folders.os, "stat", look_then_swap)
-    fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        assert folders._give_back(fd, "locked") is False
-    finally:
-        os.close(fd)
+    swap_for_a_link_after_the_look(monkeypatch, parent, outside)   # a link in its place is never followed
+    assert given_back(parent, "locked") is False
     monkeypatch.undo()
     assert stat.S_IMODE(os.stat(outside).st_mode) == 0o500
