@@ -15,9 +15,10 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pathspec
+import re2
 
 #: Folders never searched for skills, whatever their place.
 TOOL_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", "node_modules", "__pycache__",
@@ -37,16 +38,47 @@ def is_environment(names: set[str] | frozenset[str] | dict[str, object]) -> bool
     return False
 
 
+class _Expression(Protocol):
+    """A compiled regular expression, of ``re`` or of RE2 (the calls :func:`_matches` makes)."""
+
+    def search(self, text: str, pos: int = ...) -> Any: ...
+
+
 #: One pattern of a .gitignore, as :meth:`Ignores.ignored` asks it: whether it ignores (False: a
-#: negation), its regular expression and that expression's named groups (pathspec's folder mark).
-_Test = tuple[bool, re.Pattern[str], tuple[str, ...]]
+#: negation), its regular expression and the numbers of that expression's named groups (pathspec's
+#: folder mark).
+_Test = tuple[bool, _Expression, tuple[int, ...]]
+#: What pathspec's expression of a pattern that may match in any folder starts with.
+_ANY_FOLDERS = "^(?:.+/)?"
+#: A repeat without bound (``[^/]*`` for a ``*`` in a name, ``.+`` for a ``**``); a ``*`` or ``+``
+#: inside a class counts too (more RE2 costs only time, never a different answer).
+_OPEN_ENDED = re.compile(r"(?<!\\)[*+]")
+#: RE2 refuses an expression quietly (by default it also logs the refusal to the terminal).
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
 
 
 def _tests(spec: pathspec.GitIgnoreSpec) -> tuple[_Test, ...]:
     """The patterns of ``spec`` that can decide (not comments), the last first: the last one
     matching a path decides it."""
-    return tuple((pattern.include, pattern.regex, tuple(pattern.regex.groupindex))
+    return tuple((pattern.include, _expression(pattern.regex), tuple(pattern.regex.groupindex.values()))
                  for pattern in reversed(spec.patterns) if pattern.include is not None and pattern.regex is not None)
+
+
+def _expression(regex: re.Pattern[str]) -> _Expression:
+    """A pattern's expression as the walk searches with it.  ``re`` backtracks: where a pattern has
+    two or more repeats without bound past its start (two stars in a name, ``a*c*c*c*c*b``, or two
+    ``**``), a hostile name makes it try every way of placing them, time growing with the name's
+    length to the power of the stars (a name of 160 letters: seconds; twelve stars: hours).  Such
+    an expression is compiled by RE2 instead, which matches in time linear in the path; the others
+    stay with ``re``, which is faster for the short expressions most lines make (and RE2 also where
+    it refuses one)."""
+    if len(_OPEN_ENDED.findall(regex.pattern.removeprefix(_ANY_FOLDERS))) < 2:
+        return regex
+    try:
+        return re2.compile(regex.pattern, options=_RE2_OPTIONS)
+    except re2.error:
+        return regex
 
 
 def _matches(test: _Test, path: str, is_dir: bool) -> bool:
@@ -62,7 +94,7 @@ def _matches(test: _Test, path: str, is_dir: bool) -> bool:
     text = path + "/" if is_dir else path
     found = regex.search(text)
     while found is not None:
-        mark = next((name for name in marks if found.start(name) != -1), None)
+        mark = next((number for number in marks if found.start(number) != -1), None)
         if mark is None or found.end(mark) == len(text):
             return True
         found = regex.search(text, found.end())  # the next folder ("*/" is not anchored)

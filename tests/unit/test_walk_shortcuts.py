@@ -22,7 +22,9 @@ from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores
 #: (not ``a/**/``: pathspec reads it as ``a/``, where git matches the folders inside ``a``).
 LINES = ["*.log", "!keep.log", "build/", "/top", "a/**/b", "**/c", "d/*", "!d/e", "cache/", "!*/", "*", "#x",
          "", "x y", "\\#z", "[ab].md", "f?", "!f1", "**", "s/", "!s/t", "a/", "!a/b/", "a/**", "!a/s/", "!a/s/**",
-         "!**/", "**/s/**", "*/*", "/*", "!/a", "a/*/", "!keep*", "!s", "s", "!build/"]
+         "!**/", "**/s/**", "*/*", "/*", "!/a", "a/*/", "!keep*", "!s", "s", "!build/",
+         # several stars in a name, several **: matched by RE2 (skillsite.source.ignore._expression)
+         "k*e*p*", "!*e*.l*g", "*.*d", "!S*L*.*d", "a/**/b/**/s", "**/a/**/c/**/e"]
 FOLDERS = ["a", "b", "c", "d", "s", "build", "cache", "top", "x y"]
 FILES = ["SKILL.md", "keep.log", "x.log", "f1", "fx", "a.md", "#z", "s", "e"]
 SEEDS = range(150)
