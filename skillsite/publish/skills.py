@@ -33,8 +33,8 @@ from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
 from skillsite.bounded import read_limited
-from skillsite.source.dependencies import (Dependent, Unmet, current_releases, declared_dependencies, parse_dependency,
-                                          resolve_dependencies, unmet_dependencies)
+from skillsite.source.dependencies import (Dependent, Unmet, current_releases, declared_dependencies, left_out_message,
+                                          parse_dependency, resolve_dependencies, unmet_dependencies)
 from skillsite.source.parse import parse_skill_bytes
 from skillsite.source.relations import resolve_conflicts
 from skillsite.source.versioning import canonical_version
@@ -143,10 +143,8 @@ def unpublished_dependencies(skills: Sequence[Skill], ignore: Iterable[str] = ()
 def _unmet_diagnostic(skill: Skill, unmet: Unmet) -> Diagnostic:
     """SK223 at the item of ``skill`` that names a skill left out."""
     name, _ = parse_dependency(unmet.item)
-    why = "for its errors" if unmet.through is None else "for needing a skill left out"
     line, col = _declared_at(skill, unmet.item)
-    return make("SK223", f"skill '{skill.id}' depends on '{name}', which is left out of this catalog {why}: "
-                         f"'{skill.id}' is left out too", skill.source.display_path, line, col)
+    return make("SK223", left_out_message(skill.id, name, unmet.through), skill.source.display_path, line, col)
 
 
 def _declared_at(skill: Skill, item: str) -> tuple[int, int]:

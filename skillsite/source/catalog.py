@@ -22,7 +22,7 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AbstractSet, Any, Iterable, NamedTuple, Sequence
+from typing import AbstractSet, Any, Iterable, Mapping, NamedTuple, Sequence
 
 from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.catalog_format import prompt_rank
@@ -40,8 +40,8 @@ from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics
                                      trigger_diagnostics)
 from skillsite.source.codex_interface import CODEX_FILE, implicit_invocation_allowed, read_codex_file
 from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, fingerprint, group_copies
-from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, resolve_dependencies,
-                                           syntax_diagnostics)
+from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, needing_erring,
+                                           resolve_dependencies, syntax_diagnostics)
 from skillsite.source.discover import SKILL_FILES, Discovery, discover
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
 from skillsite.source.links import MissingPlace, MissingTarget, checked_links, missing_again, missing_places
@@ -270,7 +270,8 @@ def _verdict(checking: Checking, index: int) -> Verdict:
 def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledge_dir: Path | None,
                          cache: Cache | None, elsewhere: frozenset[str] = frozenset(), *,
                          exclude: Sequence[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
-                         copies: CopySettings | None = None, roots: Sequence[Path | str] = ()
+                         copies: CopySettings | None = None, roots: Sequence[Path | str] = (),
+                         ignored: frozenset[str] = frozenset()
                          ) -> tuple[list[Diagnostic], dict[int, list], list[tuple[str, ...]]]:
     """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
     checks (names used twice, slash command clashes, unknown conflicts, dependencies, knowledge
@@ -281,7 +282,8 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     skills and files.  ``elsewhere``: names of skills beside a lone skill validated on its own,
     which its dependencies may name unchecked; ``exclude`` and ``max_bytes`` as the skills were
     discovered and read (they shape the releases dependencies are matched against); the look-alike
-    pairs are scored on ``jobs`` processes."""
+    pairs are scored on ``jobs`` processes.  ``ignored``: the codes dropped from what is said (an
+    error of one of them leaves no skill out, so none that needs it either)."""
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
@@ -299,9 +301,27 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     for position, diag in [*_copy_diagnostics(kept, groups), *_look_alike_diagnostics(kept, cache, jobs, groups),
                            *_trigger_budget_diagnostics(kept, groups)]:
         shared.setdefault(kept[position][0], []).append(diag)
+    for position, diag in _needing_erring(kept, shared, elsewhere, ignored):
+        shared.setdefault(kept[position][0], []).append(diag)
     every = [*(d for d in found.diagnostics if d not in unread), *(d for v in verdicts for d in v.diagnostics),
              *(d for ds in shared.values() for d in ds)]
     return every, shared, groups
+
+
+def _needing_erring(kept: Sequence[tuple[int, SourceFile, Verdict]], shared: Mapping[int, list[Diagnostic]],
+                    elsewhere: frozenset[str], ignored: frozenset[str]) -> list[tuple[int, Diagnostic]]:
+    """SK223 for the skills that need one with errors (its own, or the catalog's about it: a build
+    leaves it out), down the chain (:func:`~skillsite.source.dependencies.needing_erring`); none
+    when SK223 is ignored, as a build then publishes them without it."""
+    if "SK223" in ignored or not any(v.depends for _, _, v in kept):
+        return []
+    erring = {position for position, (index, _, v) in enumerate(kept)
+              if any(d.severity is Severity.ERROR and d.code not in ignored
+                     for d in (*v.diagnostics, *shared.get(index, ())))}
+    if not erring:
+        return []
+    dependents = [Dependent(src.id, v.name, src.display_path, v.depends) for _, src, v in kept]
+    return needing_erring(dependents, erring, elsewhere)
 
 
 def _unread_places(found: Sequence[Diagnostic], kept: Sequence[tuple[int, SourceFile, Verdict]]
@@ -606,11 +626,11 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     else:
         checked = _cached_checks(checking, cache, jobs)
     checked = [_codex_policy(c, cache) for c in checked]
+    ignored = frozenset(ignore)
     every, shared, groups = _catalog_diagnostics(found, [c.verdict for c in checked],
                                                  knowledge_dir or default_knowledge_dir(roots), cache,
                                                  exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies,
-                                                 roots=roots)
-    ignored = frozenset(ignore)
+                                                 roots=roots, ignored=ignored)
     skills = tuple(_final_skill(cache, c.skill, tuple(d for d in (*c.verdict.diagnostics, *shared.get(index, ()))
                                                       if d.code not in ignored))
                    for index, c in enumerate(checked) if c.skill is not None)
@@ -872,9 +892,10 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
         verdicts, use = _cached_verdicts(found, checking, cache, jobs)
     verdicts = [_offered_by_codex(v, src) for src, v in zip(found.sources, verdicts)]
     beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
-    every, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
-                                       exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots)
     ignored = frozenset(ignore)
+    every, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
+                                       exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots,
+                                       ignored=ignored)
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(
         d for d in [*every, *(cache.notes if cache is not None else ())] if d.code not in ignored)), use)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import AbstractSet, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from skillsite.agent.entry import DependencyRecord
 from skillsite.agent.semver import RangeError, max_satisfying, parse_version, split_dependency
@@ -212,25 +212,27 @@ class Unmet:
     through: str | None = None
 
 
-def _edges_and_missing(dependents: Sequence[Dependent]) -> tuple[dict[int, list[tuple[int, str]]], dict[int, Unmet]]:
+def _edges_and_missing(dependents: Sequence[Dependent], elsewhere: frozenset[str] = frozenset()
+                       ) -> tuple[dict[int, list[tuple[int, str]]], dict[int, Unmet]]:
     """Who needs each dependent (by index: the needing one's index and item), and the dependents
-    with an item naming no skill among them (a shared name or a malformed item is no such item)."""
+    with an item naming no skill among them (a shared name, a malformed item or a name of
+    ``elsewhere`` is no such item)."""
     ids = {d.id: index for index, d in enumerate(dependents)}
     needed_by: dict[int, list[tuple[int, str]]] = {}
     missing: dict[int, Unmet] = {}
-    for index, _, item, _, _, _, _, target in _declared_items(dependents, ids):
-        if target == []:
+    for index, _, item, _, _, name, _, target in _declared_items(dependents, ids):
+        if target == [] and name not in elsewhere:
             missing.setdefault(index, Unmet(index, item))
         elif isinstance(target, str):
             needed_by.setdefault(ids[target], []).append((index, item))
     return needed_by, missing
 
 
-def unmet_dependencies(dependents: Sequence[Dependent]) -> list[Unmet]:
-    """The dependents that need a skill none of ``dependents`` is, then (breadth first) those that
-    need one of them, down the chain: a skill whose dependency is ineligible is ineligible too.
-    Each once, in the dependents' order."""
-    needed_by, unmet = _edges_and_missing(dependents)
+def unmet_dependencies(dependents: Sequence[Dependent], elsewhere: frozenset[str] = frozenset()) -> list[Unmet]:
+    """The dependents that need a skill none of ``dependents`` is (nor one of ``elsewhere``: see
+    :func:`resolve_dependencies`), then (breadth first) those that need one of them, down the
+    chain: a skill whose dependency is ineligible is ineligible too.  Each once, in the dependents' order."""
+    needed_by, unmet = _edges_and_missing(dependents, elsewhere)
     frontier = sorted(unmet)
     while frontier:
         following = []
@@ -242,6 +244,31 @@ def unmet_dependencies(dependents: Sequence[Dependent]) -> list[Unmet]:
         frontier = following
     return [unmet[index] for index in sorted(unmet)]
 
+
+
+def left_out_message(skill_id: str, name: str, through: str | None) -> str:
+    """SK223's words for a skill that needs ``name``, left out of the catalog for its errors
+    (``through`` None) or for needing a skill left out in turn."""
+    why = "for its errors" if through is None else "for needing a skill left out"
+    return (f"skill '{skill_id}' depends on '{name}', which is left out of this catalog {why}: "
+            f"'{skill_id}' is left out too")
+
+
+def needing_erring(dependents: Sequence[Dependent], erring: AbstractSet[int],
+                   elsewhere: frozenset[str] = frozenset()) -> list[tuple[int, Diagnostic]]:
+    """SK223 for each of ``dependents`` that needs one of ``erring`` (their indexes: skills with
+    errors, which a build leaves out), then for each that needs one of those, down the chain, at
+    the item that says so; by index.  What ``build --keep-going`` leaves out beside the skills
+    with errors, said as the catalog is checked, so ``validate`` says it as well."""
+    standing = [index for index in range(len(dependents)) if index not in erring]
+    found = []
+    for unmet in unmet_dependencies([dependents[index] for index in standing], elsewhere):
+        dependent = dependents[standing[unmet.index]]
+        name, _ = parse_dependency(unmet.item)
+        line, col = next(((line, col) for item, line, col in dependent.depends if item == unmet.item), (0, 0))
+        found.append((standing[unmet.index], make("SK223", left_out_message(dependent.id, name, unmet.through),
+                                                  dependent.path, line, col)))
+    return found
 
 # ---------------------------------------------------------------- cycles
 

@@ -85,3 +85,18 @@ def test_ignoring_sk223_publishes_the_skill_without_the_dependency_left_out(tmp_
     data = json.loads((project / "site/skills.json").read_text("utf-8"))
     listed = {s["id"]: s["dependencies"] for s in data["skills"]}
     assert listed == {"a": [], "c": [{"name": "a", "id": "a", "version": "*", "resolved": "1.0.0"}], "other": []}
+
+
+def test_validate_says_what_a_build_leaves_out_beside_a_skill_with_errors(tmp_path: Path) -> None:
+    """``validate`` (in CI, before any build) says of a and c what ``build --keep-going`` says:
+    each is left out for needing b, broken; the same from its verdict cache on a second run."""
+    project = _project(tmp_path, "broken")
+    for _ in range(2):
+        done = _skillsite(project, "validate", "tree", "--cache-dir", "cache")
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert [line for line in done.stdout.splitlines() if "SK223" in line] == [
+            "tree/a/SKILL.md:6:5: error SK223 skill 'a' depends on 'b', which is left out of this catalog for its "
+            "errors: 'a' is left out too",
+            "tree/c/SKILL.md:5:3: error SK223 skill 'c' depends on 'a', which is left out of this catalog for needing "
+            "a skill left out: 'c' is left out too"], done.stdout
+        assert "4 skills checked: 1 valid, 3 invalid" in done.stdout, done.stdout

@@ -10,7 +10,7 @@ import pytest
 
 from skillsite.agent.entry import DependencyRecord
 from skillsite.source.catalog import check_catalog, read_catalog
-from skillsite.source.dependencies import (Dependent, Unmet, current_releases, declared_dependencies,
+from skillsite.source.dependencies import (Dependent, Unmet, current_releases, declared_dependencies, needing_erring,
                                            parse_dependency, resolve_dependencies, unmet_dependencies)
 from skillsite.source.frontmatter import parse_frontmatter_text
 from support import write_skill
@@ -286,3 +286,36 @@ def test_unmet_dependencies_follow_the_chain_back_from_a_skill_missing() -> None
     assert unmet_dependencies(dependents) == [Unmet(0, "c@^1", "x/c"), Unmet(1, "d", "d"), Unmet(2, "gone@^2"),
                                               Unmet(3, "gone")]
     assert unmet_dependencies(dependents[5:]) == []
+
+
+def test_the_skills_needing_one_with_errors_are_left_out_down_the_chain() -> None:
+    """b needs a (which has errors) at its second item, c needs b by name, d needs a skill only
+    ``elsewhere`` holds and e needs nothing left out: SK223 for b and c, each at its item."""
+    def dep(skill_id: str, *items: tuple[str, int, int], name: str | None = None) -> Dependent:
+        return Dependent(skill_id, name or skill_id.rsplit("/", 1)[-1], f"{skill_id}/SKILL.md", items)
+
+    dependents = [dep("a"), dep("b", ("e", 2, 3), ("a@^1", 4, 5)), dep("x/c", ("b", 6, 7)), dep("d", ("beside", 1, 1)),
+                  dep("e")]
+    found = [(i, d.code, d.path, d.line, d.col, d.message)
+             for i, d in needing_erring(dependents, {0}, frozenset({"beside"}))]
+    assert found == [
+        (1, "SK223", "b/SKILL.md", 4, 5, "skill 'b' depends on 'a', which is left out of this catalog for its errors: "
+                                         "'b' is left out too"),
+        (2, "SK223", "x/c/SKILL.md", 6, 7, "skill 'x/c' depends on 'b', which is left out of this catalog for needing "
+                                           "a skill left out: 'x/c' is left out too")]
+    assert needing_erring(dependents, set(), frozenset({"beside"})) == []
+
+
+def test_reading_and_validate_say_which_skills_need_one_with_errors(tmp_path: Path) -> None:
+    """The build's reading and validate alike: b's metadata is no mapping (SK208), a needs b and
+    c needs a; ignoring SK208 (b is then published) or SK223 (a build publishes them without b)
+    says nothing of them."""
+    write_skill(tmp_path, "b", "name: b\ndescription: Bumps versions. Use when a version changes.\nmetadata: 3\n")
+    skill(tmp_path, "a", "depends: [b]")
+    skill(tmp_path, "c", "depends: [a]")
+    for read in (lambda ignore: read_catalog([tmp_path], ignore=ignore).diagnostics,
+                 lambda ignore: check_catalog([tmp_path], ignore=ignore).diagnostics):
+        assert [(d.path.rsplit("/", 2)[-2], d.code) for d in read(["SK219"]) if d.code in ("SK208", "SK223")] == \
+            [("a", "SK223"), ("b", "SK208"), ("c", "SK223")]
+        assert not [d for d in read(["SK219", "SK208"]) if d.code == "SK223"]
+        assert [d.code for d in read(["SK219", "SK223"]) if d.code in ("SK208", "SK223")] == ["SK208"]
