@@ -14,7 +14,14 @@ folder emptied at the end (deleting a catalog just before a build slows the next
 ext4: see benchmarks/build_speed.py), and everything written is synced.  Medians of ``--repeat``
 rounds; compare rows of one run (this machine's speed drifts).
 
+``--code LABEL=FOLDER`` (twice or more: checkouts put first on PYTHONPATH; default: this
+repository) times each version side by side, the versions taking turns in alternating order; each
+restores the cache its own code left (a cache belongs to the code that made it).  ``--tree DIR``
+builds a real tree instead of a synthetic one (say, a checkout of a public directory of skills,
+whose broken skills ``--keep-going`` leaves out); it is only copied, never changed.
+
     python benchmarks/ci_rebuild.py [--skills 10000] [--repeat 3] [--jobs N] [--work DIR]
+                                    [--code before=/tmp/before --code after=.] [--tree DIR]
 """
 from __future__ import annotations
 
@@ -24,10 +31,12 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from code_versions import check_version, in_turns, version_env  # noqa: E402
 from machine import describe  # noqa: E402
 from synth import scratch_catalog  # noqa: E402
 
@@ -35,12 +44,13 @@ REPO = Path(__file__).resolve().parents[1]
 KINDS = ("cold", "ci", "ci-one-change")
 
 
-def build(work: Path, cache: Path | None, jobs: int) -> tuple[float, dict[str, str]]:
-    """Seconds of one ``skillsite build src -o site`` in ``work`` (a fresh process), and its last line."""
+def build(code: Path, work: Path, cache: Path | None, jobs: int) -> tuple[float, dict[str, str]]:
+    """Seconds of one ``skillsite build src -o site`` in ``work`` by the skillsite at ``code`` (a
+    fresh process), and its last line."""
     cache_args = ["--cache-dir", str(cache)] if cache is not None else ["--no-cache"]
     command = [sys.executable, "-m", "skillsite", "build", "src", "-o", "site", *cache_args, "-j", str(jobs),
                "--keep-going", "--format", "text"]
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = version_env(code)
     subprocess.run(["sync"], check=True)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
@@ -50,24 +60,25 @@ def build(work: Path, cache: Path | None, jobs: int) -> tuple[float, dict[str, s
     return seconds, {"summary": next((line for line in done.stdout.splitlines() if line.startswith("Built ")), "")}
 
 
-def checkout(original: Path, work: Path, trash: Path, number: int) -> None:
+def checkout(original: Path, work: Path, trash: Path, step: str) -> None:
     """A fresh checkout of ``original`` at ``work/src`` (new inodes and times) and no output."""
     for name in ("src", "site"):
         if (work / name).exists():
-            os.replace(work / name, trash / f"{name}-{number}")
+            os.replace(work / name, trash / f"{name}-{step}")
     shutil.copytree(original, work / "src", symlinks=True)
 
 
-def restore(saved: Path, cache: Path, trash: Path, number: int) -> None:
+def restore(saved: Path, cache: Path, trash: Path, step: str) -> None:
     """The cache folder as the run that made ``saved`` left it (what ``actions/cache`` restores)."""
     if cache.exists():
-        os.replace(cache, trash / f"cache-{number}")
+        os.replace(cache, trash / f"cache-{step}")
     shutil.copytree(saved, cache, symlinks=True)
 
 
 def edit_one(src: Path) -> None:
     """One SKILL.md of ``src`` gets a line more, dated a minute back (outside the racy window)."""
-    skill_md = sorted(src.rglob("SKILL.md"))[len(list(src.rglob("SKILL.md"))) // 2]
+    skill_mds = sorted(src.rglob("SKILL.md"))
+    skill_md = skill_mds[len(skill_mds) // 2]
     skill_md.write_text(skill_md.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
     stamp = time.time() - 60
     os.utime(skill_md, (stamp, stamp))
@@ -79,41 +90,71 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
+    parser.add_argument("--code", action="append", default=[], metavar="LABEL=FOLDER")
+    parser.add_argument("--tree", type=Path, default=None, help="a real tree of skills to build (only copied)")
     args = parser.parse_args()
-    scratch, original = scratch_catalog(args.work, "ci-rebuild-", args.skills)
-    work, trash = scratch / "job", scratch / "trash"
-    work.mkdir(exist_ok=True)
+    codes = {label: Path(folder) for label, folder in (item.split("=", 1) for item in args.code)} or {"this": REPO}
+    if args.tree is None:
+        scratch, original = scratch_catalog(args.work, "ci-rebuild-", args.skills)
+    else:
+        scratch = (args.work or Path(tempfile.mkdtemp(prefix="ci-rebuild-"))).resolve()
+        scratch.mkdir(parents=True, exist_ok=True)
+        original = args.tree.resolve()
+    trash = scratch / "trash"
     trash.mkdir(exist_ok=True)
     print(f"machine: {describe()}")
-    print(f"command: python benchmarks/ci_rebuild.py --skills {args.skills} --repeat {args.repeat} --jobs {args.jobs}")
-    cache, saved = work / "cache", scratch / "saved-cache"
-    checkout(original, work, trash, 0)
-    build(work, cache, args.jobs)  # the run before: its cache is what every CI build restores
-    shutil.rmtree(saved, ignore_errors=True)
-    shutil.copytree(cache, saved, symlinks=True)
-    times: dict[str, list[float]] = {kind: [] for kind in KINDS}
-    summary = ""
-    for number in range(args.repeat):
-        order = KINDS if number % 2 == 0 else tuple(reversed(KINDS))
-        for kind in order:
-            step = number * len(KINDS) + KINDS.index(kind) + 1
-            checkout(original, work, trash, step)
-            if kind == "ci-one-change":
-                edit_one(work / "src")
-            if kind != "cold":
-                restore(saved, cache, trash, step)
-            seconds, said = build(work, cache if kind != "cold" else None, args.jobs)
-            times[kind].append(seconds)
-            summary = said["summary"] or summary
+    print(f"command: python benchmarks/ci_rebuild.py --skills {args.skills} --repeat {args.repeat} --jobs {args.jobs}"
+          + "".join(f" --code {c}" for c in args.code) + (f" --tree {args.tree}" if args.tree else ""))
+    times, summary = _rounds(codes, original, scratch, trash, args.repeat, args.jobs)
     shutil.rmtree(trash, ignore_errors=True)
-    print(f"\n{args.skills:,} synthetic skills, {args.jobs} jobs; medians of {args.repeat} rounds, seconds "
-          f"({summary})\n")
-    print("| build | median (min-max) | against cold |")
-    print("|---|---:|---:|")
-    cold = statistics.median(times["cold"])
-    for kind in KINDS:
-        median = statistics.median(times[kind])
-        print(f"| {kind} | {median:.2f} ({min(times[kind]):.2f}-{max(times[kind]):.2f}) | {median / cold:.2f}x |")
+    described = f"{args.skills:,} synthetic skills" if args.tree is None else \
+        f"{len(list(original.rglob('SKILL.md'))):,} SKILL.md in {original}"
+    print(f"\n{described}, {args.jobs} jobs; medians of {args.repeat} rounds, seconds ({summary})\n")
+    print("| code | build | median (min-max) | against its cold | against the first code's |")
+    print("|---|---|---:|---:|---:|")
+    first = next(iter(codes))
+    for label in codes:
+        cold = statistics.median(times[label]["cold"])
+        for kind in KINDS:
+            runs = times[label][kind]
+            median = statistics.median(runs)
+            print(f"| {label} | {kind} | {median:.2f} ({min(runs):.2f}-{max(runs):.2f}) | {median / cold:.2f}x | "
+                  f"{median / statistics.median(times[first][kind]):.2f}x |")
+
+
+def _rounds(codes: dict[str, Path], original: Path, scratch: Path, trash: Path, repeat: int, jobs: int
+            ) -> tuple[dict[str, dict[str, list[float]]], str]:
+    """Each version's seconds of each kind of build, by version and kind, and the last build's summary line."""
+    saved = {}
+    for label, code in codes.items():
+        work = scratch / f"job-{label}"
+        work.mkdir(exist_ok=True)
+        check_version(label, code, work)
+        checkout(original, work, trash, _step(label, 0, ""))
+        build(code, work, work / "cache", jobs)  # the run before: its cache is what each CI build restores
+        saved[label] = scratch / f"saved-cache-{label}"
+        shutil.rmtree(saved[label], ignore_errors=True)
+        shutil.copytree(work / "cache", saved[label], symlinks=True)
+    times = {label: {kind: [] for kind in KINDS} for label in codes}
+    summary = ""
+    for number in range(repeat):
+        for kind in (KINDS if number % 2 == 0 else tuple(reversed(KINDS))):
+            for label, code in in_turns(codes, number):
+                work, step = scratch / f"job-{label}", _step(label, number + 1, kind)
+                checkout(original, work, trash, step)
+                if kind == "ci-one-change":
+                    edit_one(work / "src")
+                if kind != "cold":
+                    restore(saved[label], work / "cache", trash, step)
+                seconds, said = build(code, work, work / "cache" if kind != "cold" else None, jobs)
+                times[label][kind].append(seconds)
+                summary = said["summary"] or summary
+    return times, summary
+
+
+def _step(label: str, number: int, kind: str) -> str:
+    """A name for what one build leaves in the trash folder, unique in the run."""
+    return f"{label}-{number}-{kind or 'first'}"
 
 
 if __name__ == "__main__":
