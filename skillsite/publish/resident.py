@@ -10,6 +10,8 @@ build learned instead of finding it again.
   its final diagnostics, is kept the same way (:mod:`skillsite.source.catalog`): taken again
   for the very source object discovery keeps for an unchanged skill; so is the digest of the
   search entry made of each such skill (:func:`~skillsite.publish.catalog_files.search_digests`).
+- **The last grouping of copies**, taken again when no skill that changed was in a group or
+  shares a key with another (:mod:`skillsite.source.kept_grouping`): most edits are of such skills.
 - **The last look-alike check** (SK219): its descriptions' terms and weights and its pairs, so
   that after a description edit only the descriptions whose weights moved are weighed and paired
   again (:class:`~skillsite.agent.budget.ChangedPairs`, in :mod:`skillsite.source.catalog`).

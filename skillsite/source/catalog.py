@@ -43,6 +43,7 @@ from skillsite.source.copies import Candidate, Comparisons, CopySettings, Finger
 from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, needing_erring,
                                            resolve_dependencies, syntax_diagnostics)
 from skillsite.source.discover import SKILL_FILES, Discovery, discover
+from skillsite.source.kept_grouping import KeptGrouping
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
 from skillsite.source.links import MissingPlace, MissingTarget, checked_links, missing_again, missing_places
 from skillsite.bounded import read_limited
@@ -348,20 +349,30 @@ def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySetti
     """The groups of copies among the kept skills without errors of their own (one with errors is
     not published: it cannot stand for its copies) (:mod:`skillsite.source.copies`); the pairs
     compared are kept for the next build (in the cache, and among its resident objects in a
-    long-running process)."""
+    long-running process, with the grouping: :mod:`skillsite.source.kept_grouping`)."""
     order = {os.path.abspath(root): n for n, root in enumerate(roots)}
+    places = {root: order.get(os.path.abspath(root), len(order)) for root in {src.root for _, src, _ in kept}}
+    candidates = [Candidate(src.id, v.fingerprint, places[src.root], v.priority, v.offered, v.listed)
+                  for _, src, v in kept if v.fingerprint is not None and not _has_errors(v)]
+    resident = cache.resident if cache is not None and settings.group else None
+    last = resident.take(*GROUPING) if resident is not None else None
+    if last is not None and (groups := last.reused(candidates, settings)) is not None:
+        _keep_known_comparisons(cache, settings.similarity)
+        resident.keep(*GROUPING, last)
+        return groups
     comparisons, stored = _known_comparisons(cache, settings.similarity) if settings.group else (None, False)
-    groups = group_copies([Candidate(src.id, v.fingerprint, order.get(os.path.abspath(src.root), len(order)),
-                                     v.priority, v.offered, v.listed)
-                           for _, src, v in kept if v.fingerprint is not None and not _has_errors(v)],
-                          settings, comparisons)
+    groups = group_copies(candidates, settings, comparisons)
     if cache is not None and comparisons is not None:
         _keep_comparisons(cache, comparisons, stored)
+    if resident is not None:
+        resident.keep(*GROUPING, KeptGrouping.of(candidates, settings, groups))
     return groups
 
 
-#: Where the cache's resident objects keep the pairs of skills grouping compared (:class:`Comparisons`).
+#: Where the cache's resident objects keep the pairs of skills grouping compared (:class:`Comparisons`),
+#: and the last grouping (:class:`~skillsite.source.kept_grouping.KeptGrouping`).
 COMPARISONS = ("copies", "comparisons")
+GROUPING = ("copies", "grouping")
 
 
 def _comparisons_key(threshold: float) -> str:
@@ -380,6 +391,14 @@ def _known_comparisons(cache: Cache | None, threshold: float) -> tuple[Compariso
         return Comparisons(threshold, kept), cache.has(Section.COPIES, key)
     stored = cache.get(Section.COPIES, key)
     return Comparisons.of_stored(threshold, stored), stored is not None
+
+
+def _keep_known_comparisons(cache: Cache, threshold: float) -> None:
+    """Keep the comparisons an earlier build made (among the resident objects, and in the cache
+    file) when this build compared nothing (its grouping was the last one)."""
+    if cache.resident is not None and (kept := cache.resident.take(*COMPARISONS)) is not None:
+        cache.resident.keep(*COMPARISONS, kept)
+    cache.keep_many(Section.COPIES, [_comparisons_key(threshold)])
 
 
 def _keep_comparisons(cache: Cache, comparisons: Comparisons, stored: bool) -> None:

@@ -321,17 +321,22 @@ def _variants(prints: Sequence[Fingerprint], members: Sequence[int], groups: _Gr
 def _exact(prints: Sequence[Fingerprint], members: Sequence[int], groups: _Groups, versions: bool) -> None:
     """Same SKILL.md bytes, or the same body (a short one only under the same name and description),
     or (``versions``) the same name and description: one group."""
-    first: dict[tuple[str, ...], int] = {}
+    first: dict[tuple[str, str], int] = {}
     for i in members:
-        p = prints[i]
-        keys = [("raw", p.raw_sha), ("body", p.body_sha)]
-        if versions and p.about_sha:
-            keys.append(("about", p.about_sha))
-        for key in keys:
+        for key in exact_keys(prints[i], versions):
             if key in first:
                 groups.join(first[key], i)
             else:
                 first[key] = i
+
+
+def exact_keys(p: Fingerprint, versions: bool) -> list[tuple[str, str]]:
+    """What puts two skills in one group whatever else they hold, when they share it: their
+    SKILL.md bytes, their bodies and (``versions``) their names and descriptions."""
+    keys = [("raw", p.raw_sha), ("body", p.body_sha)]
+    if versions and p.about_sha:
+        keys.append(("about", p.about_sha))
+    return keys
 
 
 def folder_rank(skill_id: str, prefer: Sequence[str] = DEFAULT_PREFER) -> int:
