@@ -2,43 +2,40 @@
 
 Grouping (:func:`~skillsite.source.copies.group_copies`) reads every skill's fingerprint: its
 exact keys (SKILL.md bytes, body, name and description) and its sixteen LSH band keys, and
-compares the skills that share one.  A group is a connected part of the graph whose edges join
-two skills sharing an exact key, or sharing a band key and found alike.  So a skill that changed
-(or came, or went) changes no group when it was in none before and shares no key with any other
-skill now: it has no edge before or after, and every other skill keeps its keys and edges.  Most
-edits are of such skills (few skills are copies); the last groups are then the answer, without
-reading every fingerprint again.  Any other change is grouped anew.
+compares the skills that share a band key.  A group is a connected part of the graph whose edges
+join two skills sharing an exact key, or sharing a band key and found alike.  So a skill that
+changed (or came, or went) changes no group when it was in none before and has no edge now: it
+shares no exact key with another skill, and is alike none of those it shares a band key with.
+Every other skill keeps its keys and its edges.  Most edits are of such skills (few skills are
+copies); the last groups are then the answer, after one look at each skill's keys instead of
+grouping every skill again.  Any other change is grouped anew.
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
-from typing import Hashable, Sequence
+from typing import Sequence
 
-from skillsite.source.copies import Candidate, CopySettings, exact_keys
+from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, exact_keys
 
 #: Past this many changed skills, grouping anew costs little more than checking each of them.
 MOST_CHANGED = 64
+#: Past this many skills sharing a band key with the changed ones, grouping anew is as cheap.
+MOST_COMPARED = 1024
 
 
 @dataclass
 class KeptGrouping:
-    """The candidates of the last grouping (by id), its settings, its groups, and how many of the
-    grouped candidates (those not kept ``apart``) hold each exact and band key."""
+    """The candidates of the last grouping (by id), its settings and its groups."""
 
     settings: CopySettings
     candidates: dict[str, Candidate]
     groups: list[tuple[str, ...]]
-    holders: Counter[Hashable]
 
     @classmethod
     def of(cls, candidates: Sequence[Candidate], settings: CopySettings, groups: list[tuple[str, ...]]
            ) -> KeptGrouping:
         """The grouping just made of ``candidates``."""
-        holders: Counter[Hashable] = Counter()
-        for candidate in candidates:
-            holders.update(_keys(candidate, settings))
-        return cls(settings, {c.id: c for c in candidates}, groups, holders)
+        return cls(settings, {c.id: c for c in candidates}, groups)
 
     def reused(self, candidates: Sequence[Candidate], settings: CopySettings) -> list[tuple[str, ...]] | None:
         """The last groups, when they are those of ``candidates`` (see the module's docstring),
@@ -54,25 +51,38 @@ class KeptGrouping:
         grouped = {skill_id for group in self.groups for skill_id in group}
         if any(skill_id in grouped for skill_id in changed):
             return None
-        delta: Counter[Hashable] = Counter()
-        for skill_id in changed:
-            if skill_id in self.candidates:
-                delta.subtract(_keys(self.candidates[skill_id], settings))
-            if skill_id in now:
-                delta.update(_keys(now[skill_id], settings))
-        if any(self.holders[key] + delta[key] > 1 for skill_id in changed if skill_id in now
-               for key in _keys(now[skill_id], settings)):
-            return None  # it shares a key: it may join a group, or link two
-        for key, change in delta.items():
-            self.holders[key] += change
-            if not self.holders[key]:
-                del self.holders[key]
+        new = [now[skill_id] for skill_id in changed if skill_id in now and skill_id not in settings.apart]
+        if new and not _without_edges(new, candidates, settings):
+            return None
         self.candidates = now
         return list(self.groups)
 
 
-def _keys(candidate: Candidate, settings: CopySettings) -> list[Hashable]:
-    """The exact and band keys a candidate is grouped by (none when it is kept apart)."""
-    if candidate.id in settings.apart:
-        return []
-    return [*exact_keys(candidate.fingerprint, settings.versions), *candidate.fingerprint.bands]
+def _without_edges(new: Sequence[Candidate], candidates: Sequence[Candidate], settings: CopySettings) -> bool:
+    """Whether none of ``new`` (changed skills, not kept apart) shares an exact key with another
+    of ``candidates``, nor is alike one it shares a band key with."""
+    owners = {key: changed.id for changed in new for key in exact_keys(changed.fingerprint, settings.versions)}
+    bands = {key for changed in new for key in changed.fingerprint.bands}
+    compared = Comparisons(settings.similarity, remember=False)
+    mates = 0
+    for other in candidates:
+        if other.id in settings.apart:
+            continue
+        if any(owners.get(key, other.id) != other.id for key in _exact_of(other.fingerprint, owners, settings)):
+            return False
+        if bands.isdisjoint(other.fingerprint.bands):
+            continue
+        for changed in new:
+            if changed.id != other.id and not set(changed.fingerprint.bands).isdisjoint(other.fingerprint.bands):
+                mates += 1
+                if mates > MOST_COMPARED or compared.alike(changed.fingerprint, other.fingerprint):
+                    return False
+    return True
+
+
+def _exact_of(p: Fingerprint, owners: dict[tuple[str, str], str], settings: CopySettings) -> list[tuple[str, str]]:
+    """The exact keys of ``p`` when ``owners`` holds one of them, else none (the list is made only
+    for a skill that may share one: most share none, and this runs for every skill)."""
+    if ("raw", p.raw_sha) in owners or ("body", p.body_sha) in owners or ("about", p.about_sha) in owners:
+        return exact_keys(p, settings.versions)
+    return []

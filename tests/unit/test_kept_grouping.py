@@ -41,7 +41,7 @@ class _Catalog:
         """One edit of a kind drawn at random; its kind."""
         rng, ids = self.rng, sorted(self.skills)
         kind = rng.choice(["new body", "line added", "near copy", "exact copy", "same about", "priority",
-                           "removed", "added", "copy added", "two new bodies"])
+                           "removed", "added", "copy added", "two new bodies", "like another", "like another"])
         target = rng.choice(ids)
         name, description, body, priority = self.skills[target]
         other = self.skills[rng.choice(ids)]
@@ -63,11 +63,21 @@ class _Catalog:
             self.made += 1
             self.skills[f"s{self.made:03d}"] = other if kind == "copy added" else \
                 (f"n{self.made}", f"Does new thing {self.made}. Use when needed.", _body(rng), 0)
+        elif kind == "like another":  # most of another's lines: it shares band keys, and is not alike
+            self.skills[target] = (name, description, _like(rng, other[2]), priority)
         elif kind == "two new bodies":
             for skill_id in (target, rng.choice(ids)):
                 name, description, _, priority = self.skills[skill_id]
                 self.skills[skill_id] = (name, description, _body(rng), priority)
         return kind
+
+
+def _like(rng: random.Random, body: str, replaced: int = 4) -> str:
+    """``body`` with ``replaced`` of its lines new: about 0.75 alike (below every threshold)."""
+    lines = body.split("\n")
+    for at in rng.sample(range(len(lines)), replaced):
+        lines[at] = _body(rng, 1)
+    return "\n".join(lines)
 
 
 def _anew(candidates: list[Candidate], settings: CopySettings) -> list[tuple[str, ...]]:
@@ -114,3 +124,20 @@ def test_an_edit_of_a_skill_in_no_group_takes_the_groups_again() -> None:
     assert kept.reused([*edited[:2], _candidate("c", "c", "Does c well. Use when asked.", body)], settings) is None
     assert kept.reused(edited, CopySettings(similarity=0.8)) is None
     assert kept.reused(edited, settings) == [("a", "b")]  # a refusal changed nothing
+
+
+def test_an_edit_of_a_skill_sharing_band_keys_with_one_it_is_not_alike_takes_the_groups_again() -> None:
+    """Grouping compares two skills sharing a band key; a changed skill alike none of those it
+    shares one with joins no group (c, of a's name, holds most of its 60 lines: 0.85 alike, under 0.9)."""
+    rng = random.Random(11)
+    body = _body(rng, 60)
+    a = _candidate("a", "a", "Does a. Use when asked.", body)
+    candidates = [a, _candidate("c", "a", "Does c well. Use when asked.", _like(rng, body))]
+    settings = CopySettings()
+    kept = KeptGrouping.of(candidates, settings, _anew(candidates, settings))
+    edited = [a, _candidate("c", "a", "Does c well. Use when asked.", _like(rng, body))]
+    assert not set(a.fingerprint.bands).isdisjoint(edited[1].fingerprint.bands)
+    assert kept.groups == [] == _anew(edited, settings)
+    assert kept.reused(edited, settings) == []
+    alike = [a, _candidate("c", "a", "Does c well. Use when asked.", _like(rng, body, replaced=1))]
+    assert _anew(alike, settings) == [("a", "c")] and kept.reused(alike, settings) is None
