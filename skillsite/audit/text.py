@@ -4,13 +4,17 @@ gated patterns the rules run on it.
 
 A gate finds what its pattern's ``finditer`` finds over the whole folded text, with one limit: in
 a long document (:data:`WINDOWED` characters or more) a pattern runs only on the lines around its
-literals, as many lines holding text on either side as one match can cross into (its line reach,
-:mod:`skillsite.audit.literals`), at most :data:`MAX_LINES`.  A pattern whose matches may cross
-more (an open-ended run of arguments, each of which may stand on a line of its own, as in
-``tee\n-a\n-a\n~/.bashrc``; SK634's ``subprocess`` call; SK651's 400 characters) is searched
-that far, and a match of it spanning more than :data:`MAX_LINES` lines holding text beyond its
-literal's, in a long document, is not found.  Searched further, such patterns read the rest of
-the text from each literal of a hostile one: time that grows with the square of its length.
+literals: as many lines holding text before a literal's as one match can cross into before the
+literal's start, and as many after it as one can cross into from there on (its line reach on
+either side, :mod:`skillsite.audit.literals`), each at most :data:`MAX_LINES`.  A command's word
+starts its matches, so most command patterns read no line before it, and only the lines its
+arguments may run on to after it.  A pattern whose matches may cross more on one side (an
+open-ended run of arguments, each of which may stand on a line of its own, as in
+``tee\n-a\n-a\n~/.bashrc`` after ``tee``, or before ``~/.bashrc``; SK634's ``subprocess`` call;
+SK651's 400 characters) is searched that far, and a match of it spanning more than
+:data:`MAX_LINES` lines holding text on that side of its literal's, in a long document, is not
+found.  Searched further, such patterns read the rest of the text from each literal of a hostile
+one: time that grows with the square of its length.
 """
 from __future__ import annotations
 
@@ -101,12 +105,12 @@ class Document:
         return all(any(self.has(word) for word in group) for group in groups)
 
     def windows(self, literals: frozenset[str], paragraphs: bool = False,
-                also: tuple[frozenset[str], ...] = (), lines: int = 1) -> list[tuple[int, int]]:
+                also: tuple[frozenset[str], ...] = (), lines: tuple[int, int] = (1, 1)) -> list[tuple[int, int]]:
         """The parts of the lower-cased text a gate scans: every line where one of ``literals``
-        starts, with ``lines`` lines holding text on either side (:meth:`_lines_around`) or, with
-        ``paragraphs``, every paragraph (text between blank lines) holding one; merged, in order,
-        and only those where one of each set of ``also`` starts too (remembered: gates share
-        literals)."""
+        starts, with ``lines`` (before, after) lines holding text before and after it
+        (:meth:`_lines_around`) or, with ``paragraphs``, every paragraph (text between blank lines)
+        holding one; merged, in order, and only those where one of each set of ``also`` starts too
+        (remembered: gates share literals)."""
         key = (literals, paragraphs, also, lines)
         found = self._windows.get(key)
         if found is None:
@@ -124,13 +128,14 @@ class Document:
             return self.found.starts(literals)
         return sorted(at for word in literals for at in occurrences(self.lower, word))
 
-    def _lines_around(self, at: int, lines: int = 1) -> tuple[int, int, int]:
+    def _lines_around(self, at: int, lines: tuple[int, int] = (1, 1)) -> tuple[int, int, int]:
         """(start, end, tail) of the line holding offset ``at`` of the lower-cased text, with the
-        ``lines`` lines before and after it that hold more than white space (and the blank lines
-        between): lines of white space, which ``\\s`` matches, cannot part a command from its
-        arguments.  ``tail`` is where the first line holding text after it starts (the end of the
-        text when there is none): a start there has lines after of its own."""
-        return (self._start_before(at, lines), *self._end_after(at, lines))
+        ``lines[0]`` lines before it and the ``lines[1]`` lines after it that hold more than white
+        space (and the blank lines between): lines of white space, which ``\\s`` matches, cannot
+        part a command from its arguments.  ``tail`` is where the first line holding text after it
+        starts (the end of the text when there is none): a start there has lines after of its own."""
+        before, after = lines
+        return (self._start_before(at, before), *self._end_after(at, after))
 
     def _start_before(self, at: int, lines: int) -> int:
         """Where the ``lines``-th line holding text before the line of ``at`` starts (0: none)."""
@@ -452,11 +457,12 @@ class Gate:
     (:mod:`skillsite.audit.literals`): a document where they do not all occur
     (:mod:`skillsite.audit.prefilter`) is not searched, and in a long document only the lines
     around the literals' occurrences that hold the others too are: with as many lines holding text
-    on either side as one match can cross into (``lines``: its line reach, at most
-    :data:`MAX_LINES`; see the module's docstring).  A pattern without literals is searched for in
-    the whole text.  ``words``, when a gate is given
+    before and after a literal's as one match can cross into on that side of it (``lines``: its
+    line reach before and after, each at most :data:`MAX_LINES`; see the module's docstring).  A
+    pattern without literals is searched for in the whole text.  ``words``, when a gate is given
     some, are groups of words the document must hold one of each besides; the first group's
-    words take the literals' place around which a gate without literals scans.
+    words take the literals' place around which a gate without literals scans (as many lines on
+    either side as a whole match can cross: a word tells nothing about where a match lies).
 
     A ``paragraphs`` gate (the rules about what prose tells the agent) scans, in every document,
     the paragraphs that hold one of its literals: a phrase split over the lines of a paragraph is
@@ -488,7 +494,7 @@ class Gate:
     starts: frozenset[str] | None = None     # every match starts with one of these (None: not known)
     restarts: bool = True                    # a hopeless run is searched for a later start (False: never)
     beside: re.Pattern[str] | None = None    # the branches a hopeless run does not cover (None: it covers all)
-    lines: int = MAX_LINES                   # lines holding text a long document is scanned on around a literal's
+    lines: tuple[int, int] = (MAX_LINES, MAX_LINES)  # lines holding text scanned before and after a literal's
 
     @property
     def hopeless(self) -> bool:
@@ -726,11 +732,12 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
         _add_words(words)
     return Gate(re.compile(pattern, flags), words, candidates, paragraphs, restart,
                 needs[0] if needs else None, needs[1:], _slot(found), found.starts, restarts,
-                None if beside is None else re.compile(beside, flags), lines_around(found.reach))
+                None if beside is None else re.compile(beside, flags),
+                (lines_around(found.before), lines_around(found.after)))
 
 
 def lines_around(reach: int | None) -> int:
-    """How many lines holding text on either side of a literal's a gate scans in a long document:
-    as many as one match of its pattern can cross into (its ``reach``), at most :data:`MAX_LINES`
-    (also when its reach has no bound or is not known)."""
+    """How many lines holding text on one side of a literal's a gate scans in a long document: as
+    many as one match of its pattern can cross into on that side (its ``reach`` there), at most
+    :data:`MAX_LINES` (also when that reach has no bound or is not known)."""
     return MAX_LINES if reach is None else min(reach, MAX_LINES)

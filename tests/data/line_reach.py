@@ -24,14 +24,21 @@ it starts and ends with), each with the most line-break runs inside its text.  S
 strings do (two runs that meet are one), so this is a longest path over six states: a repeat
 whose longest path still grows after as many rounds as there are states has a growing cycle, and
 no bound.
+
+The windows are built around the literals of a pattern's first set of needs: :func:`sides` says
+how many boundaries one match crosses before the start of such a literal and after it, where one
+can be placed in every match (a command's word, with its options after it: none before).
 """
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 import sys
-from typing import Any
+from typing import Any, Optional
+
+from literal_derivation import Facts, _item, concatenation
 
 try:  # the parser behind re.compile: re._parser from Python 3.11 on, sre_parse before
     from re import _compiler as _sre_compile  # type: ignore[attr-defined]
@@ -191,3 +198,147 @@ def _text() -> str:
     """Every character that is not white space."""
     return "".join(chr(code) for code in range(sys.maxunicode + 1) if not chr(code).isspace())
 
+
+
+#: (before, after): the line-break runs one match crosses before and after a literal (None: no bound).
+Sides = tuple[Optional[int], Optional[int]]
+#: Of a part's matches: the shapes of what comes before an anchoring literal's start, of what
+#: follows it, and the most line-break runs a look-ahead (or ``$``) before that start reads.
+Split = tuple[Shapes, Shapes, float]
+#: The most items of a sequence a literal is looked for across (no literal of the audit is near as long).
+MAX_SPAN = 64
+
+
+def sides(source: str, flags: int, anchor: frozenset[str]) -> Sides | None:
+    """The most text-line boundaries one match of ``source`` (compiled with ``flags``) crosses
+    before the start of an occurrence of a literal of ``anchor`` that the match holds, and from
+    that start on (None: no bound); None when no such occurrence can be placed in every match.
+    The literals are lower-case, as the one-pass search looks for them in the lower-cased text.
+
+    What a look-ahead (or ``$``) before the literal reads may run on past it, even past the
+    match's end: the side after the literal reaches that far too.  What a look-behind reads
+    needs no window: ``re`` reads the text before the position a search starts at."""
+    tree = _sre_parse.parse(source, flags)
+    reader = _Reader(tree.state.flags)
+    reader.sequence(list(tree))   # the groups, for the back-references
+    split = _Anchored(reader, anchor).sequence(list(tree), tree.state.flags)
+    return None if split is None else _bounds(split)
+
+
+def _bounds(split: Split) -> tuple[Optional[int], Optional[int]]:
+    """(before, after) of ``split`` (None: no bound)."""
+    before, after = (max(_runs(shape, inner) for shape, inner in side.items()) for side in split[:2])
+    return tuple(None if math.isinf(each) else int(each) for each in (before, max(after, split[2])))  # type: ignore
+
+
+def _cost(split: Split) -> tuple[int, int, int]:
+    """How many sides of ``split`` have no bound, then how many lines a window of it reads (on the
+    bounded sides), then its wider bounded side: the less the better."""
+    bounded = [each for each in _bounds(split) if each is not None]
+    return 2 - len(bounded), sum(bounded), max(bounded, default=0)
+
+
+class _Anchored:
+    """Where, in each match of a part of a pattern, an occurrence of one of ``anchor``'s literals
+    starts: the shapes of the part of the match before it and of the part from it on (None: no
+    occurrence can be placed in every match).  An occurrence is placed in the shortest run of
+    items of a sequence whose every match holds one (:func:`literal_derivation.concatenation`
+    says which), or inside one item (a group, a branch, a repeat) where each match holds one:
+    the text before it is then a prefix of the sequence up to the end of that run, the text from
+    it on a suffix from the run's start, and neither crosses more than the whole it is part of."""
+
+    def __init__(self, reader: _Reader, anchor: frozenset[str]) -> None:
+        self.reader, self.anchor = reader, anchor
+
+    def sequence(self, items: list[tuple[Any, Any]], flags: int) -> Split | None:
+        """The split of parts one after the other: the best of those :meth:`_candidates` finds."""
+        return min(self._candidates(items, flags), key=_cost, default=None)
+
+    def _candidates(self, items: list[tuple[Any, Any]], flags: int) -> list[Split]:
+        shapes = [self.reader.item(op, value, flags) for op, value in items]
+        before = list(itertools.accumulate(shapes, join, initial=EMPTY))                 # items[:i]
+        after = list(itertools.accumulate(shapes[::-1], lambda a, b: join(b, a), initial=EMPTY))[::-1]  # items[i:]
+        ahead = list(itertools.accumulate((self.ahead(op, value, flags) for op, value in items), max, initial=0.0))
+        found = [(before[end], after[start], ahead[end]) for start, end in self._holding(items, flags)]
+        for at, (op, value) in enumerate(items):
+            inner = self.item(op, value, flags)
+            if inner is not None:
+                found.append((join(before[at], inner[0]), join(inner[1], after[at + 1]), max(ahead[at], inner[2])))
+        return found
+
+    def _holding(self, items: list[tuple[Any, Any]], flags: int) -> list[tuple[int, int]]:
+        """(start, end) of the shortest run of items from each start whose every match holds a
+        literal of the anchor (where there is one)."""
+        ignorecase = bool(flags & re.IGNORECASE)
+        facts = [_item(op, value, ignorecase) for op, value in items]
+        runs = []
+        for start in range(len(items)):
+            for end in range(start + 1, min(len(items), start + MAX_SPAN) + 1):
+                if _holds(concatenation(facts[start:end]), self.anchor):
+                    runs.append((start, end))
+                    break
+        return runs
+
+    def item(self, op: Any, value: Any, flags: int) -> Split | None:
+        """The split of one node of the parsed pattern: of a group's body, of each branch (all of
+        them placing one), of a repeat's first or last round (at least one round)."""
+        if op is _sre.SUBPATTERN:
+            _group, add, remove, body = value
+            return self.sequence(list(body), (flags | add) & ~remove)
+        if op is _ATOMIC:
+            return self.sequence(list(value), flags)
+        if op is _sre.BRANCH:
+            splits = [self.sequence(list(branch), flags) for branch in value[1]]
+            if None in splits:
+                return None
+            return functools.reduce(lambda a, b: (union(a[0], b[0]), union(a[1], b[1]), max(a[2], b[2])),
+                                    splits)  # type: ignore[arg-type, return-value]
+        if op in _REPEATS and value[0] >= 1:
+            return self._rounds(value, flags)
+        return None
+
+    def _rounds(self, value: Any, flags: int) -> Split | None:
+        """The split of a repeat of one round or more: in its first round, or in its last."""
+        low, high, body = value
+        inner = self.sequence(list(body), flags)
+        if inner is None:
+            return None
+        more = high if high == _sre.MAXREPEAT else high - 1
+        rest = repeat(low - 1, more, self.reader.sequence(list(body), flags))
+        earlier = max((self.ahead(op, each, flags) for op, each in body), default=0.0)
+        return min([(inner[0], join(inner[1], rest), inner[2]),
+                    (join(rest, inner[0]), inner[1], max(inner[2], earlier))], key=_cost)
+
+    def ahead(self, op: Any, value: Any, flags: int) -> float:
+        """The most line-break runs a look-ahead (or ``$``) in the node reads, from where it stands."""
+        if op in (_sre.ASSERT, _sre.ASSERT_NOT) and value[0] >= 0:
+            return max(_runs(shape, inner) for shape, inner in self.reader.sequence(list(value[1]), flags).items())
+        if op is _sre.AT:
+            return 1.0 if value in _ENDS and not flags & re.MULTILINE else 0.0
+        if op is _sre.SUBPATTERN:
+            flags = (flags | value[1]) & ~value[2]
+        return max((self.ahead(each_op, each, flags) for each_op, each in _children(op, value)), default=0.0)
+
+
+def _children(op: Any, value: Any) -> list[tuple[Any, Any]]:
+    """The nodes inside a node of the parsed pattern."""
+    if op is _sre.SUBPATTERN:
+        return list(value[3])
+    if op is _ATOMIC:
+        return list(value)
+    if op is _sre.BRANCH:
+        return [node for branch in value[1] for node in branch]
+    if op in _REPEATS:
+        return list(value[2])
+    if op in (_sre.ASSERT, _sre.ASSERT_NOT):
+        return list(value[1])
+    if op is _sre.GROUPREF_EXISTS:
+        return [node for branch in value[1:] if branch for node in branch]
+    return []
+
+
+def _holds(facts: Facts, anchor: frozenset[str]) -> bool:
+    """Whether every string of which ``facts`` speak holds a literal of ``anchor``: each of its
+    exact strings, its prefixes, its suffixes, or each string of one of the sets it needs."""
+    return any(strings and all(any(literal in each for literal in anchor) for each in strings)
+               for strings in (facts.exact, facts.prefixes, facts.suffixes, *facts.needs))

@@ -3,9 +3,11 @@
 A long document is searched by a gate in windows around its literals.  Each window used to hold
 the literal's line and the nearest line holding text on either side, so a match spanning three
 lines holding text or more was missed there, and a command split over lines evaded the audit
-(``tee\\n-a\\n-a\\n~/.bashrc``).  Now a window holds as many lines holding text on either side as
-one match of the pattern can cross into (its line reach, tests/data/line_reach.py), at most
-``MAX_LINES``: a pattern whose reach has no bound is searched that far (skillsite.audit.text)."""
+(``tee\\n-a\\n-a\\n~/.bashrc``).  Now a window holds as many lines holding text before a literal's
+as one match of the pattern can cross into before the literal's start, and as many after it as one
+can cross into from there on (its line reach on either side, tests/data/line_reach.py), each at
+most ``MAX_LINES``: a pattern whose reach on a side has no bound is searched that far on that side
+(skillsite.audit.text)."""
 from __future__ import annotations
 
 import random
@@ -144,9 +146,22 @@ def _matches() -> dict[int, list[tuple[str, str]]]:
 MATCHES = _matches()
 
 
-def padded(match: str, chance: random.Random) -> str:
-    """``match`` with each of its runs of white space padded to one of :data:`PADDING`."""
-    return "".join(chance.choice(PADDING) if part.isspace() else part for part in re.split(r"(\s+)", match))
+def padded(match: str, chance: random.Random, side: int = 0) -> str:
+    """``match`` with each of its runs of white space padded to one of :data:`PADDING`; with
+    ``side`` 1 (2), those before (after) the middle of the match all to a line break or more, and
+    the others to a space or none: a match that runs over as many lines as it can on one side of
+    its literal, and few on the other (3: those on both sides)."""
+    parts = re.split(r"(\s+)", match)
+    middle = len(parts) // 2
+    return "".join(_padding(chance, at, middle, side) if part.isspace() else part for at, part in enumerate(parts))
+
+
+def _padding(chance: random.Random, at: int, middle: int, side: int) -> str:
+    """The padding of the run of white space at ``at`` among a match's parts (see :func:`padded`)."""
+    if not side:
+        return chance.choice(PADDING)
+    heavy = side == 3 or (at < middle) == (side == 1)
+    return chance.choice([pad for pad in PADDING if ("\n" in pad) == heavy])
 
 
 def compared(index: int) -> tuple[int, int]:
@@ -158,12 +173,12 @@ def compared(index: int) -> tuple[int, int]:
     engine.prepare()
     each = PATTERNS[index]
     chance = random.Random(f"padding-{index}")
-    reach = literals_of(each.compiled_source, each.flags).reach
-    exact = reach is not None and reach <= MAX_LINES
+    found = literals_of(each.compiled_source, each.flags)
+    exact = all(side is not None and side <= MAX_LINES for side in (found.before, found.after))
     checked = spanning = 0
-    for _ in range(40):
+    for number in range(40):
         path, match = chance.choice(MATCHES[index])
-        text = FILLER + "see below\n" + padded(match, chance) + "\n" + FILLER
+        text = FILLER + "see below\n" + padded(match, chance, number % 4) + "\n" + FILLER
         expected = plain_matches(each, path, text)
         if exact or all(crossed <= MAX_LINES for *_, crossed in expected):
             assert gated_matches(each, path, text) == expected, (each.source[:60], text[len(FILLER):-len(FILLER)])
@@ -188,11 +203,54 @@ def test_the_padded_matches_span_three_lines_and_more_for_most_patterns():
                                           if any(PATTERNS.index(each) in spanning for each in rule.patterns)}
 
 
-def test_each_gate_scans_as_many_lines_as_its_reach_and_at_most_the_cap():
+def test_each_gate_scans_as_many_lines_before_and_after_a_literal_as_its_reach_there_and_at_most_the_cap():
     engine.prepare()
     lines = [each for each in PATTERNS if each.scope == "lines"]
-    assert {0, 1, 2, MAX_LINES} <= {each.gate.lines for each in lines}
+    pairs = {each.gate.lines for each in lines}
+    assert {(0, MAX_LINES), (MAX_LINES, 0), (1, 0), (0, 0), (MAX_LINES, MAX_LINES)} <= pairs
     for each in lines:
-        assert each.gate.lines == lines_around(literals_of(each.compiled_source, each.flags).reach), each.source[:60]
+        found = literals_of(each.compiled_source, each.flags)
+        assert each.gate.lines == (lines_around(found.before), lines_around(found.after)), each.source[:60]
     assert lines_around(None) == lines_around(MAX_LINES + 1) == MAX_LINES and lines_around(3) == 3
-    assert RULES["SK635"].patterns[3].gate.lines == MAX_LINES   # the options run of tee has no bound
+    assert RULES["SK635"].patterns[3].gate.lines == (MAX_LINES, 0)   # tee's options run before ~/.bashrc
+    assert RULES["SK663"].patterns[0].gate.lines == (0, MAX_LINES)   # rm's options run after rm
+
+
+def window_of(each: Pattern, text: str, literal: str) -> str:
+    """The text of the window the pattern's gate scans, in a long document, around ``literal`` (its only occurrence)."""
+    engine.prepare()
+    doc = make_document("scripts/run.sh", text)
+    at = doc.lower.index(literal)
+    windows = doc.windows(each.gate.anchors or frozenset(), False, each.gate.also, each.gate.lines)
+    return next(doc.lower[start:end] for start, end in windows if start <= at < end)
+
+
+#: Lines holding text, blank lines between, around a command; none holds a literal of its rule.
+AROUND = "one\n\n" + "".join(f"line {n}\n  \n" for n in range(2 * MAX_LINES)) + "two\n"
+
+
+def test_a_command_word_is_scanned_with_the_lines_after_its_line_and_none_before():
+    command = "rm -rf /\n"
+    window = window_of(RULES["SK663"].patterns[0], FILLER + AROUND + command + AROUND + FILLER, "rm -rf")
+    assert window == command + AROUND[:AROUND.index(f"line {MAX_LINES - 2}\n") + len(f"line {MAX_LINES - 2}")]
+
+
+def test_a_literal_ending_its_matches_is_scanned_with_the_lines_before_its_line_and_none_after():
+    command = "mkfs.ext4 -f /dev/sdb1"
+    window = window_of(RULES["SK663"].patterns[2], FILLER + AROUND + command + "\n" + AROUND + FILLER, "/dev/")
+    assert window == AROUND[AROUND.index(f"line {2 * MAX_LINES - MAX_LINES + 1}\n"):] + command   # and "two"
+
+
+@pytest.mark.parametrize("code, index, before, after", [
+    ("SK663", 0, "rm\n", "-f\n" * (MAX_LINES - 1) + "/"),               # all after rm
+    ("SK663", 2, "mkfs\n" + "-F\n" * (MAX_LINES - 1), "/dev/sdb1"),    # all before /dev/
+])
+def test_a_match_padded_to_the_cap_on_its_one_side_is_found_and_not_beyond(code, index, before, after):
+    """A command whose arguments run over ``MAX_LINES`` lines on the side of its literal they may
+    run on is found in a long document; one more line is beyond the cap (the documented limit)."""
+    each = RULES[code].patterns[index]
+    assert plain_matches(each, "scripts/run.sh", before + after + "\n")
+    assert gated_matches(each, "scripts/run.sh", FILLER + before + after + "\n" + FILLER)
+    longer = before + "-F\n" + after
+    assert not gated_matches(each, "scripts/run.sh", FILLER + longer + "\n" + FILLER)
+    assert plain_matches(each, "scripts/run.sh", FILLER + longer + "\n" + FILLER)
