@@ -309,15 +309,17 @@ SPARSE = 32
 _TEXT = re.compile(r"\S")
 #: How many characters :func:`_text_end` reads back at a time.
 _CHUNK = 256
-#: The most lines holding text on either side of a literal's that a gate scans in a long document:
+#: The most lines holding text on either side of a literal's that a gate scans in a long document
+#: (a side whose reach is bounded may have what the other leaves of twice this: :func:`lines_around`):
 #: a pattern whose matches may cross more line boundaries (an open-ended repeat of arguments that
 #: may each stand on a line of its own) is searched that far, and a match of it spanning more
 #: lines holding text is not found there.  Each literal's window reads up to twice this many lines
 #: and the one holding it: the cost of a long document of literals grows with it.  Real commands
 #: stay on a line or two (on the shared corpus, no match of an open-ended pattern crosses more
 #: than one line boundary); eight leave an attacker's padding room for a command word and seven
-#: arguments each on a line of its own, and cover every bounded pattern but two (SK634's
-#: ``subprocess`` call, 14; SK651's 400 characters of key).
+#: arguments each on a line of its own, and, with the lines a side leaves to the other, cover every
+#: bounded pattern but one (SK651's 400 characters of key, 400 boundaries after its first line:
+#: 16 scanned; SK634's ``subprocess`` call reaches 10 before its descriptors and 4 after).
 MAX_LINES = 8
 #: A line break that ends a blank line (or ends the line before one): where a paragraph stops.
 _BLANK_LINE = re.compile(r"\n(?=[ \t\r]*\n)")
@@ -733,11 +735,22 @@ def make_gate(pattern: str, words: tuple[tuple[str, ...], ...] = (), flags: int 
     return Gate(re.compile(pattern, flags), words, candidates, paragraphs, restart,
                 needs[0] if needs else None, needs[1:], _slot(found), found.starts, restarts,
                 None if beside is None else re.compile(beside, flags),
-                (lines_around(found.before), lines_around(found.after)))
+                lines_around(found.before, found.after))
 
 
-def lines_around(reach: int | None) -> int:
-    """How many lines holding text on one side of a literal's a gate scans in a long document: as
-    many as one match of its pattern can cross into on that side (its ``reach`` there), at most
-    :data:`MAX_LINES` (also when that reach has no bound or is not known)."""
-    return MAX_LINES if reach is None else min(reach, MAX_LINES)
+def lines_around(before: int | None, after: int | None) -> tuple[int, int]:
+    """How many lines holding text before and after a literal's a gate scans in a long document:
+    as many as one match of its pattern can cross into on that side, at most :data:`MAX_LINES`
+    (also when that reach has no bound or is not known).  A side whose reach has a bound may have
+    what the other side leaves of twice that: no window reads more lines than one of
+    :data:`MAX_LINES` on either side, and a pattern that reaches far on one side only (SK651's
+    400 characters of key after its first line, SK634's ``subprocess`` call before the
+    descriptors it hands on) is searched as far as it reaches, up to that."""
+    return _side(before, after), _side(after, before)
+
+
+def _side(reach: int | None, other: int | None) -> int:
+    """The lines scanned on a side of ``reach``, beside a side of ``other`` (see :func:`lines_around`)."""
+    if reach is None:
+        return MAX_LINES
+    return min(reach, 2 * MAX_LINES - min(MAX_LINES, MAX_LINES if other is None else other))

@@ -210,8 +210,13 @@ def test_each_gate_scans_as_many_lines_before_and_after_a_literal_as_its_reach_t
     assert {(0, MAX_LINES), (MAX_LINES, 0), (1, 0), (0, 0), (MAX_LINES, MAX_LINES)} <= pairs
     for each in lines:
         found = literals_of(each.compiled_source, each.flags)
-        assert each.gate.lines == (lines_around(found.before), lines_around(found.after)), each.source[:60]
-    assert lines_around(None) == lines_around(MAX_LINES + 1) == MAX_LINES and lines_around(3) == 3
+        assert each.gate.lines == lines_around(found.before, found.after), each.source[:60]
+    assert lines_around(None, 0) == (MAX_LINES, 0) and lines_around(MAX_LINES + 1, None) == (MAX_LINES, MAX_LINES)
+    assert lines_around(3, None) == (3, MAX_LINES) and lines_around(None, None) == (MAX_LINES, MAX_LINES)
+    # a bounded side has what the other leaves of twice the cap: no window reads more than before
+    assert lines_around(0, 400) == (0, 2 * MAX_LINES) and lines_around(10, 4) == (10, 4)
+    assert lines_around(400, 3) == (2 * MAX_LINES - 3, 3) and lines_around(20, 20) == (MAX_LINES, MAX_LINES)
+    assert RULES["SK651"].patterns[0].gate.lines == (0, 2 * MAX_LINES)
     assert RULES["SK635"].patterns[3].gate.lines == (MAX_LINES, 0)   # tee's options run before ~/.bashrc
     assert RULES["SK663"].patterns[0].gate.lines == (0, MAX_LINES)   # rm's options run after rm
 
