@@ -259,3 +259,24 @@ def test_a_match_padded_to_the_cap_on_its_one_side_is_found_and_not_beyond(code,
     longer = before + "-F\n" + after
     assert not gated_matches(each, "scripts/run.sh", FILLER + longer + "\n" + FILLER)
     assert plain_matches(each, "scripts/run.sh", FILLER + longer + "\n" + FILLER)
+
+
+HOPELESS = [index for index in sorted(MATCHES) if PATTERNS[index].gate.hopeless]
+
+
+@pytest.mark.parametrize("index", HOPELESS, ids=lambda i: f"{PATTERNS[i].source[:30]}-{i}")
+def test_a_hopeless_gate_finds_in_any_part_of_a_text_what_its_pattern_finds_there(index):
+    """Why a window must hold each match of a pattern but not each open-ended run its gate passes
+    over (tests/data/make_literal_table.py, ``gate_sides``): in any part of a text, cut anywhere,
+    the gate reports what the pattern's ``finditer`` finds there."""
+    engine.prepare()
+    each, chance = PATTERNS[index], random.Random(f"parts-{index}")
+    plain = re.compile(each.compiled_source, each.flags)
+    for number in range(30):
+        path, match = chance.choice(MATCHES[index])
+        doc = make_document(path, f"x\n{padded(match, chance, number % 4)} {padded(match, chance)}\n")
+        start = chance.randrange(len(doc.folded))
+        end = chance.randrange(start, len(doc.folded) + 1)
+        found = [m.span() for m in each.gate._matches(doc, start, end)]
+        assert found == [m.span() for m in plain.finditer(doc.folded, start, end)], (doc.folded, start, end)
+    assert len(HOPELESS) > 20
