@@ -7,7 +7,9 @@ source root apply too).  pathspec's ``GitIgnoreSpec`` reads the patterns; a path
 git decides it, by the last pattern matching the path itself (:func:`_matches`), not one that
 matches a folder above it: the walk is in that folder, so git did not ignore it.  (pathspec's own
 ``check_file`` lets ``*`` outrank a later ``!*/`` for a folder, a deeper ``!*/`` take back the
-files of the folders it matches, and ``a/**`` match ``a``; git does none of these.)
+files of the folders it matches, and ``a/**`` match ``a``; git does none of these.)  pathspec also
+reads ``a/**/`` as ``a/``, where git means the folders inside ``a``: :func:`_as_git_reads` rewrites
+such a line before pathspec compiles it.
 """
 from __future__ import annotations
 
@@ -149,12 +151,22 @@ def rules_of(text: str) -> pathspec.GitIgnoreSpec | None:
     """The rules of a .gitignore file's text; None when it holds none.  A line pathspec cannot
     read (``!`` alone, a ``\\`` at the end, a range such as ``[z-a]``) matches nothing, as in git,
     instead of refusing the whole file with a traceback (a tree's files are untrusted)."""
-    lines = text.splitlines()
+    lines = [_as_git_reads(line) for line in text.splitlines()]
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
     except (ValueError, re.error):
         spec = pathspec.GitIgnoreSpec([pattern for line in lines for pattern in _patterns(line)])
     return spec if len(spec) else None
+
+
+def _as_git_reads(line: str) -> str:
+    """A line ending in a ``**`` of its own and a "/" (``a/**/``, ``*/**/``), spelled as pathspec
+    reads it as git does: git matches the folders inside ``a`` (at any depth), not ``a``, which
+    pathspec matches (it folds ``**/`` at the end into the "/").  ``a/**/*/`` means the same to
+    git, and pathspec reads it so.  Trailing blanks go first, as pathspec drops them (unless the
+    last is escaped); ``**/`` alone (every folder) and other lines are left as they are."""
+    kept = line if line.endswith("\\ ") else line.rstrip()
+    return kept + "*/" if kept.endswith("/**/") else line
 
 
 def _patterns(line: str) -> list[Any]:

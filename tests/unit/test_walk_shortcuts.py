@@ -18,13 +18,14 @@ from skillsite.agent.vcs_names import VCS_FOLDERS, is_vcs_folder
 from skillsite.source.discover import is_tool_folder
 from skillsite.source.ignore import GITIGNORE, TOOL_FOLDERS, Ignores
 
-#: Lines of .gitignore files: plain names, globs, anchored and folder rules, negations, comments
-#: (not ``a/**/``: pathspec reads it as ``a/``, where git matches the folders inside ``a``).
+#: Lines of .gitignore files: plain names, globs, anchored and folder rules, negations, comments.
 LINES = ["*.log", "!keep.log", "build/", "/top", "a/**/b", "**/c", "d/*", "!d/e", "cache/", "!*/", "*", "#x",
          "", "x y", "\\#z", "[ab].md", "f?", "!f1", "**", "s/", "!s/t", "a/", "!a/b/", "a/**", "!a/s/", "!a/s/**",
          "!**/", "**/s/**", "*/*", "/*", "!/a", "a/*/", "!keep*", "!s", "s", "!build/",
          # several stars in a name, several **: matched by RE2 (skillsite.source.ignore._expression)
-         "k*e*p*", "!*e*.l*g", "*.*d", "!S*L*.*d", "a/**/b/**/s", "**/a/**/c/**/e"]
+         "k*e*p*", "!*e*.l*g", "*.*d", "!S*L*.*d", "a/**/b/**/s", "**/a/**/c/**/e",
+         # the folders inside a folder (pathspec alone reads a/**/ as a/: skillsite.source.ignore._as_git_reads)
+         "a/**/", "!a/**/", "*/**/", "!**/s/**/", "a/**/b/", "s/**/ ", "/**/"]
 FOLDERS = ["a", "b", "c", "d", "s", "build", "cache", "top", "x y"]
 FILES = ["SKILL.md", "keep.log", "x.log", "f1", "fx", "a.md", "#z", "s", "e"]
 SEEDS = range(150)
