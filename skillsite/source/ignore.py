@@ -86,20 +86,28 @@ def _expression(regex: re.Pattern[str]) -> _Expression:
 def _matches(test: _Test, path: str, is_dir: bool) -> bool:
     """Whether a pattern matches ``path`` itself, as git matches it: not through a folder above it
     (the walk is in that folder, so git did not ignore it, and a pattern matching it, negated or
-    not, says nothing of what it holds).  pathspec marks a match through a folder with a named
-    group (its folder mark, the "/" after the folder): for a folder, the mark of its own "/" is a
-    match of the folder itself.  A pattern without one (``a/**``, ``*``) matches the path, never
-    through the folder: ``a/**`` matches what ``a`` holds, not ``a``."""
+    not, says nothing of what it holds).  A folder's path is searched with its "/" when the
+    expression has a folder mark (:func:`_matches_itself`)."""
+    subject = path + "/" if is_dir and test[2] else path
+    found = test[1].search(subject)
+    return found is not None and _matches_itself(test, subject, found)
+
+
+def _matches_itself(test: _Test, subject: str, found: Any) -> bool:
+    """Whether the pattern matches the path itself, ``found`` being its expression's first match
+    in ``subject`` (the path, and a folder's "/"): the search goes on from it, never again from
+    the start.  pathspec marks a match through a folder with a named group (its folder mark, the "/" after
+    the folder): for a folder, the mark of its own "/" is a match of the folder itself.  A
+    pattern without one (``a/**``, ``*``) matches the path, never through the folder: ``a/**``
+    matches what ``a`` holds, not ``a``."""
     _, regex, marks = test
     if not marks:
-        return regex.search(path) is not None
-    text = path + "/" if is_dir else path
-    found = regex.search(text)
+        return True
     while found is not None:
         mark = next((number for number in marks if found.start(number) != -1), None)
-        if mark is None or found.end(mark) == len(text):
+        if mark is None or found.end(mark) == len(subject):
             return True
-        found = regex.search(text, found.end())  # the next folder ("*/" is not anchored)
+        found = regex.search(subject, found.end())  # the next folder ("*/" is not anchored)
     return False
 
 
@@ -126,8 +134,10 @@ class Ignores:
                 continue
             path = root_prefix + (rel[len(folder) + 1:] if folder else rel)
             text = path + "/" if is_dir else path
-            for test in tests:  # most paths match no pattern: _matches only after a first search finds one
-                if test[1].search(text if test[2] else path) is not None and _matches(test, path, is_dir):
+            for test in tests:  # most paths match no pattern: one search, and what it found goes on
+                subject = text if test[2] else path
+                found = test[1].search(subject)
+                if found is not None and _matches_itself(test, subject, found):
                     return test[0]
         return False
 
