@@ -11,7 +11,8 @@ from skillsite.agent.catalog_format import prompt_order
 from skillsite.agent.commands import close_commands, command_message, split_command_line
 from skillsite.agent.eligibility import ineligible_reasons, with_dependencies
 from skillsite.agent.entry import ManifestEntry
-from skillsite.agent.errors import LoaderError, MissingToolsError, MissingToolsWarning, NotFoundError
+from skillsite.agent.errors import (CatalogFormatError, LoaderError, MissingToolsError, MissingToolsWarning,
+                                    NotFoundError)
 from skillsite.agent.prompt_xml import available_skills_xml, xml_allowed
 from skillsite.agent.results import SearchResult
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
@@ -98,11 +99,11 @@ class Offers:
     def command(self, line: str) -> str:
         """What a slash command line sends the model: the skill's body and ``Task: ...``."""
         command, task = split_command_line(line)
-        entries = self.catalog._source.well_formed()
-        by_command = {e.slash_command: e for e in entries if e.slash_command is not None}
         # commands are made lower-case: /Release_Manager is /release_manager, as typed
-        entry = by_command.get(command) or by_command.get(command.lower())
+        entry = self._answering(command) or self._answering(command.lower())
         if entry is None:
+            entries = self.catalog._source.well_formed()
+            by_command = {e.slash_command: e for e in entries if e.slash_command is not None}
             typed = xml_allowed(command[:MAX_SHOWN_COMMAND])  # said as the tool's texts say it, never raw
             refused = next((e for e in entries if e.command == command and e.slash_command is None), None)
             if refused is not None:  # a catalog built before user-invocable: false removed its command
@@ -112,6 +113,20 @@ class Offers:
             hint = f"; did you mean {', '.join('/' + c for c in close)}?" if close else ""
             raise NotFoundError(f"no skill answers to /{typed}{hint}")
         return command_message(self.catalog.load(entry.id).body, task)
+
+    def _answering(self, command: str) -> ManifestEntry | None:
+        """The skill that answers to ``command``: the last well-formed entry whose slash command it
+        is.  Only the entries whose JSON names that command are checked (where every entry
+        was checked, a big catalog's first command paid for all of them); the others cannot answer."""
+        found = None
+        for data in self.catalog._source.all():
+            if data.get("command") == command:
+                try:
+                    entry = self.catalog._source.checked(data)
+                except CatalogFormatError:
+                    continue
+                found = entry if entry.slash_command == command else found
+        return found
 
     def tool(self, style: str, env: Mapping[str, str] | None, budget: int, platform: str | None) -> dict[str, Any]:
         """The ``skill`` tool: an enum of the offered skills' ids, described within ``budget``."""

@@ -238,3 +238,30 @@ def test_a_name_shared_only_by_copies_of_one_skill_loads_the_canonical_member(tm
     assert catalog.load("invoices").name == "invoices" and catalog.manifest_entry("invoices").id == "skills/invoices"
     with pytest.raises(NotFoundError, match="shared by skills"):
         catalog.load("deploy")
+
+
+def test_command_message_checks_only_the_entries_naming_the_command(site: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first command checked every entry of the catalog (``skillsite mcp``'s prompts/get paid
+    for all of them once its listings stopped checking them); it checks those whose JSON names
+    the command, and answers as before: the last well-formed one, in any case as typed, and a
+    malformed entry with the command does not answer."""
+    copied = tmp_path / "site"
+    shutil.copytree(site, copied)
+    data = json.loads((copied / "skills.json").read_text("utf-8"))
+    model = next(e for e in data["skills"] if e["id"] == "test-first")
+    data["skills"] += [{**model, "id": "late-copy", "name": "late-copy"},
+                       {**model, "id": "broken-copy", "name": "broken-copy", "files": "oops"}]
+    (copied / "skills.json").write_text(json.dumps(data), "utf-8")
+    from skillsite.agent import entry as entry_module
+    parsed: list[str] = []
+    parse = entry_module.ManifestEntry.from_json.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(entry_module.ManifestEntry, "from_json",
+                        classmethod(lambda cls, raw: (parsed.append(raw["id"]), parse(cls, raw))[1]))
+    catalog = Catalog.open(copied)
+    body = catalog.load("late-copy").body.strip("\n")
+    parsed.clear()
+    assert catalog.command_message(f"/{model['command'].upper()} now") == f"{body}\n\nTask: now"
+    assert sorted(parsed) == ["broken-copy", "test-first"]  # late-copy was checked by load already
+    with pytest.raises(NotFoundError):
+        catalog.command_message("/no_such_command")
