@@ -18,7 +18,8 @@ from mcp.types import RequestParams
 
 from skillsite.agent.errors import LoaderError
 from skillsite.mcp.on_demand import OnDemandList
-from skillsite.mcp.skills import EXTENSION, INVALID_PARAMS, SkillsError, SkillsIndex, mime_type, wire_content
+from skillsite.mcp.skills import EXTENSION, INVALID_PARAMS, Once, SkillsError, SkillsIndex, mime_type, wire_content
+from skillsite.mcp.unfolding import Unfolding
 
 
 class ListParams(RequestParams):
@@ -63,7 +64,9 @@ class SkillsExtension(Extension):
     def __init__(self, index: SkillsIndex) -> None:
         super().__init__()
         self.index = index
-        self._listed: list[dict[str, Any]] | None = None
+        tables = index.file_tables
+        self._listed = Once(lambda: Unfolding(self._listing(uri) for uri in tables.new_files()
+                                              if uri not in tables.withheld))
 
     def settings(self) -> dict[str, Any]:
         return {"directoryRead": True}
@@ -105,38 +108,40 @@ class SkillsExtension(Extension):
                 server.add_resource(self._resource(uri))
                 made.add(uri)
 
-        return OnDemandList("resources/list", "resources", "resources/read", "uri", self.serves, self.listed, make)
+        return OnDemandList("resources/list", "resources", "resources/read", "uri", self.serves, self.listed, make,
+                            made.__contains__)
 
     def serves(self, uri: str) -> bool:
-        """Whether ``uri`` is a skill's file (the index is made only for a ``skill://`` URI)."""
-        return uri.startswith("skill://") and uri in self.index.files
+        """Whether ``uri`` is a skill's file (the entries it may be of are checked, for a ``skill://`` URI)."""
+        return uri.startswith("skill://") and self.index.file_tables.file_at(uri) is not None
 
-    def listed(self) -> list[dict[str, Any]]:
+    def listed(self) -> Unfolding[dict[str, Any]]:
         """Every ``skill://`` file but those of skills above ``max_risk``, as ``resources/list``
-        gives it: as the SDK lists the resource :meth:`_resource` makes, in JSON."""
-        if self._listed is None:
-            withheld = self.index.withheld
-            self._listed = [self._listing(uri) for uri in self.index.files if uri not in withheld]
-        return self._listed
+        gives it (as the SDK lists the resource :meth:`_resource` makes, in JSON), each made when
+        a page first needs it (:class:`~skillsite.mcp.skills.FileTables`)."""
+        return self._listed()
 
-    def _described(self, uri: str) -> tuple[str, str | None]:
-        """A file's name and description: a SKILL.md's are its skill's, another file's its own
-        name and none."""
-        file = self.index.files[uri]
-        if uri in self.index.skills:
-            entry = self.index.by_id[file.skill_id]
-            return entry.name or uri, entry.description  # the SDK names a resource without a name by its URI
-        return file.path.rsplit("/", 1)[-1], None
+    def _described(self, uri: str) -> tuple[str, str | None, str]:
+        """A file's name, description and path (of a file the tables hold): a SKILL.md's name and
+        description are its skill's, another file's its own name and none."""
+        tables = self.index.file_tables
+        file = tables.file_at(uri)
+        if file is None:  # asked only of files listed or served
+            raise KeyError(uri)
+        entry = tables.entry(file.skill_id) if tables.skill_at(uri) is not None else None
+        if entry is not None:  # the SDK names a resource without a name by its URI
+            return entry.name or uri, entry.description, file.path
+        return file.path.rsplit("/", 1)[-1], None, file.path
 
     def _listing(self, uri: str) -> dict[str, Any]:
-        name, description = self._described(uri)
+        name, description, path = self._described(uri)
         return {"name": name, "uri": uri, **({} if description is None else {"description": description}),
-                "mimeType": mime_type(self.index.files[uri].path)}
+                "mimeType": mime_type(path)}
 
     def _resource(self, uri: str) -> Any:
-        name, description = self._described(uri)
-        return FunctionResource(uri=uri, name=name, description=description,
-                                mime_type=mime_type(self.index.files[uri].path), fn=_reader(self.index, uri))
+        name, description, path = self._described(uri)
+        return FunctionResource(uri=uri, name=name, description=description, mime_type=mime_type(path),
+                                fn=_reader(self.index, uri))
 
     def methods(self) -> list[Any]:
         return [MethodBinding("skills/list", ListParams, self.list_skills),

@@ -4,16 +4,20 @@ The MCP SDK answers both with every entry at once and ignores the cursor: a cata
 skills made answers of 20.1 MB and 9.8 MB.  :class:`ListPages` is server middleware
 that asks for the whole list once per protocol version (the catalog's entries, from
 :mod:`skillsite.mcp.on_demand`, then the SDK's own), cuts it into pages of at most
-LIST_PAGE_BYTES of entries and answers each request with the page its cursor names.  The lists
-are cut once: the server's resources and prompts do not change while it serves.
+LIST_PAGE_BYTES of entries and answers each request with the page its cursor names.  The
+catalog's entries come as an :class:`~skillsite.mcp.unfolding.Unfolding`, each made (its entry
+checked) when a page first needs it: a page is cut when first asked for, so the first page
+costs what its entries do, not what the catalog's do.  The lists are cut once: the server's
+resources and prompts do not change while it serves.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Mapping
+from typing import Any, Container, Mapping
 
 from skillsite.mcp.skills import INVALID_PARAMS, bounded_text
+from skillsite.mcp.unfolding import Unfolding
 
 #: The most one page of resources/list or prompts/list holds of its entries, as JSON in UTF-8 (a
 #: page holds one entry at least): some 1,500 resources or 600 prompts of the example catalog's.
@@ -40,33 +44,49 @@ def page_ends(entries: list[Any], limit: int) -> dict[int, int]:
     return dict(zip(starts, [*starts[1:], len(entries)]))
 
 
-def named_start(given: Any, ends: Mapping[int, int]) -> int | None:
-    """The page start ``given`` names: the decimal text of one of ``ends``' starts, written as a
+def named_start(given: Any, starts: Container[int]) -> int | None:
+    """The page start ``given`` names: the decimal text of one of ``starts``, written as a
     page's link gave it (no sign, no leading zero); None for anything else."""
     named = isinstance(given, str) and given.isascii() and given.isdigit() and given == str(int(given))
-    return int(given) if named and int(given) in ends else None
+    return int(given) if named and int(given) in starts else None
 
 
-@dataclasses.dataclass(frozen=True)
 class CutList:
-    """One list as the SDK gave it (``result``, every entry under ``key``) and its pages."""
+    """One list as the SDK gave it (``result``, its entries under ``key`` as ``entries``), cut
+    into pages of at most ``page_bytes`` of entries as they are asked for: a page takes entries
+    in order while they stay within the limit, and at least one (an empty list is one empty page)."""
 
-    key: str
-    result: dict[str, Any]
-    ends: dict[int, int]
+    def __init__(self, key: str, result: dict[str, Any], entries: Unfolding[Any], page_bytes: int) -> None:
+        self.key, self.result, self.entries, self.page_bytes = key, result, entries, page_bytes
+        self.ends: dict[int, int] = {}   # page start -> end, of the pages cut so far
+        self.starts = {0}                # the first page's and each one a nextCursor named
 
     def page(self, start: int) -> dict[str, Any]:
-        """The page starting at entry ``start``, with ``nextCursor`` naming the next (none on the last)."""
-        end, entries = self.ends[start], self.result[self.key]
-        page = {**self.result, self.key: entries[start:end]}
+        """The page starting at entry ``start`` (0 or a start :meth:`start_at` gave), with
+        ``nextCursor`` naming the next (none on the last)."""
+        end = self.ends.get(start)
+        if end is None:
+            end = self.ends[start] = self._end(start)
+        page = {**self.result, self.key: self.entries.between(start, end)}
         page.pop("nextCursor", None)
-        if end < len(entries):
+        if self.entries.reaches(end + 1):
             page["nextCursor"] = str(end)
+            self.starts.add(end)
         return page
+
+    def _end(self, start: int) -> int:
+        """Where the page starting at ``start`` ends."""
+        end, used = start, 0
+        while self.entries.reaches(end + 1):
+            size = entry_bytes(self.entries[end])
+            if used and used + size > self.page_bytes:
+                break
+            used, end = used + size, end + 1
+        return end
 
     def start_at(self, cursor: Any) -> int | None:
         """The page start a cursor names (one a ``nextCursor`` gave), None for any other."""
-        return named_start(cursor, self.ends)
+        return named_start(cursor, self.starts)
 
 
 class ListPages:
@@ -88,9 +108,10 @@ class ListPages:
         listed = self.cut.get((ctx.method, str(ctx.protocol_version)))
         if listed is None:
             result = await call_next(dataclasses.replace(ctx, params=params))  # the whole list
-            if not (isinstance(result, dict) and isinstance(result.get(key), list)):
+            if not (isinstance(result, dict) and isinstance(result.get(key), (list, Unfolding))):
                 return result  # no list to cut: passed on as it is
-            listed = CutList(key, result, page_ends(result[key], self.page_bytes))
+            entries = result[key] if isinstance(result[key], Unfolding) else Unfolding(result[key])
+            listed = CutList(key, result, entries, self.page_bytes)
             self.cut[(ctx.method, str(ctx.protocol_version))] = listed
         start = 0 if cursor is None else listed.start_at(cursor)
         if start is None:

@@ -5,14 +5,18 @@ The SDK serves a prompt or resource only once it holds an object for it, and mad
 those were most of a big catalog's start-up (a pydantic model of each prompt's arguments, and one
 resource object for each file: 72,736 for 20,000 user-invocable skills).  :class:`OnDemand` is server
 middleware that answers the lists from the catalog instead (each entry as the SDK would list
-it, ahead of the SDK's own) and, before ``prompts/get`` or ``resources/read`` of an entry of
-the catalog's reaches the SDK, gives it that entry's object: the SDK reads, renders, words
-errors and shapes the answer for the protocol version as it did.
+it, ahead of the SDK's own: an :class:`~skillsite.mcp.unfolding.Unfolding`, each entry made
+when a page of :mod:`skillsite.mcp.list_pages` first needs it) and, before ``prompts/get`` or
+``resources/read`` of an entry of the catalog's reaches the SDK, gives it that entry's object:
+the SDK reads, renders, words errors and shapes the answer for the protocol version as it did.
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Mapping
+import itertools
+from typing import Any, Callable, Iterable, Mapping
+
+from skillsite.mcp.unfolding import Unfolding
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,14 +27,16 @@ class OnDemandList:
     key: str            # "prompts": the list in the list method's result
     get_method: str     # "prompts/get"
     field: str          # "name": what names an entry, in the list and in the get's params
-    names: Callable[[str], bool]                 # whether a name is one of the entries made on demand
-    listed: Callable[[], list[dict[str, Any]]]   # each of them as the list gives it, in order
-    make: Callable[[str], None]                  # gives the SDK the named entry's object (once)
+    names: Callable[[str], bool]                   # whether a name is one of the entries made on demand
+    listed: Callable[[], Iterable[dict[str, Any]]]  # each of them as the list gives it, in order
+    make: Callable[[str], None]                    # gives the SDK the named entry's object (once)
+    given: Callable[[str], bool]                   # whether ``make`` gave the SDK the named entry
 
 
 class OnDemand:
     """Server middleware for :class:`OnDemandList` s: a list request gets every entry of the
-    catalog's, then the SDK's own (less those it was given on demand); a get request naming an
+    catalog's, then the SDK's own (less those it was given on demand), as an
+    :class:`~skillsite.mcp.unfolding.Unfolding` (ListPages cuts it); a get request naming an
     entry of the catalog's has its object made first.  Placed inside ListPages, which pages
     what it answers; anything else goes on unchanged."""
 
@@ -50,10 +56,10 @@ class OnDemand:
         if listed is None or not (isinstance(result, dict) and isinstance(result.get(listed.key), list)):
             return result
         own = [entry for entry in result[listed.key] if not made_on_demand(entry, listed)]
-        return {**result, listed.key: [*listed.listed(), *own]}
+        return {**result, listed.key: Unfolding(itertools.chain(listed.listed(), own))}
 
 
 def made_on_demand(entry: Any, listed: OnDemandList) -> bool:
     """Whether an entry the SDK listed is one ``listed`` gave it (listed already, ahead of the SDK's)."""
     named = entry.get(listed.field) if isinstance(entry, dict) else None
-    return isinstance(named, str) and listed.names(named)
+    return isinstance(named, str) and listed.given(named)

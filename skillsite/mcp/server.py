@@ -164,7 +164,7 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
         extensions=[extension])
     from skillsite.mcp.tools import SlashPrompts, add_tools  # need pydantic, which comes with the SDK
 
-    prompts = SlashPrompts(catalog, lambda: slash_commands(catalog, checked))
+    prompts = SlashPrompts(catalog, checked)
     server.middleware.append(ListPages())  # pages what OnDemand lists
     server.middleware.append(OnDemand(prompts.on_demand(server), extension.on_demand(server)))
     extension.declare_in_handshake(server)

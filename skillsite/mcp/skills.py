@@ -51,13 +51,13 @@ import mimetypes
 import re
 import threading
 import urllib.parse
-from typing import Any, Callable, Generic, NamedTuple, TypeVar
+from typing import Any, Callable, Generic, Iterator, NamedTuple, TypeVar
 
 from skillsite.agent.catalog_format import offered_to_model, within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import LoaderError
 from skillsite.agent.manifest_check import safe_relpath
-from skillsite.agent.site_urls import url_of
+from skillsite.agent.site_urls import path_of, url_of
 from skillsite.loader import Catalog
 from skillsite.mcp.frontmatter import FrontmatterError, frontmatter_object
 
@@ -122,22 +122,6 @@ def skill_root(entry: ManifestEntry) -> str:
     """``skill://<skill path>``: the id, with the name appended when the id does not end with it."""
     path = entry.id if entry.id.rsplit("/", 1)[-1] == entry.name else f"{entry.id}/{entry.name}"
     return "skill://" + url_of(path)
-
-
-def skill_roots(entries: list[ManifestEntry]) -> dict[str, str]:
-    """Each skill's :func:`skill_root`, by id; a skill whose appended path is another skill's own
-    (``toolsx`` named ``toolkit`` beside the skill ``toolsx/toolkit``) keeps its id as its path,
-    so neither hides the other."""
-    own = {"skill://" + url_of(e.id) for e in entries}
-    roots = {}
-    for entry in entries:
-        root = skill_root(entry)
-        if root != "skill://" + url_of(entry.id) and root in own:
-            log.warning("skills extension: skill %s (named %s) is served at its id: %s is another skill's path",
-                        entry.id, entry.name, root)
-            root = "skill://" + url_of(entry.id)
-        roots[entry.id] = root
-    return roots
 
 
 def mime_type(path: str) -> str:
@@ -378,6 +362,142 @@ def over_limits_note(left_out: list[LeftOut]) -> dict[str, Any] | None:
                     f"than {MAX_PATH_BYTES:,} bytes (the first: {over[0].shown!r}, {over[0].reason})"}
 
 
+class FileTables:
+    """What :class:`SkillsIndex` serves, made an entry at a time in the catalog's order, as far
+    as a reader asks (:meth:`new_files`): ``resources/list`` lists each skill's files as it
+    reaches the skill, so its first page checks the entries it shows, not every entry.  A
+    skill's files need the entries of its nested skills, and its path the entry whose id it may
+    be: those are checked when needed, out of turn (each entry once: :class:`ServedEntries` keeps
+    them, and each skill's outcome is kept).  A file or SKILL.md asked for by URI is found the
+    same way (:meth:`file_at`, :meth:`skill_at`).  Made whole (:meth:`finish`), the tables are
+    what one pass over every entry makes."""
+
+    def __init__(self, catalog: Catalog, served: ServedEntries) -> None:
+        self.catalog = catalog
+        self.served = served
+        self.skills: dict[str, str] = {}                 # SKILL.md URI -> skill id (the first skill's)
+        self.resources: dict[str, list[SkillFile]] = {}  # skill id -> every file, nested skills' too
+        self.files: dict[str, SkillFile] = {}            # resource URI -> file (the first skill's)
+        self.withheld: set[str] = set()                  # the files of skills above max_risk
+        self._order: list[str] = []                      # the files' URIs, as made
+        self._done = 0                                   # the entries made, of the catalog's
+        self._outcomes: dict[str, tuple[str, list[SkillFile]] | None] = {}
+        self._ids = Once(lambda: {data["id"]: (place, data) for place, data in enumerate(catalog.skills)})
+        self._lock = threading.RLock()
+
+    def entry(self, skill_id: str) -> ManifestEntry | None:
+        """The entry served under ``skill_id`` (checked now if not yet), None when none is."""
+        found = self._ids().get(skill_id)
+        checked = None if found is None else self.served.check(found[1])
+        return checked if isinstance(checked, ManifestEntry) else None
+
+    def _root(self, entry: ManifestEntry) -> str:
+        """``skill://<skill path>``: :func:`skill_root`, unless its appended path is another
+        skill's own (``toolsx`` named ``toolkit`` beside the skill ``toolsx/toolkit``): then the
+        id, so that neither hides the other."""
+        root = skill_root(entry)
+        if root != "skill://" + url_of(entry.id) and self.entry(f"{entry.id}/{entry.name}") is not None:
+            log.warning("skills extension: skill %s (named %s) is served at its id: %s is another skill's path",
+                        entry.id, entry.name, root)
+            root = "skill://" + url_of(entry.id)
+        return root
+
+    def _outcome(self, data: dict[str, Any]) -> tuple[str, list[SkillFile]] | None:
+        """A served skill's root and files (SKILL.md first, then by URI), once; None for an entry
+        left out, or a skill whose files cannot be served (logged)."""
+        raw_id = data["id"]
+        if raw_id not in self._outcomes:
+            entry = self.served.check(data)
+            self._outcomes[raw_id] = None if isinstance(entry, LeftOut) else self._files_of(entry)
+        return self._outcomes[raw_id]
+
+    def _files_of(self, entry: ManifestEntry) -> tuple[str, list[SkillFile]] | None:
+        root = self._root(entry)
+        try:
+            found = _collect(self.entry, entry, root, set())
+        except (LoaderError, ValueError) as exc:
+            log.warning("skills extension: leaving out skill %s: %s", entry.id, exc)
+            return None
+        return root, sorted(found, key=lambda f: (f.uri != root + "/SKILL.md", f.uri))
+
+    def _step(self) -> bool:
+        """Make the next entry's part of the tables; False when every entry is made."""
+        with self._lock:
+            skills = self.catalog.skills
+            if self._done >= len(skills):
+                return False
+            data = skills[self._done]
+            outcome = self._outcome(data)
+            if outcome is not None:
+                root, found = outcome
+                self.skills.setdefault(root + "/SKILL.md", data["id"])
+                self.resources[data["id"]] = found
+                for file in found:
+                    if file.uri not in self.files:
+                        self._add(file)
+            self._done += 1
+            return True
+
+    def _add(self, file: SkillFile) -> None:
+        """A file the tables did not hold (withheld first: a reader in another thread may list it
+        as soon as it is in the order)."""
+        owner = self.entry(file.skill_id)
+        if owner is None or not within_max_risk(owner, self.catalog.max_risk):
+            self.withheld.add(file.uri)
+        self.files[file.uri] = file
+        self._order.append(file.uri)
+
+    def new_files(self) -> Iterator[str]:
+        """Every file's URI, in the tables' order, each made when the reader gets to it."""
+        index = 0
+        while index < len(self._order) or self._step():
+            if index < len(self._order):
+                yield self._order[index]
+                index += 1
+
+    def finish(self) -> None:
+        """Make the tables whole."""
+        while self._step():
+            pass
+
+    def skill_at(self, uri: str) -> str | None:
+        """The skill whose SKILL.md ``uri`` is in the whole tables (:attr:`skills`), made only as
+        far as needed (:meth:`_later_owners`)."""
+        with self._lock:
+            if uri in self.skills or not (uri.startswith("skill://") and uri.endswith("/SKILL.md")):
+                return self.skills.get(uri)
+            for data, (root, _) in self._later_owners(uri[len("skill://"):-len("/SKILL.md")]):
+                if root + "/SKILL.md" == uri:
+                    return data["id"]
+            return None
+
+    def file_at(self, uri: str) -> SkillFile | None:
+        """The file at ``uri`` in the whole tables (:attr:`files`), made only as far as needed
+        (:meth:`_later_owners`): reading one file checks the few entries it may be of."""
+        with self._lock:
+            if uri in self.files or not uri.startswith("skill://"):
+                return self.files.get(uri)
+            for _, (_, found) in self._later_owners(uri[len("skill://"):]):
+                file = next((file for file in found if file.uri == uri), None)
+                if file is not None:
+                    return file
+            return None
+
+    def _later_owners(self, url_path: str) -> Iterator[tuple[dict[str, Any], tuple[str, list[SkillFile]]]]:
+        """The skills not made yet (their entries and outcomes) whose files may be under
+        ``url_path``, in the catalog's order: a skill's files are under its path, which begins
+        with its id, so those whose id is the path or begins it (each outcome made out of turn).
+        The first that has a file is the one the whole tables would keep."""
+        path, ids = path_of(url_path), self._ids()  # an id is at most MAX_PATH_BYTES long, or left out
+        prefixes = [path[:end] for end in range(min(len(path), MAX_PATH_BYTES), 0, -1)
+                    if end == len(path) or path[end] == "/"]
+        later = sorted(found for found in map(ids.get, prefixes) if found is not None and found[0] >= self._done)
+        for _, data in later:
+            outcome = self._outcome(data)
+            if outcome is not None:
+                yield data, outcome
+
+
 @dataclasses.dataclass(frozen=True)
 class _Tables:
     """What :class:`SkillsIndex` serves from, made from every checked entry (:meth:`SkillsIndex._make`)."""
@@ -404,6 +524,7 @@ class SkillsIndex:
         self.catalog = catalog
         self.page_size = page_size
         self._served = served_entries(catalog, checked)
+        self.file_tables = FileTables(catalog, self._served)
         self._tables = Once(self._make)
         self._frontmatter: dict[str, Frontmatter] = {}   # by SKILL.md sha256, as entries carry it
 
@@ -443,28 +564,14 @@ class SkillsIndex:
         return self._tables().withheld
 
     def _make(self) -> _Tables:
+        self.file_tables.finish()
         entries, left_out = self._served.all()
         by_id = {e.id: e for e in entries}
-        skills: dict[str, str] = {}
-        resources: dict[str, list[SkillFile]] = {}
-        files: dict[str, SkillFile] = {}
-        roots = skill_roots(list(by_id.values()))
-        for skill_id, entry in by_id.items():
-            root = roots[skill_id]
-            try:
-                found = sorted(_collect(by_id, entry, root, set()), key=lambda f: (f.uri != root + "/SKILL.md", f.uri))
-            except (LoaderError, ValueError) as exc:
-                log.warning("skills extension: leaving out skill %s: %s", skill_id, exc)
-                continue
-            skills.setdefault(root + "/SKILL.md", skill_id)
-            resources[skill_id] = found
-            for file in found:
-                files.setdefault(file.uri, file)
-        listed = [uri for uri, sid in skills.items() if self._offered(by_id[sid])]
-        withheld = frozenset(uri for uri, file in files.items()
-                             if not within_max_risk(by_id[file.skill_id], self.catalog.max_risk))
+        made = self.file_tables
+        listed = [uri for uri, sid in made.skills.items() if self._offered(by_id[sid])]
         cursors = frozenset(str(offset) for offset in range(self.page_size, len(listed), self.page_size))
-        return _Tables(by_id, over_limits_note(left_out), skills, resources, files, listed, withheld, cursors)
+        return _Tables(by_id, over_limits_note(left_out), made.skills, made.resources, made.files, listed,
+                       frozenset(made.withheld), cursors)
 
     def _offered(self, entry: ManifestEntry) -> bool:
         """Whether ``skills/list`` lists the skill: offered to a model, and not above ``max_risk``."""
@@ -537,7 +644,7 @@ class SkillsIndex:
 
     def read(self, uri: str) -> bytes:
         """A file's bytes, verified by the catalog (LoaderError when they do not match)."""
-        file = self.files.get(uri)
+        file = self.file_tables.file_at(uri)
         if file is None:
             raise SkillsError(INVALID_PARAMS, f"no skill file is served at {uri}")
         return self.catalog.resource(file.skill_id, file.path)
@@ -564,9 +671,10 @@ class SkillsIndex:
         return [children[key] for key in sorted(children)]
 
 
-def _collect(by_id: dict[str, ManifestEntry], entry: ManifestEntry, base: str, seen: set[str]) -> list[SkillFile]:
-    """SKILL.md, the bundled files and, under their folders, the nested skills' files (``by_id``:
-    the entries served)."""
+def _collect(served: Callable[[str], ManifestEntry | None], entry: ManifestEntry, base: str,
+             seen: set[str]) -> list[SkillFile]:
+    """SKILL.md, the bundled files and, under their folders, the nested skills' files (``served``:
+    the entry served under an id, None when none is)."""
     seen.add(entry.id)
     size = entry.size.bytes if entry.size is not None else None
     files = [SkillFile(base + "/SKILL.md", entry.id, "SKILL.md", entry.sha256, _size(size))]
@@ -574,10 +682,11 @@ def _collect(by_id: dict[str, ManifestEntry], entry: ManifestEntry, base: str, s
         path = safe_relpath(record.path, "file path")
         files.append(SkillFile(f"{base}/{url_of(path)}", entry.id, path, record.sha256, _size(record.bytes)))
     for child_id in entry.children:
-        child = by_id.get(child_id)
-        if child is None or child_id in seen or not child_id.startswith(entry.id + "/"):
+        if child_id in seen or not child_id.startswith(entry.id + "/"):
             continue
-        files += _collect(by_id, child, f"{base}/{url_of(child_id[len(entry.id) + 1:])}", seen)
+        child = served(child_id)
+        if child is not None:
+            files += _collect(served, child, f"{base}/{url_of(child_id[len(entry.id) + 1:])}", seen)
     return files
 
 

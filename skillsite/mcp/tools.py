@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any, Callable, Iterator
 
 from mcp import types
 from mcp.server.mcpserver.prompts import Prompt
 from mcp.shared.exceptions import MCPError
 from pydantic import AliasChoices, Field
 
+from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError, SearchResult
 from skillsite.mcp.on_demand import OnDemandList
-from skillsite.mcp.skills import (INTERNAL_ERROR, CheckedEntries, Once, ServedEntries, bounded_text, served_entries,
-                                  wire_text)
+from skillsite.mcp.skills import (INTERNAL_ERROR, CheckedEntries, LeftOut, Once, ServedEntries, bounded_text,
+                                  served_entries, wire_text)
+from skillsite.mcp.unfolding import Unfolding
 
 MAX_K = 50
 
@@ -126,51 +128,81 @@ def listed_prompt(prompt: Prompt) -> dict[str, Any]:
 
 
 class SlashPrompts:
-    """The prompts of the user-invocable skills (``entries``, in order), each given to the SDK
-    only when ``prompts/get`` first names it (:mod:`skillsite.mcp.on_demand`): the SDK's prompt
+    """The prompts of the user-invocable skills, in the order of their commands, each given to the
+    SDK only when ``prompts/get`` first names it (:mod:`skillsite.mcp.on_demand`): the SDK's prompt
     object holds a pydantic model of its arguments, and made for every skill at start-up they
     cost a catalog of 20,000 some 35 s.  Listed as the SDK lists them: a name two commands are
-    shown as (both over MAX_TEXT and alike up to it) is the first one's."""
+    shown as (both over MAX_TEXT and alike up to it) is the first one's.
 
-    def __init__(self, catalog: Catalog, entries: Callable[[], list[ManifestEntry]]) -> None:
+    The order needs every entry's command, read from the catalog's JSON unchecked (a sort of
+    strings); an entry is checked (``checked``) only when a page lists it or a request names its
+    prompt, and one left out, or not a prompt (not user-invocable, above ``max_risk``), is
+    skipped then: the first page checks the entries it shows, not the catalog's.  Checks are
+    kept (:class:`~skillsite.mcp.skills.ServedEntries`), so each entry is checked once whichever
+    asks first."""
+
+    def __init__(self, catalog: Catalog, checked: ServedEntries) -> None:
         self.catalog = catalog
-        self._by_name = Once(lambda: _by_name(entries()))
+        self.checked = checked
+        self._commands = Once(self._sorted_commands)
+        self._named = Once(self._by_name)
+        self._listed = Once(lambda: Unfolding(self._listing()))
         self.made: set[str] = set()
-        self._listed: list[dict[str, Any]] | None = None
 
-    @property
-    def by_name(self) -> dict[str, ManifestEntry]:
-        """Each prompt's entry by the prompt's name, in order (the entries read when first needed)."""
-        return self._by_name()
+    def _sorted_commands(self) -> list[tuple[str, dict[str, Any]]]:
+        """Each entry with a command (text), with that command as served (:func:`wire_text`), in
+        the order of those commands (the catalog's among equal ones)."""
+        found = [(wire_text(data["command"]), data) for data in self.catalog.skills
+                 if isinstance(data.get("command"), str)]
+        return sorted(found, key=lambda pair: pair[0])
 
-    def listed(self) -> list[dict[str, Any]]:
-        """Every prompt as ``prompts/list`` gives it: one made as the SDK makes it, for its
+    def _by_name(self) -> dict[str, list[dict[str, Any]]]:
+        """The entries by the name their prompt would be listed under, each name's in order."""
+        by_name: dict[str, list[dict[str, Any]]] = {}
+        for command, data in self._commands():
+            by_name.setdefault(bounded_text(command), []).append(data)
+        return by_name
+
+    def prompt_entry(self, data: dict[str, Any]) -> ManifestEntry | None:
+        """The checked entry of ``data`` when it is served as a prompt (user-invocable, not above
+        ``max_risk``: the loader would refuse it), else None."""
+        entry = self.checked.check(data)
+        if isinstance(entry, LeftOut) or entry.slash_command is None:
+            return None
+        return entry if within_max_risk(entry, self.catalog.max_risk) else None
+
+    def named(self, name: str) -> ManifestEntry | None:
+        """The entry of the prompt listed as ``name``, None when no prompt is (the first of the
+        entries a name stands for that is served as a prompt, as the listing shows it)."""
+        return next(filter(None, map(self.prompt_entry, self._named().get(name, ()))), None)
+
+    def listed(self) -> Unfolding[dict[str, Any]]:
+        """Every prompt as ``prompts/list`` gives it, each made when first asked for."""
+        return self._listed()
+
+    def _listing(self) -> Iterator[dict[str, Any]]:
+        """Each prompt as ``prompts/list`` gives it: one made as the SDK makes it, for its
         arguments and the description of one without a description, the others like it."""
-        if self._listed is None:
-            shape = listed_prompt(skill_prompt(self.catalog, "", ""))
-            self._listed = [{**shape, "name": name, "description": bounded_text(entry.description) or
-                             shape["description"]} for name, entry in self.by_name.items()]
-        return self._listed
+        shape = listed_prompt(skill_prompt(self.catalog, "", ""))
+        shown: set[str] = set()
+        for command, data in self._commands():
+            name = bounded_text(command)
+            entry = None if name in shown else self.prompt_entry(data)
+            if entry is not None:
+                shown.add(name)
+                yield {**shape, "name": name, "description": bounded_text(entry.description) or shape["description"]}
 
     def on_demand(self, server: Any) -> OnDemandList:
         """``prompts/list`` and ``prompts/get`` of these prompts, each made for ``server`` when first named."""
 
         def make(name: str) -> None:
-            if name not in self.made:
-                entry = self.by_name[name]
+            entry = self.named(name)
+            if name not in self.made and entry is not None:
                 add_prompt(server, self.catalog, entry.slash_command or "", entry.description)
                 self.made.add(name)
 
-        return OnDemandList("prompts/list", "prompts", "prompts/get", "name", lambda name: name in self.by_name,
-                            self.listed, make)
-
-
-def _by_name(entries: list[ManifestEntry]) -> dict[str, ManifestEntry]:
-    """The entries by the name their prompt is listed under: a name two commands are shown as is the first one's."""
-    by_name: dict[str, ManifestEntry] = {}
-    for entry in entries:
-        by_name.setdefault(bounded_text(entry.slash_command or ""), entry)
-    return by_name
+        return OnDemandList("prompts/list", "prompts", "prompts/get", "name",
+                            lambda name: self.named(name) is not None, self.listed, make, self.made.__contains__)
 
 
 def prompt_error(text: str) -> Exception:

@@ -1,7 +1,10 @@
 """skillsite.mcp.list_pages: where resources/list and prompts/list are cut into pages."""
 from __future__ import annotations
 
+from typing import Any, Iterator
+
 from skillsite.mcp.list_pages import CutList, entry_bytes, page_ends
+from skillsite.mcp.unfolding import Unfolding
 
 
 def test_pages_hold_what_fits_and_one_entry_at_least() -> None:
@@ -12,8 +15,41 @@ def test_pages_hold_what_fits_and_one_entry_at_least() -> None:
     assert page_ends([small] * 7, limit) == {0: 3, 3: 6, 6: 7}
     assert page_ends([small, big, small], limit) == {0: 1, 1: 2, 2: 3}
     assert page_ends([], limit) == {0: 0}
-    listed = CutList("resources", {"resources": [small] * 7, "ttlMs": 0}, page_ends([small] * 7, limit))
+    listed = CutList("resources", {"resources": [small] * 7, "ttlMs": 0}, Unfolding([small] * 7), limit)
+    assert listed.start_at("3") is None  # no page named it yet
     assert listed.page(0) == {"resources": [small] * 3, "ttlMs": 0, "nextCursor": "3"}
+    assert listed.page(3) == {"resources": [small] * 3, "ttlMs": 0, "nextCursor": "6"}
     assert listed.page(6) == {"resources": [small], "ttlMs": 0}
     assert [listed.start_at(c) for c in ("3", "6", "0", "4", "03", "+3", "", None, 3, "٣")] == \
         [3, 6, 0, None, None, None, None, None, None, None]
+
+
+def every_end(listed: CutList) -> dict[int, int]:
+    """Each page's start and end, following the pages from the first."""
+    start: int | None = 0
+    while start is not None:
+        cursor = listed.page(start).get("nextCursor")
+        start = None if cursor is None else listed.start_at(cursor)
+    return listed.ends
+
+
+def test_pages_cut_as_asked_for_are_the_pages_cut_at_once() -> None:
+    small, big = {"uri": "skill://a/SKILL.md"}, {"uri": "skill://b/SKILL.md", "description": "x" * 500}
+    limit = 3 * entry_bytes(small)
+    for entries in ([small] * 7, [small, big, small], [], [big, small, small, small, big], [small] * 6):
+        assert every_end(CutList("prompts", {}, Unfolding(entries), limit)) == page_ends(entries, limit), entries
+
+
+def test_a_page_makes_its_entries_and_the_next_one_only() -> None:
+    """The first page of a long list makes the entries it holds, and one more for its nextCursor."""
+    made: list[int] = []
+
+    def entries() -> Iterator[dict[str, Any]]:
+        for number in range(1_000):
+            made.append(number)
+            yield {"uri": f"skill://s{number:04d}/SKILL.md"}
+
+    limit = 3 * entry_bytes({"uri": "skill://s0000/SKILL.md"})
+    listed = CutList("resources", {}, Unfolding(entries()), limit)
+    assert listed.page(0)["nextCursor"] == "3" and made == [0, 1, 2, 3]
+    assert listed.page(3)["nextCursor"] == "6" and made == list(range(7))
