@@ -18,7 +18,8 @@ from mcp.types import RequestParams
 
 from skillsite.agent.errors import LoaderError
 from skillsite.mcp.on_demand import OnDemandList
-from skillsite.mcp.skills import EXTENSION, INVALID_PARAMS, Once, SkillsError, SkillsIndex, mime_type, wire_content
+from skillsite.mcp.once import Once
+from skillsite.mcp.skills import EXTENSION, INVALID_PARAMS, SkillsError, SkillsIndex, mime_type, wire_content
 from skillsite.mcp.unfolding import Unfolding
 
 
@@ -118,7 +119,7 @@ class SkillsExtension(Extension):
     def listed(self) -> Unfolding[dict[str, Any]]:
         """Every ``skill://`` file but those of skills above ``max_risk``, as ``resources/list``
         gives it (as the SDK lists the resource :meth:`_resource` makes, in JSON), each made when
-        a page first needs it (:class:`~skillsite.mcp.skills.FileTables`)."""
+        a page first needs it (:class:`~skillsite.mcp.file_tables.FileTables`)."""
         return self._listed()
 
     def _described(self, uri: str) -> tuple[str, str | None, str]:

@@ -16,7 +16,8 @@ import dataclasses
 import json
 from typing import Any, Container, Mapping
 
-from skillsite.mcp.skills import INVALID_PARAMS, bounded_text
+from skillsite.mcp.served_entries import bounded_text
+from skillsite.mcp.skills import INVALID_PARAMS
 from skillsite.mcp.unfolding import Unfolding
 
 #: The most one page of resources/list or prompts/list holds of its entries, as JSON in UTF-8 (a

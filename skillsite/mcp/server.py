@@ -29,8 +29,10 @@ from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
 from skillsite.mcp.list_pages import ListPages, named_start, page_ends
 from skillsite.mcp.on_demand import OnDemand
-from skillsite.mcp.skills import (MAX_PATH_BYTES, PAGE_SIZE, CheckedEntries, Once, ServedEntries, SkillsIndex,
-                                  bounded_text, served_entries, wire_text)
+from skillsite.mcp.once import Once
+from skillsite.mcp.served_entries import (MAX_PATH_BYTES, CheckedEntries, ServedEntries, bounded_text, served_entries,
+                                          wire_text)
+from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex
 
 #: The oldest mcp release the server runs on (the ``mcp`` extra's floor): mcp 1.x has no server
 #: middleware, which pages the lists, and mcp 2.0.0 hid a resource's error behind "Error reading

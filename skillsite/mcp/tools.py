@@ -21,8 +21,10 @@ from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError, SearchResult
 from skillsite.mcp.on_demand import OnDemandList
-from skillsite.mcp.skills import (INTERNAL_ERROR, CheckedEntries, LeftOut, Once, ServedEntries, bounded_text,
-                                  served_entries, wire_text)
+from skillsite.mcp.once import Once
+from skillsite.mcp.served_entries import (CheckedEntries, LeftOut, ServedEntries, bounded_text, served_entries,
+                                          wire_text)
+from skillsite.mcp.skills import INTERNAL_ERROR
 from skillsite.mcp.unfolding import Unfolding
 
 MAX_K = 50
@@ -138,7 +140,7 @@ class SlashPrompts:
     strings); an entry is checked (``checked``) only when a page lists it or a request names its
     prompt, and one left out, or not a prompt (not user-invocable, above ``max_risk``), is
     skipped then: the first page checks the entries it shows, not the catalog's.  Checks are
-    kept (:class:`~skillsite.mcp.skills.ServedEntries`), so each entry is checked once whichever
+    kept (:class:`~skillsite.mcp.served_entries.ServedEntries`), so each entry is checked once whichever
     asks first."""
 
     def __init__(self, catalog: Catalog, checked: ServedEntries) -> None:

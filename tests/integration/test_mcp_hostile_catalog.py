@@ -23,7 +23,8 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.types import Request  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
-from skillsite.mcp.skills import LIMITS_META, MAX_TAGS, MAX_TEXT  # noqa: E402
+from skillsite.mcp.served_entries import MAX_TAGS, MAX_TEXT  # noqa: E402
+from skillsite.mcp.skills import LIMITS_META  # noqa: E402
 from support import REPO, run_async_in_thread  # noqa: E402
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)

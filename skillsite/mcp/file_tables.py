@@ -1,0 +1,197 @@
+"""The ``skill://`` files the MCP Skills extension serves (:class:`FileTables`): each skill's root
+URI and files, made an entry at a time as far as a request needs them, so that a first page or
+a single read does not check every entry of a large catalog.  A module of its own, so that
+:mod:`skillsite.mcp.skills` keeps one job: the extension's answers, built on these tables."""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable, Iterator, NamedTuple
+
+from skillsite.agent.catalog_format import within_max_risk
+from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.errors import LoaderError
+from skillsite.agent.manifest_check import safe_relpath
+from skillsite.agent.site_urls import path_of, url_of
+from skillsite.loader import Catalog
+from skillsite.mcp.once import Once
+from skillsite.mcp.served_entries import MAX_PATH_BYTES, LeftOut, ServedEntries
+
+log = logging.getLogger(__name__)
+
+
+class SkillFile(NamedTuple):
+    """One file of a skill, as the manifest records it."""
+
+    uri: str
+    skill_id: str   # the skill whose folder holds it (a nested skill's file keeps its own skill)
+    path: str       # relative to that folder; "SKILL.md" for the skill's SKILL.md
+    sha256: str
+    size: int
+
+
+def skill_root(entry: ManifestEntry) -> str:
+    """``skill://<skill path>``: the id, with the name appended when the id does not end with it."""
+    path = entry.id if entry.id.rsplit("/", 1)[-1] == entry.name else f"{entry.id}/{entry.name}"
+    return "skill://" + url_of(path)
+
+
+class FileTables:
+    """What :class:`~skillsite.mcp.skills.SkillsIndex` serves, made an entry at a time in the catalog's order, as far
+    as a reader asks (:meth:`new_files`): ``resources/list`` lists each skill's files as it
+    reaches the skill, so its first page checks the entries it shows, not every entry.  A
+    skill's files need the entries of its nested skills, and its path the entry whose id it may
+    be: those are checked when needed, out of turn (each entry once: :class:`ServedEntries` keeps
+    them, and each skill's outcome is kept).  A file or SKILL.md asked for by URI is found the
+    same way (:meth:`file_at`, :meth:`skill_at`).  Made whole (:meth:`finish`), the tables are
+    what one pass over every entry makes."""
+
+    def __init__(self, catalog: Catalog, served: ServedEntries) -> None:
+        self.catalog = catalog
+        self.served = served
+        self.skills: dict[str, str] = {}                 # SKILL.md URI -> skill id (the first skill's)
+        self.resources: dict[str, list[SkillFile]] = {}  # skill id -> every file, nested skills' too
+        self.files: dict[str, SkillFile] = {}            # resource URI -> file (the first skill's)
+        self.withheld: set[str] = set()                  # the files of skills above max_risk
+        self._order: list[str] = []                      # the files' URIs, as made
+        self._done = 0                                   # the entries made, of the catalog's
+        self._outcomes: dict[str, tuple[str, list[SkillFile]] | None] = {}
+        self._ids = Once(lambda: {data["id"]: (place, data) for place, data in enumerate(catalog.skills)})
+        self._lock = threading.RLock()
+
+    def entry(self, skill_id: str) -> ManifestEntry | None:
+        """The entry served under ``skill_id`` (checked now if not yet), None when none is."""
+        found = self._ids().get(skill_id)
+        checked = None if found is None else self.served.check(found[1])
+        return checked if isinstance(checked, ManifestEntry) else None
+
+    def _root(self, entry: ManifestEntry) -> str:
+        """``skill://<skill path>``: :func:`skill_root`, unless its appended path is another
+        skill's own (``toolsx`` named ``toolkit`` beside the skill ``toolsx/toolkit``): then the
+        id, so that neither hides the other."""
+        root = skill_root(entry)
+        if root != "skill://" + url_of(entry.id) and self.entry(f"{entry.id}/{entry.name}") is not None:
+            log.warning("skills extension: skill %s (named %s) is served at its id: %s is another skill's path",
+                        entry.id, entry.name, root)
+            root = "skill://" + url_of(entry.id)
+        return root
+
+    def _outcome(self, data: dict[str, Any]) -> tuple[str, list[SkillFile]] | None:
+        """A served skill's root and files (SKILL.md first, then by URI), once; None for an entry
+        left out, or a skill whose files cannot be served (logged)."""
+        raw_id = data["id"]
+        if raw_id not in self._outcomes:
+            entry = self.served.check(data)
+            self._outcomes[raw_id] = None if isinstance(entry, LeftOut) else self._files_of(entry)
+        return self._outcomes[raw_id]
+
+    def _files_of(self, entry: ManifestEntry) -> tuple[str, list[SkillFile]] | None:
+        root = self._root(entry)
+        try:
+            found = _collect(self.entry, entry, root, set())
+        except (LoaderError, ValueError) as exc:
+            log.warning("skills extension: leaving out skill %s: %s", entry.id, exc)
+            return None
+        return root, sorted(found, key=lambda f: (f.uri != root + "/SKILL.md", f.uri))
+
+    def _step(self) -> bool:
+        """Make the next entry's part of the tables; False when every entry is made."""
+        with self._lock:
+            skills = self.catalog.skills
+            if self._done >= len(skills):
+                return False
+            data = skills[self._done]
+            outcome = self._outcome(data)
+            if outcome is not None:
+                root, found = outcome
+                self.skills.setdefault(root + "/SKILL.md", data["id"])
+                self.resources[data["id"]] = found
+                for file in found:
+                    if file.uri not in self.files:
+                        self._add(file)
+            self._done += 1
+            return True
+
+    def _add(self, file: SkillFile) -> None:
+        """A file the tables did not hold (withheld first: a reader in another thread may list it
+        as soon as it is in the order)."""
+        owner = self.entry(file.skill_id)
+        if owner is None or not within_max_risk(owner, self.catalog.max_risk):
+            self.withheld.add(file.uri)
+        self.files[file.uri] = file
+        self._order.append(file.uri)
+
+    def new_files(self) -> Iterator[str]:
+        """Every file's URI, in the tables' order, each made when the reader gets to it."""
+        index = 0
+        while index < len(self._order) or self._step():
+            if index < len(self._order):
+                yield self._order[index]
+                index += 1
+
+    def finish(self) -> None:
+        """Make the tables whole."""
+        while self._step():
+            pass
+
+    def skill_at(self, uri: str) -> str | None:
+        """The skill whose SKILL.md ``uri`` is in the whole tables (:attr:`skills`), made only as
+        far as needed (:meth:`_later_owners`)."""
+        with self._lock:
+            if uri in self.skills or not (uri.startswith("skill://") and uri.endswith("/SKILL.md")):
+                return self.skills.get(uri)
+            for data, (root, _) in self._later_owners(uri[len("skill://"):-len("/SKILL.md")]):
+                if root + "/SKILL.md" == uri:
+                    return data["id"]
+            return None
+
+    def file_at(self, uri: str) -> SkillFile | None:
+        """The file at ``uri`` in the whole tables (:attr:`files`), made only as far as needed
+        (:meth:`_later_owners`): reading one file checks the few entries it may be of."""
+        with self._lock:
+            if uri in self.files or not uri.startswith("skill://"):
+                return self.files.get(uri)
+            for _, (_, found) in self._later_owners(uri[len("skill://"):]):
+                file = next((file for file in found if file.uri == uri), None)
+                if file is not None:
+                    return file
+            return None
+
+    def _later_owners(self, url_path: str) -> Iterator[tuple[dict[str, Any], tuple[str, list[SkillFile]]]]:
+        """The skills not made yet (their entries and outcomes) whose files may be under
+        ``url_path``, in the catalog's order: a skill's files are under its path, which begins
+        with its id, so those whose id is the path or begins it (each outcome made out of turn).
+        The first that has a file is the one the whole tables would keep."""
+        path, ids = path_of(url_path), self._ids()  # an id is at most MAX_PATH_BYTES long, or left out
+        prefixes = [path[:end] for end in range(min(len(path), MAX_PATH_BYTES), 0, -1)
+                    if end == len(path) or path[end] == "/"]
+        later = sorted(found for found in map(ids.get, prefixes) if found is not None and found[0] >= self._done)
+        for _, data in later:
+            outcome = self._outcome(data)
+            if outcome is not None:
+                yield data, outcome
+
+
+def _collect(served: Callable[[str], ManifestEntry | None], entry: ManifestEntry, base: str,
+             seen: set[str]) -> list[SkillFile]:
+    """SKILL.md, the bundled files and, under their folders, the nested skills' files (``served``:
+    the entry served under an id, None when none is)."""
+    seen.add(entry.id)
+    size = entry.size.bytes if entry.size is not None else None
+    files = [SkillFile(base + "/SKILL.md", entry.id, "SKILL.md", entry.sha256, _size(size))]
+    for record in entry.files:
+        path = safe_relpath(record.path, "file path")
+        files.append(SkillFile(f"{base}/{url_of(path)}", entry.id, path, record.sha256, _size(record.bytes)))
+    for child_id in entry.children:
+        if child_id in seen or not child_id.startswith(entry.id + "/"):
+            continue
+        child = served(child_id)
+        if child is not None:
+            files += _collect(served, child, f"{base}/{url_of(child_id[len(entry.id) + 1:])}", seen)
+    return files
+
+
+def _size(value: int | None) -> int:
+    if value is None:
+        raise ValueError("the manifest records no size for a file")
+    return value
