@@ -259,10 +259,13 @@ def needing_erring(dependents: Sequence[Dependent], erring: AbstractSet[int],
     """SK223 for each of ``dependents`` that needs one of ``erring`` (their indexes: skills with
     errors, which a build leaves out), then for each that needs one of those, down the chain, at
     the item that says so; by index.  What ``build --keep-going`` leaves out beside the skills
-    with errors, said as the catalog is checked, so ``validate`` says it as well."""
+    with errors, said as the catalog is checked, so ``validate`` says it as well.  A name of
+    ``elsewhere`` counts only when no dependent holds it, erring or not (as in
+    :func:`resolve_dependencies`): one naming a skill with errors needs that skill."""
     standing = [index for index in range(len(dependents)) if index not in erring]
+    unheld = elsewhere - {d.id for d in dependents} - {d.name for d in dependents}
     found = []
-    for unmet in unmet_dependencies([dependents[index] for index in standing], elsewhere):
+    for unmet in unmet_dependencies([dependents[index] for index in standing], unheld):
         dependent = dependents[standing[unmet.index]]
         name, _ = parse_dependency(unmet.item)
         line, col = next(((line, col) for item, line, col in dependent.depends if item == unmet.item), (0, 0))

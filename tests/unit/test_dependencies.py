@@ -319,3 +319,26 @@ def test_reading_and_validate_say_which_skills_need_one_with_errors(tmp_path: Pa
             [("a", "SK223"), ("b", "SK208"), ("c", "SK223")]
         assert not [d for d in read(["SK219", "SK208"]) if d.code == "SK223"]
         assert [d.code for d in read(["SK219", "SK223"]) if d.code in ("SK208", "SK223")] == ["SK208"]
+
+
+def test_a_skill_with_errors_is_needed_even_when_its_name_is_also_beside_a_lone_skill() -> None:
+    """``elsewhere`` holds the names beside a lone skill, which no skill of the catalog holds;
+    b has errors and is in the catalog (validated beside a, so its folder's name is beside a too):
+    a needs it, so a is left out, by id or by name (d's name is not its folder's)."""
+    dependents = [Dependent("a", "a", "a/SKILL.md", (("b", 2, 3),)), Dependent("b", "b", "b/SKILL.md", ()),
+                  Dependent("c", "c", "c/SKILL.md", (("dee", 4, 5),)), Dependent("d", "dee", "d/SKILL.md", ())]
+    found = [(i, d.code, d.line) for i, d in needing_erring(dependents, {1, 3}, frozenset({"a", "b", "c", "d", "dee"}))]
+    assert found == [(0, "SK223", 2), (2, "SK223", 4)]
+
+
+def test_validate_of_two_lone_skills_says_what_a_build_of_them_leaves_out(tmp_path: Path) -> None:
+    """``validate a b`` (each a root that is one skill: the other is beside it) says SK223 of a,
+    which needs b, broken: reading them (as ``build a b --keep-going`` does) leaves a out."""
+    write_skill(tmp_path, "b", "name: b\ndescription: Bumps versions. Use when a version changes.\nmetadata: 3\n")
+    skill(tmp_path, "a", "depends: [b]")
+    roots = [tmp_path / "a", tmp_path / "b"]
+    assert {s.id for s in read_catalog(roots, ignore=["SK219"]).skills if s.has_errors} == {"a", "b"}
+    checked = check_catalog(roots, ignore=["SK219"])
+    assert [(Path(d.path).parent.name, d.code) for d in checked.diagnostics if d.severity.value == "error"] == \
+        [("a", "SK223"), ("b", "SK208")]
+    assert {v["id"]: v["valid"] for v in checked.verdicts()} == {"a": False, "b": False}
