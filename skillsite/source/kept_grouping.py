@@ -46,7 +46,7 @@ class KeptGrouping:
             return None
         changed = [i for i, c in now.items() if self.candidates.get(i) != c] + \
             [i for i in self.candidates if i not in now]
-        if len(changed) > MOST_CHANGED:
+        if len(changed) > MOST_CHANGED or not _same_order(self.candidates, now):
             return None
         grouped = {skill_id for group in self.groups for skill_id in group}
         if any(skill_id in grouped for skill_id in changed):
@@ -56,6 +56,13 @@ class KeptGrouping:
             return None
         self.candidates = now
         return list(self.groups)
+
+
+def _same_order(last: dict[str, Candidate], now: dict[str, Candidate]) -> bool:
+    """Whether the skills in both are in the same order: grouping buckets the first member of an
+    exact group of each set of band keys, so the order of two such members may decide a group
+    (discovery sorts skills by id, so in a build it never changes)."""
+    return [i for i in last if i in now] == [i for i in now if i in last]
 
 
 def _without_edges(new: Sequence[Candidate], candidates: Sequence[Candidate], settings: CopySettings) -> bool:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import random
+from array import array
 
 import pytest
 
-from skillsite.source.copies import Candidate, Comparisons, CopySettings, fingerprint, group_copies
+from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, fingerprint, group_copies
 from skillsite.source.kept_grouping import KeptGrouping
 
 WORDS = [f"word{n}" for n in range(400)]
@@ -141,3 +142,18 @@ def test_an_edit_of_a_skill_sharing_band_keys_with_one_it_is_not_alike_takes_the
     assert kept.reused(edited, settings) == []
     alike = [a, _candidate("c", "a", "Does c well. Use when asked.", _like(rng, body, replaced=1))]
     assert _anew(alike, settings) == [("a", "c")] and kept.reused(alike, settings) is None
+
+
+def test_the_same_candidates_in_another_order_are_grouped_anew() -> None:
+    """Grouping buckets one member per exact group and set of band keys, the first: a and b share
+    a body and every band key but not their lines, c is alike b alone, so the order of a and b
+    decides whether c joins them; the last groups are not those of the candidates reordered."""
+    bands = array("q", [7 | (band << 32) for band in range(16)])
+    a = Candidate("a", Fingerprint("x", "ra", "body", array("I", range(20)), bands), 0, 0)
+    b = Candidate("b", Fingerprint("x", "rb", "body", array("I", range(30)), bands), 0, 0)
+    c = Candidate("c", Fingerprint("x", "rc", "other", array("I", range(31)), bands), 0, 0)
+    settings = CopySettings()
+    kept = KeptGrouping.of([a, b, c], settings, _anew([a, b, c], settings))
+    assert kept.groups == [("a", "b")] and _anew([b, a, c], settings) == [("a", "b", "c")]
+    assert kept.reused([b, a, c], settings) is None
+    assert kept.reused([a, b, c], settings) == [("a", "b")]
