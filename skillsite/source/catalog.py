@@ -288,7 +288,7 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
-    groups = _copies(kept, copies or CopySettings(), roots, cache)
+    groups = _copies(kept, copies or CopySettings(), roots, cache, ignored)
     unread = _unread_places(found.diagnostics, kept)
     for position, diag in [*unread.values(), *_name_diagnostics(kept, groups),
                            *relation_diagnostics(members),
@@ -345,15 +345,17 @@ def _unread_places(found: Sequence[Diagnostic], kept: Sequence[tuple[int, Source
 
 
 def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySettings,
-            roots: Sequence[Path | str], cache: Cache | None = None) -> list[tuple[str, ...]]:
+            roots: Sequence[Path | str], cache: Cache | None = None, ignored: frozenset[str] = frozenset()
+            ) -> list[tuple[str, ...]]:
     """The groups of copies among the kept skills without errors of their own (one with errors is
-    not published: it cannot stand for its copies) (:mod:`skillsite.source.copies`); the pairs
+    not published: it cannot stand for its copies; an error of an ``ignored`` code leaves none
+    out) (:mod:`skillsite.source.copies`); the pairs
     compared are kept for the next build (in the cache, and among its resident objects in a
     long-running process, with the grouping: :mod:`skillsite.source.kept_grouping`)."""
     order = {os.path.abspath(root): n for n, root in enumerate(roots)}
     places = {root: order.get(os.path.abspath(root), len(order)) for root in {src.root for _, src, _ in kept}}
     candidates = [Candidate(src.id, v.fingerprint, places[src.root], v.priority, v.offered, v.listed)
-                  for _, src, v in kept if v.fingerprint is not None and not _has_errors(v)]
+                  for _, src, v in kept if v.fingerprint is not None and not _has_errors(v, ignored)]
     resident = cache.resident if cache is not None and settings.group else None
     last = resident.take(*GROUPING) if resident is not None else None
     if last is not None and (groups := last.reused(candidates, settings)) is not None:
@@ -582,8 +584,9 @@ def _codex_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[
             for diag in read_codex_file(src.dir, src.display_path, frozenset(f.path for f in src.files))[1]]
 
 
-def _has_errors(verdict: Verdict) -> bool:
-    return any(d.severity is Severity.ERROR for d in verdict.diagnostics)
+def _has_errors(verdict: Verdict, ignored: frozenset[str] = frozenset()) -> bool:
+    """Whether a skill's own check found an error whose code is not ``ignored``."""
+    return any(d.severity is Severity.ERROR and d.code not in ignored for d in verdict.diagnostics)
 
 
 def _taken_place_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:

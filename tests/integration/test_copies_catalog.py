@@ -238,6 +238,24 @@ def test_a_copy_with_errors_does_not_stand_for_its_group(tmp_path: Path) -> None
     assert groups == {canonical: (canonical, 2), ".agents/skills/using-superpowers": (canonical, 2)}
 
 
+def test_a_copy_whose_only_error_is_ignored_stands_for_its_group(tmp_path: Path) -> None:
+    """Under ``ignore`` of its error's code, the copy in ``skills/`` is published like any other:
+    it is grouped too, and stands for the group (it was left out of grouping, so published and
+    listed beside its copies, two skills of one name: SK212)."""
+    src, out = tmp_path / "src", tmp_path / "_site"
+    for place in ("skills", ".claude/skills", ".agents/skills"):
+        shutil.copytree(SOURCE / ORIGINAL, src / place / "using-superpowers")
+    broken = src / "skills/using-superpowers/SKILL.md"
+    broken.write_text(broken.read_text("utf-8").replace("\nname:", "\nmetadata: [1, 2]\nname:", 1), "utf-8")
+    result = build([src], out, SiteConfig(ignore=("SK208",)))
+    assert result.ok and not result.skipped, [str(d) for d in result.diagnostics if d.severity.value == "error"]
+    assert not [d for d in result.diagnostics if d.code in ("SK208", "SK212")]
+    canonical = "skills/using-superpowers"
+    groups = {e["id"]: (e["copies"]["canonical"], e["copies"]["count"]) for e in entries(out).values()}
+    assert groups == {place: (canonical, 3) for place in (canonical, ".claude/skills/using-superpowers",
+                                                          ".agents/skills/using-superpowers")}
+
+
 def test_a_hidden_copy_does_not_hide_its_visible_one(tmp_path: Path) -> None:
     """skills/dup is hidden from discovery, .claude/skills/dup (the same skill) is not: the
     visible one stands for the group, so models and the discovery index are still offered it."""
