@@ -23,6 +23,12 @@ _KEY_MATERIAL = re.compile(r"^[A-Za-z0-9+/=]{40,}\s*$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"example|sample|dummy|fake|placeholder|your|redacted|xxxx|0000|123|abcd|test|"
                           r"password|passwd|secret|changeme|letmein|qwerty", re.I)
 _REPEATED = re.compile(r"(.)\1{5,}")
+#: The placeholder words that tell a line of key material (base64) apart: random base64 holds a
+#: short word such as ``123``, ``test`` or ``xXxX`` by chance (one 2048-bit key in 360 within its
+#: first 400 characters), a word of five letters or more about never (six of one character, as
+#: :data:`_REPEATED` finds them, neither).
+_MATERIAL_PLACEHOLDER = re.compile(r"example|sample|dummy|placeholder|redacted|password|passwd|secret|changeme|"
+                                   r"letmein|qwerty", re.I)
 
 
 def entropy(text: str) -> float:
@@ -100,6 +106,14 @@ def hard_coded_token(doc: Document, match: re.Match[str], hit: Hit) -> Hit | Non
 def private_key(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     """Key material in the block (not "..." or a placeholder); reported at its first line."""
     body = match.group("body")
-    if _KEY_MATERIAL.search(body) and "..." not in body and not _PLACEHOLDER.search(body):
+    if _KEY_MATERIAL.search(body) and "..." not in body and not _placeholder_key(body):
         return replace(hit, end=match.start() + 40)
     return None
+
+
+def _placeholder_key(body: str) -> bool:
+    """Whether a key block's body says it is a placeholder: a placeholder word in a line that is
+    not key material, or a long one (:data:`_MATERIAL_PLACEHOLDER`) or a run of one character in
+    one that is."""
+    return any(_MATERIAL_PLACEHOLDER.search(line) or _REPEATED.search(line) if _KEY_MATERIAL.fullmatch(line)
+               else _PLACEHOLDER.search(line) for line in body.splitlines())
