@@ -69,27 +69,30 @@ def _without_edges(new: Sequence[Candidate], candidates: Sequence[Candidate], se
     """Whether none of ``new`` (changed skills, not kept apart) shares an exact key with another
     of ``candidates``, nor is alike one it shares a band key with."""
     owners = {key: changed.id for changed in new for key in exact_keys(changed.fingerprint, settings.versions)}
-    bands = {key for changed in new for key in changed.fingerprint.bands}
+    owned = frozenset(sha for _, sha in owners)
+    changed_bands = [(changed, frozenset(changed.fingerprint.bands)) for changed in new]
+    bands = frozenset().union(*(each for _, each in changed_bands))
     compared = Comparisons(settings.similarity, remember=False)
     mates = 0
     for other in candidates:
         if other.id in settings.apart:
             continue
-        if any(owners.get(key, other.id) != other.id for key in _exact_of(other.fingerprint, owners, settings)):
+        if any(owners.get(key, other.id) != other.id for key in _exact_of(other.fingerprint, owned, settings)):
             return False
         if bands.isdisjoint(other.fingerprint.bands):
             continue
-        for changed in new:
-            if changed.id != other.id and not set(changed.fingerprint.bands).isdisjoint(other.fingerprint.bands):
+        for changed, its_bands in changed_bands:
+            if changed.id != other.id and not its_bands.isdisjoint(other.fingerprint.bands):
                 mates += 1
                 if mates > MOST_COMPARED or compared.alike(changed.fingerprint, other.fingerprint):
                     return False
     return True
 
 
-def _exact_of(p: Fingerprint, owners: dict[tuple[str, str], str], settings: CopySettings) -> list[tuple[str, str]]:
-    """The exact keys of ``p`` when ``owners`` holds one of them, else none (the list is made only
-    for a skill that may share one: most share none, and this runs for every skill)."""
-    if ("raw", p.raw_sha) in owners or ("body", p.body_sha) in owners or ("about", p.about_sha) in owners:
+def _exact_of(p: Fingerprint, owned: frozenset[str], settings: CopySettings) -> list[tuple[str, str]]:
+    """The exact keys of ``p`` when one of its digests is among ``owned`` (those of the changed
+    skills' exact keys), else none: the list is made only for a skill that may share a key (most
+    share none, and this runs for every skill)."""
+    if p.raw_sha in owned or p.body_sha in owned or p.about_sha in owned:
         return exact_keys(p, settings.versions)
     return []
