@@ -397,9 +397,10 @@ def _known_comparisons(cache: Cache | None, threshold: float) -> tuple[Compariso
 
 def _keep_known_comparisons(cache: Cache, threshold: float) -> None:
     """Keep the comparisons an earlier build made (among the resident objects, and in the cache
-    file) when this build compared nothing (its grouping was the last one)."""
-    if cache.resident is not None and (kept := cache.resident.take(*COMPARISONS)) is not None:
-        cache.resident.keep(*COMPARISONS, kept)
+    file) when this build compared nothing (its grouping was the last one): a resident object
+    taken is kept for the next build."""
+    if cache.resident is not None:
+        cache.resident.take(*COMPARISONS)
     cache.keep_many(Section.COPIES, [_comparisons_key(threshold)])
 
 
