@@ -11,7 +11,10 @@ default: this repository), driven by raw JSON-RPC lines on its stdin, the versio
 Printed per version and catalog, medians of ``--runs``: the seconds until ``initialize`` is
 answered (start-up: reading the catalog and making the server), then the first page of
 ``prompts/list`` and of ``resources/list``, one ``prompts/get`` and one ``resources/read`` of a
-skill's SKILL.md, and the server's peak memory.
+skill's SKILL.md, and the server's peak memory; then the Skills extension's first ``skills/list``
+page (that server's first extension request), and, each the first request of a fresh server of
+its own, ``skills/get`` and ``resources/directory/read`` of the catalog's last skill (the first
+request the extension answers pays for what it makes, so each is timed where it is first).
 
     python benchmarks/mcp_startup.py [--sizes 1000,5000,20000] [--runs 3] [--code before=/tmp/before --code after=.]
                                      [--site DIR ...] [--work DIR]
@@ -34,7 +37,10 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 from code_versions import check_version, in_turns, version_env  # noqa: E402
 from machine import describe  # noqa: E402
 
+from skillsite.agent.entry import ManifestEntry  # noqa: E402
 from skillsite.loader import Catalog  # noqa: E402
+from skillsite.mcp.file_tables import skill_root  # noqa: E402
+from skillsite.mcp.skills import EXTENSION  # noqa: E402
 from skillsite.publish.build import build  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,7 +51,8 @@ MODEL = "test-first"
 #: What each row reports, in order: (key, column heading).
 COLUMNS = (("ready", "initialize answered, s"), ("prompts", "first prompts/list page, s"),
            ("resources", "first resources/list page, s"), ("get", "prompts/get, s"), ("read", "resources/read, s"),
-           ("rss", "peak memory, MiB"))
+           ("rss", "peak memory, MiB"), ("skills", "first skills/list page, s"), ("skills_get", "skills/get, s"),
+           ("directory", "resources/directory/read, s"))
 
 
 def grown_site(work: Path, base: Path, size: int) -> Path:
@@ -82,6 +89,12 @@ class Server:
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                                          text=True, cwd=cwd, env=version_env(code))
         self.next_id = 0
+
+    def initialize(self) -> None:
+        """The handshake, declaring the Skills extension."""
+        self.call("initialize", protocolVersion="2025-11-25", capabilities={"extensions": {EXTENSION: {}}},
+                  clientInfo={"name": "mcp_startup", "version": "0"})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         """The result of one request (SystemExit on an error or a server that stopped)."""
@@ -121,15 +134,28 @@ def timed(call: Any) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
+def last_skill(site: Path) -> str:
+    """The URI of the SKILL.md of the catalog's last skill (as the extension serves it)."""
+    return skill_root(ManifestEntry.from_json(Catalog.open(str(site)).skills[-1])) + "/SKILL.md"
+
+
+def first_call(code: Path, site: Path, cwd: Path, method: str, **params: Any) -> float:
+    """The seconds ``method`` took as the first request of a fresh server serving ``site``."""
+    server = Server(code, site, cwd)
+    try:
+        server.initialize()
+        return timed(lambda: server.call(method, **params))[0]
+    finally:
+        server.close()
+
+
 def one_run(code: Path, site: Path, cwd: Path) -> dict[str, float]:
-    """Each COLUMNS figure of one fresh server serving ``site``."""
+    """Each COLUMNS figure of fresh servers serving ``site``."""
     start = time.perf_counter()
     server = Server(code, site, cwd)
     try:
-        server.call("initialize", protocolVersion="2025-11-25", capabilities={},
-                    clientInfo={"name": "mcp_startup", "version": "0"})
+        server.initialize()
         row = {"ready": time.perf_counter() - start}
-        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         row["prompts"], prompts = timed(lambda: server.call("prompts/list")["prompts"])
         row["resources"], resources = timed(lambda: server.call("resources/list")["resources"])
         command = prompts[-1]["name"]  # the last listed: a grown skill's where there are any
@@ -137,8 +163,12 @@ def one_run(code: Path, site: Path, cwd: Path) -> dict[str, float]:
         skill_md = next(r["uri"] for r in reversed(resources) if r["uri"].endswith("/SKILL.md"))
         row["read"], _ = timed(lambda: server.call("resources/read", uri=skill_md))
         row["rss"] = server.peak_mib()
+        row["skills"], _ = timed(lambda: server.call("skills/list"))
     finally:
         server.close()
+    skill_md = last_skill(site)
+    row["skills_get"] = first_call(code, site, cwd, "skills/get", uri=skill_md)
+    row["directory"] = first_call(code, site, cwd, "resources/directory/read", uri=skill_md.removesuffix("/SKILL.md"))
     return row
 
 
