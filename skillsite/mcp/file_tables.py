@@ -4,6 +4,7 @@ a single read does not check every entry of a large catalog.  A module of its ow
 :mod:`skillsite.mcp.skills` keeps one job: the extension's answers, built on these tables."""
 from __future__ import annotations
 
+import bisect
 import logging
 import threading
 from typing import Any, Callable, Iterator, NamedTuple
@@ -54,9 +55,11 @@ class FileTables:
         self.files: dict[str, SkillFile] = {}            # resource URI -> file (the first skill's)
         self.withheld: set[str] = set()                  # the files of skills above max_risk
         self._order: list[str] = []                      # the files' URIs, as made
+        self._skill_order: list[str] = []                # the SKILL.md URIs of :attr:`skills`, as made
         self._done = 0                                   # the entries made, of the catalog's
         self._outcomes: dict[str, tuple[str, list[SkillFile]] | None] = {}
         self._ids = Once(lambda: {data["id"]: (place, data) for place, data in enumerate(catalog.skills)})
+        self._sorted_ids = Once(lambda: sorted(self._ids()))
         self._lock = threading.RLock()
 
     def entry(self, skill_id: str) -> ManifestEntry | None:
@@ -104,7 +107,9 @@ class FileTables:
             outcome = self._outcome(data)
             if outcome is not None:
                 root, found = outcome
-                self.skills.setdefault(root + "/SKILL.md", data["id"])
+                if root + "/SKILL.md" not in self.skills:
+                    self.skills[root + "/SKILL.md"] = data["id"]
+                    self._skill_order.append(root + "/SKILL.md")
                 self.resources[data["id"]] = found
                 for file in found:
                     if file.uri not in self.files:
@@ -128,6 +133,44 @@ class FileTables:
             if index < len(self._order):
                 yield self._order[index]
                 index += 1
+
+    def new_skills(self) -> Iterator[tuple[str, str]]:
+        """Every SKILL.md URI of :attr:`skills` and its skill's id, in the tables' order, each made
+        when the reader gets to it (``skills/list`` pages list them)."""
+        index = 0
+        while index < len(self._skill_order) or self._step():
+            if index < len(self._skill_order):
+                uri = self._skill_order[index]
+                yield uri, self.skills[uri]
+                index += 1
+
+    def files_of(self, skill_id: str) -> list[SkillFile] | None:
+        """The files of the skill served under ``skill_id`` (:attr:`resources`: its own and its
+        nested skills', SKILL.md first), made now if not yet; None when it has none served."""
+        with self._lock:
+            found = self._ids().get(skill_id)
+            outcome = None if found is None else self._outcome(found[1])
+            return None if outcome is None else outcome[1]
+
+    def around(self, uri: str) -> list[tuple[str, list[SkillFile]]]:
+        """The root and files of each skill whose root or files may be ``uri`` or under it, in
+        the catalog's order (as the whole tables take them: a URI's file is the first one's).  A
+        skill's files are under its root, which begins with its id: so the skills whose id is the
+        path ``uri`` names or begins it, and those whose id is under that path."""
+        if not uri.startswith("skill://"):
+            return []
+        path = path_of(uri[len("skill://"):])
+        ids = self._ids()
+        under = self._sorted_ids()
+        places = {ids[prefix][0] for prefix in _prefixes(path) if prefix in ids}
+        at = bisect.bisect_left(under, path + "/")
+        while at < len(under) and under[at].startswith(path + "/"):
+            places.add(ids[under[at]][0])
+            at += 1
+        skills = self.catalog.skills
+        with self._lock:
+            outcomes = (self._outcome(skills[place]) for place in sorted(places))
+            return [outcome for outcome in outcomes if outcome is not None]
 
     def finish(self) -> None:
         """Make the tables whole."""
@@ -162,14 +205,19 @@ class FileTables:
         ``url_path``, in the catalog's order: a skill's files are under its path, which begins
         with its id, so those whose id is the path or begins it (each outcome made out of turn).
         The first that has a file is the one the whole tables would keep."""
-        path, ids = path_of(url_path), self._ids()  # an id is at most MAX_PATH_BYTES long, or left out
-        prefixes = [path[:end] for end in range(min(len(path), MAX_PATH_BYTES), 0, -1)
-                    if end == len(path) or path[end] == "/"]
-        later = sorted(found for found in map(ids.get, prefixes) if found is not None and found[0] >= self._done)
+        ids = self._ids()
+        later = sorted(found for found in map(ids.get, _prefixes(path_of(url_path)))
+                       if found is not None and found[0] >= self._done)
         for _, data in later:
             outcome = self._outcome(data)
             if outcome is not None:
                 yield data, outcome
+
+
+def _prefixes(path: str) -> list[str]:
+    """The ids a skill holding ``path`` (its root, or a file under it) may have: ``path`` and each
+    of its beginnings up to a "/" (an id is at most MAX_PATH_BYTES long, or left out)."""
+    return [path[:end] for end in range(min(len(path), MAX_PATH_BYTES), 0, -1) if end == len(path) or path[end] == "/"]
 
 
 def _collect(served: Callable[[str], ManifestEntry | None], entry: ManifestEntry, base: str,

@@ -59,6 +59,7 @@ from skillsite.loader import Catalog
 from skillsite.mcp.file_tables import FileTables, SkillFile
 from skillsite.mcp.frontmatter import FrontmatterError, frontmatter_object
 from skillsite.mcp.once import Once
+from skillsite.mcp.unfolding import Unfolding
 from skillsite.mcp.served_entries import (MAX_TEXT, CheckedEntries, ServedEntries, bounded_text, over_limits_note,
                                          served_entries)
 
@@ -139,7 +140,8 @@ def bounded_frontmatter(data: dict[str, Any]) -> Frontmatter:
 
 @dataclasses.dataclass(frozen=True)
 class _Tables:
-    """What :class:`SkillsIndex` serves from, made from every checked entry (:meth:`SkillsIndex._make`)."""
+    """The whole tables (:meth:`SkillsIndex._make`, every entry checked): what the answers, each made
+    from the entries it needs, are the same as."""
 
     by_id: dict[str, ManifestEntry]                 # skill id -> checked manifest entry
     limits_note: dict[str, Any] | None              # the first skills/list page's note of entries left out
@@ -148,13 +150,14 @@ class _Tables:
     files: dict[str, SkillFile]                     # resource URI -> file
     listed: list[str]                               # the SKILL.md URIs skills/list lists, in order
     withheld: frozenset[str]                        # the files of skills above max_risk
-    cursors: frozenset[str]                         # the offset of each later skills/list page, as text
 
 
 class SkillsIndex:
-    """The skills of a :class:`~skillsite.loader.Catalog` as the extension serves them, its tables
-    made when a request first needs them (``checked``: the server's :class:`ServedEntries`, or
-    entries checked already)."""
+    """The skills of a :class:`~skillsite.loader.Catalog` as the extension serves them (``checked``:
+    the server's :class:`ServedEntries`, or entries checked already).  Each answer checks the
+    entries it needs (:class:`~skillsite.mcp.file_tables.FileTables`): a ``skills/list`` page those
+    up to its last skill and the next, ``skills/get`` the skill's and those its path may be of, a
+    directory read those whose files may be in it; the properties are the whole tables."""
 
     def __init__(self, catalog: Catalog, page_size: int = PAGE_SIZE,
                  checked: CheckedEntries | ServedEntries | None = None) -> None:
@@ -165,6 +168,8 @@ class SkillsIndex:
         self._served = served_entries(catalog, checked)
         self.file_tables = FileTables(catalog, self._served)
         self._tables = Once(self._make)
+        self._listed = Once(lambda: Unfolding(uri for uri, skill_id in self.file_tables.new_skills()
+                                              if self._offered(self._entry_of(skill_id))))
         self._frontmatter: dict[str, Frontmatter] = {}   # by SKILL.md sha256, as entries carry it
 
     @property
@@ -208,20 +213,26 @@ class SkillsIndex:
         by_id = {e.id: e for e in entries}
         made = self.file_tables
         listed = [uri for uri, sid in made.skills.items() if self._offered(by_id[sid])]
-        cursors = frozenset(str(offset) for offset in range(self.page_size, len(listed), self.page_size))
         return _Tables(by_id, over_limits_note(left_out), made.skills, made.resources, made.files, listed,
-                       frozenset(made.withheld), cursors)
+                       frozenset(made.withheld))
 
     def _offered(self, entry: ManifestEntry) -> bool:
         """Whether ``skills/list`` lists the skill: offered to a model, and not above ``max_risk``."""
         return offered_to_model(entry) and within_max_risk(entry, self.catalog.max_risk)
+
+    def _entry_of(self, skill_id: str) -> ManifestEntry:
+        """The checked entry of a skill the tables hold (checked now if not yet)."""
+        entry = self.file_tables.entry(skill_id)
+        if entry is None:  # asked only of skills the tables hold, each a served entry
+            raise KeyError(skill_id)
+        return entry
 
     # -- entries
 
     def frontmatter(self, skill_id: str) -> Frontmatter:
         """The skill's frontmatter, read from its verified SKILL.md (once per digest), as
         :func:`bounded_frontmatter` gives it."""
-        entry = self.by_id[skill_id]
+        entry = self._entry_of(skill_id)
         if entry.sha256 not in self._frontmatter:
             try:
                 data = frontmatter_object(self.catalog.load(skill_id).raw)
@@ -234,10 +245,10 @@ class SkillsIndex:
 
     def entry(self, uri: str) -> dict[str, Any]:
         """The Skill entry of the skill whose SKILL.md is at ``uri``."""
-        skill_id = self.skills.get(uri)
-        if skill_id is None:
+        skill_id = self.file_tables.skill_at(uri)
+        files = None if skill_id is None else self.file_tables.files_of(skill_id)
+        if skill_id is None or files is None:
             raise SkillsError(INVALID_PARAMS, f"No skill is served at {uri}")
-        files = self.resources[skill_id]
         frontmatter = self.frontmatter(skill_id)
         skill: dict[str, Any] = {
             "uri": uri,
@@ -249,16 +260,25 @@ class SkillsIndex:
             skill["_meta"] = {LIMITS_META: limits}
         return skill
 
+    def _start(self, cursor: str | None) -> int:
+        """The offset a ``skills/list`` cursor names: one a page gives, ``str(offset)`` of a later
+        page's first skill (a multiple of the page size, below the skills listed)."""
+        if cursor is None:
+            return 0
+        offset = _offset(cursor)
+        if offset is None or offset < self.page_size or offset % self.page_size or offset >= len(self.catalog) \
+                or not self._listed().reaches(offset + 1):
+            raise SkillsError(INVALID_PARAMS, f"invalid skills/list cursor {cursor[:40]!r}")
+        return offset
+
     def list_page(self, cursor: str | None) -> dict[str, Any]:
-        """One ``skills/list`` page; the cursor is the offset of the next listed skill."""
-        start = 0
-        if cursor is not None:
-            if cursor not in self._tables().cursors:  # only those this server gives: str(offset), ASCII digits
-                raise SkillsError(INVALID_PARAMS, f"invalid skills/list cursor {cursor[:40]!r}")
-            start = int(cursor)
+        """One ``skills/list`` page; the cursor is the offset of the next listed skill.  The page
+        checks the entries up to its last skill and the next one (for ``nextCursor``)."""
+        start = self._start(cursor)
         end = start + self.page_size
+        listed = self._listed()
         skills, omitted = [], []
-        for uri in self.listed[start:end]:
+        for uri in listed.between(start, end):
             try:
                 skills.append(self.entry(uri))
             except SkillsError as exc:  # a SKILL.md that fails verification: said, not skipped silently
@@ -267,11 +287,12 @@ class SkillsIndex:
         result: dict[str, Any] = {"resultType": "complete", "skills": skills, "ttlMs": TTL_MS,
                                   "cacheScope": CACHE_SCOPE}
         meta: dict[str, Any] = {OMITTED_META: omitted} if omitted else {}
-        if cursor is None and self.limits_note is not None:
-            meta[LIMITS_META] = self.limits_note
+        limits_note = over_limits_note(list(self._served.refused().values())) if cursor is None else None
+        if limits_note is not None:
+            meta[LIMITS_META] = limits_note
         if meta:
             result["_meta"] = meta
-        if end < len(self.listed):
+        if listed.reaches(end + 1):
             result["nextCursor"] = str(end)
         return result
 
@@ -289,13 +310,18 @@ class SkillsIndex:
         return self.catalog.resource(file.skill_id, file.path)
 
     def directory(self, uri: str) -> list[dict[str, Any]]:
-        """The direct children of a skill's folder or subfolder, as Resource metadata."""
-        roots = {skill_uri.removesuffix("/SKILL.md") for skill_uri in self.skills}
-        if uri.endswith("/") or not any(uri == root or uri.startswith(root + "/") for root in roots):
+        """The direct children of a skill's folder or subfolder, as Resource metadata (of the
+        skills whose files may be there: :meth:`FileTables.around`)."""
+        around = [] if uri.endswith("/") else self.file_tables.around(uri)
+        if not any(uri == root or uri.startswith(root + "/") for root, _ in around):
             raise SkillsError(INVALID_PARAMS, f"{uri} is not a directory resource")
+        files: dict[str, SkillFile] = {}
+        for _, found in around:  # a URI's file is the first skill's, as in the whole tables
+            for file in found:
+                files.setdefault(file.uri, file)
         children: dict[str, dict[str, Any]] = {}
         prefix = uri + "/"
-        for file_uri, file in self.files.items():
+        for file_uri, file in files.items():
             if not file_uri.startswith(prefix):
                 continue
             head, _, rest = file_uri[len(prefix):].partition("/")
@@ -308,6 +334,14 @@ class SkillsIndex:
         if not children:
             raise SkillsError(INVALID_PARAMS, f"{uri} is not a directory resource")
         return [children[key] for key in sorted(children)]
+
+
+def _offset(cursor: str) -> int | None:
+    """The number a cursor is, written as a page gives it (ASCII digits, no sign or leading zero,
+    no longer than any offset of a catalog), else None."""
+    if not (cursor.isascii() and cursor.isdigit() and len(cursor) <= 18):
+        return None
+    return int(cursor) if cursor == str(int(cursor)) else None
 
 
 def _files_note(files: list[SkillFile]) -> dict[str, Any]:
