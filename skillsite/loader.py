@@ -243,6 +243,21 @@ class Catalog:
         ``skillsite verify``, which check it themselves); NotFoundError when the site has none."""
         return self._files.as_published(path)
 
+    def raw_entry(self, skill_id: str) -> dict[str, Any] | None:
+        """The entry of ``skill_id`` (an id, not a name) as its JSON object, unchecked, or None when
+        the catalog has no such id (a paged catalog fetches its page's index and its entry file)."""
+        return self._source.find(skill_id)
+
+    def order_key(self, skill_id: str) -> tuple[int, int | str]:
+        """A sort key of an id of the catalog that puts ids in manifest order (:attr:`skills`'s), with
+        nothing fetched."""
+        return self._source.order_key(skill_id)
+
+    def ids_under(self, prefix: str) -> list[str]:
+        """The ids of the catalog that begin with ``prefix`` (a paged catalog reads only the indexes of
+        the pages whose id range may hold one)."""
+        return self._source.ids_under(prefix)
+
     def entry_files(self) -> list[tuple[str, str, str]]:
         """(id, site-relative URL, sha256) of every entry file of a paged catalog ([] for a whole one)."""
         return self._source.entry_files()

@@ -43,6 +43,7 @@ class CatalogEntries:
         self._by_name: dict[str, list[str]] | None = None
         self._by_unicode: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
         self._checked: dict[str, ManifestEntry] = {}
+        self._root_places: dict[str, int] | None = None
 
     def __len__(self) -> int:
         return len(self.root) + sum(r.count for r in self.records)
@@ -129,6 +130,38 @@ class CatalogEntries:
                 raise exc from None
             self._add_page(record, entries)
             return self.by_id.get(skill_id)
+
+    def order_key(self, skill_id: str) -> tuple[int, int | str]:
+        """Where an id of the catalog comes in manifest order, as a sort key, with nothing fetched:
+        the root's entries in their order, then a paged catalog's other entries by id (its pages
+        hold ascending ids, each page's after the root's and the pages' before it)."""
+        if self._root_places is None:
+            self._root_places = {e["id"]: place for place, e in enumerate(self.root)}
+        place = self._root_places.get(skill_id)
+        return (0, place) if place is not None else (1, skill_id)
+
+    def ids_under(self, prefix: str) -> list[str]:
+        """The ids that begin with ``prefix``; a paged catalog reads the index of each page whose
+        id range may hold one (its page when the index cannot be fetched, as :meth:`find`)."""
+        found = [e["id"] for e in self.root if e["id"].startswith(prefix)]
+        for record in self.records:  # ascending ranges: a page whose first id is past every id so begun is skipped
+            if record.last >= prefix and (record.first < prefix or record.first.startswith(prefix)):
+                found += [skill_id for skill_id in self._page_ids(record) if skill_id.startswith(prefix)]
+        return found
+
+    def _page_ids(self, record: PageRecord) -> list[str]:
+        """The ids of a page, from the page when read, else from its index."""
+        if record.page in self._pages:
+            return [e["id"] for e in self._pages[record.page]]
+        try:
+            return list(self._index(record))
+        except FetchError as exc:
+            try:
+                entries = self._page(record)
+            except FetchError:
+                raise exc from None
+            self._add_page(record, entries)
+            return [e["id"] for e in entries]
 
     def _from_entry_file(self, record: PageRecord, skill_id: str) -> dict[str, Any] | None:
         """The entry of ``skill_id`` from its entry file, which the page's index pins."""

@@ -4,10 +4,9 @@ a single read does not check every entry of a large catalog.  A module of its ow
 :mod:`skillsite.mcp.skills` keeps one job: the extension's answers, built on these tables."""
 from __future__ import annotations
 
-import bisect
 import logging
 import threading
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
@@ -15,7 +14,6 @@ from skillsite.agent.errors import LoaderError
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.site_urls import path_of, url_of
 from skillsite.loader import Catalog
-from skillsite.mcp.once import Once
 from skillsite.mcp.served_entries import MAX_PATH_BYTES, LeftOut, ServedEntries
 
 log = logging.getLogger(__name__)
@@ -44,7 +42,10 @@ class FileTables:
     skill's files need the entries of its nested skills, and its path the entry whose id it may
     be: those are checked when needed, out of turn (each entry once: :class:`ServedEntries` keeps
     them, and each skill's outcome is kept).  A file or SKILL.md asked for by URI is found the
-    same way (:meth:`file_at`, :meth:`skill_at`).  Made whole (:meth:`finish`), the tables are
+    same way (:meth:`file_at`, :meth:`skill_at`, :meth:`files_of`, :meth:`around`), each entry by its
+    id through the catalog (:meth:`~skillsite.loader.Catalog.raw_entry`: a paged catalog fetches
+    the page's index and the entry file, not the pages), in the catalog's order
+    (:meth:`~skillsite.loader.Catalog.order_key`).  Made whole (:meth:`finish`), the tables are
     what one pass over every entry makes."""
 
     def __init__(self, catalog: Catalog, served: ServedEntries) -> None:
@@ -57,15 +58,14 @@ class FileTables:
         self._order: list[str] = []                      # the files' URIs, as made
         self._skill_order: list[str] = []                # the SKILL.md URIs of :attr:`skills`, as made
         self._done = 0                                   # the entries made, of the catalog's
+        self._made: set[str] = set()                     # their ids
         self._outcomes: dict[str, tuple[str, list[SkillFile]] | None] = {}
-        self._ids = Once(lambda: {data["id"]: (place, data) for place, data in enumerate(catalog.skills)})
-        self._sorted_ids = Once(lambda: sorted(self._ids()))
         self._lock = threading.RLock()
 
     def entry(self, skill_id: str) -> ManifestEntry | None:
         """The entry served under ``skill_id`` (checked now if not yet), None when none is."""
-        found = self._ids().get(skill_id)
-        checked = None if found is None else self.served.check(found[1])
+        data = self.catalog.raw_entry(skill_id)
+        checked = None if data is None else self.served.check(data)
         return checked if isinstance(checked, ManifestEntry) else None
 
     def _root(self, entry: ManifestEntry) -> str:
@@ -114,6 +114,7 @@ class FileTables:
                 for file in found:
                     if file.uri not in self.files:
                         self._add(file)
+            self._made.add(data["id"])
             self._done += 1
             return True
 
@@ -148,8 +149,8 @@ class FileTables:
         """The files of the skill served under ``skill_id`` (:attr:`resources`: its own and its
         nested skills', SKILL.md first), made now if not yet; None when it has none served."""
         with self._lock:
-            found = self._ids().get(skill_id)
-            outcome = None if found is None else self._outcome(found[1])
+            data = self.catalog.raw_entry(skill_id)
+            outcome = None if data is None else self._outcome(data)
             return None if outcome is None else outcome[1]
 
     def around(self, uri: str) -> list[tuple[str, list[SkillFile]]]:
@@ -160,17 +161,16 @@ class FileTables:
         if not uri.startswith("skill://"):
             return []
         path = path_of(uri[len("skill://"):])
-        ids = self._ids()
-        under = self._sorted_ids()
-        places = {ids[prefix][0] for prefix in _prefixes(path) if prefix in ids}
-        at = bisect.bisect_left(under, path + "/")
-        while at < len(under) and under[at].startswith(path + "/"):
-            places.add(ids[under[at]][0])
-            at += 1
-        skills = self.catalog.skills
         with self._lock:
-            outcomes = (self._outcome(skills[place]) for place in sorted(places))
+            found = self._in_order({*_prefixes(path), *self.catalog.ids_under(path + "/")})
+            outcomes = (self._outcome(data) for data in found)
             return [outcome for outcome in outcomes if outcome is not None]
+
+    def _in_order(self, ids: Iterable[str]) -> list[dict[str, Any]]:
+        """The entries of those of ``ids`` the catalog has, in its order."""
+        found = [(skill_id, self.catalog.raw_entry(skill_id)) for skill_id in set(ids)]
+        return [data for skill_id, data in sorted(found, key=lambda pair: self.catalog.order_key(pair[0]))
+                if data is not None]
 
     def finish(self) -> None:
         """Make the tables whole."""
@@ -205,10 +205,8 @@ class FileTables:
         ``url_path``, in the catalog's order: a skill's files are under its path, which begins
         with its id, so those whose id is the path or begins it (each outcome made out of turn).
         The first that has a file is the one the whole tables would keep."""
-        ids = self._ids()
-        later = sorted(found for found in map(ids.get, _prefixes(path_of(url_path)))
-                       if found is not None and found[0] >= self._done)
-        for _, data in later:
+        later = self._in_order(i for i in _prefixes(path_of(url_path)) if i not in self._made)
+        for data in later:
             outcome = self._outcome(data)
             if outcome is not None:
                 yield data, outcome

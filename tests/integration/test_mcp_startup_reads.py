@@ -65,6 +65,48 @@ def test_start_up_and_loading_one_skill_fetch_no_manifest_page(paged: CountingSe
     assert sorted(fetched[2]) == PAGES
 
 
+
+def test_skills_get_a_directory_read_and_a_file_read_fetch_the_skill_s_entries_and_no_manifest_page(
+        paged: CountingServer, tmp_path: Path) -> None:
+    """skills/get, resources/directory/read and resources/read of one skill fetched every page of a
+    paged catalog (the extension's tables took every entry, in the catalog's order).  They fetch
+    the indexes of the pages holding the ids the skill may be, its entry file and those of its
+    nested skills (release-manager's span two pages), and SKILL.md for its frontmatter: no page."""
+    from mcp.types import Request
+    from pydantic import TypeAdapter
+
+    catalog = Catalog.open(paged.url, cache_dir=tmp_path / "cache")
+    server = build_server(catalog)
+    paged.take_paths()
+    fetched: list[list[str]] = []
+
+    async def ask(client: Client, method: str, uri: str) -> dict[str, Any]:
+        request = Request[dict[str, Any], str](method=method, params={"uri": uri})
+        return await client.session.send_request(request, TypeAdapter(dict[str, Any]))
+
+    async def body(server: Any) -> dict[str, Any]:
+        async with Client(server) as client:
+            got = await ask(client, "skills/get", "skill://release-manager/SKILL.md")
+            fetched.append(paged.take_paths())
+            folder = await ask(client, "resources/directory/read", "skill://release-manager/version-bump")
+            fetched.append(paged.take_paths())
+            read = await client.read_resource("skill://test-first/SKILL.md")
+            fetched.append(paged.take_paths())
+            return {"got": got, "folder": folder, "read": read.contents[0].text}
+
+    out = run_async_in_thread(body, server, timeout=120)
+    resources = [r["uri"] for r in out["got"]["skill"]["resources"]]
+    assert resources[0] == "skill://release-manager/SKILL.md"
+    assert "skill://release-manager/version-bump/prerelease/SKILL.md" in resources
+    assert sorted(fetched[0]) == ["/manifest/index/0003.json", "/manifest/index/0004.json",
+                                  "/skills/release-manager/SKILL.md", "/skills/release-manager/changelog/entry.json",
+                                  "/skills/release-manager/entry.json",
+                                  "/skills/release-manager/version-bump/entry.json",
+                                  "/skills/release-manager/version-bump/prerelease/entry.json"]
+    assert "skill://release-manager/version-bump/prerelease" in [r["uri"] for r in out["folder"]["resources"]]
+    assert fetched[1] == []
+    assert out["read"].startswith("---") and not any(path.startswith("/manifest/pages/") for path in fetched[2])
+
 def test_an_entry_over_the_limits_is_refused_when_named_before_any_listing(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Checked when first named, an entry whose bundled file path is over MAX_PATH_BYTES is refused
