@@ -4,7 +4,8 @@ A skill declares ``metadata.depends`` (a space-separated string: the specificati
 data in ``metadata``) or, outside the ``spec`` profile, a top-level ``depends`` (a list, or a
 space-separated string).  Each item is ``name`` or ``name@range`` (npm ranges); a malformed
 item is SK226 at its line.  Over the whole catalog, :func:`resolve_dependencies` turns each
-item into the id it names (an id stands for itself, else the one skill of that name: SK223),
+item into the id it names (an id stands for itself, else the one skill of that name: SK223; a
+name only copies of one skill share stands for the copy standing for them, :func:`copy_aliases`),
 picks the highest release its range allows (SK224) and refuses cycles (SK225).
 
 The releases each range is matched against are one argument, skill id -> canonical versions:
@@ -14,7 +15,8 @@ history instead).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import AbstractSet, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from skillsite.agent.entry import DependencyRecord
@@ -115,10 +117,37 @@ class _Edge:
     col: int
 
 
-def _target(name: str, ids: Mapping[str, int], by_name: Mapping[str, list[str]]) -> str | list[str]:
-    """The id a dependency's name stands for, or the candidates when there is not exactly one."""
+#: A name that only copies of one skill share -> the id of the copy it stands for (:func:`copy_aliases`).
+Aliases = Mapping[str, str]
+NO_ALIASES: Aliases = MappingProxyType({})
+
+
+def copy_aliases(named: Iterable[tuple[str, str]], groups: Sequence[tuple[str, ...]]) -> dict[str, str]:
+    """Each name that several of ``named`` (id, name) hold, every one of them a member of one group
+    of copies, -> that group's first member (``groups``: each in the order that puts the member
+    standing for it first).  The copies are one skill shown once, so a dependency on their name
+    means that one; a name another skill holds too stays shared (SK223)."""
+    group_of = {skill_id: number for number, group in enumerate(groups) for skill_id in group}
+    holders: dict[str, list[str]] = {}
+    for skill_id, name in named:
+        holders.setdefault(name, []).append(skill_id)
+    aliases = {}
+    for name, ids in holders.items():
+        numbers = {group_of.get(skill_id) for skill_id in ids}
+        if len(ids) > 1 and len(numbers) == 1 and None not in numbers:
+            aliases[name] = groups[numbers.pop()][0]
+    return aliases
+
+
+def _target(name: str, ids: Mapping[str, int], by_name: Mapping[str, list[str]], aliases: Aliases = NO_ALIASES
+            ) -> str | list[str]:
+    """The id a dependency's name stands for, or the candidates when there is not exactly one: an
+    id itself, else the copy an alias names (none when that copy is not among ``ids``: left out),
+    else the one skill of that name."""
     if name in ids:
         return name
+    if name in aliases:
+        return aliases[name] if aliases[name] in ids else []
     return by_name.get(name, [])[0] if len(by_name.get(name, [])) == 1 else by_name.get(name, [])
 
 
@@ -159,9 +188,10 @@ class _Item(NamedTuple):
     target: str | list[str]
 
 
-def _declared_items(dependents: Sequence[Dependent], ids: Mapping[str, int]) -> Iterator[_Item]:
-    """Every item of every dependent (``ids``: each one's index by id), in order; a malformed item
-    (SK226, reported with the skill) is passed over."""
+def _declared_items(dependents: Sequence[Dependent], ids: Mapping[str, int], aliases: Aliases = NO_ALIASES
+                    ) -> Iterator[_Item]:
+    """Every item of every dependent (``ids``: each one's index by id; ``aliases``: see
+    :func:`copy_aliases`), in order; a malformed item (SK226, reported with the skill) is passed over."""
     by_name: dict[str, list[str]] = {}
     for d in dependents:
         by_name.setdefault(d.name, []).append(d.id)
@@ -171,20 +201,20 @@ def _declared_items(dependents: Sequence[Dependent], ids: Mapping[str, int]) -> 
                 name, range_text = parse_dependency(item)
             except ValueError:
                 continue
-            yield _Item(index, dependent, item, line, col, name, range_text, _target(name, ids, by_name))
+            yield _Item(index, dependent, item, line, col, name, range_text, _target(name, ids, by_name, aliases))
 
 
 def resolve_dependencies(dependents: Sequence[Dependent], releases: Mapping[str, Sequence[str]],
-                         elsewhere: frozenset[str] = frozenset()) -> Resolution:
+                         elsewhere: frozenset[str] = frozenset(), aliases: Aliases = NO_ALIASES) -> Resolution:
     """Every dependent's items resolved to ids and releases; SK223, SK224 and SK225 by dependent
     index.  Items that are malformed (SK226, reported with the skill) are passed over, and so
     are names of ``elsewhere`` that no skill here has: skills beside a single skill validated
-    on its own, which this check cannot see."""
+    on its own, which this check cannot see.  ``aliases``: names copies share (:func:`copy_aliases`)."""
     ids = {d.id: index for index, d in enumerate(dependents)}
     resolved: dict[str, list[DependencyRecord]] = {d.id: [] for d in dependents}
     edges: dict[str, list[_Edge]] = {}
     diags: list[tuple[int, Diagnostic]] = []
-    for index, dependent, item, line, col, name, range_text, target in _declared_items(dependents, ids):
+    for index, dependent, item, line, col, name, range_text, target in _declared_items(dependents, ids, aliases):
         if target == [] and name in elsewhere:
             continue
         if isinstance(target, list):
@@ -212,15 +242,15 @@ class Unmet:
     through: str | None = None
 
 
-def _edges_and_missing(dependents: Sequence[Dependent], elsewhere: frozenset[str] = frozenset()
-                       ) -> tuple[dict[int, list[tuple[int, str]]], dict[int, Unmet]]:
+def _edges_and_missing(dependents: Sequence[Dependent], elsewhere: frozenset[str] = frozenset(),
+                       aliases: Aliases = NO_ALIASES) -> tuple[dict[int, list[tuple[int, str]]], dict[int, Unmet]]:
     """Who needs each dependent (by index: the needing one's index and item), and the dependents
     with an item naming no skill among them (a shared name, a malformed item or a name of
-    ``elsewhere`` is no such item)."""
+    ``elsewhere`` is no such item; a name whose alias is a copy not among them is)."""
     ids = {d.id: index for index, d in enumerate(dependents)}
     needed_by: dict[int, list[tuple[int, str]]] = {}
     missing: dict[int, Unmet] = {}
-    for index, _, item, _, _, name, _, target in _declared_items(dependents, ids):
+    for index, _, item, _, _, name, _, target in _declared_items(dependents, ids, aliases):
         if target == [] and name not in elsewhere:
             missing.setdefault(index, Unmet(index, item))
         elif isinstance(target, str):
@@ -228,11 +258,14 @@ def _edges_and_missing(dependents: Sequence[Dependent], elsewhere: frozenset[str
     return needed_by, missing
 
 
-def unmet_dependencies(dependents: Sequence[Dependent], elsewhere: frozenset[str] = frozenset()) -> list[Unmet]:
+def unmet_dependencies(dependents: Sequence[Dependent], elsewhere: frozenset[str] = frozenset(),
+                       aliases: Aliases = NO_ALIASES) -> list[Unmet]:
     """The dependents that need a skill none of ``dependents`` is (nor one of ``elsewhere``: see
-    :func:`resolve_dependencies`), then (breadth first) those that need one of them, down the
-    chain: a skill whose dependency is ineligible is ineligible too.  Each once, in the dependents' order."""
-    needed_by, unmet = _edges_and_missing(dependents, elsewhere)
+    :func:`resolve_dependencies`; ``aliases``: names copies share, each standing for the copy it
+    names, needed even when that copy is not here), then (breadth first) those that need one of
+    them, down the chain: a skill whose dependency is ineligible is ineligible too.  Each once, in
+    the dependents' order."""
+    needed_by, unmet = _edges_and_missing(dependents, elsewhere, aliases)
     frontier = sorted(unmet)
     while frontier:
         following = []
@@ -255,17 +288,20 @@ def left_out_message(skill_id: str, name: str, through: str | None) -> str:
 
 
 def needing_erring(dependents: Sequence[Dependent], erring: AbstractSet[int],
-                   elsewhere: frozenset[str] = frozenset()) -> list[tuple[int, Diagnostic]]:
+                   elsewhere: frozenset[str] = frozenset(), aliases: Aliases = NO_ALIASES
+                   ) -> list[tuple[int, Diagnostic]]:
     """SK223 for each of ``dependents`` that needs one of ``erring`` (their indexes: skills with
     errors, which a build leaves out), then for each that needs one of those, down the chain, at
     the item that says so; by index.  What ``build --keep-going`` leaves out beside the skills
     with errors, said as the catalog is checked, so ``validate`` says it as well.  A name of
     ``elsewhere`` counts only when no dependent holds it, erring or not (as in
-    :func:`resolve_dependencies`): one naming a skill with errors needs that skill."""
+    :func:`resolve_dependencies`): one naming a skill with errors needs that skill.  A name of
+    ``aliases`` needs the copy it names, as it did when resolved: when that one has errors, its
+    dependents are left out, even if another copy stands for the group."""
     standing = [index for index in range(len(dependents)) if index not in erring]
     unheld = elsewhere - {d.id for d in dependents} - {d.name for d in dependents}
     found = []
-    for unmet in unmet_dependencies([dependents[index] for index in standing], unheld):
+    for unmet in unmet_dependencies([dependents[index] for index in standing], unheld, aliases):
         dependent = dependents[standing[unmet.index]]
         name, _ = parse_dependency(unmet.item)
         line, col = next(((line, col) for item, line, col in dependent.depends if item == unmet.item), (0, 0))
@@ -387,14 +423,16 @@ class CatalogNames:
 
     ids: dict[str, int]
     by_name: dict[str, list[str]]
+    aliases: Aliases = field(default_factory=dict)
 
     @classmethod
-    def of(cls, catalog: Sequence[tuple[str, str]]) -> CatalogNames:
-        """The index of ``catalog``: each skill's (id, name)."""
+    def of(cls, catalog: Sequence[tuple[str, str]], aliases: Aliases = NO_ALIASES) -> CatalogNames:
+        """The index of ``catalog``: each skill's (id, name); ``aliases``: the names copies share,
+        as the catalog check resolved them (:func:`copy_aliases`)."""
         by_name: dict[str, list[str]] = {}
         for skill_id, name in catalog:
             by_name.setdefault(name, []).append(skill_id)
-        return cls({skill_id: index for index, (skill_id, _) in enumerate(catalog)}, by_name)
+        return cls({skill_id: index for index, (skill_id, _) in enumerate(catalog)}, by_name, aliases)
 
 
 def release_dependencies(items: Iterable[str], names: CatalogNames,
@@ -406,7 +444,7 @@ def release_dependencies(items: Iterable[str], names: CatalogNames,
     for item in items:
         try:
             name, range_text = parse_dependency(item)
-            target = _target(name, names.ids, names.by_name)
+            target = _target(name, names.ids, names.by_name, names.aliases)
             ok, best = _resolved(list(releases.get(target, ()))
                                  if isinstance(target, str) else [], range_text)
         except (ValueError, RangeError):
