@@ -216,7 +216,8 @@ class CatalogCheck:
 @dataclass(frozen=True)
 class CatalogReading:
     """Everything known after reading the sources: kept skills, left-out ones, diagnostics,
-    and the groups of copies (each a tuple of ids, its canonical member first)."""
+    the groups of copies (each a tuple of ids, its canonical member first), and the names only
+    copies of one skill share, each with the id of the copy a dependency on it needs (sorted)."""
 
     sources: tuple[SourceFile, ...]
     skills: tuple[Skill, ...]
@@ -224,6 +225,7 @@ class CatalogReading:
     diagnostics: tuple[Diagnostic, ...]   # sorted
     copies: tuple[tuple[str, ...], ...] = ()
     missing: tuple[tuple[str, str, str], ...] = ()   # where SK303 targets lie (skillsite.source.links.MissingPlace)
+    aliases: tuple[tuple[str, str], ...] = ()   # (name, id): skillsite.source.dependencies.copy_aliases
 
     def check(self) -> CatalogCheck:
         """The verdicts of this reading, as ``skillsite validate`` reports them."""

@@ -112,7 +112,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
         return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage, ordered=True)
     diags = list(reading.diagnostics)
     skills, published, failed = _publish_going_on(plan, skills, releases, len(skipped), state, cache, diags, stage,
-                                                  inputs.audit_listings, reading.copies)
+                                                  inputs.audit_listings, reading.copies, dict(reading.aliases))
     diags = _with_reading(reading, diags)
     skipped = tuple(sorted({*skipped, *failed}))  # with the skills publishing found errors in
     ids = tuple(s.id for s in skills)
@@ -154,8 +154,8 @@ class Dropped:
 
 def _publish_going_on(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
                       state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
-                      audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]]
-                      ) -> tuple[list[Skill], Committed | None, frozenset[str]]:
+                      audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]],
+                      aliases: Mapping[str, str]) -> tuple[list[Skill], Committed | None, frozenset[str]]:
     """:func:`_publish`, again without the skills each pass found errors in, as those reading found
     errors in are left out (else ``--keep-going`` would publish a skill ``audit.fail_on`` blocks): the
     skills published, what was committed (None: nothing) and the ids of the skills left out for
@@ -167,7 +167,7 @@ def _publish_going_on(plan: BuildPlan, skills: list[Skill], releases: dict[str, 
     while True:
         mark = len(diags)
         outcome = _publish(plan, skills, releases, left_out + len(dropped), state, cache, diags, stage,
-                           audit_listings, copies)
+                           audit_listings, copies, aliases)
         if outcome is None:  # the skills this pass found errors in are left out too
             return skills, None, dropped | _erring(skills, diags[mark:])
         if not isinstance(outcome, Dropped):
@@ -179,18 +179,21 @@ def _publish_going_on(plan: BuildPlan, skills: list[Skill], releases: dict[str, 
 
 def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
              state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
-             audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]] = ()
-             ) -> Committed | Dropped | None:
+             audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]] = (),
+             aliases: Mapping[str, str] | None = None) -> Committed | Dropped | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
     (content key, size and mtime), how it fits agents' listings and what the back folder now
     holds (:func:`back_catalog`); None when
     publishing found errors (under ``keep_going``: when every skill has one, as when reading
     found them); under ``keep_going``, :class:`Dropped` when it found some in some skills and
     committed nothing.  ``diags`` gets the build's own diagnostics; ``audit_listings``:
-    see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first.
-    A skill needing one left out (under ``keep_going``) is refused before anything is written."""
+    see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first;
+    ``aliases``: the names only copies share, each -> the copy dependencies on it need (as the
+    reading resolved them).  A skill needing one left out (under ``keep_going``) is refused before
+    anything is written."""
     config = plan.config
-    needs = unpublished_dependencies(skills, config.ignore)
+    aliases = aliases or {}
+    needs = unpublished_dependencies(skills, config.ignore, aliases)
     if needs:  # left out as well, with those that need it: the next pass publishes the rest
         diags += needs
         failed = _erring(skills, needs)
@@ -206,8 +209,9 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             versions_of = {skill_id: r.versions for skill_id, r in releases.items()}
             groups = published_groups(copies, (s.id for s in skills))
             publication, search, audits = _publish_skills(plan, skills, versions_of, staging, mtime, cache,
-                                                          audit_listings, group_map(groups))
-            versions = _publish_versions(plan, skills, publication, releases, versions_of, staging, cache, audits)
+                                                          audit_listings, group_map(groups), aliases)
+            versions = _publish_versions(plan, skills, publication, releases, versions_of, staging, cache, audits,
+                                         aliases)
         with stage("manifest"):
             apply_copies(publication.entries, groups,
                          lambda entry: staging.current(f"skills/{entry.id}/SKILL.md").read_bytes(), cache)
@@ -301,12 +305,13 @@ def back_folder(plan: BuildPlan) -> Path | None:
 
 def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publication,
                       releases: dict[str, SkillReleases], versions_of: dict[str, list[str]], staging: Staging,
-                      cache: Cache, audits: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, PublishedVersions]:
+                      cache: Cache, audits: Mapping[str, Sequence[dict[str, Any]]], aliases: Mapping[str, str]
+                      ) -> dict[str, PublishedVersions]:
     """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`;
-    ``audits``: each skill's findings); each one's entry in ``publication`` then records its
-    versions.json's sha256 and size."""
+    ``audits``: each skill's findings; ``aliases``: see :func:`_publish`); each one's entry in
+    ``publication`` then records its versions.json's sha256 and size."""
     reserved = reserved_names(is_paged(len(skills), plan.config))
-    catalog = CatalogReleases(CatalogNames.of([(s.id, s.name) for s in skills]), versions_of)
+    catalog = CatalogReleases(CatalogNames.of([(s.id, s.name) for s in skills], aliases), versions_of)
     versions = VersionPublishing(staging, plan.config, cache, reserved, catalog, audits).publish(
         skills, publication.entries, releases)
     staging.take_journal()  # written here, not by a worker
@@ -316,19 +321,19 @@ def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publica
 
 def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, list[str]], staging: Staging,
                     mtime: int, cache: Cache, audit_listings: Mapping[str, str],
-                    copies: Mapping[str, tuple[str, int]]
+                    copies: Mapping[str, tuple[str, int]], aliases: Mapping[str, str]
                     ) -> tuple[Publication, dict[str, Any], dict[str, tuple[dict[str, Any], ...]]]:
     """Every skill published on every core, and the search indexes made and written beside them
     (unless the output holds them as the cache describes them: they depend on the skills'
     frontmatter only); then every skill audited (unless the cache holds its findings: they
-    depend on its files only)."""
+    depend on its files only).  ``aliases``: see :func:`_publish`."""
     knowledge = read_knowledge(skills, plan.knowledge_dir)
     knowledge.write(staging)
     key = search_key(search_digests(skills, copies, cache.resident), plan.config.shard_above)
     search = keep_search(staging, cache.get(Section.SEARCH, key))
     staging.take_journal()  # placed here, not by a worker: nothing for the workers to report
     job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records,
-                                     releases, copies)
+                                     releases, copies, aliases)
     with Workers(plan.jobs, job) as workers:
         searching = workers.submit(publish_search, key) if search is None else None
         publication = collect(job, html_keys, publish_all(job, html_keys, workers, cache), cache)

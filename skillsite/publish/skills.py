@@ -33,8 +33,9 @@ from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
 from skillsite.bounded import read_limited
-from skillsite.source.dependencies import (Dependent, Unmet, current_releases, declared_dependencies, left_out_message,
-                                          parse_dependency, resolve_dependencies, unmet_dependencies)
+from skillsite.source.dependencies import (NO_ALIASES, Aliases, Dependent, Unmet, current_releases,
+                                           declared_dependencies, left_out_message, parse_dependency,
+                                           resolve_dependencies, unmet_dependencies)
 from skillsite.source.parse import parse_skill_bytes
 from skillsite.source.relations import resolve_conflicts
 from skillsite.source.versioning import canonical_version
@@ -62,6 +63,7 @@ class SkillPublishing:
     knowledge: dict[str, list[dict[str, Any]]]   # skill id -> records of its knowledge documents
     releases: Mapping[str, Sequence[str]] | None = None  # skill id -> its releases (None: its current version)
     copies: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # skill id -> (canonical copy, group size)
+    aliases: Mapping[str, str] = field(default_factory=dict)  # a name only copies share -> the copy it stands for
     # the catalog's relations hold only the skills that have some (most have none): what a build
     # makes of them grows with what skills declare, not with the catalog
     children: dict[str, list[str]] = field(init=False)   # skill id -> its published sub-skills
@@ -81,7 +83,7 @@ class SkillPublishing:
                          assign_commands((s.id, s.priority) for s in self.skills if s.user_invocable).items()}
         declared = {s.id: s.conflicts for s in self.skills if s.conflicts}
         self.conflicts = resolve_conflicts(declared, {s.id: s.name for s in self.skills}) if declared else {}
-        self.dependencies = resolve_skill_dependencies(self.skills, self.releases)
+        self.dependencies = resolve_skill_dependencies(self.skills, self.releases, self.aliases)
 
     @functools.cached_property
     def renderer(self) -> MarkdownRenderer:
@@ -110,16 +112,16 @@ class PublishedSkill:
         return [self.entry.to_json(), [[rel, key] for rel, key, *_ in self.placed if key is not None], self.archive]
 
 
-def resolve_skill_dependencies(skills: Sequence[Skill], releases: Mapping[str, Sequence[str]] | None
-                               ) -> Mapping[str, Sequence[DependencyRecord]]:
-    """Each skill's dependencies resolved as the catalog check resolved them (a skill needing one
-    left out for its errors never gets here: :func:`unpublished_dependencies`); none when no skill
-    declares any."""
+def resolve_skill_dependencies(skills: Sequence[Skill], releases: Mapping[str, Sequence[str]] | None,
+                               aliases: Aliases = NO_ALIASES) -> Mapping[str, Sequence[DependencyRecord]]:
+    """Each skill's dependencies resolved as the catalog check resolved them (``aliases``: the
+    names only copies share, each -> the copy it stands for; a skill needing one left out for its
+    errors never gets here: :func:`unpublished_dependencies`); none when no skill declares any."""
     if not any(s.depends for s in skills):
         return {}
     if releases is None:
         releases = current_releases({s.id: s.version for s in skills})
-    return resolve_dependencies(_dependents(skills), releases).dependencies
+    return resolve_dependencies(_dependents(skills), releases, aliases=aliases).dependencies
 
 
 def _dependents(skills: Sequence[Skill]) -> list[Dependent]:
@@ -128,16 +130,19 @@ def _dependents(skills: Sequence[Skill]) -> list[Dependent]:
             for s in skills]
 
 
-def unpublished_dependencies(skills: Sequence[Skill], ignore: Iterable[str] = ()) -> list[Diagnostic]:
+def unpublished_dependencies(skills: Sequence[Skill], ignore: Iterable[str] = (), aliases: Aliases = NO_ALIASES
+                             ) -> list[Diagnostic]:
     """SK223 for each of ``skills`` that needs a skill not among them, then for each that needs
     one of those, down the chain.  The catalog check found every dependency's skill, so such a
     skill was left out for its errors (under ``keep_going``: found while reading, or by an earlier
     pass of publishing); a skill whose dependency is ineligible is ineligible too, so it is left
-    out as well rather than published with its dependency dropped.  None when SK223 is ignored, as
-    a dependency naming no skill is then published without it."""
+    out as well rather than published with its dependency dropped (``aliases``: a name only copies
+    share needs the copy it stands for, as when the catalog was checked).  None when SK223 is
+    ignored, as a dependency naming no skill is then published without it."""
     if "SK223" in ignore or not any(s.depends for s in skills):
         return []
-    return [_unmet_diagnostic(skills[unmet.index], unmet) for unmet in unmet_dependencies(_dependents(skills))]
+    return [_unmet_diagnostic(skills[unmet.index], unmet)
+            for unmet in unmet_dependencies(_dependents(skills), aliases=aliases)]
 
 
 def _unmet_diagnostic(skill: Skill, unmet: Unmet) -> Diagnostic:
@@ -516,16 +521,18 @@ def link_targets(skills: Sequence[Skill], reserved: frozenset[str]) -> LinkTarge
 def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
                     cache: Cache, knowledge: dict[str, list[dict[str, Any]]],
                     releases: Mapping[str, Sequence[str]] | None = None,
-                    copies: Mapping[str, tuple[str, int]] | None = None) -> tuple[SkillPublishing, list[str]]:
+                    copies: Mapping[str, tuple[str, int]] | None = None, aliases: Aliases = NO_ALIASES
+                    ) -> tuple[SkillPublishing, list[str]]:
     """What publishing the skills needs (the bodies and file hashes the cache holds), and each
     skill's rendered body's cache key: give the first to the workers, then :func:`collect`.
     ``releases``: each versioned skill's releases, which dependencies resolve to (None: the
-    current versions only); ``copies``: each copy's canonical member and group size (search shows a group once)."""
+    current versions only); ``copies``: each copy's canonical member and group size (search shows a group once);
+    ``aliases``: the names only copies share, each -> the copy dependencies on it need."""
     targets = link_targets(skills, reserved_names(is_paged(len(skills), config)))
     html_keys = _html_keys(skills, targets, cache.resident)
     rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, html_keys)) if cached)
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, knowledge, releases,
-                          copies or {})
+                          copies or {}, aliases)
     return job, html_keys
 
 

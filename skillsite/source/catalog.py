@@ -40,8 +40,8 @@ from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics
                                      trigger_diagnostics)
 from skillsite.source.codex_interface import CODEX_FILE, implicit_invocation_allowed, read_codex_file
 from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, fingerprint, group_copies
-from skillsite.source.dependencies import (Dependent, current_releases, declared_dependencies, needing_erring,
-                                           resolve_dependencies, syntax_diagnostics)
+from skillsite.source.dependencies import (Dependent, copy_aliases, current_releases, declared_dependencies,
+                                           needing_erring, resolve_dependencies, syntax_diagnostics)
 from skillsite.source.discover import SKILL_FILES, Discovery, discover
 from skillsite.source.kept_grouping import KeptGrouping
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
@@ -273,12 +273,13 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
                          exclude: Sequence[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
                          copies: CopySettings | None = None, roots: Sequence[Path | str] = (),
                          ignored: frozenset[str] = frozenset()
-                         ) -> tuple[list[Diagnostic], dict[int, list], list[tuple[str, ...]]]:
+                         ) -> tuple[list[Diagnostic], dict[int, list], list[tuple[str, ...]], dict[str, str]]:
     """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
     checks (names used twice, slash command clashes, unknown conflicts, dependencies, knowledge
     documents, look-alike descriptions, copies, trigger patterns past the catalog's budget), which
-    are also given by skill index, for that skill's own list; and the groups of copies (``copies``:
-    how to group them, ``roots`` in source order).
+    are also given by skill index, for that skill's own list; the groups of copies (``copies``:
+    how to group them, ``roots`` in source order); and the names dependencies resolved to one of
+    a group's copies (:func:`_copy_aliases`).
     Only the look-alike pairs are cached (by every description): the others depend on other
     skills and files.  ``elsewhere``: names of skills beside a lone skill validated on its own,
     which its dependencies may name unchecked; ``exclude`` and ``max_bytes`` as the skills were
@@ -290,30 +291,58 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
     groups = _copies(kept, copies or CopySettings(), roots, cache, ignored)
     unread = _unread_places(found.diagnostics, kept)
-    for position, diag in [*unread.values(), *_name_diagnostics(kept, groups),
-                           *relation_diagnostics(members),
-                           *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes),
-                           *_knowledge_diagnostics(kept, knowledge_dir),
-                           *_codex_diagnostics(kept), *_taken_place_diagnostics(kept),
-                           *_unheld_id_diagnostics(kept), *_folded_id_diagnostics(kept)]:
+    before = [*unread.values(), *_name_diagnostics(kept, groups), *relation_diagnostics(members)]
+    after = [*_knowledge_diagnostics(kept, knowledge_dir), *_codex_diagnostics(kept),
+             *_taken_place_diagnostics(kept), *_unheld_id_diagnostics(kept), *_folded_id_diagnostics(kept)]
+    aliases = _copy_aliases(kept, groups, _refused(kept, [*before, *after]))
+    for position, diag in [*before, *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes, aliases),
+                           *after]:
         shared.setdefault(kept[position][0], []).append(diag)
     refused = {src.id for index, src, _ in kept if any(d.severity is Severity.ERROR for d in shared.get(index, ()))}
     groups = [standing_first(group, refused) for group in groups]
     for position, diag in [*_copy_diagnostics(kept, groups), *_look_alike_diagnostics(kept, cache, jobs, groups),
                            *_trigger_budget_diagnostics(kept, groups)]:
         shared.setdefault(kept[position][0], []).append(diag)
-    for position, diag in _needing_erring(kept, shared, elsewhere, ignored):
+    for position, diag in _needing_erring(kept, shared, elsewhere, ignored, aliases):
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*(d for d in found.diagnostics if d not in unread), *(d for v in verdicts for d in v.diagnostics),
              *(d for ds in shared.values() for d in ds)]
-    return every, shared, groups
+    return every, shared, groups, aliases
+
+
+def _refused(kept: Sequence[tuple[int, SourceFile, Verdict]], found: Iterable[tuple[int, Diagnostic]]
+             ) -> frozenset[str]:
+    """The ids of the kept skills an error of ``found`` (by position in ``kept``) is about."""
+    return frozenset(kept[position][1].id for position, diag in found if diag.severity is Severity.ERROR)
+
+
+def _copy_aliases(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]],
+                  refused: AbstractSet[str]) -> dict[str, str]:
+    """The names that only copies of one skill share, each -> the copy a dependency on it needs
+    (:func:`~skillsite.source.dependencies.copy_aliases`).
+
+    That should be the copy standing for the group (the one listed, offered and published first),
+    but which copy stands depends on every catalog-wide error (:func:`standing_first`), and the
+    dependency check, which needs the answer, finds some of them.  The order that is sound: group
+    first (grouping reads each skill's own errors only); then the checks that read no dependency
+    (``refused``: the ids they found errors in); then each group's first member those did not
+    refuse is the one its name stands for; then dependencies are resolved with that, once.  Should
+    the dependency check refuse that member in turn (its own dependencies fail, or it is on a cycle),
+    another copy stands for the group, but the alias does not move: moving it would undo what the
+    check said of the ranges and cycles of the skills needing it.  They need a member with errors,
+    so they are left out with SK223 (:func:`_needing_erring`), as ``validate`` and the build both
+    say.  Otherwise the alias is the copy that stands, and the manifest's dependency names it."""
+    if not groups:
+        return {}
+    return copy_aliases(((src.id, v.name) for _, src, v in kept), [standing_first(group, refused) for group in groups])
 
 
 def _needing_erring(kept: Sequence[tuple[int, SourceFile, Verdict]], shared: Mapping[int, list[Diagnostic]],
-                    elsewhere: frozenset[str], ignored: frozenset[str]) -> list[tuple[int, Diagnostic]]:
+                    elsewhere: frozenset[str], ignored: frozenset[str], aliases: Mapping[str, str]
+                    ) -> list[tuple[int, Diagnostic]]:
     """SK223 for the skills that need one with errors (its own, or the catalog's about it: a build
-    leaves it out), down the chain (:func:`~skillsite.source.dependencies.needing_erring`); none
-    when SK223 is ignored, as a build then publishes them without it."""
+    leaves it out), down the chain (:func:`~skillsite.source.dependencies.needing_erring`; ``aliases``:
+    see :func:`_copy_aliases`); none when SK223 is ignored, as a build then publishes them without it."""
     if "SK223" in ignored or not any(v.depends for _, _, v in kept):
         return []
     erring = {position for position, (index, _, v) in enumerate(kept)
@@ -322,7 +351,7 @@ def _needing_erring(kept: Sequence[tuple[int, SourceFile, Verdict]], shared: Map
     if not erring:
         return []
     dependents = [Dependent(src.id, v.name, src.display_path, v.depends) for _, src, v in kept]
-    return needing_erring(dependents, erring, elsewhere)
+    return needing_erring(dependents, erring, elsewhere, aliases)
 
 
 def _unread_places(found: Sequence[Diagnostic], kept: Sequence[tuple[int, SourceFile, Verdict]]
@@ -458,19 +487,20 @@ def _trigger_budget_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]],
 
 
 def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], elsewhere: frozenset[str],
-                            cache: Cache | None, exclude: Sequence[str], max_bytes: int
-                            ) -> list[tuple[int, Diagnostic]]:
-    """SK223, SK224 and SK225: dependencies that name no skill (or a shared name), that no
-    release satisfies, or that go round in a circle.  Each skill's releases are the versions
-    its history gives (:func:`~skillsite.source.releases.release_versions`; git is asked only
-    when some skill declares a dependency).  None to look for when no skill declares one."""
+                            cache: Cache | None, exclude: Sequence[str], max_bytes: int,
+                            aliases: Mapping[str, str]) -> list[tuple[int, Diagnostic]]:
+    """SK223, SK224 and SK225: dependencies that name no skill (or a name different skills share:
+    one only copies share is an alias, :func:`_copy_aliases`), that no release satisfies, or that
+    go round in a circle.  Each skill's releases are the versions its history gives
+    (:func:`~skillsite.source.releases.release_versions`; git is asked only when some skill declares
+    a dependency).  None to look for when no skill declares one."""
     if not any(v.depends for _, _, v in kept):
         return []
     dependents = [Dependent(src.id, v.name, src.display_path, v.depends) for _, src, v in kept]
     releases = current_releases({src.id: v.version for _, src, v in kept})
     versioned = [VersionedSkill(src.id, v.name, v.version, src) for _, src, v in kept]
     releases.update(release_versions(versioned, cache, exclude=exclude, max_bytes=max_bytes))
-    return resolve_dependencies(dependents, releases, elsewhere).diagnostics
+    return resolve_dependencies(dependents, releases, elsewhere, aliases).diagnostics
 
 
 #: What the look-alike check knows of a skill's visibility: offered to a model or not (one
@@ -650,7 +680,7 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
         checked = _cached_checks(checking, cache, jobs)
     checked = [_codex_policy(c, cache) for c in checked]
     ignored = frozenset(ignore)
-    every, shared, groups = _catalog_diagnostics(found, [c.verdict for c in checked],
+    every, shared, groups, aliases = _catalog_diagnostics(found, [c.verdict for c in checked],
                                                  knowledge_dir or default_knowledge_dir(roots), cache,
                                                  exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies,
                                                  roots=roots, ignored=ignored)
@@ -661,7 +691,8 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     return CatalogReading(found.sources, skills, left_out,
                           tuple(sort_diagnostics(d for d in [*every, *(cache.notes if cache else ())]
                                                  if d.code not in ignored)), tuple(groups),
-                          () if "SK303" in ignored else _missing_places(checking, checked))
+                          () if "SK303" in ignored else _missing_places(checking, checked),
+                          tuple(sorted(aliases.items())))
 
 
 def _missing_places(checking: Checking, checked: Sequence[Checked]) -> tuple[MissingPlace, ...]:
@@ -916,7 +947,7 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
     verdicts = [_offered_by_codex(v, src) for src, v in zip(found.sources, verdicts)]
     beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
     ignored = frozenset(ignore)
-    every, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
+    every, _, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
                                        exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots,
                                        ignored=ignored)
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)

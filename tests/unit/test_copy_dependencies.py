@@ -1,11 +1,19 @@
 """A dependency on a name that only copies of one skill share (skillsite.source.dependencies.copy_aliases):
 the copies are one skill shown once, so the name stands for the copy standing for the group, not
-SK223 "a name several skills share"; two different skills of one name still give SK223."""
+SK223 "a name several skills share"; two different skills of one name still give SK223.  Which copy:
+the first in canonical order that the catalog-wide checks reading no dependency did not refuse
+(skillsite.source.catalog._copy_aliases argues the order)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from skillsite.agent.entry import DependencyRecord
+from skillsite.source.catalog import check_catalog, read_catalog
 from skillsite.source.dependencies import (CatalogNames, Dependent, copy_aliases, needing_erring,
                                            release_dependencies, resolve_dependencies, unmet_dependencies)
+from support import write_copies, write_skill
+
+DESCRIPTION = "Formats release notes from merged pull requests. Use when writing a changelog entry."
 
 
 def dep(skill_id: str, *items: str, name: str | None = None) -> Dependent:
@@ -63,3 +71,55 @@ def test_a_past_release_resolves_a_name_copies_share_to_the_alias() -> None:
         DependencyRecord("x", "skills/x", "^1", "1.0.0")]
     assert release_dependencies(["x@^1"], CatalogNames.of([("skills/x", "x"), (".claude/skills/x", "x")]),
                                 {"skills/x": ["1.0.0"]}) == []
+
+
+def copies_and_a(root: Path, x_extra: str = "", claude_extra: str = "") -> Path:
+    """x in skills/ and .claude/skills/ (copies: one body), and a needing x."""
+    write_copies(root, [("skills/x", "x", x_extra), (".claude/skills/x", "x", claude_extra)], DESCRIPTION)
+    write_skill(root, "skills/a", "name: a\ndescription: Ships a release. Use when shipping.\ndepends: [x]\n")
+    return root
+
+
+def errors(root: Path) -> dict[str, list[tuple[str, str]]]:
+    """The errors validate and the build's reading find, by which: (skill folder, code)."""
+    found = {"validate": check_catalog([root], ignore=["SK219"]).diagnostics,
+             "read": read_catalog([root], ignore=["SK219"]).diagnostics}
+    return {which: [(Path(d.path).parent.relative_to(root).as_posix(), d.code) for d in diags
+                    if d.severity.value == "error"] for which, diags in found.items()}
+
+
+def test_copies_of_the_skill_needed_are_no_shared_name_but_two_different_skills_are(tmp_path: Path) -> None:
+    root = copies_and_a(tmp_path / "copies")
+    assert errors(root) == {"validate": [], "read": []}
+    reading = read_catalog([root], ignore=["SK219"])
+    assert reading.copies == (("skills/x", ".claude/skills/x"),)
+    assert reading.aliases == (("x", "skills/x"),)
+    other = tmp_path / "two"
+    write_skill(other, "skills/x", name="x", description=DESCRIPTION)
+    write_skill(other, "tools/x", name="x", description="Converts images between formats. Use when resizing.",
+                body="# Images\n\nAnother skill entirely, whose name happens to be the same one.\n")
+    write_skill(other, "skills/a", "name: a\ndescription: Ships a release. Use when shipping.\ndepends: [x]\n")
+    assert errors(other) == {"validate": [("skills/a", "SK223")], "read": [("skills/a", "SK223")]}
+
+
+def test_the_copy_standing_after_the_checks_reading_no_dependency_is_the_one_needed(tmp_path: Path) -> None:
+    """skills/x (canonical by place) names a missing knowledge document (SK218, a catalog-wide
+    error): .claude/skills/x stands, and a needs it."""
+    root = copies_and_a(tmp_path, x_extra="knowledge: [nowhere.md]\n")
+    assert errors(root) == {"validate": [("skills/x", "SK218")], "read": [("skills/x", "SK218")]}
+    reading = read_catalog([root], ignore=["SK219"])
+    assert reading.copies == ((".claude/skills/x", "skills/x"),)
+    assert reading.aliases == (("x", ".claude/skills/x"),)
+
+
+def test_a_copy_the_dependency_check_refuses_leaves_its_dependents_out(tmp_path: Path) -> None:
+    """skills/x needs a skill that is not there (SK223 of its own): .claude/skills/x then stands,
+    but a's dependency was resolved (and its range checked) against skills/x, so a is left out,
+    as validate and the build's reading both say."""
+    root = copies_and_a(tmp_path, x_extra="depends: [nowhere]\n")
+    expected = [("skills/a", "SK223"), ("skills/x", "SK223")]
+    assert errors(root) == {"validate": expected, "read": expected}
+    reading = read_catalog([root], ignore=["SK219"])
+    assert [d.message for d in reading.diagnostics if d.code == "SK223" and "skills/a" in d.path] == [
+        "skill 'skills/a' depends on 'x', which is left out of this catalog for its errors: 'skills/a' is left out too"]
+    assert reading.copies == ((".claude/skills/x", "skills/x"),)

@@ -119,8 +119,10 @@ def test_sk223_an_unknown_name(tmp_path: Path) -> None:
 
 
 def test_sk223_a_name_two_skills_share_names_them_and_an_id_picks_one(tmp_path: Path) -> None:
+    """Two different skills (no copies of one: those are one skill, tests/unit/test_copy_dependencies.py)."""
     skill(tmp_path, "x/tool", version="1.0.0")
-    skill(tmp_path, "y/tool", version="2.0.0")
+    write_skill(tmp_path, "y/tool", 'name: tool\ndescription: Sorts the photos of a trip. Use when tidying.\n'
+                                    'version: "2.0.0"\n')
     skill(tmp_path, "a", "depends: [tool, y/tool@^2]")
     assert codes(diagnostics(tmp_path), "SK223") == [
         "a/SKILL.md:4: error SK223 skill 'a' depends on 'tool', a name several skills share (x/tool, y/tool): "
