@@ -350,7 +350,7 @@ def _needing_erring(kept: Sequence[tuple[int, SourceFile, Verdict]], shared: Map
                      for d in (*v.diagnostics, *shared.get(index, ())))}
     if not erring:
         return []
-    dependents = [Dependent(src.id, v.name, src.display_path, v.depends) for _, src, v in kept]
+    dependents = _dependents(kept)
     return needing_erring(dependents, erring, elsewhere, aliases)
 
 
@@ -486,6 +486,11 @@ def _trigger_budget_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]],
     return [(at, diag) for at, diag in found if diag is not None]
 
 
+def _dependents(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[Dependent]:
+    """What the dependency checks know of each kept skill, in order."""
+    return [Dependent(src.id, v.name, src.display_path, v.depends) for _, src, v in kept]
+
+
 def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], elsewhere: frozenset[str],
                             cache: Cache | None, exclude: Sequence[str], max_bytes: int,
                             aliases: Mapping[str, str]) -> list[tuple[int, Diagnostic]]:
@@ -496,7 +501,7 @@ def _dependency_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], els
     a dependency).  None to look for when no skill declares one."""
     if not any(v.depends for _, _, v in kept):
         return []
-    dependents = [Dependent(src.id, v.name, src.display_path, v.depends) for _, src, v in kept]
+    dependents = _dependents(kept)
     releases = current_releases({src.id: v.version for _, src, v in kept})
     versioned = [VersionedSkill(src.id, v.name, v.version, src) for _, src, v in kept]
     releases.update(release_versions(versioned, cache, exclude=exclude, max_bytes=max_bytes))
