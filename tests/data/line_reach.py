@@ -259,23 +259,28 @@ class _Anchored:
         before = list(itertools.accumulate(shapes, join, initial=EMPTY))                 # items[:i]
         after = list(itertools.accumulate(shapes[::-1], lambda a, b: join(b, a), initial=EMPTY))[::-1]  # items[i:]
         ahead = list(itertools.accumulate((self.ahead(op, value, flags) for op, value in items), max, initial=0.0))
-        found = [(before[end], after[start], ahead[end]) for start, end in self._holding(items, flags)]
+        found = [(before[start if leading else end], after[start], ahead[end])
+                 for start, end, leading in self._holding(items, flags)]
         for at, (op, value) in enumerate(items):
             inner = self.item(op, value, flags)
             if inner is not None:
                 found.append((join(before[at], inner[0]), join(inner[1], after[at + 1]), max(ahead[at], inner[2])))
         return found
 
-    def _holding(self, items: list[tuple[Any, Any]], flags: int) -> list[tuple[int, int]]:
-        """(start, end) of the shortest run of items from each start whose every match holds a
-        literal of the anchor (where there is one)."""
+    def _holding(self, items: list[tuple[Any, Any]], flags: int) -> list[tuple[int, int, bool]]:
+        """(start, end, leading) of the shortest run of items from each start whose every match
+        holds a literal of the anchor (where there is one); ``leading``: every match of the run
+        starts with one, and its first item consumes something, so nothing of the run comes
+        before it (``rm\\s+``, anchored by "rm" and the white space after it, which may be a
+        line break, reaches no line before "rm")."""
         ignorecase = bool(flags & re.IGNORECASE)
-        facts = [_item(op, value, ignorecase) for op, value in items]
+        facts = [_item(op, value, ignorecase, spaces=True) for op, value in items]
         runs = []
         for start in range(len(items)):
             for end in range(start + 1, min(len(items), start + MAX_SPAN) + 1):
-                if _holds(concatenation(facts[start:end]), self.anchor):
-                    runs.append((start, end))
+                run = concatenation(facts[start:end])
+                if _holds(run, self.anchor):  # a run led by what matches nothing (a look-behind) reads before
+                    runs.append((start, end, facts[start].exact != frozenset({""}) and _leads(run, self.anchor)))
                     break
         return runs
 
@@ -335,6 +340,12 @@ def _children(op: Any, value: Any) -> list[tuple[Any, Any]]:
     if op is _sre.GROUPREF_EXISTS:
         return [node for branch in value[1:] if branch for node in branch]
     return []
+
+
+def _leads(facts: Facts, anchor: frozenset[str]) -> bool:
+    """Whether every string of which ``facts`` speak starts with a literal of ``anchor``."""
+    return bool(facts.prefixes) and all(any(each.startswith(literal) for literal in anchor)
+                                        for each in facts.prefixes)  # type: ignore[union-attr]
 
 
 def _holds(facts: Facts, anchor: frozenset[str]) -> bool:

@@ -21,6 +21,10 @@ an alternation needs the union of one set of each branch; a part that may be rep
 times, a large character class, ``.``, ``\\s`` or a back-reference needs nothing.  Look-arounds
 and anchors consume nothing, so no literal is taken from them.  Of what a pattern needs, the
 rarest set (by :func:`cost`) comes first: the text around its occurrences is what is searched.
+An estimate from characters cannot tell a word from the same letters inside longer words ("rm"
+in "format"), so where a set read with ``\\s`` as its 29 characters ("rm " and 28 more) is
+measured rarer in the shared corpus (``tests/data/literal_counts.json``, written by
+``make_literal_counts.py``), that set comes first instead (:func:`measured_anchor`).
 
 Literals are lower-case, as they are looked for in the lower-cased folded text
 (:attr:`~skillsite.audit.text.Document.lower`).  A cased letter outside ASCII ends a literal
@@ -32,12 +36,16 @@ as ``i`` by the scan (``tests/unit/test_audit_literals.py`` checks every code po
 from __future__ import annotations
 
 import functools
+import json
 import re
+import sys
 from dataclasses import dataclass
 from itertools import product
+from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from skillsite.audit.literals import Literals, Needs
+from skillsite.audit.text import lines_around
 
 try:  # the parser behind re.compile: re._parser from Python 3.11 on, sre_parse before
     from re import _constants as _sre  # type: ignore[attr-defined]
@@ -184,12 +192,75 @@ def exactly(strings: frozenset[str]) -> Facts:
 def derive(source: str, flags: int = 0) -> Literals:
     """The :class:`Literals` of the pattern ``source`` compiled with ``flags``.  Sound: a
     lower-cased text without a literal of each set holds no match, and no match starts where
-    none of the starts does."""
-    tree = _sre_parse.parse(source, flags)
-    root = _sequence(list(tree), bool(tree.state.flags & re.IGNORECASE))
+    none of the starts does.  The first set is the one its gate's windows are built around: a
+    rarer one by measured count (:func:`measured_anchor`) where there is one."""
+    root = _root(source, flags)
     needs = ranked((*root.needs, root.prefixes, root.suffixes, root.exact))
     starts = root.prefixes if root.prefixes and cost(root.prefixes) <= MAX_STARTS_COST else None
-    return Literals(needs[:1] + tuple(each for each in needs[1:] if _worth(each))[:MAX_NEEDS - 1], starts)
+    needs = needs[:1] + tuple(each for each in needs[1:] if _worth(each))[:MAX_NEEDS - 1]
+    anchor = measured_anchor(source, flags, needs[0]) if needs else None
+    if anchor is not None:
+        needs = (anchor, *(each for each in needs if not _implies(anchor, each)))[:MAX_NEEDS]
+    return Literals(needs, starts)
+
+
+def _root(source: str, flags: int, spaces: bool = False) -> Facts:
+    """The facts of the whole pattern (``spaces``: see :func:`_characters`)."""
+    tree = _sre_parse.parse(source, flags)
+    return _sequence(list(tree), bool(tree.state.flags & re.IGNORECASE), spaces)
+
+
+def anchor_choices(source: str, flags: int) -> Needs:
+    """The sets of literals, each in every match, a pattern's windows may be built around besides
+    its rarest set by estimate: those derived with ``\\s`` read as its characters (a common word
+    is rarer followed by white space, as it stands alone: "rm " against the "rm" of "format")."""
+    root = _root(source, flags, spaces=True)
+    return ranked((*root.needs, root.prefixes, root.suffixes, root.exact))
+
+
+def measured_anchor(source: str, flags: int, anchor: frozenset[str]) -> frozenset[str] | None:
+    """The set of :func:`anchor_choices` whose literals the shared corpus holds least often, when
+    that is at most half as often as ``anchor``'s (None: none is, or the pattern was not
+    measured: see ``make_literal_counts.py``).  Literals found less often mean fewer windows, each
+    scanned by the pattern: only the audit's speed depends on these counts."""
+    patterns, found = measured_counts()
+    if (source, flags) not in patterns:
+        return None
+    rarest_choice = min(anchor_choices(source, flags), key=lambda each: (sum(found.get(l, 0) for l in each),
+                                                                         len(each), sorted(each)), default=None)
+    if rarest_choice is None:
+        return None
+    fewer = sum(found.get(literal, 0) for literal in rarest_choice) * _window_lines(source, flags, rarest_choice)
+    more = sum(found.get(literal, 0) for literal in anchor) * _window_lines(source, flags, anchor)
+    return rarest_choice if fewer * MEASURED_FACTOR <= more else None
+
+
+def _window_lines(source: str, flags: int, literals: frozenset[str]) -> int:
+    """How many lines holding text a window around one of ``literals`` reads in a long document
+    (``line_reach.sides``, as :func:`skillsite.audit.text.lines_around` bounds them): fewer
+    windows of more lines may read more."""
+    from line_reach import sides  # development time too; it reads this module's facts
+
+    before, after = lines_around(*(sides(source, flags, literals) or (None, None)))
+    return before + 1 + after
+
+
+#: How many times more often the rarest set by estimate must occur for a measured rarer one to replace it.
+MEASURED_FACTOR = 2
+#: Each literal of :func:`anchor_choices` and of the rarest set by estimate of every pattern
+#: measured: how often the lower-cased folded text of the shared corpus holds it (written by
+#: ``make_literal_counts.py``).
+COUNTS = Path(__file__).resolve().parent / "literal_counts.json"
+
+
+@functools.lru_cache(maxsize=None)
+def measured_counts() -> tuple[frozenset[tuple[str, int]], dict[str, int]]:
+    """The (source, flags) of each pattern measured, and how many times each literal was found
+    (those found at least once: any other literal of a measured pattern, never)."""
+    if not COUNTS.exists():
+        return frozenset(), {}
+    read = json.loads(COUNTS.read_text(encoding="utf-8"))
+    return frozenset((source, flags) for source, flags in read["patterns"]), read["counts"]
 
 
 def _worth(literals: frozenset[str]) -> bool:
@@ -197,9 +268,9 @@ def _worth(literals: frozenset[str]) -> bool:
     return min(map(bits, literals)) >= MIN_EXTRA_BITS
 
 
-def _sequence(items: list[tuple[Any, Any]], ignorecase: bool) -> Facts:
-    """The facts of parts one after the other."""
-    return concatenation([_item(op, value, ignorecase) for op, value in items])
+def _sequence(items: list[tuple[Any, Any]], ignorecase: bool, spaces: bool = False) -> Facts:
+    """The facts of parts one after the other (``spaces``: see :func:`_characters`)."""
+    return concatenation([_item(op, value, ignorecase, spaces) for op, value in items])
 
 
 def concatenation(parts: list[Facts]) -> Facts:
@@ -271,45 +342,58 @@ def _repeat(low: int, high: int, body: Facts) -> Facts:
     return Facts(exact, body.prefixes, body.suffixes, ranked((*body.needs, written)))
 
 
-def _characters(items: list[tuple[Any, Any]], ignorecase: bool) -> Facts:
-    """The facts of a character class: its characters when they are few and each reliable."""
+def _characters(items: list[tuple[Any, Any]], ignorecase: bool, spaces: bool = False) -> Facts:
+    """The facts of a character class: its characters when they are few and each reliable; with
+    ``spaces``, ``\\s`` read as every white space character it matches, which count as none of
+    those few (a literal and the white space after it: "rm " where "rm" is mostly inside words)."""
     chars: set[str] = set()
     for op, value in items:
         if op is _sre.LITERAL:
             chars.add(chr(value))
         elif op is _sre.RANGE and value[1] - value[0] < MAX_CLASS:
             chars.update(map(chr, range(value[0], value[1] + 1)))
+        elif op is _sre.CATEGORY and value is _sre.CATEGORY_SPACE and spaces:
+            chars.update(white_space())
         else:  # a category (\d, \s ...), a negation, or a wide range
             return UNKNOWN
     scanned = {scan_char(char, ignorecase) for char in chars}
-    if None in scanned or len(scanned) > MAX_CLASS:
+    if None in scanned or len(scanned - white_space()) > MAX_CLASS:
         return UNKNOWN
     return exactly(frozenset(scanned))  # type: ignore[arg-type]
 
 
-def _item(op: Any, value: Any, ignorecase: bool) -> Facts:
-    """The facts of one node of the parsed pattern."""
+@functools.lru_cache(maxsize=None)
+def white_space() -> frozenset[str]:
+    """Every character ``\\s`` matches in a str pattern: 29, not only ASCII's six (under
+    ``re.ASCII`` it matches fewer: a superset is still sound)."""
+    space = re.compile(r"\s")
+    return frozenset(chr(code) for code in range(sys.maxunicode + 1) if space.match(chr(code)))
+
+
+def _item(op: Any, value: Any, ignorecase: bool, spaces: bool = False) -> Facts:
+    """The facts of one node of the parsed pattern (``spaces``: see :func:`_characters`)."""
     if op is _sre.LITERAL:
         char = scan_char(chr(value), ignorecase)
         return exactly(frozenset({char})) if char is not None else UNKNOWN
     if op is _sre.IN:
-        return _characters(value, ignorecase)
+        return _characters(value, ignorecase, spaces)
     if op in (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT):
         return EMPTY  # consumes nothing
     if op is _sre.SUBPATTERN:
         _group, add, remove, body = value
         inner = (ignorecase or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
-        return _sequence(list(body), inner)
+        return _sequence(list(body), inner, spaces)
     if op is _sre.BRANCH:
-        return _alternation([_sequence(list(branch), ignorecase) for branch in value[1]])
+        return _alternation([_sequence(list(branch), ignorecase, spaces) for branch in value[1]])
     if op in _REPEATS:
         low, high, body = value
-        return _repeat(low, high, _sequence(list(body), ignorecase))
+        return _repeat(low, high, _sequence(list(body), ignorecase, spaces))
     if op is _ATOMIC:
-        return _sequence(list(value), ignorecase)
+        return _sequence(list(value), ignorecase, spaces)
     if op is _sre.GROUPREF_EXISTS:
         _group, yes, no = value
-        return _alternation([_sequence(list(yes), ignorecase), _sequence(list(no), ignorecase) if no else EMPTY])
+        return _alternation([_sequence(list(yes), ignorecase, spaces),
+                             _sequence(list(no), ignorecase, spaces) if no else EMPTY])
     return UNKNOWN  # any character, a negated one, a category, a back-reference
 
 

@@ -6,7 +6,8 @@
 Each pattern the one-pass search filters (every pattern but those on the text as written) is
 derived by ``literal_derivation.derive`` (from the tree of Python's own regular-expression parser)
 and written as ``(source, flags): (needs, starts, before, after)``: the sets of literals one of each of
-which every match holds, the rarest first, the literals every match starts with (None: not known),
+which every match holds, the rarest first (by estimate, or by the counts of ``literal_counts.json``:
+``literal_derivation.measured_anchor``), the literals every match starts with (None: not known),
 and how many boundaries between lines holding text one match crosses before the start of a literal
 of the first set and after it (``line_reach.sides``; None: no bound), which its gate's windows read
 around each occurrence of those literals.

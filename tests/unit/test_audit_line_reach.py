@@ -124,8 +124,8 @@ def test_the_reach_before_and_after_a_literal_is_read_from_the_pattern(source, a
 
 #: Patterns of the rules, as the table gives their reach (before, after) around their first set of needs.
 TABLE_SIDES = [
-    ("SK663", 0, (0, None)),    # rm: nothing before its word, its options after
-    ("SK663", 2, (None, 0)),    # mkfs's options before /dev/, nothing after
+    ("SK663", 0, (0, None)),    # rm (and the white space after it): nothing before its word, its options after
+    ("SK663", 2, (0, None)),    # mkfs (found less often than /dev/): nothing before its word, its options after
     ("SK663", 3, (1, 0)),       # dd's \s+ before of=/dev/...
     ("SK630", 0, (0, None)),    # curl ... | sh
     ("SK633", 1, (2, 0)),       # npm install ... https://...tgz

@@ -23,7 +23,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 FIXTURES = DATA / "audit-fixtures"
 sys.path.insert(0, str(DATA))
 import make_literal_table  # noqa: E402  (development time: reads the patterns with re's own parser)
-from literal_derivation import derive, scan_char, union  # noqa: E402
+from literal_derivation import anchor_choices, derive, measured_anchor, scan_char, union, white_space  # noqa: E402
 
 EXTRACTED = [
     (r"ignore", 0, [{"ignore"}], {"ignore"}),
@@ -54,6 +54,25 @@ def test_the_rarest_set_comes_first_and_a_set_a_rarer_one_implies_is_left_out():
     found = derive(r"\bsecurity\s+dump-keychain\b", re.IGNORECASE)
     assert [set(each) for each in found.needs] == [{"dump-keychain"}, {"security"}]
     assert derive(r"ignore\s+ign", 0).needs == (frozenset({"ignore"}),)
+
+
+def test_white_space_is_read_as_each_character_backslash_s_matches_when_choosing_an_anchor():
+    """\\s matches 29 characters in a str pattern (not only ASCII's six): an anchor choice ending
+    with it holds one string for each, and the derivation of every other set leaves \\s unread."""
+    assert len(white_space()) == 29 and {" ", "\n", "\t", "\x85", "\u2028", "\u3000"} <= white_space()
+    assert all(re.fullmatch(r"\s", char) for char in white_space())
+    assert frozenset("rm" + char for char in white_space()) in anchor_choices(r"\brm\s+-rf\b", re.IGNORECASE)
+    assert anchor_choices(r"a[\s*]b", 0) == (frozenset("a" + char + "b" for char in white_space() | {"*"}),)
+    assert derive(r"\bzqx\s+zqyy\b", 0).needs == (frozenset({"zqx"}), frozenset({"zqyy"}))  # not measured
+
+
+def test_a_pattern_is_anchored_where_its_literals_are_measured_rarest():
+    """"rm" is mostly inside words ("format", "perform"): SK663's rm is anchored with the white
+    space after it, found far less often in the corpus (tests/data/literal_counts.json); a
+    pattern not measured keeps the rarest set by estimate."""
+    each = RULES["SK663"].patterns[0]
+    assert derive(each.compiled_source, each.flags).needs[0] == frozenset("rm" + char for char in white_space())
+    assert measured_anchor(r"\brm\s+--zq\b", 2, frozenset({"rm"})) is None
 
 
 def test_a_large_union_is_cut_to_the_start_or_end_of_its_strings_and_exact_strings_never_are():

@@ -241,14 +241,14 @@ def test_a_command_word_is_scanned_with_the_lines_after_its_line_and_none_before
 
 
 def test_a_literal_ending_its_matches_is_scanned_with_the_lines_before_its_line_and_none_after():
-    command = "mkfs.ext4 -f /dev/sdb1"
-    window = window_of(RULES["SK663"].patterns[2], FILLER + AROUND + command + "\n" + AROUND + FILLER, "/dev/")
+    command = "tee -a ~/.bashrc"
+    window = window_of(RULES["SK635"].patterns[3], FILLER + AROUND + command + "\n" + AROUND + FILLER, "/.bashrc")
     assert window == AROUND[AROUND.index(f"line {2 * MAX_LINES - MAX_LINES + 1}\n"):] + command   # and "two"
 
 
 @pytest.mark.parametrize("code, index, before, after", [
     ("SK663", 0, "rm\n", "-f\n" * (MAX_LINES - 1) + "/"),               # all after rm
-    ("SK663", 2, "mkfs\n" + "-F\n" * (MAX_LINES - 1), "/dev/sdb1"),    # all before /dev/
+    ("SK663", 2, "mkfs\n", "-F\n" * (MAX_LINES - 1) + "/dev/sdb1"),  # all after mkfs (found less often than /dev/)
 ])
 def test_a_match_padded_to_the_cap_on_its_one_side_is_found_and_not_beyond(code, index, before, after):
     """A command whose arguments run over ``MAX_LINES`` lines on the side of its literal they may
