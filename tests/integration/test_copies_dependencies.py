@@ -7,6 +7,7 @@ it leaves out broken at reading."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -91,3 +92,41 @@ def test_keep_going_leaves_out_a_skill_needing_the_first_copy_when_the_audit_blo
     assert ("tree/skills/a/SKILL.md:4:11: error SK223 skill 'skills/a' depends on 'x', which is left out of this "
             "catalog for its errors: 'skills/a' is left out too") in done.stdout, done.stdout
     assert listed["blocked"] == listed["broken"] == {".claude/skills/x": [], "skills/other": []}
+
+
+def _git(repo: Path, *args: str) -> None:
+    env = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_DATE": "2026-01-01T12:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T12:00:00Z"}
+    subprocess.run(["git", *args], cwd=repo, env={**os.environ, **env}, check=True, capture_output=True)
+
+
+def _commit(repo: Path, message: str) -> None:
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", message)
+
+
+def test_a_past_release_needing_copies_names_the_copy_published_when_the_first_is_left_out(tmp_path: Path) -> None:
+    """b 1.0.0 needed x; b 2.0.0 needs nothing.  skills/x needs a skill there is none of, so under
+    --keep-going it is left out and .claude/skills/x, its copy, stands for x.  A past release is
+    resolved over the catalog published, as far as it can be: its x is the copy published (as it
+    was before names copies share had aliases), not dropped for naming the copy left out."""
+    project = _project(tmp_path)
+    tree = project / "tree"
+    _git(tree, "init", "-q", "-b", "main")
+    write_skill(tree, "skills/b", "name: b\ndescription: Ships b. Use when shipping b.\nversion: '1.0.0'\n"
+                                  "depends: ['x@^1']\n")
+    _commit(tree, "b 1.0.0 needs x")
+    write_skill(tree, "skills/b", "name: b\ndescription: Ships b. Use when shipping b.\nversion: '2.0.0'\n")
+    _commit(tree, "b 2.0.0 needs nothing")
+    skill_md = tree / "skills/x/SKILL.md"
+    skill_md.write_text(skill_md.read_text("utf-8").replace("version:", "depends: [nowhere]\nversion:"), "utf-8")
+    _commit(tree, "skills/x needs a skill there is none of")
+    done = _skillsite(project, "build", "tree", "-o", "site", "--keep-going", "--no-cache", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = _listed(project)
+    assert ".claude/skills/x" in listed and "skills/x" not in listed and "skills/a" not in listed, listed
+    versions = json.loads((project / "site/skills/skills/b/versions.json").read_text("utf-8"))
+    assert versions["releases"]["1.0.0"]["dependencies"] == [
+        {"name": "x", "id": ".claude/skills/x", "version": "^1", "resolved": "1.2.0"}]
+    assert versions["releases"]["2.0.0"]["dependencies"] == []
