@@ -31,7 +31,7 @@ from skillsite.publish.staging import (MarkerIdentity, Published, Recorded, Stag
                                       records)
 from skillsite.publish.stored_pages import StoredPages, entry_keys
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing, pin_versions
-from skillsite.source.dependencies import CatalogNames
+from skillsite.source.dependencies import CatalogNames, copy_aliases
 from skillsite.publish.state import BuildState, Inputs, save_state
 from skillsite.publish.wellknown import discovery_index
 from skillsite.source.catalog import read_catalog
@@ -211,7 +211,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
             publication, search, audits = _publish_skills(plan, skills, versions_of, staging, mtime, cache,
                                                           audit_listings, group_map(groups), aliases)
             versions = _publish_versions(plan, skills, publication, releases, versions_of, staging, cache, audits,
-                                         aliases)
+                                         groups)
         with stage("manifest"):
             apply_copies(publication.entries, groups,
                          lambda entry: staging.current(f"skills/{entry.id}/SKILL.md").read_bytes(), cache)
@@ -305,13 +305,17 @@ def back_folder(plan: BuildPlan) -> Path | None:
 
 def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publication,
                       releases: dict[str, SkillReleases], versions_of: dict[str, list[str]], staging: Staging,
-                      cache: Cache, audits: Mapping[str, Sequence[dict[str, Any]]], aliases: Mapping[str, str]
+                      cache: Cache, audits: Mapping[str, Sequence[dict[str, Any]]], groups: Sequence[tuple[str, ...]]
                       ) -> dict[str, PublishedVersions]:
     """Every versioned skill's releases, beside the skill itself (see :mod:`skillsite.publish.versions`;
-    ``audits``: each skill's findings; ``aliases``: see :func:`_publish`); each one's entry in
-    ``publication`` then records its versions.json's sha256 and size."""
+    ``audits``: each skill's findings); each one's entry in ``publication`` then records its
+    versions.json's sha256 and size.  Past releases are resolved over the catalog published, so a
+    name only copies share stands for the first published copy of ``groups`` (the published
+    groups, standing member first), not for the reading's alias: that may be a copy left out
+    (the skills needing it now are left out with it), and a past release is not left out."""
     reserved = reserved_names(is_paged(len(skills), plan.config))
-    catalog = CatalogReleases(CatalogNames.of([(s.id, s.name) for s in skills], aliases), versions_of)
+    named = [(s.id, s.name) for s in skills]
+    catalog = CatalogReleases(CatalogNames.of(named, copy_aliases(named, groups)), versions_of)
     versions = VersionPublishing(staging, plan.config, cache, reserved, catalog, audits).publish(
         skills, publication.entries, releases)
     staging.take_journal()  # written here, not by a worker

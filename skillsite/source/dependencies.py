@@ -428,7 +428,7 @@ class CatalogNames:
     @classmethod
     def of(cls, catalog: Sequence[tuple[str, str]], aliases: Aliases = NO_ALIASES) -> CatalogNames:
         """The index of ``catalog``: each skill's (id, name); ``aliases``: the names copies share,
-        as the catalog check resolved them (:func:`copy_aliases`)."""
+        as the catalog check resolved them, or over the catalog published (:func:`copy_aliases`)."""
         by_name: dict[str, list[str]] = {}
         for skill_id, name in catalog:
             by_name.setdefault(name, []).append(skill_id)
