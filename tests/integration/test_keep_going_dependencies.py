@@ -100,3 +100,27 @@ def test_validate_says_what_a_build_leaves_out_beside_a_skill_with_errors(tmp_pa
             "tree/c/SKILL.md:5:3: error SK223 skill 'c' depends on 'a', which is left out of this catalog for needing "
             "a skill left out: 'c' is left out too"], done.stdout
         assert "4 skills checked: 1 valid, 3 invalid" in done.stdout, done.stdout
+
+
+def test_a_skill_needing_an_id_with_errors_is_left_out_though_another_skill_holds_it_as_a_name(
+        tmp_path: Path) -> None:
+    """skills/a depends on 'x': the id of the skill in x/ (named foo), which has an error (SK218),
+    and the name of tools/x. An id stands for itself, so a needs foo: validate and the build said
+    a valid and published it, its dependency dropped (the build, and the check of what it leaves
+    out, looked 'x' up again among the skills left standing, where it is only tools/x's name, at
+    a range tools/x's release does not meet). a is left out, with SK223, by both."""
+    tree = tmp_path / "tree"
+    write_skill(tree, "x", "name: foo\ndescription: Foos things. Use when fooing.\nversion: '1.0.0'\n"
+                           "knowledge: [nowhere.md]\n")
+    write_skill(tree, "tools/x", "name: x\ndescription: Exes things. Use when exing.\nversion: '2.0.0'\n")
+    write_skill(tree, "skills/a", "name: a\ndescription: Ships a release. Use when shipping.\ndepends: ['x@^1']\n")
+    (tmp_path / "blocking.yml").write_text("audit:\n  fail_on: high\n", encoding="utf-8")
+    message = ("tree/skills/a/SKILL.md:4:11: error SK223 skill 'skills/a' depends on 'x', which is left out of "
+               "this catalog for its errors: 'skills/a' is left out too")
+    checked = _skillsite(tmp_path, "validate", "tree", "--no-cache", "--format", "json")
+    assert {s["id"]: s["valid"] for s in json.loads(checked.stdout)["skills"]} == {
+        "x": False, "tools/x": True, "skills/a": False}, checked.stdout
+    done = _skillsite(tmp_path, "build", "tree", "-o", "site", "--keep-going", "--no-cache", "-q")
+    assert done.returncode == 0 and message in done.stdout, done.stdout + done.stderr
+    published = json.loads((tmp_path / "site/skills.json").read_text("utf-8"))["skills"]
+    assert [s["id"] for s in published] == ["tools/x"]

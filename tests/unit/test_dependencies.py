@@ -344,3 +344,14 @@ def test_validate_of_two_lone_skills_says_what_a_build_of_them_leaves_out(tmp_pa
     assert [(Path(d.path).parent.name, d.code) for d in checked.diagnostics if d.severity.value == "error"] == \
         [("a", "SK223"), ("b", "SK208")]
     assert {v["id"]: v["valid"] for v in checked.verdicts()} == {"a": False, "b": False}
+
+
+def test_a_skill_needing_an_id_with_errors_is_left_out_though_a_standing_skill_has_that_name() -> None:
+    """'x' is the id of foo (with errors) and the name of tools/x: an id stands for itself, so a
+    needs foo, as resolve_dependencies resolved it, not tools/x."""
+    dependents = [Dependent("x", "foo", "x/SKILL.md", ()), Dependent("tools/x", "x", "tools/x/SKILL.md", ()),
+                  Dependent("a", "a", "a/SKILL.md", (("x", 3, 1),))]
+    assert resolve_dependencies(dependents, {}).dependencies["a"][0].id == "x"
+    assert [(i, d.code, d.message) for i, d in needing_erring(dependents, {0})] == [
+        (2, "SK223", "skill 'a' depends on 'x', which is left out of this catalog for its errors: 'a' is left out too")]
+    assert needing_erring(dependents, {1}) == []
