@@ -266,13 +266,20 @@ def unmet_dependencies(dependents: Sequence[Dependent], elsewhere: frozenset[str
     them, down the chain: a skill whose dependency is ineligible is ineligible too.  Each once, in
     the dependents' order."""
     needed_by, unmet = _edges_and_missing(dependents, elsewhere, aliases)
+    return _down_the_chain(dependents, needed_by, unmet)
+
+
+def _down_the_chain(dependents: Sequence[Dependent], needed_by: Mapping[int, list[tuple[int, str]]],
+                    unmet: dict[int, Unmet], gone: AbstractSet[int] = frozenset()) -> list[Unmet]:
+    """``unmet`` and (breadth first) the dependents that need one of them, down the chain (``needed_by``:
+    see :func:`_edges_and_missing`), none of ``gone``; each once, in the dependents' order."""
     frontier = sorted(unmet)
     while frontier:
         following = []
-        for gone in frontier:
-            for index, item in needed_by.get(gone, ()):
-                if index not in unmet:
-                    unmet[index] = Unmet(index, item, dependents[gone].id)
+        for left_out in frontier:
+            for index, item in needed_by.get(left_out, ()):
+                if index not in unmet and index not in gone:
+                    unmet[index] = Unmet(index, item, dependents[left_out].id)
                     following.append(index)
         frontier = following
     return [unmet[index] for index in sorted(unmet)]
@@ -293,20 +300,24 @@ def needing_erring(dependents: Sequence[Dependent], erring: AbstractSet[int],
     """SK223 for each of ``dependents`` that needs one of ``erring`` (their indexes: skills with
     errors, which a build leaves out), then for each that needs one of those, down the chain, at
     the item that says so; by index.  What ``build --keep-going`` leaves out beside the skills
-    with errors, said as the catalog is checked, so ``validate`` says it as well.  A name of
-    ``elsewhere`` counts only when no dependent holds it, erring or not (as in
-    :func:`resolve_dependencies`): one naming a skill with errors needs that skill.  A name of
-    ``aliases`` needs the copy it names, as it did when resolved: when that one has errors, its
-    dependents are left out, even if another copy stands for the group."""
-    standing = [index for index in range(len(dependents)) if index not in erring]
-    unheld = elsewhere - {d.id for d in dependents} - {d.name for d in dependents}
+    with errors, said as the catalog is checked, so ``validate`` says it as well.  Each item needs
+    the skill :func:`resolve_dependencies` resolved it to, among every dependent, erring or not: an
+    id stands for itself, even when a standing skill has it as its name; a name of ``elsewhere``
+    counts only when no dependent holds it; a name of ``aliases`` needs the copy it names, even
+    if another copy stands for the group."""
+    ids = {d.id: index for index, d in enumerate(dependents)}
+    needed_by, _ = _edges_and_missing(dependents, elsewhere, aliases)
+    first: dict[int, Unmet] = {}
+    for index, _, item, _, _, _, _, target in _declared_items(dependents, ids, aliases):
+        if index not in erring and isinstance(target, str) and ids[target] in erring:
+            first.setdefault(index, Unmet(index, item))
     found = []
-    for unmet in unmet_dependencies([dependents[index] for index in standing], unheld, aliases):
-        dependent = dependents[standing[unmet.index]]
+    for unmet in _down_the_chain(dependents, needed_by, first, erring):
+        dependent = dependents[unmet.index]
         name, _ = parse_dependency(unmet.item)
         line, col = next(((line, col) for item, line, col in dependent.depends if item == unmet.item), (0, 0))
-        found.append((standing[unmet.index], make("SK223", left_out_message(dependent.id, name, unmet.through),
-                                                  dependent.path, line, col)))
+        found.append((unmet.index, make("SK223", left_out_message(dependent.id, name, unmet.through),
+                                        dependent.path, line, col)))
     return found
 
 # ---------------------------------------------------------------- cycles
