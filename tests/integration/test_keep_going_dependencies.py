@@ -124,3 +124,21 @@ def test_a_skill_needing_an_id_with_errors_is_left_out_though_another_skill_hold
     assert done.returncode == 0 and message in done.stdout, done.stdout + done.stderr
     published = json.loads((tmp_path / "site/skills.json").read_text("utf-8"))["skills"]
     assert [s["id"] for s in published] == ["tools/x"]
+
+
+def test_a_skill_needing_an_id_the_audit_blocks_is_left_out_though_another_skill_holds_it_as_a_name(
+        tmp_path: Path) -> None:
+    """As above, x/ (named foo) blocked by the audit while publishing instead: the check resolved
+    skills/a's 'x' to foo, but publishing looked it up again among the skills it kept and
+    published a needing tools/x (at a range never checked against it). a is left out with SK223."""
+    tree = tmp_path / "tree"
+    write_skill(tree, "x", "name: foo\ndescription: Foos things. Use when fooing.\nversion: '1.0.0'\n", RISKY)
+    write_skill(tree, "tools/x", "name: x\ndescription: Exes things. Use when exing.\nversion: '1.5.0'\n")
+    write_skill(tree, "skills/a", "name: a\ndescription: Ships a release. Use when shipping.\ndepends: ['x@^1']\n")
+    (tmp_path / "blocking.yml").write_text("audit:\n  fail_on: high\n", encoding="utf-8")
+    done = _skillsite(tmp_path, "build", "tree", "-o", "site", "--keep-going", "--no-cache", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ("tree/skills/a/SKILL.md:4:11: error SK223 skill 'skills/a' depends on 'x', which is left out of this "
+            "catalog for its errors: 'skills/a' is left out too") in done.stdout, done.stdout
+    published = json.loads((tmp_path / "site/skills.json").read_text("utf-8"))["skills"]
+    assert [s["id"] for s in published] == ["tools/x"]
