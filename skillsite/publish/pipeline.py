@@ -111,8 +111,9 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
         cache.save(keep_unused=True)  # the build after the fix needs what was checked and what was not
         return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage, ordered=True)
     diags = list(reading.diagnostics)
+    erring = [s for s in reading.skills if s.has_errors]
     skills, published, failed = _publish_going_on(plan, skills, releases, len(skipped), state, cache, diags, stage,
-                                                  inputs.audit_listings, reading.copies, dict(reading.aliases))
+                                                  inputs.audit_listings, reading.copies, dict(reading.aliases), erring)
     diags = _with_reading(reading, diags)
     skipped = tuple(sorted({*skipped, *failed}))  # with the skills publishing found errors in
     ids = tuple(s.id for s in skills)
@@ -155,32 +156,36 @@ class Dropped:
 def _publish_going_on(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
                       state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
                       audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]],
-                      aliases: Mapping[str, str]) -> tuple[list[Skill], Committed | None, frozenset[str]]:
+                      aliases: Mapping[str, str], erring: Sequence[Skill] = ()
+                      ) -> tuple[list[Skill], Committed | None, frozenset[str]]:
     """:func:`_publish`, again without the skills each pass found errors in, as those reading found
     errors in are left out (else ``--keep-going`` would publish a skill ``audit.fail_on`` blocks): the
     skills published, what was committed (None: nothing) and the ids of the skills left out for
     publishing's errors.  A pass keeps of the diagnostics before it only those of the skills it
     drops; each pass drops a skill at least, so there are at most as many passes as skills (two
     when no skill's errors come from another's absence; one more, writing nothing, when some skill
-    needs one left out)."""
+    needs one left out).  ``erring``: the skills reading left out for their errors (the items of
+    those published are resolved among them too, as the catalog check resolved them)."""
     dropped: frozenset[str] = frozenset()
+    gone = list(erring)
     while True:
         mark = len(diags)
         outcome = _publish(plan, skills, releases, left_out + len(dropped), state, cache, diags, stage,
-                           audit_listings, copies, aliases)
+                           audit_listings, copies, aliases, gone)
         if outcome is None:  # the skills this pass found errors in are left out too
             return skills, None, dropped | _erring(skills, diags[mark:])
         if not isinstance(outcome, Dropped):
             return skills, outcome, dropped
         diags[mark:] = _about(skills, diags[mark:], outcome.ids)  # the next pass says the rest again
         dropped |= outcome.ids
+        gone += [s for s in skills if s.id in outcome.ids]
         skills = [s for s in skills if s.id not in outcome.ids]
 
 
 def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
              state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
              audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]] = (),
-             aliases: Mapping[str, str] | None = None) -> Committed | Dropped | None:
+             aliases: Mapping[str, str] | None = None, gone: Sequence[Skill] = ()) -> Committed | Dropped | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
     (content key, size and mtime), how it fits agents' listings and what the back folder now
     holds (:func:`back_catalog`); None when
@@ -189,11 +194,11 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
     committed nothing.  ``diags`` gets the build's own diagnostics; ``audit_listings``:
     see :class:`~skillsite.publish.state.Inputs`; ``copies``: the groups of copies, canonical first;
     ``aliases``: the names only copies share, each -> the copy dependencies on it need (as the
-    reading resolved them).  A skill needing one left out (under ``keep_going``) is refused before
-    anything is written."""
+    reading resolved them).  A skill needing one left out (under ``keep_going``; ``gone``: those
+    left out so far) is refused before anything is written."""
     config = plan.config
     aliases = aliases or {}
-    needs = unpublished_dependencies(skills, config.ignore, aliases)
+    needs = unpublished_dependencies(skills, config.ignore, aliases, gone)
     if needs:  # left out as well, with those that need it: the next pass publishes the rest
         diags += needs
         failed = _erring(skills, needs)

@@ -34,8 +34,8 @@ from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
 from skillsite.bounded import read_limited
 from skillsite.source.dependencies import (NO_ALIASES, Aliases, Dependent, Unmet, current_releases,
-                                           declared_dependencies, left_out_message, parse_dependency,
-                                           resolve_dependencies, unmet_dependencies)
+                                           declared_dependencies, left_out_message, needing_left_out,
+                                           parse_dependency, resolve_dependencies)
 from skillsite.source.parse import parse_skill_bytes
 from skillsite.source.relations import resolve_conflicts
 from skillsite.source.versioning import canonical_version
@@ -130,19 +130,23 @@ def _dependents(skills: Sequence[Skill]) -> list[Dependent]:
             for s in skills]
 
 
-def unpublished_dependencies(skills: Sequence[Skill], ignore: Iterable[str] = (), aliases: Aliases = NO_ALIASES
-                             ) -> list[Diagnostic]:
+def unpublished_dependencies(skills: Sequence[Skill], ignore: Iterable[str] = (), aliases: Aliases = NO_ALIASES,
+                             left_out: Sequence[Skill] = ()) -> list[Diagnostic]:
     """SK223 for each of ``skills`` that needs a skill not among them, then for each that needs
     one of those, down the chain.  The catalog check found every dependency's skill, so such a
     skill was left out for its errors (under ``keep_going``: found while reading, or by an earlier
     pass of publishing); a skill whose dependency is ineligible is ineligible too, so it is left
     out as well rather than published with its dependency dropped (``aliases``: a name only copies
-    share needs the copy it stands for, as when the catalog was checked).  None when SK223 is
-    ignored, as a dependency naming no skill is then published without it."""
+    share needs the copy it stands for, as when the catalog was checked; ``left_out``: the skills
+    read and left out, whose ids and names each item is resolved among too, as when the catalog
+    was checked: an id of one of them is needed, though a skill here has it as its name).  None
+    when SK223 is ignored, as a dependency naming no skill is then published without it."""
     if "SK223" in ignore or not any(s.depends for s in skills):
         return []
-    return [_unmet_diagnostic(skills[unmet.index], unmet)
-            for unmet in unmet_dependencies(_dependents(skills), aliases=aliases)]
+    every = [*skills, *left_out]
+    gone = frozenset(range(len(skills), len(every)))
+    return [_unmet_diagnostic(every[unmet.index], unmet)
+            for unmet in needing_left_out(_dependents(every), gone, aliases=aliases)]
 
 
 def _unmet_diagnostic(skill: Skill, unmet: Unmet) -> Diagnostic:

@@ -294,6 +294,23 @@ def left_out_message(skill_id: str, name: str, through: str | None) -> str:
             f"'{skill_id}' is left out too")
 
 
+def needing_left_out(dependents: Sequence[Dependent], gone: AbstractSet[int], elsewhere: frozenset[str] = frozenset(),
+                     aliases: Aliases = NO_ALIASES) -> list[Unmet]:
+    """The dependents, none of ``gone`` (indexes: skills left out), with an item naming no skill
+    (nor one of ``elsewhere``) or resolved to one of ``gone`` (over every dependent, as
+    :func:`resolve_dependencies` resolves it: an id stands for itself even when another skill has
+    it as its name, an alias for its copy), each at its first such item; then, breadth first, those
+    that need one of them, down the chain.  Each once, in the dependents' order."""
+    ids = {d.id: index for index, d in enumerate(dependents)}
+    needed_by, _ = _edges_and_missing(dependents, elsewhere, aliases)
+    first: dict[int, Unmet] = {}
+    for index, _, item, _, _, name, _, target in _declared_items(dependents, ids, aliases):
+        if index not in gone and (ids[target] in gone if isinstance(target, str)
+                                  else target == [] and name not in elsewhere):
+            first.setdefault(index, Unmet(index, item))
+    return _down_the_chain(dependents, needed_by, first, gone)
+
+
 def needing_erring(dependents: Sequence[Dependent], erring: AbstractSet[int],
                    elsewhere: frozenset[str] = frozenset(), aliases: Aliases = NO_ALIASES
                    ) -> list[tuple[int, Diagnostic]]:
@@ -305,14 +322,8 @@ def needing_erring(dependents: Sequence[Dependent], erring: AbstractSet[int],
     id stands for itself, even when a standing skill has it as its name; a name of ``elsewhere``
     counts only when no dependent holds it; a name of ``aliases`` needs the copy it names, even
     if another copy stands for the group."""
-    ids = {d.id: index for index, d in enumerate(dependents)}
-    needed_by, _ = _edges_and_missing(dependents, elsewhere, aliases)
-    first: dict[int, Unmet] = {}
-    for index, _, item, _, _, _, _, target in _declared_items(dependents, ids, aliases):
-        if index not in erring and isinstance(target, str) and ids[target] in erring:
-            first.setdefault(index, Unmet(index, item))
     found = []
-    for unmet in _down_the_chain(dependents, needed_by, first, erring):
+    for unmet in needing_left_out(dependents, erring, elsewhere, aliases):
         dependent = dependents[unmet.index]
         name, _ = parse_dependency(unmet.item)
         line, col = next(((line, col) for item, line, col in dependent.depends if item == unmet.item), (0, 0))
