@@ -258,17 +258,6 @@ def _edges_and_missing(dependents: Sequence[Dependent], elsewhere: frozenset[str
     return needed_by, missing
 
 
-def unmet_dependencies(dependents: Sequence[Dependent], elsewhere: frozenset[str] = frozenset(),
-                       aliases: Aliases = NO_ALIASES) -> list[Unmet]:
-    """The dependents that need a skill none of ``dependents`` is (nor one of ``elsewhere``: see
-    :func:`resolve_dependencies`; ``aliases``: names copies share, each standing for the copy it
-    names, needed even when that copy is not here), then (breadth first) those that need one of
-    them, down the chain: a skill whose dependency is ineligible is ineligible too.  Each once, in
-    the dependents' order."""
-    needed_by, unmet = _edges_and_missing(dependents, elsewhere, aliases)
-    return _down_the_chain(dependents, needed_by, unmet)
-
-
 def _down_the_chain(dependents: Sequence[Dependent], needed_by: Mapping[int, list[tuple[int, str]]],
                     unmet: dict[int, Unmet], gone: AbstractSet[int] = frozenset()) -> list[Unmet]:
     """``unmet`` and (breadth first) the dependents that need one of them, down the chain (``needed_by``:
@@ -283,7 +272,6 @@ def _down_the_chain(dependents: Sequence[Dependent], needed_by: Mapping[int, lis
                     following.append(index)
         frontier = following
     return [unmet[index] for index in sorted(unmet)]
-
 
 
 def left_out_message(skill_id: str, name: str, through: str | None) -> str:
@@ -330,6 +318,7 @@ def needing_erring(dependents: Sequence[Dependent], erring: AbstractSet[int],
         found.append((unmet.index, make("SK223", left_out_message(dependent.id, name, unmet.through),
                                         dependent.path, line, col)))
     return found
+
 
 # ---------------------------------------------------------------- cycles
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from skillsite.agent.entry import DependencyRecord
 from skillsite.source.catalog import check_catalog, read_catalog
 from skillsite.source.dependencies import (CatalogNames, Dependent, copy_aliases, needing_erring,
-                                           release_dependencies, resolve_dependencies, unmet_dependencies)
+                                           needing_left_out, release_dependencies, resolve_dependencies)
 from support import write_copies, write_skill
 
 DESCRIPTION = "Formats release notes from merged pull requests. Use when writing a changelog entry."
@@ -62,7 +62,8 @@ def test_a_skill_needing_an_alias_left_out_is_left_out_though_another_copy_stand
                      "'c' is left out too")]
     assert needing_erring(dependents, {2}, aliases=aliases) == []
     published = [dependents[0], dependents[2], dependents[3]]   # as publishing sees it, skills/x dropped
-    assert [(u.index, u.item) for u in unmet_dependencies(published, aliases=aliases)] == [(0, "x"), (2, "a")]
+    unmet = needing_left_out(published, frozenset(), aliases=aliases)
+    assert [(u.index, u.item) for u in unmet] == [(0, "x"), (2, "a")]
 
 
 def test_a_past_release_resolves_a_name_copies_share_to_the_alias() -> None:

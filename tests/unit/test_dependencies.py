@@ -11,7 +11,7 @@ import pytest
 from skillsite.agent.entry import DependencyRecord
 from skillsite.source.catalog import check_catalog, read_catalog
 from skillsite.source.dependencies import (Dependent, Unmet, current_releases, declared_dependencies, needing_erring,
-                                           parse_dependency, resolve_dependencies, unmet_dependencies)
+                                           needing_left_out, parse_dependency, resolve_dependencies)
 from skillsite.source.frontmatter import parse_frontmatter_text
 from support import write_skill
 
@@ -276,7 +276,7 @@ def test_a_long_cycle_names_a_bounded_part_of_itself_in_each_message() -> None:
     assert small.diagnostics[0][1].message.startswith("dependency cycle: a -> b -> a (skills")
 
 
-def test_unmet_dependencies_follow_the_chain_back_from_a_skill_missing() -> None:
+def test_needing_left_out_follows_the_chain_back_from_a_skill_missing() -> None:
     """d needs 'gone' (no skill here), c needs d by its id, b needs c by name, e needs b and
     'gone' (its own item first); a shared name and a malformed item are no missing skill."""
     def dep(skill_id: str, *items: str, name: str | None = None) -> Dependent:
@@ -285,9 +285,9 @@ def test_unmet_dependencies_follow_the_chain_back_from_a_skill_missing() -> None
 
     dependents = [dep("b", "c@^1"), dep("x/c", "d"), dep("d", "gone@^2", "other"), dep("e", "b", "gone"),
                   dep("f", "twin", "d@^^1"), dep("t1", name="twin"), dep("t2", name="twin"), dep("other")]
-    assert unmet_dependencies(dependents) == [Unmet(0, "c@^1", "x/c"), Unmet(1, "d", "d"), Unmet(2, "gone@^2"),
-                                              Unmet(3, "gone")]
-    assert unmet_dependencies(dependents[5:]) == []
+    assert needing_left_out(dependents, frozenset()) == [Unmet(0, "c@^1", "x/c"), Unmet(1, "d", "d"),
+                                                         Unmet(2, "gone@^2"), Unmet(3, "gone")]
+    assert needing_left_out(dependents[5:], frozenset()) == []
 
 
 def test_the_skills_needing_one_with_errors_are_left_out_down_the_chain() -> None:
