@@ -6,8 +6,10 @@ because several conftest.py files would shadow each other.
 from __future__ import annotations
 
 import ast
+import json
 import importlib.util
 import os
+import shutil
 import sys
 import textwrap
 import time
@@ -387,3 +389,20 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
         if node not in index:
             visit(node)
     return found
+
+
+def grown_catalog(site: Path, into: Path, count: int, malformed: frozenset[int], with_files: bool = False) -> Path:
+    """A copy of the built catalog ``site`` at ``into`` with ``count`` more user-invocable skills
+    after its own (copies of test-first's entry as gen-00000..., each with its own id and command;
+    ``with_files``: its folder copied too), those numbered in ``malformed`` with a malformed
+    ``files`` field (an MCP server must leave them out when a request reaches them)."""
+    shutil.copytree(site, into)
+    data = json.loads((into / "skills.json").read_text("utf-8"))
+    model = next(e for e in data["skills"] if e["id"] == "test-first")
+    for i in range(count):
+        entry = {**model, "id": f"gen-{i:05d}", "name": f"gen-{i:05d}", "command": f"gen_{i:05d}", "children": []}
+        data["skills"].append({**entry, "files": "oops"} if i in malformed else entry)
+        if with_files:
+            shutil.copytree(into / "skills" / "test-first", into / "skills" / entry["id"])
+    (into / "skills.json").write_text(json.dumps(data), "utf-8")
+    return into

@@ -4,8 +4,6 @@ driven by the mcp package's own client connected to the server in-process.  Each
 is logged when it is checked (once), which shows which entries a request checked."""
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,7 @@ mcp = pytest.importorskip("mcp", reason="the MCP server is an optional extra: pi
 from mcp.client import Client  # noqa: E402
 from skillsite.loader import Catalog  # noqa: E402
 from skillsite.mcp.server import build_server  # noqa: E402
-from support import run_async_in_thread  # noqa: E402
+from support import grown_catalog as grow, run_async_in_thread  # noqa: E402
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
 
@@ -28,15 +26,7 @@ LEFT_OUT = "leaving out the manifest entry"
 def grown_catalog(site: Path, tmp_path: Path) -> Path:
     """The example catalog with SKILLS more user-invocable skills (copies of test-first under their
     own ids and commands, after the example's in both lists), two of them malformed."""
-    big = tmp_path / "site"
-    shutil.copytree(site, big)
-    data = json.loads((big / "skills.json").read_text("utf-8"))
-    model = next(e for e in data["skills"] if e["id"] == "test-first")
-    for i in range(SKILLS):
-        entry = {**model, "id": f"gen-{i:05d}", "name": f"gen-{i:05d}", "command": f"gen_{i:05d}", "children": []}
-        data["skills"].append({**entry, "files": "oops"} if i in (EARLY, LATE) else entry)
-    (big / "skills.json").write_text(json.dumps(data), "utf-8")
-    return big
+    return grow(site, tmp_path / "site", SKILLS, frozenset({EARLY, LATE}))
 
 
 def logged(caplog: pytest.LogCaptureFixture, number: int) -> int:

@@ -6,7 +6,6 @@ is logged when it is checked (once), which shows which entries a request checked
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from pydantic import TypeAdapter  # noqa: E402
 from skillsite.loader import Catalog  # noqa: E402
 from skillsite.mcp.server import build_server  # noqa: E402
 from skillsite.mcp.skills import PAGE_SIZE  # noqa: E402
-from support import run_async_in_thread  # noqa: E402
+from support import grown_catalog as grow, run_async_in_thread  # noqa: E402
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
 
@@ -34,14 +33,8 @@ LEFT_OUT = "leaving out the manifest entry"
 def grown_catalog(site: Path, tmp_path: Path) -> Path:
     """The example catalog with SKILLS more skills (copies of test-first under their own ids, each
     with its files), EARLY and gen-<LATE> malformed."""
-    big = tmp_path / "site"
-    shutil.copytree(site, big)
+    big = grow(site, tmp_path / "site", SKILLS, frozenset({LATE}), with_files=True)
     data = json.loads((big / "skills.json").read_text("utf-8"))
-    model = next(e for e in data["skills"] if e["id"] == "test-first")
-    for i in range(SKILLS):
-        entry = {**model, "id": f"gen-{i:05d}", "name": f"gen-{i:05d}", "command": f"gen_{i:05d}", "children": []}
-        data["skills"].append({**entry, "files": "oops"} if i == LATE else entry)
-        shutil.copytree(big / "skills" / "test-first", big / "skills" / entry["id"])
     next(e for e in data["skills"] if e["id"] == EARLY)["files"] = "oops"
     (big / "skills.json").write_text(json.dumps(data), "utf-8")
     return big
