@@ -31,7 +31,7 @@ from skillsite.publish.staging import (MarkerIdentity, Published, Recorded, Stag
                                       records)
 from skillsite.publish.stored_pages import StoredPages, entry_keys
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing, pin_versions
-from skillsite.source.dependencies import CatalogNames, copy_aliases
+from skillsite.source.dependencies import NO_ALIASES, Aliases, CatalogNames, copy_aliases
 from skillsite.publish.state import BuildState, Inputs, save_state
 from skillsite.publish.wellknown import discovery_index
 from skillsite.source.catalog import read_catalog
@@ -185,7 +185,7 @@ def _publish_going_on(plan: BuildPlan, skills: list[Skill], releases: dict[str, 
 def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,
              state: BuildState | None, cache: Cache, diags: list[Diagnostic], stage: Stages,
              audit_listings: Mapping[str, str], copies: Sequence[tuple[str, ...]] = (),
-             aliases: Mapping[str, str] | None = None, gone: Sequence[Skill] = ()) -> Committed | Dropped | None:
+             aliases: Aliases = NO_ALIASES, gone: Sequence[Skill] = ()) -> Committed | Dropped | None:
     """Write the catalog of ``skills`` into a staging folder and commit it: the output's files
     (content key, size and mtime), how it fits agents' listings and what the back folder now
     holds (:func:`back_catalog`); None when
@@ -197,7 +197,6 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
     reading resolved them).  A skill needing one left out (under ``keep_going``; ``gone``: those
     left out so far) is refused before anything is written."""
     config = plan.config
-    aliases = aliases or {}
     needs = unpublished_dependencies(skills, config.ignore, aliases, gone)
     if needs:  # left out as well, with those that need it: the next pass publishes the rest
         diags += needs

@@ -295,10 +295,10 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     after = [*_knowledge_diagnostics(kept, knowledge_dir), *_codex_diagnostics(kept),
              *_taken_place_diagnostics(kept), *_unheld_id_diagnostics(kept), *_folded_id_diagnostics(kept)]
     aliases = _copy_aliases(kept, groups, _refused(kept, [*before, *after]))
-    for position, diag in [*before, *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes, aliases),
-                           *after]:
+    found_here = [*before, *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes, aliases), *after]
+    for position, diag in found_here:
         shared.setdefault(kept[position][0], []).append(diag)
-    refused = {src.id for index, src, _ in kept if any(d.severity is Severity.ERROR for d in shared.get(index, ()))}
+    refused = _refused(kept, found_here)
     groups = [standing_first(group, refused) for group in groups]
     for position, diag in [*_copy_diagnostics(kept, groups), *_look_alike_diagnostics(kept, cache, jobs, groups),
                            *_trigger_budget_diagnostics(kept, groups)]:
@@ -686,9 +686,9 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     checked = [_codex_policy(c, cache) for c in checked]
     ignored = frozenset(ignore)
     every, shared, groups, aliases = _catalog_diagnostics(found, [c.verdict for c in checked],
-                                                 knowledge_dir or default_knowledge_dir(roots), cache,
-                                                 exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies,
-                                                 roots=roots, ignored=ignored)
+                                                          knowledge_dir or default_knowledge_dir(roots), cache,
+                                                          exclude=exclude, max_bytes=max_bytes, jobs=jobs,
+                                                          copies=copies, roots=roots, ignored=ignored)
     skills = tuple(_final_skill(cache, c.skill, tuple(d for d in (*c.verdict.diagnostics, *shared.get(index, ()))
                                                       if d.code not in ignored))
                    for index, c in enumerate(checked) if c.skill is not None)
@@ -953,8 +953,8 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
     beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
     ignored = frozenset(ignore)
     every, _, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
-                                       exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots,
-                                       ignored=ignored)
+                                          exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots,
+                                          ignored=ignored)
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(
         d for d in [*every, *(cache.notes if cache is not None else ())] if d.code not in ignored)), use)

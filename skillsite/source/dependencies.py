@@ -242,26 +242,11 @@ class Unmet:
     through: str | None = None
 
 
-def _edges_and_missing(dependents: Sequence[Dependent], elsewhere: frozenset[str] = frozenset(),
-                       aliases: Aliases = NO_ALIASES) -> tuple[dict[int, list[tuple[int, str]]], dict[int, Unmet]]:
-    """Who needs each dependent (by index: the needing one's index and item), and the dependents
-    with an item naming no skill among them (a shared name, a malformed item or a name of
-    ``elsewhere`` is no such item; a name whose alias is a copy not among them is)."""
-    ids = {d.id: index for index, d in enumerate(dependents)}
-    needed_by: dict[int, list[tuple[int, str]]] = {}
-    missing: dict[int, Unmet] = {}
-    for index, _, item, _, _, name, _, target in _declared_items(dependents, ids, aliases):
-        if target == [] and name not in elsewhere:
-            missing.setdefault(index, Unmet(index, item))
-        elif isinstance(target, str):
-            needed_by.setdefault(ids[target], []).append((index, item))
-    return needed_by, missing
-
-
 def _down_the_chain(dependents: Sequence[Dependent], needed_by: Mapping[int, list[tuple[int, str]]],
                     unmet: dict[int, Unmet], gone: AbstractSet[int] = frozenset()) -> list[Unmet]:
     """``unmet`` and (breadth first) the dependents that need one of them, down the chain (``needed_by``:
-    see :func:`_edges_and_missing`), none of ``gone``; each once, in the dependents' order."""
+    who needs each dependent, by index: the needing one's index and item), none of ``gone``; each
+    once, in the dependents' order."""
     frontier = sorted(unmet)
     while frontier:
         following = []
@@ -290,9 +275,11 @@ def needing_left_out(dependents: Sequence[Dependent], gone: AbstractSet[int], el
     it as its name, an alias for its copy), each at its first such item; then, breadth first, those
     that need one of them, down the chain.  Each once, in the dependents' order."""
     ids = {d.id: index for index, d in enumerate(dependents)}
-    needed_by, _ = _edges_and_missing(dependents, elsewhere, aliases)
+    needed_by: dict[int, list[tuple[int, str]]] = {}
     first: dict[int, Unmet] = {}
     for index, _, item, _, _, name, _, target in _declared_items(dependents, ids, aliases):
+        if isinstance(target, str):
+            needed_by.setdefault(ids[target], []).append((index, item))
         if index not in gone and (ids[target] in gone if isinstance(target, str)
                                   else target == [] and name not in elsewhere):
             first.setdefault(index, Unmet(index, item))
