@@ -129,20 +129,20 @@ class FileTables:
 
     def new_files(self) -> Iterator[str]:
         """Every file's URI, in the tables' order, each made when the reader gets to it."""
-        index = 0
-        while index < len(self._order) or self._step():
-            if index < len(self._order):
-                yield self._order[index]
-                index += 1
+        return self._as_made(self._order)
 
     def new_skills(self) -> Iterator[tuple[str, str]]:
         """Every SKILL.md URI of :attr:`skills` and its skill's id, in the tables' order, each made
         when the reader gets to it (``skills/list`` pages list them)."""
+        return ((uri, self.skills[uri]) for uri in self._as_made(self._skill_order))
+
+    def _as_made(self, order: list[str]) -> Iterator[str]:
+        """The URIs of ``order`` (one of the tables' orders, growing as entries are made), the
+        tables' next entries made as the reader gets past those made."""
         index = 0
-        while index < len(self._skill_order) or self._step():
-            if index < len(self._skill_order):
-                uri = self._skill_order[index]
-                yield uri, self.skills[uri]
+        while index < len(order) or self._step():
+            if index < len(order):
+                yield order[index]
                 index += 1
 
     def files_of(self, skill_id: str) -> list[SkillFile] | None:
