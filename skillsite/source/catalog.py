@@ -39,7 +39,8 @@ from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics
                                      published_patterns, self_conflict_diagnostics, tags_diagnostics,
                                      trigger_diagnostics)
 from skillsite.source.codex_interface import CODEX_FILE, implicit_invocation_allowed, read_codex_file
-from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, fingerprint, group_copies
+from skillsite.source.copies import (COPY_CODE, Candidate, Comparisons, CopySettings, Fingerprint, copy_message,
+                                     fingerprint, group_copies)
 from skillsite.source.dependencies import (Dependent, copy_aliases, current_releases, declared_dependencies,
                                            needing_erring, resolve_dependencies, syntax_diagnostics)
 from skillsite.source.discover import SKILL_FILES, Discovery, discover
@@ -289,31 +290,42 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
     members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
-    groups = _copies(kept, copies or CopySettings(), roots, cache, ignored)
+    groups = _copies(kept, copies or CopySettings(), roots, cache)
+    erring = _erring_alone(kept, ignored)
     unread = _unread_places(found.diagnostics, kept)
-    before = [*unread.values(), *_name_diagnostics(kept, groups), *relation_diagnostics(members)]
+    before = [*unread.values(), *_name_diagnostics(kept, [standing_first(group, erring) for group in groups]),
+              *relation_diagnostics(members)]
     after = [*_knowledge_diagnostics(kept, knowledge_dir), *_codex_diagnostics(kept),
              *_taken_place_diagnostics(kept), *_unheld_id_diagnostics(kept), *_folded_id_diagnostics(kept)]
-    aliases = _copy_aliases(kept, groups, _refused(kept, [*before, *after]))
+    aliases = _copy_aliases(kept, groups, erring | _refused(kept, [*before, *after], ignored))
     found_here = [*before, *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes, aliases), *after]
     for position, diag in found_here:
         shared.setdefault(kept[position][0], []).append(diag)
-    refused = _refused(kept, found_here)
-    groups = [standing_first(group, refused) for group in groups]
-    for position, diag in [*_copy_diagnostics(kept, groups), *_look_alike_diagnostics(kept, cache, jobs, groups),
-                           *_trigger_budget_diagnostics(kept, groups)]:
+    needing = _needing_erring(kept, shared, elsewhere, ignored, aliases)
+    for position, diag in needing:
         shared.setdefault(kept[position][0], []).append(diag)
-    for position, diag in _needing_erring(kept, shared, elsewhere, ignored, aliases):
+    refused = erring | _refused(kept, [*found_here, *needing], ignored)
+    groups = [standing_first(group, refused) for group in groups]
+    copies_said = _copy_diagnostics(kept, groups, refused)
+    for position, diag in [*copies_said, *_look_alike_diagnostics(kept, cache, jobs, groups),
+                           *_trigger_budget_diagnostics(kept, groups)]:
         shared.setdefault(kept[position][0], []).append(diag)
     every = [*(d for d in found.diagnostics if d not in unread), *(d for v in verdicts for d in v.diagnostics),
              *(d for ds in shared.values() for d in ds)]
     return every, shared, groups, aliases
 
 
-def _refused(kept: Sequence[tuple[int, SourceFile, Verdict]], found: Iterable[tuple[int, Diagnostic]]
-             ) -> frozenset[str]:
-    """The ids of the kept skills an error of ``found`` (by position in ``kept``) is about."""
-    return frozenset(kept[position][1].id for position, diag in found if diag.severity is Severity.ERROR)
+def _refused(kept: Sequence[tuple[int, SourceFile, Verdict]], found: Iterable[tuple[int, Diagnostic]],
+             ignored: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The ids of the kept skills an error of ``found`` (by position in ``kept``) is about, of a
+    code not ``ignored`` (an ignored error is dropped: it leaves no skill out)."""
+    return frozenset(kept[position][1].id for position, diag in found
+                     if diag.severity is Severity.ERROR and diag.code not in ignored)
+
+
+def _erring_alone(kept: Sequence[tuple[int, SourceFile, Verdict]], ignored: frozenset[str]) -> frozenset[str]:
+    """The ids of the kept skills whose own check found an error of a code not ``ignored``."""
+    return frozenset(src.id for _, src, v in kept if _has_errors(v, ignored))
 
 
 def _copy_aliases(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]],
@@ -322,16 +334,24 @@ def _copy_aliases(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Seque
     (:func:`~skillsite.source.dependencies.copy_aliases`).
 
     That should be the copy standing for the group (the one listed, offered and published first),
-    but which copy stands depends on every catalog-wide error (:func:`standing_first`), and the
-    dependency check, which needs the answer, finds some of them.  The order that is sound: group
-    first (grouping reads each skill's own errors only); then the checks that read no dependency
-    (``refused``: the ids they found errors in); then each group's first member those did not
-    refuse is the one its name stands for; then dependencies are resolved with that, once.  Should
-    the dependency check refuse that member in turn (its own dependencies fail, or it is on a cycle),
-    another copy stands for the group, but the alias does not move: moving it would undo what the
-    check said of the ranges and cycles of the skills needing it.  They need a member with errors,
-    so they are left out with SK223 (:func:`_needing_erring`), as ``validate`` and the build both
-    say.  Otherwise the alias is the copy that stands, and the manifest's dependency names it."""
+    but which copy stands depends on every error of the catalog (:func:`standing_first`), and the
+    dependency check, which needs the answer, finds some of them.  The order that is sound:
+
+    1. group (:func:`_copies` reads what skills hold, no error: a copy with errors is a member);
+    2. ``refused``: the ids with errors of their own or of the checks that read no dependency,
+       of codes not ignored (an ignored error counts nowhere: the skill is published);
+    3. each group's first member not refused is the one its name stands for;
+    4. dependencies are resolved with that, once, then :func:`_needing_erring` leaves out the
+       skills needing one with errors, down the chain;
+    5. only then is the copy standing chosen again, over every error (SK229 names it, and the
+       build's first published member is it).
+
+    Should step 4 refuse the alias's copy (its own dependencies fail, it is on a cycle, it needs a
+    skill with errors), another copy stands for the group, but the alias does not move: moving it
+    would undo what the check said of the ranges and cycles of the skills needing it.  They need a
+    member with errors, so they are left out with SK223 naming that copy (:func:`_needing_erring`),
+    as ``validate`` and the build both say.  Otherwise the alias is the copy that stands, and the
+    manifest's dependency names it."""
     if not groups:
         return {}
     return copy_aliases(((src.id, v.name) for _, src, v in kept), [standing_first(group, refused) for group in groups])
@@ -374,17 +394,18 @@ def _unread_places(found: Sequence[Diagnostic], kept: Sequence[tuple[int, Source
 
 
 def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySettings,
-            roots: Sequence[Path | str], cache: Cache | None = None, ignored: frozenset[str] = frozenset()
-            ) -> list[tuple[str, ...]]:
-    """The groups of copies among the kept skills without errors of their own (one with errors is
-    not published: it cannot stand for its copies; an error of an ``ignored`` code leaves none
-    out) (:mod:`skillsite.source.copies`); the pairs
-    compared are kept for the next build (in the cache, and among its resident objects in a
-    long-running process, with the grouping: :mod:`skillsite.source.kept_grouping`)."""
+            roots: Sequence[Path | str], cache: Cache | None = None) -> list[tuple[str, ...]]:
+    """The groups of copies among the kept skills, each in canonical order
+    (:mod:`skillsite.source.copies`).  Grouping reads what the skills hold, never their errors: one
+    with errors is a copy all the same, so a name only it and its copies hold is theirs
+    (:func:`_copy_aliases`), and it is not published, so it does not stand for them
+    (:func:`standing_first`); fixing it regroups nothing.  The pairs compared are kept for the next
+    build (in the cache, and among its resident objects in a long-running process, with the grouping:
+    :mod:`skillsite.source.kept_grouping`)."""
     order = {os.path.abspath(root): n for n, root in enumerate(roots)}
     places = {root: order.get(os.path.abspath(root), len(order)) for root in {src.root for _, src, _ in kept}}
     candidates = [Candidate(src.id, v.fingerprint, places[src.root], v.priority, v.offered, v.listed)
-                  for _, src, v in kept if v.fingerprint is not None and not _has_errors(v, ignored)]
+                  for _, src, v in kept if v.fingerprint is not None]
     resident = cache.resident if cache is not None and settings.group else None
     last = resident.take(*GROUPING) if resident is not None else None
     if last is not None and (groups := last.reused(candidates, settings)) is not None:
@@ -460,14 +481,20 @@ def standing_first(group: tuple[str, ...], refused: AbstractSet[str]) -> tuple[s
     return (standing, *(skill_id for skill_id in group if skill_id != standing))
 
 
-def _copy_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]]
-                      ) -> list[tuple[int, Diagnostic]]:
-    """SK229 (info) for every skill that is a copy of another: it is shown once, as its group's canonical member."""
+def _copy_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]],
+                      refused: AbstractSet[str]) -> list[tuple[int, Diagnostic]]:
+    """SK229 (info) for every copy a build publishes beside the member standing for its group
+    (``groups``: standing member first; ``refused``: the skills with errors, left out): it is shown
+    once, as that one.  Said of none that is left out and counting none, as the build publishes the
+    group; a group with one member published is none."""
     position = {src.id: n for n, (_, src, _) in enumerate(kept)}
-    return [(position[copy], make("SK229", f"a copy of skill '{group[0]}' ({len(group)} copies): published at its "
-                                           "own address, listed and offered as that one",
-                                  kept[position[copy]][1].display_path, *kept[position[copy]][2].name_at))
-            for group in groups for copy in group[1:]]
+    found = []
+    for group in groups:
+        published = [skill_id for skill_id in group if skill_id not in refused]
+        found += [(position[copy], make(COPY_CODE, copy_message(published[0], len(published)),
+                                        kept[position[copy]][1].display_path, *kept[position[copy]][2].name_at))
+                  for copy in published[1:]]
+    return found
 
 
 def _trigger_budget_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]]

@@ -360,6 +360,17 @@ def canonical_order(skill_id: str, source: int, priority: int, prefer: Sequence[
     return (not offered, not listed, source, -priority, folder_rank(skill_id, prefer), len(skill_id), skill_id)
 
 
+#: What is said of a copy published beside the member standing for its group (info).
+COPY_CODE = "SK229"
+
+
+def copy_message(canonical: str, count: int) -> str:
+    """What SK229 says of a copy published beside ``canonical``, the member standing for its group
+    of ``count`` published copies."""
+    return (f"a copy of skill '{canonical}' ({count} copies): published at its own address, listed and offered "
+            "as that one")
+
+
 def line_changes(canonical: Sequence[bytes], copy: Sequence[bytes]) -> tuple[int, int]:
     """Lines a copy adds to the canonical member and removes from it (as multisets of normalised lines)."""
     ours, theirs = Counter(canonical), Counter(copy)

@@ -299,7 +299,8 @@ def test_the_next_best_copy_stands_for_its_group_when_a_catalog_wide_check_refus
     """skills/x would be canonical, but it depends on a skill the catalog lacks (SK223, an error
     of the catalog-wide checks): it is not published, and .claude/skills/x, next in canonical
     order (before .agents/skills/x, which comes first by id), stands for the group, in skills.json
-    and in what the build says of the copies."""
+    and in what the build says of the copies: of the one copy published beside it (skills/x, left
+    out, is no copy shown as another), counting the two published."""
     body = "# X\n\n" + "\n".join(f"Step {n}: check item {n} before the release goes out, and note what you saw."
                                  for n in range(30)) + "\n"
     for place, extra in (("skills", "depends: [no-such-skill]\n"), (".claude/skills", ""), (".agents/skills", "")):
@@ -312,8 +313,8 @@ def test_the_next_best_copy_stands_for_its_group_when_a_catalog_wide_check_refus
     groups = {skill_id: e["copies"]["canonical"] for skill_id, e in entries(tmp_path / "_site").items()}
     assert groups == {".claude/skills/x": ".claude/skills/x", ".agents/skills/x": ".claude/skills/x"}
     said = {d.path.split("/src/")[1]: d.message for d in result.diagnostics if d.code == "SK229"}
-    assert set(said) == {"skills/x/SKILL.md", ".agents/skills/x/SKILL.md"}
-    assert all("a copy of skill '.claude/skills/x'" in message for message in said.values())
+    assert set(said) == {".agents/skills/x/SKILL.md"}
+    assert all("a copy of skill '.claude/skills/x' (2 copies)" in message for message in said.values())
 
 
 def test_a_copy_that_differs_only_in_line_ends_and_trailing_spaces_says_spacing_differs(tmp_path: Path) -> None:

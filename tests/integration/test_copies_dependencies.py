@@ -78,8 +78,9 @@ def test_keep_going_and_validate_agree_when_the_first_copy_has_a_catalog_error(t
 def test_keep_going_leaves_out_a_skill_needing_the_first_copy_when_the_audit_blocks_it(tmp_path: Path) -> None:
     """skills/x blocked by the audit while publishing: a was resolved to it (its range checked
     against it), so a is left out as needing a skill left out, and .claude/skills/x is published
-    alone: the skills published with skills/x broken at reading (then no group's member: the name
-    is shared, SK223)."""
+    alone.  skills/x broken at reading instead is a copy all the same, one that cannot stand: x
+    stands for .claude/skills/x from the start, so a is published needing it (the name was shared,
+    SK223)."""
     listed = {}
     for name, extra, body in (("broken", "metadata: 3\n", ""), ("blocked", "", RISKY)):
         project = _project(tmp_path / name, extra)
@@ -87,11 +88,44 @@ def test_keep_going_leaves_out_a_skill_needing_the_first_copy_when_the_audit_blo
         skill_md.write_text(skill_md.read_text("utf-8") + body, encoding="utf-8")
         done = _skillsite(project, "build", "tree", "-o", "site", "--keep-going", "--no-cache", "-q")
         assert done.returncode == 0, done.stdout + done.stderr
-        assert "\nBuilt 2 skills into site (2 skipped;" in done.stdout, done.stdout
         listed[name] = _listed(project)
     assert ("tree/skills/a/SKILL.md:4:11: error SK223 skill 'skills/a' depends on 'x', which is left out of this "
             "catalog for its errors: 'skills/a' is left out too") in done.stdout, done.stdout
-    assert listed["blocked"] == listed["broken"] == {".claude/skills/x": [], "skills/other": []}
+    assert listed["blocked"] == {".claude/skills/x": [], "skills/other": []}
+    assert listed["broken"] == {".claude/skills/x": [], "skills/other": [], "skills/a": [
+        {"name": "x", "id": ".claude/skills/x", "version": "^1", "resolved": "1.2.0"}]}
+
+
+def test_validate_and_keep_going_agree_that_a_copy_with_errors_of_its_own_leaves_the_name_to_its_copy(
+        tmp_path: Path) -> None:
+    """skills/x has an error of its own (SK208): it is left out, and a, needing x, needs the copy
+    published; validate says a is valid, as the build publishes it."""
+    project = _project(tmp_path, "metadata: 3\n")
+    checked = _skillsite(project, "validate", "tree", "--no-cache", "--format", "json")
+    assert {v["id"]: v["valid"] for v in json.loads(checked.stdout)["skills"]} == {
+        ".claude/skills/x": True, "skills/a": True, "skills/other": True, "skills/x": False}, checked.stdout
+    done = _skillsite(project, "build", "tree", "-o", "site", "--keep-going", "--no-cache", "-q")
+    assert done.returncode == 0 and "SK223" not in done.stdout, done.stdout + done.stderr
+    assert sorted(_listed(project)) == [".claude/skills/x", "skills/a", "skills/other"]
+
+
+def test_an_ignored_error_leaves_the_copy_it_is_in_standing(tmp_path: Path) -> None:
+    """skills/x names a missing knowledge document (SK218), ignored: it is published, and stands
+    for the copies as it does without the error, in what validate and the build say (SK229), in
+    skills.json's groups and in a's dependency (which copy stands counted the ignored error)."""
+    project = _project(tmp_path, "knowledge: [nowhere.md]\n")
+    said = ("tree/.claude/skills/x/SKILL.md:2:1: info SK229 a copy of skill 'skills/x' (2 copies): published at its "
+            "own address, listed and offered as that one")
+    checked = _skillsite(project, "validate", "tree", "--no-cache", "--all", "--ignore", "SK218")
+    assert checked.returncode == 0 and said in checked.stdout, checked.stdout
+    done = _skillsite(project, "build", "tree", "-o", "site", "--no-cache", "--all", "--ignore", "SK218")
+    assert done.returncode == 0 and said in done.stdout, done.stdout + done.stderr
+    skills = {s["id"]: s for s in json.loads((project / "site/skills.json").read_text("utf-8"))["skills"]}
+    assert {skill_id: s["copies"]["canonical"] for skill_id, s in skills.items() if "copies" in s} == {
+        "skills/x": "skills/x", ".claude/skills/x": "skills/x"}
+    assert skills["skills/a"]["dependencies"] == [{"name": "x", "id": "skills/x", "version": "^1",
+                                                   "resolved": "1.2.0"}]
+
 
 
 def _git(repo: Path, *args: str) -> None:

@@ -124,3 +124,69 @@ def test_a_copy_the_dependency_check_refuses_leaves_its_dependents_out(tmp_path:
     assert [d.message for d in reading.diagnostics if d.code == "SK223" and "skills/a" in d.path] == [
         "skill 'skills/a' depends on 'x', which is left out of this catalog for its errors: 'skills/a' is left out too"]
     assert reading.copies == ((".claude/skills/x", "skills/x"),)
+
+
+def copy_info(diags) -> dict[str, str]:
+    """What SK229 says, by the skill folder it is said of (relative to the tree)."""
+    return {Path(d.path).parent.as_posix().split("/tree/", 1)[1]: d.message for d in diags if d.code == "SK229"}
+
+
+def test_a_copy_whose_only_error_is_ignored_still_stands_for_its_group(tmp_path: Path) -> None:
+    """skills/x names a missing knowledge document (SK218), ignored: it is published, so it stands
+    for the copies as it would without the error (which copy stands counted the ignored error,
+    while grouping did not), and a dependency on x names it; validate and the build say the same."""
+    root = copies_and_a(tmp_path / "tree", x_extra="knowledge: [nowhere.md]\n")
+    reading = read_catalog([root], ignore=["SK218", "SK219"])
+    assert reading.copies == (("skills/x", ".claude/skills/x"),)
+    assert reading.aliases == (("x", "skills/x"),)
+    said = {".claude/skills/x": "a copy of skill 'skills/x' (2 copies): published at its own address, listed and "
+                                "offered as that one"}
+    assert copy_info(reading.diagnostics) == said
+    assert copy_info(check_catalog([root], ignore=["SK218", "SK219"]).diagnostics) == said
+
+
+def test_a_copy_refused_for_needing_a_skill_left_out_does_not_stand(tmp_path: Path) -> None:
+    """skills/x and skills/a need each other (SK225); .claude/skills/x, next in canonical order,
+    needs a too, so it is left out for needing a skill left out (SK223), which is said after the
+    copies were ordered: SK229 named it as the copy standing.  .agents/skills/x needs nothing: it
+    is the only copy published, so no copy is said to be one (nor one left out said to be one)."""
+    root = tmp_path / "tree"
+    write_copies(root, [("skills/x", "x", "depends: [a]\n"), (".claude/skills/x", "x", "depends: [a]\n"),
+                        (".agents/skills/x", "x", "")], DESCRIPTION)
+    write_skill(root, "skills/a", "name: a\ndescription: Ships a release. Use when shipping.\ndepends: [x]\n")
+    for diags in (read_catalog([root]).diagnostics, check_catalog([root]).diagnostics):
+        assert copy_info(diags) == {}
+        assert sorted(Path(d.path).parent.relative_to(root).as_posix() for d in diags
+                      if d.severity.value == "error") == [".claude/skills/x", "skills/a", "skills/x"]
+    assert read_catalog([root]).copies == ((".agents/skills/x", "skills/x", ".claude/skills/x"),)
+
+
+def test_copy_info_counts_and_names_only_the_copies_published(tmp_path: Path) -> None:
+    """skills/x (canonical by place) needs a skill there is none of: SK229 is said of
+    .agents/skills/x alone, naming .claude/skills/x and the two copies published (it was said of
+    skills/x too, which is left out, and counted three)."""
+    root = tmp_path / "tree"
+    write_copies(root, [("skills/x", "x", "depends: [nowhere]\n"), (".claude/skills/x", "x", ""),
+                        (".agents/skills/x", "x", "")], DESCRIPTION)
+    for diags in (read_catalog([root]).diagnostics, check_catalog([root]).diagnostics):
+        assert copy_info(diags) == {".agents/skills/x": "a copy of skill '.claude/skills/x' (2 copies): published "
+                                                        "at its own address, listed and offered as that one"}
+
+
+
+def test_a_name_held_by_copies_and_a_copy_with_errors_of_its_own_stands_for_the_copy_published(
+        tmp_path: Path) -> None:
+    """skills/x has an error of its own (SK208): it was in no group, so beside its copy the name x
+    was shared (SK223 for a, SK212 and SK219 for skills/x).  It is grouped as a copy that cannot
+    stand: x stands for .claude/skills/x, and a is valid.  A different skill named x with an error
+    still makes the name shared."""
+    root = copies_and_a(tmp_path / "tree", x_extra="metadata: 3\n")
+    expected = [("skills/x", "SK208")]
+    assert errors(root) == {"validate": expected, "read": expected}
+    reading = read_catalog([root])
+    assert reading.aliases == (("x", ".claude/skills/x"),)
+    assert not [d for d in reading.diagnostics if d.code in ("SK212", "SK219", "SK229")]
+    write_skill(root, "tools/x", "name: x\ndescription: Converts images between formats. Use when resizing.\n"
+                                 "metadata: 3\n", body="# Images\n\nAnother skill entirely, of the same name.\n")
+    shared = [("skills/a", "SK223"), ("skills/x", "SK208"), ("tools/x", "SK208")]
+    assert errors(root) == {"validate": shared, "read": shared}
