@@ -11,7 +11,8 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 from skillsite.agent.entry import Copies, CopyRecord, ManifestEntry
 from skillsite.agent.skill_md import split_skill_md
 from skillsite.cache import Cache, Section, digest
-from skillsite.source.copies import line_changes, normalised_lines
+from skillsite.models import Skill
+from skillsite.source.copies import COPY_CODE, copy_message, line_changes, normalised_lines
 
 
 def published_groups(groups: Sequence[tuple[str, ...]], published: Iterable[str]) -> list[tuple[str, ...]]:
@@ -21,6 +22,28 @@ def published_groups(groups: Sequence[tuple[str, ...]], published: Iterable[str]
     ids = set(published)
     kept = [tuple(skill_id for skill_id in group if skill_id in ids) for group in groups]
     return [group for group in kept if len(group) > 1]
+
+
+def said_as_published(skills: Sequence[Skill], groups: Sequence[tuple[str, ...]]) -> list[Skill]:
+    """``skills``, each copy's SK229 saying its group as published with them: the member standing
+    for it among ``skills`` and how many of them it has; none for a skill that is no copy of
+    another among them (it stands for its group now, or the group is left with it alone).  Reading
+    said SK229 of each copy it would publish, naming the member it would publish first; publishing
+    under ``keep_going`` leaves out more (the audit blocks some), never adds one, so the copies
+    published are among those reading said it of, and only what it said of them changes."""
+    members = group_map(published_groups(groups, (s.id for s in skills)))
+    return [_said_of(skill, members.get(skill.id)) for skill in skills]
+
+
+def _said_of(skill: Skill, group: tuple[str, int] | None) -> Skill:
+    """``skill`` with its SK229 saying ``group`` (its canonical member and size), or without it
+    when it stands for the group or has none."""
+    if not any(d.code == COPY_CODE for d in skill.diagnostics):
+        return skill
+    copy_of = group is not None and group[0] != skill.id
+    diags = tuple(d if d.code != COPY_CODE else dataclasses.replace(d, message=copy_message(*group))
+                  for d in skill.diagnostics if d.code != COPY_CODE or copy_of)
+    return skill if diags == skill.diagnostics else dataclasses.replace(skill, diagnostics=diags)
 
 
 def group_map(groups: Sequence[tuple[str, ...]]) -> dict[str, tuple[str, int]]:

@@ -19,7 +19,7 @@ from skillsite.diagnostics import Diagnostic, Severity, merge_diagnostics, print
 from skillsite.models import CatalogReading, Skill
 from skillsite.publish.audit_results import apply_audits, audit_published, blocking
 from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
-from skillsite.publish.copies import apply_copies, group_map, published_groups
+from skillsite.publish.copies import apply_copies, group_map, published_groups, said_as_published
 from skillsite.publish.catalog_files import (keep_search, listing_budgets, publish_search, search_digests,
                                              search_key, search_section, write_catalog_files)
 from skillsite.publish.knowledge import read_knowledge
@@ -35,7 +35,7 @@ from skillsite.source.dependencies import NO_ALIASES, Aliases, CatalogNames, cop
 from skillsite.publish.state import BuildState, Inputs, save_state
 from skillsite.publish.wellknown import discovery_index
 from skillsite.source.catalog import read_catalog
-from skillsite.source.copies import CopySettings
+from skillsite.source.copies import COPY_CODE, CopySettings
 from skillsite.source.discover import Discovery
 from skillsite.source.releases import SkillReleases, read_releases
 from skillsite.workers import Workers
@@ -114,7 +114,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     erring = [s for s in reading.skills if s.has_errors]
     skills, published, failed = _publish_going_on(plan, skills, releases, len(skipped), state, cache, diags, stage,
                                                   inputs.audit_listings, reading.copies, dict(reading.aliases), erring)
-    diags = _with_reading(reading, diags)
+    diags = _with_reading(reading, diags, skills if failed and published is not None else None)
     skipped = tuple(sorted({*skipped, *failed}))  # with the skills publishing found errors in
     ids = tuple(s.id for s in skills)
     if published is None:
@@ -138,11 +138,23 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget, ordered=True)
 
 
-def _with_reading(reading: CatalogReading, diags: list[Diagnostic]) -> list[Diagnostic]:
+def _with_reading(reading: CatalogReading, diags: list[Diagnostic], published: Sequence[Skill] | None = None
+                  ) -> list[Diagnostic]:
     """``diags`` (the reading's, then those publishing added: its passes only add to them or take
-    back their own) sorted: publishing's merged into the reading's, which are sorted already."""
+    back their own) sorted: publishing's merged into the reading's, which are sorted already.
+    ``published``: the skills published when publishing left out some reading kept; what reading
+    said of copies (SK229) is then what :func:`~skillsite.publish.copies.said_as_published` says
+    of those published (nothing of one left out; each copy naming the member published first), in
+    its place (still sorted)."""
     first = len(reading.diagnostics)
-    return merge_diagnostics(reading.diagnostics, diags[first:])
+    said = reading.diagnostics if published is None else _copies_as_published(reading.diagnostics, published)
+    return merge_diagnostics(said, diags[first:])
+
+
+def _copies_as_published(diags: Sequence[Diagnostic], published: Sequence[Skill]) -> list[Diagnostic]:
+    """``diags`` with each SK229 replaced by what the ``published`` skill it is of says, or dropped."""
+    said = {s.source.display_path: d for s in published for d in s.diagnostics if d.code == COPY_CODE}
+    return [said[d.path] if d.code == COPY_CODE else d for d in diags if d.code != COPY_CODE or d.path in said]
 
 
 @dataclass(frozen=True)
@@ -179,7 +191,7 @@ def _publish_going_on(plan: BuildPlan, skills: list[Skill], releases: dict[str, 
         diags[mark:] = _about(skills, diags[mark:], outcome.ids)  # the next pass says the rest again
         dropped |= outcome.ids
         gone += [s for s in skills if s.id in outcome.ids]
-        skills = [s for s in skills if s.id not in outcome.ids]
+        skills = said_as_published([s for s in skills if s.id not in outcome.ids], copies)
 
 
 def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillReleases], left_out: int,

@@ -127,6 +127,28 @@ def test_an_ignored_error_leaves_the_copy_it_is_in_standing(tmp_path: Path) -> N
                                                    "resolved": "1.2.0"}]
 
 
+def test_a_copy_says_the_member_published_when_the_audit_blocks_the_one_reading_chose(tmp_path: Path) -> None:
+    """Three copies; skills/x, the one standing after reading, is blocked by the audit while
+    publishing: .claude/skills/x stands for the two published.  What the build prints, the
+    manifest's warnings and the copy's page say that (they named skills/x, left out, and three
+    copies), and SK229 is no longer said of .claude/skills/x, now the canonical member."""
+    tree = tmp_path / "tree"
+    write_copies(tree, [(place, "x", "") for place in ("skills/x", ".claude/skills/x", ".agents/skills/x")],
+                 DESCRIPTION)
+    skill_md = tree / "skills/x/SKILL.md"
+    skill_md.write_text(skill_md.read_text("utf-8") + RISKY, encoding="utf-8")
+    done = _skillsite(tmp_path, "build", "tree", "-o", "site", "--keep-going", "--no-cache", "--all")
+    assert done.returncode == 0, done.stdout + done.stderr
+    message = ("a copy of skill '.claude/skills/x' (2 copies): published at its own address, listed and offered "
+               "as that one")
+    assert [line for line in done.stdout.splitlines() if "SK229" in line] == [
+        f"tree/.agents/skills/x/SKILL.md:2:1: info SK229 {message}"], done.stdout
+    skills = {s["id"]: s for s in json.loads((tmp_path / "site/skills.json").read_text("utf-8"))["skills"]}
+    assert {skill_id: [w["message"] for w in s.get("warnings", ()) if w["code"] == "SK229"]
+            for skill_id, s in skills.items()} == {".claude/skills/x": [], ".agents/skills/x": [message]}
+    page = (tmp_path / "site/skills/.agents/skills/x/index.html").read_text("utf-8")
+    assert "a copy of skill &#39;.claude/skills/x&#39; (2 copies)" in page and "&#39;skills/x&#39;" not in page
+
 
 def _git(repo: Path, *args: str) -> None:
     env = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test",
