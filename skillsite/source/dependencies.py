@@ -235,36 +235,44 @@ def resolve_dependencies(dependents: Sequence[Dependent], releases: Mapping[str,
 @dataclass(frozen=True, slots=True)
 class Unmet:
     """A dependent that needs a skill missing from the catalog: its index, the first item that
-    says so (as declared) and, when that item names a dependent that is itself unmet, its id."""
+    says so (as declared), when that item names a dependent that is itself unmet, its id, and when
+    the item's name is an alias (:func:`copy_aliases`), the copy it stands for."""
 
     index: int
     item: str
     through: str | None = None
+    copy: str | None = None
 
 
-def _down_the_chain(dependents: Sequence[Dependent], needed_by: Mapping[int, list[tuple[int, str]]],
+def _down_the_chain(dependents: Sequence[Dependent], needed_by: Mapping[int, list[tuple[int, str, bool]]],
                     unmet: dict[int, Unmet], gone: AbstractSet[int] = frozenset()) -> list[Unmet]:
     """``unmet`` and (breadth first) the dependents that need one of them, down the chain (``needed_by``:
-    who needs each dependent, by index: the needing one's index and item), none of ``gone``; each
-    once, in the dependents' order."""
+    who needs each dependent, by index: the needing one's index, item and whether its name is an
+    alias), none of ``gone``; each once, in the dependents' order."""
     frontier = sorted(unmet)
     while frontier:
         following = []
         for left_out in frontier:
-            for index, item in needed_by.get(left_out, ()):
+            for index, item, by_alias in needed_by.get(left_out, ()):
                 if index not in unmet and index not in gone:
-                    unmet[index] = Unmet(index, item, dependents[left_out].id)
+                    through = dependents[left_out].id
+                    unmet[index] = Unmet(index, item, through, through if by_alias else None)
                     following.append(index)
         frontier = following
     return [unmet[index] for index in sorted(unmet)]
 
 
-def left_out_message(skill_id: str, name: str, through: str | None) -> str:
+def left_out_message(skill_id: str, name: str, through: str | None, copy: str | None = None) -> str:
     """SK223's words for a skill that needs ``name``, left out of the catalog for its errors
-    (``through`` None) or for needing a skill left out in turn."""
+    (``through`` None) or for needing a skill left out in turn.  When ``name`` is an alias, the copy
+    it stands for (``copy``) is the one left out, not every copy: another may be published, and
+    naming that one by its id needs it instead."""
     why = "for its errors" if through is None else "for needing a skill left out"
-    return (f"skill '{skill_id}' depends on '{name}', which is left out of this catalog {why}: "
-            f"'{skill_id}' is left out too")
+    if copy is None:
+        return (f"skill '{skill_id}' depends on '{name}', which is left out of this catalog {why}: "
+                f"'{skill_id}' is left out too")
+    return (f"skill '{skill_id}' depends on '{name}', which stands for its copy '{copy}', left out of this catalog "
+            f"{why}: '{skill_id}' is left out too (name another copy by its id to need that one)")
 
 
 def needing_left_out(dependents: Sequence[Dependent], gone: AbstractSet[int], elsewhere: frozenset[str] = frozenset(),
@@ -275,14 +283,15 @@ def needing_left_out(dependents: Sequence[Dependent], gone: AbstractSet[int], el
     it as its name, an alias for its copy), each at its first such item; then, breadth first, those
     that need one of them, down the chain.  Each once, in the dependents' order."""
     ids = {d.id: index for index, d in enumerate(dependents)}
-    needed_by: dict[int, list[tuple[int, str]]] = {}
+    needed_by: dict[int, list[tuple[int, str, bool]]] = {}
     first: dict[int, Unmet] = {}
     for index, _, item, _, _, name, _, target in _declared_items(dependents, ids, aliases):
+        by_alias = isinstance(target, str) and target != name and name in aliases
         if isinstance(target, str):
-            needed_by.setdefault(ids[target], []).append((index, item))
+            needed_by.setdefault(ids[target], []).append((index, item, by_alias))
         if index not in gone and (ids[target] in gone if isinstance(target, str)
                                   else target == [] and name not in elsewhere):
-            first.setdefault(index, Unmet(index, item))
+            first.setdefault(index, Unmet(index, item, copy=target if by_alias else None))
     return _down_the_chain(dependents, needed_by, first, gone)
 
 
@@ -302,7 +311,7 @@ def needing_erring(dependents: Sequence[Dependent], erring: AbstractSet[int],
         dependent = dependents[unmet.index]
         name, _ = parse_dependency(unmet.item)
         line, col = next(((line, col) for item, line, col in dependent.depends if item == unmet.item), (0, 0))
-        found.append((unmet.index, make("SK223", left_out_message(dependent.id, name, unmet.through),
+        found.append((unmet.index, make("SK223", left_out_message(dependent.id, name, unmet.through, unmet.copy),
                                         dependent.path, line, col)))
     return found
 

@@ -77,8 +77,9 @@ def test_keep_going_and_validate_agree_when_the_first_copy_has_a_catalog_error(t
 
 def test_keep_going_leaves_out_a_skill_needing_the_first_copy_when_the_audit_blocks_it(tmp_path: Path) -> None:
     """skills/x blocked by the audit while publishing: a was resolved to it (its range checked
-    against it), so a is left out as needing a skill left out, and .claude/skills/x is published
-    alone.  skills/x broken at reading instead is a copy all the same, one that cannot stand: x
+    against it), so a is left out as needing that copy, and .claude/skills/x is published alone;
+    the message says it is that copy that is left out (it said x was, while a copy of x is
+    listed).  skills/x broken at reading instead is a copy all the same, one that cannot stand: x
     stands for .claude/skills/x from the start, so a is published needing it (the name was shared,
     SK223)."""
     listed = {}
@@ -89,8 +90,9 @@ def test_keep_going_leaves_out_a_skill_needing_the_first_copy_when_the_audit_blo
         done = _skillsite(project, "build", "tree", "-o", "site", "--keep-going", "--no-cache", "-q")
         assert done.returncode == 0, done.stdout + done.stderr
         listed[name] = _listed(project)
-    assert ("tree/skills/a/SKILL.md:4:11: error SK223 skill 'skills/a' depends on 'x', which is left out of this "
-            "catalog for its errors: 'skills/a' is left out too") in done.stdout, done.stdout
+    assert ("tree/skills/a/SKILL.md:4:11: error SK223 skill 'skills/a' depends on 'x', which stands for its copy "
+            "'skills/x', left out of this catalog for its errors: 'skills/a' is left out too (name another copy by "
+            "its id to need that one)") in done.stdout, done.stdout
     assert listed["blocked"] == {".claude/skills/x": [], "skills/other": []}
     assert listed["broken"] == {".claude/skills/x": [], "skills/other": [], "skills/a": [
         {"name": "x", "id": ".claude/skills/x", "version": "^1", "resolved": "1.2.0"}]}

@@ -57,7 +57,8 @@ def test_a_skill_needing_an_alias_left_out_is_left_out_though_another_copy_stand
     dependents = [dep("a", "x"), dep("skills/x"), dep(".claude/skills/x"), dep("c", "a")]
     aliases = {"x": "skills/x"}
     assert [(i, d.code, d.message) for i, d in needing_erring(dependents, {1}, aliases=aliases)] == [
-        (0, "SK223", "skill 'a' depends on 'x', which is left out of this catalog for its errors: 'a' is left out too"),
+        (0, "SK223", "skill 'a' depends on 'x', which stands for its copy 'skills/x', left out of this catalog for "
+                     "its errors: 'a' is left out too (name another copy by its id to need that one)"),
         (3, "SK223", "skill 'c' depends on 'a', which is left out of this catalog for needing a skill left out: "
                      "'c' is left out too")]
     assert needing_erring(dependents, {2}, aliases=aliases) == []
@@ -122,7 +123,8 @@ def test_a_copy_the_dependency_check_refuses_leaves_its_dependents_out(tmp_path:
     assert errors(root) == {"validate": expected, "read": expected}
     reading = read_catalog([root], ignore=["SK219"])
     assert [d.message for d in reading.diagnostics if d.code == "SK223" and "skills/a" in d.path] == [
-        "skill 'skills/a' depends on 'x', which is left out of this catalog for its errors: 'skills/a' is left out too"]
+        "skill 'skills/a' depends on 'x', which stands for its copy 'skills/x', left out of this catalog for its "
+        "errors: 'skills/a' is left out too (name another copy by its id to need that one)"]
     assert reading.copies == ((".claude/skills/x", "skills/x"),)
 
 
@@ -173,6 +175,15 @@ def test_copy_info_counts_and_names_only_the_copies_published(tmp_path: Path) ->
                                                         "at its own address, listed and offered as that one"}
 
 
+def test_a_skill_needing_an_alias_left_out_says_which_copy_it_needs(tmp_path: Path) -> None:
+    """skills/x needs a skill there is none of; .claude/skills/x, its copy, is published: the SK223
+    of a (resolved to skills/x) says that it is that copy that is left out, not x."""
+    root = copies_and_a(tmp_path / "tree", x_extra="depends: [nowhere]\n")
+    message = ("skill 'skills/a' depends on 'x', which stands for its copy 'skills/x', left out of this catalog "
+               "for its errors: 'skills/a' is left out too (name another copy by its id to need that one)")
+    for diags in (read_catalog([root]).diagnostics, check_catalog([root]).diagnostics):
+        assert [d.message for d in diags if d.code == "SK223" and "/skills/a/" in d.path] == [message]
+
 
 def test_a_name_held_by_copies_and_a_copy_with_errors_of_its_own_stands_for_the_copy_published(
         tmp_path: Path) -> None:
@@ -190,3 +201,19 @@ def test_a_name_held_by_copies_and_a_copy_with_errors_of_its_own_stands_for_the_
                                  "metadata: 3\n", body="# Images\n\nAnother skill entirely, of the same name.\n")
     shared = [("skills/a", "SK223"), ("skills/x", "SK208"), ("tools/x", "SK208")]
     assert errors(root) == {"validate": shared, "read": shared}
+
+
+def test_a_skill_needing_an_alias_whose_copy_needs_a_skill_left_out_says_that_copy() -> None:
+    """c needs x, which stands for skills/x; skills/x needs y, which has errors: c's SK223 says it
+    is the copy skills/x that is left out, for needing a skill left out (as publishing says it
+    when the audit blocks y), and a skill needing x by the id of the other copy needs that one."""
+    dependents = [dep("skills/x", "y", name="x"), dep(".claude/skills/x", name="x"), dep("y"), dep("c", "x"),
+                  dep("d", ".claude/skills/x")]
+    aliases = {"x": "skills/x"}
+    expected = [(0, "skill 'skills/x' depends on 'y', which is left out of this catalog for its errors: 'skills/x' "
+                    "is left out too"),
+                (3, "skill 'c' depends on 'x', which stands for its copy 'skills/x', left out of this catalog for "
+                    "needing a skill left out: 'c' is left out too (name another copy by its id to need that one)")]
+    assert [(i, d.message) for i, d in needing_erring(dependents, {2}, aliases=aliases)] == expected
+    unmet = needing_left_out(dependents, frozenset({2}), aliases=aliases)
+    assert [(u.index, u.through, u.copy) for u in unmet] == [(0, None, None), (3, "skills/x", "skills/x")]
