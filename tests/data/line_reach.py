@@ -127,10 +127,12 @@ def repeat(low: int, high: int, body: Shapes) -> Shapes:
 
 
 class _Reader:
-    """The shapes of the parts of one parsed pattern (its groups remembered for back-references)."""
+    """The shapes of the parts of one parsed pattern (its groups remembered for back-references):
+    of what they read, look-arounds too, or (not ``looks``) of what they match, look-arounds none."""
 
-    def __init__(self, flags: int) -> None:
+    def __init__(self, flags: int, looks: bool = True) -> None:
         self.flags = flags
+        self.looks = looks
         self.groups: dict[int, Shapes] = {}
 
     def sequence(self, items: list[tuple[Any, Any]], flags: int | None = None) -> Shapes:
@@ -148,7 +150,7 @@ class _Reader:
         if op is _sre.AT:
             return {("blank", True): 0} if value in _ENDS and not flags & re.MULTILINE else EMPTY
         if op in (_sre.ASSERT, _sre.ASSERT_NOT):
-            return self.sequence(list(value[1]), flags)  # read as if matched
+            return self.sequence(list(value[1]), flags) if self.looks else EMPTY  # read as if matched, or not
         if op is _sre.SUBPATTERN:
             group, add, remove, body = value
             found = self.sequence(list(body), (flags | add) & ~remove)
@@ -215,13 +217,18 @@ def sides(source: str, flags: int, anchor: frozenset[str]) -> Sides | None:
     that start on (None: no bound); None when no such occurrence can be placed in every match.
     The literals are lower-case, as the one-pass search looks for them in the lower-cased text.
 
-    What a look-ahead (or ``$``) before the literal reads may run on past it, even past the
-    match's end: the side after the literal reaches that far too.  What a look-behind reads
-    needs no window: ``re`` reads the text before the position a search starts at."""
+    The side before the literal is what the match holds there: where a match may start.  What a
+    look-ahead (or ``$``) before the literal reads may run on past it, even past the match's end:
+    the side after the literal reaches that far too (a window's end is where ``re`` stops reading).
+    What a look-around before the literal reads short of it, the match holds; what a look-behind
+    reads before the match needs no window: ``re`` reads the text before the position a search
+    starts at.  So look-arounds add nothing before the literal (SK630's option values, each
+    looked past for a line break, do not make a URL's command reach eight lines back)."""
     tree = _sre_parse.parse(source, flags)
-    reader = _Reader(tree.state.flags)
+    reader, held = _Reader(tree.state.flags), _Reader(tree.state.flags, looks=False)
     reader.sequence(list(tree))   # the groups, for the back-references
-    split = _Anchored(reader, anchor).sequence(list(tree), tree.state.flags)
+    held.sequence(list(tree))
+    split = _Anchored(reader, held, anchor).sequence(list(tree), tree.state.flags)
     return None if split is None else _bounds(split)
 
 
@@ -245,10 +252,12 @@ class _Anchored:
     items of a sequence whose every match holds one (:func:`literal_derivation.concatenation`
     says which), or inside one item (a group, a branch, a repeat) where each match holds one:
     the text before it is then a prefix of the sequence up to the end of that run, the text from
-    it on a suffix from the run's start, and neither crosses more than the whole it is part of."""
+    it on a suffix from the run's start, and neither crosses more than the whole it is part of.
+    The text before it is read by ``held`` (what the match holds), the text from it on by ``reader``
+    (what the match reads, look-aheads too)."""
 
-    def __init__(self, reader: _Reader, anchor: frozenset[str]) -> None:
-        self.reader, self.anchor = reader, anchor
+    def __init__(self, reader: _Reader, held: _Reader, anchor: frozenset[str]) -> None:
+        self.reader, self.held, self.anchor = reader, held, anchor
 
     def sequence(self, items: list[tuple[Any, Any]], flags: int) -> Split | None:
         """The split of parts one after the other: the best of those :meth:`_candidates` finds."""
@@ -256,7 +265,8 @@ class _Anchored:
 
     def _candidates(self, items: list[tuple[Any, Any]], flags: int) -> list[Split]:
         shapes = [self.reader.item(op, value, flags) for op, value in items]
-        before = list(itertools.accumulate(shapes, join, initial=EMPTY))                 # items[:i]
+        held = [self.held.item(op, value, flags) for op, value in items]
+        before = list(itertools.accumulate(held, join, initial=EMPTY))                   # items[:i]
         after = list(itertools.accumulate(shapes[::-1], lambda a, b: join(b, a), initial=EMPTY))[::-1]  # items[i:]
         ahead = list(itertools.accumulate((self.ahead(op, value, flags) for op, value in items), max, initial=0.0))
         found = [(before[start if leading else end], after[start], ahead[end])
@@ -310,9 +320,10 @@ class _Anchored:
             return None
         more = high if high == _sre.MAXREPEAT else high - 1
         rest = repeat(low - 1, more, self.reader.sequence(list(body), flags))
+        held = repeat(low - 1, more, self.held.sequence(list(body), flags))
         earlier = max((self.ahead(op, each, flags) for op, each in body), default=0.0)
         return min([(inner[0], join(inner[1], rest), inner[2]),
-                    (join(rest, inner[0]), inner[1], max(inner[2], earlier))], key=_cost)
+                    (join(held, inner[0]), inner[1], max(inner[2], earlier))], key=_cost)
 
     def ahead(self, op: Any, value: Any, flags: int) -> float:
         """The most line-break runs a look-ahead (or ``$``) in the node reads, from where it stands."""

@@ -106,9 +106,11 @@ SIDES = [
     (r"(?:a|b)c\s+d", {"ac", "bc"}, (0, 1)),          # a literal across the parts it is made of
     (r"(?:open|read)\(\s*x", {"n(", "d("}, (0, 1)),    # its start inside a branch: read from the branch's
     (r"foo\s*$", {"foo"}, (0, 1)),                    # $ looks at the end of the text
-    (r"(?<=\s)foo", {"foo"}, (1, 0)),                 # what a look-behind reads counts too
-    (r"(?=foo\s+bar)foo", {"foo"}, (1, 1)),           # a look-ahead before it reads on after it
-    (r"(?!x\s+y\s+z)foo\s+b", {"foo"}, (2, 2)),
+    (r"(?<=\s)foo", {"foo"}, (0, 0)),                 # re reads what a look-behind does before a window
+    (r"(?=foo\s+bar)foo", {"foo"}, (0, 1)),           # a look-ahead before it reads on after it, not before
+    (r"(?!x\s+y\s+z)foo\s+b", {"foo"}, (0, 2)),
+    (r"(?:-\w+(?= \S+\s))*foo", {"foo"}, (0, 1)),     # a look-ahead in a repeat before it: only after it
+    (r"(?:a(?=b\s*c)\s*)+foo", {"foo"}, (None, 1)),   # what the repeat holds counts before it
     (r"(?:x\s*$)?\s*foo", {"foo"}, (1, 1)),           # so does a $ (as a line break)
     (r"(foo)\s+\1\s+x", {"foo"}, (0, 2)),
     (r"x\s+(?=foo)", {"foo"}, None),                  # a look-ahead's literal is not in the match
@@ -128,6 +130,7 @@ TABLE_SIDES = [
     ("SK663", 2, (0, None)),    # mkfs (found less often than /dev/): nothing before its word, its options after
     ("SK663", 3, (1, 0)),       # dd's \s+ before of=/dev/...
     ("SK630", 0, (0, None)),    # curl ... | sh
+    ("SK630", 8, (0, None)),    # a URL given to a command: its options' values, looked past, stay on its line
     ("SK633", 1, (2, 0)),       # npm install ... https://...tgz
     ("SK634", 6, (10, 4)),      # the subprocess call around .fileno()
     ("SK651", 0, (0, 400)),     # a private key block after its first line
