@@ -79,8 +79,12 @@ class Found:
 
     def starts(self, literals: frozenset[str]) -> list[int]:
         """Where one of ``literals`` starts in the text, in order (overlapping occurrences too)."""
+        if literals <= self.prefilter.known:   # only those it found: of a set of 64, most are absent
+            literals = literals & self.present
         lists = [self._starts_of(each) for each in literals]
-        return lists[0] if len(lists) == 1 else sorted(itertools.chain.from_iterable(lists))
+        if len(lists) < 2:
+            return lists[0] if lists else []
+        return sorted(itertools.chain.from_iterable(lists))
 
     @functools.cached_property
     def _grouped(self) -> dict[str, list[int]]:
