@@ -127,6 +127,8 @@ def main() -> None:
     print(f"command: python benchmarks/audit_parts.py --repeat {args.repeat} --corpus {args.corpus}"
           + "".join(f" --code {code}" for code in args.code) + (f" --rounds {args.rounds}" if args.code else ""))
     read_seconds, files = timed(lambda: read_corpus(args.corpus))
+    if not files:  # a checkout outside the project's folder has no ../shared/corpus: say so, time nothing
+        parser.error(f"no SKILL.md under {args.corpus}: give --corpus the shared corpus")
     size = sum(len(raw) for _, _, raw in files)
     print(f"{len(files)} text files, {size / 2**20:.1f} MiB; listing and reading them: {read_seconds:.2f} s\n")
     if args.code:
