@@ -141,6 +141,21 @@ def _text(added: str) -> str:
     return added if isinstance(added, _Json) else _encode(added)
 
 
+class _AsPut:
+    """A string put in the cache by this run, as a lookup finds it: given back as it is (a
+    rendered body, which the pages read back), not made JSON and read again."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str):
+        self.value = value
+
+
+def _value(text: str | _AsPut) -> Any:
+    """The value of a text :meth:`Cache._texts` gives."""
+    return text.value if isinstance(text, _AsPut) else json.loads(text)
+
+
 class KeptObjects(Protocol):
     """Objects made from cached values that a long-running process keeps between its runs
     (:class:`skillsite.publish.resident.Resident`): see :meth:`Cache.made_many`."""
@@ -261,7 +276,7 @@ class Cache:
             texts = self._texts(section.value, window, values=True)
             for key in window:
                 text = texts.get(key) if key is not None else None
-                yield None if text is None else json.loads(text)
+                yield None if text is None else _value(text)
 
     def made_many(self, section: Section, keys: Iterable[str | None], make: Callable[[Any], T]) -> Iterator[T | None]:
         """``make(value)`` of the value of each of ``keys`` in turn, None where :meth:`get_many`
@@ -279,7 +294,7 @@ class Cache:
             for key in window:
                 made = kept.get(key) if key is not None else None
                 if made is None and key is not None and (text := texts.get(key)) is not None:
-                    made = make(json.loads(text))
+                    made = make(_value(text))
                     if made is not None:
                         resident.keep(section.value, key, made)
                 yield made
@@ -318,16 +333,16 @@ class Cache:
         self.hits += len(kept)
         return kept
 
-    def _texts(self, section: str, keys: list[str | None], values: bool) -> dict[str, str]:
-        """The text of each of ``keys`` found, added in this run or in the file ("" for each
-        when not ``values``), counting hits and misses.  Only what was found in the file is
-        remembered as used (the save keeps it): what this run added is saved anyway, and a
-        cold build of a big catalog adds millions of names."""
+    def _texts(self, section: str, keys: list[str | None], values: bool) -> dict[str, str | _AsPut]:
+        """The text of each of ``keys`` found, added in this run (a string as it was put, as an
+        :class:`_AsPut`) or in the file ("" for each when not ``values``), counting hits and
+        misses.  Only what was found in the file is remembered as used (the save keeps it): what
+        this run added is saved anyway, and a cold build of a big catalog adds millions of names."""
         wanted = [key for key in keys if key is not None]
-        texts: dict[str, str] = {}
+        texts: dict[str, str | _AsPut] = {}
         for key in wanted:
             if (added := self._added.get((section, key))) is not None:
-                texts[key] = _text(added) if values else ""
+                texts[key] = "" if not values else added if isinstance(added, _Json) else _AsPut(added)
         texts.update(self._pending.texts(section, [k for k in wanted if k not in texts], values))
         stored = self._stored(section, [k for k in wanted if k not in texts], values)
         texts.update(stored)

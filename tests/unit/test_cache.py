@@ -420,3 +420,22 @@ def test_a_relative_xdg_cache_home_is_ignored_as_the_xdg_spec_says(tmp_path, mon
         assert user_cache_root() == tmp_path / "home" / ".cache" / "skillsite"
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert user_cache_root() == tmp_path / "xdg" / "skillsite"
+
+
+def test_a_string_put_in_this_run_comes_back_as_it_is_not_through_json(tmp_path, monkeypatch):
+    """A rendered body the pages read back is the string put, not made JSON and read again: a
+    cold build puts and reads every body once; the save makes it JSON, once."""
+    cache = Cache(tmp_path / "cache.sqlite", "scope")
+    body = "<p>\N{ROCKET} body</p>"
+    cache.put(Section.HTML, "body", body)
+    cache.put(Section.AUDIT, "findings", [{"code": "X1"}])
+
+    def no_json(text):
+        raise AssertionError(f"decoded {text!r}")
+    monkeypatch.setattr("skillsite.cache.json.loads", no_json)
+    assert cache.get(Section.HTML, "body") is body
+    assert list(cache.made_many(Section.HTML, ["body", None, "other"], str.upper)) == [body.upper(), None, None]
+    monkeypatch.undo()
+    assert cache.get(Section.AUDIT, "findings") == [{"code": "X1"}]
+    cache.save()
+    assert Cache(tmp_path / "cache.sqlite", "scope").get(Section.HTML, "body") == body
