@@ -8,6 +8,7 @@ found something changed.
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,17 +120,22 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     ids = tuple(s.id for s in skills)
     if published is None:
         return build_result(False, plan, reading, (), skipped, diags, 0, stage, ordered=True)
-    files, budget, (replaced, back_marker) = published
+    files, budget, back = published
     output_bytes = sum(size for _, size, _ in files.values())
     if plan.cache_dir is not None:
         # what the cache said of itself is this run's news only, never repeated by a no-op rebuild
         catalog_diags = tuple(d for d in diags if d not in cache.notes) if cache.notes else tuple(diags)
+        try:
+            cache.save()  # while the back folder is made (see back_catalog_meanwhile)
+        except OSError as exc:
+            raise CacheNotSaved(exc.errno, exc.strerror, exc.filename) from exc
+        finally:
+            replaced, back_marker = back.result()  # made, whatever happened to the cache
         kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, records(files),
                           replaced, ids, skipped, catalog_diags, output_bytes, budget,
                           output_marker=marker_identity(plan.out), back_marker=back_marker, recent=inputs.recent,
                           missing=reading.missing)
         try:
-            cache.save()
             saved = save_state(plan.cache_dir, kept, state)  # the rows that differ from the state this build loaded
         except OSError as exc:
             raise CacheNotSaved(exc.errno, exc.strerror, exc.filename) from exc
@@ -271,13 +277,31 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
         raise
     if plan.signing is not None and plan.cache_dir is not None:
         keep_copy(plan.out, plan.cache_dir, plan.signing.key.public)
-    return files, budget, back_catalog(plan.out, back, state, trust_output, files)
+    return files, budget, back_catalog_meanwhile(plan.out, back, state, trust_output, files)
 
 
 #: The records of the catalog in the back folder and its marker when trusted (see :class:`BuildState`).
 BackFolder = tuple[dict[str, Recorded], MarkerIdentity | None]
-#: What :func:`_publish` gives for a catalog it committed: the output's files, the listing budgets, the back folder.
-Committed = tuple[dict[str, Published], tuple[dict[str, Any], ...], BackFolder]
+#: What :func:`_publish` gives for a catalog it committed: the output's files, the listing budgets, the back
+#: folder (once made: :func:`back_catalog_meanwhile`).
+Committed = tuple[dict[str, Published], tuple[dict[str, Any], ...], "Future[BackFolder]"]
+
+
+def back_catalog_meanwhile(out: Path, back: Path | None, state: BuildState | None, trusted_output: bool,
+                           files: dict[str, Published]) -> Future[BackFolder]:
+    """:func:`back_catalog`, made on a thread of its own while the caller saves the cache: after a
+    first build it links every file of the output into the back folder, and those links, like the
+    cache's writes, wait on the kernel without holding the interpreter.  The caller takes the
+    result before the state is saved (it records the back folder), under the build's locks."""
+    if back is None:  # nothing to make
+        done: Future[BackFolder] = Future()
+        done.set_result(({}, None))
+        return done
+    making = ThreadPoolExecutor(1, thread_name_prefix="skillsite-back-folder")
+    try:
+        return making.submit(back_catalog, out, back, state, trusted_output, files)
+    finally:
+        making.shutdown(wait=False)  # the thread ends once the back folder is made
 
 
 def back_catalog(out: Path, back: Path | None, state: BuildState | None, trusted_output: bool,

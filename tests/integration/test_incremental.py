@@ -1137,6 +1137,44 @@ def test_after_a_first_build_the_next_one_patches_its_copy_even_without_the_outp
     assert not list(cache.glob("previous-output-*"))  # it became the output; nothing replaced
 
 
+def test_a_first_build_saves_its_cache_while_it_makes_the_back_folder(tmp_path, monkeypatch):
+    """The back folder's copy of a first build's catalog (a hard link a file) is made on a thread
+    while the cache is saved, and the state records it once both are done: the next build
+    patches it as before."""
+    import threading
+
+    from skillsite.cache import Cache
+    from skillsite.publish import pipeline
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src)
+    saving, seen = threading.Event(), []
+    real_mirror, real_save = pipeline.mirror_output, Cache.save
+
+    def mirror_output(*args):
+        seen.append(saving.wait(timeout=10))  # made one after the other, the save would never come
+        return real_mirror(*args)
+
+    def save(self, *args, **kwargs):
+        saving.set()
+        real_save(self, *args, **kwargs)
+    monkeypatch.setattr(pipeline, "mirror_output", mirror_output)
+    monkeypatch.setattr(Cache, "save", save)
+    assert build([src], out, cache_dir=cache).ok
+    assert seen == [True]
+    making = [t for t in threading.enumerate() if t.name.startswith("skillsite-back-folder")]
+    for thread in making:  # its work is done; the thread itself ends a moment later
+        thread.join(timeout=10)
+    assert not any(thread.is_alive() for thread in making)
+    (back,) = cache.glob("previous-output-*")
+    assert tree_bytes(back) == tree_bytes(out)
+    kept_page = os.stat(back / "skills/house-style/index.html").st_ino
+    append_line(src / "code-review" / "SKILL.md", "One more line.")
+    assert build([src], out, cache_dir=cache).ok
+    assert os.stat(out / "skills/house-style/index.html").st_ino == kept_page  # the back folder, patched
+
+
 def test_after_a_changed_configuration_the_back_folder_holds_the_new_catalog(tmp_path):
     """A changed configuration rebuilds everything, and the catalog it replaces was recorded under
     the old one: the back folder then holds a copy of the new catalog instead, so the next
