@@ -22,7 +22,7 @@ from skillsite.publish.manifest import (SCHEMA_FILE, CatalogDigest, absolute, ca
                                         indented_json, is_paged, manifest_bytes, page_size, paged_manifest_files,
                                         PageStore, sha256_hex, skill_dir_url, skill_triggers)
 from skillsite.publish.skills import SkillPublishing
-from skillsite.publish.staging import Placed, Staging
+from skillsite.publish.staging import Link, Placed, Staging
 from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
 from skillsite.publish.provider_layout import INDEX_NAME, skills_index
 from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, legacy_files, legacy_index
@@ -154,12 +154,13 @@ def search_section(staging: Staging, entries: Sequence[ManifestEntry], search: d
 
 
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
-                        discovery: dict[str, Any], pages: PageStore | None = None) -> str:
+                        discovery: dict[str, Any], pages: PageStore | None = None) -> tuple[str, list[Link]]:
     """skills.json (``manifest``: :func:`~skillsite.publish.manifest.manifest`'s object, its
     digest left unset; a paged one takes from ``pages`` what an earlier build made), its schema,
     the discovery index and available_skills.xml (the search indexes' files come with the skills,
     :func:`publish_search`, and before the manifest, :func:`search_section`); returns the
-    catalog's digest (worked out as skills.json is written)."""
+    catalog's digest (worked out as skills.json is written) and the links to skill files the
+    legacy discovery index lists, left for the caller to place (:func:`write_compatibility_files`)."""
     digest_of_entries = write_manifest(staging, config, manifest, pages)
     staging.write(SCHEMA_FILE, indented_json(load_schema(SCHEMA_FILE)))
     staging.write(CONFIG_SCHEMA_FILE, indented_json(load_schema(CONFIG_SCHEMA_FILE)))
@@ -170,8 +171,7 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     block = available_skills_xml(ordered, [absolute(config, e.urls.skill_md) for e in ordered],
                                  config.prompt_budget)
     staging.write(AVAILABLE_SKILLS_FILE, block.encode("utf-8"))
-    write_compatibility_files(staging, config, manifest["skills"], discovery)
-    return digest_of_entries
+    return digest_of_entries, write_compatibility_files(staging, config, manifest["skills"], discovery)
 
 
 def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
@@ -197,18 +197,18 @@ def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any
 
 
 def write_compatibility_files(staging: Staging, config: SiteConfig, entries: list[ManifestEntry],
-                              discovery: dict[str, Any]) -> None:
-    """What other clients read: the v0.1 discovery index and its file copies, the static
-    provider layout's catalog listing and the plugin marketplace (each skill's own listing is
-    written with the skill, :mod:`skillsite.publish.skills`)."""
+                              discovery: dict[str, Any]) -> list[Link]:
+    """What other clients read: the v0.1 discovery index, the static provider layout's catalog
+    listing and the plugin marketplace (each skill's own listing is written with the skill,
+    :mod:`skillsite.publish.skills`); returns the v0.1 index's copies of skill files, a hard link
+    each (:meth:`~skillsite.publish.staging.Staging.link_all`), which the pages' workers place:
+    thousands of links are no work for the one process all the others wait on."""
     legacy = legacy_index(entries, discovery)
     write_document(staging, LEGACY_INDEX_PATH, legacy)
-    for rel, sha, published in legacy_files(entries, legacy):
-        if not staging.keep(rel, sha):
-            staging.link(published, rel, sha)
     write_document(staging, f"skills/{INDEX_NAME}", skills_index(entries))
     write_document(staging, MARKETPLACE_PATH, marketplace_document(
         config.marketplace, config.title, config.description, entries))
+    return legacy_files(entries, legacy)
 
 
 def write_document(staging: Staging, rel: str, document: dict[str, Any]) -> None:

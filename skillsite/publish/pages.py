@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Container, Mapping
+from typing import Any, Callable, Container, Mapping, Sequence
 from urllib.parse import urlsplit
 
 import jinja2
@@ -39,7 +39,7 @@ from skillsite.cache import digest
 from skillsite.config import SiteConfig
 from skillsite.publish.manifest import absolute, is_paged, page_size
 from skillsite.publish.markdown import safe_url
-from skillsite.publish.staging import Placed, Staging
+from skillsite.publish.staging import Link, Placed, Staging
 from skillsite.publish.templates import shared_environment, templates_digest, write_assets
 from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, card_tags, catalog_install_lines,
                                      collect_tags, copy_rows, file_rows, group_tags, headers_file, hidden_note,
@@ -438,15 +438,26 @@ def sitemap_files(urls: list[str], config: SiteConfig, limit: int) -> list[tuple
 def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], html: Mapping[str, str],
                html_keys: dict[str, str], dirs: list[Path], jobs: int,
                versions: dict[str, dict[str, Any]] | None = None,
-               entry_keys: Mapping[str, str | None] | None = None, discovered: frozenset[str] = frozenset()) -> None:
+               entry_keys: Mapping[str, str | None] | None = None, discovered: frozenset[str] = frozenset(),
+               links: Sequence[Link] = ()) -> None:
     """Every page and asset of the catalog, into the staging folder (``versions``: each versioned
     skill's ``versions.json`` document, listed on its page; ``entry_keys``: what each skill's
-    entry is made of, when known; ``discovered``: the ids the discovery index lists)."""
+    entry is made of, when known; ``discovered``: the ids the discovery index lists), and the
+    ``links`` to published files under other names, placed by a worker beside the pages."""
     assets = write_assets(staging, dirs)
     pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets, versions or {}, entry_keys or {},
                       discovered)
     kept, kept_lists = kept_skill_pages(pages), kept_list_pages(pages)
     with Workers(jobs, pages) as workers:
+        linking = workers.submit(place_links, links) if links else None
         for placed in workers.map(make_page, pages_to_make(pages, kept, kept_lists)):
             staging.adopt(placed)
+        if linking is not None:
+            staging.adopt(linking.result())
     _text_files(pages)
+
+
+def place_links(pages: SitePages, links: Sequence[Link]) -> list[Placed]:
+    """Place ``links`` (in a worker, or here); what was placed."""
+    pages.staging.link_all(links)
+    return pages.staging.take_journal()

@@ -259,13 +259,13 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                             signing=signing_hint(plan.signing))
             keys = entry_keys(publication.keys, publication.entries, audits, cache.resident)
             stored = StoredPages(cache, staging, keys) if is_paged(len(publication.entries), config) else None
-            data["digest"] = write_catalog_files(staging, config, data, discovery, stored)
+            data["digest"], links = write_catalog_files(staging, config, data, discovery, stored)
             del discovery  # written; the pages need none of it, and it grows with the catalog
             budget = listing_budgets(data["skills"], config)
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
                        plan.jobs, {sid: v.document for sid, v in versions.items()},
-                       {entry.id: key for entry, key in zip(publication.entries, keys)}, discovered)
+                       {entry.id: key for entry, key in zip(publication.entries, keys)}, discovered, links)
         if plan.signing is not None:
             with stage("sign"):
                 sign_staging(staging, plan.signing, previous_folders(plan.out, plan.cache_dir, plan.signing),

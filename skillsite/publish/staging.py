@@ -50,6 +50,9 @@ Digest = tuple[int, str]
 #: A file placed in the new output: its site path, content key, whether this build wrote it (or
 #: took it as the folder held it), and its digest when known.
 Placed = tuple[str, "str | None", bool, "Digest | None"]
+#: A file of the new output published a second time under another name, as a hard link: (site
+#: path, content key, site path of the file it links to).
+Link = tuple[str, str, str]
 #: The staging folder's name: ``.<target name>.building-<random>``.
 BUILDING = "building"
 
@@ -373,6 +376,13 @@ class Staging:
             except OSError:
                 shutil.copyfile(source, dest)
         self._placed(rel, key, digest=self.digests.get(published))
+
+    def link_all(self, links: Iterable[Link]) -> None:
+        """Publish each ``(rel, key, published)`` of ``links`` as :meth:`link` does, keeping ``rel``
+        in place when it is unchanged (:meth:`keep`)."""
+        for rel, key, published in links:
+            if not self.keep(rel, key):
+                self.link(published, rel, key)
 
     def _placed(self, rel: str, key: str | None, written: bool = True, digest: Digest | None = None) -> None:
         self.journal.append((rel, key, written, digest))

@@ -20,6 +20,28 @@ def test_output_does_not_depend_on_jobs(tmp_path):
     assert tree_bytes(serial) == tree_bytes(parallel)
 
 
+def test_the_legacy_index_links_are_made_by_a_worker_beside_the_pages(tmp_path, monkeypatch):
+    """With more than one job, the v0.1 discovery index's hard links (one for each file of each
+    skill it lists: thousands in a big catalog) are made by a worker while the pages are made,
+    not by the build's own process, which every job waits on; the output is the same."""
+    from skillsite.publish.staging import Staging
+
+    log, real_link = tmp_path / "links.log", Staging.link
+
+    def link(self, published, rel, key):
+        with open(log, "a", encoding="utf-8") as made:
+            made.write(f"{os.getpid()} {rel}\n")
+        real_link(self, published, rel, key)
+    monkeypatch.setattr(Staging, "link", link)
+    parallel, serial = tmp_path / "parallel", tmp_path / "serial"
+    assert build([EXAMPLES], parallel, jobs=2).ok
+    made = [line.split(" ", 1) for line in log.read_text(encoding="utf-8").splitlines()]
+    legacy = [int(pid) for pid, rel in made if rel.startswith(".well-known/skills/")]
+    assert legacy and os.getpid() not in legacy
+    assert build([EXAMPLES], serial, jobs=1).ok
+    assert tree_bytes(parallel) == tree_bytes(serial)
+
+
 def test_incremental_rebuilds_equal_cold_builds(tmp_path):
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)
