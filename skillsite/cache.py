@@ -91,7 +91,7 @@ class CacheFolderUnusable(OSError):
 
 def digest(*parts: Any) -> str:
     """A hex sha256 of ``parts`` (JSON-able values: strings, numbers, lists, tuples, dicts)."""
-    text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
+    text = _DIGEST_ENCODER.encode(parts)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -104,6 +104,12 @@ def _jsonable(value: Any) -> Any:
     if hasattr(value, "_asdict"):
         return value._asdict()
     return str(value)
+
+
+#: The encoders of :func:`digest` and of stored values, made once: :func:`json.dumps` with any
+#: option makes a new encoder at every call, and a rebuild digests and stores a hundred thousand values.
+_DIGEST_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_jsonable)
+_VALUE_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def code_scope(*more: Any) -> str:
@@ -127,7 +133,7 @@ Added = "str | _Json"
 
 
 def _encode(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _VALUE_ENCODER.encode(value)
 
 
 def _held(text: str) -> int:
