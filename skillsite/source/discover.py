@@ -53,7 +53,16 @@ class _Dir:
     skill_file: str | None   # "SKILL.md", "skill.md" or None
     owner: str | None        # rel of the nearest skill folder at or above this one
     files: list[str] = field(default_factory=list)                    # names of its plain files
-    linked: list[tuple[str, str, str]] = field(default_factory=list)  # symlinked files: name, path, target
+    # symlinked files: name, path, target; most folders have none, and share one empty tuple: a
+    # list for each of tens of thousands of folders is one more object for every full collection
+    # of the garbage collector to walk, and more collections while the walk goes on
+    linked: list[tuple[str, str, str]] | tuple[()] = ()
+
+    def link(self, name: str, path: str, target: str) -> None:
+        """Note a symlinked file of this folder."""
+        if not self.linked:
+            self.linked = []
+        self.linked.append((name, path, target))
 
 
 @dataclass(frozen=True)
@@ -274,7 +283,7 @@ class _RootWalker:
             self.diags.append(make("SK005", "symlink to something that is neither a file nor a folder (a pipe, socket "
                                             "or device); not followed", self.show(rel)))
             return None
-        node.linked.append((entry.name, entry.path, target))
+        node.link(entry.name, entry.path, target)
         return None
 
 
@@ -350,9 +359,10 @@ class _RootSkills:
         self.skill_dirs = [d for d in walker.dirs if d.skill_file]
         self.winner = self._unique_folders()
         self.kept = {d.rel for d in self.winner.values()}
-        #: per kept skill folder, what its audit reads as discovery saw it: per folder of it (its path
-        #: in the skill, as a tuple of names), its files' stamps
-        self.seen_by_audit: dict[str, list[tuple[tuple[str, ...], list[_Audited]]]] = {rel: [] for rel in self.kept}
+        #: per kept skill folder, what its audit reads as discovery saw it: each file's folder (its
+        #: path in the skill, as a tuple of names) and stamp, in one list per skill (not one per folder:
+        #: fewer objects for the garbage collector to walk)
+        self.seen_by_audit: dict[str, list[tuple[tuple[str, ...], _Audited]]] = {rel: [] for rel in self.kept}
         #: per kept skill folder (rel), its SKILL.md's size and time (with ``stat_files``)
         self.skill_stamps: dict[str, Stamp] = {}
         #: the paths of the folders holding skill folders, by rel (see :meth:`_skill_path`)
@@ -436,10 +446,9 @@ class _RootSkills:
             return {}
         partial = {self._owner_of(rel) for rel in self.walker.partial}
         listings = {}
-        for rel, folders in self.seen_by_audit.items():
+        for rel, files in self.seen_by_audit.items():
             if rel not in partial:
-                listed = tuple(stamp for _, files in sorted(folders, key=lambda folder: folder[0])
-                               for stamp in sorted(files))  # in a folder, by path: by name
+                listed = tuple(stamp for _, stamp in sorted(files))  # by folder, then in a folder by path: by name
                 if len(listed) <= AUDIT_MAX_FILES:
                     listings[rel] = listed
         return listings
@@ -454,7 +463,6 @@ class _RootSkills:
         """The files of folder ``d`` that belong to skill ``owner``."""
         in_skill = f"{d.rel}/"[len(owner.rel) + 1:] if owner.rel else (f"{d.rel}/" if d.rel else "")
         audited: list[_Audited] = []
-        self.seen_by_audit[owner.rel].append((tuple(in_skill.split("/")[:-1]), audited))
         if d.files:
             seen_dir, real_dir = _as_folder(d.seen), _as_folder(d.real)
             inside = inside_folder(d.real, owner.real)  # a plain file is inside exactly when its folder is
@@ -462,6 +470,9 @@ class _RootSkills:
                 self._file(d, name, seen_dir + name, real_dir + name, inside, in_skill, found, audited)
         for name, seen, real in d.linked:
             self._file(d, name, seen, real, inside_folder(real, owner.real), in_skill, found, audited)
+        if audited:
+            folder = tuple(in_skill.split("/")[:-1])
+            self.seen_by_audit[owner.rel].extend((folder, stamp) for stamp in audited)
 
     def _file(self, d: _Dir, name: str, seen: str, real: str, inside: bool, in_skill: str,
               found: list[BundledFile], audited: list[_Audited]) -> None:
