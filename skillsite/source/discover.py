@@ -14,7 +14,7 @@ import errno
 import fnmatch
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -52,7 +52,7 @@ class _Dir:
     real: str                # resolved path
     skill_file: str | None   # "SKILL.md", "skill.md" or None
     owner: str | None        # rel of the nearest skill folder at or above this one
-    files: list[str] = field(default_factory=list)                    # names of its plain files
+    files: tuple[str, ...] = ()   # names of its plain files (a tuple of strings: no object for the collector)
     # symlinked files: name, path, target; most folders have none, and share one empty tuple: a
     # list for each of tens of thousands of folders is one more object for every full collection
     # of the garbage collector to walk, and more collections while the walk goes on
@@ -222,7 +222,7 @@ class _RootWalker:
         """Note a folder's files; its subfolders (and symlinked folders) to walk into."""
         prefix = f"{node.rel}/" if node.rel else ""
         real_prefix = node.real if node.real.endswith(os.sep) else node.real + os.sep
-        children = []
+        children, files = [], []
         for entry in entries:
             name = entry.name
             tool = is_tool_folder(name)
@@ -244,7 +244,7 @@ class _RootWalker:
                 continue
             try:
                 if entry.is_file(follow_symlinks=False):
-                    node.files.append(name)
+                    files.append(name)
                 elif entry.is_dir(follow_symlinks=False):
                     child_real = real_prefix + name
                     children.append((entry.path, prefix + name, child_real, node.owner, ancestors | {child_real},
@@ -261,6 +261,7 @@ class _RootWalker:
                 self.diags.append(make("SK006", f"cannot read: {exc.strerror or exc}", self.show(prefix + name)))
                 self.partial.add(node.rel)
                 self.unsearched.append(prefix + name)
+        node.files = tuple(files)
         return children
 
     def _follow(self, entry: os.DirEntry, rel: str, ancestors: frozenset[str], node: _Dir, ignores: Ignores
