@@ -133,6 +133,7 @@ LEFT_OUT = {
     "rebuild_trust.py": "a cold build and four rebuilds, in processes of their own",
     "ci_rebuild.py": "three builds, each on a fresh copy of the tree",
     "rebuild_code.py": "a cold build and three rebuilds a version",
+    "rebuild_collections.py": "rebuilds of the 10,000-skill folder rebuild_code.py leaves, each version in turn",
     "machine.py": "a helper", "code_versions.py": "a helper",
     "synth.py": "a helper (test_synthetic_skills_without_real_ones_to_copy_are_a_one_line_refusal)",
 }
