@@ -301,10 +301,11 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     found_here = [*before, *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes, aliases), *after]
     for position, diag in found_here:
         shared.setdefault(kept[position][0], []).append(diag)
-    needing = _needing_erring(kept, shared, elsewhere, ignored, aliases)
+    refused = erring | _refused(kept, found_here, ignored)
+    needing = _needing_erring(kept, refused, elsewhere, ignored, aliases)
     for position, diag in needing:
         shared.setdefault(kept[position][0], []).append(diag)
-    refused = erring | _refused(kept, [*found_here, *needing], ignored)
+    refused |= _refused(kept, needing, ignored)
     groups = [standing_first(group, refused) for group in groups]
     copies_said = _copy_diagnostics(kept, groups, refused)
     for position, diag in [*copies_said, *_look_alike_diagnostics(kept, cache, jobs, groups),
@@ -316,7 +317,7 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
 
 
 def _refused(kept: Sequence[tuple[int, SourceFile, Verdict]], found: Iterable[tuple[int, Diagnostic]],
-             ignored: frozenset[str] = frozenset()) -> frozenset[str]:
+             ignored: frozenset[str]) -> frozenset[str]:
     """The ids of the kept skills an error of ``found`` (by position in ``kept``) is about, of a
     code not ``ignored`` (an ignored error is dropped: it leaves no skill out)."""
     return frozenset(kept[position][1].id for position, diag in found
@@ -357,19 +358,16 @@ def _copy_aliases(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Seque
     return copy_aliases(((src.id, v.name) for _, src, v in kept), [standing_first(group, refused) for group in groups])
 
 
-def _needing_erring(kept: Sequence[tuple[int, SourceFile, Verdict]], shared: Mapping[int, list[Diagnostic]],
+def _needing_erring(kept: Sequence[tuple[int, SourceFile, Verdict]], refused: AbstractSet[str],
                     elsewhere: frozenset[str], ignored: frozenset[str], aliases: Mapping[str, str]
                     ) -> list[tuple[int, Diagnostic]]:
-    """SK223 for the skills that need one with errors (its own, or the catalog's about it: a build
-    leaves it out), down the chain (:func:`~skillsite.source.dependencies.needing_erring`; ``aliases``:
-    see :func:`_copy_aliases`); none when SK223 is ignored, as a build then publishes them without it."""
-    if "SK223" in ignored or not any(v.depends for _, _, v in kept):
+    """SK223 for the skills that need one of ``refused`` (the ids with errors of their own or of the
+    catalog's checks, of codes not ``ignored``: a build leaves them out), down the chain
+    (:func:`~skillsite.source.dependencies.needing_erring`; ``aliases``: see :func:`_copy_aliases`);
+    none when SK223 is ignored, as a build then publishes them without it."""
+    if "SK223" in ignored or not refused or not any(v.depends for _, _, v in kept):
         return []
-    erring = {position for position, (index, _, v) in enumerate(kept)
-              if any(d.severity is Severity.ERROR and d.code not in ignored
-                     for d in (*v.diagnostics, *shared.get(index, ())))}
-    if not erring:
-        return []
+    erring = {position for position, (_, src, _) in enumerate(kept) if src.id in refused}
     dependents = _dependents(kept)
     return needing_erring(dependents, erring, elsewhere, aliases)
 
@@ -647,7 +645,7 @@ def _codex_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[
             for diag in read_codex_file(src.dir, src.display_path, frozenset(f.path for f in src.files))[1]]
 
 
-def _has_errors(verdict: Verdict, ignored: frozenset[str] = frozenset()) -> bool:
+def _has_errors(verdict: Verdict, ignored: frozenset[str]) -> bool:
     """Whether a skill's own check found an error whose code is not ``ignored``."""
     return any(d.severity is Severity.ERROR and d.code not in ignored for d in verdict.diagnostics)
 
