@@ -153,7 +153,7 @@ def _unmet_diagnostic(skill: Skill, unmet: Unmet) -> Diagnostic:
     """SK223 at the item of ``skill`` that names a skill left out."""
     name, _ = parse_dependency(unmet.item)
     line, col = _declared_at(skill, unmet.item)
-    return make("SK223", left_out_message(skill.id, name, unmet.through, unmet.copy), skill.source.display_path,
+    return make("SK223", left_out_message(skill.id, name, unmet), skill.source.display_path,
                 line, col)
 
 

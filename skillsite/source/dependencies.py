@@ -15,7 +15,7 @@ history instead).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import AbstractSet, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
@@ -236,12 +236,14 @@ def resolve_dependencies(dependents: Sequence[Dependent], releases: Mapping[str,
 class Unmet:
     """A dependent that needs a skill missing from the catalog: its index, the first item that
     says so (as declared), when that item names a dependent that is itself unmet, its id, and when
-    the item's name is an alias (:func:`copy_aliases`), the copy it stands for."""
+    the item's name is an alias (:func:`copy_aliases`), the copy it stands for and whether every
+    other copy of that name is missing too (then no other copy can be named instead)."""
 
     index: int
     item: str
     through: str | None = None
     copy: str | None = None
+    every_copy: bool = False
 
 
 def _down_the_chain(dependents: Sequence[Dependent], needed_by: Mapping[int, list[tuple[int, str, bool]]],
@@ -262,17 +264,20 @@ def _down_the_chain(dependents: Sequence[Dependent], needed_by: Mapping[int, lis
     return [unmet[index] for index in sorted(unmet)]
 
 
-def left_out_message(skill_id: str, name: str, through: str | None, copy: str | None = None) -> str:
+def left_out_message(skill_id: str, name: str, unmet: Unmet) -> str:
     """SK223's words for a skill that needs ``name``, left out of the catalog for its errors
-    (``through`` None) or for needing a skill left out in turn.  When ``name`` is an alias, the copy
-    it stands for (``copy``) is the one left out, not every copy: another may be published, and
-    naming that one by its id needs it instead."""
-    why = "for its errors" if through is None else "for needing a skill left out"
-    if copy is None:
+    (``unmet.through`` None) or for needing a skill left out in turn.  When ``name`` is an alias,
+    the copy it stands for (``unmet.copy``) is the one left out: another copy may be published,
+    and naming that one by its id needs it instead; when every copy is left out, none can be."""
+    why = "for its errors" if unmet.through is None else "for needing a skill left out"
+    if unmet.copy is None:
         return (f"skill '{skill_id}' depends on '{name}', which is left out of this catalog {why}: "
                 f"'{skill_id}' is left out too")
-    return (f"skill '{skill_id}' depends on '{name}', which stands for its copy '{copy}', left out of this catalog "
-            f"{why}: '{skill_id}' is left out too (name another copy by its id to need that one)")
+    said = (f"skill '{skill_id}' depends on '{name}', which stands for its copy '{unmet.copy}', left out of this "
+            f"catalog {why}")
+    if unmet.every_copy:
+        return f"{said}, as is every other copy of '{name}': '{skill_id}' is left out too"
+    return f"{said}: '{skill_id}' is left out too (name another copy by its id to need that one)"
 
 
 def needing_left_out(dependents: Sequence[Dependent], gone: AbstractSet[int], elsewhere: frozenset[str] = frozenset(),
@@ -292,7 +297,19 @@ def needing_left_out(dependents: Sequence[Dependent], gone: AbstractSet[int], el
         if index not in gone and (ids[target] in gone if isinstance(target, str)
                                   else target == [] and name not in elsewhere):
             first.setdefault(index, Unmet(index, item, copy=target if by_alias else None))
-    return _down_the_chain(dependents, needed_by, first, gone)
+    return _with_every_copy(dependents, _down_the_chain(dependents, needed_by, first, gone), gone)
+
+
+def _with_every_copy(dependents: Sequence[Dependent], unmet: list[Unmet], gone: AbstractSet[int]) -> list[Unmet]:
+    """``unmet``, each that needs an alias's copy marked when every other holder of that name (the
+    alias's other copies) is missing too: one of ``gone`` or unmet itself."""
+    missing = {*gone, *(u.index for u in unmet)}
+    holders: dict[str, list[int]] = {}
+    for index, dependent in enumerate(dependents):
+        holders.setdefault(dependent.name, []).append(index)
+    return [replace(u, every_copy=all(
+                i in missing for i in holders.get(parse_dependency(u.item)[0], ()) if dependents[i].id != u.copy))
+            if u.copy is not None else u for u in unmet]
 
 
 def needing_erring(dependents: Sequence[Dependent], erring: AbstractSet[int],
@@ -311,7 +328,7 @@ def needing_erring(dependents: Sequence[Dependent], erring: AbstractSet[int],
         dependent = dependents[unmet.index]
         name, _ = parse_dependency(unmet.item)
         line, col = next(((line, col) for item, line, col in dependent.depends if item == unmet.item), (0, 0))
-        found.append((unmet.index, make("SK223", left_out_message(dependent.id, name, unmet.through, unmet.copy),
+        found.append((unmet.index, make("SK223", left_out_message(dependent.id, name, unmet),
                                         dependent.path, line, col)))
     return found
 

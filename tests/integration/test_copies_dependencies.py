@@ -98,6 +98,20 @@ def test_keep_going_leaves_out_a_skill_needing_the_first_copy_when_the_audit_blo
         {"name": "x", "id": ".claude/skills/x", "version": "^1", "resolved": "1.2.0"}]}
 
 
+def test_keep_going_says_every_copy_is_left_out_when_the_audit_blocks_both(tmp_path: Path) -> None:
+    """Both copies of x blocked by the audit while publishing: a is left out, and SK223 does not
+    advise naming another copy (there is none left to name)."""
+    project = _project(tmp_path)
+    for folder in ("skills/x", ".claude/skills/x"):
+        skill_md = project / "tree" / folder / "SKILL.md"
+        skill_md.write_text(skill_md.read_text("utf-8") + RISKY, encoding="utf-8")
+    done = _skillsite(project, "build", "tree", "-o", "site", "--keep-going", "--no-cache", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert ("tree/skills/a/SKILL.md:4:11: error SK223 skill 'skills/a' depends on 'x', which stands for its copy "
+            "'skills/x', left out of this catalog for its errors, as is every other copy of 'x': 'skills/a' is left "
+            "out too") in done.stdout, done.stdout
+    assert _listed(project) == {"skills/other": []}
+
 def test_validate_and_keep_going_agree_that_a_copy_with_errors_of_its_own_leaves_the_name_to_its_copy(
         tmp_path: Path) -> None:
     """skills/x has an error of its own (SK208): it is left out, and a, needing x, needs the copy

@@ -217,3 +217,19 @@ def test_a_skill_needing_an_alias_whose_copy_needs_a_skill_left_out_says_that_co
     assert [(i, d.message) for i, d in needing_erring(dependents, {2}, aliases=aliases)] == expected
     unmet = needing_left_out(dependents, frozenset({2}), aliases=aliases)
     assert [(u.index, u.through, u.copy) for u in unmet] == [(0, None, None), (3, "skills/x", "skills/x")]
+
+
+def test_when_every_copy_of_an_alias_is_left_out_the_message_does_not_advise_naming_another() -> None:
+    """Both copies of x left out (for their errors, or one for needing a skill left out): a needs x,
+    and no other copy can be named instead, so SK223 says every copy is left out; with one copy
+    left, it still advises naming that one."""
+    dependents = [dep("a", "x"), dep("skills/x"), dep(".claude/skills/x"), dep("y")]
+    aliases = {"x": "skills/x"}
+    every = ("skill 'a' depends on 'x', which stands for its copy 'skills/x', left out of this catalog for its "
+             "errors, as is every other copy of 'x': 'a' is left out too")
+    assert [(i, d.message) for i, d in needing_erring(dependents, {1, 2}, aliases=aliases)] == [(0, every)]
+    assert "name another copy" in needing_erring(dependents, {1}, aliases=aliases)[0][1].message
+    chained = [dep("a", "x"), dep("skills/x", "y"), dep(".claude/skills/x", "y"), dep("y")]
+    found = needing_left_out(chained, frozenset({3}), aliases=aliases)
+    assert [(u.index, u.copy, u.every_copy) for u in found] == [(0, "skills/x", True), (1, None, False),
+                                                               (2, None, False)]
