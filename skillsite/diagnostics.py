@@ -13,7 +13,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from enum import Enum
 from operator import attrgetter
-from typing import Iterable, Sequence
+from typing import Hashable, Iterable, Mapping, Sequence
 
 from skillsite.audit.rules import RULES as AUDIT_RULES  # a leaf: imports only the audit's own declarations
 
@@ -207,6 +207,79 @@ def merge_diagnostics(ordered: Sequence[Diagnostic], more: Iterable[Diagnostic])
         start = at
     merged += ordered[start:]
     return merged
+
+
+#: Past this share of its parts changed, a :class:`SortedParts` is made anew rather than patched.
+MOST_CHANGED_SHARE = 8
+
+
+@dataclass(frozen=True)
+class SortedParts:
+    """What :func:`sort_diagnostics` gives of the diagnostics of several parts (each skill's, the
+    discovery's), kept with the parts and how many times each diagnostic occurs among them, so
+    that a rebuild after a few skills changed replaces their parts in the sorted list (the others
+    are neither sorted nor hashed again).  Shared between builds: never changed, only replaced."""
+
+    ordered: tuple[Diagnostic, ...]
+    parts: Mapping[Hashable, tuple[Diagnostic, ...]]
+    held: Mapping[Diagnostic, int]   # how many times each diagnostic occurs in the parts
+
+    @classmethod
+    def of(cls, parts: Mapping[Hashable, tuple[Diagnostic, ...]]) -> SortedParts:
+        """The sorted diagnostics of ``parts``, made anew."""
+        held: dict[Diagnostic, int] = {}
+        for part in parts.values():
+            for diag in part:
+                held[diag] = held.get(diag, 0) + 1
+        return cls(tuple(sorted(held, key=_ORDER)), dict(parts), held)
+
+    def updated(self, parts: Mapping[Hashable, tuple[Diagnostic, ...]]) -> SortedParts:
+        """The sorted diagnostics of ``parts``: these, patched where a part is not the same (or an
+        equal) tuple; made anew when many are not.  Itself when none changed."""
+        changed = [key for key, part in parts.items() if not _same_part(self.parts.get(key), part)]
+        changed += [key for key in self.parts if key not in parts]
+        if not changed:
+            return self
+        if len(changed) * MOST_CHANGED_SHARE > len(parts):
+            return SortedParts.of(parts)
+        held = dict(self.held)
+        touched = _counted_again(held, [self.parts.get(key, ()) for key in changed],
+                                 [parts.get(key, ()) for key in changed])
+        gone = {diag for diag in touched if diag in self.held and diag not in held}
+        added = [diag for diag in touched if diag not in self.held and diag in held]
+        return SortedParts(tuple(merge_diagnostics(_without(self.ordered, gone), added)), dict(parts), held)
+
+
+def _same_part(last: tuple[Diagnostic, ...] | None, part: tuple[Diagnostic, ...]) -> bool:
+    """Whether a part is the one of the last build (most are the very same tuple)."""
+    return last is part or (last is not None and last == part)
+
+
+def _without(ordered: Sequence[Diagnostic], gone: Iterable[Diagnostic]) -> Sequence[Diagnostic]:
+    """``ordered`` (sorted, no duplicates) without ``gone`` (diagnostics it holds), each found by bisection."""
+    at = sorted(bisect_left(ordered, _ORDER(diag), key=_ORDER) for diag in gone)
+    if not at:
+        return ordered
+    pieces = [ordered[start + 1:end] for start, end in zip(at, [*at[1:], len(ordered)])]
+    return [*ordered[:at[0]], *(diag for piece in pieces for diag in piece)]
+
+
+def _counted_again(held: dict[Diagnostic, int], before: Sequence[tuple[Diagnostic, ...]],
+                   after: Sequence[tuple[Diagnostic, ...]]) -> set[Diagnostic]:
+    """``held`` with the diagnostics of ``before`` counted out and those of ``after`` counted in
+    (none left at zero); the diagnostics whose count changed."""
+    touched: set[Diagnostic] = set()
+    for part in before:
+        for diag in part:
+            touched.add(diag)
+            held[diag] -= 1
+            if not held[diag]:
+                del held[diag]
+    for part in after:
+        for diag in part:
+            touched.add(diag)
+            held[diag] = held.get(diag, 0) + 1
+    return touched
 
 
 def count_by_severity(diags: Iterable[Diagnostic]) -> dict[str, int]:

@@ -32,7 +32,7 @@ from skillsite.agent.xml_chars import xml_forbidden
 from skillsite.agent.site_urls import taken_name
 from skillsite.agent.triggers import within_catalog_budget
 from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest, kept_or_made
-from skillsite.diagnostics import Diagnostic, Severity, make, sort_diagnostics
+from skillsite.diagnostics import Diagnostic, Severity, SortedParts, make, sort_diagnostics
 from skillsite.models import NOTHING_REQUIRED, CacheUse, CatalogCheck, CatalogReading, ParsedSkill, Skill, SourceFile
 from skillsite.source.checks import (allowed_tools_diagnostics, body_diagnostics, catalog_budget_diagnostic,
                                      control_char_diagnostics, duplicate_name_diagnostics, name_diagnostics,
@@ -274,11 +274,12 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
                          exclude: Sequence[str] = (), max_bytes: int = DEFAULT_MAX_BYTES, jobs: int = 1,
                          copies: CopySettings | None = None, roots: Sequence[Path | str] = (),
                          ignored: frozenset[str] = frozenset()
-                         ) -> tuple[list[Diagnostic], dict[int, list], list[tuple[str, ...]], dict[str, str]]:
-    """Every diagnostic of the catalog: discovery's, each skill's, and those of the catalog-wide
-    checks (names used twice, slash command clashes, unknown conflicts, dependencies, knowledge
-    documents, look-alike descriptions, copies, trigger patterns past the catalog's budget), which
-    are also given by skill index, for that skill's own list; the groups of copies (``copies``:
+                         ) -> tuple[tuple[Diagnostic, ...], dict[int, list], list[tuple[str, ...]], dict[str, str]]:
+    """The diagnostics of the catalog beside each skill's own: discovery's (but those said again
+    of a skill, :func:`_unread_places`), and those of the catalog-wide checks (names used twice,
+    slash command clashes, unknown conflicts, dependencies, knowledge documents, look-alike
+    descriptions, copies, trigger patterns past the catalog's budget), by skill index, for that
+    skill's own list; the groups of copies (``copies``:
     how to group them, ``roots`` in source order); and the names dependencies resolved to one of
     a group's copies (:func:`_copy_aliases`).
     Only the look-alike pairs are cached (by every description): the others depend on other
@@ -311,9 +312,7 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     for position, diag in [*copies_said, *_look_alike_diagnostics(kept, cache, jobs, groups),
                            *_trigger_budget_diagnostics(kept, groups)]:
         shared.setdefault(kept[position][0], []).append(diag)
-    every = [*(d for d in found.diagnostics if d not in unread), *(d for v in verdicts for d in v.diagnostics),
-             *(d for ds in shared.values() for d in ds)]
-    return every, shared, groups, aliases
+    return tuple(d for d in found.diagnostics if d not in unread), shared, groups, aliases
 
 
 def _refused(kept: Sequence[tuple[int, SourceFile, Verdict]], found: Iterable[tuple[int, Diagnostic]],
@@ -710,19 +709,59 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
         checked = _cached_checks(checking, cache, jobs)
     checked = [_codex_policy(c, cache) for c in checked]
     ignored = frozenset(ignore)
-    every, shared, groups, aliases = _catalog_diagnostics(found, [c.verdict for c in checked],
-                                                          knowledge_dir or default_knowledge_dir(roots), cache,
-                                                          exclude=exclude, max_bytes=max_bytes, jobs=jobs,
-                                                          copies=copies, roots=roots, ignored=ignored)
-    skills = tuple(_final_skill(cache, c.skill, tuple(d for d in (*c.verdict.diagnostics, *shared.get(index, ()))
-                                                      if d.code not in ignored))
+    found_here, shared, groups, aliases = _catalog_diagnostics(found, [c.verdict for c in checked],
+                                                               knowledge_dir or default_knowledge_dir(roots), cache,
+                                                               exclude=exclude, max_bytes=max_bytes, jobs=jobs,
+                                                               copies=copies, roots=roots, ignored=ignored)
+    skills = tuple(_final_skill(cache, c.skill, _final_diagnostics(c.verdict.diagnostics, shared.get(index), ignored))
                    for index, c in enumerate(checked) if c.skill is not None)
     left_out = tuple(c.left_out for c in checked if c.left_out is not None)
-    return CatalogReading(found.sources, skills, left_out,
-                          tuple(sort_diagnostics(d for d in [*every, *(cache.notes if cache else ())]
-                                                 if d.code not in ignored)), tuple(groups),
+    parts = _diagnostic_parts(found_here, checked, skills, cache.notes if cache else (), ignored)
+    return CatalogReading(found.sources, skills, left_out, _sorted_parts(parts, cache), tuple(groups),
                           () if "SK303" in ignored else _missing_places(checking, checked),
                           tuple(sorted(aliases.items())))
+
+
+def _final_diagnostics(own: tuple[Diagnostic, ...], shared: Sequence[Diagnostic] | None,
+                       ignored: frozenset[str]) -> tuple[Diagnostic, ...]:
+    """A kept skill's diagnostics: its own and the catalog-wide checks' (``shared``), but the
+    ``ignored`` codes; its own tuple itself when that is all (so what is kept of it is found again)."""
+    if not shared and not (ignored and any(d.code in ignored for d in own)):
+        return own
+    return tuple(d for d in (*own, *(shared or ())) if d.code not in ignored)
+
+
+#: The keys of the parts of a catalog's diagnostics that are no skill's (skills' parts are keyed by id).
+_DISCOVERY, _NOTES = ("discovery",), ("cache notes",)
+#: Where a long-running process's resident objects keep the last reading's sorted diagnostics.
+SORTED = ("catalog diagnostics", "sorted")
+
+
+def _diagnostic_parts(found_here: Sequence[Diagnostic], checked: Sequence[Checked], skills: Sequence[Skill],
+                      notes: Sequence[Diagnostic], ignored: frozenset[str]) -> dict[Any, tuple[Diagnostic, ...]]:
+    """Every diagnostic of a reading but the ``ignored`` codes, in parts: discovery's (those not
+    said again of a skill), the cache's notes, each kept skill's final ones and each left-out
+    skill's, by id."""
+    parts: dict[Any, tuple[Diagnostic, ...]] = {
+        _DISCOVERY: tuple(d for d in found_here if d.code not in ignored),
+        _NOTES: tuple(d for d in notes if d.code not in ignored)}
+    parts.update((skill.id, skill.diagnostics) for skill in skills)
+    parts.update((c.left_out.source.id, _final_diagnostics(c.verdict.diagnostics, None, ignored))
+                 for c in checked if c.left_out is not None)
+    return parts
+
+
+def _sorted_parts(parts: dict[Any, tuple[Diagnostic, ...]], cache: Cache | None) -> tuple[Diagnostic, ...]:
+    """The diagnostics of ``parts``, sorted (:func:`~skillsite.diagnostics.sort_diagnostics`); in a
+    long-running process, the last reading's sorted list patched where parts changed
+    (:class:`~skillsite.diagnostics.SortedParts`)."""
+    resident = cache.resident if cache is not None else None
+    if resident is None:
+        return tuple(sort_diagnostics(d for part in parts.values() for d in part))
+    last: SortedParts | None = resident.take(*SORTED)
+    made = SortedParts.of(parts) if last is None else last.updated(parts)
+    resident.keep(*SORTED, made)
+    return made.ordered
 
 
 def _missing_places(checking: Checking, checked: Sequence[Checked]) -> tuple[MissingPlace, ...]:
@@ -977,9 +1016,10 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
     verdicts = [_offered_by_codex(v, src) for src, v in zip(found.sources, verdicts)]
     beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
     ignored = frozenset(ignore)
-    every, _, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots), cache, beside,
-                                          exclude=exclude, max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots,
-                                          ignored=ignored)
+    found_here, shared, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots),
+                                                    cache, beside, exclude=exclude, max_bytes=max_bytes, jobs=jobs,
+                                                    copies=copies, roots=roots, ignored=ignored)
+    every = [*found_here, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(
         d for d in [*every, *(cache.notes if cache is not None else ())] if d.code not in ignored)), use)

@@ -125,3 +125,25 @@ def test_one_edit_encodes_only_what_changed(tmp_path: Path, monkeypatch: pytest.
     assert len(rebuilt.result.diagnostics) == rebuilt.total + 1
     assert rebuilt.counts.encoded > rebuilt.total
     rebuilt.as_cold("cold-2")
+
+
+def test_one_edit_sorts_only_what_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading's sorted diagnostics are the last build's, patched with the edited skill's (a few
+    keys each, by bisection) instead of sorting every one of them again; then an edit that adds
+    a diagnostic and one that removes the skill's warnings both read as a cold build."""
+    rebuilt = Rebuilt(tmp_path, monkeypatch)
+    assert rebuilt.counts.keys < rebuilt.total // 2
+    rebuilt.as_cold("cold-1")
+    rebuilt.counts.reset()
+    rebuilt.result = rebuilt.edit("skill-11", "And [a new missing one](gone.md).")
+    assert rebuilt.counts.keys < rebuilt.total // 2
+    assert len(rebuilt.result.diagnostics) == rebuilt.total + 1
+    rebuilt.as_cold("cold-2")
+    skill_md = rebuilt.src / "skill-11" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("(missing-", "(#missing-"))
+    stamp = time.time() - 60
+    os.utime(skill_md, (stamp, stamp))
+    rebuilt.resident.saw([os.path.realpath(skill_md)])
+    rebuilt.result = rebuilt.build()
+    assert len(rebuilt.result.diagnostics) == rebuilt.total + 1 - MISSING_LINKS
+    rebuilt.as_cold("cold-3")
