@@ -22,7 +22,7 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AbstractSet, Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import AbstractSet, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
 from skillsite.agent.catalog_format import prompt_rank
@@ -290,14 +290,18 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     error of one of them leaves no skill out, so none that needs it either)."""
     kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
     shared: dict[int, list[Diagnostic]] = {}
-    members = [Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept]
     groups = _copies(kept, copies or CopySettings(), roots, cache)
     erring = _erring_alone(kept, ignored)
     unread = _unread_places(found.diagnostics, kept)
-    before = [*unread.values(), *_name_diagnostics(kept, [standing_first(group, erring) for group in groups]),
-              *relation_diagnostics(members)]
-    after = [*_knowledge_diagnostics(kept, knowledge_dir), *_codex_diagnostics(kept),
-             *_taken_place_diagnostics(kept), *_unheld_id_diagnostics(kept), *_folded_id_diagnostics(kept)]
+    standing = [standing_first(group, erring) for group in groups]
+    names = _kept_check(cache, "names", kept, _naming, (tuple(standing),), lambda: _name_diagnostics(kept, standing))
+    before = [*unread.values(), *names,
+              *_kept_check(cache, "relations", kept, _relating, (), lambda: _relation_diagnostics(kept))]
+    after = [*_knowledge_diagnostics(kept, knowledge_dir),
+             *_kept_check(cache, "codex", kept, _bundling, (), lambda: _codex_diagnostics(kept)),
+             *_kept_check(cache, "places", kept, _placing, (), lambda: _taken_place_diagnostics(kept)),
+             *_kept_check(cache, "ids", kept, _naming_folder, (), lambda: [*_unheld_id_diagnostics(kept),
+                                                                           *_folded_id_diagnostics(kept)])]
     aliases = _copy_aliases(kept, groups, erring | _refused(kept, [*before, *after], ignored))
     found_here = [*before, *_dependency_diagnostics(kept, elsewhere, cache, exclude, max_bytes, aliases), *after]
     for position, diag in found_here:
@@ -309,10 +313,83 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     refused |= _refused(kept, needing, ignored)
     groups = [standing_first(group, refused) for group in groups]
     copies_said = _copy_diagnostics(kept, groups, refused)
-    for position, diag in [*copies_said, *_look_alike_diagnostics(kept, cache, jobs, groups),
-                           *_trigger_budget_diagnostics(kept, groups)]:
+    budget = _kept_check(cache, "trigger budget", kept, _triggering, (_copies_of(groups),),
+                         lambda: _trigger_budget_diagnostics(kept, groups))
+    for position, diag in [*copies_said, *_look_alike_diagnostics(kept, cache, jobs, groups), *budget]:
         shared.setdefault(kept[position][0], []).append(diag)
     return tuple(d for d in found.diagnostics if d not in unread), shared, groups, aliases
+
+
+#: Where a long-running process's resident objects keep the last result of each catalog-wide check
+#: that :func:`_kept_check` keeps (by the check's name).
+CATALOG_CHECKS = "catalog-wide checks"
+Kept = Sequence[tuple[int, SourceFile, Verdict]]
+
+
+def _kept_check(cache: Cache | None, name: str, kept: Kept, fields: Callable[[SourceFile, Verdict], Any],
+                inputs: tuple[Any, ...], make: Callable[[], list[tuple[int, Diagnostic]]]
+                ) -> list[tuple[int, Diagnostic]]:
+    """``make()``, a catalog-wide check that reads of each kept skill (in order) only what
+    ``fields`` gives of its source and verdict, and ``inputs``; in a long-running process, the
+    last build's result when its skills, in the same places, were the very same objects or gave
+    equal fields, and its inputs were equal (an edit of a skill's body changes no such check).
+    The result is shared between builds: nothing may change it."""
+    resident = cache.resident if cache is not None else None
+    if resident is None:
+        return make()
+    last = resident.take(CATALOG_CHECKS, name)
+    now = tuple(kept)
+    found = last[2] if last is not None and last[1] == inputs and _same_fields(last[0], now, fields) else make()
+    resident.keep(CATALOG_CHECKS, name, (now, inputs, found))  # the newest objects: compared by identity next time
+    return found
+
+
+def _same_fields(last: Kept, now: Kept, fields: Callable[[SourceFile, Verdict], Any]) -> bool:
+    """Whether each skill of ``now`` is, in its place, the very one of ``last`` or gives equal ``fields``."""
+    return len(last) == len(now) and all((was_src is src and was is verdict)
+                                         or fields(was_src, was) == fields(src, verdict)
+                                         for (_, was_src, was), (_, src, verdict) in zip(last, now))
+
+
+def _naming(src: SourceFile, verdict: Verdict) -> Any:
+    """What the check of names used twice reads of a skill."""
+    return src.id, src.display_path, verdict.name, verdict.name_at
+
+
+def _relating(src: SourceFile, verdict: Verdict) -> Any:
+    """What the slash command and conflicts checks read of a skill."""
+    return src.id, src.display_path, verdict.name, verdict.priority, verdict.conflicts, verdict.user_invocable
+
+
+def _bundling(src: SourceFile, verdict: Verdict) -> Any:
+    """What a check reading a skill's bundled files (its Codex file) depends on: its place, and
+    its files with their stamps (as the build trusts them; a change to its SKILL.md changes none)."""
+    return src.id, src.dir, src.display_path, src.files
+
+
+def _placing(src: SourceFile, verdict: Verdict) -> Any:
+    """What the check of folders taking the place of the catalog's files reads of a skill."""
+    return src.id, src.parent_id, src.display_path, verdict.version
+
+
+def _naming_folder(src: SourceFile, verdict: Verdict) -> Any:
+    """What the checks of skill ids (XML characters, case and Unicode spelling) read of a skill."""
+    return src.id, src.display_path
+
+
+def _triggering(src: SourceFile, verdict: Verdict) -> Any:
+    """What the trigger patterns' budget check reads of a skill."""
+    return src.id, src.display_path, verdict.offered, verdict.patterns, verdict.always, verdict.priority
+
+
+def _copies_of(groups: Sequence[tuple[str, ...]]) -> frozenset[str]:
+    """Every member of a group of copies but the one standing for it."""
+    return frozenset(copy for group in groups for copy in group[1:])
+
+
+def _relation_diagnostics(kept: Kept) -> list[tuple[int, Diagnostic]]:
+    """SK215 and SK217 (:func:`~skillsite.source.relations.relation_diagnostics`), by position in ``kept``."""
+    return relation_diagnostics([Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept])
 
 
 def _refused(kept: Sequence[tuple[int, SourceFile, Verdict]], found: Iterable[tuple[int, Diagnostic]],
@@ -375,7 +452,10 @@ def _unread_places(found: Sequence[Diagnostic], kept: Sequence[tuple[int, Source
                    ) -> dict[Diagnostic, tuple[int, Diagnostic]]:
     """Discovery's SK006 for a file or folder inside a kept skill, said again of that skill (the
     deepest one holding it), at its SKILL.md: a skill missing what it holds is not whole, so it
-    is not published, and ``validate`` calls it invalid.  By the discovery diagnostic it replaces."""
+    is not published, and ``validate`` calls it invalid.  By the discovery diagnostic it replaces.
+    (No skill's folder is looked at when discovery said no SK006, as it mostly does.)"""
+    if not any(diag.code == "SK006" for diag in found):
+        return {}
     folders = sorted(((posixpath.dirname(src.display_path) + "/", position)
                       for position, (_, src, _) in enumerate(kept)), key=lambda held: -len(held[0]))
     moved: dict[Diagnostic, tuple[int, Diagnostic]] = {}
@@ -542,23 +622,41 @@ def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cac
     """SK219 for every pair of skills offered to a model whose descriptions it could not tell
     apart (the pairs cached: they depend on the descriptions and visibility only); a copy of
     another skill (``groups``) is offered as that one, so it is no pair of it.  In a long-running
-    process, the last check's diagnostics are taken again when its listing and every skill's
-    place are the same (a catalog of thousands has thousands of such pairs, each made anew)."""
-    copies = {copy for group in groups for copy in group[1:]}
+    process, the last check's diagnostics are taken again when every skill in its place is the
+    very one of the last check or describes itself alike (:func:`_describing`), or when its listing
+    and every skill's place are the same (a catalog of thousands has thousands of such pairs, each
+    made anew)."""
+    copies = _copies_of(groups)
+    resident = cache.resident if cache is not None else None
+    last: _Found | None = resident.take(*_LAST_FOUND) if resident is not None else None
+    if cache is not None and last is not None and last.copies == copies and _same_fields(last.kept, kept, _describing):
+        return _found_again(cache, last._replace(kept=tuple(kept)))
     listing = [ListedSkill(src.id, v.name, v.description, v.priority,
                            _NOT_OFFERED if not v.offered or src.id in copies else _OFFERED) for _, src, v in kept]
     key = digest("similar", [(s.id, s.description, s.visibility.hidden) for s in listing])
-    resident = cache.resident if cache is not None else None
     places = tuple((src.display_path, v.description_at) for _, src, v in kept)
-    last = resident.take(*_LAST_FOUND) if resident is not None else None
-    if cache is not None and last is not None and last[0] == (key, places):
-        cache.keep_many(Section.SIMILAR, (key,))  # the pairs stay stored, unread
-        resident.take(*_LAST_SCORING)  # the scoring of this very listing, kept for the next check
-        return last[1]
+    if cache is not None and last is not None and (last.key, last.places) == (key, places):
+        return _found_again(cache, _Found(key, places, copies, tuple(kept), last.found))
     found = _look_alike_found(kept, listing, key, cache, jobs)
     if resident is not None:
-        resident.keep(*_LAST_FOUND, ((key, places), found))
+        resident.keep(*_LAST_FOUND, _Found(key, places, copies, tuple(kept), found))
     return found
+
+
+def _describing(src: SourceFile, verdict: Verdict) -> Any:
+    """What the look-alike check reads of a skill."""
+    return src.id, src.display_path, verdict.name, verdict.description, verdict.priority, verdict.offered, \
+        verdict.description_at
+
+
+def _found_again(cache: Cache, found: _Found) -> list[tuple[int, Diagnostic]]:
+    """The last look-alike check's diagnostics, taken again: its pairs stay stored (unread), its
+    scoring and ``found`` kept for the next check."""
+    cache.keep_many(Section.SIMILAR, (found.key,))
+    if cache.resident is not None:
+        cache.resident.take(*_LAST_SCORING)
+        cache.resident.keep(*_LAST_FOUND, found)
+    return found.found
 
 
 def _look_alike_found(kept: Sequence[tuple[int, SourceFile, Verdict]], listing: list[ListedSkill], key: str,
@@ -582,9 +680,19 @@ def _look_alike_found(kept: Sequence[tuple[int, SourceFile, Verdict]], listing: 
 
 #: Where ``serve`` keeps the last look-alike check (a :class:`_Scoring`).
 _LAST_SCORING = ("similar-scoring", "last")
-#: Where ``serve`` keeps the last look-alike check's diagnostics, with its listing's key and the
-#: skills' places: ``((key, places), diagnostics)``.
+#: Where ``serve`` keeps the last look-alike check's diagnostics (a :class:`_Found`).
 _LAST_FOUND = ("similar-found", "last")
+
+
+class _Found(NamedTuple):
+    """The last look-alike check: its listing's key, the skills' places (of their descriptions),
+    the copies not offered, the kept skills it read, and its diagnostics."""
+
+    key: str
+    places: tuple[tuple[str, tuple[int, int]], ...]
+    copies: frozenset[str]
+    kept: tuple[tuple[int, SourceFile, Verdict], ...]
+    found: list[tuple[int, Diagnostic]]
 
 
 class _Scoring(NamedTuple):
@@ -866,8 +974,9 @@ def _contents(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tu
 
 #: Where a long-running process's resident objects keep each skill's check as made for its
 #: source (by the check's key), and each skill's final form (by its id): see :func:`_stored_check`
-#: and :func:`_final_skill`.
-CHECKED, FINAL, CODEX_HIDDEN = "checked", "final skill", "hidden by codex"
+#: and :func:`_final_skill`; each check with its Codex policy (:func:`_codex_policy`), and each
+#: skill hidden by it.
+CHECKED, FINAL, CODEX_HIDDEN, CODEX_POLICY = "checked", "final skill", "hidden by codex", "codex policy"
 
 
 def _kept_checks(cache: Cache, keys: Sequence[str | None], sources: Sequence[SourceFile]) -> dict[int, Checked]:
@@ -890,14 +999,24 @@ def _kept_checks(cache: Cache, keys: Sequence[str | None], sources: Sequence[Sou
 def _codex_policy(checked: Checked, cache: Cache | None) -> Checked:
     """The check, its skill hidden from models when its Codex ``agents/openai.yaml`` allows no
     implicit invocation, as ``disable-model-invocation`` hides one (a person still invokes it).
-    Read each time: no check's key covers that file.  In a long-running process, the hidden
-    skill made of this very skill before is taken again (:func:`~skillsite.cache.kept_or_made`)."""
+    Read each time the check is new: no check's key covers that file.  In a long-running
+    process, the policy applied to this very check before is taken again (a kept check is of the
+    very source discovery kept, so of the same files), and so is the hidden skill made of this
+    very skill (:func:`~skillsite.cache.kept_or_made`)."""
     skill = checked.skill
-    verdict = _offered_by_codex(checked.verdict, checked.skill.source if skill is not None else None)
-    if skill is None or verdict is checked.verdict:
+    if skill is None:
         return checked
-    hidden = kept_or_made(cache.resident if cache is not None else None, CODEX_HIDDEN, skill.id, skill, (),
-                          lambda: dataclasses.replace(skill, hidden=True))
+    resident = cache.resident if cache is not None else None
+    return kept_or_made(resident, CODEX_POLICY, skill.id, checked, (),
+                        lambda: _codex_policy_of(checked, skill, resident))
+
+
+def _codex_policy_of(checked: Checked, skill: Skill, resident: KeptObjects | None) -> Checked:
+    """:func:`_codex_policy` of a check whose policy is not kept (``skill``: its skill)."""
+    verdict = _offered_by_codex(checked.verdict, skill.source)
+    if verdict is checked.verdict:
+        return checked
+    hidden = kept_or_made(resident, CODEX_HIDDEN, skill.id, skill, (), lambda: dataclasses.replace(skill, hidden=True))
     return dataclasses.replace(checked, verdict=verdict, skill=hidden)
 
 
