@@ -1031,7 +1031,10 @@ def _offered_by_codex(verdict: Verdict, source: SourceFile | None) -> Verdict:
 def _final_skill(cache: Cache | None, skill: Skill, diags: tuple[Diagnostic, ...]) -> Skill:
     """``skill`` with its final diagnostics (:func:`_with_diagnostics`); in a long-running process,
     the one the last build made of this very skill when its diagnostics are the same
-    (:func:`~skillsite.cache.kept_or_made`)."""
+    (:func:`~skillsite.cache.kept_or_made`).  The skill itself when these are its very diagnostics
+    (no catalog-wide check said more of it, as of most skills): nothing to keep or look up."""
+    if diags is skill.diagnostics:
+        return skill
     return kept_or_made(cache.resident if cache is not None else None, FINAL, skill.id, skill, (diags,),
                         lambda: _with_diagnostics(skill, diags))
 
