@@ -363,8 +363,17 @@ def _relating(src: SourceFile, verdict: Verdict) -> Any:
 
 def _bundling(src: SourceFile, verdict: Verdict) -> Any:
     """What a check reading a skill's bundled files (its Codex file) depends on: its place, and
-    its files with their stamps (as the build trusts them; a change to its SKILL.md changes none)."""
-    return src.id, src.dir, src.display_path, src.files
+    its files with their stamps (as the build trusts them; a change to its SKILL.md changes none),
+    but nothing equal when its Codex file changed too recently for its stamp to show a second change."""
+    return src.id, src.dir, src.display_path, src.files, _racy_codex_file(src)
+
+
+def _racy_codex_file(src: SourceFile) -> object | None:
+    """A new object (equal to no other) when the skill's Codex file changed within the file
+    system's timestamp granularity, else None."""
+    recent = time.time_ns() - RACY_NS
+    return object() if any(f.path == CODEX_FILE and max(f.mtime_ns, f.ctime_ns) >= recent for f in src.files) \
+        else None
 
 
 def _placing(src: SourceFile, verdict: Verdict) -> Any:
