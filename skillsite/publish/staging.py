@@ -26,6 +26,8 @@ import shutil
 import stat
 import tempfile
 from contextlib import contextmanager
+from itertools import compress, repeat
+from operator import is_, itemgetter
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -40,6 +42,9 @@ _CHUNK = 1 << 20
 #: What a build records of each file of its output: content key ("" for a file that has none:
 #: it is written by every build), size, mtime_ns.
 Recorded = tuple[str, int, int]
+#: A file of the folder a build writes into, as found: its content key when it is the file the
+#: last build recorded with that key (None: unknown, or it changed since), size, mtime_ns.
+Found = tuple["str | None", int, int]
 #: Which file a folder's marker is: inode, size, mtime_ns.
 MarkerIdentity = tuple[int, int, int]
 #: What a commit gives of each file of the new output: content key (None: it has none), size, mtime_ns.
@@ -204,6 +209,7 @@ class Staging:
         #: of which those taken as the folder written into held them (the rest were written or
         #: linked by this build): none in a cold build, so a catalog's million files are held once
         self.kept: set[str] = set()
+        self._written: set[str] = set()  # the rest, kept apart as a rebuild writes few
         self.journal: list[Placed] = []  # what this process placed since the last take_journal
         make_folders(self.target.parent)
         self.kept_back = back is not None
@@ -211,11 +217,11 @@ class Staging:
         self.path = self._open_folder(back)
         self._made: set[str] = {""}  # folders known to exist in the staging folder
         self.found_records = back_records or {}
-        #: the files of the folder written into as found (an earlier catalog: kept where intact)
-        self.found: dict[str, Stamp] = {}
+        #: the files of the folder written into as found (an earlier catalog: kept where intact); when
+        #: trusted, the records themselves (shared with the build state, never changed here)
+        self.found: dict[str, Found] = {}
         if back is not None:
-            self.found = {rel: (size, mtime) for rel, (_, size, mtime) in self.found_records.items()} \
-                if trust_back else snapshot(self.path)
+            self.found = self.found_records if trust_back else _as_found(snapshot(self.path), self.found_records)
             self._untrust_folder()
 
     @property
@@ -232,7 +238,6 @@ class Staging:
                 os.unlink(marker)
             except FileNotFoundError:
                 pass
-        self.found.pop(MARKER, None)
 
     def _open_folder(self, back: Path | None) -> Path:
         """The folder the new catalog is made in: ``back`` (created if missing), else a fresh one."""
@@ -277,7 +282,8 @@ class Staging:
 
     def _here(self, rel: str, key: str) -> bool:
         """Whether the folder written into already holds ``key``'s content as ``rel``, untouched."""
-        return _untouched(self.found_records.get(rel), key, self.found.get(rel))
+        found = self.found.get(rel)
+        return found is not None and found[0] == key and rel != MARKER
 
     def _published(self, rel: str, key: str) -> bool:
         """Whether the current output holds ``key``'s content as ``rel``, untouched."""
@@ -316,12 +322,28 @@ class Staging:
         """Take every ``(rel, key)`` of ``files`` (one skill's, one page's) as it is when :meth:`keep` can take
         all of them, else none; True when taken.  Those the folder written into holds are
         recorded in bulk: most files of a rebuild are, and they need no journal."""
+        if self._all_here(files):
+            return True
         elsewhere = [(rel, key) for rel, key in files if not self._here(rel, key)]
         if not all(self._published(rel, key) for rel, key in elsewhere):
             return False
         if not all(self.keep(rel, key) for rel, key in elsewhere):
             return False  # a file went missing since it was looked at
         self.adopt((rel, key, False, None) for rel, key in files)  # those linked stay written
+        return True
+
+    def _all_here(self, files: Sequence[Sequence[str]]) -> bool:
+        """Take ``files`` at once when the folder written into holds every one of them, untouched,
+        and none was placed yet (the usual skill of a rebuild): their keys compared in one pass,
+        without a call per file; else False, with nothing taken."""
+        if not files:
+            return False
+        rels, keys = zip(*files)
+        found = tuple(map(_KEY, map(self.found.get, rels, repeat(_NOT_FOUND))))
+        if found != keys or MARKER in rels or not self.placed.keys().isdisjoint(rels):
+            return False
+        self.placed.update(zip(rels, keys))
+        self.kept.update(rels)
         return True
 
     def fresh(self, rel: str) -> str:
@@ -403,6 +425,7 @@ class Staging:
                 self.digests.pop(rel, None)  # written again, its digest not noted
             if wrote:
                 self.kept.discard(rel)
+                self._written.add(rel)
             elif rel not in self.placed:
                 self.kept.add(rel)
             if key is not None or rel not in self.placed:
@@ -411,7 +434,7 @@ class Staging:
     @property
     def written(self) -> set[str]:
         """The files of the new output this build wrote (or linked)."""
-        return self.placed.keys() - self.kept
+        return set(self._written)
 
     def commit(self) -> dict[str, Published]:
         """Put the new output in the target's place in one step; returns each file's content key
@@ -450,10 +473,13 @@ class Staging:
     def _published_files(self) -> dict[str, Published]:
         """Content key, size and time of every file of the new output (its :func:`snapshot`,
         without listing it): one tuple a file, as a catalog has a million of them."""
-        files: dict[str, Published] = {}
-        for rel, key in self.placed.items():
-            stamp = self.found[rel] if rel in self.kept else stamp_of(os.lstat(os.path.join(self.path, rel)))
-            files[rel] = (key, *stamp)
+        kept, placed = list(self.kept), self.placed
+        # a kept file is the one found with its key: what was found of it is what is published
+        files: dict[str, Published] = dict(zip(kept, map(self.found.__getitem__, kept)))
+        for rel in compress(kept, map(is_, map(placed.__getitem__, kept), repeat(None))):
+            files[rel] = (None, *files[rel][1:])  # placed without a key (found with one, or "")
+        for rel in self._written:
+            files[rel] = (placed[rel], *stamp_of(os.lstat(os.path.join(self.path, rel))))
         files[MARKER] = (None, *stamp_of(os.lstat(os.path.join(self.path, MARKER))))
         return files
 
@@ -495,8 +521,31 @@ def _replaced(new: Path, target: Path) -> Path | None:
 
 def records(files: dict[str, Published]) -> dict[str, Recorded]:
     """The records of a committed output's files (:meth:`Staging.commit`), for the next build: a
-    file without a content key has "" (no key is "")."""
-    return {rel: ("" if key is None else key, size, mtime) for rel, (key, size, mtime) in files.items()}
+    file without a content key has "" (no key is "").  The others' tuples are taken as they are,
+    in one pass without a call per file."""
+    recorded: dict[str, Recorded] = dict(files)  # type: ignore[arg-type]  # the keyless ones follow
+    for rel in compress(files, map(is_, map(_KEY, files.values()), repeat(None))):
+        recorded[rel] = ("", *files[rel][1:])
+    return recorded
+
+
+#: The content key of a record, and what a file not found has.
+_KEY = itemgetter(0)
+_NOT_FOUND: Found = (None, -1, -1)
+
+
+def _as_found(stamps: dict[str, Stamp], recorded: dict[str, Recorded]) -> dict[str, Found]:
+    """The files of a folder listed (:func:`snapshot`) as :class:`Staging` finds them: with the
+    content key the last build recorded for a file still exactly as recorded, else None (the
+    marker aside: it is removed before anything is written)."""
+    found = {rel: (_recorded_key(recorded.get(rel), stamp), *stamp) for rel, stamp in stamps.items()}
+    found.pop(MARKER, None)
+    return found
+
+
+def _recorded_key(recorded: Recorded | None, stamp: Stamp) -> str | None:
+    """The content key ``recorded`` gives a file found with ``stamp``: None unless it is the file recorded."""
+    return recorded[0] if recorded is not None and _untouched(recorded, recorded[0], stamp) else None
 
 
 def _untouched(recorded: Recorded | None, key: str, stamp: Stamp | None) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from skillsite.publish.staging import MARKER, MARKER_TEXT, Recorded, Staging, mirror_output
+from skillsite.publish.staging import MARKER, MARKER_TEXT, Recorded, Staging, mirror_output, records
 
 FILES = {"skills/a/SKILL.md": b"a skill\n", "skills/a/index.html": b"<p>a</p>\n"}
 
@@ -66,6 +66,33 @@ def test_a_file_written_after_it_was_kept_stays_written_and_its_key_stays_known(
     assert staging.kept == set() and staging.written == {rel} and staging.placed == {rel: "new-key"}
     published = staging.commit()
     assert published[rel] == ("new-key", len(b"<p>new</p>\n"), os.lstat(tmp_path / "site" / rel).st_mtime_ns)
+
+
+def test_a_trusted_back_folder_is_taken_as_recorded_and_its_records_pass_through_the_commit(tmp_path):
+    """A rebuild trusts the back folder's records (#47): a skill's files found there under their
+    keys are taken at once, and the commit gives each kept file's record as it is, for the next
+    build's records: nothing is made again per file kept.  A file of the skill placed before
+    (written) stays written, and the others are still taken."""
+    records_before = _folder(tmp_path / "back", FILES)
+    staging = Staging(tmp_path / "site", None, tmp_path / "back", records_before, trust_back=True)
+    assert staging.keep_all(_keys())
+    assert staging.kept == set(FILES) and staging.written == set()
+    staging.write("skills/a/new.html", b"new\n", "new-key")
+    published = staging.commit()
+    assert all(published[rel] is records_before[rel] for rel in FILES)
+    recorded = records(published)
+    assert all(recorded[rel] is records_before[rel] for rel in FILES)
+    stamp = os.lstat(tmp_path / "site" / "skills/a/new.html")
+    assert recorded["skills/a/new.html"] == ("new-key", stamp.st_size, stamp.st_mtime_ns)
+    assert recorded[MARKER][0] == "" and published[MARKER][0] is None
+    assert (tmp_path / "site" / "skills/a/SKILL.md").read_bytes() == FILES["skills/a/SKILL.md"]
+
+    back = tmp_path / "back-2"
+    again = Staging(tmp_path / "out-2", None, back, _folder(back, FILES), trust_back=True)
+    rel = "skills/a/index.html"
+    again.write(rel, FILES[rel], FILES[rel].decode())
+    assert again.keep_all(_keys())
+    assert again.written == {rel} and again.kept == set(FILES) - {rel}
 
 
 def test_a_mirrored_catalog_is_hard_links_to_its_files_and_replaces_what_was_there(tmp_path):
