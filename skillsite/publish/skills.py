@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
+from itertools import chain
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from skillsite.agent.commands import assign_commands
@@ -64,6 +65,7 @@ class SkillPublishing:
     releases: Mapping[str, Sequence[str]] | None = None  # skill id -> its releases (None: its current version)
     copies: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # skill id -> (canonical copy, group size)
     aliases: Mapping[str, str] = field(default_factory=dict)  # a name only copies share -> the copy it stands for
+    resident: InitVar[KeptObjects | None] = None  # a long-running process's objects (what it keeps of the catalog)
     # the catalog's relations hold only the skills that have some (most have none): what a build
     # makes of them grows with what skills declare, not with the catalog
     children: dict[str, list[str]] = field(init=False)   # skill id -> its published sub-skills
@@ -74,13 +76,12 @@ class SkillPublishing:
     by_id: dict[str, Skill] = field(init=False)
     reserved: frozenset[str] = field(init=False)         # names in a skill folder the catalog writes itself
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, resident: KeptObjects | None) -> None:
         self.reserved = reserved_names(is_paged(len(self.skills), self.config))
         self.children = children_of(self.skills)
         self.archive_names = archive_owners(self.skills, self.copies)
         self.by_id = {s.id: s for s in self.skills}
-        self.commands = {sid: command for sid, (command, _) in
-                         assign_commands((s.id, s.priority) for s in self.skills if s.user_invocable).items()}
+        self.commands = slash_commands(self.skills, resident)
         declared = {s.id: s.conflicts for s in self.skills if s.conflicts}
         self.conflicts = resolve_conflicts(declared, {s.id: s.name for s in self.skills}) if declared else {}
         self.dependencies = resolve_skill_dependencies(self.skills, self.releases, self.aliases)
@@ -168,6 +169,20 @@ def _declared_at(skill: Skill, item: str) -> tuple[int, int]:
     return next(((line, col) for found, line, col in declared if found == item), (0, 0))
 
 
+#: Where a long-running process keeps the catalog's slash commands (under this one key).
+COMMANDS = "slash commands"
+
+
+def slash_commands(skills: Sequence[Skill], resident: KeptObjects | None = None) -> dict[str, str]:
+    """Each user-invocable skill's slash command, by id (:func:`assign_commands`); in a long-running
+    process, the commands the last build assigned when the (id, priority) of every such skill is
+    the same.  Nothing may change the dict: builds share it."""
+    invocable = tuple((s.id, s.priority) for s in skills if s.user_invocable)
+    # made of ``invocable`` alone (the inputs)
+    return kept_or_made(resident, COMMANDS, COMMANDS, assign_commands, (invocable,),
+                        lambda: {sid: command for sid, (command, _) in assign_commands(invocable).items()})
+
+
 def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
     """The published sub-skills of each skill that has some, by id."""
     published = {s.id for s in skills}
@@ -241,12 +256,20 @@ def publication_key(job: SkillPublishing, index: int, resident: KeptObjects | No
     dependencies, knowledge documents, archive name).  In a long-running process, the key the
     last build worked out for this very skill (``serve`` keeps each unchanged skill, and with it
     its source, files and diagnostics) when what the catalog gives it is equal."""
+    return _publication_keys(job, index, resident)[0]
+
+
+def _publication_keys(job: SkillPublishing, index: int, resident: KeptObjects | None) -> tuple[str, tuple[str, ...]]:
+    """:func:`publication_key` of skill ``index``, and the cache keys of its bundled files'
+    sha256 (:func:`_file_key`: made of the skill's files alone), kept together in a long-running process."""
     skill = job.skills[index]
     # tuples, not lists: what is kept between rebuilds should give the garbage collector nothing to walk
     given = (tuple(job.sub_skills(skill.id)), job.commands.get(skill.id), tuple(job.conflicts.get(skill.id, ())),
              tuple(job.dependencies.get(skill.id, ())), tuple(job.knowledge.get(skill.id, ())),
              job.archive_names[index], job.mtime, job.base_dir)
-    return kept_or_made(resident, PUBLICATION_KEY, skill.id, skill, given, lambda: _publication_key(skill, given))
+    return kept_or_made(resident, PUBLICATION_KEY, skill.id, skill, given,
+                        lambda: (_publication_key(skill, given),
+                                 tuple(_file_key(f.abspath, f.stamp) for f in skill.source.files)))
 
 
 def _publication_key(skill: Skill, given: tuple[Any, ...]) -> str:
@@ -266,26 +289,28 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     recorded in the staging folder, and what it made is kept in the cache (its rendered body
     too: the bodies are read back from there when pages need them), as it comes: the results
     returned hold neither."""
-    keys = [publication_key(job, index, cache.resident) for index in range(len(job.skills))]
+    keys, file_keys = zip(*(_publication_keys(job, index, cache.resident) for index in range(len(job.skills)))) \
+        if job.skills else ((), ())
     done: dict[int, PublishedSkill] = {}
     for index, stored in enumerate(cache.made_many(Section.PUBLICATION, keys, StoredPublication.of)):
         before = _published_before(job, index, stored, keys[index])
         if before is None:
             continue
         done[index] = before
-        if stored is not None and before.entry is not stored.entry:  # kept sharing the skill's values from now on
-            cache.keep_made(Section.PUBLICATION, keys[index], dataclasses.replace(stored, entry=before.entry))
+        if stored is not None and stored.sharing is not job.skills[index]:  # sharing the skill's values from now on
+            cache.keep_made(Section.PUBLICATION, keys[index],
+                            dataclasses.replace(stored, entry=before.entry, sharing=job.skills[index]))
     job.staging.take_journal()  # kept as whole skills (keep_all), recorded already
     todo = [index for index in range(len(keys)) if index not in done]
     # the files of a skill taken as stored need no sha256 now; the next edit of the skill will
-    cache.keep_many(Section.FILE_SHA, (_file_key(f.abspath, f.stamp)
-                                       for index in done for f in job.skills[index].source.files))
+    cache.keep_many(Section.FILE_SHA, chain.from_iterable(file_keys[index] for index in done))
     tasks = list(zip(todo, _known_shas([job.skills[index] for index in todo], cache)))
     for index, published in zip(todo, workers.imap(publish_skill, tasks)):
         _record(job, published, cache, html_keys[index], keys[index])
         entry = sharing_skill_values(published.entry, job.skills[index])
         if not published.diagnostics:  # what the next build of a long-running process takes as stored
-            cache.keep_made(Section.PUBLICATION, keys[index], StoredPublication.of_published(published, entry))
+            cache.keep_made(Section.PUBLICATION, keys[index],
+                            StoredPublication.of_published(published, entry, job.skills[index]))
         done[index] = dataclasses.replace(published, entry=entry, html=None, placed=(), file_shas=(),
                                           key=None if published.diagnostics else keys[index])
     return [done[index] for index in range(len(keys))]
@@ -324,6 +349,7 @@ class StoredPublication:
     entry: ManifestEntry
     placed: tuple[tuple[str, str], ...]     # (site path, content key) of each file it placed
     archive: tuple[str, str] | None
+    sharing: Skill | None = None            # the skill whose values the entry holds (sharing_skill_values)
 
     @classmethod
     def of(cls, stored: list[Any]) -> StoredPublication:
@@ -332,11 +358,11 @@ class StoredPublication:
                    (archive[0], archive[1]) if archive else None)
 
     @classmethod
-    def of_published(cls, published: PublishedSkill, entry: ManifestEntry) -> StoredPublication:
+    def of_published(cls, published: PublishedSkill, entry: ManifestEntry, sharing: Skill) -> StoredPublication:
         """What :meth:`of` makes of ``published``'s stored value (:meth:`PublishedSkill.to_json`),
-        holding ``entry``, its entry as the build holds it."""
+        holding ``entry``, its entry as the build holds it, sharing the values of the skill ``sharing``."""
         return cls(entry, tuple((rel, key) for rel, key, *_ in published.placed if key is not None),
-                   published.archive)
+                   published.archive, sharing)
 
 
 def _published_before(job: SkillPublishing, index: int, stored: StoredPublication | None, key: str
@@ -348,8 +374,10 @@ def _published_before(job: SkillPublishing, index: int, stored: StoredPublicatio
         return None
     if not job.staging.keep_all(stored.placed):
         return None  # a file changed or went missing: publish the skill again
+    skill = job.skills[index]
+    entry = stored.entry if stored.sharing is skill else sharing_skill_values(stored.entry, skill)
     # empty tuples, not lists: ten thousand kept publications add nothing for the garbage collector to walk
-    return PublishedSkill(sharing_skill_values(stored.entry, job.skills[index]), None, (), (), stored.archive, (), key)
+    return PublishedSkill(entry, None, (), (), stored.archive, (), key)
 
 
 def _interface(skill: Skill, files: Sequence[FileRecord]) -> dict[str, Any] | None:
@@ -485,11 +513,10 @@ def _known_shas(skills: Sequence[Skill], cache: Cache) -> list[KnownShas]:
 HTML_KEY = "html key"
 
 
-def _html_keys(skills: Sequence[Skill], targets: LinkTargets, resident: KeptObjects | None = None) -> list[str]:
-    """Each skill's rendered body's cache key: the engine, what bodies may link to, the skill's
-    id and SKILL.md (its body is cut from it); in a long-running process, the one the last
-    build worked out for this very skill when the rest is equal."""
-    shared = digest(engine_version(), sorted(targets.skills), sorted(targets.files))
+def _html_keys(skills: Sequence[Skill], shared: str, resident: KeptObjects | None = None) -> list[str]:
+    """Each skill's rendered body's cache key: ``shared`` (what every body's is made of:
+    :func:`_link_targets`), the skill's id and SKILL.md (its body is cut from it); in a
+    long-running process, the one the last build worked out for this very skill when the rest is equal."""
     return [kept_or_made(resident, HTML_KEY, skill.id, skill, (shared,),
                          lambda skill=skill: digest(shared, skill.id, skill.sha256, skill.size)) for skill in skills]
 
@@ -516,11 +543,42 @@ def _unpublished(path: str, skill_md: str) -> Diagnostic:
                 skill_md)
 
 
-def link_targets(skills: Sequence[Skill], reserved: frozenset[str]) -> LinkTargets:
-    """What bodies may link to: every published skill and its bundled files (those it cannot publish aside)."""
-    return LinkTargets(frozenset(s.id for s in skills),
-                       frozenset(f"{s.id}/{f.path}" for s in skills for versioned in [is_versioned(s)]
-                                 for f in s.source.files if publishable(f.path, reserved, versioned)))
+#: Where a long-running process keeps what each skill gives bodies to link to (by its id) ...
+LINKABLE = "linkable"
+#: ... and, under one key, the catalog's link targets with the digest of them every body's key holds.
+LINK_TARGETS = "link targets"
+
+
+def _link_targets(skills: Sequence[Skill], reserved: frozenset[str], resident: KeptObjects | None
+                  ) -> tuple[LinkTargets, str]:
+    """What bodies may link to (every published skill and its bundled files, those it cannot
+    publish aside), and what every rendered body's key is made of (the engine and those
+    targets); in a long-running process, each skill's part as the last build made it of this very
+    skill, and the whole as it made it when every part is the one it was made of."""
+    parts = tuple(kept_or_made(resident, LINKABLE, skill.id, skill, (reserved,),
+                               lambda skill=skill: _linkable(skill, reserved)) for skill in skills)
+    # made of the parts alone (the inputs, compared part by part, each the very object when kept)
+    return kept_or_made(resident, LINK_TARGETS, LINK_TARGETS, LinkTargets, (engine_version(), parts),
+                        lambda: _targets_and_digest(parts))
+
+
+def _linkable(skill: Skill, reserved: frozenset[str]) -> tuple[str, tuple[str, ...]]:
+    """A skill's id and the targets of its bundled files (``<id>/<path>``: those it can publish)."""
+    versioned = is_versioned(skill)
+    return skill.id, tuple(f"{skill.id}/{f.path}" for f in skill.source.files
+                           if publishable(f.path, reserved, versioned))
+
+
+def _targets_of(parts: Sequence[tuple[str, tuple[str, ...]]]) -> LinkTargets:
+    """The link targets of the skills whose :func:`_linkable` parts are ``parts``."""
+    return LinkTargets(frozenset(skill_id for skill_id, _ in parts),
+                       frozenset(chain.from_iterable(files for _, files in parts)))
+
+
+def _targets_and_digest(parts: Sequence[tuple[str, tuple[str, ...]]]) -> tuple[LinkTargets, str]:
+    """:func:`_targets_of` ``parts``, and the digest of the engine and those targets."""
+    targets = _targets_of(parts)
+    return targets, digest(engine_version(), sorted(targets.skills), sorted(targets.files))
 
 
 def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
@@ -533,11 +591,11 @@ def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfi
     ``releases``: each versioned skill's releases, which dependencies resolve to (None: the
     current versions only); ``copies``: each copy's canonical member and group size (search shows a group once);
     ``aliases``: the names only copies share, each -> the copy dependencies on it need."""
-    targets = link_targets(skills, reserved_names(is_paged(len(skills), config)))
-    html_keys = _html_keys(skills, targets, cache.resident)
+    targets, shared = _link_targets(skills, reserved_names(is_paged(len(skills), config)), cache.resident)
+    html_keys = _html_keys(skills, shared, cache.resident)
     rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, html_keys)) if cached)
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, knowledge, releases,
-                          copies or {}, aliases)
+                          copies or {}, aliases, cache.resident)
     return job, html_keys
 
 
