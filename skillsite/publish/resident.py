@@ -63,18 +63,26 @@ class Resident:
         self.scope = scope
 
     def take(self, section: str, key: str) -> Any:
-        """The object kept under ``key``, now used by this build; None when none is."""
+        """The object kept under ``key``, now used by this build; None when none is.  (Called a
+        few times per skill and build: no dict is made for a section that has one.)"""
         used = self._used.get(section)
-        found = used.get(key) if used is not None else None
-        if found is None and (found := self._earlier.get(section, {}).get(key)) is not None:
-            self._used.setdefault(section, {})[key] = found
-        if found is not None:
-            self.hits += 1
+        if used is None:
+            used = self._used[section] = {}
+        found = used.get(key)
+        if found is None:
+            earlier = self._earlier.get(section)
+            if earlier is None or (found := earlier.get(key)) is None:
+                return None
+            used[key] = found
+        self.hits += 1
         return found
 
     def keep(self, section: str, key: str, made: Any) -> None:
         """Keep ``made``, the object made of the value under ``key``, for the next builds."""
-        self._used.setdefault(section, {})[key] = made
+        used = self._used.get(section)
+        if used is None:
+            used = self._used[section] = {}
+        used[key] = made
 
     # ---------------------------------------------------------------- what changed in the tree
 
