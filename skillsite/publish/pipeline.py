@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 from typing import Any, Mapping, Sequence
@@ -121,7 +122,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     if published is None:
         return build_result(False, plan, reading, (), skipped, diags, 0, stage, ordered=True)
     files, budget, back = published
-    output_bytes = sum(size for _, size, _ in files.values())
+    output_bytes = sum(map(itemgetter(1), files.values()))  # one C loop over every file of the output
     if plan.cache_dir is not None:
         # what the cache said of itself is this run's news only, never repeated by a no-op rebuild
         catalog_diags = tuple(d for d in diags if d not in cache.notes) if cache.notes else tuple(diags)
