@@ -210,6 +210,7 @@ class Staging:
         #: linked by this build): none in a cold build, so a catalog's million files are held once
         self.kept: set[str] = set()
         self._written: set[str] = set()  # the rest, kept apart as a rebuild writes few
+        self._kept_keyless: set[str] = set()  # kept files first placed without a key (none in a build)
         self.journal: list[Placed] = []  # what this process placed since the last take_journal
         make_folders(self.target.parent)
         self.kept_back = back is not None
@@ -428,6 +429,8 @@ class Staging:
                 self._written.add(rel)
             elif rel not in self.placed:
                 self.kept.add(rel)
+                if key is None:
+                    self._kept_keyless.add(rel)
             if key is not None or rel not in self.placed:
                 self.placed[rel] = key
 
@@ -440,12 +443,13 @@ class Staging:
         """Put the new output in the target's place in one step; returns each file's content key
         and stamp, as :func:`snapshot` would find them (from what this build found and wrote: the
         files keep their sizes and times)."""
-        self._remove_stale()
+        stale = self.found.keys() - self.placed.keys()
+        self._remove_stale(stale)
         marker = self.path / MARKER
         with written(marker):
             marker.write_text(MARKER_TEXT, encoding="utf-8")
         os.chmod(self.path, 0o755)
-        published = self._published_files()
+        published = self._published_files(stale)
         with written(self.target):
             previous = _replaced(self.path, self.target)
         _OPEN.discard(self.path)  # published (after an exchange the path holds the old catalog)
@@ -455,9 +459,9 @@ class Staging:
             replace_folder(previous, self.path)
         return published
 
-    def _remove_stale(self) -> None:
-        """Remove what the folder written into held that the new output lacks."""
-        for rel in sorted(self.found.keys() - self.placed.keys() - {MARKER}):
+    def _remove_stale(self, stale: set[str]) -> None:
+        """Remove what the folder written into held that the new output lacks (``stale``)."""
+        for rel in sorted(stale - {MARKER}):
             path = Path(self.path, rel)
             with written(path):
                 try:
@@ -470,16 +474,19 @@ class Staging:
                     raise
             _remove_empty_parents(path.parent, self.path)
 
-    def _published_files(self) -> dict[str, Published]:
+    def _published_files(self, stale: set[str]) -> dict[str, Published]:
         """Content key, size and time of every file of the new output (its :func:`snapshot`,
-        without listing it): one tuple a file, as a catalog has a million of them."""
-        kept, placed = list(self.kept), self.placed
-        # a kept file is the one found with its key: what was found of it is what is published
-        files: dict[str, Published] = dict(zip(kept, map(self.found.__getitem__, kept)))
-        for rel in compress(kept, map(is_, map(placed.__getitem__, kept), repeat(None))):
-            files[rel] = (None, *files[rel][1:])  # placed without a key (found with one, or "")
+        without listing it): one tuple a file, as a catalog has a million of them.  What was
+        found is copied whole (a kept file is the one found under its placed key: its tuple is
+        the one published), less the ``stale`` files, and the few written are stamped anew."""
+        files: dict[str, Published] = dict(self.found)
+        for rel in stale:
+            del files[rel]
+        for rel in self._kept_keyless:
+            if rel in self.kept and self.placed[rel] is None:
+                files[rel] = (None, *files[rel][1:])
         for rel in self._written:
-            files[rel] = (placed[rel], *stamp_of(os.lstat(os.path.join(self.path, rel))))
+            files[rel] = (self.placed[rel], *stamp_of(os.lstat(os.path.join(self.path, rel))))
         files[MARKER] = (None, *stamp_of(os.lstat(os.path.join(self.path, MARKER))))
         return files
 
