@@ -35,16 +35,18 @@ from markupsafe import Markup
 
 from skillsite.agent.catalog_format import offered_to_model, prompt_order
 from skillsite.agent.entry import ManifestEntry
-from skillsite.cache import digest
-from skillsite.config import SiteConfig
+from skillsite.cache import KeptObjects, digest, kept_or_made
+from skillsite.config import SiteConfig, builtin_templates
 from skillsite.publish.manifest import absolute, is_paged, page_size
 from skillsite.publish.markdown import safe_url
+from skillsite.publish.page_pieces import EntryPieces, entry_pieces, kept_card
 from skillsite.publish.staging import Link, Placed, Staging
 from skillsite.publish.templates import shared_environment, templates_digest, write_assets
-from skillsite.publish.views import (TagInfo, active_files, ancestors, badges, card, card_tags, catalog_install_lines,
-                                     collect_tags, copy_rows, file_rows, group_tags, headers_file, hidden_note,
-                                     install_snippets, listing_url, metadata_rows, page_count, page_items, pager,
-                                     pin_snippets, risk_pages, root_of, tags_by_folded_name, version_rows)
+from skillsite.publish.views import (FoldedTags, TagInfo, active_files, ancestors, badges, card,
+                                     catalog_install_lines, copy_rows, count_tags, file_rows, headers_file,
+                                     hidden_note, install_snippets, listing_url, metadata_rows, page_count,
+                                     page_items, pager, pin_snippets, risk_pages, root_of, shown_tags,
+                                     tags_by_folded_name, version_rows)
 from skillsite.search.terms import folded
 from skillsite.workers import Workers
 
@@ -60,6 +62,8 @@ TAGS_PAGE_SIZE = 500
 
 #: A page to make: ("home" | "tags" | "tag" | "risk" | "skill", tag name, risk or skill id, page number).
 Page = tuple[str, str, int]
+#: Where a long-running process keeps each skill page's short key (:meth:`SitePages.skill_page_key`), by skill id.
+SKILL_PAGE_KEYS = "skill page keys"
 
 
 @dataclass
@@ -78,6 +82,8 @@ class SitePages:
     entry_keys: Mapping[str, str | None] = field(default_factory=dict)
     #: the ids of the skills the discovery index lists (their pages offer ``npx skills add``)
     discovered: frozenset[str] = frozenset()
+    #: what a long-running process keeps between builds (:mod:`skillsite.publish.page_pieces`); None: nothing
+    resident: KeptObjects | None = None
     templates_key: str = field(init=False)
     site_key: str = field(init=False)   # what every page shows of the site, its templates and assets
     signing: dict[str, str] | None = field(init=False)   # a signed catalog's key and how to pin it
@@ -85,7 +91,10 @@ class SitePages:
     listed: list[ManifestEntry] = field(init=False)   # the skills the lists show, in manifest order
     tags: list[TagInfo] = field(init=False)
     tag_by_name: dict[str, TagInfo] = field(init=False)
+    pieces: dict[str, EntryPieces] = field(init=False)  # skill id -> what is made of its entry alone
+    shown_tags: dict[str, tuple[TagInfo, ...]] = field(init=False)  # skill id -> its tags as cards show them
     cards: list[dict[str, Any]] = field(init=False)
+    card_keys: dict[str, str] = field(init=False)   # listed skill id -> a digest of its card
     by_tag: dict[str, list[dict[str, Any]]] = field(init=False)
     by_risk: dict[str, list[dict[str, Any]]] = field(init=False)
     per_page: int = field(init=False)   # cards on a page of a list; 0: every card on one page
@@ -96,13 +105,18 @@ class SitePages:
         self.templates_key = templates_digest(self.dirs)
         self.entries = {e.id: e for e in self.manifest["skills"]}
         self.listed = [e for e in self.manifest["skills"] if e.visibility.in_lists]
-        shown = group_tags(self.manifest["skills"], self.listed)
-        self.tags = collect_tags(self.listed, shown)
+        self.pieces = {e.id: entry_pieces(self.resident, e) for e in self.manifest["skills"]}
+        groups = self._copies_tags()
+        self.tags = count_tags((self.pieces[e.id].tags, groups.get(e.id, ())) for e in self.listed)
         self.tag_by_name = tags_by_folded_name(self.tags)
-        self.cards = [card(e, self.tag_by_name) for e in self.listed]
+        self.shown_tags = {sid: shown_tags(p.tags, self.tag_by_name) for sid, p in self.pieces.items()}
+        cards = [kept_card(self.resident, e, self.shown_tags[e.id]) for e in self.listed]
+        self.cards = [c.values for c in cards]
+        self.card_keys = {e.id: c.key for e, c in zip(self.listed, cards)}
         self.by_tag = {t.name: [] for t in self.tags}
         for entry, skill_card in zip(self.listed, self.cards):    # a group under each tag of any member
-            for key in dict.fromkeys(folded(tag) for tag in shown[entry.id]):
+            own, others = self.pieces[entry.id].tags, groups.get(entry.id, ())
+            for key in dict.fromkeys(key for tags in (own, *others) for key in tags.keys) if others else own.keys:
                 self.by_tag[self.tag_by_name[key].name].append(skill_card)
         by_id = {c["id"]: c for c in self.cards}
         self.by_risk = {risk: [by_id[i] for i in ids] for risk, ids in risk_pages(self.listed).items()}
@@ -114,19 +128,32 @@ class SitePages:
         self.site_key = digest(self.templates_key, self.assets, self.manifest["site"], self.manifest["counts"],
                                self.manifest["generator"], sorted(vars(self.config).items()), self.signing)
 
+    def _copies_tags(self) -> dict[str, list[FoldedTags]]:
+        """The tags of the copies of each listed skill, by its id, in manifest order: as search's
+        tag filter lets a group's canonical member stand for its copies, a tag only a copy has
+        lists the group (see :func:`~skillsite.publish.views.group_tags`)."""
+        listed = {e.id for e in self.listed}
+        found: dict[str, list[FoldedTags]] = {}
+        for entry in self.manifest["skills"]:
+            if entry.visibility.copy_of in listed:
+                found.setdefault(entry.visibility.copy_of, []).append(self.pieces[entry.id].tags)
+        return found
+
     def skill_page_key(self, entry: ManifestEntry) -> str | None:
         """What a skill's page is made of, in short: the entry keys of the skill, its ancestors
         and children (their cards), each one's tags as the cards show them (page and count),
         the names and pages of the skills it needs and that need it, its versions and its
-        rendered body; None when one of those entries has no key."""
+        rendered body; None when one of those entries has no key.  With resident objects, the
+        key made before of this very entry and equal values."""
         shown = [entry, *ancestors(entry, self.entries),
                  *(self.entries[child] for child in entry.children if child in self.entries)]
-        keys = [self.entry_keys.get(e.id) for e in shown]
+        keys = tuple(self.entry_keys.get(e.id) for e in shown)
         if None in keys:
             return None
-        tags = [[(t.name, t.slug, t.count) for t in card_tags(e, self.tag_by_name)] for e in shown]
-        return digest("skill page", self.site_key, keys, tags, dependency_rows(entry, self),
-                      self.versions.get(entry.id), self.html_keys[entry.id], entry.id in self.discovered)
+        tags = tuple(self.shown_tags[e.id] for e in shown)
+        inputs = (self.site_key, keys, tags, dependency_rows(entry, self), self.versions.get(entry.id),
+                  self.html_keys[entry.id], entry.id in self.discovered)
+        return kept_or_made(self.resident, SKILL_PAGE_KEYS, entry.id, entry, inputs, lambda: _skill_page_key(*inputs))
 
     def numbers(self, cards: list[dict[str, Any]]) -> range:
         """The page numbers of a list of ``cards``."""
@@ -178,6 +205,13 @@ class SkillList:
     cards: list[dict[str, Any]]
     values: dict[str, Any]          # what its template needs besides the cards
     nav: str = ""                   # the header link it is under
+
+
+def _skill_page_key(site_key: str, keys: Sequence[str | None], tags: Sequence[Sequence[TagInfo]],
+                    *rest: Any) -> str:
+    """:meth:`SitePages.skill_page_key`, made of its values."""
+    shown = [[(t.name, t.slug, t.count) for t in card_tags] for card_tags in tags]
+    return digest("skill page", site_key, list(keys), shown, *rest)
 
 
 def skill_list(pages: SitePages, kind: str, name: str) -> SkillList:
@@ -256,25 +290,16 @@ def _list_page(pages: SitePages, shown: SkillList, number: int) -> None:
     page_dir = listing_url(shown.base, number)
     values = {**pages.common(page_dir, f"{shown.title}{where} · {pages.config.title}", shown.nav), **listing,
               **shown.values}
-    key = list_page_key(pages, shown, number)
-    if key is None:
-        pages.page(shown.template, f"{page_dir}index.html", values)
-    else:
-        pages.keyed_page(shown.template, f"{page_dir}index.html", key, lambda: values)
+    pages.keyed_page(shown.template, f"{page_dir}index.html", list_page_key(pages, shown, number), lambda: values)
 
 
-def list_page_key(pages: SitePages, shown: SkillList, number: int) -> str | None:
+def list_page_key(pages: SitePages, shown: SkillList, number: int) -> str:
     """What page ``number`` of a list of skills is made of, in short (as
-    :meth:`SitePages.skill_page_key`): the site, the list, and of each card the entry key of its
-    skill and its tags as cards show them (name, page and count); None when a card's entry has
-    no key (the page is then keyed by its values)."""
+    :meth:`SitePages.skill_page_key`): the site, the list, and the digest of each of its cards
+    (:class:`~skillsite.publish.page_pieces.Card`: all a card shows)."""
     cards = page_items(shown.cards, number, pages.per_page)
-    keys = [pages.entry_keys.get(c["id"]) for c in cards]
-    if None in keys:
-        return None
-    tags = [[(t.name, t.slug, t.count) for t in c["tags"]] for c in cards]
     return digest("list page", pages.site_key, shown.template, shown.base, shown.title, shown.label, shown.nav,
-                  number, len(shown.cards), pages.per_page, keys, tags, shown.values)
+                  number, len(shown.cards), pages.per_page, [pages.card_keys[c["id"]] for c in cards], shown.values)
 
 
 def kept_list_pages(pages: SitePages) -> set[Page]:
@@ -288,8 +313,7 @@ def kept_list_pages(pages: SitePages) -> set[Page]:
         for number in pages.numbers(shown.cards):
             if kind == "home" and number == 1:
                 continue
-            key = list_page_key(pages, shown, number)
-            if key is not None and pages.staging.keep(f"{listing_url(shown.base, number)}index.html", key):
+            if pages.staging.keep(f"{listing_url(shown.base, number)}index.html", list_page_key(pages, shown, number)):
                 kept.add((kind, name, number))
     pages.staging.take_journal()  # recorded here already
     return kept
@@ -383,7 +407,7 @@ def _text_files(pages: SitePages) -> None:
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
     _llms_txt(pages)
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
-    active = active_files(entries, pages.versions)
+    active = active_files(entries, pages.versions, lambda entry: pages.pieces[entry.id].active())
     if active:
         staging.write("_headers", headers_file(active).encode("utf-8"))
 
@@ -404,23 +428,33 @@ def _llms_txt(pages: SitePages) -> None:
     config = pages.config
     install = catalog_install_lines(config)
     most = page_size(config, LLMS_MAX_SKILLS) if pages.per_page else len(pages.listed)
-    # llms.txt is made of the manifest's entries, which its digest stands for in the key
+    visible = [e for e in pages.listed if offered_to_model(e)]
+    others = [e for e in pages.listed if not offered_to_model(e)]
+    if len(pages.listed) > most:
+        visible = prompt_order(visible)[:most]
+        others = others[:most - len(visible)]
     key = digest(pages.templates_key, "llms.txt", config.base_url, pages.manifest["site"], pages.signing,
-                 pages.manifest["counts"],
-                 pages.manifest["digest"], install, most)
+                 pages.manifest["counts"], _llms_entries(pages, visible, others), install, most, len(pages.listed))
 
     def values() -> dict[str, Any]:
-        visible = [e for e in pages.listed if offered_to_model(e)]
-        others = [e for e in pages.listed if not offered_to_model(e)]
-        if len(pages.listed) > most:
-            visible = prompt_order(visible)[:most]
-            others = others[:most - len(visible)]
         return {"site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
                 "signing": pages.signing if config.base_url else None,
                 "visible": visible, "others": others, "left_out": len(pages.listed) - len(visible) - len(others),
                 "listed": len(pages.listed), "link": lambda rel: absolute(config, rel), "badges": badges}
 
     pages.keyed_page("llms.txt", "llms.txt", key, values)
+
+
+def _llms_entries(pages: SitePages, visible: list[ManifestEntry], others: list[ManifestEntry]) -> Any:
+    """What llms.txt shows of the skills it lists (``visible``, then the ``others``), for its
+    key: the built-in template shows each one's name, SKILL.md and description (and the others'
+    badges), so a change to anything else in an entry leaves it as it is; a site's own template
+    may show anything, so there it is each entry's key (the manifest's digest when one has none)."""
+    if pages.env.get_template("llms.txt").filename == str(builtin_templates() / "llms.txt"):
+        return [[(e.name, e.urls.skill_md, e.description) for e in visible],
+                [(e.name, e.urls.skill_md, e.description, [b[1] for b in badges(e)]) for e in others]]
+    keys = [pages.entry_keys.get(e.id) for e in [*visible, *others]]
+    return pages.manifest["digest"] if None in keys else keys
 
 
 def sitemap_files(urls: list[str], config: SiteConfig, limit: int) -> list[tuple[str, str, dict[str, Any]]]:
@@ -439,14 +473,15 @@ def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], h
                html_keys: dict[str, str], dirs: list[Path], jobs: int,
                versions: dict[str, dict[str, Any]] | None = None,
                entry_keys: Mapping[str, str | None] | None = None, discovered: frozenset[str] = frozenset(),
-               links: Sequence[Link] = ()) -> None:
+               links: Sequence[Link] = (), resident: KeptObjects | None = None) -> None:
     """Every page and asset of the catalog, into the staging folder (``versions``: each versioned
     skill's ``versions.json`` document, listed on its page; ``entry_keys``: what each skill's
     entry is made of, when known; ``discovered``: the ids the discovery index lists), and the
-    ``links`` to published files under other names, placed by a worker beside the pages."""
+    ``links`` to published files under other names, placed by a worker beside the pages;
+    ``resident``: what a long-running process keeps between builds (:mod:`~skillsite.publish.page_pieces`)."""
     assets = write_assets(staging, dirs)
     pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets, versions or {}, entry_keys or {},
-                      discovered)
+                      discovered, resident)
     kept, kept_lists = kept_skill_pages(pages), kept_list_pages(pages)
     with Workers(jobs, pages) as workers:
         linking = workers.submit(place_links, links) if links else None

@@ -266,7 +266,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
         with stage("pages"):
             write_site(config, staging, data, publication.html, publication.html_keys, template_dirs(config.templates),
                        plan.jobs, {sid: v.document for sid, v in versions.items()},
-                       {entry.id: key for entry, key in zip(publication.entries, keys)}, discovered, links)
+                       {entry.id: key for entry, key in zip(publication.entries, keys)}, discovered, links,
+                       cache.resident)
         if plan.signing is not None:
             with stage("sign"):
                 sign_staging(staging, plan.signing, previous_folders(plan.out, plan.cache_dir, plan.signing),

@@ -7,7 +7,7 @@ import json
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.site_urls import url_of
@@ -103,23 +103,32 @@ def is_active(path: str) -> bool:
     return _suffix(path) not in INERT_SUFFIXES
 
 
-def active_files(entries: Iterable[ManifestEntry], versions: Mapping[str, dict[str, Any]] | None = None
-                 ) -> list[str]:
+def active_files(entries: Iterable[ManifestEntry], versions: Mapping[str, dict[str, Any]] | None = None,
+                 own: Callable[[ManifestEntry], tuple[Iterable[str], Iterable[str]]] | None = None) -> list[str]:
     """Site-relative URLs of published skill files a browser might run as a page: bundled files,
     their copies for the v0.1 discovery index, every release's copy (``versions``: each versioned
     skill's ``versions.json`` document) and knowledge documents; and the folder address of each
-    one a host serves for its folder (an ``index.html``)."""
+    one a host serves for its folder (an ``index.html``).  ``own``: an entry's such files, as
+    URLs and as paths in its folder (:func:`own_active_files`, or what was kept of it)."""
     entries = list(entries)
-    urls = set()
+    own = own or own_active_files
+    urls: set[str] = set()
     for entry in entries:
-        urls |= {entry.urls.files + url_of(f.path) for f in entry.files if is_active(f.path)}
-        urls |= {k.url for k in entry.knowledge if is_active(k.path)}
+        urls.update(own(entry)[0])
     for name, entry in listed_entries(entries).items():
-        urls |= {url_of(f"{LEGACY_DIR}/{name}/{f.path}") for f in entry.files if is_active(f.path)}
+        urls.update(url_of(f"{LEGACY_DIR}/{name}/{path}") for path in own(entry)[1])
     for document in (versions or {}).values():
         for release in document["releases"].values():
             urls |= {release["url"] + url_of(f["path"]) for f in release["files"] if is_active(f["path"])}
     return sorted(urls | {url[:-len(name)] for url in urls for name in FOLDER_DOCUMENTS if url.endswith("/" + name)})
+
+
+def own_active_files(entry: ManifestEntry) -> tuple[list[str], list[str]]:
+    """The URLs of an entry's bundled files and knowledge documents a browser might run as a
+    page, and the paths of those bundled files in its folder."""
+    paths = [f.path for f in entry.files if is_active(f.path)]
+    urls = [entry.urls.files + url_of(path) for path in paths] + [k.url for k in entry.knowledge if is_active(k.path)]
+    return urls, paths
 
 
 def headers_file(active: Iterable[str]) -> str:
@@ -166,25 +175,62 @@ def collect_tags(entries: Iterable[ManifestEntry], shown: Mapping[str, Sequence[
     decomposed) are one tag, as every tag filter takes them, shown as its first spelling in sorted
     order among the tags ``entries`` write themselves: a copy the lists do not show spells only a
     tag no shown skill has."""
+    def others(entry: ManifestEntry) -> tuple[FoldedTags, ...]:
+        return () if shown is None else (folded_tags(shown[entry.id][len(entry.tags):]),)
+
+    return count_tags((folded_tags(entry.tags), others(entry)) for entry in entries)
+
+
+@dataclass(frozen=True)
+class FoldedTags:
+    """A skill's tags folded (:func:`~skillsite.search.terms.folded`), each once, in the order
+    the skill first writes them: with its first spelling in the skill (what its card shows) and
+    its least one in sorted order (what names the tag among every skill's spellings)."""
+
+    first: tuple[tuple[str, str], ...]   # (folded tag, first spelling)
+    least: tuple[str, ...]               # the least spelling of each, in the same order
+
+    @property
+    def keys(self) -> Iterator[str]:
+        """Each folded tag, once, in order."""
+        return (key for key, _ in self.first)
+
+
+def folded_tags(tags: Iterable[str]) -> FoldedTags:
+    """:class:`FoldedTags` of ``tags``."""
+    first: dict[str, str] = {}
+    least: dict[str, str] = {}
+    for tag in tags:
+        key = folded(tag)
+        first.setdefault(key, tag)
+        least[key] = min(tag, least.get(key, tag))
+    return FoldedTags(tuple(first.items()), tuple(least.values()))
+
+
+def count_tags(skills: Iterable[tuple[FoldedTags, Sequence[FoldedTags]]]) -> list[TagInfo]:
+    """:func:`collect_tags` of skills given folded: each listed skill's own tags and those of
+    the other members of its group of copies (shown under it)."""
     counts: dict[str, int] = {}
     own: dict[str, str] = {}        # each tag's first spelling among the skills' own tags
     any_member: dict[str, str] = {}  # and among those of every member of their groups
-    for entry in entries:
-        tags = entry.tags if shown is None else shown[entry.id]
-        _first_spellings(own, entry.tags)
-        _first_spellings(any_member, tags)
-        for key in dict.fromkeys(folded(tag) for tag in tags):
+    for mine, others in skills:
+        _least_spellings(own, mine)
+        _least_spellings(any_member, mine)
+        for other in others:
+            _least_spellings(any_member, other)
+        keys = dict.fromkeys(key for tags in (mine, *others) for key in tags.keys) if others else mine.keys
+        for key in keys:
             counts[key] = counts.get(key, 0) + 1
     names = sorted({**any_member, **own}.values())
     slugs = _unique_slugs(names)
     return [TagInfo(name, slugs[name], counts[folded(name)]) for name in names]
 
 
-def _first_spellings(spellings: dict[str, str], tags: Iterable[str]) -> None:
-    """Keep in ``spellings`` (folded tag -> spelling) the first in sorted order of each of ``tags``."""
-    for tag in tags:
-        key = folded(tag)
-        spellings[key] = min(tag, spellings.get(key, tag))
+def _least_spellings(spellings: dict[str, str], tags: FoldedTags) -> None:
+    """Keep in ``spellings`` (folded tag -> spelling) the least in sorted order of each of ``tags``."""
+    for key, spelling in zip(tags.keys, tags.least):
+        known = spellings.get(key)
+        spellings[key] = spelling if known is None or spelling < known else known
 
 
 def tags_by_folded_name(tags: Iterable[TagInfo]) -> dict[str, TagInfo]:
@@ -258,13 +304,18 @@ def hidden_note(entry: ManifestEntry) -> str | None:
 
 def card(entry: ManifestEntry, tags: dict[str, TagInfo]) -> dict[str, Any]:
     """What a skill list item shows."""
+    return card_showing(entry, card_tags(entry, tags))
+
+
+def card_showing(entry: ManifestEntry, tags: Sequence[TagInfo]) -> dict[str, Any]:
+    """What a skill list item shows, given its tags as cards show them (:func:`card_tags`)."""
     return {
         "id": entry.id,
         "name": entry.name,
         "description": entry.description,
         "version": entry.version,
         "url": entry.urls.page,
-        "tags": card_tags(entry, tags),
+        "tags": list(tags),
         "badges": badges(entry),
         "nested": "/" in entry.id,
     }
@@ -286,12 +337,12 @@ def copy_rows(entry: ManifestEntry) -> dict[str, Any] | None:
 def card_tags(entry: ManifestEntry, tags: dict[str, TagInfo]) -> list[TagInfo]:
     """A skill's tags as its card shows them (``tags``: :func:`tags_by_folded_name`): each once
     however it is spelt (folded), with its page and count (a tag only hidden skills have: unlinked, count 0)."""
-    shown: dict[str, TagInfo] = {}
-    for tag in entry.tags:
-        key = folded(tag)
-        if key not in shown:  # its first spelling in the skill
-            shown[key] = tags.get(key) or TagInfo(tag, "", 0)
-    return list(shown.values())
+    return list(shown_tags(folded_tags(entry.tags), tags))
+
+
+def shown_tags(folds: FoldedTags, tags: dict[str, TagInfo]) -> tuple[TagInfo, ...]:
+    """:func:`card_tags` of a skill's tags given folded."""
+    return tuple(tags.get(key) or TagInfo(spelling, "", 0) for key, spelling in folds.first)
 
 
 # ---------------------------------------------------------------------------- paginated listings
