@@ -10,12 +10,19 @@ from typing import Any, Sequence
 
 from skillsite.agent.entry import ManifestEntry
 from skillsite.cache import KeptObjects, digest, kept_or_made
-from skillsite.publish.views import FoldedTags, TagInfo, card_showing, folded_tags, own_active_files
+from skillsite.publish.views import (FoldedTags, TagInfo, card_showing, count_tags, folded_tags, own_active_files,
+                                     shown_tags, tags_by_folded_name)
 
 #: Where a long-running process keeps each skill's :class:`EntryPieces` (by its id).
 ENTRY_PIECES = "page pieces"
 #: Where it keeps each listed skill's :class:`Card` (by its id).
 CARDS = "page cards"
+#: Where it keeps the catalog's tags (:class:`TagCatalog`), made of every listed skill's folded tags.
+TAG_CATALOG = "page tags"
+#: Where it keeps each skill's tags as cards show them (:func:`~skillsite.publish.views.card_tags`), by its id.
+SHOWN_TAGS = "page shown tags"
+#: Each listed skill's own folded tags and those of the other members of its group of copies.
+TaggedSkills = tuple[tuple[FoldedTags, tuple[FoldedTags, ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -60,3 +67,33 @@ def _card(entry: ManifestEntry, tags: Sequence[TagInfo]) -> Card:
     """:func:`kept_card`, made."""
     values = card_showing(entry, tags)
     return Card(values, digest("card", values))
+
+
+@dataclass(frozen=True)
+class TagCatalog:
+    """Every tag of the listed skills with its page and count (:func:`~skillsite.publish.views.count_tags`),
+    by folded name too, and a digest of them all: what the values made of them are kept under."""
+
+    tags: list[TagInfo]
+    by_name: dict[str, TagInfo]
+    key: str
+
+    @classmethod
+    def of(cls, skills: TaggedSkills) -> TagCatalog:
+        tags = count_tags(skills)
+        return cls(tags, tags_by_folded_name(tags), digest("tags", [(t.name, t.slug, t.count) for t in tags]))
+
+
+def tag_catalog(resident: KeptObjects | None, skills: TaggedSkills) -> TagCatalog:
+    """The :class:`TagCatalog` of ``skills``: with ``resident`` objects, the one made before of
+    equal folded tags (the same objects, but for the changed skills'), so that what is made of
+    its tags can be kept by its key."""
+    return kept_or_made(resident, TAG_CATALOG, "", TAG_CATALOG, (skills,), lambda: TagCatalog.of(skills))
+
+
+def kept_shown_tags(resident: KeptObjects | None, entry: ManifestEntry, folds: FoldedTags,
+                    catalog: TagCatalog) -> tuple[TagInfo, ...]:
+    """``entry``'s tags as cards show them (``folds``: its tags folded): with ``resident``
+    objects, those made before of this very entry and a catalog of the same tags."""
+    return kept_or_made(resident, SHOWN_TAGS, entry.id, entry, (catalog.key,),
+                        lambda: shown_tags(folds, catalog.by_name))

@@ -39,14 +39,13 @@ from skillsite.cache import KeptObjects, digest, kept_or_made
 from skillsite.config import SiteConfig, builtin_templates
 from skillsite.publish.manifest import absolute, is_paged, page_size
 from skillsite.publish.markdown import safe_url
-from skillsite.publish.page_pieces import EntryPieces, entry_pieces, kept_card
+from skillsite.publish.page_pieces import EntryPieces, TagCatalog, entry_pieces, kept_card, kept_shown_tags, tag_catalog
 from skillsite.publish.staging import Link, Placed, Staging
 from skillsite.publish.templates import shared_environment, templates_digest, write_assets
 from skillsite.publish.views import (FoldedTags, TagInfo, active_files, ancestors, badges, card,
-                                     catalog_install_lines, copy_rows, count_tags, file_rows, headers_file,
-                                     hidden_note, install_snippets, listing_url, metadata_rows, page_count,
-                                     page_items, pager, pin_snippets, risk_pages, root_of, shown_tags,
-                                     tags_by_folded_name, version_rows)
+                                     catalog_install_lines, copy_rows, file_rows, headers_file, hidden_note,
+                                     install_snippets, listing_url, metadata_rows, page_count, page_items, pager,
+                                     pin_snippets, risk_pages, root_of, version_rows)
 from skillsite.search.terms import folded
 from skillsite.workers import Workers
 
@@ -89,6 +88,7 @@ class SitePages:
     signing: dict[str, str] | None = field(init=False)   # a signed catalog's key and how to pin it
     entries: dict[str, ManifestEntry] = field(init=False)
     listed: list[ManifestEntry] = field(init=False)   # the skills the lists show, in manifest order
+    tag_catalog: TagCatalog = field(init=False)   # the tags below, and their digest
     tags: list[TagInfo] = field(init=False)
     tag_by_name: dict[str, TagInfo] = field(init=False)
     pieces: dict[str, EntryPieces] = field(init=False)  # skill id -> what is made of its entry alone
@@ -107,9 +107,11 @@ class SitePages:
         self.listed = [e for e in self.manifest["skills"] if e.visibility.in_lists]
         self.pieces = {e.id: entry_pieces(self.resident, e) for e in self.manifest["skills"]}
         groups = self._copies_tags()
-        self.tags = count_tags((self.pieces[e.id].tags, groups.get(e.id, ())) for e in self.listed)
-        self.tag_by_name = tags_by_folded_name(self.tags)
-        self.shown_tags = {sid: shown_tags(p.tags, self.tag_by_name) for sid, p in self.pieces.items()}
+        self.tag_catalog = tag_catalog(self.resident, tuple((self.pieces[e.id].tags, tuple(groups.get(e.id, ())))
+                                                            for e in self.listed))
+        self.tags, self.tag_by_name = self.tag_catalog.tags, self.tag_catalog.by_name
+        self.shown_tags = {e.id: kept_shown_tags(self.resident, e, self.pieces[e.id].tags, self.tag_catalog)
+                           for e in self.manifest["skills"]}
         cards = [kept_card(self.resident, e, self.shown_tags[e.id]) for e in self.listed]
         self.cards = [c.values for c in cards]
         self.card_keys = {e.id: c.key for e, c in zip(self.listed, cards)}
@@ -261,14 +263,21 @@ def make_page(pages: SitePages, page: Page) -> list[Placed]:
 
 def _home_page(pages: SitePages) -> None:
     """The home page: the search box, tag and risk filters, and the first page of every skill."""
-    chips = sorted(pages.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
     every = skill_list(pages, "home", "")
-    pages.page("home.html", "index.html", {
-        **pages.common("", pages.config.title, "home"), **pages.listing(every.base, every.cards, 1, every.label),
-        "risks": {risk: len(cards) for risk, cards in pages.by_risk.items()}, "tags": pages.tags, "chips": chips,
-        # a sharded search index's meta file (#29), else ""
-        "search_shards": (pages.manifest.get("search") or {}).get("sharded", ""),
-        "copies": sum(1 for e in pages.manifest["skills"] if e.visibility.copy_of is not None and e.visibility.listed)})
+    risks = {risk: len(cards) for risk, cards in pages.by_risk.items()}
+    search_shards = (pages.manifest.get("search") or {}).get("sharded", "")  # a sharded search index's meta file (#29)
+    copies = sum(1 for e in pages.manifest["skills"] if e.visibility.copy_of is not None and e.visibility.listed)
+    cards = [pages.card_keys[c["id"]] for c in page_items(every.cards, 1, pages.per_page)]
+    # the site, the first page's cards, how many there are, and every tag (the chips are the most used)
+    key = digest("home page", pages.site_key, cards, len(every.cards), pages.per_page, risks, pages.tag_catalog.key,
+                 search_shards, copies)
+
+    def values() -> dict[str, Any]:
+        chips = sorted(pages.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
+        return {**pages.common("", pages.config.title, "home"),
+                **pages.listing(every.base, every.cards, 1, every.label), "risks": risks, "tags": pages.tags, "chips": chips, "search_shards": search_shards, "copies": copies}
+
+    pages.keyed_page("home.html", "index.html", key, values)
 
 
 def _tags_page(pages: SitePages, number: int) -> None:
@@ -330,6 +339,8 @@ def needed_by(entries: list[ManifestEntry]) -> dict[str, list[str]]:
 
 def dependency_rows(entry: ManifestEntry, pages: SitePages) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """What a skill page lists under "Needs" (name, page, range, release chosen) and "Needed by"."""
+    if not entry.dependencies and entry.id not in pages.needed_by:
+        return [], []
     def page(sid: str) -> dict[str, Any]:
         other = pages.entries.get(sid)
         return {"id": sid, "name": other.name if other else sid, "url": other.urls.page if other else None}
