@@ -21,7 +21,10 @@ rendered from, so a rebuild keeps the pages whose values did not change (see
 entry it shows has an entry key (:func:`~skillsite.publish.stored_pages.entry_keys`): by those
 keys and the few catalog-wide values its cards show (:meth:`SitePages.skill_page_key`), so a
 rebuild finds the pages it keeps without making any page's values, and makes only the others
-on the workers.  Output depends only on the input: no clock, sorted iteration.
+on the workers; a list page, by the digests of the cards it shows (:func:`list_page_key`).  In a
+long-running process (``serve``) what is made of each entry (its card, its page's key: see
+:mod:`~skillsite.publish.page_pieces`) is kept between builds for the very same entry and equal
+values.  Output depends only on the input: no clock, sorted iteration.
 """
 from __future__ import annotations
 
@@ -63,6 +66,8 @@ TAGS_PAGE_SIZE = 500
 Page = tuple[str, str, int]
 #: Where a long-running process keeps each skill page's short key (:meth:`SitePages.skill_page_key`), by skill id.
 SKILL_PAGE_KEYS = "skill page keys"
+#: Where it keeps each list page's short key (:func:`list_page_key`), by the page's site folder.
+LIST_PAGE_KEYS = "list page keys"
 
 
 @dataclass
@@ -275,7 +280,8 @@ def _home_page(pages: SitePages) -> None:
     def values() -> dict[str, Any]:
         chips = sorted(pages.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
         return {**pages.common("", pages.config.title, "home"),
-                **pages.listing(every.base, every.cards, 1, every.label), "risks": risks, "tags": pages.tags, "chips": chips, "search_shards": search_shards, "copies": copies}
+                **pages.listing(every.base, every.cards, 1, every.label), "risks": risks, "tags": pages.tags,
+                "chips": chips, "search_shards": search_shards, "copies": copies}
 
     pages.keyed_page("home.html", "index.html", key, values)
 
@@ -305,10 +311,13 @@ def _list_page(pages: SitePages, shown: SkillList, number: int) -> None:
 def list_page_key(pages: SitePages, shown: SkillList, number: int) -> str:
     """What page ``number`` of a list of skills is made of, in short (as
     :meth:`SitePages.skill_page_key`): the site, the list, and the digest of each of its cards
-    (:class:`~skillsite.publish.page_pieces.Card`: all a card shows)."""
+    (:class:`~skillsite.publish.page_pieces.Card`: all a card shows).  With resident objects,
+    the key made before for this page of equal values (its cards' digests, the same strings)."""
     cards = page_items(shown.cards, number, pages.per_page)
-    return digest("list page", pages.site_key, shown.template, shown.base, shown.title, shown.label, shown.nav,
-                  number, len(shown.cards), pages.per_page, [pages.card_keys[c["id"]] for c in cards], shown.values)
+    inputs = (pages.site_key, shown.template, shown.base, shown.title, shown.label, shown.nav, number,
+              len(shown.cards), pages.per_page, tuple(pages.card_keys[c["id"]] for c in cards), shown.values)
+    return kept_or_made(pages.resident, LIST_PAGE_KEYS, listing_url(shown.base, number), LIST_PAGE_KEYS, inputs,
+                        lambda: digest("list page", *inputs))
 
 
 def kept_list_pages(pages: SitePages) -> set[Page]:

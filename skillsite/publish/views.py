@@ -113,9 +113,14 @@ def active_files(entries: Iterable[ManifestEntry], versions: Mapping[str, dict[s
     entries = list(entries)
     own = own or own_active_files
     urls: set[str] = set()
+    names: set[str] = set()  # of the entries with such bundled files
     for entry in entries:
-        urls.update(own(entry)[0])
-    for name, entry in listed_entries(entries).items():
+        entry_urls, paths = own(entry)
+        urls.update(entry_urls)
+        if paths:
+            names.add(entry.name)
+    # the entry each name stands for (any other name's has no such file to copy)
+    for name, entry in listed_entries([e for e in entries if e.name in names]).items():
         urls.update(url_of(f"{LEGACY_DIR}/{name}/{path}") for path in own(entry)[1])
     for document in (versions or {}).values():
         for release in document["releases"].values():

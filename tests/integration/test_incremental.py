@@ -970,7 +970,7 @@ def test_a_resident_build_keeps_each_search_entry_s_digest_not_the_entry(tmp_pat
 
 def test_list_pages_kept_by_their_short_keys_follow_what_their_cards_show(tmp_path, monkeypatch):
     """The pages of paginated lists (the home page's after the first, each tag's and each
-    risk's) are kept by a short key (#47): their cards' entry keys and tags.  A rebuild renders
+    risk's) are kept by a short key (#47): their cards' digests.  A rebuild renders
     only the list pages whose cards changed, and equals a cold build."""
     from skillsite.config import SiteConfig
 

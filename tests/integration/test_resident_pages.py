@@ -35,9 +35,11 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def _spy(monkeypatch) -> dict[str, list[str]]:
-    """Record the cards and skill page keys made (by skill id) and the pages rendered (by site path)."""
-    made: dict[str, list[str]] = {"cards": [], "page keys": [], "rendered": []}
-    names = {page_pieces.CARDS: "cards", pages_module.SKILL_PAGE_KEYS: "page keys"}
+    """Record the cards and skill page keys made (by skill id), the list page keys made and the
+    pages rendered (by site path)."""
+    made: dict[str, list[str]] = {"cards": [], "page keys": [], "list page keys": [], "rendered": []}
+    names = {page_pieces.CARDS: "cards", pages_module.SKILL_PAGE_KEYS: "page keys",
+             pages_module.LIST_PAGE_KEYS: "list page keys"}
 
     def recorded(real):
         def kept_or_made(resident, section, key, source, inputs, make):
@@ -79,14 +81,15 @@ def _equals_cold(tmp_path: Path, src: Path, out: Path, config: SiteConfig = PAGE
 
 def test_a_body_edit_makes_the_card_key_and_page_of_the_edited_skill_only(tmp_path, monkeypatch):
     """A body edit shows on the skill's own page alone: its card (a new entry) and page key are
-    made again, no other skill's; no list page nor llms.txt is rendered (what they show of it is
-    as it was); and the output is a cold build's."""
+    made again, no other skill's, nor any list page's key (its card shows what it showed); no
+    list page nor llms.txt is rendered; and the output is a cold build's."""
     src, cache, out, resident = _built(tmp_path)
     made = _spy(monkeypatch)
     append_line(src / "test-first" / "SKILL.md", "One more line.")
     _told(resident, src / "test-first" / "SKILL.md")
     assert build([src], out, PAGED, cache_dir=cache, resident=resident, jobs=1).ok
-    assert made == {"cards": ["test-first"], "page keys": ["test-first"], "rendered": ["skills/test-first/index.html"]}
+    assert made == {"cards": ["test-first"], "page keys": ["test-first"], "list page keys": [],
+                    "rendered": ["skills/test-first/index.html"]}
     _equals_cold(tmp_path, src, out)
 
 
