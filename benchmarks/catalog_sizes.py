@@ -33,13 +33,13 @@ from skillsite.config import SiteConfig, load_config, template_dirs  # noqa: E40
 from skillsite.loader import Catalog  # noqa: E402
 from skillsite.publish import pages as site_pages  # noqa: E402
 from skillsite.publish.catalog_files import write_manifest  # noqa: E402
-from skillsite.publish.manifest import catalog_digest, entries_json, indented_json, manifest  # noqa: E402
-from skillsite.publish.marketplace import marketplace_document  # noqa: E402
-from skillsite.publish.provider_layout import skills_index  # noqa: E402
+from skillsite.publish.manifest import catalog_digest, entries_json, manifest  # noqa: E402
+from skillsite.publish.marketplace import marketplace_json  # noqa: E402
+from skillsite.publish.provider_layout import skills_index_json  # noqa: E402
 from skillsite.publish.staging import Staging  # noqa: E402
 from skillsite.publish.templates import write_assets  # noqa: E402
 from skillsite.publish.views import active_files, headers_file  # noqa: E402
-from skillsite.publish.wellknown import archive_path, discovery_index, legacy_index  # noqa: E402
+from skillsite.publish.wellknown import archive_path, discovery_index  # noqa: E402
 
 MB = 1024 * 1024
 #: (label, glob patterns) of the files reported, in the order shown.
@@ -136,11 +136,11 @@ def scaled_sizes(entries: list[ManifestEntry], config: SiteConfig, scratch: Path
     archives = {archive_path(e.name): e.sha256 for e in entries if e.files}   # a digest as long as an archive's
     discovery, _, _ = timed("discovery index", times,
                             lambda: discovery_index(entries, archives, {e.id: e.id for e in entries}))
-    sizes[".well-known/agent-skills/index.json"].append(len(indented_json(discovery)))
-    sizes[".well-known/skills/index.json"].append(len(indented_json(legacy_index(entries, discovery))))
-    sizes[".claude-plugin/marketplace.json"].append(len(indented_json(marketplace_document(
-        config.marketplace, config.title, config.description, entries))))
-    sizes["skills/index.json"].append(len(indented_json(skills_index(entries))))
+    sizes[".well-known/agent-skills/index.json"].append(len(discovery.index_json()))
+    sizes[".well-known/skills/index.json"].append(len(discovery.legacy_json()))
+    sizes[".claude-plugin/marketplace.json"].append(len(marketplace_json(
+        config.marketplace, config.title, config.description, entries)))
+    sizes["skills/index.json"].append(len(skills_index_json(entries)))
     sizes["_headers"].append(len(headers_file(active_files(entries)).encode("utf-8")))
     folder = timed("lists, llms.txt, sitemap", times, lambda: _site_pages(data, config, scratch / "_site"))
     for label, patterns in GROUPS:

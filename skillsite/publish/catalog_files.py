@@ -23,9 +23,9 @@ from skillsite.publish.manifest import (SCHEMA_FILE, CatalogDigest, absolute, ca
                                         PageStore, sha256_hex, skill_dir_url, skill_triggers)
 from skillsite.publish.skills import SkillPublishing
 from skillsite.publish.staging import Link, Placed, Staging
-from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_document
-from skillsite.publish.provider_layout import INDEX_NAME, skills_index
-from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, legacy_files, legacy_index
+from skillsite.publish.marketplace import MARKETPLACE_PATH, marketplace_json
+from skillsite.publish.provider_layout import INDEX_NAME, skills_index_json
+from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, DiscoveryIndexes
 from skillsite.search.bm25 import SEARCH_VERSION
 from skillsite.search.lunr_index import build_indexes
 from skillsite.search.shard_format import SHARDS_VERSION
@@ -154,7 +154,7 @@ def search_section(staging: Staging, entries: Sequence[ManifestEntry], search: d
 
 
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
-                        discovery: dict[str, Any], pages: PageStore | None = None) -> tuple[str, list[Link]]:
+                        discovery: DiscoveryIndexes, pages: PageStore | None = None) -> tuple[str, list[Link]]:
     """skills.json (``manifest``: :func:`~skillsite.publish.manifest.manifest`'s object, its
     digest left unset; a paged one takes from ``pages`` what an earlier build made), its schema,
     the discovery index and available_skills.xml (the search indexes' files come with the skills,
@@ -166,7 +166,7 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     staging.write(CONFIG_SCHEMA_FILE, indented_json(load_schema(CONFIG_SCHEMA_FILE)))
     if manifest.get("signing"):
         staging.write(TUF_SCHEMA_FILE, indented_json(load_schema(TUF_SCHEMA_FILE)))
-    write_document(staging, INDEX_PATH, discovery)
+    write_document(staging, INDEX_PATH, discovery.index_json())
     ordered = prompt_order(manifest["skills"])
     block = available_skills_xml(ordered, [absolute(config, e.urls.skill_md) for e in ordered],
                                  config.prompt_budget)
@@ -197,25 +197,24 @@ def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any
 
 
 def write_compatibility_files(staging: Staging, config: SiteConfig, entries: list[ManifestEntry],
-                              discovery: dict[str, Any]) -> list[Link]:
+                              discovery: DiscoveryIndexes) -> list[Link]:
     """What other clients read: the v0.1 discovery index, the static provider layout's catalog
     listing and the plugin marketplace (each skill's own listing is written with the skill,
     :mod:`skillsite.publish.skills`); returns the v0.1 index's copies of skill files, a hard link
     each (:meth:`~skillsite.publish.staging.Staging.link_all`), which the pages' workers place:
     thousands of links are no work for the one process all the others wait on."""
-    legacy = legacy_index(entries, discovery)
-    write_document(staging, LEGACY_INDEX_PATH, legacy)
-    write_document(staging, f"skills/{INDEX_NAME}", skills_index(entries))
-    write_document(staging, MARKETPLACE_PATH, marketplace_document(
-        config.marketplace, config.title, config.description, entries))
-    return legacy_files(entries, legacy)
+    write_document(staging, LEGACY_INDEX_PATH, discovery.legacy_json())
+    write_document(staging, f"skills/{INDEX_NAME}", skills_index_json(entries))
+    write_document(staging, MARKETPLACE_PATH, marketplace_json(config.marketplace, config.title,
+                                                               config.description, entries))
+    return discovery.legacy_copies
 
 
-def write_document(staging: Staging, rel: str, document: dict[str, Any]) -> None:
-    """``document`` as :func:`~skillsite.publish.manifest.indented_json` at ``rel``, kept in place
-    when the output holds it unchanged (keyed by the document's digest): a big catalog's
-    listings rarely change with one skill, and indented JSON is slower to make than compact."""
-    staging.write_keyed(rel, digest("indented json", document), lambda: indented_json(document))
+def write_document(staging: Staging, rel: str, data: bytes) -> None:
+    """A catalog-wide document (its bytes, composed of rows encoded once: see
+    :mod:`~skillsite.publish.composed_json`) at ``rel``, kept in place when the output holds it
+    unchanged (keyed by its sha256): a big catalog's listings rarely change with one skill."""
+    staging.write_keyed(rel, sha256_hex(data), lambda: data)
 
 
 def listing_budgets(entries: list[ManifestEntry], config: SiteConfig) -> tuple[dict[str, Any], ...]:

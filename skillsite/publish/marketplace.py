@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from skillsite.agent.entry import ManifestEntry
 from skillsite.config_sections import MAX_NAME, name_problem
+from skillsite.publish.composed_json import Document, composed_json, encode_string
 
 MARKETPLACE_PATH = ".claude-plugin/marketplace.json"
 
@@ -31,11 +32,27 @@ def default_name(title: str) -> str:
 def marketplace_document(settings: Mapping[str, Any], title: str, description: str,
                          entries: Sequence[ManifestEntry]) -> dict[str, Any]:
     """The marketplace file of the published ``entries`` (``settings``: the configured ``marketplace``)."""
+    return marketplace_frame(settings, title, description)(marketplace_skills(entries))
+
+
+def marketplace_json(settings: Mapping[str, Any], title: str, description: str,
+                     entries: Sequence[ManifestEntry]) -> bytes:
+    """:func:`marketplace_document`'s indented JSON, its list of skills encoded one string at a time
+    (the json module's C encoder) instead of through the indenting encoder."""
+    return composed_json(marketplace_frame(settings, title, description),
+                         [encode_string(path) for path in marketplace_skills(entries)])
+
+
+def marketplace_skills(entries: Sequence[ManifestEntry]) -> list[str]:
+    """The plugin's skills: each group of copies once, as its canonical member, by id."""
+    return [f"./skills/{e.id}" for e in sorted(entries, key=lambda e: e.id) if e.visibility.copy_of is None]
+
+
+def marketplace_frame(settings: Mapping[str, Any], title: str, description: str) -> Document:
+    """The marketplace file of its plugin's list of skills."""
     name = settings.get("name") or default_name(title)
     summary = settings.get("description") or description or title
     metadata = {"description": summary, **({"version": settings["version"]} if settings.get("version") else {})}
-    plugin = {"name": name, "description": summary, "source": "./", "strict": False,
-              "skills": [f"./skills/{e.id}" for e in sorted(entries, key=lambda e: e.id)
-                        if e.visibility.copy_of is None]}
-    return {"name": name, "owner": dict(settings.get("owner") or {"name": title or name}), "metadata": metadata,
-            "plugins": [plugin]}
+    owner = dict(settings.get("owner") or {"name": title or name})
+    return lambda skills: {"name": name, "owner": owner, "metadata": metadata, "plugins": [
+        {"name": name, "description": summary, "source": "./", "strict": False, "skills": skills}]}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from skillsite.agent.entry import ManifestEntry
+from skillsite.publish.composed_json import composed_json, encode_string
 
 INDEX_NAME = "index.json"
 RESOURCE_KINDS = ("references", "scripts", "assets")
@@ -14,7 +15,18 @@ RESOURCE_KINDS = ("references", "scripts", "assets")
 
 def skills_index(entries: Sequence[ManifestEntry]) -> dict[str, Any]:
     """``skills/index.json``: ``{"skills": [id, ...]}``, sorted."""
-    return {"skills": sorted(e.id for e in entries)}
+    return ids_document(sorted(e.id for e in entries))
+
+
+def skills_index_json(entries: Sequence[ManifestEntry]) -> bytes:
+    """:func:`skills_index`'s indented JSON, its ids encoded one at a time (the json module's C
+    encoder) instead of through the indenting encoder."""
+    return composed_json(ids_document, [encode_string(skill_id) for skill_id in sorted(e.id for e in entries)])
+
+
+def ids_document(ids: list[Any]) -> dict[str, Any]:
+    """``skills/index.json`` of its list of ids."""
+    return {"skills": ids}
 
 
 def skill_index(entry: ManifestEntry) -> dict[str, Any]:

@@ -17,10 +17,13 @@ import gzip
 import io
 import re
 import tarfile
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from skillsite.agent.entry import ManifestEntry
+from skillsite.cache import KeptObjects, kept_or_made
 from skillsite.diagnostics import Diagnostic, Severity, make
+from skillsite.publish.composed_json import composed_json, row_json
 from skillsite.source.versioning import canonical_version
 
 INDEX_PATH = ".well-known/agent-skills/index.json"
@@ -89,79 +92,134 @@ def discovery_entry(name: str, description: str, kind: str, url: str, sha256: st
     return entry if version is None else {**entry, "version": version}
 
 
-def index_document(entries: list[dict[str, str]]) -> dict[str, Any]:
+def index_document(entries: list[Any]) -> dict[str, Any]:
+    """The v0.2 index of its rows (:func:`~skillsite.publish.composed_json.composed_json`'s document)."""
     return {"$schema": DISCOVERY_SCHEMA, "skills": entries}
 
 
+def legacy_document(entries: list[Any]) -> dict[str, Any]:
+    """The v0.1 index of its rows: ``{"skills": [{name, description, files}]}``."""
+    return {"skills": entries}
+
+
+#: A file the v0.1 index lists: (site path under .well-known/skills, sha256, published path).
+LegacyCopy = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class EntryListing:
+    """What the discovery indexes make of one entry, whatever the other entries are: ``serve``
+    keeps it with the entry (:func:`~skillsite.cache.kept_or_made`), nothing of it changing while
+    the entry does not.  ``legacy``: its row of the v0.1 index and the copies of its files there
+    (None: not listable)."""
+
+    listable: bool
+    too_long: str | None        # its first bundled path too long for a tar header (SK010)
+    unfetchable: str | None     # its first bundled path a v0.1 reader cannot fetch (SK014)
+    legacy: tuple[str, tuple[LegacyCopy, ...]] | None
+
+    @classmethod
+    def of(cls, entry: ManifestEntry) -> EntryListing:
+        if not listable(entry.name, entry.description):
+            return cls(False, None, None, None)
+        paths = ["SKILL.md", *(f.path for f in entry.files)]
+        shas = {"SKILL.md": entry.sha256, **{f.path: f.sha256 for f in entry.files}}
+        copies = tuple((f"{LEGACY_DIR}/{entry.name}/{path}", shas[path], f"skills/{entry.id}/{path}")
+                       for path in paths)
+        return cls(True, next((f.path for f in entry.files if not fits_ustar(f.path)), None),
+                   legacy_unfetchable(entry),
+                   (row_json({"name": entry.name, "description": entry.description, "files": paths}), copies))
+
+
+@dataclass(frozen=True)
+class DiscoveryIndexes:
+    """The v0.2 index's rows, the v0.1 index's and the copies of skill files the v0.1 index lists
+    (:func:`~skillsite.publish.composed_json.row_json` each, kept by ``serve`` with each entry)."""
+
+    rows: list[str]
+    legacy_rows: list[str]
+    legacy_copies: list[LegacyCopy]
+
+    def index_json(self) -> bytes:
+        """``.well-known/agent-skills/index.json``'s bytes."""
+        return composed_json(index_document, self.rows)
+
+    def legacy_json(self) -> bytes:
+        """``.well-known/skills/index.json``'s bytes."""
+        return composed_json(legacy_document, self.legacy_rows)
+
+
+#: Where a long-running process's resident objects keep each entry's listing and v0.2 row (by its id).
+ENTRY_LISTING = "discovery listing"
+DISCOVERY_ROW = "discovery row"
+
+
 def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], shown: dict[str, str],
-                    refused: frozenset[str] = frozenset()
-                    ) -> tuple[dict[str, Any], list[Diagnostic], frozenset[str]]:
-    """The discovery index of the published ``entries`` (``archives``: site path -> sha256 of each
+                    refused: frozenset[str] = frozenset(), resident: KeptObjects | None = None
+                    ) -> tuple[DiscoveryIndexes, list[Diagnostic], frozenset[str]]:
+    """The discovery indexes of the published ``entries`` (``archives``: site path -> sha256 of each
     archive made; ``shown``: each skill's SKILL.md path as diagnostics show it; ``refused``: the
     ids of skills whose SKILL.md installers skip, which SK016 named), the notes on skills it
     cannot list (a name listed already: SK212, a path too long for tar: SK010, a file the legacy
     index cannot offer: SK014), and the ids of the skills it lists (``npx skills add --skill NAME``
-    installs those, and only those, by their names)."""
-    listed: list[dict[str, str]] = []
+    installs those, and only those, by their names).  The v0.1 index lists, under each name the
+    v0.2 index lists, the first entry of that name that is no copy (unless it has a file a v0.1
+    reader cannot fetch).  In a long-running process, what the last build made of this very
+    entry (with the same archive) is taken again: only a changed skill's rows are encoded."""
+    rows: list[str] = []
     listed_ids: set[str] = set()
     diags: list[Diagnostic] = []
-    names: set[str] = set()
+    names: set[str] = set()                       # the names the v0.2 index has taken
+    listed_names: list[str] = []                  # those it lists, in its order
+    first: dict[str, EntryListing] = {}           # each name's first listable entry that is no copy
     for entry in entries:
-        if not listable(entry.name, entry.description) or entry.visibility.copy_of is not None or entry.id in refused:
-            continue  # a copy of another skill is listed as that one
+        if entry.visibility.copy_of is not None:  # a copy of another skill is listed as that one
+            continue
+        listing = kept_or_made(resident, ENTRY_LISTING, entry.id, entry, (), lambda e=entry: EntryListing.of(e))
+        if not listing.listable:
+            continue
+        first.setdefault(entry.name, listing)
+        if entry.id in refused:
+            continue
         if entry.name in names:
             diags.append(make("SK212", f"name '{entry.name}' is already in the discovery index; skill "
                                        f"'{entry.id}' is not listed there", shown[entry.id],
                               severity=Severity.INFO))
             continue
         names.add(entry.name)
-        too_long = next((f.path for f in entry.files if not fits_ustar(f.path)), None)
-        if too_long is not None:
-            diags.append(make("SK010", f"bundled file '{too_long}' has a path too long for a tar archive (USTAR: "
-                                       "100 bytes, or 255 split at a '/'); skill not listed in the discovery index",
-                              shown[entry.id]))
+        if listing.too_long is not None:
+            diags.append(make("SK010", f"bundled file '{listing.too_long}' has a path too long for a tar archive "
+                                       "(USTAR: 100 bytes, or 255 split at a '/'); skill not listed in the discovery "
+                                       "index", shown[entry.id]))
             continue
         listed_ids.add(entry.id)
-        if entry.files:
-            listed.append(discovery_entry(entry.name, entry.description, "archive",
-                                          f"archives/{entry.name}.tar.gz", archives[archive_path(entry.name)],
-                                          canonical_version(entry.version)))
-        else:
-            listed.append(discovery_entry(entry.name, entry.description, "skill-md",
-                                          "../../" + entry.urls.skill_md, entry.sha256,
-                                         canonical_version(entry.version)))
-        unfetchable = legacy_unfetchable(entry)
-        if unfetchable is not None:
-            diags.append(make("SK014", f"bundled file '{unfetchable}' holds '#', '?', '%', '\\' or '..', which older "
-                                       "installers cannot fetch: skill listed in .well-known/agent-skills only, not in "
-                                       "the legacy .well-known/skills index", shown[entry.id]))
-    return index_document(listed), diags, frozenset(listed_ids)
+        listed_names.append(entry.name)
+        archive = archives[archive_path(entry.name)] if entry.files else None
+        rows.append(kept_or_made(resident, DISCOVERY_ROW, entry.id, entry, (archive,),
+                                 lambda e=entry, a=archive: row_json(discovery_row(e, a))))
+        if listing.unfetchable is not None:
+            diags.append(make("SK014", f"bundled file '{listing.unfetchable}' holds '#', '?', '%', '\\' or '..', "
+                                       "which older installers cannot fetch: skill listed in .well-known/agent-skills "
+                                       "only, not in the legacy .well-known/skills index", shown[entry.id]))
+    legacy = [first[name].legacy for name in listed_names if first[name].unfetchable is None]
+    return (DiscoveryIndexes(rows, [row for row, _ in legacy], [copy for _, copies in legacy for copy in copies]),
+            diags, frozenset(listed_ids))
+
+
+def discovery_row(entry: ManifestEntry, archive: str | None) -> dict[str, str]:
+    """A listed entry's row of the v0.2 index: its archive (``archive``: its sha256) when it has
+    bundled files, else its SKILL.md."""
+    version = canonical_version(entry.version)
+    if archive is not None:
+        return discovery_entry(entry.name, entry.description, "archive", f"archives/{entry.name}.tar.gz",
+                               archive, version)
+    return discovery_entry(entry.name, entry.description, "skill-md", "../../" + entry.urls.skill_md,
+                           entry.sha256, version)
 
 
 def legacy_unfetchable(entry: ManifestEntry) -> str | None:
     """The first bundled file of ``entry`` a v0.1 reader cannot fetch, or None."""
     return next((f.path for f in entry.files if LEGACY_UNFETCHABLE.search(f.path)), None)
-
-
-def legacy_index(entries: Sequence[ManifestEntry], listed: dict[str, Any]) -> dict[str, Any]:
-    """The v0.1 index of the skills the v0.2 index lists: ``{"skills": [{name, description, files}]}``."""
-    by_name = listed_entries(entries)
-    return {"skills": [{"name": name, "description": by_name[name].description,
-                        "files": ["SKILL.md", *(f.path for f in by_name[name].files)]}
-                       for name in (skill["name"] for skill in listed["skills"])
-                       if name in by_name and legacy_unfetchable(by_name[name]) is None]}
-
-
-def legacy_files(entries: Sequence[ManifestEntry], legacy: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """Every file the v0.1 index lists: ``(site path under .well-known/skills, sha256, published path)``."""
-    by_name = listed_entries(entries)
-    copies = []
-    for skill in legacy["skills"]:
-        entry = by_name[skill["name"]]
-        shas = {"SKILL.md": entry.sha256, **{f.path: f.sha256 for f in entry.files}}
-        for path in skill["files"]:
-            copies.append((f"{LEGACY_DIR}/{skill['name']}/{path}", shas[path], f"skills/{entry.id}/{path}"))
-    return copies
 
 
 def listed_entries(entries: Sequence[ManifestEntry]) -> dict[str, ManifestEntry]:
