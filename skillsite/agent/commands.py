@@ -6,8 +6,10 @@ turns a typed command line back into the skill and its task.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
-from typing import Iterable, Sequence
+from types import MappingProxyType
+from typing import Iterable, Mapping, Sequence
 
 from skillsite.agent.prompt_xml import xml_allowed
 
@@ -16,21 +18,32 @@ _COMMAND_LINE = re.compile(r"/?(\S*)\s*(.*)", re.S)
 FALLBACK_SEGMENT = "skill"
 
 
+@functools.lru_cache(maxsize=None)
 def command_name(skill_id: str) -> str:
     """A skill id as a command: each ``/``-separated segment lower-cased, every run of
     characters other than letters and digits made one ``_``, trimmed
-    (``release-manager/version-bump`` -> ``release_manager/version_bump``)."""
+    (``release-manager/version-bump`` -> ``release_manager/version_bump``).  Each id's is worked
+    out once per process: ``serve`` assigns every skill its command at every build."""
     segments = [_NOT_ALNUM.sub("_", segment.lower()).strip("_") for segment in skill_id.split("/")]
     return "/".join(segment or FALLBACK_SEGMENT for segment in segments)
 
 
-def assign_commands(skills: Iterable[tuple[str, int]]) -> dict[str, tuple[str, str | None]]:
+def assign_commands(skills: Iterable[tuple[str, int]]) -> Mapping[str, tuple[str, str | None]]:
     """Unique commands for ``(id, priority)`` pairs: ``id -> (command, holder)``.
 
     On a clash the skill with the higher priority, then the smaller id, keeps the command;
     each other one gets the first free numbered form (``name_2``, ``name_3``...) and
     ``holder`` names the id that kept it (None for a skill that got its own command).
+    The assignment depends on the pairs alone, in any order: the last one made is taken again
+    for the same pairs (the catalog check and publishing both ask, and ``serve`` asks at every
+    build), so it is read-only.
     """
+    return _assigned(frozenset(skills))
+
+
+@functools.lru_cache(maxsize=1)
+def _assigned(skills: frozenset[tuple[str, int]]) -> Mapping[str, tuple[str, str | None]]:
+    """:func:`assign_commands` of a set of pairs."""
     ranked = sorted(skills, key=lambda pair: (-pair[1], pair[0]))
     wanted = {skill_id: command_name(skill_id) for skill_id, _ in ranked}
     natural = set(wanted.values())
@@ -49,7 +62,7 @@ def assign_commands(skills: Iterable[tuple[str, int]]) -> dict[str, tuple[str, s
             number += 1
         taken[f"{command}_{number}"] = skill_id
         assigned[skill_id] = (f"{command}_{number}", taken[command])
-    return assigned
+    return MappingProxyType(assigned)
 
 
 def split_command_line(line: str) -> tuple[str, str]:

@@ -34,6 +34,20 @@ def test_a_clash_keeps_the_command_for_higher_priority_then_smaller_id() -> None
     assert assigned["a-b"] == ("a_b_3", "A-B") and assigned["a_b"] == ("a_b_4", "A-B")
 
 
+def test_the_same_pairs_in_any_order_take_the_last_assignment_again() -> None:
+    """The catalog check and publishing both assign the commands, and ``serve`` at every build:
+    the same pairs (in any order) give the assignment made last, which nobody can change; other
+    pairs are assigned anew."""
+    pairs = [("a-b", 0), ("a_b", 0), ("A-B", 5), ("x", 1)]
+    assigned = assign_commands(pairs)
+    assert assign_commands(reversed(pairs)) is assigned
+    with pytest.raises(TypeError):
+        assigned["x"] = ("y", None)  # type: ignore[index]
+    raised = assign_commands([("a-b", 9), ("a_b", 0), ("A-B", 5), ("x", 1)])
+    assert raised is not assigned and raised["a-b"] == ("a_b", None) and raised["A-B"] == ("a_b_2", "a-b")
+    assert assign_commands(pairs) == assigned
+
+
 def test_command_lines_split_into_command_and_task() -> None:
     assert split_command_line("/release_manager/changelog since v1.2") == ("release_manager/changelog", "since v1.2")
     assert split_command_line("  /x  ") == ("x", "")
