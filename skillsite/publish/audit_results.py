@@ -63,13 +63,14 @@ def audit_published(workers: Workers, skills: Sequence[Skill], entries: Sequence
     the last build took them: nothing changes them), or audited on every core (``listings``: the
     digest of each skill's audit listing, where its stamps can be trusted).  Tuples: ``serve``
     keeps them between builds, and most are empty (the one empty tuple, nothing for the garbage
-    collector to walk)."""
+    collector to walk); those audited now are kept as they are for the next build."""
     keys = _audit_keys(skills, entries, cache, listings)
     found = {e.id: stored for e, stored in zip(entries, cache.made_many(Section.AUDIT, keys, tuple))}
     missing = [index for index, entry in enumerate(entries) if found[entry.id] is None]
     for index, findings in zip(missing, workers.imap(audit_one, missing)):
         found[entries[index].id] = tuple(findings)
         cache.put(Section.AUDIT, keys[index], findings)
+        cache.keep_made(Section.AUDIT, keys[index], found[entries[index].id])  # the next build takes these
     return found
 
 
@@ -98,26 +99,35 @@ def _audit_keys(skills: Sequence[Skill], entries: Sequence[ManifestEntry], cache
 
 #: Where a long-running process's resident objects keep each entry with its audit (by its id).
 AUDITED_ENTRY = "audited entry"
+#: Where they keep each skill's findings as made of the cache's (by its id).
+AUDIT_FINDINGS = "audit findings"
 
 
 def apply_audits(entries: list[ManifestEntry], raw: Mapping[str, Sequence[dict[str, Any]]], config: SiteConfig,
                  shown: dict[str, str], resident: KeptObjects | None = None) -> list[Diagnostic]:
     """Suppress, then give every entry its ``audit`` (entries are frozen: each is replaced in
     ``entries`` by one with its audit; in a long-running process, by the one the last build made
-    of this very entry with equal findings); the build's diagnostics: the suppressions' problems
+    of this very entry with equal findings, and each skill's findings are those made last time
+    of the very same stored ones); the build's diagnostics: the suppressions' problems
     (warnings) and, with ``audit.fail_on``, an error for each finding at or above it."""
     suppressions, _ = parse_suppressions(config.audit or None)
-    results = [SkillAudit(e.id, shown[e.id], tuple(Finding(**f) for f in raw.get(e.id, ()))) for e in entries]
-    config_path = config.config_path or "skillsite.yml"
-    lines = entry_lines(config.config_path) if config.config_path and suppressions else []
-    kept, problems = apply_suppressions(results, suppressions, config_path, lines)
-    for index, result in enumerate(kept):
-        entries[index] = kept_or_made(resident, AUDITED_ENTRY, result.id, entries[index], (result.findings,),
-                                      lambda e=entries[index], f=result.findings: dataclasses.replace(
+    found = [kept_or_made(resident, AUDIT_FINDINGS, e.id, stored, (), lambda stored=stored: tuple(
+                 Finding(**f) for f in stored)) for e in entries for stored in [raw.get(e.id, ())]]
+    problems: list[Finding] = []
+    if suppressions:
+        config_path = config.config_path or "skillsite.yml"
+        lines = entry_lines(config.config_path) if config.config_path else []
+        kept, problems = apply_suppressions([SkillAudit(e.id, shown[e.id], f) for e, f in zip(entries, found)],
+                                            suppressions, config_path, lines)
+        found = [result.findings for result in kept]
+    for index, findings in enumerate(found):
+        entries[index] = kept_or_made(resident, AUDITED_ENTRY, entries[index].id, entries[index], (findings,),
+                                      lambda e=entries[index], f=findings: dataclasses.replace(
                                           e, audit=audit_summary(f)))
     diags = [make(p.code, p.message, p.path, p.line, p.column, Severity.WARNING) for p in problems]
-    for result in kept:
-        diags += blocking(result.findings, config, os.path.dirname(shown[result.id]))
+    for entry, findings in zip(entries, found):
+        if findings:  # most skills have none
+            diags += blocking(findings, config, os.path.dirname(shown[entry.id]))
     return diags
 
 
