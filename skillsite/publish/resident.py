@@ -10,6 +10,13 @@ build learned instead of finding it again.
   its final diagnostics, is kept the same way (:mod:`skillsite.source.catalog`): taken again
   for the very source object discovery keeps for an unchanged skill; so is the digest of the
   search entry made of each such skill (:func:`~skillsite.publish.catalog_files.search_digests`).
+- **Pieces of the catalog-wide steps, per skill** (each with :func:`~skillsite.cache.kept_or_made`,
+  keyed by the very skill or entry object and the values it is made of): reading's sorted
+  diagnostics, patched with the changed skills' parts (:class:`~skillsite.diagnostics.SortedParts`),
+  and the catalog-wide checks' last results while what they read is the same; publishing's link
+  targets and each kept publication's entry; the pages' cards, tag counts and page keys
+  (:mod:`~skillsite.publish.page_pieces`); each skill's discovery listing and rows, composed into
+  the listings (:mod:`~skillsite.publish.composed_json`), and its audit findings.
 - **The last grouping of copies**, taken again when no skill that changed was in a group or
   shares a key with another (:mod:`skillsite.source.kept_grouping`): most edits are of such skills.
 - **The last look-alike check** (SK219): its descriptions' terms and weights and its pairs, so
