@@ -26,8 +26,6 @@ import shutil
 import stat
 import tempfile
 from contextlib import contextmanager
-from itertools import compress, repeat
-from operator import is_, itemgetter
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -340,7 +338,7 @@ class Staging:
         if not files:
             return False
         rels, keys = zip(*files)
-        found = tuple(map(_KEY, map(self.found.get, rels, repeat(_NOT_FOUND))))
+        found = tuple(self.found.get(rel, _NOT_FOUND)[0] for rel in rels)
         if found != keys or MARKER in rels or not self.placed.keys().isdisjoint(rels):
             return False
         self.placed.update(zip(rels, keys))
@@ -528,16 +526,16 @@ def _replaced(new: Path, target: Path) -> Path | None:
 
 def records(files: dict[str, Published]) -> dict[str, Recorded]:
     """The records of a committed output's files (:meth:`Staging.commit`), for the next build: a
-    file without a content key has "" (no key is "").  The others' tuples are taken as they are,
-    in one pass without a call per file."""
+    file without a content key has "" (no key is "").  The others' tuples are taken as they are:
+    a catalog has a million files, and a rebuild need not make a tuple for each."""
     recorded: dict[str, Recorded] = dict(files)  # type: ignore[arg-type]  # the keyless ones follow
-    for rel in compress(files, map(is_, map(_KEY, files.values()), repeat(None))):
-        recorded[rel] = ("", *files[rel][1:])
+    for rel, (key, size, mtime) in files.items():
+        if key is None:
+            recorded[rel] = ("", size, mtime)
     return recorded
 
 
-#: The content key of a record, and what a file not found has.
-_KEY = itemgetter(0)
+#: What a file not found has (no content key).
 _NOT_FOUND: Found = (None, -1, -1)
 
 
