@@ -412,8 +412,9 @@ def kept_skill_pages(pages: SitePages) -> set[str]:
     return kept
 
 
-def _text_files(pages: SitePages) -> None:
-    """404.html, sitemap.xml, robots.txt, llms.txt, .nojekyll and _headers."""
+def _text_files(pages: SitePages, links: Sequence[Link]) -> None:
+    """404.html, sitemap.xml, robots.txt, llms.txt, .nojekyll and _headers (which also sandboxes
+    the ``links``: the v0.1 index's copies of skill files)."""
     config, staging, entries = pages.config, pages.staging, list(pages.entries.values())
     not_found = pages.common("", f"Not found · {config.title}")
     # served at any missing path, so its links start at the site's own path on its host
@@ -427,7 +428,7 @@ def _text_files(pages: SitePages) -> None:
     pages.page("robots.txt", "robots.txt", {"sitemap": absolute(config, "sitemap.xml") if config.base_url else ""})
     _llms_txt(pages)
     staging.write(".nojekyll", b"")  # GitHub Pages' Jekyll would drop .well-known and _headers
-    active = active_files(entries, pages.versions, lambda entry: pages.pieces[entry.id].active())
+    active = active_files(entries, pages.versions, lambda entry: pages.pieces[entry.id].active(), links)
     if active:
         staging.write("_headers", headers_file(active).encode("utf-8"))
 
@@ -509,7 +510,7 @@ def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], h
             staging.adopt(placed)
         if linking is not None:
             staging.adopt(linking.result())
-    _text_files(pages)
+    _text_files(pages, links)
 
 
 def place_links(pages: SitePages, links: Sequence[Link]) -> list[Placed]:

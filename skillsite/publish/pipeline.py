@@ -35,7 +35,7 @@ from skillsite.publish.stored_pages import StoredPages, entry_keys
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing, pin_versions
 from skillsite.source.dependencies import NO_ALIASES, Aliases, CatalogNames, copy_aliases
 from skillsite.publish.state import BuildState, Inputs, save_state
-from skillsite.publish.wellknown import discovery_index
+from skillsite.publish.wellknown import discovery_index, skipped_by_installers
 from skillsite.source.catalog import read_catalog
 from skillsite.source.copies import COPY_CODE, CopySettings
 from skillsite.source.discover import Discovery
@@ -326,7 +326,7 @@ def back_catalog(out: Path, back: Path | None, state: BuildState | None, trusted
 
 def strictly_refused(skills: list[Skill]) -> frozenset[str]:
     """The ids of the skills installers that read YAML strictly skip (SK016)."""
-    return frozenset(s.id for s in skills if any(d.code == "SK016" for d in s.diagnostics))
+    return frozenset(s.id for s in skills if skipped_by_installers(s.diagnostics))
 
 
 def back_folder(plan: BuildPlan) -> Path | None:

@@ -31,7 +31,8 @@ from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
-from skillsite.publish.wellknown import archive_path, deterministic_tar_gz, fits_ustar, listable
+from skillsite.publish.wellknown import (archive_path, deterministic_tar_gz, fits_ustar, listable,
+                                        skipped_by_installers)
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
 from skillsite.bounded import read_limited
 from skillsite.source.dependencies import (NO_ALIASES, Aliases, Dependent, Unmet, current_releases,
@@ -196,12 +197,14 @@ def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
 def archive_owners(skills: Sequence[Skill], copies: Mapping[str, tuple[str, int]] | None = None) -> list[str | None]:
     """Per skill, the name of the discovery archive it would own: installers accept only
     specification names, and the first skill with a name takes it, but a copy of another skill
-    (``copies``: a member's canonical one and group size), which the discovery index lists as that one."""
+    (``copies``: a member's canonical one and group size), which the discovery index lists as that
+    one, and a skill installers skip (SK016), which it does not list."""
     names: set[str] = set()
     owned: list[str | None] = []
     for skill in skills:
         copy = copies is not None and copies.get(skill.id, (skill.id, 1))[0] != skill.id
-        name = skill.name if listable(skill.name, skill.description) and not copy else None
+        taken = listable(skill.name, skill.description) and not copy and not skipped_by_installers(skill.diagnostics)
+        name = skill.name if taken else None
         owned.append(name if name is not None and name not in names else None)
         if name is not None:
             names.add(name)

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.site_urls import url_of
 from skillsite.publish.manifest import absolute
-from skillsite.publish.wellknown import LEGACY_DIR, listed_entries
+from skillsite.publish.wellknown import LEGACY_DIR, LegacyCopy, listable_originals
 from skillsite.search.terms import folded
 
 # Bundled files no browser runs as a document (text, code, data, images, fonts, media,
@@ -104,12 +104,15 @@ def is_active(path: str) -> bool:
 
 
 def active_files(entries: Iterable[ManifestEntry], versions: Mapping[str, dict[str, Any]] | None = None,
-                 own: Callable[[ManifestEntry], tuple[Iterable[str], Iterable[str]]] | None = None) -> list[str]:
+                 own: Callable[[ManifestEntry], tuple[Iterable[str], Iterable[str]]] | None = None,
+                 legacy: Iterable[LegacyCopy] | None = None) -> list[str]:
     """Site-relative URLs of published skill files a browser might run as a page: bundled files,
     their copies for the v0.1 discovery index, every release's copy (``versions``: each versioned
     skill's ``versions.json`` document) and knowledge documents; and the folder address of each
     one a host serves for its folder (an ``index.html``).  ``own``: an entry's such files, as
-    URLs and as paths in its folder (:func:`own_active_files`, or what was kept of it)."""
+    URLs and as paths in its folder (:func:`own_active_files`, or what was kept of it);
+    ``legacy``: the copies the v0.1 index lists, as a build places them (unknown, as when read
+    from a published manifest: those of every entry that could stand for its name)."""
     entries = list(entries)
     own = own or own_active_files
     urls: set[str] = set()
@@ -119,9 +122,11 @@ def active_files(entries: Iterable[ManifestEntry], versions: Mapping[str, dict[s
         urls.update(entry_urls)
         if paths:
             names.add(entry.name)
-    # the entry each name stands for (any other name's has no such file to copy)
-    for name, entry in listed_entries([e for e in entries if e.name in names]).items():
-        urls.update(url_of(f"{LEGACY_DIR}/{name}/{path}") for path in own(entry)[1])
+    if legacy is not None:
+        urls.update(url_of(site_path) for site_path, _, _ in legacy if is_active(site_path))
+    else:  # any other name's entries have no such file to copy
+        for entry in listable_originals([e for e in entries if e.name in names]):
+            urls.update(url_of(f"{LEGACY_DIR}/{entry.name}/{path}") for path in own(entry)[1])
     for document in (versions or {}).values():
         for release in document["releases"].values():
             urls |= {release["url"] + url_of(f["path"]) for f in release["files"] if is_active(f["path"])}

@@ -45,6 +45,12 @@ def listable(name: str, description: str) -> bool:
     return bool(NAME_PATTERN.match(name)) and len(name) <= 64 and 0 < len(description) <= 1024
 
 
+def skipped_by_installers(diagnostics: Sequence[Diagnostic]) -> bool:
+    """Whether installers that read YAML strictly skip a skill whose reading said ``diagnostics``
+    (SK016): neither discovery index lists it, and it takes no name there from a later skill."""
+    return any(d.code == "SK016" for d in diagnostics)
+
+
 def archive_path(name: str) -> str:
     """The site path of the archive of the skill listed under ``name``."""
     return f"{ARCHIVE_DIR}/{name}.tar.gz"
@@ -163,8 +169,8 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
     cannot list (a name listed already: SK212, a path too long for tar: SK010, a file the legacy
     index cannot offer: SK014), and the ids of the skills it lists (``npx skills add --skill NAME``
     installs those, and only those, by their names).  The v0.1 index lists, under each name the
-    v0.2 index lists, the first entry of that name that is no copy (unless it has a file a v0.1
-    reader cannot fetch).  In a long-running process, what the last build made of this very
+    v0.2 index lists, the first entry of that name that is no copy and no refused one (unless it
+    has a file a v0.1 reader cannot fetch).  In a long-running process, what the last build made of this very
     entry (with the same archive) is taken again: only a changed skill's rows are encoded."""
     rows: list[str] = []
     listed_ids: set[str] = set()
@@ -176,11 +182,9 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
         if entry.visibility.copy_of is not None:  # a copy of another skill is listed as that one
             continue
         listing = kept_or_made(resident, ENTRY_LISTING, entry.id, entry, (), lambda e=entry: EntryListing.of(e))
-        if not listing.listable:
+        if not listing.listable or entry.id in refused:
             continue
         first.setdefault(entry.name, listing)
-        if entry.id in refused:
-            continue
         if entry.name in names:
             diags.append(make("SK212", f"name '{entry.name}' is already in the discovery index; skill "
                                        f"'{entry.id}' is not listed there", shown[entry.id],
@@ -222,10 +226,7 @@ def legacy_unfetchable(entry: ManifestEntry) -> str | None:
     return next((f.path for f in entry.files if LEGACY_UNFETCHABLE.search(f.path)), None)
 
 
-def listed_entries(entries: Sequence[ManifestEntry]) -> dict[str, ManifestEntry]:
-    """The entry each name of the discovery index stands for: the first listable one that is no copy of another."""
-    by_name: dict[str, ManifestEntry] = {}
-    for entry in entries:
-        if listable(entry.name, entry.description) and entry.visibility.copy_of is None:
-            by_name.setdefault(entry.name, entry)
-    return by_name
+def listable_originals(entries: Sequence[ManifestEntry]) -> list[ManifestEntry]:
+    """The entries the v0.1 index could list under their names: listable, and no copy of another
+    (which one it lists also depends on what installers skip, which a manifest does not say)."""
+    return [e for e in entries if listable(e.name, e.description) and e.visibility.copy_of is None]
