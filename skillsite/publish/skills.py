@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -66,7 +66,6 @@ class SkillPublishing:
     releases: Mapping[str, Sequence[str]] | None = None  # skill id -> its releases (None: its current version)
     copies: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # skill id -> (canonical copy, group size)
     aliases: Mapping[str, str] = field(default_factory=dict)  # a name only copies share -> the copy it stands for
-    resident: InitVar[KeptObjects | None] = None  # a long-running process's objects (what it keeps of the catalog)
     # the catalog's relations hold only the skills that have some (most have none): what a build
     # makes of them grows with what skills declare, not with the catalog
     children: dict[str, list[str]] = field(init=False)   # skill id -> its published sub-skills
@@ -77,12 +76,12 @@ class SkillPublishing:
     by_id: dict[str, Skill] = field(init=False)
     reserved: frozenset[str] = field(init=False)         # names in a skill folder the catalog writes itself
 
-    def __post_init__(self, resident: KeptObjects | None) -> None:
+    def __post_init__(self) -> None:
         self.reserved = reserved_names(is_paged(len(self.skills), self.config))
         self.children = children_of(self.skills)
         self.archive_names = archive_owners(self.skills, self.copies)
         self.by_id = {s.id: s for s in self.skills}
-        self.commands = slash_commands(self.skills, resident)
+        self.commands = slash_commands(self.skills)
         declared = {s.id: s.conflicts for s in self.skills if s.conflicts}
         self.conflicts = resolve_conflicts(declared, {s.id: s.name for s in self.skills}) if declared else {}
         self.dependencies = resolve_skill_dependencies(self.skills, self.releases, self.aliases)
@@ -170,18 +169,11 @@ def _declared_at(skill: Skill, item: str) -> tuple[int, int]:
     return next(((line, col) for found, line, col in declared if found == item), (0, 0))
 
 
-#: Where a long-running process keeps the catalog's slash commands (under this one key).
-COMMANDS = "slash commands"
-
-
-def slash_commands(skills: Sequence[Skill], resident: KeptObjects | None = None) -> dict[str, str]:
-    """Each user-invocable skill's slash command, by id (:func:`assign_commands`); in a long-running
-    process, the commands the last build assigned when the (id, priority) of every such skill is
-    the same.  Nothing may change the dict: builds share it."""
-    invocable = tuple((s.id, s.priority) for s in skills if s.user_invocable)
-    # made of ``invocable`` alone (the inputs)
-    return kept_or_made(resident, COMMANDS, COMMANDS, assign_commands, (invocable,),
-                        lambda: {sid: command for sid, (command, _) in assign_commands(invocable).items()})
+def slash_commands(skills: Sequence[Skill]) -> dict[str, str]:
+    """Each user-invocable skill's slash command, by id (:func:`assign_commands`, which takes the
+    last assignment again for the same skills: ``serve`` asks at every build)."""
+    assigned = assign_commands((s.id, s.priority) for s in skills if s.user_invocable)
+    return {sid: command for sid, (command, _) in assigned.items()}
 
 
 def children_of(skills: Sequence[Skill]) -> dict[str, list[str]]:
@@ -598,7 +590,7 @@ def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfi
     html_keys = _html_keys(skills, shared, cache.resident)
     rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, html_keys)) if cached)
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, knowledge, releases,
-                          copies or {}, aliases, cache.resident)
+                          copies or {}, aliases)
     return job, html_keys
 
 
