@@ -29,6 +29,8 @@ build learned instead of finding it again.
   sizes and times are read again instead of walking the tree, and only the skill folders
   holding a reported path are listed again for the audit.  When the watcher cannot say what
   changed (it polls, or lost track), or the tree's shape may have changed, the build walks.
+  A SKILL.md whose source discovery kept is not even looked at: its stamp key is the last
+  build's (:func:`skillsite.source.catalog._stamp_key`).
 """
 from __future__ import annotations
 

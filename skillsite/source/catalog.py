@@ -951,13 +951,19 @@ STAMP_KEY = "stamp key"
 
 def _stamp_key(src: SourceFile, resident: KeptObjects | None = None) -> str | None:
     """Where the :class:`Content` of a SKILL.md is kept: its path and stamp (None: no stamp to
-    trust); in a long-running process, the key worked out last time for this very source of an
-    equal stamp."""
+    trust).  In a long-running process, the key worked out last time for this very source, not
+    looked at again: discovery keeps a source object only while the file watcher reports no
+    change in its folder (#47 decided to trust it, as ``serve`` trusts it for the tree's shape)."""
+    kept = resident.take(STAMP_KEY, src.id) if resident is not None else None
+    if kept is not None and kept[0] is src:
+        return kept[1]
     stamp = _file_stamp(src)
-    if stamp is None:
+    if stamp is None:  # too recent to trust: looked at again next time
         return None
-    return kept_or_made(resident, STAMP_KEY, src.id, src, (stamp,),
-                        lambda: digest("stamp", os.path.abspath(src.skill_md), stamp))
+    key = digest("stamp", os.path.abspath(src.skill_md), stamp)
+    if resident is not None:
+        resident.keep(STAMP_KEY, src.id, (src, key))
+    return key
 
 
 def _contents(sources: Sequence[SourceFile], cache: Cache, max_bytes: int) -> tuple[list[Content | None], int]:

@@ -1223,15 +1223,15 @@ def test_after_a_changed_configuration_the_back_folder_holds_the_new_catalog(tmp
 #: for a skill that changed (see :func:`~skillsite.cache.kept_or_made`).
 _KEPT_PER_SKILL = {"publication key": "skills", "html key": "skills", "audit stamps key": "audit_results",
                    "audited entry": "audit_results", "entry key": "stored_pages", "check key": "catalog",
-                   "stamp key": "catalog", "search card": "catalog_files", "pinned entry": "versions",
+                   "search card": "catalog_files", "pinned entry": "versions",
                    "search entry digest": "catalog_files"}
 
 
 def test_a_resident_rebuild_works_out_the_keys_and_cards_of_the_changed_skill_only(tmp_path, monkeypatch):
-    """``serve`` keeps, with each unchanged skill, the keys worked out of it (its SKILL.md's stamp,
-    its check, rendered body, publication, audit and manifest entry), its entry as versioned and
-    audited, and its search card (#47): after one body edit, each is worked out for the edited skill alone, and
-    the output is a cold build's."""
+    """``serve`` keeps, with each unchanged skill, the keys worked out of it (its check, rendered
+    body, publication, audit and manifest entry), its entry as versioned and audited, and its
+    search card (#47): after one body edit, each is worked out for the edited skill alone, and
+    the output is a cold build's (its SKILL.md's stamp key: test_a_resident_rebuild_looks_at_the_stamp_of_the_changed_skill_md_only)."""
     from skillsite import cache as cache_module
     from skillsite.config import SiteConfig
     from skillsite.publish import audit_results, catalog_files, skills, stored_pages, versions
@@ -1320,6 +1320,40 @@ def test_a_resident_rebuild_works_out_the_inputs_part_of_the_changed_skill_only(
     kept = dict(resident.input_parts)
     assert state.inputs_digest(found, ["s"], [], listings, kept) == state.inputs_digest(found, ["s"], [], listings)
     assert len(made) == len(found.sources)  # by the second digest alone
+    assert build([src], tmp_path / "cold").ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
+def test_a_resident_rebuild_looks_at_the_stamp_of_the_changed_skill_md_only(tmp_path, monkeypatch):
+    """Told what changed, ``serve`` reads the size and times of the reported SKILL.md alone: the
+    others' stamps were taken last build, and discovery keeps their sources while the watcher
+    reports nothing in their folders (#47: the watcher is trusted, as for the tree's shape).
+    Untold, every stamp is read again. Either way the catalog is a cold build's."""
+    from skillsite.publish.resident import Resident
+    from skillsite.source import catalog
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 120)
+    monkeypatch.setattr(catalog, "RACY_NS", 0)  # every SKILL.md's stamp trusted from the first build on
+    resident = Resident()
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    looked: list[str] = []
+    real = catalog._file_stamp
+    monkeypatch.setattr(catalog, "_file_stamp", lambda source: looked.append(source.id) or real(source))
+    edited = src / "test-first" / "SKILL.md"
+    append_line(edited, "One more line.")
+    resident.saw([os.path.realpath(edited)])
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    assert looked == ["test-first"]
+    assert build([src], tmp_path / "cold").ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+    looked.clear()
+    append_line(edited, "And another.")
+    resident.saw(None)  # untold: a walk, and every stamp looked at
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    assert sorted(looked) == sorted(p.parent.relative_to(src).as_posix() for p in src.rglob("SKILL.md"))
+    shutil.rmtree(tmp_path / "cold")
     assert build([src], tmp_path / "cold").ok
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
 
