@@ -1231,7 +1231,8 @@ def test_a_resident_rebuild_works_out_the_keys_and_cards_of_the_changed_skill_on
     """``serve`` keeps, with each unchanged skill, the keys worked out of it (its check, rendered
     body, publication, audit and manifest entry), its entry as versioned and audited, and its
     search card (#47): after one body edit, each is worked out for the edited skill alone, and
-    the output is a cold build's (its SKILL.md's stamp key: test_a_resident_rebuild_looks_at_the_stamp_of_the_changed_skill_md_only)."""
+    the output is a cold build's.  (Its SKILL.md's stamp key:
+    test_a_resident_rebuild_looks_at_the_stamp_of_the_changed_skill_md_only.)"""
     from skillsite import cache as cache_module
     from skillsite.config import SiteConfig
     from skillsite.publish import audit_results, catalog_files, skills, stored_pages, versions
