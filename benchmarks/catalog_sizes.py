@@ -167,7 +167,7 @@ def _site_pages(data: dict, config: SiteConfig, out: Path) -> Path:
     for page in site_pages.pages_to_make(pages):
         if page[0] != "skill":
             site_pages.make_page(pages, page)
-    site_pages._text_files(pages)
+    site_pages._text_files(pages, links=())
     return staging.path
 
 
