@@ -50,7 +50,7 @@ from skillsite.publish.views import (FoldedTags, TagInfo, active_files, ancestor
                                      install_snippets, listing_url, metadata_rows, page_count, page_items, pager,
                                      pin_snippets, risk_pages, root_of, version_rows)
 from skillsite.search.terms import folded
-from skillsite.workers import Workers
+from skillsite.workers import MIN_PARALLEL_ITEMS, Workers
 
 HOME_TAG_CHIPS = 30
 #: Skills llms.txt lists at most in a catalog above shard_above (about 450 bytes each).
@@ -504,12 +504,14 @@ def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], h
     pages = SitePages(config, staging, manifest, html, html_keys, dirs, assets, versions or {}, entry_keys or {},
                       discovered, resident)
     kept, kept_lists = kept_skill_pages(pages), kept_list_pages(pages)
+    # a rebuild's links are nearly all in place already; a worker links the rest beside the pages
+    # when there are many (a first build), else they are linked here, and no worker is started for them
+    to_place = staging.keep_links_here(links)
     with Workers(jobs, pages) as workers:
-        linking = workers.submit(place_links, links) if links else None
+        linking = workers.submit(place_links, to_place) if len(to_place) >= MIN_PARALLEL_ITEMS else None
         for placed in workers.map(make_page, pages_to_make(pages, kept, kept_lists)):
             staging.adopt(placed)
-        if linking is not None:
-            staging.adopt(linking.result())
+        staging.adopt(linking.result() if linking is not None else place_links(pages, to_place))
     _text_files(pages, links)
 
 

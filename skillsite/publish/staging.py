@@ -398,6 +398,22 @@ class Staging:
                 shutil.copyfile(source, dest)
         self._placed(rel, key, digest=self.digests.get(published))
 
+    def keep_links_here(self, links: Sequence[Link]) -> list[Link]:
+        """Take each of ``links`` the folder written into holds untouched and no file placed yet
+        has the name of (as :meth:`keep` would take it, recorded in bulk as :meth:`keep_all`
+        records: a rebuild's links are nearly all unchanged); the others, still to be placed."""
+        here: dict[str, str] = {}
+        rest = []
+        for link in links:
+            rel, key, _ = link
+            if rel in here or rel in self.placed or not self._here(rel, key):
+                rest.append(link)
+            else:
+                here[rel] = key
+        self.placed.update(here)
+        self.kept.update(here)
+        return rest
+
     def link_all(self, links: Iterable[Link]) -> None:
         """Publish each ``(rel, key, published)`` of ``links`` as :meth:`link` does, keeping ``rel``
         in place when it is unchanged (:meth:`keep`)."""

@@ -42,6 +42,26 @@ def test_the_legacy_index_links_are_made_by_a_worker_beside_the_pages(tmp_path, 
     assert tree_bytes(parallel) == tree_bytes(serial)
 
 
+def test_a_rebuild_takes_the_links_in_place_at_once_and_links_only_the_changed_file(tmp_path, monkeypatch):
+    """After a body edit, every link of the v0.1 index but the edited SKILL.md's is in place: the
+    build's own process takes them at once and links that one itself, handing no worker the whole
+    list (a worker would be started for it alone); the output is a cold build's."""
+    src, out, cache = tmp_path / "src", tmp_path / "site", tmp_path / "cache"
+    shutil.copytree(EXAMPLES, src)
+    assert build([src], out, cache_dir=cache, jobs=2).ok
+    append_line(src / "code-review" / "SKILL.md", "One more line.")
+    handed, real_place_links = [], pages_module.place_links
+
+    def place_links(pages, links):
+        handed.append((os.getpid(), [rel for rel, _, _ in links]))
+        return real_place_links(pages, links)
+    monkeypatch.setattr(pages_module, "place_links", place_links)
+    assert build([src], out, cache_dir=cache, jobs=2).ok
+    assert handed == [(os.getpid(), [".well-known/skills/code-review/SKILL.md"])]
+    assert build([src], tmp_path / "cold", jobs=1).ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
 def test_incremental_rebuilds_equal_cold_builds(tmp_path):
     src = tmp_path / "src"
     shutil.copytree(EXAMPLES, src)

@@ -111,3 +111,25 @@ def test_a_mirror_that_cannot_be_made_leaves_nothing(tmp_path):
     _folder(tmp_path / "site", FILES)
     assert not mirror_output(tmp_path / "site", [*FILES, "skills/a/gone.md"], tmp_path / "back")
     assert not (tmp_path / "back").exists()
+
+
+def test_links_in_place_are_taken_at_once_and_the_others_are_left_to_place(tmp_path):
+    """A rebuild's links (the v0.1 index's second names of skill files) are taken in bulk where
+    the back folder holds them untouched, without a journal line each; a link whose file changed,
+    that is missing, or whose name a file placed before holds, is left to :meth:`link_all`."""
+    links_files = {".well-known/skills/a/SKILL.md": b"a skill\n", ".well-known/skills/a/notes.md": b"old\n",
+                   ".well-known/skills/b/SKILL.md": b"b skill\n"}
+    records = _folder(tmp_path / "back", {**FILES, **links_files})
+    staging = Staging(tmp_path / "site", None, tmp_path / "back", records)
+    staging.write("skills/b/SKILL.md", b"b skill\n", "b skill\n")
+    staging.take_journal()
+    unchanged = (".well-known/skills/a/SKILL.md", "a skill\n", "skills/a/SKILL.md")
+    changed = (".well-known/skills/a/notes.md", "new\n", "skills/a/notes.md")
+    missing = (".well-known/skills/c/SKILL.md", "c skill\n", "skills/c/SKILL.md")
+    twice = (".well-known/skills/a/SKILL.md", "a skill\n", "skills/a/SKILL.md")
+    placed_before = ("skills/b/SKILL.md", "b skill\n", "skills/b/SKILL.md")
+    rest = staging.keep_links_here([unchanged, changed, missing, twice, placed_before])
+    assert rest == [changed, missing, twice, placed_before]
+    assert staging.placed[unchanged[0]] == "a skill\n" and unchanged[0] in staging.kept
+    assert staging.take_journal() == [] and staging.written == {"skills/b/SKILL.md"}
+    assert changed[0] not in staging.placed and missing[0] not in staging.placed
