@@ -406,8 +406,10 @@ def kept_skill_pages(pages: SitePages) -> set[str]:
     here, without making their values or sending them to a worker."""
     if not pages.staging.holds_earlier_output:
         return set()
-    kept = {entry.id for entry in pages.entries.values()
-            if (key := pages.skill_page_key(entry)) is not None and pages.staging.keep(skill_page_path(entry.id), key)}
+    keyed = [(entry.id, skill_page_path(entry.id), key) for entry in pages.entries.values()
+             if (key := pages.skill_page_key(entry)) is not None]
+    taken = pages.staging.keep_those_here([(rel, key) for _, rel, key in keyed])
+    kept = {skill_id for (skill_id, rel, key), took in zip(keyed, taken) if took or pages.staging.keep(rel, key)}
     pages.staging.take_journal()  # recorded here already
     return kept
 

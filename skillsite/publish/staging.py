@@ -398,21 +398,27 @@ class Staging:
                 shutil.copyfile(source, dest)
         self._placed(rel, key, digest=self.digests.get(published))
 
-    def keep_links_here(self, links: Sequence[Link]) -> list[Link]:
-        """Take each of ``links`` the folder written into holds untouched and no file placed yet
-        has the name of (as :meth:`keep` would take it, recorded in bulk as :meth:`keep_all`
-        records: a rebuild's links are nearly all unchanged); the others, still to be placed."""
+    def keep_those_here(self, files: Sequence[tuple[str, str]]) -> list[bool]:
+        """Whether each ``(rel, key)`` of ``files`` was taken: those the folder written into holds
+        untouched, whose name no file placed before has, are taken as :meth:`keep` takes them, and
+        recorded in bulk as :meth:`keep_all` records (a rebuild's files are nearly all unchanged);
+        the others are left to the caller."""
         here: dict[str, str] = {}
-        rest = []
-        for link in links:
-            rel, key, _ = link
-            if rel in here or rel in self.placed or not self._here(rel, key):
-                rest.append(link)
-            else:
+        taken = []
+        for rel, key in files:
+            take = rel not in here and rel not in self.placed and self._here(rel, key)
+            if take:
                 here[rel] = key
+            taken.append(take)
         self.placed.update(here)
         self.kept.update(here)
-        return rest
+        return taken
+
+    def keep_links_here(self, links: Sequence[Link]) -> list[Link]:
+        """Take each of ``links`` the folder written into holds untouched (:meth:`keep_those_here`);
+        the others, still to be placed (:meth:`link_all`)."""
+        taken = self.keep_those_here([(rel, key) for rel, key, _ in links])
+        return [link for link, took in zip(links, taken) if not took]
 
     def link_all(self, links: Iterable[Link]) -> None:
         """Publish each ``(rel, key, published)`` of ``links`` as :meth:`link` does, keeping ``rel``
