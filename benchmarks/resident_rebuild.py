@@ -13,7 +13,8 @@ does, from a cold build into an output and cache of its own, so this is the firs
 ``serve`` starts) and after one that had nothing to do (its resident holds nothing: every piece
 is read back from the cache and kept); the median of the others with their range, and the full garbage collections
 a rebuild brings on (how many, and their seconds): a resident's objects are walked by each of
-them, so they grow with what it keeps.
+them, so they grow with what it keeps; and the memory the process holds after its last rebuild
+(median of the rounds; Linux), what a ``serve`` process keeps between saves.
 
     python benchmarks/resident_rebuild.py --code before=/tmp/before --code after=. [--skills 10000] [--edits 6]
                                           [--edit body|description] [--rounds 2] [--cold-start] [--tree DIR]
@@ -45,7 +46,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 #: One round of one version, in a fresh process (given ``src``, ``work``, ``edits``, ``jobs``,
 #: ``keep_going`` and ``label``): prints, as JSON, whether the round's build did work (its resident then holds
-#: what it made) and each rebuild's seconds and its full collections.
+#: what it made), each rebuild's seconds and its full collections, and the bytes of memory the process
+#: holds after its last rebuild (the resident and everything else a ``serve`` process keeps; None where
+#: ``/proc`` is missing).
 ROUND = """
 import gc, json, os, time
 from pathlib import Path
@@ -95,17 +98,23 @@ for number in range(edits):
     started = time.perf_counter()
     rebuild()
     rows.append([time.perf_counter() - started, full[0], full[1]])
-print(json.dumps({"worked": worked, "rows": rows}))
+gc.collect()  # what the process holds between saves, not what a collection would have freed
+try:  # resident memory now (Linux); None elsewhere
+    with open("/proc/self/statm") as statm:
+        held = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+except (OSError, ValueError):
+    held = None
+print(json.dumps({"worked": worked, "rows": rows, "held": held}))
 """
 
 
 def one_round(label: str, code: Path, src: Path, work: Path, edits: int, jobs: int, kind: str,
-              keep_going: bool = False) -> tuple[bool, list[list[float]]]:
-    """Whether the round's build did work, and [seconds, full collections, their seconds] of each
-    rebuild of one round of one version."""
+              keep_going: bool = False) -> tuple[bool, list[list[float]], int | None]:
+    """Whether the round's build did work, [seconds, full collections, their seconds] of each
+    rebuild of one round of one version, and the bytes its process held after the last one."""
     done = json.loads(run_in_version(f"{label}: the round", code, ROUND, work, src=str(src), work=str(work),
                                      edits=edits, jobs=jobs, label=label, kind=kind, keep_going=keep_going))
-    return done["worked"], done["rows"]
+    return done["worked"], done["rows"], done["held"]
 
 
 def median_text(values: list[float]) -> str:
@@ -148,14 +157,17 @@ def main() -> None:
     # made) or after one that had nothing to do (its resident holds nothing)
     first: dict[bool, dict[str, list[float]]] = {True: {label: [] for label in codes},
                                                  False: {label: [] for label in codes}}
+    held: dict[str, list[int]] = {label: [] for label in codes}
     for number in range(args.rounds):
         for label, code in in_turns(codes, number):
             if args.cold_start:  # serve builds into a folder of its own, its cache in it
                 shutil.rmtree(folders[label])
                 folders[label].mkdir()
-            worked, done = one_round(label, Path(code), src, folders[label], args.edits, args.jobs, args.edit,
-                                     keep_going=args.tree is not None)
+            worked, done, bytes_held = one_round(label, Path(code), src, folders[label], args.edits, args.jobs,
+                                                 args.edit, keep_going=args.tree is not None)
             first[worked][label].append(done[0][0])
+            if bytes_held is not None:
+                held[label].append(bytes_held)
             rows[label] += done[1:]
     start = "a cold build" if args.cold_start else "a build"
     described = f"{args.skills:,} synthetic skills" if args.tree is None else \
@@ -164,14 +176,15 @@ def main() -> None:
           f"{args.edits} edits ({'of the description' if args.edit == 'description' else 'of the body'}); the first "
           "rebuild of a round (its resident holds only what that build kept) apart; medians\n")
     print("| code | first rebuild, after a build that worked | after one with nothing to do "
-          "| rebuild, seconds (min-max) | full collections a rebuild | their seconds |")
-    print("|---|---:|---:|---:|---:|---:|")
+          "| rebuild, seconds (min-max) | full collections a rebuild | their seconds | memory held after, MB |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for label, values in rows.items():
         seconds = [row[0] for row in values]
         print(f"| {label} | {median_text(first[True][label])} | {median_text(first[False][label])} "
               f"| {statistics.median(seconds):.2f} ({min(seconds):.2f}-{max(seconds):.2f}) "
               f"| {statistics.median(row[1] for row in values):.0f} "
-              f"| {statistics.median(row[2] for row in values):.2f} |")
+              f"| {statistics.median(row[2] for row in values):.2f} "
+              f"| {f'{statistics.median(held[label]) / 2**20:.0f}' if held[label] else '-'} |")
 
 
 if __name__ == "__main__":
