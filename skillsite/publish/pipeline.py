@@ -123,25 +123,26 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
         return build_result(False, plan, reading, (), skipped, diags, 0, stage, ordered=True)
     files, budget, back = published
     output_bytes = sum(map(itemgetter(1), files.values()))  # one C loop over every file of the output
-    if plan.cache_dir is not None:
-        # what the cache said of itself is this run's news only, never repeated by a no-op rebuild
-        catalog_diags = tuple(d for d in diags if d not in cache.notes) if cache.notes else tuple(diags)
-        try:
-            cache.save()  # while the back folder is made (see back_catalog_meanwhile)
-        except OSError as exc:
-            raise CacheNotSaved(exc.errno, exc.strerror, exc.filename) from exc
-        finally:
-            replaced, back_marker = back.result()  # made, whatever happened to the cache
-        kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, records(files),
-                          replaced, ids, skipped, catalog_diags, output_bytes, budget,
-                          output_marker=marker_identity(plan.out), back_marker=back_marker, recent=inputs.recent,
-                          missing=reading.missing)
-        try:
-            saved = save_state(plan.cache_dir, kept, state)  # the rows that differ from the state this build loaded
-        except OSError as exc:
-            raise CacheNotSaved(exc.errno, exc.strerror, exc.filename) from exc
-        if plan.resident is not None:
-            plan.resident.saved_state = saved
+    with stage("save"):  # the new catalog is in place: what follows is kept for the next build
+        if plan.cache_dir is not None:
+            # what the cache said of itself is this run's news only, never repeated by a no-op rebuild
+            catalog_diags = tuple(d for d in diags if d not in cache.notes) if cache.notes else tuple(diags)
+            try:
+                cache.save()  # while the back folder is made (see back_catalog_meanwhile)
+            except OSError as exc:
+                raise CacheNotSaved(exc.errno, exc.strerror, exc.filename) from exc
+            finally:
+                replaced, back_marker = back.result()  # made, whatever happened to the cache
+            kept = BuildState(plan.scope, str(plan.out.absolute()), inputs.digest, records(files),
+                              replaced, ids, skipped, catalog_diags, output_bytes, budget,
+                              output_marker=marker_identity(plan.out), back_marker=back_marker, recent=inputs.recent,
+                              missing=reading.missing)
+            try:
+                saved = save_state(plan.cache_dir, kept, state)  # the rows that differ from the state this build loaded
+            except OSError as exc:
+                raise CacheNotSaved(exc.errno, exc.strerror, exc.filename) from exc
+            if plan.resident is not None:
+                plan.resident.saved_state = saved
     return build_result(True, plan, reading, ids, skipped, diags, output_bytes, stage, budget, ordered=True)
 
 

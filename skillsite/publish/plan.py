@@ -22,8 +22,10 @@ from skillsite.publish.state import library_stamps
 from skillsite.source.git_history import refs_state
 from skillsite.source.knowledge import default_knowledge_dir
 
-#: The stages a build reports to its progress callback, in order.
-STAGES = ("discover", "unchanged", "read", "skills", "manifest", "pages", "sign", "swap")
+#: The stages a build reports to its progress callback, in order.  The catalog is in place once
+#: "save" starts (the cache and the state of the build are saved then): ``serve`` reloads its
+#: pages at that moment, not when the build returns.
+STAGES = ("discover", "unchanged", "read", "skills", "manifest", "pages", "sign", "swap", "save")
 
 
 @dataclass(frozen=True)

@@ -459,9 +459,10 @@ class DevServer:
         finally:
             os._exit(status)
 
-    def _build(self, failed: str) -> BuildResult | None:
-        """Build into the served folder; None when the build raised, which is reported after
-        ``failed`` (a full disk, a folder that cannot be written, a bug): serve goes on."""
+    def _build(self, failed: str, progress: Callable[[str], None] | None = None) -> BuildResult | None:
+        """Build into the served folder (``progress`` is told each stage); None when the build
+        raised, which is reported after ``failed`` (a full disk, a folder that cannot be written,
+        a bug): serve goes on."""
         from skillsite.diagnostics import describe_os_error
         from skillsite.publish.build import build
 
@@ -470,7 +471,7 @@ class DevServer:
         self.untold = False
         try:
             return build(self.sources, self.out, self.config, keep_going=True, force=True,
-                         cache_dir=self.tmp / "cache", resident=self.resident, publish_empty=True)
+                         cache_dir=self.tmp / "cache", resident=self.resident, publish_empty=True, progress=progress)
         except OSError as exc:
             self.echo(f"skillsite serve: {failed}: {describe_os_error(exc)}")
         except Exception as exc:
@@ -478,11 +479,20 @@ class DevServer:
         return None
 
     def rebuild(self) -> bool:
-        """Build into the served folder; pages reload only after a successful build."""
+        """Build into the served folder; pages reload only after a successful build: as soon as
+        its catalog is in place (the build saves its cache and state after that), or once it is
+        done when it had nothing to replace (nothing changed)."""
         from skillsite.diagnostics import format_text
 
         started = time.perf_counter()
-        result = self._build("build failed")
+        in_place: list[str] = []
+
+        def reload_when_in_place(stage: str) -> None:
+            if stage == "save":
+                self.state.bump()
+                in_place.append(stage)
+
+        result = self._build("build failed", reload_when_in_place)
         if result is None:
             return False
         for d in result.diagnostics:
@@ -490,7 +500,8 @@ class DevServer:
         if not result.ok:
             self.echo("skillsite serve: build failed; still serving the previous build")
             return False
-        self.state.bump()
+        if not in_place:
+            self.state.bump()
         self.echo(f"Built {len(result.published)} skills ({len(result.skipped)} skipped, {result.errors} errors, "
                   f"{result.warnings} warnings) in {time.perf_counter() - started:.2f} s")
         return True

@@ -308,3 +308,37 @@ def test_an_edited_configuration_is_read_again_and_a_bad_one_keeps_the_last(sour
         assert "the configuration has errors; building with the last one read" in log.getvalue()
     finally:
         server.stop()
+
+
+def test_pages_reload_once_the_new_catalog_is_in_place_not_after_the_cache_is_saved(source, tmp_path, monkeypatch):
+    """#47 (edit to reloaded page): serve's pages reloaded when the whole build returned, after
+    the cache and the state were saved.  The build now says "save" once its catalog is in place,
+    and serve tells its pages then: once per rebuild; a rebuild that replaced nothing (nothing
+    changed) tells them when it is done, as before."""
+    from skillsite.publish import pipeline
+
+    server = DevServer([source], SiteConfig(), port=0, log=io.StringIO())
+    seen_by_the_save: list[tuple[int, bool]] = []  # (pages' version, the edit served) when the state is saved
+    saving = pipeline.save_state
+
+    def watched_save(*args, **kwargs):
+        served = (server.out / "skills" / "code-review" / "SKILL.md").read_text(encoding="utf-8")
+        seen_by_the_save.append((server.state.version, "Edited while served." in served))
+        return saving(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "save_state", watched_save)
+    try:
+        assert server.start()
+        first = server.state.version
+        time.sleep(0.05)
+        edit(source / "code-review" / "SKILL.md", "Edited while served.")
+        assert server.check() is True
+        assert seen_by_the_save[-1] == (first + 1, True)  # told before the state was saved, the edit in place
+        assert server.state.version == first + 1          # and not told again when the build returned
+        time.sleep(2.1)  # the edit is older than the racy window: a rebuild now finds nothing to do
+        saves = len(seen_by_the_save)
+        assert server.rebuild() is True
+        assert len(seen_by_the_save) == saves              # nothing replaced, nothing saved
+        assert server.state.version == first + 2
+    finally:
+        server.stop()
