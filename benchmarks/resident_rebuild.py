@@ -14,7 +14,10 @@ does, from a cold build into an output and cache of its own, so this is the firs
 is read back from the cache and kept); the median of the others with their range, and the full garbage collections
 a rebuild brings on (how many, and their seconds): a resident's objects are walked by each of
 them, so they grow with what it keeps; and the memory the process holds after its last rebuild
-(median of the rounds; Linux), what a ``serve`` process keeps between saves.
+(median of the rounds; Linux), what a ``serve`` process keeps between saves.  Each rebuild is also
+timed to the moment its catalog was in place (the build's "save" stage starts, after which it
+saves its cache and state): ``serve``'s pages reload then, in code of 2026-12-03 on; for older
+code, which reloaded them when the build returned, that column is the whole rebuild.
 
     python benchmarks/resident_rebuild.py --code before=/tmp/before --code after=. [--skills 10000] [--edits 6]
                                           [--edit body|description] [--rounds 2] [--cold-start] [--tree DIR]
@@ -71,9 +74,13 @@ gc.callbacks.append(count)
 skill_mds = sorted(Path(src).rglob("SKILL.md"))
 edited = skill_mds[len(skill_mds) // 2]
 resident = Resident()
+in_place = []  # when the catalog was in place: the "save" stage starts then (code of 2026-12-03 on)
+def told(stage):
+    if stage == "save":
+        in_place.append(time.perf_counter())
 def rebuild():
     result = build([Path(src)], Path(work) / "site", SiteConfig(), cache_dir=Path(work) / "cache", jobs=jobs,
-                   resident=resident, keep_going=keep_going)
+                   resident=resident, keep_going=keep_going, progress=told)
     if not result.ok:
         raise SystemExit("the build failed")
     return result
@@ -95,9 +102,11 @@ for number in range(edits):
     os.utime(edited, (stamp, stamp))
     resident.saw([os.path.realpath(edited)])
     full[:2] = [0, 0.0]
+    in_place.clear()
     started = time.perf_counter()
     rebuild()
-    rows.append([time.perf_counter() - started, full[0], full[1]])
+    ended = time.perf_counter()
+    rows.append([ended - started, full[0], full[1], (in_place[0] if in_place else ended) - started])
 gc.collect()  # what the process holds between saves, not what a collection would have freed
 try:  # resident memory now (Linux); None elsewhere
     with open("/proc/self/statm") as statm:
@@ -176,12 +185,15 @@ def main() -> None:
           f"{args.edits} edits ({'of the description' if args.edit == 'description' else 'of the body'}); the first "
           "rebuild of a round (its resident holds only what that build kept) apart; medians\n")
     print("| code | first rebuild, after a build that worked | after one with nothing to do "
-          "| rebuild, seconds (min-max) | full collections a rebuild | their seconds | memory held after, MB |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "| rebuild, seconds (min-max) | catalog in place, seconds (min-max) "
+          "| full collections a rebuild | their seconds | memory held after, MB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for label, values in rows.items():
         seconds = [row[0] for row in values]
+        in_place = [row[3] for row in values]
         print(f"| {label} | {median_text(first[True][label])} | {median_text(first[False][label])} "
               f"| {statistics.median(seconds):.2f} ({min(seconds):.2f}-{max(seconds):.2f}) "
+              f"| {statistics.median(in_place):.2f} ({min(in_place):.2f}-{max(in_place):.2f}) "
               f"| {statistics.median(row[1] for row in values):.0f} "
               f"| {statistics.median(row[2] for row in values):.2f} "
               f"| {f'{statistics.median(held[label]) / 2**20:.0f}' if held[label] else '-'} |")

@@ -12,6 +12,9 @@ and, once the first build is served:
                "Change detected" (median of ``--edits`` saves, min-max)
   rebuilt      from the save to serve printing "Built ...": detection plus the whole rebuild
   rebuild      the rebuild alone, as serve prints it ("in X s")
+  reloaded     from the save until the served version (``/__skillsite/version``, which each
+               page asks with the number it has, to reload when it changes) changes: the edit
+               to the reloaded page of issue #47
   stop         from SIGINT to the process's exit (status 0, "Stopping." printed)
   removed      from SIGINT until serve's temporary folder is gone (after the exit, when a
                detached process removes it)
@@ -34,11 +37,16 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from code_versions import check_version, version_env  # noqa: E402
 from machine import describe  # noqa: E402
+
+from skillsite.publish.serve import VERSION_PATH  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -107,6 +115,34 @@ def edit(skill: Path) -> float:
     return time.monotonic()
 
 
+class Reload:
+    """Asks a serve for its version, waiting for one other than ``since`` as a served page does;
+    :meth:`when` is the time the answer came."""
+
+    def __init__(self, url: str, since: str) -> None:
+        self.url, self.since = url, since
+        self.answered = float("nan")
+        self.thread = threading.Thread(target=self._ask, daemon=True)
+        self.thread.start()
+
+    def _ask(self) -> None:
+        deadline = time.monotonic() + EDIT_TIMEOUT
+        while time.monotonic() < deadline:
+            if served_version(f"{self.url}?since={self.since}") != self.since:
+                self.answered = time.monotonic()
+                return
+
+    def when(self) -> float:
+        self.thread.join(EDIT_TIMEOUT)
+        return self.answered
+
+
+def served_version(url: str) -> str:
+    """The build number a serve answers at ``url``."""
+    with urllib.request.urlopen(url, timeout=EDIT_TIMEOUT) as response:
+        return response.read().decode()
+
+
 def measure(label: str, code: Path, source: Path, skill: Path, idle: float, edits: int, work: Path) -> dict:
     """One serve of ``source`` by the code in ``code``: idle CPU, detection, rebuild, stop."""
     check_version(label, code, work)
@@ -115,14 +151,17 @@ def measure(label: str, code: Path, source: Path, skill: Path, idle: float, edit
                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env, cwd=work)
     lines = Lines(proc.stderr)
     try:
-        serving, _ = lines.wait_for(lambda line: line.startswith("Serving "), FIRST_BUILD_TIMEOUT)
+        serving, line = lines.wait_for(lambda line: line.startswith("Serving "), FIRST_BUILD_TIMEOUT)
+        version_url = urllib.parse.urljoin(line.split()[1], VERSION_PATH)
         time.sleep(3)  # the first build's workers are gone, the server process is up
         settled = settle(proc.pid) - serving
         before = cpu_seconds(proc.pid)
         time.sleep(idle)
         cpu = (cpu_seconds(proc.pid) - before) / idle
-        detected, rebuilt, rebuild = [], [], []
+        detected, rebuilt, rebuild, reloaded = [], [], [], []
         for _ in range(edits):
+            reload = Reload(version_url, served_version(version_url))
+            time.sleep(0.2)  # the question is waiting at the server, as a page's is
             saved = edit(skill)
             seen, _ = lines.wait_for(lambda line: line.startswith("Change detected"), EDIT_TIMEOUT)
             done, line = lines.wait_for(lambda line: bool(BUILT.match(line)) or "build failed" in line, EDIT_TIMEOUT)
@@ -130,6 +169,7 @@ def measure(label: str, code: Path, source: Path, skill: Path, idle: float, edit
             rebuilt.append(done - saved)
             match = BUILT.match(line)
             rebuild.append(float(match.group(1)) if match else float("nan"))
+            reloaded.append(reload.when() - saved)
             time.sleep(2.5)
         asked = time.monotonic()
         proc.send_signal(signal.SIGINT)
@@ -146,6 +186,7 @@ def measure(label: str, code: Path, source: Path, skill: Path, idle: float, edit
     clean = status == 0 and "Stopping." in lines.all and not any("Traceback" in line for line in lines.all)
     notes = [line for line in lines.all if "polling" in line]
     return {"label": label, "settled": settled, "cpu": cpu, "detected": detected, "rebuilt": rebuilt, "rebuild": rebuild,
+            "reloaded": reloaded,
             "stop": stopped, "removed": removed, "clean": clean, "notes": notes}
 
 
@@ -177,12 +218,13 @@ def main() -> None:
     print(f"\nmachine: {describe()}\ncommand: python benchmarks/serve_watch.py {' '.join(sys.argv[1:])}")
     print(f"\nskillsite serve {source}: {len(skills)} skills, {files} files; idle {args.idle:.0f} s, "
           f"{args.edits} saves (median (min-max), seconds)\n")
-    print("| code | Serving -> idle | idle CPU (share of a core) | save -> detected | save -> built | rebuild | Ctrl-C -> exit | "
-          "Ctrl-C -> temporary folder gone | clean |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| code | Serving -> idle | idle CPU (share of a core) | save -> detected | save -> built | rebuild | "
+          "save -> reloaded | Ctrl-C -> exit | Ctrl-C -> temporary folder gone | clean |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
-        print(f"| {row['label']} | {row['settled']:.1f} | {row['cpu']:.1%} | {spread(row['detected'])} | {spread(row['rebuilt'])} | "
-              f"{spread(row['rebuild'])} | {row['stop']:.2f} | {row['removed']:.2f} | {'yes' if row['clean'] else 'NO'} |")
+        print(f"| {row['label']} | {row['settled']:.1f} | {row['cpu']:.1%} | {spread(row['detected'])} | "
+              f"{spread(row['rebuilt'])} | {spread(row['rebuild'])} | {spread(row['reloaded'])} | {row['stop']:.2f} | "
+              f"{row['removed']:.2f} | {'yes' if row['clean'] else 'NO'} |")
     for row in rows:
         for note in row["notes"]:
             print(f"{row['label']}: {note}")
