@@ -214,6 +214,15 @@ def header_rules(directory: Path) -> dict[str, dict[str, str]]:
     return rules
 
 
+def prepare_rebuilds() -> None:
+    """Make ready, while nothing has changed yet, what the first rebuild would otherwise wait for:
+    the audit's patterns and its one-pass search for their literals, in this process (a cold
+    build audits in worker processes; a rebuild of a few skills audits here)."""
+    from skillsite.audit.engine import audit_document
+
+    audit_document("SKILL.md", "A text for the audit to read once.")
+
+
 def inject_reload(html: bytes) -> bytes:
     """The page with the reload script added at the end of its ``<head>``."""
     marker = html.find(b"</head>")
@@ -524,6 +533,7 @@ class DevServer:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, _interrupt)
         try:
+            prepare_rebuilds()
             while True:
                 self._rebuild_if(self._changed(interval))
         except KeyboardInterrupt:

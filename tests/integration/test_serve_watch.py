@@ -342,3 +342,26 @@ def test_pages_reload_once_the_new_catalog_is_in_place_not_after_the_cache_is_sa
         assert server.state.version == first + 2
     finally:
         server.stop()
+
+
+def test_serve_prepares_the_audit_for_its_first_rebuild_before_any_change(tmp_path):
+    """#47: serve's first save after its cold build compiled every audit pattern in the serving
+    process (the cold build audited in workers); the watch loop now prepares the audit before it
+    waits for the first change.  Run in a fresh interpreter, whose audit nothing prepared yet."""
+    script = (
+        "import io, sys\n"
+        "from skillsite.audit import engine\n"
+        "from skillsite.config import SiteConfig\n"
+        "from skillsite.publish.serve import DevServer\n"
+        "server = DevServer([sys.argv[1]], SiteConfig(), port=0, log=io.StringIO())\n"
+        "before = engine.prepare.cache_info().currsize\n"
+        "def first_look(wait):\n"
+        "    print(before, engine.prepare.cache_info().currsize)\n"
+        "    raise KeyboardInterrupt\n"
+        "server._changed = first_look\n"
+        "server.run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(EXAMPLES)], capture_output=True, text=True,
+                          cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)}, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "1"]  # nothing prepared at first; prepared before the first look
