@@ -225,7 +225,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(f"| {row['label']} | {row['settled']:.1f} | {row['cpu']:.1%} | {spread(row['detected'])} | "
-              f"{spread(row['rebuilt'])} | {spread(row['rebuild'])} | {spread(row['reloaded'])} | {row['reloaded'][0]:.3f} | "
+              f"{spread(row['rebuilt'])} | {spread(row['rebuild'])} | {spread(row['reloaded'])} | "
+              f"{row['reloaded'][0]:.3f} | "
               f"{row['stop']:.2f} | "
               f"{row['removed']:.2f} | {'yes' if row['clean'] else 'NO'} |")
     for row in rows:
