@@ -28,8 +28,8 @@ from skillsite.publish.provider_layout import INDEX_NAME, skills_index_json
 from skillsite.publish.wellknown import INDEX_PATH, LEGACY_INDEX_PATH, DiscoveryIndexes
 from skillsite.search.bm25 import SEARCH_VERSION
 from skillsite.search.lunr_index import build_indexes
-from skillsite.search.shard_format import SHARDS_VERSION
-from skillsite.search.shard_writer import build_chunks, card_row, finish_shards
+from skillsite.search.shard_format import CARD_BUCKET, SHARDS_VERSION, card_path
+from skillsite.search.shard_writer import Card, build_chunks, card_bucket, card_row, finish_shards
 from skillsite.source.schema import load_schema
 
 MANIFEST_FILE = "skills.json"
@@ -147,10 +147,29 @@ def search_section(staging: Staging, entries: Sequence[ManifestEntry], search: d
                 e.id, e.name, e.description, e.urls.page, e.tags, e.risk, e.visibility.listed,
                 offered_to_model(e, copies_too=True), copy_of, e.copies.count if e.copies else 1))
             for e in ordered for copy_of in [number.get(e.visibility.copy_of or "", -1)]]
-    shards = finish_shards(search["meta"], search["chunk_sha256"], rows)
-    for rel, data in shards.files.items():
-        staging.write_keyed(rel, hashlib.sha256(data).hexdigest(), lambda data=data: data)
+    buckets = kept_buckets(rows, search["meta"]["index"], resident)
+    shards = finish_shards(search["meta"], search["chunk_sha256"], rows, buckets)
+    known = {card_path(bucket): sha for bucket, (_, sha) in enumerate(buckets)}
+    files = [(rel, known.get(rel) or hashlib.sha256(data).hexdigest(), data) for rel, data in shards.files.items()]
+    for (rel, key, data), taken in zip(files, staging.keep_those_here([(rel, key) for rel, key, _ in files])):
+        if not taken:
+            staging.write_keyed(rel, key, lambda data=data: data)
     return shards.section
+
+
+#: Where a long-running process's resident objects keep each card file of the search index (by its number).
+CARD_FILE = "card file"
+
+
+def kept_buckets(rows: Sequence[Card], index: str, resident: KeptObjects | None = None) -> list[tuple[bytes, str]]:
+    """The card files of ``rows`` (:func:`~skillsite.search.shard_writer.card_buckets`); in a
+    long-running process, each one the last build made of the very same cards for the same index
+    is taken again (``serve`` keeps each unchanged skill's card, so an edit makes one or two files
+    again, not a file per four skills)."""
+    return [kept_or_made(resident, CARD_FILE, str(bucket), CARD_FILE, (index, cards),
+                         lambda cards=cards, start=start: card_bucket(cards, index, start))
+            for bucket, start in enumerate(range(0, len(rows), CARD_BUCKET))
+            for cards in [tuple(rows[start:start + CARD_BUCKET])]]
 
 
 def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str, Any],

@@ -147,16 +147,19 @@ def build_chunks(entries: Sequence[dict[str, Any]], budget: int = CHUNK_BYTES) -
     return Chunks({path: compact({"index": index, **chunk}) for path, chunk in chunks.items()}, meta)
 
 
-def finish_shards(meta: dict[str, Any], chunk_sha256: Mapping[str, str], rows: Sequence[Card]) -> Shards:
+def finish_shards(meta: dict[str, Any], chunk_sha256: Mapping[str, str], rows: Sequence[Card],
+                  buckets: Sequence[tuple[bytes, str]] | None = None) -> Shards:
     """The rest of the sharded index whose chunks ``meta`` describes (:func:`build_chunks`;
     ``chunk_sha256``: their sha256 by path) for the cards ``rows`` (:func:`card_row`, in skill
     order): the card files, the card-digest files, the digests file and the meta file that
-    names it, the groups file; and skills.json's ``search`` section."""
+    names it, the groups file; and skills.json's ``search`` section.  ``buckets``: the card
+    files as :func:`card_buckets` makes them, when the caller has them (kept from an earlier build)."""
     if len(rows) != meta["docs"]:
         raise ValueError(f"the search index covers {meta['docs']} skills, the cards {len(rows)}")
     index = meta["index"]
-    files = card_files(rows, index)
-    files.update(card_digest_files([_sha(files[card_path(b)]) for b in range(len(files))], index))
+    buckets = card_buckets(rows, index) if buckets is None else buckets
+    files = {card_path(bucket): data for bucket, (data, _) in enumerate(buckets)}
+    files.update(card_digest_files([sha for _, sha in buckets], index))
     groups = [_sha(files[group_path(g)]) for g in range(_groups(len(rows)))]
     files[DIGESTS_FILE] = digests = compact({
         "format": DIGESTS_FORMAT, "version": SHARDS_VERSION, "index": index,
@@ -221,11 +224,18 @@ def groups_json(rows: Sequence[Card], index: str) -> tuple[bytes, dict[str, int]
     return data, {"unlisted": len(unlisted), "copies": len(copies)}
 
 
-def card_files(rows: Sequence[Card], index: str) -> dict[str, bytes]:
-    """The card buckets of ``rows`` (cards in skill order), by path; each names its ``index``
-    (the meta file's), so a reader notices cards of another build than its meta file."""
-    return {card_path(bucket): compact({"index": index, "first": start, "cards": list(rows[start:start + CARD_BUCKET])})
-            for bucket, start in enumerate(range(0, len(rows), CARD_BUCKET))}
+def card_buckets(rows: Sequence[Card], index: str) -> list[tuple[bytes, str]]:
+    """The card files of ``rows`` (cards in skill order), in bucket order (:func:`card_path`
+    names them): each one's bytes and sha256 (:func:`card_bucket`)."""
+    return [card_bucket(tuple(rows[start:start + CARD_BUCKET]), index, start)
+            for start in range(0, len(rows), CARD_BUCKET)]
+
+
+def card_bucket(cards: tuple[Card, ...], index: str, first: int) -> tuple[bytes, str]:
+    """One card file, of the cards from number ``first`` on: its bytes and sha256.  It names its
+    ``index`` (the meta file's), so a reader notices cards of another build than its meta file."""
+    data = compact({"index": index, "first": first, "cards": list(cards)})
+    return data, _sha(data)
 
 
 def card_digest_files(card_sha256: Sequence[str], index: str) -> dict[str, bytes]:

@@ -1568,3 +1568,33 @@ def test_a_skill_changed_since_its_version_is_kept_by_serve_like_any_other(tmp_p
     assert "api-design-checklist" not in made and "test-first" in made
     assert build([src], tmp_path / "cold").ok
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
+def test_serve_takes_the_search_card_files_of_unchanged_cards_again(tmp_path, monkeypatch):
+    """#47: each save made every card file of a sharded search index again (one per four
+    skills: 2,500 JSON files encoded and hashed at 10,000 skills).  A body edit changes no card
+    and no chunk: ``serve`` now takes every card file the last build made; a description edit
+    changes the index they name, and they are made again.  Each output is a cold build's."""
+    from skillsite.config import SiteConfig
+    from skillsite.publish import catalog_files
+    from skillsite.publish.resident import Resident
+
+    src, out, cache = tmp_path / "src", tmp_path / "site", tmp_path / "cache"
+    shutil.copytree(EXAMPLES, src)
+    config = SiteConfig(shard_above=2)  # the example catalog with its search index in shards
+    resident = Resident()
+    assert build([src], out, config, cache_dir=cache, resident=resident).ok
+    buckets = len(list((out / "search" / "cards").rglob("*.json")))
+    assert buckets > 1
+    made, real = [], catalog_files.card_bucket
+    monkeypatch.setattr(catalog_files, "card_bucket", lambda *args: made.append(args[2]) or real(*args))
+    skill_md = src / "code-review" / "SKILL.md"
+    for number, change in enumerate([lambda text: text + "\nOne more line.\n",
+                                     lambda text: text.replace("Review a pull request", "Review a change request")]):
+        made.clear()
+        skill_md.write_text(change(skill_md.read_text(encoding="utf-8")), encoding="utf-8")
+        resident.saw([os.path.realpath(skill_md)])
+        assert build([src], out, config, cache_dir=cache, resident=resident).ok
+        assert len(made) == (0 if number == 0 else buckets)
+        assert build([src], tmp_path / f"cold-{number}", config).ok
+        assert tree_bytes(out) == tree_bytes(tmp_path / f"cold-{number}")
