@@ -11,7 +11,7 @@ from skillsite.arguments import ExistingPath
 from skillsite.cli.checking import load_site_config
 from skillsite.cli.output import (budget_line, check_codes, default_format, emit_diagnostics, fail, nothing_found,
                                   report_file, severity_counts)
-from skillsite.diagnostics import MAX_LISTED, counted, describe_os_error
+from skillsite.diagnostics import MAX_LISTED, Diagnostic, counted, describe_os_error
 from skillsite.exit_codes import EXIT_BUSY, EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE
 
 
@@ -234,6 +234,14 @@ def trusted_cache(folder: Path) -> Path | None:
     return None
 
 
+def _show_served(diags: list[Diagnostic], folder: Path, everything: bool) -> None:
+    """A served build's diagnostics on standard error, as ``build`` prints them: past 200, a
+    summary per code, the whole list in ``diagnostics.json`` in serve's temporary ``folder``
+    (a catalog of thousands of warnings would print them all again at each save)."""
+    emit_diagnostics(diags, "text", sys.stderr, report=folder / "diagnostics.json", everything=everything)
+    sys.stderr.flush()
+
+
 @click.command()
 @click.argument("sources", nargs=-1, type=ExistingPath(file_okay=False, readable=False, path_type=Path))
 @click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
@@ -247,8 +255,10 @@ def trusted_cache(folder: Path) -> Path | None:
 @click.option("--open", "open_browser", is_flag=True, help="Open the catalog in a web browser.")
 @click.option("--interval", type=click.FloatRange(min=0.05), default=0.5, show_default=True,
               help="Seconds between checks for changed files.")
+@click.option("--all", "everything", is_flag=True,
+              help="Print every diagnostic of each build, even more than 200 (else a summary per code).")
 def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: int, templates_dir: Path | None,
-          title: str | None, open_browser: bool, interval: float) -> None:
+          title: str | None, open_browser: bool, interval: float, everything: bool) -> None:
     """Build the catalog, serve it locally and rebuild when SOURCES or templates change.
 
     Exit 2 when it cannot listen on --host and --port (taken, or no address of this machine).
@@ -273,7 +283,8 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
     config_paths = [config_file] if config_file else [Path(name) for name in CONFIG_NAMES]
     try:
         server = DevServer(roots, config, host, port, watch=watch, echo=lambda text: click.echo(text, err=True),
-                           configure=configure, config_paths=config_paths)
+                           configure=configure, config_paths=config_paths,
+                           show=lambda diags: _show_served(diags, server.tmp, everything))
     except OSError as exc:
         click.echo(f"skillsite serve: cannot listen on {address_text(host, port)}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from skillsite.diagnostics import printable
+from skillsite.diagnostics import Diagnostic, format_text, printable
 from skillsite.publish.lock import claim
 from skillsite.publish.resident import Resident
 from skillsite.publish.watch import EventWatcher, PollingWatcher, WatchUnavailable, watched_stamps
@@ -353,13 +353,15 @@ class DevServer:
     def __init__(self, sources: Sequence[Path], config, host: str = "127.0.0.1", port: int = 0,
                  watch: Sequence[Path] = (), log: TextIO | None = None,
                  echo: Callable[[str], None] | None = None, configure: Callable[[], Any] | None = None,
-                 config_paths: Sequence[Path] = ()):
+                 config_paths: Sequence[Path] = (), show: Callable[[list[Diagnostic]], None] | None = None):
         self.sources = [Path(s) for s in sources]
         self.config = config
         self.configure = configure
         self.config_paths = list(config_paths)  # where the configuration is, or would be found
         self.log = log or sys.stderr
         self.echo = echo or (lambda text: print(text, file=self.log, flush=True))
+        # how a build's diagnostics are shown (the command summarises a long list, as build does)
+        self.show = show or self._echo_each
         remove_abandoned_folders(Path(tempfile.gettempdir()))
         self.tmp = Path(tempfile.mkdtemp(prefix=SERVE_PREFIX))
         self.claim = claim(self.tmp / IN_USE)  # held (through the serving process too) until it ends
@@ -487,12 +489,15 @@ class DevServer:
             self.echo(f"skillsite serve: {failed}: {exc!r}")
         return None
 
+    def _echo_each(self, diagnostics: list[Diagnostic]) -> None:
+        """Every diagnostic, one line each."""
+        for d in diagnostics:
+            self.echo(format_text(d))
+
     def rebuild(self) -> bool:
         """Build into the served folder; pages reload only after a successful build: as soon as
         its catalog is in place (the build saves its cache and state after that), or once it is
         done when it had nothing to replace (nothing changed)."""
-        from skillsite.diagnostics import format_text
-
         started = time.perf_counter()
         in_place: list[str] = []
 
@@ -504,8 +509,7 @@ class DevServer:
         result = self._build("build failed", reload_when_in_place)
         if result is None:
             return False
-        for d in result.diagnostics:
-            self.echo(format_text(d))
+        self.show(result.diagnostics)
         if not result.ok:
             self.echo("skillsite serve: build failed; still serving the previous build")
             return False
