@@ -1,9 +1,9 @@
 """``skillsite serve``: build into a temporary folder, serve it on 127.0.0.1 (or ``--host``,
 IPv6 ones too), rebuild on change.
 
-``http.server`` in a process of its own (forked once the first build is done, so that the
-process that rebuilds, and forks its workers, never has other threads; a thread where ``fork``
-is missing), and a watcher of the sources, the configuration and the templates
+``http.server`` in a process of its own (forked before the first build, so that the
+process that rebuilds, and forks its workers, never has other threads, and shares none of what
+its builds keep; a thread where ``fork`` is missing), and a watcher of the sources, the configuration and the templates
 (:mod:`skillsite.publish.watch`: file events from ``watchfiles`` in a process of its own, for the
 same reason; polling where events are unavailable). Pages are
 reloaded through a small script that the server injects into every HTML response
@@ -388,14 +388,16 @@ class DevServer:
         return f"http://{address_text(host, port)}/"
 
     def start(self) -> bool:
-        """Watch, build, then start serving (even if the build failed: fix and save to retry)."""
-        self._watch()
-        ok = self.rebuild()
+        """Start serving, watch, then build (serving even if the build failed: fix and save to
+        retry).  The serving process is forked first, while this one is small: forked after a
+        build, it would share every page of what the build keeps for the next one, and each
+        rebuild writing to those pages would copy them (slower saves, and that memory twice)."""
         if hasattr(os, "fork"):
             self._fork_server()
         else:  # pragma: no cover - Windows: no fork, so builds use no worker processes to fork
             self.thread.start()
-        return ok
+        self._watch()
+        return self.rebuild()
 
     def _watch(self) -> None:
         """Watch the folders with file events where the system has them (one line says why not),

@@ -1,13 +1,17 @@
-"""What ``skillsite serve`` prints after a build (a real ``skillsite serve`` process): a long
-list of diagnostics is summarised per code, as ``skillsite build`` summarises it, the whole list
-in a report file; ``--all`` prints every one."""
+"""What ``skillsite serve`` prints after a build, and when it starts answering (a real
+``skillsite serve`` process): a long list of diagnostics is summarised per code, as ``skillsite
+build`` summarises it, the whole list in a report file, ``--all`` printing every one; requests
+are answered from the start, while the first build runs."""
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -68,3 +72,48 @@ def test_serve_all_prints_every_diagnostic(many_warnings: Path) -> None:
     assert len(listed) == MISSING
     assert not any("too many to list" in line for line in said)
     assert len(set(listed)) == MISSING
+
+
+def test_serve_answers_while_its_first_build_runs(tmp_path: Path) -> None:
+    """The serving process was forked after the first build, sharing every page of what that
+    build kept for the next one (each save then copied the pages it wrote, and that memory was
+    held twice).  It is forked first: a request during the first build is answered (404: no
+    catalog yet), and once "Serving" is printed the catalog is there."""
+    for number in range(300):  # a first build of a few seconds
+        write_skill(tmp_path / "src", f"skill-{number:03d}",
+                    description=f"Handles case {number} of the tests. Use when testing serve.",
+                    body="# Body\n\n" + f"Step {number}: do the thing carefully.\n\n" * 40)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "skillsite", "serve", "src", "--port", str(port)],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        first = None
+        deadline = time.monotonic() + 120
+        while first is None and time.monotonic() < deadline and proc.poll() is None:
+            first = _status(port)
+            time.sleep(0.01)
+        assert first == 404, first
+        assert proc.stderr is not None
+        said = [proc.stderr.readline()]
+        while said[-1] and not said[-1].startswith("Serving "):
+            said.append(proc.stderr.readline())
+        assert said[-1].startswith(f"Serving http://127.0.0.1:{port}/"), said
+        assert _status(port) == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+
+
+def _status(port: int) -> int | None:
+    """The status of ``GET /`` on 127.0.0.1:``port`` (None: nothing listens there)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("GET", "/")
+        return connection.getresponse().status
+    except ConnectionRefusedError:
+        return None
+    finally:
+        connection.close()
