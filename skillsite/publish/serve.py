@@ -48,8 +48,6 @@ VERSION_PATH = "/__skillsite/version"
 RELOAD_TAG = f'<script src="{RELOAD_PATH}" defer></script>'.encode()
 #: How long a request for the version may wait for a newer one before it is answered as it is.
 VERSION_WAIT = 20.0
-#: How often a waiting request looks at the version (the rebuilding process bumps it).
-VERSION_LOOK = 0.05
 RELOAD_JS = b"""(function () {
   "use strict";
   var seen = null;
@@ -73,11 +71,17 @@ class ReloadState:
     """The number of the current build; pages reload when it changes.
 
     Kept in a page of memory shared with the serving process (an anonymous mapping survives
-    ``fork`` shared): the rebuilding process bumps it, the server reads it.
+    ``fork`` shared): the rebuilding process bumps it and writes a byte to a pipe; in the serving
+    process, a thread started by the first request that waits reads that pipe and wakes every
+    request waiting for a new number (none looks at it on a timer).
     """
 
     def __init__(self) -> None:
         self._shared = mmap.mmap(-1, mmap.PAGESIZE)
+        self._bumped, self._bump = os.pipe()
+        os.set_blocking(self._bump, False)
+        self._changed = threading.Condition()
+        self._relaying = False  # whether this process has the thread that reads the pipe
 
     @property
     def version(self) -> int:
@@ -85,6 +89,25 @@ class ReloadState:
 
     def bump(self) -> None:
         self._shared[:8] = (self.version + 1).to_bytes(8, "little")
+        try:
+            os.write(self._bump, b"\0")
+        except BlockingIOError:  # the pipe is full: the serving process has bytes to read already
+            pass
+
+    def after(self, since: str | None, timeout: float) -> int:
+        """The number, once it is not ``since`` (its text), or after ``timeout`` seconds as it is."""
+        with self._changed:
+            if not self._relaying:
+                threading.Thread(target=self._relay, name="skillsite-reload", daemon=True).start()
+                self._relaying = True
+            self._changed.wait_for(lambda: str(self.version) != since, timeout)
+        return self.version
+
+    def _relay(self) -> None:
+        """Wake the waiting requests at each byte the rebuilding process writes."""
+        while os.read(self._bumped, 4096):
+            with self._changed:
+                self._changed.notify_all()
 
 
 class CatalogHandler(SimpleHTTPRequestHandler):
@@ -139,13 +162,7 @@ class CatalogHandler(SimpleHTTPRequestHandler):
         """The current build's number; asked ``since=N`` (the number a page has), it is answered
         once it differs from N, or after :data:`VERSION_WAIT` seconds as it is: a page waiting so
         reloads as soon as a rebuild is done, not at its next look (as mkdocs' livereload does)."""
-        since = parse_qs(query).get("since", [None])[0]
-        deadline = time.monotonic() + VERSION_WAIT
-        version = str(self.reload.version)
-        while version == since and time.monotonic() < deadline:
-            time.sleep(VERSION_LOOK)
-            version = str(self.reload.version)
-        return version
+        return str(self.reload.after(parse_qs(query).get("since", [None])[0], VERSION_WAIT))
 
     def _served_file(self, url_path: str) -> Path | None:
         """What a request path serves (a folder's ``index.html`` when it ends in ``/``, a folder

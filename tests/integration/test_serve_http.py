@@ -130,6 +130,27 @@ def test_a_page_asking_for_the_version_it_has_is_answered_when_a_rebuild_changes
         server.server_close()
 
 
+def test_a_bump_in_the_rebuilding_process_wakes_a_request_waiting_in_the_forked_server(tmp_path: Path) -> None:
+    """The serving process is forked from the one that rebuilds: a request waiting there for a
+    new build number is woken by the bump (a byte on a pipe, read by a thread of the serving
+    process), not by a look on a timer nor at the end of its wait."""
+    state = ReloadState()
+    answer_read, answer_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the serving process: waits for a number other than 0, at most 30 seconds
+        started = time.monotonic()
+        version = state.after("0", 30.0)
+        os.write(answer_write, f"{version} {time.monotonic() - started:.3f}".encode())
+        os._exit(0)
+    os.close(answer_write)
+    time.sleep(0.5)  # the child waits by now (a bump before its wait is seen as well)
+    state.bump()
+    with os.fdopen(answer_read, "rb") as answer:
+        version, waited = answer.read().split()
+    assert os.waitpid(pid, 0)[1] == 0
+    assert version == b"1" and float(waited) < 15.0, (version, waited)
+
+
 def ipv6_loopback() -> bool:
     """Whether this machine can listen on ::1."""
     if not socket.has_ipv6:
