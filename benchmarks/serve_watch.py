@@ -4,8 +4,8 @@ For each version of the code (``--code LABEL=FOLDER``, a checkout put first on P
 default: this repository), it runs ``skillsite serve SOURCE --port 0`` in a fresh process
 and, once the first build is served:
 
-  settled      from "Serving" to the first second with under 5 % of a core used (serve
-               publishes its catalog once more after the first build, to prepare rebuilds)
+  settled      from "Serving" to the first second with under 5 % of a core used (what serve
+               does before it watches: it makes ready the audit its first rebuild runs)
   idle CPU     CPU time of the serve's processes (watcher, server, file-event process) over
                ``--idle`` seconds with nothing changing, as a share of one core
   detected     from a save (one line appended to one SKILL.md) to serve printing
