@@ -7,7 +7,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -37,7 +36,7 @@ def _serve_output(tmp_path: Path, *options: str) -> tuple[list[str], list[dict] 
                  if "all of them are in " in line]
         return said, json.loads(Path(named[0]).read_text(encoding="utf-8"))["diagnostics"] if named else None
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.terminate()  # SIGTERM: a test run in the background ignores SIGINT, and so would serve
         proc.communicate(timeout=60)
 
 
@@ -103,7 +102,7 @@ def test_serve_answers_while_its_first_build_runs(tmp_path: Path) -> None:
         assert said[-1].startswith(f"Serving http://127.0.0.1:{port}/"), said
         assert _status(port) == 200
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.terminate()  # SIGTERM: a test run in the background ignores SIGINT, and so would serve
         proc.communicate(timeout=60)
 
 
