@@ -21,6 +21,8 @@ CARDS = "page cards"
 TAG_CATALOG = "page tags"
 #: Where it keeps each skill's tags as cards show them (:func:`~skillsite.publish.views.card_tags`), by its id.
 SHOWN_TAGS = "page shown tags"
+#: Where it keeps each listed skill's row of :data:`TaggedSkills` (by its id).
+TAGGED = "page tagged skill"
 #: Each listed skill's own folded tags and those of the other members of its group of copies.
 TaggedSkills = tuple[tuple[FoldedTags, tuple[FoldedTags, ...]], ...]
 
@@ -82,6 +84,14 @@ class TagCatalog:
     def of(cls, skills: TaggedSkills) -> TagCatalog:
         tags = count_tags(skills)
         return cls(tags, tags_by_folded_name(tags), digest("tags", [(t.name, t.slug, t.count) for t in tags]))
+
+
+def tagged_skill(resident: KeptObjects | None, skill_id: str, tags: FoldedTags, copies: tuple[FoldedTags, ...]
+                 ) -> tuple[FoldedTags, tuple[FoldedTags, ...]]:
+    """A listed skill's row of :data:`TaggedSkills`: its folded ``tags`` and those of its ``copies``;
+    with ``resident`` objects, the row made before of these very tags and equal copies' (a row made
+    anew for each skill at each save would outlive the collector's young collections)."""
+    return kept_or_made(resident, TAGGED, skill_id, tags, (copies,), lambda: (tags, copies))
 
 
 def tag_catalog(resident: KeptObjects | None, skills: TaggedSkills) -> TagCatalog:

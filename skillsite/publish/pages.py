@@ -42,7 +42,8 @@ from skillsite.cache import KeptObjects, digest, kept_or_made
 from skillsite.config import SiteConfig, builtin_templates
 from skillsite.publish.manifest import absolute, is_paged, page_size
 from skillsite.publish.markdown import safe_url
-from skillsite.publish.page_pieces import EntryPieces, TagCatalog, entry_pieces, kept_card, kept_shown_tags, tag_catalog
+from skillsite.publish.page_pieces import (EntryPieces, TagCatalog, entry_pieces, kept_card, kept_shown_tags,
+                                          tag_catalog, tagged_skill)
 from skillsite.publish.staging import Link, Placed, Staging
 from skillsite.publish.templates import shared_environment, templates_digest, write_assets
 from skillsite.publish.views import (FoldedTags, TagInfo, active_files, ancestors, badges, card,
@@ -112,8 +113,9 @@ class SitePages:
         self.listed = [e for e in self.manifest["skills"] if e.visibility.in_lists]
         self.pieces = {e.id: entry_pieces(self.resident, e) for e in self.manifest["skills"]}
         groups = self._copies_tags()
-        self.tag_catalog = tag_catalog(self.resident, tuple((self.pieces[e.id].tags, tuple(groups.get(e.id, ())))
-                                                            for e in self.listed))
+        self.tag_catalog = tag_catalog(self.resident, tuple(
+            tagged_skill(self.resident, e.id, self.pieces[e.id].tags, tuple(groups.get(e.id, ())))
+            for e in self.listed))
         self.tags, self.tag_by_name = self.tag_catalog.tags, self.tag_catalog.by_name
         self.shown_tags = {e.id: kept_shown_tags(self.resident, e, self.pieces[e.id].tags, self.tag_catalog)
                            for e in self.manifest["skills"]}

@@ -33,7 +33,7 @@ from skillsite.publish.staging import (MarkerIdentity, Published, Recorded, Stag
                                       records)
 from skillsite.publish.stored_pages import StoredPages, entry_keys
 from skillsite.publish.versions import CatalogReleases, PublishedVersions, VersionPublishing, pin_versions
-from skillsite.source.dependencies import NO_ALIASES, Aliases, CatalogNames, copy_aliases
+from skillsite.source.dependencies import NO_ALIASES, Aliases
 from skillsite.publish.state import BuildState, Inputs, save_state
 from skillsite.publish.wellknown import discovery_index, skipped_by_installers
 from skillsite.source.catalog import read_catalog
@@ -357,8 +357,7 @@ def _publish_versions(plan: BuildPlan, skills: list[Skill], publication: Publica
     groups, standing member first), not for the reading's alias: that may be a copy left out
     (the skills needing it now are left out with it), and a past release is not left out."""
     reserved = reserved_names(is_paged(len(skills), plan.config))
-    named = [(s.id, s.name) for s in skills]
-    catalog = CatalogReleases(CatalogNames.of(named, copy_aliases(named, groups)), versions_of)
+    catalog = CatalogReleases(skills, groups, versions_of)
     versions = VersionPublishing(staging, plan.config, cache, reserved, catalog, audits).publish(
         skills, publication.entries, releases)
     staging.take_journal()  # written here, not by a worker

@@ -284,11 +284,12 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     recorded in the staging folder, and what it made is kept in the cache (its rendered body
     too: the bodies are read back from there when pages need them), as it comes: the results
     returned hold neither."""
-    keys, file_keys = zip(*(_publication_keys(job, index, cache.resident) for index in range(len(job.skills)))) \
-        if job.skills else ((), ())
+    # two lists, not zip(*pairs): that holds an iterator per skill for the whole of its run
+    pairs = [_publication_keys(job, index, cache.resident) for index in range(len(job.skills))]
+    keys, file_keys = [key for key, _ in pairs], [files for _, files in pairs]
     done: dict[int, PublishedSkill] = {}
     for index, stored in enumerate(cache.made_many(Section.PUBLICATION, keys, StoredPublication.of)):
-        before = _published_before(job, index, stored, keys[index])
+        before = _published_before(job, index, stored, keys[index], cache.resident)
         if before is None:
             continue
         done[index] = before
@@ -360,8 +361,13 @@ class StoredPublication:
                    published.archive, sharing)
 
 
-def _published_before(job: SkillPublishing, index: int, stored: StoredPublication | None, key: str
-                      ) -> PublishedSkill | None:
+#: Where a long-running process's resident objects keep each skill's publication as taken from
+#: the cache (by its id): the one made of the same stored publication and entry is taken again.
+TAKEN = "publication taken"
+
+
+def _published_before(job: SkillPublishing, index: int, stored: StoredPublication | None, key: str,
+                      resident: KeptObjects | None = None) -> PublishedSkill | None:
     """The stored publication of skill ``index`` (under ``key``), when its body is rendered in the cache and
     every file it placed is still in the output as published (then taken: see
     :meth:`~skillsite.publish.staging.Staging.keep_all`); else None."""
@@ -372,7 +378,8 @@ def _published_before(job: SkillPublishing, index: int, stored: StoredPublicatio
     skill = job.skills[index]
     entry = stored.entry if stored.sharing is skill else sharing_skill_values(stored.entry, skill)
     # empty tuples, not lists: ten thousand kept publications add nothing for the garbage collector to walk
-    return PublishedSkill(entry, None, (), (), stored.archive, (), key)
+    return kept_or_made(resident, TAKEN, skill.id, stored, (entry, key),
+                        lambda: PublishedSkill(entry, None, (), (), stored.archive, (), key))
 
 
 def _interface(skill: Skill, files: Sequence[FileRecord]) -> dict[str, Any] | None:

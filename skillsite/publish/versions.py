@@ -17,6 +17,7 @@ it gates the skill.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -33,7 +34,7 @@ from skillsite.publish.audit_results import audit_release, suppressed
 from skillsite.publish.manifest import (VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json,
                                         is_reserved_path, is_versions_path, skill_dir_url)
 from skillsite.publish.staging import Staging
-from skillsite.source.dependencies import CatalogNames, declared_dependencies, release_dependencies
+from skillsite.source.dependencies import CatalogNames, copy_aliases, declared_dependencies, release_dependencies
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 from skillsite.source.git_history import ObjectReader, GitError
 from skillsite.source.parse import decode_skill_md, split_frontmatter
@@ -47,11 +48,20 @@ MAX_RELEASE_FILE_BYTES = 256 << 20
 
 @dataclass(frozen=True)
 class CatalogReleases:
-    """What a past release's dependencies are resolved over: the catalog's skills (ids and
-    names), and each versioned skill's releases (canonical versions) by id."""
+    """What a past release's dependencies are resolved over: the catalog's skills, the groups of
+    copies published (standing member first: a name only copies share stands for the first), and
+    each versioned skill's releases (canonical versions) by id."""
 
-    names: CatalogNames = CatalogNames({}, {})
+    skills: Sequence[Skill] = ()
+    groups: Sequence[tuple[str, ...]] = ()
     releases: Mapping[str, Sequence[str]] = dataclasses.field(default_factory=dict)
+
+    @functools.cached_property
+    def names(self) -> CatalogNames:
+        """The catalog's names, indexed when a past release first has dependencies to resolve:
+        most rebuilds publish no past release, and the index holds a list per name."""
+        named = [(skill.id, skill.name) for skill in self.skills]
+        return CatalogNames.of(named, copy_aliases(named, self.groups))
 
 
 def versions_url(skill_id: str) -> str:

@@ -288,7 +288,7 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     discovered and read (they shape the releases dependencies are matched against); the look-alike
     pairs are scored on ``jobs`` processes.  ``ignored``: the codes dropped from what is said (an
     error of one of them leaves no skill out, so none that needs it either)."""
-    kept = [(index, src, v) for index, (src, v) in enumerate(zip(found.sources, verdicts)) if v.kept]
+    kept = _kept_rows(found.sources, verdicts, cache.resident if cache is not None else None)
     shared: dict[int, list[Diagnostic]] = {}
     groups = _copies(kept, copies or CopySettings(), roots, cache)
     erring = _erring_alone(kept, ignored)
@@ -414,6 +414,19 @@ def _erring_alone(kept: Sequence[tuple[int, SourceFile, Verdict]], ignored: froz
     return frozenset(src.id for _, src, v in kept if _has_errors(v, ignored))
 
 
+#: Where a long-running process's resident objects keep each kept skill's row for the catalog-wide checks (by its id).
+KEPT_ROW = "kept row"
+
+
+def _kept_rows(sources: Sequence[SourceFile], verdicts: Sequence[Verdict], resident: KeptObjects | None
+               ) -> list[tuple[int, SourceFile, Verdict]]:
+    """(index, source, verdict) of each skill kept; in a long-running process, the row made
+    before of this very verdict at the same place, taken again: ten thousand rows made anew at
+    each save would outlive the young collections of the garbage collector, and bring on full ones."""
+    return [kept_or_made(resident, KEPT_ROW, src.id, v, (index, src), lambda index=index, src=src, v=v: (index, src, v))
+            for index, (src, v) in enumerate(zip(sources, verdicts)) if v.kept]
+
+
 def _copy_aliases(kept: Sequence[tuple[int, SourceFile, Verdict]], groups: Sequence[tuple[str, ...]],
                   refused: AbstractSet[str]) -> dict[str, str]:
     """The names that only copies of one skill share, each -> the copy a dependency on it needs
@@ -490,9 +503,10 @@ def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySetti
     :mod:`skillsite.source.kept_grouping`)."""
     order = {os.path.abspath(root): n for n, root in enumerate(roots)}
     places = {root: order.get(os.path.abspath(root), len(order)) for root in {src.root for _, src, _ in kept}}
-    candidates = [Candidate(src.id, v.fingerprint, places[src.root], v.priority, v.offered, v.listed)
-                  for _, src, v in kept if v.fingerprint is not None]
     resident = cache.resident if cache is not None and settings.group else None
+    candidates = [kept_or_made(resident, CANDIDATE, src.id, v, (places[src.root],), lambda src=src, v=v:
+                               Candidate(src.id, v.fingerprint, places[src.root], v.priority, v.offered, v.listed))
+                  for _, src, v in kept if v.fingerprint is not None]
     last = resident.take(*GROUPING) if resident is not None else None
     if last is not None and (groups := last.reused(candidates, settings)) is not None:
         _keep_known_comparisons(cache, settings.similarity)
@@ -511,6 +525,8 @@ def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySetti
 #: and the last grouping (:class:`~skillsite.source.kept_grouping.KeptGrouping`).
 COMPARISONS = ("copies", "comparisons")
 GROUPING = ("copies", "grouping")
+#: Where they keep each skill's candidate for grouping (by its id), made of its very verdict.
+CANDIDATE = "copies candidate"
 
 
 def _comparisons_key(threshold: float) -> str:

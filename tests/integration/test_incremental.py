@@ -1557,8 +1557,9 @@ def test_a_skill_changed_since_its_version_is_kept_by_serve_like_any_other(tmp_p
     made: list[str] = []
 
     def recording(resident, section, key, source, inputs, make):
+        # a publication taken from the cache is made once for each skill at a resident's first rebuild
         return cache_module.kept_or_made(resident, section, key, source, inputs,
-                                         lambda: made.append(key) or make())
+                                         lambda: (section != skills.TAKEN and made.append(key)) or make())
 
     monkeypatch.setattr(skills, "kept_or_made", recording)
     edited = src / "test-first" / "SKILL.md"
@@ -1566,6 +1567,47 @@ def test_a_skill_changed_since_its_version_is_kept_by_serve_like_any_other(tmp_p
     resident.saw([os.path.realpath(edited)])
     assert build([src], out, cache_dir=cache, resident=resident).ok
     assert "api-design-checklist" not in made and "test-first" in made
+    assert build([src], tmp_path / "cold").ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
+def test_serve_makes_no_catalog_wide_row_again_for_an_unchanged_skill(tmp_path, monkeypatch):
+    """#47: each save made, for every skill, a row of the catalog-wide checks, a candidate for
+    grouping, a publication taken from the cache and a row of the tag catalog.  Ten thousand new
+    objects of each kind outlived the garbage collector's young collections, and brought on a full
+    collection (every object ``serve`` keeps walked) every third save.  Now a save makes them for
+    the changed skill alone (and takes a publication from the cache once for a skill published at
+    the save before); the output is a cold build's."""
+    from skillsite import cache as cache_module
+    from skillsite.publish import page_pieces, skills
+    from skillsite.publish.resident import Resident
+    from skillsite.source import catalog
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 120)
+    monkeypatch.setattr(catalog, "RACY_NS", 0)
+    resident = Resident()
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    watched = {catalog.KEPT_ROW, catalog.CANDIDATE, skills.TAKEN, page_pieces.TAGGED}
+    made: dict[str, list[str]] = {section: [] for section in watched}
+
+    def recording(resident, section, key, source, inputs, make):
+        return cache_module.kept_or_made(resident, section, key, source, inputs,
+                                         lambda: (section in watched and made[section].append(key)) or make())
+
+    for module in (catalog, skills, page_pieces):
+        monkeypatch.setattr(module, "kept_or_made", recording)
+    for edited in ("code-review", "test-first"):  # the first save takes every publication from the cache
+        for each in made.values():
+            each.clear()
+        path = src / edited / "SKILL.md"
+        append_line(path, "One more line.")
+        resident.saw([os.path.realpath(path)])
+        assert build([src], out, cache_dir=cache, resident=resident).ok
+    # the skill published again at the save before is taken from the cache for the first time
+    assert made == {catalog.KEPT_ROW: ["test-first"], catalog.CANDIDATE: ["test-first"],
+                    page_pieces.TAGGED: ["test-first"], skills.TAKEN: ["code-review"]}
     assert build([src], tmp_path / "cold").ok
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
 
