@@ -11,9 +11,10 @@ what its fresh resident does not hold yet), in two columns: after a round's buil
 (its resident holds what that build made; with ``--cold-start`` each round starts as ``serve``
 does, from a cold build into an output and cache of its own, so this is the first save after
 ``serve`` starts) and after one that had nothing to do (its resident holds nothing: every piece
-is read back from the cache and kept); the median of the others with their range, and the full garbage collections
-a rebuild brings on (how many, and their seconds): a resident's objects are walked by each of
-them, so they grow with what it keeps; and the memory the process holds after its last rebuild
+is read back from the cache and kept); the median of the others with their range; the full garbage
+collections they bring on, all told (how many, and their seconds: a resident's objects are walked
+by each of them, so they grow with what it keeps, and one every few saves is a slow save the
+median does not show), and the rebuilds' mean seconds; and the memory the process holds after its last rebuild
 (median of the rounds; Linux), what a ``serve`` process keeps between saves.  Each rebuild is also
 timed to the moment its catalog was in place (the build's "save" stage starts, after which it
 saves its cache and state): ``serve``'s pages reload then, in code of 2026-12-03 on; for older
@@ -186,16 +187,17 @@ def main() -> None:
           "rebuild of a round (its resident holds only what that build kept) apart; medians\n")
     print("| code | first rebuild, after a build that worked | after one with nothing to do "
           "| rebuild, seconds (min-max) | catalog in place, seconds (min-max) "
-          "| full collections a rebuild | their seconds | memory held after, MB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| full collections, all rebuilds | their seconds | mean rebuild, seconds | memory held after, MB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, values in rows.items():
         seconds = [row[0] for row in values]
         in_place = [row[3] for row in values]
         print(f"| {label} | {median_text(first[True][label])} | {median_text(first[False][label])} "
               f"| {statistics.median(seconds):.2f} ({min(seconds):.2f}-{max(seconds):.2f}) "
               f"| {statistics.median(in_place):.2f} ({min(in_place):.2f}-{max(in_place):.2f}) "
-              f"| {statistics.median(row[1] for row in values):.0f} "
-              f"| {statistics.median(row[2] for row in values):.2f} "
+              f"| {sum(row[1] for row in values):.0f} in {len(values)} "
+              f"| {sum(row[2] for row in values):.2f} "
+              f"| {statistics.mean(seconds):.2f} "
               f"| {f'{statistics.median(held[label]) / 2**20:.0f}' if held[label] else '-'} |")
 
 
