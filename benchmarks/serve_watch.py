@@ -5,7 +5,8 @@ default: this repository), it runs ``skillsite serve SOURCE --port 0`` in a fres
 and, once the first build is served:
 
   settled      from "Serving" to the first second with under 5 % of a core used (what serve
-               does before it watches: it makes ready the audit its first rebuild runs)
+               does before it watches: it makes ready the audit its first rebuild runs, and
+               publishes once more with nothing changed, making what that rebuild would keep)
   idle CPU     CPU time of the serve's processes (watcher, server, file-event process) over
                ``--idle`` seconds with nothing changing, as a share of one core
   detected     from a save (one line appended to one SKILL.md) to serve printing

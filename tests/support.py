@@ -135,6 +135,26 @@ class _QuietHandler(__import__("http.server").server.SimpleHTTPRequestHandler):
         pass
 
 
+def record_kept_rows(monkeypatch) -> dict[str, list[str]]:
+    """Record, by section, the skill of every row a resident build makes anew (rather than takes
+    as kept) of four kinds it keeps per skill: a row of the catalog-wide checks, a grouping
+    candidate, a publication taken from the cache and a card's tags."""
+    from skillsite import cache as cache_module
+    from skillsite.publish import page_pieces, skills
+    from skillsite.source import catalog
+
+    watched = {catalog.KEPT_ROW, catalog.CANDIDATE, skills.TAKEN, page_pieces.TAGGED}
+    made: dict[str, list[str]] = {section: [] for section in watched}
+
+    def recording(resident, section, key, source, inputs, make):
+        return cache_module.kept_or_made(resident, section, key, source, inputs,
+                                         lambda: (section in watched and made[section].append(key)) or make())
+
+    for module in (catalog, skills, page_pieces):
+        monkeypatch.setattr(module, "kept_or_made", recording)
+    return made
+
+
 def serve_folder(folder: Path):
     """Serve ``folder`` on 127.0.0.1 (ephemeral port) in a thread; returns (base_url, stop)."""
     import functools

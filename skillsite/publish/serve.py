@@ -397,6 +397,7 @@ class DevServer:
         self.others = PollingWatcher([])  # the watched files, and paths that are no folder now
         self.resident = Resident()  # what each build learned, for the next one
         self.untold = False  # a change may have gone unreported since the last build: it walks
+        self.built = False  # the last build worked
 
     @property
     def url(self) -> str:
@@ -489,10 +490,11 @@ class DevServer:
         finally:
             os._exit(status)
 
-    def _build(self, failed: str, progress: Callable[[str], None] | None = None) -> BuildResult | None:
-        """Build into the served folder (``progress`` is told each stage); None when the build
-        raised, which is reported after ``failed`` (a full disk, a folder that cannot be written,
-        a bug): serve goes on."""
+    def _build(self, failed: str, progress: Callable[[str], None] | None = None,
+               always_publish: bool = False) -> BuildResult | None:
+        """Build into the served folder (``progress`` is told each stage; ``always_publish``: even
+        with nothing changed); None when the build raised, which is reported after ``failed`` (a
+        full disk, a folder that cannot be written, a bug): serve goes on."""
         from skillsite.diagnostics import describe_os_error
         from skillsite.publish.build import build
 
@@ -501,7 +503,8 @@ class DevServer:
         self.untold = False
         try:
             return build(self.sources, self.out, self.config, keep_going=True, force=True,
-                         cache_dir=self.tmp / "cache", resident=self.resident, publish_empty=True, progress=progress)
+                         cache_dir=self.tmp / "cache", resident=self.resident, publish_empty=True, progress=progress,
+                         always_publish=always_publish)
         except OSError as exc:
             self.echo(f"skillsite serve: {failed}: {describe_os_error(exc)}")
         except Exception as exc:
@@ -529,6 +532,7 @@ class DevServer:
         if result is None:
             return False
         self.show(result.diagnostics)
+        self.built = result.ok
         if not result.ok:
             self.echo("skillsite serve: build failed; still serving the previous build")
             return False
@@ -556,13 +560,26 @@ class DevServer:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, _interrupt)
         try:
-            prepare_rebuilds()
+            self.prepare()
             while True:
                 self._rebuild_if(self._changed(interval))
         except KeyboardInterrupt:
             self.echo("Stopping.")
         finally:
             self.stop(wait=False)
+
+    def prepare(self) -> None:
+        """Do, before the first change, what the first rebuild would otherwise do itself.  The
+        cold build audited and published in worker processes, so this process has compiled no
+        audit pattern yet (:func:`prepare_rebuilds`), and holds none of the rows a rebuild keeps
+        for each unchanged skill (its publication taken from the cache, its row of the catalog-wide
+        checks, its card): made at the first save, with the full garbage collection they bring on,
+        they made it half as long again as the saves after it.  After a first build that worked
+        and with no change reported since, the catalog is published once again with nothing
+        changed: the same files, and pages are not reloaded.  A change reported first is rebuilt."""
+        prepare_rebuilds()
+        if self.built and not self.check():
+            self._build("could not prepare for the first change", always_publish=True)
 
     def stop(self, wait: bool = True) -> None:
         """Stop watching and serving; remove the temporary folder (``wait`` False: in a process

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from support import EXAMPLES, append_line, tree_bytes, write_skill
+from support import EXAMPLES, append_line, record_kept_rows, tree_bytes, write_skill
 from skillsite.publish import pages as pages_module
 from skillsite.publish.build import build
 
@@ -1578,7 +1578,6 @@ def test_serve_makes_no_catalog_wide_row_again_for_an_unchanged_skill(tmp_path, 
     collection (every object ``serve`` keeps walked) every third save.  Now a save makes them for
     the changed skill alone (and takes a publication from the cache once for a skill published at
     the save before); the output is a cold build's."""
-    from skillsite import cache as cache_module
     from skillsite.publish import page_pieces, skills
     from skillsite.publish.resident import Resident
     from skillsite.source import catalog
@@ -1589,15 +1588,7 @@ def test_serve_makes_no_catalog_wide_row_again_for_an_unchanged_skill(tmp_path, 
     monkeypatch.setattr(catalog, "RACY_NS", 0)
     resident = Resident()
     assert build([src], out, cache_dir=cache, resident=resident).ok
-    watched = {catalog.KEPT_ROW, catalog.CANDIDATE, skills.TAKEN, page_pieces.TAGGED}
-    made: dict[str, list[str]] = {section: [] for section in watched}
-
-    def recording(resident, section, key, source, inputs, make):
-        return cache_module.kept_or_made(resident, section, key, source, inputs,
-                                         lambda: (section in watched and made[section].append(key)) or make())
-
-    for module in (catalog, skills, page_pieces):
-        monkeypatch.setattr(module, "kept_or_made", recording)
+    made = record_kept_rows(monkeypatch)
     for edited in ("code-review", "test-first"):  # the first save takes every publication from the cache
         for each in made.values():
             each.clear()

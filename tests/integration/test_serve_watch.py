@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from support import EXAMPLES, REPO
+from support import EXAMPLES, REPO, record_kept_rows, tree_bytes
 from skillsite.config import SiteConfig
 from skillsite.publish.serve import DevServer
 from skillsite.publish.watch import EventWatcher, PollingWatcher
@@ -365,3 +365,42 @@ def test_serve_prepares_the_audit_for_its_first_rebuild_before_any_change(tmp_pa
                           cwd=REPO, env={**os.environ, "TMPDIR": str(tmp_path)}, timeout=TIMEOUT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", "1"]  # nothing prepared at first; prepared before the first look
+
+
+def test_serve_publishes_once_more_before_the_first_change_and_that_change_makes_rows_for_its_skill_alone(
+        source, tmp_path, monkeypatch):
+    """#47: serve's cold build publishes in worker processes, so its first save made, in the
+    serving process, a row of every kind for every skill (a publication taken from the cache,
+    a row of the catalog-wide checks, a grouping candidate, a card's tags), and the full garbage
+    collection they set off: half as long again as the saves after it.  The watch loop now
+    publishes once more before the first change, with nothing changed: the same files, no reload
+    of the pages.  The first save then makes rows for the edited skill alone, and equals a cold
+    build."""
+    from skillsite.publish import page_pieces, skills
+    from skillsite.publish.build import build
+    from skillsite.source import catalog
+
+    stamp = time.time() - 120  # older than the racy window: no skill is read again for its time alone
+    for path in [source, *source.rglob("*")]:
+        os.utime(path, (stamp, stamp))
+    made = record_kept_rows(monkeypatch)
+    server = DevServer([source], SiteConfig(), port=0, log=io.StringIO())
+    try:
+        assert server.start()
+        version, served = server.state.version, tree_bytes(server.out)
+        skill_ids = sorted(p.parent.relative_to(source).as_posix() for p in source.rglob("SKILL.md"))
+        assert made[skills.TAKEN] == []   # the cold build published in worker processes
+        server.prepare()
+        assert sorted(made[skills.TAKEN]) == skill_ids   # every publication taken from the cache, once
+        assert server.state.version == version and tree_bytes(server.out) == served
+        for each in made.values():
+            each.clear()
+        edit(source / "code-review" / "SKILL.md", "Edited while served.")
+        assert server.check() is True
+        assert made == {catalog.KEPT_ROW: ["code-review"], catalog.CANDIDATE: ["code-review"],
+                        page_pieces.TAGGED: ["code-review"], skills.TAKEN: []}
+        assert server.state.version == version + 1
+        assert build([source], tmp_path / "cold").ok
+        assert tree_bytes(server.out) == tree_bytes(tmp_path / "cold")
+    finally:
+        server.stop()
