@@ -501,7 +501,7 @@ def same_results(small_site: Path, shard_site: Path, texts: Sequence[str], small
 
     a, b = Catalog.open(small_site), Catalog.open(shard_site)
     scored = sum(a.search(q, k=10) == b.search(q, k=10) for q in texts)
-    print(f"\n## Small catalog vs the same forced into shards: dev queries with the same top 10")
+    print("\n## Small catalog vs the same forced into shards: dev queries with the same top 10")
     print(f"  loader (ids, names, descriptions and scores): {scored}/{len(texts)}")
     for label in (CLI_LABEL, MCP_LABEL):
         if label in small.rankers and label in forced.rankers:
@@ -517,7 +517,7 @@ def describe_shards(site: Path, seconds: float | None) -> None:
     """Sizes of a sharded catalog's search files."""
     files = [p for p in (site / "search").rglob("*.json")]
     meta = site / "search" / "shards.json"
-    print(f"\n## Corpus catalog forced into shards" + (f" (full build {seconds:.1f} s)" if seconds else ""))
+    print("\n## Corpus catalog forced into shards" + (f" (full build {seconds:.1f} s)" if seconds else ""))
     for kind in ("terms", "tags", "cards"):
         sizes = [p.stat().st_size for p in files if f"/search/{kind}/" in str(p)]
         print(f"  search/{kind}/: {len(sizes)} files, {kb(sum(sizes))}, largest {kb(max(sizes))}")
@@ -646,14 +646,14 @@ def shards_report(n: int, corpus: Path, queries_file: Path) -> None:
     sets = [("dev queries", [q for q, _ in read_queries(queries_file)]),
             ("2-3 description words", [" ".join(rng.choice(words) for _ in range(rng.randint(2, 3))) for _ in range(200)]),
             ("1 description word", [rng.choice(words) for _ in range(100)])]
-    print(f"  a fresh agent's search (meta file + chunks + cards, k=5), bytes:")
+    print("  a fresh agent's search (meta file + chunks + cards, k=5), bytes:")
     print(f"  {'queries':<26}{'p50':>9}{'p90':>9}{'max':>9}{'gzip p50':>10}{'gzip p90':>10}{'files p50':>11}")
     for label, queries in sets:
         costs = [search_cost(files, q) for q in queries]
         raw, zipped, count = (percentiles([c[i] for c in costs]) for i in range(3))
         print(f"  {label:<26}{kb(raw[0]):>9}{kb(raw[1]):>9}{kb(raw[2]):>9}{kb(zipped[0]):>10}{kb(zipped[1]):>10}"
               f"{count[0]:>11.0f}")
-    print(f"  what a verifying agent's search adds (digests file + card-digest files, pinned=True), bytes:")
+    print("  what a verifying agent's search adds (digests file + card-digest files, pinned=True), bytes:")
     print(f"  {'queries':<26}{'p50':>9}{'p90':>9}{'max':>9}{'gzip p50':>10}{'gzip p90':>10}{'files p50':>11}")
     for label, queries in sets:
         for k in (5, 10):
