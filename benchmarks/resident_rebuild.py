@@ -10,8 +10,9 @@ order for ``--rounds`` rounds. Printed per version: each round's first rebuild a
 what its fresh resident does not hold yet), in two columns: after a round's build that did work
 (its resident holds what that build made; with ``--cold-start`` each round starts as ``serve``
 does, from a cold build into an output and cache of its own, so this is the first save after
-``serve`` starts) and after one that had nothing to do (its resident holds nothing: every piece
-is read back from the cache and kept); the median of the others with their range; the full garbage
+``serve`` starts; a version whose ``serve`` publishes once more before the first change, with
+nothing changed, does so here too, untimed) and after one that had nothing to do (its resident
+holds nothing: every piece is read back from the cache and kept); the median of the others with their range; the full garbage
 collections they bring on, all told (how many, and their seconds: a resident's objects are walked
 by each of them, so they grow with what it keeps, and one every few saves is a slow save the
 median does not show), and the rebuilds' mean seconds; and the memory the process holds after its last rebuild
@@ -58,6 +59,7 @@ import gc, json, os, time
 from pathlib import Path
 import yaml
 from skillsite.config import SiteConfig
+from skillsite.publish import serve
 from skillsite.publish.build import build
 from skillsite.publish.resident import Resident
 
@@ -96,6 +98,10 @@ def edit(number):
         text += f"\\nEdit {label} {number}.\\n"
     edited.write_text(text, encoding="utf-8")
 worked = "read" in rebuild().stages  # the round's build read skills (else it had nothing to do)
+if worked and hasattr(serve.DevServer, "prepare"):  # as serve does before the first change (2026-12-04 on)
+    resident.saw([])
+    build([Path(src)], Path(work) / "site", SiteConfig(), cache_dir=Path(work) / "cache", jobs=jobs,
+          resident=resident, keep_going=keep_going, always_publish=True)
 rows = []
 for number in range(edits):
     edit(number)
