@@ -574,7 +574,7 @@ class DevServer:
         audit pattern yet (:func:`prepare_rebuilds`), and holds none of the rows a rebuild keeps
         for each unchanged skill (its publication taken from the cache, its row of the catalog-wide
         checks, its card): made at the first save, with the full garbage collection they bring on,
-        they made it half as long again as the saves after it.  After a first build that worked
+        they made it slower than the saves after it.  After a first build that worked
         and with no change reported since, the catalog is published once again with nothing
         changed: the same files, and pages are not reloaded.  A change reported first is rebuilt."""
         prepare_rebuilds()

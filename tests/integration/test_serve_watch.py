@@ -372,7 +372,7 @@ def test_serve_publishes_once_more_before_the_first_change_and_that_change_makes
     """#47: serve's cold build publishes in worker processes, so its first save made, in the
     serving process, a row of every kind for every skill (a publication taken from the cache,
     a row of the catalog-wide checks, a grouping candidate, a card's tags), and the full garbage
-    collection they set off: half as long again as the saves after it.  The watch loop now
+    collection they set off: slower than the saves after it.  The watch loop now
     publishes once more before the first change, with nothing changed: the same files, no reload
     of the pages.  The first save then makes rows for the edited skill alone, and equals a cold
     build."""
