@@ -397,7 +397,6 @@ class DevServer:
         self.others = PollingWatcher([])  # the watched files, and paths that are no folder now
         self.resident = Resident()  # what each build learned, for the next one
         self.untold = False  # a change may have gone unreported since the last build: it walks
-        self.built = False  # the last build worked
 
     @property
     def url(self) -> str:
@@ -532,7 +531,6 @@ class DevServer:
         if result is None:
             return False
         self.show(result.diagnostics)
-        self.built = result.ok
         if not result.ok:
             self.echo("skillsite serve: build failed; still serving the previous build")
             return False
@@ -578,7 +576,8 @@ class DevServer:
         and with no change reported since, the catalog is published once again with nothing
         changed: the same files, and pages are not reloaded.  A change reported first is rebuilt."""
         prepare_rebuilds()
-        if self.built and not self.check():
+        # a version is bumped only by a build that worked: before any change, by the first one
+        if self.state.version and not self.check():
             self._build("could not prepare for the first change", always_publish=True)
 
     def stop(self, wait: bool = True) -> None:
