@@ -22,10 +22,12 @@ import enum
 import hashlib
 import json
 import os
+import secrets
 import sqlite3
 import sys
 import tempfile
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
 
@@ -44,6 +46,8 @@ SPILL_BYTES = 64 << 20
 PENDING = ".pending-"
 #: The names of the meta table's rows that keep a command's notes (:meth:`Cache.set_note`).
 NOTE = "note:"
+#: The meta row naming the save that last wrote the file (a random token, new at each save).
+GENERATION = "generation"
 #: Many keys are looked up in key order (nearby keys share the file's pages), this many per query
 #: (well within sqlite's limit of parameters) ...
 LOOKUP_CHUNK = 500
@@ -162,9 +166,24 @@ def _value(text: str | _AsPut) -> Any:
     return text.value if isinstance(text, _AsPut) else json.loads(text)
 
 
+@dataclass(frozen=True)
+class SavedNames:
+    """The names (section, key) a cache file held after a save of this process, and which save
+    that was: the next save drops the unused ones without listing the file, when the file still
+    holds that save (no other process saved since).  It may name more than the file holds (a
+    name kept unread that was never stored): dropping those drops nothing."""
+
+    path: str
+    generation: str
+    names: set[tuple[str, str]]
+
+
 class KeptObjects(Protocol):
     """Objects made from cached values that a long-running process keeps between its runs
-    (:class:`skillsite.publish.resident.Resident`): see :meth:`Cache.made_many`."""
+    (:class:`skillsite.publish.resident.Resident`): see :meth:`Cache.made_many`.  It keeps
+    what the cache file held after its last save too (:class:`SavedNames`)."""
+
+    saved_names: SavedNames | None
 
     def begin(self, scope: str) -> None:
         """A run of ``scope`` starts."""
@@ -442,20 +461,43 @@ class Cache:
         make_cache_folder(path.parent)
         if self._unusable:
             path.unlink(missing_ok=True)
+        generation = secrets.token_hex(16)
         with closing(_connect(path)) as db:
             _prepare_to_write(db)
             db.executescript(_SCHEMA)
             self._pending.attach(db)  # before the transaction: sqlite attaches no file inside one
             with db:  # one transaction
+                held = self._names_held(db, path)
                 if self._file_scope != self.scope:
                     db.execute("DELETE FROM entries")
                     db.execute("DELETE FROM meta WHERE name LIKE ?", (NOTE + "%",))
+                    held = set()
                 elif not keep_unused:
-                    _drop_unused(db, self._used)
-                db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("format", FORMAT), ("scope", self.scope)])
+                    _drop_unused(db, self._used, held)
+                    held = self._used
+                db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                               [("format", FORMAT), ("scope", self.scope), (GENERATION, generation)])
                 self._pending.copy_into(db)
                 db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
                                ((section, key, _text(value)) for (section, key), value in self._added.items()))
+        self._remember_names(path, generation, held)
+
+    def _names_held(self, db: sqlite3.Connection, path: Path) -> set[tuple[str, str]] | None:
+        """The names the file holds as the resident objects' last save left it, when it still holds
+        that save; None when not known (the save lists the file instead)."""
+        saved = self.resident.saved_names if self.resident is not None else None
+        if saved is None or saved.path != str(path):
+            return None
+        found = db.execute("SELECT value FROM meta WHERE name = ?", (GENERATION,)).fetchone()
+        return saved.names if found is not None and found[0] == saved.generation else None
+
+    def _remember_names(self, path: Path, generation: str, held: set[tuple[str, str]] | None) -> None:
+        """Keep, with the resident objects, the names the file holds after this save (``held``:
+        those it kept of the file's, None when not known), for the next save."""
+        if self.resident is None:
+            return
+        known = held is not None and self._pending.path is None  # what was spilled is copied unnamed
+        self.resident.saved_names = SavedNames(str(path), generation, held | self._added.keys()) if known else None
 
 
 class _Pending:
@@ -561,11 +603,13 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _drop_unused(db: sqlite3.Connection, used: set[tuple[str, str]]) -> None:
-    """Delete every entry of the file that is not in ``used`` (the file's names are listed first:
-    most are used, and listing them costs less than handing sqlite every used one)."""
-    unused = [name for name in db.execute("SELECT section, key FROM entries") if name not in used]
-    db.executemany("DELETE FROM entries WHERE section = ? AND key = ?", unused)
+def _drop_unused(db: sqlite3.Connection, used: set[tuple[str, str]], held: set[tuple[str, str]] | None) -> None:
+    """Delete every entry of the file that is not in ``used``: of the names it is known to hold
+    (``held``), else of those it lists (most are used, and listing them costs less than handing
+    sqlite every used one)."""
+    if held is None:
+        unused = [name for name in db.execute("SELECT section, key FROM entries") if name not in used]
+    db.executemany("DELETE FROM entries WHERE section = ? AND key = ?", unused if held is None else held - used)
 
 
 def make_cache_folder(folder: Path) -> None:

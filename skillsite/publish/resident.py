@@ -23,7 +23,9 @@ build learned instead of finding it again.
   that after a description edit only the descriptions whose weights moved are weighed and paired
   again (:class:`~skillsite.agent.budget.ChangedPairs`, in :mod:`skillsite.source.catalog`).
 - **The state the last build saved** (:mod:`skillsite.publish.state`), taken while the state
-  file still holds it (no other build saved since), instead of reading its rows again.
+  file still holds it (no other build saved since), instead of reading its rows again; and the
+  names of the entries the cache file held after that save (:class:`~skillsite.cache.SavedNames`),
+  so that the next save drops those it did not use without listing the file.
 - **The last discovery and audit listings**, patched with the paths the file watcher reported
   since (:mod:`skillsite.source.rediscover`): when only files discovery listed changed, their
   sizes and times are read again instead of walking the tree, and only the skill folders
@@ -40,6 +42,7 @@ from pathlib import Path
 from typing import Any, Collection, Iterator, Sequence
 
 from skillsite.audit.files import audited_stamps
+from skillsite.cache import SavedNames
 from skillsite.publish.state import AuditListing, BuildState, InputRows
 from skillsite.publish.watch import SKIP_DIRS
 from skillsite.source.discover import Discovery, discover
@@ -61,6 +64,7 @@ class Resident:
         self._listings: dict[str, tuple[AuditListing, bool]] = {}  # skill folder -> (listing, holds unwatched folders)
         self._changed: Collection[str] | None = None  # real paths changed since the last build (None: unknown)
         self.saved_state: BuildState | None = None     # the state the last build saved (taken while the file holds it)
+        self.saved_names: SavedNames | None = None     # what the cache file held after the last save (while it does)
         self.input_parts: InputRows = {}  # each skill's part of the inputs' digest, as the last build made it
 
     # ---------------------------------------------------------------- objects made from the cache

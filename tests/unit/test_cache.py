@@ -5,6 +5,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 
 import pytest
 
@@ -385,6 +386,40 @@ def test_a_resident_drops_what_a_run_did_not_use_and_everything_of_another_scope
     other = Cache(path, "another scope", resident)
     assert resident.take(Section.SKILLS.value, "a") is None
     assert list(other.made_many(Section.SKILLS, ["a"], str.lower)) == [None]  # the file is of the first scope
+
+
+def test_a_resident_s_save_drops_the_unused_of_the_names_its_last_save_left_while_the_file_holds_that_save(
+        tmp_path):
+    """``serve``'s saves (#47) do not list the file: the names it held after the last save are
+    kept, and the next save drops those not used this run.  An entry written behind that save's
+    back stays (trusted, as the stamps of the output are); once another run saved the file, the
+    next save lists it again."""
+    path = tmp_path / "c.sqlite"
+    _saved(path, Section.SKILLS, {"a": "A", "b": "B"})
+    resident = Resident()
+    first = Cache(path, "scope", resident)
+    assert list(first.made_many(Section.SKILLS, ["a", "b"], str.lower)) == ["a", "b"]
+    first.put(Section.HTML, "c", "C")
+    first.save()
+    assert resident.saved_names.names == {("skills", "a"), ("skills", "b"), ("html", "c")}
+    with sqlite3.connect(path) as db:
+        db.execute("INSERT INTO entries VALUES ('skills', 'stray', '\"S\"')")
+    second = Cache(path, "scope", resident)
+    assert list(second.made_many(Section.SKILLS, ["a"], str.lower)) == ["a"]  # "b" and "c" not used
+    second.save()
+    assert _names(path) == {("skills", "a"), ("skills", "stray")}
+    Cache(path, "scope").save(keep_unused=True)  # another run saved: the names kept are not the file's
+    third = Cache(path, "scope", resident)
+    assert list(third.made_many(Section.SKILLS, ["a"], str.lower)) == ["a"]
+    third.save()
+    assert _names(path) == {("skills", "a")}
+    Cache(path, "another scope", resident).save()
+    assert _names(path) == set() and resident.saved_names.names == set()
+
+
+def _names(path):
+    with closing(sqlite3.connect(path)) as db:
+        return set(db.execute("SELECT section, key FROM entries"))
 
 
 def test_a_resident_lets_go_of_what_a_build_did_not_take_again_when_the_build_ends():
