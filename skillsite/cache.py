@@ -496,8 +496,11 @@ class Cache:
         those it kept of the file's, None when not known), for the next save."""
         if self.resident is None:
             return
-        known = held is not None and self._pending.path is None  # what was spilled is copied unnamed
-        self.resident.saved_names = SavedNames(str(path), generation, held | self._added.keys()) if known else None
+        if held is None or self._pending.path is not None:  # what was spilled is copied unnamed
+            self.resident.saved_names = None
+            return
+        held.update(self._added)  # the run's own set, or the last save's, which this one replaces
+        self.resident.saved_names = SavedNames(str(path), generation, held)
 
 
 class _Pending:
