@@ -76,8 +76,9 @@ class StoredDiagnostics(Sequence[Diagnostic]):
     held anyway), they are kept too: the next save of a long-running process finds its
     diagnostics equal to them and takes this text instead of encoding them again."""
 
-    def __init__(self, text: str, items: tuple[Diagnostic, ...] | None = None):
+    def __init__(self, text: str, items: tuple[Diagnostic, ...] | None = None, parts: tuple[str, ...] = ()):
         self.text = text
+        self.parts = parts  # each item's JSON text, when made by a save (the next save reuses those of the same items)
         if items is not None:
             self.__dict__["_items"] = items  # what the cached property would make of ``text``
 
@@ -86,6 +87,12 @@ class StoredDiagnostics(Sequence[Diagnostic]):
         made with them: as a rule the same objects, compared by identity first)."""
         items = self.__dict__.get("_items")
         return items is not None and items == tuple(diagnostics)
+
+    def texts_by_identity(self) -> dict[int, str]:
+        """Each item's JSON text by the item's ``id()``, when made by a save with its items (which it
+        holds, so no other object has their ids while it lives); else empty."""
+        items = self.__dict__.get("_items")
+        return {id(item): text for item, text in zip(items, self.parts)} if items is not None and self.parts else {}
 
     @functools.cached_property
     def _items(self) -> tuple[Diagnostic, ...]:
@@ -126,13 +133,17 @@ def diagnostics_text(diagnostics: Sequence[Diagnostic]) -> str:
 
 def stored_diagnostics(diagnostics: Sequence[Diagnostic], last: Sequence[Diagnostic] | None) -> StoredDiagnostics:
     """``diagnostics`` as a save keeps them: with ``last``'s text (the last state's diagnostics)
-    when they are the same, as they are after most edits, else encoded."""
+    when they are the same, as they are after most edits, else encoded, each item that ``last``
+    holds as well (the very object: ``serve`` keeps an unchanged skill's) taking its text from
+    there.  The text is :func:`diagnostics_text`'s: a JSON list is its items' texts joined."""
     if isinstance(diagnostics, StoredDiagnostics):
         return diagnostics
     items = tuple(diagnostics)
     if isinstance(last, StoredDiagnostics) and last.holds(items):
-        return StoredDiagnostics(last.text, items)
-    return StoredDiagnostics(diagnostics_text(items), items)
+        return StoredDiagnostics(last.text, items, last.parts)
+    known = last.texts_by_identity() if isinstance(last, StoredDiagnostics) else {}
+    parts = tuple(known.get(id(d)) or json.dumps(d.to_json()) for d in items)
+    return StoredDiagnostics(f"[{', '.join(parts)}]", items, parts)
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,8 @@ def test_a_process_that_saved_a_state_saves_the_next_one_without_writing_its_dia
 def test_a_process_that_saved_a_state_takes_its_text_for_the_same_diagnostics_made_again(tmp_path, monkeypatch):
     """``serve``'s next build makes its diagnostics again, equal to the last ones as a rule: the
     save takes the text of the state it saved last instead of encoding them all again, and the
-    file holds what encoding them would give."""
+    file holds what encoding them would give.  When some differ (an edit changed a skill's),
+    only those are encoded: the others are the objects the last save encoded, their texts kept."""
     from skillsite.diagnostics import Diagnostic
 
     many = tuple(make("SK303", f"link {n} points nowhere", f"/src/s-{n}/SKILL.md", n + 1, 3) for n in range(50))
@@ -151,8 +152,11 @@ def test_a_process_that_saved_a_state_takes_its_text_for_the_same_diagnostics_ma
     assert written == []
     assert second.diagnostics.text == first.diagnostics.text == json.dumps([real(d) for d in again])
     assert load_state(tmp_path, "scope", OUT) == second
-    save_state(tmp_path, replace(_next(second, {}), diagnostics=again[1:]), second)
-    assert len(written) == len(many) - 1 and load_state(tmp_path, "scope", OUT).diagnostics == again[1:]
+    changed = (make("SK301", "body is 600 lines", "/src/s-0/SKILL.md", 10, 1), *again[1:])
+    save_state(tmp_path, replace(_next(second, {}), diagnostics=changed), second)
+    assert len(written) == 1  # the new one alone: the others are the very objects the last save encoded
+    loaded = load_state(tmp_path, "scope", OUT).diagnostics
+    assert loaded == changed and loaded.text == json.dumps([real(d) for d in changed])
 
 
 def test_diagnostics_the_state_file_holds_damaged_mean_the_skills_are_read_again(tmp_path):
