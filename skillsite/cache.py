@@ -166,12 +166,16 @@ def _value(text: str | _AsPut) -> Any:
     return text.value if isinstance(text, _AsPut) else json.loads(text)
 
 
-@dataclass(frozen=True)
+@dataclass
 class SavedNames:
     """The names (section, key) a cache file held after a save of this process, and which save
     that was: the next save drops the unused ones without listing the file, when the file still
     holds that save (no other process saved since).  It may name more than the file holds (a
-    name kept unread that was never stored): dropping those drops nothing."""
+    name kept unread that was never stored): dropping those drops nothing.  The set is the one
+    the save used, kept (not copied) and added to by the next save, which replaces this record.
+    It holds a name per entry, as the file does (at 10,000 skills, 110,000 names); a run that
+    spilled to its side file (:data:`SPILL_BYTES`, as a cold build of a big catalog does) keeps
+    none, and the next save lists the file."""
 
     path: str
     generation: str
@@ -466,21 +470,28 @@ class Cache:
             _prepare_to_write(db)
             db.executescript(_SCHEMA)
             self._pending.attach(db)  # before the transaction: sqlite attaches no file inside one
-            with db:  # one transaction
-                held = self._names_held(db, path)
-                if self._file_scope != self.scope:
-                    db.execute("DELETE FROM entries")
-                    db.execute("DELETE FROM meta WHERE name LIKE ?", (NOTE + "%",))
-                    held = set()
-                elif not keep_unused:
-                    _drop_unused(db, self._used, held)
-                    held = self._used
+            with db:
+                db.execute("BEGIN IMMEDIATE")  # the file locked before its generation is read
+                held = self._write_entries(db, path, keep_unused)
                 db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                [("format", FORMAT), ("scope", self.scope), (GENERATION, generation)])
-                self._pending.copy_into(db)
-                db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
-                               ((section, key, _text(value)) for (section, key), value in self._added.items()))
         self._remember_names(path, generation, held)
+
+    def _write_entries(self, db: sqlite3.Connection, path: Path, keep_unused: bool) -> set[tuple[str, str]] | None:
+        """Drop what the file should no longer hold and add what this run added, inside the
+        caller's transaction; the names the file held before the adding (None: not known)."""
+        held = self._names_held(db, path)
+        if self._file_scope != self.scope:
+            db.execute("DELETE FROM entries")
+            db.execute("DELETE FROM meta WHERE name LIKE ?", (NOTE + "%",))
+            held = set()
+        elif not keep_unused:
+            _drop_unused(db, self._used, held)
+            held = self._used  # all the file kept of its names, and maybe names it never held
+        self._pending.copy_into(db)
+        db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
+                       ((section, key, _text(value)) for (section, key), value in self._added.items()))
+        return held
 
     def _names_held(self, db: sqlite3.Connection, path: Path) -> set[tuple[str, str]] | None:
         """The names the file holds as the resident objects' last save left it, when it still holds
@@ -493,7 +504,7 @@ class Cache:
 
     def _remember_names(self, path: Path, generation: str, held: set[tuple[str, str]] | None) -> None:
         """Keep, with the resident objects, the names the file holds after this save (``held``:
-        those it kept of the file's, None when not known), for the next save."""
+        those it held before this run's were added, None when not known), for the next save."""
         if self.resident is None:
             return
         if held is None or self._pending.path is not None:  # what was spilled is copied unnamed
@@ -610,9 +621,11 @@ def _drop_unused(db: sqlite3.Connection, used: set[tuple[str, str]], held: set[t
     """Delete every entry of the file that is not in ``used``: of the names it is known to hold
     (``held``), else of those it lists (most are used, and listing them costs less than handing
     sqlite every used one)."""
-    if held is None:
+    if held is not None:
+        unused: Iterable[tuple[str, str]] = held - used
+    else:
         unused = [name for name in db.execute("SELECT section, key FROM entries") if name not in used]
-    db.executemany("DELETE FROM entries WHERE section = ? AND key = ?", unused if held is None else held - used)
+    db.executemany("DELETE FROM entries WHERE section = ? AND key = ?", unused)
 
 
 def make_cache_folder(folder: Path) -> None:
