@@ -480,13 +480,15 @@ class Cache:
     def _write_entries(self, db: sqlite3.Connection, path: Path, keep_unused: bool) -> set[tuple[str, str]] | None:
         """Drop what the file should no longer hold and add what this run added, inside the
         caller's transaction; the names the file held before the adding (None: not known)."""
-        held = self._names_held(db, path)
+        held: set[tuple[str, str]] | None
         if self._file_scope != self.scope:
             db.execute("DELETE FROM entries")
             db.execute("DELETE FROM meta WHERE name LIKE ?", (NOTE + "%",))
             held = set()
-        elif not keep_unused:
-            _drop_unused(db, self._used, held)
+        elif keep_unused:
+            held = self._names_held(db, path)
+        else:
+            _drop_unused(db, self._used, self._names_held(db, path))
             held = self._used  # all the file kept of its names, and maybe names it never held
         self._pending.copy_into(db)
         db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
