@@ -402,7 +402,7 @@ def test_a_resident_s_save_drops_the_unused_of_the_names_its_last_save_left_whil
     first.put(Section.HTML, "c", "C")
     first.save()
     assert resident.saved_names.names == {("skills", "a"), ("skills", "b"), ("html", "c")}
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("INSERT INTO entries VALUES ('skills', 'stray', '\"S\"')")
     second = Cache(path, "scope", resident)
     assert list(second.made_many(Section.SKILLS, ["a"], str.lower)) == ["a"]  # "b" and "c" not used
