@@ -125,6 +125,9 @@ def test_the_action_validates_and_builds_the_catalog_and_uploads_it_for_pages(tm
     cache = tmp_path / "runner-temp" / "skillsite-cache"
     assert (cache / "build-state.sqlite").is_file() and list((cache / "validate").glob("*.sqlite"))
     assert not (repo.path / ".skillsite-cache").exists()
+    # but not the copy of the catalog a first build leaves there (the workspace and the runner's
+    # temporary folder share a file system, as on GitHub's runners): it would be saved whole
+    assert not list(cache.glob("previous-output-*"))
     sha = repo.git("rev-parse", "HEAD")
     assert done.used == {
         "actions/setup-python@v5": {"python-version": "3.12", "update-environment": "false"},
