@@ -76,7 +76,8 @@ class Section(str, enum.Enum):
     SEARCH = "search"            # the search indexes, by every skill's searchable fields
     MANIFEST_PAGE = "manifest-page"  # a page of a paged skills.json, by what its entries are made of
     SIMILAR = "similar"          # pairs of look-alike descriptions, by every skill's listing
-    COPIES = "copies"            # the pairs of skills grouping compared and their answers, by its threshold
+    COPIES = "copies"            # the pairs of skills grouping compared and their answers, by its threshold;
+                                 # the last grouping
     COPY_DIFFERENCE = "copy-difference"  # how a copy's SKILL.md differs from its canonical's, by both
     HISTORY = "history"          # git history of versioned skills (by HEAD), a past release's files (by commit),
                                  # a git blob's sha256 (by blob id)

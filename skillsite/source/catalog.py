@@ -499,26 +499,53 @@ def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySetti
     with errors is a copy all the same, so a name only it and its copies hold is theirs
     (:func:`_copy_aliases`), and it is not published, so it does not stand for them
     (:func:`standing_first`); fixing it regroups nothing.  The pairs compared are kept for the next
-    build (in the cache, and among its resident objects in a long-running process, with the grouping:
-    :mod:`skillsite.source.kept_grouping`)."""
+    build, and so is the grouping (:mod:`skillsite.source.kept_grouping`): in the cache, and among
+    its resident objects in a long-running process."""
     order = {os.path.abspath(root): n for n, root in enumerate(roots)}
     places = {root: order.get(os.path.abspath(root), len(order)) for root in {src.root for _, src, _ in kept}}
     resident = cache.resident if cache is not None and settings.group else None
     candidates = [kept_or_made(resident, CANDIDATE, src.id, v, (places[src.root],), lambda src=src, v=v:
                                Candidate(src.id, v.fingerprint, places[src.root], v.priority, v.offered, v.listed))
                   for _, src, v in kept if v.fingerprint is not None]
-    last = resident.take(*GROUPING) if resident is not None else None
+    if cache is None or not settings.group:
+        return group_copies(candidates, settings)
+    last = _last_grouping(cache)
+    known = last.known if last is not None else None
     if last is not None and (groups := last.reused(candidates, settings)) is not None:
         _keep_known_comparisons(cache, settings.similarity)
-        resident.keep(*GROUPING, last)
+        # a long-running process keeps its grouping among its objects: the cache's is stored again
+        # when a grouping is made anew (a later process checks what changed since, as this one does)
+        _keep_grouping(cache, last, stored=last.known == known or cache.resident is not None)
         return groups
-    comparisons, stored = _known_comparisons(cache, settings.similarity) if settings.group else (None, False)
+    comparisons, stored = _known_comparisons(cache, settings.similarity)
     groups = group_copies(candidates, settings, comparisons)
-    if cache is not None and comparisons is not None:
+    if comparisons is not None:  # (a cache's always are: remembered, or none yet)
         _keep_comparisons(cache, comparisons, stored)
-    if resident is not None:
-        resident.keep(*GROUPING, KeptGrouping.of(candidates, settings, groups))
+    _keep_grouping(cache, KeptGrouping.of(candidates, settings, groups), stored=False)
     return groups
+
+
+def _last_grouping(cache: Cache) -> KeptGrouping | None:
+    """The grouping the last build or check kept: among the resident objects of a long-running
+    process (taken: it is kept again), else in the cache (None: none, or one that cannot be read)."""
+    if cache.resident is not None:
+        return cache.resident.take(*GROUPING)
+    stored = cache.get(Section.COPIES, _GROUPING_KEY)
+    try:
+        return KeptGrouping.from_json(stored) if stored is not None else None
+    except (KeyError, TypeError, ValueError):  # another shape: grouped anew, and replaced
+        return None
+
+
+def _keep_grouping(cache: Cache, grouping: KeptGrouping, stored: bool) -> None:
+    """Keep ``grouping`` for the next build: among the resident objects of a long-running
+    process, and in the cache (left as it is when it is ``stored`` there already)."""
+    if cache.resident is not None:
+        cache.resident.keep(*GROUPING, grouping)
+    if stored:
+        cache.keep_many(Section.COPIES, [_GROUPING_KEY])
+    else:
+        cache.put(Section.COPIES, _GROUPING_KEY, grouping.to_json())
 
 
 #: Where the cache's resident objects keep the pairs of skills grouping compared (:class:`Comparisons`),
@@ -527,6 +554,9 @@ COMPARISONS = ("copies", "comparisons")
 GROUPING = ("copies", "grouping")
 #: Where they keep each skill's candidate for grouping (by its id), made of its very verdict.
 CANDIDATE = "copies candidate"
+#: The cache key of the last grouping (:class:`~skillsite.source.kept_grouping.KeptGrouping`):
+#: one per cache file, of whatever settings (the grouping holds them).
+_GROUPING_KEY = digest("copies", "the last grouping")
 
 
 def _comparisons_key(threshold: float) -> str:

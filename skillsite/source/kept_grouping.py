@@ -9,11 +9,16 @@ shares no exact key with another skill, and is alike none of those it shares a b
 Every other skill keeps its keys and its edges.  Most edits are of such skills (few skills are
 copies); the last groups are then the answer, after one look at each skill's keys instead of
 grouping every skill again.  Any other change is grouped anew.
+
+A skill is known to the kept grouping by its :data:`Identity`, not its fingerprint: what its
+fingerprint is made of (its name and its SKILL.md's bytes) and the rest of its candidate.  So the
+grouping is small enough to keep in the cache as well (:meth:`KeptGrouping.to_json`), where a
+build or ``validate`` in a process of its own takes it again.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, exact_keys
 
@@ -23,42 +28,71 @@ MOST_CHANGED = 64
 MOST_COMPARED = 1024
 
 
+#: What grouping reads of a skill, as a kept grouping knows it: its fingerprint's name and
+#: SKILL.md digest (a fingerprint is made of its name and of the bytes its description and body
+#: are read from), its root's place, its priority, and whether it is offered and listed.
+Identity = tuple[str, str, int, int, bool, bool]
+
+
+def identity(candidate: Candidate) -> Identity:
+    """What grouping reads of ``candidate`` (see :data:`Identity`)."""
+    return (candidate.fingerprint.name, candidate.fingerprint.raw_sha, candidate.source, candidate.priority,
+            candidate.offered, candidate.listed)
+
+
 @dataclass
 class KeptGrouping:
-    """The candidates of the last grouping (by id), its settings and its groups."""
+    """The last grouping: its settings, each candidate's :data:`Identity` (by id, in the order
+    grouped) and its groups."""
 
     settings: CopySettings
-    candidates: dict[str, Candidate]
+    known: dict[str, Identity]
     groups: list[tuple[str, ...]]
 
     @classmethod
     def of(cls, candidates: Sequence[Candidate], settings: CopySettings, groups: list[tuple[str, ...]]
            ) -> KeptGrouping:
         """The grouping just made of ``candidates``."""
-        return cls(settings, {c.id: c for c in candidates}, groups)
+        return cls(settings, {c.id: identity(c) for c in candidates}, groups)
+
+    def to_json(self) -> dict[str, Any]:
+        settings = self.settings
+        return {"settings": [settings.group, settings.similarity, list(settings.prefer), sorted(settings.apart),
+                             settings.versions],
+                "known": [[skill_id, *known] for skill_id, known in self.known.items()],
+                "groups": [list(group) for group in self.groups]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> KeptGrouping:
+        group, similarity, prefer, apart, versions = data["settings"]
+        return cls(CopySettings(group, similarity, tuple(prefer), frozenset(apart), versions),
+                   {skill_id: (name, raw_sha, source, priority, offered, listed)
+                    for skill_id, name, raw_sha, source, priority, offered, listed in data["known"]},
+                   [tuple(group) for group in data["groups"]])
 
     def reused(self, candidates: Sequence[Candidate], settings: CopySettings) -> list[tuple[str, ...]] | None:
         """The last groups, when they are those of ``candidates`` (see the module's docstring),
         this grouping then updated to them; None when grouping must be done anew (this one
         unchanged)."""
-        now = {c.id: c for c in candidates}
+        now = {c.id: identity(c) for c in candidates}
         if settings != self.settings or len(now) != len(candidates):
             return None
-        changed = [i for i, c in now.items() if self.candidates.get(i) != c] + \
-            [i for i in self.candidates if i not in now]
-        if len(changed) > MOST_CHANGED or not _same_order(self.candidates, now):
+        changed = [i for i, known in now.items() if self.known.get(i) != known] + \
+            [i for i in self.known if i not in now]
+        if len(changed) > MOST_CHANGED or not _same_order(self.known, now):
             return None
         grouped = {skill_id for group in self.groups for skill_id in group}
         if any(skill_id in grouped for skill_id in changed):
             return None
-        new = [now[skill_id] for skill_id in changed if skill_id in now and skill_id not in settings.apart]
+        changed_ids = frozenset(changed)
+        new = [c for c in candidates if c.id in changed_ids and c.id not in settings.apart]
         if new and not _without_edges(new, candidates, settings):
             return None
-        self.candidates = now
+        self.known = now
         return list(self.groups)
 
 
-def _same_order(last: dict[str, Candidate], now: dict[str, Candidate]) -> bool:
+def _same_order(last: dict[str, Identity], now: dict[str, Identity]) -> bool:
     """Whether the skills in both are in the same order: grouping buckets the first member of an
     exact group of each set of band keys, so the order of two such members may decide a group
     (discovery sorts skills by id, so in a build it never changes)."""

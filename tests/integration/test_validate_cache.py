@@ -166,7 +166,7 @@ def test_recently_changed_files_are_read_each_time_and_their_verdicts_reused(tmp
     again, _ = check(src, cache_dir)
     skills = len(again.sources)
     assert again.cache_use == CacheUse(by_stamp=0, hashed=skills, reused=skills, checked=0)
-    assert entries(cache_dir) == {"verdicts": skills, "similar": 1}
+    assert entries(cache_dir) == {"verdicts": skills, "similar": 1, "copies": 1}  # copies: the last grouping
 
 
 def test_the_cli_keeps_its_cache_in_the_user_cache_folder(tmp_path):
@@ -224,7 +224,7 @@ def test_cached_values_are_plain_json(tmp_path, trusting_fresh_files):
 
     with sqlite3.connect(cache_dir / "verdicts.sqlite") as db:
         values = [value for (value,) in db.execute("SELECT value FROM entries")]
-    assert values and all(isinstance(json.loads(v), (list, str)) for v in values)
+    assert values and all(isinstance(json.loads(v), (list, str, dict)) for v in values)
 
 
 # ------------------------------------------------------------ the situations of a CI job
@@ -288,7 +288,7 @@ def test_a_stale_cache_holds_no_more_than_a_fresh_one(tmp_path, trusting_fresh_f
     skills = len(skill_files(src))
     check(src, cache_dir)
     fresh = entries(cache_dir)
-    assert fresh == {"stamps": skills, "verdicts": skills, "similar": 1}
+    assert fresh == {"stamps": skills, "verdicts": skills, "similar": 1, "copies": 1}
     for change in (make_stale, lambda s: replace_by_fresh_copy(s, tmp_path / "checkout"), edit_every_skill):
         change(src)
         check(src, cache_dir)

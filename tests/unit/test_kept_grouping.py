@@ -11,7 +11,7 @@ from array import array
 import pytest
 
 from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, fingerprint, group_copies
-from skillsite.source.kept_grouping import KeptGrouping
+from skillsite.source.kept_grouping import KeptGrouping, identity
 
 WORDS = [f"word{n}" for n in range(400)]
 
@@ -119,7 +119,7 @@ def test_an_edit_of_a_skill_in_no_group_takes_the_groups_again() -> None:
     assert kept.groups == [("a", "b")]
     edited = [*candidates[:2], _candidate("c", "c", "Does c well. Use when asked.", _body(rng))]
     assert kept.reused(edited, settings) == [("a", "b")]
-    assert kept.candidates["c"] == edited[2]
+    assert kept.known["c"] == identity(edited[2])
     # a member of a group edited, a skill made a copy, the settings changed: grouped anew
     assert kept.reused([_candidate("a", "a", "Does a. Use when asked.", _body(rng)), *edited[1:]], settings) is None
     assert kept.reused([*edited[:2], _candidate("c", "c", "Does c well. Use when asked.", body)], settings) is None
