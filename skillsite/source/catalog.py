@@ -528,8 +528,8 @@ def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySetti
 def _last_grouping(cache: Cache) -> KeptGrouping | None:
     """The grouping the last build or check kept: among the resident objects of a long-running
     process (taken: it is kept again), else in the cache (None: none, or one that cannot be read)."""
-    if cache.resident is not None:
-        return cache.resident.take(*GROUPING)
+    if cache.resident is not None and (kept := cache.resident.take(*GROUPING)) is not None:
+        return kept
     stored = cache.get(Section.COPIES, _GROUPING_KEY)
     try:
         return KeptGrouping.from_json(stored) if stored is not None else None

@@ -13,7 +13,7 @@ from skillsite.cache import Cache, code_scope
 from skillsite.config import SiteConfig
 from skillsite.publish.build import build
 from skillsite.publish.resident import Resident
-from skillsite.source.catalog import COMPARISONS, _comparisons_key, check_catalog
+from skillsite.source.catalog import COMPARISONS, GROUPING, _comparisons_key, check_catalog
 from skillsite.source.copies import DEFAULT_THRESHOLD, CopySettings
 from skillsite.source.kept_grouping import KeptGrouping
 from support import append_line, write_skill
@@ -110,3 +110,17 @@ def test_validate_takes_the_grouping_its_cache_keeps(tmp_path, monkeypatch):
     apart = check_catalog([src], cache=Cache(tmp_path / "verdicts.sqlite", "a scope"),
                           copies=CopySettings(similarity=0.99))
     assert taken_again == [True, False] and not [d for d in apart.diagnostics if d.code == "SK229"]
+
+
+def test_serve_s_first_build_takes_the_grouping_the_cache_keeps(tmp_path, monkeypatch):
+    """A long-running process that holds no grouping yet (its first build) takes the cache's."""
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    other = _release_and_a_near_copy(src)
+    _age(src)
+    assert build([src], out, cache_dir=cache).ok
+    taken_again = _counting_reuse(monkeypatch)
+    append_line(other / "SKILL.md", "A line of its own.")
+    _age(src)
+    resident = Resident()
+    assert build([src], out, cache_dir=cache, resident=resident).ok
+    assert taken_again == [True] and resident.take(*GROUPING) is not None
