@@ -510,12 +510,11 @@ def _copies(kept: Sequence[tuple[int, SourceFile, Verdict]], settings: CopySetti
     if cache is None or not settings.group:
         return group_copies(candidates, settings)
     last = _last_grouping(cache)
-    known = last.known if last is not None else None
     if last is not None and (groups := last.reused(candidates, settings)) is not None:
         _keep_known_comparisons(cache, settings.similarity)
         # a long-running process keeps its grouping among its objects: the cache's is stored again
         # when a grouping is made anew (a later process checks what changed since, as this one does)
-        _keep_grouping(cache, last, stored=last.known == known or cache.resident is not None)
+        _keep_grouping(cache, last, stored=not last.updated or cache.resident is not None)
         return groups
     comparisons, stored = _known_comparisons(cache, settings.similarity)
     groups = group_copies(candidates, settings, comparisons)

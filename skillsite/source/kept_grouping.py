@@ -10,10 +10,11 @@ Every other skill keeps its keys and its edges.  Most edits are of such skills (
 copies); the last groups are then the answer, after one look at each skill's keys instead of
 grouping every skill again.  Any other change is grouped anew.
 
-A skill is known to the kept grouping by its :data:`Identity`, not its fingerprint: what its
-fingerprint is made of (its name and its SKILL.md's bytes) and the rest of its candidate.  So the
-grouping is small enough to keep in the cache as well (:meth:`KeptGrouping.to_json`), where a
-build or ``validate`` in a process of its own takes it again.
+A grouping is kept in the cache as well (:meth:`KeptGrouping.to_json`), where a build or
+``validate`` in a process of its own takes it again.  There it knows each skill by its
+:data:`Identity`, not its fingerprint: what its fingerprint is made of (its name and its
+SKILL.md's bytes) and the rest of its candidate.  A long-running process compares its
+candidates themselves: an unchanged skill's is the very object it grouped.
 """
 from __future__ import annotations
 
@@ -42,24 +43,26 @@ def identity(candidate: Candidate) -> Identity:
 
 @dataclass
 class KeptGrouping:
-    """The last grouping: its settings, each candidate's :data:`Identity` (by id, in the order
-    grouped) and its groups."""
+    """The last grouping: its settings, each candidate (by id, in the order grouped: the
+    candidate itself, or its :data:`Identity` when read from the cache) and its groups.
+    ``updated``: whether the last :meth:`reused` took the groups for changed candidates."""
 
     settings: CopySettings
-    known: dict[str, Identity]
+    known: dict[str, Candidate | Identity]
     groups: list[tuple[str, ...]]
+    updated: bool = False
 
     @classmethod
     def of(cls, candidates: Sequence[Candidate], settings: CopySettings, groups: list[tuple[str, ...]]
            ) -> KeptGrouping:
         """The grouping just made of ``candidates``."""
-        return cls(settings, {c.id: identity(c) for c in candidates}, groups)
+        return cls(settings, {c.id: c for c in candidates}, groups)
 
     def to_json(self) -> dict[str, Any]:
         settings = self.settings
         return {"settings": [settings.group, settings.similarity, list(settings.prefer), sorted(settings.apart),
                              settings.versions],
-                "known": [[skill_id, *known] for skill_id, known in self.known.items()],
+                "known": [[skill_id, *_identity_of(known)] for skill_id, known in self.known.items()],
                 "groups": [list(group) for group in self.groups]}
 
     @classmethod
@@ -74,10 +77,10 @@ class KeptGrouping:
         """The last groups, when they are those of ``candidates`` (see the module's docstring),
         this grouping then updated to them; None when grouping must be done anew (this one
         unchanged)."""
-        now = {c.id: identity(c) for c in candidates}
+        now = {c.id: c for c in candidates}
         if settings != self.settings or len(now) != len(candidates):
             return None
-        changed = [i for i, known in now.items() if self.known.get(i) != known] + \
+        changed = [i for i, c in now.items() if not _knew(self.known.get(i), c)] + \
             [i for i in self.known if i not in now]
         if len(changed) > MOST_CHANGED or not _same_order(self.known, now):
             return None
@@ -88,11 +91,21 @@ class KeptGrouping:
         new = [c for c in candidates if c.id in changed_ids and c.id not in settings.apart]
         if new and not _without_edges(new, candidates, settings):
             return None
-        self.known = now
+        self.known, self.updated = now, bool(changed)
         return list(self.groups)
 
 
-def _same_order(last: dict[str, Identity], now: dict[str, Identity]) -> bool:
+def _identity_of(known: Candidate | Identity) -> Identity:
+    return known if isinstance(known, tuple) else identity(known)
+
+
+def _knew(known: Candidate | Identity | None, candidate: Candidate) -> bool:
+    """Whether a grouping that knew a skill as ``known`` knew ``candidate`` as it is: the very
+    object (a long-running process keeps each unchanged skill's), else alike in all grouping reads."""
+    return known is candidate or (known is not None and _identity_of(known) == identity(candidate))
+
+
+def _same_order(last: dict[str, Any], now: dict[str, Candidate]) -> bool:
     """Whether the skills in both are in the same order: grouping buckets the first member of an
     exact group of each set of band keys, so the order of two such members may decide a group
     (discovery sorts skills by id, so in a build it never changes)."""

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import random
 from array import array
 
 import pytest
 
 from skillsite.source.copies import Candidate, Comparisons, CopySettings, Fingerprint, fingerprint, group_copies
-from skillsite.source.kept_grouping import KeptGrouping, identity
+from skillsite.source.kept_grouping import KeptGrouping
 
 WORDS = [f"word{n}" for n in range(400)]
 
@@ -85,11 +86,13 @@ def _anew(candidates: list[Candidate], settings: CopySettings) -> list[tuple[str
     return group_copies(candidates, settings, Comparisons(settings.similarity))
 
 
+@pytest.mark.parametrize("stored", [False, True], ids=["resident", "stored"])
 @pytest.mark.parametrize("settings", [CopySettings(), CopySettings(versions=False),
                                       CopySettings(apart=frozenset({"s001", "s002", "s003"}))],
                          ids=["default", "no-versions", "apart"])
 @pytest.mark.parametrize("seed", range(4))
-def test_the_kept_grouping_gives_what_grouping_anew_gives(seed: int, settings: CopySettings) -> None:
+def test_the_kept_grouping_gives_what_grouping_anew_gives(seed: int, settings: CopySettings, stored: bool) -> None:
+    """``stored``: each time read back from the JSON the cache keeps, as a process of its own reads it."""
     rng = random.Random(seed)
     catalog = _Catalog(rng, 30)
     candidates = catalog.candidates()
@@ -99,6 +102,8 @@ def test_the_kept_grouping_gives_what_grouping_anew_gives(seed: int, settings: C
         kind = catalog.edit()
         candidates = catalog.candidates()
         expected = _anew(candidates, settings)
+        if stored:
+            kept = KeptGrouping.from_json(json.loads(json.dumps(kept.to_json())))
         groups = kept.reused(candidates, settings)
         if groups is None:
             anew += 1
@@ -119,7 +124,7 @@ def test_an_edit_of_a_skill_in_no_group_takes_the_groups_again() -> None:
     assert kept.groups == [("a", "b")]
     edited = [*candidates[:2], _candidate("c", "c", "Does c well. Use when asked.", _body(rng))]
     assert kept.reused(edited, settings) == [("a", "b")]
-    assert kept.known["c"] == identity(edited[2])
+    assert kept.known["c"] is edited[2] and kept.updated
     # a member of a group edited, a skill made a copy, the settings changed: grouped anew
     assert kept.reused([_candidate("a", "a", "Does a. Use when asked.", _body(rng)), *edited[1:]], settings) is None
     assert kept.reused([*edited[:2], _candidate("c", "c", "Does c well. Use when asked.", body)], settings) is None
