@@ -96,6 +96,7 @@ class KeptGrouping:
 
 
 def _identity_of(known: Candidate | Identity) -> Identity:
+    """The :data:`Identity` of what a grouping knew of a skill (the candidate, or its identity read from the cache)."""
     return known if isinstance(known, tuple) else identity(known)
 
 
