@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from skillsite.arguments import ExistingPath
+from skillsite.arguments import LONGEST_WAIT, ExistingPath, Seconds
 from skillsite.cli.output import fail
 from skillsite.diagnostics import printable
 from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
@@ -17,7 +17,7 @@ def catalog_options_for(default: str | None, *, with_catalog: bool = True):
     def decorate(func):
         func = click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="HOST",
                             help="Only contact these hosts, redirects included (repeatable).")(func)
-        func = click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+        func = click.option("--timeout", type=Seconds(min=0.1, max=LONGEST_WAIT), default=10.0, show_default=True,
                             help="Seconds allowed for each request.")(func)
         # readable=False: a cache folder that cannot be opened is one the loader goes on without, as
         # without one that cannot be written; click refused it first (exit 2).
@@ -74,7 +74,7 @@ def open_catalog_or_error(source: str, cache_dir: Path | None, timeout: float, a
         except ValueError as exc:  # a trusted key that is no key
             raise click.BadParameter(str(exc), param_hint="--trusted-key / $SKILLSITE_TRUSTED_KEYS") from None
     for warning in caught:
-        click.echo(f"skillsite: warning: {warning.message}", err=True)
+        click.echo(f"skillsite: warning: {printable(str(warning.message))}", err=True)  # a host's words in it
     return catalog, error
 
 
@@ -96,7 +96,7 @@ def try_loader(call, what: str = "skillsite"):
                           else EXIT_USAGE if isinstance(exc, LockFileError) else EXIT_CATALOG)
         finally:
             for warning in caught:
-                click.echo(f"{what}: warning: {warning.message}", err=True)
+                click.echo(f"{what}: warning: {printable(str(warning.message))}", err=True)
 
 
 def run_loader(call, what: str = "skillsite"):
@@ -149,7 +149,8 @@ def search(query: str, source: str, cache_dir: Path | None, timeout: float, allo
         return
     for rank, r in enumerate(results, 1):
         copies = f"  ({r.copies} copies)" if r.copies > 1 else ""
-        click.echo(f"{rank:>2}. {r.name}  [{r.id}]  {r.score:.3f}{copies}\n    {one_line(r.description, 100)}")
+        click.echo(printable(f"{rank:>2}. {r.name}  [{r.id}]  {r.score:.3f}{copies}") + "\n    "
+                   + printable(one_line(r.description, 100)))
 
 
 def result_json(result) -> dict:
@@ -208,7 +209,7 @@ def status(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
         click.echo(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2))
         return
     for s in statuses:
-        click.echo(f"{s.state:<10} {s.id}" + (f": {'; '.join(s.reasons)}" if s.reasons else ""))
+        click.echo(printable(f"{s.state:<10} {s.id}" + (f": {'; '.join(s.reasons)}" if s.reasons else "")))
     counts = {state: sum(s.state == state for s in statuses) for state in STATES}
     click.echo(", ".join(f"{n} {state}" for state, n in counts.items()))
 
@@ -266,10 +267,10 @@ def budget(path: Path | None, source: str, cache_dir: Path | None, timeout: floa
         return
     for f in fits:
         cut = f" (first cut: {', '.join(f.cut[:3])}{', ...' if len(f.cut) > 3 else ''})" if f.cut else ""
-        click.echo(f"{f.agent:<22} {f.budget:>7,} chars: {len(f.fit):>5,} of {f.listed:,} skills fit, "
-                   f"{len(f.cut):,} cut{cut}")
+        click.echo(printable(f"{f.agent:<22} {f.budget:>7,} chars: {len(f.fit):>5,} of {f.listed:,} skills fit, "
+                             f"{len(f.cut):,} cut{cut}"))
     for score, a, b in similar:
-        click.echo(f"similar descriptions ({score:.2f}): {a}  ~  {b}")
+        click.echo(printable(f"similar descriptions ({score:.2f}): {a}  ~  {b}"))
 
 
 def _listing_entries(path: Path | None, source: str, cache_dir: Path | None, timeout: float,

@@ -97,6 +97,11 @@ class SiteServer:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def answer_with_reason(self, code: int, reason: str) -> None:
+                self.send_response(code, reason)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
             def answer(self, code: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
                 self.send_response(code)
                 for key, value in (headers or {}).items():
@@ -259,6 +264,22 @@ def test_500_with_a_cached_copy_falls_back_with_a_warning(server: SiteServer, ca
     with pytest.warns(StaleCatalogWarning, match="HTTP 503"):
         catalog = open_remote(server, cache)
     assert catalog.status == "offline" and len(catalog) == 13
+
+
+def test_a_hosts_reason_phrase_in_a_warning_reaches_the_terminal_escaped(server: SiteServer, cache: Path) -> None:
+    """The host writes the reason phrase of its 5xx, and the stale catalog's warning quotes it: a
+    command printed it raw (a terminal title set, the screen cleared), even for a pinned catalog."""
+    from click.testing import CliRunner
+
+    from skillsite.cli import main
+
+    args = ["search", "release", "--catalog", server.url("/"), "--cache-dir", str(cache)]
+    assert CliRunner().invoke(main, args).exit_code == 0  # the copy the next run falls back on
+    server.faults["/skills.json"] = lambda h: h.answer_with_reason(503, "\x1b]0;PWNED\x07\x1b[2J")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0 and "HTTP 503" in result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "\\x1b]0;PWNED\\x07\\x1b[2J" in result.output
 
 
 def test_stalled_response_times_out(server: SiteServer, cache: Path) -> None:

@@ -1,0 +1,57 @@
+"""What a catalog says reaches the terminal escaped (docs/commands.md: text output never shows a
+name or value from a skill or a catalog raw), in the commands that print a catalog's skills.
+
+The build publishes a description holding control characters with a warning (SK213) and leaves
+skills.json to hold it as JSON does: a consumer's text output must escape it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillsite.cli import main
+from skillsite.publish.build import build
+
+#: A terminal title set, the screen cleared, a line turned red, a line reordered (U+202E).
+HOSTILE = "\\e]0;PWNED\\a\\e[2J\\e[31m\\u202e"
+SKILL_MD = f"""---
+name: date-format
+description: "Formats dates {HOSTILE} in reports. Use when asked to format dates in reports and logs."
+requires:
+  bins: ["date{HOSTILE}x"]
+---
+# Dates
+
+Format the dates.
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("printable")
+    (root / "skills/date-format").mkdir(parents=True)
+    (root / "skills/date-format/SKILL.md").write_text(SKILL_MD, encoding="utf-8")
+    result = build([root / "skills"], root / "site")
+    assert result.ok and any(d.code == "SK213" for d in result.diagnostics)
+    return root / "site"
+
+
+def shown(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("args", [("search", "dates"), ("status",)])
+def test_a_catalogs_text_is_escaped(site: Path, args: tuple[str, ...]) -> None:
+    said = shown(*args, "--catalog", str(site), "--max-risk", "high")  # the audit rates U+202E high
+    assert "date-format" in said
+    assert not any(char in said for char in "\x1b\x07\u202e"), said
+    assert "\\x1b]0;PWNED\\x07\\x1b[2J\\x1b[31m\\u202e" in said
+
+
+def test_json_output_keeps_json_escaping(site: Path) -> None:
+    said = shown("search", "dates", "--catalog", str(site), "--json", "--max-risk", "high")
+    assert "\\u001b]0;PWNED" in said and "\x1b" not in said
