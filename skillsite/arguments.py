@@ -1,6 +1,7 @@
 """Click parameter types the commands share (``skillsite.cli``'s and ``skillsite audit``)."""
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -28,6 +29,22 @@ class ExistingPath(click.Path):
                 raise
             self.fail(f"{self.name.title()} {click.format_filename(value)!r} cannot be reached: a folder on its way "
                       "cannot be searched (permission denied).", param, ctx)
+
+
+class Seconds(click.FloatRange):
+    """A number of seconds from ``min`` to ``max``: click's FloatRange, refusing NaN as well (it
+    compares with no bound, so the range alone takes it, and a timer given it never fires)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if math.isnan(seconds):
+            self.fail(f"{value!r} is not a number of seconds.", param, ctx)
+        return seconds
+
+
+#: The longest wait a command takes (``--timeout``, ``--interval``): a day; past it the system's
+#: timers overflow, and no request or poll is meant to take longer.
+LONGEST_WAIT = 86400.0
 
 
 def _out_of_reach(path: Any) -> bool:

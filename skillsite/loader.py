@@ -76,6 +76,9 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT = 10.0
+#: The longest ``timeout`` taken: a day (the system's timers overflow past some bound, and no request
+#: is meant to take longer).
+LONGEST_TIMEOUT = 86400.0
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_RISK = "medium"
 
@@ -145,10 +148,13 @@ class Catalog:
         is refused, on disk as over HTTP).  A catalog
         that fails is refused with :class:`TrustError` (:mod:`skillsite.agent.trust_policy`).
         """
-        if timeout <= 0 or max_bytes <= 0:
-            raise ValueError("timeout and max_bytes must be positive")
+        if not 0 < timeout <= LONGEST_TIMEOUT or max_bytes <= 0:  # NaN fails the comparison too
+            raise ValueError(f"timeout must be above 0 and at most {LONGEST_TIMEOUT:g} seconds, and max_bytes "
+                             "positive")
         if isinstance(allowed_hosts, str):
             allowed_hosts = [allowed_hosts]
+        if isinstance(trusted_keys, str):  # one text of keys, as $SKILLSITE_TRUSTED_KEYS holds them
+            trusted_keys = [trusted_keys]
         hosts = None if allowed_hosts is None else frozenset(h.lower().strip() for h in allowed_hosts)
         fetcher = Fetcher(timeout, max_bytes, hosts)
         keys = keys_from_environment() if trusted_keys is None else read_trusted_keys(trusted_keys)

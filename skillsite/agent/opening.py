@@ -19,10 +19,12 @@ from skillsite.agent.store import LoaderCache
 
 def classify_source(source: str | os.PathLike[str]) -> tuple[str, str]:
     """``("url", url)`` or ``("path", path of skills.json)``; refuses other URL schemes."""
+    if not isinstance(source, (str, os.PathLike)):  # str() of None or of bytes would name a folder
+        raise TypeError(f"a catalog is a URL or a path (str or os.PathLike), not {type(source).__name__}")
     if isinstance(source, os.PathLike):
         text = os.fspath(source)
     else:
-        text = str(source)
+        text = source
         try:
             scheme = urllib.parse.urlsplit(text).scheme.lower()
         except ValueError as exc:  # a malformed URL, such as "http://[::1"

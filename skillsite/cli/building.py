@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from skillsite.arguments import ExistingPath
+from skillsite.arguments import LONGEST_WAIT, ExistingPath, Seconds
 from skillsite.cli.checking import load_site_config
 from skillsite.cli.output import (budget_line, check_codes, default_format, emit_diagnostics, fail, nothing_found,
                                   report_file, severity_counts)
@@ -253,7 +253,7 @@ def _show_served(diags: list[Diagnostic], folder: Path, everything: bool) -> Non
               default=None, help="Folder of template overrides (watched too).")
 @click.option("--title", default=None, help="Catalog title.")
 @click.option("--open", "open_browser", is_flag=True, help="Open the catalog in a web browser.")
-@click.option("--interval", type=click.FloatRange(min=0.05), default=0.5, show_default=True,
+@click.option("--interval", type=Seconds(min=0.05, max=LONGEST_WAIT), default=0.5, show_default=True,
               help="Seconds between checks for changed files.")
 @click.option("--all", "everything", is_flag=True,
               help="Print every diagnostic of each build, even more than 200 (else a summary per code).")

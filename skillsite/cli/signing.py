@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from skillsite.arguments import ExistingPath
+from skillsite.arguments import LONGEST_WAIT, ExistingPath, Seconds
 from skillsite.cli.output import fail
 from skillsite.diagnostics import counted, describe_os_error, printable
 from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
@@ -56,7 +56,7 @@ def keys_public(key_file: Path) -> None:
               help="The key the catalog must be signed by (repeatable) [default: $SKILLSITE_TRUSTED_KEYS; "
                    "else the key the catalog names, which proves it consistent, not authentic].")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+@click.option("--timeout", type=Seconds(min=0.1, max=LONGEST_WAIT), default=10.0, show_default=True,
               help="Seconds allowed for each request.")
 def verify(source: str, trusted_keys: tuple[str, ...], as_json: bool, timeout: float) -> None:
     """Check a signed catalog (a site folder or its URL) whole: its signed metadata, then every

@@ -502,3 +502,30 @@ def test_a_named_pipe_in_a_local_catalog_is_an_error_not_a_wait(own_site: Path) 
     worker.join(60)
     assert not worker.is_alive(), "the load is still waiting on the pipe"
     assert len(outcome) == 1 and isinstance(outcome[0], FetchError) and "not a regular file" in str(outcome[0])
+
+
+@pytest.mark.parametrize("source", [None, b"http://127.0.0.1/skills.json", 7])
+def test_a_source_that_is_no_url_and_no_path_is_a_type_error(source: object) -> None:
+    """str() of None or of bytes named a folder (``./None/skills.json``): a caller's mistake read as
+    a missing catalog."""
+    with pytest.raises(TypeError, match="a catalog is a URL or a path"):
+        Catalog.open(source)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("timeout", [0, -1.0, float("inf"), float("nan"), 1e300])
+def test_a_timeout_no_timer_takes_is_a_value_error(site: Path, timeout: float) -> None:
+    with pytest.raises(ValueError, match="timeout must be above 0 and at most 86400 seconds"):
+        Catalog.open(site, timeout=timeout)
+
+
+def test_trusted_keys_may_be_one_text(site: Path) -> None:
+    """One text of keys, as ``allowed_hosts`` takes one host: it was split into its characters
+    (``key 'e' ...``); now it pins the key, and this unsigned catalog is refused as with a list."""
+    from skillsite.loader import TrustError
+
+    key = "ed25519:" + "A" * 43 + "="
+    with pytest.raises(TrustError) as as_text:
+        Catalog.open(site, trusted_keys=key)
+    with pytest.raises(TrustError) as as_list:
+        Catalog.open(site, trusted_keys=[key])
+    assert str(as_text.value) == str(as_list.value)

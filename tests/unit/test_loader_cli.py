@@ -109,3 +109,23 @@ def test_a_risk_error_naming_a_hostile_id_is_one_printable_line() -> None:
     text = loader_error_text(RiskError("x\x1b]0;PWNED\x07\nskillsite: installed OK", "high", "medium"))
     assert "\x1b" not in text and "\x07" not in text and "\n" not in text
     assert "--max-risk medium" in text and "pass --max-risk high" in text
+
+
+@pytest.mark.parametrize("command", [("search", "x", "--catalog"), ("verify",), ("status", "--catalog")])
+@pytest.mark.parametrize("seconds", ["inf", "1e300", "nan", "-inf"])
+def test_a_timeout_that_no_timer_takes_is_a_usage_error(site: Path, command: tuple[str, ...], seconds: str) -> None:
+    """Infinity overflowed the socket's and the timer's clocks (a traceback); NaN passed the range
+    check, as it compares with no bound, and every request then "took longer than nan s"."""
+    result = invoke(*command, str(site), "--timeout", seconds)
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "--timeout" in result.output
+
+
+def test_serve_refuses_an_interval_no_timer_takes() -> None:
+    result = invoke("serve", "--interval", "nan")
+    assert result.exit_code == 2 and "is not a number of seconds" in result.output
+
+
+def test_the_longest_timeout_is_taken(site: Path) -> None:
+    result = invoke("search", "release", "--catalog", str(site), "--timeout", "86400")
+    assert result.exit_code == 0 and "changelog" in result.output
