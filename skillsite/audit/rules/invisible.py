@@ -118,11 +118,24 @@ def _script(char: str) -> str:
         return "UNKNOWN"
 
 
+def _stray_mark(name: str) -> bool:
+    """Whether a name (in NFC) holds a combining mark that does not belong to the letter before
+    it: one of the marks any script may take (U+0300-036F and the like, named COMBINING: NFC
+    composes the usual accents of Latin, Greek and Cyrillic letters, so one left over stacks on
+    a letter that has no such form), or one of another script.  The vowel signs and viramas of
+    Devanagari, Thai and the like are their script's own, and words need them."""
+    return any(unicodedata.category(c) == "Mn" and (index == 0 or _script(c) == "COMBINING"
+                                                   or _script(c) != _script(name[index - 1]))
+               for index, c in enumerate(name))
+
+
 def confusable_reason(name: str) -> str | None:
-    """Why a skill name is deceptive (mixed scripts, look-alike or invisible letters), or None."""
+    """Why a skill name is deceptive (mixed scripts, look-alike or invisible letters), or None.
+    The name is read in NFC: a folder named on macOS is decomposed (NFD), its accents combining."""
     if name.isascii():
         return None
-    if any(unicodedata.category(c) in ("Cf", "Mn", "Zs") and c != " " for c in name):
+    name = unicodedata.normalize("NFC", name)
+    if any(unicodedata.category(c) in ("Cf", "Zs") and c != " " for c in name) or _stray_mark(name):
         return "invisible or combining characters"
     if any(0xFF01 <= ord(c) <= 0xFF5E for c in name):
         return "fullwidth letters"
