@@ -61,6 +61,8 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK016", "warning", "frontmatter installers read strictly skip; skill not in the discovery index"),
     ("SK017", "warning", "bundled file name the prompt fragment (skill.xml) cannot hold; not published"),
     ("SK018", "error", "skill folder name the prompt fragment (skill.xml) cannot hold; skill not published"),
+    ("SK019", "error", "skill folder name holding a backslash, which agents refuse in a path; skill not published"),
+    ("SK020", "warning", "bundled file name holding a backslash, which agents refuse in a path; not published"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),

@@ -278,7 +278,8 @@ def _listing_entries(path: Path | None, source: str, cache_dir: Path | None, tim
     """Manifest-like entries (and SKILL.md locations) of the skills under ``path``, or of a catalog."""
     if path is None:
         catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
-        return catalog.skills, {e["id"]: catalog.skill_location(e["id"]) for e in catalog.skills}
+        # a location the catalog gives wrong (a path that leaves the site) is a loader error: one line, exit 1
+        return catalog.skills, run_loader(lambda: {e["id"]: catalog.skill_location(e["id"]) for e in catalog.skills})
     from skillsite.source.catalog import read_catalog
 
     reading = read_catalog([path])

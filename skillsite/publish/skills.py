@@ -530,9 +530,10 @@ def is_versioned(skill: Skill) -> bool:
 
 def publishable(path: str, reserved: frozenset[str], versioned: bool) -> bool:
     """Whether a skill's bundled file can be published: not in the place of a file the catalog
-    writes in its folder (``reserved``, or its releases when it is ``versioned``), and named as
-    skill.xml can list it (else the fragment would name a file that is not there)."""
-    return (xml_keeps(path) and not is_reserved_path(path, reserved)
+    writes in its folder (``reserved``, or its releases when it is ``versioned``), named as
+    skill.xml can list it (else the fragment would name a file that is not there), and without a
+    backslash (the loader and installers refuse one in a path: a separator on Windows)."""
+    return (xml_keeps(path) and "\\" not in path and not is_reserved_path(path, reserved)
             and not (versioned and is_versions_path(path)))
 
 
@@ -541,6 +542,9 @@ def _unpublished(path: str, skill_md: str) -> Diagnostic:
     if not xml_keeps(path):
         return make("SK017", f"bundled file '{path}' has a name the skill's prompt fragment (skill.xml) cannot "
                              "hold as written; not published", skill_md)
+    if "\\" in path:
+        return make("SK020", f"bundled file '{path}' holds a backslash, which agents refuse in a path (a separator "
+                             "on Windows); not published", skill_md)
     return make("SK009", f"bundled file '{path}' has a name the catalog uses for its own pages; not published",
                 skill_md)
 

@@ -823,13 +823,24 @@ def _taken_place_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) ->
 
 
 def _unheld_id_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:
-    """SK018 for every skill whose id (its folder's path) holds a character XML 1.0 forbids: its
-    prompt fragment (skill.xml) could only name it otherwise than skills.json does, so it cannot
-    be published."""
-    return [(position, make("SK018", f"skill folder '{src.id}' holds U+{ord(char):04X}, a character the skill's "
-                                     "prompt fragment (skill.xml, XML 1.0) cannot hold; not published: rename the "
-                                     "folder", src.display_path))
-            for position, (_, src, _) in enumerate(kept) if (char := xml_forbidden(src.id)) is not None]
+    """:func:`_unheld_id` of every skill: those whose ids cannot be published."""
+    return [(position, diag) for position, (_, src, _) in enumerate(kept) if (diag := _unheld_id(src)) is not None]
+
+
+def _unheld_id(src: SourceFile) -> Diagnostic | None:
+    """SK018 when the skill's id (its folder's path) holds a character XML 1.0 forbids: its prompt
+    fragment (skill.xml) could only name it otherwise than skills.json does; SK019 when it holds
+    a backslash, which the loader and installers refuse in a path (Windows reads it as a
+    separator); else None."""
+    char = xml_forbidden(src.id)
+    if char is not None:
+        return make("SK018", f"skill folder '{src.id}' holds U+{ord(char):04X}, a character the skill's prompt "
+                             "fragment (skill.xml, XML 1.0) cannot hold; not published: rename the folder",
+                    src.display_path)
+    if "\\" in src.id:
+        return make("SK019", f"skill folder '{src.id}' holds a backslash, which agents refuse in a path (a "
+                             "separator on Windows); not published: rename the folder", src.display_path)
+    return None
 
 
 def _folded_id_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> list[tuple[int, Diagnostic]]:

@@ -1,0 +1,58 @@
+"""A backslash in a skill's folder name or a bundled file's name: the loader and the installers
+refuse it in a path (Windows reads it as a separator), so the build publishes neither: the skill
+is an error (SK019, from validate too), the file is left out (SK020).  The build published both
+before, and the catalog then failed in every agent: ``show`` and ``install`` refused, ``budget``
+gave a traceback."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillsite.cli import main
+from skillsite.loader import Catalog
+from skillsite.publish.build import build
+from skillsite.source.catalog import read_catalog
+from support import write_skill
+
+pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
+
+
+def _tree(src: Path) -> None:
+    write_skill(src, "team\\tools", name="tools", description="Say what the tools do. Use when asked.")
+    write_skill(src, "good", name="good", description="Say what good does. Use when asked.")
+    (src / "good" / "references").mkdir()
+    (src / "good" / "references" / "a\\b.md").write_text("a file named with a backslash\n")
+    (src / "good" / "references" / "plain.md").write_text("a plain file\n")
+
+
+def test_a_backslash_in_a_folder_or_file_name_is_never_published(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "site"
+    _tree(src)
+    said = [(d.code, d.severity.value) for d in read_catalog([src]).diagnostics if d.code in ("SK019", "SK020")]
+    assert said == [("SK019", "error")]  # the file is left out by publishing, as SK017's are
+    result = build([src], out, keep_going=True)
+    assert result.ok and list(result.skipped) == ["team\\tools"]
+    codes = sorted((d.code, d.path.split("/src/")[-1]) for d in result.diagnostics if d.code in ("SK019", "SK020"))
+    assert codes == [("SK019", "team\\tools/SKILL.md"), ("SK020", "good/SKILL.md")]
+    manifest = json.loads((out / "skills.json").read_text(encoding="utf-8"))
+    assert [e["id"] for e in manifest["skills"]] == ["good"]
+    assert [f["path"] for f in manifest["skills"][0]["files"]] == ["references/plain.md"]
+    catalog = Catalog.open(out)  # every skill it holds loads and installs whole
+    assert catalog.resource("good", "references/plain.md") == b"a plain file\n"
+    catalog.install("good", tmp_path / "installed")
+    assert sorted(p.name for p in (tmp_path / "installed").rglob("*") if p.is_file()) == ["SKILL.md", "plain.md"]
+
+
+def test_budget_of_a_catalog_giving_a_path_that_leaves_it_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "site"
+    write_skill(src, "good", name="good", description="Say what good does. Use when asked.")
+    assert build([src], out).ok
+    manifest = json.loads((out / "skills.json").read_text(encoding="utf-8"))
+    manifest["skills"][0]["urls"]["skill_md"] = "skills/../../elsewhere/SKILL.md"
+    (out / "skills.json").write_text(json.dumps(manifest), encoding="utf-8")
+    result = CliRunner().invoke(main, ["budget", "--catalog", str(out)])
+    assert result.exit_code == 1 and "Traceback" not in result.output and result.exception is not None
+    assert result.output.count("\n") == 1 and "escapes its folder" in result.output
