@@ -15,6 +15,7 @@ history instead).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import AbstractSet, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
@@ -143,12 +144,23 @@ def _target(name: str, ids: Mapping[str, int], by_name: Mapping[str, list[str]],
             ) -> str | list[str]:
     """The id a dependency's name stands for, or the candidates when there is not exactly one: an
     id itself, else the copy an alias names (none when that copy is not among ``ids``: left out),
-    else the one skill of that name."""
+    else the one skill of that name, else the one id that is the name in another Unicode spelling."""
     if name in ids:
         return name
     if name in aliases:
         return aliases[name] if aliases[name] in ids else []
-    return by_name.get(name, [])[0] if len(by_name.get(name, [])) == 1 else by_name.get(name, [])
+    found = by_name.get(name) or _respelt(name, ids)
+    return found[0] if len(found) == 1 else found
+
+
+def _respelt(name: str, ids: Iterable[str]) -> list[str]:
+    """The ``ids`` that are ``name`` in another Unicode spelling (NFC against NFD: a folder named
+    on macOS is decomposed, a SKILL.md typed elsewhere is not), as the loader finds them; none
+    for an ASCII name, which has one spelling."""
+    if name.isascii():
+        return []
+    spelt = unicodedata.normalize("NFC", name)
+    return [skill_id for skill_id in ids if not skill_id.isascii() and unicodedata.normalize("NFC", skill_id) == spelt]
 
 
 def _resolved(versions: Sequence[str], range_text: str) -> tuple[bool, str | None]:

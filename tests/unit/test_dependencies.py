@@ -138,6 +138,26 @@ def test_an_id_stands_for_itself_before_any_name(tmp_path: Path) -> None:
     assert found.dependencies["a"] == [DependencyRecord("b", "b", "*", "1.0.0")]
 
 
+def test_an_id_in_another_unicode_spelling_stands_for_that_id() -> None:
+    """A folder named on macOS is decomposed (NFD), a SKILL.md typed elsewhere names it composed
+    (NFC): the loader finds either spelling, and so does a dependency (it was SK223, naming an id
+    that looked the same)."""
+    decomposed, composed = "skills/cafe\u0301", "skills/caf\u00e9"
+    found = resolve_dependencies([Dependent("a", "a", "a/SKILL.md", ((composed, 3, 1),)),
+                                  Dependent(decomposed, "cafe", f"{decomposed}/SKILL.md", ())], {})
+    assert found.diagnostics == []
+    assert found.dependencies["a"] == [DependencyRecord(composed, decomposed, "*", None)]
+
+
+def test_two_ids_one_text_in_nfc_are_no_guess_for_a_third_spelling() -> None:
+    twins = ("twin/\u1ec7", "twin/e\u0323\u0302")       # ệ composed, and e with its two marks
+    asked = "twin/e\u0302\u0323"                          # the marks in the other order: neither id as written
+    found = resolve_dependencies([Dependent("a", "a", "a/SKILL.md", ((asked, 3, 1),)),
+                                  *(Dependent(t, "twin", f"{t}/SKILL.md", ()) for t in twins)], {})
+    said = [diag for _, diag in found.diagnostics]  # (dependent's index, diagnostic) each
+    assert [d.code for d in said] == ["SK223"] and "several skills share (twin/" in said[0].message
+
+
 # ---- SK224: no release satisfies the range
 
 def test_sk224_names_dependent_dependency_range_and_the_releases(tmp_path: Path) -> None:
