@@ -63,6 +63,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK018", "error", "skill folder name the prompt fragment (skill.xml) cannot hold; skill not published"),
     ("SK019", "error", "skill folder name holding a backslash, which agents refuse in a path; skill not published"),
     ("SK020", "warning", "bundled file name holding a backslash, which agents refuse in a path; not published"),
+    ("SK021", "warning", "a folder named SKILL.md or skill.md; not read as a skill"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),

@@ -39,7 +39,7 @@ def taken_name(skill_id: str, holder_id: str | None = None, holder_versioned: bo
     if holder_id is None or not skill_id.startswith(holder_id + "/"):
         return None
     first = skill_id[len(holder_id) + 1:].split("/", 1)[0]
-    taken = SKILL_FOLDER_FILES | ({VERSIONS_FILE, VERSIONS_FOLDER} if holder_versioned else set())
+    taken = SKILL_FOLDER_FILES | {"SKILL.md"} | ({VERSIONS_FILE, VERSIONS_FOLDER} if holder_versioned else set())
     return first if first in taken else None
 
 #: What a URL path keeps as it is, besides the letters, digits and ``-._~`` that ``quote``

@@ -33,8 +33,9 @@ PAGE_FILE = "index.html"
 XML_FILE = "skill.xml"
 ENTRY_FILE = "entry.xml"
 PROVIDER_INDEX_FILE = "index.json"   # the static provider layout's per-skill listing
-#: What the catalog writes in every skill's folder (a paged catalog writes its entry file too).
-RESERVED_NAMES = SKILL_FOLDER_FILES - {ENTRY_JSON}
+#: What the catalog writes in every skill's folder (a paged catalog writes its entry file too), its
+#: SKILL.md among them (a bundled folder so named, beside a skill.md, would need its place: SK021).
+RESERVED_NAMES = SKILL_FOLDER_FILES - {ENTRY_JSON} | {"SKILL.md"}
 
 
 def is_versions_path(path: str) -> bool:

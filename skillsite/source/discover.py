@@ -99,11 +99,14 @@ def is_file_entry(entry: os.DirEntry) -> bool:
 
 
 def _skill_file(by_name: dict[str, os.DirEntry]) -> str | None:
-    """The SKILL.md (or skill.md) of a folder listing, if it has one."""
-    for name in SKILL_FILES:
-        if name in by_name:
-            return name if is_file_entry(by_name[name]) else None
-    return None
+    """The SKILL.md (or skill.md) of a folder listing, if it has one that is a file (a folder
+    named SKILL.md is none: :func:`_skill_file_folders`)."""
+    return next((name for name in SKILL_FILES if name in by_name and is_file_entry(by_name[name])), None)
+
+
+def _skill_file_folders(by_name: dict[str, os.DirEntry]) -> list[str]:
+    """The names of :data:`SKILL_FILES` a folder listing holds as folders (SK021)."""
+    return [name for name in SKILL_FILES if name in by_name and _is_folder(by_name[name])]
 
 
 def _may_hold_skill_file(by_name: dict[str, os.DirEntry]) -> bool:
@@ -182,6 +185,9 @@ class _RootWalker:
         skill_file = None
         if _may_hold_skill_file(by_name):
             skill_file = _skill_file(by_name)
+            for name in _skill_file_folders(by_name):  # a mistake, not a skill: say so, as SK013 cannot
+                self.diags.append(make("SK021", f"'{name}' is a folder, not a file: no skill is read from it",
+                                       self.show(f"{rel}/{name}" if rel else name)))
             if skill_file is not None and not self._stays_inside(by_name[skill_file]):
                 skill_file = None  # a SKILL.md linked from outside the root is never read (SK002 says so)
             # the audit would tell nested skills apart otherwise (a folder with a skill file holds one for it too)

@@ -434,3 +434,17 @@ def test_a_source_folder_is_decided_as_the_walk_decides_a_folder(tmp_path):
     write_skill(repo, "b/two")
     (repo / "b" / "two" / "notes.txt").write_text("named: kept", encoding="utf-8")
     assert [[f.path for f in s.files] for s in discover([repo / "b" / "two"]).sources] == [["notes.txt"]]
+
+
+def test_a_folder_named_skill_md_is_said_and_a_skill_md_file_beside_it_is_read(tmp_path):
+    """A folder named SKILL.md is a mistake: it is said (SK021), and the lowercase skill.md beside
+    it makes the folder a skill (the folder of that name then holds no bundled file: its place is
+    the published SKILL.md's).  The folder's skill used to vanish with nothing said but SK013."""
+    write_skill(tmp_path, "p", body="# P\n").joinpath("SKILL.md").rename(tmp_path / "p" / "skill.md")
+    (tmp_path / "p" / "SKILL.md").mkdir()
+    (tmp_path / "p" / "SKILL.md" / "notes.md").write_text("notes\n")
+    (tmp_path / "alone" / "SKILL.md").mkdir(parents=True)
+    found = discover([tmp_path])
+    assert [s.id for s in found.sources] == ["p"] and found.sources[0].skill_md.name == "skill.md"
+    said = sorted((d.code, Path(d.path).relative_to(tmp_path).as_posix()) for d in found.diagnostics)
+    assert said == [("SK001", "p/skill.md"), ("SK021", "alone/SKILL.md"), ("SK021", "p/SKILL.md")]

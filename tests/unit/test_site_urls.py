@@ -53,7 +53,9 @@ def test_the_names_a_skill_folder_cannot_take_are_those_the_catalog_writes():
     from skillsite.publish.provider_layout import INDEX_NAME
 
     written = {PAGE_FILE, XML_FILE, ENTRY_FILE, PROVIDER_INDEX_FILE, ENTRY_JSON}
-    assert SKILL_FOLDER_FILES == written == reserved_names(True)
+    assert SKILL_FOLDER_FILES == written and reserved_names(True) == written | {"SKILL.md"}  # the skill's own too
+    # a folder named SKILL.md holds a nested skill in the place of its holder's SKILL.md (beside a skill.md)
+    assert taken_name("h/SKILL.md", "h") == "SKILL.md" and taken_name("a/SKILL.md") is None
     assert SKILLS_FOLDER_FILES == {INDEX_NAME}
     assert taken_name("index.json") == "index.json" and taken_name("index.html") is None  # skills/index.html is free
     assert taken_name("tools/index.html") == "index.html" and taken_name("a/b/entry.json") == "entry.json"
