@@ -404,6 +404,8 @@ def _publish_files(job: SkillPublishing, skill: Skill, known_shas: KnownShas, di
         try:
             size, sha, content = _publish_file(job, f, f"skills/{skill.id}/{f.path}", known_shas.get(f.abspath))
         except OSError as exc:
+            if not _names(exc, f.abspath):  # writing the output failed: the build's environment, not the skill
+                raise
             diags.append(make("SK006", f"cannot read bundled file '{f.path}': {exc.strerror or exc}",
                               skill.source.display_path))
             continue
@@ -413,6 +415,11 @@ def _publish_files(job: SkillPublishing, skill: Skill, known_shas: KnownShas, di
             shas.append((f.abspath, f.stamp, sha))
         records.append(FileRecord(f.path, sha, size))
     return records, shas, contents
+
+
+def _names(exc: OSError, path: str) -> bool:
+    """Whether ``exc`` is about ``path`` (reading it failed), not about a file the build writes."""
+    return exc.filename == path
 
 
 def _publish_file(job: SkillPublishing, f: BundledFile, rel: str, known: tuple[Stamp, str] | None

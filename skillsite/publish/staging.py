@@ -27,7 +27,7 @@ import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, BinaryIO, Iterable, Iterator, Sequence
 
 from skillsite.agent.site_urls import OUTPUT_MARKER
 from skillsite.source.discover import SKILL_FILES, inside_folder
@@ -373,11 +373,12 @@ class Staging:
 
     def copy(self, source: str | os.PathLike[str], rel: str) -> tuple[int, str, bytes | None]:
         """Copy a file into the staging folder: its size, sha256 (its content key) and, when it
-        is at most 1 MiB, its content."""
+        is at most 1 MiB, its content.  An OSError names ``source`` when reading it failed, and
+        the staging path when writing did (a full disk, a file-size limit: no fault of the file)."""
         sha, size, chunks = hashlib.sha256(), 0, []
         dest = self.fresh(rel)
         with open(source, "rb") as src, written(dest), open(dest, "wb") as out:
-            while chunk := src.read(_CHUNK):
+            while chunk := _read_chunk(src, source):
                 sha.update(chunk)
                 out.write(chunk)
                 size += len(chunk)
@@ -597,6 +598,15 @@ def _remove_empty_parents(folder: Path, stop: Path) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+def _read_chunk(file: BinaryIO, path: str | os.PathLike[str]) -> bytes:
+    """The next chunk of ``file`` (read from ``path``); an OSError reading it names ``path``, not
+    the file being written (:func:`written` names that one in any error without a name)."""
+    try:
+        return file.read(_CHUNK)
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, os.fspath(path)) from exc
 
 
 @contextmanager

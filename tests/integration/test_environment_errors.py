@@ -109,3 +109,25 @@ def test_an_output_under_a_regular_file_is_said_to_be_under_no_folder(tmp_path: 
     result = CliRunner().invoke(main, ["build", str(EXAMPLES), "-o", str(out), "-q", "-j", "1", "--no-cache"])
     assert result.exit_code == 3
     assert result.output == f"skillsite: {tmp_path / 'afile'}: Not a directory (ENOTDIR); {out} was not created\n"
+
+
+def test_a_bundled_file_the_output_cannot_take_is_an_error_of_the_machine_not_of_the_skill(tmp_path: Path) -> None:
+    """A write the output refuses (a file-size limit here, EFBIG, as a full disk gives ENOSPC) was
+    said as the skill's SK006 'cannot read bundled file', and --keep-going then published the
+    catalog without that skill, exit 0.  It ends the build as any error of the machine does."""
+    import resource
+
+    src, out = tmp_path / "src", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    command = [sys.executable, "-m", "skillsite", "build", str(src), "-o", str(out), "-q", "--keep-going", "-j", "1"]
+    assert subprocess.run(command, capture_output=True, cwd=REPO).returncode == 0
+    before = tree_bytes(out)
+    (src / "code-review" / "references" / "big.txt").write_bytes(b"a line of a big file\n" * 150_000)  # 3 MB
+
+    def limit_file_size() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2_000_000, 2_000_000))
+
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, preexec_fn=limit_file_size)
+    assert done.returncode == 3 and "SK006" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.rstrip().endswith(f"big.txt: File too large (EFBIG); {out} was left as it was")
+    assert tree_bytes(out) == before
