@@ -275,8 +275,8 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                              pinned_skill_files(publication.entries))
         with stage("swap"):
             files = staging.commit()
-    except BaseException:
-        staging.discard()
+    except BaseException as exc:
+        staging.discard(failed_writing=isinstance(exc, OSError))
         raise
     if plan.signing is not None and plan.cache_dir is not None:
         keep_copy(plan.out, plan.cache_dir, plan.signing.key.public)

@@ -511,9 +511,12 @@ class Staging:
         files[MARKER] = (None, *stamp_of(os.lstat(os.path.join(self.path, MARKER))))
         return files
 
-    def discard(self) -> None:
-        """Drop the new output (a folder kept for later builds stays: they check what it holds)."""
-        if not self.kept_back:
+    def discard(self, failed_writing: bool = False) -> None:
+        """Drop the new output.  A folder kept for later builds stays (they check what it holds),
+        unless writing failed (``failed_writing``: a full disk): what this build wrote into it would
+        hold the space the next build needs, every build failing in turn, so it goes too (the next
+        build links the catalog's files again)."""
+        if not self.kept_back or failed_writing:
             remove_path(self.path)
         _OPEN.discard(self.path)
 

@@ -46,6 +46,7 @@ def test_a_full_disk_and_a_read_only_disk_are_reported_and_the_catalog_survives(
     assert code == 3
     assert stderr.startswith(f"skillsite: cannot use the cache folder {Path(out).parent / 'cache'}: ")
     assert not report["cache_output_made"]
+    assert report["filled_then_freed"] == [0, 3, 0, 0, 0]  # the space freed is the next build's again
 
 
 def test_a_write_that_finds_the_disk_full_leaves_the_catalog(tmp_path: Path, monkeypatch) -> None:
