@@ -65,6 +65,9 @@ def prepared_streams(fail_code: int) -> Iterator[None]:
             sys.exit(EXIT_BROKEN_PIPE)
         if sys.stderr is not None:  # an error naming no file is the stream's own
             cause = describe_os_error(exc)
-            print(f"skillsite: {cause if exc.filename else f'cannot write to standard output: {cause}'}",
-                  file=sys.stderr)
+            try:
+                print(f"skillsite: {cause if exc.filename else f'cannot write to standard output: {cause}'}",
+                      file=sys.stderr)
+            except OSError:  # standard error cannot take it either: the exit status alone says it
+                pass
         sys.exit(fail_code)
