@@ -13,6 +13,7 @@ from skillsite.audit.command import audit
 from skillsite.cli.building import build, serve
 from skillsite.cli.checking import new, validate
 from skillsite.cli.installing import install, install_spec, outdated, update
+from skillsite.cli.output import utf8_file_names_or_exit
 from skillsite.cli.reading import budget, mcp, prompt, search, show, status, tool
 from skillsite.cli.signing import keys, verify
 from skillsite.cli.streams import prepared_streams
@@ -25,6 +26,7 @@ __all__ = ["entry", "install_spec", "main"]
 @click.version_option(__version__, prog_name="skillsite")
 def main() -> None:
     """Validate, index and publish a tree of agent skills (SKILL.md folders)."""
+    utf8_file_names_or_exit(EXIT_ENVIRONMENT)
 
 
 for command in (validate, new, build, serve, audit, keys, verify, search, show, prompt, tool, budget, status,

@@ -2,6 +2,7 @@
 :mod:`skillsite.exit_codes`)."""
 from __future__ import annotations
 
+import codecs
 import os
 import sys
 from pathlib import Path
@@ -24,6 +25,17 @@ def fail(text: str, code: int) -> NoReturn:
     """End the command: one line ``skillsite: text`` on standard error, and exit status ``code``."""
     click.echo(f"skillsite: {text}", err=True)
     sys.exit(code)
+
+
+def utf8_file_names_or_exit(code: int) -> None:
+    """End the command with one line (exit ``code``) when this Python reads file names in another
+    encoding than UTF-8 (a Latin-1 or ASCII locale with UTF-8 mode off): skill ids are folder
+    names, which every catalog holds as UTF-8 text, so a build would publish other ids
+    (``cafÃ©``), skip names as not UTF-8, or fail opening them."""
+    encoding = codecs.lookup(sys.getfilesystemencoding()).name
+    if encoding != "utf-8":
+        fail(f"this locale has file names read as {encoding}, and skillsite reads them as UTF-8: set "
+             "PYTHONUTF8=1, or a UTF-8 locale (LC_ALL=C.UTF-8)", code)
 
 
 def default_format() -> str:

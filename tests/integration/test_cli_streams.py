@@ -47,3 +47,22 @@ def test_a_name_the_output_s_encoding_lacks_is_escaped(tree: Path) -> None:
     run = skillsite("validate", "src", cwd=tree, env={"PYTHONIOENCODING": "ascii"})
     assert run.returncode == 0 and "Traceback" not in run.stderr
     assert "src/\\xe9moji-\\xfc/SKILL.md" in run.stdout
+
+
+def test_both_standard_streams_on_a_full_disk_exit_3_not_1(tree: Path) -> None:
+    """The line saying standard output failed could not be written either: that second error
+    escaped, and the exit status said 'problems in the skills' (1) for a catalog published fine."""
+    with open("/dev/full", "w") as full:
+        run = skillsite("build", "src", "-o", "out", cwd=tree, stdout=full, stderr=full)
+    assert run.returncode == 3 and (tree / "out" / "skills.json").is_file()
+
+
+@pytest.mark.parametrize("args", [["validate", "src"], ["build", "src", "-o", "out"], ["show", "x", "--catalog", "."]])
+def test_a_locale_reading_file_names_in_another_encoding_than_utf8_is_refused(tree: Path, args: list[str]) -> None:
+    """With UTF-8 mode off, Python reads file names in the locale's encoding: a build published
+    'cafÃ©' for 'café' (Latin-1), or skipped 'émoji-ü' as not UTF-8 and failed opening it (ASCII)."""
+    run = skillsite(*args, cwd=tree, env={"LC_ALL": "POSIX", "PYTHONUTF8": "0"})
+    assert run.returncode == 3 and "Traceback" not in run.stderr and not (tree / "out").exists()
+    assert run.stderr == ("skillsite: this locale has file names read as ascii, and skillsite reads them as UTF-8: "
+                          "set PYTHONUTF8=1, or a UTF-8 locale (LC_ALL=C.UTF-8)\n")
+    assert skillsite("--version", cwd=tree, env={"LC_ALL": "POSIX", "PYTHONUTF8": "0"}).returncode == 0
