@@ -42,6 +42,10 @@ class Seconds(click.FloatRange):
         return seconds
 
 
+#: The most worker processes a command takes (``-j``): each one is forked with the build's memory
+#: at hand, so a mistyped ``-j 100000`` would fork until the machine ran out of it.
+MAX_JOBS = 256
+
 #: The longest wait a command takes (``--timeout``, ``--interval``): a day; past it the system's
 #: timers overflow, and no request or poll is meant to take longer.
 LONGEST_WAIT = 86400.0

@@ -148,5 +148,5 @@ class Workers(Generic[C]):
 
 def parallel_map(func: Callable[[C, T], R], context: C, items: Sequence[T], jobs: int) -> list[R]:
     """``[func(context, item) for item in items]`` on ``jobs`` processes (see :class:`Workers`)."""
-    with Workers(jobs if len(items) >= MIN_PARALLEL_ITEMS else 1, context) as workers:
+    with Workers(min(jobs, len(items)) if len(items) >= MIN_PARALLEL_ITEMS else 1, context) as workers:
         return workers.map(func, items)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from skillsite.arguments import ExistingPath
+from skillsite.arguments import MAX_JOBS, ExistingPath
 from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_SKILLS, EXIT_USAGE
 
 LEVELS = ("low", "medium", "high")
@@ -78,7 +78,7 @@ class UsageExit(click.ClickException):
 # readable=False (as for every path written, never read): an OUTPUT of mode 000 is replaced in one rename.
 @click.option("-o", "--output", type=click.Path(dir_okay=False, readable=False, path_type=Path), default=None,
               help="Write the report to this file instead of standard output.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+@click.option("-j", "--jobs", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
               help="Worker processes [default: number of cores].")
 def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: Path | None,
           exclude: tuple[str, ...], output: Path | None, jobs: int | None) -> None:

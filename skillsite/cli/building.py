@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from skillsite.arguments import LONGEST_WAIT, ExistingPath, Seconds
+from skillsite.arguments import LONGEST_WAIT, MAX_JOBS, ExistingPath, Seconds
 from skillsite.cli.checking import load_site_config
 from skillsite.cli.output import (budget_line, check_codes, default_format, emit_diagnostics, fail, nothing_found,
                                   report_file, severity_counts)
@@ -76,7 +76,7 @@ class Progress:
               help="Folder of templates that replace the built-in ones of the same name.")
 @click.option("--format", "fmt", type=click.Choice(["text", "github"]), default=None,
               help="Diagnostics format [default: text, or github when GITHUB_ACTIONS=true].")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+@click.option("-j", "--jobs", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
               help="Worker processes for parsing and rendering [default: number of cores].")
 @click.option("--cache-dir", type=click.Path(file_okay=False, readable=False, path_type=Path), default=None,
               help="Incremental-build cache [default: .skillsite-cache beside the output].")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from skillsite.arguments import ExistingPath
+from skillsite.arguments import MAX_JOBS, ExistingPath
 from skillsite.cli.output import (FORMATS, check_codes, default_format, emit_diagnostics, nothing_found, report_file,
                                   summary_line)
 from skillsite.diagnostics import MAX_LISTED, describe_os_error, format_json_report
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
 @click.option("--ignore", multiple=True, metavar="CODE", help="Silence a diagnostic code (repeatable).")
 @click.option("--max-bytes", type=click.IntRange(min=1), default=1024 * 1024, show_default=True,
               help="SKILL.md files larger than this are errors.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+@click.option("-j", "--jobs", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
               help="Worker processes [default: number of cores].")
 @click.option("--cache-dir", type=click.Path(file_okay=False, readable=False, path_type=Path), default=None,
               help="Where verdicts of unchanged skills are kept [default: the user cache folder].")

@@ -511,9 +511,10 @@ def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], h
     # a rebuild's links are nearly all in place already; a worker links the rest beside the pages
     # when there are many (a first build), else they are linked here, and no worker is started for them
     to_place = staging.keep_links_here(links)
-    with Workers(jobs, pages) as workers:
+    to_make = pages_to_make(pages, kept, kept_lists)
+    with Workers(min(jobs, max(1, len(to_make))), pages) as workers:  # no process without a page for it
         linking = workers.submit(place_links, to_place) if len(to_place) >= MIN_PARALLEL_ITEMS else None
-        for placed in workers.map(make_page, pages_to_make(pages, kept, kept_lists)):
+        for placed in workers.map(make_page, to_make):
             staging.adopt(placed)
         staging.adopt(linking.result() if linking is not None else place_links(pages, to_place))
     _text_files(pages, links)

@@ -140,3 +140,28 @@ def test_a_task_that_cannot_reach_the_workers_fails_the_stage_and_ends_them(tmp_
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["raised PicklingError", "workers left 0"] * 10
+
+
+def _processes_beside(context: None, item: int) -> int:
+    """How many processes the parent of this worker has started and not yet reaped (Linux)."""
+    parent = os.getppid()
+    with open(f"/proc/{parent}/task/{parent}/children", encoding="ascii") as children:
+        return len(children.read().split())
+
+
+def test_no_more_workers_are_started_than_items_to_work_on():
+    """-j 400 forked 400 processes for 14 skills (each with the build's memory at hand): a map
+    starts at most one worker an item."""
+    assert max(parallel_map(_processes_beside, None, list(range(MIN_PARALLEL_ITEMS)), 64)) <= MIN_PARALLEL_ITEMS
+
+
+def test_jobs_past_the_most_a_command_takes_are_a_usage_error(tmp_path):
+    from click.testing import CliRunner
+
+    from skillsite.arguments import MAX_JOBS
+    from skillsite.cli import main
+
+    for command in (["build", str(tmp_path), "-o", str(tmp_path / "out")], ["validate", str(tmp_path)],
+                    ["audit", str(tmp_path)]):
+        result = CliRunner().invoke(main, [*command, "-j", str(MAX_JOBS + 1)])
+        assert result.exit_code == 2 and f"{MAX_JOBS + 1} is not in the range 1<=x<={MAX_JOBS}" in result.output
