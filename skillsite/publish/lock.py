@@ -59,7 +59,7 @@ def output_lock(out: Path, wait: bool = True, on_wait: Callable[[str], None] | N
     if fcntl is None:  # pragma: no cover - Windows
         yield
         return
-    fd = _locked(path, wait, on_wait)
+    fd = _locked(path, out.absolute(), wait, on_wait)
     try:
         yield
     finally:
@@ -84,9 +84,10 @@ def _unlink(path: Path) -> None:
         pass
 
 
-def _locked(path: Path, wait: bool, on_wait: Callable[[str], None] | None) -> int:
-    """A descriptor of ``path`` holding its lock, once the file locked is the one at ``path``
-    (the previous holder removes it when done), recorded among the files this process holds.
+def _locked(path: Path, out: Path, wait: bool, on_wait: Callable[[str], None] | None) -> int:
+    """A descriptor of ``path`` (the lock of the output ``out``, which a wait names) holding its
+    lock, once the file locked is the one at ``path`` (the previous holder removes it when
+    done), recorded among the files this process holds.
     A file this build made is recorded before a signal can end it (see :func:`_signals_held`),
     so an interrupted build never leaves one behind; while it waits for another build, signals
     end it at once (the file is the other build's)."""
@@ -100,7 +101,7 @@ def _locked(path: Path, wait: bool, on_wait: Callable[[str], None] | None) -> in
                 os.close(fd)
                 continue
         try:
-            told = _flock(fd, f"another skillsite build is writing into {path.parent}", wait,
+            told = _flock(fd, f"another skillsite build is writing into {out}", wait,
                           None if told else on_wait) or told
         except BaseException:
             os.close(fd)

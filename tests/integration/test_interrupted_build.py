@@ -315,6 +315,6 @@ def test_a_build_told_not_to_wait_refuses_while_another_holds_the_folder(tmp_pat
     finally:
         os.close(holder)
     assert done.returncode == 4
-    assert done.stderr.strip() == (f"skillsite: another skillsite build is writing into {tmp_path}; try again "
+    assert done.stderr.strip() == (f"skillsite: another skillsite build is writing into {out}; try again "
                                    "when it is done (or leave out --no-wait to wait)")
     assert not out.exists()
