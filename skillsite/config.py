@@ -86,8 +86,9 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[str, tuple[int, int]]]:
         return {}, {}
     try:
         data, lines, _ = parse_frontmatter_text(text, str(path), line_offset=0)
-    except FrontmatterError as exc:
-        raise ConfigError([make("SK401", exc.message, str(path), exc.line, exc.col)]) from None
+    except FrontmatterError as exc:  # the reader of a SKILL.md's frontmatter says "frontmatter is ..."
+        message = exc.message.replace("frontmatter", "the configuration", 1)
+        raise ConfigError([make("SK401", message, str(path), exc.line, exc.col)]) from None
     return data, lines
 
 

@@ -200,3 +200,14 @@ def test_a_duration_past_any_date_python_writes_is_refused_as_a_value() -> None:
         with pytest.raises(ValueError, match="longer than 36,500 days"):
             parse_duration(text)
         assert "longer than 36,500 days" in signing_problem({"expires": text})
+
+
+@pytest.mark.parametrize("text, kind", [("- a\n- b\n", "a list"), ("just text\n", "a single value")])
+def test_a_configuration_that_is_no_mapping_is_called_the_configuration(tmp_path, text: str, kind: str) -> None:
+    """The reader it shares with SKILL.md frontmatter said "frontmatter is a list" of skillsite.yml."""
+    path = tmp_path / "skillsite.yml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert [d.message for d in refused.value.diagnostics] == [f"the configuration is {kind}, not a mapping of keys "
+                                                              "to values"]
