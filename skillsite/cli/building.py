@@ -275,15 +275,18 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
         path = config_file or find_config(Path("."))
         return overridden(load_config(path) if path is not None else SiteConfig())
 
-    roots = sources or tuple(Path(s) for s in config.sources) or (Path("."),)
+    def places(loaded: SiteConfig) -> tuple[list[Path], list[Path]]:  # what a configuration has built and watched
+        roots = sources or tuple(Path(s) for s in loaded.sources) or (Path("."),)
+        return list(roots), [builtin_templates()] + ([Path(loaded.templates)] if loaded.templates else [])
+
+    roots, watch = places(config)
     for root in roots:
         if not root.is_dir():
             raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
-    watch = [builtin_templates()] + ([Path(config.templates)] if config.templates else [])
     config_paths = [config_file] if config_file else [Path(name) for name in CONFIG_NAMES]
     try:
         server = DevServer(roots, config, host, port, watch=watch, echo=lambda text: click.echo(text, err=True),
-                           configure=configure, config_paths=config_paths,
+                           configure=configure, config_paths=config_paths, places=places,
                            show=lambda diags: _show_served(diags, server.tmp, everything))
     except OSError as exc:
         click.echo(f"skillsite serve: cannot listen on {address_text(host, port)}: {exc.strerror or exc}", err=True)

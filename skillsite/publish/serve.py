@@ -364,16 +364,20 @@ class DevServer:
 
     ``configure`` reads the configuration again (raising ConfigError or OSError when it cannot):
     called when a watched file that is no folder (the configuration file) changed, so each
-    rebuild is the one ``skillsite build`` would make of the configuration as it is now.
+    rebuild is the one ``skillsite build`` would make of the configuration as it is now;
+    ``places`` gives the sources and the other folders to watch (the templates) of a
+    configuration, which an edit of it may change.
     """
 
     def __init__(self, sources: Sequence[Path], config, host: str = "127.0.0.1", port: int = 0,
                  watch: Sequence[Path] = (), log: TextIO | None = None,
                  echo: Callable[[str], None] | None = None, configure: Callable[[], Any] | None = None,
-                 config_paths: Sequence[Path] = (), show: Callable[[list[Diagnostic]], None] | None = None):
+                 config_paths: Sequence[Path] = (), show: Callable[[list[Diagnostic]], None] | None = None,
+                 places: Callable[[Any], tuple[Sequence[Path], Sequence[Path]]] | None = None):
         self.sources = [Path(s) for s in sources]
         self.config = config
         self.configure = configure
+        self.places = places
         self.config_paths = list(config_paths)  # where the configuration is, or would be found
         self.log = log or sys.stderr
         self.echo = echo or (lambda text: print(text, file=self.log, flush=True))
@@ -463,6 +467,8 @@ class DevServer:
             return
         try:
             self.config = self.configure()
+            if self.places is not None:
+                self._place(*self.places(self.config))
         except ConfigError as exc:
             for diag in exc.diagnostics:
                 self.echo(format_text(diag))
@@ -470,6 +476,19 @@ class DevServer:
         except OSError as exc:
             self.echo(f"skillsite serve: cannot read the configuration ({describe_os_error(exc)}); "
                       "building with the last one read")
+
+    def _place(self, sources: Sequence[Path], watch: Sequence[Path]) -> None:
+        """Build ``sources`` and watch them and ``watch`` from now on, when the configuration moved
+        them (its ``sources``, its ``templates``): the watcher is made again (what changed
+        meanwhile is unknown to it, so the next build walks every source)."""
+        watched = [*map(Path, sources), *map(Path, watch)]
+        if watched == self.watched:
+            return
+        self.sources, self.watched = [Path(s) for s in sources], watched
+        if self.folders is not None:
+            self.folders.close()
+        self._watch()
+        self.echo(f"skillsite serve: watching {', '.join(str(s) for s in self.sources)} as the configuration says")
 
     def _fork_server(self) -> None:
         """Serve from a process of its own (see the module's docstring)."""

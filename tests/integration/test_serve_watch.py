@@ -28,18 +28,20 @@ TIMEOUT = 120.0
 
 
 class Serve:
-    """``skillsite serve SOURCE --port 0`` in a process of its own, its stderr read line by line."""
+    """``skillsite serve SOURCE --port 0`` in a process of its own, its stderr read line by line
+    (no SOURCE: the configuration's sources, of the folder ``cwd``)."""
 
-    def __init__(self, source: Path, tmp: Path, prefix: tuple[str, ...] = ()):
+    def __init__(self, source: Path | None, tmp: Path, prefix: tuple[str, ...] = (), cwd: Path = REPO):
         tmp.mkdir(exist_ok=True)
         self.tmp = tmp
         # a test run that ignores SIGINT (a background job of a non-interactive shell) would pass
         # that on: an ignored signal stays ignored across exec, a handled one gets its default
         previous = signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
-            self.proc = subprocess.Popen([*prefix, sys.executable, "-m", "skillsite", "serve", str(source), "--port",
-                                          "0"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                                         cwd=REPO, env={**os.environ, "TMPDIR": str(tmp)})
+            self.proc = subprocess.Popen([*prefix, sys.executable, "-m", "skillsite", "serve",
+                                          *([str(source)] if source is not None else []), "--port", "0"],
+                                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=cwd,
+                                         env={**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(REPO)})
         finally:
             signal.signal(signal.SIGINT, previous)
         self.lines: list[str] = []
@@ -308,6 +310,36 @@ def test_an_edited_configuration_is_read_again_and_a_bad_one_keeps_the_last(sour
         assert "the configuration has errors; building with the last one read" in log.getvalue()
     finally:
         server.stop()
+
+
+def test_the_sources_and_templates_an_edited_configuration_names_are_built_and_watched(tmp_path):
+    """serve worked out its sources and the folders it watched once, from the configuration read
+    at its start: ``sources: [b]`` written while it ran rebuilt ``a`` again, and a templates
+    folder named after its start was never watched (its edits showed at some other change)."""
+    from support import write_skill
+
+    work = tmp_path / "work"
+    shutil.copytree(EXAMPLES, work / "a")
+    write_skill(work / "b", "lone-skill", description="Say what the lone skill does. Use when asked.")
+    (work / "tpl").mkdir()
+    (work / "tpl" / "404.html").write_text("<p>Not here.</p>\n", encoding="utf-8")
+    (work / "skillsite.yml").write_text("sources: [a]\n", encoding="utf-8")
+    serve = Serve(None, tmp_path / "tmp", cwd=work)
+    try:
+        assert "code-review" in page(serve.url)
+        (work / "skillsite.yml").write_text("sources: [b]\ntemplates: tpl\n", encoding="utf-8")
+        serve.rebuilt()
+        home = page(serve.url)
+        assert "lone-skill" in home and "code-review" not in home
+        assert page(serve.url + "404.html").startswith("<p>Not here.</p>\n")  # and serve's reload script
+        (work / "tpl" / "404.html").write_text("<p>Not here, nor there.</p>\n", encoding="utf-8")
+        serve.rebuilt()
+        assert page(serve.url + "404.html").startswith("<p>Not here, nor there.</p>\n")
+        edit(work / "b" / "lone-skill" / "SKILL.md", "An edit of the source now watched.")
+        serve.rebuilt()
+        assert "An edit of the source now watched." in page(serve.url + "skills/lone-skill/")
+    finally:
+        assert serve.stop(signal.SIGTERM) == 0
 
 
 def test_pages_reload_once_the_new_catalog_is_in_place_not_after_the_cache_is_saved(source, tmp_path, monkeypatch):
