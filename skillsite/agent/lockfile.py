@@ -14,9 +14,10 @@ import json
 import os
 import unicodedata
 import urllib.parse
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from skillsite.agent.errors import InstallError, LockFileError, NotFoundError
 
@@ -28,7 +29,7 @@ from skillsite.agent.semver import RangeError, parse_range
 from skillsite.agent.versions import is_release_digest
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.vcs_names import is_vcs_folder
-from skillsite.folders import sibling_name, write_text_atomically
+from skillsite.folders import sibling_name, write_bytes_atomically, write_text_atomically
 
 LOCK_NAME = "skillsite-lock.json"
 LOCKFILE_VERSION = 1
@@ -302,9 +303,40 @@ def _check_source(problem: str, text: str) -> None:
 
 def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:
     """Add (or replace) one skill's record in the lock at ``path``: the lock is read again and
-    written back while an advisory lock (``flock``) on its folder is held, so installs sharing a
-    lock at once each keep their records (none is taken where ``flock`` is missing: Windows)."""
+    written back while its folder is held (:func:`_folder_held`), so installs sharing a lock at
+    once each keep their records."""
     path = Path(path)
+    with _folder_held(path):
+        write_lock(path, read_lock(path).with_skill(skill_id, locked))
+
+
+def check_lock_writable(path: Path) -> None:
+    """InstallError unless a lock can be written at ``path`` as :func:`write_lock` writes it: a
+    new file in its folder, renamed over the lock.  Tried for real, while the folder is held: the
+    lock's own bytes written again (an immutable or otherwise fixed lock file refuses the rename,
+    which the folder's permissions do not show), or a new file made and removed where there is
+    no lock yet.  Checked before any skill folder is put in place, so a lock that cannot be
+    written leaves them as they were, not holding releases it does not record."""
+    path = Path(path)
+    with _folder_held(path):
+        try:
+            if os.path.lexists(path):
+                write_bytes_atomically(path, path.read_bytes())
+            else:
+                probe = sibling_name(path, "tmp")
+                os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                os.unlink(probe)
+        except OSError as exc:
+            raise InstallError(exc.errno, f"cannot write the lock file {path}: {exc.strerror or exc}",
+                               str(path)) from None
+
+
+@contextmanager
+def _folder_held(path: Path) -> Iterator[None]:
+    """The lock's folder made, and held by an advisory lock (``flock``) for the ``with`` block:
+    installs sharing the lock file take turns (none is taken where ``flock`` is missing, Windows,
+    or on a file system without locks, some network ones: they write unserialised).
+    InstallError naming the lock when the folder cannot be made or opened."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         folder = os.open(path.parent, os.O_RDONLY) if fcntl is not None else None
@@ -314,26 +346,12 @@ def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:
         if folder is not None:
             try:
                 fcntl.flock(folder, fcntl.LOCK_EX)
-            except OSError:  # a file system without locks (some network ones): write unserialised
+            except OSError:
                 pass
-        write_lock(path, read_lock(path).with_skill(skill_id, locked))
+        yield
     finally:
         if folder is not None:
             os.close(folder)  # and with it the flock
-
-
-def check_lock_writable(path: Path) -> None:
-    """InstallError unless a lock can be written at ``path``: its folder takes the new file
-    :func:`write_lock` renames into place.  Checked before any skill folder is put in place, so
-    a lock that cannot be written leaves them as they were, not holding releases it does not record."""
-    path = Path(path)
-    probe = sibling_name(path, "tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        os.unlink(probe)
-    except OSError as exc:
-        raise InstallError(exc.errno, f"cannot write the lock file {path}: {exc.strerror or exc}", str(path)) from None
 
 
 def write_lock(path: Path, lock: Lock) -> None:

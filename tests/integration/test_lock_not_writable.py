@@ -44,3 +44,31 @@ def test_a_lock_that_cannot_be_written_leaves_every_skill_folder_as_it_was(tmp_p
     assert installed_digest(skills / "lib") == locked["lib"]["digest"]
     assert sorted(p.name for p in skills.iterdir()) == ["app", "lib"]
     assert json.loads(lock.read_text("utf-8"))["skills"] == locked
+
+
+def test_a_lock_file_that_cannot_be_replaced_in_a_writable_folder_leaves_no_skill_folder(tmp_path: Path) -> None:
+    """The folder took a new file, but the lock itself could not be renamed over (an immutable
+    file, or one bind-mounted read-only, as here in a mount namespace of its own): install put the
+    skill's folder in place, then failed writing the lock, leaving a folder the lock does not
+    record (and a retry said 'already exists'). The lock is now replaced by itself first."""
+    import shutil
+
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-rm", "true"]).returncode != 0:
+        raise AssertionError("this test needs private mount namespaces (unshare -rm), as CI's machine has")
+    project = tmp_path / "project"
+    skills, lock, cache = project / "skills", project / "skillsite-lock.json", str(tmp_path / "cache")
+    with served_site(tmp_path / "catalog", SKILLS) as server:
+        done = subprocess.run([sys.executable, "-m", "skillsite", "install", "app", "--catalog", server.url, "--dest",
+                               str(skills / "app"), "--lock", str(lock), "--cache-dir", cache],
+                              capture_output=True, text=True, cwd=REPO)
+        assert done.returncode == 0, done.stderr
+        locked = json.loads(lock.read_text("utf-8"))["skills"]
+        fixed = f"mount --bind '{lock}' '{lock}' && mount -o remount,bind,ro '{lock}' && exec \"$@\""
+        installed = subprocess.run(["unshare", "-rm", "sh", "-c", fixed, "sh", sys.executable, "-m", "skillsite",
+                                    "install", "tool", "--catalog", server.url, "--dest", str(skills / "tool"),
+                                    "--lock", str(lock), "--cache-dir", cache],
+                                   capture_output=True, text=True, cwd=REPO)
+    assert installed.returncode == 3 and "Traceback" not in installed.stderr, installed.stderr
+    assert f"cannot write the lock file {lock}: " in installed.stderr
+    assert sorted(p.name for p in skills.iterdir()) == ["app", "lib"]
+    assert json.loads(lock.read_text("utf-8"))["skills"] == locked
