@@ -68,8 +68,8 @@ def _odd_tree(src: Path) -> None:
     (skill("excluded") / "drafts").mkdir()
     (src / "excluded" / "drafts" / "d.md").write_text("d")
     odd_skill_file = skill("odd-nested") / "sub"
-    (odd_skill_file / "SKILL.md").mkdir(parents=True)  # no skill for discovery, one for the audit
-    (odd_skill_file / "skill.md").write_text("---\nname: x\n---\n")
+    (odd_skill_file / "SKILL.md").mkdir(parents=True)  # a folder so named beside a skill.md: a skill for
+    (odd_skill_file / "skill.md").write_text("---\nname: x\n---\n")  # both (discovery says SK021)
     (src / "alias").mkdir()                            # its SKILL.md a symlink leaving it: the audit skips it
     (src / "alias" / "SKILL.md").symlink_to(src / "plain" / "SKILL.md")
     bad = skill("bad-name")
@@ -82,8 +82,9 @@ def test_what_discovery_left_out_is_listed_again_and_the_rest_is_taken(tmp_path)
     _odd_tree(src)
     taken = _check_every_listing(src, exclude=("drafts",))
     assert {skill for skill, was in taken.items() if not was} == {
-        "modules", "ignored", "linked-folder", "git-file", "venv", "excluded", "odd-nested", "bad-name"}
+        "modules", "ignored", "linked-folder", "git-file", "venv", "excluded", "bad-name"}
     assert taken["plain"] and taken["plain/nested"] and taken["alias"]
+    assert taken["odd-nested"] and taken["odd-nested/sub"]  # discovery sees its nested skill as the audit does
 
 
 def test_a_skill_with_more_files_than_the_audit_lists_is_listed_again(tmp_path):
