@@ -177,6 +177,16 @@ def printable(text: str) -> str:
     return _UNSHOWN.sub(_escaped, text)
 
 
+#: What a document shown as text (a SKILL.md) escapes: as :data:`_UNSHOWN`, but its tabs and line ends.
+_UNSHOWN_IN_DOCUMENTS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable_document(text: str) -> str:
+    """A document of many lines as text output shows it: as :func:`printable` shows a value, its
+    tabs and line ends kept."""
+    return _UNSHOWN_IN_DOCUMENTS.sub(_escaped, text)
+
+
 def _escaped(match: re.Match) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

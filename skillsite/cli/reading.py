@@ -8,7 +8,7 @@ import click
 
 from skillsite.arguments import LONGEST_WAIT, ExistingPath, Seconds
 from skillsite.cli.output import fail
-from skillsite.diagnostics import printable
+from skillsite.diagnostics import printable, printable_document
 from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
 
 
@@ -174,7 +174,10 @@ def show(skill_id: str, source: str, cache_dir: Path | None, timeout: float, all
         skill = catalog.load(skill_id)
     except LoaderError as exc:
         fail(loader_error_text(exc), EXIT_CATALOG)
-    text = skill.xml if fmt == "xml" else skill.raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    if fmt == "xml":
+        text = skill.xml  # no control character: U+FFFD stands for each
+    else:  # the SKILL.md as published may hold some: escaped as any text output escapes them
+        text = printable_document(skill.raw.decode("utf-8", errors="replace").lstrip("\ufeff"))
     click.echo(text, nl=not text.endswith("\n"))
 
 

@@ -55,3 +55,18 @@ def test_a_catalogs_text_is_escaped(site: Path, args: tuple[str, ...]) -> None:
 def test_json_output_keeps_json_escaping(site: Path) -> None:
     said = shown("search", "dates", "--catalog", str(site), "--json", "--max-risk", "high")
     assert "\\u001b]0;PWNED" in said and "\x1b" not in said
+
+
+def test_show_markdown_escapes_what_the_published_skill_md_holds_but_its_tabs_and_line_ends(tmp_path: Path) -> None:
+    """``show --format markdown`` printed the SKILL.md raw: a body holding an escape sequence drove
+    the terminal of whoever looked at the skill."""
+    src = tmp_path / "skills" / "raw-body"
+    src.mkdir(parents=True)
+    (src / "SKILL.md").write_text("---\nname: raw-body\ndescription: Shows a body. Use when asked to show it.\n---\n"
+                                  "# Body\n\n\tIndented.\r\nA title \x1b]0;PWNED\x07 and \u202eevil.\n", encoding="utf-8")
+    assert build([tmp_path / "skills"], tmp_path / "site").ok
+    result = CliRunner().invoke(main, ["show", "raw-body", "--format", "markdown", "--catalog", str(tmp_path / "site"),
+                                       "--max-risk", "high"])
+    assert result.exit_code == 0, result.output
+    said = result.stdout_bytes.decode("utf-8")  # .output would read "\r\n" as "\n"
+    assert said.endswith("# Body\n\n\tIndented.\r\nA title \\x1b]0;PWNED\\x07 and \\u202eevil.\n"), said
