@@ -63,7 +63,8 @@ def test_show_markdown_escapes_what_the_published_skill_md_holds_but_its_tabs_an
     src = tmp_path / "skills" / "raw-body"
     src.mkdir(parents=True)
     (src / "SKILL.md").write_text("---\nname: raw-body\ndescription: Shows a body. Use when asked to show it.\n---\n"
-                                  "# Body\n\n\tIndented.\r\nA title \x1b]0;PWNED\x07 and \u202eevil.\n", encoding="utf-8")
+                                  "# Body\n\n\tIndented.\r\nA title \x1b]0;PWNED\x07 and \u202eevil.\n",
+                                  encoding="utf-8")
     assert build([tmp_path / "skills"], tmp_path / "site").ok
     result = CliRunner().invoke(main, ["show", "raw-body", "--format", "markdown", "--catalog", str(tmp_path / "site"),
                                        "--max-risk", "high"])
