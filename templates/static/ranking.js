@@ -226,8 +226,8 @@
      for highlighting). One lunr query per word, over every field of the index (index.fields,
      with their boosts applied at index time: name, description, tags, tools, triggers when the
      index has them): the word's stemmed term (boost EXACT_BOOST), plus, for the word being
-     typed (``prefix``), every term it begins, and for a word the index does not know, every
-     term its stem begins. */
+     typed (``prefix``), every term it begins, and for a word (or a part of one, as "terraf" of
+     "x_terraf") the index does not know, every term its stem begins. */
   function searchIndex(lunr, index, text) {
     var words = queryWords(lunr, text);
     if (!words.length) return [];
@@ -236,7 +236,14 @@
       var known = word.stem in index.invertedIndex || word.parts.some(function (p) { return p.stem in index.invertedIndex; });
       var hits = index.query(function (q) {
         q.term(word.text, { boost: EXACT_BOOST });
-        word.parts.forEach(function (part) { q.term(part.text, { boost: EXACT_BOOST }); });
+        word.parts.forEach(function (part) {
+          q.term(part.text, { boost: EXACT_BOOST });
+          // a part the index does not know ("terraf" of "x_terraf", still being typed): the terms its
+          // stem begins, as a word's (and as `skillsite search` and the sharded page expand a term)
+          if (!(part.stem in index.invertedIndex) && codePoints(part.stem) >= MIN_PREFIX) {
+            q.term(part.stem, { usePipeline: false, wildcard: trailing, boost: 1 });
+          }
+        });
         if (word.prefix) q.term(word.text, { usePipeline: false, wildcard: trailing, boost: 1 });
         if (!known && codePoints(word.stem) >= MIN_PREFIX && !(word.prefix && word.stem === word.text)) {
           q.term(word.stem, { usePipeline: false, wildcard: trailing, boost: 1 });

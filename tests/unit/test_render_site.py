@@ -326,3 +326,15 @@ def test_active_files_are_found_by_the_extension_a_server_would_use():
     assert active_files([entry], releases) == sorted(
         [f"skills/a/{p}" for p in bundled] + [f".well-known/skills/a/{p}" for p in bundled]
         + ["knowledge/docs/feed.xpdl", "knowledge/docs/page.html", "skills/a/versions/1.0.0/old%20page.html"])
+
+
+@pytest.mark.parametrize("members, said", [(2, "1 skill is a copy of another, shown once"),
+                                           (3, "2 skills are copies of others, shown once")])
+def test_the_copies_toggle_counts_in_words(tmp_path, members: int, said: str):
+    """It said "1 skills are copies of others" of a catalog holding one copy."""
+    from support import write_copies
+
+    write_copies(tmp_path / "src", [(f"team-{n}/pdf", "pdf", "") for n in range(members)],
+                 "Fills PDF forms. Use when a PDF form needs filling.")
+    site = build_site([tmp_path / "src"], tmp_path / "site")
+    assert said in (site / "index.html").read_text(encoding="utf-8")
