@@ -81,11 +81,13 @@ class Workers(Generic[C]):
 
     ``map(func, items)`` is ``[func(context, item) for item in items]``; ``submit(func, *args)``
     runs ``func(context, *args)``, one piece of work of its own beside the map (its result is a
-    Future).  With ``jobs`` <= 1 both run here, at once.
+    Future).  With ``jobs`` <= 1 both run here, at once.  ``pieces``: how many pieces of work
+    there are, when known: no more workers than that are started (each is forked with the
+    caller's memory at hand).
     """
 
-    def __init__(self, jobs: int, context: C):
-        self.jobs = jobs
+    def __init__(self, jobs: int, context: C, pieces: int | None = None):
+        self.jobs = jobs if pieces is None else min(jobs, max(1, pieces))
         self.context = context
         self._pool: ProcessPoolExecutor | None = None
         self._others: set[Any] = set()  # child processes that are not this stage's workers
@@ -148,5 +150,5 @@ class Workers(Generic[C]):
 
 def parallel_map(func: Callable[[C, T], R], context: C, items: Sequence[T], jobs: int) -> list[R]:
     """``[func(context, item) for item in items]`` on ``jobs`` processes (see :class:`Workers`)."""
-    with Workers(min(jobs, len(items)) if len(items) >= MIN_PARALLEL_ITEMS else 1, context) as workers:
+    with Workers(jobs if len(items) >= MIN_PARALLEL_ITEMS else 1, context, pieces=len(items)) as workers:
         return workers.map(func, items)

@@ -512,7 +512,7 @@ def write_site(config: SiteConfig, staging: Staging, manifest: dict[str, Any], h
     # when there are many (a first build), else they are linked here, and no worker is started for them
     to_place = staging.keep_links_here(links)
     to_make = pages_to_make(pages, kept, kept_lists)
-    with Workers(min(jobs, max(1, len(to_make))), pages) as workers:  # no process without a page for it
+    with Workers(jobs, pages, pieces=len(to_make)) as workers:
         linking = workers.submit(place_links, to_place) if len(to_place) >= MIN_PARALLEL_ITEMS else None
         for placed in workers.map(make_page, to_make):
             staging.adopt(placed)

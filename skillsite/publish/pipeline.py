@@ -380,7 +380,7 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, li
     staging.take_journal()  # placed here, not by a worker: nothing for the workers to report
     job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records,
                                      releases, copies, aliases)
-    with Workers(min(plan.jobs, max(1, len(skills))), job) as workers:  # no process without a skill for it
+    with Workers(plan.jobs, job, pieces=len(skills)) as workers:
         searching = workers.submit(publish_search, key) if search is None else None
         publication = collect(job, html_keys, publish_all(job, html_keys, workers, cache), cache)
         audits = audit_published(workers, skills, publication.entries, cache, audit_listings)
