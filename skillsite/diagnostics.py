@@ -178,7 +178,7 @@ def printable(text: str) -> str:
 
 
 #: What a document shown as text (a SKILL.md) escapes: as :data:`_UNSHOWN`, but its tabs and line ends.
-_UNSHOWN_IN_DOCUMENTS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSHOWN_IN_DOCUMENTS = re.compile(r"(?![\t\n\r])" + _UNSHOWN.pattern)
 
 
 def printable_document(text: str) -> str:
