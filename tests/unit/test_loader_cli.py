@@ -129,3 +129,12 @@ def test_serve_refuses_an_interval_no_timer_takes() -> None:
 def test_the_longest_timeout_is_taken(site: Path) -> None:
     result = invoke("search", "release", "--catalog", str(site), "--timeout", "86400")
     assert result.exit_code == 0 and "changelog" in result.output
+
+
+def test_the_commands_longest_wait_is_the_loaders() -> None:
+    """The commands bound --timeout as the loader bounds timeout (it cannot import click's side):
+    past the loader's bound, its ValueError would read as a bad trusted key."""
+    from skillsite.arguments import LONGEST_WAIT
+    from skillsite.loader import LONGEST_TIMEOUT
+
+    assert LONGEST_WAIT == LONGEST_TIMEOUT
