@@ -30,7 +30,7 @@ from skillsite.mcp.unfolding import Unfolding
 MAX_K = 50
 
 Query = Annotated[str, Field(description="What the task is about, in words (e.g. 'roll back a release').")]
-K = Annotated[int, Field(description=f"How many skills to return, best first (1 to {MAX_K}).")]
+K = Annotated[int, Field(ge=1, le=MAX_K, description=f"How many skills to return, best first (1 to {MAX_K}).")]
 Tags = Annotated[list[str] | None, Field(description="Only skills carrying all of these tags.")]
 SkillArg = Annotated[str, Field(
     description="The skill's id (e.g. 'release-manager/changelog') or its name, as search_skills returns "
@@ -75,11 +75,10 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
     def search_skills(query: Query, k: K = 5, tags: Tags = None, all_copies: AllCopies = False) -> str:
         """Find skills for a task. Returns a JSON list of {id, name, description, score}, best first
         (and "copies": N for a skill the catalog publishes N times, which is one result)."""
-        wanted = max(1, min(int(k), MAX_K))
         refused = checks.refused()
-        hits = guarded(lambda: catalog.search(query, k=wanted + len(refused), tags=tags or None,
+        hits = guarded(lambda: catalog.search(query, k=k + len(refused), tags=tags or None,
                                               for_model=True, copies=bool(all_copies)))
-        served_hits = [h for h in hits if h.id not in refused][:wanted]
+        served_hits = [h for h in hits if h.id not in refused][:k]
         return wire_text(json.dumps([hit_json(h) for h in served_hits], ensure_ascii=False))
 
     @server.tool()

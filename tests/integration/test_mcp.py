@@ -184,6 +184,23 @@ def test_every_tool_and_prompt_argument_is_described_and_name_is_accepted_for_sk
     assert is_error(out["nothing"]) and "skill" in text_of(out["nothing"])
 
 
+def test_search_k_outside_its_schema_bounds_is_refused(site: Path) -> None:
+    """search_skills' schema says k is 1 to 50, and a k outside that is an error naming k, not a
+    silently different number of results."""
+    async def body(session: ClientSession) -> dict[str, Any]:
+        calls = {str(k): await session.call_tool("search_skills", {"query": "release", "k": k}) for k in (0, 1, 50, 51)}
+        return {"tools": await session.list_tools(), **calls}
+
+    out = run(site, body)
+    search = next(t for t in out["tools"].tools if t.name == "search_skills")
+    k_schema = (getattr(search, "input_schema", None) or search.inputSchema)["properties"]["k"]
+    assert (k_schema["minimum"], k_schema["maximum"]) == (1, 50)
+    for refused in ("0", "51"):
+        assert is_error(out[refused]) and "k" in text_of(out[refused]), text_of(out[refused])
+    assert len(json.loads(text_of(out["1"]))) == 1
+    assert len(json.loads(text_of(out["50"]))) > 1
+
+
 def test_the_readme_tool_examples_work_as_written(site: Path) -> None:
     """Each row of docs/agents.md's tool table, called with its arguments JSON, answers without error."""
     text = (REPO / "docs/agents.md").read_text(encoding="utf-8")
