@@ -4,6 +4,7 @@ more (a full disk) ends the command with one line on standard error, never a tra
 """
 from __future__ import annotations
 
+import codecs
 import errno
 import io
 import os
@@ -28,10 +29,33 @@ class ClosedStream(io.TextIOBase):
         raise OSError(errno.EBADF, "standard output is closed")
 
 
+#: The error handler of the standard streams (:func:`_escaping`).
+SHOWN_ESCAPES = "skillsite-shown"
+
+
+def _shown_escapes(error: UnicodeError) -> tuple[str, int]:
+    """What an output stream cannot encode, as a backslash escape; a byte of a file name that is
+    not UTF-8 (read back as a lone surrogate, U+DC80 to U+DCFF) as that byte, ``\\xff``, as
+    diagnostics name it (:func:`skillsite.source.discover.shown_name`), not as ``\\udcff``."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    unencodable = error.object[error.start:error.end]
+    return "".join(_escape(ord(c)) for c in unencodable), error.end
+
+
+def _escape(code: int) -> str:
+    if 0xDC80 <= code <= 0xDCFF:
+        code -= 0xDC00
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+codecs.register_error(SHOWN_ESCAPES, _shown_escapes)
+
+
 def _escaping(stream: object) -> None:
     """Let ``stream`` print any text: what its encoding cannot hold comes as a backslash escape."""
     if isinstance(stream, io.TextIOWrapper):
-        stream.reconfigure(errors="backslashreplace")
+        stream.reconfigure(errors=SHOWN_ESCAPES)
 
 
 def _silenced_stdout() -> None:

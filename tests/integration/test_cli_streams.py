@@ -49,6 +49,16 @@ def test_a_name_the_output_s_encoding_lacks_is_escaped(tree: Path) -> None:
     assert "src/\\xe9moji-\\xfc/SKILL.md" in run.stdout
 
 
+def test_a_name_that_is_not_utf8_is_shown_as_its_bytes_in_every_line(tree: Path) -> None:
+    """An output folder named with the byte 0xff: the summary line named it ``o\\udcff`` while
+    the diagnostics name such a folder ``\\xff``; both now show the byte."""
+    out = os.fsdecode(b"o\xffut")
+    run = skillsite("build", "src", "-o", out, cwd=tree)
+    assert run.returncode == 0, run.stderr
+    assert "\nBuilt 1 skill into o\\xffut (" in run.stdout, run.stdout
+    assert "udc" not in run.stdout + run.stderr
+
+
 def test_both_standard_streams_on_a_full_disk_exit_3_not_1(tree: Path) -> None:
     """The line saying standard output failed could not be written either: that second error
     escaped, and the exit status said 'problems in the skills' (1) for a catalog published fine."""
