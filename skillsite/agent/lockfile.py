@@ -12,7 +12,6 @@ from __future__ import annotations
 import bisect
 import json
 import os
-import unicodedata
 import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -26,6 +25,7 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 from skillsite.agent.semver import RangeError, parse_range
+from skillsite.agent.spellings import spelt_alike
 from skillsite.agent.versions import is_release_digest
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.vcs_names import is_vcs_folder
@@ -87,8 +87,7 @@ def locked_id(lock: Lock, text: str, where: str | os.PathLike[str]) -> str:
     from a catalog publishing it) are told apart only exactly; NotFoundError when none is meant."""
     if text in lock.skills:
         return text
-    key = unicodedata.normalize("NFC", text)
-    same = sorted(sid for sid in lock.skills if unicodedata.normalize("NFC", sid) == key)
+    same = spelt_alike(text, lock.skills)
     if len(same) == 1:
         return same[0]
     if same:

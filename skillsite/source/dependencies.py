@@ -15,13 +15,13 @@ history instead).
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import AbstractSet, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from skillsite.agent.entry import DependencyRecord
 from skillsite.agent.semver import RangeError, max_satisfying, parse_version, split_dependency
+from skillsite.agent.spellings import spelt_alike
 from skillsite.diagnostics import Diagnostic, make
 
 #: A declared item as written, with its line and column in SKILL.md.
@@ -149,18 +149,8 @@ def _target(name: str, ids: Mapping[str, int], by_name: Mapping[str, list[str]],
         return name
     if name in aliases:
         return aliases[name] if aliases[name] in ids else []
-    found = by_name.get(name) or _respelt(name, ids)
+    found = by_name.get(name) or spelt_alike(name, ids)
     return found[0] if len(found) == 1 else found
-
-
-def _respelt(name: str, ids: Iterable[str]) -> list[str]:
-    """The ``ids`` that are ``name`` in another Unicode spelling (NFC against NFD: a folder named
-    on macOS is decomposed, a SKILL.md typed elsewhere is not), as the loader finds them; none
-    for an ASCII name, which has one spelling."""
-    if name.isascii():
-        return []
-    spelt = unicodedata.normalize("NFC", name)
-    return [skill_id for skill_id in ids if not skill_id.isascii() and unicodedata.normalize("NFC", skill_id) == spelt]
 
 
 def _resolved(versions: Sequence[str], range_text: str) -> tuple[bool, str | None]:
