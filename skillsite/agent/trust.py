@@ -351,6 +351,21 @@ def _cached_signed(v: _Verifier, root: dict[str, Any], role: str) -> dict[str, A
     return document["signed"]
 
 
+def _accepted_root_version(v: _Verifier) -> int:
+    """The version of the root this cache accepted last (0: none, or a damaged file).  A root found
+    anew (the trusted keys are not those the cache was anchored on) is held to it too: a host
+    serving the roots from before a rotation to a client given the retired key is a rollback."""
+    data = v.store.read("root.json")
+    if data is None:
+        return 0
+    try:
+        document = v.parse(data, "root", "the cached root")
+        v.signed_by(document, document["signed"], "root", "the cached root")
+    except TrustError:
+        return 0
+    return document["signed"]["version"]
+
+
 def _meta_version(v: _Verifier, signed: dict[str, Any], name: str) -> int:
     try:
         version = signed["meta"][name]["version"]
@@ -386,6 +401,7 @@ def verify_metadata(get: Get, store: TrustStore, trusted: tuple[PublicKey, ...],
     v = _Verifier(get, store, catalog, now or datetime.now(timezone.utc))
     start, anchor = _trusted_root(v, trusted)
     (root, root_bytes), rotated = _updated_root(v, start)
+    _not_older(v, root["version"], _accepted_root_version(v), "root version")
     if rotated:
         store.forget("timestamp.json", "snapshot.json", "targets.json")  # section 5.3.11
     if store.read("root.json") != root_bytes:

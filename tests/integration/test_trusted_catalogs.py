@@ -334,6 +334,13 @@ def test_a_rotation_is_followed_and_the_old_key_is_refused_after(builds: Builds,
     stolen_old = other_chain(builds, tmp_path, keys.main)
     with pytest.raises(TrustError, match="not signed by the catalog's key"):
         Catalog.open(host.serve(stolen_old), **trusting_old)
+    # The pin moved to the new key, then back to the retired one: the host's root 1 (the retired
+    # key's own chain) is older than the root 2 this cache accepted, whatever keys are given.
+    Catalog.open(host.serve(later), cache_dir=cache, trusted_keys=[keys.next.public.text])
+    with pytest.raises(TrustError, match="rollback: the catalog offers root version 1, older than 2"):
+        Catalog.open(host.serve(stolen_old), **trusting_old)
+    with pytest.raises(TrustError, match="not signed by the catalog's key"):
+        Catalog.open(host.serve(stolen_old), cache_dir=cache)   # the cache still holds root 2
 
 
 def other_chain(builds: Builds, tmp_path: Path, key: SigningKey) -> Path:
