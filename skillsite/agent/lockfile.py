@@ -24,7 +24,7 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
-from skillsite.agent.semver import RangeError, parse_range
+from skillsite.agent.semver import RangeError, parse_range, parse_version
 from skillsite.agent.spellings import spelt_alike
 from skillsite.agent.versions import is_release_digest
 from skillsite.agent.utf8 import is_utf8_text
@@ -251,10 +251,21 @@ def _locked(skill_id: str, value: Any, where: str) -> LockedSkill:
              *deps, *deps.values()]
     if not all(is_utf8_text(text) for text in texts):
         raise LockFileError(f"{problem}: it holds a lone surrogate (\\udXXX), which is no text")
+    _check_version(problem, value.get("version"))
     _check_ranges(problem, value.get("requested"), deps)
     _check_source(problem, value["source"])
     return LockedSkill(value["source"], value.get("version"), value["digest"], _normal_path(problem, value["path"]),
                        dict(deps), value.get("requested"), value.get("nested_digest"), "nested_digest" in value)
+
+
+def _check_version(problem: str, text: str | None) -> None:
+    """Refuse a version skillsite never records: a release's version is written as semver's
+    MAJOR.MINOR.PATCH[-PRERELEASE] (no build metadata, no ``v``), a skill without releases has
+    none; ``update`` would otherwise call its replacement a change from ``banana``."""
+    version = parse_version(text) if text is not None else None
+    if text is not None and (version is None or str(version) != text):
+        raise LockFileError(f"{problem}: version {text[:80]!r} is not a release's version (MAJOR.MINOR.PATCH"
+                            "[-PRERELEASE], or null for a skill without releases)")
 
 
 def _check_ranges(problem: str, requested: str | None, deps: dict[str, str]) -> None:

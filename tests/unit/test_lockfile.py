@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import unicodedata
 from pathlib import Path
 
@@ -62,6 +63,9 @@ def test_no_lock_file_is_an_empty_lock(tmp_path: Path) -> None:
      '"dependencies": {"b": "garbage!!"}}}}' % DIGEST, r"skill 'a' is malformed: dependency 'b' range 'garbage!!' "),
     ('{"lockfile_version": 1, "skills": {"a": {"source": "s", "version": "1.0.0", "digest": "%s", "path": "a", '
      '"requested": "^^1"}}}' % DIGEST, r"skill 'a' is malformed: requested range '\^\^1' does not parse"),
+    *[('{"lockfile_version": 1, "skills": {"a": {"source": "s", "version": "%s", "digest": "%s", "path": "a", '
+       '"dependencies": {}}}}' % (version, DIGEST), rf"skill 'a' is malformed: version '{re.escape(version)}' is not "
+       "a release's version") for version in ("banana", "1.2.0+local", "v1.2.0", "1.2", " 1.2.0", "")],
 ])
 def test_an_unusable_lock_file_is_named_with_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "lock.json"
