@@ -110,7 +110,9 @@ class Installer:
         ours = {sid: locked for sid, locked in lock.skills.items() if self._is_source(locked.source, lock_path)}
         others = {sid: (label(sid, locked.version or UNVERSIONED), tuple(locked.dependencies.items()))
                   for sid, locked in ours.items()}
-        plan = plan_install([(skill_id, ask)], self.catalog._histories.needs, others)
+        held = {sid: Ask(f"{sid}'s install request in {lock_path.name}", locked.requested)
+                for sid, locked in ours.items() if lock_path is not None and locked.requested}
+        plan = plan_install([(skill_id, ask)], self.catalog._histories.needs, others, held)
         targets = self._targets(plan, skill_id, target, ours, lock_path)
         for planned in plan:
             if lock_path is not None and holds_lock(targets[planned.id], lock_path):

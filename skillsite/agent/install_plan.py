@@ -2,8 +2,9 @@
 dependencies, one version per skill, dependencies first (standard library only).
 
 Each skill gets the highest release that satisfies every range asking for it: the request's,
-the ranges of the chosen releases of the skills that depend on it, and those of the ``others``
-(skills already installed, as a lock file records them) that the plan leaves as they are.
+the ranges of the chosen releases of the skills that depend on it, those of the ``others``
+(skills already installed, as a lock file records them) that the plan leaves as they are, and
+the range an installed skill the plan reaches was itself installed with (``held``).
 Choosing a version changes which ranges its own dependencies see, so the choice is repeated
 until it settles (a conflict seen on the way, asked by a release not chosen in the end, is no
 error).  When no release
@@ -63,11 +64,14 @@ def label(skill_id: str, version: str) -> str:
 
 
 def plan_install(requests: Sequence[tuple[str, Ask]], releases_of: ReleasesOf,
-                 others: Mapping[str, tuple[str, Needs]] | None = None) -> list[PlannedSkill]:
+                 others: Mapping[str, tuple[str, Needs]] | None = None,
+                 held: Mapping[str, Ask] | None = None) -> list[PlannedSkill]:
     """The skills to install for ``requests`` ((skill id, ask) pairs), dependencies first.
     ``others``: skills installed already, id -> (``id@version``, what it needs); one the plan
-    does not reach keeps asking for its ranges.  DependencyError when a skill is missing, no
-    release satisfies every range, or the dependencies form a cycle."""
+    does not reach keeps asking for its ranges.  ``held``: the range each installed skill was
+    installed with, which still asks of it when the plan reaches it as a dependency (a request
+    names its own range).  DependencyError when a skill is missing, no release satisfies every
+    range, or the dependencies form a cycle."""
     found: dict[str, Mapping[str, Needs]] = {}
 
     def releases(skill_id: str, ask: Ask) -> Mapping[str, Needs]:
@@ -85,6 +89,7 @@ def plan_install(requests: Sequence[tuple[str, Ask]], releases_of: ReleasesOf,
     chosen: dict[str, str] = {}
     for _ in range(MAX_ROUNDS):
         asks = _asks(requests, chosen, lambda sid: found[sid], others or {}, pick)
+        _hold(asks, held or {}, {sid for sid, _ in requests})
         picked: dict[str, str] = {}
         failed: list[DependencyError] = []
         for sid, ranges in asks.items():
@@ -129,6 +134,13 @@ def _asks(requests: Sequence[tuple[str, Ask]], chosen: Mapping[str, str],
                 if dep in asks:
                     asks[dep].append(Ask(f"{who} (installed)", wanted))
     return asks
+
+
+def _hold(asks: dict[str, list[Ask]], held: Mapping[str, Ask], requested: set[str]) -> None:
+    """Add to ``asks`` the range each reached skill was installed with, but for those requested."""
+    for skill_id, ranges in asks.items():
+        if skill_id in held and skill_id not in requested:
+            ranges.append(held[skill_id])
 
 
 def _pick(skill_id: str, asks: Sequence[Ask], releases: Mapping[str, Needs]) -> str:

@@ -6,10 +6,10 @@ digest (an update refuses it), ``missing`` when its folder is gone, ``modified``
 folder's files are not the ones locked, ``not-in-catalog`` when the catalog no longer has the
 skill or its locked release, ``update-available`` when a newer release satisfies every range
 the lock asks of it (the range it was installed with, those of the locked skills that need
-it), ``newer-out-of-range`` when only releases outside those ranges are newer, else
-``up-to-date``.  The first that applies is its status.  A skill whose catalog could not be read
-(unreachable with nothing cached, refused) is ``could-not-check``, saying why; the skills of
-the lock's other catalogs are still checked.
+it) or the locked one satisfies not all and an older one does, ``newer-out-of-range`` when
+only releases outside those ranges are newer, else ``up-to-date``.  The first that applies is
+its status.  A skill whose catalog could not be read (unreachable with nothing cached, refused)
+is ``could-not-check``, saying why; the skills of the lock's other catalogs are still checked.
 """
 from __future__ import annotations
 
@@ -138,6 +138,8 @@ def _status(locked: LockedSkill, published: Mapping[str, str] | None, installed:
     current = parse_version(locked.version)
     if wanted is not None and current is not None and parse_version(wanted) > current:
         return "update-available", f"{wanted} satisfies every locked range"
+    if wanted is not None and current is not None and parse_version(wanted) < current:
+        return "update-available", f"{locked.version} is outside the locked ranges; {wanted} satisfies every one"
     if latest is not None and current is not None and parse_version(latest) > current:
         return "newer-out-of-range", f"{latest} is newer, outside the locked ranges"
     return "up-to-date", ""

@@ -251,6 +251,29 @@ def test_conflicting_ranges_are_named_and_nothing_is_installed(tmp_path: Path, p
     assert list(project.iterdir()) == []
 
 
+def test_a_dependent_s_install_and_update_keep_the_range_a_skill_was_installed_with(tmp_path: Path,
+                                                                                  project: Path) -> None:
+    """lib installed as lib@~1.1, then app (needing lib ^1) installed and updated: lib stays at
+    1.1.1, where it moved to 1.2.0 (and a plain update swung it back and forth)."""
+    site = make_site(tmp_path / "catalog", {"app": [R("1.0.0", (("lib", "^1"),))],
+                                            "lib": [R("1.1.0"), R("1.1.1"), R("1.2.0")]})
+    lock, skills = project / "skillsite-lock.json", project / "skills"
+    assert cli("install", "lib@~1.1", "--catalog", str(site), "--dest", str(skills / "lib"),
+               "--lock", str(lock)).exit_code == 0
+    result = cli("install", "app", "--catalog", str(site), "--dest", str(skills / "app"), "--lock", str(lock))
+    assert result.exit_code == 0, result.output
+    assert "lib@1.2.0" not in result.output
+    for args in (["update", "app"], ["update"]):
+        result = cli(*args, "--lock", str(lock))
+        assert result.exit_code == 0 and "1.2.0" not in result.output, result.output
+    recorded = json.loads(lock.read_text("utf-8"))["skills"]["lib"]
+    assert (recorded["version"], recorded["requested"]) == ("1.1.1", "~1.1")
+    assert body_of(skills / "lib").startswith("# lib 1.1.1")
+    result = cli("outdated", "--lock", str(lock), "--json")
+    assert {s["id"]: s["status"] for s in json.loads(result.output)} == {"app": "up-to-date",
+                                                                          "lib": "newer-out-of-range"}
+
+
 def test_a_release_file_that_does_not_match_its_listing_installs_nothing(served, project: Path, tmp_path: Path) -> None:
     root, server = served
     (root / "site" / "skills" / "app" / "versions" / "1.1.0" / "references" / "guide.md").write_text("Swapped")

@@ -95,6 +95,22 @@ def test_installed_skills_keep_asking_for_their_ranges() -> None:
     assert plan("old", "*", releases, others) == [("c", "1.5.0"), ("old", "1.0.0")]
 
 
+def test_an_installed_skill_reached_as_a_dependency_keeps_the_range_it_was_installed_with() -> None:
+    """lib installed as lib@~1.1, then app (needing lib ^1): lib stays within ~1.1, where it moved
+    to 1.2.0, the highest release of ^1; a conflict names both ranges."""
+    releases = catalog(app={"1.0.0": (("lib", "^1"),)}, lib={"1.1.0": (), "1.1.1": (), "1.2.0": (), "1.3.0-beta.1": ()})
+    held = {"lib": Ask("lib's install request in skillsite-lock.json", "~1.1")}
+    planned = plan_install([("app", Ask(REQUEST, "*"))], releases, None, held)
+    assert [(p.id, p.version) for p in planned] == [("lib", "1.1.1"), ("app", "1.0.0")]
+    held = {"lib": Ask("lib's install request in skillsite-lock.json", "^1.3.0-beta.1")}
+    with pytest.raises(DependencyError, match=r"\^1 \(asked by app@1\.0\.0\), \^1\.3\.0-beta\.1 \(asked by lib's "
+                                              r"install request in skillsite-lock\.json\)"):
+        plan_install([("app", Ask(REQUEST, "*"))], releases, None, held)
+    # a skill asked for again is asked for with its new range alone
+    planned = plan_install([("lib", Ask(REQUEST, "^1"))], releases, None, held)
+    assert [(p.id, p.version) for p in planned] == [("lib", "1.2.0")]
+
+
 def test_a_skill_without_releases_satisfies_only_any_version() -> None:
     releases = catalog(app={"1.0.0": (("plain", "*"),)}, plain={UNVERSIONED: ()}, strict={"1.0.0": (("plain", "^1"),)})
     assert plan("app", "*", releases) == [("plain", UNVERSIONED), ("app", "1.0.0")]

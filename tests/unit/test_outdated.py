@@ -66,3 +66,11 @@ def test_a_skill_whose_catalog_could_not_be_read_says_why_and_what_its_folder_sa
     assert s.detail == "its catalog https://x.test/skills.json could not be read: timed out" and s.status in PROBLEMS
     gone = unchecked_state("lib", lib(), [], "site/skills.json", "no such file", None)
     assert gone.detail.endswith("; missing: nothing is installed at .agents/skills/lib")
+
+
+def test_a_locked_version_outside_its_ranges_wants_the_release_inside_them() -> None:
+    """lib locked at 1.2.0 though installed with ~1.1 (a dependent's install moved it there): an
+    update brings it back to 1.1.1, so it is not up to date."""
+    s = state(lib(version="1.2.0", digest=D2), {"1.1.1": D1, "1.2.0": D2}, D2, (Ask(REQUEST, "~1.1"),))
+    assert (s.status, s.wanted) == ("update-available", "1.1.1")
+    assert "1.2.0 is outside the locked ranges; 1.1.1 satisfies every one" in s.detail
