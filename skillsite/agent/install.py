@@ -139,6 +139,8 @@ class Installer:
             self._check_locked_digest(planned.id, ours.get(planned.id), lock_path)
         if lock_path is not None and not overwrite and not replace_root:  # install, not update
             _check_not_locked_elsewhere(skill_id, target, lock, lock_path)
+        if lock_path is not None:
+            _check_not_another_s_folder(targets, lock, lock_path)
         planned_files = {p.id: self._planned_files(p, children) for p in plan}
         allowance = InstallAllowance(self.catalog.location)  # every file counted before any is fetched
         allowance.plan(skill_id, sum(len(fetches) for fetches, _ in planned_files.values()))
@@ -393,6 +395,19 @@ def _check_not_locked_elsewhere(skill_id: str, target: Path, lock: Lock, lock_pa
         raise DestinationExistsError(f"{lock_path} already records {skill_id} at {elsewhere}; pass overwrite=True to "
                                      f"record it at {target} instead (the folder at {elsewhere} is then left as it "
                                      "is, and no longer updated)")
+
+
+def _check_not_another_s_folder(targets: Mapping[str, Path], lock: Lock, lock_path: Path) -> None:
+    """Refuse to install a skill into the folder the lock records for another one, overwrite or
+    not: the lock holds one skill a folder, and both records would then name it (each update
+    would swap the other out, and call it modified)."""
+    for skill_id, target in targets.items():
+        owner = next((sid for sid, locked in sorted(lock.skills.items())
+                      if sid != skill_id and resolve_locked_path(locked.path, lock_path) == target), None)
+        if owner is not None:
+            raise DestinationExistsError(f"{target} is where {lock_path} records {owner}; {skill_id} cannot be "
+                                         "installed there (remove that record from the lock file first, or install "
+                                         f"{skill_id} elsewhere)")
 
 
 class _Placement(NamedTuple):

@@ -274,6 +274,26 @@ def test_a_dependent_s_install_and_update_keep_the_range_a_skill_was_installed_w
                                                                           "lib": "newer-out-of-range"}
 
 
+def test_a_folder_the_lock_records_for_another_skill_is_refused_even_with_overwrite(tmp_path: Path,
+                                                                                    project: Path) -> None:
+    """b/lib installed at s/lib, then app2 (needing a/lib, whose folder would be s/lib too) or
+    a/lib itself with --overwrite: refused, where a/lib replaced b/lib's files and the lock then
+    recorded both at s/lib."""
+    site = make_site(tmp_path / "catalog", {"a/lib": [R("1.0.0")], "b/lib": [R("1.0.0")],
+                                            "app2": [R("1.0.0", (("a/lib", "*"),))]})
+    lock, skills = project / "skillsite-lock.json", project / "s"
+    assert cli("install", "b/lib", "--catalog", str(site), "--dest", str(skills / "lib"),
+               "--lock", str(lock)).exit_code == 0
+    before = lock.read_bytes(), body_of(skills / "lib")
+    for request, dest in (("app2", skills / "app2"), ("a/lib", skills / "lib")):
+        result = cli("install", request, "--catalog", str(site), "--dest", str(dest), "--lock", str(lock),
+                     "--overwrite")
+        assert result.exit_code == 1, result.output
+        assert f"{skills / 'lib'} is where {lock} records b/lib; a/lib cannot be installed there" in result.output
+        assert (lock.read_bytes(), body_of(skills / "lib")) == before
+    assert not (skills / "app2").exists()
+
+
 def test_a_release_file_that_does_not_match_its_listing_installs_nothing(served, project: Path, tmp_path: Path) -> None:
     root, server = served
     (root / "site" / "skills" / "app" / "versions" / "1.1.0" / "references" / "guide.md").write_text("Swapped")
