@@ -165,7 +165,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     else:
         click.echo(f"Build failed: {counts}; {untouched} ({_failure_advice(result, config.strict, keep_going)})",
                    err=True)
-    if nothing_found(result.diagnostics):
+    if nothing_found(result.diagnostics, len(result.reading.sources)):
         sys.exit(EXIT_NO_SKILLS)
     sys.exit(0 if result.ok and not (config.strict and result.warnings) else EXIT_SKILLS)
 
@@ -209,7 +209,7 @@ def _failure_advice(result, strict: bool, keep_going: bool) -> str:
         return f"no skill to publish: check the source paths{refused}"
     skipped = frozenset(result.skipped)  # with the skills whose errors publishing found
     others = any(not skill.has_errors and skill.id not in skipped for skill in result.reading.skills)
-    if nothing_found(result.diagnostics):
+    if nothing_found(result.diagnostics, len(result.reading.sources)):
         if others:
             return "a source folder holds no skill: check its path, or pass --keep-going to publish the others"
         return f"a source folder holds no skill and every other has errors: check its path, fix them{refused}"

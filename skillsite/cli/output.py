@@ -116,6 +116,7 @@ def budget_line(budget) -> str:
     return f"Listing budgets (of {counted(listed, 'skill')} offered to models): " + ", ".join(parts)
 
 
-def nothing_found(diags) -> bool:
-    """Whether a source folder held no skill at all (SK013)."""
-    return any(d.code == "SK013" for d in diags)
+def nothing_found(diags, skills_found: int) -> bool:
+    """Whether a source folder held no skill at all (SK013), or no source held any (so too when
+    SK013 is ignored: silencing it passes over an empty folder beside others, not an empty tree)."""
+    return skills_found == 0 or any(d.code == "SK013" for d in diags)

@@ -72,6 +72,12 @@ def _goes_on(plan: BuildPlan, skills: Sequence[Skill]) -> bool:
     return plan.keep_going and (bool(skills) or plan.publish_empty)
 
 
+def _nothing_to_publish(plan: BuildPlan, skills: Sequence[Skill]) -> bool:
+    """Whether no skill is left to publish, with no error saying why (SK013 ignored): a catalog
+    of no skill is never published over the last one, but by ``serve`` (``publish_empty``)."""
+    return not skills and not plan.publish_empty
+
+
 def _erring(skills: Sequence[Skill], diags: Sequence[Diagnostic]) -> frozenset[str]:
     """The ids of the ``skills`` an error of ``diags`` is about: the skill whose folder is the
     nearest one holding the error's path (publishing's errors name a skill's SKILL.md or a file of
@@ -109,7 +115,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     """Publish the skills of a reading (or nothing, when it failed), then keep the cache and state."""
     skipped = tuple(sorted({p.source.id for p in reading.left_out} | {s.id for s in reading.skills if s.has_errors}))
     skills = [s for s in reading.skills if not s.has_errors]
-    if _fails(reading.diagnostics, plan.strict) and not _goes_on(plan, skills):
+    if (_fails(reading.diagnostics, plan.strict) and not _goes_on(plan, skills)) or _nothing_to_publish(plan, skills):
         cache.save(keep_unused=True)  # the build after the fix needs what was checked and what was not
         return build_result(False, plan, reading, (), skipped, reading.diagnostics, 0, stage, ordered=True)
     diags = list(reading.diagnostics)

@@ -65,3 +65,22 @@ def test_sk013_counts_the_folders_gitignore_and_exclude_left_out(tmp_path: Path)
         assert done.returncode == 5, done.stdout + done.stderr
         assert _sk013(done) == [f".: error SK013 {SEARCHED}1 folder whose name is not valid UTF-8 was skipped; "
                                 "1 folder was left out by exclude and 1 by .gitignore"]
+
+
+@pytest.mark.parametrize("silenced", [["--ignore", "SK013"], []])
+def test_an_empty_tree_with_sk013_silenced_exits_5_and_replaces_no_catalog(tmp_path: Path, silenced: list[str]) -> None:
+    """SK013 ignored (on the command line, or in skillsite.yml): the empty tree was "0 skills
+    checked", exit 0, and the build published a catalog of no skill over the last one, exit 0,
+    --keep-going or not."""
+    write_skill(tmp_path / "src", "review")
+    assert _skillsite(tmp_path, "build", "src", "-o", "site", "-q").returncode == 0
+    (tmp_path / "empty").mkdir()
+    if not silenced:
+        (tmp_path / "skillsite.yml").write_text("ignore: [SK013]\n", encoding="utf-8")
+    published = (tmp_path / "site" / "skills.json").read_bytes()
+    assert _skillsite(tmp_path, "validate", "empty", *silenced).returncode == 5
+    for going_on in ([], ["--keep-going"]):
+        done = _skillsite(tmp_path, "build", "empty", "-o", "site", "-q", *silenced, *going_on)
+        assert done.returncode == 5, done.stdout + done.stderr
+        assert "site was left as it was (no skill to publish: check the source paths" in done.stderr
+    assert (tmp_path / "site" / "skills.json").read_bytes() == published
