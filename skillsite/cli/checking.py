@@ -33,8 +33,9 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
               help="Output format [default: text, or github when GITHUB_ACTIONS=true].")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
 @click.option("--ignore", multiple=True, metavar="CODE", help="Silence a diagnostic code (repeatable).")
-@click.option("--max-bytes", type=click.IntRange(min=1), default=1024 * 1024, show_default=True,
-              help="SKILL.md files larger than this are errors.")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=None,
+              help="SKILL.md files larger than this are errors [default: the configuration's max_bytes, "
+                   "else 1 MiB].")
 @click.option("-j", "--jobs", type=click.IntRange(min=1, max=MAX_JOBS), default=None,
               help="Worker processes [default: number of cores].")
 @click.option("--cache-dir", type=click.Path(file_okay=False, readable=False, path_type=Path), default=None,
@@ -49,7 +50,8 @@ if TYPE_CHECKING:  # imported where used: a command loads only what it needs
 @click.option("--report", type=click.Path(dir_okay=False, readable=False, path_type=Path), default=None,
               help="Where the whole list goes when the text output is summarised [default: the user cache folder].")
 def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | None, strict: bool | None,
-             fmt: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...], max_bytes: int, jobs: int | None,
+             fmt: str | None, exclude: tuple[str, ...], ignore: tuple[str, ...], max_bytes: int | None,
+             jobs: int | None,
              cache_dir: Path | None, no_cache: bool, knowledge_dir: Path | None, everything: bool,
              report: Path | None) -> None:
     """Check every SKILL.md under PATHS: folders, or SKILL.md files (default: the configuration's
@@ -67,7 +69,8 @@ def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | N
     knowledge = knowledge_dir or (Path(config.knowledge_dir) if config.knowledge_dir else None)
     cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
     checked = check_catalog(roots, exclude=exclude, profile=profile,
-                            ignore=tuple(config.ignore) + tuple(check_codes(ignore)), max_bytes=max_bytes,
+                            ignore=tuple(config.ignore) + tuple(check_codes(ignore)),
+                            max_bytes=max_bytes or config.max_bytes,
                             jobs=jobs or default_jobs(), cache=cache, knowledge_dir=knowledge,
                             copies=CopySettings.of(config.copies))
     if cache is not None:
@@ -84,7 +87,7 @@ def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | N
                          records=None if cache is None else InVerdictCache(cache))
         click.echo(summary_line(summary))
     failed = summary["errors"] > 0 or (strict and summary["warnings"] > 0)
-    sys.exit(EXIT_NO_SKILLS if nothing_found(diags) else EXIT_SKILLS if failed else 0)
+    sys.exit(EXIT_NO_SKILLS if nothing_found(diags, summary["skills"]) else EXIT_SKILLS if failed else 0)
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,18 @@ def test_strict_fails_on_warnings(tmp_path):
     assert run("validate", str(tmp_path), "--strict", "--ignore", "SK207").returncode == 0
 
 
+def test_max_bytes_of_the_configuration_applies_as_in_build(tmp_path):
+    """skillsite.yml's max_bytes: validate said the SKILL.md valid (its --max-bytes default won)
+    where build refused it as SK106; --max-bytes still overrides it."""
+    write_skill(tmp_path / "skills", "long", body="x" * 600)
+    (tmp_path / "skillsite.yml").write_text("sources: [skills]\nmax_bytes: 200\n", encoding="utf-8")
+    result = run("validate", cwd=tmp_path)
+    assert result.returncode == 1 and " error SK106 file is " in result.stdout, result.stdout
+    assert run("validate", "--max-bytes", "4096", cwd=tmp_path).returncode == 0
+    built = run("build", "-o", "site", cwd=tmp_path)
+    assert built.returncode == 1 and " error SK106 file is " in built.stdout
+
+
 def test_json_format(tmp_path):
     result = run("validate", str(broken_tree(tmp_path)), "--format", "json")
     data = json.loads(result.stdout)
