@@ -280,9 +280,14 @@ def _listing_entries(path: Path | None, source: str, cache_dir: Path | None, tim
                      allowed_hosts: tuple[str, ...]) -> tuple[list[dict], dict[str, str]]:
     """Manifest-like entries (and SKILL.md locations) of the skills under ``path``, or of a catalog."""
     if path is None:
+        from skillsite.agent.catalog_format import within_max_risk
+
         catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
+        # as the loader offers them: none the audit rates above --max-risk
+        usable = run_loader(lambda: {e.id for e in catalog.entries if within_max_risk(e, catalog.max_risk)})
+        entries = [e for e in catalog.skills if e["id"] in usable]
         # a location the catalog gives wrong (a path that leaves the site) is a loader error: one line, exit 1
-        return catalog.skills, run_loader(lambda: {e["id"]: catalog.skill_location(e["id"]) for e in catalog.skills})
+        return entries, run_loader(lambda: {e["id"]: catalog.skill_location(e["id"]) for e in entries})
     from skillsite.source.catalog import read_catalog
 
     reading = read_catalog([path])

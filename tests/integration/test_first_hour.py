@@ -1,6 +1,7 @@
 """What a new user meets following the README, through the command line (issue #32)."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -217,14 +218,16 @@ def test_max_risk_is_a_flag_of_every_catalog_command_and_messages_name_it(tmp_pa
     assert "m-curl-sh" not in found[()].stdout and "m-curl-sh" in found[("--max-risk", "high")].stdout
     with pytest.raises(RiskError, match=r"above max_risk='medium'; open the catalog with max_risk='high'"):
         Catalog.open(tmp_path / "_site").load("m-curl-sh")
+    # budget counts the skills a listing offers: not one above --max-risk (it counted every one)
+    listed = {flag: json.loads(run("budget", "--json", *flag, cwd=tmp_path).stdout)["budgets"][0]["listed"]
+              for flag in ((), ("--max-risk", "high"))}
+    assert listed == {(): 1, ("--max-risk", "high"): 2}
 
 
 def test_a_skill_that_is_not_user_invocable_gets_no_slash_command(tmp_path):
     """user-invocable: false: no command in skills.json, on its page or through
     Catalog.command_message, and it takes no command from another skill (no SK217); it is still
     offered to models (the skill tool, status)."""
-    import json
-
     from skillsite.loader import Catalog, NotFoundError
 
     write_skill(tmp_path / "src", "ship-it", "name: ship-it\ndescription: Ships it. Use when shipping.\n"
@@ -260,8 +263,6 @@ def test_a_hidden_skill_is_left_out_of_every_listing_but_stays_published(tmp_pat
     """The example's hidden: true skill: status names that key; the home page, tag pages,
     llms.txt, the sitemap and the browser's search leave it out; its page (with a note), files,
     manifest entry and loading stay. A disable-model-invocation skill stays listed for people."""
-    import json
-
     shutil.copytree(EXAMPLES, tmp_path / "skills")
     (tmp_path / "skillsite.yml").write_text("sources: [skills]\nbase_url: https://skills.example.com\n", "utf-8")
     assert run("build", "-o", "_site", "-q", cwd=tmp_path).returncode == 0
