@@ -187,6 +187,18 @@ def printable_document(text: str) -> str:
     return _UNSHOWN_IN_DOCUMENTS.sub(_escaped, text)
 
 
+def printable_json(text: str) -> str:
+    """JSON text as output shows it: what :data:`_UNSHOWN` matches (JSON escapes C0 controls
+    already; C1 controls, line separators and bidirectional controls it leaves raw) written as the
+    JSON escape ``\\u202e``, which reads back as the same character.  Its own tabs and line ends
+    (indentation; those of its strings are escaped already) are kept."""
+    return _UNSHOWN_IN_DOCUMENTS.sub(_json_escaped, text)
+
+
+def _json_escaped(match: re.Match) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
 def _escaped(match: re.Match) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
@@ -360,7 +372,7 @@ def summary_by_code(diags: list[Diagnostic], report: str) -> list[str]:
 def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dict) -> str:
     """The single JSON object printed by ``--format json``."""
     report = {"skills": skills, "diagnostics": [d.to_json() for d in diags], "summary": summary}
-    return json.dumps(report, indent=2, ensure_ascii=False)
+    return printable_json(json.dumps(report, indent=2, ensure_ascii=False))
 
 
 def counted(number: int, noun: str) -> str:

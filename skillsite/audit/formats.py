@@ -15,7 +15,7 @@ from skillsite.agent.site_urls import url_of
 from skillsite.audit.model import Finding, SkillAudit
 from skillsite.audit.report import AuditReport
 from skillsite.audit.rules import RULES
-from skillsite.diagnostics import counted, printable
+from skillsite.diagnostics import counted, printable, printable_json
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -75,7 +75,7 @@ def format_json(report: AuditReport) -> str:
                        "suppressed": skill.suppressed, "findings": entries})
     data = {"version": 1, "skills": skills, "problems": [p.to_json() for p in report.problems],
             "summary": report.summary()}
-    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    return printable_json(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)) + "\n"
 
 
 def _escape_data(text: str) -> str:
@@ -157,7 +157,7 @@ def format_sarif(report: AuditReport) -> str:
             "results": results,
         }],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return printable_json(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"
 
 
 RENDERERS = {"text": format_text, "json": format_json, "github": format_github, "sarif": format_sarif}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from skillsite.diagnostics import printable
+from skillsite.diagnostics import printable, printable_json
 from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
 from skillsite.cli.reading import (catalog_options_for, loader_error_text, open_catalog_or_error,
                                    open_catalog_or_exit, run_loader, try_loader)
@@ -209,7 +209,7 @@ def outdated(skill_id: str | None, lock_file: Path, source: str | None, cache_di
     states = [_locked_state(lock, lock_file, sid, source, cache_dir, timeout, allowed_hosts, opened, folders)
               for sid in asked]
     if as_json:
-        click.echo(json.dumps([s.to_json() for s in states], ensure_ascii=False, indent=2))
+        click.echo(printable_json(json.dumps([s.to_json() for s in states], ensure_ascii=False, indent=2)))
     elif not states:
         click.echo(f"{lock_file} holds no skills.")
     else:

@@ -8,7 +8,7 @@ import click
 
 from skillsite.arguments import LONGEST_WAIT, ExistingPath, Seconds
 from skillsite.cli.output import fail
-from skillsite.diagnostics import printable, printable_document
+from skillsite.diagnostics import printable, printable_document, printable_json
 from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
 
 
@@ -142,7 +142,7 @@ def search(query: str, source: str, cache_dir: Path | None, timeout: float, allo
     except LoaderError as exc:
         fail(loader_error_text(exc), EXIT_CATALOG)
     if as_json:
-        click.echo(json.dumps([result_json(r) for r in results], ensure_ascii=False, indent=2))
+        click.echo(printable_json(json.dumps([result_json(r) for r in results], ensure_ascii=False, indent=2)))
         return
     if not results:
         click.echo(f"No skills match {query!r}.", err=True)
@@ -175,7 +175,7 @@ def show(skill_id: str, source: str, cache_dir: Path | None, timeout: float, all
     except LoaderError as exc:
         fail(loader_error_text(exc), EXIT_CATALOG)
     if fmt == "xml":
-        text = skill.xml  # no control character: U+FFFD stands for each
+        text = printable_document(skill.xml)  # C0 controls: U+FFFD stands for each
     else:  # the SKILL.md as published may hold some: escaped as any text output escapes them
         text = printable_document(skill.raw.decode("utf-8", errors="replace").lstrip("\ufeff"))
     click.echo(text, nl=not text.endswith("\n"))
@@ -190,7 +190,7 @@ def prompt(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
            budget: int, triggers: bool) -> None:
     """Print the <available_skills> block of the skills eligible on this machine."""
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
-    click.echo(run_loader(lambda: catalog.prompt(budget=budget, triggers=triggers)), nl=False)
+    click.echo(printable_document(run_loader(lambda: catalog.prompt(budget=budget, triggers=triggers))), nl=False)
 
 
 @click.command()
@@ -209,7 +209,7 @@ def status(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
     ids = [active_id(catalog, item) for item in active]
     statuses = run_loader(lambda: catalog.skill_status(active=ids))
     if as_json:
-        click.echo(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2))
+        click.echo(printable_json(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2)))
         return
     for s in statuses:
         click.echo(printable(f"{s.state:<10} {s.id}" + (f": {'; '.join(s.reasons)}" if s.reasons else "")))
@@ -245,8 +245,8 @@ def tool(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tup
     import json
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
-    click.echo(json.dumps(run_loader(lambda: catalog.skill_tool(style=style, budget=budget)), ensure_ascii=False,
-                          indent=2))
+    made = run_loader(lambda: catalog.skill_tool(style=style, budget=budget))
+    click.echo(printable_json(json.dumps(made, ensure_ascii=False, indent=2)))
 
 
 @click.command()

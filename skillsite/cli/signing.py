@@ -8,7 +8,7 @@ import click
 
 from skillsite.arguments import LONGEST_WAIT, ExistingPath, Seconds
 from skillsite.cli.output import fail
-from skillsite.diagnostics import counted, describe_os_error, printable
+from skillsite.diagnostics import counted, describe_os_error, printable, printable_json
 from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
 
 
@@ -83,7 +83,7 @@ def verify(source: str, trusted_keys: tuple[str, ...], as_json: bool, timeout: f
         except (LoaderError, ValueError) as exc:
             report = refused(str(source), exc)
     if as_json:
-        click.echo(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
+        click.echo(printable_json(json.dumps(report.to_json(), indent=1, ensure_ascii=False)))
     else:
         for line in verify_lines(report):
             click.echo(printable(line))

@@ -52,9 +52,28 @@ def test_a_catalogs_text_is_escaped(site: Path, args: tuple[str, ...]) -> None:
     assert "\\x1b]0;PWNED\\x07\\x1b[2J\\x1b[31m\\u202e" in said
 
 
-def test_json_output_keeps_json_escaping(site: Path) -> None:
-    said = shown("search", "dates", "--catalog", str(site), "--json", "--max-risk", "high")
-    assert "\\u001b]0;PWNED" in said and "\x1b" not in said
+@pytest.mark.parametrize("args", [("search", "dates", "--json"), ("status", "--json")])
+def test_json_output_escapes_as_json_does_and_bidi_and_c1_controls_too(site: Path, args: tuple[str, ...]) -> None:
+    """JSON escapes C0 controls; U+202E (and C1 controls, line separators) it left raw, where
+    they reorder the line of the terminal showing it: written as JSON escapes too."""
+    said = shown(*args, "--catalog", str(site), "--max-risk", "high")
+    assert "\\u001b]0;PWNED" in said and "\\u202e" in said
+    assert not any(char in said for char in "\x1b\x07\u202e"), said
+
+
+@pytest.mark.parametrize("args", [("prompt",), ("show", "plain-dates"), ("tool",)])
+def test_prompt_show_and_tool_escape_what_the_catalog_says(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """``prompt`` and ``show`` (XML) printed a description's and a body's U+202E and C1 controls
+    raw (XML forbids only C0 controls, which the loader replaces); ``tool``'s JSON did too."""
+    src = tmp_path / "skills" / "plain-dates"
+    src.mkdir(parents=True)
+    (src / "SKILL.md").write_text("---\nname: plain-dates\ndescription: \"Formats dates \\u202e\\u009b31m in reports. "
+                                  "Use when asked to format dates.\"\n---\n# Dates\n\nReversed \u202e here \x9b2J.\n",
+                                  encoding="utf-8")
+    assert build([tmp_path / "skills"], tmp_path / "site").ok
+    said = shown(*args, "--catalog", str(tmp_path / "site"), "--max-risk", "high")
+    assert "plain-dates" in said and "\\u202e" in said and ("\\u009b" if args == ("tool",) else "\\x9b") in said
+    assert not any(char in said for char in "\u202e\x9b"), said
 
 
 def test_show_markdown_escapes_what_the_published_skill_md_holds_but_its_tabs_and_line_ends(tmp_path: Path) -> None:
