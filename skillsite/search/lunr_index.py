@@ -38,11 +38,13 @@ _SEPARATORS = re.compile("[ \t\n\r\f\v\xa0-]+")
 #: Characters JavaScript's ``\s`` matches that lunr.py's tokenizer does not split on: turned into
 #: spaces first, so both cut text into the same words.
 _JS_ONLY_SPACE = re.compile("[\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
-#: ASCII punctuation but the hyphen (a separator of lunr's tokenizer): where an ASCII word may
-#: hold more than one word of terms.words ("mcp.json", "user's", "snake_case").
-_INNER_PUNCTUATION = re.compile(r"[!-,./:-@\[-`{-~]")
-#: A word as lunr's tokenizer cuts text (at whitespace and hyphens).
-_WORD = re.compile(r"[^\s\-]+")
+#: ASCII punctuation but the hyphen (a separator of lunr's tokenizer), and the control characters
+#: it does not split on: where an ASCII word may hold more than one word of terms.words
+#: ("mcp.json", "user's", "snake_case", "quokka" U+0001 "wombats").
+_INNER_PUNCTUATION = re.compile(r"[\x00-\x08\x0e-\x1f!-,./:-@\[-`{-~\x7f]")
+#: A word as lunr's tokenizer cuts text: between its separators (not Python's ``\s``, which
+#: U+001C to U+001F and U+0085 match too, where neither lunr splits).
+_WORD = re.compile("[^ \t\n\r\f\v\xa0-]+")
 #: A word as the index keeps it: from its first word character (letter, digit or "_") to its last
 #: one and the combining marks after it ("हिन्दी" ends with a mark, "love❤️" keeps "love"), as
 #: ranking.js's trim cuts a query word (lunr.js's trimmer keeps ASCII ones only, so "café" would

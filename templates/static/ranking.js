@@ -152,8 +152,9 @@
     var keep = function (w) { return !lunr || lunr.stopWordFilter(w) !== undefined; };
     var words = [], seen = Object.create(null), tokens = withGluedSymbols(folded(text).split(SEPARATOR)), typed = null;
     tokens.forEach(function (token, at) {
-      var word = (trim(token) || symbolRuns(token).join("")).replace(/\*/g, "");
-      var runs = (word.match(TERM_WORD) || []).filter(function (run) { return longerThanOne(run) && keep(run); });
+      // "*" is lunr's wildcard, never part of a term; inside a word it cuts it, as in the CLI ("docx*pdf")
+      var trimmed = trim(token) || symbolRuns(token).join(""), word = trimmed.replace(/\*/g, "");
+      var runs = (trimmed.match(TERM_WORD) || []).filter(function (run) { return longerThanOne(run) && keep(run); });
       if (!runs.length && !symbolRuns(word).length || !keep(word)) return;
       var s = stem(word);
       if (seen[s]) return;
