@@ -8,42 +8,9 @@ from pathlib import Path
 import click
 
 from skillsite.arguments import MAX_JOBS, ExistingPath
-from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_SKILLS, EXIT_USAGE
+from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_SKILLS
 
 LEVELS = ("low", "medium", "high")
-
-
-def read_audit_config(path: Path) -> object:
-    """The ``audit`` value of a ``skillsite.yml`` (None when absent); ClickException when unreadable."""
-    from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
-    from skillsite.bounded import read_limited
-
-    try:
-        raw, _size = read_limited(path, 1024 * 1024)
-        if len(raw) > 1024 * 1024:
-            raise click.ClickException(f"{path}: configuration file over 1 MiB")
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"{path}: cannot read configuration: {exc}") from None
-    if not text.strip():
-        return None
-    try:  # the project's bounded YAML reader (aliases, nesting), as for frontmatter
-        data, _lines, _diags = parse_frontmatter_text(text.lstrip("\ufeff"), str(path), 0)
-    except FrontmatterError as exc:
-        raise click.ClickException(f"{path}: not a YAML mapping: {exc}") from None
-    except Exception as exc:  # anything pyyaml raises on hostile input
-        raise click.ClickException(f"{path}: not valid YAML: {exc}") from None
-    return data.get("audit")
-
-
-def _config_path(config_file: Path | None) -> Path | None:
-    if config_file is not None:
-        return config_file
-    for name in ("skillsite.yml", "skillsite.yaml"):
-        if Path(name).is_file():
-            return Path(name)
-    return None
-
 
 
 def _write_report(output: Path, text: str) -> None:
@@ -60,12 +27,6 @@ def _write_report(output: Path, text: str) -> None:
         sys.exit(EXIT_ENVIRONMENT)
 
 
-class UsageExit(click.ClickException):
-    """A bad configuration: exit status 2, like a bad option."""
-
-    exit_code = EXIT_USAGE
-
-
 @click.command("audit")
 @click.argument("paths", nargs=-1, type=ExistingPath(file_okay=False, readable=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default=None,
@@ -73,7 +34,8 @@ class UsageExit(click.ClickException):
 @click.option("--fail-on", type=click.Choice(LEVELS), default="high", show_default=True,
               help="Exit 1 when a finding at or above this severity remains after suppressions.")
 @click.option("--config", "config_file", type=ExistingPath(dir_okay=False, path_type=Path),
-              default=None, help="skillsite.yml to read audit.ignore from [default: ./skillsite.yml].")
+              default=None, help="skillsite.yml to read sources, exclude and audit.ignore from "
+                                 "[default: ./skillsite.yml].")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (repeatable).")
 # readable=False (as for every path written, never read): an OUTPUT of mode 000 is replaced in one rename.
 @click.option("-o", "--output", type=click.Path(dir_okay=False, readable=False, path_type=Path), default=None,
@@ -82,7 +44,8 @@ class UsageExit(click.ClickException):
               help="Worker processes [default: number of cores].")
 def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: Path | None,
           exclude: tuple[str, ...], output: Path | None, jobs: int | None) -> None:
-    """Find malicious and risky content in the skills under PATHS (default: the current folder).
+    """Find malicious and risky content in the skills under PATHS (default: the configuration's
+    sources, else the current folder).
 
     Nothing in the skills is run.  Exit 0 when no finding reaches --fail-on, 1 when one does,
     2 on a usage or configuration error, 3 when the report cannot be written (nothing partial is
@@ -91,19 +54,18 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
     from skillsite.audit.formats import render
     from skillsite.audit.report import audit_paths
     from skillsite.audit.suppress import entry_lines, malformed_findings, suppression_entries
+    from skillsite.cli.checking import load_site_config
+    from skillsite.config import find_config
     from skillsite.workers import default_jobs
 
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    config = _config_path(config_file)
-    suppressions, messages = [], []
-    if config is not None:
-        try:
-            suppressions, messages = suppression_entries(read_audit_config(config))
-        except click.ClickException as exc:
-            raise UsageExit(exc.message) from None
+    config = config_file or find_config(Path("."))
+    site = load_site_config(config)   # as validate and build read it: a bad one is exit 2
+    suppressions, messages = suppression_entries(site.audit or None)
     shown_config = config.as_posix() if config is not None else "skillsite.yml"
     lines = entry_lines(str(config)) if config is not None and (suppressions or messages) else []
-    report = audit_paths(list(paths) or [Path(".")], suppressions, exclude, jobs or default_jobs(), shown_config,
+    roots = list(paths) or [Path(source) for source in site.sources] or [Path(".")]
+    report = audit_paths(roots, suppressions, (*site.exclude, *exclude), jobs or default_jobs(), shown_config,
                          lines)
     if messages:
         report = type(report)(report.skills, malformed_findings(messages, shown_config, lines) + report.problems,
