@@ -4,13 +4,33 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from skillsite.arguments import MAX_JOBS, ExistingPath
-from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_SKILLS
+from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_SKILLS, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from skillsite.config import SiteConfig
 
 LEVELS = ("low", "medium", "high")
+
+
+def _site_config(path: Path | None) -> SiteConfig:
+    """The configuration at ``path`` (none: the defaults), read as validate and build read it; a
+    bad one is said on standard error, as they say it, and is exit 2."""
+    from skillsite.config import ConfigError, SiteConfig, load_config
+    from skillsite.diagnostics import format_text
+
+    if path is None:
+        return SiteConfig()
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(format_text(diagnostic), err=True)
+        sys.exit(EXIT_USAGE)
 
 
 def _write_report(output: Path, text: str) -> None:
@@ -54,13 +74,12 @@ def audit(paths: tuple[Path, ...], fmt: str | None, fail_on: str, config_file: P
     from skillsite.audit.formats import render
     from skillsite.audit.report import audit_paths
     from skillsite.audit.suppress import entry_lines, malformed_findings, suppression_entries
-    from skillsite.cli.checking import load_site_config
     from skillsite.config import find_config
     from skillsite.workers import default_jobs
 
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     config = config_file or find_config(Path("."))
-    site = load_site_config(config)   # as validate and build read it: a bad one is exit 2
+    site = _site_config(config)
     suppressions, messages = suppression_entries(site.audit or None)
     shown_config = config.as_posix() if config is not None else "skillsite.yml"
     lines = entry_lines(str(config)) if config is not None and (suppressions or messages) else []
