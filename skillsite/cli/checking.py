@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from skillsite.arguments import MAX_JOBS, ExistingPath
+from skillsite.cli.one_skill import reported, skill_folder, tree_of
 from skillsite.cli.output import (FORMATS, check_codes, default_format, emit_diagnostics, nothing_found, report_file,
                                   summary_line)
 from skillsite.diagnostics import MAX_LISTED, describe_os_error, format_json_report
@@ -58,6 +59,7 @@ def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | N
     sources, else the current folder)."""
     from skillsite.source.catalog import check_catalog
     from skillsite.source.copies import CopySettings
+    from skillsite.source.knowledge import default_knowledge_dir
     from skillsite.workers import default_jobs
 
     fmt = fmt or default_format()
@@ -65,14 +67,18 @@ def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | N
     profile = profile or config.profile
     strict = config.strict if strict is None else strict
     exclude = tuple(config.exclude) + exclude
-    roots = tuple(_skill_folder(p) for p in paths) or tuple(Path(s) for s in config.sources) or (Path("."),)
-    knowledge = knowledge_dir or (Path(config.knowledge_dir) if config.knowledge_dir else None)
+    roots = tuple(dict.fromkeys(tree_of(p, config.sources) for p in paths)) \
+        or tuple(Path(s) for s in config.sources) or (Path("."),)
+    # a skill given alone finds knowledge/ above it, as a build of the whole tree would
+    knowledge = knowledge_dir or (Path(config.knowledge_dir) if config.knowledge_dir else None) \
+        or (default_knowledge_dir([skill_folder(paths[0])]) if paths else None)
     cache = None if no_cache else validate_cache(roots, exclude, profile, cache_dir)
     checked = check_catalog(roots, exclude=exclude, profile=profile,
                             ignore=tuple(config.ignore) + tuple(check_codes(ignore)),
                             max_bytes=max_bytes or config.max_bytes,
                             jobs=jobs or default_jobs(), cache=cache, knowledge_dir=knowledge,
                             copies=CopySettings.of(config.copies))
+    checked = reported(checked, paths)
     if cache is not None:
         try:
             cache.save()
@@ -109,16 +115,6 @@ class InVerdictCache:
 
     def record(self, record: ReportRecord | None) -> None:
         self.cache.set_note("report", None if record is None else record.to_json())
-
-
-def _skill_folder(path: Path) -> Path:
-    """A PATH of validate as a folder to search: a SKILL.md file stands for its skill's folder."""
-    if path.is_dir():
-        return path
-    if path.name in ("SKILL.md", "skill.md"):
-        return path.parent
-    raise click.BadParameter(f"{path} is a file but not a SKILL.md: give a folder or a SKILL.md",
-                             param_hint="PATHS")
 
 
 @click.command()

@@ -60,6 +60,28 @@ def test_max_bytes_of_the_configuration_applies_as_in_build(tmp_path):
     assert built.returncode == 1 and " error SK106 file is " in built.stdout
 
 
+def test_one_skill_md_is_checked_as_in_its_tree(tmp_path):
+    """The example's changelog (depends on house-style) and prod-db-restore (conflicts with
+    sql-migration-review), each given alone in a git work tree and in a configuration's source:
+    valid, as in the whole tree, where they were SK223 (an error) and SK215; only they are reported."""
+    import shutil
+
+    shutil.copytree(EXAMPLES, tmp_path / "ex")
+    files = ["ex/release-manager/changelog/SKILL.md", "ex/prod-db-restore/SKILL.md"]
+    alone = run("validate", files[0], "--no-cache", cwd=tmp_path)
+    assert alone.returncode == 1 and " SK223 " in alone.stdout   # no tree known: the skill alone
+    (tmp_path / ".git").mkdir()
+    in_git = run("validate", *files, "--no-cache", cwd=tmp_path)
+    assert in_git.returncode == 0, in_git.stdout
+    assert in_git.stdout == "2 skills checked: 2 valid, 0 invalid (0 left out); 0 errors, 0 warnings, 0 info\n"
+    (tmp_path / ".git").rmdir()
+    (tmp_path / "skillsite.yml").write_text("sources: [ex]\n", encoding="utf-8")
+    in_source = run("validate", files[0], "--format", "json", "--no-cache", cwd=tmp_path)
+    data = json.loads(in_source.stdout)
+    assert in_source.returncode == 0 and data["diagnostics"] == []
+    assert [s["id"] for s in data["skills"]] == ["release-manager/changelog"]   # the id a build gives it
+
+
 def test_json_format(tmp_path):
     result = run("validate", str(broken_tree(tmp_path)), "--format", "json")
     data = json.loads(result.stdout)
