@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from skillsite.diagnostics import (CODES, MAX_LISTED, Diagnostic, counted, describe_os_error, format_github,
-                                   format_text, summary_by_code)
+from skillsite.diagnostics import (CODES, MAX_LISTED, Diagnostic, Severity, counted, describe_os_error,
+                                   format_github, format_text, summary_by_code)
 
 if TYPE_CHECKING:  # the report's module is imported only when a report is written
     from skillsite.cli.report import ReportRecords
@@ -117,6 +117,8 @@ def budget_line(budget) -> str:
 
 
 def nothing_found(diags, skills_found: int) -> bool:
-    """Whether a source folder held no skill at all (SK013), or no source held any (so too when
-    SK013 is ignored: silencing it passes over an empty folder beside others, not an empty tree)."""
-    return skills_found == 0 or any(d.code == "SK013" for d in diags)
+    """Whether a source folder held no skill at all (SK013), or no source held any and no error
+    says why (SK013 ignored: silencing it passes over an empty folder beside others, not an empty
+    tree; a folder that cannot be listed is its own error, exit 1)."""
+    return any(d.code == "SK013" for d in diags) or \
+        (skills_found == 0 and not any(d.severity is Severity.ERROR for d in diags))
