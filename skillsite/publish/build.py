@@ -26,7 +26,7 @@ from skillsite.publish.lock import cache_lock, output_lock
 from skillsite.publish.plan import STAGES, BuildPlan, BuildResult, Stages, build_result, source_date
 from skillsite.publish.resident import Resident
 from skillsite.publish.signing import Signing, resign_due
-from skillsite.publish.staging import (check_cache_outside, check_outside_skills, check_sources_kept, check_target,
+from skillsite.publish.staging import (check_cache_outside, check_inputs_kept, check_outside_skills, check_target,
                                        clear_remains)
 from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs, settle_inputs
 from skillsite.source.discover import discover
@@ -75,7 +75,7 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
     with resident.building() if resident is not None else nullcontext(), output_lock(out, wait, on_wait), \
             ExitStack() as held:
         clear_remains(out)
-        check_sources_kept(out, [Path(s) for s in sources])
+        check_inputs_kept(out, _inputs(sources, config))
         check_target(out, force)
         if cache_dir is not None:
             prepare_cache_folder(cache_dir)
@@ -85,6 +85,22 @@ def build(sources: Sequence[Path | str], out: Path, config: SiteConfig = SiteCon
                          jobs or default_jobs(), cache_dir, code_scope(sorted(vars(config).items())), signing,
                          verify_output, resident, force, publish_empty)
         return _build(plan, stage, always_publish)
+
+
+def _inputs(sources: Sequence[Path | str], config: SiteConfig) -> list[tuple[str, Path]]:
+    """The folders a build reads, and what each is: an output may not be or hold one."""
+    inputs = [("source folder", Path(s)) for s in sources]
+    if config.templates:
+        inputs.append(("templates folder", Path(config.templates)))
+    if config.knowledge_dir:
+        inputs.append(("knowledge folder", Path(config.knowledge_dir)))
+    if config.config_path:
+        inputs.append(("folder of the configuration", Path(config.config_path).parent))
+    try:
+        inputs.append(("current folder", Path.cwd()))
+    except OSError:  # the current folder was deleted: nothing there to keep
+        pass
+    return inputs
 
 
 def _build(plan: BuildPlan, stage: Stages, always_publish: bool = False) -> BuildResult:

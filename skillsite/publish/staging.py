@@ -85,16 +85,18 @@ def check_target(target: Path, force: bool) -> None:
                       "choose another folder or pass --force to replace it")
 
 
-def check_sources_kept(target: Path, sources: Iterable[Path]) -> None:
-    """Refuse an output that is a source folder or holds one, ``--force`` or not: replacing it
-    would take the skills (and whatever lies beside them) away."""
+def check_inputs_kept(target: Path, inputs: Iterable[tuple[str, Path]]) -> None:
+    """Refuse an output that is or holds a folder the build reads (``inputs``: what each is, and
+    where: the sources, the templates, the knowledge documents, the configuration's folder, the
+    current folder), ``--force`` or not: replacing it would take them (and whatever lies beside
+    them) away."""
     where = os.path.realpath(target)
-    for source in sources:
-        real = os.path.realpath(source)
+    for what, folder in inputs:
+        real = os.path.realpath(folder)
         if inside_folder(real, where):
-            what = "is the source folder" if real == where else "holds the source folder"
-            raise OutputError(f"{target} {what} {source}: a build replaces its output folder, so it cannot be "
-                              "written there (even with --force); choose another output folder")
+            relation = "is" if real == where else "holds"
+            raise OutputError(f"{target} {relation} the {what} {folder}: a build replaces its output folder, so it "
+                              "cannot be written there (even with --force); choose another output folder")
 
 
 def check_cache_outside(target: Path, cache_dir: Path | None) -> None:
@@ -110,18 +112,39 @@ def check_cache_outside(target: Path, cache_dir: Path | None) -> None:
 
 
 def check_outside_skills(target: Path, sources: Iterable[Path]) -> None:
-    """Refuse an output folder inside a skill's folder (one holding a SKILL.md, up to the source
-    holding it): the build's lock file beside the output would be published as a file of the skill."""
+    """Refuse an output folder inside a source that is a skill's folder, lies in one (one holding a
+    SKILL.md, up to the source holding it: the build's lock file beside the output would be
+    published as a file of the skill) or holds one (not a catalog skillsite wrote): ``--force`` or
+    not, replacing it would take skills away."""
     where = Path(os.path.realpath(target))
     for source in sources:
         root = Path(os.path.realpath(source))
         if root not in where.parents:
             continue
-        holder = next((folder for folder in where.parents if (folder == root or root in folder.parents)
-                       and any((folder / name).is_file() for name in SKILL_FILES)), None)
+        holder = next((folder for folder in (where, *where.parents) if (folder == root or root in folder.parents)
+                       and _holds_skill_file(folder)), None)
+        if holder == where:
+            raise OutputError(f"{target} is the skill folder {holder}: a build replaces its output folder, so it "
+                              "cannot be written there (even with --force); choose another output folder")
         if holder is not None:
             raise OutputError(f"{target} is inside the skill folder {holder}: the build's files beside the output "
                               "would be published with the skill; choose an output folder outside the skill folders")
+        held = None if is_previous_output(where) else _skill_below(where)
+        if held is not None:
+            raise OutputError(f"{target} holds the skill folder {held}: a build replaces its output folder, so it "
+                              "cannot be written there (even with --force); choose another output folder")
+
+
+def _holds_skill_file(folder: Path) -> bool:
+    return any((folder / name).is_file() for name in SKILL_FILES)
+
+
+def _skill_below(folder: Path) -> Path | None:
+    """The first skill folder found under ``folder`` (symbolic links not followed), if any."""
+    for parent, _folders, files in os.walk(folder):
+        if any(name in files for name in SKILL_FILES):
+            return Path(parent)
+    return None
 
 
 def site_path_parts(rel: str) -> list[str]:

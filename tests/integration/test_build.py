@@ -360,6 +360,35 @@ def test_an_output_that_is_or_holds_a_source_is_refused_even_with_force(tmp_path
     assert tree_bytes(project) == before
 
 
+@pytest.mark.parametrize("output, config, said", [
+    ("src/house-style", "", "is the skill folder"),                  # the skill replaced by the catalog
+    ("src/team", "", "holds the skill folder"),                     # the skills under it deleted
+    (".", "sources: [../skills]\n", "is the folder of the configuration ."),   # the project, .git and all
+    ("tpl", "sources: [src]\ntemplates: tpl\n", "is the templates folder"),
+    ("kn", "sources: [src]\nknowledge_dir: kn\n", "is the knowledge folder"),
+])
+def test_an_output_that_is_a_skill_or_holds_one_or_what_the_build_reads_is_refused_even_with_force(
+        tmp_path: Path, output: str, config: str, said: str) -> None:
+    """--force replaced each of these with the catalog, and its files were gone for good (the
+    project's with ``-o .``, whose failed swap then said ". was left as it was")."""
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLES, project / "src")
+    shutil.copytree(EXAMPLES / "house-style", project / "src" / "team" / "house-style")
+    shutil.copytree(EXAMPLES, tmp_path / "skills")
+    for folder, name in (("tpl", "mine.html"), ("kn", "restore.md"), (".git", "HEAD")):
+        (project / folder).mkdir()
+        (project / folder / name).write_text("mine")
+    if config:
+        (project / "skillsite.yml").write_text(config)
+    before = tree_bytes(project)
+    sources = [] if config else ["src"]
+    run = subprocess.run([sys.executable, "-m", "skillsite", "build", *sources, "-o", output, "--force", "-q"],
+                         cwd=project, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2 and said in run.stderr and "(even with --force)" in run.stderr, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert tree_bytes(project) == before
+
+
 @pytest.mark.parametrize("flags, said", [
     (["-o", "src/code-review/out"], "is inside the skill folder"),
     (["-o", "out", "--cache-dir", "out"], "is the output folder"),
