@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillsite.agent.prompt_xml import SMALLEST_BUDGET
 from skillsite.config_sections import audit_problem, copies_problem, marketplace_problem, signing_problem
 from skillsite.diagnostics import CODES, Diagnostic, make
 
@@ -109,6 +110,9 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
         return None, "'profile' must be 'default' or 'spec'"
     if key in COUNTS and value < 1:
         return None, f"'{key}' must be at least 1, not {value}"
+    if key == "prompt_budget" and value < SMALLEST_BUDGET:
+        return None, (f"'prompt_budget' must be at least {SMALLEST_BUDGET} (the empty <available_skills> block), "
+                      f"not {value}")
     if key == "base_url" and value and (problem := base_url_problem(value)):
         return None, f"'base_url' {problem}"
     if key == "audit":
@@ -127,15 +131,23 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
 #: A base URL as every page, sitemap and install line joins paths to it: http(s), a host and an
 #: optional port, no credentials, then a path of visible ASCII without a query or fragment (the
 #: schema's ``base_url`` pattern says the same).
-BASE_URL = re.compile(r"https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[!-\"$->@-~]*)?")
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+#: A path's characters as RFC 3986 allows them (unreserved, sub-delimiters, ":", "@", "%XX").
+_PATH_CHAR = r"(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})"
+#: ``http(s)://host[:port][/path]``: a host of labels (or an IPv6 address in brackets), a path not
+#: starting with "//" (the pages' links would name another host: "//docs/assets/...").
+BASE_URL = re.compile(rf"https?://(?:{_LABEL}(?:\.{_LABEL})*\.?|\[[0-9A-Fa-f:.]+\])(?::([0-9]{{1,5}}))?"
+                      rf"(?:/(?!/){_PATH_CHAR}*)?")
 
 
 def base_url_problem(text: str) -> str | None:
     """Why ``text`` cannot be the catalog's base URL (None when it can)."""
-    if BASE_URL.fullmatch(text):
+    match = BASE_URL.fullmatch(text)
+    if match and int(match.group(1) or 0) <= 65535:
         return None
-    return (f"must be an http:// or https:// URL with a host, without credentials, '?' or '#', and with "
-            f"any space or other character percent-encoded, not {text!r}")
+    return (f"must be an http:// or https:// URL with a host (and a port up to 65535), without credentials, "
+            f"'?' or '#', a path not starting with '//', and any space or other character percent-encoded, "
+            f"not {text!r}")
 
 
 #: The settings that count something: at least 1 (a negative budget or page size means nothing).

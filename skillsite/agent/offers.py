@@ -13,7 +13,7 @@ from skillsite.agent.eligibility import ineligible_reasons, with_dependencies
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import (CatalogFormatError, LoaderError, MissingToolsError, MissingToolsWarning,
                                     NotFoundError)
-from skillsite.agent.prompt_xml import available_skills_xml, xml_allowed
+from skillsite.agent.prompt_xml import SMALLEST_BUDGET, available_skills_xml, xml_allowed
 from skillsite.agent.results import SearchResult
 from skillsite.agent.skill_tool import not_found_text, tool_definition, tool_description, tool_parameters
 from skillsite.agent.status import ineligibility
@@ -23,8 +23,6 @@ from skillsite.agent.triggers import Runnable, catalog_patterns, fired_triggers
 #: the most of a mistyped command an error repeats
 MAX_SHOWN_COMMAND = 200
 
-#: The smallest block: what a budget must hold at least.
-EMPTY_BLOCK = "<available_skills>\n</available_skills>\n"
 
 
 class Offers:
@@ -76,7 +74,7 @@ class Offers:
                entries: Sequence[ManifestEntry] | None = None) -> str:
         """The ``<available_skills>`` block of the skills offered here (of ``entries`` when given),
         within ``budget`` characters."""
-        if budget < len(EMPTY_BLOCK):
+        if budget < SMALLEST_BUDGET:
             raise ValueError(f"a budget of {budget} characters cannot hold an <available_skills> block")
         eligible, excluded = self.offered(env, platform, entries=entries)
         locations = [self.catalog._files.url(e.urls.skill_md) for e in eligible]

@@ -98,6 +98,12 @@ class Listed(Protocol):
     def triggers(self) -> Triggers | None: ...
 
 
+#: The block's first and last lines.
+HEAD, TAIL = "<available_skills>\n", "</available_skills>\n"
+#: The smallest budget: the empty block.
+SMALLEST_BUDGET = len(HEAD + TAIL)
+
+
 def available_skills_xml(entries: Sequence[Listed], locations: Sequence[str], budget: int,
                          excluded: int = 0, triggers: bool = False) -> str:
     """The ``<available_skills>`` block, never longer than ``budget`` characters.
@@ -107,7 +113,7 @@ def available_skills_xml(entries: Sequence[Listed], locations: Sequence[str], bu
     many were left out (``excluded`` counts skills removed earlier, e.g. as ineligible, and is
     reported separately).  With ``triggers``, each entry lists its trigger phrases.
     """
-    head, tail = "<available_skills>\n", "</available_skills>\n"
+    head, tail = HEAD, TAIL
     parts: list[str] = []
     used = len(head) + len(tail)
     worst_notice = len(_notice(len(entries), excluded, budget))

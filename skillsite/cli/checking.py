@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import click
 
 from skillsite.arguments import MAX_JOBS, ExistingPath
-from skillsite.cli.one_skill import reported, skill_folder, tree_of
 from skillsite.cli.output import (FORMATS, check_codes, default_format, emit_diagnostics, nothing_found, report_file,
                                   summary_line)
 from skillsite.diagnostics import MAX_LISTED, describe_os_error, format_json_report
@@ -57,6 +56,7 @@ def validate(paths: tuple[Path, ...], config_file: Path | None, profile: str | N
              report: Path | None) -> None:
     """Check every SKILL.md under PATHS: folders, or SKILL.md files (default: the configuration's
     sources, else the current folder)."""
+    from skillsite.cli.one_skill import reported, skill_folder, tree_of
     from skillsite.source.catalog import check_catalog
     from skillsite.source.copies import CopySettings
     from skillsite.source.knowledge import default_knowledge_dir

@@ -11,6 +11,10 @@ from skillsite.cli.output import fail
 from skillsite.diagnostics import printable, printable_document, printable_json
 from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
 
+#: ``skillsite.agent.prompt_xml.SMALLEST_BUDGET`` (the empty block), not imported when the command line starts
+#: (a test pins the two equal).
+SMALLEST_BUDGET = 39
+
 
 def catalog_options_for(default: str | None, *, with_catalog: bool = True):
     """The options of a command that reads published catalogs (``--catalog`` defaulting to ``default``)."""
@@ -183,7 +187,7 @@ def show(skill_id: str, source: str, cache_dir: Path | None, timeout: float, all
 
 @click.command()
 @catalog_options
-@click.option("--budget", type=click.IntRange(min=39), default=30000, show_default=True,
+@click.option("--budget", type=click.IntRange(min=SMALLEST_BUDGET), default=30000, show_default=True,
               help="Maximum size of the block, in characters.")
 @click.option("--triggers", is_flag=True, help="List each skill's trigger phrases in its entry.")
 def prompt(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],
@@ -237,7 +241,7 @@ def active_id(catalog, id_or_name: str) -> str:
 @catalog_options
 @click.option("--style", type=click.Choice(["openai", "anthropic", "mcp"]), default="openai", show_default=True,
               help="The runtime's tool format.")
-@click.option("--budget", type=click.IntRange(min=39), default=30000, show_default=True,
+@click.option("--budget", type=click.IntRange(min=SMALLEST_BUDGET), default=30000, show_default=True,
               help="Maximum size of the skill listing in the tool's description, in characters.")
 def tool(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], style: str,
          budget: int) -> None:

@@ -401,7 +401,7 @@ def install_snippets(entry: ManifestEntry, config: Any, discovered: bool) -> lis
     --skill NAME`` only for a skill the discovery index lists (``discovered``): it installs by
     name what that index lists, so for any other skill it would fail, or install another one.
     """
-    site = config.base_url.rstrip("/") if config.base_url else "{site}"
+    site = shlex.quote(config.base_url.rstrip("/")) if config.base_url else "{site}"
     manifest_url = absolute(config, "skills.json") if config.base_url else "{site}/skills.json"
     raw = absolute(config, entry.urls.skill_md) if config.base_url else "{site}/" + entry.urls.skill_md
     dynamic = not config.base_url  # the snippets below that hold ``site`` hold it first, once

@@ -124,6 +124,7 @@ INVALID = {
     "prefer without a slash": "copies: {prefer: [skills]}\n",
     "empty id": "copies: {apart: ['']}\n",
     "negative prompt budget": "prompt_budget: -100\n",
+    "prompt budget under the empty block": "prompt_budget: 38\n",
     "page size zero": "shard_above: 0\n",
     "negative size limit": "max_bytes: -1\n",
     "base URL that runs a script": "base_url: 'javascript:alert(1)'\n",
@@ -134,6 +135,11 @@ INVALID = {
     "base URL with a fragment": "base_url: 'https://example.org/#top'\n",
     "base URL without a host": "base_url: 'https://'\n",
     "base URL with credentials": "base_url: 'https://user:secret@example.org/x'\n",
+    "base URL whose path starts with //": "base_url: 'https://docs.example.com//docs'\n",   # links to host 'docs'
+    "base URL with a quote": "base_url: 'https://example.org/a\"b'\n",
+    "base URL with braces": "base_url: 'https://example.org/{a}'\n",
+    "base URL with a broken escape": "base_url: 'https://example.org/%zz'\n",
+    "base URL of a host of hyphens": "base_url: 'https://-.-/'\n",
 }
 #: Refused by the loader, which knows which codes exist; the schema only checks their form.
 LOADER_ONLY = {
@@ -141,6 +147,7 @@ LOADER_ONLY = {
     "unknown audit code": "audit: {ignore: [{code: SK699, reason: y}]}\n",
     "templates that name no folder": "templates: no-such-folder\n",
     "knowledge documents in a file": "knowledge_dir: skillsite.yml\n",
+    "base URL with a port past 65535": "base_url: 'https://example.org:99999/'\n",
 }
 
 

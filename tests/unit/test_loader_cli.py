@@ -138,3 +138,20 @@ def test_the_commands_longest_wait_is_the_loaders() -> None:
     from skillsite.loader import LONGEST_TIMEOUT
 
     assert LONGEST_WAIT == LONGEST_TIMEOUT
+
+
+def test_the_commands_smallest_budget_is_the_empty_block_s(tmp_path) -> None:
+    """prompt and tool refuse a --budget under the empty <available_skills> block, and so does
+    skillsite.yml's prompt_budget: a budget of 1 to 38 published an empty available_skills.xml,
+    which is no XML."""
+    from skillsite.agent.prompt_xml import SMALLEST_BUDGET, available_skills_xml
+    from skillsite.cli.reading import SMALLEST_BUDGET as COMMANDS_SMALLEST
+    from skillsite.config import ConfigError, load_config
+
+    assert COMMANDS_SMALLEST == SMALLEST_BUDGET == len(available_skills_xml([], [], 1000))
+    (tmp_path / "skillsite.yml").write_text(f"prompt_budget: {SMALLEST_BUDGET - 1}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        load_config(tmp_path / "skillsite.yml")
+    assert f"'prompt_budget' must be at least {SMALLEST_BUDGET}" in refused.value.diagnostics[0].message
+    (tmp_path / "skillsite.yml").write_text(f"prompt_budget: {SMALLEST_BUDGET}\n", encoding="utf-8")
+    assert load_config(tmp_path / "skillsite.yml").prompt_budget == SMALLEST_BUDGET

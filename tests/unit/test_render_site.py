@@ -209,6 +209,14 @@ def test_with_base_url(tmp_path):
     assert "(https://skills.example.com/team/skills/code-review/SKILL.md)" in llms
 
 
+def test_a_base_url_holding_shell_characters_is_quoted_in_the_install_command(tmp_path):
+    """'$', '(' and ';' are characters a URL's path may hold; the command copied from the page ran
+    what followed them."""
+    out = build_site([EXAMPLES / "code-review"], tmp_path / "site", base_url="https://x.example/a;touch$(id)")
+    page = (out / "skills" / "code-review" / "index.html").read_text()
+    assert "npx skills add &#39;https://x.example/a;touch$(id)&#39; --skill code-review" in page
+
+
 def test_without_base_url_snippets_are_filled_by_the_page(example):
     page = (example / "skills" / "code-review" / "index.html").read_text()
     assert "npx skills add &lt;site-url&gt; --skill code-review" in page
