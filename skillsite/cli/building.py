@@ -111,6 +111,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     from skillsite.publish.plan import SourceDateError
     from skillsite.publish.signing import SigningError, duration_text
     from skillsite.publish.staging import OutputError
+    from skillsite.publish.templates import TemplateProblem
     from skillsite.publish.views import human_bytes
 
     fmt = fmt or default_format()
@@ -135,7 +136,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
                                verify_output=verify_output or force)
     except SigningError as exc:
         fail(f"{exc}; {untouched}", EXIT_USAGE)
-    except (OutputError, SourceDateError) as exc:
+    except (OutputError, SourceDateError, TemplateProblem) as exc:
         fail(str(exc), EXIT_USAGE)
     except OutputBusy as exc:
         fail(str(exc), EXIT_BUSY)

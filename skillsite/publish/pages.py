@@ -45,7 +45,7 @@ from skillsite.publish.markdown import safe_url
 from skillsite.publish.page_pieces import (EntryPieces, TagCatalog, entry_pieces, kept_card, kept_shown_tags,
                                           tag_catalog, tagged_skill)
 from skillsite.publish.staging import Link, Placed, Staging
-from skillsite.publish.templates import shared_environment, templates_digest, write_assets
+from skillsite.publish.templates import shared_environment, template_problem, templates_digest, write_assets
 from skillsite.publish.views import (FoldedTags, TagInfo, active_files, ancestors, badges, card,
                                      catalog_install_lines, copy_rows, file_rows, headers_file, hidden_note,
                                      install_snippets, listing_url, metadata_rows, page_count, page_items, pager,
@@ -191,7 +191,11 @@ class SitePages:
                 "generator": self.manifest["generator"], "nav": nav, "signing": self.signing}
 
     def render(self, template: str, **values: Any) -> bytes:
-        return self.env.get_template(template).render(**values).encode("utf-8")
+        """The page ``template`` makes of ``values``; TemplateProblem when it cannot be made."""
+        try:
+            return self.env.get_template(template).render(**values).encode("utf-8")
+        except (jinja2.TemplateError, UnicodeDecodeError) as exc:
+            raise template_problem(exc, template) from None
 
     def page(self, template: str, rel: str, values: dict[str, Any]) -> None:
         """A page, kept from the previous output when made from the same templates and values."""
@@ -470,12 +474,21 @@ def _llms_txt(pages: SitePages) -> None:
     pages.keyed_page("llms.txt", "llms.txt", key, values)
 
 
+def _template_file(env: jinja2.Environment, name: str) -> str:
+    """The file the template ``name`` is read from, not compiled ("" when it cannot be read: its
+    rendering then says why, as a TemplateProblem)."""
+    try:
+        return env.loader.get_source(env, name)[1] or ""
+    except (jinja2.TemplateError, UnicodeDecodeError):
+        return ""
+
+
 def _llms_entries(pages: SitePages, visible: list[ManifestEntry], others: list[ManifestEntry]) -> Any:
     """What llms.txt shows of the skills it lists (``visible``, then the ``others``), for its
     key: the built-in template shows each one's name, SKILL.md and description (and the others'
     badges), so a change to anything else in an entry leaves it as it is; a site's own template
     may show anything, so there it is each entry's key (the manifest's digest when one has none)."""
-    if pages.env.get_template("llms.txt").filename == str(builtin_templates() / "llms.txt"):
+    if _template_file(pages.env, "llms.txt") == str(builtin_templates() / "llms.txt"):
         return [[(e.name, e.urls.skill_md, e.description) for e in visible],
                 [(e.name, e.urls.skill_md, e.description, [b[1] for b in badges(e)]) for e in others]]
     keys = [pages.entry_keys.get(e.id) for e in [*visible, *others]]

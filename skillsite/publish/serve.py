@@ -515,6 +515,7 @@ class DevServer:
         full disk, a folder that cannot be written, a bug): serve goes on."""
         from skillsite.diagnostics import describe_os_error
         from skillsite.publish.build import build
+        from skillsite.publish.templates import TemplateProblem
 
         paths = self.folders.take_paths() if self.folders is not None else None
         self.resident.saw(None if self.untold else paths)
@@ -525,6 +526,8 @@ class DevServer:
                          always_publish=always_publish)
         except OSError as exc:
             self.echo(f"skillsite serve: {failed}: {describe_os_error(exc)}")
+        except TemplateProblem as exc:
+            self.echo(f"skillsite serve: {failed}: {exc}")
         except Exception as exc:
             self.echo(f"skillsite serve: {failed}: {exc!r}")
         return None

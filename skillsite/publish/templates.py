@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import traceback
 from pathlib import Path
 from typing import Sequence
 
 import jinja2
+from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
 from skillsite.publish.markdown import without_controls
@@ -21,9 +23,32 @@ from skillsite.publish.views import display_text, human_bytes, markdown_text
 STATIC_FILES = ("app.css", "app.js", "ranking.js", "search.js", "lunr.min.js", "nojs.css", "favicon.svg")
 
 
+class TemplateProblem(Exception):
+    """A template that cannot be compiled or rendered (an override's syntax error, undefined name,
+    missing include, bytes that are not UTF-8): exit 2, a usage problem, said in one line."""
+
+
+def template_problem(exc: Exception, template: str) -> TemplateProblem:
+    """What went wrong rendering ``template``, naming the template file and line where Jinja2
+    tells them (the frame of the template in the traceback, for an error while rendering)."""
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        where = f"{exc.filename or exc.name or template}:{exc.lineno}"
+        return TemplateProblem(f"template {where}: {exc.message}")
+    if isinstance(exc, jinja2.TemplateNotFound):
+        return TemplateProblem(f"template {template}: it names {exc.name}, which no templates folder holds")
+    if isinstance(exc, UnicodeDecodeError):
+        return TemplateProblem(f"template {template} (or one it includes) is not UTF-8 text: {exc.reason}")
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__)
+              if frame.filename.endswith((".html", ".xml", ".txt"))]
+    where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else template
+    return TemplateProblem(f"template {where}: {getattr(exc, 'message', None) or exc}")
+
+
 def make_environment(dirs: Sequence[Path]) -> jinja2.Environment:
-    """Jinja2 with autoescaping (HTML and XML), StrictUndefined and a loader per folder."""
-    env = jinja2.Environment(
+    """Jinja2 with autoescaping (HTML and XML), StrictUndefined and a loader per folder, sandboxed:
+    a site's own templates (``templates`` in a cloned repository's skillsite.yml) reach no Python
+    internals, so they run no command (``cycler.__init__.__globals__.os`` is refused)."""
+    env = SandboxedEnvironment(
         loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(d)) for d in dirs]),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html", "xml"), default_for_string=True),
         undefined=jinja2.StrictUndefined,

@@ -326,6 +326,27 @@ def test_cli_templates_override_single_templates(tmp_path):
     assert "<main" in (tmp_path / "out" / "index.html").read_text()
 
 
+@pytest.mark.parametrize("name, text, said", [
+    ("home.html", b"{{ oops( }}\n", "template templates/home.html:1: unexpected '}', expected ')'"),
+    ("home.html", b"<p>\n{{ no_such_variable }}\n", "template templates/home.html:2: 'no_such_variable' is undefined"),
+    ("home.html", b'{% include "nope.html" %}\n', "template home.html: it names nope.html, which no templates folder"),
+    ("home.html", b"\xff\xfe\n", "template home.html (or one it includes) is not UTF-8 text"),
+    ("llms.txt", b"{{ oops( }}\n", "template templates/llms.txt:1: unexpected '}'"),
+    ("home.html", b'{{ cycler.__init__.__globals__.os.popen("touch ran").read() }}\n',
+     "template templates/home.html:1: access to attribute '__init__' of 'type' object is unsafe"),
+])
+def test_a_broken_or_unsafe_template_override_is_one_line_exit_2(tmp_path, name, text, said):
+    """Each was a traceback of 80 lines (exit 1, 'problems in the skills'), or the bare name of the
+    missing include (exit 3); a template reaching Python's internals ran a command."""
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / name).write_bytes(text)
+    result = run_cli("build", str(EXAMPLES), "-o", "out", "--templates", "templates", "-q", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.startswith(f"skillsite: {said}"), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists() and not (tmp_path / "ran").exists()
+
+
 def test_a_build_with_a_long_list_of_diagnostics_summarises_it(tmp_path):
     """Past 200 diagnostics the terminal gets a summary per code; the whole list is written
     beside the cache (diagnostics.json)."""

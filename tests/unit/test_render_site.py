@@ -8,13 +8,12 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-import jinja2
 import pytest
 
 from skillsite.publish.build import build
 from skillsite.config import SiteConfig
 from skillsite.config import builtin_templates
-from skillsite.publish.templates import STATIC_FILES
+from skillsite.publish.templates import STATIC_FILES, TemplateProblem
 from skillsite.agent.entry import EntryUrls, FileRecord, KnowledgeRecord, ManifestEntry
 from skillsite.publish.views import active_files, display_text, markdown_text, tag_slug
 
@@ -268,7 +267,7 @@ def test_undefined_template_variables_are_errors(tmp_path):
     override = tmp_path / "templates"
     override.mkdir()
     (override / "tags.html").write_text("{{ no_such_variable }}", encoding="utf-8")
-    with pytest.raises(jinja2.UndefinedError):
+    with pytest.raises(TemplateProblem, match=r"tags\.html:1: 'no_such_variable' is undefined"):
         build(list([EXAMPLES]), tmp_path / "site", SiteConfig(templates=str(override)), base=str(REPO))
     assert not (tmp_path / "site").exists()
 
