@@ -26,8 +26,9 @@ from skillsite.source.ignore import ENVIRONMENT_MARKERS, GITIGNORE
 class Places:
     """Where each file a discovery lists is: (index of its skill in ``Discovery.sources``, index
     in its files; -1 for the SKILL.md), by absolute path as discovery reached it; and whether
-    one of them is a symbolic link (a change to its target is reported under the target's name:
-    such a tree is walked again at every change)."""
+    one of them is a symbolic link, or two are one file (a hard link, or a file reached through
+    a linked folder too): a change is reported under one name only, so such a tree is walked
+    again at every change."""
 
     files: dict[str, tuple[int, int]]
     links: bool
@@ -41,7 +42,21 @@ class Places:
             files[os.path.abspath(source.skill_md)] = (index, -1)
             for number, bundled in enumerate(source.files):
                 files[os.path.abspath(bundled.abspath)] = (index, number)
-        return cls(files, any(os.path.islink(path) for path in files), _holding_folders(files))
+        links = any(os.path.islink(path) for path in files) or _one_file_twice(found)
+        return cls(files, links, _holding_folders(files))
+
+
+def _one_file_twice(found: Discovery) -> bool:
+    """Whether two listed files are one (the same inode: a hard link, or a folder linked inside
+    a skill), as discovery's stamps tell (inode 0: not looked at)."""
+    seen: set[int] = set()
+    for source in found.sources:
+        for inode in (source.stamp[3], *(bundled.inode for bundled in source.files)):
+            if inode in seen:
+                return True
+            if inode:
+                seen.add(inode)
+    return False
 
 
 def _holding_folders(files: Collection[str]) -> frozenset[str]:

@@ -43,11 +43,18 @@ def test_listed_files_that_changed_are_read_again_and_equal_a_walk(tree):
 
 
 @pytest.mark.parametrize("change", ["new file", "removed file", "gitignore", "folder", "outside", "link", "unreadable",
-                                    "skill moved away", "references moved away"])
+                                    "skill moved away", "references moved away", "hard link", "linked folder"])
 def test_anything_that_may_change_the_tree_s_shape_asks_for_a_walk(tree, tmp_path, change):
+    """Each may change what a walk lists, or (a hard link; a folder linked inside a skill) change a
+    listed file under a name the watcher does not report: serve published the other name's old
+    content until the next walk."""
     skill = tree / "code-review"
     if change == "link":
         (skill / "linked.md").symlink_to(skill / "SKILL.md")
+    if change == "hard link":
+        os.link(skill / "references" / "shell.md", tree / "test-first" / "shell.md")
+    if change == "linked folder":
+        (skill / "docs").symlink_to("references", target_is_directory=True)
     found = discover([tree])
     if change == "unreadable":  # as discovery reports a file it could not stat
         found = Discovery(found.sources, (*found.diagnostics, make("SK006", "cannot read: denied", str(skill))))
@@ -64,6 +71,8 @@ def test_anything_that_may_change_the_tree_s_shape_asks_for_a_walk(tree, tmp_pat
         "skill moved away": lambda: [os.path.realpath(skill), skill.rename(tmp_path / "away")][:1],
         "references moved away": lambda: [os.path.realpath(skill / "references"),
                                           (skill / "references").rename(tmp_path / "refs")][:1],
+        "hard link": lambda: [_write(skill / "references" / "shell.md", "# Both names\n")],
+        "linked folder": lambda: [_write(skill / "references" / "shell.md", "# Both names\n")],
     }[change]()
     assert rediscover(found, Places.of(found), [tree], paths) is None
 
