@@ -50,7 +50,8 @@ def summary_line(report: AuditReport) -> str:
     return (f"{counted(s['skills'], 'skill')} audited: {s['high']} high, {s['medium']} medium, {s['low']} low risk; "
             f"{counted(s['findings'], 'finding')} ({s['suppressed']} suppressed, "
             f"{counted(s['problems'] - s['unaudited'], 'suppression problem')})"
-            + (f"; {counted(s['unaudited'], 'place')} not audited (cannot be read)" if s["unaudited"] else ""))
+            + (f"; {counted(s['unaudited'], 'place')} not audited (unreadable, too deep or not UTF-8)"
+               if s["unaudited"] else ""))
 
 
 def format_text(report: AuditReport) -> str:

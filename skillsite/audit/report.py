@@ -70,13 +70,19 @@ def audit_paths(paths: Sequence[Path], suppressions: Sequence[Suppression] = (),
     kept, problems = apply_suppressions(audits, suppressions, config_path, lines)
     # a place inside a skill is that skill's finding (SK644); one outside any is the report's
     unseen = [_unseen(d) for d in found.diagnostics
-              if d.code == "SK006" and not any(d.path.startswith(folder) for folder in folders)]
+              if d.code in UNSEEN_CODES and not any(d.path.startswith(folder) for folder in folders)]
     return AuditReport(tuple(kept), tuple(problems) + tuple(unseen), config_path)
 
 
+#: What discovery says of a place it did not search: it cannot be read (SK006), it lies deeper
+#: than discovery goes (SK008), its name is not UTF-8 (SK011).
+UNSEEN_CODES = frozenset({"SK006", "SK008", "SK011"})
+
+
 def _unseen(diag: Diagnostic) -> Finding:
-    """A place discovery could not read (SK006), outside the skills it found: the skills it may
-    hold are not audited, so it is as serious as the worst they could hide (fail closed)."""
+    """A place discovery did not search (:data:`UNSEEN_CODES`), outside the skills it found: the
+    skills it may hold are not audited, so it is as serious as the worst they could hide (fail
+    closed)."""
     rule = RULES[UNAUDITED]
     return Finding(rule.code, rule.category, "high", diag.path, max(diag.line, 1), max(diag.col, 1),
                    f"{rule.message}: {diag.message}")
