@@ -23,6 +23,10 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 MAX_YAML_NODES = 10_000       # constructed nodes, counting every alias expansion
+#: Characters of the values constructed, counting every alias expansion: aliases repeating one
+#: long text would otherwise publish far more than the file holds (36 KB became an 80 MB
+#: skills.json, over what the loader reads); a frontmatter's own text is at most max_bytes.
+MAX_YAML_CHARS = 2 * 1024 * 1024
 MAX_YAML_DEPTH = 64
 MAX_FRONTMATTER_NESTING = 200  # brackets or indentation levels, checked before YAML sees it
 
@@ -98,6 +102,7 @@ class BoundedBuilder:
         self.line_offset = line_offset
         self.lines = lines  # None: YAML's lines are the file's
         self.nodes = 0
+        self.chars = 0
         self.scalars = SafeConstructor()
         self.key_lines: dict[str, tuple[int, int]] = {}
         self.diags: list[Diagnostic] = []
@@ -116,6 +121,12 @@ class BoundedBuilder:
         if depth > MAX_YAML_DEPTH:
             raise FrontmatterError("SK108", f"frontmatter nests deeper than {MAX_YAML_DEPTH} levels",
                                    *self._pos(node))
+        if isinstance(node, ScalarNode):
+            self.chars += len(node.value)
+            if self.chars > MAX_YAML_CHARS:
+                raise FrontmatterError("SK108", f"frontmatter's values hold more than {MAX_YAML_CHARS:,} characters "
+                                                "(each alias counted as the text it repeats); refusing to read it",
+                                       *self._pos(node))
         if isinstance(node, ScalarNode) and node.tag in _PLAIN_TEXT_TAGS:
             return node.value
         if node.tag not in _KNOWN_TAGS:

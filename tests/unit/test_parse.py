@@ -177,6 +177,17 @@ def test_flow_collections_are_fine():
     assert p.frontmatter["tags"] == ["a", "b"] and p.frontmatter["metadata"] == {"owner": "x"}
 
 
+def test_aliases_repeating_a_long_text_are_bounded_by_characters_not_only_nodes():
+    """4,000 aliases of one 20 KB text, under the node bound: a 36 KB SKILL.md published an 80 MB
+    skills.json and page, which the loader then refused to read for every skill of the catalog."""
+    text = ("---\nname: demo\ndescription: d\nlong: &x " + "y" * 20_000 + "\nexamples: ["
+            + ", ".join(["*x"] * 4000) + "]\n---\n")
+    p = parse(text)
+    assert p.fatal and codes(p) == ["SK108"]
+    assert "values hold more than 2,097,152 characters" in p.diagnostics[0].message
+    assert not parse(text.replace(", ".join(["*x"] * 4000), ", ".join(["*x"] * 50))).fatal
+
+
 def test_billion_laughs_fails_fast():
     levels = ["a: &a [x, x, x, x, x, x, x, x, x]"]
     for i in range(1, 9):
