@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import math
 import random
 import re
 import unicodedata
@@ -152,11 +153,26 @@ def _signature(hashes: Iterable[int]) -> list[int]:
                                       least) for i, v in enumerate(bins)]
 
 
-def _band_keys(lines: Sequence[int]) -> array:
-    """A key per band of the signature's rows (the band's number in the high bits)."""
+def _band_keys(lines: Sequence[int], rows: int = ROWS) -> array:
+    """A key per band of ``rows`` rows of the signature (the band's number in the high bits):
+    ``BANDS`` bands of ``ROWS``, each fingerprint's own; fewer rows for a lower threshold."""
     signature = _signature(lines)
-    return array("q", (zlib.crc32(array("Q", signature[b * ROWS:(b + 1) * ROWS]).tobytes()) | (b << 32)
-                       for b in range(BANDS)))
+    return array("q", (zlib.crc32(array("Q", signature[b * rows:(b + 1) * rows]).tobytes()) | (b << 32)
+                       for b in range(BINS // rows)))
+
+
+#: The lowest threshold the fingerprints' own bands serve: two skills sharing 0.85 of their lines
+#: meet in a bucket with a chance of 0.99 (1 - (1 - 0.85^8)^16 for 16 bands of 8 rows).
+BANDED_THRESHOLD = 0.85
+
+
+def band_rows(threshold: float) -> int:
+    """The rows per band that make a pair at ``threshold`` meet in a bucket almost surely
+    (a chance of 0.35 per band, ``BINS // rows`` bands): 8 (the fingerprints' own bands) from
+    ``BANDED_THRESHOLD`` up, 2 at 0.5."""
+    if threshold >= BANDED_THRESHOLD:
+        return ROWS
+    return max(2, round(math.log(0.35) / math.log(threshold)))
 
 
 class _Groups:
@@ -269,9 +285,13 @@ def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESH
     members = [i for i in range(len(prints)) if not apart(i)]
     _exact(prints, members, groups, versions)
     variants = _variants(prints, members, groups)
+    rows = band_rows(threshold)
+    # a lower threshold than the fingerprints' bands serve: bands of fewer rows, made for it
+    keys = [p.bands for p in prints] if rows == ROWS else \
+        {i: _band_keys(prints[i].lines, rows) for i in variants}
     failed: set[tuple[int, int]] = set()
-    for band in range(BANDS):
-        for bucket in _shared_buckets(prints, variants, band):
+    for band in range(BINS // rows):
+        for bucket in _shared_buckets(keys, variants, band):
             for at, i in enumerate(bucket[1:], start=1):
                 for j in bucket[:at]:
                     if groups.find(j) == groups.find(i) or (j, i) in failed:
@@ -286,7 +306,8 @@ def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESH
     return [g for g in found.values() if len(g) > 1]
 
 
-def _shared_buckets(prints: Sequence[Fingerprint], variants: Sequence[int], band: int) -> list[list[int]]:
+def _shared_buckets(keys: Sequence[array] | Mapping[int, array], variants: Sequence[int], band: int
+                    ) -> list[list[int]]:
     """The ``variants`` that share their key of ``band`` with another, by key, each bucket in
     order and the buckets in the order of their first member.  Most keys are held by one skill:
     those make no list (a list for each key of each band, every build, would be most of what a
@@ -294,7 +315,7 @@ def _shared_buckets(prints: Sequence[Fingerprint], variants: Sequence[int], band
     first: dict[int, int] = {}
     shared: dict[int, list[int]] = {}
     for i in variants:
-        key = prints[i].bands[band]
+        key = keys[i][band]
         if key not in first:
             first[key] = i
         elif key in shared:
