@@ -160,6 +160,6 @@ def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
                 diags.append(diag)
     if profile != "spec":
         for key in sorted(set(frontmatter) - known_keys(profile)):
-            diags.append(make("SK207", f"unknown key '{key}'; kept in the manifest's frontmatter but not "
+            diags.append(make("SK207", f"unknown key '{key}'; kept in the manifest's extra but not "
                                        "understood", path, *_where(key, key_lines), Severity.WARNING))
     return diags

@@ -13,9 +13,17 @@ from skillsite.agent.triggers import normalise_triggers
 from skillsite.diagnostics import Diagnostic
 from skillsite.models import NOTHING_REQUIRED, ParsedSkill, Requirements, Skill, SourceFile
 from skillsite.source.dependencies import declared_dependencies
+from skillsite.source.schema import known_keys
 
 _PLATFORM_ALIASES = {"macos": "darwin", "win32": "windows"}
 _EXTRA_KEYS = ("argument-hint", "user-invocable")
+
+
+def _extra(fm: dict[str, Any]) -> dict[str, Any]:
+    """The manifest's ``extra``: the keys a runtime reads that the entry has no field for, and the
+    keys skillsite does not know (SK207), kept as written (artifacts.md)."""
+    unknown = sorted(set(fm) - known_keys("default"))
+    return {k: jsonable(fm[k]) for k in (*_EXTRA_KEYS, *unknown) if k in fm}
 
 
 def jsonable(value: Any) -> Any:
@@ -209,7 +217,7 @@ def build_skill(parsed: ParsedSkill, diags: Sequence[Diagnostic]) -> Skill:
         conflicts=_unique(_names(fm.get("conflicts"))),
         depends=tuple(item for item, _, _ in declared_dependencies(fm, parsed.key_lines)),
         knowledge=_unique(_names(fm.get("knowledge")) if isinstance(fm.get("knowledge"), list) else ()),
-        extra={k: jsonable(fm[k]) for k in _EXTRA_KEYS if k in fm},
+        extra=_extra(fm),
         diagnostics=tuple(diags),
     )
 

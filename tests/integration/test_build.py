@@ -314,6 +314,19 @@ def test_real_skills_build(real_skills, tmp_path):
     assert manifest["counts"]["left_out"] == real_skills.left_out and len(manifest["skills"]) == kept
 
 
+def test_unknown_frontmatter_keys_are_kept_in_the_entry_s_extra(tmp_path):
+    """SK207 says an unknown key is kept in the manifest, and artifacts.md that ``extra`` holds
+    them: the value was nowhere in the entry (``extra`` held only argument-hint and user-invocable)."""
+    from support import write_skill
+
+    write_skill(tmp_path / "src", "a", "name: a\ndescription: Keeps its keys. Use when testing.\n"
+                                      "homepage: https://x.example\nowner: {team: docs}\nargument-hint: '[file]'\n")
+    result = run_cli("build", "src", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 0 and "unknown key 'homepage'; kept in the manifest's extra" in result.stdout
+    [entry] = json.loads((tmp_path / "out" / "skills.json").read_text("utf-8"))["skills"]
+    assert entry["extra"] == {"argument-hint": "[file]", "homepage": "https://x.example", "owner": {"team": "docs"}}
+
+
 def test_cli_templates_override_single_templates(tmp_path):
     templates = tmp_path / "templates"
     templates.mkdir()

@@ -131,7 +131,7 @@ def test_a_long_list_of_diagnostics_is_summarised_per_code_and_written_whole(tmp
     assert lines[1] == "SK201 (error, 1): description missing or empty"
     assert lines[3] == "SK207 (warning, 220): unknown frontmatter key"
     assert lines[4].endswith("s000/SKILL.md:4:1: warning SK207 unknown key 'author'; kept in the manifest's "
-                             "frontmatter but not understood")
+                             "extra but not understood")
     assert len(lines) == 1 + 2 + 4 + 1
     assert len(json.loads(report.read_text())["diagnostics"]) == 221
     assert len(run("validate", str(tmp_path / "src"), "--all").stdout.splitlines()) == 222
