@@ -23,9 +23,12 @@ _INTRO = ("Load a skill: its full instructions, its bundled files and its sub-sk
 
 def tool_parameters(ids: Sequence[str]) -> dict[str, Any]:
     """The tool's parameters as a JSON Schema (Draft 2020-12): one required ``skill_name``, one of
-    ``ids``, and an optional ``version`` (an exact version or a range)."""
+    ``ids``, and an optional ``version`` (an exact version or a range).  With no skill offered,
+    ``skill_name`` has no enum: an empty one is a schema no call satisfies (and older drafts and
+    some runtimes refuse it); the description's listing says no skill is offered."""
+    choice = {"enum": list(ids)} if ids else {}
     return {"type": "object",
-            "properties": {"skill_name": {"type": "string", "enum": list(ids),
+            "properties": {"skill_name": {"type": "string", **choice,
                                           "description": "The skill to load, as listed in this tool's description."},
                            "version": {"type": "string",
                                        "description": "Optional: a version ('1.2.0') or range ('^1.2') of the "

@@ -30,6 +30,24 @@ def parts(tool: dict, style: str) -> tuple[str, str, dict]:
     return tool["name"], tool["description"], tool["input_schema" if style == "anthropic" else "inputSchema"]
 
 
+def test_with_no_skill_offered_skill_name_has_no_empty_enum(tmp_path):
+    """A catalog whose one skill the audit rates high: skill_name was {"enum": []}, a schema no
+    call satisfies (and one older drafts and some runtimes refuse)."""
+    import shutil
+
+    from skillsite.agent.skill_tool import tool_parameters
+    from skillsite.publish.build import build
+    from support import REPO
+
+    shutil.copytree(REPO / "tests/data/audit-fixtures/m-curl-sh", tmp_path / "src/m-curl-sh")
+    assert build([tmp_path / "src"], tmp_path / "site").ok
+    tool = Catalog.open(tmp_path / "site").skill_tool()
+    skill_name = tool["function"]["parameters"]["properties"]["skill_name"]
+    assert "enum" not in skill_name and skill_name["type"] == "string"
+    assert "1 skill not eligible here" in tool["function"]["description"]
+    assert tool_parameters(["a"])["properties"]["skill_name"]["enum"] == ["a"]
+
+
 @pytest.mark.parametrize("style", STYLES)
 def test_each_style_offers_exactly_the_skills_a_model_may_use_here(catalog, style):
     tool = catalog.skill_tool(style=style, env=NO_BINS)
