@@ -146,8 +146,17 @@
      the plain-text match looks for (startsOf, of the word and its parts); ``prefix``, true for
      the query's last word when nothing follows it, not even a space (it is still being typed).
      Without lunr: no stop words, no stems. */
-  function queryWords(lunr, text) {
+  /* What a search reads of its query, as `skillsite search`, the loader and MCP read it
+     (catalog_search.MAX_QUERY_CHARS): its first 4,000 characters (code points, as Python counts). */
+  var MAX_QUERY_CHARS = 4000;
+
+  function readQuery(text) {
     text = String(text);
+    return text.length <= MAX_QUERY_CHARS ? text : Array.from(text).slice(0, MAX_QUERY_CHARS).join("");
+  }
+
+  function queryWords(lunr, text) {
+    text = readQuery(text);
     var stem = stems(lunr);
     var keep = function (w) { return !lunr || lunr.stopWordFilter(w) !== undefined; };
     var words = [], seen = Object.create(null), tokens = withGluedSymbols(folded(text).split(SEPARATOR)), typed = null;
@@ -466,7 +475,7 @@
   /* The distinct terms of a query, in the order their scores are added (bm25.query_terms). */
   function queryTerms(lunr, text) {
     var seen = Object.create(null);
-    return tokenize(lunr, text).filter(function (t) { return seen[t] ? false : (seen[t] = true); }).sort(compareTerms);
+    return tokenize(lunr, readQuery(text)).filter(function (t) { return seen[t] ? false : (seen[t] = true); }).sort(compareTerms);
   }
 
   /* The first position in sorted ``keys`` whose key is not before ``key`` (bisect_left). */

@@ -49,3 +49,20 @@ def test_the_page_finds_each_glued_word(sites: dict[str, Path], layout: str) -> 
 def test_a_star_between_two_words_cuts_them_as_the_cli_does(sites: dict[str, Path], layout: str) -> None:
     assert_searches_find(sites["whole"], [("docx*pdf", "glued/plain")])
     assert _page(sites[layout], ["docx*pdf ", "docx*pdf"]) == [["glued/plain"], ["glued/plain"]]
+
+
+@pytest.mark.parametrize("layout", ["whole", "sharded"])
+def test_a_query_past_4000_characters_is_read_as_far_as_the_cli_reads_it(sites: dict[str, Path], layout: str) -> None:
+    """The CLI, the loader and MCP read a query's first 4,000 characters; the page read all of
+    it, so "please " x 580 + "wombats" found the skill there and nothing in the CLI."""
+    import re
+
+    from skillsite.agent.catalog_search import MAX_QUERY_CHARS
+    from skillsite.loader import Catalog
+
+    script = (REPO / "templates" / "static" / "ranking.js").read_text("utf-8")
+    assert int(re.search(r"var MAX_QUERY_CHARS = (\d+);", script).group(1)) == MAX_QUERY_CHARS
+    past, within = "please " * 580 + "wombats ", "please " * 500 + "wombats "
+    assert len(past) > MAX_QUERY_CHARS >= len(within)
+    assert [[r.id for r in Catalog.open(sites["whole"]).search(q)] for q in (past, within)] == [[], ["glued/nel"]]
+    assert _page(sites[layout], [past, within]) == [[], ["glued/nel"]]
