@@ -75,12 +75,21 @@ def find_config(start: Path) -> Path | None:
     return None
 
 
+#: The largest configuration read (a skillsite.yml is a few lines).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[str, tuple[int, int]]]:
     """The mapping in a configuration file and the line of each key; ConfigError when unreadable."""
     from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
 
+    from skillsite.bounded import read_limited
+
     try:
-        text = path.read_text(encoding="utf-8")
+        raw, _size = read_limited(path, MAX_CONFIG_BYTES)   # never /dev/zero read to its end
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError([make("SK401", f"the configuration is over {MAX_CONFIG_BYTES:,} bytes", str(path))])
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([make("SK401", f"cannot read configuration: {exc}", str(path))]) from None
     if not text.strip():
@@ -115,6 +124,8 @@ def _checked_value(key: str, value: Any) -> tuple[Any, str | None]:
                       f"not {value}")
     if key == "base_url" and value and (problem := base_url_problem(value)):
         return None, f"'base_url' {problem}"
+    if key == "repo_url" and value and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", value):
+        return None, f"'repo_url' must be an http:// or https:// URL of the repository, not {value!r}"
     if key == "audit":
         return (None, problem) if (problem := audit_problem(value)) else (value, None)
     if key == "marketplace":

@@ -77,7 +77,7 @@ def audit_problem(value: Any) -> str | None:
     return "; ".join(problems) or None
 
 
-_DURATION = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
+_DURATION = re.compile(r"^\s*([0-9]+)\s*([smhdw])\s*$")   # ASCII digits, as the schema's pattern
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 SIGNING_KEYS = ("expires",)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -125,6 +126,9 @@ INVALID = {
     "empty id": "copies: {apart: ['']}\n",
     "negative prompt budget": "prompt_budget: -100\n",
     "prompt budget under the empty block": "prompt_budget: 38\n",
+    "repository URL that runs a script": "repo_url: 'javascript:alert(1)'\n",
+    "repository URL without a scheme": "repo_url: github.com/org/skills\n",
+    "duration in another script's digits": "signing: {expires: '\u0663d'}\n",
     "page size zero": "shard_above: 0\n",
     "negative size limit": "max_bytes: -1\n",
     "base URL that runs a script": "base_url: 'javascript:alert(1)'\n",
@@ -218,3 +222,10 @@ def test_a_configuration_that_is_no_mapping_is_called_the_configuration(tmp_path
         load_config(path)
     assert [d.message for d in refused.value.diagnostics] == [f"the configuration is {kind}, not a mapping of keys "
                                                               "to values"]
+
+
+def test_a_configuration_that_never_ends_is_refused_at_its_bound() -> None:
+    """--config /dev/zero was read to its end: the command never returned."""
+    with pytest.raises(ConfigError) as refused:
+        load_config(Path("/dev/zero"))
+    assert "the configuration is over 1,048,576 bytes" in refused.value.diagnostics[0].message
