@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
 
 import click
 
@@ -13,6 +14,9 @@ from skillsite.cli.output import (budget_line, check_codes, default_format, emit
                                   report_file, severity_counts)
 from skillsite.diagnostics import MAX_LISTED, Diagnostic, counted, describe_os_error
 from skillsite.exit_codes import EXIT_BUSY, EXIT_ENVIRONMENT, EXIT_NO_SKILLS, EXIT_SKILLS, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from skillsite.config import SiteConfig
 
 
 class Progress:
@@ -121,9 +125,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
         exclude=tuple(config.exclude) + exclude if exclude else None,
         ignore=tuple(config.ignore) + tuple(check_codes(ignore)) if ignore else None)
     roots = sources or tuple(Path(s) for s in config.sources) or (Path("."),)
-    for root in roots:
-        if not root.is_dir():
-            raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
+    check_roots(roots, config if not sources else None)
     cache = None if no_cache else trusted_cache(cache_dir or out.absolute().parent / ".skillsite-cache")
     signing = signing_or_exit(sign_key, rotate_from, expires, config)
     reporter = None if quiet else Progress(sys.stderr, STAGES)
@@ -169,6 +171,17 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
     if nothing_found(result.diagnostics, len(result.reading.sources)):
         sys.exit(EXIT_NO_SKILLS)
     sys.exit(0 if result.ok and not (config.strict and result.warnings) else EXIT_SKILLS)
+
+
+def check_roots(roots: Sequence[Path], config: SiteConfig | None) -> None:
+    """Exit 2 unless every source folder exists, naming where it was given: on the command line,
+    or (``config``) by the configuration's ``sources``."""
+    for root in roots:
+        if root.is_dir():
+            continue
+        if config is not None and config.config_path:
+            fail(f"{config.config_path}: 'sources' names {root}, which is no folder", EXIT_USAGE)
+        raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
 
 
 def _untouched_output(out: Path) -> str:
@@ -281,9 +294,7 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
         return list(roots), [builtin_templates()] + ([Path(loaded.templates)] if loaded.templates else [])
 
     roots, watch = places(config)
-    for root in roots:
-        if not root.is_dir():
-            raise click.BadParameter(f"source folder {root} does not exist", param_hint="SOURCES")
+    check_roots(roots, config if not sources else None)
     config_paths = [config_file] if config_file else [Path(name) for name in CONFIG_NAMES]
     try:
         server = DevServer(roots, config, host, port, watch=watch, echo=lambda text: click.echo(text, err=True),

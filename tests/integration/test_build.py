@@ -327,6 +327,14 @@ def test_unknown_frontmatter_keys_are_kept_in_the_entry_s_extra(tmp_path):
     assert entry["extra"] == {"argument-hint": "[file]", "homepage": "https://x.example", "owner": {"team": "docs"}}
 
 
+def test_a_missing_source_of_the_configuration_is_named_as_the_configuration_s(tmp_path):
+    """It was "Invalid value for SOURCES", a command-line argument the user never typed."""
+    (tmp_path / "skillsite.yml").write_text("sources: [missing]\n")
+    result = run_cli("build", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == "skillsite: skillsite.yml: 'sources' names missing, which is no folder\n"
+
+
 def test_cli_templates_override_single_templates(tmp_path):
     templates = tmp_path / "templates"
     templates.mkdir()
