@@ -71,10 +71,12 @@ class TrustError(IntegrityError):
     signature, expired metadata, a version older than one already accepted (rollback), a file the
     signed metadata does not pin, or a key change without a rotation.  Nothing it holds is used."""
 
-    def __init__(self, message: str, catalog: str = "") -> None:
+    def __init__(self, message: str, catalog: str = "", *, key_change: bool = True) -> None:
         super().__init__(f"{catalog}: {message}" if catalog else message)
         self.catalog = catalog
         self.reason = message
+        #: whether trusting the catalog's key anew could be the way out (not for expired metadata)
+        self.key_change = key_change
 
 
 #: The risk of a release no audit rated: above every ``max_risk`` but ``high``.

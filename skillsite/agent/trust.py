@@ -136,8 +136,8 @@ class _Verifier:
         self.get, self.store, self.catalog, self.now = get, store, catalog, now
         self.public_key_type, self.invalid_signature, self.canonical = _crypto()
 
-    def fail(self, message: str) -> TrustError:
-        return TrustError(message, self.catalog)
+    def fail(self, message: str, key_change: bool = True) -> TrustError:
+        return TrustError(message, self.catalog, key_change=key_change)
 
     def parse(self, data: bytes, kind: str, name: str) -> dict[str, Any]:
         """The document of a metadata file: ``{"signed": {"_type": kind, ...}, "signatures": [...]}``."""
@@ -199,7 +199,7 @@ class _Verifier:
             raise self.fail(f"{name}: {exc}") from None
         if expires <= self.now:
             raise self.fail(f"{name} expired at {signed['expires']}: the catalog was not re-signed in time "
-                            "(or is being frozen on an old version)")
+                            "(or is being frozen on an old version)", key_change=False)
 
     def fetch(self, name: str) -> bytes | None:
         """A metadata file (None: not published); a transient failure is raised as is."""

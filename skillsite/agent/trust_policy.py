@@ -79,7 +79,7 @@ def check_signature(manifest: dict[str, Any], raw: bytes, get: Get, store: Trust
         # the pin would then read the catalog unchecked)
         reset = (f" (this cache trusts the key {', '.join(k.text for k in anchor)} for it since first use; to "
                  f"accept the change on purpose, delete {store.folder})") if anchor and not keys and \
-            crypto_available() else ""
+            crypto_available() and exc.key_change else ""
         raise TrustError(exc.reason + reset, catalog) from None
     except FetchError as exc:
         raise TrustError(f"its signed metadata cannot be fetched: {exc}", catalog) from None

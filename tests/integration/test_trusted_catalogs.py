@@ -313,6 +313,17 @@ def test_trust_on_first_use_holds_across_processes(name: str, builds: Builds, ke
         assert skillsite("search", "review", "--catalog", url, cache=cache).returncode == 0
 
 
+def test_expired_metadata_read_on_trust_of_first_use_does_not_say_to_trust_the_key_anew(
+        builds: Builds, keys: Keys, host: Host, tmp_path: Path) -> None:
+    """Deleting the cache's trust folder cannot help with metadata that expired (nothing about
+    the key changed): the refusal said to, as for another key."""
+    cache = tmp_path / "cache"
+    assert skillsite("search", "review", "--catalog", host.serve(builds.v2), cache=cache).returncode == 0
+    refused = skillsite("search", "review", "--catalog", host.serve(expired(builds, tmp_path, keys)), cache=cache)
+    assert refused.returncode == 1 and "expired at" in refused.stderr, refused.stderr
+    assert "delete" not in refused.stderr and "since first use" not in refused.stderr
+
+
 def test_a_rotation_is_followed_and_the_old_key_is_refused_after(builds: Builds, keys: Keys, host: Host,
                                                                  tmp_path: Path) -> None:
     cache = tmp_path / "cache"
