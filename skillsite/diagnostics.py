@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -197,6 +198,17 @@ def printable_json(text: str) -> str:
 
 def _json_escaped(match: re.Match) -> str:
     return f"\\u{ord(match.group()):04x}"
+
+
+def skill_at(path: str, folders: Mapping[str, str]) -> str | None:
+    """The id of the skill whose folder (``folders``: each skill's folder as diagnostics show
+    it, to its id) is the nearest at or above a diagnostic's ``path``; None outside every one."""
+    while path not in folders:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+    return folders[path]
 
 
 def _escaped(match: re.Match) -> str:

@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 
 import click
 
-from skillsite.diagnostics import printable
+from skillsite.diagnostics import printable, skill_at
 from skillsite.models import CatalogCheck
 from skillsite.source.discover import inside_folder
 from skillsite.source.ignore import repository_folder
@@ -61,15 +61,5 @@ def reported(checked: CatalogCheck, paths: Iterable[Path]) -> CatalogCheck:
                  or any(inside_folder(os.path.realpath(s.skill_md), f) for f in folders))
     ids = {s.id for s in kept}
     owners = {printable(os.path.dirname(s.display_path)): s.id for s in checked.sources}
-    diagnostics = tuple(d for d in checked.diagnostics if _owner(d.path, owners) in ids)
+    diagnostics = tuple(d for d in checked.diagnostics if skill_at(d.path, owners) in ids)
     return replace(checked, sources=kept, left_out=checked.left_out & ids, diagnostics=diagnostics)
-
-
-def _owner(path: str, owners: dict[str, str]) -> str | None:
-    """The id of the skill whose folder is the nearest one at or above ``path``, if any."""
-    while path not in owners:
-        parent = os.path.dirname(path)
-        if parent == path:
-            return None
-        path = parent
-    return owners[path]

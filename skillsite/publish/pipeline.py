@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from skillsite.cache import Cache, CacheNotSaved, Section, digest
 from skillsite.config import template_dirs
-from skillsite.diagnostics import Diagnostic, Severity, merge_diagnostics, printable
+from skillsite.diagnostics import Diagnostic, Severity, merge_diagnostics, printable, skill_at
 from skillsite.models import CatalogReading, Skill
 from skillsite.publish.audit_results import apply_audits, audit_published, blocking
 from skillsite.publish.plan import BuildPlan, BuildResult, Stages, build_result, source_date
@@ -86,28 +86,18 @@ def _erring(skills: Sequence[Skill], diags: Sequence[Diagnostic]) -> frozenset[s
     if not errors:  # the usual build: no map of every skill's folder to make
         return frozenset()
     folders = _folders(skills)
-    return frozenset(owner for diag in errors if (owner := _owner(diag.path, folders)) is not None)
+    return frozenset(owner for diag in errors if (owner := skill_at(diag.path, folders)) is not None)
 
 
 def _about(skills: Sequence[Skill], diags: Sequence[Diagnostic], ids: frozenset[str]) -> list[Diagnostic]:
     """Those of ``diags`` about one of the skills ``ids`` (found among ``skills`` as :func:`_erring` finds them)."""
     folders = _folders(skills)
-    return [diag for diag in diags if _owner(diag.path, folders) in ids]
+    return [diag for diag in diags if skill_at(diag.path, folders) in ids]
 
 
 def _folders(skills: Sequence[Skill]) -> dict[str, str]:
     """Each skill's folder as diagnostics show it, to its id."""
     return {printable(os.path.dirname(s.source.display_path)): s.id for s in skills}
-
-
-def _owner(path: str, folders: Mapping[str, str]) -> str | None:
-    """The value of the nearest folder of ``folders`` at or above ``path``, if any."""
-    while path not in folders:
-        parent = os.path.dirname(path)
-        if parent == path:
-            return None
-        path = parent
-    return folders[path]
 
 
 def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[str, SkillReleases],
