@@ -182,12 +182,13 @@ def test_a_signing_key_is_passed_through_the_environment_only(tmp_path):
 
 def test_inputs_are_never_read_as_shell(tmp_path):
     repo = skills_repo(tmp_path)
-    # a base URL skillsite accepts (no space: it would be refused before any shell could see it)
-    hostile = "https://skills.example.org/$(touch${IFS}pwned)`touch${IFS}pwned2`\";touch${IFS}pwned3;echo${IFS}\""
+    # a base URL skillsite accepts (RFC 3986's characters only: "$", "(", ";" and "'" are some; a
+    # space, a quote or a backtick would be refused before any shell could see it)
+    hostile = "https://skills.example.org/$(touch$IFS'pwned');touch$IFS'pwned3';echo$IFS'x'"
     done = run_action(tmp_path, repo, source="skills", base_url=hostile, strict="true; touch pwned4")
     assert done.failed is None, done.log
     assert not [p.name for p in tmp_path.rglob("pwned*")]
-    assert "$(touch${IFS}pwned)" in (repo.path / "_site/sitemap.xml").read_text()
+    assert "/$(touch$IFS" in (repo.path / "_site/sitemap.xml").read_text()
     refused = run_action(tmp_path, repo, source="skills", base_url="https://x.example/$(touch pwned5)", output="b")
     assert refused.failed == "Build the catalog" and not [p.name for p in tmp_path.rglob("pwned*")]
 
