@@ -85,6 +85,11 @@ def check_target(target: Path, force: bool) -> None:
                       "choose another folder or pass --force to replace it")
 
 
+#: Why an output may not be a folder the build reads, or a skill's, nor hold one.
+NOT_REPLACED = ("a build replaces its output folder, so it cannot be written there (even with --force); choose "
+                "another output folder")
+
+
 def check_inputs_kept(target: Path, inputs: Iterable[tuple[str, Path]]) -> None:
     """Refuse an output that is or holds a folder the build reads (``inputs``: what each is, and
     where: the sources, the templates, the knowledge documents, the configuration's folder, the
@@ -95,8 +100,7 @@ def check_inputs_kept(target: Path, inputs: Iterable[tuple[str, Path]]) -> None:
         real = os.path.realpath(folder)
         if inside_folder(real, where):
             relation = "is" if real == where else "holds"
-            raise OutputError(f"{target} {relation} the {what} {folder}: a build replaces its output folder, so it "
-                              "cannot be written there (even with --force); choose another output folder")
+            raise OutputError(f"{target} {relation} the {what} {folder}: {NOT_REPLACED}")
 
 
 def check_cache_outside(target: Path, cache_dir: Path | None) -> None:
@@ -124,15 +128,13 @@ def check_outside_skills(target: Path, sources: Iterable[Path]) -> None:
         holder = next((folder for folder in (where, *where.parents) if (folder == root or root in folder.parents)
                        and _holds_skill_file(folder)), None)
         if holder == where:
-            raise OutputError(f"{target} is the skill folder {holder}: a build replaces its output folder, so it "
-                              "cannot be written there (even with --force); choose another output folder")
+            raise OutputError(f"{target} is the skill folder {holder}: {NOT_REPLACED}")
         if holder is not None:
             raise OutputError(f"{target} is inside the skill folder {holder}: the build's files beside the output "
                               "would be published with the skill; choose an output folder outside the skill folders")
         held = None if is_previous_output(where) else _skill_below(where)
         if held is not None:
-            raise OutputError(f"{target} holds the skill folder {held}: a build replaces its output folder, so it "
-                              "cannot be written there (even with --force); choose another output folder")
+            raise OutputError(f"{target} holds the skill folder {held}: {NOT_REPLACED}")
 
 
 def _holds_skill_file(folder: Path) -> bool:
