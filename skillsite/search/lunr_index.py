@@ -33,8 +33,9 @@ LUNR_VERSION = "2.3.9"
 K1 = 1.2      # lunr's BM25 defaults
 B = 0.75
 
-#: lunr.py's tokenizer splits on these characters (lunr.js: ``/[\s\-]+/``).
-_SEPARATORS = re.compile("[ \t\n\r\f\v\xa0-]+")
+#: The characters lunr.py's tokenizer splits on (lunr.js: ``/[\s\-]+/``).
+_SEPARATOR_CHARS = " \t\n\r\f\v\xa0-"
+_SEPARATORS = re.compile(f"[{_SEPARATOR_CHARS}]+")
 #: Characters JavaScript's ``\s`` matches that lunr.py's tokenizer does not split on: turned into
 #: spaces first, so both cut text into the same words.
 _JS_ONLY_SPACE = re.compile("[\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
@@ -44,7 +45,7 @@ _JS_ONLY_SPACE = re.compile("[\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\
 _INNER_PUNCTUATION = re.compile(r"[\x00-\x08\x0e-\x1f!-,./:-@\[-`{-~\x7f]")
 #: A word as lunr's tokenizer cuts text: between its separators (not Python's ``\s``, which
 #: U+001C to U+001F and U+0085 match too, where neither lunr splits).
-_WORD = re.compile("[^ \t\n\r\f\v\xa0-]+")
+_WORD = re.compile(f"[^{_SEPARATOR_CHARS}]+")
 #: A word as the index keeps it: from its first word character (letter, digit or "_") to its last
 #: one and the combining marks after it ("हिन्दी" ends with a mark, "love❤️" keeps "love"), as
 #: ranking.js's trim cuts a query word (lunr.js's trimmer keeps ASCII ones only, so "café" would
