@@ -188,6 +188,12 @@ def printable_document(text: str) -> str:
     return _UNSHOWN_IN_DOCUMENTS.sub(_escaped, text)
 
 
+def json_output(data: object, indent: int = 2) -> str:
+    """``data`` as every JSON output prints it: indented, text as written (not ``\\u`` escapes for
+    every non-ASCII letter), and what no output shows raw escaped (:func:`printable_json`)."""
+    return printable_json(json.dumps(data, indent=indent, ensure_ascii=False))
+
+
 def printable_json(text: str) -> str:
     """JSON text as output shows it: what :data:`_UNSHOWN` matches (JSON escapes C0 controls
     already; C1 controls, line separators and bidirectional controls it leaves raw) written as the
@@ -384,7 +390,7 @@ def summary_by_code(diags: list[Diagnostic], report: str) -> list[str]:
 def format_json_report(skills: list[dict], diags: list[Diagnostic], summary: dict) -> str:
     """The single JSON object printed by ``--format json``."""
     report = {"skills": skills, "diagnostics": [d.to_json() for d in diags], "summary": summary}
-    return printable_json(json.dumps(report, indent=2, ensure_ascii=False))
+    return json_output(report)
 
 
 def counted(number: int, noun: str) -> str:

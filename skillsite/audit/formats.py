@@ -5,7 +5,6 @@ paths relative to the current folder, no times.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
@@ -15,7 +14,7 @@ from skillsite.agent.site_urls import url_of
 from skillsite.audit.model import Finding, SkillAudit
 from skillsite.audit.report import AuditReport
 from skillsite.audit.rules import RULES
-from skillsite.diagnostics import counted, printable, printable_json
+from skillsite.diagnostics import counted, json_output, printable
 
 FORMATS = ("text", "json", "github", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -76,7 +75,7 @@ def format_json(report: AuditReport) -> str:
                        "suppressed": skill.suppressed, "findings": entries})
     data = {"version": 1, "skills": skills, "problems": [p.to_json() for p in report.problems],
             "summary": report.summary()}
-    return printable_json(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)) + "\n"
+    return json_output(data) + "\n"
 
 
 def _escape_data(text: str) -> str:
@@ -158,7 +157,7 @@ def format_sarif(report: AuditReport) -> str:
             "results": results,
         }],
     }
-    return printable_json(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"
+    return json_output(log) + "\n"
 
 
 RENDERERS = {"text": format_text, "json": format_json, "github": format_github, "sarif": format_sarif}

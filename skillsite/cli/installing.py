@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from skillsite.diagnostics import printable, printable_json
+from skillsite.diagnostics import json_output, printable
 from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
 from skillsite.cli.reading import (catalog_options_for, loader_error_text, open_catalog_or_error,
                                    open_catalog_or_exit, run_loader, try_loader)
@@ -198,8 +198,6 @@ def outdated(skill_id: str | None, lock_file: Path, source: str | None, cache_di
     the locked ranges, a newer release outside them, the same version with another digest
     (tampered), or whether its installed files were modified.  Exit 1 when a skill is tampered or
     its catalog could not be read (the other catalogs' skills are still checked)."""
-    import json
-
     from skillsite.agent.lockfile import LockedFolders
     from skillsite.agent.outdated import PROBLEMS
 
@@ -209,7 +207,7 @@ def outdated(skill_id: str | None, lock_file: Path, source: str | None, cache_di
     states = [_locked_state(lock, lock_file, sid, source, cache_dir, timeout, allowed_hosts, opened, folders)
               for sid in asked]
     if as_json:
-        click.echo(printable_json(json.dumps([s.to_json() for s in states], ensure_ascii=False, indent=2)))
+        click.echo(json_output([s.to_json() for s in states]))
     elif not states:
         click.echo(f"{lock_file} holds no skills.")
     else:

@@ -8,7 +8,7 @@ import click
 
 from skillsite.arguments import LONGEST_WAIT, ExistingPath, Seconds
 from skillsite.cli.output import fail
-from skillsite.diagnostics import printable, printable_document, printable_json
+from skillsite.diagnostics import json_output, printable, printable_document
 from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
 
 #: ``skillsite.agent.prompt_xml.SMALLEST_BUDGET`` (the empty block), not imported when the command line starts
@@ -136,8 +136,6 @@ def loader_error_text(exc: Exception) -> str:
 def search(query: str, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], k: int,
            tags: tuple[str, ...], as_json: bool, all_copies: bool) -> None:
     """Search a built catalog for QUERY; best matches first (ranked exactly as skillsite.loader ranks)."""
-    import json
-
     from skillsite.loader import LoaderError, one_line
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
@@ -146,7 +144,7 @@ def search(query: str, source: str, cache_dir: Path | None, timeout: float, allo
     except LoaderError as exc:
         fail(loader_error_text(exc), EXIT_CATALOG)
     if as_json:
-        click.echo(printable_json(json.dumps([result_json(r) for r in results], ensure_ascii=False, indent=2)))
+        click.echo(json_output([result_json(r) for r in results]))
         return
     if not results:
         click.echo(f"No skills match {query!r}.", err=True)
@@ -205,15 +203,13 @@ def prompt(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: t
 def status(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], as_json: bool,
            active: tuple[str, ...]) -> None:
     """Say which skills are offered to a model on this machine, and why the others are not."""
-    import json
-
     from skillsite.agent.status import STATES
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     ids = [active_id(catalog, item) for item in active]
     statuses = run_loader(lambda: catalog.skill_status(active=ids))
     if as_json:
-        click.echo(printable_json(json.dumps([s.to_json() for s in statuses], ensure_ascii=False, indent=2)))
+        click.echo(json_output([s.to_json() for s in statuses]))
         return
     for s in statuses:
         click.echo(printable(f"{s.state:<10} {s.id}" + (f": {'; '.join(s.reasons)}" if s.reasons else "")))
@@ -246,11 +242,8 @@ def active_id(catalog, id_or_name: str) -> str:
 def tool(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...], style: str,
          budget: int) -> None:
     """Print the function-calling `skill` tool (JSON) for the skills offered to a model on this machine."""
-    import json
-
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
-    made = run_loader(lambda: catalog.skill_tool(style=style, budget=budget))
-    click.echo(printable_json(json.dumps(made, ensure_ascii=False, indent=2)))
+    click.echo(json_output(run_loader(lambda: catalog.skill_tool(style=style, budget=budget))))
 
 
 @click.command()

@@ -8,7 +8,7 @@ import click
 
 from skillsite.arguments import LONGEST_WAIT, ExistingPath, Seconds
 from skillsite.cli.output import fail
-from skillsite.diagnostics import counted, describe_os_error, printable, printable_json
+from skillsite.diagnostics import counted, describe_os_error, json_output, printable
 from skillsite.exit_codes import EXIT_CATALOG, EXIT_ENVIRONMENT, EXIT_USAGE
 
 
@@ -61,7 +61,6 @@ def keys_public(key_file: Path) -> None:
 def verify(source: str, trusted_keys: tuple[str, ...], as_json: bool, timeout: float) -> None:
     """Check a signed catalog (a site folder or its URL) whole: its signed metadata, then every
     file and release against the digests that pin them. Exit 0 when all hold, 1 otherwise."""
-    import json
     import tempfile
 
     from skillsite.agent.trust_keys import keys_from_environment, read_keys
@@ -83,7 +82,7 @@ def verify(source: str, trusted_keys: tuple[str, ...], as_json: bool, timeout: f
         except (LoaderError, ValueError) as exc:
             report = refused(str(source), exc)
     if as_json:
-        click.echo(printable_json(json.dumps(report.to_json(), indent=1, ensure_ascii=False)))
+        click.echo(json_output(report.to_json(), indent=1))
     else:
         for line in verify_lines(report):
             click.echo(printable(line))
