@@ -218,8 +218,13 @@ def skill_at(path: str, folders: Mapping[str, str]) -> str | None:
 
 
 def _escaped(match: re.Match) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return escaped_code(ord(match.group()))
+
+
+def escaped_code(code: int) -> str:
+    """A character as text output writes it escaped: ``\\xNN``, ``\\uNNNN`` past U+00FF,
+    ``\\UNNNNNNNN`` past U+FFFF."""
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 #: The order of a list of diagnostics: path, line, column, code, message, then severity, so that no

@@ -12,7 +12,7 @@ import sys
 from contextlib import contextmanager
 from typing import Iterator
 
-from skillsite.diagnostics import describe_os_error
+from skillsite.diagnostics import describe_os_error, escaped_code
 from skillsite.exit_codes import EXIT_BROKEN_PIPE
 
 __all__ = ["EXIT_BROKEN_PIPE", "ClosedStream", "prepared_streams"]
@@ -40,13 +40,12 @@ def _shown_escapes(error: UnicodeError) -> tuple[str, int]:
     if not isinstance(error, UnicodeEncodeError):
         raise error
     unencodable = error.object[error.start:error.end]
-    return "".join(_escape(ord(c)) for c in unencodable), error.end
+    return "".join(escaped_code(_byte_of_name(ord(c))) for c in unencodable), error.end
 
 
-def _escape(code: int) -> str:
-    if 0xDC80 <= code <= 0xDCFF:
-        code -= 0xDC00
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+def _byte_of_name(code: int) -> int:
+    """The byte a lone surrogate of a file name stands for (U+DCFF: 0xff); any other code as it is."""
+    return code - 0xDC00 if 0xDC80 <= code <= 0xDCFF else code
 
 
 codecs.register_error(SHOWN_ESCAPES, _shown_escapes)
