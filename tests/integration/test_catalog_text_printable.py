@@ -28,14 +28,19 @@ Format the dates.
 """
 
 
+def built(root: Path, name: str, skill_md: str, *, warned: bool = True) -> Path:
+    """The catalog of one skill, ``name``, whose SKILL.md is ``skill_md``: published, with SK213
+    (``warned``) for the control characters its frontmatter holds."""
+    (root / "skills" / name).mkdir(parents=True)
+    (root / "skills" / name / "SKILL.md").write_text(skill_md, encoding="utf-8")
+    result = build([root / "skills"], root / "site")
+    assert result.ok and any(d.code == "SK213" for d in result.diagnostics) == warned
+    return root / "site"
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("printable")
-    (root / "skills/date-format").mkdir(parents=True)
-    (root / "skills/date-format/SKILL.md").write_text(SKILL_MD, encoding="utf-8")
-    result = build([root / "skills"], root / "site")
-    assert result.ok and any(d.code == "SK213" for d in result.diagnostics)
-    return root / "site"
+    return built(tmp_path_factory.mktemp("printable"), "date-format", SKILL_MD)
 
 
 def shown(*args: str) -> str:
@@ -65,13 +70,10 @@ def test_json_output_escapes_as_json_does_and_bidi_and_c1_controls_too(site: Pat
 def test_prompt_show_and_tool_escape_what_the_catalog_says(tmp_path: Path, args: tuple[str, ...]) -> None:
     """``prompt`` and ``show`` (XML) printed a description's and a body's U+202E and C1 controls
     raw (XML forbids only C0 controls, which the loader replaces); ``tool``'s JSON did too."""
-    src = tmp_path / "skills" / "plain-dates"
-    src.mkdir(parents=True)
-    (src / "SKILL.md").write_text("---\nname: plain-dates\ndescription: \"Formats dates \\u202e\\u009b31m in reports. "
-                                  "Use when asked to format dates.\"\n---\n# Dates\n\nReversed \u202e here \x9b2J.\n",
-                                  encoding="utf-8")
-    assert build([tmp_path / "skills"], tmp_path / "site").ok
-    said = shown(*args, "--catalog", str(tmp_path / "site"), "--max-risk", "high")
+    site = built(tmp_path, "plain-dates", "---\nname: plain-dates\ndescription: \"Formats dates \\u202e\\u009b31m in "
+                                          "reports. Use when asked to format dates.\"\n---\n# Dates\n\nReversed "
+                                          "\u202e here \x9b2J.\n")
+    said = shown(*args, "--catalog", str(site), "--max-risk", "high")
     assert "plain-dates" in said and "\\u202e" in said and ("\\u009b" if args == ("tool",) else "\\x9b") in said
     assert not any(char in said for char in "\u202e\x9b"), said
 
@@ -79,13 +81,10 @@ def test_prompt_show_and_tool_escape_what_the_catalog_says(tmp_path: Path, args:
 def test_show_markdown_escapes_what_the_published_skill_md_holds_but_its_tabs_and_line_ends(tmp_path: Path) -> None:
     """``show --format markdown`` printed the SKILL.md raw: a body holding an escape sequence drove
     the terminal of whoever looked at the skill."""
-    src = tmp_path / "skills" / "raw-body"
-    src.mkdir(parents=True)
-    (src / "SKILL.md").write_text("---\nname: raw-body\ndescription: Shows a body. Use when asked to show it.\n---\n"
-                                  "# Body\n\n\tIndented.\r\nA title \x1b]0;PWNED\x07 and \u202eevil.\n",
-                                  encoding="utf-8")
-    assert build([tmp_path / "skills"], tmp_path / "site").ok
-    result = CliRunner().invoke(main, ["show", "raw-body", "--format", "markdown", "--catalog", str(tmp_path / "site"),
+    site = built(tmp_path, "raw-body", "---\nname: raw-body\ndescription: Shows a body. Use when asked to show it.\n"
+                                      "---\n# Body\n\n\tIndented.\r\nA title \x1b]0;PWNED\x07 and \u202eevil.\n",
+                 warned=False)
+    result = CliRunner().invoke(main, ["show", "raw-body", "--format", "markdown", "--catalog", str(site),
                                        "--max-risk", "high"])
     assert result.exit_code == 0, result.output
     said = result.stdout_bytes.decode("utf-8")  # .output would read "\r\n" as "\n"
