@@ -188,7 +188,7 @@ def test_a_report_written_by_another_version_is_written_again(project: Path, tmp
     for folder in ("skillsite", "templates"):
         shutil.copytree(REPO / folder, other / folder, ignore=shutil.ignore_patterns("__pycache__"))
     for name, old, new in (("__init__.py", '__version__ = "', '__version__ = "0.0.1-other+'),
-                           ("diagnostics.py", "indent=2", "indent=1")):
+                           ("diagnostics.py", "indent: int = 2", "indent: int = 1")):
         code = other / "skillsite" / name
         assert old in code.read_text(encoding="utf-8")
         code.write_text(code.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
