@@ -139,12 +139,26 @@ def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, t
 _UNLISTED_CODES = frozenset({"SK203", "SK205", "SK206"})
 
 
-def _said_unlisted(diag: Diagnostic) -> Diagnostic:
-    """``diag``, saying the skill is not in the discovery index when its warning keeps it out."""
-    if diag.code in _UNLISTED_CODES and diag.severity is Severity.WARNING:
+def _published_fails(frontmatter: dict[str, Any], profile: str, diag: Diagnostic) -> bool:
+    """Whether the field ``diag`` is about still fails its schema as the catalog publishes it:
+    stripped of the spaces around it (``'tidy  '`` is listed as ``tidy``)."""
+    field = "name" if diag.code == "SK203" or diag.code == "SK205" else "description"
+    value = frontmatter.get(field)
+    if not isinstance(value, str):
+        return True
+    schema = load_schema(f"skill.{profile}.schema.json")["properties"][field]
+    return not validator(profile).evolve(schema=schema).is_valid(value.strip())
+
+
+def _said_unlisted(diag: Diagnostic, frontmatter: dict[str, Any], profile: str) -> Diagnostic:
+    """``diag``, saying the skill is not in the discovery index when its warning keeps it out, or
+    how the catalog publishes the value when only the spaces around it were wrong."""
+    if diag.code not in _UNLISTED_CODES or diag.severity is not Severity.WARNING:
+        return diag
+    if _published_fails(frontmatter, profile, diag):
         return dataclasses.replace(diag, message=diag.message + "; installers refuse it, so the skill is not listed "
                                                                 "in the discovery index")
-    return diag
+    return dataclasses.replace(diag, message=diag.message + "; the catalog publishes it without the spaces around it")
 
 
 def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
@@ -155,7 +169,8 @@ def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
     """
     diags: list[Diagnostic] = []
     for err in validator(profile).iter_errors(frontmatter):
-        for diag in map(_said_unlisted, _error_diagnostics(err, profile, path, key_lines)):
+        for diag in _error_diagnostics(err, profile, path, key_lines):
+            diag = _said_unlisted(diag, frontmatter, profile)
             if diag not in diags:
                 diags.append(diag)
     if profile != "spec":

@@ -61,6 +61,18 @@ def test_severities_follow_the_profile():
     assert check({"name": "x", "description": "d" * 1025}, "spec") == [("SK206", "error", 3)]
 
 
+def test_a_warning_says_whether_the_published_value_keeps_the_skill_out_of_the_discovery_index():
+    """The catalog publishes a name and description stripped: spaces around a good name do not
+    keep the skill out of the discovery index, and the warning must not say they do."""
+    def message(frontmatter):
+        [diag] = schema_diagnostics(frontmatter, "default", "SKILL.md", {"name": (2, 1), "description": (3, 1)})
+        return diag.message
+    assert message({"name": "tidy   ", "description": "d"}).endswith("publishes it without the spaces around it")
+    assert message({"name": "Tidy ", "description": "d"}).endswith("not listed in the discovery index")
+    assert message({"name": "x", "description": "d" * 1024 + "  "}).endswith("without the spaces around it")
+    assert message({"name": "x", "description": "d" * 1025 + " "}).endswith("not listed in the discovery index")
+
+
 def test_required_keys_and_unknown_keys():
     assert check({"description": "d"}) == [("SK202", "warning", 1)]
     assert check({"name": "x"}, "spec") == [("SK201", "error", 1)]
