@@ -95,10 +95,16 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[str, tuple[int, int]]]:
     if not text.strip():
         return {}, {}
     try:
-        data, lines, _ = parse_frontmatter_text(text, str(path), line_offset=0)
+        data, lines, found = parse_frontmatter_text(text, str(path), line_offset=0)
     except FrontmatterError as exc:  # the reader of a SKILL.md's frontmatter says "frontmatter is ..."
         message = exc.message.replace("frontmatter", "the configuration", 1)
         raise ConfigError([make("SK401", message, str(path), exc.line, exc.col)]) from None
+    # A key written twice (a merge's leftover, often) would decide the catalog unseen: refused, as
+    # GitHub Actions refuses it in a workflow, rather than the last one winning.
+    twice = [make("SK401", d.message.replace("the last value wins", "write it once"), str(path), d.line, d.col)
+             for d in found if d.code == "SK112"]
+    if twice:
+        raise ConfigError(twice)
     return data, lines
 
 

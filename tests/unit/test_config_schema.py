@@ -229,3 +229,16 @@ def test_a_configuration_that_never_ends_is_refused_at_its_bound() -> None:
     with pytest.raises(ConfigError) as refused:
         load_config(Path("/dev/zero"))
     assert "the configuration is over 1,048,576 bytes" in refused.value.diagnostics[0].message
+
+
+def test_a_key_written_twice_is_refused_with_both_lines(tmp_path) -> None:
+    """The last one won without a word: a merge's leftover ``title`` decided the catalog unseen."""
+    path = tmp_path / "skillsite.yml"
+    path.write_text("title: One\nmarketplace:\n  name: m\n  owner:\n    name: x\n    name: y\ntitle: Two\n",
+                    encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert [(d.code, d.line, d.message) for d in refused.value.diagnostics] == [
+        ("SK401", 6, "key 'marketplace.owner.name' appears again (first on line 5); write it once"),
+        ("SK401", 7, "key 'title' appears again (first on line 1); write it once"),
+    ]
