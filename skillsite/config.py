@@ -171,6 +171,16 @@ def base_url_problem(text: str) -> str | None:
 COUNTS = ("prompt_budget", "shard_above", "max_bytes")
 
 
+#: The quoted key path a section's problem starts with (:mod:`skillsite.config_sections`).
+_PROBLEM_FIELD = re.compile(r"'([A-Za-z_]+(?:\.[A-Za-z_]+)+)'")
+
+
+def _field_of(problem: str, key: str) -> str:
+    """The key a problem of section ``key`` is about: the path it starts with, else the section."""
+    match = _PROBLEM_FIELD.match(problem)
+    return match.group(1) if match and match.group(1).startswith(f"{key}.") else key
+
+
 def load_config(path: Path) -> SiteConfig:
     """Read a ``skillsite.yml``; unknown keys and wrong types are errors with their line."""
     data, lines = _read_yaml(path)
@@ -181,7 +191,7 @@ def load_config(path: Path) -> SiteConfig:
         if problem is None:
             values[key] = value
         else:
-            diags.append(make("SK401", problem, str(path), *lines.get(key, (1, 1))))
+            diags.append(make("SK401", problem, str(path), *lines.get(_field_of(problem, key), lines.get(key, (1, 1)))))
     for key in ("templates", "knowledge_dir"):  # relative to the configuration file
         if values.get(key):
             values[key] = str(path.parent / values[key])

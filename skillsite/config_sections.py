@@ -1,5 +1,7 @@
 """The sections of ``skillsite.yml`` that have a shape of their own (``audit``,
 ``marketplace``, ``signing``, ``copies``): what is wrong with a value, in one sentence, or None.
+A sentence about one key of a section starts with its quoted path (``'copies.similarity' must
+...``), by which the configuration's reader says the line of that key.
 
 Kept apart from :mod:`skillsite.config` so that publishing (the marketplace file) and the
 configuration share the marketplace's naming rules without the configuration importing
@@ -52,8 +54,9 @@ def marketplace_problem(value: Any) -> str | None:
     if "name" in value and (not isinstance(value["name"], str) or (problem := name_problem(value["name"]))):
         return problem if isinstance(value.get("name"), str) else "'marketplace.name' must be a string"
     owner = value.get("owner", {})
-    if not isinstance(owner, dict) or set(owner) - set(OWNER_KEYS) \
-            or not all(isinstance(v, str) for v in owner.values()):
+    if isinstance(owner, dict) and (unknown := sorted(set(map(str, owner)) - set(OWNER_KEYS))):
+        return f"'marketplace.owner' has unknown keys: {', '.join(unknown)} (known: {', '.join(OWNER_KEYS)})"
+    if not isinstance(owner, dict) or not all(isinstance(v, str) for v in owner.values()):
         return "'marketplace.owner' must be a mapping of name, email and url (strings)"
     if "owner" in value and not owner.get("name"):
         return "'marketplace.owner' needs a name"

@@ -242,3 +242,15 @@ def test_a_key_written_twice_is_refused_with_both_lines(tmp_path) -> None:
         ("SK401", 6, "key 'marketplace.owner.name' appears again (first on line 5); write it once"),
         ("SK401", 7, "key 'title' appears again (first on line 1); write it once"),
     ]
+
+
+def test_a_sections_problem_is_said_at_the_line_of_its_key_and_names_an_unknown_owner_key(tmp_path) -> None:
+    """Both were said at the section's line, and ``owner.mail`` was "must be a mapping of name, email and url"."""
+    path = tmp_path / "skillsite.yml"
+    path.write_text("marketplace:\n  name: m\n  owner:\n    name: x\n    mail: y\ncopies:\n  group: true\n"
+                    "  similarity: 7\nsigning:\n  expires: soon\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert [(d.line, d.message.split(" ", 1)[0]) for d in refused.value.diagnostics] == [
+        (3, "'marketplace.owner'"), (8, "'copies.similarity'"), (10, "'signing.expires':")]
+    assert "unknown keys: mail (known: name, email, url)" in refused.value.diagnostics[0].message
