@@ -28,6 +28,8 @@ _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 _REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")
 _TICKS = re.compile(r"`+")
 _LINE_BREAK = re.compile("\n")
+#: A carriage return that ends a line by itself (classic Mac line ends), as markdown-it reads it.
+_LONE_CR = re.compile("\r(?!\n)")
 # one pattern per fence character: a pattern that starts with a literal is searched far faster
 _FENCE_RUNS = (re.compile("```+"), re.compile("~~~+"))
 _WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]")
@@ -160,6 +162,8 @@ def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:
     has_refs = "`" in body and any(folder in body for folder in ("scripts/", "references/", "assets/"))
     if not has_refs and "](" not in body:
         return
+    if "\r" in body:   # a line end of its own, as markdown-it reads it: one character for one, so no offset moves
+        body = _LONE_CR.sub("\n", body)
     scanned = _Body(body)
     if has_refs:
         yield from _file_references(scanned)

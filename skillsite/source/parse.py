@@ -66,6 +66,9 @@ def installer_fences(text: str, yaml_text: str, path: str) -> list[Diagnostic]:
     than ``yaml_text`` (the frontmatter as read here, LF line ends)."""
     found = _INSTALLER_FENCES.match(text)
     if found is None:
+        if re.match("\ufeff?---\r(?!\n)", text):   # a classic Mac file: no line ends they know
+            return [not_listed("they find no frontmatter (its lines end with a carriage return alone)",
+                               "save it with LF line ends", path, 1, 1)]
         return [not_listed("they find no frontmatter (its first line must be exactly '---')",
                            "remove what follows '---' on the first line", path, 1, 1)]
     theirs = found.group(1).replace("\r\n", "\n")

@@ -103,3 +103,16 @@ def test_names_that_are_not_utf8_are_skipped_and_shown_escaped(tmp_path):
     done = subprocess.run([sys.executable, "-m", "skillsite", "build", str(tmp_path), "-o", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "Built 1 skill " in done.stdout, done.stdout + done.stderr
+
+
+def test_a_body_whose_lines_end_with_a_carriage_return_alone_has_its_links_placed_on_their_lines(tmp_path):
+    """markdown-it reads a lone CR as a line end: links were placed as if the body were one line
+    (5:23 for line 8), and a link inside a fence was not known to be code."""
+    folder = tmp_path / "cr"
+    folder.mkdir()
+    (folder / "SKILL.md").write_bytes(b"---\rname: cr\rdescription: Does cr things.\r---\r# Title\r\r"
+                                      b"```\r[x](in-code.md)\r```\rSee [x](missing.md) here.\r")
+    reading = read_catalog([tmp_path])
+    assert [(d.line, d.col) for d in reading.diagnostics if d.code == "SK303"] == [(10, 5)]
+    [fences] = [d for d in reading.diagnostics if d.code == "SK016"]
+    assert "carriage return alone" in fences.message and "save it with LF line ends" in fences.message
