@@ -30,7 +30,9 @@ from skillsite.mcp.unfolding import Unfolding
 MAX_K = 50
 
 Query = Annotated[str, Field(description="What the task is about, in words (e.g. 'roll back a release').")]
-K = Annotated[int, Field(ge=1, le=MAX_K, description=f"How many skills to return, best first (1 to {MAX_K}).")]
+#: Strict: the schema says integer, and pydantic's lax mode took "3", true and 5.0 for one.
+K = Annotated[int, Field(ge=1, le=MAX_K, strict=True,
+                         description=f"How many skills to return, best first (1 to {MAX_K}).")]
 Tags = Annotated[list[str] | None, Field(description="Only skills carrying all of these tags.")]
 SkillArg = Annotated[str, Field(
     description="The skill's id (e.g. 'release-manager/changelog') or its name, as search_skills returns "
@@ -44,7 +46,7 @@ VersionArg = Annotated[str | None, Field(
                 "the highest release that satisfies it is used. Default: the current version.")]
 Task = Annotated[str, Field(description="What to do with the skill, as typed after the slash command "
                                         "(optional).")]
-AllCopies = Annotated[bool, Field(description="Optional: list every copy of a skill the catalog publishes several "
+AllCopies = Annotated[bool, Field(strict=True, description="Optional: list every copy of a skill the catalog publishes several "
                                               "times, each at its own place (default: one result for them all).")]
 
 

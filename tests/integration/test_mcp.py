@@ -201,6 +201,19 @@ def test_search_k_outside_its_schema_bounds_is_refused(site: Path) -> None:
     assert len(json.loads(text_of(out["50"]))) > 1
 
 
+def test_search_arguments_of_another_json_type_are_refused(site: Path) -> None:
+    """The schema says k is an integer and all_copies a boolean: pydantic's lax mode took "3",
+    true and 5.0 for a k, and "yes" or 1 for all_copies."""
+    wrong = [{"k": "3"}, {"k": True}, {"k": 5.0}, {"all_copies": "yes"}, {"all_copies": 1}]
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [await session.call_tool("search_skills", {"query": "release", **arguments}) for arguments in wrong]
+
+    for arguments, answer in zip(wrong, run(site, body)):
+        [name] = arguments
+        assert is_error(answer) and name in text_of(answer), (arguments, text_of(answer))
+
+
 def test_the_readme_tool_examples_work_as_written(site: Path) -> None:
     """Each row of docs/agents.md's tool table, called with its arguments JSON, answers without error."""
     text = (REPO / "docs/agents.md").read_text(encoding="utf-8")
