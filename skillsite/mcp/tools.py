@@ -46,8 +46,9 @@ VersionArg = Annotated[str | None, Field(
                 "the highest release that satisfies it is used. Default: the current version.")]
 Task = Annotated[str, Field(description="What to do with the skill, as typed after the slash command "
                                         "(optional).")]
-AllCopies = Annotated[bool, Field(strict=True, description="Optional: list every copy of a skill the catalog publishes several "
-                                              "times, each at its own place (default: one result for them all).")]
+AllCopies = Annotated[bool, Field(strict=True, description="Optional: list every copy of a skill the catalog "
+                                                           "publishes several times, each at its own place (default: "
+                                                           "one result for them all).")]
 
 
 def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
