@@ -22,8 +22,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from skillsite.search.bm25 import build_search_section
 from skillsite.search.stemmer import stem
-from skillsite.search.terms import (SEARCH_FIELDS, STOP_WORDS, folded, mark_class, search_fields, symbol_runs,
-                                    words)
+from skillsite.search.terms import (SEARCH_FIELDS, STOP_WORDS, folded, known_only, mark_class, search_fields,
+                                    symbol_runs, words)
 
 LUNR_FILE = "search/lunr.json"
 DOCS_FILE = "search/docs.json"
@@ -66,6 +66,13 @@ def lunr_boosts() -> dict[str, float]:
     return {name: int(boost) if float(boost).is_integer() else boost for name, boost in SEARCH_FIELDS.items()}
 
 
+def _indexed_text(text: str) -> str:
+    """A search field's text as lunr reads it: only characters every admitted Python knows
+    (:func:`~skillsite.search.terms.known_only`), folded, JavaScript's spaces made spaces, and
+    its words' parts beside it."""
+    return with_word_parts(_JS_ONLY_SPACE.sub(" ", folded(known_only(text))))
+
+
 def lunr_documents(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     """One lunr document per manifest entry: ``id``, the ref (the entry's position, as a string),
     and every search field, lower-cased and composed (:func:`~skillsite.search.terms.folded`, as
@@ -73,8 +80,7 @@ def lunr_documents(entries: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
     docs = []
     for position, entry in enumerate(entries):
         fields = search_fields(entry)
-        docs.append({"id": str(position), **{name: with_word_parts(_JS_ONLY_SPACE.sub(" ", folded(fields[name])))
-                                             for name in SEARCH_FIELDS}})
+        docs.append({"id": str(position), **{name: _indexed_text(fields[name]) for name in SEARCH_FIELDS}})
     return docs
 
 

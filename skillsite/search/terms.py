@@ -5,9 +5,11 @@ One tokenizer and one set of fields serve the build (which precomputes the TF-ID
 """
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from functools import lru_cache
+from importlib.resources import files
 from typing import Any
 
 from skillsite.search.stemmer import stem
@@ -63,21 +65,48 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text) if text.isascii() else _marked_word().findall(text.replace("_", " "))
 
 
+@lru_cache(maxsize=1)
+def _unassigned() -> re.Pattern[str]:
+    """Characters Unicode had not assigned in the version the lowest admitted Python knows
+    (``data/unassigned.json``, made by ``tests/data/make_unicode_table.py``)."""
+    table = json.loads(files("skillsite.search").joinpath("data", "unassigned.json").read_text(encoding="utf-8"))
+    spans = "".join(f"\\U{lo:08x}" if lo == hi else f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in table["unassigned"])
+    return re.compile(f"[{spans}]")
+
+
+def known_only(text: str) -> str:
+    """``text`` with each character assigned since Unicode 13.0 (Python 3.10's) made a space: what
+    is a letter, a mark or a symbol differs from one Python to the next for those ("🫠" is a
+    symbol on 3.11 and nothing on 3.10), and every admitted Python must build the same index.  For
+    the characters of 13.0, every Python since reads the same letters, marks, symbols, lower
+    case and NFC (``tests/unit/test_search_unicode.py``)."""
+    return text if text.isascii() else _unassigned().sub(" ", text)
+
+
 def folded(text: str) -> str:
     """``text`` lower-cased, then in Unicode's composed form (NFC): "cafe" + U+0301 (as a macOS
     keyboard or file name may spell it) and "café" are one word. NFC, not NFKC: it only joins
     what is one character written two ways, and leaves "ﬁ", "x²" or fullwidth letters as written.
-    Composed after lower-casing: "J" + U+030C lower-cases to what composes into "ǰ"."""
-    lowered = text.lower()
-    return lowered if lowered.isascii() else unicodedata.normalize("NFC", lowered)
+    Composed after lower-casing: "J" + U+030C lower-cases to what composes into "ǰ".
+    Characters newer than Unicode 13.0 are kept as written, and the text between them folded
+    apart: how they lower-case differs from one Python to the next (a tag of Vithkuqi capitals
+    was one with its lower case on 3.11 and another tag on 3.10)."""
+    if text.isascii():
+        return text.lower()
+    pieces = _unassigned().split(text)
+    if len(pieces) == 1:
+        return unicodedata.normalize("NFC", text.lower())
+    newer = _unassigned().findall(text)
+    return "".join(unicodedata.normalize("NFC", piece.lower()) + extra for piece, extra in zip(pieces, [*newer, ""]))
 
 
 def tokenize(text: str) -> list[str]:
     """Search terms of a text: its words (:func:`words`: letter/digit runs with their combining
     marks), lower-cased and composed (:func:`folded`; hyphens and punctuation split), minus stop
     words and one-character words, each stemmed with :func:`stem`; then its runs of symbols
-    (:func:`symbol_runs`: a tag "🚀" is a term too)."""
-    lowered = folded(text)
+    (:func:`symbol_runs`: a tag "🚀" is a term too).  A character newer than Unicode 13.0 parts
+    words as a space does (:func:`known_only`)."""
+    lowered = folded(known_only(text))
     terms = [stem(w) for w in words(lowered) if len(w) > 1 and w not in STOP_WORDS]
     return terms + symbol_runs(lowered) if not lowered.isascii() else terms
 

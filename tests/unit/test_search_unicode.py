@@ -78,3 +78,36 @@ def test_skillsite_search_finds_either_spelling(tmp_path: Path, shard_above: int
     site = tmp_path / "site"
     assert build([src], site, replace(SiteConfig(), shard_above=shard_above)).ok
     assert_searches_find(site, QUERIES)
+
+
+def test_the_table_of_unassigned_characters_is_unicode_13s() -> None:
+    """The table is Python 3.10's Unicode 13.0 (made there by tests/data/make_unicode_table.py);
+    a later Python assigns every character the table does not hold."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "data" / "make_unicode_table.py"
+    spec = importlib.util.spec_from_file_location("make_unicode_table", path)
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    table = json.loads(maker.TABLE.read_text(encoding="utf-8"))
+    assert table["unicode"] == "13.0.0"
+    if unicodedata.unidata_version == table["unicode"]:
+        assert maker.table_text() == maker.TABLE.read_text(encoding="utf-8")
+    else:
+        holes = set(map(tuple, maker.unassigned_ranges()))
+        unassigned = {cp for lo, hi in table["unassigned"] for cp in range(lo, hi + 1)}
+        assert all(cp in unassigned for lo, hi in holes for cp in range(lo, hi + 1))   # nothing unassigned since
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("ka\u0898b", ["ka"]),            # a mark of Unicode 14.0: a space, so "ka" and "b" (one letter: no term)
+    ("melt 🫠 🚀", ["melt", "🚀"]),    # an emoji of 14.0 is no term; one of 6.0 is
+    ("𐕰𐕱 vith", ["vith"]),         # Vithkuqi (14.0), a cased script that lower-cases on 3.11 only
+    ("ΑΣ𐕰", ["ας"]),              # Greek's final sigma read with a newer letter after it: a space
+    ("café", ["café"]),
+])
+def test_characters_newer_than_unicode_13_part_words_on_every_python(text: str, expected: list[str]) -> None:
+    """Every admitted Python makes the same terms: a letter or symbol assigned since Python 3.10's
+    Unicode 13.0 was a term on 3.11 and none on 3.10, so their catalogs differed."""
+    assert terms.tokenize(text) == expected
+    assert all(terms.known_only(term) == term for term in terms.tokenize(text))
