@@ -48,13 +48,20 @@ def default_knowledge_dir(roots: Sequence[Path | str]) -> Path | None:
     own = first / DEFAULT_KNOWLEDGE_DIR
     # os.path's checks: a root its owner cannot open (mode 000) is said by discovery (SK006), not here
     if os.path.isdir(own) or not os.path.isfile(first / "SKILL.md"):
-        return own
+        return _held(own, first)
     for folder in Path(os.path.abspath(first)).parents:
         if os.path.isdir(folder / DEFAULT_KNOWLEDGE_DIR):
-            return folder / DEFAULT_KNOWLEDGE_DIR
+            return _held(folder / DEFAULT_KNOWLEDGE_DIR, folder)
         if os.path.exists(folder / ".git"):
             break
     return own
+
+
+def _held(knowledge: Path, holder: Path) -> Path | None:
+    """``knowledge``, unless it is a symbolic link out of ``holder`` (None): the tree's own
+    ``knowledge/`` is the tree's content, and discovery follows no link out of it (SK002); only
+    ``knowledge_dir`` in skillsite.yml, the operator's choice, may name a folder elsewhere."""
+    return knowledge if inside_folder(os.path.realpath(knowledge), os.path.realpath(holder)) else None
 
 
 def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | None,
@@ -75,7 +82,8 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
         return f"knowledge path '{declared}' leaves its folder"
     folder = skill_dir if own else knowledge_dir
     if folder is None:
-        return f"knowledge path '{declared}' needs a knowledge folder (knowledge_dir)"
+        return (f"knowledge path '{declared}' needs a knowledge folder: knowledge_dir in skillsite.yml, or a "
+                "knowledge/ folder in the first source (not a symbolic link out of it)")
     real_folder = os.path.realpath(folder)
     real_file = os.path.realpath(os.path.join(folder, *clean.split("/")))
     if not inside_folder(real_file, real_folder):

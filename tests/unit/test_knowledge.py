@@ -72,6 +72,26 @@ def test_missing_and_escaping_documents_are_errors_with_their_line(tmp_path: Pat
     assert not result.ok and not (tmp_path / "_site").exists()
 
 
+@pytest.mark.parametrize("inside", [False, True])
+def test_the_trees_knowledge_folder_is_not_followed_out_of_it(tmp_path: Path, inside: bool) -> None:
+    """knowledge/ linked out of the source was said not followed (SK002), then followed: a skill
+    naming creds.txt published a file from outside the tree.  A link inside the tree is followed."""
+    src, outside = tmp_path / "src", tmp_path / ("src/shared" if inside else "outside")
+    src.mkdir()
+    outside.mkdir()
+    (outside / "creds.txt").write_text("SECRET=hunter2\n", "utf-8")
+    (src / "knowledge").symlink_to(outside)
+    write_skill(src, "t", "name: t\ndescription: Points into knowledge. Use when testing.\nknowledge: [creds.txt]\n")
+    said = [d.message for d in check_catalog([src]).diagnostics if d.code == "SK218"]
+    result = build([src], tmp_path / "_site")
+    if inside:
+        assert said == [] and result.ok
+        assert (tmp_path / "_site" / "knowledge" / "creds.txt").read_text("utf-8") == "SECRET=hunter2\n"
+    else:
+        assert len(said) == 1 and "not a symbolic link out of it" in said[0]
+        assert not result.ok and not (tmp_path / "_site").exists()
+
+
 def test_knowledge_dir_comes_from_the_configuration(tmp_path: Path) -> None:
     src = tmp_path / "src"
     (tmp_path / "docs").mkdir()
