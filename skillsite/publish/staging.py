@@ -95,11 +95,11 @@ def check_inputs_kept(target: Path, inputs: Iterable[tuple[str, Path]]) -> None:
     where: the sources, the templates, the knowledge documents, the configuration's folder, the
     current folder), ``--force`` or not: replacing it would take them (and whatever lies beside
     them) away."""
-    where = os.path.realpath(target)
+    where = Path(os.path.realpath(target))
     for what, folder in inputs:
-        real = os.path.realpath(folder)
-        if inside_folder(real, where):
-            relation = "is" if real == where else "holds"
+        chain = _chain_within(Path(os.path.realpath(folder)), where)
+        if chain is not None:
+            relation = "is" if len(chain) == 1 else "holds"
             raise OutputError(f"{target} {relation} the {what} {folder}: {NOT_REPLACED}")
 
 
@@ -108,9 +108,9 @@ def check_cache_outside(target: Path, cache_dir: Path | None) -> None:
     with a new folder, which would take the cache (and the catalog it keeps for the next build) away."""
     if cache_dir is None:
         return
-    where, cache = os.path.realpath(target), os.path.realpath(cache_dir)
-    if inside_folder(cache, where):
-        what = "is the output folder" if cache == where else "is inside the output folder"
+    chain = _chain_within(Path(os.path.realpath(cache_dir)), Path(os.path.realpath(target)))
+    if chain is not None:
+        what = "is the output folder" if len(chain) == 1 else "is inside the output folder"
         raise OutputError(f"the cache folder {cache_dir} {what} {target}: a build replaces its output folder, so "
                           "the cache cannot be kept there; choose a cache folder outside it")
 
@@ -122,11 +122,10 @@ def check_outside_skills(target: Path, sources: Iterable[Path]) -> None:
     not, replacing it would take skills away."""
     where = Path(os.path.realpath(target))
     for source in sources:
-        root = Path(os.path.realpath(source))
-        if root not in where.parents:
+        chain = _chain_within(where, Path(os.path.realpath(source)))
+        if chain is None or len(chain) == 1:   # the source itself: check_inputs_kept's
             continue
-        holder = next((folder for folder in (where, *where.parents) if (folder == root or root in folder.parents)
-                       and _holds_skill_file(folder)), None)
+        holder = next((folder for folder in chain if _holds_skill_file(folder)), None)
         if holder == where:
             raise OutputError(f"{target} is the skill folder {holder}: {NOT_REPLACED}")
         if holder is not None:
@@ -135,6 +134,28 @@ def check_outside_skills(target: Path, sources: Iterable[Path]) -> None:
         held = None if is_previous_output(where) else _skill_below(where)
         if held is not None:
             raise OutputError(f"{target} holds the skill folder {held}: {NOT_REPLACED}")
+
+
+def _chain_within(path: Path, folder: Path) -> list[Path] | None:
+    """``path`` and its parents up to ``folder``, when it is ``folder`` or lies in it; else None.
+    Folders are told apart by device and inode, not by spelling: a file system that ignores case
+    or Unicode form (macOS, Windows) holds ``Skills`` and ``skills`` as one folder, which
+    ``realpath`` does not spell alike."""
+    if inside_folder(str(path), str(folder)):   # spelt alike: no file system call
+        return [path, *[p for p in path.parents if inside_folder(str(p), str(folder))]]
+    try:
+        wanted = os.stat(folder)
+    except OSError:
+        return None
+    chain: list[Path] = []
+    for step in (path, *path.parents):
+        chain.append(step)
+        try:
+            if os.path.samestat(os.stat(step), wanted):
+                return chain
+        except OSError:
+            continue
+    return None
 
 
 def _holds_skill_file(folder: Path) -> bool:

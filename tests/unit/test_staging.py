@@ -133,3 +133,17 @@ def test_links_in_place_are_taken_at_once_and_the_others_are_left_to_place(tmp_p
     assert staging.placed[unchanged[0]] == "a skill\n" and unchanged[0] in staging.kept
     assert staging.take_journal() == [] and staging.written == {"skills/b/SKILL.md"}
     assert changed[0] not in staging.placed and missing[0] not in staging.placed
+
+
+def test_a_folder_spelt_another_way_is_told_by_device_and_inode(tmp_path: Path) -> None:
+    """On a file system that ignores case (macOS, Windows) ``-o Skills --force`` replaced the source
+    ``skills``: the checks compared real paths as text, and realpath keeps the case it is given.
+    /proc/self/root spells every folder another way here, as such a file system does."""
+    from skillsite.publish.staging import _chain_within
+
+    folder = tmp_path / "skills" / "team"
+    folder.mkdir(parents=True)
+    elsewhere = Path("/proc/self/root") / folder.relative_to("/")
+    assert _chain_within(elsewhere, tmp_path / "skills") == [elsewhere, elsewhere.parent]
+    assert _chain_within(elsewhere.parent, folder) is None
+    assert _chain_within(folder, tmp_path / "skills") == [folder, folder.parent]   # spelt alike: no stat
