@@ -30,6 +30,7 @@ from skillsite.publish.staging import (check_cache_outside, check_inputs_kept, c
                                        clear_remains)
 from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs, settle_inputs
 from skillsite.source.discover import discover
+from skillsite.source.knowledge import default_knowledge_dir
 from skillsite.source.ignore import repository_folder
 from skillsite.workers import default_jobs
 
@@ -92,8 +93,9 @@ def _inputs(sources: Sequence[Path | str], config: SiteConfig) -> list[tuple[str
     inputs = [("source folder", Path(s)) for s in sources]
     if config.templates:
         inputs.append(("templates folder", Path(config.templates)))
-    if config.knowledge_dir:
-        inputs.append(("knowledge folder", Path(config.knowledge_dir)))
+    knowledge = Path(config.knowledge_dir) if config.knowledge_dir else default_knowledge_dir(sources)
+    if knowledge is not None:
+        inputs.append(("knowledge folder", knowledge))
     if config.config_path:
         inputs.append(("folder of the configuration", Path(config.config_path).parent))
     try:

@@ -90,6 +90,10 @@ NOT_REPLACED = ("a build replaces its output folder, so it cannot be written the
                 "another output folder")
 
 
+#: The inputs every file of which the build may read: an output may not lie in one either.
+READ_WHOLE = ("templates folder", "knowledge folder")
+
+
 def check_inputs_kept(target: Path, inputs: Iterable[tuple[str, Path]]) -> None:
     """Refuse an output that is or holds a folder the build reads (``inputs``: what each is, and
     where: the sources, the templates, the knowledge documents, the configuration's folder, the
@@ -97,10 +101,13 @@ def check_inputs_kept(target: Path, inputs: Iterable[tuple[str, Path]]) -> None:
     them) away."""
     where = Path(os.path.realpath(target))
     for what, folder in inputs:
-        chain = _chain_within(Path(os.path.realpath(folder)), where)
+        real = Path(os.path.realpath(folder))
+        chain = _chain_within(real, where)
         if chain is not None:
             relation = "is" if len(chain) == 1 else "holds"
             raise OutputError(f"{target} {relation} the {what} {folder}: {NOT_REPLACED}")
+        if what in READ_WHOLE and _chain_within(where, real) is not None:
+            raise OutputError(f"{target} is inside the {what} {folder}, which the build reads whole: {NOT_REPLACED}")
 
 
 def check_cache_outside(target: Path, cache_dir: Path | None) -> None:

@@ -408,6 +408,9 @@ def test_an_output_that_is_or_holds_a_source_is_refused_even_with_force(tmp_path
     (".", "sources: [../skills]\n", "is the folder of the configuration ."),   # the project, .git and all
     ("tpl", "sources: [src]\ntemplates: tpl\n", "is the templates folder"),
     ("kn", "sources: [src]\nknowledge_dir: kn\n", "is the knowledge folder"),
+    ("src/knowledge", "", "is the knowledge folder"),                # the default one: every document gone
+    ("kn/sub", "sources: [src]\nknowledge_dir: kn\n", "is inside the knowledge folder kn"),
+    ("tpl/sub", "sources: [src]\ntemplates: tpl\n", "is inside the templates folder tpl"),
 ])
 def test_an_output_that_is_a_skill_or_holds_one_or_what_the_build_reads_is_refused_even_with_force(
         tmp_path: Path, output: str, config: str, said: str) -> None:
