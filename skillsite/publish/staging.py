@@ -402,15 +402,31 @@ class Staging:
         """The staging path of ``rel``, with nothing there: a file placed before is unlinked, never
         written over (it may be a hard link to the published output)."""
         path = self.file(rel)
-        if rel in self.found or rel in self.placed:  # else nothing but an earlier catalog's folder can be there
+        if rel in self.found or rel in self.placed:
             with written(path):
                 try:
                     os.unlink(path)
                 except FileNotFoundError:
                     pass
-        elif self.found and _is_folder(path):  # an earlier catalog had a folder where the new one has a file
-            remove_path(Path(path))
+        elif self.found:   # an earlier catalog's folder, or its file spelt another way, may be there
+            self._clear_other(path)
         return path
+
+    @staticmethod
+    def _clear_other(path: str) -> None:
+        """Remove what an earlier catalog left at ``path`` under another name: a folder where the
+        new one has a file, or a file whose name differs only in case or Unicode form, which a file
+        system that ignores those (macOS, Windows) opens as ``path`` (``Notes.md`` for ``notes.md``:
+        written through, the hard link it is would empty the published output's file)."""
+        try:
+            found = os.lstat(path)
+        except OSError:
+            return
+        with written(path):
+            if stat.S_ISDIR(found.st_mode):
+                remove_path(Path(path))
+            else:
+                os.unlink(path)
 
     def write(self, rel: str, data: bytes, key: str | None = None) -> None:
         """Write ``data`` as the new output's ``rel`` (``key``: its content key, for the next build)."""
@@ -535,8 +551,11 @@ class Staging:
 
     def _remove_stale(self, stale: set[str]) -> None:
         """Remove what the folder written into held that the new output lacks (``stale``)."""
+        names: dict[Path, set[str]] = {}
         for rel in sorted(stale - {MARKER}):
             path = Path(self.path, rel)
+            if not _spelt_so(path, names):
+                continue   # gone, or a file of the new output answers to it (a name differing in case only)
             with written(path):
                 try:
                     path.unlink(missing_ok=True)
@@ -636,6 +655,19 @@ def _untouched(recorded: Recorded | None, key: str, stamp: Stamp | None) -> bool
     """Whether a file (its stamp) is the one a build recorded with content key ``key`` (a
     recorded size is never -1: what is not a regular file is never untouched)."""
     return recorded is not None and recorded[0] == key and stamp is not None and stamp == recorded[1:]
+
+
+def _spelt_so(path: Path, names: dict[Path, set[str]]) -> bool:
+    """Whether ``path``'s folder holds an entry of exactly its name (``names``: the folders listed
+    so far).  A file system that ignores case finds ``Notes.md`` when ``notes.md`` is there, and
+    unlinking the earlier catalog's name would remove the new output's file."""
+    listed = names.get(path.parent)
+    if listed is None:
+        try:
+            listed = names[path.parent] = set(os.listdir(path.parent))
+        except OSError:
+            listed = names[path.parent] = set()
+    return path.name in listed
 
 
 def _is_folder(path: str) -> bool:

@@ -147,3 +147,30 @@ def test_a_folder_spelt_another_way_is_told_by_device_and_inode(tmp_path: Path) 
     assert _chain_within(elsewhere, tmp_path / "skills") == [elsewhere, elsewhere.parent]
     assert _chain_within(elsewhere.parent, folder) is None
     assert _chain_within(folder, tmp_path / "skills") == [folder, folder.parent]   # spelt alike: no stat
+
+
+def test_a_new_file_is_never_written_through_what_an_earlier_catalog_left_at_its_name(tmp_path: Path) -> None:
+    """On a file system that ignores case, the back folder's ``Notes.md`` (a hard link to the
+    published output's file) is what ``notes.md`` opens: written through, it emptied the live
+    catalog's file.  Here the earlier catalog's file sits at the new name itself, unrecorded, and
+    the records are trusted (as a rebuild trusts them: the folder is not listed)."""
+    records = _folder(tmp_path / "back", FILES)
+    published = _folder(tmp_path / "site", FILES)
+    live = tmp_path / "site" / "skills/a/notes.md"
+    live.write_bytes(b"important notes\n")
+    os.link(live, tmp_path / "back" / "skills/a/notes.md")
+    staging = Staging(tmp_path / "site", published, tmp_path / "back", records, trust_back=True)
+    staging.write("skills/a/notes.md", b"new\n")
+    assert live.read_bytes() == b"important notes\n"
+    assert (tmp_path / "back" / "skills/a/notes.md").read_bytes() == b"new\n"
+
+
+def test_a_stale_name_that_now_answers_for_a_new_file_is_not_removed(tmp_path: Path) -> None:
+    """The earlier catalog's ``Notes.md`` is stale, but on a file system that ignores case,
+    unlinking it removed the new ``notes.md``: a stale name is removed only when spelt so."""
+    from skillsite.publish.staging import _spelt_so
+
+    (tmp_path / "notes.md").write_text("new")
+    names: dict[Path, set[str]] = {}
+    assert _spelt_so(tmp_path / "notes.md", names) and not _spelt_so(tmp_path / "Notes.md", names)
+    assert not _spelt_so(tmp_path / "gone" / "x", names) and names[tmp_path] == {"notes.md"}
