@@ -27,6 +27,18 @@ def sibling_name(target: Path, kind: str) -> Path:
     return target.parent / f".{target.name}.{kind}-{secrets.token_hex(6)}"
 
 
+def same_place(first: Path, second: Path) -> bool:
+    """Whether two paths name one file or folder: spelt alike, or both there and one on disk (a
+    file system that ignores case or Unicode form, as macOS's and Windows' do, spells one folder
+    many ways)."""
+    if first == second:
+        return True
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return False
+
+
 def replace_folder(new: Path, target: Path) -> Path | None:
     """Put ``new`` at ``target`` (replacing whatever is there); returns where the previous target
     now is, for the caller to delete, or None when there was none."""

@@ -9,6 +9,7 @@ import errno
 import functools
 import os
 import shutil
+import unicodedata
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
@@ -28,7 +29,8 @@ from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.semver import parse_version
 from skillsite.agent.utf8 import is_utf8_text
-from skillsite.folders import dead_link, make_folders, remove_path, rename_no_replace, replace_folder
+from skillsite.folders import (dead_link, make_folders, remove_path, rename_no_replace, replace_folder,
+                               same_place)
 
 #: A file to install: its path in the folder written, the skill it is of, and how to fetch its
 #: verified bytes (called once the whole install is counted: :class:`InstallAllowance`).
@@ -206,9 +208,11 @@ class Installer:
                 where = resolve_locked_path(locked[planned.id].path, lock_path)
             else:
                 where = target.parent / safe_relpath(planned.id, "skill id").rsplit("/", 1)[-1]
-            clash = next((sid for sid, path in out.items() if path == where), None)
+            clash = next((sid for sid, path in out.items() if _one_folder(path, where)), None)
             if clash is not None:
-                raise DependencyError(f"{clash} and {planned.id} would both be installed into {where}", planned.id)
+                why = "" if out[clash] == where else (" (names that differ only in case or Unicode form are one folder "
+                                                      "on macOS and Windows)")
+                raise DependencyError(f"{clash} and {planned.id} would both be installed into {where}{why}", planned.id)
             out[planned.id] = where
         return out
 
@@ -397,13 +401,21 @@ def _check_not_locked_elsewhere(skill_id: str, target: Path, lock: Lock, lock_pa
                                      "is, and no longer updated)")
 
 
+def _one_folder(first: Path, second: Path) -> bool:
+    """Whether two install folders are, or would be on some file system, one: the same on disk,
+    or names that differ only in case or Unicode form (one folder on macOS and Windows)."""
+    def form(path: Path) -> str:
+        return unicodedata.normalize("NFC", str(path)).casefold()
+    return same_place(first, second) or form(first) == form(second)
+
+
 def _check_not_another_s_folder(targets: Mapping[str, Path], lock: Lock, lock_path: Path) -> None:
     """Refuse to install a skill into the folder the lock records for another one, overwrite or
     not: the lock holds one skill a folder, and both records would then name it (each update
     would swap the other out, and call it modified)."""
     for skill_id, target in targets.items():
         owner = next((sid for sid, locked in sorted(lock.skills.items())
-                      if sid != skill_id and resolve_locked_path(locked.path, lock_path) == target), None)
+                      if sid != skill_id and same_place(resolve_locked_path(locked.path, lock_path), target)), None)
         if owner is not None:
             raise DestinationExistsError(f"{target} is where {lock_path} records {owner}; {skill_id} cannot be "
                                          "installed there (remove that record from the lock file first, or install "

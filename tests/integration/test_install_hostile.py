@@ -695,3 +695,16 @@ def test_outdated_sees_a_nested_skill_the_catalog_changed(tmp_path: Path) -> Non
     assert state["status"] == "update-available" and "nested skills" in state["detail"]
     assert cli("update", "outer", "--lock", str(catalog.lock)).exit_code == 0
     assert "New." in (dest / "inner" / "SKILL.md").read_text() and catalog.state("outer")["status"] == "up-to-date"
+
+
+def test_a_dependency_whose_folder_differs_from_the_root_s_only_in_case_is_refused_before_anything_is_written(
+        served, tmp_path: Path) -> None:
+    """On macOS and Windows ``skills/LIB`` and ``skills/lib`` are one folder: ``app`` there and its
+    dependency ``lib`` beside it overwrote each other, and the lock recorded both at one place."""
+    _, server = served
+    project = tmp_path / "project"
+    result = cli("install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "LIB"),
+                 "--lock", str(project / "skillsite-lock.json"), "--cache-dir", str(tmp_path / "cache"))
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "would both be installed into" in result.output and "differ only in case" in result.output
+    assert not (project / "skills").exists() and not (project / "skillsite-lock.json").exists()

@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 from skillsite import folders
-from skillsite.folders import remove_path
+from skillsite.folders import remove_path, same_place
 
 
 def test_a_tree_holding_a_folder_of_mode_000_is_removed(tmp_path: Path) -> None:
@@ -85,3 +85,13 @@ def test_a_folder_is_given_back_where_no_mode_changes_without_following_links(tm
     assert given_back(parent, "locked") is False
     monkeypatch.undo()
     assert stat.S_IMODE(os.stat(outside).st_mode) == 0o500
+
+
+def test_one_folder_spelt_two_ways_is_one_place(tmp_path: Path) -> None:
+    """A file system that ignores case spells one folder many ways; /proc/self/root does here."""
+    (tmp_path / "skills" / "main").mkdir(parents=True)
+    other = Path("/proc/self/root") / (tmp_path / "skills" / "main").relative_to("/")
+    assert same_place(tmp_path / "skills" / "main", other)
+    assert same_place(tmp_path / "new", tmp_path / "new")              # spelt alike, not there yet
+    assert not same_place(tmp_path / "skills", tmp_path / "skills" / "main")
+    assert not same_place(tmp_path / "a", tmp_path / "b")              # neither there
