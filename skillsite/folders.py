@@ -22,9 +22,25 @@ from skillsite.paths import is_symlink_loop
 _ATTEMPTS = 50
 
 
+#: The longest file name, in bytes, that common file systems take (ext4, APFS, NTFS in UTF-16 aside).
+NAME_MAX = 255
+#: What a random part of a sibling's name adds: 12 hexadecimal digits.
+RANDOM_DIGITS = 12
+
+
+def sibling_prefix(target: Path, kind: str) -> str:
+    """``.<name>.<kind>-``: how the hidden names beside ``target`` start, ``name`` cut short
+    enough (at a character) that the random part after it still makes a name of at most
+    NAME_MAX bytes (a folder of 250 bytes is a valid name, and so must its sibling be)."""
+    room, name = NAME_MAX - len(f"..{kind}-") - RANDOM_DIGITS, target.name
+    while len(os.fsencode(name)) > room:
+        name = name[:-1]
+    return f".{name}.{kind}-"
+
+
 def sibling_name(target: Path, kind: str) -> Path:
     """A fresh hidden name beside ``target``: ``.<name>.<kind>-<random>``."""
-    return target.parent / f".{target.name}.{kind}-{secrets.token_hex(6)}"
+    return target.parent / f"{sibling_prefix(target, kind)}{secrets.token_hex(RANDOM_DIGITS // 2)}"
 
 
 def same_place(first: Path, second: Path) -> bool:

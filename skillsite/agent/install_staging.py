@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from skillsite.folders import remove_path
+from skillsite.folders import RANDOM_DIGITS, remove_path, sibling_prefix
 
 try:
     import fcntl
@@ -26,8 +26,9 @@ ABANDONED_AFTER_S = 60.0
 
 
 def staging_prefix(target: Path) -> str:
-    """The name every staging folder of ``target`` starts with: ``.<name>.tmp-``."""
-    return f".{target.name}.tmp-"
+    """The name every staging folder of ``target`` starts with: ``.<name>.tmp-`` (the name cut
+    short for a long one: :func:`~skillsite.folders.sibling_prefix`)."""
+    return sibling_prefix(target, "tmp")
 
 
 @contextmanager
@@ -76,7 +77,7 @@ def _new_folder(parent: Path, prefix: str) -> Path:
     """A new empty folder in ``parent`` with a random name, made as ``mkdir`` makes folders (the
     umask decides who may read it: ``mkdtemp``'s is private, and an installed skill is not)."""
     for _ in range(100):
-        folder = parent / f"{prefix}{secrets.token_hex(6)}"
+        folder = parent / f"{prefix}{secrets.token_hex(RANDOM_DIGITS // 2)}"
         try:
             folder.mkdir()
         except FileExistsError:

@@ -95,3 +95,20 @@ def test_one_folder_spelt_two_ways_is_one_place(tmp_path: Path) -> None:
     assert same_place(tmp_path / "new", tmp_path / "new")              # spelt alike, not there yet
     assert not same_place(tmp_path / "skills", tmp_path / "skills" / "main")
     assert not same_place(tmp_path / "a", tmp_path / "b")              # neither there
+
+
+def test_a_sibling_of_a_folder_with_a_long_name_has_a_name_the_file_system_takes(tmp_path: Path) -> None:
+    """``.<name>.tmp-<12 digits>`` beside a folder of 240 bytes was 258 bytes: installing such a
+    skill (a dependency is named after its id) failed with "File name too long"."""
+    from skillsite.agent.install_staging import staging_folder
+
+    for name in ("a" * 240, "é" * 127, "b" * 255):
+        target = tmp_path / name
+        target.mkdir()
+        for kind in ("tmp", "old"):
+            sibling = folders.sibling_name(target, kind)
+            assert len(os.fsencode(sibling.name)) <= 255 and sibling.name.startswith(".")
+            sibling.mkdir()
+            sibling.name.encode("utf-8")   # cut at a character, never inside one
+        with staging_folder(target) as staged:
+            assert staged.is_dir() and staged.parent == tmp_path
