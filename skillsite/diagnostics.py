@@ -62,8 +62,10 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK016", "warning", "frontmatter installers read strictly skip; skill not in the discovery index"),
     ("SK017", "warning", "bundled file name the prompt fragment (skill.xml) cannot hold; not published"),
     ("SK018", "error", "skill folder name the prompt fragment (skill.xml) cannot hold; skill not published"),
-    ("SK019", "error", "skill folder name holding a backslash, which agents refuse in a path; skill not published"),
-    ("SK020", "warning", "bundled file name holding a backslash, which agents refuse in a path; not published"),
+    ("SK019", "error", "skill folder name holding a backslash or starting as a Windows drive (Q:), which agents "
+                       "refuse in a path; skill not published"),
+    ("SK020", "warning", "bundled file name holding a backslash or starting as a Windows drive (Q:), which agents "
+                         "refuse in a path; not published"),
     ("SK021", "warning", "a folder named SKILL.md or skill.md; not read as a skill"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),

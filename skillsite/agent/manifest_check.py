@@ -6,6 +6,7 @@ and against what the root says of them."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.parse
 from typing import Any
 
@@ -129,6 +130,16 @@ def _check_rows(rows: list[dict[str, Any]], record: PageRecord, where: str) -> N
         raise CatalogFormatError(f"{where}: ids are not in ascending order")
 
 
+#: How a Windows path on a drive starts (``C:``, ``C:\\``, ``q:notes``: relative to that drive's folder).
+_WINDOWS_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+def windows_drive(path: str) -> bool:
+    """Whether ``path`` starts with a drive letter and ``:``, which Windows reads as a drive (a
+    path such as ``1:1 mapping.md`` does not)."""
+    return _WINDOWS_DRIVE.match(path) is not None
+
+
 def safe_relpath(path: str, what: str) -> str:
     """A normalised relative POSIX path, or UnsafePathError if it could escape its folder or
     lead into a version-control folder (:func:`is_vcs_folder`)."""
@@ -136,7 +147,7 @@ def safe_relpath(path: str, what: str) -> str:
         raise UnsafePathError(f"{what} {path!r} is not a plain relative path")
     if not is_utf8_text(path):
         raise UnsafePathError(f"{what} {path!r} is not valid Unicode text")  # JSON allows a lone surrogate
-    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+    if path.startswith("/") or windows_drive(path):
         raise UnsafePathError(f"{what} {path!r} is absolute")
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if not parts or ".." in parts:

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from skillsite.agent.commands import assign_commands
 from skillsite.agent.entry import (DEFAULT_VISIBILITY, NO_REQUIREMENTS, NO_TRIGGERS, DependencyRecord, FileRecord,
                                    ManifestEntry, holding)
+from skillsite.agent.manifest_check import windows_drive
 from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
 from skillsite.agent.xml_chars import xml_keeps
 from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
@@ -540,7 +541,7 @@ def publishable(path: str, reserved: frozenset[str], versioned: bool) -> bool:
     writes in its folder (``reserved``, or its releases when it is ``versioned``), named as
     skill.xml can list it (else the fragment would name a file that is not there), and without a
     backslash (the loader and installers refuse one in a path: a separator on Windows)."""
-    return (xml_keeps(path) and "\\" not in path and not is_reserved_path(path, reserved)
+    return (xml_keeps(path) and "\\" not in path and not windows_drive(path) and not is_reserved_path(path, reserved)
             and not (versioned and is_versions_path(path)))
 
 
@@ -552,6 +553,9 @@ def _unpublished(path: str, skill_md: str) -> Diagnostic:
     if "\\" in path:
         return make("SK020", f"bundled file '{path}' holds a backslash, which agents refuse in a path (a separator "
                              "on Windows); not published", skill_md)
+    if windows_drive(path):
+        return make("SK020", f"bundled file '{path}' starts as a Windows drive does ('{path[:2]}'), which agents "
+                             "refuse as an absolute path; not published", skill_md)
     return make("SK009", f"bundled file '{path}' has a name the catalog uses for its own pages; not published",
                 skill_md)
 

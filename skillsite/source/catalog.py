@@ -28,6 +28,7 @@ from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Sim
 from skillsite.agent.catalog_format import prompt_rank
 from skillsite.agent.regex_safety import verdicts_kept
 from skillsite.agent.entry import Visibility, holding
+from skillsite.agent.manifest_check import windows_drive
 from skillsite.agent.xml_chars import xml_forbidden
 from skillsite.agent.site_urls import taken_name
 from skillsite.agent.triggers import within_catalog_budget
@@ -840,6 +841,9 @@ def _unheld_id(src: SourceFile) -> Diagnostic | None:
     if "\\" in src.id:
         return make("SK019", f"skill folder '{src.id}' holds a backslash, which agents refuse in a path (a "
                              "separator on Windows); not published: rename the folder", src.display_path)
+    if windows_drive(src.id):
+        return make("SK019", f"skill folder '{src.id}' starts as a Windows drive does ('{src.id[:2]}'), which "
+                             "agents refuse as an absolute path; not published: rename the folder", src.display_path)
     return None
 
 

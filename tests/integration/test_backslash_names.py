@@ -56,3 +56,23 @@ def test_budget_of_a_catalog_giving_a_path_that_leaves_it_is_one_line_not_a_trac
     result = CliRunner().invoke(main, ["budget", "--catalog", str(out)])
     assert result.exit_code == 1 and "Traceback" not in result.output and result.exception is not None
     assert result.output.count("\n") == 1 and "escapes its folder" in result.output
+
+
+def test_a_name_starting_as_a_windows_drive_is_never_published_and_a_colon_elsewhere_is(tmp_path: Path) -> None:
+    """The loader refused any path whose second character is ':' as absolute: '1:1 mapping.md' was
+    published and then refused by every agent.  Now only a drive letter and ':' ('Q:A') is
+    refused there, and the build publishes neither such a folder (SK019) nor such a file (SK020)."""
+    src, out = tmp_path / "src", tmp_path / "site"
+    write_skill(src, "Q:A", name="qa", description="Say what qa does. Use when asked.")
+    write_skill(src, "good", name="good", description="Say what good does. Use when asked.")
+    (src / "good" / "1:1 mapping.md").write_text("one to one\n")
+    (src / "good" / "c:notes.md").write_text("a drive's folder on Windows\n")
+    result = build([src], out, keep_going=True)
+    assert result.ok and list(result.skipped) == ["Q:A"]
+    codes = sorted((d.code, d.path.split("/src/")[-1]) for d in result.diagnostics if d.code in ("SK019", "SK020"))
+    assert codes == [("SK019", "Q:A/SKILL.md"), ("SK020", "good/SKILL.md")]
+    catalog = Catalog.open(out)
+    assert [f["path"] for f in catalog.entry("good")["files"]] == ["1:1 mapping.md"]
+    assert catalog.resource("good", "1:1 mapping.md") == b"one to one\n"
+    catalog.install("good", tmp_path / "installed")
+    assert (tmp_path / "installed" / "1:1 mapping.md").read_text() == "one to one\n"
