@@ -32,8 +32,9 @@ def name_diagnostics(fm: dict[str, Any], src: SourceFile, profile: str,
     if unicodedata.normalize("NFKC", name.strip()) == unicodedata.normalize("NFKC", folder):
         return []
     severity = Severity.ERROR if profile == "spec" else Severity.WARNING
-    return [make("SK204", f"name '{name}' differs from its folder name '{folder}'", src.display_path,
-                 *key_lines.get("name", (1, 1)), severity)]
+    stripped = "" if name == name.strip() else " (the spaces around a name are no part of it)"
+    return [make("SK204", f"name '{name.strip()}' differs from its folder name '{folder}'{stripped}",
+                 src.display_path, *key_lines.get("name", (1, 1)), severity)]
 
 
 def allowed_tools_diagnostics(fm: dict[str, Any], src: SourceFile,

@@ -234,3 +234,12 @@ def test_a_skill_with_an_error_in_a_folder_named_with_a_control_character_is_inv
     error_paths = {d.path for d in check.diagnostics if d.severity.value == "error"}
     assert verdicts["a\nb"]["path"] in error_paths and "\\x0a" in verdicts["a\nb"]["path"]
     assert verdicts["a\nb"]["valid"] is False and verdicts["plain"]["valid"] is True
+
+
+def test_sk204_quotes_the_name_as_compared_not_two_identical_strings(tmp_path):
+    """A folder ' lead' and ``name: ' lead'`` read "name ' lead' differs from its folder name ' lead'":
+    the name is compared, and published, without the spaces around it."""
+    write_skill(tmp_path, " lead", "name: ' lead'\ndescription: Leads the way. Use when testing.\n")
+    write_skill(tmp_path, "tidy", "name: 'tidy  '\ndescription: Tidies. Use when testing.\n")
+    said = [d.message for d in read_catalog([tmp_path]).diagnostics if d.code == "SK204"]
+    assert said == ["name 'lead' differs from its folder name ' lead' (the spaces around a name are no part of it)"]
