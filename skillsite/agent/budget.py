@@ -268,11 +268,11 @@ class Similarity:
         of every later group that scores at least the threshold."""
         shown, group, found = self.shown, self.groups[a], []
         if self.has_terms[a] and self.threshold <= 1.0:  # copies of a description that has search terms
-            found += [(1.0, shown[x].id, shown[y].id) for i, x in enumerate(group) for y in group[i + 1:]]
+            found += _within_group(shown, group)
         for b in self.candidates(a):
             score = self.score(a, b)
             if score >= self.threshold:
-                found += [(round(score, 3), *_id_pair(shown, x, y)) for x in group for y in self.groups[b]]
+                found.append(_across_groups(shown, score, group, self.groups[b]))
         return found
 
     def signature(self, group: int) -> tuple[Any, ...]:
@@ -342,16 +342,29 @@ class ChangedPairs:
         similarity, found = self.similarity, []
         shown, group = similarity.shown, similarity.groups[a]
         if similarity.has_terms[a] and similarity.threshold <= 1.0:
-            found += [(1.0, shown[x].id, shown[y].id) for i, x in enumerate(group) for y in group[i + 1:]]
+            found += _within_group(shown, group)
         for b in similarity.candidates(a, later=False):
             if b in self.changed and b < a:
                 continue  # found as a pair of ``b``
             first, second = min(a, b), max(a, b)
             score = similarity.score(first, second)
             if score >= similarity.threshold:
-                found += [(round(score, 3), *_id_pair(shown, x, y))
-                          for x in similarity.groups[first] for y in similarity.groups[second]]
+                found.append(_across_groups(shown, score, similarity.groups[first], similarity.groups[second]))
         return found
+
+
+def _within_group(shown: Sequence[Listable], group: Sequence[int]) -> list[tuple[float, str, str]]:
+    """The pairs of one group's descriptions (the same search terms): each but the first with the
+    first.  Every one of them is said once, and N copies of a description make N - 1 pairs, not
+    N(N - 1)/2 (2,000 skills of one description made two million)."""
+    return [(1.0, shown[group[0]].id, shown[y].id) for y in group[1:]]
+
+
+def _across_groups(shown: Sequence[Listable], score: float, first: Sequence[int], second: Sequence[int]
+                   ) -> tuple[float, str, str]:
+    """The pair of two groups that score alike: their first descriptions (the others are paired
+    with those in their own groups), one pair however large the groups."""
+    return (round(score, 3), *_id_pair(shown, first[0], second[0]))
 
 
 def _id_pair(shown: Sequence[Listable], x: int, y: int) -> tuple[str, str]:

@@ -68,10 +68,14 @@ def test_budget_command_and_build_summary(tmp_path: Path) -> None:
     assert "Listing budgets (of 2 skills offered to models): claude-code (8,000 chars) 2," in text.output
 
 
-def test_three_identical_descriptions_are_three_pairs_even_in_a_small_catalog() -> None:
+def test_identical_descriptions_pair_each_with_the_first_even_in_a_small_catalog() -> None:
+    """Each copy of a description is said once, paired with the first: N copies made N(N - 1)/2
+    pairs, and 2,000 skills of one description took 4 GB and a minute to validate."""
     same = "Reads invoices and files them."
     pairs = similar_pairs([entry("a", same), entry("b", same), entry("c", same), entry("d", "Plans sprints.")])
-    assert [(score, a, b) for score, a, b in pairs] == [(1.0, "a", "b"), (1.0, "a", "c"), (1.0, "b", "c")]
+    assert [(score, a, b) for score, a, b in pairs] == [(1.0, "a", "b"), (1.0, "a", "c")]
+    many = similar_pairs([entry(f"s{i:04d}", same) for i in range(2000)])
+    assert len(many) == 1999 and {a for _, a, _ in many} == {"s0000"}
 
 
 def test_similar_pairs_are_those_an_all_pairs_comparison_finds():
@@ -132,8 +136,12 @@ def _all_scores(entries: list[dict]) -> list[tuple[float, str, str]]:
     terms, vectors = weights.terms, weights.vectors
     used = {t: sum(t in words for words in terms) for t in set(itertools.chain(*terms))}
     kept = {t for t, n in used.items() if n <= common_limit(len(entries))}
+    firsts: dict[tuple[str, ...], int] = {}
+    first = [firsts.setdefault(tuple(words), index) for index, words in enumerate(terms)]
     found = []
     for a, b in itertools.combinations(range(len(entries)), 2):
+        if a != first[a] or (b != first[b] and first[b] != a):
+            continue   # as similar_pairs pairs them: a copy with its group's first, two groups by their firsts
         if terms[a] and terms[a] == terms[b]:
             score = 1.0
         else:
