@@ -54,7 +54,10 @@ _YAML12_NOT_TEXT = re.compile(
 MAX_LISTED_DESCRIPTION = 1024
 #: The keys an installer needs as text.
 _LISTED_KEYS = ("name", "description")
-_UNQUOTED_COLON_LINE = re.compile(r"^(\s*(?:-\s+)?[A-Za-z0-9_.-]+:[ \t]+)([^'\"\[{|>&*!#%@`\s].*?: .*?)\s*$")
+#: A line ``key: value`` whose plain value starts as a string (no quote, flow, block or tag) and
+#: may hold ": " (:func:`_colon_value` finds the value): read to its end once, as a lazy match
+#: with trailing spaces after it tried every end (a line of spaces took the square of its length).
+_UNQUOTED_COLON_LINE = re.compile(r"^(\s*(?:-\s+)?[A-Za-z0-9_.-]+:[ \t]+)([^'\"\[{|>&*!#%@`\s].*)$")
 
 
 class FrontmatterError(Exception):
@@ -221,14 +224,26 @@ def _compose(text: str) -> Node | None:
         loader.dispose()
 
 
+def _colon_value(rest: str) -> str | None:
+    """The value of a line's ``rest`` (after ``key: ``) that holds ": " after its first character:
+    the shortest start of it followed by white space only; None when it holds no such ": "."""
+    value = rest.rstrip()
+    if ": " in value[1:]:
+        return value
+    if len(value) > 1 and value.endswith(":") and rest[len(value):len(value) + 1] == " ":
+        return value + " "   # the ": " ends the value: its space is kept
+    return None
+
+
 def _quote_unquoted_colons(text: str) -> tuple[str, list[int]]:
     """Quote plain values that contain ``: `` (the spec's client guide asks for this retry)."""
     fixed, lines = [], []
     for number, line in enumerate(text.split("\n")):
         body = line.rstrip("\r")
         match = _UNQUOTED_COLON_LINE.match(body)
-        if match and " #" not in match.group(2):
-            value = match.group(2).replace("'", "''")
+        value = _colon_value(match.group(2)) if match else None
+        if value is not None and " #" not in value:
+            value = value.replace("'", "''")
             fixed.append(f"{match.group(1)}'{value}'" + line[len(body):])
             lines.append(number)
         else:

@@ -116,3 +116,31 @@ def test_a_body_whose_lines_end_with_a_carriage_return_alone_has_its_links_place
     assert [(d.line, d.col) for d in reading.diagnostics if d.code == "SK303"] == [(10, 5)]
     [fences] = [d for d in reading.diagnostics if d.code == "SK016"]
     assert "carriage return alone" in fences.message and "save it with LF line ends" in fences.message
+
+
+def test_a_plain_value_holding_a_colon_is_quoted_as_the_lazy_pattern_quoted_it() -> None:
+    """_UNQUOTED_COLON_LINE read a value with a lazy match tried against every end of the line:
+    'a: b' and 64,000 spaces then 'x' took seconds.  The value is now cut by _colon_value; over
+    random lines it is what the lazy pattern gave."""
+    import random
+    import re
+
+    from skillsite.source.frontmatter import _UNQUOTED_COLON_LINE, _colon_value, _quote_unquoted_colons
+
+    lazy = re.compile(r"^(\s*(?:-\s+)?[A-Za-z0-9_.-]+:[ \t]+)([^'\"\[{|>&*!#%@`\s].*?: .*?)\s*$")
+    rng = random.Random(1)
+    alphabet = ["a", ":", " ", "\t", "'", "#", "-", "k", "\u00a0", "\x1c", "\u2003"]
+    for _ in range(20_000):
+        line = "key: " + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        old, new = lazy.match(line), _UNQUOTED_COLON_LINE.match(line)
+        value = _colon_value(new.group(2)) if new else None
+        assert (old.group(1), old.group(2)) if old else None == ((new.group(1), value) if value is not None else None)
+    long_line = "description: a: b" + " " * 64_000 + "x"
+    assert _quote_unquoted_colons(long_line)[0] == "description: 'a: b" + " " * 64_000 + "x'"
+
+
+def test_a_link_target_in_angle_brackets_ends_at_the_next_angle_bracket() -> None:
+    """'[a](<' repeated on one line was read to the line's end from each '<' (a 1 MB body took
+    three minutes to validate); CommonMark's destination holds no '<' either."""
+    assert list(links.iter_body_links("[a](<" * 20_000)) == []
+    assert list(links.iter_body_links("see [a](<x y.md>)\n")) == [(0, 5, "x y.md", True)]
