@@ -303,7 +303,12 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
     except OSError as exc:
         click.echo(f"skillsite serve: cannot listen on {address_text(host, port)}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
-    server.start()
+    try:
+        server.start()
+    except KeyboardInterrupt:   # before the first build, or between it and serving: as in run()
+        click.echo("Stopping.", err=True)
+        server.stop(wait=False)
+        sys.exit(0)
     click.echo(f"Serving {server.url} (Ctrl-C to stop); watching {', '.join(str(r) for r in roots)}", err=True)
     if open_browser:
         import webbrowser

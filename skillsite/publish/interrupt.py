@@ -4,7 +4,8 @@ Ctrl-C): its workers are ended, its staging folder and lock file removed, then t
 
 The handler does the clean-up itself instead of raising an exception into whatever the build
 was doing (a fork, a wait on a worker), which could print tracebacks; the output is never
-touched, so it holds the previous catalog or the new one, complete.
+touched, so it holds the previous catalog or the new one, complete.  A process that builds among
+other work (``serve``) gives its own ending: what else to stop, and the exit status.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import os
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 from skillsite.publish.lock import remove_held_lock_files
 from skillsite.publish.staging import discard_open_staging
@@ -21,17 +22,21 @@ from skillsite.publish.staging import discard_open_staging
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 #: The process whose build the handler ends (a worker forked a moment ago still has the handler).
 _build_pid = 0
+#: What the process does once the build is ended, given the signal: its exit status (None: say
+#: "stopped by" the signal, and exit with 128 + its number).
+_ending: Callable[[int], int] | None = None
 
 
 @contextmanager
-def builds_end_on_signals() -> Iterator[None]:
-    """Within the block, SIGTERM and SIGINT end the build at once (main thread only); the
-    previous handlers come back after it (the command line may run inside another program)."""
+def builds_end_on_signals(ending: Callable[[int], int] | None = None) -> Iterator[None]:
+    """Within the block, SIGTERM and SIGINT end the build at once (main thread only), then the
+    process (``ending``: what else it stops first, and its exit status); the previous handlers
+    come back after it (the command line may run inside another program)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    global _build_pid
-    _build_pid = os.getpid()
+    global _build_pid, _ending
+    _build_pid, _ending = os.getpid(), ending
     previous = {signum: signal.signal(signum, _interrupted) for signum in _SIGNALS}
     try:
         yield
@@ -50,5 +55,7 @@ def _interrupted(signum: int, frame: object) -> None:
         worker.join(10)
     discard_open_staging()
     remove_held_lock_files()
+    if _ending is not None:
+        os._exit(_ending(signum))
     os.write(2, f"\nskillsite: stopped by {signal.Signals(signum).name}\n".encode())
     os._exit(128 + signum)

@@ -34,6 +34,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from skillsite.diagnostics import Diagnostic, format_text, printable
 from skillsite.publish.lock import claim
+from skillsite.publish.interrupt import builds_end_on_signals
 from skillsite.publish.resident import Resident
 from skillsite.publish.watch import EventWatcher, PollingWatcher, WatchUnavailable, watched_stamps
 
@@ -412,7 +413,10 @@ class DevServer:
         """Start serving, watch, then build (serving even if the build failed: fix and save to
         retry).  The serving process is forked first, while this one is small: forked after a
         build, it would share every page of what the build keeps for the next one, and each
-        rebuild writing to those pages would copy them (slower saves, and that memory twice)."""
+        rebuild writing to those pages would copy them (slower saves, and that memory twice).
+        From here on SIGTERM ends serving as Ctrl-C does (:meth:`run`)."""
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, _interrupt)
         if hasattr(os, "fork"):
             self._fork_server()
         else:  # pragma: no cover - Windows: no fork, so builds use no worker processes to fork
@@ -521,9 +525,10 @@ class DevServer:
         self.resident.saw(None if self.untold else paths)
         self.untold = False
         try:
-            return build(self.sources, self.out, self.config, keep_going=True, force=True,
-                         cache_dir=self.tmp / "cache", resident=self.resident, publish_empty=True, progress=progress,
-                         always_publish=always_publish)
+            with builds_end_on_signals(self._ended):
+                return build(self.sources, self.out, self.config, keep_going=True, force=True,
+                             cache_dir=self.tmp / "cache", resident=self.resident, publish_empty=True,
+                             progress=progress, always_publish=always_publish)
         except OSError as exc:
             self.echo(f"skillsite serve: {failed}: {describe_os_error(exc)}")
         except TemplateProblem as exc:
@@ -531,6 +536,23 @@ class DevServer:
         except Exception as exc:
             self.echo(f"skillsite serve: {failed}: {exc!r}")
         return None
+
+    def _ended(self, signum: int) -> int:
+        """Ctrl-C or SIGTERM in the middle of a build, once the build is ended (its workers, its
+        staging folder): serving ends, exit status 0, as between builds.  Raised into the build
+        instead, the interrupt was lost in a fork's callbacks, or left the worker pool waiting for
+        a result a killed worker had half sent, for ever.  This runs in the signal handler, in the
+        middle of any code: no fork (its callbacks take locks the build may hold) and no buffered
+        write, so the folder is removed by ``rm`` spawned apart (else by the next serve)."""
+        os.write(2, b"Stopping.\n")
+        if self.folders is not None:
+            self.folders.close()   # the file-event process (signals and waits without a lock held)
+        self._stop_server()
+        try:
+            os.posix_spawnp("rm", ["rm", "-rf", "--", str(self.tmp)], os.environ, setsid=True)
+        except (AttributeError, NotImplementedError, OSError):  # pragma: no cover - no posix_spawn, or no rm
+            pass   # claimed by no process once this one ends: the next serve removes it
+        return 0
 
     def _echo_each(self, diagnostics: list[Diagnostic]) -> None:
         """Every diagnostic, one line each."""
@@ -607,6 +629,15 @@ class DevServer:
         that goes on after this one ends, see :func:`remove_after_exit`)."""
         if self.folders is not None:
             self.folders.close()
+        self._stop_server()
+        if wait:
+            self.close_folder()
+        else:
+            remove_after_exit(self.tmp, self.claim)
+            self.claim = None
+
+    def _stop_server(self) -> None:
+        """End the serving process (or thread) and close its socket."""
         if self.server_pid:
             try:
                 os.kill(self.server_pid, signal.SIGTERM)
@@ -617,11 +648,6 @@ class DevServer:
         elif self.thread.is_alive():
             self.server.shutdown()
         self.server.server_close()
-        if wait:
-            self.close_folder()
-        else:
-            remove_after_exit(self.tmp, self.claim)
-            self.claim = None
 
     def close_folder(self) -> None:
         """Remove the temporary folder and give up its claim."""

@@ -162,6 +162,24 @@ def test_a_burst_of_saves_is_one_rebuild_an_edit_during_a_build_another_and_a_si
     assert _empties(serve.tmp)                              # the temporary folder goes, after the exit
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_signal_in_the_middle_of_a_rebuild_stops_serving_at_once(tmp_path, signum):
+    """Raised into a rebuild, Ctrl-C was lost in a fork's callbacks (serve went on), or left the
+    worker pool waiting for ever for a result a killed worker had half sent.  The signal is sent
+    as soon as the rebuild of 48 skills starts, which then works in worker processes."""
+    source = tmp_path / "skills"
+    shutil.copytree(REPO / "tests" / "data" / "sample-corpus", source)
+    serve = Serve(source, tmp_path / "tmp")
+    for number, skill in enumerate(sorted(source.rglob("SKILL.md"))):
+        edit(skill, f"Edit {number}.")
+    serve.next_line(lambda line: line.startswith("Change detected"))
+    processes = serve.descendants()
+    assert serve.stop(signum) == 0
+    assert "Stopping." in serve.lines and not any("Traceback" in line or "Exception" in line for line in serve.lines)
+    assert not [pid for pid in processes if _alive(pid)]
+    assert _empties(serve.tmp)                              # the temporary folder goes, after the exit
+
+
 def _user_namespaces_work() -> bool:
     if shutil.which("unshare") is None:
         return False
