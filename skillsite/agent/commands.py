@@ -54,12 +54,15 @@ def _assigned(skills: frozenset[tuple[str, int]]) -> Mapping[str, tuple[str, str
         if command not in taken:
             taken[command] = skill_id
             assigned[skill_id] = (command, None)
+    tried: dict[str, int] = {}  # each command -> the number its next clash starts from (those below are taken)
     for skill_id, _ in ranked:
         if skill_id in assigned:
             continue
-        command, number = wanted[skill_id], 2
+        command = wanted[skill_id]
+        number = tried.get(command, 2)
         while f"{command}_{number}" in taken or f"{command}_{number}" in natural:
             number += 1
+        tried[command] = number + 1
         taken[f"{command}_{number}"] = skill_id
         assigned[skill_id] = (f"{command}_{number}", taken[command])
     return MappingProxyType(assigned)

@@ -26,7 +26,9 @@ from skillsite.source.discover import inside_folder
 DEFAULT_KNOWLEDGE_DIR = "knowledge"
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 OWN_PREFIX = "./"
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+#: An ATX heading's line, its text read to the line's end (:func:`document_title` drops the
+#: closing marks): a lazy text before them was tried against every end of a long line.
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -136,5 +138,6 @@ def document_title(data: bytes, path: str) -> str:
     """A document's first Markdown heading, else its file name."""
     text = data[:65536].decode("utf-8", errors="replace")
     match = _HEADING.search(text)
-    title = match.group(1).strip() if match else ""
+    heading = match.group(1) if match else ""
+    title = (heading.rstrip(" \t#") or heading[:1]).strip()
     return " ".join(title.split())[:200] or posixpath.basename(path)

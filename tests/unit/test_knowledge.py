@@ -129,3 +129,19 @@ def test_a_skill_s_own_document_must_be_a_file_it_publishes(tmp_path: Path) -> N
     assert len(diags) == 1 and "not a file the skill publishes" in diags[0].message
     assert not build([src], tmp_path / "_site", SiteConfig(exclude=("demo/secret",))).ok
     assert not (tmp_path / "_site").exists()
+
+
+def test_a_title_is_the_heading_as_the_lazy_pattern_read_it_and_a_long_line_costs_one_read() -> None:
+    """The heading's text was a lazy match before its closing marks, tried against every end of
+    the line: '# a', 64,000 spaces and 'x' took seconds a document."""
+    import random
+    import re
+
+    lazy = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+    rng = random.Random(2)
+    for _ in range(20_000):
+        text = "".join(rng.choice(["#", " ", "\t", "a", "\n", "\r", "b"]) for _ in range(rng.randint(0, 14)))
+        match = lazy.search(text)
+        expected = " ".join((match.group(1).strip() if match else "").split())[:200] or "x.md"
+        assert document_title(text.encode(), "d/x.md") == expected, repr(text)
+    assert document_title(b"# a" + b" " * 64_000 + b"x\n", "d/x.md") == "a x"
