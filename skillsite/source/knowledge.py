@@ -26,6 +26,8 @@ from skillsite.source.discover import inside_folder
 DEFAULT_KNOWLEDGE_DIR = "knowledge"
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 OWN_PREFIX = "./"
+#: Where a skill's own documents are published under knowledge/ (``skills/<id>/<path>``).
+OWN_FOLDER = "skills"
 #: An ATX heading's line, its text read to the line's end (:func:`document_title` drops the
 #: closing marks): a lazy text before them was tried against every end of a long line.
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+)$", re.M)
@@ -82,6 +84,9 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
     clean = posixpath.normpath(relative)
     if clean == ".." or clean.startswith("../"):
         return f"knowledge path '{declared}' leaves its folder"
+    if not own and clean.split("/", 1)[0] == OWN_FOLDER:
+        return (f"knowledge path '{declared}' is in the knowledge folder's {OWN_FOLDER}/, where the catalog "
+                "publishes each skill's own documents (./...): a shared one there could take one's place; move it")
     folder = skill_dir if own else knowledge_dir
     if folder is None:
         return (f"knowledge path '{declared}' needs a knowledge folder: knowledge_dir in skillsite.yml, or a "
@@ -104,7 +109,7 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
         return f"knowledge document '{declared}' is not a file the skill publishes (excluded or in a skipped folder)"
     if os.path.getsize(real_file) > MAX_DOCUMENT_BYTES:
         return f"knowledge document '{declared}' is larger than {MAX_DOCUMENT_BYTES:,} bytes"
-    published = f"skills/{skill_id}/{clean}" if own else clean
+    published = f"{OWN_FOLDER}/{skill_id}/{clean}" if own else clean
     return KnowledgeDoc(declared, published, real_file)
 
 

@@ -145,3 +145,18 @@ def test_a_title_is_the_heading_as_the_lazy_pattern_read_it_and_a_long_line_cost
         expected = " ".join((match.group(1).strip() if match else "").split())[:200] or "x.md"
         assert document_title(text.encode(), "d/x.md") == expected, repr(text)
     assert document_title(b"# a" + b" " * 64_000 + b"x\n", "d/x.md") == "a x"
+
+
+def test_a_shared_document_cannot_take_the_place_of_a_skills_own(tmp_path: Path) -> None:
+    """knowledge/skills/alpha/notes.md (shared) and alpha's ./notes.md were both published as
+    knowledge/skills/alpha/notes.md: whichever skill sorted first won, with no word."""
+    src = tmp_path / "src"
+    (src / "knowledge" / "skills" / "alpha").mkdir(parents=True)
+    (src / "knowledge" / "skills" / "alpha" / "notes.md").write_text("# impostor\n", "utf-8")
+    write_skill(src, "alpha", "name: alpha\ndescription: Own notes. Use when testing.\nknowledge: [./notes.md]\n")
+    (src / "alpha" / "notes.md").write_text("# Own notes\n", "utf-8")
+    write_skill(src, "aaa", "name: aaa\ndescription: Shared notes. Use when testing.\nknowledge: [skills/alpha/notes.md]\n")
+    said = [(d.path.split("/src/")[-1], d.message) for d in check_catalog([src]).diagnostics if d.code == "SK218"]
+    assert len(said) == 1 and said[0][0] == "aaa/SKILL.md" and "each skill's own documents" in said[0][1]
+    assert build([src], tmp_path / "_site", keep_going=True).ok
+    assert Catalog.open(tmp_path / "_site").knowledge("skills/alpha/notes.md") == b"# Own notes\n"
