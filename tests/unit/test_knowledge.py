@@ -155,7 +155,8 @@ def test_a_shared_document_cannot_take_the_place_of_a_skills_own(tmp_path: Path)
     (src / "knowledge" / "skills" / "alpha" / "notes.md").write_text("# impostor\n", "utf-8")
     write_skill(src, "alpha", "name: alpha\ndescription: Own notes. Use when testing.\nknowledge: [./notes.md]\n")
     (src / "alpha" / "notes.md").write_text("# Own notes\n", "utf-8")
-    write_skill(src, "aaa", "name: aaa\ndescription: Shared notes. Use when testing.\nknowledge: [skills/alpha/notes.md]\n")
+    write_skill(src, "aaa", "name: aaa\ndescription: Shared notes. Use when testing.\n"
+                            "knowledge: [skills/alpha/notes.md]\n")
     said = [(d.path.split("/src/")[-1], d.message) for d in check_catalog([src]).diagnostics if d.code == "SK218"]
     assert len(said) == 1 and said[0][0] == "aaa/SKILL.md" and "each skill's own documents" in said[0][1]
     assert build([src], tmp_path / "_site", keep_going=True).ok
