@@ -30,8 +30,8 @@ from skillsite.publish.staging import (check_cache_outside, check_inputs_kept, c
                                        clear_remains)
 from skillsite.publish.state import NO_INPUTS, load_state, load_summary, racy_since, read_inputs, settle_inputs
 from skillsite.source.discover import discover
-from skillsite.source.knowledge import default_knowledge_dir
 from skillsite.source.ignore import repository_folder
+from skillsite.source.knowledge import default_knowledge_dir
 from skillsite.workers import default_jobs
 
 __all__ = ["STAGES", "BuildResult", "build"]

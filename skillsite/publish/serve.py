@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from skillsite.diagnostics import Diagnostic, format_text, printable
-from skillsite.publish.lock import claim
 from skillsite.publish.interrupt import builds_end_on_signals
+from skillsite.publish.lock import claim
 from skillsite.publish.resident import Resident
 from skillsite.publish.watch import EventWatcher, PollingWatcher, WatchUnavailable, watched_stamps
 
