@@ -4,9 +4,11 @@ site info.  Above ``shard_above`` skills it is published paged (:func:`paged_man
 the layout :mod:`skillsite.agent.manifest_pages` describes)."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Generator, Iterable, Iterator, Protocol, Sequence
 from urllib.parse import quote
@@ -38,16 +40,33 @@ PROVIDER_INDEX_FILE = "index.json"   # the static provider layout's per-skill li
 RESERVED_NAMES = SKILL_FOLDER_FILES - {ENTRY_JSON} | {"SKILL.md"}
 
 
+def _one_spelling(name: str) -> str:
+    """A name as a file system that ignores case and Unicode form (macOS, Windows) tells names
+    apart: ``Skill.md`` is the catalog's ``SKILL.md`` there, and would be written over it."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+@functools.lru_cache(maxsize=8)
+def _spellings(names: frozenset[str]) -> frozenset[str]:
+    return frozenset(map(_one_spelling, names))
+
+
+def _first_name(path: str) -> str:
+    first = path.split("/", 1)[0]
+    return first if first.isascii() and first.islower() else _one_spelling(first)
+
+
 def is_versions_path(path: str) -> bool:
     """Whether a path in a versioned skill's folder is in the place of what the catalog writes
-    there (its releases: ``versions.json``, ``versions/``), as a file or below a folder so named."""
-    return path.split("/", 1)[0] in (VERSIONS_FILE, VERSIONS_FOLDER)
+    there (its releases: ``versions.json``, ``versions/``), as a file or below a folder so named,
+    in any case or Unicode form."""
+    return _first_name(path) in (VERSIONS_FILE, VERSIONS_FOLDER)
 
 
 def is_reserved_path(path: str, reserved: frozenset[str]) -> bool:
     """Whether a path in a skill's folder is in the place of a file the catalog writes there
-    (:func:`reserved_names`), as that file or below a folder so named."""
-    return path.split("/", 1)[0] in reserved
+    (:func:`reserved_names`), as that file or below a folder so named, in any case or Unicode form."""
+    return _first_name(path) in _spellings(reserved)
 
 
 def is_paged(skills: int, config: SiteConfig) -> bool:

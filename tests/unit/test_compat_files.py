@@ -115,3 +115,15 @@ def test_a_bundled_index_json_is_not_published_over_the_listing(tmp_path: Path) 
     result = build([tmp_path / "src"], tmp_path / "_site")
     assert result.ok and any(d.code == "SK009" for d in result.diagnostics)
     assert load(tmp_path / "_site/skills/one/index.json")["files"] == ["SKILL.md"]
+
+
+def test_a_bundled_file_named_as_the_catalogs_own_in_another_case_is_not_published(tmp_path: Path) -> None:
+    """On a file system that ignores case (macOS, Windows) a bundled Skill.md is the catalog's
+    SKILL.md, and was written over it: the published SKILL.md no longer matched the manifest."""
+    folder = write_skill(tmp_path / "src", "one")
+    for name in ("Skill.md", "INDEX.HTML", "Entry.xml", "notes.md"):
+        (folder / name).write_text(f"bundled {name}\n", "utf-8")
+    result = build([tmp_path / "src"], tmp_path / "_site")
+    said = sorted(d.message.split("'")[1] for d in result.diagnostics if d.code == "SK009")
+    assert result.ok and said == ["Entry.xml", "INDEX.HTML", "Skill.md"]
+    assert load(tmp_path / "_site/skills/one/index.json")["files"] == ["SKILL.md", "notes.md"]
