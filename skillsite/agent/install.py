@@ -9,7 +9,6 @@ import errno
 import functools
 import os
 import shutil
-import unicodedata
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
@@ -28,6 +27,7 @@ from skillsite.agent.lockfile import (Lock, LockedSkill, check_lock_writable, ho
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.release_digest import release_digest
 from skillsite.agent.semver import parse_version
+from skillsite.agent.spellings import one_spelling
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.folders import (dead_link, make_folders, remove_path, rename_no_replace, replace_folder,
                                same_place)
@@ -404,9 +404,7 @@ def _check_not_locked_elsewhere(skill_id: str, target: Path, lock: Lock, lock_pa
 def _one_folder(first: Path, second: Path) -> bool:
     """Whether two install folders are, or would be on some file system, one: the same on disk,
     or names that differ only in case or Unicode form (one folder on macOS and Windows)."""
-    def form(path: Path) -> str:
-        return unicodedata.normalize("NFC", str(path)).casefold()
-    return same_place(first, second) or form(first) == form(second)
+    return same_place(first, second) or one_spelling(str(first)) == one_spelling(str(second))
 
 
 def _check_not_another_s_folder(targets: Mapping[str, Path], lock: Lock, lock_path: Path) -> None:

@@ -8,7 +8,6 @@ import functools
 import hashlib
 import json
 import os
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, Generator, Iterable, Iterator, Protocol, Sequence
 from urllib.parse import quote
@@ -26,6 +25,7 @@ from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORM
 from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.agent.skill_md import skill_body
 from skillsite.agent.site_urls import SKILL_FOLDER_FILES, VERSIONS_FILE, VERSIONS_FOLDER, url_of
+from skillsite.agent.spellings import one_spelling
 from skillsite.models import Skill, read_skill_md
 from skillsite.source.checks import estimate_tokens
 from skillsite.source.versioning import canonical_version
@@ -40,20 +40,16 @@ PROVIDER_INDEX_FILE = "index.json"   # the static provider layout's per-skill li
 RESERVED_NAMES = SKILL_FOLDER_FILES - {ENTRY_JSON} | {"SKILL.md"}
 
 
-def _one_spelling(name: str) -> str:
-    """A name as a file system that ignores case and Unicode form (macOS, Windows) tells names
-    apart: ``Skill.md`` is the catalog's ``SKILL.md`` there, and would be written over it."""
-    return unicodedata.normalize("NFC", name).casefold()
-
-
 @functools.lru_cache(maxsize=8)
 def _spellings(names: frozenset[str]) -> frozenset[str]:
-    return frozenset(map(_one_spelling, names))
+    return frozenset(map(one_spelling, names))
 
 
 def _first_name(path: str) -> str:
+    """The first name of ``path`` in :func:`~skillsite.agent.spellings.one_spelling`: a bundled
+    ``Skill.md`` is the catalog's ``SKILL.md`` on macOS and Windows, and would be written over it."""
     first = path.split("/", 1)[0]
-    return first if first.isascii() and first.islower() else _one_spelling(first)
+    return first if first.isascii() and first.islower() else one_spelling(first)
 
 
 def is_versions_path(path: str) -> bool:

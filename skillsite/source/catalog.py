@@ -19,7 +19,6 @@ import os
 import posixpath
 import re
 import time
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
@@ -31,6 +30,7 @@ from skillsite.agent.entry import Visibility, holding
 from skillsite.agent.manifest_check import windows_drive
 from skillsite.agent.xml_chars import xml_forbidden
 from skillsite.agent.site_urls import taken_name
+from skillsite.agent.spellings import one_spelling
 from skillsite.agent.triggers import within_catalog_budget
 from skillsite.cache import RACY_NS, Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.diagnostics import Diagnostic, Severity, SortedParts, make, sort_diagnostics
@@ -851,7 +851,7 @@ def _folded_id_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]]) -> l
     """SK232 for every skill whose id another skill's id equals but for case or Unicode spelling
     (NFC against NFD): file systems that ignore those (macOS, Windows) hold one folder for both,
     so a copy of the catalog there loses one of them.  Said of each but the first, in id order."""
-    folded = [unicodedata.normalize("NFC", src.id).casefold() for _, src, _ in kept]
+    folded = [one_spelling(src.id) for _, src, _ in kept]
     if len(set(folded)) == len(folded):  # the usual catalog: no two alike, nothing to group
         return []
     by_folded: dict[str, list[tuple[str, int]]] = {}
