@@ -134,15 +134,15 @@ def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, t
     return [make(codes.get(kw, "SK208"), _message(err, field), path, *_where(field, key_lines), _severity(schema, kw))]
 
 
-#: Codes of a name or description installers refuse (the discovery index's ``listable``): as a
-#: warning the skill is still published, but the discovery index leaves it out, so say so.
-_UNLISTED_CODES = frozenset({"SK203", "SK205", "SK206"})
+#: Codes of a name or description installers refuse (the discovery index's ``listable``), and the
+#: field each is about: as a warning the skill is still published, but the discovery index
+#: leaves it out, so say so.
+_UNLISTED_FIELDS = {"SK203": "name", "SK205": "name", "SK206": "description"}
 
 
-def _published_fails(frontmatter: dict[str, Any], profile: str, diag: Diagnostic) -> bool:
-    """Whether the field ``diag`` is about still fails its schema as the catalog publishes it:
-    stripped of the spaces around it (``'tidy  '`` is listed as ``tidy``)."""
-    field = "name" if diag.code == "SK203" or diag.code == "SK205" else "description"
+def _published_fails(frontmatter: dict[str, Any], profile: str, field: str) -> bool:
+    """Whether ``field`` still fails its schema as the catalog publishes it: stripped of the
+    spaces around it (``'tidy  '`` is listed as ``tidy``)."""
     value = frontmatter.get(field)
     if not isinstance(value, str):
         return True
@@ -153,9 +153,9 @@ def _published_fails(frontmatter: dict[str, Any], profile: str, diag: Diagnostic
 def _said_unlisted(diag: Diagnostic, frontmatter: dict[str, Any], profile: str) -> Diagnostic:
     """``diag``, saying the skill is not in the discovery index when its warning keeps it out, or
     how the catalog publishes the value when only the spaces around it were wrong."""
-    if diag.code not in _UNLISTED_CODES or diag.severity is not Severity.WARNING:
+    if diag.code not in _UNLISTED_FIELDS or diag.severity is not Severity.WARNING:
         return diag
-    if _published_fails(frontmatter, profile, diag):
+    if _published_fails(frontmatter, profile, _UNLISTED_FIELDS[diag.code]):
         return dataclasses.replace(diag, message=diag.message + "; installers refuse it, so the skill is not listed "
                                                                 "in the discovery index")
     return dataclasses.replace(diag, message=diag.message + "; the catalog publishes it without the spaces around it")
