@@ -161,6 +161,13 @@ def _band_keys(lines: Sequence[int], rows: int = ROWS) -> array:
                        for b in range(BINS // rows)))
 
 
+#: The most skills before it in one bucket a skill is compared with.  A bucket holds the distinct
+#: skills that share a band (identical ones are bucketed once); real ones hold a few (the corpus:
+#: two at most), but thousands of near-alike skills under different names, none a copy of another,
+#: would otherwise be compared pair by pair (and each pair remembered).  Copies close together in
+#: such a crowd still group; one further from its original than this can be missed.
+BUCKET_PEERS = 64
+
 #: The lowest threshold the fingerprints' own bands serve: two skills sharing 0.85 of their lines
 #: meet in a bucket with a chance of 0.99 (1 - (1 - 0.85^8)^16 for 16 bands of 8 rows).
 BANDED_THRESHOLD = 0.85
@@ -293,7 +300,7 @@ def find_groups(prints: Sequence[Fingerprint], threshold: float = DEFAULT_THRESH
     for band in range(BINS // rows):
         for bucket in _shared_buckets(keys, variants, band):
             for at, i in enumerate(bucket[1:], start=1):
-                for j in bucket[:at]:
+                for j in bucket[max(0, at - BUCKET_PEERS):at]:
                     if groups.find(j) == groups.find(i) or (j, i) in failed:
                         continue
                     if comparisons.alike(prints[i], prints[j]):
