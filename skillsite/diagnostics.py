@@ -67,6 +67,7 @@ CODES: dict[str, CodeInfo] = _registry(
     ("SK020", "warning", "bundled file name holding a backslash or starting as a Windows drive (Q:), which agents "
                          "refuse in a path; not published"),
     ("SK021", "warning", "a folder named SKILL.md or skill.md; not read as a skill"),
+    ("SK022", "warning", "bundled file named as another of the skill in another case or Unicode form; not published"),
     # file and frontmatter parsing
     ("SK100", "error", "empty SKILL.md"),
     ("SK101", "error", "no YAML frontmatter"),

@@ -19,16 +19,15 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from skillsite.agent.commands import assign_commands
 from skillsite.agent.entry import (DEFAULT_VISIBILITY, NO_REQUIREMENTS, NO_TRIGGERS, DependencyRecord, FileRecord,
                                    ManifestEntry, holding)
-from skillsite.agent.manifest_check import windows_drive
 from skillsite.agent.prompt_xml import skill_content_xml, skill_entry_xml
-from skillsite.agent.xml_chars import xml_keeps
 from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.agent.skill_md import skill_body
 from skillsite.models import BundledFile, Skill, SkillChanged, Stamp, read_skill_md
-from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, is_reserved_path,
-                                        is_versions_path, reserved_names, sha256_hex, skill_entry)
+from skillsite.publish.bundled_names import publishable, spelling_twins, unpublished
+from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, reserved_names,
+                                        sha256_hex, skill_entry)
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
@@ -398,9 +397,10 @@ def _publish_files(job: SkillPublishing, skill: Skill, known_shas: KnownShas, di
     copied (up to 1 MiB each, for the archive)."""
     records, shas, contents = [], [], {}
     versioned = is_versioned(skill)
+    twins = spelling_twins(f.path for f in skill.source.files)
     for f in skill.source.files:
-        if not publishable(f.path, job.reserved, versioned):
-            diags.append(_unpublished(f.path, skill.source.display_path))
+        if f.path in twins or not publishable(f.path, job.reserved, versioned):
+            diags.append(unpublished(f.path, skill.source.display_path, twins.get(f.path)))
             continue
         try:
             size, sha, content = _publish_file(job, f, f"skills/{skill.id}/{f.path}", known_shas.get(f.abspath))
@@ -536,30 +536,6 @@ def is_versioned(skill: Skill) -> bool:
     return canonical_version(skill.version) is not None
 
 
-def publishable(path: str, reserved: frozenset[str], versioned: bool) -> bool:
-    """Whether a skill's bundled file can be published: not in the place of a file the catalog
-    writes in its folder (``reserved``, or its releases when it is ``versioned``), named as
-    skill.xml can list it (else the fragment would name a file that is not there), and without a
-    backslash (the loader and installers refuse one in a path: a separator on Windows)."""
-    return (xml_keeps(path) and "\\" not in path and not windows_drive(path) and not is_reserved_path(path, reserved)
-            and not (versioned and is_versions_path(path)))
-
-
-def _unpublished(path: str, skill_md: str) -> Diagnostic:
-    """Why a bundled file :func:`publishable` refuses is not published."""
-    if not xml_keeps(path):
-        return make("SK017", f"bundled file '{path}' has a name the skill's prompt fragment (skill.xml) cannot "
-                             "hold as written; not published", skill_md)
-    if "\\" in path:
-        return make("SK020", f"bundled file '{path}' holds a backslash, which agents refuse in a path (a separator "
-                             "on Windows); not published", skill_md)
-    if windows_drive(path):
-        return make("SK020", f"bundled file '{path}' starts as a Windows drive does ('{path[:2]}'), which agents "
-                             "refuse as an absolute path; not published", skill_md)
-    return make("SK009", f"bundled file '{path}' has a name the catalog uses for its own pages; not published",
-                skill_md)
-
-
 #: Where a long-running process keeps what each skill gives bodies to link to (by its id) ...
 LINKABLE = "linkable"
 #: ... and, under one key, the catalog's link targets with the digest of them every body's key holds.
@@ -582,8 +558,9 @@ def _link_targets(skills: Sequence[Skill], reserved: frozenset[str], resident: K
 def _linkable(skill: Skill, reserved: frozenset[str]) -> tuple[str, tuple[str, ...]]:
     """A skill's id and the targets of its bundled files (``<id>/<path>``: those it can publish)."""
     versioned = is_versioned(skill)
+    twins = spelling_twins(f.path for f in skill.source.files)
     return skill.id, tuple(f"{skill.id}/{f.path}" for f in skill.source.files
-                           if publishable(f.path, reserved, versioned))
+                           if f.path not in twins and publishable(f.path, reserved, versioned))
 
 
 def _targets_of(parts: Sequence[tuple[str, tuple[str, ...]]]) -> LinkTargets:

@@ -24,15 +24,14 @@ from typing import Any, Mapping, Sequence
 
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.prompt_xml import skill_content_xml
-from skillsite.agent.xml_chars import xml_keeps
 from skillsite.agent.release_digest import release_digest
 from skillsite.audit.model import Finding, risk_of
 from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.config import SiteConfig
 from skillsite.models import Skill
 from skillsite.publish.audit_results import audit_release, suppressed
-from skillsite.publish.manifest import (VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json,
-                                        is_reserved_path, is_versions_path, skill_dir_url)
+from skillsite.publish.bundled_names import publishable, spelling_twins
+from skillsite.publish.manifest import VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json, skill_dir_url
 from skillsite.publish.staging import Staging
 from skillsite.source.dependencies import CatalogNames, copy_aliases, declared_dependencies, release_dependencies
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
@@ -185,12 +184,13 @@ class VersionPublishing:
         files, main_blob = [], ""
         names = {f.path for f in release.files or ()}
         main = next(name for name in (*SKILL_FILES, "") if name in names or not name)  # SKILL.md wins, as in discovery
+        twins = spelling_twins(sorted(names - {main}))
         for f in release.files or ():
             path = "SKILL.md" if f.path == main else f.path
             if f.path == main:
                 main_blob = f.blob
-            elif is_reserved_path(path, self.reserved) or is_versions_path(path) or not xml_keeps(path):
-                continue  # not published, as the current release's file is not (SK009, SK017)
+            elif path in twins or not publishable(path, self.reserved, versioned=True):
+                continue  # not published, as the current release's file is not (SK009, SK017, SK020, SK022)
             sha = self._blob_file(top, f.blob, into + path)
             if sha is not None:
                 files.append({"path": path, "sha256": sha, "size": f.size})

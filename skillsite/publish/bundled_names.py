@@ -1,0 +1,58 @@
+"""Which of a skill's bundled files the catalog can publish under their names, and why not.
+
+A bundled file is published at ``skills/<id>/<path>``, listed in the manifest and the prompt
+fragment, and fetched by agents and installers on every system: a name one of them cannot hold
+or reads another way is left out with a warning, in the current release as in past ones.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from skillsite.agent.manifest_check import windows_drive
+from skillsite.agent.spellings import one_spelling
+from skillsite.agent.xml_chars import xml_keeps
+from skillsite.diagnostics import Diagnostic, make
+from skillsite.publish.manifest import is_reserved_path, is_versions_path
+
+
+def publishable(path: str, reserved: frozenset[str], versioned: bool) -> bool:
+    """Whether a skill's bundled file can be published: not in the place of a file the catalog
+    writes in its folder (``reserved``, or its releases when it is ``versioned``), named as
+    skill.xml can list it (else the fragment would name a file that is not there), and without a
+    backslash (the loader and installers refuse one in a path: a separator on Windows)."""
+    return (xml_keeps(path) and "\\" not in path and not windows_drive(path) and not is_reserved_path(path, reserved)
+            and not (versioned and is_versions_path(path)))
+
+
+def spelling_twins(paths: Iterable[str]) -> dict[str, str]:
+    """Each of ``paths`` spelt as an earlier one in another case or Unicode form (``a.md`` after
+    ``A.md``), with that earlier one: a file system that ignores case and form (macOS, Windows)
+    holds one file for both, so an install there would keep one and the skill's digest would fail."""
+    first: dict[str, str] = {}
+    twins: dict[str, str] = {}
+    for path in paths:
+        spelt = one_spelling(path)
+        if spelt in first:
+            twins[path] = first[spelt]
+        else:
+            first[spelt] = path
+    return twins
+
+
+def unpublished(path: str, skill_md: str, twin_of: str | None = None) -> Diagnostic:
+    """Why a bundled file :func:`publishable` refuses (or the :func:`spelling_twins` of
+    ``twin_of``) is not published."""
+    if twin_of is not None:
+        return make("SK022", f"bundled file '{path}' is '{twin_of}' in another case or Unicode form, one file on "
+                             "macOS and Windows; not published", skill_md)
+    if not xml_keeps(path):
+        return make("SK017", f"bundled file '{path}' has a name the skill's prompt fragment (skill.xml) cannot "
+                             "hold as written; not published", skill_md)
+    if "\\" in path:
+        return make("SK020", f"bundled file '{path}' holds a backslash, which agents refuse in a path (a separator "
+                             "on Windows); not published", skill_md)
+    if windows_drive(path):
+        return make("SK020", f"bundled file '{path}' starts as a Windows drive does ('{path[:2]}'), which agents "
+                             "refuse as an absolute path; not published", skill_md)
+    return make("SK009", f"bundled file '{path}' has a name the catalog uses for its own pages; not published",
+                skill_md)
