@@ -275,10 +275,11 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
           title: str | None, open_browser: bool, interval: float, everything: bool) -> None:
     """Build the catalog, serve it locally and rebuild when SOURCES or templates change.
 
-    Exit 2 when it cannot listen on --host and --port (taken, or no address of this machine).
+    Exit 2 when it cannot listen on --host and --port (taken, or no address of this machine),
+    3 when the machine refuses its temporary folder.
     """
     from skillsite.config import CONFIG_NAMES, SiteConfig, builtin_templates, find_config, load_config
-    from skillsite.publish.serve import DevServer, address_text
+    from skillsite.publish.serve import CannotListen, DevServer, address_text
 
     def overridden(loaded: SiteConfig) -> SiteConfig:
         return loaded.with_overrides(title=title, templates=str(templates_dir) if templates_dir else None, base_url="")
@@ -300,9 +301,11 @@ def serve(sources: tuple[Path, ...], config_file: Path | None, host: str, port: 
         server = DevServer(roots, config, host, port, watch=watch, echo=lambda text: click.echo(text, err=True),
                            configure=configure, config_paths=config_paths, places=places,
                            show=lambda diags: _show_served(diags, server.tmp, everything))
-    except OSError as exc:
+    except CannotListen as exc:
         click.echo(f"skillsite serve: cannot listen on {address_text(host, port)}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_USAGE)
+    except OSError as exc:  # its temporary folder: the machine's to fix
+        fail(f"serve cannot make its temporary folder: {describe_os_error(exc)}", EXIT_ENVIRONMENT)
     try:
         server.start()
     except KeyboardInterrupt:   # before the first build, or between it and serving: as in run()

@@ -295,6 +295,11 @@ def address_text(host: str, port: int) -> str:
     return f"[{shown}]:{port}" if ":" in host else f"{shown}:{port}"
 
 
+class CannotListen(OSError):
+    """``serve`` cannot listen on the address asked for (taken, or no address of this machine),
+    told apart from its temporary folder failing to be made (the machine's, not the command line's)."""
+
+
 def make_server(directory: Path, host: str = "127.0.0.1", port: int = 0,
                 reload: ReloadState | None = None) -> ThreadingHTTPServer:
     """An HTTP server for a built catalog (port 0 picks a free port), on IPv6 when ``host``
@@ -393,9 +398,9 @@ class DevServer:
         self.watched = list(self.sources) + [Path(p) for p in watch]
         try:
             self.server = make_server(self.out, host, port, self.state)
-        except OSError:
+        except OSError as exc:
             self.close_folder()
-            raise
+            raise CannotListen(exc.errno, exc.strerror or str(exc)) from exc
         self.thread = threading.Thread(target=self.server.serve_forever, name="skillsite-serve", daemon=True)
         self.server_pid = 0  # the serving process, once forked
         self.folders: EventWatcher | PollingWatcher | None = None  # the watched folders, once started

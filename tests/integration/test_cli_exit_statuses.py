@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from skillsite.exit_codes import EXIT_USAGE
+from skillsite.exit_codes import EXIT_ENVIRONMENT, EXIT_USAGE
 from support import write_skill
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
@@ -54,6 +54,31 @@ def test_serve_on_a_host_no_socket_takes_exits_2_in_one_line(tmp_path: Path, hos
     assert len(lines) == 1 and lines[0].startswith(f"skillsite serve: cannot listen on {shown}:0: "), said
     assert lines[0].endswith(reason) and "\x1b" not in said and "Traceback" not in said
     assert list(temp.iterdir()) == []  # its temporary folder removed
+
+
+def _folder_of_path_length(parent: Path, length: int) -> Path:
+    """A folder under ``parent`` whose path is ``length`` characters long (folders of 200 at most)."""
+    parent.mkdir()
+    path = str(parent)
+    while len(path) < length:
+        path += "/" + "d" * min(200, length - len(path) - 1)
+        os.mkdir(path)
+    return Path(path)
+
+
+def test_serve_whose_temporary_folder_cannot_be_made_says_so_not_that_it_cannot_listen(tmp_path: Path) -> None:
+    """TMPDIR where a file's name fits (Python takes the folder) but not serve's temporary folder's
+    (4,096 bytes a path at most): serve said "cannot listen on 127.0.0.1:0: File name too long",
+    exit 2, as if the address were wrong; the machine's problem is exit 3, naming the folder."""
+    write_skill(tmp_path / "src", "one")
+    temp = _folder_of_path_length(tmp_path / "temp", 4074)
+    run = _skillsite("serve", "src", "--port", "0", cwd=tmp_path, env={**os.environ, "TMPDIR": str(temp)})
+    said = run.stdout + run.stderr
+    assert run.returncode == EXIT_ENVIRONMENT, said
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("skillsite: serve cannot make its temporary folder: "), said
+    assert lines[0].endswith("File name too long (ENAMETOOLONG)") and f"{temp}/skillsite-serve-" in lines[0]
+    assert "cannot listen" not in said and "Traceback" not in said
 
 
 @pytest.mark.parametrize("command, says", [
