@@ -26,13 +26,14 @@ from skillsite.diagnostics import Diagnostic, make, merge_diagnostics, sort_diag
 from skillsite.models import CatalogReading, Skill, SourceFile
 from skillsite.source.discover import SKILL_FILES, _excluded, is_tool_folder
 from skillsite.source.frontmatter import FrontmatterError, parse_frontmatter_text
-from skillsite.source.git_history import (SUBMODULE_MODE, SYMLINK_MODE, GitError, ObjectReader, Repository,
-                                          dirty_paths, first_parent_log, is_ancestor, open_repository, run_git,
-                                          tags)
+from skillsite.source.git_history import (MAX_TREE_FILES, SUBMODULE_MODE, SYMLINK_MODE, GitError, ObjectReader,
+                                          Repository, dirty_paths, first_parent_log, is_ancestor, open_repository,
+                                          run_git, tags)
 from skillsite.source.ignore import (ENVIRONMENT_MARKERS, GITIGNORE, MAX_GITIGNORE_BYTES, Ignores,
                                      rules_above, rules_of)
 from skillsite.bounded import read_limited
 from skillsite.source.parse import decode_skill_md, split_frontmatter
+from skillsite.source.release_links import followed_links
 from skillsite.source.versioning import canonical_version, precedence
 
 TAG_SEPARATOR = "--"
@@ -408,7 +409,8 @@ class _RootHistory:
                       for prefix, where, spec in above.rules])
         stored = self.cache.get(Section.HISTORY, key) if self.cache is not None else None
         if stored is None:
-            listed = _kept_files(self.reader().tree(commit, folder + "/" if folder else ""), folder,
+            tree = self.reader().tree(commit, folder + "/" if folder else "")
+            listed = _kept_files(followed_links(tree, folder, self.reader().read, MAX_TREE_FILES), folder,
                                  self.repo.prefix, self.exclude)
             listed = _not_ignored(listed, above, self.reader())
             stored = [[f.path, f.blob, f.size] for f in listed]
@@ -422,9 +424,10 @@ class _RootHistory:
 
 
 def _kept_files(listed: list[Any], folder: str, prefix: str, exclude: Sequence[str]) -> list[ReleaseFile]:
-    """The files of a folder's tree listing that discovery would publish as the skill's: plain
-    files (no symlink, no submodule) with UTF-8 names, outside nested skills, tool folders,
-    virtual environments and ``exclude``; sorted by path."""
+    """The files of a folder's tree listing that discovery would publish as the skill's: files
+    (no submodule; symlinks followed first, :func:`~skillsite.source.release_links.followed_links`)
+    with UTF-8 names, outside nested skills, tool folders, virtual environments and ``exclude``;
+    sorted by path."""
     start = len(folder) + 1 if folder else 0
     by_path = {f.path[start:]: f for f in listed if f.kind == "blob" and f.mode not in (SYMLINK_MODE, SUBMODULE_MODE)}
     folders_of = {posixpath.dirname(path) for path in by_path}

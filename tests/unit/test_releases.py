@@ -193,7 +193,10 @@ def test_git_variables_of_the_caller_do_not_leak(repo: GitRepo, tmp_path: Path,
     assert history_of(repo.path / "skills").releases["a"].versions == ["1.0.0", "1.1.0", "2.0.0-rc.1"]
 
 
-def test_a_release_leaves_out_symlinks_nested_skills_and_tool_folders(tmp_path: Path) -> None:
+def test_a_release_follows_symlinks_as_discovery_and_leaves_out_nested_skills_and_tool_folders(tmp_path: Path
+                                                                                                ) -> None:
+    """A symlink inside the folder is followed (discovery publishes the file under the link's
+    name); one out of it is not (tests/integration/test_release_links.py has every kind)."""
     repo = GitRepo(tmp_path / "repo")
     repo.write("s/a/SKILL.md", skill_md("a", "1.0.0"))
     repo.write("s/a/docs/guide.md", "guide\n")
@@ -201,11 +204,14 @@ def test_a_release_leaves_out_symlinks_nested_skills_and_tool_folders(tmp_path: 
     repo.write("s/a/inner/SKILL.md", skill_md("inner", None).replace("does one thing well", "is nested inside"))
     repo.write("s/a/inner/notes.md", "inner notes\n")
     (repo.path / "s/a/link.md").symlink_to("docs/guide.md")
+    (repo.path / "s/a/out.md").symlink_to("../../README.md")
+    repo.write("README.md", "the repository\n")
     repo.commit("1.0.0")
     repo.write("s/a/SKILL.md", skill_md("a", "1.1.0"))
     repo.commit("1.1.0")
     first = history_of(repo.path / "s").releases["a"].releases[0]
-    assert [f.path for f in first.files] == ["SKILL.md", "docs/guide.md"]
+    assert [f.path for f in first.files] == ["SKILL.md", "docs/guide.md", "link.md"]
+    assert first.files[1].blob == first.files[2].blob
 
 
 def test_a_skill_md_over_the_size_limit_gives_no_release(tmp_path: Path) -> None:
