@@ -69,6 +69,17 @@ class CatalogEntries:
                 continue
         return entries
 
+    def known(self) -> list[ManifestEntry]:
+        """The entries fetched so far that pass their check, typed, in manifest order (nothing is
+        fetched: a whole ``skills.json`` knows every entry, a paged catalog those read so far)."""
+        entries = []
+        for skill_id in sorted(self.by_id, key=self.order_key):
+            try:
+                entries.append(self.checked(self.by_id[skill_id]))
+            except CatalogFormatError:
+                continue
+        return entries
+
     def summary(self, skill_id: str) -> tuple[str, str]:
         """Name and description of any entry, checked to be strings when the catalog was opened:
         search results and sub-skill lists never fail on an entry malformed elsewhere."""
@@ -203,15 +214,19 @@ class CatalogEntries:
         """(id, name) of every skill, from the entries when all are known, else from the indexes."""
         if self._all is not None:
             return [(e["id"], e["name"]) for e in self._all]
-        missing = [r for r in self.records if r.page not in self._indexes]
-        for record, rows in zip(missing, _each(self._fetch_index, missing)):
-            self._indexes[record.page] = rows
+        self._read_indexes()
         return [(e["id"], e["name"]) for e in self.root] + [
             (skill_id, row[0]) for r in self.records for skill_id, row in self._indexes[r.page].items()]
 
+    def _read_indexes(self) -> None:
+        """Fetch every index not read yet (a few at a time)."""
+        missing = [r for r in self.records if r.page not in self._indexes]
+        for record, rows in zip(missing, _each(self._fetch_index, missing)):
+            self._add_index(record, rows)
+
     def entry_files(self) -> list[tuple[str, str, str]]:
         """(id, site-relative URL, sha256) of every entry file, as the indexes pin them."""
-        self._names()  # every index read
+        self._read_indexes()
         return [(skill_id, entry_url(skill_id), row[1]) for r in self.records
                 for skill_id, row in self._indexes[r.page].items()]
 
@@ -223,8 +238,21 @@ class CatalogEntries:
     def _index(self, record: PageRecord) -> dict[str, tuple[str, str]]:
         """A page's index (id -> (name, entry file sha256)), fetched once."""
         if record.page not in self._indexes:
-            self._indexes[record.page] = self._fetch_index(record)
+            self._add_index(record, self._fetch_index(record))
         return self._indexes[record.page]
+
+    def _add_index(self, record: PageRecord, rows: dict[str, tuple[str, str]]) -> None:
+        """Take a page's index; the page, when read, must hold the skills it lists."""
+        if record.page in self._pages:
+            self._same_skills(record, self._pages[record.page], rows)
+        self._indexes[record.page] = rows
+
+    def _same_skills(self, record: PageRecord, entries: list[dict[str, Any]], rows: dict[str, tuple[str, str]]
+                     ) -> None:
+        """Refuse a page and its index that list other skills, or other names (either would
+        answer for a skill the other does not know of, depending on which was read first)."""
+        if [(e["id"], e["name"]) for e in entries] != [(skill_id, row[0]) for skill_id, row in rows.items()]:
+            raise CatalogFormatError(f"{self._where}: page {record.page} and its index list other skills")
 
     def _fetch_index(self, record: PageRecord) -> dict[str, tuple[str, str]]:
         where = f"the index of page {record.page} ({record.index.url}) of {self._where}"
@@ -232,7 +260,10 @@ class CatalogEntries:
                            record, where)
 
     def _add_page(self, record: PageRecord, entries: list[dict[str, Any]]) -> None:
-        """Take a page's entries; one already read from its entry file must be the same."""
+        """Take a page's entries; one already read from its entry file must be the same, and
+        the page's index, when read, must list its skills."""
+        if record.page in self._indexes:
+            self._same_skills(record, entries, self._indexes[record.page])
         for entry in entries:
             known = self.by_id.setdefault(entry["id"], entry)
             if known is not entry and known != entry:

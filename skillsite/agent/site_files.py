@@ -8,10 +8,11 @@ import hashlib
 import os
 import urllib.parse
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator
 
-from skillsite.agent.entry import ManifestEntry
-from skillsite.agent.errors import IntegrityError, NotFoundError, RiskError, TooLargeError, TrustError
+from skillsite.agent.entry import KnowledgeRecord, ManifestEntry
+from skillsite.agent.errors import (CatalogFormatError, IntegrityError, NotFoundError, RiskError, TooLargeError,
+                                    TrustError)
 from skillsite.agent.fetch import read_local
 from skillsite.agent.manifest_check import site_relative
 from skillsite.agent.search_files import SearchFiles
@@ -65,21 +66,48 @@ class SiteFiles:
 
     def knowledge(self, path: str) -> bytes:
         """A knowledge document by the path its skills' records give, verified; only for a skill
-        the catalog may load (RiskError when every skill naming it is above its ``max_risk``)."""
-        refused: RiskError | None = None
-        for entry in self.catalog.entries:
+        the catalog may load (RiskError when every skill naming it is above its ``max_risk``).
+        The entries known already are asked first (a skill just loaded names its documents), so a
+        paged catalog reads every page only for a path none of them gives.  An entry that fails
+        its check is passed over; its error is raised when only such entries name the document."""
+        refused: list[RiskError] = []
+        malformed: list[CatalogFormatError] = []
+        found = self._named_by(self.catalog._source.known(), path, refused)
+        if found is None:
+            found = self._named_by(self._checked_all(path, malformed), path, refused)
+        if found is not None:
+            return self.verified(found.url, found.sha256, found.size, f"knowledge document {path}")
+        if refused or malformed:
+            raise (refused or malformed)[0]
+        raise NotFoundError(f"no knowledge document {path!r} in the catalog")
+
+    def _checked_all(self, path: str, malformed: list[CatalogFormatError]) -> Iterator[ManifestEntry]:
+        """Every entry that passes its check, in manifest order; the error of each that fails it
+        and whose knowledge records (as published, unchecked) name ``path`` is added to ``malformed``."""
+        source = self.catalog._source
+        for data in source.all():
+            try:
+                yield source.checked(data)
+            except CatalogFormatError as exc:
+                records = data.get("knowledge")
+                if isinstance(records, list) and any(isinstance(r, dict) and r.get("path") == path for r in records):
+                    malformed.append(exc)
+
+    def _named_by(self, entries: Iterable[ManifestEntry], path: str, refused: list[RiskError]
+                  ) -> KnowledgeRecord | None:
+        """The record of ``path`` in the first of ``entries`` the catalog may load that names it;
+        the RiskError of each above ``max_risk`` that does is added to ``refused``."""
+        for entry in entries:
             for record in entry.knowledge:
                 if record.path != path:
                     continue
                 try:
                     self.catalog._usable(entry)
                 except RiskError as exc:
-                    refused = refused or exc
+                    refused.append(exc)
                     continue
-                return self.verified(record.url, record.sha256, record.size, f"knowledge document {path}")
-        if refused is not None:
-            raise refused
-        raise NotFoundError(f"no knowledge document {path!r} in the catalog")
+                return record
+        return None
 
     def mismatch(self, message: str, expected: str, actual: str = "") -> IntegrityError:
         """The error of a file that is not the one the catalog pins: a TrustError in a signed catalog."""

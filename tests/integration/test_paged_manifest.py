@@ -350,6 +350,26 @@ def test_an_entry_file_that_disagrees_with_its_page_is_refused(own_paged: Path) 
         catalog.skills
 
 
+def test_a_page_and_its_index_listing_other_skills_are_refused_when_both_are_read(own_paged: Path) -> None:
+    """An index that names a skill otherwise than its page (each file pinned by the root): lookups
+    by name answered from the index, lists from the page.  Reading both is now refused."""
+    index_file = own_paged / "manifest/index/0004.json"
+    index = read_json(index_file)
+    index["skills"][0]["name"] = "someone-else"
+    index_file.write_text(json.dumps(index, separators=(",", ":")) + "\n")
+    root = read_json(own_paged / "skills.json")
+    root["pages"][2]["index"].update(sha256=sha(index_file.read_bytes()), bytes=index_file.stat().st_size)
+    (own_paged / "skills.json").write_text(json.dumps(root))
+    catalog = Catalog.open(own_paged)
+    assert "someone-else" in catalog  # every index read
+    with pytest.raises(CatalogFormatError, match="page 4 and its index list other skills"):
+        catalog.skills
+    catalog = Catalog.open(own_paged)
+    catalog.skills  # every page read, then every index (as verify reads them)
+    with pytest.raises(CatalogFormatError, match="page 4 and its index list other skills"):
+        catalog.entry_files()
+
+
 # ---------------------------------------------------------------- over HTTP
 
 
@@ -385,6 +405,21 @@ def test_what_needs_every_entry_fetches_each_page_once(served: CountingServer, t
     assert sorted(served.take()) == [(f"/manifest/pages/{n:04d}.json", 200) for n in (2, 3, 4, 5)]
     assert catalog.load("test-first").id == "test-first"   # known from its page: no entry file
     assert served.take() == [("/skills/test-first/SKILL.md", 200)]
+
+
+def test_a_knowledge_document_of_a_skill_loaded_costs_the_document_alone(served: CountingServer,
+                                                                         tmp_path: Path) -> None:
+    """knowledge() read every page (26 MB at 20,000 skills) to find the skill naming the path; the
+    entries known already are asked first, so after loading a skill its documents cost one fetch
+    each, and only a path none of them names reads the pages."""
+    catalog = Catalog.open(served.url, cache_dir=tmp_path / "cache")
+    catalog.load("prod-db-restore")
+    served.take()
+    assert catalog.knowledge("runbooks/database-restore.md").startswith(b"#")
+    assert served.take() == [("/knowledge/runbooks/database-restore.md", 200)]
+    with pytest.raises(NotFoundError, match="no knowledge document 'no/such.md'"):
+        catalog.knowledge("no/such.md")
+    assert sorted(served.take()) == [(f"/manifest/pages/{n:04d}.json", 200) for n in (2, 3, 4, 5)]
 
 
 def test_a_paged_catalog_works_offline_from_the_cache(served: CountingServer, tmp_path: Path) -> None:

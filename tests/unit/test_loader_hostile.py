@@ -151,10 +151,17 @@ def test_a_skill_whose_path_with_its_name_is_another_skill_s_id_is_served_at_its
 
 
 def test_knowledge_record_with_a_negative_size_is_a_format_error(own_site: Path) -> None:
+    """A malformed entry spoils only its own uses: the document comes through the other skill
+    naming it, and is the entry's error when every skill naming it is malformed."""
+    path = "runbooks/database-restore.md"
     edit_manifest(own_site, lambda d: entry_of(d, "incident-response")["knowledge"][0].update(size=-5))
     catalog = Catalog.open(own_site, max_risk="high")
+    assert catalog.knowledge(path).startswith(b"#")  # prod-db-restore names it too
+    edit_manifest(own_site, lambda d: next(k for k in entry_of(d, "prod-db-restore")["knowledge"]
+                                           if k["path"] == path).update(size=-5))
+    catalog = Catalog.open(own_site, max_risk="high")
     with pytest.raises(CatalogFormatError, match="incident-response.*knowledge"):
-        catalog.knowledge("runbooks/database-restore.md")
+        catalog.knowledge(path)
 
 
 def test_well_formed_optional_fields_may_be_absent(own_site: Path) -> None:
