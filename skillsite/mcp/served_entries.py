@@ -9,7 +9,7 @@ import dataclasses
 import logging
 import re
 import threading
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import LoaderError
@@ -173,6 +173,18 @@ class ServedEntries:
         texts may be that long are checked (:func:`_may_be_over_limits`)."""
         checked = [self.check(data) for data in self.catalog.skills if _may_be_over_limits(data)]
         return {item.id: item for item in checked if isinstance(item, LeftOut) and item.over_limits}
+
+    def refused_of(self, ids: Iterable[str]) -> dict[str, LeftOut]:
+        """Those of ``ids`` (a search's hits) left out for an id or path over MAX_PATH_BYTES, by
+        id: each one's entry read (a paged catalog's index and entry file), not every page."""
+        found = {}
+        for skill_id in ids:
+            data = self.catalog.raw_entry(skill_id)
+            if data is not None and _may_be_over_limits(data):
+                checked = self.check(data)
+                if isinstance(checked, LeftOut) and checked.over_limits:
+                    found[skill_id] = checked
+        return found
 
     def over_limits(self, id_or_name: str) -> LeftOut | None:
         """Why the skill ``id_or_name`` names is not served for an id or path over MAX_PATH_BYTES,

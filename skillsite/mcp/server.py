@@ -183,15 +183,21 @@ def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception
 
     listing = Once(lambda: CatalogListing(catalog, checked))  # made at the first read
 
+    def read_listing() -> CatalogListing:  # a page of the catalog that cannot be read is the read's error
+        try:
+            return listing()
+        except LoaderError as exc:
+            raise resource_error(wire_text(error_text(exc))) from None
+
     @server.resource(CATALOG_URI, name="catalog", mime_type="application/json",
                      description="Every skill in the catalog (JSON), in pages: \"next\" is the next page's URI.")
     def catalog_resource() -> str:
-        return wire_text(json.dumps(listing().page(), ensure_ascii=False))  # the location too
+        return wire_text(json.dumps(read_listing().page(), ensure_ascii=False))  # the location too
 
     @server.resource(CATALOG_PAGE_URI, name="catalog_page", mime_type="application/json",
                      description="A later page of skillsite://catalog, as its \"next\" names it.")
     def catalog_page(start: str) -> str:
-        page = listing().page_at(start)
+        page = read_listing().page_at(start)
         if page is None:
             raise resource_error(f"no page of {CATALOG_URI} starts at {bounded_text(start, 40)!r}: "
                                  "read the pages from skillsite://catalog on, by their \"next\"")

@@ -58,7 +58,7 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
     worded by ``error_text``.  A skill the server leaves out for an id or path over
     MAX_PATH_BYTES (``checked``: the server's :class:`ServedEntries`) is in no search result,
     and loading it or its files is an error: a load checks the one entry it names, a search
-    those that may be over the limits (once)."""
+    the entries of its hits."""
     checks = served_entries(catalog, checked)
 
     def guarded(call: Callable[[], Any]) -> Any:
@@ -78,11 +78,21 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
     def search_skills(query: Query, k: K = 5, tags: Tags = None, all_copies: AllCopies = False) -> str:
         """Find skills for a task. Returns a JSON list of {id, name, description, score}, best first
         (and "copies": N for a skill the catalog publishes N times, which is one result)."""
-        refused = checks.refused()
-        hits = guarded(lambda: catalog.search(query, k=k + len(refused), tags=tags or None,
-                                              for_model=True, copies=bool(all_copies)))
-        served_hits = [h for h in hits if h.id not in refused][:k]
-        return wire_text(json.dumps([hit_json(h) for h in served_hits], ensure_ascii=False))
+        return wire_text(json.dumps([hit_json(h) for h in guarded(lambda: served_hits(query, k, tags, all_copies))],
+                                    ensure_ascii=False))
+
+    def served_hits(query: str, k: int, tags: list[str] | None, all_copies: bool) -> list[SearchResult]:
+        """The ``k`` best hits the server serves: the hits' entries are checked, not the
+        catalog's (a paged catalog's pages are not read), and more are asked for while some are
+        left out."""
+        asked = k
+        while True:
+            hits = catalog.search(query, k=asked, tags=tags or None, for_model=True, copies=bool(all_copies))
+            refused = checks.refused_of(h.id for h in hits)
+            kept = [h for h in hits if h.id not in refused]
+            if len(kept) >= k or len(hits) < asked:
+                return kept[:k]
+            asked = k + len(refused)
 
     @server.tool()
     def load_skill(skill: SkillArg, version: VersionArg = None) -> str:

@@ -131,3 +131,45 @@ def test_an_entry_over_the_limits_is_refused_when_named_before_any_listing(
     assert hits and "api-design-checklist" not in {h["id"] for h in hits}
     logged = [r.getMessage() for r in caplog.records if "leaving out the manifest entry" in r.getMessage()]
     assert len(logged) == 1 and "'api-design-checklist': its bundled file path" in logged[0]
+
+
+def test_a_search_fetches_its_hits_entries_and_no_manifest_page(paged: CountingServer, tmp_path: Path) -> None:
+    """search_skills checked every entry for those over the limits, so its first call fetched every
+    page of a paged catalog (85 requests and 26 MB at 20,000 skills, where the loader's search
+    makes 5), and a page that could not be read failed every search with no reason given.  It
+    checks its hits' entries: their indexes and entry files, no page."""
+    catalog = Catalog.open(paged.url, cache_dir=tmp_path / "cache")
+    server = build_server(catalog)
+    paged.take_paths()
+
+    async def body(server: Any) -> Any:
+        async with Client(server) as client:
+            return await client.call_tool("search_skills", {"query": "review a migration or a pull request", "k": 3})
+
+    found = run_async_in_thread(body, server, timeout=120)
+    hits = json.loads(found.content[0].text)
+    assert not found.is_error and len(hits) == 3 and hits[0]["id"] == "sql-migration-review"
+    fetched = paged.take_paths()
+    assert fetched and not any(path.startswith("/manifest/pages/") for path in fetched)
+    assert {path for path in fetched if path.endswith("/entry.json")} <= {f"/skills/{h['id']}/entry.json" for h in hits}
+
+
+def test_a_catalog_page_that_cannot_be_read_is_the_catalog_resource_s_error_with_its_reason(
+        tmp_path: Path) -> None:
+    """Reading skillsite://catalog with a page whose bytes are not the ones the root pins said only
+    "Error reading resource skillsite://catalog" and logged a traceback; it names the page."""
+    site = tmp_path / "site"
+    assert build([EXAMPLES], site, SiteConfig(shard_above=3)).ok
+    page = site / "manifest/pages/0003.json"
+    page.write_bytes(page.read_bytes().replace(b"}", b"} ", 1))
+
+    async def body(server: Any) -> Any:
+        async with Client(server) as client:
+            try:
+                await client.read_resource("skillsite://catalog")
+            except Exception as exc:  # the client raises the server's error
+                return exc
+            return None
+
+    error = run_async_in_thread(body, build_server(Catalog.open(str(site))), timeout=120)
+    assert error is not None and "page 3" in str(error) and "sha256" in str(error), error
