@@ -32,6 +32,12 @@ LOWERCASE_SKILL_FILE = "skill.md"
 SKILL_FILES = (SKILL_FILE, LOWERCASE_SKILL_FILE)
 MAX_DEPTH = 100
 MAX_VISITED_DIRS = 500_000
+#: The most times the walk lists one real folder through symlinked folders (besides once as
+#: itself).  Links that lead to one folder from many places multiply what is under it: ten links
+#: in each of six folders made a skill of 56 files into 246,943 (1.5 GB), and each level more ten
+#: times that.  Past it the folder is not listed again there (SK005), and the walk is done again
+#: in order, so that which paths reached it does not vary.
+MAX_LINKED_WALKS = 3
 #: The audit reads every file of a skill folder but those of these folders and of nested skills,
 #: up to this many (:func:`skillsite.audit.files.skill_files`; discovery's listing stands in for
 #: that one's where it saw all of it: :attr:`~skillsite.models.SourceFile.audited`).
@@ -140,6 +146,10 @@ class _RootWalker:
         #: does not (see :attr:`SourceFile.audited`)
         self.partial: set[str] = set()
         self.cut = False  # stopped at MAX_VISITED_DIRS
+        #: how many times each real folder was listed through symlinked folders; whether one was
+        #: not listed again past MAX_LINKED_WALKS
+        self.linked_walks: dict[str, int] = {}
+        self.linked_cut = False
         #: places (rel) the walk could not list or tell apart (SK006): skills may lie there unseen
         self.unsearched: list[str] = []
         #: per reason (:data:`SKIP_REASONS`), how many folders the walk left out on purpose, each with all under it
@@ -168,6 +178,8 @@ class _RootWalker:
     def _visit(self, seen: str, rel: str, real: str, owner: str | None, ancestors: frozenset[str],
                ignores: Ignores) -> list:
         """List one folder; the folders to walk into next."""
+        if not self._walk_again(rel, real):
+            return []
         try:
             with os.scandir(seen) as listing:
                 entries = sorted(listing, key=lambda e: e.name) if self.ordered else list(listing)
@@ -203,6 +215,21 @@ class _RootWalker:
             self.skip("too deep", len(children))
             return []
         return children
+
+    def _walk_again(self, rel: str, real: str) -> bool:
+        """Whether a folder is listed: always as itself, through symlinked folders (its real path
+        is not where ``rel`` lies) up to MAX_LINKED_WALKS times."""
+        if real == os.path.join(self.real_root, rel) if rel else real == self.real_root:
+            return True
+        walks = self.linked_walks.get(real, 0) + 1
+        self.linked_walks[real] = walks
+        if walks <= MAX_LINKED_WALKS:
+            return True
+        if walks == MAX_LINKED_WALKS + 1:
+            self.diags.append(make("SK005", f"folder reached through symlinks more than {MAX_LINKED_WALKS} times; "
+                                            "not followed here or further", self.show(rel)))
+        self.linked_cut = True  # no skill is left unseen: the folder was listed where it is
+        return False
 
     def skip(self, reason: str, folders: int) -> None:
         """Note ``folders`` left out on purpose (``reason``: a key of :data:`SKIP_REASONS`): skills
@@ -347,7 +374,7 @@ def _special_kind(entry: os.DirEntry) -> str:
 def _walk(root: Path, exclude: Sequence[str]) -> _RootWalker:
     walker = _RootWalker(root, exclude)
     walker.walk()
-    if len(walker.dirs) >= MAX_VISITED_DIRS:  # cut short: which folders were reached must not vary
+    if len(walker.dirs) >= MAX_VISITED_DIRS or walker.linked_cut:  # cut short: what was reached must not vary
         walker = _RootWalker(root, exclude, ordered=True)
         walker.walk()
     return walker
