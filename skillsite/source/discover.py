@@ -34,9 +34,9 @@ MAX_DEPTH = 100
 MAX_VISITED_DIRS = 500_000
 #: The most times the walk lists one real folder through symlinked folders (besides once as
 #: itself).  Links that lead to one folder from many places multiply what is under it: ten links
-#: in each of six folders made a skill of 56 files into 246,943 (1.5 GB), and each level more ten
-#: times that.  Past it the folder is not listed again there (SK005), and the walk is done again
-#: in order, so that which paths reached it does not vary.
+#: in each of five folders to the next made a skill of 6 files and 50 links into 246,943 files (1.5 GB), and
+#: each level more ten times that.  Past it the folder is not listed again there (SK005), and the walk
+#: is done again in order, so that which paths reached it does not vary.
 MAX_LINKED_WALKS = 3
 #: The audit reads every file of a skill folder but those of these folders and of nested skills,
 #: up to this many (:func:`skillsite.audit.files.skill_files`; discovery's listing stands in for

@@ -129,7 +129,7 @@ def test_a_folder_reached_twice_is_reported_once_under_the_shortest_id(tmp_path)
 
 
 def test_links_that_multiply_a_folder_stop_after_a_few_walks_of_it(tmp_path):
-    """Ten links in each of five folders to the next one: a skill of 56 files and folders
+    """Ten links in each of five folders to the next one: a skill of 6 files and 50 links
     published 246,943 files (1.5 GB in 78 s), ten times more for each level more.  A real folder
     is listed through symlinked folders MAX_LINKED_WALKS times at most; past that, SK005 once."""
     import skillsite.source.discover as discovery
