@@ -6,6 +6,8 @@ published catalog), ``installing`` (install, outdated, update), ``signing`` (key
 """
 from __future__ import annotations
 
+import signal
+
 import click
 
 from skillsite import __version__
@@ -22,7 +24,21 @@ from skillsite.exit_codes import EXIT_ENVIRONMENT
 __all__ = ["entry", "install_spec", "main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The commands, each stopped by Ctrl-C as a build is stopped by it wherever it is (reading
+    the configuration, fetching a catalog): one line and exit 130 (128 + SIGINT), not click's
+    "Aborted!" and exit 1.  (A build's own handler ends it first once it runs:
+    :mod:`skillsite.publish.interrupt`; ``serve`` ends its serving itself.)"""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo(f"\nskillsite: stopped by {signal.Signals.SIGINT.name}", err=True)
+            ctx.exit(128 + signal.SIGINT)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="skillsite")
 def main() -> None:
     """Validate, index and publish a tree of agent skills (SKILL.md folders)."""

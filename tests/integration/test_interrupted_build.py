@@ -6,6 +6,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -318,3 +319,25 @@ def test_a_build_told_not_to_wait_refuses_while_another_holds_the_folder(tmp_pat
     assert done.stderr.strip() == (f"skillsite: another skillsite build is writing into {out}; try again "
                                    "when it is done (or leave out --no-wait to wait)")
     assert not out.exists()
+
+
+def test_ctrl_c_before_any_build_is_one_line_and_exit_130_as_during_one(tmp_path):
+    """Ctrl-C while a command waits on a catalog host (or reads its configuration, before a
+    build's own handler is set) was click's "Aborted!" and exit 1; it is the line and status a
+    build stopped by it gives."""
+    import socket
+
+    with socket.socket() as silent:  # accepts the connection, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/"
+        process = subprocess.Popen([sys.executable, "-m", "skillsite", "show", "--catalog", url,
+                                    "--cache-dir", str(tmp_path / "cache"), "any"], cwd=REPO,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        connection, _ = silent.accept()  # the command is waiting for skills.json
+        with connection:
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGINT, stderr
+    assert stderr.endswith("skillsite: stopped by SIGINT\n") and "Aborted" not in stderr
+    assert "Traceback" not in stderr
