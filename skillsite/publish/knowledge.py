@@ -43,7 +43,7 @@ def read_knowledge(skills: Sequence[Skill], knowledge_dir: Path | None) -> Knowl
         for declared in skill.knowledge:
             doc = locate(declared, skill.id, skill.source.dir, knowledge_dir,
                          frozenset(f.path for f in skill.source.files))
-            if isinstance(doc, str):
+            if isinstance(doc, str) or any(r["path"] == doc.path for r in records):  # unusable, or named again
                 continue
             if doc.path not in records_by_path:
                 try:

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Sequence
 
 from skillsite.agent.xml_chars import xml_forbidden
-from skillsite.diagnostics import Diagnostic, make
-from skillsite.source.discover import inside_folder
+from skillsite.diagnostics import Diagnostic, Severity, make
+from skillsite.source.discover import SKILL_FILES, inside_folder
 
 DEFAULT_KNOWLEDGE_DIR = "knowledge"
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
@@ -105,6 +105,8 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
         return f"knowledge document '{declared}' does not exist in {where}"
     if not os.access(real_file, os.R_OK):  # else the build would publish the skill without it, saying nothing
         return f"knowledge document '{declared}' cannot be read (permission denied)"
+    if own and clean in SKILL_FILES:
+        return f"knowledge document '{declared}' is the skill's own {clean}, which an agent reads first: no document"
     if own and clean not in bundled:
         return f"knowledge document '{declared}' is not a file the skill publishes (excluded or in a skipped folder)"
     if os.path.getsize(real_file) > MAX_DOCUMENT_BYTES:
@@ -128,14 +130,19 @@ def _forbidden(path: str) -> bool:
 def locate_all(declared: Sequence[str], skill_id: str, skill_dir: Path, knowledge_dir: Path | None,
                bundled: frozenset[str], display_path: str, positions: Sequence[tuple[int, int]]
                ) -> tuple[list[KnowledgeDoc], list[Diagnostic]]:
-    """Every declared document of one skill, and SK218 for each that cannot be used."""
-    docs, diags = [], []
+    """Every declared document of one skill, and SK218 for each that cannot be used (a warning for
+    one named again in another spelling, ``sub/../d.md`` after ``d.md``: it is listed once)."""
+    docs: list[KnowledgeDoc] = []
+    diags: list[Diagnostic] = []
     for item, (line, col) in zip(declared, positions):
         found = locate(item, skill_id, skill_dir, knowledge_dir, bundled)
-        if isinstance(found, KnowledgeDoc):
-            docs.append(found)
-        else:
+        if isinstance(found, str):
             diags.append(make("SK218", found, display_path, line, col))
+        elif (first := next((d for d in docs if d.path == found.path), None)) is not None:
+            diags.append(make("SK218", f"knowledge path '{item}' names the document '{first.declared}' names; "
+                                       "listed once", display_path, line, col, Severity.WARNING))
+        else:
+            docs.append(found)
     return docs, diags
 
 

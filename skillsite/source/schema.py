@@ -53,12 +53,12 @@ def short(value: Any, limit: int = 60) -> str:
 
 
 def _field(path) -> str:
-    parts = []
+    """A value's place in the frontmatter as messages and ``key_lines`` name it: ``metadata.tags``,
+    an item of a list by its index (``knowledge[1]``)."""
+    field = ""
     for part in path:
-        if isinstance(part, int):
-            break
-        parts.append(str(part))
-    return ".".join(parts)
+        field += f"[{part}]" if isinstance(part, int) else f".{part}" if field else str(part)
+    return field
 
 
 def _describe(schema: dict[str, Any]) -> str:
@@ -105,7 +105,7 @@ def _where(field: str, key_lines: dict[str, tuple[int, int]]) -> tuple[int, int]
     while field:
         if field in key_lines:
             return key_lines[field]
-        field = field.rsplit(".", 1)[0] if "." in field else ""
+        field = field[:field.rindex("[")] if field.endswith("]") else field.rsplit(".", 1)[0] if "." in field else ""
     return (1, 1)
 
 

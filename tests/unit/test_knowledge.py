@@ -131,6 +131,27 @@ def test_a_skill_s_own_document_must_be_a_file_it_publishes(tmp_path: Path) -> N
     assert not (tmp_path / "_site").exists()
 
 
+def test_a_document_named_twice_is_listed_once_and_odd_entries_are_said_at_their_line(tmp_path: Path) -> None:
+    """``sub/../d.md`` after ``d.md`` made two identical records (and two lines of skill.xml); it is
+    a warning at its line, listed once.  An empty entry was "'knowledge' is empty" at the key's
+    line, and ``./SKILL.md`` was "not a file the skill publishes"."""
+    src = make_tree(tmp_path)
+    write_skill(src, "twice", "name: twice\ndescription: Names a document twice. Use when testing.\nknowledge:\n"
+                              "  - glossary.txt\n  - runbooks/../glossary.txt\n")
+    out = tmp_path / "_site"
+    result = build([src], out)
+    said = [(d.line, d.severity.value, d.message) for d in result.diagnostics if d.code == "SK218"]
+    assert said == [(6, "warning", "knowledge path 'runbooks/../glossary.txt' names the document 'glossary.txt' "
+                                   "names; listed once")]
+    assert [r["path"] for r in Catalog.open(out).entry("twice")["knowledge"]] == ["glossary.txt"]
+    write_skill(src, "odd", "name: odd\ndescription: Odd documents. Use when testing.\nknowledge:\n"
+                            "  - glossary.txt\n  - ''\n  - ./SKILL.md\n")
+    said = [(d.code, d.line, d.message) for d in check_catalog([src]).diagnostics if d.path.endswith("odd/SKILL.md")]
+    assert said == [("SK208", 6, "'knowledge[1]' is empty"),
+                    ("SK218", 7, "knowledge document './SKILL.md' is the skill's own SKILL.md, which an agent reads "
+                                 "first: no document")]
+
+
 def test_a_title_is_the_heading_as_the_lazy_pattern_read_it_and_a_long_line_costs_one_read() -> None:
     """The heading's text was a lazy match before its closing marks, tried against every end of
     the line: '# a', 64,000 spaces and 'x' took seconds a document."""
