@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from skillsite.agent.errors import FetchError, TrustError
 from skillsite.agent.store import write_atomically
@@ -413,6 +413,25 @@ def verify_metadata(get: Get, store: TrustStore, trusted: tuple[PublicKey, ...],
     expires = min(expiry(timestamp), expiry(snapshot), expiry(targets))
     return SignedCatalog(targets["version"], expires, _role_keys(root, "targets"), root["version"],
                          _targets(v, targets))
+
+
+def check_root_chain(roots: Mapping[int, bytes], where: str) -> None:
+    """TrustError unless ``roots`` (by version) are a chain a client follows from version 1: each
+    root TUF metadata of its own version, signed by its own root keys and by those of the one
+    before.  Their expiry aside: what signs the next build renews a root near its end."""
+    v = _Verifier(lambda name: None, TrustStore(None), where, datetime.now(timezone.utc))
+    before: dict[str, Any] | None = None
+    for version in range(1, max(roots, default=0) + 1):
+        name = f"{TUF_DIR}{version}.root.json"
+        if version not in roots:
+            raise v.fail(f"{name} is missing from the chain of roots")
+        document = v.parse(roots[version], "root", name)
+        if document["signed"]["version"] != version:
+            raise v.fail(f"{name} holds root version {document['signed']['version']}")
+        v.signed_by(document, document["signed"], "root", name)
+        if before is not None:
+            v.signed_by(document, before, "root", f"{name} (by the keys of root {version - 1})")
+        before = document["signed"]
 
 
 def verify_root_chain(get: Get, catalog: str, now: datetime | None = None) -> int:

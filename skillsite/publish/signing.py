@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from skillsite.agent.site_urls import path_of
-from skillsite.agent.trust import TUF_DIR, expiry
+from skillsite.agent.errors import TrustError
+from skillsite.agent.trust import TUF_DIR, check_root_chain, expiry
 from skillsite.agent.trust_keys import PublicKey
 from skillsite.agent.verify import is_listed, published_files
 from skillsite.config_sections import parse_duration
@@ -166,6 +167,10 @@ class Previous:
                     metadata.Metadata.from_bytes(data)
             except Exception as exc:  # noqa: BLE001 - python-tuf raises DeserializationError and others
                 return f"{folder / name} is damaged ({type(exc).__name__}: {str(exc)[:120]})"
+        try:  # each file parses; the roots must also be a chain a client follows
+            check_root_chain(self.roots, str(folder))
+        except TrustError as exc:
+            return f"{folder} is damaged ({exc.reason})"
         return None
 
     def signed(self, name: str) -> dict[str, Any] | None:

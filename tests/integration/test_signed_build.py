@@ -250,6 +250,28 @@ def test_damaged_signed_metadata_of_the_last_build_is_named_not_a_traceback(dama
     assert "put the catalog's last tuf/ folder back" in done.stderr
 
 
+@pytest.mark.parametrize("edit, reason", [
+    (lambda signed: signed.update(version=None), "tuf/1.root.json is not TUF root metadata"),
+    (lambda signed: signed.update(keys={}), "the trusted root has no usable 'root' role"),
+], ids=["version-null", "no-keys"])
+def test_a_root_that_parses_but_is_no_chain_a_client_follows_is_damage_too(edit: Any, reason: str, key_file: Path,
+                                                                            tmp_path: Path) -> None:
+    """A root whose version is null was signed and published ('Signed with ...', exit 0) and
+    `verify` then refused the catalog; one without keys was a KeyError traceback.  Each file parsed
+    as TUF metadata; the roots are now checked as a client follows them (signatures, versions)."""
+    out = tmp_path / "_site"
+    flags = ["-o", str(out), "--sign-key", str(key_file), "-q", "--no-cache"]
+    assert skillsite("build", str(EXAMPLES), *flags, cwd=tmp_path).returncode == 0
+    root_file = out / "tuf" / "1.root.json"
+    document = json.loads(root_file.read_bytes())
+    edit(document["signed"])
+    root_file.write_text(json.dumps(document))
+    done = skillsite("build", str(EXAMPLES), *flags, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"{out / 'tuf'} is damaged ({reason})" in done.stderr
+    assert json.loads(root_file.read_bytes()) == document  # the catalog left as it was
+
+
 def test_a_key_of_an_algorithm_the_crypto_library_does_not_know_is_refused_in_one_line(tmp_path: Path) -> None:
     der = bytes.fromhex("302e020100300506032a0304" "04220420") + bytes(32)  # PKCS#8, algorithm 1.2.3.4
     key = tmp_path / "odd.pem"
