@@ -107,6 +107,9 @@ RUNS = [
     # synthetic skills (benchmarks/synth.py), copied from the sample corpus
     Run("similar_pairs.py", ("--sizes", "20", "--rounds", "1", "--keep", "{tmp}/work"),
         ("| 20 | this | MAX_COMMON |",)),
+    Run("near_copies.py", ("--sizes", "20,40", "--rounds", "1"),
+        ("| skills | code | seconds (min-max) | peak MB | exit | printed digest |",
+         re.compile(r"\| 40 \| this \| [\d.]+ "))),
     Run("rebuild_floor.py", ("--skills", "20", "--repeat", "1", "--work", "{tmp}/work"),
         ("| discovery (walk, stat every file) |", "| read every skill's stored record |",
          "| today's one-change rebuild |")),
