@@ -214,9 +214,9 @@ class StateSummary:
     @classmethod
     def from_json(cls, data: dict[str, Any], diagnostics: str) -> StateSummary:
         """The summary of the state :meth:`BuildState.to_json` gave, with its diagnostics' JSON text."""
-        return cls(data["inputs"], _identity(data["output_marker"]), tuple(data["published"]),
-                   tuple(data["skipped"]), StoredDiagnostics(diagnostics), data["output_bytes"], tuple(data["budget"]),
-                   tuple(data["recent"]), tuple((folder, path, said) for folder, path, said in data["missing"]))
+        return cls(data["inputs"], _identity(data["output_marker"]), _texts(data["published"]),
+                   _texts(data["skipped"]), StoredDiagnostics(diagnostics), data["output_bytes"], tuple(data["budget"]),
+                   _texts(data["recent"]), tuple((folder, path, said) for folder, path, said in data["missing"]))
 
     def unchanged(self, inputs: str, out: Path, verify: bool = False, records: Mapping[str, Recorded] | None = None
                   ) -> bool:
@@ -248,8 +248,20 @@ def _holds(folder: Path | None, marker: MarkerIdentity | None) -> bool:
 
 
 def _identity(value: Any) -> MarkerIdentity | None:
-    """A marker identity as the state file holds it (a JSON list), or None."""
-    return (int(value[0]), int(value[1]), int(value[2])) if value is not None else None
+    """A marker identity as the state file holds it (a JSON list of three integers), or None;
+    ValueError for anything else (a damaged or hand-edited file: the state is not used)."""
+    if value is None:
+        return None
+    if not (isinstance(value, list) and len(value) == 3 and all(type(n) is int for n in value)):
+        raise ValueError(f"not a marker identity: {value!r:.80}")
+    return (value[0], value[1], value[2])
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    """A list of strings as the state file holds it; ValueError for anything else."""
+    if not (isinstance(value, list) and all(isinstance(text, str) for text in value)):
+        raise ValueError(f"not a list of strings: {value!r:.80}")
+    return tuple(value)
 
 
 def output_as_recorded(out: Path, records: Mapping[str, Recorded]) -> bool:

@@ -173,6 +173,21 @@ def test_diagnostics_the_state_file_holds_damaged_mean_the_skills_are_read_again
         assert summary.unchanged("inputs", OUT) is False
 
 
+@pytest.mark.parametrize("key, value", [("output_marker", []), ("output_marker", [1, 2]), ("output_marker", "x"),
+                                        ("back_marker", [1, 2, "3"]), ("recent", [1, 2]), ("published", [None])])
+def test_a_summary_of_values_no_build_writes_is_no_state(tmp_path, key, value):
+    """A hand-edited or damaged summary whose markers or lists are not what a build writes was an
+    IndexError or TypeError traceback in the next build; the state is not used (as damage)."""
+    from skillsite.publish.state import load_summary
+
+    save_state(tmp_path, _state(_records(5), {}))
+    with sqlite3.connect(tmp_path / STATE_FILE) as db:
+        summary = json.loads(db.execute("SELECT value FROM meta WHERE name = 'summary'").fetchone()[0])
+        db.execute("UPDATE meta SET value = ? WHERE name = 'summary'", (json.dumps({**summary, key: value}),))
+    assert load_state(tmp_path, "scope", OUT) is None
+    assert (load_summary(tmp_path, "scope", OUT) is None) is (key != "back_marker")  # the summary has no back folder
+
+
 def test_an_incremental_save_records_any_back_folder(tmp_path):
     """The back folder is as a rule the loaded state's output; when it is not, its rows are still right."""
     save_state(tmp_path, _state(_records(30), _records(10)))
