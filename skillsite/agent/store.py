@@ -69,7 +69,7 @@ class LoaderCache:
             body = (slot / MANIFEST_NAME).read_bytes()
         except (OSError, ValueError):
             return None
-        if not isinstance(meta, dict) or meta.get("sha256") != hashlib.sha256(body).hexdigest():
+        if not _usable_meta(meta) or meta.get("sha256") != hashlib.sha256(body).hexdigest():
             return None
         return body, meta
 
@@ -99,3 +99,13 @@ class LoaderCache:
     def _write(path: Path, data: bytes) -> None:
         """Atomic write; a cache that cannot be written is silently skipped."""
         write_atomically(path, lambda handle: handle.write(data))
+
+
+def _usable_meta(meta: Any) -> bool:
+    """Whether a cached manifest's metadata is what :meth:`LoaderCache.write_manifest` writes: the
+    headers a revalidation sends and the URL it came from as text (or null), its time a number;
+    a hand-edited or damaged one (an ``etag`` of ``Infinity``) is no cache entry, not a traceback."""
+    return (isinstance(meta, dict)
+            and all(meta.get(key) is None or isinstance(meta[key], str) for key in ("etag", "last_modified", "final_url"))
+            and all(isinstance(meta.get(key, 0), (int, float)) and not isinstance(meta.get(key, 0), bool)
+                    for key in ("fetched_at", "checked_at")))

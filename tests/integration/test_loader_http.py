@@ -266,6 +266,22 @@ def test_500_with_a_cached_copy_falls_back_with_a_warning(server: SiteServer, ca
     assert catalog.status == "offline" and len(catalog) == 13
 
 
+@pytest.mark.parametrize("key, value", [("etag", float("inf")), ("final_url", 1), ("last_modified", ["x"]),
+                                        ("fetched_at", "yesterday")])
+def test_a_cached_manifests_metadata_of_the_wrong_type_is_no_cache_entry(server: SiteServer, cache: Path, key: str,
+                                                                         value: object) -> None:
+    """A hand-edited or damaged meta.json ("etag": Infinity) made every remote command a TypeError
+    traceback (http.client's header, urljoin); the entry is taken as absent and fetched again."""
+    open_remote(server, cache)
+    (meta_file,) = cache.rglob("meta.json")
+    meta = json.loads(meta_file.read_text("utf-8"))
+    meta_file.write_text(json.dumps({**meta, key: value}), "utf-8")
+    server.requests.clear()
+    catalog = open_remote(server, cache)
+    assert catalog.status == "fetched" and len(catalog) == 13
+    assert "if-none-match" not in server.requests[0][1]
+
+
 def test_a_hosts_reason_phrase_in_a_warning_reaches_the_terminal_escaped(server: SiteServer, cache: Path) -> None:
     """The host writes the reason phrase of its 5xx, and the stale catalog's warning quotes it: a
     command printed it raw (a terminal title set, the screen cleared), even for a pinned catalog."""
