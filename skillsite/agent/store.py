@@ -105,7 +105,7 @@ def _usable_meta(meta: Any) -> bool:
     """Whether a cached manifest's metadata is what :meth:`LoaderCache.write_manifest` writes: the
     headers a revalidation sends and the URL it came from as text (or null), its time a number;
     a hand-edited or damaged one (an ``etag`` of ``Infinity``) is no cache entry, not a traceback."""
-    return (isinstance(meta, dict)
-            and all(meta.get(key) is None or isinstance(meta[key], str) for key in ("etag", "last_modified", "final_url"))
+    texts = ("etag", "last_modified", "final_url")
+    return (isinstance(meta, dict) and all(meta.get(key) is None or isinstance(meta[key], str) for key in texts)
             and all(isinstance(meta.get(key, 0), (int, float)) and not isinstance(meta.get(key, 0), bool)
                     for key in ("fetched_at", "checked_at")))
