@@ -366,8 +366,16 @@ def _folder_held(path: Path) -> Iterator[None]:
 
 def write_lock(path: Path, lock: Lock) -> None:
     """Write ``lock`` to ``path`` atomically (a file made as ``open`` makes them, so the umask
-    decides who may read it); InstallError naming the path and the cause when the folder refuses."""
+    decides who may read it); InstallError naming the path and the cause when the folder refuses.
+    A file that reads as ``lock`` already is left as it is: an update that changes nothing keeps
+    the file's bytes, with the fields a newer skillsite (or its user) added, which this version
+    would not write."""
     path = Path(path)
+    try:
+        if read_lock(path) == lock and path.is_file():
+            return
+    except LockFileError:
+        pass  # written anew
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomically(path, lock_text(lock))

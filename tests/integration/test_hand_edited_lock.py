@@ -65,9 +65,25 @@ def test_update_refuses_a_record_skillsite_never_writes(installed, changes: dict
 @pytest.mark.parametrize("spelling", ["skills/lib/", "./skills/lib"])
 def test_another_spelling_of_a_dependency_s_folder_is_no_change(installed, spelling: str) -> None:
     lock, cache, _ = installed
-    edit_lib(lock, path=spelling)
+    edited = edit_lib(lock, path=spelling)
     result = cli("update", "--lock", str(lock), "--cache-dir", cache)
     assert (result.exit_code, result.stdout) == (0, "app: 1.0.0, up to date\n"), result.output
+    assert lock.read_bytes() == edited  # nothing changed: the file is left as it is
+
+
+def test_an_update_that_changes_nothing_keeps_fields_this_version_does_not_write(installed) -> None:
+    """`update` with nothing to update rewrote the lock and dropped the fields it does not know
+    (a newer skillsite's, or the user's own); a lock that reads as the update's is left as it is."""
+    lock, cache, _ = installed
+    data = json.loads(lock.read_text("utf-8"))
+    data["generated_by"] = "a newer skillsite"
+    data["skills"]["app"]["integrity_v2"] = "sha512-..."
+    lock.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    before = lock.read_bytes()
+    for command in ("update", "outdated"):
+        result = cli(command, "--lock", str(lock), "--cache-dir", cache)
+        assert result.exit_code == 0, result.output
+        assert lock.read_bytes() == before
 
 
 def test_a_dependency_the_lock_had_from_another_catalog_is_said_taken_from_the_updated_skill_s(installed) -> None:
