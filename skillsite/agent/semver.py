@@ -408,10 +408,13 @@ def sort_versions(versions: Iterable[str]) -> list[str]:
 
 
 def split_dependency(text: str) -> tuple[str, str]:
-    """``"name"`` -> (name, "*"); ``"name@^1.2"`` -> (name, "^1.2").
+    """``"name"`` -> (name, "*"); ``"name@^1.2"`` -> (name, "^1.2").  Ids are folder paths and
+    real ones hold '@' (``owner@repo/x``): the range follows the last '@', and a last part after
+    '@' that holds a '/' is part of the id (``owner@repo/x@^1.2`` is ``owner@repo/x`` at ``^1.2``).
 
     Raises ValueError (RangeError when the range does not parse) for anything else."""
-    name, at, range_text = text.strip().partition("@")
+    head, at, tail = text.strip().rpartition("@")
+    name, at, range_text = (text.strip(), "", "") if not at or "/" in tail else (head, at, tail)
     if not name or any(ch in _WS for ch in name):
         raise ValueError(f"dependency {text!r} is not `name` or `name@range`")
     if not at:

@@ -28,7 +28,7 @@ from skillsite.diagnostics import Diagnostic, make
 Declared = tuple[str, int, int]
 
 #: What a dependency's name may look like: a skill name or id (no spaces, no ``@``, no empty segment).
-_NAME = re.compile(r"[^\s@/]+(?:/[^\s@/]+)*")
+_NAME = re.compile(r"[^\s/]+(?:/[^\s/]+)*")  # a name, or an id: a folder path, '@' and all (owner@repo/x)
 #: Ranges that ask for nothing in particular: a skill without releases still satisfies them.
 _ANY = frozenset({"*", "", "x", "X"})
 

@@ -259,6 +259,8 @@ def test_whitespace_is_normalised_like_node_semver() -> None:
     ("pdf@^1.2", ("pdf", "^1.2")),
     ("owner/repo/pdf@>=1 <2", ("owner/repo/pdf", ">=1 <2")),
     ("pdf@1.x || 2", ("pdf", "1.x || 2")),
+    ("owner@repo/pdf", ("owner@repo/pdf", "*")),
+    ("owner@repo/pdf@^2", ("owner@repo/pdf", "^2")),
 ])
 def test_split_dependency(text: str, expected: tuple[str, str]) -> None:
     assert semver.split_dependency(text) == expected
