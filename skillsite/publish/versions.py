@@ -195,7 +195,7 @@ class VersionPublishing:
             if sha is not None:
                 files.append({"path": path, "sha256": sha, "size": f.size})
         files.sort(key=lambda f: (f["path"] != "SKILL.md", f["path"]))
-        self._release_xml(skill, entry, top, main_blob, into, [f["path"] for f in files if f["path"] != "SKILL.md"])
+        self._release_xml(skill, release.version, top, main_blob, [f["path"] for f in files if f["path"] != "SKILL.md"])
         return files, main_blob
 
     def _past_dependencies(self, top: str, main_blob: str) -> list[dict[str, Any]]:
@@ -229,10 +229,12 @@ class VersionPublishing:
         except GitError:
             return None
 
-    def _release_xml(self, skill: Skill, entry: ManifestEntry, top: str, main_blob: str, into: str,
-                     paths: list[str]) -> None:
-        """The release's ``<skill_content>`` fragment, made from its own SKILL.md."""
-        page_url = absolute(self.config, entry.urls.page)
+    def _release_xml(self, skill: Skill, version: str, top: str, main_blob: str, paths: list[str]) -> None:
+        """The release's ``<skill_content>`` fragment, made from its own SKILL.md, its files read
+        from the release's folder (as the loader's ``load(id, version=...)`` gives it): the skill's
+        own folder holds the current files, which a past release may not have, or have otherwise."""
+        into = f"skills/{skill.id}/{VERSIONS_FOLDER}/{version}/"
+        page_url = absolute(self.config, release_url(skill.id, version))
         key = digest("release-xml", skill.id, skill.name, main_blob, page_url, paths)
         if self.staging.keep(into + XML_FILE, key):
             return

@@ -392,3 +392,21 @@ def test_a_dependency_kept_at_an_older_release_keeps_its_nested_skills_and_their
     Catalog.open(str(site)).install("app", project / "skills" / "app", lock=str(lock))
     assert (project / "skills" / "lib" / "sub" / "SKILL.md").is_file()
     assert json.loads(lock.read_text())["skills"]["lib"] == recorded
+
+
+def test_a_past_release_s_fragment_reads_its_files_from_the_release_s_folder(repo: GitRepo, tmp_path: Path) -> None:
+    """A past release's skill.xml gave the skill's own folder as its <base_url>: a file the release
+    had and the current version dropped was a 404 there, one both have the current content.  It
+    gives the release's folder, as the loader's load(id, version=...) does."""
+    import re
+
+    from skillsite.loader import Catalog
+
+    out = tmp_path / "site"
+    build(repo, out, "--no-cache")
+    for version in ("1.0.0", "1.1.0"):
+        xml = (out / f"skills/a/versions/{version}/skill.xml").read_text(encoding="utf-8")
+        base = re.search(r"<base_url>(.*?)</base_url>", xml).group(1)
+        assert base.endswith(f"skills/a/versions/{version}/"), base
+        loaded = re.search(r"<base_url>(.*?)</base_url>", Catalog.open(out).load("a", version).xml).group(1)
+        assert loaded.endswith(base), (loaded, base)
