@@ -133,16 +133,16 @@ def _site_get(catalog: Any) -> Callable[[str], bytes | None]:
 
 def _check_skill(catalog: Any, entry: Any, report: Report) -> None:
     """A skill's SKILL.md and files, then each of its releases' files."""
-    folder = entry.urls.files
+    folder = entry.urls.files  # a URL: each path joined to it is encoded too ('50%25 off.md' is a file's name)
     for path in ("SKILL.md", *(f.path for f in entry.files)):
-        _check(report, folder + path, lambda path=path: catalog.resource(entry.id, path))
+        _check(report, folder + url_of(path), lambda path=path: catalog.resource(entry.id, path))
     if entry.versions_url is None:
         return
     releases: dict[str, Any] = {}
     _check(report, entry.versions_url, lambda: releases.update(catalog.releases(entry.id)))
     for version, release in releases.items():
         for record in release.files:
-            _check(report, release.url + record.path,
+            _check(report, release.url + url_of(record.path),
                    lambda record=record, version=version: catalog.resource(entry.id, record.path, version))
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from skillsite.publish.signing import Previous, Signing, SigningKey, sign_catalog
 from skillsite.source.schema import load_schema
-from support import EXAMPLES, REPO, tree_bytes
+from support import EXAMPLES, REPO, tree_bytes, write_skill
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
 
@@ -293,6 +293,21 @@ def signed_examples(key_file: Path, tmp_path_factory: pytest.TempPathFactory) ->
                      str(folder / "skillsite.yml"), "--no-cache", "-q", cwd=REPO)
     assert done.returncode == 0, done.stderr
     return folder / "_site"
+
+
+def test_verify_of_a_folder_accepts_files_whose_names_hold_a_percent_escape(key_file: Path, tmp_path: Path) -> None:
+    """Verifying a site folder joined a file's name to its skill's URL unencoded, then decoded the
+    whole: '50%25 off.md' was looked for as '50% off.md' and said to be pinned by nothing (by URL
+    it passed)."""
+    write_skill(tmp_path / "tree", "pct", description="Bundles files whose names hold a percent escape.")
+    (tmp_path / "tree" / "pct" / "50%25 off.md").write_text("y\n")
+    (tmp_path / "tree" / "pct" / "p%41.txt").write_text("x\n")
+    out = tmp_path / "_site"
+    flags = ["-o", str(out), "--sign-key", str(key_file), "-q", "--no-cache"]
+    assert skillsite("build", str(tmp_path / "tree"), *flags, cwd=tmp_path).returncode == 0
+    done = skillsite("verify", str(out), "--trusted-key", public_of(key_file), "--json", cwd=tmp_path)
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and report["failures"] == [], report["failures"]
 
 
 def test_verify_accepts_the_built_example_catalog(signed_examples: Path, key_file: Path, tmp_path: Path) -> None:
