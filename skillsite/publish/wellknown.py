@@ -32,9 +32,11 @@ LEGACY_INDEX_PATH = f"{LEGACY_DIR}/index.json"
 ARCHIVE_DIR = ".well-known/agent-skills/archives"
 DISCOVERY_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-#: What a v0.1 reader cannot fetch in a file path it joins into a URL unencoded; and ``..``
-#: anywhere in one, for which installers refuse the whole index (every skill of it lost).
-LEGACY_UNFETCHABLE = re.compile(r"[#?%\\]|\.\.")
+#: What a v0.1 reader cannot fetch in a file path it joins into a URL unencoded: '#', '?', '%', a
+#: backslash, and what a WHATWG URL parser (Node's) drops: a tab or line end anywhere, a space or
+#: control character ending the URL; and ``..`` anywhere in one, for which installers refuse the
+#: whole index (every skill of it lost).
+LEGACY_UNFETCHABLE = re.compile(r"[#?%\\\t\n\r]|\.\.|[\x00-\x20]\Z")
 #: A fast level: archives are small text files, and a higher level takes three times the CPU
 #: for about a seventh fewer bytes.
 ARCHIVE_LEVEL = 2

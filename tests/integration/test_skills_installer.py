@@ -94,9 +94,13 @@ def test_the_installer_reads_the_marketplace_of_a_site_folder(served_site):
     assert {"changelog", "version-bump", "prerelease"} <= set(skills_installer.listed_skill_names(output))
 
 
-def test_a_file_name_with_two_dots_leaves_only_its_skill_out_of_the_legacy_index(tmp_path):
-    """Installers refuse a whole v0.1 index when one file path holds '..' (every skill was lost):
-    that skill is left out of it (SK014), the others stay installable."""
+@pytest.mark.parametrize("name", ["and-then..md", "tab\tname.md", "line\nbreak.md", "trailing.md "],
+                         ids=["two-dots", "tab", "line-feed", "trailing-space"])
+def test_a_file_name_the_installer_cannot_fetch_leaves_only_its_skill_out_of_the_legacy_index(tmp_path, name):
+    """Installers refuse a whole v0.1 index when one file path holds '..' (every skill was lost),
+    and Node's URL parser drops a tab or line end and a trailing space from the URL it joins (the
+    file asked for is another one, a 404): that skill is left out of it (SK014), the others stay
+    installable."""
     from support import write_skill
 
     reason = skills_installer.unavailable_reason()
@@ -106,7 +110,7 @@ def test_a_file_name_with_two_dots_leaves_only_its_skill_out_of_the_legacy_index
     write_skill(src, "alpha", description="Does the first thing. Use when testing alpha.")
     beta = write_skill(src, "beta", description="Does the second thing. Use when testing beta.")
     (beta / "references").mkdir()
-    (beta / "references" / "and-then..md").write_text("More.\n")
+    (beta / "references" / name).write_text("More.\n")
     out = tmp_path / "site"
     result = build([src], out)
     assert result.ok and any(d.code == "SK014" for d in result.diagnostics)
