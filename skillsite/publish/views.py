@@ -410,8 +410,9 @@ def install_snippets(entry: ManifestEntry, config: Any, discovered: bool) -> lis
         snippets.append({"label": "Install with the skills CLI", "dynamic": dynamic,
                          "text": f"npx skills add {site} --skill {shlex.quote(entry.name)}"})
     snippets += [{**snippet, "dynamic": False} for snippet in repository_snippets(entry, config)]
+    # the id as a Python literal: JSON's \ud83d\ude80 for an emoji is two lone surrogates to Python
     program = (f"from skillsite.loader import Catalog; "
-               f"print(Catalog.open({json.dumps(manifest_url)}).load({json.dumps(entry.id)}).body)")
+               f"print(Catalog.open({json.dumps(manifest_url)}).load({json.dumps(entry.id, ensure_ascii=False)}).body)")
     snippets.append({"label": "Load it in Python (skillsite.loader)", "dynamic": dynamic,
                      "text": f"python -c {shlex.quote(program)}"})
     snippets.append({"label": "Raw SKILL.md", "dynamic": dynamic, "text": raw})

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from skillsite.agent.entry import EntrySource, EntryUrls, ManifestEntry
 from skillsite.config import SiteConfig
 from skillsite.publish.build import build
@@ -42,6 +44,21 @@ def test_an_id_holding_the_site_marker_is_left_as_it_is() -> None:
     assert loader["dynamic"] and loader["text"].count("{site}") == 2
     assert 'Catalog.open("<site-url>/skills.json").load("team/{site}/curly")' in loader["static"]
     assert snippets["Raw SKILL.md"]["static"] == "<site-url>/skills/team/{site}/curly/SKILL.md"
+
+
+@pytest.mark.parametrize("skill_id", ["emoji\U0001f680", "café/naïve", 'quote"d\\x', "tab\tid"])
+def test_the_python_snippet_names_the_id_as_python_reads_it(skill_id: str) -> None:
+    """The snippet spelt an id beyond U+FFFF as JSON does ("\\ud83d\\ude80"), which Python reads as
+    two lone surrogates: the copied command looked for another skill.  Python's own parser reads
+    the literal in the snippet back as the id."""
+    import ast
+    import shlex
+
+    loader = {s["label"]: s for s in install_snippets(entry(skill_id), SiteConfig(base_url="https://x.example"),
+                                                       True)}["Load it in Python (skillsite.loader)"]
+    program = shlex.split(loader["text"])[2]
+    call = ast.parse(program).body[1].value.args[0]  # print(Catalog.open(...).load(ID).body)
+    assert ast.literal_eval(call.value.args[0]) == skill_id
 
 
 def test_repository_installers_need_a_repository_and_quote_odd_paths() -> None:
