@@ -331,9 +331,15 @@ def test_ctrl_c_before_any_build_is_one_line_and_exit_130_as_during_one(tmp_path
         silent.bind(("127.0.0.1", 0))
         silent.listen()
         url = f"http://127.0.0.1:{silent.getsockname()[1]}/"
-        process = subprocess.Popen([sys.executable, "-m", "skillsite", "show", "--catalog", url,
-                                    "--cache-dir", str(tmp_path / "cache"), "any"], cwd=REPO,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # SIGINT caught here is SIG_DFL in the child, as a terminal's is; ignored (a run started with
+        # '&', as CI's may be) it would stay ignored there, and Ctrl-C would do nothing
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            process = subprocess.Popen([sys.executable, "-m", "skillsite", "show", "--catalog", url,
+                                        "--cache-dir", str(tmp_path / "cache"), "any"], cwd=REPO,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        finally:
+            signal.signal(signal.SIGINT, previous)
         connection, _ = silent.accept()  # the command is waiting for skills.json
         with connection:
             process.send_signal(signal.SIGINT)
