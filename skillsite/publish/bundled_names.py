@@ -39,6 +39,14 @@ def spelling_twins(paths: Iterable[str]) -> dict[str, str]:
     return twins
 
 
+def left_out(paths: Iterable[str], reserved: frozenset[str], versioned: bool) -> dict[str, str | None]:
+    """Each of a skill's bundled ``paths`` (in path order) the catalog does not publish, with the
+    earlier path it is a :func:`spelling_twins` of (None: :func:`publishable` refuses it)."""
+    listed = list(paths)
+    twins = spelling_twins(listed)
+    return {path: twins.get(path) for path in listed if path in twins or not publishable(path, reserved, versioned)}
+
+
 def unpublished(path: str, skill_md: str, twin_of: str | None = None) -> Diagnostic:
     """Why a bundled file :func:`publishable` refuses (or the :func:`spelling_twins` of
     ``twin_of``) is not published."""

@@ -25,7 +25,7 @@ from skillsite.config import SiteConfig
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.agent.skill_md import skill_body
 from skillsite.models import BundledFile, Skill, SkillChanged, Stamp, read_skill_md
-from skillsite.publish.bundled_names import publishable, spelling_twins, unpublished
+from skillsite.publish.bundled_names import left_out, unpublished
 from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, reserved_names,
                                         sha256_hex, skill_entry)
 from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
@@ -397,10 +397,10 @@ def _publish_files(job: SkillPublishing, skill: Skill, known_shas: KnownShas, di
     copied (up to 1 MiB each, for the archive)."""
     records, shas, contents = [], [], {}
     versioned = is_versioned(skill)
-    twins = spelling_twins(f.path for f in skill.source.files)
+    refused = left_out((f.path for f in skill.source.files), job.reserved, versioned)
     for f in skill.source.files:
-        if f.path in twins or not publishable(f.path, job.reserved, versioned):
-            diags.append(unpublished(f.path, skill.source.display_path, twins.get(f.path)))
+        if f.path in refused:
+            diags.append(unpublished(f.path, skill.source.display_path, refused[f.path]))
             continue
         try:
             size, sha, content = _publish_file(job, f, f"skills/{skill.id}/{f.path}", known_shas.get(f.abspath))
@@ -558,9 +558,8 @@ def _link_targets(skills: Sequence[Skill], reserved: frozenset[str], resident: K
 def _linkable(skill: Skill, reserved: frozenset[str]) -> tuple[str, tuple[str, ...]]:
     """A skill's id and the targets of its bundled files (``<id>/<path>``: those it can publish)."""
     versioned = is_versioned(skill)
-    twins = spelling_twins(f.path for f in skill.source.files)
-    return skill.id, tuple(f"{skill.id}/{f.path}" for f in skill.source.files
-                           if f.path not in twins and publishable(f.path, reserved, versioned))
+    refused = left_out((f.path for f in skill.source.files), reserved, versioned)
+    return skill.id, tuple(f"{skill.id}/{f.path}" for f in skill.source.files if f.path not in refused)
 
 
 def _targets_of(parts: Sequence[tuple[str, tuple[str, ...]]]) -> LinkTargets:

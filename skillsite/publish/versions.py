@@ -30,7 +30,7 @@ from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
 from skillsite.config import SiteConfig
 from skillsite.models import Skill
 from skillsite.publish.audit_results import audit_release, suppressed
-from skillsite.publish.bundled_names import publishable, spelling_twins
+from skillsite.publish.bundled_names import left_out
 from skillsite.publish.manifest import VERSIONS_FILE, VERSIONS_FOLDER, XML_FILE, absolute, indented_json, skill_dir_url
 from skillsite.publish.staging import Staging
 from skillsite.source.dependencies import CatalogNames, copy_aliases, declared_dependencies, release_dependencies
@@ -184,12 +184,12 @@ class VersionPublishing:
         files, main_blob = [], ""
         names = {f.path for f in release.files or ()}
         main = next(name for name in (*SKILL_FILES, "") if name in names or not name)  # SKILL.md wins, as in discovery
-        twins = spelling_twins(sorted(names - {main}))
+        refused = left_out(sorted(names - {main}), self.reserved, versioned=True)
         for f in release.files or ():
             path = "SKILL.md" if f.path == main else f.path
             if f.path == main:
                 main_blob = f.blob
-            elif path in twins or not publishable(path, self.reserved, versioned=True):
+            elif path in refused:
                 continue  # not published, as the current release's file is not (SK009, SK017, SK020, SK022)
             sha = self._blob_file(top, f.blob, into + path)
             if sha is not None:

@@ -121,7 +121,7 @@ def _reached(tree: _Tree, link: str, shown: str, ancestors: frozenset[str], most
         given += 1
         yield dataclasses.replace(tree.blobs[path], path=shown + path[len(end):])
     for path in _under(tree.link_paths, end):
-        for file in _reached(tree, path, shown + path[len(end):], ancestors | _folders_down(end, path) | {end},
+        for file in _reached(tree, path, shown + path[len(end):], ancestors | _folders_down(end, path),
                              most - given):
             if given >= most:
                 return
