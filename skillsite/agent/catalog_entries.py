@@ -61,21 +61,19 @@ class CatalogEntries:
 
     def well_formed(self) -> list[ManifestEntry]:
         """Every entry that passes its check, typed, in manifest order (a malformed one cannot be used anyway)."""
-        entries = []
-        for data in self.all():
-            try:
-                entries.append(self.checked(data))
-            except CatalogFormatError:
-                continue
-        return entries
+        return self._passing(self.all())
 
     def known(self) -> list[ManifestEntry]:
         """The entries fetched so far that pass their check, typed, in manifest order (nothing is
         fetched: a whole ``skills.json`` knows every entry, a paged catalog those read so far)."""
+        return self._passing(self.by_id[skill_id] for skill_id in sorted(self.by_id, key=self.order_key))
+
+    def _passing(self, found: Iterable[dict[str, Any]]) -> list[ManifestEntry]:
+        """The typed entries of those of ``found`` that pass their check."""
         entries = []
-        for skill_id in sorted(self.by_id, key=self.order_key):
+        for data in found:
             try:
-                entries.append(self.checked(self.by_id[skill_id]))
+                entries.append(self.checked(data))
             except CatalogFormatError:
                 continue
         return entries
