@@ -7,8 +7,11 @@ a file of another scope starts empty.  Values are plain JSON, so reading a cache
 code and needs no key: a CI job can restore the folder from its own cache and go on.
 
 A file that is damaged or not a skillsite cache is ignored (and replaced on the next save),
-with an info diagnostic; a file that cannot be written is an error of the environment
-(:meth:`Cache.save` raises OSError).  Each kind of value lives in a :class:`Section` of its own.
+with an info diagnostic; so is a file with a value that no longer matches the checksum stored
+beside it (sqlite checks its own structure, not what a value says: a flipped bit or a hand
+edit would hand a run a value its code never wrote; ccache checks each result it reads so).
+A file that cannot be written is an error of the environment (:meth:`Cache.save` raises
+OSError).  Each kind of value lives in a :class:`Section` of its own.
 Values are read when looked up (many keys per query), never all at once, and what a run
 adds is held in memory only up to :data:`SPILL_BYTES`: past that it goes to a side file
 (``<cache>.pending-<pid>``, or a temporary file for a run without a cache folder) until the run
@@ -26,6 +29,7 @@ import secrets
 import sqlite3
 import sys
 import tempfile
+import zlib
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +38,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
 from skillsite import __version__
 from skillsite.diagnostics import Diagnostic, make
 
-FORMAT = "skillsite-cache 5"
+FORMAT = "skillsite-cache 6"
 #: What an earlier version's file says it is: replaced by the next save, without a note (a new
 #: skillsite reads none of an older one's entries anyway, their scope being another).
 _EARLIER_FORMAT = "skillsite-cache "
@@ -59,7 +63,7 @@ LOOKUP_WINDOW = 5000
 #: big: looking up the small values stored beside a big one read the big one each time.
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);"
            "CREATE TABLE IF NOT EXISTS entries (section TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
-           " PRIMARY KEY (section, key));")
+           " checksum INTEGER NOT NULL, PRIMARY KEY (section, key));")
 
 
 class Section(str, enum.Enum):
@@ -150,6 +154,26 @@ def _held(text: str) -> int:
 def _text(added: str) -> str:
     """The JSON text of a value put in the cache."""
     return added if isinstance(added, _Json) else _encode(added)
+
+
+def _checksum(text: str) -> int:
+    """The checksum stored beside a value's text, which a lookup checks (CRC-32: it is there to
+    catch damage, not an adversary; the file is the user's own)."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
+
+
+def _rows(added: dict[tuple[str, str], Added]) -> Iterator[tuple[str, str, str, int]]:
+    """The rows of the entries table that keep what a run added."""
+    for (section, key), value in added.items():
+        text = _text(value)
+        yield section, key, text, _checksum(text)
+
+
+class DamagedEntry(sqlite3.DatabaseError):
+    """A value that does not match its checksum."""
+
+    def __init__(self, section: str, key: str):
+        super().__init__(f"the value of {section} {key} does not match its checksum")
 
 
 class _AsPut:
@@ -492,8 +516,7 @@ class Cache:
             _drop_unused(db, self._used, self._names_held(db, path))
             held = self._used  # all the file kept of its names, and maybe names it never held
         self._pending.copy_into(db)
-        db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
-                       ((section, key, _text(value)) for (section, key), value in self._added.items()))
+        db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?)", _rows(self._added))
         return held
 
     def _names_held(self, db: sqlite3.Connection, path: Path) -> set[tuple[str, str]] | None:
@@ -543,8 +566,7 @@ class _Pending:
         """Add what a run holds (by name: section and key) to the side file."""
         db = self._connection()
         with db:
-            db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)",
-                           ((section, key, _text(value)) for (section, key), value in added.items()))
+            db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?)", _rows(added))
 
     def texts(self, section: str, keys: list[str], values: bool) -> dict[str, str]:
         """The text of each of ``keys`` the side file holds (as :meth:`Cache._stored` gives them);
@@ -566,7 +588,8 @@ class _Pending:
         transaction): sqlite copies them, so no value passes through this process (a page of a
         paged skills.json is a megabyte, and a side file holds hundreds)."""
         if self.path is not None:
-            db.execute("INSERT OR REPLACE INTO main.entries SELECT section, key, value FROM pending.entries")
+            db.execute("INSERT OR REPLACE INTO main.entries SELECT section, key, value, checksum"
+                       " FROM pending.entries")
 
     def discard(self) -> None:
         if self._db is not None and self._db_pid == os.getpid():
@@ -579,14 +602,18 @@ class _Pending:
 
 def _select(db: sqlite3.Connection, section: str, keys: list[str], values: bool) -> dict[str, str]:
     """The text (``values`` False: "") of each of ``keys`` a cache file holds in ``section``, asked
-    for in key order (nearby keys share the file's pages), a chunk at a time."""
-    column = "value" if values else "''"
+    for in key order (nearby keys share the file's pages), a chunk at a time.  Raises
+    :class:`DamagedEntry` for a text that does not match its checksum."""
+    column = "value, checksum" if values else "'', 0"
     ordered = sorted(set(keys))
     found: dict[str, str] = {}
     for start in range(0, len(ordered), LOOKUP_CHUNK):
         chunk = ordered[start:start + LOOKUP_CHUNK]
-        found.update(db.execute(f"SELECT key, {column} FROM entries WHERE section = ? AND key IN"
-                                f" ({','.join('?' * len(chunk))})", (section, *chunk)))
+        for key, text, checksum in db.execute(f"SELECT key, {column} FROM entries WHERE section = ? AND key IN"
+                                              f" ({','.join('?' * len(chunk))})", (section, *chunk)):
+            if values and (not isinstance(text, str) or _checksum(text) != checksum):
+                raise DamagedEntry(section, key)
+            found[key] = text
     return found
 
 

@@ -112,6 +112,7 @@ def _publish_reading(plan: BuildPlan, reading: CatalogReading, releases: dict[st
     erring = [s for s in reading.skills if s.has_errors]
     skills, published, failed = _publish_going_on(plan, skills, releases, len(skipped), state, cache, diags, stage,
                                                   inputs.audit_listings, reading.copies, dict(reading.aliases), erring)
+    diags += [note for note in cache.notes if note not in diags]  # damage found while publishing (SK402)
     diags = _with_reading(reading, diags, skills if failed and published is not None else None)
     skipped = tuple(sorted({*skipped, *failed}))  # with the skills publishing found errors in
     ids = tuple(s.id for s in skills)

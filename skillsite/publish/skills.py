@@ -477,11 +477,15 @@ class RenderedBodies(Mapping[str, str]):
     """The rendered body of every skill, by id, taken from the cache when a page needs it (those
     rendered by this build were put there): never all of them in memory at once."""
 
-    def __init__(self, keys: dict[str, str], cache: Cache):
-        self.keys, self.cache = keys, cache
+    def __init__(self, keys: dict[str, str], cache: Cache, job: SkillPublishing):
+        self.keys, self.cache, self.job = keys, cache, job
 
     def __getitem__(self, skill_id: str) -> str:
-        return self.cache.get(Section.HTML, self.keys[skill_id])
+        html = self.cache.get(Section.HTML, self.keys[skill_id])
+        if html is None:  # held when publishing began, found damaged since (SK402): rendered again
+            raw, _ = _skill_md(self.job.by_id[skill_id], self.job.config.max_bytes)
+            html = self.job.renderer.render(skill_body(raw), skill_id)
+        return html
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.keys)
@@ -600,5 +604,5 @@ def collect(job: SkillPublishing, html_keys: list[str], published: list[Publishe
             archives[done.archive[0]] = done.archive[1]
         diags += done.diagnostics
     keys = dict(zip((s.id for s in job.skills), html_keys))
-    return Publication([done.entry for done in published], RenderedBodies(keys, cache), keys, archives, diags,
+    return Publication([done.entry for done in published], RenderedBodies(keys, cache, job), keys, archives, diags,
                        [done.key for done in published])

@@ -171,6 +171,27 @@ def test_a_corrupt_cache_is_ignored(tmp_path):
     assert "read" not in no_op.stages and [d for d in no_op.diagnostics if d.code == "SK402"] == []
 
 
+@pytest.mark.parametrize("section, value", [("skills", "1"), ("html", "null"), ("publication", "[]")])
+def test_a_cache_value_changed_by_hand_is_not_used(tmp_path, section, value):
+    """A value changed in the file without its checksum (by hand, or a flipped bit) makes the
+    file damaged (SK402): the build makes it again and publishes what a cold build does, where
+    before it was a traceback or pages whose body was "None"."""
+    import sqlite3
+    from contextlib import closing
+
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    _age(src, 120)
+    assert build([src], out, cache_dir=cache).ok
+    with closing(sqlite3.connect(cache / "build-cache.sqlite")) as db, db:
+        assert db.execute("UPDATE entries SET value = ? WHERE section = ?", (value, section)).rowcount > 0
+    _age(src)  # every file's stamp changed: each SKILL.md is read and looked up by its content again
+    rebuilt = build([src], out, cache_dir=cache)
+    assert rebuilt.ok and [d.code for d in rebuilt.diagnostics if d.code == "SK402"] == ["SK402"]
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)
+
+
 def _record_renders(monkeypatch) -> list[str]:
     """The ids of the skills whose body is rendered from now on (in this process), in order."""
     from skillsite.publish.markdown import MarkdownRenderer

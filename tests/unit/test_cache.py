@@ -90,6 +90,23 @@ def test_a_file_damaged_during_a_run_is_a_note_not_an_error(tmp_path):
     assert Cache(path, "scope").get(Section.HTML, "b") == "B"
 
 
+@pytest.mark.parametrize("stored", ["1", "null", '"edited"', "{not json", b"\x00\x01"])
+def test_a_value_that_does_not_match_its_checksum_is_a_note_and_missing(tmp_path, stored):
+    """A value changed in the file (by hand, or a flipped bit sqlite does not see) is never given:
+    the file is damaged (SK402), its values missing, and the save makes it anew."""
+    path = tmp_path / "c.sqlite"
+    _saved(path, Section.SKILLS, {"a": {"verdict": [1, 2]}, "b": "B"})
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE entries SET value = ? WHERE key = 'a'", (stored,))
+    run = Cache(path, "scope")
+    assert list(run.get_many(Section.SKILLS, ["b", "a"])) == [None, None]
+    assert [n.code for n in run.notes] == ["SK402"] and "skills a does not match its checksum" in run.notes[0].message
+    run.put(Section.SKILLS, "c", 3)
+    run.save()
+    again = Cache(path, "scope")
+    assert [again.get(Section.SKILLS, key) for key in "abc"] == [None, None, 3] and not again.notes
+
+
 def test_a_cache_in_an_existing_folder_leaves_that_folder_s_gitignore_alone(tmp_path):
     (tmp_path / ".gitignore").write_text("node_modules/\n")
     cache = Cache(tmp_path / "c.sqlite", "scope")
@@ -403,7 +420,7 @@ def test_a_resident_s_save_drops_the_unused_of_the_names_its_last_save_left_whil
     first.save()
     assert resident.saved_names.names == {("skills", "a"), ("skills", "b"), ("html", "c")}
     with closing(sqlite3.connect(path)) as db, db:
-        db.execute("INSERT INTO entries VALUES ('skills', 'stray', '\"S\"')")
+        db.execute("INSERT INTO entries VALUES ('skills', 'stray', '\"S\"', 0)")
     second = Cache(path, "scope", resident)
     assert list(second.made_many(Section.SKILLS, ["a"], str.lower)) == ["a"]  # "b" and "c" not used
     second.save()
