@@ -48,8 +48,8 @@ from skillsite.publish.staging import Link, Placed, Staging
 from skillsite.publish.templates import shared_environment, template_problem, templates_digest, write_assets
 from skillsite.publish.views import (FoldedTags, TagInfo, active_files, ancestors, badges, card,
                                      catalog_install_lines, copy_rows, file_rows, headers_file, hidden_note,
-                                     install_snippets, listing_url, metadata_rows, page_count, page_items, pager,
-                                     pin_snippets, risk_pages, root_of, version_rows)
+                                     install_snippets, listing_url, markdown_destination, metadata_rows, page_count,
+                                     page_items, pager, pin_snippets, risk_pages, root_of, version_rows)
 from skillsite.search.terms import folded
 from skillsite.workers import MIN_PARALLEL_ITEMS, Workers
 
@@ -469,7 +469,8 @@ def _llms_txt(pages: SitePages) -> None:
         return {"site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
                 "signing": pages.signing if config.base_url else None,
                 "visible": visible, "others": others, "left_out": len(pages.listed) - len(visible) - len(others),
-                "listed": len(pages.listed), "link": lambda rel: absolute(config, rel), "badges": badges}
+                "listed": len(pages.listed), "link": lambda rel: markdown_destination(absolute(config, rel)),
+                "badges": badges}
 
     pages.keyed_page("llms.txt", "llms.txt", key, values)
 

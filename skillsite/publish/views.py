@@ -422,6 +422,12 @@ def install_snippets(entry: ManifestEntry, config: Any, discovered: bool) -> lis
     return snippets
 
 
+def markdown_destination(url: str) -> str:
+    """``url`` as a Markdown link's destination: its parentheses (a base URL may hold them, and an
+    unmatched ')' ends the link) percent-encoded, which names the same file on a static host."""
+    return url.replace("(", "%28").replace(")", "%29")
+
+
 def catalog_install_lines(config: Any) -> list[tuple[str, list[str]]]:
     """(agent, commands run one after the other) to install the whole catalog, for ``llms.txt``;
     none without ``base_url``."""
@@ -430,7 +436,7 @@ def catalog_install_lines(config: Any) -> list[tuple[str, list[str]]]:
     site = config.base_url.rstrip("/")
     # not Claude Code's /plugin marketplace add of the site's URL: a marketplace added by URL
     # downloads marketplace.json alone, so its plugin (the site's own files) cannot install
-    lines = [("skills CLI (Claude Code, Codex, Cursor, Gemini CLI, ...)", [f"npx skills add {site}"])]
+    lines = [("skills CLI (Claude Code, Codex, Cursor, Gemini CLI, ...)", [f"npx skills add {shlex.quote(site)}"])]
     repo = github_repository(config.repo_url)
     if repo:
         lines.append(("GitHub CLI", [f"gh skill install {repo}"]))
@@ -444,10 +450,11 @@ def pin_snippets(signing: dict[str, Any] | None, config: Any) -> dict[str, str] 
         return None
     key = signing["key"]
     site = config.base_url.rstrip("/") if config.base_url else "<site-url>"
+    word = shlex.quote(site) if config.base_url else site  # a base URL may hold ';', '&' or ')'
     return {"key": key, "keyid": signing["keyid"], "metadata": signing["metadata"],
             "loader": f"Catalog.open({json.dumps(site + '/skills.json')}, trusted_keys=[{json.dumps(key)}])",
-            "cli": f"skillsite search QUERY --catalog {site} --trusted-key {key}",
-            "mcp": f"skillsite mcp --catalog {site} --trusted-key {key}"}
+            "cli": f"skillsite search QUERY --catalog {word} --trusted-key {key}",
+            "mcp": f"skillsite mcp --catalog {word} --trusted-key {key}"}
 
 
 def github_repository(repo_url: str) -> str | None:

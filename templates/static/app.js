@@ -14,10 +14,12 @@
   function siteUrl() {
     var home = doc.querySelector(".brand");
     var url = new URL(home ? home.getAttribute("href") : "./", location.href);
-    url.search = "";
-    url.hash = "";
-    // Quotes would break the shell snippets they go into.
-    return url.href.replace(/\/$/, "").replace(/'/g, "%27").replace(/"/g, "%22");
+    // The snippets are shell commands: every character of the path a shell reads as more than a
+    // letter ("&", ";", "(", quotes, ...) percent-encoded, which names the same file.
+    var path = url.pathname.replace(/\/$/, "").replace(/[^A-Za-z0-9_@%+=:,.\/-]/g, function (c) {
+      return "%" + c.charCodeAt(0).toString(16).toUpperCase();
+    });
+    return url.origin + path;
   }
 
   function fillSnippets() {

@@ -105,6 +105,31 @@ def test_llms_txt_tells_every_agent_how_to_install_the_catalog(tmp_path: Path) -
     assert catalog_install_lines(SiteConfig()) == []   # no base URL: nothing absolute to say
 
 
+def test_a_base_url_with_shell_and_markdown_characters_stays_one_word_and_one_link(tmp_path: Path) -> None:
+    """A base URL may hold ';', '&', "'" and parentheses (RFC 3986 sub-delimiters): the commands
+    quote it as one shell word, and llms.txt's links stay links to it (read by markdown-it-py)."""
+    import shlex
+    from urllib.parse import unquote
+
+    from markdown_it import MarkdownIt
+
+    from skillsite.publish.views import pin_snippets
+
+    site = "https://h.example/R&D;x/it's(a)b)"
+    config = SiteConfig(base_url=site + "/")
+    lines = dict(catalog_install_lines(config))
+    assert shlex.split(lines["skills CLI (Claude Code, Codex, Cursor, Gemini CLI, ...)"][0]) == ["npx", "skills", "add",
+                                                                                                  site]
+    pins = pin_snippets({"key": "ed25519:AAAA", "keyid": "k1", "metadata": "tuf/"}, config)
+    assert shlex.split(pins["cli"])[4] == site and shlex.split(pins["mcp"])[3] == site
+    write_skill(tmp_path / "src", "one")
+    assert build([tmp_path / "src"], tmp_path / "_site", config).ok
+    tokens = MarkdownIt().parse((tmp_path / "_site/llms.txt").read_text("utf-8"))
+    hrefs = [t.attrGet("href") for block in tokens for t in block.children or () if t.type == "link_open"]
+    assert len(hrefs) == 3 and all(unquote(h).startswith(site + "/") for h in hrefs), hrefs
+    assert unquote(hrefs[-1]) == site + "/skills/one/SKILL.md"
+
+
 def codex_skill(root: Path, name: str, yaml_text: str, files: dict[str, str] | None = None) -> Path:
     folder = write_skill(root, name)
     (folder / "agents").mkdir()

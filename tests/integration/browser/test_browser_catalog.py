@@ -238,6 +238,33 @@ def test_skill_page_opens_with_its_parts(context, example_site):
     assert all(urlsplit(u).netloc == urlsplit(example_site.url).netloc for u in requests), requests
 
 
+def test_a_site_under_a_path_a_shell_reads_apart_gets_one_word_snippets(browser, example_site, tmp_path):
+    """Served under a folder named with '&', ';', parentheses, a quote and a space, the skill
+    page's install command still names the site as one shell word, a URL of the catalog."""
+    import shutil
+    import urllib.request
+    from urllib.parse import quote
+
+    folder = "R&D (x);it's"
+    shutil.copytree(example_site.root, tmp_path / folder)
+    url, stop = serve_folder(tmp_path)
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        kept = quote(folder, safe="&;()'")  # as a browser keeps them in its address
+        page.goto(f"{url}/{kept}/skills/release-manager/")
+        command = page.locator("#snippetCode1").text_content()
+        # the words bash reads (shlex.split knows no ';' or '&'): the command's, one per line
+        said = subprocess.run(["bash", "-c", 'npx() { printf "%s\\n" "$@"; }; ' + command], capture_output=True,
+                              text=True, timeout=30)
+        words = ["npx", *said.stdout.splitlines()]
+        assert words[:3] == ["npx", "skills", "add"] and words[4:] == ["--skill", "release-manager"], words
+        assert urllib.request.urlopen(words[3] + "/skills.json", timeout=10).status == 200
+    finally:
+        ctx.close()
+        stop()
+
+
 def test_copy_button_puts_the_snippet_on_the_clipboard(browser, example_site, tmp_path):
     ctx = browser.new_context()
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=example_site.url.rstrip("/"))
