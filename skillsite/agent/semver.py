@@ -410,12 +410,14 @@ def sort_versions(versions: Iterable[str]) -> list[str]:
 def split_dependency(text: str) -> tuple[str, str]:
     """``"name"`` -> (name, "*"); ``"name@^1.2"`` -> (name, "^1.2").  Ids are folder paths and
     real ones hold '@' (``owner@repo/x``): the range follows the last '@', and a last part after
-    '@' that holds a '/' is part of the id (``owner@repo/x@^1.2`` is ``owner@repo/x`` at ``^1.2``).
+    '@' that holds a '/' is part of the id (``owner@repo/x@^1.2`` is ``owner@repo/x`` at ``^1.2``;
+    an id whose last part after '@' is no range is written with one: ``at@home@*``).  Real folder
+    names hold spaces too: a name or id may hold them inside, not at either end.
 
     Raises ValueError (RangeError when the range does not parse) for anything else."""
     head, at, tail = text.strip().rpartition("@")
     name, at, range_text = (text.strip(), "", "") if not at or "/" in tail else (head, at, tail)
-    if not name or any(ch in _WS for ch in name):
+    if not name or name != name.strip(_WS):
         raise ValueError(f"dependency {text!r} is not `name` or `name@range`")
     if not at:
         return name, "*"

@@ -27,8 +27,9 @@ from skillsite.diagnostics import Diagnostic, make
 #: A declared item as written, with its line and column in SKILL.md.
 Declared = tuple[str, int, int]
 
-#: What a dependency's name may look like: a skill name or id (no spaces, no ``@``, no empty segment).
-_NAME = re.compile(r"[^\s/]+(?:/[^\s/]+)*")  # a name, or an id: a folder path, '@' and all (owner@repo/x)
+#: What a dependency's name may look like: a skill name or id, a folder path, '@' and spaces and all
+#: (``owner@repo/x``, ``team tools/y``): no empty segment, none starting or ending with a space.
+_NAME = re.compile(r"[^\s/](?:[^/]*[^\s/])?(?:/[^\s/](?:[^/]*[^\s/])?)*")
 #: Ranges that ask for nothing in particular: a skill without releases still satisfies them.
 _ANY = frozenset({"*", "", "x", "X"})
 
@@ -61,7 +62,8 @@ def parse_dependency(item: str) -> tuple[str, str]:
     try:
         name, range_text = split_dependency(item)
     except RangeError as exc:
-        raise ValueError(f"'{item}' has a range that does not parse: {exc}") from None
+        raise ValueError(f"'{item}' has a range that does not parse: {exc} (an id holding '@' is written with a "
+                         f"range after it: '{item}@*')") from None
     if not _NAME.fullmatch(name):
         raise ValueError(f"dependency '{item}' is not `name` or `name@range`: '{name}' is no skill name or id")
     return name, range_text.strip() or "*"
@@ -174,7 +176,9 @@ def _unknown_message(dependent: Dependent, name: str, candidates: Sequence[str])
     if candidates:
         return (f"skill '{dependent.id}' depends on '{name}', a name several skills share "
                 f"({', '.join(sorted(candidates))}): name one of them by its id")
-    return f"skill '{dependent.id}' depends on '{name}', which is no skill of this catalog (neither an id nor a name)"
+    several = " (an item names one skill: list several as items of their own)" if re.search(r"\s", name) else ""
+    return (f"skill '{dependent.id}' depends on '{name}', which is no skill of this catalog (neither an id nor a "
+            f"name){several}")
 
 
 class _Item(NamedTuple):

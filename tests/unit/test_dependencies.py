@@ -68,15 +68,18 @@ def test_values_that_are_no_names_declare_nothing() -> None:
                                           # ids are folder paths, '@' and all: the range follows the last '@'
                                           ("owner@repo/x", ("owner@repo/x", "*")),
                                           ("owner@repo/x@^1.0", ("owner@repo/x", "^1.0")),
-                                          ("repos/owner@repo/skills/x@1.x", ("repos/owner@repo/skills/x", "1.x"))])
+                                          ("repos/owner@repo/skills/x@1.x", ("repos/owner@repo/skills/x", "1.x")),
+                                          # and spaces: `team tools/y` was refused (SK226)
+                                          ("team tools/y@^1", ("team tools/y", "^1")),
+                                          ("at@home@*", ("at@home", "*"))])
 def test_an_item_is_a_name_or_id_and_a_range(item: str, parsed: tuple[str, str]) -> None:
     """An id holding '@' (most of a real 16,000-skill mirror's: repos/owner@repo/...) was split at
     its first '@' and refused (SK226), where `skillsite install owner@repo/x@^1.0` took it."""
     assert parse_dependency(item) == parsed
 
 
-@pytest.mark.parametrize("item", ["@^1", "b@^^1", "b@1.2.3.4", "b@not-a-range", "a b", "x//y", "/abs", "b@1@>>2",
-                                  "owner@repo/x@"])
+@pytest.mark.parametrize("item", ["@^1", "b@^^1", "b@1.2.3.4", "b@not-a-range", "a /b", "a/ b", "x//y", "/abs",
+                                  "b@1@>>2", "owner@repo/x@"])
 def test_a_malformed_item_is_refused_with_a_reason(item: str) -> None:
     with pytest.raises(ValueError, match="is not `name` or `name@range`|range that does not parse|nothing after"):
         parse_dependency(item)
@@ -89,6 +92,24 @@ def test_sk226_is_reported_at_the_items_line(tmp_path: Path) -> None:
     assert len(found) == 2
     assert found[0].startswith("a/SKILL.md:6: error SK226 depends: 'b@^^1' has a range that does not parse")
     assert found[1].startswith("a/SKILL.md:7: error SK226 depends: dependency '@2' is not `name` or `name@range`")
+
+
+def test_ids_with_spaces_or_an_at_sign_before_no_range_can_be_depended_on(tmp_path: Path) -> None:
+    """Real folder names: `team tools/y` was SK226 (no spaces), and `x/at@home` too (its last part
+    after '@' is no range): it is written `x/at@home@*`, as the SK226 message says."""
+    skill(tmp_path, "team tools/y", version="1.2.0")
+    write_skill(tmp_path, "x/at@home", "name: home\ndescription: Does a thing. Use when testing.\n")
+    skill(tmp_path, "a", "depends: ['team tools/y@^1', 'x/at@home@*']")
+    assert [line.split(" ", 3)[2] for line in diagnostics(tmp_path)] == ["SK204"]  # 'home' is not 'at@home'
+    reading = read_catalog([tmp_path], ignore=["SK219"])
+    assert [s.depends for s in reading.skills if s.id == "a"] == [("team tools/y@^1", "x/at@home@*")]
+    skill(tmp_path, "b", "depends: ['x/at@home', 'team tools/y x/at@home@*']")
+    assert [line.split(" SK", 1)[1] for line in diagnostics(tmp_path) if " SK204 " not in line] == [
+        "226 depends: 'x/at@home' has a range that does not parse: invalid version range 'home': 'home' is not a "
+        "version (expected numbers like 1.2.3, or x/* wildcards) (an id holding '@' is written with a range after it: "
+        "'x/at@home@*')",
+        "223 skill 'b' depends on 'team tools/y x/at@home', which is no skill of this catalog (neither an id nor a "
+        "name) (an item names one skill: list several as items of their own)"]
 
 
 # ---- profiles: the spec keeps extra data in metadata; lenient also reads top-level depends

@@ -261,6 +261,8 @@ def test_whitespace_is_normalised_like_node_semver() -> None:
     ("pdf@1.x || 2", ("pdf", "1.x || 2")),
     ("owner@repo/pdf", ("owner@repo/pdf", "*")),
     ("owner@repo/pdf@^2", ("owner@repo/pdf", "^2")),
+    ("team tools/pdf@^2", ("team tools/pdf", "^2")),  # real folder names hold spaces
+    ("at@home@*", ("at@home", "*")),
 ])
 def test_split_dependency(text: str, expected: tuple[str, str]) -> None:
     assert semver.split_dependency(text) == expected
@@ -269,7 +271,7 @@ def test_split_dependency(text: str, expected: tuple[str, str]) -> None:
 @pytest.mark.parametrize("text, error, reason", [
     ("", ValueError, "is not `name` or `name@range`"),
     ("@^1", ValueError, "is not `name` or `name@range`"),
-    ("two words", ValueError, "is not `name` or `name@range`"),
+    ("pdf @^1", ValueError, "is not `name` or `name@range`"),
     ("pdf@", ValueError, "nothing after '@'"),
     ("pdf@ ", ValueError, "nothing after '@'"),
     ("pdf@>>1", RangeError, "unknown operator"),
