@@ -9,7 +9,7 @@ from typing import Any, Sequence
 from skillsite.models import Skill
 from skillsite.publish.manifest import sha256_hex
 from skillsite.publish.staging import Staging
-from skillsite.source.knowledge import MAX_DOCUMENT_BYTES, document_title, locate
+from skillsite.source.knowledge import MAX_DOCUMENT_BYTES, document_title, knowledge_links, locate
 from skillsite.bounded import read_limited
 from skillsite.agent.site_urls import url_of
 
@@ -22,6 +22,8 @@ class Knowledge:
 
     records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     documents: dict[str, tuple[bytes, str]] = field(default_factory=dict)
+    #: skill id -> how links from its folder name the shared documents it publishes -> their paths
+    links: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def write(self, staging: Staging) -> None:
         """Every document under ``knowledge/`` (left in place when unchanged)."""
@@ -59,4 +61,9 @@ def read_knowledge(skills: Sequence[Skill], knowledge_dir: Path | None) -> Knowl
             records.append(dict(records_by_path[doc.path]))
         if records:
             found.records[skill.id] = records
+            published = {r["path"] for r in records}
+            declared = knowledge_links(skill.knowledge, skill.source.dir, knowledge_dir)
+            links = {link: path for link, path in declared.items() if path in published}
+            if links:
+                found.links[skill.id] = links
     return found

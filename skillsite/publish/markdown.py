@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Mapping, Sequence
 from urllib.parse import unquote, urlsplit
 
 import markdown_it
@@ -45,6 +45,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from skillsite.agent.site_urls import url_of
+from skillsite.publish.knowledge import KNOWLEDGE_FOLDER
 from skillsite.source.discover import SKILL_FILES
 
 __all__ = ["LinkTargets", "MarkdownRenderer", "engine_version", "slugify", "resolve_link", "safe_url", "normalize_link"]
@@ -91,6 +92,9 @@ class LinkTargets:
 
     skills: frozenset[str]       # skill ids
     files: frozenset[str]        # "<skill id>/<bundled path>"
+    #: the rendered skill's links to the shared knowledge documents it publishes, as written from
+    #: its folder (normalised: ``../knowledge/x.md``) -> their paths under ``knowledge/``
+    knowledge: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_entries(cls, entries: Iterable[dict]) -> "LinkTargets":
@@ -135,6 +139,8 @@ def resolve_link(href: str, skill_id: str, targets: LinkTargets) -> str | None:
     path = unquote(parts.path)
     if not path:
         return fragment or None
+    if (document := targets.knowledge.get(posixpath.normpath(path))) is not None:
+        return url_of(posixpath.relpath(f"/{KNOWLEDGE_FOLDER}{document}", f"/skills/{skill_id}")) + fragment
     target = posixpath.normpath(posixpath.join(skill_id, path))
     if target == ".." or target.startswith("../") or target.startswith("/"):
         return None
@@ -305,10 +311,12 @@ class MarkdownRenderer:
         md.add_render_rule("list_item_open", _list_item_open)
         self.md = md
 
-    def render(self, body: str, skill_id: str) -> str:
+    def render(self, body: str, skill_id: str, knowledge: Mapping[str, str] | None = None) -> str:
         """The body's HTML, links resolved as seen from skill ``skill_id``'s page (control
-        characters as U+FFFD: :func:`without_controls`)."""
-        return without_controls(self.md.render(body, {"skill_id": skill_id, "targets": self.targets}))
+        characters as U+FFFD: :func:`without_controls`); ``knowledge``: its links to the shared
+        documents it publishes (:attr:`LinkTargets.knowledge`)."""
+        targets = replace(self.targets, knowledge=knowledge) if knowledge else self.targets
+        return without_controls(self.md.render(body, {"skill_id": skill_id, "targets": targets}))
 
 
 def without_controls(text: str) -> str:

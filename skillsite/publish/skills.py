@@ -66,6 +66,8 @@ class SkillPublishing:
     releases: Mapping[str, Sequence[str]] | None = None  # skill id -> its releases (None: its current version)
     copies: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # skill id -> (canonical copy, group size)
     aliases: Mapping[str, str] = field(default_factory=dict)  # a name only copies share -> the copy it stands for
+    # skill id -> its body's links to the shared knowledge documents it publishes -> their paths
+    knowledge_links: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     # the catalog's relations hold only the skills that have some (most have none): what a build
     # makes of them grows with what skills declare, not with the catalog
     children: dict[str, list[str]] = field(init=False)   # skill id -> its published sub-skills
@@ -220,7 +222,7 @@ def publish_skill(job: SkillPublishing, task: SkillTask) -> PublishedSkill:
     _write_xml(job, skill, entry, body)
     _write_listing(job, entry)
     archive = _write_archive(job, skill, entry, raw, contents, job.archive_names[index])
-    html = None if skill.id in job.rendered else job.renderer.render(body, skill.id)
+    html = None if skill.id in job.rendered else job.renderer.render(body, skill.id, job.knowledge_links.get(skill.id))
     return PublishedSkill(entry, html, job.staging.take_journal(), shas, archive, diags)
 
 
@@ -484,7 +486,7 @@ class RenderedBodies(Mapping[str, str]):
         html = self.cache.get(Section.HTML, self.keys[skill_id])
         if html is None:  # held when publishing began, found damaged since (SK402): rendered again
             raw, _ = _skill_md(self.job.by_id[skill_id], self.job.config.max_bytes)
-            html = self.job.renderer.render(skill_body(raw), skill_id)
+            html = self.job.renderer.render(skill_body(raw), skill_id, self.job.knowledge_links.get(skill_id))
         return html
 
     def __iter__(self) -> Iterator[str]:
@@ -527,12 +529,20 @@ def _known_shas(skills: Sequence[Skill], cache: Cache) -> list[KnownShas]:
 HTML_KEY = "html key"
 
 
-def _html_keys(skills: Sequence[Skill], shared: str, resident: KeptObjects | None = None) -> list[str]:
+def _html_keys(skills: Sequence[Skill], shared: str, knowledge_links: Mapping[str, Mapping[str, str]],
+               resident: KeptObjects | None = None) -> list[str]:
     """Each skill's rendered body's cache key: ``shared`` (what every body's is made of:
-    :func:`_link_targets`), the skill's id and SKILL.md (its body is cut from it); in a
-    long-running process, the one the last build worked out for this very skill when the rest is equal."""
-    return [kept_or_made(resident, HTML_KEY, skill.id, skill, (shared,),
-                         lambda skill=skill: digest(shared, skill.id, skill.sha256, skill.size)) for skill in skills]
+    :func:`_link_targets`), the skill's id and SKILL.md (its body is cut from it), and its links
+    to knowledge documents, if any; in a long-running process, the one the last build worked out
+    for this very skill when the rest is equal."""
+    keys = []
+    for skill in skills:
+        links = sorted(knowledge_links.get(skill.id, {}).items())
+        more = (links,) if links else ()  # nothing for a skill without such links
+        keys.append(kept_or_made(resident, HTML_KEY, skill.id, skill, (shared, *more),
+                                 lambda skill=skill, more=more: digest(shared, skill.id, skill.sha256, skill.size,
+                                                                       *more)))
+    return keys
 
 
 def is_versioned(skill: Skill) -> bool:
@@ -581,18 +591,20 @@ def _targets_and_digest(parts: Sequence[tuple[str, tuple[str, ...]]]) -> tuple[L
 def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
                     cache: Cache, knowledge: dict[str, list[dict[str, Any]]],
                     releases: Mapping[str, Sequence[str]] | None = None,
-                    copies: Mapping[str, tuple[str, int]] | None = None, aliases: Aliases = NO_ALIASES
+                    copies: Mapping[str, tuple[str, int]] | None = None, aliases: Aliases = NO_ALIASES,
+                    knowledge_links: Mapping[str, Mapping[str, str]] | None = None
                     ) -> tuple[SkillPublishing, list[str]]:
     """What publishing the skills needs (the bodies and file hashes the cache holds), and each
     skill's rendered body's cache key: give the first to the workers, then :func:`collect`.
     ``releases``: each versioned skill's releases, which dependencies resolve to (None: the
     current versions only); ``copies``: each copy's canonical member and group size (search shows a group once);
-    ``aliases``: the names only copies share, each -> the copy dependencies on it need."""
+    ``aliases``: the names only copies share, each -> the copy dependencies on it need;
+    ``knowledge_links``: each skill's links to its shared knowledge documents (:class:`Knowledge`)."""
     targets, shared = _link_targets(skills, reserved_names(is_paged(len(skills), config)), cache.resident)
-    html_keys = _html_keys(skills, shared, cache.resident)
+    html_keys = _html_keys(skills, shared, knowledge_links or {}, cache.resident)
     rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, html_keys)) if cached)
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, knowledge, releases,
-                          copies or {}, aliases)
+                          copies or {}, aliases, knowledge_links or {})
     return job, html_keys
 
 

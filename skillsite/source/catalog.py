@@ -66,12 +66,15 @@ class Checking:
     profile: str
     max_bytes: int
     skill_dirs: frozenset[tuple[str, str]]   # (root, folder relative to it) of every skill: link targets
+    knowledge_dir: str | None = None         # the shared knowledge documents' folder (absolute): link targets too
 
     @classmethod
-    def of(cls, found: Discovery, profile: str, max_bytes: int, siblings: bool = False) -> Checking:
+    def of(cls, found: Discovery, profile: str, max_bytes: int, siblings: bool = False,
+           knowledge_dir: Path | None = None) -> Checking:
         """``siblings``: links from a root that is one skill to the skills beside it are fine (a
         single skill validated on its own); a build publishes no page for them, so they are not."""
-        return cls(found.sources, profile, max_bytes, catalog_skill_dirs(found.sources, siblings))
+        return cls(found.sources, profile, max_bytes, catalog_skill_dirs(found.sources, siblings),
+                   os.path.abspath(knowledge_dir) if knowledge_dir is not None else None)
 
     def parsed(self, index: int) -> ParsedSkill:
         return parse_skill(self.sources[index], self.max_bytes)
@@ -97,14 +100,14 @@ def _sibling_skills(folder: Path) -> list[str]:
         return []
 
 
-def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[str, str]]
-                ) -> tuple[list[Diagnostic], tuple[MissingTarget, ...]]:
+def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[str, str]],
+                knowledge_dir: str | None = None) -> tuple[list[Diagnostic], tuple[MissingTarget, ...]]:
     """Every diagnostic of one skill on its own (the catalog-wide checks come after), and the
     targets of its links to missing files (see :func:`_still_missing`)."""
     if parsed.fatal:
         return list(parsed.diagnostics), ()
     fm, src, lines = parsed.frontmatter or {}, parsed.source, parsed.key_lines
-    links, missing = checked_links(parsed, skill_dirs)
+    links, missing = checked_links(parsed, skill_dirs, knowledge_dir)
     return [*parsed.diagnostics,
             *schema_diagnostics(fm, profile, src.display_path, lines),
             *name_diagnostics(fm, src, profile, lines),
@@ -237,7 +240,8 @@ class Checked:
 def _checked_alone(checking: Checking, index: int) -> tuple[ParsedSkill, Verdict]:
     """Skill ``index`` read, and its verdict on its own."""
     parsed = checking.parsed(index)
-    return parsed, Verdict.of(parsed, *check_skill(parsed, checking.profile, checking.skill_dirs))
+    return parsed, Verdict.of(parsed, *check_skill(parsed, checking.profile, checking.skill_dirs,
+                                                    checking.knowledge_dir))
 
 
 def _check(checking: Checking, index: int) -> Checked:
@@ -879,16 +883,16 @@ def read_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), pr
     first root).
     """
     found = found or discover(roots, exclude)
-    checking = Checking.of(found, profile, max_bytes)
+    knowledge_dir = knowledge_dir or default_knowledge_dir(roots)
+    checking = Checking.of(found, profile, max_bytes, knowledge_dir=knowledge_dir)
     if cache is None:
         checked = _check_all(checking, range(len(found.sources)), jobs)
     else:
         checked = _cached_checks(checking, cache, jobs)
     checked = [_codex_policy(c, cache) for c in checked]
     ignored = frozenset(ignore)
-    found_here, shared, groups, aliases = _catalog_diagnostics(found, [c.verdict for c in checked],
-                                                               knowledge_dir or default_knowledge_dir(roots), cache,
-                                                               exclude=exclude, max_bytes=max_bytes, jobs=jobs,
+    found_here, shared, groups, aliases = _catalog_diagnostics(found, [c.verdict for c in checked], knowledge_dir,
+                                                               cache, exclude=exclude, max_bytes=max_bytes, jobs=jobs,
                                                                copies=copies, roots=roots, ignored=ignored)
     skills = tuple(_final_skill(cache, c.skill, _final_diagnostics(c.verdict.diagnostics, shared.get(index), ignored))
                    for index, c in enumerate(checked) if c.skill is not None)
@@ -1123,7 +1127,7 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
     """Every skill checked, or taken from the cache when its SKILL.md's content and place, and
     everything its checks depend on, are what a cached check was made of."""
     contents, _ = _contents(checking.sources, cache, checking.max_bytes)
-    shared = digest(sorted(checking.skill_dirs), checking.profile, checking.max_bytes)
+    shared = digest(sorted(checking.skill_dirs), checking.knowledge_dir, checking.profile, checking.max_bytes)
     resident = cache.resident
     keys = [kept_or_made(resident, CHECK_KEY, src.id, src, (shared, content.sha256), lambda src=src, content=content:
                          digest(shared, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir),
@@ -1178,7 +1182,7 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
     """Every skill's verdict, from the cache where its SKILL.md's content and place (and what the
     whole check shares) are unchanged, else checked (and kept); and how the cache was used."""
     sources = found.sources
-    shared = digest(sorted(checking.skill_dirs), [d.to_json() for d in found.diagnostics],
+    shared = digest(sorted(checking.skill_dirs), checking.knowledge_dir, [d.to_json() for d in found.diagnostics],
                     checking.profile, checking.max_bytes)
     contents, by_stamp = _contents(sources, cache, checking.max_bytes)
     shas = [content.sha256 if content is not None else None for content in contents]
@@ -1204,7 +1208,8 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
                   knowledge_dir: Path | None = None, copies: CopySettings | None = None) -> CatalogCheck:
     """The diagnostics and verdicts :func:`read_catalog` gives, without keeping the skills."""
     found = found or discover(roots, exclude, stat_files=False)
-    checking = Checking.of(found, profile, max_bytes, siblings=True)
+    knowledge_dir = knowledge_dir or default_knowledge_dir(roots)
+    checking = Checking.of(found, profile, max_bytes, siblings=True, knowledge_dir=knowledge_dir)
     use = None
     if cache is None:
         verdicts = parallel_map(_verdict, checking, range(len(found.sources)), jobs)
@@ -1213,9 +1218,9 @@ def check_catalog(roots: Sequence[Path | str], *, exclude: Sequence[str] = (), p
     verdicts = [_offered_by_codex(v, src) for src, v in zip(found.sources, verdicts)]
     beside = frozenset(rel[3:] for _, rel in checking.skill_dirs if rel.startswith("../"))
     ignored = frozenset(ignore)
-    found_here, shared, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir or default_knowledge_dir(roots),
-                                                    cache, beside, exclude=exclude, max_bytes=max_bytes, jobs=jobs,
-                                                    copies=copies, roots=roots, ignored=ignored)
+    found_here, shared, _, _ = _catalog_diagnostics(found, verdicts, knowledge_dir, cache, beside, exclude=exclude,
+                                                    max_bytes=max_bytes, jobs=jobs, copies=copies, roots=roots,
+                                                    ignored=ignored)
     every = [*found_here, *(d for v in verdicts for d in v.diagnostics), *(d for ds in shared.values() for d in ds)]
     left_out = frozenset(src.id for src, v in zip(found.sources, verdicts) if not v.kept)
     return CatalogCheck(found.sources, left_out, tuple(sort_diagnostics(

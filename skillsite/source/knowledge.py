@@ -17,7 +17,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Iterable, Sequence
 
 from skillsite.agent.xml_chars import xml_forbidden
 from skillsite.diagnostics import Diagnostic, Severity, make
@@ -125,6 +125,26 @@ def _forbidden(path: str) -> bool:
     except OSError:
         return False
     return False
+
+
+def knowledge_links(declared: Iterable[Any], skill_dir: str | Path, knowledge_dir: str | Path | None
+                    ) -> dict[str, str]:
+    """Each shared document a skill declares as a relative link from the skill's folder names it in
+    the source tree (``../knowledge/runbooks/x.md``, normalised) -> its path under ``knowledge/``:
+    a body's link to it names the catalog's copy, not a file that leaves the skill.  Worked out
+    from the paths alone; whether each document can be used is SK218's to say."""
+    if knowledge_dir is None:
+        return {}
+    base, links = os.path.abspath(knowledge_dir), {}
+    for item in declared:
+        if not isinstance(item, str) or item.startswith(OWN_PREFIX):
+            continue
+        clean = posixpath.normpath(item)
+        if clean in (".", "..") or clean.startswith(("../", "/")) or clean.split("/", 1)[0] == OWN_FOLDER:
+            continue
+        link = os.path.relpath(os.path.join(base, *clean.split("/")), os.path.abspath(skill_dir))
+        links[posixpath.normpath(link.replace(os.sep, "/"))] = clean
+    return links
 
 
 def locate_all(declared: Sequence[str], skill_id: str, skill_dir: Path, knowledge_dir: Path | None,

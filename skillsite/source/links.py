@@ -21,6 +21,7 @@ from urllib.parse import unquote
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
 from skillsite.source.discover import inside_folder
+from skillsite.source.knowledge import knowledge_links
 
 #: A Markdown link's text and target.  A target in angle brackets holds no line end and no
 #: ``<``, and one without them does not start with ``<`` (CommonMark's link destination): one
@@ -177,8 +178,13 @@ def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:
 class _SkillFolder:
     """What a body's relative targets may name: the skill's own files and folders, and other skills."""
 
-    def __init__(self, src: SourceFile, skill_dirs: frozenset[tuple[str, str]]):
+    def __init__(self, src: SourceFile, skill_dirs: frozenset[tuple[str, str]], knowledge_dir: str | None = None,
+                 declared: Iterable[str] = ()):
         self.src = src
+        # the knowledge folder as a link from the skill's folder names it, and the links to the
+        # shared documents the skill declares
+        self.knowledge_folder = _link_to(knowledge_dir, src.dir) if knowledge_dir is not None else None
+        self.knowledge = frozenset(declared)
         self.root = str(src.root)
         self.rel = posixpath.dirname(src.rel_path)
         self.skill_dirs = skill_dirs
@@ -221,9 +227,12 @@ def _target_problem(target: str, is_link: bool, folder: _SkillFolder) -> tuple[s
         return "SK304", (f"link '{target}' leaves the skill folder and comes back by its folder's name, which an "
                          f"install or a catalog may change; write '{inside}'")
     if inside == ".." or inside.startswith("../"):
-        if folder.is_skill(folder.in_root(target)):
-            return None  # a link to another skill: the catalog links its page
-        return "SK304", f"link '{target}' leaves the skill folder; it is not published with the skill"
+        if folder.is_skill(folder.in_root(target)) or inside in folder.knowledge:
+            return None  # a link to another skill, or to a knowledge document: the catalog links its page
+        hint = ""
+        if folder.knowledge_folder is not None and inside.startswith(folder.knowledge_folder + "/"):
+            hint = " (a shared knowledge document is published when the skill lists it under 'knowledge')"
+        return "SK304", f"link '{target}' leaves the skill folder; it is not published with the skill{hint}"
     if folder.holds(inside):
         return None
     reason = _unpublished(os.path.join(folder.src.dir, inside), str(folder.src.dir))
@@ -262,15 +271,18 @@ def _unpublished(path: str, skill_dir: str) -> str:
 MissingTarget = tuple[str, bool, int, int]
 
 
-def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]) -> list[Diagnostic]:
+def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]],
+                     knowledge_dir: str | None = None) -> list[Diagnostic]:
     """Relative links and file references that point at missing files or leave the skill folder.
 
-    ``skill_dirs`` holds (root, folder relative to the root) of every skill of the catalog.
+    ``skill_dirs`` holds (root, folder relative to the root) of every skill of the catalog;
+    ``knowledge_dir``: where the shared knowledge documents are (a link to one the skill declares
+    is the catalog's copy of it).
     """
-    return checked_links(parsed, skill_dirs)[0]
+    return checked_links(parsed, skill_dirs, knowledge_dir)[0]
 
 
-def checked_links(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]
+def checked_links(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]], knowledge_dir: str | None = None
                   ) -> tuple[list[Diagnostic], tuple[MissingTarget, ...]]:
     """:func:`link_diagnostics`, and the targets of its SK303 warnings (in their order): what
     :func:`missing_again` looks at."""
@@ -280,13 +292,27 @@ def checked_links(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]
         target = _local_target(raw_target, is_link)
         if target is None:
             continue
-        folder = folder or _SkillFolder(parsed.source, skill_dirs)
+        if folder is None:
+            folder = _SkillFolder(parsed.source, skill_dirs, knowledge_dir, _declared_links(parsed, knowledge_dir))
         problem = _target_problem(target, is_link, folder)
         if problem is not None:
             diags.append(make(problem[0], problem[1], parsed.source.display_path, parsed.body_line + offset, col))
             if problem[0] == "SK303":
                 missing.append((target, is_link, diags[-1].line, col))
     return diags, tuple(missing)
+
+
+def _link_to(folder: str, skill_dir: str | os.PathLike[str]) -> str:
+    """``folder`` as a relative link from ``skill_dir`` names it (``../knowledge``)."""
+    return posixpath.normpath(os.path.relpath(os.path.abspath(folder), os.path.abspath(skill_dir)).replace(os.sep, "/"))
+
+
+def _declared_links(parsed: ParsedSkill, knowledge_dir: str | None) -> Iterable[str]:
+    """How links from the skill's folder name the shared knowledge documents it declares."""
+    declared = (parsed.frontmatter or {}).get("knowledge")
+    if not isinstance(declared, list) or knowledge_dir is None:
+        return ()
+    return knowledge_links(declared, parsed.source.dir, knowledge_dir)
 
 
 def missing_again(src: SourceFile, skill_dirs: frozenset[tuple[str, str]], missing: tuple[MissingTarget, ...]

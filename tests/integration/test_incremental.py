@@ -198,8 +198,8 @@ def _record_renders(monkeypatch) -> list[str]:
 
     rendered: list[str] = []
     real_render = MarkdownRenderer.render
-    monkeypatch.setattr(MarkdownRenderer, "render", lambda self, body, skill_id: rendered.append(skill_id)
-                        or real_render(self, body, skill_id))
+    monkeypatch.setattr(MarkdownRenderer, "render", lambda self, body, skill_id, knowledge=None:
+                        rendered.append(skill_id) or real_render(self, body, skill_id, knowledge))
     return rendered
 
 

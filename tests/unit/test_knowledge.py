@@ -182,3 +182,35 @@ def test_a_shared_document_cannot_take_the_place_of_a_skills_own(tmp_path: Path)
     assert len(said) == 1 and said[0][0] == "aaa/SKILL.md" and "each skill's own documents" in said[0][1]
     assert build([src], tmp_path / "_site", keep_going=True).ok
     assert Catalog.open(tmp_path / "_site").knowledge("skills/alpha/notes.md") == b"# Own notes\n"
+
+
+def test_a_body_links_to_the_shared_documents_its_skill_lists(tmp_path: Path) -> None:
+    """A body's link to a shared document its skill lists, written as the source tree has it
+    (``../knowledge/x.md``, in any spelling), was SK304 and a broken link on the page: it now links
+    the catalog's copy.  A link to a document the skill does not list is still SK304, saying how
+    to publish it."""
+    import re
+
+    src = make_tree(tmp_path)
+    (src / "knowledge" / "other.md").write_text("# Other\n", "utf-8")
+    ship = src / "ship" / "SKILL.md"
+    ship.write_text(ship.read_text("utf-8") + "\nRead [the runbook](../knowledge/runbooks/deploy.md#steps), "
+                    "[the same](./../knowledge/./runbooks/deploy.md) and [unlisted](../knowledge/other.md).\n", "utf-8")
+    write_skill(src, "team/deep", "name: deep\ndescription: Deep down. Use when testing.\nknowledge: [glossary.txt]\n",
+                body="See [terms](../../knowledge/glossary.txt).\n")
+    unlisted = ["ship/SKILL.md SK304 link '../knowledge/other.md' leaves the skill folder; it is not published "
+                "with the skill (a shared knowledge document is published when the skill lists it under 'knowledge')"]
+    check = check_catalog([src], ignore=["SK219"])
+    assert [f"{Path(d.path).relative_to(src).as_posix()} {d.code} {d.message}" for d in check.diagnostics
+            if d.code.startswith("SK3")] == unlisted
+    out = tmp_path / "_site"
+    result = build([src], out)
+    assert result.ok and [d.code for d in result.diagnostics if d.code.startswith("SK3")] == ["SK304"]
+    linked = [("ship", "the runbook", "runbooks/deploy.md#steps"), ("ship", "the same", "runbooks/deploy.md"),
+              ("team/deep", "terms", "glossary.txt")]
+    for skill_id, text, document in linked:
+        page = (out / "skills" / skill_id / "index.html").read_text("utf-8")
+        href = re.search(rf'<a href="([^"]+)">{text}</a>', page).group(1)
+        assert os.path.normpath(out / "skills" / skill_id / href) == os.path.normpath(out / "knowledge" / document)
+    page = (out / "skills" / "ship" / "index.html").read_text("utf-8")
+    assert re.search(r'<span class="broken-link"[^>]*>unlisted</span>', page)

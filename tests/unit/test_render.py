@@ -1,6 +1,8 @@
 """Markdown rendering: raw HTML escaped, URLs checked, links resolved inside the catalog."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -122,6 +124,18 @@ def test_code_blocks_and_tables_can_take_the_focus(md):
 ])
 def test_resolve_link(href, from_id, expected):
     assert resolve_link(href, from_id, TARGETS) == expected
+
+
+@pytest.mark.parametrize("href, from_id, expected", [
+    ("../knowledge/runbooks/x.md#steps", "rel", "../../knowledge/runbooks/x.md#steps"),
+    ("./../knowledge/./runbooks/x.md", "rel", "../../knowledge/runbooks/x.md"),
+    ("../../knowledge/runbooks/x.md", "rel/changelog", "../../../knowledge/runbooks/x.md"),
+    ("../knowledge/other.md", "rel", None),   # a document the skill does not publish
+])
+def test_a_link_to_a_listed_knowledge_document_names_the_catalog_s_copy(href, from_id, expected):
+    known = {"../knowledge/runbooks/x.md", "../../knowledge/runbooks/x.md"}
+    targets = dataclasses.replace(TARGETS, knowledge={link: "runbooks/x.md" for link in known})
+    assert resolve_link(href, from_id, targets) == expected
 
 
 def test_unresolvable_links_become_marked_text(md):
