@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -92,7 +93,7 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
         return (f"knowledge path '{declared}' needs a knowledge folder: knowledge_dir in skillsite.yml, or a "
                 "knowledge/ folder in the first source (not a symbolic link out of it)")
     real_folder = os.path.realpath(folder)
-    real_file = os.path.realpath(os.path.join(folder, *clean.split("/")))
+    real_file = os.path.realpath(os.path.join(folder, *_on_disk(folder, clean).split("/")))
     if not inside_folder(real_file, real_folder):
         return f"knowledge path '{declared}' leads outside its folder (through a symbolic link)"
     if not own and not os.path.isdir(folder):
@@ -107,12 +108,36 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
         return f"knowledge document '{declared}' cannot be read (permission denied)"
     if own and clean in SKILL_FILES:
         return f"knowledge document '{declared}' is the skill's own {clean}, which an agent reads first: no document"
-    if own and clean not in bundled:
+    if own and clean not in bundled and _on_disk(folder, clean) not in bundled:
         return f"knowledge document '{declared}' is not a file the skill publishes (excluded or in a skipped folder)"
     if os.path.getsize(real_file) > MAX_DOCUMENT_BYTES:
         return f"knowledge document '{declared}' is larger than {MAX_DOCUMENT_BYTES:,} bytes"
     published = f"{OWN_FOLDER}/{skill_id}/{clean}" if own else clean
     return KnowledgeDoc(declared, published, real_file)
+
+
+def _on_disk(folder: str | Path, clean: str) -> str:
+    """``clean``, a path in ``folder``, as the folder spells it: a name found there only in another
+    Unicode spelling (a file named on macOS is decomposed, NFD; the same name typed is composed,
+    NFC) is taken in the folder's, when one entry alone has it; any other as it is."""
+    if clean.isascii():
+        return clean
+    parts, here = [], os.fspath(folder)
+    for name in clean.split("/"):
+        if not os.path.lexists(os.path.join(here, name)):
+            key = unicodedata.normalize("NFC", name)
+            alike = [entry for entry in _entries(here) if unicodedata.normalize("NFC", entry) == key]
+            name = alike[0] if len(alike) == 1 else name
+        parts.append(name)
+        here = os.path.join(here, name)
+    return "/".join(parts)
+
+
+def _entries(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
 
 
 def _forbidden(path: str) -> bool:

@@ -214,3 +214,27 @@ def test_a_body_links_to_the_shared_documents_its_skill_lists(tmp_path: Path) ->
         assert os.path.normpath(out / "skills" / skill_id / href) == os.path.normpath(out / "knowledge" / document)
     page = (out / "skills" / "ship" / "index.html").read_text("utf-8")
     assert re.search(r'<span class="broken-link"[^>]*>unlisted</span>', page)
+
+
+def test_a_document_named_in_another_unicode_spelling_is_found(tmp_path: Path) -> None:
+    """A file named on macOS is decomposed (NFD) and the same name typed in SKILL.md composed (NFC):
+    the document was SK218 'does not exist'.  It is found, shared or the skill's own, and published
+    under the path the skill wrote."""
+    import unicodedata
+
+    def nfd(text: str) -> str:
+        return unicodedata.normalize("NFD", text)
+
+    src = tmp_path / "src"
+    (src / "knowledge" / nfd("Café")).mkdir(parents=True)
+    (src / "knowledge" / nfd("Café") / nfd("Résumé.md")).write_text("# Shared\n", "utf-8")
+    folder = write_skill(src, "menu", "name: menu\ndescription: Menus. Use when testing.\n"
+                                      "knowledge: [Café/Résumé.md, ./Carte-é.md]\n")
+    (folder / nfd("Carte-é.md")).write_text("# Own\n", "utf-8")
+    assert [d for d in check_catalog([src]).diagnostics if d.code == "SK218"] == []
+    out = tmp_path / "_site"
+    assert build([src], out).ok
+    catalog = Catalog.open(out)
+    assert [r["path"] for r in catalog.entry("menu")["knowledge"]] == ["Café/Résumé.md", "skills/menu/Carte-é.md"]
+    assert catalog.knowledge("Café/Résumé.md") == b"# Shared\n"
+    assert catalog.knowledge("skills/menu/Carte-é.md") == b"# Own\n"
