@@ -1,6 +1,6 @@
 """``skillsite mcp``: a published catalog as an MCP server over stdio.
 
-Tools: ``search_skills``, ``load_skill``, ``read_skill_resource``; resources: the catalog
+Tools: ``search_skills``, ``load_skill``, ``read_skill_resource``, ``read_knowledge``; resources: the catalog
 listing (``skillsite://catalog``, in pages of CATALOG_PAGE_BYTES, each naming the next) and the
 prompt block (``skillsite://available_skills``);
 prompts: every user-invocable skill under its slash command, with one optional ``task``

@@ -41,6 +41,9 @@ SkillArg = Annotated[str, Field(
 PathArg = Annotated[str, Field(
     description="A file of the skill, relative to its folder, as its <skill_resources> lists it "
                 "(e.g. 'references/rollback.md').")]
+KnowledgePathArg = Annotated[str, Field(
+    description="A knowledge document, by the path a loaded skill's <knowledge> block gives it "
+                "(e.g. 'runbooks/database-restore.md').")]
 VersionArg = Annotated[str | None, Field(
     description="Optional: a version of the skill ('1.2.0') or a version range ('^1.2', '~1.2.3', '>=1 <2'); "
                 "the highest release that satisfies it is used. Default: the current version.")]
@@ -54,7 +57,7 @@ AllCopies = Annotated[bool, Field(strict=True, description="Optional: list every
 def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
               error_text: Callable[[Exception], str] = str,
               checked: CheckedEntries | ServedEntries | None = None) -> None:
-    """search_skills, load_skill and read_skill_resource; a loader error is the tool's error,
+    """search_skills, load_skill, read_skill_resource and read_knowledge; a loader error is the tool's error,
     worded by ``error_text``.  A skill the server leaves out for an id or path over
     MAX_PATH_BYTES (``checked``: the server's :class:`ServedEntries`) is in no search result,
     and loading it or its files is an error: a load checks the one entry it names, a search
@@ -105,6 +108,12 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
         """Read a file bundled with a skill (a path listed in its <skill_resources>, e.g. references/x.md),
         of the version load_skill was given, if any."""
         return resource_text(guarded(lambda: catalog.resource(served(skill), path, version or None)), path)
+
+    @server.tool()
+    def read_knowledge(path: KnowledgePathArg) -> str:
+        """Read a knowledge document a loaded skill lists in its <knowledge> block (shared reference
+        text, read when the task needs it), by its path there."""
+        return resource_text(guarded(lambda: catalog.knowledge(path)), path)
 
 
 def hit_json(hit: SearchResult) -> dict[str, Any]:

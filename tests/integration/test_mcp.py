@@ -17,7 +17,7 @@ anyio = pytest.importorskip("anyio")
 
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from support import run_async_in_thread  # noqa: E402
+from support import EXAMPLES, run_async_in_thread  # noqa: E402
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
 
@@ -220,7 +220,7 @@ def test_the_readme_tool_examples_work_as_written(site: Path) -> None:
     table = text.split("## `skillsite mcp`", 1)[1].split("\n\n")[2]
     calls = [(row.split("`")[1], json.loads(row.split("| `", 2)[2].split("` |", 1)[0]))
              for row in table.splitlines()[2:]]
-    assert [name for name, _ in calls] == ["search_skills", "load_skill", "read_skill_resource"]
+    assert [name for name, _ in calls] == ["search_skills", "load_skill", "read_skill_resource", "read_knowledge"]
 
     async def body(session: ClientSession) -> list[Any]:
         return [await session.call_tool(name, arguments) for name, arguments in calls]
@@ -229,6 +229,27 @@ def test_the_readme_tool_examples_work_as_written(site: Path) -> None:
     assert not any(is_error(r) for r in results), [text_of(r) for r in results]
     assert "release-manager" in [hit["id"] for hit in json.loads(text_of(results[0]))]
     assert text_of(results[1]).startswith('<skill_content name="release-manager"')
+    runbook = (REPO / "example-skills/knowledge/runbooks/database-restore.md").read_text("utf-8")
+    assert text_of(results[3]) == runbook
+
+
+def test_a_knowledge_document_is_read_verified_and_only_as_listed(tmp_path: Path) -> None:
+    """read_knowledge gives a document a skill lists, verified against its digest: a changed copy
+    on the host is an error, never content, and so is a path no skill lists."""
+    from skillsite.publish.build import build
+
+    out = tmp_path / "_site"
+    assert build([EXAMPLES], out, keep_going=True).ok
+    (out / "knowledge/databases/lock-matrix.md").write_text("tampered\n", "utf-8")
+
+    async def body(session: ClientSession) -> list[Any]:
+        return [await session.call_tool("read_knowledge", {"path": path})
+                for path in ("runbooks/database-restore.md", "databases/lock-matrix.md", "runbooks/nowhere.md")]
+
+    good, tampered, unlisted = run(out, body)
+    assert text_of(good) == (EXAMPLES / "knowledge/runbooks/database-restore.md").read_text("utf-8")
+    assert is_error(tampered) and "tampered" not in text_of(tampered), text_of(tampered)
+    assert is_error(unlisted) and "nowhere.md" in text_of(unlisted), text_of(unlisted)
 
 
 def test_a_skill_above_max_risk_is_refused_naming_the_flag(tmp_path: Path) -> None:
