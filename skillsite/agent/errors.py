@@ -71,11 +71,13 @@ class TrustError(IntegrityError):
     signature, expired metadata, a version older than one already accepted (rollback), a file the
     signed metadata does not pin, or a key change without a rotation.  Nothing it holds is used."""
 
-    def __init__(self, message: str, catalog: str = "", *, key_change: bool = True) -> None:
+    def __init__(self, message: str, catalog: str = "", *, key_change: bool = False) -> None:
         super().__init__(f"{catalog}: {message}" if catalog else message)
         self.catalog = catalog
         self.reason = message
-        #: whether trusting the catalog's key anew could be the way out (not for expired metadata)
+        #: whether the catalog is signed by a key other than the one trusted, so that trusting its
+        #: key anew could be the way out: never for a rollback, a file the metadata does not pin
+        #: (a build published while it was read gives that too) or expired metadata
         self.key_change = key_change
 
 

@@ -67,7 +67,8 @@ class SignedCatalog:
             raise TrustError(f"the signed metadata pins no {path}")
         if len(data) != target.length or hashlib.sha256(data).hexdigest() != target.sha256:
             raise TrustError(f"{path} is not the file the signed metadata pins (sha256 {target.sha256[:16]}..., "
-                             f"{target.length} bytes): refusing it")
+                             f"{target.length} bytes): refusing it (a build published while it was read gives this "
+                             "too: open the catalog again)")
 
 
 class TrustStore:
@@ -136,7 +137,7 @@ class _Verifier:
         self.get, self.store, self.catalog, self.now = get, store, catalog, now
         self.public_key_type, self.invalid_signature, self.canonical = _crypto()
 
-    def fail(self, message: str, key_change: bool = True) -> TrustError:
+    def fail(self, message: str, key_change: bool = False) -> TrustError:
         return TrustError(message, self.catalog, key_change=key_change)
 
     def parse(self, data: bytes, kind: str, name: str) -> dict[str, Any]:
@@ -178,7 +179,7 @@ class _Verifier:
             signers = ", ".join(k.text for k in keys.values() if k) or "no Ed25519 key"
             raise self.fail(f"{name} is not signed by the catalog's key ({signers}): {len(good)} of "
                             f"{threshold} valid signatures; the key changed without a rotation, or the file was "
-                            "altered")
+                            "altered", key_change=True)
         if trusted and not good & {k.raw for k in trusted}:
             raise self.fail(f"{name} lists a trusted key but carries no valid signature of one "
                             f"({', '.join(k.text for k in trusted)}): it was not signed by that key")
@@ -261,7 +262,7 @@ def _bootstrap(v: _Verifier, trusted: tuple[PublicKey, ...]) -> tuple[Root, tupl
             v.signed_by(older, older["signed"], "root", f"tuf/{number}.root.json", anchors)
             return (older["signed"], data), anchors
     raise v.fail(f"no root of the catalog lists a trusted key ({', '.join(k.text for k in trusted)}); it is signed by "
-                 f"{', '.join(k.text for k in keys)}")
+                 f"{', '.join(k.text for k in keys)}", key_change=True)
 
 
 def _updated_root(v: _Verifier, start: Root) -> tuple[Root, bool]:
