@@ -166,13 +166,21 @@ _HANDLERS = tuple(type(f"_Deadline{base.__name__}", (_DeadlineHandler, base), {}
 
 
 class Response(NamedTuple):
-    """What a GET gave: the final URL (after redirects), 200 or 304, the body and its validators."""
+    """What a GET gave: the final URL (after redirects), 200 or 304, the body and its validators,
+    and the headers that say whether and how it may be kept (``Date``, ``Cache-Control``)."""
 
     url: str
     status: int
     body: bytes
     etag: str | None
     last_modified: str | None
+    date: str | None = None
+    cache_control: str | None = None
+
+
+def _response(url: str, status: int, body: bytes, headers: Any) -> Response:
+    return Response(url, status, body, headers.get("ETag"), headers.get("Last-Modified"), headers.get("Date"),
+                    headers.get("Cache-Control"))
 
 
 class Fetcher:
@@ -203,7 +211,7 @@ class Fetcher:
         except urllib.error.HTTPError as exc:
             exc.close()
             if exc.code == 304:
-                return Response(exc.url or url, 304, b"", exc.headers.get("ETag"), exc.headers.get("Last-Modified"))
+                return _response(exc.url or url, 304, b"", exc.headers)
             raise HTTPStatusError(exc.url or url, exc.code, str(exc.reason or "")) from None
         except FetchError:
             raise
@@ -213,8 +221,7 @@ class Fetcher:
             raise self._failure(f"cannot fetch {url}", url, exc, deadline) from None
         with response:
             body = self._read(response, url, limit, deadline)
-            return Response(response.geturl(), 200, body, response.headers.get("ETag"),
-                            response.headers.get("Last-Modified"))
+            return _response(response.geturl(), 200, body, response.headers)
 
     def _failure(self, what: str, url: str, exc: object, deadline: _Deadline) -> FetchError:
         """The FetchError for a failed request: a timeout once the deadline has passed (its

@@ -14,7 +14,7 @@ from skillsite.agent.catalog_format import MANIFEST_NAME
 from skillsite.agent.errors import FetchError, HTTPStatusError, StaleCatalogWarning
 from skillsite.agent.fetch import Fetcher
 from skillsite.agent.manifest_check import parse_manifest
-from skillsite.agent.store import LoaderCache
+from skillsite.agent.store import LoaderCache, conditional_headers
 
 
 def classify_source(source: str | os.PathLike[str]) -> tuple[str, str]:
@@ -52,16 +52,9 @@ def fetch_manifest(url: str, fetcher: Fetcher, cache: LoaderCache, revalidate: b
                     ) -> tuple[dict[str, Any], bytes, str, str]:
     """A remote manifest, its bytes, its final URL and how it was had (fetched, not-modified,
     offline); ``revalidate`` false: fetched whole, whatever the cache holds."""
-    cached = cache.read_manifest(url)
-    headers: dict[str, str] = {}
-    if not revalidate:
-        cached = None
-    if cached and cached[1].get("etag"):
-        headers["If-None-Match"] = cached[1]["etag"]
-    if cached and cached[1].get("last_modified"):
-        headers["If-Modified-Since"] = cached[1]["last_modified"]
+    cached = cache.read_manifest(url) if revalidate else None
     try:
-        response = fetcher.get(url, headers)
+        response = fetcher.get(url, conditional_headers(cached[1] if cached else None))
     except FetchError as exc:
         if cached is None or not exc.transient:
             raise

@@ -18,7 +18,7 @@ from typing import Callable
 
 from skillsite.agent.errors import FetchError, HTTPStatusError, StaleCatalogWarning
 from skillsite.agent.fetch import Fetcher, read_local
-from skillsite.agent.store import LoaderCache
+from skillsite.agent.store import LoaderCache, conditional_headers
 
 
 class SearchFiles:
@@ -56,13 +56,8 @@ class SearchFiles:
         cached = self._cache.read_manifest(url) if self._cache else None
         if cached is not None and self._offline:
             return cached[0]
-        headers = {}
-        if cached and cached[1].get("etag"):
-            headers["If-None-Match"] = cached[1]["etag"]
-        if cached and cached[1].get("last_modified"):
-            headers["If-Modified-Since"] = cached[1]["last_modified"]
         try:
-            response = self._fetcher.get(url, headers)
+            response = self._fetcher.get(url, conditional_headers(cached[1] if cached else None))
         except FetchError as exc:
             if cached is None or not exc.transient:
                 raise

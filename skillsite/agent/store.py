@@ -11,8 +11,9 @@ import json
 import os
 import tempfile
 import time
+from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO, Callable, Mapping
 
 from skillsite.agent.catalog_format import MANIFEST_NAME
 from skillsite.agent.fetch import Response
@@ -74,10 +75,16 @@ class LoaderCache:
         return body, meta
 
     def write_manifest(self, url: str, response: Response) -> None:
-        meta = {"url": url, "final_url": response.url, "etag": response.etag,
-                "last_modified": response.last_modified, "fetched_at": time.time(),
-                "sha256": hashlib.sha256(response.body).hexdigest()}
+        """Keep a fetched file with the validators a later request may send (:func:`conditional_headers`).
+        A response its server says not to store (``Cache-Control: no-store``, as ``skillsite serve``
+        sends) is not kept, and what was kept of its URL before is dropped."""
         slot = self._slot(url)
+        if _no_store(response.cache_control):
+            (slot / "meta.json").unlink(missing_ok=True)
+            return
+        meta = {"url": url, "final_url": response.url, "etag": response.etag,
+                "last_modified": _strong_last_modified(response), "fetched_at": time.time(),
+                "sha256": hashlib.sha256(response.body).hexdigest()}
         self._write(slot / MANIFEST_NAME, response.body)
         self._write(slot / "meta.json", json.dumps(meta).encode("utf-8"))
 
@@ -99,6 +106,34 @@ class LoaderCache:
     def _write(path: Path, data: bytes) -> None:
         """Atomic write; a cache that cannot be written is silently skipped."""
         write_atomically(path, lambda handle: handle.write(data))
+
+
+def conditional_headers(meta: Mapping[str, Any] | None) -> dict[str, str]:
+    """The headers that ask the server for a kept file only if it changed (none for none)."""
+    headers = {}
+    if meta and meta.get("etag"):
+        headers["If-None-Match"] = meta["etag"]
+    if meta and meta.get("last_modified"):
+        headers["If-Modified-Since"] = meta["last_modified"]
+    return headers
+
+
+def _no_store(cache_control: str | None) -> bool:
+    """Whether a ``Cache-Control`` header holds the ``no-store`` directive."""
+    return any(part.strip().split("=", 1)[0].lower() == "no-store" for part in (cache_control or "").split(","))
+
+
+def _strong_last_modified(response: Response) -> str | None:
+    """A response's ``Last-Modified``, when it can tell two versions apart: the server's ``Date``
+    at least a second later (RFC 9110, 8.8.2.2).  Times have whole seconds, so a file changed again
+    within the second it was served keeps its ``Last-Modified``, and asking with it would be
+    answered 304 with the copy kept: the next request asks for the whole file instead."""
+    try:
+        modified = parsedate_to_datetime(response.last_modified or "")
+        served = parsedate_to_datetime(response.date or "")
+        return response.last_modified if (served - modified).total_seconds() >= 1 else None
+    except (TypeError, ValueError):  # either missing or malformed, or one without a zone
+        return None
 
 
 def _usable_meta(meta: Any) -> bool:

@@ -502,3 +502,56 @@ def test_https_to_http_redirect_is_a_downgrade() -> None:
     with pytest.raises(RedirectError, match="downgrades"):
         _check_url("http://example.org/skills.json", None, previous="https://example.org/skills.json")
     _check_url("https://example.org/b.json", frozenset({"example.org"}), previous="http://example.org/a.json")
+
+
+def test_a_file_changed_within_the_second_it_was_served_is_fetched_whole_the_next_time(site: Path,
+                                                                                      tmp_path: Path) -> None:
+    """A host that sends only Last-Modified (``python -m http.server``) gives it in whole seconds:
+    a skills.json rewritten in the second it was served keeps its Last-Modified, and asking with
+    it was answered 304 with the old copy, on every later open.  A Last-Modified not at least a
+    second before the response's Date (RFC 9110, 8.8.2.2) is no validator: the next open asks
+    for the whole file.  Here the file's time is set ahead of the host's clock, which is what
+    such a Last-Modified is too."""
+    import os
+    import time
+
+    from skillsite.publish.build import build
+    from support import EXAMPLES, serve_folder
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    skill_md = src / "code-review" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text("utf-8").replace("description:", "description: Changed.", 1), "utf-8")
+    assert build([src], tmp_path / "b").ok
+    served = tmp_path / "served"
+    shutil.copytree(site, served)
+    ahead = time.time() + 3600
+    os.utime(served / "skills.json", (ahead, ahead))
+    url, stop = serve_folder(served)
+    try:
+        first = Catalog.open(url + "/", cache_dir=tmp_path / "cache", timeout=5.0)
+        shutil.copytree(tmp_path / "b", served, dirs_exist_ok=True)  # the host publishes build B
+        os.utime(served / "skills.json", (ahead, ahead))
+        second = Catalog.open(url + "/", cache_dir=tmp_path / "cache", timeout=5.0)
+    finally:
+        stop()
+    assert (first.status, second.status) == ("fetched", "fetched")
+    assert second.manifest == json.loads((tmp_path / "b" / "skills.json").read_text("utf-8"))
+    assert second.manifest != first.manifest
+
+
+def test_a_file_its_server_says_not_to_store_is_not_kept(site: Path, tmp_path: Path) -> None:
+    """``skillsite serve`` answers every file with ``Cache-Control: no-store``, as the pages it
+    reloads need: the loader stored its skills.json anyway, and revalidated it after."""
+    from skillsite.publish.serve import make_server
+
+    server = make_server(site)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    try:
+        opened = [Catalog.open(f"http://{host}:{port}/", cache_dir=tmp_path / "cache", timeout=5.0) for _ in range(2)]
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [c.status for c in opened] == ["fetched", "fetched"]
+    assert list((tmp_path / "cache").rglob("meta.json")) == []
