@@ -18,6 +18,7 @@ reads the root only, ``load`` one skill's entry file, and what needs every entry
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -181,10 +182,24 @@ class Catalog:
 
     def _trust(self, raw: bytes, store: TrustStore, keys: tuple[PublicKey, ...]) -> None:
         """Check the catalog's signature as its policy asks (``self.signed``: what was accepted;
-        None: an unsigned catalog read without a policy); TrustError when it fails."""
+        None: an unsigned catalog read without a policy); TrustError when it fails.  ``raw`` is
+        the skills.json this object reads (:meth:`changed_since_open` compares with it)."""
+        self._opened_sha256 = hashlib.sha256(raw).hexdigest()
         get = site_getter(self.location, self.remote, self._fetcher, self._max_bytes)
         self.signed = check_signature(self.manifest, raw, get, store, keys, self.location)
         self._pin_all_fetches = self.signed is not None
+
+    def changed_since_open(self) -> bool:
+        """Whether the catalog's skills.json is now another file than the one this object read: a
+        build published since, whose new pieces fail this object's digests.  A reader that keeps
+        a catalog open (``skillsite mcp``) then opens it again.  One read of skills.json past every
+        cache; False when it cannot be read."""
+        try:
+            raw = self._fetcher.get(self.location).body if self.remote else read_local(Path(self.location),
+                                                                                     self._max_bytes)
+        except (LoaderError, OSError):
+            return False
+        return hashlib.sha256(raw).hexdigest() != self._opened_sha256
 
     # -- lookup
 

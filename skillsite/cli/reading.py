@@ -305,6 +305,18 @@ def mcp(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tupl
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     try:
-        serve(catalog, loader_error_text)
+        serve(catalog, lambda exc: mcp_error_text(catalog, exc))
     except MCPUnavailable as exc:
         fail(str(exc), EXIT_USAGE)
+
+
+def mcp_error_text(catalog, exc: Exception) -> str:
+    """A loader error as ``skillsite mcp`` answers it: a piece that fails its digest because the
+    host published a new build since the server opened the catalog says so, and how to serve it."""
+    from skillsite.loader import IntegrityError
+
+    text = loader_error_text(exc)
+    if isinstance(exc, IntegrityError) and catalog.changed_since_open():
+        text += ("; the catalog was published anew since this server opened it: restart skillsite mcp to serve "
+                 "the new build")
+    return text

@@ -252,6 +252,36 @@ def test_a_knowledge_document_is_read_verified_and_only_as_listed(tmp_path: Path
     assert is_error(unlisted) and "nowhere.md" in text_of(unlisted), text_of(unlisted)
 
 
+def test_a_build_published_while_the_server_runs_is_named_as_such(site: Path, tmp_path: Path) -> None:
+    """The server keeps the catalog it opened: once the host publishes a new build, a file of it
+    fails that catalog's digests.  The error said only that it did not match; it now says the
+    catalog was published anew and that a restart serves it (a file changed in place, the same
+    skills.json, is still only a mismatch)."""
+    from skillsite.publish.build import build
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    skill_md = src / "test-first" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text("utf-8") + "\nA line of build B.\n", "utf-8")
+    assert build([src], tmp_path / "b").ok
+    served = tmp_path / "served"
+    shutil.copytree(site, served)
+    tampered = served / "skills" / "code-review" / "SKILL.md"
+
+    async def body(session: ClientSession) -> list[Any]:
+        loaded = [await session.call_tool("load_skill", {"skill": "test-first"})]
+        tampered.write_text(tampered.read_text("utf-8") + "\nchanged in place\n", "utf-8")
+        loaded.append(await session.call_tool("load_skill", {"skill": "code-review"}))
+        shutil.copytree(tmp_path / "b", served, dirs_exist_ok=True)  # the host publishes build B
+        loaded.append(await session.call_tool("load_skill", {"skill": "test-first"}))
+        return loaded
+
+    before, in_place, after = run(served / "skills.json", body)
+    assert not is_error(before) and "A line of build B." not in text_of(before)
+    assert is_error(in_place) and "published anew" not in text_of(in_place), text_of(in_place)
+    assert is_error(after) and "published anew since this server opened it: restart skillsite mcp" in text_of(after)
+
+
 def test_a_skill_above_max_risk_is_refused_naming_the_flag(tmp_path: Path) -> None:
     """skillsite mcp --max-risk: a high-risk skill is refused by default with the flag that allows
     it, and served under --max-risk high."""
