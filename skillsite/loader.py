@@ -168,16 +168,24 @@ class Catalog:
             return catalog
         cache = LoaderCache(Path(cache_dir) if cache_dir is not None else default_cache_dir())
         store = TrustStore(cache.trust_folder(where))
+        refused: TrustError | None = None
         for revalidate in (True, False):  # a cached skills.json may predate the signed metadata: fetch it again
-            manifest, raw, final_url, status = fetch_manifest(where, fetcher, cache, revalidate)
+            try:
+                manifest, raw, final_url, status = fetch_manifest(where, fetcher, cache, revalidate)
+            except FetchError as exc:
+                if refused is None:
+                    raise
+                # offline, the cached copy refused (its metadata expired): that is the reason to give
+                raise TrustError(f"{refused.reason}; no newer copy can be fetched ({exc})", refused.catalog) from None
             catalog = cls(manifest, final_url, remote=True, status=status, fetcher=fetcher, cache=cache,
                           max_bytes=max_bytes, max_risk=max_risk, asked_for=where)
             try:
                 catalog._trust(raw, store, keys)
                 return catalog
-            except TrustError:
+            except TrustError as exc:
                 if status == "fetched":
                     raise
+                refused = exc
         raise AssertionError("a catalog fetched anew is returned or refused above")
 
     def _trust(self, raw: bytes, store: TrustStore, keys: tuple[PublicKey, ...]) -> None:

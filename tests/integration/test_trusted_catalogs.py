@@ -317,6 +317,23 @@ def test_trust_on_first_use_holds_across_processes(name: str, builds: Builds, ke
         assert skillsite("search", "review", "--catalog", url, cache=cache).returncode == 0
 
 
+def test_expired_metadata_kept_while_the_host_is_down_is_refused_for_what_it_is(builds: Builds, keys: Keys,
+                                                                                 host: Host, tmp_path: Path) -> None:
+    """Offline, a cached copy whose signed metadata expired was refused, then fetched anew, and
+    the fetch's "Connection refused" was all the error said: the expiry is the reason given."""
+    import warnings
+
+    short = builds.again(Signing(keys.main, expires=timedelta(seconds=2)), tmp_path / "short", fresh=True)
+    url, cache = host.serve(short), tmp_path / "cache"
+    assert Catalog.open(url, cache_dir=cache, timeout=5.0).signed is not None
+    host.stop()
+    time.sleep(2.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the stale copy's warning, before it is refused
+        with pytest.raises(TrustError, match="expired at .*; no newer copy can be fetched .*cannot fetch"):
+            Catalog.open(url, cache_dir=cache, timeout=5.0)
+
+
 def test_expired_metadata_read_on_trust_of_first_use_does_not_say_to_trust_the_key_anew(
         builds: Builds, keys: Keys, host: Host, tmp_path: Path) -> None:
     """Deleting the cache's trust folder cannot help with metadata that expired (nothing about
