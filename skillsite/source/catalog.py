@@ -301,7 +301,8 @@ def _catalog_diagnostics(found: Discovery, verdicts: Sequence[Verdict], knowledg
     standing = [standing_first(group, erring) for group in groups]
     names = _kept_check(cache, "names", kept, _naming, (tuple(standing),), lambda: _name_diagnostics(kept, standing))
     before = [*unread.values(), *names,
-              *_kept_check(cache, "relations", kept, _relating, (), lambda: _relation_diagnostics(kept))]
+              *_kept_check(cache, "relations", kept, _relating, (elsewhere,),
+                           lambda: _relation_diagnostics(kept, elsewhere))]
     after = [*_knowledge_diagnostics(kept, knowledge_dir),
              *_kept_check(cache, "codex", kept, _bundling, (), lambda: _codex_diagnostics(kept)),
              *_kept_check(cache, "places", kept, _placing, (), lambda: _taken_place_diagnostics(kept)),
@@ -401,9 +402,10 @@ def _copies_of(groups: Sequence[tuple[str, ...]]) -> frozenset[str]:
     return frozenset(copy for group in groups for copy in group[1:])
 
 
-def _relation_diagnostics(kept: Kept) -> list[tuple[int, Diagnostic]]:
+def _relation_diagnostics(kept: Kept, elsewhere: frozenset[str] = frozenset()) -> list[tuple[int, Diagnostic]]:
     """SK215 and SK217 (:func:`~skillsite.source.relations.relation_diagnostics`), by position in ``kept``."""
-    return relation_diagnostics([Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept])
+    return relation_diagnostics([Member(src, v.name, v.priority, v.conflicts, v.user_invocable) for _, src, v in kept],
+                                elsewhere)
 
 
 def _refused(kept: Sequence[tuple[int, SourceFile, Verdict]], found: Iterable[tuple[int, Diagnostic]],

@@ -7,7 +7,7 @@ for ``skills.json``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import AbstractSet, Mapping, Sequence
 
 from skillsite.agent.commands import assign_commands, command_name
 from skillsite.diagnostics import Diagnostic, make
@@ -38,9 +38,12 @@ def resolve_conflicts(declared: Mapping[str, Sequence[str]], names: Mapping[str,
     return resolved
 
 
-def unknown_conflict_diagnostics(members: Sequence[Member]) -> list[tuple[int, Diagnostic]]:
-    """SK215 for every declared conflict that names no skill of the catalog: ``(member index, diagnostic)``."""
-    known = {m.source.id for m in members} | {m.name for m in members}
+def unknown_conflict_diagnostics(members: Sequence[Member], elsewhere: AbstractSet[str] = frozenset()
+                                 ) -> list[tuple[int, Diagnostic]]:
+    """SK215 for every declared conflict that names no skill of the catalog: ``(member index,
+    diagnostic)``; ``elsewhere``: names of skills beside a lone skill validated on its own, which
+    its conflicts may name (as its dependencies may)."""
+    known = {m.source.id for m in members} | {m.name for m in members} | set(elsewhere)
     return [(index, make("SK215", f"conflicts names '{item}', which is no skill of this catalog (neither an id "
                                   "nor a name)", member.source.display_path, line, col))
             for index, member in enumerate(members) for item, line, col in member.conflicts if item not in known]
@@ -60,6 +63,8 @@ def command_diagnostics(members: Sequence[Member]) -> list[tuple[int, Diagnostic
     return found
 
 
-def relation_diagnostics(members: Sequence[Member]) -> list[tuple[int, Diagnostic]]:
-    """Every catalog-wide relation diagnostic, by member index."""
-    return [*unknown_conflict_diagnostics(members), *command_diagnostics(members)]
+def relation_diagnostics(members: Sequence[Member], elsewhere: AbstractSet[str] = frozenset()
+                         ) -> list[tuple[int, Diagnostic]]:
+    """Every catalog-wide relation diagnostic, by member index (``elsewhere``: see
+    :func:`unknown_conflict_diagnostics`)."""
+    return [*unknown_conflict_diagnostics(members, elsewhere), *command_diagnostics(members)]

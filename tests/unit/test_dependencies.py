@@ -309,6 +309,16 @@ def test_a_lone_skill_validated_on_its_own_may_name_the_skills_beside_it(tmp_pat
                      "(neither an id nor a name)"]
 
 
+def test_a_lone_skill_validated_on_its_own_may_conflict_with_the_skills_beside_it(tmp_path: Path) -> None:
+    """As for dependencies: ``conflicts: [b]`` naming the skill beside it was SK215 ('no skill of
+    this catalog'), so ``validate --strict`` failed the lone skill of a clean tree; a name that is
+    nowhere is still SK215."""
+    skill(tmp_path, "b")
+    skill(tmp_path, "a", "conflicts: [b, nowhere]")
+    found = [f"{d.line}: {d.code} {d.message}" for d in check_catalog([tmp_path / "a"], ignore=["SK219"]).diagnostics]
+    assert found == ["4: SK215 conflicts names 'nowhere', which is no skill of this catalog (neither an id nor a name)"]
+
+
 def test_a_long_cycle_names_a_bounded_part_of_itself_in_each_message() -> None:
     """Each of the n skills on a ring gets SK225; naming the whole ring in each message made
     the diagnostics grow as n squared (5,000 skills: over 100 MB of text)."""
