@@ -11,11 +11,14 @@ ones must not.  The output is deterministic.
 """
 from __future__ import annotations
 
+import argparse
 import hashlib
 import io
 import json
 import shutil
 import string
+import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -508,19 +511,19 @@ add("b-destructive-warning", B, "permissions", ["SK663"], "a warning quoting rm 
 add("b-chmod-local", B, "permissions", [], "a scoped recursive chmod", "```bash\nchmod -R 755 ./scripts\n```")
 
 
-def write() -> None:
-    """Replace the fixture folder with freshly written fixtures and labels.json."""
-    if OUT.exists():
-        shutil.rmtree(OUT)
-    OUT.mkdir(parents=True)
-    (OUT / ".gitattributes").write_text("* -text\n", encoding="utf-8")
-    (OUT / "README.md").write_text(
+def write(out: Path = OUT) -> None:
+    """Replace the fixture folder ``out`` with freshly written fixtures and labels.json."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    (out / ".gitattributes").write_text("* -text\n", encoding="utf-8")
+    (out / "README.md").write_text(
         "# Audit fixtures\n\nWritten by `tests/data/make_audit_fixtures.py`; labels in `labels.json`.\n"
         "Malicious fixtures must be rated high by `skillsite audit`, benign look-alikes must not.\n"
         "Every payload is inert (hosts under attacker.invalid / example.invalid, fake keys).\n", encoding="utf-8")
     labels = []
     for fixture in FIXTURES:
-        folder = OUT / fixture["id"]
+        folder = out / fixture["id"]
         for rel, content in fixture["files"].items():
             path = folder / rel
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -528,10 +531,27 @@ def write() -> None:
                 content = "\ufeff" + str(content)
             path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
         labels.append({k: fixture[k] for k in ("id", "label", "category", "codes", "note")})
-    (OUT / "labels.json").write_text(json.dumps({"fixtures": labels}, indent=2, ensure_ascii=False) + "\n",
+    (out / "labels.json").write_text(json.dumps({"fixtures": labels}, indent=2, ensure_ascii=False) + "\n",
                                      encoding="utf-8")
 
 
-if __name__ == "__main__":
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder``, by its path in it."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 when the committed fixtures are stale")
+    if parser.parse_args().check:
+        with tempfile.TemporaryDirectory() as made:
+            write(Path(made) / "fixtures")
+            stale = tree(Path(made) / "fixtures") != (tree(OUT) if OUT.is_dir() else {})
+        print(f"{OUT.relative_to(OUT.parents[2])}: {'stale' if stale else 'up to date'}")
+        sys.exit(1 if stale else 0)
     write()
     print(f"{len(FIXTURES)} fixtures written to {OUT}")
+
+
+if __name__ == "__main__":
+    main()

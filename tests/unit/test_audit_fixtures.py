@@ -54,3 +54,14 @@ def test_fixtures_are_not_other_tests_skill_trees():
     """The fixtures live apart from tests/data/sample-corpus, the tree the real-skill tests walk."""
     sample = FIXTURES.parent / "sample-corpus"
     assert not str(FIXTURES).startswith(str(sample))
+
+
+def test_the_committed_fixtures_are_what_the_script_writes():
+    """``make_audit_fixtures.py --check`` (contributing.md) says whether they are current: it
+    ignored the flag, and rewrote them."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[1] / "data" / "make_audit_fixtures.py"
+    checked = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=120)
+    assert (checked.returncode, checked.stdout.strip()) == (0, "tests/data/audit-fixtures: up to date"), checked
