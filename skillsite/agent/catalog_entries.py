@@ -185,9 +185,10 @@ class CatalogEntries:
     def named(self, name: str) -> list[str]:
         """The ids of the skills called ``name``, in manifest order (a paged catalog reads its indexes)."""
         if self._by_name is None:
-            self._by_name = {}
+            by_name: dict[str, list[str]] = {}
             for skill_id, skill_name in self._names():
-                self._by_name.setdefault(skill_name, []).append(skill_id)
+                by_name.setdefault(skill_name, []).append(skill_id)
+            self._by_name = by_name  # only when whole: a fetch of the indexes may fail, and be tried again
         return self._by_name.get(name, [])
 
     def spelt_otherwise(self, text: str, *, ambiguous_ids: bool = True) -> list[str]:

@@ -17,7 +17,7 @@ import pytest
 
 from support import CountingServer, EXAMPLES, tree_bytes, write_skill
 from skillsite.config import SiteConfig
-from skillsite.loader import Catalog, CatalogFormatError, IntegrityError, LoaderError, NotFoundError
+from skillsite.loader import Catalog, CatalogFormatError, FetchError, IntegrityError, LoaderError, NotFoundError
 from skillsite.publish.build import build
 
 PAGED = SiteConfig(shard_above=3)
@@ -467,3 +467,23 @@ def test_the_mcp_skills_extension_serves_the_same_on_both_forms(sites: dict[str,
             cursor = page["nextCursor"]
         served[name] = (pages, index.entry("skill://release-manager/SKILL.md"))
     assert served["paged"] == served["whole"] and len(served["paged"][0]) == 3
+
+
+def test_a_failed_read_of_the_indexes_leaves_names_to_be_read_again(sites: dict[str, Path]) -> None:
+    """The names a paged catalog's indexes give were kept as none when reading an index failed:
+    every later lookup by name found nothing (another spelling's lookup read them again)."""
+    from skillsite.agent.catalog_entries import CatalogEntries
+
+    catalog = Catalog.open(sites["paged"])
+    failed: list[str] = []
+
+    def fetch_failing_once(path: str, sha256: str, size: int | None, what: str) -> bytes:
+        if "index" in path and not failed:
+            failed.append(path)
+            raise FetchError(f"cannot fetch {path}: the host is busy", path)
+        return catalog._files.verified(path, sha256, size, what)
+
+    entries = CatalogEntries(catalog.manifest, fetch_failing_once, catalog.location)
+    with pytest.raises(FetchError, match="busy"):
+        entries.named("house-style")
+    assert failed and entries.named("house-style") == ["house-style"]
