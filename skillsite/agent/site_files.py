@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import urllib.parse
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -35,8 +36,10 @@ class SiteFiles:
         return path + os.sep if clean.endswith("/") else path
 
     def verified(self, rel: str, sha: str, size: int | None, what: str) -> bytes:
-        """Bytes of a site file whose sha256 must be ``sha``; IntegrityError otherwise."""
+        """Bytes of a site file whose sha256 must be ``sha``; IntegrityError otherwise (TrustError
+        once the signed metadata the catalog was opened with has expired)."""
         catalog = self.catalog
+        self._still_signed()
         data = catalog._cache.get_object(sha) if catalog._cache else None
         if data is not None:
             return data
@@ -58,6 +61,15 @@ class SiteFiles:
         if catalog._cache:
             catalog._cache.put_object(sha, data)
         return data
+
+    def _still_signed(self) -> None:
+        """TrustError once the signed metadata of the catalog expired while it was open: a reader
+        that keeps it open (``skillsite mcp``) reads no more of it, as an open would refuse it, so
+        a host frozen on an old build holds it no longer than the metadata allows."""
+        signed = self.catalog.signed
+        if signed is not None and signed.expires <= datetime.now(timezone.utc):
+            raise TrustError(f"its signed metadata expired at {signed.expires:%Y-%m-%dT%H:%M:%SZ} while the catalog "
+                             "was open: open the catalog again", self.catalog.location)
 
     def skill_md(self, entry: ManifestEntry) -> bytes:
         """A skill's current SKILL.md, verified."""

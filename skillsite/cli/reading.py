@@ -315,7 +315,7 @@ def mcp_error_text(catalog, exc: Exception) -> str:
     host published a new build since the server opened the catalog says so, and how to serve it."""
     from skillsite.loader import IntegrityError
 
-    text = loader_error_text(exc)
+    text = loader_error_text(exc).replace("open the catalog again", "restart skillsite mcp to read it anew")
     if isinstance(exc, IntegrityError) and catalog.changed_since_open():
         text += ("; the catalog was published anew since this server opened it: restart skillsite mcp to serve "
                  "the new build")

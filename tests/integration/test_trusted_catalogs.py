@@ -334,6 +334,20 @@ def test_expired_metadata_kept_while_the_host_is_down_is_refused_for_what_it_is(
             Catalog.open(url, cache_dir=cache, timeout=5.0)
 
 
+def test_a_catalog_kept_open_reads_nothing_more_once_its_signed_metadata_expired(builds: Builds, keys: Keys,
+                                                                                   host: Host, tmp_path: Path) -> None:
+    """Expiry was checked at open only: a Catalog kept open (skillsite mcp holds one) went on
+    reading and loading after it, so a host frozen on an old build held it for as long as it ran."""
+    short = builds.again(Signing(keys.main, expires=timedelta(seconds=2)), tmp_path / "short", fresh=True)
+    catalog = Catalog.open(host.serve(short), cache_dir=tmp_path / "cache", timeout=5.0)
+    assert "<skill_content" in catalog.load("code-review").xml
+    time.sleep(2.5)
+    for read in (lambda: catalog.load("code-review"), lambda: catalog.resource("release-manager",
+                                                                               "references/rollback.md")):
+        with pytest.raises(TrustError, match="expired at .* while the catalog was open: open the catalog again"):
+            read()
+
+
 def test_expired_metadata_read_on_trust_of_first_use_does_not_say_to_trust_the_key_anew(
         builds: Builds, keys: Keys, host: Host, tmp_path: Path) -> None:
     """Deleting the cache's trust folder cannot help with metadata that expired (nothing about
