@@ -203,11 +203,16 @@ class Catalog:
         a catalog open (``skillsite mcp``) then opens it again.  One read of skills.json past every
         cache; False when it cannot be read."""
         try:
-            raw = self._fetcher.get(self.location).body if self.remote else read_local(Path(self.location),
-                                                                                     self._max_bytes)
+            if not self.remote:
+                raw = read_local(Path(self.location), self._max_bytes)
+                return hashlib.sha256(raw).hexdigest() != self._opened_sha256
+            response = self._fetcher.get(self.location)
         except (LoaderError, OSError):
             return False
-        return hashlib.sha256(raw).hexdigest() != self._opened_sha256
+        changed = hashlib.sha256(response.body).hexdigest() != self._opened_sha256
+        if changed and self._cache is not None:  # the next open revalidates this copy, not the one it replaced
+            self._cache.write_manifest(self.asked_for, response)
+        return changed
 
     # -- lookup
 

@@ -6,7 +6,9 @@ never fetched twice, and so is every file of a pinned index (``ShardedIndex(pinn
 asks for each with its sha256, and checks it); chunks and cards of an index that is not pinned
 are cached by URL and revalidated with ETag / If-Modified-Since, and served from the cache when
 the server cannot be reached (with a StaleCatalogWarning) or when the catalog itself was opened
-offline.  Local catalogs are read
+offline.  A file asked for again after the server said the kept copy was current (304) is
+fetched whole: the index asks again for a file it found to be of another build, which a host
+with validators that cannot tell two builds apart answers so.  Local catalogs are read
 from disk.
 """
 from __future__ import annotations
@@ -33,6 +35,7 @@ class SearchFiles:
                  max_bytes: int, *, remote: bool, offline: bool) -> None:
         self._url_of, self._fetcher, self._cache = url_of, fetcher, cache
         self._max_bytes, self._remote, self._offline = max_bytes, remote, offline
+        self._kept_as_current: set[str] = set()  # the URLs a 304 answered with the kept copy
 
     def __call__(self, path: str, sha256: str | None) -> bytes:
         where = self._url_of(path)
@@ -56,6 +59,9 @@ class SearchFiles:
         cached = self._cache.read_manifest(url) if self._cache else None
         if cached is not None and self._offline:
             return cached[0]
+        if url in self._kept_as_current:  # asked again: the kept copy was found to be of another build
+            self._kept_as_current.discard(url)
+            cached = None
         try:
             response = self._fetcher.get(url, conditional_headers(cached[1] if cached else None))
         except FetchError as exc:
@@ -66,6 +72,7 @@ class SearchFiles:
         if response.status == 304:
             if cached is None:
                 raise HTTPStatusError(url, 304, "Not Modified to an unconditional request")
+            self._kept_as_current.add(url)
             return cached[0]
         if self._cache:
             self._cache.write_manifest(url, response)

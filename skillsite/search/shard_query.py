@@ -175,7 +175,9 @@ class ShardedIndex:
         if pins is not None:
             found = [pinned_data(data, path, *pin) for data, path, pin in zip(found, paths, pins)]
         files = [parse_json(data, path) for path, data in zip(paths, found)]
-        for path, data in zip(paths, files):
+        for at, (path, data) in enumerate(zip(paths, files)):
+            if data.get("index") != self.index and pins is None:  # once more: a cache may have kept an old copy
+                files[at] = data = parse_json(self._fetch(path, None), path)
             if data.get("index") != self.index:
                 raise ShardIntegrityError(f"{path} belongs to another build of the search index: the catalog "
                                           "changed while it was read")

@@ -555,3 +555,53 @@ def test_a_file_its_server_says_not_to_store_is_not_kept(site: Path, tmp_path: P
         server.server_close()
     assert [c.status for c in opened] == ["fetched", "fetched"]
     assert list((tmp_path / "cache").rglob("meta.json")) == []
+
+
+def test_a_search_file_of_another_build_kept_by_a_304_is_fetched_whole_again(tmp_path: Path) -> None:
+    """A host whose Last-Modified cannot tell two builds apart (here: every file of both builds
+    dated the same second, long ago) answers 304 to a search chunk of the old build: every search
+    failed 'belongs to another build' on every open.  The index asks for such a file once more,
+    and the second answer is the whole file."""
+    import os
+    import time
+
+    from skillsite.config import SiteConfig
+    from skillsite.publish.build import build
+    from support import EXAMPLES, serve_folder
+
+    src = tmp_path / "src"
+    shutil.copytree(EXAMPLES, src)
+    assert build([src], tmp_path / "a", SiteConfig(shard_above=3)).ok
+    skill_md = src / "code-review" / "SKILL.md"
+    skill_md.write_text(skill_md.read_text("utf-8").replace("description:", "description: Zebra.", 1), "utf-8")
+    assert build([src], tmp_path / "b", SiteConfig(shard_above=3)).ok
+    served, long_ago = tmp_path / "served", time.time() - 100
+
+    def publish(built: Path, skills_json_age: float) -> None:
+        shutil.copytree(built, served, dirs_exist_ok=True)
+        for path in served.rglob("*"):
+            os.utime(path, (long_ago, long_ago))
+        os.utime(served / "skills.json", (long_ago + skills_json_age,) * 2)
+
+    publish(tmp_path / "a", 0)
+    url, stop = serve_folder(served)
+    try:
+        assert Catalog.open(url + "/", cache_dir=tmp_path / "cache", timeout=5.0).search("zebra code review")
+        publish(tmp_path / "b", 1)  # skills.json a second later than before: fetched whole
+        again = Catalog.open(url + "/", cache_dir=tmp_path / "cache", timeout=5.0)
+        hits = again.search("zebra", k=1)
+    finally:
+        stop()
+    assert again.status == "fetched" and [h.id for h in hits] == ["code-review"]
+    publish(tmp_path / "a", 0)
+    url, stop = serve_folder(served)
+    try:
+        first = Catalog.open(url + "/", cache_dir=tmp_path / "cache-2", timeout=5.0)
+        publish(tmp_path / "b", 0)  # skills.json of the same second too: answered 304, the old build
+        stale = Catalog.open(url + "/", cache_dir=tmp_path / "cache-2", timeout=5.0)
+        changed = stale.changed_since_open()  # what skillsite mcp asks on a digest that fails
+        fresh = Catalog.open(url + "/", cache_dir=tmp_path / "cache-2", timeout=5.0)
+    finally:
+        stop()
+    assert (stale.status, stale.manifest == first.manifest, changed) == ("not-modified", True, True)
+    assert fresh.manifest == json.loads((tmp_path / "b" / "skills.json").read_text("utf-8"))
