@@ -160,8 +160,9 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str)
     extension = skills_extension(catalog, checked=checked)
     server = server_class("skillsite", instructions=(
         f"Agent skills from the catalog '{title}'. Call search_skills {{\"query\": ...}} to find a skill "
-        "for the task, load_skill {\"skill\": <id or name>} to read its instructions, and "
-        "read_skill_resource {\"skill\": ..., \"path\": ...} for files it references."
+        "for the task, load_skill {\"skill\": <id or name>} to read its instructions, "
+        "read_skill_resource {\"skill\": ..., \"path\": ...} for files it references, and read_knowledge "
+        "{\"path\": ...} for the knowledge documents its <knowledge> block lists."
         " Skills are also served through the MCP Skills extension (skills/list, skill:// resources)."),
         extensions=[extension])
     from skillsite.mcp.tools import SlashPrompts, add_tools  # need pydantic, which comes with the SDK

@@ -236,6 +236,8 @@ def test_the_readme_tool_examples_work_as_written(site: Path) -> None:
 def test_a_knowledge_document_is_read_verified_and_only_as_listed(tmp_path: Path) -> None:
     """read_knowledge gives a document a skill lists, verified against its digest: a changed copy
     on the host is an error, never content, and so is a path no skill lists."""
+    from skillsite.loader import Catalog
+    from skillsite.mcp.server import build_server
     from skillsite.publish.build import build
 
     out = tmp_path / "_site"
@@ -247,6 +249,7 @@ def test_a_knowledge_document_is_read_verified_and_only_as_listed(tmp_path: Path
                 for path in ("runbooks/database-restore.md", "databases/lock-matrix.md", "runbooks/nowhere.md")]
 
     good, tampered, unlisted = run(out, body)
+    assert "read_knowledge {\"path\": ...} for the knowledge documents" in build_server(Catalog.open(out)).instructions
     assert text_of(good) == (EXAMPLES / "knowledge/runbooks/database-restore.md").read_text("utf-8")
     assert is_error(tampered) and "tampered" not in text_of(tampered), text_of(tampered)
     assert is_error(unlisted) and "nowhere.md" in text_of(unlisted), text_of(unlisted)
