@@ -211,7 +211,11 @@ class Catalog:
             return False
         changed = hashlib.sha256(response.body).hexdigest() != self._opened_sha256
         if changed and self._cache is not None:  # the next open revalidates this copy, not the one it replaced
-            self._cache.write_manifest(self.asked_for, response)
+            try:
+                parse_manifest(response.body, self.location)  # not a half-written one, over the last good copy
+                self._cache.write_manifest(self.asked_for, response)
+            except CatalogFormatError:
+                pass
         return changed
 
     # -- lookup

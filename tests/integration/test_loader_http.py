@@ -605,3 +605,27 @@ def test_a_search_file_of_another_build_kept_by_a_304_is_fetched_whole_again(tmp
         stop()
     assert (stale.status, stale.manifest == first.manifest, changed) == ("not-modified", True, True)
     assert fresh.manifest == json.loads((tmp_path / "b" / "skills.json").read_text("utf-8"))
+
+
+def test_a_changed_skills_json_that_does_not_parse_is_not_kept_over_the_last_good_copy(site: Path,
+                                                                                        tmp_path: Path) -> None:
+    """changed_since_open() (asked when a digest fails, as the host publishes) kept whatever the
+    host gave: a half-written skills.json replaced the cached copy, and the next open with the
+    host down failed where it fell back to the last good copy."""
+    import warnings
+
+    from support import serve_folder
+
+    served = Path(shutil.copytree(site, tmp_path / "served"))
+    url, stop = serve_folder(served)
+    try:
+        opened = Catalog.open(url + "/", cache_dir=tmp_path / "cache", timeout=5.0)
+        whole = (served / "skills.json").read_bytes()
+        (served / "skills.json").write_bytes(whole[:len(whole) // 2])  # the host is writing it
+        assert opened.changed_since_open()
+    finally:
+        stop()
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        offline = Catalog.open(url + "/", cache_dir=tmp_path / "cache", timeout=5.0)
+    assert offline.status == "offline" and offline.manifest == opened.manifest
