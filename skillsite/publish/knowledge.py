@@ -9,7 +9,7 @@ from typing import Any, Sequence
 from skillsite.models import Skill
 from skillsite.publish.manifest import sha256_hex
 from skillsite.publish.staging import Staging
-from skillsite.source.knowledge import MAX_DOCUMENT_BYTES, document_title, knowledge_links, locate
+from skillsite.source.knowledge import MAX_DOCUMENT_BYTES, Listings, document_title, knowledge_links, locate
 from skillsite.bounded import read_limited
 from skillsite.agent.site_urls import url_of
 
@@ -40,13 +40,15 @@ def read_knowledge(skills: Sequence[Skill], knowledge_dir: Path | None) -> Knowl
     """Each skill's usable documents (the check reported the others), each read once."""
     found = Knowledge()
     records_by_path: dict[str, dict[str, Any]] = {}
+    listings: Listings = {}
     for skill in skills:
-        records = []
+        records, listed = [], set()
+        bundled = frozenset(f.path for f in skill.source.files)
         for declared in skill.knowledge:
-            doc = locate(declared, skill.id, skill.source.dir, knowledge_dir,
-                         frozenset(f.path for f in skill.source.files))
-            if isinstance(doc, str) or any(r["path"] == doc.path for r in records):  # unusable, or named again
+            doc = locate(declared, skill.id, skill.source.dir, knowledge_dir, bundled, listings)
+            if isinstance(doc, str) or doc.path in listed:  # unusable, or named again
                 continue
+            listed.add(doc.path)
             if doc.path not in records_by_path:
                 try:
                     data, _ = read_limited(Path(doc.file), MAX_DOCUMENT_BYTES)

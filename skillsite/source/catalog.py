@@ -796,12 +796,12 @@ def _keep_scoring(resident: KeptObjects, key: str, listing: list[ListedSkill], p
 def _knowledge_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], knowledge_dir: Path | None
                            ) -> list[tuple[int, Diagnostic]]:
     """SK218 for every declared knowledge document that is missing or outside its folder."""
-    found = []
+    found, listings = [], {}
     for position, (_, src, verdict) in enumerate(kept):
         if verdict.knowledge:
             _, diags = locate_all([k[0] for k in verdict.knowledge], src.id, src.dir, knowledge_dir,
                                   frozenset(f.path for f in src.files), src.display_path,
-                                  [k[1:] for k in verdict.knowledge])
+                                  [k[1:] for k in verdict.knowledge], listings)
             found += [(position, d) for d in diags]
     return found
 

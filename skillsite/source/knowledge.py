@@ -70,9 +70,11 @@ def _held(knowledge: Path, holder: Path) -> Path | None:
 
 
 def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | None,
-           bundled: frozenset[str]) -> KnowledgeDoc | str:
+           bundled: frozenset[str], listings: Listings | None = None) -> KnowledgeDoc | str:
     """The document a ``knowledge`` entry names, or why it cannot be used (``bundled``: the
-    paths of the files the skill publishes)."""
+    paths of the files the skill publishes; ``listings``: the folders listed so far, see
+    :func:`_on_disk`)."""
+    listings = {} if listings is None else listings
     own = declared.startswith(OWN_PREFIX)
     relative = declared[len(OWN_PREFIX):] if own else declared
     if not relative or relative.startswith("/") or "\\" in relative or re.match(r"^[A-Za-z]:", relative):
@@ -93,7 +95,8 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
         return (f"knowledge path '{declared}' needs a knowledge folder: knowledge_dir in skillsite.yml, or a "
                 "knowledge/ folder in the first source (not a symbolic link out of it)")
     real_folder = os.path.realpath(folder)
-    real_file = os.path.realpath(os.path.join(folder, *_on_disk(folder, clean).split("/")))
+    on_disk = _on_disk(folder, clean, listings)
+    real_file = os.path.realpath(os.path.join(folder, *on_disk.split("/")))
     if not inside_folder(real_file, real_folder):
         return f"knowledge path '{declared}' leads outside its folder (through a symbolic link)"
     if not own and not os.path.isdir(folder):
@@ -108,7 +111,7 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
         return f"knowledge document '{declared}' cannot be read (permission denied)"
     if own and clean in SKILL_FILES:
         return f"knowledge document '{declared}' is the skill's own {clean}, which an agent reads first: no document"
-    if own and clean not in bundled and _on_disk(folder, clean) not in bundled:
+    if own and clean not in bundled and on_disk not in bundled:
         return f"knowledge document '{declared}' is not a file the skill publishes (excluded or in a skipped folder)"
     if os.path.getsize(real_file) > MAX_DOCUMENT_BYTES:
         return f"knowledge document '{declared}' is larger than {MAX_DOCUMENT_BYTES:,} bytes"
@@ -116,28 +119,41 @@ def locate(declared: str, skill_id: str, skill_dir: Path, knowledge_dir: Path | 
     return KnowledgeDoc(declared, published, real_file)
 
 
-def _on_disk(folder: str | Path, clean: str) -> str:
+#: The folders listed while locating documents, each's entries by their NFC (:func:`_on_disk`):
+#: one per check or publishing of the knowledge, so that a folder is listed once in it.
+Listings = dict[str, dict[str, tuple[str, ...]]]
+
+
+def _on_disk(folder: str | Path, clean: str, listings: Listings) -> str:
     """``clean``, a path in ``folder``, as the folder spells it: a name found there only in another
     Unicode spelling (a file named on macOS is decomposed, NFD; the same name typed is composed,
-    NFC) is taken in the folder's, when one entry alone has it; any other as it is."""
+    NFC) is taken in the folder's, when one entry alone has it; any other as it is.  Each folder
+    is listed once in ``listings`` (a skill may list thousands of documents of one folder)."""
     if clean.isascii():
         return clean
     parts, here = [], os.fspath(folder)
     for name in clean.split("/"):
         if not os.path.lexists(os.path.join(here, name)):
-            key = unicodedata.normalize("NFC", name)
-            alike = [entry for entry in _entries(here) if unicodedata.normalize("NFC", entry) == key]
+            if here not in listings:
+                listings[here] = _listed(here)
+            alike = listings[here].get(unicodedata.normalize("NFC", name), ())
             name = alike[0] if len(alike) == 1 else name
         parts.append(name)
         here = os.path.join(here, name)
     return "/".join(parts)
 
 
-def _entries(folder: str) -> list[str]:
+def _listed(folder: str) -> dict[str, tuple[str, ...]]:
+    """A folder's entries by their NFC (none when it cannot be listed)."""
     try:
-        return os.listdir(folder)
+        entries = sorted(os.listdir(folder))
     except OSError:
-        return []
+        return {}
+    found: dict[str, tuple[str, ...]] = {}
+    for entry in entries:
+        key = unicodedata.normalize("NFC", entry)
+        found[key] = (*found.get(key, ()), entry)
+    return found
 
 
 def _forbidden(path: str) -> bool:
@@ -173,21 +189,24 @@ def knowledge_links(declared: Iterable[Any], skill_dir: str | Path, knowledge_di
 
 
 def locate_all(declared: Sequence[str], skill_id: str, skill_dir: Path, knowledge_dir: Path | None,
-               bundled: frozenset[str], display_path: str, positions: Sequence[tuple[int, int]]
-               ) -> tuple[list[KnowledgeDoc], list[Diagnostic]]:
+               bundled: frozenset[str], display_path: str, positions: Sequence[tuple[int, int]],
+               listings: Listings | None = None) -> tuple[list[KnowledgeDoc], list[Diagnostic]]:
     """Every declared document of one skill, and SK218 for each that cannot be used (a warning for
     one named again in another spelling, ``sub/../d.md`` after ``d.md``: it is listed once)."""
+    listings = {} if listings is None else listings
     docs: list[KnowledgeDoc] = []
     diags: list[Diagnostic] = []
+    by_path: dict[str, KnowledgeDoc] = {}
     for item, (line, col) in zip(declared, positions):
-        found = locate(item, skill_id, skill_dir, knowledge_dir, bundled)
+        found = locate(item, skill_id, skill_dir, knowledge_dir, bundled, listings)
         if isinstance(found, str):
             diags.append(make("SK218", found, display_path, line, col))
-        elif (first := next((d for d in docs if d.path == found.path), None)) is not None:
+        elif (first := by_path.get(found.path)) is not None:
             diags.append(make("SK218", f"knowledge path '{item}' names the document '{first.declared}' names; "
                                        "listed once", display_path, line, col, Severity.WARNING))
         else:
             docs.append(found)
+            by_path[found.path] = found
     return docs, diags
 
 

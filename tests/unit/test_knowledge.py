@@ -238,3 +238,26 @@ def test_a_document_named_in_another_unicode_spelling_is_found(tmp_path: Path) -
     assert [r["path"] for r in catalog.entry("menu")["knowledge"]] == ["Café/Résumé.md", "skills/menu/Carte-é.md"]
     assert catalog.knowledge("Café/Résumé.md") == b"# Shared\n"
     assert catalog.knowledge("skills/menu/Carte-é.md") == b"# Own\n"
+
+
+def test_a_folder_is_listed_once_however_many_documents_are_found_in_another_spelling(tmp_path: Path,
+                                                                                       monkeypatch) -> None:
+    """Each document named in another spelling than its file listed its whole folder again: a skill
+    listing thousands of them made the check and the build cost the square of their number."""
+    import unicodedata
+
+    src = tmp_path / "src"
+    folder = write_skill(src, "many", "name: many\ndescription: Many documents. Use when testing.\nknowledge:\n"
+                         + "".join(f"  - ./d/é{i}.md\n" for i in range(200)))
+    (folder / "d").mkdir()
+    for i in range(200):
+        (folder / "d" / unicodedata.normalize("NFD", f"é{i}.md")).write_text(f"# {i}\n", "utf-8")
+    listed: list[str] = []
+    real_listdir = os.listdir
+    monkeypatch.setattr(os, "listdir", lambda path=".": listed.append(os.fspath(path)) or real_listdir(path))
+    assert [d for d in check_catalog([src]).diagnostics if d.code == "SK218"] == []
+    assert listed.count(str(folder / "d")) == 1
+    listed.clear()
+    assert build([src], tmp_path / "_site").ok
+    assert listed.count(str(folder / "d")) == 2  # once by its check, once by publishing
+    assert len(Catalog.open(tmp_path / "_site").entry("many")["knowledge"]) == 200
