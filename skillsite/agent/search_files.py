@@ -32,12 +32,15 @@ class SearchFiles:
     """
 
     def __init__(self, url_of: Callable[[str], str], fetcher: Fetcher, cache: LoaderCache | None,
-                 max_bytes: int, *, remote: bool, offline: bool) -> None:
+                 max_bytes: int, *, remote: bool, offline: bool, before_each: Callable[[], None] = lambda: None
+                 ) -> None:
         self._url_of, self._fetcher, self._cache = url_of, fetcher, cache
         self._max_bytes, self._remote, self._offline = max_bytes, remote, offline
+        self._before_each = before_each  # raises when the catalog may be read no more (its signature expired)
         self._kept_as_current: set[str] = set()  # the URLs a 304 answered with the kept copy
 
     def __call__(self, path: str, sha256: str | None) -> bytes:
+        self._before_each()
         where = self._url_of(path)
         if not self._remote:
             return read_local(Path(where), self._max_bytes)

@@ -142,7 +142,7 @@ class SiteFiles:
         """The fetch the search shards go through (cached, revalidated, verified when asked)."""
         catalog = self.catalog
         return SearchFiles(self.url, catalog._fetcher, catalog._cache, catalog._max_bytes, remote=catalog.remote,
-                           offline=catalog.status == "offline")
+                           offline=catalog.status == "offline", before_each=self._still_signed)
 
     def as_published(self, path: str) -> bytes:
         """A file of the site by its path, unchecked; NotFoundError when the site has none."""
