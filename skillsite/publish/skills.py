@@ -93,6 +93,11 @@ class SkillPublishing:
         """Made in the process that first renders a body."""
         return MarkdownRenderer(self.targets)
 
+    def render(self, skill_id: str, body: str) -> str:
+        """A skill's body rendered, its links resolved as its page sees them (its knowledge
+        documents' included)."""
+        return self.renderer.render(body, skill_id, self.knowledge_links.get(skill_id))
+
     def sub_skills(self, skill_id: str) -> list[tuple[str, str, str]]:
         """(id, name, description) of a skill's direct children."""
         return [(c, self.by_id[c].name, self.by_id[c].description) for c in self.children.get(skill_id, ())]
@@ -222,7 +227,7 @@ def publish_skill(job: SkillPublishing, task: SkillTask) -> PublishedSkill:
     _write_xml(job, skill, entry, body)
     _write_listing(job, entry)
     archive = _write_archive(job, skill, entry, raw, contents, job.archive_names[index])
-    html = None if skill.id in job.rendered else job.renderer.render(body, skill.id, job.knowledge_links.get(skill.id))
+    html = None if skill.id in job.rendered else job.render(skill.id, body)
     return PublishedSkill(entry, html, job.staging.take_journal(), shas, archive, diags)
 
 
@@ -486,7 +491,7 @@ class RenderedBodies(Mapping[str, str]):
         html = self.cache.get(Section.HTML, self.keys[skill_id])
         if html is None:  # held when publishing began, found damaged since (SK402): rendered again
             raw, _ = _skill_md(self.job.by_id[skill_id], self.job.config.max_bytes)
-            html = self.job.renderer.render(skill_body(raw), skill_id, self.job.knowledge_links.get(skill_id))
+            html = self.job.render(skill_id, skill_body(raw))
         return html
 
     def __iter__(self) -> Iterator[str]:

@@ -183,9 +183,15 @@ def knowledge_links(declared: Iterable[Any], skill_dir: str | Path, knowledge_di
         clean = posixpath.normpath(item)
         if clean in (".", "..") or clean.startswith(("../", "/")) or clean.split("/", 1)[0] == OWN_FOLDER:
             continue
-        link = os.path.relpath(os.path.join(base, *clean.split("/")), os.path.abspath(skill_dir))
-        links[posixpath.normpath(link.replace(os.sep, "/"))] = clean
+        links[link_from(skill_dir, os.path.join(base, *clean.split("/")))] = clean
     return links
+
+
+def link_from(skill_dir: str | os.PathLike[str], path: str | os.PathLike[str]) -> str:
+    """``path`` as a relative link from the folder ``skill_dir`` names it (``../knowledge/x.md``),
+    normalised."""
+    link = os.path.relpath(os.path.abspath(path), os.path.abspath(skill_dir))
+    return posixpath.normpath(link.replace(os.sep, "/"))
 
 
 def locate_all(declared: Sequence[str], skill_id: str, skill_dir: Path, knowledge_dir: Path | None,

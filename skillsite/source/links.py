@@ -21,7 +21,7 @@ from urllib.parse import unquote
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
 from skillsite.source.discover import inside_folder
-from skillsite.source.knowledge import knowledge_links
+from skillsite.source.knowledge import knowledge_links, link_from
 
 #: A Markdown link's text and target.  A target in angle brackets holds no line end and no
 #: ``<``, and one without them does not start with ``<`` (CommonMark's link destination): one
@@ -183,7 +183,7 @@ class _SkillFolder:
         self.src = src
         # the knowledge folder as a link from the skill's folder names it, and the links to the
         # shared documents the skill declares
-        self.knowledge_folder = _link_to(knowledge_dir, src.dir) if knowledge_dir is not None else None
+        self.knowledge_folder = link_from(src.dir, knowledge_dir) if knowledge_dir is not None else None
         self.knowledge = frozenset(declared)
         self.root = str(src.root)
         self.rel = posixpath.dirname(src.rel_path)
@@ -300,11 +300,6 @@ def checked_links(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]], k
             if problem[0] == "SK303":
                 missing.append((target, is_link, diags[-1].line, col))
     return diags, tuple(missing)
-
-
-def _link_to(folder: str, skill_dir: str | os.PathLike[str]) -> str:
-    """``folder`` as a relative link from ``skill_dir`` names it (``../knowledge``)."""
-    return posixpath.normpath(os.path.relpath(os.path.abspath(folder), os.path.abspath(skill_dir)).replace(os.sep, "/"))
 
 
 def _declared_links(parsed: ParsedSkill, knowledge_dir: str | None) -> Iterable[str]:
