@@ -104,13 +104,19 @@ class BudgetFit:
                 "cut": list(self.cut)}
 
 
-def budget_fits(entries: Sequence[ManifestEntry | Mapping[str, Any]], locations: dict[str, str]) -> list[BudgetFit]:
-    """For every known agent budget, which skills offered to a model fit its listing."""
+def catalog_block_budget(prompt_budget: int) -> AgentBudget:
+    """The catalog's own available_skills.xml, of ``prompt_budget`` characters."""
+    return AgentBudget("available_skills.xml", prompt_budget, _fitting_xml)
+
+
+def budget_fits(entries: Sequence[ManifestEntry | Mapping[str, Any]], locations: dict[str, str],
+                more: Sequence[AgentBudget] = ()) -> list[BudgetFit]:
+    """For every known agent budget and those of ``more``, which skills offered to a model fit its listing."""
     shown = prompt_order(listed(entries))
     where = [locations.get(e.id, e.id) for e in shown]
     ids = [e.id for e in shown]
     fits = []
-    for agent in AGENT_BUDGETS:
+    for agent in (*AGENT_BUDGETS, *more):
         count = agent.fitting(shown, where, agent.budget)
         fits.append(BudgetFit(agent.agent, agent.budget, len(shown), tuple(ids[:count]), tuple(ids[count:])))
     return fits

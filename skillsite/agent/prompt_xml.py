@@ -129,9 +129,16 @@ def available_skills_xml(entries: Sequence[Listed], locations: Sequence[str], bu
     omitted = len(entries) - len(parts)
     notice = _notice(omitted, excluded, budget) if omitted or excluded else ""
     block = head + "".join(parts) + notice + tail
-    if len(block) > budget:  # a budget too small for even the notice: the empty block
-        block = head + tail if len(head + tail) <= budget else ""
+    if len(block) > budget:  # a budget too small for the notice: the short one, else the empty block
+        short = head + _short_notice(omitted + excluded) + tail
+        block = short if len(short) <= budget else head + tail if len(head + tail) <= budget else ""
     return block
+
+
+def _short_notice(unlisted: int) -> str:
+    """The ``<notice>`` of a budget that holds no skill and no full notice: a model still learns
+    that the catalog has skills to search for."""
+    return f"<notice>{unlisted} skill{'s' if unlisted != 1 else ''} not listed; search the catalog.</notice>\n"
 
 
 def _notice(omitted: int, excluded: int, budget: int) -> str:

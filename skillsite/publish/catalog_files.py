@@ -10,13 +10,13 @@ import hashlib
 from typing import Any, Mapping, Sequence
 
 from skillsite import __version__
-from skillsite.agent.budget import budget_fits
+from skillsite.agent.budget import budget_fits, catalog_block_budget
 from skillsite.agent.catalog_format import offered_to_model, prompt_order
 from skillsite.agent.entry import ManifestEntry, Visibility
 from skillsite.agent.manifest_pages import ROOT_PAGE_SIZE, entries_per_page
 from skillsite.agent.prompt_xml import available_skills_xml
 from skillsite.cache import KeptObjects, digest, kept_or_made
-from skillsite.config import DEFAULT_SHARD_ABOVE, SiteConfig
+from skillsite.config import DEFAULT_PROMPT_BUDGET, DEFAULT_SHARD_ABOVE, SiteConfig
 from skillsite.models import Skill
 from skillsite.publish.manifest import (SCHEMA_FILE, CatalogDigest, absolute, catalog_digest, entries_json, hidden_by,
                                         indented_json, is_paged, manifest_bytes, page_size, paged_manifest_files,
@@ -237,7 +237,9 @@ def write_document(staging: Staging, rel: str, data: bytes) -> None:
 
 
 def listing_budgets(entries: list[ManifestEntry], config: SiteConfig) -> tuple[dict[str, Any], ...]:
-    """How the catalog fits each known agent listing (first ten cut ids each)."""
-    fits = budget_fits(entries, {e.id: absolute(config, e.urls.skill_md) for e in entries})
+    """How the catalog fits each known agent listing (first ten cut ids each), and its own
+    available_skills.xml when ``prompt_budget`` is not the 30,000 characters of the last one."""
+    own = () if config.prompt_budget == DEFAULT_PROMPT_BUDGET else (catalog_block_budget(config.prompt_budget),)
+    fits = budget_fits(entries, {e.id: absolute(config, e.urls.skill_md) for e in entries}, own)
     return tuple({"agent": f.agent, "budget": f.budget, "listed": f.listed, "fit": len(f.fit),
                   "first_cut": list(f.cut[:10])} for f in fits)

@@ -306,3 +306,38 @@ def test_copies_of_one_skill_count_once_from_a_tree_and_from_its_catalog(tmp_pat
         report = json.loads(result.output)
         assert [(b["listed"], b["fit"]) for b in report["budgets"]] == [(2, 2)] * 3, where
         assert report["similar"] == [], where
+
+
+def test_a_block_too_small_for_its_notice_gives_the_short_one() -> None:
+    """A prompt_budget that holds no skill and not the full <notice> gave an empty block, and a
+    model read it as a catalog without skills; the short notice still says there are some."""
+    from skillsite.agent.prompt_xml import SMALLEST_BUDGET, available_skills_xml
+
+    entries = budget_entries(3)
+    locations = [f"https://x.example/{e.id}" for e in entries]
+    full = available_skills_xml(entries, locations, 200)
+    assert "3 more skills not listed (prompt budget 200 characters)" in full and len(full) <= 200
+    short = available_skills_xml(entries, locations, 100)
+    assert short == ("<available_skills>\n<notice>3 skills not listed; search the catalog.</notice>\n"
+                     "</available_skills>\n")
+    assert available_skills_xml(entries, locations, SMALLEST_BUDGET) == "<available_skills>\n</available_skills>\n"
+
+
+def test_the_build_line_gives_the_catalogs_own_block_when_its_budget_is_not_the_default(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    for name in ("one", "two"):
+        write_skill(src, name, description=f"Reads {name} invoices. Use when an invoice arrives.")
+    (tmp_path / "skillsite.yml").write_text("sources: [src]\nprompt_budget: 100\n", encoding="utf-8")
+    text = CliRunner().invoke(main, ["build", "--config", str(tmp_path / "skillsite.yml"), "-o",
+                                     str(tmp_path / "_site")])
+    assert text.exit_code == 0, text.output
+    assert text.output.rstrip().endswith("available_skills-30k (30,000 chars) 2, available_skills.xml (100 chars) 0")
+    block = (tmp_path / "_site" / "available_skills.xml").read_text(encoding="utf-8")
+    assert "<notice>2 skills not listed; search the catalog.</notice>" in block
+    assert [b["agent"] for b in build([src], tmp_path / "_site2").budget] == [a.agent for a in AGENT_BUDGETS]
+
+
+def budget_entries(count: int) -> list:
+    from skillsite.agent.budget import listed
+
+    return listed([entry(f"skill-{i}", "Does a thing. " * 10) for i in range(count)])
