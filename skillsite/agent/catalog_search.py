@@ -40,9 +40,11 @@ class CatalogSearch:
                copies: bool) -> list[SearchResult]:
         """What :meth:`skillsite.loader.Catalog.search` returns; TypeError when ``tags`` is no list
         of strings (the caller's mistake), IntegrityError when a file of the index is not the one
-        published, CatalogFormatError when the index is unusable."""
+        published, CatalogFormatError when the index is unusable, TrustError once the signed
+        metadata expired (a small catalog's index is in its skills.json, read before)."""
         if tags is not None and (isinstance(tags, str) or not all(isinstance(tag, str) for tag in tags)):
             raise TypeError("tags must be a list of strings")
+        self.catalog._files.still_signed()
         query = query[:MAX_QUERY_CHARS]
         if k <= 0:
             return []

@@ -39,7 +39,7 @@ class SiteFiles:
         """Bytes of a site file whose sha256 must be ``sha``; IntegrityError otherwise (TrustError
         once the signed metadata the catalog was opened with has expired)."""
         catalog = self.catalog
-        self._still_signed()
+        self.still_signed()
         data = catalog._cache.get_object(sha) if catalog._cache else None
         if data is not None:
             return data
@@ -62,10 +62,11 @@ class SiteFiles:
             catalog._cache.put_object(sha, data)
         return data
 
-    def _still_signed(self) -> None:
+    def still_signed(self) -> None:
         """TrustError once the signed metadata of the catalog expired while it was open: a reader
         that keeps it open (``skillsite mcp``) reads no more of it, as an open would refuse it, so
-        a host frozen on an old build holds it no longer than the metadata allows."""
+        a host frozen on an old build holds it no longer than the metadata allows (its search
+        neither, though a small catalog's index is in the skills.json it read)."""
         signed = self.catalog.signed
         if signed is not None and signed.expires <= datetime.now(timezone.utc):
             raise TrustError(f"its signed metadata expired at {signed.expires:%Y-%m-%dT%H:%M:%SZ} while the catalog "
@@ -142,7 +143,7 @@ class SiteFiles:
         """The fetch the search shards go through (cached, revalidated, verified when asked)."""
         catalog = self.catalog
         return SearchFiles(self.url, catalog._fetcher, catalog._cache, catalog._max_bytes, remote=catalog.remote,
-                           offline=catalog.status == "offline", before_each=self._still_signed)
+                           offline=catalog.status == "offline", before_each=self.still_signed)
 
     def as_published(self, path: str) -> bytes:
         """A file of the site by its path, unchecked; NotFoundError when the site has none."""
