@@ -8,7 +8,9 @@
   build's bounds from :mod:`skillsite.source.frontmatter`);
 - :mod:`.extension`: that core bound to the SDK's extension API;
 - :mod:`.list_pages` and :mod:`.on_demand`: the lists in pages, and each skill's prompt and files
-  given to the SDK only when a request names one.
+  given to the SDK only when a request names one;
+- :mod:`.reopening` and :mod:`.list_changed`: the catalog opened again once the host published a
+  new build or the signed metadata expired, and the client told its lists changed.
 
 Unlike :mod:`skillsite.agent`, this package needs third-party code (``mcp``, ``pyyaml``); the
 loader never imports it.

@@ -7,7 +7,8 @@ only when a server is built.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import threading
+from typing import Any, Callable, NamedTuple, TypeVar
 
 import anyio
 from mcp.server.extension import Extension, MethodBinding
@@ -17,10 +18,21 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import RequestParams
 
 from skillsite.agent.errors import LoaderError
+from skillsite.loader import Catalog
 from skillsite.mcp.on_demand import OnDemandList
-from skillsite.mcp.once import Once
-from skillsite.mcp.skills import EXTENSION, INVALID_PARAMS, SkillsError, SkillsIndex, mime_type, wire_content
+from skillsite.mcp.reopening import Reopening
+from skillsite.mcp.skills import (EXTENSION, INTERNAL_ERROR, INVALID_PARAMS, SkillsError, SkillsIndex, mime_type,
+                                  wire_content)
 from skillsite.mcp.unfolding import Unfolding
+
+T = TypeVar("T")
+
+
+class Indexed(NamedTuple):
+    """The parts an extension over one fixed index has (:class:`Reopening` holds them)."""
+
+    catalog: Catalog
+    index: SkillsIndex
 
 
 class ListParams(RequestParams):
@@ -37,18 +49,22 @@ class DirectoryParams(RequestParams):
 
 
 async def _call(fn: Callable[[], Any]) -> Any:
-    """``fn`` in a worker thread (reads may fetch over the network); SkillsError as MCPError."""
+    """``fn`` in a worker thread (reads may fetch over the network); SkillsError as MCPError, a
+    loader error (a SKILL.md that fails verification) as an internal error with its reason."""
     try:
         return await anyio.to_thread.run_sync(fn)
     except SkillsError as exc:
         raise MCPError(exc.code, str(exc)) from None
+    except LoaderError as exc:
+        raise MCPError(INTERNAL_ERROR, str(exc)) from None
 
 
-def _reader(index: SkillsIndex, uri: str) -> Callable[[], str | bytes]:
-    """What ``resources/read`` of ``uri`` returns: the verified bytes, or the resource error."""
+def _reader(served: Reopening[Any], uri: str) -> Callable[[], str | bytes]:
+    """What ``resources/read`` of ``uri`` returns: the verified bytes of the catalog served when
+    it is read (the SDK keeps the resource past a reopening), or the resource error."""
     def read() -> str | bytes:
         try:
-            return wire_content(index.read(uri))
+            return wire_content(served.run(lambda parts: parts.index.read(uri)))
         except SkillsError as exc:
             raise ResourceNotFoundError(str(exc)) from None
         except LoaderError as exc:
@@ -58,16 +74,26 @@ def _reader(index: SkillsIndex, uri: str) -> Callable[[], str | bytes]:
 
 class SkillsExtension(Extension):
     """skills/list, skills/get, resources/directory/read and the skill:// resources (the SDK is
-    given each of those only when read: :meth:`on_demand`)."""
+    given each of those only when read: :meth:`on_demand`).  Each request reads the index of the
+    catalog served now (``served``: parts with an ``index``, replaced when the catalog is opened
+    again; default: ``index``, for good)."""
 
     identifier = EXTENSION
 
-    def __init__(self, index: SkillsIndex) -> None:
+    def __init__(self, index: SkillsIndex, served: Reopening[Any] | None = None) -> None:
         super().__init__()
-        self.index = index
-        tables = index.file_tables
-        self._listed = Once(lambda: Unfolding(self._listing(uri) for uri in tables.new_files()
-                                              if uri not in tables.withheld))
+        self.served: Reopening[Any] = served if served is not None else Reopening(Indexed(index.catalog, index))
+        self._listed: tuple[SkillsIndex, Unfolding[dict[str, Any]]] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def index(self) -> SkillsIndex:
+        """The index of the catalog served now."""
+        return self.served.current.index
+
+    def _run(self, call: Callable[[SkillsIndex], T]) -> T:
+        """``call`` on the current index, once more on the catalog opened anew when that cures its failure."""
+        return self.served.run(lambda parts: call(parts.index))
 
     def settings(self) -> dict[str, Any]:
         return {"directoryRead": True}
@@ -114,18 +140,26 @@ class SkillsExtension(Extension):
 
     def serves(self, uri: str) -> bool:
         """Whether ``uri`` is a skill's file (the entries it may be of are checked, for a ``skill://`` URI)."""
-        return uri.startswith("skill://") and self.index.file_tables.file_at(uri) is not None
+        return uri.startswith("skill://") and self._run(lambda index: index.file_tables.file_at(uri)) is not None
 
     def listed(self) -> Unfolding[dict[str, Any]]:
         """Every ``skill://`` file but those of skills above ``max_risk``, as ``resources/list``
         gives it (as the SDK lists the resource :meth:`_resource` makes, in JSON), each made when
-        a page first needs it (:class:`~skillsite.mcp.file_tables.FileTables`)."""
-        return self._listed()
+        a page first needs it (:class:`~skillsite.mcp.file_tables.FileTables`); made once for each
+        catalog served."""
+        index = self.index
+        with self._lock:
+            if self._listed is None or self._listed[0] is not index:
+                tables = index.file_tables
+                self._listed = (index, Unfolding(self._listing(index, uri) for uri in tables.new_files()
+                                                 if uri not in tables.withheld))
+            return self._listed[1]
 
-    def _described(self, uri: str) -> tuple[str, str | None, str]:
+    @staticmethod
+    def _described(index: SkillsIndex, uri: str) -> tuple[str, str | None, str]:
         """A file's name, description and path (of a file the tables hold): a SKILL.md's name and
         description are its skill's, another file's its own name and none."""
-        tables = self.index.file_tables
+        tables = index.file_tables
         file = tables.file_at(uri)
         if file is None:  # asked only of files listed or served
             raise KeyError(uri)
@@ -134,15 +168,15 @@ class SkillsExtension(Extension):
             return entry.name or uri, entry.description, file.path
         return file.path.rsplit("/", 1)[-1], None, file.path
 
-    def _listing(self, uri: str) -> dict[str, Any]:
-        name, description, path = self._described(uri)
+    def _listing(self, index: SkillsIndex, uri: str) -> dict[str, Any]:
+        name, description, path = self._described(index, uri)
         return {"name": name, "uri": uri, **({} if description is None else {"description": description}),
                 "mimeType": mime_type(path)}
 
     def _resource(self, uri: str) -> Any:
-        name, description, path = self._described(uri)
+        name, description, path = self._run(lambda index: self._described(index, uri))
         return FunctionResource(uri=uri, name=name, description=description, mime_type=mime_type(path),
-                                fn=_reader(self.index, uri))
+                                fn=_reader(self.served, uri))
 
     def methods(self) -> list[Any]:
         return [MethodBinding("skills/list", ListParams, self.list_skills),
@@ -150,12 +184,13 @@ class SkillsExtension(Extension):
                 MethodBinding("resources/directory/read", DirectoryParams, self.read_directory)]
 
     async def list_skills(self, ctx: Any, params: ListParams) -> dict[str, Any]:
-        return await _call(lambda: self.index.list_page(params.cursor))
+        return await _call(lambda: self._run(lambda index: index.list_page(params.cursor)))
 
     async def get_skill(self, ctx: Any, params: GetParams) -> dict[str, Any]:
-        return await _call(lambda: self.index.get(params.uri))
+        return await _call(lambda: self._run(lambda index: index.get(params.uri)))
 
     async def read_directory(self, ctx: Any, params: DirectoryParams) -> dict[str, Any]:
         if params.cursor is not None:
             raise MCPError(INVALID_PARAMS, "invalid resources/directory/read cursor")
-        return {"resultType": "complete", "resources": await _call(lambda: self.index.directory(params.uri))}
+        found = await _call(lambda: self._run(lambda index: index.directory(params.uri)))
+        return {"resultType": "complete", "resources": found}

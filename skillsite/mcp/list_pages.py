@@ -7,14 +7,14 @@ that asks for the whole list once per protocol version (the catalog's entries, f
 LIST_PAGE_BYTES of entries and answers each request with the page its cursor names.  The
 catalog's entries come as an :class:`~skillsite.mcp.unfolding.Unfolding`, each made (its entry
 checked) when a page first needs it: a page is cut when first asked for, so the first page
-costs what its entries do, not what the catalog's do.  The lists are cut once: the server's
-resources and prompts do not change while it serves.
+costs what its entries do, not what the catalog's do.  The lists are cut once for each catalog
+served: they change only when the server opens its catalog again (a new ``version``).
 """
 from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Container, Mapping
+from typing import Any, Callable, Container, Mapping
 
 from skillsite.mcp.served_entries import bounded_text
 from skillsite.mcp.skills import INVALID_PARAMS
@@ -93,12 +93,15 @@ class CutList:
 class ListPages:
     """Server middleware answering resources/list and prompts/list a page at a time; any other
     request goes on unchanged.  Placed outside the middleware that filters resources/list, it
-    pages what that leaves.  The SDK is asked once per method and protocol version (the wire
-    shape of a result depends on the version) and never sees the cursor."""
+    pages what that leaves.  The SDK is asked once per method, protocol version (the wire
+    shape of a result depends on the version) and ``version()`` of the catalog served (a
+    cursor of an older one's pages names none), and never sees the cursor."""
 
-    def __init__(self, page_bytes: int = LIST_PAGE_BYTES) -> None:
+    def __init__(self, page_bytes: int = LIST_PAGE_BYTES, version: Callable[[], int] = lambda: 0) -> None:
         self.page_bytes = page_bytes
+        self.version = version
         self.cut: dict[tuple[str, str], CutList] = {}
+        self._cut_of = version()
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         key = PAGED_LISTS.get(ctx.method)
@@ -106,6 +109,8 @@ class ListPages:
             return await call_next(ctx)  # malformed params: the SDK's error
         params = dict(ctx.params or {})
         cursor = params.pop("cursor", None)
+        if self._cut_of != self.version():  # the catalog was opened anew: its lists are cut anew
+            self.cut, self._cut_of = {}, self.version()
         listed = self.cut.get((ctx.method, str(ctx.protocol_version)))
         if listed is None:
             result = await call_next(dataclasses.replace(ctx, params=params))  # the whole list

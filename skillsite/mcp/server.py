@@ -11,7 +11,10 @@ extension (``skills/list``, ``skills/get``, ``skill://`` resources; see
 ``skill://`` resources are listed from the catalog and given to the SDK one at a time, when a
 request names one (:mod:`skillsite.mcp.on_demand`): start-up does not grow with SDK objects.
 Everything is served through :mod:`skillsite.loader`, so content is verified against the
-manifest's digests before it reaches the client.
+manifest's digests before it reaches the client.  Given a way to open the catalog again, the
+server does so when a request fails because the host published a new build or the signed
+metadata expired, and retries it on the new build (:mod:`skillsite.mcp.reopening`); the client
+is told its lists changed (:mod:`skillsite.mcp.list_changed`).
 
 The ``mcp`` package is an optional extra (``pip install 'skillsite[mcp]'``), imported
 only here and only when a server is built: ``MCPServer``, from LOWEST_MCP on (its server
@@ -19,6 +22,7 @@ middleware pages the lists; mcp 1.x has none).
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import json
 import re
@@ -30,6 +34,7 @@ from skillsite.loader import Catalog, LoaderError
 from skillsite.mcp.list_pages import ListPages, named_start, page_ends
 from skillsite.mcp.on_demand import OnDemand
 from skillsite.mcp.once import Once
+from skillsite.mcp.reopening import Reopening
 from skillsite.mcp.served_entries import (MAX_PATH_BYTES, CheckedEntries, ServedEntries, bounded_text, served_entries,
                                           wire_text)
 from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex
@@ -105,7 +110,7 @@ class CatalogListing:
     at most CATALOG_PAGE_BYTES of skills; those the audit rates above ``max_risk`` are left out,
     as the loader never offers them, and counted in ``withheld``, as are those left out for an
     id or path over MAX_PATH_BYTES (``checked``: the server's :class:`ServedEntries`, else
-    checked here).  Pages are cut once: the catalog does not change while it is served."""
+    checked here).  Pages are cut once: a server that opens its catalog again makes another listing."""
 
     def __init__(self, catalog: Catalog, checked: CheckedEntries | ServedEntries | None = None,
                  page_bytes: int = CATALOG_PAGE_BYTES) -> None:
@@ -146,49 +151,86 @@ def skills_extension(catalog: Catalog, page_size: int = PAGE_SIZE,
     return SkillsExtension(SkillsIndex(catalog, page_size, checked))
 
 
-def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str) -> Any:
+@dataclasses.dataclass(frozen=True)
+class CatalogParts:
+    """Everything the server makes of one opened catalog, replaced together when it is opened
+    again (:class:`~skillsite.mcp.reopening.Reopening`): each entry checked once
+    (:class:`ServedEntries`), the extension's index, the slash prompts, the catalog listing."""
+
+    catalog: Catalog
+    checked: ServedEntries
+    index: SkillsIndex
+    prompts: Any    # skillsite.mcp.tools.SlashPrompts (pydantic, which comes with the SDK)
+    listing: Once[CatalogListing]
+
+
+def catalog_parts(catalog: Catalog) -> CatalogParts:
+    """The parts of ``catalog``, each made when a request first needs it: nothing is read yet."""
+    from skillsite.mcp.tools import SlashPrompts
+
+    checked = ServedEntries(catalog)
+    return CatalogParts(catalog, checked, SkillsIndex(catalog, PAGE_SIZE, checked), SlashPrompts(catalog, checked),
+                        Once(lambda: CatalogListing(catalog, checked)))
+
+
+def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str,
+                 reopen: Callable[[], Catalog] | None = None) -> Any:
     """An MCP server (not yet running) exposing ``catalog``, speaking the MCP Skills extension too
     (:mod:`skillsite.mcp.skills`); the prompts of its skills and their ``skill://`` files are
     listed from the catalog, and each given to the SDK only when a request names it
     (:mod:`skillsite.mcp.on_demand`).  ``error_text`` words a loader error
     for the tools' answers (``skillsite mcp`` names its own flags).  Each entry is checked once,
     when a request first needs it (:class:`ServedEntries`, which logs each one left out), and
-    every part serves those: start-up reads no entry (nor a paged catalog's pages)."""
+    every part serves those: start-up reads no entry (nor a paged catalog's pages).
+
+    ``reopen`` opens the catalog again as it was opened (a LoaderError when it cannot): a request
+    that fails because the host published a new build, or the signed metadata expired, is
+    retried once on it, every part made anew, and the client is told the lists changed.
+    Without it, the server serves ``catalog`` for good."""
     server_class, tool_error, resource_error = _sdk()
+    from mcp.server.subscriptions import InMemorySubscriptionBus
+
+    from skillsite.mcp.extension import SkillsExtension
+    from skillsite.mcp.list_changed import ListsChanged
+    from skillsite.mcp.tools import ServedPrompts, add_tools  # need pydantic, which comes with the SDK
+
     title = catalog_title(catalog) or "skills"
-    checked = ServedEntries(catalog)
-    extension = skills_extension(catalog, checked=checked)
-    server = server_class("skillsite", instructions=(
+    served = Reopening(catalog_parts(catalog), None if reopen is None else lambda: catalog_parts(reopen()))
+    extension = SkillsExtension(served.current.index, served)
+    bus = InMemorySubscriptionBus()  # the list-changed events of subscriptions/listen streams
+    server = server_class("skillsite", subscriptions=bus, instructions=(
         f"Agent skills from the catalog '{title}'. Call search_skills {{\"query\": ...}} to find a skill "
         "for the task, load_skill {\"skill\": <id or name>} to read its instructions, "
         "read_skill_resource {\"skill\": ..., \"path\": ...} for files it references, and read_knowledge "
         "{\"path\": ...} for the knowledge documents its <knowledge> block lists."
         " Skills are also served through the MCP Skills extension (skills/list, skill:// resources)."),
         extensions=[extension])
-    from skillsite.mcp.tools import SlashPrompts, add_tools  # need pydantic, which comes with the SDK
-
-    prompts = SlashPrompts(catalog, checked)
-    server.middleware.append(ListPages())  # pages what OnDemand lists
-    server.middleware.append(OnDemand(prompts.on_demand(server), extension.on_demand(server)))
+    server.middleware.append(ListsChanged(served, bus, error_text))  # retries the lists, tells of new ones
+    server.middleware.append(ListPages(version=lambda: served.generation))  # pages what OnDemand lists
+    server.middleware.append(OnDemand(ServedPrompts(server, served).on_demand(), extension.on_demand(server)))
     extension.declare_in_handshake(server)
-    add_tools(server, catalog, tool_error, error_text, checked)
-    _add_resources(server, catalog, resource_error, error_text, checked)
+    add_tools(server, catalog, tool_error, error_text, served=served)
+    _add_resources(server, served, resource_error, error_text)
     return server
 
 
-def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception],
-                   error_text: Callable[[Exception], str], checked: ServedEntries) -> None:
+def _add_resources(server: Any, served: Reopening[CatalogParts], resource_error: type[Exception],
+                   error_text: Callable[[Exception], str]) -> None:
     """The catalog listing and the prompt block, both of the entries the server serves (a
-    malformed entry or one over MAX_PATH_BYTES is in neither); a loader error is the read's error,
-    with its reason (the SDK's ``ResourceError``, whose message reaches the client)."""
+    malformed entry or one over MAX_PATH_BYTES is in neither), of the catalog served now; a loader
+    error is the read's error, with its reason (the SDK's ``ResourceError``, whose message
+    reaches the client)."""
 
-    listing = Once(lambda: CatalogListing(catalog, checked))  # made at the first read
-
-    def read_listing() -> CatalogListing:  # a page of the catalog that cannot be read is the read's error
+    def read(call: Callable[[CatalogParts], Any]) -> Any:
+        """``call`` on the parts served now (once more on the catalog opened anew, when that cures
+        its failure); a loader error as the read's error."""
         try:
-            return listing()
+            return served.run(call)
         except LoaderError as exc:
             raise resource_error(wire_text(error_text(exc))) from None
+
+    def read_listing() -> CatalogListing:  # made at the first read of each catalog served
+        return read(lambda parts: parts.listing())
 
     @server.resource(CATALOG_URI, name="catalog", mime_type="application/json",
                      description="Every skill in the catalog (JSON), in pages: \"next\" is the next page's URI.")
@@ -207,10 +249,7 @@ def _add_resources(server: Any, catalog: Catalog, resource_error: type[Exception
     @server.resource(PROMPT_URI, name="available_skills", mime_type="application/xml",
                      description="The <available_skills> block of the skills eligible on this machine.")
     def prompt_resource() -> str:
-        try:
-            return catalog.prompt(entries=checked.all().entries)
-        except LoaderError as exc:
-            raise resource_error(wire_text(error_text(exc))) from None
+        return read(lambda parts: parts.catalog.prompt(entries=parts.checked.all().entries))
 
 
 def slash_commands(catalog: Catalog, checked: CheckedEntries | ServedEntries | None = None) -> list[ManifestEntry]:
@@ -221,6 +260,8 @@ def slash_commands(catalog: Catalog, checked: CheckedEntries | ServedEntries | N
     return sorted(entries, key=lambda e: e.slash_command or "")
 
 
-def serve(catalog: Catalog, error_text: Callable[[Exception], str] = str) -> None:
-    """Serve ``catalog`` over stdio until the client disconnects."""
-    build_server(catalog, error_text).run("stdio")
+def serve(catalog: Catalog, error_text: Callable[[Exception], str] = str,
+          reopen: Callable[[], Catalog] | None = None) -> None:
+    """Serve ``catalog`` over stdio until the client disconnects (opened again by ``reopen``, when
+    given, once a request shows the host published a new build or the signed metadata expired)."""
+    build_server(catalog, error_text, reopen).run("stdio")

@@ -67,7 +67,7 @@ EXTENSION = "io.modelcontextprotocol/skills"
 MAX_FILES = 512
 MAX_BYTES = 16 * 1024 * 1024
 PAGE_SIZE = 8          # complete entries per skills/list page: at most 8 x 512 resources
-TTL_MS = 300_000       # the catalog is read once at start: entries never change while serving
+TTL_MS = 300_000       # entries change only when the server opens its catalog again (a new build)
 CACHE_SCOPE = "public"  # a published catalog is the same for everyone
 LIMITS_META = "skillsite/limits"
 OMITTED_META = "skillsite/omitted"
@@ -231,15 +231,14 @@ class SkillsIndex:
 
     def frontmatter(self, skill_id: str) -> Frontmatter:
         """The skill's frontmatter, read from its verified SKILL.md (once per digest), as
-        :func:`bounded_frontmatter` gives it."""
+        :func:`bounded_frontmatter` gives it.  A SKILL.md that cannot be read is the loader's error
+        (a server that opens its catalog again tells a new build from tampering by it)."""
         entry = self._entry_of(skill_id)
         if entry.sha256 not in self._frontmatter:
             try:
                 data = frontmatter_object(self.catalog.load(skill_id).raw)
             except FrontmatterError as exc:
                 raise SkillsError(INTERNAL_ERROR, f"skill {skill_id}: {exc}") from None
-            except LoaderError as exc:
-                raise SkillsError(INTERNAL_ERROR, str(exc)) from None
             self._frontmatter[entry.sha256] = bounded_frontmatter(data)
         return self._frontmatter[entry.sha256]
 
@@ -281,7 +280,7 @@ class SkillsIndex:
         for uri in listed.between(start, end):
             try:
                 skills.append(self.entry(uri))
-            except SkillsError as exc:  # a SKILL.md that fails verification: said, not skipped silently
+            except (SkillsError, LoaderError) as exc:  # a SKILL.md that fails verification: said, not skipped
                 log.warning("skills/list: leaving out %s: %s", uri, exc)
                 omitted.append({"uri": uri, "error": str(exc)})
         result: dict[str, Any] = {"resultType": "complete", "skills": skills, "ttlMs": TTL_MS,

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Annotated, Any, Callable, Iterator
+import threading
+from typing import Annotated, Any, Callable, Iterator, NamedTuple, TypeVar
 
 from mcp import types
 from mcp.server.mcpserver.prompts import Prompt
@@ -22,12 +23,14 @@ from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError, SearchResult
 from skillsite.mcp.on_demand import OnDemandList
 from skillsite.mcp.once import Once
+from skillsite.mcp.reopening import Reopening
 from skillsite.mcp.served_entries import (CheckedEntries, LeftOut, ServedEntries, bounded_text, served_entries,
                                           wire_text)
 from skillsite.mcp.skills import INTERNAL_ERROR
 from skillsite.mcp.unfolding import Unfolding
 
 MAX_K = 50
+T = TypeVar("T")
 
 Query = Annotated[str, Field(description="What the task is about, in words (e.g. 'roll back a release').")]
 #: Strict: the schema says integer, and pydantic's lax mode took "3", true and 5.0 for one.
@@ -54,25 +57,36 @@ AllCopies = Annotated[bool, Field(strict=True, description="Optional: list every
                                                            "one result for them all).")]
 
 
+class Checked(NamedTuple):
+    """The parts the tools read of one catalog: it, and its entries as the server serves them."""
+
+    catalog: Catalog
+    checked: ServedEntries
+
+
 def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
               error_text: Callable[[Exception], str] = str,
-              checked: CheckedEntries | ServedEntries | None = None) -> None:
+              checked: CheckedEntries | ServedEntries | None = None, *,
+              served: Reopening[Any] | None = None) -> None:
     """search_skills, load_skill, read_skill_resource and read_knowledge; a loader error is the tool's error,
     worded by ``error_text``.  A skill the server leaves out for an id or path over
     MAX_PATH_BYTES (``checked``: the server's :class:`ServedEntries`) is in no search result,
     and loading it or its files is an error: a load checks the one entry it names, a search
-    the entries of its hits."""
-    checks = served_entries(catalog, checked)
+    the entries of its hits.  ``served``: the parts (a ``catalog`` and its ``checked`` entries)
+    each call reads, replaced when the catalog is opened again (default: ``catalog``'s, for good)."""
+    holder = served if served is not None else Reopening(Checked(catalog, served_entries(catalog, checked)))
 
-    def guarded(call: Callable[[], Any]) -> Any:
+    def guarded(call: Callable[[Any], T]) -> T:
+        """``call`` on the parts served now (retried once on the catalog opened anew, when that cures
+        its failure); a loader error as the tool's error."""
         try:
-            return call()
+            return holder.run(call)
         except LoaderError as exc:
             raise tool_error(wire_text(error_text(exc))) from None
 
-    def served(skill: str) -> str:
+    def served_skill(parts: Any, skill: str) -> str:
         """``skill`` (an id or name), once its entry is known not to be left out."""
-        left_out = guarded(lambda: checks.over_limits(skill))
+        left_out = parts.checked.over_limits(skill)
         if left_out is not None:
             raise tool_error(f"skill {left_out.shown!r} is not served: {left_out.reason}")
         return skill
@@ -81,39 +95,41 @@ def add_tools(server: Any, catalog: Catalog, tool_error: type[Exception],
     def search_skills(query: Query, k: K = 5, tags: Tags = None, all_copies: AllCopies = False) -> str:
         """Find skills for a task. Returns a JSON list of {id, name, description, score}, best first
         (and "copies": N for a skill the catalog publishes N times, which is one result)."""
-        return wire_text(json.dumps([hit_json(h) for h in guarded(lambda: served_hits(query, k, tags, all_copies))],
-                                    ensure_ascii=False))
-
-    def served_hits(query: str, k: int, tags: list[str] | None, all_copies: bool) -> list[SearchResult]:
-        """The ``k`` best hits the server serves: the hits' entries are checked, not the
-        catalog's (a paged catalog's pages are not read), and more are asked for while some are
-        left out."""
-        asked = k
-        while True:
-            hits = catalog.search(query, k=asked, tags=tags or None, for_model=True, copies=bool(all_copies))
-            refused = checks.refused_of(h.id for h in hits)
-            kept = [h for h in hits if h.id not in refused]
-            if len(kept) >= k or len(hits) < asked:
-                return kept[:k]
-            asked = k + len(refused)
+        hits = guarded(lambda parts: served_hits(parts, query, k, tags, all_copies))
+        return wire_text(json.dumps([hit_json(h) for h in hits], ensure_ascii=False))
 
     @server.tool()
     def load_skill(skill: SkillArg, version: VersionArg = None) -> str:
         """Load a skill by id or name: its instructions in a <skill_content> block, with its files and
         sub-skills (optionally of a given version or range)."""
-        return guarded(lambda: catalog.load(served(skill), version or None).xml)
+        return guarded(lambda parts: parts.catalog.load(served_skill(parts, skill), version or None).xml)
 
     @server.tool()
     def read_skill_resource(skill: SkillArg, path: PathArg, version: VersionArg = None) -> str:
         """Read a file bundled with a skill (a path listed in its <skill_resources>, e.g. references/x.md),
         of the version load_skill was given, if any."""
-        return resource_text(guarded(lambda: catalog.resource(served(skill), path, version or None)), path)
+        return resource_text(guarded(lambda parts: parts.catalog.resource(served_skill(parts, skill), path,
+                                                                          version or None)), path)
 
     @server.tool()
     def read_knowledge(path: KnowledgePathArg) -> str:
         """Read a knowledge document a loaded skill lists in its <knowledge> block (shared reference
         text, read when the task needs it), by its path there."""
-        return resource_text(guarded(lambda: catalog.knowledge(path)), path)
+        return resource_text(guarded(lambda parts: parts.catalog.knowledge(path)), path)
+
+
+def served_hits(parts: Any, query: str, k: int, tags: list[str] | None, all_copies: bool) -> list[SearchResult]:
+    """The ``k`` best hits the server serves of ``parts.catalog``: the hits' entries are checked
+    (``parts.checked``), not the catalog's (a paged catalog's pages are not read), and more are
+    asked for while some are left out."""
+    asked = k
+    while True:
+        hits = parts.catalog.search(query, k=asked, tags=tags or None, for_model=True, copies=bool(all_copies))
+        refused = parts.checked.refused_of(h.id for h in hits)
+        kept = [h for h in hits if h.id not in refused]
+        if len(kept) >= k or len(hits) < asked:
+            return kept[:k]
+        asked = k + len(refused)
 
 
 def hit_json(hit: SearchResult) -> dict[str, Any]:
@@ -126,11 +142,17 @@ def hit_json(hit: SearchResult) -> dict[str, Any]:
 def skill_prompt(catalog: Catalog, command: str, description: str) -> Prompt:
     """The prompt of one slash command: the skill's instructions, then the task if one is given.
     Its name is the command :func:`bounded_text` (a listing repeats it); it runs the whole command."""
+    return command_prompt(catalog.command_message, command, description)
+
+
+def command_prompt(message: Callable[[str], str], command: str, description: str) -> Prompt:
+    """:func:`skill_prompt` of the catalog ``message`` reads a command line from (the one served
+    when the prompt is run, for a server that opens its catalog again)."""
 
     def run_skill(task: Task = "") -> str:
         """The skill's instructions, with the task the user typed after the command."""
         try:
-            return catalog.command_message(f"/{command} {task}")
+            return message(f"/{command} {task}")
         except LoaderError as exc:
             raise prompt_error(wire_text(str(exc))) from None
 
@@ -226,6 +248,51 @@ class SlashPrompts:
 
         return OnDemandList("prompts/list", "prompts", "prompts/get", "name",
                             lambda name: self.named(name) is not None, self.listed, make, self.made.__contains__)
+
+
+class ServedPrompts:
+    """The prompts of the catalog served now (its parts' :class:`SlashPrompts`, replaced when the
+    catalog is opened again), each given to ``server`` when ``prompts/get`` first names it.  The
+    SDK's prompts made of a catalog since replaced are taken back from it before the next use
+    (their descriptions were that catalog's); a prompt reads the catalog served when it runs."""
+
+    def __init__(self, server: Any, served: Reopening[Any]) -> None:
+        self.server, self.served = server, served
+        self.made: set[str] = set()
+        self._generation = served.generation
+        self._lock = threading.Lock()
+
+    def current(self) -> SlashPrompts:
+        """The prompts of the catalog served now (the SDK's of a replaced one taken back first)."""
+        with self._lock:
+            if self._generation != self.served.generation:
+                for name in self.made:
+                    self.server.remove_prompt(name)
+                self.made.clear()
+                self._generation = self.served.generation
+        return self.served.current.prompts
+
+    def named(self, name: str) -> ManifestEntry | None:
+        """:meth:`SlashPrompts.named` of the catalog served now (opened again when that cures its failure)."""
+        self.current()
+        return self.served.run(lambda parts: parts.prompts.named(name))
+
+    def make(self, name: str) -> None:
+        """Give the SDK the prompt listed as ``name`` (once a catalog), when one is."""
+        entry = self.named(name)
+        self.current()  # the SDK's prompts of a catalog this call replaced taken back
+        if name not in self.made and entry is not None:
+            self.server.add_prompt(command_prompt(self.message, entry.slash_command or "", entry.description))
+            self.made.add(name)
+
+    def message(self, line: str) -> str:
+        """What a command line sends the model, read from the catalog served now."""
+        return self.served.run(lambda parts: parts.catalog.command_message(line))
+
+    def on_demand(self) -> OnDemandList:
+        """``prompts/list`` and ``prompts/get`` of the prompts of the catalog served now."""
+        return OnDemandList("prompts/list", "prompts", "prompts/get", "name", lambda name: self.named(name) is not None,
+                            lambda: self.current().listed(), self.make, self.made.__contains__)
 
 
 def prompt_error(text: str) -> Exception:
