@@ -63,16 +63,14 @@ def open_catalog_or_error(source: str, cache_dir: Path | None, timeout: float, a
     trusted key that is no key is a usage error (exit 2)."""
     import warnings
 
-    from skillsite.loader import Catalog, LoaderError, LoaderWarning
+    from skillsite.loader import LoaderError, LoaderWarning
 
-    meta = click.get_current_context().meta
+    open_catalog = catalog_opener(source, cache_dir, timeout, allowed_hosts)
     catalog, error = None, ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LoaderWarning)
         try:
-            catalog = Catalog.open(source, cache_dir=cache_dir, timeout=timeout, allowed_hosts=allowed_hosts or None,
-                                   max_risk=meta.get("max_risk", "medium"),
-                                   trusted_keys=meta.get("trusted_keys") or None)
+            catalog = open_catalog()
         except LoaderError as exc:
             error = loader_error_text(exc)
         except ValueError as exc:  # a trusted key that is no key
@@ -80,6 +78,20 @@ def open_catalog_or_error(source: str, cache_dir: Path | None, timeout: float, a
     for warning in caught:
         click.echo(f"skillsite: warning: {printable(str(warning.message))}", err=True)  # a host's words in it
     return catalog, error
+
+
+def catalog_opener(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...]):
+    """A function opening the catalog as the command's options say (``--max-risk`` and the
+    trusted keys read now, from the command's context): ``skillsite mcp`` opens it again with it."""
+    from skillsite.loader import Catalog
+
+    meta = click.get_current_context().meta
+    max_risk, trusted_keys = meta.get("max_risk", "medium"), meta.get("trusted_keys") or None
+
+    def open_again():
+        return Catalog.open(source, cache_dir=cache_dir, timeout=timeout, allowed_hosts=allowed_hosts or None,
+                            max_risk=max_risk, trusted_keys=trusted_keys)
+    return open_again
 
 
 def try_loader(call, what: str = "skillsite"):
@@ -305,18 +317,33 @@ def mcp(source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tupl
 
     catalog = open_catalog_or_exit(source, cache_dir, timeout, allowed_hosts)
     try:
-        serve(catalog, lambda exc: mcp_error_text(catalog, exc))
+        serve(catalog, mcp_error_text, reopen_catalog(catalog_opener(source, cache_dir, timeout, allowed_hosts)))
     except MCPUnavailable as exc:
         fail(str(exc), EXIT_USAGE)
 
 
-def mcp_error_text(catalog, exc: Exception) -> str:
-    """A loader error as ``skillsite mcp`` answers it: a piece that fails its digest because the
-    host published a new build since the server opened the catalog says so, and how to serve it."""
-    from skillsite.loader import IntegrityError
+def reopen_catalog(open_again):
+    """``open_again`` for a server running: its loader warnings (a stale copy used) go to stderr,
+    as at start-up; a loader error is raised for the request to name."""
+    def reopen():
+        import warnings
 
-    text = loader_error_text(exc).replace("open the catalog again", "restart skillsite mcp to read it anew")
-    if isinstance(exc, IntegrityError) and catalog.changed_since_open():
-        text += ("; the catalog was published anew since this server opened it: restart skillsite mcp to serve "
-                 "the new build")
-    return text
+        from skillsite.loader import LoaderWarning
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", LoaderWarning)
+            try:
+                return open_again()
+            finally:
+                for warning in caught:
+                    click.echo(f"skillsite: warning: {printable(str(warning.message))}", err=True)
+    return reopen
+
+
+def mcp_error_text(exc: Exception) -> str:
+    """A loader error as ``skillsite mcp`` answers it.  The server opens its catalog again by itself
+    when the host published a new build or the signed metadata expired; when that fails, the
+    error says why (:class:`~skillsite.mcp.reopening.ReopenError`).  An error that says to open
+    the catalog again, which the server did not try (a file the signed metadata does not pin,
+    skills.json unchanged), says to restart it."""
+    return loader_error_text(exc).replace("open the catalog again", "restart skillsite mcp to read it anew")
