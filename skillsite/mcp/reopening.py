@@ -16,7 +16,7 @@ import threading
 from datetime import datetime, timezone
 from typing import Callable, Generic, Protocol, TypeVar
 
-from skillsite.loader import Catalog, IntegrityError, LoaderError, TrustError
+from skillsite.loader import Catalog, FetchError, IntegrityError, LoaderError, NotFoundError, TrustError
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +56,12 @@ def expired(catalog: Catalog) -> bool:
 def reopen_reason(catalog: Catalog, exc: LoaderError) -> str | None:
     """Why opening ``catalog`` again may cure ``exc`` (PUBLISHED_ANEW, EXPIRED), None when it
     cannot: a piece that fails its digest while skills.json is the one opened is tampering, not a
-    new build.  Asks the host for skills.json only for a digest that failed."""
+    new build.  A skill or file the catalog does not know of, or one the host no longer has, may
+    be the new build's doing too.  Asks the host for skills.json only after such a failure."""
     if isinstance(exc, TrustError) and expired(catalog):
         return EXPIRED
-    if isinstance(exc, IntegrityError) and catalog.changed_since_open():
+    gone = isinstance(exc, FetchError) and not exc.transient  # a 404, say: not a host that is down
+    if (isinstance(exc, (IntegrityError, NotFoundError)) or gone) and catalog.changed_since_open():
         return PUBLISHED_ANEW
     return None
 

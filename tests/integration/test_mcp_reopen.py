@@ -28,6 +28,7 @@ pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (
 CHANGED = "test-first"                    # a skill build B changes
 TRIGGER = "house-style"                   # another: its first read meets the new build
 B_LINE = "A line of build B."
+NEW_SKILL = "only-in-b"                 # a skill build B adds
 LIST_CHANGED = {"notifications/prompts/list_changed", "notifications/resources/list_changed"}
 
 
@@ -98,11 +99,15 @@ def run(url: str, cache: Path, body) -> Any:
 @pytest.fixture
 def builds(site: Path, tmp_path: Path) -> tuple[Path, Path]:
     """The example catalog (build A) and build B, whose test-first and house-style SKILL.md
-    have one more line."""
+    have one more line, and which has one more skill (NEW_SKILL)."""
     src = Path(shutil.copytree(EXAMPLES, tmp_path / "src"))
     for skill in (CHANGED, TRIGGER):
         skill_md = src / skill / "SKILL.md"
         skill_md.write_text(skill_md.read_text("utf-8") + f"\n{B_LINE}\n", "utf-8")
+    fresh = src / NEW_SKILL / "SKILL.md"
+    fresh.parent.mkdir()
+    fresh.write_text(f"---\nname: {NEW_SKILL}\ndescription: A skill only build B has. Use to test.\n---\n{B_LINE}\n",
+                     "utf-8")
     assert build([src], tmp_path / "b").ok
     return site, tmp_path / "b"
 
@@ -261,3 +266,29 @@ def test_signed_metadata_that_expired_is_fetched_anew_once_re_signed(site: Path,
     assert not is_error(search) and "code-review" in [hit["id"] for hit in json.loads(text_of(search))]
     assert not is_error(load) and text_of(load).startswith('<skill_content name="code-review"'), text_of(load)
     assert out["changed"] == LIST_CHANGED
+
+
+def test_a_skill_only_the_new_build_has_is_served_without_a_restart(
+        builds: tuple[Path, Path], host: CountingServer, tmp_path: Path) -> None:
+    """The first request after a publish may name a skill only the new build has: it was "no
+    such skill" until some digest failed.  The server looks at skills.json once, opens the new
+    build and answers; a name no build has is still not found, each asking the host once."""
+    a, b = builds
+    publish(a, host)
+
+    async def body(s: Session, init: Any) -> dict[str, Any]:
+        out = {"before": await s.call("load_skill", skill=NEW_SKILL), "asked_before": manifest_fetches(host)}
+        publish(b, host)
+        out["after"] = await s.call("load_skill", skill=NEW_SKILL)
+        out["changed"] = await s.changed()
+        out["asked_after"] = manifest_fetches(host)
+        out["nowhere"] = await s.call("load_skill", skill="in-no-build")
+        out["asked_nowhere"] = manifest_fetches(host)
+        return out
+
+    out = run(host.url, tmp_path / "cache", body)
+    assert is_error(out["before"]) and NEW_SKILL in text_of(out["before"]), text_of(out["before"])
+    assert out["asked_before"] == 2   # the open, and the look that found skills.json unchanged
+    assert not is_error(out["after"]) and B_LINE in text_of(out["after"]), text_of(out["after"])
+    assert out["changed"] == LIST_CHANGED and out["asked_after"] == 2   # the look, and the open
+    assert is_error(out["nowhere"]) and out["asked_nowhere"] == 1
