@@ -8,7 +8,7 @@ only when a server is built.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, NamedTuple, TypeVar
+from typing import Any, Callable, Iterator, NamedTuple, TypeVar
 
 import anyio
 from mcp.server.extension import Extension, MethodBinding
@@ -150,10 +150,13 @@ class SkillsExtension(Extension):
         index = self.index
         with self._lock:
             if self._listed is None or self._listed[0] is not index:
-                tables = index.file_tables
-                self._listed = (index, Unfolding(self._listing(index, uri) for uri in tables.new_files()
-                                                 if uri not in tables.withheld))
+                self._listed = (index, Unfolding(self._files(index), remake=lambda: self._files(index)))
             return self._listed[1]
+
+    def _files(self, index: SkillsIndex) -> Iterator[dict[str, Any]]:
+        """Each ``skill://`` file :meth:`listed` gives, in order."""
+        tables = index.file_tables
+        return (self._listing(index, uri) for uri in tables.new_files() if uri not in tables.withheld)
 
     @staticmethod
     def _described(index: SkillsIndex, uri: str) -> tuple[str, str | None, str]:

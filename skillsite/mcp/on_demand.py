@@ -56,7 +56,8 @@ class OnDemand:
         if listed is None or not (isinstance(result, dict) and isinstance(result.get(listed.key), list)):
             return result
         own = [entry for entry in result[listed.key] if not made_on_demand(entry, listed)]
-        return {**result, listed.key: Unfolding(itertools.chain(listed.listed(), own))}
+        return {**result, listed.key: Unfolding(itertools.chain(listed.listed(), own),
+                                                remake=lambda: itertools.chain(listed.listed(), own))}
 
 
 def made_on_demand(entry: Any, listed: OnDemandList) -> bool:

@@ -50,7 +50,7 @@ import json
 import logging
 import mimetypes
 import urllib.parse
-from typing import Any, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 from skillsite.agent.catalog_format import offered_to_model, within_max_risk
 from skillsite.agent.entry import ManifestEntry
@@ -160,17 +160,22 @@ class SkillsIndex:
     directory read those whose files may be in it; the properties are the whole tables."""
 
     def __init__(self, catalog: Catalog, page_size: int = PAGE_SIZE,
-                 checked: CheckedEntries | ServedEntries | None = None) -> None:
+                 checked: CheckedEntries | ServedEntries | None = None,
+                 reopening_cures: Callable[[LoaderError], bool] = lambda exc: False) -> None:
         if page_size < 1:
             raise ValueError("page_size must be positive")
         self.catalog = catalog
+        self.reopening_cures = reopening_cures  # a skill that fails for it fails the page, not just itself
         self.page_size = page_size
         self._served = served_entries(catalog, checked)
         self.file_tables = FileTables(catalog, self._served)
         self._tables = Once(self._make)
-        self._listed = Once(lambda: Unfolding(uri for uri, skill_id in self.file_tables.new_skills()
-                                              if self._offered(self._entry_of(skill_id))))
+        self._listed = Once(lambda: Unfolding(self._offered_skills(), remake=self._offered_skills))
         self._frontmatter: dict[str, Frontmatter] = {}   # by SKILL.md sha256, as entries carry it
+
+    def _offered_skills(self) -> Iterator[str]:
+        """The URI of each skill ``skills/list`` offers, in order."""
+        return (uri for uri, skill_id in self.file_tables.new_skills() if self._offered(self._entry_of(skill_id)))
 
     @property
     def by_id(self) -> dict[str, ManifestEntry]:
@@ -276,11 +281,14 @@ class SkillsIndex:
         start = self._start(cursor)
         end = start + self.page_size
         listed = self._listed()
-        skills, omitted = [], []
+        skills: list[dict[str, Any]] = []
+        omitted: list[dict[str, str]] = []
         for uri in listed.between(start, end):
             try:
                 skills.append(self.entry(uri))
             except (SkillsError, LoaderError) as exc:  # a SKILL.md that fails verification: said, not skipped
+                if isinstance(exc, LoaderError) and not omitted and self.reopening_cures(exc):
+                    raise  # a new build published (or the metadata expired): the server opens it and asks again
                 log.warning("skills/list: leaving out %s: %s", uri, exc)
                 omitted.append({"uri": uri, "error": str(exc)})
         result: dict[str, Any] = {"resultType": "complete", "skills": skills, "ttlMs": TTL_MS,

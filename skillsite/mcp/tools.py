@@ -191,7 +191,7 @@ class SlashPrompts:
         self.checked = checked
         self._commands = Once(self._sorted_commands)
         self._named = Once(self._by_name)
-        self._listed = Once(lambda: Unfolding(self._listing()))
+        self._listed = Once(lambda: Unfolding(self._listing(), remake=self._listing))
         self.made: set[str] = set()
 
     def _sorted_commands(self) -> list[tuple[str, dict[str, Any]]]:

@@ -53,3 +53,42 @@ def test_a_page_makes_its_entries_and_the_next_one_only() -> None:
     listed = CutList("resources", {}, Unfolding(entries()), limit)
     assert listed.page(0)["nextCursor"] == "3" and made == [0, 1, 2, 3]
     assert listed.page(3)["nextCursor"] == "6" and made == list(range(7))
+
+
+class FlakySource:
+    """Items 0 to 4, the third failing while ``failing`` holds (a page of the catalog that cannot
+    be fetched yet); counts how often the list is read from the start."""
+
+    def __init__(self) -> None:
+        self.failing, self.reads = True, 0
+
+    def items(self) -> Iterator[int]:
+        self.reads += 1
+        for item in range(5):
+            if item == 2 and self.failing:
+                raise OSError("page 2 cannot be fetched")
+            yield item
+
+
+def test_an_item_that_fails_is_the_readers_error_and_the_list_is_read_again_later() -> None:
+    """A generator that raised is finished: the list took that for its end, and every later
+    page (prompts/list, resources/list) was empty for as long as the server ran."""
+    source = FlakySource()
+    listed = Unfolding(source.items(), remake=source.items)
+    assert listed.between(0, 2) == [0, 1]
+    for _ in range(2):  # as often as asked while it fails, never an end
+        try:
+            listed.between(0, 5)
+            raise AssertionError("the failure was not raised")
+        except OSError as exc:
+            assert "page 2" in str(exc)
+    source.failing = False
+    assert listed.between(0, 5) == [0, 1, 2, 3, 4] and list(listed) == [0, 1, 2, 3, 4]
+    assert source.reads == 3   # read again past the items made, once after each failure
+    once = Unfolding(FlakySource().items())  # nothing to read again with: the failure, each time
+    for _ in range(2):
+        try:
+            once.reaches(5)
+            raise AssertionError("the failure was not raised")
+        except OSError:
+            pass
