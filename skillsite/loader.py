@@ -48,7 +48,7 @@ from skillsite.agent.site_files import SiteFiles
 from skillsite.agent.site_urls import url_of
 from skillsite.agent.skill_md import frontmatter_end, skill_body
 from skillsite.agent.status import SkillStatus, catalog_status
-from skillsite.agent.store import LoaderCache, default_cache_dir, write_atomically
+from skillsite.agent.store import LoaderCache, conditional_headers, default_cache_dir, write_atomically
 from skillsite.agent.tools import POLICIES, Decision, SkillSession, ToolCheck, tool_matches
 from skillsite.agent.trust import SignedCatalog, TrustStore
 from skillsite.agent.trust_keys import PublicKey, keys_from_environment, read_keys as read_trusted_keys
@@ -197,17 +197,28 @@ class Catalog:
         self.signed = check_signature(self.manifest, raw, get, store, keys, self.location)
         self._pin_all_fetches = self.signed is not None
 
-    def changed_since_open(self) -> bool:
+    def still_signed(self) -> None:
+        """TrustError once the signed metadata this catalog was opened with has expired (nothing
+        for an unsigned one): a reader that answers from what it read already (``skillsite mcp``'s
+        lists) asks first, as every read of a file does."""
+        self._files.still_signed()
+
+    def changed_since_open(self, *, conditional: bool = False) -> bool:
         """Whether the catalog's skills.json is now another file than the one this object read: a
         build published since, whose new pieces fail this object's digests.  A reader that keeps
         a catalog open (``skillsite mcp``) then opens it again.  One read of skills.json past every
-        cache; False when it cannot be read."""
+        cache; ``conditional``, for a check made often on weaker grounds (a skill asked for by a
+        name the catalog lacks), asks with the validators of the copy the loader cached when it is
+        this object's, and a 304 answers False (a host whose ETag is only a time and a size may
+        answer so for a file rewritten within its second).  False when it cannot be read."""
         try:
             if not self.remote:
                 raw = read_local(Path(self.location), self._max_bytes)
                 return hashlib.sha256(raw).hexdigest() != self._opened_sha256
-            response = self._fetcher.get(self.location)
+            response = self._fetcher.get(self.location, self._opened_copy_validators() if conditional else None)
         except (LoaderError, OSError):
+            return False
+        if response.status == 304:
             return False
         changed = hashlib.sha256(response.body).hexdigest() != self._opened_sha256
         if changed and self._cache is not None:  # the next open revalidates this copy, not the one it replaced
@@ -217,6 +228,12 @@ class Catalog:
             except CatalogFormatError:
                 pass
         return changed
+
+    def _opened_copy_validators(self) -> dict[str, str]:
+        """The validators of the cached skills.json when it is the very file this object read
+        (none otherwise: a 304 would then say nothing of that file)."""
+        cached = self._cache.read_manifest(self.asked_for) if self._cache is not None else None
+        return conditional_headers(cached[1]) if cached and cached[1].get("sha256") == self._opened_sha256 else {}
 
     # -- lookup
 

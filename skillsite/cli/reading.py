@@ -345,5 +345,9 @@ def mcp_error_text(exc: Exception) -> str:
     when the host published a new build or the signed metadata expired; when that fails, the
     error says why (:class:`~skillsite.mcp.reopening.ReopenError`).  An error that says to open
     the catalog again, which the server did not try (a file the signed metadata does not pin,
-    skills.json unchanged), says to restart it."""
+    skills.json unchanged), says to restart it; one it did try says the next request tries again."""
+    from skillsite.mcp.reopening import ReopenError
+
+    if isinstance(exc, ReopenError):
+        return loader_error_text(exc).replace("open the catalog again", "the next request opens it again")
     return loader_error_text(exc).replace("open the catalog again", "restart skillsite mcp to read it anew")

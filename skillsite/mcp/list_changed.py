@@ -16,7 +16,7 @@ from typing import Any, Callable
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged
 
-from skillsite.loader import LoaderError
+from skillsite.loader import LoaderError, TrustError
 from skillsite.mcp.list_pages import PAGED_LISTS
 from skillsite.mcp.reopening import Reopening
 from skillsite.mcp.served_entries import wire_text
@@ -25,6 +25,10 @@ from skillsite.mcp.skills import INTERNAL_ERROR
 log = logging.getLogger(__name__)
 #: The capabilities whose lists change when the catalog is opened anew.
 CHANGING = ("prompts", "resources")
+#: The requests answered, in part at least, from what the server read of the catalog already:
+#: once its signed metadata expired, the catalog is opened again before they are.
+FROM_MEMORY = frozenset({*PAGED_LISTS, "skills/list", "skills/get", "resources/read", "resources/directory/read",
+                         "prompts/get"})
 
 
 class ListsChanged:
@@ -48,9 +52,16 @@ class ListsChanged:
         return result
 
     async def _answer(self, ctx: Any, call_next: Any) -> Any:
-        """The request's answer; a list whose entries fail is retried on the catalog opened anew."""
+        """The request's answer; a list whose entries fail is retried on the catalog opened anew.
+        A loader error no part words (one met on the way to the SDK: a prompt or resource made
+        when first named) is the request's error, worded by ``error_text``."""
+        if ctx.method in FROM_MEMORY:
+            self._still_signed()
         if ctx.method not in PAGED_LISTS:
-            return await call_next(ctx)
+            try:
+                return await call_next(ctx)
+            except LoaderError as exc:
+                raise MCPError(INTERNAL_ERROR, wire_text(self.error_text(exc))) from None
         parts = self.served.current
         try:
             return await call_next(ctx)
@@ -61,6 +72,19 @@ class ListsChanged:
                 raise MCPError(INTERNAL_ERROR, wire_text(self.error_text(failed))) from None
         try:
             return await call_next(ctx)
+        except LoaderError as exc:
+            raise MCPError(INTERNAL_ERROR, wire_text(self.error_text(exc))) from None
+
+    def _still_signed(self) -> None:
+        """The catalog opened again once its signed metadata expired, before a request answered
+        from what the server read already (its lists, a skill's entry): as a read of a file would
+        be, it is refused when opening again fails."""
+        parts = self.served.current
+        try:
+            try:
+                parts.catalog.still_signed()
+            except TrustError as exc:
+                self.served.recover(parts, exc)
         except LoaderError as exc:
             raise MCPError(INTERNAL_ERROR, wire_text(self.error_text(exc))) from None
 

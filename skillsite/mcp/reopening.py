@@ -60,9 +60,11 @@ def reopen_reason(catalog: Catalog, exc: LoaderError) -> str | None:
     be the new build's doing too.  Asks the host for skills.json only after such a failure."""
     if isinstance(exc, TrustError) and expired(catalog):
         return EXPIRED
-    gone = isinstance(exc, FetchError) and not exc.transient  # a 404, say: not a host that is down
-    if (isinstance(exc, (IntegrityError, NotFoundError)) or gone) and catalog.changed_since_open():
+    if isinstance(exc, IntegrityError) and catalog.changed_since_open():
         return PUBLISHED_ANEW
+    gone = isinstance(exc, FetchError) and not exc.transient  # a 404, say: not a host that is down
+    if (isinstance(exc, NotFoundError) or gone) and catalog.changed_since_open(conditional=True):
+        return PUBLISHED_ANEW  # asked with the cached copy's validators: a model's typos cost a 304 each
     return None
 
 

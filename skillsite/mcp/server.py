@@ -34,7 +34,7 @@ from skillsite.loader import Catalog, LoaderError
 from skillsite.mcp.list_pages import ListPages, named_start, page_ends
 from skillsite.mcp.on_demand import OnDemand
 from skillsite.mcp.once import Once
-from skillsite.mcp.reopening import Reopening
+from skillsite.mcp.reopening import Reopening, reopen_reason
 from skillsite.mcp.served_entries import (MAX_PATH_BYTES, CheckedEntries, ServedEntries, bounded_text, served_entries,
                                           wire_text)
 from skillsite.mcp.skills import PAGE_SIZE, SkillsIndex
@@ -164,13 +164,16 @@ class CatalogParts:
     listing: Once[CatalogListing]
 
 
-def catalog_parts(catalog: Catalog) -> CatalogParts:
-    """The parts of ``catalog``, each made when a request first needs it: nothing is read yet."""
+def catalog_parts(catalog: Catalog, reopens: bool = False) -> CatalogParts:
+    """The parts of ``catalog``, each made when a request first needs it: nothing is read yet
+    (``reopens``: for a server that opens the catalog again, whose ``skills/list`` then fails
+    for a skill that fails because of a new build, rather than leave it out)."""
     from skillsite.mcp.tools import SlashPrompts
 
     checked = ServedEntries(catalog)
-    return CatalogParts(catalog, checked, SkillsIndex(catalog, PAGE_SIZE, checked), SlashPrompts(catalog, checked),
-                        Once(lambda: CatalogListing(catalog, checked)))
+    cures = (lambda exc: reopen_reason(catalog, exc) is not None) if reopens else (lambda exc: False)
+    return CatalogParts(catalog, checked, SkillsIndex(catalog, PAGE_SIZE, checked, cures),
+                        SlashPrompts(catalog, checked), Once(lambda: CatalogListing(catalog, checked)))
 
 
 def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str,
@@ -195,7 +198,8 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str,
     from skillsite.mcp.tools import ServedPrompts, add_tools  # need pydantic, which comes with the SDK
 
     title = catalog_title(catalog) or "skills"
-    served = Reopening(catalog_parts(catalog), None if reopen is None else lambda: catalog_parts(reopen()))
+    served = Reopening(catalog_parts(catalog, reopen is not None),
+                       None if reopen is None else lambda: catalog_parts(reopen(), True))
     extension = SkillsExtension(served.current.index, served)
     bus = InMemorySubscriptionBus()  # the list-changed events of subscriptions/listen streams
     server = server_class("skillsite", subscriptions=bus, instructions=(

@@ -20,6 +20,7 @@ mcp = pytest.importorskip("mcp", reason="the MCP server is an optional extra: pi
 
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from skillsite.mcp.skills import EXTENSION  # noqa: E402
 from skillsite.publish.build import build  # noqa: E402
 from support import EXAMPLES, REPO, CountingServer, run_async_in_thread  # noqa: E402
 
@@ -56,6 +57,19 @@ class Session:
     async def call(self, tool: str, **arguments: Any) -> Any:
         return await self.session.call_tool(tool, arguments)
 
+    async def raw(self, method: str, **params: Any) -> tuple[str, Any]:
+        """A request the client has no method for (``skills/list``): ("ok", result) or ("error",
+        (code, message))."""
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import Request
+        from pydantic import TypeAdapter
+
+        try:
+            request = Request[dict[str, Any], str](method=method, params=params)
+            return "ok", await self.session.send_request(request, TypeAdapter(dict[str, Any]))
+        except MCPError as exc:
+            return "error", (exc.error.code, exc.error.message)
+
     async def changed(self) -> set[str]:
         """The list-changed notifications received since the last call (waiting a little for them)."""
         for _ in range(50):
@@ -89,7 +103,7 @@ def run(url: str, cache: Path, body) -> Any:
 
         with open(os.devnull, "w") as devnull:
             async with stdio_client(params, errlog=devnull) as (read, write):
-                async with ClientSession(read, write, message_handler=handle) as session:
+                async with ClientSession(read, write, message_handler=handle, extensions={EXTENSION: {}}) as session:
                     init = await session.initialize()
                     return await body(Session(session, notified), init)
 
@@ -246,11 +260,14 @@ def test_signed_metadata_that_expired_is_fetched_anew_once_re_signed(site: Path,
         reads = [("load_skill", {"skill": "code-review"}), ("search_skills", {"query": "review"})]
         out = {"before": [await s.call(tool, **arguments) for tool, arguments in reads]}
         await anyio_sleep(max(0.0, expires - time.time()) + 1.0)
+        out["lists_expired"] = [await s.raw("prompts/list"), await s.raw("skills/list"),
+                                await s.raw("resources/read", uri="skillsite://catalog")]
         out["expired"] = [await s.call(tool, **arguments) for tool, arguments in reads]
         out["changed_expired"] = await s.changed()
         resigned = tmp_path / "resigned"
         assert build([EXAMPLES], resigned, signing=Signing(key, expires=timedelta(days=1)), cache_dir=None).ok
         publish(resigned, host)
+        out["lists_after"] = [await s.raw("prompts/list"), await s.raw("skills/list")]
         out["after"] = [await s.call("search_skills", query="review"), await s.call("load_skill", skill="code-review")]
         out["changed"] = await s.changed()
         return out
@@ -261,7 +278,10 @@ def test_signed_metadata_that_expired_is_fetched_anew_once_re_signed(site: Path,
         text = text_of(refused)
         assert is_error(refused) and "expired at" in text and "opening it again failed: " in text, text
         assert "expired" in text.split("opening it again failed: ", 1)[1] and "Traceback" not in text, text
+    for kind, refused in out["lists_expired"]:  # answered from memory before, expired or not
+        assert kind == "error" and "expired at" in refused[1] and "opening it again failed: " in refused[1], refused
     assert out["changed_expired"] == set()
+    assert [kind for kind, _ in out["lists_after"]] == ["ok", "ok"] and out["lists_after"][1][1]["skills"]
     search, load = out["after"]
     assert not is_error(search) and "code-review" in [hit["id"] for hit in json.loads(text_of(search))]
     assert not is_error(load) and text_of(load).startswith('<skill_content name="code-review"'), text_of(load)
@@ -292,3 +312,109 @@ def test_a_skill_only_the_new_build_has_is_served_without_a_restart(
     assert not is_error(out["after"]) and B_LINE in text_of(out["after"]), text_of(out["after"])
     assert out["changed"] == LIST_CHANGED and out["asked_after"] == 2   # the look, and the open
     assert is_error(out["nowhere"]) and out["asked_nowhere"] == 1
+
+
+def paged_builds(tmp_path: Path) -> tuple[Path, Path]:
+    """The example catalog with its manifest paged (three entries a page), and build B of it
+    (test-first changed)."""
+    from skillsite.config import SiteConfig
+
+    src = Path(shutil.copytree(EXAMPLES, tmp_path / "paged-src"))
+    assert build([src], tmp_path / "paged-a", SiteConfig(shard_above=3), cache_dir=None).ok
+    skill_md = src / CHANGED / "SKILL.md"
+    skill_md.write_text(skill_md.read_text("utf-8") + f"\n{B_LINE}\n", "utf-8")
+    assert build([src], tmp_path / "paged-b", SiteConfig(shard_above=3), cache_dir=None).ok
+    return tmp_path / "paged-a", tmp_path / "paged-b"
+
+
+async def every_skill(s: Session) -> dict[str, list]:
+    """Every page of skills/list: the skills' URIs, and the ``_meta`` of each page that has one."""
+    found: dict[str, list] = {"skills": [], "meta": []}
+    params: dict[str, Any] = {}
+    while True:
+        kind, page = await s.raw("skills/list", **params)
+        assert kind == "ok", page
+        found["skills"] += [skill["uri"] for skill in page["skills"]]
+        found["meta"] += [page["_meta"]] if "_meta" in page else []
+        if "nextCursor" not in page:
+            return found
+        params = {"cursor": page["nextCursor"]}
+
+
+def listed_counts(found: dict[str, Any]) -> dict[str, int]:
+    return {key: len(value) for key, value in found.items() if isinstance(value, list)}
+
+
+def test_the_lists_follow_a_new_build_and_one_that_failed_is_answered_once_it_can_be(
+        host: CountingServer, tmp_path: Path) -> None:
+    """A paged catalog, its host half-way through an upload (build B's pages, skills.json cut
+    short).  prompts/list and resources/list fail, rightly; before, the listing that failed was
+    taken for a list's end, and both lists were empty for as long as the server ran.  skills/list
+    left every skill out ("refusing it") instead of opening the new build.  Once the upload is
+    whole, each list is the new build's, whole; an error met on the way to the SDK (prompts/get)
+    is a JSON-RPC error with its reason, not code 0."""
+    a, b = paged_builds(tmp_path)
+    publish(a, host)
+    command = next(e["command"] for e in json.loads((a / "skills.json").read_bytes())["skills"] if "command" in e)
+
+    async def lists(s: Session, init: Any) -> dict[str, Any]:
+        return {"prompts": (await s.session.list_prompts()).prompts,
+                "resources": (await s.session.list_resources()).resources}
+
+    before = listed_counts(run(host.url, tmp_path / "first-cache", lists))  # build A's lists, whole
+
+    async def body(s: Session, init: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"load": await s.call("load_skill", skill="code-review")}  # nothing listed yet
+        publish(b, host)
+        whole = (b / "skills.json").read_bytes()
+        (host.root / "skills.json").write_bytes(whole[: len(whole) // 2])
+        out["during"] = [await s.raw("prompts/list"), await s.raw("resources/list"), await s.raw("skills/list"),
+                         await s.raw("prompts/get", name=command)]
+        (host.root / "skills.json").write_bytes(whole)
+        out["after"] = {"prompts": (await s.session.list_prompts()).prompts,
+                        "resources": (await s.session.list_resources()).resources,
+                        "skills": (await s.raw("skills/list"))[1]["skills"]}
+        out["changed"] = await s.changed()
+        return out
+
+    out = run(host.url, tmp_path / "cache", body)
+    for kind, (code, message) in out["during"]:
+        assert kind == "error" and code == -32603 and "opening it again failed" in message, (kind, code, message)
+    after = listed_counts(out["after"])
+    assert before["prompts"] > 0 and after["prompts"] == before["prompts"], (before, after)
+    assert after["resources"] == before["resources"] > after["skills"] > 0, (before, after)
+    assert out["changed"] == LIST_CHANGED
+
+
+def test_unsigned_lists_of_a_new_build_and_a_typo_that_costs_a_304(
+        builds: tuple[Path, Path], host: CountingServer, tmp_path: Path) -> None:
+    """skills/list of a catalog in one file, once the host published build B: every skill was
+    left out with "refusing it", page after page, and no list_changed sent.  A name no build has
+    asks the host whether skills.json changed with the cached copy's validators: a 304, not the
+    whole file each time."""
+    a, b = builds
+    publish(a, host)
+
+    async def listing(s: Session, init: Any) -> dict[str, list]:
+        return await every_skill(s)
+
+    before = run(host.url, tmp_path / "first-cache", listing)  # build A's skills/list, whole
+
+    async def body(s: Session, init: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"load": await s.call("load_skill", skill="code-review")}  # nothing listed yet
+        publish(b, host)
+        host.take()
+        out["after"] = await every_skill(s)
+        out["changed"] = await s.changed()
+        host.take()
+        out["typos"] = [await s.call("load_skill", skill=f"no-such-skill-{n}") for n in range(3)]
+        out["asked"] = host.take()
+        return out
+
+    out = run(host.url, tmp_path / "cache", body)
+    after = out["after"]
+    assert before["skills"] and not before["meta"] and not after["meta"], after["meta"]
+    assert [uri for uri in after["skills"] if uri not in before["skills"]] == [f"skill://{NEW_SKILL}/SKILL.md"]
+    assert out["changed"] == LIST_CHANGED
+    assert all(is_error(typo) for typo in out["typos"])
+    assert out["asked"] == [("/skills.json", 304)] * 3, out["asked"]
