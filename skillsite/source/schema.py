@@ -117,6 +117,13 @@ def _severity(schema: dict[str, Any], keyword: str, key: str | None = None) -> S
     return Severity(value) if value else None
 
 
+def _one_cause_each(errors: list[Any]) -> list[Any]:
+    """The errors less the pattern failure of a value that is empty, which its ``minLength``
+    failure says already (``description: ""`` was both "is empty" and "'' is only whitespace")."""
+    empty = {tuple(e.absolute_path) for e in errors if e.validator == "minLength" and e.instance == ""}
+    return [e for e in errors if not (e.validator == "pattern" and tuple(e.absolute_path) in empty)]
+
+
 def _error_diagnostics(err: Any, profile: str, path: str, key_lines: dict[str, tuple[int, int]]
                        ) -> list[Diagnostic]:
     """The diagnostics of one jsonschema error, with the code and severity its schema names."""
@@ -168,7 +175,8 @@ def schema_diagnostics(frontmatter: dict[str, Any], profile: str, path: str,
     Outside the ``spec`` profile a key the schema does not list is a warning (SK207).
     """
     diags: list[Diagnostic] = []
-    for err in validator(profile).iter_errors(frontmatter):
+    errors = list(validator(profile).iter_errors(frontmatter))
+    for err in _one_cause_each(errors):
         for diag in _error_diagnostics(err, profile, path, key_lines):
             diag = _said_unlisted(diag, frontmatter, profile)
             if diag not in diags:

@@ -118,3 +118,15 @@ def test_any_frontmatter_gives_diagnostics_with_known_codes(profile, frontmatter
         assert not errors
     else:
         assert diags
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_an_empty_value_is_said_once_as_empty(profile: str) -> None:
+    """182 skills of a public directory write ``description: ""``: each got "is empty" and
+    "'' is only whitespace" (the pattern failing too), every error counted twice."""
+    lines = {"name": (2, 1), "description": (3, 1)}
+    found = [(d.code, d.message) for d in schema_diagnostics({"name": "", "description": ""}, profile, "s", lines)]
+    assert sorted(code for code, _ in found) == ["SK201", "SK203"], found
+    assert sorted(message.split(";")[0] for _, message in found) == ["'description' is empty", "'name' is empty"]
+    spaces = schema_diagnostics({"name": "a", "description": "   "}, profile, "s", lines)
+    assert [d.message for d in spaces] == ["'description' '   ' is only whitespace"]
