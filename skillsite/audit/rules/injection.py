@@ -91,7 +91,7 @@ OVERRIDE = Rule(
     ))
 
 _VERBS = (r"(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|"
-          r"alert(?:ing)?|warn(?:ing)?|let(?:ting)?)")
+          r"alert(?:ing)?|warn(?:ing)?)")
 _SENSITIVE = re.compile(
     r"https?://|\b(?:curl|wget|upload\w*|exfiltrat\w*|credential\w*|passwords?|tokens?|secrets?|api[_ -]?keys?|"
     r"private\s+keys?|cookies?|webhook|install\w*|download\w*|base64|delete\w*|rm\s+-rf|send\s+(?:it|them|this|"
@@ -135,6 +135,9 @@ class _Sensitive:
           prose(rf"\b(?:do{_S}not|don'?t|never|without|avoid)(?:{_S}(?:ever|ask(?:ing)?|bother(?:ing)?))?{_S}{_VERBS}"
                 rf"(?:{_S}(?:this|it|that|them|anything|about{_S}(?:this|it|that)))?(?:{_S}to)?(?:{_S}the)?{_S}"
                 rf"(?:user|human|operator|person|owner)s?\b(?!{_S}to{_S}\w)"),
+          # "don't let the user know", not "don't let users build labs" (let them do it)
+          prose(rf"\b(?:do{_S}not|don'?t|never)(?:{_S}ever)?{_S}let(?:ting)?(?:{_S}the)?{_S}"
+                rf"(?:user|human|operator|person|owner)s?{_S}(?:know|see|notice|find{_S}out|learn|reali[sz]e)\b"),
           prose(rf"\b(?:hide|conceal|keep){_S}(?:this|it|these|that|them|the{_S}\w+|all{_S}of{_S}this)"
                 rf"(?:{_S}(?:hidden|secret))?{_S}from{_S}the{_S}(?:user|human|operator)"),
           prose(rf"\bthe{_S}(?:user|human|operator){_S}(?:must|should|need|will){_S}(?:not|never)"
@@ -187,6 +190,19 @@ def fake_delimiter(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
     return replace(hit, detail=f": {match.group()!r}")
 
 
+#: A modal verb after a subject other than the agent ("root user on Linux will disable sandbox", in a
+#: flag's help): what a program does, stated, not the agent told to do it.
+_STATED = re.compile(r"\b(?!you\b|we\b)\w+\s+(?:will|would|may|might|could|can)(?:\s+(?:also|then|not))?\s+$",
+                     re.IGNORECASE)
+
+
+def stated_not_asked(doc: Document, match: re.Match[str], hit: Hit) -> Hit | None:
+    """Medium, not high, for what a program is said to do (a modal verb after its subject)."""
+    if _STATED.search(doc.folded[max(0, match.start() - 40):match.start()]):
+        return replace(hit, detail=" (stated of a program, not asked of the agent)", severity="medium")
+    return hit
+
+
 DISABLE_APPROVALS = Rule(
     "SK613", "prompt-injection", "high", "text tells the agent to turn off approvals or the sandbox",
     "Asking the agent to disable confirmations, the sandbox or safety checks lets everything after "
@@ -202,4 +218,4 @@ DISABLE_APPROVALS = Rule(
         prose(rf"\b(?:run|execute|do|perform|proceed|continue){_S}(?:[\w-]+{_S}){{0,4}}without{_S}(?:asking|requesting)"
               rf"(?:{_S}(?:for|the|user'?s?|their|any))*{_S}(?:permission|approval|consent)\b",
               severity="medium"),
-    ))
+    ), condition=stated_not_asked)
