@@ -158,7 +158,7 @@ def build(sources: tuple[Path, ...], out: Path, config_file: Path | None, strict
                      report=report or (cache / "diagnostics.json" if cache else report_file(None, "build.json")))
     counts = severity_counts(result.errors, result.warnings)
     if result.ok:
-        click.echo(f"Built {counted(len(result.published), 'skill')} into {out} ({len(result.skipped)} skipped; "
+        click.echo(f"Built {counted(len(result.published), 'skill')} into {out} ({len(result.skipped):,} skipped; "
                    f"{counts}); "
                    f"{human_bytes(result.output_bytes)} in {result.seconds:.2f} s")
         if result.budget:

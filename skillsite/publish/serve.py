@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from skillsite.diagnostics import Diagnostic, format_text, printable
+from skillsite.diagnostics import Diagnostic, counted, format_text, printable
 from skillsite.publish.interrupt import builds_end_on_signals
 from skillsite.publish.lock import claim
 from skillsite.publish.resident import Resident
@@ -66,6 +66,12 @@ RELOAD_JS = b"""(function () {
 SERVE_PREFIX = "skillsite-serve-"   # the temporary folder of one serve: the catalog and its cache
 IN_USE = ".in-use"                  # in that folder: locked while the serve runs
 SYNC_FOLDER = "watch"               # in that folder: the event watcher's own (see EventWatcher)
+
+
+def built_line(result: BuildResult, seconds: float) -> str:
+    """What serve says of a build, counted as ``build`` counts ("1 warning", "1,204 skipped")."""
+    return (f"Built {counted(len(result.published), 'skill')} ({len(result.skipped):,} skipped, "
+            f"{counted(result.errors, 'error')}, {counted(result.warnings, 'warning')}) in {seconds:.2f} s")
 
 
 class ReloadState:
@@ -585,8 +591,7 @@ class DevServer:
             return False
         if not in_place:
             self.state.bump()
-        self.echo(f"Built {len(result.published)} skills ({len(result.skipped)} skipped, {result.errors} errors, "
-                  f"{result.warnings} warnings) in {time.perf_counter() - started:.2f} s")
+        self.echo(built_line(result, time.perf_counter() - started))
         return True
 
     def check(self) -> bool:
