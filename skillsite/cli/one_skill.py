@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 
 import click
 
-from skillsite.diagnostics import printable, skill_at
+from skillsite.diagnostics import printable, skill_at, sort_diagnostics
 from skillsite.models import CatalogCheck
 from skillsite.source.discover import inside_folder
 from skillsite.source.ignore import repository_folder
@@ -62,4 +62,33 @@ def reported(checked: CatalogCheck, paths: Iterable[Path]) -> CatalogCheck:
     ids = {s.id for s in kept}
     owners = {printable(os.path.dirname(s.display_path)): s.id for s in checked.sources}
     diagnostics = tuple(d for d in checked.diagnostics if skill_at(d.path, owners) in ids)
-    return replace(checked, sources=kept, left_out=checked.left_out & ids, diagnostics=diagnostics)
+    return _near(replace(checked, sources=kept, left_out=checked.left_out & ids, diagnostics=diagnostics))
+
+
+def _near(checked: CatalogCheck) -> CatalogCheck:
+    """``checked`` with the paths of each skill under the current folder relative to it, as a
+    linter shows them: a SKILL.md given below its work tree's top was checked in the whole tree,
+    named from that top (absolute, as it is above the current folder)."""
+    moved = {s.id: shown for s in checked.sources if (shown := _relative(s.display_path)) is not None}
+    if not moved:
+        return checked
+    owners = {printable(os.path.dirname(s.display_path)): s.id for s in checked.sources}
+    folders = {s.id: (printable(os.path.dirname(s.display_path)), printable(os.path.dirname(moved[s.id])))
+               for s in checked.sources if s.id in moved}
+    diagnostics = []
+    for diag in checked.diagnostics:
+        owner = skill_at(diag.path, owners)
+        if owner in folders:
+            old, new = folders[owner]
+            diag = replace(diag, path=os.path.normpath(os.path.join(new, os.path.relpath(diag.path, old))))
+        diagnostics.append(diag)
+    sources = tuple(replace(s, display_path=moved.get(s.id, s.display_path)) for s in checked.sources)
+    return replace(checked, sources=sources, diagnostics=tuple(sort_diagnostics(diagnostics)))
+
+
+def _relative(path: str) -> str | None:
+    """An absolute ``path`` under the current folder, relative to it; None for any other path."""
+    if not os.path.isabs(path):
+        return None
+    relative = os.path.relpath(path)
+    return None if relative.startswith("..") else relative

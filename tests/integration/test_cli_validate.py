@@ -82,6 +82,23 @@ def test_one_skill_md_is_checked_as_in_its_tree(tmp_path):
     assert [s["id"] for s in data["skills"]] == ["release-manager/changelog"]   # the id a build gives it
 
 
+def test_a_skill_md_below_the_work_tree_s_top_is_named_from_the_current_folder(tmp_path):
+    """Checked in its whole work tree, named from the current folder as a linter names it (it
+    was named by its absolute path, the tree's top being above the current folder)."""
+    (tmp_path / ".git").mkdir()
+    write_skill(tmp_path / "skills", "foo", "name: foo\ndescription: Does foo.\n", body="See [x](missing.md).\n")
+    write_skill(tmp_path / "skills", "bar", "name: bar\ndescription: Does bar.\nauthor: me\n")
+    below = run("validate", "foo/SKILL.md", "--no-cache", cwd=tmp_path / "skills")
+    assert below.stdout.splitlines()[0].startswith("foo/SKILL.md:"), below.stdout
+    assert " SK303 " in below.stdout and "bar" not in below.stdout
+    inside = json.loads(run("validate", "SKILL.md", "--no-cache", "--format", "json",
+                            cwd=tmp_path / "skills" / "foo").stdout)
+    assert [(s["id"], s["path"]) for s in inside["skills"]] == [("skills/foo", "SKILL.md")]
+    assert [d["path"] for d in inside["diagnostics"]] == ["SKILL.md"]
+    outside = run("validate", "../bar/SKILL.md", "--no-cache", cwd=tmp_path / "skills" / "foo")
+    assert f"{tmp_path / 'skills' / 'bar' / 'SKILL.md'}:4:1: warning SK207" in outside.stdout   # not under it
+
+
 def test_json_format(tmp_path):
     result = run("validate", str(broken_tree(tmp_path)), "--format", "json")
     data = json.loads(result.stdout)
