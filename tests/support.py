@@ -271,6 +271,7 @@ class CountingServer:
 
         self.root = root
         self.requests: list[tuple[str, int]] = []
+        self.held: HeldRequests | None = None
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -280,6 +281,8 @@ class CountingServer:
                 pass
 
             def do_GET(self) -> None:
+                if server.held is not None:
+                    server.held.wait(self.path)
                 file = root / self.path.lstrip("/")
                 data = file.read_bytes() if file.is_file() else None
                 etag = f'"{hashlib.sha256(data).hexdigest()[:16]}"' if data is not None else ""
@@ -307,9 +310,34 @@ class CountingServer:
         """The paths asked for since the last call."""
         return [path for path, _ in self.take()]
 
+    def hold(self, prefix: str) -> HeldRequests:
+        """Hold every request for a path starting with ``prefix`` until released (a host slow to answer)."""
+        self.held = HeldRequests(prefix)
+        return self.held
+
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class HeldRequests:
+    """Requests a :class:`CountingServer` holds, answered once :meth:`release` is called (or after
+    ``seconds``, so that a server whose client never releases them is not held for ever)."""
+
+    def __init__(self, prefix: str, seconds: float = 30) -> None:
+        import threading
+
+        self.prefix, self.seconds = prefix, seconds
+        self.reached, self.released = threading.Event(), threading.Event()
+
+    def wait(self, path: str) -> None:
+        if path.startswith(self.prefix):
+            self.reached.set()
+            if not self.released.wait(self.seconds):
+                self.released.set()  # held long enough: those after it are answered at once
+
+    def release(self) -> None:
+        self.released.set()
 
 
 def python312() -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
+import anyio
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged
 
@@ -55,8 +56,8 @@ class ListsChanged:
         """The request's answer; a list whose entries fail is retried on the catalog opened anew.
         A loader error no part words (one met on the way to the SDK: a prompt or resource made
         when first named) is the request's error, worded by ``error_text``."""
-        if ctx.method in FROM_MEMORY:
-            self._still_signed()
+        if ctx.method in FROM_MEMORY:   # opening the catalog again fetches it: off the event loop
+            await anyio.to_thread.run_sync(self._still_signed)
         if ctx.method not in PAGED_LISTS:
             try:
                 return await call_next(ctx)
@@ -67,7 +68,7 @@ class ListsChanged:
             return await call_next(ctx)
         except LoaderError as exc:
             try:
-                self.served.recover(parts, exc)
+                await anyio.to_thread.run_sync(self.served.recover, parts, exc)
             except LoaderError as failed:
                 raise MCPError(INTERNAL_ERROR, wire_text(self.error_text(failed))) from None
         try:

@@ -16,6 +16,8 @@ import dataclasses
 import json
 from typing import Any, Callable, Container, Mapping
 
+import anyio
+
 from skillsite.mcp.served_entries import bounded_text
 from skillsite.mcp.skills import INVALID_PARAMS
 from skillsite.mcp.unfolding import Unfolding
@@ -125,4 +127,6 @@ class ListPages:
 
             raise MCPError(INVALID_PARAMS, f"invalid {ctx.method} cursor {bounded_text(str(cursor), 40)!r}: "
                                            "list from the first page on, by each page's nextCursor")
-        return listed.page(start)
+        # the page's entries are read as it is cut (a paged catalog's manifest pages fetched):
+        # off the event loop, which goes on answering the client's other requests meanwhile
+        return await anyio.to_thread.run_sync(listed.page, start)

@@ -16,6 +16,8 @@ import dataclasses
 import itertools
 from typing import Any, Callable, Iterable, Mapping
 
+import anyio
+
 from skillsite.mcp.unfolding import Unfolding
 
 
@@ -48,7 +50,9 @@ class OnDemand:
         wanted = self.getting.get(ctx.method)
         if wanted is not None:
             named = ctx.params.get(wanted.field) if isinstance(ctx.params, Mapping) else None
-            if isinstance(named, str) and wanted.names(named):
+            # the catalog is read to find the entry off the event loop; the SDK's own objects are
+            # added on it, as its handlers read them there (the entry is then found in memory)
+            if isinstance(named, str) and await anyio.to_thread.run_sync(wanted.names, named):
                 wanted.make(named)
             return await call_next(ctx)
         result = await call_next(ctx)

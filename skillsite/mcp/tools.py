@@ -291,8 +291,13 @@ class ServedPrompts:
 
     def on_demand(self) -> OnDemandList:
         """``prompts/list`` and ``prompts/get`` of the prompts of the catalog served now."""
-        return OnDemandList("prompts/list", "prompts", "prompts/get", "name", lambda name: self.named(name) is not None,
+        return OnDemandList("prompts/list", "prompts", "prompts/get", "name", self.names,
                             lambda: self.current().listed(), self.make, self.made.__contains__)
+
+    def names(self, name: str) -> bool:
+        """Whether ``name`` is a prompt of the catalog served now: a lookup alone, which may run
+        off the event loop (the SDK's prompts are changed by :meth:`make`, on it)."""
+        return self.served.run(lambda parts: parts.prompts.named(name)) is not None
 
 
 def prompt_error(text: str) -> Exception:
