@@ -16,8 +16,12 @@ from typing import Any
 
 
 def version_env(code: Path, **more: str) -> dict[str, str]:
-    """The environment of a child process that runs the skillsite at ``code``."""
-    return {**os.environ, "PYTHONPATH": str(code.resolve()), **more}
+    """The environment of a child process that runs the skillsite at ``code``, as an installed
+    skillsite runs: its modules' bytecode kept once compiled (pip compiles a package as it
+    installs it), even where this machine sets PYTHONDONTWRITEBYTECODE, with which every process
+    would compile every module it imports again."""
+    kept = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    return {**kept, "PYTHONPATH": str(code.resolve()), **more}
 
 
 def run_in_version(what: str, code: Path, script: str, cwd: Path, **values: Any) -> str:
