@@ -44,7 +44,7 @@ class CatalogSearch:
         metadata expired (a small catalog's index is in its skills.json, read before)."""
         if tags is not None and (isinstance(tags, str) or not all(isinstance(tag, str) for tag in tags)):
             raise TypeError("tags must be a list of strings")
-        self.catalog._files.still_signed()
+        self.catalog.still_signed()
         query = query[:MAX_QUERY_CHARS]
         if k <= 0:
             return []

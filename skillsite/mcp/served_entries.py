@@ -58,7 +58,7 @@ def bounded_text(text: str, limit: int = MAX_TEXT) -> str:
 def _wire_entry(entry: ManifestEntry) -> ManifestEntry:
     """``entry`` with the texts the server sends of it made :func:`wire_text`: its name,
     description and first MAX_TAGS tags :func:`bounded_text` too, and its command (which the
-    prompt runs by; :func:`~skillsite.mcp.tools.add_prompt` bounds the name it lists) whole.
+    prompt runs by; :func:`~skillsite.mcp.tools.command_prompt` bounds the name it lists) whole.
     Its id and children are checked to hold no lone surrogate already."""
     tags = tuple(bounded_text(tag) for tag in entry.tags[:MAX_TAGS])
     texts = {"name": bounded_text(entry.name), "description": bounded_text(entry.description), "tags": tags,

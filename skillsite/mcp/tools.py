@@ -159,11 +159,6 @@ def command_prompt(message: Callable[[str], str], command: str, description: str
     return Prompt.from_function(run_skill, name=bounded_text(command), description=bounded_text(description))
 
 
-def add_prompt(server: Any, catalog: Catalog, command: str, description: str) -> None:
-    """Give ``server`` the prompt of one slash command (:func:`skill_prompt`)."""
-    server.add_prompt(skill_prompt(catalog, command, description))
-
-
 def listed_prompt(prompt: Prompt) -> dict[str, Any]:
     """``prompt`` as ``prompts/list`` gives it: as the SDK's ``MCPServer.list_prompts`` makes it, in JSON."""
     arguments = [types.PromptArgument(name=a.name, description=a.description, required=a.required)
@@ -174,7 +169,7 @@ def listed_prompt(prompt: Prompt) -> dict[str, Any]:
 
 class SlashPrompts:
     """The prompts of the user-invocable skills, in the order of their commands, each given to the
-    SDK only when ``prompts/get`` first names it (:mod:`skillsite.mcp.on_demand`): the SDK's prompt
+    SDK only when ``prompts/get`` first names it (by :class:`ServedPrompts`): the SDK's prompt
     object holds a pydantic model of its arguments, and made for every skill at start-up they
     cost a catalog of 20,000 some 35 s.  Listed as the SDK lists them: a name two commands are
     shown as (both over MAX_TEXT and alike up to it) is the first one's.
@@ -192,7 +187,6 @@ class SlashPrompts:
         self._commands = Once(self._sorted_commands)
         self._named = Once(self._by_name)
         self._listed = Once(lambda: Unfolding(self._listing(), remake=self._listing))
-        self.made: set[str] = set()
 
     def _sorted_commands(self) -> list[tuple[str, dict[str, Any]]]:
         """Each entry with a command (text), with that command as served (:func:`wire_text`), in
@@ -237,18 +231,6 @@ class SlashPrompts:
                 shown.add(name)
                 yield {**shape, "name": name, "description": bounded_text(entry.description) or shape["description"]}
 
-    def on_demand(self, server: Any) -> OnDemandList:
-        """``prompts/list`` and ``prompts/get`` of these prompts, each made for ``server`` when first named."""
-
-        def make(name: str) -> None:
-            entry = self.named(name)
-            if name not in self.made and entry is not None:
-                add_prompt(server, self.catalog, entry.slash_command or "", entry.description)
-                self.made.add(name)
-
-        return OnDemandList("prompts/list", "prompts", "prompts/get", "name",
-                            lambda name: self.named(name) is not None, self.listed, make, self.made.__contains__)
-
 
 class ServedPrompts:
     """The prompts of the catalog served now (its parts' :class:`SlashPrompts`, replaced when the
@@ -273,8 +255,13 @@ class ServedPrompts:
         return self.served.current.prompts
 
     def named(self, name: str) -> ManifestEntry | None:
-        """:meth:`SlashPrompts.named` of the catalog served now (opened again when that cures its failure)."""
+        """:meth:`SlashPrompts.named` of the catalog served now (opened again when that cures its
+        failure), the SDK's prompts of a replaced catalog taken back first."""
         self.current()
+        return self._entry(name)
+
+    def _entry(self, name: str) -> ManifestEntry | None:
+        """:meth:`SlashPrompts.named` of the catalog served now: a lookup alone."""
         return self.served.run(lambda parts: parts.prompts.named(name))
 
     def make(self, name: str) -> None:
@@ -297,7 +284,7 @@ class ServedPrompts:
     def names(self, name: str) -> bool:
         """Whether ``name`` is a prompt of the catalog served now: a lookup alone, which may run
         off the event loop (the SDK's prompts are changed by :meth:`make`, on it)."""
-        return self.served.run(lambda parts: parts.prompts.named(name)) is not None
+        return self._entry(name) is not None
 
 
 def prompt_error(text: str) -> Exception:
