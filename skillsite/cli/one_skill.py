@@ -44,9 +44,9 @@ def tree_of(path: Path, sources: Sequence[str]) -> Path:
 
 
 def _shown(folder: Path) -> Path:
-    """``folder`` relative to the current folder when under it (as diagnostics then name paths)."""
-    relative = os.path.relpath(folder)
-    return folder if relative.startswith("..") else Path(relative)
+    """``folder`` (absolute) relative to the current folder when under it (as diagnostics then name paths)."""
+    relative = _relative(str(folder))
+    return folder if relative is None else Path(relative)
 
 
 def reported(checked: CatalogCheck, paths: Iterable[Path]) -> CatalogCheck:
