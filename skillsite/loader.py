@@ -197,6 +197,11 @@ class Catalog:
         self.signed = check_signature(self.manifest, raw, get, store, keys, self.location)
         self._pin_all_fetches = self.signed is not None
 
+    @property
+    def manifest_sha256(self) -> str:
+        """The sha256 (hex) of the skills.json this object read: which build of the catalog it is."""
+        return self._opened_sha256
+
     def still_signed(self) -> None:
         """TrustError once the signed metadata this catalog was opened with has expired (nothing
         for an unsigned one): a reader that answers from what it read already (``skillsite mcp``'s

@@ -18,6 +18,7 @@ from typing import Any, Callable, Container, Mapping
 
 import anyio
 
+from skillsite.mcp.cursors import OtherBuild, named_start_text, page_cursor
 from skillsite.mcp.served_entries import bounded_text
 from skillsite.mcp.skills import INVALID_PARAMS
 from skillsite.mcp.unfolding import Unfolding
@@ -57,10 +58,13 @@ def named_start(given: Any, starts: Container[int]) -> int | None:
 class CutList:
     """One list as the SDK gave it (``result``, its entries under ``key`` as ``entries``), cut
     into pages of at most ``page_bytes`` of entries as they are asked for: a page takes entries
-    in order while they stay within the limit, and at least one (an empty list is one empty page)."""
+    in order while they stay within the limit, and at least one (an empty list is one empty page).
+    Its cursors name ``build``, the build of the catalog it lists (:mod:`~skillsite.mcp.cursors`)."""
 
-    def __init__(self, key: str, result: dict[str, Any], entries: Unfolding[Any], page_bytes: int) -> None:
+    def __init__(self, key: str, result: dict[str, Any], entries: Unfolding[Any], page_bytes: int,
+                 build: str) -> None:
         self.key, self.result, self.entries, self.page_bytes = key, result, entries, page_bytes
+        self.build = build
         self.ends: dict[int, int] = {}   # page start -> end, of the pages cut so far
         self.starts = {0}                # the first page's and each one a nextCursor named
 
@@ -73,7 +77,7 @@ class CutList:
         page = {**self.result, self.key: self.entries.between(start, end)}
         page.pop("nextCursor", None)
         if self.entries.reaches(end + 1):
-            page["nextCursor"] = str(end)
+            page["nextCursor"] = page_cursor(end, self.build)
             self.starts.add(end)
         return page
 
@@ -88,20 +92,23 @@ class CutList:
         return end
 
     def start_at(self, cursor: Any) -> int | None:
-        """The page start a cursor names (one a ``nextCursor`` gave), None for any other."""
-        return named_start(cursor, self.starts)
+        """The page start a cursor names (one a ``nextCursor`` gave), None for any other;
+        OtherBuild for one of another build."""
+        return named_start(named_start_text(cursor, self.build), self.starts)
 
 
 class ListPages:
     """Server middleware answering resources/list and prompts/list a page at a time; any other
     request goes on unchanged.  Placed outside the middleware that filters resources/list, it
     pages what that leaves.  The SDK is asked once per method, protocol version (the wire
-    shape of a result depends on the version) and ``version()`` of the catalog served (a
-    cursor of an older one's pages names none), and never sees the cursor."""
+    shape of a result depends on the version) and ``version()`` of the catalog served, and
+    never sees the cursor.  Cursors name ``build()``, the build of the catalog served: one of
+    an older build is refused as such."""
 
-    def __init__(self, page_bytes: int = LIST_PAGE_BYTES, version: Callable[[], int] = lambda: 0) -> None:
+    def __init__(self, build: Callable[[], str], page_bytes: int = LIST_PAGE_BYTES,
+                 version: Callable[[], int] = lambda: 0) -> None:
         self.page_bytes = page_bytes
-        self.version = version
+        self.build, self.version = build, version
         self.cut: dict[tuple[str, str], CutList] = {}
         self._cut_of = version()
 
@@ -119,14 +126,23 @@ class ListPages:
             if not (isinstance(result, dict) and isinstance(result.get(key), (list, Unfolding))):
                 return result  # no list to cut: passed on as it is
             entries = result[key] if isinstance(result[key], Unfolding) else Unfolding(result[key])
-            listed = CutList(key, result, entries, self.page_bytes)
+            listed = CutList(key, result, entries, self.page_bytes, self.build())
             self.cut[(ctx.method, str(ctx.protocol_version))] = listed
-        start = 0 if cursor is None else listed.start_at(cursor)
-        if start is None:
-            from mcp.shared.exceptions import MCPError
-
-            raise MCPError(INVALID_PARAMS, f"invalid {ctx.method} cursor {bounded_text(str(cursor), 40)!r}: "
-                                           "list from the first page on, by each page's nextCursor")
+        start = 0 if cursor is None else _start(listed, cursor, ctx.method)
         # the page's entries are read as it is cut (a paged catalog's manifest pages fetched):
         # off the event loop, which goes on answering the client's other requests meanwhile
         return await anyio.to_thread.run_sync(listed.page, start)
+
+
+def _start(listed: CutList, cursor: Any, method: str) -> int:
+    """The page start ``cursor`` names in ``listed``; the request's error when it names none."""
+    from mcp.shared.exceptions import MCPError
+
+    try:
+        start = listed.start_at(cursor)
+    except OtherBuild as exc:
+        raise MCPError(INVALID_PARAMS, f"invalid {method} cursor {exc}") from None
+    if start is None:
+        raise MCPError(INVALID_PARAMS, f"invalid {method} cursor {bounded_text(str(cursor), 40)!r}: "
+                                       "list from the first page on, by each page's nextCursor")
+    return start

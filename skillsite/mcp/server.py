@@ -31,6 +31,7 @@ from typing import Any, Callable
 from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.loader import Catalog, LoaderError
+from skillsite.mcp.cursors import OtherBuild, build_of, named_start_text, page_cursor
 from skillsite.mcp.list_pages import ListPages, named_start, page_ends
 from skillsite.mcp.on_demand import OnDemand
 from skillsite.mcp.once import Once
@@ -122,6 +123,7 @@ class CatalogListing:
                          "max_path_bytes": MAX_PATH_BYTES}
         self.skills = [listed_skill(e) for e in usable]
         self.ends = page_ends(self.skills, page_bytes)  # page start -> end
+        self.build = build_of(catalog)   # what each ``next`` names (:mod:`~skillsite.mcp.cursors`)
 
     def page(self, start: int = 0) -> dict[str, Any]:
         """The page starting at the ``start``-th skill (one a ``next`` gave; KeyError otherwise):
@@ -129,11 +131,13 @@ class CatalogListing:
         end = self.ends[start]
         return {**self.head, "skills": self.skills[start:end], "withheld": self.withheld,
                 "total": len(self.skills),
-                "next": CATALOG_PAGE_URI.format(start=end) if end < len(self.skills) else None}
+                "next": CATALOG_PAGE_URI.format(start=page_cursor(end, self.build)) if end < len(self.skills)
+                else None}
 
     def page_at(self, start: str) -> dict[str, Any] | None:
-        """The page a ``next`` URI's ``start`` names, or None when no page starts there."""
-        named = named_start(start, self.ends)
+        """The page a ``next`` URI's ``start`` names, or None when no page starts there
+        (OtherBuild for a ``next`` of another build)."""
+        named = named_start(named_start_text(start, self.build), self.ends)
         return self.page(named) if named is not None else None
 
 
@@ -210,7 +214,8 @@ def build_server(catalog: Catalog, error_text: Callable[[Exception], str] = str,
         " Skills are also served through the MCP Skills extension (skills/list, skill:// resources)."),
         extensions=[extension])
     server.middleware.append(ListsChanged(served, bus, error_text))  # retries the lists, tells of new ones
-    server.middleware.append(ListPages(version=lambda: served.generation))  # pages what OnDemand lists
+    pages = ListPages(lambda: build_of(served.current.catalog), version=lambda: served.generation)
+    server.middleware.append(pages)  # pages what OnDemand lists
     server.middleware.append(OnDemand(ServedPrompts(server, served).on_demand(), extension.on_demand(server)))
     extension.declare_in_handshake(server)
     add_tools(server, catalog, tool_error, error_text, served=served)
@@ -244,7 +249,10 @@ def _add_resources(server: Any, served: Reopening[CatalogParts], resource_error:
     @server.resource(CATALOG_PAGE_URI, name="catalog_page", mime_type="application/json",
                      description="A later page of skillsite://catalog, as its \"next\" names it.")
     def catalog_page(start: str) -> str:
-        page = read_listing().page_at(start)
+        try:
+            page = read_listing().page_at(start)
+        except OtherBuild as exc:
+            raise resource_error(f"no page of {CATALOG_URI} at {exc}") from None
         if page is None:
             raise resource_error(f"no page of {CATALOG_URI} starts at {bounded_text(start, 40)!r}: "
                                  "read the pages from skillsite://catalog on, by their \"next\"")

@@ -56,6 +56,7 @@ from skillsite.agent.catalog_format import offered_to_model, within_max_risk
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import LoaderError
 from skillsite.loader import Catalog
+from skillsite.mcp.cursors import OtherBuild, build_of, named_start_text, page_cursor
 from skillsite.mcp.file_tables import FileTables, SkillFile
 from skillsite.mcp.frontmatter import FrontmatterError, frontmatter_object
 from skillsite.mcp.once import Once
@@ -167,6 +168,7 @@ class SkillsIndex:
         self.catalog = catalog
         self.reopening_cures = reopening_cures  # a skill that fails for it fails the page, not just itself
         self.page_size = page_size
+        self.build = build_of(catalog)   # what its cursors name (a reopened server's are another build's)
         self._served = served_entries(catalog, checked)
         self.file_tables = FileTables(catalog, self._served)
         self._tables = Once(self._make)
@@ -265,11 +267,15 @@ class SkillsIndex:
         return skill
 
     def _start(self, cursor: str | None) -> int:
-        """The offset a ``skills/list`` cursor names: one a page gives, ``str(offset)`` of a later
-        page's first skill (a multiple of the page size, below the skills listed)."""
+        """The offset a ``skills/list`` cursor names: one a page of this build gives, or
+        ``str(offset)`` of a later page's first skill (a multiple of the page size, below the
+        skills listed); a cursor of another build is refused (:mod:`~skillsite.mcp.cursors`)."""
         if cursor is None:
             return 0
-        offset = _offset(cursor)
+        try:
+            offset = _offset(named_start_text(cursor, self.build))
+        except OtherBuild as exc:
+            raise SkillsError(INVALID_PARAMS, f"invalid skills/list cursor {exc}") from None
         if offset is None or offset < self.page_size or offset % self.page_size or offset >= len(self.catalog) \
                 or not self._listed().reaches(offset + 1):
             raise SkillsError(INVALID_PARAMS, f"invalid skills/list cursor {cursor[:40]!r}")
@@ -300,7 +306,7 @@ class SkillsIndex:
         if meta:
             result["_meta"] = meta
         if listed.reaches(end + 1):
-            result["nextCursor"] = str(end)
+            result["nextCursor"] = page_cursor(end, self.build)
         return result
 
     def get(self, uri: str) -> dict[str, Any]:
@@ -343,10 +349,10 @@ class SkillsIndex:
         return [children[key] for key in sorted(children)]
 
 
-def _offset(cursor: str) -> int | None:
+def _offset(cursor: Any) -> int | None:
     """The number a cursor is, written as a page gives it (ASCII digits, no sign or leading zero,
     no longer than any offset of a catalog), else None."""
-    if not (cursor.isascii() and cursor.isdigit() and len(cursor) <= 18):
+    if not (isinstance(cursor, str) and cursor.isascii() and cursor.isdigit() and len(cursor) <= 18):
         return None
     return int(cursor) if cursor == str(int(cursor)) else None
 

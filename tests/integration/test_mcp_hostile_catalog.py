@@ -346,11 +346,10 @@ def test_the_catalog_resource_is_read_in_pages_of_bounded_size(site: Path, tmp_p
         while uri is not None and len(pages) < 200:
             pages.append((await session.read_resource(uri)).contents[0].text)
             uri = json.loads(pages[-1])["next"]
-        try:
-            await session.read_resource("skillsite://catalog/page/7")
-        except Exception as exc:  # the client raises the server's error
-            return {"pages": pages, "refused": str(exc)}
-        return {"pages": pages, "refused": None}
+        second_start = json.loads(pages[0])["next"].rsplit("/", 1)[1].partition(".")[0]
+        bare = (await session.read_resource(f"skillsite://catalog/page/{second_start}")).contents[0].text
+        return {"pages": pages, "bare": bare, "refused": [await refused(session, f"skillsite://catalog/page/{start}")
+                                                          for start in ("7", f"{second_start}.{'0' * 12}")]}
 
     out = run_async_in_thread(session_run, big, body, timeout=300)
     pages = [json.loads(text) for text in out["pages"]]
@@ -362,4 +361,16 @@ def test_the_catalog_resource_is_read_in_pages_of_bounded_size(site: Path, tmp_p
     listed = next(skill for skill in pages[0]["skills"] if skill["id"] == "test-first")
     assert listed["children"] == model["children"][:MAX_CHILDREN] and listed["children_total"] == 10_000
     assert "children_total" not in pages[-1]["skills"][-1]
-    assert out["refused"] is not None and "no page of skillsite://catalog starts at '7'" in out["refused"]
+    assert out["bare"] == out["pages"][1]   # a page's bare start, as before ``next`` named its build
+    start_7, other_build = out["refused"]
+    assert start_7 is not None and "no page of skillsite://catalog starts at '7'" in start_7
+    assert other_build is not None and "another build of the catalog" in other_build, other_build
+
+
+async def refused(session: ClientSession, uri: str) -> str | None:
+    """The error reading ``uri`` gives, None when it is read."""
+    try:
+        await session.read_resource(uri)
+    except Exception as exc:  # the client raises the server's error
+        return str(exc)
+    return None

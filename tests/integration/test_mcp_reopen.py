@@ -20,6 +20,8 @@ mcp = pytest.importorskip("mcp", reason="the MCP server is an optional extra: pi
 
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from skillsite.agent.catalog_format import offered_to_model  # noqa: E402
+from skillsite.agent.entry import ManifestEntry  # noqa: E402
 from skillsite.mcp.skills import EXTENSION  # noqa: E402
 from skillsite.publish.build import build  # noqa: E402
 from support import EXAMPLES, REPO, CountingServer, run_async_in_thread  # noqa: E402
@@ -312,6 +314,37 @@ def test_a_skill_only_the_new_build_has_is_served_without_a_restart(
     assert not is_error(out["after"]) and B_LINE in text_of(out["after"]), text_of(out["after"])
     assert out["changed"] == LIST_CHANGED and out["asked_after"] == 2   # the look, and the open
     assert is_error(out["nowhere"]) and out["asked_nowhere"] == 1
+
+
+def test_a_list_page_of_the_build_before_a_reopening_is_refused_not_skipped_into_the_new_one(
+        builds: tuple[Path, Path], host: CountingServer, tmp_path: Path) -> None:
+    """skills/list's cursor was the offset of the next page's first skill.  Asked for once the
+    server had opened build B (one skill more, sorting among A's), it named another place in B's
+    list: a client following it skipped or repeated skills.  The cursor names its build now: one
+    of build A is refused as such (-32602), and listing again from the first page gives B's
+    skills, each once."""
+    a, b = builds
+    publish(a, host)
+
+    async def body(s: Session, init: Any) -> dict[str, Any]:
+        kind, first = await s.raw("skills/list")
+        assert kind == "ok" and "nextCursor" in first, first
+        out: dict[str, Any] = {"same_build": await s.raw("skills/list", cursor=first["nextCursor"])}
+        publish(b, host)
+        out["load"] = await s.call("load_skill", skill=NEW_SKILL)   # opens build B
+        out["old_cursor"] = await s.raw("skills/list", cursor=first["nextCursor"])
+        out["listed_again"] = await every_skill(s)
+        return out
+
+    out = run(host.url, tmp_path / "cache", body)
+    assert out["same_build"][0] == "ok" and out["same_build"][1]["skills"], out["same_build"]
+    assert not is_error(out["load"]), text_of(out["load"])
+    kind, refused = out["old_cursor"]
+    assert kind == "error" and refused[0] == -32602 and "another build of the catalog" in refused[1], refused
+    again = out["listed_again"]["skills"]
+    b_skills = [f"skill://{e['id']}/SKILL.md" for e in json.loads((b / "skills.json").read_bytes())["skills"]
+                if offered_to_model(ManifestEntry.from_json(e))]
+    assert again == b_skills and f"skill://{NEW_SKILL}/SKILL.md" in again
 
 
 def paged_builds(tmp_path: Path) -> tuple[Path, Path]:

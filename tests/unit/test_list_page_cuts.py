@@ -3,8 +3,14 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+import pytest
+
+from skillsite.mcp.cursors import OtherBuild
 from skillsite.mcp.list_pages import CutList, entry_bytes, page_ends
 from skillsite.mcp.unfolding import Unfolding
+
+#: The build the lists below are of (the first hex digits of a skills.json's sha256).
+BUILD = "3f9ac2e1b04d"
 
 
 def test_pages_hold_what_fits_and_one_entry_at_least() -> None:
@@ -15,13 +21,17 @@ def test_pages_hold_what_fits_and_one_entry_at_least() -> None:
     assert page_ends([small] * 7, limit) == {0: 3, 3: 6, 6: 7}
     assert page_ends([small, big, small], limit) == {0: 1, 1: 2, 2: 3}
     assert page_ends([], limit) == {0: 0}
-    listed = CutList("resources", {"resources": [small] * 7, "ttlMs": 0}, Unfolding([small] * 7), limit)
+    listed = CutList("resources", {"resources": [small] * 7, "ttlMs": 0}, Unfolding([small] * 7), limit, BUILD)
     assert listed.start_at("3") is None  # no page named it yet
-    assert listed.page(0) == {"resources": [small] * 3, "ttlMs": 0, "nextCursor": "3"}
-    assert listed.page(3) == {"resources": [small] * 3, "ttlMs": 0, "nextCursor": "6"}
+    assert listed.page(0) == {"resources": [small] * 3, "ttlMs": 0, "nextCursor": f"3.{BUILD}"}
+    assert listed.page(3) == {"resources": [small] * 3, "ttlMs": 0, "nextCursor": f"6.{BUILD}"}
     assert listed.page(6) == {"resources": [small], "ttlMs": 0}
-    assert [listed.start_at(c) for c in ("3", "6", "0", "4", "03", "+3", "", None, 3, "٣")] == \
-        [3, 6, 0, None, None, None, None, None, None, None]
+    assert [listed.start_at(c) for c in (f"3.{BUILD}", "3", "6", "0", "4", f"4.{BUILD}", "03", "+3", "", None, 3,
+                                         "٣", f"3.{BUILD}x", f"3.{BUILD.upper()}", "3.")] == \
+        [3, 3, 6, 0, None, None, None, None, None, None, None, None, None, None, None]
+    for other in (f"3.{'0' * 12}", f"7.{'0' * 12}"):  # a page of another build: refused as such
+        with pytest.raises(OtherBuild, match="another build of the catalog"):
+            listed.start_at(other)
 
 
 def every_end(listed: CutList) -> dict[int, int]:
@@ -37,7 +47,7 @@ def test_pages_cut_as_asked_for_are_the_pages_cut_at_once() -> None:
     small, big = {"uri": "skill://a/SKILL.md"}, {"uri": "skill://b/SKILL.md", "description": "x" * 500}
     limit = 3 * entry_bytes(small)
     for entries in ([small] * 7, [small, big, small], [], [big, small, small, small, big], [small] * 6):
-        assert every_end(CutList("prompts", {}, Unfolding(entries), limit)) == page_ends(entries, limit), entries
+        assert every_end(CutList("prompts", {}, Unfolding(entries), limit, BUILD)) == page_ends(entries, limit), entries
 
 
 def test_a_page_makes_its_entries_and_the_next_one_only() -> None:
@@ -50,9 +60,9 @@ def test_a_page_makes_its_entries_and_the_next_one_only() -> None:
             yield {"uri": f"skill://s{number:04d}/SKILL.md"}
 
     limit = 3 * entry_bytes({"uri": "skill://s0000/SKILL.md"})
-    listed = CutList("resources", {}, Unfolding(entries()), limit)
-    assert listed.page(0)["nextCursor"] == "3" and made == [0, 1, 2, 3]
-    assert listed.page(3)["nextCursor"] == "6" and made == list(range(7))
+    listed = CutList("resources", {}, Unfolding(entries()), limit, BUILD)
+    assert listed.page(0)["nextCursor"] == f"3.{BUILD}" and made == [0, 1, 2, 3]
+    assert listed.page(3)["nextCursor"] == f"6.{BUILD}" and made == list(range(7))
 
 
 class FlakySource:
