@@ -303,10 +303,16 @@ class Catalog:
         ``skillsite verify``, which check it themselves); NotFoundError when the site has none."""
         return self._files.as_published(path)
 
-    def raw_entry(self, skill_id: str) -> dict[str, Any] | None:
+    def raw_entry(self, skill_id: str, *, with_page: bool = False) -> dict[str, Any] | None:
         """The entry of ``skill_id`` (an id, not a name) as its JSON object, unchecked, or None when
-        the catalog has no such id (a paged catalog fetches its page's index and its entry file)."""
-        return self._source.find(skill_id)
+        the catalog has no such id (a paged catalog fetches its page's index and its entry file;
+        ``with_page``: its whole page, for a reader going through many entries in order)."""
+        return self._source.find(skill_id, with_page=with_page)
+
+    def commands(self) -> list[tuple[str, str]]:
+        """(id, slash command) of each skill whose entry names one, unchecked, in manifest order (a
+        paged catalog reads its indexes, not its pages: see ``docs/artifacts.md``)."""
+        return self._source.commands()
 
     def order_key(self, skill_id: str) -> tuple[int, int | str]:
         """A sort key of an id of the catalog that puts ids in manifest order (:attr:`skills`'s), with

@@ -2,8 +2,8 @@
 
 A whole ``skills.json`` (format 1) holds them all.  The root of a paged one (format 2, see
 :mod:`~skillsite.agent.manifest_pages`) holds page 1; an id elsewhere costs its page's index
-(once) and its entry file, a name every index, and the whole list every page (fetched a few at
-a time).  Every file is fetched through the catalog's verified fetch: its sha256 must be the
+(once) and its entry file, a name or a slash command every index, and the whole list every
+page (fetched a few at a time).  Every file is fetched through the catalog's verified fetch: its sha256 must be the
 one its parent names (the root for pages and indexes, an index for entry files), else
 :class:`~skillsite.agent.errors.IntegrityError`.  Standard library only.
 """
@@ -17,7 +17,7 @@ from skillsite.agent.catalog_format import PAGED_FORMAT_VERSION
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import CatalogFormatError, FetchError, NotFoundError
 from skillsite.agent.manifest_check import parse_entry_file, parse_index, parse_page
-from skillsite.agent.manifest_pages import PageRecord, entry_url, find_page, page_records
+from skillsite.agent.manifest_pages import IndexRow, PageRecord, entry_url, find_page, page_records
 
 #: Fetch a site file checked against a sha256: (site-relative URL, sha256, size or None, what it is) -> bytes.
 VerifiedFetch = Callable[[str, str, "int | None", str], bytes]
@@ -38,9 +38,10 @@ class CatalogEntries:
         self.by_id: dict[str, dict[str, Any]] = {e["id"]: e for e in self.root}
         self._fetch, self._where = fetch, where
         self._pages: dict[int, list[dict[str, Any]]] = {}
-        self._indexes: dict[int, dict[str, tuple[str, str]]] = {}
+        self._indexes: dict[int, dict[str, IndexRow]] = {}
         self._all: list[dict[str, Any]] | None = None if self.records else self.root
         self._by_name: dict[str, list[str]] | None = None
+        self._commands: list[tuple[str, str]] | None = None
         self._by_unicode: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
         self._checked: dict[str, ManifestEntry] = {}
         self._root_places: dict[str, int] | None = None
@@ -119,10 +120,12 @@ class CatalogEntries:
             self._all = self.root + [e for r in self.records for e in self._pages[r.page]]
         return self._all
 
-    def find(self, skill_id: str) -> dict[str, Any] | None:
+    def find(self, skill_id: str, *, with_page: bool = False) -> dict[str, Any] | None:
         """The entry of ``skill_id``, or None when the catalog has no such id; a paged catalog
         fetches the index of the page whose range holds it, then its entry file (offline, the
-        page itself when the cache holds it: a session that read every page cached those)."""
+        page itself when the cache holds it: a session that read every page cached those).
+        ``with_page``: the page itself, in one request, for a reader going through many entries
+        in manifest order."""
         if skill_id in self.by_id or self._all is not None:
             return self.by_id.get(skill_id)
         if not isinstance(skill_id, str):
@@ -130,6 +133,10 @@ class CatalogEntries:
         record = find_page(self.records, skill_id)
         if record is None:
             return None
+        if with_page:
+            if record.page not in self._pages:
+                self._add_page(record, self._page(record))
+            return self.by_id.get(skill_id)
         try:
             return self._from_entry_file(record, skill_id)
         except FetchError as exc:
@@ -173,14 +180,47 @@ class CatalogEntries:
             return [e["id"] for e in entries]
 
     def _from_entry_file(self, record: PageRecord, skill_id: str) -> dict[str, Any] | None:
-        """The entry of ``skill_id`` from its entry file, which the page's index pins."""
+        """The entry of ``skill_id`` from its entry file, which the page's index pins (and whose
+        command it gives, when it gives commands)."""
         row = self._index(record).get(skill_id)
         if row is None:
             return None
         where = f"the entry file of {skill_id}"
-        data = parse_entry_file(self._fetch(entry_url(skill_id), row[1], None, where), skill_id, where)
+        data = parse_entry_file(self._fetch(entry_url(skill_id), row.sha256, None, where), skill_id, where)
+        if row.command_known and data.get("command") != row.command:
+            raise CatalogFormatError(f"{self._where}: {where} and the index of page {record.page} give other "
+                                     "slash commands")
         self.by_id[skill_id] = data
         return data
+
+    def commands(self) -> list[tuple[str, str]]:
+        """(id, command) of each skill with a slash command (its entry names one), in manifest
+        order: a paged catalog reads its indexes, and the pages of those that give no commands
+        (built before indexes did)."""
+        if self._all is not None:
+            return _commands_of(self._all)
+        if self._commands is None:
+            self._read_indexes()
+            silent = [r for r in self.records if not self._gives_commands(r) and r.page not in self._pages]
+            for record, entries in zip(silent, _each(self._page, silent)):
+                self._add_page(record, entries)
+            found = _commands_of(self.root)
+            for record in self.records:
+                rows = self._indexes[record.page]
+                found += ([(skill_id, row.command) for skill_id, row in rows.items() if row.command is not None]
+                          if self._gives_commands(record) else _commands_of(self._pages[record.page]))
+            self._commands = found  # only when whole: a fetch may fail, and be tried again
+        return self._commands
+
+    def with_command(self, command: str) -> list[dict[str, Any]]:
+        """The entries that name ``command`` as their slash command, in manifest order (a paged
+        catalog reads its indexes, then those entries' files)."""
+        found = (self.find(skill_id) for skill_id, named in self.commands() if named == command)
+        return [data for data in found if data is not None and data.get("command") == command]
+
+    def _gives_commands(self, record: PageRecord) -> bool:
+        """Whether the index of ``record`` (read) gives its skills' commands (an index has rows)."""
+        return next(iter(self._indexes[record.page].values())).command_known
 
     def named(self, name: str) -> list[str]:
         """The ids of the skills called ``name``, in manifest order (a paged catalog reads its indexes)."""
@@ -215,7 +255,7 @@ class CatalogEntries:
             return [(e["id"], e["name"]) for e in self._all]
         self._read_indexes()
         return [(e["id"], e["name"]) for e in self.root] + [
-            (skill_id, row[0]) for r in self.records for skill_id, row in self._indexes[r.page].items()]
+            (skill_id, row.name) for r in self.records for skill_id, row in self._indexes[r.page].items()]
 
     def _read_indexes(self) -> None:
         """Fetch every index not read yet (a few at a time)."""
@@ -226,7 +266,7 @@ class CatalogEntries:
     def entry_files(self) -> list[tuple[str, str, str]]:
         """(id, site-relative URL, sha256) of every entry file, as the indexes pin them."""
         self._read_indexes()
-        return [(skill_id, entry_url(skill_id), row[1]) for r in self.records
+        return [(skill_id, entry_url(skill_id), row.sha256) for r in self.records
                 for skill_id, row in self._indexes[r.page].items()]
 
     def _page(self, record: PageRecord) -> list[dict[str, Any]]:
@@ -234,26 +274,27 @@ class CatalogEntries:
         return parse_page(self._fetch(record.entries.url, record.entries.sha256, record.entries.bytes, where),
                           record, where)
 
-    def _index(self, record: PageRecord) -> dict[str, tuple[str, str]]:
-        """A page's index (id -> (name, entry file sha256)), fetched once."""
+    def _index(self, record: PageRecord) -> dict[str, IndexRow]:
+        """A page's index (id -> row), fetched once."""
         if record.page not in self._indexes:
             self._add_index(record, self._fetch_index(record))
         return self._indexes[record.page]
 
-    def _add_index(self, record: PageRecord, rows: dict[str, tuple[str, str]]) -> None:
+    def _add_index(self, record: PageRecord, rows: dict[str, IndexRow]) -> None:
         """Take a page's index; the page, when read, must hold the skills it lists."""
         if record.page in self._pages:
             self._same_skills(record, self._pages[record.page], rows)
         self._indexes[record.page] = rows
 
-    def _same_skills(self, record: PageRecord, entries: list[dict[str, Any]], rows: dict[str, tuple[str, str]]
-                     ) -> None:
-        """Refuse a page and its index that list other skills, or other names (either would
-        answer for a skill the other does not know of, depending on which was read first)."""
-        if [(e["id"], e["name"]) for e in entries] != [(skill_id, row[0]) for skill_id, row in rows.items()]:
+    def _same_skills(self, record: PageRecord, entries: list[dict[str, Any]], rows: dict[str, IndexRow]) -> None:
+        """Refuse a page and its index that list other skills, or other names or commands (either
+        would answer for a skill the other does not know of, depending on which was read first)."""
+        known = next(iter(rows.values())).command_known
+        if [(e["id"], e["name"], e.get("command") if known else None) for e in entries] != \
+                [(skill_id, row.name, row.command) for skill_id, row in rows.items()]:
             raise CatalogFormatError(f"{self._where}: page {record.page} and its index list other skills")
 
-    def _fetch_index(self, record: PageRecord) -> dict[str, tuple[str, str]]:
+    def _fetch_index(self, record: PageRecord) -> dict[str, IndexRow]:
         where = f"the index of page {record.page} ({record.index.url}) of {self._where}"
         return parse_index(self._fetch(record.index.url, record.index.sha256, record.index.bytes, where),
                            record, where)
@@ -277,6 +318,11 @@ def _each(func: Callable[[T], R], items: list[T]) -> Iterable[R]:
         return [func(item) for item in items]
     with ThreadPoolExecutor(max_workers=min(PARALLEL_FETCHES, len(items))) as pool:
         return list(pool.map(func, items))
+
+
+def _commands_of(entries: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(id, command) of each of ``entries`` (unchecked JSON) that names a slash command, in order."""
+    return [(e["id"], e["command"]) for e in entries if isinstance(e.get("command"), str)]
 
 
 def _copy_of(data: dict[str, Any] | None) -> str | None:

@@ -13,7 +13,9 @@ from typing import Any
 from skillsite.agent.catalog_format import FORMAT, FORMAT_VERSION, PAGED_FORMAT_VERSION
 from skillsite.agent.entry import entry_problem, is_hex_sha256
 from skillsite.agent.errors import CatalogFormatError, UnsafePathError, UnsupportedVersionError
-from skillsite.agent.manifest_pages import INDEX_FORMAT, PAGE_FORMAT, PageRecord, page_records
+from skillsite.agent.commands import command_name
+from skillsite.agent.manifest_pages import (COMMANDS_FROM_IDS, INDEX_FORMAT, PAGE_FORMAT, IndexRow, PageRecord,
+                                            page_records)
 from skillsite.agent.utf8 import is_utf8_text
 from skillsite.agent.vcs_names import is_vcs_folder
 
@@ -86,16 +88,27 @@ def parse_page(body: bytes, record: PageRecord, where: str) -> list[dict[str, An
     return data["skills"]
 
 
-def parse_index(body: bytes, record: PageRecord, where: str) -> dict[str, tuple[str, str]]:
-    """A page's index: id -> (name, sha256 of its entry file), checked as :func:`parse_page`."""
+def parse_index(body: bytes, record: PageRecord, where: str) -> dict[str, IndexRow]:
+    """A page's index: id -> its row (name, sha256 of its entry file, command), checked as
+    :func:`parse_page`.  Commands are known from an index that says how it gives them
+    (:data:`~skillsite.agent.manifest_pages.COMMANDS_FROM_IDS`); from any other, the page gives them."""
     data = _paged_file(body, INDEX_FORMAT, record, where)
     rows = data.get("skills")
     if not isinstance(rows, list) or not all(
             isinstance(r, dict) and isinstance(r.get("id"), str) and isinstance(r.get("name"), str)
-            and is_hex_sha256(r.get("sha256")) for r in rows):
-        raise CatalogFormatError(f"{where}: 'skills' is not a list of {{id, name, sha256}} rows")
+            and is_hex_sha256(r.get("sha256")) and _is_command(r.get("command")) for r in rows):
+        raise CatalogFormatError(f"{where}: 'skills' is not a list of {{id, name, sha256}} rows "
+                                 "(and a command, text or null)")
     _check_rows(rows, record, where)
-    return {r["id"]: (r["name"], r["sha256"]) for r in rows}
+    if data.get("commands") != COMMANDS_FROM_IDS:
+        return {r["id"]: IndexRow(r["name"], r["sha256"], None, False) for r in rows}
+    return {r["id"]: IndexRow(r["name"], r["sha256"], r["command"] if "command" in r else command_name(r["id"]), True)
+            for r in rows}
+
+
+def _is_command(value: Any) -> bool:
+    """Whether an index row's ``command`` (None when it has none) is one: a text, or null."""
+    return value is None or (isinstance(value, str) and value != "")
 
 
 def parse_entry_file(body: bytes, skill_id: str, where: str) -> dict[str, Any]:

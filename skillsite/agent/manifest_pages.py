@@ -7,7 +7,10 @@ page is two files, named with their sha256 and size in the root:
 - ``manifest/pages/NNNN.json``: the page's entries, whole (what ``Catalog.entries`` reads);
 - ``manifest/index/NNNN.json``: one row per skill of the page, ``{id, name, sha256}``, where
   ``sha256`` is that of the skill's entry file ``skills/<id>/entry.json`` (its manifest entry
-  alone, what ``Catalog.load`` reads).
+  alone, what ``Catalog.load`` reads).  An index that says ``"commands": "from-ids"`` gives
+  each skill's slash command too: its id made a command (:func:`~skillsite.agent.commands.command_name`)
+  unless its row says ``command`` (a numbered one, or null: none), so a command is found
+  without the pages, and the rows stay as small as the ids are.
 
 Pages hold the skills in the manifest's order (ascending id), so the root's ``first`` and
 ``last`` id of each page say which page holds an id without fetching anything.  Trust goes
@@ -23,7 +26,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from skillsite.agent.entry import is_hex_sha256, is_size
 from skillsite.agent.errors import CatalogFormatError
@@ -31,9 +34,20 @@ from skillsite.agent.site_urls import url_of
 
 PAGE_FORMAT = "skillsite-catalog-page"
 INDEX_FORMAT = "skillsite-catalog-index"
+#: An index's ``commands``: its rows give each skill's command, its id's unless the row says one.
+COMMANDS_FROM_IDS = "from-ids"
 PAGES_DIR = "manifest/pages"
 INDEX_DIR = "manifest/index"
 ENTRY_FILE = "entry.json"
+class IndexRow(NamedTuple):
+    """A skill's row in its page's index, as read."""
+
+    name: str
+    sha256: str             # of its entry file
+    command: str | None     # its slash command (None: none, or not known)
+    command_known: bool     # False: an index built before indexes gave commands (its page gives them)
+
+
 #: Entries on a page (fewer when ``shard_above`` is lower): about 500 KB of JSON a page.  A
 #: bigger catalog gets bigger pages (:func:`entries_per_page`), up to MAX_PAGE_SIZE.
 PAGE_SIZE = 250

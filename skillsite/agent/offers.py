@@ -100,30 +100,38 @@ class Offers:
         # commands are made lower-case: /Release_Manager is /release_manager, as typed
         entry = self._answering(command) or self._answering(command.lower())
         if entry is None:
-            entries = self.catalog._source.well_formed()
-            by_command = {e.slash_command: e for e in entries if e.slash_command is not None}
-            typed = xml_allowed(command[:MAX_SHOWN_COMMAND])  # said as the tool's texts say it, never raw
-            refused = next((e for e in entries if e.command == command and e.slash_command is None), None)
-            if refused is not None:  # a catalog built before user-invocable: false removed its command
-                raise NotFoundError(f"no skill answers to /{typed}: skill {xml_allowed(refused.id)} has no slash "
-                                    "command (user-invocable: false)")
-            close = close_commands(command, sorted(by_command))
-            hint = f"; did you mean {', '.join('/' + c for c in close)}?" if close else ""
-            raise NotFoundError(f"no skill answers to /{typed}{hint}")
+            raise self._none_answers(command)
         return command_message(self.catalog.load(entry.id).body, task)
+
+    def _none_answers(self, command: str) -> NotFoundError:
+        """The error of a command no skill answers to: a skill that names it but has none
+        (user-invocable: false), else the catalog's commands closest to it, each answered."""
+        source = self.catalog._source
+        typed = xml_allowed(command[:MAX_SHOWN_COMMAND])  # said as the tool's texts say it, never raw
+        for data in source.with_command(command):  # a catalog built before user-invocable: false removed its command
+            try:
+                refused = source.checked(data)
+            except CatalogFormatError:
+                continue
+            if refused.slash_command is None:
+                return NotFoundError(f"no skill answers to /{typed}: skill {xml_allowed(refused.id)} has no slash "
+                                     "command (user-invocable: false)")
+        close = [c for c in close_commands(command, sorted({c for _, c in source.commands()})) if self._answering(c)]
+        hint = f"; did you mean {', '.join('/' + c for c in close)}?" if close else ""
+        return NotFoundError(f"no skill answers to /{typed}{hint}")
 
     def _answering(self, command: str) -> ManifestEntry | None:
         """The skill that answers to ``command``: the last well-formed entry whose slash command it
         is.  Only the entries whose JSON names that command are checked (where every entry
-        was checked, a big catalog's first command paid for all of them); the others cannot answer."""
+        was checked, a big catalog's first command paid for all of them; a paged catalog reads its
+        indexes and those entries' files, not its pages); the others cannot answer."""
         found = None
-        for data in self.catalog._source.all():
-            if data.get("command") == command:
-                try:
-                    entry = self.catalog._source.checked(data)
-                except CatalogFormatError:
-                    continue
-                found = entry if entry.slash_command == command else found
+        for data in self.catalog._source.with_command(command):
+            try:
+                entry = self.catalog._source.checked(data)
+            except CatalogFormatError:
+                continue
+            found = entry if entry.slash_command == command else found
         return found
 
     def tool(self, style: str, env: Mapping[str, str] | None, budget: int, platform: str | None) -> dict[str, Any]:

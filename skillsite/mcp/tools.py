@@ -174,10 +174,12 @@ class SlashPrompts:
     cost a catalog of 20,000 some 35 s.  Listed as the SDK lists them: a name two commands are
     shown as (both over MAX_TEXT and alike up to it) is the first one's.
 
-    The order needs every entry's command, read from the catalog's JSON unchecked (a sort of
-    strings); an entry is checked (``checked``) only when a page lists it or a request names its
-    prompt, and one left out, or not a prompt (not user-invocable, above ``max_risk``), is
-    skipped then: the first page checks the entries it shows, not the catalog's.  Checks are
+    The order needs every entry's command, read unchecked (a sort of strings) from the
+    catalog's JSON, or a paged catalog's indexes (:meth:`~skillsite.loader.Catalog.commands`:
+    not its pages); an entry is read (a paged catalog's page) and checked (``checked``) only
+    when a page lists it or a request names its prompt (its entry file), and one left out, or
+    not a prompt (not user-invocable, above ``max_risk``), is skipped then: the first page
+    checks the entries it shows, not the catalog's.  Checks are
     kept (:class:`~skillsite.mcp.served_entries.ServedEntries`), so each entry is checked once whichever
     asks first."""
 
@@ -188,25 +190,26 @@ class SlashPrompts:
         self._named = Once(self._by_name)
         self._listed = Once(lambda: Unfolding(self._listing(), remake=self._listing))
 
-    def _sorted_commands(self) -> list[tuple[str, dict[str, Any]]]:
-        """Each entry with a command (text), with that command as served (:func:`wire_text`), in
+    def _sorted_commands(self) -> list[tuple[str, str]]:
+        """Each skill with a command, as (that command as served (:func:`wire_text`), its id), in
         the order of those commands (the catalog's among equal ones)."""
-        found = [(wire_text(data["command"]), data) for data in self.catalog.skills
-                 if isinstance(data.get("command"), str)]
+        found = [(wire_text(command), skill_id) for skill_id, command in self.catalog.commands()]
         return sorted(found, key=lambda pair: pair[0])
 
-    def _by_name(self) -> dict[str, list[dict[str, Any]]]:
-        """The entries by the name their prompt would be listed under, each name's in order."""
-        by_name: dict[str, list[dict[str, Any]]] = {}
-        for command, data in self._commands():
-            by_name.setdefault(bounded_text(command), []).append(data)
+    def _by_name(self) -> dict[str, list[str]]:
+        """The ids of the skills by the name their prompt would be listed under, each name's in order."""
+        by_name: dict[str, list[str]] = {}
+        for command, skill_id in self._commands():
+            by_name.setdefault(bounded_text(command), []).append(skill_id)
         return by_name
 
-    def prompt_entry(self, data: dict[str, Any]) -> ManifestEntry | None:
-        """The checked entry of ``data`` when it is served as a prompt (user-invocable, not above
-        ``max_risk``: the loader would refuse it), else None."""
-        entry = self.checked.check(data)
-        if isinstance(entry, LeftOut) or entry.slash_command is None:
+    def prompt_entry(self, skill_id: str, *, with_page: bool = False) -> ManifestEntry | None:
+        """The checked entry of ``skill_id`` when it is served as a prompt (user-invocable, not
+        above ``max_risk``: the loader would refuse it), else None (``with_page``: see
+        :meth:`~skillsite.loader.Catalog.raw_entry`)."""
+        data = self.catalog.raw_entry(skill_id, with_page=with_page)
+        entry = None if data is None else self.checked.check(data)
+        if entry is None or isinstance(entry, LeftOut) or entry.slash_command is None:
             return None
         return entry if within_max_risk(entry, self.catalog.max_risk) else None
 
@@ -224,9 +227,9 @@ class SlashPrompts:
         arguments and the description of one without a description, the others like it."""
         shape = listed_prompt(skill_prompt(self.catalog, "", ""))
         shown: set[str] = set()
-        for command, data in self._commands():
+        for command, skill_id in self._commands():
             name = bounded_text(command)
-            entry = None if name in shown else self.prompt_entry(data)
+            entry = None if name in shown else self.prompt_entry(skill_id, with_page=True)
             if entry is not None:
                 shown.add(name)
                 yield {**shape, "name": name, "description": bounded_text(entry.description) or shape["description"]}

@@ -20,8 +20,8 @@ from skillsite.agent.entry import (CODEX_POLICY, DEFAULT_VISIBILITY, HIDING_KEYS
                                    PLATFORMS, DependencyRecord, EntryRequirements, EntrySize, EntrySource, EntryUrls,
                                    EntryWarning, FileRecord, KnowledgeRecord, ManifestEntry, ToolRecord, Triggers,
                                    Visibility, shared)
-from skillsite.agent.manifest_pages import (ENTRY_FILE as ENTRY_JSON, INDEX_FORMAT, PAGE_FORMAT, FileRef,
-                                            PageRecord, entry_path, index_url, page_url)
+from skillsite.agent.manifest_pages import (COMMANDS_FROM_IDS, ENTRY_FILE as ENTRY_JSON, INDEX_FORMAT, PAGE_FORMAT,
+                                            FileRef, PageRecord, entry_path, index_url, page_url)
 from skillsite.agent.triggers import TRIGGER_KINDS
 from skillsite.agent.skill_md import skill_body
 from skillsite.agent.site_urls import SKILL_FOLDER_FILES, VERSIONS_FILE, VERSIONS_FOLDER, url_of
@@ -304,17 +304,27 @@ def _page_files(number: int, entries: list[dict[str, Any]]) -> Generator[tuple[s
         rel = entry_path(entry["id"])
         yield rel, body
         entry_files.append((rel, sha256_hex(body)))
-        rows.append({"id": entry["id"], "name": entry["name"], "sha256": entry_files[-1][1]})
+        rows.append(index_row(entry, entry_files[-1][1]))
     page = compact_json({"format": PAGE_FORMAT, "format_version": PAGED_FORMAT_VERSION, "page": number,
                          "skills": entries})
     index = compact_json({"format": INDEX_FORMAT, "format_version": PAGED_FORMAT_VERSION, "page": number,
-                          "skills": rows})
+                          "commands": COMMANDS_FROM_IDS, "skills": rows})
     yield page_url(number), page
     yield index_url(number), index
     record = PageRecord(number, FileRef(page_url(number), sha256_hex(page), len(page)),
                         FileRef(index_url(number), sha256_hex(index), len(index)), len(rows), rows[0]["id"],
                         rows[-1]["id"])
     return MadePage(record, tuple(entry_files), canonical_entries(entries))
+
+
+def index_row(entry: dict[str, Any], entry_sha256: str) -> dict[str, Any]:
+    """A skill's row in its page's index: id, name, the sha256 of its entry file, and its
+    command when that is not its id's (:data:`~skillsite.agent.manifest_pages.COMMANDS_FROM_IDS`)."""
+    row = {"id": entry["id"], "name": entry["name"], "sha256": entry_sha256}
+    command = entry.get("command")
+    if command != command_name(entry["id"]):
+        row["command"] = command
+    return row
 
 
 def paged_root(data: dict[str, Any], first: list[dict[str, Any]], records: list[PageRecord]) -> dict[str, Any]:

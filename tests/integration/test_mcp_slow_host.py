@@ -73,12 +73,12 @@ def test_tools_list_is_answered_while_prompts_list_waits_for_a_manifest_page(pag
     assert len(out["answer"]) == 13 and "release_manager/changelog" in out["answer"]
 
 
-def test_tools_list_is_answered_while_prompts_get_looks_for_the_prompt_in_the_manifest_pages(paged: CountingServer,
-                                                                          tmp_path: Path) -> None:
+def test_tools_list_is_answered_while_prompts_get_looks_for_the_prompt_in_the_manifest_indexes(paged: CountingServer,
+                                                                            tmp_path: Path) -> None:
     async def prompt(client: Any) -> str:
         got = await client.get_prompt("release_manager/changelog", {"task": "since v1.2"})
         return got.messages[0].content.text
 
-    out = answered_while_held(paged, tmp_path / "cache", "/manifest/pages/", prompt)
+    out = answered_while_held(paged, tmp_path / "cache", "/manifest/index/", prompt)
     assert out["tools while held"] is True
     assert "since v1.2" in out["answer"]

@@ -21,6 +21,7 @@ from support import EXAMPLES, CountingServer, run_async_in_thread  # noqa: E402
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
 
 PAGES = [f"/manifest/pages/{n:04d}.json" for n in (2, 3, 4, 5)]  # the 13 example skills, 3 a page
+INDEXES = [f"/manifest/index/{n:04d}.json" for n in (2, 3, 4, 5)]
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +38,8 @@ def test_start_up_and_loading_one_skill_fetch_no_manifest_page(paged: CountingSe
     """At start-up the server checked every entry, which fetched every page of a paged catalog
     (and parsed every entry of a whole one: some 1.3 s at 20,000 skills) before answering
     initialize.  Start-up fetches nothing past skills.json; loading one skill fetches its page's
-    index, its entry file and its SKILL.md; prompts/list, which lists every entry, fetches each
-    page once."""
+    index, its entry file and its SKILL.md; prompts/list, in the order of the commands the indexes
+    give, fetches the pages of the prompts it lists (here every page: every example skill is one), each once."""
     catalog = Catalog.open(paged.url, cache_dir=tmp_path / "cache")
     assert paged.take_paths() == ["/skills.json"]
     server = build_server(catalog)
@@ -62,7 +63,32 @@ def test_start_up_and_loading_one_skill_fetch_no_manifest_page(paged: CountingSe
     assert fetched[1] == ["/manifest/index/0004.json", "/skills/sql-migration-review/entry.json",
                           "/skills/sql-migration-review/SKILL.md"]
     assert len(out["prompts"]) == 13 and "release_manager/changelog" in out["prompts"]
-    assert sorted(fetched[2]) == PAGES
+    assert sorted(fetched[2]) == sorted([*INDEXES[:2], INDEXES[3], *PAGES])  # index 4: read for the load
+
+
+def test_a_prompt_and_a_slash_command_fetch_the_indexes_and_one_entry_file_not_the_pages(
+        paged: CountingServer, tmp_path: Path) -> None:
+    """prompts/get and the loader's command_message looked for the skill answering a command in
+    every entry: a paged catalog fetched every page (some 40 MB at 20,000 skills).  The indexes
+    give each skill's command now (its id's unless the row says another), so they fetch the
+    indexes, the entry file of that skill and its SKILL.md."""
+    skill_files = ["/skills/release-manager/changelog/entry.json", "/skills/release-manager/changelog/SKILL.md"]
+    catalog = Catalog.open(paged.url, cache_dir=tmp_path / "loader-cache")
+    message = catalog.command_message("/release_manager/changelog since v1.2")
+    by_loader = paged.take_paths()
+    server = build_server(Catalog.open(paged.url, cache_dir=tmp_path / "server-cache"))
+    paged.take_paths()
+
+    async def body(server: Any) -> str:
+        async with Client(server) as client:
+            got = await client.get_prompt("release_manager/changelog", {"task": "since v1.2"})
+            return got.messages[0].content.text
+
+    prompt = run_async_in_thread(body, server, timeout=120)
+    by_server = paged.take_paths()
+    assert "Task: since v1.2" in message and "since v1.2" in prompt
+    assert sorted(by_loader) == sorted(["/skills.json", *INDEXES, *skill_files]), by_loader
+    assert sorted(by_server) == sorted([*INDEXES, *skill_files]), by_server
 
 
 

@@ -465,6 +465,8 @@ def test_the_mcp_skills_extension_serves_the_same_on_both_forms(sites: dict[str,
             if "nextCursor" not in page:
                 break
             cursor = page["nextCursor"]
+        builds = {page.pop("nextCursor").partition(".")[2] for page in pages if "nextCursor" in page}
+        assert builds == {hashlib.sha256((site / "skills.json").read_bytes()).hexdigest()[:12]}
         served[name] = (pages, index.entry("skill://release-manager/SKILL.md"))
     assert served["paged"] == served["whole"] and len(served["paged"][0]) == 3
 
