@@ -77,6 +77,8 @@ RUNS = [
          "| `a*c*c*c*c*b` | 320 | not run (over 0.2 s) | ")),
     Run("entry_parse.py", ("{site}", "--rounds", "1", "--repeat", "1"),
         ("| well formed | this |", "| one field damaged | this |", "catalog: ")),
+    Run("command_lookup.py", ("--site", "{site}", "--runs", "1"),
+        ("| code | open to message, s | requests | fetched, KB |", "| this | ")),
     Run("catalog_sizes.py", ("{site}", "--scale", "2"),
         ("skills.json (root) ", "\nestimate at ", " (2 copies, ", UNPAGED), table=False, machine=False),
     Run("loader_latency.py", ("--skills", "20", "--runs", "1", "--searches", "1", "--keep", "{tmp}/work"),
