@@ -12,7 +12,9 @@ resolved them; a past one's as its own SKILL.md declared them, resolved over tod
 (:func:`~skillsite.source.dependencies.release_dependencies`).  Each release is rated by the
 audit (``risk``): the current one as the skill is; a past one by the audit of its published
 files (cached by its digest), ``audit.ignore`` applied, so that an agent gates every release as
-it gates the skill.
+it gates the skill.  A past release's ``skill.xml`` is what the loader's ``load(id, version)``
+gives: the release's body and files, the skill's name, sub-skills and knowledge documents as
+published today.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from typing import Any, Mapping, Sequence
 
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.prompt_xml import skill_content_xml
+from skillsite.agent.skill_md import skill_body
 from skillsite.agent.release_digest import release_digest
 from skillsite.audit.model import Finding, risk_of
 from skillsite.cache import Cache, KeptObjects, Section, digest, kept_or_made
@@ -112,10 +115,12 @@ class VersionPublishing:
         self.catalog = catalog
         self.audits = audits   # each skill's own findings (its current files), by id
         self.readers: dict[str, ObjectReader] = {}
+        self.entries: dict[str, ManifestEntry] = {}   # every skill's, by id (for sub-skills' names)
 
     def publish(self, skills: Sequence[Skill], entries: Sequence[ManifestEntry],
                 history: dict[str, SkillReleases]) -> dict[str, PublishedVersions]:
         """Every versioned skill's releases and ``versions.json``, by skill id."""
+        self.entries = {entry.id: entry for entry in entries} if history else {}
         try:
             return {skill.id: self._skill(skill, entry, history[skill.id])
                     for skill, entry in zip(skills, entries) if skill.id in history}
@@ -195,7 +200,8 @@ class VersionPublishing:
             if sha is not None:
                 files.append({"path": path, "sha256": sha, "size": f.size})
         files.sort(key=lambda f: (f["path"] != "SKILL.md", f["path"]))
-        self._release_xml(skill, release.version, top, main_blob, [f["path"] for f in files if f["path"] != "SKILL.md"])
+        self._release_xml(skill, entry, release.version, top, main_blob,
+                          [f["path"] for f in files if f["path"] != "SKILL.md"])
         return files, main_blob
 
     def _past_dependencies(self, top: str, main_blob: str) -> list[dict[str, Any]]:
@@ -229,18 +235,24 @@ class VersionPublishing:
         except GitError:
             return None
 
-    def _release_xml(self, skill: Skill, version: str, top: str, main_blob: str, paths: list[str]) -> None:
-        """The release's ``<skill_content>`` fragment, made from its own SKILL.md, its files read
-        from the release's folder (as the loader's ``load(id, version=...)`` gives it): the skill's
-        own folder holds the current files, which a past release may not have, or have otherwise."""
+    def _release_xml(self, skill: Skill, entry: ManifestEntry, version: str, top: str, main_blob: str,
+                     paths: list[str]) -> None:
+        """The release's ``<skill_content>`` fragment, as the loader's ``load(id, version=...)``
+        gives it: the body of its own SKILL.md and its files, read from the release's folder (the
+        skill's own folder holds the current files, which a past release may not have, or have
+        otherwise); the skill's name, sub-skills and knowledge documents, as the catalog
+        publishes them today."""
         into = f"skills/{skill.id}/{VERSIONS_FOLDER}/{version}/"
         page_url = absolute(self.config, release_url(skill.id, version))
-        key = digest("release-xml", skill.id, skill.name, main_blob, page_url, paths)
+        subs = [(c, self.entries[c].name, self.entries[c].description) for c in entry.children if c in self.entries]
+        docs = [(k.path, k.title, absolute(self.config, k.url)) for k in entry.knowledge]
+        key = digest("release-xml", skill.id, skill.name, main_blob, page_url, paths, subs, docs)
         if self.staging.keep(into + XML_FILE, key):
             return
-        name, body = _name_and_body(self._read(top, main_blob, self.config.max_bytes) or b"", skill.name)
+        body = skill_body(self._read(top, main_blob, self.config.max_bytes) or b"")
         self.staging.write(into + XML_FILE,
-                           skill_content_xml(name, skill.id, body, page_url, paths, []).encode("utf-8"), key)
+                           skill_content_xml(skill.name, skill.id, body, page_url, paths, subs, docs).encode("utf-8"),
+                           key)
 
 
 def _declared(raw: bytes, profile: str) -> list[str]:
@@ -259,15 +271,3 @@ def _declared(raw: bytes, profile: str) -> list[str]:
         data = {key: value for key, value in data.items() if key != "depends"}
     return [item for item, _, _ in declared_dependencies(data, {})]
 
-
-def _name_and_body(raw: bytes, default_name: str) -> tuple[str, str]:
-    """A release SKILL.md's name (else the skill's) and body, for its XML fragment."""
-    try:
-        split = split_frontmatter(decode_skill_md(raw))
-        if split is None:
-            return default_name, ""
-        data, _, _ = parse_frontmatter_text(split[0], "SKILL.md", 1)
-    except FrontmatterError:
-        return default_name, ""
-    name = data.get("name") if isinstance(data, dict) else None
-    return (name.strip() if isinstance(name, str) and name.strip() else default_name), split[2]

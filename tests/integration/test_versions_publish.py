@@ -410,3 +410,28 @@ def test_a_past_release_s_fragment_reads_its_files_from_the_release_s_folder(rep
         assert base.endswith(f"skills/a/versions/{version}/"), base
         loaded = re.search(r"<base_url>(.*?)</base_url>", Catalog.open(out).load("a", version).xml).group(1)
         assert loaded.endswith(base), (loaded, base)
+
+
+def test_a_past_release_s_fragment_is_the_one_the_loader_gives(tmp_path: Path) -> None:
+    """A past release's skill.xml had no <knowledge> block and no <sub_skills>, and named the skill
+    as the release's frontmatter did, where the loader's load(id, version=...) gives the skill's
+    knowledge documents, sub-skills and name as published today: an agent reading the published
+    fragment did not learn of the documents.  Both now give the same fragment, but for where its
+    URLs start (the loader's: where it read the catalog; the build's: the site, relative)."""
+    from skillsite.loader import Catalog
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("skills/knowledge/guide.md", "# The team's guide\n\nRead me first.\n")
+    with_guide = skill_md("a", "1.0.0", body="Old steps.").replace("---\n\n#", "knowledge:\n  - guide.md\n---\n\n#", 1)
+    repo.write("skills/a/SKILL.md", with_guide.replace("name: a", "name: a-then"))
+    repo.write("skills/a/child/SKILL.md", skill_md("child", None))
+    repo.commit("a 1.0.0")
+    repo.write("skills/a/SKILL.md", with_guide.replace("1.0.0", "2.0.0").replace("Old steps.", "New steps."))
+    repo.commit("a 2.0.0")
+    out = tmp_path / "site"
+    build(repo, out, "--no-cache")
+    published = (out / "skills/a/versions/1.0.0/skill.xml").read_text(encoding="utf-8")
+    loaded = Catalog.open(out).load("a", "1.0.0").xml
+    assert published == loaded.replace(f"{out.resolve().as_posix()}/", "")
+    assert "Old steps." in published and 'name="a"' in published and "<knowledge>" in published, published
+    assert "guide.md" in published and 'id="a/child"' in published, published
