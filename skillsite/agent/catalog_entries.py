@@ -200,17 +200,33 @@ class CatalogEntries:
         if self._all is not None:
             return _commands_of(self._all)
         if self._commands is None:
-            self._read_indexes()
-            silent = [r for r in self.records if not self._gives_commands(r) and r.page not in self._pages]
-            for record, entries in zip(silent, _each(self._page, silent)):
-                self._add_page(record, entries)
+            self._read_commands()
             found = _commands_of(self.root)
             for record in self.records:
-                rows = self._indexes[record.page]
+                rows = self._indexes.get(record.page)
                 found += ([(skill_id, row.command) for skill_id, row in rows.items() if row.command is not None]
-                          if self._gives_commands(record) else _commands_of(self._pages[record.page]))
+                          if rows is not None and _gives_commands(rows) else _commands_of(self._pages[record.page]))
             self._commands = found  # only when whole: a fetch may fail, and be tried again
-        return self._commands
+        return list(self._commands)
+
+    def _read_commands(self) -> None:
+        """Every index not read yet, and the page of each that gives no commands or cannot be
+        fetched (offline, the cache may hold the page: a session that read every page cached those)."""
+        missing = [r for r in self.records if r.page not in self._indexes]
+        for record, rows in zip(missing, _each(self._index_if_fetched, missing)):
+            if rows is not None:
+                self._add_index(record, rows)
+        silent = [r for r in self.records if r.page not in self._pages
+                  and not (r.page in self._indexes and _gives_commands(self._indexes[r.page]))]
+        for record, entries in zip(silent, _each(self._page, silent)):
+            self._add_page(record, entries)
+
+    def _index_if_fetched(self, record: PageRecord) -> dict[str, IndexRow] | None:
+        """A page's index, None when it cannot be fetched (its page is read instead)."""
+        try:
+            return self._fetch_index(record)
+        except FetchError:
+            return None
 
     def with_command(self, command: str) -> list[dict[str, Any]]:
         """The entries that name ``command`` as their slash command, in manifest order (a paged
@@ -218,9 +234,6 @@ class CatalogEntries:
         found = (self.find(skill_id) for skill_id, named in self.commands() if named == command)
         return [data for data in found if data is not None and data.get("command") == command]
 
-    def _gives_commands(self, record: PageRecord) -> bool:
-        """Whether the index of ``record`` (read) gives its skills' commands (an index has rows)."""
-        return next(iter(self._indexes[record.page].values())).command_known
 
     def named(self, name: str) -> list[str]:
         """The ids of the skills called ``name``, in manifest order (a paged catalog reads its indexes)."""
@@ -289,10 +302,14 @@ class CatalogEntries:
     def _same_skills(self, record: PageRecord, entries: list[dict[str, Any]], rows: dict[str, IndexRow]) -> None:
         """Refuse a page and its index that list other skills, or other names or commands (either
         would answer for a skill the other does not know of, depending on which was read first)."""
-        known = next(iter(rows.values())).command_known
-        if [(e["id"], e["name"], e.get("command") if known else None) for e in entries] != \
-                [(skill_id, row.name, row.command) for skill_id, row in rows.items()]:
+        if [(e["id"], e["name"]) for e in entries] != [(skill_id, row.name) for skill_id, row in rows.items()]:
             raise CatalogFormatError(f"{self._where}: page {record.page} and its index list other skills")
+        if _gives_commands(rows):
+            for entry in entries:
+                if entry.get("command") != rows[entry["id"]].command:
+                    raise CatalogFormatError(f"{self._where}: page {record.page} and its index give {entry['id']!r} "
+                                             f"other slash commands ({entry.get('command')!r} and "
+                                             f"{rows[entry['id']].command!r})")
 
     def _fetch_index(self, record: PageRecord) -> dict[str, IndexRow]:
         where = f"the index of page {record.page} ({record.index.url}) of {self._where}"
@@ -318,6 +335,11 @@ def _each(func: Callable[[T], R], items: list[T]) -> Iterable[R]:
         return [func(item) for item in items]
     with ThreadPoolExecutor(max_workers=min(PARALLEL_FETCHES, len(items))) as pool:
         return list(pool.map(func, items))
+
+
+def _gives_commands(rows: dict[str, IndexRow]) -> bool:
+    """Whether an index (its rows; an index has some) gives its skills' commands."""
+    return next(iter(rows.values())).command_known
 
 
 def _commands_of(entries: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:

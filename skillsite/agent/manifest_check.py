@@ -91,7 +91,8 @@ def parse_page(body: bytes, record: PageRecord, where: str) -> list[dict[str, An
 def parse_index(body: bytes, record: PageRecord, where: str) -> dict[str, IndexRow]:
     """A page's index: id -> its row (name, sha256 of its entry file, command), checked as
     :func:`parse_page`.  Commands are known from an index that says how it gives them
-    (:data:`~skillsite.agent.manifest_pages.COMMANDS_FROM_IDS`); from any other, the page gives them."""
+    (:data:`~skillsite.agent.manifest_pages.COMMANDS_FROM_IDS`: a row of an ASCII id may leave its
+    command to be made of its id, any other gives it); from any other, the page gives them."""
     data = _paged_file(body, INDEX_FORMAT, record, where)
     rows = data.get("skills")
     if not isinstance(rows, list) or not all(
@@ -100,7 +101,7 @@ def parse_index(body: bytes, record: PageRecord, where: str) -> dict[str, IndexR
         raise CatalogFormatError(f"{where}: 'skills' is not a list of {{id, name, sha256}} rows "
                                  "(and a command, text or null)")
     _check_rows(rows, record, where)
-    if data.get("commands") != COMMANDS_FROM_IDS:
+    if data.get("commands") != COMMANDS_FROM_IDS or not all("command" in r or r["id"].isascii() for r in rows):
         return {r["id"]: IndexRow(r["name"], r["sha256"], None, False) for r in rows}
     return {r["id"]: IndexRow(r["name"], r["sha256"], r["command"] if "command" in r else command_name(r["id"]), True)
             for r in rows}

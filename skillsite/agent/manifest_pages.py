@@ -8,9 +8,10 @@ page is two files, named with their sha256 and size in the root:
 - ``manifest/index/NNNN.json``: one row per skill of the page, ``{id, name, sha256}``, where
   ``sha256`` is that of the skill's entry file ``skills/<id>/entry.json`` (its manifest entry
   alone, what ``Catalog.load`` reads).  An index that says ``"commands": "from-ids"`` gives
-  each skill's slash command too: its id made a command (:func:`~skillsite.agent.commands.command_name`)
-  unless its row says ``command`` (a numbered one, or null: none), so a command is found
-  without the pages, and the rows stay as small as the ids are.
+  each skill's slash command too: the row's ``command`` (null: none), else, for an ASCII id,
+  the id made a command (:func:`~skillsite.agent.commands.command_name`), so a command is found
+  without the pages, and most rows stay as small as before.  (A letter outside ASCII is made
+  one by Python's Unicode tables, which differ between versions: such a row always says it.)
 
 Pages hold the skills in the manifest's order (ascending id), so the root's ``first`` and
 ``last`` id of each page say which page holds an id without fetching anything.  Trust goes

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import warnings
+from itertools import islice
 from typing import Any, Iterable, Mapping, Sequence
 
 from skillsite.agent.catalog_format import prompt_order
@@ -116,7 +117,8 @@ class Offers:
             if refused.slash_command is None:
                 return NotFoundError(f"no skill answers to /{typed}: skill {xml_allowed(refused.id)} has no slash "
                                      "command (user-invocable: false)")
-        close = [c for c in close_commands(command, sorted({c for _, c in source.commands()})) if self._answering(c)]
+        known = sorted({c for _, c in source.commands()})
+        close = list(islice((c for c in close_commands(command, known, max(1, len(known))) if self._answering(c)), 3))
         hint = f"; did you mean {', '.join('/' + c for c in close)}?" if close else ""
         return NotFoundError(f"no skill answers to /{typed}{hint}")
 

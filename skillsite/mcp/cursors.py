@@ -39,12 +39,18 @@ def named_start_text(given: Any, build: str) -> Any:
     """The start a cursor names, as written (its list checks it), given a cursor of the build
     ``build`` or a bare start; anything not written as a cursor is given back as it is, for its
     list to refuse.  OtherBuild for a cursor of another build."""
-    start, dot, named = given.partition(".") if isinstance(given, str) else ("", "", "")
-    if not (dot and start.isascii() and start.isdigit() and _is_build(named)):
+    if not names_a_build(given):
         return given
+    start, _, named = given.partition(".")
     if named != build:
         raise OtherBuild(f"{given[:60]!r}: {OTHER_BUILD}")
     return start
+
+
+def names_a_build(given: Any) -> bool:
+    """Whether ``given`` is written as a cursor that names a build (:func:`page_cursor`)."""
+    start, dot, named = given.partition(".") if isinstance(given, str) else ("", "", "")
+    return bool(dot) and start.isascii() and start.isdigit() and _is_build(named)
 
 
 def _is_build(text: str) -> bool:

@@ -18,7 +18,7 @@ from typing import Any, Callable, Container, Mapping
 
 import anyio
 
-from skillsite.mcp.cursors import OtherBuild, named_start_text, page_cursor
+from skillsite.mcp.cursors import OtherBuild, named_start_text, names_a_build, page_cursor
 from skillsite.mcp.served_entries import bounded_text
 from skillsite.mcp.skills import INVALID_PARAMS
 from skillsite.mcp.unfolding import Unfolding
@@ -93,8 +93,25 @@ class CutList:
 
     def start_at(self, cursor: Any) -> int | None:
         """The page start a cursor names (one a ``nextCursor`` gave), None for any other;
-        OtherBuild for one of another build."""
-        return named_start(named_start_text(cursor, self.build), self.starts)
+        OtherBuild for one of another build.  A cursor naming this build names a start of this
+        very list even when the list was cut anew since (a server that opened its catalog again
+        and found the same build): the pages are cut from the first up to it."""
+        start = named_start_text(cursor, self.build)
+        found = named_start(start, self.starts)
+        return self._cut_to(start) if found is None and names_a_build(cursor) else found
+
+    def _cut_to(self, start: str) -> int | None:
+        """The page start ``start`` (digits) when the pages cut from the first reach it, else None."""
+        target, at = int(start), 0
+        while at < target and self.entries.reaches(at + 1):
+            end = self.ends.get(at)
+            if end is None:
+                end = self.ends[at] = self._end(at)
+            at = end
+        if at != target or not self.entries.reaches(at + 1):
+            return None
+        self.starts.add(at)
+        return at
 
 
 class ListPages:

@@ -319,10 +319,12 @@ def _page_files(number: int, entries: list[dict[str, Any]]) -> Generator[tuple[s
 
 def index_row(entry: dict[str, Any], entry_sha256: str) -> dict[str, Any]:
     """A skill's row in its page's index: id, name, the sha256 of its entry file, and its
-    command when that is not its id's (:data:`~skillsite.agent.manifest_pages.COMMANDS_FROM_IDS`)."""
+    command unless that is its id's and the id is ASCII
+    (:data:`~skillsite.agent.manifest_pages.COMMANDS_FROM_IDS`: what another Python makes of a
+    letter outside ASCII may differ, as its Unicode version does)."""
     row = {"id": entry["id"], "name": entry["name"], "sha256": entry_sha256}
     command = entry.get("command")
-    if command != command_name(entry["id"]):
+    if command != command_name(entry["id"]) or not entry["id"].isascii():
         row["command"] = command
     return row
 

@@ -102,3 +102,19 @@ def test_an_item_that_fails_is_the_readers_error_and_the_list_is_read_again_late
             raise AssertionError("the failure was not raised")
         except OSError:
             pass
+
+
+def test_a_cursor_of_the_build_served_names_its_page_in_the_list_cut_anew() -> None:
+    """A server that opens its catalog again (its signed metadata expired) and finds the same build
+    cuts its lists anew: the nextCursor it had just given was refused ("list from the first page"),
+    though it names a page of this very list.  A cursor naming the build served is taken: the pages
+    are cut from the first up to it; one that is no page's start is still refused."""
+    small = {"uri": "skill://a/SKILL.md"}
+    limit = 3 * entry_bytes(small)
+    before = CutList("resources", {}, Unfolding([small] * 7), limit, BUILD)
+    cursors = [before.page(0)["nextCursor"], before.page(3)["nextCursor"]]
+    again = CutList("resources", {}, Unfolding([small] * 7), limit, BUILD)
+    assert again.start_at("6") is None   # a bare start: only one this list gave
+    assert [again.start_at(c) for c in cursors] == [3, 6] and again.page(6) == before.page(6)
+    fresh = CutList("resources", {}, Unfolding([small] * 7), limit, BUILD)
+    assert [fresh.start_at(f"{n}.{BUILD}") for n in (4, 7, 9, 0)] == [None, None, None, 0]
