@@ -309,6 +309,11 @@ class Catalog:
         ``with_page``: its whole page, for a reader going through many entries in order)."""
         return self._source.find(skill_id, with_page=with_page)
 
+    def entry_at(self, index: int) -> dict[str, Any] | None:
+        """The entry at ``index`` of :attr:`skills` (manifest order) as its JSON object, unchecked,
+        None past the last: a paged catalog fetches only the page that holds it."""
+        return self._source.at(index)
+
     def commands(self) -> list[tuple[str, str]]:
         """(id, slash command) of each skill whose entry names one, unchecked, in manifest order (a
         paged catalog reads its indexes, not its pages: see ``docs/artifacts.md``)."""

@@ -9,8 +9,10 @@ one its parent names (the root for pages and indexes, an index for entry files),
 """
 from __future__ import annotations
 
+import bisect
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
+from itertools import accumulate
 from typing import Any, Callable, Iterable, TypeVar
 
 from skillsite.agent.catalog_format import PAGED_FORMAT_VERSION
@@ -45,6 +47,7 @@ class CatalogEntries:
         self._by_unicode: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
         self._checked: dict[str, ManifestEntry] = {}
         self._root_places: dict[str, int] | None = None
+        self._page_ends: list[int] | None = None   # where each page's entries end, counted from the root's
 
     def __len__(self) -> int:
         return len(self.root) + sum(r.count for r in self.records)
@@ -119,6 +122,23 @@ class CatalogEntries:
                 self._add_page(record, entries)
             self._all = self.root + [e for r in self.records for e in self._pages[r.page]]
         return self._all
+
+    def at(self, index: int) -> dict[str, Any] | None:
+        """The entry at ``index`` in manifest order (0 on), None past the last: a paged catalog
+        fetches the page that holds it, once, so a reader going through the entries in order
+        pays for the pages it reaches."""
+        if self._all is not None or index < len(self.root):
+            entries = self._all if self._all is not None else self.root
+            return entries[index] if 0 <= index < len(entries) else None
+        if self._page_ends is None:
+            self._page_ends = list(accumulate((r.count for r in self.records), initial=len(self.root)))[1:]
+        place = bisect.bisect_right(self._page_ends, index)
+        if index < 0 or place >= len(self.records):
+            return None
+        record = self.records[place]
+        if record.page not in self._pages:
+            self._add_page(record, self._page(record))
+        return self._pages[record.page][index - (self._page_ends[place] - record.count)]
 
     def find(self, skill_id: str, *, with_page: bool = False) -> dict[str, Any] | None:
         """The entry of ``skill_id``, or None when the catalog has no such id; a paged catalog

@@ -100,10 +100,9 @@ class FileTables:
     def _step(self) -> bool:
         """Make the next entry's part of the tables; False when every entry is made."""
         with self._lock:
-            skills = self.catalog.skills
-            if self._done >= len(skills):
+            data = self.catalog.entry_at(self._done)   # a paged catalog's pages fetched as reached
+            if data is None:
                 return False
-            data = skills[self._done]
             outcome = self._outcome(data)
             if outcome is not None:
                 root, found = outcome

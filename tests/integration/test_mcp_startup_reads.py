@@ -91,6 +91,25 @@ def test_a_prompt_and_a_slash_command_fetch_the_indexes_and_one_entry_file_not_t
     assert sorted(by_server) == sorted([*INDEXES, *skill_files]), by_server
 
 
+def test_the_files_resources_list_lists_fetch_the_pages_they_reach(paged: CountingServer, tmp_path: Path) -> None:
+    """resources/list lists each skill's files in the catalog's order, making its tables an entry
+    at a time; but each step read the catalog's whole list of entries: a paged catalog's every
+    page, for its first file.  The first files (the root's skills') fetch no page, and going on
+    fetches each page as its skills are reached, once."""
+    import itertools
+
+    from skillsite.mcp.skills import SkillsIndex
+
+    index = SkillsIndex(Catalog.open(paged.url, cache_dir=tmp_path / "cache"))
+    paged.take_paths()
+    first = list(itertools.islice(index.file_tables.new_files(), 2))
+    at_first = paged.take_paths()
+    rest = list(index.file_tables.new_files())
+    later = paged.take_paths()
+    assert len(first) == 2 and rest[:2] == first and len(rest) > 20
+    assert not [path for path in at_first if path.startswith("/manifest/pages/")], at_first
+    assert sorted(path for path in later if path.startswith("/manifest/pages/")) == PAGES, later
+
 
 def test_skills_get_a_directory_read_and_a_file_read_fetch_the_skill_s_entries_and_no_manifest_page(
         paged: CountingServer, tmp_path: Path) -> None:

@@ -245,6 +245,8 @@ def test_the_loader_answers_the_same_on_both_forms(sites: dict[str, Path]) -> No
         assert path_free(got.xml, sites["paged"]) == path_free(expected.xml, sites["whole"])
     assert path_free(paged.prompt(env={}), sites["paged"]) == path_free(whole.prompt(env={}), sites["whole"])
     assert paged.skill_status(env={}) == whole.skill_status(env={})
+    in_order = Catalog.open(sites["paged"])   # nothing read yet: each entry's page fetched as reached
+    assert [in_order.entry_at(n) for n in range(-1, 15)] == [None, *whole.skills, None, None]
     assert paged.skills == whole.skills and paged.entries == whole.entries
 
 
