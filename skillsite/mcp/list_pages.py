@@ -139,11 +139,14 @@ class ListPages:
             self.cut, self._cut_of = {}, self.version()
         listed = self.cut.get((ctx.method, str(ctx.protocol_version)))
         if listed is None:
+            # the build asked of, named before it is read: should the catalog be opened anew
+            # meanwhile, the list's cursors name the build it may be of, which the next request refuses
+            build = self.build()
             result = await call_next(dataclasses.replace(ctx, params=params))  # the whole list
             if not (isinstance(result, dict) and isinstance(result.get(key), (list, Unfolding))):
                 return result  # no list to cut: passed on as it is
             entries = result[key] if isinstance(result[key], Unfolding) else Unfolding(result[key])
-            listed = CutList(key, result, entries, self.page_bytes, self.build())
+            listed = CutList(key, result, entries, self.page_bytes, build)
             self.cut[(ctx.method, str(ctx.protocol_version))] = listed
         start = 0 if cursor is None else _start(listed, cursor, ctx.method)
         # the page's entries are read as it is cut (a paged catalog's manifest pages fetched):

@@ -1,8 +1,10 @@
 """skillsite.mcp.list_pages: where resources/list and prompts/list are cut into pages."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Iterator
 
+import anyio
 import pytest
 
 from skillsite.mcp.cursors import OtherBuild
@@ -118,3 +120,42 @@ def test_a_cursor_of_the_build_served_names_its_page_in_the_list_cut_anew() -> N
     assert [again.start_at(c) for c in cursors] == [3, 6] and again.page(6) == before.page(6)
     fresh = CutList("resources", {}, Unfolding([small] * 7), limit, BUILD)
     assert [fresh.start_at(f"{n}.{BUILD}") for n in (4, 7, 9, 0)] == [None, None, None, 0]
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """What the middleware reads of a request's context."""
+
+    method: str
+    params: dict[str, Any] | None
+    protocol_version: str = "2025-11-25"
+
+
+def test_a_list_read_while_the_catalog_is_opened_anew_names_the_build_it_was_asked_of() -> None:
+    """Another request may have the server open its catalog again (a new build) while a list is
+    read: the list, of either build, was named as the new one's, and the next page, cut from the
+    new build's list, was served for its cursor (skills skipped or repeated).  Its cursors name
+    the build asked of: the next page is refused as another build's."""
+    from mcp.shared.exceptions import MCPError
+
+    from skillsite.mcp.list_pages import ListPages
+
+    small = {"name": "p"}
+    served = {"build": BUILD, "version": 0}
+
+    async def whole_list(ctx: Any) -> dict[str, Any]:
+        served.update(build="0" * 12, version=1)   # opened anew meanwhile
+        return {"prompts": [small] * 7}
+
+    pages = ListPages(lambda: served["build"], 3 * entry_bytes(small), lambda: served["version"])
+
+    async def both() -> tuple[dict[str, Any], str]:
+        first = await pages(Request("prompts/list", None), whole_list)
+        try:
+            await pages(Request("prompts/list", {"cursor": first["nextCursor"]}), whole_list)
+        except MCPError as exc:
+            return first, exc.error.message
+        return first, ""
+
+    first, refused = anyio.run(both)
+    assert first["nextCursor"] == f"3.{BUILD}" and "another build of the catalog" in refused, refused
