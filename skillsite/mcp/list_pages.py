@@ -101,7 +101,10 @@ class CutList:
         return self._cut_to(start) if found is None and names_a_build(cursor) else found
 
     def _cut_to(self, start: str) -> int | None:
-        """The page start ``start`` (digits) when the pages cut from the first reach it, else None."""
+        """The page start ``start`` (digits, as a page writes them) when the pages cut from the
+        first reach it, else None."""
+        if start != str(int(start)):
+            return None
         target, at = int(start), 0
         while at < target and self.entries.reaches(at + 1):
             end = self.ends.get(at)
@@ -140,17 +143,19 @@ class ListPages:
         listed = self.cut.get((ctx.method, str(ctx.protocol_version)))
         if listed is None:
             # the build asked of, named before it is read: should the catalog be opened anew
-            # meanwhile, the list's cursors name the build it may be of, which the next request refuses
-            build = self.build()
+            # meanwhile, the list's cursors name the build it may be of, which the next request
+            # refuses, and the list is not kept in place of the new build's
+            build, version = self.build(), self._cut_of
             result = await call_next(dataclasses.replace(ctx, params=params))  # the whole list
             if not (isinstance(result, dict) and isinstance(result.get(key), (list, Unfolding))):
                 return result  # no list to cut: passed on as it is
             entries = result[key] if isinstance(result[key], Unfolding) else Unfolding(result[key])
             listed = CutList(key, result, entries, self.page_bytes, build)
-            self.cut[(ctx.method, str(ctx.protocol_version))] = listed
-        start = 0 if cursor is None else _start(listed, cursor, ctx.method)
-        # the page's entries are read as it is cut (a paged catalog's manifest pages fetched):
-        # off the event loop, which goes on answering the client's other requests meanwhile
+            if version == self._cut_of == self.version():
+                self.cut[(ctx.method, str(ctx.protocol_version))] = listed
+        # the entries are read as pages are cut (a paged catalog's manifest pages fetched, up to
+        # a cursor's page too): off the event loop, which goes on answering other requests meanwhile
+        start = 0 if cursor is None else await anyio.to_thread.run_sync(_start, listed, cursor, ctx.method)
         return await anyio.to_thread.run_sync(listed.page, start)
 
 

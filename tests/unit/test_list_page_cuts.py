@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any, Iterator
 
 import anyio
 import pytest
 
 from skillsite.mcp.cursors import OtherBuild
-from skillsite.mcp.list_pages import CutList, entry_bytes, page_ends
+from skillsite.mcp.list_pages import CutList, ListPages, entry_bytes, page_ends
 from skillsite.mcp.unfolding import Unfolding
 
 #: The build the lists below are of (the first hex digits of a skills.json's sha256).
@@ -119,7 +120,7 @@ def test_a_cursor_of_the_build_served_names_its_page_in_the_list_cut_anew() -> N
     assert again.start_at("6") is None   # a bare start: only one this list gave
     assert [again.start_at(c) for c in cursors] == [3, 6] and again.page(6) == before.page(6)
     fresh = CutList("resources", {}, Unfolding([small] * 7), limit, BUILD)
-    assert [fresh.start_at(f"{n}.{BUILD}") for n in (4, 7, 9, 0)] == [None, None, None, 0]
+    assert [fresh.start_at(f"{n}.{BUILD}") for n in (4, 7, 9, 0, "03", "+3")] == [None, None, None, 0, None, None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,8 +138,6 @@ def test_a_list_read_while_the_catalog_is_opened_anew_names_the_build_it_was_ask
     new build's list, was served for its cursor (skills skipped or repeated).  Its cursors name
     the build asked of: the next page is refused as another build's."""
     from mcp.shared.exceptions import MCPError
-
-    from skillsite.mcp.list_pages import ListPages
 
     small = {"name": "p"}
     served = {"build": BUILD, "version": 0}
@@ -159,3 +158,76 @@ def test_a_list_read_while_the_catalog_is_opened_anew_names_the_build_it_was_ask
 
     first, refused = anyio.run(both)
     assert first["nextCursor"] == f"3.{BUILD}" and "another build of the catalog" in refused, refused
+
+
+def test_a_list_read_before_a_reopening_is_not_kept_in_place_of_the_new_build_s() -> None:
+    """Request A reads the list of one build; meanwhile the catalog is opened anew and request B
+    cuts the new build's list; A then kept its list in place of B's, and every later first page
+    was the old build's, B's own nextCursor refused.  A's list serves A alone."""
+    small = {"name": "p"}
+    served = {"build": BUILD, "version": 0}
+    gate = anyio.Event()
+
+    async def whole_list(ctx: Any) -> dict[str, Any]:
+        of = served["build"]
+        if of == BUILD:
+            await gate.wait()   # A's list is read slowly
+        return {"prompts": [dict(small, of=of)] * 7}
+
+    pages = ListPages(lambda: served["build"], 3 * entry_bytes(dict(small, of=BUILD)), lambda: served["version"])
+    out: dict[str, Any] = {}
+
+    async def read_a() -> None:
+        out["a"] = await pages(Request("prompts/list", None), whole_list)
+
+    async def all_three() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(read_a)
+            await anyio.sleep(0.01)
+            served.update(build="0" * 12, version=1)   # opened anew meanwhile
+            out["b"] = await pages(Request("prompts/list", None), whole_list)
+            gate.set()
+        out["c"] = await pages(Request("prompts/list", None), whole_list)
+        out["b2"] = await pages(Request("prompts/list", {"cursor": out["b"]["nextCursor"]}), whole_list)
+
+    anyio.run(all_three)
+    assert out["a"]["nextCursor"] == f"3.{BUILD}" and out["b"]["nextCursor"] == f"3.{'0' * 12}"
+    assert out["c"] == out["b"] and out["b2"]["prompts"][0]["of"] == "0" * 12
+
+
+def test_a_cursor_of_a_list_cut_anew_has_its_pages_cut_off_the_event_loop() -> None:
+    """A cursor of the build served, into a list cut anew, has the pages up to it cut: every
+    entry up to it made (a paged catalog's pages fetched), on the event loop, where no other
+    request was answered meanwhile (a cursor far into the list, by anyone who saw one)."""
+    small = {"name": "p"}
+    made: list[int] = []
+
+    def slowly_made() -> Iterator[dict[str, Any]]:
+        for number in range(40):
+            time.sleep(0.02)   # an entry made: a manifest page fetched, an entry checked
+            made.append(number)
+            yield small
+
+    async def whole_list(ctx: Any) -> dict[str, Any]:
+        return {"prompts": Unfolding(slowly_made())}
+
+    pages = ListPages(lambda: BUILD, 3 * entry_bytes(small), lambda: 1)
+    seen: list[int] = []   # how many entries were made, each time the event loop ran the ticker
+
+    async def ticker(stop: anyio.Event) -> None:
+        while not stop.is_set():
+            seen.append(len(made))
+            await anyio.sleep(0.01)
+
+    async def cut_far() -> dict[str, Any]:
+        stop = anyio.Event()
+        async with anyio.create_task_group() as group:
+            group.start_soon(ticker, stop)
+            await anyio.sleep(0.02)
+            page = await pages(Request("prompts/list", {"cursor": f"36.{BUILD}"}), whole_list)
+            stop.set()
+        return page
+
+    page = anyio.run(cut_far)
+    assert len(page["prompts"]) == 3 and len(made) == 40
+    assert any(0 < count < 36 for count in seen), seen   # the loop ran while the pages up to the cursor were cut
