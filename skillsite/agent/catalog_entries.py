@@ -3,9 +3,9 @@
 A whole ``skills.json`` (format 1) holds them all.  The root of a paged one (format 2, see
 :mod:`~skillsite.agent.manifest_pages`) holds page 1; an id elsewhere costs its page's index
 (once) and its entry file, a name or a slash command every index, and the whole list every
-page (fetched a few at a time).  Every file is fetched through the catalog's verified fetch: its sha256 must be the
-one its parent names (the root for pages and indexes, an index for entry files), else
-:class:`~skillsite.agent.errors.IntegrityError`.  Standard library only.
+page (fetched a few at a time).  Every file is fetched through the catalog's verified fetch: its
+sha256 must be the one its parent names (the root for pages and indexes, an index for entry
+files), else :class:`~skillsite.agent.errors.IntegrityError`.  Standard library only.
 """
 from __future__ import annotations
 
@@ -136,9 +136,7 @@ class CatalogEntries:
         if index < 0 or place >= len(self.records):
             return None
         record = self.records[place]
-        if record.page not in self._pages:
-            self._add_page(record, self._page(record))
-        return self._pages[record.page][index - (self._page_ends[place] - record.count)]
+        return self._read_page(record)[index - (self._page_ends[place] - record.count)]
 
     def find(self, skill_id: str, *, with_page: bool = False) -> dict[str, Any] | None:
         """The entry of ``skill_id``, or None when the catalog has no such id; a paged catalog
@@ -154,17 +152,15 @@ class CatalogEntries:
         if record is None:
             return None
         if with_page:
-            if record.page not in self._pages:
-                self._add_page(record, self._page(record))
+            self._read_page(record)
             return self.by_id.get(skill_id)
         try:
             return self._from_entry_file(record, skill_id)
         except FetchError as exc:
             try:
-                entries = self._pages.get(record.page) or self._page(record)
+                self._read_page(record)
             except FetchError:
                 raise exc from None
-            self._add_page(record, entries)
             return self.by_id.get(skill_id)
 
     def order_key(self, skill_id: str) -> tuple[int, int | str]:
@@ -193,10 +189,9 @@ class CatalogEntries:
             return list(self._index(record))
         except FetchError as exc:
             try:
-                entries = self._page(record)
+                entries = self._read_page(record)
             except FetchError:
                 raise exc from None
-            self._add_page(record, entries)
             return [e["id"] for e in entries]
 
     def _from_entry_file(self, record: PageRecord, skill_id: str) -> dict[str, Any] | None:
@@ -217,8 +212,12 @@ class CatalogEntries:
         """(id, command) of each skill with a slash command (its entry names one), in manifest
         order: a paged catalog reads its indexes, and the pages of those that give no commands
         (built before indexes did)."""
-        if self._all is not None:
-            return _commands_of(self._all)
+        return list(self._command_pairs())
+
+    def _command_pairs(self) -> list[tuple[str, str]]:
+        """:meth:`commands`, worked out once (the catalog's own list: not to be changed)."""
+        if self._commands is None and self._all is not None:
+            self._commands = _commands_of(self._all)
         if self._commands is None:
             self._read_commands()
             found = _commands_of(self.root)
@@ -227,7 +226,7 @@ class CatalogEntries:
                 found += ([(skill_id, row.command) for skill_id, row in rows.items() if row.command is not None]
                           if rows is not None and _gives_commands(rows) else _commands_of(self._pages[record.page]))
             self._commands = found  # only when whole: a fetch may fail, and be tried again
-        return list(self._commands)
+        return self._commands
 
     def _read_commands(self) -> None:
         """Every index not read yet, and the page of each that gives no commands or cannot be
@@ -251,9 +250,8 @@ class CatalogEntries:
     def with_command(self, command: str) -> list[dict[str, Any]]:
         """The entries that name ``command`` as their slash command, in manifest order (a paged
         catalog reads its indexes, then those entries' files)."""
-        found = (self.find(skill_id) for skill_id, named in self.commands() if named == command)
+        found = (self.find(skill_id) for skill_id, named in self._command_pairs() if named == command)
         return [data for data in found if data is not None and data.get("command") == command]
-
 
     def named(self, name: str) -> list[str]:
         """The ids of the skills called ``name``, in manifest order (a paged catalog reads its indexes)."""
@@ -301,6 +299,12 @@ class CatalogEntries:
         self._read_indexes()
         return [(skill_id, entry_url(skill_id), row.sha256) for r in self.records
                 for skill_id, row in self._indexes[r.page].items()]
+
+    def _read_page(self, record: PageRecord) -> list[dict[str, Any]]:
+        """A page's entries, fetched and taken (:meth:`_add_page`) once."""
+        if record.page not in self._pages:
+            self._add_page(record, self._page(record))
+        return self._pages[record.page]
 
     def _page(self, record: PageRecord) -> list[dict[str, Any]]:
         where = f"page {record.page} ({record.entries.url}) of {self._where}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 from itertools import islice
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from skillsite.agent.catalog_format import prompt_order
 from skillsite.agent.commands import close_commands, command_message, split_command_line
@@ -107,17 +107,12 @@ class Offers:
     def _none_answers(self, command: str) -> NotFoundError:
         """The error of a command no skill answers to: a skill that names it but has none
         (user-invocable: false), else the catalog's commands closest to it, each answered."""
-        source = self.catalog._source
         typed = xml_allowed(command[:MAX_SHOWN_COMMAND])  # said as the tool's texts say it, never raw
-        for data in source.with_command(command):  # a catalog built before user-invocable: false removed its command
-            try:
-                refused = source.checked(data)
-            except CatalogFormatError:
-                continue
+        for refused in self._naming(command):  # a catalog built before user-invocable: false removed its command
             if refused.slash_command is None:
                 return NotFoundError(f"no skill answers to /{typed}: skill {xml_allowed(refused.id)} has no slash "
                                      "command (user-invocable: false)")
-        known = sorted({c for _, c in source.commands()})
+        known = sorted({c for _, c in self.catalog._source.commands()})
         close = list(islice((c for c in close_commands(command, known, max(1, len(known))) if self._answering(c)), 3))
         hint = f"; did you mean {', '.join('/' + c for c in close)}?" if close else ""
         return NotFoundError(f"no skill answers to /{typed}{hint}")
@@ -128,13 +123,18 @@ class Offers:
         was checked, a big catalog's first command paid for all of them; a paged catalog reads its
         indexes and those entries' files, not its pages); the others cannot answer."""
         found = None
-        for data in self.catalog._source.with_command(command):
-            try:
-                entry = self.catalog._source.checked(data)
-            except CatalogFormatError:
-                continue
+        for entry in self._naming(command):
             found = entry if entry.slash_command == command else found
         return found
+
+    def _naming(self, command: str) -> Iterator[ManifestEntry]:
+        """The well-formed entries whose JSON names ``command``, in manifest order."""
+        source = self.catalog._source
+        for data in source.with_command(command):
+            try:
+                yield source.checked(data)
+            except CatalogFormatError:
+                continue
 
     def tool(self, style: str, env: Mapping[str, str] | None, budget: int, platform: str | None) -> dict[str, Any]:
         """The ``skill`` tool: an enum of the offered skills' ids, described within ``budget``."""
