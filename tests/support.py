@@ -261,7 +261,8 @@ def whole_and_sharded(tmp: Path, descriptions: dict[str, str]) -> dict[str, Path
 
 class CountingServer:
     """Serves a folder on 127.0.0.1 as a static host does for the loader (an ETag per file, 304
-    when If-None-Match matches), recording each request's path and status; ``stop()`` when done."""
+    when If-None-Match matches), recording each request's path and status; ``stop()`` when done.
+    A path in :attr:`unavailable` is answered 503 (a host down for now) until taken out."""
 
     def __init__(self, root: Path) -> None:
         import hashlib
@@ -272,6 +273,7 @@ class CountingServer:
         self.root = root
         self.requests: list[tuple[str, int]] = []
         self.held: HeldRequests | None = None
+        self.unavailable: set[str] = set()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -287,6 +289,7 @@ class CountingServer:
                 data = file.read_bytes() if file.is_file() else None
                 etag = f'"{hashlib.sha256(data).hexdigest()[:16]}"' if data is not None else ""
                 code = 404 if data is None else 304 if self.headers.get("If-None-Match") == etag else 200
+                code = 503 if self.path in server.unavailable else code
                 server.requests.append((self.path, code))
                 self.send_response(code)
                 self.send_header("ETag", etag)

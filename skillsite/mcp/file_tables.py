@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from skillsite.agent.catalog_format import within_max_risk
 from skillsite.agent.entry import ManifestEntry
-from skillsite.agent.errors import LoaderError
+from skillsite.agent.errors import FetchError, LoaderError
 from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.site_urls import path_of, url_of
 from skillsite.loader import Catalog
@@ -48,9 +48,11 @@ class FileTables:
     (:meth:`~skillsite.loader.Catalog.order_key`).  Made whole (:meth:`finish`), the tables are
     what one pass over every entry makes."""
 
-    def __init__(self, catalog: Catalog, served: ServedEntries) -> None:
+    def __init__(self, catalog: Catalog, served: ServedEntries,
+                 reopening_cures: Callable[[LoaderError], bool] = lambda exc: False) -> None:
         self.catalog = catalog
         self.served = served
+        self.reopening_cures = reopening_cures  # a skill that fails for it fails the request, not just itself
         self.skills: dict[str, str] = {}                 # SKILL.md URI -> skill id (the first skill's)
         self.resources: dict[str, list[SkillFile]] = {}  # skill id -> every file, nested skills' too
         self.files: dict[str, SkillFile] = {}            # resource URI -> file (the first skill's)
@@ -89,10 +91,15 @@ class FileTables:
         return self._outcomes[raw_id]
 
     def _files_of(self, entry: ManifestEntry) -> tuple[str, list[SkillFile]] | None:
+        """The skill's root and files, None when they cannot be served (logged, and kept so).  A
+        failure that may pass is the request's error, and nothing is kept: a host down for now
+        (a transient FetchError), or a new build that opening the catalog again would serve."""
         root = self._root(entry)
         try:
             found = _collect(self.entry, entry, root, set())
         except (LoaderError, ValueError) as exc:
+            if isinstance(exc, LoaderError) and (_passing(exc) or self.reopening_cures(exc)):
+                raise
             log.warning("skills extension: leaving out skill %s: %s", entry.id, exc)
             return None
         return root, sorted(found, key=lambda f: (f.uri != root + "/SKILL.md", f.uri))
@@ -209,6 +216,12 @@ class FileTables:
             outcome = self._outcome(data)
             if outcome is not None:
                 yield data, outcome
+
+
+def _passing(exc: LoaderError) -> bool:
+    """Whether ``exc`` may pass if asked again: a fetch that failed for now (connection, timeout,
+    HTTP 5xx/408/429)."""
+    return isinstance(exc, FetchError) and exc.transient
 
 
 def _prefixes(path: str) -> list[str]:

@@ -170,7 +170,7 @@ class SkillsIndex:
         self.page_size = page_size
         self.build = build_of(catalog)   # what its cursors name (a reopened server's are another build's)
         self._served = served_entries(catalog, checked)
-        self.file_tables = FileTables(catalog, self._served)
+        self.file_tables = FileTables(catalog, self._served, reopening_cures)
         self._tables = Once(self._make)
         self._listed = Once(lambda: Unfolding(self._offered_skills(), remake=self._offered_skills))
         self._frontmatter: dict[str, Frontmatter] = {}   # by SKILL.md sha256, as entries carry it

@@ -5,6 +5,7 @@ why and the build served stays.  A real server subprocess and the mcp package's 
 catalog served over HTTP on 127.0.0.1 (counting what the server asks of the host)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -376,6 +377,39 @@ async def every_skill(s: Session) -> dict[str, list]:
 
 def listed_counts(found: dict[str, Any]) -> dict[str, int]:
     return {key: len(value) for key, value in found.items() if isinstance(value, list)}
+
+
+def test_a_skill_whose_nested_skill_meets_the_new_build_is_served_from_it_not_left_out(
+        host: CountingServer, tmp_path: Path) -> None:
+    """skills/get of a skill whose nested skill is on a page not read yet, once the host published
+    build B (that nested skill changed, its parent's pieces the same): the nested skill's index
+    failed build A's digest, and the extension's tables left the parent out for the server's life
+    ("No skill is served"), with no new build opened.  Now that failure opens build B, and the
+    request is answered from it."""
+    from skillsite.config import SiteConfig
+
+    src = Path(shutil.copytree(EXAMPLES, tmp_path / "nested-src"))
+    a, b = tmp_path / "nested-a", tmp_path / "nested-b"
+    assert build([src], a, SiteConfig(shard_above=3), cache_dir=None).ok
+    nested_md = src / "release-manager" / "version-bump" / "SKILL.md"
+    nested_md.write_text(nested_md.read_text("utf-8") + f"\n{B_LINE}\n", "utf-8")
+    assert build([src], b, SiteConfig(shard_above=3), cache_dir=None).ok
+    for same in ("manifest/index/0003.json", "skills/release-manager/entry.json"):  # the parent's pieces
+        assert (a / same).read_bytes() == (b / same).read_bytes(), same
+    assert (a / "manifest/index/0004.json").read_bytes() != (b / "manifest/index/0004.json").read_bytes()
+    publish(a, host)
+
+    async def body(s: Session, init: Any) -> dict[str, Any]:
+        publish(b, host)
+        return {"get": await s.raw("skills/get", uri="skill://release-manager/SKILL.md"), "changed": await s.changed()}
+
+    out = run(host.url, tmp_path / "cache", body)
+    kind, got = out["get"]
+    assert kind == "ok", got
+    digests = {resource["uri"]: resource["digest"] for resource in got["skill"]["resources"]}
+    b_digest = hashlib.sha256(nested_md.read_bytes()).hexdigest()
+    assert digests["skill://release-manager/version-bump/SKILL.md"] == f"sha256:{b_digest}", digests
+    assert out["changed"] == LIST_CHANGED
 
 
 def test_the_lists_follow_a_new_build_and_one_that_failed_is_answered_once_it_can_be(
