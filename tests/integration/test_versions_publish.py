@@ -435,3 +435,30 @@ def test_a_past_release_s_fragment_is_the_one_the_loader_gives(tmp_path: Path) -
     assert published == loaded.replace(f"{out.resolve().as_posix()}/", "")
     assert "Old steps." in published and 'name="a"' in published and "<knowledge>" in published, published
     assert "guide.md" in published and 'id="a/child"' in published, published
+
+
+def test_a_past_release_over_max_bytes_is_no_release_and_a_cached_build_with_another_is_a_cold_one(
+        tmp_path: Path) -> None:
+    """``max_bytes`` bounds every SKILL.md a build reads, a past release's too: a release whose
+    SKILL.md is over it is not one (its fragment would have no body).  The release history and
+    the fragments are cached without it: a build that changes ``max_bytes`` over a cache equals a
+    cold build with it, byte for byte, each way."""
+    from skillsite.config import SiteConfig
+
+    repo = GitRepo(tmp_path / "repo")
+    long_body = "Old steps, at length.\n" * 200 + "The last old step."
+    repo.write("skills/a/SKILL.md", skill_md("a", "1.0.0", body=long_body))
+    repo.commit("a 1.0.0")
+    repo.write("skills/a/SKILL.md", skill_md("a", "2.0.0", body="New steps."))
+    repo.commit("a 2.0.0")
+    out, cache = tmp_path / "site", tmp_path / "cache"
+    for max_bytes in (SiteConfig().max_bytes, 2048, SiteConfig().max_bytes):
+        config = SiteConfig(max_bytes=max_bytes)
+        assert api_build([repo.path / "skills"], out, config, cache_dir=cache, jobs=1).ok
+        cold = tmp_path / f"cold-{max_bytes}"
+        assert api_build([repo.path / "skills"], cold, config, cache_dir=None, jobs=1).ok
+        assert tree_bytes(out) == tree_bytes(cold), max_bytes
+        versions = json.loads((out / "skills/a/versions.json").read_text(encoding="utf-8"))["versions"]
+        assert versions == (["2.0.0"] if max_bytes == 2048 else ["1.0.0", "2.0.0"]), (max_bytes, versions)
+        past = out / "skills/a/versions/1.0.0/skill.xml"
+        assert max_bytes == 2048 or "The last old step." in past.read_text(encoding="utf-8")
