@@ -202,6 +202,14 @@ class Catalog:
         """The sha256 (hex) of the skills.json this object read: which build of the catalog it is."""
         return self._opened_sha256
 
+    @property
+    def longest_path_bytes(self) -> int | None:
+        """The longest id, nested skill id or bundled file path of any entry, in UTF-8 bytes, as
+        skills.json says (``counts.longest_path_bytes``); None for a catalog built before it gave
+        one.  Nothing is fetched: a reader with a limit on those learns that no entry is over it
+        without reading every page (the entries themselves are not checked against it)."""
+        return self._source.longest_path_bytes
+
     def still_signed(self) -> None:
         """TrustError once the signed metadata this catalog was opened with has expired (nothing
         for an unsigned one): a reader that answers from what it read already (``skillsite mcp``'s

@@ -16,7 +16,7 @@ from itertools import accumulate
 from typing import Any, Callable, Iterable, TypeVar
 
 from skillsite.agent.catalog_format import PAGED_FORMAT_VERSION
-from skillsite.agent.entry import ManifestEntry
+from skillsite.agent.entry import ManifestEntry, is_size
 from skillsite.agent.errors import CatalogFormatError, FetchError, NotFoundError
 from skillsite.agent.manifest_check import parse_entry_file, parse_index, parse_page
 from skillsite.agent.manifest_pages import IndexRow, PageRecord, entry_url, find_page, page_records
@@ -48,6 +48,8 @@ class CatalogEntries:
         self._checked: dict[str, ManifestEntry] = {}
         self._root_places: dict[str, int] | None = None
         self._page_ends: list[int] | None = None   # where each page's entries end, counted from the root's
+        #: The root's ``counts.longest_path_bytes`` (None: a catalog built before it gave one).
+        self.longest_path_bytes = _declared_longest(manifest)
 
     def __len__(self) -> int:
         return len(self.root) + sum(r.count for r in self.records)
@@ -351,6 +353,14 @@ class CatalogEntries:
                 raise CatalogFormatError(f"{self._where}: page {record.page} and the entry file of {entry['id']} "
                                          "disagree")
         self._pages[record.page] = entries
+
+
+def _declared_longest(manifest: dict[str, Any]) -> int | None:
+    """The root's ``counts.longest_path_bytes``, None when it gives none or not a byte count (a
+    count the build wrote, which only spares a reader from reading every entry to learn it)."""
+    counts = manifest.get("counts")
+    longest = counts.get("longest_path_bytes") if isinstance(counts, dict) else None
+    return longest if is_size(longest) else None
 
 
 def _each(func: Callable[[T], R], items: list[T]) -> Iterable[R]:

@@ -84,3 +84,10 @@ def prompt_order(entries: Iterable[O]) -> list[O]:
     """
     shown = [e for e in entries if offered_to_model(e)]
     return sorted(shown, key=lambda e: prompt_rank(e.visibility.always, e.priority, e.id))
+
+
+def text_bytes(text: str) -> int:
+    """``text``'s length in UTF-8 (a lone surrogate, which a JSON escape may hold, counted as the
+    three bytes it escapes to)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+

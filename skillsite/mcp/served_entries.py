@@ -11,6 +11,7 @@ import re
 import threading
 from typing import Any, Iterable, NamedTuple
 
+from skillsite.agent.catalog_format import text_bytes
 from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import LoaderError
 from skillsite.agent.manifest_check import safe_relpath
@@ -80,14 +81,9 @@ class LeftOut(NamedTuple):
         return bounded_text(self.id, SHOWN_ID)
 
 
-def _byte_length(text: str) -> int:
-    """``text``'s length in UTF-8 (a lone surrogate counted as the three bytes it escapes to)."""
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
 def _too_long(what: str, text: str) -> str | None:
     """Why ``text`` (an id or path) is refused, or None when it is at most MAX_PATH_BYTES long."""
-    size = _byte_length(text)
+    size = text_bytes(text)
     if size <= MAX_PATH_BYTES:
         return None
     shown = "" if what == "its id" else f" {bounded_text(text, SHOWN_ID)!r}"
@@ -154,11 +150,20 @@ class ServedEntries:
             if checked is None:
                 checked = _checked(self.catalog, data)
                 if isinstance(checked, LeftOut):
-                    log.warning("leaving out the manifest entry %r: %s", checked.shown, checked.reason)
+                    log.warning("leaving out the manifest entry %r: %s%s", checked.shown, checked.reason,
+                                self._understated(checked))
                 else:
                     checked = _wire_entry(checked)
                 self._checked[raw_id] = checked
         return checked
+
+    def _understated(self, left_out: LeftOut) -> str:
+        """What the log adds of an entry over the limits when the root said none is (so the first
+        skills/list page did not count it)."""
+        longest = self.catalog.longest_path_bytes
+        if not left_out.over_limits or longest is None or longest > MAX_PATH_BYTES:
+            return ""
+        return f" (skills.json says no id or path is over {longest:,} bytes: the counts of those left out miss it)"
 
     def _all(self) -> CheckedEntries:
         entries: list[ManifestEntry] = []
@@ -170,7 +175,12 @@ class ServedEntries:
 
     def _refused(self) -> dict[str, LeftOut]:
         """The entries left out for an id or path over MAX_PATH_BYTES, by id: only those whose
-        texts may be that long are checked (:func:`_may_be_over_limits`)."""
+        texts may be that long are checked (:func:`_may_be_over_limits`).  None when the root says
+        none is (``counts.longest_path_bytes``; each entry read is checked to keep to it): no page
+        is read for it."""
+        longest = self.catalog.longest_path_bytes
+        if longest is not None and longest <= MAX_PATH_BYTES:
+            return {}
         checked = [self.check(data) for data in self.catalog.skills if _may_be_over_limits(data)]
         return {item.id: item for item in checked if isinstance(item, LeftOut) and item.over_limits}
 

@@ -14,7 +14,8 @@ from urllib.parse import quote
 
 from skillsite import __version__
 from skillsite.config import SiteConfig
-from skillsite.agent.catalog_format import FORMAT, MANIFEST_NAME, PAGED_FORMAT_VERSION, WHOLE_FORMAT_VERSION
+from skillsite.agent.catalog_format import (FORMAT, MANIFEST_NAME, PAGED_FORMAT_VERSION, WHOLE_FORMAT_VERSION,
+                                           text_bytes)
 from skillsite.agent.commands import command_name
 from skillsite.agent.entry import (CODEX_POLICY, DEFAULT_VISIBILITY, HIDING_KEYS, NO_REQUIREMENTS, NO_TRIGGERS,
                                    PLATFORMS, DependencyRecord, EntryRequirements, EntrySize, EntrySource, EntryUrls,
@@ -370,10 +371,19 @@ def manifest(entries: Sequence[ManifestEntry], config: SiteConfig, left_out: int
             "left_out": left_out,
             "files": sum(len(e.files) for e in skills),
             "warnings": sum(len(e.warnings) for e in skills),
+            "longest_path_bytes": longest_path_bytes(skills),
         },
         "skills": skills,
         "search": search,
     }
+
+
+def longest_path_bytes(entries: Sequence[ManifestEntry]) -> int:
+    """``counts.longest_path_bytes``: the longest id, nested skill id or bundled file path of any
+    entry, in UTF-8 bytes.  A reader with a limit on those (``skillsite mcp``'s) learns from the
+    root that no entry is over it, without reading every page."""
+    return max((text_bytes(text) for e in entries for text in (e.id, *e.children, *(f.path for f in e.files))),
+               default=0)
 
 
 def absolute(config: SiteConfig, rel_url: str) -> str:

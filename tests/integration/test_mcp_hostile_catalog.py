@@ -165,12 +165,17 @@ SHOWN_ID = 64  # how much of a left-out id an error or the log shows (characters
 MAX_FRONTMATTER_BYTES = 16 * 1024  # the longest frontmatter an entry carries as JSON (docs/agents.md)
 
 
-def test_entries_with_an_id_or_path_over_the_limit_are_left_out_and_said_so(site: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("longest_said", ["absent", "true", "understated"])
+def test_entries_with_an_id_or_path_over_the_limit_are_left_out_and_said_so(site: Path, tmp_path: Path,
+                                                                            longest_said: str) -> None:
     """A skill whose id, nested skill id or bundled file path is a million characters: the catalog
     resource, search results and resources/list (as URIs) carried them whole, and cutting them
     would name nothing.  Such entries are left out (a path of exactly MAX_PATH_BYTES, as long as
     a build can make, is kept), the first skills/list page and the catalog resource count them,
-    the log names them, and loading one is an error saying why."""
+    the log names them, and loading one is an error saying why.  The same whether the root says
+    how long its longest path is (``longest_said``), or not, as a catalog built before it said; a
+    root that says less is believed by the first skills/list page (which then reads no page to
+    count them), and the log says so of each entry left out."""
     hostile = tmp_path / "site"
     shutil.copytree(site, hostile)
     data = json.loads((hostile / "skills.json").read_text("utf-8"))
@@ -180,6 +185,10 @@ def test_entries_with_an_id_or_path_over_the_limit_are_left_out_and_said_so(site
     entries["api-design-checklist"]["files"].append({"path": "refs/" + "p" * HUGE, "bytes": 1, "sha256": "0" * 64})
     longest = "refs/" + "\u00e9" * ((MAX_PATH_BYTES - 5) // 2) + "q"  # exactly MAX_PATH_BYTES bytes in UTF-8
     entries["test-first"]["files"].append({"path": longest, "bytes": 1, "sha256": "0" * 64})
+    said = {"true": len("incident-response/" + "c" * HUGE), "understated": MAX_PATH_BYTES}.get(longest_said)
+    data["counts"]["longest_path_bytes"] = said
+    if said is None:
+        del data["counts"]["longest_path_bytes"]
     (hostile / "skills.json").write_text(json.dumps(data), "utf-8")
     left_out = ("docker-image-slimming", "incident-response", "api-design-checklist")
 
@@ -209,11 +218,17 @@ def test_entries_with_an_id_or_path_over_the_limit_are_left_out_and_said_so(site
     shown_id = "d" * (SHOWN_ID - 1) + "…"
     assert text_of(out["load"]).endswith(f"skill {shown_id!r} is not served: its id is {HUGE:,} bytes, "
                                          f"over the {MAX_PATH_BYTES:,} a path of a built catalog can have")
-    limits = out["page"]["_meta"][LIMITS_META]
-    assert (limits["leftOut"], limits["maxPathBytes"]) == (3, MAX_PATH_BYTES)
-    assert "(the first: 'api-design-checklist', its bundled file path" in limits["note"] and len(limits["note"]) < 500
     assert "skill://docker-image-slimming/SKILL.md" not in {s["uri"] for s in out["page"]["skills"]}
     logged = log.read_text("utf-8")
+    understated = "skills.json says no id or path is over 4,096 bytes: the counts of those left out miss it"
+    if longest_said == "understated":
+        assert LIMITS_META not in out["page"].get("_meta", {}), out["page"].get("_meta")
+        assert logged.count(understated) == 3, logged
+    else:
+        limits = out["page"]["_meta"][LIMITS_META]
+        assert (limits["leftOut"], limits["maxPathBytes"]) == (3, MAX_PATH_BYTES)
+        assert "(the first: 'api-design-checklist', its bundled file path" in limits["note"]
+        assert len(limits["note"]) < 500 and understated not in logged
     assert f"its nested skill id {'incident-response/' + 'c' * (SHOWN_ID - 19) + '…'!r} is " in logged
     assert f"its bundled file path {'refs/' + 'p' * (SHOWN_ID - 6) + '…'!r} is " in logged
     assert len(logged) < 100_000

@@ -417,7 +417,8 @@ def test_the_lists_follow_a_new_build_and_one_that_failed_is_answered_once_it_ca
     """A paged catalog, its host half-way through an upload (build B's pages, skills.json cut
     short).  prompts/list and resources/list fail, rightly; before, the listing that failed was
     taken for a list's end, and both lists were empty for as long as the server ran.  skills/list
-    left every skill out ("refusing it") instead of opening the new build.  Once the upload is
+    left every skill out ("refusing it") instead of opening the new build; its first page, whose
+    pages build B did not change, is build A's, and the next fails.  Once the upload is
     whole, each list is the new build's, whole; an error met on the way to the SDK (prompts/get)
     is a JSON-RPC error with its reason, not code 0."""
     a, b = paged_builds(tmp_path)
@@ -435,7 +436,10 @@ def test_the_lists_follow_a_new_build_and_one_that_failed_is_answered_once_it_ca
         publish(b, host)
         whole = (b / "skills.json").read_bytes()
         (host.root / "skills.json").write_bytes(whole[: len(whole) // 2])
-        out["during"] = [await s.raw("prompts/list"), await s.raw("resources/list"), await s.raw("skills/list"),
+        first = await s.raw("skills/list")  # its pages and the root's entries: build B changed none of them
+        out["first_skills"] = first
+        out["during"] = [await s.raw("prompts/list"), await s.raw("resources/list"),
+                         await s.raw("skills/list", cursor=first[1].get("nextCursor")),
                          await s.raw("prompts/get", name=command)]
         (host.root / "skills.json").write_bytes(whole)
         out["after"] = {"prompts": (await s.session.list_prompts()).prompts,
@@ -445,6 +449,8 @@ def test_the_lists_follow_a_new_build_and_one_that_failed_is_answered_once_it_ca
         return out
 
     out = run(host.url, tmp_path / "cache", body)
+    kind, first = out["first_skills"]
+    assert kind == "ok" and len(first["skills"]) == 8 and "nextCursor" in first, out["first_skills"]
     for kind, (code, message) in out["during"]:
         assert kind == "error" and code == -32603 and "opening it again failed" in message, (kind, code, message)
     after = listed_counts(out["after"])

@@ -6,6 +6,7 @@ is logged when it is checked (once), which shows which entries a request checked
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,12 @@ from mcp.client import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 from mcp.types import Request  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
+from skillsite.config import SiteConfig  # noqa: E402
 from skillsite.loader import Catalog  # noqa: E402
 from skillsite.mcp.server import build_server  # noqa: E402
-from skillsite.mcp.skills import PAGE_SIZE  # noqa: E402
-from support import grown_catalog as grow, run_async_in_thread  # noqa: E402
+from skillsite.mcp.skills import LIMITS_META, PAGE_SIZE  # noqa: E402
+from skillsite.publish.build import build  # noqa: E402
+from support import EXAMPLES, CountingServer, grown_catalog as grow, run_async_in_thread, write_skill  # noqa: E402
 
 pytestmark = pytest.mark.each_python  # runs on the lowest admitted Python too (.ci/run)
 
@@ -118,3 +121,34 @@ def test_get_and_a_directory_read_check_the_entries_of_the_skill_they_name(
     assert out["get"] == f"No skill is served at skill://gen-{LATE:05d}/SKILL.md"
     assert out["directory"] == f"skill://gen-{LATE:05d} is not a directory resource"
     assert out["logged"] == (0, 1)
+
+
+def test_the_first_skills_list_page_of_a_paged_catalog_fetches_the_pages_it_lists(tmp_path: Path) -> None:
+    """The first skills/list page counts the entries left out for an id or path over 4,096 bytes,
+    and did so by reading every entry: of a paged catalog, every page.  The root now says how long
+    its longest id or path is (``counts.longest_path_bytes``, in UTF-8 bytes: an accented id and
+    file name count twice per letter), so the page fetches the pages of the skills it lists."""
+    src = Path(shutil.copytree(EXAMPLES, tmp_path / "src"))
+    for number in range(60):
+        write_skill(src, f"zz-{number:03d}")
+    accented = write_skill(src, "zz-\u00e9t\u00e9", name="zz-ete")
+    (accented / "references").mkdir()
+    (accented / "references" / ("\u00e9" * 100 + ".md")).write_text("# Notes\n", "utf-8")
+    site = tmp_path / "site"
+    assert build([src], site, SiteConfig(shard_above=3), cache_dir=None).ok
+    root = json.loads((site / "skills.json").read_text("utf-8"))
+    assert root["counts"]["longest_path_bytes"] == len("references/".encode() + ("\u00e9" * 100 + ".md").encode())
+    host = CountingServer(site)
+
+    async def body(server: Any) -> tuple[dict[str, Any], list[str]]:
+        async with Client(server) as client:
+            host.take()
+            return await ask(client, "skills/list"), [path for path, _ in host.take()]
+
+    try:
+        first, fetched = run_async_in_thread(body, build_server(Catalog.open(host.url + "skills.json")), timeout=120)
+    finally:
+        host.stop()
+    pages = [path for path in fetched if path.startswith("/manifest/pages/")]
+    assert len(first["skills"]) == PAGE_SIZE and "nextCursor" in first and LIMITS_META not in first.get("_meta", {})
+    assert len(root["pages"]) > 20 and 0 < len(pages) <= 3, fetched
