@@ -161,8 +161,8 @@ class CatalogEntries:
         except FetchError as exc:
             try:
                 self._read_page(record)
-            except FetchError:
-                raise exc from None
+            except FetchError as page_failed:
+                raise _retryable_first(exc, page_failed) from None
             return self.by_id.get(skill_id)
 
     def order_key(self, skill_id: str) -> tuple[int, int | str]:
@@ -192,8 +192,8 @@ class CatalogEntries:
         except FetchError as exc:
             try:
                 entries = self._read_page(record)
-            except FetchError:
-                raise exc from None
+            except FetchError as page_failed:
+                raise _retryable_first(exc, page_failed) from None
             return [e["id"] for e in entries]
 
     def _from_entry_file(self, record: PageRecord, skill_id: str) -> dict[str, Any] | None:
@@ -353,6 +353,14 @@ class CatalogEntries:
                 raise CatalogFormatError(f"{self._where}: page {record.page} and the entry file of {entry['id']} "
                                          "disagree")
         self._pages[record.page] = entries
+
+
+def _retryable_first(first: FetchError, then: FetchError) -> FetchError:
+    """Of two fetches that failed for one answer (a file, then the page that holds it too), the
+    error to raise: a transient one when either is, since asking again may answer (a reader that
+    keeps what failed for good, as the MCP server keeps a skill it leaves out, tells by it), else
+    the first."""
+    return then if then.transient and not first.transient else first
 
 
 def _declared_longest(manifest: dict[str, Any]) -> int | None:

@@ -176,8 +176,8 @@ class ServedEntries:
     def _refused(self) -> dict[str, LeftOut]:
         """The entries left out for an id or path over MAX_PATH_BYTES, by id: only those whose
         texts may be that long are checked (:func:`_may_be_over_limits`).  None when the root says
-        none is (``counts.longest_path_bytes``; each entry read is checked to keep to it): no page
-        is read for it."""
+        none is (``counts.longest_path_bytes``, believed for this count; an entry served is still
+        checked on its own when read): no page is read for it."""
         longest = self.catalog.longest_path_bytes
         if longest is not None and longest <= MAX_PATH_BYTES:
             return {}

@@ -106,6 +106,9 @@ class SitePages:
     per_page: int = field(init=False)   # cards on a page of a list; 0: every card on one page
     tags_per_page: int = field(init=False)  # tags on a page of the tag index; 0: every tag on one page
     needed_by: dict[str, list[str]] = field(init=False)  # skill id -> ids of the skills that need it
+    #: skills.json's ``counts`` as pages show them: all but ``longest_path_bytes``, which no page
+    #: shows (with it in their keys, renaming one bundled file would render every list again)
+    shown_counts: dict[str, Any] = field(init=False)
 
     def __post_init__(self) -> None:
         self.templates_key = templates_digest(self.dirs)
@@ -134,7 +137,8 @@ class SitePages:
         self.tags_per_page = page_size(self.config, TAGS_PAGE_SIZE) if paged else 0
         self.needed_by = needed_by(self.manifest["skills"])
         self.signing = pin_snippets(self.manifest.get("signing"), self.config)
-        self.site_key = digest(self.templates_key, self.assets, self.manifest["site"], self.manifest["counts"],
+        self.shown_counts = {k: v for k, v in self.manifest["counts"].items() if k != "longest_path_bytes"}
+        self.site_key = digest(self.templates_key, self.assets, self.manifest["site"], self.shown_counts,
                                self.manifest["generator"], sorted(vars(self.config).items()), self.signing)
 
     def _copies_tags(self) -> dict[str, list[FoldedTags]]:
@@ -186,7 +190,7 @@ class SitePages:
     def common(self, page_dir: str, title: str, nav: str = "") -> dict[str, Any]:
         """Variables every page template gets."""
         return {"root": root_of(page_dir), "assets": self.assets, "site": self.manifest["site"],
-                "counts": self.manifest["counts"], "page_title": title,
+                "counts": self.shown_counts, "page_title": title,
                 "page_url": absolute(self.config, page_dir) if self.config.base_url else "",
                 "generator": self.manifest["generator"], "nav": nav, "signing": self.signing}
 
@@ -463,10 +467,10 @@ def _llms_txt(pages: SitePages) -> None:
         visible = prompt_order(visible)[:most]
         others = others[:most - len(visible)]
     key = digest(pages.templates_key, "llms.txt", config.base_url, pages.manifest["site"], pages.signing,
-                 pages.manifest["counts"], _llms_entries(pages, visible, others), install, most, len(pages.listed))
+                 pages.shown_counts, _llms_entries(pages, visible, others), install, most, len(pages.listed))
 
     def values() -> dict[str, Any]:
-        return {"site": pages.manifest["site"], "counts": pages.manifest["counts"], "install": install,
+        return {"site": pages.manifest["site"], "counts": pages.shown_counts, "install": install,
                 "signing": pages.signing if config.base_url else None,
                 "visible": visible, "others": others, "left_out": len(pages.listed) - len(visible) - len(others),
                 "listed": len(pages.listed), "link": lambda rel: markdown_destination(absolute(config, rel)),

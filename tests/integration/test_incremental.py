@@ -1652,3 +1652,33 @@ def test_serve_takes_the_search_card_files_of_unchanged_cards_again(tmp_path, mo
         assert len(made) == (0 if number == 0 else buckets)
         assert build([src], tmp_path / f"cold-{number}", config).ok
         assert tree_bytes(out) == tree_bytes(tmp_path / f"cold-{number}")
+
+
+def test_a_new_longest_path_renders_the_pages_of_its_skill_alone(tmp_path, monkeypatch):
+    """skills.json's ``counts.longest_path_bytes`` changes when one bundled file is renamed to the
+    catalog's longest path.  No page shows it: with every count in the site's key, such a rename
+    rendered the home page, every tag and risk page, the tag index, 404.html and llms.txt again.
+    Now it renders no list page.  (Every skill's page is rendered again, as for any file
+    renamed, added or removed: each rendered body's key holds a digest of every link target of
+    the catalog.  See docs/scale.md.)  The rebuild equals a cold build."""
+    src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
+    shutil.copytree(EXAMPLES, src)
+    _age(src)
+    assert build([src], out, cache_dir=cache).ok
+    assert build([src], out, cache_dir=cache, always_publish=True).ok
+    longest = json.loads((out / "skills.json").read_text("utf-8"))["counts"]["longest_path_bytes"]
+    rendered: list[str] = []
+    real = pages_module.SitePages.keyed_page
+    monkeypatch.setattr(pages_module.SitePages, "keyed_page", lambda self, template, rel, key, values: real(
+        self, template, rel, key, lambda: rendered.append(rel) or values()))
+    new_name = "correctness-" + "x" * 100 + ".md"
+    (src / "code-review" / "references" / "correctness.md").rename(src / "code-review" / "references" / new_name)
+    _edit(src / "code-review" / "SKILL.md", "references/correctness.md", f"references/{new_name}")
+    _age(src / "code-review", 30)
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    counts = json.loads((out / "skills.json").read_text("utf-8"))["counts"]
+    assert counts["longest_path_bytes"] == len(f"references/{new_name}") > longest
+    assert "skills/code-review/index.html" in rendered
+    assert [rel for rel in rendered if not rel.startswith("skills/")] == [], rendered
+    assert build([src], cold).ok
+    assert tree_bytes(out) == tree_bytes(cold)

@@ -28,7 +28,8 @@ PARENT = "skill://release-manager/SKILL.md"
 NESTED = "skill://release-manager/version-bump/SKILL.md"
 #: The nested skill's entry file and its page (the page after its parent's, in pages of three):
 #: the two places a paged catalog's reader finds that entry.
-DOWN = {"/skills/release-manager/version-bump/entry.json", "/manifest/pages/0004.json"}
+ENTRY_FILE = "/skills/release-manager/version-bump/entry.json"
+DOWN = {ENTRY_FILE, "/manifest/pages/0004.json"}
 
 
 async def ask(client: Client, method: str, **params: Any) -> dict[str, Any]:
@@ -55,14 +56,20 @@ def host(tmp_path: Path):
     served.stop()
 
 
+@pytest.mark.parametrize("entry_file", ["down", "missing"])
 def test_a_nested_skill_the_host_cannot_give_for_now_fails_the_request_and_is_served_once_it_can(
-        host: CountingServer) -> None:
+        host: CountingServer, entry_file: str, tmp_path: Path) -> None:
     """Before, the 503 of a nested skill's entry (its entry file, and its page read instead) left
     its parent out of the tables for good: skills/get said "No skill is served" and resources/list
     never listed the parent's files, even once the host answered again.  Now the request fails
-    with the host's answer, and the same requests serve the skill once the host gives it."""
+    with the host's answer, and the same requests serve the skill once the host gives it.  So
+    too when the entry file is missing (404) and only its page is down (503): the reader raised
+    the 404, which is for good, and the parent was left out as before."""
     assert all((host.root / path.lstrip("/")).is_file() for path in DOWN)
     host.unavailable |= DOWN
+    if entry_file == "missing":
+        (host.root / ENTRY_FILE.lstrip("/")).unlink()
+        host.unavailable.discard(ENTRY_FILE)
     out: dict[str, Any] = {}
 
     async def body(server: Any) -> None:
@@ -77,9 +84,10 @@ def test_a_nested_skill_the_host_cannot_give_for_now_fails_the_request_and_is_se
             out["resources"] = [resource["uri"] for resource in got["skill"]["resources"]]
             out["listed"] = await every_resource(client)
 
-    run_async_in_thread(body, build_server(Catalog.open(host.url + "skills.json")), timeout=120)
+    catalog = Catalog.open(host.url + "skills.json", cache_dir=tmp_path / "cache")
+    run_async_in_thread(body, build_server(catalog), timeout=120)
     assert "HTTP 503" in out["get"] and "HTTP 503" in out["list"], out
-    assert out["refused"] == DOWN
+    assert out["refused"] == (DOWN if entry_file == "down" else DOWN - {ENTRY_FILE})
     assert out["resources"][0] == PARENT and NESTED in out["resources"]
     assert PARENT in out["listed"] and NESTED in out["listed"]
     assert len(out["listed"]) == len(set(out["listed"]))

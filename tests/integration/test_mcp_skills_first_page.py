@@ -146,7 +146,8 @@ def test_the_first_skills_list_page_of_a_paged_catalog_fetches_the_pages_it_list
             return await ask(client, "skills/list"), [path for path, _ in host.take()]
 
     try:
-        first, fetched = run_async_in_thread(body, build_server(Catalog.open(host.url + "skills.json")), timeout=120)
+        catalog = Catalog.open(host.url + "skills.json", cache_dir=tmp_path / "cache")
+        first, fetched = run_async_in_thread(body, build_server(catalog), timeout=120)
     finally:
         host.stop()
     pages = [path for path in fetched if path.startswith("/manifest/pages/")]
