@@ -10,10 +10,11 @@ SKILL.md is edited and every version rebuilds it, in alternating order, each in 
 (``skillsite build`` as CI runs it), and once more with nothing changed.  Medians of ``--repeat``
 rounds (and of the ``--cold`` builds); the machine's load drifts, so compare rows of one run.
 ``--tree DIR`` rebuilds a real tree instead (say, a checkout of a public directory of skills);
-one SKILL.md of it is edited, so give it a copy.
+one SKILL.md of it is edited, so give it a copy.  ``--change add`` adds a new skill each round
+instead of editing one (what changes the catalog's link targets: a skill, a bundled file).
 
     python benchmarks/rebuild_code.py --code before=/tmp/before --code after=. [--skills 10000] [--repeat 3] [--cold 1]
-                                      [--tree DIR]
+                                      [--tree DIR] [--change edit|add]
 """
 from __future__ import annotations
 
@@ -55,6 +56,21 @@ def edit(skill_md: Path, number: int) -> None:
     os.utime(skill_md, (stamp, stamp))
 
 
+def add_skill(src: Path, number: int) -> None:
+    """A new skill (with a link to a bundled file of its own, and one to the skill added before
+    it), dated a minute back."""
+    folder = src / "added-skills" / f"added-{number}"
+    (folder / "references").mkdir(parents=True)
+    (folder / "references" / "notes.md").write_text("# Notes\n", encoding="utf-8")
+    (folder / "SKILL.md").write_text(
+        f"---\nname: added-{number}\ndescription: Added skill number {number}. Use when measuring rebuilds.\n---\n"
+        f"# Added {number}\n\nSee [the notes](references/notes.md) and [the one before](../added-{number - 1}/).\n",
+        encoding="utf-8")
+    stamp = time.time() - 60
+    for path in (folder, folder / "references", folder / "references" / "notes.md", folder / "SKILL.md"):
+        os.utime(path, (stamp, stamp))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--code", action="append", default=[], metavar="LABEL=FOLDER")
@@ -64,6 +80,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     parser.add_argument("--tree", type=Path, default=None, help="a real tree of skills to build (one is edited)")
+    parser.add_argument("--change", choices=("edit", "add"), default="edit",
+                        help="each round: edit one SKILL.md, or add a new skill")
     args = parser.parse_args()
     codes = dict(item.split("=", 1) for item in args.code) or {"this": str(REPO)}
     if args.tree is None:
@@ -76,7 +94,7 @@ def main() -> None:
     print(f"machine: {describe()}")
     print(f"command: python benchmarks/rebuild_code.py {' '.join(f'--code {c}' for c in args.code)} "
           f"--skills {args.skills} --repeat {args.repeat} --cold {args.cold} --jobs {args.jobs}"
-          + (f" --tree {args.tree}" if args.tree else ""))
+          + (f" --tree {args.tree}" if args.tree else "") + f" --change {args.change}")
     for label, code in codes.items():
         check_version(label, Path(code), _folder(work, label))
     cold: dict[str, list[float]] = {label: [] for label in codes}
@@ -89,7 +107,7 @@ def main() -> None:
     changed: dict[str, list[float]] = {label: [] for label in codes}
     same: dict[str, list[float]] = {label: [] for label in codes}
     for number in range(args.repeat):
-        edit(skill_md, number)
+        edit(skill_md, number) if args.change == "edit" else add_skill(src, number)
         for label, code in in_turns(codes, number):
             changed[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
         for label, code in in_turns(codes, number):
@@ -97,7 +115,8 @@ def main() -> None:
     described = f"{args.skills:,} synthetic skills" if args.tree is None else f"{len(skill_mds):,} SKILL.md in {src}"
     print(f"\n{described}, {args.jobs} jobs; medians of {args.cold} cold builds and "
           f"{args.repeat} rounds, seconds\n")
-    print("| code | cold build (min-max) | first rebuild after it | one changed SKILL.md (min-max) | no change |")
+    what = "one changed SKILL.md" if args.change == "edit" else "one skill added"
+    print(f"| code | cold build (min-max) | first rebuild after it | {what} (min-max) | no change |")
     print("|---|---:|---:|---:|---:|")
     for label in codes:
         colds = cold[label]

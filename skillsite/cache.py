@@ -74,6 +74,7 @@ class Section(str, enum.Enum):
     STAMPS = "stamps"            # a SKILL.md's sha256 and size, by its path and stamp (an unchanged file is not read)
     PUBLICATION = "publication"  # what publishing a skill placed, by everything it depends on
     HTML = "html"                # a rendered body, by the Markdown and the renderer
+    BODY_LINKS = "body-links"    # what a body's rendering asked of the link targets, by its source (HTML's depfile)
     FILE_SHA = "file-sha"        # a bundled file's sha256, by its path, size and time
     AUDIT = "audit"              # a skill's audit findings, by its files
     AUDIT_KEY = "audit-key"      # a skill's audit key (of AUDIT), by its files' stamps

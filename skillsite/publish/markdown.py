@@ -48,7 +48,8 @@ from skillsite.agent.site_urls import url_of
 from skillsite.publish.knowledge import KNOWLEDGE_FOLDER
 from skillsite.source.discover import SKILL_FILES
 
-__all__ = ["LinkTargets", "MarkdownRenderer", "engine_version", "slugify", "resolve_link", "safe_url", "normalize_link"]
+__all__ = ["Asked", "LinkTargets", "MarkdownRenderer", "engine_version", "slugify", "resolve_link", "safe_url",
+           "normalize_link"]
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
@@ -60,6 +61,10 @@ _ALIGN = re.compile(r"text-align:\s*(left|right|center)")
 _HTML_CONTROLS = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 EXTERNAL_REL = "nofollow ugc noopener noreferrer"
 BROKEN_TITLE = "link target not published in this catalog"
+#: What rendering one body asked of the catalog's link targets, sorted: ("skill", path), whether
+#: the path is a skill id, and ("file", path), whether it is a bundled file.  The body's HTML
+#: depends on the targets through the answers to these alone (:meth:`LinkTargets.answers`).
+Asked = tuple[tuple[str, str], ...]
 
 
 def slugify(title: str) -> str:
@@ -95,6 +100,24 @@ class LinkTargets:
     #: the rendered skill's links to the shared knowledge documents it publishes, as written from
     #: its folder (normalised: ``../knowledge/x.md``) -> their paths under ``knowledge/``
     knowledge: Mapping[str, str] = field(default_factory=dict)
+    #: where a rendering notes what it asks (:data:`Asked`); None: nothing is noted
+    asked: set[tuple[str, str]] | None = field(default=None, compare=False)
+
+    def is_skill(self, path: str) -> bool:
+        """Whether ``path`` is a skill's id."""
+        if self.asked is not None:
+            self.asked.add(("skill", path))
+        return path in self.skills
+
+    def is_file(self, path: str) -> bool:
+        """Whether ``path`` is a bundled file (``<skill id>/<bundled path>``)."""
+        if self.asked is not None:
+            self.asked.add(("file", path))
+        return path in self.files
+
+    def answers(self, asked: Asked) -> tuple[bool, ...]:
+        """What these targets answer to each question of ``asked`` (noting nothing)."""
+        return tuple(path in (self.skills if kind == "skill" else self.files) for kind, path in asked)
 
     @classmethod
     def from_entries(cls, entries: Iterable[dict]) -> "LinkTargets":
@@ -147,17 +170,17 @@ def resolve_link(href: str, skill_id: str, targets: LinkTargets) -> str | None:
     page = _skill_page(target, targets)
     if page is not None:
         return _relative(skill_id, page + "/") + fragment
-    if target in targets.files:
+    if targets.is_file(target):
         return _relative(skill_id, target) + fragment
     return None
 
 
 def _skill_page(target: str, targets: LinkTargets) -> str | None:
     """The skill id a resolved path designates (its folder or its SKILL.md), if any."""
-    if target in targets.skills:
+    if targets.is_skill(target):
         return target
     folder, name = posixpath.split(target)
-    if name in SKILL_FILES and folder in targets.skills:
+    if name in SKILL_FILES and targets.is_skill(folder):
         return folder
     return None
 
@@ -315,8 +338,17 @@ class MarkdownRenderer:
         """The body's HTML, links resolved as seen from skill ``skill_id``'s page (control
         characters as U+FFFD: :func:`without_controls`); ``knowledge``: its links to the shared
         documents it publishes (:attr:`LinkTargets.knowledge`)."""
-        targets = replace(self.targets, knowledge=knowledge) if knowledge else self.targets
-        return without_controls(self.md.render(body, {"skill_id": skill_id, "targets": targets}))
+        return self.render_noting(body, skill_id, knowledge)[0]
+
+    def render_noting(self, body: str, skill_id: str, knowledge: Mapping[str, str] | None = None
+                      ) -> tuple[str, Asked]:
+        """:meth:`render`, and what its links asked of the catalog's link targets: the HTML is the
+        same for any targets that answer those questions the same (a build that adds a skill
+        elsewhere need not render this body again)."""
+        asked: set[tuple[str, str]] = set()
+        targets = replace(self.targets, knowledge=knowledge or self.targets.knowledge, asked=asked)
+        html = without_controls(self.md.render(body, {"skill_id": skill_id, "targets": targets}))
+        return html, tuple(sorted(asked))
 
 
 def without_controls(text: str) -> str:

@@ -375,11 +375,11 @@ def _publish_skills(plan: BuildPlan, skills: list[Skill], releases: dict[str, li
     key = search_key(search_digests(skills, copies, cache.resident), plan.config.shard_above)
     search = keep_search(staging, cache.get(Section.SEARCH, key))
     staging.take_journal()  # placed here, not by a worker: nothing for the workers to report
-    job, html_keys = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records,
+    job, bodies = plan_publishing(skills, staging, plan.config, plan.base_dir, mtime, cache, knowledge.records,
                                      releases, copies, aliases, knowledge.links)
     with Workers(plan.jobs, job, pieces=len(skills)) as workers:
         searching = workers.submit(publish_search, key) if search is None else None
-        publication = collect(job, html_keys, publish_all(job, html_keys, workers, cache), cache)
+        publication = collect(job, bodies, publish_all(job, bodies, workers, cache), cache)
         audits = audit_published(workers, skills, publication.entries, cache, audit_listings)
     if searching is not None:
         search, placed = searching.result()

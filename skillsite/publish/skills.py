@@ -28,7 +28,7 @@ from skillsite.models import BundledFile, Skill, SkillChanged, Stamp, read_skill
 from skillsite.publish.bundled_names import left_out, unpublished
 from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented_json, is_paged, reserved_names,
                                         sha256_hex, skill_entry)
-from skillsite.publish.markdown import LinkTargets, MarkdownRenderer, engine_version
+from skillsite.publish.markdown import Asked, LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
 from skillsite.publish.wellknown import (archive_path, deterministic_tar_gz, fits_ustar, listable,
@@ -98,6 +98,10 @@ class SkillPublishing:
         documents' included)."""
         return self.renderer.render(body, skill_id, self.knowledge_links.get(skill_id))
 
+    def render_noting(self, skill_id: str, body: str) -> tuple[str, Asked]:
+        """:meth:`render`, and what its links asked of the catalog's link targets."""
+        return self.renderer.render_noting(body, skill_id, self.knowledge_links.get(skill_id))
+
     def sub_skills(self, skill_id: str) -> list[tuple[str, str, str]]:
         """(id, name, description) of a skill's direct children."""
         return [(c, self.by_id[c].name, self.by_id[c].description) for c in self.children.get(skill_id, ())]
@@ -109,6 +113,7 @@ class PublishedSkill:
 
     entry: ManifestEntry
     html: str | None                    # its rendered body (None: the cache holds it)
+    asked: Asked                        # what rendering it asked of the link targets (none when not rendered)
     placed: Sequence[Placed]            # what it wrote or kept, for the staging folder's record
     file_shas: Sequence[FileSha]        # its bundled files' sha256 the cache did not know
     archive: tuple[str, str] | None     # (site path, sha256) of its discovery archive, if it owns one
@@ -227,8 +232,8 @@ def publish_skill(job: SkillPublishing, task: SkillTask) -> PublishedSkill:
     _write_xml(job, skill, entry, body)
     _write_listing(job, entry)
     archive = _write_archive(job, skill, entry, raw, contents, job.archive_names[index])
-    html = None if skill.id in job.rendered else job.render(skill.id, body)
-    return PublishedSkill(entry, html, job.staging.take_journal(), shas, archive, diags)
+    html, asked = (None, ()) if skill.id in job.rendered else job.render_noting(skill.id, body)
+    return PublishedSkill(entry, html, asked, job.staging.take_journal(), shas, archive, diags)
 
 
 def _skill_md(skill: Skill, max_bytes: int) -> tuple[bytes, list[Diagnostic]]:
@@ -284,13 +289,13 @@ def _publication_key(skill: Skill, given: tuple[Any, ...]) -> str:
                   [d.to_json() for d in dependencies], knowledge, archive_name, mtime, base_dir)
 
 
-def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers[SkillPublishing],
+def publish_all(job: SkillPublishing, bodies: BodyKeys, workers: Workers[SkillPublishing],
                 cache: Cache) -> list[PublishedSkill]:
     """Every skill published, in order: as the last build published it when nothing it depends
     on changed (see :func:`_published_before`), else by the workers.  What each one placed is
     recorded in the staging folder, and what it made is kept in the cache (its rendered body
-    too: the bodies are read back from there when pages need them), as it comes: the results
-    returned hold neither."""
+    too, under the key ``bodies`` then holds: the bodies are read back from there when pages
+    need them), as it comes: the results returned hold neither."""
     # two lists, not zip(*pairs): that holds an iterator per skill for the whole of its run
     pairs = [_publication_keys(job, index, cache.resident) for index in range(len(job.skills))]
     keys, file_keys = [key for key, _ in pairs], [files for _, files in pairs]
@@ -309,12 +314,12 @@ def publish_all(job: SkillPublishing, html_keys: Sequence[str], workers: Workers
     cache.keep_many(Section.FILE_SHA, chain.from_iterable(file_keys[index] for index in done))
     tasks = list(zip(todo, _known_shas([job.skills[index] for index in todo], cache)))
     for index, published in zip(todo, workers.imap(publish_skill, tasks)):
-        _record(job, published, cache, html_keys[index], keys[index])
+        _record(job, published, cache, bodies, index, keys[index])
         entry = sharing_skill_values(published.entry, job.skills[index])
         if not published.diagnostics:  # what the next build of a long-running process takes as stored
             cache.keep_made(Section.PUBLICATION, keys[index],
                             StoredPublication.of_published(published, entry, job.skills[index]))
-        done[index] = dataclasses.replace(published, entry=entry, html=None, placed=(), file_shas=(),
+        done[index] = dataclasses.replace(published, entry=entry, html=None, asked=(), placed=(), file_shas=(),
                                           key=None if published.diagnostics else keys[index])
     return [done[index] for index in range(len(keys))]
 
@@ -334,13 +339,15 @@ def sharing_skill_values(entry: ManifestEntry, skill: Skill) -> ManifestEntry:
     return holding(entry, {**{name: getattr(skill, name) for name in SHARED_WITH_SKILL}, **COMMON_RECORDS})
 
 
-def _record(job: SkillPublishing, published: PublishedSkill, cache: Cache, html_key: str, key: str) -> None:
-    """Record what a worker placed in the staging folder, and keep what it made in the cache."""
+def _record(job: SkillPublishing, published: PublishedSkill, cache: Cache, bodies: BodyKeys, index: int,
+            key: str) -> None:
+    """Record what a worker placed in the staging folder, and keep what it made in the cache
+    (skill ``index``'s rendered body under its key in ``bodies``)."""
     job.staging.adopt(published.placed)
     for path, stamp, sha in published.file_shas:
         cache.put(Section.FILE_SHA, _file_key(path, stamp), sha)
     if published.html is not None:
-        cache.put(Section.HTML, html_key, published.html)
+        cache.put(Section.HTML, bodies.rendered(index, published.asked, job.targets, cache), published.html)
     if not published.diagnostics:  # an unreadable file is tried again next time
         cache.put(Section.PUBLICATION, key, published.to_json())
 
@@ -386,7 +393,7 @@ def _published_before(job: SkillPublishing, index: int, stored: StoredPublicatio
     entry = stored.entry if stored.sharing is skill else sharing_skill_values(stored.entry, skill)
     # empty tuples, not lists: ten thousand kept publications add nothing for the garbage collector to walk
     return kept_or_made(resident, TAKEN, skill.id, stored, (entry, key),
-                        lambda: PublishedSkill(entry, None, (), (), stored.archive, (), key))
+                        lambda: PublishedSkill(entry, None, (), (), (), stored.archive, (), key))
 
 
 def _interface(skill: Skill, files: Sequence[FileRecord]) -> dict[str, Any] | None:
@@ -530,24 +537,83 @@ def _known_shas(skills: Sequence[Skill], cache: Cache) -> list[KnownShas]:
     return known
 
 
-#: Where a long-running process's resident objects keep each skill's rendered body's key (by its id).
+#: Where a long-running process's resident objects keep each skill's body's source key (by its id) ...
+BODY_SOURCE_KEY = "body source key"
+#: ... and its rendered body's key (by its id).
 HTML_KEY = "html key"
 
 
-def _html_keys(skills: Sequence[Skill], shared: str, knowledge_links: Mapping[str, Mapping[str, str]],
-               resident: KeptObjects | None = None) -> list[str]:
-    """Each skill's rendered body's cache key: ``shared`` (what every body's is made of:
-    :func:`_link_targets`), the skill's id and SKILL.md (its body is cut from it), and its links
-    to knowledge documents, if any; in a long-running process, the one the last build worked out
-    for this very skill when the rest is equal."""
-    keys = []
-    for skill in skills:
-        links = sorted(knowledge_links.get(skill.id, {}).items())
-        more = (links,) if links else ()  # nothing for a skill without such links
-        keys.append(kept_or_made(resident, HTML_KEY, skill.id, skill, (shared, *more),
-                                 lambda skill=skill, more=more: digest(shared, skill.id, skill.sha256, skill.size,
-                                                                       *more)))
-    return keys
+@dataclass
+class BodyKeys:
+    """Each skill's rendered body's cache key, by the skill's position.
+
+    A body's HTML is made of its source (SKILL.md, the skill's id, its links to knowledge
+    documents, the Markdown engine: its *source key*) and of the catalog's link targets, of
+    which only what its links asked matters (:data:`~skillsite.publish.markdown.Asked`).  As
+    ninja's depfiles keep the headers each compile read, the cache keeps under each source key
+    what its last rendering asked (:attr:`Section.BODY_LINKS`), and the HTML under a key made
+    of the source key, those questions and the answers the targets gave.  A build asks them of
+    its own targets: adding a skill or renaming a file renders again only the bodies whose
+    links are answered otherwise, not every body."""
+
+    ids: list[str]
+    sources: list[str]
+    #: None where no rendering of the source is recorded: known once the body is rendered
+    keys: list[str | None]
+
+    def rendered(self, index: int, asked: Asked, targets: LinkTargets, cache: Cache) -> str:
+        """Record that body ``index`` was rendered with ``targets``, asking ``asked``: its key now
+        (in a long-running process, kept as :func:`body_keys` would work it out next time)."""
+        source = self.sources[index]
+        cache.put(Section.BODY_LINKS, source, [list(question) for question in asked])
+        cache.keep_made(Section.BODY_LINKS, source, asked)  # not what an earlier run asked
+        answers = targets.answers(asked)
+        key = self.keys[index] = kept_or_made(cache.resident, HTML_KEY, self.ids[index], asked, (source, answers),
+                                              lambda: _html_key(source, asked, answers))
+        return key
+
+    def by_id(self, skills: Sequence[Skill]) -> dict[str, str]:
+        """Every key, by skill id: once publishing is done, every body's is known."""
+        keys = {skill.id: key for skill, key in zip(skills, self.keys) if key is not None}
+        if len(keys) != len(skills):
+            raise AssertionError("a body was neither rendered nor found in the cache")
+        return keys
+
+
+def _html_key(source: str, asked: Asked, answers: tuple[bool, ...]) -> str:
+    """The key of a body's HTML rendered from ``source`` with targets that gave ``answers`` to ``asked``."""
+    return digest("html", source, asked, answers)
+
+
+def _asked_of(stored: list[list[str]]) -> Asked:
+    """What a rendering asked, as :meth:`BodyKeys.rendered` stores it."""
+    return tuple((kind, path) for kind, path in stored)
+
+
+def body_keys(skills: Sequence[Skill], targets: LinkTargets, knowledge_links: Mapping[str, Mapping[str, str]],
+              cache: Cache) -> BodyKeys:
+    """Each skill's rendered body's key (:class:`BodyKeys`) with the catalog's ``targets``: in a
+    long-running process, the one the last build worked out for this very skill when its links
+    are answered alike."""
+    resident = cache.resident
+    sources = [kept_or_made(resident, BODY_SOURCE_KEY, skill.id, skill, more, lambda skill=skill, more=more:
+                            digest("body", engine_version(), skill.id, skill.sha256, skill.size, *more))
+               for skill in skills for more in [_knowledge_part(knowledge_links, skill.id)]]
+    keys: list[str | None] = []
+    for skill, source, asked in zip(skills, sources, cache.made_many(Section.BODY_LINKS, sources, _asked_of)):
+        if asked is None:
+            keys.append(None)
+            continue
+        answers = targets.answers(asked)
+        keys.append(kept_or_made(resident, HTML_KEY, skill.id, asked, (source, answers),
+                                 lambda source=source, asked=asked, answers=answers: _html_key(source, asked, answers)))
+    return BodyKeys([skill.id for skill in skills], sources, keys)
+
+
+def _knowledge_part(knowledge_links: Mapping[str, Mapping[str, str]], skill_id: str) -> tuple[Any, ...]:
+    """What a body's source key holds of its links to knowledge documents: nothing without any."""
+    links = sorted(knowledge_links.get(skill_id, {}).items())
+    return (links,) if links else ()
 
 
 def is_versioned(skill: Skill) -> bool:
@@ -557,21 +623,18 @@ def is_versioned(skill: Skill) -> bool:
 
 #: Where a long-running process keeps what each skill gives bodies to link to (by its id) ...
 LINKABLE = "linkable"
-#: ... and, under one key, the catalog's link targets with the digest of them every body's key holds.
+#: ... and, under one key, the catalog's link targets.
 LINK_TARGETS = "link targets"
 
 
-def _link_targets(skills: Sequence[Skill], reserved: frozenset[str], resident: KeptObjects | None
-                  ) -> tuple[LinkTargets, str]:
+def _link_targets(skills: Sequence[Skill], reserved: frozenset[str], resident: KeptObjects | None) -> LinkTargets:
     """What bodies may link to (every published skill and its bundled files, those it cannot
-    publish aside), and what every rendered body's key is made of (the engine and those
-    targets); in a long-running process, each skill's part as the last build made it of this very
-    skill, and the whole as it made it when every part is the one it was made of."""
+    publish aside); in a long-running process, each skill's part as the last build made it of
+    this very skill, and the whole as it made it when every part is the one it was made of."""
     parts = tuple(kept_or_made(resident, LINKABLE, skill.id, skill, (reserved,),
                                lambda skill=skill: _linkable(skill, reserved)) for skill in skills)
     # made of the parts alone (the inputs, compared part by part, each the very object when kept)
-    return kept_or_made(resident, LINK_TARGETS, LINK_TARGETS, LinkTargets, (engine_version(), parts),
-                        lambda: _targets_and_digest(parts))
+    return kept_or_made(resident, LINK_TARGETS, LINK_TARGETS, LinkTargets, parts, lambda: _targets_of(parts))
 
 
 def _linkable(skill: Skill, reserved: frozenset[str]) -> tuple[str, tuple[str, ...]]:
@@ -587,39 +650,33 @@ def _targets_of(parts: Sequence[tuple[str, tuple[str, ...]]]) -> LinkTargets:
                        frozenset(chain.from_iterable(files for _, files in parts)))
 
 
-def _targets_and_digest(parts: Sequence[tuple[str, tuple[str, ...]]]) -> tuple[LinkTargets, str]:
-    """:func:`_targets_of` ``parts``, and the digest of the engine and those targets."""
-    targets = _targets_of(parts)
-    return targets, digest(engine_version(), sorted(targets.skills), sorted(targets.files))
-
-
 def plan_publishing(skills: Sequence[Skill], staging: Staging, config: SiteConfig, base_dir: str, mtime: int,
                     cache: Cache, knowledge: dict[str, list[dict[str, Any]]],
                     releases: Mapping[str, Sequence[str]] | None = None,
                     copies: Mapping[str, tuple[str, int]] | None = None, aliases: Aliases = NO_ALIASES,
                     knowledge_links: Mapping[str, Mapping[str, str]] | None = None
-                    ) -> tuple[SkillPublishing, list[str]]:
+                    ) -> tuple[SkillPublishing, BodyKeys]:
     """What publishing the skills needs (the bodies and file hashes the cache holds), and each
     skill's rendered body's cache key: give the first to the workers, then :func:`collect`.
     ``releases``: each versioned skill's releases, which dependencies resolve to (None: the
     current versions only); ``copies``: each copy's canonical member and group size (search shows a group once);
     ``aliases``: the names only copies share, each -> the copy dependencies on it need;
     ``knowledge_links``: each skill's links to its shared knowledge documents (:class:`Knowledge`)."""
-    targets, shared = _link_targets(skills, reserved_names(is_paged(len(skills), config)), cache.resident)
-    html_keys = _html_keys(skills, shared, knowledge_links or {}, cache.resident)
-    rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, html_keys)) if cached)
+    targets = _link_targets(skills, reserved_names(is_paged(len(skills), config)), cache.resident)
+    bodies = body_keys(skills, targets, knowledge_links or {}, cache)
+    rendered = frozenset(s.id for s, cached in zip(skills, cache.has_many(Section.HTML, bodies.keys)) if cached)
     job = SkillPublishing(skills, staging, config, base_dir, mtime, targets, rendered, knowledge, releases,
                           copies or {}, aliases, knowledge_links or {})
-    return job, html_keys
+    return job, bodies
 
 
-def collect(job: SkillPublishing, html_keys: list[str], published: list[PublishedSkill], cache: Cache) -> Publication:
+def collect(job: SkillPublishing, bodies: BodyKeys, published: list[PublishedSkill], cache: Cache) -> Publication:
     """What the workers published (:func:`publish_all`), as the catalog-wide steps read it."""
     archives, diags = {}, []
     for done in published:
         if done.archive is not None:
             archives[done.archive[0]] = done.archive[1]
         diags += done.diagnostics
-    keys = dict(zip((s.id for s in job.skills), html_keys))
+    keys = bodies.by_id(job.skills)
     return Publication([done.entry for done in published], RenderedBodies(keys, cache, job), keys, archives, diags,
                        [done.key for done in published])

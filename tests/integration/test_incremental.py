@@ -197,8 +197,8 @@ def _record_renders(monkeypatch) -> list[str]:
     from skillsite.publish.markdown import MarkdownRenderer
 
     rendered: list[str] = []
-    real_render = MarkdownRenderer.render
-    monkeypatch.setattr(MarkdownRenderer, "render", lambda self, body, skill_id, knowledge=None:
+    real_render = MarkdownRenderer.render_noting
+    monkeypatch.setattr(MarkdownRenderer, "render_noting", lambda self, body, skill_id, knowledge=None:
                         rendered.append(skill_id) or real_render(self, body, skill_id, knowledge))
     return rendered
 
@@ -674,7 +674,8 @@ def test_a_cache_restored_in_a_fresh_checkout_is_used(tmp_path, monkeypatch):
     for path in src.rglob("*"):
         os.utime(path, (later, later))
     rendered, parsed = [], []
-    monkeypatch.setattr(MarkdownRenderer, "render", lambda self, body, skill_id: rendered.append(skill_id))
+    monkeypatch.setattr(MarkdownRenderer, "render_noting", lambda self, body, skill_id, knowledge=None:
+                        rendered.append(skill_id))
     real_check = catalog._check
     monkeypatch.setattr(catalog, "_check", lambda checking, index: parsed.append(index) or real_check(checking, index))
     assert build([src], out, cache_dir=cache, jobs=1).ok
@@ -1658,9 +1659,8 @@ def test_a_new_longest_path_renders_the_pages_of_its_skill_alone(tmp_path, monke
     """skills.json's ``counts.longest_path_bytes`` changes when one bundled file is renamed to the
     catalog's longest path.  No page shows it: with every count in the site's key, such a rename
     rendered the home page, every tag and risk page, the tag index, 404.html and llms.txt again.
-    Now it renders no list page.  (Every skill's page is rendered again, as for any file
-    renamed, added or removed: each rendered body's key holds a digest of every link target of
-    the catalog.  See docs/scale.md.)  The rebuild equals a cold build."""
+    Now it renders no list page, and of the skill pages only that of the skill renamed in.  The
+    rebuild equals a cold build."""
     src, cache, out, cold = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "cold"
     shutil.copytree(EXAMPLES, src)
     _age(src)
@@ -1678,7 +1678,43 @@ def test_a_new_longest_path_renders_the_pages_of_its_skill_alone(tmp_path, monke
     assert build([src], out, cache_dir=cache, jobs=1).ok
     counts = json.loads((out / "skills.json").read_text("utf-8"))["counts"]
     assert counts["longest_path_bytes"] == len(f"references/{new_name}") > longest
-    assert "skills/code-review/index.html" in rendered
-    assert [rel for rel in rendered if not rel.startswith("skills/")] == [], rendered
+    assert rendered == ["skills/code-review/index.html"]
     assert build([src], cold).ok
     assert tree_bytes(out) == tree_bytes(cold)
+
+
+def test_a_new_skill_or_file_renders_the_bodies_that_link_to_it_alone(tmp_path, monkeypatch):
+    """A rendered body is kept with what its links asked of the catalog (is this path a skill, a
+    bundled file?), and taken again while the catalog answers alike: a new skill renders its own
+    body and those of the skills whose links now reach it, not every body of the catalog; a
+    bundled file added or removed, those of the skills linking to it (not even its own skill's,
+    whose links do not name it).  Each rebuild equals a cold build."""
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    append_line(src / "house-style" / "SKILL.md", "Ask [newcomer](../newcomer/), [its notes](../newcomer/notes.md).")
+    append_line(src / "prod-db-restore" / "SKILL.md", "Locks: [table](../sql-migration-review/references/locks.md).")
+    _age(src)
+    assert build([src], out, cache_dir=cache).ok
+    page = (out / "skills" / "house-style" / "index.html").read_text("utf-8")
+    assert 'href="../newcomer/"' not in page and 'class="broken-link"' in page
+    rendered = _record_renders(monkeypatch)
+    write_skill(src, "newcomer", description="Answers the questions a new team member asks.")
+    (src / "newcomer" / "notes.md").write_text("# Notes\n", encoding="utf-8")
+    _age(src / "newcomer", 30)
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    assert sorted(rendered) == ["house-style", "newcomer"]
+    page = (out / "skills" / "house-style" / "index.html").read_text("utf-8")
+    assert 'href="../newcomer/"' in page and 'href="../newcomer/notes.md"' in page
+    assert build([src], tmp_path / "cold-1").ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold-1")
+    locks = src / "sql-migration-review" / "references" / "locks.md"
+    for step in ("added", "removed"):
+        rendered.clear()
+        locks.write_text("# Locks\n", encoding="utf-8") if step == "added" else locks.unlink()
+        _age(src / "sql-migration-review", 20)
+        assert build([src], out, cache_dir=cache, jobs=1).ok
+        assert rendered == ["prod-db-restore"], step
+        page = (out / "skills" / "prod-db-restore" / "index.html").read_text("utf-8")
+        assert ('href="../sql-migration-review/references/locks.md"' in page) == (step == "added")
+        assert build([src], tmp_path / f"cold-{step}").ok
+        assert tree_bytes(out) == tree_bytes(tmp_path / f"cold-{step}")

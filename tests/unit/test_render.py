@@ -286,3 +286,41 @@ def test_engine_version_names_both_packages():
 
     assert engine_version() \
         == f"markdown-it-py {markdown_it.__version__}, mdit-py-plugins {mdit_py_plugins.__version__}"
+
+
+# ------------------------------------------------------------------------------ what a body asks of the catalog
+
+#: Skill ids and bundled files a catalog may or may not hold, and links to them from skill "rel".
+MAYBE_SKILLS = ["rel", "rel/changelog", "test-first", "new", "new/sub"]
+MAYBE_FILES = ["rel/scripts/check.py", "test-first/assets/x.png", "new/notes.md", "new/SKILL.md", "rel/changelog/a.md"]
+LINKS = ["scripts/check.py", "changelog/", "changelog/SKILL.md", "changelog/a.md", "../new/", "../new/SKILL.md",
+         "../new/notes.md", "../new/sub", "../test-first/assets/x.png", "./", "#top", "https://example.com/"]
+
+
+def test_a_render_notes_each_skill_and_file_its_links_asked_about(md):
+    body = "[a](changelog/SKILL.md) [b](../new/notes.md) ![c](scripts/check.py) [d](#x)"
+    html, asked = md.render_noting(body, "rel")
+    assert html == md.render(body, "rel")
+    assert asked == (("file", "new/notes.md"), ("file", "rel/scripts/check.py"), ("skill", "new/notes.md"),
+                     ("skill", "rel/changelog"), ("skill", "rel/changelog/SKILL.md"), ("skill", "rel/scripts/check.py"))
+    assert TARGETS.answers(asked) == (False, True, False, True, False, False)
+    assert md.render_noting("No link at all, [one](https://example.com/) outside.", "rel")[1] == ()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(LINKS), max_size=6), st.sets(st.sampled_from(MAYBE_SKILLS)),
+       st.sets(st.sampled_from(MAYBE_FILES)), st.sets(st.sampled_from(MAYBE_SKILLS)),
+       st.sets(st.sampled_from(MAYBE_FILES)))
+def test_a_body_renders_alike_with_any_targets_that_answer_what_it_asked_alike(links, skills, files, skills_2,
+                                                                                files_2):
+    """What a build keeps a rendered body by (skillsite.publish.skills.BodyKeys): targets that give
+    the same answers to what the rendering asked give the same HTML."""
+    body = "\n\n".join(f"[{n}]({link}) ![{n}]({link})" for n, link in enumerate(links))
+    first = LinkTargets(frozenset(skills), frozenset(files))
+    second = LinkTargets(frozenset(skills_2), frozenset(files_2))
+    html, asked = MarkdownRenderer(first).render_noting(body, "rel")
+    html_2, asked_2 = MarkdownRenderer(second).render_noting(body, "rel")
+    if second.answers(asked) == first.answers(asked):
+        assert html == html_2 and asked == asked_2
+    else:
+        assert asked and links  # only a body with links can be told apart
