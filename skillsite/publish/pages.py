@@ -45,7 +45,8 @@ from skillsite.publish.markdown import safe_url
 from skillsite.publish.page_pieces import (EntryPieces, TagCatalog, entry_pieces, kept_card, kept_shown_tags,
                                           tag_catalog, tagged_skill)
 from skillsite.publish.staging import Link, Placed, Staging
-from skillsite.publish.templates import shared_environment, template_problem, templates_digest, write_assets
+from skillsite.publish.templates import (reads_name, shared_environment, template_problem, templates_digest,
+                                         write_assets)
 from skillsite.publish.views import (FoldedTags, TagInfo, active_files, ancestors, badges, card,
                                      catalog_install_lines, copy_rows, file_rows, headers_file, hidden_note,
                                      install_snippets, listing_url, markdown_destination, metadata_rows, page_count,
@@ -90,7 +91,9 @@ class SitePages:
     #: what a long-running process keeps between builds (:mod:`skillsite.publish.page_pieces`); None: nothing
     resident: KeptObjects | None = None
     templates_key: str = field(init=False)
-    site_key: str = field(init=False)   # what every page shows of the site, its templates and assets
+    #: what every page may show of the site, its templates and assets (skills.json's counts aside:
+    #: :meth:`counts_key`)
+    site_key: str = field(init=False)
     signing: dict[str, str] | None = field(init=False)   # a signed catalog's key and how to pin it
     entries: dict[str, ManifestEntry] = field(init=False)
     listed: list[ManifestEntry] = field(init=False)   # the skills the lists show, in manifest order
@@ -109,6 +112,8 @@ class SitePages:
     #: skills.json's ``counts`` as pages show them: all but ``longest_path_bytes``, which no page
     #: shows (with it in their keys, renaming one bundled file would render every list again)
     shown_counts: dict[str, Any] = field(init=False)
+    #: each page template, by name -> whether it (or one it extends or includes) reads ``counts``
+    reading_counts: dict[str, bool] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.templates_key = templates_digest(self.dirs)
@@ -138,8 +143,16 @@ class SitePages:
         self.needed_by = needed_by(self.manifest["skills"])
         self.signing = pin_snippets(self.manifest.get("signing"), self.config)
         self.shown_counts = {k: v for k, v in self.manifest["counts"].items() if k != "longest_path_bytes"}
-        self.site_key = digest(self.templates_key, self.assets, self.manifest["site"], self.shown_counts,
+        self.site_key = digest(self.templates_key, self.assets, self.manifest["site"],
                                self.manifest["generator"], sorted(vars(self.config).items()), self.signing)
+
+    def counts_key(self, template: str) -> dict[str, Any] | None:
+        """What a page of ``template`` shows of skills.json's counts, for its key: the counts when
+        the template reads them (the built-in home page does), else None: a skill added or a
+        file renamed then renders no skill page for its counts alone."""
+        if template not in self.reading_counts:
+            self.reading_counts[template] = reads_name(self.env, template, "counts")
+        return self.shown_counts if self.reading_counts[template] else None
 
     def _copies_tags(self) -> dict[str, list[FoldedTags]]:
         """The tags of the copies of each listed skill, by its id, in manifest order: as search's
@@ -153,7 +166,8 @@ class SitePages:
         return found
 
     def skill_page_key(self, entry: ManifestEntry) -> str | None:
-        """What a skill's page is made of, in short: the entry keys of the skill, its ancestors
+        """What a skill's page is made of, in short: the site (with skills.json's counts when
+        its template reads them: :meth:`counts_key`), the entry keys of the skill, its ancestors
         and children (their cards), each one's tags as the cards show them (page and count),
         the names and pages of the skills it needs and that need it, its versions and its
         rendered body; None when one of those entries has no key.  With resident objects, the
@@ -164,8 +178,8 @@ class SitePages:
         if None in keys:
             return None
         tags = tuple(self.shown_tags[e.id] for e in shown)
-        inputs = (self.site_key, keys, tags, dependency_rows(entry, self), self.versions.get(entry.id),
-                  self.html_keys[entry.id], entry.id in self.discovered)
+        inputs = (self.site_key, self.counts_key("skill.html"), keys, tags, dependency_rows(entry, self),
+                  self.versions.get(entry.id), self.html_keys[entry.id], entry.id in self.discovered)
         return kept_or_made(self.resident, SKILL_PAGE_KEYS, entry.id, entry, inputs, lambda: _skill_page_key(*inputs))
 
     def numbers(self, cards: list[dict[str, Any]]) -> range:
@@ -224,11 +238,11 @@ class SkillList:
     nav: str = ""                   # the header link it is under
 
 
-def _skill_page_key(site_key: str, keys: Sequence[str | None], tags: Sequence[Sequence[TagInfo]],
-                    *rest: Any) -> str:
+def _skill_page_key(site_key: str, counts: dict[str, Any] | None, keys: Sequence[str | None],
+                    tags: Sequence[Sequence[TagInfo]], *rest: Any) -> str:
     """:meth:`SitePages.skill_page_key`, made of its values."""
     shown = [[(t.name, t.slug, t.count) for t in card_tags] for card_tags in tags]
-    return digest("skill page", site_key, list(keys), shown, *rest)
+    return digest("skill page", site_key, counts, list(keys), shown, *rest)
 
 
 def skill_list(pages: SitePages, kind: str, name: str) -> SkillList:
@@ -284,8 +298,8 @@ def _home_page(pages: SitePages) -> None:
     copies = sum(1 for e in pages.manifest["skills"] if e.visibility.copy_of is not None and e.visibility.listed)
     cards = [pages.card_keys[c["id"]] for c in page_items(every.cards, 1, pages.per_page)]
     # the site, the first page's cards, how many there are, and every tag (the chips are the most used)
-    key = digest("home page", pages.site_key, cards, len(every.cards), pages.per_page, risks, pages.tag_catalog.key,
-                 search_shards, copies)
+    key = digest("home page", pages.site_key, pages.counts_key("home.html"), cards, len(every.cards), pages.per_page,
+                 risks, pages.tag_catalog.key, search_shards, copies)
 
     def values() -> dict[str, Any]:
         chips = sorted(pages.tags, key=lambda t: (-t.count, t.name))[:HOME_TAG_CHIPS]
@@ -324,8 +338,9 @@ def list_page_key(pages: SitePages, shown: SkillList, number: int) -> str:
     (:class:`~skillsite.publish.page_pieces.Card`: all a card shows).  With resident objects,
     the key made before for this page of equal values (its cards' digests, the same strings)."""
     cards = page_items(shown.cards, number, pages.per_page)
-    inputs = (pages.site_key, shown.template, shown.base, shown.title, shown.label, shown.nav, number,
-              len(shown.cards), pages.per_page, tuple(pages.card_keys[c["id"]] for c in cards), shown.values)
+    inputs = (pages.site_key, pages.counts_key(shown.template), shown.template, shown.base, shown.title, shown.label,
+              shown.nav, number, len(shown.cards), pages.per_page, tuple(pages.card_keys[c["id"]] for c in cards),
+              shown.values)
     return kept_or_made(pages.resident, LIST_PAGE_KEYS, listing_url(shown.base, number), LIST_PAGE_KEYS, inputs,
                         lambda: digest("list page", *inputs))
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 import jinja2
+from jinja2 import meta
 from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
@@ -76,6 +77,29 @@ def shared_environment(dirs: tuple[Path, ...], templates_key: str) -> jinja2.Env
     workers it forks, do not compile the same templates again for every build.  A template
     changed, added or removed gives another digest, so another Environment."""
     return make_environment(dirs)
+
+
+def reads_name(env: jinja2.Environment, template: str, name: str) -> bool:
+    """Whether ``template``, or a template it extends, includes or imports, reads the variable
+    ``name`` (Jinja2's own analysis of each source, :mod:`jinja2.meta`): a page whose templates do
+    not read a value need not be made again when the value changes.  True when it cannot be told
+    (a template named by a variable, one that cannot be read or parsed)."""
+    seen: set[str] = set()
+    todo = [template]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            parsed = env.parse(env.loader.get_source(env, current)[0])  # type: ignore[union-attr]
+        except (jinja2.TemplateError, UnicodeDecodeError):
+            return True
+        referenced = list(meta.find_referenced_templates(parsed))
+        if name in meta.find_undeclared_variables(parsed) or None in referenced:
+            return True
+        todo += [ref for ref in referenced if ref is not None]
+    return False
 
 
 def templates_digest(dirs: Sequence[Path]) -> str:

@@ -203,6 +203,15 @@ def _record_renders(monkeypatch) -> list[str]:
     return rendered
 
 
+def _record_pages(monkeypatch) -> list[str]:
+    """The site paths of the keyed pages rendered from now on (in this process), in order."""
+    rendered: list[str] = []
+    real = pages_module.SitePages.keyed_page
+    monkeypatch.setattr(pages_module.SitePages, "keyed_page", lambda self, template, rel, key, values: real(
+        self, template, rel, key, lambda: rendered.append(rel) or values()))
+    return rendered
+
+
 def test_a_rebuild_renders_only_the_bodies_that_changed(tmp_path, monkeypatch):
     """The cache keeps every rendered body across rebuilds, no-op ones included."""
     src = tmp_path / "src"
@@ -1667,10 +1676,7 @@ def test_a_new_longest_path_renders_the_pages_of_its_skill_alone(tmp_path, monke
     assert build([src], out, cache_dir=cache).ok
     assert build([src], out, cache_dir=cache, always_publish=True).ok
     longest = json.loads((out / "skills.json").read_text("utf-8"))["counts"]["longest_path_bytes"]
-    rendered: list[str] = []
-    real = pages_module.SitePages.keyed_page
-    monkeypatch.setattr(pages_module.SitePages, "keyed_page", lambda self, template, rel, key, values: real(
-        self, template, rel, key, lambda: rendered.append(rel) or values()))
+    rendered = _record_pages(monkeypatch)
     new_name = "correctness-" + "x" * 100 + ".md"
     (src / "code-review" / "references" / "correctness.md").rename(src / "code-review" / "references" / new_name)
     _edit(src / "code-review" / "SKILL.md", "references/correctness.md", f"references/{new_name}")
@@ -1697,12 +1703,14 @@ def test_a_new_skill_or_file_renders_the_bodies_that_link_to_it_alone(tmp_path, 
     assert build([src], out, cache_dir=cache).ok
     page = (out / "skills" / "house-style" / "index.html").read_text("utf-8")
     assert 'href="../newcomer/"' not in page and 'class="broken-link"' in page
-    rendered = _record_renders(monkeypatch)
+    rendered, pages = _record_renders(monkeypatch), _record_pages(monkeypatch)
     write_skill(src, "newcomer", description="Answers the questions a new team member asks.")
     (src / "newcomer" / "notes.md").write_text("# Notes\n", encoding="utf-8")
     _age(src / "newcomer", 30)
     assert build([src], out, cache_dir=cache, jobs=1).ok
     assert sorted(rendered) == ["house-style", "newcomer"]
+    assert sorted(rel for rel in pages if rel.startswith("skills/")) == [
+        "skills/house-style/index.html", "skills/newcomer/index.html"]  # no page shows the catalog's count but home
     page = (out / "skills" / "house-style" / "index.html").read_text("utf-8")
     assert 'href="../newcomer/"' in page and 'href="../newcomer/notes.md"' in page
     assert build([src], tmp_path / "cold-1").ok
@@ -1718,3 +1726,29 @@ def test_a_new_skill_or_file_renders_the_bodies_that_link_to_it_alone(tmp_path, 
         assert ('href="../sql-migration-review/references/locks.md"' in page) == (step == "added")
         assert build([src], tmp_path / f"cold-{step}").ok
         assert tree_bytes(out) == tree_bytes(tmp_path / f"cold-{step}")
+
+
+def test_a_skill_page_template_of_a_site_s_own_that_shows_the_count_is_made_again_for_a_new_skill(tmp_path,
+                                                                                                monkeypatch):
+    """A site's own skill.html that reads skills.json's counts (Jinja2's analysis of its source
+    says so) keys every skill page by them: a skill added makes each one again, as a cold build."""
+    src, cache, out, templates = tmp_path / "src", tmp_path / "cache", tmp_path / "site", tmp_path / "templates"
+    shutil.copytree(EXAMPLES, src)
+    templates.mkdir()
+    built_in = (pages_module.builtin_templates() / "skill.html").read_text("utf-8")
+    (templates / "skill.html").write_text(built_in.replace("{% block main %}", "{% block main %}<p class=\"total\">"
+                                                            "{{ counts['skills'] }} in all</p>", 1), "utf-8")
+    from skillsite.config import SiteConfig
+
+    config = SiteConfig(templates=str(templates))
+    _age(src)
+    assert build([src], out, config, cache_dir=cache).ok
+    assert "13 in all" in (out / "skills" / "code-review" / "index.html").read_text("utf-8")
+    pages = _record_pages(monkeypatch)
+    write_skill(src, "newcomer", description="Answers the questions a new team member asks.")
+    _age(src / "newcomer", 30)
+    assert build([src], out, config, cache_dir=cache, jobs=1).ok
+    assert len([rel for rel in pages if rel.startswith("skills/")]) == 14
+    assert "14 in all" in (out / "skills" / "code-review" / "index.html").read_text("utf-8")
+    assert build([src], tmp_path / "cold", config).ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
