@@ -8,6 +8,7 @@ from typing import Any, Iterator
 import anyio
 import pytest
 
+from support import run_async_in_thread
 from skillsite.mcp.cursors import OtherBuild
 from skillsite.mcp.list_pages import CutList, ListPages, entry_bytes, page_ends
 from skillsite.mcp.unfolding import Unfolding
@@ -156,7 +157,7 @@ def test_a_list_read_while_the_catalog_is_opened_anew_names_the_build_it_was_ask
             return first, exc.error.message
         return first, ""
 
-    first, refused = anyio.run(both)
+    first, refused = run_async_in_thread(both)
     assert first["nextCursor"] == f"3.{BUILD}" and "another build of the catalog" in refused, refused
 
 
@@ -190,7 +191,7 @@ def test_a_list_read_before_a_reopening_is_not_kept_in_place_of_the_new_build_s(
         out["c"] = await pages(Request("prompts/list", None), whole_list)
         out["b2"] = await pages(Request("prompts/list", {"cursor": out["b"]["nextCursor"]}), whole_list)
 
-    anyio.run(all_three)
+    run_async_in_thread(all_three)
     assert out["a"]["nextCursor"] == f"3.{BUILD}" and out["b"]["nextCursor"] == f"3.{'0' * 12}"
     assert out["c"] == out["b"] and out["b2"]["prompts"][0]["of"] == "0" * 12
 
@@ -228,6 +229,6 @@ def test_a_cursor_of_a_list_cut_anew_has_its_pages_cut_off_the_event_loop() -> N
             stop.set()
         return page
 
-    page = anyio.run(cut_far)
+    page = run_async_in_thread(cut_far)
     assert len(page["prompts"]) == 3 and len(made) == 40
     assert any(0 < count < 36 for count in seen), seen   # the loop ran while the pages up to the cursor were cut
