@@ -47,7 +47,8 @@ from skillsite.source.dependencies import (Dependent, copy_aliases, current_rele
 from skillsite.source.discover import SKILL_FILES, Discovery, discover
 from skillsite.source.kept_grouping import KeptGrouping
 from skillsite.source.knowledge import default_knowledge_dir, locate_all
-from skillsite.source.links import MissingPlace, MissingTarget, checked_links, missing_again, missing_places
+from skillsite.source.links import (MissingPlace, MissingTarget, SkillsAsked, checked_links, missing_again,
+                                    missing_places, skills_answer_alike)
 from skillsite.bounded import read_limited
 from skillsite.source.parse import DEFAULT_MAX_BYTES, parse_skill
 from skillsite.source.relations import Member, relation_diagnostics
@@ -101,13 +102,15 @@ def _sibling_skills(folder: Path) -> list[str]:
 
 
 def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[str, str]],
-                knowledge_dir: str | None = None) -> tuple[list[Diagnostic], tuple[MissingTarget, ...]]:
-    """Every diagnostic of one skill on its own (the catalog-wide checks come after), and the
-    targets of its links to missing files (see :func:`_still_missing`)."""
+                knowledge_dir: str | None = None
+                ) -> tuple[list[Diagnostic], tuple[MissingTarget, ...], SkillsAsked]:
+    """Every diagnostic of one skill on its own (the catalog-wide checks come after), the
+    targets of its links to missing files, and what its links asked of ``skill_dirs`` (see
+    :func:`_reads_as_now`)."""
     if parsed.fatal:
-        return list(parsed.diagnostics), ()
+        return list(parsed.diagnostics), (), ()
     fm, src, lines = parsed.frontmatter or {}, parsed.source, parsed.key_lines
-    links, missing = checked_links(parsed, skill_dirs, knowledge_dir)
+    links, missing, asked = checked_links(parsed, skill_dirs, knowledge_dir)
     return [*parsed.diagnostics,
             *schema_diagnostics(fm, profile, src.display_path, lines),
             *name_diagnostics(fm, src, profile, lines),
@@ -119,7 +122,7 @@ def check_skill(parsed: ParsedSkill, profile: str, skill_dirs: frozenset[tuple[s
             *syntax_diagnostics(declared_dependencies(fm, lines), src.display_path),
             *version_diagnostics(fm, lines, src.display_path),
             *body_diagnostics(parsed),
-            *links], missing
+            *links], missing, asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,10 +150,11 @@ class Verdict:
     always: bool = False     # always on: first in prompt order
     patterns: tuple[tuple[str, int, int, int], ...] = ()   # each published trigger pattern: line, column, work
     missing: tuple[MissingTarget, ...] = ()   # the targets of its SK303 warnings, in order
+    skills_asked: SkillsAsked = ()   # what its links asked of the catalog's skill folders, and the answers
 
     @classmethod
-    def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic], missing: tuple[MissingTarget, ...] = ()
-           ) -> Verdict:
+    def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic], missing: tuple[MissingTarget, ...] = (),
+           skills_asked: SkillsAsked = ()) -> Verdict:
         fm = parsed.frontmatter or {}
         priority = fm.get("priority")
         kept = is_kept(parsed)
@@ -164,19 +168,20 @@ class Verdict:
                    skill_version(fm), declared_dependencies(fm, parsed.key_lines),
                    fingerprint(name, description, parsed.body, hashlib.sha256(parsed.raw).hexdigest())
                    if kept else None, not is_unlisted(fm), fm.get("always") is True,
-                   published_patterns(fm, parsed.key_lines) if kept else (), missing)
+                   published_patterns(fm, parsed.key_lines) if kept else (), missing, skills_asked)
 
     def to_json(self) -> list[Any]:
         return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
                 [list(c) for c in self.conflicts], [list(k) for k in self.knowledge], self.description,
                 self.offered, list(self.description_at), self.user_invocable, self.version,
                 [list(d) for d in self.depends], self.fingerprint.to_json() if self.fingerprint else None,
-                self.listed, self.always, [list(p) for p in self.patterns], [list(m) for m in self.missing]]
+                self.listed, self.always, [list(p) for p in self.patterns], [list(m) for m in self.missing],
+                [list(a) for a in self.skills_asked]]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Verdict:
         (kept, name, name_at, diags, priority, conflicts, knowledge, description, offered, description_at,
-         user_invocable, version, depends, printed, listed, always, patterns, missing) = data
+         user_invocable, version, depends, printed, listed, always, patterns, missing, asked) = data
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
                    tuple((item, line, col) for item, line, col in conflicts),
                    tuple((item, line, col) for item, line, col in knowledge), description, offered,
@@ -184,7 +189,8 @@ class Verdict:
                    tuple((item, line, col) for item, line, col in depends),
                    Fingerprint.from_json(printed) if printed is not None else None, listed, always,
                    tuple((pattern, line, col, work) for pattern, line, col, work in patterns),
-                   tuple((target, is_link, line, col) for target, is_link, line, col in missing))
+                   tuple((target, is_link, line, col) for target, is_link, line, col in missing),
+                   tuple((folder, answer) for folder, answer in asked))
 
 
 def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
@@ -964,6 +970,15 @@ def _missing_file_warnings(diags: Iterable[Diagnostic]) -> list[tuple[int, int, 
     return sorted((d.line, d.col, d.message) for d in diags if d.code == "SK303")
 
 
+def _reads_as_now(verdict: Verdict, source: SourceFile, checking: Checking) -> bool:
+    """Whether a cached verdict holds now: its links asked the same of the catalog's skill
+    folders and got the same answers (as ninja's depfiles: a skill added or removed elsewhere
+    leaves every other check as it was, unless a link names its folder), and its
+    missing-file warnings read as they would (:func:`_still_missing`)."""
+    return (skills_answer_alike(source, checking.skill_dirs, verdict.skills_asked)
+            and _still_missing(verdict, source, checking))
+
+
 def _still_missing(verdict: Verdict, source: SourceFile, checking: Checking) -> bool:
     """Whether a cached verdict's missing-file warnings (SK303) read as they would now.  Their
     wording depends on what the file system holds at each target (a file left out of the skill,
@@ -1129,7 +1144,8 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
     """Every skill checked, or taken from the cache when its SKILL.md's content and place, and
     everything its checks depend on, are what a cached check was made of."""
     contents, _ = _contents(checking.sources, cache, checking.max_bytes)
-    shared = digest(sorted(checking.skill_dirs), checking.knowledge_dir, checking.profile, checking.max_bytes)
+    # not the catalog's skill folders: what a check read of them is compared instead (_reads_as_now)
+    shared = digest(checking.knowledge_dir, checking.profile, checking.max_bytes)
     resident = cache.resident
     keys = [kept_or_made(resident, CHECK_KEY, src.id, src, (shared, content.sha256), lambda src=src, content=content:
                          digest(shared, src.id, src.display_path, src.rel_path, str(src.root), str(src.dir),
@@ -1142,7 +1158,7 @@ def _cached_checks(checking: Checking, cache: Cache, jobs: int) -> list[Checked]
     for index, (src, content, stored) in enumerate(zip(checking.sources, contents, stored_checks)):
         done = kept.get(index) or (Checked.of_stored(stored, src, content)
                                    if stored is not None and content is not None else None)
-        if done is not None and not _still_missing(done.verdict, src, checking):
+        if done is not None and not _reads_as_now(done.verdict, src, checking):
             done = None
         if done is not None and done.skill is not None and cache.resident is not None:
             cache.resident.keep(CHECKED, keys[index], done)
@@ -1184,15 +1200,15 @@ def _cached_verdicts(found: Discovery, checking: Checking, cache: Cache, jobs: i
     """Every skill's verdict, from the cache where its SKILL.md's content and place (and what the
     whole check shares) are unchanged, else checked (and kept); and how the cache was used."""
     sources = found.sources
-    shared = digest(sorted(checking.skill_dirs), checking.knowledge_dir, [d.to_json() for d in found.diagnostics],
-                    checking.profile, checking.max_bytes)
+    shared = digest(checking.knowledge_dir, [d.to_json() for d in found.diagnostics], checking.profile,
+                    checking.max_bytes)  # the catalog's skill folders are compared instead (_reads_as_now)
     contents, by_stamp = _contents(sources, cache, checking.max_bytes)
     shas = [content.sha256 if content is not None else None for content in contents]
     keys = [_verdict_key(shared, src, sha) if sha is not None else None for src, sha in zip(sources, shas)]
     verdicts: list[Verdict | None] = []
     for src, stored in zip(sources, cache.get_many(Section.VERDICTS, keys)):
         verdict = Verdict.from_json(stored) if stored is not None else None
-        verdicts.append(verdict if verdict is not None and _still_missing(verdict, src, checking)
+        verdicts.append(verdict if verdict is not None and _reads_as_now(verdict, src, checking)
                         else None)
     todo = [index for index, verdict in enumerate(verdicts) if verdict is None]
     for index, (verdict, sha) in zip(todo, parallel_map(_checked_verdict, checking, todo, jobs)):

@@ -188,6 +188,9 @@ class _SkillFolder:
         self.root = str(src.root)
         self.rel = posixpath.dirname(src.rel_path)
         self.skill_dirs = skill_dirs
+        #: each folder (relative to the root) asked about, and whether it is a skill's: what the
+        #: check read of the rest of the catalog (see :func:`skills_answer_alike`)
+        self.asked: dict[str, bool] = {}
         self.files = {f.path for f in src.files}
         self.dirs = {posixpath.dirname(p) for p in self.files}
         while "" not in self.dirs and self.dirs:
@@ -196,7 +199,8 @@ class _SkillFolder:
     def is_skill(self, rel_in_root: str) -> bool:
         """Whether a path relative to the root is a skill folder (or its SKILL.md)."""
         folder = rel_in_root[:-len("/SKILL.md")] if rel_in_root.endswith("/SKILL.md") else rel_in_root
-        return (self.root, folder) in self.skill_dirs
+        answer = self.asked[folder] = (self.root, folder) in self.skill_dirs
+        return answer
 
     def in_root(self, target: str) -> str:
         return posixpath.normpath(posixpath.join(self.rel, target)) if self.rel else posixpath.normpath(target)
@@ -269,6 +273,9 @@ def _unpublished(path: str, skill_dir: str) -> str:
 #: Where a link names a missing file (SK303), to look at again without reading the body: its
 #: target as written, whether it is a link (else a file reference), its line and column.
 MissingTarget = tuple[str, bool, int, int]
+#: The folders a skill's links asked about (relative to its root), each with whether it was a
+#: skill's, sorted: all a check of its links reads of the other skills of the catalog.
+SkillsAsked = tuple[tuple[str, bool], ...]
 
 
 def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]],
@@ -283,9 +290,10 @@ def link_diagnostics(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]]
 
 
 def checked_links(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]], knowledge_dir: str | None = None
-                  ) -> tuple[list[Diagnostic], tuple[MissingTarget, ...]]:
-    """:func:`link_diagnostics`, and the targets of its SK303 warnings (in their order): what
-    :func:`missing_again` looks at."""
+                  ) -> tuple[list[Diagnostic], tuple[MissingTarget, ...], SkillsAsked]:
+    """:func:`link_diagnostics`, the targets of its SK303 warnings (in their order): what
+    :func:`missing_again` looks at, and what it asked of ``skill_dirs``: the same diagnostics
+    hold for any other skills that answer those alike (:func:`skills_answer_alike`)."""
     folder: _SkillFolder | None = None  # made at the first local target
     diags, missing = [], []
     for offset, col, raw_target, is_link in iter_body_links(parsed.body):
@@ -299,7 +307,14 @@ def checked_links(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]], k
             diags.append(make(problem[0], problem[1], parsed.source.display_path, parsed.body_line + offset, col))
             if problem[0] == "SK303":
                 missing.append((target, is_link, diags[-1].line, col))
-    return diags, tuple(missing)
+    return diags, tuple(missing), tuple(sorted(folder.asked.items())) if folder is not None else ()
+
+
+def skills_answer_alike(src: SourceFile, skill_dirs: frozenset[tuple[str, str]], asked: SkillsAsked) -> bool:
+    """Whether ``skill_dirs`` gives the answers a check of ``src``'s links had (``asked``): then
+    that check holds with these skills too (a skill added elsewhere in the catalog changes none)."""
+    root = str(src.root)
+    return all(((root, folder) in skill_dirs) == answer for folder, answer in asked)
 
 
 def _declared_links(parsed: ParsedSkill, knowledge_dir: str | None) -> Iterable[str]:

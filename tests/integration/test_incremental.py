@@ -1689,12 +1689,15 @@ def test_a_new_longest_path_renders_the_pages_of_its_skill_alone(tmp_path, monke
     assert tree_bytes(out) == tree_bytes(cold)
 
 
-def test_a_new_skill_or_file_renders_the_bodies_that_link_to_it_alone(tmp_path, monkeypatch):
+def test_a_new_skill_or_file_checks_and_renders_the_skills_that_link_to_it_alone(tmp_path, monkeypatch):
     """A rendered body is kept with what its links asked of the catalog (is this path a skill, a
-    bundled file?), and taken again while the catalog answers alike: a new skill renders its own
-    body and those of the skills whose links now reach it, not every body of the catalog; a
+    bundled file?), and taken again while the catalog answers alike, and so is each skill's
+    check (is this folder a skill's?): a new skill checks and renders its own body and those of
+    the skills whose links now reach it, not every skill of the catalog; a
     bundled file added or removed, those of the skills linking to it (not even its own skill's,
     whose links do not name it).  Each rebuild equals a cold build."""
+    from skillsite.source import catalog
+
     src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
     shutil.copytree(EXAMPLES, src)
     append_line(src / "house-style" / "SKILL.md", "Ask [newcomer](../newcomer/), [its notes](../newcomer/notes.md).")
@@ -1704,11 +1707,14 @@ def test_a_new_skill_or_file_renders_the_bodies_that_link_to_it_alone(tmp_path, 
     page = (out / "skills" / "house-style" / "index.html").read_text("utf-8")
     assert 'href="../newcomer/"' not in page and 'class="broken-link"' in page
     rendered, pages = _record_renders(monkeypatch), _record_pages(monkeypatch)
+    real_check, checked = catalog._check, []
+    monkeypatch.setattr(catalog, "_check", lambda checking, index: checked.append(checking.sources[index].id)
+                        or real_check(checking, index))
     write_skill(src, "newcomer", description="Answers the questions a new team member asks.")
     (src / "newcomer" / "notes.md").write_text("# Notes\n", encoding="utf-8")
     _age(src / "newcomer", 30)
     assert build([src], out, cache_dir=cache, jobs=1).ok
-    assert sorted(rendered) == ["house-style", "newcomer"]
+    assert sorted(rendered) == sorted(checked) == ["house-style", "newcomer"]  # its links' SK304 went
     assert sorted(rel for rel in pages if rel.startswith("skills/")) == [
         "skills/house-style/index.html", "skills/newcomer/index.html"]  # no page shows the catalog's count but home
     page = (out / "skills" / "house-style" / "index.html").read_text("utf-8")

@@ -396,3 +396,24 @@ def test_files_older_than_the_racy_window_are_known_by_their_stamp(tmp_path, vfa
     skills = len(skill_files(src))
     assert again.cache_use == CacheUse(by_stamp=skills, hashed=0, reused=skills, checked=0)
     assert report(again) == report(check(src)[0])
+
+
+def test_a_skill_added_or_removed_checks_again_only_itself_and_the_skills_whose_links_name_it(tmp_path,
+                                                                                               trusting_fresh_files):
+    """A verdict keeps what its links asked of the catalog's skill folders and the answers (is
+    ``../newcomer`` a skill?), and is taken again while the folders answer alike: a skill added
+    checks itself and the one linking to it, not every skill; removed, the linking one alone.
+    Each report is a run's without the cache."""
+    src, cache_dir = tree(tmp_path), tmp_path / "cache"
+    append = src / "house-style" / "SKILL.md"
+    append.write_text(append.read_text("utf-8") + "\nAsk the [newcomer](../newcomer/SKILL.md).\n", "utf-8")
+    first, _ = check(src, cache_dir)
+    assert "SK304" in first.summary()["by_code"]  # a link out of the folder to no skill
+    write_skill(src, "newcomer", description="Answers what a new team member asks. Use when onboarding.")
+    added, _ = check(src, cache_dir)
+    assert added.cache_use.checked == 2 and added.cache_use.reused == len(added.sources) - 2
+    assert report(added) == report(check(src)[0])
+    assert "SK304" not in added.summary()["by_code"]
+    shutil.rmtree(src / "newcomer")
+    removed, _ = check(src, cache_dir)
+    assert removed.cache_use.checked == 1 and report(removed) == report(check(src)[0]) == report(first)
