@@ -260,7 +260,8 @@ def publication_key(job: SkillPublishing, index: int, resident: KeptObjects | No
     """What publishing skill ``index`` depends on, besides the configuration and skillsite's
     code (the cache's scope): its SKILL.md and place, its bundled files' names and stamps, its
     diagnostics, and what the catalog gives it (sub-skills, command, conflicts,
-    dependencies, knowledge documents, archive name).  In a long-running process, the key the
+    dependencies, knowledge documents, archive name; the names it may not publish, which a
+    catalog grown past ``shard_above`` adds to).  In a long-running process, the key the
     last build worked out for this very skill (``serve`` keeps each unchanged skill, and with it
     its source, files and diagnostics) when what the catalog gives it is equal."""
     return _publication_keys(job, index, resident)[0]
@@ -273,7 +274,7 @@ def _publication_keys(job: SkillPublishing, index: int, resident: KeptObjects | 
     # tuples, not lists: what is kept between rebuilds should give the garbage collector nothing to walk
     given = (tuple(job.sub_skills(skill.id)), job.commands.get(skill.id), tuple(job.conflicts.get(skill.id, ())),
              tuple(job.dependencies.get(skill.id, ())), tuple(job.knowledge.get(skill.id, ())),
-             job.archive_names[index], job.mtime, job.base_dir)
+             job.archive_names[index], job.mtime, job.base_dir, job.reserved)
     return kept_or_made(resident, PUBLICATION_KEY, skill.id, skill, given,
                         lambda: (_publication_key(skill, given),
                                  tuple(_file_key(f.abspath, f.stamp) for f in skill.source.files)))
@@ -282,11 +283,11 @@ def _publication_keys(job: SkillPublishing, index: int, resident: KeptObjects | 
 def _publication_key(skill: Skill, given: tuple[Any, ...]) -> str:
     """:func:`publication_key` of ``skill``, given what the catalog gives it."""
     source = skill.source
-    sub_skills, command, conflicts, dependencies, knowledge, archive_name, mtime, base_dir = given
+    sub_skills, command, conflicts, dependencies, knowledge, archive_name, mtime, base_dir, reserved = given
     return digest("publication", skill.id, skill.sha256, skill.size, str(source.root), str(source.dir), source.rel_path,
                   source.display_path, [(f.path, f.abspath, f.stamp) for f in source.files],
                   [d.to_json() for d in skill.diagnostics], sub_skills, command, conflicts,
-                  [d.to_json() for d in dependencies], knowledge, archive_name, mtime, base_dir)
+                  [d.to_json() for d in dependencies], knowledge, archive_name, mtime, base_dir, sorted(reserved))
 
 
 def publish_all(job: SkillPublishing, bodies: BodyKeys, workers: Workers[SkillPublishing],
@@ -347,7 +348,11 @@ def _record(job: SkillPublishing, published: PublishedSkill, cache: Cache, bodie
     for path, stamp, sha in published.file_shas:
         cache.put(Section.FILE_SHA, _file_key(path, stamp), sha)
     if published.html is not None:
-        cache.put(Section.HTML, bodies.rendered(index, published.asked, job.targets, cache), published.html)
+        # rendered from the bytes it was checked as? else (SK006: changed since) kept under no key of them
+        checked_bytes = published.entry.sha256 == job.skills[index].sha256
+        html_key = bodies.rendered(index, published.asked, job.targets, cache, keep=checked_bytes)
+        if checked_bytes:
+            cache.put(Section.HTML, html_key, published.html)
     if not published.diagnostics:  # an unreadable file is tried again next time
         cache.put(Section.PUBLICATION, key, published.to_json())
 
@@ -561,13 +566,17 @@ class BodyKeys:
     #: None where no rendering of the source is recorded: known once the body is rendered
     keys: list[str | None]
 
-    def rendered(self, index: int, asked: Asked, targets: LinkTargets, cache: Cache) -> str:
+    def rendered(self, index: int, asked: Asked, targets: LinkTargets, cache: Cache, keep: bool = True) -> str:
         """Record that body ``index`` was rendered with ``targets``, asking ``asked``: its key now
-        (in a long-running process, kept as :func:`body_keys` would work it out next time)."""
-        source = self.sources[index]
+        (in a long-running process, kept as :func:`body_keys` would work it out next time).
+        Not ``keep``: a body rendered from other bytes than its source's, whose key is given but
+        nothing kept under it (its page renders it again)."""
+        source, answers = self.sources[index], targets.answers(asked)
+        if not keep:
+            self.keys[index] = digest("html not kept", source, asked, answers)
+            return self.keys[index]
         cache.put(Section.BODY_LINKS, source, [list(question) for question in asked])
         cache.keep_made(Section.BODY_LINKS, source, asked)  # not what an earlier run asked
-        answers = targets.answers(asked)
         key = self.keys[index] = kept_or_made(cache.resident, HTML_KEY, self.ids[index], asked, (source, answers),
                                               lambda: _html_key(source, asked, answers))
         return key

@@ -50,3 +50,22 @@ def test_a_read_skill_keeps_its_sha256_and_size_not_its_bytes(tmp_path: Path) ->
     skill_md.write_bytes(skill_md.read_bytes() + b"more\n")
     with pytest.raises(SkillChanged, match="changed during the build"):
         skill.body
+
+
+def test_a_body_rendered_from_bytes_changed_during_the_build_is_not_kept_as_the_checked_one_s(
+        tmp_path: Path) -> None:
+    """The failed build renders the new bytes of a SKILL.md that changed after its check: that
+    HTML is not cached under the checked content's key, so the file edited back to that content
+    shows its own body, not the one of the failed build."""
+    src, out, cache = tmp_path / "src", tmp_path / "site" / "out", tmp_path / "cache"
+    for index in range(3):
+        write_skill(src, f"skill-{index:02}")
+    skill_md = src / "skill-01" / "SKILL.md"
+    checked = skill_md.read_text(encoding="utf-8")
+    result = build([src], out, jobs=1, cache_dir=cache, keep_going=True,
+                   progress=_edit_when("skills", skill_md, checked.replace("# Body", "# Bodx")))
+    assert any(d.code == "SK006" for d in result.diagnostics)
+    skill_md.write_text(checked, encoding="utf-8")
+    assert build([src], out, jobs=1, cache_dir=cache).ok
+    page = (out / "skills" / "skill-01" / "index.html").read_text(encoding="utf-8")
+    assert 'id="body"' in page and "Bodx" not in page

@@ -1758,3 +1758,27 @@ def test_a_skill_page_template_of_a_site_s_own_that_shows_the_count_is_made_agai
     assert "14 in all" in (out / "skills" / "code-review" / "index.html").read_text("utf-8")
     assert build([src], tmp_path / "cold", config).ok
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
+def test_a_skill_added_past_shard_above_publishes_again_a_file_named_as_the_catalog_s_own_pages(tmp_path):
+    """A paged catalog writes an ``entry.json`` in each skill's folder, so a bundled file of that
+    name is not published there (SK009).  Adding the skill that makes the catalog paged must
+    publish the others again: their bodies are kept (no link changed), which no longer hides
+    that the names they may publish depend on the catalog's size.  The rebuild equals a cold
+    build, warning included."""
+    from skillsite.config import SiteConfig
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    (src / "house-style" / "entry.json").write_text("{}\n", encoding="utf-8")
+    config = SiteConfig(shard_above=13)
+    _age(src)
+    first = build([src], out, config, cache_dir=cache)
+    assert first.ok and "SK009" not in [d.code for d in first.diagnostics]
+    write_skill(src, "newcomer", description="Answers the questions a new team member asks.")
+    _age(src / "newcomer", 30)
+    rebuilt = build([src], out, config, cache_dir=cache)
+    assert rebuilt.ok and "SK009" in [d.code for d in rebuilt.diagnostics]
+    cold = build([src], tmp_path / "cold", config)
+    assert [str(d) for d in rebuilt.diagnostics] == [str(d) for d in cold.diagnostics]
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
