@@ -1,4 +1,4 @@
-"""`skillsite validate`'s cache in the four situations a CI job meets, side by side in one run.
+"""`skillsite validate`'s cache in the situations a CI job meets, side by side in one run.
 
 For each tree, whole processes of
 
@@ -16,10 +16,13 @@ are timed, taking turns, ``--repeat`` times each (medians printed, wall and CPU 
   all edited every SKILL.md's bytes changed (a newline added at its end): no entry of the cache fits,
              so this is what keeping a cache costs when it cannot help (afterwards the files and the
              cache are put back as they were).
+  one added  a new skill added at the tree's top (then removed again): what a pull request adding a
+             skill gives CI.  Before 2026-12-05 every verdict's key held every skill folder of the
+             tree, so this was as slow as no cache.
 
 Each situation starts from the cache the run before it left (no cache -> all stale -> warm ->
-restored -> all edited -> all stale ...), every such cache made over the same contents (all edited:
-over the unedited ones).  Before each timed run the
+restored -> all edited -> one added -> all stale ...), every such cache made over the same contents
+(all edited: over the unedited ones).  Before each timed run the
 benchmark waits until every file it touched is older than the racy-timestamp window (RACY_NS), so a
 file's stamp is never too young to be trusted, then calls ``sync``.  Trees are worked on as copies
 in a scratch folder (the given trees are only read); replaced copies are moved to a trash folder
@@ -27,7 +30,7 @@ emptied at the end, not deleted while timing (see build_speed.py: ext4 is slow t
 after many were deleted).
 
 Every run's output must equal the no-cache run's over the same files, byte for byte (all edited: an
-untimed no-cache run over the edited files): the table says so per situation.
+untimed no-cache run over the edited files, or with the skill added): the table says so per situation.
 
     python benchmarks/validate_cache.py [TREE ...] [--repeat 3] [--jobs N]
 
@@ -54,7 +57,9 @@ from machine import describe as describe_machine  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_TREES = (REPO.parent / "shared" / "corpus", Path("/tmp/big/src"))
-SITUATIONS = ("no cache", "all stale", "warm", "restored", "all edited")
+SITUATIONS = ("no cache", "all stale", "warm", "restored", "all edited", "one added")
+#: The folder of the skill "one added" adds at the top of the tree.
+ADDED = "skillsite-benchmark-added-skill"
 #: Longer than skillsite.cache.RACY_NS: files touched by the benchmark are trusted by their stamps.
 RACY_WAIT = 2.2
 SKIP_DIRS = {".git", "node_modules"}
@@ -79,8 +84,8 @@ class Bench:
     cache: Path
     trash: Path
     jobs: int | None
-    references: dict[bool, bytes] = field(default_factory=dict)   # the output of no cache, unedited / edited
-    edited: bool = False
+    references: dict[str, bytes] = field(default_factory=dict)   # the output of no cache, by state
+    state: str = "as is"   # of the tree: "as is", "edited" (every SKILL.md) or "added" (one skill)
     trashed: int = 0
     last_touch: float = 0.0
 
@@ -110,7 +115,7 @@ class Bench:
         timing.exit_codes.add(proc.returncode)
         if proc.returncode not in (0, 1):
             raise SystemExit(f"validate failed (exit {proc.returncode}): {proc.stderr.decode(errors='replace')[-2000:]}")
-        reference = self.references.setdefault(self.edited, proc.stdout)
+        reference = self.references.setdefault(self.state, proc.stdout)
         timing.outputs_equal &= proc.stdout == reference
 
 
@@ -162,7 +167,7 @@ def edit_every_skill(bench: Bench) -> None:
         if not path.is_symlink():
             with open(path, "ab") as fh:
                 fh.write(b"\n")
-    bench.edited = True
+    bench.state = "edited"
     bench.last_touch = time.time()
 
 
@@ -173,22 +178,43 @@ def undo_edits(bench: Bench) -> None:
             os.truncate(path, path.stat().st_size - 1)
     bench.discard(bench.cache)
     bench.cache.with_name("cache.unedited").rename(bench.cache)
-    bench.edited = False
+    bench.state = "as is"
+    bench.last_touch = time.time()
+
+
+def add_one_skill(bench: Bench) -> None:
+    """A new skill at the top of the tree, as a pull request adds one."""
+    folder = bench.path / ADDED
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(f"---\nname: {ADDED}\ndescription: A skill added to time a validation "
+                                     "of the tree with it. Use when benchmarking.\n---\n# Added\n", encoding="utf-8")
+    bench.state = "added"
+    bench.last_touch = time.time()
+
+
+def remove_added_skill(bench: Bench) -> None:
+    """The added skill taken away again (to the trash folder)."""
+    bench.discard(bench.path / ADDED)
+    bench.state = "as is"
     bench.last_touch = time.time()
 
 
 def measure(bench: Bench, repeat: int) -> dict[str, Timing]:
     """Every situation ``repeat`` times, taking turns.  First, untimed: a run that fills the cache
     (all stale starts from it; every later output must equal its, as every no-cache run's must),
-    and the output of no cache over the edited files."""
+    and the outputs of no cache over the edited files and with the skill added."""
     bench.run(Timing(), no_cache=False)
     edit_every_skill(bench)
     bench.run(Timing(), no_cache=True)
     undo_edits(bench)
+    add_one_skill(bench)
+    bench.run(Timing(), no_cache=True)
+    remove_added_skill(bench)
     timings = {name: Timing() for name in SITUATIONS}
     steps: list[tuple[str, Callable[[Bench], None] | None, bool, Callable[[Bench], None] | None]] = [
         ("no cache", None, True, None), ("all stale", make_stale, False, None), ("warm", None, False, None),
-        ("restored", restore_onto_fresh_copy, False, None), ("all edited", edit_every_skill, False, undo_edits)]
+        ("restored", restore_onto_fresh_copy, False, None), ("all edited", edit_every_skill, False, undo_edits),
+        ("one added", add_one_skill, False, remove_added_skill)]
     for _ in range(repeat):
         for name, prepare, no_cache, undo in steps:
             if prepare is not None:

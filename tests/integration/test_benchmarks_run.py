@@ -136,7 +136,7 @@ LEFT_OUT = {
     "hostile_patterns.py": "thousands of shapes built from every audit pattern, each audited at two sizes as two "
                            "kinds of file (tests/unit/test_audit_hostile_shapes.py holds what it found)",
     "history_cost.py": "a git history made, then eight builds",
-    "validate_cache.py": "validations in five situations, on copies of the tree",
+    "validate_cache.py": "validations in six situations, on copies of the tree",
     "rebuild_trust.py": "a cold build and four rebuilds, in processes of their own",
     "ci_rebuild.py": "three builds, each on a fresh copy of the tree",
     "rebuild_code.py": "a cold build and three rebuilds a version",
