@@ -571,14 +571,13 @@ class BodyKeys:
         (in a long-running process, kept as :func:`body_keys` would work it out next time).
         Not ``keep``: a body rendered from other bytes than its source's, whose key is given but
         nothing kept under it (its page renders it again)."""
-        source, answers = self.sources[index], targets.answers(asked)
+        source = self.sources[index]
         if not keep:
-            self.keys[index] = digest("html not kept", source, asked, answers)
+            self.keys[index] = digest("html not kept", source, asked, targets.answers(asked))
             return self.keys[index]
         cache.put(Section.BODY_LINKS, source, [list(question) for question in asked])
         cache.keep_made(Section.BODY_LINKS, source, asked)  # not what an earlier run asked
-        key = self.keys[index] = kept_or_made(cache.resident, HTML_KEY, self.ids[index], asked, (source, answers),
-                                              lambda: _html_key(source, asked, answers))
+        key = self.keys[index] = _html_key(cache.resident, self.ids[index], source, asked, targets)
         return key
 
     def by_id(self, skills: Sequence[Skill]) -> dict[str, str]:
@@ -589,9 +588,13 @@ class BodyKeys:
         return keys
 
 
-def _html_key(source: str, asked: Asked, answers: tuple[bool, ...]) -> str:
-    """The key of a body's HTML rendered from ``source`` with targets that gave ``answers`` to ``asked``."""
-    return digest("html", source, asked, answers)
+def _html_key(resident: KeptObjects | None, skill_id: str, source: str, asked: Asked, targets: LinkTargets) -> str:
+    """The key of skill ``skill_id``'s body's HTML rendered from ``source``, asking ``asked``, with
+    targets that answer those as ``targets`` do; in a long-running process, the one worked out
+    before of this very ``asked`` and equal answers."""
+    answers = targets.answers(asked)
+    return kept_or_made(resident, HTML_KEY, skill_id, asked, (source, answers),
+                        lambda: digest("html", source, asked, answers))
 
 
 def _asked_of(stored: list[list[str]]) -> Asked:
@@ -608,14 +611,8 @@ def body_keys(skills: Sequence[Skill], targets: LinkTargets, knowledge_links: Ma
     sources = [kept_or_made(resident, BODY_SOURCE_KEY, skill.id, skill, more, lambda skill=skill, more=more:
                             digest("body", engine_version(), skill.id, skill.sha256, skill.size, *more))
                for skill in skills for more in [_knowledge_part(knowledge_links, skill.id)]]
-    keys: list[str | None] = []
-    for skill, source, asked in zip(skills, sources, cache.made_many(Section.BODY_LINKS, sources, _asked_of)):
-        if asked is None:
-            keys.append(None)
-            continue
-        answers = targets.answers(asked)
-        keys.append(kept_or_made(resident, HTML_KEY, skill.id, asked, (source, answers),
-                                 lambda source=source, asked=asked, answers=answers: _html_key(source, asked, answers)))
+    keys = [None if asked is None else _html_key(resident, skill.id, source, asked, targets)
+            for skill, source, asked in zip(skills, sources, cache.made_many(Section.BODY_LINKS, sources, _asked_of))]
     return BodyKeys([skill.id for skill in skills], sources, keys)
 
 
