@@ -45,7 +45,7 @@ from skillsite.publish.markdown import safe_url
 from skillsite.publish.page_pieces import (EntryPieces, TagCatalog, entry_pieces, kept_card, kept_shown_tags,
                                           tag_catalog, tagged_skill)
 from skillsite.publish.staging import Link, Placed, Staging
-from skillsite.publish.templates import (reads_name, shared_environment, template_problem, templates_digest,
+from skillsite.publish.templates import (shared_environment, template_problem, templates_digest, templates_read,
                                          write_assets)
 from skillsite.publish.views import (FoldedTags, TagInfo, active_files, ancestors, badges, card,
                                      catalog_install_lines, copy_rows, file_rows, headers_file, hidden_note,
@@ -112,8 +112,6 @@ class SitePages:
     #: skills.json's ``counts`` as pages show them: all but ``longest_path_bytes``, which no page
     #: shows (with it in their keys, renaming one bundled file would render every list again)
     shown_counts: dict[str, Any] = field(init=False)
-    #: each page template, by name -> whether it (or one it extends or includes) reads ``counts``
-    reading_counts: dict[str, bool] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.templates_key = templates_digest(self.dirs)
@@ -150,9 +148,8 @@ class SitePages:
         """What a page of ``template`` shows of skills.json's counts, for its key: the counts when
         the template reads them (the built-in home page does), else None: a skill added or a
         file renamed then renders no skill page for its counts alone."""
-        if template not in self.reading_counts:
-            self.reading_counts[template] = reads_name(self.env, template, "counts")
-        return self.shown_counts if self.reading_counts[template] else None
+        reads = templates_read(tuple(self.dirs), self.templates_key, template, "counts")
+        return self.shown_counts if reads else None
 
     def _copies_tags(self) -> dict[str, list[FoldedTags]]:
         """The tags of the copies of each listed skill, by its id, in manifest order: as search's

@@ -79,6 +79,13 @@ def shared_environment(dirs: tuple[Path, ...], templates_key: str) -> jinja2.Env
     return make_environment(dirs)
 
 
+@functools.lru_cache(maxsize=64)
+def templates_read(dirs: tuple[Path, ...], templates_key: str, template: str, name: str) -> bool:
+    """:func:`reads_name` of the templates in ``dirs`` (whose files have the digest
+    ``templates_key``), worked out once per process for each template and name."""
+    return reads_name(shared_environment(dirs, templates_key), template, name)
+
+
 def reads_name(env: jinja2.Environment, template: str, name: str) -> bool:
     """Whether ``template``, or a template it extends, includes or imports, reads the variable
     ``name`` (Jinja2's own analysis of each source, :mod:`jinja2.meta`): a page whose templates do
