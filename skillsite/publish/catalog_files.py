@@ -193,6 +193,18 @@ def write_catalog_files(staging: Staging, config: SiteConfig, manifest: dict[str
     return digest_of_entries, write_compatibility_files(staging, config, manifest["skills"], discovery)
 
 
+#: Pages of fewer entries than this are cut by count: a catalog so small (a low ``shard_above``)
+#: gains nothing from pages that end where their entries say.
+CONTENT_CUT_FROM = 16
+
+
+def most_on_a_page(config: SiteConfig, size: int) -> int:
+    """The most entries a page of a paged ``skills.json`` holds when its pages hold ``size`` on
+    average (:func:`~skillsite.publish.manifest.page_bounds`): half as many again, never more
+    than ``shard_above``; ``size`` itself for small pages."""
+    return size if size < CONTENT_CUT_FROM else page_size(config, size + size // 2)
+
+
 def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
                    pages: PageStore | None = None) -> str:
     """skills.json as one file, or, above ``shard_above`` skills, paged: its root, pages, their
@@ -206,8 +218,9 @@ def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any
         staging.write(MANIFEST_FILE, manifest_bytes({**manifest, "digest": sha}, as_json))
         return sha
     digest_of_entries = CatalogDigest()
-    for rel, data in paged_manifest_files(manifest, entries, page_size(config, entries_per_page(len(entries))),
-                                          page_size(config, ROOT_PAGE_SIZE), digest_of_entries, pages):
+    size = page_size(config, entries_per_page(len(entries)))
+    for rel, data in paged_manifest_files(manifest, entries, size, page_size(config, ROOT_PAGE_SIZE),
+                                          digest_of_entries, pages, most_on_a_page(config, size)):
         if rel == MANIFEST_FILE:
             staging.write(rel, data)
         else:

@@ -270,10 +270,39 @@ class PageStore(Protocol):
         """Page ``number`` was made (its files yielded): keep it for the next build."""
 
 
+def page_bounds(ids: Sequence[str], start: int, size: int, most: int | None = None) -> Iterator[tuple[int, int]]:
+    """The ``(start, stop)`` of each page of the entries of ``ids`` from ``start`` on: pages of
+    ``size`` entries when ``most`` is None or ``size``; else pages that end where their content
+    says, as a content-defined chunker cuts a file: after an entry whose id's hash is a multiple
+    of ``size - size // 2 + 1``, once the page holds ``size // 2`` entries, and at ``most``
+    entries at the latest (``size`` on average).  A skill added or removed then changes its own
+    page alone (and the next when its page was cut at ``most``), not every page after it, and
+    the build writes those again, not all of them (nor must a static host upload them, or an
+    agent's cache fetch them again)."""
+    most = size if most is None else most
+    least = size if most <= size else max(1, size // 2)
+    spread = size - least + 1
+    begin = start
+    for index in range(start, len(ids)):
+        length = index + 1 - begin
+        if length >= most or length >= least and _id_hash(ids[index]) % spread == 0:
+            yield begin, index + 1
+            begin = index + 1
+    if begin < len(ids):
+        yield begin, len(ids)
+
+
+def _id_hash(skill_id: str) -> int:
+    """A skill id's hash for :func:`page_bounds`: the same in every process and Python version."""
+    return int.from_bytes(hashlib.sha256(skill_id.encode("utf-8", "surrogatepass")).digest()[:8], "big")
+
+
 def paged_manifest_files(data: dict[str, Any], entries: Sequence[ManifestEntry], size: int, root_size: int,
-                         digest: CatalogDigest, store: PageStore | None = None) -> Iterator[tuple[str, bytes]]:
+                         digest: CatalogDigest, store: PageStore | None = None,
+                         most: int | None = None) -> Iterator[tuple[str, bytes]]:
     """A paged ``skills.json`` (:func:`manifest`'s object and its typed entries): (site path,
-    bytes) of every entry file, then of each page (``size`` entries) and its index, and last of
+    bytes) of every entry file, then of each page (:func:`page_bounds`: ``size`` entries, or
+    about as many, up to ``most``, where the entries' ids say) and its index, and last of
     the root (page 1, of ``root_size`` entries), which names them all.  The entries are made JSON
     a page at a time, fed to ``digest`` on the way: the root gets its value.  A page that
     ``store`` holds is taken from it, its files not yielded."""
@@ -283,8 +312,7 @@ def paged_manifest_files(data: dict[str, Any], entries: Sequence[ManifestEntry],
     first = entries_json(entries[:root_size])
     digest.add(first)
     records = []
-    for number, start in enumerate(range(root_size, len(entries), size), start=2):
-        stop = min(start + size, len(entries))
+    for number, (start, stop) in enumerate(page_bounds(ids, root_size, size, most), start=2):
         page = store.taken(number, start, stop) if store is not None else None
         if page is None:
             page = yield from _page_files(number, entries_json(entries[start:stop]))
