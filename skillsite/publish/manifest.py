@@ -273,19 +273,20 @@ class PageStore(Protocol):
 def page_bounds(ids: Sequence[str], start: int, size: int, most: int | None = None) -> Iterator[tuple[int, int]]:
     """The ``(start, stop)`` of each page of the entries of ``ids`` from ``start`` on: pages of
     ``size`` entries when ``most`` is None or ``size``; else pages that end where their content
-    says, as a content-defined chunker cuts a file: after an entry whose id's hash is a multiple
-    of ``size - size // 2 + 1``, once the page holds ``size // 2`` entries, and at ``most``
-    entries at the latest (``size`` on average).  A skill added or removed then changes its own
-    page alone (and the next when its page was cut at ``most``), not every page after it, and
-    the build writes those again, not all of them (nor must a static host upload them, or an
-    agent's cache fetch them again)."""
+    says, as a content-defined chunker cuts a file.  A page holds ``size // 2`` entries at least
+    and ``most`` at the most; in between it ends after an id whose hash is a multiple of
+    ``size`` while it holds fewer than ``size`` entries, of ``size // 8`` once it holds more
+    (FastCDC's normalised chunking: pages near ``size``, few cut at ``most``).  A skill added or
+    removed then changes its own page alone (now and then the next too), not every page after
+    it, and the build writes those again, not all of them (nor must a static host upload them,
+    or an agent's cache fetch them again)."""
     most = size if most is None else most
     least = size if most <= size else max(1, size // 2)
-    spread = size - least + 1
+    before, after = size, max(1, size // 8)   # a cut: 1 in ``size`` ids below ``size`` entries, 8 in it above
     begin = start
     for index in range(start, len(ids)):
         length = index + 1 - begin
-        if length >= most or length >= least and _id_hash(ids[index]) % spread == 0:
+        if length >= most or length >= least and _id_hash(ids[index]) % (before if length < size else after) == 0:
             yield begin, index + 1
             begin = index + 1
     if begin < len(ids):

@@ -22,11 +22,15 @@ def _page_files(site: Path) -> dict[str, bytes]:
     return {rel: data for rel, data in tree_bytes(site / "manifest").items()}
 
 
+#: Folder names as real trees hold them (ids are cut into pages by their bytes' hash).
+ODD_NAMES = ("@scope+tool", "50% off", "café crème", "日本語のスキル", "a b c")
+
+
 def _write(src: Path, rel: str, rng: random.Random) -> None:
     """A skill whose description is words of its own: no other entry names it as a look-alike."""
     words = " ".join(f"{rng.choice('bdfgklmnprstvz')}{rng.choice('aeiou')}{rng.choice('bdfgklmnprstvz')}o"
                      for _ in range(8))
-    write_skill(src, rel, description=f"Handles {words}. Use when testing pages.")
+    write_skill(src, rel, description=f"Handles {words}. Use when testing pages.", name=f"skill-{rng.randrange(10**6)}")
 
 
 @pytest.fixture
@@ -40,7 +44,7 @@ def test_a_skill_added_rewrites_one_manifest_page_and_the_catalog_equals_a_cold_
     src, out, cache = tmp_path / "src", tmp_path / "site", tmp_path / "cache"
     rng = random.Random(47)
     for number in range(200):
-        _write(src, f"skill-{number:03d}", rng)
+        _write(src, f"skill-{number:03d}" if number % 40 else f"odd/{ODD_NAMES[number // 40]} {number}", rng)
     assert build([src], out, CONFIG, cache_dir=cache).ok
     before = _page_files(out)
     counts = [page["count"] for page in json.loads((out / "skills.json").read_text())["pages"]]
@@ -56,6 +60,8 @@ def test_a_skill_added_rewrites_one_manifest_page_and_the_catalog_equals_a_cold_
     assert build([src], tmp_path / "cold", CONFIG).ok
     assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
     catalog = Catalog.open(out)
-    some = [f"skill-{n:03d}" for n in range(0, 200, 13)]
+    odd = [f"odd/{name} {n * 40}" for n, name in enumerate(ODD_NAMES)]
+    some = [f"skill-{n:03d}" for n in range(1, 200, 13) if n % 40] + odd
     assert [catalog.entry(skill_id)["id"] for skill_id in some] == some
+    assert [catalog.load(skill_id).id for skill_id in odd] == odd
     assert catalog.entry("a-added")["id"] == "a-added" and len(catalog.skills) == 201
