@@ -29,10 +29,25 @@ class SkillFile(NamedTuple):
     size: int
 
 
+def skill_uri(path: str) -> str:
+    """``skill://<path>``, the path percent-encoded once (:func:`~skillsite.agent.site_urls.url_of`)
+    and an "@" in its first segment too: that segment is the URI's authority, where "@" ends a
+    user name (a URL parser, JavaScript's among them, reads ``skill://@scope+tool/x`` as the host
+    ``scope+tool``), as ":" would start a port (encoded already)."""
+    head, slash, rest = url_of(path).partition("/")
+    return "skill://" + head.replace("@", "%40") + slash + rest
+
+
+def canonical_uri(uri: str) -> str:
+    """A ``skill://`` URI as the server writes it (:func:`skill_uri`), however a client encoded its
+    path (an "@" as it is or as %40, a letter percent-encoded or not); any other URI as it is."""
+    return skill_uri(path_of(uri[len("skill://"):])) if uri.startswith("skill://") else uri
+
+
 def skill_root(entry: ManifestEntry) -> str:
     """``skill://<skill path>``: the id, with the name appended when the id does not end with it."""
     path = entry.id if entry.id.rsplit("/", 1)[-1] == entry.name else f"{entry.id}/{entry.name}"
-    return "skill://" + url_of(path)
+    return skill_uri(path)
 
 
 class FileTables:
@@ -75,10 +90,10 @@ class FileTables:
         skill's own (``toolsx`` named ``toolkit`` beside the skill ``toolsx/toolkit``): then the
         id, so that neither hides the other."""
         root = skill_root(entry)
-        if root != "skill://" + url_of(entry.id) and self.entry(f"{entry.id}/{entry.name}") is not None:
+        if root != skill_uri(entry.id) and self.entry(f"{entry.id}/{entry.name}") is not None:
             log.warning("skills extension: skill %s (named %s) is served at its id: %s is another skill's path",
                         entry.id, entry.name, root)
-            root = "skill://" + url_of(entry.id)
+            root = skill_uri(entry.id)
         return root
 
     def _outcome(self, data: dict[str, Any]) -> tuple[str, list[SkillFile]] | None:
@@ -166,7 +181,7 @@ class FileTables:
         path ``uri`` names or begins it, and those whose id is under that path."""
         if not uri.startswith("skill://"):
             return []
-        path = path_of(uri[len("skill://"):])
+        path = path_of(canonical_uri(uri)[len("skill://"):])
         with self._lock:
             found = self._in_order({*_prefixes(path), *self.catalog.ids_under(path + "/")})
             outcomes = (self._outcome(data) for data in found)
@@ -186,6 +201,7 @@ class FileTables:
     def skill_at(self, uri: str) -> str | None:
         """The skill whose SKILL.md ``uri`` is in the whole tables (:attr:`skills`), made only as
         far as needed (:meth:`_later_owners`)."""
+        uri = canonical_uri(uri)
         with self._lock:
             if uri in self.skills or not (uri.startswith("skill://") and uri.endswith("/SKILL.md")):
                 return self.skills.get(uri)
@@ -197,6 +213,7 @@ class FileTables:
     def file_at(self, uri: str) -> SkillFile | None:
         """The file at ``uri`` in the whole tables (:attr:`files`), made only as far as needed
         (:meth:`_later_owners`): reading one file checks the few entries it may be of."""
+        uri = canonical_uri(uri)
         with self._lock:
             if uri in self.files or not uri.startswith("skill://"):
                 return self.files.get(uri)

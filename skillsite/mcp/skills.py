@@ -57,7 +57,7 @@ from skillsite.agent.entry import ManifestEntry
 from skillsite.agent.errors import LoaderError
 from skillsite.loader import Catalog
 from skillsite.mcp.cursors import OtherBuild, build_of, named_start_text, page_cursor
-from skillsite.mcp.file_tables import FileTables, SkillFile
+from skillsite.mcp.file_tables import FileTables, SkillFile, canonical_uri
 from skillsite.mcp.frontmatter import FrontmatterError, frontmatter_object
 from skillsite.mcp.once import Once
 from skillsite.mcp.unfolding import Unfolding
@@ -310,8 +310,9 @@ class SkillsIndex:
         return result
 
     def get(self, uri: str) -> dict[str, Any]:
-        """The ``skills/get`` result."""
-        return {"resultType": "complete", "skill": self.entry(uri), "ttlMs": TTL_MS, "cacheScope": CACHE_SCOPE}
+        """The ``skills/get`` result (of the URI as the server writes it: :func:`canonical_uri`)."""
+        return {"resultType": "complete", "skill": self.entry(canonical_uri(uri)), "ttlMs": TTL_MS,
+                "cacheScope": CACHE_SCOPE}
 
     # -- files and directories
 
@@ -325,6 +326,7 @@ class SkillsIndex:
     def directory(self, uri: str) -> list[dict[str, Any]]:
         """The direct children of a skill's folder or subfolder, as Resource metadata (of the
         skills whose files may be there: :meth:`FileTables.around`)."""
+        uri = canonical_uri(uri)
         around = [] if uri.endswith("/") else self.file_tables.around(uri)
         if not any(uri == root or uri.startswith(root + "/") for root, _ in around):
             raise SkillsError(INVALID_PARAMS, f"{uri} is not a directory resource")
