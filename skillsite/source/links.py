@@ -26,11 +26,8 @@ from skillsite.source.knowledge import knowledge_links, link_from
 #: A Markdown link's text and target.  A target in angle brackets holds no line end and no
 #: ``<``, and one without them does not start with ``<`` (CommonMark's link destination): one
 #: that never closes is given up at the next ``<``, not at the line's end (a line of ``[a](<``
-#: repeated was read to its end from each).  After the target come the link's end or its title:
-#: ``[a](my file.md)`` is no link (CommonMark writes a target with a space ``<my file.md>``), and
-#: the page shows it as text, so its "target" ``my`` is none to check.
-_LINK = re.compile(r"\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\(\s*(<[^<>\n]*>|[^\s()<][^\s()]*(?:\([^\s()]*\)[^\s()]*)*)"
-                   r"(?=\s*[)\"'(])")
+#: repeated was read to its end from each).
+_LINK = re.compile(r"\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\(\s*(<[^<>\n]*>|[^\s()<][^\s()]*(?:\([^\s()]*\)[^\s()]*)*)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 _REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")

@@ -139,20 +139,6 @@ def test_links_and_file_references(tmp_path):
                      ("SK304", 8, "../../etc/passwd"), ("SK305", 8, "/etc/passwd")]
 
 
-def test_a_target_with_a_space_is_checked_as_the_page_reads_it(tmp_path):
-    """``[a](references/my file.md)`` is no link (CommonMark: the page shows it as text), so no
-    SK303 names its first word ``references/my``; written ``<references/my file.md>`` it is a
-    link to the file, checked whole; a title after the target is no part of it."""
-    skill = write_skill(tmp_path, "spaced", body="""\
-[raw](references/my file.md) [angled](<references/my file.md>) [gone](<references/no file.md>)
-[titled](references/my%20file.md "My file") [titled too](references/none.md 'None')
-""")
-    (skill / "references").mkdir()
-    (skill / "references" / "my file.md").write_text("m")
-    found = sorted((d.code, d.message.split("'")[1]) for d in read_catalog([tmp_path]).diagnostics)
-    assert found == [("SK303", "references/no file.md"), ("SK303", "references/none.md")]
-
-
 def test_a_link_that_leaves_the_skill_folder_only_to_come_back_is_said_as_such(tmp_path):
     """``../plain/references/x.md`` in the skill ``plain`` names its own published file (the page
     links it so), not one left unpublished: SK304 says to write the path inside (an installed
