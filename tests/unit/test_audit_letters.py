@@ -14,7 +14,7 @@ from skillsite.audit.engine import audit_document
 from skillsite.audit.folding import fold
 from skillsite.audit.letters import CONFUSABLES_SHA256, READINGS, ascii_forms, confusables, styled
 from skillsite.audit.rules import PATTERNS
-from skillsite.audit.names import confusable_reason
+from skillsite.audit.rules.invisible import confusable_reason
 
 DATA = resources.files("skillsite.audit").joinpath("data")
 

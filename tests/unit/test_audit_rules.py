@@ -330,23 +330,11 @@ def test_a_folder_name_written_with_its_scripts_own_marks_is_not_deceptive(tmp_p
     "\u4e2d\u6587\u3105\u3106",   # 中文ㄅㄆ: Han and Bopomofo
     "\ud55c\uad6d\uc5b4-\u6f22\u5b57",   # 한국어-漢字: Hangul and Han
     "\u7b2c\u3007\u7ae0",   # 第〇章: an ideographic zero among Han, where it is a zero
-    "\u6570\u636e\u5206\u6790\uff08\u9ad8\u7ea7\uff09",   # 数据分析（高级）: fullwidth brackets, as typed in Chinese
-    "\u7b2c\uff11\u7ae0-notes",   # 第１章-notes: a fullwidth digit in Japanese writing
-    "\uff83\uff9e\uff70\uff80\u5206\u6790",   # ﾃﾞｰﾀ分析: halfwidth katakana and Han
-    "o\u02bbzbekcha",   # oʻzbekcha: Uzbek's apostrophe letter (Common, not a script)
-    "\u0437\u0432\u02bc\u044f\u0437\u043e\u043a",   # звʼязок: Ukrainian's apostrophe
-    "n\u00ba-serie", "1\u00aa-edi\u00e7\u00e3o",   # the ordinal indicators are Latin
-    "\u00b5s-timer",   # the micro sign
-    "\U0001f468\u200d\U0001f469\u200d\U0001f467-family",   # an emoji sequence's zero-width joiners
-    "\u2764\ufe0f-love",   # an emoji's presentation selector
-    "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",   # می‌خواهم: Persian's zero-width non-joiner
 ])
-def test_a_folder_name_as_its_language_writes_it_is_not_deceptive(tmp_path, folder: str):
+def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_deceptive(tmp_path, folder: str):
     """SK606 took the scripts Japanese, Chinese and Korean write together (UTS #39's "highly
-    restrictive" sets) for a mix, fullwidth punctuation for letters, an apostrophe letter or an
-    ordinal indicator for a script of its own, and the joiners of emoji and Persian for hidden
-    text: each such folder name was rated high risk, and the loader refused its skill at the
-    default max_risk."""
+    restrictive" sets) for a mix: a Japanese folder name was rated high risk, and the loader
+    refused its skill at the default max_risk."""
     skill = write(tmp_path / folder, {"SKILL.md": "---\nname: helper\ndescription: d\n---\n"})
     assert [f.code for f in audit_skill(skill)] == []
 
@@ -359,18 +347,6 @@ def test_a_folder_name_as_its_language_writes_it_is_not_deceptive(tmp_path, fold
 def test_scripts_of_no_one_language_or_a_look_alike_among_them_are_still_deceptive(tmp_path, folder: str):
     skill = write(tmp_path / folder, {"SKILL.md": "---\nname: helper\ndescription: d\n---\n"})
     assert [(f.code, "several scripts" in f.message) for f in audit_skill(skill)] == [("SK606", True)]
-
-
-@pytest.mark.parametrize("folder, why", [
-    ("\uff50\uff41\uff59\uff50\uff41\uff4c", "fullwidth letters"),
-    ("skill\uff11", "fullwidth digits or punctuation"),   # a fullwidth 1 in a Latin name
-    ("pay\u200cpal", "invisible"), ("pay\u200dpal", "invisible"),   # joiners inside a Latin word
-    ("a\u200d\U0001f44d", "invisible"),   # a joiner after a letter, not a symbol
-    ("x\ufe0fy", "invisible"),   # a presentation selector after a letter
-])
-def test_the_characters_a_language_writes_are_deceptive_where_it_does_not(tmp_path, folder: str, why: str):
-    skill = write(tmp_path / folder, {"SKILL.md": "---\nname: helper\ndescription: d\n---\n"})
-    assert [(f.code, why in f.message) for f in audit_skill(skill)] == [("SK606", True)]
 
 
 @pytest.mark.parametrize("folder, mark", [

@@ -4,12 +4,13 @@ mixed-script or confusable skill names (SK606); instructions hidden in HTML comm
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import replace
 from typing import Callable, Iterator
 
 from skillsite.audit.declare import HIDDEN, SPOKEN, Pattern, Rule, SkillMd, check, pattern, rule
 from skillsite.audit.hit import Hit
-from skillsite.audit.names import confusable_reason
+from skillsite.audit.letters import confusables, styled
 from skillsite.audit.rules import injection
 from skillsite.audit.text import Document
 
@@ -107,6 +108,68 @@ DECEPTIVE_NAME = Rule(
     "SK606", "invisible-text", "high", "mixed-script or confusable skill name",
     "A name that mixes alphabets or uses look-alike or styled letters impersonates another skill "
     "(homoglyph attack).", HIDDEN)
+
+
+def _script(char: str) -> str:
+    """The script of a letter, from its Unicode name ('LATIN', 'CYRILLIC', ...)."""
+    try:
+        return unicodedata.name(char).split(" ", 1)[0]
+    except ValueError:
+        return "UNKNOWN"
+
+
+#: The scripts one writing system uses together, each with Latin, as Unicode's identifier profile
+#: allows them (UTS #39, "highly restrictive"): Japanese (Han, Hiragana, Katakana), Chinese (Han,
+#: Bopomofo) and Korean (Han, Hangul).  Named as :func:`_script` names them: Han's ideographs are
+#: "CJK ...", its iteration mark "IDEOGRAPHIC ...", the long vowel mark "KATAKANA-HIRAGANA ...".
+_HAN = ("CJK", "IDEOGRAPHIC")
+WRITTEN_TOGETHER = (frozenset({"LATIN", *_HAN, "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA"}),
+                    frozenset({"LATIN", *_HAN, "BOPOMOFO"}), frozenset({"LATIN", *_HAN, "HANGUL"}))
+
+
+def _written_together(name: str, scripts: set[str]) -> bool:
+    """Whether a name's ``scripts`` are those of one writing system (:data:`WRITTEN_TOGETHER`: a
+    Japanese name mixes three) and, beside Latin letters, none of its others looks like a Latin
+    one (the ideographic zero of "g\u3007\u3007gle" deceives; in "\u7b2c\u3007\u7ae0" it is a zero)."""
+    return (any(scripts <= together for together in WRITTEN_TOGETHER)
+            and ("LATIN" not in scripts or not any(c in confusables() for c in name if _script(c) != "LATIN")))
+
+
+def _is_letter(char: str) -> bool:
+    """A letter, or a letter-like number (Unicode's Nl: an ideographic zero, a Roman numeral)."""
+    return char.isalpha() or unicodedata.category(char) == "Nl"
+
+
+def _stray_mark(name: str) -> bool:
+    """Whether a name (in NFC) holds a combining mark that does not belong to the letter before
+    it: one of the marks any script may take (U+0300-036F and the like, named COMBINING: NFC
+    composes the usual accents of Latin, Greek and Cyrillic letters, so one left over stacks on
+    a letter that has no such form), or one of another script.  The vowel signs and viramas of
+    Devanagari, Thai and the like are their script's own, and words need them."""
+    return any(unicodedata.category(c) == "Mn" and (index == 0 or _script(c) == "COMBINING"
+                                                   or _script(c) != _script(name[index - 1]))
+               for index, c in enumerate(name))
+
+
+def confusable_reason(name: str) -> str | None:
+    """Why a skill name is deceptive (mixed scripts, look-alike or invisible letters), or None.
+    The name is read in NFC: a folder named on macOS is decomposed (NFD), its accents combining."""
+    if name.isascii():
+        return None
+    name = unicodedata.normalize("NFC", name)
+    if any(unicodedata.category(c) in ("Cf", "Zs") and c != " " for c in name) or _stray_mark(name):
+        return "invisible or combining characters"
+    if any(0xFF01 <= ord(c) <= 0xFF5E for c in name):
+        return "fullwidth letters"
+    if any(c in styled() for c in name):
+        return "styled letters (mathematical, circled or small capital forms)"
+    scripts = {_script(c) for c in name if _is_letter(c)}
+    look_alikes = sorted({c for c in name if c in confusables()})
+    if len(scripts) > 1 and not _written_together(name, scripts):
+        return f"letters from several scripts ({', '.join(sorted(scripts))})"
+    if look_alikes and len(look_alikes) == len({c for c in name if c.isalpha()}):
+        return f"only letters that look like Latin ones ({''.join(look_alikes)})"
+    return None
 
 
 @check(DECEPTIVE_NAME, scope="skill")
