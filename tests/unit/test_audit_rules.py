@@ -322,33 +322,6 @@ def test_a_folder_name_written_with_its_scripts_own_marks_is_not_deceptive(tmp_p
     assert [f.code for f in audit_skill(skill)] == []
 
 
-@pytest.mark.parametrize("folder", [
-    "\u65e5\u672c\u8a9e\u306e\u30b9\u30ad\u30eb",   # 日本語のスキル: Han, Hiragana and Katakana, as Japanese is written
-    "\u30c7\u30fc\u30bf\u5206\u6790",   # データ分析: Katakana, its long vowel mark and Han
-    "\u4eba\u3005",   # 人々: Han and its iteration mark
-    "\u65e5\u672c\u8a9e-skill",   # 日本語-skill: Han with Latin
-    "\u4e2d\u6587\u3105\u3106",   # 中文ㄅㄆ: Han and Bopomofo
-    "\ud55c\uad6d\uc5b4-\u6f22\u5b57",   # 한국어-漢字: Hangul and Han
-    "\u7b2c\u3007\u7ae0",   # 第〇章: an ideographic zero among Han, where it is a zero
-])
-def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_deceptive(tmp_path, folder: str):
-    """SK606 took the scripts Japanese, Chinese and Korean write together (UTS #39's "highly
-    restrictive" sets) for a mix: a Japanese folder name was rated high risk, and the loader
-    refused its skill at the default max_risk."""
-    skill = write(tmp_path / folder, {"SKILL.md": "---\nname: helper\ndescription: d\n---\n"})
-    assert [f.code for f in audit_skill(skill)] == []
-
-
-@pytest.mark.parametrize("folder", [
-    "g\u3007\u3007gle",   # an ideographic zero, which looks like an o, among Latin letters
-    "\u30c7\u30fc\u30bf-p\u0430ypal",   # Katakana with Latin and a Cyrillic a
-    "\u65e5\u672c\u8a9e\ud55c\uad6d\uc5b4\u3072",   # Hangul with Hiragana: no one language's set
-])
-def test_scripts_of_no_one_language_or_a_look_alike_among_them_are_still_deceptive(tmp_path, folder: str):
-    skill = write(tmp_path / folder, {"SKILL.md": "---\nname: helper\ndescription: d\n---\n"})
-    assert [(f.code, "several scripts" in f.message) for f in audit_skill(skill)] == [("SK606", True)]
-
-
 @pytest.mark.parametrize("folder, mark", [
     ("i\u0307gnore", "a dot above an i, which no i takes composed"),
     ("pay\u034fpal", "the invisible combining grapheme joiner"),

@@ -118,28 +118,6 @@ def _script(char: str) -> str:
         return "UNKNOWN"
 
 
-#: The scripts one writing system uses together, each with Latin, as Unicode's identifier profile
-#: allows them (UTS #39, "highly restrictive"): Japanese (Han, Hiragana, Katakana), Chinese (Han,
-#: Bopomofo) and Korean (Han, Hangul).  Named as :func:`_script` names them: Han's ideographs are
-#: "CJK ...", its iteration mark "IDEOGRAPHIC ...", the long vowel mark "KATAKANA-HIRAGANA ...".
-_HAN = ("CJK", "IDEOGRAPHIC")
-WRITTEN_TOGETHER = (frozenset({"LATIN", *_HAN, "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA"}),
-                    frozenset({"LATIN", *_HAN, "BOPOMOFO"}), frozenset({"LATIN", *_HAN, "HANGUL"}))
-
-
-def _written_together(name: str, scripts: set[str]) -> bool:
-    """Whether a name's ``scripts`` are those of one writing system (:data:`WRITTEN_TOGETHER`: a
-    Japanese name mixes three) and, beside Latin letters, none of its others looks like a Latin
-    one (the ideographic zero of "g\u3007\u3007gle" deceives; in "\u7b2c\u3007\u7ae0" it is a zero)."""
-    return (any(scripts <= together for together in WRITTEN_TOGETHER)
-            and ("LATIN" not in scripts or not any(c in confusables() for c in name if _script(c) != "LATIN")))
-
-
-def _is_letter(char: str) -> bool:
-    """A letter, or a letter-like number (Unicode's Nl: an ideographic zero, a Roman numeral)."""
-    return char.isalpha() or unicodedata.category(char) == "Nl"
-
-
 def _stray_mark(name: str) -> bool:
     """Whether a name (in NFC) holds a combining mark that does not belong to the letter before
     it: one of the marks any script may take (U+0300-036F and the like, named COMBINING: NFC
@@ -163,9 +141,9 @@ def confusable_reason(name: str) -> str | None:
         return "fullwidth letters"
     if any(c in styled() for c in name):
         return "styled letters (mathematical, circled or small capital forms)"
-    scripts = {_script(c) for c in name if _is_letter(c)}
+    scripts = {_script(c) for c in name if c.isalpha()}
     look_alikes = sorted({c for c in name if c in confusables()})
-    if len(scripts) > 1 and not _written_together(name, scripts):
+    if len(scripts) > 1:
         return f"letters from several scripts ({', '.join(sorted(scripts))})"
     if look_alikes and len(look_alikes) == len({c for c in name if c.isalpha()}):
         return f"only letters that look like Latin ones ({''.join(look_alikes)})"
