@@ -181,7 +181,7 @@ class FileTables:
         path ``uri`` names or begins it, and those whose id is under that path."""
         if not uri.startswith("skill://"):
             return []
-        path = path_of(canonical_uri(uri)[len("skill://"):])
+        path = path_of(uri[len("skill://"):])  # any spelling of the path decodes to the same one
         with self._lock:
             found = self._in_order({*_prefixes(path), *self.catalog.ids_under(path + "/")})
             outcomes = (self._outcome(data) for data in found)
