@@ -49,8 +49,10 @@ class IndexRow(NamedTuple):
     command_known: bool     # False: an index built before indexes gave commands (its page gives them)
 
 
-#: Entries on a page (fewer when ``shard_above`` is lower): about 500 KB of JSON a page.  A
-#: bigger catalog gets bigger pages (:func:`entries_per_page`), up to MAX_PAGE_SIZE.
+#: Entries on a page, on average (fewer when ``shard_above`` is lower): about 500 KB of JSON a
+#: page.  A bigger catalog gets bigger pages (:func:`entries_per_page`), up to MAX_PAGE_SIZE on
+#: average; a page of a build of this package may hold half as many again, as its entries' ids
+#: cut it (:func:`skillsite.publish.manifest.page_bounds`), never more than ``shard_above``.
 PAGE_SIZE = 250
 MAX_PAGE_SIZE = 1000
 #: Entries in the root (page 1): few, so that opening a catalog of any size costs little (the
