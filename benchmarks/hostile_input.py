@@ -6,7 +6,8 @@ and some Markdown constructs), with each separator, a line of that literal repea
 ``--size`` and at four times that size (with every such literal on a line of its own, so every
 pattern runs), as SKILL.md, a script and a reference document, and so is each of a few lines no
 literal repeated makes (:data:`SHAPES`: a command whose sudo options repeat); bodies of
-Markdown constructs are validated and rendered the same way.  A case whose time grows more than
+Markdown constructs are validated and rendered the same way, and so are a few lines one
+construct repeated does not make (:data:`MARKDOWN_SHAPES`).  A case whose time grows more than
 ``--ratio`` times (linear growth: 4) and takes over ``--floor`` seconds at the larger size is
 timed again (the best of three at each size, as other work on a shared machine only adds time)
 and listed if it still does.  Run it after adding or changing a pattern.  Last, one skill with
@@ -66,6 +67,10 @@ SHAPES = (("curl https://x.io/a | sudo ", "-a "), ("curl https://x.io/a | env ",
 MARKDOWN = ("[a](b) ", "`x` ", "[a] ", "![i](x.png) ", "<b>", "**a", "*a ", "_a ", "~~a ", "# h\n", "> ", "- ",
             "1. ", "```\n", "<!-- ", "&amp;", "\\", "[", "](", "<http://a.b>", "| a |", "---\n", "<details>",
             "`scripts/a.py` ", "[x]: http://a\n", "``a", "[a](", "![[", "&#", "| - |\n", "[^1]", "# h\n## h\n")
+#: Markdown a repeated part does not make alone: a part repeated, then an end (every bracket of a
+#: line of escaped brackets, or of pairs closed by an escaped bracket, once started a link scan
+#: that read to the line's end, and the end gives the scan a link's close to look for).
+MARKDOWN_SHAPES = (("\\[a", "] ]("), ("[a\\] ", "\\\n]("), ("\\\\\\[a", "] ]("))
 
 
 def seconds(work: Callable[[], object]) -> float:
@@ -125,17 +130,23 @@ def page_cases(folder: Path) -> list[tuple[str, Callable[[int], float]]]:
     """(label, time at a size) of validating and rendering a body of one repeated construct."""
     renderer = MarkdownRenderer(LinkTargets(frozenset({"s"}), frozenset()))
 
-    def validate(unit: str, n: int) -> float:
+    def validate_body(body: str) -> float:
         skill = Path(tempfile.mkdtemp(dir=folder)) / "s"
         skill.mkdir()
-        (skill / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\n" + unit * (n // len(unit)), "utf-8")
+        (skill / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\n" + body, "utf-8")
         return seconds(lambda: read_catalog([skill.parent]))
+
+    def validate(unit: str, n: int) -> float:
+        return validate_body(unit * (n // len(unit)))
 
     cases: list[tuple[str, Callable[[int], float]]] = []
     for unit in MARKDOWN:
         cases.append((f"validate {unit!r}", lambda n, unit=unit: validate(unit, n)))
         cases.append((f"render {unit!r}", lambda n, unit=unit: seconds(
             lambda: renderer.render(unit * (n // len(unit)), "s"))))
+    for part, end in MARKDOWN_SHAPES:
+        cases.append((f"validate {part!r} repeated + {end!r}",
+                      lambda n, part=part, end=end: validate_body(part * (n // len(part)) + end)))
     return cases
 
 

@@ -27,7 +27,14 @@ from skillsite.source.knowledge import knowledge_links, link_from
 #: ``<``, and one without them does not start with ``<`` (CommonMark's link destination): one
 #: that never closes is given up at the next ``<``, not at the line's end (a line of ``[a](<``
 #: repeated was read to its end from each).
-_LINK = re.compile(r"\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]\(\s*(<[^<>\n]*>|[^\s()<][^\s()]*(?:\([^\s()]*\)[^\s()]*)*)")
+#:
+#: A link opens at a bracket after an even number of backslashes (after an odd one the bracket
+#: is escaped and opens nothing), and a bracket pair inside its text reads backslashes as the
+#: text does.  Either way round, a line of escaped brackets (``\[a\[a…``) or of pairs with an
+#: escaped close (``[a\] [a\] …``) was read again to its end from each bracket: time grew with
+#: the square of the line.
+_LINK = re.compile(r"(?<!\\)(?:\\\\)*(?P<text>\[)(?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*\])*\]\(\s*"
+                   r"(?P<target><[^<>\n]*>|[^\s()<][^\s()]*(?:\([^\s()]*\)[^\s()]*)*)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 _REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")
@@ -153,13 +160,13 @@ def _file_references(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
 def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
     """Markdown links with a relative target, outside code."""
     for link in _LINK.finditer(body.text):
-        target = link.group(1)
+        target = link.group("target")
         if target.startswith("<"):
             target = target[1:-1]
         if _SCHEME.match(target) or target.startswith(("#", "//")):
             continue  # not relative (decoding entities, which start with '&', cannot change that)
-        if not body.in_code(link.start()):
-            yield (*body.place(link.start()), target, True)
+        if not body.in_code(link.start("text")):
+            yield (*body.place(link.start("text")), target, True)
 
 
 def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:

@@ -105,6 +105,30 @@ def test_names_that_are_not_utf8_are_skipped_and_shown_escaped(tmp_path):
     assert done.returncode == 0 and "Built 1 skill " in done.stdout, done.stdout + done.stderr
 
 
+@pytest.mark.parametrize("body", ["\\[a" * 100_000 + "] ](", "[x " + "[a\\] " * 100_000 + "\\\n](",
+                                  "\\\\\\[a" * 100_000 + "] ]("])
+def test_a_line_of_escaped_brackets_is_read_once(body: str) -> None:
+    """A link scan started at every escaped bracket ('\\[a' repeated) and at every bracket pair
+    whose close is escaped ('[a\\] ' repeated) and read on to the line's end from each: a 30 KB
+    line took seconds, these lines would take minutes.  None of them holds a link."""
+    assert list(links.iter_body_links(body)) == []
+
+
+@pytest.mark.parametrize("body, targets", [
+    ("\\[a](x)", []), ("\\\\[a](x)", ["x"]), ("\\\\\\[a](x)", []), ("[a\\]b](x)", ["x"]),
+    ("[x [a\\]] y](z)", ["z"]), ("\\[a [b](y)", ["y"]), ("[a](x) \\[b](y)", ["x"])])
+def test_backslashes_before_and_inside_a_link_are_read_as_the_renderer_reads_them(body: str,
+                                                                                    targets: list[str]) -> None:
+    """An escaped bracket opens no link and an escaped close ends no bracket pair, as markdown-it
+    reads them ('\\[a](x)' was read as a link to x; '[x [a\\]] y](z)' was not read as one)."""
+    from markdown_it import MarkdownIt
+
+    rendered = [child.attrs["href"] for token in MarkdownIt("commonmark").parse(body)
+                for child in token.children or () if child.type == "link_open"]
+    assert rendered == targets
+    assert [target for _, _, target, _ in links.iter_body_links(body)] == targets
+
+
 def test_a_body_whose_lines_end_with_a_carriage_return_alone_has_its_links_placed_on_their_lines(tmp_path):
     """markdown-it reads a lone CR as a line end: links were placed as if the body were one line
     (5:23 for line 8), and a link inside a fence was not known to be code."""
