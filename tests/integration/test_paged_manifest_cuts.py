@@ -23,7 +23,7 @@ def _page_files(site: Path) -> dict[str, bytes]:
 
 
 #: Folder names as real trees hold them (ids are cut into pages by their bytes' hash).
-ODD_NAMES = ("@scope+tool", "50% off", "café crème", "日本語", "a b c")
+ODD_NAMES = ("@scope+tool", "50% off", "café crème", "日本語のスキル", "データ（分析）")
 
 
 def _write(src: Path, rel: str, rng: random.Random) -> None:

@@ -142,6 +142,8 @@ def test_entry_by_id_and_by_name(catalog: Catalog) -> None:
 #: Unicode ids as folders spell them: NFC (as Linux keeps a typed name), NFD (as macOS spells
 #: folders), and two published ids that are the same text in Unicode (U+1EC7 and e + U+0323 U+0302).
 ACCENTED, DECOMPOSED = "caf\u00e9/accented", "cv/re\u0301sume\u0301"
+#: A Japanese id: Han, kana and fullwidth brackets, as Japanese names are written.
+JAPANESE = "\u65e5\u672c\u8a9e/\u30c7\u30fc\u30bf\uff08\u5206\u6790\uff09"
 TWINS = ("twin/\u1ec7", "twin/e\u0323\u0302")
 
 
@@ -151,7 +153,7 @@ def unicode_catalog(request: pytest.FixtureRequest, tmp_path_factory: pytest.Tem
     from skillsite.publish.build import build
 
     src = tmp_path_factory.mktemp("unicode") / "src"
-    for skill_id in (ACCENTED, DECOMPOSED, *TWINS, "plain"):
+    for skill_id in (ACCENTED, DECOMPOSED, JAPANESE, *TWINS, "plain"):
         name = skill_id.rsplit("/", 1)[-1]
         (src / skill_id).mkdir(parents=True)
         (src / skill_id / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill. Use when "
@@ -160,15 +162,16 @@ def unicode_catalog(request: pytest.FixtureRequest, tmp_path_factory: pytest.Tem
     out = src.parent / "_site"
     config = SiteConfig(shard_above=2) if request.param == "paged" else SiteConfig()
     assert build([src], out, config, keep_going=True).ok
-    return Catalog.open(out)  # at the default max_risk: decomposed accents are no deceptive name (SK606)
+    # at the default max_risk: neither decomposed accents nor Japanese are a deceptive name (SK606)
+    return Catalog.open(out)
 
 
 def test_an_id_or_name_in_another_unicode_spelling_finds_its_skill(unicode_catalog: Catalog) -> None:
     import unicodedata
 
     catalog = unicode_catalog
-    assert {e.id for e in catalog.entries} == {ACCENTED, DECOMPOSED, *TWINS, "plain"}
-    for skill_id in (ACCENTED, DECOMPOSED):
+    assert {e.id for e in catalog.entries} == {ACCENTED, DECOMPOSED, JAPANESE, *TWINS, "plain"}
+    for skill_id in (ACCENTED, DECOMPOSED, JAPANESE):
         for form in ("NFC", "NFD"):
             spelt = unicodedata.normalize(form, skill_id)
             assert catalog.load(spelt).id == skill_id and catalog.manifest_entry(spelt).id == skill_id

@@ -129,21 +129,52 @@ def _stray_mark(name: str) -> bool:
                for index, c in enumerate(name))
 
 
+#: Letters that show as nothing: the Hangul fillers (default-ignorable, yet letters of the Hangul
+#: script, so ``pay`` + U+1160 + ``pal`` shows as "paypal") and the blank braille pattern.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+#: Han, as :func:`_script` names it (unified and compatibility ideographs, iteration marks).
+_HAN = frozenset({"CJK", "IDEOGRAPHIC"})
+
+#: The scripts one language writes together, as UTS #39's highly restrictive profile allows them:
+#: Japanese Han and kana, Chinese Han and Bopomofo, Korean Han and Hangul.  Not with Latin (which
+#: the profile allows too): CJK letters look like Latin ones (``app丨e``, ``エnstall``) and few of
+#: them are in Unicode's confusables.
+_WRITTEN_TOGETHER = (_HAN | {"HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA"}, _HAN | {"BOPOMOFO"}, _HAN | {"HANGUL"})
+
+
+def _one_east_asian_language(scripts: set[str]) -> bool:
+    """Whether a name's scripts are those a Chinese, Japanese or Korean word mixes, and no other."""
+    return bool(scripts) and any(scripts <= together for together in _WRITTEN_TOGETHER)
+
+
+def _fullwidth_reason(name: str, scripts: set[str]) -> str | None:
+    """Why a name's fullwidth forms are deceptive: a fullwidth letter always is; a fullwidth digit
+    or punctuation mark (``（``, ``１``) is how Chinese, Japanese and Korean write them, so only
+    among letters of another script."""
+    fullwidth = [c for c in name if 0xFF01 <= ord(c) <= 0xFF5E]
+    if any(c.isalpha() for c in fullwidth):
+        return "fullwidth letters"
+    return "fullwidth digits or punctuation" if fullwidth and not _one_east_asian_language(scripts) else None
+
+
 def confusable_reason(name: str) -> str | None:
     """Why a skill name is deceptive (mixed scripts, look-alike or invisible letters), or None.
     The name is read in NFC: a folder named on macOS is decomposed (NFD), its accents combining."""
     if name.isascii():
         return None
     name = unicodedata.normalize("NFC", name)
-    if any(unicodedata.category(c) in ("Cf", "Zs") and c != " " for c in name) or _stray_mark(name):
+    if any((unicodedata.category(c) in ("Cf", "Zs") and c != " ") or c in _BLANK_LETTERS for c in name) \
+            or _stray_mark(name):
         return "invisible or combining characters"
-    if any(0xFF01 <= ord(c) <= 0xFF5E for c in name):
-        return "fullwidth letters"
+    scripts = {_script(c) for c in name if c.isalpha()}
+    fullwidth = _fullwidth_reason(name, scripts)
+    if fullwidth:
+        return fullwidth
     if any(c in styled() for c in name):
         return "styled letters (mathematical, circled or small capital forms)"
-    scripts = {_script(c) for c in name if c.isalpha()}
     look_alikes = sorted({c for c in name if c in confusables()})
-    if len(scripts) > 1:
+    if len(scripts) > 1 and not _one_east_asian_language(scripts):
         return f"letters from several scripts ({', '.join(sorted(scripts))})"
     if look_alikes and len(look_alikes) == len({c for c in name if c.isalpha()}):
         return f"only letters that look like Latin ones ({''.join(look_alikes)})"
