@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 from skillsite.agent.catalog_format import offered_to_model, prompt_order
@@ -33,6 +33,10 @@ class ListedSkill:
     priority: int = 0
     visibility: Visibility = DEFAULT_VISIBILITY
     triggers: Triggers | None = None
+    #: its description's search terms (:func:`description_terms`) when whoever lists it has them
+    #: already: the build keeps them with each skill's check, so a rebuild tokenises no unchanged
+    #: description again; None: worked out from the description
+    terms: tuple[str, ...] | None = field(default=None, compare=False)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ListedSkill:
@@ -49,6 +53,11 @@ class ListedSkill:
 
 
 Listable = Union[ManifestEntry, ListedSkill]
+
+
+def description_terms(description: str) -> tuple[str, ...]:
+    """The search terms of a description, as the look-alike scores read them."""
+    return tuple(tokenize(description))
 
 
 def listed(entries: Sequence[Listable | Mapping[str, Any]]) -> list[Listable]:
@@ -146,12 +155,19 @@ class DescriptionWeights:
     frequency: dict[str, int]
 
     @classmethod
-    def of(cls, descriptions: list[str], last: DescriptionWeights | None = None) -> DescriptionWeights:
+    def of(cls, descriptions: list[str], last: DescriptionWeights | None = None,
+           known: Sequence[tuple[str, ...] | None] = ()) -> DescriptionWeights:
         """The weights of ``descriptions``; from ``last`` (those of as many descriptions, some
         since edited), only the edited ones are read again and only the weights of those
-        sharing a term whose frequency moved are worked out again: the others are the same."""
+        sharing a term whose frequency moved are worked out again: the others are the same.
+        ``known``: each description's terms (:func:`description_terms`) where they are known
+        already, or None."""
+        def terms_of(i: int) -> list[str]:
+            given = known[i] if i < len(known) else None
+            return list(given) if given is not None else tokenize(descriptions[i])
+
         if last is None or len(last.descriptions) != len(descriptions):
-            terms = [tokenize(text) for text in descriptions]
+            terms = [terms_of(i) for i in range(len(descriptions))]
             frequency = _document_frequency(terms)
             return cls(descriptions, terms, [_vector(words, frequency, len(terms)) for words in terms], frequency)
         edited = {i for i, (before, now) in enumerate(zip(last.descriptions, descriptions)) if before != now}
@@ -159,7 +175,7 @@ class DescriptionWeights:
             return last
         terms, frequency, moved = list(last.terms), dict(last.frequency), set()
         for i in edited:
-            before, terms[i] = set(terms[i]), tokenize(descriptions[i])
+            before, terms[i] = set(terms[i]), terms_of(i)
             _count(frequency, before - set(terms[i]), -1)
             _count(frequency, set(terms[i]) - before, 1)
             moved |= before.symmetric_difference(terms[i])
@@ -260,7 +276,8 @@ class Similarity:
         """The scoring of ``entries``; ``last``: an earlier one, whose weights are taken for the
         descriptions an edit left alone (see :meth:`DescriptionWeights.of`)."""
         shown = [e for e in listed(entries) if offered_to_model(e)]
-        weights = DescriptionWeights.of([e.description for e in shown], last.weights if last is not None else None)
+        weights = DescriptionWeights.of([e.description for e in shown], last.weights if last is not None else None,
+                                        [e.terms if isinstance(e, ListedSkill) else None for e in shown])
         groups = _same_terms(weights.terms)
         vectors = [weights.vectors[group[0]] for group in groups]
         limit = common_limit(len(shown))  # the terms of more descriptions count in no score

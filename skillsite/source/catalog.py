@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
-from skillsite.agent.budget import SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, most_alike_first
+from skillsite.agent.budget import (SIMILAR_SCORE, ChangedPairs, ListedSkill, Similarity, description_terms,
+                                    most_alike_first)
 from skillsite.agent.catalog_format import prompt_rank
 from skillsite.agent.regex_safety import verdicts_kept
 from skillsite.agent.entry import Visibility, holding
@@ -151,6 +152,7 @@ class Verdict:
     patterns: tuple[tuple[str, int, int, int], ...] = ()   # each published trigger pattern: line, column, work
     missing: tuple[MissingTarget, ...] = ()   # the targets of its SK303 warnings, in order
     skills_asked: SkillsAsked = ()   # what its links asked of the catalog's skill folders, and the answers
+    description_terms: tuple[str, ...] = ()   # its description's search terms (look-alike descriptions)
 
     @classmethod
     def of(cls, parsed: ParsedSkill, diags: Sequence[Diagnostic], missing: tuple[MissingTarget, ...] = (),
@@ -168,7 +170,8 @@ class Verdict:
                    skill_version(fm), declared_dependencies(fm, parsed.key_lines),
                    fingerprint(name, description, parsed.body, hashlib.sha256(parsed.raw).hexdigest())
                    if kept else None, not is_unlisted(fm), fm.get("always") is True,
-                   published_patterns(fm, parsed.key_lines) if kept else (), missing, skills_asked)
+                   published_patterns(fm, parsed.key_lines) if kept else (), missing, skills_asked,
+                   description_terms(description) if kept else ())
 
     def to_json(self) -> list[Any]:
         return [self.kept, self.name, list(self.name_at), [d.to_json() for d in self.diagnostics], self.priority,
@@ -176,12 +179,12 @@ class Verdict:
                 self.offered, list(self.description_at), self.user_invocable, self.version,
                 [list(d) for d in self.depends], self.fingerprint.to_json() if self.fingerprint else None,
                 self.listed, self.always, [list(p) for p in self.patterns], [list(m) for m in self.missing],
-                [list(a) for a in self.skills_asked]]
+                [list(a) for a in self.skills_asked], list(self.description_terms)]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Verdict:
         (kept, name, name_at, diags, priority, conflicts, knowledge, description, offered, description_at,
-         user_invocable, version, depends, printed, listed, always, patterns, missing, asked) = data
+         user_invocable, version, depends, printed, listed, always, patterns, missing, asked, terms) = data
         return cls(kept, name, tuple(name_at), tuple(Diagnostic.from_json(d) for d in diags), priority,
                    tuple((item, line, col) for item, line, col in conflicts),
                    tuple((item, line, col) for item, line, col in knowledge), description, offered,
@@ -190,7 +193,7 @@ class Verdict:
                    Fingerprint.from_json(printed) if printed is not None else None, listed, always,
                    tuple((pattern, line, col, work) for pattern, line, col, work in patterns),
                    tuple((target, is_link, line, col) for target, is_link, line, col in missing),
-                   tuple((folder, answer) for folder, answer in asked))
+                   tuple((folder, answer) for folder, answer in asked), tuple(terms))
 
 
 def _declared(value: Any, key: str, key_lines: dict[str, tuple[int, int]]) -> tuple[tuple[str, int, int], ...]:
@@ -699,7 +702,8 @@ def _look_alike_diagnostics(kept: Sequence[tuple[int, SourceFile, Verdict]], cac
     if cache is not None and last is not None and last.copies == copies and _same_fields(last.kept, kept, _describing):
         return _found_again(cache, last._replace(kept=tuple(kept)))
     listing = [ListedSkill(src.id, v.name, v.description, v.priority,
-                           _NOT_OFFERED if not v.offered or src.id in copies else _OFFERED) for _, src, v in kept]
+                           _NOT_OFFERED if not v.offered or src.id in copies else _OFFERED, terms=v.description_terms)
+               for _, src, v in kept]
     key = digest("similar", [(s.id, s.description, s.visibility.hidden) for s in listing])
     places = tuple((src.display_path, v.description_at) for _, src, v in kept)
     if cache is not None and last is not None and (last.key, last.places) == (key, places):

@@ -1175,6 +1175,33 @@ def test_a_resident_rebuild_after_a_body_edit_takes_the_look_alike_warnings_as_t
         [(d.path, d.message) for d in warned]
 
 
+def test_a_fresh_process_adding_a_skill_tokenises_the_added_description_alone(tmp_path, monkeypatch):
+    """Each skill's check keeps its description's search terms, so the look-alike check of a
+    rebuild (scored anew: one more description moves every weight) reads the terms of the
+    unchanged skills from the cache instead of tokenising every description again (#47); its
+    warnings are a cold build's, one of them on the added skill."""
+    from skillsite.agent import budget
+
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    (src / "review-again").mkdir()
+    (src / "review-again" / "SKILL.md").write_text(  # code-review's description, another body: no copy
+        _description_block(src / "code-review").join(("---\nname: review-again\n", "\n---\n# Again\n\nOther.\n")),
+        encoding="utf-8")
+    tokenised: list[str] = []
+    real = budget.tokenize
+    monkeypatch.setattr(budget, "tokenize", lambda text: tokenised.append(text) or real(text))
+    after = build([src], out, cache_dir=cache, jobs=1)
+    monkeypatch.setattr(budget, "tokenize", real)
+    cold = build([src], tmp_path / "cold", jobs=1)
+    assert after.ok and cold.ok and len(tokenised) == 1
+    found = [(d.path, d.message) for d in after.diagnostics if d.code == "SK219"]
+    assert found == [(d.path, d.message) for d in cold.diagnostics if d.code == "SK219"]
+    assert any("review-again" in path and "code-review" in message for path, message in found)
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+
+
 def _description_block(skill: Path) -> str:
     """The lines of a skill's folded ``description: >-`` as its SKILL.md writes them."""
     lines = (skill / "SKILL.md").read_text(encoding="utf-8").splitlines()
