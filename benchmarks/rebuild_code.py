@@ -11,10 +11,12 @@ SKILL.md is edited and every version rebuilds it, in alternating order, each in 
 rounds (and of the ``--cold`` builds); the machine's load drifts, so compare rows of one run.
 ``--tree DIR`` rebuilds a real tree instead (say, a checkout of a public directory of skills);
 one SKILL.md of it is edited, so give it a copy.  ``--change add`` adds a new skill each round
-instead of editing one (what changes the catalog's link targets: a skill, a bundled file).
+instead of editing one (what changes the catalog's link targets: a skill, a bundled file);
+``--change describe`` edits one skill's description (what the look-alike check scores anew, and
+what the search indexes are made of).
 
     python benchmarks/rebuild_code.py --code before=/tmp/before --code after=. [--skills 10000] [--repeat 3] [--cold 1]
-                                      [--tree DIR] [--change edit|add]
+                                      [--tree DIR] [--change edit|add|describe]
 """
 from __future__ import annotations
 
@@ -56,6 +58,16 @@ def edit(skill_md: Path, number: int) -> None:
     os.utime(skill_md, (stamp, stamp))
 
 
+def edit_description(skill_md: Path, number: int) -> None:
+    """A word added to a SKILL.md's one-line description, dated a minute back."""
+    text = skill_md.read_text(encoding="utf-8")
+    start = text.index("\ndescription: ") + 1
+    end = text.index("\n", start)
+    skill_md.write_text(f"{text[:end]} Revision{number}.{text[end:]}", encoding="utf-8")
+    stamp = time.time() - 60
+    os.utime(skill_md, (stamp, stamp))
+
+
 def add_skill(src: Path, number: int) -> None:
     """A new skill (with a link to a bundled file of its own, and one to the skill added before
     it), dated a minute back."""
@@ -80,8 +92,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     parser.add_argument("--tree", type=Path, default=None, help="a real tree of skills to build (one is edited)")
-    parser.add_argument("--change", choices=("edit", "add"), default="edit",
-                        help="each round: edit one SKILL.md, or add a new skill")
+    parser.add_argument("--change", choices=("edit", "add", "describe"), default="edit",
+                        help="each round: edit one SKILL.md's body, add a new skill, or edit one description")
     args = parser.parse_args()
     codes = dict(item.split("=", 1) for item in args.code) or {"this": str(REPO)}
     if args.tree is None:
@@ -107,7 +119,7 @@ def main() -> None:
     changed: dict[str, list[float]] = {label: [] for label in codes}
     same: dict[str, list[float]] = {label: [] for label in codes}
     for number in range(args.repeat):
-        edit(skill_md, number) if args.change == "edit" else add_skill(src, number)
+        change(src, skill_md, number, args.change)
         for label, code in in_turns(codes, number):
             changed[label].append(timed_build(Path(code), src, _folder(work, label), args.jobs))
         for label, code in in_turns(codes, number):
@@ -115,7 +127,7 @@ def main() -> None:
     described = f"{args.skills:,} synthetic skills" if args.tree is None else f"{len(skill_mds):,} SKILL.md in {src}"
     print(f"\n{described}, {args.jobs} jobs; medians of {args.cold} cold builds and "
           f"{args.repeat} rounds, seconds\n")
-    what = "one changed SKILL.md" if args.change == "edit" else "one skill added"
+    what = {"edit": "one changed SKILL.md", "add": "one skill added", "describe": "one description edited"}[args.change]
     print(f"| code | cold build (min-max) | first rebuild after it | {what} (min-max) | no change |")
     print("|---|---:|---:|---:|---:|")
     for label in codes:
@@ -125,6 +137,16 @@ def main() -> None:
               f"{first[label]:.2f} | "
               f"{statistics.median(changed[label]):.2f} ({min(changed[label]):.2f}-{max(changed[label]):.2f}) | "
               f"{statistics.median(same[label]):.2f} |")
+
+
+def change(src: Path, skill_md: Path, number: int, kind: str) -> None:
+    """One round's change of ``kind`` (see ``--change``)."""
+    if kind == "add":
+        add_skill(src, number)
+    elif kind == "describe":
+        edit_description(skill_md, number)
+    else:
+        edit(skill_md, number)
 
 
 def _folder(work: Path, label: str) -> Path:
