@@ -336,7 +336,6 @@ def test_a_stray_combining_mark_in_a_folder_name_is_deceptive(tmp_path, folder: 
 @pytest.mark.parametrize("folder", [
     "\u65e5\u672c\u8a9e\u306e\u30b9\u30ad\u30eb",    # 日本語のスキル: Han, Hiragana, Katakana
     "\u30c7\u30fc\u30bf\uff08\u5206\u6790\uff09",    # データ（分析）: a prolonged sound mark, fullwidth brackets
-    "\u30c4\u30fc\u30eb\uff11",                    # ツール１: a fullwidth digit
     "\u97d3\u570b\u8a9e\ud55c\uad6d\uc5b4",          # 韓國語한국어: Hanja and Hangul
     "\u6f22\u5b57\u3105\u3106",                    # 漢字ㄅㄆ: Han and Bopomofo
     "\u540d\u3005-2024",                          # 名々: an iteration mark
@@ -357,11 +356,18 @@ def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_decept
     ("my\u02cdskill", "several scripts"), ("github\uff0dcopi\u4e28ot", "fullwidth"),
     ("data\uff08x\uff09", "fullwidth"), ("\u30c7\u30fc\u30bf\uff21", "fullwidth letters"),
     ("\u0928\u200c\u092e\u0938\u094d\u0924\u0947", "invisible"), ("\U0001f512\u200d\U0001f512-vault", "invisible"),
+    ("\u30c4\u30fc\u30eb\uff11", "fullwidth digits"),            # ツール１ passes for ツール1
+    ("\u65e5\u672c\u8a9e\uff0f\u30c7\u30fc\u30bf", "fullwidth"),   # 日本語／データ for a nested folder
+    ("\u65e5\x85\u672c", "invisible"), ("\u65e5\u2028\u672c", "invisible"), ("\u65e5\ue000\u672c", "invisible"),
+    ("g\u3007\u3007gle", "signs that look like"), ("g\u0966\u0966gle", "signs that look like"),
+    ("paypa\u05c0", "signs that look like"),
 ])
 def test_east_asian_letters_beside_latin_ones_or_blank_letters_are_deceptive(tmp_path, folder: str, reason: str):
     """What the scripts of Chinese, Japanese and Korean may not bring into a name: a look-alike among
-    Latin letters (丨 for l, ㅣ for l, エ for I, ー for a dash), a fullwidth form among Latin letters,
-    a Hangul filler or a blank braille pattern (letters that show as nothing)."""
+    Latin letters (丨 for l, ㅣ for l, エ for I, ー for a dash), a fullwidth form among Latin letters
+    or one that passes for an ASCII digit or id sign among CJK letters, a Hangul filler or a blank
+    braille pattern (letters that show as nothing); nor may any name hold a control or private-use
+    character, or a sign that looks like a Latin letter or digit among Latin letters (〇 or ० for o)."""
     skill = write(tmp_path / folder, {"SKILL.md": "---\nname: helper\ndescription: d\n---\n"})
     assert [(f.code, reason in f.message) for f in audit_skill(skill)] == [("SK606", True)], folder
 

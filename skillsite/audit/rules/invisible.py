@@ -148,14 +148,33 @@ def _one_east_asian_language(scripts: set[str]) -> bool:
     return bool(scripts) and any(scripts <= together for together in _WRITTEN_TOGETHER)
 
 
+#: The fullwidth punctuation Chinese, Japanese and Korean names are written with: brackets and
+#: sentence marks.  Not the rest: a fullwidth digit, slash, dot, hyphen or bar passes for the
+#: ASCII one in an id (``ツール１`` for ``ツール1``, ``日本語／データ`` for a nested folder).
+_FULLWIDTH_PUNCTUATION = frozenset("\uff08\uff09\uff3b\uff3d\uff5b\uff5d\uff01\uff1f\uff0c\uff1b")
+
+
 def _fullwidth_reason(name: str, scripts: set[str]) -> str | None:
-    """Why a name's fullwidth forms are deceptive: a fullwidth letter always is; a fullwidth digit
-    or punctuation mark (``（``, ``１``) is how Chinese, Japanese and Korean write them, so only
-    among letters of another script."""
+    """Why a name's fullwidth forms are deceptive: each passes for its ASCII twin, but for the
+    brackets and sentence marks of a Chinese, Japanese or Korean name (``データ（分析）``)."""
     fullwidth = [c for c in name if 0xFF01 <= ord(c) <= 0xFF5E]
     if any(c.isalpha() for c in fullwidth):
         return "fullwidth letters"
-    return "fullwidth digits or punctuation" if fullwidth and not _one_east_asian_language(scripts) else None
+    allowed = _FULLWIDTH_PUNCTUATION if _one_east_asian_language(scripts) else frozenset()
+    return "fullwidth digits or punctuation" if any(c not in allowed for c in fullwidth) else None
+
+
+#: Categories of characters that show as nothing, or as no character of a name: format
+#: characters (zero-width joiners, bidi marks), controls, line and paragraph separators and
+#: private use.  (Not unassigned code points: what is unassigned depends on the Python, and
+#: every admitted Python must audit alike.)
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Zl", "Zp", "Co"})
+
+
+def _shows_as_nothing(char: str) -> bool:
+    """Whether a character of a name shows as nothing (or as a space that is no space)."""
+    category = unicodedata.category(char)
+    return category in _INVISIBLE_CATEGORIES or (category == "Zs" and char != " ") or char in _BLANK_LETTERS
 
 
 def confusable_reason(name: str) -> str | None:
@@ -164,8 +183,7 @@ def confusable_reason(name: str) -> str | None:
     if name.isascii():
         return None
     name = unicodedata.normalize("NFC", name)
-    if any((unicodedata.category(c) in ("Cf", "Zs") and c != " ") or c in _BLANK_LETTERS for c in name) \
-            or _stray_mark(name):
+    if any(map(_shows_as_nothing, name)) or _stray_mark(name):
         return "invisible or combining characters"
     scripts = {_script(c) for c in name if c.isalpha()}
     fullwidth = _fullwidth_reason(name, scripts)
@@ -176,6 +194,8 @@ def confusable_reason(name: str) -> str | None:
     look_alikes = sorted({c for c in name if c in confusables()})
     if len(scripts) > 1 and not _one_east_asian_language(scripts):
         return f"letters from several scripts ({', '.join(sorted(scripts))})"
+    if "LATIN" in scripts and (signs := [c for c in look_alikes if not c.isalpha()]):
+        return f"signs that look like Latin letters or digits ({''.join(signs)})"
     if look_alikes and len(look_alikes) == len({c for c in name if c.isalpha()}):
         return f"only letters that look like Latin ones ({''.join(look_alikes)})"
     return None
