@@ -28,12 +28,15 @@ from skillsite.source.knowledge import knowledge_links, link_from
 #: that never closes is given up at the next ``<``, not at the line's end (a line of ``[a](<``
 #: repeated was read to its end from each).
 #:
-#: A link opens at a bracket after an even number of backslashes (after an odd one the bracket
-#: is escaped and opens nothing), and a bracket pair inside its text reads backslashes as the
-#: text does.  Either way round, a line of escaped brackets (``\[a\[a…``) or of pairs with an
-#: escaped close (``[a\] [a\] …``) was read again to its end from each bracket: time grew with
-#: the square of the line.
-_LINK = re.compile(r"(?<!\\)(?:\\\\)*(?P<text>\[)(?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*\])*\]\(\s*"
+#: A link opens at a bracket after no backslash or two (after one the bracket is escaped and
+#: opens nothing; after more, it is not taken for a link either way), and a bracket pair inside
+#: its text reads backslashes as the text does.  Either way round, a line of escaped brackets
+#: (``\[a\[a…``) or of pairs with an escaped close (``[a\] [a\] …``) was read again to its end
+#: from each bracket: time grew with the square of the line.  A backslash escapes a line end too
+#: (a hard line break, inside a link's text).  The pattern starts with the bracket and looks back
+#: from it, so the search skips from one bracket to the next.
+_LINK = re.compile(r"\[(?:(?<!\\\[)|(?<=(?<!\\)\\\\\[))"
+                   r"(?:[^\[\]\\]|\\[\s\S]|\[(?:[^\[\]\\]|\\[\s\S])*\])*\]\(\s*"
                    r"(?P<target><[^<>\n]*>|[^\s()<][^\s()]*(?:\([^\s()]*\)[^\s()]*)*)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
@@ -113,6 +116,7 @@ class _Body:
         self.text = body
         self.fences = fenced_blocks(body) if ("```" in body or "~~~" in body) else []
         self.breaks = [match.start() for match in _LINE_BREAK.finditer(body)]
+        self.has_code_spans = "`" in body
         self._spans: dict[int, list[Span]] = {}
 
     def line_of(self, offset: int) -> tuple[int, int]:
@@ -136,7 +140,7 @@ class _Body:
         """Whether ``offset`` is inside a fenced block or an inline code span."""
         if _within(self.fences, offset):
             return True
-        if "`" not in self.text:
+        if not self.has_code_spans:  # known once: asked for each link, a search of the body each time
             return False
         return _within(self.spans_of_line(*self.line_of(offset)), offset)
 
@@ -165,8 +169,8 @@ def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
             target = target[1:-1]
         if _SCHEME.match(target) or target.startswith(("#", "//")):
             continue  # not relative (decoding entities, which start with '&', cannot change that)
-        if not body.in_code(link.start("text")):
-            yield (*body.place(link.start("text")), target, True)
+        if not body.in_code(link.start()):
+            yield (*body.place(link.start()), target, True)
 
 
 def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:

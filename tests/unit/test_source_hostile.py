@@ -116,11 +116,14 @@ def test_a_line_of_escaped_brackets_is_read_once(body: str) -> None:
 
 @pytest.mark.parametrize("body, targets", [
     ("\\[a](x)", []), ("\\\\[a](x)", ["x"]), ("\\\\\\[a](x)", []), ("[a\\]b](x)", ["x"]),
-    ("[x [a\\]] y](z)", ["z"]), ("\\[a [b](y)", ["y"]), ("[a](x) \\[b](y)", ["x"])])
+    ("[x [a\\]] y](z)", ["z"]), ("\\[a [b](y)", ["y"]), ("[a](x) \\[b](y)", ["x"]),
+    ("[see [note\\\nmore] here](references/a.md)", ["references/a.md"]), ("[a\\\nb](../x)", ["../x"])])
 def test_backslashes_before_and_inside_a_link_are_read_as_the_renderer_reads_them(body: str,
                                                                                     targets: list[str]) -> None:
     """An escaped bracket opens no link and an escaped close ends no bracket pair, as markdown-it
-    reads them ('\\[a](x)' was read as a link to x; '[x [a\\]] y](z)' was not read as one)."""
+    reads them ('\\[a](x)' was read as a link to x; '[x [a\\]] y](z)' was not read as one), and
+    a backslash before a line end inside a link's text is a line break, not the end of the link
+    ('[a\\' + line end + 'b](../x)' left the skill folder unseen)."""
     from markdown_it import MarkdownIt
 
     rendered = [child.attrs["href"] for token in MarkdownIt("commonmark").parse(body)
