@@ -28,15 +28,10 @@ from skillsite.source.knowledge import knowledge_links, link_from
 #: that never closes is given up at the next ``<``, not at the line's end (a line of ``[a](<``
 #: repeated was read to its end from each).
 #:
-#: A link opens at a bracket after no backslash or two (after one the bracket is escaped and
-#: opens nothing; after more, it is not taken for a link either way), and a bracket pair inside
-#: its text reads backslashes as the text does.  Either way round, a line of escaped brackets
-#: (``\[a\[a…``) or of pairs with an escaped close (``[a\] [a\] …``) was read again to its end
-#: from each bracket: time grew with the square of the line.  A backslash escapes a line end too
-#: (a hard line break, inside a link's text).  The pattern starts with the bracket and looks back
-#: from it, so the search skips from one bracket to the next.
-_LINK = re.compile(r"\[(?:(?<!\\\[)|(?<=(?<!\\)\\\\\[))"
-                   r"(?:[^\[\]\\]|\\[\s\S]|\[(?:[^\[\]\\]|\\[\s\S])*\])*\]\(\s*"
+#: A bracket pair inside a link's text reads backslashes as the text does, and a backslash
+#: escapes a line end too (a hard line break, inside a link's text).  Where a link may open is
+#: :func:`_links`' to say.
+_LINK = re.compile(r"\[(?:[^\[\]\\]|\\[\s\S]|\[(?:[^\[\]\\]|\\[\s\S])*\])*\]\(\s*"
                    r"(?P<target><[^<>\n]*>|[^\s()<][^\s()]*(?:\([^\s()]*\)[^\s()]*)*)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
@@ -161,9 +156,26 @@ def _file_references(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
                 yield (*body.place(span_start), quoted, False)
 
 
+def _links(text: str) -> Iterator[re.Match[str]]:
+    """The Markdown links of ``text``, in order, as :data:`_LINK` reads each from a bracket that
+    opens one: one after an even number of backslashes (after an odd one the bracket is escaped).
+    A line of escaped brackets (``\\[a\\[a…``) or of pairs closed by an escaped bracket
+    (``[a\\] [a\\] …``) was read from each of its brackets to the line's end (time grew with the
+    square of the line); now each run of backslashes is counted once, by the bracket after it."""
+    at = text.find("[")
+    while at >= 0:
+        run = at
+        while run and text[run - 1] == "\\":
+            run -= 1
+        link = _LINK.match(text, at) if (at - run) % 2 == 0 else None
+        if link is not None:
+            yield link
+        at = text.find("[", link.end() if link is not None else at + 1)
+
+
 def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
     """Markdown links with a relative target, outside code."""
-    for link in _LINK.finditer(body.text):
+    for link in _links(body.text):
         target = link.group("target")
         if target.startswith("<"):
             target = target[1:-1]

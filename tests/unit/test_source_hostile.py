@@ -106,7 +106,7 @@ def test_names_that_are_not_utf8_are_skipped_and_shown_escaped(tmp_path):
 
 
 @pytest.mark.parametrize("body", ["\\[a" * 100_000 + "] ](", "[x " + "[a\\] " * 100_000 + "\\\n](",
-                                  "\\\\\\[a" * 100_000 + "] ]("])
+                                  "\\\\\\[a" * 100_000 + "] ](", "\\\\\\\\[a" * 100_000 + "] ]("])
 def test_a_line_of_escaped_brackets_is_read_once(body: str) -> None:
     """A link scan started at every escaped bracket ('\\[a' repeated) and at every bracket pair
     whose close is escaped ('[a\\] ' repeated) and read on to the line's end from each: a 30 KB
@@ -117,7 +117,8 @@ def test_a_line_of_escaped_brackets_is_read_once(body: str) -> None:
 @pytest.mark.parametrize("body, targets", [
     ("\\[a](x)", []), ("\\\\[a](x)", ["x"]), ("\\\\\\[a](x)", []), ("[a\\]b](x)", ["x"]),
     ("[x [a\\]] y](z)", ["z"]), ("\\[a [b](y)", ["y"]), ("[a](x) \\[b](y)", ["x"]),
-    ("[see [note\\\nmore] here](references/a.md)", ["references/a.md"]), ("[a\\\nb](../x)", ["../x"])])
+    ("[see [note\\\nmore] here](references/a.md)", ["references/a.md"]), ("[a\\\nb](../x)", ["../x"]),
+    ("x \\\\\\\\[a](../../secret.md)", ["../../secret.md"]), ("\\\\\\\\\\[a](x)", [])])
 def test_backslashes_before_and_inside_a_link_are_read_as_the_renderer_reads_them(body: str,
                                                                                     targets: list[str]) -> None:
     """An escaped bracket opens no link and an escaped close ends no bracket pair, as markdown-it
