@@ -360,7 +360,7 @@ def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_decept
     ("\u65e5\u672c\u8a9e\uff0f\u30c7\u30fc\u30bf", "fullwidth"),   # 日本語／データ for a nested folder
     ("\u65e5\x85\u672c", "invisible"), ("\u65e5\u2028\u672c", "invisible"), ("\u65e5\ue000\u672c", "invisible"),
     ("g\u3007\u3007gle", "signs that look like"), ("g\u0966\u0966gle", "signs that look like"),
-    ("paypa\u05c0", "signs that look like"),
+    ("paypa\u05c0", "signs that look like"), ("pay\x7fpal", "invisible"), ("pay\x1bpal", "invisible"),
 ])
 def test_east_asian_letters_beside_latin_ones_or_blank_letters_are_deceptive(tmp_path, folder: str, reason: str):
     """What the scripts of Chinese, Japanese and Korean may not bring into a name: a look-alike among
@@ -370,6 +370,14 @@ def test_east_asian_letters_beside_latin_ones_or_blank_letters_are_deceptive(tmp
     character, or a sign that looks like a Latin letter or digit among Latin letters (〇 or ० for o)."""
     skill = write(tmp_path / folder, {"SKILL.md": "---\nname: helper\ndescription: d\n---\n"})
     assert [(f.code, reason in f.message) for f in audit_skill(skill)] == [("SK606", True)], folder
+
+
+@pytest.mark.parametrize("folder", ["matrix-3\u00d73", "10\u00d7-engineer", "\u221e-loop", "caf\u00e9-tools"])
+def test_a_sign_that_looks_like_a_letter_is_deceptive_only_against_a_letter(tmp_path, folder: str):
+    """``×`` between digits or ``∞`` on its own is read as the sign it is, not as a letter of a
+    word (``g〇〇gle`` is: the test above)."""
+    skill = write(tmp_path / folder, {"SKILL.md": "---\nname: helper\ndescription: d\n---\n"})
+    assert [f.code for f in audit_skill(skill)] == []
 
 
 @pytest.mark.parametrize("command", [

@@ -177,11 +177,19 @@ def _shows_as_nothing(char: str) -> bool:
     return category in _INVISIBLE_CATEGORIES or (category == "Zs" and char != " ") or char in _BLANK_LETTERS
 
 
+def _signs_in_words(name: str) -> str:
+    """The signs of a name that look like Latin letters or digits (``〇``, ``०``, ``׀``) and are
+    written against a letter, as a letter of a word is (``g〇〇gle``); not one between digits or
+    on its own (``3×3``, ``∞-loop``)."""
+    return "".join(sorted({c for index, c in enumerate(name) if c in confusables() and not c.isalpha()
+                           and any(n.isalpha() for n in name[max(0, index - 1):index] + name[index + 1:index + 2])}))
+
+
 def confusable_reason(name: str) -> str | None:
     """Why a skill name is deceptive (mixed scripts, look-alike or invisible letters), or None.
     The name is read in NFC: a folder named on macOS is decomposed (NFD), its accents combining."""
     if name.isascii():
-        return None
+        return "invisible or combining characters" if not name.isprintable() else None  # a control
     name = unicodedata.normalize("NFC", name)
     if any(map(_shows_as_nothing, name)) or _stray_mark(name):
         return "invisible or combining characters"
@@ -194,8 +202,8 @@ def confusable_reason(name: str) -> str | None:
     look_alikes = sorted({c for c in name if c in confusables()})
     if len(scripts) > 1 and not _one_east_asian_language(scripts):
         return f"letters from several scripts ({', '.join(sorted(scripts))})"
-    if "LATIN" in scripts and (signs := [c for c in look_alikes if not c.isalpha()]):
-        return f"signs that look like Latin letters or digits ({''.join(signs)})"
+    if "LATIN" in scripts and (signs := _signs_in_words(name)):
+        return f"signs that look like Latin letters or digits ({signs})"
     if look_alikes and len(look_alikes) == len({c for c in name if c.isalpha()}):
         return f"only letters that look like Latin ones ({''.join(look_alikes)})"
     return None
