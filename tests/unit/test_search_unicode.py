@@ -99,6 +99,16 @@ def test_the_table_of_unassigned_characters_is_unicode_13s() -> None:
         assert all(cp in unassigned for lo, hi in holes for cp in range(lo, hi + 1))   # nothing unassigned since
 
 
+def test_the_pattern_of_unassigned_characters_finds_exactly_the_tables() -> None:
+    """The pattern passes over the characters below the table's first at once and looks back at
+    the others: over every code point, it finds exactly the characters of the table's ranges."""
+    table = json.loads((Path(terms.__file__).parent / "data" / "unassigned.json").read_text(encoding="utf-8"))
+    every = "".join(chr(cp) for cp in range(0x110000) if not 0xD800 <= cp < 0xE000)
+    found = [ord(char) for char in terms._unassigned().findall(every)]
+    assert found == [cp for lo, hi in table["unassigned"] for cp in range(lo, hi + 1) if not 0xD800 <= cp < 0xE000]
+    assert terms.known_only("caf\u00e9 \u2014 \u0378x") == "caf\u00e9 \u2014  x"
+
+
 @pytest.mark.parametrize("text, expected", [
     ("ka\u0898b", ["ka"]),            # a mark of Unicode 14.0: a space, so "ka" and "b" (one letter: no term)
     ("melt 🫠 🚀", ["melt", "🚀"]),    # an emoji of 14.0 is no term; one of 6.0 is
