@@ -360,7 +360,7 @@ def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_decept
     ("\u65e5\u672c\u8a9e\uff0f\u30c7\u30fc\u30bf", "fullwidth"),   # 日本語／データ for a nested folder
     ("\u65e5\x85\u672c", "invisible"), ("\u65e5\u2028\u672c", "invisible"), ("\u65e5\ue000\u672c", "invisible"),
     ("g\u3007\u3007gle", "signs that look like"), ("g\u0966\u0966gle", "signs that look like"),
-    ("paypa\u05c0", "signs that look like"), ("pay\x7fpal", "invisible"), ("pay\x1bpal", "invisible"),
+    ("paypa\u05c0", "signs that look like"),
 ])
 def test_east_asian_letters_beside_latin_ones_or_blank_letters_are_deceptive(tmp_path, folder: str, reason: str):
     """What the scripts of Chinese, Japanese and Korean may not bring into a name: a look-alike among

@@ -189,7 +189,7 @@ def confusable_reason(name: str) -> str | None:
     """Why a skill name is deceptive (mixed scripts, look-alike or invisible letters), or None.
     The name is read in NFC: a folder named on macOS is decomposed (NFD), its accents combining."""
     if name.isascii():
-        return "invisible or combining characters" if not name.isprintable() else None  # a control
+        return None  # an ASCII control is no look-alike; reports show it escaped
     name = unicodedata.normalize("NFC", name)
     if any(map(_shows_as_nothing, name)) or _stray_mark(name):
         return "invisible or combining characters"
