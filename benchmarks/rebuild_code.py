@@ -54,8 +54,7 @@ def timed_build(code: Path, src: Path, work: Path, jobs: int) -> float:
 def edit(skill_md: Path, number: int) -> None:
     """One line added to a SKILL.md, dated a minute back (outside the racy window)."""
     skill_md.write_text(skill_md.read_text(encoding="utf-8") + f"\nEdit number {number}.\n", encoding="utf-8")
-    stamp = time.time() - 60
-    os.utime(skill_md, (stamp, stamp))
+    dated_back(skill_md)
 
 
 def edit_description(skill_md: Path, number: int) -> None:
@@ -64,8 +63,7 @@ def edit_description(skill_md: Path, number: int) -> None:
     start = text.index("\ndescription: ") + 1
     end = text.index("\n", start)
     skill_md.write_text(f"{text[:end]} Revision{number}.{text[end:]}", encoding="utf-8")
-    stamp = time.time() - 60
-    os.utime(skill_md, (stamp, stamp))
+    dated_back(skill_md)
 
 
 def add_skill(src: Path, number: int) -> None:
@@ -78,8 +76,13 @@ def add_skill(src: Path, number: int) -> None:
         f"---\nname: added-{number}\ndescription: Added skill number {number}. Use when measuring rebuilds.\n---\n"
         f"# Added {number}\n\nSee [the notes](references/notes.md) and [the one before](../added-{number - 1}/).\n",
         encoding="utf-8")
+    dated_back(folder, folder / "references", folder / "references" / "notes.md", folder / "SKILL.md")
+
+
+def dated_back(*paths: Path) -> None:
+    """``paths`` dated a minute back: outside the racy window, so a build trusts their stamps."""
     stamp = time.time() - 60
-    for path in (folder, folder / "references", folder / "references" / "notes.md", folder / "SKILL.md"):
+    for path in paths:
         os.utime(path, (stamp, stamp))
 
 

@@ -154,13 +154,14 @@ def _one_east_asian_language(scripts: set[str]) -> bool:
 _FULLWIDTH_PUNCTUATION = frozenset("\uff08\uff09\uff3b\uff3d\uff5b\uff5d\uff01\uff1f\uff0c\uff1b")
 
 
-def _fullwidth_reason(name: str, scripts: set[str]) -> str | None:
+def _fullwidth_reason(name: str, east_asian: bool) -> str | None:
     """Why a name's fullwidth forms are deceptive: each passes for its ASCII twin, but for the
-    brackets and sentence marks of a Chinese, Japanese or Korean name (``データ（分析）``)."""
+    brackets and sentence marks of a Chinese, Japanese or Korean name (``east_asian``:
+    :func:`_one_east_asian_language`; ``データ（分析）``)."""
     fullwidth = [c for c in name if 0xFF01 <= ord(c) <= 0xFF5E]
     if any(c.isalpha() for c in fullwidth):
         return "fullwidth letters"
-    allowed = _FULLWIDTH_PUNCTUATION if _one_east_asian_language(scripts) else frozenset()
+    allowed = _FULLWIDTH_PUNCTUATION if east_asian else frozenset()
     return "fullwidth digits or punctuation" if any(c not in allowed for c in fullwidth) else None
 
 
@@ -194,16 +195,17 @@ def confusable_reason(name: str) -> str | None:
     if any(map(_shows_as_nothing, name)) or _stray_mark(name):
         return "invisible or combining characters"
     scripts = {_script(c) for c in name if c.isalpha()}
-    fullwidth = _fullwidth_reason(name, scripts)
+    east_asian = _one_east_asian_language(scripts)
+    fullwidth = _fullwidth_reason(name, east_asian)
     if fullwidth:
         return fullwidth
     if any(c in styled() for c in name):
         return "styled letters (mathematical, circled or small capital forms)"
-    look_alikes = sorted({c for c in name if c in confusables()})
-    if len(scripts) > 1 and not _one_east_asian_language(scripts):
+    if len(scripts) > 1 and not east_asian:
         return f"letters from several scripts ({', '.join(sorted(scripts))})"
     if "LATIN" in scripts and (signs := _signs_in_words(name)):
         return f"signs that look like Latin letters or digits ({signs})"
+    look_alikes = sorted({c for c in name if c in confusables()})
     if look_alikes and len(look_alikes) == len({c for c in name if c.isalpha()}):
         return f"only letters that look like Latin ones ({''.join(look_alikes)})"
     return None
