@@ -238,7 +238,7 @@ def _publish(plan: BuildPlan, skills: list[Skill], releases: dict[str, SkillRele
                          lambda entry: staging.current(f"skills/{entry.id}/SKILL.md").read_bytes(), cache)
             discovery, index_diags, discovered = discovery_index(publication.entries, publication.archives,
                                                      {s.id: s.source.display_path for s in skills},
-                                                     strictly_refused(skills), cache.resident)
+                                                     strictly_refused(skills), publication.listings)
             audit_diags = apply_audits(publication.entries, audits, config,
                                        {s.id: s.source.display_path for s in skills}, cache.resident)
             audit_diags += [d for s in skills if s.id in versions for version, found in versions[s.id].findings.items()

@@ -31,7 +31,7 @@ from skillsite.publish.manifest import (ENTRY_FILE, XML_FILE, absolute, indented
 from skillsite.publish.markdown import Asked, LinkTargets, MarkdownRenderer, engine_version
 from skillsite.publish.provider_layout import INDEX_NAME, skill_index
 from skillsite.publish.staging import Placed, Staging
-from skillsite.publish.wellknown import (archive_path, deterministic_tar_gz, fits_ustar, listable,
+from skillsite.publish.wellknown import (EntryListing, archive_path, deterministic_tar_gz, fits_ustar, listable,
                                         skipped_by_installers)
 from skillsite.source.codex_interface import CODEX_FILE, codex_interface
 from skillsite.bounded import read_limited
@@ -118,11 +118,13 @@ class PublishedSkill:
     file_shas: Sequence[FileSha]        # its bundled files' sha256 the cache did not know
     archive: tuple[str, str] | None     # (site path, sha256) of its discovery archive, if it owns one
     diagnostics: Sequence[Diagnostic]
+    listing: EntryListing               # what the discovery indexes make of its entry
     key: str | None = None              # what it is made of (publication_key), when the cache keeps it
 
     def to_json(self) -> list[Any]:
         """What the next build needs to take this publication as it is (:func:`_published_before`)."""
-        return [self.entry.to_json(), [[rel, key] for rel, key, *_ in self.placed if key is not None], self.archive]
+        return [self.entry.to_json(), [[rel, key] for rel, key, *_ in self.placed if key is not None], self.archive,
+                self.listing.to_json()]
 
 
 def resolve_skill_dependencies(skills: Sequence[Skill], releases: Mapping[str, Sequence[str]] | None,
@@ -233,7 +235,8 @@ def publish_skill(job: SkillPublishing, task: SkillTask) -> PublishedSkill:
     _write_listing(job, entry)
     archive = _write_archive(job, skill, entry, raw, contents, job.archive_names[index])
     html, asked = (None, ()) if skill.id in job.rendered else job.render_noting(skill.id, body)
-    return PublishedSkill(entry, html, asked, job.staging.take_journal(), shas, archive, diags)
+    listing = EntryListing.of(entry, archive[1] if archive else None)
+    return PublishedSkill(entry, html, asked, job.staging.take_journal(), shas, archive, diags, listing)
 
 
 def _skill_md(skill: Skill, max_bytes: int) -> tuple[bytes, list[Diagnostic]]:
@@ -364,20 +367,21 @@ class StoredPublication:
     entry: ManifestEntry
     placed: tuple[tuple[str, str], ...]     # (site path, content key) of each file it placed
     archive: tuple[str, str] | None
+    listing: EntryListing
     sharing: Skill | None = None            # the skill whose values the entry holds (sharing_skill_values)
 
     @classmethod
     def of(cls, stored: list[Any]) -> StoredPublication:
-        entry, placed, archive = stored
+        entry, placed, archive, listing = stored
         return cls(ManifestEntry.from_json(entry), tuple((rel, key) for rel, key in placed),
-                   (archive[0], archive[1]) if archive else None)
+                   (archive[0], archive[1]) if archive else None, EntryListing.from_json(listing))
 
     @classmethod
     def of_published(cls, published: PublishedSkill, entry: ManifestEntry, sharing: Skill) -> StoredPublication:
         """What :meth:`of` makes of ``published``'s stored value (:meth:`PublishedSkill.to_json`),
         holding ``entry``, its entry as the build holds it, sharing the values of the skill ``sharing``."""
         return cls(entry, tuple((rel, key) for rel, key, *_ in published.placed if key is not None),
-                   published.archive, sharing)
+                   published.archive, published.listing, sharing)
 
 
 #: Where a long-running process's resident objects keep each skill's publication as taken from
@@ -398,7 +402,7 @@ def _published_before(job: SkillPublishing, index: int, stored: StoredPublicatio
     entry = stored.entry if stored.sharing is skill else sharing_skill_values(stored.entry, skill)
     # empty tuples, not lists: ten thousand kept publications add nothing for the garbage collector to walk
     return kept_or_made(resident, TAKEN, skill.id, stored, (entry, key),
-                        lambda: PublishedSkill(entry, None, (), (), (), stored.archive, (), key))
+                        lambda: PublishedSkill(entry, None, (), (), (), stored.archive, (), stored.listing, key))
 
 
 def _interface(skill: Skill, files: Sequence[FileRecord]) -> dict[str, Any] | None:
@@ -523,6 +527,7 @@ class Publication:
     archives: dict[str, str]          # site path -> sha256 of each discovery archive
     diagnostics: list[Diagnostic]
     keys: list[str | None]            # what each entry's publication is made of, when the cache keeps it
+    listings: list[EntryListing]      # what the discovery indexes make of each entry
 
 
 def _file_key(path: str, stamp: Stamp) -> str:
@@ -685,4 +690,4 @@ def collect(job: SkillPublishing, bodies: BodyKeys, published: list[PublishedSki
         diags += done.diagnostics
     keys = bodies.by_id(job.skills)
     return Publication([done.entry for done in published], RenderedBodies(keys, cache, job), keys, archives, diags,
-                       [done.key for done in published])
+                       [done.key for done in published], [done.listing for done in published])

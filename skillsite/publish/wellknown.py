@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import re
 import tarfile
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from skillsite.agent.entry import ManifestEntry
-from skillsite.cache import KeptObjects, kept_or_made
 from skillsite.diagnostics import Diagnostic, Severity, make
 from skillsite.publish.composed_json import composed_json, row_json
 from skillsite.source.versioning import canonical_version
@@ -116,27 +116,42 @@ LegacyCopy = tuple[str, str, str]
 
 @dataclass(frozen=True, slots=True)
 class EntryListing:
-    """What the discovery indexes make of one entry, whatever the other entries are: ``serve``
-    keeps it with the entry (:func:`~skillsite.cache.kept_or_made`), nothing of it changing while
-    the entry does not.  ``legacy``: its row of the v0.1 index and the copies of its files there
-    (None: not listable)."""
+    """What the discovery indexes make of one entry, whatever the other entries are: made when
+    its skill is published and kept with its publication in the cache (#47: a rebuild takes the
+    unchanged skills' rows as they were, instead of encoding every row again).  ``legacy``: its
+    row of the v0.1 index and the copies of its files there (None: not listable); ``row``: its
+    row of the v0.2 index, naming the archive whose sha256 is ``archive`` (None: its SKILL.md)."""
 
     listable: bool
     too_long: str | None        # its first bundled path too long for a tar header (SK010)
     unfetchable: str | None     # its first bundled path a v0.1 reader cannot fetch (SK014)
     legacy: tuple[str, tuple[LegacyCopy, ...]] | None
+    archive: str | None = None
+    row: str | None = None
 
     @classmethod
-    def of(cls, entry: ManifestEntry) -> EntryListing:
+    def of(cls, entry: ManifestEntry, archive: str | None) -> EntryListing:
+        """The listing of ``entry``, its v0.2 row naming ``archive`` (see :func:`discovery_row`)."""
         if not listable(entry.name, entry.description):
-            return cls(False, None, None, None)
+            return cls(False, None, None, None, archive)
         paths = ["SKILL.md", *(f.path for f in entry.files)]
         shas = {"SKILL.md": entry.sha256, **{f.path: f.sha256 for f in entry.files}}
         copies = tuple((f"{LEGACY_DIR}/{entry.name}/{path}", shas[path], f"skills/{entry.id}/{path}")
                        for path in paths)
         return cls(True, next((f.path for f in entry.files if not fits_ustar(f.path)), None),
                    legacy_unfetchable(entry),
-                   (row_json({"name": entry.name, "description": entry.description, "files": paths}), copies))
+                   (row_json({"name": entry.name, "description": entry.description, "files": paths}), copies),
+                   archive, row_json(discovery_row(entry, archive)))
+
+    def to_json(self) -> list[Any]:
+        return [self.listable, self.too_long, self.unfetchable, self.legacy, self.archive, self.row]
+
+    @classmethod
+    def from_json(cls, value: list[Any]) -> EntryListing:
+        listable, too_long, unfetchable, legacy, archive, row = value
+        if legacy is not None:
+            legacy = (legacy[0], tuple((site, sha, published) for site, sha, published in legacy[1]))
+        return cls(listable, too_long, unfetchable, legacy, archive, row)
 
 
 @dataclass(frozen=True)
@@ -157,13 +172,8 @@ class DiscoveryIndexes:
         return composed_json(legacy_document, self.legacy_rows)
 
 
-#: Where a long-running process's resident objects keep each entry's listing and v0.2 row (by its id).
-ENTRY_LISTING = "discovery listing"
-DISCOVERY_ROW = "discovery row"
-
-
 def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], shown: dict[str, str],
-                    refused: frozenset[str] = frozenset(), resident: KeptObjects | None = None
+                    refused: frozenset[str] = frozenset(), listings: Sequence[EntryListing | None] = ()
                     ) -> tuple[DiscoveryIndexes, list[Diagnostic], frozenset[str]]:
     """The discovery indexes of the published ``entries`` (``archives``: site path -> sha256 of each
     archive made; ``shown``: each skill's SKILL.md path as diagnostics show it; ``refused``: the
@@ -172,18 +182,19 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
     index cannot offer: SK014), and the ids of the skills it lists (``npx skills add --skill NAME``
     installs those, and only those, by their names).  The v0.1 index lists, under each name the
     v0.2 index lists, the first entry of that name that is no copy and no refused one (unless it
-    has a file a v0.1 reader cannot fetch).  In a long-running process, what the last build made of this very
-    entry (with the same archive) is taken again: only a changed skill's rows are encoded."""
+    has a file a v0.1 reader cannot fetch).  ``listings``: each entry's :class:`EntryListing` as
+    its publication holds it (None, or none given: made here), its row taken when it names the
+    archive listed under its name: only a changed skill's rows are encoded."""
     rows: list[str] = []
     listed_ids: set[str] = set()
     diags: list[Diagnostic] = []
     names: set[str] = set()                       # the names the v0.2 index has taken
     listed_names: list[str] = []                  # those it lists, in its order
     first: dict[str, EntryListing] = {}           # each name's first listable entry that is no copy
-    for entry in entries:
+    for entry, made in itertools.zip_longest(entries, listings[:len(entries)]):
         if entry.visibility.copy_of is not None:  # a copy of another skill is listed as that one
             continue
-        listing = kept_or_made(resident, ENTRY_LISTING, entry.id, entry, (), lambda e=entry: EntryListing.of(e))
+        listing = made if made is not None else EntryListing.of(entry, _archive(entry, archives))
         if not listing.listable or entry.id in refused:
             continue
         first.setdefault(entry.name, listing)
@@ -198,11 +209,12 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
                                        "(USTAR: 100 bytes, or 255 split at a '/'); skill not listed in the discovery "
                                        "index", shown[entry.id]))
             continue
+        archive = _archive(entry, archives)
+        if listing.archive != archive:  # its row names another archive (made under a name it did not own)
+            listing = EntryListing.of(entry, archive)
         listed_ids.add(entry.id)
         listed_names.append(entry.name)
-        archive = archives[archive_path(entry.name)] if entry.files else None
-        rows.append(kept_or_made(resident, DISCOVERY_ROW, entry.id, entry, (archive,),
-                                 lambda e=entry, a=archive: row_json(discovery_row(e, a))))
+        rows.append(listing.row)
         if listing.unfetchable is not None:
             diags.append(make("SK014", f"bundled file '{listing.unfetchable}' holds '#', '?', '%', '\\' or '..', "
                                        "which older installers cannot fetch: skill listed in .well-known/agent-skills "
@@ -210,6 +222,12 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
     legacy = [first[name].legacy for name in listed_names if first[name].unfetchable is None]
     return (DiscoveryIndexes(rows, [row for row, _ in legacy], [copy for _, copies in legacy for copy in copies]),
             diags, frozenset(listed_ids))
+
+
+def _archive(entry: ManifestEntry, archives: dict[str, str]) -> str | None:
+    """The sha256 of the archive the v0.2 index lists for ``entry`` (``archives``: see
+    :func:`discovery_index`): the one made under its name when it has bundled files, else none."""
+    return archives.get(archive_path(entry.name)) if entry.files else None
 
 
 def discovery_row(entry: ManifestEntry, archive: str | None) -> dict[str, str]:

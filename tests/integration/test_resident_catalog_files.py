@@ -57,7 +57,7 @@ def test_a_resident_rebuild_lists_anew_only_the_skills_an_edit_changed(tmp_path,
     listed, rows = [], []
     real_of, real_row = wellknown.EntryListing.of.__func__, wellknown.discovery_row
     monkeypatch.setattr(wellknown.EntryListing, "of", classmethod(
-        lambda cls, entry: listed.append(entry.id) or real_of(cls, entry)))
+        lambda cls, entry, archive: listed.append(entry.id) or real_of(cls, entry, archive)))
     monkeypatch.setattr(wellknown, "discovery_row", lambda entry, archive: rows.append(entry.id)
                         or real_row(entry, archive))
     test_first, code_review = src / "test-first" / "SKILL.md", src / "code-review" / "SKILL.md"
@@ -95,3 +95,24 @@ def test_a_resident_rebuild_lists_anew_only_the_skills_an_edit_changed(tmp_path,
         new, old = ({skill["name"]: skill["description"] for skill in json.loads((out / rel).read_bytes())["skills"]}
                     for rel in COMPOSED[:2])
         assert listed_now(new, old), number
+
+
+def test_a_rebuild_in_a_fresh_process_lists_anew_only_the_edited_skill(tmp_path, monkeypatch):
+    """Each skill's listing and discovery rows are kept with its publication in the cache: a
+    rebuild with no objects kept from the last one (a new process) encodes the rows of the edited
+    skill alone, and writes the discovery indexes as a cold build does."""
+    src, cache, out = tmp_path / "src", tmp_path / "cache", tmp_path / "site"
+    shutil.copytree(EXAMPLES, src)
+    _age_tree(src)
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    rows: list[str] = []
+    real_row = wellknown.discovery_row
+    monkeypatch.setattr(wellknown, "discovery_row", lambda entry, archive: rows.append(entry.id)
+                        or real_row(entry, archive))
+    _replace(src / "code-review" / "SKILL.md", "description: ", "description: Now reworded. ")
+    assert build([src], out, cache_dir=cache, jobs=1).ok
+    assert rows == ["code-review"]
+    assert build([src], tmp_path / "cold").ok
+    assert tree_bytes(out) == tree_bytes(tmp_path / "cold")
+    index = json.loads((out / COMPOSED[0]).read_bytes())
+    assert {s["name"]: s["description"] for s in index["skills"]}["code-review"].startswith("Now reworded. ")
