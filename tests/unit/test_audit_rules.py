@@ -339,10 +339,15 @@ def test_a_stray_combining_mark_in_a_folder_name_is_deceptive(tmp_path, folder: 
     "\u97d3\u570b\u8a9e\ud55c\uad6d\uc5b4",          # 韓國語한국어: Hanja and Hangul
     "\u6f22\u5b57\u3105\u3106",                    # 漢字ㄅㄆ: Han and Bopomofo
     "\u540d\u3005-2024",                          # 名々: an iteration mark
+    "ai\u958b\u767a\u652f\u63f4", "AI\u958b\u767a\u652f\u63f4",  # ai開発支援, AI開発支援: Latin and Japanese
+    "pdf\u5de5\u5177", "pdf-\u5de5\u5177", "\u5de5\u5177ai",     # pdf工具, pdf-工具, 工具ai: Latin and Chinese
+    "b\u7ad9", "3d\u6253\u5370", "2024\u5e74\u62a5\u544a",     # b站, 3d打印, 2024年报告
+    "ai\ub3c4\uc6b0\ubbf8", "ai\uff08\u5f00\u53d1\uff09",       # ai도우미 (Korean), ai（开发）
 ])
 def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_deceptive(tmp_path, folder: str):
     """A Japanese name mixing kanji and kana was rated high risk as 'letters from several scripts',
-    and the loader refused its skill at the default max_risk."""
+    and the loader refused its skill at the default max_risk; so was a name mixing ASCII Latin
+    letters with one East Asian language, as UTS #39's highly restrictive profile allows."""
     skill = write(tmp_path / folder, {"SKILL.md": "---\nname: helper\ndescription: d\n---\n"})
     assert [f.code for f in audit_skill(skill)] == []
 
@@ -361,6 +366,10 @@ def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_decept
     ("\u65e5\x85\u672c", "invisible"), ("\u65e5\u2028\u672c", "invisible"), ("\u65e5\ue000\u672c", "invisible"),
     ("g\u3007\u3007gle", "signs that look like"), ("g\u0966\u0966gle", "signs that look like"),
     ("paypa\u05c0", "signs that look like"),
+    ("caf\u00e9\u5de5\u5177", "several scripts"),        # café工具: a Latin letter beyond ASCII beside Han
+    ("instal\u4e28\u4e28", "several scripts"),            # instal丨丨: look-alikes only, against a Latin word
+    ("b\u4e28\u4e28", "several scripts"),
+    ("\u4e05\u53e3\u53e3\u4e5a", "only letters that look like Latin"),   # 丅口口乚 for TOOL
 ])
 def test_east_asian_letters_beside_latin_ones_or_blank_letters_are_deceptive(tmp_path, folder: str, reason: str):
     """What the scripts of Chinese, Japanese and Korean may not bring into a name: a look-alike among

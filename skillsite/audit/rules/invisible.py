@@ -137,15 +137,49 @@ _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _HAN = frozenset({"CJK", "IDEOGRAPHIC"})
 
 #: The scripts one language writes together, as UTS #39's highly restrictive profile allows them:
-#: Japanese Han and kana, Chinese Han and Bopomofo, Korean Han and Hangul.  Not with Latin (which
-#: the profile allows too): CJK letters look like Latin ones (``app丨e``, ``エnstall``) and few of
-#: them are in Unicode's confusables.
+#: Japanese Han and kana, Chinese Han and Bopomofo, Korean Han and Hangul; with ASCII Latin letters
+#: too, on the terms of :func:`_east_asian_in_latin_words`.
 _WRITTEN_TOGETHER = (_HAN | {"HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA"}, _HAN | {"BOPOMOFO"}, _HAN | {"HANGUL"})
 
 
 def _one_east_asian_language(scripts: set[str]) -> bool:
     """Whether a name's scripts are those a Chinese, Japanese or Korean word mixes, and no other."""
     return bool(scripts) and any(scripts <= together for together in _WRITTEN_TOGETHER)
+
+
+def _latin_and_one_east_asian_language(name: str, scripts: set[str]) -> bool:
+    """Whether a name mixes ASCII Latin letters with the scripts of one East Asian language
+    (``ai開発支援``, ``pdf转换``), as the highly restrictive profile allows.  A Latin letter beyond
+    ASCII may not mix with them (``café工具``), as Chromium's display of domain names has it."""
+    return "LATIN" in scripts and _one_east_asian_language(scripts - {"LATIN"}) and \
+        all(c.isascii() for c in name if c.isalpha() and _script(c) == "LATIN")
+
+
+#: CJK letters (Han, kana, Bopomofo, Hangul) that pass for a Latin letter, a digit or a dash, which
+#: Unicode's confusables map to other CJK letters only (ㅣ to 丨, エ to 工): those Chromium's check
+#: of domain names reads as Latin (七丅丆丁 t, 丫 y, 乂 x, 丩ㄐ 4, 一 -) or refuses beside other
+#: scripts (ㄧ ー ノソゾン丶乀乁丿), and the single strokes and boxes the reviews of SK606 found.
+_EAST_ASIAN_LOOK_ALIKES = frozenset("七丅丆丁丫乂丩ㄐ一ㄧーノソゾン丶乀乁丿丨亅乚口ロ工エ冂凵匚乙几ㄈㄇㄒㄚㄨㅇㅣㅡㄴㅁ")
+
+#: A name cut into runs: of ASCII letters, of other letters (and letter-like numbers: 〇), of the rest.
+_RUNS = re.compile(r"(?P<latin>[A-Za-z]+)|(?P<other>(?:(?![\x00-\x7f])[^\W\d_]|[\u3007\u3021-\u3029])+)|[^A-Za-z]")
+
+
+def _east_asian_in_latin_words(name: str) -> bool:
+    """Whether East Asian letters in a name that mixes them with Latin ones may pass for Latin
+    letters: a run of them inside a Latin word (``app丨e``, ``payーpal``, ``g`` + ``ㅇㅇ`` +
+    ``gle``), a single one against a Latin word of two letters or more (``エnstall``; not
+    ``b站``), or a run against a Latin word made only of look-alikes (``instal丨丨``)."""
+    runs = [(match.lastgroup, match.group()) for match in _RUNS.finditer(name)]
+    for index, (kind, text) in enumerate(runs):
+        if kind != "other":
+            continue
+        sides = [runs[index - 1][1] if index and runs[index - 1][0] == "latin" else "",
+                 runs[index + 1][1] if index + 1 < len(runs) and runs[index + 1][0] == "latin" else ""]
+        if all(sides) or (len(text) == 1 and max(map(len, sides)) > 1) or \
+                (any(sides) and _EAST_ASIAN_LOOK_ALIKES.issuperset(text)):
+            return True
+    return False
 
 
 #: The fullwidth punctuation Chinese, Japanese and Korean names are written with: brackets and
@@ -196,16 +230,17 @@ def confusable_reason(name: str) -> str | None:
         return "invisible or combining characters"
     scripts = {_script(c) for c in name if c.isalpha()}
     east_asian = _one_east_asian_language(scripts)
-    fullwidth = _fullwidth_reason(name, east_asian)
+    with_latin = _latin_and_one_east_asian_language(name, scripts)
+    fullwidth = _fullwidth_reason(name, east_asian or with_latin)
     if fullwidth:
         return fullwidth
     if any(c in styled() for c in name):
         return "styled letters (mathematical, circled or small capital forms)"
-    if len(scripts) > 1 and not east_asian:
+    if len(scripts) > 1 and not east_asian and (not with_latin or _east_asian_in_latin_words(name)):
         return f"letters from several scripts ({', '.join(sorted(scripts))})"
     if "LATIN" in scripts and (signs := _signs_in_words(name)):
         return f"signs that look like Latin letters or digits ({signs})"
-    look_alikes = sorted({c for c in name if c in confusables()})
+    look_alikes = sorted({c for c in name if c in confusables() or c in _EAST_ASIAN_LOOK_ALIKES})
     if look_alikes and len(look_alikes) == len({c for c in name if c.isalpha()}):
         return f"only letters that look like Latin ones ({''.join(look_alikes)})"
     return None
