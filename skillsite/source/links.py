@@ -32,7 +32,12 @@ from skillsite.source.knowledge import knowledge_links, link_from
 #: escapes a line end too (a hard line break, inside a link's text).  Where a link may open is
 #: :func:`_links`' to say.
 _LINK = re.compile(r"\[(?:[^\[\]\\]|\\[\s\S]|\[(?:[^\[\]\\]|\\[\s\S])*\])*\]\(\s*"
-                   r"(?P<target><[^<>\n]*>|[^\s()<][^\s()]*(?:\([^\s()]*\)[^\s()]*)*)")
+                   r"(?P<target><[^<>\n]*>|[^\s()<][^\s()]*(?:\([^\s()]*\)[^\s()]*)*)"
+                   # then, as CommonMark has it, a title after a space or line end, and the closing
+                   # parenthesis: '[a](references/my file.md)' is no link (each scan of a title
+                   # stops at the next delimiter of its kind)
+                   r"(?=[ \t]*(?:\r?\n[ \t]*)?(?:(?<=\s)(?:\"(?:[^\"\\]|\\[\s\S])*\"|'(?:[^'\\]|\\[\s\S])*'"
+                   r"|\((?:[^()\\]|\\[\s\S])*\))[ \t]*(?:\r?\n[ \t]*)?)?\))")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 _REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")

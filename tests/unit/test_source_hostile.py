@@ -115,6 +115,32 @@ def test_a_line_of_escaped_brackets_is_read_once(body: str) -> None:
 
 
 @pytest.mark.parametrize("body, targets", [
+    ("[a](references/my file.md)", []), ("[a](references/x.md x)", []), ("[t](java\tscript:x('t'))", []),
+    ('[a](references/x.md "t")', ["references/x.md"]), ("[a](references/x.md 't' )", ["references/x.md"]),
+    ("[a](references/x.md (t))", ["references/x.md"]), ('[a](references/x.md\n  "t")', ["references/x.md"]),
+    ("[a](<references/my file.md>)", ["references/my%20file.md"]), ('[a](x "t" y)', []),
+])
+def test_a_link_is_a_target_then_maybe_a_title_then_its_closing_parenthesis(body: str, targets: list[str]) -> None:
+    """A target followed by anything but a title and the closing parenthesis makes no link, as
+    markdown-it reads it: '[a](references/my file.md)' was read as a link to 'references/my',
+    a false SK303."""
+    from markdown_it import MarkdownIt
+
+    rendered = [child.attrs["href"] for token in MarkdownIt("commonmark").parse(body)
+                for child in token.children or () if child.type == "link_open"]
+    assert rendered == targets
+    assert [target.replace(" ", "%20") for _, _, target, _ in links.iter_body_links(body)] == targets
+
+
+@pytest.mark.parametrize("body", ['[a](b "' + "x" * 200_000, '[a](b "x' * 50_000, "[a](b (x" * 50_000,
+                                  "[a](b 'x" * 50_000])
+def test_an_unclosed_title_is_read_once(body: str) -> None:
+    """A title left open is read to the next quote or parenthesis of its kind, not on to the end
+    of the body from every link: none of these holds a link."""
+    assert list(links.iter_body_links(body)) == []
+
+
+@pytest.mark.parametrize("body, targets", [
     ("\\[a](x)", []), ("\\\\[a](x)", ["x"]), ("\\\\\\[a](x)", []), ("[a\\]b](x)", ["x"]),
     ("[x [a\\]] y](z)", ["z"]), ("\\[a [b](y)", ["y"]), ("[a](x) \\[b](y)", ["x"]),
     ("[see [note\\\nmore] here](references/a.md)", ["references/a.md"]), ("[a\\\nb](../x)", ["../x"]),
