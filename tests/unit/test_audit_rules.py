@@ -343,6 +343,9 @@ def test_a_stray_combining_mark_in_a_folder_name_is_deceptive(tmp_path, folder: 
     "pdf\u5de5\u5177", "pdf-\u5de5\u5177", "\u5de5\u5177ai",     # pdf工具, pdf-工具, 工具ai: Latin and Chinese
     "b\u7ad9", "3d\u6253\u5370", "2024\u5e74\u62a5\u544a",     # b站, 3d打印, 2024年报告
     "ai\ub3c4\uc6b0\ubbf8", "ai\uff08\u5f00\u53d1\uff09",       # ai도우미 (Korean), ai（开发）
+    "pdf\u8f6cword", "ai\u52a9\u624bpro", "git\u5e93", "excel\ub85c",  # pdf转word, ai助手pro, git库, excel로
+    "slack\u3068github\u9023\u643a", "\u7528python\u5206\u6790",     # slackとgithub連携, 用python分析
+    "\u30be\u30fc\u30f3", "\u30bd\u30ed", "\u4e00\u53e3",            # ゾーン, ソロ, 一口: words of look-alikes
 ])
 def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_deceptive(tmp_path, folder: str):
     """A Japanese name mixing kanji and kana was rated high risk as 'letters from several scripts',
@@ -370,6 +373,14 @@ def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_decept
     ("instal\u4e28\u4e28", "several scripts"),            # instal丨丨: look-alikes only, against a Latin word
     ("b\u4e28\u4e28", "several scripts"),
     ("\u4e05\u53e3\u53e3\u4e5a", "only letters that look like Latin"),   # 丅口口乚 for TOOL
+    ("paypa\u4e28\u5de5\u5177", "several scripts"),      # paypa丨工具: the look-alike is the letter touching
+    ("\u30c4\u30fc\u30eb\u30a8nstall", "several scripts"),   # ツールエnstall
+    ("ai-\u4e05\u53e3\u53e3\u4e5a", "several scripts"),   # ai-丅口口乚: look-alikes apart from the Latin word
+    ("gpt-\u3110", "several scripts"), ("\u4e42-ai", "several scripts"),     # gpt-ㄐ (gpt-4), 乂-ai
+    ("insta\u1175\u1175", "several scripts"), ("g\u110b", "several scripts"),   # conjoining jamo: instaᅵᅵ, gᄋ
+    ("open\u5342\u4e28", "several scripts"),              # open卂丨: a "Chinese font" letter
+    ("app\u2f01e", "signs that look like"), ("app\u31d1e", "signs that look like"),  # a Kangxi radical, a stroke
+    ("\u212aubernetes", "ASCII one written otherwise"), ("\u212aubernetes\u5de5\u5177", "ASCII one written"),
 ])
 def test_east_asian_letters_beside_latin_ones_or_blank_letters_are_deceptive(tmp_path, folder: str, reason: str):
     """What the scripts of Chinese, Japanese and Korean may not bring into a name: a look-alike among

@@ -158,8 +158,23 @@ def _latin_and_one_east_asian_language(name: str, scripts: set[str]) -> bool:
 #: CJK letters (Han, kana, Bopomofo, Hangul) that pass for a Latin letter, a digit or a dash, which
 #: Unicode's confusables map to other CJK letters only (ㅣ to 丨, エ to 工): those Chromium's check
 #: of domain names reads as Latin (七丅丆丁 t, 丫 y, 乂 x, 丩ㄐ 4, 一 -) or refuses beside other
-#: scripts (ㄧ ー ノソゾン丶乀乁丿), and the single strokes and boxes the reviews of SK606 found.
-_EAST_ASIAN_LOOK_ALIKES = frozenset("七丅丆丁丫乂丩ㄐ一ㄧーノソゾン丶乀乁丿丨亅乚口ロ工エ冂凵匚乙几ㄈㄇㄒㄚㄨㅇㅣㅡㄴㅁ")
+#: scripts (ㄧ ー ノソゾン丶乀乁丿), the "Chinese font" alphabets' letters (卂乃匚乇卄ㄥ爪ㄖ卩尺丂ㄩ),
+#: and the single strokes and boxes reviews found, in Hangul's compatibility and conjoining forms.
+#: Not 工 (I), 千 (f) or 山 (w): 工具, 千 and 山 begin too many names.
+_EAST_ASIAN_LOOK_ALIKES = frozenset("七丅丆丁丫乂丩ㄐ一ㄧーノソゾン丶乀乁丿丨亅乚口ロエ冂凵匚乙几卂乃乇卄ㄥ爪ㄖ卩尺丂ㄩ"
+                                    "ㄈㄇㄒㄚㄨㅇㅣㅡㄴㅁ\u1175\u110b\u1173\u1102\u1106〡〢〣")
+#: Of those, the ones whole words are written with (kana, 一 and 口: ソロ, ゾーン, 一口): a name of
+#: CJK letters alone is a look-alike only with one of the others (丅口口乚 for TOOL).
+_WORD_LOOK_ALIKES = frozenset("ーノソゾンロエ一口")
+
+
+def _looks_latin(char: str) -> bool:
+    """Whether a CJK character passes for a Latin letter, digit or dash: one of
+    :data:`_EAST_ASIAN_LOOK_ALIKES`, in any compatibility form (the Kangxi radical ⼁ for 丨), or a
+    CJK stroke (U+31C0-31EF: ㇑ is a bar)."""
+    return char in _EAST_ASIAN_LOOK_ALIKES or unicodedata.normalize("NFKC", char) in _EAST_ASIAN_LOOK_ALIKES \
+        or 0x31C0 <= ord(char) <= 0x31EF
+
 
 #: A name cut into runs: of ASCII letters, of other letters (and letter-like numbers: 〇), of the rest.
 _RUNS = re.compile(r"(?P<latin>[A-Za-z]+)|(?P<other>(?:(?![\x00-\x7f])[^\W\d_]|[\u3007\u3021-\u3029])+)|[^A-Za-z]")
@@ -167,19 +182,27 @@ _RUNS = re.compile(r"(?P<latin>[A-Za-z]+)|(?P<other>(?:(?![\x00-\x7f])[^\W\d_]|[
 
 def _east_asian_in_latin_words(name: str) -> bool:
     """Whether East Asian letters in a name that mixes them with Latin ones may pass for Latin
-    letters: a run of them inside a Latin word (``app丨e``, ``payーpal``, ``g`` + ``ㅇㅇ`` +
-    ``gle``), a single one against a Latin word of two letters or more (``エnstall``; not
-    ``b站``), or a run against a Latin word made only of look-alikes (``instal丨丨``)."""
+    letters: the letter of a run that touches a Latin word (``app丨e``, ``payーpal``,
+    ``ツールエnstall``, ``paypa丨工具``), or a run of look-alikes alone anywhere (``ai-丅口口乚``,
+    ``gpt-ㄐ``).  A CJK word beside a Latin one is not (``pdf转word``, ``git库``, ``excel로``)."""
     runs = [(match.lastgroup, match.group()) for match in _RUNS.finditer(name)]
     for index, (kind, text) in enumerate(runs):
         if kind != "other":
             continue
-        sides = [runs[index - 1][1] if index and runs[index - 1][0] == "latin" else "",
-                 runs[index + 1][1] if index + 1 < len(runs) and runs[index + 1][0] == "latin" else ""]
-        if all(sides) or (len(text) == 1 and max(map(len, sides)) > 1) or \
-                (any(sides) and _EAST_ASIAN_LOOK_ALIKES.issuperset(text)):
+        touching = [text[0]] if index and runs[index - 1][0] == "latin" else []
+        if index + 1 < len(runs) and runs[index + 1][0] == "latin":
+            touching.append(text[-1])
+        if any(map(_looks_latin, touching)) or all(map(_looks_latin, text)):
             return True
     return False
+
+
+def _latin_shaped(name: str) -> bool:
+    """Whether a name's letters all look like Latin ones, one of them other than a letter whole
+    words are written with (:data:`_WORD_LOOK_ALIKES`)."""
+    letters = {c for c in name if c.isalpha()}
+    return bool(letters) and all(c in confusables() or _looks_latin(c) for c in letters) \
+        and any(c not in _WORD_LOOK_ALIKES for c in letters)
 
 
 #: The fullwidth punctuation Chinese, Japanese and Korean names are written with: brackets and
@@ -216,7 +239,8 @@ def _signs_in_words(name: str) -> str:
     """The signs of a name that look like Latin letters or digits (``〇``, ``०``, ``׀``) and are
     written against a letter, as a letter of a word is (``g〇〇gle``); not one between digits or
     on its own (``3×3``, ``∞-loop``)."""
-    return "".join(sorted({c for index, c in enumerate(name) if c in confusables() and not c.isalpha()
+    return "".join(sorted({c for index, c in enumerate(name) if (c in confusables() or _looks_latin(c))
+                           and not c.isalpha()
                            and any(n.isalpha() for n in name[max(0, index - 1):index] + name[index + 1:index + 2])}))
 
 
@@ -225,6 +249,8 @@ def confusable_reason(name: str) -> str | None:
     The name is read in NFC: a folder named on macOS is decomposed (NFD), its accents combining."""
     if name.isascii():
         return None  # an ASCII control is no look-alike; reports show it escaped
+    if any(unicodedata.normalize("NFC", c).isascii() for c in name if not c.isascii()):
+        return "a character that is an ASCII one written otherwise (the Kelvin sign for K)"
     name = unicodedata.normalize("NFC", name)
     if any(map(_shows_as_nothing, name)) or _stray_mark(name):
         return "invisible or combining characters"
@@ -240,9 +266,8 @@ def confusable_reason(name: str) -> str | None:
         return f"letters from several scripts ({', '.join(sorted(scripts))})"
     if "LATIN" in scripts and (signs := _signs_in_words(name)):
         return f"signs that look like Latin letters or digits ({signs})"
-    look_alikes = sorted({c for c in name if c in confusables() or c in _EAST_ASIAN_LOOK_ALIKES})
-    if look_alikes and len(look_alikes) == len({c for c in name if c.isalpha()}):
-        return f"only letters that look like Latin ones ({''.join(look_alikes)})"
+    if _latin_shaped(name):
+        return f"only letters that look like Latin ones ({''.join(sorted({c for c in name if c.isalpha()}))})"
     return None
 
 
