@@ -69,8 +69,9 @@ MARKDOWN = ("[a](b) ", "`x` ", "[a] ", "![i](x.png) ", "<b>", "**a", "*a ", "_a 
             "`scripts/a.py` ", "[x]: http://a\n", "``a", "[a](", "![[", "&#", "| - |\n", "[^1]", "# h\n## h\n")
 #: Markdown a repeated part does not make alone: a part repeated, then an end (every bracket of a
 #: line of escaped brackets, or of pairs closed by an escaped bracket, once started a link scan
-#: that read to the line's end, and the end gives the scan a link's close to look for).
-MARKDOWN_SHAPES = (("\\[a", "] ]("), ("[a\\] ", "\\\n]("), ("\\\\\\[a", "] ]("))
+#: that read to the line's end, and the end gives the scan a link's close to look for; a target
+#: of escaped parentheses is read by markdown-it's helpers, each up to its 32 nested ones).
+MARKDOWN_SHAPES = (("\\[a", "] ]("), ("[a\\] ", "\\\n]("), ("\\\\\\[a", "] ]("), ("[a](x\\)", ")"))
 
 
 def seconds(work: Callable[[], object]) -> float:

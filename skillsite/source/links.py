@@ -18,26 +18,18 @@ import stat
 from typing import Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
+from markdown_it.helpers import parseLinkDestination, parseLinkTitle
+
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
 from skillsite.source.discover import inside_folder
 from skillsite.source.knowledge import knowledge_links, link_from
 
-#: A Markdown link's text and target.  A target in angle brackets holds no line end and no
-#: ``<``, and one without them does not start with ``<`` (CommonMark's link destination): one
-#: that never closes is given up at the next ``<``, not at the line's end (a line of ``[a](<``
-#: repeated was read to its end from each).
-#:
-#: A bracket pair inside a link's text reads backslashes as the text does, and a backslash
-#: escapes a line end too (a hard line break, inside a link's text).  Where a link may open is
-#: :func:`_links`' to say.
-_LINK = re.compile(r"\[(?:[^\[\]\\]|\\[\s\S]|\[(?:[^\[\]\\]|\\[\s\S])*\])*\]\(\s*"
-                   r"(?P<target><[^<>\n]*>|[^\s()<][^\s()]*(?:\([^\s()]*\)[^\s()]*)*)"
-                   # then, as CommonMark has it, a title after a space or line end, and the closing
-                   # parenthesis: '[a](references/my file.md)' is no link (each scan of a title
-                   # stops at the next delimiter of its kind)
-                   r"(?=[ \t]*(?:\r?\n[ \t]*)?(?:(?<=\s)(?:\"(?:[^\"\\]|\\[\s\S])*\"|'(?:[^'\\]|\\[\s\S])*'"
-                   r"|\((?:[^()\\]|\\[\s\S])*\))[ \t]*(?:\r?\n[ \t]*)?)?\))")
+#: A Markdown link's text and the parenthesis its target follows.  A bracket pair inside the
+#: text reads backslashes as the text does, and a backslash escapes a line end too (a hard line
+#: break, inside a link's text).  Where a link may open is :func:`_links`' to say, and what follows
+#: the parenthesis :func:`_inline_target`'s.
+_LABEL = re.compile(r"\[(?:[^\[\]\\]|\\[\s\S]|\[(?:[^\[\]\\]|\\[\s\S])*\])*\]\(")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 _REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")
@@ -161,10 +153,10 @@ def _file_references(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
                 yield (*body.place(span_start), quoted, False)
 
 
-def _links(text: str) -> Iterator[re.Match[str]]:
-    """The Markdown links of ``text``, in order, as :data:`_LINK` reads each from a bracket that
-    opens one: one after an even number of backslashes (after an odd one the bracket is escaped).
-    A line of escaped brackets (``\\[a\\[a…``) or of pairs closed by an escaped bracket
+def _links(text: str) -> Iterator[tuple[int, str]]:
+    """(start, raw target) of the Markdown links of ``text``, in order, each read from a bracket
+    that opens one: one after an even number of backslashes (after an odd one the bracket is
+    escaped).  A line of escaped brackets (``\\[a\\[a…``) or of pairs closed by an escaped bracket
     (``[a\\] [a\\] …``) was read from each of its brackets to the line's end (time grew with the
     square of the line); now each run of backslashes is counted once, by the bracket after it."""
     at = text.find("[")
@@ -172,22 +164,56 @@ def _links(text: str) -> Iterator[re.Match[str]]:
         run = at
         while run and text[run - 1] == "\\":
             run -= 1
-        link = _LINK.match(text, at) if (at - run) % 2 == 0 else None
+        label = _LABEL.match(text, at) if (at - run) % 2 == 0 else None
+        link = _inline_target(text, label.end()) if label is not None else None
         if link is not None:
-            yield link
-        at = text.find("[", link.end() if link is not None else at + 1)
+            yield at, link[1]
+        at = text.find("[", link[0] if link is not None else at + 1)
+
+
+#: What markdown-it's link rule skips around a target and its title (a CR of a CRLF line end too).
+_LINK_SPACE = " \t\r\n"
+
+
+#: A target markdown-it's helpers would read the same way, and the link's end: no parenthesis,
+#: backslash, space or control character in it, nor ``<`` first, then maybe spaces and ``)``.
+_PLAIN_TARGET = re.compile(r"([^\x00-\x20\x7f()\\<][^\x00-\x20\x7f()\\]*)[ \t\r\n]*\)")
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _LINK_SPACE:
+        at += 1
+    return at
+
+
+def _inline_target(text: str, opening: int) -> tuple[int, str] | None:
+    """(end, raw target) of the inline link whose ``(`` ends at ``opening``: its destination, maybe a
+    title, and its ``)``, read by markdown-it's own helpers as its link rule reads them (nested and
+    escaped parentheses, ``<…>``, a no-break space inside a target); None when that is no link
+    (``[a](references/my file.md)``)."""
+    start = _skip_space(text, opening)
+    plain = _PLAIN_TARGET.match(text, start)
+    if plain is not None:  # most links: a target of no parenthesis nor backslash, then ')'
+        return plain.end(), plain.group(1)
+    destination = parseLinkDestination(text, start, len(text))
+    if not destination.ok:
+        return None
+    end = after = _skip_space(text, destination.pos)
+    if after > destination.pos and (title := parseLinkTitle(text, after, len(text))).ok:
+        end = _skip_space(text, title.pos)
+    return (end + 1, text[start:destination.pos]) if text.startswith(")", end) else None
 
 
 def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
     """Markdown links with a relative target, outside code."""
-    for link in _links(body.text):
-        target = link.group("target")
+    for start, target in _links(body.text):
         if target.startswith("<"):
             target = target[1:-1]
+        target = target.strip()  # as markdown-it's link normaliser trims it (a no-break space at its end)
         if _SCHEME.match(target) or target.startswith(("#", "//")):
             continue  # not relative (decoding entities, which start with '&', cannot change that)
-        if not body.in_code(link.start()):
-            yield (*body.place(link.start()), target, True)
+        if not body.in_code(start):
+            yield (*body.place(start), target, True)
 
 
 def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:
