@@ -162,16 +162,26 @@ def _latin_and_one_east_asian_language(name: str, scripts: set[str]) -> bool:
 #: and their Bopomofo twins ㄎㄗ), and the single strokes, dots and boxes reviews found, in
 #: Hangul's compatibility and conjoining forms.
 _EAST_ASIAN_LOOK_ALIKES = frozenset("七丅丆丁丫乂丩ㄐ一ㄧーノソゾン丶乀乁丿丨亅乚刂口ロエ冂凵匚乙几卂乃乇卄ㄥ爪ㄖ卩尺丂ㄩ"
-                                    "ㄎㄗㄈㄇㄒㄚㄨㅇㅣㅡㄴㅁㆁㆍ\u1175\u110b\u1173\u1102\u1106〡〢〣")
-#: Of those, the ones words are written with (kana, 一, 口 and 几: ログイン, 统一, 接口, 几何): as
-#: Chromium reads ン or 一, one is a look-alike beside a Latin word only on its own (エnstall,
-#: payーpal, not aiエージェント), and a name or a run of them alone only with one of the others
-#: (ソロ and dns-ゾーン are words, 丅口口乚 is TOOL).
-_WORD_LOOK_ALIKES = frozenset("ーノソゾンロエ一口几")
-#: Letters that pass for a Latin one only alone against a Latin word (工nstall, not pdf工具).
-_ALONE_LOOK_ALIKES = frozenset("工千山川")
-#: Marks that repeat the letter before them: a run of look-alikes that ends with one is still one.
+                                    "ㄎㄗㄈㄇㄒㄚㄨㅇㅣㅡㄴㅁㆁㆍ\u1175\u110b\u1173\u1102\u1106〡〢〣工千山川")
+#: Of those, the ones words are written with (kana, and Han letters such as 一 口 七 工: ログイン,
+#: 统一, 七天, pdf工具), and the Hangul syllables made of look-alike letters (이, 미: 이미지): as
+#: Chromium reads ン or 一, one is a look-alike beside a Latin word only alone (エnstall, to이) or in
+#: a run of look-alikes (g口口gle), not at the edge of a word (aiエージェント, ai이미지); and a name
+#: or a run of them apart from Latin words only with one of the others (ソロ and dns-ゾーン are
+#: words, 丅口口乚 is TOOL).
+_WORD_LOOK_ALIKES = frozenset("ーノソゾンロエ一口几七丁乙尺乃爪工千山川")
+#: Marks that repeat the letter before them, left out of a run of look-alikes (丅口口乚々 is still one).
 _ITERATION_MARKS = frozenset("々〆〻ゝゞヽヾ")
+
+
+def _syllable(char: str) -> bool:
+    """Whether a character is a composed Hangul syllable."""
+    return 0xAC00 <= ord(char) <= 0xD7A3
+
+
+def _word_letter(char: str) -> bool:
+    """Whether a look-alike is one words are written with (:data:`_WORD_LOOK_ALIKES`, a Hangul syllable)."""
+    return char in _WORD_LOOK_ALIKES or _syllable(char)
 
 
 def _looks_latin(char: str) -> bool:
@@ -191,29 +201,32 @@ _RUNS = re.compile(r"(?P<latin>[A-Za-z]+)|(?P<other>(?:(?![\x00-\x7f])[^\W\d_]|[
 def _east_asian_in_latin_words(name: str) -> bool:
     """Whether East Asian letters in a name that mixes them with Latin ones may pass for Latin
     letters (the signs and marks between them left out: a tone mark cuts no word): the letter of
-    a run that touches a Latin word (``app丨e``, ``paypa丨工具``), one alone against a Latin word
-    (``エnstall``, ``payーpal``, ``工nstall``), or a run of look-alikes anywhere (``ai-丅口口乚``,
-    ``gpt-ㄐ``).  A CJK word beside a Latin one is not (``pdf转word``, ``aiエージェント``, ``excel로``)."""
-    letters = "".join(c for c in name if c.isascii() or c.isalpha() or _RUNS.fullmatch(c, 0).lastgroup)
+    a run that touches a Latin word (``app丨e``, ``paypa丨工具``), a run of look-alikes against one
+    (``エnstall``, ``payーpal``, ``g口口gle``, ``ema工丨``), or a run of look-alikes anywhere, one
+    of them not a letter words are written with (``ai-丅口口乚``, ``gpt-ㄐ``).  A CJK word beside a
+    Latin one is not (``pdf转word``, ``aiエージェント``, ``ai이미지``, ``excel로``)."""
+    letters = "".join(c for c in name if (c.isascii() or c.isalpha() or _RUNS.fullmatch(c, 0).lastgroup)
+                      and c not in _ITERATION_MARKS)
     runs = [(match.lastgroup, match.group()) for match in _RUNS.finditer(letters)]
-    for index, (kind, text) in enumerate(runs):
+    for index, (kind, run) in enumerate(runs):
         if kind != "other":
             continue
-        touching = [text[0]] if index and runs[index - 1][0] == "latin" else []
+        touching = [run[0]] if index and runs[index - 1][0] == "latin" else []
         if index + 1 < len(runs) and runs[index + 1][0] == "latin":
-            touching.append(text[-1])
-        alone = len(text) == 1 and (_looks_latin(text) or text in _ALONE_LOOK_ALIKES)
-        if (touching and alone) or any(_looks_latin(c) and c not in _WORD_LOOK_ALIKES for c in touching) \
-                or _look_alikes_only(text.rstrip("".join(_ITERATION_MARKS))):
+            touching.append(run[-1])
+        # Hangul syllables of look-alike letters pass for Latin ones alone (to이), not as a word (js미니)
+        looks = all(_looks_latin(c) and (len(run) == 1 or not _syllable(c)) for c in run)
+        if (touching and looks) or _look_alikes_only(run) or any(_looks_latin(c) and not _word_letter(c)
+                                                                 for c in touching):
             return True
     return False
 
 
 def _look_alikes_only(letters: str) -> bool:
     """Whether ``letters`` all look like Latin ones, one of them other than the letters words are
-    written with (:data:`_WORD_LOOK_ALIKES`)."""
+    written with (:func:`_word_letter`)."""
     return bool(letters) and all(c in confusables() or _looks_latin(c) for c in letters) \
-        and any(c not in _WORD_LOOK_ALIKES for c in letters)
+        and not all(map(_word_letter, letters))
 
 
 def _latin_shaped(name: str) -> bool:
