@@ -30,6 +30,8 @@ from skillsite.source.knowledge import knowledge_links, link_from
 #: break, inside a link's text).  Where a link may open is :func:`_links`' to say, and what follows
 #: the parenthesis :func:`_inline_target`'s.
 _LABEL = re.compile(r"\[(?:[^\[\]\\]|\\[\s\S]|\[(?:[^\[\]\\]|\\[\s\S])*\])*\]\(")
+#: A backslash escape of an ASCII punctuation character, which a link's target drops (CommonMark).
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 _REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")
@@ -168,22 +170,25 @@ def _links(text: str) -> Iterator[tuple[int, str]]:
         link = _inline_target(text, label.end()) if label is not None else None
         if link is not None:
             yield at, link[1]
-        at = text.find("[", link[0] if link is not None else at + 1)
+        # on from the next bracket, even inside this link: a link in its text is the one markdown-it
+        # renders (a link holds no link), and a "link" the renderer does not see (in code, or
+        # crossing a block) may hold real ones in its title
+        at = text.find("[", at + 1)
 
 
-#: What markdown-it's link rule skips around a target and its title (a CR of a CRLF line end too).
-_LINK_SPACE = " \t\r\n"
+#: What markdown-it's link rule skips around a target and its title: spaces and tabs, and one line
+#: end with the blockquote markers of the next line (its paragraph goes on there; a blank line ends it).
+_LINK_SPACE = r"[ \t]*(?:\r?\n[ \t]*(?:>[ \t]*)*)?"
 
 
 #: A target markdown-it's helpers would read the same way, and the link's end: no parenthesis,
 #: backslash, space or control character in it, nor ``<`` first, then maybe spaces and ``)``.
-_PLAIN_TARGET = re.compile(r"([^\x00-\x20\x7f()\\<][^\x00-\x20\x7f()\\]*)[ \t\r\n]*\)")
+_PLAIN_TARGET = re.compile(r"([^\x00-\x20\x7f()\\<][^\x00-\x20\x7f()\\]*)" + _LINK_SPACE + r"\)")
+_SPACE = re.compile(_LINK_SPACE)
 
 
 def _skip_space(text: str, at: int) -> int:
-    while at < len(text) and text[at] in _LINK_SPACE:
-        at += 1
-    return at
+    return _SPACE.match(text, at).end()
 
 
 def _inline_target(text: str, opening: int) -> tuple[int, str] | None:
@@ -210,6 +215,7 @@ def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
         if target.startswith("<"):
             target = target[1:-1]
         target = target.strip()  # as markdown-it's link normaliser trims it (a no-break space at its end)
+        target = _ESCAPED.sub(r"\1", target)  # '\\../..' is '../..'
         if _SCHEME.match(target) or target.startswith(("#", "//")):
             continue  # not relative (decoding entities, which start with '&', cannot change that)
         if not body.in_code(start):
