@@ -348,7 +348,7 @@ def test_a_stray_combining_mark_in_a_folder_name_is_deceptive(tmp_path, folder: 
     "\u30be\u30fc\u30f3", "\u30bd\u30ed", "\u4e00\u53e3",            # ゾーン, ソロ, 一口: words of look-alikes
     "ai\u30a8\u30fc\u30b8\u30a7\u30f3\u30c8", "\u30ed\u30b0\u30a4\u30f3api",  # aiエージェント, ログインapi
     "\u7edf\u4e00api", "\u63a5\u53e3mock", "dns-\u30be\u30fc\u30f3",   # 统一api, 接口mock, dns-ゾーン
-    "ai\uc774\ubbf8\uc9c0", "js\ubbf8\ub2c8", "ai\u4e03\u5929", "pdf\u5c3a\u5bf8",   # ai이미지, js미니, ai七天, pdf尺寸
+    "ai\uc774\ubbf8\uc9c0", "js\ubbf8\ub2c8", "dns\u30be\u30fc\u30f3", "\u5c71\u53e3api",  # ai이미지, js미니, dnsゾーン, 山口api
 ])
 def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_deceptive(tmp_path, folder: str):
     """A Japanese name mixing kanji and kana was rated high risk as 'letters from several scripts',
@@ -389,6 +389,7 @@ def test_a_folder_name_in_the_scripts_one_language_writes_together_is_not_decept
     ("ai-\u4e05\u53e3\u53e3\u4e5a\u3005", "several scripts"),   # an iteration mark after look-alikes
     ("g\u53e3\u53e3gle", "several scripts"), ("ai\u4e00\u30a8nstall", "several scripts"),  # g口口gle, ai一エnstall
     ("ema\u5de5\u4e28", "several scripts"), ("\u30fd\u30a8nstall", "several scripts"),     # ema工丨, ヽエnstall
+    ("gi\u4e03\u5de5\u5177", "several scripts"), ("\u5de5\u5177\u4e01elegram", "several scripts"),  # gi七工具
 ])
 def test_east_asian_letters_beside_latin_ones_or_blank_letters_are_deceptive(tmp_path, folder: str, reason: str):
     """What the scripts of Chinese, Japanese and Korean may not bring into a name: a look-alike among

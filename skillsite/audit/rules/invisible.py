@@ -163,13 +163,15 @@ def _latin_and_one_east_asian_language(name: str, scripts: set[str]) -> bool:
 #: Hangul's compatibility and conjoining forms.
 _EAST_ASIAN_LOOK_ALIKES = frozenset("七丅丆丁丫乂丩ㄐ一ㄧーノソゾン丶乀乁丿丨亅乚刂口ロエ冂凵匚乙几卂乃乇卄ㄥ爪ㄖ卩尺丂ㄩ"
                                     "ㄎㄗㄈㄇㄒㄚㄨㅇㅣㅡㄴㅁㆁㆍ\u1175\u110b\u1173\u1102\u1106〡〢〣工千山川")
-#: Of those, the ones words are written with (kana, and Han letters such as 一 口 七 工: ログイン,
-#: 统一, 七天, pdf工具), and the Hangul syllables made of look-alike letters (이, 미: 이미지): as
-#: Chromium reads ン or 一, one is a look-alike beside a Latin word only alone (エnstall, to이) or in
-#: a run of look-alikes (g口口gle), not at the edge of a word (aiエージェント, ai이미지); and a name
-#: or a run of them apart from Latin words only with one of the others (ソロ and dns-ゾーン are
-#: words, 丅口口乚 is TOOL).
-_WORD_LOOK_ALIKES = frozenset("ーノソゾンロエ一口几七丁乙尺乃爪工千山川")
+#: Of those, the ones words are written with (kana, and Han letters such as 一 口 工: ログイン, 统一,
+#: pdf工具), and the Hangul syllables made of look-alike letters (이, 미: 이미지): as Chromium reads
+#: ン or 一, one is a look-alike beside a Latin word only alone (エnstall, to이) or in a run of
+#: look-alikes inside a Latin word (g口口gle), not at the edge of a word (aiエージェント, ai이미지,
+#: dnsゾーン, 山口api); and a name or a run of them apart from Latin words only with one of the
+#: others (ソロ and dns-ゾーン are words, 丅口口乚 is TOOL).  Not 七 丁 乙 尺 乃 爪, which Chromium
+#: and the "Chinese font" alphabet read as t, T, Z, R, B and M: gi七工具 is git工具 (and ai七天 is
+#: rated high too).
+_WORD_LOOK_ALIKES = frozenset("ーノソゾンロエ一口几工千山川")
 #: Marks that repeat the letter before them, left out of a run of look-alikes (丅口口乚々 is still one).
 _ITERATION_MARKS = frozenset("々〆〻ゝゞヽヾ")
 
@@ -216,8 +218,9 @@ def _east_asian_in_latin_words(name: str) -> bool:
             touching.append(run[-1])
         # Hangul syllables of look-alike letters pass for Latin ones alone (to이), not as a word (js미니)
         looks = all(_looks_latin(c) and (len(run) == 1 or not _syllable(c)) for c in run)
-        if (touching and looks) or _look_alikes_only(run) or any(_looks_latin(c) and not _word_letter(c)
-                                                                 for c in touching):
+        inside = len(touching) == 2 or len(run) == 1 or not all(map(_word_letter, run))
+        if (touching and looks and inside) or _look_alikes_only(run) \
+                or any(_looks_latin(c) and not _word_letter(c) for c in touching):
             return True
     return False
 
