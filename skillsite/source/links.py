@@ -25,11 +25,11 @@ from skillsite.models import ParsedSkill, SourceFile
 from skillsite.source.discover import inside_folder
 from skillsite.source.knowledge import knowledge_links, link_from
 
-#: A Markdown link's text and the parenthesis its target follows.  A bracket pair inside the
-#: text reads backslashes as the text does, and a backslash escapes a line end too (a hard line
-#: break, inside a link's text).  Where a link may open is :func:`_links`' to say, and what follows
-#: the parenthesis :func:`_inline_target`'s.
-_LABEL = re.compile(r"\[(?:[^\[\]\\]|\\[\s\S]|\[(?:[^\[\]\\]|\\[\s\S])*\])*\]\(")
+#: What pairs a link's brackets: a bracket, or a backslash and the bracket or backslash it escapes
+#: (an escaped bracket is no bracket; what other escapes hold is no bracket either).
+_BRACKET_OR_ESCAPE = re.compile(r"\\[\\\[\]]|[\[\]]")
+
+
 #: A backslash escape of an ASCII punctuation character, which a link's target drops (CommonMark).
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -156,24 +156,50 @@ def _file_references(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
 
 
 def _links(text: str) -> Iterator[tuple[int, str]]:
-    """(start, raw target) of the Markdown links of ``text``, in order, each read from a bracket
-    that opens one: one after an even number of backslashes (after an odd one the bracket is
-    escaped).  A line of escaped brackets (``\\[a\\[a…``) or of pairs closed by an escaped bracket
-    (``[a\\] [a\\] …``) was read from each of its brackets to the line's end (time grew with the
-    square of the line); now each run of backslashes is counted once, by the bracket after it."""
-    at = text.find("[")
-    while at >= 0:
-        run = at
-        while run and text[run - 1] == "\\":
-            run -= 1
-        label = _LABEL.match(text, at) if (at - run) % 2 == 0 else None
-        link = _inline_target(text, label.end()) if label is not None else None
+    """(start, raw target) of the Markdown links of ``text``, in order: each bracket paired with
+    its closing one in one pass, as markdown-it pairs them (nested at any depth, escaped ones
+    left out), then what follows a ``](`` read by :func:`_inline_target`.  Every bracket is
+    looked at, even inside a link: a link in another's text is the one markdown-it renders (a
+    link holds no link), and a "link" the renderer does not see (in code, or crossing a block)
+    may hold real ones in its title."""
+    for start, end in sorted(_labels(text)):
+        link = _inline_target(text, end)
         if link is not None:
-            yield at, link[1]
-        # on from the next bracket, even inside this link: a link in its text is the one markdown-it
-        # renders (a link holds no link), and a "link" the renderer does not see (in code, or
-        # crossing a block) may hold real ones in its title
-        at = text.find("[", at + 1)
+            yield start, link[1]
+
+
+def _labels(text: str) -> list[tuple[int, int]]:
+    """(place of the ``[``, place after the ``(``) of each bracket pair of ``text`` followed by
+    ``(``, paired within each paragraph that holds a ``](`` (a link's text ends at a blank line)."""
+    labels: list[tuple[int, int]] = []
+    for first, last in _paragraphs_with(text, "]("):
+        opened: list[int] = []
+        for found in _BRACKET_OR_ESCAPE.finditer(text, first, last):
+            bracket = found.group()
+            if bracket == "[":
+                opened.append(found.start())
+            elif bracket == "]" and opened:
+                start = opened.pop()
+                if text.startswith("(", found.end()):
+                    labels.append((start, found.end() + 1))
+    return labels
+
+
+#: A blank line: where a paragraph ends.
+_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
+
+
+def _paragraphs_with(text: str, needle: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each run of text between blank lines that holds ``needle``."""
+    cuts = [(blank.start(), blank.end()) for blank in _BLANK_LINE.finditer(text)]
+    ends = [start for start, _ in cuts]
+    at = text.find(needle)
+    while at >= 0:
+        index = bisect.bisect_right(ends, at)
+        first = cuts[index - 1][1] if index else 0
+        last = cuts[index][0] if index < len(cuts) else len(text)
+        yield first, last
+        at = text.find(needle, last)
 
 
 #: What markdown-it's link rule skips around a target and its title: spaces and tabs, and one line

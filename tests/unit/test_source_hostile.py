@@ -126,6 +126,7 @@ def test_a_line_of_escaped_brackets_is_read_once(body: str) -> None:
     ('[a](x\r\n "t")', ["x"]), ("[a](\\../..)", ["../.."]), ("[c](\\.\\./\\.\\./secret.md)", ["../../secret.md"]),
     ('> [a](../../s.md\n> "t")', ["../../s.md"]), ("> [a](../../s.md\n> )", ["../../s.md"]),
     ("[a](../../s.md\n\n)", []), ("[[](../)](\u3000)", ["", "../"]), ("[x [b](../../s.md)](z)", ["z", "../../s.md"]),
+    ("[[[[[[a]]]]]](../../x)", ["../../x"]), ("[a [b [c] d] e](../../x)", ["../../x"]), ("[a\n\nb](../../x)", []),
 ])
 def test_a_link_is_a_target_then_maybe_a_title_then_its_closing_parenthesis(body: str, targets: list[str]) -> None:
     """A link is what markdown-it's link rule reads (its own helpers find the target's end): a
