@@ -162,10 +162,10 @@ def _links(text: str) -> Iterator[tuple[int, str]]:
     looked at, even inside a link: a link in another's text is the one markdown-it renders (a
     link holds no link), and a "link" the renderer does not see (in code, or crossing a block)
     may hold real ones in its title."""
-    for start, end in sorted(_labels(text)):
-        link = _inline_target(text, end)
-        if link is not None:
-            yield start, link[1]
+    for start, opening in sorted(_labels(text)):
+        target = _inline_target(text, opening)
+        if target is not None:
+            yield start, target
 
 
 def _labels(text: str) -> list[tuple[int, int]]:
@@ -217,22 +217,22 @@ def _skip_space(text: str, at: int) -> int:
     return _SPACE.match(text, at).end()
 
 
-def _inline_target(text: str, opening: int) -> tuple[int, str] | None:
-    """(end, raw target) of the inline link whose ``(`` ends at ``opening``: its destination, maybe a
+def _inline_target(text: str, opening: int) -> str | None:
+    """The raw target of the inline link whose ``(`` ends at ``opening``: its destination, maybe a
     title, and its ``)``, read by markdown-it's own helpers as its link rule reads them (nested and
     escaped parentheses, ``<…>``, a no-break space inside a target); None when that is no link
     (``[a](references/my file.md)``)."""
     start = _skip_space(text, opening)
     plain = _PLAIN_TARGET.match(text, start)
     if plain is not None:  # most links: a target of no parenthesis nor backslash, then ')'
-        return plain.end(), plain.group(1)
+        return plain.group(1)
     destination = parseLinkDestination(text, start, len(text))
     if not destination.ok:
         return None
     end = after = _skip_space(text, destination.pos)
     if after > destination.pos and (title := parseLinkTitle(text, after, len(text))).ok:
         end = _skip_space(text, title.pos)
-    return (end + 1, text[start:destination.pos]) if text.startswith(")", end) else None
+    return text[start:destination.pos] if text.startswith(")", end) else None
 
 
 def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:

@@ -232,9 +232,10 @@ def _look_alikes_only(letters: str) -> bool:
         and not all(map(_word_letter, letters))
 
 
-def _latin_shaped(name: str) -> bool:
-    """Whether a name's letters all look like Latin ones (:func:`_look_alikes_only`)."""
-    return _look_alikes_only("".join(sorted({c for c in name if c.isalpha()})))
+def _latin_shaped(name: str) -> str:
+    """A name's letters, when they all look like Latin ones (:func:`_look_alikes_only`); else ""."""
+    letters = "".join(sorted({c for c in name if c.isalpha()}))
+    return letters if _look_alikes_only(letters) else ""
 
 
 #: The fullwidth punctuation Chinese, Japanese and Korean names are written with: brackets and
@@ -298,8 +299,8 @@ def confusable_reason(name: str) -> str | None:
         return f"letters from several scripts ({', '.join(sorted(scripts))})"
     if "LATIN" in scripts and (signs := _signs_in_words(name)):
         return f"signs that look like Latin letters or digits ({signs})"
-    if _latin_shaped(name):
-        return f"only letters that look like Latin ones ({''.join(sorted({c for c in name if c.isalpha()}))})"
+    if letters := _latin_shaped(name):
+        return f"only letters that look like Latin ones ({letters})"
     return None
 
 
