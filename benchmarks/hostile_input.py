@@ -70,8 +70,22 @@ MARKDOWN = ("[a](b) ", "`x` ", "[a] ", "![i](x.png) ", "<b>", "**a", "*a ", "_a 
 #: Markdown a repeated part does not make alone: a part repeated, then an end (every bracket of a
 #: line of escaped brackets, or of pairs closed by an escaped bracket, once started a link scan
 #: that read to the line's end, and the end gives the scan a link's close to look for; a target
-#: of escaped parentheses is read by markdown-it's helpers, each up to its 32 nested ones).
-MARKDOWN_SHAPES = (("\\[a", "] ]("), ("[a\\] ", "\\\n]("), ("\\\\\\[a", "] ]("), ("[a](x\\)", ")"))
+#: of escaped parentheses is read by markdown-it's helpers, each up to its 32 nested ones; fence
+#: markers along one line were each read back to the line's start).
+MARKDOWN_SHAPES = (("\\[a", "] ]("), ("[a\\] ", "\\\n]("), ("\\\\\\[a", "] ]("), ("[a](x\\)", ")"),
+                   ("x```", "\n[a](b)"))
+
+
+def backtick_runs_of_every_length(n: int) -> str:
+    """A line of about ``n`` characters: backtick runs of every length up to about sqrt(n), none
+    closed, then single backticks that pair up, then a link (each unclosed run once looked for its
+    close among all the runs after it: n^1.5)."""
+    head = "".join("`" * length + "a" for length in range(2, int((n / 2) ** 0.5)))
+    return head + "`a" * max(0, (n - len(head)) // 2) + " [a](b)"
+
+
+#: Markdown no repeated part makes: (label, a body of about n characters).
+MARKDOWN_BUILT = (("backtick runs of every length, then pairs", backtick_runs_of_every_length),)
 
 
 def seconds(work: Callable[[], object]) -> float:
@@ -148,6 +162,8 @@ def page_cases(folder: Path) -> list[tuple[str, Callable[[int], float]]]:
     for part, end in MARKDOWN_SHAPES:
         cases.append((f"validate {part!r} repeated + {end!r}",
                       lambda n, part=part, end=end: validate_body(part * (n // len(part)) + end)))
+    for label, build in MARKDOWN_BUILT:
+        cases.append((f"validate {label}", lambda n, build=build: validate_body(build(n))))
     return cases
 
 

@@ -54,8 +54,9 @@ def _fence_lines(body: str) -> list[tuple[int, int, str]]:
     lines = []
     for run in (run for pattern in _FENCE_RUNS for run in pattern.finditer(body)):
         at = run.start()
-        line_start = body.rfind("\n", 0, at) + 1
-        if at - line_start > 3 or body[line_start:at].strip(" "):
+        # at most three spaces before the run: its line starts within the four characters before
+        line_start = body.rfind("\n", max(0, at - 4), at) + 1
+        if (not line_start and at > 3) or body[line_start:at].strip(" "):
             continue
         line_end = body.find("\n", at)
         lines.append((line_start, len(body) if line_end < 0 else line_end, run.group()))
@@ -80,18 +81,38 @@ def fenced_blocks(body: str) -> list[Span]:
 
 
 def code_spans(line: str) -> list[Span]:
-    """The inline code spans of one line: a run of n backticks closed by the next run of exactly n."""
+    """The inline code spans of one line, as markdown-it finds them: a run of n backticks closed
+    by the next run of exactly n.  A backslash before a run escapes its first backtick (the rest
+    of the run may open a span); inside a span a backslash is text, so a closing run has none."""
     runs = [(m.start(), m.end()) for m in _TICKS.finditer(line)]
+    runs_of_length: dict[int, list[int]] = {}
+    for index, (start, end) in enumerate(runs):
+        runs_of_length.setdefault(end - start, []).append(index)
     spans, index = [], 0
     while index < len(runs):
-        length = runs[index][1] - runs[index][0]
-        closer = next((j for j in range(index + 1, len(runs)) if runs[j][1] - runs[j][0] == length), None)
-        if closer is None:
+        start, end = runs[index]
+        start += _backslashes_before(line, start) % 2
+        closer = _next_run(runs_of_length.get(end - start, ()), index)
+        if start == end or closer is None:
             index += 1
             continue
-        spans.append((runs[index][0], runs[closer][1]))
+        spans.append((start, runs[closer][1]))
         index = closer + 1
     return spans
+
+
+def _backslashes_before(line: str, at: int) -> int:
+    """How many backslashes stand right before ``at``."""
+    first = at
+    while first and line[first - 1] == "\\":
+        first -= 1
+    return at - first
+
+
+def _next_run(indexes: Sequence[int], index: int) -> int | None:
+    """The first of ``indexes`` (ascending) after ``index``, or None."""
+    found = bisect.bisect_right(indexes, index)
+    return indexes[found] if found < len(indexes) else None
 
 
 def _within(spans: list[Span], offset: int) -> bool:

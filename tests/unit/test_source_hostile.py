@@ -20,6 +20,15 @@ def diagnostics(root: Path) -> list[tuple[str, str]]:
     return sorted((d.code, d.message) for d in read_catalog([root]).diagnostics)
 
 
+def rendered_links(body: str) -> list[str]:
+    """The targets of the links markdown-it renders in ``body`` (CommonMark, raw HTML off)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False})
+    return [child.attrs["href"] for token in md.parse(body) for child in token.children or ()
+            if child.type == "link_open"]
+
+
 def test_each_line_of_a_body_has_its_code_spans_found_once(tmp_path, monkeypatch):
     calls = []
     real = links.code_spans
@@ -134,10 +143,7 @@ def test_a_link_is_a_target_then_maybe_a_title_then_its_closing_parenthesis(body
     ('[a](references/my file.md)' was read as a link to 'references/my', a false SK303), and a
     target ending in a no-break space, with parentheses nested twice or escaped, was not seen
     at all by 2d3947d's pattern."""
-    from markdown_it import MarkdownIt
-
-    rendered = [child.attrs["href"] for token in MarkdownIt("commonmark").parse(body.replace("\r\n", "\n"))
-                for child in token.children or () if child.type == "link_open"]
+    rendered = rendered_links(body.replace("\r\n", "\n"))
     assert len(rendered) == len([target for target in targets if target not in ("", "z")])
     assert [target for _, _, target, _ in links.iter_body_links(body)] == targets
 
@@ -150,10 +156,7 @@ def test_a_link_is_a_target_then_maybe_a_title_then_its_closing_parenthesis(body
 def test_a_link_inside_what_only_looks_like_a_title_is_found(body: str) -> None:
     """A "link" the renderer does not see (it starts in code, or its title crosses a block) hid the
     real link in its "title": the scan goes on from the next bracket, even inside a link."""
-    from markdown_it import MarkdownIt
-
-    rendered = [child.attrs["href"] for token in MarkdownIt("commonmark").parse(body)
-                for child in token.children or () if child.type == "link_open"]
+    rendered = rendered_links(body)
     assert "../../secret.md" in rendered
     assert "../../secret.md" in [target for _, _, target, _ in links.iter_body_links(body)]
 
@@ -177,12 +180,39 @@ def test_backslashes_before_and_inside_a_link_are_read_as_the_renderer_reads_the
     reads them ('\\[a](x)' was read as a link to x; '[x [a\\]] y](z)' was not read as one), and
     a backslash before a line end inside a link's text is a line break, not the end of the link
     ('[a\\' + line end + 'b](../x)' left the skill folder unseen)."""
-    from markdown_it import MarkdownIt
-
-    rendered = [child.attrs["href"] for token in MarkdownIt("commonmark").parse(body)
-                for child in token.children or () if child.type == "link_open"]
+    rendered = rendered_links(body)
     assert rendered == targets
     assert [target for _, _, target, _ in links.iter_body_links(body)] == targets
+
+
+@pytest.mark.parametrize("body, targets", [
+    ("x \\`[a](../../z)` y", ["../../z"]), ("x \\``[a](../../z)` y", []), ("x \\\\`[a](../../z)` y", []),
+    ("x \\\\\\`[a](../../z)` y", ["../../z"]), ("`a\\`[a](../../z)`", ["../../z"]),
+    ("`` a\\`` [a](../../z) ``", ["../../z"]), ("\\``[a](../../z)``", ["../../z"]),
+])
+def test_a_backslash_before_a_backtick_escapes_it_outside_code_only(body: str, targets: list[str]) -> None:
+    """A backslash before a backtick run escapes its first backtick, so the run opens no code span
+    of its length ('x \\`[a](../../z)` y' hid a link out of the skill folder in "code"); inside a
+    span a backslash is text, so the run after it still closes the span."""
+    assert rendered_links(body) == targets
+    assert [target for _, _, target, _ in links.iter_body_links(body)] == targets
+
+
+def test_backtick_runs_of_every_length_then_pairs_hide_no_link() -> None:
+    """Unclosed runs of every length, each of which looked for its close among all the runs
+    after it, then pairs of single backticks (a megabyte took seconds): the link after them is
+    found, and one inside a pair is not."""
+    head = "".join("`" * length + "a" for length in range(2, 400))
+    body = head + "`a" * 50_000 + " [a](../../x) `[b](../../y)`"
+    assert [target for _, _, target, _ in links.iter_body_links(body)] == ["../../x"]
+    assert rendered_links(body) == ["../../x"]
+
+
+def test_a_long_line_of_fence_markers_opens_no_fence() -> None:
+    """Fence markers along one line (each once read back to the line's start) open no fence:
+    the link on the next line is found."""
+    body = "x```" * 200_000 + "\n[a](../../x)\n   ```\n[b](../../y)\n"
+    assert [target for _, _, target, _ in links.iter_body_links(body)] == ["../../x"]
 
 
 def test_a_body_whose_lines_end_with_a_carriage_return_alone_has_its_links_placed_on_their_lines(tmp_path):
