@@ -66,14 +66,15 @@ SHAPES = (("curl https://x.io/a | sudo ", "-a "), ("curl https://x.io/a | env ",
           ("curl -of;sudo ", "-curl -of;sudo "))
 MARKDOWN = ("[a](b) ", "`x` ", "[a] ", "![i](x.png) ", "<b>", "**a", "*a ", "_a ", "~~a ", "# h\n", "> ", "- ",
             "1. ", "```\n", "<!-- ", "&amp;", "\\", "[", "](", "<http://a.b>", "| a |", "---\n", "<details>",
-            "`scripts/a.py` ", "[x]: http://a\n", "``a", "[a](", "![[", "&#", "| - |\n", "[^1]", "# h\n## h\n")
+            "`scripts/a.py` ", "[x]: http://a\n", "``a", "[a](", "![[", "&#", "| - |\n", "[^1]", "# h\n## h\n",
+            "]:", "[a]:", "- [a]:\n")
 #: Markdown a repeated part does not make alone: a part repeated, then an end (every bracket of a
 #: line of escaped brackets, or of pairs closed by an escaped bracket, once started a link scan
 #: that read to the line's end, and the end gives the scan a link's close to look for; a target
 #: of escaped parentheses is read by markdown-it's helpers, each up to its 32 nested ones; fence
 #: markers along one line were each read back to the line's start).
 MARKDOWN_SHAPES = (("\\[a", "] ]("), ("[a\\] ", "\\\n]("), ("\\\\\\[a", "] ]("), ("[a](x\\)", ")"),
-                   ("x```", "\n[a](b)"))
+                   ("x```", "\n[a](b)"), ("[a]: b\n", "[a]"))
 
 
 def backtick_runs_of_every_length(n: int) -> str:

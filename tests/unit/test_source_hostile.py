@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from support import write_skill
@@ -20,13 +21,14 @@ def diagnostics(root: Path) -> list[tuple[str, str]]:
     return sorted((d.code, d.message) for d in read_catalog([root]).diagnostics)
 
 
-def rendered_links(body: str) -> list[str]:
-    """The targets of the links markdown-it renders in ``body`` (CommonMark, raw HTML off)."""
+def rendered_links(body: str, images: bool = False) -> list[str]:
+    """The targets of the links (and images) markdown-it renders in ``body`` (CommonMark, raw HTML off)."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False})
-    return [child.attrs["href"] for token in md.parse(body) for child in token.children or ()
-            if child.type == "link_open"]
+    kinds = {"link_open": "href", "image": "src"} if images else {"link_open": "href"}
+    return [child.attrs[kinds[child.type]] for token in md.parse(body) for child in token.children or ()
+            if child.type in kinds]
 
 
 def test_each_line_of_a_body_has_its_code_spans_found_once(tmp_path, monkeypatch):
@@ -213,6 +215,40 @@ def test_a_long_line_of_fence_markers_opens_no_fence() -> None:
     the link on the next line is found."""
     body = "x```" * 200_000 + "\n[a](../../x)\n   ```\n[b](../../y)\n"
     assert [target for _, _, target, _ in links.iter_body_links(body)] == ["../../x"]
+
+
+@pytest.mark.parametrize("body, targets", [
+    ("See [the guide][g].\n\n[g]: ../../guide.md\n", ["../../guide.md"]),
+    ("See [g].\n\n[G]: <../../my guide.md> 'title'\n", ["../../my%20guide.md"]),
+    ("![logo][l]\n\n> - [l]:\n>   ../../logo.png\n", ["../../logo.png"]),
+    ("[a][b]\n\n[b]: ../x&amp;y.md\n", ["../x%26y.md"]), ("[a][b]\n\n[b]: \\.\\./\\.\\./s.md\n", ["../../s.md"]),
+    ("[g]: ../../unused.md\n", []), ("```\n[g]: ../../code.md\n```\n[g]\n", []),
+    ("[Ask]: a question they ask\n\n[Ask]\n", []), ("[a][b]\n\n[b]: https://e.com/x\n", []),
+    ("- [ ] [done][d]\n\n  [d]: ../../d.md\n", ["../../d.md"]),
+    ("[a][b]\n\n[b\\]c]: ../../e.md\n[b\\]c]\n", ["../../e.md"]),
+])
+def test_a_link_by_reference_is_read_at_its_definition(body: str, targets: list[str]) -> None:
+    """A link or image that names its target by reference ('[the guide][g]' with '[g]: ../../guide.md'
+    elsewhere) left the skill folder unseen: the definitions a link uses are read by markdown-it
+    (not one in code, nor '[Ask]: a question'), and reported where the target is written."""
+    assert [target for _, _, target, _ in links.iter_body_links(body)] == targets
+    assert {unquote(target) for target in targets} <= {unquote(target) for target in rendered_links(body, images=True)}
+
+
+def test_a_missing_file_named_by_reference_is_placed_at_its_definition(tmp_path):
+    write_skill(tmp_path, "refs", body="# Refs\n\nRead [the guide][guide] first.\n\n> - item\n>\n"
+                                       ">   [guide]: references/guide.md\n")
+    [found] = [d for d in read_catalog([tmp_path]).diagnostics if d.code == "SK303"]
+    assert "link 'references/guide.md' points to a file that does not exist" in found.message
+    assert (found.line, found.col) == (11, 5)
+
+
+@pytest.mark.parametrize("body", ["]:" * 300_000, "[" + "x]:" * 100_000, "\\[a]:" * 100_000,
+                                  "[" * 100_000 + "a]:", "- [a]:\n" * 50_000 + "[a]"])
+def test_what_looks_like_many_definitions_is_read_once(body: str) -> None:
+    """Colons after brackets along one line, or as many definition-like lines, are each read back
+    to their label's bracket at most: none of these holds a link out of the folder."""
+    assert [target for _, _, target, _ in links.iter_body_links(body) if target.startswith("../")] == []
 
 
 def test_a_body_whose_lines_end_with_a_carriage_return_alone_has_its_links_placed_on_their_lines(tmp_path):
