@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import html
 import os
 import posixpath
 import re
@@ -21,6 +20,7 @@ from typing import Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import unescapeAll
 from markdown_it.helpers import parseLinkDestination, parseLinkTitle
 
 from skillsite.diagnostics import Diagnostic, make
@@ -33,8 +33,6 @@ from skillsite.source.knowledge import knowledge_links, link_from
 _BRACKET_OR_ESCAPE = re.compile(r"\\[\\\[\]]|[\[\]]")
 
 
-#: A backslash escape of an ASCII punctuation character, which a link's target drops (CommonMark).
-_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 _REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")
@@ -264,10 +262,12 @@ def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
     for start, target in _links(body.text):
         if target.startswith("<"):
             target = target[1:-1]
-        target = target.strip()  # as markdown-it's link normaliser trims it (a no-break space at its end)
-        target = _ESCAPED.sub(r"\1", target)  # '\\../..' is '../..'
+        # escapes and entities decoded in one pass, as markdown-it reads a target ('\\../..' is
+        # '../..', '\\&#46;' is '&#46;'), then trimmed as its link normaliser trims it (a no-break
+        # space at its end)
+        target = unescapeAll(target).strip()
         if _SCHEME.match(target) or target.startswith(("#", "//")):
-            continue  # not relative (decoding entities, which start with '&', cannot change that)
+            continue  # not relative
         if not body.in_code(start):
             yield (*body.place(start), target, True)
 
@@ -329,9 +329,7 @@ def _used_definitions(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
             for child in token.children or () if child.type in ("link_open", "image")}
     for token in tokens:
         if token.type == "definition" and token.meta["url"] in used and token.map:
-            # the target as markdown-it normalised it (escapes and entities decoded, then
-            # percent-encoded), with '&' encoded too: :func:`_local_target` decodes no entity again
-            target = token.meta["url"].replace("&", "%26")
+            target = token.meta["url"]  # escapes and entities decoded, then percent-encoded
             if not (_SCHEME.match(target) or target.startswith(("#", "//"))):
                 line_start = body.breaks[token.map[0] - 1] + 1 if token.map[0] else 0
                 yield token.map[0], body.text.index("[", line_start) - line_start + 1, target, True
@@ -390,10 +388,9 @@ class _SkillFolder:
             posixpath.join(self.rel, inside) if self.rel else inside)
 
 
-def _local_target(target: str, is_link: bool) -> str | None:
-    """The file path a link or reference names, or None when it is not a local file."""
-    if is_link and "&" in target:
-        target = html.unescape(target)  # a link destination's entities are decoded (CommonMark)
+def _local_target(target: str) -> str | None:
+    """The file path a link (its escapes and entities decoded) or a reference names, or None
+    when it is not a local file."""
     if _SCHEME.match(target) or target.startswith(("#", "//")):
         return None
     return unquote(target.split("#", 1)[0].split("?", 1)[0]) or None
@@ -476,7 +473,7 @@ def checked_links(parsed: ParsedSkill, skill_dirs: frozenset[tuple[str, str]], k
     folder: _SkillFolder | None = None  # made at the first local target
     diags, missing = [], []
     for offset, col, raw_target, is_link in iter_body_links(parsed.body):
-        target = _local_target(raw_target, is_link)
+        target = _local_target(raw_target)
         if target is None:
             continue
         if folder is None:

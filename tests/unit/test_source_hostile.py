@@ -175,11 +175,14 @@ def test_an_unclosed_title_is_read_once(body: str) -> None:
     ("\\[a](x)", []), ("\\\\[a](x)", ["x"]), ("\\\\\\[a](x)", []), ("[a\\]b](x)", ["x"]),
     ("[x [a\\]] y](z)", ["z"]), ("\\[a [b](y)", ["y"]), ("[a](x) \\[b](y)", ["x"]),
     ("[see [note\\\nmore] here](references/a.md)", ["references/a.md"]), ("[a\\\nb](../x)", ["../x"]),
-    ("x \\\\\\\\[a](../../secret.md)", ["../../secret.md"]), ("\\\\\\\\\\[a](x)", [])])
+    ("x \\\\\\\\[a](../../secret.md)", ["../../secret.md"]), ("\\\\\\\\\\[a](x)", []),
+    ("[a](\\&#46;\\&#46;/x)", ["&#46;&#46;/x"]), ("[a](&#46;&#46;/x)", ["../x"]), ("[a](&amp;#46;/x)", ["&#46;/x"]),
+    ("[a](\\&amp;)", ["&amp;"])])
 def test_backslashes_before_and_inside_a_link_are_read_as_the_renderer_reads_them(body: str,
                                                                                     targets: list[str]) -> None:
     """An escaped bracket opens no link and an escaped close ends no bracket pair, as markdown-it
-    reads them ('\\[a](x)' was read as a link to x; '[x [a\\]] y](z)' was not read as one), and
+    reads them ('\\[a](x)' was read as a link to x; '[x [a\\]] y](z)' was not read as one; a target's
+    escapes and entities are decoded in one pass: '\\&#46;' is '&#46;', not '.'), and
     a backslash before a line end inside a link's text is a line break, not the end of the link
     ('[a\\' + line end + 'b](../x)' left the skill folder unseen)."""
     rendered = rendered_links(body)
@@ -221,7 +224,7 @@ def test_a_long_line_of_fence_markers_opens_no_fence() -> None:
     ("See [the guide][g].\n\n[g]: ../../guide.md\n", ["../../guide.md"]),
     ("See [g].\n\n[G]: <../../my guide.md> 'title'\n", ["../../my%20guide.md"]),
     ("![logo][l]\n\n> - [l]:\n>   ../../logo.png\n", ["../../logo.png"]),
-    ("[a][b]\n\n[b]: ../x&amp;y.md\n", ["../x%26y.md"]), ("[a][b]\n\n[b]: \\.\\./\\.\\./s.md\n", ["../../s.md"]),
+    ("[a][b]\n\n[b]: ../x&amp;y.md\n", ["../x&y.md"]), ("[a][b]\n\n[b]: \\.\\./\\.\\./s.md\n", ["../../s.md"]),
     ("[g]: ../../unused.md\n", []), ("```\n[g]: ../../code.md\n```\n[g]\n", []),
     ("[Ask]: a question they ask\n\n[Ask]\n", []), ("[a][b]\n\n[b]: https://e.com/x\n", []),
     ("- [ ] [done][d]\n\n  [d]: ../../d.md\n", ["../../d.md"]),
@@ -249,6 +252,16 @@ def test_what_looks_like_many_definitions_is_read_once(body: str) -> None:
     """Colons after brackets along one line, or as many definition-like lines, are each read back
     to their label's bracket at most: none of these holds a link out of the folder."""
     assert [target for _, _, target, _ in links.iter_body_links(body) if target.startswith("../")] == []
+
+
+def test_a_target_is_decoded_once(tmp_path):
+    """A target's escapes and entities are decoded in one pass, as markdown-it decodes them, and
+    never again: '\\&#46;\\&#46;/x' names a file '&' (its '#' starts a fragment), and
+    '&amp;#46;&amp;#46;/y' a file '&', where both were taken for links out of the folder (SK304)."""
+    write_skill(tmp_path, "decoded", body="[a](\\&#46;\\&#46;/x) and [b](&amp;#46;&amp;#46;/y) and [c](&#46;&#46;/z)\n")
+    found = sorted((d.code, d.col, d.message.split("'")[1]) for d in read_catalog([tmp_path]).diagnostics
+                   if d.code in ("SK303", "SK304"))
+    assert found == [("SK303", 1, "&"), ("SK303", 25, "&"), ("SK304", 55, "../z")]
 
 
 def test_a_body_whose_lines_end_with_a_carriage_return_alone_has_its_links_placed_on_their_lines(tmp_path):
