@@ -51,7 +51,7 @@ Span = tuple[int, int]  # (start, end) offsets in a body
 
 def _fence_lines(body: str) -> list[tuple[int, int, str]]:
     """(line start, line end, marker) of every line that may open or close a fence: a run of
-    three or more backticks or tildes after at most three spaces."""
+    three or more backticks or tildes after at most three spaces (no backtick after backticks)."""
     lines = []
     for run in (run for pattern in _FENCE_RUNS for run in pattern.finditer(body)):
         at = run.start()
@@ -60,7 +60,10 @@ def _fence_lines(body: str) -> list[tuple[int, int, str]]:
         if (not line_start and at > 3) or body[line_start:at].strip(" "):
             continue
         line_end = body.find("\n", at)
-        lines.append((line_start, len(body) if line_end < 0 else line_end, run.group()))
+        line_end = len(body) if line_end < 0 else line_end
+        if run.group()[0] == "`" and body.find("`", run.end(), line_end) >= 0:
+            continue  # a backtick after a run of them: no fence (an info string holds none), a code span maybe
+        lines.append((line_start, line_end, run.group()))
     return sorted(lines)
 
 
@@ -134,6 +137,8 @@ class _Body:
         self.breaks = [match.start() for match in _LINE_BREAK.finditer(body)]
         self.has_code_spans = "`" in body
         self._spans: dict[int, list[Span]] = {}
+        self._paragraph_spans: dict[int, list[Span]] = {}
+        self._paragraph_ends: list[Span] | None = None
 
     def line_of(self, offset: int) -> tuple[int, int]:
         """(line start, line end) of the line holding ``offset``."""
@@ -152,13 +157,35 @@ class _Body:
             self._spans[start] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
         return self._spans[start]
 
+    def paragraph_of(self, offset: int) -> tuple[int, int]:
+        """(start, end) of the text between blank lines and fenced blocks that holds ``offset``."""
+        if self._paragraph_ends is None:
+            blanks = [(m.start(), m.end()) for m in _BLANK_LINE.finditer(self.text)
+                      if not _within(self.fences, m.start())]
+            self._paragraph_ends = sorted(blanks + self.fences)
+        ends = self._paragraph_ends
+        index = bisect.bisect_right(ends, (offset, len(self.text)))
+        return ends[index - 1][1] if index else 0, ends[index][0] if index < len(ends) else len(self.text)
+
+    def spans_of_paragraph(self, offset: int) -> list[Span]:
+        """The inline code spans of the paragraph holding ``offset``, paired across its lines."""
+        start, end = self.paragraph_of(offset)
+        if start not in self._paragraph_spans:
+            self._paragraph_spans[start] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
+        return self._paragraph_spans[start]
+
     def in_code(self, offset: int) -> bool:
-        """Whether ``offset`` is inside a fenced block or an inline code span."""
+        """Whether ``offset`` is inside a fenced block or an inline code span.  markdown-it pairs
+        the backticks of a paragraph across its lines, this scanner those of a line: a span may
+        open on the line before.  Pairing a paragraph's backticks is wrong where a block starts
+        without a blank line (a list item, a heading), so a link is in a span only where both
+        pairings put it there: a spurious warning rather than a link out of the folder hidden."""
         if _within(self.fences, offset):
             return True
         if not self.has_code_spans:  # known once: asked for each link, a search of the body each time
             return False
-        return _within(self.spans_of_line(*self.line_of(offset)), offset)
+        return _within(self.spans_of_line(*self.line_of(offset)), offset) and \
+            _within(self.spans_of_paragraph(offset), offset)
 
 
 def _file_references(body: _Body) -> Iterator[tuple[int, int, str, bool]]:

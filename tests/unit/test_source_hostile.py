@@ -203,6 +203,16 @@ def test_a_backslash_before_a_backtick_escapes_it_outside_code_only(body: str, t
     assert [target for _, _, target, _ in links.iter_body_links(body)] == targets
 
 
+@pytest.mark.parametrize("body", ["x `a\n`[a](../../z)` y", "x `a\nb\n`[a](../../z)` y",
+                                  "> x `a\n> `[a](../../z)`", "```` [a](../../z) `\n", "x\n```js `\n[a](../../z)\n"])
+def test_a_backtick_that_pairs_across_lines_or_follows_backticks_hides_no_link(body: str) -> None:
+    """markdown-it pairs a paragraph's backticks across its lines, so a line's own pair may not
+    be a code span ('`[a](../../z)`' after a line ending in an open backtick is a link); and a run
+    of backticks with a backtick after it on its line opens no fence.  Both hid the link."""
+    assert rendered_links(body) == ["../../z"]
+    assert [target for _, _, target, _ in links.iter_body_links(body)] == ["../../z"]
+
+
 def test_backtick_runs_of_every_length_then_pairs_hide_no_link() -> None:
     """Unclosed runs of every length, each of which looked for its close among all the runs
     after it, then pairs of single backticks (a megabyte took seconds): the link after them is
