@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from render_audit import assert_safe, audit
-from skillsite.publish.markdown import (LinkTargets, MarkdownRenderer, engine_version, normalize_link, resolve_link,
-                                        safe_url, slugify)
+from skillsite.publish.markdown import (TABLE_CELLS, LinkTargets, MarkdownRenderer, engine_version, normalize_link,
+                                        resolve_link, safe_url, slugify)
 
 TARGETS = LinkTargets(
     skills=frozenset({"rel", "rel/changelog", "rel/bump/pre", "test-first", "sp ace"}),
@@ -206,6 +206,22 @@ def test_tables_strikethrough_and_task_lists(md):
     assert 'type="checkbox" aria-label="Completed task" checked=""> done' in html
     assert '<ul class="contains-task-list">' in html
     assert md.render("- [ ] todo\n", "rel") == md.render("- [ ] todo\n", "rel")
+
+
+def test_a_body_s_tables_hold_a_bounded_number_of_cells(md):
+    """markdown-it fills each short row's missing cells, up to 65,536 a table: a 15 KB body of
+    wide tables with one-letter rows took 9 s and 770 MB to render.  A body's tables now hold
+    TABLE_CELLS in all; the rows past them are text, and a table within them is whole."""
+    bomb = ("|" + "a|" * 256 + "\n|" + "-|" * 256 + "\n" + "x\n" * 256 + "\n") * 10
+    html = md.render(bomb, "rel")
+    cells = html.count("<td") + html.count("<th")
+    assert TABLE_CELLS - 2 * 257 < cells <= TABLE_CELLS
+    assert "<p>x\nx" in html                        # the rows past them, as text
+    wide = "|" + "a|" * 500 + "\n|" + "-|" * 500 + "\n" + ("|" + "b|" * 500 + "\n") * 250
+    html = md.render(wide, "rel")
+    assert html.count("<tr>") == TABLE_CELLS // 502  # the header and the rows that fit (at most 502 cells each)
+    assert "<p>|b|b|" in html
+    assert md.render("| a | b |\n|---|---|\n| 1 |\n", "rel").count("<td") == 2
 
 
 # ------------------------------------------------------------------------------ GitHub alerts
