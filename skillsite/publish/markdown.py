@@ -36,7 +36,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 from urllib.parse import unquote, urlsplit
 
 import markdown_it
@@ -44,14 +44,13 @@ import mdit_py_plugins
 from markdown_it import MarkdownIt
 from markdown_it.common.normalize_url import normalizeLink
 from markdown_it.common.utils import escapeHtml
-from markdown_it import rules_block
-from markdown_it.rules_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from skillsite.agent.site_urls import url_of
 from skillsite.publish.knowledge import KNOWLEDGE_FOLDER
 from skillsite.source.discover import SKILL_FILES
+from skillsite.source.markdown_blocks import with_tables
 
 __all__ = ["Asked", "LinkTargets", "MarkdownRenderer", "engine_version", "slugify", "resolve_link", "safe_url",
            "normalize_link"]
@@ -321,33 +320,6 @@ def _list_item_open(renderer: object, tokens: Sequence[Token], idx: int, options
     return f'{html}<input class="task-list-item-checkbox" disabled="" type="checkbox" aria-label="{label}"{checked}> '
 
 
-#: How many cells a body's tables may hold in all.
-TABLE_CELLS = 0x10000
-#: Where a render's environment counts the table cells made so far.
-_CELLS_MADE = "skillsite table cells"
-
-
-def _bounded_tables(table_rule: Callable[[StateBlock, int, int, bool], bool]
-                    ) -> Callable[[StateBlock, int, int, bool], bool]:
-    """markdown-it's table rule, given only as many rows as :data:`TABLE_CELLS` leaves room for
-    (each as wide as the delimiter row's pipes allow): the rows past them are read as text."""
-    def table(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-        made = state.env.get(_CELLS_MADE, 0)
-        if start_line + 1 >= end_line:
-            return table_rule(state, start_line, end_line, silent)  # no delimiter row: no table
-        delimiter = state.src[state.bMarks[start_line + 1]:state.eMarks[start_line + 1]]
-        rows = (TABLE_CELLS - made) // (delimiter.count("|") + 1) - 1  # less the header row
-        if rows < 0:
-            return False
-        first = len(state.tokens)
-        if not table_rule(state, start_line, min(end_line, start_line + 2 + rows), silent):
-            return False
-        if not silent:
-            state.env[_CELLS_MADE] = made + sum(t.type in ("th_open", "td_open") for t in state.tokens[first:])
-        return True
-    return table
-
-
 class MarkdownRenderer:
     """Renders skill bodies; one instance (one markdown-it parser) serves a whole build."""
 
@@ -355,8 +327,7 @@ class MarkdownRenderer:
         self.targets = targets
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False,
                                        "tasklists": True, "alerts": True, "highlight": _fenced_code})
-        md.enable(["table", "strikethrough"])  # strikethrough: ``~~`` only (no strikethrough_single_tilde)
-        md.block.ruler.at("table", _bounded_tables(rules_block.table), {"alt": ["paragraph", "reference"]})
+        with_tables(md).enable("strikethrough")  # ``~~`` only (no strikethrough_single_tilde)
         md.validateLink = _any_link  # type: ignore[method-assign]
         anchors_plugin(md, min_level=1, max_level=6, slug_func=slugify, permalink=True,
                        permalinkSymbol="#", permalinkSpace=True)

@@ -5,13 +5,12 @@ Two kinds of targets are found outside code (fenced blocks and inline code spans
 links ``[text](target)`` (and ``[text][ref]`` with ``[ref]: target``), and file references
 written as inline code, such as ``scripts/check.py``.  This scanner is deliberately lighter than
 a Markdown parser (a full parse of every body would make ``validate`` several times slower):
-markdown-it-py reads only a body that may define a link by reference; the page renderer parses
-every body with it and resolves the same links on its own.
+markdown-it-py reads the blocks of a body that may define a link by reference (one holding
+``]:``); the page renderer parses every body with it and resolves the same links on its own.
 """
 from __future__ import annotations
 
 import bisect
-import functools
 import os
 import posixpath
 import re
@@ -19,7 +18,6 @@ import stat
 from typing import Iterable, Iterator, Sequence
 from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
 from markdown_it.common.utils import unescapeAll
 from markdown_it.helpers import parseLinkDestination, parseLinkTitle
 
@@ -27,6 +25,7 @@ from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
 from skillsite.source.discover import inside_folder
 from skillsite.source.knowledge import knowledge_links, link_from
+from skillsite.source.markdown_blocks import block_parser
 
 #: What pairs a link's brackets: a bracket, or a backslash and the bracket or backslash it escapes
 #: (an escaped bracket is no bracket; what other escapes hold is no bracket either).
@@ -299,63 +298,13 @@ def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
             yield (*body.place(start), target, True)
 
 
-#: A label then a colon, ``[label]:``, the label maybe across lines: what a link reference
-#: definition starts with after its line's container markers.
-_LABEL_THEN_COLON = re.compile(r"\[(?:[^\[\]\\]|\\[\s\S])+\]:")
-#: A line's container markers (blockquote, list item, indentation): what may stand before a definition.
-_CONTAINER_MARKERS = re.compile(r"(?:[ \t]*(?:>|[*+\-][ \t]|[0-9]{1,9}[.)][ \t]))*[ \t]*")
-_MARKER_CHARACTERS = frozenset(" \t>*+-.)0123456789")
-#: The most characters a link label holds (CommonMark), and its brackets.
-_LABEL_REACH = 1001
-
-
-def _definition_starts(text: str) -> Iterator[int]:
-    """Where a link reference definition may start: a ``[label]:`` with only container markers
-    before it on its line.  Each ``]:`` is read back to its label's ``[`` at most, then over the
-    markers, so a long line costs its length."""
-    colon = text.find("]:")
-    while colon >= 0:
-        start = _label_start(text, colon)
-        if start is not None and _LABEL_THEN_COLON.fullmatch(text, start, colon + 2):
-            line_start = start
-            while line_start and text[line_start - 1] in _MARKER_CHARACTERS:
-                line_start -= 1
-            if (not line_start or text[line_start - 1] == "\n") and \
-                    _CONTAINER_MARKERS.fullmatch(text, line_start, start):
-                yield start
-        colon = text.find("]:", colon + 2)
-
-
-def _label_start(text: str, close: int) -> int | None:
-    """The ``[`` a label closed at ``close`` opens with: the last one before it no backslash escapes."""
-    start = text.rfind("[", max(0, close - _LABEL_REACH), close)
-    while start > 0 and _backslashes_before(text, start) % 2:
-        start = text.rfind("[", max(0, close - _LABEL_REACH), start)
-    return start if start >= 0 else None
-
-
-@functools.lru_cache(maxsize=1)
-def _definitions_parser() -> MarkdownIt:
-    """A markdown-it parser that reads blocks as the page renderer does and keeps each link
-    reference definition as a token, with its line."""
-    md = MarkdownIt("commonmark", {"html": False, "inline_definitions": True})
-    md.enable(["table", "strikethrough"])
-    md.validateLink = lambda url: True  # type: ignore[method-assign]  # as the renderer: every link is one
-    return md
-
-
-def _used_definitions(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
-    """Link reference definitions (``[guide]: references/guide.md``) that a link or image of the
-    body uses (``[the guide][guide]``), placed at the definition: markdown-it reads the body,
-    which then holds one; what it reads as no definition (in code, or ``[Ask]: a question``) is
-    none, and a definition no link uses renders nothing."""
-    if all(_within(body.fences, start) for start in _definition_starts(body.text)):
-        return
-    tokens = _definitions_parser().parse(body.text, {})
-    used = {child.attrs.get("src" if child.type == "image" else "href") for token in tokens
-            for child in token.children or () if child.type in ("link_open", "image")}
-    for token in tokens:
-        if token.type == "definition" and token.meta["url"] in used and token.map:
+def _definitions(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
+    """Link reference definitions (``[guide]: references/guide.md``, which ``[the guide][guide]``
+    uses), placed where they are written: markdown-it reads the body's blocks as the renderer
+    does, so one in code, or ``[Ask]: a question``, is none.  A definition no link uses is
+    reported too: an agent reads the body as written."""
+    for token in block_parser().parse(body.text, {}):
+        if token.type == "definition" and token.map:
             target = token.meta["url"]  # escapes and entities decoded, then percent-encoded
             if not (_SCHEME.match(target) or target.startswith(("#", "//"))):
                 line_start = body.breaks[token.map[0] - 1] + 1 if token.map[0] else 0
@@ -366,7 +315,7 @@ def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:
     """(line offset, column, target, is_link) of file references, then relative links (inline,
     then by reference), outside code."""
     has_refs = "`" in body and any(folder in body for folder in ("scripts/", "references/", "assets/"))
-    may_define = "]:" in body and next(_definition_starts(body), None) is not None
+    may_define = "]:" in body
     if not has_refs and "](" not in body and not may_define:
         return
     if "\r" in body:   # a line end of its own, as markdown-it reads it: one character for one, so no offset moves
@@ -376,7 +325,7 @@ def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:
         yield from _file_references(scanned)
     yield from _relative_links(scanned)
     if may_define:
-        yield from _used_definitions(scanned)
+        yield from _definitions(scanned)
 
 
 class _SkillFolder:

@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from render_audit import assert_safe, audit
-from skillsite.publish.markdown import (TABLE_CELLS, LinkTargets, MarkdownRenderer, engine_version, normalize_link,
-                                        resolve_link, safe_url, slugify)
+from skillsite.publish.markdown import (LinkTargets, MarkdownRenderer, engine_version, normalize_link, resolve_link,
+                                        safe_url, slugify)
+from skillsite.source.markdown_blocks import TABLE_CELLS
 
 TARGETS = LinkTargets(
     skills=frozenset({"rel", "rel/changelog", "rel/bump/pre", "test-first", "sp ace"}),

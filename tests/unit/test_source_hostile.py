@@ -7,7 +7,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from support import write_skill
@@ -15,6 +15,7 @@ from support import write_skill
 from skillsite.audit import audit_skill
 from skillsite.source import links
 from skillsite.source.catalog import read_catalog
+from skillsite.source.markdown_blocks import with_tables
 
 
 def diagnostics(root: Path) -> list[tuple[str, str]]:
@@ -22,10 +23,11 @@ def diagnostics(root: Path) -> list[tuple[str, str]]:
 
 
 def rendered_links(body: str, images: bool = False) -> list[str]:
-    """The targets of the links (and images) markdown-it renders in ``body`` (CommonMark, raw HTML off)."""
+    """The targets of the links (and images) markdown-it renders in ``body`` (CommonMark, raw HTML
+    off, tables: as the page renderer reads it)."""
     from markdown_it import MarkdownIt
 
-    md = MarkdownIt("commonmark", {"html": False})
+    md = with_tables(MarkdownIt("commonmark", {"html": False}))
     kinds = {"link_open": "href", "image": "src"} if images else {"link_open": "href"}
     return [child.attrs[kinds[child.type]] for token in md.parse(body) for child in token.children or ()
             if child.type in kinds]
@@ -235,17 +237,25 @@ def test_a_long_line_of_fence_markers_opens_no_fence() -> None:
     ("See [g].\n\n[G]: <../../my guide.md> 'title'\n", ["../../my%20guide.md"]),
     ("![logo][l]\n\n> - [l]:\n>   ../../logo.png\n", ["../../logo.png"]),
     ("[a][b]\n\n[b]: ../x&amp;y.md\n", ["../x&y.md"]), ("[a][b]\n\n[b]: \\.\\./\\.\\./s.md\n", ["../../s.md"]),
-    ("[g]: ../../unused.md\n", []), ("```\n[g]: ../../code.md\n```\n[g]\n", []),
+    ("[g]: ../../unused.md\n", ["../../unused.md"]), ("```\n[g]: ../../code.md\n```\n[g]\n", []),
     ("[Ask]: a question they ask\n\n[Ask]\n", []), ("[a][b]\n\n[b]: https://e.com/x\n", []),
     ("- [ ] [done][d]\n\n  [d]: ../../d.md\n", ["../../d.md"]),
     ("[a][b]\n\n[b\\]c]: ../../e.md\n[b\\]c]\n", ["../../e.md"]),
+    ("[r]\r\r[r]: ../../x\r", ["../../x"]), (f"[{'a' * 1001}]\n\n[{'a' * 1001}]: ../../x\n", ["../../x"]),
+    ("[a b]\n\n[a\n" + " " * 1000 + "b]: ../../x\n", ["../../x"]),
+    ("[r]\n\n- a\n\n  ```\n[r]: ../../x\n", ["../../x"]),
+    ("[r]\n\n- | a |\n  |-|\n[r]: ../../x\n", ["../../x"]), ("[r]\n\n| a |\n|-|\n2. [r]: ../../x\n", ["../../x"]),
+    ("[r]\n\n| a |\n|-|\n[r]: ../../x\n", []),
 ])
 def test_a_link_by_reference_is_read_at_its_definition(body: str, targets: list[str]) -> None:
     """A link or image that names its target by reference ('[the guide][g]' with '[g]: ../../guide.md'
-    elsewhere) left the skill folder unseen: the definitions a link uses are read by markdown-it
-    (not one in code, nor '[Ask]: a question'), and reported where the target is written."""
+    elsewhere) left the skill folder unseen: the definitions are read by markdown-it's block rules
+    as the renderer reads them (not one in code, in a table, nor '[Ask]: a question'; one after
+    a fence or a table that ends with its list item is), and reported where the target is written,
+    used or not: no link it renders is missed."""
     assert [target for _, _, target, _ in links.iter_body_links(body)] == targets
-    assert {unquote(target) for target in targets} <= {unquote(target) for target in rendered_links(body, images=True)}
+    rendered = {unquote(target) for target in rendered_links(body, images=True) if not urlsplit(target).scheme}
+    assert rendered <= {unquote(target) for target in targets}
 
 
 def test_a_missing_file_named_by_reference_is_placed_at_its_definition(tmp_path):
