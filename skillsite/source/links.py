@@ -6,7 +6,8 @@ links ``[text](target)`` (and ``[text][ref]`` with ``[ref]: target``), and file 
 written as inline code, such as ``scripts/check.py``.  This scanner is deliberately lighter than
 a Markdown parser (a full parse of every body would make ``validate`` several times slower):
 markdown-it-py reads the blocks of a body that may define a link by reference (one holding
-``]:``); the page renderer parses every body with it and resolves the same links on its own.
+``]:``) or whose fences it may read otherwise (in a list item or a quote); the page renderer
+parses every body with it and resolves the same links on its own.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from urllib.parse import unquote
 
 from markdown_it.common.utils import unescapeAll
 from markdown_it.helpers import parseLinkDestination, parseLinkTitle
+from markdown_it.token import Token
 
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
@@ -130,14 +132,26 @@ class _Body:
     Line breaks are found once and each line's code spans once, so a body of thousands of links
     on one line costs time in proportion to its length."""
 
-    def __init__(self, body: str):
+    def __init__(self, body: str, fences: list[Span], blocks: Sequence[Token] | None = None):
         self.text = body
-        self.fences = fenced_blocks(body) if ("```" in body or "~~~" in body) else []
         self.breaks = [match.start() for match in _LINE_BREAK.finditer(body)]
+        #: the body's code blocks: markdown-it's fenced and indented ones when ``blocks`` (its
+        #: block tokens) are given, else the ``fences`` this scanner paired
+        self.fences = self._code_blocks(blocks) if blocks is not None else fences
         self.has_code_spans = "`" in body
         self._spans: dict[int, list[Span]] = {}
         self._paragraph_spans: dict[int, list[Span]] = {}
         self._paragraph_ends: list[Span] | None = None
+
+    def _code_blocks(self, blocks: Sequence[Token]) -> list[Span]:
+        """(start, end) of the lines of each fenced or indented code block among ``blocks``."""
+        spans = []
+        for token in blocks:
+            if token.type in ("fence", "code_block") and token.map:
+                first, last = token.map[0], token.map[1] - 1
+                start = self.breaks[first - 1] + 1 if first else 0
+                spans.append((start, self.breaks[last] if last < len(self.breaks) else len(self.text)))
+        return spans
 
     def line_of(self, offset: int) -> tuple[int, int]:
         """(line start, line end) of the line holding ``offset``."""
@@ -298,12 +312,12 @@ def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
             yield (*body.place(start), target, True)
 
 
-def _definitions(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
+def _definitions(body: _Body, blocks: Sequence[Token]) -> Iterator[tuple[int, int, str, bool]]:
     """Link reference definitions (``[guide]: references/guide.md``, which ``[the guide][guide]``
-    uses), placed where they are written: markdown-it reads the body's blocks as the renderer
-    does, so one in code, or ``[Ask]: a question``, is none.  A definition no link uses is
-    reported too: an agent reads the body as written."""
-    for token in block_parser().parse(body.text, {}):
+    uses), placed where they are written: ``blocks`` are the body's blocks as markdown-it reads
+    them for the renderer, so one in code, or ``[Ask]: a question``, is none.  A definition no
+    link uses is reported too: an agent reads the body as written."""
+    for token in blocks:
         if token.type == "definition" and token.map:
             target = token.meta["url"]  # escapes and entities decoded, then percent-encoded
             if not (_SCHEME.match(target) or target.startswith(("#", "//"))):
@@ -318,14 +332,48 @@ def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:
     may_define = "]:" in body
     if not has_refs and "](" not in body and not may_define:
         return
-    if "\r" in body:   # a line end of its own, as markdown-it reads it: one character for one, so no offset moves
+    # as markdown-it reads them, one character for one (no offset moves): a carriage return
+    # alone ends a line, and NUL is U+FFFD ('[a](../x\0)' is a link)
+    if "\r" in body:
         body = _LONE_CR.sub("\n", body)
-    scanned = _Body(body)
+    if "\0" in body:
+        body = body.replace("\0", "\ufffd")
+    fences = fenced_blocks(body) if ("```" in body or "~~~" in body) else []
+    blocks = block_parser().parse(body, {}) if may_define or _fences_may_differ(body, fences) else None
+    scanned = _Body(body, fences, blocks)
     if has_refs:
         yield from _file_references(scanned)
     yield from _relative_links(scanned)
-    if may_define:
-        yield from _definitions(scanned)
+    if blocks is not None:
+        yield from _definitions(scanned, blocks)
+
+
+#: What stands before a fence marker inside a list item or a quote.
+_CONTAINER_INDENT = frozenset(" \t>")
+#: A line (after the first) with fewer than 1, 2 or 3 spaces before its text: one that may end
+#: the list item a fence indented that far is in.
+_LESS_INDENTED = tuple(re.compile(r"\n {0,%d}[^ \n]" % (indent - 1)) for indent in (1, 2, 3))
+_SPACES = re.compile(" *")
+
+
+def _fences_may_differ(body: str, fences: Sequence[Span]) -> bool:
+    """Whether markdown-it may read the body's fences otherwise than this scanner pairs them
+    (``fences``), so that text the scanner takes for code would be read as text: a fence marker
+    after a tab, a '>' or four spaces (in a quote or a list item, which the scanner does not
+    see), or a line indented less than its fence's opening marker before the fence closes (a
+    list item that ends, and its fence with it).  A fence at its line's start is read alike."""
+    for run in (run for pattern in _FENCE_RUNS for run in pattern.finditer(body)):
+        start = run.start()
+        while start and body[start - 1] in _CONTAINER_INDENT:
+            start -= 1
+        prefix = body[start:run.start()]
+        if prefix and (not start or body[start - 1] == "\n") and (len(prefix) > 3 or prefix.strip(" ")):
+            return True
+    for start, end in fences:
+        indent = _SPACES.match(body, start).end() - start
+        if indent and _LESS_INDENTED[indent - 1].search(body, start, end):
+            return True
+    return False
 
 
 class _SkillFolder:

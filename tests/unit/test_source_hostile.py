@@ -215,6 +215,26 @@ def test_a_backtick_that_pairs_across_lines_or_follows_backticks_hides_no_link(b
     assert [target for _, _, target, _ in links.iter_body_links(body)] == ["../../z"]
 
 
+@pytest.mark.parametrize("body", [
+    "-\n  ```\n[a](../../x)\n", "- a\n\n  ```\n  x\n     ```\n\n[a](../../x)\n",
+    "- a\n\n\t```\n\tx\n  ```\n\n[a](../../x)\n", "> ```\n> x\n\n[a](../../x)\n\n```\ny\n```\n",
+    "1. step\n\n   ```bash\n   run\nnot in the item\n[a](../../x)\n\n   ```\n",
+])
+def test_a_fence_that_ends_with_its_list_item_or_quote_hides_no_link(body: str) -> None:
+    """The scanner pairs fence lines alone: a fence in a list item or a quote that ends with it,
+    or one it does not see (after a tab or a '>'), made it take the text after for code.  Such a
+    body's blocks are read by markdown-it."""
+    assert "../../x" in rendered_links(body)
+    assert "../../x" in [target for _, _, target, _ in links.iter_body_links(body)]
+
+
+def test_indented_code_is_code_where_markdown_it_reads_the_blocks() -> None:
+    """Where markdown-it reads a body's blocks, a link in an indented code block is code too."""
+    body = "\t```\n\tx\n\t```\n\n    [a](../../in-code)\n\n[b](../../x)\n"
+    assert rendered_links(body) == ["../../x"]
+    assert [target for _, _, target, _ in links.iter_body_links(body)] == ["../../x"]
+
+
 def test_backtick_runs_of_every_length_then_pairs_hide_no_link() -> None:
     """Unclosed runs of every length, each of which looked for its close among all the runs
     after it, then pairs of single backticks (a megabyte took seconds): the link after them is
@@ -256,6 +276,12 @@ def test_a_link_by_reference_is_read_at_its_definition(body: str, targets: list[
     assert [target for _, _, target, _ in links.iter_body_links(body)] == targets
     rendered = {unquote(target) for target in rendered_links(body, images=True) if not urlsplit(target).scheme}
     assert rendered <= {unquote(target) for target in targets}
+
+
+def test_a_nul_in_a_target_is_read_as_markdown_it_reads_it() -> None:
+    """markdown-it reads NUL as U+FFFD, so '[a](../../x' + NUL + ')' is a link out of the folder."""
+    assert [unquote(target) for target in rendered_links("[a](../../x\0)")] == ["../../x\ufffd"]
+    assert [target for _, _, target, _ in links.iter_body_links("[a](../../x\0)")] == ["../../x\ufffd"]
 
 
 def test_a_missing_file_named_by_reference_is_placed_at_its_definition(tmp_path):
