@@ -86,8 +86,15 @@ def backtick_runs_of_every_length(n: int) -> str:
     return head + "`a" * max(0, (n - len(head)) // 2) + " [a](b)"
 
 
+def one_long_definition_used_everywhere(n: int) -> str:
+    """A link reference definition of a target of n/2 characters, then n/8 uses of it (each use
+    once wrote the whole target again: n^2)."""
+    return "[r]: #" + "a" * (n // 2) + "\n\n" + "[r] " * (n // 8)
+
+
 #: Markdown no repeated part makes: (label, a body of about n characters).
-MARKDOWN_BUILT = (("backtick runs of every length, then pairs", backtick_runs_of_every_length),)
+MARKDOWN_BUILT = (("backtick runs of every length, then pairs", backtick_runs_of_every_length),
+                  ("one long definition used everywhere", one_long_definition_used_everywhere))
 
 
 def seconds(work: Callable[[], object]) -> float:
@@ -166,6 +173,7 @@ def page_cases(folder: Path) -> list[tuple[str, Callable[[int], float]]]:
                       lambda n, part=part, end=end: validate_body(part * (n // len(part)) + end)))
     for label, build in MARKDOWN_BUILT:
         cases.append((f"validate {label}", lambda n, build=build: validate_body(build(n))))
+        cases.append((f"render {label}", lambda n, build=build: seconds(lambda: renderer.render(build(n), "s"))))
     return cases
 
 

@@ -22,6 +22,9 @@ renderer rules), never to the HTML it writes, so each holds whatever the source 
 - a body's tables hold at most 65,536 cells in all, the rows past them shown as text:
   markdown-it fills each short row's missing cells (up to 65,536 a table), so a row of two
   bytes made hundreds of cells, and a 15 KB body took 9 s and 770 MB to render.
+- a body's links hold at most eight characters of targets and titles per character of the body,
+  plus a mebibyte; a link past them is a ``broken-link``, an image its text: a definition's
+  target is written at every use of it, so a 128 KB body wrote 716 MB of HTML.
 
 Task-list checkboxes (disabled) are labelled "Completed task" or "Incomplete task", as GitHub
 labels them, and code blocks and tables are focusable (``<pre tabindex="0">``, ``<table
@@ -259,19 +262,43 @@ def _apply_rules(state: StateCore) -> None:
             token.children = _inline(state, token.children, skill_id, targets)
 
 
+#: How many characters of link targets and titles a body's links may hold beyond eight per
+#: character of the body (a target's characters percent-encoded): a definition's target is
+#: written again at every use of it ('[r]: #aaa…' then '[r][r][r]…'), so a 128 KB body wrote
+#: 716 MB of HTML.  A link past them is shown as a broken link, an image as its text.
+SPARE_LINK_CHARACTERS = 1 << 20
+#: Where a render's environment counts the characters of link targets and titles so far.
+_LINK_CHARACTERS = "skillsite link characters"
+
+
+def _within_link_budget(state: StateCore, token: Token, *names: str) -> bool:
+    """Whether the link or image ``token`` fits in what is left of its body's link characters
+    (:data:`SPARE_LINK_CHARACTERS`), counted with its ``names`` attributes."""
+    spent = state.env.get(_LINK_CHARACTERS, 0) + sum(len(str(token.attrGet(name) or "")) for name in names)
+    state.env[_LINK_CHARACTERS] = spent
+    return spent <= 8 * len(state.src) + SPARE_LINK_CHARACTERS
+
+
 def _inline(state: StateCore, tokens: list[Token], skill_id: str, targets: LinkTargets) -> list[Token]:
     """An inline token's children with their links resolved and images checked."""
     out: list[Token] = []
     openers: list[Token] = []  # open links, innermost last: a link_close takes its opener's tag
     for token in tokens:
         if token.type == "link_open":
-            if token.attrGet("class") != "header-anchor":  # the anchors plugin's own permalink
+            if token.attrGet("class") == "header-anchor":  # the anchors plugin's own permalink
+                pass
+            elif _within_link_budget(state, token, "href", "title"):
                 _set_link(token, resolve_link(str(token.attrGet("href") or ""), skill_id, targets))
+            else:
+                _set_link(token, None)
             openers.append(token)
         elif token.type == "link_close" and openers:
             token.tag = openers.pop().tag
         elif token.type == "image":
-            out.extend(_image(state, token, skill_id, targets, in_link=bool(openers)))
+            if _within_link_budget(state, token, "src", "title"):
+                out.extend(_image(state, token, skill_id, targets, in_link=bool(openers)))
+            else:
+                out.extend(token.children or [])  # its alt text alone
             continue
         out.append(token)
     return out

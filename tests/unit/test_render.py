@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from render_audit import assert_safe, audit
-from skillsite.publish.markdown import (LinkTargets, MarkdownRenderer, engine_version, normalize_link, resolve_link,
-                                        safe_url, slugify)
+from skillsite.publish.markdown import (SPARE_LINK_CHARACTERS, LinkTargets, MarkdownRenderer, engine_version,
+                                        normalize_link, resolve_link, safe_url, slugify)
 from skillsite.source.markdown_blocks import TABLE_CELLS
 
 TARGETS = LinkTargets(
@@ -223,6 +223,22 @@ def test_a_body_s_tables_hold_a_bounded_number_of_cells(md):
     assert html.count("<tr>") == TABLE_CELLS // 502  # the header and the rows that fit (at most 502 cells each)
     assert "<p>|b|b|" in html
     assert md.render("| a | b |\n|---|---|\n| 1 |\n", "rel").count("<td") == 2
+
+
+def test_a_body_s_links_hold_a_bounded_number_of_target_characters(md):
+    """A definition's target is written again at every use of it: a 128 KB body of one long
+    target and its uses wrote 716 MB of HTML.  A body's links now hold eight characters of
+    targets and titles per character of the body, plus a mebibyte; the links past them are
+    broken links, and the images their text."""
+    target = "#" + "a" * 50_000
+    body = f"[r]: {target}\n\n" + "[r] " * 20_000 + "\n\n![alt][r]\n"
+    html = md.render(body, "rel")
+    uses = (8 * len(body) + SPARE_LINK_CHARACTERS) // len(target)
+    assert html.count(f'href="{target}"') == uses
+    assert html.count('class="broken-link"') == 20_000 - uses
+    assert len(html) < 32 * len(body) + 2 * SPARE_LINK_CHARACTERS  # a broken link's span is some 90 bytes
+    assert html.rstrip().endswith("<p>alt</p>")
+    assert md.render("[a][r] and ![i][r]\n\n[r]: #x\n", "rel") == md.render("[a](#x) and ![i](#x)\n", "rel")
 
 
 # ------------------------------------------------------------------------------ GitHub alerts
