@@ -77,7 +77,8 @@ def fenced_blocks(body: str) -> list[Span]:
             opening = (line_start, line_end, marker)
             continue
         closes = marker[0] == opening[2][0] and len(marker) >= len(opening[2])
-        if closes and not body[line_start:line_end].strip()[len(marker):].strip():
+        # after a closing marker, only spaces and tabs (a no-break space makes the line no close)
+        if closes and not body[line_start:line_end].lstrip(" ")[len(marker):].strip(" \t\r"):
             blocks.append((opening[0], line_end))
             opening = None
     if opening is not None:
@@ -122,8 +123,21 @@ def _next_run(indexes: Sequence[int], index: int) -> int | None:
 
 def _within(spans: list[Span], offset: int) -> bool:
     """Whether ``offset`` falls inside one of ``spans`` (sorted, not overlapping)."""
+    return _span_at(spans, offset) is not None
+
+
+def _span_at(spans: list[Span], offset: int) -> Span | None:
+    """The one of ``spans`` (sorted, not overlapping) that ``offset`` falls inside, if any."""
     index = bisect.bisect_right(spans, (offset, float("inf"))) - 1
-    return index >= 0 and spans[index][1] > offset
+    return spans[index] if index >= 0 and spans[index][1] > offset else None
+
+
+#: A line that starts a block of its own: a list item or an ATX heading.
+_BLOCK_START = re.compile(r"^ {0,3}(?:[-*+]|[0-9]{1,9}[.)]|#{1,6})(?=[ \t]|$)", re.MULTILINE)
+#: An ATX heading's line, to its end.
+_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t][^\n]*)?$", re.MULTILINE)
+#: A pipe no backslash escapes.
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
 class _Body:
@@ -171,11 +185,14 @@ class _Body:
         return self._spans[start]
 
     def paragraph_of(self, offset: int) -> tuple[int, int]:
-        """(start, end) of the text between blank lines and fenced blocks that holds ``offset``."""
+        """(start, end) of the text between blank lines and fenced blocks that holds ``offset``,
+        a list item's first line or a heading starting anew (a heading is a line of its own)."""
         if self._paragraph_ends is None:
             blanks = [(m.start(), m.end()) for m in _BLANK_LINE.finditer(self.text)
                       if not _within(self.fences, m.start())]
-            self._paragraph_ends = sorted(blanks + self.fences)
+            starts = [(m.start(), m.start()) for m in _BLOCK_START.finditer(self.text)]
+            after_headings = [(m.end(), m.end()) for m in _HEADING_LINE.finditer(self.text)]
+            self._paragraph_ends = sorted(blanks + self.fences + starts + after_headings)
         ends = self._paragraph_ends
         index = bisect.bisect_right(ends, (offset, len(self.text)))
         return ends[index - 1][1] if index else 0, ends[index][0] if index < len(ends) else len(self.text)
@@ -197,8 +214,10 @@ class _Body:
             return True
         if not self.has_code_spans:  # known once: asked for each link, a search of the body each time
             return False
-        return _within(self.spans_of_line(*self.line_of(offset)), offset) and \
-            _within(self.spans_of_paragraph(offset), offset)
+        span = _span_at(self.spans_of_line(*self.line_of(offset)), offset)
+        if span is None or _UNESCAPED_PIPE.search(self.text, *span):
+            return False  # a table splits its cells at a pipe before it pairs backticks
+        return _within(self.spans_of_paragraph(offset), offset)
 
 
 def _file_references(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
@@ -339,7 +358,10 @@ def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:
     if "\0" in body:
         body = body.replace("\0", "\ufffd")
     fences = fenced_blocks(body) if ("```" in body or "~~~" in body) else []
-    blocks = block_parser().parse(body, {}) if may_define or _fences_may_differ(body, fences) else None
+    # markdown-it reads the blocks when it may read the fences otherwise, or to find the
+    # definitions (a definition is no code: where the fences are read alike, a ']:' in them is none)
+    read_blocks = _fences_may_differ(body, fences) or may_define and _outside(fences, body, "]:")
+    blocks = block_parser().parse(body, {}) if read_blocks else None
     scanned = _Body(body, fences, blocks)
     if has_refs:
         yield from _file_references(scanned)
@@ -348,8 +370,19 @@ def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:
         yield from _definitions(scanned, blocks)
 
 
-#: What stands before a fence marker inside a list item or a quote.
-_CONTAINER_INDENT = frozenset(" \t>")
+def _outside(spans: list[Span], text: str, needle: str) -> bool:
+    """Whether ``needle`` occurs in ``text`` outside ``spans`` (sorted, not overlapping)."""
+    at = text.find(needle)
+    while at >= 0:
+        span = _span_at(spans, at)
+        if span is None:
+            return True
+        at = text.find(needle, span[1])
+    return False
+
+
+#: What stands before a fence marker inside a list item or a quote: indentation, '>' and list markers.
+_CONTAINER_INDENT = frozenset(" \t>-*+.)0123456789")
 #: A line (after the first) with fewer than 1, 2 or 3 spaces before its text: one that may end
 #: the list item a fence indented that far is in.
 _LESS_INDENTED = tuple(re.compile(r"\n {0,%d}[^ \n]" % (indent - 1)) for indent in (1, 2, 3))
@@ -359,15 +392,21 @@ _SPACES = re.compile(" *")
 def _fences_may_differ(body: str, fences: Sequence[Span]) -> bool:
     """Whether markdown-it may read the body's fences otherwise than this scanner pairs them
     (``fences``), so that text the scanner takes for code would be read as text: a fence marker
-    after a tab, a '>' or four spaces (in a quote or a list item, which the scanner does not
-    see), or a line indented less than its fence's opening marker before the fence closes (a
-    list item that ends, and its fence with it).  A fence at its line's start is read alike."""
+    after a tab, a '>', a list marker or four spaces (in a quote or a list item, which the
+    scanner does not see), a fence line holding a pipe (a table's header, maybe), or a line
+    indented less than its fence's opening marker before the fence closes (a list item that
+    ends, and its fence with it).  Any other fence is read alike by both."""
     for run in (run for pattern in _FENCE_RUNS for run in pattern.finditer(body)):
         start = run.start()
         while start and body[start - 1] in _CONTAINER_INDENT:
             start -= 1
+        if start and body[start - 1] != "\n":
+            continue  # no fence: text before it on its line
         prefix = body[start:run.start()]
-        if prefix and (not start or body[start - 1] == "\n") and (len(prefix) > 3 or prefix.strip(" ")):
+        if len(prefix) > 3 or prefix.strip(" "):
+            return True
+        line_end = body.find("\n", run.end())
+        if body.find("|", run.end(), len(body) if line_end < 0 else line_end) >= 0:
             return True
     for start, end in fences:
         indent = _SPACES.match(body, start).end() - start

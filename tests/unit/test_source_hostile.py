@@ -219,11 +219,14 @@ def test_a_backtick_that_pairs_across_lines_or_follows_backticks_hides_no_link(b
     "-\n  ```\n[a](../../x)\n", "- a\n\n  ```\n  x\n     ```\n\n[a](../../x)\n",
     "- a\n\n\t```\n\tx\n  ```\n\n[a](../../x)\n", "> ```\n> x\n\n[a](../../x)\n\n```\ny\n```\n",
     "1. step\n\n   ```bash\n   run\nnot in the item\n[a](../../x)\n\n   ```\n",
+    "- ```\n  ```\n  [a](../../x)\n  ```\n", "1. ~~~\n   ~~~\n   [a](../../x)\n   ~~~\n", "```|a\n-|-\n[a](../../x)\n",
+    "```\nx\n```\u00a0\n```\n[a](../../x)\n```\n",
 ])
 def test_a_fence_that_ends_with_its_list_item_or_quote_hides_no_link(body: str) -> None:
     """The scanner pairs fence lines alone: a fence in a list item or a quote that ends with it,
-    or one it does not see (after a tab or a '>'), made it take the text after for code.  Such a
-    body's blocks are read by markdown-it."""
+    or one it does not see (after a tab, a '>' or a list marker), or a table's header that starts
+    like a fence, made it take the text after for code; such a body's blocks are read by
+    markdown-it.  A closing marker followed by a no-break space closes nothing."""
     assert "../../x" in rendered_links(body)
     assert "../../x" in [target for _, _, target, _ in links.iter_body_links(body)]
 
@@ -233,6 +236,17 @@ def test_indented_code_is_code_where_markdown_it_reads_the_blocks() -> None:
     body = "\t```\n\tx\n\t```\n\n    [a](../../in-code)\n\n[b](../../x)\n"
     assert rendered_links(body) == ["../../x"]
     assert [target for _, _, target, _ in links.iter_body_links(body)] == ["../../x"]
+
+
+@pytest.mark.parametrize("body", [
+    "a|b\n-|-\n`x|[y](../../x)`\n", "`x|[y](../../x)`\n-|-\n", "2) `\n2) `\n`[a](../../x)`\n",
+    "# `a\n- `b\n`[a](../../x)` `\n",
+])
+def test_backticks_a_table_cell_or_a_list_item_parts_hide_no_link(body: str) -> None:
+    """A table splits its cells at a pipe before it pairs backticks, and a list item or a heading
+    starts a paragraph of its own: pairing backticks across either hid the link."""
+    assert "../../x" in rendered_links(body)
+    assert "../../x" in [target for _, _, target, _ in links.iter_body_links(body)]
 
 
 def test_backtick_runs_of_every_length_then_pairs_hide_no_link() -> None:
