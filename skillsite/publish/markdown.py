@@ -297,8 +297,9 @@ def _inline(state: StateCore, tokens: list[Token], skill_id: str, targets: LinkT
         elif token.type == "image":
             if _within_link_budget(state, token, "src", "title"):
                 out.extend(_image(state, token, skill_id, targets, in_link=bool(openers)))
-            else:
-                out.extend(token.children or [])  # its alt text alone
+            else:  # its alt text, as text: the links and images its children may hold are none
+                alt = state.md.renderer.renderInlineAsText(token.children or [], state.md.options, state.env)
+                out.append(Token("text", "", 0, content=alt))
             continue
         out.append(token)
     return out

@@ -239,6 +239,10 @@ def test_a_body_s_links_hold_a_bounded_number_of_target_characters(md):
     assert len(html) < 32 * len(body) + 2 * SPARE_LINK_CHARACTERS  # a broken link's span is some 90 bytes
     assert html.rstrip().endswith("<p>alt</p>")
     assert md.render("[a][r] and ![i][r]\n\n[r]: #x\n", "rel") == md.render("[a](#x) and ![i](#x)\n", "rel")
+    spent = f"[r]: #{'a' * 65_536}\n\n" + "[r] " * 40 + "\n\n"
+    html = md.render(spent + "![[x](javascript:alert(1)) ![t](http://evil.example/p.png)](y)\n", "rel")
+    assert html.endswith("<p>x t</p>\n")       # an image past them is its alt text as text: no link, no image in it
+    assert "javascript" not in html and "evil.example" not in html
 
 
 # ------------------------------------------------------------------------------ GitHub alerts
