@@ -132,10 +132,6 @@ def _span_at(spans: list[Span], offset: int) -> Span | None:
     return spans[index] if index >= 0 and spans[index][1] > offset else None
 
 
-#: A line that starts a block of its own: a list item or an ATX heading.
-_BLOCK_START = re.compile(r"^ {0,3}(?:[-*+]|[0-9]{1,9}[.)]|#{1,6})(?=[ \t]|$)", re.MULTILINE)
-#: An ATX heading's line, to its end.
-_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t][^\n]*)?$", re.MULTILINE)
 #: A pipe no backslash escapes.
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
@@ -154,18 +150,20 @@ class _Body:
         self.fences = self._code_blocks(blocks) if blocks is not None else fences
         self.has_code_spans = "`" in body
         self._spans: dict[int, list[Span]] = {}
+        self._piped: dict[Span, bool] = {}
+        self._blocks = blocks
+        self._paragraphs: list[Span] | None = None
         self._paragraph_spans: dict[int, list[Span]] = {}
-        self._paragraph_ends: list[Span] | None = None
 
     def _code_blocks(self, blocks: Sequence[Token]) -> list[Span]:
         """(start, end) of the lines of each fenced or indented code block among ``blocks``."""
-        spans = []
-        for token in blocks:
-            if token.type in ("fence", "code_block") and token.map:
-                first, last = token.map[0], token.map[1] - 1
-                start = self.breaks[first - 1] + 1 if first else 0
-                spans.append((start, self.breaks[last] if last < len(self.breaks) else len(self.text)))
-        return spans
+        return [self._lines(token) for token in blocks if token.type in ("fence", "code_block") and token.map]
+
+    def _lines(self, token: Token) -> Span:
+        """(start, end) of the lines of a block token."""
+        first, last = token.map[0], token.map[1] - 1  # type: ignore[index]
+        start = self.breaks[first - 1] + 1 if first else 0
+        return start, self.breaks[last] if last < len(self.breaks) else len(self.text)
 
     def line_of(self, offset: int) -> tuple[int, int]:
         """(line start, line end) of the line holding ``offset``."""
@@ -184,40 +182,45 @@ class _Body:
             self._spans[start] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
         return self._spans[start]
 
-    def paragraph_of(self, offset: int) -> tuple[int, int]:
-        """(start, end) of the text between blank lines and fenced blocks that holds ``offset``,
-        a list item's first line or a heading starting anew (a heading is a line of its own)."""
-        if self._paragraph_ends is None:
-            blanks = [(m.start(), m.end()) for m in _BLANK_LINE.finditer(self.text)
-                      if not _within(self.fences, m.start())]
-            starts = [(m.start(), m.start()) for m in _BLOCK_START.finditer(self.text)]
-            after_headings = [(m.end(), m.end()) for m in _HEADING_LINE.finditer(self.text)]
-            self._paragraph_ends = sorted(blanks + self.fences + starts + after_headings)
-        ends = self._paragraph_ends
-        index = bisect.bisect_right(ends, (offset, len(self.text)))
-        return ends[index - 1][1] if index else 0, ends[index][0] if index < len(ends) else len(self.text)
+    def paragraph_of(self, offset: int) -> Span | None:
+        """(start, end) of the lines of the inline content holding ``offset`` (a paragraph, a
+        heading, a table row), as markdown-it's block rules read the body; None where it holds
+        none (code, say)."""
+        if self._paragraphs is None:
+            if self._blocks is None:
+                self._blocks = block_parser().parse(self.text, {})
+            self._paragraphs = sorted({self._lines(token) for token in self._blocks
+                                       if token.type == "inline" and token.map})
+        return _span_at(self._paragraphs, offset)
 
-    def spans_of_paragraph(self, offset: int) -> list[Span]:
-        """The inline code spans of the paragraph holding ``offset``, paired across its lines."""
-        start, end = self.paragraph_of(offset)
+    def spans_of_paragraph(self, paragraph: Span) -> list[Span]:
+        """The inline code spans of a paragraph's lines, paired across them."""
+        start, end = paragraph
         if start not in self._paragraph_spans:
             self._paragraph_spans[start] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
         return self._paragraph_spans[start]
 
     def in_code(self, offset: int) -> bool:
-        """Whether ``offset`` is inside a fenced block or an inline code span.  markdown-it pairs
-        the backticks of a paragraph across its lines, this scanner those of a line: a span may
-        open on the line before.  Pairing a paragraph's backticks is wrong where a block starts
-        without a blank line (a list item, a heading), so a link is in a span only where both
-        pairings put it there: a spurious warning rather than a link out of the folder hidden."""
+        """Whether ``offset`` is inside a fenced block or an inline code span.  The backticks of a
+        line are paired first; where they put ``offset`` in a span, those of its paragraph are, as
+        markdown-it pairs them across its lines (a span may open on the line before), with the
+        paragraphs of markdown-it's block rules: in code only where both agree.  A span holding an
+        unescaped pipe is none (a table splits its cells at a pipe before it pairs backticks)."""
         if _within(self.fences, offset):
             return True
         if not self.has_code_spans:  # known once: asked for each link, a search of the body each time
             return False
         span = _span_at(self.spans_of_line(*self.line_of(offset)), offset)
-        if span is None or _UNESCAPED_PIPE.search(self.text, *span):
-            return False  # a table splits its cells at a pipe before it pairs backticks
-        return _within(self.spans_of_paragraph(offset), offset)
+        if span is None or self._holds_pipe(span):
+            return False
+        paragraph = self.paragraph_of(offset)
+        return paragraph is None or _within(self.spans_of_paragraph(paragraph), offset)
+
+    def _holds_pipe(self, span: Span) -> bool:
+        """Whether a code span holds a pipe no backslash escapes (looked at once a span)."""
+        if span not in self._piped:
+            self._piped[span] = _UNESCAPED_PIPE.search(self.text, *span) is not None
+        return self._piped[span]
 
 
 def _file_references(body: _Body) -> Iterator[tuple[int, int, str, bool]]:

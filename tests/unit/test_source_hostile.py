@@ -240,13 +240,21 @@ def test_indented_code_is_code_where_markdown_it_reads_the_blocks() -> None:
 
 @pytest.mark.parametrize("body", [
     "a|b\n-|-\n`x|[y](../../x)`\n", "`x|[y](../../x)`\n-|-\n", "2) `\n2) `\n`[a](../../x)`\n",
-    "# `a\n- `b\n`[a](../../x)` `\n",
+    "# `a\n- `b\n`[a](../../x)` `\n", "a `b\n2. `[a](../../x)` c\n", "x\n\n- a `b\n  2. `[a](../../x)`\n",
+    "`\n---\n`\n`[a](../../x)`\n", "a `b\n> c `\n`[a](../../x)`\n", "1. `a\n2. `b\n   `[a](../../x)`\n",
 ])
 def test_backticks_a_table_cell_or_a_list_item_parts_hide_no_link(body: str) -> None:
-    """A table splits its cells at a pipe before it pairs backticks, and a list item or a heading
-    starts a paragraph of its own: pairing backticks across either hid the link."""
+    """A table splits its cells at a pipe before it pairs backticks, and markdown-it pairs the
+    backticks of each paragraph, heading or list item apart (a '2.' line may go on a paragraph, a
+    '---' line end it): pairing backticks otherwise hid the link."""
     assert "../../x" in rendered_links(body)
     assert "../../x" in [target for _, _, target, _ in links.iter_body_links(body)]
+
+
+def test_links_in_one_long_code_span_holding_a_pipe_are_read_once() -> None:
+    """A code span's pipe was looked for once a link inside it, through the whole span."""
+    body = "`" + "[a](../x) " * 30_000 + "| `"
+    assert len(list(links.iter_body_links(body))) == 30_000
 
 
 def test_backtick_runs_of_every_length_then_pairs_hide_no_link() -> None:
