@@ -25,6 +25,7 @@ from markdown_it.token import Token
 
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
+from skillsite.source.body_code import Body, fenced_blocks, fences_may_differ, outside, within
 from skillsite.source.discover import inside_folder
 from skillsite.source.knowledge import knowledge_links, link_from
 from skillsite.source.markdown_blocks import block_parser
@@ -37,197 +38,19 @@ _BRACKET_OR_ESCAPE = re.compile(r"\\[\\\[\]]|[\[\]]")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _FILE_REF = re.compile(r"^(?:\./)?(?:scripts|references|assets)/[\w.@/-]+$")
 _REF_HINT = re.compile(r"`\s*(?:\./)?(?:scripts|references|assets)/")
-_TICKS = re.compile(r"`+")
-_LINE_BREAK = re.compile("\n")
 #: A carriage return that ends a line by itself (classic Mac line ends), as markdown-it reads it.
 _LONE_CR = re.compile("\r(?!\n)")
-# one pattern per fence character: a pattern that starts with a literal is searched far faster
-_FENCE_RUNS = (re.compile("```+"), re.compile("~~~+"))
 _WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]")
 #: What a SK303 message says between its target and what the file system holds there (no reason says it).
 _POINTS_TO = " points to "
 
-Span = tuple[int, int]  # (start, end) offsets in a body
 
 
-def _fence_lines(body: str) -> list[tuple[int, int, str]]:
-    """(line start, line end, marker) of every line that may open or close a fence: a run of
-    three or more backticks or tildes after at most three spaces (no backtick after backticks)."""
-    lines = []
-    for run in (run for pattern in _FENCE_RUNS for run in pattern.finditer(body)):
-        at = run.start()
-        # at most three spaces before the run: its line starts within the four characters before
-        line_start = body.rfind("\n", max(0, at - 4), at) + 1
-        if (not line_start and at > 3) or body[line_start:at].strip(" "):
-            continue
-        line_end = body.find("\n", at)
-        line_end = len(body) if line_end < 0 else line_end
-        if run.group()[0] == "`" and body.find("`", run.end(), line_end) >= 0:
-            continue  # a backtick after a run of them: no fence (an info string holds none), a code span maybe
-        lines.append((line_start, line_end, run.group()))
-    return sorted(lines)
-
-
-def fenced_blocks(body: str) -> list[Span]:
-    """The fenced code blocks of a body, in order; an unclosed fence runs to the end."""
-    blocks: list[Span] = []
-    opening: tuple[int, int, str] | None = None
-    for line_start, line_end, marker in _fence_lines(body):
-        if opening is None:
-            opening = (line_start, line_end, marker)
-            continue
-        closes = marker[0] == opening[2][0] and len(marker) >= len(opening[2])
-        # after a closing marker, only spaces and tabs (a no-break space makes the line no close)
-        if closes and not body[line_start:line_end].lstrip(" ")[len(marker):].strip(" \t\r"):
-            blocks.append((opening[0], line_end))
-            opening = None
-    if opening is not None:
-        blocks.append((opening[0], len(body)))
-    return blocks
-
-
-def code_spans(line: str) -> list[Span]:
-    """The inline code spans of one line, as markdown-it finds them: a run of n backticks closed
-    by the next run of exactly n.  A backslash before a run escapes its first backtick (the rest
-    of the run may open a span); inside a span a backslash is text, so a closing run has none."""
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(line)]
-    runs_of_length: dict[int, list[int]] = {}
-    for index, (start, end) in enumerate(runs):
-        runs_of_length.setdefault(end - start, []).append(index)
-    spans, index = [], 0
-    while index < len(runs):
-        start, end = runs[index]
-        start += _backslashes_before(line, start) % 2
-        closer = _next_run(runs_of_length.get(end - start, ()), index)
-        if start == end or closer is None:
-            index += 1
-            continue
-        spans.append((start, runs[closer][1]))
-        index = closer + 1
-    return spans
-
-
-def _backslashes_before(line: str, at: int) -> int:
-    """How many backslashes stand right before ``at``."""
-    first = at
-    while first and line[first - 1] == "\\":
-        first -= 1
-    return at - first
-
-
-def _next_run(indexes: Sequence[int], index: int) -> int | None:
-    """The first of ``indexes`` (ascending) after ``index``, or None."""
-    found = bisect.bisect_right(indexes, index)
-    return indexes[found] if found < len(indexes) else None
-
-
-def _within(spans: list[Span], offset: int) -> bool:
-    """Whether ``offset`` falls inside one of ``spans`` (sorted, not overlapping)."""
-    return _span_at(spans, offset) is not None
-
-
-def _span_at(spans: list[Span], offset: int) -> Span | None:
-    """The one of ``spans`` (sorted, not overlapping) that ``offset`` falls inside, if any."""
-    index = bisect.bisect_right(spans, (offset, float("inf"))) - 1
-    return spans[index] if index >= 0 and spans[index][1] > offset else None
-
-
-#: A pipe no backslash escapes.
-_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
-
-
-class _Body:
-    """A body with its fenced code blocks worked out, for placing what the scans find.
-
-    Line breaks are found once and each line's code spans once, so a body of thousands of links
-    on one line costs time in proportion to its length."""
-
-    def __init__(self, body: str, fences: list[Span], blocks: Sequence[Token] | None = None):
-        self.text = body
-        self.breaks = [match.start() for match in _LINE_BREAK.finditer(body)]
-        #: the body's code blocks: markdown-it's fenced and indented ones when ``blocks`` (its
-        #: block tokens) are given, else the ``fences`` this scanner paired
-        self.fences = self._code_blocks(blocks) if blocks is not None else fences
-        self.has_code_spans = "`" in body
-        self._spans: dict[int, list[Span]] = {}
-        self._piped: dict[Span, bool] = {}
-        self._blocks = blocks
-        self._paragraphs: list[Span] | None = None
-        self._paragraph_spans: dict[int, list[Span]] = {}
-
-    def _code_blocks(self, blocks: Sequence[Token]) -> list[Span]:
-        """(start, end) of the lines of each fenced or indented code block among ``blocks``."""
-        return [self._lines(token) for token in blocks if token.type in ("fence", "code_block") and token.map]
-
-    def _lines(self, token: Token) -> Span:
-        """(start, end) of the lines of a block token."""
-        first, last = token.map[0], token.map[1] - 1  # type: ignore[index]
-        start = self.breaks[first - 1] + 1 if first else 0
-        return start, self.breaks[last] if last < len(self.breaks) else len(self.text)
-
-    def line_of(self, offset: int) -> tuple[int, int]:
-        """(line start, line end) of the line holding ``offset``."""
-        index = bisect.bisect_left(self.breaks, offset)
-        start = self.breaks[index - 1] + 1 if index else 0
-        return start, self.breaks[index] if index < len(self.breaks) else len(self.text)
-
-    def place(self, offset: int) -> tuple[int, int]:
-        """(lines before ``offset``, 1-based column of it)."""
-        index = bisect.bisect_left(self.breaks, offset)
-        return index, offset - (self.breaks[index - 1] if index else -1)
-
-    def spans_of_line(self, start: int, end: int) -> list[Span]:
-        """The inline code spans of the line ``text[start:end]``, as offsets in the body."""
-        if start not in self._spans:
-            self._spans[start] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
-        return self._spans[start]
-
-    def paragraph_of(self, offset: int) -> Span | None:
-        """(start, end) of the lines of the inline content holding ``offset`` (a paragraph, a
-        heading, a table row), as markdown-it's block rules read the body; None where it holds
-        none (code, say)."""
-        if self._paragraphs is None:
-            if self._blocks is None:
-                self._blocks = block_parser().parse(self.text, {})
-            self._paragraphs = sorted({self._lines(token) for token in self._blocks
-                                       if token.type == "inline" and token.map})
-        return _span_at(self._paragraphs, offset)
-
-    def spans_of_paragraph(self, paragraph: Span) -> list[Span]:
-        """The inline code spans of a paragraph's lines, paired across them."""
-        start, end = paragraph
-        if start not in self._paragraph_spans:
-            self._paragraph_spans[start] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
-        return self._paragraph_spans[start]
-
-    def in_code(self, offset: int) -> bool:
-        """Whether ``offset`` is inside a fenced block or an inline code span.  The backticks of a
-        line are paired first; where they put ``offset`` in a span, those of its paragraph are, as
-        markdown-it pairs them across its lines (a span may open on the line before), with the
-        paragraphs of markdown-it's block rules: in code only where both agree.  A span holding an
-        unescaped pipe is none (a table splits its cells at a pipe before it pairs backticks)."""
-        if _within(self.fences, offset):
-            return True
-        if not self.has_code_spans:  # known once: asked for each link, a search of the body each time
-            return False
-        span = _span_at(self.spans_of_line(*self.line_of(offset)), offset)
-        if span is None or self._holds_pipe(span):
-            return False
-        paragraph = self.paragraph_of(offset)
-        return paragraph is None or _within(self.spans_of_paragraph(paragraph), offset)
-
-    def _holds_pipe(self, span: Span) -> bool:
-        """Whether a code span holds a pipe no backslash escapes (looked at once a span)."""
-        if span not in self._piped:
-            self._piped[span] = _UNESCAPED_PIPE.search(self.text, *span) is not None
-        return self._piped[span]
-
-
-def _file_references(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
+def _file_references(body: Body) -> Iterator[tuple[int, int, str, bool]]:
     """File references written as inline code (``scripts/x.py``), outside fenced blocks."""
     lines_seen: set[int] = set()
     for hint in _REF_HINT.finditer(body.text):
-        if _within(body.fences, hint.start()):
+        if within(body.fences, hint.start()):
             continue
         start, end = body.line_of(hint.start())
         if start in lines_seen:
@@ -319,7 +142,7 @@ def _inline_target(text: str, opening: int) -> str | None:
     return text[start:destination.pos] if text.startswith(")", end) else None
 
 
-def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
+def _relative_links(body: Body) -> Iterator[tuple[int, int, str, bool]]:
     """Markdown links with a relative target, outside code."""
     for start, target in _links(body.text):
         if target.startswith("<"):
@@ -334,7 +157,7 @@ def _relative_links(body: _Body) -> Iterator[tuple[int, int, str, bool]]:
             yield (*body.place(start), target, True)
 
 
-def _definitions(body: _Body, blocks: Sequence[Token]) -> Iterator[tuple[int, int, str, bool]]:
+def _definitions(body: Body, blocks: Sequence[Token]) -> Iterator[tuple[int, int, str, bool]]:
     """Link reference definitions (``[guide]: references/guide.md``, which ``[the guide][guide]``
     uses), placed where they are written: ``blocks`` are the body's blocks as markdown-it reads
     them for the renderer, so one in code, or ``[Ask]: a question``, is none.  A definition no
@@ -363,59 +186,14 @@ def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:
     fences = fenced_blocks(body) if ("```" in body or "~~~" in body) else []
     # markdown-it reads the blocks when it may read the fences otherwise, or to find the
     # definitions (a definition is no code: where the fences are read alike, a ']:' in them is none)
-    read_blocks = _fences_may_differ(body, fences) or may_define and _outside(fences, body, "]:")
+    read_blocks = fences_may_differ(body, fences) or may_define and outside(fences, body, "]:")
     blocks = block_parser().parse(body, {}) if read_blocks else None
-    scanned = _Body(body, fences, blocks)
+    scanned = Body(body, fences, blocks)
     if has_refs:
         yield from _file_references(scanned)
     yield from _relative_links(scanned)
     if blocks is not None:
         yield from _definitions(scanned, blocks)
-
-
-def _outside(spans: list[Span], text: str, needle: str) -> bool:
-    """Whether ``needle`` occurs in ``text`` outside ``spans`` (sorted, not overlapping)."""
-    at = text.find(needle)
-    while at >= 0:
-        span = _span_at(spans, at)
-        if span is None:
-            return True
-        at = text.find(needle, span[1])
-    return False
-
-
-#: What stands before a fence marker inside a list item or a quote: indentation, '>' and list markers.
-_CONTAINER_INDENT = frozenset(" \t>-*+.)0123456789")
-#: A line (after the first) with fewer than 1, 2 or 3 spaces before its text: one that may end
-#: the list item a fence indented that far is in.
-_LESS_INDENTED = tuple(re.compile(r"\n {0,%d}[^ \n]" % (indent - 1)) for indent in (1, 2, 3))
-_SPACES = re.compile(" *")
-
-
-def _fences_may_differ(body: str, fences: Sequence[Span]) -> bool:
-    """Whether markdown-it may read the body's fences otherwise than this scanner pairs them
-    (``fences``), so that text the scanner takes for code would be read as text: a fence marker
-    after a tab, a '>', a list marker or four spaces (in a quote or a list item, which the
-    scanner does not see), a fence line holding a pipe (a table's header, maybe), or a line
-    indented less than its fence's opening marker before the fence closes (a list item that
-    ends, and its fence with it).  Any other fence is read alike by both."""
-    for run in (run for pattern in _FENCE_RUNS for run in pattern.finditer(body)):
-        start = run.start()
-        while start and body[start - 1] in _CONTAINER_INDENT:
-            start -= 1
-        if start and body[start - 1] != "\n":
-            continue  # no fence: text before it on its line
-        prefix = body[start:run.start()]
-        if len(prefix) > 3 or prefix.strip(" "):
-            return True
-        line_end = body.find("\n", run.end())
-        if body.find("|", run.end(), len(body) if line_end < 0 else line_end) >= 0:
-            return True
-    for start, end in fences:
-        indent = _SPACES.match(body, start).end() - start
-        if indent and _LESS_INDENTED[indent - 1].search(body, start, end):
-            return True
-    return False
 
 
 class _SkillFolder:

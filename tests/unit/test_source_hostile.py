@@ -13,7 +13,7 @@ import pytest
 from support import write_skill
 
 from skillsite.audit import audit_skill
-from skillsite.source import links
+from skillsite.source import body_code, links
 from skillsite.source.catalog import read_catalog
 from skillsite.source.markdown_blocks import with_tables
 
@@ -35,8 +35,8 @@ def rendered_links(body: str, images: bool = False) -> list[str]:
 
 def test_each_line_of_a_body_has_its_code_spans_found_once(tmp_path, monkeypatch):
     calls = []
-    real = links.code_spans
-    monkeypatch.setattr(links, "code_spans", lambda line: calls.append(len(line)) or real(line))
+    real = body_code.code_spans
+    monkeypatch.setattr(body_code, "code_spans", lambda line: calls.append(len(line)) or real(line))
     write_skill(tmp_path, "many", body="`x` [a](nope.md) " * 3000 + "\n[b](gone.md)\n")
     found = [(d.line, d.col) for d in read_catalog([tmp_path]).diagnostics if d.code == "SK303"]
     assert len(found) == 3001
