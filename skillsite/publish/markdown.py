@@ -285,12 +285,9 @@ def _inline(state: StateCore, tokens: list[Token], skill_id: str, targets: LinkT
     openers: list[Token] = []  # open links, innermost last: a link_close takes its opener's tag
     for token in tokens:
         if token.type == "link_open":
-            if token.attrGet("class") == "header-anchor":  # the anchors plugin's own permalink
-                pass
-            elif _within_link_budget(state, token, "href", "title"):
-                _set_link(token, resolve_link(str(token.attrGet("href") or ""), skill_id, targets))
-            else:
-                _set_link(token, None)
+            if token.attrGet("class") != "header-anchor":  # the anchors plugin's own permalink
+                within = _within_link_budget(state, token, "href", "title")
+                _set_link(token, resolve_link(str(token.attrGet("href") or ""), skill_id, targets) if within else None)
             openers.append(token)
         elif token.type == "link_close" and openers:
             token.tag = openers.pop().tag

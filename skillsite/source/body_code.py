@@ -123,17 +123,16 @@ class Body:
         #: block tokens) are given, else the ``fences`` this scanner paired
         self.fences = self._code_blocks(blocks) if blocks is not None else fences
         self.has_code_spans = "`" in body
-        self._spans: dict[int, list[Span]] = {}
+        self._spans: dict[Span, list[Span]] = {}
         self._piped: dict[Span, bool] = {}
         self._blocks = blocks
         self._paragraphs: list[Span] | None = None
-        self._paragraph_spans: dict[int, list[Span]] = {}
 
     def _code_blocks(self, blocks: Sequence[Token]) -> list[Span]:
         """(start, end) of the lines of each fenced or indented code block among ``blocks``."""
-        return [self._lines(token) for token in blocks if token.type in ("fence", "code_block") and token.map]
+        return [self.lines_of(token) for token in blocks if token.type in ("fence", "code_block") and token.map]
 
-    def _lines(self, token: Token) -> Span:
+    def lines_of(self, token: Token) -> Span:
         """(start, end) of the lines of a block token."""
         first, last = token.map[0], token.map[1] - 1  # type: ignore[index]
         start = self.breaks[first - 1] + 1 if first else 0
@@ -150,11 +149,12 @@ class Body:
         index = bisect.bisect_left(self.breaks, offset)
         return index, offset - (self.breaks[index - 1] if index else -1)
 
-    def spans_of_line(self, start: int, end: int) -> list[Span]:
-        """The inline code spans of the line ``text[start:end]``, as offsets in the body."""
-        if start not in self._spans:
-            self._spans[start] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
-        return self._spans[start]
+    def spans(self, start: int, end: int) -> list[Span]:
+        """The inline code spans of ``text[start:end]`` (a line, or a paragraph's lines paired
+        across them), as offsets in the body."""
+        if (start, end) not in self._spans:
+            self._spans[start, end] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
+        return self._spans[start, end]
 
     def paragraph_of(self, offset: int) -> Span | None:
         """(start, end) of the lines of the inline content holding ``offset`` (a paragraph, a
@@ -163,16 +163,9 @@ class Body:
         if self._paragraphs is None:
             if self._blocks is None:
                 self._blocks = block_parser().parse(self.text, {})
-            self._paragraphs = sorted({self._lines(token) for token in self._blocks
+            self._paragraphs = sorted({self.lines_of(token) for token in self._blocks
                                        if token.type == "inline" and token.map})
         return _span_at(self._paragraphs, offset)
-
-    def spans_of_paragraph(self, paragraph: Span) -> list[Span]:
-        """The inline code spans of a paragraph's lines, paired across them."""
-        start, end = paragraph
-        if start not in self._paragraph_spans:
-            self._paragraph_spans[start] = [(start + a, start + b) for a, b in code_spans(self.text[start:end])]
-        return self._paragraph_spans[start]
 
     def in_code(self, offset: int) -> bool:
         """Whether ``offset`` is inside a fenced block or an inline code span.  The backticks of a
@@ -184,11 +177,11 @@ class Body:
             return True
         if not self.has_code_spans:  # known once: asked for each link, a search of the body each time
             return False
-        span = _span_at(self.spans_of_line(*self.line_of(offset)), offset)
+        span = _span_at(self.spans(*self.line_of(offset)), offset)
         if span is None or self._holds_pipe(span):
             return False
         paragraph = self.paragraph_of(offset)
-        return paragraph is None or within(self.spans_of_paragraph(paragraph), offset)
+        return paragraph is None or within(self.spans(*paragraph), offset)
 
     def _holds_pipe(self, span: Span) -> bool:
         """Whether a code span holds a pipe no backslash escapes (looked at once a span)."""

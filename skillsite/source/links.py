@@ -45,7 +45,6 @@ _WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]")
 _POINTS_TO = " points to "
 
 
-
 def _file_references(body: Body) -> Iterator[tuple[int, int, str, bool]]:
     """File references written as inline code (``scripts/x.py``), outside fenced blocks."""
     lines_seen: set[int] = set()
@@ -56,7 +55,7 @@ def _file_references(body: Body) -> Iterator[tuple[int, int, str, bool]]:
         if start in lines_seen:
             continue
         lines_seen.add(start)
-        for span_start, span_end in body.spans_of_line(start, end):
+        for span_start, span_end in body.spans(start, end):
             quoted = body.text[span_start:span_end].strip("`").strip()
             if _FILE_REF.match(quoted):
                 yield (*body.place(span_start), quoted, False)
@@ -142,6 +141,11 @@ def _inline_target(text: str, opening: int) -> str | None:
     return text[start:destination.pos] if text.startswith(")", end) else None
 
 
+def _relative(target: str) -> bool:
+    """Whether a target is a relative path: no scheme, no fragment alone, no host (``//``)."""
+    return not (_SCHEME.match(target) or target.startswith(("#", "//")))
+
+
 def _relative_links(body: Body) -> Iterator[tuple[int, int, str, bool]]:
     """Markdown links with a relative target, outside code."""
     for start, target in _links(body.text):
@@ -151,9 +155,7 @@ def _relative_links(body: Body) -> Iterator[tuple[int, int, str, bool]]:
         # '../..', '\\&#46;' is '&#46;'), then trimmed as its link normaliser trims it (a no-break
         # space at its end)
         target = unescapeAll(target).strip()
-        if _SCHEME.match(target) or target.startswith(("#", "//")):
-            continue  # not relative
-        if not body.in_code(start):
+        if _relative(target) and not body.in_code(start):
             yield (*body.place(start), target, True)
 
 
@@ -165,8 +167,8 @@ def _definitions(body: Body, blocks: Sequence[Token]) -> Iterator[tuple[int, int
     for token in blocks:
         if token.type == "definition" and token.map:
             target = token.meta["url"]  # escapes and entities decoded, then percent-encoded
-            if not (_SCHEME.match(target) or target.startswith(("#", "//"))):
-                line_start = body.breaks[token.map[0] - 1] + 1 if token.map[0] else 0
+            if _relative(target):
+                line_start = body.lines_of(token)[0]
                 yield token.map[0], body.text.index("[", line_start) - line_start + 1, target, True
 
 
@@ -235,7 +237,7 @@ class _SkillFolder:
 def _local_target(target: str) -> str | None:
     """The file path a link (its escapes and entities decoded) or a reference names, or None
     when it is not a local file."""
-    if _SCHEME.match(target) or target.startswith(("#", "//")):
+    if not _relative(target):
         return None
     return unquote(target.split("#", 1)[0].split("?", 1)[0]) or None
 
