@@ -21,7 +21,9 @@ renderer rules), never to the HTML it writes, so each holds whatever the source 
 - table cell alignment is a class (a ``style`` attribute would break the page's CSP);
 - a body's tables hold at most 65,536 cells in all, the rows past them shown as text:
   markdown-it fills each short row's missing cells (up to 65,536 a table), so a row of two
-  bytes made hundreds of cells, and a 15 KB body took 9 s and 770 MB to render.
+  bytes made hundreds of cells, and a 15 KB body took 9 s and 770 MB to render;
+- a body's blocks make about 131,072 tokens at most, the lines past them shown as one code block
+  (an empty heading is three tokens of two bytes: a 1 MiB body of them took 22 s and 1.6 GB);
 - a body's links hold at most eight characters of targets and titles per character of the body,
   plus a mebibyte; a link past them is a ``broken-link``, an image its text: a definition's
   target is written at every use of it, so a 128 KB body wrote 716 MB of HTML.
@@ -53,7 +55,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from skillsite.agent.site_urls import url_of
 from skillsite.publish.knowledge import KNOWLEDGE_FOLDER
 from skillsite.source.discover import SKILL_FILES
-from skillsite.source.markdown_blocks import with_tables
+from skillsite.source.markdown_blocks import with_block_budget, with_tables
 
 __all__ = ["Asked", "LinkTargets", "MarkdownRenderer", "engine_version", "slugify", "resolve_link", "safe_url",
            "normalize_link"]
@@ -352,7 +354,7 @@ class MarkdownRenderer:
         self.targets = targets
         md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False,
                                        "tasklists": True, "alerts": True, "highlight": _fenced_code})
-        with_tables(md).enable("strikethrough")  # ``~~`` only (no strikethrough_single_tilde)
+        with_block_budget(with_tables(md)).enable("strikethrough")  # ``~~`` only (no strikethrough_single_tilde)
         md.validateLink = _any_link  # type: ignore[method-assign]
         anchors_plugin(md, min_level=1, max_level=6, slug_func=slugify, permalink=True,
                        permalinkSymbol="#", permalinkSpace=True)

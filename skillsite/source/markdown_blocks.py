@@ -1,5 +1,6 @@
 """How skillsite reads a body's Markdown blocks, shared by the page renderer and the link
-scanner: CommonMark with GitHub's tables, each body's tables bounded in cells."""
+scanner: CommonMark with GitHub's tables, each body's tables bounded in cells and its blocks in
+tokens."""
 from __future__ import annotations
 
 import functools
@@ -14,6 +15,13 @@ from markdown_it.rules_block import StateBlock
 TABLE_CELLS = 0x10000
 #: Where a parse's environment counts the table cells made so far.
 _CELLS_MADE = "skillsite table cells"
+
+#: How many block tokens a body may make (an empty heading makes three, a paragraph three, a
+#: table row two and two more per cell): markdown-it makes them from a few bytes each and each
+#: costs time and memory to hold, fill and render, so a 1 MiB body of empty headings took 22 s
+#: and 1.6 GB.  The lines past them are shown as one block of text.  The corpus's largest
+#: document makes 5,913.
+BLOCK_TOKENS = 0x20000
 
 TableRule = Callable[[StateBlock, int, int, bool], bool]
 
@@ -45,12 +53,34 @@ def with_tables(md: MarkdownIt) -> MarkdownIt:
     return md
 
 
+def with_block_budget(md: MarkdownIt) -> MarkdownIt:
+    """``md`` making at most about :data:`BLOCK_TOKENS` block tokens of a body: once it has made
+    them, each block it meets is the rest of its container's lines, as one code block (the open
+    containers close as they would, each adding its own)."""
+    md.block.ruler.before(md.block.ruler.get_all_rules()[0], "skillsite_block_budget", _past_budget)
+    return md
+
+
+def _past_budget(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """The block rule asked first at each block: past :data:`BLOCK_TOKENS`, the lines from
+    ``start_line`` to ``end_line`` as one code block."""
+    if len(state.tokens) < BLOCK_TOKENS:
+        return False
+    if silent:
+        return True
+    token = state.push("code_block", "code", 0)
+    token.content = state.getLines(start_line, end_line, state.blkIndent, True)
+    token.map = [start_line, end_line]
+    state.line = end_line
+    return True
+
+
 @functools.lru_cache(maxsize=1)
 def block_parser() -> MarkdownIt:
     """A parser of a body's blocks alone, as the page renderer reads them (raw HTML off, tables),
     that keeps each link reference definition as a token with its lines; no inline content is
     parsed."""
-    md = with_tables(MarkdownIt("commonmark", {"html": False, "inline_definitions": True}))
+    md = with_block_budget(with_tables(MarkdownIt("commonmark", {"html": False, "inline_definitions": True})))
     md.core.ruler.disable(["inline", "text_join"])
     md.validateLink = lambda url: True  # type: ignore[method-assign]  # as the renderer: every link is one
     return md

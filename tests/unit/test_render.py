@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from render_audit import assert_safe, audit
 from skillsite.publish.markdown import (SPARE_LINK_CHARACTERS, LinkTargets, MarkdownRenderer, engine_version,
                                         normalize_link, resolve_link, safe_url, slugify)
-from skillsite.source.markdown_blocks import TABLE_CELLS
+from skillsite.source.markdown_blocks import BLOCK_TOKENS, TABLE_CELLS
 
 TARGETS = LinkTargets(
     skills=frozenset({"rel", "rel/changelog", "rel/bump/pre", "test-first", "sp ace"}),
@@ -212,17 +212,40 @@ def test_tables_strikethrough_and_task_lists(md):
 def test_a_body_s_tables_hold_a_bounded_number_of_cells(md):
     """markdown-it fills each short row's missing cells, up to 65,536 a table: a 15 KB body of
     wide tables with one-letter rows took 9 s and 770 MB to render.  A body's tables now hold
-    TABLE_CELLS in all; the rows past them are text, and a table within them is whole."""
+    TABLE_CELLS in all; the rows past them are text, and a table within them is whole.  (So many
+    cells make more block tokens than BLOCK_TOKENS: the text past them is one code block.)"""
     bomb = ("|" + "a|" * 256 + "\n|" + "-|" * 256 + "\n" + "x\n" * 256 + "\n") * 10
     html = md.render(bomb, "rel")
     cells = html.count("<td") + html.count("<th")
     assert TABLE_CELLS - 2 * 257 < cells <= TABLE_CELLS
-    assert "<p>x\nx" in html                        # the rows past them, as text
+    assert "</table>\n<pre tabindex=\"0\"><code>x\nx\nx\n\n|a|a|" in html  # the rows past them, as text
     wide = "|" + "a|" * 500 + "\n|" + "-|" * 500 + "\n" + ("|" + "b|" * 500 + "\n") * 250
     html = md.render(wide, "rel")
     assert html.count("<tr>") == TABLE_CELLS // 502  # the header and the rows that fit (at most 502 cells each)
-    assert "<p>|b|b|" in html
+    assert "</table>\n<pre tabindex=\"0\"><code>|b|b|" in html
     assert md.render("| a | b |\n|---|---|\n| 1 |\n", "rel").count("<td") == 2
+
+
+def test_a_body_s_blocks_make_a_bounded_number_of_tokens(md):
+    """markdown-it makes a few block tokens of a few bytes (three of an empty heading), and each
+    costs time and memory: a 1 MiB body of empty headings took 23 s and 1.6 GB to render.  Past
+    BLOCK_TOKENS, each block is the rest of its container's lines as one code block: the text is
+    shown, escaped, and what is inside a list item or a quote is cut there too."""
+    headings = "#\n" * BLOCK_TOKENS + "# <b>last</b>\n"
+    tokens = md.md.parse(headings, {"skill_id": "rel", "targets": md.targets})
+    assert BLOCK_TOKENS <= len(tokens) <= BLOCK_TOKENS + 3
+    assert [t.type for t in tokens[-1:]] == ["code_block"] and tokens[-1].content.endswith("#\n# <b>last</b>\n")
+    html = md.render(headings, "rel")
+    shown = -(-BLOCK_TOKENS // 3)  # headings until the budget is reached, three tokens each
+    assert html.count("<h2") == shown
+    assert html.endswith('</h2>\n<pre tabindex="0"><code>' + "#\n" * (BLOCK_TOKENS - shown)
+                         + '# &lt;b&gt;last&lt;/b&gt;\n</code></pre>\n')
+    items = "> - a\n" * BLOCK_TOKENS + "> - [x](../../y)\n"
+    html = md.render(items, "rel")
+    assert html.count("<li>") == (BLOCK_TOKENS - 2) // 5 + 1  # five tokens an item, after the quote's and list's
+    assert html.endswith("- a\n- [x](../../y)\n</code></pre>\n</li>\n</ul>\n</blockquote>\n")  # no link made of it
+    within = md.render("#\n" * 1000 + "> - a\n", "rel")  # a body within them: every block as markdown-it reads it
+    assert within.count("<h2") == 1000 and "<pre" not in within and "<blockquote>\n<ul>\n<li>a</li>" in within
 
 
 def test_a_body_s_links_hold_a_bounded_number_of_target_characters(md):

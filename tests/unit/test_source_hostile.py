@@ -15,7 +15,7 @@ from support import write_skill
 from skillsite.audit import audit_skill
 from skillsite.source import body_code, links
 from skillsite.source.catalog import read_catalog
-from skillsite.source.markdown_blocks import with_tables
+from skillsite.source.markdown_blocks import BLOCK_TOKENS, with_block_budget, with_tables
 
 
 def diagnostics(root: Path) -> list[tuple[str, str]]:
@@ -24,10 +24,10 @@ def diagnostics(root: Path) -> list[tuple[str, str]]:
 
 def rendered_links(body: str, images: bool = False) -> list[str]:
     """The targets of the links (and images) markdown-it renders in ``body`` (CommonMark, raw HTML
-    off, tables: as the page renderer reads it)."""
+    off, tables, the block budget: as the page renderer reads it)."""
     from markdown_it import MarkdownIt
 
-    md = with_tables(MarkdownIt("commonmark", {"html": False}))
+    md = with_block_budget(with_tables(MarkdownIt("commonmark", {"html": False})))
     kinds = {"link_open": "href", "image": "src"} if images else {"link_open": "href"}
     return [child.attrs[kinds[child.type]] for token in md.parse(body) for child in token.children or ()
             if child.type in kinds]
@@ -393,3 +393,12 @@ def test_a_plain_target_is_read_as_markdown_its_helpers_read_it() -> None:
         assert text.startswith(")", end) and (end + 1, text[:destination.pos]) == (plain.end(), plain.group(1)), text
         checked += 1
     assert checked > 500
+
+
+def test_the_links_past_a_body_s_block_budget_are_text_to_the_scanner_too() -> None:
+    """Past BLOCK_TOKENS the page shows a body's lines as one code block, links and definitions
+    included; the scanner, which reads such a body's blocks with the renderer's rules, reports
+    the links before them only."""
+    body = "[a](../../first)\n\n" + "#\n" * BLOCK_TOKENS + "[d]: ../../x\n[b](../../y)\n[c][d]\n"
+    assert rendered_links(body) == ["../../first"]
+    assert [target for _, _, target, _ in links.iter_body_links(body)] == ["../../first"]
