@@ -24,6 +24,8 @@ renderer rules), never to the HTML it writes, so each holds whatever the source 
   bytes made hundreds of cells, and a 15 KB body took 9 s and 770 MB to render;
 - a body's blocks make about 131,072 tokens at most, the lines past them shown as one code block
   (an empty heading is three tokens of two bytes: a 1 MiB body of them took 22 s and 1.6 GB);
+- a body's inline parser tries to read a link or an image 65,536 times at most, the brackets past
+  them text (each try reads the label after its bracket: a 1 MiB body of ``![`` took 16 s);
 - a body's links hold at most eight characters of targets and titles per character of the body,
   plus a mebibyte; a link past them is a ``broken-link``, an image its text: a definition's
   target is written at every use of it, so a 128 KB body wrote 716 MB of HTML.
@@ -41,15 +43,16 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 from urllib.parse import unquote, urlsplit
 
 import markdown_it
 import mdit_py_plugins
-from markdown_it import MarkdownIt
+from markdown_it import MarkdownIt, rules_inline
 from markdown_it.common.normalize_url import normalizeLink
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from skillsite.agent.site_urls import url_of
@@ -281,6 +284,29 @@ def _within_link_budget(state: StateCore, token: Token, *names: str) -> bool:
     return spent <= 8 * len(state.src) + SPARE_LINK_CHARACTERS
 
 
+#: How many times a body's inline parser may try to read a link or an image (at each ``[`` and
+#: ``![``, the label after it read through every inline rule, and again inside an enclosing
+#: label): a 1 MiB body of ``![`` took 16 s.  Past them, a bracket is text.  The corpus's
+#: document with the most brackets holds 761.
+LINK_TRIES = 0x10000
+#: Where a render's environment counts those tries.
+_LINK_TRIES = "skillsite link tries"
+
+
+def _bounded_tries(rule: Callable[[StateInline, bool], bool], opener: str) -> Callable[[StateInline, bool], bool]:
+    """markdown-it's inline ``rule`` for links or images, tried at its ``opener`` only while its
+    body has tries left (:data:`LINK_TRIES`)."""
+    def bounded(state: StateInline, silent: bool) -> bool:
+        if state.src[state.pos] != opener:
+            return False  # the rule reads nothing else (it is asked at every position text stops at)
+        tries = state.env.get(_LINK_TRIES, 0)
+        if tries >= LINK_TRIES:
+            return False
+        state.env[_LINK_TRIES] = tries + 1
+        return rule(state, silent)
+    return bounded
+
+
 def _inline(state: StateCore, tokens: list[Token], skill_id: str, targets: LinkTargets) -> list[Token]:
     """An inline token's children with their links resolved and images checked."""
     out: list[Token] = []
@@ -356,6 +382,8 @@ class MarkdownRenderer:
                                        "tasklists": True, "alerts": True, "highlight": _fenced_code})
         with_block_budget(with_tables(md)).enable("strikethrough")  # ``~~`` only (no strikethrough_single_tilde)
         md.validateLink = _any_link  # type: ignore[method-assign]
+        md.inline.ruler.at("link", _bounded_tries(rules_inline.link, "["))
+        md.inline.ruler.at("image", _bounded_tries(rules_inline.image, "!"))
         anchors_plugin(md, min_level=1, max_level=6, slug_func=slugify, permalink=True,
                        permalinkSymbol="#", permalinkSpace=True)
         md.core.ruler.before("anchor", "skillsite_heading_ids", _heading_ids)

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from render_audit import assert_safe, audit
-from skillsite.publish.markdown import (SPARE_LINK_CHARACTERS, LinkTargets, MarkdownRenderer, engine_version,
-                                        normalize_link, resolve_link, safe_url, slugify)
+from skillsite.publish.markdown import (LINK_TRIES, SPARE_LINK_CHARACTERS, LinkTargets, MarkdownRenderer,
+                                        engine_version, normalize_link, resolve_link, safe_url, slugify)
 from skillsite.source.markdown_blocks import BLOCK_TOKENS, TABLE_CELLS
 
 TARGETS = LinkTargets(
@@ -246,6 +246,18 @@ def test_a_body_s_blocks_make_a_bounded_number_of_tokens(md):
     assert html.endswith("- a\n- [x](../../y)\n</code></pre>\n</li>\n</ul>\n</blockquote>\n")  # no link made of it
     within = md.render("#\n" * 1000 + "> - a\n", "rel")  # a body within them: every block as markdown-it reads it
     assert within.count("<h2") == 1000 and "<pre" not in within and "<blockquote>\n<ul>\n<li>a</li>" in within
+
+
+def test_a_body_s_inline_parser_tries_a_bounded_number_of_links(md):
+    """Each '[' or '![' makes markdown-it read the label after it through every inline rule (and
+    again inside an enclosing label): a 1 MiB body of '![' took 16 s.  Past LINK_TRIES a bracket
+    is text; a body with fewer brackets has every link."""
+    html = md.render("![" * LINK_TRIES + "\n\n[ok](https://e.com/) ![i](https://e.com/i.png)\n", "rel")
+    assert "<a " not in html and "<img" not in html
+    assert html.endswith("<p>[ok](https://e.com/) ![i](https://e.com/i.png)</p>\n")
+    links = md.render("[a](https://e.com/) ![i](https://e.com/i.png) " * (LINK_TRIES // 4), "rel")
+    assert links.count('<a href="https://e.com/"') == LINK_TRIES // 4
+    assert links.count("image: i") == LINK_TRIES // 4
 
 
 def test_a_body_s_links_hold_a_bounded_number_of_target_characters(md):
