@@ -56,9 +56,18 @@ def with_tables(md: MarkdownIt) -> MarkdownIt:
 def with_block_budget(md: MarkdownIt) -> MarkdownIt:
     """``md`` making at most about :data:`BLOCK_TOKENS` block tokens of a body: once it has made
     them, each block it meets is the rest of its container's lines, as one code block (the open
-    containers close as they would, each adding its own)."""
+    containers close as they would, each adding its own).  A list makes its items without asking
+    the block rules (an empty item is two tokens of two bytes): it is given no more lines than
+    the tokens left, so it ends by then."""
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], "skillsite_block_budget", _past_budget)
+    md.block.ruler.at("list", _bounded_list, {"alt": ["paragraph", "reference", "blockquote"]})  # markdown-it's alt
     return md
+
+
+def _bounded_list(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's list rule, given at most as many lines as the body has block tokens left."""
+    left = max(BLOCK_TOKENS - len(state.tokens), 1)
+    return rules_block.list_block(state, start_line, min(end_line, start_line + left), silent)
 
 
 def _past_budget(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
