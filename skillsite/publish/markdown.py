@@ -25,7 +25,8 @@ renderer rules), never to the HTML it writes, so each holds whatever the source 
 - a body's blocks make about 131,072 tokens at most, the lines past them shown as one code block
   (an empty heading is three tokens of two bytes: a 1 MiB body of them took 22 s and 1.6 GB);
 - a body's inline parser tries to read a link or an image 65,536 times at most, the brackets past
-  them text (each try reads the label after its bracket: a 1 MiB body of ``![`` took 16 s);
+  them text (each try reads the label after its bracket: a 1 MiB body of ``![`` took 16 s), and
+  reads 65,536 runs of emphasis marks at most, the marks past them text;
 - a body's links hold at most eight characters of targets and titles per character of the body,
   plus a mebibyte; a link past them is a ``broken-link``, an image its text: a definition's
   target is written at every use of it, so a 128 KB body wrote 716 MB of HTML.
@@ -289,20 +290,25 @@ def _within_link_budget(state: StateCore, token: Token, *names: str) -> bool:
 #: label): a 1 MiB body of ``![`` took 16 s.  Past them, a bracket is text.  The corpus's
 #: document with the most brackets holds 761.
 LINK_TRIES = 0x10000
-#: Where a render's environment counts those tries.
-_LINK_TRIES = "skillsite link tries"
+#: How many runs of emphasis marks (``*``, ``_``) a body's inline parser may read (each a token
+#: and an entry its emphasis pairing goes through): a 1 MiB body of ``*a`` took 7.7 s and 417 MB.
+#: Past them, a mark is text.  The corpus's document with the most holds 3,885.
+EMPHASIS_TRIES = 0x10000
 
 
-def _bounded_tries(rule: Callable[[StateInline, bool], bool], opener: str) -> Callable[[StateInline, bool], bool]:
-    """markdown-it's inline ``rule`` for links or images, tried at its ``opener`` only while its
-    body has tries left (:data:`LINK_TRIES`)."""
+def _bounded_tries(rule: Callable[[StateInline, bool], bool], openers: str, kind: str, most: int
+                   ) -> Callable[[StateInline, bool], bool]:
+    """markdown-it's inline ``rule``, tried at one of its ``openers`` only while its body has
+    tries of that ``kind`` left (``most`` in all, counted in the render's environment)."""
+    counted = f"skillsite {kind} tries"
+
     def bounded(state: StateInline, silent: bool) -> bool:
-        if state.src[state.pos] != opener:
+        if state.src[state.pos] not in openers:
             return False  # the rule reads nothing else (it is asked at every position text stops at)
-        tries = state.env.get(_LINK_TRIES, 0)
-        if tries >= LINK_TRIES:
+        tries = state.env.get(counted, 0)
+        if tries >= most:
             return False
-        state.env[_LINK_TRIES] = tries + 1
+        state.env[counted] = tries + 1
         return rule(state, silent)
     return bounded
 
@@ -382,8 +388,10 @@ class MarkdownRenderer:
                                        "tasklists": True, "alerts": True, "highlight": _fenced_code})
         with_block_budget(with_tables(md)).enable("strikethrough")  # ``~~`` only (no strikethrough_single_tilde)
         md.validateLink = _any_link  # type: ignore[method-assign]
-        md.inline.ruler.at("link", _bounded_tries(rules_inline.link, "["))
-        md.inline.ruler.at("image", _bounded_tries(rules_inline.image, "!"))
+        md.inline.ruler.at("link", _bounded_tries(rules_inline.link, "[", "link", LINK_TRIES))
+        md.inline.ruler.at("image", _bounded_tries(rules_inline.image, "!", "link", LINK_TRIES))
+        md.inline.ruler.at("emphasis", _bounded_tries(rules_inline.emphasis.tokenize, "*_", "emphasis",
+                                                      EMPHASIS_TRIES))
         anchors_plugin(md, min_level=1, max_level=6, slug_func=slugify, permalink=True,
                        permalinkSymbol="#", permalinkSpace=True)
         md.core.ruler.before("anchor", "skillsite_heading_ids", _heading_ids)
