@@ -15,6 +15,8 @@ from markdown_it.rules_block import StateBlock
 TABLE_CELLS = 0x10000
 #: Where a parse's environment counts the table cells made so far.
 _CELLS_MADE = "skillsite table cells"
+#: Where it counts the tokens of link reference definitions made so far.
+_DEFINITIONS_MADE = "skillsite definition tokens"
 
 #: How many block tokens a body may make (an empty heading makes three, a paragraph three, a
 #: table row two and two more per cell): markdown-it makes them from a few bytes each and each
@@ -61,24 +63,41 @@ def with_block_budget(md: MarkdownIt) -> MarkdownIt:
     the tokens left, so it ends by then."""
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], "skillsite_block_budget", _past_budget)
     md.block.ruler.at("list", _bounded_list, {"alt": ["paragraph", "reference", "blockquote"]})  # markdown-it's alt
+    md.block.ruler.at("reference", _counted_definitions, {"alt": []})
     return md
+
+
+def _made(state: StateBlock) -> int:
+    """The block tokens the body has made so far, as the page renderer makes them: a link
+    reference definition's token (which only the link scanner's parser makes) does not count."""
+    return len(state.tokens) - state.env.get(_DEFINITIONS_MADE, 0)
+
+
+def _counted_definitions(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's reference rule, counting the tokens it makes (see :func:`_made`)."""
+    before = len(state.tokens)
+    if not rules_block.reference(state, start_line, end_line, silent):
+        return False
+    state.env[_DEFINITIONS_MADE] = state.env.get(_DEFINITIONS_MADE, 0) + len(state.tokens) - before
+    return True
 
 
 def _bounded_list(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
     """markdown-it's list rule, given at most as many lines as the body has block tokens left."""
-    left = max(BLOCK_TOKENS - len(state.tokens), 1)
+    left = max(BLOCK_TOKENS - _made(state), 1)
     return rules_block.list_block(state, start_line, min(end_line, start_line + left), silent)
 
 
 def _past_budget(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
     """The block rule asked first at each block: past :data:`BLOCK_TOKENS`, the lines from
-    ``start_line`` to ``end_line`` as one code block."""
-    if len(state.tokens) < BLOCK_TOKENS:
+    ``start_line`` to ``end_line`` as one code block (as markdown-it's own indented code takes
+    them: the last line's break added, not read, for the body's last line may have none)."""
+    if _made(state) < BLOCK_TOKENS:
         return False
     if silent:
         return True
     token = state.push("code_block", "code", 0)
-    token.content = state.getLines(start_line, end_line, state.blkIndent, True)
+    token.content = state.getLines(start_line, end_line, state.blkIndent, False) + "\n"
     token.map = [start_line, end_line]
     state.line = end_line
     return True
@@ -86,10 +105,11 @@ def _past_budget(state: StateBlock, start_line: int, end_line: int, silent: bool
 
 @functools.lru_cache(maxsize=1)
 def block_parser() -> MarkdownIt:
-    """A parser of a body's blocks alone, as the page renderer reads them (raw HTML off, tables),
-    that keeps each link reference definition as a token with its lines; no inline content is
-    parsed."""
-    md = with_block_budget(with_tables(MarkdownIt("commonmark", {"html": False, "inline_definitions": True})))
+    """A parser of a body's blocks alone, as the page renderer reads them (raw HTML off, tables,
+    task lists and alerts, which change how a list item or a quote reads), that keeps each link
+    reference definition as a token with its lines; no inline content is parsed."""
+    md = with_block_budget(with_tables(MarkdownIt("commonmark", {"html": False, "inline_definitions": True,
+                                                                 "tasklists": True, "alerts": True})))
     md.core.ruler.disable(["inline", "text_join"])
     md.validateLink = lambda url: True  # type: ignore[method-assign]  # as the renderer: every link is one
     return md

@@ -246,6 +246,9 @@ def test_a_body_s_blocks_make_a_bounded_number_of_tokens(md):
     html = md.render(items, "rel")
     assert html.count("<li>") == (BLOCK_TOKENS - 2) // 5 + 1  # five tokens an item, after the quote's and list's
     assert html.endswith("- [x](../../y)\n</code></pre>\n</blockquote>\n") and "<a " not in html  # no link made of it
+    last_line = md.render("#\n" * ((BLOCK_TOKENS - 5) // 3) + "> - a\n> - b\n>", "rel")  # no break after '>'
+    assert last_line.endswith('<li>a</li>\n<li>\n<pre tabindex="0"><code>b\n\n</code></pre>\n</li>\n</ul>\n'
+                              "</blockquote>\n")
     empty_items = md.md.parse("-\n" * 4 * BLOCK_TOKENS, {"skill_id": "rel", "targets": md.targets})
     assert len(empty_items) < 2 * BLOCK_TOKENS + 4 and empty_items[-1].type == "code_block"  # a list ends in time
     within = md.render("#\n" * 1000 + "> - a\n", "rel")  # a body within them: every block as markdown-it reads it

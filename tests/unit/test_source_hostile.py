@@ -24,10 +24,10 @@ def diagnostics(root: Path) -> list[tuple[str, str]]:
 
 def rendered_links(body: str, images: bool = False) -> list[str]:
     """The targets of the links (and images) markdown-it renders in ``body`` (CommonMark, raw HTML
-    off, tables, the block budget: as the page renderer reads it)."""
+    off, tables, task lists and alerts, the block budget: as the page renderer reads it)."""
     from markdown_it import MarkdownIt
 
-    md = with_block_budget(with_tables(MarkdownIt("commonmark", {"html": False})))
+    md = with_block_budget(with_tables(MarkdownIt("commonmark", {"html": False, "tasklists": True, "alerts": True})))
     kinds = {"link_open": "href", "image": "src"} if images else {"link_open": "href"}
     return [child.attrs[kinds[child.type]] for token in md.parse(body) for child in token.children or ()
             if child.type in kinds]
@@ -402,3 +402,19 @@ def test_the_links_past_a_body_s_block_budget_are_text_to_the_scanner_too() -> N
     body = "[a](../../first)\n\n" + "#\n" * BLOCK_TOKENS + "[d]: ../../x\n[b](../../y)\n[c][d]\n"
     assert rendered_links(body) == ["../../first"]
     assert [target for _, _, target, _ in links.iter_body_links(body)] == ["../../first"]
+
+
+@pytest.mark.parametrize("body", [
+    "[a]: ../../a\n[b]: ../../b\n" + "#\n" * ((BLOCK_TOKENS - 2) // 3) + "[l](../../y)\n",
+    "- [ ] ---\n" * 30_000 + "\n[l](../../y)\n\n[z]: ../../z\n",
+    "- [ ] [d]: ../../x\n\n[c][d]\n", "> [!NOTE]\n> [d]: ../../x\n\n[c][d]\n",
+    "[d]: ../../x\n" + "#\n" * ((BLOCK_TOKENS - 5) // 3) + "> - [c][d]\n> - b\n>",
+])
+def test_the_scanner_reads_a_body_s_blocks_with_the_renderer_s_options_and_budget(body: str) -> None:
+    """The link scanner's parser makes a token of each link reference definition, which the
+    renderer does not: counted, it reached the block budget before the page did and missed the
+    links after (a review of 02f550b).  It reads task lists and alerts as the renderer does too
+    ('- [ ] [d]: x' is a task item's text, not a definition, and '- [ ] ---' an item's rule), and
+    a budget reached on a last line with no line break cuts it without reading past the body."""
+    rendered = rendered_links(body)
+    assert rendered and set(rendered) <= {target for _, _, target, _ in links.iter_body_links(body)}
