@@ -106,6 +106,10 @@ RUNS = [
         ("| render (skillsite's renderer) |", "| audit (read and scan each skill's files) |",
          "| output files (write, copy, link) |", "| **cold build, one job** |"),
         tidy=True, others=("skillsite-bench-trash/1",)),
+    Run("render_cost.py", ("--size", "2000", "--only", "#\n", "--only", "![", "--code", f"before={REPO}", "--code",
+                           f"after={REPO}"),
+        ("| construct repeated | before: s, peak MB, HTML MB | after: s, peak MB, HTML MB |", "| '#\\n' | ",
+         "| '![' | ")),
     # synthetic skills (benchmarks/synth.py), copied from the sample corpus
     Run("similar_pairs.py", ("--sizes", "20", "--rounds", "1", "--keep", "{tmp}/work"),
         ("| 20 | this | MAX_COMMON |",)),
