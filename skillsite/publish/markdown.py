@@ -26,7 +26,7 @@ renderer rules), never to the HTML it writes, so each holds whatever the source 
   (an empty heading is three tokens of two bytes: a 1 MiB body of them took 22 s and 1.6 GB);
 - a body's inline parser tries to read a link or an image 65,536 times at most, the brackets past
   them text (each try reads the label after its bracket: a 1 MiB body of ``![`` took 16 s), and
-  reads 65,536 runs of emphasis marks at most, the marks past them text;
+  reads 65,536 runs of emphasis marks (and of ``~``) at most, the marks past them text;
 - a body's links hold at most eight characters of targets and titles per character of the body,
   plus a mebibyte; a link past them is a ``broken-link``, an image its text: a definition's
   target is written at every use of it, so a 128 KB body wrote 716 MB of HTML.
@@ -287,29 +287,37 @@ def _within_link_budget(state: StateCore, token: Token, *names: str) -> bool:
 
 #: How many times a body's inline parser may try to read a link or an image (at each ``[`` and
 #: ``![``, the label after it read through every inline rule, and again inside an enclosing
-#: label): a 1 MiB body of ``![`` took 16 s.  Past them, a bracket is text.  The corpus's
-#: document with the most brackets holds 761.
+#: label): a 1 MiB body of ``![`` took 16 s.  Past them, a bracket is text, and a label scan
+#: that meets one ends there (up to 20 nested scans each read on to the paragraph's end).  The
+#: corpus's document with the most brackets holds 761.
 LINK_TRIES = 0x10000
-#: How many runs of emphasis marks (``*``, ``_``) a body's inline parser may read (each a token
-#: and an entry its emphasis pairing goes through): a 1 MiB body of ``*a`` took 7.7 s and 417 MB.
-#: Past them, a mark is text.  The corpus's document with the most holds 3,885.
+#: How many runs of emphasis marks (``*``, ``_``) or of ``~`` a body's inline parser may read
+#: (each a token and an entry its pairing goes through): a 1 MiB body of ``*a`` took 7.7 s and
+#: 417 MB.  Past them, a mark is text.  The corpus's document with the most holds 3,885.
 EMPHASIS_TRIES = 0x10000
 
 
-def _bounded_tries(rule: Callable[[StateInline, bool], bool], openers: str, kind: str, most: int
+def _bounded_tries(rule: Callable[[StateInline, bool], bool], openers: tuple[str, ...], kind: str, most: int
                    ) -> Callable[[StateInline, bool], bool]:
     """markdown-it's inline ``rule``, tried at one of its ``openers`` only while its body has
-    tries of that ``kind`` left (``most`` in all, counted in the render's environment)."""
+    tries of that ``kind`` left (``most`` in all, counted in the render's environment).  Asked
+    inside a label scan (``silent``), an emphasis rule reads nothing and costs no try; a link
+    rule past the budget ends the scan: its label is not found, and its bracket is text."""
     counted = f"skillsite {kind} tries"
 
     def bounded(state: StateInline, silent: bool) -> bool:
-        if state.src[state.pos] not in openers:
+        if not state.src.startswith(openers, state.pos):
             return False  # the rule reads nothing else (it is asked at every position text stops at)
+        if silent and kind != "link":
+            return rule(state, silent)
         tries = state.env.get(counted, 0)
-        if tries >= most:
-            return False
-        state.env[counted] = tries + 1
-        return rule(state, silent)
+        if tries < most:
+            state.env[counted] = tries + 1
+            return rule(state, silent)
+        if silent:  # a label scan over brackets past the budget: read as one token to its end
+            state.pos = state.posMax
+            return True
+        return False
     return bounded
 
 
@@ -388,10 +396,12 @@ class MarkdownRenderer:
                                        "tasklists": True, "alerts": True, "highlight": _fenced_code})
         with_block_budget(with_tables(md)).enable("strikethrough")  # ``~~`` only (no strikethrough_single_tilde)
         md.validateLink = _any_link  # type: ignore[method-assign]
-        md.inline.ruler.at("link", _bounded_tries(rules_inline.link, "[", "link", LINK_TRIES))
-        md.inline.ruler.at("image", _bounded_tries(rules_inline.image, "!", "link", LINK_TRIES))
-        md.inline.ruler.at("emphasis", _bounded_tries(rules_inline.emphasis.tokenize, "*_", "emphasis",
+        md.inline.ruler.at("link", _bounded_tries(rules_inline.link, ("[",), "link", LINK_TRIES))
+        md.inline.ruler.at("image", _bounded_tries(rules_inline.image, ("![",), "link", LINK_TRIES))
+        md.inline.ruler.at("emphasis", _bounded_tries(rules_inline.emphasis.tokenize, ("*", "_"), "emphasis",
                                                       EMPHASIS_TRIES))
+        md.inline.ruler.at("strikethrough", _bounded_tries(rules_inline.strikethrough.tokenize, ("~",), "strikethrough",
+                                                           EMPHASIS_TRIES))
         anchors_plugin(md, min_level=1, max_level=6, slug_func=slugify, permalink=True,
                        permalinkSymbol="#", permalinkSpace=True)
         md.core.ruler.before("anchor", "skillsite_heading_ids", _heading_ids)

@@ -265,16 +265,24 @@ def test_a_body_s_inline_parser_tries_a_bounded_number_of_links(md):
     links = md.render("[a](https://e.com/) ![i](https://e.com/i.png) " * (LINK_TRIES // 4), "rel")
     assert links.count('<a href="https://e.com/"') == LINK_TRIES // 4
     assert links.count("image: i") == LINK_TRIES // 4
+    assert md.render("!" * (2 * LINK_TRIES) + " [a](https://e.com/)", "rel").count("<a ") == 1  # a '!' alone is no try
+    nested = md.render("[" * (2 * LINK_TRIES) + "\n\n[ok](https://e.com/)\n", "rel")  # label scans end at the budget
+    assert nested.endswith("<p>[ok](https://e.com/)</p>\n") and "<a " not in nested
 
 
 def test_a_body_s_inline_parser_reads_a_bounded_number_of_emphasis_marks(md):
-    """Each run of '*' or '_' is a token and an entry markdown-it's emphasis pairing goes
-    through: a 1 MiB body of '*a' took 7.7 s and 417 MB.  Past EMPHASIS_TRIES a mark is text; a
-    body with fewer has all its emphasis."""
+    """Each run of '*', '_' or '~' is a token and an entry markdown-it's pairing goes through: a
+    1 MiB body of '*a' took 7.7 s and 417 MB.  Past EMPHASIS_TRIES a mark is text; a body with
+    fewer has all its emphasis, and the marks a label scan passes over are not counted."""
     html = md.render("*a" * EMPHASIS_TRIES + "\n\n**bold** _it_\n", "rel")
     assert html.endswith("<p>**bold** _it_</p>\n")  # after the marks that were read, and paired
     within = md.render("**b** _i_ " * (EMPHASIS_TRIES // 4), "rel")
     assert within.count("<strong>b</strong>") == within.count("<em>i</em>") == EMPHASIS_TRIES // 4
+    in_a_label = md.render("[" + " *a*" * (EMPHASIS_TRIES // 4) + "\n\n**bold**", "rel")  # a label scan reads no mark
+    assert in_a_label.count("<em>a</em>") == EMPHASIS_TRIES // 4
+    assert in_a_label.endswith("<p><strong>bold</strong></p>\n")
+    struck = md.render("~~a " * EMPHASIS_TRIES + "\n\n~~old~~\n", "rel")
+    assert struck.endswith("<p>~~old~~</p>\n")
 
 
 def test_a_body_s_links_hold_a_bounded_number_of_target_characters(md):
