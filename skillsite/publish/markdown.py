@@ -297,18 +297,19 @@ LINK_TRIES = 0x10000
 EMPHASIS_TRIES = 0x10000
 
 
-def _bounded_tries(rule: Callable[[StateInline, bool], bool], openers: tuple[str, ...], kind: str, most: int
-                   ) -> Callable[[StateInline, bool], bool]:
+def _bounded_tries(rule: Callable[[StateInline, bool], bool], openers: tuple[str, ...], kind: str, most: int,
+                   scans: bool) -> Callable[[StateInline, bool], bool]:
     """markdown-it's inline ``rule``, tried at one of its ``openers`` only while its body has
     tries of that ``kind`` left (``most`` in all, counted in the render's environment).  Asked
-    inside a label scan (``silent``), an emphasis rule reads nothing and costs no try; a link
-    rule past the budget ends the scan: its label is not found, and its bracket is text."""
+    inside a label scan (``silent``), a rule that ``scans`` (a link's or an image's: it reads the
+    labels nested in that one) costs a try, and past the budget ends the scan (its label is not
+    found, its bracket is text); any other reads nothing there, and costs none."""
     counted = f"skillsite {kind} tries"
 
     def bounded(state: StateInline, silent: bool) -> bool:
         if not state.src.startswith(openers, state.pos):
             return False  # the rule reads nothing else (it is asked at every position text stops at)
-        if silent and kind != "link":
+        if silent and not scans:
             return rule(state, silent)
         tries = state.env.get(counted, 0)
         if tries < most:
@@ -396,12 +397,11 @@ class MarkdownRenderer:
                                        "tasklists": True, "alerts": True, "highlight": _fenced_code})
         with_block_budget(with_tables(md)).enable("strikethrough")  # ``~~`` only (no strikethrough_single_tilde)
         md.validateLink = _any_link  # type: ignore[method-assign]
-        md.inline.ruler.at("link", _bounded_tries(rules_inline.link, ("[",), "link", LINK_TRIES))
-        md.inline.ruler.at("image", _bounded_tries(rules_inline.image, ("![",), "link", LINK_TRIES))
-        md.inline.ruler.at("emphasis", _bounded_tries(rules_inline.emphasis.tokenize, ("*", "_"), "emphasis",
-                                                      EMPHASIS_TRIES))
-        md.inline.ruler.at("strikethrough", _bounded_tries(rules_inline.strikethrough.tokenize, ("~",), "strikethrough",
-                                                           EMPHASIS_TRIES))
+        md.inline.ruler.at("link", _bounded_tries(rules_inline.link, ("[",), "link", LINK_TRIES, scans=True))
+        md.inline.ruler.at("image", _bounded_tries(rules_inline.image, ("![",), "link", LINK_TRIES, scans=True))
+        for name, marks in (("emphasis", ("*", "_")), ("strikethrough", ("~",))):
+            rule = getattr(rules_inline, name).tokenize
+            md.inline.ruler.at(name, _bounded_tries(rule, marks, name, EMPHASIS_TRIES, scans=False))
         anchors_plugin(md, min_level=1, max_level=6, slug_func=slugify, permalink=True,
                        permalinkSymbol="#", permalinkSpace=True)
         md.core.ruler.before("anchor", "skillsite_heading_ids", _heading_ids)
