@@ -49,7 +49,7 @@ from urllib.parse import unquote, urlsplit
 
 import markdown_it
 import mdit_py_plugins
-from markdown_it import MarkdownIt, rules_inline
+from markdown_it import rules_inline
 from markdown_it.common.normalize_url import normalizeLink
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
@@ -59,7 +59,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from skillsite.agent.site_urls import url_of
 from skillsite.publish.knowledge import KNOWLEDGE_FOLDER
 from skillsite.source.discover import SKILL_FILES
-from skillsite.source.markdown_blocks import with_block_budget, with_tables
+from skillsite.source.markdown_blocks import body_markdown
 
 __all__ = ["Asked", "LinkTargets", "MarkdownRenderer", "engine_version", "slugify", "resolve_link", "safe_url",
            "normalize_link"]
@@ -393,9 +393,8 @@ class MarkdownRenderer:
 
     def __init__(self, targets: LinkTargets):
         self.targets = targets
-        md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False,
-                                       "tasklists": True, "alerts": True, "highlight": _fenced_code})
-        with_block_budget(with_tables(md)).enable("strikethrough")  # ``~~`` only (no strikethrough_single_tilde)
+        md = body_markdown(linkify=False, typographer=False, highlight=_fenced_code)
+        md.enable("strikethrough")  # ``~~`` only (no strikethrough_single_tilde)
         md.validateLink = _any_link  # type: ignore[method-assign]
         md.inline.ruler.at("link", _bounded_tries(rules_inline.link, ("[",), "link", LINK_TRIES, scans=True))
         md.inline.ruler.at("image", _bounded_tries(rules_inline.image, ("![",), "link", LINK_TRIES, scans=True))

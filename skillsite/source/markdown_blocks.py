@@ -4,7 +4,7 @@ tokens."""
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from typing import Any, Callable
 
 from markdown_it import MarkdownIt, rules_block
 from markdown_it.rules_block import StateBlock
@@ -103,13 +103,24 @@ def _past_budget(state: StateBlock, start_line: int, end_line: int, silent: bool
     return True
 
 
+#: The options a body's blocks are read with besides CommonMark's: raw HTML off, and task lists
+#: and alerts, which change how a list item or a quote reads.
+BLOCK_OPTIONS = {"html": False, "tasklists": True, "alerts": True}
+
+
+def body_markdown(**options: Any) -> MarkdownIt:
+    """A CommonMark parser that reads a body's blocks as the page renderer does
+    (:data:`BLOCK_OPTIONS`, tables, the block budget), with ``options`` besides: the renderer and
+    the link scanner's parser both start from it, so neither reads a block the other does not."""
+    return with_block_budget(with_tables(MarkdownIt("commonmark", {**BLOCK_OPTIONS, **options})))
+
+
 @functools.lru_cache(maxsize=1)
 def block_parser() -> MarkdownIt:
-    """A parser of a body's blocks alone, as the page renderer reads them (raw HTML off, tables,
-    task lists and alerts, which change how a list item or a quote reads), that keeps each link
-    reference definition as a token with its lines; no inline content is parsed."""
-    md = with_block_budget(with_tables(MarkdownIt("commonmark", {"html": False, "inline_definitions": True,
-                                                                 "tasklists": True, "alerts": True})))
+    """A parser of a body's blocks alone, as the page renderer reads them (:func:`body_markdown`),
+    that keeps each link reference definition as a token with its lines; no inline content is
+    parsed."""
+    md = body_markdown(inline_definitions=True)
     md.core.ruler.disable(["inline", "text_join"])
     md.validateLink = lambda url: True  # type: ignore[method-assign]  # as the renderer: every link is one
     return md

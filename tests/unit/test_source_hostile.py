@@ -15,7 +15,7 @@ from support import write_skill
 from skillsite.audit import audit_skill
 from skillsite.source import body_code, links
 from skillsite.source.catalog import read_catalog
-from skillsite.source.markdown_blocks import BLOCK_TOKENS, with_block_budget, with_tables
+from skillsite.source.markdown_blocks import BLOCK_TOKENS, body_markdown
 
 
 def diagnostics(root: Path) -> list[tuple[str, str]]:
@@ -23,11 +23,9 @@ def diagnostics(root: Path) -> list[tuple[str, str]]:
 
 
 def rendered_links(body: str, images: bool = False) -> list[str]:
-    """The targets of the links (and images) markdown-it renders in ``body`` (CommonMark, raw HTML
-    off, tables, task lists and alerts, the block budget: as the page renderer reads it)."""
-    from markdown_it import MarkdownIt
-
-    md = with_block_budget(with_tables(MarkdownIt("commonmark", {"html": False, "tasklists": True, "alerts": True})))
+    """The targets of the links (and images) markdown-it renders in ``body``, its blocks read as the
+    page renderer reads them (:func:`~skillsite.source.markdown_blocks.body_markdown`)."""
+    md = body_markdown()
     kinds = {"link_open": "href", "image": "src"} if images else {"link_open": "href"}
     return [child.attrs[kinds[child.type]] for token in md.parse(body) for child in token.children or ()
             if child.type in kinds]
