@@ -169,7 +169,20 @@ def _definitions(body: Body, blocks: Sequence[Token]) -> Iterator[tuple[int, int
             target = token.meta["url"]  # escapes and entities decoded, then percent-encoded
             if _relative(target):
                 line_start = body.lines_of(token)[0]
-                yield token.map[0], body.text.index("[", line_start) - line_start + 1, target, True
+                yield token.map[0], _label_start(body.text, line_start) - line_start + 1, target, True
+
+
+#: A task item's box then a bracket: on a definition's first line, what stands before its label
+#: (markdown-it reads '- [ ] [d]: x' as a task item holding the definition '[d]: x').
+_TASK_BOX = re.compile(r"\[[ xX]\][ \t]+(?=\[)")
+
+
+def _label_start(text: str, line_start: int) -> int:
+    """Where the label of the definition that begins on the line at ``line_start`` opens: its
+    line's first bracket, or the one after a task item's box (no definition's label is a box)."""
+    first = text.index("[", line_start)
+    box = _TASK_BOX.match(text, first)
+    return box.end() if box else first
 
 
 def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:

@@ -298,6 +298,16 @@ def test_a_link_by_reference_is_read_at_its_definition(body: str, targets: list[
     assert rendered <= {unquote(target) for target in targets}
 
 
+@pytest.mark.parametrize("body, place", [
+    ("[d]: ../../x\n", (0, 1)), ("> - [d]: ../../x\n", (0, 5)), ("- [ ] [d]: ../../x\n", (0, 7)),
+    ("text\n\n> - [x]\t[d]:\n>   ../../x\n", (2, 9)), ("- [X] [[d]: ../../x\n", None),
+])
+def test_a_definition_is_placed_at_its_label(body: str, place: tuple[int, int] | None) -> None:
+    """A definition is reported at its label's bracket, after a task item's box: '- [ ] [d]: x'
+    is a task item holding the definition '[d]: x', and its place was the box's bracket."""
+    assert [found[:2] for found in links.iter_body_links(body)] == ([place] if place else [])
+
+
 def test_a_nul_in_a_target_is_read_as_markdown_it_reads_it() -> None:
     """markdown-it reads NUL as U+FFFD, so '[a](../../x' + NUL + ')' is a link out of the folder."""
     assert [unquote(target) for target in rendered_links("[a](../../x\0)")] == ["../../x\ufffd"]
@@ -412,7 +422,7 @@ def test_the_scanner_reads_a_body_s_blocks_with_the_renderer_s_options_and_budge
     """The link scanner's parser makes a token of each link reference definition, which the
     renderer does not: counted, it reached the block budget before the page did and missed the
     links after (a review of 02f550b).  It reads task lists and alerts as the renderer does too
-    ('- [ ] [d]: x' is a task item's text, not a definition, and '- [ ] ---' an item's rule), and
+    ('- [ ] [d]: x' is a task item holding a definition, and '- [ ] ---' an item's rule), and
     a budget reached on a last line with no line break cuts it without reading past the body."""
     rendered = rendered_links(body)
     assert rendered and set(rendered) <= {target for _, _, target, _ in links.iter_body_links(body)}
