@@ -61,27 +61,33 @@ def _file_references(body: Body) -> Iterator[tuple[int, int, str, bool]]:
                 yield (*body.place(span_start), quoted, False)
 
 
-def _links(text: str) -> Iterator[tuple[int, str]]:
-    """(start, raw target) of the Markdown links of ``text``, in order: each bracket paired with
+def _links(body: Body) -> Iterator[tuple[int, str]]:
+    """(start, raw target) of the Markdown links of ``body``, in order: each bracket paired with
     its closing one in one pass, as markdown-it pairs them (nested at any depth, escaped ones
-    left out), then what follows a ``](`` read by :func:`_inline_target`.  Every bracket is
-    looked at, even inside a link: a link in another's text is the one markdown-it renders (a
-    link holds no link), and a "link" the renderer does not see (in code, or crossing a block)
-    may hold real ones in its title."""
-    for start, opening in sorted(_labels(text)):
-        target = _inline_target(text, opening)
+    and those in code left out), then what follows a ``](`` read by :func:`_inline_target`.
+    Every other bracket is looked at, even inside a link: a link in another's text is the one
+    markdown-it renders (a link holds no link), and a "link" the renderer does not see (in code,
+    or crossing a block) may hold real ones in its title."""
+    for start, opening in sorted(_labels(body)):
+        target = _inline_target(body.text, opening)
         if target is not None:
             yield start, target
 
 
-def _labels(text: str) -> list[tuple[int, int]]:
-    """(place of the ``[``, place after the ``(``) of each bracket pair of ``text`` followed by
-    ``(``, paired within each paragraph that holds a ``](`` (a link's text ends at a blank line)."""
+def _labels(body: Body) -> list[tuple[int, int]]:
+    """(place of the ``[``, place after the ``(``) of each bracket pair of ``body`` followed by
+    ``(``, paired within each paragraph that holds a ``](`` (a link's text ends at a blank line).
+    A bracket in a code span is none (a span binds tighter than a link's brackets: ``[a `]` b](x)``
+    is a link to x), looked for in a paragraph that holds a backtick."""
+    text = body.text
     labels: list[tuple[int, int]] = []
     for first, last in _paragraphs_with(text, "]("):
         opened: list[int] = []
+        code = "`" in text[first:last]
         for found in _BRACKET_OR_ESCAPE.finditer(text, first, last):
             bracket = found.group()
+            if code and len(bracket) == 1 and body.in_code(found.start()):
+                continue
             if bracket == "[":
                 opened.append(found.start())
             elif bracket == "]" and opened:
@@ -148,7 +154,7 @@ def _relative(target: str) -> bool:
 
 def _relative_links(body: Body) -> Iterator[tuple[int, int, str, bool]]:
     """Markdown links with a relative target, outside code."""
-    for start, target in _links(body.text):
+    for start, target in _links(body):
         if target.startswith("<"):
             target = target[1:-1]
         # escapes and entities decoded in one pass, as markdown-it reads a target ('\\../..' is

@@ -213,6 +213,19 @@ def test_a_backtick_that_pairs_across_lines_or_follows_backticks_hides_no_link(b
     assert [target for _, _, target, _ in links.iter_body_links(body)] == ["../../z"]
 
 
+@pytest.mark.parametrize("body, targets", [
+    ("[a `]` b](../../z)", ["../../z"]), ("[a `[` b](../../z)", ["../../z"]),
+    ("`[a` b](../../y) [c](../../z)", ["../../z"]), ("[`]`](../../z)\n\n" * 3, ["../../z"] * 3),
+    ("[a\n`]` b](../../z)", ["../../z"]), ("> [a `]]` b](../../z)", ["../../z"]),
+])
+def test_a_bracket_in_a_code_span_is_no_link_s_bracket(body: str, targets: list[str]) -> None:
+    """A code span binds tighter than a link's brackets, so a bracket in one neither opens nor
+    closes a link: '[a `]` b](../../z)' is a link out of the folder, which the scanner missed
+    (it closed the label at the bracket in code, and read no '(' after it)."""
+    assert rendered_links(body) == targets
+    assert [target for _, _, target, _ in links.iter_body_links(body)] == targets
+
+
 @pytest.mark.parametrize("body", [
     "-\n  ```\n[a](../../x)\n", "- a\n\n  ```\n  x\n     ```\n\n[a](../../x)\n",
     "- a\n\n\t```\n\tx\n  ```\n\n[a](../../x)\n", "> ```\n> x\n\n[a](../../x)\n\n```\ny\n```\n",
