@@ -26,7 +26,8 @@ renderer rules), never to the HTML it writes, so each holds whatever the source 
   (an empty heading is three tokens of two bytes: a 1 MiB body of them took 22 s and 1.6 GB);
 - a body's inline parser tries to read a link or an image 65,536 times at most, the brackets past
   them text (each try reads the label after its bracket: a 1 MiB body of ``![`` took 16 s), and
-  reads 65,536 runs of emphasis marks (and of ``~``) at most, the marks past them text;
+  reads 65,536 runs of emphasis marks (and of ``~``) at most, the marks past them text, and its
+  label scans take 2,097,152 steps in all at most (a 1 MiB body of ``[`` and ``}`` took 9.6 s);
 - a body's links hold at most eight characters of targets and titles per character of the body,
   plus a mebibyte; a link past them is a ``broken-link``, an image its text: a definition's
   target is written at every use of it, so a 128 KB body wrote 716 MB of HTML.
@@ -297,6 +298,29 @@ LINK_TRIES = 0x10000
 EMPHASIS_TRIES = 0x10000
 
 
+#: How many steps a body's label scans may take in all: markdown-it reads a link's label one
+#: token at a time through every inline rule (its ``skipToken``), and each of up to 20 nested
+#: scans reads on over what an enclosing one read.  A 1 MiB body of ``[`` and a hundred ``}`` (one
+#: step a character, no bracket closed) took 9.6 s, within :data:`LINK_TRIES`.  Past them, every
+#: scan ends where it is (no label is found, its bracket is text), as markdown-it ends one nested
+#: too deep.  The corpus's document with the most steps takes 763.
+LABEL_STEPS = 1 << 21
+_LABEL_STEPS = "skillsite label steps"
+
+
+def _bounded_label_steps(skip_token: Callable[[StateInline], None]) -> Callable[[StateInline], None]:
+    """markdown-it's ``skipToken`` (one step of a label scan), taken while its body has steps left
+    (:data:`LABEL_STEPS`, counted in the render's environment); past them, it ends the scan."""
+    def bounded(state: StateInline) -> None:
+        steps = state.env.get(_LABEL_STEPS, 0)
+        if steps >= LABEL_STEPS:
+            state.pos = state.posMax
+            return
+        state.env[_LABEL_STEPS] = steps + 1
+        skip_token(state)
+    return bounded
+
+
 def _bounded_tries(rule: Callable[[StateInline, bool], bool], openers: tuple[str, ...], kind: str, most: int,
                    scans: bool) -> Callable[[StateInline, bool], bool]:
     """markdown-it's inline ``rule``, tried at one of its ``openers`` only while its body has
@@ -398,6 +422,7 @@ class MarkdownRenderer:
         md.validateLink = _any_link  # type: ignore[method-assign]
         md.inline.ruler.at("link", _bounded_tries(rules_inline.link, ("[",), "link", LINK_TRIES, scans=True))
         md.inline.ruler.at("image", _bounded_tries(rules_inline.image, ("![",), "link", LINK_TRIES, scans=True))
+        md.inline.skipToken = _bounded_label_steps(md.inline.skipToken)  # type: ignore[method-assign]
         for name, marks in (("emphasis", ("*", "_")), ("strikethrough", ("~",))):
             rule = getattr(rules_inline, name).tokenize
             md.inline.ruler.at(name, _bounded_tries(rule, marks, name, EMPHASIS_TRIES, scans=False))

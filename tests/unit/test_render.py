@@ -270,6 +270,17 @@ def test_a_body_s_inline_parser_tries_a_bounded_number_of_links(md):
     assert nested.endswith("<p>[ok](https://e.com/)</p>\n") and "<a " not in nested
 
 
+def test_a_body_s_label_scans_take_a_bounded_number_of_steps(md):
+    """markdown-it reads a link's label one token at a time, again in each of up to 20 nested
+    scans: a 1 MiB body of '[' and a hundred '}' (no label closed, one step a character) took
+    9.6 s, within LINK_TRIES.  Past LABEL_STEPS every scan ends where it is, and its bracket is
+    text; a body with fewer steps has every link."""
+    html = md.render(("[" + "}" * 100) * 2000 + "\n\n[ok](https://e.com/)\n", "rel")  # 2,000 tries, 2M steps
+    assert html.endswith("<p>[ok](https://e.com/)</p>\n")
+    links = md.render("[a-b-c](https://e.com/) " * 20_000, "rel")  # five steps a label
+    assert links.count('<a href="https://e.com/"') == 20_000
+
+
 def test_a_body_s_inline_parser_reads_a_bounded_number_of_emphasis_marks(md):
     """Each run of '*', '_' or '~' is a token and an entry markdown-it's pairing goes through: a
     1 MiB body of '*a' took 7.7 s and 417 MB.  Past EMPHASIS_TRIES a mark is text; a body with
