@@ -28,6 +28,8 @@ renderer rules), never to the HTML it writes, so each holds whatever the source 
   them text (each try reads the label after its bracket: a 1 MiB body of ``![`` took 16 s), and
   reads 65,536 runs of emphasis marks (and of ``~``) at most, the marks past them text, and its
   label scans take 2,097,152 steps in all at most (a 1 MiB body of ``[`` and ``}`` took 9.6 s);
+- a body's inline content makes 262,144 tokens at most, the rest of each inline content past them
+  text (one paragraph of a 1 MiB body of one-letter lines made a million, 9 s and 340 MB);
 - a body's links hold at most eight characters of targets and titles per character of the body,
   plus a mebibyte; a link past them is a ``broken-link``, an image its text: a definition's
   target is written at every use of it, so a 128 KB body wrote 716 MB of HTML.
@@ -321,6 +323,30 @@ def _bounded_label_steps(skip_token: Callable[[StateInline], None]) -> Callable[
     return bounded
 
 
+#: How many inline tokens a body may make (a soft line break is one, its line's text another;
+#: a link three): each costs time and memory to hold and render, so one paragraph of a 1 MiB
+#: body of one-letter lines made a million and took 9 s and 340 MB.  Past them, the rest of each
+#: inline content is text.  The corpus's document with the most makes 7,444.
+INLINE_TOKENS = 1 << 18
+_INLINE_MADE = "skillsite inline tokens"
+
+
+def _past_inline_budget(state: StateInline, silent: bool) -> bool:
+    """The inline rule asked first at each place: past :data:`INLINE_TOKENS`, the rest of the
+    content is text (and a label scan ends: no label is found)."""
+    if state.env.get(_INLINE_MADE, 0) + len(state.tokens) < INLINE_TOKENS:
+        return False
+    if not silent:
+        state.pending += state.src[state.pos:state.posMax]
+    state.pos = state.posMax
+    return True
+
+
+def _count_inline_tokens(state: StateInline) -> None:
+    """Run after each inline content is read: its tokens added to the body's count."""
+    state.env[_INLINE_MADE] = state.env.get(_INLINE_MADE, 0) + len(state.tokens)
+
+
 def _bounded_tries(rule: Callable[[StateInline, bool], bool], openers: tuple[str, ...], kind: str, most: int,
                    scans: bool) -> Callable[[StateInline, bool], bool]:
     """markdown-it's inline ``rule``, tried at one of its ``openers`` only while its body has
@@ -423,6 +449,8 @@ class MarkdownRenderer:
         md.inline.ruler.at("link", _bounded_tries(rules_inline.link, ("[",), "link", LINK_TRIES, scans=True))
         md.inline.ruler.at("image", _bounded_tries(rules_inline.image, ("![",), "link", LINK_TRIES, scans=True))
         md.inline.skipToken = _bounded_label_steps(md.inline.skipToken)  # type: ignore[method-assign]
+        md.inline.ruler.before("text", "skillsite_inline_budget", _past_inline_budget)
+        md.inline.ruler2.push("skillsite_inline_count", _count_inline_tokens)
         for name, marks in (("emphasis", ("*", "_")), ("strikethrough", ("~",))):
             rule = getattr(rules_inline, name).tokenize
             md.inline.ruler.at(name, _bounded_tries(rule, marks, name, EMPHASIS_TRIES, scans=False))

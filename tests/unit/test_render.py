@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from render_audit import assert_safe, audit
-from skillsite.publish.markdown import (EMPHASIS_TRIES, LINK_TRIES, SPARE_LINK_CHARACTERS, LinkTargets,
+from skillsite.publish.markdown import (EMPHASIS_TRIES, INLINE_TOKENS, LINK_TRIES, SPARE_LINK_CHARACTERS, LinkTargets,
                                         MarkdownRenderer, engine_version, normalize_link, resolve_link, safe_url,
                                         slugify)
 from skillsite.source.markdown_blocks import BLOCK_TOKENS, TABLE_CELLS
@@ -279,6 +279,18 @@ def test_a_body_s_label_scans_take_a_bounded_number_of_steps(md):
     assert html.endswith("<p>[ok](https://e.com/)</p>\n")
     links = md.render("[a-b-c](https://e.com/) " * 20_000, "rel")  # five steps a label
     assert links.count('<a href="https://e.com/"') == 20_000
+
+
+def test_a_body_s_inline_content_makes_a_bounded_number_of_tokens(md):
+    """A soft line break is a token, its line's text another, a code span one: one paragraph of
+    a 1 MiB body of one-letter lines made a million and took 9 s and 340 MB.  Past INLINE_TOKENS
+    the rest of each inline content is text; a body with fewer has all its Markdown."""
+    html = md.render("`x` " * INLINE_TOKENS + "\n\n**b** [ok](https://e.com/)\n", "rel")  # a code span, a space
+    assert abs(html.count("<code>x</code>") - INLINE_TOKENS // 2) <= 1
+    assert html.endswith("`x` `x`</p>\n<p>**b** [ok](https://e.com/)</p>\n")
+    within = md.render("`x` " * (INLINE_TOKENS // 4) + "\n\n**b** [ok](https://e.com/)\n", "rel")
+    assert within.endswith('<p><strong>b</strong> <a href="https://e.com/" rel="nofollow ugc noopener noreferrer">'
+                           'ok</a></p>\n')
 
 
 def test_a_body_s_inline_parser_reads_a_bounded_number_of_emphasis_marks(md):
