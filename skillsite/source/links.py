@@ -25,7 +25,7 @@ from markdown_it.token import Token
 
 from skillsite.diagnostics import Diagnostic, make
 from skillsite.models import ParsedSkill, SourceFile
-from skillsite.source.body_code import Body, fenced_blocks, fences_may_differ, outside, within
+from skillsite.source.body_code import Body, Span, code_spans, fenced_blocks, fences_may_differ, outside, within
 from skillsite.source.discover import inside_folder
 from skillsite.source.knowledge import knowledge_links, link_from
 from skillsite.source.markdown_blocks import block_parser
@@ -61,40 +61,48 @@ def _file_references(body: Body) -> Iterator[tuple[int, int, str, bool]]:
                 yield (*body.place(span_start), quoted, False)
 
 
-def _links(body: Body) -> Iterator[tuple[int, str]]:
-    """(start, raw target) of the Markdown links of ``body``, in order: each bracket paired with
+def _links(text: str) -> Iterator[tuple[int, str]]:
+    """(start, raw target) of the Markdown links of ``text``, in order: each bracket paired with
     its closing one in one pass, as markdown-it pairs them (nested at any depth, escaped ones
-    and those in code left out), then what follows a ``](`` read by :func:`_inline_target`.
-    Every other bracket is looked at, even inside a link: a link in another's text is the one
-    markdown-it renders (a link holds no link), and a "link" the renderer does not see (in code,
-    or crossing a block) may hold real ones in its title."""
-    for start, opening in sorted(_labels(body)):
-        target = _inline_target(body.text, opening)
+    left out), then what follows a ``](`` read by :func:`_inline_target`.  Every bracket is
+    looked at, even inside a link: a link in another's text is the one markdown-it renders (a
+    link holds no link), and a "link" the renderer does not see (in code, or crossing a block)
+    may hold real ones in its title."""
+    for start, opening in sorted(_labels(text)):
+        target = _inline_target(text, opening)
         if target is not None:
             yield start, target
 
 
-def _labels(body: Body) -> list[tuple[int, int]]:
-    """(place of the ``[``, place after the ``(``) of each bracket pair of ``body`` followed by
+def _labels(text: str) -> set[tuple[int, int]]:
+    """(place of the ``[``, place after the ``(``) of each bracket pair of ``text`` followed by
     ``(``, paired within each paragraph that holds a ``](`` (a link's text ends at a blank line).
-    A bracket in a code span is none (a span binds tighter than a link's brackets: ``[a `]` b](x)``
-    is a link to x), looked for in a paragraph that holds a backtick."""
-    text = body.text
-    labels: list[tuple[int, int]] = []
+    A paragraph that holds a backtick is paired a second time without the brackets in its code
+    spans, and both pairings count: a span binds tighter than a link's brackets (``[a `]` b](x)``
+    is a link to x), but markdown-it pairs no backtick an autolink or a nested image's target
+    holds, which this scanner does not look for."""
+    labels: set[tuple[int, int]] = set()
     for first, last in _paragraphs_with(text, "]("):
-        opened: list[int] = []
-        code = "`" in text[first:last]
-        for found in _BRACKET_OR_ESCAPE.finditer(text, first, last):
-            bracket = found.group()
-            if code and len(bracket) == 1 and body.in_code(found.start()):
-                continue
-            if bracket == "[":
-                opened.append(found.start())
-            elif bracket == "]" and opened:
-                start = opened.pop()
-                if text.startswith("(", found.end()):
-                    labels.append((start, found.end() + 1))
+        labels.update(_paired(text, first, last))
+        if text.find("`", first, last) >= 0:
+            code = [(first + start, first + end) for start, end in code_spans(text[first:last])]
+            labels.update(_paired(text, first, last, code))
     return labels
+
+
+def _paired(text: str, first: int, last: int, code: list[Span] | None = None) -> Iterator[tuple[int, int]]:
+    """The labels of :func:`_labels` in ``text[first:last]``, the brackets in ``code`` left out."""
+    opened: list[int] = []
+    for found in _BRACKET_OR_ESCAPE.finditer(text, first, last):
+        bracket = found.group()
+        if code and len(bracket) == 1 and within(code, found.start()):
+            continue
+        if bracket == "[":
+            opened.append(found.start())
+        elif bracket == "]" and opened:
+            start = opened.pop()
+            if text.startswith("(", found.end()):
+                yield start, found.end() + 1
 
 
 #: A blank line: where a paragraph ends.
@@ -154,7 +162,7 @@ def _relative(target: str) -> bool:
 
 def _relative_links(body: Body) -> Iterator[tuple[int, int, str, bool]]:
     """Markdown links with a relative target, outside code."""
-    for start, target in _links(body):
+    for start, target in _links(body.text):
         if target.startswith("<"):
             target = target[1:-1]
         # escapes and entities decoded in one pass, as markdown-it reads a target ('\\../..' is
@@ -178,17 +186,18 @@ def _definitions(body: Body, blocks: Sequence[Token]) -> Iterator[tuple[int, int
                 yield token.map[0], _label_start(body.text, line_start) - line_start + 1, target, True
 
 
-#: A task item's box then a bracket: on a definition's first line, what stands before its label
-#: (markdown-it reads '- [ ] [d]: x' as a task item holding the definition '[d]: x').
-_TASK_BOX = re.compile(r"\[[ xX]\][ \t]+(?=\[)")
+#: What stands before a definition's label on its first line: quote and list markers, task
+#: items' boxes (markdown-it reads '- [ ] > [d]: x' as a task item holding a quote holding the
+#: definition '[d]: x'), and the spaces between them.
+_BEFORE_LABEL = re.compile(r"(?:[ \t]*(?:>|[-+*](?=[ \t])|[0-9]{1,9}[.)](?=[ \t])|\[[ xX]\](?=[ \t])))*[ \t]*")
 
 
 def _label_start(text: str, line_start: int) -> int:
-    """Where the label of the definition that begins on the line at ``line_start`` opens: its
-    line's first bracket, or the one after a task item's box (no definition's label is a box)."""
-    first = text.index("[", line_start)
-    box = _TASK_BOX.match(text, first)
-    return box.end() if box else first
+    """Where the label of the definition that begins on the line at ``line_start`` opens: after
+    the markers and boxes its line starts with (no definition's label is a box: one is followed
+    by a colon)."""
+    at = _BEFORE_LABEL.match(text, line_start).end()
+    return at if text.startswith("[", at) else text.index("[", line_start)
 
 
 def iter_body_links(body: str) -> Iterator[tuple[int, int, str, bool]]:

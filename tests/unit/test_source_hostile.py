@@ -217,12 +217,16 @@ def test_a_backtick_that_pairs_across_lines_or_follows_backticks_hides_no_link(b
     ("[a `]` b](../../z)", ["../../z"]), ("[a `[` b](../../z)", ["../../z"]),
     ("`[a` b](../../y) [c](../../z)", ["../../z"]), ("[`]`](../../z)\n\n" * 3, ["../../z"] * 3),
     ("[a\n`]` b](../../z)", ["../../z"]), ("> [a `]]` b](../../z)", ["../../z"]),
+    ("[docs <https://x/a`b>](../../z) run `make`", ["../../z"]), ("[![i](a`)](../../z) `", ["../../z", "a`"]),
 ])
 def test_a_bracket_in_a_code_span_is_no_link_s_bracket(body: str, targets: list[str]) -> None:
     """A code span binds tighter than a link's brackets, so a bracket in one neither opens nor
     closes a link: '[a `]` b](../../z)' is a link out of the folder, which the scanner missed
-    (it closed the label at the bracket in code, and read no '(' after it)."""
-    assert rendered_links(body) == targets
+    (it closed the label at the bracket in code, and read no '(' after it).  markdown-it pairs no
+    backtick of an autolink or of a nested image's target, so a paragraph is paired with its
+    code's brackets too (a review found links that skipping them alone missed)."""
+    rendered = {unquote(target) for target in rendered_links(body, images=True) if not urlsplit(target).scheme}
+    assert rendered == {*targets}
     assert [target for _, _, target, _ in links.iter_body_links(body)] == targets
 
 
@@ -314,10 +318,13 @@ def test_a_link_by_reference_is_read_at_its_definition(body: str, targets: list[
 @pytest.mark.parametrize("body, place", [
     ("[d]: ../../x\n", (0, 1)), ("> - [d]: ../../x\n", (0, 5)), ("- [ ] [d]: ../../x\n", (0, 7)),
     ("text\n\n> - [x]\t[d]:\n>   ../../x\n", (2, 9)), ("- [X] [[d]: ../../x\n", None),
+    ("- [ ] > [d]: ../../x\n", (0, 9)), ("- [x] - [ ] [d]: ../../x\n", (0, 13)), ("- [ ] 1. [d]: ../../x\n", (0, 10)),
+    ("> - [X] > [d]: ../../x\n", (0, 11)), ("- [x] [x]: ../../x\n", (0, 7)),
 ])
 def test_a_definition_is_placed_at_its_label(body: str, place: tuple[int, int] | None) -> None:
-    """A definition is reported at its label's bracket, after a task item's box: '- [ ] [d]: x'
-    is a task item holding the definition '[d]: x', and its place was the box's bracket."""
+    """A definition is reported at its label's bracket, after the quote and list markers and
+    task items' boxes before it: '- [ ] [d]: x' is a task item holding the definition '[d]: x',
+    and its place was the box's bracket."""
     assert [found[:2] for found in links.iter_body_links(body)] == ([place] if place else [])
 
 
