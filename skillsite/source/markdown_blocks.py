@@ -25,10 +25,19 @@ _DEFINITIONS_MADE = "skillsite definition tokens"
 #: document makes 5,913.
 BLOCK_TOKENS = 0x20000
 
-TableRule = Callable[[StateBlock, int, int, bool], bool]
+#: How many lines a body's paragraphs (and setext headings) may hold in all: markdown-it asks
+#: each line of a paragraph whether a block starts there (seven rules), twice (first looking for
+#: a heading's underline), so reading one paragraph of a 1 MiB body of one-letter lines took
+#: 5 s.  The lines past them are shown as one block of text, as past :data:`BLOCK_TOKENS`.  The
+#: corpus's document whose paragraphs hold the most holds 1,070.
+PARAGRAPH_LINES = 0x10000
+#: Where a parse's environment counts the lines its paragraphs held so far.
+_PARAGRAPH_LINES = "skillsite paragraph lines"
+
+BlockRule = Callable[[StateBlock, int, int, bool], bool]
 
 
-def bounded_tables(table_rule: TableRule = rules_block.table) -> TableRule:
+def bounded_tables(table_rule: BlockRule = rules_block.table) -> BlockRule:
     """markdown-it's table rule, given only as many rows as :data:`TABLE_CELLS` leaves room for
     (each as wide as the delimiter row's pipes allow): the rows past them are read as text."""
     def table(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
@@ -64,6 +73,8 @@ def with_block_budget(md: MarkdownIt) -> MarkdownIt:
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], "skillsite_block_budget", _past_budget)
     md.block.ruler.at("list", _bounded_list, {"alt": ["paragraph", "reference", "blockquote"]})  # markdown-it's alt
     md.block.ruler.at("reference", _counted_definitions, {"alt": []})
+    md.block.ruler.at("lheading", _holding_bounded_lines(rules_block.lheading))
+    md.block.ruler.at("paragraph", _holding_bounded_lines(rules_block.paragraph))
     return md
 
 
@@ -88,11 +99,31 @@ def _bounded_list(state: StateBlock, start_line: int, end_line: int, silent: boo
     return rules_block.list_block(state, start_line, min(end_line, start_line + left), silent)
 
 
+def _holding_bounded_lines(rule: BlockRule) -> BlockRule:
+    """markdown-it's paragraph or setext heading ``rule``, given at most as many lines as the
+    body's paragraphs and headings have left (:data:`PARAGRAPH_LINES`): each reads on line by
+    line to the paragraph's end (the heading rule up to its ``end_line``, the paragraph rule up
+    to ``state.lineMax``), and both are lowered for it."""
+    def bounded(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        read = state.env.get(_PARAGRAPH_LINES, 0)
+        last = start_line + max(PARAGRAPH_LINES - read, 1)
+        line_max, state.lineMax = state.lineMax, min(state.lineMax, last)
+        try:
+            made = rule(state, start_line, min(end_line, last), silent)
+        finally:
+            state.lineMax = line_max
+        if made:
+            state.env[_PARAGRAPH_LINES] = read + state.line - start_line
+        return made
+    return bounded
+
+
 def _past_budget(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-    """The block rule asked first at each block: past :data:`BLOCK_TOKENS`, the lines from
-    ``start_line`` to ``end_line`` as one code block (as markdown-it's own indented code takes
-    them: the last line's break added, not read, for the body's last line may have none)."""
-    if _made(state) < BLOCK_TOKENS:
+    """The block rule asked first at each block: past :data:`BLOCK_TOKENS` (or
+    :data:`PARAGRAPH_LINES`), the lines from ``start_line`` to ``end_line`` as one code block (as
+    markdown-it's own indented code takes them: the last line's break added, not read, for the
+    body's last line may have none)."""
+    if _made(state) < BLOCK_TOKENS and state.env.get(_PARAGRAPH_LINES, 0) < PARAGRAPH_LINES:
         return False
     if silent:
         return True

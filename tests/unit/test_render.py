@@ -11,7 +11,7 @@ from render_audit import assert_safe, audit
 from skillsite.publish.markdown import (EMPHASIS_TRIES, INLINE_TOKENS, LINK_TRIES, SPARE_LINK_CHARACTERS, LinkTargets,
                                         MarkdownRenderer, engine_version, normalize_link, resolve_link, safe_url,
                                         slugify)
-from skillsite.source.markdown_blocks import BLOCK_TOKENS, TABLE_CELLS
+from skillsite.source.markdown_blocks import BLOCK_TOKENS, PARAGRAPH_LINES, TABLE_CELLS
 
 TARGETS = LinkTargets(
     skills=frozenset({"rel", "rel/changelog", "rel/bump/pre", "test-first", "sp ace"}),
@@ -253,6 +253,21 @@ def test_a_body_s_blocks_make_a_bounded_number_of_tokens(md):
     assert len(empty_items) < 2 * BLOCK_TOKENS + 4 and empty_items[-1].type == "code_block"  # a list ends in time
     within = md.render("#\n" * 1000 + "> - a\n", "rel")  # a body within them: every block as markdown-it reads it
     assert within.count("<h2") == 1000 and "<pre" not in within and "<blockquote>\n<ul>\n<li>a</li>" in within
+
+
+def test_a_body_s_paragraphs_hold_a_bounded_number_of_lines(md):
+    """markdown-it asks each line of a paragraph whether a block starts there, twice (first
+    looking for a setext heading's underline): one paragraph of a 1 MiB body of one-letter lines
+    took 5 s to read.  Past PARAGRAPH_LINES a paragraph ends, and the lines left are one code
+    block, as past BLOCK_TOKENS; a body with fewer has every block as markdown-it reads it."""
+    html = md.render("a\n" * PARAGRAPH_LINES + "b\n=\n\n**c** <i>\n", "rel")
+    assert html.count("<p>") == 1 and html.count("a\n") == PARAGRAPH_LINES - 1 and "<h" not in html
+    assert html.endswith("a</p>\n<pre tabindex=\"0\"><code>b\n=\n\n**c** &lt;i&gt;\n</code></pre>\n")
+    cut = md.render("a\nb\n\n" * (PARAGRAPH_LINES // 2) + "- item\n", "rel")  # in all, not each
+    assert cut.count("<p>") == PARAGRAPH_LINES // 2
+    assert cut.endswith("<pre tabindex=\"0\"><code>- item\n</code></pre>\n")
+    within = md.render("a\n" * 1000 + "=\n\n" + "b\n" * 1000 + "\n- item\n", "rel")
+    assert within.count("<h2") == 1 and within.count("<p>") == 1 and "<li>item</li>" in within and "<pre" not in within
 
 
 def test_a_body_s_inline_parser_tries_a_bounded_number_of_links(md):

@@ -15,7 +15,7 @@ from support import write_skill
 from skillsite.audit import audit_skill
 from skillsite.source import body_code, links
 from skillsite.source.catalog import read_catalog
-from skillsite.source.markdown_blocks import BLOCK_TOKENS, body_markdown
+from skillsite.source.markdown_blocks import BLOCK_TOKENS, PARAGRAPH_LINES, body_markdown
 
 
 def diagnostics(root: Path) -> list[tuple[str, str]]:
@@ -423,11 +423,12 @@ def test_a_plain_target_is_read_as_markdown_its_helpers_read_it() -> None:
     assert checked > 500
 
 
-def test_the_links_past_a_body_s_block_budget_are_text_to_the_scanner_too() -> None:
-    """Past BLOCK_TOKENS the page shows a body's lines as one code block, links and definitions
-    included; the scanner, which reads such a body's blocks with the renderer's rules, reports
-    the links before them only."""
-    body = "[a](../../first)\n\n" + "#\n" * BLOCK_TOKENS + "[d]: ../../x\n[b](../../y)\n[c][d]\n"
+@pytest.mark.parametrize("budget", ["#\n" * BLOCK_TOKENS, "a\n" * PARAGRAPH_LINES + "\n"])
+def test_the_links_past_a_body_s_block_budget_are_text_to_the_scanner_too(budget: str) -> None:
+    """Past BLOCK_TOKENS (or PARAGRAPH_LINES) the page shows a body's lines as one code block,
+    links and definitions included; the scanner, which reads such a body's blocks with the
+    renderer's rules, reports the links before them only."""
+    body = "[a](../../first)\n\n" + budget + "[d]: ../../x\n[b](../../y)\n[c][d]\n"
     assert rendered_links(body) == ["../../first"]
     assert [target for _, _, target, _ in links.iter_body_links(body)] == ["../../first"]
 
