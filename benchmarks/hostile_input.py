@@ -69,7 +69,7 @@ MARKDOWN = ("[a](b) ", "`x` ", "[a] ", "![i](x.png) ", "<b>", "**a", "*a ", "_a 
             "`scripts/a.py` ", "[x]: http://a\n", "``a", "[a](", "![[", "&#", "| - |\n", "[^1]", "# h\n## h\n",
             "]:", "[a]:", "- [a]:\n", "|" + "a|" * 256 + "\n|" + "-|" * 256 + "\n" + "x\n" * 256 + "\n",
             "  ```\nx\n", "> ```\n", "- a\n\n\t```\n", "#\n", "a\n=\n", "> - a\n", "-\n", "![", "*a", "- a\n",
-            "[" + "}" * 100, "[`]`](x) ")
+            "[" + "}" * 100, "[`]`](x) ", "a\n")
 #: Markdown a repeated part does not make alone: a part repeated, then an end (every bracket of a
 #: line of escaped brackets, or of pairs closed by an escaped bracket, once started a link scan
 #: that read to the line's end, and the end gives the scan a link's close to look for; a target

@@ -327,15 +327,18 @@ def _bounded_label_steps(skip_token: Callable[[StateInline], None]) -> Callable[
 #: How many inline tokens a body may make (a soft line break is one, its line's text another;
 #: a link three): each costs time and memory to hold and render, so one paragraph of a 1 MiB
 #: body of one-letter lines made a million and took 9 s and 340 MB.  Past them, the rest of each
-#: inline content is text.  The corpus's document with the most makes 7,444.
+#: inline content is text.  The corpus's document with the most makes 7,100.
 INLINE_TOKENS = 1 << 18
 _INLINE_MADE = "skillsite inline tokens"
+#: Where it counts the tokens of the inline contents being read, that an image's alt text (read
+#: as inline content of its own) is nested in: they are counted when each content ends.
+_INLINE_OPEN = "skillsite inline tokens around"
 
 
 def _past_inline_budget(state: StateInline, silent: bool) -> bool:
     """The inline rule asked first at each place: past :data:`INLINE_TOKENS`, the rest of the
     content is text (and a label scan ends: no label is found)."""
-    if state.env.get(_INLINE_MADE, 0) + len(state.tokens) < INLINE_TOKENS:
+    if state.env.get(_INLINE_MADE, 0) + state.env.get(_INLINE_OPEN, 0) + len(state.tokens) < INLINE_TOKENS:
         return False
     if not silent:
         state.pending += state.src[state.pos:state.posMax]
@@ -346,6 +349,22 @@ def _past_inline_budget(state: StateInline, silent: bool) -> bool:
 def _count_inline_tokens(state: StateInline) -> None:
     """Run after each inline content is read: its tokens added to the body's count."""
     state.env[_INLINE_MADE] = state.env.get(_INLINE_MADE, 0) + len(state.tokens)
+
+
+def _counting_tokens_around(image_rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+    """markdown-it's image rule, which reads an image's alt text as inline content of its own: the
+    tokens of the contents it is nested in count for that one's budget too (else each level of
+    images nested in one another's alt text had a whole budget of its own)."""
+    def counting(state: StateInline, silent: bool) -> bool:
+        if silent:  # no alt text is read
+            return image_rule(state, silent)
+        around = state.env.get(_INLINE_OPEN, 0)
+        state.env[_INLINE_OPEN] = around + len(state.tokens)
+        try:
+            return image_rule(state, silent)
+        finally:
+            state.env[_INLINE_OPEN] = around
+    return counting
 
 
 def _bounded_tries(rule: Callable[[StateInline, bool], bool], openers: tuple[str, ...], kind: str, most: int,
@@ -448,7 +467,8 @@ class MarkdownRenderer:
         md.enable("strikethrough")  # ``~~`` only (no strikethrough_single_tilde)
         md.validateLink = _any_link  # type: ignore[method-assign]
         md.inline.ruler.at("link", _bounded_tries(rules_inline.link, ("[",), "link", LINK_TRIES, scans=True))
-        md.inline.ruler.at("image", _bounded_tries(rules_inline.image, ("![",), "link", LINK_TRIES, scans=True))
+        image = _counting_tokens_around(rules_inline.image)
+        md.inline.ruler.at("image", _bounded_tries(image, ("![",), "link", LINK_TRIES, scans=True))
         md.inline.skipToken = _bounded_label_steps(md.inline.skipToken)  # type: ignore[method-assign]
         md.inline.ruler.before("text", "skillsite_inline_budget", _past_inline_budget)
         md.inline.ruler2.push("skillsite_inline_count", _count_inline_tokens)

@@ -299,10 +299,14 @@ def test_a_body_s_label_scans_take_a_bounded_number_of_steps(md):
 def test_a_body_s_inline_content_makes_a_bounded_number_of_tokens(md):
     """A soft line break is a token, its line's text another, a code span one: one paragraph of
     a 1 MiB body of one-letter lines made a million and took 9 s and 340 MB.  Past INLINE_TOKENS
-    the rest of each inline content is text; a body with fewer has all its Markdown."""
+    the rest of each inline content is text, an image's alt text read as content of its own
+    included; a body with fewer has all its Markdown."""
     html = md.render("`x` " * INLINE_TOKENS + "\n\n**b** [ok](https://e.com/)\n", "rel")  # a code span, a space
     assert abs(html.count("<code>x</code>") - INLINE_TOKENS // 2) <= 1
     assert html.endswith("`x` `x`</p>\n<p>**b** [ok](https://e.com/)</p>\n")
+    spans = "`x` " * (INLINE_TOKENS // 6)  # an image's alt text is read apart: its budget is the body's too
+    nested = md.render((spans + "![") * 3 + spans + "](x.png)" * 3 + " **b**\n", "rel")
+    assert "`x`" in nested and nested.endswith(" **b**</p>\n")  # the innermost alt text's spans are text
     within = md.render("`x` " * (INLINE_TOKENS // 4) + "\n\n**b** [ok](https://e.com/)\n", "rel")
     assert within.endswith('<p><strong>b</strong> <a href="https://e.com/" rel="nofollow ugc noopener noreferrer">'
                            'ok</a></p>\n')
