@@ -25,14 +25,17 @@ _DEFINITIONS_MADE = "skillsite definition tokens"
 #: document makes 5,913.
 BLOCK_TOKENS = 0x20000
 
-#: How many lines a body's paragraphs (and setext headings) may hold in all: markdown-it asks
-#: each line of a paragraph whether a block starts there (seven rules), twice (first looking for
-#: a heading's underline), so reading one paragraph of a 1 MiB body of one-letter lines took
-#: 5 s.  The lines past them are shown as one block of text, as past :data:`BLOCK_TOKENS`.  The
-#: corpus's document whose paragraphs hold the most holds 1,070.
+#: How many lines a body's paragraphs, setext headings, link reference definitions and quotes
+#: may hold in all (a quote's lines count again in what it holds): markdown-it asks each of their
+#: lines whether a block starts there (seven rules), a paragraph's twice (first looking for a
+#: heading's underline), a quote's again at each level it is nested in, so one paragraph of a
+#: 1 MiB body of one-letter lines took 5 s to read, and in 19 nested quotes 38 s.  The lines past
+#: them are shown as one block of text, as past :data:`BLOCK_TOKENS`.  The corpus's document
+#: whose blocks hold the most holds 1,082.
 PARAGRAPH_LINES = 0x10000
-#: Where a parse's environment counts the lines its paragraphs held so far.
+#: Where a parse's environment counts the lines its paragraphs held so far, and the quotes open.
 _PARAGRAPH_LINES = "skillsite paragraph lines"
+_QUOTES_OPEN = "skillsite quotes open"
 
 BlockRule = Callable[[StateBlock, int, int, bool], bool]
 
@@ -72,7 +75,9 @@ def with_block_budget(md: MarkdownIt) -> MarkdownIt:
     the tokens left, so it ends by then."""
     md.block.ruler.before(md.block.ruler.get_all_rules()[0], "skillsite_block_budget", _past_budget)
     md.block.ruler.at("list", _bounded_list, {"alt": ["paragraph", "reference", "blockquote"]})  # markdown-it's alt
-    md.block.ruler.at("reference", _counted_definitions, {"alt": []})
+    md.block.ruler.at("reference", _holding_bounded_lines(_counted_definitions), {"alt": []})
+    md.block.ruler.at("blockquote", _holding_bounded_lines(rules_block.blockquote, nests=True),
+                      {"alt": ["paragraph", "reference", "blockquote", "list"]})  # markdown-it's alt
     md.block.ruler.at("lheading", _holding_bounded_lines(rules_block.lheading))
     md.block.ruler.at("paragraph", _holding_bounded_lines(rules_block.paragraph))
     return md
@@ -99,21 +104,23 @@ def _bounded_list(state: StateBlock, start_line: int, end_line: int, silent: boo
     return rules_block.list_block(state, start_line, min(end_line, start_line + left), silent)
 
 
-def _holding_bounded_lines(rule: BlockRule) -> BlockRule:
-    """markdown-it's paragraph or setext heading ``rule``, given at most as many lines as the
-    body's paragraphs and headings have left (:data:`PARAGRAPH_LINES`): each reads on line by
-    line to the paragraph's end (the heading rule up to its ``end_line``, the paragraph rule up
-    to ``state.lineMax``), and both are lowered for it."""
+def _holding_bounded_lines(rule: BlockRule, nests: bool = False) -> BlockRule:
+    """markdown-it's paragraph, setext heading, definition or quote ``rule``, given at most as many
+    lines as the body has left of :data:`PARAGRAPH_LINES`: each reads on line by line, asking
+    at each whether a block starts there (up to its ``end_line`` or to ``state.lineMax``, both
+    lowered for it), and the lines of what it makes count.  A quote (``nests``) reads its lines
+    again at each level it is nested in, so what is d quotes deep is given 1/(d+1) of them."""
     def bounded(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-        read = state.env.get(_PARAGRAPH_LINES, 0)
-        last = start_line + max(PARAGRAPH_LINES - read, 1)
+        read, depth = state.env.get(_PARAGRAPH_LINES, 0), state.env.get(_QUOTES_OPEN, 0)
+        last = start_line + max((PARAGRAPH_LINES - read) // (depth + 1), 1)
         line_max, state.lineMax = state.lineMax, min(state.lineMax, last)
+        state.env[_QUOTES_OPEN] = depth + (nests and not silent)
         try:
             made = rule(state, start_line, min(end_line, last), silent)
         finally:
-            state.lineMax = line_max
-        if made:
-            state.env[_PARAGRAPH_LINES] = read + state.line - start_line
+            state.lineMax, state.env[_QUOTES_OPEN] = line_max, depth
+        if made and not silent:
+            state.env[_PARAGRAPH_LINES] = state.env.get(_PARAGRAPH_LINES, 0) + state.line - start_line
         return made
     return bounded
 

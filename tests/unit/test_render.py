@@ -242,10 +242,11 @@ def test_a_body_s_blocks_make_a_bounded_number_of_tokens(md):
     assert html.count("<h2") == shown
     assert html.endswith('</h2>\n<pre tabindex="0"><code>' + "#\n" * (BLOCK_TOKENS - shown)
                          + '# &lt;b&gt;last&lt;/b&gt;\n</code></pre>\n')
-    items = "> - a\n" * BLOCK_TOKENS + "> - [x](../../y)\n"
+    items = "> - a\n" * (BLOCK_TOKENS // 4) + "> - [x](../../y)\n"  # within PARAGRAPH_LINES, past the tokens
     html = md.render(items, "rel")
     assert html.count("<li>") == (BLOCK_TOKENS - 2) // 5 + 1  # five tokens an item, after the quote's and list's
-    assert html.endswith("- [x](../../y)\n</code></pre>\n</blockquote>\n") and "<a " not in html  # no link made of it
+    assert "- [x](../../y)\n</code></pre>\n" in html and html.endswith("</blockquote>\n")
+    assert "<a " not in html  # no link made of it
     last_line = md.render("#\n" * ((BLOCK_TOKENS - 5) // 3) + "> - a\n> - b\n>", "rel")  # no break after '>'
     assert last_line.endswith('<li>a</li>\n<li>\n<pre tabindex="0"><code>b\n\n</code></pre>\n</li>\n</ul>\n'
                               "</blockquote>\n")
@@ -258,14 +259,19 @@ def test_a_body_s_blocks_make_a_bounded_number_of_tokens(md):
 def test_a_body_s_paragraphs_hold_a_bounded_number_of_lines(md):
     """markdown-it asks each line of a paragraph whether a block starts there, twice (first
     looking for a setext heading's underline): one paragraph of a 1 MiB body of one-letter lines
-    took 5 s to read.  Past PARAGRAPH_LINES a paragraph ends, and the lines left are one code
-    block, as past BLOCK_TOKENS; a body with fewer has every block as markdown-it reads it."""
+    took 5 s to read, and in 19 nested quotes (each level reads them again) 38 s.  Past
+    PARAGRAPH_LINES a paragraph ends, and the lines left are one code block, as past
+    BLOCK_TOKENS; a body with fewer has every block as markdown-it reads it."""
     html = md.render("a\n" * PARAGRAPH_LINES + "b\n=\n\n**c** <i>\n", "rel")
     assert html.count("<p>") == 1 and html.count("a\n") == PARAGRAPH_LINES - 1 and "<h" not in html
     assert html.endswith("a</p>\n<pre tabindex=\"0\"><code>b\n=\n\n**c** &lt;i&gt;\n</code></pre>\n")
     cut = md.render("a\nb\n\n" * (PARAGRAPH_LINES // 2) + "- item\n", "rel")  # in all, not each
     assert cut.count("<p>") == PARAGRAPH_LINES // 2
     assert cut.endswith("<pre tabindex=\"0\"><code>- item\n</code></pre>\n")
+    quoted = md.render("> " * 19 + "a\n" + "a\n" * PARAGRAPH_LINES, "rel")  # read again at each level
+    assert quoted.count("<blockquote>") == 19 and quoted[:quoted.index("<pre")].count("a\n") < PARAGRAPH_LINES // 19
+    defined = md.render("[d]: ../x\n" * PARAGRAPH_LINES + "\n**b**\n", "rel")  # a definition's lines count
+    assert defined.endswith("<pre tabindex=\"0\"><code>**b**\n</code></pre>\n")
     within = md.render("a\n" * 1000 + "=\n\n" + "b\n" * 1000 + "\n- item\n", "rel")
     assert within.count("<h2") == 1 and within.count("<p>") == 1 and "<li>item</li>" in within and "<pre" not in within
 
