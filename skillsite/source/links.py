@@ -77,17 +77,26 @@ def _links(text: str) -> Iterator[tuple[int, str]]:
 def _labels(text: str) -> set[tuple[int, int]]:
     """(place of the ``[``, place after the ``(``) of each bracket pair of ``text`` followed by
     ``(``, paired within each paragraph that holds a ``](`` (a link's text ends at a blank line).
-    A paragraph that holds a backtick is paired a second time without the brackets in its code
-    spans, and both pairings count: a span binds tighter than a link's brackets (``[a `]` b](x)``
-    is a link to x), but markdown-it pairs no backtick an autolink or a nested image's target
-    holds, which this scanner does not look for."""
+    A paragraph that holds a backtick is paired again without the brackets in its code spans, its
+    backticks paired across its lines, then line by line (a heading, a list item's first line or
+    the last line of a paragraph markdown-it cut is inline content of its own), and every pairing
+    counts: a span binds tighter than a link's brackets (``[a `]` b](x)`` is a link to x), but
+    markdown-it pairs no backtick an autolink or a nested image's target holds, which this
+    scanner does not look for."""
     labels: set[tuple[int, int]] = set()
     for first, last in _paragraphs_with(text, "]("):
         labels.update(_paired(text, first, last))
         if text.find("`", first, last) >= 0:
-            code = [(first + start, first + end) for start, end in code_spans(text[first:last])]
-            labels.update(_paired(text, first, last, code))
+            for pieces in ([(first, last)], _lines(text, first, last)):
+                code = [(start + a, start + b) for start, end in pieces for a, b in code_spans(text[start:end])]
+                labels.update(_paired(text, first, last, code))
     return labels
+
+
+def _lines(text: str, first: int, last: int) -> list[Span]:
+    """(start, end) of each line of ``text[first:last]``."""
+    starts = [first] + [found.end() for found in _LINE_END.finditer(text, first, last)]
+    return [(start, end - 1) for start, end in zip(starts, starts[1:])] + [(starts[-1], last)]
 
 
 def _paired(text: str, first: int, last: int, code: list[Span] | None = None) -> Iterator[tuple[int, int]]:
@@ -105,6 +114,7 @@ def _paired(text: str, first: int, last: int, code: list[Span] | None = None) ->
                 yield start, found.end() + 1
 
 
+_LINE_END = re.compile("\n")
 #: A blank line: where a paragraph ends.
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 

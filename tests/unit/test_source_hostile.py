@@ -218,13 +218,17 @@ def test_a_backtick_that_pairs_across_lines_or_follows_backticks_hides_no_link(b
     ("`[a` b](../../y) [c](../../z)", ["../../z"]), ("[`]`](../../z)\n\n" * 3, ["../../z"] * 3),
     ("[a\n`]` b](../../z)", ["../../z"]), ("> [a `]]` b](../../z)", ["../../z"]),
     ("[docs <https://x/a`b>](../../z) run `make`", ["../../z"]), ("[![i](a`)](../../z) `", ["../../z", "a`"]),
+    ("# `` [a `]` b](../../z)\n``\n", ["../../z"]), ("`` [a `]` b](../../z)\n- ``\n", ["../../z"]),
+    ("a\n" * (PARAGRAPH_LINES - 1) + "`` [a `]` b](../../z)\n``\n", ["../../z"]),
 ])
 def test_a_bracket_in_a_code_span_is_no_link_s_bracket(body: str, targets: list[str]) -> None:
     """A code span binds tighter than a link's brackets, so a bracket in one neither opens nor
     closes a link: '[a `]` b](../../z)' is a link out of the folder, which the scanner missed
     (it closed the label at the bracket in code, and read no '(' after it).  markdown-it pairs no
     backtick of an autolink or of a nested image's target, so a paragraph is paired with its
-    code's brackets too (a review found links that skipping them alone missed)."""
+    code's brackets too (a review found links that skipping them alone missed), and its lines'
+    backticks are paired line by line too: a heading, a list item's first line, or the last line
+    of a paragraph cut at PARAGRAPH_LINES is inline content of its own."""
     rendered = {unquote(target) for target in rendered_links(body, images=True) if not urlsplit(target).scheme}
     assert rendered == {*targets}
     assert [target for _, _, target, _ in links.iter_body_links(body)] == targets
