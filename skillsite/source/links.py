@@ -114,6 +114,7 @@ def _paired(text: str, first: int, last: int, code: list[Span] | None = None) ->
                 yield start, found.end() + 1
 
 
+#: A line's end.
 _LINE_END = re.compile("\n")
 #: A blank line: where a paragraph ends.
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")

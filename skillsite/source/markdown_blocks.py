@@ -114,7 +114,7 @@ def _holding_bounded_lines(rule: BlockRule, nests: bool = False) -> BlockRule:
         read, depth = state.env.get(_PARAGRAPH_LINES, 0), state.env.get(_QUOTES_OPEN, 0)
         last = start_line + max((PARAGRAPH_LINES - read) // (depth + 1), 1)
         line_max, state.lineMax = state.lineMax, min(state.lineMax, last)
-        state.env[_QUOTES_OPEN] = depth + (nests and not silent)
+        state.env[_QUOTES_OPEN] = depth + 1 if nests and not silent else depth
         try:
             made = rule(state, start_line, min(end_line, last), silent)
         finally:
