@@ -337,8 +337,9 @@ _INLINE_OPEN = "skillsite inline tokens around"
 
 
 def _past_inline_budget(state: StateInline, silent: bool) -> bool:
-    """The inline rule asked first at each place: past :data:`INLINE_TOKENS`, the rest of the
-    content is text (and a label scan ends: no label is found)."""
+    """The inline rule asked at each place the text rule (which makes no token, only pending
+    text) stops at: past :data:`INLINE_TOKENS`, the rest of the content is text (and a label
+    scan ends: no label is found)."""
     if state.env.get(_INLINE_MADE, 0) + state.env.get(_INLINE_OPEN, 0) + len(state.tokens) < INLINE_TOKENS:
         return False
     if not silent:
@@ -471,7 +472,7 @@ class MarkdownRenderer:
         image = _counting_tokens_around(rules_inline.image)
         md.inline.ruler.at("image", _bounded_tries(image, ("![",), "link", LINK_TRIES, scans=True))
         md.inline.skipToken = _bounded_label_steps(md.inline.skipToken)  # type: ignore[method-assign]
-        md.inline.ruler.before("text", "skillsite_inline_budget", _past_inline_budget)
+        md.inline.ruler.after("text", "skillsite_inline_budget", _past_inline_budget)  # text makes no token
         md.inline.ruler2.push("skillsite_inline_count", _count_inline_tokens)
         for name, marks in (("emphasis", ("*", "_")), ("strikethrough", ("~",))):
             rule = getattr(rules_inline, name).tokenize

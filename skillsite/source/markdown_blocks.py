@@ -111,15 +111,17 @@ def _holding_bounded_lines(rule: BlockRule, nests: bool = False) -> BlockRule:
     lowered for it), and the lines of what it makes count.  A quote (``nests``) reads its lines
     again at each level it is nested in, so what is d quotes deep is given 1/(d+1) of them."""
     def bounded(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+        if silent:  # a quote asked whether it starts at a paragraph's line: it reads that line alone
+            return rule(state, start_line, end_line, silent)
         read, depth = state.env.get(_PARAGRAPH_LINES, 0), state.env.get(_QUOTES_OPEN, 0)
         last = start_line + max((PARAGRAPH_LINES - read) // (depth + 1), 1)
         line_max, state.lineMax = state.lineMax, min(state.lineMax, last)
-        state.env[_QUOTES_OPEN] = depth + 1 if nests and not silent else depth
+        state.env[_QUOTES_OPEN] = depth + 1 if nests else depth
         try:
             made = rule(state, start_line, min(end_line, last), silent)
         finally:
             state.lineMax, state.env[_QUOTES_OPEN] = line_max, depth
-        if made and not silent:
+        if made:
             state.env[_PARAGRAPH_LINES] = state.env.get(_PARAGRAPH_LINES, 0) + state.line - start_line
         return made
     return bounded
