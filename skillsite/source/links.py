@@ -61,21 +61,21 @@ def _file_references(body: Body) -> Iterator[tuple[int, int, str, bool]]:
                 yield (*body.place(span_start), quoted, False)
 
 
-def _links(text: str) -> Iterator[tuple[int, str]]:
-    """(start, raw target) of the Markdown links of ``text``, in order: each bracket paired with
+def _links(body: Body) -> Iterator[tuple[int, str]]:
+    """(start, raw target) of the Markdown links of ``body``, in order: each bracket paired with
     its closing one in one pass, as markdown-it pairs them (nested at any depth, escaped ones
     left out), then what follows a ``](`` read by :func:`_inline_target`.  Every bracket is
     looked at, even inside a link: a link in another's text is the one markdown-it renders (a
     link holds no link), and a "link" the renderer does not see (in code, or crossing a block)
     may hold real ones in its title."""
-    for start, opening in sorted(_labels(text)):
-        target = _inline_target(text, opening)
+    for start, opening in sorted(_labels(body)):
+        target = _inline_target(body.text, opening)
         if target is not None:
             yield start, target
 
 
-def _labels(text: str) -> set[tuple[int, int]]:
-    """(place of the ``[``, place after the ``(``) of each bracket pair of ``text`` followed by
+def _labels(body: Body) -> set[tuple[int, int]]:
+    """(place of the ``[``, place after the ``(``) of each bracket pair of ``body`` followed by
     ``(``, paired within each paragraph that holds a ``](`` (a link's text ends at a blank line).
     A paragraph that holds a backtick is paired again without the brackets in its code spans, its
     backticks paired across its lines, then line by line (a heading, a list item's first line or
@@ -83,20 +83,21 @@ def _labels(text: str) -> set[tuple[int, int]]:
     counts: a span binds tighter than a link's brackets (``[a `]` b](x)`` is a link to x), but
     markdown-it pairs no backtick an autolink or a nested image's target holds, which this
     scanner does not look for."""
+    text = body.text
     labels: set[tuple[int, int]] = set()
     for first, last in _paragraphs_with(text, "]("):
         labels.update(_paired(text, first, last))
         if text.find("`", first, last) >= 0:
-            for pieces in ([(first, last)], _lines(text, first, last)):
+            for pieces in ([(first, last)], _lines(body, first, last)):
                 code = [(start + a, start + b) for start, end in pieces for a, b in code_spans(text[start:end])]
                 labels.update(_paired(text, first, last, code))
     return labels
 
 
-def _lines(text: str, first: int, last: int) -> list[Span]:
-    """(start, end) of each line of ``text[first:last]``."""
-    starts = [first] + [found.end() for found in _LINE_END.finditer(text, first, last)]
-    return [(start, end - 1) for start, end in zip(starts, starts[1:])] + [(starts[-1], last)]
+def _lines(body: Body, first: int, last: int) -> list[Span]:
+    """(start, end) of each line of ``body.text[first:last]``, from the line breaks the body found."""
+    breaks = body.breaks[bisect.bisect_left(body.breaks, first):bisect.bisect_left(body.breaks, last)]
+    return list(zip([first] + [at + 1 for at in breaks], breaks + [last]))
 
 
 def _paired(text: str, first: int, last: int, code: list[Span] | None = None) -> Iterator[tuple[int, int]]:
@@ -114,8 +115,6 @@ def _paired(text: str, first: int, last: int, code: list[Span] | None = None) ->
                 yield start, found.end() + 1
 
 
-#: A line's end.
-_LINE_END = re.compile("\n")
 #: A blank line: where a paragraph ends.
 _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 
@@ -173,7 +172,7 @@ def _relative(target: str) -> bool:
 
 def _relative_links(body: Body) -> Iterator[tuple[int, int, str, bool]]:
     """Markdown links with a relative target, outside code."""
-    for start, target in _links(body.text):
+    for start, target in _links(body):
         if target.startswith("<"):
             target = target[1:-1]
         # escapes and entities decoded in one pass, as markdown-it reads a target ('\\../..' is
