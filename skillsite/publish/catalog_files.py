@@ -205,6 +205,20 @@ def most_on_a_page(config: SiteConfig, size: int) -> int:
     return size if size < CONTENT_CUT_FROM else page_size(config, size + size // 2)
 
 
+def page_layout(config: SiteConfig, skills: int) -> tuple[int, int]:
+    """The entries a page of a paged ``skills.json`` of ``skills`` holds on average and at the
+    most (:func:`most_on_a_page`).  When ``shard_above`` leaves less room than half as many again
+    (pages of 250, ``shard_above`` 260), the average is two thirds of the most: pages that could
+    only grow by a few entries past their size would end at the most, by count, and a skill added
+    would shift every page after its own again."""
+    size = page_size(config, entries_per_page(skills))
+    most = most_on_a_page(config, size)
+    fitted = most * 2 // 3
+    if most < size + size // 2 and fitted >= CONTENT_CUT_FROM:
+        return fitted, most
+    return size, most
+
+
 def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any],
                    pages: PageStore | None = None) -> str:
     """skills.json as one file, or, above ``shard_above`` skills, paged: its root, pages, their
@@ -218,9 +232,9 @@ def write_manifest(staging: Staging, config: SiteConfig, manifest: dict[str, Any
         staging.write(MANIFEST_FILE, manifest_bytes({**manifest, "digest": sha}, as_json))
         return sha
     digest_of_entries = CatalogDigest()
-    size = page_size(config, entries_per_page(len(entries)))
+    size, most = page_layout(config, len(entries))
     for rel, data in paged_manifest_files(manifest, entries, size, page_size(config, ROOT_PAGE_SIZE),
-                                          digest_of_entries, pages, most_on_a_page(config, size)):
+                                          digest_of_entries, pages, most):
         if rel == MANIFEST_FILE:
             staging.write(rel, data)
         else:
