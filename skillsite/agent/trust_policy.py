@@ -22,6 +22,7 @@ from typing import Any
 
 from skillsite.agent.errors import FetchError, HTTPStatusError, LoaderWarning, TrustError
 from skillsite.agent.fetch import Fetcher, read_local
+from skillsite.agent.manifest_check import safe_relpath
 from skillsite.agent.site_urls import url_of
 from skillsite.agent.trust import INSTALL_HINT, Get, SignedCatalog, TrustStore, verify_metadata
 from skillsite.agent.trust_keys import PublicKey
@@ -32,8 +33,10 @@ ABSENT = (403, 404, 410)
 
 def site_getter(location: str, remote: bool, fetcher: Fetcher, max_bytes: int) -> Get:
     """``get(site-relative path)`` for the catalog whose manifest is at ``location``: the file's
-    bytes, or None when the site does not have it."""
+    bytes, or None when the site does not have it.  A path that could lead out of the site (a
+    catalog's file may name it: ``../../etc/passwd``) is refused (UnsafePathError)."""
     def get(rel: str) -> bytes | None:
+        safe_relpath(rel, "a site path")
         if remote:
             try:
                 return fetcher.get(urllib.parse.urljoin(location, url_of(rel)), limit=max_bytes).body

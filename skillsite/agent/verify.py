@@ -149,26 +149,51 @@ def _check_skill(catalog: Any, entry: Any, report: Report) -> None:
 def _check_discovery(catalog: Any, entries: list[Any], report: Report) -> None:
     """The archives the (signed) discovery index pins, and the legacy index's copies of skill files."""
     index = ".well-known/agent-skills/index.json"
-    if index not in catalog.signed.targets:
-        return
-    listed = json.loads(catalog.site_file(index))["skills"]
-    for skill in listed:
+    for skill in _signed_index(catalog, index, report):
         if skill.get("type") == "archive":
-            path = ".well-known/agent-skills/" + skill["url"]
-            _check(report, path, lambda path=path, skill=skill: _same_digest(catalog.site_file(path), skill["digest"]))
+            url, digest = skill.get("url"), skill.get("digest")
+            if not (isinstance(url, str) and isinstance(digest, str)):
+                report.failures.append((index, "an archive without a url or digest"))
+                continue
+            path = ".well-known/agent-skills/" + url
+            _check(report, path, lambda path=path, digest=digest: _same_digest(catalog.site_file(path), digest))
     legacy = ".well-known/skills/index.json"
-    if legacy not in catalog.signed.targets:
-        return
     by_name = {e.name: e for e in entries}
-    for skill in json.loads(catalog.site_file(legacy))["skills"]:
-        entry = by_name.get(skill["name"])
+    for skill in _signed_index(catalog, legacy, report):
+        name, files = skill.get("name"), skill.get("files")
+        if not (isinstance(name, str) and isinstance(files, list) and all(isinstance(f, str) for f in files)):
+            report.failures.append((legacy, "a skill without a name or a list of files"))
+            continue
+        entry = by_name.get(name)
         if entry is None:
             continue
         shas = {"SKILL.md": entry.sha256, **{f.path: f.sha256 for f in entry.files}}
-        for path in skill["files"]:
-            copy = f".well-known/skills/{skill['name']}/{path}"
+        for path in files:
+            copy = f".well-known/skills/{name}/{path}"
             _check(report, copy, lambda copy=copy, path=path: _same_digest(
                 catalog.site_file(copy), "sha256:" + shas.get(path, "")))
+
+
+def _signed_index(catalog: Any, index: str, report: Report) -> list[dict[str, Any]]:
+    """The skills a discovery index the signed targets pin lists: none when they do not pin it
+    or it fails their check (reported with the targets: nothing it says is followed); a failure
+    of its own when it is not such an index."""
+    if index not in catalog.signed.targets:
+        return []
+    try:
+        data = catalog.site_file(index)
+        catalog.signed.check(index, data)
+    except (LoaderError, OSError, ValueError):
+        return []
+    try:
+        skills = json.loads(data)["skills"]
+    except (ValueError, TypeError, KeyError) as exc:
+        report.failures.append((index, f"not a discovery index: {exc}"))
+        return []
+    if not (isinstance(skills, list) and all(isinstance(skill, dict) for skill in skills)):
+        report.failures.append((index, "not a discovery index: its skills are not a list of objects"))
+        return []
+    return skills
 
 
 def _same_digest(data: bytes, digest: str) -> None:

@@ -353,6 +353,39 @@ def test_verify_names_any_signed_file_with_one_byte_flipped(path: str, signed_ex
     assert failed and any(path in line for line in failed), done.stdout
 
 
+OUTSIDE_ARCHIVE = {"skills": [{"type": "archive", "url": "../../../outside.txt", "digest": "sha256:00"}]}
+
+
+@pytest.mark.parametrize("index", ["not json", "[]", '{"skills": [1]}', '{"skills": [{"type": "archive"}]}',
+                                   json.dumps(OUTSIDE_ARCHIVE)], ids=["text", "list", "number", "no-url", "outside"])
+def test_verify_follows_nothing_a_tampered_discovery_index_says(index: str, signed_examples: Path, key_file: Path,
+                                                                 tmp_path: Path) -> None:
+    """The discovery index failed its signed check, and was then read anyway: a traceback for most
+    shapes, every other check dropped and the failure blamed on skills.json for text, and a file
+    outside the site read and hashed for an archive URL with '../'."""
+    site = Path(shutil.copytree(signed_examples, tmp_path / "x" / "y" / "_site"))
+    (tmp_path / "outside.txt").write_text("a secret\n")
+    (site / ".well-known/agent-skills/index.json").write_text(index)
+    done = skillsite("verify", str(site), "--trusted-key", public_of(key_file), "--json", cwd=tmp_path)
+    assert "Traceback" not in done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    assert done.returncode == 1 and [f["file"] for f in report["failures"]] == [".well-known/agent-skills/index.json"]
+    assert report["files_checked"] > 150
+
+
+def test_a_catalog_reads_no_site_file_outside_its_site(signed_examples: Path, key_file: Path, tmp_path: Path) -> None:
+    from skillsite.agent.errors import UnsafePathError
+    from skillsite.loader import Catalog
+
+    site = Path(shutil.copytree(signed_examples, tmp_path / "x" / "_site"))
+    (tmp_path / "x" / "outside.txt").write_text("a secret\n")
+    catalog = Catalog.open(site, cache_dir=tmp_path / "cache", trusted_keys=[public_of(key_file)])
+    assert catalog.site_file("robots.txt") == (site / "robots.txt").read_bytes()
+    for path in ("../outside.txt", "skills/../../outside.txt", "/etc/passwd"):
+        with pytest.raises(UnsafePathError):
+            catalog.site_file(path)
+
+
 def test_verify_names_every_published_file_changed_and_one_added(signed_examples: Path, key_file: Path,
                                                                  tmp_path: Path) -> None:
     """Every file of the folder but the metadata itself, a byte flipped in each (the assets, search
