@@ -319,10 +319,13 @@ class Installer:
     def _install_plan(self, entry: ManifestEntry, children: bool) -> list[tuple[str, str, str]]:
         """(path written, skill id, path in that skill) of every file ``install`` writes; each
         nested skill is checked, like ``entry``, before it is used."""
+        return self._own_plan(entry) + (self._nested_plan(entry) if children else [])
+
+    def _own_plan(self, entry: ManifestEntry) -> list[tuple[str, str, str]]:
+        """The :meth:`_install_plan` rows of ``entry``'s own files, once the entry is checked usable."""
         self.catalog._usable(entry)
-        plan = [("SKILL.md", entry.id, "SKILL.md")]
-        plan += [(safe_relpath(r.path, "bundled file"), entry.id, r.path) for r in entry.files]
-        return plan + (self._nested_plan(entry) if children else [])
+        return [("SKILL.md", entry.id, "SKILL.md")] + [(safe_relpath(r.path, "bundled file"), entry.id, r.path)
+                                                       for r in entry.files]
 
     def published_nested_digest(self, skill_id: str) -> str | None:
         """The digest of the nested sub-skills an install of ``skill_id``'s current files puts in its
@@ -337,15 +340,25 @@ class Installer:
         return release_digest(shas) if shas else None
 
     def _nested_plan(self, entry: ManifestEntry) -> list[tuple[str, str, str]]:
-        """The :meth:`_install_plan` rows of the nested sub-skills of ``entry`` (current files)."""
-        plan = []
-        for child_id in entry.children:
-            data = self.catalog._source.find(child_id) if child_id.startswith(entry.id + "/") else None
+        """The :meth:`_install_plan` rows of the nested sub-skills of ``entry`` (current files), each
+        skill's before those of the skills nested in it, in the order of its children: walked with a
+        stack of its own, as a chain of nested skills in an untrusted catalog may be longer than
+        Python's recursion allows."""
+        plan: list[tuple[str, str, str]] = []
+        stack = [(entry, "", iter(entry.children))]
+        while stack:
+            parent, folder, children = stack[-1]
+            child_id = next(children, None)
+            if child_id is None:
+                stack.pop()
+                continue
+            data = self.catalog._source.find(child_id) if child_id.startswith(parent.id + "/") else None
             if data is None:
                 continue
-            prefix = safe_relpath(child_id[len(entry.id) + 1:], "sub-skill folder")
+            prefix = folder + safe_relpath(child_id[len(parent.id) + 1:], "sub-skill folder")
             child = self.catalog._source.checked(data)
-            plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._install_plan(child, True)]
+            plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._own_plan(child)]
+            stack.append((child, prefix + "/", iter(child.children)))
         return plan
 
 

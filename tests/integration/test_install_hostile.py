@@ -237,6 +237,48 @@ def test_a_skill_needing_a_skill_without_versions_installs(tmp_path: Path) -> No
         server.stop()
 
 
+def test_a_chain_of_nested_skills_longer_than_python_recursion_installs(tmp_path: Path) -> None:
+    """Planning an install recursed once per level of nested skills: a hand-made catalog with a
+    chain of 1,100 (a build nests 100 at most) was a RecursionError traceback."""
+    import copy
+    import hashlib
+
+    from skillsite.agent.release_digest import release_digest
+    from skillsite.publish.build import build
+
+    (tmp_path / "src" / "n").mkdir(parents=True)
+    (tmp_path / "src" / "n" / "SKILL.md").write_text("---\nname: n\ndescription: Nests skills for tests.\n---\n# n\n")
+    site = tmp_path / "site"
+    assert build([tmp_path / "src"], site).ok
+    manifest = json.loads((site / "skills.json").read_text("utf-8"))
+    base = manifest["skills"][0]
+    ids = ["n" + "/n" * level for level in range(1_100)]
+    body = b"hello\n"
+    sha = hashlib.sha256(body).hexdigest()
+    manifest["skills"] = []
+    for level, skill_id in enumerate(ids):
+        entry = copy.deepcopy(base)
+        entry.update(id=skill_id, files=[], sha256=sha, digest=release_digest([("SKILL.md", sha)]),
+                     children=ids[level + 1:level + 2], parent=ids[level - 1] if level else None)
+        entry["size"]["bytes"] = len(body)
+        entry["urls"] = {key: url.replace("skills/n/", f"skills/{skill_id}/") for key, url in entry["urls"].items()}
+        manifest["skills"].append(entry)
+        (site / "skills" / skill_id).mkdir(parents=True, exist_ok=True)
+        (site / "skills" / skill_id / "SKILL.md").write_bytes(body)
+    (site / "skills.json").write_text(json.dumps(manifest), encoding="utf-8")
+    try:
+        done = cli("install", "n", "--dest", str(tmp_path / "out" / "n"), "--catalog", str(site),
+                   "--lock", str(tmp_path / "out" / "lock.json"))
+        assert done.exit_code == 0, done.output
+        assert all((tmp_path / "out" / skill_id / "SKILL.md").read_bytes() == body for skill_id in ids)
+    finally:  # deepest first: pytest's own clean-up (shutil.rmtree) recurses once per level too
+        for skill_id in reversed(ids[1:]):
+            for folder in (site / "skills" / skill_id, tmp_path / "out" / skill_id):
+                (folder / "SKILL.md").unlink(missing_ok=True)
+                if folder.is_dir():
+                    folder.rmdir()
+
+
 def test_a_destination_the_lock_cannot_record_installs_nothing(served, tmp_path: Path) -> None:
     """The lock is UTF-8 JSON: a destination whose name is not UTF-8 cannot be recorded in it.
     Writing the lock raised UnicodeEncodeError (a traceback) after the skills were installed."""
