@@ -2,7 +2,8 @@
 in an archive that a script unpacks is as much a part of the skill as a loose file.
 
 Nothing is extracted to disk and member names are only labels.  What is read is capped (members,
-bytes per member, bytes in all), so a zip bomb costs at most the caps.  An archive that cannot
+bytes per member, bytes in all, for an archive and the archives nested in it together: see
+:class:`ArchiveBudget`), so a zip bomb costs at most the caps.  An archive that cannot
 be read (cut short, no zip directory), or a member that is encrypted or whose compressed data is
 corrupt, raises :class:`SealedMember` after yielding what was read before the problem: what it
 holds cannot be seen, and extracting tools still write out what they can.  An archive inside an
@@ -18,6 +19,7 @@ import os
 import tarfile
 import zipfile
 import zlib
+from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
 from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile
@@ -48,33 +50,46 @@ def archive_kind(path: str, head: bytes) -> str | None:
     return None
 
 
+@dataclass
+class ArchiveBudget:
+    """The members and bytes the audit still reads of one bundled archive, those of the archives
+    nested in it included: each level drew on caps of its own, so a 10 KB tar.gz of 200 tar.gz
+    of 200 tar.gz of 200 scripts was eight million members read."""
+
+    members: int = MAX_MEMBERS
+    bytes: int = MAX_ARCHIVE_BYTES
+
+
 class SealedMember(Exception):
     """A member of an archive cannot be read (encrypted, or its compressed data is corrupt)."""
 
 
-def archive_members(file: SkillFile, kind: str, left_out: list[str]) -> Iterator[tuple[str, bytes]]:
+def archive_members(file: SkillFile, kind: str, left_out: list[str],
+                    budget: ArchiveBudget | None = None) -> Iterator[tuple[str, bytes]]:
     """(member name, first bytes) of each regular file in the archive (``kind`` from
-    :func:`archive_kind`), within the caps; SealedMember for one that cannot be read.  What the
-    caps leave unread is said in ``left_out`` (the audit reports it: silence would hide it)."""
-    yield from members_of(file.abspath, file.size, kind, left_out)
+    :func:`archive_kind`), within the caps (``budget``: a new one when None); SealedMember for one
+    that cannot be read.  What the caps leave unread is said in ``left_out`` (the audit reports
+    it: silence would hide it)."""
+    yield from members_of(file.abspath, file.size, kind, left_out, budget or ArchiveBudget())
 
 
-def members_of(source: str | bytes, size: int, kind: str, left_out: list[str]) -> Iterator[tuple[str, bytes]]:
-    """:func:`archive_members` of an archive at a path, or in bytes (one read from another archive)."""
+def members_of(source: str | bytes, size: int, kind: str, left_out: list[str],
+               budget: ArchiveBudget) -> Iterator[tuple[str, bytes]]:
+    """:func:`archive_members` of an archive at a path, or in bytes (one read from another
+    archive, drawing on the budget of the archive it was read from)."""
     if size > MAX_ARCHIVE_BYTES * 4:
         left_out.append(f"archive of {size:,} bytes, over {MAX_ARCHIVE_BYTES * 4:,}, not opened")
         return
     members = _zip_members if kind == "zip" else _tar_members
-    budget = MAX_ARCHIVE_BYTES
     try:
-        for count, (name, data, member_size) in enumerate(members(io.BytesIO(source) if isinstance(source, bytes)
-                                                                  else source)):
-            if count >= MAX_MEMBERS or budget <= 0:
+        for name, data, member_size in members(io.BytesIO(source) if isinstance(source, bytes) else source):
+            if budget.members <= 0 or budget.bytes <= 0:
                 left_out.append(f"members past the first {MAX_MEMBERS} or {MAX_ARCHIVE_BYTES:,} bytes not read")
                 return
             if member_size > len(data):
                 left_out.append(f"member '{shown_name(name)}' of {member_size:,} bytes read to {MAX_TEXT_BYTES:,} only")
-            budget -= len(data)
+            budget.members -= 1
+            budget.bytes -= len(data)
             yield name, data
     except (RuntimeError, lzma.LZMAError) as exc:  # zipfile: "is encrypted, password required"; bad LZMA data
         raise SealedMember(str(exc)[:200]) from None

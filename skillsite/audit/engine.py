@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from skillsite.agent.skill_md import split_skill_md
-from skillsite.audit.archives import SealedMember, archive_kind, archive_members, members_of, shown_name
+from skillsite.audit.archives import (ArchiveBudget, SealedMember, archive_kind, archive_members, members_of,
+                                      shown_name)
 from skillsite.audit.context import in_example, printed, quoted, warns
 from skillsite.audit.declare import FileHead, Rule, SkillMd
 from skillsite.audit.files import MAX_TEXT_BYTES, SkillFile, decode, read_capped, read_head, skill_files
@@ -229,9 +230,10 @@ def _audit_archive(file: SkillFile, kind: str, folder: Path) -> Iterator[Finding
     """The findings in the text files of a bundled archive, placed at the archive (the member
     and its line are in the message)."""
     left_out: list[str] = []
+    budget = ArchiveBudget()
     try:
-        for member, data in archive_members(file, kind, left_out):
-            yield from _member_findings(file, member, data, folder)
+        for member, data in archive_members(file, kind, left_out, budget):
+            yield from _member_findings(file, member, data, folder, budget)
     except SealedMember as exc:  # what it holds is unseen: as serious as the worst it could hide
         yield _file_finding(file.path, Hit("SK644", 0, 0, f": a member cannot be read ({exc})", severity="high",
                                            folded=False))
@@ -239,16 +241,18 @@ def _audit_archive(file: SkillFile, kind: str, folder: Path) -> Iterator[Finding
         yield _file_finding(file.path, Hit("SK644", 0, 0, f": {'; '.join(left_out[:3])}", folded=False))
 
 
-def _member_findings(file: SkillFile, member: str, data: bytes, folder: Path, depth: int = 1) -> Iterator[Finding]:
+def _member_findings(file: SkillFile, member: str, data: bytes, folder: Path, budget: ArchiveBudget,
+                     depth: int = 1) -> Iterator[Finding]:
     """The findings of one archive member's text, placed at the archive; a member that is an
-    archive itself (read whole) is opened in turn, to :data:`MAX_NESTING` levels."""
+    archive itself (read whole) is opened in turn, to :data:`MAX_NESTING` levels, its members
+    drawn from the ``budget`` of the bundled archive."""
     kind = archive_kind(member, data[:512])
     if kind is not None and len(data) >= MAX_TEXT_BYTES:
         return  # read in part, which the archive's finding says: not opened
     if kind is not None and depth < MAX_NESTING:
         left_out: list[str] = []
-        for inner, inner_data in members_of(data, len(data), kind, left_out):
-            yield from _member_findings(file, f"{member}/{inner}", inner_data, folder, depth + 1)
+        for inner, inner_data in members_of(data, len(data), kind, left_out, budget):
+            yield from _member_findings(file, f"{member}/{inner}", inner_data, folder, budget, depth + 1)
         if left_out:
             yield _file_finding(file.path, Hit("SK644", 0, 0, f": in {shown_name(member)}: {'; '.join(left_out[:3])}",
                                                folded=False))

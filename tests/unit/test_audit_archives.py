@@ -127,6 +127,32 @@ def test_archives_inside_archives_are_opened_to_a_depth(tmp_path):
     assert "nested deeper than 3 levels" in found[("assets/deep.zip", "SK644", "high")]
 
 
+def test_archives_nested_in_an_archive_draw_on_its_caps(tmp_path, monkeypatch):
+    """Each nested archive had caps of its own: a tar.gz of N tar.gz of N tar.gz of N scripts was N**3
+    members read (a 10 KB file, N = 200, stopped a build for minutes).  The members past the
+    bundled archive's caps, nested or not, are reported unread, here a payload among them."""
+    from skillsite.audit import archives
+
+    read: list[str] = []
+    tar_members = archives._tar_members
+
+    def counted(source):
+        for member in tar_members(source):
+            read.append(member[0])
+            yield member
+    monkeypatch.setattr(archives, "_tar_members", counted)
+    scripts = {f"t{i}.sh": b"echo harmless\n" for i in range(30)}
+    inner = tar_gz_bytes(scripts)
+    last = tar_gz_bytes({**scripts, "t29.sh": PAYLOAD})
+    middle = tar_gz_bytes({f"c{i}.tar.gz": inner for i in range(30)})
+    outer = tar_gz_bytes({**{f"b{i}.tar.gz": middle for i in range(29)},
+                          "b29.tar.gz": tar_gz_bytes({f"c{i}.tar.gz": inner if i < 29 else last for i in range(30)})})
+    findings = audit_skill(make_skill(tmp_path, "bundle.tar.gz", outer))
+    assert len(read) <= MAX_MEMBERS + 3   # each level open when the caps are reached reads one more
+    assert [(f.code, f.severity) for f in findings] == [("SK644", "low")]
+    assert f"members past the first {MAX_MEMBERS}" in findings[0].message
+
+
 def test_a_member_name_is_shown_with_its_control_characters_escaped(tmp_path):
     skill = make_skill(tmp_path, "t.zip", zip_bytes({"x\n::error::pwned\x1b[31m\u202e.sh": PAYLOAD}))
     [finding] = audit_skill(skill)
