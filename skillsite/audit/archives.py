@@ -143,9 +143,11 @@ def _tar_members(path: str | BinaryIO) -> Iterator[tuple[str, bytes, int]]:
 
 
 def _compressed_file(path: str | BinaryIO) -> Iterator[tuple[str, bytes, int]]:
-    """The first bytes of one gzip, bzip2 or xz compressed file, named without its suffix (its
-    size: one more byte than read when there is more); cut short or corrupt, what came out before
-    the problem, then SealedMember."""
+    """The first bytes of one gzip, bzip2 or xz compressed file, named without its suffix, and
+    without a ``.tar`` before it (its size: one more byte than read when there is more); cut short
+    or corrupt, what came out before the problem, then SealedMember.  No tar could be read from it,
+    so its name must not say it is one: ``payload.tar.gz`` holding a gzipped script was opened as
+    a tar again, and its script was never read."""
     if isinstance(path, str):
         with open(path, "rb") as raw:
             head = raw.read(6)
@@ -155,7 +157,7 @@ def _compressed_file(path: str | BinaryIO) -> Iterator[tuple[str, bytes, int]]:
     opener = next((opener for magic, opener in _COMPRESSED if head.startswith(magic)), None)
     if opener is None:
         raise SealedMember("neither a tar nor a gzip, bzip2 or xz file")
-    name = os.path.splitext(os.path.basename(path))[0] if isinstance(path, str) else "(compressed data)"
+    name = _uncompressed_name(os.path.basename(path)) if isinstance(path, str) else "(compressed data)"
     data, damaged = b"", None
     with opener(path, "rb") as stream:
         try:
@@ -168,3 +170,9 @@ def _compressed_file(path: str | BinaryIO) -> Iterator[tuple[str, bytes, int]]:
         yield name, data, len(data) + more
     if damaged is not None:
         raise SealedMember(f"damaged data: {str(damaged)[:160]}")
+
+
+def _uncompressed_name(name: str) -> str:
+    """The name of a compressed file's content: without its suffix, and without ``.tar`` before it."""
+    stem = os.path.splitext(name)[0]
+    return stem[:-4] if stem.lower().endswith(".tar") and len(stem) > 4 else stem

@@ -232,3 +232,12 @@ def test_bzip2_and_xz_tars_and_one_compressed_file_are_read(tmp_path):
         (skill / "assets" / name).write_bytes(data)
     found = sorted((f.path, f.code, f.severity) for f in audit_skill(skill))
     assert found == sorted((f"assets/{name}", "SK630", "high") for name in ["tools.tar.bz2", *packed])
+
+
+def test_one_compressed_file_named_as_a_compressed_tar_is_read(tmp_path):
+    """Its content was named 'payload.tar' and so opened as a tar again: never read, and reported as
+    neither a tar nor a gzip file."""
+    skill = make_skill(tmp_path, "payload.tar.gz", gzip.compress(PAYLOAD))
+    [finding] = audit_skill(skill)
+    assert (finding.code, finding.path) == ("SK630", "assets/payload.tar.gz")
+    assert "(in payload, line 2)" in finding.message
