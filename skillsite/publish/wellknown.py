@@ -42,6 +42,19 @@ LEGACY_UNFETCHABLE = re.compile(r"[#?%\\\t\n\r]|\.\.|[\x00-\x20]\Z")
 ARCHIVE_LEVEL = 2
 
 
+#: How SK014 names a character of :data:`LEGACY_UNFETCHABLE` that a message cannot show as it is.
+_UNSHOWN = {"\t": "a tab", "\n": "a line break", "\r": "a carriage return", "\\": "a backslash"}
+
+
+def _unfetchable_part(path: str) -> str:
+    """What of ``path`` an older installer cannot fetch (:data:`LEGACY_UNFETCHABLE`), as SK014 says it."""
+    found = LEGACY_UNFETCHABLE.search(path)
+    part = found.group() if found is not None else ""
+    if len(part) == 1 and part <= " " and part not in _UNSHOWN:   # only at its end
+        return "ends with a space or a control character"
+    return f"holds {_UNSHOWN.get(part) or repr(part)}"
+
+
 def listable(name: str, description: str) -> bool:
     """Installers accept only specification names and descriptions up to 1,024 characters."""
     return bool(NAME_PATTERN.match(name)) and len(name) <= 64 and 0 < len(description) <= 1024
@@ -216,9 +229,10 @@ def discovery_index(entries: Sequence[ManifestEntry], archives: dict[str, str], 
         listed_names.append(entry.name)
         rows.append(listing.row)
         if listing.unfetchable is not None:
-            diags.append(make("SK014", f"bundled file '{listing.unfetchable}' holds '#', '?', '%', '\\' or '..', "
-                                       "which older installers cannot fetch: skill listed in .well-known/agent-skills "
-                                       "only, not in the legacy .well-known/skills index", shown[entry.id]))
+            file, part = listing.unfetchable, _unfetchable_part(listing.unfetchable)
+            diags.append(make("SK014", f"bundled file '{file}' {part}, which older installers cannot fetch: skill "
+                                       "listed in .well-known/agent-skills only, not in the legacy .well-known/skills "
+                                       "index", shown[entry.id]))
     legacy = [first[name].legacy for name in listed_names if first[name].unfetchable is None]
     return (DiscoveryIndexes(rows, [row for row, _ in legacy], [copy for _, copies in legacy for copy in copies]),
             diags, frozenset(listed_ids))

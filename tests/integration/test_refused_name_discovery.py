@@ -80,3 +80,19 @@ def test_fixing_the_refused_skill_gives_it_its_name_back(tmp_path: Path) -> None
 def files_of(root: Path) -> dict[str, bytes]:
     """Every file of a catalog, by its path."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+UNFETCHABLE = {"tab\tname.md": "holds a tab", "line\nbreak.md": "holds a line break", "and-then..md": "holds '..'",
+               "50%.md": "holds '%'", "trailing.md ": "ends with a space or a control character"}
+
+
+def test_sk014_names_what_of_the_file_name_an_older_installer_cannot_fetch(tmp_path: Path) -> None:
+    """It said every name held "'#', '?', '%', '\\' or '..'", also for a tab, which it holds none of."""
+    for number, name in enumerate(UNFETCHABLE):
+        skill = write_skill(tmp_path / "src", f"skill-{number}", description=f"Does thing {number}. Use when testing.")
+        (skill / "references").mkdir()
+        (skill / "references" / name).write_text("More.\n")
+    result = build([tmp_path / "src"], tmp_path / "site")
+    said = {Path(d.path).parent.name: d.message for d in result.diagnostics if d.code == "SK014"}
+    assert [f"{says}, which older installers cannot fetch" in said[f"skill-{number}"]
+            for number, says in enumerate(UNFETCHABLE.values())] == [True] * len(UNFETCHABLE), said
