@@ -277,8 +277,14 @@ class Installer:
             return _Placement("keep", present)
         ours = (locked is not None and lock_path is not None and not present.changed(locked)
                 and resolve_locked_path(locked.path, lock_path) == target)
-        if overwrite or ours or root:
+        if ours or root:
             return _Placement("replace", present)
+        if overwrite and os.path.isfile(target / "SKILL.md"):
+            return _Placement("replace", present)
+        if overwrite:  # the folder's name is the catalog's choice: '.ssh', 'src' beside the destination
+            raise DestinationExistsError(f"{target} already exists and is no skill folder (it holds no SKILL.md): "
+                                         f"{planned.label}, a dependency, is not installed over it, even with "
+                                         "overwrite; move it, or install the skill elsewhere")
         raise DestinationExistsError(f"{target} already exists and does not hold {planned.label}, the dependency "
                                      "to install there; pass overwrite=True to replace it")
 

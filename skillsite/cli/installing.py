@@ -108,7 +108,8 @@ def install_spec(spec: str, catalog) -> tuple[str, str | None]:
 @click.option("--dest", type=click.Path(file_okay=False, readable=False, path_type=Path), required=True,
               help="The skill's own folder; each skill it needs goes beside it, in a folder named after it.")
 @lock_option
-@click.option("--overwrite", is_flag=True, help="Replace an existing DEST, and dependency folders holding other files.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing DEST, and dependencies' skill folders (with a "
+              "SKILL.md) holding other files.")
 @follow_links_option
 def install(spec: str, source: str, cache_dir: Path | None, timeout: float, allowed_hosts: tuple[str, ...],
             dest: Path, lock_file: Path, overwrite: bool, follow_links: bool) -> None:

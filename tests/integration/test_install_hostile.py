@@ -335,6 +335,25 @@ def test_a_skill_the_file_system_refuses_leaves_its_dependencies_as_they_were(se
     assert sorted(os.listdir(project)) == ["skills"] and os.listdir(project / "skills") == []
 
 
+def test_overwrite_never_replaces_a_folder_beside_dest_that_holds_no_skill(served, tmp_path: Path) -> None:
+    """A dependency goes beside DEST, in a folder the catalog names (a skill '.ssh' or 'src'), and
+    --overwrite replaced whatever was there: the user's key, a project's sources.  It replaces a
+    skill's folder (one holding a SKILL.md), as before."""
+    root, server = served
+    project = tmp_path / "project"
+    (project / "skills" / "lib").mkdir(parents=True)
+    (project / "skills" / "lib" / "id_ed25519").write_text("a private key\n")
+    args = ["install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "app"), "--overwrite",
+            "--lock", str(project / "lock.json"), "--cache-dir", str(tmp_path / "cache")]
+    result = cli(*args)
+    assert result.exit_code == 1 and "is no skill folder (it holds no SKILL.md)" in result.output, result.output
+    assert os.listdir(project / "skills") == ["lib"] and os.listdir(project / "skills" / "lib") == ["id_ed25519"]
+    (project / "skills" / "lib" / "SKILL.md").write_text("---\nname: lib\ndescription: Mine.\n---\n")
+    result = cli(*args)
+    assert result.exit_code == 0, result.output
+    assert not (project / "skills" / "lib" / "id_ed25519").exists() and (project / "skills" / "app").is_dir()
+
+
 def test_installs_sharing_a_lock_at_once_each_keep_their_record(tmp_path: Path) -> None:
     """Agents install skills side by side: each install read the lock when it began and wrote
     it back whole, so the records of the installs that finished first were lost."""
