@@ -91,8 +91,18 @@ def _parsed(skill_dir: Path, where: str) -> tuple[Any, dict[str, tuple[int, int]
     except UnicodeDecodeError:
         return None, {}, [make("SK220", f"{CODEX_FILE} is not UTF-8", where)], ""
     except FrontmatterError as exc:
-        return None, {}, [make("SK220", f"{CODEX_FILE}: {exc.message}", where, exc.line, exc.col)], ""
+        return None, {}, [make("SK220", _unusable(exc), where, exc.line, exc.col)], ""
     return data, lines, [make("SK220", f"{CODEX_FILE}: {w.message}", where, w.line, w.col) for w in warnings], text
+
+
+def _unusable(exc: FrontmatterError) -> str:
+    """Why the file cannot be used, said of the file, not of a SKILL.md's frontmatter (whose
+    reader read it: an empty file does not lack "a description")."""
+    if exc.code == "SK104" and "empty" in exc.message:
+        return f"{CODEX_FILE} is empty; it must be a mapping of keys to values"
+    if exc.message.startswith("frontmatter "):
+        return f"{CODEX_FILE} {exc.message.removeprefix('frontmatter ')}"
+    return f"{CODEX_FILE}: {exc.message}"
 
 
 def _icon_diagnostics(data: dict[str, Any], skill_dir: Path, where: str,

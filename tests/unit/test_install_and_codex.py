@@ -156,6 +156,16 @@ def test_codex_yaml_is_checked_against_its_documented_fields(tmp_path: Path) -> 
                      (4, "interface.icon_large"), (7, "policy.allow_implicit_invocation")]
 
 
+def test_a_codex_yaml_that_is_no_mapping_is_said_of_the_file_not_of_frontmatter(tmp_path: Path) -> None:
+    """Its reader is the frontmatter's, whose words it gave: an empty file "must be a mapping with at
+    least a description", and a list was "frontmatter is a list"."""
+    codex_skill(tmp_path, "empty", "")
+    codex_skill(tmp_path, "listed", "- a\n- b\n")
+    said = sorted(d.message for d in check_catalog([tmp_path]).diagnostics if d.code == "SK220")
+    assert said == ["agents/openai.yaml is a list, not a mapping of keys to values",
+                    "agents/openai.yaml is empty; it must be a mapping of keys to values"]
+
+
 def test_codex_interface_is_in_the_manifest_and_on_the_page(tmp_path: Path) -> None:
     codex_skill(tmp_path / "src", "good", 'interface:\n  display_name: "Good <b>tool</b>"\n'
                                           '  short_description: "Twenty-five characters or more"\n'
