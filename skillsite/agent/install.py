@@ -11,7 +11,7 @@ import functools
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from skillsite.agent.catalog_versions import current_digest
 from skillsite.agent.entry import ManifestEntry
@@ -293,24 +293,31 @@ class Installer:
         """A new folder beside ``target`` holding ``files`` (:mod:`.install_staging`), held and
         removed when ``staged`` ends.  The folders ``carried`` (relative paths: skills installed
         inside ``target`` on their own) are copied in from ``target``, where ``files`` leave room."""
-        with _as_install_error(skill_id, target):
+        try:
             make_folders(target.parent)
             folder = staged.enter_context(staging_folder(target))
             staged.callback(remove_path, folder)  # after a swap it holds what ``target`` held before
             write_tree(folder, files, target)
             carry_over(target, folder, carried, files)
             return folder
+        except LoaderError:
+            raise
+        except OSError as exc:
+            raise _install_error(skill_id, target, exc) from exc
 
     def _put_dependency_or_root(self, root: bool, skill_id: str, staging: Path, target: Path, digest: str, *,
                                 replace: bool) -> None:
         """Put a planned skill's ``staging`` folder (:meth:`_staged`) in place in one step; a
         dependency another install put there first, with the same release, is left as it is."""
-        with _as_install_error(skill_id, target):
-            try:
-                _swap_in(staging, target, replace)
-            except DestinationExistsError:
-                if root or installed_digest(target) != digest:
-                    raise
+        try:
+            _swap_in(staging, target, replace)
+        except DestinationExistsError:
+            if root or installed_digest(target) != digest:
+                raise
+        except LoaderError:
+            raise
+        except OSError as exc:
+            raise _install_error(skill_id, target, exc) from exc
 
     def _install_files(self, entry: ManifestEntry, children: bool) -> list[Fetch]:
         """How to fetch everything ``install`` writes (the current files); the paths are checked
@@ -551,18 +558,6 @@ def _already_there(target: Path) -> str:
     there) is named as one."""
     what = dead_link(target)
     return f"{target} already exists" + (f" as {what}" if what else "")
-
-
-@contextlib.contextmanager
-def _as_install_error(skill_id: str, target: Path) -> Iterator[None]:
-    """An OSError while ``skill_id`` is written or put at ``target`` raised as its InstallError
-    (:func:`_install_error`); the loader's own errors as they are."""
-    try:
-        yield
-    except LoaderError:
-        raise
-    except OSError as exc:
-        raise _install_error(skill_id, target, exc) from exc
 
 
 def _install_error(skill_id: str, target: Path, exc: OSError) -> InstallError:
