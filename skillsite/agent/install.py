@@ -5,7 +5,6 @@ recorded in the lock file.  :meth:`skillsite.loader.Catalog.install` and
 through its verified fetches (standard library only)."""
 from __future__ import annotations
 
-import contextlib
 import errno
 import functools
 import os
@@ -169,25 +168,20 @@ class Installer:
                         overwrite or actions[planned.id] == "keep")
         if lock_path is not None:  # before any folder is put in place: none may hold a release the lock misses
             check_lock_writable(lock_path)
-        with contextlib.ExitStack() as staged:  # every folder written before any is put in place
-            folders = {p.id: self._staged(staged, p.id, targets[p.id], fetched[p.id][0], tuple(inside[p.id].values()))
-                       for p in plan if actions[p.id] != "keep"}
-            for planned in plan:
-                if planned.id in folders:
-                    self._put_dependency_or_root(planned.id == skill_id, planned.id, folders[planned.id],
-                                                 targets[planned.id], fetched[planned.id][1],
-                                                 replace=actions[planned.id] == "replace")
-        if lock_path is not None:
-            records = {}
-            for planned in plan:
+        for planned in plan:
+            files, digest = fetched[planned.id]
+            if actions[planned.id] != "keep":
+                self._put_dependency_or_root(planned.id == skill_id, planned.id, targets[planned.id], files, digest,
+                                             replace=actions[planned.id] == "replace",
+                                             carried=tuple(inside[planned.id].values()))
+            if lock_path is not None:
                 path = lock_path_text(targets[planned.id], lock_path)
                 as_locked = actions[planned.id] == "keep" and not (refusal is not None and planned.id == skill_id)
                 nested, recorded = _kept_nested(targets[planned.id], ours.get(planned.id), apart[planned.id]) \
                     if as_locked else (nested_of(planned.id), True)
-                records[planned.id] = LockedSkill(source, planned.version or None, fetched[planned.id][1], path,
-                                                  dict(planned.dependencies), requested if planned.id == skill_id
-                                                  else None, nested, recorded)
-            record_installed(lock_path, records)
+                locked = LockedSkill(source, planned.version or None, digest, path, dict(planned.dependencies),
+                                     requested if planned.id == skill_id else None, nested, recorded)
+                record_installed(lock_path, planned.id, locked)
         return plan
 
     def _is_source(self, text: str, lock_path: Path | None) -> bool:
@@ -288,32 +282,30 @@ class Installer:
         raise DestinationExistsError(f"{target} already exists and does not hold {planned.label}, the dependency "
                                      "to install there; pass overwrite=True to replace it")
 
-    def _staged(self, staged: contextlib.ExitStack, skill_id: str, target: Path, files: dict[str, bytes],
-                carried: Sequence[str]) -> Path:
-        """A new folder beside ``target`` holding ``files`` (:mod:`.install_staging`), held and
-        removed when ``staged`` ends.  The folders ``carried`` (relative paths: skills installed
-        inside ``target`` on their own) are copied in from ``target``, where ``files`` leave room."""
+    def _put_dependency_or_root(self, root: bool, skill_id: str, target: Path, files: dict[str, bytes], digest: str,
+                                *, replace: bool, carried: Sequence[str] = ()) -> None:
+        """Put a planned skill in place; a dependency another install put there first, with the
+        same release, is left as it is.  ``carried``: see :meth:`_put_folder`."""
         try:
-            make_folders(target.parent)
-            folder = staged.enter_context(staging_folder(target))
-            staged.callback(remove_path, folder)  # after a swap it holds what ``target`` held before
-            write_tree(folder, files, target)
-            carry_over(target, folder, carried, files)
-            return folder
-        except LoaderError:
-            raise
-        except OSError as exc:
-            raise _install_error(skill_id, target, exc) from exc
-
-    def _put_dependency_or_root(self, root: bool, skill_id: str, staging: Path, target: Path, digest: str, *,
-                                replace: bool) -> None:
-        """Put a planned skill's ``staging`` folder (:meth:`_staged`) in place in one step; a
-        dependency another install put there first, with the same release, is left as it is."""
-        try:
-            _swap_in(staging, target, replace)
+            self._put_folder(skill_id, target, files, overwrite=replace, carried=carried)
         except DestinationExistsError:
             if root or installed_digest(target) != digest:
                 raise
+
+    def _put_folder(self, skill_id: str, target: Path, files: dict[str, bytes], *, overwrite: bool,
+                    carried: Sequence[str] = ()) -> None:
+        """Write ``files`` into a new folder beside ``target`` (:mod:`.install_staging`) and put it
+        in place in one step.  The folders ``carried`` (relative paths: skills installed inside
+        ``target`` on their own) are copied in from ``target`` first, where ``files`` leave room."""
+        try:
+            make_folders(target.parent)
+            with staging_folder(target) as staging:
+                try:
+                    write_tree(staging, files, target)
+                    carry_over(target, staging, carried, files)
+                    _swap_in(staging, target, overwrite)
+                finally:
+                    remove_path(staging)  # after a swap it holds what ``target`` held before
         except LoaderError:
             raise
         except OSError as exc:

@@ -16,7 +16,7 @@ import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from skillsite.agent.errors import InstallError, LockFileError, NotFoundError
 
@@ -311,17 +311,13 @@ def _check_source(problem: str, text: str) -> None:
                             "catalog's skills.json")
 
 
-def record_installed(path: Path, records: Mapping[str, LockedSkill]) -> None:
-    """Add (or replace) the record of each skill of ``records`` in the lock at ``path``, at once:
-    the lock is read again and written back while its folder is held (:func:`_folder_held`), so
-    installs sharing a lock at once each keep their records.  (An install read, checked and wrote
-    the whole lock again for each skill it placed: a skill needing 1,000 others took two minutes.)"""
+def record_installed(path: Path, skill_id: str, locked: LockedSkill) -> None:
+    """Add (or replace) one skill's record in the lock at ``path``: the lock is read again and
+    written back while its folder is held (:func:`_folder_held`), so installs sharing a lock at
+    once each keep their records."""
     path = Path(path)
     with _folder_held(path):
-        lock = read_lock(path)
-        for skill_id, locked in records.items():
-            lock = lock.with_skill(skill_id, locked)
-        write_lock(path, lock)
+        write_lock(path, read_lock(path).with_skill(skill_id, locked))
 
 
 def check_lock_writable(path: Path) -> None:

@@ -310,31 +310,6 @@ def test_a_skill_id_the_lock_cannot_record_installs_nothing(served, tmp_path: Pa
     assert os.listdir(project) == []
 
 
-def test_a_skill_the_file_system_refuses_leaves_its_dependencies_as_they_were(served, tmp_path: Path,
-                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each skill of an install was written and put in place in turn, and recorded: a file name the
-    file system refused in the skill asked for (a catalog's name of 300 bytes) came after its
-    dependency was in place and in the lock.  Every folder is now written before any is put in place."""
-    import errno
-
-    import skillsite.agent.install as install_module
-
-    root, server = served
-    write_tree = install_module.write_tree
-
-    def refusing(folder: Path, files: dict[str, bytes], target: Path) -> None:
-        if target.name == "app":
-            raise OSError(errno.ENAMETOOLONG, "File name too long", str(folder / ("n" * 300)))
-        write_tree(folder, files, target)
-    monkeypatch.setattr(install_module, "write_tree", refusing)
-    project = tmp_path / "project"
-    project.mkdir()
-    result = cli("install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "app"),
-                 "--lock", str(project / "lock.json"), "--cache-dir", str(tmp_path / "cache"))
-    assert result.exit_code == 3 and "File name too long" in result.output, result.output
-    assert sorted(os.listdir(project)) == ["skills"] and os.listdir(project / "skills") == []
-
-
 def test_overwrite_never_replaces_a_folder_beside_dest_that_holds_no_skill(served, tmp_path: Path) -> None:
     """A dependency goes beside DEST, in a folder the catalog names (a skill '.ssh' or 'src'), and
     --overwrite replaced whatever was there: the user's key, a project's sources.  It replaces a
