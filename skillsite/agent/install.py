@@ -263,8 +263,10 @@ class Installer:
         if not os.path.lexists(target):
             return _Placement("replace" if root and overwrite else "new")
         present = _held(target, apart, planned.label, may_replace=overwrite or root)
-        if present is None:
-            return _Placement("replace")
+        if present is None:  # a file there cannot be read, and the folder may be replaced
+            if root or os.path.isfile(target / "SKILL.md"):
+                return _Placement("replace")
+            raise _no_skill_folder(target, planned)
         nested = nested_of(planned.id)
         if present.own == digest and (nested is None or present.holds_nested(nested)):
             # nested skills are checked when they come with it (a release not the latest has none)
@@ -275,10 +277,8 @@ class Installer:
             return _Placement("replace", present)
         if overwrite and os.path.isfile(target / "SKILL.md"):
             return _Placement("replace", present)
-        if overwrite:  # the folder's name is the catalog's choice: '.ssh', 'src' beside the destination
-            raise DestinationExistsError(f"{target} already exists and is no skill folder (it holds no SKILL.md): "
-                                         f"{planned.label}, a dependency, is not installed over it, even with "
-                                         "overwrite; move it, or install the skill elsewhere")
+        if overwrite:
+            raise _no_skill_folder(target, planned)
         raise DestinationExistsError(f"{target} already exists and does not hold {planned.label}, the dependency "
                                      "to install there; pass overwrite=True to replace it")
 
@@ -366,6 +366,14 @@ class Installer:
             plan += [(f"{prefix}/{rel}", sid, path) for rel, sid, path in self._own_plan(child)]
             stack.append((child, prefix + "/", iter(child.children)))
         return plan
+
+
+def _no_skill_folder(target: Path, planned: PlannedSkill) -> DestinationExistsError:
+    """Why a dependency is not put over ``target``, even with overwrite: it holds no SKILL.md, and
+    its name is the catalog's choice ('.ssh', 'src' beside the destination)."""
+    return DestinationExistsError(f"{target} already exists and is no skill folder (it holds no SKILL.md): "
+                                  f"{planned.label}, a dependency, is not installed over it, even with overwrite; "
+                                  "move it, or install the skill elsewhere")
 
 
 def _held(target: Path, apart: Sequence[Path], label: str, *, may_replace: bool) -> InstalledFolder | None:

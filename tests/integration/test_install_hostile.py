@@ -329,6 +329,25 @@ def test_overwrite_never_replaces_a_folder_beside_dest_that_holds_no_skill(serve
     assert not (project / "skills" / "lib" / "id_ed25519").exists() and (project / "skills" / "app").is_dir()
 
 
+def test_overwrite_never_replaces_a_folder_without_a_skill_that_cannot_be_read_whole(
+        served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder holding a file it cannot read (a root-owned volume in a project) may be replaced
+    with --overwrite without being read: that way round, the folder's SKILL.md was not asked for."""
+    import skillsite.agent.install as install_module
+
+    def unreadable(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(install_module.InstalledFolder, "at", unreadable)
+    root, server = served
+    project = tmp_path / "project"
+    (project / "skills" / "lib").mkdir(parents=True)
+    (project / "skills" / "lib" / "id_ed25519").write_text("a private key\n")
+    result = cli("install", "app", "--catalog", server.url, "--dest", str(project / "skills" / "app"), "--overwrite",
+                 "--lock", str(project / "lock.json"), "--cache-dir", str(tmp_path / "cache"))
+    assert result.exit_code == 1 and "is no skill folder (it holds no SKILL.md)" in result.output, result.output
+    assert os.listdir(project / "skills" / "lib") == ["id_ed25519"]
+
+
 def test_installs_sharing_a_lock_at_once_each_keep_their_record(tmp_path: Path) -> None:
     """Agents install skills side by side: each install read the lock when it began and wrote
     it back whole, so the records of the installs that finished first were lost."""
