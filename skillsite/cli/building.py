@@ -33,6 +33,7 @@ class Progress:
         self.clock = time.perf_counter
         self.current: str | None = None
         self.since = self.clock()
+        self.broken = False
 
     def start(self, stage: str) -> None:
         self._end_current()
@@ -40,19 +41,29 @@ class Progress:
         if self.tty:
             done = self.stages.index(stage) if stage in self.stages else 0
             bar = "#" * done + "-" * (len(self.stages) - done)
-            self.stream.write(f"\r\x1b[2Kbuilding [{bar}] {stage}…")
-            self.stream.flush()
+            self._write(f"\r\x1b[2Kbuilding [{bar}] {stage}…")
 
     def _end_current(self) -> None:
         if self.current and not self.tty and self.clock() - self.since >= self.SLOW:
-            self.stream.write(f"skillsite: {self.current} took {self.clock() - self.since:.1f} s\n")
+            self._write(f"skillsite: {self.current} took {self.clock() - self.since:.1f} s\n")
         self.current = None
 
     def finish(self) -> None:
         self._end_current()
         if self.tty:
-            self.stream.write("\r\x1b[2K")
+            self._write("\r\x1b[2K")
+
+    def _write(self, text: str) -> None:
+        """``text`` shown, while the stream takes it: progress that cannot be written (a full disk,
+        a closed pipe) must not stop the build it reports on, which says so once it has published
+        (a slow stage's line ended a build with no catalog)."""
+        if self.broken:
+            return
+        try:
+            self.stream.write(text)
             self.stream.flush()
+        except (OSError, ValueError):   # ValueError: the stream was closed
+            self.broken = True
 
 
 @click.command()

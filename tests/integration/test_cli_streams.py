@@ -2,6 +2,8 @@
 error and exit 3 (or, for the encoding, the name escaped), never a traceback."""
 from __future__ import annotations
 
+import errno
+import io
 import os
 import subprocess
 import sys
@@ -76,3 +78,31 @@ def test_a_locale_reading_file_names_in_another_encoding_than_utf8_is_refused(tr
     assert run.stderr == ("skillsite: this locale has file names read as ascii, and skillsite reads them as UTF-8: "
                           "set PYTHONUTF8=1, or a UTF-8 locale (LC_ALL=C.UTF-8)\n")
     assert skillsite("--version", cwd=tree, env={"LC_ALL": "POSIX", "PYTHONUTF8": "0"}).returncode == 0
+
+
+class _FullDisk(io.StringIO):
+    """A stream on a full disk: every write fails, as on /dev/full."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    tty = False
+
+
+@pytest.mark.parametrize("tty", [False, True], ids=["log", "terminal"])
+def test_progress_that_cannot_be_written_does_not_stop_the_build(tty: bool) -> None:
+    """A stage slower than a second wrote its line to standard error mid-build: on a full disk that
+    write ended the build (exit 3) before anything was published, on a slow day only."""
+    from skillsite.cli.building import Progress
+
+    stream = _FullDisk()
+    stream.tty = tty
+    progress = Progress(stream, ("read", "publish"))
+    progress.SLOW = 0.0
+    for stage in ("read", "publish"):
+        progress.start(stage)
+    progress.finish()
+    assert progress.broken
